@@ -1,0 +1,55 @@
+# tether's build. The README's two commands are `make demo` and `make test`.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+GOPATH_BIN := $(shell go env GOPATH)/bin
+# Peers installed by scripts/install-deps.sh: go-installed ones and the pinned npm prefix.
+export PATH := $(CURDIR)/.deps/npm/node_modules/.bin:$(GOPATH_BIN):$(PATH)
+
+GO_TEST_TIMEOUT ?= 25m
+FUZZTIME ?= 5s
+
+.PHONY: all demo build grammars deps test check unit fuzz bench-once clean
+
+all: build
+
+## demo: the main job on the embedded default (builds what it needs first).
+demo: build
+	./bin/tether parse testdata/demo/hello.go
+
+## deps: install every peer the tests drive (apt-get, go install, npm).
+deps:
+	scripts/install-deps.sh all
+
+## grammars: build the tree-sitter grammar wasm modules from pinned packages.
+grammars:
+	scripts/install-deps.sh build
+	go run ./grammars/build
+
+## build: a cgo-free tether binary with the grammars embedded.
+build: grammars
+	CGO_ENABLED=0 go build -o bin/tether ./cmd/tether
+
+## check: formatting, tidy modules, vet, cgo-free build.
+check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@go mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
+	go vet ./...
+	CGO_ENABLED=0 go build -o /dev/null ./cmd/tether
+
+## test: install what is missing, build the grammars, and run every check and test.
+test: deps grammars check unit fuzz bench-once
+
+unit:
+	TETHER_REQUIRE_PEERS=1 go test -race -timeout $(GO_TEST_TIMEOUT) ./...
+
+## fuzz: each fuzz target for a few seconds (FUZZTIME).
+fuzz:
+	@scripts/fuzz-all.sh $(FUZZTIME)
+
+## bench-once: every benchmark once so they keep working (numbers are not asserted).
+bench-once:
+	TETHER_REQUIRE_PEERS=1 go test -run '^$$' -bench . -benchtime 1x -timeout 15m ./...
+
+clean:
+	rm -rf bin grammars/wasm/*.wasm grammars/wasm/*.json

@@ -1,0 +1,336 @@
+package engine
+
+import (
+	"strings"
+)
+
+// Point is a zero-based row and byte column in the source.
+type Point struct {
+	Row    uint32
+	Column uint32
+}
+
+// Range is where a node lies in its source: byte offsets (end exclusive) and
+// zero-based points.
+type Range struct {
+	StartByte  uint32
+	EndByte    uint32
+	StartPoint Point
+	EndPoint   Point
+}
+
+// node flags, as the shim writes them.
+const (
+	flagNamed    = 1 << 0
+	flagExtra    = 1 << 1
+	flagError    = 1 << 2 // the node is an ERROR node
+	flagMissing  = 1 << 3 // the node was inserted by error recovery
+	flagHasError = 1 << 4 // the node or a descendant is ERROR or MISSING
+)
+
+// node is one row of the flat node table copied out of the wasm instance.
+// Nodes are stored in pre-order: a node's descendants are nodes[i+1 : end].
+type node struct {
+	kind   uint16 // symbol id; name in langInfo.kinds
+	field  uint16 // field id of this node in its parent, 0 for none
+	flags  uint16
+	parent int32 // -1 for the root
+	next   int32 // next sibling, -1 for none
+	end    int32 // one past the last descendant
+	nchild uint32
+	rng    Range
+}
+
+// langInfo is what a Tree needs of its language: names read once per language.
+type langInfo struct {
+	id     string
+	kinds  []string // symbol id -> name
+	fields []string // field id -> name ("" at 0)
+}
+
+// Tree is an immutable syntax tree copied out of a grammar instance. It is safe
+// for concurrent use and holds no reference into wasm memory.
+type Tree struct {
+	lang  *langInfo
+	src   []byte
+	nodes []node
+}
+
+// Language returns the id of the language the tree was parsed with.
+func (t *Tree) Language() string { return t.lang.id }
+
+// Source returns the parsed source. The caller must not modify it.
+func (t *Tree) Source() []byte { return t.src }
+
+// Len returns the number of nodes in the tree.
+func (t *Tree) Len() int { return len(t.nodes) }
+
+// Root returns the root node.
+func (t *Tree) Root() Node { return Node{t: t, i: 0} }
+
+// NodeAt returns the i-th node in pre-order (0 is the root). It panics when i is
+// out of range, as slice indexing does.
+func (t *Tree) NodeAt(i int) Node {
+	_ = t.nodes[i]
+	return Node{t: t, i: int32(i)}
+}
+
+// HasError reports whether the tree has an ERROR or MISSING node anywhere.
+func (t *Tree) HasError() bool { return len(t.nodes) > 0 && t.nodes[0].flags&flagHasError != 0 }
+
+// String returns the tree as an S-expression (see Node.String).
+func (t *Tree) String() string { return t.Root().String() }
+
+// Node is a read-only handle on one node of a Tree. The zero Node is invalid;
+// methods on it return zero values.
+type Node struct {
+	t *Tree
+	i int32
+}
+
+func (n Node) rec() *node { return &n.t.nodes[n.i] }
+
+// Valid reports whether n refers to a node.
+func (n Node) Valid() bool { return n.t != nil }
+
+// Tree returns the tree n belongs to.
+func (n Node) Tree() *Tree { return n.t }
+
+// Index returns n's position in pre-order (the root is 0). Indexes order nodes
+// as they appear in the source.
+func (n Node) Index() int { return int(n.i) }
+
+// KindID returns the grammar's symbol id of n's kind.
+func (n Node) KindID() uint16 {
+	if n.t == nil {
+		return 0
+	}
+	return n.rec().kind
+}
+
+// Kind returns n's kind ("call_expression"; for anonymous nodes, the token text
+// such as "(").
+func (n Node) Kind() string {
+	if n.t == nil {
+		return ""
+	}
+	k := int(n.rec().kind)
+	if k < len(n.t.lang.kinds) {
+		return n.t.lang.kinds[k]
+	}
+	return ""
+}
+
+// IsNamed reports whether n is a named node (not an anonymous token).
+func (n Node) IsNamed() bool { return n.t != nil && n.rec().flags&flagNamed != 0 }
+
+// IsExtra reports whether n is an extra, such as a comment.
+func (n Node) IsExtra() bool { return n.t != nil && n.rec().flags&flagExtra != 0 }
+
+// IsError reports whether n is an ERROR node.
+func (n Node) IsError() bool { return n.t != nil && n.rec().flags&flagError != 0 }
+
+// IsMissing reports whether n was inserted by error recovery.
+func (n Node) IsMissing() bool { return n.t != nil && n.rec().flags&flagMissing != 0 }
+
+// HasError reports whether n or a descendant is an ERROR or MISSING node.
+func (n Node) HasError() bool { return n.t != nil && n.rec().flags&flagHasError != 0 }
+
+// FieldID returns the id of the field n occupies in its parent, 0 for none.
+func (n Node) FieldID() uint16 {
+	if n.t == nil {
+		return 0
+	}
+	return n.rec().field
+}
+
+// Field returns the name of the field n occupies in its parent ("" for none).
+func (n Node) Field() string {
+	if n.t == nil {
+		return ""
+	}
+	f := int(n.rec().field)
+	if f > 0 && f < len(n.t.lang.fields) {
+		return n.t.lang.fields[f]
+	}
+	return ""
+}
+
+// Range returns where n lies in the source.
+func (n Node) Range() Range {
+	if n.t == nil {
+		return Range{}
+	}
+	return n.rec().rng
+}
+
+// StartByte returns n's first byte offset.
+func (n Node) StartByte() uint32 { return n.Range().StartByte }
+
+// EndByte returns the offset one past n's last byte.
+func (n Node) EndByte() uint32 { return n.Range().EndByte }
+
+// Bytes returns n's source bytes. The caller must not modify them.
+func (n Node) Bytes() []byte {
+	if n.t == nil {
+		return nil
+	}
+	r := n.rec().rng
+	return n.t.src[r.StartByte:r.EndByte]
+}
+
+// Text returns n's source text.
+func (n Node) Text() string { return string(n.Bytes()) }
+
+// Parent returns n's parent; ok is false for the root.
+func (n Node) Parent() (Node, bool) {
+	if n.t == nil {
+		return Node{}, false
+	}
+	p := n.rec().parent
+	if p < 0 {
+		return Node{}, false
+	}
+	return Node{t: n.t, i: p}, true
+}
+
+// ChildCount returns the number of children, named and anonymous.
+func (n Node) ChildCount() int {
+	if n.t == nil {
+		return 0
+	}
+	return int(n.rec().nchild)
+}
+
+// FirstChild returns n's first child; ok is false when n has none.
+func (n Node) FirstChild() (Node, bool) {
+	if n.ChildCount() == 0 {
+		return Node{}, false
+	}
+	return Node{t: n.t, i: n.i + 1}, true
+}
+
+// NextSibling returns the node after n under the same parent.
+func (n Node) NextSibling() (Node, bool) {
+	if n.t == nil {
+		return Node{}, false
+	}
+	s := n.rec().next
+	if s < 0 {
+		return Node{}, false
+	}
+	return Node{t: n.t, i: s}, true
+}
+
+// Child returns the i-th child (0-based); ok is false when out of range.
+func (n Node) Child(i int) (Node, bool) {
+	if i < 0 || i >= n.ChildCount() {
+		return Node{}, false
+	}
+	c, _ := n.FirstChild()
+	for ; i > 0; i-- {
+		c, _ = c.NextSibling()
+	}
+	return c, true
+}
+
+// Children returns all children in order.
+func (n Node) Children() []Node {
+	cnt := n.ChildCount()
+	if cnt == 0 {
+		return nil
+	}
+	out := make([]Node, 0, cnt)
+	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+		out = append(out, c)
+	}
+	return out
+}
+
+// NamedChildren returns the named children in order.
+func (n Node) NamedChildren() []Node {
+	var out []Node
+	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+		if c.IsNamed() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ChildByField returns the first child in the named field.
+func (n Node) ChildByField(name string) (Node, bool) {
+	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+		if c.Field() == name {
+			return c, true
+		}
+	}
+	return Node{}, false
+}
+
+// DescendantCount returns the number of nodes below n.
+func (n Node) DescendantCount() int {
+	if n.t == nil {
+		return 0
+	}
+	return int(n.rec().end - n.i - 1)
+}
+
+// Walk calls fn for n and every descendant in pre-order (source order). When fn
+// returns false the node's descendants are skipped.
+func (n Node) Walk(fn func(Node) bool) {
+	if n.t == nil {
+		return
+	}
+	end := n.rec().end
+	for i := n.i; i < end; {
+		if fn(Node{t: n.t, i: i}) {
+			i++
+		} else {
+			i = n.t.nodes[i].end
+		}
+	}
+}
+
+// String returns n as an S-expression in the tree-sitter CLI's style: named
+// nodes only, fields as "name:", MISSING nodes marked.
+func (n Node) String() string {
+	var b strings.Builder
+	n.sexp(&b, "")
+	return b.String()
+}
+
+func (n Node) sexp(b *strings.Builder, field string) {
+	if field != "" {
+		b.WriteString(field)
+		b.WriteString(": ")
+	}
+	if n.IsMissing() {
+		b.WriteString("(MISSING ")
+		if n.IsNamed() {
+			b.WriteString(n.Kind())
+		} else {
+			b.WriteString(quoteKind(n.Kind()))
+		}
+		b.WriteString(")")
+		return
+	}
+	b.WriteString("(")
+	if n.IsError() {
+		b.WriteString("ERROR")
+	} else {
+		b.WriteString(n.Kind())
+	}
+	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+		if !c.IsNamed() && !c.IsMissing() {
+			continue
+		}
+		b.WriteString(" ")
+		c.sexp(b, c.Field())
+	}
+	b.WriteString(")")
+}
+
+func quoteKind(k string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(k) + `"`
+}

@@ -1,0 +1,104 @@
+// Package testenv helps tests find the real peers (language servers, debug
+// adapters, interpreters, browsers) that tether drives.
+//
+// `make test` sets TETHER_REQUIRE_PEERS=1, under which a missing peer fails the
+// test: CI must never pass by skipping. A plain `go test` on a machine without
+// the peers skips those tests and says which install step brings them
+// (scripts/install-deps.sh).
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// RequirePeers reports whether missing peers must fail tests instead of skipping them.
+func RequirePeers() bool { return os.Getenv("TETHER_REQUIRE_PEERS") == "1" }
+
+// Missing fails (under TETHER_REQUIRE_PEERS=1) or skips the test, saying what is
+// missing and how to install it.
+func Missing(t testing.TB, what string) {
+	t.Helper()
+	msg := what + " is not available; run scripts/install-deps.sh (make test does)"
+	if RequirePeers() {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// LookPath finds a binary on PATH, in GOPATH/bin, or in the project's npm
+// prefix (.deps/npm/node_modules/.bin). It returns "" when none has it.
+func LookPath(name string) string {
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	for _, dir := range ExtraPath() {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// RequireBinary returns the path of the named binary or fails/skips the test.
+func RequireBinary(t testing.TB, name string) string {
+	t.Helper()
+	p := LookPath(name)
+	if p == "" {
+		Missing(t, name)
+	}
+	return p
+}
+
+// ExtraPath lists the directories where the install script puts peers that are
+// not on a default PATH.
+func ExtraPath() []string {
+	var dirs []string
+	if gobin := os.Getenv("GOBIN"); gobin != "" {
+		dirs = append(dirs, gobin)
+	}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			gopath = filepath.Join(home, "go")
+		}
+	}
+	if gopath != "" {
+		dirs = append(dirs, filepath.Join(gopath, "bin"))
+	}
+	if root := RepoRoot(); root != "" {
+		dirs = append(dirs, filepath.Join(root, ".deps", "npm", "node_modules", ".bin"))
+	}
+	return dirs
+}
+
+// RepoRoot returns the repository's root directory (where go.mod is).
+func RepoRoot() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return ""
+	}
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// WithPeersOnPath returns os.Environ() with ExtraPath prepended to PATH, for
+// starting peers from tests.
+func WithPeersOnPath() []string {
+	env := os.Environ()
+	path := os.Getenv("PATH")
+	for _, d := range ExtraPath() {
+		path = d + string(os.PathListSeparator) + path
+	}
+	out := env[:0:0]
+	for _, kv := range env {
+		if len(kv) >= 5 && kv[:5] == "PATH=" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "PATH="+path)
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs every tool tether's build and tests need on a Debian machine with Go.
+# Idempotent: each step is skipped when what it installs is already there.
+# Usage: scripts/install-deps.sh [all|build|peers]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+what=${1:-all}
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+log() { printf '== install-deps: %s\n' "$*" >&2; }
+
+apt_pkgs_build=(clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32 gcc)
+apt_pkgs_peers=(clangd-19 lldb-19 python3 python3-debugpy python3-pandas python3-matplotlib
+  python3-pip python3-venv python3-wheel python3-setuptools chromium procps)
+
+need_apt=()
+want=()
+case "$what" in
+  build) want=("${apt_pkgs_build[@]}") ;;
+  peers) want=("${apt_pkgs_peers[@]}") ;;
+  all) want=("${apt_pkgs_build[@]}" "${apt_pkgs_peers[@]}") ;;
+  *) echo "usage: $0 [all|build|peers]" >&2; exit 2 ;;
+esac
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need_apt+=("$p")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  log "apt-get install ${need_apt[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+if [ "$what" = build ]; then exit 0; fi
+
+# Go-installed peers go to GOBIN (default GOPATH/bin), which make puts on PATH.
+gobin=$(go env GOBIN); [ -n "$gobin" ] || gobin="$(go env GOPATH)/bin"
+if ! command -v gopls >/dev/null && [ ! -x "$gobin/gopls" ]; then
+  log "go install gopls"
+  go install golang.org/x/tools/gopls@v0.23.0
+fi
+if ! command -v dlv >/dev/null && [ ! -x "$gobin/dlv" ]; then
+  log "go install dlv"
+  go install github.com/go-delve/delve/cmd/dlv@v1.27.2
+fi
+
+# npm peers live in a project-local prefix (git-ignored), pinned in scripts/npm/package.json.
+if [ ! -f .deps/npm/node_modules/.installed ] || ! cmp -s scripts/npm/package.json .deps/npm/package.json; then
+  log "npm install (pyright, typescript-language-server, typescript@5, @ast-grep/cli)"
+  mkdir -p .deps/npm
+  cp scripts/npm/package.json .deps/npm/package.json
+  (cd .deps/npm && npm install --no-audit --no-fund --loglevel=error >/dev/null)
+  touch .deps/npm/node_modules/.installed
+fi
+log "ok"

@@ -1,0 +1,173 @@
+// Package tools holds tether's tool surface: the Tool type, approval tiers, the
+// registry that lists and calls tools for a surface, and the Run that wires the
+// live resources (language servers, parser engine, debugger, kernels, question
+// port, worker roster) a run's tools are bound to.
+//
+// See SPEC.md, "What it is" and "Approval tiers".
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Tier is a tool's approval tier. It decides which surfaces see the tool at all,
+// not only whether a call prompts.
+type Tier int
+
+// The tiers, in increasing order of what a call may do.
+const (
+	// TierRead tools have no side effects.
+	TierRead Tier = iota + 1
+	// TierWrite tools change files.
+	TierWrite
+	// TierExec tools start or drive processes.
+	TierExec
+)
+
+// String returns "read", "write" or "exec".
+func (t Tier) String() string {
+	switch t {
+	case TierRead:
+		return "read"
+	case TierWrite:
+		return "write"
+	case TierExec:
+		return "exec"
+	}
+	return fmt.Sprintf("tier(%d)", int(t))
+}
+
+// ParseTier parses "read", "write" or "exec".
+func ParseTier(s string) (Tier, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "read":
+		return TierRead, nil
+	case "write":
+		return TierWrite, nil
+	case "exec":
+		return TierExec, nil
+	}
+	return 0, fmt.Errorf("tools: unknown tier %q: use read, write or exec", s)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (t Tier) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (t *Tier) UnmarshalText(b []byte) error {
+	v, err := ParseTier(string(b))
+	if err != nil {
+		return err
+	}
+	*t = v
+	return nil
+}
+
+// Tool is one built-in tool. Tools are values: a tool family builds its Tools
+// bound to a run's resources and the registry lists and calls them.
+type Tool struct {
+	// Name is the tool's name as the model sees it ("ast_grep").
+	Name string
+	// Tier is the tool's approval tier.
+	Tier Tier
+	// Description is written for an agent: what the tool does, when to use it.
+	Description string
+	// InputSchema is the JSON Schema (an object schema) of the tool's arguments.
+	// Arguments are validated against it before Handler runs.
+	InputSchema json.RawMessage
+	// Serial marks a tool whose calls must not run in parallel (its resource is
+	// state across calls, as a debug session is).
+	Serial bool
+	// Handler performs a call. Returning an error yields an error result whose
+	// text is the error's message; it should say what failed and what to do next.
+	Handler func(ctx context.Context, call *Call) (*Result, error)
+}
+
+// Origin says who made a call.
+type Origin int
+
+const (
+	// FromModel is a call made by the model through a surface.
+	FromModel Origin = iota
+	// FromBridge is a call made from inside an eval cell through the kernel bridge.
+	FromBridge
+	// FromCLI is a call made by `tether call`.
+	FromCLI
+)
+
+// Call is one invocation of a tool.
+type Call struct {
+	// Name is the tool being called.
+	Name string
+	// Args are the raw JSON arguments, already validated against the schema.
+	Args json.RawMessage
+	// Origin says who made the call.
+	Origin Origin
+}
+
+// Decode unmarshals the call's arguments into v.
+func (c *Call) Decode(v any) error {
+	args := c.Args
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(args, v); err != nil {
+		return fmt.Errorf("tools: %s: arguments do not decode: %w", c.Name, err)
+	}
+	return nil
+}
+
+// ContentType is the kind of one piece of result content.
+type ContentType string
+
+// Content types.
+const (
+	TextContent  ContentType = "text"
+	ImageContent ContentType = "image"
+)
+
+// Content is one piece of a result: text, or an image with its MIME type.
+type Content struct {
+	Type     ContentType `json:"type"`
+	Text     string      `json:"text,omitempty"`
+	MIMEType string      `json:"mimeType,omitempty"`
+	Data     []byte      `json:"data,omitempty"`
+}
+
+// Result is what a tool call returns. Every result is bounded: a tool that cuts
+// its output says so in the text ("50 of 213 shown").
+type Result struct {
+	// Content is shown to the model, in order.
+	Content []Content `json:"content"`
+	// Structured is optional machine-readable output (marshalled as JSON).
+	Structured any `json:"structured,omitempty"`
+	// IsError marks a failed call; Content says why and what to do next.
+	IsError bool `json:"isError,omitempty"`
+}
+
+// Text returns a result holding one text block.
+func Text(s string) *Result { return &Result{Content: []Content{{Type: TextContent, Text: s}}} }
+
+// Errorf returns an error result with a formatted message.
+func Errorf(format string, args ...any) *Result {
+	r := Text(fmt.Sprintf(format, args...))
+	r.IsError = true
+	return r
+}
+
+// AllText joins the result's text blocks with newlines.
+func (r *Result) AllText() string {
+	if r == nil {
+		return ""
+	}
+	var parts []string
+	for _, c := range r.Content {
+		if c.Type == TextContent {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
