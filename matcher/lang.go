@@ -1,0 +1,187 @@
+package matcher
+
+import (
+	"sort"
+	"strings"
+)
+
+// context is one rung of a language's scaffold ladder: the pattern is placed
+// between prefix and suffix (its lines after the first indented by indent) and
+// parsed as a whole file.
+type context struct {
+	name   string
+	prefix string
+	suffix string
+	indent string
+}
+
+// langSpec is what the compiler needs to know about a language.
+type langSpec struct {
+	// expando replaces '$' in metavariables before parsing, so that $X lexes as
+	// an identifier in languages where '$' cannot start one.
+	expando rune
+	// ladder is tried in order; the first context whose parse has no error wins.
+	ladder []context
+}
+
+func ctx(name, prefix, suffix string) context {
+	return context{name: name, prefix: prefix, suffix: suffix}
+}
+
+// c-like scaffolds shared by several languages.
+var (
+	bare = ctx("declaration", "", "")
+)
+
+// langs holds the ladder and expando character per language id. The order of a
+// ladder is statement, expression, member, declaration; languages whose files
+// accept statements at top level start with the bare file.
+var langs = map[string]langSpec{
+	"go": {expando: 'µ', ladder: []context{
+		ctx("statement", "package _\nfunc _() {\n", "\n}\n"),
+		ctx("expression", "package _\nvar _ = ", "\n"),
+		ctx("member", "package _\ntype _ struct {\n", "\n}\n"),
+		ctx("declaration", "package _\n", "\n"),
+		ctx("file", "", ""),
+	}},
+	"python": {expando: 'µ', ladder: []context{
+		ctx("statement", "", ""),
+		ctx("expression", "_ = ", ""),
+		{name: "member", prefix: "class _:\n    ", indent: "    "},
+		{name: "function body", prefix: "def _():\n    ", indent: "    "},
+	}},
+	"javascript": {expando: '$', ladder: jsLadder},
+	"typescript": {expando: '$', ladder: jsLadder},
+	"tsx":        {expando: '$', ladder: jsLadder},
+	"rust": {expando: 'µ', ladder: []context{
+		ctx("statement", "fn _() {\n", "\n}\n"),
+		ctx("expression", "const _: () = ", ";\n"),
+		ctx("member", "impl _ {\n", "\n}\n"),
+		bare,
+	}},
+	"c": {expando: 'µ', ladder: []context{
+		ctx("statement", "void _() {\n", "\n}\n"),
+		ctx("expression", "int _ = ", ";\n"),
+		ctx("member", "struct _ {\n", "\n};\n"),
+		bare,
+	}},
+	"cpp": {expando: 'µ', ladder: []context{
+		ctx("statement", "void _() {\n", "\n}\n"),
+		ctx("expression", "auto _ = ", ";\n"),
+		ctx("member", "class _ {\n", "\n};\n"),
+		bare,
+	}},
+	"java": {expando: '$', ladder: []context{
+		ctx("statement", "class _ { void _() {\n", "\n} }\n"),
+		ctx("expression", "class _ { Object _ = ", "; }\n"),
+		ctx("member", "class _ {\n", "\n}\n"),
+		bare,
+	}},
+	"dart": {expando: '$', ladder: []context{
+		ctx("statement", "void _() {\n", "\n}\n"),
+		ctx("expression", "var _ = ", ";\n"),
+		ctx("member", "class _ {\n", "\n}\n"),
+		bare,
+	}},
+	"c_sharp": {expando: 'µ', ladder: []context{
+		ctx("statement", "class _ { void _() {\n", "\n} }\n"),
+		ctx("expression", "class _ { object _ = ", "; }\n"),
+		ctx("member", "class _ {\n", "\n}\n"),
+		bare,
+	}},
+	"kotlin": {expando: 'µ', ladder: []context{
+		ctx("statement", "fun _() {\n", "\n}\n"),
+		ctx("expression", "val _ = ", "\n"),
+		ctx("member", "class _ {\n", "\n}\n"),
+		bare,
+	}},
+	"swift": {expando: 'µ', ladder: []context{
+		ctx("statement", "func _() {\n", "\n}\n"),
+		ctx("expression", "let _ = ", "\n"),
+		ctx("member", "class _ {\n", "\n}\n"),
+		bare,
+	}},
+	"scala": {expando: '$', ladder: []context{
+		ctx("statement", "object _ {\ndef _() = {\n", "\n}\n}\n"),
+		ctx("expression", "object _ {\nval _ = ", "\n}\n"),
+		ctx("member", "class _ {\n", "\n}\n"),
+		bare,
+	}},
+	"php": {expando: 'µ', ladder: []context{
+		ctx("statement", "<?php\nfunction _() {\n", "\n}\n"),
+		ctx("expression", "<?php\n$_ = ", ";\n"),
+		ctx("member", "<?php\nclass _ {\n", "\n}\n"),
+		ctx("declaration", "<?php\n", "\n"),
+	}},
+	"ruby": {expando: 'µ', ladder: []context{
+		ctx("statement", "", ""),
+		ctx("expression", "_ = ", "\n"),
+		ctx("member", "class X_\n", "\nend\n"),
+		ctx("declaration", "def _\n", "\nend\n"),
+	}},
+	"bash": {expando: '$', ladder: []context{
+		ctx("statement", "", ""),
+		ctx("declaration", "_() {\n", "\n}\n"),
+	}},
+	"lua": {expando: 'µ', ladder: []context{
+		ctx("statement", "", ""),
+		ctx("expression", "local _ = ", "\n"),
+		ctx("declaration", "function _()\n", "\nend\n"),
+	}},
+	"json": {expando: '$', ladder: []context{ctx("value", "", "")}},
+	"yaml": {expando: '$', ladder: []context{ctx("document", "", "")}},
+	"css": {expando: '_', ladder: []context{
+		ctx("rule", "", ""),
+		ctx("declaration", "_ {\n", "\n}\n"),
+	}},
+	"html": {expando: 'z', ladder: []context{ctx("document", "", "")}},
+}
+
+var jsLadder = []context{
+	ctx("statement", "", ""),
+	ctx("expression", "(", ")\n"),
+	ctx("member", "class _ {\n", "\n}\n"),
+}
+
+// langSpecFor returns the spec for a language id; unknown ids get a bare
+// ladder with the '$' expando, so a grammar the table gains later still works.
+func langSpecFor(id string) langSpec {
+	if s, ok := langs[id]; ok {
+		return s
+	}
+	return langSpec{expando: '$', ladder: []context{bare}}
+}
+
+// Languages returns the ids of the languages that have a tuned context ladder.
+func Languages() []string {
+	ids := make([]string, 0, len(langs))
+	for id := range langs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// contextNames lists a ladder's rung names for error messages.
+func contextNames(l []context) string {
+	names := make([]string, len(l))
+	for i, c := range l {
+		names[i] = c.name
+	}
+	switch len(names) {
+	case 1:
+		return names[0]
+	case 2:
+		return names[0] + " or " + names[1]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// scaffold places the (already substituted) pattern text in c and returns the
+// full source and the byte range the pattern occupies in it.
+func (c context) scaffold(p string) (src string, start, end int) {
+	if c.indent != "" {
+		p = strings.ReplaceAll(p, "\n", "\n"+c.indent)
+	}
+	return c.prefix + p + c.suffix, len(c.prefix), len(c.prefix) + len(p)
+}

@@ -1,0 +1,239 @@
+package matcher
+
+import (
+	"bytes"
+
+	"github.com/tetherhq/tether/engine"
+)
+
+// stepBudget bounds the work spent matching at one candidate node, so a
+// pattern with several $$$ over long sibling lists cannot hang a search. A
+// candidate that exhausts it counts as not matched and is reported.
+const stepBudget = 200_000
+
+// binding is one metavariable's capture during matching.
+type binding struct {
+	name  string
+	multi bool
+	nodes []engine.Node // one node for $X; zero or more for $$$X
+}
+
+// span returns the byte range of the capture; an empty multi capture has none.
+func (b *binding) span() (start, end uint32, ok bool) {
+	if len(b.nodes) == 0 {
+		return 0, 0, false
+	}
+	return b.nodes[0].StartByte(), b.nodes[len(b.nodes)-1].EndByte(), true
+}
+
+func (b *binding) text(src []byte) []byte {
+	s, e, ok := b.span()
+	if !ok {
+		return nil
+	}
+	return src[s:e]
+}
+
+// rawMatch is a match inside one tree, before it is turned into a Match.
+type rawMatch struct {
+	nodes []engine.Node // the matched node, or the run of siblings a sequence pattern matched
+	binds []binding
+}
+
+func (m *rawMatch) start() uint32 { return m.nodes[0].StartByte() }
+func (m *rawMatch) end() uint32   { return m.nodes[len(m.nodes)-1].EndByte() }
+
+// matcher holds one worker's matching state. It is not safe for concurrent use.
+type matcher struct {
+	pat     *Pattern
+	src     []byte
+	env     []binding
+	steps   int
+	aborted int // candidates abandoned after stepBudget
+}
+
+func newMatcher(p *Pattern) *matcher { return &matcher{pat: p} }
+
+// findAll returns every match in t in source order (pre-order; nested matches
+// are reported too). Extras (comments) are never match candidates.
+func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
+	m.src = t.Source()
+	var out []rawMatch
+	roots := m.pat.roots
+	single := len(roots) == 1
+	var rootKind string
+	if single && roots[0].meta.kind == metaNone {
+		rootKind = roots[0].kind
+	}
+	var kids []engine.Node
+	t.Root().Walk(func(n engine.Node) bool {
+		if limit > 0 && len(out) >= limit {
+			return false
+		}
+		if n.IsExtra() {
+			return false
+		}
+		if single {
+			if rootKind != "" && n.Kind() != rootKind {
+				return true
+			}
+			m.env = m.env[:0]
+			m.steps = 0
+			if m.node(roots[0], n) {
+				out = append(out, rawMatch{nodes: []engine.Node{n}, binds: m.snapshot()})
+			} else if m.steps > stepBudget {
+				m.aborted++
+			}
+			return true
+		}
+		// a sequence pattern: consecutive children of n
+		if n.ChildCount() < len(roots) {
+			return true
+		}
+		kids = nonExtraChildren(n, kids[:0])
+		for i := 0; i < len(kids); i++ {
+			if !kids[i].IsNamed() && (roots[0].meta.kind != metaNone || roots[0].kind != kids[i].Kind()) {
+				continue
+			}
+			m.env = m.env[:0]
+			m.steps = 0
+			if end, ok := m.list(roots, kids[i:], false); ok {
+				nodes := append([]engine.Node(nil), kids[i:i+end]...)
+				out = append(out, rawMatch{nodes: nodes, binds: m.snapshot()})
+				i += end - 1
+			} else if m.steps > stepBudget {
+				m.aborted++
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func (m *matcher) snapshot() []binding {
+	if len(m.env) == 0 {
+		return nil
+	}
+	out := make([]binding, len(m.env))
+	for i, b := range m.env {
+		out[i] = binding{name: b.name, multi: b.multi, nodes: append([]engine.Node(nil), b.nodes...)}
+	}
+	return out
+}
+
+func nonExtraChildren(n engine.Node, buf []engine.Node) []engine.Node {
+	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+		if c.IsExtra() {
+			continue
+		}
+		buf = append(buf, c)
+	}
+	return buf
+}
+
+// bind records a capture, or checks it against an earlier capture of the same
+// name: a repeated metavariable must capture the same text.
+func (m *matcher) bind(name string, multi bool, nodes []engine.Node) bool {
+	if name == "" {
+		return true
+	}
+	nb := binding{name: name, multi: multi, nodes: nodes}
+	for i := range m.env {
+		if m.env[i].name == name {
+			return bytes.Equal(m.env[i].text(m.src), nb.text(m.src))
+		}
+	}
+	m.env = append(m.env, nb)
+	return true
+}
+
+// node matches one pattern node against one candidate node.
+func (m *matcher) node(p *pnode, c engine.Node) bool {
+	m.steps++
+	if m.steps > stepBudget {
+		return false
+	}
+	switch p.meta.kind {
+	case metaSingle:
+		if !c.IsNamed() {
+			return false
+		}
+		return m.bind(p.meta.name, false, []engine.Node{c})
+	case metaAny:
+		return m.bind(p.meta.name, false, []engine.Node{c})
+	case metaMulti:
+		return m.bind(p.meta.name, true, []engine.Node{c})
+	}
+	if c.Kind() != p.kind {
+		return false
+	}
+	if p.leaf {
+		return string(c.Bytes()) == p.text
+	}
+	if c.ChildCount() == 0 {
+		return false
+	}
+	var buf [16]engine.Node
+	kids := nonExtraChildren(c, buf[:0])
+	_, ok := m.list(p.kids, kids, true)
+	return ok
+}
+
+// list matches a pattern node list against candidate siblings. Anonymous
+// candidate nodes the pattern does not mention are skipped (ast-grep's "smart"
+// strictness); named ones are not. With whole, every candidate must be used
+// (trailing anonymous nodes aside); otherwise list reports how many candidate
+// nodes the match used.
+func (m *matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
+	m.steps++
+	if m.steps > stepBudget {
+		return 0, false
+	}
+	if len(ps) == 0 {
+		if !whole {
+			return 0, true
+		}
+		for _, c := range cs {
+			if c.IsNamed() {
+				return 0, false
+			}
+		}
+		return len(cs), true
+	}
+	p := ps[0]
+	mark := len(m.env)
+	if p.meta.kind == metaMulti {
+		if len(ps) == 1 && !whole {
+			// a trailing $$$ of a sequence pattern takes the rest
+			if m.bind(p.meta.name, true, cs) {
+				return len(cs), true
+			}
+			m.env = m.env[:mark]
+			return 0, false
+		}
+		for k := 0; k <= len(cs); k++ {
+			if m.bind(p.meta.name, true, cs[:k]) {
+				if n, ok := m.list(ps[1:], cs[k:], whole); ok {
+					return k + n, true
+				}
+			}
+			m.env = m.env[:mark]
+			if m.steps > stepBudget {
+				return 0, false
+			}
+		}
+		return 0, false
+	}
+	for i := 0; i < len(cs); i++ {
+		if m.node(p, cs[i]) {
+			if n, ok := m.list(ps[1:], cs[i+1:], whole); ok {
+				return i + 1 + n, true
+			}
+		}
+		m.env = m.env[:mark]
+		if cs[i].IsNamed() || m.steps > stepBudget {
+			return 0, false
+		}
+	}
+	return 0, false
+}

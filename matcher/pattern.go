@@ -1,0 +1,278 @@
+package matcher
+
+import (
+	gocontext "context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/tetherhq/tether/engine"
+)
+
+// Parser parses source with a language's grammar. *engine.Engine implements it.
+type Parser interface {
+	Parse(ctx gocontext.Context, lang string, src []byte) (*engine.Tree, error)
+}
+
+// ErrUnparseable is wrapped by the error Compile returns for a pattern that no
+// context of the language's ladder accepts.
+var ErrUnparseable = errors.New("matcher: pattern does not parse")
+
+// pnode is one node of a compiled pattern.
+type pnode struct {
+	kind  string
+	named bool
+	leaf  bool
+	text  string // a leaf's text, compared with the candidate's
+	meta  metaVar
+	kids  []*pnode
+}
+
+// Pattern is a compiled structural pattern for one language. It is immutable
+// and safe for concurrent use.
+type Pattern struct {
+	lang    string
+	src     string
+	context string
+	roots   []*pnode
+	tokens  []string
+	vars    []string
+}
+
+// Language returns the language id the pattern was compiled for.
+func (p *Pattern) Language() string { return p.lang }
+
+// Source returns the pattern text as given.
+func (p *Pattern) Source() string { return p.src }
+
+// Context returns the name of the ladder rung that accepted the pattern
+// ("statement", "expression", "member", ...).
+func (p *Pattern) Context() string { return p.context }
+
+// Tokens returns the literal tokens every match must contain, longest first.
+// Files lacking any of them are skipped before parsing.
+func (p *Pattern) Tokens() []string { return append([]string(nil), p.tokens...) }
+
+// Vars returns the names of the pattern's binding metavariables, sorted.
+func (p *Pattern) Vars() []string { return append([]string(nil), p.vars...) }
+
+// String returns the compiled pattern as an S-expression, metavariables shown
+// as written ($X, $$$ARGS), for debugging and golden files.
+func (p *Pattern) String() string {
+	var b strings.Builder
+	for i, r := range p.roots {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		r.sexp(&b)
+	}
+	return b.String()
+}
+
+func (n *pnode) sexp(b *strings.Builder) {
+	switch n.meta.kind {
+	case metaSingle, metaAny, metaMulti:
+		b.WriteString(strings.Repeat("$", int(n.meta.kind)))
+		if n.meta.name == "" && n.meta.kind != metaMulti {
+			b.WriteString("_")
+		}
+		b.WriteString(n.meta.name)
+		return
+	}
+	if n.leaf {
+		if n.named {
+			fmt.Fprintf(b, "(%s %q)", n.kind, n.text)
+		} else {
+			fmt.Fprintf(b, "%q", n.text)
+		}
+		return
+	}
+	b.WriteString("(")
+	b.WriteString(n.kind)
+	for _, k := range n.kids {
+		b.WriteByte(' ')
+		k.sexp(b)
+	}
+	b.WriteString(")")
+}
+
+// Compile parses pattern for lang with the language's context ladder and
+// returns the first context's reading that parses without error.
+func Compile(ctx gocontext.Context, p Parser, lang, pattern string) (*Pattern, error) {
+	src := strings.TrimSpace(pattern)
+	if src == "" {
+		return nil, errors.New("matcher: empty pattern: pass the code shape to find, e.g. fmt.Errorf($$$ARGS)")
+	}
+	if lang == "" {
+		return nil, errors.New("matcher: no language for the pattern: pass a language id such as go, python or dart")
+	}
+	spec := langSpecFor(lang)
+	sub := substitute(src, spec.expando)
+	for _, c := range spec.ladder {
+		full, start, end := c.scaffold(sub)
+		tree, err := p.Parse(ctx, lang, []byte(full))
+		if err != nil {
+			return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+		}
+		if tree.HasError() {
+			continue
+		}
+		nodes := extract(tree, uint32(start), uint32(end))
+		if len(nodes) == 0 {
+			continue
+		}
+		pat := &Pattern{lang: lang, src: src, context: c.name}
+		for _, n := range nodes {
+			pat.roots = append(pat.roots, convert(n, spec.expando))
+		}
+		pat.collect()
+		return pat, nil
+	}
+	return nil, fmt.Errorf("%w as %s for %s: %q; check its syntax (a complete expression, statement, member or declaration of the language, with metavariables like $X, $$$ARGS)",
+		ErrUnparseable, contextNames(spec.ladder), lang, src)
+}
+
+// extract returns the node that spans exactly [start, end) of the scaffold,
+// descending through single named children of the same extent (a statement
+// wrapping an expression becomes the expression), or the run of sibling nodes
+// that together span it. It returns nil when the range is no node boundary.
+func extract(t *engine.Tree, start, end uint32) []engine.Node {
+	n := t.Root()
+	for {
+		if n.StartByte() == start && n.EndByte() == end {
+			break
+		}
+		var next engine.Node
+		found := false
+		for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+			if c.StartByte() <= start && c.EndByte() >= end && !(c.StartByte() == c.EndByte()) {
+				next, found = c, true
+				break
+			}
+		}
+		if !found {
+			// a run of siblings spanning exactly the range
+			var run []engine.Node
+			for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+				if c.IsExtra() || c.StartByte() == c.EndByte() {
+					continue
+				}
+				if c.StartByte() >= start && c.EndByte() <= end {
+					run = append(run, c)
+				}
+			}
+			if len(run) == 0 || run[0].StartByte() != start || run[len(run)-1].EndByte() != end {
+				return nil
+			}
+			return run
+		}
+		n = next
+	}
+	for {
+		var only engine.Node
+		count := 0
+		for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+			if c.IsExtra() || c.IsMissing() || c.StartByte() == c.EndByte() {
+				continue
+			}
+			only = c
+			count++
+		}
+		if count != 1 || !only.IsNamed() || only.StartByte() != n.StartByte() || only.EndByte() != n.EndByte() {
+			return []engine.Node{n}
+		}
+		n = only
+	}
+}
+
+// convert turns a pattern tree node into a pnode.
+func convert(n engine.Node, expando rune) *pnode {
+	text := n.Text()
+	if mv, ok := parseMeta(text, expando); ok {
+		return &pnode{meta: mv, named: true}
+	}
+	p := &pnode{kind: n.Kind(), named: n.IsNamed()}
+	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+		if c.IsExtra() || c.IsMissing() {
+			continue
+		}
+		p.kids = append(p.kids, convert(c, expando))
+	}
+	if n.ChildCount() == 0 {
+		p.leaf = true
+		p.text = unsubstitute(text, expando)
+	}
+	return p
+}
+
+// unsubstitute undoes substitute in literal text (a '$X' inside a string of the
+// pattern must stay '$X').
+func unsubstitute(text string, expando rune) string {
+	if expando == '$' || !strings.ContainsRune(text, expando) {
+		return text
+	}
+	ex := string(expando)
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		if strings.HasPrefix(text[i:], ex) {
+			j := i
+			d := 0
+			for strings.HasPrefix(text[j:], ex) && d < 3 {
+				j += len(ex)
+				d++
+			}
+			if j < len(text) && isNameStart(text[j]) || d == 3 {
+				b.WriteString(strings.Repeat("$", d))
+				i = j
+				continue
+			}
+		}
+		b.WriteByte(text[i])
+		i++
+	}
+	return b.String()
+}
+
+// collect derives the prefilter tokens and the metavariable names.
+func (p *Pattern) collect() {
+	toks := map[string]bool{}
+	vars := map[string]bool{}
+	var walk func(n *pnode)
+	walk = func(n *pnode) {
+		if n.meta.kind != metaNone {
+			if n.meta.name != "" {
+				vars[n.meta.name] = true
+			}
+			return
+		}
+		if n.leaf {
+			t := strings.TrimSpace(n.text)
+			if t != "" && strings.IndexFunc(t, func(r rune) bool {
+				return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+			}) >= 0 {
+				toks[t] = true
+			}
+		}
+		for _, k := range n.kids {
+			walk(k)
+		}
+	}
+	for _, r := range p.roots {
+		walk(r)
+	}
+	for t := range toks {
+		p.tokens = append(p.tokens, t)
+	}
+	sort.Slice(p.tokens, func(i, j int) bool {
+		if len(p.tokens[i]) != len(p.tokens[j]) {
+			return len(p.tokens[i]) > len(p.tokens[j])
+		}
+		return p.tokens[i] < p.tokens[j]
+	})
+	for v := range vars {
+		p.vars = append(p.vars, v)
+	}
+	sort.Strings(p.vars)
+}

@@ -1,0 +1,198 @@
+package matcher
+
+import (
+	"bytes"
+	gocontext "context"
+		"slices"
+	"sort"
+	"strings"
+
+	"github.com/tetherhq/tether/engine"
+)
+
+// template is a compiled rewrite template.
+type template struct {
+	src string
+	pat *Pattern
+}
+
+// replacement replaces src[start:end] with text.
+type replacement struct {
+	start, end int
+	text       string
+}
+
+// edits turns a file's matches into non-overlapping replacements: of
+// overlapping matches the outermost (earliest, then longest) wins.
+func (t *template) edits(tree *engine.Tree, raws []rawMatch) []replacement {
+	src := tree.Source()
+	order := make([]int, len(raws))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ra, rb := &raws[order[a]], &raws[order[b]]
+		if ra.start() != rb.start() {
+			return ra.start() < rb.start()
+		}
+		return ra.end() > rb.end()
+	})
+	var out []replacement
+	last := -1
+	for _, i := range order {
+		r := &raws[i]
+		if int(r.start()) < last {
+			continue
+		}
+		text := expand(t.src, src, r, t.pat.vars)
+		out = append(out, replacement{start: int(r.start()), end: int(r.end()), text: text})
+		last = int(r.end())
+	}
+	return out
+}
+
+// lineIndent returns the leading whitespace of the line holding offset off.
+func lineIndent(src []byte, off int) string {
+	ls := bytes.LastIndexByte(src[:off], '\n') + 1
+	i := ls
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	return string(src[ls:i])
+}
+
+// expand substitutes a match's captures into the template. $$$NAME inserts the
+// capture's source from its first to its last node, so the original separators
+// stay; a capture spanning lines is re-based onto the template line's
+// indentation; and every template line after the first is indented to the
+// match's line, so a multi-line replacement lines up with the code it replaces.
+func expand(tmpl string, src []byte, r *rawMatch, vars []string) string {
+	var b strings.Builder
+	lineStart := 0 // index in b of the current output line
+	for i := 0; i < len(tmpl); {
+		c := tmpl[i]
+		if c == '\n' {
+			b.WriteByte('\n')
+			lineStart = b.Len()
+			i++
+			continue
+		}
+		if c == '$' {
+			_, name, _, n := metaAt(tmpl, i)
+			if n > 0 && name != "" {
+				if bd := findBinding(r.binds, name); bd != nil {
+					cur := b.String()[lineStart:]
+					indent := cur[:len(cur)-len(strings.TrimLeft(cur, " \t"))]
+					b.WriteString(rebase(bd, src, indent))
+					i += n
+					continue
+				}
+				if slices.Contains(vars, name) {
+					i += n // an empty $$$ capture
+					continue
+				}
+			}
+		}
+		b.WriteByte(c)
+		i++
+	}
+	out := b.String()
+	indent := lineIndent(src, int(r.start()))
+	if indent == "" || !strings.Contains(out, "\n") {
+		return out
+	}
+	lines := strings.Split(out, "\n")
+	for k := 1; k < len(lines); k++ {
+		if lines[k] != "" {
+			lines[k] = indent + lines[k]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func findBinding(bs []binding, name string) *binding {
+	for i := range bs {
+		if bs[i].name == name {
+			return &bs[i]
+		}
+	}
+	return nil
+}
+
+// rebase returns a capture's text with its continuation lines moved from the
+// capture's original indentation to indent.
+func rebase(b *binding, src []byte, indent string) string {
+	s, e, ok := b.span()
+	if !ok {
+		return ""
+	}
+	text := string(src[s:e])
+	if !strings.Contains(text, "\n") {
+		return text
+	}
+	orig := lineIndent(src, int(s))
+	lines := strings.Split(text, "\n")
+	for k := 1; k < len(lines); k++ {
+		l := strings.TrimPrefix(lines[k], orig)
+		if strings.TrimSpace(l) == "" {
+			lines[k] = ""
+			continue
+		}
+		lines[k] = indent + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// apply returns src with the (sorted, non-overlapping) replacements made.
+func apply(src []byte, reps []replacement) []byte {
+	var b bytes.Buffer
+	b.Grow(len(src))
+	last := 0
+	for _, r := range reps {
+		b.Write(src[last:r.start])
+		b.WriteString(r.text)
+		last = r.end
+	}
+	b.Write(src[last:])
+	return b.Bytes()
+}
+
+// FileChange is one file's part of a rewrite.
+type FileChange struct {
+	Path         string
+	Old, New     []byte
+	Replacements int
+	reps         []replacement
+}
+
+// Plan is a computed rewrite: the search's result plus each file's new
+// content. Nothing is written until it is applied.
+type Plan struct {
+	Result       *Result
+	Rewrite      string
+	Changes      []FileChange
+	Replacements int
+}
+
+// Rewrite runs q and computes the replacement of every match by the rewrite
+// template. Of overlapping matches the outermost wins. Files are not written.
+func (s *Searcher) Rewrite(ctx gocontext.Context, q Query, rewrite string) (*Plan, error) {
+	tmpl := &template{src: rewrite}
+	res, jobs, err := s.run(ctx, q, tmpl)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Result: res, Rewrite: rewrite}
+	for _, j := range jobs {
+		if len(j.edits) == 0 {
+			continue
+		}
+		nw := apply(j.src, j.edits)
+		if bytes.Equal(nw, j.src) {
+			continue
+		}
+		p.Changes = append(p.Changes, FileChange{Path: j.path, Old: j.src, New: nw, Replacements: len(j.edits), reps: j.edits})
+		p.Replacements += len(j.edits)
+	}
+	return p, nil
+}

@@ -1,0 +1,450 @@
+package matcher
+
+import (
+	"bytes"
+	gocontext "context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tetherhq/tether/engine"
+)
+
+// Defaults for a Searcher.
+const (
+	// DefaultMaxResults is how many matches a query returns when it sets none.
+	DefaultMaxResults = 50
+	// DefaultMaxFileSize is the size cap above which files are skipped.
+	DefaultMaxFileSize = 2 << 20
+	// MaxMatchText bounds a match's Text and Lines.
+	MaxMatchText = 2000
+)
+
+// Config configures a Searcher. The zero value uses every core, the default
+// size cap and a new cache with the default budget.
+type Config struct {
+	// Workers is how many files are parsed and matched at once (default GOMAXPROCS).
+	Workers int
+	// MaxFileSize skips larger files (default DefaultMaxFileSize).
+	MaxFileSize int64
+	// Cache keeps parsed trees across queries (default: a new cache).
+	Cache *Cache
+}
+
+// Searcher runs structural searches with one parser. It is safe for
+// concurrent use; its trees are cached across queries.
+type Searcher struct {
+	parser  Parser
+	cache   *Cache
+	workers int
+	maxSize int64
+}
+
+// NewSearcher returns a Searcher that parses with p.
+func NewSearcher(p Parser, cfg Config) *Searcher {
+	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize}
+	if s.cache == nil {
+		s.cache = NewCache(0)
+	}
+	if s.workers <= 0 {
+		s.workers = runtime.GOMAXPROCS(0)
+	}
+	if s.maxSize <= 0 {
+		s.maxSize = DefaultMaxFileSize
+	}
+	return s
+}
+
+// Cache returns the searcher's tree cache.
+func (s *Searcher) Cache() *Cache { return s.cache }
+
+// Query is one structural search.
+type Query struct {
+	// Pattern is the code shape to find, with metavariables.
+	Pattern string
+	// Language is a grammar id; inferred from the extension when Paths is one file.
+	Language string
+	// Paths are files or directories to search (default ".").
+	Paths []string
+	// MaxResults bounds the returned matches; 0 means no limit. The total is
+	// counted regardless.
+	MaxResults int
+}
+
+// Position is a 1-based line and 1-based byte column.
+type Position struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// Span is where a match or capture lies: 1-based positions and byte offsets
+// (end exclusive).
+type Span struct {
+	Start     Position `json:"start"`
+	End       Position `json:"end"`
+	StartByte int      `json:"startByte"`
+	EndByte   int      `json:"endByte"`
+}
+
+// Part is one node of a $$$ capture.
+type Part struct {
+	Text string `json:"text"`
+	Span Span   `json:"span"`
+}
+
+// Binding is what one metavariable captured.
+type Binding struct {
+	Name  string `json:"name"`
+	Multi bool   `json:"multi,omitempty"`
+	Text  string `json:"text"`
+	// Span is the capture's extent; an empty $$$ capture has a zero Span.
+	Span Span `json:"span"`
+	// Parts are a $$$ capture's nodes, separators included, as ast-grep lists them.
+	Parts []Part `json:"parts,omitempty"`
+}
+
+// Match is one place a pattern matched.
+type Match struct {
+	Path     string `json:"file"`
+	Language string `json:"language"`
+	Span     Span   `json:"span"`
+	// Text is the matched source, cut at MaxMatchText bytes (Cut says so).
+	Text string `json:"text"`
+	// Lines are the whole source lines the match spans, cut like Text.
+	Lines    string    `json:"lines"`
+	Cut      bool      `json:"cut,omitempty"`
+	Bindings []Binding `json:"bindings,omitempty"`
+}
+
+// FileError is a file that could not be searched.
+type FileError struct {
+	Path string `json:"file"`
+	Err  string `json:"error"`
+}
+
+// Result is the outcome of a search. Total counts every match even when
+// Matches is cut at MaxResults; Searched counts the files looked at (read and
+// either parsed or ruled out by the token prefilter), so "no matches in N
+// files" is distinct from files that could not be searched (Errors).
+type Result struct {
+	Pattern     *Pattern    `json:"-"`
+	Matches     []Match     `json:"matches"`
+	Total       int         `json:"total"`
+	Searched    int         `json:"searched"`
+	Parsed      int         `json:"parsed"`
+	Prefiltered int         `json:"prefiltered"`
+	CacheHits   int         `json:"cacheHits"`
+	Skipped     Skips       `json:"skipped"`
+	Errors      []FileError `json:"errors,omitempty"`
+	// Abandoned counts candidate nodes given up after the matching step budget.
+	Abandoned int `json:"abandoned,omitempty"`
+}
+
+// Summary says in one line what was found and where it was looked for:
+// "50 of 213 matches shown, in 4 of 120 files searched", "no matches in 120
+// files", plus skipped files and errors.
+func (r *Result) Summary() string {
+	files := map[string]bool{}
+	for _, m := range r.Matches {
+		files[m.Path] = true
+	}
+	var s string
+	switch {
+	case r.Total == 0:
+		s = fmt.Sprintf("no matches in %d %s", r.Searched, plural(r.Searched, "file", "files"))
+	case len(r.Matches) < r.Total:
+		s = fmt.Sprintf("%d of %d matches shown (max_results), %d %s searched", len(r.Matches), r.Total, r.Searched, plural(r.Searched, "file", "files"))
+	default:
+		s = fmt.Sprintf("%d %s in %d of %d %s searched", r.Total, plural(r.Total, "match", "matches"), len(files), r.Searched, plural(r.Searched, "file", "files"))
+	}
+	if n := r.Skipped.Total(); n > 0 {
+		s += fmt.Sprintf("; skipped %d (%s)", n, skipReasons(r.Skipped))
+	}
+	if len(r.Errors) > 0 {
+		s += fmt.Sprintf("; %d %s could not be searched (first: %s: %s)", len(r.Errors), plural(len(r.Errors), "file", "files"), r.Errors[0].Path, r.Errors[0].Err)
+	}
+	if r.Abandoned > 0 {
+		s += fmt.Sprintf("; %d candidate nodes abandoned after the matching step budget", r.Abandoned)
+	}
+	return s
+}
+
+func skipReasons(s Skips) string {
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(s.Ignored, "ignored")
+	add(s.Hidden, "hidden")
+	add(s.Binary, "binary")
+	add(s.TooLarge, "over the size cap")
+	add(s.Unreadable, "unreadable")
+	out := ""
+	for i, p := range parts {
+		if i > 0 {
+			out += ", "
+		}
+		out += p
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// fileJob is the per-file work of a search or rewrite.
+type fileJob struct {
+	path string
+	// filled by the worker
+	src       []byte
+	matches   []Match
+	count     int
+	edits     []replacement
+	parsed    bool
+	cacheHit  bool
+	prefilter bool
+	skip      string // binary, too large, unreadable
+	err       error
+	abandoned int
+}
+
+// resolveLanguage infers the language from a single file path when lang is empty.
+func resolveLanguage(lang string, paths []string) (string, error) {
+	if lang != "" {
+		return lang, nil
+	}
+	if len(paths) == 1 {
+		if fi, err := os.Stat(paths[0]); err == nil && !fi.IsDir() {
+			if l := langForPath(paths[0]); l != "" {
+				return l, nil
+			}
+			return "", fmt.Errorf("matcher: no language for %s: its extension is not a known grammar's; pass language", paths[0])
+		}
+	}
+	return "", errors.New("matcher: language is required when searching a directory: pass a grammar id such as go, python, dart")
+}
+
+// Search compiles q.Pattern and runs it over q.Paths.
+func (s *Searcher) Search(ctx gocontext.Context, q Query) (*Result, error) {
+	res, _, err := s.run(ctx, q, nil)
+	return res, err
+}
+
+// run is the shared walk, prefilter, parse and match loop; with a template it
+// also computes each file's replacements.
+func (s *Searcher) run(ctx gocontext.Context, q Query, tmpl *template) (*Result, []*fileJob, error) {
+	paths := q.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	lang, err := resolveLanguage(q.Language, paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	pat, err := Compile(ctx, s.parser, lang, q.Pattern)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tmpl != nil {
+		tmpl.pat = pat
+	}
+	res := &Result{Pattern: pat}
+	var files []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		fs, err := walk(p, lang, &res.Skipped)
+		if err != nil {
+			return nil, nil, fmt.Errorf("matcher: cannot search %s: %w", p, err)
+		}
+		for _, f := range fs {
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	jobs := make([]*fileJob, len(files))
+	for i, f := range files {
+		jobs[i] = &fileJob{path: f}
+	}
+	perFile := q.MaxResults
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := min(s.workers, len(jobs))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := newMatcher(pat)
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) || ctx.Err() != nil {
+					return
+				}
+				s.doFile(ctx, m, lang, jobs[i], perFile, tmpl)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("matcher: search cancelled: %w", err)
+	}
+	for _, j := range jobs {
+		switch {
+		case j.skip == "binary":
+			res.Skipped.Binary++
+			res.Skipped.note(j.path, "binary")
+			continue
+		case j.skip == "too large":
+			res.Skipped.TooLarge++
+			res.Skipped.note(j.path, "over the size cap")
+			continue
+		case j.err != nil:
+			res.Errors = append(res.Errors, FileError{Path: j.path, Err: j.err.Error()})
+			continue
+		}
+		res.Searched++
+		if j.prefilter {
+			res.Prefiltered++
+		}
+		if j.parsed {
+			res.Parsed++
+		}
+		if j.cacheHit {
+			res.CacheHits++
+		}
+		res.Abandoned += j.abandoned
+		res.Total += j.count
+		for _, mt := range j.matches {
+			if q.MaxResults > 0 && len(res.Matches) >= q.MaxResults {
+				break
+			}
+			res.Matches = append(res.Matches, mt)
+		}
+	}
+	return res, jobs, nil
+}
+
+// doFile reads, prefilters, parses (or takes from the cache) and matches one file.
+func (s *Searcher) doFile(ctx gocontext.Context, m *matcher, lang string, j *fileJob, limit int, tmpl *template) {
+	fi, err := os.Stat(j.path)
+	if err != nil {
+		j.err = err
+		return
+	}
+	if fi.Size() > s.maxSize {
+		j.skip = "too large"
+		return
+	}
+	src, err := os.ReadFile(j.path)
+	if err != nil {
+		j.err = err
+		return
+	}
+	if looksBinary(src) {
+		j.skip = "binary"
+		return
+	}
+	for _, tok := range m.pat.tokens {
+		if !bytes.Contains(src, []byte(tok)) {
+			j.prefilter = true
+			return
+		}
+	}
+	key := s.cache.key(lang, fi.Size(), fi.ModTime().UnixNano(), src)
+	tree := s.cache.get(j.path, key)
+	if tree != nil {
+		j.cacheHit = true
+	} else {
+		tree, err = s.parser.Parse(ctx, lang, src)
+		if err != nil {
+			j.err = fmt.Errorf("parse: %w", err)
+			return
+		}
+		s.cache.put(j.path, key, tree)
+	}
+	j.parsed = true
+	before := m.aborted
+	raws := m.findAll(tree, 0)
+	j.abandoned = m.aborted - before
+	j.count = len(raws)
+	for i := range raws {
+		if limit > 0 && i >= limit {
+			break
+		}
+		j.matches = append(j.matches, toMatch(tree, j.path, lang, &raws[i]))
+	}
+	if tmpl != nil {
+		j.src = src
+		j.edits = tmpl.edits(tree, raws)
+	}
+}
+
+// looksBinary reports a NUL byte in the first 8 KiB, as git does.
+func looksBinary(src []byte) bool {
+	return bytes.IndexByte(src[:min(len(src), 8000)], 0) >= 0
+}
+
+func pos(p engine.Point) Position { return Position{Line: int(p.Row) + 1, Column: int(p.Column) + 1} }
+
+func nodeSpan(a, b engine.Node) Span {
+	return Span{
+		Start: pos(a.Range().StartPoint), End: pos(b.Range().EndPoint),
+		StartByte: int(a.StartByte()), EndByte: int(b.EndByte()),
+	}
+}
+
+func bound(s []byte) (string, bool) {
+	if len(s) <= MaxMatchText {
+		return string(s), false
+	}
+	cut := MaxMatchText
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return string(s[:cut]), true
+}
+
+func toMatch(t *engine.Tree, path, lang string, r *rawMatch) Match {
+	src := t.Source()
+	first, last := r.nodes[0], r.nodes[len(r.nodes)-1]
+	m := Match{Path: path, Language: lang, Span: nodeSpan(first, last)}
+	var cut1, cut2 bool
+	m.Text, cut1 = bound(src[m.Span.StartByte:m.Span.EndByte])
+	ls := bytes.LastIndexByte(src[:m.Span.StartByte], '\n') + 1
+	le := m.Span.EndByte
+	if i := bytes.IndexByte(src[le:], '\n'); i >= 0 {
+		le += i
+	} else {
+		le = len(src)
+	}
+	m.Lines, cut2 = bound(src[ls:le])
+	m.Cut = cut1 || cut2
+	for _, b := range r.binds {
+		bd := Binding{Name: b.name, Multi: b.multi}
+		if len(b.nodes) > 0 {
+			bd.Span = nodeSpan(b.nodes[0], b.nodes[len(b.nodes)-1])
+			bd.Text, _ = bound(src[bd.Span.StartByte:bd.Span.EndByte])
+		}
+		if b.multi {
+			bd.Parts = []Part{}
+			for _, n := range b.nodes {
+				txt, _ := bound(n.Bytes())
+				bd.Parts = append(bd.Parts, Part{Text: txt, Span: nodeSpan(n, n)})
+			}
+		}
+		m.Bindings = append(m.Bindings, bd)
+	}
+	sort.Slice(m.Bindings, func(i, j int) bool { return m.Bindings[i].Name < m.Bindings[j].Name })
+	return m
+}

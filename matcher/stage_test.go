@@ -1,0 +1,154 @@
+package matcher
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func stagedPlan(t *testing.T, dir string, names ...string) *Plan {
+	t.Helper()
+	p := &Plan{}
+	for _, n := range names {
+		path := filepath.Join(dir, n)
+		old := []byte("old " + n + "\n")
+		if err := os.WriteFile(path, old, 0o640); err != nil {
+			t.Fatal(err)
+		}
+		p.Changes = append(p.Changes, FileChange{Path: path, Old: old, New: []byte("new " + n + "\n"), Replacements: 1})
+		p.Replacements++
+	}
+	return p
+}
+
+func readAll(t *testing.T, dir string, names ...string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, n := range names {
+		data, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+	}
+	return b.String()
+}
+
+func TestStagerAcceptDiscard(t *testing.T) {
+	dir := t.TempDir()
+	s := NewStager()
+	id1 := s.Stage(stagedPlan(t, dir, "a.go", "b.go"))
+	id2 := s.Stage(&Plan{})
+	if id1 != "edit_1" || id2 != "edit_2" {
+		t.Fatalf("ids = %s, %s", id1, id2)
+	}
+	if got := readAll(t, dir, "a.go", "b.go"); got != "old a.go\nold b.go\n" {
+		t.Fatalf("staging wrote files: %q", got)
+	}
+	if _, err := s.Accept(id1); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, dir, "a.go", "b.go"); got != "new a.go\nnew b.go\n" {
+		t.Errorf("after accept: %q", got)
+	}
+	fi, _ := os.Stat(filepath.Join(dir, "a.go"))
+	if fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode = %v, want 0640 kept", fi.Mode().Perm())
+	}
+	if _, err := s.Accept(id1); !errors.Is(err, ErrUnknownEdit) || !strings.Contains(err.Error(), "already accepted") {
+		t.Errorf("second accept: %v", err)
+	}
+	if err := s.Discard(id2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Discard(id2); err == nil || !strings.Contains(err.Error(), "already discarded") {
+		t.Errorf("second discard: %v", err)
+	}
+	if _, err := s.Accept("edit_9"); !errors.Is(err, ErrUnknownEdit) || !strings.Contains(err.Error(), "nothing is staged") {
+		t.Errorf("unknown id: %v", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}
+
+func TestStagerRejectsStale(t *testing.T) {
+	dir := t.TempDir()
+	s := NewStager()
+	id := s.Stage(stagedPlan(t, dir, "a.go", "b.go", "c.go"))
+	os.WriteFile(filepath.Join(dir, "b.go"), []byte("edited by hand\n"), 0o644)
+	os.Remove(filepath.Join(dir, "c.go"))
+	_, err := s.Accept(id)
+	if !errors.Is(err, ErrStale) {
+		t.Fatalf("accept = %v, want ErrStale", err)
+	}
+	for _, want := range []string{"b.go", "c.go", "edit_1", "nothing written"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "a.go") {
+		t.Errorf("error names the unchanged a.go: %v", err)
+	}
+	if got := readAll(t, dir, "a.go"); got != "old a.go\n" {
+		t.Errorf("a.go written despite rejection: %q", got)
+	}
+	if _, ok := s.Pending(id); !ok {
+		t.Error("rejected edit is no longer pending")
+	}
+}
+
+func TestApplyAllRollsBack(t *testing.T) {
+	dir := t.TempDir()
+	p := stagedPlan(t, dir, "a.go", "b.go", "c.go")
+	defer func(w func(string, []byte) error) { writeFile = w }(writeFile)
+	writeFile = func(path string, data []byte) error {
+		if strings.HasSuffix(path, "c.go") {
+			return errors.New("disk full")
+		}
+		return writeAtomic(path, data)
+	}
+	s := NewStager()
+	id := s.Stage(p)
+	_, err := s.Accept(id)
+	if err == nil || !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "restored") {
+		t.Fatalf("accept = %v", err)
+	}
+	if got := readAll(t, dir, "a.go", "b.go", "c.go"); got != "old a.go\nold b.go\nold c.go\n" {
+		t.Errorf("after failed apply: %q, want every file restored", got)
+	}
+}
+
+func TestDiff(t *testing.T) {
+	old := []byte("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\nn\no\np\n")
+	reps := []replacement{{start: 2, end: 3, text: "B1\nB2"}, {start: 28, end: 29, text: "O"}}
+	c := FileChange{Path: "x.go", Old: old, New: apply(old, reps), reps: reps, Replacements: 2}
+	p := &Plan{Changes: []FileChange{c}, Replacements: 2}
+	want := `--- a/x.go
++++ b/x.go
+@@ -1,5 +1,6 @@
+ a
+-b
++B1
++B2
+ c
+ d
+ e
+@@ -12,5 +13,5 @@
+ l
+ m
+ n
+-o
++O
+ p
+`
+	if got := p.Diff(0); got != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
+	}
+	if got := p.Diff(4); !strings.HasSuffix(got, "... diff cut: 13 more lines\n") {
+		t.Errorf("cut diff:\n%s", got)
+	}
+}

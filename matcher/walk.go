@@ -1,0 +1,142 @@
+package matcher
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Skips counts the files a search did not look at, by reason.
+type Skips struct {
+	Ignored    int      `json:"ignored,omitempty"`    // matched by .gitignore or .ignore
+	Hidden     int      `json:"hidden,omitempty"`     // hidden files and directories (skipped whole)
+	Binary     int      `json:"binary,omitempty"`     // files that look binary
+	TooLarge   int      `json:"tooLarge,omitempty"`   // files over the size cap
+	Unreadable int      `json:"unreadable,omitempty"` // files or directories that could not be read
+	Examples   []string `json:"examples,omitempty"`   // a few of the skipped paths with their reason
+}
+
+const maxSkipExamples = 5
+
+func (s *Skips) note(path, why string) {
+	if len(s.Examples) < maxSkipExamples {
+		s.Examples = append(s.Examples, path+" ("+why+")")
+	}
+}
+
+func (s *Skips) add(o Skips) {
+	s.Ignored += o.Ignored
+	s.Hidden += o.Hidden
+	s.Binary += o.Binary
+	s.TooLarge += o.TooLarge
+	s.Unreadable += o.Unreadable
+	for _, e := range o.Examples {
+		if len(s.Examples) < maxSkipExamples {
+			s.Examples = append(s.Examples, e)
+		}
+	}
+}
+
+// Total returns the number of files and directories skipped.
+func (s Skips) Total() int { return s.Ignored + s.Hidden + s.Binary + s.TooLarge + s.Unreadable }
+
+// walk lists the files under root (a file or directory) whose language is lang,
+// in lexical order. Ignore files of root's ancestors up to the repository root
+// (the directory holding .git) apply too. Symbolic links are not followed.
+func walk(root, lang string, skips *Skips) ([]string, error) {
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if fi, err = os.Stat(root); err != nil {
+				return nil, err
+			}
+			if fi.IsDir() {
+				skips.Unreadable++
+				skips.note(root, "symbolic link to a directory")
+				return nil, nil
+			}
+		}
+		return []string{root}, nil
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	var visit func(dir, absDir string, stack []*ignoreSet)
+	visit = func(dir, absDir string, stack []*ignoreSet) {
+		if set := loadIgnores(absDir); set != nil {
+			stack = append(stack[:len(stack):len(stack)], set)
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			skips.Unreadable++
+			skips.note(dir, err.Error())
+			return
+		}
+		for _, e := range ents {
+			name := e.Name()
+			isDir := e.IsDir()
+			if strings.HasPrefix(name, ".") {
+				if isDir {
+					skips.Hidden++
+				}
+				continue
+			}
+			if e.Type()&fs.ModeSymlink != 0 || !isDir && !e.Type().IsRegular() {
+				continue
+			}
+			if !isDir && langForPath(name) != lang {
+				continue
+			}
+			p, ap := filepath.Join(dir, name), filepath.Join(absDir, name)
+			if len(stack) > 0 && ignored(stack, ap, isDir) {
+				skips.Ignored++
+				continue
+			}
+			if isDir {
+				visit(p, ap, stack)
+				continue
+			}
+			files = append(files, p)
+		}
+	}
+	visit(root, absRoot, ancestorIgnores(absRoot))
+	sort.Strings(files)
+	return files, nil
+}
+
+// ancestorIgnores loads the ignore files of dir's parents up to the
+// repository root; dir's own are loaded by the walk.
+func ancestorIgnores(dir string) []*ignoreSet {
+	if exists(filepath.Join(dir, ".git")) {
+		return nil
+	}
+	var chain []string
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		chain = append(chain, d)
+		if exists(filepath.Join(d, ".git")) {
+			break
+		}
+		if filepath.Dir(d) == d {
+			return nil // no repository above: parents' ignore files do not apply
+		}
+	}
+	var stack []*ignoreSet
+	for i := len(chain) - 1; i >= 0; i-- {
+		if set := loadIgnores(chain[i]); set != nil {
+			stack = append(stack, set)
+		}
+	}
+	return stack
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

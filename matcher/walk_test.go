@@ -1,0 +1,107 @@
+package matcher
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestWalkRespectsIgnores(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		".git/HEAD":              "ref: refs/heads/main\n",
+		".gitignore":             "# build output\n/gen/\n*_gen.go\n!keep_gen.go\nvendor/\ndocs/**/*.go\n",
+		"a.go":                   "package a\n",
+		"b.py":                   "x = 1\n",
+		"x_gen.go":               "package a\n",
+		"keep_gen.go":            "package a\n",
+		"gen/g.go":               "package gen\n",
+		"sub/gen/g.go":           "package gen\n", // /gen/ is anchored: this one stays
+		"sub/vendor/v.go":        "package v\n",
+		"sub/.ignore":            "local.go\n",
+		"sub/local.go":           "package sub\n",
+		"sub/ok.go":              "package sub\n",
+		".hidden/h.go":           "package h\n",
+		"docs/a/b/c.go":          "package c\n",
+		"docs/top.txt":           "not go\n",
+		"sub/deeper/.gitignore":  "*\n!*.go\n",
+		"sub/deeper/d.go":        "package d\n",
+		"sub/deeper/notes.go.md": "x\n",
+	})
+	var sk Skips
+	files, err := walk(root, "go", &sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rel []string
+	for _, f := range files {
+		r, _ := filepath.Rel(root, f)
+		rel = append(rel, filepath.ToSlash(r))
+	}
+	want := []string{"a.go", "keep_gen.go", "sub/deeper/d.go", "sub/gen/g.go", "sub/ok.go"}
+	if !reflect.DeepEqual(rel, want) {
+		t.Errorf("walk = %v, want %v", rel, want)
+	}
+	if sk.Hidden != 2 { // .git and .hidden
+		t.Errorf("hidden = %d, want 2", sk.Hidden)
+	}
+	if sk.Ignored < 5 {
+		t.Errorf("ignored = %d, want at least 5 (%+v)", sk.Ignored, sk)
+	}
+
+	// a subdirectory walk still honours the repository's ignore files above it
+	sk = Skips{}
+	files, err = walk(filepath.Join(root, "sub"), "go", &sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 3 {
+		t.Errorf("walk(sub) = %v, want deeper/d.go, gen/g.go, ok.go", files)
+	}
+
+	// a file given explicitly is searched even when ignored
+	files, _ = walk(filepath.Join(root, "x_gen.go"), "go", &sk)
+	if len(files) != 1 {
+		t.Errorf("explicit file: %v", files)
+	}
+}
+
+func TestIgnoreGlobs(t *testing.T) {
+	tests := []struct {
+		rule, path string
+		dir, want  bool
+	}{
+		{"*.log", "a/b/c.log", false, true},
+		{"/top.txt", "top.txt", false, true},
+		{"/top.txt", "a/top.txt", false, false},
+		{"build/", "build", false, false},
+		{"build/", "x/build", true, true},
+		{"a/**/z", "a/z", false, true},
+		{"a/**/z", "a/b/c/z", false, true},
+		{"**/foo", "x/y/foo", false, true},
+		{"f[0-9].go", "f7.go", false, true},
+		{"f[!0-9].go", "f7.go", false, false},
+		{"?.go", "ab.go", false, false},
+		{"lib/**", "lib/x/y.go", false, true},
+	}
+	for _, tt := range tests {
+		set := &ignoreSet{base: "/r", rules: parseIgnore([]byte(tt.rule))}
+		if got := ignored([]*ignoreSet{set}, "/r/"+tt.path, tt.dir); got != tt.want {
+			t.Errorf("rule %q on %q (dir %v) = %v, want %v", tt.rule, tt.path, tt.dir, got, tt.want)
+		}
+	}
+}
