@@ -3,7 +3,7 @@ package matcher
 import (
 	"bytes"
 	gocontext "context"
-		"slices"
+	"slices"
 	"sort"
 	"strings"
 
