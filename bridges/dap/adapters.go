@@ -1,0 +1,331 @@
+package dap
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Transport is how tether reaches an adapter process it starts.
+type Transport string
+
+const (
+	// Stdio speaks DAP over the adapter's stdin and stdout.
+	Stdio Transport = "stdio"
+	// DialIn makes the adapter dial a unix socket tether listens on; the
+	// adapter's command names it with "${socket}" (delve: --client-addr unix:${socket}).
+	DialIn Transport = "dial-in"
+)
+
+// Adapter describes one debug adapter: where it applies (root markers, program
+// extensions), how to start it (candidate commands), and the launch and attach
+// arguments it takes. The table is data: a user can append entries or replace
+// them through Config.Adapters.
+//
+// Argument templates are JSON-like values in which these strings are replaced:
+// "${program}" (absolute program path), "${args}" (the program's arguments, as a
+// list), "${cwd}" (the run's working directory), "${interpreter}" (the first of
+// Interpreters that exists, else the adapter command's own binary), "${port}"
+// (the attach port, as a number), "${mode}" ("debug" for a source program or
+// package directory, "exec" for a built executable).
+type Adapter struct {
+	// ID names the adapter ("delve").
+	ID string
+	// Markers are glob patterns matched in the root directory ("go.mod", "*.c");
+	// one must match for the adapter to apply.
+	Markers []string
+	// Extensions are the program file extensions the adapter launches (".go").
+	Extensions []string
+	// Executables marks an adapter that launches native executables.
+	Executables bool
+	// Commands are candidate command lines, tried in order; the first whose
+	// binary exists (and passes Probe) is used. A binary is an absolute path, a
+	// path relative to the root (".venv/bin/python"), or a name looked up on
+	// PATH and then in GOBIN / GOPATH/bin.
+	Commands [][]string
+	// Probe, when set, is run as `binary Probe...`; a candidate is usable only
+	// when it exits 0 (e.g. a python that can `import debugpy`).
+	Probe []string
+	// ProbeFailure says what a failed probe means ("cannot import debugpy").
+	ProbeFailure string
+	// Transport is how the adapter is reached (Stdio by default).
+	Transport Transport
+	// Interpreters are root-relative programs preferred for "${interpreter}".
+	Interpreters []string
+	// Launch is the launch request's arguments template.
+	Launch map[string]any
+	// Attach is the attach request's arguments template; nil means the adapter
+	// cannot attach by port.
+	Attach map[string]any
+	// AttachDirect means attach connects to 127.0.0.1:port itself: the program
+	// was started with its own listening adapter or debug server.
+	AttachDirect bool
+	// EvaluateContext is the evaluate request's context ("watch" by default).
+	EvaluateContext string
+	// Install says how to get the adapter when its binary is missing.
+	Install string
+}
+
+// DefaultAdapters returns tether's adapter table: delve, debugpy, lldb, dart.
+func DefaultAdapters() []Adapter {
+	return []Adapter{
+		{
+			ID:         "delve",
+			Markers:    []string{"go.mod"},
+			Extensions: []string{".go"},
+			Commands:   [][]string{{"dlv", "dap", "--client-addr", "unix:${socket}"}},
+			Transport:  DialIn,
+			Launch: map[string]any{
+				"mode": "${mode}", "program": "${program}", "args": "${args}", "cwd": "${cwd}",
+				"outputMode": "remote",
+			},
+			Attach:       map[string]any{"mode": "remote"},
+			AttachDirect: true,
+			Install:      "go install github.com/go-delve/delve/cmd/dlv@v1.27.2",
+		},
+		{
+			ID:         "debugpy",
+			Markers:    []string{"pyproject.toml", "setup.py", "requirements.txt"},
+			Extensions: []string{".py"},
+			Commands: [][]string{
+				{".venv/bin/python", "-m", "debugpy.adapter"},
+				{"venv/bin/python", "-m", "debugpy.adapter"},
+				{"python3", "-m", "debugpy.adapter"},
+				{"python", "-m", "debugpy.adapter"},
+				{"/usr/bin/python3", "-m", "debugpy.adapter"},
+			},
+			Probe:        []string{"-c", "import debugpy"},
+			ProbeFailure: "cannot import debugpy",
+			Interpreters: []string{".venv/bin/python", "venv/bin/python"},
+			Launch: map[string]any{
+				"program": "${program}", "args": "${args}", "cwd": "${cwd}",
+				"python": []any{"${interpreter}"}, "console": "internalConsole",
+				"redirectOutput": true, "justMyCode": true,
+			},
+			Attach: map[string]any{"justMyCode": true,
+				"connect": map[string]any{"host": "127.0.0.1", "port": "${port}"}},
+			AttachDirect:    true,
+			EvaluateContext: "repl",
+			Install:         "apt-get install python3-debugpy, or pip install debugpy into the project's .venv",
+		},
+		{
+			ID:          "lldb",
+			Markers:     []string{"Cargo.toml", "CMakeLists.txt", "*.c"},
+			Extensions:  []string{".c", ".cc", ".cpp", ".rs"},
+			Executables: true,
+			Commands: [][]string{
+				{"lldb-dap"}, {"lldb-dap-19"}, {"lldb-vscode"}, {"lldb-vscode-19"},
+				{"/usr/lib/llvm-19/bin/lldb-dap"},
+			},
+			Launch: map[string]any{"program": "${program}", "args": "${args}", "cwd": "${cwd}"},
+			Attach: map[string]any{"gdb-remote-port": "${port}"},
+			// Expressions, not lldb commands.
+			EvaluateContext: "watch",
+			Install:         "apt-get install lldb-19 (provides lldb-dap-19)",
+		},
+		{
+			ID:         "dart",
+			Markers:    []string{"pubspec.yaml"},
+			Extensions: []string{".dart"},
+			Commands:   [][]string{{"dart", "debug_adapter"}},
+			Launch:     map[string]any{"program": "${program}", "args": "${args}", "cwd": "${cwd}"},
+			Install:    "install the Dart SDK (https://dart.dev/get-dart) and put dart on PATH",
+		},
+	}
+}
+
+// AdapterStatus says whether one adapter can start for a root, and why not.
+type AdapterStatus struct {
+	ID      string   `json:"id"`
+	Usable  bool     `json:"usable"`
+	Command []string `json:"command,omitempty"` // the resolved command line, when usable
+	Marker  string   `json:"marker,omitempty"`  // the root marker found
+	Reason  string   `json:"reason,omitempty"`  // why not usable
+}
+
+// resolved is an adapter ready to start for one root.
+type resolved struct {
+	Adapter
+	argv        []string // command with the binary resolved
+	interpreter string
+}
+
+// checkAdapter applies the intersection rule: a root marker must exist AND a
+// candidate command must be found (and pass its probe).
+func checkAdapter(ctx context.Context, a Adapter, root string) (AdapterStatus, *resolved) {
+	st := AdapterStatus{ID: a.ID}
+	var reasons []string
+	st.Marker = findMarker(a.Markers, root)
+	if st.Marker == "" && len(a.Markers) > 0 {
+		reasons = append(reasons, fmt.Sprintf("marker missing: none of %s in %s", strings.Join(a.Markers, ", "), root))
+	}
+	argv, why := findCommand(ctx, a, root)
+	if argv == nil {
+		reasons = append(reasons, why)
+	}
+	if len(reasons) > 0 {
+		st.Reason = strings.Join(reasons, "; ")
+		return st, nil
+	}
+	st.Usable = true
+	st.Command = argv
+	r := &resolved{Adapter: a, argv: argv, interpreter: argv[0]}
+	for _, p := range a.Interpreters {
+		if abs := filepath.Join(root, p); isExecutable(abs) {
+			r.interpreter = abs
+			break
+		}
+	}
+	return st, r
+}
+
+func findMarker(markers []string, root string) string {
+	for _, m := range markers {
+		matches, _ := filepath.Glob(filepath.Join(root, m))
+		for _, p := range matches {
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+				return filepath.Base(p)
+			}
+		}
+	}
+	return ""
+}
+
+// findCommand returns the first usable candidate command line, or why none is.
+func findCommand(ctx context.Context, a Adapter, root string) ([]string, string) {
+	var tried, failedProbe []string
+	for _, cand := range a.Commands {
+		if len(cand) == 0 {
+			continue
+		}
+		bin := lookBinary(cand[0], root)
+		tried = append(tried, cand[0])
+		if bin == "" {
+			continue
+		}
+		if len(a.Probe) > 0 && !probe(ctx, bin, a.Probe, root) {
+			failedProbe = append(failedProbe, bin)
+			continue
+		}
+		return append([]string{bin}, cand[1:]...), ""
+	}
+	why := fmt.Sprintf("binary missing: none of %s found", strings.Join(dedupe(tried), ", "))
+	if len(failedProbe) > 0 {
+		pf := a.ProbeFailure
+		if pf == "" {
+			pf = "failed its check " + strings.Join(a.Probe, " ")
+		}
+		why = fmt.Sprintf("binary missing: %s %s", strings.Join(failedProbe, ", "), pf)
+	}
+	if a.Install != "" {
+		why += "; " + a.Install
+	}
+	return nil, why
+}
+
+func probe(ctx context.Context, bin string, args []string, root string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = root
+	return cmd.Run() == nil
+}
+
+// lookBinary resolves a command's binary: absolute, root-relative (contains a
+// slash), or a name on PATH, GOBIN or GOPATH/bin.
+func lookBinary(name, root string) string {
+	switch {
+	case filepath.IsAbs(name):
+		if isExecutable(name) {
+			return name
+		}
+		return ""
+	case strings.ContainsRune(name, '/'):
+		p := filepath.Join(root, name)
+		if isExecutable(p) {
+			return p
+		}
+		return ""
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+		return p
+	}
+	var dirs []string
+	if gobin := os.Getenv("GOBIN"); gobin != "" {
+		dirs = append(dirs, gobin)
+	}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			gopath = filepath.Join(home, "go")
+		}
+	}
+	for _, gp := range filepath.SplitList(gopath) {
+		dirs = append(dirs, filepath.Join(gp, "bin"))
+	}
+	for _, d := range dirs {
+		if p := filepath.Join(d, name); isExecutable(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// expand replaces the template placeholders in v.
+func expand(v any, vars map[string]any) any {
+	switch t := v.(type) {
+	case string:
+		if val, ok := vars[t]; ok {
+			return val
+		}
+		for k, val := range vars {
+			if s, ok := val.(string); ok {
+				t = strings.ReplaceAll(t, k, s)
+			}
+		}
+		return t
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = expand(x, vars)
+		}
+		return out
+	case []string:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = expand(x, vars)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = expand(x, vars)
+		}
+		return out
+	}
+	return v
+}

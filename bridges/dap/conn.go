@@ -1,0 +1,247 @@
+package dap
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	godap "github.com/google/go-dap"
+)
+
+// conn is the protocol layer: DAP base-protocol framing (go-dap's reader and
+// writer) plus request/response correlation by sequence number. Responses are
+// kept raw and decoded by the caller into the go-dap type it expects, so an
+// adapter's extension events or unusual bodies never break the read loop.
+type conn struct {
+	rwc io.ReadWriteCloser
+	r   *bufio.Reader
+
+	wmu sync.Mutex // serializes writes and seq allocation
+	seq int
+
+	mu      sync.Mutex
+	pending map[int]chan rawMessage
+	closed  bool
+	err     error // why the read loop ended
+
+	onEvent   func(name string, body json.RawMessage)
+	onRequest func(command string) // a reverse request the adapter sent
+	done      chan struct{}
+}
+
+// rawMessage is the header of any DAP message plus its raw bytes.
+type rawMessage struct {
+	Seq        int             `json:"seq"`
+	Type       string          `json:"type"`
+	Command    string          `json:"command"`
+	Event      string          `json:"event"`
+	RequestSeq int             `json:"request_seq"`
+	Success    bool            `json:"success"`
+	Message    string          `json:"message"`
+	Body       json.RawMessage `json:"body"`
+	data       []byte
+}
+
+// errClosed is returned by requests once the connection has gone away.
+var errClosed = errors.New("dap: connection to the adapter is closed")
+
+func newConn(rwc io.ReadWriteCloser, onEvent func(string, json.RawMessage), onRequest func(string)) *conn {
+	c := &conn{
+		rwc:       rwc,
+		r:         bufio.NewReaderSize(rwc, 64<<10),
+		pending:   map[int]chan rawMessage{},
+		onEvent:   onEvent,
+		onRequest: onRequest,
+		done:      make(chan struct{}),
+	}
+	go c.readLoop()
+	return c
+}
+
+func (c *conn) readLoop() {
+	var err error
+	defer func() {
+		c.mu.Lock()
+		c.closed = true
+		if err == nil || errors.Is(err, io.EOF) {
+			err = errClosed
+		}
+		c.err = err
+		for _, ch := range c.pending {
+			close(ch)
+		}
+		c.pending = map[int]chan rawMessage{}
+		c.mu.Unlock()
+		close(c.done)
+	}()
+	for {
+		var data []byte
+		data, err = godap.ReadBaseMessage(c.r)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
+				err = fmt.Errorf("dap: reading from the adapter: %w", err)
+			}
+			return
+		}
+		var m rawMessage
+		if jerr := json.Unmarshal(data, &m); jerr != nil {
+			// A frame that is not JSON: skip it, the next may be fine.
+			continue
+		}
+		m.data = data
+		switch m.Type {
+		case "response":
+			c.mu.Lock()
+			ch := c.pending[m.RequestSeq]
+			delete(c.pending, m.RequestSeq)
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+		case "event":
+			if c.onEvent != nil {
+				c.onEvent(m.Event, m.Body)
+			}
+		case "request":
+			// Reverse requests (runInTerminal, startDebugging): tether runs
+			// every debuggee in the adapter's own console, so refuse them.
+			if c.onRequest != nil {
+				c.onRequest(m.Command)
+			}
+			resp := &godap.Response{
+				ProtocolMessage: godap.ProtocolMessage{Type: "response"},
+				RequestSeq:      m.Seq,
+				Command:         m.Command,
+				Message:         "not supported by tether",
+			}
+			go func() { _ = c.write(resp, func(seq int) { resp.Seq = seq }) }()
+		}
+	}
+}
+
+// write assigns the next sequence number (through setSeq) and sends msg.
+func (c *conn) write(msg godap.Message, setSeq func(int)) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.seq++
+	setSeq(c.seq)
+	return godap.WriteProtocolMessage(c.rwc, msg)
+}
+
+// request is a DAP request with arbitrary arguments.
+type request struct {
+	godap.Request
+	Arguments any `json:"arguments,omitempty"`
+}
+
+// call sends a request and waits for its response. On success and a non-nil
+// out, the whole response message is decoded into out (a go-dap response type).
+// When ctx ends first, a cancel request is sent and ctx's error returned.
+func (c *conn) call(ctx context.Context, command string, args any, out any) error {
+	ch, seq, err := c.send(command, args)
+	if err != nil {
+		return err
+	}
+	return c.wait(ctx, command, seq, ch, out)
+}
+
+// send sends a request without waiting; wait collects its response.
+func (c *conn) send(command string, args any) (chan rawMessage, int, error) {
+	req := &request{Request: godap.Request{ProtocolMessage: godap.ProtocolMessage{Type: "request"}, Command: command}, Arguments: args}
+	ch := make(chan rawMessage, 1)
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.seq++
+	req.Seq = c.seq
+	c.mu.Lock()
+	if c.closed {
+		err := c.err
+		c.mu.Unlock()
+		return nil, 0, err
+	}
+	c.pending[req.Seq] = ch
+	c.mu.Unlock()
+	if err := godap.WriteProtocolMessage(c.rwc, req); err != nil {
+		c.mu.Lock()
+		delete(c.pending, req.Seq)
+		c.mu.Unlock()
+		return nil, 0, fmt.Errorf("dap: sending %s: %w", command, err)
+	}
+	return ch, req.Seq, nil
+}
+
+func (c *conn) wait(ctx context.Context, command string, seq int, ch chan rawMessage, out any) error {
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return c.closeErr()
+		}
+		if !m.Success {
+			return responseError(command, m)
+		}
+		if out != nil {
+			if err := json.Unmarshal(m.data, out); err != nil {
+				return fmt.Errorf("dap: %s: the adapter's response does not decode: %w", command, err)
+			}
+		}
+		return nil
+	case <-ctx.Done():
+		c.mu.Lock()
+		delete(c.pending, seq)
+		c.mu.Unlock()
+		if command != "cancel" {
+			_, _, _ = c.send("cancel", &godap.CancelArguments{RequestId: seq})
+		}
+		return fmt.Errorf("dap: %s: %w", command, ctx.Err())
+	}
+}
+
+func (c *conn) closeErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return c.err
+	}
+	return errClosed
+}
+
+// close closes the transport; the read loop then ends.
+func (c *conn) close() error { return c.rwc.Close() }
+
+// responseError turns a failed response into an error carrying the adapter's
+// message and, when present, its detailed error format.
+func responseError(command string, m rawMessage) error {
+	var body godap.ErrorResponseBody
+	_ = json.Unmarshal(m.Body, &body)
+	msg := m.Message
+	if body.Error != nil && body.Error.Format != "" {
+		detail := body.Error.Format
+		for k, v := range body.Error.Variables {
+			detail = strings.ReplaceAll(detail, "{"+k+"}", v)
+		}
+		if msg == "" || msg == command {
+			msg = detail
+		} else if detail != msg {
+			msg += ": " + detail
+		}
+	}
+	if msg == "" {
+		msg = "failed without a message"
+	}
+	return &AdapterError{Command: command, Message: msg}
+}
+
+// AdapterError is a request the debug adapter answered with a failure.
+type AdapterError struct {
+	Command string // the DAP request, e.g. "evaluate"
+	Message string // the adapter's own message
+}
+
+func (e *AdapterError) Error() string {
+	return fmt.Sprintf("dap: %s: the adapter says: %s", e.Command, e.Message)
+}

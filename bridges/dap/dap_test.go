@@ -1,0 +1,500 @@
+package dap_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// do runs one op and fails the test on error.
+func do(t *testing.T, sv *dap.Supervisor, conv, root string, req dap.Request) *dap.Reply {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	r, err := sv.Do(ctx, conv, root, req)
+	if err != nil {
+		t.Fatalf("%s: %v", req.Op, err)
+	}
+	t.Logf("%s:\n%s", req.Op, r.Text)
+	return r
+}
+
+// doErr runs one op that must fail and returns its error text.
+func doErr(t *testing.T, sv *dap.Supervisor, conv, root string, req dap.Request) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	r, err := sv.Do(ctx, conv, root, req)
+	if err == nil {
+		t.Fatalf("%s: want an error, got:\n%s", req.Op, r.Text)
+	}
+	t.Logf("%s (error): %v", req.Op, err)
+	return err.Error()
+}
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	// Resolve symlinks so adapter-reported paths compare equal.
+	dir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// procsIn lists live processes whose cwd or command line is inside dir.
+func procsIn(dir string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		pid := e.Name()
+		if pid[0] < '0' || pid[0] > '9' {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			continue
+		}
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && len(stat) > i+2 && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
+			continue
+		}
+		cwd, _ := os.Readlink("/proc/" + pid + "/cwd")
+		cmd, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		cmdline := strings.ReplaceAll(string(cmd), "\x00", " ")
+		if cwd == dir || strings.HasPrefix(cwd, dir+"/") || strings.Contains(cmdline, dir) {
+			out = append(out, pid+" "+cmdline)
+		}
+	}
+	return out
+}
+
+// requireNoProcs fails when a process is still running in dir. Killed
+// processes can take a moment to leave the table; that is polled, not timed.
+func requireNoProcs(t *testing.T, dir string) {
+	t.Helper()
+	var left []string
+	for i := 0; i < 100; i++ {
+		if left = procsIn(dir); len(left) == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("processes left behind in %s:\n%s", dir, strings.Join(left, "\n"))
+}
+
+func python(t *testing.T) string {
+	t.Helper()
+	// Debian's python3 carries python3-debugpy; a python first on PATH may not.
+	for _, p := range []string{"/usr/bin/python3", testenv.LookPath("python3")} {
+		if p != "" && exec.Command(p, "-c", "import debugpy").Run() == nil {
+			return p
+		}
+	}
+	testenv.Missing(t, "a python3 that can import debugpy (python3-debugpy)")
+	return ""
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func findVar(t *testing.T, vars []dap.Variable, name string) dap.Variable {
+	t.Helper()
+	for _, v := range vars {
+		if v.Name == name {
+			return v
+		}
+	}
+	t.Fatalf("no variable %q in %+v", name, vars)
+	return dap.Variable{}
+}
+
+// scenario is the Done-when walk through one adapter: breakpoint, launch,
+// stop there, stack, scopes, a variable's value, evaluate, step, continue to
+// exit, output.
+type scenario struct {
+	files      map[string]string
+	prepare    func(t *testing.T, root string) // build step
+	program    string
+	bpFile     string
+	bpLine     int
+	stopName   string // function of the top frame at the breakpoint
+	varName    string
+	varValue   string
+	expr       string
+	exprValue  string
+	stepLine   int // line after step_over
+	wantOutput string
+}
+
+func runScenario(t *testing.T, sc scenario) {
+	root := writeFiles(t, sc.files)
+	if sc.prepare != nil {
+		sc.prepare(t, root)
+	}
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	const conv = "c1"
+
+	bp := do(t, sv, conv, root, dap.Request{Op: "breakpoints", File: sc.bpFile, Lines: []int{sc.bpLine}})
+	if len(bp.Breakpoints) != 1 || !bp.Breakpoints[0].Pending {
+		t.Fatalf("breakpoint before launch should be pending: %+v", bp.Breakpoints)
+	}
+	l := do(t, sv, conv, root, dap.Request{Op: "launch", Program: sc.program})
+	if l.Stop == nil {
+		t.Fatalf("launch did not stop at the breakpoint:\n%s", l.Text)
+	}
+	if l.Stop.Line != sc.bpLine || filepath.Base(l.Stop.File) != sc.bpFile {
+		t.Fatalf("stopped at %s:%d, want %s:%d", l.Stop.File, l.Stop.Line, sc.bpFile, sc.bpLine)
+	}
+	if l.Stop.Source == "" || len(l.Stop.Frames) == 0 {
+		t.Fatalf("a stop must carry its source line and top frames: %+v", l.Stop)
+	}
+	if len(l.Breakpoints) != 1 || !l.Breakpoints[0].Verified {
+		t.Fatalf("breakpoint not verified at launch: %+v", l.Breakpoints)
+	}
+
+	st := do(t, sv, conv, root, dap.Request{Op: "stack"})
+	if len(st.Frames) == 0 || !strings.Contains(st.Frames[0].Name, sc.stopName) {
+		t.Fatalf("top frame %+v, want %s", st.Frames, sc.stopName)
+	}
+	th := do(t, sv, conv, root, dap.Request{Op: "threads"})
+	if len(th.Threads) == 0 {
+		t.Fatal("no threads")
+	}
+	scopes := do(t, sv, conv, root, dap.Request{Op: "scopes", FrameID: st.Frames[0].ID})
+	if len(scopes.Scopes) == 0 {
+		t.Fatal("no scopes")
+	}
+	vars := do(t, sv, conv, root, dap.Request{Op: "variables", Reference: scopes.Scopes[0].Reference})
+	if v := findVar(t, vars.Variables, sc.varName); v.Value != sc.varValue {
+		t.Fatalf("%s = %q, want %q", sc.varName, v.Value, sc.varValue)
+	}
+	ev := do(t, sv, conv, root, dap.Request{Op: "evaluate", Expression: sc.expr, FrameID: st.Frames[0].ID})
+	if ev.Value == nil || ev.Value.Value != sc.exprValue {
+		t.Fatalf("evaluate %s = %+v, want %s", sc.expr, ev.Value, sc.exprValue)
+	}
+	step := do(t, sv, conv, root, dap.Request{Op: "step_over"})
+	if step.Stop == nil || step.Stop.Line != sc.stepLine {
+		t.Fatalf("step_over: %+v, want a stop at line %d", step.Stop, sc.stepLine)
+	}
+	status := do(t, sv, conv, root, dap.Request{Op: "status"})
+	if status.Stop == nil || status.Stop.Line != sc.stepLine {
+		t.Fatalf("status after step: %+v", status.Stop)
+	}
+	cont := do(t, sv, conv, root, dap.Request{Op: "continue"})
+	if cont.Exited == nil {
+		t.Fatalf("continue did not run to the end:\n%s", cont.Text)
+	}
+	out := do(t, sv, conv, root, dap.Request{Op: "output"})
+	if !strings.Contains(out.Output, sc.wantOutput) {
+		t.Fatalf("output %q lacks %q", out.Output, sc.wantOutput)
+	}
+	requireNoProcs(t, root)
+}
+
+const goProgram = `package main
+
+import "fmt"
+
+func add(a, b int) int {
+	return a + b
+}
+
+func main() {
+	x := 41
+	y := add(x, 1)
+	fmt.Println("hello", y)
+}
+`
+
+func TestDelve(t *testing.T) {
+	testenv.RequireBinary(t, "dlv")
+	testenv.RequireBinary(t, "go")
+	runScenario(t, scenario{
+		files:   map[string]string{"go.mod": "module hello\n\ngo 1.21\n", "main.go": goProgram},
+		program: ".", bpFile: "main.go", bpLine: 11, stopName: "main.main",
+		varName: "x", varValue: "41", expr: "x + 1", exprValue: "42",
+		stepLine: 12, wantOutput: "hello 42",
+	})
+}
+
+const pyProgram = `def add(a, b):
+    return a + b
+
+
+def main():
+    x = 41
+    y = add(x, 1)
+    print("hello", y)
+
+
+main()
+`
+
+func TestDebugpy(t *testing.T) {
+	python(t)
+	runScenario(t, scenario{
+		files:   map[string]string{"requirements.txt": "", "main.py": pyProgram},
+		program: "main.py", bpFile: "main.py", bpLine: 7, stopName: "main",
+		varName: "x", varValue: "41", expr: "x + 1", exprValue: "42",
+		stepLine: 8, wantOutput: "hello 42",
+	})
+}
+
+const cProgram = `#include <stdio.h>
+
+int add(int a, int b) { return a + b; }
+
+int main(void) {
+	int x = 41;
+	int y = add(x, 1);
+	printf("hello %d\n", y);
+	return 0;
+}
+`
+
+func TestLLDB(t *testing.T) {
+	if testenv.LookPath("lldb-dap") == "" && testenv.LookPath("lldb-dap-19") == "" {
+		testenv.Missing(t, "lldb-dap (lldb-19)")
+	}
+	cc := testenv.RequireBinary(t, "gcc")
+	runScenario(t, scenario{
+		files: map[string]string{"main.c": cProgram},
+		prepare: func(t *testing.T, root string) {
+			cmd := exec.Command(cc, "-g", "-O0", "-o", "hello", "main.c")
+			cmd.Dir = root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("gcc: %v\n%s", err, out)
+			}
+		},
+		program: "hello", bpFile: "main.c", bpLine: 7, stopName: "main",
+		varName: "x", varValue: "41", expr: "x + 1", exprValue: "42",
+		stepLine: 8, wantOutput: "hello 42",
+	})
+}
+
+const pyLoop = `import time
+
+
+def main():
+    n = 0
+    while True:
+        n += 1
+        time.sleep(0.05)
+
+
+main()
+`
+
+// TestSessionRules: a second launch is refused with the live session's
+// description, terminate leaves no process behind, and a short TTL ends the
+// session and the next call says why.
+func TestSessionRules(t *testing.T) {
+	python(t)
+	root := writeFiles(t, map[string]string{"pyproject.toml": "", "loop.py": pyLoop})
+	ttl := 4 * time.Second
+	sv := dap.NewSupervisor(dap.Config{TTL: ttl})
+	defer sv.Close()
+
+	do(t, sv, "a", root, dap.Request{Op: "breakpoints", File: "loop.py", Lines: []int{7}})
+	l := do(t, sv, "a", root, dap.Request{Op: "launch", Program: "loop.py"})
+	if l.Stop == nil || l.Stop.Line != 7 {
+		t.Fatalf("launch: %+v", l.Stop)
+	}
+	if len(procsIn(root)) == 0 {
+		t.Fatal("no adapter or debuggee process found in the process table while a session is live")
+	}
+	msg := doErr(t, sv, "a", root, dap.Request{Op: "launch", Program: "loop.py"})
+	if !strings.Contains(msg, "already live") || !strings.Contains(msg, "debugpy session (launch loop.py") {
+		t.Fatalf("second launch refusal should describe the live session: %s", msg)
+	}
+	msg = doErr(t, sv, "a", root, dap.Request{Op: "attach", Port: 1})
+	if !strings.Contains(msg, "already live") {
+		t.Fatalf("attach while live: %s", msg)
+	}
+	// Another conversation has its own session slot.
+	do(t, sv, "b", root, dap.Request{Op: "status"})
+
+	term := do(t, sv, "a", root, dap.Request{Op: "terminate"})
+	if !strings.Contains(term.Text, "terminated") {
+		t.Fatal(term.Text)
+	}
+	requireNoProcs(t, root)
+
+	// TTL: launch again, let the TTL pass, and the next call says why.
+	l = do(t, sv, "a", root, dap.Request{Op: "launch", Program: "loop.py"})
+	if l.Stop == nil {
+		t.Fatalf("relaunch: %s", l.Text)
+	}
+	time.Sleep(ttl)
+	var st *dap.Reply
+	for i := 0; i < 100; i++ {
+		st = do(t, sv, "a", root, dap.Request{Op: "status"})
+		if strings.Contains(st.Text, "TTL") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(st.Text, "TTL of 4s expired") {
+		t.Fatalf("status after the TTL: %s", st.Text)
+	}
+	msg = doErr(t, sv, "a", root, dap.Request{Op: "stack"})
+	if !strings.Contains(msg, "TTL of 4s expired") {
+		t.Fatalf("the next call should say the TTL ended the session: %s", msg)
+	}
+	requireNoProcs(t, root)
+}
+
+func TestAdapters(t *testing.T) {
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	root := writeFiles(t, map[string]string{"pubspec.yaml": "name: x\n", "go.mod": "module x\n"})
+	r := do(t, sv, "c", root, dap.Request{Op: "adapters"})
+	byID := map[string]dap.AdapterStatus{}
+	for _, a := range r.Adapters {
+		byID[a.ID] = a
+	}
+	if d := byID["dart"]; d.Usable || !strings.Contains(d.Reason, "binary missing") || !strings.Contains(d.Reason, "dart") {
+		t.Fatalf("dart should be unavailable with the reason: %+v", d)
+	}
+	if d := byID["debugpy"]; d.Usable || !strings.Contains(d.Reason, "marker missing") {
+		t.Fatalf("debugpy without a marker: %+v", d)
+	}
+	if testenv.LookPath("dlv") != "" {
+		if d := byID["delve"]; !d.Usable || d.Marker != "go.mod" {
+			t.Fatalf("delve with go.mod and dlv installed: %+v", d)
+		}
+	}
+	if !strings.Contains(r.Text, "dart: unavailable") {
+		t.Fatal(r.Text)
+	}
+	// Launching through an unusable adapter says why.
+	if err := os.WriteFile(filepath.Join(root, "main.dart"), []byte("void main() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	msg := doErr(t, sv, "c", root, dap.Request{Op: "launch", Program: "main.dart"})
+	if !strings.Contains(msg, "dart adapter cannot start") {
+		t.Fatal(msg)
+	}
+}
+
+// TestDebugpyPrefersVenv: a project's .venv python is used for the program
+// even when the adapter itself runs from another python.
+func TestDebugpyPrefersVenv(t *testing.T) {
+	py := python(t)
+	root := writeFiles(t, map[string]string{"setup.py": "", "main.py": "import sys\nprint(sys.prefix)\n"})
+	cmd := exec.Command(py, "-m", "venv", "--system-site-packages", "--without-pip", filepath.Join(root, ".venv"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		testenv.Missing(t, fmt.Sprintf("python3 -m venv (python3-venv): %v %s", err, out))
+	}
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	r := do(t, sv, "c", root, dap.Request{Op: "adapters"})
+	for _, a := range r.Adapters {
+		if a.ID == "debugpy" && (!a.Usable || a.Command[0] != filepath.Join(root, ".venv/bin/python")) {
+			t.Fatalf("debugpy should run from the project's .venv: %+v", a)
+		}
+	}
+	l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: "main.py"})
+	if l.Exited == nil {
+		t.Fatalf("launch without breakpoints should run to the end: %s", l.Text)
+	}
+	out := do(t, sv, "c", root, dap.Request{Op: "output"})
+	if !strings.Contains(out.Output, filepath.Join(root, ".venv")) {
+		t.Fatalf("the program did not run in the project's venv: %q", out.Output)
+	}
+	requireNoProcs(t, root)
+}
+
+func TestAttachDebugpy(t *testing.T) {
+	py := python(t)
+	root := writeFiles(t, map[string]string{"requirements.txt": "", "loop.py": pyLoop})
+	port := freePort(t)
+	cmd := exec.Command(py, "-m", "debugpy", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--wait-for-client", "loop.py")
+	cmd.Dir = root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, dap.Request{Op: "breakpoints", File: "loop.py", Lines: []int{7}})
+	a := do(t, sv, "c", root, dap.Request{Op: "attach", Port: port})
+	if a.Stop == nil || a.Stop.Line != 7 {
+		t.Fatalf("attach should stop at the breakpoint: %s", a.Text)
+	}
+	ev := do(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "n >= 0"})
+	if ev.Value == nil || ev.Value.Value != "True" {
+		t.Fatalf("evaluate: %+v", ev.Value)
+	}
+	term := do(t, sv, "c", root, dap.Request{Op: "terminate"})
+	if !strings.Contains(term.Text, "detached") {
+		t.Fatal(term.Text)
+	}
+	// Detaching leaves the program it did not start running.
+	if syscall.Kill(cmd.Process.Pid, 0) != nil {
+		t.Fatal("the attached program should keep running after terminate detaches")
+	}
+}
+
+func TestAttachDelve(t *testing.T) {
+	dlv := testenv.RequireBinary(t, "dlv")
+	goBin := testenv.RequireBinary(t, "go")
+	root := writeFiles(t, map[string]string{"go.mod": "module hello\n\ngo 1.21\n", "main.go": goProgram})
+	build := exec.Command(goBin, "build", "-gcflags=all=-N -l", "-o", "hello", ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	port := freePort(t)
+	cmd := exec.Command(dlv, "exec", "--headless", "--accept-multiclient", "--api-version=2",
+		"--listen", fmt.Sprintf("127.0.0.1:%d", port), "./hello")
+	cmd.Dir = root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, dap.Request{Op: "breakpoints", File: "main.go", Lines: []int{11}})
+	a := do(t, sv, "c", root, dap.Request{Op: "attach", Port: port})
+	if a.Stop == nil || a.Stop.Line != 11 {
+		t.Fatalf("attach should stop at the breakpoint: %s", a.Text)
+	}
+	ev := do(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "x"})
+	if ev.Value == nil || ev.Value.Value != "41" {
+		t.Fatalf("evaluate: %+v", ev.Value)
+	}
+	do(t, sv, "c", root, dap.Request{Op: "terminate"})
+}

@@ -1,0 +1,96 @@
+package dap
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// outputBuf keeps the bounded tail of the debuggee's stdout and stderr, in
+// arrival order, and counts what it dropped.
+type outputBuf struct {
+	mu      sync.Mutex
+	limit   int
+	chunks  []outChunk
+	size    int
+	dropped int
+}
+
+type outChunk struct {
+	stream string
+	text   string
+}
+
+func newOutputBuf(limit int) *outputBuf { return &outputBuf{limit: limit} }
+
+func (o *outputBuf) add(stream, text string) {
+	if text == "" {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if n := len(o.chunks); n > 0 && o.chunks[n-1].stream == stream {
+		o.chunks[n-1].text += text
+	} else {
+		o.chunks = append(o.chunks, outChunk{stream, text})
+	}
+	o.size += len(text)
+	for o.size > o.limit && len(o.chunks) > 0 {
+		over := o.size - o.limit
+		c := &o.chunks[0]
+		if len(c.text) <= over {
+			o.size -= len(c.text)
+			o.dropped += len(c.text)
+			o.chunks = o.chunks[1:]
+			continue
+		}
+		c.text = c.text[over:]
+		o.size -= over
+		o.dropped += over
+	}
+}
+
+// render returns the kept output, a header line per stream switch, and how
+// many bytes were dropped from the front.
+func (o *outputBuf) render() (string, int, int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var b strings.Builder
+	for _, c := range o.chunks {
+		fmt.Fprintf(&b, "--- %s ---\n", c.stream)
+		b.WriteString(c.text)
+		if !strings.HasSuffix(c.text, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String(), o.size, o.dropped
+}
+
+// tailWriter is an io.Writer that keeps the last limit bytes written (an
+// adapter's stderr, for error messages).
+type tailWriter struct {
+	mu    sync.Mutex
+	limit int
+	buf   []byte
+	onAdd func(string)
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.limit {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.limit:]...)
+	}
+	f := t.onAdd
+	t.mu.Unlock()
+	if f != nil {
+		f(string(p))
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
+}

@@ -1,0 +1,127 @@
+package dap
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// procEntry is one row of the process table.
+type procEntry struct {
+	ppid, pgid int
+	state      byte
+}
+
+// processTable reads /proc: pid -> parent, process group and state. On a
+// system without /proc it returns an empty table (then only process groups
+// are killed).
+func processTable() map[int]procEntry {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	table := make(map[int]procEntry, len(ents))
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if pe, ok := readStat(pid); ok {
+			table[pid] = pe
+		}
+	}
+	return table
+}
+
+func readStat(pid int) (procEntry, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procEntry{}, false
+	}
+	// pid (comm) state ppid pgrp ...; comm may contain spaces and parens.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return procEntry{}, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 3 {
+		return procEntry{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	pgid, _ := strconv.Atoi(f[2])
+	return procEntry{ppid: ppid, pgid: pgid, state: f[0][0]}, true
+}
+
+// processAlive reports whether pid exists and is not a zombie.
+func processAlive(pid int) bool {
+	if pe, ok := readStat(pid); ok {
+		return pe.state != 'Z' && pe.state != 'X'
+	}
+	if _, err := os.Stat("/proc"); err == nil {
+		return false
+	}
+	return syscall.Kill(pid, 0) == nil
+}
+
+// killTree kills the given processes, every descendant of them, and every
+// member of their process groups, until none is left alive. Descendants are
+// collected before anything is killed so that orphans reparented to init are
+// still known. Our own process group is never signalled.
+func killTree(roots ...int) {
+	self := os.Getpid()
+	selfPgid, _ := syscall.Getpgid(0)
+	known := map[int]bool{}
+	pgids := map[int]bool{}
+	for _, p := range roots {
+		if p > 1 && p != self {
+			known[p] = true
+		}
+	}
+	if len(known) == 0 {
+		return
+	}
+	for round := 0; round < 50; round++ {
+		table := processTable()
+		// Grow the set: children of known processes, members of known groups.
+		for grew := true; grew; {
+			grew = false
+			for pid, pe := range table {
+				if known[pid] || pid == self || pid <= 1 {
+					continue
+				}
+				if known[pe.ppid] || (pgids[pe.pgid] && pe.pgid != selfPgid) {
+					known[pid] = true
+					grew = true
+				}
+			}
+			for pid := range known {
+				if pe, ok := table[pid]; ok && pe.pgid > 1 && pe.pgid != selfPgid && !pgids[pe.pgid] {
+					pgids[pe.pgid] = true
+					grew = true
+				}
+			}
+		}
+		alive := 0
+		for pid := range known {
+			if pe, ok := table[pid]; ok && pe.state != 'Z' && pe.state != 'X' {
+				alive++
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			} else if table == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		for g := range pgids {
+			_ = syscall.Kill(-g, syscall.SIGKILL)
+		}
+		if alive == 0 && table != nil {
+			return
+		}
+		if table == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

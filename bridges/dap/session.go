@@ -1,0 +1,606 @@
+package dap
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	godap "github.com/google/go-dap"
+)
+
+// session is one live debug session: an adapter process (or a direct
+// connection), the DAP connection, and the state its events describe.
+type session struct {
+	adapter  *resolved
+	root     string
+	kind     string // "launch" or "attach"
+	program  string
+	args     []string
+	port     int
+	started  time.Time
+	deadline time.Time
+
+	cmd      *exec.Cmd // nil for a direct attach
+	procDone chan struct{}
+	stderr   *tailWriter
+	sockDir  string
+	c        *conn
+	caps     godap.Capabilities
+	out      *outputBuf
+	console  *tailWriter // adapter console messages
+
+	initOnce    sync.Once
+	initialized chan struct{}
+
+	mu          sync.Mutex
+	changed     chan struct{} // closed and replaced on every state change
+	running     bool
+	stop        *godap.StoppedEventBody
+	stopSeq     int
+	exited      bool
+	exitCode    int
+	terminated  bool
+	debuggeePID int
+	lastThread  int
+	bpEvents    map[int]godap.Breakpoint
+}
+
+// title names the session: adapter, what it debugs, when it started and ends.
+func (s *session) title() string {
+	what := s.program
+	if s.kind == "attach" {
+		what = fmt.Sprintf("port %d", s.port)
+	}
+	return fmt.Sprintf("%s session (%s %s, started %s, ends by TTL at %s)", s.adapter.ID, s.kind, what,
+		s.started.UTC().Format("15:04:05"), s.deadline.UTC().Format("15:04:05"))
+}
+
+// describe is title plus the session's state.
+func (s *session) describe() string {
+	d := s.title()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.terminated || s.exited:
+		d += ", program ended"
+	case s.stop != nil && !s.running:
+		d += fmt.Sprintf(", stopped (%s) on thread %d", s.stop.Reason, s.stop.ThreadId)
+	default:
+		d += ", running"
+	}
+	return d
+}
+
+// notify wakes waiters; the caller holds s.mu.
+func (s *session) notify() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func (s *session) onEvent(name string, body json.RawMessage) {
+	switch name {
+	case "initialized":
+		s.initOnce.Do(func() { close(s.initialized) })
+	case "output":
+		var b godap.OutputEventBody
+		if json.Unmarshal(body, &b) != nil {
+			return
+		}
+		switch b.Category {
+		case "stdout", "stderr":
+			s.out.add(b.Category, b.Output)
+		case "telemetry":
+		default:
+			_, _ = s.console.Write([]byte(b.Output))
+		}
+	case "stopped":
+		var b godap.StoppedEventBody
+		if json.Unmarshal(body, &b) != nil {
+			return
+		}
+		s.mu.Lock()
+		s.stop = &b
+		s.running = false
+		s.stopSeq++
+		if b.ThreadId != 0 {
+			s.lastThread = b.ThreadId
+		}
+		s.notify()
+		s.mu.Unlock()
+	case "continued":
+		s.mu.Lock()
+		s.running = true
+		s.notify()
+		s.mu.Unlock()
+	case "exited":
+		var b godap.ExitedEventBody
+		_ = json.Unmarshal(body, &b)
+		s.mu.Lock()
+		s.exited = true
+		s.exitCode = b.ExitCode
+		s.notify()
+		s.mu.Unlock()
+	case "terminated":
+		s.mu.Lock()
+		s.terminated = true
+		s.notify()
+		s.mu.Unlock()
+	case "process":
+		var b godap.ProcessEventBody
+		if json.Unmarshal(body, &b) == nil && b.SystemProcessId > 0 {
+			s.mu.Lock()
+			s.debuggeePID = b.SystemProcessId
+			s.mu.Unlock()
+		}
+	case "breakpoint":
+		var b godap.BreakpointEventBody
+		if json.Unmarshal(body, &b) == nil && b.Breakpoint.Id != 0 {
+			s.mu.Lock()
+			if b.Reason == "removed" {
+				delete(s.bpEvents, b.Breakpoint.Id)
+			} else {
+				s.bpEvents[b.Breakpoint.Id] = b.Breakpoint
+			}
+			s.mu.Unlock()
+		}
+	}
+}
+
+// ended reports whether the debuggee has exited or the adapter went away.
+func (s *session) ended() bool {
+	s.mu.Lock()
+	done := s.exited || s.terminated
+	s.mu.Unlock()
+	if done {
+		return true
+	}
+	select {
+	case <-s.c.done:
+		return true
+	default:
+	}
+	return false
+}
+
+// startSession starts (or connects to) the adapter and runs the DAP handshake
+// up to configurationDone, sending the pending breakpoints on the way.
+func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, kind string, launchArgs map[string]any, port int, bps map[string][]int) (*session, []BreakpointState, error) {
+	s := &session{
+		adapter: a, root: root, kind: kind, port: port,
+		started:     time.Now(),
+		out:         newOutputBuf(sv.cfg.OutputLimit),
+		console:     &tailWriter{limit: 4096},
+		stderr:      &tailWriter{limit: 8192},
+		initialized: make(chan struct{}),
+		changed:     make(chan struct{}),
+		bpEvents:    map[int]godap.Breakpoint{},
+	}
+	s.deadline = s.started.Add(sv.cfg.TTL)
+	if p, ok := launchArgs["program"].(string); ok {
+		s.program = p
+	}
+	if err := s.connect(ctx, sv.cfg.StartTimeout); err != nil {
+		s.kill()
+		return nil, nil, err
+	}
+	fail := func(err error) (*session, []BreakpointState, error) {
+		err = s.withStderr(err)
+		s.kill()
+		return nil, nil, err
+	}
+	hctx, cancel := context.WithTimeout(ctx, sv.cfg.StartTimeout)
+	defer cancel()
+	var initResp godap.InitializeResponse
+	err := s.c.call(hctx, "initialize", &godap.InitializeRequestArguments{
+		ClientID: "tether", ClientName: "tether", AdapterID: a.ID, Locale: "en-US",
+		LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path",
+		SupportsVariableType: true,
+	}, &initResp)
+	if err != nil {
+		return fail(err)
+	}
+	s.caps = initResp.Body
+
+	ch, seq, err := s.c.send(kind, launchArgs)
+	if err != nil {
+		return fail(err)
+	}
+	// Most adapters send "initialized" before answering launch/attach
+	// (debugpy answers only after configurationDone); a failed launch is
+	// answered at once.
+	var launchDone bool
+	select {
+	case <-s.initialized:
+	case m, ok := <-ch:
+		launchDone = true
+		if !ok {
+			return fail(s.c.closeErr())
+		}
+		if !m.Success {
+			return fail(responseError(kind, m))
+		}
+		select {
+		case <-s.initialized:
+		case <-s.c.done:
+			return fail(s.c.closeErr())
+		case <-hctx.Done():
+			return fail(fmt.Errorf("dap: %s: the adapter never sent its initialized event: %w", kind, hctx.Err()))
+		}
+	case <-s.c.done:
+		return fail(s.c.closeErr())
+	case <-hctx.Done():
+		return fail(fmt.Errorf("dap: %s: no answer from the adapter: %w", kind, hctx.Err()))
+	}
+	var states []BreakpointState
+	for _, file := range sortedKeys(bps) {
+		st, err := s.setBreakpoints(hctx, file, bps[file])
+		if err != nil {
+			return fail(err)
+		}
+		states = append(states, st...)
+	}
+	if s.caps.SupportsConfigurationDoneRequest {
+		if err := s.c.call(hctx, "configurationDone", nil, nil); err != nil {
+			return fail(err)
+		}
+	}
+	if !launchDone {
+		if err := s.c.wait(hctx, kind, seq, ch, nil); err != nil {
+			return fail(err)
+		}
+	}
+	return s, states, nil
+}
+
+// connect starts the adapter process and opens the DAP connection, or dials
+// the port for a direct attach.
+func (s *session) connect(ctx context.Context, timeout time.Duration) error {
+	a := s.adapter
+	if s.kind == "attach" && a.AttachDirect {
+		addr := fmt.Sprintf("127.0.0.1:%d", s.port)
+		deadline := time.Now().Add(timeout)
+		var nc net.Conn
+		var err error
+		for {
+			d := net.Dialer{Timeout: 2 * time.Second}
+			nc, err = d.DialContext(ctx, "tcp", addr)
+			if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if err != nil {
+			return fmt.Errorf("dap: attach: nothing accepts connections on %s (%v); start the program with its debug server listening on that port first", addr, err)
+		}
+		s.c = newConn(nc, s.onEvent, nil)
+		return nil
+	}
+
+	vars := map[string]any{}
+	var ln net.Listener
+	if a.Transport == DialIn {
+		dir, err := os.MkdirTemp("", "tether-dap-")
+		if err != nil {
+			return fmt.Errorf("dap: %w", err)
+		}
+		s.sockDir = dir
+		sock := filepath.Join(dir, "dap.sock")
+		ln, err = net.Listen("unix", sock)
+		if err != nil {
+			return fmt.Errorf("dap: listening for %s: %w", a.ID, err)
+		}
+		defer ln.Close()
+		vars["${socket}"] = sock
+	}
+	argv := make([]string, len(a.argv))
+	for i, w := range a.argv {
+		argv[i], _ = expand(w, vars).(string)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = s.root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stderr = s.stderr
+	var rwc io.ReadWriteCloser
+	if a.Transport == DialIn {
+		// The adapter's own stdout is its chatter ("Building ..."); the
+		// debuggee's output arrives as output events.
+		cmd.Stdout = s.console
+	} else {
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			return fmt.Errorf("dap: %w", err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return fmt.Errorf("dap: %w", err)
+		}
+		rwc = &pipeRWC{r: stdout, w: stdin}
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("dap: starting %s (%s): %w", a.ID, strings.Join(argv, " "), err)
+	}
+	s.cmd = cmd
+	s.procDone = make(chan struct{})
+	go func() { _ = cmd.Wait(); close(s.procDone) }()
+	if a.Transport == DialIn {
+		type accepted struct {
+			c   net.Conn
+			err error
+		}
+		got := make(chan accepted, 1)
+		go func() { c, err := ln.Accept(); got <- accepted{c, err} }()
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		select {
+		case r := <-got:
+			if r.err != nil {
+				return s.withStderr(fmt.Errorf("dap: %s did not connect: %w", a.ID, r.err))
+			}
+			rwc = r.c
+		case <-s.procDone:
+			return s.withStderr(fmt.Errorf("dap: %s exited before connecting (%s)", a.ID, cmd.ProcessState))
+		case <-timer.C:
+			return s.withStderr(fmt.Errorf("dap: %s did not connect within %s", a.ID, timeout))
+		case <-ctx.Done():
+			return fmt.Errorf("dap: starting %s: %w", a.ID, ctx.Err())
+		}
+	}
+	s.c = newConn(rwc, s.onEvent, nil)
+	return nil
+}
+
+// withStderr appends the adapter's captured stderr (and console messages) to err.
+func (s *session) withStderr(err error) error {
+	if s.procDone != nil {
+		// Give a dying adapter a moment to flush its last words.
+		select {
+		case <-s.procDone:
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	var extra []string
+	if t := s.stderr.String(); t != "" {
+		extra = append(extra, "adapter stderr: "+lastLines(t, 15))
+	}
+	if t := s.console.String(); t != "" {
+		extra = append(extra, "adapter console: "+lastLines(t, 10))
+	}
+	if len(extra) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w\n%s", err, strings.Join(extra, "\n"))
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("(%d earlier lines cut)", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+type pipeRWC struct {
+	r io.ReadCloser
+	w io.WriteCloser
+}
+
+func (p *pipeRWC) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p *pipeRWC) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p *pipeRWC) Close() error {
+	err := p.w.Close()
+	if e := p.r.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// shutdown ends the session: a polite disconnect (terminating a launched
+// debuggee, detaching from an attached one), then the adapter and every
+// process under it are killed.
+func (s *session) shutdown(wait time.Duration) {
+	if s.c != nil {
+		select {
+		case <-s.c.done:
+		default:
+			ctx, cancel := context.WithTimeout(context.Background(), wait)
+			_ = s.c.call(ctx, "disconnect", &godap.DisconnectArguments{TerminateDebuggee: s.kind == "launch"}, nil)
+			cancel()
+		}
+	}
+	s.kill()
+}
+
+// kill closes the connection and kills the adapter's and the debuggee's
+// whole process trees.
+func (s *session) kill() {
+	if s.c != nil {
+		_ = s.c.close()
+	}
+	var roots []int
+	if s.cmd != nil && s.cmd.Process != nil {
+		roots = append(roots, s.cmd.Process.Pid)
+	}
+	s.mu.Lock()
+	if s.kind == "launch" && s.debuggeePID > 0 {
+		roots = append(roots, s.debuggeePID)
+	}
+	s.mu.Unlock()
+	killTree(roots...)
+	if s.procDone != nil {
+		select {
+		case <-s.procDone:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	if s.sockDir != "" {
+		_ = os.RemoveAll(s.sockDir)
+	}
+}
+
+// stopOutcome is what a wait for the program to stop found.
+type stopOutcome int
+
+const (
+	outStopped stopOutcome = iota
+	outExited
+	outRunning // still running when the wait ended
+	outGone    // the adapter went away
+)
+
+// waitStop waits until a stopped event newer than afterSeq arrives, the
+// program ends, the adapter goes away, or wait elapses.
+func (s *session) waitStop(ctx context.Context, afterSeq int, wait time.Duration) stopOutcome {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		switch {
+		case s.stopSeq > afterSeq:
+			s.mu.Unlock()
+			return outStopped
+		case s.exited || s.terminated:
+			s.mu.Unlock()
+			return outExited
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-s.c.done:
+			// Drain: events may have arrived right before the close.
+			s.mu.Lock()
+			stopped, ended := s.stopSeq > afterSeq, s.exited || s.terminated
+			s.mu.Unlock()
+			switch {
+			case stopped:
+				return outStopped
+			case ended:
+				return outExited
+			}
+			return outGone
+		case <-timer.C:
+			return outRunning
+		case <-ctx.Done():
+			return outRunning
+		}
+	}
+}
+
+// setBreakpoints replaces the breakpoints of one file in the adapter.
+func (s *session) setBreakpoints(ctx context.Context, file string, lines []int) ([]BreakpointState, error) {
+	args := &godap.SetBreakpointsArguments{Source: godap.Source{Name: filepath.Base(file), Path: file}}
+	args.Breakpoints = []godap.SourceBreakpoint{}
+	for _, l := range lines {
+		args.Breakpoints = append(args.Breakpoints, godap.SourceBreakpoint{Line: l})
+	}
+	var resp godap.SetBreakpointsResponse
+	if err := s.c.call(ctx, "setBreakpoints", args, &resp); err != nil {
+		return nil, err
+	}
+	var out []BreakpointState
+	for i, l := range lines {
+		st := BreakpointState{File: file, Line: l}
+		if i < len(resp.Body.Breakpoints) {
+			bp := resp.Body.Breakpoints[i]
+			st.ID = bp.Id
+			st.Verified = bp.Verified
+			st.Message = bp.Message
+			st.ActualLine = bp.Line
+		} else {
+			st.Message = "the adapter did not report this breakpoint"
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// refreshBreakpoints applies breakpoint events received since they were set
+// (an adapter may verify a breakpoint once the code loads).
+func (s *session) refreshBreakpoints(states []BreakpointState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range states {
+		if bp, ok := s.bpEvents[states[i].ID]; ok && states[i].ID != 0 {
+			states[i].Verified = bp.Verified
+			if bp.Message != "" || bp.Verified {
+				states[i].Message = bp.Message
+			}
+			if bp.Line != 0 {
+				states[i].ActualLine = bp.Line
+			}
+		}
+	}
+}
+
+// frames fetches up to levels frames of a thread.
+func (s *session) frames(ctx context.Context, thread, levels int) ([]Frame, int, error) {
+	var resp godap.StackTraceResponse
+	err := s.c.call(ctx, "stackTrace", &godap.StackTraceArguments{ThreadId: thread, Levels: levels}, &resp)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []Frame
+	for i, f := range resp.Body.StackFrames {
+		if i >= levels {
+			break
+		}
+		fr := Frame{ID: f.Id, Name: f.Name, Line: f.Line, Column: f.Column}
+		if f.Source != nil {
+			fr.File = f.Source.Path
+			if fr.File == "" {
+				fr.File = f.Source.Name
+			}
+		}
+		out = append(out, fr)
+	}
+	total := resp.Body.TotalFrames
+	if total < len(resp.Body.StackFrames) {
+		total = len(resp.Body.StackFrames)
+	}
+	return out, total, nil
+}
+
+// sourceLine returns line n (1-based) of file, cut to 300 bytes, or "".
+func sourceLine(file string, n int) string {
+	if file == "" || n <= 0 {
+		return ""
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for i := 1; sc.Scan(); i++ {
+		if i == n {
+			return cut(strings.TrimRight(sc.Text(), "\r"), 300)
+		}
+	}
+	return ""
+}
+
+// cut shortens s to at most n bytes (on a rune boundary) and says so.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && (s[i]&0xC0) == 0x80 {
+		i--
+	}
+	return s[:i] + fmt.Sprintf("… (cut: %d of %d chars shown)", i, len(s))
+}
+
+var errNoSession = errors.New("debug: no debug session is running; start one with op launch or attach")
