@@ -7,7 +7,6 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -83,7 +82,7 @@ type Tool struct {
 	Serial bool
 	// Handler performs a call. Returning an error yields an error result whose
 	// text is the error's message; it should say what failed and what to do next.
-	Handler func(ctx context.Context, call *Call) (*Result, error)
+	Handler Handler
 }
 
 // Origin says who made a call.

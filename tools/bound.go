@@ -1,0 +1,52 @@
+package tools
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// MaxResultText is the most text (in bytes, summed over a result's text blocks)
+// the registry passes on from one call. Tools bound their own output well below
+// this; the registry's cut is a safety net and says what it cut.
+const MaxResultText = 256 << 10
+
+// TruncateText returns s cut to at most max bytes (on a UTF-8 boundary) with a
+// note saying how much is shown: "... (4096 of 10240 bytes shown)". s is
+// returned unchanged when it fits.
+func TruncateText(s string, max int) string {
+	out, _ := Truncate(s, max)
+	return out
+}
+
+// Truncate is TruncateText that also reports whether s was cut.
+func Truncate(s string, max int) (string, bool) {
+	if max < 0 {
+		max = 0
+	}
+	if len(s) <= max {
+		return s, false
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n... (%d of %d bytes shown)", cut, len(s)), true
+}
+
+// boundResult cuts a result's text blocks so that together they hold at most
+// max bytes, noting each cut.
+func boundResult(r *Result, max int) {
+	left := max
+	for i := range r.Content {
+		c := &r.Content[i]
+		if c.Type != TextContent {
+			continue
+		}
+		if len(c.Text) > left {
+			c.Text = TruncateText(c.Text, left)
+			left = 0
+			continue
+		}
+		left -= len(c.Text)
+	}
+}

@@ -1,0 +1,433 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tetherhq/tether/internal/fsutil"
+)
+
+// Limits of the read tool.
+const (
+	// ReadDefaultLimit is how many lines read returns when no limit is given.
+	ReadDefaultLimit = 2000
+	// ReadMaxLineBytes is where read cuts one long line.
+	ReadMaxLineBytes = 2000
+	// ReadMaxBytes is the most text one read returns.
+	ReadMaxBytes = 100 << 10
+	// ReadMaxImageBytes is the largest image file read returns as an image.
+	ReadMaxImageBytes = 5 << 20
+	// ReadMaxEntries is the most directory entries read lists.
+	ReadMaxEntries = 500
+)
+
+// FileChange is one file a write, edit or apply_patch call changed.
+type FileChange struct {
+	// Path is relative to the working directory, with forward slashes.
+	Path string `json:"path"`
+	// Action is "created", "updated" or "deleted".
+	Action string `json:"action"`
+	// MovedFrom is the old path of a file apply_patch moved.
+	MovedFrom string `json:"moved_from,omitempty"`
+}
+
+// FileChanges is the Structured result of write, edit and apply_patch: the
+// files they changed (wrappers such as diagnostics-on-write read it).
+type FileChanges struct {
+	Changed []FileChange `json:"changed"`
+}
+
+// ChangedFiles returns the files a write, edit or apply_patch result reports
+// as changed (nil for any other result).
+func ChangedFiles(r *Result) []FileChange {
+	if r == nil {
+		return nil
+	}
+	switch s := r.Structured.(type) {
+	case *FileChanges:
+		return s.Changed
+	case FileChanges:
+		return s.Changed
+	}
+	return nil
+}
+
+func init() {
+	addFamily(family{name: "files", register: func(r *Run) (func() error, error) {
+		return nil, r.Registry().Register(FileTools(r.Root())...)
+	}})
+}
+
+// FileTools returns the harness file tools (read, write, edit, apply_patch)
+// confined to root. Every run registers them.
+func FileTools(root *fsutil.Root) []Tool {
+	f := &fileTools{root: root}
+	return []Tool{
+		{
+			Name: "read",
+			Tier: TierRead,
+			Description: "Read a text file in the working directory, with line numbers (cat -n style). " +
+				"Returns up to 2000 lines from offset (1-based); says when the output was cut and how to read on. " +
+				"Images (png, jpeg, gif, webp) come back as images; a directory lists its entries.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"path":{"type":"string","minLength":1,"description":"file path, relative to the working directory"},` +
+				`"offset":{"type":"integer","minimum":1,"description":"first line to return (1-based, default 1)"},` +
+				`"limit":{"type":"integer","minimum":1,"description":"how many lines to return (default 2000)"}},` +
+				`"required":["path"],"additionalProperties":false}`),
+			Handler: f.read,
+		},
+		{
+			Name: "write",
+			Tier: TierWrite,
+			Description: "Create or overwrite a file in the working directory with the given content (atomically; " +
+				"missing parent directories are created). Prefer edit or apply_patch to change part of an existing file.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"path":{"type":"string","minLength":1,"description":"file path, relative to the working directory"},` +
+				`"content":{"type":"string","description":"the complete new content of the file"}},` +
+				`"required":["path","content"],"additionalProperties":false}`),
+			Handler: f.write,
+		},
+		{
+			Name: "edit",
+			Tier: TierWrite,
+			Description: "Replace an exact string in a file. old_string must match the file exactly (whitespace " +
+				"included) and only once, unless replace_all is true; otherwise nothing is changed and the error says " +
+				"how many matches there were. Include enough surrounding lines to make old_string unique.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"path":{"type":"string","minLength":1,"description":"file path, relative to the working directory"},` +
+				`"old_string":{"type":"string","minLength":1,"description":"the exact text to replace"},` +
+				`"new_string":{"type":"string","description":"the text to put in its place"},` +
+				`"replace_all":{"type":"boolean","description":"replace every occurrence (default false)"}},` +
+				`"required":["path","old_string","new_string"],"additionalProperties":false}`),
+			Handler: f.edit,
+		},
+		{
+			Name: "apply_patch",
+			Tier: TierWrite,
+			Description: "Apply a patch to one or more files, all or nothing. Format:\n" +
+				"*** Begin Patch\n*** Add File: path\n+line\n*** Update File: path\n*** Move to: new/path (optional)\n" +
+				"@@ a line near the change (optional)\n context line\n-removed line\n+added line\n" +
+				"*** Delete File: path\n*** End Patch\n" +
+				"Every hunk is checked before anything is written; if one does not apply, no file changes.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"patch":{"type":"string","minLength":1,"description":"the patch, from *** Begin Patch to *** End Patch"}},` +
+				`"required":["patch"],"additionalProperties":false}`),
+			Handler: f.applyPatch,
+		},
+	}
+}
+
+type fileTools struct {
+	root *fsutil.Root
+}
+
+// pathErr turns a confinement error into a tool error.
+func pathErr(tool string, err error) error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "fsutil: ")
+	if errors.Is(err, fsutil.ErrOutside) {
+		return fmt.Errorf("tools: %s: refused: %s", tool, msg)
+	}
+	return fmt.Errorf("tools: %s: %s", tool, msg)
+}
+
+var imageTypes = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
+}
+
+func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
+	var a struct {
+		Path   string `json:"path"`
+		Offset int    `json:"offset"`
+		Limit  int    `json:"limit"`
+	}
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	real, rel, err := f.root.Resolve(a.Path)
+	if err != nil {
+		return nil, pathErr("read", err)
+	}
+	fi, err := os.Stat(real)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("tools: read: %s does not exist; check the path (relative to the working directory)", rel)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tools: read: %s: %v", rel, err)
+	}
+	if fi.IsDir() {
+		return f.listDir(real, rel)
+	}
+	if mt, ok := imageTypes[strings.ToLower(filepath.Ext(real))]; ok {
+		if fi.Size() > ReadMaxImageBytes {
+			return nil, fmt.Errorf("tools: read: %s is an image of %d bytes, more than the %d bytes read returns", rel, fi.Size(), ReadMaxImageBytes)
+		}
+		data, err := os.ReadFile(real)
+		if err != nil {
+			return nil, fmt.Errorf("tools: read: %s: %v", rel, err)
+		}
+		return &Result{Content: []Content{
+			{Type: TextContent, Text: fmt.Sprintf("%s (%s, %d bytes)", rel, mt, len(data))},
+			{Type: ImageContent, MIMEType: mt, Data: data},
+		}}, nil
+	}
+	data, err := os.ReadFile(real)
+	if err != nil {
+		return nil, fmt.Errorf("tools: read: %s: %v", rel, err)
+	}
+	if len(data) == 0 {
+		return Text(fmt.Sprintf("(%s is empty: 0 bytes)", rel)), nil
+	}
+	if head := data[:min(len(data), 8000)]; bytes.IndexByte(head, 0) >= 0 {
+		return Text(fmt.Sprintf("(%s is a binary file of %d bytes; not shown)", rel, len(data))), nil
+	}
+	text := string(data)
+	trailingNL := strings.HasSuffix(text, "\n")
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	total := len(lines)
+	offset := a.Offset
+	if offset == 0 {
+		offset = 1
+	}
+	limit := a.Limit
+	if limit == 0 {
+		limit = ReadDefaultLimit
+	}
+	if offset > total {
+		return nil, fmt.Errorf("tools: read: offset %d is past the end: %s has %d lines", offset, rel, total)
+	}
+	var b strings.Builder
+	last := offset - 1
+	cutLines := 0
+	for i := offset - 1; i < total && i < offset-1+limit; i++ {
+		line := strings.TrimSuffix(lines[i], "\r")
+		if len(line) > ReadMaxLineBytes {
+			cut := ReadMaxLineBytes
+			for cut > 0 && !utf8.RuneStart(line[cut]) {
+				cut--
+			}
+			line = line[:cut] + fmt.Sprintf(" ... (line cut: %d of %d bytes shown)", cut, len(lines[i]))
+			cutLines++
+		}
+		entry := fmt.Sprintf("%6d\t%s\n", i+1, line)
+		if b.Len()+len(entry) > ReadMaxBytes && i > offset-1 {
+			break
+		}
+		b.WriteString(entry)
+		last = i + 1
+	}
+	out := b.String()
+	switch {
+	case last < total:
+		out += fmt.Sprintf("... (lines %d-%d of %d shown; call read with offset %d to continue)\n", offset, last, total, last+1)
+	case offset > 1:
+		out += fmt.Sprintf("(lines %d-%d of %d shown: end of file)\n", offset, last, total)
+	}
+	if !trailingNL && last == total {
+		out += "(no newline at end of file)\n"
+	}
+	if cutLines > 0 {
+		out += fmt.Sprintf("(%d long lines were cut at %d bytes)\n", cutLines, ReadMaxLineBytes)
+	}
+	return Text(strings.TrimSuffix(out, "\n")), nil
+}
+
+func (f *fileTools) listDir(real, rel string) (*Result, error) {
+	ents, err := os.ReadDir(real)
+	if err != nil {
+		return nil, fmt.Errorf("tools: read: %s: %v", rel, err)
+	}
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() {
+			n += "/"
+		} else if e.Type()&fs.ModeSymlink != 0 {
+			n += "@"
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return Text(fmt.Sprintf("(%s/ is an empty directory)", rel)), nil
+	}
+	shown := names
+	if len(shown) > ReadMaxEntries {
+		shown = shown[:ReadMaxEntries]
+	}
+	out := fmt.Sprintf("%s/ is a directory with %s:\n%s", rel, plural(len(names), "entry"), strings.Join(shown, "\n"))
+	if len(shown) < len(names) {
+		out += fmt.Sprintf("\n... (%d of %d entries shown)", len(shown), len(names))
+	}
+	return Text(out), nil
+}
+
+// plural renders "1 line" or "3 lines".
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	if strings.HasSuffix(unit, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(unit, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+func (f *fileTools) write(ctx context.Context, call *Call) (*Result, error) {
+	var a struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	real, rel, err := f.root.Resolve(a.Path)
+	if err != nil {
+		return nil, pathErr("write", err)
+	}
+	if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("tools: write: %s is a directory; give a file path", rel)
+	}
+	applied, err := f.root.Apply([]fsutil.Change{{Path: real, Content: []byte(a.Content)}})
+	if err != nil {
+		return nil, pathErr("write", err)
+	}
+	action := "updated"
+	if applied[0].Created {
+		action = "created"
+	}
+	res := Text(fmt.Sprintf("wrote %s (%s) to %s (%s)", plural(len(a.Content), "byte"), plural(countLines(a.Content), "line"), rel, action))
+	res.Structured = &FileChanges{Changed: []FileChange{{Path: rel, Action: action}}}
+	return res, nil
+}
+
+func (f *fileTools) edit(ctx context.Context, call *Call) (*Result, error) {
+	var a struct {
+		Path       string `json:"path"`
+		OldString  string `json:"old_string"`
+		NewString  string `json:"new_string"`
+		ReplaceAll bool   `json:"replace_all"`
+	}
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	real, rel, err := f.root.Resolve(a.Path)
+	if err != nil {
+		return nil, pathErr("edit", err)
+	}
+	data, err := os.ReadFile(real)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("tools: edit: %s does not exist; use write to create a file", rel)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tools: edit: %s: %v", rel, err)
+	}
+	if a.OldString == a.NewString {
+		return nil, fmt.Errorf("tools: edit: old_string and new_string are the same; nothing to change in %s", rel)
+	}
+	text := string(data)
+	n := strings.Count(text, a.OldString)
+	switch {
+	case n == 0:
+		hint := "read the file and copy the exact text, whitespace and indentation included"
+		if strings.Contains(strings.Join(strings.Fields(text), " "), strings.Join(strings.Fields(a.OldString), " ")) {
+			hint = "the text is there with different whitespace or indentation; copy it exactly from read's output (without the line-number prefix)"
+		}
+		return nil, fmt.Errorf("tools: edit: old_string was not found in %s; %s. Nothing was changed", rel, hint)
+	case n > 1 && !a.ReplaceAll:
+		return nil, fmt.Errorf("tools: edit: old_string matches %d places in %s (lines %s); add surrounding lines to make it unique, or set replace_all to replace all %d. Nothing was changed",
+			n, rel, matchLines(text, a.OldString, 10), n)
+	}
+	line := strings.Count(text[:strings.Index(text, a.OldString)], "\n") + 1
+	var out string
+	if a.ReplaceAll {
+		out = strings.ReplaceAll(text, a.OldString, a.NewString)
+	} else {
+		out = strings.Replace(text, a.OldString, a.NewString, 1)
+	}
+	if _, err := f.root.Apply([]fsutil.Change{{Path: real, Content: []byte(out), Expected: data}}); err != nil {
+		return nil, pathErr("edit", err)
+	}
+	msg := fmt.Sprintf("edited %s: replaced 1 occurrence at line %d", rel, line)
+	if n > 1 {
+		msg = fmt.Sprintf("edited %s: replaced %d occurrences (first at line %d)", rel, n, line)
+	}
+	res := Text(msg)
+	res.Structured = &FileChanges{Changed: []FileChange{{Path: rel, Action: "updated"}}}
+	return res, nil
+}
+
+// matchLines lists the line numbers where sub starts in text (at most max).
+func matchLines(text, sub string, max int) string {
+	var nums []string
+	off := 0
+	for len(nums) < max {
+		i := strings.Index(text[off:], sub)
+		if i < 0 {
+			break
+		}
+		nums = append(nums, fmt.Sprint(strings.Count(text[:off+i], "\n")+1))
+		off += i + len(sub)
+	}
+	s := strings.Join(nums, ", ")
+	if strings.Count(text, sub) > max {
+		s += ", ..."
+	}
+	return s
+}
+
+func (f *fileTools) applyPatch(ctx context.Context, call *Call) (*Result, error) {
+	var a struct {
+		Patch string `json:"patch"`
+	}
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	ops, err := ParsePatch(a.Patch)
+	if err != nil {
+		return nil, err
+	}
+	changes, summary, err := planPatch(f.root, ops)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.root.Apply(changes); err != nil {
+		return nil, fmt.Errorf("tools: apply_patch: %s", strings.TrimPrefix(err.Error(), "fsutil: "))
+	}
+	lines := make([]string, len(summary))
+	for i, c := range summary {
+		switch {
+		case c.MovedFrom != "":
+			lines[i] = fmt.Sprintf("R %s -> %s", c.MovedFrom, c.Path)
+		case c.Action == "created":
+			lines[i] = "A " + c.Path
+		case c.Action == "deleted":
+			lines[i] = "D " + c.Path
+		default:
+			lines[i] = "M " + c.Path
+		}
+	}
+	res := Text(fmt.Sprintf("applied the patch to %s:\n%s", plural(len(summary), "file"), strings.Join(lines, "\n")))
+	res.Structured = &FileChanges{Changed: summary}
+	return res, nil
+}

@@ -1,0 +1,445 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/tools"
+)
+
+// newRun starts a run on a fresh working directory holding files, with writes allowed.
+func newRun(t *testing.T, files map[string]string) (*tools.Run, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r, dir
+}
+
+func call(t *testing.T, r *tools.Run, name string, args any) (*tools.Result, error) {
+	t.Helper()
+	b, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Call(context.Background(), name, b, tools.FromModel)
+}
+
+func mustCall(t *testing.T, r *tools.Run, name string, args any) string {
+	t.Helper()
+	res, err := call(t, r, name, args)
+	if err != nil || res.IsError {
+		t.Fatalf("%s %v: %v %s", name, args, err, res.AllText())
+	}
+	return res.AllText()
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestRead(t *testing.T) {
+	var long strings.Builder
+	for i := 1; i <= 2500; i++ {
+		long.WriteString("line\n")
+	}
+	r, _ := newRun(t, map[string]string{
+		"a.txt":      "one\ntwo\nthree\n",
+		"nonl.txt":   "x\ny",
+		"long.txt":   long.String(),
+		"wide.txt":   strings.Repeat("w", 3000) + "\n",
+		"empty.txt":  "",
+		"bin.dat":    "ab\x00cd",
+		"dir/in.txt": "in\n",
+	})
+	tests := []struct {
+		args map[string]any
+		want []string
+	}{
+		{map[string]any{"path": "a.txt"}, []string{"     1\tone\n     2\ttwo\n     3\tthree"}},
+		{map[string]any{"path": "a.txt", "offset": 2, "limit": 1}, []string{"     2\ttwo\n... (lines 2-2 of 3 shown; call read with offset 3 to continue)"}},
+		{map[string]any{"path": "nonl.txt"}, []string{"     2\ty", "(no newline at end of file)"}},
+		{map[string]any{"path": "long.txt"}, []string{"  2000\tline\n... (lines 1-2000 of 2500 shown; call read with offset 2001 to continue)"}},
+		{map[string]any{"path": "wide.txt"}, []string{"(line cut: 2000 of 3000 bytes shown)"}},
+		{map[string]any{"path": "empty.txt"}, []string{"empty.txt is empty"}},
+		{map[string]any{"path": "bin.dat"}, []string{"binary file of 5 bytes"}},
+		{map[string]any{"path": "dir"}, []string{"dir/ is a directory with 1 entry:\nin.txt"}},
+		{map[string]any{"path": "./dir/../a.txt"}, []string{"     1\tone"}},
+	}
+	for _, tt := range tests {
+		got := mustCall(t, r, "read", tt.args)
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("read %v = %q, want it to contain %q", tt.args, got, w)
+			}
+		}
+	}
+	if res, err := call(t, r, "read", map[string]any{"path": "a.txt", "offset": 9}); err == nil || !strings.Contains(res.AllText(), "past the end: a.txt has 3 lines") {
+		t.Errorf("offset past end: %v", err)
+	}
+	if _, err := call(t, r, "read", map[string]any{"path": "missing.txt"}); err == nil || !strings.Contains(err.Error(), "missing.txt does not exist") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestReadImage(t *testing.T) {
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+	r, _ := newRun(t, map[string]string{"pic.png": png})
+	res, err := call(t, r, "read", map[string]any{"path": "pic.png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 2 || res.Content[1].Type != tools.ImageContent || res.Content[1].MIMEType != "image/png" || string(res.Content[1].Data) != png {
+		t.Errorf("image result %+v", res.Content)
+	}
+}
+
+// TestConfinement: every file tool refuses paths that lead outside the working
+// directory, by "..", by an absolute path, or through a symbolic link at any
+// component, including for files that do not exist yet.
+func TestConfinement(t *testing.T) {
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("secret\n"), 0o644)
+	r, dir := newRun(t, map[string]string{"in.txt": "in\n", "sub/ok.txt": "ok\n"})
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink(outside, filepath.Join(dir, "outdir")))                               // dir link out
+	must(os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "out.txt"))) // file link out
+	must(os.Symlink("../../"+filepath.Base(outside), filepath.Join(dir, "sub", "rel")))   // relative link out (checked below)
+	must(os.Symlink(filepath.Join(outside, "new.txt"), filepath.Join(dir, "dangling")))   // dangling link out
+	must(os.Symlink("sub", filepath.Join(dir, "inlink")))                                 // link that stays inside
+	paths := []string{
+		"../x.txt",
+		"sub/../../x.txt",
+		filepath.Join(outside, "secret.txt"),
+		"/etc/passwd",
+		"outdir/secret.txt",
+		"outdir/new.txt",
+		"outdir/deeper/new.txt",
+		"out.txt",
+		"dangling",
+		"sub/rel/secret.txt",
+	}
+	patches := func(p string) []string {
+		return []string{
+			"*** Begin Patch\n*** Add File: " + p + "\n+x\n*** End Patch",
+			"*** Begin Patch\n*** Update File: " + p + "\n-secret\n+pwned\n*** End Patch",
+			"*** Begin Patch\n*** Delete File: " + p + "\n*** End Patch",
+			"*** Begin Patch\n*** Update File: in.txt\n*** Move to: " + p + "\n-in\n+moved\n*** End Patch",
+		}
+	}
+	for _, p := range paths {
+		calls := []struct {
+			tool string
+			args map[string]any
+		}{
+			{"read", map[string]any{"path": p}},
+			{"write", map[string]any{"path": p, "content": "pwned\n"}},
+			{"edit", map[string]any{"path": p, "old_string": "secret", "new_string": "pwned"}},
+		}
+		for _, pt := range patches(p) {
+			calls = append(calls, struct {
+				tool string
+				args map[string]any
+			}{"apply_patch", map[string]any{"patch": pt}})
+		}
+		for _, c := range calls {
+			res, err := call(t, r, c.tool, c.args)
+			if err == nil || !res.IsError {
+				t.Errorf("%s %v was not refused: %s", c.tool, c.args, res.AllText())
+				continue
+			}
+			if !strings.Contains(res.AllText(), "outside the working directory") {
+				t.Errorf("%s %v: refusal %q does not say why", c.tool, c.args, res.AllText())
+			}
+		}
+	}
+	if got := readFile(t, filepath.Join(outside, "secret.txt")); got != "secret\n" {
+		t.Errorf("the file outside was changed: %q", got)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 1 {
+		t.Errorf("files were created outside: %v", ents)
+	}
+	if got := readFile(t, filepath.Join(dir, "in.txt")); got != "in\n" {
+		t.Errorf("in.txt changed by a refused move: %q", got)
+	}
+	// A link that stays inside is followed, and a write through it lands on its target.
+	if got := mustCall(t, r, "read", map[string]any{"path": "inlink/ok.txt"}); !strings.Contains(got, "ok") {
+		t.Errorf("read through inside link: %q", got)
+	}
+	mustCall(t, r, "write", map[string]any{"path": "inlink/ok.txt", "content": "via link\n"})
+	if got := readFile(t, filepath.Join(dir, "sub", "ok.txt")); got != "via link\n" {
+		t.Errorf("write through inside link: %q", got)
+	}
+	if fi, _ := os.Lstat(filepath.Join(dir, "inlink")); fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the inside link was replaced by a file")
+	}
+	// An absolute path inside the working directory is fine.
+	mustCall(t, r, "read", map[string]any{"path": filepath.Join(dir, "in.txt")})
+}
+
+func TestWrite(t *testing.T) {
+	r, dir := newRun(t, map[string]string{"old.sh": "#!/bin/sh\n"})
+	os.Chmod(filepath.Join(dir, "old.sh"), 0o755)
+	got := mustCall(t, r, "write", map[string]any{"path": "new/deep/f.txt", "content": "a\nb\n"})
+	if got != "wrote 4 bytes (2 lines) to new/deep/f.txt (created)" {
+		t.Errorf("write said %q", got)
+	}
+	if readFile(t, filepath.Join(dir, "new", "deep", "f.txt")) != "a\nb\n" {
+		t.Error("content")
+	}
+	res, _ := call(t, r, "write", map[string]any{"path": "old.sh", "content": "#!/bin/sh\necho hi\n"})
+	if ch := tools.ChangedFiles(res); len(ch) != 1 || ch[0] != (tools.FileChange{Path: "old.sh", Action: "updated"}) {
+		t.Errorf("changed files %+v", ch)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "old.sh")); fi.Mode().Perm() != 0o755 {
+		t.Errorf("mode after write %v, want 0755 kept", fi.Mode().Perm())
+	}
+	if _, err := call(t, r, "write", map[string]any{"path": "new", "content": "x"}); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("write over a directory: %v", err)
+	}
+}
+
+// TestAtomicReplacement: a write replaces the file by renaming a complete
+// temporary file over it, so an open handle on the old file still reads the
+// old content in full, and no temporary file is left behind.
+func TestAtomicReplacement(t *testing.T) {
+	old := strings.Repeat("old line\n", 10000)
+	r, dir := newRun(t, map[string]string{"f.txt": old})
+	p := filepath.Join(dir, "f.txt")
+	before, _ := os.Stat(p)
+	h, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	mustCall(t, r, "write", map[string]any{"path": "f.txt", "content": "new\n"})
+	after, _ := os.Stat(p)
+	if os.SameFile(before, after) {
+		t.Error("the file was rewritten in place, not replaced by a rename")
+	}
+	b := make([]byte, len(old)+10)
+	n, _ := h.Read(b)
+	if string(b[:n]) != old {
+		t.Errorf("the old handle reads %d bytes of mixed content", n)
+	}
+	if readFile(t, p) != "new\n" {
+		t.Error("new content")
+	}
+	mustCall(t, r, "edit", map[string]any{"path": "f.txt", "old_string": "new", "new_string": "newer"})
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+func TestEdit(t *testing.T) {
+	r, dir := newRun(t, map[string]string{"f.go": "a := 1\nb := 1\nc := 2\n", "g.go": "x\ty\n"})
+	p := filepath.Join(dir, "f.go")
+	tests := []struct {
+		name    string
+		args    map[string]any
+		wantErr string
+		want    string
+	}{
+		{"ambiguous", map[string]any{"path": "f.go", "old_string": ":= 1", "new_string": ":= 9"}, "matches 2 places in f.go (lines 1, 2)", "a := 1\nb := 1\nc := 2\n"},
+		{"not found", map[string]any{"path": "f.go", "old_string": "d := 4", "new_string": "x"}, "not found in f.go", "a := 1\nb := 1\nc := 2\n"},
+		{"whitespace hint", map[string]any{"path": "g.go", "old_string": "x y", "new_string": "z"}, "different whitespace", ""},
+		{"same", map[string]any{"path": "f.go", "old_string": "a", "new_string": "a"}, "are the same", "a := 1\nb := 1\nc := 2\n"},
+		{"missing file", map[string]any{"path": "nope.go", "old_string": "a", "new_string": "b"}, "use write to create", ""},
+		{"unique", map[string]any{"path": "f.go", "old_string": "b := 1", "new_string": "b := 5"}, "", "a := 1\nb := 5\nc := 2\n"},
+		{"replace all", map[string]any{"path": "f.go", "old_string": " := ", "new_string": " = ", "replace_all": true}, "", "a = 1\nb = 5\nc = 2\n"},
+		{"empty old_string", map[string]any{"path": "f.go", "old_string": "", "new_string": "x"}, `argument "old_string": expected a non-empty string`, "a = 1\nb = 5\nc = 2\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := call(t, r, "edit", tt.args)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(res.AllText(), tt.wantErr) {
+					t.Fatalf("err %v, result %q, want %q", err, res.AllText(), tt.wantErr)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want != "" {
+				if got := readFile(t, p); got != tt.want {
+					t.Fatalf("file %q, want %q", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestApplyPatch(t *testing.T) {
+	files := map[string]string{
+		"a.go":     "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 1\n}\n",
+		"old.txt":  "move me\n",
+		"gone.txt": "bye\n",
+		"crlf.txt": "one\r\ntwo\r\n",
+	}
+	r, dir := newRun(t, files)
+	patch := `*** Begin Patch
+*** Add File: pkg/new.go
++package pkg
++
++var X = 1
+*** Update File: a.go
+@@ func B() int {
+-	return 1
++	return 2
+*** Update File: old.txt
+*** Move to: moved/new.txt
+-move me
++moved
+*** Delete File: gone.txt
+*** Update File: crlf.txt
+ one
+-two
++deux
+*** End of File
+*** End Patch`
+	got := mustCall(t, r, "apply_patch", map[string]any{"patch": patch})
+	want := "applied the patch to 5 files:\nA pkg/new.go\nM a.go\nR old.txt -> moved/new.txt\nD gone.txt\nM crlf.txt"
+	if got != want {
+		t.Errorf("result %q, want %q", got, want)
+	}
+	checks := map[string]string{
+		"pkg/new.go":    "package pkg\n\nvar X = 1\n",
+		"a.go":          "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 2\n}\n",
+		"moved/new.txt": "moved\n",
+		"crlf.txt":      "one\r\ndeux\r\n",
+	}
+	for name, want := range checks {
+		if got := readFile(t, filepath.Join(dir, filepath.FromSlash(name))); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	for _, gone := range []string{"old.txt", "gone.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, gone)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s still exists", gone)
+		}
+	}
+}
+
+// TestApplyPatchAllOrNothing: a patch with any hunk that does not apply writes
+// nothing, and the error names the file and hunk.
+func TestApplyPatchAllOrNothing(t *testing.T) {
+	files := map[string]string{"a.txt": "alpha\nbeta\n", "b.txt": "one\ntwo\n", "c.txt": "keep\n"}
+	tests := []struct {
+		name, patch, want string
+	}{
+		{"second hunk misses", "*** Begin Patch\n*** Update File: a.txt\n-alpha\n+ALPHA\n*** Update File: b.txt\n@@\n-three\n+THREE\n*** End Patch",
+			`"*** Update File: b.txt", hunk 1`},
+		{"late hunk in same file misses", "*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+ALPHA\n@@\n-gamma\n+GAMMA\n*** End Patch",
+			`"*** Update File: a.txt", hunk 2`},
+		{"context line missing", "*** Begin Patch\n*** Add File: new.txt\n+x\n*** Update File: b.txt\n@@ func nowhere()\n-one\n+1\n*** End Patch",
+			`the @@ line "func nowhere()" is not in the file`},
+		{"delete missing", "*** Begin Patch\n*** Add File: new.txt\n+x\n*** Delete File: zzz.txt\n*** End Patch", "zzz.txt does not exist"},
+		{"add existing", "*** Begin Patch\n*** Update File: a.txt\n-alpha\n+A\n*** Add File: c.txt\n+x\n*** End Patch", "c.txt already exists"},
+		{"move onto existing", "*** Begin Patch\n*** Update File: a.txt\n*** Move to: c.txt\n-alpha\n+A\n*** End Patch", "cannot move to c.txt"},
+		{"same file twice", "*** Begin Patch\n*** Update File: a.txt\n-alpha\n+A\n*** Delete File: a.txt\n*** End Patch", "appears twice"},
+		{"no end", "*** Begin Patch\n*** Add File: new.txt\n+x\n", `must end with "*** End Patch"`},
+		{"no begin", "*** Add File: new.txt\n+x\n*** End Patch", `must start with "*** Begin Patch"`},
+		{"bad add line", "*** Begin Patch\n*** Add File: new.txt\nx\n*** End Patch", "every line must start with '+'"},
+		{"bad hunk line", "*** Begin Patch\n*** Update File: a.txt\n@@\n*alpha\n*** End Patch", "must start with ' ', '-' or '+'"},
+		{"unknown section", "*** Begin Patch\n*** Rename File: a.txt\n*** End Patch", "expected \"*** Add File: \""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, dir := newRun(t, files)
+			res, err := call(t, r, "apply_patch", map[string]any{"patch": tt.patch})
+			if err == nil || !res.IsError || !strings.Contains(res.AllText(), tt.want) {
+				t.Fatalf("err %v, result %q, want %q", err, res.AllText(), tt.want)
+			}
+			if !strings.Contains(res.AllText(), "othing was written") {
+				t.Errorf("error %q does not say nothing was written", res.AllText())
+			}
+			for name, want := range files {
+				if got := readFile(t, filepath.Join(dir, name)); got != want {
+					t.Errorf("%s changed to %q", name, got)
+				}
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != len(files) {
+				t.Errorf("files were added or removed: %v", ents)
+			}
+		})
+	}
+}
+
+func TestApplyPatchFuzzyContext(t *testing.T) {
+	r, dir := newRun(t, map[string]string{"f.py": "def f():\n    z = 1   \n    return z\n\ndef g():\n    x = 1\n    return x\n"})
+	patch := "*** Begin Patch\n*** Update File: f.py\n@@ def g():\n     x = 1\n-    return x\n+    return x + 1\n*** End Patch"
+	mustCall(t, r, "apply_patch", map[string]any{"patch": patch})
+	want := "def f():\n    z = 1   \n    return z\n\ndef g():\n    x = 1\n    return x + 1\n"
+	if got := readFile(t, filepath.Join(dir, "f.py")); got != want {
+		t.Errorf("got %q", got)
+	}
+	// Trailing whitespace differences still match.
+	patch = "*** Begin Patch\n*** Update File: f.py\n-    z = 1\n+    y = 1\n*** End Patch"
+	mustCall(t, r, "apply_patch", map[string]any{"patch": patch})
+	if got := readFile(t, filepath.Join(dir, "f.py")); !strings.HasPrefix(got, "def f():\n    y = 1\n") {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestWriteToolsNeedApproval(t *testing.T) {
+	dir := t.TempDir()
+	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir}) // zero policy: ask, no approver
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, c := range []struct {
+		tool string
+		args string
+	}{
+		{"write", `{"path":"x","content":"y"}`},
+		{"edit", `{"path":"x","old_string":"a","new_string":"b"}`},
+		{"apply_patch", `{"patch":"*** Begin Patch\n*** Add File: x\n+y\n*** End Patch"}`},
+	} {
+		if _, err := r.Call(context.Background(), c.tool, json.RawMessage(c.args), tools.FromModel); !errors.Is(err, tools.ErrNoApprover) {
+			t.Errorf("%s: err %v, want fail closed", c.tool, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a refused write created the file")
+	}
+	// Read needs no approval.
+	if _, err := r.Call(context.Background(), "read", json.RawMessage(`{"path":"."}`), tools.FromModel); err != nil {
+		t.Errorf("read: %v", err)
+	}
+	// Plan surface hides the write tools, and refuses them by name.
+	p, _ := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Surface: tools.SurfacePlan, Policy: tools.PolicyOf(tools.Allow)})
+	defer p.Close()
+	if got := names(p.List()); strings.Join(got, ",") != "read" {
+		t.Errorf("plan lists %v", got)
+	}
+	if _, err := p.Call(context.Background(), "write", json.RawMessage(`{"path":"x","content":"y"}`), tools.FromBridge); !errors.Is(err, tools.ErrNotOnSurface) {
+		t.Errorf("bridge write on plan: %v", err)
+	}
+}

@@ -1,0 +1,422 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tetherhq/tether/tools"
+)
+
+func tool(name string, tier tools.Tier) tools.Tool {
+	return tools.Tool{Name: name, Tier: tier, Description: "test tool " + name,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`),
+		Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
+			return tools.Text("ran " + name), nil
+		}}
+}
+
+func newRegistry(t *testing.T) *tools.Registry {
+	t.Helper()
+	r := tools.NewRegistry()
+	err := r.Register(
+		tool("lsp", tools.TierRead), tool("ast_grep", tools.TierRead), tool("ask_user", tools.TierRead),
+		tool("lsp_rename", tools.TierWrite), tool("ast_edit", tools.TierWrite), tool("resolve", tools.TierWrite),
+		tool("debug", tools.TierExec), tool("eval", tools.TierExec),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func names(ts []tools.Tool) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+func TestSurfaces(t *testing.T) {
+	all := []string{"ask_user", "ast_edit", "ast_grep", "debug", "eval", "lsp", "lsp_rename", "resolve"}
+	tests := []struct {
+		surface tools.Surface
+		listed  []string
+	}{
+		{tools.SurfaceDefault, all},
+		{tools.SurfacePlan, []string{"ask_user", "ast_grep", "lsp"}},
+		{tools.SurfaceReadonly, []string{"ask_user", "ast_grep", "lsp"}},
+	}
+	r := newRegistry(t)
+	for _, tt := range tests {
+		t.Run(tt.surface.Name, func(t *testing.T) {
+			got := names(r.List(tt.surface))
+			if !reflect.DeepEqual(got, tt.listed) {
+				t.Fatalf("listed %v, want %v", got, tt.listed)
+			}
+			listed := map[string]bool{}
+			for _, n := range got {
+				listed[n] = true
+			}
+			g := tools.Guard{Surface: tt.surface, Policy: tools.PolicyOf(tools.Allow)}
+			for _, n := range all {
+				res, err := r.Call(context.Background(), g, tools.Call{Name: n})
+				if listed[n] {
+					if err != nil || res.IsError || res.AllText() != "ran "+n {
+						t.Errorf("%s: listed but the call gave %v %q", n, err, res.AllText())
+					}
+					continue
+				}
+				if !errors.Is(err, tools.ErrNotOnSurface) || !res.IsError {
+					t.Errorf("%s: hidden but the call gave err=%v isError=%v", n, err, res.IsError)
+				}
+				if msg := res.AllText(); !strings.Contains(msg, n) || !strings.Contains(msg, tt.surface.Name) || !strings.HasPrefix(msg, "tools: ") {
+					t.Errorf("%s: refusal %q should name the tool and the surface", n, msg)
+				}
+			}
+		})
+	}
+}
+
+func TestParseSurface(t *testing.T) {
+	for in, want := range map[string]tools.Surface{"": tools.SurfaceDefault, "default": tools.SurfaceDefault, "plan": tools.SurfacePlan, "readonly": tools.SurfaceReadonly} {
+		got, err := tools.ParseSurface(in)
+		if err != nil || got != want {
+			t.Errorf("ParseSurface(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := tools.ParseSurface("admin"); err == nil || !strings.Contains(err.Error(), "default, plan or readonly") {
+		t.Errorf("ParseSurface(admin): %v", err)
+	}
+}
+
+type recorder struct {
+	mu     sync.Mutex
+	asked  []tools.ApprovalRequest
+	answer bool
+	err    error
+}
+
+func (a *recorder) Approve(ctx context.Context, q tools.ApprovalRequest) (bool, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked = append(a.asked, q)
+	return a.answer, a.err
+}
+
+func TestApprovals(t *testing.T) {
+	r := newRegistry(t)
+	tests := []struct {
+		name     string
+		policy   tools.Policy
+		approver *recorder
+		tool     string
+		wantErr  error // nil: the call runs
+		asked    bool
+	}{
+		{"read never asks", tools.Policy{}, nil, "lsp", nil, false},
+		{"read ignores deny", tools.PolicyOf(tools.Deny), nil, "ast_grep", nil, false},
+		{"ask without approver fails closed", tools.Policy{}, nil, "lsp_rename", tools.ErrNoApprover, false},
+		{"ask exec without approver fails closed", tools.PolicyOf(tools.Ask), nil, "eval", tools.ErrNoApprover, false},
+		{"approver cannot reach anyone fails closed", tools.Policy{}, &recorder{err: fmt.Errorf("client lacks elicitation: %w", tools.ErrNoApprover)}, "debug", tools.ErrNoApprover, true},
+		{"approver error refuses", tools.Policy{}, &recorder{err: errors.New("broken pipe")}, "debug", errors.New(""), true},
+		{"ask approved", tools.Policy{}, &recorder{answer: true}, "resolve", nil, true},
+		{"ask declined", tools.Policy{}, &recorder{answer: false}, "resolve", tools.ErrDeclined, true},
+		{"allow", tools.PolicyOf(tools.Allow), nil, "eval", nil, false},
+		{"deny", tools.PolicyOf(tools.Deny), &recorder{answer: true}, "eval", tools.ErrDenied, false},
+		{"tier override", tools.Policy{Default: tools.Deny, Tiers: map[tools.Tier]tools.Decision{tools.TierWrite: tools.Allow}}, nil, "ast_edit", nil, false},
+		{"tool override beats tier", tools.Policy{Tiers: map[tools.Tier]tools.Decision{tools.TierExec: tools.Allow}, Tools: map[string]tools.Decision{"debug": tools.Deny}}, nil, "debug", tools.ErrDenied, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := tools.Guard{Surface: tools.SurfaceDefault, Policy: tt.policy, ConversationID: "c1"}
+			if tt.approver != nil {
+				g.Approver = tt.approver
+			}
+			res, err := r.Call(context.Background(), g, tools.Call{Name: tt.tool, Args: json.RawMessage(`{"n":1}`), Origin: tools.FromBridge})
+			switch {
+			case tt.wantErr == nil && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.wantErr == nil && res.AllText() != "ran "+tt.tool:
+				t.Fatalf("result %q", res.AllText())
+			case tt.wantErr != nil && err == nil:
+				t.Fatalf("ran, want refusal %v", tt.wantErr)
+			case tt.wantErr != nil && tt.wantErr.Error() != "" && !errors.Is(err, tt.wantErr):
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			case tt.wantErr != nil && (!res.IsError || !strings.HasPrefix(res.AllText(), "tools: ") || strings.Contains(res.AllText(), "ran ")):
+				t.Fatalf("refusal result %q isError=%v", res.AllText(), res.IsError)
+			}
+			if tt.approver != nil {
+				if got := len(tt.approver.asked) > 0; got != tt.asked {
+					t.Fatalf("asked = %v, want %v", got, tt.asked)
+				}
+				if tt.asked {
+					q := tt.approver.asked[0]
+					if q.Tool != tt.tool || q.ConversationID != "c1" || q.Origin != tools.FromBridge || string(q.Args) != `{"n":1}` {
+						t.Errorf("approval request %+v", q)
+					}
+					if p := q.Prompt(); !strings.Contains(p, tt.tool) || !strings.Contains(p, `{"n":1}`) {
+						t.Errorf("prompt %q", p)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestParsePolicy(t *testing.T) {
+	p, err := tools.ParsePolicy("write=allow,exec=ask,debug=deny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		tier tools.Tier
+		want tools.Decision
+	}{{"edit", tools.TierWrite, tools.Allow}, {"eval", tools.TierExec, tools.Ask}, {"debug", tools.TierExec, tools.Deny}, {"lsp", tools.TierRead, tools.Allow}} {
+		if got := p.Decide(c.name, c.tier); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+	if p, _ := tools.ParsePolicy("deny"); p.Decide("write", tools.TierWrite) != tools.Deny {
+		t.Error("deny")
+	}
+	for _, bad := range []string{"maybe", "write=perhaps", "read=deny", "write"} {
+		if _, err := tools.ParsePolicy(bad); err == nil {
+			t.Errorf("ParsePolicy(%q) accepted", bad)
+		}
+	}
+}
+
+func TestArgumentValidation(t *testing.T) {
+	r := tools.NewRegistry()
+	err := r.Register(tools.Tool{Name: "t", Tier: tools.TierRead,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{
+			"path":{"type":"string","minLength":1},
+			"line":{"type":"integer","minimum":1},
+			"action":{"type":"string","enum":["definition","hover"]},
+			"lines":{"type":"array","items":{"type":"integer"}},
+			"opts":{"type":"object","properties":{"deep":{"type":"boolean"}},"required":["deep"]}},
+			"required":["path"],"additionalProperties":false}`),
+		Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) { return tools.Text("ok"), nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := tools.Guard{Surface: tools.SurfaceReadonly}
+	tests := []struct {
+		args string
+		want string // "" = valid; else substrings of the error
+	}{
+		{`{"path":"a"}`, ""},
+		{`{"path":"a","line":3,"action":"hover","lines":[1,2],"opts":{"deep":true}}`, ""},
+		{`{"path":"a","line":3.0}`, ""},
+		{`{}`, `missing required argument "path" (a string)`},
+		{``, `missing required argument "path"`},
+		{`{"path":3}`, `argument "path": expected a string, got number 3`},
+		{`{"path":""}`, `argument "path": expected a non-empty string`},
+		{`{"path":"a","line":0}`, `argument "line": expected a number >= 1, got 0`},
+		{`{"path":"a","line":1.5}`, `argument "line": expected an integer, got number 1.5`},
+		{`{"path":"a","action":"jump"}`, `argument "action": expected one of "definition", "hover", got string "jump"`},
+		{`{"path":"a","lines":[1,"x"]}`, `argument "lines[1]": expected an integer, got string "x"`},
+		{`{"path":"a","opts":{}}`, `missing required argument "opts.deep"`},
+		{`{"path":"a","colour":1}`, `unknown argument "colour": expected only action, line, lines, opts, path`},
+		{`[1]`, `arguments must be a JSON object, got an array`},
+		{`{"path":`, `arguments are not valid JSON`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			res, err := r.Call(context.Background(), g, tools.Call{Name: "t", Args: json.RawMessage(tt.args)})
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("refused valid arguments: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, tools.ErrInvalidArgs) {
+				t.Fatalf("err = %v, want ErrInvalidArgs", err)
+			}
+			if !strings.Contains(res.AllText(), tt.want) {
+				t.Fatalf("error %q does not say %q", res.AllText(), tt.want)
+			}
+		})
+	}
+}
+
+func TestRegisterRefuses(t *testing.T) {
+	ok := func(ctx context.Context, c *tools.Call) (*tools.Result, error) { return nil, nil }
+	r := tools.NewRegistry()
+	if err := r.Register(tools.Tool{Name: "a", Tier: tools.TierRead, Handler: ok}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []tools.Tool{
+		{Name: "", Tier: tools.TierRead, Handler: ok},
+		{Name: "a", Tier: tools.TierRead, Handler: ok},
+		{Name: "b", Tier: 0, Handler: ok},
+		{Name: "c", Tier: tools.TierRead},
+		{Name: "d", Tier: tools.TierRead, Handler: ok, InputSchema: json.RawMessage(`{"type":"string"}`)},
+		{Name: "e", Tier: tools.TierRead, Handler: ok, InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/defs/x"}}}`)},
+	} {
+		if err := r.Register(bad); err == nil || !strings.HasPrefix(err.Error(), "tools: ") {
+			t.Errorf("Register(%q) = %v", bad.Name, err)
+		}
+	}
+}
+
+func TestWrap(t *testing.T) {
+	r := tools.NewRegistry()
+	var order []string
+	mw := func(tag string) tools.Middleware {
+		return func(next tools.Handler) tools.Handler {
+			return func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
+				order = append(order, tag)
+				res, err := next(ctx, c)
+				if err == nil {
+					res.Content = append(res.Content, tools.Content{Type: tools.TextContent, Text: tag})
+				}
+				return res, err
+			}
+		}
+	}
+	r.Wrap("w", mw("before-register"))
+	if err := r.Register(tool("w", tools.TierWrite), tool("other", tools.TierWrite)); err != nil {
+		t.Fatal(err)
+	}
+	r.Wrap("w", mw("after-register"))
+	g := tools.Guard{Surface: tools.SurfaceDefault, Policy: tools.PolicyOf(tools.Allow)}
+	res, err := r.Call(context.Background(), g, tools.Call{Name: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.AllText(); got != "ran w\nbefore-register\nafter-register" {
+		t.Errorf("result %q", got)
+	}
+	if !reflect.DeepEqual(order, []string{"after-register", "before-register"}) {
+		t.Errorf("order %v", order)
+	}
+	order = nil
+	res, _ = r.Call(context.Background(), g, tools.Call{Name: "other"})
+	if res.AllText() != "ran other" || len(order) != 0 {
+		t.Errorf("wrapper leaked onto another tool: %q %v", res.AllText(), order)
+	}
+	// A refused call never reaches the wrappers.
+	_, err = r.Call(context.Background(), tools.Guard{Surface: tools.SurfacePlan}, tools.Call{Name: "w"})
+	if !errors.Is(err, tools.ErrNotOnSurface) || len(order) != 0 {
+		t.Errorf("refused call: %v, wrappers ran %v", err, order)
+	}
+}
+
+func TestResultsAreBounded(t *testing.T) {
+	r := tools.NewRegistry()
+	big := strings.Repeat("x", tools.MaxResultText+100)
+	r.Register(tools.Tool{Name: "big", Tier: tools.TierRead, Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
+		return tools.Text(big), nil
+	}})
+	res, err := r.Call(context.Background(), tools.Guard{Surface: tools.SurfaceDefault}, tools.Call{Name: "big"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("(%d of %d bytes shown)", tools.MaxResultText, len(big))
+	if txt := res.AllText(); len(txt) > tools.MaxResultText+100 || !strings.HasSuffix(txt, want) {
+		t.Errorf("result of %d bytes ends %q, want the note %q", len(txt), txt[len(txt)-40:], want)
+	}
+	if got := tools.TruncateText("héllo", 2); got != "h\n... (1 of 6 bytes shown)" {
+		t.Errorf("TruncateText cut inside a rune: %q", got)
+	}
+}
+
+// TestHammer runs many concurrent calls through one registry (run it with
+// -race): listing, calling, wrapping and registering at once, with a Serial
+// tool that must never run twice at the same time.
+func TestHammer(t *testing.T) {
+	r := newRegistry(t)
+	var inSerial, maxSerial, serialCalls atomic.Int64
+	r.Register(tools.Tool{Name: "serial", Tier: tools.TierExec, Serial: true, Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
+		n := inSerial.Add(1)
+		defer inSerial.Add(-1)
+		for {
+			m := maxSerial.Load()
+			if n <= m || maxSerial.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		serialCalls.Add(1)
+		return tools.Text("serial"), nil
+	}})
+	var approvals atomic.Int64
+	g := tools.Guard{Surface: tools.SurfaceDefault, Approver: tools.ApproverFunc(func(ctx context.Context, q tools.ApprovalRequest) (bool, error) {
+		approvals.Add(1)
+		return q.Tool != "eval", nil
+	})}
+	const workers, perWorker = 16, 200
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < perWorker; i++ {
+				switch i % 6 {
+				case 0:
+					if n := len(r.List(tools.SurfacePlan)); n < 3 {
+						errs <- fmt.Errorf("plan lists %d tools", n)
+						return
+					}
+				case 1:
+					res, err := r.Call(context.Background(), g, tools.Call{Name: "lsp", Args: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))})
+					if err != nil || res.AllText() != "ran lsp" {
+						errs <- fmt.Errorf("lsp: %v %q", err, res.AllText())
+						return
+					}
+				case 2:
+					if _, err := r.Call(context.Background(), g, tools.Call{Name: "eval"}); !errors.Is(err, tools.ErrDeclined) {
+						errs <- fmt.Errorf("eval: %v", err)
+						return
+					}
+				case 3:
+					if _, err := r.Call(context.Background(), g, tools.Call{Name: "serial"}); err != nil {
+						errs <- err
+						return
+					}
+				case 4:
+					if _, err := r.Call(context.Background(), tools.Guard{Surface: tools.SurfaceReadonly}, tools.Call{Name: "debug"}); !errors.Is(err, tools.ErrNotOnSurface) {
+						errs <- fmt.Errorf("debug on readonly: %v", err)
+						return
+					}
+				case 5:
+					name := fmt.Sprintf("extra_%d_%d", w, i)
+					if err := r.Register(tool(name, tools.TierRead)); err != nil {
+						errs <- err
+						return
+					}
+					r.Wrap(name, func(next tools.Handler) tools.Handler { return next })
+					if res, err := r.Call(context.Background(), g, tools.Call{Name: name}); err != nil || res.AllText() != "ran "+name {
+						errs <- fmt.Errorf("%s: %v", name, err)
+						return
+					}
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if maxSerial.Load() != 1 {
+		t.Errorf("serial tool ran %d calls at once, want 1", maxSerial.Load())
+	}
+	calls := int64(workers * ((perWorker + 2) / 6))
+	if serialCalls.Load() < calls-int64(workers) {
+		t.Errorf("serial ran %d times", serialCalls.Load())
+	}
+	if approvals.Load() == 0 {
+		t.Error("the approver was never asked")
+	}
+}

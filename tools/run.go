@@ -1,0 +1,229 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/tetherhq/tether/internal/fsutil"
+)
+
+// Config wires one run: its working directory and conversation, the surface and
+// approval policy its calls go through, and the live resources its tool
+// families are bound to. A family's tools are registered only when its
+// resource is wired (SPEC.md, "What it is"); the file tools are always there.
+type Config struct {
+	// WorkDir is the working directory; the file tools are confined to it.
+	// Required.
+	WorkDir string
+	// ConversationID names the conversation (the debugger keys its one session
+	// per conversation on it).
+	ConversationID string
+	// Surface decides which tools are listed and callable. The zero value means
+	// SurfaceDefault.
+	Surface Surface
+	// Policy decides whether write and exec calls are allowed, denied or asked
+	// about. The zero value asks.
+	Policy Policy
+	// Approver asks a human when Policy says ask. Nil means no approver is
+	// connected: such calls fail closed. Run.SetApprover can connect one later.
+	Approver Approver
+
+	// Resources. Each tool family adds its field below (a small local edit) and
+	// registers itself with addFamily from its own file.
+}
+
+// family is one tool family: the tools bound to one kind of resource.
+type family struct {
+	// name identifies the family in errors ("files", "lsp", "debug").
+	name string
+	// wired reports whether cfg wires the family's resource. Nil means always.
+	wired func(cfg *Config) bool
+	// register builds the family's tools for r and registers them (r.Registry()),
+	// returning a closer that releases what it started (nil if nothing).
+	register func(r *Run) (closer func() error, err error)
+}
+
+var (
+	familiesMu sync.Mutex
+	families   []family
+)
+
+// addFamily makes a tool family known to every run. Families call it from an
+// init function in their own file (tools/<family>.go).
+func addFamily(f family) {
+	familiesMu.Lock()
+	defer familiesMu.Unlock()
+	for _, g := range families {
+		if g.name == f.name {
+			panic("tools: family added twice: " + f.name)
+		}
+	}
+	families = append(families, f)
+	sort.Slice(families, func(i, j int) bool { return families[i].name < families[j].name })
+}
+
+type closer struct {
+	name string
+	fn   func() error
+}
+
+// Run is one conversation: its working directory, its resources and the tools
+// bound to them. Run.Call is the single entry that the model's surface, `tether
+// call` and the eval bridge all use, so the same surface, approvals and wrappers
+// apply to every caller. Close tears everything down. A Run is safe for
+// concurrent use.
+type Run struct {
+	cfg    Config
+	root   *fsutil.Root
+	reg    *Registry
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu        sync.Mutex
+	approver  Approver
+	closers   []closer
+	closed    bool
+	closeOnce sync.Once
+	closeErr  error
+	wired     []string
+}
+
+// NewRun starts a run: it checks the working directory and registers every tool
+// family whose resource cfg wires. On error nothing is left running.
+func NewRun(ctx context.Context, cfg Config) (*Run, error) {
+	familiesMu.Lock()
+	fams := append([]family(nil), families...)
+	familiesMu.Unlock()
+	return newRun(ctx, cfg, fams)
+}
+
+func newRun(ctx context.Context, cfg Config, fams []family) (*Run, error) {
+	if cfg.WorkDir == "" {
+		return nil, errors.New("tools: no working directory: set Config.WorkDir (--workdir)")
+	}
+	root, err := fsutil.NewRoot(cfg.WorkDir)
+	if err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	cfg.WorkDir = root.Dir()
+	if cfg.Surface == (Surface{}) {
+		cfg.Surface = SurfaceDefault
+	}
+	if cfg.Surface.Cap < TierRead || cfg.Surface.Cap > TierExec {
+		return nil, fmt.Errorf("tools: surface %s has no valid tier cap", cfg.Surface)
+	}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	r := &Run{cfg: cfg, root: root, reg: NewRegistry(), ctx: rctx, cancel: cancel, approver: cfg.Approver}
+	for _, f := range fams {
+		if f.wired != nil && !f.wired(&r.cfg) {
+			continue
+		}
+		c, err := f.register(r)
+		if c != nil {
+			r.OnClose(f.name, c)
+		}
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("tools: wiring %s: %w", f.name, err)
+		}
+		r.wired = append(r.wired, f.name)
+	}
+	return r, nil
+}
+
+// Call calls the named tool with JSON arguments on the run's surface, under
+// its approval policy and approver, through every wrapper. See Registry.Call
+// for what the Result and error mean. Calls made after Close are refused.
+func (r *Run) Call(ctx context.Context, name string, args json.RawMessage, origin Origin) (*Result, error) {
+	r.mu.Lock()
+	closed, approver := r.closed, r.approver
+	r.mu.Unlock()
+	if closed {
+		err := fmt.Errorf("tools: %s: the run is closed; start a new run", name)
+		return &Result{Content: []Content{{Type: TextContent, Text: err.Error()}}, IsError: true}, err
+	}
+	// A call ends when its caller gives up or the run closes.
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(r.ctx, cancel)
+	defer stop()
+	g := Guard{Surface: r.cfg.Surface, Policy: r.cfg.Policy, Approver: approver, ConversationID: r.cfg.ConversationID}
+	return r.reg.Call(cctx, g, Call{Name: name, Args: args, Origin: origin})
+}
+
+// List returns the tools visible on the run's surface, sorted by name.
+func (r *Run) List() []Tool { return r.reg.List(r.cfg.Surface) }
+
+// Registry returns the run's registry (families register tools and wrappers on it).
+func (r *Run) Registry() *Registry { return r.reg }
+
+// Config returns the run's configuration (WorkDir made absolute, Surface filled in).
+func (r *Run) Config() Config { return r.cfg }
+
+// WorkDir returns the run's absolute working directory.
+func (r *Run) WorkDir() string { return r.cfg.WorkDir }
+
+// ConversationID returns the run's conversation id.
+func (r *Run) ConversationID() string { return r.cfg.ConversationID }
+
+// Surface returns the run's surface.
+func (r *Run) Surface() Surface { return r.cfg.Surface }
+
+// Root returns the run's working directory as a confinement root: resolve
+// paths through it and write with its all-or-nothing Apply.
+func (r *Run) Root() *fsutil.Root { return r.root }
+
+// Families lists the tool families wired for this run, sorted by name.
+func (r *Run) Families() []string { return append([]string(nil), r.wired...) }
+
+// Context returns a context that is cancelled when the run closes, for work a
+// family keeps going between calls.
+func (r *Run) Context() context.Context { return r.ctx }
+
+// SetApprover connects (or, with nil, disconnects) the approver asked when the
+// policy says ask.
+func (r *Run) SetApprover(a Approver) {
+	r.mu.Lock()
+	r.approver = a
+	r.mu.Unlock()
+}
+
+// OnClose adds a function Close calls (in reverse order of adding). If the run
+// is already closed, fn is called at once.
+func (r *Run) OnClose(name string, fn func() error) {
+	r.mu.Lock()
+	if !r.closed {
+		r.closers = append(r.closers, closer{name: name, fn: fn})
+		r.mu.Unlock()
+		return
+	}
+	r.mu.Unlock()
+	fn()
+}
+
+// Close cancels in-flight calls and calls every family's closer (in reverse
+// order of wiring), so nothing the run started is left behind. It is
+// idempotent and safe to call concurrently: every call returns the first
+// teardown's error once it is done.
+func (r *Run) Close() error {
+	r.closeOnce.Do(func() {
+		r.mu.Lock()
+		r.closed = true
+		cs := r.closers
+		r.closers = nil
+		r.mu.Unlock()
+		r.cancel()
+		var errs []error
+		for i := len(cs) - 1; i >= 0; i-- {
+			if err := cs[i].fn(); err != nil {
+				errs = append(errs, fmt.Errorf("tools: closing %s: %w", cs[i].name, err))
+			}
+		}
+		r.closeErr = errors.Join(errs...)
+	})
+	return r.closeErr
+}
