@@ -31,14 +31,15 @@ type session struct {
 	started  time.Time
 	deadline time.Time
 
-	cmd      *exec.Cmd // nil for a direct attach
-	procDone chan struct{}
-	stderr   *tailWriter
-	sockDir  string
-	c        *conn
-	caps     godap.Capabilities
-	out      *outputBuf
-	console  *tailWriter // adapter console messages
+	cmd       *exec.Cmd // nil for a direct attach
+	connector func() io.ReadWriteCloser
+	procDone  chan struct{}
+	stderr    *tailWriter
+	sockDir   string
+	c         *conn
+	caps      godap.Capabilities
+	out       *outputBuf
+	console   *tailWriter // adapter console messages
 
 	initOnce    sync.Once
 	initialized chan struct{}
@@ -187,6 +188,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, kind 
 		bpEvents:    map[int]godap.Breakpoint{},
 	}
 	s.deadline = s.started.Add(sv.cfg.TTL)
+	s.connector = sv.cfg.connector
 	if p, ok := launchArgs["program"].(string); ok {
 		s.program = p
 	}
@@ -267,6 +269,10 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, kind 
 // the port for a direct attach.
 func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 	a := s.adapter
+	if s.connector != nil {
+		s.c = newConn(s.connector(), s.onEvent, nil)
+		return nil
+	}
 	if s.kind == "attach" && a.AttachDirect {
 		addr := fmt.Sprintf("127.0.0.1:%d", s.port)
 		deadline := time.Now().Add(timeout)

@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,6 +40,10 @@ type Config struct {
 	StopWait time.Duration
 	// OutputLimit is how many bytes of debuggee output are kept (64 KiB).
 	OutputLimit int
+
+	// connector, set only by tests, replaces starting an adapter process:
+	// fault injection with an in-process fake adapter.
+	connector func() io.ReadWriteCloser
 }
 
 func (c Config) withDefaults() Config {
@@ -649,10 +654,11 @@ func (sv *Supervisor) afterRun(ctx context.Context, c *conversation, s *session,
 	case outStopped:
 		s.mu.Lock()
 		stop := *s.stop
+		last := s.lastThread
 		s.mu.Unlock()
 		st := &Stop{Reason: stop.Reason, Description: stop.Description, ThreadID: stop.ThreadId}
 		if st.ThreadID == 0 {
-			st.ThreadID = s.lastThread
+			st.ThreadID = last
 		}
 		if st.ThreadID == 0 {
 			if ths, err := s.threads(ctx); err == nil && len(ths) > 0 {

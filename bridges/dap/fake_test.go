@@ -1,0 +1,225 @@
+package dap_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/tetherhq/tether/bridges/dap"
+)
+
+// fakeAdapter is an in-process DAP adapter over net.Pipe for fault
+// injection, in addition to the real adapters the other tests drive.
+type fakeAdapter struct {
+	file        string
+	failLaunch  string // answer launch with this error
+	noInit      bool   // never send the initialized event
+	crashOn     string // close the connection when this command arrives
+	nVars       int
+	outputBytes int // output sent after configurationDone
+}
+
+func (f *fakeAdapter) serve(c net.Conn) {
+	defer c.Close()
+	r := bufio.NewReader(c)
+	seq := 0
+	resp := func(req *godap.Request) godap.Response {
+		return godap.Response{ProtocolMessage: godap.ProtocolMessage{Seq: seq + 1, Type: "response"},
+			RequestSeq: req.Seq, Success: true, Command: req.Command}
+	}
+	event := func(name string) godap.Event {
+		seq++
+		return godap.Event{ProtocolMessage: godap.ProtocolMessage{Seq: seq, Type: "event"}, Event: name}
+	}
+	stopped := func(reason string) {
+		_ = godap.WriteProtocolMessage(c, &godap.StoppedEvent{Event: event("stopped"),
+			Body: godap.StoppedEventBody{Reason: reason, ThreadId: 1, AllThreadsStopped: true}})
+	}
+	for {
+		msg, err := godap.ReadProtocolMessage(r)
+		if err != nil {
+			return
+		}
+		req := msg.(godap.RequestMessage).GetRequest()
+		if req.Command == f.crashOn {
+			return
+		}
+		switch m := msg.(type) {
+		case *godap.InitializeRequest:
+			_ = godap.WriteProtocolMessage(c, &godap.InitializeResponse{Response: resp(req),
+				Body: godap.Capabilities{SupportsConfigurationDoneRequest: true}})
+			seq++
+		case *godap.LaunchRequest:
+			if f.failLaunch != "" {
+				r := resp(req)
+				r.Success = false
+				r.Message = f.failLaunch
+				_ = godap.WriteProtocolMessage(c, &godap.ErrorResponse{Response: r})
+				seq++
+				continue
+			}
+			if !f.noInit {
+				_ = godap.WriteProtocolMessage(c, &godap.InitializedEvent{Event: event("initialized")})
+			}
+			_ = godap.WriteProtocolMessage(c, &godap.LaunchResponse{Response: resp(req)})
+			seq++
+		case *godap.SetBreakpointsRequest:
+			var bps []godap.Breakpoint
+			for i, b := range m.Arguments.Breakpoints {
+				bps = append(bps, godap.Breakpoint{Id: i + 1, Verified: b.Line != 99, Line: b.Line,
+					Message: map[bool]string{true: "no code at line 99"}[b.Line == 99]})
+			}
+			_ = godap.WriteProtocolMessage(c, &godap.SetBreakpointsResponse{Response: resp(req),
+				Body: godap.SetBreakpointsResponseBody{Breakpoints: bps}})
+			seq++
+		case *godap.ConfigurationDoneRequest:
+			_ = godap.WriteProtocolMessage(c, &godap.ConfigurationDoneResponse{Response: resp(req)})
+			seq++
+			for sent := 0; sent < f.outputBytes; sent += 1000 {
+				_ = godap.WriteProtocolMessage(c, &godap.OutputEvent{Event: event("output"),
+					Body: godap.OutputEventBody{Category: "stdout", Output: strings.Repeat("x", 999) + "\n"}})
+			}
+			stopped("breakpoint")
+		case *godap.StackTraceRequest:
+			_ = godap.WriteProtocolMessage(c, &godap.StackTraceResponse{Response: resp(req),
+				Body: godap.StackTraceResponseBody{TotalFrames: 1, StackFrames: []godap.StackFrame{
+					{Id: 7, Name: "main", Line: 2, Source: &godap.Source{Path: f.file}}}}})
+			seq++
+		case *godap.ThreadsRequest:
+			_ = godap.WriteProtocolMessage(c, &godap.ThreadsResponse{Response: resp(req),
+				Body: godap.ThreadsResponseBody{Threads: []godap.Thread{{Id: 1, Name: "main"}}}})
+			seq++
+		case *godap.VariablesRequest:
+			var vs []godap.Variable
+			for i := 0; i < f.nVars; i++ {
+				val := fmt.Sprint(i)
+				if i%10 == 0 {
+					val = strings.Repeat("v", 1000)
+				}
+				vs = append(vs, godap.Variable{Name: fmt.Sprintf("v%d", i), Value: val, Type: "int"})
+			}
+			_ = godap.WriteProtocolMessage(c, &godap.VariablesResponse{Response: resp(req),
+				Body: godap.VariablesResponseBody{Variables: vs}})
+			seq++
+		case *godap.DisconnectRequest:
+			_ = godap.WriteProtocolMessage(c, &godap.DisconnectResponse{Response: resp(req)})
+			return
+		default:
+			r := resp(req)
+			_ = godap.WriteProtocolMessage(c, &r)
+			seq++
+		}
+	}
+}
+
+func fakeSupervisor(t *testing.T, f *fakeAdapter, cfg dap.Config) (*dap.Supervisor, string) {
+	root := writeFiles(t, map[string]string{"prog.fake": "line one\nline two\n"})
+	f.file = root + "/prog.fake"
+	cfg.Adapters = []dap.Adapter{{
+		ID: "fake", Markers: []string{"*.fake"}, Extensions: []string{".fake"},
+		Commands: [][]string{{"/bin/sh"}}, // found, never started: the connector stands in
+		Launch:   map[string]any{"program": "${program}"},
+	}}
+	cfg = dap.WithConnector(cfg, func() io.ReadWriteCloser {
+		client, server := net.Pipe()
+		go f.serve(server)
+		return client
+	})
+	sv := dap.NewSupervisor(cfg)
+	t.Cleanup(func() { sv.Close() })
+	return sv, root
+}
+
+func TestFakeVariablesBounded(t *testing.T) {
+	sv, root := fakeSupervisor(t, &fakeAdapter{nVars: 120}, dap.Config{})
+	do(t, sv, "c", root, dap.Request{Op: "breakpoints", File: "prog.fake", Lines: []int{2, 99}})
+	l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	if l.Stop == nil || l.Stop.Source != "line two" {
+		t.Fatalf("stop: %+v", l.Stop)
+	}
+	if len(l.Breakpoints) != 2 || !l.Breakpoints[0].Verified || l.Breakpoints[1].Verified ||
+		!strings.Contains(l.Text, "NOT verified: no code at line 99") {
+		t.Fatalf("breakpoints: %+v\n%s", l.Breakpoints, l.Text)
+	}
+	v := do(t, sv, "c", root, dap.Request{Op: "variables", Reference: 1})
+	if len(v.Variables) != dap.MaxVariables {
+		t.Fatalf("%d variables returned, want %d", len(v.Variables), dap.MaxVariables)
+	}
+	if !strings.Contains(v.Text, "50 of 120 variables shown (70 omitted)") || !strings.Contains(v.Text, "5 value(s) cut at 400 chars") {
+		t.Fatal(v.Text)
+	}
+	if !v.Variables[0].Cut || len(v.Variables[0].Value) > dap.MaxValueLen+60 {
+		t.Fatalf("value not cut: %d chars", len(v.Variables[0].Value))
+	}
+}
+
+func TestFakeAdapterCrash(t *testing.T) {
+	sv, root := fakeSupervisor(t, &fakeAdapter{crashOn: "continue"}, dap.Config{})
+	do(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	msg := doErr(t, sv, "c", root, dap.Request{Op: "continue"})
+	if !strings.HasPrefix(msg, "debug: ") || !strings.Contains(msg, "went away") {
+		t.Fatal(msg)
+	}
+	st := do(t, sv, "c", root, dap.Request{Op: "status"})
+	if !strings.Contains(st.Text, "no debug session is running") || !strings.Contains(st.Text, "went away") {
+		t.Fatal(st.Text)
+	}
+	// The slot is free again.
+	do(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
+}
+
+func TestFakeLaunchFailure(t *testing.T) {
+	sv, root := fakeSupervisor(t, &fakeAdapter{failLaunch: "could not build: syntax error"}, dap.Config{})
+	msg := doErr(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	if !strings.HasPrefix(msg, "debug: ") || !strings.Contains(msg, "could not build: syntax error") {
+		t.Fatal(msg)
+	}
+	do(t, sv, "c", root, dap.Request{Op: "status"})
+}
+
+func TestFakeNoInitialized(t *testing.T) {
+	sv, root := fakeSupervisor(t, &fakeAdapter{noInit: true}, dap.Config{StartTimeout: 300 * time.Millisecond})
+	msg := doErr(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	if !strings.Contains(msg, "initialized") {
+		t.Fatal(msg)
+	}
+}
+
+func TestFakeOutputCut(t *testing.T) {
+	sv, root := fakeSupervisor(t, &fakeAdapter{outputBytes: 20000}, dap.Config{OutputLimit: 4096})
+	do(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	out := do(t, sv, "c", root, dap.Request{Op: "output"})
+	if !strings.Contains(out.Text, "output cut: the last 4096 bytes shown, 15904 earlier bytes dropped") {
+		t.Fatal(out.Text[:200])
+	}
+}
+
+func TestFakeBadRequests(t *testing.T) {
+	sv, root := fakeSupervisor(t, &fakeAdapter{}, dap.Config{})
+	for _, tc := range []struct {
+		req  dap.Request
+		want string
+	}{
+		{dap.Request{Op: "frobnicate"}, "unknown op"},
+		{dap.Request{}, "missing op"},
+		{dap.Request{Op: "stack"}, "no debug session is running"},
+		{dap.Request{Op: "launch"}, "launch needs program"},
+		{dap.Request{Op: "launch", Program: "missing.fake"}, "does not exist"},
+		{dap.Request{Op: "attach"}, "attach needs port"},
+		{dap.Request{Op: "breakpoints", File: "nope.fake", Lines: []int{1}}, "is not a file"},
+		{dap.Request{Op: "breakpoints", File: "prog.fake", Lines: []int{0}}, "1-based"},
+	} {
+		t.Run(tc.req.Op, func(t *testing.T) {
+			msg := doErr(t, sv, "c", root, tc.req)
+			if !strings.HasPrefix(msg, "debug: ") || !strings.Contains(msg, tc.want) {
+				t.Fatalf("got %q, want %q", msg, tc.want)
+			}
+		})
+	}
+}
