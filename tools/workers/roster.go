@@ -1,0 +1,521 @@
+// Package workers runs the background workers of vibe mode. A worker is a
+// process started from the command configured for its tier ("fast" or
+// "good"), given its brief on stdin and its id, label and tier in the
+// environment (TETHER_WORKER_ID, TETHER_WORKER_LABEL, TETHER_WORKER_TIER). Its
+// stdout is its result, its stderr its log. Each run gets its own process group
+// so stopping a worker stops everything it started.
+//
+// See SPEC.md, "vibe_*: background workers".
+package workers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The tiers a worker can run at.
+const (
+	// Fast is for mechanical work with a clear spec.
+	Fast = "fast"
+	// Good is for design, judgment, or reviewing fast-tier output.
+	Good = "good"
+)
+
+// Status is where a worker is.
+type Status string
+
+// Worker statuses.
+const (
+	Running Status = "running"
+	Done    Status = "done"
+	Failed  Status = "failed"
+	Killed  Status = "killed"
+)
+
+// Bounds on what a worker keeps.
+const (
+	// MaxResultBytes caps a run's stdout; the rest is dropped and the result says so.
+	MaxResultBytes = 256 << 10
+	// MaxLogBytes caps the stderr kept (the last bytes are kept).
+	MaxLogBytes = 64 << 10
+	// MaxBriefBytes caps a brief, sends included.
+	MaxBriefBytes = 256 << 10
+	// MaxWorkers caps how many workers a roster holds.
+	MaxWorkers = 64
+)
+
+// ErrUnknownWorker is returned for a worker id the roster does not hold.
+var ErrUnknownWorker = errors.New("workers: no such worker")
+
+// Config configures a Roster.
+type Config struct {
+	// Commands maps a tier to the shell command line that starts a worker of
+	// that tier ("claude -p --model x"). It runs with /bin/sh -c.
+	Commands map[string]string
+	// Dir is the workers' working directory ("" for the current one).
+	Dir string
+	// Env is added to the inherited environment.
+	Env []string
+}
+
+// ParseWorkerFlag parses a --worker value "TIER=CMD ARGS".
+func ParseWorkerFlag(v string) (tier, command string, err error) {
+	tier, command, ok := strings.Cut(v, "=")
+	tier = strings.TrimSpace(tier)
+	command = strings.TrimSpace(command)
+	if !ok || command == "" {
+		return "", "", fmt.Errorf("workers: --worker %q: want TIER='COMMAND ARGS', e.g. fast='my-agent --quick'", v)
+	}
+	if tier != Fast && tier != Good {
+		return "", "", fmt.Errorf("workers: --worker %q: unknown tier %q: use fast or good", v, tier)
+	}
+	return tier, command, nil
+}
+
+// Roster holds a run's workers.
+type Roster struct {
+	cfg Config
+
+	mu      sync.Mutex
+	next    int
+	workers map[string]*worker
+	closed  bool
+}
+
+// New returns a roster. At least one tier must have a command.
+func New(cfg Config) (*Roster, error) {
+	if len(cfg.Commands) == 0 {
+		return nil, errors.New("workers: no worker command configured: pass --worker fast='CMD ARGS' and/or --worker good='CMD ARGS'")
+	}
+	for t, c := range cfg.Commands {
+		if t != Fast && t != Good {
+			return nil, fmt.Errorf("workers: unknown tier %q: use fast or good", t)
+		}
+		if strings.TrimSpace(c) == "" {
+			return nil, fmt.Errorf("workers: the %s tier's command is empty", t)
+		}
+	}
+	return &Roster{cfg: cfg, workers: map[string]*worker{}}, nil
+}
+
+// Tiers lists the configured tiers.
+func (r *Roster) Tiers() []string {
+	var ts []string
+	for t := range r.cfg.Commands {
+		ts = append(ts, t)
+	}
+	sort.Strings(ts)
+	return ts
+}
+
+type worker struct {
+	id, label, tier string
+	brief           string
+	started         time.Time // of the current run
+	ended           time.Time
+	runs            int
+	status          Status
+	result          string
+	truncated       bool
+	exitErr         string
+	log             tailBuffer
+	unread          bool
+	cmd             *exec.Cmd
+	done            chan struct{} // closed when the current run ends
+	killing         bool
+}
+
+// Info describes a worker, as vibe_list shows it.
+type Info struct {
+	ID      string        `json:"id"`
+	Label   string        `json:"label"`
+	Tier    string        `json:"tier"`
+	Status  Status        `json:"status"`
+	Runs    int           `json:"runs"`
+	Elapsed time.Duration `json:"elapsed"`
+	// ResultTail is the end of the last run's result (stdout).
+	ResultTail string `json:"result_tail,omitempty"`
+	// Unread says the last result has not been returned by Wait yet.
+	Unread bool `json:"unread,omitempty"`
+}
+
+// Report is what Wait returns.
+type Report struct {
+	Info
+	// Finished is false when Wait gave up before the worker ended.
+	Finished bool `json:"finished"`
+	// Result is the run's whole stdout (bounded by MaxResultBytes).
+	Result string `json:"result"`
+	// Truncated says Result was cut at MaxResultBytes.
+	Truncated bool `json:"truncated,omitempty"`
+	// Exit describes how a failed run ended ("exit status 3").
+	Exit string `json:"exit,omitempty"`
+	// LogTail is the end of the run's stderr.
+	LogTail string `json:"log_tail,omitempty"`
+}
+
+// Spawn starts a worker at tier ("" means fast, or the only tier configured)
+// and returns its id at once.
+func (r *Roster) Spawn(brief, label, tier string) (string, error) {
+	if strings.TrimSpace(brief) == "" {
+		return "", errors.New("workers: the brief is empty: say what the worker should do")
+	}
+	if len(brief) > MaxBriefBytes {
+		return "", fmt.Errorf("workers: the brief is %d bytes, over the %d limit", len(brief), MaxBriefBytes)
+	}
+	if tier == "" {
+		tier = Fast
+		if _, ok := r.cfg.Commands[Fast]; !ok {
+			tier = Good
+		}
+	}
+	if tier != Fast && tier != Good {
+		return "", fmt.Errorf("workers: unknown tier %q: use fast (mechanical work with a clear spec) or good (design, judgment, review)", tier)
+	}
+	if _, ok := r.cfg.Commands[tier]; !ok {
+		return "", fmt.Errorf("workers: no command is configured for the %s tier (configured: %s)", tier, strings.Join(r.Tiers(), ", "))
+	}
+	label = strings.TrimSpace(label)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return "", errors.New("workers: the roster is closed")
+	}
+	if len(r.workers) >= MaxWorkers {
+		return "", fmt.Errorf("workers: %d workers already: read and kill finished ones first", MaxWorkers)
+	}
+	r.next++
+	w := &worker{id: "w" + strconv.Itoa(r.next), label: label, tier: tier, brief: brief}
+	if w.label == "" {
+		w.label = w.id
+	}
+	if err := r.startLocked(w); err != nil {
+		r.next--
+		return "", err
+	}
+	r.workers[w.id] = w
+	return w.id, nil
+}
+
+// startLocked starts a new run of w. r.mu is held.
+func (r *Roster) startLocked(w *worker) error {
+	cmd := exec.Command("/bin/sh", "-c", r.cfg.Commands[w.tier])
+	cmd.Dir = r.cfg.Dir
+	cmd.Env = append(append(os.Environ(), r.cfg.Env...),
+		"TETHER_WORKER_ID="+w.id, "TETHER_WORKER_LABEL="+w.label, "TETHER_WORKER_TIER="+w.tier)
+	cmd.Stdin = strings.NewReader(w.brief)
+	out := &capBuffer{max: MaxResultBytes}
+	w.log = tailBuffer{max: MaxLogBytes}
+	cmd.Stdout = out
+	cmd.Stderr = &lockedWriter{mu: &r.mu, w: &w.log}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A process the worker left behind may hold stdout open; do not wait on it
+	// for long once the worker itself has exited (it is killed with the group).
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("workers: cannot start the %s worker: %w", w.tier, err)
+	}
+	done := make(chan struct{})
+	w.cmd, w.done = cmd, done
+	w.status, w.result, w.truncated, w.exitErr, w.unread, w.killing = Running, "", false, "", false, false
+	w.started, w.ended = time.Now(), time.Time{}
+	w.runs++
+	go func() {
+		err := cmd.Wait()
+		// The run is over; make sure nothing it started lives on.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		r.mu.Lock()
+		if w.cmd == cmd {
+			w.ended = time.Now()
+			w.result, w.truncated = out.String(), out.cut
+			w.unread = true
+			switch {
+			case w.killing:
+				w.status = Killed
+			case err != nil:
+				w.status = Failed
+				w.exitErr = err.Error()
+			default:
+				w.status = Done
+			}
+			w.cmd = nil
+		}
+		r.mu.Unlock()
+		close(done)
+	}()
+	return nil
+}
+
+// stop kills w's live run and its process group and waits for it to end.
+func (r *Roster) stop(w *worker) {
+	r.mu.Lock()
+	cmd, done := w.cmd, w.done
+	if cmd != nil {
+		w.killing = true
+	}
+	r.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	<-done
+	waitGroupGone(cmd.Process.Pid)
+}
+
+// waitGroupGone waits (briefly) until no process of the group is left
+// running. Zombies do not count: they run nothing and are their new parent's
+// to reap.
+func waitGroupGone(pgid int) {
+	for i := 0; i < 200 && groupRunning(pgid); i++ {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// groupRunning reports whether a process of group pgid is running. It reads
+// /proc where there is one, since signal 0 also reaches zombies.
+func groupRunning(pgid int) bool {
+	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces and parens.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		if pg, _ := strconv.Atoi(f[2]); pg == pgid {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Roster) get(id string) (*worker, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w, ok := r.workers[id]
+	if !ok {
+		return nil, fmt.Errorf("%w %q: vibe_list shows the roster", ErrUnknownWorker, id)
+	}
+	return w, nil
+}
+
+// Send appends message to the worker's brief and reruns it, stopping a live
+// run first.
+func (r *Roster) Send(id, message string) error {
+	if strings.TrimSpace(message) == "" {
+		return errors.New("workers: the message is empty")
+	}
+	w, err := r.get(id)
+	if err != nil {
+		return err
+	}
+	r.stop(w)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return errors.New("workers: the roster is closed")
+	}
+	brief := w.brief + "\n\n" + message
+	if len(brief) > MaxBriefBytes {
+		return fmt.Errorf("workers: the brief would be %d bytes, over the %d limit: spawn a fresh worker with a shorter brief", len(brief), MaxBriefBytes)
+	}
+	w.brief = brief
+	return r.startLocked(w)
+}
+
+// Wait blocks until the worker's current run ends, ctx is done, or timeout
+// passes (0: no timeout). A worker still running is reported with Finished
+// false; that is not an error.
+func (r *Roster) Wait(ctx context.Context, id string, timeout time.Duration) (Report, error) {
+	w, err := r.get(id)
+	if err != nil {
+		return Report{}, err
+	}
+	r.mu.Lock()
+	done := w.done
+	r.mu.Unlock()
+	var tc <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		tc = t.C
+	}
+	select {
+	case <-done:
+	case <-tc:
+	case <-ctx.Done():
+		return Report{}, ctx.Err()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rep := Report{Info: w.infoLocked()}
+	if w.status == Running {
+		return rep, nil
+	}
+	rep.Finished = true
+	rep.Result, rep.Truncated, rep.Exit = w.result, w.truncated, w.exitErr
+	rep.LogTail = tail(w.log.String(), 2000)
+	w.unread = false
+	rep.Unread = false
+	return rep, nil
+}
+
+// Kill stops the worker's whole process tree. Killing a finished worker is
+// not an error.
+func (r *Roster) Kill(id string) (Info, error) {
+	w, err := r.get(id)
+	if err != nil {
+		return Info{}, err
+	}
+	r.stop(w)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return w.infoLocked(), nil
+}
+
+// List returns every worker, oldest first.
+func (r *Roster) List() []Info {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Info, 0, len(r.workers))
+	for _, w := range r.workers {
+		out = append(out, w.infoLocked())
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, _ := strconv.Atoi(out[i].ID[1:])
+		b, _ := strconv.Atoi(out[j].ID[1:])
+		return a < b
+	})
+	return out
+}
+
+// Close kills every live worker and refuses new ones.
+func (r *Roster) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	ws := make([]*worker, 0, len(r.workers))
+	for _, w := range r.workers {
+		ws = append(ws, w)
+	}
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.stop(w) }()
+	}
+	wg.Wait()
+	return nil
+}
+
+// ResultTailBytes is how much of the last result List shows.
+const ResultTailBytes = 300
+
+func (w *worker) infoLocked() Info {
+	end := w.ended
+	if w.status == Running {
+		end = time.Now()
+	}
+	return Info{
+		ID: w.id, Label: w.label, Tier: w.tier, Status: w.status, Runs: w.runs,
+		Elapsed:    end.Sub(w.started).Round(time.Millisecond),
+		ResultTail: tail(strings.TrimSpace(w.result), ResultTailBytes),
+		Unread:     w.unread,
+	}
+}
+
+// tail returns the last n bytes of s (on a rune boundary), marked when cut.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && s[i]&0xC0 == 0x80 {
+		i++
+	}
+	return "..." + s[i:]
+}
+
+// capBuffer keeps the first max bytes written and notes when it cut.
+type capBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+	cut bool
+}
+
+func (b *capBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	room := b.max - b.buf.Len()
+	if room < len(p) {
+		b.cut = true
+		if room > 0 {
+			b.buf.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	b.buf.Write(p)
+	return len(p), nil
+}
+
+func (b *capBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// tailBuffer keeps the last max bytes written.
+type tailBuffer struct {
+	buf []byte
+	max int
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string { return string(b.buf) }
+
+// lockedWriter writes to w under mu.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *tailBuffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

@@ -1,0 +1,287 @@
+package workers_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/tools/workers"
+)
+
+func script(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "sh " + p
+}
+
+func newRoster(t *testing.T, cfg workers.Config) *workers.Roster {
+	t.Helper()
+	r, err := workers.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// wait waits without a timeout: the test's own deadline bounds it.
+func wait(t *testing.T, r *workers.Roster, id string) workers.Report {
+	t.Helper()
+	rep, err := r.Wait(context.Background(), id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Finished {
+		t.Fatalf("Wait without timeout returned an unfinished worker: %+v", rep)
+	}
+	return rep
+}
+
+func TestSpawnListWait(t *testing.T) {
+	r := newRoster(t, workers.Config{Commands: map[string]string{
+		workers.Fast: script(t, "echo.sh"),
+		workers.Good: script(t, "echo.sh"),
+	}})
+	a, err := r.Spawn("rename Foo to Bar", "renamer", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Spawn("review the rename", "reviewer", workers.Good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b {
+		t.Fatalf("two workers share id %q", a)
+	}
+	list := r.List()
+	if len(list) != 2 || list[0].ID != a || list[1].ID != b {
+		t.Fatalf("List = %+v, want %s then %s", list, a, b)
+	}
+	if list[0].Label != "renamer" || list[0].Tier != workers.Fast || list[1].Tier != workers.Good {
+		t.Errorf("List labels/tiers = %+v", list)
+	}
+
+	ra := wait(t, r, a)
+	if ra.Status != workers.Done {
+		t.Errorf("status = %s, want done (log: %s)", ra.Status, ra.LogTail)
+	}
+	if want := "label=renamer tier=fast\nrename Foo to Bar\n"; ra.Result != want {
+		t.Errorf("result = %q, want %q", ra.Result, want)
+	}
+	if !strings.Contains(ra.LogTail, "label=renamer") {
+		t.Errorf("log tail = %q, want the worker's stderr", ra.LogTail)
+	}
+	rb := wait(t, r, b)
+	if !strings.Contains(rb.Result, "tier=good") || !strings.Contains(rb.Result, "review the rename") {
+		t.Errorf("good worker result = %q", rb.Result)
+	}
+	for _, in := range r.List() {
+		if in.Status != workers.Done || in.Unread {
+			t.Errorf("after wait: %+v, want done and read", in)
+		}
+		if !strings.Contains(in.ResultTail, "tier=") {
+			t.Errorf("list result tail = %q", in.ResultTail)
+		}
+	}
+	// A result is kept after it is read: wait again returns it again.
+	if again := wait(t, r, a); again.Result != ra.Result {
+		t.Errorf("second wait result = %q, want %q", again.Result, ra.Result)
+	}
+}
+
+func TestSendRerunsWithAppendedBrief(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	r := newRoster(t, workers.Config{
+		Commands: map[string]string{workers.Fast: script(t, "gate.sh")},
+		Env:      []string{"GATE=" + gate},
+	})
+	id, err := r.Spawn("fix the tests", "fixer", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first run blocks on the gate; send stops it and reruns with the
+	// appended brief, which lets the run finish.
+	if err := r.Send(id, "go-ahead: only the parser tests"); err != nil {
+		t.Fatal(err)
+	}
+	rep := wait(t, r, id)
+	if rep.Status != workers.Done || rep.Runs != 2 {
+		t.Fatalf("after send: status %s runs %d, want done after 2 runs", rep.Status, rep.Runs)
+	}
+	if want := "fix the tests\n\ngo-ahead: only the parser tests\n"; rep.Result != want {
+		t.Errorf("rerun result = %q, want %q", rep.Result, want)
+	}
+	// Send to a finished worker reruns it too.
+	if err := r.Send(id, "and the lexer"); err != nil {
+		t.Fatal(err)
+	}
+	rep = wait(t, r, id)
+	if !strings.HasSuffix(rep.Result, "go-ahead: only the parser tests\n\nand the lexer\n") || rep.Runs != 3 {
+		t.Errorf("third run: runs %d result %q", rep.Runs, rep.Result)
+	}
+}
+
+func TestWaitTimeoutSaysStillRunning(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	r := newRoster(t, workers.Config{
+		Commands: map[string]string{workers.Fast: script(t, "gate.sh")},
+		Env:      []string{"GATE=" + gate},
+	})
+	id, err := r.Spawn("wait for the gate", "waiter", workers.Fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := r.Wait(context.Background(), id, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Finished || rep.Status != workers.Running {
+		t.Fatalf("Wait on a gated worker = %+v, want still running", rep)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep = wait(t, r, id)
+	if rep.Status != workers.Done || !strings.HasSuffix(rep.Result, "released\n") {
+		t.Errorf("after release: %+v", rep)
+	}
+}
+
+func TestFailingWorker(t *testing.T) {
+	r := newRoster(t, workers.Config{Commands: map[string]string{workers.Fast: script(t, "fail.sh")}})
+	id, err := r.Spawn("frobnicate", "frob", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := wait(t, r, id)
+	if rep.Status != workers.Failed {
+		t.Fatalf("status = %s, want failed", rep.Status)
+	}
+	if rep.Exit != "exit status 3" {
+		t.Errorf("exit = %q, want exit status 3", rep.Exit)
+	}
+	if !strings.Contains(rep.LogTail, "fatal: the frobnicator is missing") {
+		t.Errorf("log tail = %q, want the stderr tail", rep.LogTail)
+	}
+	if rep.Result != "partial result\n" {
+		t.Errorf("result = %q", rep.Result)
+	}
+	if l := r.List(); l[0].Status != workers.Failed {
+		t.Errorf("list status = %s", l[0].Status)
+	}
+}
+
+// readPid waits until the script has written a pid into dir/name.
+func readPid(t *testing.T, dir, name string) int {
+	t.Helper()
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+				return pid
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+func TestKillStopsTheWholeTree(t *testing.T) {
+	for _, how := range []string{"kill", "close"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			r, err := workers.New(workers.Config{
+				Commands: map[string]string{workers.Fast: script(t, "tree.sh")},
+				Env:      []string{"PIDDIR=" + dir},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			id, err := r.Spawn("start a tree", "tree", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pids := []int{readPid(t, dir, "leader"), readPid(t, dir, "child"), readPid(t, dir, "grandchild")}
+			for _, p := range pids {
+				if !alive(p) {
+					t.Fatalf("pid %d is not running before the kill", p)
+				}
+			}
+			if how == "kill" {
+				info, err := r.Kill(id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if info.Status != workers.Killed {
+					t.Errorf("status after kill = %s, want killed", info.Status)
+				}
+			} else {
+				r.Close()
+				if _, err := r.Spawn("more", "x", ""); err == nil {
+					t.Error("Spawn after Close succeeded")
+				}
+			}
+			for _, p := range pids {
+				if alive(p) {
+					t.Errorf("pid %d still runs after %s", p, how)
+				}
+			}
+			if rep := wait(t, r, id); rep.Status != workers.Killed {
+				t.Errorf("wait after %s: status %s", how, rep.Status)
+			}
+		})
+	}
+}
+
+func TestErrors(t *testing.T) {
+	if _, err := workers.New(workers.Config{}); err == nil || !strings.HasPrefix(err.Error(), "workers: ") {
+		t.Errorf("New without commands: %v", err)
+	}
+	r := newRoster(t, workers.Config{Commands: map[string]string{workers.Fast: script(t, "echo.sh")}})
+	cases := []struct {
+		name string
+		err  error
+	}{
+		{"no good tier", func() error { _, err := r.Spawn("x", "y", workers.Good); return err }()},
+		{"bad tier", func() error { _, err := r.Spawn("x", "y", "best"); return err }()},
+		{"empty brief", func() error { _, err := r.Spawn(" ", "y", ""); return err }()},
+		{"unknown id", func() error { _, err := r.Wait(context.Background(), "w99", 0); return err }()},
+		{"unknown kill", func() error { _, err := r.Kill("w99"); return err }()},
+		{"unknown send", r.Send("w99", "hi")},
+	}
+	for _, c := range cases {
+		if c.err == nil || !strings.HasPrefix(c.err.Error(), "workers: ") {
+			t.Errorf("%s: err = %v, want a workers: error", c.name, c.err)
+		}
+	}
+	if _, err := r.Kill("w42"); !errors.Is(err, workers.ErrUnknownWorker) {
+		t.Errorf("Kill(w42) = %v, want ErrUnknownWorker", err)
+	}
+	for _, v := range []string{"fast", "fast=", "best=cmd", "=cmd"} {
+		if _, _, err := workers.ParseWorkerFlag(v); err == nil {
+			t.Errorf("ParseWorkerFlag(%q) succeeded", v)
+		}
+	}
+	if tier, cmd, err := workers.ParseWorkerFlag("good=my-agent --deep 'x y'"); err != nil || tier != "good" || cmd != "my-agent --deep 'x y'" {
+		t.Errorf("ParseWorkerFlag = %q %q %v", tier, cmd, err)
+	}
+}
