@@ -1,0 +1,167 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Elicitor asks the human behind an MCP client through form elicitation. The
+// action is "accept", "decline" or "cancel"; content holds the accepted form.
+// `tether serve` implements it over its MCP session (SessionElicitor does).
+type Elicitor interface {
+	Elicit(ctx context.Context, message string, schema any) (action string, content map[string]any, err error)
+}
+
+// CapabilityReporter is implemented by an Elicitor that knows whether its
+// client can elicit at all. A client without the capability means no human is
+// connected.
+type CapabilityReporter interface {
+	CanElicit() bool
+}
+
+// Elicitation is the QuestionPort that lets the MCP client render the card.
+type Elicitation struct {
+	e Elicitor
+}
+
+// NewElicitation returns a port over e. A nil e has no human behind it.
+func NewElicitation(e Elicitor) *Elicitation { return &Elicitation{e: e} }
+
+// The form fields of an elicited card.
+const (
+	fieldChoice  = "choice"
+	fieldChoices = "choices"
+	fieldText    = "answer"
+)
+
+// Schema returns the flat form schema the client renders for q: one enum field
+// (an array of enums when multi-select) with each option's description in its
+// title, and a text field when free text is allowed. No field is required, so a
+// human may submit only text.
+func Schema(q Question) map[string]any {
+	props := map[string]any{}
+	var entries []any
+	for _, o := range q.Options {
+		title := o.Label
+		if o.Description != "" {
+			title += " - " + o.Description
+		}
+		entries = append(entries, map[string]any{"const": o.Label, "title": title})
+	}
+	switch {
+	case len(q.Options) > 0 && q.MultiSelect:
+		props[fieldChoices] = map[string]any{
+			"type":        "array",
+			"title":       "Choose one or more",
+			"items":       map[string]any{"anyOf": entries},
+			"uniqueItems": true,
+		}
+	case len(q.Options) > 0:
+		props[fieldChoice] = map[string]any{"type": "string", "title": "Choose one", "oneOf": entries}
+	}
+	if q.AllowFreeText {
+		title := "Your answer"
+		if len(q.Options) > 0 {
+			title = "Or your own answer"
+		}
+		props[fieldText] = map[string]any{"type": "string", "title": title}
+	}
+	return map[string]any{"type": "object", "properties": props}
+}
+
+// Message returns the text an elicitation shows above the form.
+func Message(q Question) string {
+	var b strings.Builder
+	if q.Kind == KindPermission {
+		b.WriteString("[permission] ")
+	}
+	b.WriteString(q.Question)
+	if q.Context != "" {
+		b.WriteString("\n\n")
+		b.WriteString(q.Context)
+	}
+	if q.Space != "" {
+		fmt.Fprintf(&b, "\n\n(asked in %s)", q.Space)
+	}
+	return b.String()
+}
+
+// Ask implements QuestionPort. Decline and cancel are skips; an accepted empty
+// form is a skip too, since nothing was answered.
+func (p *Elicitation) Ask(ctx context.Context, q Question) (Answer, error) {
+	if p == nil || p.e == nil {
+		return Answer{}, fmt.Errorf("%w: no MCP client session", ErrNoHuman)
+	}
+	if cr, ok := p.e.(CapabilityReporter); ok && !cr.CanElicit() {
+		return Answer{}, fmt.Errorf("%w: the MCP client does not support elicitation", ErrNoHuman)
+	}
+	action, content, err := p.e.Elicit(ctx, Message(q), Schema(q))
+	if err != nil {
+		if strings.Contains(err.Error(), "does not support") && strings.Contains(err.Error(), "elicitation") {
+			return Answer{}, fmt.Errorf("%w: %v", ErrNoHuman, err)
+		}
+		if ctx.Err() != nil {
+			return Answer{}, ctx.Err()
+		}
+		return Answer{}, fmt.Errorf("operator: elicitation failed: %w", err)
+	}
+	switch action {
+	case "decline", "cancel":
+		return Answer{Outcome: Skipped}, nil
+	case "accept":
+	default:
+		return Answer{}, fmt.Errorf("operator: the MCP client answered with unknown action %q", action)
+	}
+	var a Answer
+	if s, ok := content[fieldChoice].(string); ok && s != "" {
+		a.Labels = append(a.Labels, s)
+	}
+	if list, ok := content[fieldChoices].([]any); ok {
+		for _, v := range list {
+			s, ok := v.(string)
+			if !ok {
+				return Answer{}, fmt.Errorf("operator: the MCP client chose a non-string option %v", v)
+			}
+			a.Labels = append(a.Labels, s)
+		}
+	}
+	if s, ok := content[fieldText].(string); ok {
+		a.Text = strings.TrimSpace(s)
+	}
+	a.Labels = Normalize(q, a.Labels)
+	if len(a.Labels) == 0 && a.Text == "" {
+		return Answer{Outcome: Skipped}, nil
+	}
+	a.Outcome = Answered
+	return a, nil
+}
+
+// SessionElicitor is an Elicitor over a go-sdk server session.
+type SessionElicitor struct {
+	Session *mcp.ServerSession
+}
+
+// CanElicit reports whether the client declared the elicitation capability.
+func (s SessionElicitor) CanElicit() bool {
+	if s.Session == nil {
+		return false
+	}
+	ip := s.Session.InitializeParams()
+	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil
+}
+
+// Elicit sends a form elicitation request to the client.
+func (s SessionElicitor) Elicit(ctx context.Context, message string, schema any) (string, map[string]any, error) {
+	if s.Session == nil {
+		return "", nil, errors.New("operator: no MCP session")
+	}
+	res, err := s.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema})
+	if err != nil {
+		return "", nil, err
+	}
+	return res.Action, res.Content, nil
+}
