@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/tetherhq/tether/bridges/dap"
 	"github.com/tetherhq/tether/internal/fsutil"
 )
 
@@ -34,6 +35,10 @@ type Config struct {
 
 	// Resources. Each tool family adds its field below (a small local edit) and
 	// registers itself with addFamily from its own file.
+
+	// Debug is the debug-session supervisor; with WorkDir and ConversationID it
+	// wires the debug tool (tools/debug.go).
+	Debug *dap.Supervisor
 }
 
 // family is one tool family: the tools bound to one kind of resource.

@@ -1,0 +1,158 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/tools"
+)
+
+func debugRun(t *testing.T, dir, conv string, sv *dap.Supervisor, surface tools.Surface) *tools.Run {
+	t.Helper()
+	run, err := tools.NewRun(context.Background(), tools.Config{
+		WorkDir: dir, ConversationID: conv, Surface: surface,
+		Policy: tools.PolicyOf(tools.Allow), Debug: sv,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { run.Close() })
+	return run
+}
+
+func hasTool(run *tools.Run, name string) bool {
+	for _, tl := range run.List() {
+		if tl.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDebugToolWiring(t *testing.T) {
+	dir := t.TempDir()
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	if !hasTool(debugRun(t, dir, "c1", sv, tools.SurfaceDefault), "debug") {
+		t.Fatal("debug should be registered with a supervisor, a working dir and a conversation id")
+	}
+	if hasTool(debugRun(t, dir, "", sv, tools.SurfaceDefault), "debug") {
+		t.Fatal("debug must not be registered without a conversation id")
+	}
+	if hasTool(debugRun(t, dir, "c1", nil, tools.SurfaceDefault), "debug") {
+		t.Fatal("debug must not be registered without a supervisor")
+	}
+	plan := debugRun(t, dir, "c1", sv, tools.SurfacePlan)
+	if hasTool(plan, "debug") {
+		t.Fatal("debug is exec tier: the plan surface must not list it")
+	}
+	if _, err := plan.Call(context.Background(), "debug", json.RawMessage(`{"op":"adapters"}`), tools.FromModel); err == nil {
+		t.Fatal("a call by name from the plan surface must be refused")
+	}
+	run := debugRun(t, dir, "c1", sv, tools.SurfaceDefault)
+	res, err := run.Call(context.Background(), "debug", json.RawMessage(`{"op":"adapters"}`), tools.FromModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.AllText(), "dart: unavailable") {
+		t.Fatal(res.AllText())
+	}
+	if _, err := run.Call(context.Background(), "debug", json.RawMessage(`{"op":"fly"}`), tools.FromModel); err == nil {
+		t.Fatal("an unknown op must fail schema validation")
+	}
+}
+
+// TestDebugToolRunClose: a session driven through Run.Call is torn down,
+// adapter and program, by Run.Close.
+func TestDebugToolRunClose(t *testing.T) {
+	py := "/usr/bin/python3"
+	if exec.Command(py, "-c", "import debugpy").Run() != nil {
+		testenv.Missing(t, "Debian's python3 with python3-debugpy")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := "import time\n\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.05)\n"
+	for name, body := range map[string]string{"requirements.txt": "", "loop.py": prog} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	run, err := tools.NewRun(context.Background(), tools.Config{
+		WorkDir: dir, ConversationID: "c1", Policy: tools.PolicyOf(tools.Allow), Debug: sv,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	call := func(args string) string {
+		t.Helper()
+		res, err := run.Call(ctx, "debug", json.RawMessage(args), tools.FromModel)
+		if err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		return res.AllText()
+	}
+	call(`{"op":"breakpoints","file":"loop.py","lines":[5]}`)
+	out := call(`{"op":"launch","program":"loop.py"}`)
+	if !strings.Contains(out, "loop.py:5") || !strings.Contains(out, "n += 1") {
+		t.Fatalf("launch should stop at the breakpoint with its source line:\n%s", out)
+	}
+	out = call(`{"op":"evaluate","expression":"n + 1"}`)
+	if !strings.Contains(out, "= 1") {
+		t.Fatal(out)
+	}
+	if len(procsUnder(dir)) == 0 {
+		t.Fatal("no debug processes found while the session is live")
+	}
+	if err := run.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for i := 0; i < 100; i++ {
+		if left = procsUnder(dir); len(left) == 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		t.Fatalf("Run.Close left processes behind:\n%s", strings.Join(left, "\n"))
+	}
+}
+
+// procsUnder lists live (non-zombie) processes whose cwd or command line is in dir.
+func procsUnder(dir string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		pid := e.Name()
+		if pid[0] < '0' || pid[0] > '9' {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			continue
+		}
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && len(stat) > i+2 && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
+			continue
+		}
+		cwd, _ := os.Readlink("/proc/" + pid + "/cwd")
+		cmd, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		cmdline := strings.ReplaceAll(string(cmd), "\x00", " ")
+		if cwd == dir || strings.HasPrefix(cwd, dir+"/") || strings.Contains(cmdline, dir) {
+			out = append(out, pid+" "+cmdline)
+		}
+	}
+	return out
+}
