@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/tetherhq/tether/tools"
+)
+
+func init() {
+	register("call", "call one tool in a fresh run and print its result", runCall)
+}
+
+func runCall(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("call", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var rf runFlags
+	rf.add(fs, "ask")
+	asJSON := fs.Bool("json", false, "print the result as JSON ({content, structured, isError})")
+	addFamilyFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tether call [flags] TOOL ['JSON arguments' | -]")
+		fmt.Fprintln(stderr, "\nCalls TOOL once in a fresh run and prints the result; exits 1 on an error result.")
+		fmt.Fprintln(stderr, "Arguments default to {}; - reads them from stdin. With no approver on the command")
+		fmt.Fprintln(stderr, "line, write and exec tools need --approve allow.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		fs.Usage()
+		return 2
+	}
+	name := fs.Arg(0)
+	raw := "{}"
+	if fs.NArg() == 2 {
+		raw = fs.Arg(1)
+		if raw == "-" {
+			b, err := io.ReadAll(os.Stdin)
+			if err != nil {
+				fmt.Fprintln(stderr, "tether: reading arguments from stdin:", err)
+				return 2
+			}
+			raw = string(b)
+		}
+	}
+	if !json.Valid([]byte(raw)) {
+		fmt.Fprintf(stderr, "tether: the arguments are not valid JSON: %s\n(quote them for the shell: tether call read '{\"path\":\"main.go\"}')\n", raw)
+		return 2
+	}
+	cfg, err := rf.config()
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	run, closeRun, err := startRun(ctx, cfg, wireEnv{Stderr: stderr})
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return 1
+	}
+	defer closeRun()
+	res, err := run.Call(ctx, name, json.RawMessage(raw), tools.FromCLI)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if eerr := enc.Encode(res); eerr != nil {
+			fmt.Fprintln(stderr, "tether:", eerr)
+			return 1
+		}
+	} else {
+		printResult(stdout, stderr, res)
+	}
+	if err != nil {
+		if h := hint(err); h != "" {
+			fmt.Fprintln(stderr, h[1:])
+		}
+	}
+	if res.IsError {
+		return 1
+	}
+	return 0
+}
+
+func printResult(stdout, stderr io.Writer, res *tools.Result) {
+	w := stdout
+	if res.IsError {
+		w = stderr
+	}
+	for _, c := range res.Content {
+		switch c.Type {
+		case tools.ImageContent:
+			fmt.Fprintf(w, "[image %s, %d bytes; use --json to get its data]\n", c.MIMEType, len(c.Data))
+		default:
+			fmt.Fprintln(w, c.Text)
+		}
+	}
+}

@@ -1,0 +1,404 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// tetherBin builds the cgo-free tether binary once per test process.
+func tetherBin(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "tether-e2e")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "tether")
+		if runtime.GOOS == "windows" {
+			binPath += ".exe"
+		}
+		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+func workdir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func fileContent(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+// TestCall drives `tether call` for each file tool.
+func TestCall(t *testing.T) {
+	bin := tetherBin(t)
+	dir := workdir(t, map[string]string{"a.txt": "one\ntwo\n"})
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		stdout   string // substring
+		stderr   string // substring
+		file     string // a.txt afterwards ("" = unchecked)
+	}{
+		{"read", []string{"read", `{"path":"a.txt"}`}, 0, "     1\tone\n     2\ttwo", "", "one\ntwo\n"},
+		{"read json", []string{"--json", "read", `{"path":"a.txt","offset":2}`}, 0, `"text": "     2\ttwo`, "", ""},
+		{"write without approver fails closed", []string{"write", `{"path":"a.txt","content":"x"}`}, 1, "", "fail closed", "one\ntwo\n"},
+		{"write", []string{"--approve", "allow", "write", `{"path":"a.txt","content":"uno\ntwo\n"}`}, 0, "wrote 8 bytes (2 lines) to a.txt (updated)", "", "uno\ntwo\n"},
+		{"edit", []string{"--approve", "write=allow", "edit", `{"path":"a.txt","old_string":"two","new_string":"dos"}`}, 0, "replaced 1 occurrence at line 2", "", "uno\ndos\n"},
+		{"edit ambiguous", []string{"--approve", "allow", "edit", `{"path":"a.txt","old_string":"o","new_string":"0"}`}, 1, "", "matches 2 places", "uno\ndos\n"},
+		{"apply_patch", []string{"--approve", "allow", "apply_patch", `{"patch":"*** Begin Patch\n*** Update File: a.txt\n uno\n-dos\n+tres\n*** Add File: b/c.txt\n+new\n*** End Patch"}`}, 0, "A b/c.txt", "", "uno\ntres\n"},
+		{"plan surface refuses write", []string{"--surface", "plan", "--approve", "allow", "write", `{"path":"a.txt","content":"x"}`}, 1, "", "the plan surface allows only read-tier tools", "uno\ntres\n"},
+		{"deny", []string{"--approve", "deny", "write", `{"path":"a.txt","content":"x"}`}, 1, "", "denied by policy", "uno\ntres\n"},
+		{"bad args", []string{"read", `{"path":1}`}, 1, "", `argument "path": expected a string, got number 1`, ""},
+		{"escape", []string{"read", `{"path":"../../etc/passwd"}`}, 1, "", "outside the working directory", ""},
+		{"unknown tool", []string{"frobnicate"}, 1, "", `unknown tool "frobnicate"`, ""},
+		{"not json", []string{"read", `{path:a}`}, 2, "", "not valid JSON", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"call", "--workdir", dir}, tt.args...)
+			cmd := exec.Command(bin, args...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.wantCode || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) {
+				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, tt.wantCode, stdout.String(), stderr.String())
+			}
+			if tt.file != "" {
+				if got := fileContent(t, filepath.Join(dir, "a.txt")); got != tt.file {
+					t.Fatalf("a.txt = %q, want %q", got, tt.file)
+				}
+			}
+		})
+	}
+	if got := fileContent(t, filepath.Join(dir, "b", "c.txt")); got != "new\n" {
+		t.Errorf("b/c.txt = %q", got)
+	}
+}
+
+func TestToolsCommand(t *testing.T) {
+	bin := tetherBin(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		surface string
+		want    []string
+	}{
+		{"default", []string{"apply_patch", "edit", "read", "write"}},
+		{"plan", []string{"read"}},
+		{"readonly", []string{"read"}},
+	} {
+		out, err := exec.Command(bin, "tools", "--workdir", dir, "--surface", c.surface, "--json").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list []struct {
+			Name        string          `json:"name"`
+			Tier        string          `json:"tier"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if err := json.Unmarshal(out, &list); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range list {
+			got = append(got, e.Name)
+			if e.Tier == "" || !strings.Contains(compact(e.InputSchema), `"type":"object"`) {
+				t.Errorf("%s: tier %q schema %s", e.Name, e.Tier, e.InputSchema)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("%s surface lists %v, want %v", c.surface, got, c.want)
+		}
+	}
+}
+
+// mcpSession starts `tether serve` and connects the go-sdk client to it over
+// the process's stdio. elicit, when non-nil, makes the client declare the
+// elicitation capability and answer with it.
+func mcpSession(t *testing.T, dir string, flags []string, elicit func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(tetherBin(t), append([]string{"serve", "--workdir", dir}, flags...)...)
+	cmd.Stderr = os.Stderr
+	opts := &mcp.ClientOptions{}
+	if elicit != nil {
+		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return elicit(req) }
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, opts)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		if cmd.ProcessState == nil {
+			cmd.Wait()
+		}
+		if cmd.ProcessState == nil || !cmd.ProcessState.Exited() {
+			t.Errorf("tether serve did not exit when the client went away: %v", cmd.ProcessState)
+		}
+	})
+	return cs
+}
+
+func callText(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v", name, err)
+	}
+	var parts []string
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, c.Text)
+		case *mcp.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image %s %d]", c.MIMEType, len(c.Data)))
+		}
+	}
+	return strings.Join(parts, "\n"), res.IsError
+}
+
+func TestServeMCPClient(t *testing.T) {
+	png := "\x89PNG\r\n\x1a\nfake"
+	t.Run("surfaces", func(t *testing.T) {
+		for _, c := range []struct {
+			surface string
+			want    []string
+		}{
+			{"default", []string{"apply_patch", "edit", "read", "write"}},
+			{"plan", []string{"read"}},
+			{"readonly", []string{"read"}},
+		} {
+			dir := workdir(t, map[string]string{"a.txt": "a\n"})
+			cs := mcpSession(t, dir, []string{"--surface", c.surface, "--approve", "allow"}, nil)
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, tool := range res.Tools {
+				got = append(got, tool.Name)
+				if (tool.Name == "read") != tool.Annotations.ReadOnlyHint {
+					t.Errorf("%s: readOnlyHint %v", tool.Name, tool.Annotations.ReadOnlyHint)
+				}
+			}
+			sort.Strings(got)
+			if strings.Join(got, ",") != strings.Join(c.want, ",") {
+				t.Errorf("%s: tools/list = %v, want %v", c.surface, got, c.want)
+			}
+			if c.surface != "default" {
+				// Hidden tools are refused by name, with the reason.
+				for _, hidden := range []string{"write", "edit", "apply_patch"} {
+					text, isErr := callText(t, cs, hidden, map[string]any{"path": "a.txt", "content": "x"})
+					if !isErr || !strings.Contains(text, "allows only read-tier tools") {
+						t.Errorf("%s: hidden %s gave %q", c.surface, hidden, text)
+					}
+				}
+				if got := fileContent(t, filepath.Join(dir, "a.txt")); got != "a\n" {
+					t.Errorf("a hidden tool wrote a.txt: %q", got)
+				}
+			}
+		}
+	})
+
+	t.Run("elicitation approve and decline", func(t *testing.T) {
+		dir := workdir(t, map[string]string{"a.txt": "a\n", "pic.png": png})
+		var mu sync.Mutex
+		answer := "accept"
+		var asked []string
+		cs := mcpSession(t, dir, []string{"--approve", "ask"}, func(req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked = append(asked, req.Params.Message)
+			return &mcp.ElicitResult{Action: answer}, nil
+		})
+		text, isErr := callText(t, cs, "write", map[string]any{"path": "a.txt", "content": "approved\n"})
+		if isErr || fileContent(t, filepath.Join(dir, "a.txt")) != "approved\n" {
+			t.Fatalf("approved write: %q, file %q", text, fileContent(t, filepath.Join(dir, "a.txt")))
+		}
+		mu.Lock()
+		answer = "decline"
+		mu.Unlock()
+		text, isErr = callText(t, cs, "edit", map[string]any{"path": "a.txt", "old_string": "approved", "new_string": "declined"})
+		if !isErr || !strings.Contains(text, "declined") || fileContent(t, filepath.Join(dir, "a.txt")) != "approved\n" {
+			t.Fatalf("declined edit: %q, file %q", text, fileContent(t, filepath.Join(dir, "a.txt")))
+		}
+		mu.Lock()
+		answer = "cancel"
+		mu.Unlock()
+		if _, isErr := callText(t, cs, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch"}); !isErr {
+			t.Fatal("cancelled apply_patch ran")
+		}
+		// Reads never ask.
+		text, isErr = callText(t, cs, "read", map[string]any{"path": "pic.png"})
+		if isErr || !strings.Contains(text, "[image image/png 12]") {
+			t.Errorf("image read: %q", text)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(asked) != 3 || !strings.Contains(asked[0], "write") || !strings.Contains(asked[0], "approved") {
+			t.Errorf("asked %q", asked)
+		}
+	})
+
+	t.Run("no elicitation capability fails closed", func(t *testing.T) {
+		dir := workdir(t, map[string]string{"a.txt": "a\n"})
+		cs := mcpSession(t, dir, nil, nil)
+		text, isErr := callText(t, cs, "write", map[string]any{"path": "a.txt", "content": "x"})
+		if !isErr || !strings.Contains(text, "fail closed") || !strings.Contains(text, "elicitation") {
+			t.Errorf("write without elicitation: %q", text)
+		}
+		if fileContent(t, filepath.Join(dir, "a.txt")) != "a\n" {
+			t.Error("the write ran")
+		}
+		text, isErr = callText(t, cs, "read", map[string]any{"path": "a.txt"})
+		if isErr || text != "     1\ta" {
+			t.Errorf("read: %q", text)
+		}
+		text, isErr = callText(t, cs, "read", map[string]any{"path": 5})
+		if !isErr || !strings.Contains(text, `argument "path": expected a string`) {
+			t.Errorf("invalid args: %q", text)
+		}
+	})
+}
+
+// TestServeJSONRPCScript drives `tether serve` with raw newline-delimited
+// JSON-RPC written to its stdin, as a minimal client would.
+func TestServeJSONRPCScript(t *testing.T) {
+	dir := workdir(t, map[string]string{"a.txt": "hello\n"})
+	cmd := exec.Command(tetherBin(t), "serve", "--workdir", dir)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	script := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"script","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":{"path":"a.txt"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"write","arguments":{"path":"a.txt","content":"x"}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read","arguments":{"path":"../outside"}}}`,
+	}
+	go func() {
+		for _, line := range script {
+			io.WriteString(stdin, line+"\n")
+		}
+	}()
+	type response struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	got := map[int]response{}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for len(got) < 5 && sc.Scan() {
+		var r response
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("not JSON-RPC: %s", sc.Text())
+		}
+		if r.ID != 0 {
+			got[r.ID] = r
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("serve exited with %v after stdin closed\n%s", err, stderr.String())
+	}
+	if len(got) < 5 {
+		t.Fatalf("got %d responses: %v\nstderr: %s", len(got), got, stderr.String())
+	}
+	if !strings.Contains(string(got[1].Result), `"protocolVersion":"2025-06-18"`) {
+		t.Errorf("initialize: %s", got[1].Result)
+	}
+	for _, n := range []string{`"name":"read"`, `"name":"write"`, `"name":"edit"`, `"name":"apply_patch"`} {
+		if !strings.Contains(string(got[2].Result), n) {
+			t.Errorf("tools/list lacks %s: %s", n, got[2].Result)
+		}
+	}
+	type callResult struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	check := func(id int, wantErr bool, want string) {
+		var cr callResult
+		if err := json.Unmarshal(got[id].Result, &cr); err != nil || len(cr.Content) == 0 {
+			t.Errorf("call %d: %s %v", id, got[id].Result, got[id].Error)
+			return
+		}
+		if cr.IsError != wantErr || !strings.Contains(cr.Content[0].Text, want) {
+			t.Errorf("call %d: isError=%v %q, want %q", id, cr.IsError, cr.Content[0].Text, want)
+		}
+	}
+	check(3, false, "     1\thello")
+	check(4, true, "did not declare the elicitation capability")
+	check(5, true, "outside the working directory")
+	if fileContent(t, filepath.Join(dir, "a.txt")) != "hello\n" {
+		t.Error("the refused write ran")
+	}
+}

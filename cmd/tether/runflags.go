@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tetherhq/tether/tools"
+)
+
+// runFlags are the flags shared by the commands that start a run (serve, call, tools).
+type runFlags struct {
+	workdir      string
+	surface      string
+	approve      string
+	conversation string
+}
+
+func (f *runFlags) add(fs *flag.FlagSet, approveDefault string) {
+	fs.StringVar(&f.workdir, "workdir", ".", "working directory the run's file tools are confined to")
+	fs.StringVar(&f.surface, "surface", "default", "surface: default (every tier), plan or readonly (read tier only)")
+	fs.StringVar(&f.approve, "approve", approveDefault, "approval policy for write and exec tools: ask, allow, deny, or a list such as write=allow,exec=ask,debug=deny")
+	fs.StringVar(&f.conversation, "conversation", "", "conversation id (default: one per process)")
+}
+
+func (f *runFlags) config() (tools.Config, error) {
+	s, err := tools.ParseSurface(f.surface)
+	if err != nil {
+		return tools.Config{}, err
+	}
+	p, err := tools.ParsePolicy(f.approve)
+	if err != nil {
+		return tools.Config{}, err
+	}
+	conv := f.conversation
+	if conv == "" {
+		conv = fmt.Sprintf("tether-%d", os.Getpid())
+	}
+	return tools.Config{WorkDir: f.workdir, ConversationID: conv, Surface: s, Policy: p}, nil
+}
+
+// wireEnv is what a family's wiring may use besides its own flags.
+type wireEnv struct {
+	// Elicitor asks the MCP client's user (serve only; nil elsewhere).
+	Elicitor tools.Elicitor
+	// Serve is true in `tether serve`.
+	Serve  bool
+	Stderr io.Writer
+}
+
+// familyWiring lets a tool family add its flags to serve, call and tools and
+// wire its resource into the run's Config. A family adds one from an init
+// function in its own file (cmd/tether/wire_<family>.go) with addWiring.
+type familyWiring struct {
+	name string
+	// flags defines the family's flags.
+	flags func(fs *flag.FlagSet)
+	// wire sets the family's resource in cfg (or leaves it unset when its
+	// flags say so) and returns a cleanup to run after the run is closed.
+	wire func(ctx context.Context, cfg *tools.Config, env wireEnv) (cleanup func(), err error)
+}
+
+var wirings []familyWiring
+
+func addWiring(w familyWiring) { wirings = append(wirings, w) }
+
+func addFamilyFlags(fs *flag.FlagSet) {
+	for _, w := range wirings {
+		if w.flags != nil {
+			w.flags(fs)
+		}
+	}
+}
+
+// startRun wires every family into cfg and starts the run. The returned
+// cleanup closes the run and then the families' own cleanups.
+func startRun(ctx context.Context, cfg tools.Config, env wireEnv) (*tools.Run, func() error, error) {
+	var cleanups []func()
+	undo := func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+	}
+	for _, w := range wirings {
+		if w.wire == nil {
+			continue
+		}
+		c, err := w.wire(ctx, &cfg, env)
+		if c != nil {
+			cleanups = append(cleanups, c)
+		}
+		if err != nil {
+			undo()
+			return nil, nil, fmt.Errorf("%s: %w", w.name, err)
+		}
+	}
+	run, err := tools.NewRun(ctx, cfg)
+	if err != nil {
+		undo()
+		return nil, nil, err
+	}
+	return run, func() error {
+		err := run.Close()
+		undo()
+		return err
+	}, nil
+}
+
+// hint adds what a CLI user can do about a refused call.
+func hint(err error) string {
+	switch {
+	case errors.Is(err, tools.ErrNoApprover):
+		return "\n(pass --approve allow to run write and exec tools from the command line)"
+	case errors.Is(err, tools.ErrNotOnSurface):
+		return "\n(pass --surface default to reach write and exec tools)"
+	}
+	return ""
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+func init() {
+	register("tools", "list the tools a run offers on a surface: names, tiers and schemas", runTools)
+}
+
+func runTools(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var rf runFlags
+	rf.add(fs, "ask")
+	asJSON := fs.Bool("json", false, "print the list as JSON")
+	addFamilyFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tether tools [flags]\n\nLists the tools a run with these flags offers on the surface.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return 2
+	}
+	cfg, err := rf.config()
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return 2
+	}
+	run, closeRun, err := startRun(context.Background(), cfg, wireEnv{Stderr: stderr})
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return 1
+	}
+	defer closeRun()
+	type entry struct {
+		Name        string          `json:"name"`
+		Tier        string          `json:"tier"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	var list []entry
+	for _, t := range run.List() {
+		schema := t.InputSchema
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		list = append(list, entry{t.Name, t.Tier.String(), t.Description, schema})
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(list); err != nil {
+			fmt.Fprintln(stderr, "tether:", err)
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(stdout, "%d tools on the %s surface (families wired: %s)\n", len(list), run.Surface(), strings.Join(run.Families(), ", "))
+	for _, e := range list {
+		first, _, _ := strings.Cut(e.Description, "\n")
+		fmt.Fprintf(stdout, "\n%s (%s)\n  %s\n  schema: %s\n", e.Name, e.Tier, first, compact(e.InputSchema))
+	}
+	return 0
+}
+
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}

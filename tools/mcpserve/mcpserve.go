@@ -1,0 +1,222 @@
+// Package mcpserve serves one tether run as a Model Context Protocol server
+// (github.com/modelcontextprotocol/go-sdk): tools/list shows the tools the run's
+// surface allows, tools/call goes through Run.Call (so the tier is checked
+// again, arguments are validated and approvals apply), and approvals are asked
+// of the client's user through MCP elicitation.
+//
+// A client that did not declare the elicitation capability counts as no
+// approver connected: calls the policy says to ask about fail closed.
+//
+// See https://modelcontextprotocol.io/specification (tools, elicitation).
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherhq/tether/tools"
+)
+
+// ProtocolVersions are the MCP versions the server negotiates. Versions from
+// 2026-07-28 on forbid server-initiated elicitation during a call (approvals
+// would have to re-run the call); an approval asked in the middle of a call,
+// as one made from an eval cell is, needs it, so those versions are not
+// offered and clients fall back to 2025-11-25.
+var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Options configure a Server.
+type Options struct {
+	// Name and Version identify the server to clients ("tether", "v0.1.0").
+	Name, Version string
+	// Instructions are sent to the client at initialization.
+	Instructions string
+}
+
+// Server is an MCP server for one run. Create it before the run so that the
+// run's approver (Server.Approver) and any family that asks the user (through
+// the Server as a tools.Elicitor) can be wired into the run's Config, then
+// call Serve.
+type Server struct {
+	opts Options
+	srv  *mcp.Server
+
+	mu      sync.Mutex
+	run     *tools.Run
+	listed  map[string]bool
+	session *mcp.ServerSession
+}
+
+var _ tools.Elicitor = (*Server)(nil)
+
+// New returns a Server. It serves nothing until Serve is called.
+func New(opts Options) *Server {
+	if opts.Name == "" {
+		opts.Name = "tether"
+	}
+	if opts.Version == "" {
+		opts.Version = "(devel)"
+	}
+	s := &Server{opts: opts, listed: map[string]bool{}}
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+		Instructions:              opts.Instructions,
+		SupportedProtocolVersions: ProtocolVersions,
+		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
+			s.mu.Lock()
+			s.session = req.Session
+			s.mu.Unlock()
+		},
+	})
+	s.srv.AddReceivingMiddleware(s.hiddenTools)
+	return s
+}
+
+// Approver returns the tools.Approver that asks the connected client's user
+// through elicitation ("accept" approves; "decline" and "cancel" do not).
+func (s *Server) Approver() tools.Approver { return tools.ApproverFunc(s.approve) }
+
+func (s *Server) approve(ctx context.Context, q tools.ApprovalRequest) (bool, error) {
+	action, _, err := s.Elicit(ctx, q.Prompt()+" Accept to run it, decline to refuse.", map[string]any{
+		"type": "object", "properties": map[string]any{},
+	})
+	if err != nil {
+		return false, err
+	}
+	return action == "accept", nil
+}
+
+type sessionKey struct{}
+
+// Elicit asks the connected client's user through MCP elicitation (form mode)
+// and returns their action ("accept", "decline", "cancel") and, on accept,
+// what they entered. With no client connected, or a client without the
+// elicitation capability, it returns at once with an error wrapping
+// tools.ErrNoApprover.
+func (s *Server) Elicit(ctx context.Context, message string, schema any) (string, map[string]any, error) {
+	ss, _ := ctx.Value(sessionKey{}).(*mcp.ServerSession)
+	if ss == nil {
+		s.mu.Lock()
+		ss = s.session
+		s.mu.Unlock()
+	}
+	if ss == nil {
+		return "", nil, fmt.Errorf("mcpserve: no MCP client is connected to ask: %w", tools.ErrNoApprover)
+	}
+	ip := ss.InitializeParams()
+	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
+		return "", nil, fmt.Errorf("mcpserve: the MCP client did not declare the elicitation capability, so no one can be asked: %w", tools.ErrNoApprover)
+	}
+	if schema == nil {
+		schema = map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	res, err := ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema})
+	if err != nil {
+		return "", nil, fmt.Errorf("mcpserve: elicitation failed: %w", err)
+	}
+	return res.Action, res.Content, nil
+}
+
+// Serve serves run over transport until the client disconnects or ctx ends.
+// It lists the tools run.List returns (the run's surface) and does not close
+// the run: the caller does, after Serve returns.
+func (s *Server) Serve(ctx context.Context, run *tools.Run, t mcp.Transport) error {
+	s.mu.Lock()
+	if s.run != nil {
+		s.mu.Unlock()
+		return errors.New("mcpserve: Serve called twice; one server serves one run")
+	}
+	s.run = run
+	for _, tool := range run.List() {
+		s.listed[tool.Name] = true
+		s.srv.AddTool(mcpTool(tool), s.handler(tool.Name))
+	}
+	s.mu.Unlock()
+	if err := s.srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("mcpserve: %w", err)
+	}
+	return nil
+}
+
+// ServeStdio serves run over the process's stdin and stdout.
+func (s *Server) ServeStdio(ctx context.Context, run *tools.Run) error {
+	return s.Serve(ctx, run, &mcp.StdioTransport{})
+}
+
+func mcpTool(t tools.Tool) *mcp.Tool {
+	schema := json.RawMessage(t.InputSchema)
+	if len(schema) == 0 {
+		schema = json.RawMessage(`{"type":"object"}`)
+	}
+	no := false
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: t.Tier == tools.TierRead, OpenWorldHint: &no}
+	if t.Tier != tools.TierRead {
+		yes := true
+		ann.DestructiveHint = &yes
+	}
+	return &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema, Annotations: ann}
+}
+
+func (s *Server) handler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return s.call(ctx, req.Session, name, req.Params.Arguments), nil
+	}
+}
+
+func (s *Server) call(ctx context.Context, ss *mcp.ServerSession, name string, args json.RawMessage) *mcp.CallToolResult {
+	if ss != nil {
+		ctx = context.WithValue(ctx, sessionKey{}, ss)
+	}
+	res, _ := s.run.Call(ctx, name, args, tools.FromModel)
+	return ToMCP(res)
+}
+
+// hiddenTools routes a tools/call for a tool the surface does not list to the
+// run anyway, so the caller gets the run's clear refusal ("is a write-tier
+// tool and the plan surface allows only read-tier tools") as a tool error
+// instead of a bare "unknown tool".
+func (s *Server) hiddenTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
+		if !ok {
+			return next(ctx, method, req)
+		}
+		s.mu.Lock()
+		listed, run := s.listed[p.Name], s.run
+		s.mu.Unlock()
+		if listed || run == nil {
+			return next(ctx, method, req)
+		}
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		return s.call(ctx, ss, p.Name, p.Arguments), nil
+	}
+}
+
+// ToMCP converts a tool result to an MCP tool result: text stays text, images
+// become MCP image content, Structured becomes structuredContent.
+func ToMCP(r *tools.Result) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{Content: []mcp.Content{}}
+	if r == nil {
+		return out
+	}
+	for _, c := range r.Content {
+		switch c.Type {
+		case tools.ImageContent:
+			out.Content = append(out.Content, &mcp.ImageContent{Data: c.Data, MIMEType: c.MIMEType})
+		default:
+			out.Content = append(out.Content, &mcp.TextContent{Text: c.Text})
+		}
+	}
+	if r.Structured != nil {
+		out.StructuredContent = r.Structured
+	}
+	out.IsError = r.IsError
+	return out
+}
