@@ -90,6 +90,33 @@ func (s *Server) approve(ctx context.Context, q tools.ApprovalRequest) (bool, er
 	return action == "accept", nil
 }
 
+// CanElicit reports whether a client is connected that declared the
+// elicitation capability (the operator family's question port checks it).
+func (s *Server) CanElicit() bool { return canElicit(s.current()) }
+
+// current returns the connected session: the one that initialized last, or
+// else the first the server knows (a stdio server has exactly one).
+func (s *Server) current() *mcp.ServerSession {
+	s.mu.Lock()
+	ss := s.session
+	s.mu.Unlock()
+	if ss != nil {
+		return ss
+	}
+	for ss := range s.srv.Sessions() {
+		return ss
+	}
+	return nil
+}
+
+func canElicit(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	ip := ss.InitializeParams()
+	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil
+}
+
 type sessionKey struct{}
 
 // Elicit asks the connected client's user through MCP elicitation (form mode)
@@ -100,15 +127,12 @@ type sessionKey struct{}
 func (s *Server) Elicit(ctx context.Context, message string, schema any) (string, map[string]any, error) {
 	ss, _ := ctx.Value(sessionKey{}).(*mcp.ServerSession)
 	if ss == nil {
-		s.mu.Lock()
-		ss = s.session
-		s.mu.Unlock()
+		ss = s.current()
 	}
 	if ss == nil {
 		return "", nil, fmt.Errorf("mcpserve: no MCP client is connected to ask: %w", tools.ErrNoApprover)
 	}
-	ip := ss.InitializeParams()
-	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
+	if !canElicit(ss) {
 		return "", nil, fmt.Errorf("mcpserve: the MCP client did not declare the elicitation capability, so no one can be asked: %w", tools.ErrNoApprover)
 	}
 	if schema == nil {

@@ -1,0 +1,109 @@
+package mcpserve_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherhq/tether/tools"
+	"github.com/tetherhq/tether/tools/mcpserve"
+)
+
+// connect serves a run in process and returns a connected go-sdk client
+// session (the end-to-end tests in cmd/tether drive the real binary).
+func connect(t *testing.T, cfg tools.Config, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) (*mcpserve.Server, *mcp.ClientSession) {
+	t.Helper()
+	srv := mcpserve.New(mcpserve.Options{})
+	cfg.Approver = srv.Approver()
+	run, err := tools.NewRun(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	st, ct := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, run, st) }()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{ElicitationHandler: elicit})
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		<-done
+		run.Close()
+	})
+	return srv, cs
+}
+
+func TestElicitWithoutClient(t *testing.T) {
+	srv := mcpserve.New(mcpserve.Options{})
+	if srv.CanElicit() {
+		t.Error("CanElicit with no client")
+	}
+	_, _, err := srv.Elicit(context.Background(), "hello?", nil)
+	if !errors.Is(err, tools.ErrNoApprover) {
+		t.Errorf("Elicit with no client: %v", err)
+	}
+	ok, err := srv.Approver().Approve(context.Background(), tools.ApprovalRequest{Tool: "write", Tier: tools.TierWrite})
+	if ok || !errors.Is(err, tools.ErrNoApprover) {
+		t.Errorf("Approve with no client: %v %v", ok, err)
+	}
+}
+
+func TestServeInProcess(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	var asked []string
+	srv, cs := connect(t, tools.Config{WorkDir: dir}, func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked = append(asked, req.Params.Message)
+		return &mcp.ElicitResult{Action: "accept"}, nil
+	})
+	if !srv.CanElicit() {
+		t.Error("CanElicit with an eliciting client")
+	}
+	action, _, err := srv.Elicit(context.Background(), "Pick one", map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "string"}}})
+	if err != nil || action != "accept" {
+		t.Errorf("Elicit: %q %v", action, err)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"path": "a.txt", "content": "b\n"}})
+	if err != nil || res.IsError {
+		t.Fatalf("write: %v %+v", err, res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "b\n" {
+		t.Errorf("a.txt = %q", b)
+	}
+	if len(asked) != 2 || !strings.Contains(asked[1], "May I run write (write tier)") {
+		t.Errorf("asked %q", asked)
+	}
+	var sc tools.FileChanges
+	raw, _ := json.Marshal(res.StructuredContent)
+	if json.Unmarshal(raw, &sc); len(sc.Changed) != 1 || sc.Changed[0].Path != "a.txt" {
+		t.Errorf("structured content %s", raw)
+	}
+}
+
+func TestToMCP(t *testing.T) {
+	r := &tools.Result{Content: []tools.Content{
+		{Type: tools.TextContent, Text: "pic"},
+		{Type: tools.ImageContent, MIMEType: "image/png", Data: []byte{1, 2, 3}},
+	}, IsError: true}
+	m := mcpserve.ToMCP(r)
+	if len(m.Content) != 2 || !m.IsError {
+		t.Fatalf("%+v", m)
+	}
+	if img, ok := m.Content[1].(*mcp.ImageContent); !ok || img.MIMEType != "image/png" || string(img.Data) != "\x01\x02\x03" {
+		t.Errorf("image content %+v", m.Content[1])
+	}
+	b, _ := json.Marshal(m)
+	if !strings.Contains(string(b), `"type":"image"`) || !strings.Contains(string(b), `"data":"AQID"`) {
+		t.Errorf("wire form %s", b)
+	}
+}
