@@ -98,6 +98,7 @@ type ConflictError struct {
 	Reason string
 }
 
+// Error says which file did not match and that nothing was written.
 func (e *ConflictError) Error() string {
 	return fmt.Sprintf("fsutil: %s %s; nothing was written", e.Path, e.Reason)
 }

@@ -1,0 +1,62 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzApplyPatch feeds arbitrary patches and files to the patch parser and the
+// hunk applier: they must never panic, and a parsed update either applies or
+// says which hunk failed.
+func FuzzApplyPatch(f *testing.F) {
+	f.Add("*** Begin Patch\n*** Update File: a\n@@ x\n-a\n+b\n*** End of File\n*** End Patch", "x\na\n")
+	f.Add("*** Begin Patch\n*** Add File: n\n+1\n*** Delete File: d\n*** End Patch", "")
+	f.Add("*** Begin Patch\n*** Update File: a\n*** Move to: b\n c\n-d\n+e\n\n*** End Patch", "c\r\nd\r\n")
+	f.Add("*** Begin Patch\n*** Update File: a\n+only added\n*** End Patch", "no newline")
+	f.Fuzz(func(t *testing.T, patch, content string) {
+		ops, err := ParsePatch(patch)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "tools: apply_patch: ") {
+				t.Fatalf("error without prefix: %v", err)
+			}
+			return
+		}
+		for _, op := range ops {
+			if op.Kind != PatchUpdate {
+				continue
+			}
+			out, err := applyHunks(op, content)
+			if err != nil {
+				if !strings.Contains(err.Error(), "hunk") {
+					t.Fatalf("hunk error does not name the hunk: %v", err)
+				}
+				continue
+			}
+			_ = out
+		}
+	})
+}
+
+// FuzzValidateArgs: the argument validator never panics and every refusal
+// names what was expected.
+func FuzzValidateArgs(f *testing.F) {
+	s, err := compileSchema([]byte(`{"type":"object","properties":{
+		"path":{"type":"string","minLength":1,"pattern":"^[a-z]"},
+		"n":{"type":"integer","minimum":1,"maximum":9},
+		"xs":{"type":"array","items":{"type":"number"},"maxItems":3},
+		"k":{"enum":["a","b",1]},
+		"o":{"type":"object","properties":{"b":{"type":"boolean"}},"required":["b"],"additionalProperties":false},
+		"u":{"anyOf":[{"type":"string"},{"type":"null"}]}},
+		"required":["path"],"additionalProperties":false}`))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(`{"path":"a","n":3,"xs":[1,2.5],"k":"a","o":{"b":true},"u":null}`)
+	f.Add(`{"path":"","n":1e400}`)
+	f.Add(`[{"path":1}]`)
+	f.Fuzz(func(t *testing.T, args string) {
+		if err := s.validateArgs([]byte(args)); err != nil && err.Error() == "" {
+			t.Fatal("empty error")
+		}
+	})
+}
