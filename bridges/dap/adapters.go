@@ -31,7 +31,9 @@ const (
 // list), "${cwd}" (the run's working directory), "${interpreter}" (the first of
 // Interpreters that exists, else the adapter command's own binary), "${port}"
 // (the attach port, as a number), "${mode}" ("debug" for a source program or
-// package directory, "exec" for a built executable).
+// package directory, "exec" for a built executable), "${scratch}" (a private
+// temporary directory removed when the session ends) and, in Commands only,
+// "${socket}" (the unix socket of the DialIn transport).
 type Adapter struct {
 	// ID names the adapter ("delve").
 	ID string
@@ -81,7 +83,7 @@ func DefaultAdapters() []Adapter {
 			Transport:  DialIn,
 			Launch: map[string]any{
 				"mode": "${mode}", "program": "${program}", "args": "${args}", "cwd": "${cwd}",
-				"outputMode": "remote",
+				"outputMode": "remote", "output": "${scratch}/__debug_bin",
 			},
 			Attach:       map[string]any{"mode": "remote"},
 			AttachDirect: true,

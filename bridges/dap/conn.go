@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	godap "github.com/google/go-dap"
 )
@@ -28,6 +29,9 @@ type conn struct {
 	pending map[int]chan rawMessage
 	closed  bool
 	err     error // why the read loop ended
+
+	// timeout, when set, bounds how long call waits for one response.
+	timeout time.Duration
 
 	onEvent   func(name string, body json.RawMessage)
 	onRequest func(command string) // a reverse request the adapter sent
@@ -147,7 +151,22 @@ func (c *conn) call(ctx context.Context, command string, args any, out any) erro
 	if err != nil {
 		return err
 	}
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.timeout, &timeoutError{command, c.timeout})
+		defer cancel()
+	}
 	return c.wait(ctx, command, seq, ch, out)
+}
+
+// timeoutError is an adapter that did not answer a request in time.
+type timeoutError struct {
+	command string
+	after   time.Duration
+}
+
+func (e *timeoutError) Error() string {
+	return fmt.Sprintf("dap: %s: no answer from the adapter within %s; it may be stuck: terminate the session and launch again", e.command, e.after)
 }
 
 // send sends a request without waiting; wait collects its response.
@@ -197,6 +216,10 @@ func (c *conn) wait(ctx context.Context, command string, seq int, ch chan rawMes
 		if command != "cancel" {
 			_, _, _ = c.send("cancel", &godap.CancelArguments{RequestId: seq})
 		}
+		var te *timeoutError
+		if cause := context.Cause(ctx); errors.As(cause, &te) {
+			return te
+		}
 		return fmt.Errorf("dap: %s: %w", command, ctx.Err())
 	}
 }
@@ -224,9 +247,9 @@ func responseError(command string, m rawMessage) error {
 		for k, v := range body.Error.Variables {
 			detail = strings.ReplaceAll(detail, "{"+k+"}", v)
 		}
-		if msg == "" || msg == command {
+		if msg == "" || msg == command || strings.HasPrefix(detail, msg) {
 			msg = detail
-		} else if detail != msg {
+		} else if !strings.Contains(msg, detail) {
 			msg += ": " + detail
 		}
 	}

@@ -142,6 +142,7 @@ type scenario struct {
 	files      map[string]string
 	prepare    func(t *testing.T, root string) // build step
 	program    string
+	args       []string
 	bpFile     string
 	bpLine     int
 	stopName   string // function of the top frame at the breakpoint
@@ -166,7 +167,7 @@ func runScenario(t *testing.T, sc scenario) {
 	if len(bp.Breakpoints) != 1 || !bp.Breakpoints[0].Pending {
 		t.Fatalf("breakpoint before launch should be pending: %+v", bp.Breakpoints)
 	}
-	l := do(t, sv, conv, root, dap.Request{Op: "launch", Program: sc.program})
+	l := do(t, sv, conv, root, dap.Request{Op: "launch", Program: sc.program, Args: sc.args})
 	if l.Stop == nil {
 		t.Fatalf("launch did not stop at the breakpoint:\n%s", l.Text)
 	}
@@ -245,14 +246,17 @@ func TestDelve(t *testing.T) {
 	})
 }
 
-const pyProgram = `def add(a, b):
+const pyProgram = `import sys
+
+
+def add(a, b):
     return a + b
 
 
 def main():
     x = 41
     y = add(x, 1)
-    print("hello", y)
+    print("hello", y, sys.argv[1:])
 
 
 main()
@@ -262,9 +266,9 @@ func TestDebugpy(t *testing.T) {
 	python(t)
 	runScenario(t, scenario{
 		files:   map[string]string{"requirements.txt": "", "main.py": pyProgram},
-		program: "main.py", bpFile: "main.py", bpLine: 7, stopName: "main",
+		program: "main.py", args: []string{"a b", "$HOME"}, bpFile: "main.py", bpLine: 10, stopName: "main",
 		varName: "x", varValue: "41", expr: "x + 1", exprValue: "42",
-		stepLine: 8, wantOutput: "hello 42",
+		stepLine: 11, wantOutput: "hello 42 ['a b', '$HOME']",
 	})
 }
 
@@ -497,4 +501,69 @@ func TestAttachDelve(t *testing.T) {
 		t.Fatalf("evaluate: %+v", ev.Value)
 	}
 	do(t, sv, "c", root, dap.Request{Op: "terminate"})
+}
+
+// TestPauseAndLiveBreakpoints: a program launched without breakpoints runs;
+// pause stops it where it is; a breakpoint set while live is verified at once
+// and continue stops there; clearing it lets the program run again.
+func TestPauseAndLiveBreakpoints(t *testing.T) {
+	python(t)
+	root := writeFiles(t, map[string]string{"requirements.txt": "", "loop.py": pyLoop})
+	// StopWait bounds how long launch and continue wait for a stop; the loop
+	// never stops by itself, so both come back saying it runs.
+	sv := dap.NewSupervisor(dap.Config{StopWait: 3 * time.Second})
+	defer sv.Close()
+	l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: "loop.py"})
+	if l.Stop != nil || l.Exited != nil || !strings.Contains(l.Text, "running") {
+		t.Fatalf("launch without breakpoints of an endless loop should report it running:\n%s", l.Text)
+	}
+	msg := doErr(t, sv, "c", root, dap.Request{Op: "step_over"})
+	if !strings.Contains(msg, "running, not stopped") {
+		t.Fatal(msg)
+	}
+	p := do(t, sv, "c", root, dap.Request{Op: "pause"})
+	if p.Stop == nil || p.Stop.Reason != "pause" || filepath.Base(p.Stop.File) != "loop.py" || p.Stop.Source == "" {
+		t.Fatalf("pause: %+v", p.Stop)
+	}
+	bp := do(t, sv, "c", root, dap.Request{Op: "breakpoints", File: "loop.py", Lines: []int{7}})
+	if len(bp.Breakpoints) != 1 || bp.Breakpoints[0].Pending || !bp.Breakpoints[0].Verified {
+		t.Fatalf("a breakpoint set while live should be sent and verified: %+v", bp.Breakpoints)
+	}
+	c := do(t, sv, "c", root, dap.Request{Op: "continue"})
+	if c.Stop == nil || c.Stop.Line != 7 || c.Stop.Reason != "breakpoint" {
+		t.Fatalf("continue should stop at the new breakpoint: %s", c.Text)
+	}
+	so := do(t, sv, "c", root, dap.Request{Op: "step_out"})
+	if so.Stop == nil {
+		t.Fatalf("step_out: %s", so.Text)
+	}
+	do(t, sv, "c", root, dap.Request{Op: "breakpoints", File: "loop.py"})
+	c = do(t, sv, "c", root, dap.Request{Op: "continue"})
+	if c.Stop != nil {
+		t.Fatalf("with the breakpoint cleared the loop should run: %s", c.Text)
+	}
+	do(t, sv, "c", root, dap.Request{Op: "terminate"})
+	requireNoProcs(t, root)
+}
+
+func TestDelveBuildError(t *testing.T) {
+	testenv.RequireBinary(t, "dlv")
+	testenv.RequireBinary(t, "go")
+	root := writeFiles(t, map[string]string{"go.mod": "module broken\n\ngo 1.21\n",
+		"main.go": "package main\n\nfunc main() {\n\tundefinedThing()\n}\n"})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	msg := doErr(t, sv, "c", root, dap.Request{Op: "launch", Program: "."})
+	if !strings.HasPrefix(msg, "debug: ") || !strings.Contains(msg, "undefinedThing") {
+		t.Fatalf("a build failure should carry the compiler's message: %s", msg)
+	}
+	// The failed launch left nothing live.
+	st := do(t, sv, "c", root, dap.Request{Op: "status"})
+	if !strings.Contains(st.Text, "no debug session is running") {
+		t.Fatal(st.Text)
+	}
+	requireNoProcs(t, root)
+	if ents, _ := filepath.Glob(filepath.Join(root, "__debug_bin*")); len(ents) > 0 {
+		t.Fatalf("delve's build output was left in the working dir: %v", ents)
+	}
 }

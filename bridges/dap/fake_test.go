@@ -22,6 +22,7 @@ type fakeAdapter struct {
 	noInit      bool   // never send the initialized event
 	crashOn     string // close the connection when this command arrives
 	nVars       int
+	nFrames     int
 	outputBytes int // output sent after configurationDone
 }
 
@@ -87,9 +88,17 @@ func (f *fakeAdapter) serve(c net.Conn) {
 			}
 			stopped("breakpoint")
 		case *godap.StackTraceRequest:
+			frames := []godap.StackFrame{{Id: 7, Name: "main", Line: 2, Source: &godap.Source{Path: f.file}}}
+			for i := 1; i < f.nFrames; i++ {
+				frames = append(frames, godap.StackFrame{Id: 7 + i, Name: fmt.Sprintf("caller%d", i), Line: 1,
+					Source: &godap.Source{Path: f.file}})
+			}
+			total := len(frames)
+			if lv := m.Arguments.Levels; lv > 0 && lv < len(frames) {
+				frames = frames[:lv]
+			}
 			_ = godap.WriteProtocolMessage(c, &godap.StackTraceResponse{Response: resp(req),
-				Body: godap.StackTraceResponseBody{TotalFrames: 1, StackFrames: []godap.StackFrame{
-					{Id: 7, Name: "main", Line: 2, Source: &godap.Source{Path: f.file}}}}})
+				Body: godap.StackTraceResponseBody{TotalFrames: total, StackFrames: frames}})
 			seq++
 		case *godap.ThreadsRequest:
 			_ = godap.WriteProtocolMessage(c, &godap.ThreadsResponse{Response: resp(req),
@@ -156,6 +165,18 @@ func TestFakeVariablesBounded(t *testing.T) {
 	}
 	if !v.Variables[0].Cut || len(v.Variables[0].Value) > dap.MaxValueLen+60 {
 		t.Fatalf("value not cut: %d chars", len(v.Variables[0].Value))
+	}
+}
+
+func TestFakeStackBounded(t *testing.T) {
+	sv, root := fakeSupervisor(t, &fakeAdapter{nFrames: 45}, dap.Config{})
+	l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	if l.Stop == nil || len(l.Stop.Frames) != 5 {
+		t.Fatalf("a stop carries the top 5 frames: %+v", l.Stop)
+	}
+	st := do(t, sv, "c", root, dap.Request{Op: "stack"})
+	if len(st.Frames) != dap.MaxStackFrames || !strings.Contains(st.Text, "30 of 45 frames shown") {
+		t.Fatalf("%d frames:\n%s", len(st.Frames), st.Text)
 	}
 }
 

@@ -33,13 +33,15 @@ type session struct {
 
 	cmd       *exec.Cmd // nil for a direct attach
 	connector func() io.ReadWriteCloser
-	procDone  chan struct{}
-	stderr    *tailWriter
-	sockDir   string
-	c         *conn
-	caps      godap.Capabilities
-	out       *outputBuf
-	console   *tailWriter // adapter console messages
+	// requestTimeout bounds one request's answer.
+	requestTimeout time.Duration
+	procDone       chan struct{}
+	stderr         *tailWriter
+	scratch        string // private temp dir (socket, build output), removed at the end
+	c              *conn
+	caps           godap.Capabilities
+	out            *outputBuf
+	console        *tailWriter // adapter console messages
 
 	initOnce    sync.Once
 	initialized chan struct{}
@@ -176,9 +178,9 @@ func (s *session) ended() bool {
 
 // startSession starts (or connects to) the adapter and runs the DAP handshake
 // up to configurationDone, sending the pending breakpoints on the way.
-func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, kind string, launchArgs map[string]any, port int, bps map[string][]int) (*session, []BreakpointState, error) {
+func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scratch, kind string, launchArgs map[string]any, port int, bps map[string][]int) (*session, []BreakpointState, error) {
 	s := &session{
-		adapter: a, root: root, kind: kind, port: port,
+		adapter: a, root: root, scratch: scratch, kind: kind, port: port,
 		started:     time.Now(),
 		out:         newOutputBuf(sv.cfg.OutputLimit),
 		console:     &tailWriter{limit: 4096},
@@ -189,6 +191,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, kind 
 	}
 	s.deadline = s.started.Add(sv.cfg.TTL)
 	s.connector = sv.cfg.connector
+	s.requestTimeout = sv.cfg.RequestTimeout
 	if p, ok := launchArgs["program"].(string); ok {
 		s.program = p
 	}
@@ -271,6 +274,7 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 	a := s.adapter
 	if s.connector != nil {
 		s.c = newConn(s.connector(), s.onEvent, nil)
+		s.c.timeout = s.requestTimeout
 		return nil
 	}
 	if s.kind == "attach" && a.AttachDirect {
@@ -290,18 +294,15 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 			return fmt.Errorf("dap: attach: nothing accepts connections on %s (%v); start the program with its debug server listening on that port first", addr, err)
 		}
 		s.c = newConn(nc, s.onEvent, nil)
+		s.c.timeout = s.requestTimeout
 		return nil
 	}
 
 	vars := map[string]any{}
 	var ln net.Listener
 	if a.Transport == DialIn {
-		dir, err := os.MkdirTemp("", "tether-dap-")
-		if err != nil {
-			return fmt.Errorf("dap: %w", err)
-		}
-		s.sockDir = dir
-		sock := filepath.Join(dir, "dap.sock")
+		sock := filepath.Join(s.scratch, "dap.sock")
+		var err error
 		ln, err = net.Listen("unix", sock)
 		if err != nil {
 			return fmt.Errorf("dap: listening for %s: %w", a.ID, err)
@@ -363,6 +364,7 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		}
 	}
 	s.c = newConn(rwc, s.onEvent, nil)
+	s.c.timeout = s.requestTimeout
 	return nil
 }
 
@@ -381,6 +383,9 @@ func (s *session) withStderr(err error) error {
 	}
 	if t := s.console.String(); t != "" {
 		extra = append(extra, "adapter console: "+lastLines(t, 10))
+	}
+	if text, size, _ := s.out.render(); size > 0 {
+		extra = append(extra, "program output (end):\n"+lastLines(strings.TrimSpace(text), 15))
 	}
 	if len(extra) == 0 {
 		return err
@@ -449,8 +454,8 @@ func (s *session) kill() {
 		case <-time.After(5 * time.Second):
 		}
 	}
-	if s.sockDir != "" {
-		_ = os.RemoveAll(s.sockDir)
+	if s.scratch != "" {
+		_ = os.RemoveAll(s.scratch)
 	}
 }
 
@@ -505,8 +510,12 @@ func (s *session) waitStop(ctx context.Context, afterSeq int, wait time.Duration
 
 // setBreakpoints replaces the breakpoints of one file in the adapter.
 func (s *session) setBreakpoints(ctx context.Context, file string, lines []int) ([]BreakpointState, error) {
-	args := &godap.SetBreakpointsArguments{Source: godap.Source{Name: filepath.Base(file), Path: file}}
-	args.Breakpoints = []godap.SourceBreakpoint{}
+	// go-dap's SetBreakpointsArguments omits an empty list, and an adapter
+	// may not take a missing list as "clear": always send the key.
+	args := &struct {
+		Source      godap.Source             `json:"source"`
+		Breakpoints []godap.SourceBreakpoint `json:"breakpoints"`
+	}{Source: godap.Source{Name: filepath.Base(file), Path: file}, Breakpoints: []godap.SourceBreakpoint{}}
 	for _, l := range lines {
 		args.Breakpoints = append(args.Breakpoints, godap.SourceBreakpoint{Line: l})
 	}

@@ -40,6 +40,9 @@ type Config struct {
 	StopWait time.Duration
 	// OutputLimit is how many bytes of debuggee output are kept (64 KiB).
 	OutputLimit int
+	// RequestTimeout bounds the adapter's answer to one request, such as
+	// stackTrace or evaluate (30 seconds).
+	RequestTimeout time.Duration
 
 	// connector, set only by tests, replaces starting an adapter process:
 	// fault injection with an in-process fake adapter.
@@ -58,6 +61,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.StopWait <= 0 {
 		c.StopWait = 30 * time.Second
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = 30 * time.Second
 	}
 	if c.OutputLimit <= 0 {
 		c.OutputLimit = 64 << 10
@@ -286,12 +292,23 @@ func (sv *Supervisor) Do(ctx context.Context, conversationID, root string, req R
 	return r, nil
 }
 
+// prefixDebug makes err's message start with "debug: " (replacing the
+// lower layer's "dap: "); errors.Is/As still see err.
 func prefixDebug(err error) error {
-	if strings.HasPrefix(err.Error(), "debug: ") {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "debug: ") {
 		return err
 	}
-	return fmt.Errorf("debug: %w", err)
+	return &debugError{msg: "debug: " + strings.TrimPrefix(msg, "dap: "), err: err}
 }
+
+type debugError struct {
+	msg string
+	err error
+}
+
+func (e *debugError) Error() string { return e.msg }
+func (e *debugError) Unwrap() error { return e.err }
 
 // reap ends a session whose adapter died on its own; the caller holds c.mu.
 func (sv *Supervisor) reap(c *conversation) {
@@ -564,9 +581,14 @@ func (sv *Supervisor) opStart(ctx context.Context, c *conversation, root string,
 	if fi, err := os.Stat(program); err == nil && (fi.IsDir() || slices.Contains(a.Extensions, filepath.Ext(program))) {
 		mode = "debug"
 	}
+	scratch, err := os.MkdirTemp("", "tether-dap-")
+	if err != nil {
+		return nil, fmt.Errorf("debug: making a scratch dir: %w", err)
+	}
 	vars := map[string]any{
 		"${program}": program, "${args}": stringsToAny(req.Args), "${cwd}": root,
 		"${interpreter}": a.interpreter, "${port}": req.Port, "${mode}": mode,
+		"${scratch}": scratch,
 	}
 	tmpl := a.Launch
 	if req.Op == "attach" {
@@ -582,7 +604,7 @@ func (sv *Supervisor) opStart(ctx context.Context, c *conversation, root string,
 		}
 	}
 	// Breakpoints are sent with absolute paths.
-	s, states, err := sv.startSession(ctx, a, root, req.Op, args, req.Port, c.breakpoints)
+	s, states, err := sv.startSession(ctx, a, root, scratch, req.Op, args, req.Port, c.breakpoints)
 	if err != nil {
 		return nil, prefixDebug(err)
 	}
@@ -686,8 +708,24 @@ func (sv *Supervisor) afterRun(ctx context.Context, c *conversation, s *session,
 		} else {
 			b.WriteString("the program ended")
 		}
-		_, size, _ := s.out.render()
-		fmt.Fprintf(b, "; %d bytes of output kept (op output)", size)
+		text, size, dropped := s.out.render()
+		if size == 0 {
+			b.WriteString("; it wrote no output")
+		} else {
+			tail := lastLines(strings.TrimRight(text, "\n"), 20)
+			if len(tail) > 2000 {
+				i := len(tail) - 2000
+				for i < len(tail) && (tail[i]&0xC0) == 0x80 {
+					i++
+				}
+				tail = "(cut) …" + tail[i:]
+			}
+			fmt.Fprintf(b, "; %d bytes of output kept", size)
+			if dropped > 0 {
+				fmt.Fprintf(b, " (%d earlier bytes dropped)", dropped)
+			}
+			fmt.Fprintf(b, ", the end of it (op output for all):\n%s", tail)
+		}
 		sv.end(c, "the program ended")
 	case outGone:
 		err := s.withStderr(s.c.closeErr())
