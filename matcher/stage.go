@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/tetherhq/tether/internal/fsutil"
 )
 
 // ErrUnknownEdit is wrapped by Accept and Discard for an id that was never
@@ -20,15 +22,19 @@ var ErrStale = errors.New("matcher: files changed since the edit was staged")
 // discarded. Ids are edit_1, edit_2, ... in staging order. It is safe for
 // concurrent use.
 type Stager struct {
+	root     *fsutil.Root
 	mu       sync.Mutex
 	next     int
 	edits    map[string]*Plan
 	resolved map[string]string
 }
 
-// NewStager returns an empty Stager.
-func NewStager() *Stager {
-	return &Stager{edits: map[string]*Plan{}, resolved: map[string]string{}}
+// NewStager returns an empty Stager. With a root, accepted edits are applied
+// through root.Apply (paths confined to it, every file's content checked
+// again, all or nothing with roll-back); with nil they are written with the
+// matcher's own atomic writes.
+func NewStager(root *fsutil.Root) *Stager {
+	return &Stager{root: root, edits: map[string]*Plan{}, resolved: map[string]string{}}
 }
 
 // Stage records a plan and returns its id. Nothing is written.
@@ -101,7 +107,15 @@ func (s *Stager) Accept(id string) (*Plan, error) {
 		return nil, fmt.Errorf("%w: %s rejected, nothing written; changed: %s; discard it and run ast_edit again",
 			ErrStale, id, strings.Join(changed, ", "))
 	}
-	if err := applyAll(p.Changes); err != nil {
+	if s.root != nil {
+		changes := make([]fsutil.Change, len(p.Changes))
+		for i, c := range p.Changes {
+			changes[i] = fsutil.Change{Path: c.Path, Content: c.New, Expected: c.Old, MustExist: true}
+		}
+		if _, err := s.root.Apply(changes); err != nil {
+			return nil, fmt.Errorf("matcher: %s not applied: %w", id, err)
+		}
+	} else if err := applyAll(p.Changes); err != nil {
 		return nil, err
 	}
 	delete(s.edits, id)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tetherhq/tether/internal/fsutil"
 )
 
 func stagedPlan(t *testing.T, dir string, names ...string) *Plan {
@@ -38,7 +40,7 @@ func readAll(t *testing.T, dir string, names ...string) string {
 
 func TestStagerAcceptDiscard(t *testing.T) {
 	dir := t.TempDir()
-	s := NewStager()
+	s := NewStager(nil)
 	id1 := s.Stage(stagedPlan(t, dir, "a.go", "b.go"))
 	id2 := s.Stage(&Plan{})
 	if id1 != "edit_1" || id2 != "edit_2" {
@@ -77,7 +79,7 @@ func TestStagerAcceptDiscard(t *testing.T) {
 
 func TestStagerRejectsStale(t *testing.T) {
 	dir := t.TempDir()
-	s := NewStager()
+	s := NewStager(nil)
 	id := s.Stage(stagedPlan(t, dir, "a.go", "b.go", "c.go"))
 	os.WriteFile(filepath.Join(dir, "b.go"), []byte("edited by hand\n"), 0o644)
 	os.Remove(filepath.Join(dir, "c.go"))
@@ -111,7 +113,7 @@ func TestApplyAllRollsBack(t *testing.T) {
 		}
 		return writeAtomic(path, data)
 	}
-	s := NewStager()
+	s := NewStager(nil)
 	id := s.Stage(p)
 	_, err := s.Accept(id)
 	if err == nil || !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "restored") {
@@ -150,5 +152,25 @@ func TestDiff(t *testing.T) {
 	}
 	if got := p.Diff(4); !strings.HasSuffix(got, "... diff cut: 13 more lines\n") {
 		t.Errorf("cut diff:\n%s", got)
+	}
+}
+
+func TestStagerWithRoot(t *testing.T) {
+	dir := t.TempDir()
+	root, err := fsutil.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStager(root)
+	id := s.Stage(stagedPlan(t, dir, "a.go", "b.go"))
+	if _, err := s.Accept(id); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, dir, "a.go", "b.go"); got != "new a.go\nnew b.go\n" {
+		t.Errorf("after accept: %q", got)
+	}
+	out := &Plan{Changes: []FileChange{{Path: filepath.Join(dir, "..", "escape.go"), Old: nil, New: []byte("x")}}}
+	if _, err := s.Accept(s.Stage(out)); err == nil {
+		t.Error("a change outside the root was applied")
 	}
 }
