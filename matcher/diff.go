@@ -56,7 +56,11 @@ func fileDiff(c FileChange) []string {
 		}
 		regs = append(regs, region{from: from, to: to, reps: []replacement{r}})
 	}
-	out := []string{"--- a/" + c.Path, "+++ b/" + c.Path}
+	name := c.Path
+	if c.Display != "" {
+		name = c.Display
+	}
+	out := []string{"--- a/" + name, "+++ b/" + name}
 	delta := 0
 	lineStart := func(l int) int {
 		if l <= 0 {

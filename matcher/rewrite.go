@@ -130,6 +130,9 @@ func rebase(b *binding, src []byte, indent string) string {
 	if !strings.Contains(text, "\n") {
 		return text
 	}
+	// a statement list may end with its terminating newline: the template
+	// places the capture, not the source's line structure
+	text = strings.TrimRight(text, " \t\r\n")
 	orig := lineIndent(src, int(s))
 	lines := strings.Split(text, "\n")
 	for k := 1; k < len(lines); k++ {
@@ -159,7 +162,11 @@ func apply(src []byte, reps []replacement) []byte {
 
 // FileChange is one file's part of a rewrite.
 type FileChange struct {
-	Path         string
+	// Path is the file as the search walked it.
+	Path string
+	// Display is how to show the path (e.g. relative to a working
+	// directory); "" means Path.
+	Display      string
 	Old, New     []byte
 	Replacements int
 	reps         []replacement

@@ -118,6 +118,9 @@ type Match struct {
 	Lines    string    `json:"lines"`
 	Cut      bool      `json:"cut,omitempty"`
 	Bindings []Binding `json:"bindings,omitempty"`
+	// Replacement is the text a rewrite puts in place of the match; nil when
+	// there was no rewrite or an enclosing match's replacement won.
+	Replacement *string `json:"replacement,omitempty"`
 }
 
 // FileError is a file that could not be searched.
@@ -387,6 +390,16 @@ func (s *Searcher) doFile(ctx gocontext.Context, m *matcher, lang string, j *fil
 	if tmpl != nil {
 		j.src = src
 		j.edits = tmpl.edits(tree, raws)
+		for k := range j.matches {
+			mt := &j.matches[k]
+			for _, e := range j.edits {
+				if e.start == mt.Span.StartByte && e.end == mt.Span.EndByte {
+					txt := e.text
+					mt.Replacement = &txt
+					break
+				}
+			}
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tetherhq/tether/bridges/dap"
 	"github.com/tetherhq/tether/internal/fsutil"
+	"github.com/tetherhq/tether/matcher"
 )
 
 // Config wires one run: its working directory and conversation, the surface and
@@ -39,6 +40,10 @@ type Config struct {
 	// Debug is the debug-session supervisor; with WorkDir and ConversationID it
 	// wires the debug tool (tools/debug.go).
 	Debug *dap.Supervisor
+
+	// Parser is the tree-sitter parser engine; it wires ast_grep, ast_edit and
+	// resolve (tools/astgrep.go).
+	Parser matcher.Parser
 }
 
 // family is one tool family: the tools bound to one kind of resource.

@@ -1,0 +1,163 @@
+package matcher
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+)
+
+// AstGrepPoint is a zero-based line and character column, as ast-grep prints them.
+type AstGrepPoint struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// AstGrepRange is a range in ast-grep's JSON shape.
+type AstGrepRange struct {
+	ByteOffset struct {
+		Start int `json:"start"`
+		End   int `json:"end"`
+	} `json:"byteOffset"`
+	Start AstGrepPoint `json:"start"`
+	End   AstGrepPoint `json:"end"`
+}
+
+// AstGrepCapture is one captured node in ast-grep's JSON shape.
+type AstGrepCapture struct {
+	Text  string       `json:"text"`
+	Range AstGrepRange `json:"range"`
+}
+
+// AstGrepMatch is one match in the JSON shape `ast-grep run --json` prints, so
+// tools written for ast-grep can read tether's output.
+type AstGrepMatch struct {
+	Text          string       `json:"text"`
+	Range         AstGrepRange `json:"range"`
+	File          string       `json:"file"`
+	Lines         string       `json:"lines"`
+	Language      string       `json:"language"`
+	Replacement   *string      `json:"replacement,omitempty"`
+	MetaVariables struct {
+		Single map[string]AstGrepCapture   `json:"single"`
+		Multi  map[string][]AstGrepCapture `json:"multi"`
+	} `json:"metaVariables"`
+}
+
+// astGrepLangNames are ast-grep's spellings of language names in its JSON.
+var astGrepLangNames = map[string]string{
+	"go": "Go", "python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "tsx": "Tsx",
+	"rust": "Rust", "c": "C", "cpp": "Cpp", "java": "Java", "dart": "Dart", "ruby": "Ruby", "bash": "Bash",
+	"json": "Json", "c_sharp": "CSharp", "php": "Php", "kotlin": "Kotlin", "swift": "Swift", "scala": "Scala",
+	"lua": "Lua", "yaml": "Yaml", "css": "Css", "html": "Html",
+}
+
+// agPoint converts a Position to ast-grep's zero-based character position;
+// lineOf returns a source line's text (nil: columns stay in bytes).
+func agPoint(p Position, lineOf func(int) string) AstGrepPoint {
+	col := p.Column - 1
+	if lineOf != nil {
+		if l := lineOf(p.Line); l != "" && p.Column-1 <= len(l) {
+			col = utf8.RuneCountInString(l[:p.Column-1])
+		}
+	}
+	return AstGrepPoint{Line: p.Line - 1, Column: col}
+}
+
+// AstGrepJSON converts matches to ast-grep's JSON shape (with the replacement
+// of each match a rewrite replaced).
+func AstGrepJSON(ms []Match) []AstGrepMatch {
+	out := make([]AstGrepMatch, 0, len(ms))
+	srcs := map[string][]string{}
+	lineOf := func(path string) func(int) string {
+		lines, ok := srcs[path]
+		if !ok {
+			if data, err := os.ReadFile(path); err == nil {
+				lines = strings.Split(string(data), "\n")
+			}
+			srcs[path] = lines
+		}
+		return func(n int) string {
+			if n-1 < len(lines) && n >= 1 {
+				return lines[n-1]
+			}
+			return ""
+		}
+	}
+	rng := func(s Span, lf func(int) string) AstGrepRange {
+		var r AstGrepRange
+		r.ByteOffset.Start, r.ByteOffset.End = s.StartByte, s.EndByte
+		r.Start = agPoint(s.Start, lf)
+		r.End = agPoint(s.End, lf)
+		return r
+	}
+	for _, m := range ms {
+		lf := lineOf(m.Path)
+		a := AstGrepMatch{Text: m.Text, Range: rng(m.Span, lf), File: m.Path, Lines: m.Lines, Language: m.Language}
+		if n, ok := astGrepLangNames[m.Language]; ok {
+			a.Language = n
+		}
+		a.Replacement = m.Replacement
+		a.MetaVariables.Single = map[string]AstGrepCapture{}
+		a.MetaVariables.Multi = map[string][]AstGrepCapture{}
+		for _, b := range m.Bindings {
+			if b.Multi {
+				caps := []AstGrepCapture{}
+				for _, p := range b.Parts {
+					caps = append(caps, AstGrepCapture{Text: p.Text, Range: rng(p.Span, lf)})
+				}
+				a.MetaVariables.Multi[b.Name] = caps
+				continue
+			}
+			a.MetaVariables.Single[b.Name] = AstGrepCapture{Text: b.Text, Range: rng(b.Span, lf)}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// WriteAstGrepJSON writes matches as ast-grep's JSON array.
+func WriteAstGrepJSON(w io.Writer, ms []Match) error {
+	data, err := json.MarshalIndent(AstGrepJSON(ms), "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", data)
+	return err
+}
+
+// ANSI colours for WriteHuman.
+const (
+	colFile  = "\x1b[35m"
+	colLine  = "\x1b[32m"
+	colMatch = "\x1b[1;31m"
+	colReset = "\x1b[0m"
+)
+
+// WriteHuman writes matches as ast-grep prints them: every source line a match
+// spans as "file:line:text", the matched part highlighted when color is set.
+func WriteHuman(w io.Writer, ms []Match, color bool) error {
+	for _, m := range ms {
+		lines := strings.Split(m.Lines, "\n")
+		// offsets of the match within m.Lines
+		ls := m.Span.Start.Column - 1
+		le := ls + len(m.Text)
+		off := 0
+		for i, l := range lines {
+			text := l
+			if color {
+				a, b := max(ls-off, 0), min(le-off, len(l))
+				if a < b && a <= len(l) {
+					text = l[:a] + colMatch + l[a:b] + colReset + l[b:]
+				}
+				fmt.Fprintf(w, "%s%s%s:%s%d%s:%s\n", colFile, m.Path, colReset, colLine, m.Span.Start.Line+i, colReset, text)
+			} else {
+				fmt.Fprintf(w, "%s:%d:%s\n", m.Path, m.Span.Start.Line+i, text)
+			}
+			off += len(l) + 1
+		}
+	}
+	return nil
+}
