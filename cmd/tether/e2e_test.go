@@ -105,6 +105,8 @@ func TestCall(t *testing.T) {
 		{"escape", []string{"read", `{"path":"../../etc/passwd"}`}, 1, "", "outside the working directory", ""},
 		{"unknown tool", []string{"frobnicate"}, 1, "", `unknown tool "frobnicate"`, ""},
 		{"not json", []string{"read", `{path:a}`}, 2, "", "not valid JSON", ""},
+		{"debug adapters", []string{"--approve", "exec=allow", "debug", `{"op":"adapters"}`}, 0, "dart: unavailable", "", ""},
+		{"debug without approval fails closed", []string{"debug", `{"op":"status"}`}, 1, "", "fail closed", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,7 +143,7 @@ func TestToolsCommand(t *testing.T) {
 		surface string
 		want    []string
 	}{
-		{"default", []string{"apply_patch", "edit", "read", "write"}},
+		{"default", []string{"apply_patch", "debug", "edit", "read", "write"}},
 		{"plan", []string{"read"}},
 		{"readonly", []string{"read"}},
 	} {
@@ -223,7 +225,7 @@ func TestServeMCPClient(t *testing.T) {
 			surface string
 			want    []string
 		}{
-			{"default", []string{"apply_patch", "edit", "read", "write"}},
+			{"default", []string{"apply_patch", "debug", "edit", "read", "write"}},
 			{"plan", []string{"read"}},
 			{"readonly", []string{"read"}},
 		} {
