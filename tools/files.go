@@ -347,6 +347,13 @@ func (f *fileTools) edit(ctx context.Context, call *Call) (*Result, error) {
 	}
 	text := string(data)
 	n := strings.Count(text, a.OldString)
+	if n == 0 && strings.Contains(text, "\r\n") && strings.Contains(a.OldString, "\n") && !strings.Contains(a.OldString, "\r") {
+		// The file has CRLF line endings and the strings were written with LF.
+		crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+		if m := strings.Count(text, crlf(a.OldString)); m > 0 {
+			a.OldString, a.NewString, n = crlf(a.OldString), crlf(a.NewString), m
+		}
+	}
 	switch {
 	case n == 0:
 		hint := "read the file and copy the exact text, whitespace and indentation included"

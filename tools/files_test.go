@@ -443,3 +443,19 @@ func TestWriteToolsNeedApproval(t *testing.T) {
 		t.Errorf("bridge write on plan: %v", err)
 	}
 }
+
+func TestEditCRLF(t *testing.T) {
+	r, dir := newRun(t, map[string]string{"w.txt": "one\r\ntwo\r\nthree\r\n"})
+	mustCall(t, r, "edit", map[string]any{"path": "w.txt", "old_string": "one\ntwo", "new_string": "uno\ndos"})
+	if got := readFile(t, filepath.Join(dir, "w.txt")); got != "uno\r\ndos\r\nthree\r\n" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestApplyPatchHeredoc(t *testing.T) {
+	r, dir := newRun(t, map[string]string{"a.txt": "a\n"})
+	mustCall(t, r, "apply_patch", map[string]any{"patch": "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.txt\n-a\n+b\n*** End Patch\nEOF\n"})
+	if got := readFile(t, filepath.Join(dir, "a.txt")); got != "b\n" {
+		t.Errorf("got %q", got)
+	}
+}

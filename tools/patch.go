@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/tetherhq/tether/internal/fsutil"
@@ -58,11 +59,21 @@ const (
 	patchEOF    = "*** End of File"
 )
 
+var heredocStart = regexp.MustCompile(`^(apply_patch\s*)?<<-?\s*['"]?(EOF|PATCH)['"]?$`)
+
 // ParsePatch parses a patch in the "*** Begin Patch" format. It does not touch
 // the file system.
 func ParsePatch(patch string) ([]PatchOp, error) {
 	text := strings.ReplaceAll(patch, "\r\n", "\n")
 	lines := strings.Split(strings.TrimRight(strings.TrimLeft(text, "\n \t"), "\n \t"), "\n")
+	// Accept the patch wrapped in a shell heredoc, as agents sometimes send it:
+	// apply_patch <<'EOF' ... EOF.
+	if len(lines) > 2 && heredocStart.MatchString(strings.TrimSpace(lines[0])) {
+		lines = lines[1:]
+		if last := strings.TrimSpace(lines[len(lines)-1]); last == "EOF" || last == "PATCH" {
+			lines = lines[:len(lines)-1]
+		}
+	}
 	bad := func(n int, format string, args ...any) error {
 		return fmt.Errorf("tools: apply_patch: line %d: %s; nothing was written", n, fmt.Sprintf(format, args...))
 	}

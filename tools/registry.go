@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -49,6 +50,9 @@ type Registry struct {
 	wraps map[string][]Middleware
 }
 
+// validName is what MCP clients accept as a tool name.
+var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
 	return &Registry{tools: map[string]*entry{}, wraps: map[string][]Middleware{}}
@@ -64,6 +68,8 @@ func (r *Registry) Register(tools ...Tool) error {
 		switch {
 		case t.Name == "":
 			return errors.New("tools: register: a tool has no name")
+		case !validName.MatchString(t.Name):
+			return fmt.Errorf("tools: register %q: a tool name is 1-64 letters, digits, '_', '-' or '.'", t.Name)
 		case t.Tier < TierRead || t.Tier > TierExec:
 			return fmt.Errorf("tools: register %s: tier %s is not read, write or exec", t.Name, t.Tier)
 		case t.Handler == nil:

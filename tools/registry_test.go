@@ -257,6 +257,7 @@ func TestRegisterRefuses(t *testing.T) {
 	}
 	for _, bad := range []tools.Tool{
 		{Name: "", Tier: tools.TierRead, Handler: ok},
+		{Name: "has space", Tier: tools.TierRead, Handler: ok},
 		{Name: "a", Tier: tools.TierRead, Handler: ok},
 		{Name: "b", Tier: 0, Handler: ok},
 		{Name: "c", Tier: tools.TierRead},

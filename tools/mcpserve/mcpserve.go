@@ -65,7 +65,7 @@ func New(opts Options) *Server {
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:              opts.Instructions,
 		SupportedProtocolVersions: ProtocolVersions,
-		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
 			s.mu.Lock()
 			s.session = req.Session
@@ -155,11 +155,8 @@ func (s *Server) Serve(ctx context.Context, run *tools.Run, t mcp.Transport) err
 		return errors.New("mcpserve: Serve called twice; one server serves one run")
 	}
 	s.run = run
-	for _, tool := range run.List() {
-		s.listed[tool.Name] = true
-		s.srv.AddTool(mcpTool(tool), s.handler(tool.Name))
-	}
 	s.mu.Unlock()
+	s.Refresh()
 	if err := s.srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("mcpserve: %w", err)
 	}
@@ -169,6 +166,39 @@ func (s *Server) Serve(ctx context.Context, run *tools.Run, t mcp.Transport) err
 // ServeStdio serves run over the process's stdin and stdout.
 func (s *Server) ServeStdio(ctx context.Context, run *tools.Run) error {
 	return s.Serve(ctx, run, &mcp.StdioTransport{})
+}
+
+// Refresh makes the served tool list match the run's (run.List()): tools a
+// family registered or removed since are added or removed, and connected
+// clients get notifications/tools/list_changed. tools/list and tools/call
+// refresh by themselves; a family that changes its tools while the server
+// runs (vibe mode switched on) may call Refresh to notify at once.
+func (s *Server) Refresh() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.run == nil {
+		return
+	}
+	want := map[string]tools.Tool{}
+	for _, t := range s.run.List() {
+		want[t.Name] = t
+	}
+	var gone []string
+	for name := range s.listed {
+		if _, ok := want[name]; !ok {
+			gone = append(gone, name)
+			delete(s.listed, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.srv.RemoveTools(gone...)
+	}
+	for name, t := range want {
+		if !s.listed[name] {
+			s.listed[name] = true
+			s.srv.AddTool(mcpTool(t), s.handler(name))
+		}
+	}
 }
 
 func mcpTool(t tools.Tool) *mcp.Tool {
@@ -199,13 +229,20 @@ func (s *Server) call(ctx context.Context, ss *mcp.ServerSession, name string, a
 	return ToMCP(res)
 }
 
-// hiddenTools routes a tools/call for a tool the surface does not list to the
+// hiddenTools refreshes the tool list before tools/list and tools/call, and
+// routes a tools/call for a tool the surface does not list to the
 // run anyway, so the caller gets the run's clear refusal ("is a write-tier
 // tool and the plan surface allows only read-tier tools") as a tool error
 // instead of a bare "unknown tool".
 func (s *Server) hiddenTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "tools/call" {
+		switch method {
+		case "tools/list":
+			s.Refresh()
+			return next(ctx, method, req)
+		case "tools/call":
+			s.Refresh()
+		default:
 			return next(ctx, method, req)
 		}
 		p, ok := req.GetParams().(*mcp.CallToolParamsRaw)

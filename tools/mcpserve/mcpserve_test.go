@@ -107,3 +107,50 @@ func TestToMCP(t *testing.T) {
 		t.Errorf("wire form %s", b)
 	}
 }
+
+// TestRefresh: tools registered or removed while serving show up in tools/list.
+func TestRefresh(t *testing.T) {
+	dir := t.TempDir()
+	srv := mcpserve.New(mcpserve.Options{})
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Surface: tools.SurfacePlan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, ct := mcp.NewInMemoryTransports()
+	go srv.Serve(ctx, run, st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	list := func() string {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range res.Tools {
+			names = append(names, tl.Name)
+		}
+		return strings.Join(names, ",")
+	}
+	if got := list(); got != "read" {
+		t.Fatalf("tools/list = %s", got)
+	}
+	h := func(ctx context.Context, c *tools.Call) (*tools.Result, error) { return tools.Text("hi"), nil }
+	run.Registry().Register(tools.Tool{Name: "vibe_list", Tier: tools.TierRead, Handler: h}, tools.Tool{Name: "eval", Tier: tools.TierExec, Handler: h})
+	if got := list(); got != "read,vibe_list" {
+		t.Fatalf("after registering: tools/list = %s", got)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "plan surface") {
+		t.Fatalf("hidden eval: %v %+v", err, res)
+	}
+	run.Registry().Unregister("vibe_list")
+	if got := list(); got != "read" {
+		t.Fatalf("after unregistering: tools/list = %s", got)
+	}
+}
