@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/tools/operator"
+	"github.com/tetherhq/tether/tools/workers"
 )
 
 // Config wires one run: its working directory and conversation, the surface and
@@ -44,6 +47,18 @@ type Config struct {
 	// Parser is the tree-sitter parser engine; it wires ast_grep, ast_edit and
 	// resolve (tools/astgrep.go).
 	Parser matcher.Parser
+	// Questions is the port that reaches the human operator; with TargetSpace it
+	// wires ask_user (tools/ask.go).
+	Questions operator.QuestionPort
+	// TargetSpace names where questions are asked (shown on the card).
+	TargetSpace string
+	// QuestionTimeout bounds how long ask_user waits (0: operator.DefaultTimeout).
+	QuestionTimeout time.Duration
+	// Workers is the background-worker roster; with Vibe on it wires vibe_*
+	// (tools/vibe.go). The run owns it: Close kills every live worker.
+	Workers *workers.Roster
+	// Vibe turns vibe mode on.
+	Vibe bool
 }
 
 // family is one tool family: the tools bound to one kind of resource.

@@ -101,6 +101,9 @@ func (p *Elicitation) Ask(ctx context.Context, q Question) (Answer, error) {
 	}
 	action, content, err := p.e.Elicit(ctx, Message(q), Schema(q))
 	if err != nil {
+		if errors.Is(err, ErrNoHuman) {
+			return Answer{}, err
+		}
 		if strings.Contains(err.Error(), "does not support") && strings.Contains(err.Error(), "elicitation") {
 			return Answer{}, fmt.Errorf("%w: %v", ErrNoHuman, err)
 		}

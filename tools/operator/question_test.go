@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/tools/operator"
 )
@@ -233,6 +234,14 @@ func TestConsoleGuards(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("answered question: %v", err)
+	}
+
+	// Unanswered in time: ErrTimedOut with the instruction, and the card is withdrawn.
+	if _, err := operator.Ask(context.Background(), c, operator.Question{Question: "late?", Options: twoOptions}, time.Millisecond); !errors.Is(err, operator.ErrTimedOut) || !strings.Contains(err.Error(), operator.ContinueInstruction) {
+		t.Errorf("unanswered question: %v, want ErrTimedOut with the continue instruction", err)
+	}
+	if n := c.Pending(); n != 0 {
+		t.Errorf("%d cards still pending after the timeout", n)
 	}
 
 	// A question pending when the console closes ends with ErrNoHuman.

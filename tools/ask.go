@@ -1,0 +1,132 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tetherhq/tether/tools/operator"
+)
+
+// ask_user: SPEC.md, "ask_user: ask the human". Registered only when the run
+// has a question port and a target space.
+
+func init() {
+	addFamily(family{
+		name:  "operator",
+		wired: func(cfg *Config) bool { return cfg.Questions != nil && cfg.TargetSpace != "" },
+		register: func(r *Run) (func() error, error) {
+			return nil, r.Registry().Register(AskTool(r.cfg.Questions, r.cfg.TargetSpace, r.cfg.QuestionTimeout))
+		},
+	})
+}
+
+// askArgs are ask_user's arguments.
+type askArgs struct {
+	Question      string            `json:"question"`
+	Context       string            `json:"context"`
+	Options       []operator.Option `json:"options"`
+	AllowFreeText *bool             `json:"allow_free_text"`
+	MultiSelect   bool              `json:"multi_select"`
+}
+
+// AskResult is ask_user's Structured result.
+type AskResult struct {
+	Outcome operator.Outcome `json:"outcome"`
+	Labels  []string         `json:"labels,omitempty"`
+	Text    string           `json:"text,omitempty"`
+}
+
+// AskTool returns the ask_user tool asking through port in space; timeout
+// bounds the wait (0: operator.DefaultTimeout).
+func AskTool(port operator.QuestionPort, space string, timeout time.Duration) Tool {
+	return Tool{
+		Name: "ask_user",
+		Tier: TierRead,
+		Description: "Ask the human operator a question and wait for the answer. The only way to ask the operator: use it " +
+			"for decisions you cannot make from the code (intent, trade-offs, credentials, scope), not for things you can look up. " +
+			"State your assumption in context. Give options when the choices are known (each a short label, optional description); " +
+			"set allow_free_text to accept a typed answer and multi_select to let several options be chosen. " +
+			"Returns the chosen labels and any text. A skip is not an error: continue on your stated assumption and do not ask again. " +
+			"A timeout is an error with the same instruction. With no human connected the call fails at once; decide yourself and say so.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+			`"question":{"type":"string","minLength":1,"maxLength":2000,"description":"the question, one or two sentences"},` +
+			`"context":{"type":"string","maxLength":8000,"description":"why you ask, what depends on the answer, and what you will assume if skipped"},` +
+			`"options":{"type":"array","maxItems":20,"description":"the choices, shown numbered","items":{"type":"object","properties":{` +
+			`"label":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string"}},"required":["label"],"additionalProperties":false}},` +
+			`"allow_free_text":{"type":"boolean","description":"accept a typed answer (default: true when there are no options, else false)"},` +
+			`"multi_select":{"type":"boolean","description":"let several options be chosen (default false)"}},` +
+			`"required":["question"],"additionalProperties":false}`),
+		Handler: func(ctx context.Context, call *Call) (*Result, error) {
+			var a askArgs
+			if err := call.Decode(&a); err != nil {
+				return nil, err
+			}
+			q := operator.Question{
+				Kind:          operator.KindQuestion,
+				Question:      a.Question,
+				Context:       a.Context,
+				Options:       a.Options,
+				AllowFreeText: len(a.Options) == 0,
+				MultiSelect:   a.MultiSelect,
+				Space:         space,
+			}
+			if a.AllowFreeText != nil {
+				q.AllowFreeText = *a.AllowFreeText
+			}
+			ans, err := operator.Ask(ctx, port, q, timeout)
+			if err != nil {
+				return nil, err
+			}
+			res := Text(ans.Report())
+			res.Structured = AskResult{Outcome: ans.Outcome, Labels: ans.Labels, Text: ans.Text}
+			return res, nil
+		},
+	}
+}
+
+// QuestionApprover returns an Approver that asks permission prompts through
+// port as the same numbered card ask_user shows (Allow / Deny). Deny and a skip
+// decline; no human connected fails closed (ErrNoApprover); a timeout is an
+// error, so the call is refused.
+func QuestionApprover(port operator.QuestionPort, space string, timeout time.Duration) Approver {
+	return ApproverFunc(func(ctx context.Context, req ApprovalRequest) (bool, error) {
+		args := string(req.Args)
+		if args == "" {
+			args = "{}"
+		}
+		detail := "arguments: " + TruncateText(args, 2000)
+		if req.Origin == FromBridge {
+			detail += "\n(called from an eval cell)"
+		}
+		ok, err := operator.Permit(ctx, port, operator.Permission{Tool: req.Tool, Tier: req.Tier.String(), Detail: detail, Space: space}, timeout)
+		if errors.Is(err, operator.ErrNoHuman) {
+			return false, fmt.Errorf("%w: %v", ErrNoApprover, err)
+		}
+		return ok, err
+	})
+}
+
+// ElicitationPort returns the question port that asks through an MCP
+// client's elicitation (tether serve's Elicitor). An Elicitor that reports
+// ErrNoApprover (no client, or one without elicitation) means no human is
+// connected: the question fails at once.
+func ElicitationPort(e Elicitor) operator.QuestionPort {
+	if e == nil {
+		return operator.NewElicitation(nil)
+	}
+	return operator.NewElicitation(noHuman{e})
+}
+
+// noHuman maps an Elicitor's ErrNoApprover to operator.ErrNoHuman.
+type noHuman struct{ e Elicitor }
+
+func (n noHuman) Elicit(ctx context.Context, message string, schema any) (string, map[string]any, error) {
+	action, content, err := n.e.Elicit(ctx, message, schema)
+	if errors.Is(err, ErrNoApprover) {
+		return "", nil, fmt.Errorf("%w: %v", operator.ErrNoHuman, err)
+	}
+	return action, content, err
+}

@@ -1,0 +1,299 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tetherhq/tether/internal/chromium"
+	"github.com/tetherhq/tether/tools"
+	"github.com/tetherhq/tether/tools/operator"
+)
+
+type called struct {
+	res *tools.Result
+	err error
+}
+
+func callAsync(run *tools.Run, name, args string) <-chan called {
+	ch := make(chan called, 1)
+	go func() {
+		res, err := run.Call(context.Background(), name, json.RawMessage(args), tools.FromModel)
+		ch <- called{res, err}
+	}()
+	return ch
+}
+
+func askAnswer(t *testing.T, c called) tools.AskResult {
+	t.Helper()
+	if c.err != nil {
+		t.Fatalf("ask_user: %v", c.err)
+	}
+	a, ok := c.res.Structured.(tools.AskResult)
+	if !ok {
+		t.Fatalf("ask_user structured = %#v", c.res.Structured)
+	}
+	return a
+}
+
+// TestAskUserInChromium drives the web operator console in real headless
+// Chromium through tool calls: ask_user's question appears as a card, a click
+// answers the call, skip and multi-select work, a write's permission prompt is
+// the same card, and with no console page open the call fails at once.
+func TestAskUserInChromium(t *testing.T) {
+	console, err := operator.ListenConsole("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer console.Close()
+	dir := t.TempDir()
+	run, err := tools.NewRun(context.Background(), tools.Config{
+		WorkDir:     dir,
+		Questions:   console,
+		TargetSpace: "conv-42",
+		Approver:    tools.QuestionApprover(console, "conv-42", 0),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+
+	dbArgs := `{"question":"Which database should the service use?","context":"I assume Postgres.",` +
+		`"options":[{"label":"Postgres","description":"managed"},{"label":"SQLite"}]}`
+
+	// No console page open: the call fails at once, never blocks.
+	res, err := run.Call(context.Background(), "ask_user", json.RawMessage(dbArgs), tools.FromModel)
+	if !errors.Is(err, operator.ErrNoHuman) || !res.IsError || !strings.Contains(res.AllText(), operator.ContinueInstruction) {
+		t.Fatalf("ask_user with no console: %v / %q, want ErrNoHuman with the continue instruction", err, res.AllText())
+	}
+
+	ctx := chromium.Context(t)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(console.URL()),
+		chromedp.WaitVisible(chromedp.CSS(`#status.live`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("click an option", func(t *testing.T) {
+		ch := callAsync(run, "ask_user", dbArgs)
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`section.card button.option[data-label="SQLite"]`))); err != nil {
+			t.Fatal(err)
+		}
+		card, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`section.card`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"Which database should the service use?", "I assume Postgres.", "1. Postgres", "managed", "2. SQLite", "conv-42"} {
+			if !strings.Contains(card, want) {
+				t.Errorf("card lacks %q:\n%s", want, card)
+			}
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`section.card button.option[data-label="SQLite"]`))); err != nil {
+			t.Fatal(err)
+		}
+		c := <-ch
+		a := askAnswer(t, c)
+		if a.Outcome != operator.Answered || !slices.Equal(a.Labels, []string{"SQLite"}) {
+			t.Errorf("answer = %+v, want SQLite", a)
+		}
+		if !strings.Contains(c.res.AllText(), "Chosen: SQLite") {
+			t.Errorf("result text = %q", c.res.AllText())
+		}
+		if err := chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`section.card`))); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("skip", func(t *testing.T) {
+		ch := callAsync(run, "ask_user", dbArgs)
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`section.card button.skip`))); err != nil {
+			t.Fatal(err)
+		}
+		c := <-ch
+		if a := askAnswer(t, c); a.Outcome != operator.Skipped || c.res.IsError {
+			t.Fatalf("skip: %+v (error %v), want a successful skip", a, c.res.IsError)
+		}
+		if !strings.Contains(c.res.AllText(), operator.ContinueInstruction) {
+			t.Errorf("skip result = %q, want the continue instruction", c.res.AllText())
+		}
+	})
+
+	t.Run("multi-select with text", func(t *testing.T) {
+		ch := callAsync(run, "ask_user", `{"question":"Which checks should run before merge?",`+
+			`"options":[{"label":"tests"},{"label":"lint"},{"label":"bench"}],"multi_select":true,"allow_free_text":true}`)
+		if err := chromedp.Do(ctx,
+			chromedp.WaitVisible(chromedp.CSS(`section.card input[data-label="lint"]`)),
+			chromedp.Click(chromedp.CSS(`section.card input[data-label="lint"]`)),
+			chromedp.Click(chromedp.CSS(`section.card input[data-label="tests"]`)),
+			chromedp.SendKeys(chromedp.CSS(`section.card textarea.freetext`), "and vet"),
+			chromedp.Click(chromedp.CSS(`section.card button.submit`)),
+		); err != nil {
+			t.Fatal(err)
+		}
+		a := askAnswer(t, <-ch)
+		if !slices.Equal(a.Labels, []string{"tests", "lint"}) || a.Text != "and vet" {
+			t.Errorf("multi-select answer = %+v, want [tests lint] + \"and vet\"", a)
+		}
+	})
+
+	t.Run("two pending cards", func(t *testing.T) {
+		ch1 := callAsync(run, "ask_user", `{"question":"First?","options":[{"label":"yes"},{"label":"no"}]}`)
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`section.card`))); err != nil {
+			t.Fatal(err)
+		}
+		ch2 := callAsync(run, "ask_user", `{"question":"Second?","options":[{"label":"yes"},{"label":"no"}]}`)
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`section.card:nth-of-type(2)`))); err != nil {
+			t.Fatal(err)
+		}
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("section.card").length`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 2 {
+			t.Errorf("%d cards shown, want 2", n)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`section.card:nth-of-type(2) button.option[data-label="no"]`))); err != nil {
+			t.Fatal(err)
+		}
+		if a := askAnswer(t, <-ch2); !slices.Equal(a.Labels, []string{"no"}) {
+			t.Errorf("second card answered %+v, want no", a)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`section.card button.option[data-label="yes"]`))); err != nil {
+			t.Fatal(err)
+		}
+		if a := askAnswer(t, <-ch1); !slices.Equal(a.Labels, []string{"yes"}) {
+			t.Errorf("first card answered %+v, want yes", a)
+		}
+	})
+
+	t.Run("permission prompt is the same card", func(t *testing.T) {
+		for _, click := range []string{"Deny", "Allow"} {
+			ch := callAsync(run, "write", `{"path":"approved.txt","content":"hello\n"}`)
+			if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`section.card.permission button.option[data-label="Allow"]`))); err != nil {
+				t.Fatal(err)
+			}
+			card, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`section.card`)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(card, "May I call write (write tier)?") || !strings.Contains(card, "approved.txt") {
+				t.Errorf("permission card:\n%s", card)
+			}
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`section.card button.option[data-label="`+click+`"]`))); err != nil {
+				t.Fatal(err)
+			}
+			c := <-ch
+			_, statErr := os.Stat(filepath.Join(dir, "approved.txt"))
+			switch click {
+			case "Deny":
+				if !errors.Is(c.err, tools.ErrDeclined) || statErr == nil {
+					t.Errorf("denied write: %v, file exists: %v", c.err, statErr == nil)
+				}
+			case "Allow":
+				if c.err != nil || statErr != nil {
+					t.Errorf("allowed write: %v, stat: %v", c.err, statErr)
+				}
+			}
+			if err := chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`section.card`))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestAskUserTimeout: an unanswered question ends as an error carrying the
+// continue instruction, and its card is withdrawn.
+func TestAskUserTimeout(t *testing.T) {
+	port := &waitingPort{asked: make(chan struct{}, 1)}
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Questions: port, TargetSpace: "s", QuestionTimeout: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	res, err := run.Call(context.Background(), "ask_user", json.RawMessage(`{"question":"name?"}`), tools.FromModel)
+	if !errors.Is(err, operator.ErrTimedOut) || !res.IsError || !strings.Contains(res.AllText(), operator.ContinueInstruction) {
+		t.Fatalf("timeout: %v / %q", err, res.AllText())
+	}
+	<-port.asked
+}
+
+// waitingPort shows the question to nobody and waits: fault injection for
+// the timeout path (the real ports are driven in the other tests).
+type waitingPort struct{ asked chan struct{} }
+
+func (p *waitingPort) Ask(ctx context.Context, q operator.Question) (operator.Answer, error) {
+	p.asked <- struct{}{}
+	<-ctx.Done()
+	return operator.Answer{}, ctx.Err()
+}
+
+func TestAskUserRegistration(t *testing.T) {
+	console := operator.NewConsole()
+	defer console.Close()
+	tests := []struct {
+		name string
+		cfg  tools.Config
+		want bool
+	}{
+		{"port and space", tools.Config{Questions: console, TargetSpace: "s"}, true},
+		{"port only", tools.Config{Questions: console}, false},
+		{"space only", tools.Config{TargetSpace: "s"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.WorkDir = t.TempDir()
+			run, err := tools.NewRun(context.Background(), tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer run.Close()
+			_, got := run.Registry().Lookup("ask_user")
+			if got != tc.want {
+				t.Errorf("ask_user registered = %v, want %v", got, tc.want)
+			}
+			for _, s := range tools.Surfaces() {
+				if got && s.Allows(tools.TierRead) != slices.ContainsFunc(run.Registry().List(s), func(t tools.Tool) bool { return t.Name == "ask_user" }) {
+					t.Errorf("ask_user not listed on %s", s)
+				}
+			}
+		})
+	}
+}
+
+// TestElicitationPortMapsNoApprover: serve's Elicitor reports a client that
+// cannot elicit as ErrNoApprover; as a question port that is no human
+// connected, and ask_user fails at once.
+func TestElicitationPortMapsNoApprover(t *testing.T) {
+	wrapped := elicitorFunc(func(context.Context, string, any) (string, map[string]any, error) {
+		return "", nil, errors.Join(errors.New("mcpserve: no elicitation"), tools.ErrNoApprover)
+	})
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Questions: tools.ElicitationPort(wrapped), TargetSpace: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	_, err = run.Call(context.Background(), "ask_user", json.RawMessage(`{"question":"name?"}`), tools.FromModel)
+	if !errors.Is(err, operator.ErrNoHuman) {
+		t.Fatalf("ask_user over an elicitor without a human: %v, want ErrNoHuman", err)
+	}
+	// And the approver over the same port fails closed.
+	ok, err := tools.QuestionApprover(tools.ElicitationPort(wrapped), "s", 0).Approve(context.Background(), tools.ApprovalRequest{Tool: "write", Tier: tools.TierWrite})
+	if ok || !errors.Is(err, tools.ErrNoApprover) {
+		t.Fatalf("approver: %v %v, want ErrNoApprover", ok, err)
+	}
+}
+
+type elicitorFunc func(ctx context.Context, message string, schema any) (string, map[string]any, error)
+
+func (f elicitorFunc) Elicit(ctx context.Context, message string, schema any) (string, map[string]any, error) {
+	return f(ctx, message, schema)
+}

@@ -1,0 +1,235 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tetherhq/tether/tools/workers"
+)
+
+// vibe_*: SPEC.md, "vibe_*: background workers". Registered only while vibe
+// mode is on (Config.Vibe with a Config.Workers roster). All five are read
+// tier: the gate belongs on the workers' own tools.
+
+func init() {
+	addFamily(family{
+		name:  "vibe",
+		wired: func(cfg *Config) bool { return cfg.Vibe && cfg.Workers != nil },
+		register: func(r *Run) (func() error, error) {
+			ws := r.cfg.Workers
+			return ws.Close, r.Registry().Register(VibeTools(ws)...)
+		},
+	})
+}
+
+// Bounds of vibe_wait.
+const (
+	// DefaultWaitSeconds is how long vibe_wait waits when no timeout is given.
+	DefaultWaitSeconds = 300
+	// MaxWaitSeconds caps timeout_seconds.
+	MaxWaitSeconds = 3600
+)
+
+// VibeTools returns vibe_spawn, vibe_send, vibe_wait, vibe_kill and vibe_list
+// over ws.
+func VibeTools(ws *workers.Roster) []Tool {
+	v := &vibe{ws: ws}
+	tiers := strings.Join(ws.Tiers(), ", ")
+	return []Tool{
+		{
+			Name: "vibe_spawn",
+			Tier: TierRead,
+			Description: "Start a background worker on a brief and return at once with its worker id; the worker keeps going " +
+				"while you do other things. tier is fast (mechanical work with a clear spec) or good (design, judgment, or " +
+				"reviewing fast-tier output); configured here: " + tiers + ". Collect the result with vibe_wait.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"brief":{"type":"string","minLength":1,"description":"the whole task: goal, files, constraints, what to report back"},` +
+				`"label":{"type":"string","maxLength":80,"description":"a short name shown in vibe_list"},` +
+				`"tier":{"type":"string","enum":["fast","good"],"description":"fast (default) or good"}},` +
+				`"required":["brief","label"],"additionalProperties":false}`),
+			Handler: v.spawn,
+		},
+		{
+			Name: "vibe_send",
+			Tier: TierRead,
+			Description: "Append a message to a worker's brief and run it again (a running worker is stopped first). " +
+				"Use it to correct course or answer the worker's question.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"worker_id":{"type":"string","minLength":1},"message":{"type":"string","minLength":1}},` +
+				`"required":["worker_id","message"],"additionalProperties":false}`),
+			Handler: v.send,
+		},
+		{
+			Name: "vibe_wait",
+			Tier: TierRead,
+			Description: fmt.Sprintf("Wait until a worker finishes and return its result (its stdout), or, if it fails, "+
+				"its exit status and the tail of its log. Waits at most timeout_seconds (default %d, max %d); "+
+				"a timeout is not an error, it says the worker is still running.", DefaultWaitSeconds, MaxWaitSeconds),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"worker_id":{"type":"string","minLength":1},` +
+				`"timeout_seconds":{"type":"number","minimum":0,"maximum":3600}},` +
+				`"required":["worker_id"],"additionalProperties":false}`),
+			Handler: v.wait,
+		},
+		{
+			Name:        "vibe_kill",
+			Tier:        TierRead,
+			Description: "Stop a worker and every process it started. Its last result stays readable with vibe_wait.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"worker_id":{"type":"string","minLength":1}},` +
+				`"required":["worker_id"],"additionalProperties":false}`),
+			Handler: v.kill,
+		},
+		{
+			Name:        "vibe_list",
+			Tier:        TierRead,
+			Description: "List the workers: id, label, tier, status (running, done, failed, killed), elapsed time, and the tail of the last result.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+			Handler:     v.list,
+		},
+	}
+}
+
+type vibe struct{ ws *workers.Roster }
+
+func (v *vibe) spawn(ctx context.Context, call *Call) (*Result, error) {
+	var a struct{ Brief, Label, Tier string }
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	id, err := v.ws.Spawn(a.Brief, a.Label, a.Tier)
+	if err != nil {
+		return nil, err
+	}
+	info := v.info(id)
+	res := Text(fmt.Sprintf("Started worker %s (%s, %s tier). It runs in the background: vibe_wait %s collects the result, vibe_list shows progress.",
+		id, info.Label, info.Tier, id))
+	res.Structured = info
+	return res, nil
+}
+
+func (v *vibe) send(ctx context.Context, call *Call) (*Result, error) {
+	var a struct {
+		WorkerID string `json:"worker_id"`
+		Message  string `json:"message"`
+	}
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	if err := v.ws.Send(a.WorkerID, a.Message); err != nil {
+		return nil, err
+	}
+	info := v.info(a.WorkerID)
+	res := Text(fmt.Sprintf("Worker %s (%s) is running again with the message appended to its brief (run %d).", info.ID, info.Label, info.Runs))
+	res.Structured = info
+	return res, nil
+}
+
+func (v *vibe) wait(ctx context.Context, call *Call) (*Result, error) {
+	var a struct {
+		WorkerID       string   `json:"worker_id"`
+		TimeoutSeconds *float64 `json:"timeout_seconds"`
+	}
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	secs := float64(DefaultWaitSeconds)
+	if a.TimeoutSeconds != nil {
+		secs = min(*a.TimeoutSeconds, MaxWaitSeconds)
+	}
+	timeout := time.Duration(secs * float64(time.Second))
+	if timeout <= 0 {
+		timeout = time.Nanosecond // 0: just look
+	}
+	rep, err := v.ws.Wait(ctx, a.WorkerID, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("tools: vibe_wait %s: %w", a.WorkerID, err)
+	}
+	var b strings.Builder
+	switch {
+	case !rep.Finished:
+		fmt.Fprintf(&b, "Worker %s (%s) is still running after %s. Call vibe_wait again to keep waiting, or vibe_kill to stop it.",
+			rep.ID, rep.Label, rep.Elapsed.Round(time.Millisecond))
+	case rep.Status == workers.Done:
+		fmt.Fprintf(&b, "Worker %s (%s, %s tier) is done after %s (run %d). Result:\n", rep.ID, rep.Label, rep.Tier, rep.Elapsed, rep.Runs)
+		b.WriteString(resultText(rep))
+	case rep.Status == workers.Killed:
+		fmt.Fprintf(&b, "Worker %s (%s) was killed after %s; output before it stopped:\n", rep.ID, rep.Label, rep.Elapsed)
+		b.WriteString(resultText(rep))
+	default:
+		fmt.Fprintf(&b, "Worker %s (%s, %s tier) failed after %s (%s). Output:\n%s", rep.ID, rep.Label, rep.Tier, rep.Elapsed, rep.Exit, resultText(rep))
+		if rep.LogTail != "" {
+			fmt.Fprintf(&b, "\nEnd of its log (stderr):\n%s", rep.LogTail)
+		}
+	}
+	res := Text(b.String())
+	res.Structured = rep
+	return res, nil
+}
+
+func resultText(rep workers.Report) string {
+	if strings.TrimSpace(rep.Result) == "" {
+		return "(no output on stdout)"
+	}
+	s := rep.Result
+	if rep.Truncated {
+		s += fmt.Sprintf("\n... (output cut at %d bytes)", workers.MaxResultBytes)
+	}
+	return s
+}
+
+func (v *vibe) kill(ctx context.Context, call *Call) (*Result, error) {
+	var a struct {
+		WorkerID string `json:"worker_id"`
+	}
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	info, err := v.ws.Kill(a.WorkerID)
+	if err != nil {
+		return nil, err
+	}
+	msg := fmt.Sprintf("Worker %s (%s) was stopped with every process it started.", info.ID, info.Label)
+	if info.Status != workers.Killed {
+		msg = fmt.Sprintf("Worker %s (%s) had already ended (%s); nothing was running.", info.ID, info.Label, info.Status)
+	}
+	res := Text(msg)
+	res.Structured = info
+	return res, nil
+}
+
+func (v *vibe) list(ctx context.Context, call *Call) (*Result, error) {
+	infos := v.ws.List()
+	if len(infos) == 0 {
+		return Text("No workers yet; vibe_spawn starts one."), nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d workers:\n", len(infos))
+	for _, in := range infos {
+		fmt.Fprintf(&b, "%s  %s  %s  %s  %s", in.ID, in.Label, in.Tier, in.Status, in.Elapsed.Round(100*time.Millisecond))
+		if in.Runs > 1 {
+			fmt.Fprintf(&b, "  run %d", in.Runs)
+		}
+		if in.Unread {
+			b.WriteString("  (result unread)")
+		}
+		if in.ResultTail != "" {
+			fmt.Fprintf(&b, "\n    last result: %s", strings.ReplaceAll(in.ResultTail, "\n", "\n    "))
+		}
+		b.WriteString("\n")
+	}
+	res := Text(strings.TrimRight(b.String(), "\n"))
+	res.Structured = infos
+	return res, nil
+}
+
+func (v *vibe) info(id string) workers.Info {
+	for _, in := range v.ws.List() {
+		if in.ID == id {
+			return in
+		}
+	}
+	return workers.Info{ID: id}
+}

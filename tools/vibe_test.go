@@ -1,0 +1,233 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/tools"
+	"github.com/tetherhq/tether/tools/workers"
+)
+
+// workerScript is a command line running one of the worker roster's test
+// scripts (tools/workers/testdata).
+func workerScript(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("workers", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "sh " + p
+}
+
+func vibeRun(t *testing.T, cfg workers.Config) *tools.Run {
+	t.Helper()
+	ws, err := workers.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Vibe: true, Workers: ws, Surface: tools.SurfacePlan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { run.Close() })
+	return run
+}
+
+func vcall(t *testing.T, run *tools.Run, name, args string) *tools.Result {
+	t.Helper()
+	res, err := run.Call(context.Background(), name, json.RawMessage(args), tools.FromModel)
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, args, err)
+	}
+	return res
+}
+
+func TestVibeTools(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	run := vibeRun(t, workers.Config{
+		Commands: map[string]string{workers.Fast: workerScript(t, "echo.sh"), workers.Good: workerScript(t, "gate.sh")},
+		Env:      []string{"GATE=" + gate},
+	})
+	// All five are read tier: the plan surface (capped at read) lists them.
+	var listed []string
+	for _, tl := range run.List() {
+		if strings.HasPrefix(tl.Name, "vibe_") {
+			listed = append(listed, tl.Name)
+		}
+	}
+	if want := []string{"vibe_kill", "vibe_list", "vibe_send", "vibe_spawn", "vibe_wait"}; !slices.Equal(listed, want) {
+		t.Fatalf("plan surface lists %v, want %v", listed, want)
+	}
+	if res := vcall(t, run, "vibe_list", `{}`); !strings.Contains(res.AllText(), "No workers") {
+		t.Errorf("empty list = %q", res.AllText())
+	}
+
+	res := vcall(t, run, "vibe_spawn", `{"brief":"rename Foo to Bar","label":"renamer"}`)
+	fast := res.Structured.(workers.Info).ID
+	if !strings.Contains(res.AllText(), "Started worker "+fast) {
+		t.Errorf("spawn = %q", res.AllText())
+	}
+	res = vcall(t, run, "vibe_spawn", `{"brief":"design the cache","label":"designer","tier":"good"}`)
+	good := res.Structured.(workers.Info).ID
+
+	t.Run("wait for the result", func(t *testing.T) {
+		res := vcall(t, run, "vibe_wait", `{"worker_id":"`+fast+`","timeout_seconds":3600}`)
+		text := res.AllText()
+		if !strings.Contains(text, "is done") || !strings.Contains(text, "label=renamer tier=fast\nrename Foo to Bar") {
+			t.Errorf("wait = %q", text)
+		}
+	})
+
+	t.Run("wait times out while running", func(t *testing.T) {
+		res := vcall(t, run, "vibe_wait", `{"worker_id":"`+good+`","timeout_seconds":0.01}`)
+		if res.IsError || !strings.Contains(res.AllText(), "still running") {
+			t.Errorf("wait on a gated worker = %q (error %v), want still running", res.AllText(), res.IsError)
+		}
+	})
+
+	t.Run("list", func(t *testing.T) {
+		res := vcall(t, run, "vibe_list", `{}`)
+		text := res.AllText()
+		for _, want := range []string{fast + "  renamer  fast  done", good + "  designer  good  running", "last result: label=renamer"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("list lacks %q:\n%s", want, text)
+			}
+		}
+	})
+
+	t.Run("send reruns with the appended brief", func(t *testing.T) {
+		res := vcall(t, run, "vibe_send", `{"worker_id":"`+good+`","message":"go-ahead: keep it small"}`)
+		if !strings.Contains(res.AllText(), "run 2") {
+			t.Errorf("send = %q", res.AllText())
+		}
+		res = vcall(t, run, "vibe_wait", `{"worker_id":"`+good+`"}`)
+		if !strings.Contains(res.AllText(), "design the cache\n\ngo-ahead: keep it small") || !strings.Contains(res.AllText(), "is done") {
+			t.Errorf("rerun result = %q", res.AllText())
+		}
+	})
+
+	t.Run("kill an ended worker", func(t *testing.T) {
+		res := vcall(t, run, "vibe_kill", `{"worker_id":"`+fast+`"}`)
+		if !strings.Contains(res.AllText(), "already ended") {
+			t.Errorf("kill = %q", res.AllText())
+		}
+	})
+
+	t.Run("unknown worker", func(t *testing.T) {
+		res, err := run.Call(context.Background(), "vibe_wait", json.RawMessage(`{"worker_id":"w99"}`), tools.FromModel)
+		if err == nil || !res.IsError || !strings.Contains(res.AllText(), "no such worker") {
+			t.Errorf("wait w99 = %q %v", res.AllText(), err)
+		}
+	})
+}
+
+func TestVibeFailingWorker(t *testing.T) {
+	run := vibeRun(t, workers.Config{Commands: map[string]string{workers.Fast: workerScript(t, "fail.sh")}})
+	id := vcall(t, run, "vibe_spawn", `{"brief":"frobnicate","label":"frob"}`).Structured.(workers.Info).ID
+	res := vcall(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
+	text := res.AllText()
+	for _, want := range []string{"failed", "exit status 3", "partial result", "fatal: the frobnicator is missing"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("failed worker report lacks %q:\n%s", want, text)
+		}
+	}
+	if l := vcall(t, run, "vibe_list", `{}`).AllText(); !strings.Contains(l, "frob  fast  failed") {
+		t.Errorf("list = %q", l)
+	}
+}
+
+// TestVibeKillAndClose: vibe_kill stops a worker's whole process tree, and
+// closing the run kills every live worker; /proc shows none of them left.
+func TestVibeKillAndClose(t *testing.T) {
+	dirs := []string{t.TempDir(), t.TempDir()}
+	ws, err := workers.New(workers.Config{Commands: map[string]string{workers.Fast: "PIDDIR=$(head -n1) " + workerScript(t, "tree.sh")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Vibe: true, Workers: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	var ids []string
+	var pids [][]int
+	for _, d := range dirs {
+		ids = append(ids, vcall(t, run, "vibe_spawn", `{"brief":"`+d+`\n","label":"tree"}`).Structured.(workers.Info).ID)
+		pids = append(pids, []int{pidIn(t, d, "leader"), pidIn(t, d, "child"), pidIn(t, d, "grandchild")})
+	}
+	res := vcall(t, run, "vibe_kill", `{"worker_id":"`+ids[0]+`"}`)
+	if !strings.Contains(res.AllText(), "stopped with every process") {
+		t.Errorf("kill = %q", res.AllText())
+	}
+	for _, p := range pids[0] {
+		if running(p) {
+			t.Errorf("pid %d still runs after vibe_kill", p)
+		}
+	}
+	for _, p := range pids[1] {
+		if !running(p) {
+			t.Errorf("pid %d of the other worker died with the kill", p)
+		}
+	}
+	if l := vcall(t, run, "vibe_list", `{}`).AllText(); !strings.Contains(l, ids[0]+"  tree  fast  killed") {
+		t.Errorf("list after kill = %q", l)
+	}
+	run.Close()
+	for _, p := range pids[1] {
+		if running(p) {
+			t.Errorf("pid %d still runs after Run.Close", p)
+		}
+	}
+}
+
+func pidIn(t *testing.T, dir, name string) int {
+	t.Helper()
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+				return pid
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// running reports whether pid exists and is not a zombie.
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+func TestVibeRegisteredOnlyInVibeMode(t *testing.T) {
+	ws, err := workers.New(workers.Config{Commands: map[string]string{workers.Fast: workerScript(t, "echo.sh")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for _, cfg := range []tools.Config{{Workers: ws}, {Vibe: true}} {
+		cfg.WorkDir = t.TempDir()
+		run, err := tools.NewRun(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"vibe_spawn", "vibe_send", "vibe_wait", "vibe_kill", "vibe_list"} {
+			if _, ok := run.Registry().Lookup(name); ok {
+				t.Errorf("%s registered with vibe=%v workers=%v", name, cfg.Vibe, cfg.Workers != nil)
+			}
+		}
+		run.Close()
+	}
+}
