@@ -28,7 +28,7 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: tether call [flags] TOOL ['JSON arguments' | -]")
 		fmt.Fprintln(stderr, "\nCalls TOOL once in a fresh run and prints the result; exits 1 on an error result.")
 		fmt.Fprintln(stderr, "Arguments default to {}; - reads them from stdin. With no approver on the command")
-		fmt.Fprintln(stderr, "line, write and exec tools need --approve allow.\n\nflags:")
+		fmt.Fprintln(stderr, "line, write and exec tools need --approve allow (or, run in a terminal, are asked there).\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -143,9 +143,9 @@ func TestToolsCommand(t *testing.T) {
 		surface string
 		want    []string
 	}{
-		{"default", []string{"apply_patch", "debug", "edit", "read", "write"}},
-		{"plan", []string{"read"}},
-		{"readonly", []string{"read"}},
+		{"default", []string{"apply_patch", "ask_user", "debug", "edit", "read", "write"}},
+		{"plan", []string{"ask_user", "read"}},
+		{"readonly", []string{"ask_user", "read"}},
 	} {
 		out, err := exec.Command(bin, "tools", "--workdir", dir, "--surface", c.surface, "--json").Output()
 		if err != nil {
@@ -225,9 +225,9 @@ func TestServeMCPClient(t *testing.T) {
 			surface string
 			want    []string
 		}{
-			{"default", []string{"apply_patch", "debug", "edit", "read", "write"}},
-			{"plan", []string{"read"}},
-			{"readonly", []string{"read"}},
+			{"default", []string{"apply_patch", "ask_user", "debug", "edit", "read", "write"}},
+			{"plan", []string{"ask_user", "read"}},
+			{"readonly", []string{"ask_user", "read"}},
 		} {
 			dir := workdir(t, map[string]string{"a.txt": "a\n"})
 			cs := mcpSession(t, dir, []string{"--surface", c.surface, "--approve", "allow"}, nil)
@@ -238,7 +238,7 @@ func TestServeMCPClient(t *testing.T) {
 			var got []string
 			for _, tool := range res.Tools {
 				got = append(got, tool.Name)
-				if (tool.Name == "read") != tool.Annotations.ReadOnlyHint {
+				if (tool.Name == "read" || tool.Name == "ask_user") != tool.Annotations.ReadOnlyHint {
 					t.Errorf("%s: readOnlyHint %v", tool.Name, tool.Annotations.ReadOnlyHint)
 				}
 			}

@@ -44,6 +44,10 @@ const (
 // human may submit only text.
 func Schema(q Question) map[string]any {
 	props := map[string]any{}
+	if q.Kind == KindPermission {
+		// A permission prompt is a plain confirmation: accept allows, decline denies.
+		return map[string]any{"type": "object", "properties": props}
+	}
 	var entries []any
 	for _, o := range q.Options {
 		title := o.Label
@@ -80,6 +84,9 @@ func Message(q Question) string {
 		b.WriteString("[permission] ")
 	}
 	b.WriteString(q.Question)
+	if q.Kind == KindPermission {
+		b.WriteString(" Accept to allow, decline to deny.")
+	}
 	if q.Context != "" {
 		b.WriteString("\n\n")
 		b.WriteString(q.Context)
@@ -91,7 +98,8 @@ func Message(q Question) string {
 }
 
 // Ask implements QuestionPort. Decline and cancel are skips; an accepted empty
-// form is a skip too, since nothing was answered.
+// form is a skip too, since nothing was answered. A permission prompt is a
+// plain confirmation: accept chooses Allow, decline chooses Deny, cancel skips.
 func (p *Elicitation) Ask(ctx context.Context, q Question) (Answer, error) {
 	if p == nil || p.e == nil {
 		return Answer{}, fmt.Errorf("%w: no MCP client session", ErrNoHuman)
@@ -111,6 +119,14 @@ func (p *Elicitation) Ask(ctx context.Context, q Question) (Answer, error) {
 			return Answer{}, ctx.Err()
 		}
 		return Answer{}, fmt.Errorf("operator: elicitation failed: %w", err)
+	}
+	if q.Kind == KindPermission {
+		switch action {
+		case "accept":
+			return Answer{Outcome: Answered, Labels: []string{Allow}}, nil
+		case "decline":
+			return Answer{Outcome: Answered, Labels: []string{Deny}}, nil
+		}
 	}
 	switch action {
 	case "decline", "cancel":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -86,6 +87,7 @@ func TestElicitation(t *testing.T) {
 		MultiSelect:   true,
 		AllowFreeText: true,
 	}
+	perm := operator.Permission{Tool: "write", Tier: "write", Detail: `{"path":"a.go"}`}.Question()
 	accept := func(content map[string]any) func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
@@ -108,6 +110,9 @@ func TestElicitation(t *testing.T) {
 		{"cancel is a skip", single, action("cancel"), operator.Answer{Outcome: operator.Skipped}, nil},
 		{"empty form is a skip", multi, accept(map[string]any{}), operator.Answer{Outcome: operator.Skipped}, nil},
 		{"no capability", single, nil, operator.Answer{}, operator.ErrNoHuman},
+		{"permission accepted", perm, action("accept"), operator.Answer{Outcome: operator.Answered, Labels: []string{operator.Allow}}, nil},
+		{"permission declined", perm, action("decline"), operator.Answer{Outcome: operator.Answered, Labels: []string{operator.Deny}}, nil},
+		{"permission cancelled", perm, action("cancel"), operator.Answer{Outcome: operator.Skipped}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,4 +161,30 @@ type elicitFunc func(ctx context.Context, message string, schema any) (string, m
 
 func (f elicitFunc) Elicit(ctx context.Context, message string, schema any) (string, map[string]any, error) {
 	return f(ctx, message, schema)
+}
+
+// TestFirstConnected: the first port with a human answers; with none, the
+// question fails at once naming why.
+func TestFirstConnected(t *testing.T) {
+	q := operator.Question{Question: "Pick", Options: []operator.Option{{Label: "a"}, {Label: "b"}}}
+	console := operator.NewConsole() // no page open
+	defer console.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	term := operator.NewTerminal(r, w) // not a terminal
+	_, err = operator.Ask(context.Background(), operator.FirstConnected(console, term), q, 0)
+	if !errors.Is(err, operator.ErrNoHuman) || !strings.Contains(err.Error(), "console") || !strings.Contains(err.Error(), "not a terminal") {
+		t.Fatalf("no port connected: %v", err)
+	}
+	answering := operator.NewElicitation(elicitFunc(func(context.Context, string, any) (string, map[string]any, error) {
+		return "accept", map[string]any{"choice": "b"}, nil
+	}))
+	a, err := operator.Ask(context.Background(), operator.FirstConnected(console, answering), q, 0)
+	if err != nil || !slices.Equal(a.Labels, []string{"b"}) {
+		t.Fatalf("fallback to elicitation: %+v %v", a, err)
+	}
 }

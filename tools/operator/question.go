@@ -295,3 +295,29 @@ func Permit(ctx context.Context, p QuestionPort, perm Permission, timeout time.D
 	}
 	return a.Outcome == Answered && slices.Equal(a.Labels, []string{Allow}), nil
 }
+
+// FirstConnected returns a port that asks through the first of ports with a
+// human connected: a port failing with ErrNoHuman passes the question on to
+// the next. When none has a human, the question fails at once with
+// ErrNoHuman naming every reason.
+func FirstConnected(ports ...QuestionPort) QuestionPort { return firstConnected(ports) }
+
+type firstConnected []QuestionPort
+
+func (f firstConnected) Ask(ctx context.Context, q Question) (Answer, error) {
+	var why []string
+	for _, p := range f {
+		if p == nil {
+			continue
+		}
+		a, err := p.Ask(ctx, q)
+		if !errors.Is(err, ErrNoHuman) {
+			return a, err
+		}
+		why = append(why, strings.TrimPrefix(err.Error(), ErrNoHuman.Error()+": "))
+	}
+	if len(why) == 0 {
+		return Answer{}, fmt.Errorf("%w: no question port is wired", ErrNoHuman)
+	}
+	return Answer{}, fmt.Errorf("%w: %s", ErrNoHuman, strings.Join(why, "; "))
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestServeAskUser: ask_user in `tether serve` asks the go-sdk client through
+// MCP elicitation: answered, declined (a skip), and a client without the
+// capability (fails at once).
+func TestServeAskUser(t *testing.T) {
+	args := map[string]any{
+		"question": "Which database should the service use?",
+		"context":  "I assume Postgres.",
+		"options":  []map[string]any{{"label": "Postgres", "description": "managed"}, {"label": "SQLite"}},
+	}
+	tests := []struct {
+		name    string
+		elicit  func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)
+		want    string
+		wantErr bool
+	}{
+		{"answered", func(req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if !strings.Contains(req.Params.Message, "Which database") || !strings.Contains(req.Params.Message, "I assume Postgres.") {
+				t.Errorf("elicitation message = %q", req.Params.Message)
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "SQLite"}}, nil
+		}, "Chosen: SQLite", false},
+		{"declined", func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}, "skipped this question. Continue on your stated assumption", false},
+		{"no elicitation capability", nil, "no human is connected", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := mcpSession(t, workdir(t, nil), nil, tc.elicit)
+			text, isErr := callText(t, cs, "ask_user", args)
+			if isErr != tc.wantErr || !strings.Contains(text, tc.want) {
+				t.Errorf("ask_user = %q (error %v), want %q (error %v)", text, isErr, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestServeVibe: --vibe with --worker wires the vibe_* tools to real worker
+// processes; without --vibe they are not there.
+func TestServeVibe(t *testing.T) {
+	script, err := filepath.Abs(filepath.Join("..", "..", "tools", "workers", "testdata", "echo.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpSession(t, workdir(t, nil), []string{"--vibe", "--worker", "fast=sh " + script}, nil)
+	text, isErr := callText(t, cs, "vibe_spawn", map[string]any{"brief": "count the files", "label": "counter"})
+	if isErr || !strings.Contains(text, "Started worker w1") {
+		t.Fatalf("vibe_spawn = %q", text)
+	}
+	text, isErr = callText(t, cs, "vibe_wait", map[string]any{"worker_id": "w1"})
+	if isErr || !strings.Contains(text, "label=counter tier=fast\ncount the files") {
+		t.Fatalf("vibe_wait = %q", text)
+	}
+	text, _ = callText(t, cs, "vibe_list", map[string]any{})
+	if !strings.Contains(text, "w1  counter  fast  done") {
+		t.Errorf("vibe_list = %q", text)
+	}
+
+	plain := mcpSession(t, workdir(t, nil), nil, nil)
+	if _, isErr := callText(t, plain, "vibe_list", map[string]any{}); !isErr {
+		t.Error("vibe_list answered without --vibe")
+	}
+
+	out, err := exec.Command(tetherBin(t), "serve", "--workdir", t.TempDir(), "--vibe").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--vibe needs a worker command") {
+		t.Errorf("serve --vibe without --worker: %v %s", err, out)
+	}
+}
+
+// TestServeConsoleFlag: --console serves the operator console on loopback and
+// says where; with no console page open and a client that cannot elicit,
+// ask_user fails at once.
+func TestServeConsoleFlag(t *testing.T) {
+	cmd := exec.Command(tetherBin(t), "serve", "--workdir", workdir(t, nil), "--console", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cs.Close()
+		cmd.Wait()
+	}()
+	lines := bufio.NewScanner(stderr)
+	var url string
+	for url == "" && lines.Scan() {
+		if u, ok := strings.CutPrefix(lines.Text(), "tether: operator console at "); ok {
+			url = u
+		}
+	}
+	go io.Copy(io.Discard, stderr)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("no console address on stderr (got %q)", url)
+	}
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "tether operator console") {
+		t.Fatalf("console page: %s", res.Status)
+	}
+	text, isErr := callText(t, cs, "ask_user", map[string]any{"question": "Name?"})
+	if !isErr || !strings.Contains(text, "no operator console page is open") || !strings.Contains(text, "elicitation") {
+		t.Errorf("ask_user with nobody connected = %q (error %v)", text, isErr)
+	}
+}

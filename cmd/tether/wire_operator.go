@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/tetherhq/tether/tools"
+	"github.com/tetherhq/tether/tools/operator"
+	"github.com/tetherhq/tether/tools/workers"
+)
+
+// Flags of the operator family: where questions go (--console, MCP
+// elicitation in serve, the terminal elsewhere) and vibe mode's workers.
+var operatorFlags struct {
+	console    string
+	askTimeout time.Duration
+	vibe       bool
+	workers    map[string]string
+}
+
+func init() {
+	addWiring(familyWiring{
+		name: "operator",
+		flags: func(fs *flag.FlagSet) {
+			operatorFlags.console, operatorFlags.vibe, operatorFlags.workers = "", false, nil
+			fs.StringVar(&operatorFlags.console, "console", "", "serve the web operator console on this loopback address (127.0.0.1:PORT): questions and permission prompts show there as cards")
+			fs.DurationVar(&operatorFlags.askTimeout, "ask-timeout", operator.DefaultTimeout, "how long ask_user and permission prompts wait for an answer")
+			fs.BoolVar(&operatorFlags.vibe, "vibe", false, "vibe mode: register the vibe_* background-worker tools (needs --worker)")
+			fs.Func("worker", "vibe mode: the command for a worker tier, TIER='CMD ARGS' (fast or good; repeat for both). The brief arrives on stdin, the result is stdout", func(v string) error {
+				tier, cmd, err := workers.ParseWorkerFlag(v)
+				if err != nil {
+					return err
+				}
+				if operatorFlags.workers == nil {
+					operatorFlags.workers = map[string]string{}
+				}
+				operatorFlags.workers[tier] = cmd
+				return nil
+			})
+		},
+		wire: wireOperator,
+	})
+}
+
+func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
+	f := operatorFlags
+	var cleanups []func()
+	cleanup := func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+	}
+	if cfg.TargetSpace == "" {
+		cfg.TargetSpace = cfg.ConversationID
+	}
+	cfg.QuestionTimeout = f.askTimeout
+
+	// Where a human can be reached: the console when asked for, then the MCP
+	// client in serve, or the terminal for the CLI commands.
+	var ports []operator.QuestionPort
+	if f.console != "" {
+		c, err := operator.ListenConsole(f.console)
+		if err != nil {
+			return cleanup, err
+		}
+		cleanups = append(cleanups, func() { c.Close() })
+		fmt.Fprintf(env.Stderr, "tether: operator console at %s\n", c.URL())
+		ports = append(ports, c)
+	}
+	if env.Elicitor != nil {
+		ports = append(ports, tools.ElicitationPort(env.Elicitor))
+	} else if !env.Serve {
+		ports = append(ports, operator.NewTerminal(os.Stdin, env.Stderr))
+	}
+	if len(ports) > 0 {
+		port := operator.FirstConnected(ports...)
+		cfg.Questions = port
+		if f.console != "" || cfg.Approver == nil {
+			// Permission prompts render as the same card as ask_user.
+			cfg.Approver = tools.QuestionApprover(port, cfg.TargetSpace, f.askTimeout)
+		}
+	}
+
+	if f.vibe {
+		if len(f.workers) == 0 {
+			return cleanup, errors.New("--vibe needs a worker command: pass --worker fast='CMD ARGS' (and/or good=...)")
+		}
+		ws, err := workers.New(workers.Config{Commands: f.workers, Dir: cfg.WorkDir})
+		if err != nil {
+			return cleanup, err
+		}
+		cleanups = append(cleanups, func() { ws.Close() })
+		cfg.Workers, cfg.Vibe = ws, true
+	} else if len(f.workers) > 0 {
+		return cleanup, errors.New("--worker is only used in vibe mode: add --vibe")
+	}
+	return cleanup, nil
+}
