@@ -317,12 +317,25 @@ def main():
 main()
 `
 
+// pySpawn starts a child in its own session (out of the debuggee's process
+// group) before looping, to show terminate kills the whole tree.
+const pySpawn = `import subprocess
+import time
+
+child = subprocess.Popen(["sleep", "600"], start_new_session=True)
+n = 0
+while True:
+    n += 1
+    time.sleep(0.05)
+`
+
 // TestSessionRules: a second launch is refused with the live session's
-// description, terminate leaves no process behind, and a short TTL ends the
-// session and the next call says why.
+// description, terminate leaves no process behind (the debuggee's own
+// children included), and a short TTL ends the session and the next call
+// says why.
 func TestSessionRules(t *testing.T) {
 	python(t)
-	root := writeFiles(t, map[string]string{"pyproject.toml": "", "loop.py": pyLoop})
+	root := writeFiles(t, map[string]string{"pyproject.toml": "", "loop.py": pySpawn})
 	ttl := 4 * time.Second
 	sv := dap.NewSupervisor(dap.Config{TTL: ttl})
 	defer sv.Close()
@@ -332,8 +345,8 @@ func TestSessionRules(t *testing.T) {
 	if l.Stop == nil || l.Stop.Line != 7 {
 		t.Fatalf("launch: %+v", l.Stop)
 	}
-	if len(procsIn(root)) == 0 {
-		t.Fatal("no adapter or debuggee process found in the process table while a session is live")
+	if live := strings.Join(procsIn(root), "\n"); !strings.Contains(live, "sleep 600") || !strings.Contains(live, "loop.py") {
+		t.Fatalf("the debuggee and its child should be in the process table while the session is live:\n%s", live)
 	}
 	msg := doErr(t, sv, "a", root, dap.Request{Op: "launch", Program: "loop.py"})
 	if !strings.Contains(msg, "already live") || !strings.Contains(msg, "debugpy session (launch loop.py") {

@@ -2,6 +2,7 @@ package dap_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -242,5 +243,50 @@ func TestFakeBadRequests(t *testing.T) {
 				t.Fatalf("got %q, want %q", msg, tc.want)
 			}
 		})
+	}
+}
+
+// TestFakeHammer drives many conversations at once, and concurrent calls in
+// one conversation, under -race: sessions stay separate and calls serialize.
+func TestFakeHammer(t *testing.T) {
+	sv, root := fakeSupervisor(t, &fakeAdapter{nVars: 3, nFrames: 3}, dap.Config{})
+	done := make(chan error)
+	const convs = 6
+	for i := 0; i < convs; i++ {
+		go func(conv string) {
+			ctx := context.Background()
+			var err error
+			step := func(req dap.Request) {
+				if err == nil {
+					_, err = sv.Do(ctx, conv, root, req)
+				}
+			}
+			step(dap.Request{Op: "breakpoints", File: "prog.fake", Lines: []int{2}})
+			step(dap.Request{Op: "launch", Program: "prog.fake"})
+			// Concurrent calls within the conversation.
+			inner := make(chan error)
+			for j := 0; j < 4; j++ {
+				go func() {
+					_, e := sv.Do(ctx, conv, root, dap.Request{Op: "variables", Reference: 1})
+					if e == nil {
+						_, e = sv.Do(ctx, conv, root, dap.Request{Op: "stack"})
+					}
+					inner <- e
+				}()
+			}
+			for j := 0; j < 4; j++ {
+				if e := <-inner; e != nil && err == nil {
+					err = e
+				}
+			}
+			step(dap.Request{Op: "status"})
+			step(dap.Request{Op: "terminate"})
+			done <- err
+		}(fmt.Sprint("conv-", i))
+	}
+	for i := 0; i < convs; i++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 type procEntry struct {
 	ppid, pgid int
 	state      byte
+	start      uint64 // start time in clock ticks since boot: tells a reused pid apart
 }
 
 // processTable reads /proc: pid -> parent, process group and state. On a
@@ -52,7 +53,11 @@ func readStat(pid int) (procEntry, bool) {
 	}
 	ppid, _ := strconv.Atoi(f[1])
 	pgid, _ := strconv.Atoi(f[2])
-	return procEntry{ppid: ppid, pgid: pgid, state: f[0][0]}, true
+	var start uint64
+	if len(f) > 19 {
+		start, _ = strconv.ParseUint(f[19], 10, 64)
+	}
+	return procEntry{ppid: ppid, pgid: pgid, state: f[0][0], start: start}, true
 }
 
 // processAlive reports whether pid exists and is not a zombie.
@@ -64,6 +69,45 @@ func processAlive(pid int) bool {
 		return false
 	}
 	return syscall.Kill(pid, 0) == nil
+}
+
+// snapshotTree records the given processes and all their descendants as they
+// are now, so that they can still be found after a polite shutdown has
+// orphaned some of them (a debuggee's children are reparented to init when
+// the debuggee exits).
+func snapshotTree(roots ...int) map[int]uint64 {
+	table := processTable()
+	known := map[int]uint64{}
+	for _, p := range roots {
+		if pe, ok := table[p]; ok {
+			known[p] = pe.start
+		}
+	}
+	for grew := true; grew; {
+		grew = false
+		for pid, pe := range table {
+			if _, ok := known[pid]; ok || pid <= 1 {
+				continue
+			}
+			if _, ok := known[pe.ppid]; ok {
+				known[pid] = pe.start
+				grew = true
+			}
+		}
+	}
+	delete(known, os.Getpid())
+	return known
+}
+
+// stillSame returns the pids of snap that still run the same process.
+func stillSame(snap map[int]uint64) []int {
+	var out []int
+	for pid, start := range snap {
+		if pe, ok := readStat(pid); ok && pe.start == start {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // killTree kills the given processes, every descendant of them, and every

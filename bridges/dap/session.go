@@ -420,6 +420,14 @@ func (p *pipeRWC) Close() error {
 // debuggee, detaching from an attached one), then the adapter and every
 // process under it are killed.
 func (s *session) shutdown(wait time.Duration) {
+	// Record the tree first: the polite disconnect ends the debuggee, and its
+	// children would then be orphans no parent link leads to.
+	snap := snapshotTree(s.roots()...)
+	defer func() {
+		if pids := stillSame(snap); len(pids) > 0 {
+			killTree(pids...)
+		}
+	}()
 	if s.c != nil {
 		select {
 		case <-s.c.done:
@@ -438,16 +446,7 @@ func (s *session) kill() {
 	if s.c != nil {
 		_ = s.c.close()
 	}
-	var roots []int
-	if s.cmd != nil && s.cmd.Process != nil {
-		roots = append(roots, s.cmd.Process.Pid)
-	}
-	s.mu.Lock()
-	if s.kind == "launch" && s.debuggeePID > 0 {
-		roots = append(roots, s.debuggeePID)
-	}
-	s.mu.Unlock()
-	killTree(roots...)
+	killTree(s.roots()...)
 	if s.procDone != nil {
 		select {
 		case <-s.procDone:
@@ -457,6 +456,21 @@ func (s *session) kill() {
 	if s.scratch != "" {
 		_ = os.RemoveAll(s.scratch)
 	}
+}
+
+// roots are the processes the session owns: the adapter it started and, for
+// a launch, the debuggee (never an attached program).
+func (s *session) roots() []int {
+	var roots []int
+	if s.cmd != nil && s.cmd.Process != nil {
+		roots = append(roots, s.cmd.Process.Pid)
+	}
+	s.mu.Lock()
+	if s.kind == "launch" && s.debuggeePID > 0 {
+		roots = append(roots, s.debuggeePID)
+	}
+	s.mu.Unlock()
+	return roots
 }
 
 // stopOutcome is what a wait for the program to stop found.

@@ -1,0 +1,36 @@
+package dap_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tetherhq/tether/bridges/dap"
+)
+
+// Example asks which adapters can start for a Dart checkout: the root marker
+// is there, the dart binary is not, and the reason says so.
+func Example() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	_ = os.WriteFile(filepath.Join(dir, "pubspec.yaml"), []byte("name: app\n"), 0o644)
+
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	ctx := context.Background()
+	r, _ := sv.Do(ctx, "conv-1", dir, dap.Request{Op: "adapters"})
+	for _, a := range r.Adapters {
+		if a.ID == "dart" {
+			fmt.Println(a.ID, "usable:", a.Usable, "marker:", a.Marker)
+			fmt.Println(strings.SplitN(a.Reason, ";", 2)[0])
+		}
+	}
+	_, err := sv.Do(ctx, "conv-1", dir, dap.Request{Op: "stack"})
+	fmt.Println(err)
+	// Output:
+	// dart usable: false marker: pubspec.yaml
+	// binary missing: none of dart found
+	// debug: no debug session is running; start one with op launch or attach
+}
