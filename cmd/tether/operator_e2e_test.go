@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -123,5 +124,40 @@ func TestServeConsoleFlag(t *testing.T) {
 	text, isErr := callText(t, cs, "ask_user", map[string]any{"question": "Name?"})
 	if !isErr || !strings.Contains(text, "no operator console page is open") || !strings.Contains(text, "elicitation") {
 		t.Errorf("ask_user with nobody connected = %q (error %v)", text, isErr)
+	}
+}
+
+// TestCallAskUserInTerminal: `tether call ask_user` run in a terminal (a
+// pseudo-terminal here) shows the numbered card and returns the typed choice.
+func TestCallAskUserInTerminal(t *testing.T) {
+	cmd := exec.Command(tetherBin(t), "call", "--workdir", workdir(t, nil), "ask_user",
+		`{"question":"Which database should the service use?","options":[{"label":"Postgres"},{"label":"SQLite"}]}`)
+	ptmx, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatalf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	var out strings.Builder
+	buf := make([]byte, 4096)
+	typed := false
+	for {
+		n, err := ptmx.Read(buf)
+		out.Write(buf[:n])
+		if !typed && strings.Contains(out.String(), "> ") {
+			if !strings.Contains(out.String(), "2) SQLite") {
+				t.Errorf("card:\n%s", out.String())
+			}
+			ptmx.WriteString("2\n")
+			typed = true
+		}
+		if err != nil { // the process ended and closed the terminal
+			break
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("tether call: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "Chosen: SQLite") {
+		t.Errorf("output lacks the answer:\n%s", out.String())
 	}
 }

@@ -191,8 +191,8 @@ func (r *Roster) Spawn(brief, label, tier string) (string, error) {
 	if r.closed {
 		return "", errors.New("workers: the roster is closed")
 	}
-	if len(r.workers) >= MaxWorkers {
-		return "", fmt.Errorf("workers: %d workers already: read and kill finished ones first", MaxWorkers)
+	if len(r.workers) >= MaxWorkers && !r.evictLocked() {
+		return "", fmt.Errorf("workers: %d workers hold running work or unread results: collect finished results with vibe_wait (stop running workers with vibe_kill, then collect them)", MaxWorkers)
 	}
 	r.next++
 	w := &worker{id: "w" + strconv.Itoa(r.next), label: label, tier: tier, brief: brief}
@@ -205,6 +205,30 @@ func (r *Roster) Spawn(brief, label, tier string) (string, error) {
 	}
 	r.workers[w.id] = w
 	return w.id, nil
+}
+
+// evictLocked drops the oldest worker that has ended and whose result was
+// read, making room for a new one. Unread results are kept. r.mu is held.
+func (r *Roster) evictLocked() bool {
+	var oldest *worker
+	for _, w := range r.workers {
+		if w.status == Running || w.unread {
+			continue
+		}
+		if oldest == nil || idNum(w.id) < idNum(oldest.id) {
+			oldest = w
+		}
+	}
+	if oldest == nil {
+		return false
+	}
+	delete(r.workers, oldest.id)
+	return true
+}
+
+func idNum(id string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "w"))
+	return n
 }
 
 // startLocked starts a new run of w. r.mu is held.
@@ -409,11 +433,7 @@ func (r *Roster) List() []Info {
 	for _, w := range r.workers {
 		out = append(out, w.infoLocked())
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, _ := strconv.Atoi(out[i].ID[1:])
-		b, _ := strconv.Atoi(out[j].ID[1:])
-		return a < b
-	})
+	sort.Slice(out, func(i, j int) bool { return idNum(out[i].ID) < idNum(out[j].ID) })
 	return out
 }
 

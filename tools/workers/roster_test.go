@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -283,5 +284,96 @@ func TestErrors(t *testing.T) {
 	}
 	if tier, cmd, err := workers.ParseWorkerFlag("good=my-agent --deep 'x y'"); err != nil || tier != "good" || cmd != "my-agent --deep 'x y'" {
 		t.Errorf("ParseWorkerFlag = %q %q %v", tier, cmd, err)
+	}
+}
+
+// TestResultsKeptUntilRead: a full roster makes room only by dropping workers
+// whose results were read; unread results are never dropped.
+func TestResultsKeptUntilRead(t *testing.T) {
+	r := newRoster(t, workers.Config{Commands: map[string]string{workers.Fast: script(t, "echo.sh")}})
+	var ids []string
+	for i := 0; i < workers.MaxWorkers; i++ {
+		id, err := r.Spawn("task "+strconv.Itoa(i), "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	// Let every worker end without reading any result.
+	for ended := false; !ended; {
+		ended = true
+		for _, in := range r.List() {
+			if in.Status == workers.Running {
+				ended = false
+			}
+		}
+		if !ended {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if _, err := r.Spawn("one more", "", ""); err == nil || !strings.Contains(err.Error(), "unread results") {
+		t.Fatalf("Spawn on a roster full of unread results = %v, want a refusal", err)
+	}
+	read := ids[5]
+	if rep := wait(t, r, read); rep.Result != "label="+read+" tier=fast\ntask 5\n" {
+		t.Errorf("result of %s = %q", read, rep.Result)
+	}
+	if _, err := r.Spawn("one more", "", ""); err != nil {
+		t.Fatalf("Spawn after reading a result: %v", err)
+	}
+	list := r.List()
+	if len(list) != workers.MaxWorkers {
+		t.Errorf("%d workers listed, want %d", len(list), workers.MaxWorkers)
+	}
+	for _, in := range list {
+		if in.ID == read {
+			t.Errorf("the read worker %s was kept; an unread one was dropped instead", read)
+		}
+	}
+}
+
+// TestRosterHammer runs spawn, send, wait, kill and list from many goroutines
+// at once (run it with -race).
+func TestRosterHammer(t *testing.T) {
+	r := newRoster(t, workers.Config{Commands: map[string]string{workers.Fast: script(t, "echo.sh"), workers.Good: script(t, "echo.sh")}})
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := 0; g < 6; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 8; i++ {
+				id, err := r.Spawn("hammer", "h", []string{workers.Fast, workers.Good}[i%2])
+				if err != nil {
+					errs <- err
+					return
+				}
+				switch i % 4 {
+				case 0:
+					if err := r.Send(id, "again"); err != nil {
+						errs <- err
+					}
+				case 1:
+					if _, err := r.Kill(id); err != nil {
+						errs <- err
+					}
+				case 2:
+					r.List()
+				}
+				if _, err := r.Wait(context.Background(), id, 0); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for _, in := range r.List() {
+		if in.Status == workers.Running {
+			t.Errorf("%s still running after Wait", in.ID)
+		}
 	}
 }
