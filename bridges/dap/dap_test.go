@@ -218,6 +218,17 @@ func runScenario(t *testing.T, sc scenario) {
 		t.Fatalf("output %q lacks %q", out.Output, sc.wantOutput)
 	}
 	requireNoProcs(t, root)
+
+	// Again, and terminate while stopped: nothing may be left paused.
+	l = do(t, sv, conv, root, dap.Request{Op: "launch", Program: sc.program, Args: sc.args})
+	if l.Stop == nil {
+		t.Fatalf("relaunch did not stop: %s", l.Text)
+	}
+	if len(procsIn(root)) == 0 {
+		t.Fatal("no adapter or debuggee in the process table while stopped")
+	}
+	do(t, sv, conv, root, dap.Request{Op: "terminate"})
+	requireNoProcs(t, root)
 }
 
 const goProgram = `package main
