@@ -7,6 +7,7 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/google/go-dap v0.12.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	go.lsp.dev/jsonrpc2 v0.10.0
 	golang.org/x/term v0.48.0
 )
 

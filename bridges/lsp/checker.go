@@ -1,0 +1,126 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// CheckReport is the answer of diagnostics "*": the project checkers' output
+// parsed into file:line entries.
+type CheckReport struct {
+	// Items are the parsed entries, at most MaxDiagnostics.
+	Items []Diagnostic `json:"items"`
+	// Total is how many entries were parsed.
+	Total int `json:"total"`
+	// Ran lists each checker run with its outcome ("go vet ./... (exit 1)").
+	Ran []string `json:"ran"`
+	// Unparsed holds output lines that named no file:line (bounded).
+	Unparsed []string `json:"unparsed,omitempty"`
+	// Skipped says why a server's checker did not run.
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// Check runs the project checker of every server whose root marker is in the
+// workspace root (go vet, pyright, tsc --noEmit, ...), and parses its output.
+func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
+	rep := &CheckReport{}
+	for _, spec := range s.servers {
+		marker := spec.markerIn(s.workdir)
+		if marker == "" {
+			continue
+		}
+		if len(spec.Checker) == 0 {
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: no project checker configured for %s", marker, spec.Language))
+			continue
+		}
+		bin := lookPath(spec.Checker[0], s.env)
+		if bin == "" {
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s found, checker %s not on PATH", marker, spec.Checker[0]))
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, s.checkerTimeout)
+		cmd := exec.CommandContext(cctx, bin, spec.Checker[1:]...)
+		cmd.Dir = s.workdir
+		cmd.Env = s.env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		cancel()
+		name := strings.Join(spec.Checker, " ")
+		switch {
+		case cctx.Err() == context.DeadlineExceeded:
+			rep.Ran = append(rep.Ran, fmt.Sprintf("%s (killed after %s: output so far below)", name, s.checkerTimeout))
+		case err != nil:
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				rep.Ran = append(rep.Ran, fmt.Sprintf("%s (exit %d)", name, ee.ExitCode()))
+			} else {
+				rep.Ran = append(rep.Ran, fmt.Sprintf("%s (could not run: %v)", name, err))
+			}
+		default:
+			rep.Ran = append(rep.Ran, fmt.Sprintf("%s (exit 0)", name))
+		}
+		s.parseCheckerOutput(rep, out.String())
+	}
+	if len(rep.Ran) == 0 {
+		why := "no server has a root marker in the workspace root"
+		if len(rep.Skipped) > 0 {
+			why = strings.Join(rep.Skipped, "; ")
+		}
+		return nil, fmt.Errorf("%w: no project checker ran: %s", ErrNoServer, why)
+	}
+	sortDiagnostics(rep.Items)
+	return rep, nil
+}
+
+// checkerLine matches "file:line:col: message", "file:line: message",
+// "file(line,col): message" and pyright's "file:line:col - error: message".
+var checkerLine = regexp.MustCompile(`^\s*(?:vet: )?([^\s:()]+?\.[A-Za-z0-9]+)(?::(\d+)(?::(\d+))?|\((\d+),(\d+)\))\s*(?::|-)?\s*(.*)$`)
+
+var checkerSeverity = regexp.MustCompile(`^(?i)(error|warning|info|information|note|hint)\b\s*(?:(TS\d+)\s*)?:?\s*`)
+
+func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out string) {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		m := checkerLine.FindStringSubmatch(line)
+		if m == nil {
+			if len(rep.Unparsed) < 40 {
+				rep.Unparsed = append(rep.Unparsed, strings.TrimRight(line, "\r"))
+			}
+			continue
+		}
+		file, ln, col := m[1], m[2], m[3]
+		if ln == "" {
+			ln, col = m[4], m[5]
+		}
+		d := Diagnostic{Path: file, Severity: "error", Message: strings.TrimSpace(m[6])}
+		d.Line, _ = strconv.Atoi(ln)
+		d.Col, _ = strconv.Atoi(col)
+		if sm := checkerSeverity.FindStringSubmatch(d.Message); sm != nil {
+			sev := strings.ToLower(sm[1])
+			if sev == "information" || sev == "note" {
+				sev = "info"
+			}
+			d.Severity, d.Code = sev, sm[2]
+			d.Message = strings.TrimSpace(d.Message[len(sm[0]):])
+		}
+		if filepath.IsAbs(d.Path) {
+			d.Path = s.rel(d.Path)
+		} else {
+			d.Path = filepath.ToSlash(filepath.Clean(d.Path))
+		}
+		rep.Total++
+		if len(rep.Items) < MaxDiagnostics {
+			rep.Items = append(rep.Items, d)
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+func TestGopls(t *testing.T) {
+	testenv.RequireBinary(t, "gopls")
+	dir := copyProject(t, "goproj")
+	s := newSupervisor(t, dir)
+	ctx := ctxT(t)
+
+	nav := []struct {
+		name   string
+		call   func(lsp.Position) (*lsp.Locations, error)
+		pos    lsp.Position
+		want   string
+		line   int
+		oneOf  bool
+	}{
+		{"definition", func(p lsp.Position) (*lsp.Locations, error) { return s.Definition(ctx, p) },
+			lsp.Position{File: "use.go", Line: 11, Symbol: "Total"}, "shapes.go", 17, false},
+		{"type_definition", func(p lsp.Position) (*lsp.Locations, error) { return s.TypeDefinition(ctx, p) },
+			lsp.Position{File: "use.go", Line: 6, Symbol: "sq"}, "shapes.go", 9, false},
+		{"implementation", func(p lsp.Position) (*lsp.Locations, error) { return s.Implementation(ctx, p) },
+			lsp.Position{File: "shapes.go", Line: 4, Symbol: "Shape"}, "shapes.go", 9, false},
+		{"references", func(p lsp.Position) (*lsp.Locations, error) { return s.References(ctx, p) },
+			lsp.Position{File: "shapes.go", Line: 9, Symbol: "Square"}, "use.go", 11, false},
+	}
+	for _, tc := range nav {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.call(tc.pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasLoc(got.Items, tc.want, tc.line) {
+				t.Fatalf("want %s:%d in\n%s", tc.want, tc.line, locStrings(got.Items))
+			}
+			for _, l := range got.Items {
+				if l.Text == "" {
+					t.Errorf("location %s has no line text", l)
+				}
+			}
+		})
+	}
+	t.Run("references_total", func(t *testing.T) {
+		got, err := s.References(ctx, lsp.Position{File: "shapes.go", Line: 9, Symbol: "Square"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// shapes.go: type decl, receiver; use.go: return type, literal, literal in Sum.
+		if got.Total != 5 || len(got.Items) != 5 {
+			t.Fatalf("want 5 references, got %d:\n%s", got.Total, locStrings(got.Items))
+		}
+		if got.Items[0].String() != "shapes.go:9:6: type Square struct {" {
+			t.Errorf("first reference renders as %q", got.Items[0].String())
+		}
+	})
+	t.Run("hover", func(t *testing.T) {
+		h, err := s.Hover(ctx, lsp.Position{File: "use.go", Line: 11, Symbol: "Total"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(h.Text, "func Total(shapes []Shape) float64") || !strings.Contains(h.Text, "sums the areas") {
+			t.Fatalf("hover lacks signature or doc:\n%s", h.Text)
+		}
+	})
+	t.Run("document_symbols", func(t *testing.T) {
+		syms, err := s.DocumentSymbols(ctx, "shapes.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]int{}
+		for _, sy := range syms.Items {
+			names[sy.Name] = sy.Location.Line
+		}
+		for name, line := range map[string]int{"Shape": 4, "Square": 9, "Total": 17} {
+			if names[name] != line {
+				t.Errorf("symbol %s at line %d, want %d (all: %v)", name, names[name], line, names)
+			}
+		}
+	})
+	t.Run("workspace_symbols", func(t *testing.T) {
+		syms, err := s.WorkspaceSymbols(ctx, "Total", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, sy := range syms.Items {
+			if sy.Name == "Total" && sy.Location.Path == "shapes.go" && sy.Location.Line == 17 {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("Total not found: %+v", syms.Items)
+		}
+	})
+	t.Run("code_actions", func(t *testing.T) {
+		acts, err := s.CodeActions(ctx, lsp.Position{File: "use.go", Line: 5, Symbol: "Square{Side: 10}"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(acts.Items) == 0 {
+			t.Fatal("gopls offered no code actions")
+		}
+		t.Logf("actions: %+v", acts.Items)
+	})
+	t.Run("diagnostics_clean", func(t *testing.T) {
+		d, err := s.Diagnostics(ctx, "use.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.Ready || len(d.Items) != 0 {
+			t.Fatalf("want ready and clean, got %+v", d)
+		}
+	})
+	t.Run("position_errors", func(t *testing.T) {
+		_, err := s.Definition(ctx, lsp.Position{File: "use.go", Line: 11})
+		if err == nil || !strings.Contains(err.Error(), "symbol is required") {
+			t.Fatalf("missing symbol: %v", err)
+		}
+		_, err = s.Definition(ctx, lsp.Position{File: "use.go", Line: 11, Symbol: "Nope"})
+		if err == nil || !strings.Contains(err.Error(), "return Total([]Shape{Big(), Square{Side: 1}})") {
+			t.Fatalf("symbol not on line should show the line: %v", err)
+		}
+		// "s" occurs many times on line 20 of shapes.go: "sum += s.Area()" has one whole "s".
+		got, err := s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 20, Symbol: "s"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasLoc(got.Items, "shapes.go", 19) {
+			t.Fatalf("whole-identifier s should resolve to the range variable:\n%s", locStrings(got.Items))
+		}
+		// "Square" twice on no line; "Side" twice on line 14: ambiguous, candidates listed.
+		_, err = s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 14, Symbol: "Side"})
+		if err == nil || !strings.Contains(err.Error(), "Side#2") {
+			t.Fatalf("ambiguous symbol should list candidates: %v", err)
+		}
+		got, err = s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 14, Symbol: "Side#2"})
+		if err != nil || !hasLoc(got.Items, "shapes.go", 10) {
+			t.Fatalf("Side#2: %v %v", err, got)
+		}
+	})
+	t.Run("check", func(t *testing.T) {
+		writeFile(t, filepath.Join(dir, "vet.go"), "package shapes\n\nimport \"fmt\"\n\nfunc Bad() { fmt.Printf(\"%d\\n\", \"x\") }\n")
+		defer os.Remove(filepath.Join(dir, "vet.go"))
+		rep, err := s.Check(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, d := range rep.Items {
+			if d.Path == "vet.go" && d.Line == 5 && strings.Contains(d.Message, "Printf") {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("go vet finding not parsed: %+v (ran %v, unparsed %v)", rep.Items, rep.Ran, rep.Unparsed)
+		}
+	})
+	t.Run("status", func(t *testing.T) {
+		var row lsp.StatusRow
+		for _, r := range s.Status() {
+			if r.Server == "gopls" {
+				row = r
+			}
+		}
+		if !row.Running || row.PID == 0 || row.Root != "." {
+			t.Fatalf("gopls row: %+v", row)
+		}
+	})
+	t.Run("rename", func(t *testing.T) {
+		res, err := s.Rename(ctx, lsp.Position{File: "shapes.go", Line: 9, Symbol: "Square"}, "Box")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(res.Files, ",") != "shapes.go,use.go" || res.Edits < 5 { // gopls also renames the doc comment
+			t.Fatalf("rename result: %+v", res)
+		}
+		for _, f := range []string{"shapes.go", "use.go"} {
+			b, _ := os.ReadFile(filepath.Join(dir, f))
+			if strings.Contains(string(b), "Square") || !strings.Contains(string(b), "Box") {
+				t.Fatalf("%s after rename:\n%s", f, b)
+			}
+		}
+		if len(res.Diagnostics) != 0 {
+			t.Fatalf("rename left diagnostics: %v", res.Diagnostics)
+		}
+		// The server sees the renamed code.
+		got, err := s.Definition(ctx, lsp.Position{File: "use.go", Line: 5, Symbol: "Box"})
+		if err != nil || !hasLoc(got.Items, "shapes.go", 9) {
+			t.Fatalf("definition after rename: %v %v", err, got)
+		}
+	})
+	t.Run("crash_recovers", func(t *testing.T) {
+		pid := 0
+		for _, r := range s.Status() {
+			if r.Server == "gopls" {
+				pid = r.PID
+			}
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		// Wait for the exit to be noticed, then call again.
+		for i := 0; i < 100; i++ {
+			if st := s.Status(); !st[0].Running {
+				break
+			}
+			sleep()
+		}
+		got, err := s.Definition(ctx, lsp.Position{File: "use.go", Line: 11, Symbol: "Total"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasLoc(got.Items, "shapes.go", 17) {
+			t.Fatalf("after restart:\n%s", locStrings(got.Items))
+		}
+		if len(got.Notes) == 0 || !strings.Contains(got.Notes[0], "crashed") {
+			t.Fatalf("crash not reported: %v", got.Notes)
+		}
+	})
+}

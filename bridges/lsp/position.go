@@ -1,0 +1,116 @@
+package lsp
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Position names a place in a file the way an agent can without guessing a
+// column: a 1-based line and a substring of that line naming the symbol.
+// "name#2" picks the second occurrence of "name" on the line.
+type Position struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Symbol string `json:"symbol"`
+}
+
+// resolveSymbol finds symbol on line (1-based) of text and returns the 0-based
+// line and the byte column where the symbol's first identifier starts.
+func resolveSymbol(text []byte, line int, symbol, file string) (int, int, error) {
+	starts := lineStarts(text)
+	n := len(starts)
+	if len(text) > 0 && text[len(text)-1] == '\n' {
+		n-- // a trailing newline does not start a line
+	}
+	if line < 1 || line > n {
+		return 0, 0, fmt.Errorf("lsp: line %d is outside %s (%d lines); lines are 1-based", line, file, n)
+	}
+	lt := lineText(text, starts, line-1)
+	if symbol == "" {
+		return 0, 0, fmt.Errorf("lsp: symbol is required: pass a substring of line %d naming what you mean; line %d of %s is: %s", line, line, file, quoteLine(lt))
+	}
+	want, nth := symbol, 0
+	if i := strings.LastIndexByte(symbol, '#'); i > 0 && !strings.Contains(lt, symbol) {
+		if k, err := strconv.Atoi(symbol[i+1:]); err == nil && k > 0 {
+			want, nth = symbol[:i], k
+		}
+	}
+	var occ []int
+	for off := 0; ; {
+		i := strings.Index(lt[off:], want)
+		if i < 0 {
+			break
+		}
+		occ = append(occ, off+i)
+		off += i + 1
+	}
+	if len(occ) == 0 {
+		return 0, 0, fmt.Errorf("lsp: %q is not on line %d of %s; that line is: %s", want, line, file, quoteLine(lt))
+	}
+	pick := -1
+	switch {
+	case nth > 0:
+		if nth > len(occ) {
+			return 0, 0, fmt.Errorf("lsp: %q occurs %d time(s) on line %d of %s, so %s does not exist; the line is: %s", want, len(occ), line, file, symbol, quoteLine(lt))
+		}
+		pick = occ[nth-1]
+	case len(occ) == 1:
+		pick = occ[0]
+	default:
+		var whole []int
+		for _, o := range occ {
+			if isWholeIdent(lt, o, len(want)) {
+				whole = append(whole, o)
+			}
+		}
+		if len(whole) == 1 {
+			pick = whole[0]
+		} else {
+			var cands []string
+			for k, o := range occ {
+				cands = append(cands, fmt.Sprintf("%s#%d (column %d)", want, k+1, runeCol1(lt, o)))
+			}
+			return 0, 0, fmt.Errorf("lsp: %q occurs %d times on line %d of %s: %s; say which with one of: %s",
+				want, len(occ), line, file, quoteLine(lt), strings.Join(cands, ", "))
+		}
+	}
+	// Land on the first identifier character of the occurrence.
+	col := pick
+	for i, r := range lt[pick : pick+len(want)] {
+		if isIdentRune(r) {
+			col = pick + i
+			break
+		}
+	}
+	return line - 1, col, nil
+}
+
+func quoteLine(l string) string {
+	const max = 200
+	if len(l) > max {
+		l = l[:max] + "..."
+	}
+	return "`" + strings.TrimSpace(l) + "`"
+}
+
+func isIdentRune(r rune) bool { return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// isWholeIdent reports whether line[at:at+n] is not flanked by identifier characters.
+func isWholeIdent(line string, at, n int) bool {
+	if at > 0 {
+		r, _ := utf8.DecodeLastRuneInString(line[:at])
+		if isIdentRune(r) {
+			return false
+		}
+	}
+	if at+n < len(line) {
+		r, _ := utf8.DecodeRuneInString(line[at+n:])
+		if isIdentRune(r) {
+			return false
+		}
+	}
+	return true
+}

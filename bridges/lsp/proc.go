@@ -1,0 +1,455 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// instance is one running server process for one root.
+type instance struct {
+	spec    Server
+	root    string
+	binary  string
+	started time.Time
+
+	cmd    *exec.Cmd // nil for a server attached over a pipe (tests)
+	conn   jsonrpc2.Conn
+	closer io.Closer
+	stderr *tailBuffer
+
+	exited  chan struct{} // closed when the process (or pipe) is gone
+	exitErr error         // set before exited closes
+	closing bool          // set by shutdown: an exit is not a crash
+
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced whenever diagnostics or progress change
+	docs     map[string]*docState
+	diags    map[string]*diagEntry
+	pubSeq   int
+	active   map[string]bool // work-done progress tokens begun and not ended
+	sawBegin bool
+	sawEnd   bool
+	sawDiag  bool
+	lastMsg  time.Time
+	ready    bool
+	syncMu   sync.Mutex // serialises document sync
+	settings json.RawMessage
+}
+
+type docState struct {
+	version int
+	text    []byte
+	mtime   time.Time
+	size    int64
+}
+
+type diagEntry struct {
+	version *int
+	seq     int
+	at      time.Time
+	diags   []wDiagnostic
+}
+
+// tailBuffer keeps the last n bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	n   int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.n {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.n:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
+}
+
+// lastLines returns the last k non-empty lines of the buffer, joined by " | ".
+func (t *tailBuffer) lastLines(k int) string {
+	lines := strings.Split(t.String(), "\n")
+	var out []string
+	for i := len(lines) - 1; i >= 0 && len(out) < k; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			out = append([]string{l}, out...)
+		}
+	}
+	return strings.Join(out, " | ")
+}
+
+// pipeRWC joins a process's stdout and stdin into one ReadWriteCloser.
+type pipeRWC struct {
+	io.ReadCloser
+	io.WriteCloser
+}
+
+func (p pipeRWC) Close() error {
+	err := p.WriteCloser.Close()
+	if err2 := p.ReadCloser.Close(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+func newInstance(spec Server, root, binary string) *instance {
+	return &instance{
+		spec: spec, root: root, binary: binary, started: time.Now(),
+		stderr:  &tailBuffer{n: 8 << 10},
+		exited:  make(chan struct{}),
+		changed: make(chan struct{}),
+		docs:    map[string]*docState{},
+		diags:   map[string]*diagEntry{},
+		active:  map[string]bool{},
+		lastMsg: time.Now(),
+	}
+}
+
+// startProcess starts the server binary in root and connects to it.
+func startProcess(spec Server, root, binary string, env []string) (*instance, error) {
+	in := newInstance(spec, root, binary)
+	cmd := exec.Command(binary, spec.Args...)
+	cmd.Dir = root
+	cmd.Env = env
+	cmd.Stderr = in.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("lsp: %s: %w", spec.Name, err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("lsp: %s: %w", spec.Name, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("lsp: starting %s: %w", spec.Name, err)
+	}
+	in.cmd = cmd
+	in.attach(pipeRWC{stdout, stdin})
+	go func() {
+		err := cmd.Wait()
+		in.mu.Lock()
+		if err == nil {
+			err = errors.New("exited")
+		}
+		in.exitErr = err
+		in.mu.Unlock()
+		close(in.exited)
+		in.conn.Close()
+	}()
+	return in, nil
+}
+
+// attachPipe connects to a server over an existing stream (fault-injection
+// tests use net.Pipe).
+func attachPipe(spec Server, root string, rwc io.ReadWriteCloser) *instance {
+	in := newInstance(spec, root, "(pipe)")
+	in.attach(rwc)
+	go func() {
+		<-in.conn.Done()
+		in.mu.Lock()
+		in.exitErr = errors.New("connection closed")
+		in.mu.Unlock()
+		close(in.exited)
+	}()
+	return in
+}
+
+func (in *instance) attach(rwc io.ReadWriteCloser) {
+	in.closer = rwc
+	in.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	in.settings = in.spec.Settings
+	in.conn.Go(context.Background(), in.handle)
+}
+
+func (in *instance) pid() int {
+	if in.cmd != nil && in.cmd.Process != nil {
+		return in.cmd.Process.Pid
+	}
+	return 0
+}
+
+// dead reports whether the process is gone, and why.
+func (in *instance) dead() (bool, error) {
+	select {
+	case <-in.exited:
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		return true, in.exitErr
+	default:
+		return false, nil
+	}
+}
+
+// bump wakes everyone waiting for a change. Call with mu held.
+func (in *instance) bump() {
+	close(in.changed)
+	in.changed = make(chan struct{})
+}
+
+// handle answers the server's requests and records its notifications. It
+// runs on the read loop, so it never blocks.
+func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	in.mu.Lock()
+	in.lastMsg = time.Now()
+	in.mu.Unlock()
+	switch req.Method() {
+	case "textDocument/publishDiagnostics":
+		var p wPublishDiagnostics
+		if err := json.Unmarshal(req.Params(), &p); err == nil {
+			in.mu.Lock()
+			in.pubSeq++
+			in.diags[p.URI] = &diagEntry{version: p.Version, seq: in.pubSeq, at: time.Now(), diags: p.Diagnostics}
+			in.sawDiag = true
+			in.bump()
+			in.mu.Unlock()
+		}
+		return reply(ctx, nil, nil)
+	case "$/progress":
+		var p wProgressParams
+		if err := json.Unmarshal(req.Params(), &p); err == nil {
+			tok := string(p.Token)
+			in.mu.Lock()
+			switch p.Value.Kind {
+			case "begin":
+				in.active[tok] = true
+				in.sawBegin = true
+			case "end":
+				delete(in.active, tok)
+				in.sawEnd = true
+			}
+			in.bump()
+			in.mu.Unlock()
+		}
+		return reply(ctx, nil, nil)
+	case "window/workDoneProgress/create", "client/registerCapability", "client/unregisterCapability",
+		"window/showMessageRequest", "workspace/diagnostic/refresh", "workspace/semanticTokens/refresh",
+		"workspace/inlayHint/refresh", "workspace/codeLens/refresh":
+		return reply(ctx, nil, nil)
+	case "workspace/configuration":
+		var p struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		_ = json.Unmarshal(req.Params(), &p)
+		out := make([]json.RawMessage, len(p.Items))
+		for i := range out {
+			out[i] = in.settings
+			if len(out[i]) == 0 {
+				out[i] = json.RawMessage("null")
+			}
+		}
+		return reply(ctx, out, nil)
+	case "workspace/workspaceFolders":
+		return reply(ctx, []map[string]string{{"uri": pathToURI(in.root), "name": "root"}}, nil)
+	case "workspace/applyEdit":
+		// tether applies edits itself (lsp_rename); server-initiated edits are refused.
+		return reply(ctx, map[string]any{"applied": false, "failureReason": "tether applies edits itself"}, nil)
+	}
+	if _, isCall := req.(*jsonrpc2.Call); isCall {
+		return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found: "+req.Method()))
+	}
+	return nil // other notifications (logMessage, showMessage, telemetry) are dropped
+}
+
+// errCrashed marks a request that failed because the server went away.
+var errCrashed = errors.New("server exited")
+
+// call sends a request and waits for its answer, the caller's context, the
+// timeout or the process's death, whichever comes first. When the caller gives
+// up, $/cancelRequest is sent.
+func (in *instance) call(ctx context.Context, timeout time.Duration, method string, params any) (json.RawMessage, error) {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type answer struct {
+		id  jsonrpc2.ID
+		raw json.RawMessage
+		err error
+	}
+	ch := make(chan answer, 1)
+	idCh := make(chan jsonrpc2.ID, 1)
+	go func() {
+		var raw json.RawMessage
+		id, err := in.conn.Call(cctx, method, params, &raw)
+		idCh <- id
+		ch <- answer{id, raw, err}
+	}()
+	select {
+	case a := <-ch:
+		if a.err == nil {
+			return bytes.TrimSpace(a.raw), nil
+		}
+		if cctx.Err() == nil {
+			var je *jsonrpc2.Error
+			if errors.As(a.err, &je) {
+				return nil, fmt.Errorf("lsp: %s answered %s with an error: %s", in.spec.Name, method, je.Message)
+			}
+			if dead, _ := in.dead(); dead {
+				return nil, fmt.Errorf("lsp: %s %w during %s", in.spec.Name, errCrashed, method)
+			}
+			return nil, fmt.Errorf("lsp: %s %s: %w", in.spec.Name, method, a.err)
+		}
+		// fall through to the cancellation path
+		return nil, in.gaveUp(ctx, a.id, method, timeout)
+	case <-cctx.Done():
+		// The request goroutine returns promptly once cctx is done, unless its
+		// write is stuck on a server that stopped reading.
+		select {
+		case id := <-idCh:
+			return nil, in.gaveUp(ctx, id, method, timeout)
+		case <-time.After(time.Second):
+			return nil, in.gaveUp(ctx, nil, method, timeout)
+		}
+	case <-in.exited:
+		return nil, fmt.Errorf("lsp: %s %w during %s", in.spec.Name, errCrashed, method)
+	}
+}
+
+// gaveUp tells the server to stop working on id and says why we stopped.
+func (in *instance) gaveUp(ctx context.Context, id any, method string, timeout time.Duration) error {
+	nctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	if id != nil {
+		go func() { // never block the caller on a stuck write
+			defer cancel()
+			_ = in.conn.Notify(nctx, "$/cancelRequest", map[string]any{"id": id})
+		}()
+	} else {
+		cancel()
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("lsp: %s %s cancelled: %w", in.spec.Name, method, err)
+	}
+	return fmt.Errorf("lsp: %s did not answer %s within %s (request cancelled); it may be hung: retry, or call reload to restart it", in.spec.Name, method, timeout)
+}
+
+func (in *instance) notify(ctx context.Context, method string, params any) error {
+	nctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := in.conn.Notify(nctx, method, params); err != nil {
+		if dead, _ := in.dead(); dead {
+			return fmt.Errorf("lsp: %s %w before %s", in.spec.Name, errCrashed, method)
+		}
+		return fmt.Errorf("lsp: %s %s: %w", in.spec.Name, method, err)
+	}
+	return nil
+}
+
+// initialize runs the initialize handshake.
+func (in *instance) initialize(ctx context.Context, timeout time.Duration) error {
+	params := map[string]any{
+		"processId":  os.Getpid(),
+		"clientInfo": map[string]string{"name": "tether"},
+		"rootUri":    pathToURI(in.root),
+		"rootPath":   in.root,
+		"workspaceFolders": []map[string]string{
+			{"uri": pathToURI(in.root), "name": "root"},
+		},
+		"capabilities": clientCapabilities,
+	}
+	if len(in.spec.InitOptions) > 0 {
+		params["initializationOptions"] = in.spec.InitOptions
+	}
+	if _, err := in.call(ctx, timeout, "initialize", params); err != nil {
+		return err
+	}
+	return in.notify(ctx, "initialized", struct{}{})
+}
+
+var clientCapabilities = json.RawMessage(`{
+ "general": {"positionEncodings": ["utf-16"]},
+ "window": {"workDoneProgress": true},
+ "workspace": {"configuration": true, "workspaceFolders": true, "applyEdit": false,
+   "workspaceEdit": {"documentChanges": true},
+   "symbol": {"symbolKind": {"valueSet": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26]}}},
+ "textDocument": {
+   "synchronization": {"didSave": true, "dynamicRegistration": false},
+   "publishDiagnostics": {"versionSupport": true, "relatedInformation": false},
+   "hover": {"contentFormat": ["markdown", "plaintext"]},
+   "definition": {"linkSupport": true},
+   "typeDefinition": {"linkSupport": true},
+   "implementation": {"linkSupport": true},
+   "references": {},
+   "rename": {"prepareSupport": false},
+   "documentSymbol": {"hierarchicalDocumentSymbolSupport": true,
+     "symbolKind": {"valueSet": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26]}},
+   "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source", "source.organizeImports", "source.fixAll"]}}}
+ }
+}`)
+
+// waitReady waits until the server looks ready: a work-done progress ended
+// with none still active, or a first diagnostics publication, or (for a server
+// that announced no progress at all) a quiet spell. It reports false when the
+// bound passed first.
+func (in *instance) waitReady(ctx context.Context, bound time.Duration) (bool, error) {
+	const quiet = 1500 * time.Millisecond
+	deadline := time.NewTimer(bound)
+	defer deadline.Stop()
+	for {
+		in.mu.Lock()
+		if in.ready {
+			in.mu.Unlock()
+			return true, nil
+		}
+		ok := in.sawDiag || (in.sawEnd && len(in.active) == 0) ||
+			(!in.sawBegin && time.Since(in.lastMsg) > quiet && time.Since(in.started) > quiet)
+		if ok {
+			in.ready = true
+			in.mu.Unlock()
+			return true, nil
+		}
+		ch := in.changed
+		in.mu.Unlock()
+		select {
+		case <-ch:
+		case <-time.After(250 * time.Millisecond):
+		case <-deadline.C:
+			return false, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-in.exited:
+			return false, fmt.Errorf("lsp: %s %w while starting", in.spec.Name, errCrashed)
+		}
+	}
+}
+
+// shutdown asks the server to exit and kills it if it does not.
+func (in *instance) shutdown() {
+	in.mu.Lock()
+	in.closing = true
+	in.mu.Unlock()
+	if dead, _ := in.dead(); !dead {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_, _ = in.call(ctx, 2*time.Second, "shutdown", nil)
+		_ = in.conn.Notify(ctx, "exit", nil)
+		cancel()
+		select {
+		case <-in.exited:
+		case <-time.After(2 * time.Second):
+		}
+	}
+	if in.cmd != nil && in.cmd.Process != nil {
+		select {
+		case <-in.exited:
+		default:
+			_ = in.cmd.Process.Kill()
+			<-in.exited
+		}
+	}
+	in.closer.Close()
+}

@@ -1,0 +1,724 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrNoLanguage is wrapped when no server in the table serves a file's
+// extension (a README, a picture): nothing could look at it.
+var ErrNoLanguage = errors.New("lsp: no server for this kind of file")
+
+// Location is a place in a file: a workspace-relative path (absolute when
+// outside the workspace), a 1-based line and 1-based character column, and
+// the text of that line.
+type Location struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+	Text string `json:"text"`
+}
+
+// String renders "path:line:col: text".
+func (l Location) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s", l.Path, l.Line, l.Col, strings.TrimSpace(l.Text))
+}
+
+// Locations is the answer of a navigation query.
+type Locations struct {
+	Items []Location `json:"items"`
+	// Total is how many the server returned; more than len(Items) when capped.
+	Total int `json:"total"`
+	// Notes report events around the query (a crash and restart).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Hover is the answer of a hover query.
+type Hover struct {
+	Text  string   `json:"text"`
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Symbol is one symbol from a document or workspace search.
+type Symbol struct {
+	Name      string   `json:"name"`
+	Kind      string   `json:"kind"`
+	Detail    string   `json:"detail,omitempty"`
+	Container string   `json:"container,omitempty"`
+	Depth     int      `json:"depth,omitempty"`
+	Location  Location `json:"location"`
+}
+
+// Symbols is the answer of a symbols query.
+type Symbols struct {
+	Items []Symbol `json:"items"`
+	Total int      `json:"total"`
+	Notes []string `json:"notes,omitempty"`
+}
+
+// CodeAction is one action a server offers at a position.
+type CodeAction struct {
+	Title     string `json:"title"`
+	Kind      string `json:"kind,omitempty"`
+	Preferred bool   `json:"preferred,omitempty"`
+}
+
+// CodeActions is the answer of a code_actions query.
+type CodeActions struct {
+	Items []CodeAction `json:"items"`
+	Notes []string     `json:"notes,omitempty"`
+}
+
+// Caps on result sizes (SPEC.md, lsp).
+const (
+	MaxReferences       = 50
+	MaxWorkspaceSymbols = 100
+	MaxDocumentSymbols  = 200
+	MaxDiagnostics      = 200
+	maxHover            = 4000
+)
+
+// prepared is a file made ready for a query on its server.
+type prepared struct {
+	in    *instance
+	path  string
+	text  []byte
+	notes []string
+}
+
+func (s *Supervisor) prepare(ctx context.Context, file string) (*prepared, error) {
+	path, err := s.abs(file)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("lsp: %s does not exist in the workspace", file)
+	}
+	in, notes, err := s.acquire(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.resyncOpen(ctx, in); err != nil {
+		return nil, s.failed(in, err, notes)
+	}
+	if _, _, _, err := s.syncDoc(ctx, in, path, false); err != nil {
+		return nil, s.failed(in, err, notes)
+	}
+	if err := s.ready(ctx, in); err != nil {
+		return nil, s.failed(in, err, notes)
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("lsp: %w", err)
+	}
+	return &prepared{in: in, path: path, text: text, notes: notes}, nil
+}
+
+// failed adds the crash story to err when the server died under it.
+func (s *Supervisor) failed(in *instance, err error, notes []string) error {
+	if dead, why := in.dead(); dead {
+		err = fmt.Errorf("lsp: %s exited (%s) during the request; the next call restarts it: %w", in.spec.Name, crashReport(in, why), err)
+	}
+	if len(notes) > 0 {
+		err = fmt.Errorf("%s; %w", strings.Join(notes, "; "), err)
+	}
+	return err
+}
+
+func (s *Supervisor) positionParams(ctx context.Context, pos Position) (*prepared, wPositionParams, error) {
+	p, err := s.prepare(ctx, pos.File)
+	if err != nil {
+		return nil, wPositionParams{}, err
+	}
+	line, col, err := resolveSymbol(p.text, pos.Line, pos.Symbol, s.rel(p.path))
+	if err != nil {
+		return nil, wPositionParams{}, err
+	}
+	starts := lineStarts(p.text)
+	lt := lineText(p.text, starts, line)
+	return p, wPositionParams{
+		TextDocument: wTextDocumentIdentifier{URI: pathToURI(p.path)},
+		Position:     wPosition{Line: line, Character: utf16Col(lt, col)},
+	}, nil
+}
+
+// Definition returns where the symbol at pos is declared.
+func (s *Supervisor) Definition(ctx context.Context, pos Position) (*Locations, error) {
+	return s.navigate(ctx, "textDocument/definition", pos, 0)
+}
+
+// TypeDefinition returns where the type of the symbol at pos is declared.
+func (s *Supervisor) TypeDefinition(ctx context.Context, pos Position) (*Locations, error) {
+	return s.navigate(ctx, "textDocument/typeDefinition", pos, 0)
+}
+
+// Implementation returns the concrete implementations of the symbol at pos.
+func (s *Supervisor) Implementation(ctx context.Context, pos Position) (*Locations, error) {
+	return s.navigate(ctx, "textDocument/implementation", pos, 0)
+}
+
+// References returns every use of the symbol at pos (declaration included),
+// at most MaxReferences, with the total.
+func (s *Supervisor) References(ctx context.Context, pos Position) (*Locations, error) {
+	return s.navigate(ctx, "textDocument/references", pos, MaxReferences)
+}
+
+func (s *Supervisor) navigate(ctx context.Context, method string, pos Position, max int) (*Locations, error) {
+	p, params, err := s.positionParams(ctx, pos)
+	if err != nil {
+		return nil, err
+	}
+	var req any = params
+	if method == "textDocument/references" {
+		rp := wReferenceParams{TextDocument: params.TextDocument, Position: params.Position}
+		rp.Context.IncludeDeclaration = true
+		req = rp
+	}
+	raw, err := p.in.call(ctx, s.requestTimeout, method, req)
+	if err != nil {
+		return nil, s.failed(p.in, err, p.notes)
+	}
+	locs, err := decodeLocations(raw)
+	if err != nil {
+		return nil, fmt.Errorf("lsp: %s answered %s with something unreadable: %w", p.in.spec.Name, method, err)
+	}
+	out := &Locations{Notes: p.notes}
+	seen := map[string]bool{}
+	files := fileCache{}
+	for _, l := range locs {
+		loc := s.location(files, l)
+		k := loc.Path + fmt.Sprint(loc.Line, loc.Col)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out.Items = append(out.Items, loc)
+	}
+	sort.SliceStable(out.Items, func(i, j int) bool {
+		a, b := out.Items[i], out.Items[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	out.Total = len(out.Items)
+	if max > 0 && len(out.Items) > max {
+		out.Items = out.Items[:max]
+	}
+	return out, nil
+}
+
+func decodeLocations(raw json.RawMessage) ([]wLocation, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '{' {
+		var l wLocation
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return nil, err
+		}
+		return []wLocation{l}, nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, err
+	}
+	var out []wLocation
+	for _, it := range items {
+		var probe struct {
+			URI       string `json:"uri"`
+			TargetURI string `json:"targetUri"`
+		}
+		if err := json.Unmarshal(it, &probe); err != nil {
+			return nil, err
+		}
+		if probe.TargetURI != "" {
+			var ll wLocationLink
+			if err := json.Unmarshal(it, &ll); err != nil {
+				return nil, err
+			}
+			out = append(out, wLocation{URI: ll.TargetURI, Range: ll.TargetSelectionRange})
+			continue
+		}
+		var l wLocation
+		if err := json.Unmarshal(it, &l); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// fileCache reads each file once per answer.
+type fileCache map[string]*cachedFile
+
+type cachedFile struct {
+	text   []byte
+	starts []int
+}
+
+func (c fileCache) get(path string) *cachedFile {
+	if f, ok := c[path]; ok {
+		return f
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		c[path] = nil
+		return nil
+	}
+	f := &cachedFile{text: text, starts: lineStarts(text)}
+	c[path] = f
+	return f
+}
+
+func (s *Supervisor) location(files fileCache, l wLocation) Location {
+	path := uriToPath(l.URI)
+	loc := Location{Path: s.rel(path), Line: l.Range.Start.Line + 1, Col: l.Range.Start.Character + 1}
+	if path == "" {
+		loc.Path = l.URI
+		return loc
+	}
+	if f := files.get(path); f != nil {
+		lt := lineText(f.text, f.starts, l.Range.Start.Line)
+		loc.Text = lt
+		loc.Col = runeCol1(lt, byteCol(lt, l.Range.Start.Character))
+	}
+	return loc
+}
+
+// Hover returns the signature and doc comment of the symbol at pos.
+func (s *Supervisor) Hover(ctx context.Context, pos Position) (*Hover, error) {
+	p, params, err := s.positionParams(ctx, pos)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := p.in.call(ctx, s.requestTimeout, "textDocument/hover", params)
+	if err != nil {
+		return nil, s.failed(p.in, err, p.notes)
+	}
+	var h struct {
+		Contents json.RawMessage `json:"contents"`
+	}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &h); err != nil {
+			return nil, fmt.Errorf("lsp: %s answered hover with something unreadable: %w", p.in.spec.Name, err)
+		}
+	}
+	text := strings.TrimSpace(markupText(h.Contents))
+	if len(text) > maxHover {
+		text = text[:maxHover] + fmt.Sprintf("\n... (hover cut at %d of %d bytes)", maxHover, len(text))
+	}
+	return &Hover{Text: text, Notes: p.notes}, nil
+}
+
+// markupText flattens MarkupContent, MarkedString or MarkedString[].
+func markupText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return s
+	case '[':
+		var parts []json.RawMessage
+		_ = json.Unmarshal(raw, &parts)
+		var out []string
+		for _, p := range parts {
+			if t := markupText(p); t != "" {
+				out = append(out, t)
+			}
+		}
+		return strings.Join(out, "\n\n")
+	case '{':
+		var m struct {
+			Kind     string `json:"kind"`
+			Language string `json:"language"`
+			Value    string `json:"value"`
+		}
+		_ = json.Unmarshal(raw, &m)
+		if m.Language != "" {
+			return "```" + m.Language + "\n" + m.Value + "\n```"
+		}
+		return m.Value
+	}
+	return ""
+}
+
+// DocumentSymbols lists the symbols of file, flattened in document order with
+// their nesting depth, at most MaxDocumentSymbols.
+func (s *Supervisor) DocumentSymbols(ctx context.Context, file string) (*Symbols, error) {
+	p, err := s.prepare(ctx, file)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := p.in.call(ctx, s.requestTimeout, "textDocument/documentSymbol",
+		wDocumentSymbolParams{TextDocument: wTextDocumentIdentifier{URI: pathToURI(p.path)}})
+	if err != nil {
+		return nil, s.failed(p.in, err, p.notes)
+	}
+	var syms []wDocumentSymbol
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &syms); err != nil {
+			return nil, fmt.Errorf("lsp: %s answered documentSymbol with something unreadable: %w", p.in.spec.Name, err)
+		}
+	}
+	out := &Symbols{Notes: p.notes}
+	files := fileCache{}
+	var walk func([]wDocumentSymbol, int, string)
+	walk = func(list []wDocumentSymbol, depth int, container string) {
+		for _, d := range list {
+			sym := Symbol{Name: d.Name, Kind: symbolKindName(d.Kind), Detail: d.Detail, Container: container, Depth: depth}
+			if d.Location != nil { // SymbolInformation
+				sym.Location = s.location(files, *d.Location)
+				sym.Container = d.ContainerName
+			} else {
+				sym.Location = s.location(files, wLocation{URI: pathToURI(p.path), Range: d.SelectionRange})
+			}
+			out.Total++
+			if len(out.Items) < MaxDocumentSymbols {
+				out.Items = append(out.Items, sym)
+			}
+			walk(d.Children, depth+1, d.Name)
+		}
+	}
+	walk(syms, 0, "")
+	return out, nil
+}
+
+// WorkspaceSymbols searches the workspace for symbols matching query, at most
+// MaxWorkspaceSymbols. With file set, only that file's server is asked;
+// otherwise every server with a root marker in the workspace root.
+func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (*Symbols, error) {
+	type target struct {
+		in    *instance
+		notes []string
+	}
+	var targets []target
+	var why []string
+	if file != "" {
+		p, err := s.prepare(ctx, file)
+		if err != nil {
+			return nil, err
+		}
+		targets = append(targets, target{p.in, p.notes})
+	} else {
+		for _, spec := range s.servers {
+			marker := spec.markerIn(s.workdir)
+			if marker == "" {
+				continue
+			}
+			if _, bin := spec.binary(s.env); bin == "" && s.dial == nil {
+				why = append(why, fmt.Sprintf("%s found, %s not on PATH", marker, spec.Binaries[0]))
+				continue
+			}
+			in, notes, err := s.acquireRoot(ctx, spec, s.workdir, marker)
+			if err != nil {
+				why = append(why, err.Error())
+				continue
+			}
+			if err := s.primeRoot(ctx, in); err != nil {
+				why = append(why, err.Error())
+				continue
+			}
+			if err := s.ready(ctx, in); err != nil {
+				why = append(why, err.Error())
+				continue
+			}
+			targets = append(targets, target{in, notes})
+		}
+		if len(targets) == 0 {
+			if len(why) == 0 {
+				why = append(why, "no server has a root marker in the workspace root; pass file to search with that file's server")
+			}
+			return nil, fmt.Errorf("%w: cannot search symbols: %s", ErrNoServer, strings.Join(why, "; "))
+		}
+	}
+	out := &Symbols{}
+	files := fileCache{}
+	for _, t := range targets {
+		out.Notes = append(out.Notes, t.notes...)
+		raw, err := t.in.call(ctx, s.requestTimeout, "workspace/symbol", wWorkspaceSymbolParams{Query: query})
+		if err != nil {
+			return nil, s.failed(t.in, err, out.Notes)
+		}
+		var syms []wWorkspaceSymbol
+		if len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &syms); err != nil {
+				return nil, fmt.Errorf("lsp: %s answered workspace/symbol with something unreadable: %w", t.in.spec.Name, err)
+			}
+		}
+		for _, w := range syms {
+			var l wLocation
+			_ = json.Unmarshal(w.Location, &l)
+			sym := Symbol{Name: w.Name, Kind: symbolKindName(w.Kind), Container: w.ContainerName, Location: s.location(files, l)}
+			out.Total++
+			if len(out.Items) < MaxWorkspaceSymbols {
+				out.Items = append(out.Items, sym)
+			}
+		}
+	}
+	out.Notes = append(out.Notes, why...)
+	return out, nil
+}
+
+// primeRoot opens one source file of the root when none is open yet: some
+// servers (typescript-language-server, clangd) answer workspace queries only
+// for projects a document belongs to.
+func (s *Supervisor) primeRoot(ctx context.Context, in *instance) error {
+	in.mu.Lock()
+	n := len(in.docs)
+	in.mu.Unlock()
+	if n > 0 {
+		return nil
+	}
+	var found string
+	errStop := errors.New("stop")
+	visited := 0
+	_ = filepath.WalkDir(in.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		visited++
+		if visited > 5000 {
+			return errStop
+		}
+		if d.IsDir() {
+			if p != in.root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "vendor" || d.Name() == "build") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if in.spec.servesExt(strings.ToLower(filepath.Ext(p))) {
+			found = p
+			return errStop
+		}
+		return nil
+	})
+	if found == "" {
+		return nil
+	}
+	_, _, _, err := s.syncDoc(ctx, in, found, false)
+	return err
+}
+
+// CodeActions lists the actions (quick fixes, refactorings) the server offers
+// at the symbol of pos, passing the diagnostics known for that line.
+func (s *Supervisor) CodeActions(ctx context.Context, pos Position) (*CodeActions, error) {
+	p, params, err := s.positionParams(ctx, pos)
+	if err != nil {
+		return nil, err
+	}
+	uri := params.TextDocument.URI
+	// Diagnostics for the current version make quick fixes appear.
+	in := p.in
+	in.mu.Lock()
+	version := 0
+	if d := in.docs[uri]; d != nil {
+		version = d.version
+	}
+	in.mu.Unlock()
+	e, _, _ := s.waitDiagnostics(ctx, in, uri, version, 0, s.diagTimeout)
+	starts := lineStarts(p.text)
+	lt := lineText(p.text, starts, params.Position.Line)
+	endByte := byteCol(lt, params.Position.Character)
+	for endByte < len(lt) && isIdentRune(rune(lt[endByte])) {
+		endByte++
+	}
+	cp := wCodeActionParams{TextDocument: params.TextDocument,
+		Range: wRange{Start: params.Position, End: wPosition{Line: params.Position.Line, Character: utf16Col(lt, endByte)}}}
+	cp.Context.Diagnostics = []wDiagnostic{}
+	if e != nil {
+		for _, d := range e.diags {
+			if d.Range.Start.Line <= params.Position.Line && d.Range.End.Line >= params.Position.Line {
+				cp.Context.Diagnostics = append(cp.Context.Diagnostics, d)
+			}
+		}
+	}
+	raw, err := in.call(ctx, s.requestTimeout, "textDocument/codeAction", cp)
+	if err != nil {
+		return nil, s.failed(in, err, p.notes)
+	}
+	var acts []wCodeAction
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &acts); err != nil {
+			return nil, fmt.Errorf("lsp: %s answered codeAction with something unreadable: %w", in.spec.Name, err)
+		}
+	}
+	out := &CodeActions{Notes: p.notes}
+	for _, a := range acts {
+		if a.Title == "" {
+			continue
+		}
+		out.Items = append(out.Items, CodeAction{Title: a.Title, Kind: a.Kind, Preferred: a.IsPreferred})
+	}
+	return out, nil
+}
+
+// Diagnostic is one error, warning or hint in a file.
+type Diagnostic struct {
+	Path     string `json:"path"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	Severity string `json:"severity"`
+	Code     string `json:"code,omitempty"`
+	Source   string `json:"source,omitempty"`
+	Message  string `json:"message"`
+}
+
+// String renders "path:line:col: severity: message [source code]".
+func (d Diagnostic) String() string {
+	s := fmt.Sprintf("%s:%d:%d: %s: %s", d.Path, d.Line, d.Col, d.Severity, d.Message)
+	tag := strings.TrimSpace(d.Source + " " + d.Code)
+	if tag != "" {
+		s += " [" + tag + "]"
+	}
+	return s
+}
+
+// Diagnostics is the answer of a diagnostics query for files.
+type Diagnostics struct {
+	Items []Diagnostic `json:"items"`
+	// Ready is false when the server did not publish diagnostics for the
+	// current content within the bound: Items may then be stale or missing,
+	// and silence must not be read as a clean file.
+	Ready bool `json:"ready"`
+	// Waited is the bound that passed when Ready is false.
+	Waited time.Duration `json:"waited,omitempty"`
+	Notes  []string      `json:"notes,omitempty"`
+}
+
+var severities = []string{"", "error", "warning", "info", "hint"}
+
+func (s *Supervisor) diagnostic(files fileCache, uri string, d wDiagnostic) Diagnostic {
+	l := s.location(files, wLocation{URI: uri, Range: d.Range})
+	sev := "error"
+	if d.Severity > 0 && d.Severity < len(severities) {
+		sev = severities[d.Severity]
+	}
+	code := strings.Trim(string(d.Code), `"`)
+	if code == "null" {
+		code = ""
+	}
+	return Diagnostic{Path: l.Path, Line: l.Line, Col: l.Col, Severity: sev, Code: code, Source: d.Source, Message: strings.TrimSpace(d.Message)}
+}
+
+// Diagnostics returns the server's diagnostics for file's current content,
+// waiting (bounded) for them after syncing the file.
+func (s *Supervisor) Diagnostics(ctx context.Context, file string) (*Diagnostics, error) {
+	return s.fileDiagnostics(ctx, file, false)
+}
+
+// AfterWrite tells file's server that file changed on disk (didOpen or
+// didChange, then didSave) and waits (bounded) for the diagnostics of that
+// version. It is the diagnostics-on-write hook. The error wraps ErrNoLanguage
+// when no server serves the file's kind, ErrNoServer when one would but cannot
+// start here.
+func (s *Supervisor) AfterWrite(ctx context.Context, file string) (*Diagnostics, error) {
+	return s.fileDiagnostics(ctx, file, true)
+}
+
+func (s *Supervisor) fileDiagnostics(ctx context.Context, file string, save bool) (*Diagnostics, error) {
+	path, err := s.abs(file)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.specFor(path); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoLanguage, err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("lsp: %s does not exist in the workspace", file)
+	}
+	in, notes, err := s.acquire(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.resyncOpen(ctx, in); err != nil {
+		return nil, s.failed(in, err, notes)
+	}
+	version, seq, _, err := s.syncDoc(ctx, in, path, save)
+	if err != nil {
+		return nil, s.failed(in, err, notes)
+	}
+	if err := s.ready(ctx, in); err != nil {
+		return nil, s.failed(in, err, notes)
+	}
+	return s.collect(ctx, in, path, version, seq, notes)
+}
+
+func (s *Supervisor) collect(ctx context.Context, in *instance, path string, version, seq int, notes []string) (*Diagnostics, error) {
+	uri := pathToURI(path)
+	e, ok, err := s.waitDiagnostics(ctx, in, uri, version, seq, s.diagTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("lsp: waiting for diagnostics of %s: %w", s.rel(path), err)
+	}
+	if dead, _ := in.dead(); dead {
+		return nil, s.failed(in, fmt.Errorf("lsp: no diagnostics for %s", s.rel(path)), notes)
+	}
+	out := &Diagnostics{Ready: ok, Notes: notes}
+	if !ok {
+		out.Waited = s.diagTimeout
+		out.Notes = append(out.Notes, fmt.Sprintf("diagnostics not ready after %s for %s: %s did not publish them for this version; what follows may be stale", s.diagTimeout, s.rel(path), in.spec.Name))
+	}
+	if e != nil {
+		files := fileCache{}
+		for _, d := range e.diags {
+			out.Items = append(out.Items, s.diagnostic(files, uri, d))
+		}
+	}
+	sortDiagnostics(out.Items)
+	return out, nil
+}
+
+func sortDiagnostics(ds []Diagnostic) {
+	rank := map[string]int{"error": 0, "warning": 1, "info": 2, "hint": 3}
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i], ds[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if rank[a.Severity] != rank[b.Severity] {
+			return rank[a.Severity] < rank[b.Severity]
+		}
+		return a.Line < b.Line
+	})
+}
+
+// Seen is a run's registry of diagnostics already reported, keyed by
+// (severity, code, message) with the position deliberately excluded: a
+// diagnostic that merely moved is not new. It is safe for concurrent use.
+type Seen struct {
+	mu sync.Mutex
+	m  map[[3]string]bool
+}
+
+// Fresh returns the diagnostics of ds not reported before and records them.
+func (s *Seen) Fresh(ds []Diagnostic) []Diagnostic {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[[3]string]bool{}
+	}
+	var out []Diagnostic
+	for _, d := range ds {
+		k := [3]string{d.Severity, d.Code, d.Message}
+		if s.m[k] {
+			continue
+		}
+		s.m[k] = true
+		out = append(out, d)
+	}
+	return out
+}

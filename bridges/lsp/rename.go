@@ -1,0 +1,226 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// RenameResult reports a project-wide rename.
+type RenameResult struct {
+	// Files are the workspace-relative files changed, sorted.
+	Files []string `json:"files"`
+	// Edits is the number of text edits applied.
+	Edits int `json:"edits"`
+	// Diagnostics are the changed files' diagnostics after the rename.
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	// DiagnosticsReady is false when some file's diagnostics did not arrive
+	// within the bound.
+	DiagnosticsReady bool     `json:"diagnostics_ready"`
+	Notes            []string `json:"notes,omitempty"`
+}
+
+// Rename renames the symbol at pos to newName across the project: it asks the
+// server for the WorkspaceEdit and applies it to every file atomically (all
+// files or none), then syncs the changed files and collects their diagnostics.
+func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (*RenameResult, error) {
+	if strings.TrimSpace(newName) == "" {
+		return nil, fmt.Errorf("lsp: new_name is empty: pass the identifier to rename to")
+	}
+	p, params, err := s.positionParams(ctx, pos)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := p.in.call(ctx, s.requestTimeout, "textDocument/rename",
+		wRenameParams{TextDocument: params.TextDocument, Position: params.Position, NewName: newName})
+	if err != nil {
+		return nil, s.failed(p.in, err, p.notes)
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, fmt.Errorf("lsp: %s cannot rename %q on line %d of %s (it returned no edit): is it a symbol the project declares?", p.in.spec.Name, pos.Symbol, pos.Line, pos.File)
+	}
+	var we wWorkspaceEdit
+	if err := json.Unmarshal(raw, &we); err != nil {
+		return nil, fmt.Errorf("lsp: %s answered rename with something unreadable: %w", p.in.spec.Name, err)
+	}
+	edits, err := flattenEdit(we)
+	if err != nil {
+		return nil, err
+	}
+	if len(edits) == 0 {
+		return nil, fmt.Errorf("lsp: %s proposed no changes for renaming %q to %q", p.in.spec.Name, pos.Symbol, newName)
+	}
+	// Compute every new content first; write nothing until all are known.
+	var changes []fileChange
+	total := 0
+	for uri, list := range edits {
+		path := uriToPath(uri)
+		if path == "" {
+			return nil, fmt.Errorf("lsp: rename touches %s, which is not a file; nothing was changed", uri)
+		}
+		if _, err := s.abs(path); err != nil {
+			return nil, fmt.Errorf("lsp: rename would change %s, outside the workspace; nothing was changed", path)
+		}
+		old, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("lsp: rename: %w; nothing was changed", err)
+		}
+		nt, err := applyEdits(old, list)
+		if err != nil {
+			return nil, fmt.Errorf("lsp: rename: %s: %w; nothing was changed", s.rel(path), err)
+		}
+		changes = append(changes, fileChange{path: path, old: old, new: nt})
+		total += len(list)
+	}
+	if err := applyAtomically(changes); err != nil {
+		return nil, err
+	}
+	res := &RenameResult{Edits: total, Notes: p.notes, DiagnosticsReady: true}
+	type pending struct {
+		path         string
+		version, seq int
+	}
+	var waits []pending
+	for _, c := range changes {
+		res.Files = append(res.Files, s.rel(c.path))
+		v, seq, _, err := s.syncDoc(ctx, p.in, c.path, true)
+		if err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("files were renamed, but syncing %s with %s failed: %v", s.rel(c.path), p.in.spec.Name, err))
+			res.DiagnosticsReady = false
+			continue
+		}
+		waits = append(waits, pending{c.path, v, seq})
+	}
+	sort.Strings(res.Files)
+	for _, w := range waits {
+		d, err := s.collect(ctx, p.in, w.path, w.version, w.seq, nil)
+		if err != nil {
+			res.Notes = append(res.Notes, err.Error())
+			res.DiagnosticsReady = false
+			continue
+		}
+		res.Diagnostics = append(res.Diagnostics, d.Items...)
+		if !d.Ready {
+			res.DiagnosticsReady = false
+			res.Notes = append(res.Notes, d.Notes...)
+		}
+	}
+	return res, nil
+}
+
+// flattenEdit turns a WorkspaceEdit into text edits per URI. Resource
+// operations (create, rename, delete files) are refused.
+func flattenEdit(we wWorkspaceEdit) (map[string][]wTextEdit, error) {
+	out := map[string][]wTextEdit{}
+	for uri, list := range we.Changes {
+		out[uri] = append(out[uri], list...)
+	}
+	for _, raw := range we.DocumentChanges {
+		var probe struct {
+			Kind string `json:"kind"`
+		}
+		_ = json.Unmarshal(raw, &probe)
+		if probe.Kind != "" {
+			return nil, fmt.Errorf("lsp: the server's edit would %s a file; tether applies text edits only, so nothing was changed", probe.Kind)
+		}
+		var td wTextDocumentEdit
+		if err := json.Unmarshal(raw, &td); err != nil {
+			return nil, fmt.Errorf("lsp: unreadable document change: %w", err)
+		}
+		out[td.TextDocument.URI] = append(out[td.TextDocument.URI], td.Edits...)
+	}
+	return out, nil
+}
+
+// applyEdits applies non-overlapping text edits to text.
+func applyEdits(text []byte, edits []wTextEdit) ([]byte, error) {
+	starts := lineStarts(text)
+	type span struct {
+		from, to int
+		text     string
+	}
+	spans := make([]span, 0, len(edits))
+	for _, e := range edits {
+		a, b := offsetOf(text, starts, e.Range.Start), offsetOf(text, starts, e.Range.End)
+		if b < a {
+			return nil, fmt.Errorf("edit with an inverted range")
+		}
+		spans = append(spans, span{a, b, e.NewText})
+	}
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
+	var out []byte
+	last := 0
+	for _, sp := range spans {
+		if sp.from < last {
+			return nil, fmt.Errorf("overlapping edits")
+		}
+		out = append(out, text[last:sp.from]...)
+		out = append(out, sp.text...)
+		last = sp.to
+	}
+	out = append(out, text[last:]...)
+	return out, nil
+}
+
+type fileChange struct {
+	path     string
+	old, new []byte
+}
+
+// applyAtomically writes every change or none: all new contents go to temp
+// files beside their targets first; then each is renamed into place, and a
+// failure part-way restores the files already replaced.
+func applyAtomically(changes []fileChange) error {
+	tmps := make([]string, len(changes))
+	cleanup := func() {
+		for _, t := range tmps {
+			if t != "" {
+				os.Remove(t)
+			}
+		}
+	}
+	for i, c := range changes {
+		mode := os.FileMode(0o644)
+		if fi, err := os.Stat(c.path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		f, err := os.CreateTemp(filepath.Dir(c.path), "."+filepath.Base(c.path)+".tether-*")
+		if err != nil {
+			cleanup()
+			return fmt.Errorf("lsp: preparing %s: %w; nothing was changed", c.path, err)
+		}
+		tmps[i] = f.Name()
+		_, werr := f.Write(c.new)
+		cerr := f.Close()
+		if werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Chmod(f.Name(), mode)
+		}
+		if werr != nil {
+			cleanup()
+			return fmt.Errorf("lsp: preparing %s: %w; nothing was changed", c.path, werr)
+		}
+		// The file must still be what the edit was computed from.
+		if cur, err := os.ReadFile(c.path); err != nil || string(cur) != string(c.old) {
+			cleanup()
+			return fmt.Errorf("lsp: %s changed on disk while the rename was computed; nothing was changed: retry", c.path)
+		}
+	}
+	for i, c := range changes {
+		if err := os.Rename(tmps[i], c.path); err != nil {
+			cleanup()
+			for j := 0; j < i; j++ { // roll back
+				_ = os.WriteFile(changes[j].path, changes[j].old, 0o644)
+			}
+			return fmt.Errorf("lsp: writing %s: %w; every file was restored", c.path, err)
+		}
+		tmps[i] = ""
+	}
+	return nil
+}

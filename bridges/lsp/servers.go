@@ -1,0 +1,151 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Server describes one language server: how to start it, which files it
+// serves, which files mark a project root for it, and which command is the
+// project's own checker (used for diagnostics over the whole project). The
+// table is data: a user extends it by passing more Servers to WithServers.
+type Server struct {
+	// Name is the server's name as status shows it ("gopls").
+	Name string `json:"name"`
+	// Language names what the server serves ("go", "rust").
+	Language string `json:"language"`
+	// Binaries are the executable names tried in order ("clangd", "clangd-19").
+	Binaries []string `json:"binaries"`
+	// Args follow the binary ("--stdio").
+	Args []string `json:"args,omitempty"`
+	// Extensions are the file extensions served, with the dot (".go").
+	Extensions []string `json:"extensions"`
+	// LanguageIDs maps an extension to the LSP languageId sent in didOpen; an
+	// extension missing here uses Language.
+	LanguageIDs map[string]string `json:"language_ids,omitempty"`
+	// RootMarkers are file names whose presence makes a directory a project
+	// root for this server ("go.mod").
+	RootMarkers []string `json:"root_markers"`
+	// Checker is the project's own checker command, run in the root for
+	// diagnostics "*" ("go", "vet", "./..."). Empty means none.
+	Checker []string `json:"checker,omitempty"`
+	// InitOptions is sent as initializationOptions.
+	InitOptions json.RawMessage `json:"initialization_options,omitempty"`
+	// Settings answers workspace/configuration requests (every section gets it).
+	Settings json.RawMessage `json:"settings,omitempty"`
+}
+
+// DefaultServers returns tether's built-in server table. The result is a fresh
+// copy the caller may change.
+func DefaultServers() []Server {
+	return []Server{
+		{
+			Name: "gopls", Language: "go", Binaries: []string{"gopls"},
+			Extensions:  []string{".go"},
+			RootMarkers: []string{"go.mod"},
+			Checker:     []string{"go", "vet", "./..."},
+			InitOptions: json.RawMessage(`{"symbolScope":"workspace"}`),
+		},
+		{
+			Name: "pyright", Language: "python", Binaries: []string{"pyright-langserver"}, Args: []string{"--stdio"},
+			Extensions:  []string{".py", ".pyi"},
+			RootMarkers: []string{"pyproject.toml", "setup.py", "requirements.txt", "pyrightconfig.json"},
+			Checker:     []string{"pyright"},
+			Settings:    json.RawMessage(`{"analysis":{"diagnosticMode":"openFilesOnly","autoSearchPaths":true,"useLibraryCodeForTypes":true}}`),
+		},
+		{
+			Name: "typescript-language-server", Language: "typescript", Binaries: []string{"typescript-language-server"}, Args: []string{"--stdio"},
+			Extensions:  []string{".ts", ".tsx", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs"},
+			LanguageIDs: map[string]string{".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"},
+			RootMarkers: []string{"package.json", "tsconfig.json"},
+			Checker:     []string{"tsc", "--noEmit"},
+		},
+		{
+			Name: "clangd", Language: "c", Binaries: []string{"clangd", "clangd-19", "clangd-18", "clangd-17", "clangd-16"},
+			Extensions:  []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"},
+			LanguageIDs: map[string]string{".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"},
+			RootMarkers: []string{"compile_commands.json", "CMakeLists.txt"},
+		},
+		{
+			Name: "dart", Language: "dart", Binaries: []string{"dart"}, Args: []string{"language-server", "--protocol=lsp"},
+			Extensions:  []string{".dart"},
+			RootMarkers: []string{"pubspec.yaml"},
+			Checker:     []string{"dart", "analyze"},
+		},
+		{
+			Name: "rust-analyzer", Language: "rust", Binaries: []string{"rust-analyzer"},
+			Extensions:  []string{".rs"},
+			RootMarkers: []string{"Cargo.toml"},
+			Checker:     []string{"cargo", "check"},
+		},
+	}
+}
+
+func (s *Server) servesExt(ext string) bool {
+	for _, e := range s.Extensions {
+		if strings.EqualFold(e, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) languageID(path string) string {
+	ext := strings.ToLower(filepath.Ext(path))
+	if id, ok := s.LanguageIDs[ext]; ok {
+		return id
+	}
+	return s.Language
+}
+
+// markerIn returns the first of s's root markers present in dir, or "".
+func (s *Server) markerIn(dir string) string {
+	for _, m := range s.RootMarkers {
+		if _, err := os.Stat(filepath.Join(dir, m)); err == nil {
+			return m
+		}
+	}
+	return ""
+}
+
+// lookPath finds name in the PATH of env (os.Environ form); a name with a
+// slash is checked as is.
+func lookPath(name string, env []string) string {
+	isExec := func(p string) bool {
+		fi, err := os.Stat(p)
+		return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+	}
+	if strings.ContainsRune(name, os.PathSeparator) {
+		if isExec(name) {
+			return name
+		}
+		return ""
+	}
+	path := os.Getenv("PATH")
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			path = kv[len("PATH="):]
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		if p := filepath.Join(dir, name); isExec(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// binary returns the first of s's binaries found on env's PATH and its path.
+func (s *Server) binary(env []string) (name, path string) {
+	for _, b := range s.Binaries {
+		if p := lookPath(b, env); p != "" {
+			return b, p
+		}
+	}
+	return "", ""
+}

@@ -1,0 +1,477 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrNotReady is wrapped by errors for requests made while a server is still
+// indexing (it did not become ready within the readiness bound).
+var ErrNotReady = errors.New("lsp: server still indexing")
+
+// ErrNoServer is wrapped by errors saying why no server can answer for a file:
+// no server serves its extension, no root marker, or no binary.
+var ErrNoServer = errors.New("lsp: no server")
+
+// Option configures a Supervisor.
+type Option func(*Supervisor)
+
+// WithServers adds servers to the table, in front of the defaults; a server
+// with the same Name as a default replaces it.
+func WithServers(servers ...Server) Option {
+	return func(s *Supervisor) {
+		var out []Server
+		names := map[string]bool{}
+		for _, sv := range servers {
+			out = append(out, sv)
+			names[sv.Name] = true
+		}
+		for _, sv := range s.servers {
+			if !names[sv.Name] {
+				out = append(out, sv)
+			}
+		}
+		s.servers = out
+	}
+}
+
+// WithOnlyServers replaces the whole table.
+func WithOnlyServers(servers ...Server) Option {
+	return func(s *Supervisor) { s.servers = append([]Server(nil), servers...) }
+}
+
+// WithEnv sets the environment servers and checkers run with (os.Environ form);
+// its PATH is where binaries are looked up. The default is os.Environ().
+func WithEnv(env []string) Option { return func(s *Supervisor) { s.env = env } }
+
+// WithReadyTimeout bounds the wait for a started server to become ready
+// (default 60s). A request still waiting when it passes fails with ErrNotReady.
+func WithReadyTimeout(d time.Duration) Option { return func(s *Supervisor) { s.readyTimeout = d } }
+
+// WithRequestTimeout bounds each request (default 30s); a request that takes
+// longer is cancelled with $/cancelRequest and reported as hung.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(s *Supervisor) { s.requestTimeout = d }
+}
+
+// WithDiagnosticsTimeout bounds the wait for diagnostics after a change
+// (default 5s).
+func WithDiagnosticsTimeout(d time.Duration) Option {
+	return func(s *Supervisor) { s.diagTimeout = d }
+}
+
+// WithCheckerTimeout bounds a project checker run (default 3m).
+func WithCheckerTimeout(d time.Duration) Option {
+	return func(s *Supervisor) { s.checkerTimeout = d }
+}
+
+// Supervisor owns the language servers of one workspace: it starts one per
+// (server, root) lazily, restarts a crashed one once, and reports status.
+// It is safe for concurrent use.
+type Supervisor struct {
+	workdir        string
+	servers        []Server
+	env            []string
+	readyTimeout   time.Duration
+	requestTimeout time.Duration
+	diagTimeout    time.Duration
+	checkerTimeout time.Duration
+
+	mu     sync.Mutex
+	slots  map[string]*slot
+	closed bool
+	dial   func(spec Server, root string) (*instance, error) // test hook
+}
+
+// slot is the place of one (server, root) pair: its current instance and history.
+type slot struct {
+	spec     Server
+	root     string
+	mu       sync.Mutex // serialises start/restart
+	inst     *instance
+	restarts int    // crash restarts since the last (re)load
+	lastErr  string // why the last start or the last instance failed
+}
+
+// New returns a Supervisor for the workspace rooted at workdir.
+func New(workdir string, opts ...Option) (*Supervisor, error) {
+	abs, err := filepath.Abs(workdir)
+	if err != nil {
+		return nil, fmt.Errorf("lsp: workspace %q: %w", workdir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("lsp: workspace %q is not a directory", workdir)
+	}
+	s := &Supervisor{
+		workdir:        abs,
+		servers:        DefaultServers(),
+		env:            os.Environ(),
+		readyTimeout:   60 * time.Second,
+		requestTimeout: 30 * time.Second,
+		diagTimeout:    5 * time.Second,
+		checkerTimeout: 3 * time.Minute,
+		slots:          map[string]*slot{},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// WorkDir returns the workspace root.
+func (s *Supervisor) WorkDir() string { return s.workdir }
+
+// Servers returns a copy of the server table.
+func (s *Supervisor) Servers() []Server { return append([]Server(nil), s.servers...) }
+
+// rel returns path relative to the workspace when it is inside, else path.
+func (s *Supervisor) rel(path string) string {
+	r, err := filepath.Rel(s.workdir, path)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return filepath.ToSlash(r)
+}
+
+// abs resolves a workspace-relative (or absolute) path and keeps it inside the
+// workspace, symlinks included.
+func (s *Supervisor) abs(file string) (string, error) {
+	if file == "" {
+		return "", errors.New("lsp: no file given: pass a workspace-relative path")
+	}
+	p := file
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.workdir, p)
+	}
+	p = filepath.Clean(p)
+	check := p
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		check = real
+	} else if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		check = filepath.Join(real, filepath.Base(p))
+	}
+	if r, err := filepath.Rel(s.workdir, check); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("lsp: %s is outside the workspace %s", file, s.workdir)
+	}
+	return check, nil
+}
+
+// specFor returns the server serving path's extension.
+func (s *Supervisor) specFor(path string) (Server, error) {
+	ext := strings.ToLower(filepath.Ext(path))
+	for _, sv := range s.servers {
+		if sv.servesExt(ext) {
+			return sv, nil
+		}
+	}
+	var known []string
+	for _, sv := range s.servers {
+		known = append(known, sv.Name+" ("+strings.Join(sv.Extensions, " ")+")")
+	}
+	return Server{}, fmt.Errorf("%w serves %q files (%s): %s", ErrNoServer, ext, s.rel(path), strings.Join(known, ", "))
+}
+
+// rootFor walks up from path's directory to the workspace looking for one of
+// spec's markers.
+func (s *Supervisor) rootFor(spec Server, path string) (root, marker string) {
+	dir := filepath.Dir(path)
+	for {
+		if m := spec.markerIn(dir); m != "" {
+			return dir, m
+		}
+		if dir == s.workdir || !strings.HasPrefix(dir, s.workdir) {
+			return "", ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", ""
+		}
+		dir = parent
+	}
+}
+
+// acquire returns the running instance for path's server and root, starting
+// (or restarting after a crash) as needed. notes report a crash and restart.
+func (s *Supervisor) acquire(ctx context.Context, path string) (*instance, []string, error) {
+	spec, err := s.specFor(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	root, marker := s.rootFor(spec, path)
+	if root == "" {
+		return nil, nil, fmt.Errorf("%w: no root marker for %s (none of %s in %s or its parents inside the workspace); %s starts only in a project root",
+			ErrNoServer, spec.Language, strings.Join(spec.RootMarkers, ", "), s.rel(filepath.Dir(path)), spec.Name)
+	}
+	return s.acquireRoot(ctx, spec, root, marker)
+}
+
+func (s *Supervisor) slotFor(spec Server, root string) (*slot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("lsp: supervisor is closed")
+	}
+	key := spec.Name + "\x00" + root
+	sl := s.slots[key]
+	if sl == nil {
+		sl = &slot{spec: spec, root: root}
+		s.slots[key] = sl
+	}
+	return sl, nil
+}
+
+func (s *Supervisor) acquireRoot(ctx context.Context, spec Server, root, marker string) (*instance, []string, error) {
+	sl, err := s.slotFor(spec, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	var notes []string
+	if sl.inst != nil {
+		dead, why := sl.inst.dead()
+		if !dead {
+			return sl.inst, nil, nil
+		}
+		report := crashReport(sl.inst, why)
+		sl.inst = nil
+		sl.lastErr = "crashed: " + report
+		if sl.restarts >= 1 {
+			return nil, nil, fmt.Errorf("lsp: %s crashed again (%s) after one automatic restart; call reload to start it again", spec.Name, report)
+		}
+		sl.restarts++
+		notes = append(notes, fmt.Sprintf("lsp: %s crashed (%s); restarted it", spec.Name, report))
+	}
+	in, err := s.start(ctx, spec, root, marker)
+	if err != nil {
+		sl.lastErr = err.Error()
+		return nil, notes, err
+	}
+	sl.inst = in
+	sl.lastErr = ""
+	return in, notes, nil
+}
+
+func crashReport(in *instance, why error) string {
+	msg := "exited"
+	if why != nil {
+		msg = why.Error()
+	}
+	if tail := in.stderr.lastLines(3); tail != "" {
+		msg += "; stderr: " + tail
+	}
+	return msg
+}
+
+func (s *Supervisor) start(ctx context.Context, spec Server, root, marker string) (*instance, error) {
+	var in *instance
+	if s.dial != nil {
+		var err error
+		if in, err = s.dial(spec, root); err != nil {
+			return nil, err
+		}
+	} else {
+		name, bin := spec.binary(s.env)
+		if bin == "" {
+			return nil, fmt.Errorf("%w: %s found, %s not on PATH; install it to use lsp for %s", ErrNoServer, marker, spec.Binaries[0], spec.Language)
+		}
+		_ = name
+		var err error
+		if in, err = startProcess(spec, root, bin, s.env); err != nil {
+			return nil, err
+		}
+	}
+	if err := in.initialize(ctx, s.readyTimeout); err != nil {
+		in.shutdown()
+		if tail := in.stderr.lastLines(3); tail != "" {
+			err = fmt.Errorf("%w (stderr: %s)", err, tail)
+		}
+		return nil, fmt.Errorf("lsp: %s did not initialize in %s: %w", spec.Name, s.rel(root), err)
+	}
+	return in, nil
+}
+
+// ready waits (bounded) for in to finish indexing.
+func (s *Supervisor) ready(ctx context.Context, in *instance) error {
+	ok, err := in.waitReady(ctx, s.readyTimeout)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: %s is still indexing %s (started %s ago); retry in a few seconds",
+			ErrNotReady, in.spec.Name, s.rel(in.root), time.Since(in.started).Round(time.Second))
+	}
+	return nil
+}
+
+// StatusRow is one line of Status: a server for a root, running or not and why.
+type StatusRow struct {
+	Server   string        `json:"server"`
+	Language string        `json:"language"`
+	Root     string        `json:"root,omitempty"`
+	Running  bool          `json:"running"`
+	PID      int           `json:"pid,omitempty"`
+	Uptime   time.Duration `json:"uptime,omitempty"`
+	// Reason says why the server is not running (or notes about it).
+	Reason string `json:"reason,omitempty"`
+}
+
+// String renders the row for a person.
+func (r StatusRow) String() string {
+	if r.Running {
+		s := fmt.Sprintf("%s (%s): running, pid %d, root %s, up %s", r.Server, r.Language, r.PID, r.Root, r.Uptime.Round(time.Second))
+		if r.Reason != "" {
+			s += "; " + r.Reason
+		}
+		return s
+	}
+	s := fmt.Sprintf("%s (%s): not running: %s", r.Server, r.Language, r.Reason)
+	return s
+}
+
+// Status reports every server in the table: running ones with pid, root and
+// uptime; others with exactly why they are not running.
+func (s *Supervisor) Status() []StatusRow {
+	s.mu.Lock()
+	slots := make([]*slot, 0, len(s.slots))
+	for _, sl := range s.slots {
+		slots = append(slots, sl)
+	}
+	s.mu.Unlock()
+	sort.Slice(slots, func(i, j int) bool { return slots[i].root < slots[j].root })
+	var rows []StatusRow
+	for _, spec := range s.servers {
+		any := false
+		for _, sl := range slots {
+			if sl.spec.Name != spec.Name {
+				continue
+			}
+			sl.mu.Lock()
+			row := StatusRow{Server: spec.Name, Language: spec.Language, Root: s.rel(sl.root)}
+			if sl.root == s.workdir {
+				row.Root = "."
+			}
+			if sl.inst != nil {
+				if dead, why := sl.inst.dead(); dead {
+					row.Reason = "crashed: " + crashReport(sl.inst, why) + "; the next call restarts it"
+					if sl.restarts >= 1 {
+						row.Reason = "crashed again: " + crashReport(sl.inst, why) + "; call reload"
+					}
+				} else {
+					row.Running = true
+					row.PID = sl.inst.pid()
+					row.Uptime = time.Since(sl.inst.started)
+					if sl.restarts > 0 {
+						row.Reason = fmt.Sprintf("restarted %d time(s) after a crash", sl.restarts)
+					}
+				}
+			} else if sl.lastErr != "" {
+				row.Reason = sl.lastErr
+			} else {
+				row.Reason = "stopped"
+			}
+			sl.mu.Unlock()
+			rows = append(rows, row)
+			any = true
+		}
+		if any {
+			continue
+		}
+		row := StatusRow{Server: spec.Name, Language: spec.Language}
+		marker := spec.markerIn(s.workdir)
+		_, bin := spec.binary(s.env)
+		switch {
+		case marker == "" && bin == "":
+			row.Reason = fmt.Sprintf("no root marker for %s (none of %s in the workspace root) and %s not on PATH",
+				spec.Language, strings.Join(spec.RootMarkers, ", "), strings.Join(spec.Binaries, " or "))
+		case marker == "":
+			row.Reason = fmt.Sprintf("no root marker for %s (none of %s in the workspace root; a subdirectory with one still works)",
+				spec.Language, strings.Join(spec.RootMarkers, ", "))
+		case bin == "":
+			row.Reason = fmt.Sprintf("%s found, %s not on PATH", marker, strings.Join(spec.Binaries, " or "))
+		default:
+			row.Root = "."
+			row.Reason = fmt.Sprintf("not started yet: %s found, %s at %s; starts on the first call for a %s file", marker, spec.Binaries[0], bin, spec.Language)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// Reload restarts every running (or crashed) server and resets the crash
+// budget. It returns one line per server reloaded.
+func (s *Supervisor) Reload(ctx context.Context) ([]string, error) {
+	s.mu.Lock()
+	slots := make([]*slot, 0, len(s.slots))
+	for _, sl := range s.slots {
+		slots = append(slots, sl)
+	}
+	s.mu.Unlock()
+	var lines []string
+	var errs []error
+	for _, sl := range slots {
+		sl.mu.Lock()
+		old := sl.inst
+		sl.inst = nil
+		sl.restarts = 0
+		sl.lastErr = ""
+		if old != nil {
+			old.shutdown()
+		}
+		in, err := s.start(ctx, sl.spec, sl.root, sl.spec.markerIn(sl.root))
+		if err != nil {
+			sl.lastErr = err.Error()
+			errs = append(errs, err)
+		} else {
+			sl.inst = in
+			lines = append(lines, fmt.Sprintf("%s restarted for root %s (pid %d)", sl.spec.Name, s.relRoot(sl.root), in.pid()))
+		}
+		sl.mu.Unlock()
+	}
+	if len(slots) == 0 {
+		lines = append(lines, "no server was running; servers start on the first call for a file")
+	}
+	return lines, errors.Join(errs...)
+}
+
+func (s *Supervisor) relRoot(root string) string {
+	if root == s.workdir {
+		return "."
+	}
+	return s.rel(root)
+}
+
+// Close shuts every server down.
+func (s *Supervisor) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	slots := s.slots
+	s.slots = map[string]*slot{}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, sl := range slots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sl.mu.Lock()
+			defer sl.mu.Unlock()
+			if sl.inst != nil {
+				sl.inst.shutdown()
+				sl.inst = nil
+			}
+		}()
+	}
+	wg.Wait()
+	return nil
+}
