@@ -18,12 +18,12 @@ func TestGopls(t *testing.T) {
 	ctx := ctxT(t)
 
 	nav := []struct {
-		name   string
-		call   func(lsp.Position) (*lsp.Locations, error)
-		pos    lsp.Position
-		want   string
-		line   int
-		oneOf  bool
+		name  string
+		call  func(lsp.Position) (*lsp.Locations, error)
+		pos   lsp.Position
+		want  string
+		line  int
+		oneOf bool
 	}{
 		{"definition", func(p lsp.Position) (*lsp.Locations, error) { return s.Definition(ctx, p) },
 			lsp.Position{File: "use.go", Line: 11, Symbol: "Total"}, "shapes.go", 17, false},

@@ -96,7 +96,9 @@ func quoteLine(l string) string {
 	return "`" + strings.TrimSpace(l) + "`"
 }
 
-func isIdentRune(r rune) bool { return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+func isIdentRune(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
 
 // isWholeIdent reports whether line[at:at+n] is not flanked by identifier characters.
 func isWholeIdent(line string, at, n int) bool {
