@@ -207,6 +207,9 @@ func (in *instance) bump() {
 // handle answers the server's requests and records its notifications. It
 // runs on the read loop, so it never blocks.
 func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	if trace {
+		fmt.Fprintf(os.Stderr, "lsp trace %s %s <- %s %.300s\n", time.Now().Format("15:04:05.000"), in.spec.Name, req.Method(), req.Params())
+	}
 	in.mu.Lock()
 	in.lastMsg = time.Now()
 	in.mu.Unlock()
@@ -268,6 +271,9 @@ func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 	return nil // other notifications (logMessage, showMessage, telemetry) are dropped
 }
 
+// trace prints every server message to stderr (TETHER_LSP_TRACE=1), for debugging.
+var trace = os.Getenv("TETHER_LSP_TRACE") == "1"
+
 // errCrashed marks a request that failed because the server went away.
 var errCrashed = errors.New("server exited")
 
@@ -277,6 +283,10 @@ var errCrashed = errors.New("server exited")
 func (in *instance) call(ctx context.Context, timeout time.Duration, method string, params any) (json.RawMessage, error) {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if trace {
+		b, _ := json.Marshal(params)
+		fmt.Fprintf(os.Stderr, "lsp trace %s %s -> %s %.300s\n", time.Now().Format("15:04:05.000"), in.spec.Name, method, b)
+	}
 	type answer struct {
 		id  jsonrpc2.ID
 		raw json.RawMessage
@@ -339,6 +349,10 @@ func (in *instance) gaveUp(ctx context.Context, id any, method string, timeout t
 }
 
 func (in *instance) notify(ctx context.Context, method string, params any) error {
+	if trace {
+		b, _ := json.Marshal(params)
+		fmt.Fprintf(os.Stderr, "lsp trace %s %s -> %s %.200s\n", time.Now().Format("15:04:05.000"), in.spec.Name, method, b)
+	}
 	nctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := in.conn.Notify(nctx, method, params); err != nil {
@@ -406,8 +420,10 @@ func (in *instance) waitReady(ctx context.Context, bound time.Duration) (bool, e
 			in.mu.Unlock()
 			return true, nil
 		}
+		// A server with a document open publishes diagnostics once it has
+		// loaded the project; without one, silence is all there is to go by.
 		ok := in.sawDiag || (in.sawEnd && len(in.active) == 0) ||
-			(!in.sawBegin && time.Since(in.lastMsg) > quiet && time.Since(in.started) > quiet)
+			(len(in.docs) == 0 && !in.sawBegin && time.Since(in.lastMsg) > quiet && time.Since(in.started) > quiet)
 		if ok {
 			in.ready = true
 			in.mu.Unlock()

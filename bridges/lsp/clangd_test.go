@@ -1,0 +1,126 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// writeCompileCommands writes compile_commands.json for the C files of dir
+// (absolute paths: the database is generated where the project lives).
+func writeCompileCommands(t *testing.T, dir string) {
+	t.Helper()
+	var cmds []map[string]string
+	for _, f := range []string{"main.c", "shapes.c"} {
+		cmds = append(cmds, map[string]string{"directory": dir, "file": filepath.Join(dir, f), "command": "cc -c " + f})
+	}
+	b, _ := json.Marshal(cmds)
+	writeFile(t, filepath.Join(dir, "compile_commands.json"), string(b))
+}
+
+func TestClangd(t *testing.T) {
+	if testenv.LookPath("clangd") == "" {
+		testenv.RequireBinary(t, "clangd-19")
+	}
+	dir := copyProject(t, "cproj")
+	writeCompileCommands(t, dir)
+	s := newSupervisor(t, dir)
+	ctx := ctxT(t)
+
+	t.Run("definition", func(t *testing.T) {
+		got, err := s.Definition(ctx, lsp.Position{File: "main.c", Line: 7, Symbol: "square_area"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// clangd answers with the definition in shapes.c (or the declaration).
+		if !hasLoc(got.Items, "shapes.c", 3) && !hasLoc(got.Items, "shapes.h", 10) {
+			t.Fatalf("definition:\n%s", locStrings(got.Items))
+		}
+	})
+	t.Run("type_definition", func(t *testing.T) {
+		got, err := s.TypeDefinition(ctx, lsp.Position{File: "main.c", Line: 7, Symbol: "big"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasLoc(got.Items, "shapes.h", 5) {
+			t.Fatalf("type definition:\n%s", locStrings(got.Items))
+		}
+	})
+	t.Run("references", func(t *testing.T) {
+		got, err := s.References(ctx, lsp.Position{File: "main.c", Line: 6, Symbol: "big"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Total != 2 || !hasLoc(got.Items, "main.c", 6) || !hasLoc(got.Items, "main.c", 7) {
+			t.Fatalf("references:\n%s", locStrings(got.Items))
+		}
+	})
+	t.Run("implementation", func(t *testing.T) {
+		got, err := s.Implementation(ctx, lsp.Position{File: "main.c", Line: 7, Symbol: "square_area"})
+		if err != nil {
+			t.Logf("implementation: %v", err)
+			return
+		}
+		t.Logf("implementation: %s", locStrings(got.Items))
+	})
+	t.Run("hover", func(t *testing.T) {
+		h, err := s.Hover(ctx, lsp.Position{File: "main.c", Line: 7, Symbol: "square_area"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(h.Text, "double square_area(const struct square *sq)") || !strings.Contains(h.Text, "returns the area") {
+			t.Fatalf("hover:\n%s", h.Text)
+		}
+	})
+	t.Run("symbols", func(t *testing.T) {
+		syms, err := s.DocumentSymbols(ctx, "main.c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]int{}
+		for _, sy := range syms.Items {
+			names[sy.Name] = sy.Location.Line
+		}
+		if names["main"] != 4 {
+			t.Fatalf("document symbols: %v", names)
+		}
+	})
+	t.Run("diagnostics_and_code_actions", func(t *testing.T) {
+		src, _ := os.ReadFile(filepath.Join(dir, "main.c"))
+		bad := strings.Replace(string(src), "double a = square_area(&big);", "double a = square_area(big);", 1)
+		writeFile(t, filepath.Join(dir, "main.c"), bad)
+		d, err := s.AfterWrite(ctx, "main.c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.Ready || len(d.Items) == 0 || d.Items[0].Line != 7 {
+			t.Fatalf("want an error on line 7: %+v", d)
+		}
+		acts, err := s.CodeActions(ctx, lsp.Position{File: "main.c", Line: 7, Symbol: "big"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("clangd actions: %+v", acts.Items)
+		writeFile(t, filepath.Join(dir, "main.c"), string(src))
+	})
+	t.Run("rename", func(t *testing.T) {
+		res, err := s.Rename(ctx, lsp.Position{File: "main.c", Line: 7, Symbol: "square_area"}, "sq_area")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(res.Files, ",") != "main.c,shapes.c,shapes.h" {
+			t.Fatalf("rename: %+v", res)
+		}
+		for _, f := range []string{"main.c", "shapes.c", "shapes.h"} {
+			b, _ := os.ReadFile(filepath.Join(dir, f))
+			if strings.Contains(string(b), "square_area(") || !strings.Contains(string(b), "sq_area(") {
+				t.Fatalf("%s after rename:\n%s", f, b)
+			}
+		}
+	})
+}

@@ -1,0 +1,139 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+func TestPyright(t *testing.T) {
+	testenv.RequireBinary(t, "pyright-langserver")
+	dir := copyProject(t, "pyproj")
+	s := newSupervisor(t, dir)
+	ctx := ctxT(t)
+
+	t.Run("definition", func(t *testing.T) {
+		got, err := s.Definition(ctx, lsp.Position{File: "app.py", Line: 11, Symbol: "total"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasLoc(got.Items, "pkg/shapes.py", 21) {
+			t.Fatalf("want pkg/shapes.py:21 in\n%s", locStrings(got.Items))
+		}
+	})
+	t.Run("type_definition", func(t *testing.T) {
+		got, err := s.TypeDefinition(ctx, lsp.Position{File: "app.py", Line: 6, Symbol: "sq"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasLoc(got.Items, "pkg/shapes.py", 11) {
+			t.Fatalf("want pkg/shapes.py:11 in\n%s", locStrings(got.Items))
+		}
+	})
+	t.Run("implementation", func(t *testing.T) {
+		// pyright does not implement textDocument/implementation: the answer
+		// must be an error saying so, never an empty list posing as "none".
+		got, err := s.Implementation(ctx, lsp.Position{File: "pkg/shapes.py", Line: 4, Symbol: "Shape"})
+		if err == nil && len(got.Items) == 0 {
+			t.Fatalf("implementation returned an empty answer with no error")
+		}
+		t.Logf("implementation: %v %v", got, err)
+	})
+	t.Run("references", func(t *testing.T) {
+		got, err := s.References(ctx, lsp.Position{File: "pkg/shapes.py", Line: 11, Symbol: "Square"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []struct {
+			p string
+			l int
+		}{{"pkg/shapes.py", 11}, {"app.py", 1}, {"app.py", 4}, {"app.py", 5}, {"app.py", 10}} {
+			if !hasLoc(got.Items, want.p, want.l) {
+				t.Errorf("missing %s:%d in\n%s", want.p, want.l, locStrings(got.Items))
+			}
+		}
+	})
+	t.Run("hover", func(t *testing.T) {
+		h, err := s.Hover(ctx, lsp.Position{File: "app.py", Line: 11, Symbol: "total"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(h.Text, "def total(shapes: list[Shape]) -> float") || !strings.Contains(h.Text, "Sum the areas") {
+			t.Fatalf("hover:\n%s", h.Text)
+		}
+	})
+	t.Run("symbols", func(t *testing.T) {
+		syms, err := s.DocumentSymbols(ctx, "pkg/shapes.py")
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]int{}
+		for _, sy := range syms.Items {
+			names[sy.Name] = sy.Location.Line
+		}
+		if names["Square"] != 11 || names["total"] != 21 {
+			t.Fatalf("document symbols: %v", names)
+		}
+		ws, err := s.WorkspaceSymbols(ctx, "total", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, sy := range ws.Items {
+			found = found || (sy.Name == "total" && sy.Location.Path == "pkg/shapes.py" && sy.Location.Line == 21)
+		}
+		if !found {
+			t.Fatalf("workspace symbols: %+v", ws.Items)
+		}
+	})
+	t.Run("diagnostics", func(t *testing.T) {
+		writeFile(t, filepath.Join(dir, "bad.py"), "from pkg.shapes import Square\n\nx: int = Square(1)\n")
+		d, err := s.AfterWrite(ctx, "bad.py")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.Ready || len(d.Items) == 0 || d.Items[0].Line != 3 || d.Items[0].Severity != "error" {
+			t.Fatalf("want a type error on line 3: %+v", d)
+		}
+		os.Remove(filepath.Join(dir, "bad.py"))
+	})
+	t.Run("code_actions", func(t *testing.T) {
+		acts, err := s.CodeActions(ctx, lsp.Position{File: "app.py", Line: 5, Symbol: "Square"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("pyright actions: %+v", acts.Items)
+	})
+	t.Run("rename", func(t *testing.T) {
+		res, err := s.Rename(ctx, lsp.Position{File: "pkg/shapes.py", Line: 21, Symbol: "total"}, "sum_areas")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(res.Files, ",") != "app.py,pkg/shapes.py" {
+			t.Fatalf("rename files: %+v", res)
+		}
+		app, _ := os.ReadFile(filepath.Join(dir, "app.py"))
+		if !strings.Contains(string(app), "import Shape, Square, sum_areas") || !strings.Contains(string(app), "return sum_areas(items)") {
+			t.Fatalf("app.py after rename:\n%s", app)
+		}
+	})
+	t.Run("check", func(t *testing.T) {
+		writeFile(t, filepath.Join(dir, "bad2.py"), "x: int = \"no\"\n")
+		defer os.Remove(filepath.Join(dir, "bad2.py"))
+		rep, err := s.Check(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, d := range rep.Items {
+			found = found || (d.Path == "bad2.py" && d.Line == 1 && d.Severity == "error")
+		}
+		if !found {
+			t.Fatalf("pyright finding not parsed: %+v ran %v unparsed %v", rep.Items, rep.Ran, rep.Unparsed)
+		}
+	})
+}

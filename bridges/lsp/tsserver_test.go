@@ -1,0 +1,125 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+func TestTypeScript(t *testing.T) {
+	testenv.RequireBinary(t, "typescript-language-server")
+	testenv.RequireBinary(t, "tsc")
+	dir := copyProject(t, "tsproj")
+	s := newSupervisor(t, dir)
+	ctx := ctxT(t)
+
+	nav := []struct {
+		name string
+		call func(lsp.Position) (*lsp.Locations, error)
+		pos  lsp.Position
+		want string
+		line int
+	}{
+		{"definition", func(p lsp.Position) (*lsp.Locations, error) { return s.Definition(ctx, p) },
+			lsp.Position{File: "src/app.ts", Line: 10, Symbol: "total"}, "src/shapes.ts", 16},
+		{"type_definition", func(p lsp.Position) (*lsp.Locations, error) { return s.TypeDefinition(ctx, p) },
+			lsp.Position{File: "src/app.ts", Line: 5, Symbol: "sq"}, "src/shapes.ts", 7},
+		{"implementation", func(p lsp.Position) (*lsp.Locations, error) { return s.Implementation(ctx, p) },
+			lsp.Position{File: "src/shapes.ts", Line: 2, Symbol: "Shape"}, "src/shapes.ts", 7},
+		{"references", func(p lsp.Position) (*lsp.Locations, error) { return s.References(ctx, p) },
+			lsp.Position{File: "src/shapes.ts", Line: 7, Symbol: "Square"}, "src/app.ts", 9},
+	}
+	for _, tc := range nav {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.call(tc.pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasLoc(got.Items, tc.want, tc.line) {
+				t.Fatalf("want %s:%d in\n%s", tc.want, tc.line, locStrings(got.Items))
+			}
+		})
+	}
+	t.Run("hover", func(t *testing.T) {
+		h, err := s.Hover(ctx, lsp.Position{File: "src/app.ts", Line: 10, Symbol: "total"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(h.Text, "total(shapes: Shape[]): number") || !strings.Contains(h.Text, "Sums the areas") {
+			t.Fatalf("hover:\n%s", h.Text)
+		}
+	})
+	t.Run("symbols", func(t *testing.T) {
+		syms, err := s.DocumentSymbols(ctx, "src/shapes.ts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]int{}
+		for _, sy := range syms.Items {
+			names[sy.Name] = sy.Location.Line
+		}
+		if names["Square"] != 7 || names["total"] != 16 || names["area"] == 0 {
+			t.Fatalf("document symbols: %v", names)
+		}
+		ws, err := s.WorkspaceSymbols(ctx, "total", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, sy := range ws.Items {
+			found = found || (sy.Name == "total" && sy.Location.Path == "src/shapes.ts" && sy.Location.Line == 16)
+		}
+		if !found {
+			t.Fatalf("workspace symbols: %+v", ws.Items)
+		}
+	})
+	t.Run("code_actions", func(t *testing.T) {
+		acts, err := s.CodeActions(ctx, lsp.Position{File: "src/app.ts", Line: 4, Symbol: "new Square(10)"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(acts.Items) == 0 {
+			t.Fatal("no code actions")
+		}
+		t.Logf("ts actions: %+v", acts.Items)
+	})
+	t.Run("diagnostics", func(t *testing.T) {
+		writeFile(t, filepath.Join(dir, "src/bad.ts"), "import { Square } from \"./shapes\";\n\nexport const x: string = new Square(1);\n")
+		defer os.Remove(filepath.Join(dir, "src/bad.ts"))
+		d, err := s.AfterWrite(ctx, "src/bad.ts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.Ready || len(d.Items) == 0 || d.Items[0].Line != 3 || d.Items[0].Code != "2322" {
+			t.Fatalf("want TS2322 on line 3: %+v", d)
+		}
+		rep, err := s.Check(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, d := range rep.Items {
+			found = found || (d.Path == "src/bad.ts" && d.Line == 3 && d.Code == "TS2322")
+		}
+		if !found {
+			t.Fatalf("tsc finding not parsed: %+v ran %v unparsed %v", rep.Items, rep.Ran, rep.Unparsed)
+		}
+	})
+	t.Run("rename", func(t *testing.T) {
+		res, err := s.Rename(ctx, lsp.Position{File: "src/shapes.ts", Line: 16, Symbol: "total"}, "sumAreas")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(res.Files, ",") != "src/app.ts,src/shapes.ts" {
+			t.Fatalf("rename: %+v", res)
+		}
+		app, _ := os.ReadFile(filepath.Join(dir, "src/app.ts"))
+		if strings.Contains(string(app), "total") || strings.Count(string(app), "sumAreas") != 2 {
+			t.Fatalf("app.ts after rename:\n%s", app)
+		}
+	})
+}
