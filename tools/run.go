@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/tools/operator"
@@ -59,6 +60,10 @@ type Config struct {
 	Workers *workers.Roster
 	// Vibe turns vibe mode on.
 	Vibe bool
+
+	// LSP is the run's language-server supervisor (tools/lsp.go): wires lsp,
+	// lsp_rename and diagnostics on write. Run.Close closes it.
+	LSP *lsp.Supervisor
 }
 
 // family is one tool family: the tools bound to one kind of resource.

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/tetherhq/tether/internal/fsutil"
 )
 
 // RenameResult reports a project-wide rename.
@@ -76,7 +77,7 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 		changes = append(changes, fileChange{path: path, old: old, new: nt})
 		total += len(list)
 	}
-	if err := applyAtomically(changes); err != nil {
+	if err := s.applyAtomically(changes); err != nil {
 		return nil, err
 	}
 	res := &RenameResult{Edits: total, Notes: p.notes, DiagnosticsReady: true}
@@ -171,56 +172,16 @@ type fileChange struct {
 	old, new []byte
 }
 
-// applyAtomically writes every change or none: all new contents go to temp
-// files beside their targets first; then each is renamed into place, and a
-// failure part-way restores the files already replaced.
-func applyAtomically(changes []fileChange) error {
-	tmps := make([]string, len(changes))
-	cleanup := func() {
-		for _, t := range tmps {
-			if t != "" {
-				os.Remove(t)
-			}
-		}
+// applyAtomically writes every change or none (fsutil.Root.Apply), refusing
+// the whole change when any file no longer holds what the edit was computed
+// from.
+func (s *Supervisor) applyAtomically(changes []fileChange) error {
+	var cs []fsutil.Change
+	for _, c := range changes {
+		cs = append(cs, fsutil.Change{Path: c.path, Content: c.new, Expected: c.old, MustExist: true})
 	}
-	for i, c := range changes {
-		mode := os.FileMode(0o644)
-		if fi, err := os.Stat(c.path); err == nil {
-			mode = fi.Mode().Perm()
-		}
-		f, err := os.CreateTemp(filepath.Dir(c.path), "."+filepath.Base(c.path)+".tether-*")
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("lsp: preparing %s: %w; nothing was changed", c.path, err)
-		}
-		tmps[i] = f.Name()
-		_, werr := f.Write(c.new)
-		cerr := f.Close()
-		if werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
-			werr = os.Chmod(f.Name(), mode)
-		}
-		if werr != nil {
-			cleanup()
-			return fmt.Errorf("lsp: preparing %s: %w; nothing was changed", c.path, werr)
-		}
-		// The file must still be what the edit was computed from.
-		if cur, err := os.ReadFile(c.path); err != nil || string(cur) != string(c.old) {
-			cleanup()
-			return fmt.Errorf("lsp: %s changed on disk while the rename was computed; nothing was changed: retry", c.path)
-		}
-	}
-	for i, c := range changes {
-		if err := os.Rename(tmps[i], c.path); err != nil {
-			cleanup()
-			for j := 0; j < i; j++ { // roll back
-				_ = os.WriteFile(changes[j].path, changes[j].old, 0o644)
-			}
-			return fmt.Errorf("lsp: writing %s: %w; every file was restored", c.path, err)
-		}
-		tmps[i] = ""
+	if _, err := s.root.Apply(cs); err != nil {
+		return fmt.Errorf("lsp: rename not applied: %w", err)
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tetherhq/tether/internal/fsutil"
 )
 
 // ErrNotReady is wrapped by errors for requests made while a server is still
@@ -77,6 +79,7 @@ func WithCheckerTimeout(d time.Duration) Option {
 // It is safe for concurrent use.
 type Supervisor struct {
 	workdir        string
+	root           *fsutil.Root
 	servers        []Server
 	env            []string
 	readyTimeout   time.Duration
@@ -102,19 +105,13 @@ type slot struct {
 
 // New returns a Supervisor for the workspace rooted at workdir.
 func New(workdir string, opts ...Option) (*Supervisor, error) {
-	abs, err := filepath.Abs(workdir)
+	root, err := fsutil.NewRoot(workdir)
 	if err != nil {
-		return nil, fmt.Errorf("lsp: workspace %q: %w", workdir, err)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	fi, err := os.Stat(abs)
-	if err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("lsp: workspace %q is not a directory", workdir)
+		return nil, fmt.Errorf("lsp: workspace: %w", err)
 	}
 	s := &Supervisor{
-		workdir:        abs,
+		workdir:        root.RealDir(),
+		root:           root,
 		servers:        DefaultServers(),
 		env:            os.Environ(),
 		readyTimeout:   60 * time.Second,
@@ -150,21 +147,11 @@ func (s *Supervisor) abs(file string) (string, error) {
 	if file == "" {
 		return "", errors.New("lsp: no file given: pass a workspace-relative path")
 	}
-	p := file
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(s.workdir, p)
+	real, _, err := s.root.Resolve(file)
+	if err != nil {
+		return "", fmt.Errorf("lsp: %w", err)
 	}
-	p = filepath.Clean(p)
-	check := p
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		check = real
-	} else if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-		check = filepath.Join(real, filepath.Base(p))
-	}
-	if r, err := filepath.Rel(s.workdir, check); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("lsp: %s is outside the workspace %s", file, s.workdir)
-	}
-	return check, nil
+	return real, nil
 }
 
 // specFor returns the server serving path's extension.

@@ -1,0 +1,398 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+)
+
+// The language-server family (SPEC.md, "lsp", "lsp_rename" and "Diagnostics
+// on write"): registered when the run has a supervisor and a working dir.
+func init() {
+	addFamily(family{
+		name:  "lsp",
+		wired: func(cfg *Config) bool { return cfg.LSP != nil && cfg.WorkDir != "" },
+		register: func(r *Run) (func() error, error) {
+			l := &lspTools{sup: r.Config().LSP, seen: &lsp.Seen{}, noted: map[string]bool{}}
+			if err := r.Registry().Register(l.tools()...); err != nil {
+				return nil, err
+			}
+			for _, name := range []string{"write", "edit", "apply_patch"} {
+				r.Registry().Wrap(name, l.diagnosticsOnWrite)
+			}
+			return l.sup.Close, nil
+		},
+	})
+}
+
+type lspTools struct {
+	sup  *lsp.Supervisor
+	seen *lsp.Seen // diagnostics already reported in this run
+
+	mu    sync.Mutex
+	noted map[string]bool // "could not check" reasons already told
+}
+
+const lspActions = `["diagnostics","definition","type_definition","implementation","references","hover","symbols","code_actions","status","reload"]`
+
+func (l *lspTools) tools() []Tool {
+	return []Tool{
+		{
+			Name: "lsp",
+			Tier: TierRead,
+			Description: "Ask the project's language server (gopls, pyright, typescript-language-server, clangd, ...). " +
+				"Positions are a 1-based line plus `symbol`, a substring of that line naming the symbol (never a column); " +
+				"if it occurs more than once on the line use `name#2` for the second occurrence. Actions: " +
+				"diagnostics (file, or \"*\" to run the project's own checker such as go vet / pyright / tsc --noEmit), " +
+				"definition, type_definition, implementation, references (cap 50), hover, code_actions (file, line, symbol); " +
+				"symbols (query: workspace search, cap 100; or file: its symbols, cap 200); status (which servers run, or why not); reload (restart them).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"action":{"type":"string","enum":` + lspActions + `},` +
+				`"file":{"type":"string","description":"workspace-relative file; \"*\" with diagnostics runs the project checker"},` +
+				`"line":{"type":"integer","minimum":1,"description":"1-based line of file"},` +
+				`"symbol":{"type":"string","description":"substring of that line naming the symbol; name#2 picks the second occurrence"},` +
+				`"query":{"type":"string","description":"symbols: workspace search text"}},` +
+				`"required":["action"],"additionalProperties":false}`),
+			Handler: l.query,
+		},
+		{
+			Name: "lsp_rename",
+			Tier: TierWrite,
+			Description: "Rename a symbol across the project with the language server, applied to every file atomically (all or nothing). " +
+				"Arguments: file, line (1-based), symbol (substring of that line naming it; name#2 for the second occurrence), new_name. " +
+				"Reports the files changed and any new diagnostics.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"file":{"type":"string","minLength":1},"line":{"type":"integer","minimum":1},` +
+				`"symbol":{"type":"string","minLength":1},"new_name":{"type":"string","minLength":1}},` +
+				`"required":["file","line","symbol","new_name"],"additionalProperties":false}`),
+			Handler: l.rename,
+		},
+	}
+}
+
+type lspArgs struct {
+	Action string `json:"action"`
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Symbol string `json:"symbol"`
+	Query  string `json:"query"`
+	// NewName is lsp_rename's.
+	NewName string `json:"new_name"`
+}
+
+func (a lspArgs) pos() lsp.Position { return lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol} }
+
+func (a lspArgs) needPos() error {
+	if a.File == "" || a.Line == 0 {
+		return fmt.Errorf("lsp: %s needs file and line (1-based) and symbol, a substring of that line naming the symbol", a.Action)
+	}
+	return nil
+}
+
+func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
+	var a lspArgs
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	var (
+		out   string
+		notes []string
+		data  any
+	)
+	switch a.Action {
+	case "definition", "type_definition", "implementation", "references":
+		if err := a.needPos(); err != nil {
+			return nil, err
+		}
+		var locs *lsp.Locations
+		var err error
+		switch a.Action {
+		case "definition":
+			locs, err = l.sup.Definition(ctx, a.pos())
+		case "type_definition":
+			locs, err = l.sup.TypeDefinition(ctx, a.pos())
+		case "implementation":
+			locs, err = l.sup.Implementation(ctx, a.pos())
+		default:
+			locs, err = l.sup.References(ctx, a.pos())
+		}
+		if err != nil {
+			return nil, err
+		}
+		out, notes, data = formatLocations(a, locs), locs.Notes, locs
+	case "hover":
+		if err := a.needPos(); err != nil {
+			return nil, err
+		}
+		h, err := l.sup.Hover(ctx, a.pos())
+		if err != nil {
+			return nil, err
+		}
+		out, notes, data = h.Text, h.Notes, h
+		if out == "" {
+			out = fmt.Sprintf("no hover information for %q at %s:%d (the server answered with none)", a.Symbol, a.File, a.Line)
+		}
+	case "symbols":
+		var syms *lsp.Symbols
+		var err error
+		switch {
+		case a.Query != "":
+			syms, err = l.sup.WorkspaceSymbols(ctx, a.Query, a.File)
+		case a.File != "":
+			syms, err = l.sup.DocumentSymbols(ctx, a.File)
+		default:
+			return nil, errors.New("lsp: symbols needs query (workspace search) or file (that file's symbols)")
+		}
+		if err != nil {
+			return nil, err
+		}
+		out, notes, data = formatSymbols(a, syms), syms.Notes, syms
+	case "code_actions":
+		if err := a.needPos(); err != nil {
+			return nil, err
+		}
+		acts, err := l.sup.CodeActions(ctx, a.pos())
+		if err != nil {
+			return nil, err
+		}
+		notes, data = acts.Notes, acts
+		if len(acts.Items) == 0 {
+			out = fmt.Sprintf("no code actions offered at %q on %s:%d", a.Symbol, a.File, a.Line)
+		} else {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%d code action(s) at %q on %s:%d:\n", len(acts.Items), a.Symbol, a.File, a.Line)
+			for _, c := range acts.Items {
+				fmt.Fprintf(&b, "- %s", c.Title)
+				if c.Kind != "" {
+					fmt.Fprintf(&b, " (%s)", c.Kind)
+				}
+				b.WriteString("\n")
+			}
+			out = strings.TrimRight(b.String(), "\n")
+		}
+	case "diagnostics":
+		if a.File == "" {
+			return nil, errors.New(`lsp: diagnostics needs file: a workspace-relative path, or "*" to run the project's checker`)
+		}
+		if a.File == "*" {
+			rep, err := l.sup.Check(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out, data = formatCheck(rep), rep
+			break
+		}
+		d, err := l.sup.Diagnostics(ctx, a.File)
+		if err != nil {
+			return nil, err
+		}
+		l.seen.Fresh(d.Items) // reported now
+		out, notes, data = formatDiagnostics(a.File, d), d.Notes, d
+	case "status":
+		rows := l.sup.Status()
+		var lines []string
+		for _, r := range rows {
+			lines = append(lines, r.String())
+		}
+		out, data = strings.Join(lines, "\n"), rows
+	case "reload":
+		lines, err := l.sup.Reload(ctx)
+		out, data = strings.Join(lines, "\n"), lines
+		if err != nil {
+			if out != "" {
+				return nil, fmt.Errorf("%s\n%w", out, err)
+			}
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("lsp: unknown action %q: use one of %s", a.Action, strings.Trim(strings.ReplaceAll(lspActions, `"`, ""), "[]"))
+	}
+	if len(notes) > 0 {
+		out = strings.Join(notes, "\n") + "\n" + out
+	}
+	res := Text(out)
+	res.Structured = data
+	return res, nil
+}
+
+func formatLocations(a lspArgs, locs *lsp.Locations) string {
+	what := strings.ReplaceAll(a.Action, "_", " ")
+	if len(locs.Items) == 0 {
+		return fmt.Sprintf("no %s found for %q at %s:%d (the server answered with none)", what, a.Symbol, a.File, a.Line)
+	}
+	var b strings.Builder
+	if len(locs.Items) < locs.Total {
+		fmt.Fprintf(&b, "%s of %q at %s:%d: %d of %d shown\n", what, a.Symbol, a.File, a.Line, len(locs.Items), locs.Total)
+	} else {
+		fmt.Fprintf(&b, "%s of %q at %s:%d: %d location(s)\n", what, a.Symbol, a.File, a.Line, locs.Total)
+	}
+	for _, l := range locs.Items {
+		b.WriteString(l.String())
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func formatSymbols(a lspArgs, syms *lsp.Symbols) string {
+	if len(syms.Items) == 0 {
+		if a.Query != "" {
+			return fmt.Sprintf("no symbols match %q", a.Query)
+		}
+		return fmt.Sprintf("no symbols in %s", a.File)
+	}
+	var b strings.Builder
+	if len(syms.Items) < syms.Total {
+		fmt.Fprintf(&b, "%d of %d symbols shown\n", len(syms.Items), syms.Total)
+	} else {
+		fmt.Fprintf(&b, "%d symbol(s)\n", syms.Total)
+	}
+	for _, s := range syms.Items {
+		b.WriteString(strings.Repeat("  ", s.Depth))
+		fmt.Fprintf(&b, "%s %s  %s:%d:%d", s.Kind, s.Name, s.Location.Path, s.Location.Line, s.Location.Col)
+		if s.Container != "" && s.Depth == 0 {
+			fmt.Fprintf(&b, " (in %s)", s.Container)
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func formatDiagnostics(file string, d *lsp.Diagnostics) string {
+	if len(d.Items) == 0 {
+		if !d.Ready {
+			return fmt.Sprintf("no diagnostics received for %s yet: not a clean bill of health, ask again", file)
+		}
+		return fmt.Sprintf("%s: no errors or warnings", file)
+	}
+	var b strings.Builder
+	shown := d.Items
+	if len(shown) > lsp.MaxDiagnostics {
+		fmt.Fprintf(&b, "%d of %d diagnostics shown\n", lsp.MaxDiagnostics, len(shown))
+		shown = shown[:lsp.MaxDiagnostics]
+	} else {
+		fmt.Fprintf(&b, "%d diagnostic(s)\n", len(shown))
+	}
+	for _, x := range shown {
+		b.WriteString(x.String())
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func formatCheck(rep *lsp.CheckReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ran: %s\n", strings.Join(rep.Ran, "; "))
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(&b, "skipped: %s\n", s)
+	}
+	switch {
+	case rep.Total == 0:
+		b.WriteString("no file:line findings\n")
+	case len(rep.Items) < rep.Total:
+		fmt.Fprintf(&b, "%d of %d findings shown\n", len(rep.Items), rep.Total)
+	default:
+		fmt.Fprintf(&b, "%d finding(s)\n", rep.Total)
+	}
+	for _, d := range rep.Items {
+		b.WriteString(d.String())
+		b.WriteString("\n")
+	}
+	if len(rep.Unparsed) > 0 {
+		b.WriteString("other output:\n")
+		for _, u := range rep.Unparsed {
+			b.WriteString("  " + u + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
+	var a lspArgs
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	res, err := l.sup.Rename(ctx, a.pos(), a.NewName)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for _, n := range res.Notes {
+		b.WriteString(n + "\n")
+	}
+	fmt.Fprintf(&b, "renamed %q to %q: %d edit(s) in %d file(s): %s", a.Symbol, a.NewName, res.Edits, len(res.Files), strings.Join(res.Files, ", "))
+	if fresh := l.seen.Fresh(res.Diagnostics); len(fresh) > 0 {
+		fmt.Fprintf(&b, "\nnew diagnostics:")
+		for _, d := range fresh {
+			b.WriteString("\n" + d.String())
+		}
+	}
+	if !res.DiagnosticsReady {
+		b.WriteString("\ndiagnostics were not all ready in time: check with lsp diagnostics")
+	}
+	out := Text(b.String())
+	changed := make([]FileChange, 0, len(res.Files))
+	for _, f := range res.Files {
+		changed = append(changed, FileChange{Path: f, Action: "updated"})
+	}
+	out.Structured = &FileChanges{Changed: changed}
+	return out, nil
+}
+
+// diagnosticsOnWrite is the middleware on write, edit and apply_patch: after a
+// successful write it syncs and saves each changed file through its server,
+// waits (bounded) for that version's diagnostics and appends only those not
+// reported before in this run.
+func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
+	return func(ctx context.Context, call *Call) (*Result, error) {
+		res, err := next(ctx, call)
+		if err != nil || res == nil || res.IsError {
+			return res, err
+		}
+		var lines []string
+		for _, c := range ChangedFiles(res) {
+			if c.Action == "deleted" {
+				continue
+			}
+			d, err := l.sup.AfterWrite(ctx, c.Path)
+			if err != nil {
+				if errors.Is(err, lsp.ErrNoLanguage) {
+					continue // not a file any server reads
+				}
+				msg := fmt.Sprintf("diagnostics not checked for %s: %v", c.Path, err)
+				if errors.Is(err, lsp.ErrNoServer) {
+					l.mu.Lock()
+					told := l.noted[err.Error()]
+					l.noted[err.Error()] = true
+					l.mu.Unlock()
+					if told {
+						continue
+					}
+				}
+				lines = append(lines, msg)
+				continue
+			}
+			lines = append(lines, d.Notes...)
+			fresh := l.seen.Fresh(d.Items)
+			switch {
+			case len(fresh) > 0:
+				lines = append(lines, fmt.Sprintf("new diagnostics in %s:", c.Path))
+				for _, x := range fresh {
+					lines = append(lines, "  "+x.String())
+				}
+			case d.Ready && len(d.Items) == 0:
+				lines = append(lines, fmt.Sprintf("%s: no errors or warnings", c.Path))
+			case d.Ready:
+				lines = append(lines, fmt.Sprintf("%s: no new diagnostics (%d already reported)", c.Path, len(d.Items)))
+			}
+		}
+		if len(lines) > 0 {
+			res.Content = append(res.Content, Content{Type: TextContent, Text: "lsp: " + strings.Join(lines, "\nlsp: ")})
+		}
+		return res, nil
+	}
+}

@@ -1,0 +1,198 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/tools"
+)
+
+// lspRun copies testdata/lsp/goproj into a temp dir and starts a run with a
+// language-server supervisor on it.
+func lspRun(t *testing.T) (*tools.Run, string) {
+	t.Helper()
+	testenv.RequireBinary(t, "gopls")
+	src := filepath.Join(testenv.RepoRoot(), "testdata", "lsp", "goproj")
+	dir := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A Dart marker with no dart binary here: status must say so.
+	if err := os.WriteFile(filepath.Join(dir, "pubspec.yaml"), []byte("name: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(20*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r, dir
+}
+
+func lspCall(t *testing.T, r *tools.Run, name string, args any) (string, error) {
+	t.Helper()
+	b, _ := json.Marshal(args)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := r.Call(ctx, name, b, tools.FromModel)
+	return res.AllText(), err
+}
+
+func TestLSPToolsRegisteredOnlyWhenWired(t *testing.T) {
+	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, tl := range r.List() {
+		if strings.HasPrefix(tl.Name, "lsp") {
+			t.Fatalf("%s registered without a supervisor", tl.Name)
+		}
+	}
+}
+
+func TestLSPTools(t *testing.T) {
+	r, dir := lspRun(t)
+	names := map[string]bool{}
+	for _, tl := range r.List() {
+		names[tl.Name] = true
+	}
+	if !names["lsp"] || !names["lsp_rename"] {
+		t.Fatalf("lsp tools not listed: %v", names)
+	}
+
+	t.Run("definition", func(t *testing.T) {
+		out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "use.go", "line": 11, "symbol": "Total"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "shapes.go:17:6: func Total(shapes []Shape) float64 {") {
+			t.Fatalf("definition:\n%s", out)
+		}
+	})
+	t.Run("references", func(t *testing.T) {
+		out, err := lspCall(t, r, "lsp", map[string]any{"action": "references", "file": "shapes.go", "line": 9, "symbol": "Square"})
+		if err != nil || !strings.Contains(out, "5 location(s)") || !strings.Contains(out, "use.go:11:30:") {
+			t.Fatalf("references: %v\n%s", err, out)
+		}
+	})
+	t.Run("errors", func(t *testing.T) {
+		_, err := lspCall(t, r, "lsp", map[string]any{"action": "hover", "file": "use.go", "line": 11})
+		if err == nil || !strings.Contains(err.Error(), "lsp: ") {
+			t.Fatalf("missing symbol: %v", err)
+		}
+		_, err = lspCall(t, r, "lsp", map[string]any{"action": "hover", "file": "use.go", "line": 11, "symbol": "Nope"})
+		if err == nil || !strings.Contains(err.Error(), "return Total(") {
+			t.Fatalf("symbol not on line: %v", err)
+		}
+	})
+	t.Run("symbols_and_hover", func(t *testing.T) {
+		out, err := lspCall(t, r, "lsp", map[string]any{"action": "symbols", "file": "shapes.go"})
+		if err != nil || !strings.Contains(out, "function Total  shapes.go:17:6") {
+			t.Fatalf("symbols: %v\n%s", err, out)
+		}
+		out, err = lspCall(t, r, "lsp", map[string]any{"action": "hover", "file": "use.go", "line": 11, "symbol": "Total"})
+		if err != nil || !strings.Contains(out, "sums the areas") {
+			t.Fatalf("hover: %v\n%s", err, out)
+		}
+	})
+	t.Run("status", func(t *testing.T) {
+		out, err := lspCall(t, r, "lsp", map[string]any{"action": "status"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{
+			"gopls (go): running, pid ",
+			"dart (dart): not running: pubspec.yaml found, dart not on PATH",
+			"rust-analyzer (rust): not running: no root marker for rust",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("status lacks %q:\n%s", want, out)
+			}
+		}
+	})
+
+	t.Run("diagnostics_on_write", func(t *testing.T) {
+		t.Cleanup(func() { os.Remove(filepath.Join(dir, "broken.go")) })
+		bad := "package shapes\n\nfunc Broken() int {\n\treturn \"not an int\"\n}\n"
+		out, err := lspCall(t, r, "write", map[string]any{"path": "broken.go", "content": bad})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "new diagnostics in broken.go") || !strings.Contains(out, "broken.go:4:") || !strings.Contains(out, "not an int") {
+			t.Fatalf("write with a type error did not report it:\n%s", out)
+		}
+		// The same error four lines further down is not new.
+		shifted := "package shapes\n\n\n\n\n\nfunc Broken() int {\n\treturn \"not an int\"\n}\n"
+		out, err = lspCall(t, r, "write", map[string]any{"path": "broken.go", "content": shifted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out, "new diagnostics in") || !strings.Contains(out, "no new diagnostics (1 already reported)") {
+			t.Fatalf("the moved error was reported again:\n%s", out)
+		}
+		// Fix it and break something else: only the new one.
+		other := "package shapes\n\nfunc Broken() int {\n\treturn undefinedThing\n}\n"
+		out, err = lspCall(t, r, "edit", map[string]any{"path": "broken.go", "old_string": string(shifted), "new_string": other})
+		if err != nil {
+			// edit may require a unique substring; fall back to write.
+			out, err = lspCall(t, r, "write", map[string]any{"path": "broken.go", "content": other})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !strings.Contains(out, "undefinedThing") || strings.Contains(out, "not an int") {
+			t.Fatalf("want only the new diagnostic:\n%s", out)
+		}
+		// A file no server reads gets no lsp note at all.
+		out, err = lspCall(t, r, "write", map[string]any{"path": "notes.txt", "content": "hi\n"})
+		if err != nil || strings.Contains(out, "lsp:") {
+			t.Fatalf("notes.txt: %v\n%s", err, out)
+		}
+		if err := os.Remove(filepath.Join(dir, "broken.go")); err != nil {
+			t.Fatal(err)
+		}
+		// Deleted on disk by other means: the next query re-syncs and gopls forgets it.
+	})
+
+	t.Run("rename", func(t *testing.T) {
+		out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "use.go", "line": 4, "symbol": "Big", "new_name": "Large"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "in 1 file(s): use.go") {
+			t.Fatalf("rename:\n%s", out)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "use.go"))
+		if strings.Contains(string(b), "Big()") || strings.Count(string(b), "Large()") != 2 {
+			t.Fatalf("use.go after rename:\n%s", b)
+		}
+	})
+	t.Run("check", func(t *testing.T) {
+		out, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "*"})
+		if err != nil || !strings.Contains(out, "ran: go vet ./... (exit 0)") {
+			t.Fatalf("check: %v\n%s", err, out)
+		}
+	})
+}
