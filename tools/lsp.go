@@ -85,7 +85,9 @@ type lspArgs struct {
 	NewName string `json:"new_name"`
 }
 
-func (a lspArgs) pos() lsp.Position { return lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol} }
+func (a lspArgs) pos() lsp.Position {
+	return lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}
+}
 
 func (a lspArgs) needPos() error {
 	if a.File == "" || a.Line == 0 {
