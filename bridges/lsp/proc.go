@@ -454,6 +454,9 @@ func (in *instance) shutdown() {
 		_, _ = in.call(ctx, 2*time.Second, "shutdown", nil)
 		_ = in.conn.Notify(ctx, "exit", nil)
 		cancel()
+		if in.cmd == nil {
+			in.closer.Close()
+		}
 		select {
 		case <-in.exited:
 		case <-time.After(2 * time.Second):

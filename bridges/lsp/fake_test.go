@@ -1,0 +1,193 @@
+package lsp
+
+// Fault injection: an in-process fake server over net.Pipe, in addition to the
+// real servers of the integration tests. It hangs, crashes and stays busy
+// indexing on demand.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+type fakeServer struct {
+	mu        sync.Mutex
+	hang      bool // never answer hover
+	indexing  bool // begin progress and never end it, publish nothing
+	cancelled []string
+	conns     []jsonrpc2.Conn
+	starts    int
+}
+
+func (f *fakeServer) dial(spec Server, root string) (*instance, error) {
+	client, server := net.Pipe()
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(server))
+	f.mu.Lock()
+	f.conns = append(f.conns, conn)
+	f.starts++
+	f.mu.Unlock()
+	conn.Go(context.Background(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		f.mu.Lock()
+		hang, indexing := f.hang, f.indexing
+		f.mu.Unlock()
+		switch req.Method() {
+		case "initialize":
+			return reply(ctx, map[string]any{"capabilities": map[string]any{"hoverProvider": true, "definitionProvider": true}}, nil)
+		case "initialized":
+			if indexing {
+				go conn.Notify(context.Background(), "$/progress", map[string]any{"token": 1, "value": map[string]any{"kind": "begin", "title": "indexing"}})
+			}
+			return nil
+		case "textDocument/didOpen", "textDocument/didChange":
+			if !indexing {
+				var p struct {
+					TextDocument struct {
+						URI     string `json:"uri"`
+						Version int    `json:"version"`
+					} `json:"textDocument"`
+				}
+				_ = json.Unmarshal(req.Params(), &p)
+				go conn.Notify(context.Background(), "textDocument/publishDiagnostics", map[string]any{
+					"uri": p.TextDocument.URI, "version": p.TextDocument.Version, "diagnostics": []any{}})
+			}
+			return nil
+		case "$/cancelRequest":
+			f.mu.Lock()
+			f.cancelled = append(f.cancelled, string(req.Params()))
+			f.mu.Unlock()
+			return nil
+		case "textDocument/hover":
+			if hang {
+				return nil // never reply
+			}
+			return reply(ctx, map[string]any{"contents": map[string]string{"kind": "markdown", "value": "fake hover"}}, nil)
+		case "shutdown":
+			return reply(ctx, nil, nil)
+		}
+		if _, ok := req.(*jsonrpc2.Call); ok {
+			return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, req.Method()))
+		}
+		return nil
+	})
+	return attachPipe(spec, root, client), nil
+}
+
+func (f *fakeServer) crash() {
+	f.mu.Lock()
+	c := f.conns[len(f.conns)-1]
+	f.mu.Unlock()
+	c.Close()
+}
+
+func fakeSupervisor(t *testing.T, f *fakeServer, opts ...Option) *Supervisor {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range map[string]string{"go.mod": "module x\n", "a.go": "package x\n\nfunc A() {}\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := New(dir, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.dial = f.dial
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestFakeHungRequestTimesOutAndCancels(t *testing.T) {
+	f := &fakeServer{hang: true}
+	s := fakeSupervisor(t, f, WithRequestTimeout(300*time.Millisecond))
+	_, err := s.Hover(context.Background(), Position{File: "a.go", Line: 3, Symbol: "A"})
+	if err == nil || !strings.Contains(err.Error(), "did not answer textDocument/hover within 300ms") || !strings.HasPrefix(err.Error(), "lsp: ") {
+		t.Fatalf("hung request: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		f.mu.Lock()
+		n := len(f.cancelled)
+		f.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no $/cancelRequest sent after the timeout")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// A caller that gives up also cancels.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	s.requestTimeout = time.Minute
+	_, err = s.Hover(ctx, Position{File: "a.go", Line: 3, Symbol: "A"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled caller: %v", err)
+	}
+}
+
+func TestFakeCrashRestartsOnceAndReports(t *testing.T) {
+	f := &fakeServer{}
+	s := fakeSupervisor(t, f)
+	ctx := context.Background()
+	pos := Position{File: "a.go", Line: 3, Symbol: "A"}
+	if _, err := s.Hover(ctx, pos); err != nil {
+		t.Fatal(err)
+	}
+	f.crash()
+	waitDead(t, s)
+	if rows := s.Status(); !strings.Contains(rows[0].Reason, "crashed") {
+		t.Fatalf("status after crash: %+v", rows[0])
+	}
+	h, err := s.Hover(ctx, pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Text != "fake hover" || len(h.Notes) != 1 || !strings.Contains(h.Notes[0], "gopls crashed") {
+		t.Fatalf("after restart: %+v", h)
+	}
+	// A second crash is not restarted automatically: reload is the way.
+	f.crash()
+	waitDead(t, s)
+	if _, err := s.Hover(ctx, pos); err == nil || !strings.Contains(err.Error(), "call reload") {
+		t.Fatalf("second crash: %v", err)
+	}
+	if _, err := s.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := s.Hover(ctx, pos); err != nil || h.Text != "fake hover" {
+		t.Fatalf("after reload: %v %v", h, err)
+	}
+	if f.starts != 3 {
+		t.Fatalf("want 3 starts, got %d", f.starts)
+	}
+}
+
+func TestFakeStillIndexing(t *testing.T) {
+	f := &fakeServer{indexing: true}
+	s := fakeSupervisor(t, f, WithReadyTimeout(500*time.Millisecond))
+	_, err := s.Hover(context.Background(), Position{File: "a.go", Line: 3, Symbol: "A"})
+	if !errors.Is(err, ErrNotReady) || !strings.Contains(err.Error(), "still indexing") {
+		t.Fatalf("want still indexing, got %v", err)
+	}
+}
+
+func waitDead(t *testing.T, s *Supervisor) {
+	t.Helper()
+	for i := 0; i < 200; i++ {
+		if rows := s.Status(); !rows[0].Running {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("crash not noticed")
+}
