@@ -45,6 +45,34 @@ type instance struct {
 	ready    bool
 	syncMu   sync.Mutex // serialises document sync
 	settings json.RawMessage
+	caps     map[string]json.RawMessage // server capabilities from initialize
+}
+
+// providers maps a request to the server capability that announces it.
+var providers = map[string]string{
+	"textDocument/definition":     "definitionProvider",
+	"textDocument/typeDefinition": "typeDefinitionProvider",
+	"textDocument/implementation": "implementationProvider",
+	"textDocument/references":     "referencesProvider",
+	"textDocument/hover":          "hoverProvider",
+	"textDocument/documentSymbol": "documentSymbolProvider",
+	"workspace/symbol":            "workspaceSymbolProvider",
+	"textDocument/codeAction":     "codeActionProvider",
+	"textDocument/rename":         "renameProvider",
+}
+
+// supports reports whether the server announced method (unknown methods and
+// servers that sent no capabilities are given the benefit of the doubt).
+func (in *instance) supports(method string) error {
+	key, ok := providers[method]
+	if !ok || in.caps == nil {
+		return nil
+	}
+	v, ok := in.caps[key]
+	if ok && string(v) != "false" && string(v) != "null" {
+		return nil
+	}
+	return fmt.Errorf("lsp: %s does not offer %s (no %s in its capabilities): this question cannot be answered for %s files", in.spec.Name, method, key, in.spec.Language)
 }
 
 type docState struct {
@@ -281,6 +309,9 @@ var errCrashed = errors.New("server exited")
 // timeout or the process's death, whichever comes first. When the caller gives
 // up, $/cancelRequest is sent.
 func (in *instance) call(ctx context.Context, timeout time.Duration, method string, params any) (json.RawMessage, error) {
+	if err := in.supports(method); err != nil {
+		return nil, err
+	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if trace {
@@ -379,8 +410,15 @@ func (in *instance) initialize(ctx context.Context, timeout time.Duration) error
 	if len(in.spec.InitOptions) > 0 {
 		params["initializationOptions"] = in.spec.InitOptions
 	}
-	if _, err := in.call(ctx, timeout, "initialize", params); err != nil {
+	raw, err := in.call(ctx, timeout, "initialize", params)
+	if err != nil {
 		return err
+	}
+	var res struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	if err := json.Unmarshal(raw, &res); err == nil {
+		in.caps = res.Capabilities
 	}
 	return in.notify(ctx, "initialized", struct{}{})
 }
@@ -422,7 +460,9 @@ func (in *instance) waitReady(ctx context.Context, bound time.Duration) (bool, e
 		}
 		// A server with a document open publishes diagnostics once it has
 		// loaded the project; without one, silence is all there is to go by.
-		ok := in.sawDiag || (in.sawEnd && len(in.active) == 0) ||
+		// Work still announced as in progress (clangd's background index)
+		// holds readiness back even after the first diagnostics.
+		ok := ((in.sawDiag || in.sawEnd) && len(in.active) == 0) ||
 			(len(in.docs) == 0 && !in.sawBegin && time.Since(in.lastMsg) > quiet && time.Since(in.started) > quiet)
 		if ok {
 			in.ready = true

@@ -41,7 +41,9 @@ func TestPyright(t *testing.T) {
 		if err == nil && len(got.Items) == 0 {
 			t.Fatalf("implementation returned an empty answer with no error")
 		}
-		t.Logf("implementation: %v %v", got, err)
+		if err != nil && !strings.Contains(err.Error(), "pyright does not offer textDocument/implementation") {
+			t.Fatalf("implementation: %v", err)
+		}
 	})
 	t.Run("references", func(t *testing.T) {
 		got, err := s.References(ctx, lsp.Position{File: "pkg/shapes.py", Line: 11, Symbol: "Square"})

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/tetherhq/tether/internal/fsutil"
 )
@@ -97,13 +98,25 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 		waits = append(waits, pending{c.path, v, seq})
 	}
 	sort.Strings(res.Files)
-	for _, w := range waits {
-		d, err := s.collect(ctx, p.in, w.path, w.version, w.seq, nil)
-		if err != nil {
-			res.Notes = append(res.Notes, err.Error())
+	// Wait for every file's diagnostics at once: the bound applies once.
+	results := make([]*Diagnostics, len(waits))
+	errs := make([]error, len(waits))
+	var wg sync.WaitGroup
+	for i, w := range waits {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = s.collect(ctx, p.in, w.path, w.version, w.seq, nil)
+		}()
+	}
+	wg.Wait()
+	for i := range waits {
+		if errs[i] != nil {
+			res.Notes = append(res.Notes, errs[i].Error())
 			res.DiagnosticsReady = false
 			continue
 		}
+		d := results[i]
 		res.Diagnostics = append(res.Diagnostics, d.Items...)
 		if !d.Ready {
 			res.DiagnosticsReady = false

@@ -1,0 +1,74 @@
+package lsp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// Status explains servers that cannot start without starting anything: a
+// marker with no binary (dart is not installed here) and no marker at all.
+func TestStatusExplainsWhyNot(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir+"/pubspec.yaml", "name: x\n")
+	writeFile(t, dir+"/go.mod", "module x\n")
+	s := newSupervisor(t, dir)
+	rows := map[string]lsp.StatusRow{}
+	for _, r := range s.Status() {
+		rows[r.Server] = r
+		if r.Running {
+			t.Errorf("%s running before any call", r.Server)
+		}
+	}
+	if testenv.LookPath("dart") == "" {
+		if got := rows["dart"].String(); got != "dart (dart): not running: pubspec.yaml found, dart not on PATH" {
+			t.Errorf("dart row: %q", got)
+		}
+	}
+	if got := rows["rust-analyzer"].String(); !strings.HasPrefix(got, "rust-analyzer (rust): not running: no root marker for rust (none of Cargo.toml") {
+		t.Errorf("rust row: %q", got)
+	}
+	if testenv.LookPath("gopls") != "" {
+		if got := rows["gopls"].Reason; !strings.HasPrefix(got, "not started yet: go.mod found, gopls at ") {
+			t.Errorf("gopls row: %q", got)
+		}
+	}
+	// A call for a file with no marker says so, and never starts anything.
+	writeFile(t, dir+"/x.rs", "fn main() {}\n")
+	_, err := s.Diagnostics(ctxT(t), "x.rs")
+	if err == nil || !strings.Contains(err.Error(), "no root marker for rust") {
+		t.Fatalf("rust call: %v", err)
+	}
+	writeFile(t, dir+"/x.dart", "void main() {}\n")
+	if testenv.LookPath("dart") == "" {
+		_, err = s.Diagnostics(ctxT(t), "x.dart")
+		if err == nil || !strings.Contains(err.Error(), "pubspec.yaml found, dart not on PATH") {
+			t.Fatalf("dart call: %v", err)
+		}
+	}
+	_, err = s.Diagnostics(ctxT(t), "notes.txt")
+	if err == nil || !strings.HasPrefix(err.Error(), "lsp: ") {
+		t.Fatalf("unserved file: %v", err)
+	}
+}
+
+// The table is data: a user's server joins it and status lists it.
+func TestServerTableExtends(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir+"/zig.mod", "x\n")
+	s := newSupervisor(t, dir, lsp.WithServers(lsp.Server{Name: "zls", Language: "zig", Binaries: []string{"zls-not-installed"}, Extensions: []string{".zig"}, RootMarkers: []string{"zig.mod"}}))
+	found := false
+	for _, r := range s.Status() {
+		if r.Server == "zls" {
+			found = true
+			if r.Reason != "zig.mod found, zls-not-installed not on PATH" {
+				t.Errorf("zls row: %q", r.Reason)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("user server not in status")
+	}
+}
