@@ -1,11 +1,13 @@
 package tools
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -180,20 +182,21 @@ func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
 			{Type: ImageContent, MIMEType: mt, Data: data},
 		}}, nil
 	}
-	data, err := os.ReadFile(real)
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("tools: read: %s is not a regular file (%s); read reads files and lists directories", rel, fi.Mode().Type())
+	}
+	if fi.Size() == 0 {
+		return Text(fmt.Sprintf("(%s is empty: 0 bytes)", rel)), nil
+	}
+	fh, err := os.Open(real)
 	if err != nil {
 		return nil, fmt.Errorf("tools: read: %s: %v", rel, err)
 	}
-	if len(data) == 0 {
-		return Text(fmt.Sprintf("(%s is empty: 0 bytes)", rel)), nil
+	defer fh.Close()
+	br := bufio.NewReaderSize(fh, 64<<10)
+	if head, _ := br.Peek(8000); bytes.IndexByte(head, 0) >= 0 {
+		return Text(fmt.Sprintf("(%s is a binary file of %d bytes; not shown)", rel, fi.Size())), nil
 	}
-	if head := data[:min(len(data), 8000)]; bytes.IndexByte(head, 0) >= 0 {
-		return Text(fmt.Sprintf("(%s is a binary file of %d bytes; not shown)", rel, len(data))), nil
-	}
-	text := string(data)
-	trailingNL := strings.HasSuffix(text, "\n")
-	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	total := len(lines)
 	offset := a.Offset
 	if offset == 0 {
 		offset = 1
@@ -202,28 +205,45 @@ func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
 	if limit == 0 {
 		limit = ReadDefaultLimit
 	}
-	if offset > total {
-		return nil, fmt.Errorf("tools: read: offset %d is past the end: %s has %d lines", offset, rel, total)
-	}
+	// Stream the file: only the lines shown are kept (each cut at
+	// ReadMaxLineBytes), the rest are counted.
 	var b strings.Builder
-	last := offset - 1
-	cutLines := 0
-	for i := offset - 1; i < total && i < offset-1+limit; i++ {
-		line := strings.TrimSuffix(lines[i], "\r")
-		if len(line) > ReadMaxLineBytes {
-			cut := ReadMaxLineBytes
-			for cut > 0 && !utf8.RuneStart(line[cut]) {
+	last, cutLines, total := offset-1, 0, 0
+	full := false
+	trailingNL := false
+	err = eachLine(br, ReadMaxLineBytes, func(n int, line []byte, size int, nl bool) error {
+		total, trailingNL = n, nl
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if n < offset || n >= offset+limit || full {
+			return nil
+		}
+		text := strings.TrimSuffix(string(line), "\r")
+		if size > ReadMaxLineBytes {
+			cut := min(len(text), ReadMaxLineBytes)
+			for cut > 0 && cut < len(text) && !utf8.RuneStart(text[cut]) {
 				cut--
 			}
-			line = line[:cut] + fmt.Sprintf(" ... (line cut: %d of %d bytes shown)", cut, len(lines[i]))
+			text = text[:cut] + fmt.Sprintf(" ... (line cut: %d of %d bytes shown)", cut, size)
 			cutLines++
 		}
-		entry := fmt.Sprintf("%6d\t%s\n", i+1, line)
-		if b.Len()+len(entry) > ReadMaxBytes && i > offset-1 {
-			break
+		entry := fmt.Sprintf("%6d\t%s\n", n, text)
+		if b.Len()+len(entry) > ReadMaxBytes && n > offset {
+			full = true
+			return nil
 		}
 		b.WriteString(entry)
-		last = i + 1
+		last = n
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tools: read: %s: %w", rel, err)
+	}
+	if offset > total {
+		return nil, fmt.Errorf("tools: read: offset %d is past the end: %s has %d lines", offset, rel, total)
 	}
 	out := b.String()
 	switch {
@@ -239,6 +259,43 @@ func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
 		out += fmt.Sprintf("(%d long lines were cut at %d bytes)\n", cutLines, ReadMaxLineBytes)
 	}
 	return Text(strings.TrimSuffix(out, "\n")), nil
+}
+
+// eachLine calls fn for every line of r (1-based n) with at most keep bytes of
+// the line (without its newline), the line's full size, and whether it ended
+// with a newline. Long lines are never held in memory whole.
+func eachLine(r *bufio.Reader, keep int, fn func(n int, line []byte, size int, nl bool) error) error {
+	n := 0
+	var buf []byte
+	size := 0
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(chunk) > 0 {
+			if room := keep + 4 - len(buf); room > 0 {
+				buf = append(buf, chunk[:min(room, len(chunk))]...)
+			}
+			size += len(chunk)
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == nil:
+			n++
+			line := bytes.TrimSuffix(buf, []byte("\n"))
+			if ferr := fn(n, line, size-1, true); ferr != nil {
+				return ferr
+			}
+		case errors.Is(err, io.EOF):
+			if size > 0 {
+				n++
+				return fn(n, buf, size, false)
+			}
+			return nil
+		default:
+			return err
+		}
+		buf, size = buf[:0], 0
+	}
 }
 
 func (f *fileTools) listDir(real, rel string) (*Result, error) {
@@ -334,6 +391,9 @@ func (f *fileTools) edit(ctx context.Context, call *Call) (*Result, error) {
 	real, rel, err := f.root.Resolve(a.Path)
 	if err != nil {
 		return nil, pathErr("edit", err)
+	}
+	if fi, err := os.Stat(real); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("tools: edit: %s is not a regular file", rel)
 	}
 	data, err := os.ReadFile(real)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tetherhq/tether/tools"
@@ -70,6 +71,7 @@ func TestRead(t *testing.T) {
 		"nonl.txt":   "x\ny",
 		"long.txt":   long.String(),
 		"wide.txt":   strings.Repeat("w", 3000) + "\n",
+		"huge.txt":   strings.Repeat("h", 200000) + "\nnext",
 		"empty.txt":  "",
 		"bin.dat":    "ab\x00cd",
 		"dir/in.txt": "in\n",
@@ -83,6 +85,8 @@ func TestRead(t *testing.T) {
 		{map[string]any{"path": "nonl.txt"}, []string{"     2\ty", "(no newline at end of file)"}},
 		{map[string]any{"path": "long.txt"}, []string{"  2000\tline\n... (lines 1-2000 of 2500 shown; call read with offset 2001 to continue)"}},
 		{map[string]any{"path": "wide.txt"}, []string{"(line cut: 2000 of 3000 bytes shown)"}},
+		{map[string]any{"path": "huge.txt"}, []string{"(line cut: 2000 of 200000 bytes shown)\n     2\tnext\n(no newline at end of file)"}},
+		{map[string]any{"path": "huge.txt", "offset": 2}, []string{"     2\tnext\n(lines 2-2 of 2 shown: end of file)"}},
 		{map[string]any{"path": "empty.txt"}, []string{"empty.txt is empty"}},
 		{map[string]any{"path": "bin.dat"}, []string{"binary file of 5 bytes"}},
 		{map[string]any{"path": "dir"}, []string{"dir/ is a directory with 1 entry:\nin.txt"}},
@@ -98,6 +102,11 @@ func TestRead(t *testing.T) {
 	}
 	if res, err := call(t, r, "read", map[string]any{"path": "a.txt", "offset": 9}); err == nil || !strings.Contains(res.AllText(), "past the end: a.txt has 3 lines") {
 		t.Errorf("offset past end: %v", err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(r.WorkDir(), "fifo"), 0o644); err == nil {
+		if _, err := call(t, r, "read", map[string]any{"path": "fifo"}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("fifo: %v", err)
+		}
 	}
 	if _, err := call(t, r, "read", map[string]any{"path": "missing.txt"}); err == nil || !strings.Contains(err.Error(), "missing.txt does not exist") {
 		t.Errorf("missing file: %v", err)

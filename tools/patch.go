@@ -320,6 +320,9 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []FileChange,
 		return nil
 	}
 	read := func(real, rel, what string) ([]byte, error) {
+		if fi, err := os.Stat(real); err == nil && !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("tools: apply_patch: %s: %s is not a regular file. Nothing was written", what, rel)
+		}
 		data, err := os.ReadFile(real)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("tools: apply_patch: %s: %s does not exist. Nothing was written", what, rel)

@@ -140,6 +140,8 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 		switch {
 		case err == nil && fi.IsDir():
 			return nil, &ConflictError{Path: rel, Reason: "is a directory"}
+		case err == nil && !fi.Mode().IsRegular():
+			return nil, &ConflictError{Path: rel, Reason: "is not a regular file"}
 		case err == nil:
 			data, rerr := os.ReadFile(real)
 			if rerr != nil {
