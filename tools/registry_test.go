@@ -421,3 +421,24 @@ func TestHammer(t *testing.T) {
 		t.Error("the approver was never asked")
 	}
 }
+
+// BenchmarkCall measures the registry's own cost per call (lookup, tier check,
+// schema validation, policy) around a trivial handler.
+func BenchmarkCall(b *testing.B) {
+	r := tools.NewRegistry()
+	r.Register(tool("t", tools.TierWrite))
+	g := tools.Guard{Surface: tools.SurfaceDefault, Policy: tools.PolicyOf(tools.Allow)}
+	ctx := context.Background()
+	for _, bc := range []struct{ name, args string }{{"no args", `{}`}, {"one arg", `{"n":42}`}} {
+		b.Run(bc.name, func(b *testing.B) {
+			call := tools.Call{Name: "t", Args: json.RawMessage(bc.args)}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := r.Call(ctx, g, call); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
