@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// context is one rung of a language's scaffold ladder: the pattern is placed
+// rung is one rung of a language's scaffold ladder: the pattern is placed
 // between prefix and suffix (its lines after the first indented by indent) and
 // parsed as a whole file.
-type context struct {
+type rung struct {
 	name   string
 	prefix string
 	suffix string
@@ -21,11 +21,11 @@ type langSpec struct {
 	// an identifier in languages where '$' cannot start one.
 	expando rune
 	// ladder is tried in order; the first context whose parse has no error wins.
-	ladder []context
+	ladder []rung
 }
 
-func ctx(name, prefix, suffix string) context {
-	return context{name: name, prefix: prefix, suffix: suffix}
+func ctx(name, prefix, suffix string) rung {
+	return rung{name: name, prefix: prefix, suffix: suffix}
 }
 
 // c-like scaffolds shared by several languages.
@@ -37,14 +37,14 @@ var (
 // ladder is statement, expression, member, declaration; languages whose files
 // accept statements at top level start with the bare file.
 var langs = map[string]langSpec{
-	"go": {expando: 'µ', ladder: []context{
+	"go": {expando: 'µ', ladder: []rung{
 		ctx("statement", "package _\nfunc _() {\n", "\n}\n"),
 		ctx("expression", "package _\nvar _ = ", "\n"),
 		ctx("member", "package _\ntype _ struct {\n", "\n}\n"),
 		ctx("declaration", "package _\n", "\n"),
 		ctx("file", "", ""),
 	}},
-	"python": {expando: 'µ', ladder: []context{
+	"python": {expando: 'µ', ladder: []rung{
 		ctx("statement", "", ""),
 		ctx("expression", "_ = ", ""),
 		{name: "member", prefix: "class _:\n    ", indent: "    "},
@@ -53,91 +53,91 @@ var langs = map[string]langSpec{
 	"javascript": {expando: '$', ladder: jsLadder},
 	"typescript": {expando: '$', ladder: jsLadder},
 	"tsx":        {expando: '$', ladder: jsLadder},
-	"rust": {expando: 'µ', ladder: []context{
+	"rust": {expando: 'µ', ladder: []rung{
 		ctx("statement", "fn _() {\n", "\n}\n"),
 		ctx("expression", "const _: () = ", ";\n"),
 		ctx("member", "impl _ {\n", "\n}\n"),
 		bare,
 	}},
-	"c": {expando: 'µ', ladder: []context{
+	"c": {expando: 'µ', ladder: []rung{
 		ctx("statement", "void _() {\n", "\n}\n"),
 		ctx("expression", "int _ = ", ";\n"),
 		ctx("member", "struct _ {\n", "\n};\n"),
 		bare,
 	}},
-	"cpp": {expando: 'µ', ladder: []context{
+	"cpp": {expando: 'µ', ladder: []rung{
 		ctx("statement", "void _() {\n", "\n}\n"),
 		ctx("expression", "auto _ = ", ";\n"),
 		ctx("member", "class _ {\n", "\n};\n"),
 		bare,
 	}},
-	"java": {expando: '$', ladder: []context{
+	"java": {expando: '$', ladder: []rung{
 		ctx("statement", "class _ { void _() {\n", "\n} }\n"),
 		ctx("expression", "class _ { Object _ = ", "; }\n"),
 		ctx("member", "class _ {\n", "\n}\n"),
 		bare,
 	}},
-	"dart": {expando: '$', ladder: []context{
+	"dart": {expando: '$', ladder: []rung{
 		ctx("statement", "void _() {\n", "\n}\n"),
 		ctx("expression", "var _ = ", ";\n"),
 		ctx("member", "class _ {\n", "\n}\n"),
 		bare,
 	}},
-	"c_sharp": {expando: 'µ', ladder: []context{
+	"c_sharp": {expando: 'µ', ladder: []rung{
 		ctx("statement", "class _ { void _() {\n", "\n} }\n"),
 		ctx("expression", "class _ { object _ = ", "; }\n"),
 		ctx("member", "class _ {\n", "\n}\n"),
 		bare,
 	}},
-	"kotlin": {expando: 'µ', ladder: []context{
+	"kotlin": {expando: 'µ', ladder: []rung{
 		ctx("statement", "fun _() {\n", "\n}\n"),
 		ctx("expression", "val _ = ", "\n"),
 		ctx("member", "class _ {\n", "\n}\n"),
 		bare,
 	}},
-	"swift": {expando: 'µ', ladder: []context{
+	"swift": {expando: 'µ', ladder: []rung{
 		ctx("statement", "func _() {\n", "\n}\n"),
 		ctx("expression", "let _ = ", "\n"),
 		ctx("member", "class _ {\n", "\n}\n"),
 		bare,
 	}},
-	"scala": {expando: '$', ladder: []context{
+	"scala": {expando: '$', ladder: []rung{
 		ctx("statement", "object _ {\ndef _() = {\n", "\n}\n}\n"),
 		ctx("expression", "object _ {\nval _ = ", "\n}\n"),
 		ctx("member", "class _ {\n", "\n}\n"),
 		bare,
 	}},
-	"php": {expando: 'µ', ladder: []context{
+	"php": {expando: 'µ', ladder: []rung{
 		ctx("statement", "<?php\nfunction _() {\n", "\n}\n"),
 		ctx("expression", "<?php\n$_ = ", ";\n"),
 		ctx("member", "<?php\nclass _ {\n", "\n}\n"),
 		ctx("declaration", "<?php\n", "\n"),
 	}},
-	"ruby": {expando: 'µ', ladder: []context{
+	"ruby": {expando: 'µ', ladder: []rung{
 		ctx("statement", "", ""),
 		ctx("expression", "_ = ", "\n"),
 		ctx("member", "class X_\n", "\nend\n"),
 		ctx("declaration", "def _\n", "\nend\n"),
 	}},
-	"bash": {expando: '$', ladder: []context{
+	"bash": {expando: '$', ladder: []rung{
 		ctx("statement", "", ""),
 		ctx("declaration", "_() {\n", "\n}\n"),
 	}},
-	"lua": {expando: 'µ', ladder: []context{
+	"lua": {expando: 'µ', ladder: []rung{
 		ctx("statement", "", ""),
 		ctx("expression", "local _ = ", "\n"),
 		ctx("declaration", "function _()\n", "\nend\n"),
 	}},
-	"json": {expando: '$', ladder: []context{ctx("value", "", "")}},
-	"yaml": {expando: '$', ladder: []context{ctx("document", "", "")}},
-	"css": {expando: '_', ladder: []context{
+	"json": {expando: '$', ladder: []rung{ctx("value", "", "")}},
+	"yaml": {expando: '$', ladder: []rung{ctx("document", "", "")}},
+	"css": {expando: '_', ladder: []rung{
 		ctx("rule", "", ""),
 		ctx("declaration", "_ {\n", "\n}\n"),
 	}},
-	"html": {expando: 'z', ladder: []context{ctx("document", "", "")}},
+	"html": {expando: 'z', ladder: []rung{ctx("document", "", "")}},
 }
 
-var jsLadder = []context{
+var jsLadder = []rung{
 	ctx("statement", "", ""),
 	ctx("expression", "(", ")\n"),
 	ctx("member", "class _ {\n", "\n}\n"),
@@ -149,7 +149,7 @@ func langSpecFor(id string) langSpec {
 	if s, ok := langs[id]; ok {
 		return s
 	}
-	return langSpec{expando: '$', ladder: []context{bare}}
+	return langSpec{expando: '$', ladder: []rung{bare}}
 }
 
 // Languages returns the ids of the languages that have a tuned context ladder.
@@ -163,7 +163,7 @@ func Languages() []string {
 }
 
 // contextNames lists a ladder's rung names for error messages.
-func contextNames(l []context) string {
+func contextNames(l []rung) string {
 	names := make([]string, len(l))
 	for i, c := range l {
 		names[i] = c.name
@@ -179,7 +179,7 @@ func contextNames(l []context) string {
 
 // scaffold places the (already substituted) pattern text in c and returns the
 // full source and the byte range the pattern occupies in it.
-func (c context) scaffold(p string) (src string, start, end int) {
+func (c rung) scaffold(p string) (src string, start, end int) {
 	if c.indent != "" {
 		p = strings.ReplaceAll(p, "\n", "\n"+c.indent)
 	}

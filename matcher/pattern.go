@@ -1,7 +1,7 @@
 package matcher
 
 import (
-	gocontext "context"
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -13,7 +13,7 @@ import (
 
 // Parser parses source with a language's grammar. *engine.Engine implements it.
 type Parser interface {
-	Parse(ctx gocontext.Context, lang string, src []byte) (*engine.Tree, error)
+	Parse(ctx context.Context, lang string, src []byte) (*engine.Tree, error)
 }
 
 // ErrUnparseable is wrapped by the error Compile returns for a pattern that no
@@ -39,6 +39,19 @@ type Pattern struct {
 	roots   []*pnode
 	tokens  []string
 	vars    []string
+}
+
+// chunkable reports whether a match is sure to lie inside one top-level
+// declaration: one root node that is neither a metavariable nor a whole file.
+func (p *Pattern) chunkable() bool {
+	if len(p.roots) != 1 || p.roots[0].meta.kind != metaNone {
+		return false
+	}
+	switch p.roots[0].kind {
+	case "source_file", "program", "module", "translation_unit":
+		return false
+	}
+	return true
 }
 
 // Language returns the language id the pattern was compiled for.
@@ -100,7 +113,7 @@ func (n *pnode) sexp(b *strings.Builder) {
 
 // Compile parses pattern for lang with the language's context ladder and
 // returns the first context's reading that parses without error.
-func Compile(ctx gocontext.Context, p Parser, lang, pattern string) (*Pattern, error) {
+func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, error) {
 	src := strings.TrimSpace(pattern)
 	if src == "" {
 		return nil, errors.New("matcher: empty pattern: pass the code shape to find, e.g. fmt.Errorf($$$ARGS)")

@@ -2,7 +2,7 @@ package matcher
 
 import (
 	"bytes"
-	gocontext "context"
+	"context"
 	"slices"
 	"sort"
 	"strings"
@@ -183,7 +183,7 @@ type Plan struct {
 
 // Rewrite runs q and computes the replacement of every match by the rewrite
 // template. Of overlapping matches the outermost wins. Files are not written.
-func (s *Searcher) Rewrite(ctx gocontext.Context, q Query, rewrite string) (*Plan, error) {
+func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan, error) {
 	tmpl := &template{src: rewrite}
 	res, jobs, err := s.run(ctx, q, tmpl)
 	if err != nil {

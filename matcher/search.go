@@ -2,7 +2,7 @@ package matcher
 
 import (
 	"bytes"
-	gocontext "context"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -33,6 +33,9 @@ type Config struct {
 	MaxFileSize int64
 	// Cache keeps parsed trees across queries (default: a new cache).
 	Cache *Cache
+	// WholeFiles turns chunked parsing off: every file that passes the token
+	// prefilter is parsed whole (see chunk.go). Results are the same.
+	WholeFiles bool
 }
 
 // Searcher runs structural searches with one parser. It is safe for
@@ -42,11 +45,12 @@ type Searcher struct {
 	cache   *Cache
 	workers int
 	maxSize int64
+	whole   bool
 }
 
 // NewSearcher returns a Searcher that parses with p.
 func NewSearcher(p Parser, cfg Config) *Searcher {
-	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize}
+	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize, whole: cfg.WholeFiles}
 	if s.cache == nil {
 		s.cache = NewCache(0)
 	}
@@ -238,14 +242,14 @@ func resolveLanguage(lang string, paths []string) (string, error) {
 }
 
 // Search compiles q.Pattern and runs it over q.Paths.
-func (s *Searcher) Search(ctx gocontext.Context, q Query) (*Result, error) {
+func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 	res, _, err := s.run(ctx, q, nil)
 	return res, err
 }
 
 // run is the shared walk, prefilter, parse and match loop; with a template it
 // also computes each file's replacements.
-func (s *Searcher) run(ctx gocontext.Context, q Query, tmpl *template) (*Result, []*fileJob, error) {
+func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, []*fileJob, error) {
 	paths := q.Paths
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -339,7 +343,7 @@ func (s *Searcher) run(ctx gocontext.Context, q Query, tmpl *template) (*Result,
 }
 
 // doFile reads, prefilters, parses (or takes from the cache) and matches one file.
-func (s *Searcher) doFile(ctx gocontext.Context, m *matcher, lang string, j *fileJob, limit int, tmpl *template) {
+func (s *Searcher) doFile(ctx context.Context, m *matcher, lang string, j *fileJob, limit int, tmpl *template) {
 	fi, err := os.Stat(j.path)
 	if err != nil {
 		j.err = err
@@ -358,46 +362,129 @@ func (s *Searcher) doFile(ctx gocontext.Context, m *matcher, lang string, j *fil
 		j.skip = "binary"
 		return
 	}
-	for _, tok := range m.pat.tokens {
-		if !bytes.Contains(src, []byte(tok)) {
-			j.prefilter = true
-			return
+	if !hasTokens(src, m.pat.tokens) {
+		j.prefilter = true
+		return
+	}
+	mtime := fi.ModTime().UnixNano()
+	if !s.whole && m.pat.chunkable() {
+		if split := splitters[lang]; split != nil {
+			if starts := split(src); len(starts) > 1 && s.doChunks(ctx, m, lang, j, src, mtime, starts, limit, tmpl) {
+				return
+			}
 		}
 	}
-	key := s.cache.key(lang, fi.Size(), fi.ModTime().UnixNano(), src)
-	tree := s.cache.get(j.path, key)
-	if tree != nil {
-		j.cacheHit = true
-	} else {
-		tree, err = s.parser.Parse(ctx, lang, src)
-		if err != nil {
-			j.err = fmt.Errorf("parse: %w", err)
-			return
+	tree, hit, err := s.tree(ctx, lang, j.path, src, mtime)
+	if err != nil {
+		j.err = err
+		return
+	}
+	j.parsed, j.cacheHit = true, hit
+	s.collect(m, lang, j, tree, base{}, limit, tmpl)
+	if tmpl != nil {
+		j.src = src
+	}
+}
+
+// tree returns src's tree from the cache or parses it (and caches it).
+func (s *Searcher) tree(ctx context.Context, lang, key string, src []byte, mtime int64) (*engine.Tree, bool, error) {
+	k := s.cache.key(lang, int64(len(src)), mtime, src)
+	if t := s.cache.get(key, k); t != nil {
+		return t, true, nil
+	}
+	t, err := s.parser.Parse(ctx, lang, src)
+	if err != nil {
+		return nil, false, fmt.Errorf("parse: %w", err)
+	}
+	s.cache.put(key, k, t)
+	return t, false, nil
+}
+
+// base locates a chunk's tree in its file: byte offset and zero-based line.
+type base struct{ off, line int }
+
+// doChunks parses only the chunks of src that hold every required token and
+// matches in them. It returns false (having recorded nothing) when a chunk
+// does not parse cleanly: the caller then parses the whole file.
+func (s *Searcher) doChunks(ctx context.Context, m *matcher, lang string, j *fileJob, src []byte, mtime int64, starts []int, limit int, tmpl *template) bool {
+	type part struct {
+		tree *engine.Tree
+		b    base
+	}
+	var parts []part
+	hits := 0
+	line := 0
+	prev := 0
+	for k, start := range starts {
+		end := len(src)
+		if k+1 < len(starts) {
+			end = starts[k+1]
 		}
-		s.cache.put(j.path, key, tree)
+		chunk := src[start:end]
+		if !hasTokens(chunk, m.pat.tokens) {
+			continue
+		}
+		line += bytes.Count(src[prev:start], []byte{'\n'})
+		prev = start
+		t, hit, err := s.tree(ctx, lang, fmt.Sprintf("%s#%d", j.path, start), chunk, mtime)
+		if err != nil || t.HasError() {
+			return false
+		}
+		if hit {
+			hits++
+		}
+		parts = append(parts, part{tree: t, b: base{off: start, line: line}})
 	}
 	j.parsed = true
-	before := m.aborted
-	raws := m.findAll(tree, 0)
-	j.abandoned = m.aborted - before
-	j.count = len(raws)
-	for i := range raws {
-		if limit > 0 && i >= limit {
-			break
-		}
-		j.matches = append(j.matches, toMatch(tree, j.path, lang, &raws[i]))
+	j.cacheHit = hits == len(parts)
+	for _, p := range parts {
+		s.collect(m, lang, j, p.tree, p.b, limit, tmpl)
 	}
 	if tmpl != nil {
 		j.src = src
-		j.edits = tmpl.edits(tree, raws)
-		for k := range j.matches {
-			mt := &j.matches[k]
-			for _, e := range j.edits {
-				if e.start == mt.Span.StartByte && e.end == mt.Span.EndByte {
-					txt := e.text
-					mt.Replacement = &txt
-					break
-				}
+	}
+	return true
+}
+
+func hasTokens(src []byte, tokens []string) bool {
+	for _, tok := range tokens {
+		if !bytes.Contains(src, []byte(tok)) {
+			return false
+		}
+	}
+	return true
+}
+
+// collect matches in one tree (a file or a chunk of it at b) and records the
+// matches, their count and, with a template, the replacements.
+func (s *Searcher) collect(m *matcher, lang string, j *fileJob, tree *engine.Tree, b base, limit int, tmpl *template) {
+	before := m.aborted
+	raws := m.findAll(tree, 0)
+	j.abandoned += m.aborted - before
+	j.count += len(raws)
+	first := len(j.matches)
+	for i := range raws {
+		if limit > 0 && len(j.matches) >= limit {
+			break
+		}
+		j.matches = append(j.matches, toMatch(tree, j.path, lang, &raws[i], b))
+	}
+	if tmpl == nil {
+		return
+	}
+	edits := tmpl.edits(tree, raws)
+	for k := range edits {
+		edits[k].start += b.off
+		edits[k].end += b.off
+	}
+	j.edits = append(j.edits, edits...)
+	for k := first; k < len(j.matches); k++ {
+		mt := &j.matches[k]
+		for _, e := range edits {
+			if e.start == mt.Span.StartByte && e.end == mt.Span.EndByte {
+				txt := e.text
+				mt.Replacement = &txt
+				break
 			}
 		}
 	}
@@ -410,11 +497,14 @@ func looksBinary(src []byte) bool {
 
 func pos(p engine.Point) Position { return Position{Line: int(p.Row) + 1, Column: int(p.Column) + 1} }
 
-func nodeSpan(a, b engine.Node) Span {
-	return Span{
+func nodeSpan(a, b engine.Node, at base) Span {
+	sp := Span{
 		Start: pos(a.Range().StartPoint), End: pos(b.Range().EndPoint),
-		StartByte: int(a.StartByte()), EndByte: int(b.EndByte()),
+		StartByte: int(a.StartByte()) + at.off, EndByte: int(b.EndByte()) + at.off,
 	}
+	sp.Start.Line += at.line
+	sp.End.Line += at.line
+	return sp
 }
 
 func bound(s []byte) (string, bool) {
@@ -428,14 +518,15 @@ func bound(s []byte) (string, bool) {
 	return string(s[:cut]), true
 }
 
-func toMatch(t *engine.Tree, path, lang string, r *rawMatch) Match {
+func toMatch(t *engine.Tree, path, lang string, r *rawMatch, at base) Match {
 	src := t.Source()
 	first, last := r.nodes[0], r.nodes[len(r.nodes)-1]
-	m := Match{Path: path, Language: lang, Span: nodeSpan(first, last)}
+	m := Match{Path: path, Language: lang, Span: nodeSpan(first, last, at)}
 	var cut1, cut2 bool
-	m.Text, cut1 = bound(src[m.Span.StartByte:m.Span.EndByte])
-	ls := bytes.LastIndexByte(src[:m.Span.StartByte], '\n') + 1
-	le := m.Span.EndByte
+	ms, me := int(first.StartByte()), int(last.EndByte())
+	m.Text, cut1 = bound(src[ms:me])
+	ls := bytes.LastIndexByte(src[:ms], '\n') + 1
+	le := me
 	if i := bytes.IndexByte(src[le:], '\n'); i >= 0 {
 		le += i
 	} else {
@@ -446,14 +537,14 @@ func toMatch(t *engine.Tree, path, lang string, r *rawMatch) Match {
 	for _, b := range r.binds {
 		bd := Binding{Name: b.name, Multi: b.multi}
 		if len(b.nodes) > 0 {
-			bd.Span = nodeSpan(b.nodes[0], b.nodes[len(b.nodes)-1])
-			bd.Text, _ = bound(src[bd.Span.StartByte:bd.Span.EndByte])
+			bd.Span = nodeSpan(b.nodes[0], b.nodes[len(b.nodes)-1], at)
+			bd.Text, _ = bound(b.text(src))
 		}
 		if b.multi {
 			bd.Parts = []Part{}
 			for _, n := range b.nodes {
 				txt, _ := bound(n.Bytes())
-				bd.Parts = append(bd.Parts, Part{Text: txt, Span: nodeSpan(n, n)})
+				bd.Parts = append(bd.Parts, Part{Text: txt, Span: nodeSpan(n, n, at)})
 			}
 		}
 		m.Bindings = append(m.Bindings, bd)
