@@ -1,0 +1,264 @@
+// Package kernels holds tether's persistent interpreters for the eval tool: the
+// Kernel interface, the results a cell produces, the bridge callback a cell uses
+// to call the run's own tools, and a Factory that starts kernels by language.
+//
+// Two backends implement Kernel: kernels/js embeds a goja JavaScript runtime,
+// kernels/python drives an external python3 process over its stdin/stdout with
+// a framed protocol of ours. Package kernels never imports tools: the eval tool
+// adapts the run's registry to a ToolCaller.
+//
+// See SPEC.md, "eval: persistent interpreter".
+package kernels
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Language names a kernel backend.
+type Language string
+
+// The languages tether ships kernels for.
+const (
+	Python     Language = "python"
+	JavaScript Language = "javascript"
+)
+
+// ParseLanguage accepts "python"/"py" and "javascript"/"js"; "" means Python.
+func ParseLanguage(s string) (Language, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "python", "py", "python3":
+		return Python, nil
+	case "javascript", "js":
+		return JavaScript, nil
+	}
+	return "", fmt.Errorf("kernels: unknown language %q: use python or javascript", s)
+}
+
+// Kernel is one persistent interpreter. Variables, imports and loaded data
+// persist between Execute calls until Reset or Close. Execute calls are
+// serialized; a Kernel is safe for use from several goroutines.
+type Kernel interface {
+	// Language is the kernel's language.
+	Language() Language
+	// Execute runs one cell. Failures of the cell itself (exceptions, syntax
+	// errors, an interrupt, the interpreter dying) are reported in
+	// Result.Error; the returned error is for failures to run the cell at all
+	// (the interpreter cannot be started, the kernel is closed).
+	Execute(ctx context.Context, cell Cell) (*Result, error)
+	// Reset discards the interpreter and its state; the next Execute starts a
+	// fresh one.
+	Reset() error
+	// Close discards the interpreter and releases every resource (processes
+	// included). Execute after Close fails.
+	Close() error
+}
+
+// Cell is one unit of code to execute.
+type Cell struct {
+	// Code is the cell's source.
+	Code string
+	// Label is the cell's description, echoed in transcripts.
+	Label string
+}
+
+// MIME types a display bundle may carry.
+const (
+	MIMEText = "text/plain"
+	MIMEHTML = "text/html"
+	MIMEPNG  = "image/png"
+)
+
+// Display is one rich output: a MIME bundle. Text is always set; HTML and PNG
+// are set when the value has such a representation.
+type Display struct {
+	Text string `json:"text/plain,omitempty"`
+	HTML string `json:"text/html,omitempty"`
+	PNG  []byte `json:"image/png,omitempty"`
+	// Note says what was left out of this bundle and why (an image over the
+	// size cap, an HTML table cut), or is empty.
+	Note string `json:"note,omitempty"`
+}
+
+// Stream is captured stdout or stderr text, bounded. When the output was
+// larger than the bound, Text keeps its head and tail and Cut says how many
+// bytes in the middle were dropped.
+type Stream struct {
+	Text string `json:"text,omitempty"`
+	Cut  int64  `json:"cut,omitempty"`
+}
+
+// Error is a cell that failed.
+type Error struct {
+	// Name is the error's kind: an exception class ("NameError",
+	// "SyntaxError", "TypeError"), or one of the kernel kinds below.
+	Name string `json:"name"`
+	// Message is the error message.
+	Message string `json:"message"`
+	// Traceback is the formatted traceback, cell frames only, or empty.
+	Traceback string `json:"traceback,omitempty"`
+	// Line is the 1-based cell line the error points at, or 0 when unknown.
+	Line int `json:"line,omitempty"`
+}
+
+// Kernel-level error kinds (Error.Name) that are not exceptions of the
+// language itself.
+const (
+	// ErrInterrupted: the cell was interrupted (idle budget spent, or the
+	// caller gave up) and the kernel came back; state is kept.
+	ErrInterrupted = "Interrupted"
+	// ErrKernelDied: the interpreter died during the cell; state is lost.
+	ErrKernelDied = "KernelDied"
+	// ErrKernelRestarted: the kernel did not come back from an interrupt and
+	// was discarded; state is lost.
+	ErrKernelRestarted = "KernelRestarted"
+	// ErrMemoryLimit: the cell went over the kernel's memory cap.
+	ErrMemoryLimit = "MemoryLimit"
+	// ErrUsage: the cell used an unsupported magic or malformed idiom.
+	ErrUsage = "UsageError"
+)
+
+// Result is what a cell produced. Every part is bounded.
+type Result struct {
+	// Stdout and Stderr are the captured streams.
+	Stdout Stream `json:"stdout"`
+	Stderr Stream `json:"stderr"`
+	// Value is the echoed value of the cell's last expression, or nil.
+	Value *Display `json:"value,omitempty"`
+	// Displays are display() outputs and figures, in order.
+	Displays []Display `json:"displays,omitempty"`
+	// Error is set when the cell failed.
+	Error *Error `json:"error,omitempty"`
+	// Notices say what happened to the kernel itself, in plain words ("started
+	// a fresh python kernel: the previous one died (signal: killed); earlier
+	// state is gone").
+	Notices []string `json:"notices,omitempty"`
+	// StateLost is true when the variables of earlier cells are gone: the
+	// kernel was (re)started fresh for or during this cell.
+	StateLost bool `json:"stateLost,omitempty"`
+	// Fresh is true when this cell ran in a newly started interpreter.
+	Fresh bool `json:"fresh,omitempty"`
+}
+
+// ToolReply is what a bridge call returns to the cell.
+type ToolReply struct {
+	// Text is the result's text content, joined.
+	Text string `json:"text"`
+	// IsError marks a failed tool call; the cell sees an exception.
+	IsError bool `json:"isError,omitempty"`
+	// Structured is the result's machine-readable output, or nil.
+	Structured json.RawMessage `json:"structured,omitempty"`
+}
+
+// ToolCaller calls one of the run's tools on behalf of a cell (the bridge).
+// An error means the call could not be made (unknown tool, refused by the
+// surface or the approval policy); the cell sees an exception carrying it.
+type ToolCaller func(ctx context.Context, name string, args json.RawMessage) (ToolReply, error)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultIdleTimeout    = 5 * time.Minute
+	DefaultInterruptGrace = 10 * time.Second
+	DefaultMaxOutput      = 64 << 10
+	DefaultMaxImage       = 1 << 20
+	DefaultMaxText        = 32 << 10
+)
+
+// Config configures a kernel. The zero value of each field means its default.
+type Config struct {
+	// Dir is the kernel's working directory (the run's workspace).
+	Dir string
+	// Tools is the bridge: what tool(name, args) inside a cell calls. Nil
+	// means cells that call tool() get an error saying no tools are wired.
+	Tools ToolCaller
+	// IdleTimeout is the cell's idle budget: how long a cell may compute
+	// without a bridge call outstanding. The clock stops while a bridge call
+	// is outstanding and starts over with the full budget when it returns.
+	IdleTimeout time.Duration
+	// InterruptGrace is how long an interrupted cell has to come back before
+	// the kernel is discarded (state lost).
+	InterruptGrace time.Duration
+	// MaxOutput bounds each of stdout and stderr, in bytes.
+	MaxOutput int
+	// MaxText bounds each text or HTML representation of a displayed value.
+	MaxText int
+	// MaxImage bounds each PNG image, in bytes; larger figures are rendered
+	// again smaller, or left out with a note.
+	MaxImage int
+	// Python is the configured python interpreter, used when the working
+	// directory has no .venv/bin/python or venv/bin/python. Empty means
+	// python3 from PATH.
+	Python string
+	// Env is extra environment (KEY=VALUE) for external interpreters.
+	Env []string
+	// MemoryLimit caps a kernel's memory in bytes (0: the backend's default).
+	// The JavaScript kernel interrupts a cell whose heap growth passes it; the
+	// Python kernel applies it as RLIMIT_AS when set (MemoryError in the cell).
+	MemoryLimit int64
+}
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c Config) WithDefaults() Config {
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.InterruptGrace <= 0 {
+		c.InterruptGrace = DefaultInterruptGrace
+	}
+	if c.MaxOutput <= 0 {
+		c.MaxOutput = DefaultMaxOutput
+	}
+	if c.MaxText <= 0 {
+		c.MaxText = DefaultMaxText
+	}
+	if c.MaxImage <= 0 {
+		c.MaxImage = DefaultMaxImage
+	}
+	return c
+}
+
+// Constructor starts a kernel of one language.
+type Constructor func(cfg Config) (Kernel, error)
+
+// Factory starts kernels by language. Defaults is the base Config of every
+// kernel; Dir and Tools are set per kernel by New.
+type Factory struct {
+	Defaults     Config
+	Constructors map[Language]Constructor
+}
+
+// NewFactory returns a Factory with the given defaults and constructors.
+func NewFactory(defaults Config, constructors map[Language]Constructor) *Factory {
+	return &Factory{Defaults: defaults, Constructors: constructors}
+}
+
+// Languages lists the languages the factory can start, sorted.
+func (f *Factory) Languages() []Language {
+	var out []Language
+	for l := range f.Constructors {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// New starts a kernel of the given language working in dir, whose cells call
+// tools through call.
+func (f *Factory) New(lang Language, dir string, call ToolCaller) (Kernel, error) {
+	c, ok := f.Constructors[lang]
+	if !ok {
+		var names []string
+		for _, l := range f.Languages() {
+			names = append(names, string(l))
+		}
+		return nil, fmt.Errorf("kernels: no %s kernel in this build: available are %s", lang, strings.Join(names, ", "))
+	}
+	cfg := f.Defaults
+	cfg.Dir = dir
+	cfg.Tools = call
+	return c(cfg)
+}

@@ -1,0 +1,191 @@
+package python
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/tetherhq/tether/kernels"
+)
+
+// The IPython idioms a cell may use. Each is rewritten into a call of the
+// driver's __tether__ helper, keeping one output line per input line so
+// errors still point at the cell line the user wrote.
+var (
+	lineMagics = map[string]bool{"pip": true, "cd": true, "pwd": true, "timeit": true}
+	cellMagics = map[string]bool{"bash": true, "sh": true, "timeit": true}
+)
+
+var assignEscape = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*([!%])(.*)$`)
+
+func supported() string {
+	var l, c []string
+	for k := range lineMagics {
+		l = append(l, "%"+k)
+	}
+	for k := range cellMagics {
+		c = append(c, "%%"+k)
+	}
+	sort.Strings(l)
+	sort.Strings(c)
+	return strings.Join(append(append(l, c...), "!cmd", "x = !cmd"), ", ")
+}
+
+// pyString returns s as a Python string literal (a JSON string is one).
+func pyString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// Rewrite turns the IPython idioms in a cell (%pip, %cd, %pwd, %timeit,
+// %%bash, %%sh, %%timeit, !cmd, x = !cmd, x = %magic) into plain Python. Lines
+// inside strings and bracketed continuations are left alone. An unknown magic
+// is a usage error naming the cell line.
+func Rewrite(code string) (string, *kernels.Error) {
+	lines := strings.Split(code, "\n")
+	// A cell magic must be the cell's first non-blank line.
+	first := 0
+	for first < len(lines) && strings.TrimSpace(lines[first]) == "" {
+		first++
+	}
+	if first < len(lines) && strings.HasPrefix(lines[first], "%%") {
+		name, args := splitMagic(strings.TrimPrefix(lines[first], "%%"))
+		if !cellMagics[name] {
+			return "", usage(first+1, fmt.Sprintf("unknown cell magic %%%%%s", name))
+		}
+		body := strings.Join(lines[first+1:], "\n")
+		out := make([]string, len(lines))
+		out[first] = fmt.Sprintf("__tether__.cell(%s, %s, %s)", pyString(name), pyString(args), pyString(body))
+		return strings.Join(out, "\n"), nil
+	}
+	var sc scanner
+	out := make([]string, len(lines))
+	for i, line := range lines {
+		if !sc.atLogicalStart() {
+			out[i] = line
+			sc.scan(line)
+			continue
+		}
+		trimmed := strings.TrimLeft(line, " \t")
+		indent := line[:len(line)-len(trimmed)]
+		switch {
+		case strings.HasPrefix(trimmed, "%%"):
+			name, _ := splitMagic(strings.TrimPrefix(trimmed, "%%"))
+			return "", usage(i+1, fmt.Sprintf("cell magic %%%%%s must be the first line of the cell", name))
+		case strings.HasPrefix(trimmed, "!"):
+			out[i] = indent + "__tether__.system(" + pyString(strings.TrimSpace(trimmed[1:])) + ")"
+			continue
+		case strings.HasPrefix(trimmed, "%"):
+			name, args := splitMagic(trimmed[1:])
+			if !lineMagics[name] {
+				return "", usage(i+1, fmt.Sprintf("unknown magic %%%s", name))
+			}
+			out[i] = indent + "__tether__.magic(" + pyString(name) + ", " + pyString(args) + ")"
+			continue
+		}
+		if m := assignEscape.FindStringSubmatch(trimmed); m != nil {
+			target, kind, rest := m[1], m[2], m[3]
+			if kind == "!" {
+				out[i] = indent + target + " = __tether__.getoutput(" + pyString(strings.TrimSpace(rest)) + ")"
+				continue
+			}
+			name, args := splitMagic(rest)
+			if !lineMagics[name] {
+				return "", usage(i+1, fmt.Sprintf("unknown magic %%%s", name))
+			}
+			out[i] = indent + target + " = __tether__.magic(" + pyString(name) + ", " + pyString(args) + ")"
+			continue
+		}
+		out[i] = line
+		sc.scan(line)
+	}
+	return strings.Join(out, "\n"), nil
+}
+
+func splitMagic(s string) (name, args string) {
+	s = strings.TrimLeft(s, " \t")
+	i := strings.IndexAny(s, " \t")
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], strings.TrimSpace(s[i+1:])
+}
+
+func usage(line int, what string) *kernels.Error {
+	return &kernels.Error{
+		Name:    kernels.ErrUsage,
+		Message: fmt.Sprintf("kernels: %s on cell line %d: supported idioms are %s; write anything else as plain Python (subprocess.run, os.chdir, ...)", what, line, supported()),
+		Line:    line,
+	}
+}
+
+// scanner tracks just enough of Python's lexical state across lines to know
+// whether a line starts a new logical line: open brackets, an open triple-
+// quoted string, a trailing backslash.
+type scanner struct {
+	depth  int
+	triple string // the open triple quote, or ""
+	cont   bool
+}
+
+func (s *scanner) atLogicalStart() bool { return s.depth == 0 && s.triple == "" && !s.cont }
+
+func (s *scanner) scan(line string) {
+	s.cont = false
+	quote := "" // an open single-line string's quote
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if s.triple != "" {
+			if c == '\\' {
+				i++
+				continue
+			}
+			if strings.HasPrefix(line[i:], s.triple) {
+				i += 2
+				s.triple = ""
+			}
+			continue
+		}
+		if quote != "" {
+			if c == '\\' {
+				i++
+				continue
+			}
+			if string(c) == quote {
+				quote = ""
+			}
+			continue
+		}
+		switch c {
+		case '#':
+			return
+		case '\'', '"':
+			q := string(c)
+			if strings.HasPrefix(line[i:], q+q+q) {
+				s.triple = q + q + q
+				i += 2
+			} else {
+				quote = q
+			}
+		case '(', '[', '{':
+			s.depth++
+		case ')', ']', '}':
+			if s.depth > 0 {
+				s.depth--
+			}
+		case '\\':
+			if i == len(line)-1 {
+				s.cont = true
+			}
+		}
+	}
+	if quote != "" && strings.HasSuffix(line, "\\") {
+		s.cont = true
+	}
+}

@@ -1,0 +1,466 @@
+// Package python is tether's Python kernel: an external python3 process
+// reached over its stdin/stdout with a framed protocol of ours (no sockets, no
+// ports). The in-kernel driver is a small Python program embedded in the
+// binary (driver.py); it runs cells, echoes the last expression, renders rich
+// output (pandas tables, matplotlib figures as PNG), rewrites nothing itself:
+// IPython idioms are rewritten on the host by Rewrite before a cell is sent.
+//
+// See SPEC.md, "eval: persistent interpreter".
+package python
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tetherhq/tether/kernels"
+)
+
+//go:embed driver.py
+var driverSource string
+
+// StartTimeout bounds how long a new interpreter has to say it is ready.
+const StartTimeout = 60 * time.Second
+
+// ErrClosed is returned by Execute after Close.
+var ErrClosed = errors.New("kernels: python: kernel is closed; start a new one")
+
+// Interpreter picks the python a kernel working in dir runs: the project's
+// .venv/bin/python or venv/bin/python when present, else the configured one,
+// else python3 from PATH.
+func Interpreter(dir, configured string) string {
+	for _, rel := range []string{".venv/bin/python", "venv/bin/python"} {
+		p := filepath.Join(dir, rel)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	if configured != "" {
+		return configured
+	}
+	return "python3"
+}
+
+// Kernel is a Python kernel. The interpreter starts on the first Execute.
+type Kernel struct {
+	cfg kernels.Config
+
+	mu       sync.Mutex // serializes Execute, Reset and Close
+	proc     *process
+	closed   bool
+	cellID   int64
+	lastLoss string // why the previous interpreter is gone, for the next cell's notice
+}
+
+// New returns a Python kernel; it satisfies kernels.Constructor.
+func New(cfg kernels.Config) (kernels.Kernel, error) {
+	return &Kernel{cfg: cfg.WithDefaults()}, nil
+}
+
+// Language returns kernels.Python.
+func (k *Kernel) Language() kernels.Language { return kernels.Python }
+
+// Reset discards the interpreter; the next cell starts a fresh one.
+func (k *Kernel) Reset() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.proc != nil {
+		k.proc.stop()
+		k.proc = nil
+	}
+	k.lastLoss = ""
+	return nil
+}
+
+// Close stops the interpreter and every process it started.
+func (k *Kernel) Close() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.closed = true
+	if k.proc != nil {
+		k.proc.stop()
+		k.proc = nil
+	}
+	return nil
+}
+
+// Info reports the running interpreter ("" when none runs).
+func (k *Kernel) Info() (executable, version string, pid int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.proc == nil {
+		return "", "", 0
+	}
+	return k.proc.executable, k.proc.version, k.proc.cmd.Process.Pid
+}
+
+// Execute runs one cell. See kernels.Kernel.
+func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Result, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed {
+		return nil, ErrClosed
+	}
+	res := &kernels.Result{}
+	code, uerr := Rewrite(cell.Code)
+	if uerr != nil {
+		res.Error = uerr
+		return res, nil
+	}
+	if k.proc != nil {
+		select {
+		case <-k.proc.exited:
+			k.lastLoss = fmt.Sprintf("the previous one died while idle (%s)", k.proc.exitReason())
+			k.proc.stop()
+			k.proc = nil
+		default:
+		}
+	}
+	if k.proc == nil {
+		p, err := k.start(ctx)
+		if err != nil {
+			return nil, err
+		}
+		k.proc = p
+		res.Fresh = true
+		if k.lastLoss != "" {
+			res.StateLost = true
+			res.Notices = append(res.Notices, "started a fresh python kernel: "+k.lastLoss+"; variables and imports from earlier cells are gone")
+			k.lastLoss = ""
+		}
+	}
+	k.cellID++
+	return k.run(ctx, k.proc, k.cellID, code, res), nil
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  *kernels.StreamBuffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Stream().Text
+}
+
+// process is one running interpreter.
+type process struct {
+	cmd        *exec.Cmd
+	stdin      io.WriteCloser
+	wmu        sync.Mutex
+	frames     chan *frame   // closed when the frame channel ends
+	readErr    error         // why it ended, set before frames is closed
+	exited     chan struct{} // closed once the process is reaped
+	exitState  *os.ProcessState
+	stderr     *lockedBuffer // the interpreter's own stderr (crash reports), tail kept
+	executable string
+	version    string
+	stopOnce   sync.Once
+}
+
+func (k *Kernel) start(ctx context.Context) (*process, error) {
+	interp := Interpreter(k.cfg.Dir, k.cfg.Python)
+	cmd := exec.Command(interp, "-c", driverSource)
+	cmd.Dir = k.cfg.Dir
+	env := append(os.Environ(), "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1", "PYTHONIOENCODING=utf-8")
+	env = append(env, k.cfg.Env...)
+	if k.cfg.MemoryLimit > 0 {
+		env = append(env, "TETHER_KERNEL_RLIMIT_AS="+strconv.FormatInt(k.cfg.MemoryLimit, 10))
+	}
+	cmd.Env = env
+	ownGroup(cmd)
+	p := &process{
+		cmd:    cmd,
+		frames: make(chan *frame, 64),
+		exited: make(chan struct{}),
+		stderr: &lockedBuffer{b: kernels.NewStreamBuffer(8 << 10)},
+	}
+	cmd.Stderr = p.stderr
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("kernels: python: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("kernels: python: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("kernels: python: cannot start %s: %w; install python3 or configure the interpreter (a .venv in the workspace is used first)", interp, err)
+	}
+	go p.readLoop(stdout)
+
+	timer := time.NewTimer(StartTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case f, ok := <-p.frames:
+			if !ok {
+				<-p.exited
+				return nil, fmt.Errorf("kernels: python: %s exited before it was ready (%s): %s", interp, p.exitReason(), strings.TrimSpace(p.stderr.String()))
+			}
+			if f.Op == "ready" {
+				p.executable, p.version = f.Executable, f.Python
+				return p, nil
+			}
+		case <-timer.C:
+			p.stop()
+			return nil, fmt.Errorf("kernels: python: %s did not become ready within %s: %s", interp, StartTimeout, strings.TrimSpace(p.stderr.String()))
+		case <-ctx.Done():
+			p.stop()
+			return nil, fmt.Errorf("kernels: python: start canceled: %w", ctx.Err())
+		}
+	}
+}
+
+func (p *process) readLoop(r io.Reader) {
+	for {
+		f, err := readFrame(r)
+		if err != nil {
+			if err != io.EOF {
+				p.readErr = err
+			}
+			break
+		}
+		p.frames <- f
+	}
+	close(p.frames)
+	// Drain the pipe so the interpreter never blocks on a full pipe, then reap.
+	_, _ = io.Copy(io.Discard, r)
+	_ = p.cmd.Wait()
+	p.exitState = p.cmd.ProcessState
+	close(p.exited)
+}
+
+func (p *process) write(v any) error {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	return writeFrame(p.stdin, v)
+}
+
+// stop ends the interpreter: politely first, then by killing its group.
+func (p *process) stop() {
+	p.stopOnce.Do(func() {
+		_ = p.write(frame{Op: "shutdown"})
+		_ = p.stdin.Close()
+		go func() {
+			for range p.frames {
+			}
+		}()
+		select {
+		case <-p.exited:
+		case <-time.After(2 * time.Second):
+		}
+		pid := p.cmd.Process.Pid
+		_ = killGroup(pid) // children of !cmd and the interpreter itself if still there
+		select {
+		case <-p.exited:
+		case <-time.After(10 * time.Second):
+		}
+	})
+}
+
+// kill ends the interpreter at once.
+func (p *process) kill() {
+	_ = killGroup(p.cmd.Process.Pid)
+	p.stop()
+}
+
+// exitReason says how the process ended, in words.
+func (p *process) exitReason() string {
+	ps := p.exitState
+	if ps == nil {
+		if p.readErr != nil {
+			return p.readErr.Error()
+		}
+		return "still running"
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		s := fmt.Sprintf("killed by signal %d, %s", int(ws.Signal()), ws.Signal())
+		if ws.Signal() == syscall.SIGKILL {
+			s += " (SIGKILL: the kernel ran out of memory and the OOM killer ended it, or something killed it)"
+		}
+		return s
+	}
+	return fmt.Sprintf("exited with status %d", ps.ExitCode())
+}
+
+type bridgeCall struct{}
+
+// run sends one cell and collects its outputs until it is done, the kernel
+// dies, or an interrupt goes unanswered.
+func (k *Kernel) run(ctx context.Context, p *process, id int64, code string, res *kernels.Result) *kernels.Result {
+	cfg := k.cfg
+	stdout, stderr := kernels.NewStreamBuffer(cfg.MaxOutput), kernels.NewStreamBuffer(cfg.MaxOutput)
+	finish := func() *kernels.Result {
+		res.Stdout, res.Stderr = stdout.Stream(), stderr.Stream()
+		return res
+	}
+	over := make(chan struct{})
+	defer close(over)
+	bridgeDone := make(chan bridgeCall)
+
+	if err := p.write(frame{Op: "exec", ID: id, Code: code, MaxImage: cfg.MaxImage}); err != nil {
+		// The pipe broke: the kernel is dying; the frame loop below reports how.
+		stderr.WriteString("kernels: python: could not send the cell: " + err.Error() + "\n")
+	}
+
+	idle := time.NewTimer(cfg.IdleTimeout)
+	defer idle.Stop()
+	outstanding := 0
+	var grace <-chan time.Time
+	interrupted := ""
+	ctxDone := ctx.Done()
+
+	interrupt := func(why string) {
+		if interrupted != "" {
+			return
+		}
+		interrupted = why
+		_ = interruptGroup(p.cmd.Process.Pid)
+		t := time.NewTimer(cfg.InterruptGrace)
+		grace = t.C
+	}
+
+	for {
+		select {
+		case f, ok := <-p.frames:
+			if !ok {
+				<-p.exited
+				reason := p.exitReason()
+				res.Error = &kernels.Error{
+					Name:      kernels.ErrKernelDied,
+					Message:   fmt.Sprintf("kernels: the python kernel died during this cell: %s; its state is lost and the next cell starts a fresh interpreter", reason),
+					Traceback: strings.TrimSpace(p.stderr.String()),
+				}
+				res.StateLost = true
+				k.lastLoss = fmt.Sprintf("the previous one died (%s)", reason)
+				p.stop()
+				k.proc = nil
+				return finish()
+			}
+			switch f.Op {
+			case "stream":
+				if f.Name == "stderr" {
+					stderr.WriteString(f.Text)
+				} else {
+					stdout.WriteString(f.Text)
+				}
+			case "display":
+				if f.Data != nil {
+					res.Displays = append(res.Displays, k.display(f.Data))
+				}
+			case "result":
+				if f.Data != nil {
+					d := k.display(f.Data)
+					res.Value = &d
+				}
+			case "tool":
+				outstanding++
+				idle.Stop()
+				go func(f *frame) {
+					reply := k.bridge(ctx, f)
+					_ = p.write(reply)
+					select {
+					case bridgeDone <- bridgeCall{}:
+					case <-over:
+					}
+				}(f)
+			case "done":
+				if f.ID != id {
+					continue // a late answer to an abandoned cell
+				}
+				if f.Error != nil {
+					res.Error = &kernels.Error{Name: f.Error.Name, Message: f.Error.Message, Traceback: f.Error.Traceback, Line: f.Error.Line}
+				}
+				if interrupted != "" {
+					msg := fmt.Sprintf("kernels: cell interrupted: %s; the kernel came back and its state is kept", interrupted)
+					if res.Error == nil {
+						res.Notices = append(res.Notices, msg+" (the cell had finished just before the interrupt)")
+					} else if res.Error.Name == "KeyboardInterrupt" {
+						res.Error.Name = kernels.ErrInterrupted
+						res.Error.Message = msg
+					}
+				}
+				return finish()
+			}
+		case <-bridgeDone:
+			outstanding--
+			if outstanding == 0 && interrupted == "" {
+				idle.Reset(cfg.IdleTimeout)
+			}
+		case <-idle.C:
+			if outstanding == 0 {
+				interrupt(fmt.Sprintf("its idle budget of %s was spent with no bridge call outstanding", cfg.IdleTimeout))
+			}
+		case <-ctxDone:
+			ctxDone = nil
+			interrupt(fmt.Sprintf("the caller gave up (%v)", ctx.Err()))
+		case <-grace:
+			p.kill()
+			k.proc = nil
+			k.lastLoss = "the previous one did not come back from an interrupt and was killed"
+			res.StateLost = true
+			res.Error = &kernels.Error{
+				Name:    kernels.ErrKernelRestarted,
+				Message: fmt.Sprintf("kernels: cell interrupted: %s; the kernel did not come back within %s and was killed: its state is lost and the next cell starts a fresh interpreter", interrupted, cfg.InterruptGrace),
+			}
+			return finish()
+		}
+	}
+}
+
+func (k *Kernel) display(b *bundle) kernels.Display {
+	d := kernels.Display{PNG: b.PNG, Note: b.Note}
+	var n1, n2 string
+	d.Text, n1 = kernels.CutText(b.Text, k.cfg.MaxText)
+	d.HTML, n2 = kernels.CutText(b.HTML, k.cfg.MaxText)
+	for _, n := range []string{n1, n2} {
+		if n != "" {
+			if d.Note != "" {
+				d.Note += "; "
+			}
+			d.Note += n
+		}
+	}
+	return d
+}
+
+// bridge performs one tool() call from a cell and returns the reply frame.
+func (k *Kernel) bridge(ctx context.Context, f *frame) frame {
+	reply := frame{Op: "reply", ID: f.ID}
+	if k.cfg.Tools == nil {
+		reply.Text = "kernels: no tools are wired to this kernel: tool() is only available when the kernel runs inside a tether run"
+		return reply
+	}
+	args := f.Args
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	r, err := k.cfg.Tools(ctx, f.Name, args)
+	if err != nil {
+		reply.Text = err.Error()
+		return reply
+	}
+	reply.OK = !r.IsError
+	reply.Text = r.Text
+	reply.Structured = r.Structured
+	return reply
+}

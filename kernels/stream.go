@@ -1,0 +1,94 @@
+package kernels
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// StreamBuffer collects one output stream within a bound: it keeps the first
+// three quarters of the bound and the last quarter, and counts what fell in
+// between. The zero value is unusable; use NewStreamBuffer.
+type StreamBuffer struct {
+	max     int
+	head    []byte
+	tail    []byte // ring buffer contents once the head is full, oldest first
+	dropped int64
+}
+
+// NewStreamBuffer returns a buffer bounded at max bytes (at least 16).
+func NewStreamBuffer(max int) *StreamBuffer {
+	if max < 16 {
+		max = 16
+	}
+	return &StreamBuffer{max: max}
+}
+
+// Write appends p; it never fails.
+func (b *StreamBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	headCap := b.max * 3 / 4
+	if room := headCap - len(b.head); room > 0 {
+		k := min(room, len(p))
+		b.head = append(b.head, p[:k]...)
+		p = p[k:]
+	}
+	if len(p) == 0 {
+		return n, nil
+	}
+	tailCap := b.max - headCap
+	b.tail = append(b.tail, p...)
+	if over := len(b.tail) - tailCap; over > 0 {
+		b.dropped += int64(over)
+		b.tail = append(b.tail[:0], b.tail[over:]...)
+	}
+	return n, nil
+}
+
+// WriteString appends s.
+func (b *StreamBuffer) WriteString(s string) { b.Write([]byte(s)) }
+
+// Len is the number of bytes written so far, dropped ones included.
+func (b *StreamBuffer) Len() int64 { return int64(len(b.head)+len(b.tail)) + b.dropped }
+
+// Stream returns the kept text. When bytes were dropped, a marker line in the
+// middle says how many.
+func (b *StreamBuffer) Stream() Stream {
+	if b.dropped == 0 {
+		return Stream{Text: string(b.head) + string(b.tail)}
+	}
+	head, tail := trimUTF8(b.head, false), trimUTF8(b.tail, true)
+	marker := fmt.Sprintf("\n[... output cut: %d bytes not shown ...]\n", b.dropped)
+	return Stream{Text: string(head) + marker + string(tail), Cut: b.dropped}
+}
+
+// trimUTF8 drops a partial rune at the end (or, with front, at the start) of p.
+func trimUTF8(p []byte, front bool) []byte {
+	if front {
+		for i := 0; i < len(p) && i < utf8.UTFMax; i++ {
+			if utf8.RuneStart(p[i]) {
+				return p[i:]
+			}
+		}
+		return p
+	}
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if utf8.FullRune(p[i:]) {
+				return p
+			}
+			return p[:i]
+		}
+	}
+	return p
+}
+
+// CutText bounds s to max bytes on a rune boundary. When it cuts, the second
+// result says so ("text cut: 1234 of 99999 bytes shown").
+func CutText(s string, max int) (string, string) {
+	if max <= 0 || len(s) <= max {
+		return s, ""
+	}
+	cut := []byte(s[:max])
+	cut = trimUTF8(cut, false)
+	return string(cut), fmt.Sprintf("text cut: %d of %d bytes shown", len(cut), len(s))
+}
