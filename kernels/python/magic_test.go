@@ -1,0 +1,92 @@
+package python_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/kernels/python"
+)
+
+func TestRewrite(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain", "x = 1\nx", "x = 1\nx"},
+		{"shell", "!ls -l", `__tether__.system("ls -l")`},
+		{"indented shell", "for i in r:\n    !echo {i}", "for i in r:\n    __tether__.system(\"echo {i}\")"},
+		{"capture", "files = !ls", `files = __tether__.getoutput("ls")`},
+		{"capture tuple", "a, b = !echo", `a, b = __tether__.getoutput("echo")`},
+		{"line magic", "%pip install ./pkg", `__tether__.magic("pip", "install ./pkg")`},
+		{"magic assign", "here = %pwd", `here = __tether__.magic("pwd", "")`},
+		{"cd quoted", `%cd "a b"`, `__tether__.magic("cd", "\"a b\"")`},
+		{"cell magic", "%%bash\necho $HOME\nls", "__tether__.cell(\"bash\", \"\", \"echo $HOME\\nls\")\n\n"},
+		{"cell magic after blank", "\n%%timeit -n 2 x=1\nx+1", "\n__tether__.cell(\"timeit\", \"-n 2 x=1\", \"x+1\")\n"},
+		{"in triple string", "s = '''\n!no\n%no\n'''", "s = '''\n!no\n%no\n'''"},
+		{"in brackets", "x = [1,\n%2]", "x = [1,\n%2]"},
+		{"continuation", "x = 1 + \\\n!2", "x = 1 + \\\n!2"},
+		{"comment with quote", "# it's\n!echo", "# it's\n__tether__.system(\"echo\")"},
+		{"modulo is not a magic", "y = 10 % 3", "y = 10 % 3"},
+		{"not equal", "a != b", "a != b"},
+		{"html chars stay", "!echo '<a>&'", `__tether__.system("echo '<a>&'")`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := python.Rewrite(tt.in)
+			if err != nil {
+				t.Fatalf("Rewrite: %s", err.Message)
+			}
+			if got != tt.want {
+				t.Errorf("Rewrite(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+			if strings.Count(got, "\n") != strings.Count(tt.in, "\n") {
+				t.Errorf("line count changed: errors would point at the wrong line")
+			}
+		})
+	}
+}
+
+func TestRewriteErrors(t *testing.T) {
+	tests := []struct {
+		in   string
+		line int
+		want string
+	}{
+		{"%matplotlib inline", 1, "unknown magic %matplotlib"},
+		{"x = 1\n\n%%bash\nls", 3, "must be the first line"},
+		{"%%html\n<b>", 1, "unknown cell magic %%html"},
+		{"a = %who", 1, "unknown magic %who"},
+	}
+	for _, tt := range tests {
+		_, err := python.Rewrite(tt.in)
+		if err == nil {
+			t.Errorf("Rewrite(%q): no error", tt.in)
+			continue
+		}
+		if err.Line != tt.line || !strings.Contains(err.Message, tt.want) || !strings.HasPrefix(err.Message, "kernels: ") || !strings.Contains(err.Message, "supported idioms are") {
+			t.Errorf("Rewrite(%q): line %d %q", tt.in, err.Line, err.Message)
+		}
+	}
+}
+
+func FuzzRewrite(f *testing.F) {
+	for _, s := range []string{"!ls", "x = !ls\n%cd a", "%%bash\nls", "s = '''\n!x'''", "a = [\n!b]", "\"\\\n!x", "%%timeit\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out, err := python.Rewrite(in)
+		if err != nil {
+			if err.Line < 1 || err.Line > strings.Count(in, "\n")+1 {
+				t.Fatalf("error line %d out of range", err.Line)
+			}
+			return
+		}
+		if strings.Count(out, "\n") != strings.Count(in, "\n") {
+			t.Fatalf("line count changed: %q -> %q", in, out)
+		}
+		if !strings.Contains(in, "!") && !strings.Contains(in, "%") && out != in {
+			t.Fatalf("a cell without idioms changed: %q -> %q", in, out)
+		}
+		if !bytes.Equal([]byte(out), []byte(out)) {
+			t.Fatal("unreachable")
+		}
+	})
+}

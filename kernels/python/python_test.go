@@ -1,0 +1,595 @@
+package python_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/kernels/python"
+)
+
+// debianPython is the interpreter the tests use: Debian's python3, where
+// scripts/install-deps.sh puts pandas and matplotlib. The python3 first on a
+// developer's PATH may lack them.
+const debianPython = "/usr/bin/python3"
+
+var (
+	checkOnce sync.Once
+	checkErr  error
+)
+
+func requirePython(t *testing.T) string {
+	t.Helper()
+	checkOnce.Do(func() {
+		out, err := exec.Command(debianPython, "-c", "import pandas, matplotlib, venv").CombinedOutput()
+		if err != nil {
+			checkErr = errors.New(strings.TrimSpace(string(out)))
+		}
+	})
+	if checkErr != nil {
+		testenv.Missing(t, "Debian's python3 with pandas and matplotlib ("+checkErr.Error()+")")
+	}
+	return debianPython
+}
+
+func newKernel(t *testing.T, cfg kernels.Config) kernels.Kernel {
+	t.Helper()
+	cfg.Python = requirePython(t)
+	if cfg.Dir == "" {
+		cfg.Dir = t.TempDir()
+	}
+	k, err := python.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	return k
+}
+
+func run(t *testing.T, k kernels.Kernel, code string) *kernels.Result {
+	t.Helper()
+	r, err := k.Execute(context.Background(), kernels.Cell{Code: code, Label: "test cell"})
+	if err != nil {
+		t.Fatalf("Execute(%q): %v", code, err)
+	}
+	return r
+}
+
+func mustOK(t *testing.T, r *kernels.Result) *kernels.Result {
+	t.Helper()
+	if r.Error != nil {
+		t.Fatalf("cell failed: %s: %s\n%s\nstderr: %s", r.Error.Name, r.Error.Message, r.Error.Traceback, r.Stderr.Text)
+	}
+	return r
+}
+
+func value(t *testing.T, r *kernels.Result) string {
+	t.Helper()
+	mustOK(t, r)
+	if r.Value == nil {
+		t.Fatalf("no echoed value; stdout %q stderr %q", r.Stdout.Text, r.Stderr.Text)
+	}
+	return r.Value.Text
+}
+
+var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+
+func TestPersistenceEchoAndStreams(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	r := mustOK(t, run(t, k, "import math\nx = 41\ndef f(v):\n    return v + 1\nprint('hello')\nimport sys; print('warn', file=sys.stderr)"))
+	if !r.Fresh || r.StateLost {
+		t.Errorf("first cell: Fresh=%v StateLost=%v, want a fresh kernel with nothing lost", r.Fresh, r.StateLost)
+	}
+	if r.Value != nil {
+		t.Errorf("a cell ending in a statement echoed %q", r.Value.Text)
+	}
+	if r.Stdout.Text != "hello\n" || r.Stderr.Text != "warn\n" {
+		t.Errorf("streams: stdout %q stderr %q", r.Stdout.Text, r.Stderr.Text)
+	}
+	tests := []struct{ code, want string }{
+		{"f(x)", "42"},
+		{"math.floor(2.5)", "2"},
+		{"'s' * 3", "'sss'"},
+		{"y = [1, 2]\ny", "[1, 2]"},
+		{"_", "[1, 2]"},
+	}
+	for _, tt := range tests {
+		if got := value(t, run(t, k, tt.code)); got != tt.want {
+			t.Errorf("%q echoed %q, want %q", tt.code, got, tt.want)
+		}
+	}
+	if r := mustOK(t, run(t, k, "x = 1\nx;")); r.Value != nil {
+		t.Errorf("a trailing ';' still echoed %q", r.Value.Text)
+	}
+	if r := mustOK(t, run(t, k, "None")); r.Value != nil {
+		t.Errorf("None echoed %q", r.Value.Text)
+	}
+	// Output of child processes is captured too, and never reaches the frame channel.
+	r = mustOK(t, run(t, k, "import os, subprocess\nos.write(1, b'raw\\n')\nsubprocess.run(['echo', 'child'])\nprint('\\x00\\x01 binary-ish')"))
+	if r.Stdout.Text != "raw\nchild\n\x00\x01 binary-ish\n" {
+		t.Errorf("stdout %q", r.Stdout.Text)
+	}
+	if got := value(t, run(t, k, "x")); got != "1" {
+		t.Errorf("kernel state after raw writes: x = %s", got)
+	}
+}
+
+func TestOutputIsBounded(t *testing.T) {
+	k := newKernel(t, kernels.Config{MaxOutput: 1000, MaxText: 500})
+	r := mustOK(t, run(t, k, "for i in range(10000):\n    print('line', i)\n'v' * 2000"))
+	if r.Stdout.Cut == 0 || len(r.Stdout.Text) > 1200 {
+		t.Fatalf("stdout not bounded: cut %d, %d bytes kept", r.Stdout.Cut, len(r.Stdout.Text))
+	}
+	if !strings.HasPrefix(r.Stdout.Text, "line 0\n") || !strings.HasSuffix(r.Stdout.Text, "line 9999\n") || !strings.Contains(r.Stdout.Text, "output cut") {
+		t.Errorf("bounded stdout should keep head and tail and say it was cut:\n%s", r.Stdout.Text)
+	}
+	if len(r.Value.Text) > 500 || !strings.Contains(r.Value.Note, "text cut") {
+		t.Errorf("echoed value not bounded: %d bytes, note %q", len(r.Value.Text), r.Value.Note)
+	}
+}
+
+func TestErrorsPointAtCellLine(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	tests := []struct {
+		code, name string
+		line       int
+	}{
+		{"a = 1\nb = 2\nundefined_name + 1", "NameError", 3},
+		{"x = 1\nif x:\n    y = (\n", "SyntaxError", 3},
+		{"def g():\n    return 1 / 0\n\ng()", "ZeroDivisionError", 2},
+		{"raise SystemExit(3)", "SystemExit", 1},
+		{"x = 1\n%nosuchmagic arg", kernels.ErrUsage, 2},
+	}
+	for _, tt := range tests {
+		r := run(t, k, tt.code)
+		if r.Error == nil {
+			t.Errorf("%q: no error", tt.code)
+			continue
+		}
+		if r.Error.Name != tt.name || r.Error.Line != tt.line {
+			t.Errorf("%q: error %s at line %d, want %s at line %d\n%s", tt.code, r.Error.Name, r.Error.Line, tt.name, tt.line, r.Error.Traceback)
+		}
+		if strings.Contains(r.Error.Traceback, "tether") && tt.name != kernels.ErrUsage {
+			t.Errorf("%q: traceback shows driver frames:\n%s", tt.code, r.Error.Traceback)
+		}
+	}
+	// The kernel survives all of it, SystemExit included.
+	if got := value(t, run(t, k, "a + b")); got != "3" {
+		t.Errorf("after errors: a + b = %s", got)
+	}
+}
+
+func TestDataFrameAndDisplay(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	r := mustOK(t, run(t, k, "import pandas as pd\ndf = pd.DataFrame({'city': ['Oslo', 'Lima'], 'temp': [3.5, 19.0]})\ndf"))
+	if r.Value == nil {
+		t.Fatal("a DataFrame as last expression was not echoed")
+	}
+	for _, want := range []string{"city", "temp", "Oslo", "19.0"} {
+		if !strings.Contains(r.Value.Text, want) {
+			t.Errorf("text table lacks %q:\n%s", want, r.Value.Text)
+		}
+	}
+	for _, want := range []string{"<table", "<th>city</th>", "<td>Lima</td>"} {
+		if !strings.Contains(r.Value.HTML, want) {
+			t.Errorf("HTML table lacks %q:\n%s", want, r.Value.HTML)
+		}
+	}
+	r = mustOK(t, run(t, k, "display(df.head(1), 'plain')\nprint('after')"))
+	if len(r.Displays) != 2 || !strings.Contains(r.Displays[0].HTML, "<table") || r.Displays[1].Text != "'plain'" {
+		t.Fatalf("display outputs: %+v", r.Displays)
+	}
+	if r.Stdout.Text != "after\n" {
+		t.Errorf("stdout %q", r.Stdout.Text)
+	}
+}
+
+func TestMatplotlibFiguresArePNG(t *testing.T) {
+	k := newKernel(t, kernels.Config{MaxImage: 200 << 10})
+	r := mustOK(t, run(t, k, "import matplotlib.pyplot as plt\nplt.plot([1, 4, 9, 16])\nplt.title('squares')\nplt.show()\nprint('shown')"))
+	if len(r.Displays) != 1 {
+		t.Fatalf("plt.show(): %d displays, want 1", len(r.Displays))
+	}
+	png := r.Displays[0].PNG
+	if !bytes.HasPrefix(png, pngMagic) || len(png) < 1000 || len(png) > 200<<10 {
+		t.Fatalf("plt.show(): not a bounded PNG (%d bytes, head % x)", len(png), png[:min(8, len(png))])
+	}
+	if r.Stdout.Text != "shown\n" || strings.Contains(r.Stderr.Text, "non-interactive") {
+		t.Errorf("stdout %q stderr %q", r.Stdout.Text, r.Stderr.Text)
+	}
+	// A figure left as the last expression is the echoed value, shown once.
+	r = mustOK(t, run(t, k, "fig, ax = plt.subplots()\nax.bar(['a', 'b'], [3, 5])\nfig"))
+	if r.Value == nil || !bytes.HasPrefix(r.Value.PNG, pngMagic) {
+		t.Fatalf("figure as last expression: value %+v", r.Value)
+	}
+	if len(r.Displays) != 0 {
+		t.Errorf("figure shown twice: %d extra displays", len(r.Displays))
+	}
+	// Figures are closed after the cell, as in a notebook.
+	if got := value(t, run(t, k, "len(plt.get_fignums())")); got != "0" {
+		t.Errorf("open figures after cells: %s", got)
+	}
+	// A huge figure is rendered again smaller to fit the cap, or left out with a note.
+	r = mustOK(t, run(t, k, "import numpy as np\nfig = plt.figure(figsize=(12, 12), dpi=100)\nplt.imshow(np.random.rand(300, 300))\nfig"))
+	if v := r.Value; v == nil || (len(v.PNG) == 0 && v.Note == "") || len(v.PNG) > 200<<10 {
+		t.Fatalf("huge figure: %d bytes, note %q", len(r.Value.PNG), r.Value.Note)
+	}
+}
+
+func TestIPythonIdioms(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "data.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k := newKernel(t, kernels.Config{Dir: dir})
+	t.Run("cd", func(t *testing.T) {
+		r := mustOK(t, run(t, k, "%cd sub"))
+		if strings.TrimSpace(r.Stdout.Text) != filepath.Join(dir, "sub") {
+			t.Errorf("%%cd printed %q", r.Stdout.Text)
+		}
+		if got := value(t, run(t, k, "open('data.txt').read().split()")); got != "['alpha', 'beta']" {
+			t.Errorf("after %%cd: %s", got)
+		}
+		if got := value(t, run(t, k, "%pwd")); got != "'"+filepath.Join(dir, "sub")+"'" {
+			t.Errorf("%%pwd: %s", got)
+		}
+	})
+	t.Run("shell", func(t *testing.T) {
+		r := mustOK(t, run(t, k, "name = 'world'\n!echo hello {name}\nfor i in range(2):\n    !echo loop\n"))
+		if r.Stdout.Text != "hello world\nloop\nloop\n" {
+			t.Errorf("!cmd stdout %q", r.Stdout.Text)
+		}
+		if got := value(t, run(t, k, "lines = !cat data.txt\nlines")); got != "['alpha', 'beta']" {
+			t.Errorf("x = !cmd gave %s", got)
+		}
+		r = mustOK(t, run(t, k, "!exit 3"))
+		if !strings.Contains(r.Stderr.Text, "status 3") {
+			t.Errorf("a failing !cmd should say its status: stderr %q", r.Stderr.Text)
+		}
+	})
+	t.Run("bash", func(t *testing.T) {
+		r := mustOK(t, run(t, k, "%%bash\nfor w in one two; do echo $w; done\necho oops >&2"))
+		if r.Stdout.Text != "one\ntwo\n" || r.Stderr.Text != "oops\n" {
+			t.Errorf("%%%%bash: stdout %q stderr %q", r.Stdout.Text, r.Stderr.Text)
+		}
+		r = run(t, k, "%%bash\nexit 4")
+		if r.Error == nil || !strings.Contains(r.Error.Message, "status 4") {
+			t.Errorf("%%%%bash exit 4: error %+v", r.Error)
+		}
+	})
+	t.Run("timeit", func(t *testing.T) {
+		r := mustOK(t, run(t, k, "%timeit -n 5 -r 2 sum(range(100))"))
+		if !strings.Contains(r.Stdout.Text, "per loop") || !strings.Contains(r.Stdout.Text, "2 runs, 5 loops each") {
+			t.Errorf("%%timeit: %q", r.Stdout.Text)
+		}
+		r = mustOK(t, run(t, k, "%%timeit -n 3 -r 2 data = list(range(50))\nsorted(data)"))
+		if !strings.Contains(r.Stdout.Text, "2 runs, 3 loops each") {
+			t.Errorf("%%%%timeit: %q", r.Stdout.Text)
+		}
+	})
+	t.Run("strings are not magics", func(t *testing.T) {
+		got := value(t, run(t, k, "s = '''\n!not a command\n%not a magic\n'''\ns.split('\\n')[1:3]"))
+		if got != "['!not a command', '%not a magic']" {
+			t.Errorf("lines inside a string were rewritten: %s", got)
+		}
+	})
+	t.Run("unknown", func(t *testing.T) {
+		r := run(t, k, "x = 1\n%%bash\necho no")
+		if r.Error == nil || r.Error.Name != kernels.ErrUsage || r.Error.Line != 2 || !strings.Contains(r.Error.Message, "first line") {
+			t.Errorf("%%%%bash on line 2: %+v", r.Error)
+		}
+		r = run(t, k, "%%javascript\n1")
+		if r.Error == nil || r.Error.Name != kernels.ErrUsage || !strings.Contains(r.Error.Message, "%%bash") {
+			t.Errorf("unknown cell magic: %+v", r.Error)
+		}
+	})
+}
+
+// TestPipInstallsLocalPackage runs %pip in a project venv created from
+// Debian's python with --system-site-packages (Debian's own python refuses
+// pip installs, PEP 668), against package directories in testdata: the
+// registry is not reachable. The second install must be seen by the next
+// import: %pip evicts the package from sys.modules.
+func TestPipInstallsLocalPackage(t *testing.T) {
+	py := requirePython(t)
+	dir := t.TempDir()
+	if out, err := exec.Command(py, "-m", "venv", "--system-site-packages", "--without-pip", filepath.Join(dir, ".venv")).CombinedOutput(); err != nil {
+		testenv.Missing(t, "python3-venv ("+strings.TrimSpace(string(out))+")")
+	}
+	for _, v := range []string{"tinypkg-1", "tinypkg-2"} {
+		copyDir(t, filepath.Join("testdata", v), filepath.Join(dir, v))
+	}
+	k := newKernel(t, kernels.Config{Dir: dir, Env: []string{"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1"}})
+	r := mustOK(t, run(t, k, "import sys\nsys.prefix"))
+	if !strings.Contains(r.Value.Text, ".venv") {
+		t.Fatalf("the kernel did not pick the project's .venv: sys.prefix = %s", r.Value.Text)
+	}
+	r = run(t, k, "%pip install --no-index --no-build-isolation ./tinypkg-1")
+	if r.Error != nil || !strings.Contains(r.Stdout.Text, "Successfully installed tinypkg-0.1.0") {
+		t.Fatalf("%%pip install: error %+v\nstdout %s\nstderr %s", r.Error, r.Stdout.Text, r.Stderr.Text)
+	}
+	if got := value(t, run(t, k, "import tinypkg\ntinypkg.VALUE")); got != "1" {
+		t.Fatalf("tinypkg.VALUE = %s after installing 0.1.0", got)
+	}
+	r = mustOK(t, run(t, k, "%pip install --no-index --no-build-isolation ./tinypkg-2"))
+	if !strings.Contains(r.Stdout.Text, "evicted from sys.modules: tinypkg") {
+		t.Errorf("%%pip did not evict tinypkg: %s", r.Stdout.Text)
+	}
+	if got := value(t, run(t, k, "import tinypkg\ntinypkg.VALUE")); got != "2" {
+		t.Fatalf("tinypkg.VALUE = %s after upgrading to 0.2.0 (sys.modules not evicted?)", got)
+	}
+	r = run(t, k, "%pip install --no-index ./no-such-dir")
+	if r.Error == nil || !strings.Contains(r.Error.Message, "pip exited with status") {
+		t.Errorf("failing %%pip: %+v", r.Error)
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReset(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	mustOK(t, run(t, k, "kept = 7"))
+	if err := k.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, k, "kept")
+	if r.Error == nil || r.Error.Name != "NameError" || !r.Fresh {
+		t.Fatalf("after reset: fresh=%v error %+v", r.Fresh, r.Error)
+	}
+}
+
+func TestInterruptKeepsState(t *testing.T) {
+	// A generous idle budget: the assertion is about what happens, not when.
+	k := newKernel(t, kernels.Config{IdleTimeout: 2 * time.Second, InterruptGrace: time.Minute})
+	mustOK(t, run(t, k, "state = 'kept'"))
+	r := run(t, k, "n = 0\nwhile True:\n    n += 1")
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.StateLost {
+		t.Fatalf("runaway loop: error %+v stateLost %v", r.Error, r.StateLost)
+	}
+	if !strings.Contains(r.Error.Message, "idle budget") || !strings.Contains(r.Error.Message, "state is kept") || (r.Error.Line != 2 && r.Error.Line != 3) {
+		t.Errorf("interrupt message/line: %q line %d", r.Error.Message, r.Error.Line)
+	}
+	if got := value(t, run(t, k, "state, n > 0")); got != "('kept', True)" {
+		t.Errorf("after interrupt: %s", got)
+	}
+}
+
+func TestCancelInterrupts(t *testing.T) {
+	k := newKernel(t, kernels.Config{InterruptGrace: time.Minute})
+	mustOK(t, run(t, k, "v = 5"))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		cancel()
+	}()
+	r, err := k.Execute(ctx, kernels.Cell{Code: "import time\nwhile True:\n    time.sleep(0.01)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "gave up") {
+		t.Fatalf("canceled cell: %+v", r.Error)
+	}
+	if got := value(t, run(t, k, "v")); got != "5" {
+		t.Errorf("after cancel: v = %s", got)
+	}
+}
+
+func TestUnresponsiveKernelIsRestarted(t *testing.T) {
+	k := newKernel(t, kernels.Config{IdleTimeout: time.Second, InterruptGrace: time.Second})
+	mustOK(t, run(t, k, "doomed = 1"))
+	r := run(t, k, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass")
+	if r.Error == nil || r.Error.Name != kernels.ErrKernelRestarted || !r.StateLost || !strings.Contains(r.Error.Message, "state is lost") {
+		t.Fatalf("kernel ignoring SIGINT: %+v stateLost %v", r.Error, r.StateLost)
+	}
+	r = run(t, k, "doomed")
+	if !r.Fresh || !r.StateLost || len(r.Notices) == 0 || !strings.Contains(r.Notices[0], "did not come back") {
+		t.Errorf("next cell: fresh %v lost %v notices %q", r.Fresh, r.StateLost, r.Notices)
+	}
+	if r.Error == nil || r.Error.Name != "NameError" {
+		t.Errorf("state survived a restart: %+v", r.Error)
+	}
+}
+
+func TestKernelDeathAndRecovery(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	tests := []struct{ name, code, reason string }{
+		{"os._exit", "import os\nos._exit(3)", "exited with status 3"},
+		{"segfault", "import ctypes\nctypes.string_at(0)", "signal 11"},
+		{"killed (as by the OOM killer)", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "out of memory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mustOK(t, run(t, k, "before = 1"))
+			r := run(t, k, tt.code)
+			if r.Error == nil || r.Error.Name != kernels.ErrKernelDied || !r.StateLost {
+				t.Fatalf("error %+v stateLost %v", r.Error, r.StateLost)
+			}
+			if !strings.Contains(r.Error.Message, tt.reason) || !strings.Contains(r.Error.Message, "fresh interpreter") {
+				t.Errorf("death report %q lacks %q", r.Error.Message, tt.reason)
+			}
+			r = run(t, k, "'before' in globals()")
+			if got := value(t, r); got != "False" || !r.Fresh || !r.StateLost || len(r.Notices) != 1 || !strings.Contains(r.Notices[0], tt.reason) {
+				t.Errorf("recovery cell: value %s fresh %v lost %v notices %q", got, r.Fresh, r.StateLost, r.Notices)
+			}
+		})
+	}
+	if r := run(t, k, "import faulthandler; 1"); value(t, r) != "1" {
+		t.Error("kernel unusable after deaths")
+	}
+}
+
+func TestDeathWhileIdleIsReported(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	mustOK(t, run(t, k, "import os, threading, time\nthreading.Thread(target=lambda: (time.sleep(0.3), os._exit(9))).start()"))
+	time.Sleep(time.Second)
+	r := run(t, k, "1 + 1")
+	if value(t, r) != "2" || !r.Fresh || len(r.Notices) != 1 || !strings.Contains(r.Notices[0], "died while idle (exited with status 9)") {
+		t.Errorf("idle death: fresh %v notices %q", r.Fresh, r.Notices)
+	}
+}
+
+// fakeTools is a bridge with a read tool over a map, a write tool a policy
+// refuses, and a slow tool.
+type fakeTools struct {
+	files map[string]string
+	slow  time.Duration
+	mu    sync.Mutex
+	calls []string
+}
+
+func (f *fakeTools) call(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, name)
+	f.mu.Unlock()
+	var a struct {
+		Path string `json:"path"`
+	}
+	_ = json.Unmarshal(args, &a)
+	switch name {
+	case "read":
+		c, ok := f.files[a.Path]
+		if !ok {
+			return kernels.ToolReply{Text: "no such file " + a.Path, IsError: true}, nil
+		}
+		return kernels.ToolReply{Text: c, Structured: json.RawMessage(`{"lines":2}`)}, nil
+	case "write":
+		return kernels.ToolReply{}, errors.New("tools: write refused by the approval policy")
+	case "slow":
+		select {
+		case <-time.After(f.slow):
+		case <-ctx.Done():
+			return kernels.ToolReply{}, ctx.Err()
+		}
+		return kernels.ToolReply{Text: "slow done"}, nil
+	}
+	return kernels.ToolReply{}, errors.New("tools: unknown tool " + name)
+}
+
+func TestBridge(t *testing.T) {
+	ft := &fakeTools{files: map[string]string{"lib/auth.dart": "class Auth {}\n"}, slow: 3 * time.Second}
+	k := newKernel(t, kernels.Config{Tools: ft.call, IdleTimeout: time.Second})
+	if got := value(t, run(t, k, "contents = tool('read', {'path': 'lib/auth.dart'})\ncontents, contents.structured")); got != "('class Auth {}\\n', {'lines': 2})" {
+		t.Errorf("tool('read'): %s", got)
+	}
+	r := run(t, k, "tool('write', {'path': 'x', 'content': 'y'})")
+	if r.Error == nil || r.Error.Name != "ToolError" || !strings.Contains(r.Error.Message, "refused") {
+		t.Errorf("refused write: %+v", r.Error)
+	}
+	if got := value(t, run(t, k, "try:\n    tool('read', path='missing')\nexcept ToolError as e:\n    msg = str(e)\nmsg")); got != "'no such file missing'" {
+		t.Errorf("error reply: %s", got)
+	}
+	// The bridge call takes three idle budgets; the clock is stopped meanwhile.
+	if got := value(t, run(t, k, "tool('slow')")); got != "'slow done'" {
+		t.Errorf("slow bridge call: %s", got)
+	}
+	// Calls from threads travel the same pipe.
+	got := value(t, run(t, k, "from concurrent.futures import ThreadPoolExecutor\nwith ThreadPoolExecutor(4) as ex:\n    out = list(ex.map(lambda _: tool('read', {'path': 'lib/auth.dart'}), range(8)))\nlen(set(out)), len(out)"))
+	if got != "(1, 8)" {
+		t.Errorf("threaded bridge calls: %s", got)
+	}
+}
+
+func TestNoToolsWired(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	r := run(t, k, "tool('read', {'path': 'a'})")
+	if r.Error == nil || !strings.Contains(r.Error.Message, "no tools are wired") {
+		t.Errorf("tool() without a bridge: %+v", r.Error)
+	}
+}
+
+func TestInterpreterChoice(t *testing.T) {
+	dir := t.TempDir()
+	if got := python.Interpreter(dir, ""); got != "python3" {
+		t.Errorf("no venv, nothing configured: %s", got)
+	}
+	if got := python.Interpreter(dir, "/opt/py"); got != "/opt/py" {
+		t.Errorf("configured: %s", got)
+	}
+	for _, v := range []string{"venv", ".venv"} {
+		p := filepath.Join(dir, v, "bin", "python")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := python.Interpreter(dir, "/opt/py"); got != p {
+			t.Errorf("with %s: %s", v, got)
+		}
+	}
+}
+
+func TestBadInterpreter(t *testing.T) {
+	k, _ := python.New(kernels.Config{Python: filepath.Join(t.TempDir(), "nope"), Dir: t.TempDir()})
+	defer k.Close()
+	_, err := k.Execute(context.Background(), kernels.Cell{Code: "1"})
+	if err == nil || !strings.HasPrefix(err.Error(), "kernels: python: cannot start") {
+		t.Errorf("missing interpreter: %v", err)
+	}
+	if err := k.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Execute(context.Background(), kernels.Cell{Code: "1"}); !errors.Is(err, python.ErrClosed) {
+		t.Errorf("after Close: %v", err)
+	}
+}
+
+func TestCloseLeavesNoProcesses(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	r := mustOK(t, run(t, k, "import subprocess, os\np = subprocess.Popen(['sleep', '300'])\np.pid, os.getpid()"))
+	var pids [2]int
+	if err := json.Unmarshal([]byte("["+strings.Trim(r.Value.Text, "()")+"]"), &pids); err != nil {
+		t.Fatal(err)
+	}
+	k.Close()
+	// SIGKILL is asynchronous: give the processes a generous while to go.
+	for _, pid := range pids {
+		var st []byte
+		for i := 0; i < 200; i++ {
+			var err error
+			st, err = os.ReadFile(filepath.Join("/proc", itoa(pid), "stat"))
+			if err != nil || strings.Contains(string(st), ") Z ") {
+				st = nil
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if st != nil {
+			t.Errorf("process %d outlived Close: %s", pid, st)
+		}
+	}
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
