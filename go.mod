@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/creack/pty v1.1.24
+	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
 	github.com/google/go-dap v0.12.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	go.lsp.dev/jsonrpc2 v0.10.0
@@ -13,13 +14,17 @@ require (
 
 require (
 	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/google/pprof v0.0.0-20230207041349-798e818bf904 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/text v0.3.8 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -91,4 +92,30 @@ func CutText(s string, max int) (string, string) {
 	cut := []byte(s[:max])
 	cut = trimUTF8(cut, false)
 	return string(cut), fmt.Sprintf("text cut: %d of %d bytes shown", len(cut), len(s))
+}
+
+// TrimTraceback folds runs of identical lines ("[previous line repeated 9997
+// more times]", as Python does for deep recursion) and bounds the result to max
+// bytes.
+func TrimTraceback(s string, max int) string {
+	lines := strings.Split(s, "\n")
+	var out []string
+	for i := 0; i < len(lines); {
+		j := i + 1
+		for j < len(lines) && lines[j] == lines[i] {
+			j++
+		}
+		out = append(out, lines[i])
+		if n := j - i - 1; n > 2 {
+			out = append(out, fmt.Sprintf("  [previous line repeated %d more times]", n))
+		} else {
+			out = append(out, lines[i+1:j]...)
+		}
+		i = j
+	}
+	t, note := CutText(strings.Join(out, "\n"), max)
+	if note != "" {
+		t += "\n[traceback " + note + "]"
+	}
+	return t
 }

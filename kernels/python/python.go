@@ -388,7 +388,7 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, code string, res
 					continue // a late answer to an abandoned cell
 				}
 				if f.Error != nil {
-					res.Error = &kernels.Error{Name: f.Error.Name, Message: f.Error.Message, Traceback: f.Error.Traceback, Line: f.Error.Line}
+					res.Error = &kernels.Error{Name: f.Error.Name, Message: f.Error.Message, Traceback: kernels.TrimTraceback(f.Error.Traceback, 8<<10), Line: f.Error.Line}
 				}
 				if interrupted != "" {
 					msg := fmt.Sprintf("kernels: cell interrupted: %s; the kernel came back and its state is kept", interrupted)

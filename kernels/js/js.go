@@ -1,0 +1,702 @@
+// Package js is tether's JavaScript kernel: an embedded goja runtime per
+// kernel, with console.log, display, tool(name, args) (synchronous from the
+// script's view), the last expression echoed, an idle budget enforced with
+// goja's Interrupt, and a heap cap.
+//
+// # The heap cap
+//
+// goja has no heap limit of its own, so the kernel enforces one in two ways
+// (a decision recorded here because it is not obvious from the code):
+//
+//   - While a cell runs, a monitor goroutine samples the Go heap
+//     (runtime/metrics "/memory/classes/heap/objects:bytes") every few
+//     milliseconds and interrupts the cell when the heap has grown by more than
+//     the cap since the cell started. After such an interrupt the kernel runs a
+//     GC: when what the cell allocated is gone (a local array), the state is
+//     kept; otherwise the runtime is discarded and the result says state was
+//     lost. The heap is the process's, so allocations by other goroutines count
+//     too, and one sampling period of growth can overshoot the cap.
+//   - goja cannot interrupt a native built-in mid-call, so the built-ins that
+//     allocate in one call in proportion to an argument (String.prototype.repeat,
+//     padStart, padEnd, Array.prototype.fill, ArrayBuffer and the typed-array
+//     constructors) are wrapped to throw a RangeError when the one allocation
+//     alone would pass the cap.
+//
+// Deep recursion is bounded with SetMaxCallStackSize, so it is a RangeError in
+// the cell and never a Go stack overflow.
+package js
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+
+	"github.com/tetherhq/tether/kernels"
+)
+
+// DefaultMemoryLimit is the heap cap when Config.MemoryLimit is zero.
+const DefaultMemoryLimit = 512 << 20
+
+// MaxCallStackSize bounds JavaScript call depth.
+const MaxCallStackSize = 10000
+
+// ErrClosed is returned by Execute after Close.
+var ErrClosed = errors.New("kernels: js: kernel is closed; start a new one")
+
+// Kernel is a JavaScript kernel.
+type Kernel struct {
+	cfg   kernels.Config
+	limit int64
+
+	mu       sync.Mutex // serializes Execute, Reset and Close
+	sess     *session   // nil: the next cell starts a fresh runtime
+	closed   bool
+	cellN    int
+	lastLoss string
+}
+
+// New returns a JavaScript kernel; it satisfies kernels.Constructor.
+func New(cfg kernels.Config) (kernels.Kernel, error) {
+	cfg = cfg.WithDefaults()
+	limit := cfg.MemoryLimit
+	if limit <= 0 {
+		limit = DefaultMemoryLimit
+	}
+	return &Kernel{cfg: cfg, limit: limit}, nil
+}
+
+// Language returns kernels.JavaScript.
+func (k *Kernel) Language() kernels.Language { return kernels.JavaScript }
+
+// Reset discards the runtime; the next cell starts a fresh one.
+func (k *Kernel) Reset() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.sess, k.lastLoss = nil, ""
+	return nil
+}
+
+// Close discards the runtime. Execute after Close fails.
+func (k *Kernel) Close() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.sess, k.closed = nil, true
+	return nil
+}
+
+// session is one goja runtime and what its Go callbacks write to. Cells of a
+// session run one at a time on a goroutine of their own.
+type session struct {
+	vm  *goja.Runtime
+	cfg kernels.Config
+
+	// The current cell's outputs and bridge context. Set by Execute before the
+	// cell's goroutine starts and read after it ends.
+	ctx      context.Context
+	stdout   *kernels.StreamBuffer
+	stderr   *kernels.StreamBuffer
+	displays []kernels.Display
+	// bridge tells Execute when a tool() call starts (+1) and ends (-1);
+	// over is closed when Execute stops listening.
+	bridge chan int
+	over   chan struct{}
+
+	toolError     goja.Value // the ToolError constructor
+	inspectMapSet goja.Callable
+}
+
+// interruption is the value given to vm.Interrupt.
+type interruption struct {
+	kind   string // kernels.ErrInterrupted or kernels.ErrMemoryLimit
+	reason string
+}
+
+func (i *interruption) String() string { return i.reason }
+
+// Execute runs one cell. See kernels.Kernel.
+func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Result, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed {
+		return nil, ErrClosed
+	}
+	res := &kernels.Result{}
+	if k.sess == nil {
+		s, err := k.newSession()
+		if err != nil {
+			return nil, err
+		}
+		k.sess = s
+		res.Fresh = true
+		if k.lastLoss != "" {
+			res.StateLost = true
+			res.Notices = append(res.Notices, "started a fresh javascript runtime: "+k.lastLoss+"; variables from earlier cells are gone")
+			k.lastLoss = ""
+		}
+	}
+	k.cellN++
+	name := fmt.Sprintf("cell-%d", k.cellN)
+	prg, err := compile(name, cell.Code)
+	if err != nil {
+		res.Error = syntaxError(err)
+		return res, nil
+	}
+	s := k.sess
+	s.ctx = ctx
+	s.stdout, s.stderr = kernels.NewStreamBuffer(k.cfg.MaxOutput), kernels.NewStreamBuffer(k.cfg.MaxOutput)
+	s.displays = nil
+	s.bridge = make(chan int)
+	s.over = make(chan struct{})
+	defer close(s.over)
+	s.vm.ClearInterrupt()
+
+	type outcome struct {
+		value *kernels.Display
+		err   *kernels.Error
+		intr  *interruption
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		defer func() {
+			if p := recover(); p != nil {
+				o.err = &kernels.Error{Name: "InternalError", Message: fmt.Sprintf("kernels: js: the runtime panicked: %v", p)}
+			}
+			done <- o
+		}()
+		v, err := s.vm.RunProgram(prg)
+		if err != nil {
+			o.err, o.intr = s.runError(err, name)
+			o.err.Traceback = kernels.TrimTraceback(o.err.Traceback, 8<<10)
+			return
+		}
+		v = s.settle(v)
+		if v != nil && !goja.IsUndefined(v) {
+			d := s.bundle(v, true)
+			o.value = &d
+		}
+	}()
+
+	_, base := heapBytes()
+	nextCheck := int64(0)
+	monitor := time.NewTicker(5 * time.Millisecond)
+	defer monitor.Stop()
+	idle := time.NewTimer(k.cfg.IdleTimeout)
+	defer idle.Stop()
+	outstanding := 0
+	var grace <-chan time.Time
+	interrupted := false
+	interrupt := func(i *interruption) {
+		if interrupted {
+			return
+		}
+		interrupted = true
+		s.vm.Interrupt(i)
+		grace = time.After(k.cfg.InterruptGrace)
+	}
+	ctxDone := ctx.Done()
+	finish := func() *kernels.Result {
+		res.Stdout, res.Stderr = s.stdout.Stream(), s.stderr.Stream()
+		res.Displays = s.displays
+		return res
+	}
+	for {
+		select {
+		case o := <-done:
+			res.Value = o.value
+			res.Error = o.err
+			if o.intr != nil && o.intr.kind == kernels.ErrMemoryLimit {
+				s.clearStack()
+				if liveAfterGC()-base > k.limit/2 {
+					k.sess = nil
+					res.StateLost = true
+					k.lastLoss = "the previous one was discarded after a cell went over the memory cap"
+					res.Error.Message += "; the memory it holds could not be freed, so the runtime was discarded: its state is lost and the next cell starts fresh"
+				} else {
+					res.Error.Message += "; what it allocated was freed and the state is kept"
+				}
+			}
+			return finish(), nil
+		case d := <-s.bridge:
+			outstanding += d
+			if outstanding > 0 {
+				idle.Stop()
+			} else if !interrupted {
+				idle.Reset(k.cfg.IdleTimeout)
+			}
+		case <-idle.C:
+			if outstanding == 0 {
+				interrupt(&interruption{kernels.ErrInterrupted, fmt.Sprintf("kernels: cell interrupted: its idle budget of %s was spent with no bridge call outstanding; the runtime came back and its state is kept", k.cfg.IdleTimeout)})
+			}
+		case <-ctxDone:
+			ctxDone = nil
+			interrupt(&interruption{kernels.ErrInterrupted, fmt.Sprintf("kernels: cell interrupted: the caller gave up (%v); the runtime came back and its state is kept", ctx.Err())})
+		case <-monitor.C:
+			// Cheap check first; only when it trips, collect and look at what
+			// is really live, so garbage churn is never mistaken for growth.
+			// After a check that did not trip, the next one waits for another
+			// quarter of the cap, so a cell near the cap is not collected on
+			// every tick.
+			if objects, _ := heapBytes(); objects-base > k.limit && objects > nextCheck && !interrupted {
+				live := liveAfterGC()
+				if grown := live - base; grown > k.limit {
+					interrupt(&interruption{kernels.ErrMemoryLimit, fmt.Sprintf("kernels: cell stopped: the heap grew by %d MiB, over the kernel's memory cap of %d MiB", grown>>20, k.limit>>20)})
+				}
+				nextCheck = live + k.limit/4
+			}
+		case <-grace:
+			// The runtime is stuck in native code and cannot be stopped. Abandon
+			// it: its goroutine ends when the native call does.
+			k.sess = nil
+			k.lastLoss = "the previous one did not come back from an interrupt and was discarded"
+			res.StateLost = true
+			res.Error = &kernels.Error{
+				Name:    kernels.ErrKernelRestarted,
+				Message: fmt.Sprintf("kernels: cell interrupted, but the runtime did not come back within %s (stuck in a built-in) and was discarded: its state is lost and the next cell starts fresh", k.cfg.InterruptGrace),
+			}
+			res.Stdout, res.Stderr = kernels.Stream{}, kernels.Stream{} // still owned by the stuck goroutine
+			return res, nil
+		}
+	}
+}
+
+var (
+	heapMu      sync.Mutex
+	heapSamples = []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"}, // live and not yet swept
+		{Name: "/gc/heap/live:bytes"},                // live as of the last GC
+	}
+)
+
+// heapBytes returns the Go heap's current object bytes (garbage not yet swept
+// included) and its live bytes as of the last GC.
+func heapBytes() (objects, live int64) {
+	heapMu.Lock()
+	defer heapMu.Unlock()
+	metrics.Read(heapSamples)
+	v := func(i int) int64 {
+		if heapSamples[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return int64(heapSamples[i].Value.Uint64())
+	}
+	return v(0), v(1)
+}
+
+// liveAfterGC collects and returns the live heap.
+func liveAfterGC() int64 {
+	runtime.GC()
+	_, live := heapBytes()
+	return live
+}
+
+// clearStack drops what an interrupted cell left on goja's value stack:
+// goja clears the stack above the current frame only when a run nested in a
+// Go call returns, so a Go function running an empty script from inside a
+// script does exactly that. Called only while no cell runs.
+func (s *session) clearStack() {
+	s.vm.ClearInterrupt()
+	_, _ = s.vm.RunString("__tether_clear()")
+}
+
+// settle unwraps a settled promise left as the last expression.
+func (s *session) settle(v goja.Value) goja.Value {
+	if v == nil {
+		return nil
+	}
+	if p, ok := v.Export().(*goja.Promise); ok {
+		switch p.State() {
+		case goja.PromiseStateFulfilled:
+			return p.Result()
+		}
+	}
+	return v
+}
+
+// runError turns a RunProgram error into a cell error.
+func (s *session) runError(err error, cell string) (*kernels.Error, *interruption) {
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		i, _ := ie.Value().(*interruption)
+		if i == nil {
+			i = &interruption{kernels.ErrInterrupted, fmt.Sprint(ie.Value())}
+		}
+		return &kernels.Error{Name: i.kind, Message: i.reason, Traceback: ie.String(), Line: cellLine(ie.Stack(), cell)}, i
+	}
+	var so *goja.StackOverflowError
+	if errors.As(err, &so) {
+		return &kernels.Error{Name: "RangeError", Message: fmt.Sprintf("Maximum call stack size exceeded (%d frames)", MaxCallStackSize), Traceback: so.String(), Line: cellLine(so.Stack(), cell)}, nil
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		e := &kernels.Error{Name: "Error", Message: ex.Error(), Traceback: ex.String(), Line: cellLine(ex.Stack(), cell)}
+		if obj, ok := ex.Value().(*goja.Object); ok {
+			if n := obj.Get("name"); n != nil && !goja.IsUndefined(n) {
+				e.Name = n.String()
+			}
+			if m := obj.Get("message"); m != nil && !goja.IsUndefined(m) {
+				e.Message = m.String()
+			}
+			if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
+				e.Traceback = st.String()
+			}
+		} else if v := ex.Value(); v != nil {
+			e.Name, e.Message = "Uncaught", s.inspect(v, 0, true, nil)
+		}
+		return e, nil
+	}
+	return &kernels.Error{Name: "Error", Message: err.Error()}, nil
+}
+
+func cellLine(stack []goja.StackFrame, cell string) int {
+	for _, f := range stack {
+		if f.SrcName() == cell {
+			return f.Position().Line
+		}
+	}
+	return 0
+}
+
+// compile parses first, so that a syntax error keeps its position.
+func compile(name, code string) (*goja.Program, error) {
+	ast, err := parser.ParseFile(nil, name, code, 0)
+	if err != nil {
+		return nil, err
+	}
+	return goja.CompileAST(ast, false)
+}
+
+func syntaxError(err error) *kernels.Error {
+	var list parser.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		p := list[0].Position
+		return &kernels.Error{Name: "SyntaxError", Message: list[0].Message, Traceback: fmt.Sprintf("SyntaxError: %s (cell line %d, column %d)", list[0].Message, p.Line, p.Column), Line: p.Line}
+	}
+	var ce *goja.CompilerSyntaxError
+	if errors.As(err, &ce) {
+		e := &kernels.Error{Name: "SyntaxError", Message: ce.Message, Traceback: ce.Error()}
+		if ce.File != nil {
+			e.Line = ce.File.Position(ce.Offset).Line
+		}
+		return e
+	}
+	return &kernels.Error{Name: "SyntaxError", Message: err.Error()}
+}
+
+// newSession builds a runtime with tether's globals.
+func (k *Kernel) newSession() (*session, error) {
+	vm := goja.New()
+	vm.SetMaxCallStackSize(MaxCallStackSize)
+	s := &session{vm: vm, cfg: k.cfg}
+	console := vm.NewObject()
+	out := func(err bool) func(goja.FunctionCall) goja.Value {
+		return func(c goja.FunctionCall) goja.Value {
+			parts := make([]string, len(c.Arguments))
+			for i, a := range c.Arguments {
+				parts[i] = s.inspect(a, 0, false, nil)
+			}
+			line := strings.Join(parts, " ") + "\n"
+			if err {
+				s.stderr.WriteString(line)
+			} else {
+				s.stdout.WriteString(line)
+			}
+			return goja.Undefined()
+		}
+	}
+	for _, n := range []string{"log", "info", "debug"} {
+		_ = console.Set(n, out(false))
+	}
+	for _, n := range []string{"warn", "error"} {
+		_ = console.Set(n, out(true))
+	}
+	if err := vm.Set("console", console); err != nil {
+		return nil, fmt.Errorf("kernels: js: %w", err)
+	}
+	display := vm.ToValue(func(c goja.FunctionCall) goja.Value {
+		for _, a := range c.Arguments {
+			s.displays = append(s.displays, s.bundle(a, false))
+		}
+		return goja.Undefined()
+	}).(*goja.Object)
+	_ = display.Set("html", func(c goja.FunctionCall) goja.Value {
+		h := c.Argument(0).String()
+		d := kernels.Display{Text: "[HTML output]"}
+		var note string
+		d.HTML, note = kernels.CutText(h, s.cfg.MaxText)
+		d.Note = note
+		s.displays = append(s.displays, d)
+		return goja.Undefined()
+	})
+	if err := vm.Set("display", display); err != nil {
+		return nil, fmt.Errorf("kernels: js: %w", err)
+	}
+	clear := vm.ToValue(func(goja.FunctionCall) goja.Value {
+		_, _ = vm.RunString("undefined")
+		return goja.Undefined()
+	})
+	if err := vm.GlobalObject().DefineDataProperty("__tether_clear", clear, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+		return nil, fmt.Errorf("kernels: js: %w", err)
+	}
+	if err := vm.Set("tool", s.tool); err != nil {
+		return nil, fmt.Errorf("kernels: js: %w", err)
+	}
+	if _, err := vm.RunScript("tether-prelude", prelude); err != nil {
+		return nil, fmt.Errorf("kernels: js: prelude: %w", err)
+	}
+	guard, ok := goja.AssertFunction(vm.Get("__tether_guard"))
+	if !ok {
+		return nil, errors.New("kernels: js: prelude did not define its guard")
+	}
+	if _, err := guard(goja.Undefined(), vm.ToValue(k.limit)); err != nil {
+		return nil, fmt.Errorf("kernels: js: installing the memory guards: %w", err)
+	}
+	s.toolError = vm.Get("ToolError")
+	s.inspectMapSet, _ = goja.AssertFunction(vm.Get("__tether_entries"))
+	vm.GlobalObject().Delete("__tether_guard")
+	return s, nil
+}
+
+// tool is tool(name, args): a synchronous bridge call.
+func (s *session) tool(c goja.FunctionCall) goja.Value {
+	name := c.Argument(0).String()
+	args := "{}"
+	if a := c.Argument(1); !goja.IsUndefined(a) && !goja.IsNull(a) {
+		obj, ok := a.(*goja.Object)
+		if !ok || obj.ClassName() == "Array" {
+			panic(s.vm.NewTypeError("tool(name, args): args must be an object"))
+		}
+		b, err := obj.MarshalJSON()
+		if err != nil {
+			panic(s.vm.NewTypeError("tool(name, args): args do not convert to JSON: " + err.Error()))
+		}
+		args = string(b)
+	}
+	if s.cfg.Tools == nil {
+		s.throwTool("kernels: no tools are wired to this kernel: tool() is only available when the kernel runs inside a tether run")
+	}
+	s.signal(1)
+	r, err := s.cfg.Tools(s.ctx, name, []byte(args))
+	s.signal(-1)
+	if err != nil {
+		s.throwTool(err.Error())
+	}
+	if r.IsError {
+		s.throwTool(r.Text)
+	}
+	return s.vm.ToValue(r.Text)
+}
+
+func (s *session) signal(d int) {
+	select {
+	case s.bridge <- d:
+	case <-s.over:
+	}
+}
+
+func (s *session) throwTool(msg string) {
+	ctor, ok := s.toolError.(*goja.Object)
+	if ok {
+		if obj, err := s.vm.New(ctor, s.vm.ToValue(msg)); err == nil {
+			panic(obj)
+		}
+	}
+	panic(s.vm.NewGoError(errors.New(msg)))
+}
+
+// bundle renders a value for display or echo.
+func (s *session) bundle(v goja.Value, echo bool) kernels.Display {
+	text := s.inspect(v, 0, echo, nil)
+	var d kernels.Display
+	d.Text, d.Note = kernels.CutText(text, s.cfg.MaxText)
+	return d
+}
+
+const maxInspectItems = 100
+
+// inspect formats a value the way a REPL shows it. Top-level strings are raw
+// unless quote is set (the echo quotes them, as node's REPL does).
+func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Object]bool) string {
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return "undefined"
+	case goja.IsNull(v):
+		return "null"
+	}
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		if _, isStr := v.Export().(string); isStr {
+			if quote || depth > 0 {
+				return quoteJS(v.String())
+			}
+			return v.String()
+		}
+		return v.String()
+	}
+	if seen[obj] {
+		return "[Circular]"
+	}
+	if seen == nil {
+		seen = map[*goja.Object]bool{}
+	}
+	seen[obj] = true
+	defer delete(seen, obj)
+	if _, isFn := goja.AssertFunction(obj); isFn {
+		name := obj.Get("name")
+		if name == nil || name.String() == "" {
+			return "[Function (anonymous)]"
+		}
+		return "[Function: " + name.String() + "]"
+	}
+	switch obj.ClassName() {
+	case "Error":
+		if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
+			return st.String()
+		}
+		return obj.String()
+	case "Date", "RegExp":
+		return obj.String()
+	case "Promise":
+		if p, ok := obj.Export().(*goja.Promise); ok {
+			switch p.State() {
+			case goja.PromiseStateFulfilled:
+				return "Promise { " + s.inspect(p.Result(), depth+1, true, seen) + " }"
+			case goja.PromiseStateRejected:
+				return "Promise { <rejected> " + s.inspect(p.Result(), depth+1, true, seen) + " }"
+			}
+		}
+		return "Promise { <pending> }"
+	}
+	if tag := obj.String(); (tag == "[object Map]" || tag == "[object Set]") && s.inspectMapSet != nil {
+		if arr, err := s.inspectMapSet(goja.Undefined(), obj); err == nil {
+			return tag[8:len(tag)-1] + " " + s.inspect(arr, depth, true, seen)
+		}
+	}
+	if depth > 2 {
+		if obj.ClassName() == "Array" {
+			return "[Array]"
+		}
+		return "[Object]"
+	}
+	var b strings.Builder
+	if obj.ClassName() == "Array" {
+		n := obj.Get("length").ToInteger()
+		b.WriteString("[")
+		for i := int64(0); i < n; i++ {
+			if i >= maxInspectItems {
+				fmt.Fprintf(&b, ", ... %d more items", n-i)
+				break
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(s.inspect(obj.Get(fmt.Sprint(i)), depth+1, true, seen))
+		}
+		b.WriteString("]")
+		return b.String()
+	}
+	keys := obj.Keys()
+	if len(keys) == 0 {
+		if str := obj.String(); str != "[object Object]" {
+			return str
+		}
+		return "{}"
+	}
+	b.WriteString("{ ")
+	for i, key := range keys {
+		if i >= maxInspectItems {
+			fmt.Fprintf(&b, ", ... %d more properties", len(keys)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if isIdent(key) {
+			b.WriteString(key)
+		} else {
+			b.WriteString(quoteJS(key))
+		}
+		b.WriteString(": ")
+		b.WriteString(s.inspect(obj.Get(key), depth+1, true, seen))
+	}
+	b.WriteString(" }")
+	return b.String()
+}
+
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func quoteJS(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
+	return "'" + r.Replace(s) + "'"
+}
+
+// prelude defines ToolError, the Map/Set helper and the memory guards.
+const prelude = `
+class ToolError extends Error {
+  constructor(message) { super(message); this.name = "ToolError"; }
+}
+Object.defineProperty(globalThis, "__tether_entries", {value: (x) => Array.from(x), enumerable: false, configurable: true});
+globalThis.__tether_guard = function(limit) {
+  function check(bytes, what) {
+    if (bytes > limit) {
+      throw new RangeError("kernels: " + what + " of about " + Math.round(bytes / 1048576) +
+        " MiB would pass the kernel's memory cap of " + Math.round(limit / 1048576) + " MiB");
+    }
+  }
+  function wrap(proto, name, size) {
+    const orig = proto[name];
+    Object.defineProperty(proto, name, {
+      value: {[name](...args) { check(size(this, args), "this " + name + "()"); return orig.apply(this, args); }}[name],
+      writable: true, configurable: true, enumerable: false,
+    });
+  }
+  wrap(String.prototype, "repeat", (s, a) => String(s).length * 2 * Number(a[0]));
+  wrap(String.prototype, "padStart", (s, a) => 2 * Number(a[0]));
+  wrap(String.prototype, "padEnd", (s, a) => 2 * Number(a[0]));
+  wrap(Array.prototype, "fill", (s, a) => 16 * Number(s.length));
+  // A plain function stands in for each constructor (goja's instanceof does
+  // not see through a Proxy): same prototype, same statics, and species
+  // lookups land on it too.
+  function guardCtor(name, elem) {
+    const C = globalThis[name];
+    if (typeof C !== "function") return;
+    const G = {[name]: function(...args) {
+      if (!new.target) throw new TypeError("Constructor " + name + " requires 'new'");
+      if (typeof args[0] === "number") check(args[0] * elem, "new " + name + "()");
+      return Reflect.construct(C, args, new.target === G ? C : new.target);
+    }}[name];
+    for (const key of Object.getOwnPropertyNames(C)) {
+      if (key === "prototype" || key === "length" || key === "name") continue;
+      Object.defineProperty(G, key, Object.getOwnPropertyDescriptor(C, key));
+    }
+    Object.setPrototypeOf(G, Object.getPrototypeOf(C));
+    Object.defineProperty(G, "prototype", {value: C.prototype, writable: false});
+    Object.defineProperty(C.prototype, "constructor", {value: G, writable: true, configurable: true, enumerable: false});
+    Object.defineProperty(globalThis, name, {value: G, writable: true, configurable: true, enumerable: false});
+  }
+  guardCtor("ArrayBuffer", 1);
+  for (const [n, e] of [["Int8Array", 1], ["Uint8Array", 1], ["Uint8ClampedArray", 1], ["Int16Array", 2],
+      ["Uint16Array", 2], ["Int32Array", 4], ["Uint32Array", 4], ["Float32Array", 4], ["Float64Array", 8],
+      ["BigInt64Array", 8], ["BigUint64Array", 8]]) guardCtor(n, e);
+  const from = Array.from;
+  Array.from = function from_(src, ...rest) {
+    if (src != null && typeof src.length === "number") check(16 * src.length, "Array.from()");
+    return from.call(this, src, ...rest);
+  };
+};
+`

@@ -1,0 +1,261 @@
+package js_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/kernels/js"
+)
+
+func newKernel(t *testing.T, cfg kernels.Config) kernels.Kernel {
+	t.Helper()
+	k, err := js.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	return k
+}
+
+func run(t *testing.T, k kernels.Kernel, code string) *kernels.Result {
+	t.Helper()
+	r, err := k.Execute(context.Background(), kernels.Cell{Code: code, Label: "test cell"})
+	if err != nil {
+		t.Fatalf("Execute(%q): %v", code, err)
+	}
+	return r
+}
+
+func value(t *testing.T, r *kernels.Result) string {
+	t.Helper()
+	if r.Error != nil {
+		t.Fatalf("cell failed: %s: %s\n%s", r.Error.Name, r.Error.Message, r.Error.Traceback)
+	}
+	if r.Value == nil {
+		return "<none>"
+	}
+	return r.Value.Text
+}
+
+func TestPersistenceEchoConsoleDisplay(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	r := run(t, k, "var x = 41;\nfunction f(v) { return v + 1 }\nconsole.log('hello', {a: [1, 'b']}, x);\nconsole.error('warn')")
+	if value(t, r) != "<none>" || r.Stdout.Text != "hello { a: [1, 'b'] } 41\n" || r.Stderr.Text != "warn\n" || !r.Fresh {
+		t.Fatalf("first cell: value %+v stdout %q stderr %q fresh %v", r.Value, r.Stdout.Text, r.Stderr.Text, r.Fresh)
+	}
+	tests := []struct{ code, want string }{
+		{"f(x)", "42"},
+		{"'s'.repeat(3)", "'sss'"},
+		{"({a: 1, nested: {b: [1, 2, {c: 3}]}})", "{ a: 1, nested: { b: [1, 2, [Object]] } }"},
+		{"[1, 'two', null, undefined]", "[1, 'two', null, undefined]"},
+		{"new Map([['k', 1]])", "Map [['k', 1]]"},
+		{"Promise.resolve(7)", "7"},
+		{"let o = {}; o.self = o; o", "{ self: [Circular] }"},
+		{"f", "[Function: f]"},
+		{"undefined", "<none>"},
+	}
+	for _, tt := range tests {
+		if got := value(t, run(t, k, tt.code)); got != tt.want {
+			t.Errorf("%q echoed %q, want %q", tt.code, got, tt.want)
+		}
+	}
+	r = run(t, k, "display({rows: 2}); display.html('<table><tr><td>1</td></tr></table>')")
+	if len(r.Displays) != 2 || r.Displays[0].Text != "{ rows: 2 }" || !strings.Contains(r.Displays[1].HTML, "<table>") {
+		t.Errorf("displays: %+v", r.Displays)
+	}
+}
+
+func TestErrorsPointAtCellLine(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	tests := []struct {
+		code, name string
+		line       int
+	}{
+		{"let a = 1;\nlet b = 2;\nnope + 1", "ReferenceError", 3},
+		{"var y = 1;\nlet = = 2;", "SyntaxError", 2},
+		{"function h() {\n  null.x;\n}\nh()", "TypeError", 2},
+		{"throw new RangeError('custom')", "RangeError", 1},
+		{"function r() { return r() }\nr()", "RangeError", 1},
+	}
+	for _, tt := range tests {
+		r := run(t, k, tt.code)
+		if r.Error == nil || r.Error.Name != tt.name || r.Error.Line != tt.line {
+			t.Errorf("%q: error %+v, want %s at line %d", tt.code, r.Error, tt.name, tt.line)
+			continue
+		}
+		if len(r.Error.Traceback) > 9<<10 {
+			t.Errorf("%q: traceback of %d bytes is not bounded", tt.code, len(r.Error.Traceback))
+		}
+	}
+	if got := value(t, run(t, k, "a + b")); got != "3" {
+		t.Errorf("state after errors: %s", got)
+	}
+}
+
+func TestInfiniteLoopIsInterrupted(t *testing.T) {
+	k := newKernel(t, kernels.Config{IdleTimeout: time.Second, InterruptGrace: time.Minute})
+	value(t, run(t, k, "var kept = 'yes'; var n = 0"))
+	r := run(t, k, "while (true) { n++ }")
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.StateLost || !strings.Contains(r.Error.Message, "state is kept") {
+		t.Fatalf("infinite loop: %+v lost %v", r.Error, r.StateLost)
+	}
+	if got := value(t, run(t, k, "[kept, n > 0]")); got != "['yes', true]" {
+		t.Errorf("after interrupt: %s", got)
+	}
+}
+
+func TestCancelInterrupts(t *testing.T) {
+	k := newKernel(t, kernels.Config{InterruptGrace: time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+	}()
+	r, err := k.Execute(ctx, kernels.Cell{Code: "var z = 3; for (;;) {}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "gave up") {
+		t.Fatalf("canceled: %+v", r.Error)
+	}
+	if got := value(t, run(t, k, "z")); got != "3" {
+		t.Errorf("after cancel: %s", got)
+	}
+}
+
+func TestMemoryCap(t *testing.T) {
+	k := newKernel(t, kernels.Config{MemoryLimit: 48 << 20})
+	value(t, run(t, k, "var before = 1"))
+	t.Run("single allocations", func(t *testing.T) {
+		for _, code := range []string{
+			"'x'.repeat(1e9)",
+			"'x'.padStart(1e9)",
+			"new Uint8Array(1e12)",
+			"new ArrayBuffer(1e12)",
+			"new Float64Array(1e9)",
+			"const big = []; big.length = 1e9; big.fill(0)",
+			"Array.from({length: 1e9})",
+		} {
+			r := run(t, k, code)
+			if r.Error == nil || r.Error.Name != "RangeError" || !strings.Contains(r.Error.Message, "memory cap") {
+				t.Errorf("%q: %+v", code, r.Error)
+			}
+		}
+		// The guarded built-ins still behave.
+		if got := value(t, run(t, k, "const u = new Uint8Array([1, 2, 3]);\n[u instanceof Uint8Array, u.map(v => v * 2) instanceof Uint8Array, u.constructor === Uint8Array, Uint8Array.from([1]).length, 'ab'.repeat(2), [0, 0].fill(7), new ArrayBuffer(8).byteLength, before]")); got != "[true, true, true, 1, 'abab', [7, 7], 8, 1]" {
+			t.Errorf("guarded built-ins: %s", got)
+		}
+	})
+	t.Run("local growth is freed and state kept", func(t *testing.T) {
+		r := run(t, k, "(function() { const a = []; let s = 'x'; while (true) { s = s + s; a.push(s) } })()")
+		if r.Error == nil || r.Error.Name != kernels.ErrMemoryLimit || r.StateLost || !strings.Contains(r.Error.Message, "state is kept") {
+			t.Fatalf("local bomb: %+v lost %v", r.Error, r.StateLost)
+		}
+		if got := value(t, run(t, k, "before")); got != "1" {
+			t.Errorf("after local bomb: %s", got)
+		}
+	})
+	t.Run("global growth discards the runtime", func(t *testing.T) {
+		r := run(t, k, "var hoard = []; let s = 'x'; while (true) { s = s + s; hoard.push(s) }")
+		if r.Error == nil || r.Error.Name != kernels.ErrMemoryLimit || !r.StateLost || !strings.Contains(r.Error.Message, "state is lost") {
+			t.Fatalf("global bomb: %+v lost %v", r.Error, r.StateLost)
+		}
+		r = run(t, k, "typeof before")
+		if value(t, r) != "'undefined'" || !r.Fresh || len(r.Notices) != 1 || !strings.Contains(r.Notices[0], "memory cap") {
+			t.Errorf("next cell: %+v notices %q", r.Value, r.Notices)
+		}
+	})
+}
+
+func TestOutputIsBounded(t *testing.T) {
+	k := newKernel(t, kernels.Config{MaxOutput: 1000, MaxText: 300})
+	r := run(t, k, "for (let i = 0; i < 10000; i++) console.log('line', i);\n'v'.repeat(1000)")
+	if r.Stdout.Cut == 0 || !strings.HasPrefix(r.Stdout.Text, "line 0\n") || !strings.HasSuffix(r.Stdout.Text, "line 9999\n") {
+		t.Errorf("stdout not bounded head+tail: cut %d", r.Stdout.Cut)
+	}
+	if r.Value == nil || len(r.Value.Text) > 300 || r.Value.Note == "" {
+		t.Errorf("echo not bounded: %+v", r.Value)
+	}
+}
+
+func TestReset(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	value(t, run(t, k, "var gone = 1"))
+	if err := k.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, k, "typeof gone")
+	if value(t, r) != "'undefined'" || !r.Fresh || r.StateLost {
+		t.Errorf("after reset: %+v fresh %v", r.Value, r.Fresh)
+	}
+	k.Close()
+	if _, err := k.Execute(context.Background(), kernels.Cell{Code: "1"}); !errors.Is(err, js.ErrClosed) {
+		t.Errorf("after close: %v", err)
+	}
+}
+
+func TestBridge(t *testing.T) {
+	var calls []string
+	caller := func(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
+		calls = append(calls, name+" "+string(args))
+		switch name {
+		case "read":
+			return kernels.ToolReply{Text: "class Auth {}\n"}, nil
+		case "write":
+			return kernels.ToolReply{}, errors.New("tools: write refused by the approval policy")
+		case "slow":
+			time.Sleep(3 * time.Second) // three idle budgets
+			return kernels.ToolReply{Text: "slow done"}, nil
+		case "fails":
+			return kernels.ToolReply{Text: "it failed", IsError: true}, nil
+		}
+		return kernels.ToolReply{}, errors.New("unknown tool")
+	}
+	k := newKernel(t, kernels.Config{Tools: caller, IdleTimeout: time.Second})
+	if got := value(t, run(t, k, "const contents = tool('read', {path: 'lib/auth.dart'}); contents")); got != "'class Auth {}\\n'" {
+		t.Errorf("tool read: %s", got)
+	}
+	if calls[0] != `read {"path":"lib/auth.dart"}` {
+		t.Errorf("bridge saw %q", calls[0])
+	}
+	r := run(t, k, "tool('write', {path: 'x', content: 'y'})")
+	if r.Error == nil || r.Error.Name != "ToolError" || !strings.Contains(r.Error.Message, "refused") {
+		t.Errorf("refused write: %+v", r.Error)
+	}
+	if got := value(t, run(t, k, "let caught; try { tool('fails') } catch (e) { caught = e instanceof ToolError && e.message }; caught")); got != "'it failed'" {
+		t.Errorf("error reply: %s", got)
+	}
+	if got := value(t, run(t, k, "tool('slow')")); got != "'slow done'" {
+		t.Errorf("slow bridge call was not allowed to finish: %s", got)
+	}
+	r = run(t, k, "tool('read', [1])")
+	if r.Error == nil || r.Error.Name != "TypeError" {
+		t.Errorf("array args: %+v", r.Error)
+	}
+}
+
+func TestConcurrentKernelsAreIndependent(t *testing.T) {
+	done := make(chan string, 4)
+	for i := 0; i < 4; i++ {
+		go func(i int) {
+			k, _ := js.New(kernels.Config{})
+			defer k.Close()
+			r, err := k.Execute(context.Background(), kernels.Cell{Code: "let s = 0; for (let j = 0; j < 1e4; j++) s += j; s"})
+			if err != nil || r.Error != nil || r.Value == nil {
+				done <- "failed"
+				return
+			}
+			done <- r.Value.Text
+		}(i)
+	}
+	for i := 0; i < 4; i++ {
+		if got := <-done; got != "49995000" {
+			t.Errorf("kernel %d: %s", i, got)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package kernels_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/kernels/std"
+)
+
+func TestStreamBuffer(t *testing.T) {
+	b := kernels.NewStreamBuffer(100)
+	b.WriteString("short")
+	if s := b.Stream(); s.Text != "short" || s.Cut != 0 {
+		t.Fatalf("%+v", s)
+	}
+	b = kernels.NewStreamBuffer(100)
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(b, "%04d\n", i)
+	}
+	s := b.Stream()
+	if s.Cut != 5000-100 || !strings.HasPrefix(s.Text, "0000\n") || !strings.HasSuffix(s.Text, "0999\n") || !strings.Contains(s.Text, "4900 bytes not shown") {
+		t.Fatalf("cut %d:\n%s", s.Cut, s.Text)
+	}
+	if b.Len() != 5000 {
+		t.Errorf("Len %d", b.Len())
+	}
+}
+
+func TestCutTextKeepsRunes(t *testing.T) {
+	got, note := kernels.CutText("ééé", 3)
+	if got != "é" || note != "text cut: 2 of 6 bytes shown" {
+		t.Errorf("%q %q", got, note)
+	}
+	if got, note := kernels.CutText("abc", 10); got != "abc" || note != "" {
+		t.Errorf("%q %q", got, note)
+	}
+}
+
+func TestTrimTraceback(t *testing.T) {
+	in := "Error\n" + strings.Repeat("  at r (cell:1)\n", 500) + "  at cell:2"
+	got := kernels.TrimTraceback(in, 1000)
+	if got != "Error\n  at r (cell:1)\n  [previous line repeated 499 more times]\n  at cell:2" {
+		t.Errorf("%q", got)
+	}
+}
+
+func TestParseLanguage(t *testing.T) {
+	for in, want := range map[string]kernels.Language{"": kernels.Python, "py": kernels.Python, "JavaScript": kernels.JavaScript, "js": kernels.JavaScript} {
+		if got, err := kernels.ParseLanguage(in); err != nil || got != want {
+			t.Errorf("%q: %v %v", in, got, err)
+		}
+	}
+	if _, err := kernels.ParseLanguage("ruby"); err == nil || !strings.HasPrefix(err.Error(), "kernels: ") {
+		t.Errorf("ruby: %v", err)
+	}
+}
+
+func TestFactory(t *testing.T) {
+	f := std.NewFactory(kernels.Config{})
+	if got := fmt.Sprint(f.Languages()); got != "[javascript python]" {
+		t.Errorf("languages %s", got)
+	}
+	k, err := f.New(kernels.JavaScript, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	r, err := k.Execute(context.Background(), kernels.Cell{Code: "1 + 1"})
+	if err != nil || r.Value == nil || r.Value.Text != "2" {
+		t.Fatalf("%+v %v", r, err)
+	}
+	empty := kernels.NewFactory(kernels.Config{}, nil)
+	if _, err := empty.New(kernels.Python, "", nil); err == nil || !strings.Contains(err.Error(), "no python kernel") {
+		t.Errorf("%v", err)
+	}
+}
+
+// Example shows a cell's echoed value.
+func Example() {
+	k, _ := std.NewFactory(kernels.Config{}).New(kernels.JavaScript, ".", nil)
+	defer k.Close()
+	r, _ := k.Execute(context.Background(), kernels.Cell{Code: "const xs = [1, 2, 3];\nxs.map(x => x * x)", Label: "square a few numbers"})
+	fmt.Println(r.Value.Text)
+	// Output: [1, 4, 9]
+}
