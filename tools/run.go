@@ -12,6 +12,7 @@ import (
 	"github.com/tetherhq/tether/bridges/dap"
 	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/fsutil"
+	"github.com/tetherhq/tether/kernels"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/tools/operator"
 	"github.com/tetherhq/tether/tools/workers"
@@ -64,6 +65,9 @@ type Config struct {
 	// LSP is the run's language-server supervisor (tools/lsp.go): wires lsp,
 	// lsp_rename and diagnostics on write. Run.Close closes it.
 	LSP *lsp.Supervisor
+	// Kernels is the kernel factory; it wires eval (tools/eval.go). The run
+	// owns the kernels it starts: Close discards them all.
+	Kernels *kernels.Factory
 }
 
 // family is one tool family: the tools bound to one kind of resource.

@@ -1,0 +1,251 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/tetherhq/tether/kernels"
+)
+
+func init() {
+	addFamily(family{
+		name: "eval",
+		// SPEC.md: registered when the run has a kernel factory.
+		wired: func(cfg *Config) bool { return cfg.Kernels != nil },
+		register: func(r *Run) (func() error, error) {
+			ev := &evaluator{run: r, factory: r.cfg.Kernels, kernels: map[kernels.Language]kernels.Kernel{}}
+			if err := r.Registry().Register(ev.tool()); err != nil {
+				return nil, err
+			}
+			// Run.Close discards every kernel: no interpreter outlives the run.
+			return ev.close, nil
+		},
+	})
+}
+
+// evalSchema is the eval tool's input schema (SPEC.md, "eval").
+var evalSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "code": {"type": "string", "description": "the cell: Python (IPython idioms such as %pip, %cd, !cmd, %%bash, %%timeit work) or JavaScript"},
+    "description": {"type": "string", "minLength": 1, "description": "5-10 words saying what the cell does; shown as the cell's label"},
+    "language": {"type": "string", "enum": ["python", "javascript"], "description": "python (default) or javascript"},
+    "reset": {"type": "boolean", "description": "discard the interpreter and its state before running the cell"}
+  },
+  "required": ["code", "description"],
+  "additionalProperties": false
+}`)
+
+// evaluator holds a run's kernels, one per language, started on first use.
+type evaluator struct {
+	run     *Run
+	factory *kernels.Factory
+
+	mu      sync.Mutex
+	kernels map[kernels.Language]kernels.Kernel
+	closed  bool
+}
+
+type evalArgs struct {
+	Code        string `json:"code"`
+	Description string `json:"description"`
+	Language    string `json:"language"`
+	Reset       bool   `json:"reset"`
+}
+
+func (e *evaluator) tool() Tool {
+	return Tool{
+		Name: "eval",
+		Tier: TierExec,
+		Description: "Run a Python or JavaScript cell in a persistent interpreter: variables, imports and loaded data survive between calls, as in a notebook. " +
+			"The last expression is echoed; display(x) shows rich output; pandas data frames render as tables and matplotlib figures come back as images. " +
+			"IPython idioms work in Python: %pip install (then import again), %cd, !cmd, x = !cmd, %%bash, %timeit, %%timeit. " +
+			"Inside a cell, tool(name, args) calls this run's tools (e.g. contents = tool(\"read\", {\"path\": \"lib/auth.dart\"})) under the same approvals; a refused call raises ToolError. " +
+			"The cell may compute for up to its idle budget (default 5 minutes; time waiting on tool() does not count) before it is interrupted; state is kept unless the result says otherwise. " +
+			"reset: true discards the interpreter first.",
+		InputSchema: evalSchema,
+		Handler:     e.handle,
+	}
+}
+
+func (e *evaluator) handle(ctx context.Context, call *Call) (*Result, error) {
+	if call.Origin == FromBridge {
+		return nil, errors.New("tools: eval: a cell cannot call eval through tool(); run the code in the cell itself")
+	}
+	var a evalArgs
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	label := strings.Join(strings.Fields(a.Description), " ")
+	if n := len(strings.Fields(label)); n < 5 || n > 10 {
+		return nil, fmt.Errorf("tools: eval: description must be 5-10 words (got %d): say what the cell does, e.g. \"load the sales csv and plot monthly totals\"", n)
+	}
+	lang, err := kernels.ParseLanguage(a.Language)
+	if err != nil {
+		return nil, fmt.Errorf("tools: eval: %w", err)
+	}
+	k, fresh, err := e.kernel(lang, a.Reset)
+	if err != nil {
+		return nil, fmt.Errorf("tools: eval: %w", err)
+	}
+	res, err := k.Execute(ctx, kernels.Cell{Code: a.Code, Label: label})
+	if err != nil {
+		return nil, fmt.Errorf("tools: eval: %w", err)
+	}
+	if a.Reset && !fresh {
+		res.Notices = append([]string{"reset: the previous interpreter was discarded; this cell ran in a fresh one"}, res.Notices...)
+	}
+	return renderCell(lang, label, res), nil
+}
+
+// kernel returns the run's kernel for lang, starting it on first use; with
+// reset, the existing one is discarded first. fresh reports a new kernel.
+func (e *evaluator) kernel(lang kernels.Language, reset bool) (k kernels.Kernel, fresh bool, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, false, errors.New("the run is closed; start a new run")
+	}
+	if k, ok := e.kernels[lang]; ok {
+		if reset {
+			if err := k.Reset(); err != nil {
+				return nil, false, err
+			}
+		}
+		return k, false, nil
+	}
+	k, err = e.factory.New(lang, e.run.WorkDir(), e.bridge)
+	if err != nil {
+		return nil, false, err
+	}
+	e.kernels[lang] = k
+	return k, true, nil
+}
+
+// bridge is the kernels' ToolCaller: tool() inside a cell goes through
+// Run.Call with Origin FromBridge, so the run's surface, approval policy,
+// approver and every wrapper apply exactly as for the model.
+func (e *evaluator) bridge(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
+	res, err := e.run.Call(ctx, name, args, FromBridge)
+	if err != nil {
+		return kernels.ToolReply{}, err
+	}
+	rep := kernels.ToolReply{Text: res.AllText(), IsError: res.IsError}
+	if res.Structured != nil {
+		if b, err := json.Marshal(res.Structured); err == nil {
+			rep.Structured = b
+		}
+	}
+	return rep, nil
+}
+
+func (e *evaluator) close() error {
+	e.mu.Lock()
+	ks := e.kernels
+	e.kernels, e.closed = nil, true
+	e.mu.Unlock()
+	var errs []error
+	for _, k := range ks {
+		if err := k.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// renderCell turns a cell's result into tool content: text blocks for the
+// streams, values and errors, image blocks for PNGs. Structured output holds
+// the result with HTML representations and without image bytes.
+func renderCell(lang kernels.Language, label string, r *kernels.Result) *Result {
+	var b strings.Builder
+	var images []Content
+	fmt.Fprintf(&b, "[%s] %s\n", lang, label)
+	for _, n := range r.Notices {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	if r.Stdout.Text != "" {
+		b.WriteString("stdout:\n" + withNewline(r.Stdout.Text))
+	}
+	if r.Stderr.Text != "" {
+		b.WriteString("stderr:\n" + withNewline(r.Stderr.Text))
+	}
+	show := func(head string, d kernels.Display) {
+		b.WriteString(head + "\n" + withNewline(d.Text))
+		if d.Note != "" {
+			fmt.Fprintf(&b, "(%s)\n", d.Note)
+		}
+		if len(d.PNG) > 0 {
+			fmt.Fprintf(&b, "(image/png, %d bytes, attached)\n", len(d.PNG))
+			images = append(images, Content{Type: ImageContent, MIMEType: kernels.MIMEPNG, Data: d.PNG})
+		}
+	}
+	for _, d := range r.Displays {
+		show("display:", d)
+	}
+	if r.Value != nil {
+		show("out:", *r.Value)
+	}
+	if r.Error != nil {
+		where := ""
+		if r.Error.Line > 0 {
+			where = fmt.Sprintf(" (cell line %d)", r.Error.Line)
+		}
+		fmt.Fprintf(&b, "error: %s: %s%s\n", r.Error.Name, r.Error.Message, where)
+		if r.Error.Traceback != "" {
+			b.WriteString(withNewline(r.Error.Traceback))
+		}
+	}
+	if r.Error == nil && r.Value == nil && len(r.Displays) == 0 && r.Stdout.Text == "" && r.Stderr.Text == "" {
+		b.WriteString("(the cell ran and produced no output)\n")
+	}
+	out := &Result{
+		Content:    append([]Content{{Type: TextContent, Text: strings.TrimRight(b.String(), "\n")}}, images...),
+		Structured: structuredCell(lang, label, r),
+		IsError:    r.Error != nil,
+	}
+	return out
+}
+
+func withNewline(s string) string {
+	if strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+type cellDisplay struct {
+	Text  string `json:"text/plain,omitempty"`
+	HTML  string `json:"text/html,omitempty"`
+	Image int    `json:"imageBytes,omitempty"`
+	Note  string `json:"note,omitempty"`
+}
+
+func structuredCell(lang kernels.Language, label string, r *kernels.Result) any {
+	conv := func(d kernels.Display) cellDisplay {
+		return cellDisplay{Text: d.Text, HTML: d.HTML, Image: len(d.PNG), Note: d.Note}
+	}
+	s := struct {
+		Language  kernels.Language `json:"language"`
+		Label     string           `json:"label"`
+		Stdout    kernels.Stream   `json:"stdout"`
+		Stderr    kernels.Stream   `json:"stderr"`
+		Value     *cellDisplay     `json:"value,omitempty"`
+		Displays  []cellDisplay    `json:"displays,omitempty"`
+		Error     *kernels.Error   `json:"error,omitempty"`
+		Notices   []string         `json:"notices,omitempty"`
+		StateLost bool             `json:"stateLost,omitempty"`
+		Fresh     bool             `json:"fresh,omitempty"`
+	}{Language: lang, Label: label, Stdout: r.Stdout, Stderr: r.Stderr, Error: r.Error, Notices: r.Notices, StateLost: r.StateLost, Fresh: r.Fresh}
+	if r.Value != nil {
+		v := conv(*r.Value)
+		s.Value = &v
+	}
+	for _, d := range r.Displays {
+		s.Displays = append(s.Displays, conv(d))
+	}
+	return s
+}
