@@ -166,7 +166,7 @@ func slowTool(d time.Duration) tools.Tool {
 
 func TestEvalBridge(t *testing.T) {
 	langs := []struct {
-		lang                      string
+		lang                       string
 		read, write, slow, wrapped string
 	}{
 		{"python",
