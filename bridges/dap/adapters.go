@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -229,12 +230,40 @@ func findCommand(ctx context.Context, a Adapter, root string) ([]string, string)
 	return nil, why
 }
 
+// probeCache remembers probe results for a minute, keyed by the binary, its
+// size and mtime, and the probe: a python behind a pyenv shim takes most of a
+// second to answer, and adapters is asked often.
+var probeCache sync.Map // probeKey -> probeResult
+
+type probeKey struct {
+	bin, args string
+	size      int64
+	mtime     time.Time
+}
+
+type probeResult struct {
+	ok bool
+	at time.Time
+}
+
 func probe(ctx context.Context, bin string, args []string, root string) bool {
+	fi, err := os.Stat(bin)
+	if err != nil {
+		return false
+	}
+	key := probeKey{bin: bin, args: strings.Join(args, "\x00"), size: fi.Size(), mtime: fi.ModTime()}
+	if v, ok := probeCache.Load(key); ok && time.Since(v.(probeResult).at) < time.Minute {
+		return v.(probeResult).ok
+	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = root
-	return cmd.Run() == nil
+	ok := cmd.Run() == nil
+	if ctx.Err() == nil {
+		probeCache.Store(key, probeResult{ok: ok, at: time.Now()})
+	}
+	return ok
 }
 
 // lookBinary resolves a command's binary: absolute, root-relative (contains a

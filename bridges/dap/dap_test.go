@@ -21,11 +21,12 @@ func do(t *testing.T, sv *dap.Supervisor, conv, root string, req dap.Request) *d
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	start := time.Now()
 	r, err := sv.Do(ctx, conv, root, req)
 	if err != nil {
 		t.Fatalf("%s: %v", req.Op, err)
 	}
-	t.Logf("%s:\n%s", req.Op, r.Text)
+	t.Logf("%s [%s]:\n%s", req.Op, time.Since(start).Round(time.Millisecond), r.Text)
 	return r
 }
 
@@ -247,6 +248,7 @@ func main() {
 `
 
 func TestDelve(t *testing.T) {
+	t.Parallel()
 	testenv.RequireBinary(t, "dlv")
 	testenv.RequireBinary(t, "go")
 	runScenario(t, scenario{
@@ -274,6 +276,7 @@ main()
 `
 
 func TestDebugpy(t *testing.T) {
+	t.Parallel()
 	python(t)
 	runScenario(t, scenario{
 		files:   map[string]string{"requirements.txt": "", "main.py": pyProgram},
@@ -296,6 +299,7 @@ int main(void) {
 `
 
 func TestLLDB(t *testing.T) {
+	t.Parallel()
 	if testenv.LookPath("lldb-dap") == "" && testenv.LookPath("lldb-dap-19") == "" {
 		testenv.Missing(t, "lldb-dap (lldb-19)")
 	}
@@ -345,6 +349,7 @@ while True:
 // children included), and a short TTL ends the session and the next call
 // says why.
 func TestSessionRules(t *testing.T) {
+	t.Parallel()
 	python(t)
 	root := writeFiles(t, map[string]string{"pyproject.toml": "", "loop.py": pySpawn})
 	ttl := 4 * time.Second
@@ -436,6 +441,7 @@ func TestAdapters(t *testing.T) {
 // TestDebugpyPrefersVenv: a project's .venv python is used for the program
 // even when the adapter itself runs from another python.
 func TestDebugpyPrefersVenv(t *testing.T) {
+	t.Parallel()
 	py := python(t)
 	root := writeFiles(t, map[string]string{"setup.py": "", "main.py": "import sys\nprint(sys.prefix)\n"})
 	cmd := exec.Command(py, "-m", "venv", "--system-site-packages", "--without-pip", filepath.Join(root, ".venv"))
@@ -462,6 +468,7 @@ func TestDebugpyPrefersVenv(t *testing.T) {
 }
 
 func TestAttachDebugpy(t *testing.T) {
+	t.Parallel()
 	py := python(t)
 	root := writeFiles(t, map[string]string{"requirements.txt": "", "loop.py": pyLoop})
 	port := freePort(t)
@@ -495,6 +502,7 @@ func TestAttachDebugpy(t *testing.T) {
 }
 
 func TestAttachDelve(t *testing.T) {
+	t.Parallel()
 	dlv := testenv.RequireBinary(t, "dlv")
 	goBin := testenv.RequireBinary(t, "go")
 	root := writeFiles(t, map[string]string{"go.mod": "module hello\n\ngo 1.21\n", "main.go": goProgram})
@@ -531,6 +539,7 @@ func TestAttachDelve(t *testing.T) {
 // pause stops it where it is; a breakpoint set while live is verified at once
 // and continue stops there; clearing it lets the program run again.
 func TestPauseAndLiveBreakpoints(t *testing.T) {
+	t.Parallel()
 	python(t)
 	root := writeFiles(t, map[string]string{"requirements.txt": "", "loop.py": pyLoop})
 	// StopWait bounds how long launch and continue wait for a stop; the loop
@@ -585,6 +594,7 @@ func stopOf(t *testing.T, sv *dap.Supervisor, root string, r *dap.Reply) *dap.St
 }
 
 func TestDelveBuildError(t *testing.T) {
+	t.Parallel()
 	testenv.RequireBinary(t, "dlv")
 	testenv.RequireBinary(t, "go")
 	root := writeFiles(t, map[string]string{"go.mod": "module broken\n\ngo 1.21\n",
