@@ -296,11 +296,12 @@ func (r *Roster) stop(w *worker) {
 	waitGroupGone(cmd.Process.Pid)
 }
 
-// waitGroupGone waits (briefly) until no process of the group is left
-// running. Zombies do not count: they run nothing and are their new parent's
-// to reap.
+// waitGroupGone waits until no process of the group is left running (at most
+// about ten seconds, for a machine under heavy load). Zombies do not count:
+// they run nothing and are their new parent's to reap. A process that left the
+// group (setsid) is out of reach.
 func waitGroupGone(pgid int) {
-	for i := 0; i < 200 && groupRunning(pgid); i++ {
+	for i := 0; i < 2000 && groupRunning(pgid); i++ {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		time.Sleep(5 * time.Millisecond)
 	}
