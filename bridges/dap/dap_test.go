@@ -615,3 +615,59 @@ func TestDelveBuildError(t *testing.T) {
 		t.Fatalf("delve's build output was left in the working dir: %v", ents)
 	}
 }
+
+const cLoop = `#include <unistd.h>
+
+int main(void) {
+	int n = 0;
+	for (;;) {
+		n++;
+		usleep(50000);
+	}
+}
+`
+
+// TestAttachLLDB attaches lldb-dap to a program served by lldb-server's
+// gdbserver on a port.
+func TestAttachLLDB(t *testing.T) {
+	t.Parallel()
+	if testenv.LookPath("lldb-dap") == "" && testenv.LookPath("lldb-dap-19") == "" {
+		testenv.Missing(t, "lldb-dap (lldb-19)")
+	}
+	server := testenv.LookPath("lldb-server-19")
+	if server == "" {
+		server = testenv.RequireBinary(t, "lldb-server")
+	}
+	cc := testenv.RequireBinary(t, "gcc")
+	root := writeFiles(t, map[string]string{"loop.c": cLoop})
+	build := exec.Command(cc, "-g", "-O0", "-o", "loop", "loop.c")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	port := freePort(t)
+	cmd := exec.Command(server, "gdbserver", fmt.Sprintf("127.0.0.1:%d", port), "./loop")
+	cmd.Dir = root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, dap.Request{Op: "breakpoints", File: "loop.c", Lines: []int{6}})
+	a := do(t, sv, "c", root, dap.Request{Op: "attach", Port: port})
+	st := a.Stop
+	for i := 0; i < 5 && (st == nil || st.Line != 6); i++ {
+		st = stopOf(t, sv, root, do(t, sv, "c", root, dap.Request{Op: "continue"}))
+	}
+	if st == nil || st.Line != 6 {
+		t.Fatalf("attach + continue should stop at the breakpoint: %+v", st)
+	}
+	ev := do(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "n >= 0"})
+	if ev.Value == nil || ev.Value.Value != "true" {
+		t.Fatalf("evaluate: %+v", ev.Value)
+	}
+	do(t, sv, "c", root, dap.Request{Op: "terminate"})
+}

@@ -430,7 +430,7 @@ func (sv *Supervisor) opBreakpoints(ctx context.Context, c *conversation, root s
 	} else {
 		for _, l := range lines {
 			r.Breakpoints = append(r.Breakpoints, BreakpointState{File: file, Line: l, Pending: true,
-				Message: "no session yet: sent to the adapter at launch"})
+				Message: "no session yet: sent to the adapter at launch or attach"})
 		}
 		c.bpStates = mergeStates(c.bpStates, file, r.Breakpoints)
 	}
