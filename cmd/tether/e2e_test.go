@@ -143,7 +143,7 @@ func TestToolsCommand(t *testing.T) {
 		surface string
 		want    []string
 	}{
-		{"default", []string{"apply_patch", "ask_user", "debug", "edit", "read", "write"}},
+		{"default", []string{"apply_patch", "ask_user", "debug", "edit", "eval", "read", "write"}},
 		{"plan", []string{"ask_user", "read"}},
 		{"readonly", []string{"ask_user", "read"}},
 	} {
@@ -225,7 +225,7 @@ func TestServeMCPClient(t *testing.T) {
 			surface string
 			want    []string
 		}{
-			{"default", []string{"apply_patch", "ask_user", "debug", "edit", "read", "write"}},
+			{"default", []string{"apply_patch", "ask_user", "debug", "edit", "eval", "read", "write"}},
 			{"plan", []string{"ask_user", "read"}},
 			{"readonly", []string{"ask_user", "read"}},
 		} {
