@@ -558,6 +558,10 @@ func TestPauseAndLiveBreakpoints(t *testing.T) {
 	if p.Reason != "pause" || filepath.Base(p.File) != "loop.py" || p.Source == "" {
 		t.Fatalf("pause: %+v", p)
 	}
+	again := do(t, sv, "c", root, dap.Request{Op: "pause"})
+	if again.Stop == nil || !strings.HasPrefix(again.Text, "already stopped") {
+		t.Fatalf("pause while stopped should say where it is: %s", again.Text)
+	}
 	bp := do(t, sv, "c", root, dap.Request{Op: "breakpoints", File: "loop.py", Lines: []int{7}})
 	if len(bp.Breakpoints) != 1 || bp.Breakpoints[0].Pending || !bp.Breakpoints[0].Verified {
 		t.Fatalf("a breakpoint set while live should be sent and verified: %+v", bp.Breakpoints)

@@ -760,6 +760,18 @@ func (sv *Supervisor) opRun(ctx context.Context, c *conversation, s *session, re
 	if req.Op != "pause" && running {
 		return nil, fmt.Errorf("debug: %s: the program is running, not stopped; use pause first, or status", req.Op)
 	}
+	if req.Op == "pause" && !running {
+		// Adapters answer a pause of a stopped program without a new stop
+		// event: report where it already is instead of waiting for one.
+		r := &Reply{}
+		var b strings.Builder
+		b.WriteString("already stopped; ")
+		if err := sv.afterRun(ctx, c, s, seq-1, 0, r, &b); err != nil {
+			return nil, err
+		}
+		r.Text = strings.TrimRight(b.String(), "\n")
+		return r, nil
+	}
 	var command string
 	var args any
 	switch req.Op {
