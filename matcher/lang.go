@@ -72,9 +72,9 @@ var langs = map[string]langSpec{
 		bare,
 	}},
 	"java": {expando: '$', ladder: []rung{
-		ctx("statement", "class _ { void _() {\n", "\n} }\n"),
-		ctx("expression", "class _ { Object _ = ", "; }\n"),
-		ctx("member", "class _ {\n", "\n}\n"),
+		ctx("statement", "class X_ { void x_() {\n", "\n} }\n"),
+		ctx("expression", "class X_ { Object x_ = ", "; }\n"),
+		ctx("member", "class X_ {\n", "\n}\n"),
 		bare,
 	}},
 	"dart": {expando: '$', ladder: []rung{
@@ -84,9 +84,9 @@ var langs = map[string]langSpec{
 		bare,
 	}},
 	"c_sharp": {expando: 'µ', ladder: []rung{
-		ctx("statement", "class _ { void _() {\n", "\n} }\n"),
-		ctx("expression", "class _ { object _ = ", "; }\n"),
-		ctx("member", "class _ {\n", "\n}\n"),
+		ctx("statement", "class X_ { void x_() {\n", "\n} }\n"),
+		ctx("expression", "class X_ { object x_ = ", "; }\n"),
+		ctx("member", "class X_ {\n", "\n}\n"),
 		bare,
 	}},
 	"kotlin": {expando: 'µ', ladder: []rung{
@@ -102,9 +102,9 @@ var langs = map[string]langSpec{
 		bare,
 	}},
 	"scala": {expando: '$', ladder: []rung{
-		ctx("statement", "object _ {\ndef _() = {\n", "\n}\n}\n"),
-		ctx("expression", "object _ {\nval _ = ", "\n}\n"),
-		ctx("member", "class _ {\n", "\n}\n"),
+		ctx("statement", "object X_ {\ndef x_() = {\n", "\n}\n}\n"),
+		ctx("expression", "object X_ {\nval x_ = ", "\n}\n"),
+		ctx("member", "class X_ {\n", "\n}\n"),
 		bare,
 	}},
 	"php": {expando: 'µ', ladder: []rung{

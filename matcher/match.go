@@ -180,10 +180,10 @@ func (m *matcher) node(p *pnode, c engine.Node) bool {
 }
 
 // list matches a pattern node list against candidate siblings. Anonymous
-// candidate nodes the pattern does not mention are skipped (ast-grep's "smart"
-// strictness); named ones are not. With whole, every candidate must be used
-// (trailing anonymous nodes aside); otherwise list reports how many candidate
-// nodes the match used.
+// candidate nodes the pattern does not mention are skipped, and so are any
+// trailing ones (ast-grep's "smart" strictness); named ones before the last
+// pattern node are not. list reports how many candidate nodes the match used
+// (all of them with whole).
 func (m *matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
 	m.steps++
 	if m.steps > stepBudget {
@@ -193,18 +193,17 @@ func (m *matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
 		if !whole {
 			return 0, true
 		}
-		for _, c := range cs {
-			if c.IsNamed() {
-				return 0, false
-			}
-		}
+		// trailing candidate nodes the pattern does not mention are skipped,
+		// named or not, as ast-grep's "smart" strictness does: a pattern
+		// try { $$$ } catch ($T $E) { $$$ } matches a try that also has a
+		// finally clause
 		return len(cs), true
 	}
 	p := ps[0]
 	mark := len(m.env)
 	if p.meta.kind == metaMulti {
-		if len(ps) == 1 && !whole {
-			// a trailing $$$ of a sequence pattern takes the rest
+		if len(ps) == 1 {
+			// a trailing $$$ takes the rest
 			if m.bind(p.meta.name, true, cs) {
 				return len(cs), true
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -123,28 +124,83 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	}
 	spec := langSpecFor(lang)
 	sub := substitute(src, spec.expando)
-	for _, c := range spec.ladder {
-		full, start, end := c.scaffold(sub)
-		tree, err := p.Parse(ctx, lang, []byte(full))
-		if err != nil {
-			return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+	// First a clean parse in any context; failing that, a parse whose only
+	// faults are a metavariable the grammar could not place (an ERROR node
+	// that is exactly "$$$") or a token missing right after one (the ";" of a
+	// "$$$" standing for statements), as ast-grep accepts them.
+	type parsed struct {
+		tree       *engine.Tree
+		start, end int
+	}
+	trees := make([]parsed, len(spec.ladder))
+	for pass := 0; pass < 3; pass++ {
+		text := sub
+		if pass == 2 {
+			// last: "$$$" standing for statements written without the ";" the
+			// grammar needs ("{ $$$ }" in Dart reads as a set literal)
+			text = multiBeforeBrace.ReplaceAllString(sub, "$1;$2")
+			if text == sub {
+				break
+			}
 		}
-		if tree.HasError() {
-			continue
+		for i, c := range spec.ladder {
+			if pass != 1 {
+				full, start, end := c.scaffold(text)
+				tree, err := p.Parse(ctx, lang, []byte(full))
+				if err != nil {
+					return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+				}
+				trees[i] = parsed{tree, start, end}
+			}
+			t := trees[i]
+			if pass != 1 && t.tree.HasError() || pass == 1 && !tolerable(t.tree, spec.expando) {
+				continue
+			}
+			nodes := extract(t.tree, uint32(t.start), uint32(t.end))
+			if len(nodes) == 0 {
+				continue
+			}
+			pat := &Pattern{lang: lang, src: src, context: c.name}
+			for _, n := range nodes {
+				pat.roots = append(pat.roots, convert(n, spec.expando))
+			}
+			pat.collect()
+			return pat, nil
 		}
-		nodes := extract(tree, uint32(start), uint32(end))
-		if len(nodes) == 0 {
-			continue
-		}
-		pat := &Pattern{lang: lang, src: src, context: c.name}
-		for _, n := range nodes {
-			pat.roots = append(pat.roots, convert(n, spec.expando))
-		}
-		pat.collect()
-		return pat, nil
 	}
 	return nil, fmt.Errorf("%w as %s for %s: %q; check its syntax (a complete expression, statement, member or declaration of the language, with metavariables like $X, $$$ARGS)",
 		ErrUnparseable, contextNames(spec.ladder), lang, src)
+}
+
+// multiBeforeBrace finds a multi-metavariable (after substitution) right
+// before a closing brace.
+var multiBeforeBrace = regexp.MustCompile(`((?:\$\$\$|µµµ)[A-Z0-9_]*)(\s*\})`)
+
+// tolerable reports whether every fault in t is a metavariable: an ERROR node
+// whose text is one, or a MISSING token whose parent's text is one.
+func tolerable(t *engine.Tree, expando rune) bool {
+	ok := true
+	t.Root().Walk(func(n engine.Node) bool {
+		if !ok {
+			return false
+		}
+		switch {
+		case n.IsError():
+			if _, m := parseMeta(strings.TrimSpace(n.Text()), expando); !m {
+				ok = false
+			}
+			return false
+		case n.IsMissing():
+			par, has := n.Parent()
+			if !has {
+				ok = false
+			} else if _, m := parseMeta(strings.TrimSpace(par.Text()), expando); !m {
+				ok = false
+			}
+		}
+		return true
+	})
+	return ok
 }
 
 // extract returns the node that spans exactly [start, end) of the scaffold,
@@ -206,9 +262,17 @@ func convert(n engine.Node, expando rune) *pnode {
 	if mv, ok := parseMeta(text, expando); ok {
 		return &pnode{meta: mv, named: true}
 	}
+	// "$$$;" as a statement stands for the statements themselves
+	if t, cut := strings.CutSuffix(text, ";"); cut && n.ChildCount() == 2 {
+		if mv, ok := parseMeta(strings.TrimSpace(t), expando); ok && mv.kind == metaMulti {
+			return &pnode{meta: mv, named: true}
+		}
+	}
 	p := &pnode{kind: n.Kind(), named: n.IsNamed()}
 	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
-		if c.IsExtra() || c.IsMissing() {
+		// comments are extras; error recovery may also mark an ERROR node
+		// extra, and a tolerated one is a metavariable
+		if c.IsExtra() && !c.IsError() || c.IsMissing() {
 			continue
 		}
 		p.kids = append(p.kids, convert(c, expando))
