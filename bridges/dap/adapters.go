@@ -2,7 +2,9 @@ package dap
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,40 +39,40 @@ const (
 // "${socket}" (the unix socket of the DialIn transport).
 type Adapter struct {
 	// ID names the adapter ("delve").
-	ID string
+	ID string `json:"id"`
 	// Markers are glob patterns matched in the root directory ("go.mod", "*.c");
 	// one must match for the adapter to apply.
-	Markers []string
+	Markers []string `json:"markers,omitempty"`
 	// Extensions are the program file extensions the adapter launches (".go").
-	Extensions []string
+	Extensions []string `json:"extensions,omitempty"`
 	// Executables marks an adapter that launches native executables.
-	Executables bool
+	Executables bool `json:"executables,omitempty"`
 	// Commands are candidate command lines, tried in order; the first whose
 	// binary exists (and passes Probe) is used. A binary is an absolute path, a
 	// path relative to the root (".venv/bin/python"), or a name looked up on
 	// PATH and then in GOBIN / GOPATH/bin.
-	Commands [][]string
+	Commands [][]string `json:"commands"`
 	// Probe, when set, is run as `binary Probe...`; a candidate is usable only
 	// when it exits 0 (e.g. a python that can `import debugpy`).
-	Probe []string
+	Probe []string `json:"probe,omitempty"`
 	// ProbeFailure says what a failed probe means ("cannot import debugpy").
-	ProbeFailure string
+	ProbeFailure string `json:"probe_failure,omitempty"`
 	// Transport is how the adapter is reached (Stdio by default).
-	Transport Transport
+	Transport Transport `json:"transport,omitempty"`
 	// Interpreters are root-relative programs preferred for "${interpreter}".
-	Interpreters []string
+	Interpreters []string `json:"interpreters,omitempty"`
 	// Launch is the launch request's arguments template.
-	Launch map[string]any
+	Launch map[string]any `json:"launch,omitempty"`
 	// Attach is the attach request's arguments template; nil means the adapter
 	// cannot attach by port.
-	Attach map[string]any
+	Attach map[string]any `json:"attach,omitempty"`
 	// AttachDirect means attach connects to 127.0.0.1:port itself: the program
 	// was started with its own listening adapter or debug server.
-	AttachDirect bool
+	AttachDirect bool `json:"attach_direct,omitempty"`
 	// EvaluateContext is the evaluate request's context ("watch" by default).
-	EvaluateContext string
+	EvaluateContext string `json:"evaluate_context,omitempty"`
 	// Install says how to get the adapter when its binary is missing.
-	Install string
+	Install string `json:"install,omitempty"`
 }
 
 // DefaultAdapters returns tether's adapter table: delve, debugpy, lldb, dart.
@@ -139,6 +141,47 @@ func DefaultAdapters() []Adapter {
 			Install:    "install the Dart SDK (https://dart.dev/get-dart) and put dart on PATH",
 		},
 	}
+}
+
+// LoadAdapters reads adapter entries from JSON: a list of objects with the
+// Adapter fields in snake_case ("id", "markers", "commands", "launch", ...).
+func LoadAdapters(r io.Reader) ([]Adapter, error) {
+	var list []Adapter
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&list); err != nil {
+		return nil, fmt.Errorf("dap: adapter table: %w; expected a JSON list of {\"id\", \"markers\", \"commands\", \"launch\", ...}", err)
+	}
+	for i, a := range list {
+		if a.ID == "" || len(a.Commands) == 0 {
+			return nil, fmt.Errorf("dap: adapter table: entry %d needs an id and at least one command", i+1)
+		}
+		switch a.Transport {
+		case "", Stdio, DialIn:
+		default:
+			return nil, fmt.Errorf("dap: adapter table: %s: unknown transport %q; use %q or %q", a.ID, a.Transport, Stdio, DialIn)
+		}
+	}
+	return list, nil
+}
+
+// MergeAdapters returns base with extra applied: an entry of extra replaces
+// the base entry with the same ID, the others are appended in order.
+func MergeAdapters(base, extra []Adapter) []Adapter {
+	out := append([]Adapter(nil), base...)
+	for _, e := range extra {
+		replaced := false
+		for i := range out {
+			if out[i].ID == e.ID {
+				out[i], replaced = e, true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // AdapterStatus says whether one adapter can start for a root, and why not.

@@ -675,3 +675,39 @@ func TestAttachLLDB(t *testing.T) {
 	}
 	do(t, sv, "c", root, dap.Request{Op: "terminate"})
 }
+
+// TestAdapterTableFromJSON: a user-supplied entry joins the table and drives a
+// real adapter (debugpy through Debian's python, by its own id).
+func TestAdapterTableFromJSON(t *testing.T) {
+	t.Parallel()
+	py := python(t)
+	root := writeFiles(t, map[string]string{"script.py": pyProgram})
+	table := fmt.Sprintf(`[{"id": "mydebugpy", "markers": ["*.py"], "extensions": [".py"],
+		"commands": [[%q, "-m", "debugpy.adapter"]], "probe": ["-c", "import debugpy"],
+		"launch": {"program": "${program}", "args": "${args}", "cwd": "${cwd}", "python": ["${interpreter}"],
+		           "console": "internalConsole"},
+		"evaluate_context": "repl"}]`, py)
+	extra, err := dap.LoadAdapters(strings.NewReader(table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := dap.NewSupervisor(dap.Config{Adapters: dap.MergeAdapters(dap.DefaultAdapters(), extra)})
+	defer sv.Close()
+	r := do(t, sv, "c", root, dap.Request{Op: "adapters"})
+	if last := r.Adapters[len(r.Adapters)-1]; last.ID != "mydebugpy" || !last.Usable || last.Marker != "script.py" {
+		t.Fatalf("the user's adapter should be listed and usable: %+v", last)
+	}
+	do(t, sv, "c", root, dap.Request{Op: "breakpoints", File: "script.py", Lines: []int{10}})
+	l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: "script.py", Adapter: "mydebugpy"})
+	if l.Stop == nil || l.Stop.Line != 10 || !strings.HasPrefix(l.Session, "mydebugpy session") {
+		t.Fatalf("launch through the user's adapter: %s", l.Text)
+	}
+	do(t, sv, "c", root, dap.Request{Op: "terminate"})
+	requireNoProcs(t, root)
+
+	for _, bad := range []string{`{}`, `[{"id": "x"}]`, `[{"id": "x", "commands": [["y"]], "transport": "pigeon"}]`, `[{"id": "x", "commands": [["y"]], "colour": 1}]`} {
+		if _, err := dap.LoadAdapters(strings.NewReader(bad)); err == nil || !strings.HasPrefix(err.Error(), "dap: adapter table") {
+			t.Errorf("%s: want an adapter table error, got %v", bad, err)
+		}
+	}
+}

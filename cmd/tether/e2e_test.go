@@ -107,6 +107,7 @@ func TestCall(t *testing.T) {
 		{"not json", []string{"read", `{path:a}`}, 2, "", "not valid JSON", ""},
 		{"debug adapters", []string{"--approve", "exec=allow", "debug", `{"op":"adapters"}`}, 0, "dart: unavailable", "", ""},
 		{"debug without approval fails closed", []string{"debug", `{"op":"status"}`}, 1, "", "fail closed", ""},
+		{"debug adapters from a file", []string{"--approve", "allow", "--debug-adapters", "testdata/debug-adapters.json", "debug", `{"op":"adapters"}`}, 0, "- node: unavailable: marker missing: none of package.json", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
@@ -12,20 +14,35 @@ import (
 // The debug family: a debug-session supervisor for the run's conversation.
 func init() {
 	var (
-		enabled bool
-		ttl     time.Duration
+		enabled  bool
+		ttl      time.Duration
+		adapters string
 	)
 	addWiring(familyWiring{
 		name: "debug",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&enabled, "debug", true, "offer the debug tool (delve, debugpy, lldb-dap sessions; exec tier)")
 			fs.DurationVar(&ttl, "debug-ttl", 30*time.Minute, "fixed lifetime of a debug session")
+			fs.StringVar(&adapters, "debug-adapters", "", "JSON file of extra debug adapters (same id replaces a built-in one)")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
 			if !enabled {
 				return nil, nil
 			}
-			sv := dap.NewSupervisor(dap.Config{TTL: ttl})
+			table := dap.DefaultAdapters()
+			if adapters != "" {
+				f, err := os.Open(adapters)
+				if err != nil {
+					return nil, fmt.Errorf("--debug-adapters: %w", err)
+				}
+				extra, err := dap.LoadAdapters(f)
+				f.Close()
+				if err != nil {
+					return nil, fmt.Errorf("--debug-adapters %s: %w", adapters, err)
+				}
+				table = dap.MergeAdapters(table, extra)
+			}
+			sv := dap.NewSupervisor(dap.Config{Adapters: table, TTL: ttl})
 			cfg.Debug = sv
 			return func() { sv.Close() }, nil
 		},
