@@ -23,6 +23,8 @@ type fakeAdapter struct {
 	noInit      bool   // never send the initialized event
 	crashOn     string // close the connection when this command arrives
 	nVars       int
+	hangOn      string   // never answer this command
+	cancelled   chan int // receives the requestId of each cancel request
 	nFrames     int
 	outputBytes int // output sent after configurationDone
 }
@@ -51,6 +53,12 @@ func (f *fakeAdapter) serve(c net.Conn) {
 		req := msg.(godap.RequestMessage).GetRequest()
 		if req.Command == f.crashOn {
 			return
+		}
+		if req.Command == f.hangOn {
+			continue
+		}
+		if m, ok := msg.(*godap.CancelRequest); ok && f.cancelled != nil && m.Arguments != nil {
+			f.cancelled <- m.Arguments.RequestId
 		}
 		switch m := msg.(type) {
 		case *godap.InitializeRequest:
@@ -289,4 +297,25 @@ func TestFakeHammer(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// TestFakeRequestTimeout: an adapter that never answers a request gets a DAP
+// cancel for it, the call says what to do, and the session stays usable.
+func TestFakeRequestTimeout(t *testing.T) {
+	f := &fakeAdapter{hangOn: "evaluate", cancelled: make(chan int, 4)}
+	sv, root := fakeSupervisor(t, f, dap.Config{RequestTimeout: 200 * time.Millisecond})
+	do(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	msg := doErr(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "1+1", FrameID: 7})
+	if !strings.Contains(msg, "debug: evaluate: no answer from the adapter within 200ms") || !strings.Contains(msg, "terminate") {
+		t.Fatal(msg)
+	}
+	select {
+	case id := <-f.cancelled:
+		if id <= 0 {
+			t.Fatalf("cancel for request %d", id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the adapter never received a cancel request")
+	}
+	do(t, sv, "c", root, dap.Request{Op: "stack"})
 }
