@@ -732,6 +732,13 @@ func (sv *Supervisor) afterRun(ctx context.Context, c *conversation, s *session,
 		sv.end(c, "the debug adapter went away: "+err.Error())
 		return fmt.Errorf("debug: the adapter went away: %w", err)
 	case outRunning:
+		if err := ctx.Err(); err != nil && wait > 0 {
+			return fmt.Errorf("debug: gave up waiting for the program to stop (%w); it may still be running: check status", err)
+		}
+		if wait == 0 {
+			b.WriteString("the program is running; use pause to stop it, or set breakpoints and wait with status")
+			break
+		}
 		fmt.Fprintf(b, "the program is running (no stop within %s); use pause to stop it, or status / continue later", wait.Round(time.Millisecond))
 	}
 	return nil
