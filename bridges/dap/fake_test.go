@@ -319,3 +319,20 @@ func TestFakeRequestTimeout(t *testing.T) {
 	}
 	do(t, sv, "c", root, dap.Request{Op: "stack"})
 }
+
+// TestFakeTerminateForgets: Terminate (Run.Close) ends the session and drops
+// the conversation's state; another conversation is untouched.
+func TestFakeTerminateForgets(t *testing.T) {
+	sv, root := fakeSupervisor(t, &fakeAdapter{}, dap.Config{})
+	do(t, sv, "a", root, dap.Request{Op: "breakpoints", File: "prog.fake", Lines: []int{2}})
+	do(t, sv, "a", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	do(t, sv, "b", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	sv.Terminate("a")
+	st := do(t, sv, "a", root, dap.Request{Op: "status"})
+	if st.Text != "no debug session is running" {
+		t.Fatalf("a forgotten conversation starts clean: %q", st.Text)
+	}
+	if st := do(t, sv, "b", root, dap.Request{Op: "status"}); !strings.HasPrefix(st.Text, "live: fake session") {
+		t.Fatalf("conversation b should keep its session: %s", st.Text)
+	}
+}

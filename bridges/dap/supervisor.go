@@ -1042,7 +1042,8 @@ func (sv *Supervisor) opTerminate(c *conversation) (*Reply, error) {
 	return &Reply{Text: "terminated " + desc + "; the adapter and the program's whole process tree were killed"}, nil
 }
 
-// Terminate ends a conversation's session, if any (Run.Close calls it).
+// Terminate ends a conversation's session, if any, and forgets the
+// conversation (its breakpoints and last output): Run.Close calls it.
 func (sv *Supervisor) Terminate(conversationID string) {
 	sv.mu.Lock()
 	c := sv.convs[conversationID]
@@ -1051,8 +1052,13 @@ func (sv *Supervisor) Terminate(conversationID string) {
 		return
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	sv.end(c, "the run was closed")
+	c.mu.Unlock()
+	sv.mu.Lock()
+	if sv.convs[conversationID] == c {
+		delete(sv.convs, conversationID)
+	}
+	sv.mu.Unlock()
 }
 
 // Close terminates every session and refuses further calls.
