@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
 
 	"github.com/tetherhq/tether/kernels"
@@ -365,13 +366,58 @@ func cellLine(stack []goja.StackFrame, cell string) int {
 	return 0
 }
 
-// compile parses first, so that a syntax error keeps its position.
+// compile parses first, so that a syntax error keeps its position. Top-level
+// let, const and class declarations are turned into var ones first (see
+// replDeclarations), so a cell can be run again.
 func compile(name, code string) (*goja.Program, error) {
-	ast, err := parser.ParseFile(nil, name, code, 0)
+	prg, err := parser.ParseFile(nil, name, code, 0)
 	if err != nil {
 		return nil, err
 	}
-	return goja.CompileAST(ast, false)
+	if re := replDeclarations(prg, code); re != code {
+		if prg2, err := parser.ParseFile(nil, name, re, 0); err == nil {
+			prg = prg2
+		}
+	}
+	return goja.CompileAST(prg, false)
+}
+
+// replDeclarations rewrites a cell's top-level `let x` and `const x` into
+// `var x`, and `class X {}` into `var X = class X {};`, as a REPL does: each
+// cell is a separate script, and a lexical declaration repeated in a later
+// script (the same cell run twice) would otherwise be a SyntaxError. Lines
+// stay where they are, so errors still point at the cell line.
+func replDeclarations(prg *ast.Program, code string) string {
+	type edit struct {
+		at, n int
+		with  string
+	}
+	var edits []edit
+	base := prg.File.Base()
+	for _, st := range prg.Body {
+		switch d := st.(type) {
+		case *ast.LexicalDeclaration:
+			at := int(d.Idx) - base
+			switch {
+			case strings.HasPrefix(code[at:], "let"):
+				edits = append(edits, edit{at, 3, "var"})
+			case strings.HasPrefix(code[at:], "const"):
+				edits = append(edits, edit{at, 5, "var  "})
+			}
+		case *ast.ClassDeclaration:
+			c := d.Class
+			at, end := int(c.Class)-base, int(c.RightBrace)-base
+			if c.Name == nil || !strings.HasPrefix(code[at:], "class") || end < at || end >= len(code) {
+				continue
+			}
+			edits = append(edits, edit{at, 0, "var " + c.Name.Name.String() + " = "}, edit{end + 1, 0, ";"})
+		}
+	}
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		code = code[:e.at] + e.with + code[e.at+e.n:]
+	}
+	return code
 }
 
 func syntaxError(err error) *kernels.Error {

@@ -70,6 +70,23 @@ func TestPersistenceEchoConsoleDisplay(t *testing.T) {
 	}
 }
 
+func TestCellsCanRunAgain(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	cell := "const limit = 3;\nlet total = 0;\nclass Acc { add(v) { total += v } }\nfor (let i = 0; i < limit; i++) new Acc().add(i)\ntotal"
+	for i := 0; i < 3; i++ {
+		if got := value(t, run(t, k, cell)); got != "3" {
+			t.Fatalf("run %d: %s", i+1, got)
+		}
+	}
+	if got := value(t, run(t, k, "class P {} class Q extends P {}; [typeof P, new Q() instanceof P]")); got != "['function', true]" {
+		t.Errorf("classes on one line: %s", got)
+	}
+	r := run(t, k, "const x = 1;\nconst y = ;")
+	if r.Error == nil || r.Error.Name != "SyntaxError" || r.Error.Line != 2 {
+		t.Errorf("syntax error after a rewrite: %+v", r.Error)
+	}
+}
+
 func TestErrorsPointAtCellLine(t *testing.T) {
 	k := newKernel(t, kernels.Config{})
 	tests := []struct {

@@ -88,70 +88,66 @@ def _on_sigint(signum, frame):
 
 # ---- output capture ------------------------------------------------------
 
-_SENTINEL = ("\x00tether-sync-%s\x00" % os.urandom(8).hex()).encode()
-
-
 class _Pump(threading.Thread):
+    """Forwards what arrives on a capture pipe as stream frames.
+
+    The pipe's read end is non-blocking. The thread waits for data with poll
+    (consuming nothing), then reads and forwards under its lock; _sync_streams
+    takes the same lock and drains what is left, so once it returns everything
+    written before it has been forwarded.
+    """
+
     def __init__(self, fd, name):
         super().__init__(daemon=True, name="tether-pump-" + name)
         self.fd = fd
         self.stream = name
-        self.synced = threading.Condition()
-        self.seen = 0
+        self.lock = threading.Lock()
+        self.dec = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        os.set_blocking(fd, False)
 
     def run(self):
-        dec = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        buf = b""
+        import select
+
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN | select.POLLHUP)
+        while True:
+            try:
+                poller.poll()
+            except InterruptedError:
+                continue
+            with self.lock:
+                if self.drain() is None:
+                    return
+
+    def drain(self):
+        """Reads and forwards until the pipe is empty; None at end of file."""
         while True:
             try:
                 data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return True
             except InterruptedError:
                 continue
             if not data:
-                return
-            buf += data
-            while True:
-                i = buf.find(_SENTINEL)
-                if i < 0:
-                    break
-                self._forward(dec.decode(buf[:i]))
-                buf = buf[i + len(_SENTINEL):]
-                with self.synced:
-                    self.seen += 1
-                    self.synced.notify_all()
-            # hold back a possible partial sentinel at the end
-            keep = 0
-            for k in range(min(len(buf), len(_SENTINEL) - 1), 0, -1):
-                if _SENTINEL.startswith(buf[-k:]):
-                    keep = k
-                    break
-            out, buf = (buf[:-keep], buf[-keep:]) if keep else (buf, b"")
-            self._forward(dec.decode(out))
-
-    def _forward(self, text):
-        if text:
-            _send({"op": "stream", "name": self.stream, "text": text})
+                return None
+            text = self.dec.decode(data)
+            if text:
+                _send({"op": "stream", "name": self.stream, "text": text})
 
 
 _pumps = []
 
 
 def _sync_streams():
-    """Waits until everything written to fds 1 and 2 so far was forwarded."""
+    """Forwards everything written to fds 1 and 2 so far."""
     for f in (sys.stdout, sys.stderr):
         try:
             f.flush()
         except Exception:
             pass
-    waits = []
-    for fd, p in zip((1, 2), _pumps):
-        with p.synced:
-            target = p.seen + 1
-        os.write(fd, _SENTINEL)
-        waits.append((p, target))
-    for p, target in waits:
-        with p.synced:
-            p.synced.wait_for(lambda: p.seen >= target, timeout=10)
+    for p in _pumps:
+        with p.lock:
+            p.drain()
 
 
 # ---- rich output -----------------------------------------------------------

@@ -1,0 +1,201 @@
+// Package kernels_test measures the eval kernels' round trips against bare
+// peers measured in the same run (bench/README.md, "kernels"): a trivial cell
+// through tether's Python kernel against the same expression sent to a bare
+// python3 loop over a pipe, a trivial cell through the JavaScript kernel
+// against goja's RunString, and a tool() bridge call from a cell against a
+// trivial cell. Nothing is asserted about time.
+package kernels_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dop251/goja"
+
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/kernels/js"
+	"github.com/tetherhq/tether/kernels/python"
+	"github.com/tetherhq/tether/kernels/std"
+	"github.com/tetherhq/tether/tools"
+)
+
+const debianPython = "/usr/bin/python3"
+
+func requirePython(b *testing.B) {
+	b.Helper()
+	if _, err := os.Stat(debianPython); err != nil {
+		testenv.Missing(b, "Debian's python3")
+	}
+}
+
+func execute(b *testing.B, k kernels.Kernel, code, want string) {
+	b.Helper()
+	r, err := k.Execute(context.Background(), kernels.Cell{Code: code, Label: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if r.Error != nil {
+		b.Fatalf("%s: %s", r.Error.Name, r.Error.Message)
+	}
+	if want != "" && (r.Value == nil || r.Value.Text != want) {
+		b.Fatalf("%q echoed %+v, want %q", code, r.Value, want)
+	}
+}
+
+// barePython is the peer: python3 reading one expression per line from a
+// pipe, printing repr(eval(line)), no framing, no capture, no driver.
+type barePython struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func startBarePython(b *testing.B) *barePython {
+	b.Helper()
+	cmd := exec.Command(debianPython, "-u", "-c", "import sys\nfor line in sys.stdin:\n    print(repr(eval(line)), flush=True)")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	p := &barePython{cmd: cmd, in: in, out: bufio.NewReader(out)}
+	b.Cleanup(func() { in.Close(); cmd.Wait() })
+	return p
+}
+
+func (p *barePython) eval(b *testing.B, expr, want string) {
+	if _, err := io.WriteString(p.in, expr+"\n"); err != nil {
+		b.Fatal(err)
+	}
+	line, err := p.out.ReadString('\n')
+	if err != nil {
+		b.Fatal(err)
+	}
+	if strings.TrimSpace(line) != want {
+		b.Fatalf("bare python: %q", line)
+	}
+}
+
+// BenchmarkCell is the round trip of a trivial cell ("1 + 1") per kernel,
+// with its bare peer.
+func BenchmarkCell(b *testing.B) {
+	b.Run("python/kernel", func(b *testing.B) {
+		requirePython(b)
+		k, _ := python.New(kernels.Config{Python: debianPython, Dir: b.TempDir()})
+		defer k.Close()
+		execute(b, k, "1 + 1", "2") // start the interpreter outside the timing
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			execute(b, k, "1 + 1", "2")
+		}
+	})
+	b.Run("python/bare-pipe", func(b *testing.B) {
+		requirePython(b)
+		p := startBarePython(b)
+		p.eval(b, "1 + 1", "2")
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			p.eval(b, "1 + 1", "2")
+		}
+	})
+	b.Run("javascript/kernel", func(b *testing.B) {
+		k, _ := js.New(kernels.Config{})
+		defer k.Close()
+		execute(b, k, "1 + 1", "2")
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			execute(b, k, "1 + 1", "2")
+		}
+	})
+	b.Run("javascript/bare-goja", func(b *testing.B) {
+		vm := goja.New()
+		for i := 0; i < b.N; i++ {
+			v, err := vm.RunString("1 + 1")
+			if err != nil || v.ToInteger() != 2 {
+				b.Fatal(v, err)
+			}
+		}
+	})
+}
+
+const bridgeCalls = 20
+
+func noop(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
+	return kernels.ToolReply{Text: "ok"}, nil
+}
+
+// BenchmarkBridge is the cost of one tool() call from inside a cell: each
+// iteration runs a cell making 20 calls; ns/call is the time per call with the
+// cell's own round trip included (compare with BenchmarkCell). "direct" calls a
+// Go function; "run" goes through tools.Run.Call to the real read tool, with
+// surface, approval and validation.
+func BenchmarkBridge(b *testing.B) {
+	cases := []struct {
+		lang kernels.Language
+		code string
+	}{
+		{kernels.Python, fmt.Sprintf("for _ in range(%d):\n    r = tool('read', {'path': 'a.txt'})\nlen(r) > 0", bridgeCalls)},
+		{kernels.JavaScript, fmt.Sprintf("let r; for (let i = 0; i < %d; i++) r = tool('read', {path: 'a.txt'}); r.length > 0", bridgeCalls)},
+	}
+	want := map[kernels.Language]string{kernels.Python: "True", kernels.JavaScript: "true"}
+	for _, c := range cases {
+		b.Run(string(c.lang)+"/direct", func(b *testing.B) {
+			if c.lang == kernels.Python {
+				requirePython(b)
+			}
+			k, err := std.NewFactory(kernels.Config{Python: debianPython}).New(c.lang, b.TempDir(), noop)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer k.Close()
+			execute(b, k, c.code, want[c.lang])
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				execute(b, k, c.code, want[c.lang])
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*bridgeCalls), "ns/call")
+		})
+		b.Run(string(c.lang)+"/run", func(b *testing.B) {
+			if c.lang == kernels.Python {
+				requirePython(b)
+			}
+			dir := b.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Kernels: std.NewFactory(kernels.Config{Python: debianPython})})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer run.Close()
+			args, _ := json.Marshal(map[string]any{"code": c.code, "description": "call the read tool in a loop", "language": string(c.lang)})
+			call := func() {
+				res, err := run.Call(context.Background(), "eval", args, tools.FromModel)
+				if err != nil || res.IsError || !strings.Contains(res.AllText(), "out:\n"+want[c.lang]) {
+					b.Fatalf("%v\n%s", err, res.AllText())
+				}
+			}
+			call()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				call()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*bridgeCalls), "ns/call")
+		})
+	}
+}
