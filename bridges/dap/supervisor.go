@@ -343,7 +343,8 @@ func (sv *Supervisor) opAdapters(ctx context.Context, root string) *Reply {
 	fmt.Fprintf(&b, "debug adapters for %s:\n", root)
 	for _, st := range sts {
 		if st.Usable {
-			fmt.Fprintf(&b, "- %s: usable (marker %s; %s)\n", st.ID, st.Marker, strings.Join(st.Command, " "))
+			cmd := strings.ReplaceAll(strings.Join(st.Command, " "), "${socket}", "<socket tether listens on>")
+			fmt.Fprintf(&b, "- %s: usable (marker %s; %s)\n", st.ID, st.Marker, cmd)
 		} else {
 			fmt.Fprintf(&b, "- %s: unavailable: %s\n", st.ID, st.Reason)
 		}
