@@ -206,11 +206,18 @@ func (r *Registry) call(ctx context.Context, g Guard, call *Call) (*Result, erro
 		e.serial.Lock()
 		defer e.serial.Unlock()
 	}
-	res, err := h(ctx, call)
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return runHandler(ctx, t.Name, h, call)
+}
+
+// runHandler runs h, turning a panic into an error so that one broken tool
+// cannot take the server (and every other tool of the run) down with it.
+func runHandler(ctx context.Context, name string, h Handler, call *Call) (res *Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("tools: %s failed with an internal error (panic: %v); this is a bug in tether, not in your call", name, p)
+		}
+	}()
+	return h(ctx, call)
 }
 
 func approve(ctx context.Context, g Guard, t Tool, call *Call) error {

@@ -442,3 +442,16 @@ func BenchmarkCall(b *testing.B) {
 		})
 	}
 }
+
+func TestHandlerPanicIsAnError(t *testing.T) {
+	r := tools.NewRegistry()
+	r.Register(tools.Tool{Name: "boom", Tier: tools.TierRead, Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
+		var m map[string]int
+		m["x"]++
+		return nil, nil
+	}})
+	res, err := r.Call(context.Background(), tools.Guard{Surface: tools.SurfaceDefault}, tools.Call{Name: "boom"})
+	if err == nil || !res.IsError || !strings.Contains(res.AllText(), "tools: boom failed with an internal error (panic: assignment to entry in nil map)") {
+		t.Fatalf("%v %q", err, res.AllText())
+	}
+}

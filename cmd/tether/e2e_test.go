@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -403,5 +404,37 @@ func TestServeJSONRPCScript(t *testing.T) {
 	check(5, true, "outside the working directory")
 	if fileContent(t, filepath.Join(dir, "a.txt")) != "hello\n" {
 		t.Error("the refused write ran")
+	}
+}
+
+// TestCallArgsFromStdin: "-" reads the arguments from stdin.
+func TestCallArgsFromStdin(t *testing.T) {
+	dir := workdir(t, map[string]string{"a.txt": "from stdin\n"})
+	cmd := exec.Command(tetherBin(t), "call", "--workdir", dir, "read", "-")
+	cmd.Stdin = strings.NewReader(`{"path":"a.txt"}`)
+	out, err := cmd.Output()
+	if err != nil || string(out) != "     1\tfrom stdin\n" {
+		t.Fatalf("%v %q", err, out)
+	}
+}
+
+// TestServeExitsOnSignal: SIGTERM ends `tether serve`, which closes its run
+// (and with it every process a family started) and exits 0.
+func TestServeExitsOnSignal(t *testing.T) {
+	dir := workdir(t, nil)
+	cmd := exec.Command(tetherBin(t), "serve", "--workdir", dir)
+	stdin, _ := cmd.StdinPipe()
+	defer stdin.Close()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"s","version":"0"}}}`+"\n")
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
+		t.Fatalf("initialize: %v %q", err, line)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("serve after SIGTERM: %v", err)
 	}
 }
