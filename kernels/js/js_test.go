@@ -145,6 +145,37 @@ func TestCancelInterrupts(t *testing.T) {
 	}
 }
 
+// TestStuckRuntimeIsDiscarded covers the runtime that does not come back from
+// an interrupt: here a bridge call that ignores cancellation (goja cannot
+// interrupt Go code). The cell's result says the state is lost, and so does
+// the next cell, which runs in a fresh runtime.
+func TestStuckRuntimeIsDiscarded(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	stuck := func(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
+		<-release
+		return kernels.ToolReply{Text: "late"}, nil
+	}
+	k := newKernel(t, kernels.Config{Tools: stuck, InterruptGrace: time.Second})
+	value(t, run(t, k, "var lost = 1"))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+	}()
+	r, err := k.Execute(ctx, kernels.Cell{Code: "tool('hang')"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Error == nil || r.Error.Name != kernels.ErrKernelRestarted || !r.StateLost || !strings.Contains(r.Error.Message, "state is lost") {
+		t.Fatalf("stuck cell: %+v lost %v", r.Error, r.StateLost)
+	}
+	r = run(t, k, "typeof lost")
+	if value(t, r) != "'undefined'" || !r.Fresh || !r.StateLost || len(r.Notices) != 1 || !strings.Contains(r.Notices[0], "did not come back") {
+		t.Errorf("next cell: %+v fresh %v notices %q", r.Value, r.Fresh, r.Notices)
+	}
+}
+
 func TestMemoryCap(t *testing.T) {
 	k := newKernel(t, kernels.Config{MemoryLimit: 48 << 20})
 	value(t, run(t, k, "var before = 1"))
