@@ -450,6 +450,18 @@ func TestKernelDeathAndRecovery(t *testing.T) {
 	}
 }
 
+func TestMemoryLimitIsAMemoryError(t *testing.T) {
+	k := newKernel(t, kernels.Config{MemoryLimit: 1 << 30})
+	mustOK(t, run(t, k, "kept = 'yes'"))
+	r := run(t, k, "hog = bytearray(2 << 30)")
+	if r.Error == nil || r.Error.Name != "MemoryError" || r.StateLost {
+		t.Fatalf("allocation over the limit: %+v lost %v", r.Error, r.StateLost)
+	}
+	if got := value(t, run(t, k, "kept")); got != "'yes'" {
+		t.Errorf("after MemoryError: %s", got)
+	}
+}
+
 func TestDeathWhileIdleIsReported(t *testing.T) {
 	k := newKernel(t, kernels.Config{})
 	mustOK(t, run(t, k, "import os, threading, time\nthreading.Thread(target=lambda: (time.sleep(0.3), os._exit(9))).start()"))
