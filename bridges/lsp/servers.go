@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Server describes one language server: how to start it, which files it
@@ -35,6 +36,17 @@ type Server struct {
 	InitOptions json.RawMessage `json:"initialization_options,omitempty"`
 	// Settings answers workspace/configuration requests (every section gets it).
 	Settings json.RawMessage `json:"settings,omitempty"`
+	// Settle is how long to wait for further diagnostics publications for a
+	// file once one for the current version arrived (some servers publish a
+	// version twice as more results come in). Zero means 300ms.
+	Settle time.Duration `json:"settle,omitempty"`
+}
+
+func (s *Server) settle() time.Duration {
+	if s.Settle > 0 {
+		return s.Settle
+	}
+	return 300 * time.Millisecond
 }
 
 // DefaultServers returns tether's built-in server table. The result is a fresh
@@ -47,6 +59,7 @@ func DefaultServers() []Server {
 			RootMarkers: []string{"go.mod"},
 			Checker:     []string{"go", "vet", "./..."},
 			InitOptions: json.RawMessage(`{"symbolScope":"workspace"}`),
+			Settle:      50 * time.Millisecond, // one publication per version
 		},
 		{
 			Name: "pyright", Language: "python", Binaries: []string{"pyright-langserver"}, Args: []string{"--stdio"},

@@ -97,7 +97,7 @@ func (s *Supervisor) resyncOpen(ctx context.Context, in *instance) error {
 // then lets further publications for it settle briefly. ok is false when the
 // bound passed first.
 func (s *Supervisor) waitDiagnostics(ctx context.Context, in *instance, uri string, version, seqBefore int, bound time.Duration) (e *diagEntry, ok bool, err error) {
-	const settle = 300 * time.Millisecond
+	settle := in.spec.settle()
 	deadline := time.Now().Add(bound)
 	var got *diagEntry
 	var gotAt time.Time
