@@ -91,7 +91,7 @@ func (a lspArgs) pos() lsp.Position {
 
 func (a lspArgs) needPos() error {
 	if a.File == "" || a.Line == 0 {
-		return fmt.Errorf("lsp: %s needs file and line (1-based) and symbol, a substring of that line naming the symbol", a.Action)
+		return fmt.Errorf("lsp: %s needs file, line (1-based) and symbol, a substring of that line naming the symbol", a.Action)
 	}
 	return nil
 }

@@ -134,6 +134,19 @@ func (s *Supervisor) failed(in *instance, err error, notes []string) error {
 }
 
 func (s *Supervisor) positionParams(ctx context.Context, pos Position) (*prepared, wPositionParams, error) {
+	if strings.TrimSpace(pos.Symbol) == "" {
+		// Say so before starting any server, showing the line.
+		path, err := s.abs(pos.File)
+		if err != nil {
+			return nil, wPositionParams{}, err
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return nil, wPositionParams{}, fmt.Errorf("lsp: %s does not exist in the workspace", pos.File)
+		}
+		_, _, err = resolveSymbol(text, pos.Line, "", s.rel(path))
+		return nil, wPositionParams{}, err
+	}
 	p, err := s.prepare(ctx, pos.File)
 	if err != nil {
 		return nil, wPositionParams{}, err

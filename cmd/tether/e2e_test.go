@@ -109,6 +109,8 @@ func TestCall(t *testing.T) {
 		{"debug adapters", []string{"--approve", "exec=allow", "debug", `{"op":"adapters"}`}, 0, "dart: unavailable", "", ""},
 		{"debug without approval fails closed", []string{"debug", `{"op":"status"}`}, 1, "", "fail closed", ""},
 		{"debug adapters from a file", []string{"--approve", "allow", "--debug-adapters", "testdata/debug-adapters.json", "debug", `{"op":"adapters"}`}, 0, "- node: unavailable: marker missing: none of package.json", "", ""},
+		{"lsp status", []string{"lsp", `{"action":"status"}`}, 0, "rust-analyzer (rust): not running: no root marker for rust", "", ""},
+		{"lsp needs a symbol", []string{"lsp", `{"action":"definition","file":"a.txt","line":1}`}, 1, "", "lsp: symbol is required: pass a substring of line 1 naming what you mean; line 1 of a.txt is: `uno`", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,9 +147,9 @@ func TestToolsCommand(t *testing.T) {
 		surface string
 		want    []string
 	}{
-		{"default", []string{"apply_patch", "ask_user", "debug", "edit", "eval", "read", "write"}},
-		{"plan", []string{"ask_user", "read"}},
-		{"readonly", []string{"ask_user", "read"}},
+		{"default", []string{"apply_patch", "ask_user", "debug", "edit", "eval", "lsp", "lsp_rename", "read", "write"}},
+		{"plan", []string{"ask_user", "lsp", "read"}},
+		{"readonly", []string{"ask_user", "lsp", "read"}},
 	} {
 		out, err := exec.Command(bin, "tools", "--workdir", dir, "--surface", c.surface, "--json").Output()
 		if err != nil {
@@ -227,9 +229,9 @@ func TestServeMCPClient(t *testing.T) {
 			surface string
 			want    []string
 		}{
-			{"default", []string{"apply_patch", "ask_user", "debug", "edit", "eval", "read", "write"}},
-			{"plan", []string{"ask_user", "read"}},
-			{"readonly", []string{"ask_user", "read"}},
+			{"default", []string{"apply_patch", "ask_user", "debug", "edit", "eval", "lsp", "lsp_rename", "read", "write"}},
+			{"plan", []string{"ask_user", "lsp", "read"}},
+			{"readonly", []string{"ask_user", "lsp", "read"}},
 		} {
 			dir := workdir(t, map[string]string{"a.txt": "a\n"})
 			cs := mcpSession(t, dir, []string{"--surface", c.surface, "--approve", "allow"}, nil)
@@ -240,7 +242,7 @@ func TestServeMCPClient(t *testing.T) {
 			var got []string
 			for _, tool := range res.Tools {
 				got = append(got, tool.Name)
-				if (tool.Name == "read" || tool.Name == "ask_user") != tool.Annotations.ReadOnlyHint {
+				if (tool.Name == "read" || tool.Name == "ask_user" || tool.Name == "lsp") != tool.Annotations.ReadOnlyHint {
 					t.Errorf("%s: readOnlyHint %v", tool.Name, tool.Annotations.ReadOnlyHint)
 				}
 			}
