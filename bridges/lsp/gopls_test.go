@@ -165,6 +165,26 @@ func TestGopls(t *testing.T) {
 			t.Fatalf("go vet finding not parsed: %+v (ran %v, unparsed %v)", rep.Items, rep.Ran, rep.Unparsed)
 		}
 	})
+	t.Run("changed_on_disk", func(t *testing.T) {
+		// Files changed by other means (git, a shell) are seen by the next
+		// query: a new file and an edit to an open one.
+		writeFile(t, filepath.Join(dir, "extra.go"), "package shapes\n\n// Extra uses Total.\nfunc Extra() float64 { return Total(nil) }\n")
+		got, err := s.References(ctx, lsp.Position{File: "shapes.go", Line: 17, Symbol: "Total"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasLoc(got.Items, "extra.go", 4) {
+			t.Fatalf("new file not seen:\n%s", locStrings(got.Items))
+		}
+		src, _ := os.ReadFile(filepath.Join(dir, "use.go"))
+		writeFile(t, filepath.Join(dir, "use.go"), "package shapes\n\n\n"+strings.TrimPrefix(string(src), "package shapes\n"))
+		got, err = s.Definition(ctx, lsp.Position{File: "use.go", Line: 13, Symbol: "Total"})
+		if err != nil || !hasLoc(got.Items, "shapes.go", 17) {
+			t.Fatalf("open file edited on disk: %v\n%v", err, got)
+		}
+		os.Remove(filepath.Join(dir, "extra.go"))
+		writeFile(t, filepath.Join(dir, "use.go"), string(src))
+	})
 	t.Run("status", func(t *testing.T) {
 		var row lsp.StatusRow
 		for _, r := range s.Status() {

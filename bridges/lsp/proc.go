@@ -46,6 +46,8 @@ type instance struct {
 	syncMu   sync.Mutex // serialises document sync
 	settings json.RawMessage
 	caps     map[string]json.RawMessage // server capabilities from initialize
+	disk     map[string]stamp           // source files on disk at the last scan
+	noScan   bool                       // the root is too big to rescan per query
 }
 
 // providers maps a request to the server capability that announces it.

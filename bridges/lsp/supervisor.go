@@ -279,6 +279,7 @@ func (s *Supervisor) start(ctx context.Context, spec Server, root, marker string
 			return nil, err
 		}
 	}
+	in.disk, _ = scanRoot(in) // the baseline for changes made by other means
 	if err := in.initialize(ctx, s.readyTimeout); err != nil {
 		in.shutdown()
 		if tail := in.stderr.lastLines(3); tail != "" {

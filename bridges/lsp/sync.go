@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -61,6 +63,9 @@ func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, sav
 // resyncOpen re-syncs every open document whose file changed on disk since it
 // was last sent (another tool, git), and closes those that vanished.
 func (s *Supervisor) resyncOpen(ctx context.Context, in *instance) error {
+	if err := s.notifyDiskChanges(ctx, in); err != nil {
+		return err
+	}
 	in.mu.Lock()
 	type item struct {
 		uri   string
@@ -105,6 +110,7 @@ func (s *Supervisor) waitDiagnostics(ctx context.Context, in *instance, uri stri
 		in.mu.Lock()
 		cur := in.diags[uri]
 		ch := in.changed
+		busy := len(in.active) > 0 // e.g. pyright's "1 file to analyze" after an early empty publication
 		in.mu.Unlock()
 		if cur != nil && (got == nil || cur.seq != got.seq) {
 			fresh := cur.seq > seqBefore
@@ -116,7 +122,7 @@ func (s *Supervisor) waitDiagnostics(ctx context.Context, in *instance, uri stri
 			}
 		}
 		now := time.Now()
-		if got != nil && now.Sub(gotAt) >= settle {
+		if got != nil && now.Sub(gotAt) >= settle && !busy {
 			return got, true, nil
 		}
 		if now.After(deadline) {
@@ -126,7 +132,7 @@ func (s *Supervisor) waitDiagnostics(ctx context.Context, in *instance, uri stri
 			return cur, false, nil
 		}
 		wait := deadline.Sub(now)
-		if got != nil {
+		if got != nil && !busy {
 			wait = settle - now.Sub(gotAt)
 		}
 		select {
@@ -138,4 +144,95 @@ func (s *Supervisor) waitDiagnostics(ctx context.Context, in *instance, uri stri
 			return nil, false, nil
 		}
 	}
+}
+
+// maxScan bounds the files rescanned per query for changes made by other
+// means; a larger tree is not watched beyond its open documents.
+const maxScan = 20000
+
+type stamp struct {
+	mtime time.Time
+	size  int64
+}
+
+// scanRoot stats the source files in.spec serves under in.root.
+func scanRoot(in *instance) (map[string]stamp, bool) {
+	out := map[string]stamp{}
+	n := 0
+	complete := true
+	_ = filepath.WalkDir(in.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		n++
+		if n > maxScan {
+			complete = false
+			return filepath.SkipAll
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if p != in.root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "__pycache__") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !in.spec.servesExt(strings.ToLower(filepath.Ext(p))) {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil {
+			out[p] = stamp{fi.ModTime(), fi.Size()}
+		}
+		return nil
+	})
+	return out, complete
+}
+
+// notifyDiskChanges tells the server about source files created, changed or
+// deleted on disk since the last scan that are not open documents (open ones
+// are re-synced with didChange): workspace/didChangeWatchedFiles, as an
+// editor's file watcher would.
+func (s *Supervisor) notifyDiskChanges(ctx context.Context, in *instance) error {
+	in.mu.Lock()
+	off := in.noScan
+	in.mu.Unlock()
+	if off {
+		return nil
+	}
+	cur, complete := scanRoot(in)
+	in.mu.Lock()
+	prev := in.disk
+	in.disk = cur
+	if !complete {
+		in.disk, in.noScan = nil, true // too big to watch this way
+	}
+	type change struct {
+		URI  string `json:"uri"`
+		Type int    `json:"type"`
+	}
+	var changes []change
+	if prev != nil {
+		for p, st := range cur {
+			uri := pathToURI(p)
+			if in.docs[uri] != nil {
+				continue
+			}
+			old, ok := prev[p]
+			switch {
+			case !ok:
+				changes = append(changes, change{uri, 1})
+			case !old.mtime.Equal(st.mtime) || old.size != st.size:
+				changes = append(changes, change{uri, 2})
+			}
+		}
+		for p := range prev {
+			if _, ok := cur[p]; !ok && in.docs[pathToURI(p)] == nil {
+				changes = append(changes, change{pathToURI(p), 3})
+			}
+		}
+	}
+	in.mu.Unlock()
+	if len(changes) == 0 {
+		return nil
+	}
+	return in.notify(ctx, "workspace/didChangeWatchedFiles", map[string]any{"changes": changes})
 }
