@@ -355,12 +355,28 @@ func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
 		if err != nil || res == nil || res.IsError {
 			return res, err
 		}
-		var lines []string
+		var files []string
 		for _, c := range ChangedFiles(res) {
-			if c.Action == "deleted" {
-				continue
+			if c.Action != "deleted" {
+				files = append(files, c.Path)
 			}
-			d, err := l.sup.AfterWrite(ctx, c.Path)
+		}
+		// Wait for every file's diagnostics at once: the bound applies once.
+		diags := make([]*lsp.Diagnostics, len(files))
+		errs := make([]error, len(files))
+		var wg sync.WaitGroup
+		for i, f := range files {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				diags[i], errs[i] = l.sup.AfterWrite(ctx, f)
+			}()
+		}
+		wg.Wait()
+		var lines []string
+		for i, path := range files {
+			c := FileChange{Path: path}
+			d, err := diags[i], errs[i]
 			if err != nil {
 				if errors.Is(err, lsp.ErrNoLanguage) {
 					continue // not a file any server reads

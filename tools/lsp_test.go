@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -176,6 +179,18 @@ func TestLSPTools(t *testing.T) {
 		// Deleted on disk by other means: the next query re-syncs and gopls forgets it.
 	})
 
+	t.Run("apply_patch_two_files", func(t *testing.T) {
+		patch := "*** Begin Patch\n*** Add File: p1.go\n+package shapes\n+\n+var P1 int = \"one\"\n*** Add File: p2.go\n+package shapes\n+\n+var P2 = missingName\n*** End Patch"
+		out, err := lspCall(t, r, "apply_patch", map[string]any{"patch": patch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "new diagnostics in p1.go") || !strings.Contains(out, "new diagnostics in p2.go") || !strings.Contains(out, "missingName") {
+			t.Fatalf("apply_patch diagnostics:\n%s", out)
+		}
+		os.Remove(filepath.Join(dir, "p1.go"))
+		os.Remove(filepath.Join(dir, "p2.go"))
+	})
 	t.Run("rename", func(t *testing.T) {
 		out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "use.go", "line": 4, "symbol": "Big", "new_name": "Large"})
 		if err != nil {
@@ -193,6 +208,30 @@ func TestLSPTools(t *testing.T) {
 		out, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "*"})
 		if err != nil || !strings.Contains(out, "ran: go vet ./... (exit 0)") {
 			t.Fatalf("check: %v\n%s", err, out)
+		}
+	})
+	t.Run("killed_server_recovers", func(t *testing.T) {
+		out, _ := lspCall(t, r, "lsp", map[string]any{"action": "status"})
+		m := regexp.MustCompile(`gopls \(go\): running, pid (\d+)`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no gopls pid in status:\n%s", out)
+		}
+		pid, _ := strconv.Atoi(m[1])
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 100; i++ {
+			if out, _ := lspCall(t, r, "lsp", map[string]any{"action": "status"}); strings.Contains(out, "crashed") {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "use.go", "line": 11, "symbol": "Total"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "lsp: gopls crashed (signal: killed); restarted it") || !strings.Contains(out, "shapes.go:17:6:") {
+			t.Fatalf("after kill:\n%s", out)
 		}
 	})
 }

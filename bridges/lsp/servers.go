@@ -40,9 +40,16 @@ type Server struct {
 	// file once one for the current version arrived (some servers publish a
 	// version twice as more results come in). Zero means 300ms.
 	Settle time.Duration `json:"settle,omitempty"`
+	// EmptySettle replaces Settle when the publication is an empty list, for
+	// servers that clear a file's diagnostics before analysing it (pyright).
+	// Zero means Settle.
+	EmptySettle time.Duration `json:"empty_settle,omitempty"`
 }
 
-func (s *Server) settle() time.Duration {
+func (s *Server) settle(empty bool) time.Duration {
+	if empty && s.EmptySettle > 0 {
+		return s.EmptySettle
+	}
 	if s.Settle > 0 {
 		return s.Settle
 	}
@@ -67,6 +74,9 @@ func DefaultServers() []Server {
 			RootMarkers: []string{"pyproject.toml", "setup.py", "requirements.txt", "pyrightconfig.json"},
 			Checker:     []string{"pyright"},
 			Settings:    json.RawMessage(`{"analysis":{"diagnosticMode":"openFilesOnly","autoSearchPaths":true,"useLibraryCodeForTypes":true}}`),
+			// pyright publishes an empty list for a file it is about to
+			// analyse, then the result, up to a second or more later.
+			EmptySettle: 2500 * time.Millisecond,
 		},
 		{
 			Name: "typescript-language-server", Language: "typescript", Binaries: []string{"typescript-language-server"}, Args: []string{"--stdio"},

@@ -102,7 +102,6 @@ func (s *Supervisor) resyncOpen(ctx context.Context, in *instance) error {
 // then lets further publications for it settle briefly. ok is false when the
 // bound passed first.
 func (s *Supervisor) waitDiagnostics(ctx context.Context, in *instance, uri string, version, seqBefore int, bound time.Duration) (e *diagEntry, ok bool, err error) {
-	settle := in.spec.settle()
 	deadline := time.Now().Add(bound)
 	var got *diagEntry
 	var gotAt time.Time
@@ -122,6 +121,10 @@ func (s *Supervisor) waitDiagnostics(ctx context.Context, in *instance, uri stri
 			}
 		}
 		now := time.Now()
+		var settle time.Duration
+		if got != nil {
+			settle = in.spec.settle(len(got.diags) == 0)
+		}
 		if got != nil && now.Sub(gotAt) >= settle && !busy {
 			return got, true, nil
 		}
