@@ -28,6 +28,9 @@ const (
 	flagHasError = 1 << 4 // the node or a descendant is ERROR or MISSING
 )
 
+// errorSymbol is tree-sitter's symbol id of ERROR nodes.
+const errorSymbol = 0xFFFF
+
 // node is one row of the flat node table copied out of the wasm instance.
 // Nodes are stored in pre-order: a node's descendants are nodes[i+1 : end].
 type node struct {
@@ -115,6 +118,9 @@ func (n Node) Kind() string {
 		return ""
 	}
 	k := int(n.rec().kind)
+	if k == errorSymbol {
+		return "ERROR"
+	}
 	if k < len(n.t.lang.kinds) {
 		return n.t.lang.kinds[k]
 	}

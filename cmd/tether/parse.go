@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
+)
+
+func init() {
+	register("parse", "parse files with a tree-sitter grammar and print the syntax tree", runParse)
+	register("languages", "list the shipped grammars and whether this binary has them built", runLanguages)
+}
+
+func runParse(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("parse", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	lang := fs.String("l", "", "language id or alias (default: from each file's extension; see `tether languages`)")
+	timeout := fs.Duration("timeout", time.Minute, "give up on a file after this long")
+	quiet := fs.Bool("q", false, "print nothing but errors; the exit status still says whether a tree has errors")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tether parse [-l LANG] [-q] FILE...")
+		fmt.Fprintln(stderr, "Prints each file's syntax tree as an S-expression. Exits 1 when a tree has ERROR or MISSING nodes, 2 on other failures.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.NewConfig())
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return 2
+	}
+	defer e.Close(ctx)
+	status := 0
+	for _, file := range fs.Args() {
+		l := *lang
+		if l == "" {
+			found, ok := grammars.ForPath(file)
+			if !ok {
+				fmt.Fprintf(stderr, "tether: %s: no grammar for this extension; pass -l LANG (see `tether languages`)\n", file)
+				status = 2
+				continue
+			}
+			l = found.ID
+		}
+		src, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintln(stderr, "tether:", err)
+			status = 2
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, *timeout)
+		tree, err := e.Parse(pctx, l, src)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(stderr, "tether: %s: %v\n", file, err)
+			status = 2
+			continue
+		}
+		if !*quiet {
+			if fs.NArg() > 1 {
+				fmt.Fprintf(stdout, "# %s\n", file)
+			}
+			fmt.Fprintln(stdout, tree.String())
+		}
+		if tree.HasError() {
+			for _, p := range errorNodes(tree, 10) {
+				fmt.Fprintf(stderr, "%s:%d:%d: %s\n", file, p.Range().StartPoint.Row+1, p.Range().StartPoint.Column+1, describeError(p))
+			}
+			if status == 0 {
+				status = 1
+			}
+		}
+	}
+	return status
+}
+
+// errorNodes returns up to max outermost ERROR and MISSING nodes.
+func errorNodes(t *engine.Tree, max int) []engine.Node {
+	var out []engine.Node
+	t.Root().Walk(func(n engine.Node) bool {
+		if len(out) >= max || !n.HasError() && !n.IsMissing() {
+			return false
+		}
+		if n.IsError() || n.IsMissing() {
+			out = append(out, n)
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+func describeError(n engine.Node) string {
+	if n.IsMissing() {
+		return fmt.Sprintf("syntax error: missing %q", n.Kind())
+	}
+	text := n.Text()
+	if len(text) > 40 {
+		text = text[:40] + "..."
+	}
+	return fmt.Sprintf("syntax error: unexpected %q", text)
+}
+
+func runLanguages(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("languages", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	missing := 0
+	fmt.Fprintf(stdout, "%-11s %-28s %-46s %s\n", "LANGUAGE", "EXTENSIONS", "PACKAGE", "BUILT")
+	for _, l := range grammars.All() {
+		built := "yes"
+		if !grammars.Built(l.ID) {
+			built = "no"
+			missing++
+		}
+		exts := ""
+		for i, e := range l.Extensions {
+			if i > 0 {
+				exts += " "
+			}
+			exts += e
+		}
+		fmt.Fprintf(stdout, "%-11s %-28s %-46s %s\n", l.ID, exts, l.Package+"@"+l.Version, built)
+	}
+	if missing > 0 {
+		fmt.Fprintf(stdout, "\n%d grammars are not built into this binary: run `%s` and rebuild tether.\n", missing, grammars.BuildCommand)
+	}
+	return 0
+}

@@ -1,0 +1,234 @@
+// Package engine parses source with tree-sitter grammars running as sandboxed
+// WebAssembly modules in wazero, so tether's structural core needs no cgo and
+// one tenant's grammar can never touch the host.
+//
+// One Engine serves a whole process: each grammar module (from package
+// grammars) is compiled once and shared. Tenants (runs) get their own Parser
+// with its own instance pools and limits (NewParser); Engine.Parse uses the
+// engine's default tenant. Instances have no filesystem, network, environment
+// or real clock, a memory cap, and stop when the parse's context is done.
+//
+// A parse crosses into wasm a few times, not per node: the shim
+// (grammars/shim) walks the tree inside the module and writes a flat pre-order
+// node table that the host copies out in one read into an immutable Tree.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/tetherhq/tether/grammars"
+)
+
+// Errors a parse can wrap; test with errors.Is.
+var (
+	// ErrUnknownLanguage: the language is not shipped.
+	ErrUnknownLanguage = errors.New("unknown language")
+	// ErrNotBuilt: the language's module is not in this binary (run `make grammars`).
+	ErrNotBuilt = grammars.ErrNotBuilt
+	// ErrMemoryLimit: the parse needed more memory than the tenant's cap.
+	ErrMemoryLimit = errors.New("memory limit exceeded")
+	// ErrTooLarge: the source is over the tenant's MaxSource.
+	ErrTooLarge = errors.New("source too large")
+	// ErrClosed: the engine or parser was closed.
+	ErrClosed = errors.New("closed")
+	// ErrBadModule: a grammar module lacks what the engine needs.
+	ErrBadModule = errors.New("grammar module lacks the expected exports")
+)
+
+// Engine owns the wazero runtime and the compiled grammar modules. It is safe
+// for concurrent use by many tenants.
+type Engine struct {
+	cfg     Config
+	runtime wazero.Runtime
+	cache   wazero.CompilationCache
+
+	mu       sync.Mutex
+	modules  map[string]*module
+	parsers  map[*Parser]struct{}
+	closed   bool
+	fallback *Parser
+}
+
+// New creates an Engine. Grammar modules are compiled lazily, once each, on
+// first use.
+func New(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.memoryLimit == 0 {
+		cfg.memoryLimit = DefaultMemoryLimit
+	}
+	rc := wazero.NewRuntimeConfig().
+		WithCoreFeatures(api.CoreFeaturesV2).
+		WithMemoryLimitPages(pagesOf(cfg.memoryLimit)).
+		WithCloseOnContextDone(cfg.hardCancel)
+	var cache wazero.CompilationCache
+	if dir := cfg.cachePath(); dir != "" {
+		c, err := wazero.NewCompilationCacheWithDir(dir)
+		if err != nil {
+			// A cache that cannot be opened only costs speed.
+			c = wazero.NewCompilationCache()
+		}
+		cache = c
+	} else {
+		cache = wazero.NewCompilationCache()
+	}
+	rc = rc.WithCompilationCache(cache)
+	r := wazero.NewRuntimeWithConfig(ctx, rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
+		r.Close(ctx)
+		return nil, fmt.Errorf("engine: wasi: %w", err)
+	}
+	if _, err := r.NewHostModuleBuilder("tether").
+		NewFunctionBuilder().
+		WithGoFunction(api.GoFunc(shouldStop), nil, []api.ValueType{api.ValueTypeI32}).
+		Export("should_stop").
+		Instantiate(ctx); err != nil {
+		r.Close(ctx)
+		return nil, fmt.Errorf("engine: host module: %w", err)
+	}
+	e := &Engine{cfg: cfg, runtime: r, cache: cache, modules: map[string]*module{}, parsers: map[*Parser]struct{}{}}
+	e.fallback = e.NewParser(cfg.limits)
+	return e, nil
+}
+
+// shouldStop is the module's tether.should_stop import, which the parser's
+// progress callback asks: stop when the call's context is done.
+func shouldStop(ctx context.Context, stack []uint64) {
+	select {
+	case <-ctx.Done():
+		stack[0] = 1
+	default:
+		stack[0] = 0
+	}
+}
+
+// Parse parses src as lang (an id, alias or, failing those, a file name whose
+// extension names the language) with the engine's default tenant limits.
+func (e *Engine) Parse(ctx context.Context, lang string, src []byte) (*Tree, error) {
+	return e.fallback.Parse(ctx, lang, src)
+}
+
+// Languages returns every shipped language, built or not (see
+// grammars.Built).
+func (e *Engine) Languages() []grammars.Language { return grammars.All() }
+
+// Close closes every parser and the runtime.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	ps := make([]*Parser, 0, len(e.parsers))
+	for p := range e.parsers {
+		ps = append(ps, p)
+	}
+	e.mu.Unlock()
+	for _, p := range ps {
+		p.Close(ctx)
+	}
+	err := e.runtime.Close(ctx)
+	if err != nil {
+		return fmt.Errorf("engine: close: %w", err)
+	}
+	return nil
+}
+
+// resolve maps a user's language name to a shipped language.
+func resolve(lang string) (grammars.Language, error) {
+	if l, ok := grammars.Lookup(lang); ok {
+		return l, nil
+	}
+	if l, ok := grammars.ForPath(lang); ok {
+		return l, nil
+	}
+	return grammars.Language{}, fmt.Errorf("engine: %w %q (shipped: %s)", ErrUnknownLanguage, lang, strings.Join(grammars.IDs(), ", "))
+}
+
+// module is one grammar's compiled module, compiled once; err is kept.
+type module struct {
+	id       string
+	once     sync.Once
+	compiled wazero.CompiledModule
+	err      error
+
+	infoOnce sync.Once
+	info     *langInfo
+	infoErr  error
+}
+
+// required exports of a grammar module (grammars/shim/exports.txt).
+var requiredExports = []string{"tether_init", "tether_names", "tether_input", "tether_parse", "tether_table", "tether_set_limit", "tether_oom"}
+
+func (e *Engine) module(id string) (*module, error) {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil, fmt.Errorf("engine: %w", ErrClosed)
+	}
+	m := e.modules[id]
+	if m == nil {
+		m = &module{id: id}
+		e.modules[id] = m
+	}
+	e.mu.Unlock()
+	m.once.Do(func() {
+		wasm, err := grammars.Wasm(id)
+		if err != nil {
+			m.err = fmt.Errorf("engine: %w", err)
+			return
+		}
+		// Compilation is not tied to one caller's context: its result is shared.
+		cm, err := e.runtime.CompileModule(context.Background(), wasm)
+		if err != nil {
+			m.err = fmt.Errorf("engine: compile %s: %w", id, err)
+			return
+		}
+		if err := checkExports(cm); err != nil {
+			cm.Close(context.Background())
+			m.err = fmt.Errorf("engine: %s: %w (rebuild with `%s`)", id, err, grammars.BuildCommand)
+			return
+		}
+		m.compiled = cm
+	})
+	return m, m.err
+}
+
+func checkExports(cm wazero.CompiledModule) error {
+	fns := cm.ExportedFunctions()
+	var missing []string
+	for _, name := range requiredExports {
+		if _, ok := fns[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if _, ok := cm.ExportedMemories()["memory"]; !ok {
+		missing = append(missing, "memory")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: %s", ErrBadModule, strings.Join(missing, ", "))
+	}
+	for _, imp := range cm.ImportedFunctions() {
+		mod, name, _ := imp.Import()
+		if mod != wasi_snapshot_preview1.ModuleName && !(mod == "tether" && name == "should_stop") {
+			return fmt.Errorf("%w: unexpected import %s.%s", ErrBadModule, mod, name)
+		}
+	}
+	return nil
+}
+
+// sandbox is the module configuration of every instance: no filesystem, no
+// arguments, no environment, no stdio, wazero's fake clocks and deterministic
+// random source; anonymous so a module can be instantiated many times.
+func sandbox() wazero.ModuleConfig {
+	return wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions("_initialize")
+}

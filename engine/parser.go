@@ -1,0 +1,377 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Parser is one tenant's view of an Engine: its own instance pools and limits
+// over the engine's shared compiled modules. It is safe for concurrent use.
+// Create it with Engine.NewParser and close it when the tenant's run ends.
+type Parser struct {
+	e      *Engine
+	limits Limits
+
+	mu     sync.Mutex
+	pools  map[string]*pool
+	closed bool
+}
+
+// NewParser returns a tenant with its own limits (zero fields take defaults).
+func (e *Engine) NewParser(l Limits) *Parser {
+	p := &Parser{e: e, limits: l.withDefaults(e.cfg.memoryLimit), pools: map[string]*pool{}}
+	e.mu.Lock()
+	if e.closed {
+		p.closed = true
+	} else {
+		e.parsers[p] = struct{}{}
+	}
+	e.mu.Unlock()
+	return p
+}
+
+// Limits returns the parser's effective limits.
+func (p *Parser) Limits() Limits { return p.limits }
+
+// Parse parses src as lang: a language id or alias ("go", "py", "csharp"), or
+// a file name whose extension names one. src is kept by the returned Tree and
+// must not be modified afterwards.
+//
+// The parse stops when ctx is done (or the tenant's Timeout passes) and then
+// returns an error wrapping the context's error. An input that needs more than
+// the tenant's memory cap fails with ErrMemoryLimit. Either way the parser
+// stays usable.
+func (p *Parser) Parse(ctx context.Context, lang string, src []byte) (*Tree, error) {
+	l, err := resolve(lang)
+	if err != nil {
+		return nil, err
+	}
+	if len(src) > p.limits.MaxSource {
+		return nil, fmt.Errorf("engine: %s: %w: %d bytes, the limit is %d", l.ID, ErrTooLarge, len(src), p.limits.MaxSource)
+	}
+	m, err := p.e.module(l.ID)
+	if err != nil {
+		return nil, err
+	}
+	if p.limits.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.limits.Timeout)
+		defer cancel()
+	}
+	pl, err := p.pool(m)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := pl.get(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %s: %w", l.ID, err)
+	}
+	t, err := inst.parse(ctx, src)
+	if err != nil && inst.broken {
+		pl.discard(inst)
+	} else {
+		pl.put(inst)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: parse %s: %w", l.ID, err)
+	}
+	return t, nil
+}
+
+// Close drops the tenant's instances. Parses still running finish first.
+func (p *Parser) Close(ctx context.Context) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	pools := p.pools
+	p.pools = nil
+	p.mu.Unlock()
+	for _, pl := range pools {
+		pl.close(ctx)
+	}
+	p.e.mu.Lock()
+	delete(p.e.parsers, p)
+	p.e.mu.Unlock()
+	return nil
+}
+
+func (p *Parser) pool(m *module) (*pool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, fmt.Errorf("engine: parser %w", ErrClosed)
+	}
+	pl := p.pools[m.id]
+	if pl == nil {
+		pl = &pool{p: p, m: m, sem: make(chan struct{}, p.limits.Instances)}
+		p.pools[m.id] = pl
+	}
+	return pl, nil
+}
+
+// pool holds up to cap(sem) instances of one module for one tenant. A slot in
+// sem is taken for each instance in use; idle instances wait in idle.
+type pool struct {
+	p   *Parser
+	m   *module
+	sem chan struct{}
+
+	mu     sync.Mutex
+	idle   []*instance
+	closed bool
+}
+
+func (pl *pool) get(ctx context.Context) (*instance, error) {
+	select {
+	case pl.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	pl.mu.Lock()
+	if pl.closed {
+		pl.mu.Unlock()
+		<-pl.sem
+		return nil, fmt.Errorf("parser %w", ErrClosed)
+	}
+	if n := len(pl.idle); n > 0 {
+		inst := pl.idle[n-1]
+		pl.idle = pl.idle[:n-1]
+		pl.mu.Unlock()
+		return inst, nil
+	}
+	pl.mu.Unlock()
+	inst, err := pl.newInstance(ctx)
+	if err != nil {
+		<-pl.sem
+		return nil, err
+	}
+	return inst, nil
+}
+
+func (pl *pool) put(inst *instance) {
+	pl.mu.Lock()
+	if pl.closed {
+		pl.mu.Unlock()
+		inst.close(context.Background())
+	} else {
+		pl.idle = append(pl.idle, inst)
+		pl.mu.Unlock()
+	}
+	<-pl.sem
+}
+
+func (pl *pool) discard(inst *instance) {
+	inst.close(context.Background())
+	<-pl.sem
+}
+
+func (pl *pool) close(ctx context.Context) {
+	pl.mu.Lock()
+	pl.closed = true
+	idle := pl.idle
+	pl.idle = nil
+	pl.mu.Unlock()
+	for _, inst := range idle {
+		inst.close(ctx)
+	}
+}
+
+// instance is one instantiated grammar module with its exports resolved.
+type instance struct {
+	mod    api.Module
+	mem    api.Memory
+	info   *langInfo
+	broken bool // trapped or closed: never reuse
+
+	fnInput, fnParse, fnTable, fnOOM api.Function
+	stack                            [1]uint64
+}
+
+func (pl *pool) newInstance(ctx context.Context) (*instance, error) {
+	// Instantiation runs no grammar code beyond libc's start-up; it must not be
+	// cut short by one caller's deadline halfway, so use a detached context.
+	mod, err := pl.p.e.runtime.InstantiateModule(context.WithoutCancel(ctx), pl.m.compiled, sandbox())
+	if err != nil {
+		return nil, fmt.Errorf("instantiate: %w", err)
+	}
+	inst := &instance{
+		mod:     mod,
+		mem:     mod.Memory(),
+		fnInput: mod.ExportedFunction("tether_input"),
+		fnParse: mod.ExportedFunction("tether_parse"),
+		fnTable: mod.ExportedFunction("tether_table"),
+		fnOOM:   mod.ExportedFunction("tether_oom"),
+	}
+	bg := context.Background()
+	if r, err := mod.ExportedFunction("tether_init").Call(bg); err != nil || int32(r[0]) != 0 {
+		mod.Close(bg)
+		if err == nil {
+			err = fmt.Errorf("tether_init returned %d (grammar ABI does not fit the runtime; rebuild with `make grammars`)", int32(r[0]))
+		}
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	if _, err := mod.ExportedFunction("tether_set_limit").Call(bg, uint64(pagesOf(pl.p.limits.Memory))); err != nil {
+		mod.Close(bg)
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	info, err := pl.m.langInfo(inst)
+	if err != nil {
+		mod.Close(bg)
+		return nil, err
+	}
+	inst.info = info
+	return inst, nil
+}
+
+func (inst *instance) close(ctx context.Context) {
+	inst.broken = true
+	inst.mod.Close(ctx)
+}
+
+// langInfo reads symbol and field names once per language.
+func (m *module) langInfo(inst *instance) (*langInfo, error) {
+	m.infoOnce.Do(func() {
+		r, err := inst.mod.ExportedFunction("tether_names").Call(context.Background())
+		if err != nil {
+			m.infoErr = fmt.Errorf("names: %w", err)
+			return
+		}
+		ptr := uint32(r[0])
+		head, ok := inst.mem.Read(ptr, 12)
+		if ptr == 0 || !ok {
+			m.infoErr = errors.New("names: no table")
+			return
+		}
+		size := binary.LittleEndian.Uint32(head)
+		nsym := binary.LittleEndian.Uint32(head[4:])
+		nfield := binary.LittleEndian.Uint32(head[8:])
+		b, ok := inst.mem.Read(ptr, size)
+		if !ok {
+			m.infoErr = errors.New("names: out of range")
+			return
+		}
+		words := splitNUL(b[12:], int(nsym+nfield))
+		if len(words) != int(nsym+nfield) {
+			m.infoErr = fmt.Errorf("names: want %d names, got %d", nsym+nfield, len(words))
+			return
+		}
+		info := &langInfo{id: m.id, kinds: words[:nsym], fields: append([]string{""}, words[nsym:]...)}
+		m.info = info
+	})
+	return m.info, m.infoErr
+}
+
+func splitNUL(b []byte, n int) []string {
+	out := make([]string, 0, n)
+	start := 0
+	for i, c := range b {
+		if c == 0 {
+			out = append(out, string(b[start:i]))
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// recordSize is the size of one row of the shim's node table.
+const recordSize = 48
+
+func (inst *instance) call(ctx context.Context, fn api.Function, arg uint64) (uint64, error) {
+	inst.stack[0] = arg
+	if err := fn.CallWithStack(ctx, inst.stack[:]); err != nil {
+		return 0, err
+	}
+	return inst.stack[0], nil
+}
+
+// parse runs one parse in the instance. On a trap or a forced close the
+// instance is marked broken and must be discarded.
+func (inst *instance) parse(ctx context.Context, src []byte) (*Tree, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ptr, err := inst.call(ctx, inst.fnInput, uint64(len(src)))
+	if err != nil {
+		return nil, inst.failed(ctx, err)
+	}
+	if uint32(ptr) == 0 {
+		inst.broken = true
+		return nil, fmt.Errorf("%w: no room for %d bytes of source", ErrMemoryLimit, len(src))
+	}
+	if !inst.mem.Write(uint32(ptr), src) {
+		inst.broken = true
+		return nil, errors.New("input buffer out of range")
+	}
+	r, err := inst.call(ctx, inst.fnParse, uint64(len(src)))
+	if err != nil {
+		return nil, inst.failed(ctx, err)
+	}
+	n := int32(r)
+	switch {
+	case n == -1:
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("parse stopped")
+	case n == -2:
+		inst.broken = true
+		return nil, fmt.Errorf("%w (node table)", ErrMemoryLimit)
+	case n <= 0:
+		inst.broken = true
+		return nil, fmt.Errorf("shim returned %d", n)
+	}
+	tp, err := inst.call(ctx, inst.fnTable, 0)
+	if err != nil {
+		return nil, inst.failed(ctx, err)
+	}
+	raw, ok := inst.mem.Read(uint32(tp), uint32(n)*recordSize)
+	if !ok {
+		inst.broken = true
+		return nil, errors.New("node table out of range")
+	}
+	return &Tree{lang: inst.info, src: src, nodes: decodeNodes(raw, int(n))}, nil
+}
+
+// failed classifies an error from a call into the module.
+func (inst *instance) failed(ctx context.Context, err error) error {
+	inst.broken = true
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if r, oerr := inst.fnOOM.Call(context.Background()); oerr == nil && r[0] != 0 {
+		return ErrMemoryLimit
+	}
+	return fmt.Errorf("grammar trapped: %w", err)
+}
+
+func decodeNodes(raw []byte, n int) []node {
+	nodes := make([]node, n)
+	le := binary.LittleEndian
+	for i := range nodes {
+		b := raw[i*recordSize : (i+1)*recordSize : (i+1)*recordSize]
+		nodes[i] = node{
+			kind:   le.Uint16(b[0:]),
+			field:  le.Uint16(b[2:]),
+			flags:  le.Uint16(b[4:]),
+			parent: int32(le.Uint32(b[8:])),
+			next:   int32(le.Uint32(b[12:])),
+			end:    int32(le.Uint32(b[16:])),
+			nchild: le.Uint32(b[20:]),
+			rng: Range{
+				StartByte:  le.Uint32(b[24:]),
+				EndByte:    le.Uint32(b[28:]),
+				StartPoint: Point{Row: le.Uint32(b[32:]), Column: le.Uint32(b[36:])},
+				EndPoint:   Point{Row: le.Uint32(b[40:]), Column: le.Uint32(b[44:])},
+			},
+		}
+	}
+	return nodes
+}

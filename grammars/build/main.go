@@ -1,0 +1,541 @@
+// Command build compiles tether's grammar modules: `make grammars` runs it as
+// `go run ./grammars/build` from the repository root.
+//
+// For every language in grammars/manifest.json it fetches the pinned npm
+// package with `npm pack`, checks the tarball against the manifest's integrity
+// hash, and compiles the tree-sitter runtime, the grammar (parser.c and
+// scanner.c) and tether's shim (grammars/shim) with clang-16 for wasm32-wasi
+// into one self-contained reactor module, grammars/wasm/ID.wasm, exporting only
+// what grammars/shim/exports.txt lists.
+//
+// Every step is cached under the user cache dir (tether/grammars), keyed by
+// the hash of its inputs (package integrity, shim, flags, toolchain), so a
+// second run, or another checkout on the same machine, costs nothing.
+// Languages build in parallel on all cores.
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetherhq/tether/grammars"
+)
+
+// Compiler flags: recorded in every cache key, so changing them rebuilds.
+var (
+	cflags = []string{"--target=wasm32-wasi", "-O3", "-mbulk-memory", "-msimd128", "-fno-exceptions",
+		"-DNDEBUG", "-Wno-unused-but-set-variable", "-Wno-unused-parameter"}
+	ldflags = []string{"--target=wasm32-wasi", "-mexec-model=reactor", "-O3",
+		"-Wl,--strip-all", "-Wl,-z,stack-size=1048576", "-Wl,--gc-sections"}
+)
+
+type options struct {
+	root   string
+	out    string
+	cache  string
+	clang  string
+	jobs   int
+	only   map[string]bool
+	quiet  bool
+	npm    string
+	chain  string // toolchain identity for cache keys
+	shim   []byte
+	export []string
+}
+
+func main() {
+	var o options
+	var only string
+	flag.StringVar(&o.root, "root", ".", "repository root (where grammars/manifest.json is)")
+	flag.StringVar(&o.out, "o", "", "output directory (default ROOT/grammars/wasm)")
+	flag.StringVar(&o.cache, "cache", "", "cache directory (default $TETHER_GRAMMAR_CACHE or the user cache dir's tether/grammars)")
+	flag.StringVar(&o.clang, "clang", envOr("TETHER_CLANG", "clang-16"), "clang that targets wasm32-wasi")
+	flag.StringVar(&o.npm, "npm", envOr("TETHER_NPM", "npm"), "npm client used to fetch packages")
+	flag.IntVar(&o.jobs, "j", runtime.NumCPU(), "parallel compile jobs")
+	flag.StringVar(&only, "only", "", "comma-separated language ids to build (default all)")
+	flag.BoolVar(&o.quiet, "q", false, "print only errors and the summary")
+	flag.Parse()
+	if err := run(&o, only); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func (o *options) logf(format string, args ...any) {
+	if !o.quiet {
+		fmt.Fprintf(os.Stderr, "grammars: "+format+"\n", args...)
+	}
+}
+
+func run(o *options, only string) error {
+	start := time.Now()
+	mb, err := os.ReadFile(filepath.Join(o.root, "grammars", "manifest.json"))
+	if err != nil {
+		return fmt.Errorf("grammars: %w (run from the repository root or pass -root)", err)
+	}
+	m, err := grammars.ParseManifest(mb)
+	if err != nil {
+		return err
+	}
+	if o.out == "" {
+		o.out = filepath.Join(o.root, "grammars", "wasm")
+	}
+	if o.cache == "" {
+		o.cache = os.Getenv("TETHER_GRAMMAR_CACHE")
+	}
+	if o.cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return fmt.Errorf("grammars: no user cache dir (%v); pass -cache", err)
+		}
+		o.cache = filepath.Join(dir, "tether", "grammars")
+	}
+	if o.jobs < 1 {
+		o.jobs = 1
+	}
+	if o.shim, err = os.ReadFile(filepath.Join(o.root, "grammars", "shim", "shim.c")); err != nil {
+		return fmt.Errorf("grammars: %w", err)
+	}
+	eb, err := os.ReadFile(filepath.Join(o.root, "grammars", "shim", "exports.txt"))
+	if err != nil {
+		return fmt.Errorf("grammars: %w", err)
+	}
+	for _, line := range strings.Split(string(eb), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			o.export = append(o.export, line)
+		}
+	}
+	langs := m.Languages
+	if only != "" {
+		o.only = map[string]bool{}
+		for _, id := range strings.Split(only, ",") {
+			l, ok := grammars.Lookup(id)
+			if !ok {
+				return fmt.Errorf("grammars: -only: unknown language %q", id)
+			}
+			o.only[l.ID] = true
+		}
+		var sel []grammars.Language
+		for _, l := range langs {
+			if o.only[l.ID] {
+				sel = append(sel, l)
+			}
+		}
+		langs = sel
+	}
+	if o.chain, err = toolchain(o.clang); err != nil {
+		return err
+	}
+	for _, d := range []string{o.out, filepath.Join(o.cache, "npm"), filepath.Join(o.cache, "src"), filepath.Join(o.cache, "obj"), filepath.Join(o.cache, "wasm")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("grammars: %w", err)
+		}
+	}
+
+	// Link keys first: when every module is cached, nothing is fetched or compiled.
+	type plan struct {
+		l       grammars.Language
+		objKeys []string // runtime, shim, parser, [scanner]
+		srcs    []string // files relative to the package's src dir
+		key     string
+	}
+	rt := m.Runtime
+	rtKey := hashOf("runtime.o", rt.Spec(), rt.Integrity, rt.Dir, o.chain, strings.Join(cflags, " "))
+	var plans []*plan
+	var missing []*plan
+	for _, l := range langs {
+		p := &plan{l: l}
+		plans = append(plans, p)
+		p.key = hashOf("link", rtKey, l.ID, l.Function, l.Package, l.Version, l.Integrity, l.Dir, string(o.shim),
+			strings.Join(o.export, ","), strings.Join(ldflags, " "), strings.Join(cflags, " "), o.chain)
+		if !exists(filepath.Join(o.cache, "wasm", p.key+".wasm")) {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		o.logf("building %d of %d modules with %s, %d jobs (cache %s)", len(missing), len(plans), o.clang, o.jobs, o.cache)
+		// Fetch the packages the missing modules need (and the runtime).
+		pkgs := map[string]grammars.Package{rt.Spec(): rt}
+		for _, p := range missing {
+			pkgs[p.l.Source().Spec()] = p.l.Source()
+		}
+		dirs, err := fetchAll(o, pkgs)
+		if err != nil {
+			return err
+		}
+		rtDir := filepath.Join(dirs[rt.Spec()], rt.Dir)
+		incRT := []string{"-I", filepath.Join(rtDir, "include"), "-I", filepath.Join(rtDir, "src")}
+		// Object jobs, deduplicated by key, biggest sources first.
+		type job struct {
+			key, src, what string
+			args           []string
+			size           int64
+		}
+		jobs := map[string]*job{}
+		add := func(key, src, what string, args []string) {
+			if _, ok := jobs[key]; ok || exists(filepath.Join(o.cache, "obj", key+".o")) {
+				return
+			}
+			fi, _ := os.Stat(src)
+			var size int64
+			if fi != nil {
+				size = fi.Size()
+			}
+			jobs[key] = &job{key: key, src: src, what: what, args: args, size: size}
+		}
+		add(rtKey, filepath.Join(rtDir, "src", "lib.c"), "tree-sitter runtime", incRT)
+		for _, p := range missing {
+			l := p.l
+			src := filepath.Join(dirs[l.Source().Spec()], l.Dir, "src")
+			shimKey := hashOf("shim.o", string(o.shim), l.Function, rt.Integrity, o.chain, strings.Join(cflags, " "))
+			shimSrc := filepath.Join(o.cache, "obj", shimKey+".c")
+			if err := writeAtomic(shimSrc, o.shim); err != nil {
+				return err
+			}
+			add(shimKey, shimSrc, l.ID+" shim", append([]string{"-DTETHER_LANGUAGE=" + l.Function}, incRT...))
+			p.objKeys = []string{rtKey, shimKey}
+			for _, f := range []string{"parser.c", "scanner.c", "scanner.cc"} {
+				path := filepath.Join(src, f)
+				if !exists(path) {
+					continue
+				}
+				if f == "scanner.cc" {
+					return fmt.Errorf("grammars: %s: C++ scanners are not supported (no libc++ for wasm32-wasi here)", l.ID)
+				}
+				k := hashOf("obj", l.Package, l.Version, l.Integrity, l.Dir, f, o.chain, strings.Join(cflags, " "), rt.Integrity)
+				add(k, path, l.ID+" "+f, append([]string{"-I", src}, incRT...))
+				p.objKeys = append(p.objKeys, k)
+			}
+			if len(p.objKeys) < 3 {
+				return fmt.Errorf("grammars: %s: no parser.c under %s in %s", l.ID, filepath.Join(l.Dir, "src"), l.Source().Spec())
+			}
+		}
+		var list []*job
+		for _, j := range jobs {
+			list = append(list, j)
+		}
+		sort.Slice(list, func(a, b int) bool { return list[a].size > list[b].size })
+		var done atomic.Int32
+		err = parallel(o.jobs, len(list), func(i int) error {
+			j := list[i]
+			t0 := time.Now()
+			out := filepath.Join(o.cache, "obj", j.key+".o")
+			tmp := out + fmt.Sprintf(".tmp%d", os.Getpid())
+			args := append(append(append([]string{}, cflags...), j.args...), "-c", j.src, "-o", tmp)
+			if err := runCmd(o.clang, args...); err != nil {
+				os.Remove(tmp)
+				return fmt.Errorf("grammars: compile %s: %w", j.what, err)
+			}
+			if err := os.Rename(tmp, out); err != nil {
+				return fmt.Errorf("grammars: %w", err)
+			}
+			o.logf("[%d/%d] compiled %s (%.1fs)", done.Add(1), len(list), j.what, time.Since(t0).Seconds())
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		err = parallel(o.jobs, len(missing), func(i int) error {
+			p := missing[i]
+			out := filepath.Join(o.cache, "wasm", p.key+".wasm")
+			tmp := out + fmt.Sprintf(".tmp%d", os.Getpid())
+			args := append([]string{}, ldflags...)
+			for _, k := range p.objKeys {
+				args = append(args, filepath.Join(o.cache, "obj", k+".o"))
+			}
+			for _, e := range o.export {
+				args = append(args, "-Wl,--export="+e)
+			}
+			args = append(args, "-o", tmp)
+			if err := runCmd(o.clang, args...); err != nil {
+				os.Remove(tmp)
+				return fmt.Errorf("grammars: link %s: %w", p.l.ID, err)
+			}
+			if err := os.Rename(tmp, out); err != nil {
+				return fmt.Errorf("grammars: %w", err)
+			}
+			o.logf("linked %s.wasm", p.l.ID)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	// Install into the output directory, touching only what changed.
+	changed := 0
+	for _, p := range plans {
+		b, err := os.ReadFile(filepath.Join(o.cache, "wasm", p.key+".wasm"))
+		if err != nil {
+			return fmt.Errorf("grammars: %w", err)
+		}
+		dst := filepath.Join(o.out, grammars.WasmFile(p.l.ID))
+		if old, err := os.ReadFile(dst); err == nil && bytes.Equal(old, b) {
+			continue
+		}
+		if err := writeAtomic(dst, b); err != nil {
+			return err
+		}
+		changed++
+	}
+	if len(missing) == 0 && changed == 0 {
+		fmt.Fprintf(os.Stderr, "grammars: %d modules up to date in %s\n", len(plans), o.out)
+	} else {
+		fmt.Fprintf(os.Stderr, "grammars: %d modules in %s (%d built, %d installed) in %.1fs\n",
+			len(plans), o.out, len(missing), changed, time.Since(start).Seconds())
+	}
+	return nil
+}
+
+// toolchain identifies the compiler and the wasi sysroot for cache keys.
+func toolchain(clang string) (string, error) {
+	out, err := exec.Command(clang, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("grammars: %s not found (%v); run scripts/install-deps.sh build (make grammars does)", clang, err)
+	}
+	id := strings.SplitN(string(out), "\n", 2)[0]
+	libc, err := exec.Command(clang, "--target=wasm32-wasi", "-print-file-name=libc.a").Output()
+	if err == nil {
+		if b, err := os.ReadFile(strings.TrimSpace(string(libc))); err == nil {
+			id += " libc " + hashOf(string(b))[:16]
+		} else {
+			return "", fmt.Errorf("grammars: wasi-libc not found for %s; run scripts/install-deps.sh build (make grammars does)", clang)
+		}
+	}
+	return id, nil
+}
+
+// fetchAll makes sure every package is in the cache, verified and extracted,
+// and returns spec -> extracted package directory.
+func fetchAll(o *options, pkgs map[string]grammars.Package) (map[string]string, error) {
+	specs := make([]string, 0, len(pkgs))
+	for s := range pkgs {
+		specs = append(specs, s)
+	}
+	sort.Strings(specs)
+	dirs := make([]string, len(specs))
+	err := parallel(4, len(specs), func(i int) error {
+		d, err := fetch(o, pkgs[specs[i]])
+		dirs[i] = d
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for i, s := range specs {
+		out[s] = dirs[i]
+	}
+	return out, nil
+}
+
+func safeName(spec string) string {
+	return strings.NewReplacer("@", "", "/", "-").Replace(spec)
+}
+
+func fetch(o *options, p grammars.Package) (string, error) {
+	base := safeName(p.Package) + "-" + p.Version
+	dir := filepath.Join(o.cache, "src", base+"-"+hashOf(p.Integrity)[:12])
+	if exists(filepath.Join(dir, ".ok")) {
+		return filepath.Join(dir, "package"), nil
+	}
+	tgz := filepath.Join(o.cache, "npm", base+".tgz")
+	b, err := os.ReadFile(tgz)
+	if err != nil || checkIntegrity(b, p.Integrity) != nil {
+		tmp, err := os.MkdirTemp(filepath.Join(o.cache, "npm"), "pack-")
+		if err != nil {
+			return "", fmt.Errorf("grammars: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		o.logf("npm pack %s", p.Spec())
+		cmd := exec.Command(o.npm, "pack", "--silent", "--pack-destination", tmp, p.Spec())
+		cmd.Dir = tmp
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("grammars: npm pack %s: %v: %s", p.Spec(), err, strings.TrimSpace(stderr.String()))
+		}
+		name := strings.TrimSpace(string(out))
+		if i := strings.LastIndex(name, "\n"); i >= 0 {
+			name = name[i+1:]
+		}
+		if b, err = os.ReadFile(filepath.Join(tmp, filepath.Base(name))); err != nil {
+			return "", fmt.Errorf("grammars: npm pack %s wrote no tarball: %w", p.Spec(), err)
+		}
+		if err := checkIntegrity(b, p.Integrity); err != nil {
+			return "", fmt.Errorf("grammars: %s: %w; the registry served different bytes than the manifest pins, refusing to build", p.Spec(), err)
+		}
+		if err := writeAtomic(tgz, b); err != nil {
+			return "", err
+		}
+	}
+	os.RemoveAll(dir)
+	if err := untar(b, dir); err != nil {
+		return "", fmt.Errorf("grammars: extract %s: %w", p.Spec(), err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".ok"), nil, 0o644); err != nil {
+		return "", fmt.Errorf("grammars: %w", err)
+	}
+	return filepath.Join(dir, "package"), nil
+}
+
+func checkIntegrity(b []byte, want string) error {
+	sum := sha512.Sum512(b)
+	got := "sha512-" + base64.StdEncoding.EncodeToString(sum[:])
+	if got != want {
+		return fmt.Errorf("integrity mismatch: got %s, want %s", got, want)
+	}
+	return nil
+}
+
+func untar(b []byte, dir string) error {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.Clean(h.Name)
+		if filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("unsafe path %q in tarball", h.Name)
+		}
+		path := filepath.Join(dir, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(path, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return err
+			}
+			f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(f, tr)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func parallel(n, count int, fn func(i int) error) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		next atomic.Int32
+	)
+	for w := 0; w < n && w < count; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= count {
+					return
+				}
+				mu.Lock()
+				failed := len(errs) > 0
+				mu.Unlock()
+				if failed {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func runCmd(name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(out.String())
+		if len(msg) > 4000 {
+			msg = msg[:4000] + "\n... (cut)"
+		}
+		return fmt.Errorf("%v\n%s %s\n%s", err, name, strings.Join(args, " "), msg)
+	}
+	return nil
+}
+
+func hashOf(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s;", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func writeAtomic(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("grammars: %w", err)
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("grammars: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,4 @@
+greet() {
+  if [ -n "$1" ]; then
+    echo "hello, $1"
+}

@@ -1,0 +1,3 @@
+int greet(const char *name {
+    return printf("hello, %s\n", name;
+}

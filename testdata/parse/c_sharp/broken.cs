@@ -1,0 +1,6 @@
+public class Greeter
+{
+    public string Greet(string name
+    {
+        return "hello, " + ;
+    }

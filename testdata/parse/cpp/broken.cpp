@@ -1,0 +1,5 @@
+class Greeter {
+ public:
+  std::string greet( {
+    return "hello" +;
+  }

@@ -1,0 +1,4 @@
+class Greeter {
+  String greet(String name {
+    return 'hello, ' + ;
+  }

@@ -1,0 +1,4 @@
+public class Greeter {
+    public String greet(String name {
+        return "hello, " + ;
+    }

@@ -1,0 +1,3 @@
+function greet(name {
+  return "hello, " + ;
+}

@@ -1,0 +1,4 @@
+class Greeter(private val name: String) {
+    fun greet(name: String: String {
+        return "hello, " +
+    }

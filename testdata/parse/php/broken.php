@@ -1,0 +1,7 @@
+<?php
+class Greeter
+{
+    public function greet($name
+    {
+        return "hello, " . ;
+    }

@@ -1,0 +1,4 @@
+class Greeter
+  def greet(name
+    "hello, " +
+  end

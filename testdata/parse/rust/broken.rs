@@ -1,0 +1,3 @@
+fn greet(name: &str -> String {
+    format!("hello, {}", name
+}

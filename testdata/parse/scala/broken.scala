@@ -1,0 +1,4 @@
+class Greeter(val name: String) {
+  def greet(names: String*: String = {
+    s"hello, " +
+  }

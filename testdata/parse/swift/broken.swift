@@ -1,0 +1,4 @@
+class Greeter {
+    func greet(_ name: String -> String {
+        return "hello, " +
+    }
