@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Point is a zero-based row and byte column in the source.
@@ -298,8 +301,11 @@ func (n Node) Walk(fn func(Node) bool) {
 	}
 }
 
-// String returns n as an S-expression in the tree-sitter CLI's style: named
-// nodes only, fields as "name:", MISSING nodes marked.
+// String returns n as an S-expression in the style of tree-sitter's
+// ts_node_string (what the tree-sitter CLI prints): named nodes only, fields
+// as "name:", MISSING nodes and UNEXPECTED error leaves marked. A MISSING
+// token the grammar hides is not in the tree and so does not print, though
+// HasError still reports it.
 func (n Node) String() string {
 	var b strings.Builder
 	n.sexp(&b, "")
@@ -322,6 +328,13 @@ func (n Node) sexp(b *strings.Builder, field string) {
 		return
 	}
 	b.WriteString("(")
+	if n.IsError() && n.ChildCount() == 0 && n.EndByte() > n.StartByte() {
+		// As ts_node_string prints an error leaf: the character it stopped at.
+		b.WriteString("UNEXPECTED ")
+		b.WriteString(quoteChar(n.Bytes()))
+		b.WriteString(")")
+		return
+	}
 	if n.IsError() {
 		b.WriteString("ERROR")
 	} else {
@@ -339,4 +352,26 @@ func (n Node) sexp(b *strings.Builder, field string) {
 
 func quoteKind(k string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(k) + `"`
+}
+
+// quoteChar renders the first character of b as tree-sitter does for an
+// UNEXPECTED leaf: printable ASCII quoted, a few escapes, else the code point.
+func quoteChar(b []byte) string {
+	r, _ := utf8.DecodeRune(b)
+	switch {
+	case r == utf8.RuneError:
+		return "INVALID"
+	case r == 0:
+		return `'\0'`
+	case r == '\n':
+		return `'\n'`
+	case r == '\t':
+		return `'\t'`
+	case r == '\r':
+		return `'\r'`
+	case r > 0 && r < 128 && unicode.IsPrint(r):
+		return "'" + string(r) + "'"
+	default:
+		return strconv.Itoa(int(r))
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/tetherhq/tether/engine"
@@ -75,8 +77,13 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, tree.String())
 		}
 		if tree.HasError() {
-			for _, p := range errorNodes(tree, 10) {
+			errs := errorNodes(tree, 10)
+			for _, p := range errs {
 				fmt.Fprintf(stderr, "%s:%d:%d: %s\n", file, p.Range().StartPoint.Row+1, p.Range().StartPoint.Column+1, describeError(p))
+			}
+			if len(errs) == 0 {
+				// Error recovery inserted a token the grammar hides from the tree.
+				fmt.Fprintf(stderr, "%s: syntax error: a missing token the grammar does not show\n", file)
 			}
 			if status == 0 {
 				status = 1
@@ -120,22 +127,17 @@ func runLanguages(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	missing := 0
-	fmt.Fprintf(stdout, "%-11s %-28s %-46s %s\n", "LANGUAGE", "EXTENSIONS", "PACKAGE", "BUILT")
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LANGUAGE\tALIASES\tEXTENSIONS\tPACKAGE\tBUILT")
 	for _, l := range grammars.All() {
 		built := "yes"
 		if !grammars.Built(l.ID) {
 			built = "no"
 			missing++
 		}
-		exts := ""
-		for i, e := range l.Extensions {
-			if i > 0 {
-				exts += " "
-			}
-			exts += e
-		}
-		fmt.Fprintf(stdout, "%-11s %-28s %-46s %s\n", l.ID, exts, l.Package+"@"+l.Version, built)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.ID, strings.Join(l.Aliases, " "), strings.Join(l.Extensions, " "), l.Package+"@"+l.Version, built)
 	}
+	tw.Flush()
 	if missing > 0 {
 		fmt.Fprintf(stdout, "\n%d grammars are not built into this binary: run `%s` and rebuild tether.\n", missing, grammars.BuildCommand)
 	}

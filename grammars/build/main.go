@@ -48,17 +48,18 @@ var (
 )
 
 type options struct {
-	root   string
-	out    string
-	cache  string
-	clang  string
-	jobs   int
-	only   map[string]bool
-	quiet  bool
-	npm    string
-	chain  string // toolchain identity for cache keys
-	shim   []byte
-	export []string
+	root    string
+	out     string
+	cache   string
+	clang   string
+	jobs    int
+	only    map[string]bool
+	quiet   bool
+	srcOnly bool
+	npm     string
+	chain   string // toolchain identity for cache keys
+	shim    []byte
+	export  []string
 }
 
 func main() {
@@ -72,6 +73,7 @@ func main() {
 	flag.IntVar(&o.jobs, "j", runtime.NumCPU(), "parallel compile jobs")
 	flag.StringVar(&only, "only", "", "comma-separated language ids to build (default all)")
 	flag.BoolVar(&o.quiet, "q", false, "print only errors and the summary")
+	flag.BoolVar(&o.srcOnly, "src", false, "only fetch and verify the packages, then print \"ID DIR\" lines: each grammar's src dir, and the runtime's lib dir as \"runtime DIR\" (for bench/native)")
 	flag.Parse()
 	if err := run(&o, only); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -157,6 +159,23 @@ func run(o *options, only string) error {
 		}
 	}
 
+	rt := m.Runtime
+	if o.srcOnly {
+		pkgs := map[string]grammars.Package{rt.Spec(): rt}
+		for _, l := range langs {
+			pkgs[l.Source().Spec()] = l.Source()
+		}
+		dirs, err := fetchAll(o, pkgs)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("runtime %s\n", filepath.Join(dirs[rt.Spec()], rt.Dir))
+		for _, l := range langs {
+			fmt.Printf("%s %s\n", l.ID, filepath.Join(dirs[l.Source().Spec()], l.Dir, "src"))
+		}
+		return nil
+	}
+
 	// Link keys first: when every module is cached, nothing is fetched or compiled.
 	type plan struct {
 		l       grammars.Language
@@ -164,7 +183,6 @@ func run(o *options, only string) error {
 		srcs    []string // files relative to the package's src dir
 		key     string
 	}
-	rt := m.Runtime
 	rtKey := hashOf("runtime.o", rt.Spec(), rt.Integrity, rt.Dir, o.chain, strings.Join(cflags, " "))
 	var plans []*plan
 	var missing []*plan

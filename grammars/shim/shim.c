@@ -33,7 +33,9 @@
 
 extern const TSLanguage *TETHER_LANGUAGE(void);
 
+#ifdef __wasm__
 __attribute__((import_module("tether"), import_name("should_stop")))
+#endif
 extern int32_t tether_host_should_stop(void);
 
 // EXPORT marks what exports.txt lists; the build exports exactly that list.
@@ -88,6 +90,7 @@ static char *names;
 static uint32_t limit_pages;  // 0: no cap of our own
 static int32_t oom;
 
+#ifdef __wasm__
 void *sbrk(intptr_t increment) {
   uintptr_t pages = __builtin_wasm_memory_size(0);
   if (increment == 0) {
@@ -111,6 +114,7 @@ void *sbrk(intptr_t increment) {
   }
   return (void *)(old * 65536);
 }
+#endif  // bench/native builds this file natively for the same work outside wasm
 
 EXPORT(tether_set_limit) void tether_set_limit(uint32_t pages) { limit_pages = pages; }
 

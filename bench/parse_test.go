@@ -1,0 +1,101 @@
+// Package bench holds tether's benchmarks against peers. The parse throughput
+// comparison with native tree-sitter is the program in bench/parse (see
+// README.md); this file keeps a quick `go test -bench` over part of Go's
+// standard library so CI runs the parse path once (make bench-once).
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
+)
+
+// stdlibSubset loads a few packages of GOROOT/src: about half a megabyte.
+func stdlibSubset(b *testing.B) ([][]byte, int64) {
+	b.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatalf("go env GOROOT: %v", err)
+	}
+	root := filepath.Join(strings.TrimSpace(string(out)), "src")
+	var srcs [][]byte
+	var total int64
+	for _, dir := range []string{"go/parser", "go/ast", "go/scanner", "go/token", "strings", "bufio", "container/list"} {
+		ents, err := os.ReadDir(filepath.Join(root, dir))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range ents {
+			if !strings.HasSuffix(e.Name(), ".go") {
+				continue
+			}
+			src, err := os.ReadFile(filepath.Join(root, dir, e.Name()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			srcs = append(srcs, src)
+			total += int64(len(src))
+		}
+	}
+	return srcs, total
+}
+
+// BenchmarkParseGoStdlib parses the subset once per iteration, on one core and
+// on all cores; -benchmem and the MB/s column give throughput.
+func BenchmarkParseGoStdlib(b *testing.B) {
+	e := enginetest.Engine(b, "go")
+	srcs, total := stdlibSubset(b)
+	ctx := context.Background()
+	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run("cores="+strconv.Itoa(workers), func(b *testing.B) {
+			p := e.NewParser(engine.Limits{Instances: workers})
+			defer p.Close(ctx)
+			if _, err := p.Parse(ctx, "go", srcs[0]); err != nil { // warm: compile, instantiate
+				b.Fatal(err)
+			}
+			b.SetBytes(total)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				var next atomic.Int64
+				var wg sync.WaitGroup
+				var failed atomic.Value
+				for w := 0; w < workers; w++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for {
+							j := next.Add(1) - 1
+							if j >= int64(len(srcs)) {
+								return
+							}
+							t, err := p.Parse(ctx, "go", srcs[j])
+							if err != nil {
+								failed.Store(err)
+								return
+							}
+							if t.HasError() {
+								failed.Store(fmt.Errorf("stdlib file %d parses with errors", j))
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				if err, _ := failed.Load().(error); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

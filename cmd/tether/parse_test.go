@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/engine/enginetest"
+)
+
+func TestParseCommand(t *testing.T) {
+	enginetest.RequireGrammars(t, "go", "python")
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.go")
+	bad := filepath.Join(dir, "bad.py")
+	os.WriteFile(good, []byte("package main\n\nfunc main() {}\n"), 0o644)
+	os.WriteFile(bad, []byte("def f(:\n  pass\n"), 0o644)
+	for _, c := range []struct {
+		args      []string
+		code      int
+		out, errs string
+	}{
+		{[]string{"parse", good}, 0, "(source_file (package_clause (package_identifier)) (function_declaration name: (identifier) parameters: (parameter_list) body: (block)))\n", ""},
+		{[]string{"parse", bad}, 1, "(module", "bad.py:1:"},
+		{[]string{"parse", "-l", "python", good}, 1, "(module", "syntax error"},
+		{[]string{"parse", good, bad}, 1, "# " + good, ""},
+		{[]string{"parse", filepath.Join(dir, "x.unknown")}, 2, "", "pass -l LANG"},
+		{[]string{"parse", "-l", "cobol", good}, 2, "", "unknown language"},
+		{[]string{"parse", filepath.Join(dir, "nope.go")}, 2, "", "no such file"},
+		{[]string{"parse"}, 2, "", "usage:"},
+		{[]string{"languages"}, 0, "tree-sitter-go@0.25.0", ""},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := dispatch(c.args, &stdout, &stderr)
+		if code != c.code || !strings.Contains(stdout.String(), c.out) || !strings.Contains(stderr.String(), c.errs) {
+			t.Errorf("tether %s: exit %d (want %d)\nstdout: %s\nstderr: %s", strings.Join(c.args, " "), code, c.code, stdout.String(), stderr.String())
+		}
+	}
+}

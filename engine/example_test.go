@@ -1,0 +1,76 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tetherhq/tether/engine"
+)
+
+func ExampleEngine_Parse() {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.NewConfig())
+	if err != nil {
+		panic(err)
+	}
+	defer e.Close(ctx)
+	tree, err := e.Parse(ctx, "python", []byte("x = f(1)\n"))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(tree)
+	fmt.Println(tree.HasError())
+	// Output:
+	// (module (expression_statement (assignment left: (identifier) right: (call function: (identifier) arguments: (argument_list (integer))))))
+	// false
+}
+
+// A tenant (one run) gets its own instances and limits over the engine's
+// shared compiled grammars.
+func ExampleEngine_NewParser() {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.NewConfig())
+	if err != nil {
+		panic(err)
+	}
+	defer e.Close(ctx)
+	p := e.NewParser(engine.Limits{Memory: 64 << 20, Timeout: 10 * time.Second, Instances: 2})
+	defer p.Close(ctx)
+	tree, err := p.Parse(ctx, "main.go", []byte("package main\n\nfunc main() { go f() }\n"))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(tree.Language(), tree.Root().Kind(), tree.Len())
+
+	_, err = p.Parse(ctx, "cobol", nil)
+	fmt.Println(errors.Is(err, engine.ErrUnknownLanguage))
+	// Output:
+	// go source_file 16
+	// true
+}
+
+func ExampleNode_Walk() {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.NewConfig())
+	if err != nil {
+		panic(err)
+	}
+	defer e.Close(ctx)
+	tree, err := e.Parse(ctx, "javascript", []byte("let a = b +\n  c;\n"))
+	if err != nil {
+		panic(err)
+	}
+	tree.Root().Walk(func(n engine.Node) bool {
+		if n.Kind() == "identifier" {
+			p := n.Range().StartPoint
+			fmt.Printf("%s at %d:%d field %q\n", n.Text(), p.Row+1, p.Column+1, n.Field())
+		}
+		return true
+	})
+	// Output:
+	// a at 1:5 field "name"
+	// b at 1:9 field "left"
+	// c at 2:3 field "right"
+}
