@@ -54,10 +54,10 @@ func fixtures(t *testing.T, id string) (ok, broken string) {
 // or MISSING node, broken.EXT reports one. The language comes from the
 // fixture's extension, so the extension table is exercised too.
 func TestFixtures(t *testing.T) {
-	e := enginetest.Engine(t)
 	ctx := context.Background()
 	for _, l := range grammars.All() {
 		t.Run(l.ID, func(t *testing.T) {
+			e := enginetest.Engine(t, l.ID)
 			okFile, brokenFile := fixtures(t, l.ID)
 			for _, c := range []struct {
 				file      string

@@ -47,7 +47,7 @@ func ExampleEngine_NewParser() {
 	_, err = p.Parse(ctx, "cobol", nil)
 	fmt.Println(errors.Is(err, engine.ErrUnknownLanguage))
 	// Output:
-	// go source_file 16
+	// go source_file 21
 	// true
 }
 

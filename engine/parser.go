@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // Parser is one tenant's view of an Engine: its own instance pools and limits
@@ -16,6 +17,7 @@ import (
 type Parser struct {
 	e      *Engine
 	limits Limits
+	alloc  experimental.MemoryAllocator
 
 	mu     sync.Mutex
 	pools  map[string]*pool
@@ -25,6 +27,9 @@ type Parser struct {
 // NewParser returns a tenant with its own limits (zero fields take defaults).
 func (e *Engine) NewParser(l Limits) *Parser {
 	p := &Parser{e: e, limits: l.withDefaults(e.cfg.memoryLimit), pools: map[string]*pool{}}
+	// Reserve a little over the tenant's cap: the shim stops at the cap itself
+	// and reports it, which is clearer than a refused memory.grow.
+	p.alloc = newMemoryAllocator(uint64(pagesOf(p.limits.Memory)+16) * 65536)
 	e.mu.Lock()
 	if e.closed {
 		p.closed = true
@@ -198,7 +203,8 @@ type instance struct {
 func (pl *pool) newInstance(ctx context.Context) (*instance, error) {
 	// Instantiation runs no grammar code beyond libc's start-up; it must not be
 	// cut short by one caller's deadline halfway, so use a detached context.
-	mod, err := pl.p.e.runtime.InstantiateModule(context.WithoutCancel(ctx), pl.m.compiled, sandbox())
+	ictx := experimental.WithMemoryAllocator(context.WithoutCancel(ctx), pl.p.alloc)
+	mod, err := pl.p.e.runtime.InstantiateModule(ictx, pl.m.compiled, sandbox())
 	if err != nil {
 		return nil, fmt.Errorf("instantiate: %w", err)
 	}
@@ -372,6 +378,19 @@ func decodeNodes(raw []byte, n int) []node {
 				EndPoint:   Point{Row: le.Uint32(b[40:]), Column: le.Uint32(b[44:])},
 			},
 		}
+	}
+	// An ERROR or MISSING node below makes every ancestor HasError, even
+	// where tree-sitter's error cost says otherwise (an ERROR of cost 0).
+	for i := n - 1; i > 0; i-- {
+		if nodes[i].flags&(flagError|flagMissing|flagHasError) != 0 {
+			nodes[i].flags |= flagHasError
+			if p := nodes[i].parent; p >= 0 {
+				nodes[p].flags |= flagHasError
+			}
+		}
+	}
+	if n > 0 && nodes[0].flags&(flagError|flagMissing) != 0 {
+		nodes[0].flags |= flagHasError
 	}
 	return nodes
 }

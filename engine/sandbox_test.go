@@ -195,8 +195,8 @@ func TestMemoryLimit(t *testing.T) {
 	requireBuilt(t, "go")
 	ctx := context.Background()
 	e := newTestEngine(t, NewConfig().WithMemoryLimit(512<<20))
-	src := bigGo(4 << 20)
-	p := e.NewParser(Limits{Instances: 1, Memory: 24 << 20})
+	src := bigGo(1 << 20)
+	p := e.NewParser(Limits{Instances: 1, Memory: 8 << 20})
 	defer p.Close(ctx)
 	for i := 0; i < 2; i++ {
 		_, err := p.Parse(ctx, "go", src)
@@ -218,7 +218,7 @@ func TestMemoryLimit(t *testing.T) {
 		t.Fatal("big source has errors")
 	}
 	// The engine-wide cap (wazero's memory limit) holds without a tenant cap.
-	tiny := newTestEngine(t, NewConfig().WithMemoryLimit(24<<20))
+	tiny := newTestEngine(t, NewConfig().WithMemoryLimit(8<<20))
 	if _, err := tiny.Parse(ctx, "go", src); !errors.Is(err, ErrMemoryLimit) {
 		t.Fatalf("parse over the engine cap: %v", err)
 	}
