@@ -237,8 +237,8 @@ func TestEvalBridge(t *testing.T) {
 				}
 			})
 			t.Run("slow bridge call outlives the idle budget", func(t *testing.T) {
-				r := newEvalRun(t, allowAll, kernels.Config{IdleTimeout: time.Second})
-				if err := r.Registry().Register(slowTool(3 * time.Second)); err != nil {
+				r := newEvalRun(t, allowAll, kernels.Config{IdleTimeout: 2 * time.Second})
+				if err := r.Registry().Register(slowTool(5 * time.Second)); err != nil {
 					t.Fatal(err)
 				}
 				res := evalCall(t, r, l.lang, l.slow)

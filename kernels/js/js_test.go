@@ -257,14 +257,14 @@ func TestBridge(t *testing.T) {
 		case "write":
 			return kernels.ToolReply{}, errors.New("tools: write refused by the approval policy")
 		case "slow":
-			time.Sleep(3 * time.Second) // three idle budgets
+			time.Sleep(5 * time.Second) // two and a half idle budgets
 			return kernels.ToolReply{Text: "slow done"}, nil
 		case "fails":
 			return kernels.ToolReply{Text: "it failed", IsError: true}, nil
 		}
 		return kernels.ToolReply{}, errors.New("unknown tool")
 	}
-	k := newKernel(t, kernels.Config{Tools: caller, IdleTimeout: time.Second})
+	k := newKernel(t, kernels.Config{Tools: caller, IdleTimeout: 2 * time.Second})
 	if got := value(t, run(t, k, "const contents = tool('read', {path: 'lib/auth.dart'}); contents")); got != "'class Auth {}\\n'" {
 		t.Errorf("tool read: %s", got)
 	}

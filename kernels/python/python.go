@@ -118,30 +118,47 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 		res.Error = uerr
 		return res, nil
 	}
-	if k.proc != nil {
+	k.cellID++
+	// Two attempts: a kernel found dead when the cell is sent (it died while
+	// idle, just now) is replaced by a fresh one and the cell sent again.
+	for attempt := 0; ; attempt++ {
+		if k.proc != nil {
+			select {
+			case <-k.proc.exited:
+				k.lastLoss = fmt.Sprintf("the previous one died while idle (%s)", k.proc.exitReason())
+				k.proc.stop()
+				k.proc = nil
+			default:
+			}
+		}
+		if k.proc == nil {
+			p, err := k.start(ctx)
+			if err != nil {
+				return nil, err
+			}
+			k.proc = p
+			res.Fresh = true
+			if k.lastLoss != "" {
+				res.StateLost = true
+				res.Notices = append(res.Notices, "started a fresh python kernel: "+k.lastLoss+"; variables and imports from earlier cells are gone")
+				k.lastLoss = ""
+			}
+		}
+		err := k.proc.write(frame{Op: "exec", ID: k.cellID, Code: code, MaxImage: k.cfg.MaxImage})
+		if err == nil {
+			break
+		}
+		if attempt > 0 {
+			return nil, fmt.Errorf("kernels: python: could not send the cell to a fresh interpreter: %w", err)
+		}
+		// The pipe broke: wait for the process to be reaped, then start over.
 		select {
 		case <-k.proc.exited:
-			k.lastLoss = fmt.Sprintf("the previous one died while idle (%s)", k.proc.exitReason())
-			k.proc.stop()
-			k.proc = nil
-		default:
+		case <-time.After(10 * time.Second):
+			k.proc.kill()
 		}
 	}
-	if k.proc == nil {
-		p, err := k.start(ctx)
-		if err != nil {
-			return nil, err
-		}
-		k.proc = p
-		res.Fresh = true
-		if k.lastLoss != "" {
-			res.StateLost = true
-			res.Notices = append(res.Notices, "started a fresh python kernel: "+k.lastLoss+"; variables and imports from earlier cells are gone")
-			k.lastLoss = ""
-		}
-	}
-	k.cellID++
-	return k.run(ctx, k.proc, k.cellID, code, res), nil
+	return k.run(ctx, k.proc, k.cellID, res), nil
 }
 
 type lockedBuffer struct {
@@ -304,9 +321,9 @@ func (p *process) exitReason() string {
 
 type bridgeCall struct{}
 
-// run sends one cell and collects its outputs until it is done, the kernel
-// dies, or an interrupt goes unanswered.
-func (k *Kernel) run(ctx context.Context, p *process, id int64, code string, res *kernels.Result) *kernels.Result {
+// run collects a sent cell's outputs until it is done, the kernel dies, or an
+// interrupt goes unanswered.
+func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Result) *kernels.Result {
 	cfg := k.cfg
 	stdout, stderr := kernels.NewStreamBuffer(cfg.MaxOutput), kernels.NewStreamBuffer(cfg.MaxOutput)
 	finish := func() *kernels.Result {
@@ -316,11 +333,6 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, code string, res
 	over := make(chan struct{})
 	defer close(over)
 	bridgeDone := make(chan bridgeCall)
-
-	if err := p.write(frame{Op: "exec", ID: id, Code: code, MaxImage: cfg.MaxImage}); err != nil {
-		// The pipe broke: the kernel is dying; the frame loop below reports how.
-		stderr.WriteString("kernels: python: could not send the cell: " + err.Error() + "\n")
-	}
 
 	idle := time.NewTimer(cfg.IdleTimeout)
 	defer idle.Stop()

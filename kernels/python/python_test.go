@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -407,7 +409,7 @@ func TestCancelInterrupts(t *testing.T) {
 }
 
 func TestUnresponsiveKernelIsRestarted(t *testing.T) {
-	k := newKernel(t, kernels.Config{IdleTimeout: time.Second, InterruptGrace: time.Second})
+	k := newKernel(t, kernels.Config{IdleTimeout: 3 * time.Second, InterruptGrace: time.Second})
 	mustOK(t, run(t, k, "doomed = 1"))
 	r := run(t, k, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass")
 	if r.Error == nil || r.Error.Name != kernels.ErrKernelRestarted || !r.StateLost || !strings.Contains(r.Error.Message, "state is lost") {
@@ -464,11 +466,23 @@ func TestMemoryLimitIsAMemoryError(t *testing.T) {
 
 func TestDeathWhileIdleIsReported(t *testing.T) {
 	k := newKernel(t, kernels.Config{})
-	mustOK(t, run(t, k, "import os, threading, time\nthreading.Thread(target=lambda: (time.sleep(0.3), os._exit(9))).start()"))
-	time.Sleep(time.Second)
+	pid, err := strconv.Atoi(value(t, run(t, k, "import os\nos.getpid()")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Killed from outside between cells, as the OOM killer would.
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 400; i++ {
+		if st, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat")); err != nil || strings.Contains(string(st), ") Z ") {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
 	r := run(t, k, "1 + 1")
-	if value(t, r) != "2" || !r.Fresh || len(r.Notices) != 1 || !strings.Contains(r.Notices[0], "died while idle (exited with status 9)") {
-		t.Errorf("idle death: fresh %v notices %q", r.Fresh, r.Notices)
+	if value(t, r) != "2" || !r.Fresh || !r.StateLost || len(r.Notices) != 1 || !strings.Contains(r.Notices[0], "died while idle (killed by signal 9") {
+		t.Errorf("idle death: fresh %v lost %v notices %q", r.Fresh, r.StateLost, r.Notices)
 	}
 }
 
@@ -510,8 +524,8 @@ func (f *fakeTools) call(ctx context.Context, name string, args json.RawMessage)
 }
 
 func TestBridge(t *testing.T) {
-	ft := &fakeTools{files: map[string]string{"lib/auth.dart": "class Auth {}\n"}, slow: 3 * time.Second}
-	k := newKernel(t, kernels.Config{Tools: ft.call, IdleTimeout: time.Second})
+	ft := &fakeTools{files: map[string]string{"lib/auth.dart": "class Auth {}\n"}, slow: 5 * time.Second}
+	k := newKernel(t, kernels.Config{Tools: ft.call, IdleTimeout: 2 * time.Second})
 	if got := value(t, run(t, k, "contents = tool('read', {'path': 'lib/auth.dart'})\ncontents, contents.structured")); got != "('class Auth {}\\n', {'lines': 2})" {
 		t.Errorf("tool('read'): %s", got)
 	}
@@ -522,7 +536,7 @@ func TestBridge(t *testing.T) {
 	if got := value(t, run(t, k, "try:\n    tool('read', path='missing')\nexcept ToolError as e:\n    msg = str(e)\nmsg")); got != "'no such file missing'" {
 		t.Errorf("error reply: %s", got)
 	}
-	// The bridge call takes three idle budgets; the clock is stopped meanwhile.
+	// The bridge call takes two and a half idle budgets; the clock is stopped meanwhile.
 	if got := value(t, run(t, k, "tool('slow')")); got != "'slow done'" {
 		t.Errorf("slow bridge call: %s", got)
 	}
