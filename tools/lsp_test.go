@@ -234,4 +234,14 @@ func TestLSPTools(t *testing.T) {
 			t.Fatalf("after kill:\n%s", out)
 		}
 	})
+	t.Run("reload", func(t *testing.T) {
+		out, err := lspCall(t, r, "lsp", map[string]any{"action": "reload"})
+		if err != nil || !strings.Contains(out, "gopls restarted for root . (pid ") {
+			t.Fatalf("reload: %v\n%s", err, out)
+		}
+		out, err = lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "use.go", "line": 11, "symbol": "Total"})
+		if err != nil || !strings.Contains(out, "shapes.go:17:6:") || strings.Contains(out, "crashed") {
+			t.Fatalf("after reload: %v\n%s", err, out)
+		}
+	})
 }
