@@ -30,6 +30,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -308,12 +309,15 @@ func (s *session) clearStack() {
 	_, _ = s.vm.RunString("__tether_clear()")
 }
 
+var promiseType = reflect.TypeOf((*goja.Promise)(nil))
+
 // settle unwraps a settled promise left as the last expression.
 func (s *session) settle(v goja.Value) goja.Value {
-	if v == nil {
-		return nil
+	o, ok := v.(*goja.Object)
+	if !ok || o.ExportType() != promiseType {
+		return v
 	}
-	if p, ok := v.Export().(*goja.Promise); ok {
+	if p, ok := o.Export().(*goja.Promise); ok {
 		switch p.State() {
 		case goja.PromiseStateFulfilled:
 			return p.Result()
@@ -558,9 +562,13 @@ func (s *session) throwTool(msg string) {
 	panic(s.vm.NewGoError(errors.New(msg)))
 }
 
-// bundle renders a value for display or echo.
+// bundle renders a value for display or echo. A getter that throws while the
+// value is shown does not fail the cell: the text says what happened.
 func (s *session) bundle(v goja.Value, echo bool) kernels.Display {
-	text := s.inspect(v, 0, echo, nil)
+	var text string
+	if ex := s.vm.Try(func() { text = s.inspect(v, 0, echo, nil) }); ex != nil {
+		text = "<value could not be shown: " + ex.Error() + ">"
+	}
 	var d kernels.Display
 	d.Text, d.Note = kernels.CutText(text, s.cfg.MaxText)
 	return d
@@ -610,7 +618,8 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		return obj.String()
 	case "Date", "RegExp":
 		return obj.String()
-	case "Promise":
+	}
+	if obj.ExportType() == promiseType {
 		if p, ok := obj.Export().(*goja.Promise); ok {
 			switch p.State() {
 			case goja.PromiseStateFulfilled:

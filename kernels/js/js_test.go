@@ -58,11 +58,18 @@ func TestPersistenceEchoConsoleDisplay(t *testing.T) {
 		{"let o = {}; o.self = o; o", "{ self: [Circular] }"},
 		{"f", "[Function: f]"},
 		{"undefined", "<none>"},
+		{"({get boom() { throw new Error('no') }})", "<value could not be shown: Error: no at boom (cell-11:1:22(3))>"},
+		{"new Promise(() => {})", "Promise { <pending> }"},
+		{"[Promise.resolve(1)]", "[Promise { 1 }]"},
 	}
 	for _, tt := range tests {
 		if got := value(t, run(t, k, tt.code)); got != tt.want {
 			t.Errorf("%q echoed %q, want %q", tt.code, got, tt.want)
 		}
+	}
+	r = run(t, k, "display({get bad() { throw new Error('nope') }}); 'after'")
+	if value(t, r) != "'after'" || len(r.Displays) != 1 || !strings.Contains(r.Displays[0].Text, "could not be shown: Error: nope") {
+		t.Errorf("display of a throwing getter: %+v", r.Displays)
 	}
 	r = run(t, k, "display({rows: 2}); display.html('<table><tr><td>1</td></tr></table>')")
 	if len(r.Displays) != 2 || r.Displays[0].Text != "{ rows: 2 }" || !strings.Contains(r.Displays[1].HTML, "<table>") {

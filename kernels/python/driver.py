@@ -44,6 +44,7 @@ class _State:
     cell_id = 0
     cell_file = "<cell>"
     max_image = 1 << 20
+    max_text = 32 << 10
     emitted_figures = set()
 
 
@@ -58,6 +59,8 @@ _next_tool_id = [0]
 
 def _send(obj):
     data = json.dumps(obj, ensure_ascii=False, default=repr).encode("utf-8", "surrogatepass")
+    if len(data) > _MAX_FRAME:
+        raise ValueError("kernels: message of %d bytes is over the %d-byte frame limit" % (len(data), _MAX_FRAME))
     with _wlock:
         _fout.write(struct.pack(">I", len(data)) + data)
         _fout.flush()
@@ -205,6 +208,13 @@ def _bundle(obj):
         data["text/plain"] = repr(obj)
     except Exception as e:
         data["text/plain"] = "<%s object; repr failed: %r>" % (type(obj).__name__, e)
+    # Bound the texts here, so a huge repr never makes a huge frame; the host
+    # cuts again on a rune boundary and says so.
+    for key in ("text/plain", "text/html"):
+        v = data.get(key)
+        if v is not None and len(v) > _state.max_text + 4:
+            data[key] = v[: _state.max_text + 4]
+            note = (note + "; " if note else "") + "text cut: %d characters in all" % len(v)
     if note:
         data["note"] = note
     return data
@@ -281,7 +291,12 @@ def tool(name, args=None, **kwargs):
             tid = _next_tool_id[0]
             slot = {"event": ev}
             _replies[tid] = slot
-        _send({"op": "tool", "id": tid, "name": str(name), "args": args})
+        try:
+            _send({"op": "tool", "id": tid, "name": str(name), "args": args})
+        except ValueError as e:
+            with _replies_lock:
+                _replies.pop(tid, None)
+            raise ToolError(str(e)) from None
     try:
         ev.wait()
     finally:
@@ -547,6 +562,7 @@ def _run_cell(req, ns):
     code = req["code"]
     _state.cell_id = cid
     _state.max_image = int(req.get("max_image") or (1 << 20))
+    _state.max_text = int(req.get("max_text") or (32 << 10))
     _state.emitted_figures = set()
     filename = "<cell-%d>" % cid
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)

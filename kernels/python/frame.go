@@ -22,6 +22,7 @@ type frame struct {
 	ID         int64           `json:"id,omitempty"`
 	Code       string          `json:"code,omitempty"`
 	MaxImage   int             `json:"max_image,omitempty"`
+	MaxText    int             `json:"max_text,omitempty"`
 	Name       string          `json:"name,omitempty"`
 	Text       string          `json:"text,omitempty"`
 	Args       json.RawMessage `json:"args,omitempty"`

@@ -144,7 +144,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 				k.lastLoss = ""
 			}
 		}
-		err := k.proc.write(frame{Op: "exec", ID: k.cellID, Code: code, MaxImage: k.cfg.MaxImage})
+		err := k.proc.write(frame{Op: "exec", ID: k.cellID, Code: code, MaxImage: k.cfg.MaxImage, MaxText: k.cfg.MaxText})
 		if err == nil {
 			break
 		}

@@ -138,6 +138,18 @@ func TestOutputIsBounded(t *testing.T) {
 	if len(r.Value.Text) > 500 || !strings.Contains(r.Value.Note, "text cut") {
 		t.Errorf("echoed value not bounded: %d bytes, note %q", len(r.Value.Text), r.Value.Note)
 	}
+	// A repr far over the frame limit is cut in the kernel, which survives.
+	r = mustOK(t, run(t, k, "big = 'x' * (80 << 20)\nbig"))
+	if len(r.Value.Text) > 500 || !strings.Contains(r.Value.Note, "83886082 characters") {
+		t.Errorf("huge echo: %d bytes, note %q", len(r.Value.Text), r.Value.Note)
+	}
+	r = run(t, k, "tool('write', {'content': big})")
+	if r.Error == nil || !strings.Contains(r.Error.Message, "frame limit") {
+		t.Errorf("huge bridge call: %+v", r.Error)
+	}
+	if got := value(t, run(t, k, "len(big)")); got != "83886080" {
+		t.Errorf("kernel after huge values: %s", got)
+	}
 }
 
 func TestErrorsPointAtCellLine(t *testing.T) {
