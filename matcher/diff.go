@@ -93,16 +93,57 @@ func fileDiff(c FileChange) []string {
 		for l := ctxFrom; l < rg.from; l++ {
 			out = append(out, " "+old[l])
 		}
-		for _, l := range oldLines {
-			out = append(out, "-"+l)
-		}
-		for _, l := range newLines {
-			out = append(out, "+"+l)
-		}
+		out = append(out, lineDiff(oldLines, newLines)...)
 		for l := rg.to; l < ctxTo; l++ {
 			out = append(out, " "+old[l])
 		}
 		delta += len(newLines) - len(oldLines)
+	}
+	return out
+}
+
+// lineDiff returns a region's lines as " ", "-" and "+" lines: a longest
+// common subsequence keeps unchanged lines between two replacements as
+// context. Large regions fall back to all old lines then all new lines.
+func lineDiff(a, b []string) []string {
+	var out []string
+	if len(a)*len(b) > 1<<20 {
+		for _, l := range a {
+			out = append(out, "-"+l)
+		}
+		for _, l := range b {
+			out = append(out, "+"+l)
+		}
+		return out
+	}
+	// lcs[i][j] = length of the LCS of a[i:] and b[j:]
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			out = append(out, " "+a[i])
+			i++
+			j++
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			out = append(out, "-"+a[i])
+			i++
+		default:
+			out = append(out, "+"+b[j])
+			j++
+		}
 	}
 	return out
 }
