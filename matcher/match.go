@@ -11,6 +11,10 @@ import (
 // candidate that exhausts it counts as not matched and is reported.
 const stepBudget = 200_000
 
+// treeBudget bounds the matching work in one tree; past it the remaining
+// candidates are abandoned (and counted).
+const treeBudget = 50_000_000
+
 // binding is one metavariable's capture during matching.
 type binding struct {
 	name  string
@@ -66,8 +70,15 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 		rootKind = roots[0].kind
 	}
 	var kids []engine.Node
+	total := 0
 	t.Root().Walk(func(n engine.Node) bool {
 		if limit > 0 && len(out) >= limit {
+			return false
+		}
+		total += m.steps
+		m.steps = 0
+		if total > treeBudget {
+			m.aborted++
 			return false
 		}
 		if n.IsExtra() {
