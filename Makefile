@@ -15,7 +15,7 @@ all: build
 
 ## demo: the main job on the embedded default (builds what it needs first).
 demo: build
-	./bin/tether parse testdata/demo/hello.go
+	./bin/tether ast-grep -p 'fmt.Errorf($$$$$$ARGS)' -l go --max-results 20 .
 
 ## deps: install every peer the tests drive (apt-get, go install, npm).
 deps:

@@ -1,25 +1,35 @@
 package matcher
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
+
+	"github.com/tetherhq/tether/grammars"
 )
 
-// extLang maps file extensions to language ids. It stands in for the grammars
-// table's ForPath until that lands; the ids are the table's.
-var extLang = map[string]string{
-	".go": "go", ".py": "python", ".pyi": "python",
-	".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-	".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
-	".rs": "rust", ".c": "c", ".h": "c",
-	".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
-	".java": "java", ".dart": "dart", ".rb": "ruby", ".sh": "bash", ".bash": "bash",
-	".json": "json", ".cs": "c_sharp", ".php": "php", ".kt": "kotlin", ".kts": "kotlin",
-	".swift": "swift", ".scala": "scala", ".lua": "lua", ".yaml": "yaml", ".yml": "yaml",
-	".css": "css", ".html": "html", ".htm": "html",
-}
+// extLang maps file extensions to language ids, from the grammars table.
+var extLang = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for _, l := range grammars.All() {
+		for _, e := range l.Extensions {
+			m[e] = l.ID
+		}
+	}
+	return m
+})
 
 // langForPath returns the language id of a file by its extension, "" if none.
 func langForPath(path string) string {
-	return extLang[strings.ToLower(filepath.Ext(path))]
+	return extLang()[strings.ToLower(filepath.Ext(path))]
+}
+
+// canonicalLang resolves a language id or alias ("py", "ts") to its id.
+func canonicalLang(id string) (string, error) {
+	l, ok := grammars.Lookup(id)
+	if !ok {
+		return "", fmt.Errorf("matcher: unknown language %q: use one of %s", id, strings.Join(grammars.IDs(), ", "))
+	}
+	return l.ID, nil
 }

@@ -228,7 +228,7 @@ type fileJob struct {
 // resolveLanguage infers the language from a single file path when lang is empty.
 func resolveLanguage(lang string, paths []string) (string, error) {
 	if lang != "" {
-		return lang, nil
+		return canonicalLang(lang)
 	}
 	if len(paths) == 1 {
 		if fi, err := os.Stat(paths[0]); err == nil && !fi.IsDir() {

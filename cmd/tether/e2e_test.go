@@ -147,9 +147,9 @@ func TestToolsCommand(t *testing.T) {
 		surface string
 		want    []string
 	}{
-		{"default", []string{"apply_patch", "ask_user", "debug", "edit", "eval", "lsp", "lsp_rename", "read", "write"}},
-		{"plan", []string{"ask_user", "lsp", "read"}},
-		{"readonly", []string{"ask_user", "lsp", "read"}},
+		{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "debug", "edit", "eval", "lsp", "lsp_rename", "read", "resolve", "write"}},
+		{"plan", []string{"ask_user", "ast_grep", "lsp", "read"}},
+		{"readonly", []string{"ask_user", "ast_grep", "lsp", "read"}},
 	} {
 		out, err := exec.Command(bin, "tools", "--workdir", dir, "--surface", c.surface, "--json").Output()
 		if err != nil {
@@ -229,9 +229,9 @@ func TestServeMCPClient(t *testing.T) {
 			surface string
 			want    []string
 		}{
-			{"default", []string{"apply_patch", "ask_user", "debug", "edit", "eval", "lsp", "lsp_rename", "read", "write"}},
-			{"plan", []string{"ask_user", "lsp", "read"}},
-			{"readonly", []string{"ask_user", "lsp", "read"}},
+			{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "debug", "edit", "eval", "lsp", "lsp_rename", "read", "resolve", "write"}},
+			{"plan", []string{"ask_user", "ast_grep", "lsp", "read"}},
+			{"readonly", []string{"ask_user", "ast_grep", "lsp", "read"}},
 		} {
 			dir := workdir(t, map[string]string{"a.txt": "a\n"})
 			cs := mcpSession(t, dir, []string{"--surface", c.surface, "--approve", "allow"}, nil)
@@ -242,7 +242,7 @@ func TestServeMCPClient(t *testing.T) {
 			var got []string
 			for _, tool := range res.Tools {
 				got = append(got, tool.Name)
-				if (tool.Name == "read" || tool.Name == "ask_user" || tool.Name == "lsp") != tool.Annotations.ReadOnlyHint {
+				if (tool.Name == "read" || tool.Name == "ask_user" || tool.Name == "lsp" || tool.Name == "ast_grep") != tool.Annotations.ReadOnlyHint {
 					t.Errorf("%s: readOnlyHint %v", tool.Name, tool.Annotations.ReadOnlyHint)
 				}
 			}

@@ -1,0 +1,193 @@
+// Command astgrep measures tether's structural search against ast-grep on the
+// same corpus (by default Go's standard library), the same patterns and the
+// same thread count, in one run, and writes the ratio table into
+// bench/README.md ("Structural search vs ast-grep" section).
+//
+//	go run ./bench/astgrep [-corpus DIR] [-j N] [-tether bin/tether] [-readme bench/README.md]
+//
+// cold: a new process per query for both (tether's wasm compilation cache on
+// disk is warm, as after any earlier run; the OS file cache is warm for both).
+// warm: the same query a second time inside one tether process, served by the
+// per-run tree cache; ast-grep has no warm mode, so its cold time is the
+// reference for both ratios.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/matcher"
+)
+
+// Patterns is the benchmark's pattern set: common shapes and one rare one.
+var Patterns = []string{
+	`if err != nil { return $$$ }`,
+	`$X.Lock()`,
+	`for $I := range $X { $$$ }`,
+	`fmt.Errorf($$$ARGS)`,
+	`atomic.CompareAndSwapUintptr($$$)`,
+}
+
+// Row is one pattern's measurements.
+type Row struct {
+	Pattern                 string
+	AstGrep, Cold, Warm     time.Duration
+	AstGrepN, TetherN       int
+	Parsed, Prefiltered, Of int
+}
+
+func main() {
+	log.SetFlags(0)
+	corpus := flag.String("corpus", filepath.Join(runtime.GOROOT(), "src"), "directory to search")
+	threads := flag.Int("j", runtime.NumCPU(), "threads for both tools")
+	tether := flag.String("tether", "bin/tether", "tether binary (make build)")
+	readme := flag.String("readme", "bench/README.md", "file whose matcher section gets the table (\"\" prints only)")
+	flag.Parse()
+	ag := testenv.LookPath("ast-grep")
+	if ag == "" {
+		log.Fatal("astgrep bench: ast-grep not found; run scripts/install-deps.sh")
+	}
+	rows, err := Run(context.Background(), ag, *tether, *corpus, *threads, Patterns)
+	if err != nil {
+		log.Fatal(err)
+	}
+	table := Table(rows, *corpus, *threads)
+	fmt.Print(table)
+	if *readme != "" {
+		if err := WriteSection(*readme, table); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// timed runs a command and returns its wall time and stdout.
+func timed(name string, args ...string) (time.Duration, []byte, error) {
+	cmd := exec.Command(name, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	t := time.Now()
+	err := cmd.Run()
+	d := time.Since(t)
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		err = nil // no matches
+	}
+	if err != nil {
+		return d, nil, fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, errb.String())
+	}
+	return d, out.Bytes(), nil
+}
+
+func count(js []byte) int {
+	var v []json.RawMessage
+	if json.Unmarshal(js, &v) != nil {
+		return -1
+	}
+	return len(v)
+}
+
+// Run measures every pattern: ast-grep and tether cold (new processes), then
+// tether warm (each query twice in one process, the second timed).
+func Run(ctx context.Context, ag, tether, corpus string, threads int, patterns []string) ([]Row, error) {
+	j := fmt.Sprint(threads)
+	// warm the OS file cache and tether's wasm compilation cache
+	if _, _, err := timed(tether, "ast-grep", "-p", "package $P", "-l", "go", "-j", j, "--json", corpus); err != nil {
+		return nil, err
+	}
+	if _, _, err := timed(ag, "run", "-p", "package $P", "-l", "go", "-j", j, "--json=compact", corpus); err != nil {
+		return nil, err
+	}
+	var rows []Row
+	for _, p := range patterns {
+		r := Row{Pattern: p}
+		d, out, err := timed(ag, "run", "-p", p, "-l", "go", "-j", j, "--json=compact", corpus)
+		if err != nil {
+			return nil, err
+		}
+		r.AstGrep, r.AstGrepN = d, count(out)
+		d, out, err = timed(tether, "ast-grep", "-p", p, "-l", "go", "-j", j, "--json", corpus)
+		if err != nil {
+			return nil, err
+		}
+		r.Cold, r.TetherN = d, count(out)
+		rows = append(rows, r)
+	}
+	e, err := engine.New(ctx, engine.NewConfig())
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close(ctx)
+	s := matcher.NewSearcher(e, matcher.Config{Workers: threads})
+	for i := range rows {
+		q := matcher.Query{Pattern: rows[i].Pattern, Language: "go", Paths: []string{corpus}}
+		if _, err := s.Search(ctx, q); err != nil {
+			return nil, err
+		}
+		t := time.Now()
+		res, err := s.Search(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		rows[i].Warm = time.Since(t)
+		rows[i].Parsed, rows[i].Prefiltered, rows[i].Of = res.Parsed, res.Prefiltered, res.Searched
+	}
+	return rows, nil
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+// Table renders the rows as the README's markdown table.
+func Table(rows []Row, corpus string, threads int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Corpus: Go %s standard library (`%s`), %d threads for both tools, measured in one run on %s (%d cores), %s.\n\n",
+		runtime.Version(), "$(go env GOROOT)/src", threads, runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"))
+	b.WriteString("| pattern | ast-grep 0.51.1 | tether cold | ratio cold | tether warm | ratio warm | matches ast-grep / tether | files parsed / prefiltered out / searched |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %.1fx | %s | %.0fx | %d / %d | %d / %d / %d |\n",
+			strings.ReplaceAll(r.Pattern, "|", `\|`), secs(r.AstGrep), secs(r.Cold), r.AstGrep.Seconds()/r.Cold.Seconds(),
+			fmt.Sprintf("%.3f s", r.Warm.Seconds()), r.AstGrep.Seconds()/r.Warm.Seconds(), r.AstGrepN, r.TetherN, r.Parsed, r.Prefiltered, r.Of)
+	}
+	b.WriteString("\nratio = ast-grep time / tether time (higher is better for tether). Match counts differ where ast-grep 0.51.1 misses matches: see matcher/README.md, \"Differences from ast-grep\".\n")
+	_ = corpus
+	return b.String()
+}
+
+const (
+	beginMark = "<!-- matcher-bench:begin -->"
+	endMark   = "<!-- matcher-bench:end -->"
+)
+
+// WriteSection puts table into path between the matcher markers, adding the
+// section (with its heading) at the end when the file has none.
+func WriteSection(path, table string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	s := string(old)
+	body := beginMark + "\n" + table + endMark
+	if i, k := strings.Index(s, beginMark), strings.Index(s, endMark); i >= 0 && k > i {
+		s = s[:i] + body + s[k+len(endMark):]
+	} else {
+		if s != "" && !strings.HasSuffix(s, "\n") {
+			s += "\n"
+		}
+		if s != "" {
+			s += "\n"
+		}
+		s += "## Structural search vs ast-grep\n\n`go run ./bench/astgrep` (after `make build`) regenerates this table.\n\n" + body + "\n"
+	}
+	return os.WriteFile(path, []byte(s), 0o644)
+}

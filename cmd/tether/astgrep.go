@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/matcher"
+)
+
+func init() {
+	register("ast-grep", "structural search and rewrite (ast-grep's command line: -p PATTERN [-l LANG] [-r REWRITE] [-U] [--json])", runAstGrep)
+}
+
+func runAstGrep(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ast-grep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var pattern, lang, rewrite string
+	var updateAll, asJSON bool
+	fs.StringVar(&pattern, "p", "", "the pattern: code with metavariables ($X, $$$ARGS, $_)")
+	fs.StringVar(&pattern, "pattern", "", "same as -p")
+	fs.StringVar(&lang, "l", "", "language id (go, python, rust, ...); inferred when PATH is one file")
+	fs.StringVar(&lang, "lang", "", "same as -l")
+	fs.StringVar(&rewrite, "r", "", "rewrite template: each match is replaced by it, captures substituted")
+	fs.StringVar(&rewrite, "rewrite", "", "same as -r")
+	fs.BoolVar(&updateAll, "U", false, "apply every rewrite without asking")
+	fs.BoolVar(&updateAll, "update-all", false, "same as -U")
+	fs.BoolVar(&asJSON, "json", false, "print matches as ast-grep's JSON array")
+	maxResults := fs.Int("max-results", 0, "show at most N matches (0: no limit); the total is still counted")
+	threads := fs.Int("j", 0, "parse and match on N threads (default: every core)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tether ast-grep -p PATTERN [-l LANG] [-r REWRITE] [-U] [--json] [--max-results N] [PATH...]")
+		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 2 on errors.")
+		fs.PrintDefaults()
+	}
+	// flags may follow paths, as with ast-grep
+	var paths []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		paths = append(paths, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if pattern == "" {
+		fmt.Fprintln(stderr, "tether ast-grep: -p PATTERN is required")
+		fs.Usage()
+		return 2
+	}
+	rewriting := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "r" || f.Name == "rewrite" {
+			rewriting = true
+		}
+	})
+	if updateAll && !rewriting {
+		fmt.Fprintln(stderr, "tether ast-grep: -U applies rewrites: give one with -r REWRITE")
+		return 2
+	}
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.NewConfig())
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return 2
+	}
+	defer e.Close(ctx)
+	s := matcher.NewSearcher(e, matcher.Config{Workers: *threads})
+	q := matcher.Query{Pattern: pattern, Language: lang, Paths: paths, MaxResults: *maxResults}
+	var res *matcher.Result
+	var plan *matcher.Plan
+	if rewriting {
+		plan, err = s.Rewrite(ctx, q, rewrite)
+		if plan != nil {
+			res = plan.Result
+		}
+	} else {
+		res, err = s.Search(ctx, q)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return 2
+	}
+	switch {
+	case asJSON:
+		err = matcher.WriteAstGrepJSON(stdout, res.Matches)
+	case rewriting && !updateAll:
+		_, err = io.WriteString(stdout, plan.Diff(0))
+	case !rewriting:
+		err = matcher.WriteHuman(stdout, res.Matches, isTerminal(stdout))
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return 2
+	}
+	if updateAll {
+		st := matcher.NewStager(nil)
+		if _, err := st.Accept(st.Stage(plan)); err != nil {
+			fmt.Fprintln(stderr, "tether:", err)
+			return 2
+		}
+		fmt.Fprintf(stdout, "Applied %d changes in %d files\n", plan.Replacements, len(plan.Changes))
+	}
+	if res.Total == 0 || res.Skipped.Total() > 0 || len(res.Errors) > 0 || len(res.Matches) < res.Total {
+		fmt.Fprintln(stderr, "tether ast-grep:", res.Summary())
+	}
+	switch {
+	case len(res.Errors) > 0:
+		return 2
+	case res.Total == 0:
+		return 1
+	}
+	return 0
+}
+
+// isTerminal reports whether w is a character device (colour output).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

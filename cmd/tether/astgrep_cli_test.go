@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const cliSrc = `package p
+
+import "fmt"
+
+func f(err error) error {
+	if err != nil {
+		return fmt.Errorf("open: %w", err)
+	}
+	return fmt.Errorf("done")
+}
+`
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := dispatch(append([]string{"ast-grep"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestAstGrepCLI(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.go")
+	if err := os.WriteFile(file, []byte(cliSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, _ := runCLI(t, "-p", "fmt.Errorf($$$ARGS)", "-l", "go", dir)
+	if code != 0 || !strings.Contains(out, file+":7:\t\treturn fmt.Errorf(\"open: %w\", err)\n") || strings.Count(out, "\n") != 2 {
+		t.Errorf("human output (exit %d):\n%s", code, out)
+	}
+
+	code, out, _ = runCLI(t, "-p", "fmt.Errorf($A, $$$REST)", "--json", file)
+	if code != 0 {
+		t.Fatalf("--json exit %d", code)
+	}
+	var ms []struct {
+		Text  string `json:"text"`
+		File  string `json:"file"`
+		Lines string `json:"lines"`
+		Lang  string `json:"language"`
+		Range struct {
+			ByteOffset struct{ Start, End int }   `json:"byteOffset"`
+			Start      struct{ Line, Column int } `json:"start"`
+		} `json:"range"`
+		MetaVariables struct {
+			Single map[string]struct{ Text string }   `json:"single"`
+			Multi  map[string][]struct{ Text string } `json:"multi"`
+		} `json:"metaVariables"`
+	}
+	// the "," of the pattern must be there: fmt.Errorf("done") has no second argument
+	if err := json.Unmarshal([]byte(out), &ms); err != nil || len(ms) != 1 {
+		t.Fatalf("JSON: %v\n%s", err, out)
+	}
+	m := ms[0]
+	if m.Text != `fmt.Errorf("open: %w", err)` || m.Lang != "Go" || m.Range.Start.Line != 6 || m.Range.Start.Column != 9 ||
+		m.MetaVariables.Single["A"].Text != `"open: %w"` || len(m.MetaVariables.Multi["REST"]) != 1 || m.MetaVariables.Multi["REST"][0].Text != "err" {
+		t.Errorf("first match: %+v", m)
+	}
+
+	code, _, errOut := runCLI(t, "-p", "panic($X)", file)
+	if code != 1 || !strings.Contains(errOut, "no matches in 1 file") {
+		t.Errorf("no match: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "-p", "fmt.Errorf(", "-l", "go", file)
+	if code != 2 || !strings.Contains(errOut, "does not parse") {
+		t.Errorf("bad pattern: exit %d, stderr %q", code, errOut)
+	}
+	code, out, errOut = runCLI(t, "-p", "fmt.Errorf($$$A)", "--max-results", "1", file)
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(errOut, "1 of 2 matches shown") {
+		t.Errorf("--max-results 1: exit %d, %q, %q", code, out, errOut)
+	}
+
+	// -r without -U shows the diff and writes nothing; -U applies
+	code, out, _ = runCLI(t, "-p", "fmt.Errorf($$$A)", "-r", "errs.New($$$A)", file)
+	if code != 0 || !strings.Contains(out, `+		return errs.New("open: %w", err)`) {
+		t.Errorf("rewrite diff (exit %d):\n%s", code, out)
+	}
+	if data, _ := os.ReadFile(file); string(data) != cliSrc {
+		t.Fatal("-r without -U wrote the file")
+	}
+	code, out, _ = runCLI(t, "-p", "fmt.Errorf($$$A)", "-r", "errs.New($$$A)", "-U", file)
+	data, _ := os.ReadFile(file)
+	if code != 0 || !strings.Contains(out, "Applied 2 changes") || string(data) != strings.ReplaceAll(cliSrc, "fmt.Errorf", "errs.New") {
+		t.Errorf("-U (exit %d): %s\n%s", code, out, data)
+	}
+}

@@ -1,0 +1,145 @@
+package matcher_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/matcher"
+)
+
+// The differential test runs the pinned ast-grep (scripts/npm/package.json,
+// @ast-grep/cli 0.51.1) on every golden search case and compares match ranges
+// and captures with ours. Cases may differ only where the difference is
+// documented: in the case's "astgrep: differs: WHY" line and in
+// matcher/README.md ("Differences from ast-grep"). A documented difference
+// that no longer shows fails the test, so the list stays true.
+
+type agMatch struct {
+	Text  string `json:"text"`
+	Range struct {
+		ByteOffset struct{ Start, End int } `json:"byteOffset"`
+	} `json:"range"`
+	MetaVariables struct {
+		Single map[string]struct {
+			Text string `json:"text"`
+		} `json:"single"`
+		Multi map[string][]struct {
+			Range struct {
+				ByteOffset struct{ Start, End int } `json:"byteOffset"`
+			} `json:"range"`
+		} `json:"multi"`
+	} `json:"metaVariables"`
+}
+
+// canon renders a match set as comparable lines: range and captures.
+func canonAstGrep(src []byte, ms []agMatch) []string {
+	var out []string
+	for _, m := range ms {
+		s := fmt.Sprintf("%d-%d", m.Range.ByteOffset.Start, m.Range.ByteOffset.End)
+		var caps []string
+		for name, c := range m.MetaVariables.Single {
+			caps = append(caps, fmt.Sprintf("$%s=%q", name, c.Text))
+		}
+		for name, parts := range m.MetaVariables.Multi {
+			text := ""
+			if len(parts) > 0 {
+				text = string(src[parts[0].Range.ByteOffset.Start:parts[len(parts)-1].Range.ByteOffset.End])
+			}
+			caps = append(caps, fmt.Sprintf("$$$%s=%q", name, text))
+		}
+		sort.Strings(caps)
+		out = append(out, s+" "+strings.Join(caps, " "))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func canonOurs(ms []matcher.Match) []string {
+	var out []string
+	for _, m := range ms {
+		s := fmt.Sprintf("%d-%d", m.Span.StartByte, m.Span.EndByte)
+		var caps []string
+		for _, b := range m.Bindings {
+			sig := "$"
+			if b.Multi {
+				sig = "$$$"
+			}
+			caps = append(caps, fmt.Sprintf("%s%s=%q", sig, b.Name, b.Text))
+		}
+		sort.Strings(caps)
+		out = append(out, s+" "+strings.Join(caps, " "))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestDifferentialAstGrep(t *testing.T) {
+	bin := testenv.RequireBinary(t, "ast-grep")
+	if out, err := exec.Command(bin, "--version").Output(); err != nil || !strings.Contains(string(out), "0.51.1") {
+		t.Fatalf("ast-grep --version = %q, %v; want the pinned 0.51.1 (scripts/install-deps.sh)", out, err)
+	}
+	p := parser(t)
+	compared, differs := 0, 0
+	for _, c := range loadCases(t) {
+		if c.hasRewrite || strings.HasPrefix(c.astgrep, "skip:") {
+			continue
+		}
+		if _, isErr := c.section("error"); isErr {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, c.inputName)
+			if err := os.WriteFile(file, c.input, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "run", "-p", c.pattern, "-l", c.lang, "--json=compact", file)
+			documented := strings.HasPrefix(c.astgrep, "differs:")
+			out, err := cmd.Output()
+			agFailed := false
+			if err != nil {
+				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+					if !documented {
+						t.Fatalf("ast-grep: %v\n%s", err, out)
+					}
+					agFailed = true // a pattern ast-grep cannot parse: a documented difference
+				}
+			}
+			var ag []agMatch
+			if !agFailed && len(strings.TrimSpace(string(out))) > 0 {
+				if err := json.Unmarshal(out, &ag); err != nil {
+					t.Fatalf("ast-grep JSON: %v\n%s", err, out)
+				}
+			}
+			s := matcher.NewSearcher(p, matcher.Config{})
+			res, err := s.Search(context.Background(), matcher.Query{Pattern: c.pattern, Language: c.lang, Paths: []string{file}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			theirs, ours := canonAstGrep(c.input, ag), canonOurs(res.Matches)
+			if agFailed {
+				theirs = []string{"(ast-grep: pattern error)"}
+			}
+			same := strings.Join(theirs, "\n") == strings.Join(ours, "\n")
+			compared++
+			switch {
+			case documented && same:
+				t.Errorf("documented difference (%s) no longer shows: remove the astgrep line from %s and matcher/README.md", c.astgrep, c.path)
+			case documented:
+				differs++
+				t.Logf("documented difference: %s\nast-grep: %q\ntether:   %q", c.astgrep, theirs, ours)
+			case !same:
+				t.Errorf("differs from ast-grep 0.51.1 (fix it, or document it with an \"astgrep: differs: WHY\" line and in matcher/README.md)\nast-grep: %q\ntether:   %q", theirs, ours)
+			}
+		})
+	}
+	t.Logf("compared %d cases with ast-grep, %d documented differences", compared, differs)
+}

@@ -1,0 +1,109 @@
+package matcher
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tetherhq/tether/engine"
+)
+
+var (
+	fuzzOnce sync.Once
+	fuzzEng  *engine.Engine
+	fuzzErr  error
+)
+
+func fuzzParser(t testing.TB) Parser {
+	fuzzOnce.Do(func() { fuzzEng, fuzzErr = engine.New(context.Background(), engine.NewConfig()) })
+	if fuzzErr != nil {
+		t.Fatalf("engine: %v", fuzzErr)
+	}
+	return fuzzEng
+}
+
+const fuzzSrc = `package p
+
+import "fmt"
+
+func f(xs []int, err error) error {
+	for i := range xs {
+		if err != nil {
+			return fmt.Errorf("x %d: %w", i, err)
+		}
+	}
+	m.Lock()
+	defer m.Unlock()
+	return g(g(1), /* c */ 2)
+}
+`
+
+// FuzzCompile: the pattern compiler never panics, and a compiled pattern's
+// tokens all occur in the pattern text.
+func FuzzCompile(f *testing.F) {
+	for _, s := range []string{"fmt.Errorf($$$ARGS)", "$X.Lock()", "if err != nil { return $$$ }",
+		"for $I := range $X { $$$ }", "func (", "$$$", "$_", "$$A", "\"$X\"", "a; b", "µX", "$", "{{{"} {
+		f.Add(s)
+	}
+	p := fuzzParser(f)
+	f.Fuzz(func(t *testing.T, pattern string) {
+		if len(pattern) > 512 {
+			return
+		}
+		pat, err := Compile(context.Background(), p, "go", pattern)
+		if err != nil {
+			return
+		}
+		for _, tok := range pat.tokens {
+			if !strings.Contains(pattern, tok) && !strings.Contains(pattern, strings.ReplaceAll(tok, "$", "µ")) {
+				t.Errorf("token %q not in pattern %q", tok, pattern)
+			}
+		}
+	})
+}
+
+// FuzzMatch: matching any compiled pattern against any source never panics,
+// stays within the step budget, and every match lies inside the source with
+// its captures inside the match.
+func FuzzMatch(f *testing.F) {
+	f.Add("g($X)", fuzzSrc)
+	f.Add("$$$A, $$$B", fuzzSrc)
+	f.Add("f($$$A, $B, $$$C)", "package p\nvar _ = f(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)\n")
+	f.Add("$A == $A", "package p\nvar _ = a == a && b == c\n")
+	p := fuzzParser(f)
+	f.Fuzz(func(t *testing.T, pattern, src string) {
+		if len(pattern) > 256 || len(src) > 4096 {
+			return
+		}
+		ctx := context.Background()
+		pat, err := Compile(ctx, p, "go", pattern)
+		if err != nil {
+			return
+		}
+		tree, err := p.Parse(ctx, "go", []byte(src))
+		if err != nil {
+			return
+		}
+		m := newMatcher(pat)
+		for _, r := range m.findAll(tree, 1000) {
+			if int(r.end()) > len(src) || r.start() > r.end() {
+				t.Fatalf("match %d-%d outside the source (%d bytes)", r.start(), r.end(), len(src))
+			}
+			for _, b := range r.binds {
+				if s, e, ok := b.span(); ok && (s < r.start() || e > r.end()) {
+					t.Fatalf("capture %s %d-%d outside its match %d-%d", b.name, s, e, r.start(), r.end())
+				}
+			}
+		}
+	})
+}
+
+// FuzzIgnore: any ignore file parses, and matching never panics.
+func FuzzIgnore(f *testing.F) {
+	f.Add("*.go\n!keep.go\n/build/\ndocs/**/x\n[a-", "a/b.go")
+	f.Fuzz(func(t *testing.T, rules, path string) {
+		set := &ignoreSet{base: "/r", rules: parseIgnore([]byte(rules))}
+		ignored([]*ignoreSet{set}, "/r/"+path, false)
+	})
+}

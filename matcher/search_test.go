@@ -1,0 +1,167 @@
+package matcher_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/matcher"
+)
+
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestSearchReportsWhatItSkipped(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"a.go":          "package a\n\nfunc f() { gee(1); gee(2) }\n",
+		"b.go":          "package a\n\nfunc h() {}\n",
+		"bin.go":        "package a\x00\x00binary",
+		"big.go":        "package a\n" + strings.Repeat("// filler\n", 300_000),
+		".hidden/c.go":  "package c\n\nfunc f() { gee(3) }\n",
+		"gen/skip.go":   "package gen\n\nfunc f() { gee(4) }\n",
+		".gitignore":    "gen/\n",
+		"notes/read.md": "gee(5)",
+	})
+	s := matcher.NewSearcher(parser(t), matcher.Config{})
+	res, err := s.Search(context.Background(), matcher.Query{Pattern: "gee($X)", Language: "go", Paths: []string{dir}, MaxResults: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 2 || len(res.Matches) != 1 || res.Searched != 2 {
+		t.Errorf("total %d, shown %d, searched %d; want 2, 1, 2", res.Total, len(res.Matches), res.Searched)
+	}
+	sum := res.Summary()
+	for _, want := range []string{"1 of 2 matches shown", "2 files searched", "1 ignored", "1 hidden", "1 binary", "1 over the size cap"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary %q lacks %q", sum, want)
+		}
+	}
+	if res.Prefiltered != 1 || res.Parsed != 1 {
+		t.Errorf("prefiltered %d parsed %d; want b.go ruled out by the token prefilter and a.go parsed", res.Prefiltered, res.Parsed)
+	}
+
+	none, err := s.Search(context.Background(), matcher.Query{Pattern: "nothere($X)", Language: "go", Paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(none.Summary(), "no matches in 2 files") {
+		t.Errorf("no-match summary: %q", none.Summary())
+	}
+	if _, err := s.Search(context.Background(), matcher.Query{Pattern: "g(", Language: "go", Paths: []string{dir}}); !errors.Is(err, matcher.ErrUnparseable) {
+		t.Errorf("unparseable pattern: %v", err)
+	}
+	if _, err := s.Search(context.Background(), matcher.Query{Pattern: "g($X)", Paths: []string{dir}}); err == nil {
+		t.Error("a directory search without a language did not fail")
+	}
+	one, err := s.Search(context.Background(), matcher.Query{Pattern: "gee($X)", Paths: []string{filepath.Join(dir, "a.go")}})
+	if err != nil || one.Total != 2 || one.Matches[0].Language != "go" {
+		t.Errorf("language from the extension: %v %+v", err, one)
+	}
+}
+
+func TestSearchCachesTrees(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"a.go": "package a\n\nfunc f() { m.Lock() }\n", "b.go": "package a\n\nfunc g() { n.Lock() }\n"})
+	s := matcher.NewSearcher(parser(t), matcher.Config{})
+	q := matcher.Query{Pattern: "$X.Lock()", Language: "go", Paths: []string{dir}}
+	first, err := s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.CacheHits != 0 || second.CacheHits != 2 || !reflect.DeepEqual(first.Matches, second.Matches) {
+		t.Errorf("cache hits %d then %d (want 0 then 2); same matches: %v", first.CacheHits, second.CacheHits, reflect.DeepEqual(first.Matches, second.Matches))
+	}
+	// a changed file is parsed again
+	write(t, dir, map[string]string{"b.go": "package a\n\nfunc g() { n.Lock(); o.Lock() }\n"})
+	third, err := s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Total != 3 || third.CacheHits != 1 {
+		t.Errorf("after an edit: total %d hits %d, want 3 and 1", third.Total, third.CacheHits)
+	}
+}
+
+// TestChunkedEqualsWhole: parsing only the declarations that hold the tokens
+// finds exactly what parsing whole files finds, over this repository's Go code.
+func TestChunkedEqualsWhole(t *testing.T) {
+	root := testenv.RepoRoot()
+	ctx := context.Background()
+	chunked := matcher.NewSearcher(parser(t), matcher.Config{})
+	whole := matcher.NewSearcher(parser(t), matcher.Config{WholeFiles: true})
+	for _, p := range []string{"fmt.Errorf($$$ARGS)", "if err != nil { return $$$ }", "$X.Lock()", "for $I := range $X { $$$ }", "func $F($$$) error { $$$ }"} {
+		q := matcher.Query{Pattern: p, Language: "go", Paths: []string{filepath.Join(root, "matcher"), filepath.Join(root, "tools")}}
+		a, err := chunked.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := whole.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Total == 0 || !reflect.DeepEqual(a.Matches, b.Matches) {
+			t.Errorf("%s: chunked found %d, whole files %d (equal lists: %v)", p, a.Total, b.Total, reflect.DeepEqual(a.Matches, b.Matches))
+		}
+	}
+}
+
+func TestRewriteAcceptEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	src := "package a\n\nimport \"errors\"\n\nfunc f() error {\n\treturn errors.New(\"x\")\n}\n\nfunc g() error { return errors.New(\"y\") }\n"
+	write(t, dir, map[string]string{"a.go": src})
+	s := matcher.NewSearcher(parser(t), matcher.Config{})
+	plan, err := s.Rewrite(context.Background(), matcher.Query{Pattern: "errors.New($M)", Language: "go", Paths: []string{dir}}, "fmt.Errorf($M)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Replacements != 2 || len(plan.Changes) != 1 {
+		t.Fatalf("plan: %d replacements in %d files", plan.Replacements, len(plan.Changes))
+	}
+	if r := plan.Result.Matches[0].Replacement; r == nil || *r != `fmt.Errorf("x")` {
+		t.Errorf("replacement of the first match: %v", r)
+	}
+	diff := plan.Diff(0)
+	if !strings.Contains(diff, "-\treturn errors.New(\"x\")\n+\treturn fmt.Errorf(\"x\")") {
+		t.Errorf("diff:\n%s", diff)
+	}
+	st := matcher.NewStager(nil)
+	id := st.Stage(plan)
+	if _, err := st.Accept(id); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "a.go"))
+	if want := strings.ReplaceAll(src, "errors.New", "fmt.Errorf"); string(got) != want {
+		t.Errorf("after accept:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestSearchCancelled(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"a.go": "package a\n\nfunc f() { g(1) }\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := matcher.NewSearcher(parser(t), matcher.Config{})
+	if _, err := s.Search(ctx, matcher.Query{Pattern: "g($X)", Language: "go", Paths: []string{dir}}); err == nil {
+		t.Error("a cancelled search reported success")
+	}
+}

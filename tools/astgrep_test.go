@@ -1,0 +1,183 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/tools"
+)
+
+var (
+	engOnce sync.Once
+	eng     *engine.Engine
+	engErr  error
+)
+
+func parseEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	engOnce.Do(func() { eng, engErr = engine.New(context.Background(), engine.NewConfig()) })
+	if engErr != nil {
+		t.Fatalf("engine: %v", engErr)
+	}
+	return eng
+}
+
+func structuralRun(t *testing.T, surface tools.Surface, files map[string]string) (*tools.Run, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := tools.NewRun(context.Background(), tools.Config{
+		WorkDir: dir, Surface: surface, Policy: tools.PolicyOf(tools.Allow), Parser: parseEngine(t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r, dir
+}
+
+func sgCall(t *testing.T, r *tools.Run, name, args string) (*tools.Result, error) {
+	t.Helper()
+	return r.Call(context.Background(), name, json.RawMessage(args), tools.FromModel)
+}
+
+const goSrc = `package p
+
+import "fmt"
+
+func f(err error) error {
+	if err != nil {
+		return fmt.Errorf("open: %w", err)
+	}
+	return fmt.Errorf("done %d", 1)
+}
+`
+
+func TestAstGrepRegisteredOnlyWithParser(t *testing.T) {
+	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, tl := range r.List() {
+		if strings.HasPrefix(tl.Name, "ast_") || tl.Name == "resolve" {
+			t.Errorf("%s listed without a parser", tl.Name)
+		}
+	}
+	plan, _ := structuralRun(t, tools.SurfacePlan, nil)
+	var names []string
+	for _, tl := range plan.List() {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, ","); !strings.Contains(got, "ast_grep") || strings.Contains(got, "ast_edit") || strings.Contains(got, "resolve") {
+		t.Errorf("plan surface lists %s; want ast_grep but not ast_edit or resolve", got)
+	}
+	if _, err := sgCall(t, plan, "ast_edit", `{"pattern":"x","rewrite":"y"}`); err == nil {
+		t.Error("ast_edit callable on the plan surface")
+	}
+}
+
+func TestAstGrepTool(t *testing.T) {
+	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc, "sub/b.go": goSrc, "notes.txt": "fmt.Errorf(x)"})
+	res, err := sgCall(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"go"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txt := res.AllText()
+	for _, want := range []string{"4 matches in 2 of 2 files searched", "a.go:7:10-7:37", "sub/b.go:9:9-9:33", `$$$ARGS = "open: %w", err`, "parsed as statement"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("result lacks %q:\n%s", want, txt)
+		}
+	}
+	res, err = sgCall(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"go","max_results":1}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.AllText(), "1 of 4 matches shown") {
+		t.Errorf("cut result:\n%s", res.AllText())
+	}
+	res, err = sgCall(t, r, "ast_grep", `{"pattern":"panic($X)","path":"a.go"}`)
+	if err != nil || !strings.HasPrefix(res.AllText(), "no matches in 1 file") {
+		t.Errorf("no-match result: %v\n%s", err, res.AllText())
+	}
+	if _, err = sgCall(t, r, "ast_grep", `{"pattern":"func (","language":"go"}`); err == nil || !strings.Contains(err.Error(), "does not parse as statement") {
+		t.Errorf("unparseable pattern: %v", err)
+	}
+	if _, err = sgCall(t, r, "ast_grep", `{"pattern":"f($X)","path":"../"}`); err == nil {
+		t.Error("a path outside the working directory was searched")
+	}
+	if _, err = sgCall(t, r, "ast_grep", `{"pattern":"f($X)"}`); err == nil || !strings.Contains(err.Error(), "language is required") {
+		t.Errorf("directory search without language: %v", err)
+	}
+}
+
+func TestAstEditResolve(t *testing.T) {
+	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc, "b.go": goSrc})
+	res, err := sgCall(t, r, "ast_edit", `{"pattern":"fmt.Errorf($$$ARGS)","rewrite":"errs.New($$$ARGS)","language":"go"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txt := res.AllText()
+	for _, want := range []string{`(proposed) 4 replacements in 2 files`, `call resolve with edit_id "edit_1"`, "--- a/a.go", `-		return fmt.Errorf("open: %w", err)`, `+		return errs.New("open: %w", err)`} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("ast_edit result lacks %q:\n%s", want, txt)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.go")); string(data) != goSrc {
+		t.Fatal("ast_edit wrote a file")
+	}
+	res, err = sgCall(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.AllText(), "accepted edit_1: 4 replacements written to 2 files: a.go, b.go") {
+		t.Errorf("accept: %s", res.AllText())
+	}
+	if got := tools.ChangedFiles(res); len(got) != 2 {
+		t.Errorf("changed files = %v", got)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "b.go"))
+	if strings.Contains(string(data), "fmt.Errorf") || !strings.Contains(string(data), `errs.New("done %d", 1)`) {
+		t.Errorf("b.go after accept:\n%s", data)
+	}
+	if _, err := sgCall(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err == nil || !strings.Contains(err.Error(), "already accepted") {
+		t.Errorf("second accept: %v", err)
+	}
+
+	// a file changed after staging rejects the whole change
+	res, err = sgCall(t, r, "ast_edit", `{"pattern":"errs.New($$$A)","rewrite":"fmt.Errorf($$$A)","language":"go"}`)
+	if err != nil || !strings.Contains(res.AllText(), `edit_id "edit_2"`) {
+		t.Fatalf("second edit: %v %s", err, res.AllText())
+	}
+	os.WriteFile(filepath.Join(dir, "b.go"), []byte("package p\n"), 0o644)
+	_, err = sgCall(t, r, "resolve", `{"edit_id":"edit_2","action":"accept"}`)
+	if err == nil || !strings.Contains(err.Error(), "b.go") || strings.Contains(err.Error(), "a.go") {
+		t.Fatalf("stale accept: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.go")); !strings.Contains(string(data), "errs.New") {
+		t.Error("a.go changed although the edit was rejected")
+	}
+	if _, err := sgCall(t, r, "resolve", `{"edit_id":"edit_2","action":"discard"}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sgCall(t, r, "resolve", `{"edit_id":"edit_7","action":"accept"}`); err == nil || !errors.Is(err, err) || !strings.Contains(err.Error(), "unknown edit id") {
+		t.Errorf("unknown id: %v", err)
+	}
+	res, err = sgCall(t, r, "ast_edit", `{"pattern":"panic($X)","rewrite":"x","language":"go"}`)
+	if err != nil || !strings.Contains(res.AllText(), "nothing staged: no matches in 2 files") {
+		t.Errorf("no-match edit: %v %s", err, res.AllText())
+	}
+}
