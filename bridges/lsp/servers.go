@@ -21,6 +21,11 @@ type Server struct {
 	Binaries []string `json:"binaries"`
 	// Args follow the binary ("--stdio").
 	Args []string `json:"args,omitempty"`
+	// Probe, when set, are arguments that make the binary print its version
+	// and exit ("--version"). A binary that is on PATH but fails its probe (a
+	// rustup proxy for a component that is not installed, say) counts as not
+	// usable, and status says why.
+	Probe []string `json:"probe,omitempty"`
 	// Extensions are the file extensions served, with the dot (".go").
 	Extensions []string `json:"extensions"`
 	// LanguageIDs maps an extension to the LSP languageId sent in didOpen; an
@@ -61,7 +66,7 @@ func (s *Server) settle(empty bool) time.Duration {
 func DefaultServers() []Server {
 	return []Server{
 		{
-			Name: "gopls", Language: "go", Binaries: []string{"gopls"},
+			Name: "gopls", Language: "go", Binaries: []string{"gopls"}, Probe: []string{"version"},
 			Extensions:  []string{".go"},
 			RootMarkers: []string{"go.mod"},
 			Checker:     []string{"go", "vet", "./..."},
@@ -79,26 +84,26 @@ func DefaultServers() []Server {
 			EmptySettle: 2500 * time.Millisecond,
 		},
 		{
-			Name: "typescript-language-server", Language: "typescript", Binaries: []string{"typescript-language-server"}, Args: []string{"--stdio"},
+			Name: "typescript-language-server", Language: "typescript", Binaries: []string{"typescript-language-server"}, Args: []string{"--stdio"}, Probe: []string{"--version"},
 			Extensions:  []string{".ts", ".tsx", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs"},
 			LanguageIDs: map[string]string{".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"},
 			RootMarkers: []string{"package.json", "tsconfig.json"},
 			Checker:     []string{"tsc", "--noEmit"},
 		},
 		{
-			Name: "clangd", Language: "c", Binaries: []string{"clangd", "clangd-19", "clangd-18", "clangd-17", "clangd-16"},
+			Name: "clangd", Language: "c", Binaries: []string{"clangd", "clangd-19", "clangd-18", "clangd-17", "clangd-16"}, Probe: []string{"--version"},
 			Extensions:  []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"},
 			LanguageIDs: map[string]string{".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"},
 			RootMarkers: []string{"compile_commands.json", "CMakeLists.txt"},
 		},
 		{
-			Name: "dart", Language: "dart", Binaries: []string{"dart"}, Args: []string{"language-server", "--protocol=lsp"},
+			Name: "dart", Language: "dart", Binaries: []string{"dart"}, Args: []string{"language-server", "--protocol=lsp"}, Probe: []string{"--version"},
 			Extensions:  []string{".dart"},
 			RootMarkers: []string{"pubspec.yaml"},
 			Checker:     []string{"dart", "analyze"},
 		},
 		{
-			Name: "rust-analyzer", Language: "rust", Binaries: []string{"rust-analyzer"},
+			Name: "rust-analyzer", Language: "rust", Binaries: []string{"rust-analyzer"}, Probe: []string{"--version"},
 			Extensions:  []string{".rs"},
 			RootMarkers: []string{"Cargo.toml"},
 			Checker:     []string{"cargo", "check"},

@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -70,5 +71,35 @@ func TestServerTableExtends(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("user server not in status")
+	}
+}
+
+// A binary that is on PATH but does not run (a rustup proxy for a component
+// that is not installed prints "error: Unknown binary ..." and exits 1) is not
+// a usable server: status and a call both say so instead of failing later.
+func TestStatusProbesBrokenBinary(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir+"/Cargo.toml", "[package]\nname = \"x\"\n")
+	writeFile(t, dir+"/main.rs", "fn main() {}\n")
+	bin := t.TempDir()
+	writeFile(t, bin+"/rust-analyzer", "#!/bin/sh\necho \"error: Unknown binary 'rust-analyzer' in official toolchain 'stable'.\" >&2\nexit 1\n")
+	if err := os.Chmod(bin+"/rust-analyzer", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	s := newSupervisor(t, dir, lsp.WithEnv(env))
+	var row lsp.StatusRow
+	for _, r := range s.Status() {
+		if r.Server == "rust-analyzer" {
+			row = r
+		}
+	}
+	if row.Running || !strings.Contains(row.Reason, "Cargo.toml found, but rust-analyzer at ") ||
+		!strings.Contains(row.Reason, "Unknown binary 'rust-analyzer'") {
+		t.Errorf("rust row: %q", row.String())
+	}
+	_, err := s.Diagnostics(ctxT(t), "main.rs")
+	if err == nil || !strings.Contains(err.Error(), "does not run") || !strings.Contains(err.Error(), "install a working rust-analyzer") {
+		t.Fatalf("rust call: %v", err)
 	}
 }

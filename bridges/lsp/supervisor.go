@@ -273,7 +273,9 @@ func (s *Supervisor) start(ctx context.Context, spec Server, root, marker string
 		if bin == "" {
 			return nil, fmt.Errorf("%w: %s found, %s not on PATH; install it to use lsp for %s", ErrNoServer, marker, spec.Binaries[0], spec.Language)
 		}
-		_ = name
+		if why := spec.unusable(name, bin, s.env); why != "" {
+			return nil, fmt.Errorf("%w: %s found, but %s; install a working %s to use lsp for %s", ErrNoServer, marker, why, name, spec.Language)
+		}
 		var err error
 		if in, err = startProcess(spec, root, bin, s.env); err != nil {
 			return nil, err
@@ -378,7 +380,11 @@ func (s *Supervisor) Status() []StatusRow {
 		}
 		row := StatusRow{Server: spec.Name, Language: spec.Language}
 		marker := spec.markerIn(s.workdir)
-		_, bin := spec.binary(s.env)
+		name, bin := spec.binary(s.env)
+		broken := ""
+		if marker != "" && bin != "" {
+			broken = spec.unusable(name, bin, s.env)
+		}
 		switch {
 		case marker == "" && bin == "":
 			row.Reason = fmt.Sprintf("no root marker for %s (none of %s in the workspace root) and %s not on PATH",
@@ -388,6 +394,8 @@ func (s *Supervisor) Status() []StatusRow {
 				spec.Language, strings.Join(spec.RootMarkers, ", "))
 		case bin == "":
 			row.Reason = fmt.Sprintf("%s found, %s not on PATH", marker, strings.Join(spec.Binaries, " or "))
+		case broken != "":
+			row.Reason = fmt.Sprintf("%s found, but %s", marker, broken)
 		default:
 			row.Root = "."
 			row.Reason = fmt.Sprintf("not started yet: %s found, %s at %s; starts on the first call for a %s file", marker, spec.Binaries[0], bin, spec.Language)
