@@ -314,3 +314,35 @@ func TestConcurrentKernelsAreIndependent(t *testing.T) {
 		}
 	}
 }
+
+// TestHammerOneKernel runs cells on one kernel from many goroutines: Execute
+// serializes them and no update is lost.
+func TestHammerOneKernel(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	value(t, run(t, k, "var hits = 0"))
+	const workers, cells = 8, 25
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for i := 0; i < cells; i++ {
+				r, err := k.Execute(context.Background(), kernels.Cell{Code: "hits++; console.log(hits); hits"})
+				if err == nil && r.Error != nil {
+					err = errors.New(r.Error.Message)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for w := 0; w < workers; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := value(t, run(t, k, "hits")); got != "200" {
+		t.Errorf("hits = %s, want 200", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -631,3 +632,39 @@ func TestCloseLeavesNoProcesses(t *testing.T) {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestHammerOneKernel runs cells on one kernel from several goroutines:
+// Execute serializes them, every cell gets its own output, no update is lost.
+func TestHammerOneKernel(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	mustOK(t, run(t, k, "hits = 0"))
+	const workers, cells = 4, 10
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			for i := 0; i < cells; i++ {
+				tag := fmt.Sprintf("w%d-c%d", w, i)
+				r, err := k.Execute(context.Background(), kernels.Cell{Code: "hits += 1\nprint(" + strconv.Quote(tag) + ")"})
+				if err == nil && r.Error != nil {
+					err = errors.New(r.Error.Message)
+				}
+				if err == nil && r.Stdout.Text != tag+"\n" {
+					err = fmt.Errorf("cell %s got stdout %q", tag, r.Stdout.Text)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}(w)
+	}
+	for w := 0; w < workers; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := value(t, run(t, k, "hits")); got != "40" {
+		t.Errorf("hits = %s, want 40", got)
+	}
+}
