@@ -341,14 +341,21 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 	interrupted := ""
 	ctxDone := ctx.Done()
 
+	// SIGINT is sent again every second of the grace period: a signal that
+	// lands before the driver has started the cell (it ignores SIGINT between
+	// cells) must not leave the cell running.
+	var resend <-chan time.Time
+	stopResend := func() {}
+	defer func() { stopResend() }()
 	interrupt := func(why string) {
 		if interrupted != "" {
 			return
 		}
 		interrupted = why
 		_ = interruptGroup(p.cmd.Process.Pid)
-		t := time.NewTimer(cfg.InterruptGrace)
-		grace = t.C
+		grace = time.After(cfg.InterruptGrace)
+		t := time.NewTicker(time.Second)
+		resend, stopResend = t.C, t.Stop
 	}
 
 	for {
@@ -425,6 +432,8 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 		case <-ctxDone:
 			ctxDone = nil
 			interrupt(fmt.Sprintf("the caller gave up (%v)", ctx.Err()))
+		case <-resend:
+			_ = interruptGroup(p.cmd.Process.Pid)
 		case <-grace:
 			p.kill()
 			k.proc = nil

@@ -421,6 +421,26 @@ func TestCancelInterrupts(t *testing.T) {
 	}
 }
 
+// TestCancelBeforeTheCellStarts: the first SIGINT may land before the driver
+// has started the cell (it ignores SIGINT between cells); the host sends it
+// again until the cell comes back.
+func TestCancelBeforeTheCellStarts(t *testing.T) {
+	k := newKernel(t, kernels.Config{InterruptGrace: time.Minute})
+	mustOK(t, run(t, k, "w = 9"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := k.Execute(ctx, kernels.Cell{Code: "import time\nwhile True:\n    time.sleep(0.01)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted {
+		t.Fatalf("cell canceled up front: %+v", r.Error)
+	}
+	if got := value(t, run(t, k, "w")); got != "9" {
+		t.Errorf("after cancel: w = %s", got)
+	}
+}
+
 func TestUnresponsiveKernelIsRestarted(t *testing.T) {
 	k := newKernel(t, kernels.Config{IdleTimeout: 3 * time.Second, InterruptGrace: time.Second})
 	mustOK(t, run(t, k, "doomed = 1"))
