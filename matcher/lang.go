@@ -22,6 +22,10 @@ type langSpec struct {
 	expando rune
 	// ladder is tried in order; the first context whose parse has no error wins.
 	ladder []rung
+	// quoted: the grammar has no identifiers (JSON), so a metavariable is
+	// written into the pattern as a string and a string that holds exactly
+	// one stands for it.
+	quoted bool
 }
 
 func ctx(name, prefix, suffix string) rung {
@@ -128,7 +132,7 @@ var langs = map[string]langSpec{
 		ctx("expression", "local _ = ", "\n"),
 		ctx("declaration", "function _()\n", "\nend\n"),
 	}},
-	"json": {expando: '$', ladder: []rung{ctx("value", "", "")}},
+	"json": {expando: '$', quoted: true, ladder: []rung{ctx("value", "", ""), ctx("member", "{\n", "\n}\n"), ctx("element", "[\n", "\n]\n")}},
 	"yaml": {expando: '$', ladder: []rung{ctx("document", "", "")}},
 	"css": {expando: '_', ladder: []rung{
 		ctx("rule", "", ""),

@@ -124,6 +124,9 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	}
 	spec := langSpecFor(lang)
 	sub := substitute(src, spec.expando)
+	if spec.quoted {
+		sub = quoteMetas(sub)
+	}
 	// First a clean parse in any context; failing that, a parse whose only
 	// faults are a metavariable the grammar could not place (an ERROR node
 	// that is exactly "$$$") or a token missing right after one (the ";" of a
@@ -162,7 +165,7 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 			}
 			pat := &Pattern{lang: lang, src: src, context: c.name}
 			for _, n := range nodes {
-				pat.roots = append(pat.roots, convert(n, spec.expando))
+				pat.roots = append(pat.roots, convert(n, spec.expando, spec.quoted))
 			}
 			pat.collect()
 			return pat, nil
@@ -175,6 +178,24 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 // multiBeforeBrace finds a multi-metavariable (after substitution) right
 // before a closing brace.
 var multiBeforeBrace = regexp.MustCompile(`((?:\$\$\$|µµµ)[A-Z0-9_]*)(\s*\})`)
+
+// quoteMetas writes each metavariable that is not already inside quotes as a
+// string ($V becomes "$V"), for grammars without identifiers.
+func quoteMetas(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		if p[i] == '$' && (i == 0 || p[i-1] != '"') {
+			if _, _, _, n := metaAt(p, i); n > 0 && (i+n >= len(p) || p[i+n] != '"') {
+				b.WriteString(`"` + p[i:i+n] + `"`)
+				i += n
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+		i++
+	}
+	return b.String()
+}
 
 // tolerable reports whether every fault in t is a metavariable: an ERROR node
 // whose text is one, or a MISSING token whose parent's text is one.
@@ -257,10 +278,15 @@ func extract(t *engine.Tree, start, end uint32) []engine.Node {
 }
 
 // convert turns a pattern tree node into a pnode.
-func convert(n engine.Node, expando rune) *pnode {
+func convert(n engine.Node, expando rune, quoted bool) *pnode {
 	text := n.Text()
 	if mv, ok := parseMeta(text, expando); ok {
 		return &pnode{meta: mv, named: true}
+	}
+	if quoted && len(text) > 2 && text[0] == '"' && text[len(text)-1] == '"' {
+		if mv, ok := parseMeta(text[1:len(text)-1], expando); ok {
+			return &pnode{meta: mv, named: true}
+		}
 	}
 	// "$$$;" as a statement stands for the statements themselves
 	if t, cut := strings.CutSuffix(text, ";"); cut && n.ChildCount() == 2 {
@@ -275,7 +301,7 @@ func convert(n engine.Node, expando rune) *pnode {
 		if c.IsExtra() && !c.IsError() || c.IsMissing() {
 			continue
 		}
-		p.kids = append(p.kids, convert(c, expando))
+		p.kids = append(p.kids, convert(c, expando, quoted))
 	}
 	if n.ChildCount() == 0 {
 		p.leaf = true
