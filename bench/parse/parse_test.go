@@ -1,8 +1,8 @@
-// Package bench holds tether's benchmarks against peers. The parse throughput
-// comparison with native tree-sitter is the program in bench/parse (see
-// README.md); this file keeps a quick `go test -bench` over part of Go's
-// standard library so CI runs the parse path once (make bench-once).
-package bench
+// BenchmarkParseGoStdlib is the quick `go test -bench` side of this program:
+// it parses part of Go's standard library once per iteration so CI runs the
+// parse path (make bench-once). The comparison with native tree-sitter is
+// main.go (see bench/README.md).
+package main
 
 import (
 	"context"
