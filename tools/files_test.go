@@ -468,3 +468,49 @@ func TestApplyPatchHeredoc(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestApplyPatchAgentForms: patch shapes coding agents emit that the
+// reference apply_patch accepts: nested @@ anchors, a unified-diff range
+// header, a blank separator line closing a hunk, typographic punctuation
+// typed as ASCII, and whitespace-only differences.
+func TestApplyPatchAgentForms(t *testing.T) {
+	const twin = "class A:\n    def m(self):\n        return 1\n\nclass B:\n    def m(self):\n        return 1\n"
+	tests := []struct {
+		name, file, patch, want string
+	}{
+		{"nested anchors", twin,
+			"*** Begin Patch\n*** Update File: f.py\n@@ class B:\n@@     def m(self):\n-        return 1\n+        return 2\n*** End Patch",
+			"class A:\n    def m(self):\n        return 1\n\nclass B:\n    def m(self):\n        return 2\n"},
+		{"unified range header", twin,
+			"*** Begin Patch\n*** Update File: f.py\n@@ -5,3 +5,3 @@\n class B:\n     def m(self):\n-        return 1\n+        return 3\n*** End Patch",
+			"class A:\n    def m(self):\n        return 1\n\nclass B:\n    def m(self):\n        return 3\n"},
+		{"unified range header with function context", twin,
+			"*** Begin Patch\n*** Update File: f.py\n@@ -6,2 +6,2 @@ class B:\n     def m(self):\n-        return 1\n+        return 4\n*** End Patch",
+			"class A:\n    def m(self):\n        return 1\n\nclass B:\n    def m(self):\n        return 4\n"},
+		{"blank line closing the last hunk", "func main() {\n\tprintln(1)\n}\n",
+			"*** Begin Patch\n*** Update File: f.py\n@@\n-\tprintln(1)\n+\tprintln(2)\n }\n\n*** End Patch",
+			"func main() {\n\tprintln(2)\n}\n"},
+		{"typographic dash and quotes typed as ASCII", "x = \"a \u2013 b\"  # \u201cquoted\u201d\ny = 2\n",
+			"*** Begin Patch\n*** Update File: f.py\n-x = \"a - b\"  # \"quoted\"\n+x = 1\n y = 2\n*** End Patch",
+			"x = 1\ny = 2\n"},
+		{"spaces for a tab", "func f() {\n\treturn\n}\n",
+			"*** Begin Patch\n*** Update File: f.py\n@@ func f() {\n-    return\n+\treturn // done\n*** End Patch",
+			"func f() {\n\treturn // done\n}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, dir := newRun(t, map[string]string{"f.py": tt.file})
+			mustCall(t, r, "apply_patch", map[string]any{"patch": tt.patch})
+			if got := readFile(t, filepath.Join(dir, "f.py")); got != tt.want {
+				t.Errorf("file %q, want %q", got, tt.want)
+			}
+		})
+	}
+	t.Run("an @@ anchor with nothing after it is still an error", func(t *testing.T) {
+		r, _ := newRun(t, map[string]string{"f.py": twin})
+		res, err := call(t, r, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: f.py\n@@ class B:\n*** End Patch"})
+		if err == nil || !res.IsError || !strings.Contains(res.AllText(), "an empty hunk") {
+			t.Fatalf("err %v, result %q", err, res.AllText())
+		}
+	})
+}

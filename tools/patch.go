@@ -125,7 +125,7 @@ func ParsePatch(patch string) ([]PatchOp, error) {
 					cur.EOF = true
 					cur = nil
 				case strings.HasPrefix(l, "@@"):
-					op.Hunks = append(op.Hunks, PatchHunk{Context: strings.TrimSpace(strings.TrimPrefix(l, "@@")), line: i + 2})
+					op.Hunks = append(op.Hunks, PatchHunk{Context: hunkContext(l), line: i + 2})
 					cur = &op.Hunks[len(op.Hunks)-1]
 				default:
 					if cur == nil {
@@ -156,9 +156,12 @@ func ParsePatch(patch string) ([]PatchOp, error) {
 			if len(op.Hunks) == 0 && op.MoveTo == "" {
 				return nil, bad(n, "\"*** Update File: %s\" has no hunks", op.Path)
 			}
-			for _, h := range op.Hunks {
-				if len(h.Old) == 0 && len(h.New) == 0 {
-					return nil, bad(h.line, "an empty hunk in %s", op.Path)
+			for k, h := range op.Hunks {
+				// "@@ class A" directly followed by "@@ def f():" narrows the
+				// search step by step: a hunk with only a context line is an
+				// anchor for the next one.
+				if len(h.Old) == 0 && len(h.New) == 0 && (h.Context == "" || k == len(op.Hunks)-1 || h.EOF) {
+					return nil, bad(h.line, "an empty hunk in %s: after an @@ line put the hunk's lines (' ' context, '-' removed, '+' added)", op.Path)
 				}
 			}
 			ops = append(ops, op)
@@ -178,6 +181,32 @@ func ParsePatch(patch string) ([]PatchOp, error) {
 	}
 	return ops, nil
 }
+
+// unifiedHeader is the range part of a unified-diff hunk header
+// ("@@ -12,7 +12,8 @@"), which agents sometimes write instead of a bare "@@".
+var unifiedHeader = regexp.MustCompile(`^-\d+(,\d+)? \+\d+(,\d+)? @@`)
+
+// hunkContext is the text to seek to from an "@@" line: what follows "@@",
+// without a unified-diff range (its numbers are not trusted; any function
+// context git puts after the range is kept).
+func hunkContext(l string) string {
+	c := strings.TrimSpace(strings.TrimPrefix(l, "@@"))
+	if m := unifiedHeader.FindString(c); m != "" {
+		c = strings.TrimSpace(c[len(m):])
+	}
+	return c
+}
+
+// punctuation maps typographic characters to the ASCII ones a model tends to
+// type in their place, for the loosest matching rung.
+var punctuation = strings.NewReplacer(
+	"\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2013", "-", "\u2014", "-", "\u2015", "-", "\u2212", "-",
+	"\u2018", "'", "\u2019", "'", "\u201A", "'", "\u201B", "'",
+	"\u201C", "\"", "\u201D", "\"", "\u201E", "\"", "\u201F", "\"",
+	"\u00A0", " ", "\u2002", " ", "\u2003", " ", "\u2009", " ", "\u202F", " ",
+)
+
+func loose(s string) string { return punctuation.Replace(strings.TrimSpace(s)) }
 
 // fileLines is a text file split into lines, remembering its line ending and
 // whether it ended with one.
@@ -223,6 +252,7 @@ func seek(lines, old []string, start int, eof bool) int {
 		func(s string) string { return s },
 		func(s string) string { return strings.TrimRight(s, " \t\r") },
 		strings.TrimSpace,
+		loose,
 	}
 	for _, norm := range norms {
 		match := func(at int) bool {
@@ -260,7 +290,7 @@ func applyHunks(op PatchOp, content string) (string, error) {
 		where := fmt.Sprintf("\"*** Update File: %s\", hunk %d (patch line %d)", op.Path, k+1, h.line)
 		if h.Context != "" {
 			at := -1
-			for _, norm := range []func(string) string{func(s string) string { return s }, strings.TrimSpace} {
+			for _, norm := range []func(string) string{func(s string) string { return s }, strings.TrimSpace, loose} {
 				for j := cursor; j < len(f.lines); j++ {
 					if norm(f.lines[j]) == norm(h.Context) {
 						at = j
@@ -276,6 +306,9 @@ func applyHunks(op PatchOp, content string) (string, error) {
 			}
 			cursor = at + 1
 		}
+		if len(h.Old) == 0 && len(h.New) == 0 {
+			continue // an anchor for the next hunk
+		}
 		if len(h.Old) == 0 {
 			at := len(f.lines)
 			if h.Context != "" && !h.EOF {
@@ -286,6 +319,16 @@ func applyHunks(op PatchOp, content string) (string, error) {
 			continue
 		}
 		at := seek(f.lines, h.Old, cursor, h.EOF)
+		if at < 0 && len(h.Old) > 1 && h.Old[len(h.Old)-1] == "" {
+			// A blank line closing the hunk is usually the patch's own
+			// separator, not a line of the file: try again without it.
+			if at = seek(f.lines, h.Old[:len(h.Old)-1], cursor, h.EOF); at >= 0 {
+				h.Old = h.Old[:len(h.Old)-1]
+				if n := len(h.New); n > 0 && h.New[n-1] == "" {
+					h.New = h.New[:n-1]
+				}
+			}
+		}
 		if at < 0 {
 			return "", fmt.Errorf("tools: apply_patch: %s: these lines are not in the file (after line %d):\n%s\nread the file and rebuild the hunk from its current text. Nothing was written",
 				where, cursor, TruncateText(strings.Join(h.Old, "\n"), 1000))
