@@ -297,3 +297,56 @@ type elicitorFunc func(ctx context.Context, message string, schema any) (string,
 func (f elicitorFunc) Elicit(ctx context.Context, message string, schema any) (string, map[string]any, error) {
 	return f(ctx, message, schema)
 }
+
+// TestPermissionWithNoHumanSaysRefused: with no human connected a write's
+// permission prompt fails closed and says the call was refused; it does not
+// carry ask_user's "continue on your stated assumption" (the agent would
+// take the write as done), and the reason is not prefixed twice. ask_user on
+// the same port still carries that instruction.
+func TestPermissionWithNoHumanSaysRefused(t *testing.T) {
+	console, err := operator.ListenConsole("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer console.Close()
+	for _, tc := range []struct {
+		name string
+		port operator.QuestionPort
+	}{
+		{"console with no page open", console},
+		{"MCP client without elicitation", tools.ElicitationPort(nil)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Questions: tc.port, TargetSpace: "s",
+				Approver: tools.QuestionApprover(tc.port, "s", 0)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer run.Close()
+			res, err := run.Call(context.Background(), "write", json.RawMessage(`{"path":"x.txt","content":"y"}`), tools.FromModel)
+			msg := res.AllText()
+			if !errors.Is(err, tools.ErrNoApprover) || !res.IsError {
+				t.Fatalf("write: %v / %q, want ErrNoApprover", err, msg)
+			}
+			for _, want := range []string{"refused (fail closed)", "do not retry"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("write error %q lacks %q", msg, want)
+				}
+			}
+			if strings.Contains(msg, operator.ContinueInstruction) {
+				t.Errorf("write error %q tells the agent to continue as if answered", msg)
+			}
+			if n := strings.Count(msg, tools.ErrNoApprover.Error()); n != 1 {
+				t.Errorf("write error %q names %q %d times", msg, tools.ErrNoApprover, n)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "x.txt")); !errors.Is(err, os.ErrNotExist) {
+				t.Error("a refused write created the file")
+			}
+			res, err = run.Call(context.Background(), "ask_user", json.RawMessage(`{"question":"name?"}`), tools.FromModel)
+			if !errors.Is(err, operator.ErrNoHuman) || !strings.Contains(res.AllText(), operator.ContinueInstruction) {
+				t.Errorf("ask_user: %v / %q, want ErrNoHuman with the continue instruction", err, res.AllText())
+			}
+		})
+	}
+}

@@ -183,8 +183,8 @@ func (r *Registry) call(ctx context.Context, g Guard, call *Call) (*Result, erro
 	t := e.tool
 	// The tier is checked here, at call time, whatever listing the caller saw.
 	if !g.Surface.Allows(t.Tier) {
-		return nil, fmt.Errorf("%w: %s is a %s-tier tool and the %s surface allows only %s-tier tools; ask the user to switch surfaces (or to make this change themselves)",
-			ErrNotOnSurface, t.Name, t.Tier, g.Surface, capNames(g.Surface.Cap))
+		return nil, fmt.Errorf("%w: %s is %s %s-tier tool and the %s surface allows only %s-tier tools; ask the user to switch surfaces (or to make this change themselves)",
+			ErrNotOnSurface, t.Name, tierArticle(t.Tier.String()), t.Tier, g.Surface, capNames(g.Surface.Cap))
 	}
 	if len(call.Args) == 0 || string(call.Args) == "null" {
 		call.Args = json.RawMessage("{}")
@@ -232,7 +232,8 @@ func approve(ctx context.Context, g Guard, t Tool, call *Call) error {
 		}
 		ok, err := g.Approver.Approve(ctx, ApprovalRequest{Tool: t.Name, Tier: t.Tier, Args: call.Args, Origin: call.Origin, ConversationID: g.ConversationID})
 		if errors.Is(err, ErrNoApprover) {
-			return fmt.Errorf("%w: %s (%s tier) needs approval and the approver cannot ask anyone (%v), so it was refused (fail closed)", ErrNoApprover, t.Name, t.Tier, err)
+			why := strings.TrimPrefix(err.Error(), ErrNoApprover.Error()+": ")
+			return fmt.Errorf("%w: %s (%s tier) needs approval and the approver cannot ask anyone (%s), so it was refused (fail closed); do not retry it, ask the user to connect an approver or to set the approval policy to allow", ErrNoApprover, t.Name, t.Tier, why)
 		}
 		if err != nil {
 			return fmt.Errorf("tools: %s: asking for approval failed, so the call was refused: %w", t.Name, err)
@@ -264,4 +265,12 @@ func capNames(c Tier) string {
 		return "no"
 	}
 	return strings.Join(parts, "/")
+}
+
+// tierArticle is "an" before a vowel sound ("an exec-tier tool"), else "a".
+func tierArticle(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }

@@ -157,8 +157,15 @@ func Ask(ctx context.Context, p QuestionPort, q Question, timeout time.Duration)
 	if err := q.Validate(); err != nil {
 		return Answer{}, err
 	}
+	// A question that got no answer tells the agent to go on with its
+	// assumption; a permission prompt that got none refuses the call, and the
+	// approval gate says what to do instead.
+	next := ". " + ContinueInstruction
+	if q.Kind == KindPermission {
+		next = ""
+	}
 	if p == nil {
-		return Answer{}, fmt.Errorf("%w: no question port is wired for this run. %s", ErrNoHuman, ContinueInstruction)
+		return Answer{}, fmt.Errorf("%w: no question port is wired for this run%s", ErrNoHuman, next)
 	}
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -169,10 +176,10 @@ func Ask(ctx context.Context, p QuestionPort, q Question, timeout time.Duration)
 	a, err := p.Ask(tctx, q)
 	if err != nil {
 		if errors.Is(err, ErrNoHuman) {
-			return Answer{}, fmt.Errorf("%w. %s", err, ContinueInstruction)
+			return Answer{}, fmt.Errorf("%w%s", err, next)
 		}
 		if ctx.Err() == nil && errors.Is(context.Cause(tctx), timedOut) {
-			return Answer{}, fmt.Errorf("%w (no answer within %s). %s", ErrTimedOut, timeout, ContinueInstruction)
+			return Answer{}, fmt.Errorf("%w (no answer within %s)%s", ErrTimedOut, timeout, next)
 		}
 		return Answer{}, err
 	}
