@@ -153,6 +153,7 @@ type scenario struct {
 	exprValue  string
 	stepLine   int // line after step_over
 	wantOutput string
+	badRef     bool // the adapter refuses an unknown variables reference
 }
 
 func runScenario(t *testing.T, sc scenario) {
@@ -193,6 +194,12 @@ func runScenario(t *testing.T, sc scenario) {
 	scopes := do(t, sv, conv, root, dap.Request{Op: "scopes", FrameID: st.Frames[0].ID})
 	if len(scopes.Scopes) == 0 {
 		t.Fatal("no scopes")
+	}
+	if sc.badRef {
+		// A reference the adapter does not know says where to get one.
+		if _, err := sv.Do(context.Background(), conv, root, dap.Request{Op: "variables", Reference: 987654}); err == nil || !strings.Contains(err.Error(), "take reference from scopes") {
+			t.Fatalf("variables with an unknown reference: %v, want the adapter's refusal and where references come from", err)
+		}
 	}
 	vars := do(t, sv, conv, root, dap.Request{Op: "variables", Reference: scopes.Scopes[0].Reference})
 	if v := findVar(t, vars.Variables, sc.varName); v.Value != sc.varValue {
@@ -255,7 +262,7 @@ func TestDelve(t *testing.T) {
 		files:   map[string]string{"go.mod": "module hello\n\ngo 1.21\n", "main.go": goProgram},
 		program: ".", bpFile: "main.go", bpLine: 11, stopName: "main.main",
 		varName: "x", varValue: "41", expr: "x + 1", exprValue: "42",
-		stepLine: 12, wantOutput: "hello 42",
+		stepLine: 12, wantOutput: "hello 42", badRef: true,
 	})
 }
 

@@ -896,7 +896,7 @@ func (sv *Supervisor) opScopes(ctx context.Context, s *session, req Request) (*R
 	}
 	var resp godap.ScopesResponse
 	if err := s.c.call(ctx, "scopes", &godap.ScopesArguments{FrameId: frame}, &resp); err != nil {
-		return nil, err
+		return nil, staleHint(err, "take frame_id from stack at the current stop, or omit it for the top frame: frame ids do not survive a step or continue")
 	}
 	var out []Scope
 	var b strings.Builder
@@ -935,7 +935,7 @@ func (sv *Supervisor) opVariables(ctx context.Context, s *session, req Request) 
 	}
 	var resp godap.VariablesResponse
 	if err := s.c.call(ctx, "variables", &godap.VariablesArguments{VariablesReference: req.Reference}, &resp); err != nil {
-		return nil, err
+		return nil, staleHint(err, "take reference from scopes (or from a variable listed by variables) at the current stop: references do not survive a step or continue")
 	}
 	all := resp.Body.Variables
 	shown := all
@@ -1152,4 +1152,15 @@ func writeBreakpoints(b *strings.Builder, root string, st []BreakpointState) {
 			fmt.Fprintf(b, ": %s", s.Message)
 		}
 	}
+}
+
+// staleHint adds what to do next to an adapter's refusal of an id the agent
+// passed (a frame id or a variables reference): usually one from an earlier
+// stop, or one never shown.
+func staleHint(err error, next string) error {
+	var ae *AdapterError
+	if errors.As(err, &ae) {
+		return fmt.Errorf("%w; %s", err, next)
+	}
+	return err
 }
