@@ -126,7 +126,7 @@ type noHuman struct{ e Elicitor }
 func (n noHuman) Elicit(ctx context.Context, message string, schema any) (string, map[string]any, error) {
 	action, content, err := n.e.Elicit(ctx, message, schema)
 	if errors.Is(err, ErrNoApprover) {
-		return "", nil, fmt.Errorf("%w: %v", operator.ErrNoHuman, err)
+		return "", nil, fmt.Errorf("%w: %s", operator.ErrNoHuman, withoutSentinel(err, ErrNoApprover))
 	}
 	return action, content, err
 }

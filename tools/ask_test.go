@@ -15,6 +15,7 @@ import (
 
 	"github.com/tetherhq/tether/internal/chromium"
 	"github.com/tetherhq/tether/tools"
+	"github.com/tetherhq/tether/tools/mcpserve"
 	"github.com/tetherhq/tether/tools/operator"
 )
 
@@ -315,6 +316,7 @@ func TestPermissionWithNoHumanSaysRefused(t *testing.T) {
 	}{
 		{"console with no page open", console},
 		{"MCP client without elicitation", tools.ElicitationPort(nil)},
+		{"tether serve with no client session", tools.ElicitationPort(mcpserve.New(mcpserve.Options{}))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -346,6 +348,9 @@ func TestPermissionWithNoHumanSaysRefused(t *testing.T) {
 			res, err = run.Call(context.Background(), "ask_user", json.RawMessage(`{"question":"name?"}`), tools.FromModel)
 			if !errors.Is(err, operator.ErrNoHuman) || !strings.Contains(res.AllText(), operator.ContinueInstruction) {
 				t.Errorf("ask_user: %v / %q, want ErrNoHuman with the continue instruction", err, res.AllText())
+			}
+			if strings.Contains(res.AllText(), tools.ErrNoApprover.Error()) {
+				t.Errorf("ask_user: %q speaks of an approver", res.AllText())
 			}
 		})
 	}

@@ -232,7 +232,7 @@ func approve(ctx context.Context, g Guard, t Tool, call *Call) error {
 		}
 		ok, err := g.Approver.Approve(ctx, ApprovalRequest{Tool: t.Name, Tier: t.Tier, Args: call.Args, Origin: call.Origin, ConversationID: g.ConversationID})
 		if errors.Is(err, ErrNoApprover) {
-			why := strings.TrimPrefix(err.Error(), ErrNoApprover.Error()+": ")
+			why := withoutSentinel(err, ErrNoApprover)
 			return fmt.Errorf("%w: %s (%s tier) needs approval and the approver cannot ask anyone (%s), so it was refused (fail closed); do not retry it, ask the user to connect an approver or to set the approval policy to allow", ErrNoApprover, t.Name, t.Tier, why)
 		}
 		if err != nil {
@@ -273,4 +273,14 @@ func tierArticle(word string) string {
 		return "an"
 	}
 	return "a"
+}
+
+// withoutSentinel is err's message without the text of sentinel, which a
+// caller wrapping err with the same sentinel would otherwise repeat.
+func withoutSentinel(err, sentinel error) string {
+	msg, tag := err.Error(), sentinel.Error()
+	msg = strings.TrimPrefix(msg, tag+": ")
+	msg = strings.TrimSuffix(msg, ": "+tag)
+	msg = strings.ReplaceAll(msg, ": "+tag+":", ":")
+	return msg
 }

@@ -206,7 +206,7 @@ func (v *vibe) list(ctx context.Context, call *Call) (*Result, error) {
 		return Text("No workers yet; vibe_spawn starts one."), nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d workers:\n", len(infos))
+	fmt.Fprintf(&b, "%d worker(s):\n", len(infos))
 	for _, in := range infos {
 		fmt.Fprintf(&b, "%s  %s  %s  %s  %s", in.ID, in.Label, in.Tier, in.Status, in.Elapsed.Round(100*time.Millisecond))
 		if in.Runs > 1 {

@@ -183,7 +183,7 @@ func (r *Roster) Spawn(brief, label, tier string) (string, error) {
 		return "", fmt.Errorf("workers: unknown tier %q: use fast (mechanical work with a clear spec) or good (design, judgment, review)", tier)
 	}
 	if _, ok := r.cfg.Commands[tier]; !ok {
-		return "", fmt.Errorf("workers: no command is configured for the %s tier (configured: %s)", tier, strings.Join(r.Tiers(), ", "))
+		return "", fmt.Errorf("workers: no command is configured for the %s tier (configured: %s); spawn with one of those tiers, or ask the user to start tether with --worker %s='CMD'", tier, strings.Join(r.Tiers(), ", "), tier)
 	}
 	label = strings.TrimSpace(label)
 	r.mu.Lock()

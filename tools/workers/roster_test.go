@@ -261,17 +261,21 @@ func TestErrors(t *testing.T) {
 	cases := []struct {
 		name string
 		err  error
+		next string // what the error tells the agent to do next, when it must say it
 	}{
-		{"no good tier", func() error { _, err := r.Spawn("x", "y", workers.Good); return err }()},
-		{"bad tier", func() error { _, err := r.Spawn("x", "y", "best"); return err }()},
-		{"empty brief", func() error { _, err := r.Spawn(" ", "y", ""); return err }()},
-		{"unknown id", func() error { _, err := r.Wait(context.Background(), "w99", 0); return err }()},
-		{"unknown kill", func() error { _, err := r.Kill("w99"); return err }()},
-		{"unknown send", r.Send("w99", "hi")},
+		{"no good tier", func() error { _, err := r.Spawn("x", "y", workers.Good); return err }(), "--worker good="},
+		{"bad tier", func() error { _, err := r.Spawn("x", "y", "best"); return err }(), "use fast"},
+		{"empty brief", func() error { _, err := r.Spawn(" ", "y", ""); return err }(), ""},
+		{"unknown id", func() error { _, err := r.Wait(context.Background(), "w99", 0); return err }(), ""},
+		{"unknown kill", func() error { _, err := r.Kill("w99"); return err }(), ""},
+		{"unknown send", r.Send("w99", "hi"), ""},
 	}
 	for _, c := range cases {
 		if c.err == nil || !strings.HasPrefix(c.err.Error(), "workers: ") {
 			t.Errorf("%s: err = %v, want a workers: error", c.name, c.err)
+		}
+		if c.err != nil && !strings.Contains(c.err.Error(), c.next) {
+			t.Errorf("%s: err = %v, want it to say %q", c.name, c.err, c.next)
 		}
 	}
 	if _, err := r.Kill("w42"); !errors.Is(err, workers.ErrUnknownWorker) {
