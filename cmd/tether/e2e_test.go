@@ -174,6 +174,17 @@ func TestToolsCommand(t *testing.T) {
 			t.Errorf("%s surface lists %v, want %v", c.surface, got, c.want)
 		}
 	}
+	// The text listing shows each description whole: apply_patch's format
+	// spans several lines and is useless cut after its first.
+	out, err := exec.Command(bin, "tools", "--workdir", dir).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\n  *** Begin Patch\n", "\n  *** Update File: path\n", "\n  *** End Patch\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("tools listing lacks %q:\n%s", want, out)
+		}
+	}
 }
 
 // mcpSession starts `tether serve` and connects the go-sdk client to it over

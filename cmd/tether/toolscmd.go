@@ -68,8 +68,10 @@ func runTools(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%d tools on the %s surface (families wired: %s)\n", len(list), run.Surface(), strings.Join(run.Families(), ", "))
 	for _, e := range list {
-		first, _, _ := strings.Cut(e.Description, "\n")
-		fmt.Fprintf(stdout, "\n%s (%s)\n  %s\n  schema: %s\n", e.Name, e.Tier, first, compact(e.InputSchema))
+		// The whole description, as the model sees it (apply_patch's spells
+		// out the patch format over several lines).
+		desc := strings.ReplaceAll(strings.TrimRight(e.Description, "\n"), "\n", "\n  ")
+		fmt.Fprintf(stdout, "\n%s (%s)\n  %s\n  schema: %s\n", e.Name, e.Tier, desc, compact(e.InputSchema))
 	}
 	return 0
 }
