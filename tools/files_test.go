@@ -506,6 +506,15 @@ func TestApplyPatchAgentForms(t *testing.T) {
 			}
 		})
 	}
+	t.Run("blank lines in and after added files", func(t *testing.T) {
+		r, dir := newRun(t, nil)
+		mustCall(t, r, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: n1.txt\n+a\n\n*** Add File: n2.txt\n+b\n\n+c\n\n\n*** End Patch"})
+		for name, want := range map[string]string{"n1.txt": "a\n", "n2.txt": "b\n\nc\n"} {
+			if got := readFile(t, filepath.Join(dir, name)); got != want {
+				t.Errorf("%s = %q, want %q", name, got, want)
+			}
+		}
+	})
 	t.Run("an @@ anchor with nothing after it is still an error", func(t *testing.T) {
 		r, _ := newRun(t, map[string]string{"f.py": twin})
 		res, err := call(t, r, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: f.py\n@@ class B:\n*** End Patch"})

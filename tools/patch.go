@@ -94,6 +94,22 @@ func ParsePatch(patch string) ([]PatchOp, error) {
 			op := PatchOp{Kind: PatchAdd, Path: strings.TrimSpace(strings.TrimPrefix(l, patchAdd)), line: n}
 			i++
 			for i < len(lines) && !strings.HasPrefix(lines[i], "*** ") {
+				if strings.TrimSpace(lines[i]) == "" {
+					// A blank line between sections separates them; one
+					// followed by more '+' lines is an empty line whose '+'
+					// was forgotten.
+					j := i
+					for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+						j++
+					}
+					if j == len(lines) || strings.HasPrefix(lines[j], "*** ") {
+						i = j
+						break
+					}
+					op.Lines = append(op.Lines, "")
+					i++
+					continue
+				}
 				if !strings.HasPrefix(lines[i], "+") {
 					return nil, bad(i+2, "in \"*** Add File: %s\" every line must start with '+', got %q", op.Path, lines[i])
 				}
