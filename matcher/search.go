@@ -415,15 +415,27 @@ func (s *Searcher) doChunks(ctx context.Context, m *matcher, lang string, j *fil
 	hits := 0
 	line := 0
 	prev := 0
+	// the chunks holding every token, neighbours merged into one region so
+	// that fewer, larger parses do the same work
+	type region struct{ start, end int }
+	var regions []region
 	for k, start := range starts {
 		end := len(src)
 		if k+1 < len(starts) {
 			end = starts[k+1]
 		}
-		chunk := src[start:end]
-		if !hasTokens(chunk, m.pat.tokens) {
+		if !hasTokens(src[start:end], m.pat.tokens) {
 			continue
 		}
+		if n := len(regions); n > 0 && regions[n-1].end == start {
+			regions[n-1].end = end
+			continue
+		}
+		regions = append(regions, region{start, end})
+	}
+	for _, rg := range regions {
+		start := rg.start
+		chunk := src[start:rg.end]
 		line += bytes.Count(src[prev:start], []byte{'\n'})
 		prev = start
 		t, hit, err := s.tree(ctx, lang, fmt.Sprintf("%s#%d", j.path, start), chunk, mtime)
