@@ -21,10 +21,12 @@ demo: build
 deps:
 	scripts/install-deps.sh all
 
-## grammars: build the tree-sitter grammar wasm modules from pinned packages.
+## grammars: build the tree-sitter grammar wasm modules from pinned packages (and
+## compile them once for wazero, so tests and the first run start warm).
 grammars:
 	scripts/install-deps.sh build
 	go run ./grammars/build
+	go run ./engine/precompile
 
 ## build: a cgo-free tether binary with the grammars embedded.
 build: grammars

@@ -114,6 +114,33 @@ func (e *Engine) Parse(ctx context.Context, lang string, src []byte) (*Tree, err
 	return e.fallback.Parse(ctx, lang, src)
 }
 
+// Precompile compiles the named languages' modules now (all built ones when
+// none are named) instead of on first use, filling wazero's compilation cache
+// so later processes start warm. It returns the first error; languages not
+// built are skipped when none are named.
+func (e *Engine) Precompile(ctx context.Context, langs ...string) error {
+	if len(langs) == 0 {
+		for _, l := range grammars.All() {
+			if grammars.Built(l.ID) {
+				langs = append(langs, l.ID)
+			}
+		}
+	}
+	for _, name := range langs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		l, err := resolve(name)
+		if err != nil {
+			return err
+		}
+		if _, err := e.module(l.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Languages returns every shipped language, built or not (see
 // grammars.Built).
 func (e *Engine) Languages() []grammars.Language { return grammars.All() }
