@@ -84,9 +84,10 @@ func (c Config) cachePath() string {
 
 // Limits are one tenant's limits. The zero value of a field means its default.
 type Limits struct {
-	// Memory caps each instance's heap, in bytes (default and maximum: the
-	// engine's memory limit). An input that needs more fails with an error
-	// wrapping ErrMemoryLimit, and the instance is replaced.
+	// Memory caps each instance's linear memory in bytes: the grammar's
+	// tables, the parser's heap, the source and the node table (default and
+	// maximum: the engine's memory limit). An input that needs more fails
+	// with an error wrapping ErrMemoryLimit, and the instance is replaced.
 	Memory uint64
 	// Timeout bounds each parse in addition to its context (0: none).
 	Timeout time.Duration
