@@ -55,7 +55,7 @@ func (c Config) WithMemoryLimit(bytes uint64) Config {
 // WithHardCancel makes wazero stop a call when its context is done even inside
 // code that never checks for cancellation (WithCloseOnContextDone); the
 // instance is then dropped and its pool makes a new one. Parses already stop
-// cooperatively without it; it costs some speed everywhere.
+// cooperatively without it; it halves parse throughput (bench/README.md).
 func (c Config) WithHardCancel(on bool) Config {
 	c.hardCancel = on
 	return c
