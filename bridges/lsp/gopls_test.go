@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,6 +122,13 @@ func TestGopls(t *testing.T) {
 			t.Fatalf("want ready and clean, got %+v", d)
 		}
 	})
+	t.Run("diagnostics_no_language", func(t *testing.T) {
+		// "could not look" (no server for .txt), said once, not "no errors".
+		_, err := s.Diagnostics(ctx, "notes.txt")
+		if !errors.Is(err, lsp.ErrNoLanguage) || strings.Count(err.Error(), "lsp:") != 1 || !strings.Contains(err.Error(), `".txt"`) {
+			t.Fatalf("diagnostics of a .txt file: %v", err)
+		}
+	})
 	t.Run("position_errors", func(t *testing.T) {
 		_, err := s.Definition(ctx, lsp.Position{File: "use.go", Line: 11})
 		if err == nil || !strings.Contains(err.Error(), "symbol is required") {
@@ -142,6 +150,11 @@ func TestGopls(t *testing.T) {
 		_, err = s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 14, Symbol: "Side"})
 		if err == nil || !strings.Contains(err.Error(), "Side#2") {
 			t.Fatalf("ambiguous symbol should list candidates: %v", err)
+		}
+		// Occurrences count from 1: #0 says so instead of "not on line".
+		_, err = s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 14, Symbol: "Side#0"})
+		if err == nil || !strings.Contains(err.Error(), "Side#1 is the first") {
+			t.Fatalf("Side#0 should say occurrences count from 1: %v", err)
 		}
 		got, err = s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 14, Symbol: "Side#2"})
 		if err != nil || !hasLoc(got.Items, "shapes.go", 10) {

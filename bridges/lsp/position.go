@@ -34,7 +34,10 @@ func resolveSymbol(text []byte, line int, symbol, file string) (int, int, error)
 	}
 	want, nth := symbol, 0
 	if i := strings.LastIndexByte(symbol, '#'); i > 0 && !strings.Contains(lt, symbol) {
-		if k, err := strconv.Atoi(symbol[i+1:]); err == nil && k > 0 {
+		if k, err := strconv.Atoi(symbol[i+1:]); err == nil {
+			if k < 1 {
+				return 0, 0, fmt.Errorf("lsp: %q: occurrences are counted from 1 (%s#1 is the first on the line); the line is: %s", symbol, symbol[:i], quoteLine(lt))
+			}
 			want, nth = symbol[:i], k
 		}
 	}

@@ -649,7 +649,7 @@ func (s *Supervisor) fileDiagnostics(ctx context.Context, file string, save bool
 		return nil, err
 	}
 	if _, err := s.specFor(path); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoLanguage, err)
+		return nil, fmt.Errorf("%w: %s", ErrNoLanguage, strings.TrimPrefix(err.Error(), "lsp: "))
 	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("lsp: %s does not exist in the workspace", file)
