@@ -137,7 +137,8 @@ func (f *fakeAdapter) serve(c net.Conn) {
 }
 
 func fakeSupervisor(t *testing.T, f *fakeAdapter, cfg dap.Config) (*dap.Supervisor, string) {
-	root := writeFiles(t, map[string]string{"prog.fake": "line one\nline two\n"})
+	// 102 lines: the fake adapter finds "no code" at line 99.
+	root := writeFiles(t, map[string]string{"prog.fake": "line one\nline two\n" + strings.Repeat("\n", 100)})
 	f.file = root + "/prog.fake"
 	cfg.Adapters = []dap.Adapter{{
 		ID: "fake", Markers: []string{"*.fake"}, Extensions: []string{".fake"},
@@ -244,6 +245,7 @@ func TestFakeBadRequests(t *testing.T) {
 		{dap.Request{Op: "attach"}, "attach needs port"},
 		{dap.Request{Op: "breakpoints", File: "nope.fake", Lines: []int{1}}, "is not a file"},
 		{dap.Request{Op: "breakpoints", File: "prog.fake", Lines: []int{0}}, "1-based"},
+		{dap.Request{Op: "breakpoints", File: "prog.fake", Lines: []int{1, 100000}}, "line 100000 is past the end of prog.fake"},
 	} {
 		t.Run(tc.req.Op, func(t *testing.T) {
 			msg := doErr(t, sv, "c", root, tc.req)

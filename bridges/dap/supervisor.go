@@ -1,11 +1,13 @@
 package dap
 
 import (
+	"bytes"
 	"context"
 	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -408,9 +410,16 @@ func (sv *Supervisor) opBreakpoints(ctx context.Context, c *conversation, root s
 		return nil, fmt.Errorf("debug: breakpoints: %s is not a file; give a source file path relative to the working dir", req.File)
 	}
 	lines := slices.Clone(req.Lines)
+	n := -1 // lines in the file, counted when needed
 	for _, l := range lines {
 		if l <= 0 {
 			return nil, fmt.Errorf("debug: breakpoints: line %d is not a line number (lines are 1-based)", l)
+		}
+		if n < 0 {
+			n = fileLines(file)
+		}
+		if n >= 0 && l > n {
+			return nil, fmt.Errorf("debug: breakpoints: line %d is past the end of %s (%d lines); no breakpoint was set or changed", l, req.File, n)
 		}
 	}
 	slices.Sort(lines)
@@ -1163,4 +1172,19 @@ func staleHint(err error, next string) error {
 		return fmt.Errorf("%w; %s", err, next)
 	}
 	return err
+}
+
+// fileLines is the number of lines in file (a last line without a newline
+// counts), or a huge number when it cannot be read, so that the adapter has
+// the last word.
+func fileLines(file string) int {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return math.MaxInt
+	}
+	n := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
 }
