@@ -389,6 +389,9 @@ func fetch(o *options, p grammars.Package) (string, error) {
 			return "", fmt.Errorf("grammars: %w", err)
 		}
 		defer os.RemoveAll(tmp)
+		if _, err := exec.LookPath(o.npm); err != nil {
+			return "", fmt.Errorf("grammars: %s not found (%v): the grammar sources are fetched with `npm pack`; install Node.js with npm, or pass -npm", o.npm, err)
+		}
 		o.logf("npm pack %s", p.Spec())
 		cmd := exec.Command(o.npm, "pack", "--silent", "--pack-destination", tmp, p.Spec())
 		cmd.Dir = tmp
