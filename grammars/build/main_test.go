@@ -1,0 +1,65 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha512"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func tgz(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for name, body := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	zw.Close()
+	return buf.Bytes()
+}
+
+func TestCheckIntegrity(t *testing.T) {
+	b := []byte("package bytes")
+	sum := sha512.Sum512(b)
+	good := "sha512-" + base64.StdEncoding.EncodeToString(sum[:])
+	if err := checkIntegrity(b, good); err != nil {
+		t.Errorf("matching bytes: %v", err)
+	}
+	if err := checkIntegrity(append(b, '!'), good); err == nil || !strings.Contains(err.Error(), "integrity mismatch") {
+		t.Errorf("changed bytes: %v", err)
+	}
+}
+
+func TestUntar(t *testing.T) {
+	dir := t.TempDir()
+	if err := untar(tgz(t, map[string]string{"package/src/parser.c": "int x;"}), dir); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "package", "src", "parser.c")); err != nil || string(b) != "int x;" {
+		t.Errorf("extracted %q, %v", b, err)
+	}
+	for _, bad := range []string{"../escape.c", "/abs/escape.c", "package/../../escape.c"} {
+		if err := untar(tgz(t, map[string]string{bad: "x"}), t.TempDir()); err == nil {
+			t.Errorf("%s: extracted outside the directory", bad)
+		}
+	}
+}
+
+func TestHashOfSeparatesParts(t *testing.T) {
+	if hashOf("ab", "c") == hashOf("a", "bc") {
+		t.Error("part boundaries do not change the key")
+	}
+	if hashOf("x") != hashOf("x") {
+		t.Error("hash is not stable")
+	}
+}
