@@ -446,21 +446,36 @@ func (f *fileTools) edit(ctx context.Context, call *Call) (*Result, error) {
 
 // matchLines lists the line numbers where sub starts in text (at most max).
 func matchLines(text, sub string, max int) string {
-	var nums []string
+	// One entry per line, with a count when the line holds several matches:
+	// "1 (3 times), 5 (2 times), 6".
+	var lines, counts []int
 	off := 0
-	for len(nums) < max {
+	for {
 		i := strings.Index(text[off:], sub)
 		if i < 0 {
 			break
 		}
-		nums = append(nums, fmt.Sprint(strings.Count(text[:off+i], "\n")+1))
+		ln := strings.Count(text[:off+i], "\n") + 1
+		if k := len(lines); k > 0 && lines[k-1] == ln {
+			counts[k-1]++
+		} else {
+			lines, counts = append(lines, ln), append(counts, 1)
+		}
 		off += i + len(sub)
 	}
-	s := strings.Join(nums, ", ")
-	if strings.Count(text, sub) > max {
-		s += ", ..."
+	var parts []string
+	for k, ln := range lines {
+		if k == max {
+			parts = append(parts, "...")
+			break
+		}
+		if counts[k] > 1 {
+			parts = append(parts, fmt.Sprintf("%d (%d times)", ln, counts[k]))
+		} else {
+			parts = append(parts, fmt.Sprint(ln))
+		}
 	}
-	return s
+	return strings.Join(parts, ", ")
 }
 
 func (f *fileTools) applyPatch(ctx context.Context, call *Call) (*Result, error) {

@@ -277,6 +277,8 @@ func TestEdit(t *testing.T) {
 		want    string
 	}{
 		{"ambiguous", map[string]any{"path": "f.go", "old_string": ":= 1", "new_string": ":= 9"}, "matches 2 places in f.go (lines 1, 2)", "a := 1\nb := 1\nc := 2\n"},
+		{"ambiguous on one line", map[string]any{"path": "f.go", "old_string": "1", "new_string": "9"}, "matches 2 places in f.go (lines 1, 2)", "a := 1\nb := 1\nc := 2\n"},
+		{"ambiguous, lines counted once", map[string]any{"path": "f.go", "old_string": " ", "new_string": "_"}, "matches 6 places in f.go (lines 1 (2 times), 2 (2 times), 3 (2 times))", "a := 1\nb := 1\nc := 2\n"},
 		{"not found", map[string]any{"path": "f.go", "old_string": "d := 4", "new_string": "x"}, "not found in f.go", "a := 1\nb := 1\nc := 2\n"},
 		{"whitespace hint", map[string]any{"path": "g.go", "old_string": "x y", "new_string": "z"}, "different whitespace", ""},
 		{"same", map[string]any{"path": "f.go", "old_string": "a", "new_string": "a"}, "are the same", "a := 1\nb := 1\nc := 2\n"},
