@@ -52,7 +52,7 @@ func (l *lspTools) tools() []Tool {
 				"definition, type_definition, implementation, references (cap 50), hover, code_actions (file, line, symbol); " +
 				"symbols (query: workspace search, cap 100; or file: its symbols, cap 200); status (which servers run, or why not); reload (restart them).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"action":{"type":"string","enum":` + lspActions + `},` +
+				`"action":{"type":"string","enum":` + lspActions + `,"description":"what to ask; see the tool description for each action's arguments"},` +
 				`"file":{"type":"string","description":"workspace-relative file; \"*\" with diagnostics runs the project checker"},` +
 				`"line":{"type":"integer","minimum":1,"description":"1-based line of file"},` +
 				`"symbol":{"type":"string","description":"substring of that line naming the symbol; name#2 picks the second occurrence"},` +
@@ -67,8 +67,10 @@ func (l *lspTools) tools() []Tool {
 				"Arguments: file, line (1-based), symbol (substring of that line naming it; name#2 for the second occurrence), new_name. " +
 				"Reports the files changed and any new diagnostics.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"file":{"type":"string","minLength":1},"line":{"type":"integer","minimum":1},` +
-				`"symbol":{"type":"string","minLength":1},"new_name":{"type":"string","minLength":1}},` +
+				`"file":{"type":"string","minLength":1,"description":"workspace-relative file where the symbol appears"},` +
+				`"line":{"type":"integer","minimum":1,"description":"1-based line of file"},` +
+				`"symbol":{"type":"string","minLength":1,"description":"substring of that line naming the symbol; name#2 picks the second occurrence"},` +
+				`"new_name":{"type":"string","minLength":1,"description":"the new identifier"}},` +
 				`"required":["file","line","symbol","new_name"],"additionalProperties":false}`),
 			Handler: l.rename,
 		},

@@ -58,7 +58,7 @@ func VibeTools(ws *workers.Roster) []Tool {
 			Description: "Append a message to a worker's brief and run it again (a running worker is stopped first). " +
 				"Use it to correct course or answer the worker's question.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"worker_id":{"type":"string","minLength":1},"message":{"type":"string","minLength":1}},` +
+				`"worker_id":{"type":"string","minLength":1,"description":"the id vibe_spawn returned, e.g. w1"},"message":{"type":"string","minLength":1,"description":"what to add to the worker's brief; it reruns with the brief and this message"}},` +
 				`"required":["worker_id","message"],"additionalProperties":false}`),
 			Handler: v.send,
 		},
@@ -69,8 +69,8 @@ func VibeTools(ws *workers.Roster) []Tool {
 				"its exit status and the tail of its log. Waits at most timeout_seconds (default %d, max %d); "+
 				"a timeout is not an error, it says the worker is still running.", DefaultWaitSeconds, MaxWaitSeconds),
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"worker_id":{"type":"string","minLength":1},` +
-				`"timeout_seconds":{"type":"number","minimum":0,"maximum":3600}},` +
+				`"worker_id":{"type":"string","minLength":1,"description":"the id vibe_spawn returned, e.g. w1"},` +
+				`"timeout_seconds":{"type":"number","minimum":0,"maximum":3600,"description":"longest wait; when it passes the worker keeps running and the result says so"}},` +
 				`"required":["worker_id"],"additionalProperties":false}`),
 			Handler: v.wait,
 		},
@@ -78,7 +78,7 @@ func VibeTools(ws *workers.Roster) []Tool {
 			Name:        "vibe_kill",
 			Tier:        TierRead,
 			Description: "Stop a worker and every process it started. Its last result stays readable with vibe_wait.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"worker_id":{"type":"string","minLength":1}},` +
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"worker_id":{"type":"string","minLength":1,"description":"the id vibe_spawn returned, e.g. w1"}},` +
 				`"required":["worker_id"],"additionalProperties":false}`),
 			Handler: v.kill,
 		},

@@ -174,9 +174,34 @@ func TestToolsCommand(t *testing.T) {
 			t.Errorf("%s surface lists %v, want %v", c.surface, got, c.want)
 		}
 	}
+	// Every argument of every tool says what it is: the model sees nothing
+	// else. (resolve belongs to the structural-search family and is checked
+	// there.)
+	out, err := exec.Command(bin, "tools", "--workdir", dir, "--json", "--vibe", "--worker", "fast=cat").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []struct {
+		Name        string `json:"name"`
+		InputSchema struct {
+			Properties map[string]struct {
+				Description string `json:"description"`
+			} `json:"properties"`
+		} `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(out, &all); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range all {
+		for name, p := range tool.InputSchema.Properties {
+			if p.Description == "" && tool.Name != "resolve" {
+				t.Errorf("%s: argument %q has no description", tool.Name, name)
+			}
+		}
+	}
 	// The text listing shows each description whole: apply_patch's format
 	// spans several lines and is useless cut after its first.
-	out, err := exec.Command(bin, "tools", "--workdir", dir).Output()
+	out, err = exec.Command(bin, "tools", "--workdir", dir).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
