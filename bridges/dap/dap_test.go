@@ -440,7 +440,13 @@ func TestAdapters(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := doErr(t, sv, "c", root, dap.Request{Op: "launch", Program: "main.dart"})
-	if !strings.Contains(msg, "dart adapter cannot start") {
+	if !strings.Contains(msg, "dart adapter cannot start") || !strings.Contains(msg, "see op adapters") {
+		t.Fatal(msg)
+	}
+	// No root marker: the error says where a session can start.
+	bare := writeFiles(t, map[string]string{"app.py": "print(1)\n"})
+	msg = doErr(t, sv, "c", bare, dap.Request{Op: "launch", Program: "app.py"})
+	if !strings.Contains(msg, "marker missing") || !strings.Contains(msg, "project root") {
 		t.Fatal(msg)
 	}
 }

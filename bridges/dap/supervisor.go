@@ -514,7 +514,7 @@ func (sv *Supervisor) pickAdapter(ctx context.Context, root string, req Request,
 	}
 	st, r := checkAdapter(ctx, chosen, root)
 	if r == nil {
-		return nil, fmt.Errorf("debug: the %s adapter cannot start here: %s", chosen.ID, st.Reason)
+		return nil, fmt.Errorf("debug: the %s adapter cannot start here: %s; %s", chosen.ID, st.Reason, startHint(st.Reason))
 	}
 	return r, nil
 }
@@ -1187,4 +1187,15 @@ func fileLines(file string) int {
 		n++
 	}
 	return n
+}
+
+// startHint says what to do about an adapter that cannot start.
+func startHint(reason string) string {
+	if strings.Contains(reason, "marker missing") {
+		return "a session starts in a project root: use the directory with the marker as the working directory (or create the marker), and see op adapters"
+	}
+	if strings.Contains(reason, "install") {
+		return "see op adapters"
+	}
+	return "install the adapter or put it on PATH, and see op adapters"
 }
