@@ -85,7 +85,7 @@ func AstGrepTools(r *Run) []Tool {
 				"files are written atomically, all or none.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 				`"edit_id":{"type":"string","minLength":1,"description":"the id ast_edit returned, e.g. edit_1"},` +
-				`"action":{"type":"string","enum":["accept","discard"]}},` +
+				`"action":{"type":"string","enum":["accept","discard"],"description":"accept writes every file of the edit (all or none); discard drops it"}},` +
 				`"required":["edit_id","action"],"additionalProperties":false}`),
 			Handler: s.resolve,
 		},

@@ -194,7 +194,7 @@ func TestToolsCommand(t *testing.T) {
 	}
 	for _, tool := range all {
 		for name, p := range tool.InputSchema.Properties {
-			if p.Description == "" && tool.Name != "resolve" {
+			if p.Description == "" {
 				t.Errorf("%s: argument %q has no description", tool.Name, name)
 			}
 		}
