@@ -136,6 +136,21 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 		start, end int
 	}
 	trees := make([]parsed, len(spec.ladder))
+	// gapped is the first rung of pass 0 whose only faults are MISSING tokens
+	// (a statement written without its ";"): preferred over a later rung's
+	// clean reading that took one of its keywords for an identifier (Java and
+	// Dart read "if ($X != null) $X.dispose()" as a call to a function named
+	// "if" in expression context).
+	gapped := -1
+	var gappedNodes []engine.Node
+	build := func(context string, nodes []engine.Node) *Pattern {
+		pat := &Pattern{lang: lang, src: src, context: context}
+		for _, n := range nodes {
+			pat.roots = append(pat.roots, convert(n, spec.expando, spec.quoted))
+		}
+		pat.collect()
+		return pat
+	}
 	for pass := 0; pass < 3; pass++ {
 		text := sub
 		if pass == 2 {
@@ -156,6 +171,11 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 				trees[i] = parsed{tree, start, end}
 			}
 			t := trees[i]
+			if pass == 0 && gapped < 0 && t.tree.HasError() && !hasErrorNode(t.tree) {
+				if nodes := extract(t.tree, uint32(t.start), uint32(t.end)); len(nodes) > 0 {
+					gapped, gappedNodes = i, nodes
+				}
+			}
 			if pass != 1 && t.tree.HasError() || pass == 1 && !tolerable(t.tree, spec.expando) {
 				continue
 			}
@@ -163,13 +183,21 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 			if len(nodes) == 0 {
 				continue
 			}
-			pat := &Pattern{lang: lang, src: src, context: c.name}
-			for _, n := range nodes {
-				pat.roots = append(pat.roots, convert(n, spec.expando, spec.quoted))
+			if pass == 0 && gapped >= 0 && demotesKeyword(gappedNodes, uint32(trees[gapped].start), nodes, uint32(t.start)) {
+				return build(spec.ladder[gapped].name, gappedNodes), nil
 			}
-			pat.collect()
-			return pat, nil
+			return build(c.name, nodes), nil
 		}
+		if pass == 0 && gapped >= 0 && !multiBeforeBrace.MatchString(sub) {
+			// no clean reading: a statement missing only its terminator
+			// ("return $X" in Java) is read as the statement, as ast-grep
+			// does, before any reading that needs an ERROR node tolerated.
+			// A "$$$ }" waits for pass 2, which gives it its ";".
+			return build(spec.ladder[gapped].name, gappedNodes), nil
+		}
+	}
+	if gapped >= 0 {
+		return build(spec.ladder[gapped].name, gappedNodes), nil
 	}
 	return nil, fmt.Errorf("%w as %s for %s: %q; check its syntax (a complete expression, statement, member or declaration of the language, with metavariables like $X, $$$ARGS)",
 		ErrUnparseable, contextNames(spec.ladder), lang, src)
@@ -222,6 +250,61 @@ func tolerable(t *engine.Tree, expando rune) bool {
 		return true
 	})
 	return ok
+}
+
+// hasErrorNode reports whether t has an ERROR node (MISSING tokens aside).
+func hasErrorNode(t *engine.Tree) bool {
+	found := false
+	t.Root().Walk(func(n engine.Node) bool {
+		if found || !n.HasError() {
+			return false
+		}
+		if n.IsError() {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// demotesKeyword reports whether the reading b (its snippet starting at
+// bBase) has a named leaf where reading a (snippet at aBase) has a keyword
+// token of the same text: b took a keyword for an identifier.
+func demotesKeyword(a []engine.Node, aBase uint32, b []engine.Node, bBase uint32) bool {
+	keywords := map[uint32]string{}
+	for _, n := range a {
+		n.Walk(func(k engine.Node) bool {
+			if k.ChildCount() == 0 && !k.IsNamed() && !k.IsMissing() && isWord(k.Text()) {
+				keywords[k.StartByte()-aBase] = k.Text()
+			}
+			return true
+		})
+	}
+	if len(keywords) == 0 {
+		return false
+	}
+	demoted := false
+	for _, n := range b {
+		n.Walk(func(k engine.Node) bool {
+			if k.ChildCount() == 0 && k.IsNamed() && keywords[k.StartByte()-bBase] == k.Text() {
+				demoted = true
+			}
+			return !demoted
+		})
+	}
+	return demoted
+}
+
+func isWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r != '_' && !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // extract returns the node that spans exactly [start, end) of the scaffold,
