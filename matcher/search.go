@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -70,7 +71,9 @@ func (s *Searcher) Cache() *Cache { return s.cache }
 type Query struct {
 	// Pattern is the code shape to find, with metavariables.
 	Pattern string
-	// Language is a grammar id; inferred from the extension when Paths is one file.
+	// Language is a grammar id; when empty it is inferred from the extension
+	// of a single file, or for directories from the one language their files
+	// are in (or the one of several the pattern parses in).
 	Language string
 	// Paths are files or directories to search (default ".").
 	Paths []string
@@ -225,8 +228,14 @@ type fileJob struct {
 	abandoned int
 }
 
-// resolveLanguage infers the language from a single file path when lang is empty.
-func resolveLanguage(lang string, paths []string) (string, error) {
+// anyLanguage, as walk's language, keeps every file of a shipped grammar.
+const anyLanguage = "*"
+
+// resolveLanguage returns the language to search paths with: lang when given;
+// else the language of a single file; else, for directories, the one language
+// their files are written in, or the one language of several that the pattern
+// parses in. Anything else is an error that names the candidates.
+func (s *Searcher) resolveLanguage(ctx context.Context, lang, pattern string, paths []string) (string, error) {
 	if lang != "" {
 		return canonicalLang(lang)
 	}
@@ -238,7 +247,50 @@ func resolveLanguage(lang string, paths []string) (string, error) {
 			return "", fmt.Errorf("matcher: no language for %s: its extension is not a known grammar's; pass language", paths[0])
 		}
 	}
-	return "", errors.New("matcher: language is required when searching a directory: pass a grammar id such as go, python, dart")
+	counts := map[string]int{}
+	for _, p := range paths {
+		var sk Skips
+		files, err := walk(p, anyLanguage, &sk)
+		if err != nil {
+			return "", fmt.Errorf("matcher: cannot search %s: %w", p, err)
+		}
+		for _, f := range files {
+			counts[langForPath(f)]++
+		}
+	}
+	if len(counts) == 0 {
+		return "", fmt.Errorf("matcher: no source file of a shipped grammar under %s (hidden and ignored files aside): check the path, or pass language", strings.Join(paths, ", "))
+	}
+	langs := make([]string, 0, len(counts))
+	for l := range counts {
+		langs = append(langs, l)
+	}
+	sort.Slice(langs, func(i, j int) bool {
+		if counts[langs[i]] != counts[langs[j]] {
+			return counts[langs[i]] > counts[langs[j]]
+		}
+		return langs[i] < langs[j]
+	})
+	if len(langs) == 1 {
+		return langs[0], nil
+	}
+	var parses, held []string
+	for _, l := range langs {
+		held = append(held, fmt.Sprintf("%s (%d %s)", l, counts[l], plural(counts[l], "file", "files")))
+		if _, err := Compile(ctx, s.parser, l, pattern); err == nil {
+			parses = append(parses, l)
+		} else if !errors.Is(err, ErrUnparseable) {
+			return "", err
+		}
+	}
+	if len(parses) == 1 {
+		return parses[0], nil
+	}
+	if len(parses) == 0 {
+		return "", fmt.Errorf("%w in any language found under %s: %s; check its syntax, or pass language", ErrUnparseable, strings.Join(paths, ", "), strings.Join(held, ", "))
+	}
+	return "", fmt.Errorf("matcher: %s holds several languages, %s, and the pattern parses in %s: pass language (one search per language)",
+		strings.Join(paths, ", "), strings.Join(held, ", "), strings.Join(parses, ", "))
 }
 
 // Search compiles q.Pattern and runs it over q.Paths.
@@ -254,7 +306,7 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	lang, err := resolveLanguage(q.Language, paths)
+	lang, err := s.resolveLanguage(ctx, q.Language, q.Pattern, paths)
 	if err != nil {
 		return nil, nil, err
 	}

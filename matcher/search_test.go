@@ -66,8 +66,8 @@ func TestSearchReportsWhatItSkipped(t *testing.T) {
 	if _, err := s.Search(context.Background(), matcher.Query{Pattern: "g(", Language: "go", Paths: []string{dir}}); !errors.Is(err, matcher.ErrUnparseable) {
 		t.Errorf("unparseable pattern: %v", err)
 	}
-	if _, err := s.Search(context.Background(), matcher.Query{Pattern: "g($X)", Paths: []string{dir}}); err == nil {
-		t.Error("a directory search without a language did not fail")
+	if inferred, err := s.Search(context.Background(), matcher.Query{Pattern: "gee($X)", Paths: []string{dir}}); err != nil || inferred.Total != 2 {
+		t.Errorf("a directory of Go files searched without a language: %v", err)
 	}
 	one, err := s.Search(context.Background(), matcher.Query{Pattern: "gee($X)", Paths: []string{filepath.Join(dir, "a.go")}})
 	if err != nil || one.Total != 2 || one.Matches[0].Language != "go" {
@@ -163,5 +163,47 @@ func TestSearchCancelled(t *testing.T) {
 	s := matcher.NewSearcher(parser(t), matcher.Config{})
 	if _, err := s.Search(ctx, matcher.Query{Pattern: "g($X)", Language: "go", Paths: []string{dir}}); err == nil {
 		t.Error("a cancelled search reported success")
+	}
+}
+
+// A directory search without a language takes the one language its files are
+// in, or the one of several that the pattern parses in; otherwise it says which
+// languages it found and asks for one.
+func TestSearchInfersLanguage(t *testing.T) {
+	p := parser(t)
+	s := matcher.NewSearcher(p, matcher.Config{})
+	ctx := context.Background()
+	goOnly := t.TempDir()
+	write(t, goOnly, map[string]string{"a.go": "package a\n\nfunc f() { gee(1) }\n", "README.md": "gee(2)\n"})
+	res, err := s.Search(ctx, matcher.Query{Pattern: "gee($X)", Paths: []string{goOnly}})
+	if err != nil || res.Total != 1 || res.Matches[0].Language != "go" {
+		t.Fatalf("go-only dir: %v %+v", err, res)
+	}
+	mixed := t.TempDir()
+	write(t, mixed, map[string]string{
+		"a.go": "package a\n\nfunc f() { gee(1) }\n",
+		"b.go": "package a\n\nfunc g() { gee(2) }\n",
+		"c.py": "gee(3)\nif k is None:\n    pass\n",
+		"d.rs": "fn main() { gee(4); }\n",
+	})
+	// parses in every language present: ambiguous, and the error names them
+	_, err = s.Search(ctx, matcher.Query{Pattern: "gee($X)", Paths: []string{mixed}})
+	if err == nil || !strings.Contains(err.Error(), "go (2 files), python (1 file), rust (1 file)") || !strings.Contains(err.Error(), "pass language") {
+		t.Fatalf("mixed dir, ambiguous pattern: %v", err)
+	}
+	// parses in Python only
+	res, err = s.Search(ctx, matcher.Query{Pattern: "$X is None", Paths: []string{mixed}})
+	if err != nil || res.Total != 1 || res.Matches[0].Language != "python" {
+		t.Fatalf("mixed dir, python-only pattern: %v %+v", err, res)
+	}
+	// parses nowhere: unparseable, not "no matches"
+	if _, err = s.Search(ctx, matcher.Query{Pattern: "gee(((", Paths: []string{mixed}}); !errors.Is(err, matcher.ErrUnparseable) {
+		t.Fatalf("mixed dir, broken pattern: %v", err)
+	}
+	// nothing of a known language at all
+	empty := t.TempDir()
+	write(t, empty, map[string]string{"notes.txt": "gee(1)\n"})
+	if _, err = s.Search(ctx, matcher.Query{Pattern: "gee($X)", Paths: []string{empty}}); err == nil || !strings.Contains(err.Error(), "no source file of a shipped grammar") {
+		t.Fatalf("dir without sources: %v", err)
 	}
 }

@@ -42,8 +42,8 @@ func (s *Skips) add(o Skips) {
 // Total returns the number of files and directories skipped.
 func (s Skips) Total() int { return s.Ignored + s.Hidden + s.Binary + s.TooLarge + s.Unreadable }
 
-// walk lists the files under root (a file or directory) whose language is lang,
-// in lexical order. Ignore files of root's ancestors up to the repository root
+// walk lists the files under root (a file or directory) whose language is lang
+// (anyLanguage: any shipped grammar's), in lexical order. Ignore files of root's ancestors up to the repository root
 // (the directory holding .git) apply too. Symbolic links are not followed.
 func walk(root, lang string, skips *Skips) ([]string, error) {
 	fi, err := os.Lstat(root)
@@ -91,7 +91,7 @@ func walk(root, lang string, skips *Skips) ([]string, error) {
 			if e.Type()&fs.ModeSymlink != 0 || !isDir && !e.Type().IsRegular() {
 				continue
 			}
-			if !isDir && langForPath(name) != lang {
+			if !isDir && (lang == anyLanguage && langForPath(name) == "" || lang != anyLanguage && langForPath(name) != lang) {
 				continue
 			}
 			p, ap := filepath.Join(dir, name), filepath.Join(absDir, name)

@@ -49,7 +49,7 @@ func AstGrepTools(r *Run) []Tool {
 		search: matcher.NewSearcher(r.cfg.Parser, matcher.Config{}),
 		stage:  matcher.NewStager(r.Root()),
 	}
-	langs := `"language":{"type":"string","description":"grammar id (go, python, javascript, typescript, tsx, rust, c, cpp, java, dart, ...); inferred from the extension when path is a file"}`
+	langs := `"language":{"type":"string","description":"grammar id (go, python, javascript, typescript, tsx, rust, c, cpp, java, dart, ...); inferred from the extension when path is a file, and for a directory from the one language its files are in (or the one the pattern parses in); required when a directory holds several"}`
 	path := `"path":{"type":"string","description":"file or directory to search, relative to the working directory (default: the whole working directory)"}`
 	pattern := `"pattern":{"type":"string","minLength":1,"description":"code in the target language with metavariables: $NAME one node, $$$NAME zero or more siblings, $_ any node without binding"}`
 	return []Tool{

@@ -119,8 +119,9 @@ func TestAstGrepTool(t *testing.T) {
 	if _, err = sgCall(t, r, "ast_grep", `{"pattern":"f($X)","path":"../"}`); err == nil {
 		t.Error("a path outside the working directory was searched")
 	}
-	if _, err = sgCall(t, r, "ast_grep", `{"pattern":"f($X)"}`); err == nil || !strings.Contains(err.Error(), "language is required") {
-		t.Errorf("directory search without language: %v", err)
+	// a directory of Go files alone: the language is inferred
+	if res, err = sgCall(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)"}`); err != nil || !strings.Contains(res.AllText(), "4 matches in 2 of 2 files searched") {
+		t.Errorf("directory search without language: %v\n%s", err, res.AllText())
 	}
 }
 

@@ -22,7 +22,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	var updateAll, asJSON bool
 	fs.StringVar(&pattern, "p", "", "the pattern: code with metavariables ($X, $$$ARGS, $_)")
 	fs.StringVar(&pattern, "pattern", "", "same as -p")
-	fs.StringVar(&lang, "l", "", "language id (go, python, rust, ...); inferred when PATH is one file")
+	fs.StringVar(&lang, "l", "", "language id (go, python, rust, ...); inferred from a file's extension, or from the one language a directory holds")
 	fs.StringVar(&lang, "lang", "", "same as -l")
 	fs.StringVar(&rewrite, "r", "", "rewrite template: each match is replaced by it, captures substituted")
 	fs.StringVar(&rewrite, "rewrite", "", "same as -r")
