@@ -23,6 +23,9 @@ case "$what" in
   all) want=("${apt_pkgs_build[@]}" "${apt_pkgs_peers[@]}") ;;
   *) echo "usage: $0 [all|build|peers]" >&2; exit 2 ;;
 esac
+# npm fetches the pinned grammar packages (npm pack) and the npm peers; the
+# machine's own Node.js is used when there is one, else Debian's.
+if ! command -v npm >/dev/null; then want+=(nodejs npm); fi
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need_apt+=("$p")
 done
