@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -325,6 +326,11 @@ func extract(t *engine.Tree, start, end uint32) []engine.Node {
 				break
 			}
 		}
+		if !found && n.StartByte() == start && ownsTrailingSpace(t, n, end) {
+			// a node whose only text past the range is a whitespace token
+			// of its own (the newline ending a C preprocessor directive)
+			break
+		}
 		if !found {
 			// a run of siblings spanning exactly the range
 			var run []engine.Node
@@ -358,6 +364,27 @@ func extract(t *engine.Tree, start, end uint32) []engine.Node {
 		}
 		n = only
 	}
+}
+
+// ownsTrailingSpace reports whether n's only text past end is whitespace
+// that belongs to no child (a C "#include" ends with a hidden newline token),
+// so n is the node a pattern written without that whitespace stands for. A
+// list of named nodes (Go's statement_list with its newline) is not such a
+// node: a pattern of several statements stays a sequence.
+func ownsTrailingSpace(t *engine.Tree, n engine.Node, end uint32) bool {
+	if n.EndByte() <= end || len(bytes.TrimSpace(t.Source()[end:n.EndByte()])) != 0 {
+		return false
+	}
+	anonymous := false
+	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+		if c.EndByte() > end {
+			return false
+		}
+		if !c.IsNamed() && !c.IsExtra() {
+			anonymous = true
+		}
+	}
+	return anonymous
 }
 
 // convert turns a pattern tree node into a pnode.
