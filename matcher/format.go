@@ -34,16 +34,39 @@ type AstGrepCapture struct {
 // AstGrepMatch is one match in the JSON shape `ast-grep run --json` prints, so
 // tools written for ast-grep can read tether's output.
 type AstGrepMatch struct {
-	Text          string       `json:"text"`
-	Range         AstGrepRange `json:"range"`
-	File          string       `json:"file"`
-	Lines         string       `json:"lines"`
-	Language      string       `json:"language"`
-	Replacement   *string      `json:"replacement,omitempty"`
+	Text      string       `json:"text"`
+	Range     AstGrepRange `json:"range"`
+	File      string       `json:"file"`
+	Lines     string       `json:"lines"`
+	CharCount struct {
+		Leading  int `json:"leading"`
+		Trailing int `json:"trailing"`
+	} `json:"charCount"`
+	Replacement        *string `json:"replacement,omitempty"`
+	ReplacementOffsets *struct {
+		Start int `json:"start"`
+		End   int `json:"end"`
+	} `json:"replacementOffsets,omitempty"`
+	Language      string `json:"language"`
 	MetaVariables struct {
-		Single map[string]AstGrepCapture   `json:"single"`
-		Multi  map[string][]AstGrepCapture `json:"multi"`
+		Single      map[string]AstGrepCapture   `json:"single"`
+		Multi       map[string][]AstGrepCapture `json:"multi"`
+		Transformed map[string]string           `json:"transformed"`
 	} `json:"metaVariables"`
+}
+
+// charCount counts the characters of a match's lines before the match on its
+// first line and after it on its last, as ast-grep's "charCount".
+func charCount(m Match) (leading, trailing int) {
+	lines := m.Lines
+	if c := m.Span.Start.Column - 1; c >= 0 && c <= len(lines) {
+		leading = utf8.RuneCountInString(lines[:c])
+	}
+	last := lines[strings.LastIndexByte(lines, '\n')+1:]
+	if c := m.Span.End.Column - 1; c >= 0 && c <= len(last) {
+		trailing = utf8.RuneCountInString(last[c:])
+	}
+	return leading, trailing
 }
 
 // astGrepLangNames are ast-grep's spellings of language names in its JSON.
@@ -99,7 +122,15 @@ func AstGrepJSON(ms []Match) []AstGrepMatch {
 		if n, ok := astGrepLangNames[m.Language]; ok {
 			a.Language = n
 		}
+		a.CharCount.Leading, a.CharCount.Trailing = charCount(m)
 		a.Replacement = m.Replacement
+		if m.Replacement != nil {
+			a.ReplacementOffsets = &struct {
+				Start int `json:"start"`
+				End   int `json:"end"`
+			}{m.Span.StartByte, m.Span.EndByte}
+		}
+		a.MetaVariables.Transformed = map[string]string{}
 		a.MetaVariables.Single = map[string]AstGrepCapture{}
 		a.MetaVariables.Multi = map[string][]AstGrepCapture{}
 		for _, b := range m.Bindings {
