@@ -125,9 +125,16 @@ func (m *matcher) snapshot() []binding {
 	if len(m.env) == 0 {
 		return nil
 	}
-	out := make([]binding, len(m.env))
-	for i, b := range m.env {
-		out[i] = binding{name: b.name, multi: b.multi, nodes: append([]engine.Node(nil), b.nodes...)}
+	out := make([]binding, 0, len(m.env))
+	at := map[string]int{}
+	for _, b := range m.env {
+		nb := binding{name: b.name, multi: b.multi, nodes: append([]engine.Node(nil), b.nodes...)}
+		if i, ok := at[b.name]; ok {
+			out[i] = nb // a repeated metavariable reports its last capture, as ast-grep does
+			continue
+		}
+		at[b.name] = len(out)
+		out = append(out, nb)
 	}
 	return out
 }
@@ -151,7 +158,13 @@ func (m *matcher) bind(name string, multi bool, nodes []engine.Node) bool {
 	nb := binding{name: name, multi: multi, nodes: nodes}
 	for i := range m.env {
 		if m.env[i].name == name {
-			return bytes.Equal(m.env[i].text(m.src), nb.text(m.src))
+			if !bytes.Equal(m.env[i].text(m.src), nb.text(m.src)) {
+				return false
+			}
+			// the same text again: kept after the first, so a backtrack that
+			// drops it leaves the earlier capture, and the match reports the
+			// last (snapshot)
+			break
 		}
 	}
 	m.env = append(m.env, nb)
