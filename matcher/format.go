@@ -47,12 +47,16 @@ type AstGrepMatch struct {
 		Start int `json:"start"`
 		End   int `json:"end"`
 	} `json:"replacementOffsets,omitempty"`
-	Language      string `json:"language"`
-	MetaVariables struct {
-		Single      map[string]AstGrepCapture   `json:"single"`
-		Multi       map[string][]AstGrepCapture `json:"multi"`
-		Transformed map[string]string           `json:"transformed"`
-	} `json:"metaVariables"`
+	Language string `json:"language"`
+	// MetaVariables is absent when the match captured nothing, as in ast-grep.
+	MetaVariables *AstGrepMetaVariables `json:"metaVariables,omitempty"`
+}
+
+// AstGrepMetaVariables are a match's captures in ast-grep's JSON shape.
+type AstGrepMetaVariables struct {
+	Single      map[string]AstGrepCapture   `json:"single"`
+	Multi       map[string][]AstGrepCapture `json:"multi"`
+	Transformed map[string]string           `json:"transformed"`
 }
 
 // charCount counts the characters of a match's lines before the match on its
@@ -130,9 +134,11 @@ func AstGrepJSON(ms []Match) []AstGrepMatch {
 				End   int `json:"end"`
 			}{m.Span.StartByte, m.Span.EndByte}
 		}
-		a.MetaVariables.Transformed = map[string]string{}
-		a.MetaVariables.Single = map[string]AstGrepCapture{}
-		a.MetaVariables.Multi = map[string][]AstGrepCapture{}
+		if len(m.Bindings) > 0 {
+			a.MetaVariables = &AstGrepMetaVariables{
+				Single: map[string]AstGrepCapture{}, Multi: map[string][]AstGrepCapture{}, Transformed: map[string]string{},
+			}
+		}
 		for _, b := range m.Bindings {
 			if b.Multi {
 				caps := []AstGrepCapture{}
