@@ -138,8 +138,43 @@ func TestDifferentialAstGrep(t *testing.T) {
 				t.Logf("documented difference: %s\nast-grep: %q\ntether:   %q", c.astgrep, theirs, ours)
 			case !same:
 				t.Errorf("differs from ast-grep 0.51.1 (fix it, or document it with an \"astgrep: differs: WHY\" line and in matcher/README.md)\nast-grep: %q\ntether:   %q", theirs, ours)
+			default:
+				compareJSON(t, out, res.Matches)
 			}
 		})
 	}
 	t.Logf("compared %d cases with ast-grep, %d documented differences", compared, differs)
+}
+
+// compareJSON checks that `tether ast-grep --json` prints, field for field, what
+// ast-grep printed for the same matches (text, ranges, lines, charCount,
+// language, metaVariables).
+func compareJSON(t *testing.T, agOut []byte, ms []matcher.Match) {
+	t.Helper()
+	var theirs []map[string]any
+	if len(strings.TrimSpace(string(agOut))) > 0 {
+		if err := json.Unmarshal(agOut, &theirs); err != nil {
+			t.Fatalf("ast-grep JSON: %v", err)
+		}
+	}
+	data, err := json.Marshal(matcher.AstGrepJSON(ms))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ours []map[string]any
+	if err := json.Unmarshal(data, &ours); err != nil {
+		t.Fatal(err)
+	}
+	key := func(m map[string]any) string {
+		b, _ := json.Marshal(m["range"])
+		return string(b)
+	}
+	for _, list := range [][]map[string]any{theirs, ours} {
+		sort.SliceStable(list, func(i, j int) bool { return key(list[i]) < key(list[j]) })
+	}
+	a, _ := json.MarshalIndent(theirs, "", " ")
+	b, _ := json.MarshalIndent(ours, "", " ")
+	if string(a) != string(b) {
+		t.Errorf("--json differs from ast-grep 0.51.1's:\nast-grep: %s\ntether:   %s", a, b)
+	}
 }
