@@ -204,7 +204,8 @@ func (m *matcher) node(p *pnode, c engine.Node) bool {
 }
 
 // list matches a pattern node list against candidate siblings. Anonymous
-// candidate nodes the pattern does not mention are skipped, and so are any
+// candidate nodes the pattern does not mention are skipped before a pattern
+// token (not before a metavariable or an inner node), and so are any
 // trailing ones (ast-grep's "smart" strictness); named ones before the last
 // pattern node are not. list reports how many candidate nodes the match used
 // (all of them with whole).
@@ -254,7 +255,10 @@ func (m *matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
 			}
 		}
 		m.env = m.env[:mark]
-		if cs[i].IsNamed() || m.steps > stepBudget {
+		// an anonymous candidate node is skipped only before a pattern
+		// token (ast-grep's smart strictness): "function $F() {}" matches an
+		// async function, "$P => $B" does not match "async x => x"
+		if cs[i].IsNamed() || !p.leaf || p.meta.kind != metaNone || m.steps > stepBudget {
 			return 0, false
 		}
 	}
