@@ -200,6 +200,35 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	if gapped >= 0 {
 		return build(spec.ladder[gapped].name, gappedNodes), nil
 	}
+	// Last: one metavariable standing where the grammar wants a string
+	// literal (JavaScript's "import { $$$N } from $M") is read as the string
+	// it stands for, the way ast-grep searches such a pattern anyway.
+	if spec.expando == '$' && !spec.quoted {
+		for k := 0; ; k++ {
+			text, ok := quoteMetaAt(sub, k)
+			if !ok {
+				break
+			}
+			for _, c := range spec.ladder {
+				full, start, end := c.scaffold(text)
+				tree, err := p.Parse(ctx, lang, []byte(full))
+				if err != nil {
+					return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+				}
+				if tree.HasError() {
+					continue
+				}
+				if nodes := extract(tree, uint32(start), uint32(end)); len(nodes) > 0 {
+					pat := &Pattern{lang: lang, src: src, context: c.name}
+					for _, n := range nodes {
+						pat.roots = append(pat.roots, convert(n, spec.expando, true))
+					}
+					pat.collect()
+					return pat, nil
+				}
+			}
+		}
+	}
 	return nil, fmt.Errorf("%w as %s for %s: %q; check its syntax (a complete expression, statement, member or declaration of the language, with metavariables like $X, $$$ARGS)",
 		ErrUnparseable, contextNames(spec.ladder), lang, src)
 }
@@ -224,6 +253,31 @@ func quoteMetas(p string) string {
 		i++
 	}
 	return b.String()
+}
+
+// quoteMetaAt writes the k-th single metavariable of p that is not inside
+// quotes as a string ($M becomes "$M"); ok is false when p has no k-th one.
+func quoteMetaAt(p string, k int) (string, bool) {
+	seen := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] != '$' || i > 0 && (p[i-1] == '"' || p[i-1] == '$') {
+			continue
+		}
+		kind, _, _, n := metaAt(p, i)
+		if n == 0 {
+			continue
+		}
+		if kind != metaSingle || i+n < len(p) && p[i+n] == '"' {
+			i += n - 1
+			continue
+		}
+		if seen == k {
+			return p[:i] + `"` + p[i:i+n] + `"` + p[i+n:], true
+		}
+		seen++
+		i += n - 1
+	}
+	return "", false
 }
 
 // tolerable reports whether every fault in t is a metavariable: an ERROR node
