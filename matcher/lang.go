@@ -145,6 +145,8 @@ var jsLadder = []rung{
 	ctx("statement", "", ""),
 	ctx("expression", "(", ")\n"),
 	ctx("member", "class _ {\n", "\n}\n"),
+	// a decorator alone ("@Component($$$)") stands before a class
+	ctx("decorator", "", "\nclass _ {}\n"),
 }
 
 // langSpecFor returns the spec for a language id; unknown ids get a bare
