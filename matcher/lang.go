@@ -80,6 +80,8 @@ var langs = map[string]langSpec{
 		ctx("expression", "class X_ { Object x_ = ", "; }\n"),
 		ctx("member", "class X_ {\n", "\n}\n"),
 		bare,
+		// an annotation alone ("@Override", "@Test($$$)") stands before a method
+		ctx("annotation", "class X_ {\n", "\nvoid x_() {} }\n"),
 	}},
 	"dart": {expando: '$', ladder: []rung{
 		ctx("statement", "void _() {\n", "\n}\n"),
