@@ -178,3 +178,70 @@ func compareJSON(t *testing.T, agOut []byte, ms []matcher.Match) {
 		t.Errorf("--json differs from ast-grep 0.51.1's:\nast-grep: %s\ntether:   %s", a, b)
 	}
 }
+
+// TestDifferentialAstGrepRewrite compares, for every golden rewrite case, the
+// replacement of each match with the "replacement" field ast-grep prints for
+// the same pattern and template.
+func TestDifferentialAstGrepRewrite(t *testing.T) {
+	bin := testenv.RequireBinary(t, "ast-grep")
+	p := parser(t)
+	for _, c := range loadCases(t) {
+		if !c.hasRewrite || strings.HasPrefix(c.astgrep, "skip:") {
+			continue
+		}
+		if _, isErr := c.section("error"); isErr {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, c.inputName)
+			if err := os.WriteFile(file, c.input, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			documented := strings.HasPrefix(c.astgrep, "differs:")
+			out, err := exec.Command(bin, "run", "-p", c.pattern, "-r", c.rewrite, "-l", c.lang, "--json=compact", file).Output()
+			if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+				if documented {
+					return
+				}
+				t.Fatalf("ast-grep: %v\n%s", err, out)
+			}
+			var ag []struct {
+				Range struct {
+					ByteOffset struct{ Start, End int } `json:"byteOffset"`
+				} `json:"range"`
+				Replacement string `json:"replacement"`
+			}
+			if len(strings.TrimSpace(string(out))) > 0 {
+				if err := json.Unmarshal(out, &ag); err != nil {
+					t.Fatalf("ast-grep JSON: %v\n%s", err, out)
+				}
+			}
+			theirs := map[string]string{}
+			for _, m := range ag {
+				theirs[fmt.Sprintf("%d-%d", m.Range.ByteOffset.Start, m.Range.ByteOffset.End)] = m.Replacement
+			}
+			plan, err := matcher.NewSearcher(p, matcher.Config{}).Rewrite(context.Background(),
+				matcher.Query{Pattern: c.pattern, Language: c.lang, Paths: []string{file}}, c.rewrite)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var diffs []string
+			for _, m := range plan.Result.Matches {
+				if m.Replacement == nil {
+					continue // an inner match the outermost one replaces
+				}
+				key := fmt.Sprintf("%d-%d", m.Span.StartByte, m.Span.EndByte)
+				if r, ok := theirs[key]; !ok || r != *m.Replacement {
+					diffs = append(diffs, fmt.Sprintf("%s: ast-grep %q, tether %q", key, r, *m.Replacement))
+				}
+			}
+			switch {
+			case documented && len(diffs) == 0:
+				t.Errorf("documented difference (%s) no longer shows: remove the astgrep line from %s and matcher/README.md", c.astgrep, c.path)
+			case !documented && len(diffs) > 0:
+				t.Errorf("replacement differs from ast-grep 0.51.1's (fix it, or document it with an \"astgrep: differs: WHY\" line and in matcher/README.md):\n%s", strings.Join(diffs, "\n"))
+			}
+		})
+	}
+}
