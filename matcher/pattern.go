@@ -152,6 +152,35 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 		pat.collect()
 		return pat
 	}
+	// A statement the grammar reads as an ERROR without its ";" ("break" in
+	// Java and C) is read in the first rung with the ";", which the pattern
+	// then leaves out, as it leaves out a MISSING one ("return $X"). It wins
+	// over a later reading that takes its keyword for an identifier.
+	var semi *Pattern
+	var semiNodes []engine.Node
+	var semiStart uint32
+	if !strings.HasSuffix(sub, ";") && !strings.HasSuffix(sub, "}") && len(spec.ladder) > 0 {
+		c := spec.ladder[0]
+		full, start, end := c.scaffold(sub + ";")
+		tree, err := p.Parse(ctx, lang, []byte(full))
+		if err != nil {
+			return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+		}
+		if !tree.HasError() {
+			nodes := extract(tree, uint32(start), uint32(end))
+			if len(nodes) == 1 && nodes[0].StartByte() == uint32(start) && nodes[0].ChildCount() > 1 {
+				if last, ok := nodes[0].Child(nodes[0].ChildCount() - 1); ok && last.Kind() == ";" && last.EndByte() == uint32(end) {
+					root := convert(nodes[0], spec.expando, spec.quoted)
+					if k := len(root.kids); root.meta.kind == metaNone && k > 1 && root.kids[k-1].kind == ";" {
+						root.kids = root.kids[:k-1]
+						semi = &Pattern{lang: lang, src: src, context: c.name, roots: []*pnode{root}}
+						semi.collect()
+						semiNodes, semiStart = nodes, uint32(start)
+					}
+				}
+			}
+		}
+	}
 	for pass := 0; pass < 3; pass++ {
 		text := sub
 		if pass == 2 {
@@ -187,6 +216,9 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 			if pass == 0 && gapped >= 0 && demotesKeyword(gappedNodes, uint32(trees[gapped].start), nodes, uint32(t.start)) {
 				return build(spec.ladder[gapped].name, gappedNodes), nil
 			}
+			if pass == 0 && i > 0 && semi != nil && demotesKeyword(semiNodes, semiStart, nodes, uint32(t.start)) {
+				return semi, nil
+			}
 			return build(c.name, nodes), nil
 		}
 		if pass == 0 && gapped >= 0 && !multiBeforeBrace.MatchString(sub) {
@@ -199,6 +231,9 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	}
 	if gapped >= 0 {
 		return build(spec.ladder[gapped].name, gappedNodes), nil
+	}
+	if semi != nil {
+		return semi, nil
 	}
 	// Last: one metavariable standing where the grammar wants a string
 	// literal (JavaScript's "import { $$$N } from $M") is read as the string
