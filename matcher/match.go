@@ -240,6 +240,13 @@ func (m *matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
 				if n, ok := m.list(ps[1:], cs[k:], whole); ok {
 					return k + n, true
 				}
+				// an empty $$$ takes the separator after it along, as
+				// ast-grep skips it: f($A, $$$M, $Z) matches f(a, b)
+				if next := ps[1]; k == 0 && len(ps) > 2 && next.leaf && !next.named && next.meta.kind == metaNone {
+					if n, ok := m.list(ps[2:], cs, whole); ok {
+						return n, true
+					}
+				}
 			}
 			m.env = m.env[:mark]
 			if m.steps > stepBudget {
