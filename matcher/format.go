@@ -176,13 +176,27 @@ const (
 // WriteHuman writes matches as ast-grep prints them: every source line a match
 // spans as "file:line:text", the matched part highlighted when color is set.
 func WriteHuman(w io.Writer, ms []Match, color bool) error {
+	// a line already printed for an earlier match of the file is not
+	// printed again (two matches on one line, a match nested in another), as
+	// ast-grep prints it once
+	lastPath, lastLine := "", 0
 	for _, m := range ms {
 		lines := strings.Split(m.Lines, "\n")
 		// offsets of the match within m.Lines
 		ls := m.Span.Start.Column - 1
 		le := ls + len(m.Text)
 		off := 0
+		if m.Path != lastPath {
+			lastPath, lastLine = m.Path, 0
+		}
 		for i, l := range lines {
+			if m.Span.Start.Line+i <= lastLine || i > 0 && i == len(lines)-1 && m.Span.End.Column == 1 {
+				// (nor the line a match ends at the start of, its newline
+				// being the match's last character)
+				off += len(l) + 1
+				continue
+			}
+			lastLine = m.Span.Start.Line + i
 			text := l
 			if color {
 				a, b := max(ls-off, 0), min(le-off, len(l))

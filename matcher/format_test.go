@@ -1,0 +1,37 @@
+package matcher_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tetherhq/tether/matcher"
+)
+
+// WriteHuman prints each line once, as ast-grep does, when matches share it
+// (a call nested in another on one line).
+func TestWriteHumanLineOnce(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "n.py")
+	if err := os.WriteFile(file, []byte("f(1)\nf(a, f(b, c))\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := matcher.NewSearcher(parser(t), matcher.Config{})
+	res, err := s.Search(context.Background(), matcher.Query{Pattern: "f($$$A)", Language: "python", Paths: []string{file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Matches) != 3 {
+		t.Fatalf("got %d matches, want 3 (one nested)", len(res.Matches))
+	}
+	var b bytes.Buffer
+	if err := matcher.WriteHuman(&b, res.Matches, false); err != nil {
+		t.Fatal(err)
+	}
+	want := file + ":1:f(1)\n" + file + ":2:f(a, f(b, c))\n"
+	if b.String() != want {
+		t.Errorf("WriteHuman:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
