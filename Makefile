@@ -40,7 +40,7 @@ check:
 	CGO_ENABLED=0 go build -o /dev/null ./cmd/tether
 
 ## test: install what is missing, build the grammars, and run every check and test.
-test: deps grammars check unit fuzz bench-once
+test: deps grammars check fuzz bench-once unit
 
 unit:
 	TETHER_REQUIRE_PEERS=1 go test -race -timeout $(GO_TEST_TIMEOUT) ./...
