@@ -344,6 +344,13 @@ func toolchain(clang string) (string, error) {
 			return "", fmt.Errorf("grammars: wasi-libc not found for %s; run scripts/install-deps.sh build (make grammars does)", clang)
 		}
 	}
+	// clang's driver runs binaryen's wasm-opt over every optimised wasm link
+	// when it finds one on PATH (clang-16 has no switch to stop it), so the
+	// modules differ with binaryen installed: its version is part of the key.
+	if _, err := exec.LookPath("wasm-opt"); err == nil {
+		v, _ := exec.Command("wasm-opt", "--version").Output()
+		id += " wasm-opt " + strings.TrimSpace(string(v))
+	}
 	return id, nil
 }
 
