@@ -74,3 +74,27 @@ func ExampleNode_Walk() {
 	// b at 1:9 field "left"
 	// c at 2:3 field "right"
 }
+
+// Outline prints a tree the way the tree-sitter CLI's parse command does.
+func ExampleNode_Outline() {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.NewConfig())
+	if err != nil {
+		panic(err)
+	}
+	defer e.Close(ctx)
+	tree, err := e.Parse(ctx, "python", []byte("x = f(1)\n"))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(tree.Root().Outline(true))
+	// Output:
+	// (module [0, 0] - [1, 0]
+	//   (expression_statement [0, 0] - [0, 8]
+	//     (assignment [0, 0] - [0, 8]
+	//       left: (identifier [0, 0] - [0, 1])
+	//       right: (call [0, 4] - [0, 8]
+	//         function: (identifier [0, 4] - [0, 5])
+	//         arguments: (argument_list [0, 5] - [0, 8]
+	//           (integer [0, 6] - [0, 7]))))))
+}

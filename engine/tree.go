@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -348,6 +349,55 @@ func (n Node) sexp(b *strings.Builder, field string) {
 		c.sexp(b, c.Field())
 	}
 	b.WriteString(")")
+}
+
+// Outline returns n as the tree-sitter CLI's `parse` command prints a tree:
+// one named node a line, indented two spaces a level, fields as "name: ",
+// and with ranges, each node's start and end as [row, column] (zero-based,
+// columns in bytes). Closing parentheses end the line of a node's last
+// descendant. Unlike String, MISSING and error leaves are printed by kind,
+// as the CLI does.
+func (n Node) Outline(ranges bool) string {
+	var b strings.Builder
+	n.outline(&b, 0, ranges)
+	return b.String()
+}
+
+func (n Node) outline(b *strings.Builder, depth int, ranges bool) {
+	if depth > 0 {
+		b.WriteByte('\n')
+	}
+	for i := 0; i < depth; i++ {
+		b.WriteString("  ")
+	}
+	if f := n.Field(); f != "" && depth > 0 {
+		b.WriteString(f)
+		b.WriteString(": ")
+	}
+	b.WriteByte('(')
+	if n.IsError() {
+		b.WriteString("ERROR")
+	} else {
+		b.WriteString(n.Kind())
+	}
+	if ranges {
+		r := n.Range()
+		fmt.Fprintf(b, " [%d, %d] - [%d, %d]", r.StartPoint.Row, r.StartPoint.Column, r.EndPoint.Row, r.EndPoint.Column)
+	}
+	// Depth counts every visible ancestor, as the CLI's cursor does, so the
+	// named children of an anonymous node are indented one level further.
+	var walk func(p Node, d int)
+	walk = func(p Node, d int) {
+		for c, ok := p.FirstChild(); ok; c, ok = c.NextSibling() {
+			if c.IsNamed() {
+				c.outline(b, d, ranges)
+			} else {
+				walk(c, d+1)
+			}
+		}
+	}
+	walk(n, depth+1)
+	b.WriteByte(')')
 }
 
 func quoteKind(k string) string {

@@ -25,8 +25,10 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 	lang := fs.String("l", "", "language id or alias (default: from each file's extension; see `tether languages`)")
 	timeout := fs.Duration("timeout", time.Minute, "give up on a file after this long")
 	quiet := fs.Bool("q", false, "print nothing but errors; the exit status still says whether a tree has errors")
+	outline := fs.Bool("outline", false, "print as `tree-sitter parse` does: one named node a line, indented, with [row, column] ranges")
+	noRanges := fs.Bool("no-ranges", false, "with -outline, leave the ranges out")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether parse [-l LANG] [-q] FILE...")
+		fmt.Fprintln(stderr, "usage: tether parse [-l LANG] [-q] [-outline [-no-ranges]] FILE...")
 		fmt.Fprintln(stderr, "Prints each file's syntax tree as an S-expression. Exits 1 when a tree has ERROR or MISSING nodes, 2 on other failures.")
 		fs.PrintDefaults()
 	}
@@ -74,7 +76,11 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 			if fs.NArg() > 1 {
 				fmt.Fprintf(stdout, "# %s\n", file)
 			}
-			fmt.Fprintln(stdout, tree.String())
+			if *outline {
+				fmt.Fprintln(stdout, tree.Root().Outline(!*noRanges))
+			} else {
+				fmt.Fprintln(stdout, tree.String())
+			}
 		}
 		if tree.HasError() {
 			errs := errorNodes(tree, 10)

@@ -23,6 +23,16 @@ func TestParseCommand(t *testing.T) {
 		out, errs string
 	}{
 		{[]string{"parse", good}, 0, "(source_file (package_clause (package_identifier)) (function_declaration name: (identifier) parameters: (parameter_list) body: (block)))\n", ""},
+		{[]string{"parse", "-outline", good}, 0, "(source_file [0, 0] - [3, 0]\n" +
+			"  (package_clause [0, 0] - [0, 12]\n" +
+			"    (package_identifier [0, 8] - [0, 12]))\n" +
+			"  (function_declaration [2, 0] - [2, 14]\n" +
+			"    name: (identifier [2, 5] - [2, 9])\n" +
+			"    parameters: (parameter_list [2, 9] - [2, 11])\n" +
+			"    body: (block [2, 12] - [2, 14])))\n", ""},
+		{[]string{"parse", "-outline", "-no-ranges", good}, 0, "(source_file\n  (package_clause\n    (package_identifier))\n" +
+			"  (function_declaration\n    name: (identifier)\n    parameters: (parameter_list)\n    body: (block)))\n", ""},
+		{[]string{"parse", "-outline", bad}, 1, "(module [0, 0] - [2, 0]", "bad.py:1:"},
 		{[]string{"parse", bad}, 1, "(module", "bad.py:1:"},
 		{[]string{"parse", "-l", "python", good}, 1, "(module", "syntax error"},
 		{[]string{"parse", good, bad}, 1, "# " + good, ""},
