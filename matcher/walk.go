@@ -113,9 +113,11 @@ func walk(root, lang string, skips *Skips) ([]string, error) {
 
 // ancestorIgnores loads the ignore files of dir's parents up to the
 // repository root; dir's own are loaded by the walk.
+// The repository's own excludes (info/exclude, core.excludesFile) come
+// first, being the weakest.
 func ancestorIgnores(dir string) []*ignoreSet {
 	if exists(filepath.Join(dir, ".git")) {
-		return nil
+		return repoExcludes(dir)
 	}
 	var chain []string
 	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
@@ -127,7 +129,7 @@ func ancestorIgnores(dir string) []*ignoreSet {
 			return nil // no repository above: parents' ignore files do not apply
 		}
 	}
-	var stack []*ignoreSet
+	stack := repoExcludes(chain[len(chain)-1])
 	for i := len(chain) - 1; i >= 0; i-- {
 		if set := loadIgnores(chain[i]); set != nil {
 			stack = append(stack, set)

@@ -1,9 +1,11 @@
 package matcher
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -103,5 +105,91 @@ func TestIgnoreGlobs(t *testing.T) {
 		if got := ignored([]*ignoreSet{set}, "/r/"+tt.path, tt.dir); got != tt.want {
 			t.Errorf("rule %q on %q (dir %v) = %v, want %v", tt.rule, tt.path, tt.dir, got, tt.want)
 		}
+	}
+}
+
+// TestWalkRepositoryExcludes: like git (and ast-grep), a walk inside a
+// repository honours $GIT_DIR/info/exclude and core.excludesFile (the
+// default $XDG_CONFIG_HOME/git/ignore, or the file the global or the
+// repository's git config names), below every .gitignore in precedence, and
+// only inside a repository.
+func TestWalkRepositoryExcludes(t *testing.T) {
+	tmp := t.TempDir()
+	home := filepath.Join(tmp, "home")
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GIT_DIR", "")
+	rel := func(root string, files []string) []string {
+		var out []string
+		for _, f := range files {
+			r, _ := filepath.Rel(root, f)
+			out = append(out, filepath.ToSlash(r))
+		}
+		return out
+	}
+	all := map[string]string{
+		"a.go": "package a\n", "b.go": "package a\n", "c.go": "package a\n", "d.go": "package a\n", "keep.go": "package a\n",
+		"sub/a.go": "package sub\n", "sub/b.go": "package sub\n", "sub/keep.go": "package sub\n",
+	}
+	cases := []struct {
+		name  string
+		files map[string]string
+		dir   string // walked, relative to the repository
+		want  []string
+	}{
+		{"info/exclude", map[string]string{
+			".git/HEAD": "ref: refs/heads/main\n", ".git/info/exclude": "# local\na.go\n/b.go\n",
+		}, ".", []string{"c.go", "d.go", "keep.go", "sub/b.go", "sub/keep.go"}},
+		{"info/exclude from a subdirectory", map[string]string{
+			".git/HEAD": "ref: refs/heads/main\n", ".git/info/exclude": "a.go\n",
+		}, "sub", []string{"b.go", "keep.go"}},
+		{"gitignore negation wins over info/exclude", map[string]string{
+			".git/HEAD": "ref: refs/heads/main\n", ".git/info/exclude": "*.go\n", ".gitignore": "!keep.go\n",
+		}, ".", []string{"keep.go", "sub/keep.go"}},
+		{"default global excludes file", map[string]string{
+			".git/HEAD": "ref: refs/heads/main\n", "../home/.config/git/ignore": "c.go\n",
+		}, ".", []string{"a.go", "b.go", "d.go", "keep.go", "sub/a.go", "sub/b.go", "sub/keep.go"}},
+		{"core.excludesFile in ~/.gitconfig", map[string]string{
+			".git/HEAD": "ref: refs/heads/main\n", "../home/.config/git/ignore": "c.go\n",
+			"../home/.gitconfig": "[user]\n\tname = x\n[core]\n\texcludesFile = ~/my-ignores ; comment\n", "../home/my-ignores": "d.go\nsub/\n",
+		}, ".", []string{"a.go", "b.go", "c.go", "keep.go"}},
+		{"core.excludesFile in the repository's config", map[string]string{
+			".git/HEAD": "ref: refs/heads/main\n", ".git/config": "[core]\n\tbare = false\n\texcludesfile = \"~/repo-ignores\"\n",
+			"../home/repo-ignores": "b.go\n",
+		}, ".", []string{"a.go", "c.go", "d.go", "keep.go", "sub/a.go", "sub/keep.go"}},
+		{"worktree: .git file, exclude in the common directory", map[string]string{
+			".git": "gitdir: ../main/.git/worktrees/wt\n", "../main/.git/worktrees/wt/commondir": "../..\n",
+			"../main/.git/info/exclude": "a.go\n",
+		}, ".", []string{"b.go", "c.go", "d.go", "keep.go", "sub/b.go", "sub/keep.go"}},
+		{"no repository: no excludes", map[string]string{
+			"../home/.config/git/ignore": "c.go\n",
+		}, ".", []string{"a.go", "b.go", "c.go", "d.go", "keep.go", "sub/a.go", "sub/b.go", "sub/keep.go"}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			os.RemoveAll(home)
+			base := filepath.Join(tmp, fmt.Sprint(i))
+			repo := filepath.Join(base, "repo")
+			if err := os.MkdirAll(repo, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeTree(t, repo, all)
+			for name, body := range c.files {
+				if strings.HasPrefix(name, "../home/") {
+					writeTree(t, home, map[string]string{strings.TrimPrefix(name, "../home/"): body})
+					continue
+				}
+				writeTree(t, repo, map[string]string{name: body})
+			}
+			var sk Skips
+			dir := filepath.Join(repo, c.dir)
+			files, err := walk(dir, "go", &sk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rel(dir, files); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("walk = %v, want %v", got, c.want)
+			}
+		})
 	}
 }
