@@ -155,44 +155,42 @@ func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
-	real, rel, err := f.root.Resolve(a.Path)
-	if err != nil {
-		return nil, pathErr("read", err)
-	}
-	fi, err := os.Stat(real)
+	// Open through the root, not by the resolved path: a link swapped in
+	// after the check cannot lead the read out of the working directory.
+	fh, rel, err := f.root.Open(a.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("tools: read: %s does not exist; check the path (relative to the working directory)", rel)
 	}
 	if err != nil {
+		return nil, pathErr("read", err)
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
 		return nil, fmt.Errorf("tools: read: %s: %v", rel, err)
 	}
 	if fi.IsDir() {
-		return f.listDir(real, rel)
+		return f.listDir(fh, rel)
 	}
-	if mt, ok := imageTypes[strings.ToLower(filepath.Ext(real))]; ok {
+	if mt, ok := imageTypes[strings.ToLower(filepath.Ext(rel))]; ok {
 		if fi.Size() > ReadMaxImageBytes {
 			return nil, fmt.Errorf("tools: read: %s is an image of %d bytes, more than the %d bytes read returns", rel, fi.Size(), ReadMaxImageBytes)
 		}
-		data, err := os.ReadFile(real)
+		data, err := io.ReadAll(io.LimitReader(fh, ReadMaxImageBytes+1))
 		if err != nil {
 			return nil, fmt.Errorf("tools: read: %s: %v", rel, err)
+		}
+		if len(data) > ReadMaxImageBytes {
+			return nil, fmt.Errorf("tools: read: %s is an image of more than the %d bytes read returns", rel, ReadMaxImageBytes)
 		}
 		return &Result{Content: []Content{
 			{Type: TextContent, Text: fmt.Sprintf("%s (%s, %d bytes)", rel, mt, len(data))},
 			{Type: ImageContent, MIMEType: mt, Data: data},
 		}}, nil
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("tools: read: %s is not a regular file (%s); read reads files and lists directories", rel, fi.Mode().Type())
-	}
 	if fi.Size() == 0 {
 		return Text(fmt.Sprintf("(%s is empty: 0 bytes)", rel)), nil
 	}
-	fh, err := os.Open(real)
-	if err != nil {
-		return nil, fmt.Errorf("tools: read: %s: %v", rel, err)
-	}
-	defer fh.Close()
 	br := bufio.NewReaderSize(fh, 64<<10)
 	if head, _ := br.Peek(8000); bytes.IndexByte(head, 0) >= 0 {
 		return Text(fmt.Sprintf("(%s is a binary file of %d bytes; not shown)", rel, fi.Size())), nil
@@ -298,8 +296,8 @@ func eachLine(r *bufio.Reader, keep int, fn func(n int, line []byte, size int, n
 	}
 }
 
-func (f *fileTools) listDir(real, rel string) (*Result, error) {
-	ents, err := os.ReadDir(real)
+func (f *fileTools) listDir(dir *os.File, rel string) (*Result, error) {
+	ents, err := dir.ReadDir(-1)
 	if err != nil {
 		return nil, fmt.Errorf("tools: read: %s: %v", rel, err)
 	}
@@ -392,15 +390,14 @@ func (f *fileTools) edit(ctx context.Context, call *Call) (*Result, error) {
 	if err != nil {
 		return nil, pathErr("edit", err)
 	}
-	if fi, err := os.Stat(real); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("tools: edit: %s is not a regular file", rel)
-	}
-	data, err := os.ReadFile(real)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := f.root.ReadFile(real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("tools: edit: %s does not exist; use write to create a file", rel)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("tools: edit: %s: %v", rel, err)
+	case errors.Is(err, fsutil.ErrNotRegular):
+		return nil, fmt.Errorf("tools: edit: %s is not a regular file; edit changes files", rel)
+	case err != nil:
+		return nil, pathErr("edit", err)
 	}
 	if a.OldString == a.NewString {
 		return nil, fmt.Errorf("tools: edit: old_string and new_string are the same; nothing to change in %s", rel)

@@ -379,15 +379,14 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []FileChange,
 		return nil
 	}
 	read := func(real, rel, what string) ([]byte, error) {
-		if fi, err := os.Stat(real); err == nil && !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("tools: apply_patch: %s: %s is not a regular file. Nothing was written", what, rel)
-		}
-		data, err := os.ReadFile(real)
-		if errors.Is(err, fs.ErrNotExist) {
+		data, err := root.ReadFile(real)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return nil, fmt.Errorf("tools: apply_patch: %s: %s does not exist. Nothing was written", what, rel)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("tools: apply_patch: %s: %v. Nothing was written", what, err)
+		case errors.Is(err, fsutil.ErrNotRegular):
+			return nil, fmt.Errorf("tools: apply_patch: %s: %s is not a regular file. Nothing was written", what, rel)
+		case err != nil:
+			return nil, fmt.Errorf("tools: apply_patch: %s: %s. Nothing was written", what, strings.TrimPrefix(err.Error(), "fsutil: "))
 		}
 		return data, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 )
@@ -19,53 +20,82 @@ const DefaultFileMode fs.FileMode = 0o644
 // An existing file keeps its permission bits; a new one gets mode (or
 // DefaultFileMode when mode is 0). The parent directory must exist.
 //
-// path is used as given: confine it with Root.Resolve first.
+// path is used as given (only its last component is confined, to its
+// directory): to write inside a workspace use Root.Apply, which confines the
+// whole path.
 func WriteFileAtomic(path string, data []byte, mode fs.FileMode) error {
-	if fi, err := os.Stat(path); err == nil {
+	dir := filepath.Dir(path)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("fsutil: write %s: %w", path, err)
+	}
+	defer root.Close()
+	if err := writeAtomic(root, filepath.Base(path), data, mode); err != nil {
+		return fmt.Errorf("fsutil: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeAtomic is WriteFileAtomic for the file rel inside root: every step goes
+// through root, so no symbolic link (even one swapped in meanwhile) can carry
+// the write outside it.
+func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode) error {
+	if fi, err := root.Stat(rel); err == nil {
 		if fi.IsDir() {
-			return fmt.Errorf("fsutil: %s is a directory", path)
+			return errors.New("it is a directory")
 		}
 		mode = fi.Mode().Perm()
 	} else if mode == 0 {
 		mode = DefaultFileMode
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tether-*")
-	if err != nil {
-		return fmt.Errorf("fsutil: write %s: %w", path, err)
+	dir, base := filepath.Split(rel)
+	var tmp *os.File
+	var name string
+	for try := 0; ; try++ {
+		name = filepath.Join(dir, fmt.Sprintf(".%s.tether-%d", base, rand.Uint32()))
+		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			tmp = f
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || try == 100 {
+			return err
+		}
 	}
-	name := tmp.Name()
 	ok := false
 	defer func() {
 		if !ok {
 			tmp.Close()
-			os.Remove(name)
+			root.Remove(name)
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("fsutil: write %s: %w", path, err)
+		return err
 	}
 	if err := tmp.Chmod(mode.Perm()); err != nil {
-		return fmt.Errorf("fsutil: write %s: %w", path, err)
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("fsutil: write %s: %w", path, err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("fsutil: write %s: %w", path, err)
+		return err
 	}
-	if err := os.Rename(name, path); err != nil {
-		return fmt.Errorf("fsutil: write %s: %w", path, err)
+	if err := root.Rename(name, rel); err != nil {
+		return err
 	}
 	ok = true
-	syncDir(dir)
+	syncDir(root, dir)
 	return nil
 }
 
 // syncDir makes a rename durable; failures are ignored (not every file system
 // supports syncing a directory).
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
+func syncDir(root *os.Root, dir string) {
+	if dir == "" {
+		dir = "."
+	}
+	if d, err := root.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}
@@ -111,8 +141,8 @@ type Applied struct {
 }
 
 type snapshot struct {
-	real    string
-	rel     string
+	rel     string // relative to the root, forward slashes
+	path    string // rel in the OS's form, for the os.Root
 	existed bool
 	data    []byte
 	mode    fs.FileMode
@@ -123,7 +153,17 @@ type snapshot struct {
 // first write; a failure while writing rolls the files already changed back to
 // their previous content (and removes files and directories it created). Two
 // changes to the same file are refused.
+//
+// Every read and write goes through the root directory opened once (os.Root),
+// not through the path Resolve returned: a directory swapped for a symbolic
+// link that leads out, after the check and before the write, makes the change
+// fail with ErrOutside instead of writing outside the root.
 func (r *Root) Apply(changes []Change) ([]Applied, error) {
+	root, err := os.OpenRoot(r.real)
+	if err != nil {
+		return nil, fmt.Errorf("fsutil: working directory %s: %w", r.dir, err)
+	}
+	defer root.Close()
 	snaps := make([]snapshot, len(changes))
 	seen := map[string]int{}
 	for i, c := range changes {
@@ -135,22 +175,22 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 			return nil, fmt.Errorf("fsutil: %s is changed twice (changes %d and %d); merge them into one", rel, j+1, i+1)
 		}
 		seen[real] = i
-		s := snapshot{real: real, rel: rel}
-		fi, err := os.Stat(real)
+		s := snapshot{rel: rel, path: filepath.FromSlash(rel)}
+		fi, err := root.Stat(s.path)
 		switch {
 		case err == nil && fi.IsDir():
 			return nil, &ConflictError{Path: rel, Reason: "is a directory"}
 		case err == nil && !fi.Mode().IsRegular():
 			return nil, &ConflictError{Path: rel, Reason: "is not a regular file"}
 		case err == nil:
-			data, rerr := os.ReadFile(real)
+			data, rerr := root.ReadFile(s.path)
 			if rerr != nil {
-				return nil, fmt.Errorf("fsutil: read %s: %w", rel, rerr)
+				return nil, r.opErr("read", rel, rerr)
 			}
 			s.existed, s.data, s.mode = true, data, fi.Mode().Perm()
 		case errors.Is(err, fs.ErrNotExist):
 		default:
-			return nil, fmt.Errorf("fsutil: %s: %w", rel, err)
+			return nil, r.opErr("", rel, err)
 		}
 		switch {
 		case c.MustNotExist && s.existed:
@@ -170,17 +210,17 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 		for k := len(done) - 1; k >= 0; k-- {
 			s := snaps[done[k]]
 			if s.existed {
-				if err := WriteFileAtomic(s.real, s.data, s.mode); err != nil {
-					errs = append(errs, err)
+				if err := writeAtomic(root, s.path, s.data, s.mode); err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", s.rel, err))
 				} else {
-					os.Chmod(s.real, s.mode)
+					root.Chmod(s.path, s.mode)
 				}
-			} else if err := os.Remove(s.real); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			} else if err := root.Remove(s.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)
 			}
 		}
 		for k := len(madeDirs) - 1; k >= 0; k-- {
-			os.Remove(madeDirs[k]) // only if still empty
+			root.Remove(madeDirs[k]) // only if still empty
 		}
 		return errors.Join(errs...)
 	}
@@ -193,23 +233,24 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 		}
 		if err != nil {
 		} else if c.Delete {
-			err = os.Remove(s.real)
+			err = root.Remove(s.path)
 			if err == nil {
-				syncDir(filepath.Dir(s.real))
+				syncDir(root, filepath.Dir(s.path))
 			}
 		} else {
 			var made []string
-			made, err = mkdirAll(filepath.Dir(s.real))
+			made, err = mkdirAll(root, filepath.Dir(s.path))
 			madeDirs = append(madeDirs, made...)
 			if err == nil {
-				err = WriteFileAtomic(s.real, c.Content, c.Mode)
+				err = writeAtomic(root, s.path, c.Content, c.Mode)
 			}
 		}
 		if err != nil {
+			err = r.opErr("", s.rel, err)
 			if rerr := rollback(); rerr != nil {
-				return nil, fmt.Errorf("fsutil: %s: %w; rolling back the earlier changes also failed: %v", s.rel, err, rerr)
+				return nil, fmt.Errorf("%w; rolling back the earlier changes also failed: %v", err, rerr)
 			}
-			return nil, fmt.Errorf("fsutil: %s: %w; the earlier changes were rolled back, nothing was changed", s.rel, err)
+			return nil, fmt.Errorf("%w; the earlier changes were rolled back, nothing was changed", err)
 		}
 		done = append(done, i)
 		applied = append(applied, Applied{Path: s.rel, Created: !s.existed && !c.Delete, Deleted: c.Delete})
@@ -217,26 +258,50 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 	return applied, nil
 }
 
+// opErr wraps an error of an operation on rel made through the os.Root. When
+// os.Root refused to follow a symbolic link out of the root (one swapped in
+// after Resolve checked the path), the error wraps ErrOutside.
+func (r *Root) opErr(op, rel string, err error) error {
+	what := rel
+	if op != "" {
+		what = op + " " + rel
+	}
+	if escapes(err) {
+		return fmt.Errorf("fsutil: %s: %w (%s): a symbolic link on the way was changed to lead out after the path was checked", what, ErrOutside, r.dir)
+	}
+	return fmt.Errorf("fsutil: %s: %w", what, err)
+}
+
+// escapes reports whether err is os.Root's refusal of a path that leads out of
+// the root. Its sentinel is not exported, so the message is compared.
+func escapes(err error) bool {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if e.Error() == "path escapes from parent" {
+			return true
+		}
+	}
+	return false
+}
+
 // testHookBeforeChange, when set by a test, runs before each change is made and
 // can fail it, to exercise the rollback.
 var testHookBeforeChange func(rel string) error
 
-// mkdirAll creates dir and its missing parents, returning the directories it
-// created, outermost first.
-func mkdirAll(dir string) ([]string, error) {
+// mkdirAll creates dir (relative to root) and its missing parents, returning
+// the directories it created, outermost first.
+func mkdirAll(root *os.Root, dir string) ([]string, error) {
 	var missing []string
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(d); err == nil {
+	for d := dir; d != "." && d != string(filepath.Separator) && d != ""; d = filepath.Dir(d) {
+		if _, err := root.Stat(d); err == nil {
 			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
 		}
 		missing = append(missing, d)
-		if filepath.Dir(d) == d {
-			break
-		}
 	}
 	var made []string
 	for k := len(missing) - 1; k >= 0; k-- {
-		if err := os.Mkdir(missing[k], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := root.Mkdir(missing[k], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return made, err
 		}
 		made = append(made, missing[k])
