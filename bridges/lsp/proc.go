@@ -79,9 +79,13 @@ func (in *instance) supports(method string) error {
 
 type docState struct {
 	version int
-	text    []byte
-	mtime   time.Time
-	size    int64
+	// seq is the publication sequence number when this version was sent: a
+	// publication with a higher one (from a server that sends no versions) is
+	// about this version.
+	seq   int
+	text  []byte
+	mtime time.Time
+	size  int64
 }
 
 type diagEntry struct {

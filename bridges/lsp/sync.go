@@ -12,7 +12,7 @@ import (
 // syncDoc makes the server's view of path equal to its content on disk:
 // didOpen the first time, didChange when the content changed since. With save
 // set it also sends didSave. It returns the document version now current and
-// the publication sequence number before the change (for waiting on fresh
+// the publication sequence number from before that version was sent (for waiting on fresh
 // diagnostics), and whether anything was sent.
 func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, save bool) (version, seqBefore int, changed bool, err error) {
 	in.syncMu.Lock()
@@ -29,7 +29,7 @@ func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, sav
 	in.mu.Unlock()
 	switch {
 	case doc == nil:
-		doc = &docState{version: 1, text: text}
+		doc = &docState{version: 1, seq: seqBefore, text: text}
 		if err := in.notify(ctx, "textDocument/didOpen", wDidOpenParams{TextDocument: wTextDocumentItem{
 			URI: uri, LanguageID: in.spec.languageID(path), Version: 1, Text: string(text)}}); err != nil {
 			return 0, 0, false, err
@@ -37,6 +37,7 @@ func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, sav
 		changed = true
 	case !bytes.Equal(doc.text, text):
 		doc.version++
+		doc.seq = seqBefore
 		doc.text = text
 		if err := in.notify(ctx, "textDocument/didChange", wDidChangeParams{
 			TextDocument:   wVersionedTextDocumentIdentifier{URI: uri, Version: doc.version},
@@ -57,7 +58,9 @@ func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, sav
 			return 0, 0, false, err
 		}
 	}
-	return doc.version, seqBefore, changed, nil
+	// Unchanged content: a publication received since it was sent still
+	// answers for it (a server need not publish again).
+	return doc.version, doc.seq, changed, nil
 }
 
 // resyncOpen re-syncs every open document whose file changed on disk since it

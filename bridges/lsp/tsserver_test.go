@@ -99,6 +99,16 @@ func TestTypeScript(t *testing.T) {
 		if !d.Ready || len(d.Items) == 0 || d.Items[0].Line != 3 || d.Items[0].Code != "2322" {
 			t.Fatalf("want TS2322 on line 3: %+v", d)
 		}
+		// Asked again with nothing changed: the publication already received
+		// answers (typescript-language-server publishes no version and does
+		// not publish again for unchanged content).
+		again, err := s.Diagnostics(ctx, "src/bad.ts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !again.Ready || len(again.Items) != len(d.Items) || len(again.Notes) != 0 {
+			t.Fatalf("unchanged file asked again: want the same %d diagnostics, ready: %+v", len(d.Items), again)
+		}
 		rep, err := s.Check(ctx)
 		if err != nil {
 			t.Fatal(err)
