@@ -383,7 +383,7 @@ func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
 				if errors.Is(err, lsp.ErrNoLanguage) {
 					continue // not a file any server reads
 				}
-				msg := fmt.Sprintf("diagnostics not checked for %s: %v", c.Path, err)
+				msg := fmt.Sprintf("diagnostics not checked for %s: %s", c.Path, strings.TrimPrefix(err.Error(), "lsp: "))
 				if errors.Is(err, lsp.ErrNoServer) {
 					l.mu.Lock()
 					told := l.noted[err.Error()]

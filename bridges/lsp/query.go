@@ -439,15 +439,15 @@ func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (
 			}
 			in, notes, err := s.acquireRoot(ctx, spec, s.workdir, marker)
 			if err != nil {
-				why = append(why, err.Error())
+				why = append(why, reason(err))
 				continue
 			}
 			if err := s.primeRoot(ctx, in); err != nil {
-				why = append(why, err.Error())
+				why = append(why, reason(err))
 				continue
 			}
 			if err := s.ready(ctx, in); err != nil {
-				why = append(why, err.Error())
+				why = append(why, reason(err))
 				continue
 			}
 			targets = append(targets, target{in, notes})

@@ -102,4 +102,23 @@ func TestStatusProbesBrokenBinary(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "does not run") || !strings.Contains(err.Error(), "install a working rust-analyzer") {
 		t.Fatalf("rust call: %v", err)
 	}
+	for _, r := range s.Status() {
+		if r.Server == "rust-analyzer" && (strings.Contains(r.Reason, "lsp: ") || !strings.Contains(r.Reason, "does not run")) {
+			t.Errorf("rust row after the failed start: %q", r.String())
+		}
+	}
+
+	// Without the marker too, status names both halves of the intersection:
+	// the broken binary is not hidden behind "a subdirectory with one still
+	// works".
+	bare := newSupervisor(t, t.TempDir(), lsp.WithEnv(env))
+	for _, r := range bare.Status() {
+		if r.Server != "rust-analyzer" {
+			continue
+		}
+		if !strings.Contains(r.Reason, "no root marker for rust") || !strings.Contains(r.Reason, "Unknown binary 'rust-analyzer'") ||
+			strings.Contains(r.Reason, "still works") {
+			t.Errorf("rust row without a marker: %q", r.String())
+		}
+	}
 }

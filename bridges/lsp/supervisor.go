@@ -242,12 +242,22 @@ func (s *Supervisor) acquireRoot(ctx context.Context, spec Server, root, marker 
 	}
 	in, err := s.start(ctx, spec, root, marker)
 	if err != nil {
-		sl.lastErr = err.Error()
+		sl.lastErr = reason(err)
 		return nil, notes, err
 	}
 	sl.inst = in
 	sl.lastErr = ""
 	return in, notes, nil
+}
+
+// reason is err's message without the package prefixes, for a status row
+// or a sentence that has its own.
+func reason(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"lsp: no server: ", "lsp: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
 }
 
 func crashReport(in *instance, why error) string {
@@ -382,13 +392,16 @@ func (s *Supervisor) Status() []StatusRow {
 		marker := spec.markerIn(s.workdir)
 		name, bin := spec.binary(s.env)
 		broken := ""
-		if marker != "" && bin != "" {
-			broken = spec.unusable(name, bin, s.env)
+		if bin != "" {
+			broken = spec.unusable(name, bin, s.env) // cached per binary
 		}
 		switch {
 		case marker == "" && bin == "":
 			row.Reason = fmt.Sprintf("no root marker for %s (none of %s in the workspace root) and %s not on PATH",
 				spec.Language, strings.Join(spec.RootMarkers, ", "), strings.Join(spec.Binaries, " or "))
+		case marker == "" && broken != "":
+			row.Reason = fmt.Sprintf("no root marker for %s (none of %s in the workspace root), and %s",
+				spec.Language, strings.Join(spec.RootMarkers, ", "), broken)
 		case marker == "":
 			row.Reason = fmt.Sprintf("no root marker for %s (none of %s in the workspace root; a subdirectory with one still works)",
 				spec.Language, strings.Join(spec.RootMarkers, ", "))
@@ -427,7 +440,7 @@ func (s *Supervisor) Reload(ctx context.Context) ([]string, error) {
 		}
 		in, err := s.start(ctx, sl.spec, sl.root, sl.spec.markerIn(sl.root))
 		if err != nil {
-			sl.lastErr = err.Error()
+			sl.lastErr = reason(err)
 			errs = append(errs, err)
 		} else {
 			sl.inst = in
