@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tetherhq/tether/matcher"
@@ -50,6 +52,76 @@ func TestEveryLanguageLadder(t *testing.T) {
 					got = append(got, m.Text)
 				}
 				t.Errorf("%s in %q: matches %q, want first %q (pattern %s)", tt.pattern, tt.src, got, tt.want, res.Pattern)
+			}
+		})
+	}
+}
+
+// TestStatementPlaceholders: metavariables standing where the grammar needs
+// a statement or a loop header it cannot read from a bare name (C# takes no
+// identifier as a statement; no C-like grammar takes "for ($$$)") still
+// compile, and match every statement or header they stand for.
+func TestStatementPlaceholders(t *testing.T) {
+	type want struct{ text, binds string }
+	tests := []struct {
+		lang, file, pattern, src string
+		want                     []want
+	}{
+		{"c_sharp", "a.cs", "while ($C) $S",
+			"class A { void M() {\n  while (ok) Step();\n  while (ok) { Step(); }\n  while (go) if (x) Y();\n} }\n",
+			[]want{{"while (ok) Step();", "$C=ok $S=Step();"}, {"while (ok) { Step(); }", "$C=ok $S={ Step(); }"}, {"while (go) if (x) Y();", "$C=go $S=if (x) Y();"}}},
+		{"c_sharp", "a.cs", "if ($C) { $$$B }",
+			"class A { void M() {\n  if (a) { F(); G(); }\n  if (b) { }\n  if (c) H();\n} }\n",
+			[]want{{"if (a) { F(); G(); }", "$$$B=F(); G(); $C=a"}, {"if (b) { }", "$$$B= $C=b"}}},
+		{"c_sharp", "a.cs", "foreach (var $K in $C) { $$$ }",
+			"class A { void M() {\n  foreach (var k in ks) { Use(k); }\n  foreach (int k in ks) { Use(k); }\n} }\n",
+			[]want{{"foreach (var k in ks) { Use(k); }", "$C=ks $K=k"}}},
+		{"c_sharp", "a.cs", "for ($$$H) { $$$ }",
+			"class A { void M() {\n  for (int i = 0; i < n; i++) { Use(i); }\n  foreach (var k in ks) { Use(k); }\n} }\n",
+			[]want{{"for (int i = 0; i < n; i++) { Use(i); }", "$$$H=int i = 0; i < n; i++"}}},
+		{"javascript", "a.js", "for ($$$) { $$$ }",
+			"for (let i = 0; i < n; i++) { use(i); }\nfor (const k of ks) { use(k); }\nfor (;;) {}\n",
+			[]want{{"for (let i = 0; i < n; i++) { use(i); }", ""}, {"for (;;) {}", ""}}},
+		{"typescript", "a.ts", "for ($$$H) { $$$B }",
+			"for (let i: number = 0; i < n; i++) { use(i); }\n",
+			[]want{{"for (let i: number = 0; i < n; i++) { use(i); }", "$$$B=use(i); $$$H=let i: number = 0; i < n; i++"}}},
+		{"java", "A.java", "for ($$$) { $$$ }",
+			"class A { void m() {\n  for (int i = 0; i < n; i++) { use(i); }\n  for (String k : ks) { use(k); }\n} }\n",
+			[]want{{"for (int i = 0; i < n; i++) { use(i); }", ""}}},
+		{"kotlin", "a.kt", "for ($$$H) { $$$ }",
+			"fun m() {\n  for (i in 0 until n) { use(i) }\n  while (ok) { step() }\n}\n",
+			[]want{{"for (i in 0 until n) { use(i) }", "$$$H=i in 0 until n"}}},
+		{"c", "a.c", "for ($$$) { $$$ }",
+			"void m() {\n  for (int i = 0; i < n; i++) { use(i); }\n  while (ok) { step(); }\n}\n",
+			[]want{{"for (int i = 0; i < n; i++) { use(i); }", ""}}},
+	}
+	p := parser(t)
+	for _, tt := range tests {
+		t.Run(tt.lang+"/"+tt.pattern, func(t *testing.T) {
+			requireGrammar(t, p, tt.lang)
+			file := filepath.Join(t.TempDir(), tt.file)
+			if err := os.WriteFile(file, []byte(tt.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s := matcher.NewSearcher(p, matcher.Config{})
+			res, err := s.Search(context.Background(), matcher.Query{Pattern: tt.pattern, Paths: []string{file}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []want
+			for _, m := range res.Matches {
+				var bs []string
+				for _, b := range m.Bindings {
+					sig := "$"
+					if b.Multi {
+						sig = "$$$"
+					}
+					bs = append(bs, sig+b.Name+"="+b.Text)
+				}
+				got = append(got, want{m.Text, strings.Join(bs, " ")})
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("%s (%s)\ngot  %q\nwant %q", tt.pattern, res.Pattern, got, tt.want)
 			}
 		})
 	}

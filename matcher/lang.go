@@ -26,6 +26,11 @@ type langSpec struct {
 	// written into the pattern as a string and a string that holds exactly
 	// one stands for it.
 	quoted bool
+	// stmtSuffix is written after a metavariable standing for statements
+	// when the grammar cannot read it bare (default ";"); forHeader after the
+	// "$$$" that is a for loop's whole header (default ";;"). See
+	// withPlaceholders.
+	stmtSuffix, forHeader string
 }
 
 func ctx(name, prefix, suffix string) rung {
@@ -89,13 +94,13 @@ var langs = map[string]langSpec{
 		ctx("member", "class _ {\n", "\n}\n"),
 		bare,
 	}},
-	"c_sharp": {expando: 'µ', ladder: []rung{
+	"c_sharp": {expando: 'µ', stmtSuffix: "();", ladder: []rung{
 		ctx("statement", "class X_ { void x_() {\n", "\n} }\n"),
 		ctx("expression", "class X_ { object x_ = ", "; }\n"),
 		ctx("member", "class X_ {\n", "\n}\n"),
 		bare,
 	}},
-	"kotlin": {expando: 'µ', ladder: []rung{
+	"kotlin": {expando: 'µ', forHeader: " in µ", ladder: []rung{
 		ctx("statement", "fun _() {\n", "\n}\n"),
 		ctx("expression", "val _ = ", "\n"),
 		ctx("member", "class _ {\n", "\n}\n"),

@@ -242,6 +242,16 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	if semi != nil {
 		return semi, nil
 	}
+	// Then: metavariables standing for statements or a loop header, given
+	// the code the grammar needs there ("for ($$$) { $$$ }" everywhere,
+	// "while ($C) $S" in C#).
+	pat, err := compilePlaceholders(func(b []byte) (*engine.Tree, error) { return p.Parse(ctx, lang, b) }, lang, src, sub, spec)
+	if err != nil {
+		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+	}
+	if pat != nil {
+		return pat, nil
+	}
 	// Last: one metavariable standing where the grammar wants a string
 	// literal (JavaScript's "import { $$$N } from $M") is read as the string
 	// it stands for, the way ast-grep searches such a pattern anyway.
@@ -485,6 +495,32 @@ func ownsTrailingSpace(t *engine.Tree, n engine.Node, end uint32) bool {
 
 // convert turns a pattern tree node into a pnode.
 func convert(n engine.Node, expando rune, quoted bool) *pnode {
+	return converter{expando: expando, quoted: quoted}.node(n)
+}
+
+// converter turns pattern tree nodes into pnodes; the nodes inside a
+// placeholder become its metavariable.
+type converter struct {
+	expando rune
+	quoted  bool
+	ph      []placeholder
+}
+
+// within returns the placeholder n lies in, if any.
+func (cv converter) within(n engine.Node) (placeholder, bool) {
+	for _, ph := range cv.ph {
+		if n.StartByte() >= ph.start && n.EndByte() <= ph.end && n.EndByte() > n.StartByte() {
+			return ph, true
+		}
+	}
+	return placeholder{}, false
+}
+
+func (cv converter) node(n engine.Node) *pnode {
+	expando, quoted := cv.expando, cv.quoted
+	if ph, ok := cv.within(n); ok {
+		return &pnode{meta: ph.meta, named: true}
+	}
 	text := n.Text()
 	if mv, ok := parseMeta(text, expando); ok {
 		return &pnode{meta: mv, named: true}
@@ -501,13 +537,23 @@ func convert(n engine.Node, expando rune, quoted bool) *pnode {
 		}
 	}
 	p := &pnode{kind: n.Kind(), named: n.IsNamed()}
+	var last *placeholder
 	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
 		// comments are extras; error recovery may also mark an ERROR node
 		// extra, and a tolerated one is a metavariable
 		if c.IsExtra() && !c.IsError() || c.IsMissing() {
 			continue
 		}
-		p.kids = append(p.kids, convert(c, expando, quoted))
+		if ph, in := cv.within(c); in {
+			// the nodes of one placeholder are its one metavariable
+			if last == nil || *last != ph {
+				p.kids = append(p.kids, &pnode{meta: ph.meta, named: true})
+				last = &ph
+			}
+			continue
+		}
+		last = nil
+		p.kids = append(p.kids, cv.node(c))
 	}
 	if n.ChildCount() == 0 {
 		p.leaf = true

@@ -1,0 +1,132 @@
+package matcher
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/tetherhq/tether/engine"
+)
+
+// placeholder is a stretch of a rewritten pattern (scaffold byte offsets) that
+// stands for one metavariable: the metavariable plus the code written after
+// it so the grammar reads a statement or a loop header there.
+type placeholder struct {
+	start, end uint32
+	meta       metaVar
+}
+
+// placeholderRes are the spots the last ladder pass fills in, per expando.
+type placeholderRes struct {
+	forHeader *regexp.Regexp // for ($$$H)
+	block     *regexp.Regexp // $$$B before a closing brace
+	trailing  *regexp.Regexp // a body after ")" or "else" ending the pattern
+}
+
+func placeholderRegexps(expando rune) placeholderRes {
+	e := regexp.QuoteMeta(string(expando))
+	multi := e + e + e + `[A-Z0-9_]*`
+	any := e + `{1,3}[A-Z_][A-Z0-9_]*|` + multi
+	return placeholderRes{
+		forHeader: regexp.MustCompile(`\bfor\s*\(\s*(` + multi + `)\s*\)`),
+		block:     regexp.MustCompile(`(` + multi + `)\s*\}`),
+		trailing:  regexp.MustCompile(`(?:\)|\belse)\s*(` + any + `)\s*$`),
+	}
+}
+
+// withPlaceholders writes code after the metavariables a grammar cannot place
+// as they stand: "$$$H" as the whole header of a for loop (";;" after it, or
+// the language's forHeader), and a metavariable standing for statements
+// before a "}" or as the body ending the pattern ("while ($C) $S") with the
+// language's stmtSuffix (";", or "();" in C#, which takes no bare name as a
+// statement). It returns the new text and, in it, the stretch each
+// metavariable now spans with its filler; ok is false when nothing applies.
+func withPlaceholders(sub string, spec langSpec) (string, []placeholder, bool) {
+	res := placeholderRegexps(spec.expando)
+	stmt, header := spec.stmtSuffix, spec.forHeader
+	if stmt == "" {
+		stmt = ";"
+	}
+	if header == "" {
+		header = ";;"
+	}
+	type insert struct {
+		metaStart, metaEnd int
+		filler             string
+	}
+	var ins []insert
+	seen := map[int]bool{}
+	add := func(re *regexp.Regexp, filler string) {
+		for _, m := range re.FindAllStringSubmatchIndex(sub, -1) {
+			if !seen[m[2]] {
+				seen[m[2]] = true
+				ins = append(ins, insert{m[2], m[3], filler})
+			}
+		}
+	}
+	add(res.forHeader, header)
+	add(res.block, stmt)
+	add(res.trailing, stmt)
+	if len(ins) == 0 {
+		return "", nil, false
+	}
+	sort.Slice(ins, func(i, j int) bool { return ins[i].metaStart < ins[j].metaStart })
+	var b strings.Builder
+	var phs []placeholder
+	at := 0
+	for _, in := range ins {
+		b.WriteString(sub[at:in.metaEnd])
+		start := b.Len() - (in.metaEnd - in.metaStart)
+		mv, ok := parseMeta(sub[in.metaStart:in.metaEnd], spec.expando)
+		if !ok {
+			return "", nil, false
+		}
+		b.WriteString(in.filler)
+		phs = append(phs, placeholder{start: uint32(start), end: uint32(b.Len()), meta: mv})
+		at = in.metaEnd
+	}
+	b.WriteString(sub[at:])
+	return b.String(), phs, true
+}
+
+// compilePlaceholders is the ladder's last pass: the pattern with
+// placeholders (withPlaceholders), read in the first rung that parses it
+// without error; each placeholder's nodes become its metavariable.
+func compilePlaceholders(p parseFunc, lang, src, sub string, spec langSpec) (*Pattern, error) {
+	text, phs, ok := withPlaceholders(sub, spec)
+	if !ok {
+		return nil, nil
+	}
+	for _, c := range spec.ladder {
+		if c.indent != "" {
+			continue
+		}
+		full, start, end := c.scaffold(text)
+		tree, err := p([]byte(full))
+		if err != nil {
+			return nil, err
+		}
+		if tree.HasError() {
+			continue
+		}
+		nodes := extract(tree, uint32(start), uint32(end))
+		if len(nodes) == 0 {
+			continue
+		}
+		cv := converter{expando: spec.expando, quoted: spec.quoted}
+		for _, ph := range phs {
+			ph.start += uint32(start)
+			ph.end += uint32(start)
+			cv.ph = append(cv.ph, ph)
+		}
+		pat := &Pattern{lang: lang, src: src, context: c.name}
+		for _, n := range nodes {
+			pat.roots = append(pat.roots, cv.node(n))
+		}
+		pat.collect()
+		return pat, nil
+	}
+	return nil, nil
+}
+
+type parseFunc func(src []byte) (*engine.Tree, error)
