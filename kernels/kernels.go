@@ -129,8 +129,14 @@ type Result struct {
 	Stderr Stream `json:"stderr"`
 	// Value is the echoed value of the cell's last expression, or nil.
 	Value *Display `json:"value,omitempty"`
-	// Displays are display() outputs and figures, in order.
+	// Displays are display() outputs and figures, in order, at most
+	// Config.MaxDisplays of them (a notice says how many more there were).
 	Displays []Display `json:"displays,omitempty"`
+	// Outputs are the cell's stream text and displays in the order the cell
+	// produced them, so stdout, stderr and displays read as they interleaved.
+	// Nil when the streams were over the output bound (then only Stdout,
+	// Stderr and Displays, each bounded, tell what the cell printed).
+	Outputs []Output `json:"outputs,omitempty"`
 	// Error is set when the cell failed.
 	Error *Error `json:"error,omitempty"`
 	// Notices say what happened to the kernel itself, in plain words ("started
@@ -166,6 +172,7 @@ const (
 	DefaultMaxOutput      = 64 << 10
 	DefaultMaxImage       = 1 << 20
 	DefaultMaxText        = 32 << 10
+	DefaultMaxDisplays    = 50
 )
 
 // Config configures a kernel. The zero value of each field means its default.
@@ -186,6 +193,9 @@ type Config struct {
 	MaxOutput int
 	// MaxText bounds each text or HTML representation of a displayed value.
 	MaxText int
+	// MaxDisplays bounds how many displays (figures included) one cell
+	// returns; the rest are dropped and a notice says how many.
+	MaxDisplays int
 	// MaxImage bounds each PNG image, in bytes; larger figures are rendered
 	// again smaller, or left out with a note.
 	MaxImage int
@@ -217,6 +227,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxImage <= 0 {
 		c.MaxImage = DefaultMaxImage
+	}
+	if c.MaxDisplays <= 0 {
+		c.MaxDisplays = DefaultMaxDisplays
 	}
 	return c
 }

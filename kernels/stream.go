@@ -119,3 +119,96 @@ func TrimTraceback(s string, max int) string {
 	}
 	return t
 }
+
+// Output is one piece of a cell's output, in the order the cell produced it:
+// a run of stdout or stderr text, or a display.
+type Output struct {
+	// Stream is "stdout" or "stderr" for text, "" for a display.
+	Stream string `json:"stream,omitempty"`
+	// Text is the stream text.
+	Text string `json:"text,omitempty"`
+	// Display is the index in Result.Displays of a display output.
+	Display int `json:"display,omitempty"`
+}
+
+// Transcript records a cell's outputs in order and keeps its displays within
+// a count. Stream text is kept in order only while all of it fits in max
+// bytes; past that the order is given up (Outputs returns nil) and the cell's
+// separately bounded Stdout and Stderr tell what was printed. The zero value
+// is unusable; use NewTranscript.
+type Transcript struct {
+	max         int
+	maxDisplays int
+	bytes       int
+	over        bool
+	outs        []Output
+	displays    []Display
+	dropped     int
+	images      int
+}
+
+// NewTranscript returns a transcript keeping stream order up to max bytes of
+// text and at most maxDisplays displays (DefaultMaxDisplays when <= 0).
+func NewTranscript(max, maxDisplays int) *Transcript {
+	if maxDisplays <= 0 {
+		maxDisplays = DefaultMaxDisplays
+	}
+	return &Transcript{max: max, maxDisplays: maxDisplays}
+}
+
+// Write records text written to stream ("stdout" or "stderr").
+func (t *Transcript) Write(stream, text string) {
+	if text == "" || t.over {
+		return
+	}
+	t.bytes += len(text)
+	if t.bytes > t.max {
+		t.over, t.outs = true, nil
+		return
+	}
+	if n := len(t.outs); n > 0 && t.outs[n-1].Stream == stream {
+		t.outs[n-1].Text += text
+		return
+	}
+	t.outs = append(t.outs, Output{Stream: stream, Text: text})
+}
+
+// MaxImagesPerCell bounds how many images one cell returns; a display past
+// it keeps its text and a note instead of the image.
+const MaxImagesPerCell = 10
+
+// Display records a display; past the count it is dropped and counted.
+func (t *Transcript) Display(d Display) {
+	if len(t.displays) >= t.maxDisplays {
+		t.dropped++
+		return
+	}
+	if len(d.PNG) > 0 {
+		if t.images >= MaxImagesPerCell {
+			d.PNG = nil
+			note := fmt.Sprintf("image left out: a cell returns at most %d images", MaxImagesPerCell)
+			if d.Note != "" {
+				note = d.Note + "; " + note
+			}
+			d.Note = note
+		} else {
+			t.images++
+		}
+	}
+	t.displays = append(t.displays, d)
+	if !t.over {
+		t.outs = append(t.outs, Output{Display: len(t.displays) - 1})
+	}
+}
+
+// Fill sets res.Displays and res.Outputs, and adds a notice when displays were
+// dropped.
+func (t *Transcript) Fill(res *Result) {
+	res.Displays = t.displays
+	if !t.over {
+		res.Outputs = t.outs
+	}
+	if t.dropped > 0 {
+		res.Notices = append(res.Notices, fmt.Sprintf("displays cut: %d of %d shown; show fewer (a summary, one combined figure)", len(t.displays), len(t.displays)+t.dropped))
+	}
+}

@@ -31,7 +31,7 @@ func init() {
 var evalSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "code": {"type": "string", "description": "the cell: Python (IPython idioms such as %pip, %cd, !cmd, %%bash, %%timeit work) or JavaScript"},
+    "code": {"type": "string", "description": "the cell: Python (IPython idioms such as %pip, %cd, !cmd, %%bash, %time, %%timeit, %env, obj? work) or JavaScript"},
     "description": {"type": "string", "minLength": 1, "description": "5-10 words saying what the cell does; shown as the cell's label"},
     "language": {"type": "string", "enum": ["python", "javascript"], "description": "python (default) or javascript"},
     "reset": {"type": "boolean", "description": "discard the interpreter and its state before running the cell"}
@@ -63,7 +63,7 @@ func (e *evaluator) tool() Tool {
 		Tier: TierExec,
 		Description: "Run a Python or JavaScript cell in a persistent interpreter: variables, imports and loaded data survive between calls, as in a notebook. " +
 			"The last expression is echoed; display(x) shows rich output; pandas data frames render as tables and matplotlib figures come back as images. " +
-			"IPython idioms work in Python: %pip install (then import again), %cd, !cmd, x = !cmd, %%bash, %timeit, %%timeit. " +
+			"IPython idioms work in Python: %pip install (then import again), %cd, !cmd, x = !cmd, %%bash, %time, %timeit, %%timeit, %env, obj?, %%writefile, %%capture, %run, %autoreload. " +
 			"Inside a cell, tool(name, args) calls this run's tools (e.g. contents = tool(\"read\", {\"path\": \"lib/auth.dart\"})) under the same approvals; a refused call raises ToolError. " +
 			"The cell may compute for up to its idle budget (default 5 minutes; time waiting on tool() does not count) before it is interrupted; state is kept unless the result says otherwise. " +
 			"reset: true discards the interpreter first.",
@@ -167,13 +167,14 @@ func renderCell(lang kernels.Language, label string, r *kernels.Result) *Result 
 	for _, n := range r.Notices {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
-	if r.Stdout.Text != "" {
-		b.WriteString("stdout:\n" + withNewline(r.Stdout.Text))
-	}
-	if r.Stderr.Text != "" {
-		b.WriteString("stderr:\n" + withNewline(r.Stderr.Text))
+	// endLine ends a stream's last line before the next header.
+	endLine := func() {
+		if !strings.HasSuffix(b.String(), "\n") {
+			b.WriteString("\n")
+		}
 	}
 	show := func(head string, d kernels.Display) {
+		endLine()
 		b.WriteString(head + "\n" + withNewline(d.Text))
 		if d.Note != "" {
 			fmt.Fprintf(&b, "(%s)\n", d.Note)
@@ -183,8 +184,35 @@ func renderCell(lang kernels.Language, label string, r *kernels.Result) *Result 
 			images = append(images, Content{Type: ImageContent, MIMEType: kernels.MIMEPNG, Data: d.PNG})
 		}
 	}
-	for _, d := range r.Displays {
-		show("display:", d)
+	if r.Outputs != nil {
+		// In the order the cell produced them: a header each time the
+		// output switches between stdout, stderr and a display.
+		section := ""
+		for _, o := range r.Outputs {
+			switch {
+			case o.Stream == "" && o.Display >= 0 && o.Display < len(r.Displays):
+				show("display:", r.Displays[o.Display])
+				section = ""
+			case o.Stream != "":
+				if o.Stream != section {
+					endLine()
+					b.WriteString(o.Stream + ":\n")
+					section = o.Stream
+				}
+				b.WriteString(o.Text)
+			}
+		}
+		endLine()
+	} else {
+		if r.Stdout.Text != "" {
+			b.WriteString("stdout:\n" + withNewline(r.Stdout.Text))
+		}
+		if r.Stderr.Text != "" {
+			b.WriteString("stderr:\n" + withNewline(r.Stderr.Text))
+		}
+		for _, d := range r.Displays {
+			show("display:", d)
+		}
 	}
 	if r.Value != nil {
 		show("out:", *r.Value)
@@ -235,11 +263,12 @@ func structuredCell(lang kernels.Language, label string, r *kernels.Result) any 
 		Stderr    kernels.Stream   `json:"stderr"`
 		Value     *cellDisplay     `json:"value,omitempty"`
 		Displays  []cellDisplay    `json:"displays,omitempty"`
+		Outputs   []kernels.Output `json:"outputs,omitempty"`
 		Error     *kernels.Error   `json:"error,omitempty"`
 		Notices   []string         `json:"notices,omitempty"`
 		StateLost bool             `json:"stateLost,omitempty"`
 		Fresh     bool             `json:"fresh,omitempty"`
-	}{Language: lang, Label: label, Stdout: r.Stdout, Stderr: r.Stderr, Error: r.Error, Notices: r.Notices, StateLost: r.StateLost, Fresh: r.Fresh}
+	}{Language: lang, Label: label, Stdout: r.Stdout, Stderr: r.Stderr, Error: r.Error, Notices: r.Notices, StateLost: r.StateLost, Fresh: r.Fresh, Outputs: r.Outputs}
 	if r.Value != nil {
 		v := conv(*r.Value)
 		s.Value = &v

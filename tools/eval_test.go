@@ -284,3 +284,21 @@ func TestEvalCloseEndsKernels(t *testing.T) {
 	}
 	t.Errorf("python kernel %d outlived Run.Close", pid)
 }
+
+// TestEvalOutputsInOrder: the result reads as the cell printed it, stdout,
+// stderr and displays interleaved, in both languages.
+func TestEvalOutputsInOrder(t *testing.T) {
+	requireEvalPython(t)
+	r := newEvalRun(t, allowAll, kernels.Config{})
+	for _, tt := range []struct{ lang, code, want string }{
+		{"python", "import sys\nprint('a')\nprint('b', file=sys.stderr)\nprint('c')\ndisplay(5)\nprint('d', end='')\nsys.stderr.write('e')\n7",
+			"stdout:\na\nstderr:\nb\nstdout:\nc\ndisplay:\n5\nstdout:\nd\nstderr:\ne\nout:\n7"},
+		{"javascript", "console.log('a'); console.error('b'); console.log('c'); display(5); 7",
+			"stdout:\na\nstderr:\nb\nstdout:\nc\ndisplay:\n5\nout:\n7"},
+	} {
+		res := evalCall(t, r, tt.lang, tt.code)
+		if !strings.HasSuffix(res.AllText(), tt.want) {
+			t.Errorf("%s:\n got %q\nwant suffix %q", tt.lang, res.AllText(), tt.want)
+		}
+	}
+}

@@ -30,6 +30,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"reflect"
 	"runtime"
 	"runtime/metrics"
@@ -102,10 +103,10 @@ type session struct {
 
 	// The current cell's outputs and bridge context. Set by Execute before the
 	// cell's goroutine starts and read after it ends.
-	ctx      context.Context
-	stdout   *kernels.StreamBuffer
-	stderr   *kernels.StreamBuffer
-	displays []kernels.Display
+	ctx    context.Context
+	stdout *kernels.StreamBuffer
+	stderr *kernels.StreamBuffer
+	order  *kernels.Transcript
 	// bridge tells Execute when a tool() call starts (+1) and ends (-1);
 	// over is closed when Execute stops listening.
 	bridge chan int
@@ -154,7 +155,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 	s := k.sess
 	s.ctx = ctx
 	s.stdout, s.stderr = kernels.NewStreamBuffer(k.cfg.MaxOutput), kernels.NewStreamBuffer(k.cfg.MaxOutput)
-	s.displays = nil
+	s.order = kernels.NewTranscript(k.cfg.MaxOutput, k.cfg.MaxDisplays)
 	s.bridge = make(chan int)
 	s.over = make(chan struct{})
 	defer close(s.over)
@@ -207,7 +208,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 	ctxDone := ctx.Done()
 	finish := func() *kernels.Result {
 		res.Stdout, res.Stderr = s.stdout.Stream(), s.stderr.Stream()
-		res.Displays = s.displays
+		s.order.Fill(res)
 		return res
 	}
 	for {
@@ -456,8 +457,10 @@ func (k *Kernel) newSession() (*session, error) {
 			line := strings.Join(parts, " ") + "\n"
 			if err {
 				s.stderr.WriteString(line)
+				s.order.Write("stderr", line)
 			} else {
 				s.stdout.WriteString(line)
+				s.order.Write("stdout", line)
 			}
 			return goja.Undefined()
 		}
@@ -473,7 +476,7 @@ func (k *Kernel) newSession() (*session, error) {
 	}
 	display := vm.ToValue(func(c goja.FunctionCall) goja.Value {
 		for _, a := range c.Arguments {
-			s.displays = append(s.displays, s.bundle(a, false))
+			s.order.Display(s.bundle(a, false))
 		}
 		return goja.Undefined()
 	}).(*goja.Object)
@@ -483,7 +486,7 @@ func (k *Kernel) newSession() (*session, error) {
 		var note string
 		d.HTML, note = kernels.CutText(h, s.cfg.MaxText)
 		d.Note = note
-		s.displays = append(s.displays, d)
+		s.order.Display(d)
 		return goja.Undefined()
 	})
 	if err := vm.Set("display", display); err != nil {
@@ -585,8 +588,14 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 	case goja.IsNull(v):
 		return "null"
 	}
+	if sym, ok := v.(*goja.Symbol); ok {
+		return "Symbol(" + sym.String() + ")"
+	}
 	obj, ok := v.(*goja.Object)
 	if !ok {
+		if _, isBig := v.Export().(*big.Int); isBig {
+			return v.String() + "n"
+		}
 		if _, isStr := v.Export().(string); isStr {
 			if quote || depth > 0 {
 				return quoteJS(v.String())
@@ -630,7 +639,7 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		}
 		return "Promise { <pending> }"
 	}
-	if tag := obj.String(); (tag == "[object Map]" || tag == "[object Set]") && s.inspectMapSet != nil {
+	if tag := objectTag(obj); (tag == "[object Map]" || tag == "[object Set]") && s.inspectMapSet != nil {
 		if arr, err := s.inspectMapSet(goja.Undefined(), obj); err == nil {
 			return tag[8:len(tag)-1] + " " + s.inspect(arr, depth, true, seen)
 		}
@@ -659,13 +668,16 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		return b.String()
 	}
 	keys := obj.Keys()
+	prefix := className(obj)
 	if len(keys) == 0 {
-		if str := obj.String(); str != "[object Object]" {
-			return str
+		if prefix == "" {
+			if str := obj.String(); str != "[object Object]" {
+				return str
+			}
 		}
-		return "{}"
+		return prefix + "{}"
 	}
-	b.WriteString("{ ")
+	b.WriteString(prefix + "{ ")
 	for i, key := range keys {
 		if i >= maxInspectItems {
 			fmt.Fprintf(&b, ", ... %d more properties", len(keys)-i)
@@ -684,6 +696,30 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 	}
 	b.WriteString(" }")
 	return b.String()
+}
+
+// className is "Name " for an instance of a class other than Object, as
+// node's REPL shows it ("Point { x: 1 }"), and "" otherwise.
+func className(obj *goja.Object) string {
+	proto := obj.Prototype()
+	if proto == nil {
+		return "[Object: null prototype] "
+	}
+	c, ok := proto.Get("constructor").(*goja.Object)
+	if !ok {
+		return ""
+	}
+	if _, isFn := goja.AssertFunction(c); !isFn {
+		return ""
+	}
+	name := c.Get("name")
+	if name == nil || goja.IsUndefined(name) {
+		return ""
+	}
+	if n := name.String(); n != "" && n != "Object" {
+		return n + " "
+	}
+	return ""
 }
 
 func isIdent(s string) bool {
@@ -755,3 +791,12 @@ globalThis.__tether_guard = function(limit) {
   };
 };
 `
+
+// objectTag is obj's "[object X]" string, or "" for an object without a
+// prototype (which has no toString to call).
+func objectTag(obj *goja.Object) string {
+	if obj.Prototype() == nil {
+		return ""
+	}
+	return obj.String()
+}

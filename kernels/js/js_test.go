@@ -61,6 +61,11 @@ func TestPersistenceEchoConsoleDisplay(t *testing.T) {
 		{"({get boom() { throw new Error('no') }})", "<value could not be shown: Error: no at boom (cell-11:1:22(3))>"},
 		{"new Promise(() => {})", "Promise { <pending> }"},
 		{"[Promise.resolve(1)]", "[Promise { 1 }]"},
+		{"Symbol('s')", "Symbol(s)"},
+		{"[1n + 2n]", "[3n]"},
+		{"class Point { constructor() { this.x = 1 } }\nnew Point()", "Point { x: 1 }"},
+		{"Object.create(null)", "[Object: null prototype] {}"},
+		{"new (class Empty {})()", "Empty {}"},
 	}
 	for _, tt := range tests {
 		if got := value(t, run(t, k, tt.code)); got != tt.want {
@@ -344,5 +349,24 @@ func TestHammerOneKernel(t *testing.T) {
 	}
 	if got := value(t, run(t, k, "hits")); got != "200" {
 		t.Errorf("hits = %s, want 200", got)
+	}
+}
+
+func TestDisplaysAreBoundedAndOrdered(t *testing.T) {
+	k := newKernel(t, kernels.Config{MaxDisplays: 3})
+	r := run(t, k, "console.log('a'); for (let i = 0; i < 5; i++) display(i); console.error('b')")
+	if len(r.Displays) != 3 || len(r.Notices) != 1 || !strings.Contains(r.Notices[0], "3 of 5 shown") {
+		t.Errorf("5 displays with a cap of 3: %d kept, notices %q", len(r.Displays), r.Notices)
+	}
+	var got []string
+	for _, o := range r.Outputs {
+		if o.Stream == "" {
+			got = append(got, "display:"+r.Displays[o.Display].Text)
+		} else {
+			got = append(got, o.Stream+":"+o.Text)
+		}
+	}
+	if want := "stdout:a\n|display:0|display:1|display:2|stderr:b\n"; strings.Join(got, "|") != want {
+		t.Errorf("outputs %q, want %q", strings.Join(got, "|"), want)
 	}
 }

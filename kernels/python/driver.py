@@ -35,6 +35,7 @@ import traceback
 import types
 
 _MAX_FRAME = 64 << 20
+_DRIVER_FILE = "<string>"  # run as python -c
 
 
 class _State:
@@ -46,6 +47,9 @@ class _State:
     max_image = 1 << 20
     max_text = 32 << 10
     emitted_figures = set()
+    captured = None  # a list while %%capture collects displays
+    autoreload = False
+    mtimes = {}
 
 
 _state = _State()
@@ -139,6 +143,41 @@ class _Pump(threading.Thread):
 
 
 _pumps = []
+_last_stream = [None]
+
+
+class _OrderedRaw(io.RawIOBase):
+    """fd 1 or 2 as sys.stdout/sys.stderr write it, keeping the order of the two.
+
+    Each capture pipe has its own pump, so text written to one pipe could be
+    forwarded before earlier text still waiting in the other. When a write
+    switches streams, what the other pipe holds is forwarded first.
+    """
+
+    def __init__(self, fd, name):
+        super().__init__()
+        self.fd = fd
+        self.stream = name
+
+    def writable(self):
+        return True
+
+    def fileno(self):
+        return self.fd
+
+    def write(self, b):
+        if _last_stream[0] != self.stream:
+            _last_stream[0] = self.stream
+            with _Critical():
+                for p in _pumps:
+                    if p.stream != self.stream:
+                        with p.lock:
+                            p.drain()
+        view = memoryview(b)
+        n = 0
+        while n < len(view):
+            n += os.write(self.fd, view[n:])
+        return n
 
 
 def _sync_streams():
@@ -223,8 +262,12 @@ def _bundle(obj):
 def display(*objs):
     """Shows each object as rich output (text, HTML table, image)."""
     for obj in objs:
+        if _state.captured is not None:
+            _state.captured.append(obj)
+            continue
         data = _bundle(obj)
         with _Critical():
+            _sync_streams()  # what was printed before shows before the display
             _send({"op": "display", "data": data})
 
 
@@ -364,9 +407,16 @@ class _Magics:
         args = _expand(args)
         return getattr(self, "m_" + name)(args)
 
-    def cell(self, name, args, body):
+    def cell(self, name, args, body, line=0):
         args = _expand(args)
-        return getattr(self, "c_" + name)(args, body)
+        f = getattr(self, "c_" + name)
+        if line:
+            return f(args, body, line)
+        return f(args, body)
+
+    def pinfo(self, name, detail):
+        """obj? and obj??: what the object is, its signature and docstring."""
+        return _pinfo(name, detail, sys._getframe(1))
 
     def m_cd(self, args):
         path = os.path.expanduser(args.strip().strip("'\"") or "~")
@@ -412,6 +462,356 @@ class _Magics:
             raise RuntimeError("bash exited with status %d" % r.returncode)
 
     c_sh = c_bash
+
+    def c_script(self, args, body):
+        import shlex
+        import subprocess
+
+        argv = shlex.split(args)
+        if not argv:
+            raise ValueError("%%script needs a program, e.g. %%script bash")
+        r = subprocess.run(argv, input=body, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("%s exited with status %d" % (argv[0], r.returncode))
+
+    def c_python3(self, args, body):
+        return self.c_script(sys.executable + " " + args, body)
+
+    c_python = c_python3
+
+    def m_time(self, args):
+        return _timed(args, "<time>", 0)
+
+    def c_time(self, args, body, line=0):
+        return _timed(body, _state.cell_file, line)
+
+    def m_env(self, args):
+        args = args.strip()
+        if not args:
+            return dict(os.environ)
+        if "=" in args or " " in args:
+            sep = "=" if "=" in args and (" " not in args or args.index("=") < args.index(" ")) else " "
+            k, v = args.split(sep, 1)
+            k, v = k.strip(), v.strip()
+            os.environ[k] = v
+            print("env: %s=%s" % (k, v))
+            return None
+        if args not in os.environ:
+            raise KeyError("environment variable %s is not set" % args)
+        return os.environ[args]
+
+    def m_set_env(self, args):
+        return self.m_env(args)
+
+    def m_matplotlib(self, args):
+        # Figures come back as images whatever the backend name; the kernel
+        # renders with Agg. Nothing to switch.
+        return None
+
+    def m_config(self, args):
+        if args.strip().startswith("InlineBackend."):
+            return None  # inline figure settings: figures come back as PNG anyway
+        raise ValueError("%%config %s: only InlineBackend settings are accepted (and have no effect here)" % args)
+
+    def m_load_ext(self, args):
+        for name in args.split():
+            if name == "autoreload":
+                continue  # %autoreload is built in
+            mod = __import__(name, fromlist=["_"])
+            load = getattr(mod, "load_ipython_extension", None)
+            if load is None:
+                raise ImportError("%s is not an IPython extension (no load_ipython_extension)" % name)
+            raise RuntimeError("%s is an IPython extension and needs IPython; this kernel is not IPython: import %s and use it directly" % (name, name))
+
+    m_reload_ext = m_load_ext
+
+    def m_autoreload(self, args):
+        mode = args.strip() or "now"
+        if mode in ("0", "off"):
+            _state.autoreload = False
+        elif mode in ("now",):
+            _autoreload(force=True)
+        else:
+            _state.autoreload = True
+            _autoreload(force=False)
+
+    def m_aimport(self, args):
+        _state.autoreload = True
+
+    def m_who(self, args):
+        names = _user_names()
+        print("  ".join(names) if names else "Interactive namespace is empty.")
+
+    def m_whos(self, args):
+        ns = sys.modules["__main__"].__dict__
+        names = _user_names()
+        if not names:
+            print("Interactive namespace is empty.")
+            return
+        rows = [(n, type(ns[n]).__name__, _short(ns[n])) for n in names]
+        w1 = max(8, max(len(r[0]) for r in rows))
+        w2 = max(4, max(len(r[1]) for r in rows))
+        print("%-*s   %-*s   %s" % (w1, "Variable", w2, "Type", "Data/Info"))
+        print("-" * (w1 + w2 + 20))
+        for r in rows:
+            print("%-*s   %-*s   %s" % (w1, r[0], w2, r[1], r[2]))
+
+    def m_reset(self, args):
+        ns = sys.modules["__main__"].__dict__
+        for n in _user_names(all_=True):
+            del ns[n]
+
+    def m_run(self, args):
+        import runpy
+        import shlex
+
+        argv = shlex.split(args)
+        if not argv:
+            raise ValueError("%run needs a script: %run script.py [args]")
+        opts = []
+        while argv and argv[0].startswith("-") and argv[0] != "-m":
+            opts.append(argv.pop(0))
+        ns = sys.modules["__main__"].__dict__
+        saved = sys.argv
+        try:
+            if argv and argv[0] == "-m":
+                sys.argv = argv[1:]
+                out = runpy.run_module(argv[1], run_name="__main__", alter_sys=False)
+            else:
+                sys.argv = argv
+                out = runpy.run_path(argv[0], run_name="__main__")
+        finally:
+            sys.argv = saved
+        for k, v in out.items():
+            if not k.startswith("__"):
+                ns[k] = v
+
+    def m_sx(self, args):
+        return self.getoutput(args)
+
+    m_system = m_sx
+
+    def c_writefile(self, args, body):
+        import shlex
+
+        argv = shlex.split(args)
+        append = "-a" in argv or "--append" in argv
+        paths = [a for a in argv if a not in ("-a", "--append")]
+        if len(paths) != 1:
+            raise ValueError("%%writefile needs one file name: %%writefile [-a] path")
+        path = os.path.expanduser(paths[0])
+        exists = os.path.exists(path)
+        if append:
+            print("Appending to %s" % path)
+        else:
+            print("%s %s" % ("Overwriting" if exists else "Writing", path))
+        if not body.endswith("\n"):
+            body += "\n"
+        with open(path, "a" if append else "w", encoding="utf-8") as f:
+            f.write(body)
+
+    def c_html(self, args, body):
+        display(_HTML(body))
+
+    def c_capture(self, args, body, line=0):
+        opts = args.split()
+        names = [a for a in opts if not a.startswith("-")]
+        cap = _Captured()
+        import tempfile
+
+        _sync_streams()
+        saved = []
+        files = {}
+        for fd, name in ((1, "stdout"), (2, "stderr")):
+            if "--no-" + name in opts:
+                continue
+            f = tempfile.TemporaryFile()
+            saved.append((fd, os.dup(fd)))
+            os.dup2(f.fileno(), fd)
+            files[name] = f
+        prev = _state.captured
+        if "--no-display" not in opts:
+            _state.captured = cap.outputs
+        try:
+            _run_body(body, _state.cell_file, line)
+        finally:
+            for st in (sys.stdout, sys.stderr):
+                try:
+                    st.flush()
+                except Exception:
+                    pass
+            for fd, old in saved:
+                os.dup2(old, fd)
+                os.close(old)
+            _state.captured = prev
+            for name, f in files.items():
+                f.seek(0)
+                setattr(cap, name, f.read().decode("utf-8", "replace"))
+                f.close()
+        if names:
+            sys.modules["__main__"].__dict__[names[0]] = cap
+
+
+class _HTML:
+    def __init__(self, html):
+        self.html = html
+
+    def _repr_html_(self):
+        return self.html
+
+    def __repr__(self):
+        return self.html
+
+
+class _Captured:
+    """What %%capture caught: .stdout, .stderr, .outputs; show() replays them."""
+
+    def __init__(self):
+        self.stdout = ""
+        self.stderr = ""
+        self.outputs = []
+
+    def show(self):
+        sys.stdout.write(self.stdout)
+        sys.stderr.write(self.stderr)
+        for o in self.outputs:
+            display(o)
+
+    __call__ = show
+
+    def __repr__(self):
+        return "<CapturedIO: %d bytes of stdout, %d of stderr, %d outputs>" % (len(self.stdout), len(self.stderr), len(self.outputs))
+
+
+_INJECTED = ("display", "tool", "ToolError", "__tether__", "In", "Out", "exit", "quit", "get_ipython")
+
+
+def _user_names(all_=False):
+    ns = sys.modules["__main__"].__dict__
+    out = []
+    for n, v in ns.items():
+        if n.startswith("_") or n in _INJECTED:
+            continue
+        if not all_ and isinstance(v, types.ModuleType):
+            continue
+        out.append(n)
+    return sorted(out)
+
+
+def _short(v):
+    try:
+        r = repr(v)
+    except Exception:
+        return "<repr failed>"
+    r = " ".join(r.split())
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
+def _run_body(body, filename, line):
+    """Runs Python source as part of the cell (line: the cell line it starts
+    on, so errors point there); returns the last expression's value."""
+    ns = sys.modules["__main__"].__dict__
+    tree = compile("\n" * line + body, filename, "exec", ast.PyCF_ONLY_AST)
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = tree.body.pop()
+    exec(compile(tree, filename, "exec"), ns)
+    if last is not None:
+        return eval(compile(ast.Expression(last.value), filename, "eval"), ns)
+    return None
+
+
+def _cpu():
+    try:
+        import resource
+
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime, r.ru_stime
+    except Exception:
+        t = os.times()
+        return t.user, t.system
+
+
+def _timed(src, filename, line):
+    import time
+
+    (u0, s0), w0 = _cpu(), time.perf_counter()
+    try:
+        return _run_body(src, filename, line)
+    finally:
+        (u1, s1), w1 = _cpu(), time.perf_counter()
+        u, s_ = u1 - u0, s1 - s0
+        print("CPU times: user %s, sys: %s, total: %s" % (_fmt_time(u), _fmt_time(s_), _fmt_time(u + s_)))
+        print("Wall time: %s" % _fmt_time(w1 - w0))
+
+
+def _pinfo(name, detail, frame):
+    import inspect
+
+    try:
+        obj = eval(name, frame.f_globals, frame.f_locals)
+    except Exception:
+        print("Object `%s` not found." % name)
+        return None
+    lines = []
+    try:
+        lines.append("Signature: %s%s" % (name, inspect.signature(obj)))
+    except (TypeError, ValueError):
+        pass
+    if not callable(obj) or isinstance(obj, (int, float, str, bytes, list, dict, tuple, set)):
+        lines.append("Value:     %s" % _short(obj))
+    doc = inspect.getdoc(obj)
+    if doc and (detail < 2 or not _source_of(obj)):
+        lines.append("Docstring:\n" + doc if "\n" in doc else "Docstring: " + doc)
+    f = None
+    try:
+        f = inspect.getsourcefile(obj) or inspect.getfile(obj)
+    except TypeError:
+        pass
+    if f:
+        lines.append("File:      %s" % f)
+    if detail >= 2:
+        src = _source_of(obj)
+        if src:
+            lines.append("Source:\n" + src.rstrip("\n"))
+    lines.append("Type:      %s" % type(obj).__name__)
+    print("\n".join(lines))
+    return None
+
+
+def _source_of(obj):
+    import inspect
+
+    try:
+        return inspect.getsource(obj)
+    except Exception:
+        return ""
+
+
+def _autoreload(force):
+    """Reloads modules whose source file changed since they were loaded
+    (%autoreload), the ones outside the standard library and site-packages."""
+    import importlib
+    import sysconfig
+
+    skip = tuple(p for p in {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} if p)
+    for name, mod in list(sys.modules.items()):
+        f = getattr(mod, "__file__", None)
+        if not f or name == "__main__" or f.startswith(skip) or "-packages" in f or not f.endswith(".py"):
+            continue
+        try:
+            mtime = os.stat(f).st_mtime
+        except OSError:
+            continue
+        seen = _state.mtimes.get(name)
+        _state.mtimes[name] = mtime
+        if force or (seen is not None and mtime != seen):
+            try:
+                importlib.reload(mod)
+            except Exception as e:
+                sys.stderr.write("[autoreload of %s failed: %s: %s]\n" % (name, type(e).__name__, e))
+                continue
+            _state.mtimes[name] = os.stat(f).st_mtime
 
 
 def _note_status(cmd, code):
@@ -550,7 +950,11 @@ def _error_of(e, filename):
         if t.tb_frame.f_code.co_filename == filename:
             line = t.tb_lineno
         t = t.tb_next
-    text = "".join(traceback.format_exception(type(e), e, tb))
+    te = traceback.TracebackException(type(e), e, tb)
+    # The driver's own frames (an IPython idiom's helper) say nothing about
+    # the cell: leave them out.
+    te.stack = traceback.StackSummary.from_list([f for f in te.stack if f.filename != _DRIVER_FILE])
+    text = "".join(te.format())
     msg = str(e)
     if isinstance(e, KeyboardInterrupt):
         name, msg = "KeyboardInterrupt", "interrupted"
@@ -559,13 +963,17 @@ def _error_of(e, filename):
 
 def _run_cell(req, ns):
     cid = req["id"]
-    code = req["code"]
+    code = req.get("code") or ""
     _state.cell_id = cid
     _state.max_image = int(req.get("max_image") or (1 << 20))
     _state.max_text = int(req.get("max_text") or (32 << 10))
     _state.emitted_figures = set()
     filename = "<cell-%d>" % cid
-    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    _state.cell_file = filename
+    source = req.get("source") or code
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    if _state.autoreload:
+        _autoreload(force=False)
     error = None
     try:
         try:
@@ -581,6 +989,7 @@ def _run_cell(req, ns):
                     ns["_"] = value
                     data = _bundle(value)
                     with _Critical():
+                        _sync_streams()
                         _send({"op": "result", "data": data})
             _flush_figures()
         finally:
@@ -642,8 +1051,8 @@ def main():
         p.start()
         _pumps.append(p)
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
+    sys.stdout = io.TextIOWrapper(_OrderedRaw(1, "stdout"), encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
+    sys.stderr = io.TextIOWrapper(_OrderedRaw(2, "stderr"), encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
     limit = int(os.environ.pop("TETHER_KERNEL_RLIMIT_AS", "0") or 0)
     if limit > 0:
         try:

@@ -21,6 +21,7 @@ type frame struct {
 	Op         string          `json:"op"`
 	ID         int64           `json:"id,omitempty"`
 	Code       string          `json:"code,omitempty"`
+	Source     string          `json:"source,omitempty"` // the cell as written, for tracebacks
 	MaxImage   int             `json:"max_image,omitempty"`
 	MaxText    int             `json:"max_text,omitempty"`
 	Name       string          `json:"name,omitempty"`

@@ -15,9 +15,24 @@ import (
 // driver's __tether__ helper, keeping one output line per input line so
 // errors still point at the cell line the user wrote.
 var (
-	lineMagics = map[string]bool{"pip": true, "cd": true, "pwd": true, "timeit": true}
-	cellMagics = map[string]bool{"bash": true, "sh": true, "timeit": true}
+	lineMagics = map[string]bool{
+		"pip": true, "cd": true, "pwd": true, "timeit": true, "time": true, "env": true, "set_env": true,
+		"matplotlib": true, "config": true, "load_ext": true, "reload_ext": true, "autoreload": true, "aimport": true,
+		"who": true, "whos": true, "reset": true, "run": true, "sx": true, "system": true,
+	}
+	cellMagics = map[string]bool{
+		"bash": true, "sh": true, "timeit": true, "time": true, "capture": true, "writefile": true,
+		"html": true, "script": true, "python": true, "python3": true,
+	}
+	// pythonBody are the cell magics whose body is Python run as part of the
+	// cell: their body may use the idioms too, and is told its first line.
+	pythonBody = map[string]bool{"time": true, "capture": true}
+	// shellAliases are IPython's default shell aliases (%ls -l runs ls -l).
+	shellAliases = map[string]string{"ls": "ls", "ll": "ls -F -l", "cat": "cat", "cp": "cp", "mkdir": "mkdir", "mv": "mv", "rm": "rm", "rmdir": "rmdir"}
 )
+
+// pinfoLine matches IPython's help idioms: ?obj, ??obj, obj?, obj??.
+var pinfoLine = regexp.MustCompile(`^(?:(\?{1,2})([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)(\?{1,2}))\s*$`)
 
 var assignEscape = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*([!%])(.*)$`)
 
@@ -31,7 +46,7 @@ func supported() string {
 	}
 	sort.Strings(l)
 	sort.Strings(c)
-	return strings.Join(append(append(l, c...), "!cmd", "x = !cmd"), ", ")
+	return strings.Join(append(append(l, c...), "!cmd", "x = !cmd", "obj?", "obj??", "%ls and IPython's other shell aliases"), ", ")
 }
 
 // pyString returns s as a Python string literal (a JSON string is one).
@@ -43,8 +58,11 @@ func pyString(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// Rewrite turns the IPython idioms in a cell (%pip, %cd, %pwd, %timeit,
-// %%bash, %%sh, %%timeit, !cmd, x = !cmd, x = %magic) into plain Python. Lines
+// Rewrite turns the IPython idioms in a cell (%pip, %cd, %pwd, %time,
+// %timeit, %env, %run, the shell aliases, obj?, %%bash, %%time, %%timeit,
+// %%capture, %%writefile, !cmd, x = !cmd, x = %magic, ...; see lineMagics
+// and cellMagics) into plain Python. The body of %%time and %%capture is
+// rewritten too and told the cell line it starts on. Lines
 // inside strings and bracketed continuations are left alone. An unknown magic
 // is a usage error naming the cell line.
 func Rewrite(code string) (string, *kernels.Error) {
@@ -61,7 +79,17 @@ func Rewrite(code string) (string, *kernels.Error) {
 		}
 		body := strings.Join(lines[first+1:], "\n")
 		out := make([]string, len(lines))
-		out[first] = fmt.Sprintf("__tether__.cell(%s, %s, %s)", pyString(name), pyString(args), pyString(body))
+		if pythonBody[name] {
+			rb, err := Rewrite(body)
+			if err != nil {
+				err.Line += first + 1
+				err.Message = strings.Replace(err.Message, fmt.Sprintf("on cell line %d", err.Line-first-1), fmt.Sprintf("on cell line %d", err.Line), 1)
+				return "", err
+			}
+			out[first] = fmt.Sprintf("__tether__.cell(%s, %s, %s, %d)", pyString(name), pyString(args), pyString(rb), first+1)
+		} else {
+			out[first] = fmt.Sprintf("__tether__.cell(%s, %s, %s)", pyString(name), pyString(args), pyString(body))
+		}
 		return strings.Join(out, "\n"), nil
 	}
 	var sc scanner
@@ -81,8 +109,20 @@ func Rewrite(code string) (string, *kernels.Error) {
 		case strings.HasPrefix(trimmed, "!"):
 			out[i] = indent + "__tether__.system(" + pyString(strings.TrimSpace(trimmed[1:])) + ")"
 			continue
+		case pinfoLine.MatchString(trimmed):
+			m := pinfoLine.FindStringSubmatch(trimmed)
+			name, q := m[2], m[1]
+			if name == "" {
+				name, q = m[3], m[4]
+			}
+			out[i] = indent + fmt.Sprintf("__tether__.pinfo(%s, %d)", pyString(name), len(q))
+			continue
 		case strings.HasPrefix(trimmed, "%"):
 			name, args := splitMagic(trimmed[1:])
+			if alias, ok := shellAliases[name]; ok {
+				out[i] = indent + "__tether__.system(" + pyString(strings.TrimSpace(alias+" "+args)) + ")"
+				continue
+			}
 			if !lineMagics[name] {
 				return "", usage(i+1, fmt.Sprintf("unknown magic %%%s", name))
 			}

@@ -144,7 +144,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 				k.lastLoss = ""
 			}
 		}
-		err := k.proc.write(frame{Op: "exec", ID: k.cellID, Code: code, MaxImage: k.cfg.MaxImage, MaxText: k.cfg.MaxText})
+		err := k.proc.write(frame{Op: "exec", ID: k.cellID, Code: code, Source: cell.Code, MaxImage: k.cfg.MaxImage, MaxText: k.cfg.MaxText})
 		if err == nil {
 			break
 		}
@@ -326,8 +326,10 @@ type bridgeCall struct{}
 func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Result) *kernels.Result {
 	cfg := k.cfg
 	stdout, stderr := kernels.NewStreamBuffer(cfg.MaxOutput), kernels.NewStreamBuffer(cfg.MaxOutput)
+	order := kernels.NewTranscript(cfg.MaxOutput, cfg.MaxDisplays)
 	finish := func() *kernels.Result {
 		res.Stdout, res.Stderr = stdout.Stream(), stderr.Stream()
+		order.Fill(res)
 		return res
 	}
 	over := make(chan struct{})
@@ -379,12 +381,14 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 			case "stream":
 				if f.Name == "stderr" {
 					stderr.WriteString(f.Text)
+					order.Write("stderr", f.Text)
 				} else {
 					stdout.WriteString(f.Text)
+					order.Write("stdout", f.Text)
 				}
 			case "display":
 				if f.Data != nil {
-					res.Displays = append(res.Displays, k.display(f.Data))
+					order.Display(k.display(f.Data))
 				}
 			case "result":
 				if f.Data != nil {

@@ -1,0 +1,143 @@
+package python_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/kernels"
+)
+
+// outputs renders a result's ordered outputs as "stream:text" and
+// "display:text" pieces.
+func outputs(r *kernels.Result) []string {
+	var out []string
+	for _, o := range r.Outputs {
+		if o.Stream == "" {
+			out = append(out, "display:"+r.Displays[o.Display].Text)
+			continue
+		}
+		out = append(out, o.Stream+":"+o.Text)
+	}
+	return out
+}
+
+func TestEmptyCellsRun(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	for _, code := range []string{"", "   \n", "# only a comment\n"} {
+		r := mustOK(t, run(t, k, code))
+		if r.Value != nil || r.Stdout.Text != "" {
+			t.Errorf("%q: value %+v stdout %q", code, r.Value, r.Stdout.Text)
+		}
+	}
+}
+
+// TestOutputsKeepTheirOrder: stdout, stderr and displays come back in the
+// order the cell produced them, as a notebook shows them.
+func TestOutputsKeepTheirOrder(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	r := mustOK(t, run(t, k, "import sys, warnings\nprint('a')\nprint('b', file=sys.stderr)\nprint('c')\ndisplay(5)\nwarnings.warn('careful')\nprint('d')\n7"))
+	got := strings.Join(outputs(r), "|")
+	want := "stdout:a\n|stderr:b\n|stdout:c\n|display:5|stderr:<cell-"
+	if !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "|stdout:d\n") || !strings.Contains(got, "UserWarning: careful") {
+		t.Errorf("outputs out of order:\n got %q\nwant prefix %q", got, want)
+	}
+	if r.Stdout.Text != "a\nc\nd\n" || r.Value == nil || r.Value.Text != "7" {
+		t.Errorf("stdout %q value %+v", r.Stdout.Text, r.Value)
+	}
+	// Many switches in a loop stay in order too.
+	r = mustOK(t, run(t, k, "for i in range(30):\n    print(i)\n    print(-i, file=sys.stderr)"))
+	var b strings.Builder
+	for i := 0; i < 30; i++ {
+		fmt.Fprintf(&b, "stdout:%d\n|stderr:%d\n|", i, -i)
+	}
+	if got := strings.Join(outputs(r), "|") + "|"; got != b.String() {
+		t.Errorf("loop outputs:\n got %q\nwant %q", got, b.String())
+	}
+	// Past the output bound the order is given up, never the bound.
+	r = mustOK(t, run(t, k, "print('x' * 100000)\nprint('tail', file=sys.stderr)"))
+	if r.Outputs != nil || r.Stdout.Cut == 0 || r.Stderr.Text != "tail\n" {
+		t.Errorf("over the bound: outputs %d, stdout cut %d, stderr %q", len(r.Outputs), r.Stdout.Cut, r.Stderr.Text)
+	}
+}
+
+func TestDisplaysAreBounded(t *testing.T) {
+	k := newKernel(t, kernels.Config{MaxDisplays: 5})
+	r := mustOK(t, run(t, k, "for i in range(8): display(i)"))
+	if len(r.Displays) != 5 || len(r.Notices) != 1 || !strings.Contains(r.Notices[0], "5 of 8 shown") {
+		t.Errorf("8 displays with a cap of 5: %d kept, notices %q", len(r.Displays), r.Notices)
+	}
+	k = newKernel(t, kernels.Config{})
+	r = mustOK(t, run(t, k, "import matplotlib.pyplot as plt\nfor i in range(12):\n    plt.figure(figsize=(1, 1)); plt.plot([0, i])"))
+	images := 0
+	for _, d := range r.Displays {
+		if len(d.PNG) > 0 {
+			images++
+		} else if !strings.Contains(d.Note, "at most 10 images") {
+			t.Errorf("a figure left out without saying why: %+v", d.Note)
+		}
+	}
+	if len(r.Displays) != 12 || images != kernels.MaxImagesPerCell {
+		t.Errorf("12 figures: %d displays, %d images", len(r.Displays), images)
+	}
+}
+
+// TestMoreIPythonIdioms: idioms an IPython user types without thinking.
+func TestMoreIPythonIdioms(t *testing.T) {
+	dir := t.TempDir()
+	k := newKernel(t, kernels.Config{Dir: dir})
+	tests := []struct {
+		name, code string
+		stdout     []string // substrings of stdout
+		value      string   // echoed value, "" for none
+	}{
+		{"time", "x = %time sum(range(10))\nx", []string{"CPU times: user ", "Wall time: "}, "45"},
+		{"cell time echoes", "%%time\ny = 2\ny + 1", []string{"Wall time: "}, "3"},
+		{"env set", "%env TETHER_QA=on", []string{"env: TETHER_QA=on"}, ""},
+		{"env get", "%env TETHER_QA", nil, "'on'"},
+		{"env reaches os.environ", "import os\nos.environ['TETHER_QA']", nil, "'on'"},
+		{"pinfo", "len?", []string{"Signature: len(obj, /)", "Return the number of items"}, ""},
+		{"pinfo prefix", "def g(a, b=1):\n    'adds two'\n    return a + b\n?g", []string{"Signature: g(a, b=1)", "adds two"}, ""},
+		{"pinfo source", "g??", []string{"return a + b"}, ""},
+		{"pinfo missing", "nosuch?", []string{"Object `nosuch` not found."}, ""},
+		{"matplotlib inline", "%matplotlib inline\n%config InlineBackend.figure_format = 'retina'\n1", nil, "1"},
+		{"writefile", "%%writefile mod1.py\ndef f():\n    return 1", []string{"Writing mod1.py"}, ""},
+		{"autoreload", "%load_ext autoreload\n%autoreload 2\nimport mod1\nmod1.f()", nil, "1"},
+		{"writefile again", "%%writefile mod1.py\ndef f():\n    return 2", []string{"Overwriting mod1.py"}, ""},
+		{"autoreload sees the edit", "mod1.f()", nil, "2"},
+		{"alias", "%ls mod1.py\n%cat mod1.py", []string{"mod1.py\ndef f():"}, ""},
+		{"capture", "%%capture cap\nprint('hidden')\n!echo child\ndisplay(3)", nil, ""},
+		{"captured", "cap.stdout, cap.outputs", nil, "('hidden\\nchild\\n', [3])"},
+		{"run", "%run mod1.py\nf()", nil, "2"},
+		{"who", "%who", []string{"cap  f  g  x  y"}, ""},
+		{"script", "%%script bash\necho from $0", []string{"from bash"}, ""},
+	}
+	for _, tt := range tests {
+		r := mustOK(t, run(t, k, tt.code))
+		for _, w := range tt.stdout {
+			if !strings.Contains(r.Stdout.Text, w) {
+				t.Errorf("%s: stdout %q lacks %q", tt.name, r.Stdout.Text, w)
+			}
+		}
+		switch {
+		case tt.value == "" && r.Value != nil:
+			t.Errorf("%s: echoed %q", tt.name, r.Value.Text)
+		case tt.value != "" && (r.Value == nil || r.Value.Text != tt.value):
+			t.Errorf("%s: value %+v, want %q", tt.name, r.Value, tt.value)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "mod1.py")); err != nil || string(b) != "def f():\n    return 2\n" {
+		t.Errorf("%%%%writefile wrote %q, %v", b, err)
+	}
+	// An error inside %%time points at the cell line, without the driver's frames.
+	r := run(t, k, "%%time\nz = 1\n1/0")
+	if r.Error == nil || r.Error.Name != "ZeroDivisionError" || r.Error.Line != 3 || strings.Contains(r.Error.Traceback, "<string>") {
+		t.Errorf("error in %%%%time: %+v", r.Error)
+	}
+	r = run(t, k, "%%bash\nexit 3")
+	if r.Error == nil || strings.Contains(r.Error.Traceback, "<string>") || !strings.Contains(r.Error.Traceback, "%%bash") {
+		t.Errorf("%%%%bash failure traceback shows the driver or not the cell: %+v", r.Error)
+	}
+}
