@@ -164,6 +164,16 @@ func (r *Result) Summary() string {
 	}
 	var s string
 	switch {
+	case r.Total == 0 && r.Searched == 0:
+		lang := "source"
+		if r.Pattern != nil {
+			lang = r.Pattern.Language()
+		}
+		if len(r.Errors) > 0 || r.Skipped.Binary+r.Skipped.TooLarge+r.Skipped.Unreadable > 0 {
+			s = fmt.Sprintf("not searched: no %s file could be searched", lang)
+		} else {
+			s = fmt.Sprintf("not searched: no %s file found (hidden, ignored and other languages' files are not searched; pass a path that holds some, or another language)", lang)
+		}
 	case r.Total == 0:
 		s = fmt.Sprintf("no matches in %d %s", r.Searched, plural(r.Searched, "file", "files"))
 	case len(r.Matches) < r.Total:

@@ -207,3 +207,19 @@ func TestSearchInfersLanguage(t *testing.T) {
 		t.Fatalf("dir without sources: %v", err)
 	}
 }
+
+// TestSearchNothingToSearch: a search that found no file of its language
+// says it did not look, never "no matches".
+func TestSearchNothingToSearch(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"a.go": "package a\n\nfunc f() { gee(1) }\n", ".hidden/b.py": "gee(2)\n"})
+	s := matcher.NewSearcher(parser(t), matcher.Config{})
+	res, err := s.Search(context.Background(), matcher.Query{Pattern: "gee($X)", Language: "python", Paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := res.Summary()
+	if strings.Contains(sum, "no matches") || !strings.Contains(sum, "not searched: no python file") || !strings.Contains(sum, "1 hidden") {
+		t.Errorf("summary %q: want it to say no python file was searched, and what was skipped", sum)
+	}
+}
