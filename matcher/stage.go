@@ -61,7 +61,7 @@ func (s *Stager) take(id string) (*Plan, error) {
 		return p, nil
 	}
 	if how, done := s.resolved[id]; done {
-		return nil, fmt.Errorf("%w: %s was already %s", ErrUnknownEdit, id, how)
+		return nil, fmt.Errorf("%w: %s was already %s; run ast_edit again to stage a new change", ErrUnknownEdit, id, how)
 	}
 	var ids []string
 	for k := range s.edits {
@@ -70,7 +70,8 @@ func (s *Stager) take(id string) (*Plan, error) {
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("%w: %q: nothing is staged; run ast_edit first", ErrUnknownEdit, id)
 	}
-	return nil, fmt.Errorf("%w: %q: staged edits are %s", ErrUnknownEdit, id, strings.Join(sortedIDs(ids), ", "))
+	return nil, fmt.Errorf("%w: %q: the staged edits are %s: pass one of them to resolve, or run ast_edit to stage a new change",
+		ErrUnknownEdit, id, strings.Join(sortedIDs(ids), ", "))
 }
 
 func sortedIDs(ids []string) []string {

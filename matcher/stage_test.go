@@ -174,3 +174,23 @@ func TestStagerWithRoot(t *testing.T) {
 		t.Error("a change outside the root was applied")
 	}
 }
+
+// TestStagerUnknownIDSaysWhatToDo: every unknown-id error names the next step.
+func TestStagerUnknownIDSaysWhatToDo(t *testing.T) {
+	s := NewStager(nil)
+	id := s.Stage(&Plan{})
+	s.Stage(&Plan{})
+	if err := s.Discard(id); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ id, want string }{
+		{"edit_9", `the staged edits are edit_2: pass one of them to resolve, or run ast_edit to stage a new change`},
+		{id, `already discarded; run ast_edit again to stage a new change`},
+		{"", `the staged edits are edit_2: pass one of them`},
+	} {
+		_, err := s.Accept(tc.id)
+		if !errors.Is(err, ErrUnknownEdit) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Accept(%q) = %v, want it to say %q", tc.id, err, tc.want)
+		}
+	}
+}
