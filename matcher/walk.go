@@ -83,8 +83,13 @@ func walk(root, lang string, skips *Skips) ([]string, error) {
 			name := e.Name()
 			isDir := e.IsDir()
 			if strings.HasPrefix(name, ".") {
-				if isDir {
+				// counted when it would have been searched: a directory,
+				// or a file of the language
+				if isDir || e.Type().IsRegular() && langForPath(name) != "" && (lang == anyLanguage || langForPath(name) == lang) {
 					skips.Hidden++
+					if name != ".git" {
+						skips.note(filepath.Join(dir, name), "hidden")
+					}
 				}
 				continue
 			}

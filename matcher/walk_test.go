@@ -193,3 +193,19 @@ func TestWalkRepositoryExcludes(t *testing.T) {
 		})
 	}
 }
+
+// TestWalkCountsHiddenFiles: a hidden file of the searched language is
+// skipped and counted, as a hidden directory is; other hidden files are not
+// counted (they would not be searched anyway).
+func TestWalkCountsHiddenFiles(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.go": "package a\n", ".b.go": "package a\n", ".c.py": "x\n", ".env": "X=1\n"})
+	var sk Skips
+	files, err := walk(root, "go", &sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || sk.Hidden != 1 || len(sk.Examples) != 1 || !strings.Contains(sk.Examples[0], ".b.go") {
+		t.Errorf("walk = %v, skips %+v; want a.go, and .b.go counted hidden", files, sk)
+	}
+}
