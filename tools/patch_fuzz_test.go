@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -54,9 +55,25 @@ func FuzzValidateArgs(f *testing.F) {
 	f.Add(`{"path":"a","n":3,"xs":[1,2.5],"k":"a","o":{"b":true},"u":null}`)
 	f.Add(`{"path":"","n":1e400}`)
 	f.Add(`[{"path":1}]`)
+	f.Add(`{"path":"a","n":3.0,"o":{"b":true,"b":false}}`)
 	f.Fuzz(func(t *testing.T, args string) {
-		if err := s.validateArgs([]byte(args)); err != nil && err.Error() == "" {
-			t.Fatal("empty error")
+		out, err := s.validateArgs([]byte(args))
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error")
+			}
+			return
+		}
+		// What passes decodes as the handler declares it, and passes again
+		// unchanged.
+		var a struct {
+			N int `json:"n"`
+		}
+		if err := json.Unmarshal(out, &a); err != nil {
+			t.Fatalf("%s passed as %s, which does not decode: %v", args, out, err)
+		}
+		if again, err := s.validateArgs(out); err != nil || string(again) != string(out) {
+			t.Fatalf("%s passed as %s, then as %s (%v)", args, out, again, err)
 		}
 	})
 }

@@ -189,9 +189,11 @@ func (r *Registry) call(ctx context.Context, g Guard, call *Call) (*Result, erro
 	if len(call.Args) == 0 || string(call.Args) == "null" {
 		call.Args = json.RawMessage("{}")
 	}
-	if err := e.schema.validateArgs(call.Args); err != nil {
+	args, err := e.schema.validateArgs(call.Args)
+	if err != nil {
 		return nil, fmt.Errorf("%w for %s: %v", ErrInvalidArgs, t.Name, err)
 	}
+	call.Args = args
 	if err := approve(ctx, g, t, call); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"regexp"
 	"sort"
 	"strconv"
@@ -207,9 +208,16 @@ func join(at, name string) string {
 	return at + "." + name
 }
 
-// validateArgs checks raw JSON arguments against s. The error names the field
-// and what is expected.
-func (s *schema) validateArgs(raw json.RawMessage) error {
+// validateArgs checks raw JSON arguments against s and returns them as the
+// handler (and the approver) should see them. The error names the field and
+// what is expected.
+//
+// A key given twice is refused: the validator, the approval prompt and the
+// handler's decoder could each take a different one of the two values. An
+// integer written with a fraction or an exponent (3.0, 1e2), which JSON Schema
+// counts as an integer but encoding/json will not decode into an int, is
+// rewritten as a plain integer.
+func (s *schema) validateArgs(raw json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
 	}
@@ -217,12 +225,146 @@ func (s *schema) validateArgs(raw json.RawMessage) error {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	if err := d.Decode(&v); err != nil {
-		return fmt.Errorf("arguments are not valid JSON: %v; send a JSON object", err)
+		return nil, fmt.Errorf("arguments are not valid JSON: %v; send a JSON object", err)
 	}
 	if d.More() {
-		return fmt.Errorf("arguments hold more than one JSON value; send one JSON object")
+		return nil, fmt.Errorf("arguments hold more than one JSON value; send one JSON object")
 	}
-	return s.validate(v, "")
+	if at, ok := duplicateKey(raw); ok {
+		return nil, fmt.Errorf("%s is given twice; give each argument once", field(at))
+	}
+	if err := s.validate(v, ""); err != nil {
+		return nil, err
+	}
+	v, changed := plainIntegers(v)
+	if !changed {
+		return raw, nil
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("arguments do not encode: %v", err)
+	}
+	return json.RawMessage(bytes.TrimSpace(b.Bytes())), nil
+}
+
+// duplicateKey returns the path of the first object key that appears twice in
+// one object of raw (which must be valid JSON).
+func duplicateKey(raw []byte) (string, bool) {
+	type frame struct {
+		obj       bool
+		keys      map[string]bool
+		at        string // the path of this object or array
+		expectKey bool
+		next      string // the path of the value after the last key
+		i         int    // the index of the next array element
+	}
+	var stack []*frame
+	// valueAt returns the path of a value starting now in the top frame.
+	valueAt := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		f := stack[len(stack)-1]
+		if f.obj {
+			f.expectKey = true
+			return f.next
+		}
+		f.i++
+		return fmt.Sprintf("%s[%d]", f.at, f.i-1)
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return "", false
+		}
+		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].expectKey {
+			f := stack[n-1]
+			if tok == json.Delim('}') {
+				stack = stack[:n-1]
+				continue
+			}
+			k, _ := tok.(string)
+			f.next = join(f.at, k)
+			if f.keys[k] {
+				return f.next, true
+			}
+			f.keys[k] = true
+			f.expectKey = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{obj: true, keys: map[string]bool{}, at: valueAt(), expectKey: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{at: valueAt()})
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		default:
+			valueAt()
+		}
+	}
+}
+
+// plainIntegers rewrites every number in v that is an integer written with a
+// fraction or an exponent (3.0, 1e2) and fits in an int64 as a plain integer.
+func plainIntegers(v any) (any, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		if !strings.ContainsAny(string(x), ".eE") {
+			return x, false
+		}
+		if i, ok := exactInt64(x); ok {
+			return json.Number(strconv.FormatInt(i, 10)), true
+		}
+	case []any:
+		changed := false
+		for k, e := range x {
+			var c bool
+			x[k], c = plainIntegers(e)
+			changed = changed || c
+		}
+		return x, changed
+	case map[string]any:
+		changed := false
+		for k, e := range x {
+			var c bool
+			x[k], c = plainIntegers(e)
+			changed = changed || c
+		}
+		return x, changed
+	}
+	return v, false
+}
+
+// exactInt64 returns n as an int64 when it is exactly an integer in range.
+func exactInt64(n json.Number) (int64, bool) {
+	if i, err := n.Int64(); err == nil {
+		return i, true
+	}
+	f, _, err := big.ParseFloat(string(n), 10, 256, big.ToNearestEven)
+	if err != nil || !f.IsInt() {
+		return 0, false
+	}
+	i, acc := f.Int64()
+	return i, acc == big.Exact
+}
+
+// integerOnly reports whether s admits integers but not other numbers.
+func (s *schema) integerOnly() bool {
+	integer := false
+	for _, t := range s.types {
+		switch t {
+		case "number":
+			return false
+		case "integer":
+			integer = true
+		}
+	}
+	return integer
 }
 
 func describe(v any) string {
@@ -309,6 +451,11 @@ func (s *schema) validate(v any, at string) error {
 	}
 	switch x := v.(type) {
 	case json.Number:
+		if s.integerOnly() {
+			if _, ok := exactInt64(x); !ok {
+				return fmt.Errorf("%s: %s is out of range for an integer", field(at), x)
+			}
+		}
 		f, _ := x.Float64()
 		switch {
 		case s.min != nil && f < *s.min:
