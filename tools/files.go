@@ -241,7 +241,7 @@ func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
 		return nil, fmt.Errorf("tools: read: %s: %w", rel, err)
 	}
 	if offset > total {
-		return nil, fmt.Errorf("tools: read: offset %d is past the end: %s has %d lines", offset, rel, total)
+		return nil, fmt.Errorf("tools: read: offset %d is past the end: %s has %s; call read with a smaller offset", offset, rel, plural(total, "line"))
 	}
 	out := b.String()
 	switch {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -166,7 +167,38 @@ func newRun(ctx context.Context, cfg Config, fams []family) (*Run, error) {
 		}
 		r.wired = append(r.wired, f.name)
 	}
+	if err := r.checkPolicy(); err != nil {
+		r.Close()
+		return nil, err
+	}
 	return r, nil
+}
+
+// checkPolicy refuses a policy entry for a tool that cannot apply: a name
+// that is not one of the run's tools (a typo in "debug=deny" must not leave
+// debug to the default) or a read-tier tool (never asked about).
+func (r *Run) checkPolicy() error {
+	names := make([]string, 0, len(r.cfg.Policy.Tools))
+	for n := range r.cfg.Policy.Tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		t, ok := r.reg.Lookup(n)
+		if !ok {
+			var gated []string
+			for _, t := range r.reg.All() {
+				if t.Tier > TierRead {
+					gated = append(gated, t.Name)
+				}
+			}
+			return fmt.Errorf("tools: the approval policy names %q, which is not a tool of this run; its write and exec tools are %s (check the spelling, or leave the entry out)", n, strings.Join(gated, ", "))
+		}
+		if t.Tier == TierRead {
+			return fmt.Errorf("tools: the approval policy names %s, a read-tier tool: read-tier tools never need approval; leave the entry out", n)
+		}
+	}
+	return nil
 }
 
 // Call calls the named tool with JSON arguments on the run's surface, under

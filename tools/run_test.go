@@ -107,3 +107,45 @@ func TestRunCloseCancelsCalls(t *testing.T) {
 		t.Errorf("call after Close: %v", err)
 	}
 }
+
+// TestRunRefusesPolicyThatDoesNothing: a policy entry that cannot apply (a
+// misspelt tool, or a read-tier tool, which is never asked about) is refused
+// when the run starts instead of silently leaving the tool to the default:
+// "*=allow,degub=deny" must not allow debug.
+func TestRunRefusesPolicyThatDoesNothing(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		policy string
+		want   string // "" = accepted
+	}{
+		{"*=allow,write=deny,edit=ask", ""},
+		{"*=allow,wirte=deny", `"wirte", which is not a tool of this run`},
+		{"read=allow", "read-tier tools never need approval"},
+		{"*=deny,read=allow", "read-tier tools never need approval"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.policy, func(t *testing.T) {
+			p, err := tools.ParsePolicy(tt.policy)
+			if err == nil {
+				var r *tools.Run
+				r, err = tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: p})
+				if err == nil {
+					r.Close()
+				}
+			}
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.Policy{Tools: map[string]tools.Decision{"read": tools.Deny}}})
+	if err == nil {
+		r.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "read, a read-tier tool: read-tier tools never need approval") {
+		t.Errorf("read=deny through the Go API: %v", err)
+	}
+}

@@ -169,3 +169,13 @@ func TestWriteFileAtomicKeepsMode(t *testing.T) {
 		t.Errorf("temporary files left: %v", ents)
 	}
 }
+
+// TestResolveThroughAFile: a path that goes on below a file says so, in terms
+// of the working directory (no absolute path of this machine).
+func TestResolveThroughAFile(t *testing.T) {
+	r, _, _ := setup(t)
+	_, _, err := r.Resolve("a/b/f.txt/x")
+	if err == nil || !strings.Contains(err.Error(), "a/b/f.txt is a file, not a directory") || strings.Contains(err.Error(), r.RealDir()) {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // ErrOutside is returned (wrapped) when a path leads outside the root, whether
@@ -137,6 +138,12 @@ func (r *Root) walk(orig, rest string) (string, error) {
 				return "", fmt.Errorf("fsutil: %q: %w (%s); give a path inside it", orig, ErrOutside, r.dir)
 			}
 			return joined, nil
+		}
+		if errors.Is(err, syscall.ENOTDIR) {
+			return "", fmt.Errorf("fsutil: %q: %s is a file, not a directory; give a path that names a file or directory", orig, r.relOf(cur))
+		}
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			return "", fmt.Errorf("fsutil: %q: %s: %w", orig, r.relOf(next), pe.Err)
 		}
 		if err != nil {
 			return "", fmt.Errorf("fsutil: %q: %w", orig, err)
