@@ -673,6 +673,9 @@ func (s *Supervisor) fileDiagnostics(ctx context.Context, file string, save bool
 
 func (s *Supervisor) collect(ctx context.Context, in *instance, path string, version, seq int, notes []string) (*Diagnostics, error) {
 	uri := pathToURI(path)
+	if s.stillClean(ctx, in, path, seq) {
+		return &Diagnostics{Ready: true, Notes: notes}, nil
+	}
 	e, ok, err := s.waitDiagnostics(ctx, in, uri, version, seq, s.diagTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lsp: waiting for diagnostics of %s: %w", s.rel(path), err)
@@ -693,6 +696,63 @@ func (s *Supervisor) collect(ctx context.Context, in *instance, path string, ver
 	}
 	sortDiagnostics(out.Items)
 	return out, nil
+}
+
+// stillClean reports whether in's CleanCheck confirms that path, whose last
+// publication (before the change sent after seq) was empty, still has no
+// diagnostics. Any doubt (no check, a failed request, a non-empty answer)
+// is false: then the publication is awaited.
+func (s *Supervisor) stillClean(ctx context.Context, in *instance, path string, seq int) bool {
+	if len(in.spec.CleanCheck) == 0 {
+		return false
+	}
+	in.mu.Lock()
+	e := in.diags[pathToURI(path)]
+	in.mu.Unlock()
+	if e == nil || e.seq > seq || len(e.diags) > 0 {
+		return false // never published, already answered, or not clean before
+	}
+	for _, c := range in.spec.CleanCheck {
+		args, _ := expandFile(c.Arguments, path).([]any)
+		raw, err := in.call(ctx, s.requestTimeout, "workspace/executeCommand", map[string]any{"command": c.Command, "arguments": args})
+		if err != nil || !emptyAnswer(raw) {
+			return false
+		}
+	}
+	return true
+}
+
+// expandFile replaces "${file}" in v's strings with path.
+func expandFile(v any, path string) any {
+	switch t := v.(type) {
+	case string:
+		return strings.ReplaceAll(t, "${file}", path)
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = expandFile(x, path)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = expandFile(x, path)
+		}
+		return out
+	}
+	return v
+}
+
+// emptyAnswer reports whether raw is [] or an object whose "body" is [].
+func emptyAnswer(raw json.RawMessage) bool {
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) == nil && list != nil {
+		return len(list) == 0
+	}
+	var obj struct {
+		Body []json.RawMessage `json:"body"`
+	}
+	return json.Unmarshal(raw, &obj) == nil && obj.Body != nil && len(obj.Body) == 0
 }
 
 func sortDiagnostics(ds []Diagnostic) {

@@ -49,6 +49,21 @@ type Server struct {
 	// servers that clear a file's diagnostics before analysing it (pyright).
 	// Zero means Settle.
 	EmptySettle time.Duration `json:"empty_settle,omitempty"`
+	// CleanCheck is for a server that publishes nothing when a file that had
+	// no diagnostics changes and still has none (typescript-language-server):
+	// silence there is not an answer. Each entry is a workspace/executeCommand
+	// request, run when a changed file's last publication was empty; when
+	// every answer is an empty list the file is known to be still clean,
+	// otherwise the server's publication is awaited as usual.
+	CleanCheck []ExecuteCommand `json:"clean_check,omitempty"`
+}
+
+// ExecuteCommand is one workspace/executeCommand request. In Arguments the
+// string "${file}" stands for the file's absolute path. Its answer counts as
+// empty when it is [] or an object whose "body" is [].
+type ExecuteCommand struct {
+	Command   string `json:"command"`
+	Arguments []any  `json:"arguments,omitempty"`
 }
 
 func (s *Server) settle(empty bool) time.Duration {
@@ -89,6 +104,14 @@ func DefaultServers() []Server {
 			LanguageIDs: map[string]string{".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"},
 			RootMarkers: []string{"package.json", "tsconfig.json"},
 			Checker:     []string{"tsc", "--noEmit"},
+			// It publishes only when a kind of diagnostic (syntactic,
+			// semantic, suggestion) goes from or to non-empty; tsserver's
+			// synchronous requests tell that a clean file is still clean.
+			CleanCheck: []ExecuteCommand{
+				{Command: "typescript.tsserverRequest", Arguments: []any{"syntacticDiagnosticsSync", map[string]any{"file": "${file}"}}},
+				{Command: "typescript.tsserverRequest", Arguments: []any{"semanticDiagnosticsSync", map[string]any{"file": "${file}"}}},
+				{Command: "typescript.tsserverRequest", Arguments: []any{"suggestionDiagnosticsSync", map[string]any{"file": "${file}"}}},
+			},
 		},
 		{
 			Name: "clangd", Language: "c", Binaries: []string{"clangd", "clangd-19", "clangd-18", "clangd-17", "clangd-16"}, Probe: []string{"--version"},

@@ -15,8 +15,10 @@ func TestTypeScript(t *testing.T) {
 	testenv.RequireBinary(t, "typescript-language-server")
 	testenv.RequireBinary(t, "tsc")
 	dir := copyProject(t, "tsproj")
-	// typescript-language-server sometimes publishes nothing after a rename's
-	// changes; a shorter bound keeps that wait (reported as not ready) cheap.
+	// typescript-language-server publishes nothing for a file that stays
+	// clean (CleanCheck confirms it), and may still be busy with a file
+	// opened just before a rename; a shorter bound keeps that wait (reported
+	// as not ready) cheap.
 	s := newSupervisor(t, dir, lsp.WithDiagnosticsTimeout(8*time.Second))
 	ctx := ctxT(t)
 
@@ -124,6 +126,18 @@ func TestTypeScript(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "src/bad.ts"), "export const x: string = \"ok\";\n")
 		if d, err := s.AfterWrite(ctx, "src/bad.ts"); err != nil || !d.Ready || len(d.Items) != 0 {
 			t.Fatalf("after the fix: %v %+v", err, d)
+		}
+		// A clean file changed and still clean: the server publishes nothing
+		// (empty stays empty), and tether confirms the file is clean instead
+		// of waiting out the bound and calling it not ready.
+		writeFile(t, filepath.Join(dir, "src/bad.ts"), "export const x: string = \"still ok\";\n")
+		if d, err := s.AfterWrite(ctx, "src/bad.ts"); err != nil || !d.Ready || len(d.Items) != 0 || len(d.Notes) != 0 {
+			t.Fatalf("a clean file changed and still clean: %v %+v", err, d)
+		}
+		// And an error written now is still reported.
+		writeFile(t, filepath.Join(dir, "src/bad.ts"), "export const x: string = 1;\n")
+		if d, err := s.AfterWrite(ctx, "src/bad.ts"); err != nil || !d.Ready || len(d.Items) != 1 || d.Items[0].Code != "2322" {
+			t.Fatalf("an error after a clean write: %v %+v", err, d)
 		}
 	})
 	t.Run("rename", func(t *testing.T) {
