@@ -109,12 +109,19 @@ func (s *Server) current() *mcp.ServerSession {
 	return nil
 }
 
+// canElicit reports whether the session's client can answer a form
+// elicitation: it declared elicitation, and not URL mode alone (an empty
+// elicitation capability means form mode, as before modes existed).
 func canElicit(ss *mcp.ServerSession) bool {
 	if ss == nil {
 		return false
 	}
 	ip := ss.InitializeParams()
-	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil
+	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
+		return false
+	}
+	e := ip.Capabilities.Elicitation
+	return e.Form != nil || e.URL == nil
 }
 
 type sessionKey struct{}
@@ -133,6 +140,9 @@ func (s *Server) Elicit(ctx context.Context, message string, schema any) (string
 		return "", nil, fmt.Errorf("mcpserve: no MCP client is connected to ask: %w", tools.ErrNoApprover)
 	}
 	if !canElicit(ss) {
+		if ip := ss.InitializeParams(); ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil {
+			return "", nil, fmt.Errorf("mcpserve: the MCP client declared only URL-mode elicitation, not the form mode questions and approvals need, so no one can be asked: %w", tools.ErrNoApprover)
+		}
 		return "", nil, fmt.Errorf("mcpserve: the MCP client did not declare the elicitation capability, so no one can be asked: %w", tools.ErrNoApprover)
 	}
 	if schema == nil {

@@ -154,3 +154,61 @@ func TestRefresh(t *testing.T) {
 		t.Fatalf("after unregistering: tools/list = %s", got)
 	}
 }
+
+// TestURLOnlyElicitationFailsClosed: a client that can elicit only in URL mode
+// cannot answer the form an approval is, so it counts as no approver: the
+// call fails closed with that reason, and CanElicit says no (ask_user then
+// fails at once instead of sending a form the client refuses).
+func TestURLOnlyElicitationFailsClosed(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	srv := mcpserve.New(mcpserve.Options{})
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Approver: srv.Approver()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	st, ct := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, run, st) }()
+	asked := 0
+	client := mcp.NewClient(&mcp.Implementation{Name: "url-only", Version: "v0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked++
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+	})
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cs.Close()
+		cancel()
+		<-done
+		run.Close()
+	}()
+	// The session is known once the client's initialized notification
+	// arrives; a tools/list round trip orders it before the checks below.
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if srv.CanElicit() {
+		t.Error("CanElicit with a URL-only client")
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"path": "a.txt", "content": "b\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := ""
+	if len(res.Content) > 0 {
+		text = res.Content[0].(*mcp.TextContent).Text
+	}
+	if !res.IsError || !strings.Contains(text, "fail closed") || !strings.Contains(text, "form") {
+		t.Errorf("write with a URL-only client: %q", text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "a\n" || asked != 0 {
+		t.Errorf("a.txt = %q, asked %d times", b, asked)
+	}
+}
