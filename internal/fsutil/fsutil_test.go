@@ -179,3 +179,16 @@ func TestResolveThroughAFile(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestApplyLongName: a file whose name is near the file system's limit can
+// be written (the temporary file's name must not exceed the limit).
+func TestApplyLongName(t *testing.T) {
+	r, dir, _ := setup(t)
+	name := strings.Repeat("n", 250)
+	if _, err := r.Apply([]Change{{Path: name, Content: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != "x" {
+		t.Errorf("content %q", b)
+	}
+}

@@ -49,6 +49,11 @@ func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode) error
 		mode = DefaultFileMode
 	}
 	dir, base := filepath.Split(rel)
+	// The temporary name starts with the file's (cut so that the whole name
+	// stays well under the usual 255-byte limit on a name).
+	if len(base) > 200 {
+		base = base[:200]
+	}
 	var tmp *os.File
 	var name string
 	for try := 0; ; try++ {
