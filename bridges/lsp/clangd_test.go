@@ -130,3 +130,33 @@ func TestClangd(t *testing.T) {
 		}
 	})
 }
+
+// Without compile_commands.json clangd knows only the files opened so far:
+// references from the header find the declaration alone, and a rename would
+// change shapes.h and leave main.c and shapes.c calling the old name. The
+// answer says it may be incomplete and the rename is refused, changing
+// nothing, with what to do.
+func TestClangdWithoutCompileCommands(t *testing.T) {
+	if testenv.LookPath("clangd") == "" {
+		testenv.RequireBinary(t, "clangd-19")
+	}
+	dir := copyProject(t, "cproj") // CMakeLists.txt only
+	s := newSupervisor(t, dir)
+	ctx := ctxT(t)
+	pos := lsp.Position{File: "shapes.h", Line: 10, Symbol: "square_area"}
+	refs, err := s.References(ctx, pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs.Items) < 3 && !strings.Contains(strings.Join(refs.Notes, "\n"), "compile_commands.json") {
+		t.Fatalf("%d reference(s) and no note that clangd sees only open files: %+v", len(refs.Items), refs)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "shapes.h"))
+	_, err = s.Rename(ctx, pos, "sq_area")
+	if err == nil || !strings.Contains(err.Error(), "compile_commands.json") || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("rename without a compilation database: %v", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "shapes.h")); string(after) != string(before) {
+		t.Fatalf("shapes.h changed:\n%s", after)
+	}
+}

@@ -204,6 +204,11 @@ func (s *Supervisor) navigate(ctx context.Context, method string, pos Position, 
 		return nil, fmt.Errorf("lsp: %s answered %s with something unreadable: %w", p.in.spec.Name, method, err)
 	}
 	out := &Locations{Notes: p.notes}
+	if method == "textDocument/references" || method == "textDocument/implementation" {
+		if why := p.in.spec.partialView(p.in.root, s.relRoot(p.in.root)); why != "" {
+			out.Notes = append(out.Notes, fmt.Sprintf("%s, so this answer may miss other files; %s for complete answers", why, p.in.spec.indexHint()))
+		}
+	}
 	seen := map[string]bool{}
 	files := fileCache{}
 	for _, l := range locs {

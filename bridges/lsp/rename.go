@@ -37,6 +37,10 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	if err != nil {
 		return nil, err
 	}
+	if why := p.in.spec.partialView(p.in.root, s.relRoot(p.in.root)); why != "" {
+		return nil, fmt.Errorf("lsp: cannot rename %q: %s, so a rename would miss the uses in the others and break the build; nothing was changed. %s and retry",
+			pos.Symbol, why, upperFirst(p.in.spec.indexHint()))
+	}
 	raw, err := p.in.call(ctx, s.requestTimeout, "textDocument/rename",
 		wRenameParams{TextDocument: params.TextDocument, Position: params.Position, NewName: newName})
 	if err != nil {
@@ -197,4 +201,11 @@ func (s *Supervisor) applyAtomically(changes []fileChange) error {
 		return fmt.Errorf("lsp: rename not applied: %w", err)
 	}
 	return nil
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +57,14 @@ type Server struct {
 	// every answer is an empty list the file is known to be still clean,
 	// otherwise the server's publication is awaited as usual.
 	CleanCheck []ExecuteCommand `json:"clean_check,omitempty"`
+	// ProjectIndex names files (relative to the root) of which the server
+	// needs one to see the whole project (clangd: compile_commands.json).
+	// Without any it answers from the files opened so far: references and
+	// implementation then say they may be incomplete, and rename is refused
+	// (it would miss the other files and break the build).
+	ProjectIndex []string `json:"project_index,omitempty"`
+	// ProjectIndexHint says how to create one of ProjectIndex.
+	ProjectIndexHint string `json:"project_index_hint,omitempty"`
 }
 
 // ExecuteCommand is one workspace/executeCommand request. In Arguments the
@@ -118,6 +127,9 @@ func DefaultServers() []Server {
 			Extensions:  []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"},
 			LanguageIDs: map[string]string{".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"},
 			RootMarkers: []string{"compile_commands.json", "CMakeLists.txt"},
+			// clangd looks in the root and its build/ directory.
+			ProjectIndex:     []string{"compile_commands.json", "build/compile_commands.json"},
+			ProjectIndexHint: "cmake -B build -DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or bear -- make",
 		},
 		{
 			Name: "dart", Language: "dart", Binaries: []string{"dart"}, Args: []string{"language-server", "--protocol=lsp"}, Probe: []string{"--version"},
@@ -149,6 +161,28 @@ func (s *Server) languageID(path string) string {
 		return id
 	}
 	return s.Language
+}
+
+// partialView returns why s, running for root, sees only the files opened
+// so far ("" when it sees the project).
+func (s *Server) partialView(root, relRoot string) string {
+	if len(s.ProjectIndex) == 0 {
+		return ""
+	}
+	for _, f := range s.ProjectIndex {
+		if _, err := os.Stat(filepath.Join(root, f)); err == nil {
+			return ""
+		}
+	}
+	why := fmt.Sprintf("%s found no %s in %s: it knows only the files opened so far", s.Name, strings.Join(s.ProjectIndex, " or "), relRoot)
+	return why
+}
+
+func (s *Server) indexHint() string {
+	if s.ProjectIndexHint == "" {
+		return fmt.Sprintf("create %s", s.ProjectIndex[0])
+	}
+	return fmt.Sprintf("create %s (%s)", s.ProjectIndex[0], s.ProjectIndexHint)
 }
 
 // markerIn returns the first of s's root markers present in dir, or "".
