@@ -202,7 +202,11 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 			}
 			t := trees[i]
 			if pass == 0 && gapped < 0 && t.tree.HasError() && !hasErrorNode(t.tree) {
-				if nodes := extract(t.tree, uint32(t.start), uint32(t.end)); len(nodes) > 0 {
+				// (not a reading that takes for a name a keyword the first
+				// rung saw: C++ reads "for ($$$) { $$$ }" as a class
+				// member whose type is named for)
+				if nodes := extract(t.tree, uint32(t.start), uint32(t.end)); len(nodes) > 0 &&
+					!(i > 0 && hasErrorNode(trees[0].tree) && demotesKeyword([]engine.Node{trees[0].tree.Root()}, uint32(trees[0].start), nodes, uint32(t.start))) {
 					gapped, gappedNodes = i, nodes
 				}
 			}
