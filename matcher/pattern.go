@@ -223,7 +223,7 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 			if pass == 0 && i > 0 && semi != nil && demotesKeyword(semiNodes, semiStart, nodes, uint32(t.start)) {
 				return semi, nil
 			}
-			if i > 0 && hasErrorNode(trees[0].tree) &&
+			if i > 0 && trees[0].tree.HasError() &&
 				demotesKeyword([]engine.Node{trees[0].tree.Root()}, uint32(trees[0].start), nodes, uint32(t.start)) {
 				// the first rung saw a keyword where this reading has a
 				// name ("for ($$$) { $$$ }" as a method named for): not
