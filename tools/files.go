@@ -172,11 +172,18 @@ func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
 	if fi.IsDir() {
 		return f.listDir(fh, rel)
 	}
-	if mt, ok := imageTypes[strings.ToLower(filepath.Ext(rel))]; ok {
+	if fi.Size() == 0 {
+		return Text(fmt.Sprintf("(%s is empty: 0 bytes)", rel)), nil
+	}
+	br := bufio.NewReaderSize(fh, 64<<10)
+	head, _ := br.Peek(8000)
+	// An image is recognised by its content: a model sent bytes that are not
+	// the image their type says rejects the whole request.
+	if mt := sniffImage(head); mt != "" {
 		if fi.Size() > ReadMaxImageBytes {
 			return nil, fmt.Errorf("tools: read: %s is an image of %d bytes, more than the %d bytes read returns", rel, fi.Size(), ReadMaxImageBytes)
 		}
-		data, err := io.ReadAll(io.LimitReader(fh, ReadMaxImageBytes+1))
+		data, err := io.ReadAll(io.LimitReader(br, ReadMaxImageBytes+1))
 		if err != nil {
 			return nil, fmt.Errorf("tools: read: %s: %v", rel, err)
 		}
@@ -188,12 +195,12 @@ func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
 			{Type: ImageContent, MIMEType: mt, Data: data},
 		}}, nil
 	}
-	if fi.Size() == 0 {
-		return Text(fmt.Sprintf("(%s is empty: 0 bytes)", rel)), nil
+	note := ""
+	if mt, ok := imageTypes[strings.ToLower(filepath.Ext(rel))]; ok {
+		note = fmt.Sprintf("(%s is not a %s image, whatever its name says: read as a file)\n", rel, mt)
 	}
-	br := bufio.NewReaderSize(fh, 64<<10)
-	if head, _ := br.Peek(8000); bytes.IndexByte(head, 0) >= 0 {
-		return Text(fmt.Sprintf("(%s is a binary file of %d bytes; not shown)", rel, fi.Size())), nil
+	if bytes.IndexByte(head, 0) >= 0 {
+		return Text(fmt.Sprintf("%s(%s is a binary file of %d bytes; not shown)", note, rel, fi.Size())), nil
 	}
 	offset := a.Offset
 	if offset == 0 {
@@ -243,7 +250,7 @@ func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
 	if offset > total {
 		return nil, fmt.Errorf("tools: read: offset %d is past the end: %s has %s; call read with a smaller offset", offset, rel, plural(total, "line"))
 	}
-	out := b.String()
+	out := note + b.String()
 	switch {
 	case last < total:
 		out += fmt.Sprintf("... (lines %d-%d of %d shown; call read with offset %d to continue)\n", offset, last, total, last+1)
@@ -324,6 +331,22 @@ func (f *fileTools) listDir(dir *os.File, rel string) (*Result, error) {
 		out += fmt.Sprintf("\n... (%d of %d entries shown)", len(shown), len(names))
 	}
 	return Text(out), nil
+}
+
+// sniffImage returns the MIME type of the image format head starts with
+// (PNG, JPEG, GIF, WebP: the ones read returns as images), or "".
+func sniffImage(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(head, []byte("\xff\xd8\xff")):
+		return "image/jpeg"
+	case bytes.HasPrefix(head, []byte("GIF87a")), bytes.HasPrefix(head, []byte("GIF89a")):
+		return "image/gif"
+	case len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP":
+		return "image/webp"
+	}
+	return ""
 }
 
 // plural renders "1 line" or "3 lines".

@@ -525,3 +525,58 @@ func TestApplyPatchAgentForms(t *testing.T) {
 		}
 	})
 }
+
+// TestReadImageByContent: what comes back as an image is decided by the
+// file's content, not only its name: a model given bytes that are not the
+// image its type says rejects the whole request. A .png that holds text is
+// read as text, a JPEG named .png is sent as image/jpeg, and an image without
+// an image extension is still an image (not "a binary file; not shown").
+func TestReadImageByContent(t *testing.T) {
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+	jpeg := "\xff\xd8\xff\xe0\x00\x10JFIF\x00"
+	gif := "GIF89a\x01\x00\x01\x00\x00\x00\x00;"
+	webp := "RIFF\x1a\x00\x00\x00WEBPVP8 "
+	r, _ := newRun(t, map[string]string{
+		"notes.png": "not an image\n", "photo.png": jpeg, "shot": png, "anim.gif": gif, "w.webp": webp,
+		"empty.png": "", "bin.jpg": "\x00\x01\x02",
+	})
+	tests := []struct {
+		path string
+		mime string // "" = not an image
+		text string // substring of the text when not an image
+	}{
+		{"notes.png", "", "     1\tnot an image"},
+		{"photo.png", "image/jpeg", ""},
+		{"shot", "image/png", ""},
+		{"anim.gif", "image/gif", ""},
+		{"w.webp", "image/webp", ""},
+		{"empty.png", "", "is empty"},
+		{"bin.jpg", "", "binary file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			res, err := call(t, r, "read", map[string]any{"path": tt.path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var img *tools.Content
+			for i := range res.Content {
+				if res.Content[i].Type == tools.ImageContent {
+					img = &res.Content[i]
+				}
+			}
+			if tt.mime == "" {
+				if img != nil || !strings.Contains(res.AllText(), tt.text) {
+					t.Errorf("got %+v, want text with %q", res.Content, tt.text)
+				}
+				if strings.HasSuffix(tt.path, "png") && tt.path != "empty.png" && !strings.Contains(res.AllText(), "not a") {
+					t.Errorf("the text does not say the file is not the image its name says: %q", res.AllText())
+				}
+				return
+			}
+			if img == nil || img.MIMEType != tt.mime {
+				t.Errorf("got %+v, want an %s image", res.Content, tt.mime)
+			}
+		})
+	}
+}
