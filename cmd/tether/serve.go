@@ -46,7 +46,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		version = bi.Main.Version
 	}
-	srv := mcpserve.New(mcpserve.Options{Name: "tether", Version: version})
+	srv := mcpserve.New(mcpserve.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout})
 	cfg.Approver = srv.Approver()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -16,10 +16,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tetherhq/tether/tools"
+	"github.com/tetherhq/tether/tools/operator"
 )
 
 // ProtocolVersions are the MCP versions the server negotiates. Versions from
@@ -35,6 +37,9 @@ type Options struct {
 	Name, Version string
 	// Instructions are sent to the client at initialization.
 	Instructions string
+	// ApprovalTimeout bounds how long an approval waits for the client's user
+	// (0: operator.DefaultTimeout); no answer by then refuses the call.
+	ApprovalTimeout time.Duration
 }
 
 // Server is an MCP server for one run. Create it before the run so that the
@@ -81,10 +86,20 @@ func New(opts Options) *Server {
 func (s *Server) Approver() tools.Approver { return tools.ApproverFunc(s.approve) }
 
 func (s *Server) approve(ctx context.Context, q tools.ApprovalRequest) (bool, error) {
-	action, _, err := s.Elicit(ctx, q.Prompt()+" Accept to run it, decline to refuse.", map[string]any{
+	timeout := s.opts.ApprovalTimeout
+	if timeout <= 0 {
+		timeout = operator.DefaultTimeout
+	}
+	timedOut := errors.New("approval timeout")
+	actx, cancel := context.WithTimeoutCause(ctx, timeout, timedOut)
+	defer cancel()
+	action, _, err := s.Elicit(actx, q.Prompt()+" Accept to run it, decline to refuse.", map[string]any{
 		"type": "object", "properties": map[string]any{},
 	})
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(context.Cause(actx), timedOut) {
+			return false, fmt.Errorf("mcpserve: no answer within %s, so the call was refused (fail closed); do not retry it at once, tell the user it waits for their approval", timeout)
+		}
 		return false, err
 	}
 	return action == "accept", nil

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -210,5 +211,49 @@ func TestURLOnlyElicitationFailsClosed(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "a\n" || asked != 0 {
 		t.Errorf("a.txt = %q, asked %d times", b, asked)
+	}
+}
+
+// TestApprovalUnansweredTimesOut: an approval the client's user never answers
+// is refused (fail closed) when the approval timeout passes, as a permission
+// card is, instead of holding the call forever.
+func TestApprovalUnansweredTimesOut(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	srv := mcpserve.New(mcpserve.Options{ApprovalTimeout: time.Millisecond})
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Approver: srv.Approver()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	st, ct := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, run, st) }()
+	client := mcp.NewClient(&mcp.Implementation{Name: "away", Version: "v0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			<-ctx.Done() // nobody answers; the server gives up and cancels
+			return nil, ctx.Err()
+		},
+	})
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cs.Close()
+		cancel()
+		<-done
+		run.Close()
+	}()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"path": "a.txt", "content": "b\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !res.IsError || !strings.Contains(text, "no answer within 1ms") || !strings.Contains(text, "refused") {
+		t.Errorf("unanswered approval: %q", text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "a\n" {
+		t.Errorf("a.txt = %q", b)
 	}
 }
