@@ -251,9 +251,10 @@ def _bundle(obj):
     # cuts again on a rune boundary and says so.
     for key in ("text/plain", "text/html"):
         v = data.get(key)
-        if v is not None and len(v) > _state.max_text + 4:
-            data[key] = v[: _state.max_text + 4]
-            note = (note + "; " if note else "") + "text cut: %d characters in all" % len(v)
+        if v is not None and len(v) > _state.max_text:
+            data[key] = v[: _state.max_text]
+            what = "HTML" if key == "text/html" else "text"
+            note = (note + "; " if note else "") + "%s cut: %d of %d characters shown" % (what, _state.max_text, len(v))
     if note:
         data["note"] = note
     return data
@@ -707,17 +708,35 @@ def _short(v):
     return r if len(r) <= 60 else r[:57] + "..."
 
 
+# Top-level await, as IPython allows it: a cell whose code awaits compiles to
+# a coroutine, run to completion on the kernel's own event loop.
+_AWAIT = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
+_loop = [None]
+
+
+def _run_code(co, ns):
+    import inspect
+
+    if not co.co_flags & inspect.CO_COROUTINE:
+        return eval(co, ns)
+    import asyncio
+
+    if _loop[0] is None or _loop[0].is_closed():
+        _loop[0] = asyncio.new_event_loop()
+    return _loop[0].run_until_complete(eval(co, ns))
+
+
 def _run_body(body, filename, line):
     """Runs Python source as part of the cell (line: the cell line it starts
     on, so errors point there); returns the last expression's value."""
     ns = sys.modules["__main__"].__dict__
-    tree = compile("\n" * line + body, filename, "exec", ast.PyCF_ONLY_AST)
+    tree = compile("\n" * line + body, filename, "exec", ast.PyCF_ONLY_AST | _AWAIT)
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = tree.body.pop()
-    exec(compile(tree, filename, "exec"), ns)
+    _run_code(compile(tree, filename, "exec", _AWAIT), ns)
     if last is not None:
-        return eval(compile(ast.Expression(last.value), filename, "eval"), ns)
+        return _run_code(compile(ast.Expression(last.value), filename, "eval", _AWAIT), ns)
     return None
 
 
@@ -978,13 +997,13 @@ def _run_cell(req, ns):
     try:
         try:
             _state.in_cell = True
-            tree = compile(code, filename, "exec", ast.PyCF_ONLY_AST)
+            tree = compile(code, filename, "exec", ast.PyCF_ONLY_AST | _AWAIT)
             last = None
             if tree.body and isinstance(tree.body[-1], ast.Expr):
                 last = tree.body.pop()
-            exec(compile(tree, filename, "exec"), ns)
+            _run_code(compile(tree, filename, "exec", _AWAIT), ns)
             if last is not None:
-                value = eval(compile(ast.Expression(last.value), filename, "eval"), ns)
+                value = _run_code(compile(ast.Expression(last.value), filename, "eval", _AWAIT), ns)
                 if value is not None and not _suppressed(code):
                     ns["_"] = value
                     data = _bundle(value)

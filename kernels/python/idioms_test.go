@@ -69,6 +69,12 @@ func TestDisplaysAreBounded(t *testing.T) {
 	if len(r.Displays) != 5 || len(r.Notices) != 1 || !strings.Contains(r.Notices[0], "5 of 8 shown") {
 		t.Errorf("8 displays with a cap of 5: %d kept, notices %q", len(r.Displays), r.Notices)
 	}
+	// A long echo says once, plainly, how much of it is shown.
+	k = newKernel(t, kernels.Config{MaxText: 100})
+	r = mustOK(t, run(t, k, "'y' * 1000"))
+	if r.Value == nil || len(r.Value.Text) != 100 || r.Value.Note != "text cut: 100 of 1002 characters shown" {
+		t.Errorf("long echo: %+v", r.Value)
+	}
 	k = newKernel(t, kernels.Config{})
 	r = mustOK(t, run(t, k, "import matplotlib.pyplot as plt\nfor i in range(12):\n    plt.figure(figsize=(1, 1)); plt.plot([0, i])"))
 	images := 0
@@ -139,5 +145,23 @@ func TestMoreIPythonIdioms(t *testing.T) {
 	r = run(t, k, "%%bash\nexit 3")
 	if r.Error == nil || strings.Contains(r.Error.Traceback, "<string>") || !strings.Contains(r.Error.Traceback, "%%bash") {
 		t.Errorf("%%%%bash failure traceback shows the driver or not the cell: %+v", r.Error)
+	}
+}
+
+// TestTopLevelAwait: a cell may await at top level, as in IPython.
+func TestTopLevelAwait(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	mustOK(t, run(t, k, "import asyncio\nasync def twice(x):\n    await asyncio.sleep(0)\n    return 2 * x"))
+	for _, tt := range []struct{ code, want string }{
+		{"await twice(21)", "42"},
+		{"v = await twice(2)\nprint('got', v)\nv + 1", "5"},
+		{"r = await asyncio.gather(twice(1), twice(2))\nr", "[2, 4]"},
+	} {
+		if got := value(t, run(t, k, tt.code)); got != tt.want {
+			t.Errorf("%q: %s, want %s", tt.code, got, tt.want)
+		}
+	}
+	if got := value(t, run(t, k, "asyncio.run(twice(5))")); got != "10" {
+		t.Errorf("asyncio.run in a cell after top-level awaits: %s", got)
 	}
 }
