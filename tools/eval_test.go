@@ -101,6 +101,8 @@ func TestEvalArguments(t *testing.T) {
 		{`{"code":"1","description":"one two three four five six seven eight nine ten eleven"}`, "5-10 words (got 11)"},
 		{`{"code":"1","description":"a valid label of words","language":"ruby"}`, "invalid"},
 		{`{"description":"a valid label of five words"}`, "invalid"},
+		{`{"code":"1"}`, `missing required argument "description" (a string: 5-10 words saying what the cell does`},
+		{`{"code":"1","description":""}`, `argument "description": expected a non-empty string (5-10 words saying what the cell does`},
 	} {
 		_, err := r.Call(context.Background(), "eval", json.RawMessage(tt.args), tools.FromModel)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

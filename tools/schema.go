@@ -17,8 +17,11 @@ import (
 // properties, required, additionalProperties, items, enum, const, minimum,
 // maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength, minItems,
 // maxItems, pattern, anyOf, oneOf, allOf). Annotations (description, title,
-// default, examples) are ignored; "$ref" is refused at registration.
+// default, examples) do not validate; a property's description is quoted when
+// a required argument is missing or empty, so the error says what to send.
+// "$ref" is refused at registration.
 type schema struct {
+	desc       string
 	types      []string
 	props      map[string]*schema
 	propOrder  []string
@@ -77,6 +80,7 @@ func compileNode(m map[string]any, at string) (*schema, error) {
 	if _, ok := m["$ref"]; ok {
 		return nil, fmt.Errorf("%s: $ref is not supported; inline the definition", where())
 	}
+	s.desc, _ = m["description"].(string)
 	switch t := m["type"].(type) {
 	case nil:
 	case string:
@@ -472,6 +476,9 @@ func (s *schema) validate(v any, at string) error {
 		switch {
 		case s.minLen != nil && n < *s.minLen:
 			if *s.minLen == 1 {
+				if s.desc != "" {
+					return fmt.Errorf("%s: expected a non-empty string (%s)", field(at), s.desc)
+				}
 				return fmt.Errorf("%s: expected a non-empty string", field(at))
 			}
 			return fmt.Errorf("%s: expected at least %d characters, got %d", field(at), *s.minLen, n)
@@ -499,7 +506,11 @@ func (s *schema) validate(v any, at string) error {
 			if _, ok := x[r]; !ok {
 				msg := fmt.Sprintf("missing required %s", field(join(at, r)))
 				if p := s.props[r]; p != nil && len(p.types) > 0 {
-					msg += fmt.Sprintf(" (%s)", article(strings.Join(p.types, " or ")))
+					what := article(strings.Join(p.types, " or "))
+					if p.desc != "" {
+						what += ": " + p.desc
+					}
+					msg += fmt.Sprintf(" (%s)", what)
 				}
 				return fmt.Errorf("%s", msg)
 			}
