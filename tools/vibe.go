@@ -216,7 +216,11 @@ func (v *vibe) list(ctx context.Context, call *Call) (*Result, error) {
 			b.WriteString("  (result unread)")
 		}
 		if in.ResultTail != "" {
-			fmt.Fprintf(&b, "\n    last result: %s", strings.ReplaceAll(in.ResultTail, "\n", "\n    "))
+			from := ""
+			if in.ResultRun != in.Runs {
+				from = fmt.Sprintf(" (of run %d)", in.ResultRun)
+			}
+			fmt.Fprintf(&b, "\n    last result%s: %s", from, strings.ReplaceAll(in.ResultTail, "\n", "\n    "))
 		}
 		b.WriteString("\n")
 	}

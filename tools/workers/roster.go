@@ -126,6 +126,7 @@ type worker struct {
 	runs            int
 	status          Status
 	result          string
+	resultRun       int // the run result is from
 	truncated       bool
 	exitErr         string
 	log             tailBuffer
@@ -143,8 +144,11 @@ type Info struct {
 	Status  Status        `json:"status"`
 	Runs    int           `json:"runs"`
 	Elapsed time.Duration `json:"elapsed"`
-	// ResultTail is the end of the last run's result (stdout).
+	// ResultTail is the end of the last result (stdout) of a run that ended;
+	// while a rerun is under way it is the previous run's.
 	ResultTail string `json:"result_tail,omitempty"`
+	// ResultRun is the run ResultTail is from (0: no run has ended yet).
+	ResultRun int `json:"result_run,omitempty"`
 	// Unread says the last result has not been returned by Wait yet.
 	Unread bool `json:"unread,omitempty"`
 }
@@ -251,7 +255,9 @@ func (r *Roster) startLocked(w *worker) error {
 	}
 	done := make(chan struct{})
 	w.cmd, w.done = cmd, done
-	w.status, w.result, w.truncated, w.exitErr, w.unread, w.killing = Running, "", false, "", false, false
+	// The previous run's result stays readable (vibe_list's last result)
+	// until this run ends.
+	w.status, w.exitErr, w.unread, w.killing = Running, "", false, false
 	w.started, w.ended = time.Now(), time.Time{}
 	w.runs++
 	go func() {
@@ -261,7 +267,7 @@ func (r *Roster) startLocked(w *worker) error {
 		r.mu.Lock()
 		if w.cmd == cmd {
 			w.ended = time.Now()
-			w.result, w.truncated = out.String(), out.cut
+			w.result, w.truncated, w.resultRun = out.String(), out.cut, w.runs
 			w.unread = true
 			switch {
 			case w.killing:
@@ -468,6 +474,7 @@ func (w *worker) infoLocked() Info {
 		ID: w.id, Label: w.label, Tier: w.tier, Status: w.status, Runs: w.runs,
 		Elapsed:    end.Sub(w.started).Round(time.Millisecond),
 		ResultTail: tail(strings.TrimSpace(w.result), ResultTailBytes),
+		ResultRun:  w.resultRun,
 		Unread:     w.unread,
 	}
 }

@@ -381,3 +381,38 @@ func TestRosterHammer(t *testing.T) {
 		}
 	}
 }
+
+// TestListKeepsLastResultWhileRerunning: vibe_list's "last result" is the
+// previous run's while a rerun is under way, and says which run it is from.
+func TestListKeepsLastResultWhileRerunning(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newRoster(t, workers.Config{
+		Commands: map[string]string{workers.Fast: script(t, "gate.sh")},
+		Env:      []string{"GATE=" + gate},
+	})
+	id, err := r.Spawn("first pass", "passes", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, r, id)
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Send(id, "second pass"); err != nil {
+		t.Fatal(err)
+	}
+	in := r.List()[0]
+	if in.Status != workers.Running || in.Runs != 2 || in.ResultRun != 1 || !strings.Contains(in.ResultTail, "first pass\nreleased") {
+		t.Errorf("list during the rerun: %+v", in)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := wait(t, r, id)
+	if rep.ResultRun != 2 || !strings.Contains(rep.Result, "second pass") {
+		t.Errorf("after the rerun: run %d result %q", rep.ResultRun, rep.Result)
+	}
+}
