@@ -2,6 +2,7 @@ package matcher_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -133,5 +134,20 @@ func TestStatementPlaceholders(t *testing.T) {
 				t.Errorf("%s (%s)\ngot  %q\nwant %q", tt.pattern, res.Pattern, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestLowercaseMetavariableHint: "$x" is no metavariable; where "$" cannot
+// start a name, the unparseable-pattern error says to write "$X".
+func TestLowercaseMetavariableHint(t *testing.T) {
+	p := parser(t)
+	for _, lang := range []string{"python", "go"} {
+		_, err := matcher.Compile(context.Background(), p, lang, "foo($x, $args)")
+		if !errors.Is(err, matcher.ErrUnparseable) || !strings.Contains(err.Error(), "metavariable names are upper case ($X, $$$ARGS): $x is not one") {
+			t.Errorf("%s: %v", lang, err)
+		}
+	}
+	if _, err := matcher.Compile(context.Background(), p, "php", "foo($x)"); err != nil {
+		t.Errorf("php: $x is a variable: %v", err)
 	}
 }

@@ -285,9 +285,16 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 			}
 		}
 	}
-	return nil, fmt.Errorf("%w as %s for %s: %q; check its syntax (a complete expression, statement, member or declaration of the language, with metavariables like $X, $$$ARGS)",
-		ErrUnparseable, contextNames(spec.ladder), lang, src)
+	hint := ""
+	if m := lowerMeta.FindString(src); m != "" && spec.expando != '$' {
+		hint = fmt.Sprintf("; metavariable names are upper case ($X, $$$ARGS): %s is not one", m)
+	}
+	return nil, fmt.Errorf("%w as %s for %s: %q; check its syntax (a complete expression, statement, member or declaration of the language, with metavariables like $X, $$$ARGS)%s",
+		ErrUnparseable, contextNames(spec.ladder), lang, src, hint)
 }
+
+// lowerMeta finds a "$" before a lower-case name: not a metavariable.
+var lowerMeta = regexp.MustCompile(`\$+[a-z][A-Za-z0-9_]*`)
 
 // multiBeforeBrace finds a multi-metavariable (after substitution) right
 // before a closing brace.
