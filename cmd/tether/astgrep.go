@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -19,7 +20,8 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ast-grep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var pattern, lang, rewrite string
-	var updateAll, asJSON bool
+	var updateAll bool
+	var asJSON jsonStyle
 	fs.StringVar(&pattern, "p", "", "the pattern: code with metavariables ($X, $$$ARGS, $_)")
 	fs.StringVar(&pattern, "pattern", "", "same as -p")
 	fs.StringVar(&lang, "l", "", "language id (go, python, rust, ...); inferred from a file's extension, or from the one language a directory holds")
@@ -28,13 +30,19 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rewrite, "rewrite", "", "same as -r")
 	fs.BoolVar(&updateAll, "U", false, "apply every rewrite without asking")
 	fs.BoolVar(&updateAll, "update-all", false, "same as -U")
-	fs.BoolVar(&asJSON, "json", false, "print matches as ast-grep's JSON array")
+	fs.Var(&asJSON, "json", "print matches as ast-grep's JSON: --json or --json=pretty (an indented array), --json=compact (one line), --json=stream (one match per line)")
 	maxResults := fs.Int("max-results", 0, "show at most N matches (0: no limit); the total is still counted")
 	threads := fs.Int("j", 0, "parse and match on N threads (default: every core)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether ast-grep -p PATTERN [-l LANG] [-r REWRITE] [-U] [--json] [--max-results N] [PATH...]")
+		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [-l LANG] [-r REWRITE] [-U] [--json[=pretty|compact|stream]] [--max-results N] [PATH...]")
 		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 2 on errors.")
 		fs.PrintDefaults()
+	}
+	// ast-grep's own "run" subcommand may lead (unless a path is named run)
+	if len(args) > 0 && args[0] == "run" {
+		if _, err := os.Stat("run"); err != nil {
+			args = args[1:]
+		}
 	}
 	// flags may follow paths, as with ast-grep
 	var paths []string
@@ -88,8 +96,8 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch {
-	case asJSON:
-		err = matcher.WriteAstGrepJSON(stdout, res.Matches)
+	case asJSON != "":
+		err = writeJSON(stdout, res.Matches, asJSON)
 	case rewriting && !updateAll:
 		_, err = io.WriteString(stdout, plan.Diff(0))
 	case !rewriting:
@@ -127,4 +135,42 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// jsonStyle is the --json flag: "" (off), pretty, compact or stream, as
+// ast-grep spells them; a bare --json is pretty.
+type jsonStyle string
+
+func (j *jsonStyle) String() string   { return string(*j) }
+func (j *jsonStyle) IsBoolFlag() bool { return true }
+func (j *jsonStyle) Set(v string) error {
+	switch v {
+	case "true", "pretty":
+		*j = "pretty"
+	case "false":
+		*j = ""
+	case "compact", "stream":
+		*j = jsonStyle(v)
+	default:
+		return fmt.Errorf("--json=%s: give pretty, compact or stream", v)
+	}
+	return nil
+}
+
+// writeJSON writes matches as ast-grep's JSON in the given style.
+func writeJSON(w io.Writer, ms []matcher.Match, style jsonStyle) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // "<" stays "<", as ast-grep prints it
+	switch style {
+	case "compact":
+		return enc.Encode(matcher.AstGrepJSON(ms))
+	case "stream":
+		for _, m := range matcher.AstGrepJSON(ms) {
+			if err := enc.Encode(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return matcher.WriteAstGrepJSON(w, ms)
 }

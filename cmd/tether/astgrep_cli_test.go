@@ -95,3 +95,56 @@ func TestAstGrepCLI(t *testing.T) {
 		t.Errorf("-U (exit %d): %s\n%s", code, out, data)
 	}
 }
+
+// TestAstGrepCLICompat: ast-grep's own spellings work: a leading "run"
+// subcommand, and --json=pretty|compact|stream.
+func TestAstGrepCLICompat(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.go")
+	if err := os.WriteFile(file, []byte(cliSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "run", "-p", "fmt.Errorf($$$A)", "-l", "go", file)
+	if code != 0 || strings.Count(out, "\n") != 2 {
+		t.Errorf("run -p: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, mode := range []string{"pretty", "compact", "stream"} {
+		code, out, errOut := runCLI(t, "-p", "fmt.Errorf($$$A)", "--json="+mode, file)
+		if code != 0 {
+			t.Fatalf("--json=%s: exit %d: %s", mode, code, errOut)
+		}
+		var texts []string
+		switch mode {
+		case "stream":
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			for _, l := range lines {
+				var m struct{ Text string }
+				if err := json.Unmarshal([]byte(l), &m); err != nil {
+					t.Fatalf("--json=stream line %q: %v", l, err)
+				}
+				texts = append(texts, m.Text)
+			}
+		default:
+			var ms []struct{ Text string }
+			if err := json.Unmarshal([]byte(out), &ms); err != nil {
+				t.Fatalf("--json=%s: %v\n%s", mode, err, out)
+			}
+			for _, m := range ms {
+				texts = append(texts, m.Text)
+			}
+			if mode == "compact" && strings.Count(strings.TrimSpace(out), "\n") != 0 {
+				t.Errorf("--json=compact is not one line:\n%s", out)
+			}
+		}
+		if len(texts) != 2 || texts[0] != `fmt.Errorf("open: %w", err)` {
+			t.Errorf("--json=%s: %q", mode, texts)
+		}
+	}
+	code, out, _ = runCLI(t, "-p", "panic($$$A)", "--json=stream", file)
+	if code != 1 || out != "" {
+		t.Errorf("--json=stream with no match: exit %d, %q; want 1 and nothing", code, out)
+	}
+	if code, _, errOut := runCLI(t, "-p", "f()", "--json=yaml", file); code != 2 || !strings.Contains(errOut, "pretty, compact or stream") {
+		t.Errorf("--json=yaml: exit %d, %q", code, errOut)
+	}
+}
