@@ -39,8 +39,8 @@ const (
 )
 
 // Schema returns the flat form schema the client renders for q: one enum field
-// (an array of enums when multi-select) with each option's description in its
-// title, and a text field when free text is allowed. No field is required, so a
+// (an array of enums when multi-select) with each option's number and
+// description in its title ("1. Postgres - managed"), and a text field when free text is allowed. No field is required, so a
 // human may submit only text.
 func Schema(q Question) map[string]any {
 	props := map[string]any{}
@@ -49,8 +49,8 @@ func Schema(q Question) map[string]any {
 		return map[string]any{"type": "object", "properties": props}
 	}
 	var entries []any
-	for _, o := range q.Options {
-		title := o.Label
+	for i, o := range q.Options {
+		title := fmt.Sprintf("%d. %s", i+1, o.Label)
 		if o.Description != "" {
 			title += " - " + o.Description
 		}
@@ -90,6 +90,16 @@ func Message(q Question) string {
 	if q.Context != "" {
 		b.WriteString("\n\n")
 		b.WriteString(q.Context)
+	}
+	if q.Kind != KindPermission && len(q.Options) > 0 {
+		// The numbered card, as the terminal and the console show it.
+		b.WriteString("\n")
+		for i, o := range q.Options {
+			fmt.Fprintf(&b, "\n  %d) %s", i+1, o.Label)
+			if o.Description != "" {
+				b.WriteString(" - " + o.Description)
+			}
+		}
 	}
 	if q.Space != "" {
 		fmt.Fprintf(&b, "\n\n(asked in %s)", q.Space)

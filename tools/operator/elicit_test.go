@@ -188,3 +188,26 @@ func TestFirstConnected(t *testing.T) {
 		t.Fatalf("fallback to elicitation: %+v %v", a, err)
 	}
 }
+
+// TestElicitationCardIsNumbered: the form the client renders numbers the
+// options as the terminal card and the console do, and the message lists
+// them too, so "option 2" means the same thing on every port.
+func TestElicitationCardIsNumbered(t *testing.T) {
+	for _, q := range []operator.Question{
+		{Question: "Which database?", Options: []operator.Option{{Label: "Postgres", Description: "managed"}, {Label: "SQLite"}}},
+		{Question: "Which checks?", Options: []operator.Option{{Label: "Postgres", Description: "managed"}, {Label: "SQLite"}}, MultiSelect: true},
+	} {
+		b, err := json.Marshal(operator.Schema(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`"const":"Postgres","title":"1. Postgres - managed"`, `"const":"SQLite","title":"2. SQLite"`} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("multi %v: schema lacks %s: %s", q.MultiSelect, want, b)
+			}
+		}
+		if msg := operator.Message(q); !strings.Contains(msg, "\n  1) Postgres - managed\n  2) SQLite") {
+			t.Errorf("message does not list the numbered options:\n%s", msg)
+		}
+	}
+}
