@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -254,7 +255,8 @@ func (s *Server) call(ctx context.Context, ss *mcp.ServerSession, name string, a
 	return ToMCP(res)
 }
 
-// hiddenTools refreshes the tool list before tools/list and tools/call, and
+// hiddenTools records the negotiated protocol version at initialize (see
+// there), refreshes the tool list before tools/list and tools/call, and
 // routes a tools/call for a tool the surface does not list to the
 // run anyway, so the caller gets the run's clear refusal ("is a write-tier
 // tool and the plan surface allows only read-tier tools") as a tool error
@@ -262,6 +264,16 @@ func (s *Server) call(ctx context.Context, ss *mcp.ServerSession, name string, a
 func (s *Server) hiddenTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
+		case "initialize":
+			// A client offering a version the server does not speak gets the
+			// server's latest in the reply; record that as the version it
+			// offered too. The go-sdk judges whether it may elicit during a
+			// call by the offered version, and would refuse every approval
+			// of a client that offered 2026-07-28 and was answered 2025-11-25.
+			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil && !slices.Contains(ProtocolVersions, p.ProtocolVersion) {
+				p.ProtocolVersion = ProtocolVersions[0]
+			}
+			return next(ctx, method, req)
 		case "tools/list":
 			s.Refresh()
 			return next(ctx, method, req)

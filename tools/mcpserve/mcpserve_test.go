@@ -1,9 +1,11 @@
 package mcpserve_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,5 +257,68 @@ func TestApprovalUnansweredTimesOut(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "a\n" {
 		t.Errorf("a.txt = %q", b)
+	}
+}
+
+// TestApprovalForClientOfferingNewerVersion: a client that offers a protocol
+// version newer than the server's (2026-07-28, which forbids elicitation
+// during a call) is answered with 2025-11-25, and the session then behaves as
+// 2025-11-25: an approval is asked through elicitation (the go-sdk otherwise
+// judges by the version the client offered and refuses to send it).
+func TestApprovalForClientOfferingNewerVersion(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	srv := mcpserve.New(mcpserve.Options{})
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Approver: srv.Approver()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	toServer, clientOut := io.Pipe()
+	clientIn, fromServer := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, run, &mcp.IOTransport{Reader: toServer, Writer: fromServer}) }()
+	defer func() {
+		clientOut.Close()
+		cancel()
+		<-done
+	}()
+	send := func(s string) {
+		if _, err := io.WriteString(clientOut, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := bufio.NewScanner(clientIn)
+	// next returns the next message from the server, answering elicitations.
+	elicited := 0
+	next := func(id int) map[string]any {
+		for lines.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+				t.Fatalf("not JSON: %s", lines.Text())
+			}
+			if m["method"] == "elicitation/create" {
+				elicited++
+				reply, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": map[string]any{"action": "accept"}})
+				send(string(reply))
+				continue
+			}
+			if n, ok := m["id"].(float64); ok && int(n) == id {
+				return m
+			}
+		}
+		t.Fatalf("no response %d: %v", id, lines.Err())
+		return nil
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{"elicitation":{}},"clientInfo":{"name":"newer","version":"0"}}}`)
+	if res, _ := json.Marshal(next(1)["result"]); !strings.Contains(string(res), `"protocolVersion":"2025-11-25"`) {
+		t.Fatalf("initialize: %s", res)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{"path":"a.txt","content":"b\n"}}}`)
+	res, _ := json.Marshal(next(2)["result"])
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "b\n" || elicited != 1 {
+		t.Errorf("approved write: %s; a.txt = %q, %d elicitations", res, b, elicited)
 	}
 }
