@@ -169,7 +169,7 @@ func (r *Result) Summary() string {
 		if r.Pattern != nil {
 			lang = r.Pattern.Language()
 		}
-		if len(r.Errors) > 0 || r.Skipped.Binary+r.Skipped.TooLarge+r.Skipped.Unreadable > 0 {
+		if len(r.Errors) > 0 || r.Skipped.Binary+r.Skipped.TooLarge+r.Skipped.Unreadable+r.Skipped.OtherLanguage > 0 {
 			s = fmt.Sprintf("not searched: no %s file could be searched", lang)
 		} else {
 			s = fmt.Sprintf("not searched: no %s file found (hidden, ignored and other languages' files are not searched; pass a path that holds some, or another language)", lang)
@@ -183,6 +183,9 @@ func (r *Result) Summary() string {
 	}
 	if n := r.Skipped.Total(); n > 0 {
 		s += fmt.Sprintf("; skipped %d (%s)", n, skipReasons(r.Skipped))
+		if r.Searched == 0 && len(r.Skipped.Examples) > 0 {
+			s += fmt.Sprintf(" such as %s", r.Skipped.Examples[0])
+		}
 	}
 	if len(r.Errors) > 0 {
 		s += fmt.Sprintf("; %d %s could not be searched (first: %s: %s)", len(r.Errors), plural(len(r.Errors), "file", "files"), r.Errors[0].Path, r.Errors[0].Err)
@@ -205,6 +208,7 @@ func skipReasons(s Skips) string {
 	add(s.Binary, "binary")
 	add(s.TooLarge, "over the size cap")
 	add(s.Unreadable, "unreadable")
+	add(s.OtherLanguage, "of another language")
 	out := ""
 	for i, p := range parts {
 		if i > 0 {

@@ -223,3 +223,37 @@ func TestSearchNothingToSearch(t *testing.T) {
 		t.Errorf("summary %q: want it to say no python file was searched, and what was skipped", sum)
 	}
 }
+
+// TestSearchExplicitFileOfAnotherLanguage: a file named explicitly whose
+// extension is another grammar's is skipped and said so, not parsed with the
+// wrong grammar; related grammars (C and C++, JavaScript and TypeScript) and
+// unknown extensions are searched as asked.
+func TestSearchExplicitFileOfAnotherLanguage(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"a.js": "function f() { foo(1); }\n", "b.h": "void f() { foo(2); }\n", "c.txt": "foo(3)\n", "d.go": "package d\n\nfunc f() { foo(4) }\n",
+	})
+	s := matcher.NewSearcher(parser(t), matcher.Config{})
+	for _, tc := range []struct {
+		lang, file string
+		total      int
+		summary    string
+	}{
+		{"go", "a.js", 0, "not searched: no go file could be searched; skipped 1 (1 of another language) such as " + filepath.Join(dir, "a.js") + " (a javascript file: pass language javascript)"},
+		{"cpp", "b.h", 1, "1 match in 1 of 1 file searched"},
+		{"typescript", "a.js", 1, "1 match"},
+		{"python", "c.txt", 1, "1 match"},
+		{"go", "d.go", 1, "1 match"},
+	} {
+		res, err := s.Search(context.Background(), matcher.Query{Pattern: "foo($X)", Language: tc.lang, Paths: []string{filepath.Join(dir, tc.file)}})
+		if err != nil {
+			t.Fatalf("%s as %s: %v", tc.file, tc.lang, err)
+		}
+		if res.Total != tc.total || !strings.HasPrefix(res.Summary(), tc.summary) {
+			t.Errorf("%s as %s: %d matches, %q; want %d, %q", tc.file, tc.lang, res.Total, res.Summary(), tc.total, tc.summary)
+		}
+		if tc.total == 0 && (len(res.Skipped.Examples) != 1 || !strings.Contains(res.Skipped.Examples[0], "a javascript file: pass language javascript")) {
+			t.Errorf("%s as %s: examples %q", tc.file, tc.lang, res.Skipped.Examples)
+		}
+	}
+}

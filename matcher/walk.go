@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,12 +11,15 @@ import (
 
 // Skips counts the files a search did not look at, by reason.
 type Skips struct {
-	Ignored    int      `json:"ignored,omitempty"`    // matched by .gitignore or .ignore
-	Hidden     int      `json:"hidden,omitempty"`     // hidden files and directories (skipped whole)
-	Binary     int      `json:"binary,omitempty"`     // files that look binary
-	TooLarge   int      `json:"tooLarge,omitempty"`   // files over the size cap
-	Unreadable int      `json:"unreadable,omitempty"` // files or directories that could not be read
-	Examples   []string `json:"examples,omitempty"`   // a few of the skipped paths with their reason
+	Ignored    int `json:"ignored,omitempty"`    // matched by .gitignore or .ignore
+	Hidden     int `json:"hidden,omitempty"`     // hidden files and directories (skipped whole)
+	Binary     int `json:"binary,omitempty"`     // files that look binary
+	TooLarge   int `json:"tooLarge,omitempty"`   // files over the size cap
+	Unreadable int `json:"unreadable,omitempty"` // files or directories that could not be read
+	// OtherLanguage counts files named explicitly whose extension is another
+	// grammar's: not parsed with the wrong one.
+	OtherLanguage int      `json:"otherLanguage,omitempty"`
+	Examples      []string `json:"examples,omitempty"` // a few of the skipped paths with their reason
 }
 
 const maxSkipExamples = 5
@@ -32,6 +36,7 @@ func (s *Skips) add(o Skips) {
 	s.Binary += o.Binary
 	s.TooLarge += o.TooLarge
 	s.Unreadable += o.Unreadable
+	s.OtherLanguage += o.OtherLanguage
 	for _, e := range o.Examples {
 		if len(s.Examples) < maxSkipExamples {
 			s.Examples = append(s.Examples, e)
@@ -40,7 +45,9 @@ func (s *Skips) add(o Skips) {
 }
 
 // Total returns the number of files and directories skipped.
-func (s Skips) Total() int { return s.Ignored + s.Hidden + s.Binary + s.TooLarge + s.Unreadable }
+func (s Skips) Total() int {
+	return s.Ignored + s.Hidden + s.Binary + s.TooLarge + s.Unreadable + s.OtherLanguage
+}
 
 // walk lists the files under root (a file or directory) whose language is lang
 // (anyLanguage: any shipped grammar's), in lexical order. Ignore files of root's ancestors up to the repository root
@@ -60,6 +67,11 @@ func walk(root, lang string, skips *Skips) ([]string, error) {
 				skips.note(root, "symbolic link to a directory")
 				return nil, nil
 			}
+		}
+		if l := langForPath(root); lang != anyLanguage && l != "" && l != lang && !related(l, lang) {
+			skips.OtherLanguage++
+			skips.note(root, fmt.Sprintf("a %s file: pass language %s", l, l))
+			return nil, nil
 		}
 		return []string{root}, nil
 	}
@@ -146,4 +158,20 @@ func ancestorIgnores(dir string) []*ignoreSet {
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// related reports whether a file of language a may be searched as b when
+// named explicitly: a C header as C++, JavaScript as TypeScript or TSX, and
+// back.
+func related(a, b string) bool {
+	family := func(l string) string {
+		switch l {
+		case "c", "cpp":
+			return "c"
+		case "javascript", "typescript", "tsx":
+			return "js"
+		}
+		return l
+	}
+	return family(a) == family(b)
 }
