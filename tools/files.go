@@ -79,7 +79,7 @@ func FileTools(root *fsutil.Root) []Tool {
 			Tier: TierRead,
 			Description: "Read a text file in the working directory, with line numbers (cat -n style). " +
 				"Returns up to 2000 lines from offset (1-based); says when the output was cut and how to read on. " +
-				"Images (png, jpeg, gif, webp) come back as images; a directory lists its entries.",
+				"Images (png, jpeg, gif, webp) come back as images; a directory lists its entries (offset and limit count entries there, at most 500).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 				`"path":{"type":"string","minLength":1,"description":"file path, relative to the working directory"},` +
 				`"offset":{"type":"integer","minimum":1,"description":"first line to return (1-based, default 1)"},` +
@@ -170,7 +170,7 @@ func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
 		return nil, fmt.Errorf("tools: read: %s: %v", rel, err)
 	}
 	if fi.IsDir() {
-		return f.listDir(fh, rel)
+		return f.listDir(fh, rel, a.Offset, a.Limit)
 	}
 	if fi.Size() == 0 {
 		return Text(fmt.Sprintf("(%s is empty: 0 bytes)", rel)), nil
@@ -303,7 +303,7 @@ func eachLine(r *bufio.Reader, keep int, fn func(n int, line []byte, size int, n
 	}
 }
 
-func (f *fileTools) listDir(dir *os.File, rel string) (*Result, error) {
+func (f *fileTools) listDir(dir *os.File, rel string, offset, limit int) (*Result, error) {
 	ents, err := dir.ReadDir(-1)
 	if err != nil {
 		return nil, fmt.Errorf("tools: read: %s: %v", rel, err)
@@ -322,13 +322,23 @@ func (f *fileTools) listDir(dir *os.File, rel string) (*Result, error) {
 	if len(names) == 0 {
 		return Text(fmt.Sprintf("(%s/ is an empty directory)", rel)), nil
 	}
-	shown := names
-	if len(shown) > ReadMaxEntries {
-		shown = shown[:ReadMaxEntries]
+	// offset and limit count entries, as they count lines in a file.
+	if offset == 0 {
+		offset = 1
 	}
-	out := fmt.Sprintf("%s/ is a directory with %s:\n%s", rel, plural(len(names), "entry"), strings.Join(shown, "\n"))
-	if len(shown) < len(names) {
-		out += fmt.Sprintf("\n... (%d of %d entries shown)", len(shown), len(names))
+	if limit == 0 || limit > ReadMaxEntries {
+		limit = ReadMaxEntries
+	}
+	if offset > len(names) {
+		return nil, fmt.Errorf("tools: read: offset %d is past the end: %s/ has %s; call read with a smaller offset", offset, rel, plural(len(names), "entry"))
+	}
+	end := min(offset-1+limit, len(names))
+	out := fmt.Sprintf("%s/ is a directory with %s:\n%s", rel, plural(len(names), "entry"), strings.Join(names[offset-1:end], "\n"))
+	switch {
+	case end < len(names):
+		out += fmt.Sprintf("\n... (entries %d-%d of %d shown; call read with offset %d to continue)", offset, end, len(names), end+1)
+	case offset > 1:
+		out += fmt.Sprintf("\n(entries %d-%d of %d shown: end of directory)", offset, end, len(names))
 	}
 	return Text(out), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -578,5 +579,30 @@ func TestReadImageByContent(t *testing.T) {
 				t.Errorf("got %+v, want an %s image", res.Content, tt.mime)
 			}
 		})
+	}
+}
+
+// TestReadLargeDirectory: a directory listing cut at ReadMaxEntries says how
+// to see the rest, and offset (an entry number, like a line number for a
+// file) shows it.
+func TestReadLargeDirectory(t *testing.T) {
+	files := map[string]string{}
+	n := tools.ReadMaxEntries + 20
+	for i := 0; i < n; i++ {
+		files[fmt.Sprintf("big/f%04d", i)] = ""
+	}
+	r, _ := newRun(t, files)
+	first := mustCall(t, r, "read", map[string]any{"path": "big"})
+	last := fmt.Sprintf("f%04d", tools.ReadMaxEntries-1)
+	if !strings.Contains(first, last) || strings.Contains(first, fmt.Sprintf("f%04d", tools.ReadMaxEntries)) ||
+		!strings.Contains(first, fmt.Sprintf("entries 1-%d of %d shown; call read with offset %d to continue", tools.ReadMaxEntries, n, tools.ReadMaxEntries+1)) {
+		t.Errorf("first page:\n...%s", first[len(first)-200:])
+	}
+	rest := mustCall(t, r, "read", map[string]any{"path": "big", "offset": tools.ReadMaxEntries + 1})
+	if strings.Contains(rest, last+"\n") || !strings.Contains(rest, fmt.Sprintf("f%04d", n-1)) || !strings.Contains(rest, fmt.Sprintf("entries %d-%d of %d shown", tools.ReadMaxEntries+1, n, n)) {
+		t.Errorf("second page:\n%s", rest)
+	}
+	if res, err := call(t, r, "read", map[string]any{"path": "big", "offset": n + 1}); err == nil || !strings.Contains(res.AllText(), "past the end") {
+		t.Errorf("offset past the last entry: %v %s", err, res.AllText())
 	}
 }
