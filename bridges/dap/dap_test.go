@@ -443,6 +443,15 @@ func TestAdapters(t *testing.T) {
 	if !strings.Contains(msg, "dart adapter cannot start") || !strings.Contains(msg, "see op adapters") {
 		t.Fatal(msg)
 	}
+	// A C or Rust source file is not a program lldb can launch: the error
+	// says to build it, before any adapter starts.
+	csrc := writeFiles(t, map[string]string{"main.c": "int main(void) { return 0; }\n", "lib.rs": "fn main() {}\n", "Cargo.toml": "[package]\n"})
+	for _, src := range []string{"main.c", "lib.rs"} {
+		msg = doErr(t, sv, "c", csrc, dap.Request{Op: "launch", Program: src})
+		if !strings.Contains(msg, "is source") || !strings.Contains(msg, "launch the executable") {
+			t.Fatalf("launch %s: %s", src, msg)
+		}
+	}
 	// No root marker: the error says where a session can start.
 	bare := writeFiles(t, map[string]string{"app.py": "print(1)\n"})
 	msg = doErr(t, sv, "c", bare, dap.Request{Op: "launch", Program: "app.py"})

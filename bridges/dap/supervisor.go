@@ -538,12 +538,18 @@ func adapterForProgram(table []Adapter, program string) (Adapter, error) {
 		return Adapter{}, fmt.Errorf("debug: launch: no adapter launches the directory %s; give a program file or pass adapter", program)
 	}
 	ext := filepath.Ext(program)
+	native := isNative(program)
 	for _, a := range table {
 		if slices.Contains(a.Extensions, ext) {
+			if a.Executables && !native {
+				// lldb lists .c and .rs to be picked for their programs, but
+				// launches only what was built from them.
+				return Adapter{}, fmt.Errorf("debug: launch: %s is source; build it with debug info (gcc -g, cargo build) and launch the executable", program)
+			}
 			return a, nil
 		}
 	}
-	if isNative(program) {
+	if native {
 		for _, a := range table {
 			if a.Executables {
 				return a, nil
