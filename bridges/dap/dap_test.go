@@ -200,6 +200,10 @@ func runScenario(t *testing.T, sc scenario) {
 		if _, err := sv.Do(context.Background(), conv, root, dap.Request{Op: "variables", Reference: 987654}); err == nil || !strings.Contains(err.Error(), "take reference from scopes") {
 			t.Fatalf("variables with an unknown reference: %v, want the adapter's refusal and where references come from", err)
 		}
+		// So does a thread id it does not know.
+		if _, err := sv.Do(context.Background(), conv, root, dap.Request{Op: "stack", ThreadID: 987654}); err == nil || !strings.Contains(err.Error(), "take thread_id from threads") {
+			t.Fatalf("stack of an unknown thread: %v, want the adapter's refusal and where thread ids come from", err)
+		}
 	}
 	vars := do(t, sv, conv, root, dap.Request{Op: "variables", Reference: scopes.Scopes[0].Reference})
 	if v := findVar(t, vars.Variables, sc.varName); v.Value != sc.varValue {

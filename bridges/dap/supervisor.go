@@ -890,6 +890,9 @@ func (sv *Supervisor) opStack(ctx context.Context, s *session, req Request) (*Re
 	}
 	fr, total, err := s.frames(ctx, thread, MaxStackFrames)
 	if err != nil {
+		if req.ThreadID != 0 {
+			return nil, staleHint(err, "take thread_id from threads, or omit it for the thread that last stopped")
+		}
 		return nil, err
 	}
 	var b strings.Builder
