@@ -150,14 +150,19 @@ class _OrderedRaw(io.RawIOBase):
     """fd 1 or 2 as sys.stdout/sys.stderr write it, keeping the order of the two.
 
     Each capture pipe has its own pump, so text written to one pipe could be
-    forwarded before earlier text still waiting in the other. When a write
-    switches streams, what the other pipe holds is forwarded first.
+    forwarded after later text written to the other. When a write switches
+    streams, what the previous stream's pipe holds is forwarded first (under
+    its pump's lock, so a forward in flight is finished too).
     """
 
-    def __init__(self, fd, name):
+    def __init__(self, fd, pump):
         super().__init__()
         self.fd = fd
-        self.stream = name
+        self.pump = pump
+        import select
+
+        self.poller = select.poll()  # our own: a poll object is not shared between threads
+        self.poller.register(pump.fd, select.POLLIN)
 
     def writable(self):
         return True
@@ -165,18 +170,24 @@ class _OrderedRaw(io.RawIOBase):
     def fileno(self):
         return self.fd
 
+    def forward(self):
+        p = self.pump
+        with p.lock:
+            if self.poller.poll(0):
+                with _Critical():
+                    p.drain()
+
     def write(self, b):
-        if _last_stream[0] != self.stream:
-            _last_stream[0] = self.stream
-            with _Critical():
-                for p in _pumps:
-                    if p.stream != self.stream:
-                        with p.lock:
-                            p.drain()
-        view = memoryview(b)
-        n = 0
-        while n < len(view):
-            n += os.write(self.fd, view[n:])
+        prev = _last_stream[0]
+        if prev is not self:
+            _last_stream[0] = self
+            if prev is not None:
+                prev.forward()
+        n = os.write(self.fd, b)
+        if n < len(b):  # a signal cut the write short: finish it
+            view = memoryview(b)
+            while n < len(view):
+                n += os.write(self.fd, view[n:])
         return n
 
 
@@ -684,7 +695,7 @@ class _Captured:
         return "<CapturedIO: %d bytes of stdout, %d of stderr, %d outputs>" % (len(self.stdout), len(self.stderr), len(self.outputs))
 
 
-_INJECTED = ("display", "tool", "ToolError", "__tether__", "In", "Out", "exit", "quit", "get_ipython")
+_INJECTED = ("display", "tool", "ToolError", "__tether__", "input", "In", "Out", "exit", "quit", "get_ipython")
 
 
 def _user_names(all_=False):
@@ -933,6 +944,15 @@ def _timeit(stmt, setup, opts):
 # ---- running cells ---------------------------------------------------------
 
 
+def _input(prompt=""):
+    """input() in a cell: there is no terminal to read from."""
+    if prompt:
+        sys.stdout.write(str(prompt))
+        sys.stdout.flush()
+    raise EOFError("input() has nothing to read: a cell runs without a terminal. Put the value in the code, "
+                   "or ask the user with tool('ask_user', {'question': ...})")
+
+
 def _main_module():
     mod = types.ModuleType("__main__")
     mod.__dict__.update({
@@ -941,6 +961,7 @@ def _main_module():
         "tool": tool,
         "ToolError": ToolError,
         "__tether__": _Magics(),
+        "input": _input,
     })
     sys.modules["__main__"] = mod
     return mod
@@ -989,6 +1010,10 @@ def _run_cell(req, ns):
     _state.emitted_figures = set()
     filename = "<cell-%d>" % cid
     _state.cell_file = filename
+    if getattr(sys.stdin, "closed", True):
+        # exit() and quit() close sys.stdin before raising SystemExit; later
+        # cells (help(), input()) still need one.
+        sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
     source = req.get("source") or code
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     if _state.autoreload:
@@ -1070,8 +1095,8 @@ def main():
         p.start()
         _pumps.append(p)
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
-    sys.stdout = io.TextIOWrapper(_OrderedRaw(1, "stdout"), encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
-    sys.stderr = io.TextIOWrapper(_OrderedRaw(2, "stderr"), encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
+    sys.stdout = io.TextIOWrapper(_OrderedRaw(1, _pumps[0]), encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
+    sys.stderr = io.TextIOWrapper(_OrderedRaw(2, _pumps[1]), encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
     limit = int(os.environ.pop("TETHER_KERNEL_RLIMIT_AS", "0") or 0)
     if limit > 0:
         try:

@@ -165,3 +165,21 @@ func TestTopLevelAwait(t *testing.T) {
 		t.Errorf("asyncio.run in a cell after top-level awaits: %s", got)
 	}
 }
+
+// TestExitAndInput: exit() fails the cell but leaves the kernel usable
+// (help() still works after it), and input() says why it cannot read.
+func TestExitAndInput(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	r := run(t, k, "exit()")
+	if r.Error == nil || r.Error.Name != "SystemExit" {
+		t.Errorf("exit(): %+v", r.Error)
+	}
+	r = mustOK(t, run(t, k, "help(len)"))
+	if !strings.Contains(r.Stdout.Text, "Return the number of items") {
+		t.Errorf("help after exit(): %q", r.Stdout.Text)
+	}
+	r = run(t, k, "name = input('name? ')")
+	if r.Error == nil || r.Error.Name != "EOFError" || !strings.Contains(r.Error.Message, "ask_user") || r.Stdout.Text != "name? " {
+		t.Errorf("input(): %+v stdout %q", r.Error, r.Stdout.Text)
+	}
+}
