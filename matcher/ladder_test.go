@@ -32,6 +32,7 @@ func TestEveryLanguageLadder(t *testing.T) {
 		{"yaml", "a.yaml", "image: $V", "services:\n  web:\n    image: nginx\n", "image: nginx"},
 		{"css", "a.css", "color: $V", "a { color: red; }\n", "color: red;"},
 		{"json", "a.json", `"name": $V`, "{\"name\": \"x\", \"n\": 1}\n", `"name": "x"`},
+		{"python", "a.py", "@$D", "@app.route(\"/\")\ndef index():\n    pass\n", "@app.route(\"/\")"},
 		{"html", "a.html", "<title>$T</title>", "<html><head><title>Hi</title></head></html>\n", "<title>Hi</title>"},
 	}
 	p := parser(t)

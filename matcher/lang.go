@@ -58,6 +58,8 @@ var langs = map[string]langSpec{
 		ctx("expression", "_ = ", ""),
 		{name: "member", prefix: "class _:\n    ", indent: "    "},
 		{name: "function body", prefix: "def _():\n    ", indent: "    "},
+		// a decorator alone ("@$D", "@app.route($$$)") stands before a function
+		ctx("decorator", "", "\ndef _():\n    pass\n"),
 	}},
 	"javascript": {expando: '$', ladder: jsLadder},
 	"typescript": {expando: '$', ladder: jsLadder},
