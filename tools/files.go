@@ -396,6 +396,9 @@ func (f *fileTools) write(ctx context.Context, call *Call) (*Result, error) {
 	if fi, err := os.Stat(real); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("tools: write: %s is a directory; give a file path", rel)
 	}
+	if strings.HasSuffix(filepath.ToSlash(a.Path), "/") {
+		return nil, fmt.Errorf("tools: write: %q ends with a slash, so it names a directory; give a file path (write creates missing parent directories)", a.Path)
+	}
 	applied, err := f.root.Apply([]fsutil.Change{{Path: real, Content: []byte(a.Content)}})
 	if err != nil {
 		return nil, pathErr("write", err)

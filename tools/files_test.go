@@ -606,3 +606,16 @@ func TestReadLargeDirectory(t *testing.T) {
 		t.Errorf("offset past the last entry: %v %s", err, res.AllText())
 	}
 }
+
+// TestWriteDirectoryPath: a path ending in a slash names a directory; write
+// refuses it instead of creating a file of that name.
+func TestWriteDirectoryPath(t *testing.T) {
+	r, dir := newRun(t, nil)
+	res, err := call(t, r, "write", map[string]any{"path": "newdir/", "content": "x"})
+	if err == nil || !strings.Contains(res.AllText(), "give a file path") {
+		t.Errorf("write newdir/: %v %s", err, res.AllText())
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "newdir")); err == nil {
+		t.Error("newdir was created")
+	}
+}
