@@ -113,6 +113,8 @@ var langs = map[string]langSpec{
 		ctx("expression", "let _ = ", "\n"),
 		ctx("member", "class _ {\n", "\n}\n"),
 		bare,
+		// an attribute alone ("@objc", "@available($$$)") stands before a function
+		ctx("attribute", "", "\nfunc _() {}\n"),
 	}},
 	"scala": {expando: '$', ladder: []rung{
 		ctx("statement", "object X_ {\ndef x_() = {\n", "\n}\n}\n"),

@@ -42,6 +42,9 @@ func placeholderRegexps(expando rune) placeholderRes {
 // statement). It returns the new text and, in it, the stretch each
 // metavariable now spans with its filler; ok is false when nothing applies.
 func withPlaceholders(sub string, spec langSpec) (string, []placeholder, bool) {
+	if spec.quoted {
+		return jsonPlaceholders(sub)
+	}
 	res := placeholderRegexps(spec.expando)
 	stmt, header := spec.stmtSuffix, spec.forHeader
 	if stmt == "" {
@@ -130,3 +133,51 @@ func compilePlaceholders(p parseFunc, lang, src, sub string, spec langSpec) (*Pa
 }
 
 type parseFunc func(src []byte) (*engine.Tree, error)
+
+// jsonPlaceholders gives a "$$$NAME" standing for the pairs of an object (the
+// quoted pattern's string where a key belongs: after "{" or ",") a value, so
+// that it reads as one pair: {"name": $N, $$$REST} matches objects with a name.
+func jsonPlaceholders(sub string) (string, []placeholder, bool) {
+	var b strings.Builder
+	var phs []placeholder
+	var stack []byte
+	prev := byte(0) // last byte outside strings and spaces
+	for i := 0; i < len(sub); {
+		c := sub[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(sub) && sub[j] != '"' {
+				if sub[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, len(sub))
+			str := sub[i:j]
+			b.WriteString(str)
+			if n := len(stack); n > 0 && stack[n-1] == '{' && (prev == '{' || prev == ',') && len(str) > 2 {
+				if mv, ok := parseMeta(str[1:len(str)-1], '$'); ok && mv.kind == metaMulti {
+					start := b.Len() - len(str)
+					b.WriteString(": 0")
+					phs = append(phs, placeholder{start: uint32(start), end: uint32(b.Len()), meta: mv})
+				}
+			}
+			prev = '"'
+			i = j
+			continue
+		case c == '{' || c == '[':
+			stack = append(stack, c)
+		case c == '}' || c == ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			prev = c
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String(), phs, len(phs) > 0
+}
