@@ -148,9 +148,14 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 	k.cellN++
 	name := fmt.Sprintf("cell-%d", k.cellN)
 	prg, err := compile(name, cell.Code)
+	async := false
 	if err != nil {
-		res.Error = syntaxError(err)
-		return res, nil
+		p, ok := compileAwait(name, cell.Code)
+		if !ok {
+			res.Error = syntaxError(err)
+			return res, nil
+		}
+		prg, async = p, true
 	}
 	s := k.sess
 	s.ctx = ctx
@@ -180,6 +185,13 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			o.err, o.intr = s.runError(err, name)
 			o.err.Traceback = kernels.TrimTraceback(o.err.Traceback, 8<<10)
 			return
+		}
+		if async {
+			// The cell's promise: its value, or the exception it threw.
+			if e := s.awaited(v, name); e != nil {
+				o.err = e
+				return
+			}
 		}
 		v = s.settle(v)
 		if v != nil && !goja.IsUndefined(v) {

@@ -370,3 +370,39 @@ func TestDisplaysAreBoundedAndOrdered(t *testing.T) {
 		t.Errorf("outputs %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// TestTopLevelAwait: a cell may await at top level, as in node's REPL; its
+// declarations stay visible to later cells and its last expression is echoed.
+func TestTopLevelAwait(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	tests := []struct{ code, want string }{
+		{"async function g(x) { return 2 * x }\nawait g(21)", "42"},
+		{"let v = await g(2)\nv + 1", "5"},
+		{"v", "4"},
+		{"const [a, b] = await Promise.all([g(1), g(2)])\na + b", "6"},
+		{"const {p, q} = {p: await g(3), q: 4}; [p, q]", "[6, 4]"},
+		{"function h() { return 'h' }\nclass K { k() { return 'k' } }\nvar w\nlet u\nawait null;\n[h(), new K().k(), w, u]", "['h', 'k', undefined, undefined]"},
+		{"h() + new K().k()", "'hk'"},
+		{"for (const i of [1, 2]) { await g(i) }\n'loop done'", "'loop done'"},
+		{"let z = await g(5);", "<none>"},
+		{"z", "10"},
+	}
+	for _, tt := range tests {
+		if got := value(t, run(t, k, tt.code)); got != tt.want {
+			t.Errorf("%q echoed %q, want %q", tt.code, got, tt.want)
+		}
+	}
+	for _, tt := range []struct{ code, name, msg string }{
+		{"await Promise.reject(new TypeError('nope'))", "TypeError", "nope"},
+		{"async function bad() { throw new RangeError('deep') }\nawait bad()", "RangeError", "deep"},
+		{"await new Promise(() => {})", "Error", "never settled"},
+	} {
+		r := run(t, k, tt.code)
+		if r.Error == nil || r.Error.Name != tt.name || !strings.Contains(r.Error.Message, tt.msg) {
+			t.Errorf("%q: error %+v, want %s: %s", tt.code, r.Error, tt.name, tt.msg)
+		}
+	}
+	if r := run(t, k, "await g(1"); r.Error == nil || r.Error.Name != "SyntaxError" {
+		t.Errorf("a cell that parses neither way is a SyntaxError: %+v", r.Error)
+	}
+}
