@@ -178,6 +178,11 @@ func newRun(ctx context.Context, cfg Config, fams []family) (*Run, error) {
 // that is not one of the run's tools (a typo in "debug=deny" must not leave
 // debug to the default) or a read-tier tool (never asked about).
 func (r *Run) checkPolicy() error {
+	for t := range r.cfg.Policy.Tiers {
+		if t < TierWrite || t > TierExec {
+			return fmt.Errorf("tools: the approval policy has an entry for the %s tier: read-tier tools never need approval; set write or exec instead", t)
+		}
+	}
 	names := make([]string, 0, len(r.cfg.Policy.Tools))
 	for n := range r.cfg.Policy.Tools {
 		names = append(names, n)

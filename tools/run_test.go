@@ -148,4 +148,11 @@ func TestRunRefusesPolicyThatDoesNothing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "read, a read-tier tool: read-tier tools never need approval") {
 		t.Errorf("read=deny through the Go API: %v", err)
 	}
+	r, err = tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.Policy{Tiers: map[tools.Tier]tools.Decision{tools.TierRead: tools.Deny}}})
+	if err == nil {
+		r.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "read-tier tools never need approval") {
+		t.Errorf("a read-tier entry through the Go API: %v", err)
+	}
 }
