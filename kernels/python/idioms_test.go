@@ -3,10 +3,12 @@ package python_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/kernels"
 )
 
@@ -181,5 +183,33 @@ func TestExitAndInput(t *testing.T) {
 	r = run(t, k, "name = input('name? ')")
 	if r.Error == nil || r.Error.Name != "EOFError" || !strings.Contains(r.Error.Message, "ask_user") || r.Stdout.Text != "name? " {
 		t.Errorf("input(): %+v stdout %q", r.Error, r.Stdout.Text)
+	}
+}
+
+// TestProjectVenvIsActivated: a kernel on the workspace's .venv runs as if the
+// venv were activated, so !python and subprocesses find the same interpreter,
+// and !pip is the kernel's own pip, never the one first on PATH.
+func TestProjectVenvIsActivated(t *testing.T) {
+	py := requirePython(t)
+	dir := t.TempDir()
+	if out, err := exec.Command(py, "-m", "venv", "--system-site-packages", "--without-pip", filepath.Join(dir, ".venv")).CombinedOutput(); err != nil {
+		testenv.Missing(t, "python3-venv ("+strings.TrimSpace(string(out))+")")
+	}
+	k := newKernel(t, kernels.Config{Dir: dir})
+	venv := filepath.Join(dir, ".venv")
+	r := mustOK(t, run(t, k, "import os, shutil\nprint(os.environ.get('VIRTUAL_ENV'))\nprint(os.path.dirname(shutil.which('python')))\n!python -c 'import sys; print(sys.prefix)'"))
+	if want := venv + "\n" + filepath.Join(venv, "bin") + "\n" + venv + "\n"; r.Stdout.Text != want {
+		t.Errorf("kernel on a project venv:\n got %q\nwant %q", r.Stdout.Text, want)
+	}
+	// Debian's python3 has pip; with it, !pip --version names the kernel's
+	// own pip (the python3 first on PATH may be another interpreter).
+	want, err := exec.Command(py, "-m", "pip", "--version").Output()
+	if err != nil {
+		return
+	}
+	k2 := newKernel(t, kernels.Config{})
+	r = mustOK(t, run(t, k2, "!pip --version"))
+	if r.Stdout.Text != string(want) {
+		t.Errorf("!pip --version: %q, want the kernel's pip %q", r.Stdout.Text, want)
 	}
 }

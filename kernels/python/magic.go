@@ -107,7 +107,14 @@ func Rewrite(code string) (string, *kernels.Error) {
 			name, _ := splitMagic(strings.TrimPrefix(trimmed, "%%"))
 			return "", usage(i+1, fmt.Sprintf("cell magic %%%%%s must be the first line of the cell", name))
 		case strings.HasPrefix(trimmed, "!"):
-			out[i] = indent + "__tether__.system(" + pyString(strings.TrimSpace(trimmed[1:])) + ")"
+			cmd := strings.TrimSpace(trimmed[1:])
+			if args, ok := pipCommand(cmd); ok {
+				// The pip first on PATH may belong to another interpreter:
+				// install into the kernel's own, as %pip does.
+				out[i] = indent + "__tether__.magic(\"pip\", " + pyString(args) + ")"
+				continue
+			}
+			out[i] = indent + "__tether__.system(" + pyString(cmd) + ")"
 			continue
 		case pinfoLine.MatchString(trimmed):
 			m := pinfoLine.FindStringSubmatch(trimmed)
@@ -146,6 +153,20 @@ func Rewrite(code string) (string, *kernels.Error) {
 		sc.scan(line)
 	}
 	return strings.Join(out, "\n"), nil
+}
+
+// pipRun matches a shell command that runs pip: pip, pip3, pip3.11, or
+// python[3] -m pip.
+var pipRun = regexp.MustCompile(`^(?:pip(?:3(?:\.\d+)?)?|python(?:3(?:\.\d+)?)?\s+-m\s+pip)(?:\s+(.*))?$`)
+
+// pipCommand reports whether a !cmd runs pip, and pip's arguments. A command
+// that goes on after pip (a pipe, &&, ;, a redirection) is left to the shell.
+func pipCommand(cmd string) (string, bool) {
+	m := pipRun.FindStringSubmatch(cmd)
+	if m == nil || strings.ContainsAny(m[1], "|&;<>`$") {
+		return "", false
+	}
+	return strings.TrimSpace(m[1]), true
 }
 
 func splitMagic(s string) (name, args string) {

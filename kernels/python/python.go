@@ -52,6 +52,18 @@ func Interpreter(dir, configured string) string {
 	return "python3"
 }
 
+// projectVenv reports the project venv interp belongs to, when Interpreter
+// chose the workspace's .venv or venv.
+func projectVenv(dir, interp string) (string, bool) {
+	for _, name := range []string{".venv", "venv"} {
+		v := filepath.Join(dir, name)
+		if interp == filepath.Join(v, "bin", "python") {
+			return v, true
+		}
+	}
+	return "", false
+}
+
 // Kernel is a Python kernel. The interpreter starts on the first Execute.
 type Kernel struct {
 	cfg kernels.Config
@@ -198,6 +210,11 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 	cmd := exec.Command(interp, "-c", driverSource)
 	cmd.Dir = k.cfg.Dir
 	env := append(os.Environ(), "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1", "PYTHONIOENCODING=utf-8")
+	if venv, ok := projectVenv(k.cfg.Dir, interp); ok {
+		// As if the venv were activated: !python, !pip and subprocesses
+		// find the kernel's own interpreter first.
+		env = append(env, "VIRTUAL_ENV="+venv, "PATH="+filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	env = append(env, k.cfg.Env...)
 	if k.cfg.MemoryLimit > 0 {
 		env = append(env, "TETHER_KERNEL_RLIMIT_AS="+strconv.FormatInt(k.cfg.MemoryLimit, 10))
