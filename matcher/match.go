@@ -158,7 +158,7 @@ func (m *matcher) bind(name string, multi bool, nodes []engine.Node) bool {
 	nb := binding{name: name, multi: multi, nodes: nodes}
 	for i := range m.env {
 		if m.env[i].name == name {
-			if !bytes.Equal(m.env[i].text(m.src), nb.text(m.src)) {
+			if !bytes.Equal(m.env[i].text(m.src), nb.text(m.src)) && !sameTokens(m.env[i].nodes, nb.nodes) {
 				return false
 			}
 			// the same text again: kept after the first, so a backtrack that
@@ -270,4 +270,50 @@ func (m *matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// sameTokens reports whether two captures are the same code: the same
+// tokens (leaf kinds and text) in the same order, spacing and comments
+// aside, as ast-grep compares a repeated metavariable's captures
+// ("a+b" is "a + b"; "(a + b)" is not).
+func sameTokens(a, b []engine.Node) bool {
+	ta := leaves(a, nil)
+	i, same := 0, true
+	for _, n := range b {
+		n.Walk(func(k engine.Node) bool {
+			if !same || k.IsExtra() {
+				return false
+			}
+			if k.ChildCount() == 0 && k.EndByte() > k.StartByte() {
+				// stops at the first difference: most captures differ in
+				// their first token
+				if i >= len(ta) || ta[i].Kind() != k.Kind() || !bytes.Equal(ta[i].Bytes(), k.Bytes()) {
+					same = false
+					return false
+				}
+				i++
+			}
+			return true
+		})
+		if !same {
+			return false
+		}
+	}
+	return i == len(ta)
+}
+
+// leaves appends the non-extra leaves under ns, in order.
+func leaves(ns []engine.Node, out []engine.Node) []engine.Node {
+	for _, n := range ns {
+		n.Walk(func(k engine.Node) bool {
+			if k.IsExtra() {
+				return false
+			}
+			if k.ChildCount() == 0 && k.EndByte() > k.StartByte() {
+				out = append(out, k)
+			}
+			return true
+		})
+	}
+	return out
 }
