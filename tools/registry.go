@@ -232,7 +232,7 @@ func approve(ctx context.Context, g Guard, t Tool, call *Call) error {
 		if g.Approver == nil {
 			return fmt.Errorf("%w: %s (%s tier) needs approval and no one is connected to approve it, so it was refused (fail closed); connect an approver or set the approval policy to allow", ErrNoApprover, t.Name, t.Tier)
 		}
-		ok, err := g.Approver.Approve(ctx, ApprovalRequest{Tool: t.Name, Tier: t.Tier, Args: call.Args, Origin: call.Origin, ConversationID: g.ConversationID})
+		ok, err := askApprover(ctx, g.Approver, ApprovalRequest{Tool: t.Name, Tier: t.Tier, Args: call.Args, Origin: call.Origin, ConversationID: g.ConversationID})
 		if errors.Is(err, ErrNoApprover) {
 			why := withoutSentinel(err, ErrNoApprover)
 			return fmt.Errorf("%w: %s (%s tier) needs approval and the approver cannot ask anyone (%s), so it was refused (fail closed); do not retry it, ask the user to connect an approver or to set the approval policy to allow", ErrNoApprover, t.Name, t.Tier, why)
@@ -245,6 +245,17 @@ func approve(ctx context.Context, g Guard, t Tool, call *Call) error {
 		}
 		return nil
 	}
+}
+
+// askApprover asks a, turning a panic into an error (so the call is refused,
+// and a broken approver cannot take the server down).
+func askApprover(ctx context.Context, a Approver, q ApprovalRequest) (ok bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ok, err = false, fmt.Errorf("the approver failed with an internal error (panic: %v); this is a bug in the approver", p)
+		}
+	}()
+	return a.Approve(ctx, q)
 }
 
 func (r *Registry) unknown(name string, s Surface) error {

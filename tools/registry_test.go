@@ -455,3 +455,23 @@ func TestHandlerPanicIsAnError(t *testing.T) {
 		t.Fatalf("%v %q", err, res.AllText())
 	}
 }
+
+// TestApproverPanicFailsClosed: an approver that panics refuses the call (and
+// does not take the process, and every other tool of the run, down with it).
+func TestApproverPanicFailsClosed(t *testing.T) {
+	r := tools.NewRegistry()
+	ran := false
+	r.Register(tools.Tool{Name: "w", Tier: tools.TierWrite, Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
+		ran = true
+		return tools.Text("ran"), nil
+	}})
+	g := tools.Guard{Surface: tools.SurfaceDefault, Approver: tools.ApproverFunc(func(ctx context.Context, q tools.ApprovalRequest) (bool, error) {
+		var m map[string]int
+		m["x"]++
+		return true, nil
+	})}
+	res, err := r.Call(context.Background(), g, tools.Call{Name: "w"})
+	if err == nil || !res.IsError || ran || !strings.Contains(res.AllText(), "refused") || !strings.Contains(res.AllText(), "panic") {
+		t.Fatalf("ran=%v %v %q", ran, err, res.AllText())
+	}
+}
