@@ -363,8 +363,7 @@ func TestSessionRules(t *testing.T) {
 	t.Parallel()
 	python(t)
 	root := writeFiles(t, map[string]string{"pyproject.toml": "", "loop.py": pySpawn})
-	ttl := 4 * time.Second
-	sv := dap.NewSupervisor(dap.Config{TTL: ttl})
+	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
 
 	do(t, sv, "a", root, dap.Request{Op: "breakpoints", File: "loop.py", Lines: []int{7}})
@@ -392,9 +391,21 @@ func TestSessionRules(t *testing.T) {
 	}
 	requireNoProcs(t, root)
 
-	// TTL: launch again, let the TTL pass, and the next call says why.
-	l = do(t, sv, "a", root, dap.Request{Op: "launch", Program: "loop.py"})
-	if l.Stop == nil {
+	// TTL: launch again, let the TTL pass, and the next call says why. The
+	// TTL counts from the session's start and holds during the launch's wait
+	// for its stop too: on a loaded machine the launch itself may be what
+	// the TTL ends.
+	ttl := 4 * time.Second
+	sv = dap.NewSupervisor(dap.Config{TTL: ttl})
+	defer sv.Close()
+	do(t, sv, "a", root, dap.Request{Op: "breakpoints", File: "loop.py", Lines: []int{7}})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if l, err := sv.Do(ctx, "a", root, dap.Request{Op: "launch", Program: "loop.py"}); err != nil {
+		if !strings.Contains(err.Error(), "TTL of 4s expired") {
+			t.Fatalf("relaunch: %v", err)
+		}
+	} else if l.Stop == nil {
 		t.Fatalf("relaunch: %s", l.Text)
 	}
 	time.Sleep(ttl)
@@ -412,6 +423,16 @@ func TestSessionRules(t *testing.T) {
 	msg = doErr(t, sv, "a", root, dap.Request{Op: "stack"})
 	if !strings.Contains(msg, "TTL of 4s expired") {
 		t.Fatalf("the next call should say the TTL ended the session: %s", msg)
+	}
+	requireNoProcs(t, root)
+
+	// The TTL passing while an op waits for a stop (here a launch with no
+	// breakpoint, which waits up to StopWait) ends the session then, and the
+	// op says so instead of "the program is running".
+	do(t, sv, "a", root, dap.Request{Op: "breakpoints", File: "loop.py"})
+	msg = doErr(t, sv, "a", root, dap.Request{Op: "launch", Program: "loop.py"})
+	if !strings.Contains(msg, "TTL of 4s expired") {
+		t.Fatalf("launch outliving the TTL: %s", msg)
 	}
 	requireNoProcs(t, root)
 }

@@ -679,7 +679,17 @@ func (sv *Supervisor) expire(c *conversation, s *session) {
 func (sv *Supervisor) afterRun(ctx context.Context, c *conversation, s *session, afterSeq int, wait time.Duration, r *Reply, b *strings.Builder) error {
 	var out stopOutcome
 	if wait > 0 {
+		// The TTL holds during the wait too: the timer's own end waits for
+		// this op to release the conversation.
+		ttlDue := false
+		if left := time.Until(s.deadline); left < wait {
+			wait, ttlDue = max(left, time.Millisecond), true
+		}
 		out = s.waitStop(ctx, afterSeq, wait)
+		if out == outRunning && ttlDue && ctx.Err() == nil {
+			sv.end(c, fmt.Sprintf("its fixed TTL of %s expired while waiting for the program to stop; the adapter and the program were killed", sv.cfg.TTL))
+			return fmt.Errorf("debug: %s; start a new session with launch or attach", c.endReason)
+		}
 	} else {
 		out = outRunning
 		s.mu.Lock()
