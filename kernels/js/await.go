@@ -159,7 +159,7 @@ func (s *session) awaited(v goja.Value, cell string) *kernels.Error {
 				e.Message = m.String()
 			}
 			if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
-				e.Traceback = kernels.TrimTraceback(st.String(), 8<<10)
+				e.Traceback = kernels.TrimTraceback(cleanStack(st.String()), 8<<10)
 				e.Line = stackLine(e.Traceback, cell)
 			}
 		}

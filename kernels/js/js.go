@@ -183,7 +183,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 		v, err := s.vm.RunProgram(prg)
 		if err != nil {
 			o.err, o.intr = s.runError(err, name)
-			o.err.Traceback = kernels.TrimTraceback(o.err.Traceback, 8<<10)
+			o.err.Traceback = kernels.TrimTraceback(cleanStack(o.err.Traceback), 8<<10)
 			return
 		}
 		if async {
@@ -372,6 +372,24 @@ func (s *session) runError(err error, cell string) (*kernels.Error, *interruptio
 		return e, nil
 	}
 	return &kernels.Error{Name: "Error", Message: err.Error()}, nil
+}
+
+// cleanStack drops the kernel's own frames from a stack text: the prelude
+// (ToolError, the memory guards) and Go functions such as tool().
+func cleanStack(st string) string {
+	if !strings.Contains(st, "tether-prelude:") && !strings.Contains(st, "github.com/tetherhq/tether/") {
+		return st
+	}
+	lines := strings.Split(st, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "at ") && (strings.Contains(t, "tether-prelude:") || strings.Contains(t, "github.com/tetherhq/tether/")) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }
 
 func cellLine(stack []goja.StackFrame, cell string) int {

@@ -287,6 +287,13 @@ func TestBridge(t *testing.T) {
 	if r.Error == nil || r.Error.Name != "ToolError" || !strings.Contains(r.Error.Message, "refused") {
 		t.Errorf("refused write: %+v", r.Error)
 	}
+	// The traceback shows the cell, not the kernel's own frames.
+	if tb := r.Error.Traceback; !strings.Contains(tb, "cell-") || strings.Contains(tb, "tether-prelude") || strings.Contains(tb, "github.com/") {
+		t.Errorf("ToolError traceback:\n%s", tb)
+	}
+	if r := run(t, k, "'ab'.repeat(1e12)"); r.Error == nil || strings.Contains(r.Error.Traceback, "tether-prelude") {
+		t.Errorf("guarded built-in: %+v", r.Error)
+	}
 	if got := value(t, run(t, k, "let caught; try { tool('fails') } catch (e) { caught = e instanceof ToolError && e.message }; caught")); got != "'it failed'" {
 		t.Errorf("error reply: %s", got)
 	}
