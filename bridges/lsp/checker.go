@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -28,56 +29,104 @@ type CheckReport struct {
 }
 
 // Check runs the project checker of every server whose root marker is in the
-// workspace root (go vet, pyright, tsc --noEmit, ...), and parses its output.
+// workspace root (go vet, pyright, tsc --noEmit, ...), or, for a server with
+// none there, in each project root below it (a monorepo's svc/go.mod; at most
+// maxNestedRoots, checkerDepth levels down), and parses its output.
 func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
 	rep := &CheckReport{}
 	for _, spec := range s.servers {
-		marker := spec.markerIn(s.workdir)
-		if marker == "" {
-			continue
+		for _, pr := range s.projectRoots(spec) {
+			s.runChecker(ctx, rep, spec, pr.dir, pr.marker)
 		}
-		if len(spec.Checker) == 0 {
-			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: no project checker configured for %s", marker, spec.Language))
-			continue
-		}
-		bin := lookPath(spec.Checker[0], s.env)
-		if bin == "" {
-			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s found, checker %s not on PATH", marker, spec.Checker[0]))
-			continue
-		}
-		cctx, cancel := context.WithTimeout(ctx, s.checkerTimeout)
-		cmd := exec.CommandContext(cctx, bin, spec.Checker[1:]...)
-		cmd.Dir = s.workdir
-		cmd.Env = s.env
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		cancel()
-		name := strings.Join(spec.Checker, " ")
-		switch {
-		case cctx.Err() == context.DeadlineExceeded:
-			rep.Ran = append(rep.Ran, fmt.Sprintf("%s (killed after %s: output so far below)", name, s.checkerTimeout))
-		case err != nil:
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				rep.Ran = append(rep.Ran, fmt.Sprintf("%s (exit %d)", name, ee.ExitCode()))
-			} else {
-				rep.Ran = append(rep.Ran, fmt.Sprintf("%s (could not run: %v)", name, err))
-			}
-		default:
-			rep.Ran = append(rep.Ran, fmt.Sprintf("%s (exit 0)", name))
-		}
-		s.parseCheckerOutput(rep, out.String())
 	}
 	if len(rep.Ran) == 0 {
-		why := "no server has a root marker in the workspace root"
+		why := fmt.Sprintf("no server has a root marker in the workspace root or in its subdirectories (%d levels down)", checkerDepth)
 		if len(rep.Skipped) > 0 {
 			why = strings.Join(rep.Skipped, "; ")
 		}
-		return nil, fmt.Errorf("%w: no project checker ran: %s", ErrNoServer, why)
+		return nil, fmt.Errorf("%w: no project checker ran: %s; ask diagnostics for a file instead", ErrNoServer, why)
 	}
 	sortDiagnostics(rep.Items)
 	return rep, nil
+}
+
+const (
+	checkerDepth   = 3  // directory levels below the workspace searched for project roots
+	maxNestedRoots = 10 // project roots per server checked below the workspace root
+)
+
+type projectRoot struct{ dir, marker string }
+
+// projectRoots returns the workspace root when it has one of spec's markers,
+// else the directories below it that have one (not inside another found root).
+func (s *Supervisor) projectRoots(spec Server) []projectRoot {
+	if m := spec.markerIn(s.workdir); m != "" {
+		return []projectRoot{{s.workdir, m}}
+	}
+	var out []projectRoot
+	errStop := errors.New("stop")
+	_ = filepath.WalkDir(s.workdir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == s.workdir {
+			return nil
+		}
+		name := d.Name()
+		if strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor" || name == "target" || name == "build" || name == "__pycache__" {
+			return filepath.SkipDir
+		}
+		if m := spec.markerIn(p); m != "" {
+			out = append(out, projectRoot{p, m})
+			if len(out) >= maxNestedRoots {
+				return errStop
+			}
+			return filepath.SkipDir
+		}
+		if rel, _ := filepath.Rel(s.workdir, p); strings.Count(filepath.ToSlash(rel), "/")+1 >= checkerDepth {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return out
+}
+
+// runChecker runs spec's checker in dir and adds its outcome to rep.
+func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Server, dir, marker string) {
+	where := ""
+	if dir != s.workdir {
+		where = " in " + s.rel(dir)
+		marker = s.rel(filepath.Join(dir, marker))
+	}
+	if len(spec.Checker) == 0 {
+		rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: no project checker configured for %s", marker, spec.Language))
+		return
+	}
+	bin := lookPath(spec.Checker[0], s.env)
+	if bin == "" {
+		rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s found, checker %s not on PATH", marker, spec.Checker[0]))
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.checkerTimeout)
+	cmd := exec.CommandContext(cctx, bin, spec.Checker[1:]...)
+	cmd.Dir = dir
+	cmd.Env = s.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	cancel()
+	name := strings.Join(spec.Checker, " ") + where
+	switch {
+	case cctx.Err() == context.DeadlineExceeded:
+		rep.Ran = append(rep.Ran, fmt.Sprintf("%s (killed after %s: output so far below)", name, s.checkerTimeout))
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			rep.Ran = append(rep.Ran, fmt.Sprintf("%s (exit %d)", name, ee.ExitCode()))
+		} else {
+			rep.Ran = append(rep.Ran, fmt.Sprintf("%s (could not run: %v)", name, err))
+		}
+	default:
+		rep.Ran = append(rep.Ran, fmt.Sprintf("%s (exit 0)", name))
+	}
+	s.parseCheckerOutput(rep, out.String(), dir)
 }
 
 // checkerLine matches "file:line:col: message", "file:line: message",
@@ -86,7 +135,8 @@ var checkerLine = regexp.MustCompile(`^\s*(?:vet: )?([^\s:()]+?\.[A-Za-z0-9]+)(?
 
 var checkerSeverity = regexp.MustCompile(`^(?i)(error|warning|info|information|note|hint)\b\s*(?:(TS\d+)\s*)?:?\s*`)
 
-func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out string) {
+// parseCheckerOutput parses out, the output of a checker run in dir.
+func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out, dir string) {
 	for _, line := range strings.Split(out, "\n") {
 		if strings.TrimSpace(line) == "" {
 			continue
@@ -113,11 +163,10 @@ func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out string) {
 			d.Severity, d.Code = sev, sm[2]
 			d.Message = strings.TrimSpace(d.Message[len(sm[0]):])
 		}
-		if filepath.IsAbs(d.Path) {
-			d.Path = s.rel(d.Path)
-		} else {
-			d.Path = filepath.ToSlash(filepath.Clean(d.Path))
+		if !filepath.IsAbs(d.Path) {
+			d.Path = filepath.Join(dir, d.Path)
 		}
+		d.Path = s.rel(filepath.Clean(d.Path))
 		rep.Total++
 		if len(rep.Items) < MaxDiagnostics {
 			rep.Items = append(rep.Items, d)

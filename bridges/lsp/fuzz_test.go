@@ -59,7 +59,7 @@ func FuzzCheckerOutput(f *testing.F) {
 	f.Fuzz(func(t *testing.T, out string) {
 		s := &Supervisor{workdir: "/w"}
 		rep := &CheckReport{}
-		s.parseCheckerOutput(rep, out)
+		s.parseCheckerOutput(rep, out, "/w")
 		for _, d := range rep.Items {
 			if d.Path == "" {
 				t.Fatalf("entry without path from %q", out)

@@ -261,3 +261,33 @@ func TestGopls(t *testing.T) {
 		}
 	})
 }
+
+// diagnostics "*" in a workspace whose projects live in subdirectories (a
+// monorepo: svc/go.mod) runs each project's checker in its own root and
+// reports workspace-relative paths, instead of "no server has a root marker
+// in the workspace root".
+func TestCheckNestedProjects(t *testing.T) {
+	testenv.RequireBinary(t, "go")
+	dir := t.TempDir()
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "svc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "svc", "go.mod"), "module example.com/svc\n\ngo 1.21\n")
+	writeFile(t, filepath.Join(dir, "svc", "vet.go"), "package svc\n\nimport \"fmt\"\n\nfunc Bad() { fmt.Printf(\"%d\\n\", \"x\") }\n")
+	writeFile(t, filepath.Join(dir, "README.md"), "two projects\n")
+	s := newSupervisor(t, dir, lsp.WithOnlyServers(lsp.DefaultServers()[0])) // gopls's row: go vet
+	rep, err := s.Check(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range rep.Items {
+		found = found || (d.Path == "svc/vet.go" && d.Line == 5 && strings.Contains(d.Message, "Printf"))
+	}
+	if !found || len(rep.Ran) != 1 || !strings.Contains(rep.Ran[0], "in svc") {
+		t.Fatalf("go vet in svc: items %+v, ran %v, unparsed %v", rep.Items, rep.Ran, rep.Unparsed)
+	}
+}
