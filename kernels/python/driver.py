@@ -48,6 +48,7 @@ class _State:
     max_text = 32 << 10
     emitted_figures = set()
     captured = None  # a list while %%capture collects displays
+    oldpwd = None  # for %cd -
     autoreload = False
     mtimes = {}
 
@@ -368,9 +369,14 @@ def tool(name, args=None, **kwargs):
 # ---- IPython idioms (the host rewrites cells into calls of these) --------
 
 
+_NAME = __import__("re").compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _expand(s, depth=2):
-    """Expands {expr} in a shell line from the calling cell's variables."""
-    if "{" not in s:
+    """Expands {expr} and $name in a shell line from the calling cell's
+    variables, as IPython does: a name the cell does not define is left to the
+    shell ($HOME), $$ is a literal $."""
+    if "{" not in s and "$" not in s:
         return s
     frame = sys._getframe(depth)
     g, l = frame.f_globals, frame.f_locals
@@ -386,6 +392,17 @@ def _expand(s, depth=2):
             out.append("}")
             i += 2
             continue
+        if c == "$":
+            if s[i + 1:i + 2] == "$":
+                out.append("$")
+                i += 2
+                continue
+            m = _NAME.match(s, i + 1)
+            if m and (m.group(0) in l or m.group(0) in g):
+                name = m.group(0)
+                out.append(str(l[name] if name in l else g[name]))
+                i = m.end()
+                continue
         if c == "{":
             j = s.find("}", i)
             if j > i:
@@ -432,8 +449,37 @@ class _Magics:
 
     def m_cd(self, args):
         path = os.path.expanduser(args.strip().strip("'\"") or "~")
+        if path == "-":
+            if _state.oldpwd is None:
+                raise ValueError("%cd -: no previous directory yet")
+            path = _state.oldpwd
+        here = os.getcwd()
         os.chdir(path)
+        _state.oldpwd = here
         print(os.getcwd())
+
+    def m_pinfo(self, args):
+        return _pinfo(args.strip(), 1, sys._getframe(2))
+
+    def m_pinfo2(self, args):
+        return _pinfo(args.strip(), 2, sys._getframe(2))
+
+    def m_prun(self, args):
+        return _profiled(args, "<prun>", 0)
+
+    def c_prun(self, args, body, line=0):
+        return _profiled(body, _state.cell_file, line)
+
+    def c_markdown(self, args, body):
+        display(_Markdown(body))
+
+    c_md = c_markdown
+
+    def c_perl(self, args, body):
+        return self.c_script("perl " + args, body)
+
+    def c_ruby(self, args, body):
+        return self.c_script("ruby " + args, body)
 
     def m_pwd(self, args):
         return os.getcwd()
@@ -474,6 +520,9 @@ class _Magics:
             raise RuntimeError("bash exited with status %d" % r.returncode)
 
     c_sh = c_bash
+
+    def c_file(self, args, body):
+        return self.c_writefile(args, body)
 
     def c_script(self, args, body):
         import shlex
@@ -673,6 +722,31 @@ class _HTML:
 
     def __repr__(self):
         return self.html
+
+
+class _Markdown:
+    def __init__(self, text):
+        self.text = text
+
+    def _repr_markdown_(self):
+        return self.text
+
+    def __repr__(self):
+        return self.text
+
+
+def _profiled(src, filename, line):
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.enable()
+    try:
+        _run_body(src, filename, line)  # as IPython's %prun: stats, no value
+    finally:
+        prof.disable()
+        st = pstats.Stats(prof, stream=sys.stdout)
+        st.sort_stats("tottime").print_stats(25)
 
 
 class _Captured:

@@ -121,6 +121,14 @@ func TestMoreIPythonIdioms(t *testing.T) {
 		{"run", "%run mod1.py\nf()", nil, "2"},
 		{"who", "%who", []string{"cap  f  g  x  y"}, ""},
 		{"script", "%%script bash\necho from $0", []string{"from bash"}, ""},
+		{"shell $name", "where = 'mod1.py'\n!echo $where {where}x $$", []string{"mod1.py mod1.pyx $\n"}, ""},
+		{"shell $ of an undefined name is the shell's", "!echo [$TETHER_QA]", []string{"[on]"}, ""},
+		{"cd back", "import os\nos.mkdir('sub')\nhere = os.getcwd()\n%cd sub\n%cd -\nos.getcwd() == here", nil, "True"},
+		{"prun", "%prun sum(range(1000))", []string{"function calls", "tottime"}, ""},
+		{"pinfo magic", "%pinfo len", []string{"Signature: len(obj, /)"}, ""},
+		{"lsmagic", "%lsmagic", []string{"supported idioms: ", "%%writefile"}, ""},
+		{"file", "%%file notes.txt\nhello", []string{"Writing notes.txt"}, ""},
+		{"markdown", "%%markdown\n# Title", nil, ""},
 	}
 	for _, tt := range tests {
 		r := mustOK(t, run(t, k, tt.code))

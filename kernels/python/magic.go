@@ -19,14 +19,16 @@ var (
 		"pip": true, "cd": true, "pwd": true, "timeit": true, "time": true, "env": true, "set_env": true,
 		"matplotlib": true, "config": true, "load_ext": true, "reload_ext": true, "autoreload": true, "aimport": true,
 		"who": true, "whos": true, "reset": true, "run": true, "sx": true, "system": true,
+		"pinfo": true, "pinfo2": true, "prun": true, "lsmagic": true,
 	}
 	cellMagics = map[string]bool{
 		"bash": true, "sh": true, "timeit": true, "time": true, "capture": true, "writefile": true,
-		"html": true, "script": true, "python": true, "python3": true,
+		"html": true, "script": true, "python": true, "python3": true, "perl": true, "ruby": true,
+		"prun": true, "markdown": true, "md": true, "file": true,
 	}
 	// pythonBody are the cell magics whose body is Python run as part of the
 	// cell: their body may use the idioms too, and is told its first line.
-	pythonBody = map[string]bool{"time": true, "capture": true}
+	pythonBody = map[string]bool{"time": true, "capture": true, "prun": true}
 	// shellAliases are IPython's default shell aliases (%ls -l runs ls -l).
 	shellAliases = map[string]string{"ls": "ls", "ll": "ls -F -l", "cat": "cat", "cp": "cp", "mkdir": "mkdir", "mv": "mv", "rm": "rm", "rmdir": "rmdir"}
 )
@@ -132,6 +134,10 @@ func Rewrite(code string) (string, *kernels.Error) {
 			}
 			if !lineMagics[name] {
 				return "", usage(i+1, fmt.Sprintf("unknown magic %%%s", name))
+			}
+			if name == "lsmagic" {
+				out[i] = indent + "print(" + pyString("supported idioms: "+supported()) + ")"
+				continue
 			}
 			out[i] = indent + "__tether__.magic(" + pyString(name) + ", " + pyString(args) + ")"
 			continue
