@@ -174,9 +174,21 @@ func newRun(ctx context.Context, cfg Config, fams []family) (*Run, error) {
 	return r, nil
 }
 
+// catalog is every tool tether defines, with its tier (SPEC.md's tier table
+// plus the file tools), whether or not a given run wires it.
+var catalog = map[string]Tier{
+	"read": TierRead, "lsp": TierRead, "ast_grep": TierRead, "ask_user": TierRead,
+	"vibe_spawn": TierRead, "vibe_send": TierRead, "vibe_wait": TierRead, "vibe_kill": TierRead, "vibe_list": TierRead,
+	"write": TierWrite, "edit": TierWrite, "apply_patch": TierWrite,
+	"lsp_rename": TierWrite, "ast_edit": TierWrite, "resolve": TierWrite,
+	"debug": TierExec, "eval": TierExec,
+}
+
 // checkPolicy refuses a policy entry for a tool that cannot apply: a name
-// that is not one of the run's tools (a typo in "debug=deny" must not leave
-// debug to the default) or a read-tier tool (never asked about).
+// that is neither one of the run's tools nor one of tether's (a typo in
+// "debug=deny" must not leave debug to the default) or a read-tier tool
+// (never asked about). tether's own tools that this run does not wire are
+// accepted, so one policy can serve runs wired differently.
 func (r *Run) checkPolicy() error {
 	for t := range r.cfg.Policy.Tiers {
 		if t < TierWrite || t > TierExec {
@@ -191,6 +203,14 @@ func (r *Run) checkPolicy() error {
 	for _, n := range names {
 		t, ok := r.reg.Lookup(n)
 		if !ok {
+			if tier, known := catalog[n]; known {
+				// One of tether's tools that this run does not wire: a policy
+				// shared by runs with different resources stays valid.
+				if tier == TierRead {
+					return fmt.Errorf("tools: the approval policy names %s, a read-tier tool: read-tier tools never need approval; leave the entry out", n)
+				}
+				continue
+			}
 			var gated []string
 			for _, t := range r.reg.All() {
 				if t.Tier > TierRead {

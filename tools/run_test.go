@@ -120,6 +120,10 @@ func TestRunRefusesPolicyThatDoesNothing(t *testing.T) {
 	}{
 		{"*=allow,write=deny,edit=ask", ""},
 		{"*=allow,wirte=deny", `"wirte", which is not a tool of this run`},
+		// tether's own tools this run does not wire (no debug supervisor, no
+		// kernels here): the same policy serves runs wired differently.
+		{"write=allow,exec=ask,debug=deny,eval=allow,lsp_rename=ask", ""},
+		{"lsp=deny", "read-tier tools never need approval"},
 		{"read=allow", "read-tier tools never need approval"},
 		{"*=deny,read=allow", "read-tier tools never need approval"},
 	}

@@ -183,6 +183,7 @@ func TestToolsCommand(t *testing.T) {
 	}
 	var all []struct {
 		Name        string `json:"name"`
+		Tier        string `json:"tier"`
 		InputSchema struct {
 			Properties map[string]struct {
 				Description string `json:"description"`
@@ -192,7 +193,20 @@ func TestToolsCommand(t *testing.T) {
 	if err := json.Unmarshal(out, &all); err != nil {
 		t.Fatal(err)
 	}
+	// SPEC.md's tier table, plus the file tools.
+	tiers := map[string]string{
+		"read": "read", "lsp": "read", "ast_grep": "read", "ask_user": "read",
+		"vibe_spawn": "read", "vibe_send": "read", "vibe_wait": "read", "vibe_kill": "read", "vibe_list": "read",
+		"write": "write", "edit": "write", "apply_patch": "write", "lsp_rename": "write", "ast_edit": "write", "resolve": "write",
+		"debug": "exec", "eval": "exec",
+	}
+	if len(all) != len(tiers) {
+		t.Errorf("with everything wired, %d tools are listed, want the %d of SPEC.md's table and the file tools", len(all), len(tiers))
+	}
 	for _, tool := range all {
+		if want, ok := tiers[tool.Name]; !ok || tool.Tier != want {
+			t.Errorf("%s: tier %q, want %q (SPEC.md's tier table)", tool.Name, tool.Tier, want)
+		}
 		for name, p := range tool.InputSchema.Properties {
 			if p.Description == "" {
 				t.Errorf("%s: argument %q has no description", tool.Name, name)
