@@ -430,7 +430,7 @@ class _Magics:
 
         cmd = _expand(cmd)
         r = subprocess.run(cmd, shell=True, stdout=subprocess.PIPE, text=True, errors="replace")
-        return r.stdout.splitlines()
+        return SList(r.stdout.splitlines())
 
     def magic(self, name, args):
         args = _expand(args)
@@ -711,6 +711,41 @@ class _Magics:
                 f.close()
         if names:
             sys.modules["__main__"].__dict__[names[0]] = cap
+
+
+class SList(list):
+    """The lines of x = !cmd, as IPython's SList: .s, .n, .l, .p, .grep()."""
+
+    @property
+    def s(self):
+        return " ".join(self)
+
+    @property
+    def n(self):
+        return "\n".join(self)
+
+    @property
+    def l(self):  # noqa: E743 (IPython's name)
+        return list(self)
+
+    @property
+    def p(self):
+        import pathlib
+
+        return [pathlib.Path(x) for x in self if os.path.exists(x)]
+
+    def grep(self, pattern, prune=False):
+        import re
+
+        rx = re.compile(pattern) if isinstance(pattern, str) else None
+        keep = (lambda x: bool(rx.search(x))) if rx else pattern
+        return SList([x for x in self if bool(keep(x)) != bool(prune)])
+
+    def fields(self, *idx):
+        rows = [x.split() for x in self]
+        if not idx:
+            return SList(" ".join(r) for r in rows)
+        return SList(" ".join(r[i] for i in idx if -len(r) <= i < len(r)) for r in rows)
 
 
 class _HTML:

@@ -129,6 +129,7 @@ func TestMoreIPythonIdioms(t *testing.T) {
 		{"lsmagic", "%lsmagic", []string{"supported idioms: ", "%%writefile"}, ""},
 		{"file", "%%file notes.txt\nhello", []string{"Writing notes.txt"}, ""},
 		{"markdown", "%%markdown\n# Title", nil, ""},
+		{"slist", "lines = !printf 'a b\\nc d\\n'\n[lines, lines.s, lines.n, lines.grep('c'), lines.fields(1)]", nil, "[['a b', 'c d'], 'a b c d', 'a b\\nc d', ['c d'], ['b', 'd']]"},
 	}
 	for _, tt := range tests {
 		r := mustOK(t, run(t, k, tt.code))
