@@ -29,9 +29,9 @@ type CheckReport struct {
 }
 
 // Check runs the project checker of every server whose root marker is in the
-// workspace root (go vet, pyright, tsc --noEmit, ...), or, for a server with
-// none there, in each project root below it (a monorepo's svc/go.mod; at most
-// maxNestedRoots, checkerDepth levels down), and parses its output.
+// workspace root (go vet, pyright, tsc --noEmit, ...), or, when the workspace
+// root is no project, in each project root below it (svc/go.mod; at most
+// maxNestedRoots per server, checkerDepth levels down), and parses its output.
 func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
 	rep := &CheckReport{}
 	for _, spec := range s.servers {
@@ -57,11 +57,18 @@ const (
 
 type projectRoot struct{ dir, marker string }
 
-// projectRoots returns the workspace root when it has one of spec's markers,
-// else the directories below it that have one (not inside another found root).
+// projectRoots returns the workspace root when it has one of spec's markers.
+// When the workspace root is no project at all (no server's marker is there:
+// a directory of projects) it returns the directories below it that have one
+// (not inside another found root).
 func (s *Supervisor) projectRoots(spec Server) []projectRoot {
 	if m := spec.markerIn(s.workdir); m != "" {
 		return []projectRoot{{s.workdir, m}}
+	}
+	for _, other := range s.servers {
+		if other.markerIn(s.workdir) != "" {
+			return nil // a project of another language, with its fixtures below
+		}
 	}
 	var out []projectRoot
 	errStop := errors.New("stop")

@@ -262,10 +262,10 @@ func TestGopls(t *testing.T) {
 	})
 }
 
-// diagnostics "*" in a workspace whose projects live in subdirectories (a
-// monorepo: svc/go.mod) runs each project's checker in its own root and
-// reports workspace-relative paths, instead of "no server has a root marker
-// in the workspace root".
+// diagnostics "*" and a workspace symbol search in a workspace whose projects
+// live in subdirectories (a monorepo: svc/go.mod) run each project's checker
+// or server in its own root and report workspace-relative paths, instead of
+// "no server has a root marker in the workspace root".
 func TestCheckNestedProjects(t *testing.T) {
 	testenv.RequireBinary(t, "go")
 	dir := t.TempDir()
@@ -289,5 +289,18 @@ func TestCheckNestedProjects(t *testing.T) {
 	}
 	if !found || len(rep.Ran) != 1 || !strings.Contains(rep.Ran[0], "in svc") {
 		t.Fatalf("go vet in svc: items %+v, ran %v, unparsed %v", rep.Items, rep.Ran, rep.Unparsed)
+	}
+	// So does a workspace symbol search: gopls starts for svc.
+	testenv.RequireBinary(t, "gopls")
+	syms, err := s.WorkspaceSymbols(ctxT(t), "Bad", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found = false
+	for _, sy := range syms.Items {
+		found = found || (sy.Name == "Bad" && sy.Location.Path == "svc/vet.go" && sy.Location.Line == 5)
+	}
+	if !found {
+		t.Fatalf("workspace symbols in svc: %+v", syms)
 	}
 }

@@ -434,32 +434,40 @@ func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (
 		targets = append(targets, target{p.in, p.notes})
 	} else {
 		for _, spec := range s.servers {
-			marker := spec.markerIn(s.workdir)
-			if marker == "" {
-				continue
+			roots := s.projectRoots(spec)
+			if len(roots) > maxSymbolRoots {
+				why = append(why, fmt.Sprintf("%s searched in the first %d of %d project roots (%s, ...); pass file to search another's",
+					spec.Name, maxSymbolRoots, len(roots), s.rel(roots[0].dir)))
+				roots = roots[:maxSymbolRoots]
 			}
-			if _, bin := spec.binary(s.env); bin == "" && s.dial == nil {
-				why = append(why, fmt.Sprintf("%s found, %s not on PATH", marker, spec.Binaries[0]))
-				continue
+			for _, pr := range roots {
+				marker := pr.marker
+				if pr.dir != s.workdir {
+					marker = s.rel(filepath.Join(pr.dir, marker))
+				}
+				if _, bin := spec.binary(s.env); bin == "" && s.dial == nil {
+					why = append(why, fmt.Sprintf("%s found, %s not on PATH", marker, spec.Binaries[0]))
+					continue
+				}
+				in, notes, err := s.acquireRoot(ctx, spec, pr.dir, pr.marker)
+				if err != nil {
+					why = append(why, reason(err))
+					continue
+				}
+				if err := s.primeRoot(ctx, in); err != nil {
+					why = append(why, reason(err))
+					continue
+				}
+				if err := s.ready(ctx, in); err != nil {
+					why = append(why, reason(err))
+					continue
+				}
+				targets = append(targets, target{in, notes})
 			}
-			in, notes, err := s.acquireRoot(ctx, spec, s.workdir, marker)
-			if err != nil {
-				why = append(why, reason(err))
-				continue
-			}
-			if err := s.primeRoot(ctx, in); err != nil {
-				why = append(why, reason(err))
-				continue
-			}
-			if err := s.ready(ctx, in); err != nil {
-				why = append(why, reason(err))
-				continue
-			}
-			targets = append(targets, target{in, notes})
 		}
 		if len(targets) == 0 {
 			if len(why) == 0 {
-				why = append(why, "no server has a root marker in the workspace root; pass file to search with that file's server")
+				why = append(why, fmt.Sprintf("no server has a root marker in the workspace root or in its subdirectories (%d levels down); pass file to search with that file's server", checkerDepth))
 			}
 			return nil, fmt.Errorf("%w: cannot search symbols: %s", ErrNoServer, strings.Join(why, "; "))
 		}
@@ -491,6 +499,10 @@ func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (
 	out.Notes = append(out.Notes, why...)
 	return out, nil
 }
+
+// maxSymbolRoots bounds the project roots below the workspace root a
+// workspace symbol search starts a server in, per server.
+const maxSymbolRoots = 3
 
 // primeRoot opens one source file of the root when none is open yet: some
 // servers (typescript-language-server, clangd) answer workspace queries only
