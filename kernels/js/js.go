@@ -112,6 +112,11 @@ type session struct {
 	bridge chan int
 	over   chan struct{}
 
+	// console state: count() counters, time() starts, group() indent.
+	counts map[string]int
+	timers map[string]time.Time
+	indent int
+
 	toolError     goja.Value // the ToolError constructor
 	inspectMapSet goja.Callable
 }
@@ -476,31 +481,113 @@ func syntaxError(err error) *kernels.Error {
 func (k *Kernel) newSession() (*session, error) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(MaxCallStackSize)
-	s := &session{vm: vm, cfg: k.cfg}
+	s := &session{vm: vm, cfg: k.cfg, counts: map[string]int{}, timers: map[string]time.Time{}}
 	console := vm.NewObject()
+	write := func(err bool, text string) {
+		if s.indent > 0 {
+			pad := strings.Repeat(" ", s.indent)
+			text = pad + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n"+pad) + "\n"
+		}
+		if err {
+			s.stderr.WriteString(text)
+			s.order.Write("stderr", text)
+		} else {
+			s.stdout.WriteString(text)
+			s.order.Write("stdout", text)
+		}
+	}
+	join := func(args []goja.Value) string {
+		parts := make([]string, len(args))
+		for i, a := range args {
+			parts[i] = s.inspect(a, 0, false, nil)
+		}
+		return strings.Join(parts, " ")
+	}
 	out := func(err bool) func(goja.FunctionCall) goja.Value {
 		return func(c goja.FunctionCall) goja.Value {
-			parts := make([]string, len(c.Arguments))
-			for i, a := range c.Arguments {
-				parts[i] = s.inspect(a, 0, false, nil)
-			}
-			line := strings.Join(parts, " ") + "\n"
-			if err {
-				s.stderr.WriteString(line)
-				s.order.Write("stderr", line)
-			} else {
-				s.stdout.WriteString(line)
-				s.order.Write("stdout", line)
-			}
+			write(err, join(c.Arguments)+"\n")
 			return goja.Undefined()
 		}
 	}
-	for _, n := range []string{"log", "info", "debug"} {
+	for _, n := range []string{"log", "info", "debug", "dir"} {
 		_ = console.Set(n, out(false))
 	}
 	for _, n := range []string{"warn", "error"} {
 		_ = console.Set(n, out(true))
 	}
+	// The rest of node's console that notebook code uses.
+	label := func(c goja.FunctionCall) string {
+		if a := c.Argument(0); !goja.IsUndefined(a) {
+			return a.String()
+		}
+		return "default"
+	}
+	_ = console.Set("assert", func(c goja.FunctionCall) goja.Value {
+		if !c.Argument(0).ToBoolean() {
+			msg := "Assertion failed"
+			if len(c.Arguments) > 1 {
+				msg += ": " + join(c.Arguments[1:])
+			}
+			write(true, msg+"\n")
+		}
+		return goja.Undefined()
+	})
+	_ = console.Set("trace", func(c goja.FunctionCall) goja.Value {
+		write(true, strings.TrimSpace("Trace: "+join(c.Arguments))+"\n")
+		return goja.Undefined()
+	})
+	_ = console.Set("count", func(c goja.FunctionCall) goja.Value {
+		l := label(c)
+		s.counts[l]++
+		write(false, fmt.Sprintf("%s: %d\n", l, s.counts[l]))
+		return goja.Undefined()
+	})
+	_ = console.Set("countReset", func(c goja.FunctionCall) goja.Value {
+		delete(s.counts, label(c))
+		return goja.Undefined()
+	})
+	_ = console.Set("time", func(c goja.FunctionCall) goja.Value {
+		s.timers[label(c)] = time.Now()
+		return goja.Undefined()
+	})
+	timeLog := func(end bool) func(goja.FunctionCall) goja.Value {
+		return func(c goja.FunctionCall) goja.Value {
+			l := label(c)
+			t0, ok := s.timers[l]
+			if !ok {
+				write(true, fmt.Sprintf("Warning: No such label '%s' for console.time%s()\n", l, map[bool]string{true: "End", false: "Log"}[end]))
+				return goja.Undefined()
+			}
+			if end {
+				delete(s.timers, l)
+			}
+			extra := ""
+			if len(c.Arguments) > 1 {
+				extra = " " + join(c.Arguments[1:])
+			}
+			write(false, fmt.Sprintf("%s: %.3fms%s\n", l, float64(time.Since(t0).Microseconds())/1000, extra))
+			return goja.Undefined()
+		}
+	}
+	_ = console.Set("timeEnd", timeLog(true))
+	_ = console.Set("timeLog", timeLog(false))
+	_ = console.Set("group", func(c goja.FunctionCall) goja.Value {
+		if len(c.Arguments) > 0 {
+			write(false, join(c.Arguments)+"\n")
+		}
+		s.indent += 2
+		return goja.Undefined()
+	})
+	_ = console.Set("groupEnd", func(goja.FunctionCall) goja.Value {
+		if s.indent >= 2 {
+			s.indent -= 2
+		}
+		return goja.Undefined()
+	})
+	_ = console.Set("table", func(c goja.FunctionCall) goja.Value {
+		write(false, s.table(c.Argument(0))+"\n")
+		return goja.Undefined()
+	})
 	if err := vm.Set("console", console); err != nil {
 		return nil, fmt.Errorf("kernels: js: %w", err)
 	}

@@ -413,3 +413,22 @@ func TestTopLevelAwait(t *testing.T) {
 		t.Errorf("a cell that parses neither way is a SyntaxError: %+v", r.Error)
 	}
 }
+
+// TestConsole: the parts of node's console notebook code uses.
+func TestConsole(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	r := run(t, k, "console.table([{a: 1, b: 'x'}, {a: 2}]); console.count(); console.count(); console.count('n');"+
+		"console.assert(1 === 2, 'math'); console.group('g'); console.log('inner'); console.groupEnd(); console.log('outer');"+
+		"console.time('t'); console.timeEnd('t'); console.dir({d: 1})")
+	if r.Error != nil {
+		t.Fatalf("%+v", r.Error)
+	}
+	want := "┌─────────┬───┬─────┐\n│ (index) │ a │ b   │\n├─────────┼───┼─────┤\n│ 0       │ 1 │ 'x' │\n│ 1       │ 2 │     │\n└─────────┴───┴─────┘\n" +
+		"default: 1\ndefault: 2\nn: 1\ng\n  inner\nouter\n"
+	if !strings.HasPrefix(r.Stdout.Text, want) || !strings.HasSuffix(r.Stdout.Text, "ms\n{ d: 1 }\n") || !strings.Contains(r.Stdout.Text, "\nt: ") {
+		t.Errorf("stdout:\n%s\nwant prefix:\n%s", r.Stdout.Text, want)
+	}
+	if r.Stderr.Text != "Assertion failed: math\n" {
+		t.Errorf("stderr %q", r.Stderr.Text)
+	}
+}
