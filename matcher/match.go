@@ -81,7 +81,9 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 			m.aborted++
 			return false
 		}
-		if n.IsExtra() {
+		if n.IsExtra() && !n.IsError() {
+			// comments; an ERROR node that error recovery marked extra
+			// still holds code to search
 			return false
 		}
 		if single {
@@ -192,7 +194,10 @@ func (m *matcher) node(p *pnode, c engine.Node) bool {
 		return false
 	}
 	if p.leaf {
-		return string(c.Bytes()) == p.text
+		// a token (an anonymous leaf) is its kind, whatever its text: C's
+		// "# define" is the "#define" token, PHP's "ECHO" the "echo"
+		// keyword, as ast-grep compares them
+		return !p.named || string(c.Bytes()) == p.text
 	}
 	if c.ChildCount() == 0 {
 		return false

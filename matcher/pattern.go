@@ -615,6 +615,15 @@ func (p *Pattern) collect() {
 		}
 		if n.leaf {
 			t := strings.TrimSpace(n.text)
+			if !n.named {
+				// a token matches by kind: its text may vary in spacing
+				// ("# define") and, for PHP's keywords, in case; only its
+				// longest run of word characters is required
+				t = longestWord(t)
+				if p.lang == "php" {
+					t = ""
+				}
+			}
 			if t != "" && strings.IndexFunc(t, func(r rune) bool {
 				return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 			}) >= 0 {
@@ -641,4 +650,17 @@ func (p *Pattern) collect() {
 		p.vars = append(p.vars, v)
 	}
 	sort.Strings(p.vars)
+}
+
+// longestWord returns the longest run of letters, digits and '_' in s.
+func longestWord(s string) string {
+	best := ""
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool {
+		return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if len(w) > len(best) {
+			best = w
+		}
+	}
+	return best
 }
