@@ -112,6 +112,11 @@ type session struct {
 	bridge chan int
 	over   chan struct{}
 
+	// setTimeout and friends: timers the cell set, run before it ends.
+	pending  []*jsTimer
+	timerSeq int64
+	wake     chan *interruption
+
 	// console state: count() counters, time() starts, group() indent.
 	counts map[string]int
 	timers map[string]time.Time
@@ -170,6 +175,11 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 	s.over = make(chan struct{})
 	defer close(s.over)
 	s.vm.ClearInterrupt()
+	s.pending = nil
+	select {
+	case <-s.wake: // an interrupt meant for the previous cell
+	default:
+	}
 
 	type outcome struct {
 		value *kernels.Display
@@ -186,6 +196,14 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			done <- o
 		}()
 		v, err := s.vm.RunProgram(prg)
+		if err == nil {
+			err = s.runTimers()
+		}
+		var ti *timersInterrupted
+		if errors.As(err, &ti) {
+			o.err, o.intr = &kernels.Error{Name: ti.i.kind, Message: ti.i.reason}, ti.i
+			return
+		}
 		if err != nil {
 			o.err, o.intr = s.runError(err, name)
 			o.err.Traceback = kernels.TrimTraceback(cleanStack(o.err.Traceback), 8<<10)
@@ -220,6 +238,10 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 		}
 		interrupted = true
 		s.vm.Interrupt(i)
+		select { // a cell waiting for a timer is not in JavaScript: wake it
+		case s.wake <- i:
+		default:
+		}
 		grace = time.After(k.cfg.InterruptGrace)
 	}
 	ctxDone := ctx.Done()
@@ -481,7 +503,7 @@ func syntaxError(err error) *kernels.Error {
 func (k *Kernel) newSession() (*session, error) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(MaxCallStackSize)
-	s := &session{vm: vm, cfg: k.cfg, counts: map[string]int{}, timers: map[string]time.Time{}}
+	s := &session{vm: vm, cfg: k.cfg, counts: map[string]int{}, timers: map[string]time.Time{}, wake: make(chan *interruption, 1)}
 	console := vm.NewObject()
 	write := func(err bool, text string) {
 		if s.indent > 0 {
@@ -614,6 +636,9 @@ func (k *Kernel) newSession() (*session, error) {
 		return goja.Undefined()
 	})
 	if err := vm.GlobalObject().DefineDataProperty("__tether_clear", clear, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+		return nil, fmt.Errorf("kernels: js: %w", err)
+	}
+	if err := s.installTimers(); err != nil {
 		return nil, fmt.Errorf("kernels: js: %w", err)
 	}
 	if err := vm.Set("tool", s.tool); err != nil {

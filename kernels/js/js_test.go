@@ -432,3 +432,36 @@ func TestConsole(t *testing.T) {
 		t.Errorf("stderr %q", r.Stderr.Text)
 	}
 }
+
+// TestTimers: setTimeout and friends fire before the cell ends, in order, and
+// an awaited timer resolves, as in node.
+func TestTimers(t *testing.T) {
+	k := newKernel(t, kernels.Config{IdleTimeout: 2 * time.Second})
+	// Timers set in order of their delays fire in that order whatever the
+	// machine's speed; interval ticks may fall anywhere between them.
+	r := run(t, k, "const seen = []\nqueueMicrotask(() => seen.push('micro'))\nsetImmediate(() => seen.push('now'))\n"+
+		"setTimeout((x) => seen.push(x), 5, 'a')\nsetTimeout(() => seen.push('b'), 20)\n"+
+		"let n = 0; const iv = setInterval(() => { seen.push('tick'); if (++n === 2) clearInterval(iv) }, 1)\n"+
+		"const gone = setTimeout(() => seen.push('never'), 1); clearTimeout(gone)\n'sync'")
+	if got := value(t, r); got != "'sync'" {
+		t.Errorf("echo %s", got)
+	}
+	if got := value(t, run(t, k, "[seen.filter(x => x !== 'tick'), seen.filter(x => x === 'tick').length]")); got != "[['micro', 'now', 'a', 'b'], 2]" {
+		t.Errorf("timers fired: %s", got)
+	}
+	if got := value(t, run(t, k, "await new Promise(r => setTimeout(() => r('slept'), 10))")); got != "'slept'" {
+		t.Errorf("awaited timer: %s", got)
+	}
+	r = run(t, k, "setTimeout(() => { throw new Error('in a timer') }, 1)")
+	if r.Error == nil || r.Error.Message != "in a timer" {
+		t.Errorf("a throwing timer: %+v", r.Error)
+	}
+	// A timer that never ends the cell is cut by the idle budget; state kept.
+	r = run(t, k, "var kept = 1; setInterval(() => {}, 50)")
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted {
+		t.Errorf("endless interval: %+v", r.Error)
+	}
+	if got := value(t, run(t, k, "kept")); got != "1" {
+		t.Errorf("after the interrupt: %s", got)
+	}
+}
