@@ -196,6 +196,7 @@ type AdapterStatus struct {
 // resolved is an adapter ready to start for one root.
 type resolved struct {
 	Adapter
+	root        string   // the project root it was checked for
 	argv        []string // command with the binary resolved
 	interpreter string
 }
@@ -219,7 +220,7 @@ func checkAdapter(ctx context.Context, a Adapter, root string) (AdapterStatus, *
 	}
 	st.Usable = true
 	st.Command = argv
-	r := &resolved{Adapter: a, argv: argv, interpreter: argv[0]}
+	r := &resolved{Adapter: a, root: root, argv: argv, interpreter: argv[0]}
 	for _, p := range a.Interpreters {
 		if abs := filepath.Join(root, p); isExecutable(abs) {
 			r.interpreter = abs

@@ -758,3 +758,27 @@ func TestAdapterTableFromJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunchInSubproject: in a workspace that is a directory of projects
+// (tool/pyproject.toml, nothing at the top), launching tool/main.py finds the
+// project root by walking up from the program, as lsp finds a file's root, and
+// the program runs there.
+func TestLaunchInSubproject(t *testing.T) {
+	t.Parallel()
+	python(t)
+	root := writeFiles(t, map[string]string{
+		"tool/pyproject.toml": "",
+		"tool/main.py":        "import os\nprint('cwd', os.path.basename(os.getcwd()))\nx = 41\nprint(x)\n",
+	})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "a", root, dap.Request{Op: "breakpoints", File: "tool/main.py", Lines: []int{4}})
+	l := do(t, sv, "a", root, dap.Request{Op: "launch", Program: "tool/main.py"})
+	if l.Stop == nil || l.Stop.Line != 4 {
+		t.Fatalf("launch tool/main.py: %s", l.Text)
+	}
+	c := do(t, sv, "a", root, dap.Request{Op: "continue"})
+	if c.Exited == nil || !strings.Contains(c.Text, "cwd tool") {
+		t.Fatalf("continue: %s", c.Text)
+	}
+}

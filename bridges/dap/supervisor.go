@@ -512,11 +512,34 @@ func (sv *Supervisor) pickAdapter(ctx context.Context, root string, req Request,
 	if req.Op == "attach" && chosen.Attach == nil {
 		return nil, fmt.Errorf("debug: the %s adapter cannot attach by port", chosen.ID)
 	}
+	if req.Op == "launch" {
+		root = projectDir(chosen, root, program)
+	}
 	st, r := checkAdapter(ctx, chosen, root)
 	if r == nil {
 		return nil, fmt.Errorf("debug: the %s adapter cannot start here: %s; %s", chosen.ID, st.Reason, startHint(st.Reason))
 	}
 	return r, nil
+}
+
+// projectDir returns the directory nearest to program, between program's own
+// and root (both included), that has one of a's markers; root when none has.
+// A program in a subproject (tool/main.py next to tool/pyproject.toml) runs
+// in that project, as lsp finds a file's root by walking up.
+func projectDir(a Adapter, root, program string) string {
+	dir := program
+	if fi, err := os.Stat(program); err != nil || !fi.IsDir() {
+		dir = filepath.Dir(program)
+	}
+	for {
+		if dir == root || !strings.HasPrefix(dir, root+string(filepath.Separator)) {
+			return root
+		}
+		if findMarker(a.Markers, dir) != "" {
+			return dir
+		}
+		dir = filepath.Dir(dir)
+	}
 }
 
 // adapterForProgram infers the adapter from the program: its extension, the
@@ -593,6 +616,10 @@ func (sv *Supervisor) opStart(ctx context.Context, c *conversation, root string,
 	if err != nil {
 		return nil, err
 	}
+	workDir := root // names in replies stay relative to it
+	if req.Op == "launch" {
+		root = a.root // the program's project, at or below the working dir
+	}
 	mode := "exec"
 	if fi, err := os.Stat(program); err == nil && (fi.IsDir() || slices.Contains(a.Extensions, filepath.Ext(program))) {
 		mode = "debug"
@@ -627,7 +654,7 @@ func (sv *Supervisor) opStart(ctx context.Context, c *conversation, root string,
 	if req.Op == "attach" {
 		s.program = ""
 	} else {
-		s.program = relTo(root, program)
+		s.program = relTo(workDir, program)
 	}
 	c.live = s
 	c.endReason = ""
@@ -649,7 +676,7 @@ func (sv *Supervisor) opStart(ctx context.Context, c *conversation, root string,
 	s.refreshBreakpoints(r.Breakpoints)
 	if len(r.Breakpoints) > 0 {
 		b.WriteString("\n")
-		writeBreakpoints(&b, root, r.Breakpoints)
+		writeBreakpoints(&b, workDir, r.Breakpoints)
 	}
 	r.Session = s.describe()
 	r.Text = strings.TrimRight(b.String(), "\n")
