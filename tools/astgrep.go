@@ -206,6 +206,13 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 	}
 	s.relResult(plan.Result)
 	if plan.Replacements == 0 {
+		if n := plan.Result.Total; n > 0 {
+			what := fmt.Sprintf("all %d matches as they are", n)
+			if n == 1 {
+				what = "the 1 match as it is"
+			}
+			return Text(fmt.Sprintf("nothing staged: the rewrite leaves %s (%s)", what, plan.Result.Summary())), nil
+		}
 		return Text(fmt.Sprintf("nothing staged: %s", plan.Result.Summary())), nil
 	}
 	id := s.stage.Stage(plan)
@@ -239,7 +246,12 @@ func (s *structural) resolve(ctx context.Context, call *Call) (*Result, error) {
 	case "accept":
 		plan, err := s.stage.Accept(a.EditID)
 		if err != nil {
-			return nil, err
+			// files named relative to the working directory, as ast_edit named them
+			msg := err.Error()
+			for _, base := range []string{s.run.Root().RealDir(), s.run.Root().Dir()} {
+				msg = strings.ReplaceAll(msg, base+string(filepath.Separator), "")
+			}
+			return nil, &relError{msg: msg, err: err}
 		}
 		fc := &FileChanges{}
 		var names []string
@@ -255,3 +267,13 @@ func (s *structural) resolve(ctx context.Context, call *Call) (*Result, error) {
 	}
 	return nil, errors.New("tools: resolve: action must be accept or discard")
 }
+
+// relError is an error whose message names paths relative to the working
+// directory; it unwraps to the original.
+type relError struct {
+	msg string
+	err error
+}
+
+func (e *relError) Error() string { return e.msg }
+func (e *relError) Unwrap() error { return e.err }

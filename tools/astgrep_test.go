@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -168,6 +169,9 @@ func TestAstEditResolve(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "b.go") || strings.Contains(err.Error(), "a.go") {
 		t.Fatalf("stale accept: %v", err)
 	}
+	if real, _ := filepath.EvalSymlinks(dir); strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), real) || !errors.Is(err, matcher.ErrStale) {
+		t.Errorf("stale accept names files relative to the working directory and wraps matcher.ErrStale: %v", err)
+	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "a.go")); !strings.Contains(string(data), "errs.New") {
 		t.Error("a.go changed although the edit was rejected")
 	}
@@ -180,5 +184,15 @@ func TestAstEditResolve(t *testing.T) {
 	res, err = sgCall(t, r, "ast_edit", `{"pattern":"panic($X)","rewrite":"x","language":"go"}`)
 	if err != nil || !strings.Contains(res.AllText(), "nothing staged: no matches in 2 files") {
 		t.Errorf("no-match edit: %v %s", err, res.AllText())
+	}
+}
+
+// TestAstEditNoChange: a rewrite that leaves every match as it was stages
+// nothing and says why, instead of a bare match count.
+func TestAstEditNoChange(t *testing.T) {
+	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc})
+	res, err := sgCall(t, r, "ast_edit", `{"pattern":"fmt.Errorf($$$A)","rewrite":"fmt.Errorf($$$A)","language":"go"}`)
+	if err != nil || !strings.Contains(res.AllText(), "nothing staged: the rewrite leaves all 2 matches as they are") {
+		t.Errorf("no-op rewrite: %v %s", err, res.AllText())
 	}
 }
