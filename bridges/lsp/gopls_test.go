@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -302,5 +303,20 @@ func TestCheckNestedProjects(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("workspace symbols in svc: %+v", syms)
+	}
+	// gopls stops at 100 matches by itself: an answer that reaches the cap
+	// says there may be more instead of passing for all of them.
+	var lots strings.Builder
+	lots.WriteString("package svc\n")
+	for i := 0; i < 120; i++ {
+		fmt.Fprintf(&lots, "func Lot%d() {}\n", i)
+	}
+	writeFile(t, filepath.Join(dir, "svc", "lots.go"), lots.String())
+	syms, err = s.WorkspaceSymbols(ctxT(t), "Lot", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(syms.Items) != lsp.MaxWorkspaceSymbols || !strings.Contains(strings.Join(syms.Notes, "\n"), "narrow the query") {
+		t.Fatalf("%d symbols (total %d), notes %q: want the cap and a note that there may be more", len(syms.Items), syms.Total, syms.Notes)
 	}
 }

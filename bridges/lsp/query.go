@@ -458,6 +458,11 @@ func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (
 					why = append(why, reason(err))
 					continue
 				}
+				// Files created or changed by other means since it started.
+				if err := s.resyncOpen(ctx, in); err != nil {
+					why = append(why, reason(s.failed(in, err, nil)))
+					continue
+				}
 				if err := s.ready(ctx, in); err != nil {
 					why = append(why, reason(err))
 					continue
@@ -497,6 +502,11 @@ func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (
 		}
 	}
 	out.Notes = append(out.Notes, why...)
+	if out.Total == MaxWorkspaceSymbols {
+		// Servers cap the search themselves (gopls at 100): the cap reached
+		// is not "all of them".
+		out.Notes = append(out.Notes, fmt.Sprintf("%d symbols is the cap: there may be more matches; narrow the query", MaxWorkspaceSymbols))
+	}
 	return out, nil
 }
 
