@@ -21,6 +21,7 @@ type placeholderRes struct {
 	forHeader *regexp.Regexp // for ($$$H)
 	block     *regexp.Regexp // $$$B before a closing brace
 	trailing  *regexp.Regexp // a body after ")" or "else" ending the pattern
+	thenElse  *regexp.Regexp // a body between ")" and "else"
 }
 
 func placeholderRegexps(expando rune) placeholderRes {
@@ -31,13 +32,15 @@ func placeholderRegexps(expando rune) placeholderRes {
 		forHeader: regexp.MustCompile(`\bfor\s*\(\s*(` + multi + `)\s*\)`),
 		block:     regexp.MustCompile(`(` + multi + `)\s*\}`),
 		trailing:  regexp.MustCompile(`(?:\)|\belse)\s*(` + any + `)\s*$`),
+		thenElse:  regexp.MustCompile(`\)\s*(` + any + `)\s+else\b`),
 	}
 }
 
 // withPlaceholders writes code after the metavariables a grammar cannot place
 // as they stand: "$$$H" as the whole header of a for loop (";;" after it, or
 // the language's forHeader), and a metavariable standing for statements
-// before a "}" or as the body ending the pattern ("while ($C) $S") with the
+// before a "}", as the body ending the pattern ("while ($C) $S") or before an
+// "else" ("if ($C) $S else $T") with the
 // language's stmtSuffix (";", or "();" in C#, which takes no bare name as a
 // statement). It returns the new text and, in it, the stretch each
 // metavariable now spans with its filler; ok is false when nothing applies.
@@ -70,6 +73,7 @@ func withPlaceholders(sub string, spec langSpec) (string, []placeholder, bool) {
 	add(res.forHeader, header)
 	add(res.block, stmt)
 	add(res.trailing, stmt)
+	add(res.thenElse, stmt)
 	if len(ins) == 0 {
 		return "", nil, false
 	}
