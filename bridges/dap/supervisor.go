@@ -1238,7 +1238,7 @@ func fileLines(file string) int {
 // startHint says what to do about an adapter that cannot start.
 func startHint(reason string) string {
 	if strings.Contains(reason, "marker missing") {
-		return "a session starts in a project root: use the directory with the marker as the working directory (or create the marker), and see op adapters"
+		return "a session starts in a project root: launch a program that lives under a directory with the marker, use that directory as the working directory, or create the marker; see op adapters"
 	}
 	if strings.Contains(reason, "install") {
 		return "see op adapters"
