@@ -259,6 +259,18 @@ def _bundle(obj):
         data["text/plain"] = repr(obj)
     except Exception as e:
         data["text/plain"] = "<%s object; repr failed: %r>" % (type(obj).__name__, e)
+    # A Markdown object reads best as its markdown; an object whose repr says
+    # nothing (<IPython.core.display.HTML object>) as its HTML source.
+    f = getattr(type(obj), "_repr_markdown_", None)
+    if f is not None:
+        try:
+            md = f(obj)
+            if isinstance(md, str) and md:
+                data["text/plain"] = md
+        except Exception:
+            pass
+    elif "text/html" in data and _DEFAULT_REPR.match(data["text/plain"]):
+        data["text/plain"] = data["text/html"]
     # Bound the texts here, so a huge repr never makes a huge frame; the host
     # cuts again on a rune boundary and says so.
     for key in ("text/plain", "text/html"):
@@ -297,6 +309,91 @@ def _flush_figures():
 
 def _show(*args, **kwargs):
     _flush_figures()
+
+
+_DEFAULT_REPR = __import__("re").compile(r"^<\S+ object( at 0x[0-9a-f]+)?>$")
+
+
+def _ipython_display_module(mod):
+    """Fills mod as a stand-in for IPython.display where IPython is missing."""
+
+    class _Repr:
+        def __init__(self, data=None, url=None, filename=None, **kw):
+            if data is None and filename:
+                with open(filename, "rb" if self._binary else "r") as f:
+                    data = f.read()
+            self.data = data
+
+        _binary = False
+
+    class HTML(_Repr):
+        def _repr_html_(self):
+            return self.data
+
+    class Markdown(_Repr):
+        def _repr_markdown_(self):
+            return self.data
+
+    class Image(_Repr):
+        _binary = True
+
+        def _repr_png_(self):
+            return self.data
+
+    class JSON(_Repr):
+        def __repr__(self):
+            return json.dumps(self.data, indent=2, default=repr)
+
+    class Pretty(_Repr):
+        def __repr__(self):
+            return str(self.data)
+
+    def clear_output(wait=False):
+        pass
+
+    for k, v in {"display": display, "HTML": HTML, "Markdown": Markdown, "Image": Image, "JSON": JSON,
+                 "Pretty": Pretty, "clear_output": clear_output}.items():
+        setattr(mod, k, v)
+
+
+class _IPythonDisplayHook:
+    """IPython.display in a cell: IPython's own display() outside an IPython
+    shell only prints a repr, so ours replaces it; where IPython is not
+    installed, a small stand-in module provides display, HTML, Markdown,
+    Image, JSON and clear_output."""
+
+    def find_spec(self, name, path, target=None):
+        if name not in ("IPython", "IPython.display", "IPython.core.display_functions"):
+            return None
+        import importlib.machinery
+        import importlib.util
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is not None and spec.loader is not None:
+            if name == "IPython":
+                return spec
+            orig = spec.loader.exec_module
+
+            def exec_module(module):
+                orig(module)
+                module.display = display
+
+            spec.loader.exec_module = exec_module
+            return spec
+        if spec is not None or name == "IPython.core.display_functions":
+            return spec
+
+        class _Loader:
+            def create_module(self, spec):
+                return None
+
+            def exec_module(self, module):
+                if module.__name__ == "IPython":
+                    module.__path__ = []  # a package: IPython.display is found by the hook
+                else:
+                    _ipython_display_module(module)
+
+        return importlib.util.spec_from_loader(name, _Loader(), is_package=(name == "IPython"))
 
 
 class _PyplotHook:
@@ -1216,6 +1313,7 @@ def main():
             sys.stderr.write("tether: could not apply the memory limit: %r\n" % (e,))
     os.environ.setdefault("MPLBACKEND", "Agg")
     sys.meta_path.insert(0, _PyplotHook())
+    sys.meta_path.insert(0, _IPythonDisplayHook())
     signal.signal(signal.SIGINT, _on_sigint)
     mod = _main_module()
     threading.Thread(target=_reader, args=(fin,), daemon=True, name="tether-reader").start()

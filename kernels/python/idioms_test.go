@@ -222,3 +222,23 @@ func TestProjectVenvIsActivated(t *testing.T) {
 		t.Errorf("!pip --version: %q, want the kernel's pip %q", r.Stdout.Text, want)
 	}
 }
+
+// TestIPythonDisplayImports: from IPython.display import ... works whether or
+// not IPython is installed, and shows through the kernel's display.
+func TestIPythonDisplayImports(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	r := mustOK(t, run(t, k, "from IPython.display import display, HTML, Markdown, clear_output\n"+
+		"display(HTML('<b>bold</b>'))\ndisplay(Markdown('# Title'))\nclear_output()\nimport IPython.display\nIPython.display.display(3)"))
+	if len(r.Displays) != 3 {
+		t.Fatalf("displays: %+v", r.Displays)
+	}
+	if d := r.Displays[0]; d.HTML != "<b>bold</b>" || d.Text != "<b>bold</b>" {
+		t.Errorf("HTML: %+v", d)
+	}
+	if d := r.Displays[1]; d.Text != "# Title" {
+		t.Errorf("Markdown: %+v", d)
+	}
+	if d := r.Displays[2]; d.Text != "3" {
+		t.Errorf("IPython.display.display: %+v", d)
+	}
+}
