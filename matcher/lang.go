@@ -31,6 +31,10 @@ type langSpec struct {
 	// "$$$" that is a for loop's whole header (default ";;"). See
 	// withPlaceholders.
 	stmtSuffix, forHeader string
+	// importPath is written after the metavariable of "import $X" when the
+	// grammar wants a path there (Go: "import µX" reads as a named import
+	// missing its path); the import spec then stands for the metavariable.
+	importPath string
 }
 
 func ctx(name, prefix, suffix string) rung {
@@ -46,7 +50,7 @@ var (
 // ladder is statement, expression, member, declaration; languages whose files
 // accept statements at top level start with the bare file.
 var langs = map[string]langSpec{
-	"go": {expando: 'µ', ladder: []rung{
+	"go": {expando: 'µ', importPath: ` "_"`, ladder: []rung{
 		ctx("statement", "package _\nfunc _() {\n", "\n}\n"),
 		ctx("expression", "package _\nvar _ = ", "\n"),
 		ctx("member", "package _\ntype _ struct {\n", "\n}\n"),

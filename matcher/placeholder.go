@@ -22,6 +22,7 @@ type placeholderRes struct {
 	block     *regexp.Regexp // $$$B before a closing brace
 	trailing  *regexp.Regexp // a body after ")" or "else" ending the pattern
 	thenElse  *regexp.Regexp // a body between ")" and "else"
+	imports   *regexp.Regexp // import $X
 }
 
 func placeholderRegexps(expando rune) placeholderRes {
@@ -33,6 +34,7 @@ func placeholderRegexps(expando rune) placeholderRes {
 		block:     regexp.MustCompile(`(` + multi + `)\s*\}`),
 		trailing:  regexp.MustCompile(`(?:\)|\belse)\s*(` + any + `)\s*$`),
 		thenElse:  regexp.MustCompile(`\)\s*(` + any + `)\s+else\b`),
+		imports:   regexp.MustCompile(`^import\s+(` + any + `)\s*$`),
 	}
 }
 
@@ -74,6 +76,9 @@ func withPlaceholders(sub string, spec langSpec) (string, []placeholder, bool) {
 	add(res.block, stmt)
 	add(res.trailing, stmt)
 	add(res.thenElse, stmt)
+	if spec.importPath != "" {
+		add(res.imports, spec.importPath)
+	}
 	if len(ins) == 0 {
 		return "", nil, false
 	}
