@@ -1050,6 +1050,9 @@ def _autoreload(force):
             _state.mtimes[name] = os.stat(f).st_mtime
 
 
+_magics = _Magics()
+
+
 def _note_status(cmd, code):
     sys.stderr.write("command exited with status %d: %s\n" % (code, cmd))
     return None
@@ -1159,6 +1162,41 @@ def _input(prompt=""):
                    "or ask the user with tool('ask_user', {'question': ...})")
 
 
+class _Shell:
+    """get_ipython() for code converted from notebooks (nbconvert writes
+    get_ipython().run_line_magic('matplotlib', 'inline')): the idioms this
+    kernel supports, called the way IPython's shell is."""
+
+    def _known(self, kind, name):
+        if not hasattr(_Magics, kind + name):
+            raise ValueError("get_ipython(): %s%s is not an idiom this kernel supports; %%lsmagic lists them" % ("%" if kind == "m_" else "%%", name))
+
+    def run_line_magic(self, name, line, _stack_depth=1):
+        self._known("m_", name)
+        return getattr(_magics, "m_" + name)(_expand(line))
+
+    def magic(self, line):
+        name, _, rest = line.lstrip("%").partition(" ")
+        return self.run_line_magic(name, rest)
+
+    def run_cell_magic(self, name, line, cell):
+        self._known("c_", name)
+        return _magics.cell(name, _expand(line), cell)
+
+    def system(self, cmd):
+        return _magics.system(_expand(cmd))
+
+    def getoutput(self, cmd):
+        return _magics.getoutput(_expand(cmd))
+
+    @property
+    def user_ns(self):
+        return sys.modules["__main__"].__dict__
+
+
+_shell = _Shell()
+
+
 def _main_module():
     mod = types.ModuleType("__main__")
     mod.__dict__.update({
@@ -1166,8 +1204,9 @@ def _main_module():
         "display": display,
         "tool": tool,
         "ToolError": ToolError,
-        "__tether__": _Magics(),
+        "__tether__": _magics,
         "input": _input,
+        "get_ipython": lambda: _shell,
     })
     sys.modules["__main__"] = mod
     return mod

@@ -129,6 +129,7 @@ func TestMoreIPythonIdioms(t *testing.T) {
 		{"lsmagic", "%lsmagic", []string{"supported idioms: ", "%%writefile"}, ""},
 		{"file", "%%file notes.txt\nhello", []string{"Writing notes.txt"}, ""},
 		{"markdown", "%%markdown\n# Title", nil, ""},
+		{"get_ipython", "get_ipython().run_line_magic('matplotlib', 'inline')\nword = 'shell'\nget_ipython().system('echo from the {word}')\nget_ipython().run_cell_magic('bash', '', 'echo cell')\nget_ipython().getoutput('echo out')", []string{"from the shell\ncell\n"}, "['out']"},
 		{"slist", "lines = !printf 'a b\\nc d\\n'\n[lines, lines.s, lines.n, lines.grep('c'), lines.fields(1)]", nil, "[['a b', 'c d'], 'a b c d', 'a b\\nc d', ['c d'], ['b', 'd']]"},
 	}
 	for _, tt := range tests {
