@@ -207,6 +207,10 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 		if err != nil {
 			o.err, o.intr = s.runError(err, name)
 			o.err.Traceback = kernels.TrimTraceback(cleanStack(o.err.Traceback), 8<<10)
+			if o.err.Name == "ReferenceError" && (o.err.Message == "require is not defined" || o.err.Message == "process is not defined") {
+				o.err.Message += ": this JavaScript kernel is an embedded runtime without node's modules or process; " +
+					"read and write files with tool('read', {path}) and tool('write', {path, content}), or use Python (language: python) for libraries"
+			}
 			return
 		}
 		if async {

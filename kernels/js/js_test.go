@@ -465,3 +465,11 @@ func TestTimers(t *testing.T) {
 		t.Errorf("after the interrupt: %s", got)
 	}
 }
+
+func TestRequireSaysWhatToDo(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	r := run(t, k, "const fs = require('fs')")
+	if r.Error == nil || r.Error.Name != "ReferenceError" || !strings.Contains(r.Error.Message, "without node's modules") || !strings.Contains(r.Error.Message, "tool('read'") {
+		t.Errorf("require: %+v", r.Error)
+	}
+}
