@@ -123,13 +123,16 @@ func TrimTraceback(s string, max int) string {
 // Output is one piece of a cell's output, in the order the cell produced it:
 // a run of stdout or stderr text, or a display.
 type Output struct {
-	// Stream is "stdout" or "stderr" for text, "" for a display.
-	Stream string `json:"stream,omitempty"`
+	// Stream is "stdout" or "stderr" for text, OutputDisplay for a display.
+	Stream string `json:"stream"`
 	// Text is the stream text.
 	Text string `json:"text,omitempty"`
 	// Display is the index in Result.Displays of a display output.
 	Display int `json:"display,omitempty"`
 }
+
+// OutputDisplay is the Stream of an Output that is a display.
+const OutputDisplay = "display"
 
 // Transcript records a cell's outputs in order and keeps its displays within
 // a count. Stream text is kept in order only while all of it fits in max
@@ -197,7 +200,7 @@ func (t *Transcript) Display(d Display) {
 	}
 	t.displays = append(t.displays, d)
 	if !t.over {
-		t.outs = append(t.outs, Output{Display: len(t.displays) - 1})
+		t.outs = append(t.outs, Output{Stream: OutputDisplay, Display: len(t.displays) - 1})
 	}
 }
 

@@ -190,7 +190,10 @@ func renderCell(lang kernels.Language, label string, r *kernels.Result) *Result 
 		section := ""
 		for _, o := range r.Outputs {
 			switch {
-			case o.Stream == "" && o.Display >= 0 && o.Display < len(r.Displays):
+			case o.Stream == kernels.OutputDisplay:
+				if o.Display < 0 || o.Display >= len(r.Displays) {
+					continue
+				}
 				show("display:", r.Displays[o.Display])
 				section = ""
 			case o.Stream != "":

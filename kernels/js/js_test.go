@@ -367,7 +367,7 @@ func TestDisplaysAreBoundedAndOrdered(t *testing.T) {
 	}
 	var got []string
 	for _, o := range r.Outputs {
-		if o.Stream == "" {
+		if o.Stream == kernels.OutputDisplay {
 			got = append(got, "display:"+r.Displays[o.Display].Text)
 		} else {
 			got = append(got, o.Stream+":"+o.Text)

@@ -17,7 +17,7 @@ import (
 func outputs(r *kernels.Result) []string {
 	var out []string
 	for _, o := range r.Outputs {
-		if o.Stream == "" {
+		if o.Stream == kernels.OutputDisplay {
 			out = append(out, "display:"+r.Displays[o.Display].Text)
 			continue
 		}
