@@ -81,7 +81,7 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 			m.aborted++
 			return false
 		}
-		if n.IsExtra() && !n.IsError() {
+		if n.IsExtra() && !n.IsError() && !(single && roots[0].extra) {
 			// comments; an ERROR node that error recovery marked extra
 			// still holds code to search
 			return false

@@ -26,6 +26,7 @@ var ErrUnparseable = errors.New("matcher: pattern does not parse")
 type pnode struct {
 	kind  string
 	named bool
+	extra bool // a comment: only a pattern that is one comment has such a root
 	leaf  bool
 	text  string // a leaf's text, compared with the candidate's
 	meta  metaVar
@@ -467,14 +468,23 @@ func extract(t *engine.Tree, start, end uint32) []engine.Node {
 		n = next
 	}
 	for {
-		var only engine.Node
-		count := 0
+		var only, extra engine.Node
+		count, extras := 0, 0
 		for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
-			if c.IsExtra() || c.IsMissing() || c.StartByte() == c.EndByte() {
+			if c.IsMissing() || c.StartByte() == c.EndByte() {
+				continue
+			}
+			if c.IsExtra() {
+				extra = c
+				extras++
 				continue
 			}
 			only = c
 			count++
+		}
+		if count == 0 && extras == 1 && !extra.IsError() && extra.StartByte() == n.StartByte() && extra.EndByte() == n.EndByte() {
+			// a pattern that is only a comment stands for comments
+			return []engine.Node{extra}
 		}
 		if count != 1 || !only.IsNamed() || only.StartByte() != n.StartByte() || only.EndByte() != n.EndByte() {
 			return []engine.Node{n}
@@ -547,7 +557,7 @@ func (cv converter) node(n engine.Node) *pnode {
 			return &pnode{meta: mv, named: true}
 		}
 	}
-	p := &pnode{kind: n.Kind(), named: n.IsNamed()}
+	p := &pnode{kind: n.Kind(), named: n.IsNamed(), extra: n.IsExtra()}
 	var last *placeholder
 	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
 		// comments are extras; error recovery may also mark an ERROR node
