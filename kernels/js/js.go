@@ -786,8 +786,42 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		return "Promise { <pending> }"
 	}
 	if tag := objectTag(obj); (tag == "[object Map]" || tag == "[object Set]") && s.inspectMapSet != nil {
-		if arr, err := s.inspectMapSet(goja.Undefined(), obj); err == nil {
-			return tag[8:len(tag)-1] + " " + s.inspect(arr, depth, true, seen)
+		if v, err := s.inspectMapSet(goja.Undefined(), obj); err == nil {
+			// As node shows them: Map(1) { 'k' => 1 }, Set(2) { 1, 2 }.
+			kind := tag[8 : len(tag)-1]
+			arr, _ := v.(*goja.Object)
+			n := int64(0)
+			if arr != nil {
+				n = arr.Get("length").ToInteger()
+			}
+			if n == 0 {
+				return fmt.Sprintf("%s(0) {}", kind)
+			}
+			if depth > 2 {
+				return "[" + kind + "]"
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s(%d) { ", kind, n)
+			for i := int64(0); i < n; i++ {
+				if i >= maxInspectItems {
+					fmt.Fprintf(&b, ", ... %d more items", n-i)
+					break
+				}
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				e := arr.Get(fmt.Sprint(i))
+				if kind == "Map" {
+					pair, _ := e.(*goja.Object)
+					if pair != nil {
+						b.WriteString(s.inspect(pair.Get("0"), depth+1, true, seen) + " => " + s.inspect(pair.Get("1"), depth+1, true, seen))
+						continue
+					}
+				}
+				b.WriteString(s.inspect(e, depth+1, true, seen))
+			}
+			b.WriteString(" }")
+			return b.String()
 		}
 	}
 	if depth > 2 {
@@ -798,8 +832,12 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 	}
 	var b strings.Builder
 	if obj.ClassName() == "Array" {
+		// As node shows it: [ 1, 'two' ], and [] when empty.
 		n := obj.Get("length").ToInteger()
-		b.WriteString("[")
+		if n == 0 {
+			return "[]"
+		}
+		b.WriteString("[ ")
 		for i := int64(0); i < n; i++ {
 			if i >= maxInspectItems {
 				fmt.Fprintf(&b, ", ... %d more items", n-i)
@@ -810,11 +848,30 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 			}
 			b.WriteString(s.inspect(obj.Get(fmt.Sprint(i)), depth+1, true, seen))
 		}
+		b.WriteString(" ]")
+		return b.String()
+	}
+	prefix := className(obj)
+	if name := strings.TrimSpace(prefix); typedArrays[name] {
+		n := obj.Get("length").ToInteger()
+		fmt.Fprintf(&b, "%s(%d) [", name, n)
+		for i := int64(0); i < n; i++ {
+			if i >= maxInspectItems {
+				fmt.Fprintf(&b, ", ... %d more items", n-i)
+				break
+			}
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(" " + s.inspect(obj.Get(fmt.Sprint(i)), depth+1, true, seen))
+		}
+		if n > 0 {
+			b.WriteString(" ")
+		}
 		b.WriteString("]")
 		return b.String()
 	}
 	keys := obj.Keys()
-	prefix := className(obj)
 	if len(keys) == 0 {
 		if prefix == "" {
 			if str := obj.String(); str != "[object Object]" {
@@ -842,6 +899,12 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 	}
 	b.WriteString(" }")
 	return b.String()
+}
+
+var typedArrays = map[string]bool{
+	"Int8Array": true, "Uint8Array": true, "Uint8ClampedArray": true, "Int16Array": true, "Uint16Array": true,
+	"Int32Array": true, "Uint32Array": true, "Float32Array": true, "Float64Array": true,
+	"BigInt64Array": true, "BigUint64Array": true,
 }
 
 // className is "Name " for an instance of a class other than Object, as

@@ -45,27 +45,32 @@ func value(t *testing.T, r *kernels.Result) string {
 func TestPersistenceEchoConsoleDisplay(t *testing.T) {
 	k := newKernel(t, kernels.Config{})
 	r := run(t, k, "var x = 41;\nfunction f(v) { return v + 1 }\nconsole.log('hello', {a: [1, 'b']}, x);\nconsole.error('warn')")
-	if value(t, r) != "<none>" || r.Stdout.Text != "hello { a: [1, 'b'] } 41\n" || r.Stderr.Text != "warn\n" || !r.Fresh {
+	if value(t, r) != "<none>" || r.Stdout.Text != "hello { a: [ 1, 'b' ] } 41\n" || r.Stderr.Text != "warn\n" || !r.Fresh {
 		t.Fatalf("first cell: value %+v stdout %q stderr %q fresh %v", r.Value, r.Stdout.Text, r.Stderr.Text, r.Fresh)
 	}
 	tests := []struct{ code, want string }{
 		{"f(x)", "42"},
 		{"'s'.repeat(3)", "'sss'"},
-		{"({a: 1, nested: {b: [1, 2, {c: 3}]}})", "{ a: 1, nested: { b: [1, 2, [Object]] } }"},
-		{"[1, 'two', null, undefined]", "[1, 'two', null, undefined]"},
-		{"new Map([['k', 1]])", "Map [['k', 1]]"},
+		{"({a: 1, nested: {b: [1, 2, {c: 3}]}})", "{ a: 1, nested: { b: [ 1, 2, [Object] ] } }"},
+		{"[1, 'two', null, undefined]", "[ 1, 'two', null, undefined ]"},
+		{"new Map([['k', 1]])", "Map(1) { 'k' => 1 }"},
 		{"Promise.resolve(7)", "7"},
 		{"let o = {}; o.self = o; o", "{ self: [Circular] }"},
 		{"f", "[Function: f]"},
 		{"undefined", "<none>"},
 		{"({get boom() { throw new Error('no') }})", "<value could not be shown: Error: no at boom (cell-11:1:22(3))>"},
 		{"new Promise(() => {})", "Promise { <pending> }"},
-		{"[Promise.resolve(1)]", "[Promise { 1 }]"},
+		{"[Promise.resolve(1)]", "[ Promise { 1 } ]"},
 		{"Symbol('s')", "Symbol(s)"},
-		{"[1n + 2n]", "[3n]"},
+		{"[1n + 2n]", "[ 3n ]"},
 		{"class Point { constructor() { this.x = 1 } }\nnew Point()", "Point { x: 1 }"},
 		{"Object.create(null)", "[Object: null prototype] {}"},
 		{"new (class Empty {})()", "Empty {}"},
+		{"[]", "[]"},
+		{"new Set([1, 2])", "Set(2) { 1, 2 }"},
+		{"new Map()", "Map(0) {}"},
+		{"new Uint8Array([1, 2, 3])", "Uint8Array(3) [ 1, 2, 3 ]"},
+		{"[[1, [2, [3, [4]]]]]", "[ [ 1, [ 2, [Array] ] ] ]"},
 	}
 	for _, tt := range tests {
 		if got := value(t, run(t, k, tt.code)); got != tt.want {
@@ -90,7 +95,7 @@ func TestCellsCanRunAgain(t *testing.T) {
 			t.Fatalf("run %d: %s", i+1, got)
 		}
 	}
-	if got := value(t, run(t, k, "class P {} class Q extends P {}; [typeof P, new Q() instanceof P]")); got != "['function', true]" {
+	if got := value(t, run(t, k, "class P {} class Q extends P {}; [typeof P, new Q() instanceof P]")); got != "[ 'function', true ]" {
 		t.Errorf("classes on one line: %s", got)
 	}
 	r := run(t, k, "const x = 1;\nconst y = ;")
@@ -133,7 +138,7 @@ func TestInfiniteLoopIsInterrupted(t *testing.T) {
 	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.StateLost || !strings.Contains(r.Error.Message, "state is kept") {
 		t.Fatalf("infinite loop: %+v lost %v", r.Error, r.StateLost)
 	}
-	if got := value(t, run(t, k, "[kept, n > 0]")); got != "['yes', true]" {
+	if got := value(t, run(t, k, "[kept, n > 0]")); got != "[ 'yes', true ]" {
 		t.Errorf("after interrupt: %s", got)
 	}
 }
@@ -207,7 +212,7 @@ func TestMemoryCap(t *testing.T) {
 			}
 		}
 		// The guarded built-ins still behave.
-		if got := value(t, run(t, k, "const u = new Uint8Array([1, 2, 3]);\n[u instanceof Uint8Array, u.map(v => v * 2) instanceof Uint8Array, u.constructor === Uint8Array, Uint8Array.from([1]).length, 'ab'.repeat(2), [0, 0].fill(7), new ArrayBuffer(8).byteLength, before]")); got != "[true, true, true, 1, 'abab', [7, 7], 8, 1]" {
+		if got := value(t, run(t, k, "const u = new Uint8Array([1, 2, 3]);\n[u instanceof Uint8Array, u.map(v => v * 2) instanceof Uint8Array, u.constructor === Uint8Array, Uint8Array.from([1]).length, 'ab'.repeat(2), [0, 0].fill(7), new ArrayBuffer(8).byteLength, before]")); got != "[ true, true, true, 1, 'abab', [ 7, 7 ], 8, 1 ]" {
 			t.Errorf("guarded built-ins: %s", got)
 		}
 	})
@@ -387,8 +392,8 @@ func TestTopLevelAwait(t *testing.T) {
 		{"let v = await g(2)\nv + 1", "5"},
 		{"v", "4"},
 		{"const [a, b] = await Promise.all([g(1), g(2)])\na + b", "6"},
-		{"const {p, q} = {p: await g(3), q: 4}; [p, q]", "[6, 4]"},
-		{"function h() { return 'h' }\nclass K { k() { return 'k' } }\nvar w\nlet u\nawait null;\n[h(), new K().k(), w, u]", "['h', 'k', undefined, undefined]"},
+		{"const {p, q} = {p: await g(3), q: 4}; [p, q]", "[ 6, 4 ]"},
+		{"function h() { return 'h' }\nclass K { k() { return 'k' } }\nvar w\nlet u\nawait null;\n[h(), new K().k(), w, u]", "[ 'h', 'k', undefined, undefined ]"},
 		{"h() + new K().k()", "'hk'"},
 		{"for (const i of [1, 2]) { await g(i) }\n'loop done'", "'loop done'"},
 		{"let z = await g(5);", "<none>"},
@@ -446,7 +451,7 @@ func TestTimers(t *testing.T) {
 	if got := value(t, r); got != "'sync'" {
 		t.Errorf("echo %s", got)
 	}
-	if got := value(t, run(t, k, "[seen.filter(x => x !== 'tick'), seen.filter(x => x === 'tick').length]")); got != "[['micro', 'now', 'a', 'b'], 2]" {
+	if got := value(t, run(t, k, "[seen.filter(x => x !== 'tick'), seen.filter(x => x === 'tick').length]")); got != "[ [ 'micro', 'now', 'a', 'b' ], 2 ]" {
 		t.Errorf("timers fired: %s", got)
 	}
 	if got := value(t, run(t, k, "await new Promise(r => setTimeout(() => r('slept'), 10))")); got != "'slept'" {
