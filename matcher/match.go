@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"sort"
 
 	"github.com/tetherhq/tether/engine"
 )
@@ -120,6 +121,11 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 		}
 		return true
 	})
+	if !single {
+		// a sequence found at an outer level is reported before the ones
+		// inside its earlier siblings by the walk: source order is by start
+		sort.SliceStable(out, func(i, j int) bool { return out[i].nodes[0].StartByte() < out[j].nodes[0].StartByte() })
+	}
 	return out
 }
 

@@ -486,6 +486,17 @@ func extract(t *engine.Tree, start, end uint32) []engine.Node {
 			// a pattern that is only a comment stands for comments
 			return []engine.Node{extra}
 		}
+		if count > 1 && n.Index() == t.Root().Index() {
+			// several statements read bare: the file node is not the
+			// pattern, its statements are (a sequence, matched anywhere)
+			var run []engine.Node
+			for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+				if !c.IsExtra() && !c.IsMissing() && c.StartByte() != c.EndByte() {
+					run = append(run, c)
+				}
+			}
+			return run
+		}
 		if count != 1 || !only.IsNamed() || only.StartByte() != n.StartByte() || only.EndByte() != n.EndByte() {
 			return []engine.Node{n}
 		}
