@@ -759,19 +759,48 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 	seen[obj] = true
 	defer delete(seen, obj)
 	if _, isFn := goja.AssertFunction(obj); isFn {
-		name := obj.Get("name")
-		if name == nil || name.String() == "" {
-			return "[Function (anonymous)]"
+		// As node: [Function: f], [class K extends P], [AsyncFunction: g].
+		n := ""
+		if name := obj.Get("name"); name != nil && !goja.IsUndefined(name) {
+			n = name.String()
 		}
-		return "[Function: " + name.String() + "]"
+		src := strings.TrimSpace(obj.String())
+		switch {
+		case strings.HasPrefix(src, "class") && len(src) > 5 && !isIdentByte(src[5]):
+			out := "[class " + n
+			if n == "" {
+				out = "[class (anonymous)"
+			}
+			if p := obj.Prototype(); p != nil {
+				if pn := p.Get("name"); pn != nil && !goja.IsUndefined(pn) && pn.String() != "" {
+					out += " extends " + pn.String()
+				}
+			}
+			return out + "]"
+		case strings.HasPrefix(src, "async") && strings.Contains(src[:min(len(src), 20)], "*"):
+			return fnLabel("AsyncGeneratorFunction", n)
+		case strings.HasPrefix(src, "async"):
+			return fnLabel("AsyncFunction", n)
+		case strings.HasPrefix(src, "function*") || strings.HasPrefix(src, "function *"):
+			return fnLabel("GeneratorFunction", n)
+		}
+		return fnLabel("Function", n)
 	}
 	switch obj.ClassName() {
+	case "Date":
+		if iso, ok := goja.AssertFunction(obj.Get("toISOString")); ok {
+			if v, err := iso(obj); err == nil {
+				return v.String()
+			}
+			return "Invalid Date"
+		}
+		return obj.String()
 	case "Error":
 		if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
 			return st.String()
 		}
 		return obj.String()
-	case "Date", "RegExp":
+	case "RegExp":
 		return obj.String()
 	}
 	if obj.ExportType() == promiseType {
@@ -929,6 +958,17 @@ func className(obj *goja.Object) string {
 		return n + " "
 	}
 	return ""
+}
+
+func fnLabel(kind, name string) string {
+	if name == "" {
+		return "[" + kind + " (anonymous)]"
+	}
+	return "[" + kind + ": " + name + "]"
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 func isIdent(s string) bool {

@@ -71,6 +71,9 @@ func TestPersistenceEchoConsoleDisplay(t *testing.T) {
 		{"new Map()", "Map(0) {}"},
 		{"new Uint8Array([1, 2, 3])", "Uint8Array(3) [ 1, 2, 3 ]"},
 		{"[[1, [2, [3, [4]]]]]", "[ [ 1, [ 2, [Array] ] ] ]"},
+		{"class K {}; class Q extends K {}; [K, Q]", "[ [class K], [class Q extends K] ]"},
+		{"[async function ag() {}, function* gen() {}, () => 1, {m() {}}, Math.max]", "[ [AsyncFunction: ag], [GeneratorFunction: gen], [Function (anonymous)], { m: [Function: m] }, [Function: max] ]"},
+		{"new Date(0)", "1970-01-01T00:00:00.000Z"},
 	}
 	for _, tt := range tests {
 		if got := value(t, run(t, k, tt.code)); got != tt.want {
