@@ -457,6 +457,13 @@ func TestTimers(t *testing.T) {
 	if got := value(t, run(t, k, "[seen.filter(x => x !== 'tick'), seen.filter(x => x === 'tick').length]")); got != "[ [ 'micro', 'now', 'a', 'b' ], 2 ]" {
 		t.Errorf("timers fired: %s", got)
 	}
+	// A delay past 2^31-1 ms is 1 ms, as in node, not a wrapped-around wait.
+	if got := value(t, run(t, k, "let fired = false; setTimeout(() => { fired = true }, 3e9)")); got == "" {
+		t.Errorf("huge delay: %s", got)
+	}
+	if got := value(t, run(t, k, "fired")); got != "true" {
+		t.Errorf("a timer with a huge delay: fired %s", got)
+	}
 	if got := value(t, run(t, k, "await new Promise(r => setTimeout(() => r('slept'), 10))")); got != "'slept'" {
 		t.Errorf("awaited timer: %s", got)
 	}

@@ -40,7 +40,7 @@ func (s *session) installTimers() error {
 				panic(vm.NewGoError(errTooManyTimers))
 			}
 			ms := c.Argument(1).ToFloat()
-			if ms != ms || ms < 1 { // NaN or below 1: as node, 1 ms
+			if ms != ms || ms < 1 || ms > 2147483647 { // NaN, below 1 or past 2^31-1: as node, 1 ms
 				ms = 1
 			}
 			d := time.Duration(ms * float64(time.Millisecond))
