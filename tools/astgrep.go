@@ -156,7 +156,7 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 	}
 	res, err := s.search.Search(ctx, q)
 	if err != nil {
-		return nil, err
+		return nil, s.relErr(err)
 	}
 	s.relResult(res)
 	var b strings.Builder
@@ -199,7 +199,7 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 	q.MaxResults = 0
 	plan, err := s.search.Rewrite(ctx, q, a.Rewrite)
 	if err != nil {
-		return nil, err
+		return nil, s.relErr(err)
 	}
 	for i := range plan.Changes {
 		plan.Changes[i].Display = s.rel(plan.Changes[i].Path)
@@ -246,12 +246,7 @@ func (s *structural) resolve(ctx context.Context, call *Call) (*Result, error) {
 	case "accept":
 		plan, err := s.stage.Accept(a.EditID)
 		if err != nil {
-			// files named relative to the working directory, as ast_edit named them
-			msg := err.Error()
-			for _, base := range []string{s.run.Root().RealDir(), s.run.Root().Dir()} {
-				msg = strings.ReplaceAll(msg, base+string(filepath.Separator), "")
-			}
-			return nil, &relError{msg: msg, err: err}
+			return nil, s.relErr(err)
 		}
 		fc := &FileChanges{}
 		var names []string
@@ -266,6 +261,20 @@ func (s *structural) resolve(ctx context.Context, call *Call) (*Result, error) {
 		return out, nil
 	}
 	return nil, errors.New("tools: resolve: action must be accept or discard")
+}
+
+// relErr names the paths in err relative to the working directory, as the
+// results name them.
+func (s *structural) relErr(err error) error {
+	msg := err.Error()
+	for _, base := range []string{s.run.Root().RealDir(), s.run.Root().Dir()} {
+		msg = strings.ReplaceAll(msg, base+string(filepath.Separator), "")
+		msg = strings.ReplaceAll(msg, base, ".")
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &relError{msg: msg, err: err}
 }
 
 // relError is an error whose message names paths relative to the working
