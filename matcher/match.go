@@ -72,6 +72,12 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 	}
 	var kids []engine.Node
 	total := 0
+	minNodes := 0 // a sequence's fewest candidate nodes: $$$ may take none
+	for _, r := range roots {
+		if r.meta.kind != metaMulti {
+			minNodes++
+		}
+	}
 	t.Root().Walk(func(n engine.Node) bool {
 		if limit > 0 && len(out) >= limit {
 			return false
@@ -101,10 +107,15 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 			return true
 		}
 		// a sequence pattern: consecutive children of n
-		if n.ChildCount() < len(roots) {
+		if n.ChildCount() < minNodes {
 			return true
 		}
 		kids = nonExtraChildren(n, kids[:0])
+		// the closing delimiter of a block is no statement: a trailing
+		// $$$ takes the statements up to it, not the "}"
+		for len(kids) > 0 && !kids[len(kids)-1].IsNamed() {
+			kids = kids[:len(kids)-1]
+		}
 		for i := 0; i < len(kids); i++ {
 			if !kids[i].IsNamed() && (roots[0].meta.kind != metaNone || roots[0].kind != kids[i].Kind()) {
 				continue
