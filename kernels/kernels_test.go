@@ -84,5 +84,5 @@ func Example() {
 	defer k.Close()
 	r, _ := k.Execute(context.Background(), kernels.Cell{Code: "const xs = [1, 2, 3];\nxs.map(x => x * x)", Label: "square a few numbers"})
 	fmt.Println(r.Value.Text)
-	// Output: [1, 4, 9]
+	// Output: [ 1, 4, 9 ]
 }
