@@ -177,7 +177,7 @@ func (r *Result) Summary() string {
 	case r.Total == 0:
 		s = fmt.Sprintf("no matches in %d %s", r.Searched, plural(r.Searched, "file", "files"))
 	case len(r.Matches) < r.Total:
-		s = fmt.Sprintf("%d of %d matches shown (max_results), %d %s searched", len(r.Matches), r.Total, r.Searched, plural(r.Searched, "file", "files"))
+		s = fmt.Sprintf("%d of %d matches shown (raise max_results or narrow the path for more), %d %s searched", len(r.Matches), r.Total, r.Searched, plural(r.Searched, "file", "files"))
 	default:
 		s = fmt.Sprintf("%d %s in %d of %d %s searched", r.Total, plural(r.Total, "match", "matches"), len(files), r.Searched, plural(r.Searched, "file", "files"))
 	}

@@ -107,7 +107,7 @@ func TestAstGrepTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(res.AllText(), "1 of 4 matches shown") {
+	if !strings.Contains(res.AllText(), "1 of 4 matches shown (raise max_results") {
 		t.Errorf("cut result:\n%s", res.AllText())
 	}
 	res, err = sgCall(t, r, "ast_grep", `{"pattern":"panic($X)","path":"a.go"}`)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/matcher"
@@ -116,7 +117,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Applied %d changes in %d files\n", plan.Replacements, len(plan.Changes))
 	}
 	if res.Total == 0 || res.Skipped.Total() > 0 || len(res.Errors) > 0 || len(res.Matches) < res.Total {
-		fmt.Fprintln(stderr, "tether ast-grep:", res.Summary())
+		fmt.Fprintln(stderr, "tether ast-grep:", strings.Replace(res.Summary(), "raise max_results", "raise --max-results", 1))
 	}
 	switch {
 	case len(res.Errors) > 0:

@@ -77,7 +77,7 @@ func TestAstGrepCLI(t *testing.T) {
 		t.Errorf("bad pattern: exit %d, stderr %q", code, errOut)
 	}
 	code, out, errOut = runCLI(t, "-p", "fmt.Errorf($$$A)", "--max-results", "1", file)
-	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(errOut, "1 of 2 matches shown") {
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(errOut, "1 of 2 matches shown (raise --max-results") {
 		t.Errorf("--max-results 1: exit %d, %q, %q", code, out, errOut)
 	}
 
