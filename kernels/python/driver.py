@@ -256,7 +256,7 @@ def _bundle(obj):
             except Exception as e:
                 note = "_repr_html_ failed: %r" % (e,)
     try:
-        data["text/plain"] = repr(obj)
+        data["text/plain"] = _plain(obj)
     except Exception as e:
         data["text/plain"] = "<%s object; repr failed: %r>" % (type(obj).__name__, e)
     # A Markdown object reads best as its markdown; an object whose repr says
@@ -914,6 +914,33 @@ def _user_names(all_=False):
             continue
         out.append(n)
     return sorted(out)
+
+
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+
+
+def _plain(obj):
+    """The text an echo shows: repr, except that a built-in container too
+    wide for 79 columns is laid out one item a line, as IPython prints it."""
+    r = repr(obj)
+    if type(obj) in _CONTAINERS and (len(r) > 79 or "\n" in r) and len(r) < (1 << 20):
+        try:
+            return _pretty().pformat(obj)
+        except Exception:
+            return r
+    return r
+
+
+def _pretty():
+    """A pprint printer that, like IPython's, never splits a long string or
+    bytes value into implicitly concatenated pieces."""
+    import pprint
+
+    class Pretty(pprint.PrettyPrinter):
+        _dispatch = {k: v for k, v in getattr(pprint.PrettyPrinter, "_dispatch", {}).items()
+                     if k not in (str.__repr__, bytes.__repr__, bytearray.__repr__)}
+
+    return Pretty(width=79, sort_dicts=False)
 
 
 def _short(v):

@@ -105,6 +105,11 @@ func TestPersistenceEchoAndStreams(t *testing.T) {
 		{"'s' * 3", "'sss'"},
 		{"y = [1, 2]\ny", "[1, 2]"},
 		{"_", "[1, 2]"},
+		// Too wide for 79 columns: one item a line, as IPython prints it.
+		{"list(range(30))", "[0,\n 1,\n 2,\n 3,\n 4,\n 5,\n 6,\n 7,\n 8,\n 9,\n 10,\n 11,\n 12,\n 13,\n 14,\n 15,\n 16,\n 17,\n 18,\n 19,\n 20,\n 21,\n 22,\n 23,\n 24,\n 25,\n 26,\n 27,\n 28,\n 29]"},
+		{"{'name': 'x' * 40, 'other': 'y' * 40}", "{'name': 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',\n 'other': 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy'}"},
+		{"list(range(5))", "[0, 1, 2, 3, 4]"},
+		{"['a' * 50, 'b' * 50]", "['" + strings.Repeat("a", 50) + "',\n '" + strings.Repeat("b", 50) + "']"},
 	}
 	for _, tt := range tests {
 		if got := value(t, run(t, k, tt.code)); got != tt.want {
