@@ -614,7 +614,7 @@ class _Magics:
 
         r = subprocess.run(["bash"] + args.split(), input=body, text=True)
         if r.returncode != 0:
-            raise RuntimeError("bash exited with status %d" % r.returncode)
+            raise _script_error(r.returncode, "bash", body)
 
     c_sh = c_bash
 
@@ -630,7 +630,7 @@ class _Magics:
             raise ValueError("%%script needs a program, e.g. %%script bash")
         r = subprocess.run(argv, input=body, text=True)
         if r.returncode != 0:
-            raise RuntimeError("%s exited with status %d" % (argv[0], r.returncode))
+            raise _script_error(r.returncode, argv[0], body)
 
     def c_python3(self, args, body):
         return self.c_script(sys.executable + " " + args, body)
@@ -914,6 +914,20 @@ def _user_names(all_=False):
             continue
         out.append(n)
     return sorted(out)
+
+
+def _script_error(status, program, body):
+    """The error of a failed %%bash or %%script cell: a CalledProcessError,
+    as IPython raises, that says which program failed with what status."""
+    import subprocess
+
+    class ScriptError(subprocess.CalledProcessError):
+        def __str__(self):
+            return "%s exited with status %d" % (program, self.returncode)
+
+    ScriptError.__name__ = ScriptError.__qualname__ = "CalledProcessError"
+    ScriptError.__module__ = "subprocess"
+    return ScriptError(status, body)
 
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)

@@ -286,8 +286,8 @@ func TestIPythonIdioms(t *testing.T) {
 			t.Errorf("%%%%bash: stdout %q stderr %q", r.Stdout.Text, r.Stderr.Text)
 		}
 		r = run(t, k, "%%bash\nexit 4")
-		if r.Error == nil || !strings.Contains(r.Error.Message, "status 4") {
-			t.Errorf("%%%%bash exit 4: error %+v", r.Error)
+		if r.Error == nil || !strings.Contains(r.Error.Message, "bash exited with status 4") || r.Error.Name != "CalledProcessError" {
+			t.Errorf("%%%%bash exit 4: error %+v, want IPython's CalledProcessError saying the status", r.Error)
 		}
 	})
 	t.Run("timeit", func(t *testing.T) {
