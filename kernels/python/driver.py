@@ -1146,7 +1146,7 @@ def _timeit_opts(args):
     import shlex
 
     words = shlex.split(args, posix=False)
-    opts = {"n": 0, "r": 7}
+    opts = {"n": 0, "r": 7, "q": False, "o": False}
     rest = []
     i = 0
     while i < len(words):
@@ -1155,7 +1155,9 @@ def _timeit_opts(args):
             opts[w[1]] = int(words[i + 1])
             i += 2
             continue
-        if w == "-q" or w == "-o":
+        if w in ("-q", "-o", "-qo", "-oq"):
+            for c in w[1:]:
+                opts[c] = True
             i += 1
             continue
         rest = words[i:]
@@ -1184,11 +1186,35 @@ def _timeit(stmt, setup, opts):
     number = opts["n"]
     if number <= 0:
         number, _ = t.autorange()
-    runs = [x / number for x in t.repeat(repeat=max(1, opts["r"]), number=number)]
-    mean = statistics.mean(runs)
-    dev = statistics.pstdev(runs) if len(runs) > 1 else 0.0
-    print("%s ± %s per loop (mean ± std. dev. of %d runs, %d loops each)" % (_fmt_time(mean), _fmt_time(dev), len(runs), number))
-    return None
+    all_runs = t.repeat(repeat=max(1, opts["r"]), number=number)
+    result = _TimeitResult(number, all_runs)
+    if not opts["q"]:
+        print(result.summary())
+    return result if opts["o"] else None
+
+
+class _TimeitResult:
+    """What %timeit -o returns, with the attributes of IPython's TimeitResult."""
+
+    def __init__(self, loops, all_runs):
+        import statistics
+
+        self.loops = loops
+        self.repeat = len(all_runs)
+        self.all_runs = list(all_runs)
+        self.timings = [x / loops for x in all_runs]
+        self.best = min(self.timings)
+        self.worst = max(self.timings)
+        self.average = statistics.mean(self.timings)
+        self.stdev = statistics.pstdev(self.timings) if len(self.timings) > 1 else 0.0
+        self.compile_time = 0.0
+
+    def summary(self):
+        return "%s ± %s per loop (mean ± std. dev. of %d runs, %d loops each)" % (
+            _fmt_time(self.average), _fmt_time(self.stdev), self.repeat, self.loops)
+
+    def __repr__(self):
+        return "<TimeitResult : %s>" % self.summary()
 
 
 # ---- running cells ---------------------------------------------------------

@@ -299,6 +299,11 @@ func TestIPythonIdioms(t *testing.T) {
 		if !strings.Contains(r.Stdout.Text, "2 runs, 3 loops each") {
 			t.Errorf("%%%%timeit: %q", r.Stdout.Text)
 		}
+		// -o returns the result (IPython's TimeitResult attributes), -q prints nothing.
+		r = mustOK(t, run(t, k, "res = %timeit -q -o -n 4 -r 3 sum(range(10))\n(res.loops, res.repeat, len(res.all_runs), len(res.timings), res.best <= res.average <= res.worst)"))
+		if r.Stdout.Text != "" || r.Value == nil || r.Value.Text != "(4, 3, 3, 3, True)" {
+			t.Errorf("%%timeit -q -o: stdout %q value %+v", r.Stdout.Text, r.Value)
+		}
 	})
 	t.Run("strings are not magics", func(t *testing.T) {
 		got := value(t, run(t, k, "s = '''\n!not a command\n%not a magic\n'''\ns.split('\\n')[1:3]"))
