@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrNoLanguage is wrapped when no server in the table serves a file's
@@ -334,10 +335,7 @@ func (s *Supervisor) Hover(ctx context.Context, pos Position) (*Hover, error) {
 		}
 	}
 	text := strings.TrimSpace(markupText(h.Contents))
-	if len(text) > maxHover {
-		text = text[:maxHover] + fmt.Sprintf("\n... (hover cut at %d of %d bytes)", maxHover, len(text))
-	}
-	return &Hover{Text: text, Notes: p.notes}, nil
+	return &Hover{Text: cutHover(text, maxHover), Notes: p.notes}, nil
 }
 
 // markupText flattens MarkupContent, MarkedString or MarkedString[].
@@ -768,6 +766,19 @@ func expandFile(v any, path string) any {
 		return out
 	}
 	return v
+}
+
+// cutHover bounds a hover text at max bytes, on a character boundary, and
+// says where it was cut.
+func cutHover(text string, max int) string {
+	if len(text) <= max {
+		return text
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + fmt.Sprintf("\n... (hover cut at %d of %d bytes)", cut, len(text))
 }
 
 // emptyAnswer reports whether raw is [] or an object whose "body" is [].
