@@ -42,13 +42,21 @@ func resolveSymbol(text []byte, line int, symbol, file string) (int, int, error)
 		}
 	}
 	var occ []int
+	valid := utf8.ValidString(lt)
 	for off := 0; ; {
 		i := strings.Index(lt[off:], want)
 		if i < 0 {
 			break
 		}
-		occ = append(occ, off+i)
-		off += i + 1
+		o := off + i
+		off = o + 1
+		// In a line of valid UTF-8 an occurrence must start and end on a
+		// character boundary: a symbol of stray bytes (or one cut mid-character)
+		// must not land a position inside a character.
+		if valid && (!utf8.RuneStart(lt[o]) || (o+len(want) < len(lt) && !utf8.RuneStart(lt[o+len(want)]))) {
+			continue
+		}
+		occ = append(occ, o)
 	}
 	if len(occ) == 0 {
 		return 0, 0, fmt.Errorf("lsp: %q is not on line %d of %s; that line is: %s", want, line, file, quoteLine(lt))
