@@ -182,9 +182,10 @@ type Config struct {
 	// Tools is the bridge: what tool(name, args) inside a cell calls. Nil
 	// means cells that call tool() get an error saying no tools are wired.
 	Tools ToolCaller
-	// IdleTimeout is the cell's idle budget: how long a cell may compute
-	// without a bridge call outstanding. The clock stops while a bridge call
-	// is outstanding and starts over with the full budget when it returns.
+	// IdleTimeout is the cell's idle budget: how long a cell may go without
+	// output while no bridge call is outstanding. The clock stops while a
+	// bridge call is outstanding and starts over with the full budget when it
+	// returns, and each output (stream text, a display) starts it over too.
 	IdleTimeout time.Duration
 	// InterruptGrace is how long an interrupted cell has to come back before
 	// the kernel is discarded (state lost).

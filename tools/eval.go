@@ -65,7 +65,7 @@ func (e *evaluator) tool() Tool {
 			"The last expression is echoed (top-level await works in both languages); display(x) shows rich output; pandas data frames render as tables and matplotlib figures come back as images. " +
 			"IPython idioms work in Python: %pip install (then import again), %cd, !cmd, x = !cmd, %%bash, %time, %timeit, %%timeit, %env, obj?, %%writefile, %%capture, %run, %autoreload. " +
 			"Inside a cell, tool(name, args) calls this run's tools (e.g. contents = tool(\"read\", {\"path\": \"lib/auth.dart\"})) under the same approvals; a refused call raises ToolError. " +
-			"The cell may compute for up to its idle budget (default 5 minutes; time waiting on tool() does not count) before it is interrupted; state is kept unless the result says otherwise. " +
+			"A cell that goes quiet (no output, no tool() call outstanding) for its idle budget (default 5 minutes) is interrupted; printing progress keeps a long cell going; state is kept unless the result says otherwise. " +
 			"reset: true discards the interpreter first.",
 		InputSchema: evalSchema,
 		Handler:     e.handle,

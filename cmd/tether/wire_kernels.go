@@ -22,7 +22,7 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&enabled, "eval", true, "offer the eval tool (persistent Python and JavaScript kernels; exec tier)")
 			fs.StringVar(&python, "python", "", "python interpreter for eval when the workdir has no .venv/bin/python or venv/bin/python (default python3 from PATH)")
-			fs.DurationVar(&idle, "eval-idle", kernels.DefaultIdleTimeout, "idle budget of an eval cell (time waiting on tool() does not count)")
+			fs.DurationVar(&idle, "eval-idle", kernels.DefaultIdleTimeout, "idle budget of an eval cell: how long it may go without output (time waiting on tool() does not count)")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
 			if enabled {

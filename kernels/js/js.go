@@ -111,6 +111,9 @@ type session struct {
 	// over is closed when Execute stops listening.
 	bridge chan int
 	over   chan struct{}
+	// alive is signalled (without blocking) when the cell prints or
+	// displays something: output starts the idle budget over.
+	alive chan struct{}
 
 	// setTimeout and friends: timers the cell set, run before it ends.
 	pending  []*jsTimer
@@ -178,6 +181,10 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 	s.pending = nil
 	select {
 	case <-s.wake: // an interrupt meant for the previous cell
+	default:
+	}
+	select {
+	case <-s.alive: // output of the previous cell
 	default:
 	}
 
@@ -276,6 +283,10 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			if outstanding > 0 {
 				idle.Stop()
 			} else if !interrupted {
+				idle.Reset(k.cfg.IdleTimeout)
+			}
+		case <-s.alive:
+			if outstanding == 0 && !interrupted {
 				idle.Reset(k.cfg.IdleTimeout)
 			}
 		case <-idle.C:
@@ -507,13 +518,14 @@ func syntaxError(err error) *kernels.Error {
 func (k *Kernel) newSession() (*session, error) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(MaxCallStackSize)
-	s := &session{vm: vm, cfg: k.cfg, counts: map[string]int{}, timers: map[string]time.Time{}, wake: make(chan *interruption, 1)}
+	s := &session{vm: vm, cfg: k.cfg, counts: map[string]int{}, timers: map[string]time.Time{}, wake: make(chan *interruption, 1), alive: make(chan struct{}, 1)}
 	console := vm.NewObject()
 	write := func(err bool, text string) {
 		if s.indent > 0 {
 			pad := strings.Repeat(" ", s.indent)
 			text = pad + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n"+pad) + "\n"
 		}
+		s.signalAlive()
 		if err {
 			s.stderr.WriteString(text)
 			s.order.Write("stderr", text)
@@ -621,6 +633,7 @@ func (k *Kernel) newSession() (*session, error) {
 		for _, a := range c.Arguments {
 			s.order.Display(s.bundle(a, false))
 		}
+		s.signalAlive()
 		return goja.Undefined()
 	}).(*goja.Object)
 	_ = display.Set("html", func(c goja.FunctionCall) goja.Value {
@@ -630,6 +643,7 @@ func (k *Kernel) newSession() (*session, error) {
 		d.HTML, note = kernels.CutText(h, s.cfg.MaxText)
 		d.Note = note
 		s.order.Display(d)
+		s.signalAlive()
 		return goja.Undefined()
 	})
 	if err := vm.Set("display", display); err != nil {
@@ -692,6 +706,14 @@ func (s *session) tool(c goja.FunctionCall) goja.Value {
 		s.throwTool(r.Text)
 	}
 	return s.vm.ToValue(r.Text)
+}
+
+// signalAlive tells Execute the cell produced output.
+func (s *session) signalAlive() {
+	select {
+	case s.alive <- struct{}{}:
+	default:
+	}
 }
 
 func (s *session) signal(d int) {

@@ -488,3 +488,22 @@ func TestRequireSaysWhatToDo(t *testing.T) {
 		t.Errorf("require: %+v", r.Error)
 	}
 }
+
+// TestPrintingCellIsNotIdle: output is a sign of life. A cell printing
+// steadily for longer than its idle budget runs on; once it goes quiet the
+// budget runs out and it is interrupted with its state kept. The budget is
+// 20 times the gap between prints, so machine load does not decide the outcome.
+func TestPrintingCellIsNotIdle(t *testing.T) {
+	k := newKernel(t, kernels.Config{IdleTimeout: 2 * time.Second, InterruptGrace: time.Minute})
+	r := run(t, k, "var ticks = 0\nfor (let i = 0; i < 50; i++) { console.log('tick'); ticks++; await new Promise(r => setTimeout(r, 100)) }\n"+
+		"console.log('quiet now')\nawait new Promise(r => setTimeout(r, 600000))")
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "state is kept") {
+		t.Fatalf("want the quiet wait interrupted, got %+v\nstdout %q", r.Error, r.Stdout.Text)
+	}
+	if !strings.Contains(r.Stdout.Text, "tick\n") || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
+		t.Errorf("stdout %q", r.Stdout.Text)
+	}
+	if got := value(t, run(t, k, "ticks")); got != "50" {
+		t.Errorf("ticks after the interrupt: %s", got)
+	}
+}

@@ -395,6 +395,13 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 				return finish()
 			}
 			switch f.Op {
+			case "stream", "display":
+				// Output is a sign of life: the idle budget starts over.
+				if outstanding == 0 && interrupted == "" {
+					idle.Reset(cfg.IdleTimeout)
+				}
+			}
+			switch f.Op {
 			case "stream":
 				if f.Name == "stderr" {
 					stderr.WriteString(f.Text)

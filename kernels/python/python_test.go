@@ -700,3 +700,23 @@ func TestHammerOneKernel(t *testing.T) {
 		t.Errorf("hits = %s, want 40", got)
 	}
 }
+
+// TestPrintingCellIsNotIdle: output is a sign of life. A cell printing
+// steadily for longer than its idle budget runs on; once it goes quiet the
+// budget runs out and it is interrupted with its state kept. The budget is
+// 20 times the gap between prints, so machine load does not decide the outcome.
+func TestPrintingCellIsNotIdle(t *testing.T) {
+	k := newKernel(t, kernels.Config{IdleTimeout: 2 * time.Second, InterruptGrace: time.Minute})
+	code := "import time\nt = time.time()\nwhile time.time() - t < 5:\n    print('tick', flush=True)\n    time.sleep(0.1)\n" +
+		"print('quiet now', flush=True)\ntime.sleep(600)"
+	r := run(t, k, code)
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.Error.Line != 7 {
+		t.Fatalf("want the cell interrupted on line 7 (the silent sleep), got %+v\nstdout %q", r.Error, r.Stdout.Text)
+	}
+	if !strings.Contains(r.Stdout.Text, "tick\n") || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
+		t.Errorf("stdout %q", r.Stdout.Text)
+	}
+	if got := value(t, run(t, k, "t > 0")); got != "True" {
+		t.Errorf("state after the interrupt: %s", got)
+	}
+}
