@@ -37,6 +37,7 @@ type instance struct {
 	docs     map[string]*docState
 	diags    map[string]*diagEntry
 	pubSeq   int
+	edits    int             // changes sent (didOpen, didChange, didClose, didChangeWatchedFiles)
 	active   map[string]bool // work-done progress tokens begun and not ended
 	sawBegin bool
 	sawEnd   bool
@@ -82,10 +83,13 @@ type docState struct {
 	// seq is the publication sequence number when this version was sent: a
 	// publication with a higher one (from a server that sends no versions) is
 	// about this version.
-	seq   int
-	text  []byte
-	mtime time.Time
-	size  int64
+	seq int
+	// refreshed is the instance's edits count when the server's Refresh
+	// commands last ran for this document.
+	refreshed int
+	text      []byte
+	mtime     time.Time
+	size      int64
 }
 
 type diagEntry struct {

@@ -693,7 +693,61 @@ func (s *Supervisor) fileDiagnostics(ctx context.Context, file string, save bool
 	if err := s.ready(ctx, in); err != nil {
 		return nil, s.failed(in, err, notes)
 	}
+	refreshed, err := s.refresh(ctx, in, path)
+	if err != nil {
+		if dead, _ := in.dead(); dead || ctx.Err() != nil {
+			return nil, s.failed(in, err, notes)
+		}
+		// Fall back to waiting for a publication, saying what it may miss.
+		notes = append(notes, reason(err)+"; these diagnostics may predate changes to other files")
+	}
+	if refreshed {
+		// Everything the server had to publish for path arrived before
+		// its answer.
+		uri := pathToURI(path)
+		in.mu.Lock()
+		e := in.diags[uri]
+		in.mu.Unlock()
+		if e != nil {
+			out := &Diagnostics{Ready: true, Notes: notes}
+			files := fileCache{}
+			for _, d := range e.diags {
+				out.Items = append(out.Items, s.diagnostic(files, uri, d))
+			}
+			sortDiagnostics(out.Items)
+			return out, nil
+		}
+	}
 	return s.collect(ctx, in, path, version, seq, notes)
+}
+
+// refresh runs in.spec's Refresh commands for path when anything was sent
+// to the server since they last ran for it (path's own change, other
+// documents, files changed on disk: a change elsewhere may make the last
+// publication for path stale), so that the server's publications are up to
+// date when it answers. It reports whether it ran them.
+func (s *Supervisor) refresh(ctx context.Context, in *instance, path string) (bool, error) {
+	if len(in.spec.Refresh) == 0 {
+		return false, nil
+	}
+	uri := pathToURI(path)
+	in.mu.Lock()
+	d := in.docs[uri]
+	edits := in.edits
+	in.mu.Unlock()
+	if d == nil || d.refreshed == edits {
+		return false, nil
+	}
+	for _, c := range in.spec.Refresh {
+		args, _ := expandFile(c.Arguments, path).([]any)
+		if _, err := in.call(ctx, s.requestTimeout, "workspace/executeCommand", map[string]any{"command": c.Command, "arguments": args}); err != nil {
+			return false, fmt.Errorf("lsp: asking %s to bring the diagnostics of %s up to date failed: %w", in.spec.Name, s.rel(path), err)
+		}
+	}
+	in.mu.Lock()
+	d.refreshed = edits
+	in.mu.Unlock()
+	return true, nil
 }
 
 func (s *Supervisor) collect(ctx context.Context, in *instance, path string, version, seq int, notes []string) (*Diagnostics, error) {
@@ -747,11 +801,12 @@ func (s *Supervisor) stillClean(ctx context.Context, in *instance, path string, 
 	return true
 }
 
-// expandFile replaces "${file}" in v's strings with path.
+// expandFile replaces "${file}" in v's strings with path and "${uri}" with
+// its URI.
 func expandFile(v any, path string) any {
 	switch t := v.(type) {
 	case string:
-		return strings.ReplaceAll(t, "${file}", path)
+		return strings.ReplaceAll(strings.ReplaceAll(t, "${file}", path), "${uri}", pathToURI(path))
 	case []any:
 		out := make([]any, len(t))
 		for i, x := range t {

@@ -57,6 +57,14 @@ type Server struct {
 	// every answer is an empty list the file is known to be still clean,
 	// otherwise the server's publication is awaited as usual.
 	CleanCheck []ExecuteCommand `json:"clean_check,omitempty"`
+	// Refresh is for a server that publishes a file's diagnostics again only
+	// when they change (gopls): after other files changed, the last
+	// publication for a file that did not change cannot be told from "not
+	// updated yet". Each entry is a workspace/executeCommand request that
+	// makes the server bring its publications up to date before it answers
+	// ("${uri}" stands for the file's URI, "${file}" for its path); it is run
+	// for a diagnostics query on such a file.
+	Refresh []ExecuteCommand `json:"refresh,omitempty"`
 	// ProjectIndex names files (relative to the root) of which the server
 	// needs one to see the whole project (clangd: compile_commands.json).
 	// Without any it answers from the files opened so far: references and
@@ -68,7 +76,8 @@ type Server struct {
 }
 
 // ExecuteCommand is one workspace/executeCommand request. In Arguments the
-// string "${file}" stands for the file's absolute path. Its answer counts as
+// string "${file}" stands for the file's absolute path and "${uri}" for its
+// file:// URI. Its answer counts as
 // empty when it is [] or an object whose "body" is [].
 type ExecuteCommand struct {
 	Command   string `json:"command"`
@@ -95,7 +104,11 @@ func DefaultServers() []Server {
 			RootMarkers: []string{"go.mod"},
 			Checker:     []string{"go", "vet", "./..."},
 			InitOptions: json.RawMessage(`{"symbolScope":"workspace"}`),
-			Settle:      50 * time.Millisecond, // one publication per version
+			// gopls diagnoses the workspace and publishes what changed
+			// before it answers; unchanged diagnostics are not published
+			// again, so silence after another file changed means nothing.
+			Refresh: []ExecuteCommand{{Command: "gopls.diagnose_files", Arguments: []any{map[string]any{"Files": []any{"${uri}"}}}}},
+			Settle:  50 * time.Millisecond, // one publication per version
 		},
 		{
 			Name: "pyright", Language: "python", Binaries: []string{"pyright-langserver"}, Args: []string{"--stdio"},

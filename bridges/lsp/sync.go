@@ -50,6 +50,9 @@ func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, sav
 		doc.mtime, doc.size = fi.ModTime(), fi.Size()
 	}
 	in.mu.Lock()
+	if changed {
+		in.edits++
+	}
 	in.docs[uri] = doc
 	in.mu.Unlock()
 	if save && changed {
@@ -86,6 +89,7 @@ func (s *Supervisor) resyncOpen(ctx context.Context, in *instance) error {
 		if err != nil {
 			in.mu.Lock()
 			delete(in.docs, it.uri)
+			in.edits++
 			in.mu.Unlock()
 			_ = in.notify(ctx, "textDocument/didClose", wDidCloseParams{TextDocument: wTextDocumentIdentifier{URI: it.uri}})
 			continue
@@ -235,6 +239,9 @@ func (s *Supervisor) notifyDiskChanges(ctx context.Context, in *instance) error 
 				changes = append(changes, change{pathToURI(p), 3})
 			}
 		}
+	}
+	if len(changes) > 0 {
+		in.edits++
 	}
 	in.mu.Unlock()
 	if len(changes) == 0 {
