@@ -32,26 +32,26 @@ type edit struct {
 
 // compileAwait compiles code as an async cell, or returns ok false when it
 // does not parse that way either.
-func compileAwait(name, code string) (*goja.Program, bool) {
+func compileAwait(name, code string) (*goja.Program, *cellSource, bool) {
 	if !strings.Contains(code, "await") {
-		return nil, false
+		return nil, nil, false
 	}
 	wrapped := awaitPrefix + code + "\n})()"
 	prg, err := parser.ParseFile(nil, name, wrapped, 0)
 	if err != nil || len(prg.Body) != 1 {
-		return nil, false
+		return nil, nil, false
 	}
 	st, ok := prg.Body[0].(*ast.ExpressionStatement)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	call, ok := st.Expression.(*ast.CallExpression)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	fn, ok := call.Callee.(*ast.FunctionLiteral)
 	if !ok || fn.Body == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	base := prg.File.Base()
 	off := func(i file.Idx) int { return int(i) - base }
@@ -103,15 +103,15 @@ func compileAwait(name, code string) (*goja.Program, bool) {
 	out := wrapped
 	for _, e := range edits {
 		if e.at < 0 || e.at+e.n > len(out) {
-			return nil, false
+			return nil, nil, false
 		}
 		out = out[:e.at] + e.with + out[e.at+e.n:]
 	}
 	p, err := goja.Compile(name, out, false)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
-	return p, true
+	return p, newCellSource(code, out, len(awaitPrefix), edits), true
 }
 
 // declEdits turns `let a = 1, b` into `;(a = 1, b = undefined)`: the keyword
@@ -159,8 +159,12 @@ func (s *session) awaited(v goja.Value, cell string) *kernels.Error {
 				e.Message = m.String()
 			}
 			if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
-				e.Traceback = kernels.TrimTraceback(cleanStack(st.String()), 8<<10)
+				e.Traceback = st.String()
+				if e.Name == "TypeError" {
+					s.nodeError(e)
+				}
 				e.Line = stackLine(e.Traceback, cell)
+				e.Traceback = kernels.TrimTraceback(s.fixStack(cleanStack(e.Traceback)), 8<<10)
 			}
 		}
 		return e

@@ -125,6 +125,9 @@ type session struct {
 	timers map[string]time.Time
 	indent int
 
+	// sources are the cells this runtime ran, by name, for error positions.
+	sources map[string]*cellSource
+
 	toolError     goja.Value // the ToolError constructor
 	inspectMapSet goja.Callable
 }
@@ -160,17 +163,18 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 	}
 	k.cellN++
 	name := fmt.Sprintf("cell-%d", k.cellN)
-	prg, err := compile(name, cell.Code)
+	prg, src, err := compile(name, cell.Code)
 	async := false
 	if err != nil {
-		p, ok := compileAwait(name, cell.Code)
+		p, asrc, ok := compileAwait(name, cell.Code)
 		if !ok {
 			res.Error = syntaxError(err)
 			return res, nil
 		}
-		prg, async = p, true
+		prg, src, async = p, asrc, true
 	}
 	s := k.sess
+	s.sources[name] = src
 	s.ctx = ctx
 	s.stdout, s.stderr = kernels.NewStreamBuffer(k.cfg.MaxOutput), kernels.NewStreamBuffer(k.cfg.MaxOutput)
 	s.order = kernels.NewTranscript(k.cfg.MaxOutput, k.cfg.MaxDisplays)
@@ -213,7 +217,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 		}
 		if err != nil {
 			o.err, o.intr = s.runError(err, name)
-			o.err.Traceback = kernels.TrimTraceback(cleanStack(o.err.Traceback), 8<<10)
+			o.err.Traceback = kernels.TrimTraceback(s.fixStack(cleanStack(o.err.Traceback)), 8<<10)
 			if o.err.Name == "ReferenceError" && (o.err.Message == "require is not defined" || o.err.Message == "process is not defined") {
 				o.err.Message += ": this JavaScript kernel is an embedded runtime without node's modules or process; " +
 					"read and write files with tool('read', {path}) and tool('write', {path, content}), or use Python (language: python) for libraries"
@@ -408,6 +412,9 @@ func (s *session) runError(err error, cell string) (*kernels.Error, *interruptio
 			if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
 				e.Traceback = st.String()
 			}
+			if e.Name == "TypeError" {
+				s.nodeError(e)
+			}
 		} else if v := ex.Value(); v != nil {
 			e.Name, e.Message = "Uncaught", s.inspect(v, 0, true, nil)
 		}
@@ -446,17 +453,20 @@ func cellLine(stack []goja.StackFrame, cell string) int {
 // compile parses first, so that a syntax error keeps its position. Top-level
 // let, const and class declarations are turned into var ones first (see
 // replDeclarations), so a cell can be run again.
-func compile(name, code string) (*goja.Program, error) {
+func compile(name, code string) (*goja.Program, *cellSource, error) {
 	prg, err := parser.ParseFile(nil, name, code, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if re := replDeclarations(prg, code); re != code {
+	src := newCellSource(code, code, 0, nil)
+	if re, edits := replDeclarations(prg, code); re != code {
 		if prg2, err := parser.ParseFile(nil, name, re, 0); err == nil {
 			prg = prg2
+			src = newCellSource(code, re, 0, edits)
 		}
 	}
-	return goja.CompileAST(prg, false)
+	p, err := goja.CompileAST(prg, false)
+	return p, src, err
 }
 
 // replDeclarations rewrites a cell's top-level `let x` and `const x` into
@@ -464,11 +474,7 @@ func compile(name, code string) (*goja.Program, error) {
 // cell is a separate script, and a lexical declaration repeated in a later
 // script (the same cell run twice) would otherwise be a SyntaxError. Lines
 // stay where they are, so errors still point at the cell line.
-func replDeclarations(prg *ast.Program, code string) string {
-	type edit struct {
-		at, n int
-		with  string
-	}
+func replDeclarations(prg *ast.Program, code string) (string, []edit) {
 	var edits []edit
 	base := prg.File.Base()
 	for _, st := range prg.Body {
@@ -477,9 +483,9 @@ func replDeclarations(prg *ast.Program, code string) string {
 			at := int(d.Idx) - base
 			switch {
 			case strings.HasPrefix(code[at:], "let"):
-				edits = append(edits, edit{at, 3, "var"})
+				edits = append(edits, edit{at: at, n: 3, with: "var"})
 			case strings.HasPrefix(code[at:], "const"):
-				edits = append(edits, edit{at, 5, "var  "})
+				edits = append(edits, edit{at: at, n: 5, with: "var  "})
 			}
 		case *ast.ClassDeclaration:
 			c := d.Class
@@ -487,14 +493,17 @@ func replDeclarations(prg *ast.Program, code string) string {
 			if c.Name == nil || !strings.HasPrefix(code[at:], "class") || end < at || end >= len(code) {
 				continue
 			}
-			edits = append(edits, edit{at, 0, "var " + c.Name.Name.String() + " = "}, edit{end + 1, 0, ";"})
+			edits = append(edits, edit{at: at, with: "var " + c.Name.Name.String() + " = "}, edit{at: end + 1, with: ";"})
 		}
 	}
 	for i := len(edits) - 1; i >= 0; i-- {
 		e := edits[i]
 		code = code[:e.at] + e.with + code[e.at+e.n:]
 	}
-	return code
+	for i := range edits {
+		edits[i].seq = i
+	}
+	return code, edits
 }
 
 func syntaxError(err error) *kernels.Error {
@@ -518,7 +527,7 @@ func syntaxError(err error) *kernels.Error {
 func (k *Kernel) newSession() (*session, error) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(MaxCallStackSize)
-	s := &session{vm: vm, cfg: k.cfg, counts: map[string]int{}, timers: map[string]time.Time{}, wake: make(chan *interruption, 1), alive: make(chan struct{}, 1)}
+	s := &session{vm: vm, cfg: k.cfg, counts: map[string]int{}, timers: map[string]time.Time{}, wake: make(chan *interruption, 1), alive: make(chan struct{}, 1), sources: map[string]*cellSource{}}
 	console := vm.NewObject()
 	write := func(err bool, text string) {
 		if s.indent > 0 {
@@ -738,7 +747,7 @@ func (s *session) throwTool(msg string) {
 func (s *session) bundle(v goja.Value, echo bool) kernels.Display {
 	var text string
 	if ex := s.vm.Try(func() { text = s.inspect(v, 0, echo, nil) }); ex != nil {
-		text = "<value could not be shown: " + ex.Error() + ">"
+		text = "<value could not be shown: " + s.fixStack(ex.Error()) + ">"
 	}
 	var d kernels.Display
 	d.Text, d.Note = kernels.CutText(text, s.cfg.MaxText)
@@ -819,7 +828,7 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		return obj.String()
 	case "Error":
 		if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
-			return st.String()
+			return s.fixStack(st.String())
 		}
 		return obj.String()
 	case "RegExp":

@@ -58,7 +58,7 @@ func TestPersistenceEchoConsoleDisplay(t *testing.T) {
 		{"let o = {}; o.self = o; o", "{ self: [Circular] }"},
 		{"f", "[Function: f]"},
 		{"undefined", "<none>"},
-		{"({get boom() { throw new Error('no') }})", "<value could not be shown: Error: no at boom (cell-11:1:22(3))>"},
+		{"({get boom() { throw new Error('no') }})", "<value could not be shown: Error: no at boom (cell-11:1:22)>"},
 		{"new Promise(() => {})", "Promise { <pending> }"},
 		{"[Promise.resolve(1)]", "[ Promise { 1 } ]"},
 		{"Symbol('s')", "Symbol(s)"},
@@ -505,5 +505,47 @@ func TestPrintingCellIsNotIdle(t *testing.T) {
 	}
 	if got := value(t, run(t, k, "ticks")); got != "50" {
 		t.Errorf("ticks after the interrupt: %s", got)
+	}
+}
+
+// TestErrorsAsNode: uncaught TypeErrors read as node 20 words them (goja says
+// "Cannot read property 'x' of undefined", "Value is not an object:
+// undefined", ...), and stack positions are the cell's as written, without
+// goja's program counters, also when top-level await wrapped the cell.
+func TestErrorsAsNode(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	for _, tt := range []struct{ code, message, at string }{
+		// Expected messages as node 20 prints them for the same code.
+		{"let o; o.x", "Cannot read properties of undefined (reading 'x')", "cell-1:1:10"},
+		{"null.foo", "Cannot read properties of null (reading 'foo')", ""},
+		{"let v = null; v.x", "Cannot read properties of null (reading 'x')", ""},
+		{"let m = 'abc'.match(/z/); m[1]", "Cannot read properties of null (reading '1')", ""},
+		{"const c = {}; c.d.e", "Cannot read properties of undefined (reading 'e')", ""},
+		{"let u; u.x = 1", "Cannot set properties of undefined (setting 'x')", ""},
+		{"let u2 = null; u2.x = 1", "Cannot set properties of null (setting 'x')", ""},
+		{"let w; w['p'] = 1", "Cannot set properties of undefined (setting 'p')", ""},
+		{"let f; f()", "f is not a function", ""},
+		{"const q = {}; q.m()", "q.m is not a function", ""},
+		{"const a = []; a[0]()", "a[0] is not a function", ""},
+		{"let n; new n()", "n is not a constructor", ""},
+		{"let ee; for (const x of ee) {}", "ee is not iterable", ""},
+		{"Object.keys(null)", "Cannot convert undefined or null to object", ""},
+		// Top-level await: the column is the cell's, not the wrapper's.
+		{"await 0; let q2; q2.x", "Cannot read properties of undefined (reading 'x')", ":1:21"},
+		{"const r = await Promise.resolve(null); r.k", "Cannot read properties of null (reading 'k')", ":1:42"},
+		{"await 0\nlet g; g()", "g is not a function", ":2:9"},
+	} {
+		code := strings.ReplaceAll(tt.code, `\n`, "\n")
+		r := run(t, k, code)
+		if r.Error == nil || r.Error.Name != "TypeError" || r.Error.Message != tt.message {
+			t.Errorf("%s: got %+v, want TypeError %q", tt.code, r.Error, tt.message)
+			continue
+		}
+		if !strings.HasPrefix(r.Error.Traceback, "TypeError: "+tt.message+"\n") || strings.Contains(r.Error.Traceback, ")(") {
+			t.Errorf("%s: traceback %q", tt.code, r.Error.Traceback)
+		}
+		if tt.at != "" && !strings.Contains(r.Error.Traceback, tt.at+"\n") && !strings.HasSuffix(r.Error.Traceback, tt.at) {
+			t.Errorf("%s: traceback %q lacks the position %s", tt.code, r.Error.Traceback, tt.at)
+		}
 	}
 }
