@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -155,14 +156,92 @@ func AstGrepJSON(ms []Match) []AstGrepMatch {
 	return out
 }
 
-// WriteAstGrepJSON writes matches as ast-grep's JSON array.
+// WriteAstGrepJSON writes matches as `ast-grep run --json` (its "pretty"
+// style) prints them.
 func WriteAstGrepJSON(w io.Writer, ms []Match) error {
-	data, err := json.MarshalIndent(AstGrepJSON(ms), "", "  ")
-	if err != nil {
+	return WriteAstGrepJSONStyle(w, ms, "pretty")
+}
+
+// WriteAstGrepJSONStyle writes matches byte for byte as ast-grep 0.51.1
+// prints them with --json=STYLE: "pretty" (an array whose objects start at
+// the margin, indented by two spaces), "compact" (the array on one line) or
+// "stream" (one object a line). Strings are escaped as serde_json escapes
+// them: "<", ">", "&", U+2028 and U+2029 stay as they are. (ast-grep prints
+// the captures of a match in hash order, which varies from run to run;
+// ours are sorted by name.)
+func WriteAstGrepJSONStyle(w io.Writer, ms []Match, style string) error {
+	var b bytes.Buffer
+	objs := AstGrepJSON(ms)
+	switch style {
+	case "pretty":
+		if len(objs) == 0 {
+			b.WriteString("[]\n")
+			break
+		}
+		b.WriteString("[\n")
+		for i, m := range objs {
+			if i > 0 {
+				b.WriteString(",\n")
+			}
+			if err := encodeJSON(&b, m, true); err != nil {
+				return err
+			}
+		}
+		b.WriteString("\n]\n")
+	case "compact":
+		if err := encodeJSON(&b, objs, false); err != nil {
+			return err
+		}
+		b.WriteByte('\n')
+	case "stream":
+		for _, m := range objs {
+			if err := encodeJSON(&b, m, false); err != nil {
+				return err
+			}
+			b.WriteByte('\n')
+		}
+	default:
+		return fmt.Errorf("matcher: JSON style %q: use pretty, compact or stream", style)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// encodeJSON appends v's JSON to b (indented by two spaces when pretty)
+// without a trailing newline, escaping strings as serde_json does.
+func encodeJSON(b *bytes.Buffer, v any, pretty bool) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if pretty {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", data)
-	return err
+	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	// encoding/json always escapes U+2028 and U+2029; serde_json does not.
+	// An escape is one only after an even run of backslashes.
+	for len(out) > 0 {
+		i := bytes.Index(out, []byte(`\u202`))
+		if i < 0 || i+5 >= len(out) {
+			break
+		}
+		n := 0
+		for j := i - 1; j >= 0 && out[j] == '\\'; j-- {
+			n++
+		}
+		if c := out[i+5]; n%2 == 0 && (c == '8' || c == '9') {
+			b.Write(out[:i])
+			b.WriteRune(rune(0x2020 + int(c-'0')))
+			out = out[i+6:]
+			continue
+		}
+		b.Write(out[:i+5])
+		out = out[i+5:]
+	}
+	b.Write(out)
+	return nil
 }
 
 // ANSI colours for WriteHuman.

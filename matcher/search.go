@@ -21,7 +21,8 @@ const (
 	DefaultMaxResults = 50
 	// DefaultMaxFileSize is the size cap above which files are skipped.
 	DefaultMaxFileSize = 2 << 20
-	// MaxMatchText bounds a match's Text and Lines.
+	// MaxMatchText is the default bound of a match's Text and Lines and of
+	// each capture's text (Config.MaxText).
 	MaxMatchText = 2000
 )
 
@@ -37,6 +38,10 @@ type Config struct {
 	// WholeFiles turns chunked parsing off: every file that passes the token
 	// prefilter is parsed whole (see chunk.go). Results are the same.
 	WholeFiles bool
+	// MaxText bounds a match's Text and Lines and each capture's text, in
+	// bytes (default MaxMatchText; Match.Cut says when one was cut). A
+	// negative value keeps them whole, as `ast-grep --json` prints them.
+	MaxText int
 }
 
 // Searcher runs structural searches with one parser. It is safe for
@@ -47,11 +52,12 @@ type Searcher struct {
 	workers int
 	maxSize int64
 	whole   bool
+	maxText int
 }
 
 // NewSearcher returns a Searcher that parses with p.
 func NewSearcher(p Parser, cfg Config) *Searcher {
-	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize, whole: cfg.WholeFiles}
+	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize, whole: cfg.WholeFiles, maxText: cfg.MaxText}
 	if s.cache == nil {
 		s.cache = NewCache(0)
 	}
@@ -60,6 +66,9 @@ func NewSearcher(p Parser, cfg Config) *Searcher {
 	}
 	if s.maxSize <= 0 {
 		s.maxSize = DefaultMaxFileSize
+	}
+	if s.maxText == 0 {
+		s.maxText = MaxMatchText
 	}
 	return s
 }
@@ -119,10 +128,11 @@ type Match struct {
 	Path     string `json:"file"`
 	Language string `json:"language"`
 	Span     Span   `json:"span"`
-	// Text is the matched source, cut at MaxMatchText bytes (Cut says so).
+	// Text is the matched source, cut at Config.MaxText bytes (Cut says so).
 	Text string `json:"text"`
 	// Lines are the whole source lines the match spans, cut like Text.
-	Lines    string    `json:"lines"`
+	Lines string `json:"lines"`
+	// Cut says that Text, Lines or the text of a capture was cut.
 	Cut      bool      `json:"cut,omitempty"`
 	Bindings []Binding `json:"bindings,omitempty"`
 	// Replacement is the text a rewrite puts in place of the match; nil when
@@ -545,7 +555,7 @@ func (s *Searcher) collect(m *matcher, lang string, j *fileJob, tree *engine.Tre
 		if limit > 0 && len(j.matches) >= limit {
 			break
 		}
-		j.matches = append(j.matches, toMatch(tree, j.path, lang, &raws[i], b))
+		j.matches = append(j.matches, toMatch(tree, j.path, lang, &raws[i], b, s.maxText))
 	}
 	if tmpl == nil {
 		return
@@ -592,24 +602,25 @@ func nodeSpan(a, b engine.Node, at base) Span {
 	return sp
 }
 
-func bound(s []byte) (string, bool) {
-	if len(s) <= MaxMatchText {
+// bound cuts s at max bytes (on a character boundary); max < 0 keeps it whole.
+func bound(s []byte, max int) (string, bool) {
+	if max < 0 || len(s) <= max {
 		return string(s), false
 	}
-	cut := MaxMatchText
+	cut := max
 	for cut > 0 && s[cut]&0xC0 == 0x80 {
 		cut--
 	}
 	return string(s[:cut]), true
 }
 
-func toMatch(t *engine.Tree, path, lang string, r *rawMatch, at base) Match {
+func toMatch(t *engine.Tree, path, lang string, r *rawMatch, at base, max int) Match {
 	src := t.Source()
 	first, last := r.nodes[0], r.nodes[len(r.nodes)-1]
 	m := Match{Path: path, Language: lang, Span: nodeSpan(first, last, at)}
 	var cut1, cut2 bool
 	ms, me := int(first.StartByte()), int(last.EndByte())
-	m.Text, cut1 = bound(src[ms:me])
+	m.Text, cut1 = bound(src[ms:me], max)
 	ls := bytes.LastIndexByte(src[:ms], '\n') + 1
 	le := me
 	if i := bytes.IndexByte(src[le:], '\n'); i >= 0 {
@@ -617,18 +628,21 @@ func toMatch(t *engine.Tree, path, lang string, r *rawMatch, at base) Match {
 	} else {
 		le = len(src)
 	}
-	m.Lines, cut2 = bound(src[ls:le])
+	m.Lines, cut2 = bound(src[ls:le], max)
 	m.Cut = cut1 || cut2
 	for _, b := range r.binds {
 		bd := Binding{Name: b.name, Multi: b.multi}
 		if len(b.nodes) > 0 {
 			bd.Span = nodeSpan(b.nodes[0], b.nodes[len(b.nodes)-1], at)
-			bd.Text, _ = bound(b.text(src))
+			var cut bool
+			bd.Text, cut = bound(b.text(src), max)
+			m.Cut = m.Cut || cut
 		}
 		if b.multi {
 			bd.Parts = []Part{}
 			for _, n := range b.nodes {
-				txt, _ := bound(n.Bytes())
+				txt, cut := bound(n.Bytes(), max)
+				m.Cut = m.Cut || cut
 				bd.Parts = append(bd.Parts, Part{Text: txt, Span: nodeSpan(n, n, at)})
 			}
 		}

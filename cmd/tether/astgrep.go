@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -80,7 +79,8 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer e.Close(ctx)
-	s := matcher.NewSearcher(e, matcher.Config{Workers: *threads})
+	// texts are printed whole, as ast-grep prints them
+	s := matcher.NewSearcher(e, matcher.Config{Workers: *threads, MaxText: -1})
 	q := matcher.Query{Pattern: pattern, Language: lang, Paths: paths, MaxResults: *maxResults}
 	var res *matcher.Result
 	var plan *matcher.Plan
@@ -160,18 +160,5 @@ func (j *jsonStyle) Set(v string) error {
 
 // writeJSON writes matches as ast-grep's JSON in the given style.
 func writeJSON(w io.Writer, ms []matcher.Match, style jsonStyle) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false) // "<" stays "<", as ast-grep prints it
-	switch style {
-	case "compact":
-		return enc.Encode(matcher.AstGrepJSON(ms))
-	case "stream":
-		for _, m := range matcher.AstGrepJSON(ms) {
-			if err := enc.Encode(m); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return matcher.WriteAstGrepJSON(w, ms)
+	return matcher.WriteAstGrepJSONStyle(w, ms, string(style))
 }

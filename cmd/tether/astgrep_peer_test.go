@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// peerSrc has what JSON encoders disagree on: HTML characters (&, <, >),
+// a non-ASCII character before a match (character columns), a control
+// character and a match longer than the 2000 bytes the tools cut at.
+var peerSrc = "fn m(&self) -> bool { a < b && c > d }\n" +
+	"fn ü(x: &str) -> &str { \"\\t\u2028\" }\n" +
+	"fn long() -> u8 { " + strings.Repeat("f(1); ", 500) + "}\n"
+
+// TestAstGrepCLIMatchesPeerBytes: `tether ast-grep --json` prints what the
+// pinned ast-grep prints, byte for byte, in each of its three styles, and
+// exits as it does. Patterns bind at most one metavariable: ast-grep prints
+// several in hash order, which varies from run to run.
+func TestAstGrepCLIMatchesPeerBytes(t *testing.T) {
+	sg := testenv.RequireBinary(t, "ast-grep")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.rs"), []byte(peerSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, pattern string }{
+		{"html characters and unicode", "fn $F($$$) -> $_ { $$$ }"},
+		{"long match", "fn long() -> u8 { $$$ }"},
+		{"binary expression", "$A && c > d"},
+		{"no match", "fn nothing() {}"},
+	}
+	for _, tt := range tests {
+		for _, style := range []string{"--json", "--json=pretty", "--json=compact", "--json=stream"} {
+			t.Run(tt.name+" "+style, func(t *testing.T) {
+				file := filepath.Join(dir, "a.rs")
+				want, err := exec.Command(sg, "run", "-p", tt.pattern, "-l", "rust", style, file).Output()
+				wantCode := 0
+				if ee, ok := err.(*exec.ExitError); ok {
+					wantCode = ee.ExitCode()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				code, got, errOut := runCLI(t, "-p", tt.pattern, "-l", "rust", style, file)
+				if code != wantCode {
+					t.Errorf("exit %d, ast-grep %d (%s)", code, wantCode, errOut)
+				}
+				if got != string(want) {
+					i := firstDiff([]byte(got), want)
+					t.Errorf("output differs from ast-grep 0.51.1's at byte %d:\nast-grep: %q\ntether:   %q",
+						i, around(string(want), i), around(got, i))
+				}
+			})
+		}
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// around shows s near byte i.
+func around(s string, i int) string {
+	return s[max(i-80, 0):min(i+80, len(s))]
+}
