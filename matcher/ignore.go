@@ -23,20 +23,89 @@ type ignoreSet struct {
 	rules []ignoreRule
 }
 
-// loadIgnores reads dir's .gitignore and .ignore (in that order: .ignore wins).
-func loadIgnores(dir string) *ignoreSet {
-	var set *ignoreSet
-	for _, name := range []string{".gitignore", ".ignore"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
+// ignoreLevel is one directory's ignore files, as ast-grep (ripgrep's ignore
+// crate) weighs them: .ignore counts everywhere and over any .gitignore;
+// .gitignore counts only inside a git repository, from the file's directory
+// up to the repository's root.
+type ignoreLevel struct {
+	dot *ignoreSet // .ignore
+	git *ignoreSet // .gitignore
+	// repo: the directory holds .git; excludes are then its repository's
+	// info/exclude and core.excludesFile, weakest first.
+	repo     bool
+	excludes []*ignoreSet
+}
+
+// loadLevel reads dir's ignore files; nil when it has none and is no
+// repository's root.
+func loadLevel(dir string) *ignoreLevel {
+	var l ignoreLevel
+	for _, f := range []struct {
+		name string
+		set  **ignoreSet
+	}{{".gitignore", &l.git}, {".ignore", &l.dot}} {
+		if data, err := os.ReadFile(filepath.Join(dir, f.name)); err == nil {
+			*f.set = &ignoreSet{base: dir, rules: parseIgnore(data)}
+		}
+	}
+	if exists(filepath.Join(dir, ".git")) {
+		l.repo = true
+		l.excludes = repoExcludes(dir)
+	}
+	if l.dot == nil && l.git == nil && !l.repo {
+		return nil
+	}
+	return &l
+}
+
+// levelsIgnore reports whether path (a directory when dir) is ignored by
+// the levels from the outermost directory to the file's own.
+func levelsIgnore(levels []*ignoreLevel, path string, dir bool) bool {
+	// the nearest .ignore with a matching rule decides
+	for i := len(levels) - 1; i >= 0; i-- {
+		if ign, ok := levels[i].dot.match(path, dir); ok {
+			return ign
+		}
+	}
+	// then the .gitignore files up to the nearest repository root, then
+	// that repository's excludes; outside a repository none
+	root := -1
+	for i := len(levels) - 1; i >= 0 && root < 0; i-- {
+		if levels[i].repo {
+			root = i
+		}
+	}
+	if root < 0 {
+		return false
+	}
+	for i := len(levels) - 1; i >= root; i-- {
+		if ign, ok := levels[i].git.match(path, dir); ok {
+			return ign
+		}
+	}
+	return ignored(levels[root].excludes, path, dir)
+}
+
+// match reports whether set ignores path, and whether any of its rules
+// matched it (the last matching rule wins). A nil set matches nothing.
+func (set *ignoreSet) match(path string, dir bool) (ign, ok bool) {
+	if set == nil {
+		return false, false
+	}
+	rel, err := filepath.Rel(set.base, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return false, false
+	}
+	rel = filepath.ToSlash(rel)
+	for _, r := range set.rules {
+		if r.dirOnly && !dir {
 			continue
 		}
-		if set == nil {
-			set = &ignoreSet{base: dir}
+		if r.re.MatchString(rel) {
+			ign, ok = !r.negate, true
 		}
-		set.rules = append(set.rules, parseIgnore(data)...)
 	}
-	return set
+	return ign, ok
 }
 
 // parseIgnore parses gitignore syntax: comments, blank lines, ! negation, a
@@ -127,18 +196,8 @@ func globRegexp(g string) string {
 func ignored(stack []*ignoreSet, path string, dir bool) bool {
 	ign := false
 	for _, set := range stack {
-		rel, err := filepath.Rel(set.base, path)
-		if err != nil || strings.HasPrefix(rel, "..") {
-			continue
-		}
-		rel = filepath.ToSlash(rel)
-		for _, r := range set.rules {
-			if r.dirOnly && !dir {
-				continue
-			}
-			if r.re.MatchString(rel) {
-				ign = !r.negate
-			}
+		if i, ok := set.match(path, dir); ok {
+			ign = i
 		}
 	}
 	return ign

@@ -35,7 +35,7 @@ func TestSearchReportsWhatItSkipped(t *testing.T) {
 		"big.go":        "package a\n" + strings.Repeat("// filler\n", 300_000),
 		".hidden/c.go":  "package c\n\nfunc f() { gee(3) }\n",
 		"gen/skip.go":   "package gen\n\nfunc f() { gee(4) }\n",
-		".gitignore":    "gen/\n",
+		".ignore":       "gen/\n",
 		"notes/read.md": "gee(5)",
 	})
 	s := matcher.NewSearcher(parser(t), matcher.Config{})

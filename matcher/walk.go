@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -50,8 +51,9 @@ func (s Skips) Total() int {
 }
 
 // walk lists the files under root (a file or directory) whose language is lang
-// (anyLanguage: any shipped grammar's), in lexical order. Ignore files of root's ancestors up to the repository root
-// (the directory holding .git) apply too. Symbolic links are not followed.
+// (anyLanguage: any shipped grammar's), in lexical order. Ignore files are
+// weighed as ast-grep weighs them (see ignoreLevel); those of root's parents
+// count too. Symbolic links are not followed.
 func walk(root, lang string, skips *Skips) ([]string, error) {
 	fi, err := os.Lstat(root)
 	if err != nil {
@@ -80,10 +82,10 @@ func walk(root, lang string, skips *Skips) ([]string, error) {
 		return nil, err
 	}
 	var files []string
-	var visit func(dir, absDir string, stack []*ignoreSet)
-	visit = func(dir, absDir string, stack []*ignoreSet) {
-		if set := loadIgnores(absDir); set != nil {
-			stack = append(stack[:len(stack):len(stack)], set)
+	var visit func(dir, absDir string, stack []*ignoreLevel)
+	visit = func(dir, absDir string, stack []*ignoreLevel) {
+		if l := loadLevel(absDir); l != nil {
+			stack = append(stack[:len(stack):len(stack)], l)
 		}
 		ents, err := os.ReadDir(dir)
 		if err != nil {
@@ -112,7 +114,7 @@ func walk(root, lang string, skips *Skips) ([]string, error) {
 				continue
 			}
 			p, ap := filepath.Join(dir, name), filepath.Join(absDir, name)
-			if len(stack) > 0 && ignored(stack, ap, isDir) {
+			if len(stack) > 0 && levelsIgnore(stack, ap, isDir) {
 				skips.Ignored++
 				continue
 			}
@@ -128,31 +130,22 @@ func walk(root, lang string, skips *Skips) ([]string, error) {
 	return files, nil
 }
 
-// ancestorIgnores loads the ignore files of dir's parents up to the
-// repository root; dir's own are loaded by the walk.
-// The repository's own excludes (info/exclude, core.excludesFile) come
-// first, being the weakest.
-func ancestorIgnores(dir string) []*ignoreSet {
-	if exists(filepath.Join(dir, ".git")) {
-		return repoExcludes(dir)
-	}
-	var chain []string
+// ancestorIgnores loads the ignore files of dir's parents, outermost first,
+// up to the file system's root (a parent's .ignore counts everywhere; which
+// .gitignore counts is decided by levelsIgnore); dir's own are loaded by the
+// walk.
+func ancestorIgnores(dir string) []*ignoreLevel {
+	var levels []*ignoreLevel
 	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
-		chain = append(chain, d)
-		if exists(filepath.Join(d, ".git")) {
-			break
+		if l := loadLevel(d); l != nil {
+			levels = append(levels, l)
 		}
 		if filepath.Dir(d) == d {
-			return nil // no repository above: parents' ignore files do not apply
+			break
 		}
 	}
-	stack := repoExcludes(chain[len(chain)-1])
-	for i := len(chain) - 1; i >= 0; i-- {
-		if set := loadIgnores(chain[i]); set != nil {
-			stack = append(stack, set)
-		}
-	}
-	return stack
+	slices.Reverse(levels)
+	return levels
 }
 
 func exists(p string) bool {
