@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tetherhq/tether/internal/fsutil"
 )
@@ -35,6 +37,9 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	}
 	p, params, err := s.positionParams(ctx, pos)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkNewName(p, params.Position, newName); err != nil {
 		return nil, err
 	}
 	if why := p.in.spec.partialView(p.in.root, s.relRoot(p.in.root)); why != "" {
@@ -208,4 +213,70 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// pythonKeywords cannot name anything in Python, not even an attribute.
+var pythonKeywords = map[string]bool{"False": true, "None": true, "True": true, "and": true, "as": true,
+	"assert": true, "async": true, "await": true, "break": true, "class": true, "continue": true, "def": true,
+	"del": true, "elif": true, "else": true, "except": true, "finally": true, "for": true, "from": true,
+	"global": true, "if": true, "import": true, "in": true, "is": true, "lambda": true, "nonlocal": true,
+	"not": true, "or": true, "pass": true, "raise": true, "return": true, "try": true, "while": true,
+	"with": true, "yield": true}
+
+// checkNewName refuses, before the server is asked, a new name that cannot
+// replace the identifier at pos: not every server checks (pyright and
+// typescript-language-server return edits that write "1bad" into every
+// file, breaking the build). A position inside a string (a quoted property
+// key) is left to the server.
+func checkNewName(p *prepared, pos wPosition, newName string) error {
+	lt := lineText(p.text, lineStarts(p.text), pos.Line)
+	at := byteCol(lt, pos.Character)
+	end := at
+	for end < len(lt) {
+		r, n := utf8.DecodeRuneInString(lt[end:])
+		if !isIdentRune(r) {
+			break
+		}
+		end += n
+	}
+	old := lt[at:end]
+	if old == "" {
+		return nil
+	}
+	prev := ""
+	if at > 0 {
+		prev = lt[at-1 : at]
+	}
+	if prev == `"` || prev == "'" || prev == "`" {
+		return nil
+	}
+	lang := p.in.spec.Language
+	name := newName
+	if prev == "#" && strings.HasPrefix(name, "#") { // a JavaScript private name
+		name = name[1:]
+	}
+	dollar := lang == "typescript" || lang == "javascript" || lang == "dart"
+	valid := name != ""
+	for i, r := range name {
+		ok := r == '_' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r)) || (dollar && r == '$')
+		if !ok {
+			valid = false
+			break
+		}
+	}
+	what := ""
+	switch {
+	case !valid:
+		rule := "letters, digits and _, not starting with a digit"
+		if dollar {
+			rule = "letters, digits, _ and $, not starting with a digit"
+		}
+		what = fmt.Sprintf("is not a valid %s identifier (%s)", lang, rule)
+	case lang == "python" && pythonKeywords[name]:
+		what = "is a Python keyword"
+	}
+	if what == "" {
+		return nil
+	}
+	return fmt.Errorf("lsp: cannot rename %q to %q: %q %s; nothing was changed. Pass a new_name that is a single identifier", old, newName, newName, what)
 }
