@@ -106,9 +106,9 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 		rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: no project checker configured for %s", marker, spec.Language))
 		return
 	}
-	bin := lookPath(spec.Checker[0], s.env)
+	bin, local := s.checkerBinary(spec.Checker[0], dir)
 	if bin == "" {
-		rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s found, checker %s not on PATH", marker, spec.Checker[0]))
+		rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s found, checker %s not on PATH nor in the project's node_modules/.bin, .venv/bin or venv/bin", marker, spec.Checker[0]))
 		return
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.checkerTimeout)
@@ -120,6 +120,9 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 	err := cmd.Run()
 	cancel()
 	name := strings.Join(spec.Checker, " ") + where
+	if local != "" {
+		name = strings.Join(append([]string{local}, spec.Checker[1:]...), " ") + where
+	}
 	switch {
 	case cctx.Err() == context.DeadlineExceeded:
 		rep.Ran = append(rep.Ran, fmt.Sprintf("%s (killed after %s: output so far below)", name, s.checkerTimeout))
@@ -134,6 +137,30 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 		rep.Ran = append(rep.Ran, fmt.Sprintf("%s (exit 0)", name))
 	}
 	s.parseCheckerOutput(rep, out.String(), dir)
+}
+
+// checkerBinary finds the checker command name for the project in dir: the
+// project's own first (node_modules/.bin in dir or a directory above it up
+// to the workspace, as node resolves packages; dir's .venv/bin or venv/bin),
+// then PATH. local is the binary's workspace-relative path when it is the
+// project's own.
+func (s *Supervisor) checkerBinary(name, dir string) (bin, local string) {
+	if !strings.ContainsRune(name, os.PathSeparator) {
+		var cands []string
+		for d := dir; ; d = filepath.Dir(d) {
+			cands = append(cands, filepath.Join(d, "node_modules", ".bin", name))
+			if d == s.workdir || !strings.HasPrefix(d, s.workdir) || filepath.Dir(d) == d {
+				break
+			}
+		}
+		cands = append(cands, filepath.Join(dir, ".venv", "bin", name), filepath.Join(dir, "venv", "bin", name))
+		for _, c := range cands {
+			if p := lookPath(c, s.env); p != "" {
+				return p, s.rel(p)
+			}
+		}
+	}
+	return lookPath(name, s.env), ""
 }
 
 // checkerLine matches "file:line:col: message", "file:line: message",
