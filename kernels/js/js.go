@@ -34,6 +34,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -124,6 +125,9 @@ type session struct {
 	counts map[string]int
 	timers map[string]time.Time
 	indent int
+
+	// look is the state of the inspect call in progress.
+	look inspectState
 
 	// sources are the cells this runtime ran, by name, for error positions.
 	sources map[string]*cellSource
@@ -759,6 +763,9 @@ const maxInspectItems = 100
 // inspect formats a value the way a REPL shows it. Top-level strings are raw
 // unless quote is set (the echo quotes them, as node's REPL does).
 func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Object]bool) string {
+	if seen == nil {
+		s.look = inspectState{} // a new top-level value
+	}
 	switch {
 	case v == nil || goja.IsUndefined(v):
 		return "undefined"
@@ -860,76 +867,74 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 			if depth > 2 {
 				return "[" + kind + "]"
 			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s(%d) { ", kind, n)
+			s.look.cur = depth + 1
+			s.look.indent += 2
+			var out []string
 			for i := int64(0); i < n; i++ {
 				if i >= maxInspectItems {
-					fmt.Fprintf(&b, ", ... %d more items", n-i)
+					out = append(out, moreItems(n-i))
 					break
 				}
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				e := arr.Get(fmt.Sprint(i))
+				e := arr.Get(strconv.FormatInt(i, 10))
 				if kind == "Map" {
-					pair, _ := e.(*goja.Object)
-					if pair != nil {
-						b.WriteString(s.inspect(pair.Get("0"), depth+1, true, seen) + " => " + s.inspect(pair.Get("1"), depth+1, true, seen))
+					if pair, _ := e.(*goja.Object); pair != nil {
+						out = append(out, s.inspect(pair.Get("0"), depth+1, true, seen)+" => "+s.inspect(pair.Get("1"), depth+1, true, seen))
 						continue
 					}
 				}
-				b.WriteString(s.inspect(e, depth+1, true, seen))
+				out = append(out, s.inspect(e, depth+1, true, seen))
 			}
-			b.WriteString(" }")
-			return b.String()
+			s.look.indent -= 2
+			return s.look.reduce(out, fmt.Sprintf("%s(%d) {", kind, n), "}", false, false, depth)
 		}
 	}
-	if depth > 2 {
-		if obj.ClassName() == "Array" {
-			return "[Array]"
-		}
-		return "[Object]"
-	}
-	var b strings.Builder
 	if obj.ClassName() == "Array" {
-		// As node shows it: [ 1, 'two' ], and [] when empty.
+		// As node shows it: [ 1, 'two' ], [] when empty, more than six
+		// short items grouped in columns.
 		n := obj.Get("length").ToInteger()
 		if n == 0 {
 			return "[]"
 		}
-		b.WriteString("[ ")
+		if depth > 2 {
+			return "[Array]"
+		}
+		s.look.cur = depth + 1
+		var out []string
+		numeric := true
 		for i := int64(0); i < n; i++ {
 			if i >= maxInspectItems {
-				fmt.Fprintf(&b, ", ... %d more items", n-i)
+				out = append(out, moreItems(n-i))
 				break
 			}
-			if i > 0 {
-				b.WriteString(", ")
+			e := obj.Get(strconv.FormatInt(i, 10))
+			if !isNumber(e) {
+				numeric = false
 			}
-			b.WriteString(s.inspect(obj.Get(fmt.Sprint(i)), depth+1, true, seen))
+			s.look.indent += 2
+			out = append(out, s.inspect(e, depth+1, true, seen))
+			s.look.indent -= 2
 		}
-		b.WriteString(" ]")
-		return b.String()
+		return s.look.reduce(out, "[", "]", true, numeric, depth)
 	}
 	prefix := className(obj)
 	if name := strings.TrimSpace(prefix); typedArrays[name] {
 		n := obj.Get("length").ToInteger()
-		fmt.Fprintf(&b, "%s(%d) [", name, n)
+		if n == 0 {
+			return fmt.Sprintf("%s(0) []", name)
+		}
+		if depth > 2 {
+			return "[" + name + "]"
+		}
+		s.look.cur = depth + 1
+		var out []string
 		for i := int64(0); i < n; i++ {
 			if i >= maxInspectItems {
-				fmt.Fprintf(&b, ", ... %d more items", n-i)
+				out = append(out, moreItems(n-i))
 				break
 			}
-			if i > 0 {
-				b.WriteString(",")
-			}
-			b.WriteString(" " + s.inspect(obj.Get(fmt.Sprint(i)), depth+1, true, seen))
+			out = append(out, s.inspect(obj.Get(strconv.FormatInt(i, 10)), depth+1, true, seen))
 		}
-		if n > 0 {
-			b.WriteString(" ")
-		}
-		b.WriteString("]")
-		return b.String()
+		return s.look.reduce(out, fmt.Sprintf("%s(%d) [", name, n), "]", true, true, depth)
 	}
 	keys := obj.Keys()
 	if len(keys) == 0 {
@@ -940,25 +945,46 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		}
 		return prefix + "{}"
 	}
-	b.WriteString(prefix + "{ ")
+	if depth > 2 {
+		if p := strings.TrimSpace(prefix); p != "" && !strings.HasPrefix(p, "[") {
+			return "[" + p + "]"
+		}
+		return "[Object]"
+	}
+	s.look.cur = depth + 1
+	var out []string
 	for i, key := range keys {
 		if i >= maxInspectItems {
-			fmt.Fprintf(&b, ", ... %d more properties", len(keys)-i)
+			out = append(out, fmt.Sprintf("... %d more properties", len(keys)-i))
 			break
 		}
-		if i > 0 {
-			b.WriteString(", ")
+		name := key
+		if !isIdent(key) {
+			name = quoteJS(key)
 		}
-		if isIdent(key) {
-			b.WriteString(key)
-		} else {
-			b.WriteString(quoteJS(key))
-		}
-		b.WriteString(": ")
-		b.WriteString(s.inspect(obj.Get(key), depth+1, true, seen))
+		s.look.indent += 2
+		out = append(out, name+": "+s.inspect(obj.Get(key), depth+1, true, seen))
+		s.look.indent -= 2
 	}
-	b.WriteString(" }")
-	return b.String()
+	return s.look.reduce(out, prefix+"{", "}", false, false, depth)
+}
+
+func moreItems(n int64) string {
+	if n == 1 {
+		return "... 1 more item"
+	}
+	return fmt.Sprintf("... %d more items", n)
+}
+
+func isNumber(v goja.Value) bool {
+	if v == nil {
+		return false
+	}
+	switch v.Export().(type) {
+	case int64, float64, *big.Int:
+		return true
+	}
+	return false
 }
 
 var typedArrays = map[string]bool{

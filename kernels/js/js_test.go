@@ -72,7 +72,7 @@ func TestPersistenceEchoConsoleDisplay(t *testing.T) {
 		{"new Uint8Array([1, 2, 3])", "Uint8Array(3) [ 1, 2, 3 ]"},
 		{"[[1, [2, [3, [4]]]]]", "[ [ 1, [ 2, [Array] ] ] ]"},
 		{"class K {}; class Q extends K {}; [K, Q]", "[ [class K], [class Q extends K] ]"},
-		{"[async function ag() {}, function* gen() {}, () => 1, {m() {}}, Math.max]", "[ [AsyncFunction: ag], [GeneratorFunction: gen], [Function (anonymous)], { m: [Function: m] }, [Function: max] ]"},
+		{"[async function ag() {}, function* gen() {}, () => 1, {m() {}}, Math.max]", "[\n  [AsyncFunction: ag],\n  [GeneratorFunction: gen],\n  [Function (anonymous)],\n  { m: [Function: m] },\n  [Function: max]\n]"},
 		{"new Date(0)", "1970-01-01T00:00:00.000Z"},
 	}
 	for _, tt := range tests {
@@ -546,6 +546,62 @@ func TestErrorsAsNode(t *testing.T) {
 		}
 		if tt.at != "" && !strings.Contains(r.Error.Traceback, tt.at+"\n") && !strings.HasSuffix(r.Error.Traceback, tt.at) {
 			t.Errorf("%s: traceback %q lacks the position %s", tt.code, r.Error.Traceback, tt.at)
+		}
+	}
+}
+
+// TestInspectBreaksLinesAsNode: console.log shows containers as node 20's
+// util.inspect does with its defaults: one line when it fits in 80 columns
+// and nests at most three levels, else one entry a line; more than six short
+// array items grouped in columns (numbers aligned right). Each want is node
+// 20's output for the same expression.
+func TestInspectBreaksLinesAsNode(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	for _, tt := range []struct{ expr, want string }{
+		{"[1,2,3,4,5,6]",
+			"[ 1, 2, 3, 4, 5, 6 ]"},
+		{"[1,2,3,4,5,6,7]",
+			"[\n  1, 2, 3, 4,\n  5, 6, 7\n]"},
+		{"Array.from({length:30},(_, i)=>i*7)",
+			"[\n    0,   7,  14,  21,  28,  35,  42,  49,\n   56,  63,  70,  77,  84,  91,  98, 105,\n  112, 119, 126, 133, 140, 147, 154, 161,\n  168, 175, 182, 189, 196, 203\n]"},
+		{"Array.from({length:120},(_, i)=>i)",
+			"[\n   0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11,\n  12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,\n  24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,\n  36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,\n  48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59,\n  60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71,\n  72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83,\n  84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95,\n  96, 97, 98, 99,\n  ... 20 more items\n]"},
+		{"Array.from({length:101},(_, i)=>i%3)",
+			"[\n  0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2,\n  0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2,\n  0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2,\n  0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2,\n  0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2,\n  0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2,\n  0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2,\n  0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2,\n  0, 1, 2, 0,\n  ... 1 more item\n]"},
+		{"['apple','banana','cherry','date','elderberry','fig','grape']",
+			"[ 'apple', 'banana', 'cherry', 'date', 'elderberry', 'fig', 'grape' ]"},
+		{"({users:[{name:'alice',age:30},{name:'bob',age:25}], total: 2})",
+			"{\n  users: [ { name: 'alice', age: 30 }, { name: 'bob', age: 25 } ],\n  total: 2\n}"},
+		{"[{a:1},{b:2},{c:3},{d:4},{e:5},{f:6},{g:7}]",
+			"[\n  { a: 1 }, { b: 2 },\n  { c: 3 }, { d: 4 },\n  { e: 5 }, { f: 6 },\n  { g: 7 }\n]"},
+		{"new Map([['a',{x:1,y:[1,2,3]}],['b',{x:2, y:[4,5,6]}], ['c', 'a long string value here to break']])",
+			"Map(3) {\n  'a' => { x: 1, y: [ 1, 2, 3 ] },\n  'b' => { x: 2, y: [ 4, 5, 6 ] },\n  'c' => 'a long string value here to break'\n}"},
+		{"({a: 1, b: [1, 2, {c: 3}], s: 'x', n: null, u: undefined, d: new Date(0)})",
+			"{\n  a: 1,\n  b: [ 1, 2, { c: 3 } ],\n  s: 'x',\n  n: null,\n  u: undefined,\n  d: 1970-01-01T00:00:00.000Z\n}"},
+		{"({a:{b:{c:{d:1}}},e:1})",
+			"{ a: { b: { c: [Object] } }, e: 1 }"},
+		{"({a:{b:{c:{}}}})",
+			"{ a: { b: { c: {} } } }"},
+		{"({level1: {level2: {level3: 'deep'}}, other: [1, [2, [3, [4]]]]})",
+			"{\n  level1: { level2: { level3: 'deep' } },\n  other: [ 1, [ 2, [Array] ] ]\n}"},
+		{"new Set(['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota'])",
+			"Set(9) {\n  'alpha',\n  'beta',\n  'gamma',\n  'delta',\n  'epsilon',\n  'zeta',\n  'eta',\n  'theta',\n  'iota'\n}"},
+		{"new Uint8Array(10)",
+			"Uint8Array(10) [\n  0, 0, 0, 0, 0,\n  0, 0, 0, 0, 0\n]"},
+		{"[['a', 1], ['b', 2], ['c', 3], ['d', 4], ['e', 5], ['f', 6], ['g', 7], ['h', 8]]",
+			"[\n  [ 'a', 1 ],\n  [ 'b', 2 ],\n  [ 'c', 3 ],\n  [ 'd', 4 ],\n  [ 'e', 5 ],\n  [ 'f', 6 ],\n  [ 'g', 7 ],\n  [ 'h', 8 ]\n]"},
+		{"[1.5, -2, 300, 4e21, 5, 6, 7]",
+			"[\n    1.5, -2, 300,\n  4e+21,  5,   6,\n      7\n]"},
+		{"[true, false, null, undefined, 1, 'x', 2]",
+			"[ true, false, null, undefined, 1, 'x', 2 ]"},
+	} {
+		r := run(t, k, "console.log("+tt.expr+")")
+		if r.Error != nil {
+			t.Errorf("%s: %s: %s", tt.expr, r.Error.Name, r.Error.Message)
+			continue
+		}
+		if r.Stdout.Text != tt.want+"\n" {
+			t.Errorf("console.log(%s):\n got %s\nwant %s", tt.expr, r.Stdout.Text, tt.want)
 		}
 	}
 }

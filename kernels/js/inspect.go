@@ -1,0 +1,124 @@
+package js
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// Line breaking as node's util.inspect does it with its defaults (breakLength
+// 80, compact 3): a container goes on one line when it fits and holds at most
+// three levels of nesting; otherwise one entry a line, indented. More than six
+// short array items are grouped in columns, numbers aligned right.
+
+const breakLength = 80
+
+// inspectState is the state of one inspect call: the indentation of the value
+// being formatted and the depth of the last container entered (node's
+// ctx.indentationLvl and ctx.currentDepth).
+type inspectState struct {
+	indent int
+	cur    int
+}
+
+// reduce joins a container's formatted entries between open and close, as
+// node's reduceToSingleString.
+func (st *inspectState) reduce(output []string, open, close string, array, numeric bool, depth int) string {
+	entries := len(output)
+	if array && entries > 6 {
+		output = groupArray(output, st.indent, numeric)
+	}
+	if st.cur-(depth+1) < 3 && entries == len(output) {
+		start := len(output) + st.indent + width(open) + 10
+		if belowBreakLength(output, start) {
+			joined := strings.Join(output, ", ")
+			if !strings.Contains(joined, "\n") {
+				return open + " " + joined + " " + close
+			}
+		}
+	}
+	ind := "\n" + strings.Repeat(" ", st.indent)
+	return open + ind + "  " + strings.Join(output, ","+ind+"  ") + ind + close
+}
+
+func width(s string) int { return utf8.RuneCountInString(s) }
+
+func belowBreakLength(output []string, start int) bool {
+	total := len(output) + start
+	if total+len(output) > breakLength {
+		return false
+	}
+	for _, o := range output {
+		total += width(o)
+		if total > breakLength {
+			return false
+		}
+	}
+	return true
+}
+
+// groupArray arranges short array items in columns, as node's
+// groupArrayElements; a trailing "... n more items" stays on its own line.
+func groupArray(output []string, indent int, numeric bool) []string {
+	outputLength := len(output)
+	if strings.HasPrefix(output[outputLength-1], "... ") && strings.Contains(output[outputLength-1], " more item") {
+		outputLength--
+	}
+	const separatorSpace = 2
+	dataLen := make([]int, outputLength)
+	totalLength, maxLength := 0, 0
+	for i := 0; i < outputLength; i++ {
+		l := width(output[i])
+		dataLen[i] = l
+		totalLength += l + separatorSpace
+		maxLength = max(maxLength, l)
+	}
+	actualMax := maxLength + separatorSpace
+	if actualMax*3+indent >= breakLength || !(float64(totalLength)/float64(actualMax) > 5 || maxLength <= 6) {
+		return output
+	}
+	averageBias := math.Sqrt(float64(actualMax) - float64(totalLength)/float64(len(output)))
+	biasedMax := math.Max(float64(actualMax)-3-averageBias, 1)
+	columns := min(
+		int(math.Round(math.Sqrt(2.5*biasedMax*float64(outputLength))/biasedMax)),
+		(breakLength-indent)/actualMax,
+		3*4,
+		15,
+	)
+	if columns <= 1 {
+		return output
+	}
+	maxLineLength := make([]int, columns)
+	for i := 0; i < columns; i++ {
+		lineLength := 0
+		for j := i; j < outputLength; j += columns {
+			lineLength = max(lineLength, dataLen[j])
+		}
+		maxLineLength[i] = lineLength + separatorSpace
+	}
+	var tmp []string
+	for i := 0; i < outputLength; i += columns {
+		last := min(i+columns, outputLength)
+		var b strings.Builder
+		j := i
+		for ; j < last-1; j++ {
+			cell := output[j] + ", "
+			pad := strings.Repeat(" ", max(maxLineLength[j-i]-dataLen[j]-separatorSpace, 0))
+			if numeric {
+				b.WriteString(pad + cell)
+			} else {
+				b.WriteString(cell + pad)
+			}
+		}
+		if numeric {
+			b.WriteString(strings.Repeat(" ", max(maxLineLength[j-i]-separatorSpace-dataLen[j], 0)) + output[j])
+		} else {
+			b.WriteString(output[j])
+		}
+		tmp = append(tmp, b.String())
+	}
+	if outputLength < len(output) {
+		tmp = append(tmp, output[outputLength])
+	}
+	return tmp
+}
