@@ -42,6 +42,8 @@ type Pattern struct {
 	roots   []*pnode
 	tokens  []string
 	vars    []string
+	// varMulti: each bound name, and whether it is a $$$ capture
+	varMulti map[string]bool
 }
 
 // chunkable reports whether a match is sure to lie inside one top-level
@@ -626,11 +628,13 @@ func unsubstitute(text string, expando rune) string {
 func (p *Pattern) collect() {
 	toks := map[string]bool{}
 	vars := map[string]bool{}
+	p.varMulti = map[string]bool{}
 	var walk func(n *pnode)
 	walk = func(n *pnode) {
 		if n.meta.kind != metaNone {
 			if n.meta.name != "" {
 				vars[n.meta.name] = true
+				p.varMulti[n.meta.name] = n.meta.kind == metaMulti
 			}
 			return
 		}

@@ -3,7 +3,7 @@ package matcher
 import (
 	"bytes"
 	"context"
-	"slices"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -44,7 +44,7 @@ func (t *template) edits(tree *engine.Tree, raws []rawMatch) []replacement {
 		if int(r.start()) < last {
 			continue
 		}
-		text := expand(t.src, src, r, t.pat.vars)
+		text := expand(t.src, src, r)
 		out = append(out, replacement{start: int(r.start()), end: int(r.end()), text: text})
 		last = int(r.end())
 	}
@@ -66,7 +66,7 @@ func lineIndent(src []byte, off int) string {
 // stay; a capture spanning lines is re-based onto the template line's
 // indentation; and every template line after the first is indented to the
 // match's line, so a multi-line replacement lines up with the code it replaces.
-func expand(tmpl string, src []byte, r *rawMatch, vars []string) string {
+func expand(tmpl string, src []byte, r *rawMatch) string {
 	var b strings.Builder
 	lineStart := 0 // index in b of the current output line
 	for i := 0; i < len(tmpl); {
@@ -78,19 +78,17 @@ func expand(tmpl string, src []byte, r *rawMatch, vars []string) string {
 			continue
 		}
 		if c == '$' {
-			_, name, _, n := metaAt(tmpl, i)
-			if n > 0 && name != "" {
-				if bd := findBinding(r.binds, name); bd != nil {
+			if multi, name, n := tmplVar(tmpl, i); n > 0 {
+				// a metavariable the pattern does not bind, or binds as the
+				// other kind ($ARGS for a $$$ARGS capture), is replaced by
+				// nothing, as ast-grep replaces it (Plan.Unbound names them)
+				if bd := findBinding(r.binds, name); bd != nil && bd.multi == multi {
 					cur := b.String()[lineStart:]
 					indent := cur[:len(cur)-len(strings.TrimLeft(cur, " \t"))]
 					b.WriteString(rebase(bd, src, indent))
-					i += n
-					continue
 				}
-				if slices.Contains(vars, name) {
-					i += n // an empty $$$ capture
-					continue
-				}
+				i += n
+				continue
 			}
 		}
 		b.WriteByte(c)
@@ -108,6 +106,51 @@ func expand(tmpl string, src []byte, r *rawMatch, vars []string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// tmplVar reads the metavariable at tmpl[i], as ast-grep reads a rewrite:
+// $NAME and $$NAME stand for a single capture, $$$NAME for a multiple one;
+// NAME is [A-Z_][A-Z0-9_]*. n is 0 where there is none ($$$ alone, $x, $1).
+func tmplVar(tmpl string, i int) (multi bool, name string, n int) {
+	kind, _, dollars, n := metaAt(tmpl, i)
+	if n == 0 || n == dollars {
+		return false, "", 0
+	}
+	return kind == metaMulti, tmpl[i+dollars : i+n], n
+}
+
+// unbound lists the metavariables of a rewrite template that the pattern
+// does not bind as written: "$Y", "$ARGS (the pattern binds $$$ARGS)".
+func unbound(tmpl string, p *Pattern) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; i < len(tmpl); i++ {
+		if tmpl[i] != '$' {
+			continue
+		}
+		multi, name, n := tmplVar(tmpl, i)
+		if n == 0 {
+			continue
+		}
+		written := tmpl[i : i+n]
+		i += n - 1
+		if seen[written] {
+			continue
+		}
+		seen[written] = true
+		bound, ok := p.varMulti[name]
+		switch {
+		case !ok:
+			out = append(out, written)
+		case bound != multi:
+			sig := "$"
+			if bound {
+				sig = "$$$"
+			}
+			out = append(out, fmt.Sprintf("%s (the pattern binds %s%s)", written, sig, name))
+		}
+	}
+	return out
 }
 
 func findBinding(bs []binding, name string) *binding {
@@ -179,6 +222,10 @@ type Plan struct {
 	Rewrite      string
 	Changes      []FileChange
 	Replacements int
+	// Unbound are the rewrite's metavariables that the pattern does not bind
+	// as written ($Y, or $ARGS where the pattern has $$$ARGS): each is
+	// replaced by nothing, as ast-grep replaces it.
+	Unbound []string
 }
 
 // Rewrite runs q and computes the replacement of every match by the rewrite
@@ -189,7 +236,7 @@ func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan,
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Result: res, Rewrite: rewrite}
+	p := &Plan{Result: res, Rewrite: rewrite, Unbound: unbound(rewrite, res.Pattern)}
 	for _, j := range jobs {
 		if len(j.edits) == 0 {
 			continue

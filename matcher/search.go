@@ -579,7 +579,7 @@ func (s *Searcher) collect(m *matcher, lang string, j *fileJob, tree *engine.Tre
 			// a match inside one that is replaced: its own replacement is
 			// still reported (ast-grep's JSON has one for every match), though
 			// only the outermost is applied
-			txt := expand(tmpl.src, tree.Source(), &raws[k-first], tmpl.pat.vars)
+			txt := expand(tmpl.src, tree.Source(), &raws[k-first])
 			mt.Replacement = &txt
 		}
 	}

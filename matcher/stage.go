@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -18,15 +19,35 @@ var ErrUnknownEdit = errors.New("matcher: unknown edit id")
 // ErrStale is wrapped by Accept when files changed after the edit was staged.
 var ErrStale = errors.New("matcher: files changed since the edit was staged")
 
+// Bounds of a Stager's memory.
+const (
+	// MaxStagedEdits is how many unresolved edits a Stager keeps; staging
+	// one more drops the oldest.
+	MaxStagedEdits = 32
+	// MaxStagedBytes bounds the file contents (old and new) the unresolved
+	// edits hold together; staging past it drops the oldest edits until the
+	// rest fit (the newest is always kept).
+	MaxStagedBytes = 256 << 20
+	// maxResolved is how many resolved or dropped ids are remembered to say
+	// what became of them.
+	maxResolved = 1024
+)
+
 // Stager holds one run's staged rewrites until they are accepted or
-// discarded. Ids are edit_1, edit_2, ... in staging order. It is safe for
-// concurrent use.
+// discarded, at most MaxStagedEdits of them and MaxStagedBytes of content:
+// past either the oldest are dropped, and resolving a dropped one says so.
+// Ids are edit_1, edit_2, ... in staging order. It is safe for concurrent
+// use.
 type Stager struct {
-	root     *fsutil.Root
-	mu       sync.Mutex
-	next     int
-	edits    map[string]*Plan
-	resolved map[string]string
+	root          *fsutil.Root
+	mu            sync.Mutex
+	next          int
+	edits         map[string]*Plan
+	order         []string // unresolved ids, oldest first
+	bytes         int64    // content the unresolved edits hold
+	maxBytes      int64    // MaxStagedBytes (smaller in tests)
+	resolved      map[string]string
+	resolvedOrder []string
 }
 
 // NewStager returns an empty Stager. With a root, accepted edits are applied
@@ -34,17 +55,60 @@ type Stager struct {
 // again, all or nothing with roll-back); with nil they are written with the
 // matcher's own atomic writes.
 func NewStager(root *fsutil.Root) *Stager {
-	return &Stager{root: root, edits: map[string]*Plan{}, resolved: map[string]string{}}
+	return &Stager{root: root, edits: map[string]*Plan{}, resolved: map[string]string{}, maxBytes: MaxStagedBytes}
 }
 
 // Stage records a plan and returns its id. Nothing is written.
 func (s *Stager) Stage(p *Plan) string {
+	id, _ := s.StageDropping(p)
+	return id
+}
+
+// StageDropping records a plan and returns its id and the ids of the
+// older unresolved edits it dropped to stay within MaxStagedEdits and
+// MaxStagedBytes. Nothing is written.
+func (s *Stager) StageDropping(p *Plan) (id string, dropped []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.next++
-	id := fmt.Sprintf("edit_%d", s.next)
+	id = fmt.Sprintf("edit_%d", s.next)
+	size := planBytes(p)
+	for len(s.order) > 0 && (len(s.order)+1 > MaxStagedEdits || s.bytes+size > s.maxBytes) {
+		old := s.order[0]
+		s.remove(old, fmt.Sprintf("dropped unresolved when %s was staged (at most %d staged edits and %d MiB are kept)",
+			id, MaxStagedEdits, MaxStagedBytes>>20))
+		dropped = append(dropped, old)
+	}
 	s.edits[id] = p
-	return id
+	s.order = append(s.order, id)
+	s.bytes += size
+	return id, dropped
+}
+
+// planBytes is the file content a plan holds.
+func planBytes(p *Plan) int64 {
+	var n int64
+	for _, c := range p.Changes {
+		n += int64(len(c.Old) + len(c.New))
+	}
+	return n
+}
+
+// remove forgets the unresolved edit id, remembering how it ended.
+func (s *Stager) remove(id, how string) {
+	if p, ok := s.edits[id]; ok {
+		s.bytes -= planBytes(p)
+		delete(s.edits, id)
+	}
+	if i := slices.Index(s.order, id); i >= 0 {
+		s.order = slices.Delete(s.order, i, i+1)
+	}
+	s.resolved[id] = how
+	s.resolvedOrder = append(s.resolvedOrder, id)
+	if len(s.resolvedOrder) > maxResolved {
+		delete(s.resolved, s.resolvedOrder[0])
+		s.resolvedOrder = s.resolvedOrder[1:]
+	}
 }
 
 // Pending returns the plan staged under id, if it is still unresolved.
@@ -61,12 +125,9 @@ func (s *Stager) take(id string) (*Plan, error) {
 		return p, nil
 	}
 	if how, done := s.resolved[id]; done {
-		return nil, fmt.Errorf("%w: %s was already %s; run ast_edit again to stage a new change", ErrUnknownEdit, id, how)
+		return nil, fmt.Errorf("%w: %s was %s; run ast_edit again to stage a new change", ErrUnknownEdit, id, how)
 	}
-	var ids []string
-	for k := range s.edits {
-		ids = append(ids, k)
-	}
+	ids := slices.Clone(s.order)
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("%w: %q: nothing is staged; run ast_edit first", ErrUnknownEdit, id)
 	}
@@ -119,8 +180,7 @@ func (s *Stager) Accept(id string) (*Plan, error) {
 	} else if err := applyAll(p.Changes); err != nil {
 		return nil, err
 	}
-	delete(s.edits, id)
-	s.resolved[id] = "accepted"
+	s.remove(id, "already accepted")
 	return p, nil
 }
 
@@ -131,7 +191,6 @@ func (s *Stager) Discard(id string) error {
 	if _, err := s.take(id); err != nil {
 		return err
 	}
-	delete(s.edits, id)
-	s.resolved[id] = "discarded"
+	s.remove(id, "already discarded")
 	return nil
 }

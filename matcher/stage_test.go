@@ -194,3 +194,48 @@ func TestStagerUnknownIDSaysWhatToDo(t *testing.T) {
 		}
 	}
 }
+
+// TestStagerBounded: unresolved edits are kept up to MaxStagedEdits and a
+// byte budget; staging past either drops the oldest (the newest is always
+// kept, even alone over the budget), and resolving a dropped one says so.
+func TestStagerBounded(t *testing.T) {
+	plan := func(n int) *Plan {
+		return &Plan{Changes: []FileChange{{Path: "x", Old: make([]byte, n), New: make([]byte, n)}}}
+	}
+	s := NewStager(nil)
+	s.maxBytes = 100
+	a, _ := s.StageDropping(plan(20)) // 40 bytes
+	b, _ := s.StageDropping(plan(20)) // 80
+	c, dropped := s.StageDropping(plan(20))
+	if len(dropped) != 1 || dropped[0] != a {
+		t.Errorf("staging past the byte budget dropped %v, want [%s]", dropped, a)
+	}
+	if _, err := s.Accept(a); !errors.Is(err, ErrUnknownEdit) || !strings.Contains(err.Error(), "dropped unresolved when "+c+" was staged") {
+		t.Errorf("accepting a dropped edit: %v", err)
+	}
+	big, dropped := s.StageDropping(plan(500))
+	if strings.Join(dropped, ",") != b+","+c {
+		t.Errorf("an edit over the whole budget dropped %v, want [%s %s]", dropped, b, c)
+	}
+	if _, ok := s.Pending(big); !ok {
+		t.Error("the newest edit is not kept")
+	}
+
+	s = NewStager(nil)
+	var first string
+	for i := range MaxStagedEdits {
+		id, dropped := s.StageDropping(&Plan{})
+		if i == 0 {
+			first = id
+		}
+		if len(dropped) > 0 {
+			t.Fatalf("edit %d of %d dropped %v", i+1, MaxStagedEdits, dropped)
+		}
+	}
+	if _, dropped := s.StageDropping(&Plan{}); len(dropped) != 1 || dropped[0] != first {
+		t.Errorf("edit %d dropped %v, want [%s]", MaxStagedEdits+1, dropped, first)
+	}
+	if err := s.Discard(first); err == nil || !strings.Contains(err.Error(), "dropped") {
+		t.Errorf("discarding a dropped edit: %v", err)
+	}
+}

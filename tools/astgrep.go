@@ -18,6 +18,10 @@ const (
 	AstGrepDefaultMax = matcher.DefaultMaxResults
 	// AstEditDiffLines bounds the diff ast_edit shows.
 	AstEditDiffLines = 400
+	// AstEditMaxStaged is how many unresolved edits a run keeps; staging one
+	// more drops the oldest, and the result says so (see also
+	// matcher.MaxStagedBytes).
+	AstEditMaxStaged = matcher.MaxStagedEdits
 	// astGrepMaxText bounds ast_grep's text.
 	astGrepMaxText = 64 << 10
 )
@@ -215,10 +219,18 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 		}
 		return Text(fmt.Sprintf("nothing staged: %s", plan.Result.Summary())), nil
 	}
-	id := s.stage.Stage(plan)
+	id, dropped := s.stage.StageDropping(plan)
 	var b strings.Builder
 	fmt.Fprintf(&b, "(proposed) %s in %s; nothing written yet: call resolve with edit_id %q and action \"accept\" to apply or \"discard\" to drop it\n",
 		plural(plan.Replacements, "replacement"), plural(len(plan.Changes), "file"), id)
+	if len(plan.Unbound) > 0 {
+		fmt.Fprintf(&b, "note: the pattern does not bind %s of the rewrite: replaced by nothing, as ast-grep does; check the spelling\n",
+			strings.Join(plan.Unbound, ", "))
+	}
+	if len(dropped) > 0 {
+		fmt.Fprintf(&b, "note: %s was dropped unresolved: at most %d staged edits (%d MiB of files) are kept; resolve edits before staging more\n",
+			strings.Join(dropped, ", "), AstEditMaxStaged, matcher.MaxStagedBytes>>20)
+	}
 	if n := plan.Result.Skipped.Total() + len(plan.Result.Errors); n > 0 {
 		fmt.Fprintf(&b, "(%s)\n", plan.Result.Summary())
 	}

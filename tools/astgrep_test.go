@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,5 +208,48 @@ func TestAstGrepErrorsNameRelativePaths(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "several languages") || strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), real) {
 			t.Errorf("%s: %v", args, err)
 		}
+	}
+}
+
+// TestAstEditUnboundMetavariable: a metavariable of the rewrite that the
+// pattern does not bind is replaced by nothing, as ast-grep does, and the
+// result says which ones, so a misspelt name is not lost silently.
+func TestAstEditUnboundMetavariable(t *testing.T) {
+	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc})
+	res, err := sgCall(t, r, "ast_edit", `{"pattern":"fmt.Errorf($$$ARGS)","rewrite":"errs.New($$$ARG, $ARGS)","language":"go"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txt := res.AllText()
+	for _, want := range []string{"+\t\treturn errs.New(, )", "$$$ARG, $ARGS (the pattern binds $$$ARGS)", "replaced by nothing"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("ast_edit result lacks %q:\n%s", want, txt)
+		}
+	}
+}
+
+// TestAstEditStagedEditsBounded: staged edits do not pile up in memory
+// without end: past tools.AstEditMaxStaged the oldest unresolved one is
+// dropped, the result staging the new one says so, and resolving the dropped
+// one says what happened to it.
+func TestAstEditStagedEditsBounded(t *testing.T) {
+	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc})
+	var last string
+	for i := range tools.AstEditMaxStaged + 1 {
+		res, err := sgCall(t, r, "ast_edit", fmt.Sprintf(`{"pattern":"fmt.Errorf($$$A)","rewrite":"e%d($$$A)","language":"go"}`, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = res.AllText()
+	}
+	if !strings.Contains(last, `edit_1 was dropped`) {
+		t.Errorf("staging past the bound does not say which edit it dropped:\n%s", last)
+	}
+	_, err := sgCall(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
+	if !errors.Is(err, matcher.ErrUnknownEdit) || !strings.Contains(err.Error(), "dropped") || !strings.Contains(err.Error(), "run ast_edit again") {
+		t.Errorf("resolving a dropped edit: %v", err)
+	}
+	if _, err := sgCall(t, r, "resolve", `{"edit_id":"edit_2","action":"discard"}`); err != nil {
+		t.Errorf("edit_2 is still staged: %v", err)
 	}
 }

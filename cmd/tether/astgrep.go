@@ -96,6 +96,9 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tether:", err)
 		return 2
 	}
+	if plan != nil && len(plan.Unbound) > 0 {
+		fmt.Fprintf(stderr, "tether ast-grep: note: the pattern does not bind %s of the rewrite: replaced by nothing, as ast-grep does\n", strings.Join(plan.Unbound, ", "))
+	}
 	switch {
 	case asJSON != "":
 		err = writeJSON(stdout, res.Matches, asJSON)
