@@ -311,6 +311,9 @@ func formatCheck(rep *lsp.CheckReport) string {
 		for _, u := range rep.Unparsed {
 			b.WriteString("  " + u + "\n")
 		}
+		if rep.UnparsedCut > 0 {
+			fmt.Fprintf(&b, "  ... %d more line(s) of output not shown\n", rep.UnparsedCut)
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

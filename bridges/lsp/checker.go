@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // CheckReport is the answer of diagnostics "*": the project checkers' output
@@ -22,8 +24,12 @@ type CheckReport struct {
 	Total int `json:"total"`
 	// Ran lists each checker run with its outcome ("go vet ./... (exit 1)").
 	Ran []string `json:"ran"`
-	// Unparsed holds output lines that named no file:line (bounded).
+	// Unparsed holds output lines that named no file:line and did not
+	// continue a finding's message, at most maxUnparsed, each cut at
+	// maxOutputLine bytes.
 	Unparsed []string `json:"unparsed,omitempty"`
+	// UnparsedCut counts the lines of that kind left out of Unparsed.
+	UnparsedCut int `json:"unparsed_cut,omitempty"`
 	// Skipped says why a server's checker did not run.
 	Skipped []string `json:"skipped,omitempty"`
 }
@@ -169,16 +175,42 @@ var checkerLine = regexp.MustCompile(`^\s*(?:vet: )?([^\s:()]+?\.[A-Za-z0-9]+)(?
 
 var checkerSeverity = regexp.MustCompile(`^(?i)(error|warning|info|information|note|hint)\b\s*(?:(TS\d+)\s*)?:?\s*`)
 
-// parseCheckerOutput parses out, the output of a checker run in dir.
+const (
+	maxUnparsed     = 40   // output lines kept that are no finding
+	maxOutputLine   = 400  // bytes kept of one such line
+	maxContinuation = 10   // lines appended to one finding's message
+	maxMessage      = 2000 // bytes of one finding's message
+)
+
+// parseCheckerOutput parses out, the output of a checker run in dir. A line
+// indented deeper than the finding before it continues that finding's
+// message (go's "\thave (int)", tsc's and pyright's second lines).
 func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out, dir string) {
+	var last *Diagnostic // the finding the previous line belonged to
+	lastIndent, cont := 0, 0
 	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimRight(line, "\r")
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
+		indent := len(line) - len(strings.TrimLeftFunc(line, unicode.IsSpace))
 		m := checkerLine.FindStringSubmatch(line)
 		if m == nil {
-			if len(rep.Unparsed) < 40 {
-				rep.Unparsed = append(rep.Unparsed, strings.TrimRight(line, "\r"))
+			text := strings.TrimSpace(line)
+			switch {
+			case last != nil && indent > lastIndent:
+				if cont < maxContinuation && len(last.Message) < maxMessage {
+					last.Message = cutLine(last.Message+"\n  "+text, maxMessage)
+				}
+				cont++
+			case !strings.ContainsAny(text, " \t") && isFile(text, dir):
+				// A heading naming the file whose findings follow (pyright).
+			case len(rep.Unparsed) < maxUnparsed:
+				rep.Unparsed = append(rep.Unparsed, cutLine(line, maxOutputLine))
+				last = nil
+			default:
+				rep.UnparsedCut++
+				last = nil
 			}
 			continue
 		}
@@ -186,7 +218,7 @@ func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out, dir string) {
 		if ln == "" {
 			ln, col = m[4], m[5]
 		}
-		d := Diagnostic{Path: file, Severity: "error", Message: strings.TrimSpace(m[6])}
+		d := Diagnostic{Path: file, Severity: "error", Message: cutLine(strings.TrimSpace(m[6]), maxMessage)}
 		d.Line, _ = strconv.Atoi(ln)
 		d.Col, _ = strconv.Atoi(col)
 		if sm := checkerSeverity.FindStringSubmatch(d.Message); sm != nil {
@@ -202,8 +234,33 @@ func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out, dir string) {
 		}
 		d.Path = s.rel(filepath.Clean(d.Path))
 		rep.Total++
+		last, lastIndent, cont = nil, indent, 0
 		if len(rep.Items) < MaxDiagnostics {
 			rep.Items = append(rep.Items, d)
+			last = &rep.Items[len(rep.Items)-1]
+		} else {
+			last = &Diagnostic{} // continuation lines of a finding not shown
 		}
 	}
+}
+
+// cutLine bounds line at max bytes on a character boundary and says so.
+func cutLine(line string, max int) string {
+	if len(line) <= max {
+		return line
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	return line[:cut] + fmt.Sprintf("... (%d more bytes)", len(line)-cut)
+}
+
+// isFile reports whether name (absolute, or relative to dir) is a file.
+func isFile(name, dir string) bool {
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(dir, name)
+	}
+	fi, err := os.Stat(name)
+	return err == nil && !fi.IsDir()
 }

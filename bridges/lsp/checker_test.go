@@ -57,3 +57,68 @@ func TestCheckerPrefersProjectBinary(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckerOutputShape: a line indented under a finding continues its
+// message (go's have/want, pyright's second line), pyright's file headings
+// (machine paths) are not "other output", and other output is bounded and
+// says how much was left out.
+func TestCheckerOutputShape(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	noise := lsp.Server{Name: "noise", Language: "noise", Binaries: []string{"noise-ls"}, Extensions: []string{".noise"},
+		RootMarkers: []string{"noise.toml"},
+		Checker:     []string{"sh", "-c", "echo " + long + "; for i in $(seq 1 100); do echo \"line $i\"; done"}}
+	cases := []struct {
+		name, peer string
+		files      map[string]string
+		opts       []lsp.Option
+		check      func(t *testing.T, rep *lsp.CheckReport)
+	}{
+		{"go vet", "go", map[string]string{
+			"go.mod": "module example.com/g\n\ngo 1.22\n",
+			"a.go":   "package g\n\nfunc f(a int) {}\n\nfunc g() { f(1, 2) }\n",
+		}, nil, func(t *testing.T, rep *lsp.CheckReport) {
+			if len(rep.Items) != 1 || !strings.Contains(rep.Items[0].Message, "too many arguments in call to f\n  have (number, number)\n  want (int)") {
+				t.Fatalf("findings %+v", rep.Items)
+			}
+			for _, u := range rep.Unparsed {
+				if strings.Contains(u, "have (") {
+					t.Fatalf("continuation left in other output: %q", rep.Unparsed)
+				}
+			}
+		}},
+		{"pyright", "pyright", map[string]string{
+			"pyproject.toml": "[project]\nname = \"p\"\nversion = \"0.1\"\n",
+			"a.py":           "x: int = \"a\"\n",
+		}, nil, func(t *testing.T, rep *lsp.CheckReport) {
+			if len(rep.Items) != 1 || !strings.Contains(rep.Items[0].Message, "declared type \"int\"\n  \"Literal['a']\" is not assignable to \"int\"") {
+				t.Fatalf("findings %+v", rep.Items)
+			}
+			if len(rep.Unparsed) != 1 || !strings.HasPrefix(rep.Unparsed[0], "1 error") {
+				t.Fatalf("other output: %q", rep.Unparsed)
+			}
+		}},
+		{"bounded", "sh", map[string]string{"noise.toml": ""}, []lsp.Option{lsp.WithOnlyServers(noise)}, func(t *testing.T, rep *lsp.CheckReport) {
+			if len(rep.Unparsed) != 40 || rep.UnparsedCut != 61 {
+				t.Fatalf("%d lines kept, %d cut", len(rep.Unparsed), rep.UnparsedCut)
+			}
+			if u := rep.Unparsed[0]; len(u) > 500 || !strings.HasSuffix(u, "... (4600 more bytes)") {
+				t.Fatalf("a line of 5000 bytes kept as %d: ...%s", len(u), u[len(u)-30:])
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			testenv.RequireBinary(t, tc.peer)
+			dir := t.TempDir()
+			for name, body := range tc.files {
+				writeFile(t, filepath.Join(dir, name), body)
+			}
+			s := newSupervisor(t, dir, tc.opts...)
+			rep, err := s.Check(ctxT(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, rep)
+		})
+	}
+}
