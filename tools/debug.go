@@ -44,6 +44,7 @@ var debugSchema = json.RawMessage(`{
     "thread_id": {"type": "integer", "description": "continue, pause, step_*, stack: thread (default: the last stopped one)"},
     "frame_id": {"type": "integer", "description": "scopes, evaluate: frame id from stack (default: the top frame)"},
     "reference": {"type": "integer", "minimum": 1, "description": "variables: a scope's or variable's reference"},
+    "start": {"type": "integer", "minimum": 0, "description": "variables: first child to list (0-based), to page through a container longer than 50"},
     "expression": {"type": "string", "description": "evaluate: expression in the program's language"},
     "adapter": {"type": "string", "description": "launch, attach: adapter id (delve, debugpy, lldb, dart) when it cannot be inferred"}
   },

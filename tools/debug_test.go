@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -155,4 +156,49 @@ func procsUnder(dir string) []string {
 		}
 	}
 	return out
+}
+
+// TestDebugToolVariablesStart: an agent pages through a long container with
+// variables' start argument, as the cut result tells it to.
+func TestDebugToolVariablesStart(t *testing.T) {
+	py := "/usr/bin/python3"
+	if exec.Command(py, "-c", "import debugpy").Run() != nil {
+		testenv.Missing(t, "Debian's python3 with python3-debugpy")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"requirements.txt": "", "big.py": "big = list(range(80))\nprint(len(big))\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	run := debugRun(t, dir, "c1", sv, tools.SurfaceDefault)
+	call := func(args string) string {
+		t.Helper()
+		res, err := run.Call(context.Background(), "debug", json.RawMessage(args), tools.FromModel)
+		if err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		return res.AllText()
+	}
+	call(`{"op":"breakpoints","file":"big.py","lines":[2]}`)
+	if out := call(`{"op":"launch","program":"big.py"}`); !strings.Contains(out, "big.py:2") {
+		t.Fatal(out)
+	}
+	m := regexp.MustCompile(`\[reference (\d+)\]`).FindStringSubmatch(call(`{"op":"evaluate","expression":"big"}`))
+	if m == nil {
+		t.Fatal("evaluate big gave no reference")
+	}
+	first := call(`{"op":"variables","reference":` + m[1] + `}`)
+	if !strings.Contains(first, "for more, call variables with reference "+m[1]+" and start 50") {
+		t.Fatal(first)
+	}
+	next := call(`{"op":"variables","reference":` + m[1] + `,"start":50}`)
+	if !strings.Contains(next, "children 50-") || !strings.Contains(next, "= 79") {
+		t.Fatal(next)
+	}
 }

@@ -69,6 +69,10 @@ type Adapter struct {
 	// AttachDirect means attach connects to 127.0.0.1:port itself: the program
 	// was started with its own listening adapter or debug server.
 	AttachDirect bool `json:"attach_direct,omitempty"`
+	// ExceptionBreakpoints is the setExceptionBreakpoints request's
+	// arguments; nil means the filters the adapter marks as default, as an
+	// editor sets them.
+	ExceptionBreakpoints map[string]any `json:"exception_breakpoints,omitempty"`
 	// EvaluateContext is the evaluate request's context ("watch" by default).
 	EvaluateContext string `json:"evaluate_context,omitempty"`
 	// Install says how to get the adapter when its binary is missing.
@@ -113,7 +117,16 @@ func DefaultAdapters() []Adapter {
 			},
 			Attach: map[string]any{"justMyCode": true,
 				"connect": map[string]any{"host": "127.0.0.1", "port": "${port}"}},
-			AttachDirect:    true,
+			AttachDirect: true,
+			// Stop where an uncaught exception is raised, as the adapter's
+			// default "uncaught" filter does, but not at sys.exit(n): that
+			// is the program ending with its exit code, not an error.
+			ExceptionBreakpoints: map[string]any{"filters": []any{}, "exceptionOptions": []any{
+				map[string]any{"breakMode": "unhandled", "path": []any{
+					map[string]any{"names": []any{"Python Exceptions"}},
+					map[string]any{"names": []any{"Exception"}},
+				}},
+			}},
 			EvaluateContext: "repl",
 			Install:         "apt-get install python3-debugpy, or pip install debugpy into the project's .venv",
 		},

@@ -253,6 +253,8 @@ func responseError(command string, m rawMessage) error {
 			msg += ": " + detail
 		}
 	}
+	// Adapters end messages with blank lines (debugpy's tracebacks).
+	msg = strings.TrimSpace(msg)
 	if msg == "" {
 		msg = "failed without a message"
 	}

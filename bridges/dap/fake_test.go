@@ -170,7 +170,7 @@ func TestFakeVariablesBounded(t *testing.T) {
 	if len(v.Variables) != dap.MaxVariables {
 		t.Fatalf("%d variables returned, want %d", len(v.Variables), dap.MaxVariables)
 	}
-	if !strings.Contains(v.Text, "50 of 120 variables shown (70 omitted)") || !strings.Contains(v.Text, "5 value(s) cut at 400 chars") {
+	if !strings.Contains(v.Text, "children 0-49 of 120; for more, call variables with reference 1 and start 50") || !strings.Contains(v.Text, "5 value(s) cut at 400 chars") {
 		t.Fatal(v.Text)
 	}
 	if !v.Variables[0].Cut || len(v.Variables[0].Value) > dap.MaxValueLen+60 {

@@ -2,6 +2,7 @@ package dap
 
 import (
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -99,6 +100,25 @@ func snapshotTree(roots ...int) map[int]uint64 {
 	return known
 }
 
+// groupMembers lists the live processes of process group pgid as
+// "pid command".
+func groupMembers(pgid int) []string {
+	var out []string
+	for pid, pe := range processTable() {
+		if pe.pgid != pgid || pe.state == 'Z' || pe.state == 'X' {
+			continue
+		}
+		cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		line := strings.TrimSpace(strings.ReplaceAll(string(cmd), "\x00", " "))
+		if len(line) > 80 {
+			line = line[:80] + "…"
+		}
+		out = append(out, strconv.Itoa(pid)+" "+line)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // stillSame returns the pids of snap that still run the same process.
 func stillSame(snap map[int]uint64) []int {
 	var out []int
@@ -114,7 +134,12 @@ func stillSame(snap map[int]uint64) []int {
 // member of their process groups, until none is left alive. Descendants are
 // collected before anything is killed so that orphans reparented to init are
 // still known. Our own process group is never signalled.
-func killTree(roots ...int) {
+func killTree(roots ...int) { killTreeAndGroups(nil, roots...) }
+
+// killTreeAndGroups is killTree that also kills the members of the given
+// process groups (a debuggee's group, whose leader may have exited already,
+// leaving its children orphaned out of any tree).
+func killTreeAndGroups(groups []int, roots ...int) {
 	self := os.Getpid()
 	selfPgid, _ := syscall.Getpgid(0)
 	known := map[int]bool{}
@@ -124,11 +149,23 @@ func killTree(roots ...int) {
 			known[p] = true
 		}
 	}
-	if len(known) == 0 {
+	if len(known) == 0 && len(groups) == 0 {
 		return
 	}
 	for round := 0; round < 50; round++ {
 		table := processTable()
+		// Members of the given groups join by their table rows only, never
+		// by signalling a group that may no longer exist (its id reused).
+		for _, g := range groups {
+			if g <= 1 || g == selfPgid {
+				continue
+			}
+			for pid, pe := range table {
+				if pe.pgid == g && pid != self {
+					known[pid] = true
+				}
+			}
+		}
 		// Grow the set: children of known processes, members of known groups.
 		for grew := true; grew; {
 			grew = false

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
+	"golang.org/x/sys/unix"
 )
 
 // session is one live debug session: an adapter process (or a direct
@@ -55,8 +56,19 @@ type session struct {
 	exitCode    int
 	terminated  bool
 	debuggeePID int
-	lastThread  int
-	bpEvents    map[int]godap.Breakpoint
+	// debuggeePgid is the debuggee's own process group, when it leads one
+	// (debugpy's launcher starts it so): its children stay findable there
+	// after it exits.
+	debuggeePgid int
+	// debuggeeGone: the launched debuggee's process has exited, whether or
+	// not the adapter has said so.
+	debuggeeGone bool
+	lastThread   int
+	bpEvents     map[int]godap.Breakpoint
+	// indexed is the element count the adapter gave each variables
+	// reference of the current stop (indexedVariables); references die
+	// when the program runs, and so does this.
+	indexed map[int]int
 }
 
 // title names the session: adapter, what it debugs, when it started and ends.
@@ -116,6 +128,7 @@ func (s *session) onEvent(name string, body json.RawMessage) {
 		s.stop = &b
 		s.running = false
 		s.stopSeq++
+		clear(s.indexed)
 		if b.ThreadId != 0 {
 			s.lastThread = b.ThreadId
 		}
@@ -124,6 +137,7 @@ func (s *session) onEvent(name string, body json.RawMessage) {
 	case "continued":
 		s.mu.Lock()
 		s.running = true
+		clear(s.indexed)
 		s.notify()
 		s.mu.Unlock()
 	case "exited":
@@ -142,9 +156,14 @@ func (s *session) onEvent(name string, body json.RawMessage) {
 	case "process":
 		var b godap.ProcessEventBody
 		if json.Unmarshal(body, &b) == nil && b.SystemProcessId > 0 {
+			pid := b.SystemProcessId
 			s.mu.Lock()
-			s.debuggeePID = b.SystemProcessId
+			first := s.debuggeePID == 0
+			s.debuggeePID = pid
 			s.mu.Unlock()
+			if first && s.kind == "launch" {
+				s.watchDebuggee(pid)
+			}
 		}
 	case "breakpoint":
 		var b godap.BreakpointEventBody
@@ -159,6 +178,61 @@ func (s *session) onEvent(name string, body json.RawMessage) {
 		}
 	}
 }
+
+// watchDebuggee marks the debuggee gone when its process exits. An adapter
+// may report the end only later: debugpy's launcher sends "exited" once the
+// program's output pipes close, which a child the program left running
+// keeps open. It also records the debuggee's process group: a group id is a
+// leader's pid, and members are only ever found by reading the process
+// table, so a debuggee that leads no group adds nothing.
+func (s *session) watchDebuggee(pid int) {
+	if self, _ := syscall.Getpgid(0); pid != self {
+		s.mu.Lock()
+		s.debuggeePgid = pid
+		s.mu.Unlock()
+	}
+	gone := func() {
+		s.mu.Lock()
+		s.debuggeeGone = true
+		s.notify()
+		s.mu.Unlock()
+	}
+	// Opened here, in the event's own order: the program cannot have been
+	// reaped unseen before this.
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err == unix.ESRCH {
+		gone()
+		return
+	}
+	if err != nil {
+		return // no pidfd (an old kernel): rely on the adapter
+	}
+	go func() {
+		defer unix.Close(fd)
+		for {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			n, err := unix.Poll(fds, 1000)
+			if err != nil && err != unix.EINTR {
+				return
+			}
+			if n > 0 {
+				break
+			}
+			select {
+			case <-s.c.done:
+				return
+			default:
+			}
+		}
+		gone()
+	}()
+}
+
+// exitGrace is how long a wait gives the adapter to report the end of a
+// debuggee whose process is gone while processes it started still run in
+// its group (holding its output open), before answering without its exit
+// code. With none left the adapter's report is waited for as usual.
+const exitGrace = 3 * time.Second
 
 // ended reports whether the debuggee has exited or the adapter went away.
 func (s *session) ended() bool {
@@ -188,6 +262,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 		initialized: make(chan struct{}),
 		changed:     make(chan struct{}),
 		bpEvents:    map[int]godap.Breakpoint{},
+		indexed:     map[int]int{},
 	}
 	s.deadline = s.started.Add(sv.cfg.TTL)
 	s.connector = sv.cfg.connector
@@ -210,7 +285,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 	err := s.c.call(hctx, "initialize", &godap.InitializeRequestArguments{
 		ClientID: "tether", ClientName: "tether", AdapterID: a.ID, Locale: "en-US",
 		LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path",
-		SupportsVariableType: true,
+		SupportsVariableType: true, SupportsVariablePaging: true,
 	}, &initResp)
 	if err != nil {
 		return fail(err)
@@ -254,6 +329,28 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 			return fail(err)
 		}
 		states = append(states, st...)
+	}
+	// Exception breakpoints as an editor sets them: the adapter's own
+	// defaults (debugpy: uncaught exceptions), so an uncaught exception stops
+	// where it was raised instead of ending the program.
+	var excArgs any
+	if a.ExceptionBreakpoints != nil {
+		excArgs = a.ExceptionBreakpoints
+	} else {
+		var filters []string
+		for _, f := range s.caps.ExceptionBreakpointFilters {
+			if f.Default {
+				filters = append(filters, f.Filter)
+			}
+		}
+		if len(filters) > 0 {
+			excArgs = &godap.SetExceptionBreakpointsArguments{Filters: filters}
+		}
+	}
+	if excArgs != nil {
+		if err := s.c.call(hctx, "setExceptionBreakpoints", excArgs, nil); err != nil {
+			_, _ = fmt.Fprintf(s.console, "tether: exception breakpoints not set: %v\n", err)
+		}
 	}
 	if s.caps.SupportsConfigurationDoneRequest {
 		if err := s.c.call(hctx, "configurationDone", nil, nil); err != nil {
@@ -424,8 +521,8 @@ func (s *session) shutdown(wait time.Duration) {
 	// children would then be orphans no parent link leads to.
 	snap := snapshotTree(s.roots()...)
 	defer func() {
-		if pids := stillSame(snap); len(pids) > 0 {
-			killTree(pids...)
+		if pids, groups := stillSame(snap), s.groups(); len(pids) > 0 || len(groups) > 0 {
+			killTreeAndGroups(groups, pids...)
 		}
 	}()
 	if s.c != nil {
@@ -446,7 +543,7 @@ func (s *session) kill() {
 	if s.c != nil {
 		_ = s.c.close()
 	}
-	killTree(s.roots()...)
+	killTreeAndGroups(s.groups(), s.roots()...)
 	if s.procDone != nil {
 		select {
 		case <-s.procDone:
@@ -473,6 +570,16 @@ func (s *session) roots() []int {
 	return roots
 }
 
+// groups is the debuggee's own process group, if it leads one.
+func (s *session) groups() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.debuggeePgid > 0 {
+		return []int{s.debuggeePgid}
+	}
+	return nil
+}
+
 // stopOutcome is what a wait for the program to stop found.
 type stopOutcome int
 
@@ -488,6 +595,7 @@ const (
 func (s *session) waitStop(ctx context.Context, afterSeq int, wait time.Duration) stopOutcome {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
+	var grace <-chan time.Time
 	for {
 		s.mu.Lock()
 		switch {
@@ -499,8 +607,17 @@ func (s *session) waitStop(ctx context.Context, afterSeq int, wait time.Duration
 			return outExited
 		}
 		ch := s.changed
+		orphans := s.debuggeeGone && grace == nil && s.debuggeePgid > 0
+		pgid := s.debuggeePgid
 		s.mu.Unlock()
+		if orphans && len(groupMembers(pgid)) > 0 {
+			g := time.NewTimer(exitGrace)
+			defer g.Stop()
+			grace = g.C
+		}
 		select {
+		case <-grace:
+			return outExited
 		case <-ch:
 		case <-s.c.done:
 			// Drain: events may have arrived right before the close.

@@ -102,16 +102,19 @@ func NewSupervisor(cfg Config) *Supervisor {
 
 // Request is one debug op and its arguments (SPEC.md's debug table).
 type Request struct {
-	Op         string   `json:"op"`
-	File       string   `json:"file,omitempty"`
-	Lines      []int    `json:"lines,omitempty"`
-	Program    string   `json:"program,omitempty"`
-	Args       []string `json:"args,omitempty"`
-	Port       int      `json:"port,omitempty"`
-	ThreadID   int      `json:"thread_id,omitempty"`
-	FrameID    int      `json:"frame_id,omitempty"`
-	Reference  int      `json:"reference,omitempty"`
-	Expression string   `json:"expression,omitempty"`
+	Op        string   `json:"op"`
+	File      string   `json:"file,omitempty"`
+	Lines     []int    `json:"lines,omitempty"`
+	Program   string   `json:"program,omitempty"`
+	Args      []string `json:"args,omitempty"`
+	Port      int      `json:"port,omitempty"`
+	ThreadID  int      `json:"thread_id,omitempty"`
+	FrameID   int      `json:"frame_id,omitempty"`
+	Reference int      `json:"reference,omitempty"`
+	// Start is the first child variables lists (0-based): the next page of
+	// a container longer than MaxVariables.
+	Start      int    `json:"start,omitempty"`
+	Expression string `json:"expression,omitempty"`
 	// Adapter picks an adapter by id instead of inferring it from the program
 	// or the root markers.
 	Adapter string `json:"adapter,omitempty"`
@@ -141,13 +144,86 @@ type Reply struct {
 // Stop says where the program stopped: the top frame's file and line, the
 // source text of that line, and the top frames.
 type Stop struct {
-	Reason      string  `json:"reason"`
-	Description string  `json:"description,omitempty"`
-	ThreadID    int     `json:"thread_id"`
-	File        string  `json:"file,omitempty"`
-	Line        int     `json:"line,omitempty"`
-	Source      string  `json:"source,omitempty"`
-	Frames      []Frame `json:"frames,omitempty"`
+	Reason      string `json:"reason"`
+	Description string `json:"description,omitempty"`
+	ThreadID    int    `json:"thread_id"`
+	File        string `json:"file,omitempty"`
+	Line        int    `json:"line,omitempty"`
+	Source      string `json:"source,omitempty"`
+	// Exception names the exception of an exception stop ("KeyError:
+	// 'missing'", "panic: assignment to entry in nil map").
+	Exception string `json:"exception,omitempty"`
+	// UserFrame is the innermost frame in the program's own project when
+	// the top frame is elsewhere (the runtime, a library), and UserSource
+	// its source line.
+	UserFrame  *Frame  `json:"user_frame,omitempty"`
+	UserSource string  `json:"user_source,omitempty"`
+	Frames     []Frame `json:"frames,omitempty"`
+}
+
+// buildStop describes a stop: the top frames and the source line of the
+// top one, the exception for an exception stop, and, when the top frame is
+// outside the program's project (a panic in the runtime, a signal in libc),
+// the innermost frame inside it.
+func (s *session) buildStop(ctx context.Context, stop godap.StoppedEventBody, last int) (*Stop, error) {
+	st := &Stop{Reason: stop.Reason, Description: stop.Description, ThreadID: stop.ThreadId}
+	if st.ThreadID == 0 {
+		st.ThreadID = last
+	}
+	if st.ThreadID == 0 {
+		if ths, err := s.threads(ctx); err == nil && len(ths) > 0 {
+			st.ThreadID = ths[0].ID
+		}
+	}
+	fr, _, err := s.frames(ctx, st.ThreadID, MaxStackFrames)
+	if err != nil {
+		return nil, err
+	}
+	if len(fr) > 0 {
+		st.File, st.Line = fr[0].File, fr[0].Line
+		st.Source = sourceLine(fr[0].File, fr[0].Line)
+		if !s.inProject(fr[0].File) {
+			for i := 1; i < len(fr); i++ {
+				if s.inProject(fr[i].File) {
+					f := fr[i]
+					st.UserFrame = &f
+					st.UserSource = sourceLine(f.File, f.Line)
+					break
+				}
+			}
+		}
+	}
+	st.Frames = fr[:min(len(fr), topFrames)]
+	if stop.Reason == "exception" && s.caps.SupportsExceptionInfoRequest {
+		var resp godap.ExceptionInfoResponse
+		if err := s.c.call(ctx, "exceptionInfo", &godap.ExceptionInfoArguments{ThreadId: st.ThreadID}, &resp); err == nil {
+			st.Exception = exceptionText(resp.Body)
+		}
+	}
+	return st, nil
+}
+
+// exceptionText is "KeyError: 'missing'" from an exceptionInfo answer.
+func exceptionText(b godap.ExceptionInfoResponseBody) string {
+	id, desc := strings.TrimSpace(b.ExceptionId), strings.TrimSpace(b.Description)
+	if desc == "" && b.Details != nil {
+		desc = strings.TrimSpace(b.Details.Message)
+	}
+	var t string
+	switch {
+	case desc == "" || desc == id:
+		t = id
+	case id == "" || strings.HasPrefix(desc, id):
+		t = desc
+	default:
+		t = id + ": " + desc
+	}
+	return cut(t, MaxValueLen)
+}
+
+// inProject reports whether file lies in the session's project directory.
+func (s *session) inProject(file string) bool {
+	return file != "" && s.root != "" && strings.HasPrefix(filepath.Clean(file), s.root+string(filepath.Separator))
 }
 
 // Exit says the program ended.
@@ -196,7 +272,10 @@ type Variable struct {
 	Value     string `json:"value"`
 	Type      string `json:"type,omitempty"`
 	Reference int    `json:"reference,omitempty"`
-	Cut       bool   `json:"cut,omitempty"` // Value was cut at MaxValueLen
+	// Indexed is how many elements (array, slice, map entries) the adapter
+	// says Reference holds; variables pages through them with start.
+	Indexed int  `json:"indexed,omitempty"`
+	Cut     bool `json:"cut,omitempty"` // Value was cut at MaxValueLen
 }
 
 // Adapters reports, for a root directory, which adapters can start and why not.
@@ -363,14 +442,14 @@ func (sv *Supervisor) opStatus(c *conversation) *Reply {
 		s.mu.Lock()
 		stop := s.stop
 		running := s.running
+		last := s.lastThread
 		s.mu.Unlock()
 		if stop != nil && !running {
-			r.Stop = &Stop{Reason: stop.Reason, Description: stop.Description, ThreadID: stop.ThreadId}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			if fr, _, err := s.frames(ctx, stop.ThreadId, topFrames); err == nil && len(fr) > 0 {
-				r.Stop.File, r.Stop.Line = fr[0].File, fr[0].Line
-				r.Stop.Source = sourceLine(fr[0].File, fr[0].Line)
-				r.Stop.Frames = fr
+			if st, err := s.buildStop(ctx, *stop, last); err == nil {
+				r.Stop = st
+			} else {
+				r.Stop = &Stop{Reason: stop.Reason, Description: stop.Description, ThreadID: stop.ThreadId}
 			}
 			cancel()
 			b.WriteString("\n")
@@ -731,34 +810,28 @@ func (sv *Supervisor) afterRun(ctx context.Context, c *conversation, s *session,
 		stop := *s.stop
 		last := s.lastThread
 		s.mu.Unlock()
-		st := &Stop{Reason: stop.Reason, Description: stop.Description, ThreadID: stop.ThreadId}
-		if st.ThreadID == 0 {
-			st.ThreadID = last
-		}
-		if st.ThreadID == 0 {
-			if ths, err := s.threads(ctx); err == nil && len(ths) > 0 {
-				st.ThreadID = ths[0].ID
-			}
-		}
-		fr, _, err := s.frames(ctx, st.ThreadID, topFrames)
+		st, err := s.buildStop(ctx, stop, last)
 		if err != nil {
 			return prefixDebug(fmt.Errorf("program stopped (%s) but its stack could not be read: %w", stop.Reason, err))
 		}
-		if len(fr) > 0 {
-			st.File, st.Line = fr[0].File, fr[0].Line
-			st.Source = sourceLine(fr[0].File, fr[0].Line)
-		}
-		st.Frames = fr
 		r.Stop = st
 		writeStop(b, st)
 	case outExited:
 		s.mu.Lock()
 		ex := &Exit{Code: s.exitCode, Known: s.exited}
+		silent := s.debuggeeGone && !s.exited && !s.terminated
+		pid, pgid := s.debuggeePID, s.debuggeePgid
 		s.mu.Unlock()
 		r.Exited = ex
-		if ex.Known {
+		switch {
+		case ex.Known:
 			fmt.Fprintf(b, "the program exited with code %d", ex.Code)
-		} else {
+		case silent:
+			fmt.Fprintf(b, "the program (pid %d) exited, but the %s adapter has not reported its end or exit code", pid, s.adapter.ID)
+			if left := groupMembers(pgid); pgid > 0 && len(left) > 0 {
+				fmt.Fprintf(b, ": processes it started still run and hold its output open; ending the session killed them: %s", strings.Join(left, "; "))
+			}
+		default:
 			b.WriteString("the program ended")
 		}
 		text, size, dropped := s.out.render()
@@ -849,6 +922,7 @@ func (sv *Supervisor) opRun(ctx context.Context, c *conversation, s *session, re
 	if command != "pause" {
 		s.mu.Lock()
 		s.running = true
+		clear(s.indexed)
 		s.mu.Unlock()
 	}
 	if err := s.c.call(ctx, command, args, nil); err != nil {
@@ -891,7 +965,15 @@ func (sv *Supervisor) opThreads(ctx context.Context, s *session) (*Reply, error)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d thread(s)", len(ths))
 	if len(ths) > maxThreads {
-		fmt.Fprintf(&b, ", %d of %d shown", maxThreads, len(ths))
+		// The thread that stopped leads, so the cut never hides it.
+		s.mu.Lock()
+		last := s.lastThread
+		s.mu.Unlock()
+		if i := slices.IndexFunc(ths, func(t Thread) bool { return t.ID == last }); i > 0 {
+			t := ths[i]
+			ths = append([]Thread{t}, slices.Delete(ths, i, i+1)...)
+		}
+		fmt.Fprintf(&b, ", %d of %d shown (the stopped thread first)", maxThreads, len(ths))
 		ths = ths[:maxThreads]
 	}
 	for _, t := range ths {
@@ -958,6 +1040,11 @@ func (sv *Supervisor) opScopes(ctx context.Context, s *session, req Request) (*R
 	fmt.Fprintf(&b, "frame %d: %d scope(s)", frame, len(resp.Body.Scopes))
 	for _, sc := range resp.Body.Scopes {
 		out = append(out, Scope{Name: sc.Name, Reference: sc.VariablesReference, Expensive: sc.Expensive})
+		if sc.IndexedVariables > 0 && sc.VariablesReference > 0 {
+			s.mu.Lock()
+			s.indexed[sc.VariablesReference] = sc.IndexedVariables
+			s.mu.Unlock()
+		}
 		fmt.Fprintf(&b, "\n- %s (reference %d)", sc.Name, sc.VariablesReference)
 		if sc.Expensive {
 			b.WriteString(" (expensive)")
@@ -988,29 +1075,80 @@ func (sv *Supervisor) opVariables(ctx context.Context, s *session, req Request) 
 	if req.Reference <= 0 {
 		return nil, errors.New("debug: variables needs reference (from scopes, or a variable's reference)")
 	}
-	var resp godap.VariablesResponse
-	if err := s.c.call(ctx, "variables", &godap.VariablesArguments{VariablesReference: req.Reference}, &resp); err != nil {
-		return nil, staleHint(err, "take reference from scopes (or from a variable listed by variables) at the current stop: references do not survive a step or continue")
+	if req.Start < 0 {
+		return nil, fmt.Errorf("debug: variables: start %d is not an index (0 is the first child)", req.Start)
 	}
-	all := resp.Body.Variables
-	shown := all
-	if len(shown) > MaxVariables {
-		shown = shown[:MaxVariables]
+	ref, start := req.Reference, req.Start
+	stale := "take reference from scopes (or from a variable listed by variables) at the current stop: references do not survive a step or continue"
+	// A container the adapter counted (indexedVariables) is paged by the
+	// adapter itself, which loads only that page: delve would otherwise show
+	// its first 64 elements only. Anything else is listed whole and paged here.
+	// Named children of a counted container are not asked for: lldb-dap
+	// ignores the filter and answers with elements, and delve's (a map's
+	// len()) repeat the count said here.
+	s.mu.Lock()
+	indexed := s.indexed[ref]
+	s.mu.Unlock()
+	var shown []godap.Variable
+	var b strings.Builder
+	var next int // start of the next page, 0 when this is the last
+	if indexed > 0 {
+		if start >= indexed {
+			return nil, fmt.Errorf("debug: variables: start %d is past the end: reference %d has %d elements (start 0 to %d)", start, ref, indexed, indexed-1)
+		}
+		count := min(MaxVariables, indexed-start)
+		var resp godap.VariablesResponse
+		if err := s.c.call(ctx, "variables", &godap.VariablesArguments{VariablesReference: ref, Filter: "indexed", Start: start, Count: count}, &resp); err != nil {
+			return nil, staleHint(err, stale)
+		}
+		shown = resp.Body.Variables
+		if len(shown) > MaxVariables {
+			shown = shown[:MaxVariables] // a map with composite keys: key and value each
+		}
+		end := start + count // one past the last element asked for
+		if count < indexed {
+			fmt.Fprintf(&b, "elements %d-%d of %d", start, end-1, indexed)
+			if end < indexed {
+				next = end
+			}
+		} else {
+			fmt.Fprintf(&b, "%d element(s)", indexed)
+		}
+	} else {
+		var resp godap.VariablesResponse
+		if err := s.c.call(ctx, "variables", &godap.VariablesArguments{VariablesReference: ref}, &resp); err != nil {
+			return nil, staleHint(err, stale)
+		}
+		all := resp.Body.Variables
+		switch {
+		case len(all) == 0:
+			return &Reply{Text: fmt.Sprintf("no variables under reference %d: it has no children, or it is not a reference of the current stop (%s)", ref, stale)}, nil
+		case start >= len(all):
+			return nil, fmt.Errorf("debug: variables: start %d is past the end: reference %d has %d children (start 0 to %d)", start, ref, len(all), len(all)-1)
+		}
+		end := min(start+MaxVariables, len(all))
+		shown = all[start:end]
+		if start > 0 || end < len(all) {
+			fmt.Fprintf(&b, "children %d-%d of %d", start, end-1, len(all))
+			if end < len(all) {
+				next = end
+			}
+		} else {
+			fmt.Fprintf(&b, "%d variable(s)", len(all))
+		}
 	}
 	var out []Variable
 	cutN := 0
 	for _, v := range shown {
-		vv := toVariable(v.Name, v.Value, v.Type, v.VariablesReference)
+		vv := toVariable(v.Name, v.Value, v.Type, v.VariablesReference, v.IndexedVariables)
 		if vv.Cut {
 			cutN++
 		}
 		out = append(out, vv)
 	}
-	var b strings.Builder
-	if len(all) > len(shown) {
-		fmt.Fprintf(&b, "%d of %d variables shown (%d omitted)", len(shown), len(all), len(all)-len(shown))
-	} else {
-		fmt.Fprintf(&b, "%d variable(s)", len(all))
+	s.remember(out)
+	if next > 0 {
+		fmt.Fprintf(&b, "; for more, call variables with reference %d and start %d", ref, next)
 	}
 	if cutN > 0 {
 		fmt.Fprintf(&b, "; %d value(s) cut at %d chars", cutN, MaxValueLen)
@@ -1021,8 +1159,23 @@ func (sv *Supervisor) opVariables(ctx context.Context, s *session, req Request) 
 	return &Reply{Text: b.String(), Variables: out}, nil
 }
 
-func toVariable(name, value, typ string, ref int) Variable {
+// remember records the element counts of the references just shown, so that
+// variables can page through them.
+func (s *session) remember(vars []Variable) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range vars {
+		if v.Reference > 0 && v.Indexed > 0 {
+			s.indexed[v.Reference] = v.Indexed
+		}
+	}
+}
+
+func toVariable(name, value, typ string, ref, indexed int) Variable {
 	v := Variable{Name: name, Value: value, Type: typ, Reference: ref}
+	if ref > 0 {
+		v.Indexed = indexed
+	}
 	if len(value) > MaxValueLen {
 		v.Value = cut(value, MaxValueLen)
 		v.Cut = true
@@ -1044,17 +1197,26 @@ func (sv *Supervisor) opEvaluate(ctx context.Context, s *session, req Request) (
 	}
 	var resp godap.EvaluateResponse
 	if err := s.c.call(ctx, "evaluate", &godap.EvaluateArguments{Expression: req.Expression, FrameId: frame, Context: ectx}, &resp); err != nil {
+		if req.FrameID != 0 {
+			// An adapter may blame something else for a frame id it does
+			// not know (lldb-dap: "the process is running").
+			return nil, staleHint(err, fmt.Sprintf("if frame_id %d is not a frame of the current stop, take frame_id from stack, or omit it for the top frame", req.FrameID))
+		}
 		return nil, err
 	}
-	v := toVariable(req.Expression, resp.Body.Result, resp.Body.Type, resp.Body.VariablesReference)
+	v := toVariable(req.Expression, resp.Body.Result, resp.Body.Type, resp.Body.VariablesReference, resp.Body.IndexedVariables)
+	s.remember([]Variable{v})
 	var b strings.Builder
+	if v.Value == "" && v.Type == "" && v.Reference == 0 {
+		// A statement (debugpy runs "import os" in the frame) has no value.
+		fmt.Fprintf(&b, "%s: evaluated; it has no value", req.Expression)
+		return &Reply{Text: b.String(), Value: &v}, nil
+	}
 	fmt.Fprintf(&b, "%s = %s", req.Expression, v.Value)
 	if v.Type != "" {
 		fmt.Fprintf(&b, " (%s)", v.Type)
 	}
-	if v.Reference != 0 {
-		fmt.Fprintf(&b, " [reference %d]", v.Reference)
-	}
+	writeRef(&b, v)
 	return &Reply{Text: b.String(), Value: &v}, nil
 }
 
@@ -1159,8 +1321,17 @@ func writeStop(b *strings.Builder, st *Stop) {
 	if st.Description != "" && st.Description != st.Reason {
 		fmt.Fprintf(b, ": %s", st.Description)
 	}
+	if st.Exception != "" {
+		fmt.Fprintf(b, "\nexception: %s", st.Exception)
+	}
 	if st.Source != "" {
 		fmt.Fprintf(b, "\n  %d | %s", st.Line, st.Source)
+	}
+	if f := st.UserFrame; f != nil {
+		fmt.Fprintf(b, "\nin the program's own code: [frame %d] %s at %s:%d", f.ID, f.Name, f.File, f.Line)
+		if st.UserSource != "" {
+			fmt.Fprintf(b, "\n  %d | %s", f.Line, st.UserSource)
+		}
 	}
 	if len(st.Frames) > 0 {
 		b.WriteString("\ntop frames:")
@@ -1183,7 +1354,14 @@ func writeVariable(b *strings.Builder, v Variable) {
 		fmt.Fprintf(b, " (%s)", v.Type)
 	}
 	fmt.Fprintf(b, " = %s", v.Value)
-	if v.Reference != 0 {
+	writeRef(b, v)
+}
+
+func writeRef(b *strings.Builder, v Variable) {
+	switch {
+	case v.Reference != 0 && v.Indexed > 0:
+		fmt.Fprintf(b, " [reference %d, %d elements]", v.Reference, v.Indexed)
+	case v.Reference != 0:
 		fmt.Fprintf(b, " [reference %d]", v.Reference)
 	}
 }
@@ -1202,6 +1380,9 @@ func writeBreakpoints(b *strings.Builder, root string, st []BreakpointState) {
 			}
 		default:
 			b.WriteString("NOT verified")
+			if s.Message == "" {
+				b.WriteString(": the adapter placed it on no code (a line without a statement, a file the program is not built from, or code not loaded yet); the program will not stop there unless it is verified later")
+			}
 		}
 		if s.Message != "" {
 			fmt.Fprintf(b, ": %s", s.Message)

@@ -1,0 +1,405 @@
+package dap_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// stopAt sets one breakpoint, launches program and requires the stop there.
+func stopAt(t *testing.T, sv *dap.Supervisor, root, file string, line int, program string, args ...string) *dap.Reply {
+	t.Helper()
+	do(t, sv, "c", root, dap.Request{Op: "breakpoints", File: file, Lines: []int{line}})
+	l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: program, Args: args})
+	if l.Stop == nil || l.Stop.Line != line {
+		t.Fatalf("launch should stop at %s:%d:\n%s", file, line, l.Text)
+	}
+	return l
+}
+
+// localVar lists the top frame's first scope and returns the variable name.
+func localVar(t *testing.T, sv *dap.Supervisor, root, name string) dap.Variable {
+	t.Helper()
+	sc := do(t, sv, "c", root, dap.Request{Op: "scopes"})
+	if len(sc.Scopes) == 0 {
+		t.Fatal("no scopes")
+	}
+	return findVar(t, do(t, sv, "c", root, dap.Request{Op: "variables", Reference: sc.Scopes[0].Reference}).Variables, name)
+}
+
+func needLLDB(t *testing.T) string {
+	t.Helper()
+	if testenv.LookPath("lldb-dap") == "" && testenv.LookPath("lldb-dap-19") == "" {
+		testenv.Missing(t, "lldb-dap (lldb-19)")
+	}
+	return testenv.RequireBinary(t, "gcc")
+}
+
+func gcc(t *testing.T, cc, root, out string, srcs ...string) {
+	t.Helper()
+	cmd := exec.Command(cc, append([]string{"-g", "-O0", "-o", out}, srcs...)...)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+}
+
+const goBig = `package main
+
+import "fmt"
+
+func main() {
+	big := make([]int, 200)
+	for i := range big {
+		big[i] = i
+	}
+	m := map[int]int{}
+	for i := 0; i < 150; i++ {
+		m[i] = i
+	}
+	fmt.Println(len(big), len(m))
+}
+`
+
+const cBig = `#include <stdio.h>
+
+int main(void) {
+	int big[200];
+	for (int i = 0; i < 200; i++) big[i] = i;
+	printf("%d\n", big[199]);
+	return 0;
+}
+`
+
+// TestVariablesPaging: a container longer than the cap of 50 says how many
+// elements it has and pages through all of them with start, through the
+// adapter's own paging (delve, lldb-dap: indexedVariables) so that delve
+// shows more than the 64 elements it loads by itself.
+func TestVariablesPaging(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		need    func(t *testing.T) string
+		files   map[string]string
+		build   func(t *testing.T, tool, root string)
+		program string
+		file    string
+		line    int
+		first   string // name of element 150
+	}{
+		{name: "delve", need: func(t *testing.T) string { testenv.RequireBinary(t, "go"); return testenv.RequireBinary(t, "dlv") },
+			files: map[string]string{"go.mod": "module big\n\ngo 1.21\n", "main.go": goBig}, program: ".", file: "main.go", line: 14, first: "[150]"},
+		{name: "lldb", need: needLLDB, files: map[string]string{"main.c": cBig},
+			build: func(t *testing.T, cc, root string) { gcc(t, cc, root, "big", "main.c") }, program: "big", file: "main.c", line: 6, first: "[150]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tool := tc.need(t)
+			root := writeFiles(t, tc.files)
+			if tc.build != nil {
+				tc.build(t, tool, root)
+			}
+			sv := dap.NewSupervisor(dap.Config{})
+			defer sv.Close()
+			stopAt(t, sv, root, tc.file, tc.line, tc.program)
+			big := localVar(t, sv, root, "big")
+			if big.Indexed != 200 || big.Reference == 0 {
+				t.Fatalf("big should say it has 200 elements: %+v", big)
+			}
+			if strings.Contains(big.Value, "loaded 64/200") {
+				t.Fatalf("delve's own cut should not show once tether pages: %q", big.Value)
+			}
+			p0 := do(t, sv, "c", root, dap.Request{Op: "variables", Reference: big.Reference})
+			if len(p0.Variables) != dap.MaxVariables || !strings.Contains(p0.Text, "elements 0-49 of 200") || !strings.Contains(p0.Text, "start 50") {
+				t.Fatalf("first page: %d variables\n%s", len(p0.Variables), p0.Text)
+			}
+			p3 := do(t, sv, "c", root, dap.Request{Op: "variables", Reference: big.Reference, Start: 150})
+			if len(p3.Variables) != 50 || p3.Variables[0].Name != tc.first || p3.Variables[0].Value != "150" || p3.Variables[49].Value != "199" {
+				t.Fatalf("page from 150: %+v", p3.Variables)
+			}
+			if !strings.Contains(p3.Text, "elements 150-199 of 200") || strings.Contains(p3.Text, "for more") {
+				t.Fatalf("the last page says it is the last:\n%s", p3.Text)
+			}
+			msg := doErr(t, sv, "c", root, dap.Request{Op: "variables", Reference: big.Reference, Start: 200})
+			if !strings.Contains(msg, "past the end") || !strings.Contains(msg, "200 elements") {
+				t.Fatal(msg)
+			}
+			if tc.name == "delve" {
+				// A map pages the same way; its first page leads with len().
+				m := localVar(t, sv, root, "m")
+				if m.Indexed != 150 {
+					t.Fatalf("m: %+v", m)
+				}
+				last := do(t, sv, "c", root, dap.Request{Op: "variables", Reference: m.Reference, Start: 100})
+				if len(last.Variables) != 50 || !strings.Contains(last.Text, "elements 100-149 of 150") {
+					t.Fatalf("map page from 100: %d\n%s", len(last.Variables), last.Text)
+				}
+			}
+			do(t, sv, "c", root, dap.Request{Op: "terminate"})
+		})
+	}
+	// debugpy counts no elements: its children list is paged by tether.
+	t.Run("debugpy", func(t *testing.T) {
+		t.Parallel()
+		python(t)
+		root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": "big = list(range(80))\nprint(len(big))\n"})
+		sv := dap.NewSupervisor(dap.Config{})
+		defer sv.Close()
+		stopAt(t, sv, root, "main.py", 2, "main.py")
+		ev := do(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "big"})
+		p0 := do(t, sv, "c", root, dap.Request{Op: "variables", Reference: ev.Value.Reference})
+		if len(p0.Variables) != dap.MaxVariables || !strings.Contains(p0.Text, "children 0-49 of ") || !strings.Contains(p0.Text, "start 50") {
+			t.Fatalf("first page: %s", p0.Text)
+		}
+		p1 := do(t, sv, "c", root, dap.Request{Op: "variables", Reference: ev.Value.Reference, Start: 50})
+		seen := map[string]bool{}
+		for _, v := range append(p0.Variables, p1.Variables...) {
+			if seen[v.Name] {
+				t.Fatalf("%s listed twice across pages", v.Name)
+			}
+			seen[v.Name] = true
+		}
+		found := false
+		for _, v := range p1.Variables {
+			found = found || v.Value == "79"
+		}
+		if !found || strings.Contains(p1.Text, "for more") {
+			t.Fatalf("the second page should hold the last element and be the last:\n%s", p1.Text)
+		}
+	})
+}
+
+const pyRaise = `def f(d):
+    return d["missing"]
+
+
+f({})
+`
+
+const goPanic = `package main
+
+func main() {
+	var m map[string]int
+	m["x"] = 1
+}
+`
+
+const cSegv = `#include <stddef.h>
+
+static int deref(int *p) {
+	return *p;
+}
+
+int main(void) {
+	return deref(NULL);
+}
+`
+
+// TestExceptionStops: a program that fails stops where it failed and says
+// with what (an uncaught Python exception, a Go panic, a signal), naming the
+// program's own frame when the stop is in the runtime; continue then ends it
+// with its exit code. sys.exit(3) is an exit, not a stop.
+func TestExceptionStops(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name      string
+		need      func(t *testing.T) string
+		files     map[string]string
+		build     func(t *testing.T, tool, root string)
+		program   string
+		exception []string
+		line      int // of the stop, or of the program's own frame
+		user      bool
+		code      int
+	}{
+		{name: "debugpy", need: python, files: map[string]string{"requirements.txt": "", "main.py": pyRaise},
+			program: "main.py", exception: []string{"KeyError", "missing"}, line: 2, code: 1},
+		{name: "delve", need: func(t *testing.T) string { testenv.RequireBinary(t, "go"); return testenv.RequireBinary(t, "dlv") },
+			files:   map[string]string{"go.mod": "module p\n\ngo 1.21\n", "main.go": goPanic},
+			program: ".", exception: []string{"panic", "assignment to entry in nil map"}, line: 5, user: true, code: 2},
+		{name: "lldb", need: needLLDB, files: map[string]string{"seg.c": cSegv},
+			build:   func(t *testing.T, cc, root string) { gcc(t, cc, root, "seg", "seg.c") },
+			program: "seg", exception: []string{"SIGSEGV"}, line: 4, code: 11},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tool := tc.need(t)
+			root := writeFiles(t, tc.files)
+			if tc.build != nil {
+				tc.build(t, tool, root)
+			}
+			sv := dap.NewSupervisor(dap.Config{})
+			defer sv.Close()
+			l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: tc.program})
+			st := l.Stop
+			if st == nil || st.Reason != "exception" {
+				t.Fatalf("launch should stop at the failure:\n%s", l.Text)
+			}
+			for _, w := range tc.exception {
+				if !strings.Contains(st.Exception, w) || !strings.Contains(l.Text, w) {
+					t.Fatalf("the stop should name the exception (%q): %q\n%s", w, st.Exception, l.Text)
+				}
+			}
+			line := st.Line
+			if tc.user {
+				if st.UserFrame == nil || !strings.Contains(l.Text, "in the program's own code") {
+					t.Fatalf("a stop in the runtime should name the program's own frame:\n%s", l.Text)
+				}
+				line = st.UserFrame.Line
+			}
+			if line != tc.line {
+				t.Fatalf("stopped at line %d, want %d:\n%s", line, tc.line, l.Text)
+			}
+			c := do(t, sv, "c", root, dap.Request{Op: "continue"})
+			if c.Exited == nil || !c.Exited.Known || c.Exited.Code != tc.code {
+				t.Fatalf("continue should end the program with code %d:\n%s", tc.code, c.Text)
+			}
+			requireNoProcs(t, root)
+		})
+	}
+	t.Run("debugpy-sys.exit", func(t *testing.T) {
+		t.Parallel()
+		python(t)
+		root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": "import sys\nprint('bye')\nsys.exit(3)\n"})
+		sv := dap.NewSupervisor(dap.Config{})
+		defer sv.Close()
+		l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: "main.py"})
+		if l.Exited == nil || l.Exited.Code != 3 || !strings.Contains(l.Text, "bye") {
+			t.Fatalf("sys.exit(3) should end the program with code 3 and its output:\n%s", l.Text)
+		}
+	})
+}
+
+// pyOrphan leaves a child running that holds the program's output open.
+const pyOrphan = `import subprocess
+subprocess.Popen(["sleep", "600"])
+print("parent done")
+`
+
+// TestProgramEndsWhileChildRuns: the program exits while a child it started
+// still holds its output open, so debugpy does not report the end; launch
+// says the program exited at once (not after the stop wait), and the child
+// dies with the session.
+func TestProgramEndsWhileChildRuns(t *testing.T) {
+	t.Parallel()
+	python(t)
+	root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": pyOrphan})
+	// A stop wait longer than the test's own deadline: answering "running"
+	// after it would not do.
+	sv := dap.NewSupervisor(dap.Config{StopWait: 24 * 60 * 60 * 1e9})
+	defer sv.Close()
+	l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: "main.py"})
+	if l.Exited == nil || !strings.Contains(l.Text, "exited") || !strings.Contains(l.Text, "sleep 600") {
+		t.Fatalf("launch should say the program exited and what it left running:\n%s", l.Text)
+	}
+	requireNoProcs(t, root)
+	st := do(t, sv, "c", root, dap.Request{Op: "status"})
+	if !strings.Contains(st.Text, "no debug session is running") {
+		t.Fatal(st.Text)
+	}
+}
+
+// TestBreakpointsNotPlaced: a breakpoint the adapter cannot place says so
+// and what it means, whether or not the adapter gives a message.
+func TestBreakpointsNotPlaced(t *testing.T) {
+	t.Parallel()
+	cc := needLLDB(t)
+	root := writeFiles(t, map[string]string{"main.c": cProgram, "other.c": "int unused(void) { return 1; }\n"})
+	gcc(t, cc, root, "hello", "main.c")
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, dap.Request{Op: "breakpoints", File: "other.c", Lines: []int{1}})
+	l := stopAt(t, sv, root, "main.c", 7, "hello")
+	var other *dap.BreakpointState
+	for i, b := range l.Breakpoints {
+		if filepath.Base(b.File) == "other.c" {
+			other = &l.Breakpoints[i]
+		}
+	}
+	if other == nil || other.Verified || !strings.Contains(l.Text, "other.c:1 NOT verified: ") || !strings.Contains(l.Text, "will not stop there") {
+		t.Fatalf("a breakpoint in a file the program is not built from:\n%s", l.Text)
+	}
+	// evaluate: an adapter error carries no trailing blank lines, and a
+	// frame id that is no frame of this stop says where frame ids come from.
+	msg := doErr(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "x", FrameID: 1})
+	if !strings.Contains(msg, "take frame_id from stack") {
+		t.Fatal(msg)
+	}
+	msg = doErr(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "nosuch"})
+	if !strings.Contains(msg, "nosuch") || strings.TrimSpace(msg) != msg {
+		t.Fatalf("%q", msg)
+	}
+	do(t, sv, "c", root, dap.Request{Op: "terminate"})
+}
+
+// TestEvaluateStatement: debugpy runs a statement in the frame; the answer
+// says it has no value instead of "import os = ".
+func TestEvaluateStatement(t *testing.T) {
+	t.Parallel()
+	python(t)
+	root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": pyProgram})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	stopAt(t, sv, root, "main.py", 10, "main.py")
+	ev := do(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "import os"})
+	if !strings.Contains(ev.Text, "no value") {
+		t.Fatal(ev.Text)
+	}
+	if ev = do(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "os.sep"}); ev.Value == nil || ev.Value.Value != "'/'" {
+		t.Fatalf("the statement should have run in the frame: %s", ev.Text)
+	}
+	msg := doErr(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "nosuch"})
+	if !strings.HasSuffix(msg, "name 'nosuch' is not defined") {
+		t.Fatalf("%q", msg)
+	}
+	do(t, sv, "c", root, dap.Request{Op: "terminate"})
+}
+
+const goMany = `package main
+
+import "fmt"
+
+func work(i int) int {
+	return i * 2
+}
+
+func main() {
+	block, done := make(chan int), make(chan int)
+	for i := 0; i < 300; i++ {
+		go func() { <-block }()
+	}
+	// The goroutine that stops is the newest: the last listed by id.
+	go func() { done <- work(299) }()
+	fmt.Println(<-done)
+}
+`
+
+// TestManyGoroutines: threads is capped at 100, says so, and never cuts the
+// thread that stopped.
+func TestManyGoroutines(t *testing.T) {
+	t.Parallel()
+	testenv.RequireBinary(t, "go")
+	testenv.RequireBinary(t, "dlv")
+	root := writeFiles(t, map[string]string{"go.mod": "module many\n\ngo 1.21\n", "main.go": goMany})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	l := stopAt(t, sv, root, "main.go", 6, ".")
+	th := do(t, sv, "c", root, dap.Request{Op: "threads"})
+	if len(th.Threads) != 100 || !strings.Contains(th.Text, "100 of ") {
+		t.Fatalf("threads should be capped at 100 and say so: %d\n%s", len(th.Threads), th.Text)
+	}
+	if th.Threads[0].ID != l.Stop.ThreadID {
+		t.Fatalf("the stopped thread %d should lead the list: %+v", l.Stop.ThreadID, th.Threads[:3])
+	}
+	st := do(t, sv, "c", root, dap.Request{Op: "stack", ThreadID: l.Stop.ThreadID})
+	if len(st.Frames) == 0 || !strings.Contains(st.Frames[0].Name, "main.work") {
+		t.Fatalf("stack of the stopped goroutine: %s", st.Text)
+	}
+	do(t, sv, "c", root, dap.Request{Op: "terminate"})
+}
