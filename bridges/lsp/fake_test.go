@@ -26,6 +26,7 @@ type fakeServer struct {
 	cancelled []string
 	conns     []jsonrpc2.Conn
 	starts    int
+	hovering  chan struct{} // when set, receives once per hover request
 }
 
 func (f *fakeServer) dial(spec Server, root string) (*instance, error) {
@@ -66,6 +67,9 @@ func (f *fakeServer) dial(spec Server, root string) (*instance, error) {
 			f.mu.Unlock()
 			return nil
 		case "textDocument/hover":
+			if f.hovering != nil {
+				f.hovering <- struct{}{}
+			}
 			if hang {
 				return nil // never reply
 			}
@@ -190,4 +194,38 @@ func waitDead(t *testing.T, s *Supervisor) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal("crash not noticed")
+}
+
+// TestFakeReloadDuringRequest: a request running when reload restarts the
+// server fails at once saying so, not as a crash, and the next call answers
+// from the new server with no crash story.
+func TestFakeReloadDuringRequest(t *testing.T) {
+	f := &fakeServer{hang: true, hovering: make(chan struct{}, 1)}
+	s := fakeSupervisor(t, f)
+	ctx := context.Background()
+	pos := Position{File: "a.go", Line: 3, Symbol: "A"}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Hover(ctx, pos)
+		done <- err
+	}()
+	<-f.hovering // the request is with the server
+	lines, err := s.Reload(ctx)
+	if err != nil || len(lines) != 1 || !strings.Contains(lines[0], "gopls restarted") {
+		t.Fatalf("reload: %v %q", err, lines)
+	}
+	err = <-done
+	if err == nil || !strings.Contains(err.Error(), "stopped during textDocument/hover by a reload") || strings.Contains(err.Error(), "crashed") || strings.Contains(err.Error(), "restarts it") {
+		t.Fatalf("request during reload: %v", err)
+	}
+	f.mu.Lock()
+	f.hang = false
+	f.mu.Unlock()
+	h, err := s.Hover(ctx, pos)
+	if err != nil || h.Text != "fake hover" || len(h.Notes) != 0 {
+		t.Fatalf("after reload: %+v %v", h, err)
+	}
+	if rows := s.Status(); !rows[0].Running || rows[0].Reason != "" {
+		t.Fatalf("status after reload: %+v", rows[0])
+	}
 }

@@ -352,7 +352,7 @@ func (in *instance) call(ctx context.Context, timeout time.Duration, method stri
 				return nil, fmt.Errorf("lsp: %s answered %s with an error: %s", in.spec.Name, method, je.Message)
 			}
 			if dead, _ := in.dead(); dead {
-				return nil, fmt.Errorf("lsp: %s %w during %s", in.spec.Name, errCrashed, method)
+				return nil, in.gone(method)
 			}
 			return nil, fmt.Errorf("lsp: %s %s: %w", in.spec.Name, method, a.err)
 		}
@@ -368,8 +368,23 @@ func (in *instance) call(ctx context.Context, timeout time.Duration, method stri
 			return nil, in.gaveUp(ctx, nil, method, timeout)
 		}
 	case <-in.exited:
-		return nil, fmt.Errorf("lsp: %s %w during %s", in.spec.Name, errCrashed, method)
+		return nil, in.gone(method)
 	}
+}
+
+// gone is the error of a request whose server went away during it.
+func (in *instance) gone(method string) error {
+	if in.stopping() {
+		return fmt.Errorf("lsp: %s was stopped during %s by a reload (or the run closing), not a crash; ask again", in.spec.Name, method)
+	}
+	return fmt.Errorf("lsp: %s %w during %s", in.spec.Name, errCrashed, method)
+}
+
+// stopping reports whether shutdown was called: an exit is then no crash.
+func (in *instance) stopping() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.closing
 }
 
 // gaveUp tells the server to stop working on id and says why we stopped.
