@@ -139,7 +139,11 @@ func DefaultAdapters() []Adapter {
 				{"lldb-dap"}, {"lldb-dap-19"}, {"lldb-vscode"}, {"lldb-vscode-19"},
 				{"/usr/lib/llvm-19/bin/lldb-dap"},
 			},
-			Launch: map[string]any{"program": "${program}", "args": "${args}", "cwd": "${cwd}"},
+			// The program reads end-of-file from stdin, as under delve and
+			// debugpy; lldb would otherwise give it a terminal nobody
+			// types into, and a read would block it for good.
+			Launch: map[string]any{"program": "${program}", "args": "${args}", "cwd": "${cwd}",
+				"preRunCommands": []any{"settings set target.input-path /dev/null"}},
 			Attach: map[string]any{"gdb-remote-port": "${port}"},
 			// Expressions, not lldb commands.
 			EvaluateContext: "watch",

@@ -601,6 +601,14 @@ func TestPauseAndLiveBreakpoints(t *testing.T) {
 	if !strings.Contains(msg, "running, not stopped") {
 		t.Fatal(msg)
 	}
+	// Looking at frames of a running program says it runs (lldb-dap
+	// answered an empty stack), instead of "0 frame(s)".
+	for _, op := range []string{"stack", "scopes", "evaluate"} {
+		msg := doErr(t, sv, "c", root, dap.Request{Op: op, Expression: "n"})
+		if !strings.Contains(msg, "the program is running") || !strings.Contains(msg, "pause") {
+			t.Fatal(msg)
+		}
+	}
 	p := stopOf(t, sv, root, do(t, sv, "c", root, dap.Request{Op: "pause"}))
 	if p.Reason != "pause" || filepath.Base(p.File) != "loop.py" || p.Source == "" {
 		t.Fatalf("pause: %+v", p)

@@ -1,6 +1,7 @@
 package dap_test
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -402,4 +403,95 @@ func TestManyGoroutines(t *testing.T) {
 		t.Fatalf("stack of the stopped goroutine: %s", st.Text)
 	}
 	do(t, sv, "c", root, dap.Request{Op: "terminate"})
+}
+
+const pyDeep = `def depth(n):
+    if n == 0:
+        return 0
+    return 1 + depth(n - 1)
+
+
+print(depth(50))
+`
+
+const goDeep = `package main
+
+import "fmt"
+
+func depth(n int) int {
+	if n == 0 {
+		return 0
+	}
+	return 1 + depth(n-1)
+}
+
+func main() {
+	fmt.Println(depth(50))
+}
+`
+
+// cDeep reads stdin first: under lldb-dap the program must read end-of-file
+// (as under delve and debugpy), not block on a terminal nobody types into.
+const cDeep = `#include <stdio.h>
+
+int depth(int n) {
+	if (n == 0) {
+		return 0;
+	}
+	return 1 + depth(n - 1);
+}
+
+int main(void) {
+	char buf[64];
+	printf(fgets(buf, sizeof buf, stdin) ? "line\n" : "eof\n");
+	return depth(50);
+}
+`
+
+// TestStackCountsFrames: stack shows 30 frames of a deeper stack and says
+// how many there are, counted (delve's totalFrames is a guess: shown + 50).
+func TestStackCountsFrames(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		need    func(t *testing.T) string
+		files   map[string]string
+		build   func(t *testing.T, tool, root string)
+		program string
+		file    string
+		line    int
+		total   int // depth's 51 frames plus the callers
+	}{
+		{name: "debugpy", need: python, files: map[string]string{"requirements.txt": "", "deep.py": pyDeep},
+			program: "deep.py", file: "deep.py", line: 3, total: 52},
+		{name: "delve", need: func(t *testing.T) string { testenv.RequireBinary(t, "go"); return testenv.RequireBinary(t, "dlv") },
+			files: map[string]string{"go.mod": "module deep\n\ngo 1.21\n", "main.go": goDeep}, program: ".", file: "main.go", line: 7, total: 54},
+		{name: "lldb", need: needLLDB, files: map[string]string{"deep.c": cDeep},
+			build:   func(t *testing.T, cc, root string) { gcc(t, cc, root, "deep", "deep.c") },
+			program: "deep", file: "deep.c", line: 5, total: 55},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tool := tc.need(t)
+			root := writeFiles(t, tc.files)
+			if tc.build != nil {
+				tc.build(t, tool, root)
+			}
+			sv := dap.NewSupervisor(dap.Config{})
+			defer sv.Close()
+			stopAt(t, sv, root, tc.file, tc.line, tc.program)
+			st := do(t, sv, "c", root, dap.Request{Op: "stack"})
+			want := fmt.Sprintf("30 of %d frames shown", tc.total)
+			if len(st.Frames) != dap.MaxStackFrames || !strings.Contains(st.Text, want) {
+				t.Fatalf("want %q:\n%s", want, st.Text)
+			}
+			if tc.name == "lldb" {
+				if out := do(t, sv, "c", root, dap.Request{Op: "output"}); !strings.Contains(out.Output, "eof") {
+					t.Fatalf("the program should read end-of-file from stdin: %q", out.Output)
+				}
+			}
+			do(t, sv, "c", root, dap.Request{Op: "terminate"})
+		})
+	}
 }

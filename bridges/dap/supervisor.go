@@ -346,6 +346,15 @@ func (sv *Supervisor) Do(ctx context.Context, conversationID, root string, req R
 		}
 		return nil, errNoSession
 	}
+	switch req.Op {
+	case "stack", "scopes", "variables", "evaluate":
+		s.mu.Lock()
+		running := s.running || s.stop == nil
+		s.mu.Unlock()
+		if running {
+			return nil, fmt.Errorf("debug: %s: the program is running, so it has no frames to look at; pause it, or set a breakpoint and continue, then %s", req.Op, req.Op)
+		}
+	}
 	var r *Reply
 	switch req.Op {
 	case "continue", "pause", "step_over", "step_in", "step_out":
@@ -1018,12 +1027,41 @@ func (sv *Supervisor) opStack(ctx context.Context, s *session, req Request) (*Re
 	fmt.Fprintf(&b, "thread %d: ", thread)
 	switch {
 	case total > len(fr):
-		fmt.Fprintf(&b, "%d of %d frames shown", len(fr), total)
+		// An adapter's totalFrames may be a guess (delve adds an arbitrary
+		// 50 to say "more"): count the rest.
+		n, exact := s.countFrames(ctx, thread, len(fr))
+		switch {
+		case n <= len(fr):
+			fmt.Fprintf(&b, "%d frame(s)", len(fr))
+		case exact:
+			fmt.Fprintf(&b, "%d of %d frames shown (the outermost %d cut)", len(fr), n, n-len(fr))
+		default:
+			fmt.Fprintf(&b, "%d of more than %d frames shown", len(fr), n)
+		}
 	default:
 		fmt.Fprintf(&b, "%d frame(s)", len(fr))
 	}
 	writeFrames(&b, fr)
 	return &Reply{Text: b.String(), Frames: fr}, nil
+}
+
+// countFrames counts a thread's frames from start on by asking for pages of
+// them, up to maxCount; exact is false when it stopped there (or on an error).
+func (s *session) countFrames(ctx context.Context, thread, start int) (n int, exact bool) {
+	const page, maxCount = 200, 2000
+	n = start
+	for n < maxCount {
+		var resp godap.StackTraceResponse
+		if err := s.c.call(ctx, "stackTrace", &godap.StackTraceArguments{ThreadId: thread, StartFrame: n, Levels: page}, &resp); err != nil {
+			return n, false
+		}
+		got := len(resp.Body.StackFrames)
+		n += got
+		if got < page {
+			return n, true
+		}
+	}
+	return n, false
 }
 
 func (sv *Supervisor) opScopes(ctx context.Context, s *session, req Request) (*Reply, error) {
