@@ -103,6 +103,7 @@ func (f *fakeAdapter) serve(c net.Conn) {
 					Source: &godap.Source{Path: f.file}})
 			}
 			total := len(frames)
+			frames = frames[min(m.Arguments.StartFrame, len(frames)):]
 			if lv := m.Arguments.Levels; lv > 0 && lv < len(frames) {
 				frames = frames[:lv]
 			}
