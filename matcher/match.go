@@ -257,6 +257,17 @@ func (m *matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
 			m.env = m.env[:mark]
 			return 0, false
 		}
+		if whole && allTokens(ps[1:]) {
+			// a $$$ followed only by tokens ("f($$$A)", "f($$$A,)", "{ $$$ }")
+			// takes the candidates but as many last ones as there are
+			// tokens, unchecked, as ast-grep does: f($$$A) binds "a, b," of
+			// f(a, b,), trailing comma included, and f($$$A,) matches f(a)
+			if m.bind(p.meta.name, true, cs[:max(len(cs)-(len(ps)-1), 0)]) {
+				return len(cs), true
+			}
+			m.env = m.env[:mark]
+			return 0, false
+		}
 		for k := 0; k <= len(cs); k++ {
 			if m.bind(p.meta.name, true, cs[:k]) {
 				if n, ok := m.list(ps[1:], cs[k:], whole); ok {
@@ -292,6 +303,17 @@ func (m *matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// allTokens reports whether ps are all tokens (anonymous leaves, no
+// metavariable).
+func allTokens(ps []*pnode) bool {
+	for _, p := range ps {
+		if !p.leaf || p.named || p.meta.kind != metaNone {
+			return false
+		}
+	}
+	return true
 }
 
 // sameTokens reports whether two captures are the same code: the same
