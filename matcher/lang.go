@@ -56,6 +56,8 @@ var langs = map[string]langSpec{
 		ctx("member", "package _\ntype _ struct {\n", "\n}\n"),
 		ctx("declaration", "package _\n", "\n"),
 		ctx("file", "", ""),
+		// a type alone: struct { $$$ }, map[$K]$V, []$T, chan $T
+		ctx("type", "package _\nvar _ ", "\n"),
 	}},
 	"python": {expando: 'µ', ladder: []rung{
 		ctx("statement", "", ""),
