@@ -30,6 +30,11 @@ func FuzzResolveSymbol(f *testing.F) {
 			if got := byteCol(lt, utf16Col(lt, col)); got != col {
 				t.Fatalf("utf16 round trip %d -> %d on %q", col, got, lt)
 			}
+			for _, enc := range []encoding{encUTF8, encUTF16, encUTF32} {
+				if got := enc.byteOf(lt, enc.col(lt, col)); got != col {
+					t.Fatalf("encoding %d round trip %d -> %d on %q", enc, col, got, lt)
+				}
+			}
 		}
 	})
 }
@@ -40,7 +45,7 @@ func FuzzApplyEdits(f *testing.F) {
 	f.Add("abc\ndef\n", 0, 1, 1, 1, "X")
 	f.Add("", 0, 0, 5, 5, "y")
 	f.Fuzz(func(t *testing.T, text string, sl, sc, el, ec int, repl string) {
-		out, err := applyEdits([]byte(text), []wTextEdit{{Range: wRange{Start: wPosition{sl, sc}, End: wPosition{el, ec}}, NewText: repl}})
+		out, err := applyEdits([]byte(text), []wTextEdit{{Range: wRange{Start: wPosition{sl, sc}, End: wPosition{el, ec}}, NewText: repl}}, encUTF16)
 		if err != nil {
 			return
 		}

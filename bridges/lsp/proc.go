@@ -47,6 +47,7 @@ type instance struct {
 	syncMu   sync.Mutex // serialises document sync
 	settings json.RawMessage
 	caps     map[string]json.RawMessage // server capabilities from initialize
+	enc      encoding                   // what the server's columns count
 	disk     map[string]stamp           // source files on disk at the last scan
 	noScan   bool                       // the root is too big to rescan per query
 }
@@ -444,6 +445,20 @@ func (in *instance) initialize(ctx context.Context, timeout time.Duration) error
 	}
 	if err := json.Unmarshal(raw, &res); err == nil {
 		in.caps = res.Capabilities
+	}
+	if v, ok := in.caps["positionEncoding"]; ok {
+		var name string
+		_ = json.Unmarshal(v, &name)
+		if e, ok := parseEncoding(name); ok {
+			in.enc = e
+		}
+	}
+	if in.spec.PositionEncoding != "" {
+		e, ok := parseEncoding(in.spec.PositionEncoding)
+		if !ok {
+			return fmt.Errorf("lsp: %s: position_encoding %q is none of utf-8, utf-16, utf-32", in.spec.Name, in.spec.PositionEncoding)
+		}
+		in.enc = e
 	}
 	return in.notify(ctx, "initialized", struct{}{})
 }

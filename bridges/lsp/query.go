@@ -160,7 +160,7 @@ func (s *Supervisor) positionParams(ctx context.Context, pos Position) (*prepare
 	lt := lineText(p.text, starts, line)
 	return p, wPositionParams{
 		TextDocument: wTextDocumentIdentifier{URI: pathToURI(p.path)},
-		Position:     wPosition{Line: line, Character: utf16Col(lt, col)},
+		Position:     wPosition{Line: line, Character: p.in.enc.col(lt, col)},
 	}, nil
 }
 
@@ -213,7 +213,7 @@ func (s *Supervisor) navigate(ctx context.Context, method string, pos Position, 
 	seen := map[string]bool{}
 	files := fileCache{}
 	for _, l := range locs {
-		loc := s.location(files, l)
+		loc := s.location(files, p.in.enc, l)
 		k := loc.Path + fmt.Sprint(loc.Line, loc.Col)
 		if seen[k] {
 			continue
@@ -301,7 +301,7 @@ func (c fileCache) get(path string) *cachedFile {
 	return f
 }
 
-func (s *Supervisor) location(files fileCache, l wLocation) Location {
+func (s *Supervisor) location(files fileCache, enc encoding, l wLocation) Location {
 	path := uriToPath(l.URI)
 	loc := Location{Path: s.rel(path), Line: l.Range.Start.Line + 1, Col: l.Range.Start.Character + 1}
 	if path == "" {
@@ -311,7 +311,7 @@ func (s *Supervisor) location(files fileCache, l wLocation) Location {
 	if f := files.get(path); f != nil {
 		lt := lineText(f.text, f.starts, l.Range.Start.Line)
 		loc.Text = lt
-		loc.Col = runeCol1(lt, byteCol(lt, l.Range.Start.Character))
+		loc.Col = runeCol1(lt, enc.byteOf(lt, l.Range.Start.Character))
 	}
 	return loc
 }
@@ -398,10 +398,10 @@ func (s *Supervisor) DocumentSymbols(ctx context.Context, file string) (*Symbols
 		for _, d := range list {
 			sym := Symbol{Name: d.Name, Kind: symbolKindName(d.Kind), Detail: d.Detail, Container: container, Depth: depth}
 			if d.Location != nil { // SymbolInformation
-				sym.Location = s.location(files, *d.Location)
+				sym.Location = s.location(files, p.in.enc, *d.Location)
 				sym.Container = d.ContainerName
 			} else {
-				sym.Location = s.location(files, wLocation{URI: pathToURI(p.path), Range: d.SelectionRange})
+				sym.Location = s.location(files, p.in.enc, wLocation{URI: pathToURI(p.path), Range: d.SelectionRange})
 			}
 			out.Total++
 			if len(out.Items) < MaxDocumentSymbols {
@@ -492,7 +492,7 @@ func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (
 		for _, w := range syms {
 			var l wLocation
 			_ = json.Unmarshal(w.Location, &l)
-			sym := Symbol{Name: w.Name, Kind: symbolKindName(w.Kind), Container: w.ContainerName, Location: s.location(files, l)}
+			sym := Symbol{Name: w.Name, Kind: symbolKindName(w.Kind), Container: w.ContainerName, Location: s.location(files, t.in.enc, l)}
 			out.Total++
 			if len(out.Items) < MaxWorkspaceSymbols {
 				out.Items = append(out.Items, sym)
@@ -571,12 +571,16 @@ func (s *Supervisor) CodeActions(ctx context.Context, pos Position) (*CodeAction
 	e, _, _ := s.waitDiagnostics(ctx, in, uri, version, 0, s.diagTimeout)
 	starts := lineStarts(p.text)
 	lt := lineText(p.text, starts, params.Position.Line)
-	endByte := byteCol(lt, params.Position.Character)
-	for endByte < len(lt) && isIdentRune(rune(lt[endByte])) {
-		endByte++
+	endByte := in.enc.byteOf(lt, params.Position.Character)
+	for endByte < len(lt) {
+		r, n := utf8.DecodeRuneInString(lt[endByte:])
+		if !isIdentRune(r) {
+			break
+		}
+		endByte += n
 	}
 	cp := wCodeActionParams{TextDocument: params.TextDocument,
-		Range: wRange{Start: params.Position, End: wPosition{Line: params.Position.Line, Character: utf16Col(lt, endByte)}}}
+		Range: wRange{Start: params.Position, End: wPosition{Line: params.Position.Line, Character: in.enc.col(lt, endByte)}}}
 	cp.Context.Diagnostics = []wDiagnostic{}
 	if e != nil {
 		for _, d := range e.diags {
@@ -640,8 +644,8 @@ type Diagnostics struct {
 
 var severities = []string{"", "error", "warning", "info", "hint"}
 
-func (s *Supervisor) diagnostic(files fileCache, uri string, d wDiagnostic) Diagnostic {
-	l := s.location(files, wLocation{URI: uri, Range: d.Range})
+func (s *Supervisor) diagnostic(files fileCache, enc encoding, uri string, d wDiagnostic) Diagnostic {
+	l := s.location(files, enc, wLocation{URI: uri, Range: d.Range})
 	sev := "error"
 	if d.Severity > 0 && d.Severity < len(severities) {
 		sev = severities[d.Severity]
@@ -712,7 +716,7 @@ func (s *Supervisor) fileDiagnostics(ctx context.Context, file string, save bool
 			out := &Diagnostics{Ready: true, Notes: notes}
 			files := fileCache{}
 			for _, d := range e.diags {
-				out.Items = append(out.Items, s.diagnostic(files, uri, d))
+				out.Items = append(out.Items, s.diagnostic(files, in.enc, uri, d))
 			}
 			sortDiagnostics(out.Items)
 			return out, nil
@@ -770,7 +774,7 @@ func (s *Supervisor) collect(ctx context.Context, in *instance, path string, ver
 	if e != nil {
 		files := fileCache{}
 		for _, d := range e.diags {
-			out.Items = append(out.Items, s.diagnostic(files, uri, d))
+			out.Items = append(out.Items, s.diagnostic(files, in.enc, uri, d))
 		}
 	}
 	sortDiagnostics(out.Items)

@@ -80,7 +80,7 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 		if err != nil {
 			return nil, fmt.Errorf("lsp: rename: %w; nothing was changed", err)
 		}
-		nt, err := applyEdits(old, list)
+		nt, err := applyEdits(old, list, p.in.enc)
 		if err != nil {
 			return nil, fmt.Errorf("lsp: rename: %s: %w; nothing was changed", s.rel(path), err)
 		}
@@ -160,7 +160,7 @@ func flattenEdit(we wWorkspaceEdit) (map[string][]wTextEdit, error) {
 }
 
 // applyEdits applies non-overlapping text edits to text.
-func applyEdits(text []byte, edits []wTextEdit) ([]byte, error) {
+func applyEdits(text []byte, edits []wTextEdit, enc encoding) ([]byte, error) {
 	starts := lineStarts(text)
 	type span struct {
 		from, to int
@@ -168,7 +168,7 @@ func applyEdits(text []byte, edits []wTextEdit) ([]byte, error) {
 	}
 	spans := make([]span, 0, len(edits))
 	for _, e := range edits {
-		a, b := offsetOf(text, starts, e.Range.Start), offsetOf(text, starts, e.Range.End)
+		a, b := offsetOf(text, starts, e.Range.Start, enc), offsetOf(text, starts, e.Range.End, enc)
 		if b < a {
 			return nil, fmt.Errorf("edit with an inverted range")
 		}
@@ -230,7 +230,7 @@ var pythonKeywords = map[string]bool{"False": true, "None": true, "True": true, 
 // key) is left to the server.
 func checkNewName(p *prepared, pos wPosition, newName string) error {
 	lt := lineText(p.text, lineStarts(p.text), pos.Line)
-	at := byteCol(lt, pos.Character)
+	at := p.in.enc.byteOf(lt, pos.Character)
 	end := at
 	for end < len(lt) {
 		r, n := utf8.DecodeRuneInString(lt[end:])

@@ -57,6 +57,12 @@ type Server struct {
 	// every answer is an empty list the file is known to be still clean,
 	// otherwise the server's publication is awaited as usual.
 	CleanCheck []ExecuteCommand `json:"clean_check,omitempty"`
+	// PositionEncoding is what the server's columns count when it does not
+	// say so in its capabilities (LSP 3.17 positionEncoding): "utf-16", the
+	// protocol's and the default; "utf-8" (bytes); or "utf-32" (code
+	// points: pylsp 1.7 counts Python string indices, so every column after
+	// an emoji is off). Set, it wins over what the server announces.
+	PositionEncoding string `json:"position_encoding,omitempty"`
 	// Refresh is for a server that publishes a file's diagnostics again only
 	// when they change (gopls): after other files changed, the last
 	// publication for a file that did not change cannot be told from "not

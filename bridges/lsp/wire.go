@@ -257,7 +257,7 @@ func runeCol1(line string, b int) int {
 }
 
 // offsetOf converts an LSP position into a byte offset in text (clamped).
-func offsetOf(text []byte, starts []int, p wPosition) int {
+func offsetOf(text []byte, starts []int, p wPosition, enc encoding) int {
 	if p.Line >= len(starts) {
 		return len(text)
 	}
@@ -265,5 +265,68 @@ func offsetOf(text []byte, starts []int, p wPosition) int {
 		return 0
 	}
 	l := lineText(text, starts, p.Line)
-	return starts[p.Line] + byteCol(l, p.Character)
+	return starts[p.Line] + enc.byteOf(l, p.Character)
+}
+
+// encoding is what a server's columns count (LSP 3.17 PositionEncodingKind).
+type encoding int
+
+const (
+	encUTF16 encoding = iota // UTF-16 code units, the protocol's default
+	encUTF8                  // bytes
+	encUTF32                 // code points
+)
+
+func parseEncoding(s string) (encoding, bool) {
+	switch strings.ToLower(s) {
+	case "utf-16", "":
+		return encUTF16, true
+	case "utf-8":
+		return encUTF8, true
+	case "utf-32":
+		return encUTF32, true
+	}
+	return encUTF16, false
+}
+
+// col converts a byte offset within line into a column counted in e.
+func (e encoding) col(line string, b int) int {
+	if b > len(line) {
+		b = len(line)
+	}
+	switch e {
+	case encUTF8:
+		return b
+	case encUTF32:
+		return utf8.RuneCountInString(line[:b])
+	}
+	return utf16Col(line, b)
+}
+
+// byteOf converts a column counted in e within line into a byte offset
+// (clamped, at the start of a character).
+func (e encoding) byteOf(line string, c int) int {
+	switch e {
+	case encUTF8:
+		if c <= 0 {
+			return 0
+		}
+		if c >= len(line) {
+			return len(line)
+		}
+		for c > 0 && !utf8.RuneStart(line[c]) {
+			c--
+		}
+		return c
+	case encUTF32:
+		n := 0
+		for i := range line {
+			if n >= c {
+				return i
+			}
+			n++
+		}
+		return len(line)
+	}
+	return byteCol(line, c)
 }
