@@ -100,7 +100,7 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 			m.env = m.env[:0]
 			m.steps = 0
 			if m.node(roots[0], n) {
-				out = append(out, rawMatch{nodes: []engine.Node{n}, binds: m.snapshot()})
+				out = append(out, withExtras(rawMatch{nodes: []engine.Node{n}, binds: m.snapshot()}))
 			} else if m.steps > stepBudget {
 				m.aborted++
 			}
@@ -124,7 +124,7 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 			m.steps = 0
 			if end, ok := m.list(roots, kids[i:], false); ok {
 				nodes := append([]engine.Node(nil), kids[i:i+end]...)
-				out = append(out, rawMatch{nodes: nodes, binds: m.snapshot()})
+				out = append(out, withExtras(rawMatch{nodes: nodes, binds: m.snapshot()}))
 				i += end - 1
 			} else if m.steps > stepBudget {
 				m.aborted++
@@ -138,6 +138,47 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].nodes[0].StartByte() < out[j].nodes[0].StartByte() })
 	}
 	return out
+}
+
+// withExtras gives each non-empty $$$ capture the comments (extras) among
+// and next to its nodes, up to the pattern's neighbouring nodes and within
+// the match, as ast-grep's captures have them: { $$$B } takes a body's
+// leading and trailing comments, so a rewrite keeps them.
+func withExtras(r rawMatch) rawMatch {
+	lo, hi := r.start(), r.end()
+	for i := range r.binds {
+		b := &r.binds[i]
+		if !b.multi || len(b.nodes) == 0 {
+			continue
+		}
+		parent, ok := b.nodes[0].Parent()
+		if !ok {
+			continue
+		}
+		sibs := parent.Children()
+		first, last := -1, -1
+		for k, c := range sibs {
+			if c.Index() == b.nodes[0].Index() {
+				first = k
+			}
+			if c.Index() == b.nodes[len(b.nodes)-1].Index() {
+				last = k
+			}
+		}
+		if first < 0 || last < first {
+			continue
+		}
+		for first > 0 && sibs[first-1].IsExtra() && sibs[first-1].StartByte() >= lo {
+			first--
+		}
+		for last+1 < len(sibs) && sibs[last+1].IsExtra() && sibs[last+1].EndByte() <= hi {
+			last++
+		}
+		if last-first+1 != len(b.nodes) {
+			b.nodes = append([]engine.Node(nil), sibs[first:last+1]...)
+		}
+	}
+	return r
 }
 
 func (m *matcher) snapshot() []binding {
