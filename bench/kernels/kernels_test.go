@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dop251/goja"
 
@@ -196,6 +197,57 @@ func BenchmarkBridge(b *testing.B) {
 				call()
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*bridgeCalls), "ns/call")
+		})
+	}
+}
+
+// outputLines is how many lines an output benchmark cell prints.
+const outputLines = 20000
+
+// outputCells print outputLines lines, to stdout only or alternating between
+// stdout and stderr line by line.
+var outputCells = []struct{ name, code string }{
+	{"stdout", fmt.Sprintf("for i in range(%d):\n    print('line', i)", outputLines)},
+	{"alternating", fmt.Sprintf("import sys\nfor i in range(%d):\n    print('line', i, file=sys.stderr if i %% 2 else sys.stdout)", outputLines)},
+}
+
+// BenchmarkOutput is the cost of a cell's printed output: tether's kernel
+// (capture, ordering of stdout and stderr, framing, bounds) against a bare
+// python3 printing the same lines to two pipes the benchmark reads to the end.
+func BenchmarkOutput(b *testing.B) {
+	for _, c := range outputCells {
+		b.Run("python/kernel/"+c.name, func(b *testing.B) {
+			requirePython(b)
+			k, _ := python.New(kernels.Config{Python: debianPython, Dir: b.TempDir()})
+			defer k.Close()
+			execute(b, k, c.code, "")
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				execute(b, k, c.code, "")
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*outputLines), "ns/line")
+		})
+		b.Run("python/bare-pipe/"+c.name, func(b *testing.B) {
+			requirePython(b)
+			// Started per iteration: subtract the start-up measured once.
+			bare := func(code string) {
+				cmd := exec.Command(debianPython, "-c", code)
+				cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			t0 := time.Now()
+			for i := 0; i < b.N; i++ {
+				bare("pass")
+			}
+			startup := time.Since(t0)
+			b.StartTimer()
+			for i := 0; i < b.N; i++ {
+				bare(c.code)
+			}
+			b.ReportMetric(float64((b.Elapsed()-startup).Nanoseconds())/float64(b.N*outputLines), "ns/line")
 		})
 	}
 }

@@ -12,6 +12,7 @@
 # Host -> driver: exec {id, code, max_image}, reply {id, ok, text, structured},
 #                 shutdown.
 # Driver -> host: ready {python, executable}, stream {name, text},
+#                 streams {parts: [[name, text], ...]} (in order),
 #                 display {data}, result {data}, tool {id, name, args},
 #                 done {id, error}.
 #
@@ -31,6 +32,7 @@ import signal
 import struct
 import sys
 import threading
+import time as _time
 import traceback
 import types
 
@@ -49,6 +51,8 @@ class _State:
     emitted_figures = set()
     captured = None  # a list while %%capture collects displays
     oldpwd = None  # for %cd -
+    fd_capture = False  # %%capture points fds 1 and 2 at files
+    forked = False  # in a forked child, which writes to the fds itself
     autoreload = False
     mtimes = {}
 
@@ -99,17 +103,17 @@ def _on_sigint(signum, frame):
 class _Pump(threading.Thread):
     """Forwards what arrives on a capture pipe as stream frames.
 
-    The pipe's read end is non-blocking. The thread waits for data with poll
-    (consuming nothing), then reads and forwards under its lock; _sync_streams
-    takes the same lock and drains what is left, so once it returns everything
-    written before it has been forwarded.
+    The pipes carry what reaches fds 1 and 2 directly: child processes,
+    os.write, C code. The pipe's read end is non-blocking. The thread waits
+    for data with poll (consuming nothing), then, under _olock, sends the text
+    sys.stdout/sys.stderr hold back (written before this data) and forwards
+    the pipe's contents.
     """
 
     def __init__(self, fd, name):
         super().__init__(daemon=True, name="tether-pump-" + name)
         self.fd = fd
         self.stream = name
-        self.lock = threading.Lock()
         self.dec = codecs.getincrementaldecoder("utf-8")(errors="replace")
         os.set_blocking(fd, False)
 
@@ -123,7 +127,8 @@ class _Pump(threading.Thread):
                 poller.poll()
             except InterruptedError:
                 continue
-            with self.lock:
+            with _olock:
+                _send_held()
                 if self.drain() is None:
                     return
 
@@ -144,26 +149,65 @@ class _Pump(threading.Thread):
 
 
 _pumps = []
-_last_stream = [None]
+_raws = []
+_outs = []
+# _olock orders everything that becomes a stream frame: text from
+# sys.stdout/sys.stderr and what the pumps read from the pipes.
+_olock = threading.Lock()
+# _held is text sys.stdout/sys.stderr wrote and the host has not had yet: a
+# list of [raw, bytearray], consecutive writes to one stream merged.
+_held = []
+_held_bytes = [0]
+_last_send = [0.0]
+_HOLD_MAX = 16384
+_HOLD_SECONDS = 0.05
+_monotonic = _time.monotonic
+
+
+def _send_held():
+    """Sends the held text, in one frame (under _olock)."""
+    if not _held:
+        return
+    parts = []
+    for raw, b in _held:
+        text = raw.dec.decode(bytes(b))
+        if text:
+            parts.append([raw.name, text])
+    del _held[:]
+    _held_bytes[0] = 0
+    _last_send[0] = _monotonic()
+    if len(parts) == 1:
+        _send({"op": "stream", "name": parts[0][0], "text": parts[0][1]})
+    elif parts:
+        _send({"op": "streams", "parts": parts})
 
 
 class _OrderedRaw(io.RawIOBase):
-    """fd 1 or 2 as sys.stdout/sys.stderr write it, keeping the order of the two.
+    """fd 1 or 2 as sys.stdout/sys.stderr write it, in order with each other
+    and with what reaches the fds directly.
 
-    Each capture pipe has its own pump, so text written to one pipe could be
-    forwarded after later text written to the other. When a write switches
-    streams, what the previous stream's pipe holds is forwarded first (under
-    its pump's lock, so a forward in flight is finished too).
+    Text does not go through the pipe: the pipes are read by other threads,
+    and ordering one pipe's text against the other's cost a thread switch or
+    two per line. It is held and sent in batches, stdout and stderr in the
+    order written, in one frame: when a line ends and nothing was sent for a
+    moment, when a batch is big, on flush, when a pump has pipe text to
+    forward (held text goes first), and on the ticker's beat. Before text is
+    held, what waits in the pipes (written before it) is forwarded, so held
+    text always predates pipe text. In a forked child, and while %%capture
+    points the fds elsewhere, text is written to the fd itself.
     """
 
-    def __init__(self, fd, pump):
+    def __init__(self, fd, name):
         super().__init__()
         self.fd = fd
-        self.pump = pump
+        self.name = name
+        self.dec = codecs.getincrementaldecoder("utf-8")(errors="replace")
         import select
 
-        self.poller = select.poll()  # our own: a poll object is not shared between threads
-        self.poller.register(pump.fd, select.POLLIN)
+        poller = select.poll()  # our own: a poll object is not shared between threads
+        for p in _pumps:
+            poller.register(p.fd, select.POLLIN)
+        self.poll = poller.poll
 
     def writable(self):
         return True
@@ -171,36 +215,120 @@ class _OrderedRaw(io.RawIOBase):
     def fileno(self):
         return self.fd
 
-    def forward(self):
-        p = self.pump
-        with p.lock:
-            if self.poller.poll(0):
-                with _Critical():
-                    p.drain()
-
     def write(self, b):
-        prev = _last_stream[0]
-        if prev is not self:
-            _last_stream[0] = self
-            if prev is not None:
-                prev.forward()
-        n = os.write(self.fd, b)
-        if n < len(b):  # a signal cut the write short: finish it
+        st = _state
+        if not isinstance(b, (bytes, bytearray)):
+            b = bytes(b)
+        n = len(b)
+        if st.fd_capture or st.forked:
             view = memoryview(b)
-            while n < len(view):
-                n += os.write(self.fd, view[n:])
+            done = 0
+            while done < n:  # a signal may cut the write short: finish it
+                done += os.write(self.fd, view[done:])
+            return n
+        main = threading.get_ident() == _main_thread
+        if main:
+            st.critical += 1  # as _Critical, inline: this runs for every line
+        try:
+            with _olock:
+                if self.poll(0):  # pipe text, newer than what is held
+                    _send_held()
+                    for p in _pumps:
+                        p.drain()
+                if _held and _held[-1][0] is self:
+                    _held[-1][1] += b
+                else:
+                    _held.append([self, bytearray(b)])
+                _held_bytes[0] += n
+                if _held_bytes[0] >= _HOLD_MAX or (b"\n" in b and _monotonic() - _last_send[0] >= _HOLD_SECONDS):
+                    _send_held()
+        finally:
+            if main:
+                st.critical -= 1
+                if st.critical == 0 and st.pending_interrupt and st.in_cell:
+                    st.pending_interrupt = False
+                    raise KeyboardInterrupt
         return n
+
+    def flush(self):
+        # Only a flush asked of sys.stdout/sys.stderr sends (_Out.flush); the
+        # one line buffering does after each line leaves the batch be.
+        if not _explicit[0] or not _held or _state.fd_capture or _state.forked:
+            return
+        if threading.get_ident() != _main_thread:
+            with _olock:
+                _send_held()
+            return
+        with _Critical():
+            with _olock:
+                _send_held()
+
+
+_main_thread = threading.get_ident()
+_last_out = [None]
+_explicit = [False]
+
+
+class _Out(io.TextIOWrapper):
+    """sys.stdout or sys.stderr: line-buffered text over an _OrderedRaw.
+
+    A line reaches the raw stream in one write. When writes switch between
+    stdout and stderr, the other stream's unfinished line goes first, so the
+    two keep the order they were written in.
+    """
+
+    def write(self, s):
+        prev = _last_out[0]
+        if prev is not self:
+            _last_out[0] = self
+            if prev is not None:
+                try:
+                    io.TextIOWrapper.flush(prev)  # to its raw stream, not sent yet
+                except Exception:
+                    pass
+        return super().write(s)
+
+    def flush(self):
+        _explicit[0] = True
+        try:
+            super().flush()
+        finally:
+            _explicit[0] = False
+
+
+def _tick():
+    """Sends held text a short while after it was written."""
+    while True:
+        _time.sleep(_HOLD_SECONDS)
+        if _state.forked:
+            return
+        for w in _outs:  # an unfinished line, then what is held
+            try:
+                w.flush()
+            except Exception:
+                pass
+
+
+def _after_fork_in_child():
+    global _olock
+    _state.forked = True
+    _olock = threading.Lock()  # its holder may be a thread the child does not have
+    del _held[:]  # the parent sends them
+    _held_bytes[0] = 0
 
 
 def _sync_streams():
     """Forwards everything written to fds 1 and 2 so far."""
-    for f in (sys.stdout, sys.stderr):
+    for f in _outs + [f for f in (sys.stdout, sys.stderr) if f not in _outs]:
         try:
             f.flush()
         except Exception:
             pass
-    for p in _pumps:
-        with p.lock:
+    if _state.forked:
+        return
+    with _olock:
+        _send_held()
+        for p in _pumps:
             p.drain()
 
 
@@ -790,6 +918,8 @@ class _Magics:
         prev = _state.captured
         if "--no-display" not in opts:
             _state.captured = cap.outputs
+        prev_fd = _state.fd_capture
+        _state.fd_capture = True
         try:
             _run_body(body, _state.cell_file, line)
         finally:
@@ -798,6 +928,7 @@ class _Magics:
                     st.flush()
                 except Exception:
                     pass
+            _state.fd_capture = prev_fd
             for fd, old in saved:
                 os.dup2(old, fd)
                 os.close(old)
@@ -1320,6 +1451,7 @@ def _run_cell(req, ns):
     _state.max_image = int(req.get("max_image") or (1 << 20))
     _state.max_text = int(req.get("max_text") or (32 << 10))
     _state.emitted_figures = set()
+    _last_send[0] = 0.0  # a cell's first line goes out at once
     filename = "<cell-%d>" % cid
     _state.cell_file = filename
     if getattr(sys.stdin, "closed", True):
@@ -1407,8 +1539,11 @@ def main():
         p.start()
         _pumps.append(p)
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
-    sys.stdout = io.TextIOWrapper(_OrderedRaw(1, _pumps[0]), encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
-    sys.stderr = io.TextIOWrapper(_OrderedRaw(2, _pumps[1]), encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
+    _raws.extend((_OrderedRaw(1, "stdout"), _OrderedRaw(2, "stderr")))
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+    _outs.extend(_Out(r, encoding="utf-8", errors="backslashreplace", line_buffering=True) for r in _raws)
+    sys.stdout, sys.stderr = _outs
+    threading.Thread(target=_tick, daemon=True, name="tether-tick").start()
     limit = int(os.environ.pop("TETHER_KERNEL_RLIMIT_AS", "0") or 0)
     if limit > 0:
         try:

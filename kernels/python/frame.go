@@ -26,6 +26,7 @@ type frame struct {
 	MaxText    int             `json:"max_text,omitempty"`
 	Name       string          `json:"name,omitempty"`
 	Text       string          `json:"text,omitempty"`
+	Parts      [][2]string     `json:"parts,omitempty"` // streams: [name, text] in order
 	Args       json.RawMessage `json:"args,omitempty"`
 	OK         bool            `json:"ok,omitempty"`
 	Structured json.RawMessage `json:"structured,omitempty"`

@@ -243,3 +243,50 @@ func TestIPythonDisplayImports(t *testing.T) {
 		t.Errorf("IPython.display.display: %+v", d)
 	}
 }
+
+// TestOutputOrderAcrossSources: text written by print and sys.stdout, by
+// os.write to the fds, by child processes (subprocess, os.system, !cmd, a
+// fork) and unfinished lines all come back in the order written, as a
+// terminal would show them; a kernel that dies right after printing still
+// returns what it printed.
+func TestOutputOrderAcrossSources(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	for _, tt := range []struct{ name, code, want string }{
+		{"mixed", "import os, sys, subprocess\nprint('a')\nos.write(1, b'b\\n')\nprint('c', end='')\nprint('d', file=sys.stderr)\n" +
+			"subprocess.run(['echo', 'e'])\nprint('f')\nos.system('echo g >&2')\nsys.stdout.write('h\\n')\n!echo i\nprint('j')\nos.write(2, b'k')\nsys.stdout.write('l')",
+			"stdout:a\nb\nc|stderr:d\n|stdout:e\nf\n|stderr:g\n|stdout:h\ni\nj\n|stderr:k|stdout:l"},
+		{"fork", "import os\nprint('parent before')\npid = os.fork()\nif pid == 0:\n    print('in child')\n    os._exit(0)\nos.waitpid(pid, 0)\nprint('parent after')",
+			"stdout:parent before\nin child\nparent after\n"},
+		{"thread", "import threading\nt = threading.Thread(target=lambda: print('from a thread'))\nt.start(); t.join()\nprint('main')",
+			"stdout:from a thread\nmain\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mustOK(t, run(t, k, tt.code))
+			if got := strings.Join(outputs(r), "|"); got != tt.want {
+				t.Errorf("outputs:\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+	t.Run("alternating lines", func(t *testing.T) {
+		r := mustOK(t, run(t, k, "import sys\nfor i in range(2000):\n    print(i, file=sys.stderr if i % 2 else sys.stdout)"))
+		if len(r.Outputs) != 2000 {
+			t.Fatalf("%d outputs, want 2000 alternating", len(r.Outputs))
+		}
+		for i, o := range r.Outputs {
+			want := "stdout"
+			if i%2 == 1 {
+				want = "stderr"
+			}
+			if o.Stream != want || o.Text != fmt.Sprintf("%d\n", i) {
+				t.Fatalf("output %d: %s %q", i, o.Stream, o.Text)
+			}
+		}
+	})
+	t.Run("printed just before dying", func(t *testing.T) {
+		mustOK(t, run(t, k, "print('a cell just before')"))
+		r := run(t, k, "import os\nprint('step 3')\nos._exit(1)")
+		if r.Error == nil || r.Error.Name != kernels.ErrKernelDied || r.Stdout.Text != "step 3\n" {
+			t.Errorf("error %+v stdout %q", r.Error, r.Stdout.Text)
+		}
+	})
+}

@@ -395,20 +395,26 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 				return finish()
 			}
 			switch f.Op {
-			case "stream", "display":
+			case "stream", "streams", "display":
 				// Output is a sign of life: the idle budget starts over.
 				if outstanding == 0 && interrupted == "" {
 					idle.Reset(cfg.IdleTimeout)
 				}
 			}
 			switch f.Op {
-			case "stream":
-				if f.Name == "stderr" {
-					stderr.WriteString(f.Text)
-					order.Write("stderr", f.Text)
-				} else {
-					stdout.WriteString(f.Text)
-					order.Write("stdout", f.Text)
+			case "stream", "streams":
+				parts := f.Parts
+				if f.Op == "stream" {
+					parts = [][2]string{{f.Name, f.Text}}
+				}
+				for _, p := range parts {
+					if p[0] == "stderr" {
+						stderr.WriteString(p[1])
+						order.Write("stderr", p[1])
+					} else {
+						stdout.WriteString(p[1])
+						order.Write("stdout", p[1])
+					}
 				}
 			case "display":
 				if f.Data != nil {
