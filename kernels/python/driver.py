@@ -53,6 +53,8 @@ class _State:
     oldpwd = None  # for %cd -
     fd_capture = False  # %%capture points fds 1 and 2 at files
     forked = False  # in a forked child, which writes to the fds itself
+    history = []  # the cells as written, for %history
+    last_tb = ""  # the last failed cell's traceback, for %tb
     autoreload = False
     mtimes = {}
 
@@ -842,6 +844,52 @@ class _Magics:
         for r in rows:
             print("%-*s   %-*s   %s" % (w1, r[0], w2, r[1], r[2]))
 
+    def m_history(self, args):
+        """%history [-n] [-l N] [RANGES]: the cells run in this kernel, as
+        written (RANGES: 4, 2-5; -l N: the last N; -n: with their numbers)."""
+        import shlex
+
+        nums, last, picked = False, None, []
+        toks = shlex.split(args)
+        i = 0
+        while i < len(toks):
+            t = toks[i]
+            if t == "-n":
+                nums = True
+            elif t == "-l":
+                last = 10
+                if i + 1 < len(toks) and toks[i + 1].isdigit():
+                    last = int(toks[i + 1])
+                    i += 1
+            elif t.replace("-", "", 1).isdigit() and not t.startswith("-"):
+                a, _, b = t.partition("-")
+                picked.extend(range(int(a), int(b or a) + 1))
+            else:
+                raise ValueError("%%history: unsupported argument %r: use -n, -l N, or cell numbers such as 3 or 2-5" % t)
+            i += 1
+        hist = _state.history
+        n = list(range(1, len(hist) + 1))
+        if picked:
+            n = [k for k in picked if 1 <= k <= len(hist)]
+        if last is not None:
+            n = n[-last:] if last else []
+        width = len(str(n[-1])) if n else 1
+        for k in n:
+            text = hist[k - 1].expandtabs(4).rstrip()
+            if nums:
+                print("%s:%s" % (str(k).rjust(width), "\n" if "\n" in text else " "), end="")
+            print(text)
+
+    def m_hist(self, args):
+        return self.m_history(args)
+
+    def m_tb(self, args):
+        """%tb: the traceback of the last cell that failed."""
+        if not _state.last_tb:
+            print("No traceback available to show.")
+            return
+        print(_state.last_tb, file=sys.stderr)
+
     def m_reset(self, args):
         ns = sys.modules["__main__"].__dict__
         for n in _user_names(all_=True):
@@ -1454,6 +1502,7 @@ def _run_cell(req, ns):
     _last_send[0] = 0.0  # a cell's first line goes out at once
     filename = "<cell-%d>" % cid
     _state.cell_file = filename
+    _state.history.append(req.get("source") or code)
     if getattr(sys.stdin, "closed", True):
         # exit() and quit() close sys.stdin before raising SystemExit; later
         # cells (help(), input()) still need one.
@@ -1485,6 +1534,8 @@ def _run_cell(req, ns):
             _state.pending_interrupt = False
     except BaseException as e:  # SystemExit and KeyboardInterrupt included
         error = _error_of(e, filename)
+        if error and error.get("traceback"):
+            _state.last_tb = error["traceback"].rstrip("\n")
         try:
             _flush_figures()
         except BaseException:

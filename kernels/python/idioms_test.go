@@ -290,3 +290,32 @@ func TestOutputOrderAcrossSources(t *testing.T) {
 		}
 	})
 }
+
+// TestHistoryAndTb: %history lists the cells run in this kernel as written
+// (IPython's -n numbers them, multi-line cells on their own lines; -l N the
+// last N; cell ranges), %tb shows the last traceback again.
+func TestHistoryAndTb(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	mustOK(t, run(t, k, "a = 1"))
+	mustOK(t, run(t, k, "for i in range(2):\n    a += i"))
+	if r := run(t, k, "1 / 0"); r.Error == nil || r.Error.Name != "ZeroDivisionError" {
+		t.Fatalf("1 / 0: %+v", r.Error)
+	}
+	for _, tt := range []struct{ code, stdout, stderr string }{
+		{"%history", "a = 1\nfor i in range(2):\n    a += i\n1 / 0\n%history\n", ""},
+		{"%history -n 1-2", "1: a = 1\n2:\nfor i in range(2):\n    a += i\n", ""},
+		{"%hist -n -l 2", "5: %history -n 1-2\n6: %hist -n -l 2\n", ""},
+	} {
+		r := mustOK(t, run(t, k, tt.code))
+		if r.Stdout.Text != tt.stdout || r.Stderr.Text != tt.stderr {
+			t.Errorf("%s:\nstdout %q\n want %q\nstderr %q\n want %q", tt.code, r.Stdout.Text, tt.stdout, r.Stderr.Text, tt.stderr)
+		}
+	}
+	r := mustOK(t, run(t, k, "%tb"))
+	if !strings.HasPrefix(r.Stderr.Text, "Traceback (most recent call last):\n  File \"<cell-3>\", line 1, in <module>\n    1 / 0\n") || !strings.HasSuffix(r.Stderr.Text, "ZeroDivisionError: division by zero\n") {
+		t.Errorf("%%tb: stderr %q", r.Stderr.Text)
+	}
+	if r := run(t, k, "%history -x"); r.Error == nil || !strings.Contains(r.Error.Message, "use -n, -l N, or cell numbers") {
+		t.Errorf("bad argument: %+v", r.Error)
+	}
+}

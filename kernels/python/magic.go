@@ -19,7 +19,14 @@ var (
 		"pip": true, "cd": true, "pwd": true, "timeit": true, "time": true, "env": true, "set_env": true,
 		"matplotlib": true, "config": true, "load_ext": true, "reload_ext": true, "autoreload": true, "aimport": true,
 		"who": true, "whos": true, "reset": true, "run": true, "sx": true, "system": true,
-		"pinfo": true, "pinfo2": true, "prun": true, "lsmagic": true,
+		"pinfo": true, "pinfo2": true, "prun": true, "lsmagic": true, "history": true, "hist": true, "tb": true,
+	}
+	// refused are idioms that cannot work here, with what to do instead.
+	refused = map[string]string{
+		"debug": "%debug needs an interactive debugger at a terminal, and a cell has none: read the traceback (%tb shows the last one again), " +
+			"or step through the code with the debug tool (debugpy) on a script",
+		"pdb": "%pdb would stop in an interactive debugger at a terminal, and a cell has none: read the traceback (%tb shows the last one again), " +
+			"or step through the code with the debug tool (debugpy) on a script",
 	}
 	cellMagics = map[string]bool{
 		"bash": true, "sh": true, "timeit": true, "time": true, "capture": true, "writefile": true,
@@ -132,6 +139,9 @@ func Rewrite(code string) (string, *kernels.Error) {
 				out[i] = indent + "__tether__.system(" + pyString(strings.TrimSpace(alias+" "+args)) + ")"
 				continue
 			}
+			if why, ok := refused[name]; ok {
+				return "", &kernels.Error{Name: kernels.ErrUsage, Message: fmt.Sprintf("kernels: %s (cell line %d)", why, i+1), Line: i + 1}
+			}
 			if !lineMagics[name] {
 				return "", usage(i+1, fmt.Sprintf("unknown magic %%%s", name))
 			}
@@ -149,6 +159,9 @@ func Rewrite(code string) (string, *kernels.Error) {
 				continue
 			}
 			name, args := splitMagic(rest)
+			if why, ok := refused[name]; ok {
+				return "", &kernels.Error{Name: kernels.ErrUsage, Message: fmt.Sprintf("kernels: %s (cell line %d)", why, i+1), Line: i + 1}
+			}
 			if !lineMagics[name] {
 				return "", usage(i+1, fmt.Sprintf("unknown magic %%%s", name))
 			}

@@ -62,10 +62,14 @@ func TestRewriteErrors(t *testing.T) {
 		line int
 		want string
 	}{
-		{"%debug", 1, "unknown magic %debug"},
+		{"%store x", 1, "unknown magic %store"},
 		{"x = 1\n\n%%bash\nls", 3, "must be the first line"},
 		{"%%javascript\n1", 1, "unknown cell magic %%javascript"},
-		{"a = %history", 1, "unknown magic %history"},
+		{"a = %store", 1, "unknown magic %store"},
+		// Idioms that cannot work without a terminal say what to do instead.
+		{"%debug", 1, "%debug needs an interactive debugger at a terminal, and a cell has none: read the traceback (%tb shows the last one again), or step through the code with the debug tool"},
+		{"x = 1\n%pdb on", 2, "%pdb would stop in an interactive debugger"},
+		{"r = %debug", 1, "%debug needs an interactive debugger"},
 	}
 	for _, tt := range tests {
 		_, err := python.Rewrite(tt.in)
@@ -73,7 +77,8 @@ func TestRewriteErrors(t *testing.T) {
 			t.Errorf("Rewrite(%q): no error", tt.in)
 			continue
 		}
-		if err.Line != tt.line || !strings.Contains(err.Message, tt.want) || !strings.HasPrefix(err.Message, "kernels: ") || !strings.Contains(err.Message, "supported idioms are") {
+		refused := strings.Contains(tt.in, "%debug") || strings.Contains(tt.in, "%pdb")
+		if err.Line != tt.line || !strings.Contains(err.Message, tt.want) || !strings.HasPrefix(err.Message, "kernels: ") || refused == strings.Contains(err.Message, "supported idioms are") {
 			t.Errorf("Rewrite(%q): line %d %q", tt.in, err.Line, err.Message)
 		}
 	}
