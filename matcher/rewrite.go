@@ -222,6 +222,10 @@ type Plan struct {
 	Rewrite      string
 	Changes      []FileChange
 	Replacements int
+	// Edits counts every replacement, those that leave the text as it was
+	// too (Replacements counts those in Changes), as ast-grep -U counts
+	// "Applied N changes".
+	Edits int
 	// Unbound are the rewrite's metavariables that the pattern does not bind
 	// as written ($Y, or $ARGS where the pattern has $$$ARGS): each is
 	// replaced by nothing, as ast-grep replaces it.
@@ -241,6 +245,7 @@ func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan,
 		if len(j.edits) == 0 {
 			continue
 		}
+		p.Edits += len(j.edits)
 		nw := apply(j.src, j.edits)
 		if bytes.Equal(nw, j.src) {
 			continue

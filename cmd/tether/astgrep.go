@@ -117,7 +117,10 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "tether:", err)
 			return 2
 		}
-		fmt.Fprintf(stdout, "Applied %d changes in %d files\n", plan.Replacements, len(plan.Changes))
+		if plan.Edits > 0 {
+			// ast-grep's words, on stderr as it prints them
+			fmt.Fprintf(stderr, "Applied %d changes\n", plan.Edits)
+		}
 	}
 	if res.Total == 0 || res.Skipped.Total() > 0 || len(res.Errors) > 0 || len(res.Matches) < res.Total {
 		fmt.Fprintln(stderr, "tether ast-grep:", strings.Replace(res.Summary(), "raise max_results", "raise --max-results", 1))

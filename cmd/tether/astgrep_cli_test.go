@@ -89,10 +89,10 @@ func TestAstGrepCLI(t *testing.T) {
 	if data, _ := os.ReadFile(file); string(data) != cliSrc {
 		t.Fatal("-r without -U wrote the file")
 	}
-	code, out, _ = runCLI(t, "-p", "fmt.Errorf($$$A)", "-r", "errs.New($$$A)", "-U", file)
+	code, _, errOut = runCLI(t, "-p", "fmt.Errorf($$$A)", "-r", "errs.New($$$A)", "-U", file)
 	data, _ := os.ReadFile(file)
-	if code != 0 || !strings.Contains(out, "Applied 2 changes") || string(data) != strings.ReplaceAll(cliSrc, "fmt.Errorf", "errs.New") {
-		t.Errorf("-U (exit %d): %s\n%s", code, out, data)
+	if code != 0 || !strings.Contains(errOut, "Applied 2 changes") || string(data) != strings.ReplaceAll(cliSrc, "fmt.Errorf", "errs.New") {
+		t.Errorf("-U (exit %d): %s\n%s", code, errOut, data)
 	}
 }
 

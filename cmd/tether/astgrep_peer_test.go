@@ -71,3 +71,64 @@ func firstDiff(a, b []byte) int {
 func around(s string, i int) string {
 	return s[max(i-80, 0):min(i+80, len(s))]
 }
+
+// TestAstGrepCLIUpdateAllAsPeer: -U writes the same files as ast-grep, says
+// "Applied N changes" on stderr as it does (N counts every replacement made,
+// one that leaves the text as it was too; nothing when nothing matched),
+// prints nothing on stdout, and exits as it does.
+func TestAstGrepCLIUpdateAllAsPeer(t *testing.T) {
+	sg := testenv.RequireBinary(t, "ast-grep")
+	files := map[string]string{
+		"a.go": "package p\n\nfunc _() {\n\tf(a)\n\tf(f(b))\n}\n",
+		"b.go": "package p\n\nfunc _() { f(c) }\n",
+		"c.go": "package p\n",
+	}
+	tests := []struct{ name, pattern, rewrite string }{
+		{"rewrites", "f($A)", "g($A)"},
+		{"one change", "f(c)", "h(c)"},
+		{"rewrite leaves the text as it was", "f($A)", "f($A)"},
+		{"no match", "nothing($A)", "x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			theirs, ours := t.TempDir(), t.TempDir()
+			for _, dir := range []string{theirs, ours} {
+				for name, body := range files {
+					if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			cmd := exec.Command(sg, "run", "-p", tt.pattern, "-r", tt.rewrite, "-l", "go", "-U", theirs)
+			var agOut, agErr strings.Builder
+			cmd.Stdout, cmd.Stderr = &agOut, &agErr
+			wantCode := 0
+			if err := cmd.Run(); err != nil {
+				ee, ok := err.(*exec.ExitError)
+				if !ok {
+					t.Fatal(err)
+				}
+				wantCode = ee.ExitCode()
+			}
+			code, out, errOut := runCLI(t, "-p", tt.pattern, "-r", tt.rewrite, "-l", "go", "-U", ours)
+			if code != wantCode {
+				t.Errorf("exit %d, ast-grep %d", code, wantCode)
+			}
+			if out != agOut.String() {
+				t.Errorf("stdout %q, ast-grep %q", out, agOut.String())
+			}
+			// ast-grep prints only "Applied N changes"; ours may add a note
+			// after it (as "no matches in 3 files")
+			if want := agErr.String(); !strings.HasPrefix(errOut, want) || want == "" && strings.Contains(errOut, "Applied") {
+				t.Errorf("stderr %q, ast-grep %q", errOut, want)
+			}
+			for name := range files {
+				a, _ := os.ReadFile(filepath.Join(theirs, name))
+				b, _ := os.ReadFile(filepath.Join(ours, name))
+				if string(a) != string(b) {
+					t.Errorf("%s: ast-grep wrote %q, tether %q", name, a, b)
+				}
+			}
+		})
+	}
+}
