@@ -1,11 +1,15 @@
 package dap_test
 
 import (
+	"bufio"
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
 	"github.com/tetherhq/tether/internal/testenv"
@@ -493,5 +497,101 @@ func TestStackCountsFrames(t *testing.T) {
 			}
 			do(t, sv, "c", root, dap.Request{Op: "terminate"})
 		})
+	}
+}
+
+const goTicker = `package main
+
+import (
+	"fmt"
+	"time"
+)
+
+func main() {
+	for i := 0; ; i++ {
+		fmt.Println("tick", i)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+`
+
+// TestAttachDelveHeadlessDetach: attach to a multi-client dlv --headless
+// server whose program is halted at entry (no --continue): pause reports the
+// stop even though a program that has not started has no stack to show;
+// a breakpoint stops it; terminate detaches leaving the program running
+// with the breakpoint gone (delve keeps both across a disconnect otherwise,
+// so the program stayed halted with no client).
+func TestAttachDelveHeadlessDetach(t *testing.T) {
+	t.Parallel()
+	dlv := testenv.RequireBinary(t, "dlv")
+	goBin := testenv.RequireBinary(t, "go")
+	root := writeFiles(t, map[string]string{"go.mod": "module tick\n\ngo 1.21\n", "main.go": goTicker})
+	build := exec.Command(goBin, "build", "-gcflags=all=-N -l", "-o", "tick", ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	port := freePort(t)
+	cmd := exec.Command(dlv, "exec", "--headless", "--accept-multiclient", "--api-version=2",
+		"--listen", fmt.Sprintf("127.0.0.1:%d", port), "./tick")
+	cmd.Dir = root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	ticks := make(chan string, 1000)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			ticks <- sc.Text()
+		}
+		close(ticks)
+	}()
+
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	a := do(t, sv, "c", root, dap.Request{Op: "attach", Port: port})
+	if a.Stop != nil {
+		t.Fatalf("attach without breakpoints: %s", a.Text)
+	}
+	p := do(t, sv, "c", root, dap.Request{Op: "pause"})
+	if p.Stop == nil || p.Stop.Reason != "pause" {
+		t.Fatalf("pause should report the stop even without a stack:\n%s", p.Text)
+	}
+	do(t, sv, "c", root, dap.Request{Op: "breakpoints", File: "main.go", Lines: []int{10}})
+	c := do(t, sv, "c", root, dap.Request{Op: "continue"})
+	if c.Stop == nil || c.Stop.Line != 10 {
+		t.Fatalf("continue should stop at the breakpoint:\n%s", c.Text)
+	}
+	ev := do(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "i"})
+	if ev.Value == nil {
+		t.Fatal(ev.Text)
+	}
+	at, _ := strconv.Atoi(ev.Value.Value)
+	term := do(t, sv, "c", root, dap.Request{Op: "terminate"})
+	if !strings.Contains(term.Text, "keeps running") {
+		t.Fatal(term.Text)
+	}
+	// Running on, past the breakpoint's line again: two more ticks.
+	want := fmt.Sprintf("tick %d", at+2)
+	guard := time.NewTimer(2 * time.Minute) // a hang guard, not a timing assertion
+	defer guard.Stop()
+	for {
+		select {
+		case line, ok := <-ticks:
+			if !ok {
+				t.Fatal("the program ended; it should run on after the detach")
+			}
+			if line == want {
+				return
+			}
+		case <-guard.C:
+			t.Fatalf("no %q: the program stayed halted after terminate detached", want)
+		}
 	}
 }

@@ -69,6 +69,8 @@ type session struct {
 	// reference of the current stop (indexedVariables); references die
 	// when the program runs, and so does this.
 	indexed map[int]int
+	// bpFiles are the files with breakpoints set in the adapter.
+	bpFiles map[string]bool
 }
 
 // title names the session: adapter, what it debugs, when it started and ends.
@@ -90,7 +92,11 @@ func (s *session) describe() string {
 	case s.terminated || s.exited:
 		d += ", program ended"
 	case s.stop != nil && !s.running:
-		d += fmt.Sprintf(", stopped (%s) on thread %d", s.stop.Reason, s.stop.ThreadId)
+		th := s.stop.ThreadId
+		if th == 0 {
+			th = s.lastThread
+		}
+		d += fmt.Sprintf(", stopped (%s) on thread %d", s.stop.Reason, th)
 	default:
 		d += ", running"
 	}
@@ -228,6 +234,9 @@ func (s *session) watchDebuggee(pid int) {
 	}()
 }
 
+// attachDialWait bounds retrying a refused attach connection.
+const attachDialWait = 5 * time.Second
+
 // exitGrace is how long a wait gives the adapter to report the end of a
 // debuggee whose process is gone while processes it started still run in
 // its group (holding its output open), before answering without its exit
@@ -263,6 +272,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 		changed:     make(chan struct{}),
 		bpEvents:    map[int]godap.Breakpoint{},
 		indexed:     map[int]int{},
+		bpFiles:     map[string]bool{},
 	}
 	s.deadline = s.started.Add(sv.cfg.TTL)
 	s.connector = sv.cfg.connector
@@ -376,7 +386,9 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 	}
 	if s.kind == "attach" && a.AttachDirect {
 		addr := fmt.Sprintf("127.0.0.1:%d", s.port)
-		deadline := time.Now().Add(timeout)
+		// A debug server that is still starting refuses for a moment; give
+		// it a few seconds, not the whole start timeout.
+		deadline := time.Now().Add(min(timeout, attachDialWait))
 		var nc net.Conn
 		var err error
 		for {
@@ -530,11 +542,35 @@ func (s *session) shutdown(wait time.Duration) {
 		case <-s.c.done:
 		default:
 			ctx, cancel := context.WithTimeout(context.Background(), wait)
+			if s.kind == "attach" {
+				s.release(ctx)
+			}
 			_ = s.c.call(ctx, "disconnect", &godap.DisconnectArguments{TerminateDebuggee: s.kind == "launch"}, nil)
 			cancel()
 		}
 	}
 	s.kill()
+}
+
+// release leaves an attached program as tether found it before detaching:
+// its breakpoints cleared and running. A multi-client delve server keeps
+// both across a disconnect, so the program would stay halted, or halt at
+// the next breakpoint hit with no client to resume it.
+func (s *session) release(ctx context.Context) {
+	s.mu.Lock()
+	files := make([]string, 0, len(s.bpFiles))
+	for f := range s.bpFiles {
+		files = append(files, f)
+	}
+	stopped := s.stop != nil && !s.running && !s.exited && !s.terminated
+	thread := s.lastThread
+	s.mu.Unlock()
+	for _, f := range files {
+		_, _ = s.setBreakpoints(ctx, f, nil)
+	}
+	if stopped {
+		_ = s.c.call(ctx, "continue", &godap.ContinueArguments{ThreadId: thread}, nil)
+	}
 }
 
 // kill closes the connection and kills the adapter's and the debuggee's
@@ -654,6 +690,13 @@ func (s *session) setBreakpoints(ctx context.Context, file string, lines []int) 
 	if err := s.c.call(ctx, "setBreakpoints", args, &resp); err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	if len(lines) > 0 {
+		s.bpFiles[file] = true
+	} else {
+		delete(s.bpFiles, file)
+	}
+	s.mu.Unlock()
 	var out []BreakpointState
 	for i, l := range lines {
 		st := BreakpointState{File: file, Line: l}

@@ -821,7 +821,16 @@ func (sv *Supervisor) afterRun(ctx context.Context, c *conversation, s *session,
 		s.mu.Unlock()
 		st, err := s.buildStop(ctx, stop, last)
 		if err != nil {
-			return prefixDebug(fmt.Errorf("program stopped (%s) but its stack could not be read: %w", stop.Reason, err))
+			// Still a stop: say so, and why there is no stack (delve's
+			// program halted at entry has no goroutine yet).
+			st = &Stop{Reason: stop.Reason, Description: stop.Description, ThreadID: stop.ThreadId}
+			if st.ThreadID == 0 {
+				st.ThreadID = last
+			}
+			r.Stop = st
+			writeStop(b, st)
+			fmt.Fprintf(b, "\nits stack could not be read: %s; continue or step to run on", strings.TrimPrefix(err.Error(), "dap: "))
+			return nil
 		}
 		r.Stop = st
 		writeStop(b, st)
