@@ -88,9 +88,12 @@ type docState struct {
 	// refreshed is the instance's edits count when the server's Refresh
 	// commands last ran for this document.
 	refreshed int
-	text      []byte
-	mtime     time.Time
-	size      int64
+	// sent is the instance's edits count once this version was sent: a
+	// larger count means other files changed since.
+	sent  int
+	text  []byte
+	mtime time.Time
+	size  int64
 }
 
 type diagEntry struct {

@@ -694,6 +694,15 @@ func (s *Supervisor) fileDiagnostics(ctx context.Context, file string, save bool
 	if err != nil {
 		return nil, s.failed(in, err, notes)
 	}
+	if len(in.spec.Refresh) == 0 {
+		v, sq, touched, err := s.touch(ctx, in, path)
+		if err != nil {
+			return nil, s.failed(in, err, notes)
+		}
+		if touched {
+			version, seq = v, sq
+		}
+	}
 	if err := s.ready(ctx, in); err != nil {
 		return nil, s.failed(in, err, notes)
 	}

@@ -63,6 +63,13 @@ type Server struct {
 	// points: pylsp 1.7 counts Python string indices, so every column after
 	// an emoji is off). Set, it wins over what the server announces.
 	PositionEncoding string `json:"position_encoding,omitempty"`
+	// OpenChanged is for a server that ignores
+	// workspace/didChangeWatchedFiles (typescript-language-server leaves
+	// files on disk to tsserver's own watchers, which notice a change a
+	// moment later): source files created or changed by other means are
+	// opened instead (up to maxOpenChanged per query), so the next answer
+	// sees them.
+	OpenChanged bool `json:"open_changed,omitempty"`
 	// Refresh is for a server that publishes a file's diagnostics again only
 	// when they change (gopls): after other files changed, the last
 	// publication for a file that did not change cannot be told from "not
@@ -132,6 +139,7 @@ func DefaultServers() []Server {
 			LanguageIDs: map[string]string{".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"},
 			RootMarkers: []string{"package.json", "tsconfig.json"},
 			Checker:     []string{"tsc", "--noEmit"},
+			OpenChanged: true,
 			// It publishes only when a kind of diagnostic (syntactic,
 			// semantic, suggestion) goes from or to non-empty; tsserver's
 			// synchronous requests tell that a clean file is still clean.

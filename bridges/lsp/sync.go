@@ -52,6 +52,7 @@ func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, sav
 	in.mu.Lock()
 	if changed {
 		in.edits++
+		doc.sent = in.edits
 	}
 	in.docs[uri] = doc
 	in.mu.Unlock()
@@ -64,6 +65,40 @@ func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, sav
 	// Unchanged content: a publication received since it was sent still
 	// answers for it (a server need not publish again).
 	return doc.version, doc.seq, changed, nil
+}
+
+// touch re-sends path's unchanged content as a new version when other
+// documents or files changed since its version was sent: a server that
+// analyses a file again only when it changes (pyright, clangd,
+// typescript-language-server) then publishes diagnostics for it that account
+// for those changes, instead of the last ones, which may predate them. It
+// returns the version and the publication sequence number to wait on, and
+// whether it sent anything. A touch changes no content, so it does not make
+// other documents stale.
+func (s *Supervisor) touch(ctx context.Context, in *instance, path string) (version, seqBefore int, touched bool, err error) {
+	in.syncMu.Lock()
+	defer in.syncMu.Unlock()
+	uri := pathToURI(path)
+	in.mu.Lock()
+	doc := in.docs[uri]
+	stale := doc != nil && doc.sent < in.edits
+	seqBefore = in.pubSeq
+	edits := in.edits
+	in.mu.Unlock()
+	if !stale {
+		return 0, 0, false, nil
+	}
+	doc.version++
+	doc.seq = seqBefore
+	if err := in.notify(ctx, "textDocument/didChange", wDidChangeParams{
+		TextDocument:   wVersionedTextDocumentIdentifier{URI: uri, Version: doc.version},
+		ContentChanges: []wContentChange{{Text: string(doc.text)}}}); err != nil {
+		return 0, 0, false, err
+	}
+	in.mu.Lock()
+	doc.sent = edits
+	in.mu.Unlock()
+	return doc.version, seqBefore, true, nil
 }
 
 // resyncOpen re-syncs every open document whose file changed on disk since it
@@ -160,6 +195,9 @@ func (s *Supervisor) waitDiagnostics(ctx context.Context, in *instance, uri stri
 // means; a larger tree is not watched beyond its open documents.
 const maxScan = 20000
 
+// maxOpenChanged bounds the files an OpenChanged server is sent per query.
+const maxOpenChanged = 50
+
 type stamp struct {
 	mtime time.Time
 	size  int64
@@ -246,6 +284,18 @@ func (s *Supervisor) notifyDiskChanges(ctx context.Context, in *instance) error 
 	in.mu.Unlock()
 	if len(changes) == 0 {
 		return nil
+	}
+	if in.spec.OpenChanged {
+		opened := 0
+		for _, c := range changes {
+			if c.Type == 3 || opened >= maxOpenChanged {
+				continue
+			}
+			if _, _, _, err := s.syncDoc(ctx, in, uriToPath(c.URI), false); err != nil {
+				return err
+			}
+			opened++
+		}
 	}
 	return in.notify(ctx, "workspace/didChangeWatchedFiles", map[string]any{"changes": changes})
 }
