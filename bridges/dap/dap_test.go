@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -711,7 +712,18 @@ func TestAttachLLDB(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		// lldb-server starts ./loop in a process group of its own, and
+		// terminate detaches from an attached program (it is not ours), so
+		// the test ends it here.
+		for _, p := range procsIn(root) {
+			if pid, err := strconv.Atoi(strings.Fields(p)[0]); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
 
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()

@@ -139,6 +139,12 @@ func killTree(roots ...int) { killTreeAndGroups(nil, roots...) }
 // killTreeAndGroups is killTree that also kills the members of the given
 // process groups (a debuggee's group, whose leader may have exited already,
 // leaving its children orphaned out of any tree).
+//
+// The tree is frozen before it is killed: every process found is stopped
+// (SIGSTOP) and the table read again until no new descendant appears. A
+// process killed while it forks would otherwise leave a child that no parent
+// link leads to any more (reparented to init) and, in a session of its own,
+// no process group either.
 func killTreeAndGroups(groups []int, roots ...int) {
 	self := os.Getpid()
 	selfPgid, _ := syscall.Getpgid(0)
@@ -152,8 +158,7 @@ func killTreeAndGroups(groups []int, roots ...int) {
 	if len(known) == 0 && len(groups) == 0 {
 		return
 	}
-	for round := 0; round < 50; round++ {
-		table := processTable()
+	grow := func(table map[int]procEntry) {
 		// Members of the given groups join by their table rows only, never
 		// by signalling a group that may no longer exist (its id reused).
 		for _, g := range groups {
@@ -185,6 +190,30 @@ func killTreeAndGroups(groups []int, roots ...int) {
 				}
 			}
 		}
+	}
+	stopped := map[int]bool{}
+	for round := 0; round < 20; round++ {
+		table := processTable()
+		if table == nil {
+			break
+		}
+		grow(table)
+		var fresh []int
+		for pid := range known {
+			if pe, ok := table[pid]; ok && !stopped[pid] && pe.state != 'Z' && pe.state != 'X' {
+				_ = syscall.Kill(pid, syscall.SIGSTOP)
+				stopped[pid] = true
+				fresh = append(fresh, pid)
+			}
+		}
+		if len(fresh) == 0 {
+			break
+		}
+		waitStopped(fresh, 500*time.Millisecond)
+	}
+	for round := 0; round < 50; round++ {
+		table := processTable()
+		grow(table)
 		alive := 0
 		for pid := range known {
 			if pe, ok := table[pid]; ok && pe.state != 'Z' && pe.state != 'X' {
@@ -204,5 +233,21 @@ func killTreeAndGroups(groups []int, roots ...int) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitStopped waits (up to limit) until each pid is stopped, stopped by its
+// tracer, a zombie or gone: a stopped process forks no more, so its children
+// are all in the next read of the table.
+func waitStopped(pids []int, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for _, pid := range pids {
+		for {
+			pe, ok := readStat(pid)
+			if !ok || strings.IndexByte("TtZX", pe.state) >= 0 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
 	}
 }
