@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dop251/goja"
 )
 
 // Line breaking as node's util.inspect does it with its defaults (breakLength
@@ -121,4 +123,85 @@ func groupArray(output []string, indent int, numeric bool) []string {
 		tmp = append(tmp, output[outputLength])
 	}
 	return tmp
+}
+
+// format is node's util.format, which console.log uses: a first argument
+// that is a string with more arguments after it is a format (%s, %d, %i, %f,
+// %j, %o, %O, %c, %%); the arguments left over follow, separated by spaces,
+// strings as they are and other values inspected.
+func (s *session) format(args []goja.Value) string {
+	var b strings.Builder
+	rest := args
+	if len(args) > 1 {
+		if f, ok := args[0].Export().(string); ok && goja.IsString(args[0]) {
+			rest = args[1:]
+			last := 0
+			for i := 0; i < len(f)-1; i++ {
+				if f[i] != '%' {
+					continue
+				}
+				c := f[i+1]
+				if c == '%' {
+					b.WriteString(f[last:i] + "%")
+					last = i + 2
+					i++
+					continue
+				}
+				if !strings.ContainsRune("sdifjoOc", rune(c)) || len(rest) == 0 {
+					continue
+				}
+				b.WriteString(f[last:i])
+				v := rest[0]
+				rest = rest[1:]
+				switch c {
+				case 'o', 'O':
+					b.WriteString(s.inspect(v, 0, true, nil))
+				case 'c':
+				default:
+					b.WriteString(s.convert(c, v))
+				}
+				last = i + 2
+				i++
+			}
+			b.WriteString(f[last:])
+			for _, a := range rest {
+				b.WriteString(" " + s.inspect(a, 0, false, nil))
+			}
+			return b.String()
+		}
+	}
+	for i, a := range rest {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s.inspect(a, 0, false, nil))
+	}
+	return b.String()
+}
+
+// convert applies util.format's %s, %d, %i, %f or %j to v.
+func (s *session) convert(c byte, v goja.Value) string {
+	if c == 's' && !isObject(v) {
+		return s.inspect(v, 0, false, nil) // strings as they are, -0, 1n, Symbol(x)
+	}
+	if s.conv != nil {
+		if r, err := s.conv(goja.Undefined(), s.vm.ToValue(string(c)), v); err == nil {
+			switch {
+			case goja.IsNull(r):
+				return s.inspect(v, 2, true, nil) // %s of an object: depth 0, as node
+			case goja.IsString(r):
+				return r.String()
+			default:
+				return s.inspect(r, 0, false, nil)
+			}
+		} else {
+			panic(err)
+		}
+	}
+	return s.inspect(v, 0, false, nil)
+}
+
+func isObject(v goja.Value) bool {
+	_, ok := v.(*goja.Object)
+	return ok
 }

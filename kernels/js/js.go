@@ -30,6 +30,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"reflect"
 	"runtime"
@@ -134,6 +135,8 @@ type session struct {
 
 	toolError     goja.Value // the ToolError constructor
 	inspectMapSet goja.Callable
+	inspectKind   goja.Callable // "Map", "Set", "WeakMap", "WeakSet" or "", by brand check
+	conv          goja.Callable // util.format's %d, %i, %f, %j and %s conversions
 }
 
 // interruption is the value given to vm.Interrupt.
@@ -547,13 +550,7 @@ func (k *Kernel) newSession() (*session, error) {
 			s.order.Write("stdout", text)
 		}
 	}
-	join := func(args []goja.Value) string {
-		parts := make([]string, len(args))
-		for i, a := range args {
-			parts[i] = s.inspect(a, 0, false, nil)
-		}
-		return strings.Join(parts, " ")
-	}
+	join := func(args []goja.Value) string { return s.format(args) }
 	out := func(err bool) func(goja.FunctionCall) goja.Value {
 		return func(c goja.FunctionCall) goja.Value {
 			write(err, join(c.Arguments)+"\n")
@@ -687,6 +684,8 @@ func (k *Kernel) newSession() (*session, error) {
 	}
 	s.toolError = vm.Get("ToolError")
 	s.inspectMapSet, _ = goja.AssertFunction(vm.Get("__tether_entries"))
+	s.inspectKind, _ = goja.AssertFunction(vm.Get("__tether_kind"))
+	s.conv, _ = goja.AssertFunction(vm.Get("__tether_conv"))
 	vm.GlobalObject().Delete("__tether_guard")
 	return s, nil
 }
@@ -786,6 +785,9 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 			}
 			return v.String()
 		}
+		if f, ok := v.Export().(float64); ok && f == 0 && math.Signbit(f) {
+			return "-0"
+		}
 		return v.String()
 	}
 	if seen[obj] {
@@ -852,20 +854,36 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		}
 		return "Promise { <pending> }"
 	}
-	if tag := objectTag(obj); (tag == "[object Map]" || tag == "[object Set]") && s.inspectMapSet != nil {
+	kind := ""
+	if s.inspectKind != nil {
+		if k, err := s.inspectKind(goja.Undefined(), obj); err == nil {
+			kind = k.String()
+		}
+	}
+	if kind == "WeakMap" || kind == "WeakSet" {
+		return kind + " { <items unknown> }"
+	}
+	if (kind == "Map" || kind == "Set") && s.inspectMapSet != nil {
 		if v, err := s.inspectMapSet(goja.Undefined(), obj); err == nil {
 			// As node shows them: Map(1) { 'k' => 1 }, Set(2) { 1, 2 }.
-			kind := tag[8 : len(tag)-1]
 			arr, _ := v.(*goja.Object)
 			n := int64(0)
 			if arr != nil {
 				n = arr.Get("length").ToInteger()
 			}
+			label := kind // a subclass shows as node does: M(1) [Map] { ... }
+			if c := strings.TrimSpace(className(obj)); c != "" && c != kind && !strings.HasPrefix(c, "[") {
+				label = c
+			}
+			brand := ""
+			if label != kind {
+				brand = " [" + kind + "]"
+			}
 			if n == 0 {
-				return fmt.Sprintf("%s(0) {}", kind)
+				return fmt.Sprintf("%s(0)%s {}", label, brand)
 			}
 			if depth > 2 {
-				return "[" + kind + "]"
+				return "[" + label + "]"
 			}
 			s.look.cur = depth + 1
 			s.look.indent += 2
@@ -885,7 +903,7 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 				out = append(out, s.inspect(e, depth+1, true, seen))
 			}
 			s.look.indent -= 2
-			return s.look.reduce(out, fmt.Sprintf("%s(%d) {", kind, n), "}", false, false, depth)
+			return s.look.reduce(out, fmt.Sprintf("%s(%d)%s {", label, n, brand), "}", false, false, depth)
 		}
 	}
 	if obj.ClassName() == "Array" {
@@ -907,6 +925,20 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 				break
 			}
 			e := obj.Get(strconv.FormatInt(i, 10))
+			if e == nil { // a hole: node counts a run of them as one entry
+				j := i + 1
+				for j < n && obj.Get(strconv.FormatInt(j, 10)) == nil {
+					j++
+				}
+				if j-i == 1 {
+					out = append(out, "<1 empty item>")
+				} else {
+					out = append(out, fmt.Sprintf("<%d empty items>", j-i))
+				}
+				numeric = false
+				i = j - 1
+				continue
+			}
 			if !isNumber(e) {
 				numeric = false
 			}
@@ -937,7 +969,8 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		return s.look.reduce(out, fmt.Sprintf("%s(%d) [", name, n), "]", true, true, depth)
 	}
 	keys := obj.Keys()
-	if len(keys) == 0 {
+	syms := obj.Symbols()
+	if len(keys) == 0 && len(syms) == 0 {
 		if prefix == "" {
 			if str := obj.String(); str != "[object Object]" {
 				return str
@@ -964,6 +997,14 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		}
 		s.look.indent += 2
 		out = append(out, name+": "+s.inspect(obj.Get(key), depth+1, true, seen))
+		s.look.indent -= 2
+	}
+	for _, sym := range syms {
+		if len(out) > maxInspectItems {
+			break
+		}
+		s.look.indent += 2
+		out = append(out, "["+s.inspect(sym, depth+1, true, seen)+"]: "+s.inspect(obj.GetSymbol(sym), depth+1, true, seen))
 		s.look.indent -= 2
 	}
 	return s.look.reduce(out, prefix+"{", "}", false, false, depth)
@@ -1037,9 +1078,46 @@ func isIdent(s string) bool {
 	return s != ""
 }
 
+// quoteJS quotes a string as node's util.inspect does: single quotes, or
+// double quotes when it holds a single quote and no double quote, or
+// backticks when it holds both (and no backtick or ${); control characters
+// escaped (\n, \t, \x1B).
 func quoteJS(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
-	return "'" + r.Replace(s) + "'"
+	q := byte('\'')
+	if strings.IndexByte(s, '\'') >= 0 {
+		switch {
+		case strings.IndexByte(s, '"') < 0:
+			q = '"'
+		case strings.IndexByte(s, '`') < 0 && !strings.Contains(s, "${"):
+			q = '`'
+		}
+	}
+	var b strings.Builder
+	b.WriteByte(q)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == q || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\b':
+			b.WriteString(`\b`)
+		case c == '\f':
+			b.WriteString(`\f`)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02X`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
 }
 
 // prelude defines ToolError, the Map/Set helper and the memory guards.
@@ -1048,6 +1126,37 @@ class ToolError extends Error {
   constructor(message) { super(message); this.name = "ToolError"; }
 }
 Object.defineProperty(globalThis, "__tether_entries", {value: (x) => Array.from(x), enumerable: false, configurable: true});
+Object.defineProperty(globalThis, "__tether_conv", {value: ((N, PI, PF, J, S, own, proto, desc) => {
+  const builtins = new Set(["Object", "Error", "Array", "Map", "Set", "WeakMap", "WeakSet", "Date", "RegExp", "Promise", "Function",
+    "Number", "String", "Boolean", "Symbol", "BigInt", "ArrayBuffer", "DataView", "Uint8Array", "Int8Array", "Uint16Array", "Int16Array",
+    "Uint32Array", "Int32Array", "Float32Array", "Float64Array", "Uint8ClampedArray", "BigInt64Array", "BigUint64Array",
+    "TypeError", "RangeError", "SyntaxError", "ReferenceError", "EvalError", "URIError", "AggregateError"]);
+  function builtinToString(v) {
+    if (typeof v.toString !== "function") return true;
+    if (Object.prototype.hasOwnProperty.call(v, "toString")) return false;
+    let p = v;
+    do { p = proto(p) } while (p !== null && !Object.prototype.hasOwnProperty.call(p, "toString"));
+    if (p === null) return true;
+    const d = desc(p, "constructor");
+    return d !== undefined && typeof d.value === "function" && builtins.has(d.value.name);
+  }
+  // util.format's conversions: a number (formatted by the kernel), a
+  // string, or null for "inspect it".
+  return (k, v) => {
+    switch (k) {
+    case "d": return typeof v === "bigint" ? v : typeof v === "symbol" ? NaN : N(v);
+    case "i": return typeof v === "bigint" ? v : typeof v === "symbol" ? NaN : PI(v);
+    case "f": return typeof v === "symbol" ? NaN : PF(v);
+    case "j": try { const s = J(v); return s === undefined ? "undefined" : s } catch (e) { if (e instanceof TypeError && /circular/i.test(e.message)) return "[Circular]"; throw e }
+    case "s": return typeof v === "object" && v !== null && !builtinToString(v) ? S(v) : null;
+    }
+    return null;
+  };
+})(Number, parseInt, parseFloat, JSON.stringify, String, Object.getOwnPropertyDescriptor, Object.getPrototypeOf, Object.getOwnPropertyDescriptor), enumerable: false, configurable: true});
+Object.defineProperty(globalThis, "__tether_kind", {value: ((probes) => (x) => {
+  for (const [kind, has] of probes) { try { has.call(x, {}); return kind } catch (e) {} }
+  return "";
+})([["Map", Map.prototype.has], ["Set", Set.prototype.has], ["WeakMap", WeakMap.prototype.has], ["WeakSet", WeakSet.prototype.has]]), enumerable: false, configurable: true});
 globalThis.__tether_guard = function(limit) {
   function check(bytes, what) {
     if (bytes > limit) {
@@ -1097,12 +1206,3 @@ globalThis.__tether_guard = function(limit) {
   };
 };
 `
-
-// objectTag is obj's "[object X]" string, or "" for an object without a
-// prototype (which has no toString to call).
-func objectTag(obj *goja.Object) string {
-	if obj.Prototype() == nil {
-		return ""
-	}
-	return obj.String()
-}

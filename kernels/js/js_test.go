@@ -605,3 +605,57 @@ func TestInspectBreaksLinesAsNode(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleAsNode: console.log formats as node 20's util.format: format
+// strings (%s, %d, %i, %f, %j, %O, %c, %%), quotes chosen as node chooses
+// them, -0, symbols (values and keys), holes in arrays, null-prototype
+// objects, weak collections and subclassed Maps. Each want is node 20's
+// output for the same statement.
+func TestConsoleAsNode(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	for _, tt := range []struct{ code, want string }{
+		{"console.log('%s is %d years and %i, %f, %j %O %%', 'Bob', 42.5, 42.5, 1.5, {a:1}, {b:2})",
+			"Bob is 42.5 years and 42, 1.5, {\"a\":1} { b: 2 } %"},
+		{"console.log('%s and %s', {toString() { return 'custom' }}, {a: {b: 1}})",
+			"custom and { a: [Object] }"},
+		{"console.log('%d%%', 50, 'extra', {x: 1})",
+			"50% extra { x: 1 }"},
+		{"console.log('%s', -0, '%d')",
+			"-0 %d"},
+		{"console.log('100%')",
+			"100%"},
+		{"console.log('%c styled', 'color: red')",
+			" styled"},
+		{"const cyc = {}; cyc.me = cyc; console.log('%j', cyc)",
+			"[Circular]"},
+		{"console.log(['it\\'s', \"q\\\"d\", `b${1}`, 'both \\' and \"', 'tab\\there', '\\x1b[0m'])",
+			"[ \"it's\", 'q\"d', 'b1', `both ' and \"`, 'tab\\there', '\\x1B[0m' ]"},
+		{"console.log(-0, [-0], 1e21, 0.1+0.2, 2n**64n, NaN, [undefined, null])",
+			"-0 [ -0 ] 1e+21 0.30000000000000004 18446744073709551616n NaN [ undefined, null ]"},
+		{"console.log(Symbol('s'), [Symbol.iterator])",
+			"Symbol(s) [ Symbol(Symbol.iterator) ]"},
+		{"console.log({ 'a-b': 1, 2: 3, [Symbol('k')]: 4 })",
+			"{ '2': 3, 'a-b': 1, [Symbol(k)]: 4 }"},
+		{"console.log([ , 1, , ], [1, , , , 5])",
+			"[ <1 empty item>, 1, <1 empty item> ] [ 1, <3 empty items>, 5 ]"},
+		{"console.log(Object.create(null))",
+			"[Object: null prototype] {}"},
+		{"console.log(new Map(), new Set([1]), new WeakMap(), new WeakSet())",
+			"Map(0) {} Set(1) { 1 } WeakMap { <items unknown> } WeakSet { <items unknown> }"},
+		{"console.log(new (class M extends Map {})([[1, 2]]))",
+			"M(1) [Map] { 1 => 2 }"},
+	} {
+		r := run(t, k, tt.code)
+		if r.Error != nil {
+			t.Errorf("%s: %s: %s", tt.code, r.Error.Name, r.Error.Message)
+			continue
+		}
+		if r.Stdout.Text != tt.want+"\n" {
+			t.Errorf("%s:\n got %s\nwant %s", tt.code, r.Stdout.Text, tt.want)
+		}
+	}
+	r := run(t, k, "console.log('%j', 1n)")
+	if r.Error == nil || r.Error.Name != "TypeError" || r.Error.Message != "Do not know how to serialize a BigInt" {
+		t.Errorf("%%j of a BigInt: %+v", r.Error)
+	}
+}
