@@ -595,3 +595,34 @@ func TestAttachDelveHeadlessDetach(t *testing.T) {
 		}
 	}
 }
+
+// TestProgramEndedUnwatched: a program that ends while no op waits for it
+// (it outran the stop wait) frees the session: status says how it ended and
+// the next launch is not refused as "already live".
+func TestProgramEndedUnwatched(t *testing.T) {
+	t.Parallel()
+	python(t)
+	root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": "import sys\nprint('bye')\nsys.exit(3)\n"})
+	// A stop wait of 1ns: launch answers "running" at once.
+	sv := dap.NewSupervisor(dap.Config{StopWait: 1})
+	defer sv.Close()
+	l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: "main.py"})
+	if l.Exited != nil {
+		return // it ended within the launch after all: nothing to check
+	}
+	var st *dap.Reply
+	for i := 0; i < 1200; i++ { // polled until the program's end arrives
+		if st = do(t, sv, "c", root, dap.Request{Op: "status"}); !strings.HasPrefix(st.Text, "live:") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(st.Text, "no debug session is running") || !strings.Contains(st.Text, "exited with code 3") {
+		t.Fatalf("status after the program ended: %s", st.Text)
+	}
+	if out := do(t, sv, "c", root, dap.Request{Op: "output"}); !strings.Contains(out.Output, "bye") {
+		t.Fatal(out.Text)
+	}
+	do(t, sv, "c", root, dap.Request{Op: "launch", Program: "main.py"})
+	do(t, sv, "c", root, dap.Request{Op: "terminate"})
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // outputBuf keeps the bounded tail of the debuggee's stdout and stderr, in
@@ -44,9 +45,18 @@ func (o *outputBuf) add(stream, text string) {
 			o.chunks = o.chunks[1:]
 			continue
 		}
-		c.text = c.text[over:]
-		o.size -= over
-		o.dropped += over
+		// Cut at the start of a line when one is near, else at a character
+		// boundary: never in the middle of a UTF-8 sequence.
+		cutAt := over
+		if i := strings.IndexByte(c.text[over:], '\n'); i >= 0 && i < 256 && over+i+1 < len(c.text) {
+			cutAt = over + i + 1
+		}
+		for cutAt < len(c.text) && !utf8.RuneStart(c.text[cutAt]) {
+			cutAt++
+		}
+		c.text = c.text[cutAt:]
+		o.size -= cutAt
+		o.dropped += cutAt
 	}
 }
 

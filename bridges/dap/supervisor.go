@@ -401,13 +401,28 @@ func (e *debugError) Error() string { return e.msg }
 func (e *debugError) Unwrap() error { return e.err }
 
 // reap ends a session whose adapter died on its own; the caller holds c.mu.
+// A program that ended while no op waited for it (it ran past the stop
+// wait) frees the slot too, so the next launch is not refused.
 func (sv *Supervisor) reap(c *conversation) {
-	if s := c.live; s != nil {
-		select {
-		case <-s.c.done:
-			sv.end(c, "the debug adapter exited: "+s.withStderr(s.c.closeErr()).Error())
-		default:
-		}
+	s := c.live
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	exited, terminated, code := s.exited, s.terminated, s.exitCode
+	s.mu.Unlock()
+	switch {
+	case exited:
+		sv.end(c, fmt.Sprintf("the program exited with code %d (op output shows what it wrote)", code))
+		return
+	case terminated:
+		sv.end(c, "the program ended (op output shows what it wrote)")
+		return
+	}
+	select {
+	case <-s.c.done:
+		sv.end(c, "the debug adapter exited: "+s.withStderr(s.c.closeErr()).Error())
+	default:
 	}
 }
 
@@ -870,7 +885,11 @@ func (sv *Supervisor) afterRun(ctx context.Context, c *conversation, s *session,
 			}
 			fmt.Fprintf(b, ", the end of it (op output for all):\n%s", tail)
 		}
-		sv.end(c, "the program ended")
+		if ex.Known {
+			sv.end(c, fmt.Sprintf("the program exited with code %d", ex.Code))
+		} else {
+			sv.end(c, "the program ended")
+		}
 	case outGone:
 		err := s.withStderr(s.c.closeErr())
 		sv.end(c, "the debug adapter went away: "+err.Error())

@@ -1,0 +1,36 @@
+package dap
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestOutputBufCut: the kept tail starts at a line (or at least a character)
+// boundary, stays within the limit and counts what it dropped.
+func TestOutputBufCut(t *testing.T) {
+	cases := []struct {
+		name, in string
+		limit    int
+		wantHead string
+	}{
+		{"lines", strings.Repeat("line 0123456789\n", 100), 100, "line 0"},
+		{"multibyte", strings.Repeat("ÄÖÜ", 100), 101, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newOutputBuf(tc.limit)
+			for i := 0; i < len(tc.in); i += 7 {
+				o.add("stdout", tc.in[i:min(i+7, len(tc.in))])
+			}
+			text, size, dropped := o.render()
+			body := strings.TrimPrefix(text, "--- stdout ---\n")
+			if size > tc.limit || size+dropped != len(tc.in) {
+				t.Fatalf("size %d dropped %d of %d (limit %d)", size, dropped, len(tc.in), tc.limit)
+			}
+			if !utf8.ValidString(body) || !strings.HasPrefix(body, tc.wantHead) {
+				t.Fatalf("kept tail starts badly: %q", body[:min(20, len(body))])
+			}
+		})
+	}
+}
