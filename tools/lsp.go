@@ -195,7 +195,11 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.seen.Fresh(d.Items) // reported now
+		shown := d.Items
+		if len(shown) > lsp.MaxDiagnostics {
+			shown = shown[:lsp.MaxDiagnostics]
+		}
+		l.seen.Fresh(shown) // reported now; those cut off are still new
 		out, notes, data = formatDiagnostics(a.File, d), d.Notes, d
 	case "status":
 		rows := l.sup.Status()
@@ -332,10 +336,13 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 		b.WriteString(n + "\n")
 	}
 	fmt.Fprintf(&b, "renamed %q to %q: %d edit(s) in %d file(s): %s", a.Symbol, a.NewName, res.Edits, len(res.Files), strings.Join(res.Files, ", "))
-	if fresh := l.seen.Fresh(res.Diagnostics); len(fresh) > 0 {
+	if fresh, more := l.seen.FreshN(res.Diagnostics, maxWriteDiagnostics); len(fresh) > 0 {
 		fmt.Fprintf(&b, "\nnew diagnostics:")
 		for _, d := range fresh {
 			b.WriteString("\n" + d.String())
+		}
+		if more > 0 {
+			fmt.Fprintf(&b, "\n... and %d more new diagnostic(s) not shown: ask lsp diagnostics for the files", more)
 		}
 	}
 	if !res.DiagnosticsReady {
@@ -349,6 +356,10 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 	out.Structured = &FileChanges{Changed: changed}
 	return out, nil
 }
+
+// maxWriteDiagnostics bounds the new diagnostics a write (or a rename) adds
+// to its result, over all its files.
+const maxWriteDiagnostics = 50
 
 // diagnosticsOnWrite is the middleware on write, edit and apply_patch: after a
 // successful write it syncs and saves each changed file through its server,
@@ -379,6 +390,7 @@ func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
 		}
 		wg.Wait()
 		var lines []string
+		budget := maxWriteDiagnostics // for the whole call, however many files
 		for i, path := range files {
 			c := FileChange{Path: path}
 			d, err := diags[i], errs[i]
@@ -400,10 +412,15 @@ func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
 				continue
 			}
 			lines = append(lines, d.Notes...)
-			fresh := l.seen.Fresh(d.Items)
+			fresh, more := l.seen.FreshN(d.Items, budget)
+			budget -= len(fresh)
 			switch {
-			case len(fresh) > 0:
-				lines = append(lines, fmt.Sprintf("new diagnostics in %s:", c.Path))
+			case len(fresh) > 0 || more > 0:
+				if more > 0 {
+					lines = append(lines, fmt.Sprintf("new diagnostics in %s (%d of %d shown; ask lsp diagnostics for %s for the rest):", c.Path, len(fresh), len(fresh)+more, c.Path))
+				} else {
+					lines = append(lines, fmt.Sprintf("new diagnostics in %s:", c.Path))
+				}
 				for _, x := range fresh {
 					lines = append(lines, "  "+x.String())
 				}

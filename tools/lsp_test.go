@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -244,4 +245,30 @@ func TestLSPTools(t *testing.T) {
 			t.Fatalf("after reload: %v\n%s", err, out)
 		}
 	})
+}
+
+// TestLSPWriteDiagnosticsBounded: a write that breaks many things shows at
+// most 50 new diagnostics, says how many there are, and does not count the
+// ones left out as reported: the next write shows them.
+func TestLSPWriteDiagnosticsBounded(t *testing.T) {
+	r, _ := lspRun(t)
+	var b strings.Builder
+	b.WriteString("package shapes\n\n")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&b, "func Broken%d() int { return missing%d }\n", i, i)
+	}
+	out, err := lspCall(t, r, "write", map[string]any{"path": "broken.go", "content": b.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "new diagnostics in broken.go (50 of 60 shown; ask lsp diagnostics for broken.go for the rest):") || strings.Count(out, ": error: undefined: missing") != 50 {
+		t.Fatalf("first write:\n%s", out)
+	}
+	out, err = lspCall(t, r, "write", map[string]any{"path": "broken.go", "content": b.String() + "// again\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "new diagnostics in broken.go:") || strings.Count(out, ": error: undefined: missing") != 10 {
+		t.Fatalf("second write: want the 10 not shown before:\n%s", out)
+	}
 }

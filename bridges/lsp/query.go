@@ -885,19 +885,34 @@ type Seen struct {
 
 // Fresh returns the diagnostics of ds not reported before and records them.
 func (s *Seen) Fresh(ds []Diagnostic) []Diagnostic {
+	out, _ := s.FreshN(ds, -1)
+	return out
+}
+
+// FreshN is Fresh showing at most max (all when max < 0): only the
+// diagnostics returned are recorded, so one left out is still new next
+// time. more counts the new ones left out.
+func (s *Seen) FreshN(ds []Diagnostic, max int) (shown []Diagnostic, more int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
 		s.m = map[[3]string]bool{}
 	}
-	var out []Diagnostic
+	batch := map[[3]string]bool{}
 	for _, d := range ds {
 		k := [3]string{d.Severity, d.Code, d.Message}
-		if s.m[k] {
+		if s.m[k] || batch[k] {
 			continue
 		}
-		s.m[k] = true
-		out = append(out, d)
+		batch[k] = true
+		if max >= 0 && len(shown) >= max {
+			more++
+			continue
+		}
+		shown = append(shown, d)
 	}
-	return out
+	for _, d := range shown {
+		s.m[[3]string{d.Severity, d.Code, d.Message}] = true
+	}
+	return shown, more
 }
