@@ -644,6 +644,16 @@ def _expand(s, depth=2):
     return "".join(out)
 
 
+def _externally_managed():
+    """Whether this interpreter refuses pip installs (PEP 668): not a venv, and
+    its stdlib directory holds an EXTERNALLY-MANAGED marker."""
+    import sysconfig
+
+    if sys.prefix != sys.base_prefix:
+        return False
+    return os.path.isfile(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED"))
+
+
 class _Magics:
     def system(self, cmd):
         import subprocess
@@ -727,7 +737,15 @@ class _Magics:
         if evicted:
             print("evicted from sys.modules: " + ", ".join(sorted(evicted)))
         if r.returncode != 0:
-            raise RuntimeError("pip exited with status %d; see its output above" % r.returncode)
+            msg = "pip exited with status %d; see its output above" % r.returncode
+            if argv[:1] == ["install"] and _externally_managed() and "--break-system-packages" not in argv:
+                msg += (
+                    "; %s is externally managed (PEP 668), so pip will not install into it: create a virtual"
+                    " environment in the working directory (!%s -m venv --system-site-packages .venv keeps the"
+                    " packages this python has), then run the next cell with reset: true: the kernel runs"
+                    " .venv/bin/python" % (sys.executable, sys.executable)
+                )
+            raise RuntimeError(msg)
         if changed:
             print("note: changed distributions: " + ", ".join(sorted(changed)) + "; the next import loads them fresh")
 

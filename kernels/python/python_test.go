@@ -357,8 +357,15 @@ func TestPipInstallsLocalPackage(t *testing.T) {
 		t.Fatalf("tinypkg.VALUE = %s after upgrading to 0.2.0 (sys.modules not evicted?)", got)
 	}
 	r = run(t, k, "%pip install --no-index ./no-such-dir")
-	if r.Error == nil || !strings.Contains(r.Error.Message, "pip exited with status") {
+	if r.Error == nil || !strings.Contains(r.Error.Message, "pip exited with status") || strings.Contains(r.Error.Message, "PEP 668") {
 		t.Errorf("failing %%pip: %+v", r.Error)
+	}
+	// Debian's own python refuses installs (PEP 668): the error says how to
+	// get an interpreter that takes them.
+	k2 := newKernel(t, kernels.Config{Env: []string{"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1"}})
+	r = run(t, k2, "%pip install --no-index --no-build-isolation ./tinypkg-1")
+	if r.Error == nil || !strings.Contains(r.Error.Message, "is externally managed (PEP 668)") || !strings.Contains(r.Error.Message, "python3 -m venv --system-site-packages .venv") || !strings.Contains(r.Error.Message, "reset: true") {
+		t.Errorf("%%pip into Debian's python: %+v", r.Error)
 	}
 }
 
