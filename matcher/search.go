@@ -89,6 +89,12 @@ type Query struct {
 	// MaxResults bounds the returned matches; 0 means no limit. The total is
 	// counted regardless.
 	MaxResults int
+	// Globs include (GLOB) or exclude (!GLOB) files and directories under
+	// the Paths, as ast-grep's --globs: gitignore-style globs relative to
+	// the working directory, the later winning, beating ignore files and
+	// the hidden rule; given any include, only files an include matches
+	// are searched. A path named in Paths is searched whatever they say.
+	Globs []string
 }
 
 // Position is a 1-based line and 1-based byte column.
@@ -182,7 +188,7 @@ func (r *Result) Summary() string {
 		if len(r.Errors) > 0 || r.Skipped.Binary+r.Skipped.TooLarge+r.Skipped.Unreadable+r.Skipped.OtherLanguage > 0 {
 			s = fmt.Sprintf("not searched: no %s file could be searched", lang)
 		} else {
-			s = fmt.Sprintf("not searched: no %s file found (hidden, ignored and other languages' files are not searched; pass a path that holds some, or another language)", lang)
+			s = fmt.Sprintf("not searched: no %s file found (hidden directories, ignored files and other languages' files are not searched; pass a path that holds some, or another language)", lang)
 		}
 	case r.Total == 0:
 		s = fmt.Sprintf("no matches in %d %s", r.Searched, plural(r.Searched, "file", "files"))
@@ -259,7 +265,7 @@ const anyLanguage = "*"
 // else the language of a single file; else, for directories, the one language
 // their files are written in, or the one language of several that the pattern
 // parses in. Anything else is an error that names the candidates.
-func (s *Searcher) resolveLanguage(ctx context.Context, lang, pattern string, paths []string) (string, error) {
+func (s *Searcher) resolveLanguage(ctx context.Context, lang, pattern string, paths []string, gl *globs) (string, error) {
 	if lang != "" {
 		return canonicalLang(lang)
 	}
@@ -274,7 +280,7 @@ func (s *Searcher) resolveLanguage(ctx context.Context, lang, pattern string, pa
 	counts := map[string]int{}
 	for _, p := range paths {
 		var sk Skips
-		files, err := walk(p, anyLanguage, &sk)
+		files, err := walk(p, anyLanguage, &sk, gl)
 		if err != nil {
 			return "", fmt.Errorf("matcher: cannot search %s: %w", p, err)
 		}
@@ -283,7 +289,7 @@ func (s *Searcher) resolveLanguage(ctx context.Context, lang, pattern string, pa
 		}
 	}
 	if len(counts) == 0 {
-		return "", fmt.Errorf("matcher: no source file of a shipped grammar under %s (hidden and ignored files aside): check the path, or pass language", strings.Join(paths, ", "))
+		return "", fmt.Errorf("matcher: no source file of a shipped grammar under %s (hidden directories and ignored files aside): check the path, or pass language", strings.Join(paths, ", "))
 	}
 	langs := make([]string, 0, len(counts))
 	for l := range counts {
@@ -330,7 +336,11 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	lang, err := s.resolveLanguage(ctx, q.Language, q.Pattern, paths)
+	gl, err := compileGlobs(q.Globs)
+	if err != nil {
+		return nil, nil, err
+	}
+	lang, err := s.resolveLanguage(ctx, q.Language, q.Pattern, paths, gl)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -345,7 +355,7 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 	var files []string
 	seen := map[string]bool{}
 	for _, p := range paths {
-		fs, err := walk(p, lang, &res.Skipped)
+		fs, err := walk(p, lang, &res.Skipped, gl)
 		if err != nil {
 			return nil, nil, fmt.Errorf("matcher: cannot search %s: %w", p, err)
 		}

@@ -53,8 +53,11 @@ func (s Skips) Total() int {
 // walk lists the files under root (a file or directory) whose language is lang
 // (anyLanguage: any shipped grammar's), in lexical order. Ignore files are
 // weighed as ast-grep weighs them (see ignoreLevel); those of root's parents
-// count too. Symbolic links are not followed.
-func walk(root, lang string, skips *Skips) ([]string, error) {
+// count too. Hidden directories are skipped, hidden files are not (as in
+// ast-grep). gl (nil: none) includes and excludes files and directories
+// before any of that; a root that is a file is taken as it is. Symbolic
+// links are not followed.
+func walk(root, lang string, skips *Skips, gl *globs) ([]string, error) {
 	fi, err := os.Lstat(root)
 	if err != nil {
 		return nil, err
@@ -96,17 +99,6 @@ func walk(root, lang string, skips *Skips) ([]string, error) {
 		for _, e := range ents {
 			name := e.Name()
 			isDir := e.IsDir()
-			if strings.HasPrefix(name, ".") {
-				// counted when it would have been searched: a directory,
-				// or a file of the language
-				if isDir || e.Type().IsRegular() && langForPath(name) != "" && (lang == anyLanguage || langForPath(name) == lang) {
-					skips.Hidden++
-					if name != ".git" {
-						skips.note(filepath.Join(dir, name), "hidden")
-					}
-				}
-				continue
-			}
 			if e.Type()&fs.ModeSymlink != 0 || !isDir && !e.Type().IsRegular() {
 				continue
 			}
@@ -114,7 +106,23 @@ func walk(root, lang string, skips *Skips) ([]string, error) {
 				continue
 			}
 			p, ap := filepath.Join(dir, name), filepath.Join(absDir, name)
-			if len(stack) > 0 && levelsIgnore(stack, ap, isDir) {
+			// --globs come first: a glob's exclusion or inclusion beats
+			// the ignore files and the hidden rule, as in ast-grep
+			skip, keep := gl.decide(ap, isDir)
+			if skip {
+				skips.Ignored++
+				continue
+			}
+			if !keep && isDir && strings.HasPrefix(name, ".") {
+				// a hidden directory is skipped whole; a hidden file is
+				// searched, as ast-grep searches it
+				skips.Hidden++
+				if name != ".git" {
+					skips.note(p, "hidden")
+				}
+				continue
+			}
+			if !keep && len(stack) > 0 && levelsIgnore(stack, ap, isDir) {
 				skips.Ignored++
 				continue
 			}
@@ -167,4 +175,78 @@ func related(a, b string) bool {
 		return l
 	}
 	return family(a) == family(b)
+}
+
+// globs are ast-grep's --globs: gitignore-style globs relative to the
+// working directory that include files (GLOB) or exclude files and
+// directories (!GLOB), the later winning where several match. Given any
+// include, a file no include matches is skipped. They beat ignore files and
+// the hidden rule.
+type globs struct {
+	base     string
+	rules    []ignoreRule // negate: an include
+	includes int
+}
+
+// compileGlobs reads --globs values, relative to the working directory;
+// nil for none.
+func compileGlobs(gs []string) (*globs, error) {
+	if len(gs) == 0 {
+		return nil, nil
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("matcher: globs: %w", err)
+	}
+	return compileGlobsAt(gs, cwd)
+}
+
+// compileGlobsAt reads --globs values relative to base.
+func compileGlobsAt(gs []string, base string) (*globs, error) {
+	g := &globs{base: base}
+	for _, s := range gs {
+		exclude := strings.HasPrefix(s, "!")
+		line := strings.TrimPrefix(s, "!")
+		if !exclude {
+			line = "!" + line
+		}
+		rules := parseIgnore([]byte(line))
+		if len(rules) != 1 {
+			return nil, fmt.Errorf("matcher: glob %q matches nothing: give a gitignore-style glob such as '*.go', 'src/**' or '!*_test.go'", s)
+		}
+		if !exclude {
+			g.includes++
+		}
+		g.rules = append(g.rules, rules[0])
+	}
+	return g, nil
+}
+
+// decide says whether the globs exclude (skip) or include (keep) the path
+// at ap (a directory when dir); neither when none matches.
+func (g *globs) decide(ap string, dir bool) (skip, keep bool) {
+	if g == nil {
+		return false, false
+	}
+	rel, err := filepath.Rel(g.base, ap)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = strings.TrimPrefix(ap, string(filepath.Separator))
+	}
+	rel = filepath.ToSlash(rel)
+	matched, include := false, false
+	for _, r := range g.rules {
+		if r.dirOnly && !dir {
+			continue
+		}
+		if r.re.MatchString(rel) {
+			matched, include = true, r.negate
+		}
+	}
+	switch {
+	case matched:
+		return !include, include
+	case g.includes > 0 && !dir:
+		return true, false
+	}
+	return false, false
 }

@@ -45,7 +45,7 @@ func TestWalkRespectsIgnores(t *testing.T) {
 		"sub/deeper/notes.go.md": "x\n",
 	})
 	var sk Skips
-	files, err := walk(root, "go", &sk)
+	files, err := walk(root, "go", &sk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestWalkRespectsIgnores(t *testing.T) {
 
 	// a subdirectory walk still honours the repository's ignore files above it
 	sk = Skips{}
-	files, err = walk(filepath.Join(root, "sub"), "go", &sk)
+	files, err = walk(filepath.Join(root, "sub"), "go", &sk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestWalkRespectsIgnores(t *testing.T) {
 	}
 
 	// a file given explicitly is searched even when ignored
-	files, _ = walk(filepath.Join(root, "x_gen.go"), "go", &sk)
+	files, _ = walk(filepath.Join(root, "x_gen.go"), "go", &sk, nil)
 	if len(files) != 1 {
 		t.Errorf("explicit file: %v", files)
 	}
@@ -183,7 +183,7 @@ func TestWalkRepositoryExcludes(t *testing.T) {
 			}
 			var sk Skips
 			dir := filepath.Join(repo, c.dir)
-			files, err := walk(dir, "go", &sk)
+			files, err := walk(dir, "go", &sk, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,18 +194,17 @@ func TestWalkRepositoryExcludes(t *testing.T) {
 	}
 }
 
-// TestWalkCountsHiddenFiles: a hidden file of the searched language is
-// skipped and counted, as a hidden directory is; other hidden files are not
-// counted (they would not be searched anyway).
+// TestWalkCountsHiddenFiles: a hidden file is searched, as ast-grep
+// searches it; a hidden directory is skipped whole and counted.
 func TestWalkCountsHiddenFiles(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.go": "package a\n", ".b.go": "package a\n", ".c.py": "x\n", ".env": "X=1\n"})
+	writeTree(t, root, map[string]string{"a.go": "package a\n", ".b.go": "package a\n", ".c.py": "x\n", ".env": "X=1\n", ".d/e.go": "package d\n"})
 	var sk Skips
-	files, err := walk(root, "go", &sk)
+	files, err := walk(root, "go", &sk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 1 || sk.Hidden != 1 || len(sk.Examples) != 1 || !strings.Contains(sk.Examples[0], ".b.go") {
-		t.Errorf("walk = %v, skips %+v; want a.go, and .b.go counted hidden", files, sk)
+	if len(files) != 2 || filepath.Base(files[0]) != ".b.go" || sk.Hidden != 1 || len(sk.Examples) != 1 || !strings.Contains(sk.Examples[0], ".d") {
+		t.Errorf("walk = %v, skips %+v; want .b.go and a.go, and .d counted hidden", files, sk)
 	}
 }

@@ -31,10 +31,12 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&updateAll, "U", false, "apply every rewrite without asking")
 	fs.BoolVar(&updateAll, "update-all", false, "same as -U")
 	fs.Var(&asJSON, "json", "print matches as ast-grep's JSON: --json or --json=pretty (an indented array), --json=compact (one line), --json=stream (one match per line)")
+	var globs globList
+	fs.Var(&globs, "globs", "include (GLOB) or exclude (!GLOB) files and directories, gitignore-style globs relative to the working directory; repeatable, the later winning; beats ignore files, as ast-grep's --globs")
 	maxResults := fs.Int("max-results", 0, "show at most N matches (0: no limit); the total is still counted")
 	threads := fs.Int("j", 0, "parse and match on N threads (default: every core)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [-l LANG] [-r REWRITE] [-U] [--json[=pretty|compact|stream]] [--max-results N] [PATH...]")
+		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [-l LANG] [-r REWRITE] [-U] [--json[=pretty|compact|stream]] [--globs GLOB]... [--max-results N] [PATH...]")
 		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 2 on errors.")
 		fs.PrintDefaults()
 	}
@@ -81,7 +83,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	defer e.Close(ctx)
 	// texts are printed whole, as ast-grep prints them
 	s := matcher.NewSearcher(e, matcher.Config{Workers: *threads, MaxText: -1})
-	q := matcher.Query{Pattern: pattern, Language: lang, Paths: paths, MaxResults: *maxResults}
+	q := matcher.Query{Pattern: pattern, Language: lang, Paths: paths, MaxResults: *maxResults, Globs: globs}
 	var res *matcher.Result
 	var plan *matcher.Plan
 	if rewriting {
@@ -143,6 +145,12 @@ func isTerminal(w io.Writer) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
+
+// globList is the repeatable --globs flag.
+type globList []string
+
+func (g *globList) String() string     { return strings.Join(*g, ",") }
+func (g *globList) Set(v string) error { *g = append(*g, v); return nil }
 
 // jsonStyle is the --json flag: "" (off), pretty, compact or stream, as
 // ast-grep spells them; a bare --json is pretty.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -128,6 +129,50 @@ func TestAstGrepCLIUpdateAllAsPeer(t *testing.T) {
 				if string(a) != string(b) {
 					t.Errorf("%s: ast-grep wrote %q, tether %q", name, a, b)
 				}
+			}
+		})
+	}
+}
+
+// TestAstGrepCLIGlobsAsPeer: --globs includes and excludes files as
+// ast-grep's does (repeatable, the later winning).
+func TestAstGrepCLIGlobsAsPeer(t *testing.T) {
+	sg := testenv.RequireBinary(t, "ast-grep")
+	dir := t.TempDir()
+	for _, name := range []string{"a.go", "a_test.go", "sub/b.go", "sub/b_test.go", "gen/c.go"} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("package p\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, globs := range [][]string{{"*_test.go"}, {"!*_test.go"}, {"!*_test.go", "!gen"}, {"*.go", "!sub"}} {
+		t.Run(strings.Join(globs, " "), func(t *testing.T) {
+			args := []string{"-p", "package $P", "-l", "go", "--json=stream"}
+			for _, g := range globs {
+				args = append(args, "--globs", g)
+			}
+			args = append(args, dir)
+			want, err := exec.Command(sg, append([]string{"run"}, args...)...).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, got, _ := runCLI(t, args...)
+			files := func(out string) []string {
+				var fs []string
+				for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+					if i := strings.Index(l, `"file":"`); i >= 0 {
+						f := l[i+len(`"file":"`):]
+						fs = append(fs, f[:strings.IndexByte(f, '"')])
+					}
+				}
+				sort.Strings(fs)
+				return fs
+			}
+			if a, b := files(string(want)), files(got); strings.Join(a, " ") != strings.Join(b, " ") {
+				t.Errorf("--globs %v: ast-grep searched %v, tether %v", globs, a, b)
 			}
 		})
 	}
