@@ -70,7 +70,8 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 		Description: "Drive a debugger (delve for Go, debugpy for Python, lldb-dap for C/C++/Rust executables) over the Debug Adapter Protocol. " +
 			"One session per conversation, ended after 30 minutes; a second launch is refused until you terminate the first. " +
 			"Typical use: breakpoints (file, lines) -> launch (program, args) -> stack / scopes / variables / evaluate -> step_over / continue -> output -> terminate. " +
-			"Every op that stops the program returns where it stopped, the source line and the top frames. " +
+			"Every op that stops the program returns where it stopped, the source line and the top frames; an uncaught exception, a panic or a signal stops it there and names it. " +
+			"variables lists 50 children at a time: pass start to page through a longer container. " +
 			"ops: " + strings.Join(dap.Ops, ", ") + ". Use adapters to see which debuggers can start here and why not.",
 		InputSchema: debugSchema,
 		Serial:      true,
