@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -121,13 +122,16 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 	cmd := exec.CommandContext(cctx, bin, spec.Checker[1:]...)
 	cmd.Dir = dir
 	cmd.Env = s.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &capped{max: maxCheckerOutput}
+	cmd.Stdout, cmd.Stderr = out, out
 	err := cmd.Run()
 	cancel()
 	name := strings.Join(spec.Checker, " ") + where
 	if local != "" {
 		name = strings.Join(append([]string{local}, spec.Checker[1:]...), " ") + where
+	}
+	if out.dropped > 0 {
+		name += fmt.Sprintf(" (only its first %d bytes of output read, %d more dropped)", out.max, out.dropped)
 	}
 	switch {
 	case cctx.Err() == context.DeadlineExceeded:
@@ -143,6 +147,38 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 		rep.Ran = append(rep.Ran, fmt.Sprintf("%s (exit 0)", name))
 	}
 	s.parseCheckerOutput(rep, out.String(), dir)
+}
+
+// maxCheckerOutput bounds the checker output kept for parsing.
+const maxCheckerOutput = 1 << 20
+
+// capped keeps the first max bytes written to it and counts the rest.
+type capped struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	max     int
+	dropped int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	room := c.max - c.buf.Len()
+	if room < len(p) {
+		if room > 0 {
+			c.buf.Write(p[:room])
+		}
+		c.dropped += int64(len(p) - max(room, 0))
+		return len(p), nil
+	}
+	c.buf.Write(p)
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
 }
 
 // checkerBinary finds the checker command name for the project in dir: the

@@ -67,6 +67,8 @@ func TestCheckerOutputShape(t *testing.T) {
 	noise := lsp.Server{Name: "noise", Language: "noise", Binaries: []string{"noise-ls"}, Extensions: []string{".noise"},
 		RootMarkers: []string{"noise.toml"},
 		Checker:     []string{"sh", "-c", "echo " + long + "; for i in $(seq 1 100); do echo \"line $i\"; done"}}
+	huge := noise
+	huge.Checker = []string{"sh", "-c", "yes line | head -c 1200000"}
 	cases := []struct {
 		name, peer string
 		files      map[string]string
@@ -103,6 +105,12 @@ func TestCheckerOutputShape(t *testing.T) {
 			}
 			if u := rep.Unparsed[0]; len(u) > 500 || !strings.HasSuffix(u, "... (4600 more bytes)") {
 				t.Fatalf("a line of 5000 bytes kept as %d: ...%s", len(u), u[len(u)-30:])
+			}
+		}},
+		{"huge", "sh", map[string]string{"noise.toml": ""}, []lsp.Option{lsp.WithOnlyServers(huge)}, func(t *testing.T, rep *lsp.CheckReport) {
+			want := "sh -c yes line | head -c 1200000 (only its first 1048576 bytes of output read, 151424 more dropped) (exit 0)"
+			if len(rep.Ran) != 1 || rep.Ran[0] != want || len(rep.Unparsed) != 40 {
+				t.Fatalf("ran %q, %d lines kept", rep.Ran, len(rep.Unparsed))
 			}
 		}},
 	}
