@@ -230,6 +230,10 @@ func runScenario(t *testing.T, sc scenario) {
 	if !strings.Contains(out.Output, sc.wantOutput) {
 		t.Fatalf("output %q lacks %q", out.Output, sc.wantOutput)
 	}
+	// Only the program's own output: not delve's "Building <dir>".
+	if strings.Contains(out.Output, "Building") {
+		t.Fatalf("output holds the adapter's chatter: %q", out.Output)
+	}
 	requireNoProcs(t, root)
 
 	// Again, and terminate while stopped: nothing may be left paused.

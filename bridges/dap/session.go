@@ -120,6 +120,10 @@ func (s *session) onEvent(name string, body json.RawMessage) {
 		}
 		switch b.Category {
 		case "stdout", "stderr":
+			if s.buildChatter(b.Output) {
+				_, _ = s.console.Write([]byte(b.Output))
+				return
+			}
 			s.out.add(b.Category, b.Output)
 		case "telemetry":
 		default:
@@ -242,6 +246,20 @@ const attachDialWait = 5 * time.Second
 // its group (holding its output open), before answering without its exit
 // code. With none left the adapter's report is waited for as usual.
 const exitGrace = 3 * time.Second
+
+// buildChatter reports whether an output event is delve's "Building
+// <program>" line, which it sends as stdout before the program exists: the
+// adapter's console, not the program's output.
+func (s *session) buildChatter(text string) bool {
+	if s.adapter.ID != "delve" || !strings.HasPrefix(text, "Building ") || s.program == "" {
+		return false
+	}
+	s.mu.Lock()
+	started := s.debuggeePID != 0
+	s.mu.Unlock()
+	rest := strings.TrimSuffix(strings.TrimPrefix(text, "Building "), "\n")
+	return !started && (rest == s.program || rest == "tests of "+s.program)
+}
 
 // ended reports whether the debuggee has exited or the adapter went away.
 func (s *session) ended() bool {
