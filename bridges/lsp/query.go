@@ -753,7 +753,9 @@ func (s *Supervisor) refresh(ctx context.Context, in *instance, path string) (bo
 	}
 	for _, c := range in.spec.Refresh {
 		args, _ := expandFile(c.Arguments, path).([]any)
-		if _, err := in.call(ctx, s.requestTimeout, "workspace/executeCommand", map[string]any{"command": c.Command, "arguments": args}); err != nil {
+		// Bounded as a wait for diagnostics is: in a large workspace the
+		// server may take long, and then the publications are awaited.
+		if _, err := in.call(ctx, s.diagTimeout, "workspace/executeCommand", map[string]any{"command": c.Command, "arguments": args}); err != nil {
 			return false, fmt.Errorf("lsp: asking %s to bring the diagnostics of %s up to date failed: %w", in.spec.Name, s.rel(path), err)
 		}
 	}
