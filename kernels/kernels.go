@@ -206,6 +206,14 @@ type Config struct {
 	Python string
 	// Env is extra environment (KEY=VALUE) for external interpreters.
 	Env []string
+	// Enclosure, when set, is asked each time an external interpreter starts
+	// for the command prefix that runs a process inside the conversation's
+	// enclosure (a container or sandbox that is already running), such as
+	// ["docker", "exec", "-i", "-w", "/work", "c1"]; nil or empty means there
+	// is none and the interpreter runs on the host. A kernel never starts an
+	// enclosure to run in it. The JavaScript kernel is embedded and runs no
+	// process; its only way out is tool(), through the run.
+	Enclosure func() []string
 	// MemoryLimit caps a kernel's memory in bytes (0: the backend's default).
 	// The JavaScript kernel interrupts a cell whose heap growth passes it; the
 	// Python kernel applies it as RLIMIT_AS when set (MemoryError in the cell).

@@ -17,7 +17,16 @@ func init() {
 		// SPEC.md: registered when the run has a kernel factory.
 		wired: func(cfg *Config) bool { return cfg.Kernels != nil },
 		register: func(r *Run) (func() error, error) {
-			ev := &evaluator{run: r, factory: r.cfg.Kernels, kernels: map[kernels.Language]kernels.Kernel{}}
+			factory := r.cfg.Kernels
+			if lookup := r.cfg.Enclosure; lookup != nil {
+				// This run's kernels run in its conversation's enclosure
+				// when there is one; the factory may be shared.
+				f := *factory
+				conv := r.cfg.ConversationID
+				f.Defaults.Enclosure = func() []string { return lookup(conv) }
+				factory = &f
+			}
+			ev := &evaluator{run: r, factory: factory, kernels: map[kernels.Language]kernels.Kernel{}}
 			if err := r.Registry().Register(ev.tool()); err != nil {
 				return nil, err
 			}

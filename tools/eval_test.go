@@ -304,3 +304,34 @@ func TestEvalOutputsInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalEnclosure: a run whose conversation has an enclosure runs its
+// Python kernel inside it (the lookup gets the run's conversation id and is
+// only asked, never told to start one); a run without one runs on the host.
+func TestEvalEnclosure(t *testing.T) {
+	requireEvalPython(t)
+	var asked []string
+	r, err := tools.NewRun(context.Background(), tools.Config{
+		WorkDir:        t.TempDir(),
+		ConversationID: "conv-7",
+		Policy:         allowAll,
+		Kernels:        std.NewFactory(kernels.Config{Python: evalPython}),
+		Enclosure: func(conv string) []string {
+			asked = append(asked, conv)
+			return []string{"env", "TETHER_TEST_ENCLOSURE=" + conv}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	res := evalCall(t, r, "python", "import os\nos.environ.get('TETHER_TEST_ENCLOSURE')")
+	if !strings.Contains(res.AllText(), "out:\n'conv-7'") || len(asked) != 1 || asked[0] != "conv-7" {
+		t.Errorf("in the enclosure: asked %q\n%s", asked, res.AllText())
+	}
+	host := newEvalRun(t, allowAll, kernels.Config{})
+	res = evalCall(t, host, "python", "import os\nrepr(os.environ.get('TETHER_TEST_ENCLOSURE'))")
+	if !strings.Contains(res.AllText(), "out:\n'None'") {
+		t.Errorf("on the host:\n%s", res.AllText())
+	}
+}

@@ -69,6 +69,13 @@ type Config struct {
 	// Kernels is the kernel factory; it wires eval (tools/eval.go). The run
 	// owns the kernels it starts: Close discards them all.
 	Kernels *kernels.Factory
+	// Enclosure, when set, looks up the conversation's enclosure (a
+	// container or sandbox it already runs in) and returns the command
+	// prefix that runs a process inside it, or nil when there is none: the
+	// Python kernel then runs on the host. It is asked each time a kernel
+	// process starts and is never asked to start an enclosure (SPEC.md,
+	// "eval").
+	Enclosure func(conversationID string) []string
 }
 
 // family is one tool family: the tools bound to one kind of resource.

@@ -207,7 +207,17 @@ type process struct {
 
 func (k *Kernel) start(ctx context.Context) (*process, error) {
 	interp := Interpreter(k.cfg.Dir, k.cfg.Python)
-	cmd := exec.Command(interp, "-c", driverSource)
+	argv := []string{interp, "-c", driverSource}
+	where := ""
+	if k.cfg.Enclosure != nil {
+		// Inside the conversation's enclosure when there is one (SPEC.md,
+		// "eval"); the lookup never starts one.
+		if prefix := k.cfg.Enclosure(); len(prefix) > 0 {
+			argv = append(append([]string(nil), prefix...), argv...)
+			where = fmt.Sprintf(" in the conversation's enclosure (through %q)", strings.Join(prefix, " "))
+		}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = k.cfg.Dir
 	env := append(os.Environ(), "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1", "PYTHONIOENCODING=utf-8")
 	if venv, ok := projectVenv(k.cfg.Dir, interp); ok {
@@ -237,7 +247,7 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 		return nil, fmt.Errorf("kernels: python: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("kernels: python: cannot start %s: %w; install python3 or configure the interpreter (a .venv in the workspace is used first)", interp, err)
+		return nil, fmt.Errorf("kernels: python: cannot start %s%s: %w; install python3 or configure the interpreter (a .venv in the workspace is used first)", interp, where, err)
 	}
 	go p.readLoop(stdout)
 

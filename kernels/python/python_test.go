@@ -727,3 +727,36 @@ func TestPrintingCellIsNotIdle(t *testing.T) {
 		t.Errorf("state after the interrupt: %s", got)
 	}
 }
+
+// TestEnclosure: the interpreter starts through the enclosure's command
+// prefix when the lookup returns one, and on the host when it returns none;
+// the lookup is asked again at each start (a restart after the kernel died),
+// never told to start anything.
+func TestEnclosure(t *testing.T) {
+	var mu sync.Mutex
+	asked := 0
+	prefix := []string{"env", "TETHER_TEST_ENCLOSURE=c1"}
+	k := newKernel(t, kernels.Config{Enclosure: func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		asked++
+		return prefix
+	}})
+	if got := value(t, run(t, k, "import os\nos.environ.get('TETHER_TEST_ENCLOSURE')")); got != "'c1'" {
+		t.Errorf("inside the enclosure: %s", got)
+	}
+	mu.Lock()
+	prefix = nil // the enclosure is gone
+	mu.Unlock()
+	if r := run(t, k, "os._exit(3)"); r.Error == nil || r.Error.Name != kernels.ErrKernelDied {
+		t.Fatalf("exit: %+v", r.Error)
+	}
+	if got := value(t, run(t, k, "import os\nrepr(os.environ.get('TETHER_TEST_ENCLOSURE'))")); got != "'None'" {
+		t.Errorf("with no enclosure the kernel runs on the host: %s", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 2 {
+		t.Errorf("the enclosure lookup was asked %d times, want once per start (2)", asked)
+	}
+}
