@@ -99,9 +99,12 @@ func expand(tmpl string, src []byte, r *rawMatch) string {
 	if indent == "" || !strings.Contains(out, "\n") {
 		return out
 	}
+	// blank lines too, as ast-grep indents them (where it indents: with
+	// spaces; a tab-indented blank line would be trailing space gofmt drops)
+	blankToo := !strings.Contains(indent, "\t")
 	lines := strings.Split(out, "\n")
 	for k := 1; k < len(lines); k++ {
-		if lines[k] != "" {
+		if lines[k] != "" || blankToo {
 			lines[k] = indent + lines[k]
 		}
 	}
