@@ -1122,6 +1122,106 @@ func quoteJS(s string) string {
 
 // prelude defines ToolError, the Map/Set helper and the memory guards.
 const prelude = `
+// Web platform globals node has and goja does not: atob, btoa, TextEncoder,
+// TextDecoder, structuredClone.
+(() => {
+  const def = (name, value) => Object.defineProperty(globalThis, name, {value, writable: true, configurable: true, enumerable: false});
+  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const domError = (name, message) => { const e = new Error(message); e.name = name; return e; };
+  def("btoa", function btoa(data) {
+    if (arguments.length === 0) throw new TypeError('The "data" argument must be specified');
+    const s = String(data);
+    let out = "";
+    for (let i = 0; i < s.length; i += 3) {
+      const c = [s.charCodeAt(i), s.charCodeAt(i + 1), s.charCodeAt(i + 2)];
+      for (const x of c) if (x > 255) throw domError("InvalidCharacterError", "Invalid character");
+      const n = (c[0] << 16) | ((c[1] || 0) << 8) | (c[2] || 0);
+      out += B64[n >> 18] + B64[(n >> 12) & 63] + (i + 1 < s.length ? B64[(n >> 6) & 63] : "=") + (i + 2 < s.length ? B64[n & 63] : "=");
+    }
+    return out;
+  });
+  def("atob", function atob(data) {
+    if (arguments.length === 0) throw new TypeError('The "data" argument must be specified');
+    let s = String(data).replace(/[\t\n\f\r ]/g, "");
+    if (s.length % 4 === 0) s = s.replace(/==?$/, "");
+    if (s.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(s)) throw domError("InvalidCharacterError", "The string to be decoded is not correctly encoded.");
+    let out = "", bits = 0, acc = 0;
+    for (const ch of s) {
+      acc = (acc << 6) | B64.indexOf(ch);
+      bits += 6;
+      if (bits >= 8) { bits -= 8; out += String.fromCharCode((acc >> bits) & 255); }
+    }
+    return out;
+  });
+  class TextEncoder {
+    get encoding() { return "utf-8"; }
+    encode(input = "") {
+      const s = String(input), out = [];
+      for (let i = 0; i < s.length; i++) {
+        let c = s.charCodeAt(i);
+        if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+          const d = s.charCodeAt(i + 1);
+          if (d >= 0xdc00 && d <= 0xdfff) { c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00); i++; }
+          else c = 0xfffd;
+        } else if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+        if (c < 0x80) out.push(c);
+        else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+        else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+        else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      }
+      return new Uint8Array(out);
+    }
+  }
+  class TextDecoder {
+    constructor(label = "utf-8") {
+      if (!/^utf-?8$/i.test(String(label))) throw new RangeError('The "' + label + '" encoding is not supported');
+    }
+    get encoding() { return "utf-8"; }
+    decode(input) {
+      if (input === undefined) return "";
+      const b = input instanceof ArrayBuffer ? new Uint8Array(input) : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+      let out = "";
+      for (let i = 0; i < b.length;) {
+        const c = b[i];
+        let n = c < 0x80 ? 0 : c >= 0xc2 && c < 0xe0 ? 1 : c >= 0xe0 && c < 0xf0 ? 2 : c >= 0xf0 && c < 0xf5 ? 3 : -1;
+        let cp = n === 0 ? c : n === 1 ? c & 31 : n === 2 ? c & 15 : c & 7, ok = n >= 0;
+        for (let k = 1; ok && k <= n; k++) {
+          const d = b[i + k];
+          if (d === undefined || (d & 0xc0) !== 0x80) ok = false; else cp = (cp << 6) | (d & 63);
+        }
+        if (ok && ((n === 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n === 3 && (cp < 0x10000 || cp > 0x10ffff)))) ok = false;
+        if (!ok) { out += "\ufffd"; i++; continue; }
+        out += String.fromCodePoint(cp);
+        i += n + 1;
+      }
+      return out;
+    }
+  }
+  def("TextEncoder", TextEncoder);
+  def("TextDecoder", TextDecoder);
+  def("structuredClone", function structuredClone(value) {
+    const seen = new Map();
+    const clone = (v) => {
+      if (typeof v === "function" || typeof v === "symbol") throw domError("DataCloneError", String(v) + " could not be cloned.");
+      if (v === null || typeof v !== "object") return v;
+      if (seen.has(v)) return seen.get(v);
+      let out;
+      if (Array.isArray(v)) { out = []; seen.set(v, out); v.forEach((x, i) => { out[i] = clone(x); }); return out; }
+      if (v instanceof Date) out = new Date(v.getTime());
+      else if (v instanceof RegExp) out = new RegExp(v.source, v.flags);
+      else if (v instanceof Map) { out = new Map(); seen.set(v, out); for (const [k, x] of v) out.set(clone(k), clone(x)); return out; }
+      else if (v instanceof Set) { out = new Set(); seen.set(v, out); for (const x of v) out.add(clone(x)); return out; }
+      else if (v instanceof ArrayBuffer) out = v.slice(0);
+      else if (ArrayBuffer.isView(v)) out = new v.constructor(v);
+      else if (v instanceof Error) { out = new v.constructor(v.message); out.stack = v.stack; }
+      else if (v instanceof WeakMap || v instanceof WeakSet || v instanceof Promise) throw domError("DataCloneError", Object.prototype.toString.call(v) + " could not be cloned.");
+      else { out = {}; seen.set(v, out); for (const k of Object.keys(v)) out[k] = clone(v[k]); return out; }
+      seen.set(v, out);
+      return out;
+    };
+    return clone(value);
+  });
+})();
 class ToolError extends Error {
   constructor(message) { super(message); this.name = "ToolError"; }
 }

@@ -659,3 +659,17 @@ func TestConsoleAsNode(t *testing.T) {
 		t.Errorf("%%j of a BigInt: %+v", r.Error)
 	}
 }
+
+// TestWebGlobals: atob, btoa, TextEncoder, TextDecoder and structuredClone,
+// which node has and goja lacks, behave as node 20's (the want is node's
+// output for the same cell).
+func TestWebGlobals(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	r := run(t, k, "console.log(btoa('hi there'), atob('aGkgdGhlcmU='), atob(' aGk= '), btoa(''), atob(''))\ntry { btoa('€') } catch (e) { console.log(e.name, e.message) }\ntry { atob('a') } catch (e) { console.log(e.name, e.message) }\nconsole.log(new TextEncoder().encode('héllo €😀'), new TextEncoder().encoding)\nconsole.log(new TextDecoder().decode(new TextEncoder().encode('héllo €😀')), new TextDecoder().decode(new Uint8Array([0xff, 0x41])))\nconst o = {a: [1, {b: new Date(0)}], m: new Map([[1, new Set([2])]])}; o.self = o\nconst c = structuredClone(o); console.log(c.a[1].b instanceof Date, c !== o, c.self === c, c.m.get(1).has(2), c.a !== o.a)\ntry { structuredClone({f() {}}) } catch (e) { console.log(e.name, e.message) }\n")
+	if r.Error != nil {
+		t.Fatalf("%s: %s", r.Error.Name, r.Error.Message)
+	}
+	if want := "aGkgdGhlcmU= hi there hi  \nInvalidCharacterError Invalid character\nInvalidCharacterError The string to be decoded is not correctly encoded.\nUint8Array(14) [\n  104, 195, 169, 108,\n  108, 111,  32, 226,\n  130, 172, 240, 159,\n  152, 128\n] utf-8\nhéllo €😀 �A\ntrue true true true true\nDataCloneError f() {} could not be cloned.\n"; r.Stdout.Text != want {
+		t.Errorf("got:\n%s\nwant (node 20):\n%s", r.Stdout.Text, want)
+	}
+}
