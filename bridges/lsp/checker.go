@@ -209,7 +209,10 @@ func (s *Supervisor) checkerBinary(name, dir string) (bin, local string) {
 // "file(line,col): message" and pyright's "file:line:col - error: message".
 var checkerLine = regexp.MustCompile(`^\s*(?:vet: )?([^\s:()]+?\.[A-Za-z0-9]+)(?::(\d+)(?::(\d+))?|\((\d+),(\d+)\))\s*(?::|-)?\s*(.*)$`)
 
-var checkerSeverity = regexp.MustCompile(`^(?i)(error|warning|info|information|note|hint)\b\s*(?:(TS\d+)\s*)?:?\s*`)
+var checkerSeverity = regexp.MustCompile(`^(?i)(error|warning|info|information|note|hint)\b\s*(?:(TS\d+)\s*|\[([A-Za-z0-9_-]+)\])?:?\s*`)
+
+// dartLine matches dart analyze's "  error - lib/a.dart:3:7 - message - code".
+var dartLine = regexp.MustCompile(`^\s*(error|warning|info) - (\S+?\.dart):(\d+):(\d+) - (.*?)(?: - ([a-z0-9_]+))?\s*$`)
 
 const (
 	maxUnparsed     = 40   // output lines kept that are no finding
@@ -231,6 +234,13 @@ func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out, dir string) {
 		}
 		indent := len(line) - len(strings.TrimLeftFunc(line, unicode.IsSpace))
 		m := checkerLine.FindStringSubmatch(line)
+		dm := dartLine.FindStringSubmatch(line)
+		if dm != nil { // as "file:line:col: severity[code]: message"
+			m = []string{line, dm[2], dm[3], dm[4], "", "", dm[1] + "[" + dm[6] + "]: " + dm[5]}
+			if dm[6] == "" {
+				m[6] = dm[1] + ": " + dm[5]
+			}
+		}
 		if m == nil {
 			text := strings.TrimSpace(line)
 			switch {
@@ -262,7 +272,7 @@ func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out, dir string) {
 			if sev == "information" || sev == "note" {
 				sev = "info"
 			}
-			d.Severity, d.Code = sev, sm[2]
+			d.Severity, d.Code = sev, sm[2]+sm[3]
 			d.Message = strings.TrimSpace(d.Message[len(sm[0]):])
 		}
 		if !filepath.IsAbs(d.Path) {

@@ -61,6 +61,8 @@ func FuzzCheckerOutput(f *testing.F) {
 	f.Add("./main.go:5:2: undefined: x\n")
 	f.Add("src/a.ts(3,5): error TS2322: Type 'number' is not assignable to type 'string'.\n")
 	f.Add("  /w/a.py:1:10 - error: Type \"Literal['no']\" is not assignable\n")
+	f.Add("src/main.rs:1:37: error[E0308]: mismatched types\n")
+	f.Add("  error - lib/main.dart:3:22 - A value can't be assigned. - invalid_assignment\n")
 	f.Fuzz(func(t *testing.T, out string) {
 		s := &Supervisor{workdir: "/w"}
 		rep := &CheckReport{}

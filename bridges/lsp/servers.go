@@ -168,7 +168,7 @@ func DefaultServers() []Server {
 			Name: "rust-analyzer", Language: "rust", Binaries: []string{"rust-analyzer"}, Probe: []string{"--version"},
 			Extensions:  []string{".rs"},
 			RootMarkers: []string{"Cargo.toml"},
-			Checker:     []string{"cargo", "check"},
+			Checker:     []string{"cargo", "check", "--message-format=short"},
 		},
 	}
 }
