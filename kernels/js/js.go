@@ -33,6 +33,7 @@ import (
 	"math"
 	"math/big"
 	"reflect"
+	"regexp"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
@@ -176,6 +177,10 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 		p, asrc, ok := compileAwait(name, cell.Code)
 		if !ok {
 			res.Error = syntaxError(err)
+			if forAwait.MatchString(cell.Code) && strings.Contains(res.Error.Message, "await") {
+				res.Error.Message += ": this kernel is embedded goja, which has no for await...of (nor async generators); " +
+					"loop with for...of and await each value inside the loop, or use Python (language: python)"
+			}
 			return res, nil
 		}
 		prg, src, async = p, asrc, true
@@ -512,6 +517,9 @@ func replDeclarations(prg *ast.Program, code string) (string, []edit) {
 	}
 	return code, edits
 }
+
+// forAwait finds a for await...of loop, which goja cannot parse.
+var forAwait = regexp.MustCompile(`\bfor\s+await\s*\(`)
 
 func syntaxError(err error) *kernels.Error {
 	var list parser.ErrorList

@@ -673,3 +673,16 @@ func TestWebGlobals(t *testing.T) {
 		t.Errorf("got:\n%s\nwant (node 20):\n%s", r.Stdout.Text, want)
 	}
 }
+
+// TestForAwaitSaysWhatToDo: goja cannot parse for await...of; the error says
+// so and what to write instead.
+func TestForAwaitSaysWhatToDo(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	r := run(t, k, "const out = []\nfor await (const x of [Promise.resolve(1)]) out.push(x)")
+	if r.Error == nil || r.Error.Name != "SyntaxError" || !strings.Contains(r.Error.Message, "no for await...of") || !strings.Contains(r.Error.Message, "await each value inside the loop") {
+		t.Errorf("for await: %+v", r.Error)
+	}
+	if got := value(t, run(t, k, "const out = []\nfor (const p of [Promise.resolve(1), 2]) out.push(await p)\nout")); got != "[ 1, 2 ]" {
+		t.Errorf("the suggested loop: %s", got)
+	}
+}
