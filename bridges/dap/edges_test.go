@@ -626,3 +626,26 @@ func TestProgramEndedUnwatched(t *testing.T) {
 	do(t, sv, "c", root, dap.Request{Op: "launch", Program: "main.py"})
 	do(t, sv, "c", root, dap.Request{Op: "terminate"})
 }
+
+// TestAttachNothingListens: attaching lldb-dap to a port nothing listens on
+// says so (lldb-dap itself only says "failed to attach to a process"), and
+// debugpy's direct connection says the same in its words.
+func TestAttachNothingListens(t *testing.T) {
+	t.Parallel()
+	needLLDB(t)
+	root := writeFiles(t, map[string]string{"loop.c": cLoop, "requirements.txt": ""})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	port := freePort(t)
+	msg := doErr(t, sv, "c", root, dap.Request{Op: "attach", Port: port, Adapter: "lldb"})
+	if !strings.Contains(msg, fmt.Sprintf("nothing listens on port %d", port)) {
+		t.Fatal(msg)
+	}
+	msg = doErr(t, sv, "c", root, dap.Request{Op: "attach", Port: port, Adapter: "debugpy"})
+	if !strings.Contains(msg, "nothing accepts connections") {
+		t.Fatal(msg)
+	}
+	if st := do(t, sv, "c", root, dap.Request{Op: "status"}); !strings.Contains(st.Text, "no debug session is running") {
+		t.Fatal(st.Text)
+	}
+}

@@ -34,3 +34,29 @@ func TestOutputBufCut(t *testing.T) {
 		})
 	}
 }
+
+// TestValueCutInChars: the 400 of a value's cut are characters, not bytes.
+func TestValueCutInChars(t *testing.T) {
+	cases := []struct {
+		value   string
+		cut     bool
+		shownAs string
+	}{
+		{strings.Repeat("é", 400), false, ""},
+		{strings.Repeat("x", 400), false, ""},
+		{strings.Repeat("é", 401), true, "(cut: 400 of 401 chars shown)"},
+		{strings.Repeat("😀", 1000), true, "(cut: 400 of 1000 chars shown)"},
+	}
+	for _, tc := range cases {
+		v := toVariable("v", tc.value, "str", 0, 0)
+		if v.Cut != tc.cut || !utf8.ValidString(v.Value) {
+			t.Fatalf("%d chars: cut %v, want %v", utf8.RuneCountInString(tc.value), v.Cut, tc.cut)
+		}
+		if tc.cut && (!strings.HasSuffix(v.Value, tc.shownAs) || !strings.HasPrefix(v.Value, strings.Repeat(tc.value[:len(tc.value)/utf8.RuneCountInString(tc.value)], 400)+"…")) {
+			t.Fatalf("cut value: %q", v.Value[len(v.Value)-60:])
+		}
+		if !tc.cut && v.Value != tc.value {
+			t.Fatal("a value of 400 characters is not cut")
+		}
+	}
+}

@@ -100,6 +100,33 @@ func snapshotTree(roots ...int) map[int]uint64 {
 	return known
 }
 
+// portListening reports whether a TCP socket listens on port (IPv4 or
+// IPv6), read from /proc/net without connecting; true when that cannot be
+// read, so that the adapter has the last word.
+func portListening(port int) bool {
+	read := false
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		read = true
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			fields := strings.Fields(line)
+			if len(fields) < 4 || fields[3] != "0A" { // 0A: LISTEN
+				continue
+			}
+			local := fields[1]
+			if i := strings.LastIndexByte(local, ':'); i >= 0 {
+				if p, err := strconv.ParseUint(local[i+1:], 16, 16); err == nil && int(p) == port {
+					return true
+				}
+			}
+		}
+	}
+	return !read
+}
+
 // groupMembers lists the live processes of process group pgid as
 // "pid command".
 func groupMembers(pgid int) []string {

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	godap "github.com/google/go-dap"
 	"golang.org/x/sys/unix"
@@ -425,6 +426,19 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		return nil
 	}
 
+	if s.kind == "attach" && s.port > 0 {
+		// The adapter connects to the port itself (lldb-dap's gdb-remote
+		// port) and fails at once, vaguely, when nothing listens yet: wait
+		// for a listener a few seconds without connecting (a gdbserver
+		// serves a single connection), then say what is missing.
+		deadline := time.Now().Add(min(timeout, attachDialWait))
+		for !portListening(s.port) {
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				return fmt.Errorf("dap: attach: nothing listens on port %d; start the program under its debug server (lldb-server gdbserver 127.0.0.1:%d ./prog) first", s.port, s.port)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 	vars := map[string]any{}
 	var ln net.Listener
 	if a.Transport == DialIn {
@@ -798,16 +812,22 @@ func sourceLine(file string, n int) string {
 	return ""
 }
 
-// cut shortens s to at most n bytes (on a rune boundary) and says so.
+// cut shortens s to at most n characters (runes) and says so.
 func cut(s string, n int) string {
 	if len(s) <= n {
+		return s // fewer bytes than n: fewer characters too
+	}
+	total := utf8.RuneCountInString(s)
+	if total <= n {
 		return s
 	}
-	i := n
-	for i > 0 && (s[i]&0xC0) == 0x80 {
-		i--
+	i, k := 0, 0
+	for k < n {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		k++
 	}
-	return s[:i] + fmt.Sprintf("… (cut: %d of %d chars shown)", i, len(s))
+	return s[:i] + fmt.Sprintf("… (cut: %d of %d chars shown)", n, total)
 }
 
 var errNoSession = errors.New("debug: no debug session is running; start one with op launch or attach")

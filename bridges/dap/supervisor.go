@@ -1242,9 +1242,8 @@ func toVariable(name, value, typ string, ref, indexed int) Variable {
 	if ref > 0 {
 		v.Indexed = indexed
 	}
-	if len(value) > MaxValueLen {
-		v.Value = cut(value, MaxValueLen)
-		v.Cut = true
+	if c := cut(value, MaxValueLen); c != value {
+		v.Value, v.Cut = c, true
 	}
 	return v
 }
