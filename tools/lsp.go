@@ -195,7 +195,7 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		shown := d.Items
+		shown, _ := errorsAndWarnings(d.Items)
 		if len(shown) > lsp.MaxDiagnostics {
 			shown = shown[:lsp.MaxDiagnostics]
 		}
@@ -270,15 +270,37 @@ func formatSymbols(a lspArgs, syms *lsp.Symbols) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// errorsAndWarnings keeps the diagnostics of ds that are errors or warnings
+// (SPEC.md, lsp diagnostics) and counts the others (info, hint: an unused
+// variable TypeScript greys out).
+func errorsAndWarnings(ds []lsp.Diagnostic) (keep []lsp.Diagnostic, other int) {
+	for _, d := range ds {
+		if d.Severity == "error" || d.Severity == "warning" {
+			keep = append(keep, d)
+		} else {
+			other++
+		}
+	}
+	return keep, other
+}
+
+func othersNote(other int) string {
+	return fmt.Sprintf("(%d info or hint diagnostic(s) not shown)", other)
+}
+
 func formatDiagnostics(file string, d *lsp.Diagnostics) string {
-	if len(d.Items) == 0 {
+	items, other := errorsAndWarnings(d.Items)
+	if len(items) == 0 {
 		if !d.Ready {
 			return fmt.Sprintf("no diagnostics received for %s yet: not a clean bill of health, ask again", file)
+		}
+		if other > 0 {
+			return fmt.Sprintf("%s: no errors or warnings %s", file, othersNote(other))
 		}
 		return fmt.Sprintf("%s: no errors or warnings", file)
 	}
 	var b strings.Builder
-	shown := d.Items
+	shown := items
 	if len(shown) > lsp.MaxDiagnostics {
 		fmt.Fprintf(&b, "%d of %d diagnostics shown\n", lsp.MaxDiagnostics, len(shown))
 		shown = shown[:lsp.MaxDiagnostics]
@@ -288,6 +310,9 @@ func formatDiagnostics(file string, d *lsp.Diagnostics) string {
 	for _, x := range shown {
 		b.WriteString(x.String())
 		b.WriteString("\n")
+	}
+	if other > 0 {
+		b.WriteString(othersNote(other))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -336,7 +361,8 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 		b.WriteString(n + "\n")
 	}
 	fmt.Fprintf(&b, "renamed %q to %q: %d edit(s) in %d file(s): %s", a.Symbol, a.NewName, res.Edits, len(res.Files), strings.Join(res.Files, ", "))
-	if fresh, more := l.seen.FreshN(res.Diagnostics, maxWriteDiagnostics); len(fresh) > 0 {
+	renamed, _ := errorsAndWarnings(res.Diagnostics)
+	if fresh, more := l.seen.FreshN(renamed, maxWriteDiagnostics); len(fresh) > 0 {
 		fmt.Fprintf(&b, "\nnew diagnostics:")
 		for _, d := range fresh {
 			b.WriteString("\n" + d.String())
@@ -412,7 +438,8 @@ func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
 				continue
 			}
 			lines = append(lines, d.Notes...)
-			fresh, more := l.seen.FreshN(d.Items, budget)
+			items, _ := errorsAndWarnings(d.Items)
+			fresh, more := l.seen.FreshN(items, budget)
 			budget -= len(fresh)
 			switch {
 			case len(fresh) > 0 || more > 0:
@@ -424,10 +451,10 @@ func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
 				for _, x := range fresh {
 					lines = append(lines, "  "+x.String())
 				}
-			case d.Ready && len(d.Items) == 0:
+			case d.Ready && len(items) == 0:
 				lines = append(lines, fmt.Sprintf("%s: no errors or warnings", c.Path))
 			case d.Ready:
-				lines = append(lines, fmt.Sprintf("%s: no new diagnostics (%d already reported)", c.Path, len(d.Items)))
+				lines = append(lines, fmt.Sprintf("%s: no new diagnostics (%d already reported)", c.Path, len(items)))
 			}
 		}
 		if len(lines) > 0 {

@@ -272,3 +272,29 @@ func TestLSPWriteDiagnosticsBounded(t *testing.T) {
 		t.Fatalf("second write: want the 10 not shown before:\n%s", out)
 	}
 }
+
+// TestLSPDiagnosticsErrorsAndWarnings: the diagnostics action and the write
+// hook show errors and warnings (SPEC.md, lsp), counting the info and hint
+// diagnostics they leave out (gopls's "function is unused").
+func TestLSPDiagnosticsErrorsAndWarnings(t *testing.T) {
+	r, _ := lspRun(t)
+	unused := "package shapes\n\nfunc helper() {}\n"
+	out, err := lspCall(t, r, "write", map[string]any{"path": "unused.go", "content": unused})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "lsp: unused.go: no errors or warnings") || strings.Contains(out, "is unused") {
+		t.Fatalf("write of an unused function:\n%s", out)
+	}
+	out, err = lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "unused.go"})
+	if err != nil || out != "unused.go: no errors or warnings (1 info or hint diagnostic(s) not shown)" {
+		t.Fatalf("diagnostics: %v\n%s", err, out)
+	}
+	out, err = lspCall(t, r, "write", map[string]any{"path": "unused.go", "content": unused + "\nvar X int = \"s\"\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "new diagnostics in unused.go:\nlsp:   unused.go:5:13: error: cannot use") || strings.Contains(out, "is unused") {
+		t.Fatalf("write of an error:\n%s", out)
+	}
+}

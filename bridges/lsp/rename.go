@@ -132,6 +132,7 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 			res.Notes = append(res.Notes, d.Notes...)
 		}
 	}
+	sortDiagnostics(res.Diagnostics)
 	return res, nil
 }
 
