@@ -86,3 +86,26 @@ func Example() {
 	fmt.Println(r.Value.Text)
 	// Output: [ 1, 4, 9 ]
 }
+
+// TestCollapseCR: a carriage return starts its line over, as a notebook
+// shows a progress bar; CRLF line endings stay.
+func TestCollapseCR(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"plain\ntext\n", "plain\ntext\n"},
+		{"\r50%\r100%\n", "100%\n"},
+		{"a\r\nb\r\n", "a\r\nb\r\n"},
+		{"  0%|          | 0/3\r 33%|###3      | 1/3\r100%|##########| 3/3\ndone\n", "100%|##########| 3/3\ndone\n"},
+		{"left\rover", "over"},
+		{"ends with\r", ""},
+	} {
+		if got := kernels.CollapseCR(tt.in); got != tt.want {
+			t.Errorf("CollapseCR(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	b := kernels.NewStreamBuffer(1000)
+	b.WriteString("step\r")
+	b.WriteString("step 2 of 2\n")
+	if got := b.Stream().Text; got != "step 2 of 2\n" {
+		t.Errorf("stream across writes: %q", got)
+	}
+}

@@ -55,11 +55,45 @@ func (b *StreamBuffer) Len() int64 { return int64(len(b.head)+len(b.tail)) + b.d
 // middle says how many.
 func (b *StreamBuffer) Stream() Stream {
 	if b.dropped == 0 {
-		return Stream{Text: string(b.head) + string(b.tail)}
+		return Stream{Text: CollapseCR(string(b.head) + string(b.tail))}
 	}
 	head, tail := trimUTF8(b.head, false), trimUTF8(b.tail, true)
 	marker := fmt.Sprintf("\n[... output cut: %d bytes not shown ...]\n", b.dropped)
-	return Stream{Text: string(head) + marker + string(tail), Cut: b.dropped}
+	return Stream{Text: CollapseCR(string(head)) + marker + CollapseCR(string(tail)), Cut: b.dropped}
+}
+
+// CollapseCR shows text as a notebook (or a terminal) leaves it: a carriage
+// return not followed by a newline starts its line over, so a progress bar
+// redrawn with \r reads as its last state ("\r50%\r100%\n" is "100%\n").
+// A line's \r\n ending is kept.
+func CollapseCR(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for len(s) > 0 {
+		line, rest, nl := s, "", false
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, rest, nl = s[:i], s[i+1:], true
+		}
+		crlf := nl && strings.HasSuffix(line, "\r")
+		if crlf {
+			line = line[:len(line)-1]
+		}
+		if i := strings.LastIndexByte(line, '\r'); i >= 0 {
+			line = line[i+1:]
+		}
+		b.WriteString(line)
+		if crlf {
+			b.WriteByte('\r')
+		}
+		if nl {
+			b.WriteByte('\n')
+		}
+		s = rest
+	}
+	return b.String()
 }
 
 // trimUTF8 drops a partial rune at the end (or, with front, at the start) of p.
@@ -209,6 +243,9 @@ func (t *Transcript) Display(d Display) {
 func (t *Transcript) Fill(res *Result) {
 	res.Displays = t.displays
 	if !t.over {
+		for i := range t.outs {
+			t.outs[i].Text = CollapseCR(t.outs[i].Text)
+		}
 		res.Outputs = t.outs
 	}
 	if t.dropped > 0 {

@@ -259,6 +259,8 @@ func TestOutputOrderAcrossSources(t *testing.T) {
 			"stdout:parent before\nin child\nparent after\n"},
 		{"thread", "import threading\nt = threading.Thread(target=lambda: print('from a thread'))\nt.start(); t.join()\nprint('main')",
 			"stdout:from a thread\nmain\n"},
+		{"progress bar", "import sys\nfor i in range(5):\n    sys.stderr.write(f'\\r{i * 25}%')\nsys.stderr.write('\\n')\nprint('done')",
+			"stderr:100%\n|stdout:done\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := mustOK(t, run(t, k, tt.code))
