@@ -649,3 +649,52 @@ func TestAttachNothingListens(t *testing.T) {
 		t.Fatal(st.Text)
 	}
 }
+
+// TestEvaluateInFrame: evaluate with frame_id evaluates in that frame; a
+// frame id that is no frame of the current stop is refused (delve evaluated
+// it in the top frame instead: a plausible wrong answer), one from before a
+// step included.
+func TestEvaluateInFrame(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		need    func(t *testing.T) string
+		files   map[string]string
+		program string
+		file    string
+		line    int
+	}{
+		{name: "delve", need: func(t *testing.T) string { testenv.RequireBinary(t, "go"); return testenv.RequireBinary(t, "dlv") },
+			files: map[string]string{"go.mod": "module deep\n\ngo 1.21\n", "main.go": goDeep}, program: ".", file: "main.go", line: 7},
+		{name: "debugpy", need: python, files: map[string]string{"requirements.txt": "", "deep.py": pyDeep},
+			program: "deep.py", file: "deep.py", line: 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.need(t)
+			root := writeFiles(t, tc.files)
+			sv := dap.NewSupervisor(dap.Config{})
+			defer sv.Close()
+			stopAt(t, sv, root, tc.file, tc.line, tc.program)
+			st := do(t, sv, "c", root, dap.Request{Op: "stack"})
+			ev := do(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "n", FrameID: st.Frames[2].ID})
+			if ev.Value == nil || ev.Value.Value != "2" {
+				t.Fatalf("n in the third frame: %s", ev.Text)
+			}
+			msg := doErr(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "n", FrameID: 987654})
+			if !strings.Contains(msg, "frame_id 987654 is not a frame of the current stop") {
+				t.Fatal(msg)
+			}
+			if tc.name == "delve" {
+				old := st.Frames[2].ID
+				do(t, sv, "c", root, dap.Request{Op: "step_over"})
+				msg = doErr(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "n", FrameID: old})
+				if !strings.Contains(msg, "not a frame of the current stop") {
+					t.Fatal(msg)
+				}
+			}
+			do(t, sv, "c", root, dap.Request{Op: "terminate"})
+		})
+	}
+}

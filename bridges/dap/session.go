@@ -72,6 +72,9 @@ type session struct {
 	indexed map[int]int
 	// bpFiles are the files with breakpoints set in the adapter.
 	bpFiles map[string]bool
+	// framesSeen are the frame ids stackTrace gave since the program last
+	// stopped.
+	framesSeen map[int]bool
 }
 
 // title names the session: adapter, what it debugs, when it started and ends.
@@ -140,6 +143,7 @@ func (s *session) onEvent(name string, body json.RawMessage) {
 		s.running = false
 		s.stopSeq++
 		clear(s.indexed)
+		clear(s.framesSeen)
 		if b.ThreadId != 0 {
 			s.lastThread = b.ThreadId
 		}
@@ -149,6 +153,7 @@ func (s *session) onEvent(name string, body json.RawMessage) {
 		s.mu.Lock()
 		s.running = true
 		clear(s.indexed)
+		clear(s.framesSeen)
 		s.notify()
 		s.mu.Unlock()
 	case "exited":
@@ -292,6 +297,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 		bpEvents:    map[int]godap.Breakpoint{},
 		indexed:     map[int]int{},
 		bpFiles:     map[string]bool{},
+		framesSeen:  map[int]bool{},
 	}
 	s.deadline = s.started.Add(sv.cfg.TTL)
 	s.connector = sv.cfg.connector
@@ -772,6 +778,11 @@ func (s *session) frames(ctx context.Context, thread, levels int) ([]Frame, int,
 		return nil, 0, err
 	}
 	var out []Frame
+	s.mu.Lock()
+	for _, f := range resp.Body.StackFrames {
+		s.framesSeen[f.Id] = true
+	}
+	s.mu.Unlock()
 	for i, f := range resp.Body.StackFrames {
 		if i >= levels {
 			break

@@ -960,6 +960,7 @@ func (sv *Supervisor) opRun(ctx context.Context, c *conversation, s *session, re
 		s.mu.Lock()
 		s.running = true
 		clear(s.indexed)
+		clear(s.framesSeen)
 		s.mu.Unlock()
 	}
 	if err := s.c.call(ctx, command, args, nil); err != nil {
@@ -1256,6 +1257,24 @@ func (sv *Supervisor) opEvaluate(ctx context.Context, s *session, req Request) (
 	if err != nil {
 		return nil, err
 	}
+	if req.FrameID != 0 {
+		// delve evaluates in the top frame when it does not know the
+		// frame id (one from an earlier stop): a plausible wrong answer.
+		// A frame id not shown at this stop is checked first.
+		s.mu.Lock()
+		seen := s.framesSeen[req.FrameID]
+		s.mu.Unlock()
+		if !seen {
+			var sc godap.ScopesResponse
+			if err := s.c.call(ctx, "scopes", &godap.ScopesArguments{FrameId: req.FrameID}, &sc); err != nil {
+				var ae *AdapterError
+				if errors.As(err, &ae) {
+					return nil, fmt.Errorf("debug: evaluate: frame_id %d is not a frame of the current stop (the adapter says: %s); take frame_id from stack, or omit it for the top frame", req.FrameID, ae.Message)
+				}
+				return nil, err
+			}
+		}
+	}
 	ectx := s.adapter.EvaluateContext
 	if ectx == "" {
 		ectx = "watch"
@@ -1383,7 +1402,7 @@ func writeStop(b *strings.Builder, st *Stop) {
 		where = fmt.Sprintf("%s:%d", st.File, st.Line)
 	}
 	fmt.Fprintf(b, "stopped (%s) at %s on thread %d", st.Reason, where, st.ThreadID)
-	if st.Description != "" && st.Description != st.Reason {
+	if st.Description != "" && st.Description != st.Reason && !strings.Contains(st.Exception, st.Description) {
 		fmt.Fprintf(b, ": %s", st.Description)
 	}
 	if st.Exception != "" {
