@@ -606,6 +606,9 @@ func TestPauseAndLiveBreakpoints(t *testing.T) {
 	if !strings.Contains(msg, "running, not stopped") {
 		t.Fatal(msg)
 	}
+	if th := do(t, sv, "c", root, dap.Request{Op: "threads"}); !strings.Contains(th.Text, "while the program runs") {
+		t.Fatalf("threads of a running program should say it runs: %s", th.Text)
+	}
 	// Looking at frames of a running program says it runs (lldb-dap
 	// answered an empty stack), instead of "0 frame(s)".
 	for _, op := range []string{"stack", "scopes", "evaluate"} {

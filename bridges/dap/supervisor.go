@@ -1014,6 +1014,13 @@ func (sv *Supervisor) opThreads(ctx context.Context, s *session) (*Reply, error)
 		fmt.Fprintf(&b, ", %d of %d shown (the stopped thread first)", maxThreads, len(ths))
 		ths = ths[:maxThreads]
 	}
+	s.mu.Lock()
+	running := s.running || s.stop == nil
+	s.mu.Unlock()
+	if running {
+		// delve lists a placeholder ("-1 Current") while the program runs.
+		b.WriteString(" while the program runs (an adapter may list only a placeholder then; pause for the real list)")
+	}
 	for _, t := range ths {
 		fmt.Fprintf(&b, "\n- %d %s", t.ID, t.Name)
 	}
