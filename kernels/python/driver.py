@@ -166,22 +166,33 @@ _HOLD_SECONDS = 0.05
 _monotonic = _time.monotonic
 
 
+_FRAME_TEXT = 1 << 20  # text per stream frame, far below the frame limit
+
+
 def _send_held():
-    """Sends the held text, in one frame (under _olock)."""
+    """Sends the held text, in order, in as few frames as fit (under _olock)."""
     if not _held:
         return
     parts = []
     for raw, b in _held:
-        text = raw.dec.decode(bytes(b))
-        if text:
-            parts.append([raw.name, text])
+        for i in range(0, len(b), _FRAME_TEXT):
+            text = raw.dec.decode(bytes(b[i : i + _FRAME_TEXT]))
+            if text:
+                parts.append([raw.name, text])
     del _held[:]
     _held_bytes[0] = 0
     _last_send[0] = _monotonic()
-    if len(parts) == 1:
-        _send({"op": "stream", "name": parts[0][0], "text": parts[0][1]})
-    elif parts:
-        _send({"op": "streams", "parts": parts})
+    batch, size = [], 0
+    for p in parts + [None]:
+        if batch and (p is None or size + len(p[1]) > _FRAME_TEXT):
+            if len(batch) == 1:
+                _send({"op": "stream", "name": batch[0][0], "text": batch[0][1]})
+            else:
+                _send({"op": "streams", "parts": batch})
+            batch, size = [], 0
+        if p is not None:
+            batch.append(p)
+            size += len(p[1])
 
 
 class _OrderedRaw(io.RawIOBase):

@@ -144,6 +144,11 @@ func TestOutputIsBounded(t *testing.T) {
 	if len(r.Value.Text) > 500 || !strings.Contains(r.Value.Note, "text cut") {
 		t.Errorf("echoed value not bounded: %d bytes, note %q", len(r.Value.Text), r.Value.Note)
 	}
+	// A line far over the frame limit is printed, bounded like any other.
+	r = mustOK(t, run(t, k, "print('y' * (70 << 20))\nprint('after')"))
+	if r.Stdout.Cut == 0 || !strings.HasPrefix(r.Stdout.Text, "yyy") || !strings.HasSuffix(r.Stdout.Text, "after\n") {
+		t.Errorf("a 70 MiB line: cut %d, head %.20q, tail %q", r.Stdout.Cut, r.Stdout.Text, r.Stdout.Text[max(0, len(r.Stdout.Text)-20):])
+	}
 	// A repr far over the frame limit is cut in the kernel, which survives.
 	r = mustOK(t, run(t, k, "big = 'x' * (80 << 20)\nbig"))
 	if len(r.Value.Text) > 500 || !strings.Contains(r.Value.Note, "83886082 characters") {
