@@ -23,6 +23,7 @@ func TestCheckerPrefersProjectBinary(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.peer, func(t *testing.T) {
+			t.Parallel()
 			real := testenv.RequireBinary(t, tc.peer)
 			dir := copyProject(t, tc.project)
 			local := filepath.Join(dir, tc.local)
@@ -116,6 +117,7 @@ func TestCheckerOutputShape(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			testenv.RequireBinary(t, tc.peer)
 			dir := t.TempDir()
 			for name, body := range tc.files {

@@ -35,11 +35,21 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	if strings.TrimSpace(newName) == "" {
 		return nil, fmt.Errorf("lsp: new_name is empty: pass the identifier to rename to")
 	}
+	// A new name that cannot replace the identifier is refused before any
+	// server starts.
+	if path, err := s.abs(pos.File); err == nil {
+		if text, err := os.ReadFile(path); err == nil {
+			if spec, err := s.specFor(path); err == nil {
+				if line, col, err := resolveSymbol(text, pos.Line, pos.Symbol, s.rel(path)); err == nil {
+					if err := checkNewName(spec.Language, lineText(text, lineStarts(text), line), col, newName); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	}
 	p, params, err := s.positionParams(ctx, pos)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkNewName(p, params.Position, newName); err != nil {
 		return nil, err
 	}
 	if why := p.in.spec.partialView(p.in.root, s.relRoot(p.in.root)); why != "" {
@@ -229,9 +239,7 @@ var pythonKeywords = map[string]bool{"False": true, "None": true, "True": true, 
 // typescript-language-server return edits that write "1bad" into every
 // file, breaking the build). A position inside a string (a quoted property
 // key) is left to the server.
-func checkNewName(p *prepared, pos wPosition, newName string) error {
-	lt := lineText(p.text, lineStarts(p.text), pos.Line)
-	at := p.in.enc.byteOf(lt, pos.Character)
+func checkNewName(lang, lt string, at int, newName string) error {
 	end := at
 	for end < len(lt) {
 		r, n := utf8.DecodeRuneInString(lt[end:])
@@ -251,7 +259,6 @@ func checkNewName(p *prepared, pos wPosition, newName string) error {
 	if prev == `"` || prev == "'" || prev == "`" {
 		return nil
 	}
-	lang := p.in.spec.Language
 	name := newName
 	if prev == "#" && strings.HasPrefix(name, "#") { // a JavaScript private name
 		name = name[1:]

@@ -38,6 +38,7 @@ func TestDiagnosticsFollowOtherFiles(t *testing.T) {
 	}
 	for _, sv := range servers {
 		t.Run(sv.peer, func(t *testing.T) {
+			t.Parallel() // each server has its own project and supervisor
 			testenv.RequireBinary(t, sv.peer)
 			dir := copyProject(t, sv.project)
 			s := newSupervisor(t, dir)
