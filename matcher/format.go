@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -290,4 +292,138 @@ func WriteHuman(w io.Writer, ms []Match, color bool) error {
 		}
 	}
 	return nil
+}
+
+// HumanOptions shape WriteHumanOpts' output, as ast-grep's flags of the same
+// names do.
+type HumanOptions struct {
+	// Before and After are lines of context around each match (-B, -A, -C);
+	// groups of lines that do not touch are separated by a "--" line.
+	Before, After int
+	// Color highlights the matched text (bold red).
+	Color bool
+	// Heading prints each file's name once, above its lines, each line then
+	// as "N│text", and a blank line after the file (--heading).
+	Heading bool
+}
+
+// WriteHumanOpts writes matches as ast-grep prints them when its output is
+// not a terminal: every line a match spans, and the context lines asked
+// for, as "file:line:text", each once; with Color the matched text
+// highlighted (file and line plain, as ast-grep prints them).
+func WriteHumanOpts(w io.Writer, ms []Match, o HumanOptions) error {
+	var b strings.Builder
+	for i := 0; i < len(ms); {
+		j := i
+		for j < len(ms) && ms[j].Path == ms[i].Path {
+			j++
+		}
+		writeFileLines(&b, ms[i:j], o)
+		i = j
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeFileLines(b *strings.Builder, ms []Match, o HumanOptions) {
+	path := ms[0].Path
+	var lines []string
+	if data, err := os.ReadFile(path); err == nil {
+		lines = strings.Split(string(data), "\n")
+		if n := len(lines); n > 0 && lines[n-1] == "" {
+			lines = lines[:n-1]
+		}
+	}
+	fromMatches := lines == nil
+	type seg struct{ a, b int }
+	hl := map[int][]seg{}
+	type span struct{ from, to int }
+	var groups []span
+	for _, m := range ms {
+		first, last := m.Span.Start.Line, m.Span.End.Line
+		if last > first && m.Span.End.Column == 1 {
+			last-- // the match ends with its line's newline
+		}
+		if fromMatches {
+			// the file is gone: what the match recorded
+			for k, l := range strings.Split(m.Lines, "\n") {
+				for len(lines) < first+k {
+					lines = append(lines, "")
+				}
+				lines[first+k-1] = l
+			}
+		}
+		for ln := first; ln <= last && ln <= len(lines); ln++ {
+			a, e := 0, len(lines[ln-1])
+			if ln == first {
+				a = m.Span.Start.Column - 1
+			}
+			if ln == m.Span.End.Line {
+				e = m.Span.End.Column - 1
+			}
+			if a < e && e <= len(lines[ln-1]) {
+				hl[ln] = append(hl[ln], seg{a, e})
+			}
+		}
+		groups = append(groups, span{max(1, first-o.Before), min(len(lines), last+o.After)})
+	}
+	// groups that overlap or touch are one
+	merged := groups[:0:0]
+	for _, g := range groups {
+		if n := len(merged); n > 0 && g.from <= merged[n-1].to+1 {
+			merged[n-1].to = max(merged[n-1].to, g.to)
+			continue
+		}
+		merged = append(merged, g)
+	}
+	groups = merged
+	if o.Heading {
+		b.WriteString(path + "\n")
+	}
+	printed := 0
+	for _, g := range groups {
+		from := max(g.from, printed+1)
+		if from > g.to {
+			continue
+		}
+		if printed > 0 && from > printed+1 && o.Before+o.After > 0 {
+			if o.Heading {
+				// as wide as the group before's numbers
+				b.WriteString(strings.Repeat("╴", len(strconv.Itoa(printed+1))) + "┤\n")
+			} else {
+				b.WriteString("--\n")
+			}
+		}
+		for ln := from; ln <= g.to; ln++ {
+			text := lines[ln-1]
+			if o.Color && len(hl[ln]) > 0 {
+				segs := hl[ln]
+				sort.Slice(segs, func(x, y int) bool { return segs[x].a < segs[y].a })
+				var t strings.Builder
+				at := 0
+				for _, s := range segs {
+					if s.a < at {
+						s.a = at // nested in an earlier one: highlighted already
+					}
+					if s.a >= s.b {
+						continue
+					}
+					t.WriteString(text[at:s.a] + colMatch + text[s.a:s.b] + colReset)
+					at = s.b
+				}
+				text = t.String() + text[at:]
+			}
+			if o.Heading {
+				// numbers are as wide as the one after the group's last
+				// line, as ast-grep pads them
+				fmt.Fprintf(b, "%-*d│%s\n", len(strconv.Itoa(g.to+1)), ln, text)
+			} else {
+				fmt.Fprintf(b, "%s:%d:%s\n", path, ln, text)
+			}
+		}
+		printed = g.to
+	}
+	if o.Heading {
+		b.WriteString("\n")
+	}
 }

@@ -31,12 +31,23 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&updateAll, "U", false, "apply every rewrite without asking")
 	fs.BoolVar(&updateAll, "update-all", false, "same as -U")
 	fs.Var(&asJSON, "json", "print matches as ast-grep's JSON: --json or --json=pretty (an indented array), --json=compact (one line), --json=stream (one match per line)")
+	var color, heading string
+	fs.StringVar(&color, "color", "auto", "colour the matches: auto (when printing to a terminal), always, ansi or never")
+	fs.StringVar(&heading, "heading", "auto", "print each file's name above its lines: auto (on a terminal), always or never")
+	var before, after, around int
+	fs.IntVar(&after, "A", 0, "show N lines after each match")
+	fs.IntVar(&after, "after", 0, "same as -A")
+	fs.IntVar(&before, "B", 0, "show N lines before each match")
+	fs.IntVar(&before, "before", 0, "same as -B")
+	fs.IntVar(&around, "C", 0, "show N lines around each match")
+	fs.IntVar(&around, "context", 0, "same as -C")
+	filesOnly := fs.Bool("files-with-matches", false, "print only the paths of the files with a match")
 	var globs globList
 	fs.Var(&globs, "globs", "include (GLOB) or exclude (!GLOB) files and directories, gitignore-style globs relative to the working directory; repeatable, the later winning; beats ignore files, as ast-grep's --globs")
 	maxResults := fs.Int("max-results", 0, "show at most N matches (0: no limit); the total is still counted")
 	threads := fs.Int("j", 0, "parse and match on N threads (default: every core)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [-l LANG] [-r REWRITE] [-U] [--json[=pretty|compact|stream]] [--globs GLOB]... [--max-results N] [PATH...]")
+		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [-l LANG] [-r REWRITE] [-U] [--json[=pretty|compact|stream]] [--globs GLOB]... [-A N] [-B N] [-C N] [--color WHEN] [--heading WHEN] [--files-with-matches] [--max-results N] [PATH...]")
 		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 2 on errors.")
 		fs.PrintDefaults()
 	}
@@ -74,6 +85,40 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tether ast-grep: -U applies rewrites: give one with -r REWRITE")
 		return 2
 	}
+	tty := isTerminal(stdout)
+	var hopts matcher.HumanOptions
+	switch color {
+	case "auto":
+		hopts.Color = tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+	case "always", "ansi":
+		hopts.Color = true
+	case "never":
+	default:
+		fmt.Fprintf(stderr, "tether ast-grep: --color %s: give auto, always, ansi or never\n", color)
+		return 2
+	}
+	switch heading {
+	case "auto":
+		hopts.Heading = tty
+	case "always":
+		hopts.Heading = true
+	case "never":
+	default:
+		fmt.Fprintf(stderr, "tether ast-grep: --heading %s: give auto, always or never\n", heading)
+		return 2
+	}
+	if around > 0 {
+		before, after = max(before, around), max(after, around)
+	}
+	if before < 0 || after < 0 {
+		fmt.Fprintln(stderr, "tether ast-grep: -A, -B and -C take a number of lines, 0 or more")
+		return 2
+	}
+	hopts.Before, hopts.After = before, after
+	if *filesOnly && (asJSON != "" || updateAll) {
+		fmt.Fprintln(stderr, "tether ast-grep: --files-with-matches prints paths only: it does not go with --json or -U")
+		return 2
+	}
 	ctx := context.Background()
 	e, err := engine.New(ctx, engine.NewConfig())
 	if err != nil {
@@ -106,8 +151,16 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		err = writeJSON(stdout, res.Matches, asJSON)
 	case rewriting && !updateAll:
 		_, err = io.WriteString(stdout, plan.Diff(0))
+	case *filesOnly:
+		seen := map[string]bool{}
+		for _, m := range res.Matches {
+			if !seen[m.Path] {
+				seen[m.Path] = true
+				fmt.Fprintln(stdout, m.Path)
+			}
+		}
 	case !rewriting:
-		err = matcher.WriteHuman(stdout, res.Matches, isTerminal(stdout))
+		err = matcher.WriteHumanOpts(stdout, res.Matches, hopts)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)

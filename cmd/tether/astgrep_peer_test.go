@@ -177,3 +177,34 @@ func TestAstGrepCLIGlobsAsPeer(t *testing.T) {
 		})
 	}
 }
+
+// TestAstGrepCLIHumanFlagsAsPeer: the human output's flags print what
+// ast-grep prints when its output is not a terminal: -A, -B, -C (groups
+// that do not touch separated by "--"), --color=always (the match bold red,
+// file and line plain), --color=never, --heading=always and
+// --files-with-matches.
+func TestAstGrepCLIHumanFlagsAsPeer(t *testing.T) {
+	sg := testenv.RequireBinary(t, "ast-grep")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "b.go")
+	src := "package p\nfunc _() {\n\tf(a)\n\tx()\n\tx()\n\tx()\n\tx()\n\tf(b); f(g(c),\n\t\td)\n\tx()\n}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{
+		{"-A", "1"}, {"-B", "1"}, {"-C", "2"}, {"--context", "1"}, {"--color=always"}, {"--color", "never"},
+		{"-C", "1", "--color=always"}, {"--heading=always"}, {"--files-with-matches"},
+	} {
+		t.Run(strings.Join(flags, " "), func(t *testing.T) {
+			args := append([]string{"-p", "f($$$A)", "-l", "go"}, append(flags, file)...)
+			want, err := exec.Command(sg, append([]string{"run"}, args...)...).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, got, errOut := runCLI(t, args...)
+			if code != 0 || got != string(want) {
+				t.Errorf("exit %d (%s)\nast-grep: %q\ntether:   %q", code, errOut, want, got)
+			}
+		})
+	}
+}
