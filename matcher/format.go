@@ -367,34 +367,37 @@ func writeFileLines(b *strings.Builder, ms []Match, o HumanOptions) {
 		}
 		groups = append(groups, span{max(1, first-o.Before), min(len(lines), last+o.After)})
 	}
-	// groups that overlap or touch are one
-	merged := groups[:0:0]
+	// blocks of lines: groups that overlap or touch are one, each line shown
+	// once (ast-grep sometimes shows context lines that reach back into
+	// the previous match's lines twice)
+	type blk struct {
+		from, to int
+		sep      bool
+	}
+	var blocks []blk
 	for _, g := range groups {
-		if n := len(merged); n > 0 && g.from <= merged[n-1].to+1 {
-			merged[n-1].to = max(merged[n-1].to, g.to)
+		if n := len(blocks); n > 0 && g.from <= blocks[n-1].to+1 {
+			blocks[n-1].to = max(blocks[n-1].to, g.to)
 			continue
 		}
-		merged = append(merged, g)
+		blocks = append(blocks, blk{g.from, g.to, len(blocks) > 0})
 	}
-	groups = merged
 	if o.Heading {
 		b.WriteString(path + "\n")
 	}
-	printed := 0
-	for _, g := range groups {
-		from := max(g.from, printed+1)
-		if from > g.to {
-			continue
-		}
-		if printed > 0 && from > printed+1 && o.Before+o.After > 0 {
+	prevWidth := 0
+	for _, g := range blocks {
+		width := len(strconv.Itoa(g.to + 1))
+		if g.sep && o.Before+o.After > 0 {
 			if o.Heading {
-				// as wide as the group before's numbers
-				b.WriteString(strings.Repeat("╴", len(strconv.Itoa(printed+1))) + "┤\n")
+				// as wide as the block before's numbers
+				b.WriteString(strings.Repeat("╴", prevWidth) + "┤\n")
 			} else {
 				b.WriteString("--\n")
 			}
 		}
-		for ln := from; ln <= g.to; ln++ {
+		prevWidth = width
+		for ln := g.from; ln <= g.to; ln++ {
 			text := lines[ln-1]
 			if o.Color && len(hl[ln]) > 0 {
 				segs := hl[ln]
@@ -414,14 +417,13 @@ func writeFileLines(b *strings.Builder, ms []Match, o HumanOptions) {
 				text = t.String() + text[at:]
 			}
 			if o.Heading {
-				// numbers are as wide as the one after the group's last
+				// numbers are as wide as the one after the block's last
 				// line, as ast-grep pads them
-				fmt.Fprintf(b, "%-*d│%s\n", len(strconv.Itoa(g.to+1)), ln, text)
+				fmt.Fprintf(b, "%-*d│%s\n", width, ln, text)
 			} else {
 				fmt.Fprintf(b, "%s:%d:%s\n", path, ln, text)
 			}
 		}
-		printed = g.to
 	}
 	if o.Heading {
 		b.WriteString("\n")
