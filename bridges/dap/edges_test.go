@@ -634,7 +634,8 @@ func TestAttachNothingListens(t *testing.T) {
 	t.Parallel()
 	needLLDB(t)
 	root := writeFiles(t, map[string]string{"loop.c": cLoop, "requirements.txt": ""})
-	sv := dap.NewSupervisor(dap.Config{})
+	// Nothing will listen: no need to wait for a server to start.
+	sv := dap.NewSupervisor(dap.Config{AttachWait: 1})
 	defer sv.Close()
 	port := freePort(t)
 	msg := doErr(t, sv, "c", root, dap.Request{Op: "attach", Port: port, Adapter: "lldb"})

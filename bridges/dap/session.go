@@ -37,13 +37,15 @@ type session struct {
 	connector func() io.ReadWriteCloser
 	// requestTimeout bounds one request's answer.
 	requestTimeout time.Duration
-	procDone       chan struct{}
-	stderr         *tailWriter
-	scratch        string // private temp dir (socket, build output), removed at the end
-	c              *conn
-	caps           godap.Capabilities
-	out            *outputBuf
-	console        *tailWriter // adapter console messages
+	// attachWait bounds waiting for an attach port to listen.
+	attachWait time.Duration
+	procDone   chan struct{}
+	stderr     *tailWriter
+	scratch    string // private temp dir (socket, build output), removed at the end
+	c          *conn
+	caps       godap.Capabilities
+	out        *outputBuf
+	console    *tailWriter // adapter console messages
 
 	initOnce    sync.Once
 	initialized chan struct{}
@@ -244,9 +246,6 @@ func (s *session) watchDebuggee(pid int) {
 	}()
 }
 
-// attachDialWait bounds retrying a refused attach connection.
-const attachDialWait = 5 * time.Second
-
 // exitGrace is how long a wait gives the adapter to report the end of a
 // debuggee whose process is gone while processes it started still run in
 // its group (holding its output open), before answering without its exit
@@ -305,6 +304,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 	if p, ok := launchArgs["program"].(string); ok {
 		s.program = p
 	}
+	s.attachWait = sv.cfg.AttachWait
 	if err := s.connect(ctx, sv.cfg.StartTimeout); err != nil {
 		s.kill()
 		return nil, nil, err
@@ -413,7 +413,7 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		addr := fmt.Sprintf("127.0.0.1:%d", s.port)
 		// A debug server that is still starting refuses for a moment; give
 		// it a few seconds, not the whole start timeout.
-		deadline := time.Now().Add(min(timeout, attachDialWait))
+		deadline := time.Now().Add(min(timeout, s.attachWait))
 		var nc net.Conn
 		var err error
 		for {
@@ -437,7 +437,7 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		// port) and fails at once, vaguely, when nothing listens yet: wait
 		// for a listener a few seconds without connecting (a gdbserver
 		// serves a single connection), then say what is missing.
-		deadline := time.Now().Add(min(timeout, attachDialWait))
+		deadline := time.Now().Add(min(timeout, s.attachWait))
 		for !portListening(s.port) {
 			if time.Now().After(deadline) || ctx.Err() != nil {
 				return fmt.Errorf("dap: attach: nothing listens on port %d; start the program under its debug server (lldb-server gdbserver 127.0.0.1:%d ./prog) first", s.port, s.port)

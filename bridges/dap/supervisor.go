@@ -40,6 +40,10 @@ type Config struct {
 	// StopWait bounds how long launch, continue, step and pause wait for the
 	// program to stop before answering "still running" (30 seconds).
 	StopWait time.Duration
+	// AttachWait bounds how long attach waits for the port to listen (a
+	// debug server still starting) before saying nothing listens there (30
+	// seconds).
+	AttachWait time.Duration
 	// OutputLimit is how many bytes of debuggee output are kept (64 KiB).
 	OutputLimit int
 	// RequestTimeout bounds the adapter's answer to one request, such as
@@ -63,6 +67,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.StopWait <= 0 {
 		c.StopWait = 30 * time.Second
+	}
+	if c.AttachWait <= 0 {
+		c.AttachWait = 30 * time.Second
 	}
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = 30 * time.Second
