@@ -221,6 +221,8 @@ class _OrderedRaw(io.RawIOBase):
         for p in _pumps:
             poller.register(p.fd, select.POLLIN)
         self.poll = poller.poll
+        st = os.fstat(fd)
+        self.pipe = (st.st_dev, st.st_ino)  # the capture pipe fd points at
 
     def writable(self):
         return True
@@ -233,7 +235,7 @@ class _OrderedRaw(io.RawIOBase):
         if not isinstance(b, (bytes, bytearray)):
             b = bytes(b)
         n = len(b)
-        if st.fd_capture or st.forked:
+        if st.fd_capture or st.forked or self.redirected():
             view = memoryview(b)
             done = 0
             while done < n:  # a signal may cut the write short: finish it
@@ -262,6 +264,15 @@ class _OrderedRaw(io.RawIOBase):
                     st.pending_interrupt = False
                     raise KeyboardInterrupt
         return n
+
+    def redirected(self):
+        """Whether the cell pointed the fd elsewhere (os.dup2 onto a file, as
+        fd-capturing libraries do): then text goes where the fd points."""
+        try:
+            st = os.fstat(self.fd)
+        except OSError:
+            return True
+        return (st.st_dev, st.st_ino) != self.pipe
 
     def flush(self):
         # Only a flush asked of sys.stdout/sys.stderr sends (_Out.flush); the

@@ -259,6 +259,9 @@ func TestOutputOrderAcrossSources(t *testing.T) {
 			"stdout:parent before\nin child\nparent after\n"},
 		{"thread", "import threading\nt = threading.Thread(target=lambda: print('from a thread'))\nt.start(); t.join()\nprint('main')",
 			"stdout:from a thread\nmain\n"},
+		{"fd 1 pointed at a file", "import os, sys, tempfile\nprint('before')\nf = tempfile.TemporaryFile()\nsaved = os.dup(1)\nos.dup2(f.fileno(), 1)\n" +
+			"print('into the file')\nsys.stdout.flush()\nos.dup2(saved, 1)\nf.seek(0)\nprint('after', f.read())",
+			"stdout:before\nafter b'into the file\\n'\n"},
 		{"progress bar", "import sys\nfor i in range(5):\n    sys.stderr.write(f'\\r{i * 25}%')\nsys.stderr.write('\\n')\nprint('done')",
 			"stderr:100%\n|stdout:done\n"},
 	} {
