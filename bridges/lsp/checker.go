@@ -113,6 +113,19 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 		rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: no project checker configured for %s", marker, spec.Language))
 		return
 	}
+	if len(spec.CheckerNeeds) > 0 {
+		found := false
+		for _, f := range spec.CheckerNeeds {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				found = true
+			}
+		}
+		if !found {
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s found, but no %s%s: %s has no project to check; create one",
+				marker, strings.Join(spec.CheckerNeeds, " or "), where, spec.Checker[0]))
+			return
+		}
+	}
 	bin, local := s.checkerBinary(spec.Checker[0], dir)
 	if bin == "" {
 		rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s found, checker %s not on PATH nor in the project's node_modules/.bin, .venv/bin or venv/bin", marker, spec.Checker[0]))

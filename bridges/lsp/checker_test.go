@@ -132,3 +132,20 @@ func TestCheckerOutputShape(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckerNeedsProject: tsc in a package.json project without
+// tsconfig.json prints its help and exits 1, which read as "no findings";
+// diagnostics "*" says why it did not run it instead.
+func TestCheckerNeedsProject(t *testing.T) {
+	testenv.RequireBinary(t, "tsc")
+	dir := copyProject(t, "tsproj")
+	if err := os.Remove(filepath.Join(dir, "tsconfig.json")); err != nil {
+		t.Fatal(err)
+	}
+	s := newSupervisor(t, dir)
+	rep, err := s.Check(ctxT(t))
+	want := "no project checker ran: package.json found, but no tsconfig.json or jsconfig.json: tsc has no project to check; create one; ask diagnostics for a file instead"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("want %q, got %v %+v", want, err, rep)
+	}
+}

@@ -38,6 +38,11 @@ type Server struct {
 	// Checker is the project's own checker command, run in the root for
 	// diagnostics "*" ("go", "vet", "./..."). Empty means none.
 	Checker []string `json:"checker,omitempty"`
+	// CheckerNeeds names files of which one must be in the root for the
+	// checker to have a project to check (tsc without tsconfig.json prints
+	// its help and exits 1); without any, diagnostics "*" says so instead
+	// of running it.
+	CheckerNeeds []string `json:"checker_needs,omitempty"`
 	// InitOptions is sent as initializationOptions.
 	InitOptions json.RawMessage `json:"initialization_options,omitempty"`
 	// Settings answers workspace/configuration requests (every section gets it).
@@ -135,11 +140,12 @@ func DefaultServers() []Server {
 		},
 		{
 			Name: "typescript-language-server", Language: "typescript", Binaries: []string{"typescript-language-server"}, Args: []string{"--stdio"}, Probe: []string{"--version"},
-			Extensions:  []string{".ts", ".tsx", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs"},
-			LanguageIDs: map[string]string{".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"},
-			RootMarkers: []string{"package.json", "tsconfig.json"},
-			Checker:     []string{"tsc", "--noEmit"},
-			OpenChanged: true,
+			Extensions:   []string{".ts", ".tsx", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs"},
+			LanguageIDs:  map[string]string{".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"},
+			RootMarkers:  []string{"package.json", "tsconfig.json"},
+			Checker:      []string{"tsc", "--noEmit"},
+			CheckerNeeds: []string{"tsconfig.json", "jsconfig.json"},
+			OpenChanged:  true,
 			// It publishes only when a kind of diagnostic (syntactic,
 			// semantic, suggestion) goes from or to non-empty; tsserver's
 			// synchronous requests tell that a clean file is still clean.
