@@ -1205,6 +1205,32 @@ const prelude = `
       return out;
     }
   }
+  // Number and BigInt toLocaleString in node's default locale (en-US):
+  // grouping commas, at most 3 fraction digits; other locales as goja has it.
+  const group = (digits) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const enUS = (l) => l === undefined || (typeof l === "string" && /^en(-US)?$/i.test(l)) || (Array.isArray(l) && l.length === 0);
+  const numLocale = Number.prototype.toLocaleString;
+  Object.defineProperty(Number.prototype, "toLocaleString", {value: function toLocaleString(locales, options) {
+    const x = Number(this);
+    if (!enUS(locales)) return numLocale.call(this, locales, options);
+    const o = options || {};
+    if (Number.isNaN(x)) return "NaN";
+    if (!Number.isFinite(x)) return x < 0 ? "-∞" : "∞";
+    const min = o.minimumFractionDigits === undefined ? 0 : Math.min(Math.max(Number(o.minimumFractionDigits), 0), 100);
+    const max = o.maximumFractionDigits === undefined ? Math.max(min, 3) : Math.min(Math.max(Number(o.maximumFractionDigits), min), 100);
+    const neg = x < 0 || Object.is(x, -0);
+    const a = Math.abs(x);
+    let [int, frac = ""] = a >= 1e21 ? [BigInt(a).toString(), ""] : a.toFixed(max).split(".");
+    while (frac.length > min && frac.endsWith("0")) frac = frac.slice(0, -1);
+    frac = frac.padEnd(min, "0");
+    return (neg ? "-" : "") + (o.useGrouping === false ? int : group(int)) + (frac ? "." + frac : "");
+  }, writable: true, configurable: true, enumerable: false});
+  const bigLocale = BigInt.prototype.toLocaleString;
+  Object.defineProperty(BigInt.prototype, "toLocaleString", {value: function toLocaleString(locales, options) {
+    if (!enUS(locales)) return bigLocale.call(this, locales, options);
+    const s = BigInt(this).toString();
+    return s.startsWith("-") ? "-" + group(s.slice(1)) : group(s);
+  }, writable: true, configurable: true, enumerable: false});
   def("TextEncoder", TextEncoder);
   def("TextDecoder", TextDecoder);
   def("structuredClone", function structuredClone(value) {

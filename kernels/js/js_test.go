@@ -686,3 +686,16 @@ func TestForAwaitSaysWhatToDo(t *testing.T) {
 		t.Errorf("the suggested loop: %s", got)
 	}
 }
+
+// TestToLocaleString: numbers and BigInts format in node's default locale
+// (en-US) as node 20 does; goja has no Intl and printed 1234.5 for 1,234.5.
+func TestToLocaleString(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	r := run(t, k, "for (const v of [1234.5, 1234.5678, 0.1+0.2, -1234567, 1e21, NaN, Infinity, -0, 0.0005, 123456789.987654, 5, -0.0001]) console.log(JSON.stringify([v, v.toLocaleString(), v.toLocaleString('en-US', {maximumFractionDigits: 1}), v.toLocaleString(undefined, {minimumFractionDigits: 2})]))\nconsole.log(1234n.toLocaleString(), (-1234567n).toLocaleString(), (1234.5).toLocaleString('en-US', {useGrouping: false}))\n")
+	if r.Error != nil {
+		t.Fatalf("%s: %s", r.Error.Name, r.Error.Message)
+	}
+	if want := "[1234.5,\"1,234.5\",\"1,234.5\",\"1,234.50\"]\n[1234.5678,\"1,234.568\",\"1,234.6\",\"1,234.568\"]\n[0.30000000000000004,\"0.3\",\"0.3\",\"0.30\"]\n[-1234567,\"-1,234,567\",\"-1,234,567\",\"-1,234,567.00\"]\n[1e+21,\"1,000,000,000,000,000,000,000\",\"1,000,000,000,000,000,000,000\",\"1,000,000,000,000,000,000,000.00\"]\n[null,\"NaN\",\"NaN\",\"NaN\"]\n[null,\"∞\",\"∞\",\"∞\"]\n[0,\"-0\",\"-0\",\"-0.00\"]\n[0.0005,\"0.001\",\"0\",\"0.001\"]\n[123456789.987654,\"123,456,789.988\",\"123,456,790\",\"123,456,789.988\"]\n[5,\"5\",\"5\",\"5.00\"]\n[-0.0001,\"-0\",\"-0\",\"-0.00\"]\n1,234 -1,234,567 1234.5\n"; r.Stdout.Text != want {
+		t.Errorf("got:\n%s\nwant (node 20):\n%s", r.Stdout.Text, want)
+	}
+}
