@@ -60,3 +60,13 @@ func TestValueCutInChars(t *testing.T) {
 		}
 	}
 }
+
+// TestValueCutKeepsMoreMark: delve's "...+488 more" at the end of a value
+// it loaded in part survives tether's cut, so the value's length is known.
+func TestValueCutKeepsMoreMark(t *testing.T) {
+	value := `"` + strings.Repeat("abcdefghij", 51) + `...+488 more"`
+	v := toVariable("long", value, "string", 0, 0)
+	if !v.Cut || !strings.HasSuffix(v.Value, `ends ...+488 more"`) {
+		t.Fatalf("%q", v.Value[len(v.Value)-80:])
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -1259,9 +1260,17 @@ func toVariable(name, value, typ string, ref, indexed int) Variable {
 	}
 	if c := cut(value, MaxValueLen); c != value {
 		v.Value, v.Cut = c, true
+		// An adapter's own mark of what it did not load ends the value
+		// (delve: "...+488 more"): keep it, it says how long the value is.
+		if m := moreMark.FindString(value); m != "" {
+			v.Value += "; the adapter's value ends " + m
+		}
 	}
 	return v
 }
+
+// moreMark is delve's mark of a string, slice or map it loaded in part.
+var moreMark = regexp.MustCompile(`\.\.\.\+\d+ more["\]]?$`)
 
 func (sv *Supervisor) opEvaluate(ctx context.Context, s *session, req Request) (*Reply, error) {
 	if strings.TrimSpace(req.Expression) == "" {
