@@ -560,15 +560,17 @@ func (s *Supervisor) CodeActions(ctx context.Context, pos Position) (*CodeAction
 		return nil, err
 	}
 	uri := params.TextDocument.URI
-	// Diagnostics for the current version make quick fixes appear.
+	// Diagnostics for the current content (and the other files as they are
+	// now) make quick fixes appear.
 	in := p.in
-	in.mu.Lock()
-	version := 0
-	if d := in.docs[uri]; d != nil {
-		version = d.version
+	var current []wDiagnostic
+	if d, err := s.fileDiagnostics(ctx, pos.File, false); err == nil && len(d.Items) > 0 {
+		in.mu.Lock()
+		if e := in.diags[uri]; e != nil {
+			current = e.diags
+		}
+		in.mu.Unlock()
 	}
-	in.mu.Unlock()
-	e, _, _ := s.waitDiagnostics(ctx, in, uri, version, 0, s.diagTimeout)
 	starts := lineStarts(p.text)
 	lt := lineText(p.text, starts, params.Position.Line)
 	endByte := in.enc.byteOf(lt, params.Position.Character)
@@ -582,11 +584,9 @@ func (s *Supervisor) CodeActions(ctx context.Context, pos Position) (*CodeAction
 	cp := wCodeActionParams{TextDocument: params.TextDocument,
 		Range: wRange{Start: params.Position, End: wPosition{Line: params.Position.Line, Character: in.enc.col(lt, endByte)}}}
 	cp.Context.Diagnostics = []wDiagnostic{}
-	if e != nil {
-		for _, d := range e.diags {
-			if d.Range.Start.Line <= params.Position.Line && d.Range.End.Line >= params.Position.Line {
-				cp.Context.Diagnostics = append(cp.Context.Diagnostics, d)
-			}
+	for _, d := range current {
+		if d.Range.Start.Line <= params.Position.Line && d.Range.End.Line >= params.Position.Line {
+			cp.Context.Diagnostics = append(cp.Context.Diagnostics, d)
 		}
 	}
 	raw, err := in.call(ctx, s.requestTimeout, "textDocument/codeAction", cp)

@@ -99,3 +99,31 @@ func TestDiagnosticsFollowOtherFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestCodeActionsFollowOtherFiles: quick fixes are asked with the file's
+// current diagnostics: after its callee was renamed by other means, the
+// caller's "Did you mean 'total2'?" fix is offered (it was asked with the
+// caller's last, clean, publication and offered nothing of the kind).
+func TestCodeActionsFollowOtherFiles(t *testing.T) {
+	testenv.RequireBinary(t, "typescript-language-server")
+	dir := copyProject(t, "tsproj")
+	s := newSupervisor(t, dir)
+	ctx := ctxT(t)
+	if d, err := s.Diagnostics(ctx, "src/app.ts"); err != nil || len(d.Items) != 0 {
+		t.Fatalf("app.ts at first: %v %+v", err, d)
+	}
+	callee := filepath.Join(dir, "src/shapes.ts")
+	orig, _ := os.ReadFile(callee)
+	writeFile(t, callee, strings.Replace(string(orig), "export function total(", "export function total2(", 1))
+	acts, err := s.CodeActions(ctx, lsp.Position{File: "src/app.ts", Line: 1, Symbol: "total"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, a := range acts.Items {
+		titles = append(titles, a.Title)
+	}
+	if !strings.Contains(strings.Join(titles, "\n"), "total2") {
+		t.Fatalf("no fix naming total2 among:\n%s", strings.Join(titles, "\n"))
+	}
+}
