@@ -58,6 +58,10 @@ var langs = map[string]langSpec{
 		ctx("file", "", ""),
 		// a type alone: struct { $$$ }, map[$K]$V, []$T, chan $T
 		ctx("type", "package _\nvar _ ", "\n"),
+		// a switch's or select's clause alone: case $X:, default: $$$,
+		// case $V := <-$C: $$$ (a clause both read is a switch's)
+		ctx("case clause", "package _\nfunc _() {\nswitch {\n", "}\n}\n"),
+		ctx("select clause", "package _\nfunc _() {\nselect {\n", "}\n}\n"),
 	}},
 	"python": {expando: 'µ', ladder: []rung{
 		ctx("statement", "", ""),
