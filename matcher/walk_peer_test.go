@@ -71,6 +71,14 @@ func TestWalkIgnoreFilesAsAstGrep(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			base := t.TempDir()
+			for d := filepath.Dir(base); ; d = filepath.Dir(d) {
+				if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+					t.Skipf("the temporary directory is inside the git repository %s: the cases need one outside any", d)
+				}
+				if filepath.Dir(d) == d {
+					break
+				}
+			}
 			t.Setenv("HOME", base) // no global excludes file
 			t.Setenv("XDG_CONFIG_HOME", "")
 			writeTree(t, base, c.files)
