@@ -57,6 +57,10 @@ const goBig = `package main
 
 import "fmt"
 
+type K struct{ A, B int }
+
+type V struct{ X []int }
+
 func main() {
 	big := make([]int, 200)
 	for i := range big {
@@ -66,7 +70,11 @@ func main() {
 	for i := 0; i < 150; i++ {
 		m[i] = i
 	}
-	fmt.Println(len(big), len(m))
+	mk := map[K]V{}
+	for i := 0; i < 60; i++ {
+		mk[K{i, i}] = V{[]int{i}}
+	}
+	fmt.Println(len(big), len(m), len(mk))
 }
 `
 
@@ -97,7 +105,7 @@ func TestVariablesPaging(t *testing.T) {
 		first   string // name of element 150
 	}{
 		{name: "delve", need: func(t *testing.T) string { testenv.RequireBinary(t, "go"); return testenv.RequireBinary(t, "dlv") },
-			files: map[string]string{"go.mod": "module big\n\ngo 1.21\n", "main.go": goBig}, program: ".", file: "main.go", line: 14, first: "[150]"},
+			files: map[string]string{"go.mod": "module big\n\ngo 1.21\n", "main.go": goBig}, program: ".", file: "main.go", line: 22, first: "[150]"},
 		{name: "lldb", need: needLLDB, files: map[string]string{"main.c": cBig},
 			build: func(t *testing.T, cc, root string) { gcc(t, cc, root, "big", "main.c") }, program: "big", file: "main.c", line: 6, first: "[150]"},
 	}
@@ -143,6 +151,15 @@ func TestVariablesPaging(t *testing.T) {
 				last := do(t, sv, "c", root, dap.Request{Op: "variables", Reference: m.Reference, Start: 100})
 				if len(last.Variables) != 50 || !strings.Contains(last.Text, "elements 100-149 of 150") {
 					t.Fatalf("map page from 100: %d\n%s", len(last.Variables), last.Text)
+				}
+				// Composite keys and values: two variables an element
+				// ([key i], [val i]); a page holds 25 elements and the next
+				// starts right after them.
+				mk := localVar(t, sv, root, "mk")
+				p := do(t, sv, "c", root, dap.Request{Op: "variables", Reference: mk.Reference})
+				if len(p.Variables) != 50 || !strings.Contains(p.Text, "elements 0-24 of 60") || !strings.Contains(p.Text, "start 25") ||
+					p.Variables[49].Name != "[val 24]" {
+					t.Fatalf("map of composite keys: %d\n%s", len(p.Variables), p.Text)
 				}
 			}
 			do(t, sv, "c", root, dap.Request{Op: "terminate"})

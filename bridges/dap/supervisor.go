@@ -1184,8 +1184,21 @@ func (sv *Supervisor) opVariables(ctx context.Context, s *session, req Request) 
 			return nil, staleHint(err, stale)
 		}
 		shown = resp.Body.Variables
+		if len(shown) > MaxVariables && count > 1 {
+			// Several variables an element (delve: a map whose keys and
+			// values are both composite lists "[key i]" and "[val i]"):
+			// ask for as many elements as fit, so that the next page starts
+			// right after the last one shown.
+			per := (len(shown) + count - 1) / count
+			count = max(1, MaxVariables/per)
+			resp = godap.VariablesResponse{}
+			if err := s.c.call(ctx, "variables", &godap.VariablesArguments{VariablesReference: ref, Filter: "indexed", Start: start, Count: count}, &resp); err != nil {
+				return nil, staleHint(err, stale)
+			}
+			shown = resp.Body.Variables
+		}
 		if len(shown) > MaxVariables {
-			shown = shown[:MaxVariables] // a map with composite keys: key and value each
+			shown = shown[:MaxVariables]
 		}
 		end := start + count // one past the last element asked for
 		if count < indexed {
