@@ -76,12 +76,15 @@ func (c *conn) readLoop() {
 			err = errClosed
 		}
 		c.err = err
+		// done closes first, under the lock: whoever sees the connection
+		// closed (a pending request's channel, or closed when sending) sees
+		// done closed too, and can say the adapter went away.
+		close(c.done)
 		for _, ch := range c.pending {
 			close(ch)
 		}
 		c.pending = map[int]chan rawMessage{}
 		c.mu.Unlock()
-		close(c.done)
 	}()
 	for {
 		var data []byte
