@@ -138,6 +138,7 @@ type session struct {
 	inspectMapSet goja.Callable
 	inspectKind   goja.Callable // "Map", "Set", "WeakMap", "WeakSet" or "", by brand check
 	conv          goja.Callable // util.format's %d, %i, %f, %j and %s conversions
+	accessor      goja.Callable // "[Getter]", "[Setter]", "[Getter/Setter]" or "" for a property
 }
 
 // interruption is the value given to vm.Interrupt.
@@ -694,6 +695,7 @@ func (k *Kernel) newSession() (*session, error) {
 	s.inspectMapSet, _ = goja.AssertFunction(vm.Get("__tether_entries"))
 	s.inspectKind, _ = goja.AssertFunction(vm.Get("__tether_kind"))
 	s.conv, _ = goja.AssertFunction(vm.Get("__tether_conv"))
+	s.accessor, _ = goja.AssertFunction(vm.Get("__tether_accessor"))
 	vm.GlobalObject().Delete("__tether_guard")
 	return s, nil
 }
@@ -850,6 +852,13 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		return obj.String()
 	case "RegExp":
 		return obj.String()
+	case "Number", "String", "Boolean":
+		// A boxed primitive, as node shows it: [Number: 3], [String: 's'].
+		if f, ok := goja.AssertFunction(obj.Get("valueOf")); ok {
+			if v, err := f(obj); err == nil {
+				return "[" + obj.ClassName() + ": " + s.inspect(v, depth+1, true, seen) + "]"
+			}
+		}
 	}
 	if obj.ExportType() == promiseType {
 		if p, ok := obj.Export().(*goja.Promise); ok {
@@ -1003,6 +1012,10 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		if !isIdent(key) {
 			name = quoteJS(key)
 		}
+		if a := s.accessorOf(obj, key); a != "" { // as node: shown, not called
+			out = append(out, name+": "+a)
+			continue
+		}
 		s.look.indent += 2
 		out = append(out, name+": "+s.inspect(obj.Get(key), depth+1, true, seen))
 		s.look.indent -= 2
@@ -1016,6 +1029,19 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		s.look.indent -= 2
 	}
 	return s.look.reduce(out, prefix+"{", "}", false, false, depth)
+}
+
+// accessorOf names an accessor property as node shows it, without calling
+// it, or returns "" for a data property.
+func (s *session) accessorOf(obj *goja.Object, key string) string {
+	if s.accessor == nil {
+		return ""
+	}
+	v, err := s.accessor(goja.Undefined(), obj, s.vm.ToValue(key))
+	if err != nil {
+		return ""
+	}
+	return v.String()
 }
 
 func moreItems(n int64) string {
@@ -1287,6 +1313,11 @@ Object.defineProperty(globalThis, "__tether_conv", {value: ((N, PI, PF, J, S, ow
     return null;
   };
 })(Number, parseInt, parseFloat, JSON.stringify, String, Object.getOwnPropertyDescriptor, Object.getPrototypeOf, Object.getOwnPropertyDescriptor), enumerable: false, configurable: true});
+Object.defineProperty(globalThis, "__tether_accessor", {value: ((desc) => (o, k) => {
+  const d = desc(o, k);
+  if (!d || !("get" in d || "set" in d)) return "";
+  return d.get && d.set ? "[Getter/Setter]" : d.get ? "[Getter]" : "[Setter]";
+})(Object.getOwnPropertyDescriptor), enumerable: false, configurable: true});
 Object.defineProperty(globalThis, "__tether_kind", {value: ((probes) => (x) => {
   for (const [kind, has] of probes) { try { has.call(x, {}); return kind } catch (e) {} }
   return "";

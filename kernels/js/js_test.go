@@ -58,7 +58,7 @@ func TestPersistenceEchoConsoleDisplay(t *testing.T) {
 		{"let o = {}; o.self = o; o", "{ self: [Circular] }"},
 		{"f", "[Function: f]"},
 		{"undefined", "<none>"},
-		{"({get boom() { throw new Error('no') }})", "<value could not be shown: Error: no at boom (cell-11:1:22)>"},
+		{"({get boom() { throw new Error('no') }, set only(v) {}, get both() { return 1 }, set both(v) {}})", "{ boom: [Getter], only: [Setter], both: [Getter/Setter] }"},
 		{"new Promise(() => {})", "Promise { <pending> }"},
 		{"[Promise.resolve(1)]", "[ Promise { 1 } ]"},
 		{"Symbol('s')", "Symbol(s)"},
@@ -74,13 +74,14 @@ func TestPersistenceEchoConsoleDisplay(t *testing.T) {
 		{"class K {}; class Q extends K {}; [K, Q]", "[ [class K], [class Q extends K] ]"},
 		{"[async function ag() {}, function* gen() {}, () => 1, {m() {}}, Math.max]", "[\n  [AsyncFunction: ag],\n  [GeneratorFunction: gen],\n  [Function (anonymous)],\n  { m: [Function: m] },\n  [Function: max]\n]"},
 		{"new Date(0)", "1970-01-01T00:00:00.000Z"},
+		{"[new Number(3), new String('s'), new Boolean(false)]", "[ [Number: 3], [String: 's'], [Boolean: false] ]"},
 	}
 	for _, tt := range tests {
 		if got := value(t, run(t, k, tt.code)); got != tt.want {
 			t.Errorf("%q echoed %q, want %q", tt.code, got, tt.want)
 		}
 	}
-	r = run(t, k, "display({get bad() { throw new Error('nope') }}); 'after'")
+	r = run(t, k, "display(new Proxy({}, {ownKeys() { throw new Error('nope') }})); 'after'")
 	if value(t, r) != "'after'" || len(r.Displays) != 1 || !strings.Contains(r.Displays[0].Text, "could not be shown: Error: nope") {
 		t.Errorf("display of a throwing getter: %+v", r.Displays)
 	}
