@@ -493,9 +493,9 @@ func TestRequireSaysWhatToDo(t *testing.T) {
 // TestPrintingCellIsNotIdle: output is a sign of life. A cell printing
 // steadily for longer than its idle budget runs on; once it goes quiet the
 // budget runs out and it is interrupted with its state kept. The budget is
-// 20 times the gap between prints, so machine load does not decide the outcome.
+// 30 times the gap between prints, so machine load does not decide the outcome.
 func TestPrintingCellIsNotIdle(t *testing.T) {
-	k := newKernel(t, kernels.Config{IdleTimeout: 2 * time.Second, InterruptGrace: time.Minute})
+	k := newKernel(t, kernels.Config{IdleTimeout: 3 * time.Second, InterruptGrace: time.Minute})
 	r := run(t, k, "var ticks = 0\nfor (let i = 0; i < 50; i++) { console.log('tick'); ticks++; await new Promise(r => setTimeout(r, 100)) }\n"+
 		"console.log('quiet now')\nawait new Promise(r => setTimeout(r, 600000))")
 	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "state is kept") {
