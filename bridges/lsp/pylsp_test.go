@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tetherhq/tether/bridges/lsp"
@@ -44,5 +45,31 @@ func TestPylspCodePointColumns(t *testing.T) {
 				t.Fatalf("got\n%s\nwant\n%s", locStrings(got.Items), tc.want)
 			}
 		})
+	}
+}
+
+// TestWorkspaceSymbolsSurviveOneServer: a workspace search over several
+// servers returns the answers of those that could search and says why one
+// could not (pylsp offers no workspace/symbol), instead of failing whole.
+func TestWorkspaceSymbolsSurviveOneServer(t *testing.T) {
+	testenv.RequireBinary(t, "pylsp")
+	testenv.RequireBinary(t, "gopls")
+	dir := copyProject(t, "goproj")
+	writeFile(t, filepath.Join(dir, "pyproject.toml"), "[project]\nname = \"p\"\nversion = \"0.1\"\n")
+	writeFile(t, filepath.Join(dir, "m.py"), "def total_py() -> int:\n    return 1\n")
+	pylsp := lsp.Server{Name: "pylsp", Language: "python", Binaries: []string{"pylsp"}, Extensions: []string{".py"},
+		RootMarkers: []string{"pyproject.toml"}, PositionEncoding: "utf-32"}
+	s := newSupervisor(t, dir, lsp.WithServers(pylsp))
+	got, err := s.WorkspaceSymbols(ctxT(t), "Total", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, sym := range got.Items {
+		found = found || sym.Name == "Total" && sym.Location.Path == "shapes.go"
+	}
+	notes := strings.Join(got.Notes, "\n")
+	if !found || !strings.Contains(notes, "pylsp (root .) did not search: pylsp does not offer workspace/symbol") {
+		t.Fatalf("symbols %+v\nnotes:\n%s", got.Items, notes)
 	}
 }

@@ -477,11 +477,19 @@ func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (
 	}
 	out := &Symbols{}
 	files := fileCache{}
+	var failed []error
 	for _, t := range targets {
 		out.Notes = append(out.Notes, t.notes...)
 		raw, err := t.in.call(ctx, s.requestTimeout, "workspace/symbol", wWorkspaceSymbolParams{Query: query})
 		if err != nil {
-			return nil, s.failed(t.in, err, out.Notes)
+			if len(targets) == 1 {
+				return nil, s.failed(t.in, err, out.Notes)
+			}
+			// The other servers' answers stand; this one says why it is missing.
+			err = s.failed(t.in, err, nil)
+			failed = append(failed, err)
+			why = append(why, fmt.Sprintf("%s (root %s) did not search: %s", t.in.spec.Name, s.relRoot(t.in.root), reason(err)))
+			continue
 		}
 		var syms []wWorkspaceSymbol
 		if len(raw) > 0 && string(raw) != "null" {
@@ -498,6 +506,9 @@ func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (
 				out.Items = append(out.Items, sym)
 			}
 		}
+	}
+	if len(failed) == len(targets) {
+		return nil, errors.Join(failed...)
 	}
 	out.Notes = append(out.Notes, why...)
 	if out.Total == MaxWorkspaceSymbols {
