@@ -1529,7 +1529,18 @@ def _error_of(e, filename):
     msg = str(e)
     if isinstance(e, KeyboardInterrupt):
         name, msg = "KeyboardInterrupt", "interrupted"
+    if isinstance(e, ModuleNotFoundError) and e.name:
+        top = e.name.split(".")[0]
+        if top not in sys.builtin_module_names:
+            msg += " in this kernel's python (%s): %%pip install %s, or give tether an interpreter that has it (--python, or a .venv in the working directory)" % (
+                sys.executable,
+                _PIP_NAMES.get(top, top),
+            )
     return {"name": name, "message": msg, "traceback": text, "line": line}
+
+
+# Modules whose distribution on PyPI is named otherwise.
+_PIP_NAMES = {"sklearn": "scikit-learn", "cv2": "opencv-python", "PIL": "pillow", "yaml": "pyyaml", "bs4": "beautifulsoup4", "dateutil": "python-dateutil"}
 
 
 def _run_cell(req, ns):

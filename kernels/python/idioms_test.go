@@ -324,3 +324,19 @@ func TestHistoryAndTb(t *testing.T) {
 		t.Errorf("bad argument: %+v", r.Error)
 	}
 }
+
+// TestMissingModuleSaysWhatToDo: an import of a module the kernel's python
+// lacks names that python and how to get the module (%pip, under its PyPI
+// name, or another interpreter).
+func TestMissingModuleSaysWhatToDo(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	for _, tt := range []struct{ code, want string }{
+		{"import no_such_module_xyz", "No module named 'no_such_module_xyz' in this kernel's python (" + debianPython + "): %pip install no_such_module_xyz, or give tether an interpreter that has it (--python, or a .venv in the working directory)"},
+		{"from sklearn_missing_q import x", "%pip install sklearn_missing_q,"},
+	} {
+		r := run(t, k, tt.code)
+		if r.Error == nil || r.Error.Name != "ModuleNotFoundError" || !strings.Contains(r.Error.Message, tt.want) {
+			t.Errorf("%s: %+v", tt.code, r.Error)
+		}
+	}
+}
