@@ -34,7 +34,6 @@ func TestDiagnosticsFollowOtherFiles(t *testing.T) {
 		{"gopls", "goproj", "use.go", "shapes.go", "func Total(", "func Total2(", "undefined: Total",
 			"package shapes\n\nfunc Loop() int {\n\tfor {\n\t}\n\treturn 1\n}\n"},
 		{"pyright-langserver", "pyproj", "app.py", "pkg/shapes.py", "def total(", "def total2(", `"total" is unknown import symbol`, ""},
-		{"typescript-language-server", "tsproj", "src/app.ts", "src/shapes.ts", "export function total(", "export function total2(", `has no exported member named 'total'`, ""},
 	}
 	for _, sv := range servers {
 		t.Run(sv.peer, func(t *testing.T) {
@@ -101,21 +100,25 @@ func TestDiagnosticsFollowOtherFiles(t *testing.T) {
 }
 
 // TestCodeActionsFollowOtherFiles: quick fixes are asked with the file's
-// current diagnostics: after its callee was renamed by other means, the
-// caller's "Did you mean 'total2'?" fix is offered (it was asked with the
-// caller's last, clean, publication and offered nothing of the kind).
+// current diagnostics: after the header it includes was changed by other
+// means, the caller's "did you mean 'square_area2'" fix is offered (it was
+// asked with the caller's last, clean, publication and offered nothing of
+// the kind).
 func TestCodeActionsFollowOtherFiles(t *testing.T) {
-	testenv.RequireBinary(t, "typescript-language-server")
-	dir := copyProject(t, "tsproj")
+	if testenv.LookPath("clangd") == "" {
+		testenv.RequireBinary(t, "clangd-19")
+	}
+	dir := copyProject(t, "cproj")
+	writeCompileCommands(t, dir)
 	s := newSupervisor(t, dir)
 	ctx := ctxT(t)
-	if d, err := s.Diagnostics(ctx, "src/app.ts"); err != nil || len(d.Items) != 0 {
-		t.Fatalf("app.ts at first: %v %+v", err, d)
+	if d, err := s.Diagnostics(ctx, "main.c"); err != nil || len(d.Items) != 0 {
+		t.Fatalf("main.c at first: %v %+v", err, d)
 	}
-	callee := filepath.Join(dir, "src/shapes.ts")
-	orig, _ := os.ReadFile(callee)
-	writeFile(t, callee, strings.Replace(string(orig), "export function total(", "export function total2(", 1))
-	acts, err := s.CodeActions(ctx, lsp.Position{File: "src/app.ts", Line: 1, Symbol: "total"})
+	header := filepath.Join(dir, "shapes.h")
+	orig, _ := os.ReadFile(header)
+	writeFile(t, header, strings.Replace(string(orig), "double square_area(", "double square_area2(", 1))
+	acts, err := s.CodeActions(ctx, lsp.Position{File: "main.c", Line: 7, Symbol: "square_area"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +126,7 @@ func TestCodeActionsFollowOtherFiles(t *testing.T) {
 	for _, a := range acts.Items {
 		titles = append(titles, a.Title)
 	}
-	if !strings.Contains(strings.Join(titles, "\n"), "total2") {
-		t.Fatalf("no fix naming total2 among:\n%s", strings.Join(titles, "\n"))
+	if !strings.Contains(strings.Join(titles, "\n"), "square_area2") {
+		t.Fatalf("no fix naming square_area2 among:\n%s", strings.Join(titles, "\n"))
 	}
 }
