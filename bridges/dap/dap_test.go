@@ -809,3 +809,47 @@ func TestLaunchInSubproject(t *testing.T) {
 		t.Fatalf("continue: %s", c.Text)
 	}
 }
+
+// pyForker keeps starting children in sessions of their own (no parent
+// link survives its death, no process group holds them), as a server
+// spawning workers does.
+const pyForker = `import subprocess
+import time
+
+n = 0
+while True:
+    n += 1
+    subprocess.Popen(["sleep", "600"], start_new_session=True)
+    time.sleep(0.02)
+`
+
+// TestTerminateLeavesNothing: ending a launched program that keeps starting
+// children in sessions of their own leaves none of them behind: the tree is
+// frozen and killed, never ended politely first (a polite end orphaned a
+// child started after the tree was recorded).
+func TestTerminateLeavesNothing(t *testing.T) {
+	t.Parallel()
+	python(t)
+	root := writeFiles(t, map[string]string{"pyproject.toml": "", "forker.py": pyForker})
+	t.Cleanup(func() {
+		for _, p := range procsIn(root) {
+			if pid, err := strconv.Atoi(strings.Fields(p)[0]); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	// The program runs on after continue: the op returns once StopWait passes.
+	sv := dap.NewSupervisor(dap.Config{StopWait: time.Second})
+	defer sv.Close()
+	for round := 0; round < 2; round++ {
+		do(t, sv, "a", root, dap.Request{Op: "breakpoints", File: "forker.py", Lines: []int{8}})
+		l := do(t, sv, "a", root, dap.Request{Op: "launch", Program: "forker.py"})
+		if l.Stop == nil || l.Stop.Line != 8 {
+			t.Fatalf("launch should stop at line 8: %s", l.Text)
+		}
+		do(t, sv, "a", root, dap.Request{Op: "breakpoints", File: "forker.py"})
+		do(t, sv, "a", root, dap.Request{Op: "continue"})
+		do(t, sv, "a", root, dap.Request{Op: "terminate"})
+		requireNoProcs(t, root)
+	}
+}

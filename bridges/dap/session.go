@@ -563,12 +563,21 @@ func (p *pipeRWC) Close() error {
 	return err
 }
 
-// shutdown ends the session: a polite disconnect (terminating a launched
-// debuggee, detaching from an attached one), then the adapter and every
-// process under it are killed.
+// shutdown ends the session. A launched program is ours: the adapter, the
+// program and every process under them are frozen and killed together, with
+// no polite disconnect first, because a debuggee ended politely orphans its
+// children, and a child in a session of its own is then out of reach of both
+// the parent links and the process groups (a child forked while the
+// disconnect runs is in no earlier snapshot either). An attached program is
+// not ours: it is released and detached from politely, then the adapter and
+// its own processes are killed.
 func (s *session) shutdown(wait time.Duration) {
-	// Record the tree first: the polite disconnect ends the debuggee, and its
-	// children would then be orphans no parent link leads to.
+	if s.kind == "launch" {
+		s.kill()
+		return
+	}
+	// Record the tree first: an adapter's helpers may end with the
+	// disconnect and leave orphans no parent link leads to.
 	snap := snapshotTree(s.roots()...)
 	defer func() {
 		if pids, groups := stillSame(snap), s.groups(); len(pids) > 0 || len(groups) > 0 {
@@ -580,10 +589,8 @@ func (s *session) shutdown(wait time.Duration) {
 		case <-s.c.done:
 		default:
 			ctx, cancel := context.WithTimeout(context.Background(), wait)
-			if s.kind == "attach" {
-				s.release(ctx)
-			}
-			_ = s.c.call(ctx, "disconnect", &godap.DisconnectArguments{TerminateDebuggee: s.kind == "launch"}, nil)
+			s.release(ctx)
+			_ = s.c.call(ctx, "disconnect", &godap.DisconnectArguments{TerminateDebuggee: false}, nil)
 			cancel()
 		}
 	}
@@ -614,10 +621,13 @@ func (s *session) release(ctx context.Context) {
 // kill closes the connection and kills the adapter's and the debuggee's
 // whole process trees.
 func (s *session) kill() {
+	// Kill before closing the connection: an adapter that sees its input
+	// end ends the debuggee politely, orphaning the debuggee's children
+	// before the tree is frozen.
+	killTreeAndGroups(s.groups(), s.roots()...)
 	if s.c != nil {
 		_ = s.c.close()
 	}
-	killTreeAndGroups(s.groups(), s.roots()...)
 	if s.procDone != nil {
 		select {
 		case <-s.procDone:
