@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -496,9 +497,16 @@ func TestRequireSaysWhatToDo(t *testing.T) {
 // 30 times the gap between prints, so machine load does not decide the outcome.
 func TestPrintingCellIsNotIdle(t *testing.T) {
 	k := newKernel(t, kernels.Config{IdleTimeout: 3 * time.Second, InterruptGrace: time.Minute})
-	r := run(t, k, "var ticks = 0\nfor (let i = 0; i < 50; i++) { console.log('tick'); ticks++; await new Promise(r => setTimeout(r, 100)) }\n"+
+	// The cell measures its own longest gap between prints: if the machine
+	// stalled it for most of the budget, load decided the outcome, not the
+	// kernel, and the test says so instead of failing.
+	r := run(t, k, "var ticks = 0, last = Date.now(), gap = 0\nfor (let i = 0; i < 50; i++) { console.log('tick'); ticks++; "+
+		"const now = Date.now(); gap = Math.max(gap, now - last); last = now; await new Promise(r => setTimeout(r, 100)) }\n"+
 		"console.log('quiet now')\nawait new Promise(r => setTimeout(r, 600000))")
-	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "state is kept") {
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "state is kept") || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
+		if g, err := strconv.Atoi(value(t, run(t, k, "gap"))); err == nil && g >= 2000 && !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
+			t.Skipf("the machine stalled the cell %d ms between prints (budget 3s): load decided this run", g)
+		}
 		t.Fatalf("want the quiet wait interrupted, got %+v\nstdout %q", r.Error, r.Stdout.Text)
 	}
 	if !strings.Contains(r.Stdout.Text, "tick\n") || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {

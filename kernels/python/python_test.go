@@ -719,11 +719,20 @@ func TestHammerOneKernel(t *testing.T) {
 // 30 times the gap between prints, so machine load does not decide the outcome.
 func TestPrintingCellIsNotIdle(t *testing.T) {
 	k := newKernel(t, kernels.Config{IdleTimeout: 3 * time.Second, InterruptGrace: time.Minute})
-	code := "import time\nt = time.time()\nwhile time.time() - t < 5:\n    print('tick', flush=True)\n    time.sleep(0.1)\n" +
+	// The cell measures its own longest gap between prints: if the machine
+	// stalled it for most of the budget, load decided the outcome, not the
+	// kernel, and the test says so instead of failing.
+	code := "import time\nt = time.time(); last = t; gap = 0.0\nwhile time.time() - t < 5:\n    print('tick', flush=True)\n" +
+		"    now = time.time(); gap = max(gap, now - last); last = now\n    time.sleep(0.1)\n" +
 		"print('quiet now', flush=True)\ntime.sleep(600)"
 	r := run(t, k, code)
-	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.Error.Line != 7 {
-		t.Fatalf("want the cell interrupted on line 7 (the silent sleep), got %+v\nstdout %q", r.Error, r.Stdout.Text)
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.Error.Line != 8 {
+		if r.Error != nil && r.Error.Line < 8 {
+			if g, err := strconv.ParseFloat(value(t, run(t, k, "gap")), 64); err == nil && g >= 2 {
+				t.Skipf("the machine stalled the cell %.1fs between prints (budget 3s): load decided this run", g)
+			}
+		}
+		t.Fatalf("want the cell interrupted on line 8 (the silent sleep), got %+v\nstdout %q", r.Error, r.Stdout.Text)
 	}
 	if !strings.Contains(r.Stdout.Text, "tick\n") || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
 		t.Errorf("stdout %q", r.Stdout.Text)
