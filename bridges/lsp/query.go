@@ -576,11 +576,15 @@ func (s *Supervisor) CodeActions(ctx context.Context, pos Position) (*CodeAction
 	in := p.in
 	var current []wDiagnostic
 	if d, err := s.fileDiagnostics(ctx, pos.File, false); err == nil && len(d.Items) > 0 {
-		in.mu.Lock()
-		if e := in.diags[uri]; e != nil {
-			current = e.diags
+		if ds, ok := s.pullCheck(ctx, in, p.path); ok {
+			current = ds
+		} else {
+			in.mu.Lock()
+			if e := in.diags[uri]; e != nil {
+				current = e.diags
+			}
+			in.mu.Unlock()
 		}
-		in.mu.Unlock()
 	}
 	starts := lineStarts(p.text)
 	lt := lineText(p.text, starts, params.Position.Line)
@@ -778,6 +782,15 @@ func (s *Supervisor) refresh(ctx context.Context, in *instance, path string) (bo
 
 func (s *Supervisor) collect(ctx context.Context, in *instance, path string, version, seq int, notes []string) (*Diagnostics, error) {
 	uri := pathToURI(path)
+	if ds, ok := s.pullCheck(ctx, in, path); ok {
+		out := &Diagnostics{Ready: true, Notes: notes}
+		files := fileCache{}
+		for _, d := range ds {
+			out.Items = append(out.Items, s.diagnostic(files, in.enc, uri, d))
+		}
+		sortDiagnostics(out.Items)
+		return out, nil
+	}
 	if s.stillClean(ctx, in, path, seq) {
 		return &Diagnostics{Ready: true, Notes: notes}, nil
 	}
@@ -801,6 +814,65 @@ func (s *Supervisor) collect(ctx context.Context, in *instance, path string, ver
 	}
 	sortDiagnostics(out.Items)
 	return out, nil
+}
+
+// pullCheck runs in.spec's CleanCheck requests, when their answers are
+// tsserver diagnostics ({"body": [{start, end, text, code, category}]}), and
+// returns those as path's diagnostics: computed now, after every change sent
+// (tsserver orders its requests after open and change), where a publication
+// may combine a fresh kind of diagnostic (syntactic) with a stale one
+// (semantic, after another file changed). ok is false when a request failed
+// or answered something else: then the publication is awaited.
+func (s *Supervisor) pullCheck(ctx context.Context, in *instance, path string) ([]wDiagnostic, bool) {
+	if len(in.spec.CleanCheck) == 0 {
+		return nil, false
+	}
+	type tsLoc struct {
+		Line   int `json:"line"`
+		Offset int `json:"offset"`
+	}
+	out := []wDiagnostic{}
+	for _, c := range in.spec.CleanCheck {
+		args, _ := expandFile(c.Arguments, path).([]any)
+		raw, err := in.call(ctx, s.requestTimeout, "workspace/executeCommand", map[string]any{"command": c.Command, "arguments": args})
+		if err != nil {
+			return nil, false
+		}
+		var ans struct {
+			Body *[]struct {
+				Start    *tsLoc          `json:"start"`
+				End      *tsLoc          `json:"end"`
+				Text     string          `json:"text"`
+				Code     json.RawMessage `json:"code"`
+				Category string          `json:"category"`
+				Source   string          `json:"source"`
+			} `json:"body"`
+		}
+		if json.Unmarshal(raw, &ans) != nil || ans.Body == nil {
+			return nil, false
+		}
+		for _, d := range *ans.Body {
+			if d.Start == nil || d.End == nil {
+				return nil, false
+			}
+			sev := 1 // as typescript-language-server maps categories
+			switch d.Category {
+			case "warning":
+				sev = 2
+			case "suggestion":
+				sev = 4
+			}
+			src := d.Source
+			if src == "" {
+				src = "typescript"
+			}
+			out = append(out, wDiagnostic{
+				Range: wRange{Start: wPosition{Line: d.Start.Line - 1, Character: d.Start.Offset - 1},
+					End: wPosition{Line: d.End.Line - 1, Character: d.End.Offset - 1}},
+				Severity: sev, Code: d.Code, Source: src, Message: d.Text})
+		}
+	}
+	return out, true
 }
 
 // stillClean reports whether in's CleanCheck confirms that path, whose last

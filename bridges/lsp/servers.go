@@ -58,9 +58,12 @@ type Server struct {
 	// CleanCheck is for a server that publishes nothing when a file that had
 	// no diagnostics changes and still has none (typescript-language-server):
 	// silence there is not an answer. Each entry is a workspace/executeCommand
-	// request, run when a changed file's last publication was empty; when
-	// every answer is an empty list the file is known to be still clean,
-	// otherwise the server's publication is awaited as usual.
+	// request. When the answers are tsserver diagnostics ({"body": [...]}),
+	// together they are the file's diagnostics, asked for instead of awaited
+	// (a publication may mix a fresh kind with a stale one); otherwise, run
+	// when a changed file's last publication was empty, every answer an
+	// empty list means the file is still clean, and anything else means the
+	// publication is awaited as usual.
 	CleanCheck []ExecuteCommand `json:"clean_check,omitempty"`
 	// PositionEncoding is what the server's columns count when it does not
 	// say so in its capabilities (LSP 3.17 positionEncoding): "utf-16", the

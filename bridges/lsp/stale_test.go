@@ -34,6 +34,7 @@ func TestDiagnosticsFollowOtherFiles(t *testing.T) {
 		{"gopls", "goproj", "use.go", "shapes.go", "func Total(", "func Total2(", "undefined: Total",
 			"package shapes\n\nfunc Loop() int {\n\tfor {\n\t}\n\treturn 1\n}\n"},
 		{"pyright-langserver", "pyproj", "app.py", "pkg/shapes.py", "def total(", "def total2(", `"total" is unknown import symbol`, ""},
+		{"typescript-language-server", "tsproj", "src/app.ts", "src/shapes.ts", "export function total(", "export function total2(", `has no exported member named 'total'`, ""},
 	}
 	for _, sv := range servers {
 		t.Run(sv.peer, func(t *testing.T) {
