@@ -55,7 +55,7 @@ func (l *lspTools) tools() []Tool {
 				`"action":{"type":"string","enum":` + lspActions + `,"description":"what to ask; see the tool description for each action's arguments"},` +
 				`"file":{"type":"string","description":"workspace-relative file; \"*\" with diagnostics runs the project checker"},` +
 				`"line":{"type":"integer","minimum":1,"description":"1-based line of file"},` +
-				`"symbol":{"type":"string","description":"substring of that line naming the symbol; name#2 picks the second occurrence"},` +
+				`"symbol":{"type":"string","description":"substring of that line naming the symbol (a qualified name such as fmt.Println names its last part); name#2 picks the second occurrence"},` +
 				`"query":{"type":"string","description":"symbols: workspace search text"}},` +
 				`"required":["action"],"additionalProperties":false}`),
 			Handler: l.query,

@@ -88,15 +88,58 @@ func resolveSymbol(text []byte, line int, symbol, file string) (int, int, error)
 				want, len(occ), line, file, quoteLine(lt), strings.Join(cands, ", "))
 		}
 	}
-	// Land on the first identifier character of the occurrence.
-	col := pick
-	for i, r := range lt[pick : pick+len(want)] {
-		if isIdentRune(r) {
-			col = pick + i
-			break
+	// Land on the first identifier character of the occurrence, or on the
+	// last name of a qualified one (fmt.Println, s.Area, std::vector,
+	// p->next): that is the symbol such a substring names.
+	col := pick + lastQualified(want)
+	if col == pick {
+		for i, r := range lt[pick : pick+len(want)] {
+			if isIdentRune(r) {
+				col = pick + i
+				break
+			}
 		}
 	}
 	return line - 1, col, nil
+}
+
+// lastQualified returns the byte offset of the last name in s when s is a
+// qualified name (names joined by ".", "?.", "::" or "->", possibly followed
+// by a call, an index or type arguments: s.Area(), m.items[0]), else 0.
+func lastQualified(s string) int {
+	last, names, i := 0, 0, 0
+	for i < len(s) {
+		start := i
+		for i < len(s) {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !isIdentRune(r) {
+				break
+			}
+			i += n
+		}
+		if i == start {
+			return 0
+		}
+		last, names = start, names+1
+		if i == len(s) || strings.IndexByte("([<", s[i]) >= 0 {
+			break // a call, index or type arguments after the name
+		}
+		sep := ""
+		for _, p := range []string{"?.", "::", "->", "."} {
+			if strings.HasPrefix(s[i:], p) {
+				sep = p
+				break
+			}
+		}
+		if sep == "" || i+len(sep) == len(s) {
+			return 0
+		}
+		i += len(sep)
+	}
+	if names < 2 {
+		return 0
+	}
+	return last
 }
 
 func quoteLine(l string) string {
