@@ -44,7 +44,7 @@ var debugSchema = json.RawMessage(`{
     "thread_id": {"type": "integer", "description": "continue, pause, step_*, stack: thread (default: the last stopped one)"},
     "frame_id": {"type": "integer", "description": "scopes, evaluate: frame id from stack (default: the top frame)"},
     "reference": {"type": "integer", "minimum": 1, "description": "variables: a scope's or variable's reference"},
-    "start": {"type": "integer", "minimum": 0, "description": "variables: first child to list (0-based), to page through a container longer than 50"},
+    "start": {"type": "integer", "minimum": 0, "description": "variables: first child to list (0-based), to page through a container longer than 50; stack: first frame to list (0 is the top), to page through a stack deeper than 30"},
     "expression": {"type": "string", "description": "evaluate: expression in the program's language"},
     "adapter": {"type": "string", "description": "launch, attach: adapter id (delve, debugpy, lldb, dart) when it cannot be inferred"}
   },
@@ -71,7 +71,7 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 			"One session per conversation, ended after 30 minutes; a second launch is refused until you terminate the first. " +
 			"Typical use: breakpoints (file, lines) -> launch (program, args) -> stack / scopes / variables / evaluate -> step_over / continue -> output -> terminate. " +
 			"Every op that stops the program returns where it stopped, the source line and the top frames; an uncaught exception, a panic or a signal stops it there and names it. " +
-			"variables lists 50 children at a time: pass start to page through a longer container. " +
+			"variables lists 50 children and stack 30 frames at a time: pass start to page through a longer container or a deeper stack. " +
 			"ops: " + strings.Join(dap.Ops, ", ") + ". Use adapters to see which debuggers can start here and why not.",
 		InputSchema: debugSchema,
 		Serial:      true,

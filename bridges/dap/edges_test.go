@@ -2,6 +2,7 @@ package dap_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -506,6 +507,24 @@ func TestStackCountsFrames(t *testing.T) {
 			want := fmt.Sprintf("30 of %d frames shown", tc.total)
 			if len(st.Frames) != dap.MaxStackFrames || !strings.Contains(st.Text, want) {
 				t.Fatalf("want %q:\n%s", want, st.Text)
+			}
+			// The cut says how to see the rest, and start pages there.
+			if more := "call stack with start 30"; !strings.Contains(st.Text, more) {
+				t.Fatalf("the cut should say %q:\n%s", more, st.Text)
+			}
+			rest := do(t, sv, "c", root, dap.Request{Op: "stack", Start: 30})
+			if len(rest.Frames) != tc.total-30 || !strings.Contains(rest.Text, fmt.Sprintf("frames 30-%d of %d", tc.total-1, tc.total)) {
+				t.Fatalf("stack start 30 should show frames 30-%d:\n%s", tc.total-1, rest.Text)
+			}
+			if rest.Frames[0].ID == st.Frames[0].ID || rest.Frames[0].Line == 0 {
+				t.Fatalf("the second page should start at frame 30, not the top:\n%s", rest.Text)
+			}
+			if _, err := sv.Do(context.Background(), "c", root, dap.Request{Op: "stack", Start: tc.total}); err == nil || !strings.Contains(err.Error(), "past the end") {
+				t.Fatalf("start past the last frame: %v", err)
+			}
+			// A frame id from the second page is usable.
+			if sc := do(t, sv, "c", root, dap.Request{Op: "scopes", FrameID: rest.Frames[0].ID}); len(sc.Scopes) == 0 {
+				t.Fatalf("scopes of a frame from the second page:\n%s", sc.Text)
 			}
 			if tc.name == "lldb" {
 				if out := do(t, sv, "c", root, dap.Request{Op: "output"}); !strings.Contains(out.Output, "eof") {

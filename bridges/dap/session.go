@@ -780,10 +780,11 @@ func (s *session) refreshBreakpoints(states []BreakpointState) {
 	}
 }
 
-// frames fetches up to levels frames of a thread.
-func (s *session) frames(ctx context.Context, thread, levels int) ([]Frame, int, error) {
+// frames fetches up to levels frames of a thread, from frame start on
+// (0 is the top).
+func (s *session) frames(ctx context.Context, thread, start, levels int) ([]Frame, int, error) {
 	var resp godap.StackTraceResponse
-	err := s.c.call(ctx, "stackTrace", &godap.StackTraceArguments{ThreadId: thread, Levels: levels}, &resp)
+	err := s.c.call(ctx, "stackTrace", &godap.StackTraceArguments{ThreadId: thread, StartFrame: start, Levels: levels}, &resp)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -806,9 +807,10 @@ func (s *session) frames(ctx context.Context, thread, levels int) ([]Frame, int,
 		}
 		out = append(out, fr)
 	}
+	// totalFrames counts from the top; an adapter may leave it out.
 	total := resp.Body.TotalFrames
-	if total < len(resp.Body.StackFrames) {
-		total = len(resp.Body.StackFrames)
+	if total < start+len(resp.Body.StackFrames) {
+		total = start + len(resp.Body.StackFrames)
 	}
 	return out, total, nil
 }

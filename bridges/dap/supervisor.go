@@ -119,8 +119,9 @@ type Request struct {
 	ThreadID  int      `json:"thread_id,omitempty"`
 	FrameID   int      `json:"frame_id,omitempty"`
 	Reference int      `json:"reference,omitempty"`
-	// Start is the first child variables lists (0-based): the next page of
-	// a container longer than MaxVariables.
+	// Start is the first child variables lists, or the first frame stack
+	// lists (0-based): the next page of a container longer than
+	// MaxVariables or of a stack deeper than MaxStackFrames.
 	Start      int    `json:"start,omitempty"`
 	Expression string `json:"expression,omitempty"`
 	// Adapter picks an adapter by id instead of inferring it from the program
@@ -183,7 +184,7 @@ func (s *session) buildStop(ctx context.Context, stop godap.StoppedEventBody, la
 			st.ThreadID = ths[0].ID
 		}
 	}
-	fr, _, err := s.frames(ctx, st.ThreadID, MaxStackFrames)
+	fr, _, err := s.frames(ctx, st.ThreadID, 0, MaxStackFrames)
 	if err != nil {
 		return nil, err
 	}
@@ -1056,34 +1057,51 @@ func (sv *Supervisor) currentThread(ctx context.Context, s *session, want int) (
 }
 
 func (sv *Supervisor) opStack(ctx context.Context, s *session, req Request) (*Reply, error) {
+	if req.Start < 0 {
+		return nil, fmt.Errorf("debug: stack: start %d is not a frame index (0 is the top frame)", req.Start)
+	}
 	thread, err := sv.currentThread(ctx, s, req.ThreadID)
 	if err != nil {
 		return nil, err
 	}
-	fr, total, err := s.frames(ctx, thread, MaxStackFrames)
+	start := req.Start
+	fr, total, err := s.frames(ctx, thread, start, MaxStackFrames)
 	if err != nil {
 		if req.ThreadID != 0 {
 			return nil, staleHint(err, "take thread_id from threads, or omit it for the thread that last stopped")
 		}
 		return nil, err
 	}
+	if start > 0 && len(fr) == 0 {
+		n, _ := s.countFrames(ctx, thread, 0)
+		return nil, fmt.Errorf("debug: stack: start %d is past the end: thread %d has %d frame(s) (start 0 to %d)", start, thread, n, max(n-1, 0))
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "thread %d: ", thread)
-	switch {
-	case total > len(fr):
+	end := start + len(fr) // one past the last frame shown
+	n, exact := end, true
+	if total > end {
 		// An adapter's totalFrames may be a guess (delve adds an arbitrary
 		// 50 to say "more"): count the rest.
-		n, exact := s.countFrames(ctx, thread, len(fr))
-		switch {
-		case n <= len(fr):
-			fmt.Fprintf(&b, "%d frame(s)", len(fr))
-		case exact:
-			fmt.Fprintf(&b, "%d of %d frames shown (the outermost %d cut)", len(fr), n, n-len(fr))
-		default:
-			fmt.Fprintf(&b, "%d of more than %d frames shown", len(fr), n)
-		}
-	default:
+		n, exact = s.countFrames(ctx, thread, end)
+	}
+	switch {
+	case start == 0 && n <= end:
 		fmt.Fprintf(&b, "%d frame(s)", len(fr))
+	case start == 0 && exact:
+		fmt.Fprintf(&b, "%d of %d frames shown (the outermost %d cut)", len(fr), n, n-end)
+	case start == 0:
+		fmt.Fprintf(&b, "%d of more than %d frames shown", len(fr), n)
+	case exact:
+		fmt.Fprintf(&b, "frames %d-%d of %d", start, end-1, n)
+	default:
+		fmt.Fprintf(&b, "frames %d-%d of more than %d", start, end-1, n)
+	}
+	if n > end {
+		fmt.Fprintf(&b, "; for more, call stack with start %d", end)
+		if req.ThreadID != 0 {
+			fmt.Fprintf(&b, " and thread_id %d", thread)
+		}
 	}
 	writeFrames(&b, fr)
 	return &Reply{Text: b.String(), Frames: fr}, nil
@@ -1143,7 +1161,7 @@ func (sv *Supervisor) frameOrTop(ctx context.Context, s *session, req Request) (
 	if err != nil {
 		return 0, err
 	}
-	fr, _, err := s.frames(ctx, thread, 1)
+	fr, _, err := s.frames(ctx, thread, 0, 1)
 	if err != nil {
 		return 0, err
 	}
