@@ -19,8 +19,12 @@ import (
 const (
 	// DefaultMaxResults is how many matches a query returns when it sets none.
 	DefaultMaxResults = 50
-	// DefaultMaxFileSize is the size cap above which files are skipped.
-	DefaultMaxFileSize = 2 << 20
+	// DefaultMaxFileSize is the size cap above which files are skipped. It
+	// takes bundles as ast-grep does (typescript.js is 9 MB): parsing such
+	// JavaScript whole needs about 40 bytes of wasm memory per source byte
+	// (9 MB: 384 MiB), so 16 MiB stays within the engine's 1 GiB memory cap;
+	// a file that still needs more is reported as an error that names it.
+	DefaultMaxFileSize = 16 << 20
 	// MaxMatchText is the default bound of a match's Text and Lines and of
 	// each capture's text (Config.MaxText).
 	MaxMatchText = 2000
@@ -157,15 +161,17 @@ type FileError struct {
 // either parsed or ruled out by the token prefilter), so "no matches in N
 // files" is distinct from files that could not be searched (Errors).
 type Result struct {
-	Pattern     *Pattern    `json:"-"`
-	Matches     []Match     `json:"matches"`
-	Total       int         `json:"total"`
-	Searched    int         `json:"searched"`
-	Parsed      int         `json:"parsed"`
-	Prefiltered int         `json:"prefiltered"`
-	CacheHits   int         `json:"cacheHits"`
-	Skipped     Skips       `json:"skipped"`
-	Errors      []FileError `json:"errors,omitempty"`
+	Pattern     *Pattern `json:"-"`
+	Matches     []Match  `json:"matches"`
+	Total       int      `json:"total"`
+	Searched    int      `json:"searched"`
+	Parsed      int      `json:"parsed"`
+	Prefiltered int      `json:"prefiltered"`
+	CacheHits   int      `json:"cacheHits"`
+	Skipped     Skips    `json:"skipped"`
+	// SizeCap is the size above which files were skipped (Skipped.Large).
+	SizeCap int64       `json:"sizeCap,omitempty"`
+	Errors  []FileError `json:"errors,omitempty"`
 	// Abandoned counts candidate nodes given up after the matching step budget.
 	Abandoned int `json:"abandoned,omitempty"`
 }
@@ -203,6 +209,12 @@ func (r *Result) Summary() string {
 			s += fmt.Sprintf(" such as %s", r.Skipped.Examples[0])
 		}
 	}
+	if n := r.Skipped.TooLarge; n > 0 && len(r.Skipped.Large) > 0 {
+		s += fmt.Sprintf("; not searched, over the %s size cap: %s", humanSize(r.SizeCap), strings.Join(r.Skipped.Large, ", "))
+		if more := n - len(r.Skipped.Large); more > 0 {
+			s += fmt.Sprintf(" and %d more", more)
+		}
+	}
 	if len(r.Errors) > 0 {
 		s += fmt.Sprintf("; %d %s could not be searched (first: %s: %s)", len(r.Errors), plural(len(r.Errors), "file", "files"), r.Errors[0].Path, r.Errors[0].Err)
 	}
@@ -235,6 +247,18 @@ func skipReasons(s Skips) string {
 	return out
 }
 
+// humanSize renders a byte count as 1000 B, 3.0 KiB or 9.1 MiB.
+func humanSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
@@ -254,6 +278,7 @@ type fileJob struct {
 	cacheHit  bool
 	prefilter bool
 	skip      string // binary, too large, unreadable
+	size      int64
 	err       error
 	abandoned int
 }
@@ -351,7 +376,7 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 	if tmpl != nil {
 		tmpl.pat = pat
 	}
-	res := &Result{Pattern: pat}
+	res := &Result{Pattern: pat, SizeCap: s.maxSize}
 	var files []string
 	seen := map[string]bool{}
 	for _, p := range paths {
@@ -401,6 +426,9 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 		case j.skip == "too large":
 			res.Skipped.TooLarge++
 			res.Skipped.note(j.path, "over the size cap")
+			if len(res.Skipped.Large) < maxSkipExamples {
+				res.Skipped.Large = append(res.Skipped.Large, fmt.Sprintf("%s (%s)", j.path, humanSize(j.size)))
+			}
 			continue
 		case j.err != nil:
 			res.Errors = append(res.Errors, FileError{Path: j.path, Err: j.err.Error()})
@@ -436,7 +464,7 @@ func (s *Searcher) doFile(ctx context.Context, m *matcher, lang string, j *fileJ
 		return
 	}
 	if fi.Size() > s.maxSize {
-		j.skip = "too large"
+		j.skip, j.size = "too large", fi.Size()
 		return
 	}
 	src, err := os.ReadFile(j.path)

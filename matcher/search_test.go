@@ -38,7 +38,7 @@ func TestSearchReportsWhatItSkipped(t *testing.T) {
 		".ignore":       "gen/\n",
 		"notes/read.md": "gee(5)",
 	})
-	s := matcher.NewSearcher(parser(t), matcher.Config{})
+	s := matcher.NewSearcher(parser(t), matcher.Config{MaxFileSize: 1 << 20})
 	res, err := s.Search(context.Background(), matcher.Query{Pattern: "gee($X)", Language: "go", Paths: []string{dir}, MaxResults: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,8 @@ type Skips struct {
 	// grammar's: not parsed with the wrong one.
 	OtherLanguage int      `json:"otherLanguage,omitempty"`
 	Examples      []string `json:"examples,omitempty"` // a few of the skipped paths with their reason
+	// Large names the first few files over the size cap, with their sizes.
+	Large []string `json:"large,omitempty"`
 }
 
 const maxSkipExamples = 5
@@ -41,6 +43,11 @@ func (s *Skips) add(o Skips) {
 	for _, e := range o.Examples {
 		if len(s.Examples) < maxSkipExamples {
 			s.Examples = append(s.Examples, e)
+		}
+	}
+	for _, e := range o.Large {
+		if len(s.Large) < maxSkipExamples {
+			s.Large = append(s.Large, e)
 		}
 	}
 }

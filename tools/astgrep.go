@@ -151,6 +151,9 @@ func (s *structural) relResult(r *matcher.Result) {
 	for i, e := range r.Skipped.Examples {
 		r.Skipped.Examples[i] = strings.Replace(e, s.run.Root().RealDir()+string(filepath.Separator), "", 1)
 	}
+	for i, e := range r.Skipped.Large {
+		r.Skipped.Large[i] = strings.Replace(e, s.run.Root().RealDir()+string(filepath.Separator), "", 1)
+	}
 }
 
 func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
