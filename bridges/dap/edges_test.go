@@ -305,27 +305,67 @@ subprocess.Popen(["sleep", "600"])
 print("parent done")
 `
 
+// pyEscapee leaves a child running in a session of its own (out of the
+// program's process group) that holds the program's output open.
+const pyEscapee = `import subprocess
+subprocess.Popen(["sleep", "600"], start_new_session=True)
+print("parent done")
+`
+
 // TestProgramEndsWhileChildRuns: the program exits while a child it started
 // still holds its output open, so debugpy does not report the end; launch
 // says the program exited at once (not after the stop wait), and the child
-// dies with the session.
+// dies with the session, whether it stayed in the program's process group
+// or left it.
 func TestProgramEndsWhileChildRuns(t *testing.T) {
 	t.Parallel()
 	python(t)
-	root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": pyOrphan})
-	// A stop wait longer than the test's own deadline: answering "running"
-	// after it would not do.
-	sv := dap.NewSupervisor(dap.Config{StopWait: 24 * 60 * 60 * 1e9})
+	for name, prog := range map[string]string{"same group": pyOrphan, "own session": pyEscapee} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": prog})
+			// A stop wait longer than the test's own deadline: answering
+			// "running" after it would not do.
+			sv := dap.NewSupervisor(dap.Config{StopWait: 24 * 60 * 60 * 1e9})
+			defer sv.Close()
+			l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: "main.py"})
+			if l.Exited == nil || !strings.Contains(l.Text, "exited") || !strings.Contains(l.Text, "sleep 600") {
+				t.Fatalf("launch should say the program exited and what it left running:\n%s", l.Text)
+			}
+			requireNoProcs(t, root)
+			st := do(t, sv, "c", root, dap.Request{Op: "status"})
+			if !strings.Contains(st.Text, "no debug session is running") {
+				t.Fatal(st.Text)
+			}
+		})
+	}
+}
+
+// TestProgramEndedUnwatchedWhileChildRuns: a program that ends while no op
+// waits for it, leaving a child in a session of its own that holds its
+// output open (so the adapter never reports the end), frees the session at
+// the next status, which says so, and the child dies with it.
+func TestProgramEndedUnwatchedWhileChildRuns(t *testing.T) {
+	t.Parallel()
+	python(t)
+	root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": pyEscapee})
+	// A stop wait of 1ns: launch answers "running" at once.
+	sv := dap.NewSupervisor(dap.Config{StopWait: 1})
 	defer sv.Close()
 	l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: "main.py"})
-	if l.Exited == nil || !strings.Contains(l.Text, "exited") || !strings.Contains(l.Text, "sleep 600") {
-		t.Fatalf("launch should say the program exited and what it left running:\n%s", l.Text)
+	if l.Exited == nil {
+		var st *dap.Reply
+		for i := 0; i < 1200; i++ { // polled until the program's end shows
+			if st = do(t, sv, "c", root, dap.Request{Op: "status"}); !strings.HasPrefix(st.Text, "live:") {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if !strings.Contains(st.Text, "no debug session is running") || !strings.Contains(st.Text, "sleep 600") {
+			t.Fatalf("status after the program ended: %s", st.Text)
+		}
 	}
 	requireNoProcs(t, root)
-	st := do(t, sv, "c", root, dap.Request{Op: "status"})
-	if !strings.Contains(st.Text, "no debug session is running") {
-		t.Fatal(st.Text)
-	}
 }
 
 // TestBreakpointsNotPlaced: a breakpoint the adapter cannot place says so

@@ -2,6 +2,7 @@ package dap
 
 import (
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -277,4 +278,92 @@ func waitStopped(pids []int, limit time.Duration) {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
+}
+
+// procLine describes a live process as "pid command", or "" when it is gone
+// or a zombie.
+func procLine(pid int) string {
+	if !processAlive(pid) {
+		return ""
+	}
+	cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	line := strings.TrimSpace(strings.ReplaceAll(string(cmd), "\x00", " "))
+	if len(line) > 80 {
+		line = line[:80] + "…"
+	}
+	return strconv.Itoa(pid) + " " + line
+}
+
+// outputPipes returns the pipes (as their /proc link text, "pipe:[N]") a
+// process writes its stdout and stderr to.
+func outputPipes(pid int) []string {
+	var out []string
+	for _, fd := range []string{"1", "2"} {
+		if l, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + fd); err == nil && strings.HasPrefix(l, "pipe:") && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// pipeWriters returns the live processes that hold a write end of one of
+// the pipes, leaving out the processes of the trees under exclude (and
+// tether itself): once a debuggee has exited, these are the processes it
+// left running that keep its output open.
+func pipeWriters(pipes []string, exclude ...int) []int {
+	if len(pipes) == 0 {
+		return nil
+	}
+	skip := map[int]bool{os.Getpid(): true}
+	table := processTable()
+	for _, r := range exclude {
+		skip[r] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for pid, pe := range table {
+			if !skip[pid] && skip[pe.ppid] && pe.ppid > 1 {
+				skip[pid], changed = true, true
+			}
+		}
+	}
+	var out []int
+	for pid, pe := range table {
+		if skip[pid] || pe.state == 'Z' || pe.state == 'X' {
+			continue
+		}
+		dir := "/proc/" + strconv.Itoa(pid)
+		fds, err := os.ReadDir(dir + "/fd")
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			l, err := os.Readlink(dir + "/fd/" + fd.Name())
+			if err != nil || !slices.Contains(pipes, l) {
+				continue
+			}
+			if writable(dir + "/fdinfo/" + fd.Name()) {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// writable reports whether an fdinfo file says its descriptor was opened
+// for writing.
+func writable(fdinfo string) bool {
+	b, err := os.ReadFile(fdinfo)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
+			return err == nil && flags&3 != 0 // O_WRONLY or O_RDWR
+		}
+	}
+	return false
 }

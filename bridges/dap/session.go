@@ -66,8 +66,14 @@ type session struct {
 	// debuggeeGone: the launched debuggee's process has exited, whether or
 	// not the adapter has said so.
 	debuggeeGone bool
-	lastThread   int
-	bpEvents     map[int]godap.Breakpoint
+	// outPipes are the pipes the launched debuggee writes its output to,
+	// and holders the processes it left running that still hold them open
+	// once it has exited (found by waitStop; killed with the session even
+	// when they left its process group).
+	outPipes   []string
+	holders    []int
+	lastThread int
+	bpEvents   map[int]godap.Breakpoint
 	// indexed is the element count the adapter gave each variables
 	// reference of the current stop (indexedVariables); references die
 	// when the program runs, and so does this.
@@ -204,11 +210,13 @@ func (s *session) onEvent(name string, body json.RawMessage) {
 // leader's pid, and members are only ever found by reading the process
 // table, so a debuggee that leads no group adds nothing.
 func (s *session) watchDebuggee(pid int) {
+	pipes := outputPipes(pid)
+	s.mu.Lock()
+	s.outPipes = pipes
 	if self, _ := syscall.Getpgid(0); pid != self {
-		s.mu.Lock()
 		s.debuggeePgid = pid
-		s.mu.Unlock()
 	}
+	s.mu.Unlock()
 	gone := func() {
 		s.mu.Lock()
 		s.debuggeeGone = true
@@ -650,8 +658,25 @@ func (s *session) roots() []int {
 	if s.kind == "launch" && s.debuggeePID > 0 {
 		roots = append(roots, s.debuggeePID)
 	}
+	gone := s.kind == "launch" && s.debuggeeGone
 	s.mu.Unlock()
+	if gone {
+		// Its leftovers may have left its tree and its group.
+		roots = append(roots, s.outputHolders()...)
+	}
 	return roots
+}
+
+// outputHolders returns the processes outside the adapter's tree that hold
+// the launched debuggee's output pipes open.
+func (s *session) outputHolders() []int {
+	s.mu.Lock()
+	pipes := s.outPipes
+	s.mu.Unlock()
+	if len(pipes) == 0 || s.cmd == nil || s.cmd.Process == nil {
+		return nil
+	}
+	return pipeWriters(pipes, s.cmd.Process.Pid)
 }
 
 // groups is the debuggee's own process group, if it leads one.
@@ -691,9 +716,21 @@ func (s *session) waitStop(ctx context.Context, afterSeq int, wait time.Duration
 			return outExited
 		}
 		ch := s.changed
-		orphans := s.debuggeeGone && grace == nil && s.debuggeePgid > 0
+		gone := s.debuggeeGone
+		orphans := gone && grace == nil && s.debuggeePgid > 0
 		pgid := s.debuggeePgid
 		s.mu.Unlock()
+		// The adapter reports the end only once the debuggee's output
+		// closes: processes it left running that hold it open (in its group
+		// or in sessions of their own) mean no report is coming.
+		if gone {
+			if w := s.outputHolders(); len(w) > 0 {
+				s.mu.Lock()
+				s.holders = w
+				s.mu.Unlock()
+				return outExited
+			}
+		}
 		if orphans && len(groupMembers(pgid)) > 0 {
 			g := time.NewTimer(exitGrace)
 			defer g.Stop()

@@ -419,6 +419,7 @@ func (sv *Supervisor) reap(c *conversation) {
 	}
 	s.mu.Lock()
 	exited, terminated, code := s.exited, s.terminated, s.exitCode
+	gone := s.debuggeeGone && s.kind == "launch"
 	s.mu.Unlock()
 	switch {
 	case exited:
@@ -427,6 +428,20 @@ func (sv *Supervisor) reap(c *conversation) {
 	case terminated:
 		sv.end(c, "the program ended (op output shows what it wrote)")
 		return
+	}
+	// The adapter never reports the end of a program whose leftovers hold
+	// its output open.
+	if gone {
+		if w := s.outputHolders(); len(w) > 0 {
+			var left []string
+			for _, h := range w {
+				if l := procLine(h); l != "" {
+					left = append(left, l)
+				}
+			}
+			sv.end(c, fmt.Sprintf("the program exited, but the %s adapter did not report its exit code: processes it started held its output open and were killed with the session: %s (op output shows what it wrote)", s.adapter.ID, strings.Join(left, "; ")))
+			return
+		}
 	}
 	select {
 	case <-s.c.done:
@@ -862,7 +877,7 @@ func (sv *Supervisor) afterRun(ctx context.Context, c *conversation, s *session,
 		s.mu.Lock()
 		ex := &Exit{Code: s.exitCode, Known: s.exited}
 		silent := s.debuggeeGone && !s.exited && !s.terminated
-		pid, pgid := s.debuggeePID, s.debuggeePgid
+		pid, pgid, holders := s.debuggeePID, s.debuggeePgid, s.holders
 		s.mu.Unlock()
 		r.Exited = ex
 		switch {
@@ -870,7 +885,16 @@ func (sv *Supervisor) afterRun(ctx context.Context, c *conversation, s *session,
 			fmt.Fprintf(b, "the program exited with code %d", ex.Code)
 		case silent:
 			fmt.Fprintf(b, "the program (pid %d) exited, but the %s adapter has not reported its end or exit code", pid, s.adapter.ID)
-			if left := groupMembers(pgid); pgid > 0 && len(left) > 0 {
+			var left []string
+			for _, h := range holders {
+				if l := procLine(h); l != "" {
+					left = append(left, l)
+				}
+			}
+			if len(left) == 0 && pgid > 0 {
+				left = groupMembers(pgid)
+			}
+			if len(left) > 0 {
 				fmt.Fprintf(b, ": processes it started still run and hold its output open; ending the session killed them: %s", strings.Join(left, "; "))
 			}
 		default:
