@@ -77,7 +77,7 @@ func (p *Parser) Parse(ctx context.Context, lang string, src []byte) (*Tree, err
 		return nil, fmt.Errorf("engine: %s: %w", l.ID, err)
 	}
 	t, err := inst.parse(ctx, src)
-	if err != nil && inst.broken {
+	if (err != nil && inst.broken) || inst.mem.Size() > retainMemory {
 		pl.discard(inst)
 	} else {
 		pl.put(inst)
@@ -87,6 +87,12 @@ func (p *Parser) Parse(ctx context.Context, lang string, src []byte) (*Tree, err
 	}
 	return t, nil
 }
+
+// retainMemory is the most linear memory an idle instance keeps: one grown
+// past it by a large source (bundled JavaScript needs about 40 bytes per
+// source byte) is closed after its parse, releasing the memory, and the next
+// parse starts a fresh instance.
+const retainMemory = 64 << 20
 
 // Close drops the tenant's instances. Parses still running finish first.
 func (p *Parser) Close(ctx context.Context) error {

@@ -226,3 +226,42 @@ func TestMemoryLimit(t *testing.T) {
 		t.Fatalf("parse after the engine cap: %v", err)
 	}
 }
+
+// TestLargeParseDoesNotPinMemory: an instance whose linear memory grew past
+// retainMemory for one large source (a 9 MB bundle takes 384 MiB) is dropped
+// after the parse instead of kept idle, so a long-running server does not hold
+// that memory for good; small parses keep reusing their instance.
+func TestLargeParseDoesNotPinMemory(t *testing.T) {
+	requireBuilt(t, "go")
+	ctx := context.Background()
+	e := newTestEngine(t, NewConfig())
+	p := e.NewParser(Limits{Instances: 1})
+	defer p.Close(ctx)
+	idle := func() (n int, largest uint32) {
+		p.mu.Lock()
+		pl := p.pools["go"]
+		p.mu.Unlock()
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		for _, inst := range pl.idle {
+			largest = max(largest, inst.mem.Size())
+		}
+		return len(pl.idle), largest
+	}
+	if _, err := p.Parse(ctx, "go", []byte("package main\n")); err != nil {
+		t.Fatal(err)
+	}
+	if n, size := idle(); n != 1 || size > retainMemory {
+		t.Fatalf("after a small parse: %d idle instances, largest %d bytes; want 1 kept", n, size)
+	}
+	tree, err := p.Parse(ctx, "go", bigGo(1<<20))
+	if err != nil || tree.HasError() {
+		t.Fatalf("large parse: %v", err)
+	}
+	if n, size := idle(); size > retainMemory {
+		t.Errorf("after a large parse: %d idle instances, largest %d MiB; want none over %d MiB", n, size>>20, retainMemory>>20)
+	}
+	if _, err := p.Parse(ctx, "go", []byte("package main\n")); err != nil {
+		t.Fatalf("parse after dropping the large instance: %v", err)
+	}
+}
