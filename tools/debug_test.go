@@ -202,3 +202,45 @@ func TestDebugToolVariablesStart(t *testing.T) {
 		t.Fatal(next)
 	}
 }
+
+// TestDebugToolStackStart: an agent pages through a stack deeper than 30
+// frames with stack's start argument, as the cut result tells it to.
+func TestDebugToolStackStart(t *testing.T) {
+	py := "/usr/bin/python3"
+	if exec.Command(py, "-c", "import debugpy").Run() != nil {
+		testenv.Missing(t, "Debian's python3 with python3-debugpy")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := "def depth(n):\n    if n == 0:\n        return 0\n    return 1 + depth(n - 1)\n\n\nprint(depth(40))\n"
+	for name, body := range map[string]string{"requirements.txt": "", "deep.py": deep} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	run := debugRun(t, dir, "c1", sv, tools.SurfaceDefault)
+	call := func(args string) string {
+		t.Helper()
+		res, err := run.Call(context.Background(), "debug", json.RawMessage(args), tools.FromModel)
+		if err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		return res.AllText()
+	}
+	call(`{"op":"breakpoints","file":"deep.py","lines":[3]}`)
+	if out := call(`{"op":"launch","program":"deep.py"}`); !strings.Contains(out, "deep.py:3") {
+		t.Fatal(out)
+	}
+	// depth(40) .. depth(0) and the module: 42 frames.
+	first := call(`{"op":"stack"}`)
+	if !strings.Contains(first, "30 of 42 frames shown") || !strings.Contains(first, "call stack with start 30") {
+		t.Fatal(first)
+	}
+	if next := call(`{"op":"stack","start":30}`); !strings.Contains(next, "frames 30-41 of 42") || strings.Count(next, "[frame ") != 12 {
+		t.Fatal(next)
+	}
+}
