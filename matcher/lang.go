@@ -59,7 +59,8 @@ var langs = map[string]langSpec{
 		// a type alone: struct { $$$ }, map[$K]$V, []$T, chan $T
 		ctx("type", "package _\nvar _ ", "\n"),
 		// a switch's or select's clause alone: case $X:, default: $$$,
-		// case $V := <-$C: $$$ (a clause both read is a switch's)
+		// case $V := <-$C: $$$ (a clause both read is a switch's; "case $X:"
+		// matches type switch and select clauses too, see anyClause)
 		ctx("case clause", "package _\nfunc _() {\nswitch {\n", "}\n}\n"),
 		ctx("select clause", "package _\nfunc _() {\nselect {\n", "}\n}\n"),
 	}},

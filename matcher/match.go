@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 
 	"github.com/tetherhq/tether/engine"
@@ -67,7 +68,7 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 	roots := m.pat.roots
 	single := len(roots) == 1
 	var rootKind string
-	if single && roots[0].meta.kind == metaNone {
+	if single && roots[0].meta.kind == metaNone && len(roots[0].alts) == 0 {
 		rootKind = roots[0].kind
 	}
 	var kids []engine.Node
@@ -248,7 +249,7 @@ func (m *matcher) node(p *pnode, c engine.Node) bool {
 	case metaMulti:
 		return m.bind(p.meta.name, true, []engine.Node{c})
 	}
-	if c.Kind() != p.kind {
+	if c.Kind() != p.kind && !slices.Contains(p.alts, c.Kind()) {
 		return false
 	}
 	if p.leaf {

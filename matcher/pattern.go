@@ -31,6 +31,8 @@ type pnode struct {
 	text  string // a leaf's text, compared with the candidate's
 	meta  metaVar
 	kids  []*pnode
+	// alts are other kinds the node matches (anyClause)
+	alts []string
 }
 
 // Pattern is a compiled structural pattern for one language. It is immutable
@@ -109,6 +111,9 @@ func (n *pnode) sexp(b *strings.Builder) {
 	}
 	b.WriteString("(")
 	b.WriteString(n.kind)
+	for _, a := range n.alts {
+		b.WriteString("|" + a)
+	}
 	for _, k := range n.kids {
 		b.WriteByte(' ')
 		k.sexp(b)
@@ -152,6 +157,7 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 		for _, n := range nodes {
 			pat.roots = append(pat.roots, convert(n, spec.expando, spec.quoted))
 		}
+		anyClause(pat)
 		pat.collect()
 		return pat
 	}
@@ -294,6 +300,19 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	}
 	return nil, fmt.Errorf("%w as %s for %s: %q; check its syntax (a complete expression, statement, member or declaration of the language, with metavariables like $X, $$$ARGS)%s",
 		ErrUnparseable, contextNames(spec.ladder), lang, src, hint)
+}
+
+// anyClause lets Go's "case $X:" match every clause with one thing after its
+// case, as ast-grep's reading of it does: a type switch's case and a
+// select's send or receive clause as well as an expression switch's case.
+func anyClause(pat *Pattern) {
+	if pat.lang != "go" || pat.context != "case clause" || len(pat.roots) != 1 {
+		return
+	}
+	r := pat.roots[0]
+	if r.kind == "expression_case" && len(r.kids) == 3 && r.kids[1].meta.kind == metaSingle {
+		r.alts = []string{"type_case", "communication_case"}
+	}
 }
 
 // lowerMeta finds a "$" before a lower-case name: not a metavariable.
