@@ -110,13 +110,7 @@ func lastQualified(s string) int {
 	last, names, i := 0, 0, 0
 	for i < len(s) {
 		start := i
-		for i < len(s) {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if !isIdentRune(r) {
-				break
-			}
-			i += n
-		}
+		i = identEnd(s, i)
 		if i == start {
 			return 0
 		}
@@ -148,6 +142,19 @@ func quoteLine(l string) string {
 		l = l[:max] + "..."
 	}
 	return "`" + strings.TrimSpace(l) + "`"
+}
+
+// identEnd returns the offset where the run of identifier characters that
+// starts at i in s ends (i itself when there is none).
+func identEnd(s string, i int) int {
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isIdentRune(r) {
+			break
+		}
+		i += n
+	}
+	return i
 }
 
 func isIdentRune(r rune) bool {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/tetherhq/tether/internal/fsutil"
 )
@@ -240,14 +239,7 @@ var pythonKeywords = map[string]bool{"False": true, "None": true, "True": true, 
 // file, breaking the build). A position inside a string (a quoted property
 // key) is left to the server.
 func checkNewName(lang, lt string, at int, newName string) error {
-	end := at
-	for end < len(lt) {
-		r, n := utf8.DecodeRuneInString(lt[end:])
-		if !isIdentRune(r) {
-			break
-		}
-		end += n
-	}
+	end := identEnd(lt, at)
 	old := lt[at:end]
 	if old == "" {
 		return nil
