@@ -1,65 +1,201 @@
 package internal_test
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestImportDirection keeps STYLE.md's rule by itself: imports flow
-// cmd -> tools -> {matcher -> engine -> grammars; bridges; kernels}. Nothing
-// imports tools (but its own sub-packages and cmd); bridges and kernels never
-// import matcher or engine; engine never imports matcher; grammars never imports
-// wazero or anything of ours above it.
-func TestImportDirection(t *testing.T) {
-	const mod = "github.com/tetherhq/tether/"
-	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "../...").CombinedOutput()
+const mod = "github.com/tetherhq/tether/"
+
+// A layer is a set of tether's packages, named by a pattern: "x" is package x
+// alone, "x/..." is x and everything below it.
+//
+// layers is STYLE.md's Shape as an allow-list: each package may import,
+// from production code and from its tests alike, only the packages of its own
+// layer and those listed for it. Imports flow
+// cmd -> tools -> {matcher -> engine -> grammars; bridges; kernels}, with
+// internal/ usable by all and importing none of the layers above it.
+//
+// cmd and bench are consumers of the whole module, as ast-grep's CLI crate is
+// of its core: `tether ast-grep` and `tether parse` drive matcher and engine
+// directly (they are the CLI's own jobs, not tools of a run), and benchmarks
+// drive whatever they measure. Nothing imports cmd or bench.
+//
+// Third-party modules are on the same allow-list: each protocol or runtime
+// library belongs to the one layer that wraps it, so its types cannot leak
+// into the rest (STYLE.md, practice 6).
+var layers = []struct {
+	pkgs  string
+	allow []string
+}{
+	{"cmd/...", []string{"tools/...", "matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
+		"github.com/modelcontextprotocol/go-sdk/...", "github.com/creack/pty", "golang.org/x/sys/...", "golang.org/x/term", "github.com/tetratelabs/wazero/..."}},
+	{"bench/...", []string{"tools/...", "matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
+		"github.com/dop251/goja/...", "go.lsp.dev/jsonrpc2", "golang.org/x/sys/..."}},
+	{"tools/...", []string{"matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
+		"github.com/modelcontextprotocol/go-sdk/...", "github.com/google/jsonschema-go/...", "github.com/chromedp/...",
+		"github.com/creack/pty", "golang.org/x/term", "golang.org/x/sys/...", "github.com/aymanbagabas/go-udiff/..."}},
+	{"matcher/...", []string{"engine/...", "grammars/...", "internal/...", "golang.org/x/tools/txtar", "github.com/aymanbagabas/go-udiff/..."}},
+	{"engine/...", []string{"grammars/...", "internal/...", "github.com/tetratelabs/wazero/...", "github.com/klauspost/compress/...", "golang.org/x/sys/..."}},
+	{"grammars/...", []string{"internal/...", "github.com/klauspost/compress/..."}},
+	{"bridges/lsp/...", []string{"internal/...", "go.lsp.dev/jsonrpc2", "golang.org/x/sys/..."}},
+	{"bridges/dap/...", []string{"internal/...", "github.com/google/go-dap", "golang.org/x/sys/..."}},
+	{"kernels/...", []string{"internal/...", "github.com/dop251/goja/...", "golang.org/x/sys/..."}},
+	{"internal/...", []string{"github.com/chromedp/...", "golang.org/x/sys/...", "golang.org/x/tools/txtar"}},
+	{"testdata/...", nil},
+}
+
+// under reports whether pkg (tether-relative, or a full path for other
+// modules) falls under pattern.
+func under(pkg, pattern string) bool {
+	if root, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == root || strings.HasPrefix(pkg, root+"/")
+	}
+	return pkg == pattern
+}
+
+// layerOf returns the index of the most specific layer holding pkg, or -1.
+func layerOf(pkg string) int {
+	best, bestLen := -1, -1
+	for i, l := range layers {
+		if under(pkg, l.pkgs) && len(l.pkgs) > bestLen {
+			best, bestLen = i, len(l.pkgs)
+		}
+	}
+	return best
+}
+
+// listed is what `go list -json` says of one package.
+type listed struct {
+	ImportPath   string
+	Dir          string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+	Error        *struct{ Err string }
+}
+
+// goList lists every package of the module with its imports, those of its
+// tests included. overlay, when not empty, is a `go list -overlay` file.
+func goList(t *testing.T, overlay string) []listed {
+	t.Helper()
+	args := []string{"list", "-e", "-json=ImportPath,Dir,Imports,TestImports,XTestImports,Error"}
+	if overlay != "" {
+		args = append(args, "-overlay", overlay)
+	}
+	cmd := exec.Command("go", append(args, "../...")...)
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
 	}
-	forbidden := []struct{ from, to, why string }{
-		{"engine", "matcher", "engine sits below matcher"},
-		{"engine", "tools", "nothing imports tools"},
-		{"grammars", "engine", "grammars sits below engine"},
-		{"grammars", "matcher", "grammars sits below matcher"},
-		{"grammars", "github.com/tetratelabs/wazero", "grammars never imports wazero"},
-		{"matcher", "tools", "nothing imports tools"},
-		{"bridges", "matcher", "bridges never import matcher"},
-		{"bridges", "engine", "bridges never import engine"},
-		{"bridges", "tools", "nothing imports tools"},
-		{"kernels", "matcher", "kernels never import matcher"},
-		{"kernels", "engine", "kernels never import engine"},
-		{"kernels", "tools", "nothing imports tools"},
-		{"bridges", "kernels", "bridges and kernels are siblings"},
-		{"kernels", "bridges", "bridges and kernels are siblings"},
+	var pkgs []listed
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p listed
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	checked := 0
-	for _, line := range lines {
-		f := strings.Fields(line)
-		if len(f) == 0 || !strings.HasPrefix(f[0], mod) {
+	return pkgs
+}
+
+// violations checks every package's imports against layers.
+func violations(pkgs []listed) (errs []string, checked int) {
+	for _, p := range pkgs {
+		if !strings.HasPrefix(p.ImportPath, mod) {
 			continue
 		}
 		checked++
-		pkg := strings.TrimPrefix(f[0], mod)
-		for _, imp := range f[1:] {
-			for _, r := range forbidden {
-				if !under(pkg, r.from) {
+		pkg := strings.TrimPrefix(p.ImportPath, mod)
+		li := layerOf(pkg)
+		if li < 0 {
+			errs = append(errs, fmt.Sprintf("%s is in no layer: add it to layers in internal/layout_test.go and STYLE.md's Shape", pkg))
+			continue
+		}
+		l := layers[li]
+		check := func(imps []string, from string) {
+			for _, imp := range imps {
+				target, ours := strings.CutPrefix(imp, mod)
+				if !ours && !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
+					continue // the standard library
+				}
+				if ours && (target == pkg || layerOf(target) == li) {
+					continue // its own layer
+				}
+				if slices.ContainsFunc(l.allow, func(a string) bool { return under(target, a) }) {
 					continue
 				}
-				target := imp
-				if strings.HasPrefix(imp, mod) {
-					target = strings.TrimPrefix(imp, mod)
-				}
-				if under(target, r.to) {
-					t.Errorf("%s imports %s: %s (STYLE.md, Shape)", f[0], imp, r.why)
-				}
+				errs = append(errs, fmt.Sprintf("%s%s imports %s: layer %s may import only its own packages and %v (STYLE.md, Shape)",
+					pkg, from, imp, l.pkgs, l.allow))
 			}
 		}
+		check(p.Imports, "")
+		check(p.TestImports, " (test)")
+		check(p.XTestImports, " (external test)")
 	}
-	if checked == 0 {
-		t.Fatal("go list found none of tether's packages")
+	return errs, checked
+}
+
+// TestImportDirection keeps STYLE.md's layering by itself, for production
+// code and tests alike.
+func TestImportDirection(t *testing.T) {
+	errs, checked := violations(goList(t, ""))
+	if checked < 20 {
+		t.Fatalf("go list found only %d of tether's packages", checked)
+	}
+	for _, e := range errs {
+		t.Error(e)
 	}
 }
 
-func under(pkg, root string) bool { return pkg == root || strings.HasPrefix(pkg, root+"/") }
+// TestImportDirectionCatchesPlantedBackEdge plants, through a go list overlay
+// (nothing is written into the tree), a test file in matcher that imports
+// tools and one in kernels that imports engine, and checks the layout test
+// reports both.
+func TestImportDirectionCatchesPlantedBackEdge(t *testing.T) {
+	dir := t.TempDir()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plant := map[string]string{
+		filepath.Join(root, "matcher", "zz_planted_test.go"): "package matcher_test\n\nimport _ \"" + mod + "tools\"\n",
+		filepath.Join(root, "kernels", "zz_planted_test.go"): "package kernels\n\nimport _ \"" + mod + "engine\"\n",
+	}
+	replace := map[string]string{}
+	i := 0
+	for path, src := range plant {
+		f := filepath.Join(dir, fmt.Sprintf("planted%d.go", i))
+		i++
+		if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		replace[path] = f
+	}
+	ov, _ := json.Marshal(map[string]any{"Replace": replace})
+	overlay := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(overlay, ov, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errs, _ := violations(goList(t, overlay))
+	for _, want := range []string{"matcher (external test) imports " + mod + "tools", "kernels (test) imports " + mod + "engine"} {
+		if !slices.ContainsFunc(errs, func(e string) bool { return strings.HasPrefix(e, want) }) {
+			t.Errorf("planted back-edge %q not reported; got %q", want, errs)
+		}
+	}
+}
