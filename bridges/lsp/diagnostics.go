@@ -1,0 +1,343 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Diagnostic is one error, warning or hint in a file.
+type Diagnostic struct {
+	Path     string `json:"path"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	Severity string `json:"severity"`
+	Code     string `json:"code,omitempty"`
+	Source   string `json:"source,omitempty"`
+	Message  string `json:"message"`
+}
+
+// String renders "path:line:col: severity: message [source code]".
+func (d Diagnostic) String() string {
+	s := fmt.Sprintf("%s:%d:%d: %s: %s", d.Path, d.Line, d.Col, d.Severity, d.Message)
+	tag := strings.TrimSpace(d.Source + " " + d.Code)
+	if tag != "" {
+		s += " [" + tag + "]"
+	}
+	return s
+}
+
+// Diagnostics is the answer of a diagnostics query for files.
+type Diagnostics struct {
+	Items []Diagnostic `json:"items"`
+	// Ready is false when the server did not publish diagnostics for the
+	// current content within the bound: Items may then be stale or missing,
+	// and silence must not be read as a clean file.
+	Ready bool `json:"ready"`
+	// Waited is the bound that passed when Ready is false.
+	Waited time.Duration `json:"waited,omitempty"`
+	Notes  []string      `json:"notes,omitempty"`
+}
+
+var severities = []string{"", "error", "warning", "info", "hint"}
+
+func (s *Supervisor) diagnostic(files fileCache, enc encoding, uri string, d wDiagnostic) Diagnostic {
+	l := s.location(files, enc, wLocation{URI: uri, Range: d.Range})
+	sev := "error"
+	if d.Severity > 0 && d.Severity < len(severities) {
+		sev = severities[d.Severity]
+	}
+	code := strings.Trim(string(d.Code), `"`)
+	if code == "null" {
+		code = ""
+	}
+	return Diagnostic{Path: l.Path, Line: l.Line, Col: l.Col, Severity: sev, Code: code, Source: d.Source, Message: strings.TrimSpace(d.Message)}
+}
+
+// Diagnostics returns the server's diagnostics for file's current content,
+// waiting (bounded) for them after syncing the file.
+func (s *Supervisor) Diagnostics(ctx context.Context, file string) (*Diagnostics, error) {
+	return s.fileDiagnostics(ctx, file, false)
+}
+
+// AfterWrite tells file's server that file changed on disk (didOpen or
+// didChange, then didSave) and waits (bounded) for the diagnostics of that
+// version. It is the diagnostics-on-write hook. The error wraps ErrNoLanguage
+// when no server serves the file's kind, ErrNoServer when one would but cannot
+// start here.
+func (s *Supervisor) AfterWrite(ctx context.Context, file string) (*Diagnostics, error) {
+	return s.fileDiagnostics(ctx, file, true)
+}
+
+func (s *Supervisor) fileDiagnostics(ctx context.Context, file string, save bool) (*Diagnostics, error) {
+	path, err := s.abs(file)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.specFor(path); err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrNoLanguage, strings.TrimPrefix(err.Error(), "lsp: "))
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("lsp: %s does not exist in the workspace", file)
+	}
+	in, notes, err := s.acquire(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.resyncOpen(ctx, in); err != nil {
+		return nil, s.failed(in, err, notes)
+	}
+	version, seq, _, err := s.syncDoc(ctx, in, path, save)
+	if err != nil {
+		return nil, s.failed(in, err, notes)
+	}
+	if len(in.spec.Refresh) == 0 {
+		v, sq, touched, err := s.touch(ctx, in, path)
+		if err != nil {
+			return nil, s.failed(in, err, notes)
+		}
+		if touched {
+			version, seq = v, sq
+		}
+	}
+	if err := s.ready(ctx, in); err != nil {
+		return nil, s.failed(in, err, notes)
+	}
+	refreshed, err := s.refresh(ctx, in, path)
+	if err != nil {
+		if dead, _ := in.dead(); dead || ctx.Err() != nil {
+			return nil, s.failed(in, err, notes)
+		}
+		// Fall back to waiting for a publication, saying what it may miss.
+		notes = append(notes, reason(err)+"; these diagnostics may predate changes to other files")
+	}
+	if refreshed {
+		// Everything the server had to publish for path arrived before
+		// its answer.
+		uri := pathToURI(path)
+		in.mu.Lock()
+		e := in.diags[uri]
+		in.mu.Unlock()
+		if e != nil {
+			out := &Diagnostics{Ready: true, Notes: notes}
+			files := fileCache{}
+			for _, d := range e.diags {
+				out.Items = append(out.Items, s.diagnostic(files, in.enc, uri, d))
+			}
+			sortDiagnostics(out.Items)
+			return out, nil
+		}
+	}
+	return s.collect(ctx, in, path, version, seq, notes)
+}
+
+// refresh runs in.spec's Refresh commands for path when anything was sent
+// to the server since they last ran for it (path's own change, other
+// documents, files changed on disk: a change elsewhere may make the last
+// publication for path stale), so that the server's publications are up to
+// date when it answers. It reports whether it ran them.
+func (s *Supervisor) refresh(ctx context.Context, in *instance, path string) (bool, error) {
+	if len(in.spec.Refresh) == 0 {
+		return false, nil
+	}
+	uri := pathToURI(path)
+	in.mu.Lock()
+	d := in.docs[uri]
+	edits := in.edits
+	in.mu.Unlock()
+	if d == nil || d.refreshed == edits {
+		return false, nil
+	}
+	for _, c := range in.spec.Refresh {
+		args, _ := expandFile(c.Arguments, path).([]any)
+		// Bounded as a wait for diagnostics is: in a large workspace the
+		// server may take long, and then the publications are awaited.
+		if _, err := in.call(ctx, s.diagTimeout, "workspace/executeCommand", map[string]any{"command": c.Command, "arguments": args}); err != nil {
+			return false, fmt.Errorf("lsp: asking %s to bring the diagnostics of %s up to date failed: %w", in.spec.Name, s.rel(path), err)
+		}
+	}
+	in.mu.Lock()
+	d.refreshed = edits
+	in.mu.Unlock()
+	return true, nil
+}
+
+func (s *Supervisor) collect(ctx context.Context, in *instance, path string, version, seq int, notes []string) (*Diagnostics, error) {
+	uri := pathToURI(path)
+	if ds, ok := s.pullCheck(ctx, in, path); ok {
+		out := &Diagnostics{Ready: true, Notes: notes}
+		files := fileCache{}
+		for _, d := range ds {
+			out.Items = append(out.Items, s.diagnostic(files, in.enc, uri, d))
+		}
+		sortDiagnostics(out.Items)
+		return out, nil
+	}
+	if s.stillClean(ctx, in, path, seq) {
+		return &Diagnostics{Ready: true, Notes: notes}, nil
+	}
+	e, ok, err := s.waitDiagnostics(ctx, in, uri, version, seq, s.diagTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("lsp: waiting for diagnostics of %s: %w", s.rel(path), err)
+	}
+	if dead, _ := in.dead(); dead {
+		return nil, s.failed(in, fmt.Errorf("lsp: no diagnostics for %s", s.rel(path)), notes)
+	}
+	out := &Diagnostics{Ready: ok, Notes: notes}
+	if !ok {
+		out.Waited = s.diagTimeout
+		out.Notes = append(out.Notes, fmt.Sprintf("diagnostics not ready after %s for %s: %s did not publish them for this version; what follows may be stale", s.diagTimeout, s.rel(path), in.spec.Name))
+	}
+	if e != nil {
+		files := fileCache{}
+		for _, d := range e.diags {
+			out.Items = append(out.Items, s.diagnostic(files, in.enc, uri, d))
+		}
+	}
+	sortDiagnostics(out.Items)
+	return out, nil
+}
+
+// pullCheck runs in.spec's CleanCheck requests, when their answers are
+// tsserver diagnostics ({"body": [{start, end, text, code, category}]}), and
+// returns those as path's diagnostics: computed now, after every change sent
+// (tsserver orders its requests after open and change), where a publication
+// may combine a fresh kind of diagnostic (syntactic) with a stale one
+// (semantic, after another file changed). ok is false when a request failed
+// or answered something else: then the publication is awaited.
+func (s *Supervisor) pullCheck(ctx context.Context, in *instance, path string) ([]wDiagnostic, bool) {
+	if len(in.spec.CleanCheck) == 0 {
+		return nil, false
+	}
+	type tsLoc struct {
+		Line   int `json:"line"`
+		Offset int `json:"offset"`
+	}
+	out := []wDiagnostic{}
+	for _, c := range in.spec.CleanCheck {
+		args, _ := expandFile(c.Arguments, path).([]any)
+		raw, err := in.call(ctx, s.requestTimeout, "workspace/executeCommand", map[string]any{"command": c.Command, "arguments": args})
+		if err != nil {
+			return nil, false
+		}
+		var ans struct {
+			Body *[]struct {
+				Start    *tsLoc          `json:"start"`
+				End      *tsLoc          `json:"end"`
+				Text     string          `json:"text"`
+				Code     json.RawMessage `json:"code"`
+				Category string          `json:"category"`
+				Source   string          `json:"source"`
+			} `json:"body"`
+		}
+		if json.Unmarshal(raw, &ans) != nil || ans.Body == nil {
+			return nil, false
+		}
+		for _, d := range *ans.Body {
+			if d.Start == nil || d.End == nil {
+				return nil, false
+			}
+			sev := 1 // as typescript-language-server maps categories
+			switch d.Category {
+			case "warning":
+				sev = 2
+			case "suggestion":
+				sev = 4
+			}
+			src := d.Source
+			if src == "" {
+				src = "typescript"
+			}
+			out = append(out, wDiagnostic{
+				Range: wRange{Start: wPosition{Line: d.Start.Line - 1, Character: d.Start.Offset - 1},
+					End: wPosition{Line: d.End.Line - 1, Character: d.End.Offset - 1}},
+				Severity: sev, Code: d.Code, Source: src, Message: d.Text})
+		}
+	}
+	return out, true
+}
+
+// stillClean reports whether in's CleanCheck confirms that path, whose last
+// publication (before the change sent after seq) was empty, still has no
+// diagnostics. Any doubt (no check, a failed request, a non-empty answer)
+// is false: then the publication is awaited.
+func (s *Supervisor) stillClean(ctx context.Context, in *instance, path string, seq int) bool {
+	if len(in.spec.CleanCheck) == 0 {
+		return false
+	}
+	in.mu.Lock()
+	e := in.diags[pathToURI(path)]
+	in.mu.Unlock()
+	if e == nil || e.seq > seq || len(e.diags) > 0 {
+		return false // never published, already answered, or not clean before
+	}
+	for _, c := range in.spec.CleanCheck {
+		args, _ := expandFile(c.Arguments, path).([]any)
+		raw, err := in.call(ctx, s.requestTimeout, "workspace/executeCommand", map[string]any{"command": c.Command, "arguments": args})
+		if err != nil || !emptyAnswer(raw) {
+			return false
+		}
+	}
+	return true
+}
+
+func sortDiagnostics(ds []Diagnostic) {
+	rank := map[string]int{"error": 0, "warning": 1, "info": 2, "hint": 3}
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i], ds[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if rank[a.Severity] != rank[b.Severity] {
+			return rank[a.Severity] < rank[b.Severity]
+		}
+		return a.Line < b.Line
+	})
+}
+
+// Seen is a run's registry of diagnostics already reported, keyed by
+// (severity, code, message) with the position deliberately excluded: a
+// diagnostic that merely moved is not new. It is safe for concurrent use.
+type Seen struct {
+	mu sync.Mutex
+	m  map[[3]string]bool
+}
+
+// Fresh returns the diagnostics of ds not reported before and records them.
+func (s *Seen) Fresh(ds []Diagnostic) []Diagnostic {
+	out, _ := s.FreshN(ds, -1)
+	return out
+}
+
+// FreshN is Fresh showing at most max (all when max < 0): only the
+// diagnostics returned are recorded, so one left out is still new next
+// time. more counts the new ones left out.
+func (s *Seen) FreshN(ds []Diagnostic, max int) (shown []Diagnostic, more int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[[3]string]bool{}
+	}
+	batch := map[[3]string]bool{}
+	for _, d := range ds {
+		k := [3]string{d.Severity, d.Code, d.Message}
+		if s.m[k] || batch[k] {
+			continue
+		}
+		batch[k] = true
+		if max >= 0 && len(shown) >= max {
+			more++
+			continue
+		}
+		shown = append(shown, d)
+	}
+	for _, d := range shown {
+		s.m[[3]string{d.Severity, d.Code, d.Message}] = true
+	}
+	return shown, more
+}
