@@ -1,9 +1,6 @@
 package tools
 
-import (
-	"fmt"
-	"unicode/utf8"
-)
+import "github.com/tetherhq/tether/internal/textcut"
 
 // MaxResultText is the most text (in bytes, summed over a result's text blocks)
 // the registry passes on from one call. Tools bound their own output well below
@@ -19,19 +16,7 @@ func TruncateText(s string, max int) string {
 }
 
 // Truncate is TruncateText that also reports whether s was cut.
-func Truncate(s string, max int) (string, bool) {
-	if max < 0 {
-		max = 0
-	}
-	if len(s) <= max {
-		return s, false
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("\n... (%d of %d bytes shown)", cut, len(s)), true
-}
+func Truncate(s string, max int) (string, bool) { return textcut.Bytes(s, max) }
 
 // boundResult cuts a result's text blocks so that together they hold at most
 // max bytes, noting each cut.

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tetherhq/tether/internal/textcut"
 )
 
 // ErrNoLanguage is wrapped when no server in the table serves a file's
@@ -647,14 +649,11 @@ func expandFile(v any, path string) any {
 // cutHover bounds a hover text at max bytes, on a character boundary, and
 // says where it was cut.
 func cutHover(text string, max int) string {
-	if len(text) <= max {
+	cut := textcut.Prefix(text, max)
+	if len(cut) == len(text) {
 		return text
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(text[cut]) {
-		cut--
-	}
-	return text[:cut] + fmt.Sprintf("\n... (hover cut at %d of %d bytes)", cut, len(text))
+	return cut + fmt.Sprintf("\n... (hover cut at %d of %d bytes)", len(cut), len(text))
 }
 
 // emptyAnswer reports whether raw is [] or an object whose "body" is [].

@@ -1,0 +1,79 @@
+package textcut_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/tetherhq/tether/internal/textcut"
+)
+
+func TestCuts(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		max      int
+		prefix   string
+		suffix   string
+	}{
+		{"fits", "héllo", 10, "héllo", "héllo"},
+		{"ascii", "abcdef", 3, "abc", "def"},
+		{"inside é", "hé", 2, "h", "é"},
+		{"after é", "hé!", 3, "hé", "é!"},
+		{"emoji", "a😀b", 4, "a", "b"},
+		{"zero", "abc", 0, "", ""},
+		{"negative", "abc", -1, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := textcut.Prefix(tc.in, tc.max); got != tc.prefix {
+				t.Errorf("Prefix(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.prefix)
+			}
+			if got := textcut.Suffix(tc.in, tc.max); got != tc.suffix {
+				t.Errorf("Suffix(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.suffix)
+			}
+		})
+	}
+}
+
+func TestBytesAndChars(t *testing.T) {
+	if got, cut := textcut.Bytes("ab", 5); got != "ab" || cut {
+		t.Errorf("Bytes fits: %q %v", got, cut)
+	}
+	got, cut := textcut.Bytes("aé"+strings.Repeat("x", 8), 2)
+	if want := "a\n... (1 of 11 bytes shown)"; got != want || !cut {
+		t.Errorf("Bytes = %q %v, want %q", got, cut, want)
+	}
+	got, cut = textcut.Chars("ééééé", 3)
+	if want := "ééé… (cut: 3 of 5 chars shown)"; got != want || !cut {
+		t.Errorf("Chars = %q %v, want %q", got, cut, want)
+	}
+	if got, cut := textcut.Chars("éé", 2); got != "éé" || cut {
+		t.Errorf("Chars fits by characters though not by bytes: %q %v", got, cut)
+	}
+}
+
+func TestHeadTail(t *testing.T) {
+	h := &textcut.Head{Max: 5}
+	fmt.Fprint(h, "abcd")
+	fmt.Fprint(h, "é and more") // é's second byte would be the 6th
+	if got := h.String(); got != "abcd" || !utf8.ValidString(got) {
+		t.Errorf("Head = %q", got)
+	}
+	if h.Dropped() != 10 || !h.Cut() {
+		t.Errorf("Head dropped %d", h.Dropped())
+	}
+	tl := &textcut.Tail{Max: 4}
+	fmt.Fprint(tl, "xyz")
+	fmt.Fprint(tl, "éab") // 7 bytes written, the last 4 kept: é and "ab"
+	if got := tl.String(); !utf8.ValidString(got) || !strings.HasSuffix(got, "ab") {
+		t.Errorf("Tail = %q", got)
+	}
+	if tl.Dropped() != 3 {
+		t.Errorf("Tail dropped %d, want 3", tl.Dropped())
+	}
+	var z textcut.Head
+	fmt.Fprint(&z, "abc")
+	if z.String() != "" || z.Dropped() != 3 {
+		t.Errorf("zero Head kept %q", z.String())
+	}
+}
