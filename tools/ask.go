@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -25,11 +24,17 @@ func init() {
 
 // askArgs are ask_user's arguments.
 type askArgs struct {
-	Question      string            `json:"question"`
-	Context       string            `json:"context"`
-	Options       []operator.Option `json:"options"`
-	AllowFreeText *bool             `json:"allow_free_text"`
-	MultiSelect   bool              `json:"multi_select"`
+	Question      string      `json:"question" jsonschema:"the question, one or two sentences" bounds:"minLength=1,maxLength=2000"`
+	Context       string      `json:"context,omitempty" jsonschema:"why you ask, what depends on the answer, and what you will assume if skipped" bounds:"maxLength=8000"`
+	Options       []askOption `json:"options,omitempty" jsonschema:"the choices, shown numbered" bounds:"maxItems=20"`
+	AllowFreeText *bool       `json:"allow_free_text,omitempty" jsonschema:"accept a typed answer (default: true when there are no options, else false)"`
+	MultiSelect   bool        `json:"multi_select,omitempty" jsonschema:"let several options be chosen (default false)"`
+}
+
+// askOption is one choice of ask_user's options.
+type askOption struct {
+	Label       string `json:"label" bounds:"minLength=1,maxLength=200"`
+	Description string `json:"description,omitempty"`
 }
 
 // AskResult is ask_user's Structured result.
@@ -51,14 +56,7 @@ func AskTool(port operator.QuestionPort, space string, timeout time.Duration) To
 			"set allow_free_text to accept a typed answer and multi_select to let several options be chosen. " +
 			"Returns the chosen labels and any text. A skip is not an error: continue on your stated assumption and do not ask again. " +
 			"A timeout is an error with the same instruction. With no human connected the call fails at once; decide yourself and say so.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"question":{"type":"string","minLength":1,"maxLength":2000,"description":"the question, one or two sentences"},` +
-			`"context":{"type":"string","maxLength":8000,"description":"why you ask, what depends on the answer, and what you will assume if skipped"},` +
-			`"options":{"type":"array","maxItems":20,"description":"the choices, shown numbered","items":{"type":"object","properties":{` +
-			`"label":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string"}},"required":["label"],"additionalProperties":false}},` +
-			`"allow_free_text":{"type":"boolean","description":"accept a typed answer (default: true when there are no options, else false)"},` +
-			`"multi_select":{"type":"boolean","description":"let several options be chosen (default false)"}},` +
-			`"required":["question"],"additionalProperties":false}`),
+		InputSchema: SchemaFor[askArgs](),
 		Handler: func(ctx context.Context, call *Call) (*Result, error) {
 			var a askArgs
 			if err := call.Decode(&a); err != nil {
@@ -68,7 +66,7 @@ func AskTool(port operator.QuestionPort, space string, timeout time.Duration) To
 				Kind:          operator.KindQuestion,
 				Question:      a.Question,
 				Context:       a.Context,
-				Options:       a.Options,
+				Options:       options(a.Options),
 				AllowFreeText: len(a.Options) == 0,
 				MultiSelect:   a.MultiSelect,
 				Space:         space,
@@ -129,4 +127,13 @@ func (n noHuman) Elicit(ctx context.Context, message string, schema any) (string
 		return "", nil, fmt.Errorf("%w: %s", operator.ErrNoHuman, withoutSentinel(err, ErrNoApprover))
 	}
 	return action, content, err
+}
+
+// options converts ask_user's choices to the card's.
+func options(in []askOption) []operator.Option {
+	out := make([]operator.Option, len(in))
+	for i, o := range in {
+		out[i] = operator.Option{Label: o.Label, Description: o.Description}
+	}
+	return out
 }

@@ -4,205 +4,72 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
+	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// schema is a compiled JSON Schema: the subset tool input schemas use (type,
-// properties, required, additionalProperties, items, enum, const, minimum,
-// maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength, minItems,
-// maxItems, pattern, anyOf, oneOf, allOf). Annotations (description, title,
-// default, examples) do not validate; a property's description is quoted when
-// a required argument is missing or empty, so the error says what to send.
-// "$ref" is refused at registration.
+// schema is a tool's input schema resolved by github.com/google/jsonschema-go
+// (the validator the MCP go-sdk uses), which decides whether arguments are
+// valid. When they are not, explain walks the schema to say which argument is
+// wrong and what is expected, in words an agent can act on; a property's
+// description is quoted when a required argument is missing or empty, so the
+// error says what to send. "$ref" is refused at registration: a tool's schema
+// is one self-contained object.
 type schema struct {
-	desc       string
-	types      []string
-	props      map[string]*schema
-	propOrder  []string
-	required   []string
-	addl       *schema // nil: any additional property allowed
-	addlFalse  bool
-	items      *schema
-	enum       []any
-	hasConst   bool
-	constV     any
-	min, max   *float64
-	xmin, xmax *float64
-	minLen     *int
-	maxLen     *int
-	minItems   *int
-	maxItems   *int
-	pattern    *regexp.Regexp
-	anyOf      []*schema
-	oneOf      []*schema
-	allOf      []*schema
+	root     *jsonschema.Schema
+	resolved *jsonschema.Resolved
 }
 
-// compileSchema compiles a tool's input schema. An empty schema accepts any object.
+// compileSchema resolves a tool's input schema. An empty schema accepts any object.
 func compileSchema(raw json.RawMessage) (*schema, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return &schema{types: []string{"object"}}, nil
+		raw = json.RawMessage(`{"type":"object"}`)
 	}
-	var v any
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
-		return nil, fmt.Errorf("input schema is not valid JSON: %w", err)
+	var root jsonschema.Schema
+	if err := json.Unmarshal(raw, &root); err != nil {
+		return nil, fmt.Errorf("input schema is not a valid JSON Schema object: %w", err)
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("input schema must be a JSON object")
-	}
-	s, err := compileNode(m, "")
-	if err != nil {
-		return nil, err
-	}
-	if len(s.types) != 1 || s.types[0] != "object" {
+	if root.Type != "object" {
 		return nil, fmt.Errorf(`input schema must have "type": "object"`)
 	}
-	return s, nil
+	var tree any
+	if err := json.Unmarshal(raw, &tree); err == nil && hasRef(tree) {
+		return nil, fmt.Errorf("input schema: $ref is not supported; inline the definition")
+	}
+	res, err := root.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	return &schema{root: &root, resolved: res}, nil
 }
 
-func compileNode(m map[string]any, at string) (*schema, error) {
-	s := &schema{}
-	where := func() string {
-		if at == "" {
-			return "schema"
-		}
-		return "schema at " + at
-	}
-	if _, ok := m["$ref"]; ok {
-		return nil, fmt.Errorf("%s: $ref is not supported; inline the definition", where())
-	}
-	s.desc, _ = m["description"].(string)
-	switch t := m["type"].(type) {
-	case nil:
-	case string:
-		s.types = []string{t}
-	case []any:
-		for _, x := range t {
-			str, ok := x.(string)
-			if !ok {
-				return nil, fmt.Errorf("%s: type must be a string or a list of strings", where())
-			}
-			s.types = append(s.types, str)
-		}
-	default:
-		return nil, fmt.Errorf("%s: type must be a string or a list of strings", where())
-	}
-	for _, t := range s.types {
-		switch t {
-		case "object", "array", "string", "number", "integer", "boolean", "null":
-		default:
-			return nil, fmt.Errorf("%s: unknown type %q", where(), t)
-		}
-	}
-	if p, ok := m["properties"].(map[string]any); ok {
-		s.props = map[string]*schema{}
-		for name, sub := range p {
-			sm, ok := sub.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%s: property %q must be a schema object", where(), name)
-			}
-			c, err := compileNode(sm, join(at, name))
-			if err != nil {
-				return nil, err
-			}
-			s.props[name] = c
-			s.propOrder = append(s.propOrder, name)
-		}
-		sort.Strings(s.propOrder)
-	}
-	if r, ok := m["required"].([]any); ok {
-		for _, x := range r {
-			str, ok := x.(string)
-			if !ok {
-				return nil, fmt.Errorf("%s: required must list property names", where())
-			}
-			s.required = append(s.required, str)
-		}
-	}
-	switch a := m["additionalProperties"].(type) {
-	case bool:
-		s.addlFalse = !a
+// hasRef reports whether a decoded schema holds a "$ref" or "$dynamicRef" anywhere.
+func hasRef(v any) bool {
+	switch x := v.(type) {
 	case map[string]any:
-		c, err := compileNode(a, join(at, "*"))
-		if err != nil {
-			return nil, err
-		}
-		s.addl = c
-	}
-	if it, ok := m["items"].(map[string]any); ok {
-		c, err := compileNode(it, at+"[]")
-		if err != nil {
-			return nil, err
-		}
-		s.items = c
-	}
-	if e, ok := m["enum"].([]any); ok {
-		s.enum = e
-	}
-	if c, ok := m["const"]; ok {
-		s.hasConst, s.constV = true, c
-	}
-	var err error
-	num := func(key string) *float64 {
-		n, ok := m[key].(json.Number)
-		if !ok {
-			return nil
-		}
-		f, e := n.Float64()
-		if e != nil {
-			err = fmt.Errorf("%s: %s: %v", where(), key, e)
-		}
-		return &f
-	}
-	integer := func(key string) *int {
-		f := num(key)
-		if f == nil {
-			return nil
-		}
-		i := int(*f)
-		return &i
-	}
-	s.min, s.max = num("minimum"), num("maximum")
-	s.xmin, s.xmax = num("exclusiveMinimum"), num("exclusiveMaximum")
-	s.minLen, s.maxLen = integer("minLength"), integer("maxLength")
-	s.minItems, s.maxItems = integer("minItems"), integer("maxItems")
-	if err != nil {
-		return nil, err
-	}
-	if p, ok := m["pattern"].(string); ok {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return nil, fmt.Errorf("%s: pattern: %v", where(), err)
-		}
-		s.pattern = re
-	}
-	for key, dst := range map[string]*[]*schema{"anyOf": &s.anyOf, "oneOf": &s.oneOf, "allOf": &s.allOf} {
-		list, ok := m[key].([]any)
-		if !ok {
-			continue
-		}
-		for i, x := range list {
-			sm, ok := x.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%s: %s[%d] must be a schema object", where(), key, i)
+		for k, e := range x {
+			if k == "$ref" || k == "$dynamicRef" || hasRef(e) {
+				return true
 			}
-			c, err := compileNode(sm, at)
-			if err != nil {
-				return nil, err
+		}
+	case []any:
+		for _, e := range x {
+			if hasRef(e) {
+				return true
 			}
-			*dst = append(*dst, c)
 		}
 	}
-	return s, nil
+	return false
 }
 
 func join(at, name string) string {
@@ -237,8 +104,15 @@ func (s *schema) validateArgs(raw json.RawMessage) (json.RawMessage, error) {
 	if at, ok := duplicateKey(raw); ok {
 		return nil, fmt.Errorf("%s is given twice; give each argument once", field(at))
 	}
-	if err := s.validate(v, ""); err != nil {
-		return nil, err
+	// The validator decides; explain words its refusal, and also holds
+	// integers to what a Go int can take (the handler decodes into one).
+	if err := s.resolved.Validate(numbersAsFloats(v)); err != nil {
+		if e := explain(s.root, v, ""); e != nil {
+			return nil, e
+		}
+		return nil, fmt.Errorf("arguments do not match the tool's input schema: %v", err)
+	} else if e := explain(s.root, v, ""); e != nil {
+		return nil, e
 	}
 	v, changed := plainIntegers(v)
 	if !changed {
@@ -344,6 +218,30 @@ func plainIntegers(v any) (any, bool) {
 	return v, false
 }
 
+// numbersAsFloats returns a copy of v with its json.Numbers as float64, the
+// form the validator types by value (a json.Number is a string to reflect).
+// A number too large for a float64 becomes ±Inf, which no bound admits.
+func numbersAsFloats(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		f, _ := strconv.ParseFloat(string(x), 64)
+		return f
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = numbersAsFloats(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = numbersAsFloats(e)
+		}
+		return out
+	}
+	return v
+}
+
 // exactInt64 returns n as an int64 when it is exactly an integer in range.
 func exactInt64(n json.Number) (int64, bool) {
 	if i, err := n.Int64(); err == nil {
@@ -357,10 +255,18 @@ func exactInt64(n json.Number) (int64, bool) {
 	return i, acc == big.Exact
 }
 
+// types returns the types s admits (none: any).
+func types(s *jsonschema.Schema) []string {
+	if s.Type != "" {
+		return []string{s.Type}
+	}
+	return s.Types
+}
+
 // integerOnly reports whether s admits integers but not other numbers.
-func (s *schema) integerOnly() bool {
+func integerOnly(s *jsonschema.Schema) bool {
 	integer := false
-	for _, t := range s.types {
+	for _, t := range types(s) {
 		switch t {
 		case "number":
 			return false
@@ -420,95 +326,100 @@ func field(at string) string {
 	return fmt.Sprintf("argument %q", at)
 }
 
-func (s *schema) validate(v any, at string) error {
-	if len(s.types) > 0 {
+// explain returns the first way v breaks s, worded for an agent, or nil when
+// it finds none (the validator decides; explain only says why).
+func explain(s *jsonschema.Schema, v any, at string) error {
+	if s == nil {
+		return nil
+	}
+	if len(types(s)) > 0 {
 		got := jsonType(v)
 		ok := false
-		for _, t := range s.types {
+		for _, t := range types(s) {
 			if t == got || (t == "number" && got == "integer") {
 				ok = true
 				break
 			}
 		}
 		if !ok {
-			want := strings.Join(s.types, " or ")
+			want := strings.Join(types(s), " or ")
 			if at == "" && want == "object" {
 				return fmt.Errorf("arguments must be a JSON object, got %s", describe(v))
 			}
 			return fmt.Errorf("%s: expected %s, got %s", field(at), article(want), describe(v))
 		}
 	}
-	if s.enum != nil {
+	if s.Enum != nil {
 		ok := false
-		for _, e := range s.enum {
+		for _, e := range s.Enum {
 			if jsonEqual(e, v) {
 				ok = true
 				break
 			}
 		}
 		if !ok {
-			return fmt.Errorf("%s: expected one of %s, got %s", field(at), listValues(s.enum), describe(v))
+			return fmt.Errorf("%s: expected one of %s, got %s", field(at), listValues(s.Enum), describe(v))
 		}
 	}
-	if s.hasConst && !jsonEqual(s.constV, v) {
-		return fmt.Errorf("%s: expected %s, got %s", field(at), listValues([]any{s.constV}), describe(v))
+	if s.Const != nil && !jsonEqual(*s.Const, v) {
+		return fmt.Errorf("%s: expected %s, got %s", field(at), listValues([]any{*s.Const}), describe(v))
 	}
 	switch x := v.(type) {
 	case json.Number:
-		if s.integerOnly() {
+		if integerOnly(s) {
 			if _, ok := exactInt64(x); !ok {
 				return fmt.Errorf("%s: %s is out of range for an integer", field(at), x)
 			}
 		}
 		f, _ := x.Float64()
 		switch {
-		case s.min != nil && f < *s.min:
-			return fmt.Errorf("%s: expected a number >= %v, got %s", field(at), *s.min, x)
-		case s.max != nil && f > *s.max:
-			return fmt.Errorf("%s: expected a number <= %v, got %s", field(at), *s.max, x)
-		case s.xmin != nil && f <= *s.xmin:
-			return fmt.Errorf("%s: expected a number > %v, got %s", field(at), *s.xmin, x)
-		case s.xmax != nil && f >= *s.xmax:
-			return fmt.Errorf("%s: expected a number < %v, got %s", field(at), *s.xmax, x)
+		case s.Minimum != nil && f < *s.Minimum:
+			return fmt.Errorf("%s: expected a number >= %v, got %s", field(at), *s.Minimum, x)
+		case s.Maximum != nil && f > *s.Maximum:
+			return fmt.Errorf("%s: expected a number <= %v, got %s", field(at), *s.Maximum, x)
+		case s.ExclusiveMinimum != nil && f <= *s.ExclusiveMinimum:
+			return fmt.Errorf("%s: expected a number > %v, got %s", field(at), *s.ExclusiveMinimum, x)
+		case s.ExclusiveMaximum != nil && f >= *s.ExclusiveMaximum:
+			return fmt.Errorf("%s: expected a number < %v, got %s", field(at), *s.ExclusiveMaximum, x)
 		}
 	case string:
 		n := utf8.RuneCountInString(x)
 		switch {
-		case s.minLen != nil && n < *s.minLen:
-			if *s.minLen == 1 {
-				if s.desc != "" {
-					return fmt.Errorf("%s: expected a non-empty string (%s)", field(at), s.desc)
+		case s.MinLength != nil && n < *s.MinLength:
+			if *s.MinLength == 1 {
+				if s.Description != "" {
+					return fmt.Errorf("%s: expected a non-empty string (%s)", field(at), s.Description)
 				}
 				return fmt.Errorf("%s: expected a non-empty string", field(at))
 			}
-			return fmt.Errorf("%s: expected at least %d characters, got %d", field(at), *s.minLen, n)
-		case s.maxLen != nil && n > *s.maxLen:
-			return fmt.Errorf("%s: expected at most %d characters, got %d", field(at), *s.maxLen, n)
-		case s.pattern != nil && !s.pattern.MatchString(x):
-			return fmt.Errorf("%s: expected a string matching %s, got %s", field(at), s.pattern, describe(x))
+			return fmt.Errorf("%s: expected at least %d characters, got %d", field(at), *s.MinLength, n)
+		case s.MaxLength != nil && n > *s.MaxLength:
+			return fmt.Errorf("%s: expected at most %d characters, got %d", field(at), *s.MaxLength, n)
+		case s.Pattern != "" && !matches(s.Pattern, x):
+			return fmt.Errorf("%s: expected a string matching %s, got %s", field(at), s.Pattern, describe(x))
 		}
 	case []any:
 		switch {
-		case s.minItems != nil && len(x) < *s.minItems:
-			return fmt.Errorf("%s: expected at least %d items, got %d", field(at), *s.minItems, len(x))
-		case s.maxItems != nil && len(x) > *s.maxItems:
-			return fmt.Errorf("%s: expected at most %d items, got %d", field(at), *s.maxItems, len(x))
+		case s.MinItems != nil && len(x) < *s.MinItems:
+			return fmt.Errorf("%s: expected at least %d items, got %d", field(at), *s.MinItems, len(x))
+		case s.MaxItems != nil && len(x) > *s.MaxItems:
+			return fmt.Errorf("%s: expected at most %d items, got %d", field(at), *s.MaxItems, len(x))
 		}
-		if s.items != nil {
+		if s.Items != nil {
 			for i, e := range x {
-				if err := s.items.validate(e, fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				if err := explain(s.Items, e, fmt.Sprintf("%s[%d]", at, i)); err != nil {
 					return err
 				}
 			}
 		}
 	case map[string]any:
-		for _, r := range s.required {
+		for _, r := range s.Required {
 			if _, ok := x[r]; !ok {
 				msg := fmt.Sprintf("missing required %s", field(join(at, r)))
-				if p := s.props[r]; p != nil && len(p.types) > 0 {
-					what := article(strings.Join(p.types, " or "))
-					if p.desc != "" {
-						what += ": " + p.desc
+				if p := s.Properties[r]; p != nil && len(types(p)) > 0 {
+					what := article(strings.Join(types(p), " or "))
+					if p.Description != "" {
+						what += ": " + p.Description
 					}
 					msg += fmt.Sprintf(" (%s)", what)
 				}
@@ -521,35 +432,35 @@ func (s *schema) validate(v any, at string) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if p := s.props[k]; p != nil {
-				if err := p.validate(x[k], join(at, k)); err != nil {
+			if p := s.Properties[k]; p != nil {
+				if err := explain(p, x[k], join(at, k)); err != nil {
 					return err
 				}
 				continue
 			}
-			if s.addlFalse {
-				if len(s.propOrder) == 0 {
+			if denies(s.AdditionalProperties) {
+				if len(s.Properties) == 0 {
 					return fmt.Errorf("unknown %s: this takes no arguments", field(join(at, k)))
 				}
-				return fmt.Errorf("unknown %s: expected only %s", field(join(at, k)), strings.Join(s.propOrder, ", "))
+				return fmt.Errorf("unknown %s: expected only %s", field(join(at, k)), strings.Join(slices.Sorted(maps.Keys(s.Properties)), ", "))
 			}
-			if s.addl != nil {
-				if err := s.addl.validate(x[k], join(at, k)); err != nil {
+			if a := s.AdditionalProperties; a != nil && !denies(a) {
+				if err := explain(a, x[k], join(at, k)); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	for _, sub := range s.allOf {
-		if err := sub.validate(v, at); err != nil {
+	for _, sub := range s.AllOf {
+		if err := explain(sub, v, at); err != nil {
 			return err
 		}
 	}
-	if len(s.anyOf) > 0 {
+	if len(s.AnyOf) > 0 {
 		var first error
 		ok := false
-		for _, sub := range s.anyOf {
-			if err := sub.validate(v, at); err == nil {
+		for _, sub := range s.AnyOf {
+			if err := explain(sub, v, at); err == nil {
 				ok = true
 				break
 			} else if first == nil {
@@ -560,11 +471,11 @@ func (s *schema) validate(v any, at string) error {
 			return fmt.Errorf("%s matches none of the allowed forms (first: %v)", field(at), first)
 		}
 	}
-	if len(s.oneOf) > 0 {
+	if len(s.OneOf) > 0 {
 		n := 0
 		var first error
-		for _, sub := range s.oneOf {
-			if err := sub.validate(v, at); err == nil {
+		for _, sub := range s.OneOf {
+			if err := explain(sub, v, at); err == nil {
 				n++
 			} else if first == nil {
 				first = err
@@ -578,6 +489,18 @@ func (s *schema) validate(v any, at string) error {
 		}
 	}
 	return nil
+}
+
+// denies reports whether s is the schema false (additionalProperties: false).
+func denies(s *jsonschema.Schema) bool {
+	return s != nil && s.Not != nil && reflect.ValueOf(*s.Not).IsZero()
+}
+
+// matches reports whether x matches the pattern (already checked to compile
+// when the schema was resolved).
+func matches(pattern, x string) bool {
+	re, err := regexp.Compile(pattern)
+	return err == nil && re.MatchString(x)
 }
 
 func article(t string) string {
