@@ -77,11 +77,34 @@ func TestAskUserInChromium(t *testing.T) {
 	}
 
 	ctx := chromium.Context(t)
+	// Without logging in, the page does not open and no human is connected.
+	if err := chromedp.Do(ctx, chromedp.Navigate(console.URL())); err != nil {
+		t.Fatal(err)
+	}
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`body`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "not logged in") || console.Viewers() != 0 {
+		t.Fatalf("console page before the login: %q, %d viewers", text, console.Viewers())
+	}
+	// The operator opens the one-time link: the session cookie is set and the
+	// browser lands on the clean URL, with the page live.
+	login := console.LoginURL()
 	if err := chromedp.Do(ctx,
-		chromedp.Navigate(console.URL()),
+		chromedp.Navigate(login),
 		chromedp.WaitVisible(chromedp.CSS(`#status.live`)),
 	); err != nil {
 		t.Fatal(err)
+	}
+	if loc, err := chromedp.Run(ctx, chromedp.Location()); err != nil || loc != console.URL() {
+		t.Errorf("after the login the browser is at %q (%v), want %q", loc, err, console.URL())
+	}
+	if cookie, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.cookie`)); err != nil || cookie != "" {
+		t.Errorf("the page's script sees cookies %q (%v), want none (HttpOnly)", cookie, err)
+	}
+	if console.LoginURL() != "" {
+		t.Error("the login link is still valid after its use")
 	}
 
 	t.Run("click an option", func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -84,8 +85,9 @@ func TestServeVibe(t *testing.T) {
 }
 
 // TestServeConsoleFlag: --console serves the operator console on loopback and
-// says where; with no console page open and a client that cannot elicit,
-// ask_user fails at once.
+// prints a one-time login link on stderr; the plain page holds no secret and
+// opens only after that login, the link works once, and with no logged-in
+// page open and a client that cannot elicit, ask_user fails at once.
 func TestServeConsoleFlag(t *testing.T) {
 	cmd := exec.Command(tetherBin(t), "serve", "--workdir", workdir(t, nil), "--console", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
@@ -102,28 +104,41 @@ func TestServeConsoleFlag(t *testing.T) {
 		cmd.Wait()
 	}()
 	lines := bufio.NewScanner(stderr)
-	var url string
-	for url == "" && lines.Scan() {
+	var login string
+	for login == "" && lines.Scan() {
 		if u, ok := strings.CutPrefix(lines.Text(), "tether: operator console at "); ok {
-			url = u
+			login = u
 		}
 	}
 	go io.Copy(io.Discard, stderr)
-	if !strings.HasPrefix(url, "http://127.0.0.1:") {
-		t.Fatalf("no console address on stderr (got %q)", url)
+	base, secret, ok := strings.Cut(login, "login?secret=")
+	if !strings.HasPrefix(login, "http://127.0.0.1:") || !ok || len(secret) < 32 {
+		t.Fatalf("no one-time login link on stderr (got %q)", login)
 	}
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
+	get := func(c *http.Client, url string) (int, string) {
+		t.Helper()
+		res, err := c.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return res.StatusCode, string(body)
 	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "tether operator console") {
-		t.Fatalf("console page: %s", res.Status)
+	if code, body := get(http.DefaultClient, base); code != http.StatusUnauthorized || strings.Contains(body, secret) {
+		t.Errorf("console page without the login: %d %q, want 401 without the secret", code, body)
 	}
 	text, isErr := callText(t, cs, "ask_user", map[string]any{"question": "Name?"})
 	if !isErr || !strings.Contains(text, "no operator console page is open") || !strings.Contains(text, "elicitation") {
 		t.Errorf("ask_user with nobody connected = %q (error %v)", text, isErr)
+	}
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	if code, body := get(browser, login); code != http.StatusOK || !strings.Contains(body, "tether operator console") || strings.Contains(body, secret) {
+		t.Fatalf("console page after the login: %d", code)
+	}
+	if code, _ := get(&http.Client{}, login); code != http.StatusForbidden {
+		t.Errorf("second use of the login link: %d, want 403", code)
 	}
 }
 

@@ -27,7 +27,7 @@ func init() {
 		name: "operator",
 		flags: func(fs *flag.FlagSet) {
 			operatorFlags.console, operatorFlags.vibe, operatorFlags.workers = "", false, nil
-			fs.StringVar(&operatorFlags.console, "console", "", "serve the web operator console on this loopback address (127.0.0.1:PORT): questions and permission prompts show there as cards")
+			fs.StringVar(&operatorFlags.console, "console", "", "serve the web operator console on this loopback address (127.0.0.1:PORT): questions and permission prompts show there as cards; its one-time login link is printed on stderr")
 			fs.DurationVar(&operatorFlags.askTimeout, "ask-timeout", operator.DefaultTimeout, "how long ask_user and permission prompts wait for an answer")
 			fs.BoolVar(&operatorFlags.vibe, "vibe", false, "vibe mode: register the vibe_* background-worker tools (needs --worker)")
 			fs.Func("worker", "vibe mode: the command for a worker tier, TIER='CMD ARGS' (fast or good; repeat for both). The brief arrives on stdin, the result is stdout", func(v string) error {
@@ -68,7 +68,10 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 			return cleanup, err
 		}
 		cleanups = append(cleanups, func() { c.Close() })
-		fmt.Fprintf(env.Stderr, "tether: operator console at %s\n", c.URL())
+		// The one-time login link goes to tether's own stderr only: never
+		// into a file or an environment that workers or kernels can read.
+		fmt.Fprintf(env.Stderr, "tether: operator console at %s\n", c.LoginURL())
+		fmt.Fprintf(env.Stderr, "tether: that link logs one browser in to the console, once; keep it to yourself (the console answers permission prompts)\n")
 		ports = append(ports, c)
 	}
 	if env.Elicitor != nil {

@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"html/template"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,20 +23,35 @@ var consoleHTML string
 
 var consolePage = template.Must(template.New("console").Parse(consoleHTML))
 
+// SessionCookie is the name of the console's session cookie.
+const SessionCookie = "tether_console"
+
+// MaxSessions caps the console's logged-in sessions (one per login link).
+const MaxSessions = 8
+
 // Console is the web operator console: a page on a loopback address listing
 // pending questions as numbered cards, taking answers, skips and multi-selects,
-// updated live over server-sent events. A human is connected while at least one
-// console page holds its event stream open; with none, questions fail at once.
+// updated live over server-sent events.
+//
+// Every local process can reach a loopback port, so the console authenticates
+// the human out of band: LoginURL carries a one-time secret that only the
+// operator sees (tether prints it on its own terminal). Visiting it consumes the
+// secret, sets an HttpOnly, SameSite=Strict session cookie and redirects to the
+// plain page; the page itself never carries a secret. Every request must name
+// the address the console listens on as its Host (and Origin, when a browser
+// sends one), against DNS rebinding. A human is connected while at least one
+// logged-in page holds its event stream open; with none, questions (and so
+// permission prompts) fail at once.
 type Console struct {
-	token string
-
-	mu      sync.Mutex
-	next    int
-	pending []*pendingQuestion
-	viewers int
-	subs    map[chan struct{}]struct{}
-	closed  bool
-	gone    chan struct{} // closed by Close
+	mu       sync.Mutex
+	login    string   // the one-time login secret; "" once used
+	sessions []string // session cookie values
+	next     int
+	pending  []*pendingQuestion
+	viewers  int
+	subs     map[chan struct{}]struct{}
+	closed   bool
+	gone     chan struct{} // closed by Close
 
 	ln  net.Listener
 	srv *http.Server
@@ -51,11 +68,15 @@ type pendingQuestion struct {
 // NewConsole returns a console that is not listening yet; serve Handler
 // yourself or use ListenConsole.
 func NewConsole() *Console {
-	var b [16]byte
+	return &Console{login: randomHex(), subs: map[chan struct{}]struct{}{}, gone: make(chan struct{})}
+}
+
+func randomHex() string {
+	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		panic("operator: no randomness for the console token: " + err.Error())
+		panic("operator: no randomness for the console secret: " + err.Error())
 	}
-	return &Console{token: hex.EncodeToString(b[:]), subs: map[chan struct{}]struct{}{}, gone: make(chan struct{})}
+	return hex.EncodeToString(b[:])
 }
 
 // ListenConsole starts a console on addr, which must be a loopback address
@@ -82,7 +103,8 @@ func ListenConsole(addr string) (*Console, error) {
 }
 
 // URL is the console page's address ("http://127.0.0.1:PORT/"), or "" when the
-// console was not started by ListenConsole.
+// console was not started by ListenConsole. It opens only in a browser that
+// logged in through LoginURL.
 func (c *Console) URL() string {
 	if c.ln == nil {
 		return ""
@@ -90,7 +112,30 @@ func (c *Console) URL() string {
 	return "http://" + c.ln.Addr().String() + "/"
 }
 
-// Viewers returns how many console pages are connected.
+// LoginURL is URL plus LoginPath: the one-time address that logs a browser in.
+// Show it only to the operator (tether prints it on its own stderr); never
+// put it in a file or an environment a worker or kernel can read. It is ""
+// once used, or when the console was not started by ListenConsole.
+func (c *Console) LoginURL() string {
+	p := c.LoginPath()
+	if c.ln == nil || p == "" {
+		return ""
+	}
+	return "http://" + c.ln.Addr().String() + p
+}
+
+// LoginPath is the path and query of the one-time login address
+// ("/login?secret=..."), or "" once it was used.
+func (c *Console) LoginPath() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.login == "" {
+		return ""
+	}
+	return "/login?secret=" + c.login
+}
+
+// Viewers returns how many logged-in console pages are connected.
 func (c *Console) Viewers() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -175,39 +220,133 @@ func (c *Console) notifyLocked() {
 	}
 }
 
-// Handler serves the console: GET / (the page), GET /events (server-sent
-// events with the pending cards), POST /reply (an answer or a skip).
+// Handler serves the console: GET /login?secret=... (the one-time login), GET
+// / (the page), GET /events (server-sent events with the pending cards), POST
+// /reply (an answer or a skip). All but the login need the session cookie.
 func (c *Console) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", c.page)
-	mux.HandleFunc("GET /events", c.events)
-	mux.HandleFunc("POST /reply", c.reply)
-	return loopbackOnly(mux)
+	mux.HandleFunc("GET /login", c.loginHandler)
+	mux.HandleFunc("GET /{$}", c.authed(c.page))
+	mux.HandleFunc("GET /events", c.authed(c.events))
+	mux.HandleFunc("POST /reply", c.authed(c.reply))
+	return sameOrigin(mux)
 }
 
-// loopbackOnly refuses requests whose Host is not a loopback name, so a web
-// page elsewhere cannot reach the console through DNS rebinding.
-func loopbackOnly(h http.Handler) http.Handler {
+// sameOrigin refuses a request whose Host is not the address the connection
+// came in on (or localhost with its port), so a web page elsewhere cannot
+// reach the console through DNS rebinding, and one whose Origin, when sent,
+// is not that same host, or whose Sec-Fetch-Site says another site sent it.
+func sameOrigin(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host := r.Host
-		if h, _, err := net.SplitHostPort(host); err == nil {
-			host = h
-		}
-		host = strings.Trim(host, "[]")
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			http.Error(w, "operator: the console answers loopback hosts only", http.StatusForbidden)
-			return
-		}
 		w.Header().Set("X-Frame-Options", "DENY")
 		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		if !hostIsListener(r) {
+			http.Error(w, "operator: the console answers only requests for the address it listens on (Host "+strconv.Quote(r.Host)+" is not it)", http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" {
+			u, err := url.Parse(o)
+			if err != nil || u.Scheme != "http" || u.Host != r.Host {
+				http.Error(w, "operator: the console answers only its own pages (Origin "+strconv.Quote(o)+")", http.StatusForbidden)
+				return
+			}
+		}
+		if s := r.Header.Get("Sec-Fetch-Site"); s == "cross-site" || s == "same-site" {
+			http.Error(w, "operator: the console answers only its own pages (request sent by another site)", http.StatusForbidden)
+			return
+		}
 		h.ServeHTTP(w, r)
 	})
 }
 
+// hostIsListener reports whether r's Host names the local address its
+// connection was accepted on: the same loopback IP, or localhost, and the same
+// port.
+func hostIsListener(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	lhost, lport, err := net.SplitHostPort(local.String())
+	if err != nil {
+		return false
+	}
+	host, port, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		return false // a Host without a port: the console never listens on 80
+	}
+	if port != lport {
+		return false
+	}
+	lip := net.ParseIP(lhost)
+	if lip == nil || !lip.IsLoopback() {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.Equal(lip)
+}
+
+// loginHandler consumes the one-time secret, starts a session and redirects
+// to the plain page.
+func (c *Console) loginHandler(w http.ResponseWriter, r *http.Request) {
+	got := r.URL.Query().Get("secret")
+	c.mu.Lock()
+	ok := c.login != "" && subtle.ConstantTimeCompare([]byte(got), []byte(c.login)) == 1
+	full := len(c.sessions) >= MaxSessions
+	var sid string
+	if ok && !full {
+		c.login = "" // one time only
+		sid = randomHex()
+		c.sessions = append(c.sessions, sid)
+	}
+	c.mu.Unlock()
+	switch {
+	case !ok:
+		http.Error(w, "operator: this login link is wrong or was already used: a login link works once; open the console in the browser that used it, or restart tether for a new link", http.StatusForbidden)
+		return
+	case full:
+		http.Error(w, fmt.Sprintf("operator: the console already has %d sessions: restart tether for a new link", MaxSessions), http.StatusForbidden)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: sid, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// loggedIn reports whether r carries a session cookie of this console,
+// compared in constant time.
+func (c *Console) loggedIn(r *http.Request) bool {
+	ck, err := r.Cookie(SessionCookie)
+	if err != nil || ck.Value == "" {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	found := 0
+	for _, s := range c.sessions {
+		found |= subtle.ConstantTimeCompare([]byte(ck.Value), []byte(s))
+	}
+	return found == 1
+}
+
+// authed serves h only to a logged-in browser.
+func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !c.loggedIn(r) {
+			http.Error(w, "operator: not logged in to the console: open the one-time login link tether printed on its terminal (stderr) when it started", http.StatusUnauthorized)
+			return
+		}
+		h(w, r)
+	}
+}
+
 func (c *Console) page(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'")
-	if err := consolePage.Execute(w, struct{ Token string }{c.token}); err != nil {
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; form-action 'none'; frame-ancestors 'none'")
+	if err := consolePage.Execute(w, nil); err != nil {
 		http.Error(w, "operator: "+err.Error(), http.StatusInternalServerError)
 	}
 }
@@ -297,8 +436,10 @@ type replyJSON struct {
 }
 
 func (c *Console) reply(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("X-Tether-Console") != c.token {
-		http.Error(w, "operator: missing or wrong console token: reload the console page", http.StatusForbidden)
+	// A browser always sends Origin on a POST; sameOrigin checked its value.
+	// A page of another site cannot send this JSON without a preflight.
+	if r.Header.Get("Origin") == "" || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		http.Error(w, "operator: a reply must come from the console page (JSON with an Origin): reload the console page", http.StatusForbidden)
 		return
 	}
 	var rep replyJSON

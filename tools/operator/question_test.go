@@ -6,8 +6,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -139,8 +139,144 @@ func TestAskWithoutPort(t *testing.T) {
 	}
 }
 
-// TestConsoleGuards: the console refuses non-loopback hosts (DNS rebinding),
-// replies without the page's token, and answers that are not the question's.
+// consoleClient is an HTTP client with a cookie jar, as a browser is.
+func consoleClient(t *testing.T) *http.Client {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Jar: jar}
+}
+
+// TestConsoleLogin: the console authenticates the human out of band. The page
+// carries no secret, a client without the session cookie cannot see the
+// cards, answer, or count as connected (a question fails closed), the one-time
+// login link works once and sets an HttpOnly SameSite=Strict cookie, and a
+// foreign Host or Origin is refused.
+func TestConsoleLogin(t *testing.T) {
+	c := operator.NewConsole()
+	defer c.Close()
+	srv := httptest.NewServer(c.Handler())
+	defer srv.Close()
+	login := c.LoginPath()
+	secret := strings.TrimPrefix(login, "/login?secret=")
+	if secret == login || len(secret) < 32 {
+		t.Fatalf("LoginPath = %q, want /login?secret=<random>", login)
+	}
+	body := func(res *http.Response) string {
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return string(b)
+	}
+
+	// Anyone without the cookie: no page, no secret, no stream, no reply.
+	anon := consoleClient(t)
+	for _, tc := range []struct{ method, path, body string }{
+		{"GET", "/", ""}, {"GET", "/events", ""}, {"POST", "/reply", `{"id":"q1","labels":["a"]}`},
+	} {
+		req, _ := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
+		req.Header.Set("Origin", srv.URL)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := anon.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := body(res)
+		if res.StatusCode != http.StatusUnauthorized || strings.Contains(b, secret) || !strings.Contains(b, "login link") {
+			t.Errorf("%s %s without a session: %s %q, want 401 saying to use the login link", tc.method, tc.path, res.Status, b)
+		}
+	}
+	if n := c.Viewers(); n != 0 {
+		t.Errorf("%d viewers after unauthenticated event streams", n)
+	}
+	if _, err := operator.Ask(context.Background(), c, operator.Question{Question: "pick?", Options: twoOptions}, 0); !errors.Is(err, operator.ErrNoHuman) {
+		t.Errorf("Ask with only unauthenticated clients: %v, want ErrNoHuman (fail closed)", err)
+	}
+	// A forged cookie does not count either.
+	forged, _ := http.NewRequest("GET", srv.URL+"/", nil)
+	forged.AddCookie(&http.Cookie{Name: operator.SessionCookie, Value: secret})
+	if res, err := http.DefaultClient.Do(forged); err != nil || res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET / with the login secret as cookie: %v %v, want 401", res.Status, err)
+	}
+	// A wrong secret does not consume the right one.
+	if res, err := anon.Get(srv.URL + "/login?secret=" + strings.Repeat("0", len(secret))); err != nil || res.StatusCode != http.StatusForbidden {
+		t.Errorf("login with a wrong secret: %v %v, want 403", res.Status, err)
+	}
+
+	// DNS rebinding: a foreign Host or Origin is refused, even at the login.
+	for _, tc := range []struct{ host, origin string }{
+		{"evil.example:" + strings.TrimPrefix(srv.URL, "http://127.0.0.1:"), ""},
+		{"evil.example", ""},
+		{"127.0.0.1:1", ""},
+		{"", "http://evil.example"},
+		{"", "null"},
+	} {
+		req, _ := http.NewRequest("GET", srv.URL+login, nil)
+		if tc.host != "" {
+			req.Host = tc.host
+		}
+		if tc.origin != "" {
+			req.Header.Set("Origin", tc.origin)
+		}
+		res, err := anon.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := body(res); res.StatusCode != http.StatusForbidden {
+			t.Errorf("login with Host %q Origin %q: %s %q, want 403", tc.host, tc.origin, res.Status, b)
+		}
+	}
+
+	// The operator's browser: the login sets the cookie and redirects to a
+	// clean URL.
+	browser := consoleClient(t)
+	var redirected []string
+	browser.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		redirected = append(redirected, req.URL.String())
+		return nil
+	}
+	res, err := browser.Get(srv.URL + login)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := body(res)
+	if res.StatusCode != http.StatusOK || !strings.Contains(page, "tether operator console") || !slices.Equal(redirected, []string{srv.URL + "/"}) {
+		t.Fatalf("login: %s, redirects %v", res.Status, redirected)
+	}
+	if strings.Contains(page, secret) {
+		t.Error("the page carries the login secret")
+	}
+	setCookie := res.Request.Response.Header.Get("Set-Cookie")
+	for _, want := range []string{operator.SessionCookie + "=", "HttpOnly", "SameSite=Strict", "Path=/"} {
+		if !strings.Contains(setCookie, want) {
+			t.Errorf("Set-Cookie %q lacks %s", setCookie, want)
+		}
+	}
+	if sid := strings.TrimPrefix(strings.Split(setCookie, ";")[0], operator.SessionCookie+"="); len(sid) < 32 || sid == secret || strings.Contains(page, sid) {
+		t.Errorf("session cookie %q is short, the login secret, or in the page", sid)
+	}
+	if c.LoginPath() != "" {
+		t.Errorf("LoginPath after the login = %q, want \"\" (used)", c.LoginPath())
+	}
+	// The link works once.
+	other := consoleClient(t)
+	if res, err := other.Get(srv.URL + login); err != nil || res.StatusCode != http.StatusForbidden || !strings.Contains(body(res), "already used") {
+		t.Errorf("second use of the login link: %v %v, want 403", res.Status, err)
+	}
+	if res, err := other.Get(srv.URL + "/"); err != nil || res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET / after a reused link: %v %v, want 401", res.Status, err)
+	}
+	// The logged-in browser from a foreign Host (rebinding) is refused too.
+	req, _ := http.NewRequest("GET", srv.URL+"/", nil)
+	req.Host = "evil.example:" + strings.TrimPrefix(srv.URL, "http://127.0.0.1:")
+	if res, err := browser.Do(req); err != nil || res.StatusCode != http.StatusForbidden {
+		t.Errorf("logged-in GET / with a foreign Host: %v %v, want 403", res.Status, err)
+	}
+}
+
+// TestConsoleGuards: the logged-in console refuses replies without the
+// session or from another origin, and answers that are not the question's.
 func TestConsoleGuards(t *testing.T) {
 	if _, err := operator.ListenConsole("0.0.0.0:0"); err == nil || !strings.Contains(err.Error(), "not loopback") {
 		t.Errorf("ListenConsole(0.0.0.0) = %v, want a loopback error", err)
@@ -149,18 +285,16 @@ func TestConsoleGuards(t *testing.T) {
 	defer c.Close()
 	srv := httptest.NewServer(c.Handler())
 	defer srv.Close()
-
-	req, _ := http.NewRequest("GET", srv.URL+"/", nil)
-	req.Host = "evil.example:80"
-	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusForbidden {
-		t.Errorf("foreign Host: %v %v, want 403", res.Status, err)
+	browser := consoleClient(t)
+	if res, err := browser.Get(srv.URL + c.LoginPath()); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("login: %v %v", res.Status, err)
 	}
 
 	// Open the event stream as a page would, so a human counts as connected.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	evreq, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/events", nil)
-	ev, err := http.DefaultClient.Do(evreq)
+	ev, err := browser.Do(evreq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,42 +320,36 @@ func TestConsoleGuards(t *testing.T) {
 	if card := next(); !strings.Contains(card, `"id":"q1"`) || !strings.Contains(card, `"question":"pick?"`) {
 		t.Fatalf("card event = %q", card)
 	}
-	post := func(token, body string) int {
+	postAs := func(client *http.Client, origin, body string) int {
 		r, _ := http.NewRequest("POST", srv.URL+"/reply", strings.NewReader(body))
-		if token != "" {
-			r.Header.Set("X-Tether-Console", token)
+		r.Header.Set("Content-Type", "application/json")
+		if origin != "" {
+			r.Header.Set("Origin", origin)
 		}
-		res, err := http.DefaultClient.Do(r)
+		res, err := client.Do(r)
 		if err != nil {
 			t.Fatal(err)
 		}
 		res.Body.Close()
 		return res.StatusCode
 	}
-	if code := post("", `{"id":"q1","labels":["a"]}`); code != http.StatusForbidden {
-		t.Errorf("reply without token: %d, want 403", code)
+	if code := postAs(http.DefaultClient, srv.URL, `{"id":"q1","labels":["a"]}`); code != http.StatusUnauthorized {
+		t.Errorf("reply without a session: %d, want 401", code)
 	}
-	if code := post("wrong", `{"id":"q1","labels":["a"]}`); code != http.StatusForbidden {
-		t.Errorf("reply with a wrong token: %d, want 403", code)
+	if code := postAs(browser, "", `{"id":"q1","labels":["a"]}`); code != http.StatusForbidden {
+		t.Errorf("reply without an Origin: %d, want 403", code)
 	}
-	page, err := http.Get(srv.URL + "/")
-	if err != nil {
-		t.Fatal(err)
+	if code := postAs(browser, "http://evil.example", `{"id":"q1","labels":["a"]}`); code != http.StatusForbidden {
+		t.Errorf("reply from another origin: %d, want 403", code)
 	}
-	html, _ := io.ReadAll(page.Body)
-	page.Body.Close()
-	m := regexp.MustCompile(`const token = "([0-9a-f]+)"`).FindSubmatch(html)
-	if m == nil {
-		t.Fatalf("no token in the page:\n%s", html)
-	}
-	token := string(m[1])
-	if code := post(token, `{"id":"q1","labels":["c"]}`); code != http.StatusBadRequest {
+	post := func(origin, body string) int { return postAs(browser, origin, body) }
+	if code := post(srv.URL, `{"id":"q1","labels":["c"]}`); code != http.StatusBadRequest {
 		t.Errorf("reply with a foreign label: %d, want 400", code)
 	}
-	if code := post(token, `{"id":"q1","labels":["a","b"]}`); code != http.StatusBadRequest {
+	if code := post(srv.URL, `{"id":"q1","labels":["a","b"]}`); code != http.StatusBadRequest {
 		t.Errorf("two labels on a single-choice card: %d, want 400", code)
 	}
-	if code := post(token, `{"id":"q9","labels":["a"]}`); code != http.StatusGone {
+	if code := post(srv.URL, `{"id":"q9","labels":["a"]}`); code != http.StatusGone {
 		t.Errorf("reply to an unknown card: %d, want 410", code)
 	}
 	select {
@@ -229,7 +357,7 @@ func TestConsoleGuards(t *testing.T) {
 		t.Fatalf("a refused reply ended the question: %v", err)
 	default:
 	}
-	if code := post(token, `{"id":"q1","labels":["b"]}`); code != http.StatusNoContent {
+	if code := post(srv.URL, `{"id":"q1","labels":["b"]}`); code != http.StatusNoContent {
 		t.Errorf("valid reply: %d, want 204", code)
 	}
 	if err := <-done; err != nil {
