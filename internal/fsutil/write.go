@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // DefaultFileMode is the mode of a file created by WriteFileAtomic or Apply when
@@ -30,7 +31,7 @@ func WriteFileAtomic(path string, data []byte, mode fs.FileMode) error {
 		return fmt.Errorf("fsutil: write %s: %w", path, err)
 	}
 	defer root.Close()
-	if err := writeAtomic(root, filepath.Base(path), data, mode); err != nil {
+	if err := writeAtomic(root, filepath.Base(path), data, mode, ""); err != nil {
 		return fmt.Errorf("fsutil: write %s: %w", path, err)
 	}
 	return nil
@@ -38,8 +39,9 @@ func WriteFileAtomic(path string, data []byte, mode fs.FileMode) error {
 
 // writeAtomic is WriteFileAtomic for the file rel inside root: every step goes
 // through root, so no symbolic link (even one swapped in meanwhile) can carry
-// the write outside it.
-func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode) error {
+// the write outside it. The temporary file is named tmp (relative to root),
+// which must not exist, or, when tmp is "", .NAME.tether-RANDOM next to rel.
+func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode, tmp string) error {
 	if fi, err := root.Stat(rel); err == nil {
 		if fi.IsDir() {
 			return errors.New("it is a directory")
@@ -48,42 +50,39 @@ func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode) error
 	} else if mode == 0 {
 		mode = DefaultFileMode
 	}
-	dir, base := filepath.Split(rel)
-	// The temporary name starts with the file's (cut so that the whole name
-	// stays well under the usual 255-byte limit on a name).
-	if len(base) > 200 {
-		base = base[:200]
-	}
-	var tmp *os.File
-	var name string
+	dir := filepath.Dir(rel)
+	var f *os.File
+	name := tmp
 	for try := 0; ; try++ {
-		name = filepath.Join(dir, fmt.Sprintf(".%s.tether-%d", base, rand.Uint32()))
-		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if tmp == "" {
+			name = tempName(rel, fmt.Sprint(rand.Uint32()))
+		}
+		var err error
+		f, err = root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
-			tmp = f
 			break
 		}
-		if !errors.Is(err, fs.ErrExist) || try == 100 {
+		if tmp != "" || !errors.Is(err, fs.ErrExist) || try == 100 {
 			return err
 		}
 	}
 	ok := false
 	defer func() {
 		if !ok {
-			tmp.Close()
+			f.Close()
 			root.Remove(name)
 		}
 	}()
-	if _, err := tmp.Write(data); err != nil {
+	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	if err := tmp.Chmod(mode.Perm()); err != nil {
+	if err := f.Chmod(mode.Perm()); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
+	if err := f.Sync(); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
+	if err := f.Close(); err != nil {
 		return err
 	}
 	if err := root.Rename(name, rel); err != nil {
@@ -92,6 +91,17 @@ func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode) error
 	ok = true
 	syncDir(root, dir)
 	return nil
+}
+
+// tempName is the temporary file that replaces rel: .NAME.tether-TAG in
+// rel's directory, NAME cut so that the whole name stays well under the
+// usual 255-byte limit on a name.
+func tempName(rel, tag string) string {
+	dir, base := filepath.Split(rel)
+	if len(base) > 200 {
+		base = base[:200]
+	}
+	return filepath.Join(dir, "."+base+".tether-"+tag)
 }
 
 // syncDir makes a rename durable; failures are ignored (not every file system
@@ -159,6 +169,12 @@ type snapshot struct {
 // their previous content (and removes files and directories it created). Two
 // changes to the same file are refused.
 //
+// All or none holds across a crash too: a change of more than one file first
+// writes an intent journal (the originals, see journal.go) and Recover, run
+// at the next start, rolls a change that was cut short back. When the journal
+// cannot be written (no space, no cache directory, over MaxJournalBytes of
+// originals), Apply changes nothing and says so.
+//
 // Every read and write goes through the root directory opened once (os.Root),
 // not through the path Resolve returned: a directory swapped for a symbolic
 // link that leads out, after the check and before the write, makes the change
@@ -208,6 +224,21 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 		snaps[i] = s
 	}
 
+	// A change of more than one file is journaled first (journal.go), so
+	// that a crash in the middle can be rolled back by the next Recover.
+	// One file needs no journal: the rename replaces it whole.
+	var jr *journal
+	tag := func(string) string { return "" } // the temporary file's name
+	if len(changes) > 1 {
+		if jr, err = r.beginJournal(root, changes, snaps); err != nil {
+			return nil, err
+		}
+		tag = func(p string) string { return tempName(p, jr.id) }
+	}
+	if testHookStep != nil {
+		testHookStep(0)
+	}
+
 	var done []int
 	var madeDirs []string
 	rollback := func() error {
@@ -215,7 +246,11 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 		for k := len(done) - 1; k >= 0; k-- {
 			s := snaps[done[k]]
 			if s.existed {
-				if err := writeAtomic(root, s.path, s.data, s.mode); err != nil {
+				rtmp := ""
+				if jr != nil {
+					rtmp = tag(s.path) + "r"
+				}
+				if err := writeAtomic(root, s.path, s.data, s.mode, rtmp); err != nil {
 					errs = append(errs, fmt.Errorf("%s: %w", s.rel, err))
 				} else {
 					root.Chmod(s.path, s.mode)
@@ -247,20 +282,69 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 			made, err = mkdirAll(root, filepath.Dir(s.path))
 			madeDirs = append(madeDirs, made...)
 			if err == nil {
-				err = writeAtomic(root, s.path, c.Content, c.Mode)
+				err = writeAtomic(root, s.path, c.Content, c.Mode, tag(s.path))
 			}
 		}
 		if err != nil {
 			err = r.opErr("", s.rel, err)
 			if rerr := rollback(); rerr != nil {
+				if jr != nil {
+					jr.keep()
+					return nil, fmt.Errorf("%w; rolling back the earlier changes also failed: %v; the change's journal %s is kept and the next start of tether rolls it back", err, rerr, jr.path)
+				}
 				return nil, fmt.Errorf("%w; rolling back the earlier changes also failed: %v", err, rerr)
+			}
+			if jr != nil {
+				jr.done()
 			}
 			return nil, fmt.Errorf("%w; the earlier changes were rolled back, nothing was changed", err)
 		}
 		done = append(done, i)
 		applied = append(applied, Applied{Path: s.rel, Created: !s.existed && !c.Delete, Deleted: c.Delete})
+		if testHookStep != nil {
+			testHookStep(i + 1)
+		}
+	}
+	if jr != nil {
+		jr.done()
 	}
 	return applied, nil
+}
+
+// beginJournal writes the journal of changes (whose files are as snaps
+// say) and returns it held. When it cannot, nothing has been changed and the
+// error says so.
+func (r *Root) beginJournal(root *os.Root, changes []Change, snaps []snapshot) (*journal, error) {
+	h := &journalHeader{Root: r.real, ID: newJournalID(), PID: os.Getpid(), Started: time.Now().UTC()}
+	var stored int64
+	var writes []string
+	for i, c := range changes {
+		s := snaps[i]
+		e := journalEntry{Path: s.rel, Existed: s.existed, Delete: c.Delete}
+		if s.existed {
+			e.Mode, e.Size, e.OldHash = s.mode, int64(len(s.data)), hashOf(s.data)
+			stored += e.Size
+		}
+		if !c.Delete {
+			e.NewHash = hashOf(c.Content)
+			writes = append(writes, s.path)
+		}
+		h.Entries = append(h.Entries, e)
+	}
+	if stored > maxJournalBytes {
+		return nil, fmt.Errorf("fsutil: the change rewrites or deletes %d MiB of existing files, more than the %d MiB a change may keep in its journal (to undo it after a crash); nothing was changed: split it into smaller changes",
+			stored>>20, maxJournalBytes>>20)
+	}
+	dirs, err := missingDirs(root, writes)
+	if err != nil {
+		return nil, fmt.Errorf("fsutil: %w; nothing was changed", err)
+	}
+	h.Dirs = dirs
+	j, err := writeJournal(h, func(i int) []byte { return snaps[i].data })
+	if err != nil {
+		return nil, fmt.Errorf("%w; nothing was changed (a change of several files is journaled first so that a crash cannot leave it half made): free space there or set XDG_CACHE_HOME to a writable directory", err)
+	}
+	return j, nil
 }
 
 // opErr wraps an error of an operation on rel made through the os.Root. When
@@ -291,6 +375,16 @@ func escapes(err error) bool {
 // testHookBeforeChange, when set by a test, runs before each change is made and
 // can fail it, to exercise the rollback.
 var testHookBeforeChange func(rel string) error
+
+// testHookStep is SetApplyHook's function.
+var testHookStep func(done int)
+
+// SetApplyHook is for tests only (of this and other packages, e.g. a crash
+// test that kills its own process part way through a change): fn runs in
+// Apply after done files were changed, before the next one; first with 0,
+// once any journal is written, last with len(changes), before the journal
+// is removed. Nil removes it. Not safe to call while Apply runs.
+func SetApplyHook(fn func(done int)) { testHookStep = fn }
 
 // mkdirAll creates dir (relative to root) and its missing parents, returning
 // the directories it created, outermost first.

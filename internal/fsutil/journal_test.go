@@ -1,0 +1,129 @@
+package fsutil
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestApplyJournalUnwritable: when the journal cannot be written, a change
+// of several files changes nothing and says why and what to do; a change of
+// one file (atomic by itself) needs no journal.
+func TestApplyJournalUnwritable(t *testing.T) {
+	r, dir, _ := setup(t)
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o644)
+	t.Setenv("XDG_CACHE_HOME", blocker) // a file: no directory can be made below it
+	_, err := r.Apply([]Change{{Path: "a/b/f.txt", Content: []byte("g")}, {Path: "new.txt", Content: []byte("n")}})
+	if err == nil || !strings.Contains(err.Error(), "journal") || !strings.Contains(err.Error(), "nothing was changed") || !strings.Contains(err.Error(), "XDG_CACHE_HOME") {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a", "b", "f.txt")); string(b) != "f" {
+		t.Errorf("f.txt = %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.txt")); err == nil {
+		t.Error("new.txt written")
+	}
+	if _, err := r.Apply([]Change{{Path: "a/b/f.txt", Content: []byte("g")}}); err != nil {
+		t.Errorf("one file: %v", err)
+	}
+}
+
+// TestApplyJournalCap: a change whose originals exceed the journal's cap is
+// refused before anything is written, saying to split it.
+func TestApplyJournalCap(t *testing.T) {
+	r, dir, _ := setup(t)
+	defer func(n int64) { maxJournalBytes = n }(maxJournalBytes)
+	maxJournalBytes = 1
+	os.WriteFile(filepath.Join(dir, "big"), []byte("0123456789"), 0o644)
+	_, err := r.Apply([]Change{{Path: "big", Content: []byte("x")}, {Path: "a/b/f.txt", Content: []byte("y")}})
+	if err == nil || !strings.Contains(err.Error(), "split it") || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "big")); string(b) != "0123456789" {
+		t.Errorf("big = %q", b)
+	}
+	if names := journalFiles(t); len(names) > 0 {
+		t.Errorf("journal left: %v", names)
+	}
+}
+
+// TestRecoverLeavesLiveChange: a Recover while another Apply is half way
+// (in this process; the lock is the same across processes) leaves it alone,
+// and the Apply completes.
+func TestRecoverLeavesLiveChange(t *testing.T) {
+	r, dir, _ := setup(t)
+	var recs []Recovery
+	var rerr error
+	SetApplyHook(func(done int) {
+		if done == 1 {
+			recs, rerr = Recover()
+		}
+	})
+	defer SetApplyHook(nil)
+	if _, err := r.Apply([]Change{{Path: "a/b/f.txt", Content: []byte("g")}, {Path: "new.txt", Content: []byte("n")}}); err != nil {
+		t.Fatal(err)
+	}
+	if rerr != nil || len(recs) != 0 {
+		t.Fatalf("Recover during a live change: %v %v", recs, rerr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a", "b", "f.txt")); string(b) != "g" {
+		t.Errorf("f.txt = %q", b)
+	}
+	if names := journalFiles(t); len(names) > 0 {
+		t.Errorf("journal left: %v", names)
+	}
+}
+
+// TestRecoverConflict: a file that something else changed after the crash
+// is left as it is and named; the others are rolled back and the journal
+// (holding that file's original) is kept aside.
+func TestRecoverConflict(t *testing.T) {
+	dir := t.TempDir()
+	crashWorkspace(t, dir)
+	crashAt(t, dir, 5)
+	mine := filepath.Join(dir, "src", "f003.txt")
+	os.WriteFile(mine, []byte("mine"), 0o644)
+	recs, err := Recover()
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("Recover = %v, %v", recs, err)
+	}
+	rec := recs[0]
+	if len(rec.Conflicts) != 1 || rec.Conflicts[0] != "src/f003.txt" || len(rec.RolledBack) != 4 || rec.Kept == "" {
+		t.Fatalf("%+v", rec)
+	}
+	if !strings.Contains(rec.String(), "src/f003.txt") || !strings.Contains(rec.String(), "left as they are") {
+		t.Errorf("message: %s", rec)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "src", "f000.txt")); string(b) != oldContent(0) {
+		t.Errorf("f000.txt = %q", b)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "mine" {
+		t.Errorf("f003.txt = %q", b)
+	}
+	if _, err := os.Stat(rec.Kept); err != nil {
+		t.Errorf("kept journal: %v", err)
+	}
+	if again, _ := Recover(); len(again) > 0 {
+		t.Errorf("the kept journal is recovered again: %v", again)
+	}
+	os.Remove(rec.Kept)
+}
+
+// TestRecoverDamagedJournal: a journal that fails its checksum is not acted
+// on; it is set aside and reported once.
+func TestRecoverDamagedJournal(t *testing.T) {
+	jdir, _ := JournalDir()
+	os.MkdirAll(jdir, 0o700)
+	p := filepath.Join(jdir, "0123.journal")
+	os.WriteFile(p, []byte(journalMagic+`{"root":"/","entries":[{"path":"etc/passwd","existed":true,"size":1}]}`+"\nx\nend 00\n"), 0o600)
+	recs, err := Recover()
+	if err != nil || len(recs) != 1 || recs[0].Err == nil || !strings.Contains(recs[0].String(), "could not be recovered") {
+		t.Fatalf("Recover = %v, %v", recs, err)
+	}
+	if again, _ := Recover(); len(again) > 0 {
+		t.Errorf("reported again: %v", again)
+	}
+	os.Remove(recs[0].Kept)
+}
