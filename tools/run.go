@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -132,10 +133,13 @@ type Run struct {
 	closeOnce sync.Once
 	closeErr  error
 	wired     []string
+	notice    string // what recovery at start did, for the first call's result
 }
 
-// NewRun starts a run: it checks the working directory and registers every tool
-// family whose resource cfg wires. On error nothing is left running.
+// NewRun starts a run: it checks the working directory, rolls back any change
+// of several files that a crash cut short (see fsutil.Recover; the first
+// call's result says so), and registers every tool family whose resource cfg
+// wires. On error nothing is left running.
 func NewRun(ctx context.Context, cfg Config) (*Run, error) {
 	familiesMu.Lock()
 	fams := append([]family(nil), families...)
@@ -159,7 +163,7 @@ func newRun(ctx context.Context, cfg Config, fams []family) (*Run, error) {
 		return nil, fmt.Errorf("tools: surface %s has no valid tier cap", cfg.Surface)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	r := &Run{cfg: cfg, root: root, reg: NewRegistry(), ctx: rctx, cancel: cancel, approver: cfg.Approver}
+	r := &Run{cfg: cfg, root: root, reg: NewRegistry(), ctx: rctx, cancel: cancel, approver: cfg.Approver, notice: recoverChanges()}
 	for _, f := range fams {
 		if f.wired != nil && !f.wired(&r.cfg) {
 			continue
@@ -179,6 +183,26 @@ func newRun(ctx context.Context, cfg Config, fams []family) (*Run, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// recoverChanges rolls back every multi-file change a crash cut short
+// (fsutil.Recover), before any tool runs, and says what it did: on stderr
+// (slog) and, through the returned notice, at the head of the run's first
+// call result, so the agent learns that files it changed are back as they
+// were. "" when there was nothing to recover.
+func recoverChanges() string {
+	recs, err := fsutil.Recover()
+	var lines []string
+	if err != nil {
+		lines = append(lines, fmt.Sprintf("tether could not look for changes cut short by a crash: %v", err))
+	}
+	for _, rec := range recs {
+		lines = append(lines, "tether, on start: "+rec.String())
+	}
+	for _, l := range lines {
+		slog.Warn(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // catalog is every tool tether defines, with its tier (SPEC.md's tier table
@@ -250,7 +274,17 @@ func (r *Run) Call(ctx context.Context, name string, args json.RawMessage, origi
 	stop := context.AfterFunc(r.ctx, cancel)
 	defer stop()
 	g := Guard{Surface: r.cfg.Surface, Policy: r.cfg.Policy, Approver: approver, ConversationID: r.cfg.ConversationID}
-	return r.reg.Call(cctx, g, Call{Name: name, Args: args, Origin: origin})
+	res, err := r.reg.Call(cctx, g, Call{Name: name, Args: args, Origin: origin})
+	r.mu.Lock()
+	notice := r.notice
+	r.notice = ""
+	r.mu.Unlock()
+	if notice != "" {
+		withNotice := *res
+		withNotice.Content = append([]Content{{Type: TextContent, Text: notice}}, res.Content...)
+		res = &withNotice
+	}
+	return res, err
 }
 
 // List returns the tools visible on the run's surface, sorted by name.
