@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -50,10 +51,11 @@ type Stager struct {
 	resolvedOrder []string
 }
 
-// NewStager returns an empty Stager. With a root, accepted edits are applied
-// through root.Apply (paths confined to it, every file's content checked
-// again, all or nothing with roll-back); with nil they are written with the
-// matcher's own atomic writes.
+// NewStager returns an empty Stager. Accepted edits are applied through
+// root.Apply: paths confined to it, every file's content checked again, all
+// or nothing (journaled, so a crash cannot leave an edit half made). With a
+// nil root (the CLI) they are confined to the deepest directory that holds
+// every file of the edit.
 func NewStager(root *fsutil.Root) *Stager {
 	return &Stager{root: root, edits: map[string]*Plan{}, resolved: map[string]string{}, maxBytes: MaxStagedBytes}
 }
@@ -148,7 +150,8 @@ func sortedIDs(ids []string) []string {
 // Accept applies the edit staged under id. Every file is read again and
 // compared with the content recorded at staging; a single mismatch rejects
 // the whole edit, naming the changed files, and nothing is written. Files are
-// replaced atomically one by one and restored if a later one fails. A rejected
+// replaced as fsutil.Root.Apply replaces them: all or nothing, even across a
+// crash (the next start rolls a half-made edit back). A rejected
 // edit stays staged (discard it, or stage a new one); an applied one is
 // resolved.
 func (s *Stager) Accept(id string) (*Plan, error) {
@@ -169,16 +172,19 @@ func (s *Stager) Accept(id string) (*Plan, error) {
 		return nil, fmt.Errorf("%w: %s rejected, nothing written; changed: %s; discard it and run ast_edit again",
 			ErrStale, id, strings.Join(changed, ", "))
 	}
-	if s.root != nil {
-		changes := make([]fsutil.Change, len(p.Changes))
-		for i, c := range p.Changes {
-			changes[i] = fsutil.Change{Path: c.Path, Content: c.New, Expected: c.Old, MustExist: true}
-		}
-		if _, err := s.root.Apply(changes); err != nil {
+	root := s.root
+	if root == nil {
+		// The CLI's rewrite: the files lie wherever the search went.
+		if root, err = commonRoot(p.Changes); err != nil {
 			return nil, fmt.Errorf("matcher: %s not applied: %w", id, err)
 		}
-	} else if err := applyAll(p.Changes); err != nil {
-		return nil, err
+	}
+	changes := make([]fsutil.Change, len(p.Changes))
+	for i, c := range p.Changes {
+		changes[i] = fsutil.Change{Path: c.Path, Content: c.New, Expected: c.Old, MustExist: true}
+	}
+	if _, err := root.Apply(changes); err != nil {
+		return nil, fmt.Errorf("matcher: %s not applied: %w", id, err)
 	}
 	s.remove(id, "already accepted")
 	return p, nil
@@ -193,4 +199,28 @@ func (s *Stager) Discard(id string) error {
 	}
 	s.remove(id, "already discarded")
 	return nil
+}
+
+// commonRoot returns a root at the deepest directory that holds every file
+// of changes.
+func commonRoot(changes []FileChange) (*fsutil.Root, error) {
+	common := ""
+	for _, c := range changes {
+		abs, err := filepath.Abs(c.Path)
+		if err != nil {
+			return nil, err
+		}
+		dir := filepath.Dir(abs)
+		if common == "" {
+			common = dir
+			continue
+		}
+		for common != dir && !strings.HasPrefix(dir, common+string(filepath.Separator)) && common != filepath.Dir(common) {
+			common = filepath.Dir(common)
+		}
+	}
+	if common == "" {
+		common = "."
+	}
+	return fsutil.NewRoot(common)
 }
