@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -127,6 +128,17 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	}
 	defer e.Close(ctx)
 	// texts are printed whole, as ast-grep prints them
+	if updateAll {
+		// Before rewriting, put back any change a crash cut short (as a
+		// run's start does), so the search reads no half-made change.
+		recs, err := fsutil.Recover()
+		if err != nil {
+			fmt.Fprintln(stderr, "tether:", err)
+		}
+		for _, rec := range recs {
+			fmt.Fprintln(stderr, "tether:", rec)
+		}
+	}
 	s := matcher.NewSearcher(e, matcher.Config{Workers: *threads, MaxText: -1})
 	q := matcher.Query{Pattern: pattern, Language: lang, Paths: paths, MaxResults: *maxResults, Globs: globs}
 	var res *matcher.Result
