@@ -9,7 +9,7 @@ func TestCatalogIsTheSpecTable(t *testing.T) {
 		"lsp": TierRead, "ast_grep": TierRead, "ask_user": TierRead, "vibe_spawn": TierRead,
 		"vibe_send": TierRead, "vibe_wait": TierRead, "vibe_kill": TierRead, "vibe_list": TierRead,
 		"lsp_rename": TierWrite, "ast_edit": TierWrite, "resolve": TierWrite,
-		"debug": TierExec, "eval": TierExec,
+		"debug": TierExec, "eval": TierExec, "lsp_check": TierExec,
 		"read": TierRead, "write": TierWrite, "edit": TierWrite, "apply_patch": TierWrite,
 	}
 	if len(catalog) != len(spec) {

@@ -48,12 +48,13 @@ func (l *lspTools) tools() []Tool {
 			Description: "Ask the project's language server (gopls, pyright, typescript-language-server, clangd, ...). " +
 				"Positions are a 1-based line plus `symbol`, a substring of that line naming the symbol (never a column); " +
 				"if it occurs more than once on the line use `name#2` for the second occurrence. Actions: " +
-				"diagnostics (file, or \"*\" to run the project's own checker such as go vet / pyright / tsc --noEmit), " +
+				"diagnostics (file, or \"*\" for the whole project: runs the checkers found on PATH such as go vet / pyright / tsc --noEmit, " +
+				"never a program from the workspace; lsp_check runs the project's own), " +
 				"definition, type_definition, implementation, references (cap 50), hover, code_actions (file, line, symbol); " +
 				"symbols (query: workspace search, cap 100; or file: its symbols, cap 200); status (which servers run, or why not); reload (restart them).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 				`"action":{"type":"string","enum":` + lspActions + `,"description":"what to ask; see the tool description for each action's arguments"},` +
-				`"file":{"type":"string","description":"workspace-relative file; \"*\" with diagnostics runs the project checker"},` +
+				`"file":{"type":"string","description":"workspace-relative file; \"*\" with diagnostics checks the whole project with the checkers on PATH"},` +
 				`"line":{"type":"integer","minimum":1,"description":"1-based line of file"},` +
 				`"symbol":{"type":"string","description":"substring of that line naming the symbol (a qualified name such as fmt.Println names its last part); name#2 picks the second occurrence"},` +
 				`"query":{"type":"string","description":"symbols: workspace search text"}},` +
@@ -74,8 +75,32 @@ func (l *lspTools) tools() []Tool {
 				`"required":["file","line","symbol","new_name"],"additionalProperties":false}`),
 			Handler: l.rename,
 		},
+		{
+			Name: "lsp_check",
+			Tier: TierExec,
+			Description: "Run the project's own checkers over the whole project and list their findings as file:line: " +
+				"the binary its package manager installed (node_modules/.bin/tsc, .venv/bin/pyright) before one on PATH, " +
+				"go vet, and checkers that run the project's code (cargo check: build.rs and proc macros; dart analyze: analyzer plugins). " +
+				"Exec tier because these are programs from the workspace; lsp diagnostics \"*\" (read tier) runs only trusted checkers from PATH. No arguments.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+			Handler:     l.checkProject,
+		},
 	}
 }
+
+// checkProject is lsp_check: the project's own checkers (exec tier).
+func (l *lspTools) checkProject(ctx context.Context, call *Call) (*Result, error) {
+	rep, err := l.sup.CheckProject(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := Text(formatCheck(rep))
+	res.Structured = rep
+	return res, nil
+}
+
+// notTrustedHint says how to run the checkers diagnostics "*" did not.
+const notTrustedHint = "to run the project's own checker, call lsp_check (exec tier: it runs programs from the workspace, so the approval policy decides)"
 
 type lspArgs struct {
 	Action string `json:"action"`
@@ -185,6 +210,9 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 		}
 		if a.File == "*" {
 			rep, err := l.sup.Check(ctx)
+			if errors.Is(err, lsp.ErrNotTrusted) {
+				return nil, fmt.Errorf("%w; %s", err, notTrustedHint)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -322,6 +350,12 @@ func formatCheck(rep *lsp.CheckReport) string {
 	fmt.Fprintf(&b, "ran: %s\n", strings.Join(rep.Ran, "; "))
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(&b, "skipped: %s\n", s)
+	}
+	for _, s := range rep.NotTrusted {
+		fmt.Fprintf(&b, "not run: %s\n", s)
+	}
+	if len(rep.NotTrusted) > 0 {
+		b.WriteString(notTrustedHint + "\n")
 	}
 	switch {
 	case rep.Total == 0:

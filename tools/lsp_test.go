@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -207,7 +208,7 @@ func TestLSPTools(t *testing.T) {
 	})
 	t.Run("check", func(t *testing.T) {
 		out, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "*"})
-		if err != nil || !strings.Contains(out, "ran: go vet ./... (exit 0)") {
+		if err != nil || !regexp.MustCompile(`ran: /\S+/go vet \./\.\.\. \(exit 0\)`).MatchString(out) {
 			t.Fatalf("check: %v\n%s", err, out)
 		}
 	})
@@ -296,5 +297,81 @@ func TestLSPDiagnosticsErrorsAndWarnings(t *testing.T) {
 	}
 	if !strings.Contains(out, "new diagnostics in unused.go:\nlsp:   unused.go:5:13: error: cannot use") || strings.Contains(out, "is unused") {
 		t.Fatalf("write of an error:\n%s", out)
+	}
+}
+
+// TestReadTierRunsNoWorkspaceCode: a repository that ships its own
+// node_modules/.bin/tsc (here a script that writes a marker) gets no code
+// run by lsp diagnostics "*" on the readonly surface with approvals denied:
+// the tsc on PATH runs, named, and the answer says how to run the project's
+// own (lsp_check, exec tier). Before, the project's tsc ran. lsp_check is
+// not on the readonly surface, is refused by a deny policy, and runs the
+// project's tsc when allowed.
+func TestReadTierRunsNoWorkspaceCode(t *testing.T) {
+	testenv.RequireBinary(t, "tsc")
+	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	files := map[string]string{
+		"package.json":          `{"name":"p","version":"1.0.0"}`,
+		"tsconfig.json":         `{"compilerOptions":{"strict":true,"noEmit":true},"include":["src"]}`,
+		"src/a.ts":              "export const a: number = 1;\n",
+		"node_modules/.bin/tsc": "#!/bin/sh\necho \"src/a.ts(1,14): error TS2322: planted\"\necho ran >> " + marker + "\nexit 2\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each run closes its supervisor with it.
+	run := func(surface tools.Surface, policy tools.Policy) *tools.Run {
+		sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Surface: surface, Policy: policy, LSP: sup})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	ro := run(tools.SurfaceReadonly, tools.PolicyOf(tools.Deny))
+	out, err := lspCall(t, ro, "lsp", map[string]any{"action": "diagnostics", "file": "*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("diagnostics \"*\" on the readonly surface ran the workspace's tsc:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^ran: /\S+/tsc --noEmit \(exit 0\)$`).MatchString(out) ||
+		!strings.Contains(out, "not run: the project's own node_modules/.bin/tsc was not run: it is code from the workspace") ||
+		!strings.Contains(out, "call lsp_check (exec tier") {
+		t.Fatalf("diagnostics \"*\":\n%s", out)
+	}
+	if _, err := lspCall(t, ro, "lsp_check", map[string]any{}); !errors.Is(err, tools.ErrNotOnSurface) {
+		t.Fatalf("lsp_check on the readonly surface: %v", err)
+	}
+	ro.Close()
+
+	denied := run(tools.SurfaceDefault, tools.PolicyOf(tools.Deny))
+	if _, err := lspCall(t, denied, "lsp_check", map[string]any{}); !errors.Is(err, tools.ErrDenied) {
+		t.Fatalf("lsp_check under deny: %v", err)
+	}
+	denied.Close()
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("lsp_check ran the workspace's tsc under a deny policy")
+	}
+
+	allowed := run(tools.SurfaceDefault, tools.Policy{Tiers: map[tools.Tier]tools.Decision{tools.TierExec: tools.Allow}})
+	defer allowed.Close()
+	out, err = lspCall(t, allowed, "lsp_check", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err != nil || !strings.Contains(out, "ran: node_modules/.bin/tsc --noEmit (exit 2)") || !strings.Contains(out, "src/a.ts:1:14: error: planted [TS2322]") {
+		t.Fatalf("lsp_check allowed (marker: %v):\n%s", err, out)
 	}
 }

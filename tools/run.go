@@ -212,7 +212,7 @@ var catalog = map[string]Tier{
 	"vibe_spawn": TierRead, "vibe_send": TierRead, "vibe_wait": TierRead, "vibe_kill": TierRead, "vibe_list": TierRead,
 	"write": TierWrite, "edit": TierWrite, "apply_patch": TierWrite,
 	"lsp_rename": TierWrite, "ast_edit": TierWrite, "resolve": TierWrite,
-	"debug": TierExec, "eval": TierExec,
+	"debug": TierExec, "eval": TierExec, "lsp_check": TierExec,
 }
 
 // checkPolicy refuses a policy entry for a tool that cannot apply: a name

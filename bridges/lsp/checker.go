@@ -16,14 +16,16 @@ import (
 	"unicode/utf8"
 )
 
-// CheckReport is the answer of diagnostics "*": the project checkers' output
-// parsed into file:line entries.
+// CheckReport is the answer of a checker run over the whole project: the
+// checkers' output parsed into file:line entries.
 type CheckReport struct {
 	// Items are the parsed entries, at most MaxDiagnostics.
 	Items []Diagnostic `json:"items"`
 	// Total is how many entries were parsed.
 	Total int `json:"total"`
-	// Ran lists each checker run with its outcome ("go vet ./... (exit 1)").
+	// Ran lists each checker run with the binary that ran and its outcome
+	// ("/usr/local/go/bin/go vet ./... (exit 1)"; a project's own binary is
+	// named relative to the workspace: "node_modules/.bin/tsc --noEmit").
 	Ran []string `json:"ran"`
 	// Unparsed holds output lines that named no file:line and did not
 	// continue a finding's message, at most maxUnparsed, each cut at
@@ -33,29 +35,60 @@ type CheckReport struct {
 	UnparsedCut int `json:"unparsed_cut,omitempty"`
 	// Skipped says why a server's checker did not run.
 	Skipped []string `json:"skipped,omitempty"`
+	// NotTrusted says, for Check, which project checkers it did not run
+	// because they are code from the workspace or run it (the project's
+	// node_modules/.bin/tsc, cargo check): CheckProject runs them.
+	NotTrusted []string `json:"not_trusted,omitempty"`
 }
 
-// Check runs the project checker of every server whose root marker is in the
-// workspace root (go vet, pyright, tsc --noEmit, ...), or, when the workspace
-// root is no project, in each project root below it (svc/go.mod; at most
-// maxNestedRoots per server, checkerDepth levels down), and parses its output.
+// Check runs, at read tier, the checker of every server whose root marker is
+// in the workspace root (go vet, pyright, tsc --noEmit, ...), or, when the
+// workspace root is no project, in each project root below it (svc/go.mod;
+// at most maxNestedRoots per server, checkerDepth levels down), and parses
+// its output. No program from the workspace runs: only a checker binary on
+// the trusted PATH (see WithEnv), never the project's own
+// (node_modules/.bin/tsc), and never a checker that runs the project's code
+// (Server.CheckerRunsCode: cargo check); the report names those in
+// NotTrusted.
 func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
+	return s.check(ctx, false)
+}
+
+// CheckProject is Check with the project's own checkers: the binary its
+// package manager installed (node_modules/.bin in the root or a directory
+// above it up to the workspace, as node resolves packages; the root's
+// .venv/bin or venv/bin) before one on PATH, and checkers that run the
+// project's code (cargo check). It executes code from the workspace: an
+// exec-tier action, to run only with the caller's approval.
+func (s *Supervisor) CheckProject(ctx context.Context) (*CheckReport, error) {
+	return s.check(ctx, true)
+}
+
+func (s *Supervisor) check(ctx context.Context, project bool) (*CheckReport, error) {
 	rep := &CheckReport{}
 	for _, spec := range s.servers {
 		for _, pr := range s.projectRoots(spec) {
-			s.runChecker(ctx, rep, spec, pr.dir, pr.marker)
+			s.runChecker(ctx, rep, spec, pr.dir, pr.marker, project)
 		}
 	}
 	if len(rep.Ran) == 0 {
 		why := fmt.Sprintf("no server has a root marker in the workspace root or in its subdirectories (%d levels down)", checkerDepth)
-		if len(rep.Skipped) > 0 {
-			why = strings.Join(rep.Skipped, "; ")
+		if reasons := append(append([]string(nil), rep.Skipped...), rep.NotTrusted...); len(reasons) > 0 {
+			why = strings.Join(reasons, "; ")
 		}
-		return nil, fmt.Errorf("%w: no project checker ran: %s; ask diagnostics for a file instead", ErrNoServer, why)
+		err := fmt.Errorf("%w: no project checker ran: %s; ask diagnostics for a file instead", ErrNoServer, why)
+		if len(rep.NotTrusted) > 0 {
+			err = fmt.Errorf("%w: no project checker ran: %s", ErrNotTrusted, why)
+		}
+		return nil, err
 	}
 	sortDiagnostics(rep.Items)
 	return rep, nil
 }
+
+// ErrNotTrusted is wrapped by Check's error when the only checkers it could
+// run are code from the workspace or run it; CheckProject runs them.
+var ErrNotTrusted = errors.New("lsp: only the project's own checker can check it")
 
 const (
 	checkerDepth   = 3  // directory levels below the workspace searched for project roots
@@ -102,8 +135,9 @@ func (s *Supervisor) projectRoots(spec Server) []projectRoot {
 	return out
 }
 
-// runChecker runs spec's checker in dir and adds its outcome to rep.
-func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Server, dir, marker string) {
+// runChecker runs spec's checker in dir and adds its outcome to rep; with
+// project, the project's own binary and checkers that run its code too.
+func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Server, dir, marker string, project bool) {
 	where := ""
 	if dir != s.workdir {
 		where = " in " + s.rel(dir)
@@ -126,23 +160,43 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 			return
 		}
 	}
-	bin, local := s.checkerBinary(spec.Checker[0], dir)
+	if spec.CheckerRunsCode && !project {
+		rep.NotTrusted = append(rep.NotTrusted, fmt.Sprintf("%s found: %s%s was not run, it runs code from the project (%s)",
+			marker, strings.Join(spec.Checker, " "), where, checkerRunsWhat(spec.Checker[0])))
+		return
+	}
+	local := s.projectChecker(spec.Checker[0], dir)
+	var bin, shown string
+	env := s.env
+	switch {
+	case project && local != "":
+		bin, shown, env = local, s.rel(local), s.projectEnv
+	case project:
+		bin, env = lookPath(spec.Checker[0], s.projectEnv), s.projectEnv
+		shown = bin
+	default:
+		if _, bin = (&Server{Binaries: spec.Checker[:1]}).binary(s.env, s.workdir); bin != "" {
+			shown = bin
+		}
+		if local != "" {
+			rep.NotTrusted = append(rep.NotTrusted, fmt.Sprintf("the project's own %s%s was not run: it is code from the workspace", s.rel(local), where))
+		}
+	}
 	if bin == "" {
-		rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s found, checker %s not on PATH nor in the project's node_modules/.bin, .venv/bin or venv/bin", marker, spec.Checker[0]))
+		if local == "" || project {
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s found, checker %s not on PATH%s nor in the project's node_modules/.bin, .venv/bin or venv/bin", marker, spec.Checker[0], s.pathNote()))
+		}
 		return
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.checkerTimeout)
 	cmd := exec.CommandContext(cctx, bin, spec.Checker[1:]...)
 	cmd.Dir = dir
-	cmd.Env = s.env
+	cmd.Env = env
 	out := &capped{max: maxCheckerOutput}
 	cmd.Stdout, cmd.Stderr = out, out
 	err := cmd.Run()
 	cancel()
-	name := strings.Join(spec.Checker, " ") + where
-	if local != "" {
-		name = strings.Join(append([]string{local}, spec.Checker[1:]...), " ") + where
-	}
+	name := strings.Join(append([]string{shown}, spec.Checker[1:]...), " ") + where
 	if out.dropped > 0 {
 		name += fmt.Sprintf(" (only its first %d bytes of output read, %d more dropped)", out.max, out.dropped)
 	}
@@ -160,6 +214,17 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 		rep.Ran = append(rep.Ran, fmt.Sprintf("%s (exit 0)", name))
 	}
 	s.parseCheckerOutput(rep, out.String(), dir)
+}
+
+// checkerRunsWhat says what code of the project a checker runs.
+func checkerRunsWhat(name string) string {
+	switch name {
+	case "cargo":
+		return "build.rs scripts and proc macros"
+	case "dart":
+		return "analyzer plugins"
+	}
+	return "its own code"
 }
 
 // maxCheckerOutput bounds the checker output kept for parsing.
@@ -194,28 +259,28 @@ func (c *capped) String() string {
 	return c.buf.String()
 }
 
-// checkerBinary finds the checker command name for the project in dir: the
-// project's own first (node_modules/.bin in dir or a directory above it up
-// to the workspace, as node resolves packages; dir's .venv/bin or venv/bin),
-// then PATH. local is the binary's workspace-relative path when it is the
-// project's own.
-func (s *Supervisor) checkerBinary(name, dir string) (bin, local string) {
-	if !strings.ContainsRune(name, os.PathSeparator) {
-		var cands []string
-		for d := dir; ; d = filepath.Dir(d) {
-			cands = append(cands, filepath.Join(d, "node_modules", ".bin", name))
-			if d == s.workdir || !strings.HasPrefix(d, s.workdir) || filepath.Dir(d) == d {
-				break
-			}
-		}
-		cands = append(cands, filepath.Join(dir, ".venv", "bin", name), filepath.Join(dir, "venv", "bin", name))
-		for _, c := range cands {
-			if p := lookPath(c, s.env); p != "" {
-				return p, s.rel(p)
-			}
+// projectChecker returns the project's own binary for the checker command
+// name in dir, or "": node_modules/.bin in dir or a directory above it up to
+// the workspace (as node resolves packages), then dir's .venv/bin or
+// venv/bin.
+func (s *Supervisor) projectChecker(name, dir string) string {
+	if strings.ContainsRune(name, os.PathSeparator) {
+		return ""
+	}
+	var cands []string
+	for d := dir; ; d = filepath.Dir(d) {
+		cands = append(cands, filepath.Join(d, "node_modules", ".bin", name))
+		if d == s.workdir || !strings.HasPrefix(d, s.workdir) || filepath.Dir(d) == d {
+			break
 		}
 	}
-	return lookPath(name, s.env), ""
+	cands = append(cands, filepath.Join(dir, ".venv", "bin", name), filepath.Join(dir, "venv", "bin", name))
+	for _, c := range cands {
+		if p := lookPath(c, nil); p != "" {
+			return p
+		}
+	}
+	return ""
 }
 
 // checkerLine matches "file:line:col: message", "file:line: message",

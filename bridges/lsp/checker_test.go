@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,11 +11,12 @@ import (
 	"github.com/tetherhq/tether/internal/testenv"
 )
 
-// TestCheckerPrefersProjectBinary: diagnostics "*" runs the project's own
-// checker, the one its package manager installed (node_modules/.bin/tsc,
-// .venv/bin/pyright), before one on PATH; with none on PATH it was "checker
-// tsc not on PATH" for a project that has it.
-func TestCheckerPrefersProjectBinary(t *testing.T) {
+// TestCheckerProjectBinaryOnlyAtExec: the project's own checker, the one its
+// package manager installed (node_modules/.bin/tsc, .venv/bin/pyright), is
+// code from the workspace: Check (read tier) never runs it and says so, and
+// CheckProject (exec tier) prefers it to one on PATH; with none on PATH it
+// was "checker tsc not on PATH" for a project that has it.
+func TestCheckerProjectBinaryOnlyAtExec(t *testing.T) {
 	cases := []struct {
 		peer, project, local, bad, wantRan, wantFinding string
 	}{
@@ -48,6 +50,11 @@ func TestCheckerPrefersProjectBinary(t *testing.T) {
 			}
 			s := newSupervisor(t, dir, lsp.WithEnv(env))
 			rep, err := s.Check(ctxT(t))
+			want := "the project's own " + tc.local + " was not run: it is code from the workspace"
+			if !errors.Is(err, lsp.ErrNotTrusted) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("Check: want ErrNotTrusted saying %q, got %v %+v", want, err, rep)
+			}
+			rep, err = s.CheckProject(ctxT(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,6 +68,70 @@ func TestCheckerPrefersProjectBinary(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCheckNeverRunsWorkspaceCode: Check is read tier, so no program from
+// the workspace runs, however the workspace offers one: the project's own
+// node_modules/.bin/tsc, a PATH entry inside the workspace (absolute or
+// relative) holding a tsc, or a checker that runs the project's code
+// (cargo check runs build.rs). Each planted program writes a marker; Check
+// runs the tsc on the rest of PATH, names it, and says what it did not run.
+// Before, it ran node_modules/.bin/tsc.
+func TestCheckNeverRunsWorkspaceCode(t *testing.T) {
+	tsc := testenv.RequireBinary(t, "tsc")
+	node := testenv.RequireBinary(t, "node")
+	dir := copyProject(t, "tsproj")
+	marker := filepath.Join(t.TempDir(), "ran")
+	evil := "#!/bin/sh\necho \"$0\" >> " + marker + "\n"
+	for _, p := range []string{"node_modules/.bin/tsc", "bin/tsc", "tsc", "bin/node"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, p), evil)
+		if err := os.Chmod(filepath.Join(dir, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := strings.Join([]string{filepath.Join(dir, "bin"), ".", "", filepath.Dir(tsc), filepath.Dir(node)}, string(os.PathListSeparator))
+	s := newSupervisor(t, dir, lsp.WithEnv([]string{"PATH=" + path, "HOME=" + os.Getenv("HOME")}))
+	rep, err := s.Check(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Fatalf("Check ran programs from the workspace:\n%s", b)
+	}
+	if len(rep.Ran) != 1 || rep.Ran[0] != filepath.Join(filepath.Dir(tsc), "tsc")+" --noEmit (exit 0)" {
+		t.Fatalf("ran %q: want the tsc on the trusted PATH, named", rep.Ran)
+	}
+	if want := "the project's own node_modules/.bin/tsc was not run: it is code from the workspace"; len(rep.NotTrusted) != 1 || rep.NotTrusted[0] != want {
+		t.Fatalf("not trusted %q, want %q", rep.NotTrusted, want)
+	}
+
+	t.Run("cargo", func(t *testing.T) {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "Cargo.toml"), "[package]\nname = \"x\"\nversion = \"0.1.0\"\nbuild = \"build.rs\"\n")
+		writeFile(t, filepath.Join(dir, "build.rs"), "fn main() { std::fs::write(\""+marker+"\", \"build.rs\").unwrap(); }\n")
+		if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "src", "lib.rs"), "pub fn f() {}\n")
+		var rust lsp.Server
+		for _, sv := range lsp.DefaultServers() {
+			if sv.Name == "rust-analyzer" {
+				rust = sv
+			}
+		}
+		s := newSupervisor(t, dir, lsp.WithOnlyServers(rust))
+		rep, err := s.Check(ctxT(t))
+		want := "Cargo.toml found: cargo check --message-format=short was not run, it runs code from the project (build.rs scripts and proc macros)"
+		if !errors.Is(err, lsp.ErrNotTrusted) || !strings.Contains(err.Error(), want) {
+			t.Fatalf("want ErrNotTrusted saying %q, got %v %+v", want, err, rep)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatal("build.rs ran")
+		}
+	})
 }
 
 // TestCheckerOutputShape: a line indented under a finding continues its
@@ -102,7 +173,7 @@ func TestCheckerOutputShape(t *testing.T) {
 			}
 		}},
 		{"huge", "sh", map[string]string{"noise.toml": ""}, []lsp.Option{lsp.WithOnlyServers(huge)}, func(t *testing.T, rep *lsp.CheckReport) {
-			want := "sh -c yes line | head -c 1200000 (only its first 1048576 bytes of output read, 151424 more dropped) (exit 0)"
+			want := testenv.LookPath("sh") + " -c yes line | head -c 1200000 (only its first 1048576 bytes of output read, 151424 more dropped) (exit 0)"
 			if len(rep.Ran) != 1 || rep.Ran[0] != want || len(rep.Unparsed) != 40 {
 				t.Fatalf("ran %q, %d lines kept", rep.Ran, len(rep.Unparsed))
 			}

@@ -443,7 +443,7 @@ func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (
 				if pr.dir != s.workdir {
 					marker = s.rel(filepath.Join(pr.dir, marker))
 				}
-				if _, bin := spec.binary(s.env); bin == "" && s.dial == nil {
+				if _, bin := spec.binary(s.env, s.workdir); bin == "" && s.dial == nil {
 					why = append(why, fmt.Sprintf("%s found, %s not on PATH", marker, spec.Binaries[0]))
 					continue
 				}

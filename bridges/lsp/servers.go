@@ -35,9 +35,17 @@ type Server struct {
 	// RootMarkers are file names whose presence makes a directory a project
 	// root for this server ("go.mod").
 	RootMarkers []string `json:"root_markers"`
-	// Checker is the project's own checker command, run in the root for
-	// diagnostics "*" ("go", "vet", "./..."). Empty means none.
+	// Checker is the project's checker command, run in the root for
+	// diagnostics over the whole project ("go", "vet", "./..."). Empty means
+	// none. Check (read tier) runs only a binary found on the trusted PATH
+	// (never one inside the workspace); CheckProject (exec tier) prefers the
+	// project's own (node_modules/.bin, .venv/bin, venv/bin).
 	Checker []string `json:"checker,omitempty"`
+	// CheckerRunsCode marks a checker whose run executes code from the
+	// project whichever binary runs it (cargo check builds and runs build.rs
+	// scripts and proc macros; dart analyze runs analyzer plugins): Check
+	// never runs it and says so; only CheckProject does.
+	CheckerRunsCode bool `json:"checker_runs_code,omitempty"`
 	// CheckerNeeds names files of which one must be in the root for the
 	// checker to have a project to check (tsc without tsconfig.json prints
 	// its help and exits 1); without any, diagnostics "*" says so instead
@@ -45,6 +53,13 @@ type Server struct {
 	CheckerNeeds []string `json:"checker_needs,omitempty"`
 	// InitOptions is sent as initializationOptions.
 	InitOptions json.RawMessage `json:"initialization_options,omitempty"`
+	// PinTSServer is for typescript-language-server, which runs the
+	// workspace's node_modules/typescript/lib/tsserver.js when there is one
+	// (code from the workspace, and tsserver loads plugins next to itself):
+	// tether sets initializationOptions tsserver.path to a trusted one, the
+	// typescript package installed with the server or tsserver on the
+	// trusted PATH, and does not start the server when there is neither.
+	PinTSServer bool `json:"pin_tsserver,omitempty"`
 	// Settings answers workspace/configuration requests (every section gets it).
 	Settings json.RawMessage `json:"settings,omitempty"`
 	// Settle is how long to wait for further diagnostics publications for a
@@ -149,6 +164,7 @@ func DefaultServers() []Server {
 			Checker:      []string{"tsc", "--noEmit"},
 			CheckerNeeds: []string{"tsconfig.json", "jsconfig.json"},
 			OpenChanged:  true,
+			PinTSServer:  true,
 			// It publishes only when a kind of diagnostic (syntactic,
 			// semantic, suggestion) goes from or to non-empty; tsserver's
 			// synchronous requests tell that a clean file is still clean.
@@ -172,12 +188,20 @@ func DefaultServers() []Server {
 			Extensions:  []string{".dart"},
 			RootMarkers: []string{"pubspec.yaml"},
 			Checker:     []string{"dart", "analyze"},
+			// analysis_options.yaml can name analyzer plugins, Dart code
+			// that the analyzer runs.
+			CheckerRunsCode: true,
 		},
 		{
 			Name: "rust-analyzer", Language: "rust", Binaries: []string{"rust-analyzer"}, Probe: []string{"--version"},
 			Extensions:  []string{".rs"},
 			RootMarkers: []string{"Cargo.toml"},
 			Checker:     []string{"cargo", "check", "--message-format=short"},
+			// cargo check compiles and runs build.rs scripts and proc macros.
+			CheckerRunsCode: true,
+			// Nor may the server run them: build scripts and proc-macro
+			// expansion off, and no cargo check on save.
+			InitOptions: json.RawMessage(`{"cargo":{"buildScripts":{"enable":false}},"procMacro":{"enable":false},"checkOnSave":false}`),
 		},
 	}
 }
@@ -261,12 +285,108 @@ func lookPath(name string, env []string) string {
 	return ""
 }
 
-// binary returns the first of s's binaries found on env's PATH and its path.
-func (s *Server) binary(env []string) (name, path string) {
+// binary returns the first of s's binaries found on env's PATH and its path,
+// skipping any that is inside workdir (a link on PATH into the workspace).
+func (s *Server) binary(env []string, workdir string) (name, path string) {
 	for _, b := range s.Binaries {
-		if p := lookPath(b, env); p != "" {
+		if p := lookPath(b, env); p != "" && !insideDir(workdir, p) {
 			return b, p
 		}
 	}
 	return "", ""
+}
+
+// trustedEnv returns env as language servers and checkers get it at read
+// tier (no program from the workspace may run): PATH without entries that
+// are relative (they resolve against the process's directory, a project
+// root) or lie inside workdir (a project's node_modules/.bin, .venv/bin), so
+// neither a server, a checker, nor a "#!/usr/bin/env node" line finds a
+// program there; and GOTOOLCHAIN=local, so a go.mod toolchain line cannot
+// make the go command that gopls and go vet run download and run another
+// toolchain. dropped lists the PATH entries left out.
+func trustedEnv(env []string, workdir string) (out, dropped []string) {
+	path, hasPath := os.Getenv("PATH"), false
+	for _, kv := range env {
+		switch {
+		case strings.HasPrefix(kv, "PATH="):
+			path, hasPath = kv[len("PATH="):], true
+		case strings.HasPrefix(kv, "GOTOOLCHAIN="):
+		default:
+			out = append(out, kv)
+		}
+	}
+	var keep []string
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) || insideDir(workdir, dir) {
+			dropped = append(dropped, dir)
+			continue
+		}
+		keep = append(keep, dir)
+	}
+	if hasPath || len(dropped) > 0 {
+		out = append(out, "PATH="+strings.Join(keep, string(os.PathListSeparator)))
+	}
+	return append(out, "GOTOOLCHAIN=local"), dropped
+}
+
+// insideDir reports whether p, with symbolic links resolved where it exists,
+// is dir or inside it (dir is absolute with its links resolved).
+func insideDir(dir, p string) bool {
+	in := func(p string) bool {
+		r, err := filepath.Rel(dir, filepath.Clean(p))
+		return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+	}
+	if in(p) {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(p)
+	return err == nil && in(real)
+}
+
+// pinTSServer returns opts (initializationOptions) with tsserver.path set to a
+// trusted tsserver.js: the typescript package the server at bin resolves as
+// node does (its own node_modules, then those of the directories above it),
+// else the package of tsserver on env's PATH. Neither may lie inside workdir.
+func pinTSServer(opts json.RawMessage, bin string, env []string, workdir string) (json.RawMessage, error) {
+	js := ""
+	if real, err := filepath.EvalSymlinks(bin); err == nil {
+		for d := filepath.Dir(real); js == ""; d = filepath.Dir(d) {
+			if c := filepath.Join(d, "node_modules", "typescript", "lib", "tsserver.js"); isFile(c, "") && !insideDir(workdir, c) {
+				js = c
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	if p := lookPath("tsserver", env); js == "" && p != "" {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			// node_modules/typescript/bin/tsserver -> lib/tsserver.js
+			if c := filepath.Join(filepath.Dir(filepath.Dir(real)), "lib", "tsserver.js"); isFile(c, "") && !insideDir(workdir, c) {
+				js = c
+			}
+		}
+	}
+	if js == "" {
+		return nil, fmt.Errorf("no trusted TypeScript found for typescript-language-server (neither next to %s nor tsserver on PATH), and it would run the workspace's own node_modules/typescript; install typescript next to it (npm install -g typescript)", bin)
+	}
+	m := map[string]any{}
+	if len(opts) > 0 {
+		if err := json.Unmarshal(opts, &m); err != nil {
+			return nil, fmt.Errorf("lsp: initialization_options: %w", err)
+		}
+	}
+	ts, _ := m["tsserver"].(map[string]any)
+	if ts == nil {
+		ts = map[string]any{}
+	}
+	ts["path"] = js
+	// Not fallbackPath: the workspace's copy comes before it.
+	delete(ts, "fallbackPath")
+	m["tsserver"] = ts
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("lsp: initialization_options: %w", err)
+	}
+	return out, nil
 }

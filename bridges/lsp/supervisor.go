@@ -51,6 +51,9 @@ func WithOnlyServers(servers ...Server) Option {
 
 // WithEnv sets the environment servers and checkers run with (os.Environ form);
 // its PATH is where binaries are looked up. The default is os.Environ().
+// Servers and Check get it without PATH entries inside the workspace or
+// relative ones, and with GOTOOLCHAIN=local (no program from the workspace
+// runs at read tier); CheckProject gets it as given.
 func WithEnv(env []string) Option { return func(s *Supervisor) { s.env = env } }
 
 // WithReadyTimeout bounds the wait for a started server to become ready
@@ -81,7 +84,9 @@ type Supervisor struct {
 	workdir        string
 	root           *fsutil.Root
 	servers        []Server
-	env            []string
+	env            []string // trusted: see trustedEnv
+	projectEnv     []string // as given, for CheckProject
+	pathDropped    []string // PATH entries left out of env
 	readyTimeout   time.Duration
 	requestTimeout time.Duration
 	diagTimeout    time.Duration
@@ -123,7 +128,18 @@ func New(workdir string, opts ...Option) (*Supervisor, error) {
 	for _, o := range opts {
 		o(s)
 	}
+	s.projectEnv = s.env
+	s.env, s.pathDropped = trustedEnv(s.env, s.workdir)
 	return s, nil
+}
+
+// pathNote says, when PATH had entries inside the workspace or relative
+// ones, that they are not searched.
+func (s *Supervisor) pathNote() string {
+	if len(s.pathDropped) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (PATH entries inside the workspace or relative are not searched: %q)", s.pathDropped)
 }
 
 // WorkDir returns the workspace root.
@@ -279,12 +295,19 @@ func (s *Supervisor) start(ctx context.Context, spec Server, root, marker string
 			return nil, err
 		}
 	} else {
-		name, bin := spec.binary(s.env)
+		name, bin := spec.binary(s.env, s.workdir)
 		if bin == "" {
-			return nil, fmt.Errorf("%w: %s found, %s not on PATH; install it to use lsp for %s", ErrNoServer, marker, spec.Binaries[0], spec.Language)
+			return nil, fmt.Errorf("%w: %s found, %s not on PATH%s; install it to use lsp for %s", ErrNoServer, marker, spec.Binaries[0], s.pathNote(), spec.Language)
 		}
 		if why := spec.unusable(name, bin, s.env); why != "" {
 			return nil, fmt.Errorf("%w: %s found, but %s; install a working %s to use lsp for %s", ErrNoServer, marker, why, name, spec.Language)
+		}
+		if spec.PinTSServer {
+			opts, err := pinTSServer(spec.InitOptions, bin, s.env, s.workdir)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s found, but %v", ErrNoServer, marker, err)
+			}
+			spec.InitOptions = opts
 		}
 		var err error
 		if in, err = startProcess(spec, root, bin, s.env); err != nil {
@@ -390,7 +413,7 @@ func (s *Supervisor) Status() []StatusRow {
 		}
 		row := StatusRow{Server: spec.Name, Language: spec.Language}
 		marker := spec.markerIn(s.workdir)
-		name, bin := spec.binary(s.env)
+		name, bin := spec.binary(s.env, s.workdir)
 		broken := ""
 		if bin != "" {
 			broken = spec.unusable(name, bin, s.env) // cached per binary

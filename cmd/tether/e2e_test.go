@@ -147,7 +147,7 @@ func TestToolsCommand(t *testing.T) {
 		surface string
 		want    []string
 	}{
-		{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "debug", "edit", "eval", "lsp", "lsp_rename", "read", "resolve", "write"}},
+		{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "debug", "edit", "eval", "lsp", "lsp_check", "lsp_rename", "read", "resolve", "write"}},
 		{"plan", []string{"ask_user", "ast_grep", "lsp", "read"}},
 		{"readonly", []string{"ask_user", "ast_grep", "lsp", "read"}},
 	} {
@@ -198,7 +198,7 @@ func TestToolsCommand(t *testing.T) {
 		"read": "read", "lsp": "read", "ast_grep": "read", "ask_user": "read",
 		"vibe_spawn": "read", "vibe_send": "read", "vibe_wait": "read", "vibe_kill": "read", "vibe_list": "read",
 		"write": "write", "edit": "write", "apply_patch": "write", "lsp_rename": "write", "ast_edit": "write", "resolve": "write",
-		"debug": "exec", "eval": "exec",
+		"debug": "exec", "eval": "exec", "lsp_check": "exec",
 	}
 	if len(all) != len(tiers) {
 		t.Errorf("with everything wired, %d tools are listed, want the %d of SPEC.md's table and the file tools", len(all), len(tiers))
@@ -279,7 +279,7 @@ func TestServeMCPClient(t *testing.T) {
 			surface string
 			want    []string
 		}{
-			{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "debug", "edit", "eval", "lsp", "lsp_rename", "read", "resolve", "write"}},
+			{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "debug", "edit", "eval", "lsp", "lsp_check", "lsp_rename", "read", "resolve", "write"}},
 			{"plan", []string{"ask_user", "ast_grep", "lsp", "read"}},
 			{"readonly", []string{"ask_user", "ast_grep", "lsp", "read"}},
 		} {

@@ -20,7 +20,7 @@ func init() {
 	addWiring(familyWiring{
 		name: "lsp",
 		flags: func(fs *flag.FlagSet) {
-			fs.BoolVar(&enabled, "lsp", true, "offer the lsp and lsp_rename tools and diagnostics on write (language servers start lazily)")
+			fs.BoolVar(&enabled, "lsp", true, "offer the lsp, lsp_rename and lsp_check tools and diagnostics on write (language servers start lazily)")
 			fs.StringVar(&servers, "lsp-servers", "", "JSON file with more language servers (a list of {name, language, binaries, args, extensions, root_markers, checker, position_encoding, ...})")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
