@@ -358,6 +358,38 @@ func TestApplyPatch(t *testing.T) {
 	}
 }
 
+// TestApplyPatchGrantsNoExecute: a file apply_patch moves or adds never gains
+// an execute bit the patch did not ask for (the format has no way to ask):
+// with write allowed and exec denied, "*** Move to:" kept the mode of an
+// executable script, planting a program at the destination
+// (node_modules/.bin/tsc) that a later call would run. Added files are 0644.
+func TestApplyPatchGrantsNoExecute(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "run.sh"), []byte("#!/bin/sh\necho hi\n"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir,
+		Policy: tools.Policy{Tiers: map[tools.Tier]tools.Decision{tools.TierWrite: tools.Allow, tools.TierExec: tools.Deny}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	mustCall(t, r, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: run.sh\n*** Move to: node_modules/.bin/tsc\n-echo hi\n+echo planted\n" +
+		"*** Add File: new.sh\n+#!/bin/sh\n*** End Patch"})
+	for name, want := range map[string]os.FileMode{"node_modules/.bin/tsc": 0o640, "new.sh": 0o644} {
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("%s has mode %v, want %v (no execute bit)", name, got, want)
+		}
+		if fi.Mode().Perm()&0o111 != 0 {
+			t.Errorf("%s is executable (%v) after apply_patch", name, fi.Mode().Perm())
+		}
+	}
+}
+
 // TestApplyPatchAllOrNothing: a patch with any hunk that does not apply writes
 // nothing, and the error names the file and hunk.
 func TestApplyPatchAllOrNothing(t *testing.T) {

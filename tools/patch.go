@@ -454,9 +454,13 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []FileChange,
 			if _, err := os.Lstat(dreal); err == nil {
 				return nil, nil, fmt.Errorf("tools: apply_patch: %s: cannot move to %s: it already exists. Nothing was written", what, drel)
 			}
+			// The moved file keeps its read and write permissions but no
+			// execute bit: the patch format cannot say "executable", so a
+			// write-tier call must not plant a program (an executable moved
+			// to node_modules/.bin/tsc) that something else then runs.
 			mode := fs.FileMode(0)
 			if fi, err := os.Stat(real); err == nil {
-				mode = fi.Mode().Perm()
+				mode = fi.Mode().Perm() &^ 0o111
 			}
 			changes = append(changes,
 				fsutil.Change{Path: dreal, Content: []byte(out), MustNotExist: true, Mode: mode},
