@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -20,7 +21,23 @@ func init() {
 		wired: func(cfg *Config) bool { return cfg.Vibe && cfg.Workers != nil },
 		register: func(r *Run) (func() error, error) {
 			ws := r.cfg.Workers
-			return ws.Close, r.Registry().Register(VibeTools(ws)...)
+			surface := r.cfg.Surface
+			if surface == (Surface{}) {
+				surface = SurfaceDefault
+			}
+			ws.SetLimits(surface.String(), r.cfg.Policy.String())
+			ts := VibeTools(ws)
+			if !surface.Allows(TierWrite) {
+				if _, configured := ws.Surface(); !configured {
+					refuse := readOnlySpawnRefusal(surface)
+					for i := range ts {
+						if ts[i].Name == "vibe_spawn" || ts[i].Name == "vibe_send" {
+							ts[i].Handler = refuse
+						}
+					}
+				}
+			}
+			return ws.Close, r.Registry().Register(ts...)
 		},
 	})
 }
@@ -93,6 +110,22 @@ func VibeTools(ws *workers.Roster) []Tool {
 }
 
 type vibe struct{ ws *workers.Roster }
+
+// ErrWorkersNotConfigured is returned by vibe_spawn on a read-only surface
+// when the operator did not configure workers for it.
+var ErrWorkersNotConfigured = errors.New("tools: workers are not configured for a read-only surface")
+
+// readOnlySpawnRefusal refuses to start workers on a read-only surface: a
+// worker's own tools are not tether's, so it would write files the surface
+// forbids unless the operator chose what workers are told (--worker-surface).
+func readOnlySpawnRefusal(s Surface) Handler {
+	return func(ctx context.Context, call *Call) (*Result, error) {
+		return nil, fmt.Errorf("%w: this run is on the %s surface (read tier only) and a worker acts with its own tools, "+
+			"outside tether's gate; the operator can allow workers here by starting tether with --worker-surface "+
+			"(e.g. --worker-surface %s: workers are told in %s to stay read-only); until then do the work with your read tools",
+			ErrWorkersNotConfigured, s, s, workers.EnvSurface)
+	}
+}
 
 func (v *vibe) spawn(ctx context.Context, call *Call) (*Result, error) {
 	var a struct{ Brief, Label, Tier string }

@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,6 +29,10 @@ func workerScript(t *testing.T, name string) string {
 
 func vibeRun(t *testing.T, cfg workers.Config) *tools.Run {
 	t.Helper()
+	if cfg.Surface == "" {
+		// The plan surface starts workers only when the operator configured them.
+		t.Fatal("vibeRun runs on the plan surface: set Config.Surface")
+	}
 	ws, err := workers.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +59,7 @@ func TestVibeTools(t *testing.T) {
 	run := vibeRun(t, workers.Config{
 		Commands: map[string]string{workers.Fast: workerScript(t, "echo.sh"), workers.Good: workerScript(t, "gate.sh")},
 		Env:      []string{"GATE=" + gate},
+		Surface:  "plan",
 	})
 	// All five are read tier: the plan surface (capped at read) lists them.
 	var listed []string
@@ -129,7 +135,7 @@ func TestVibeTools(t *testing.T) {
 }
 
 func TestVibeFailingWorker(t *testing.T) {
-	run := vibeRun(t, workers.Config{Commands: map[string]string{workers.Fast: workerScript(t, "fail.sh")}})
+	run := vibeRun(t, workers.Config{Commands: map[string]string{workers.Fast: workerScript(t, "fail.sh")}, Surface: "plan"})
 	id := vcall(t, run, "vibe_spawn", `{"brief":"frobnicate","label":"frob"}`).Structured.(workers.Info).ID
 	res := vcall(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
 	text := res.AllText()
@@ -229,5 +235,67 @@ func TestVibeRegisteredOnlyInVibeMode(t *testing.T) {
 			}
 		}
 		run.Close()
+	}
+}
+
+// TestVibeTellsWorkersTheRunLimits: a worker is told the run's surface and
+// approval policy in its environment, and on a read-only surface vibe_spawn
+// is refused unless the operator configured workers for it (--worker-surface);
+// a worker acts with its own tools, outside tether's gate.
+func TestVibeTellsWorkersTheRunLimits(t *testing.T) {
+	tests := []struct {
+		name    string
+		surface tools.Surface
+		policy  string
+		workers string // workers.Config.Surface
+		want    string // the worker's report; "" = refused
+	}{
+		{"default surface", tools.SurfaceDefault, "write=allow,exec=ask", "", "surface=default approve=*=ask,write=allow,exec=ask"},
+		{"plan without worker surface", tools.SurfacePlan, "deny", "", ""},
+		{"readonly without worker surface", tools.SurfaceReadonly, "allow", "", ""},
+		{"plan with worker surface", tools.SurfacePlan, "deny", "plan", "surface=plan approve=*=deny"},
+		{"operator widens on purpose", tools.SurfacePlan, "deny", "default", "surface=default approve=*=deny"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, err := workers.New(workers.Config{Commands: map[string]string{workers.Fast: workerScript(t, "limits.sh")}, Surface: tc.workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := tools.ParsePolicy(tc.policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Vibe: true, Workers: ws, Surface: tc.surface, Policy: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer run.Close()
+			res, err := run.Call(context.Background(), "vibe_spawn", json.RawMessage(`{"brief":"edit the files","label":"editor"}`), tools.FromModel)
+			if tc.want == "" {
+				if !errors.Is(err, tools.ErrWorkersNotConfigured) || !res.IsError {
+					t.Fatalf("vibe_spawn on %s: %v %q, want ErrWorkersNotConfigured", tc.surface, err, res.AllText())
+				}
+				for _, want := range []string{tc.surface.String() + " surface", "--worker-surface", "read tools"} {
+					if !strings.Contains(res.AllText(), want) {
+						t.Errorf("refusal %q lacks %q", res.AllText(), want)
+					}
+				}
+				if n := len(ws.List()); n != 0 {
+					t.Errorf("%d workers started", n)
+				}
+				if res := vcall(t, run, "vibe_list", `{}`); !strings.Contains(res.AllText(), "No workers") {
+					t.Errorf("vibe_list = %q", res.AllText())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("vibe_spawn: %v %q", err, res.AllText())
+			}
+			id := res.Structured.(workers.Info).ID
+			if text := vcall(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`).AllText(); !strings.Contains(text, "is done") || !strings.Contains(text, tc.want+"\n") {
+				t.Errorf("worker report = %q, want %q", text, tc.want)
+			}
+		})
 	}
 }

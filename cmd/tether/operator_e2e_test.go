@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -81,6 +83,48 @@ func TestServeVibe(t *testing.T) {
 	out, err := exec.Command(tetherBin(t), "serve", "--workdir", t.TempDir(), "--vibe").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "--vibe needs a worker command") {
 		t.Errorf("serve --vibe without --worker: %v %s", err, out)
+	}
+}
+
+// TestServeVibeKeepsRunLimits: under --surface plan --approve deny a worker
+// cannot write files. vibe_spawn is refused until the operator configures
+// workers (--worker-surface); then a worker that is tether itself keeps to the
+// limits passed in its environment, whatever its own flags say.
+func TestServeVibeKeepsRunLimits(t *testing.T) {
+	// The worker tries to write with the loosest flags it can give itself.
+	worker := "fast=" + tetherBin(t) + ` call --workdir . --surface default --approve allow write '{"path":"worker.txt","content":"x"}'`
+	tests := []struct {
+		name  string
+		flags []string
+		want  string // in vibe_wait's report; "" = spawn refused
+	}{
+		{"no worker surface", nil, ""},
+		{"worker surface plan", []string{"--worker-surface", "plan"}, "the plan surface allows only read-tier tools"},
+		{"worker surface default, policy deny", []string{"--worker-surface", "default"}, "denied"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := workdir(t, nil)
+			args := append([]string{"--surface", "plan", "--approve", "deny", "--vibe", "--worker", worker}, tc.flags...)
+			cs := mcpSession(t, dir, args, nil)
+			text, isErr := callText(t, cs, "vibe_spawn", map[string]any{"brief": "write worker.txt", "label": "writer"})
+			if tc.want == "" {
+				if !isErr || !strings.Contains(text, "--worker-surface") {
+					t.Fatalf("vibe_spawn on plan = %q (error %v), want a refusal naming --worker-surface", text, isErr)
+				}
+				return
+			}
+			if isErr {
+				t.Fatalf("vibe_spawn = %q", text)
+			}
+			text, _ = callText(t, cs, "vibe_wait", map[string]any{"worker_id": "w1"})
+			if !strings.Contains(text, "failed") || !strings.Contains(strings.ToLower(text), tc.want) {
+				t.Errorf("worker report = %q, want a failed write (%q)", text, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "worker.txt")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the worker wrote worker.txt (%v)", err)
+			}
+		})
 	}
 }
 

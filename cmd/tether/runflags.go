@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/tetherhq/tether/tools"
+	"github.com/tetherhq/tether/tools/workers"
 )
 
 // runFlags are the flags shared by the commands that start a run (serve, call, tools).
@@ -33,6 +34,11 @@ func (f *runFlags) config() (tools.Config, error) {
 	}
 	p, err := tools.ParsePolicy(f.approve)
 	if err != nil {
+		return tools.Config{}, err
+	}
+	// A tether started as a vibe worker keeps to the limits of the run that
+	// started it (tools/workers: TETHER_WORKER_SURFACE, TETHER_WORKER_APPROVE).
+	if s, p, err = workerLimits(s, p); err != nil {
 		return tools.Config{}, err
 	}
 	conv := f.conversation
@@ -118,4 +124,50 @@ func hint(err error) string {
 		return "\n(pass --surface default to reach write and exec tools)"
 	}
 	return ""
+}
+
+// workerLimits narrows surface and policy to the limits a parent run passed
+// to this process as a vibe worker: the narrower surface, and the parent's
+// policy unless the given one is nowhere looser.
+func workerLimits(surface tools.Surface, policy tools.Policy) (tools.Surface, tools.Policy, error) {
+	if v := os.Getenv(workers.EnvSurface); v != "" {
+		ws, err := tools.ParseSurface(v)
+		if err != nil {
+			return surface, policy, fmt.Errorf("%s from the run that started this worker: %w", workers.EnvSurface, err)
+		}
+		if ws.Cap < surface.Cap {
+			surface = ws
+		}
+	}
+	if v := os.Getenv(workers.EnvApprove); v != "" {
+		wp, err := tools.ParsePolicy(v)
+		if err != nil {
+			return surface, policy, fmt.Errorf("%s from the run that started this worker: %w", workers.EnvApprove, err)
+		}
+		if looser(policy, wp) {
+			policy = wp
+		}
+	}
+	return surface, policy, nil
+}
+
+// looser reports whether p allows (or asks about) any write or exec call that
+// q asks about (or denies).
+func looser(p, q tools.Policy) bool {
+	rank := map[tools.Decision]int{tools.Allow: 0, tools.Ask: 1, tools.Deny: 2}
+	names := []string{""} // "": a tool neither policy names
+	for n := range p.Tools {
+		names = append(names, n)
+	}
+	for n := range q.Tools {
+		names = append(names, n)
+	}
+	for _, tier := range []tools.Tier{tools.TierWrite, tools.TierExec} {
+		for _, n := range names {
+			if rank[p.Decide(n, tier)] < rank[q.Decide(n, tier)] {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -16,17 +16,19 @@ import (
 // Flags of the operator family: where questions go (--console, MCP
 // elicitation in serve, the terminal elsewhere) and vibe mode's workers.
 var operatorFlags struct {
-	console    string
-	askTimeout time.Duration
-	vibe       bool
-	workers    map[string]string
+	console       string
+	askTimeout    time.Duration
+	vibe          bool
+	workers       map[string]string
+	workerSurface string
 }
 
 func init() {
 	addWiring(familyWiring{
 		name: "operator",
 		flags: func(fs *flag.FlagSet) {
-			operatorFlags.console, operatorFlags.vibe, operatorFlags.workers = "", false, nil
+			operatorFlags.console, operatorFlags.vibe, operatorFlags.workers, operatorFlags.workerSurface = "", false, nil, ""
+			fs.StringVar(&operatorFlags.workerSurface, "worker-surface", "", "vibe mode: the surface workers are told to keep to ("+workers.EnvSurface+": default, plan or readonly; default: the run's own). On a plan or readonly run, vibe_spawn is refused unless this is set")
 			fs.StringVar(&operatorFlags.console, "console", "", "serve the web operator console on this loopback address (127.0.0.1:PORT): questions and permission prompts show there as cards; its one-time login link is printed on stderr")
 			fs.DurationVar(&operatorFlags.askTimeout, "ask-timeout", operator.DefaultTimeout, "how long ask_user and permission prompts wait for an answer")
 			fs.BoolVar(&operatorFlags.vibe, "vibe", false, "vibe mode: register the vibe_* background-worker tools (needs --worker)")
@@ -92,7 +94,15 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 		if len(f.workers) == 0 {
 			return cleanup, errors.New("--vibe needs a worker command: pass --worker fast='CMD ARGS' (and/or good=...)")
 		}
-		ws, err := workers.New(workers.Config{Commands: f.workers, Dir: cfg.WorkDir})
+		wsurf := ""
+		if f.workerSurface != "" {
+			s, err := tools.ParseSurface(f.workerSurface)
+			if err != nil {
+				return cleanup, fmt.Errorf("--worker-surface: %w", err)
+			}
+			wsurf = s.String()
+		}
+		ws, err := workers.New(workers.Config{Commands: f.workers, Dir: cfg.WorkDir, Surface: wsurf})
 		if err != nil {
 			return cleanup, err
 		}
@@ -100,6 +110,8 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 		cfg.Workers, cfg.Vibe = ws, true
 	} else if len(f.workers) > 0 {
 		return cleanup, errors.New("--worker is only used in vibe mode: add --vibe")
+	} else if f.workerSurface != "" {
+		return cleanup, errors.New("--worker-surface is only used in vibe mode: add --vibe and --worker")
 	}
 	return cleanup, nil
 }

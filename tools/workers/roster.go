@@ -5,6 +5,13 @@
 // stdout is its result, its stderr its log. Each run gets its own process group
 // so stopping a worker stops everything it started.
 //
+// The gate belongs on the worker's own tools, so a worker is told the run's
+// limits, which it must keep to: TETHER_WORKER_SURFACE (default, plan or
+// readonly: plan and readonly allow no file changes and no process starts)
+// and TETHER_WORKER_APPROVE (the run's approval policy, as tether's --approve
+// reads it: deny means do not do it, ask means ask the operator first, allow
+// means go ahead). A worker that is tether itself honours both.
+//
 // See SPEC.md, "vibe_*: background workers".
 package workers
 
@@ -66,7 +73,22 @@ type Config struct {
 	Dir string
 	// Env is added to the inherited environment.
 	Env []string
+	// Surface is the surface the operator configured for workers
+	// (--worker-surface: default, plan or readonly); "" passes the run's own
+	// (SetLimits). A run on a read-only surface starts workers only when the
+	// operator configured one.
+	Surface string
 }
+
+// Environment variables that tell a worker the run's limits.
+const (
+	// EnvSurface is the surface the worker must keep to: default, plan or
+	// readonly (read-only: no file changes, no process starts).
+	EnvSurface = "TETHER_WORKER_SURFACE"
+	// EnvApprove is the run's approval policy for write and exec actions, in
+	// the form tether's --approve reads ("*=deny", "write=allow,exec=ask").
+	EnvApprove = "TETHER_WORKER_APPROVE"
+)
 
 // ParseWorkerFlag parses a --worker value "TIER=CMD ARGS".
 func ParseWorkerFlag(v string) (tier, command string, err error) {
@@ -90,6 +112,29 @@ type Roster struct {
 	next    int
 	workers map[string]*worker
 	closed  bool
+	// The run's limits (SetLimits): its surface and approval policy.
+	runSurface, approve string
+}
+
+// SetLimits records the run's surface and approval policy ("plan",
+// "*=deny"); every worker started from now on is told them in its
+// environment (EnvSurface: Config.Surface when the operator set one, else
+// surface; EnvApprove: approve). The run calls it when it wires the roster.
+func (r *Roster) SetLimits(surface, approve string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.runSurface, r.approve = surface, approve
+}
+
+// Surface is the surface workers are told to keep to, and whether the
+// operator configured it (Config.Surface) rather than passing the run's own.
+func (r *Roster) Surface() (surface string, configured bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cfg.Surface != "" {
+		return r.cfg.Surface, true
+	}
+	return r.runSurface, false
 }
 
 // New returns a roster. At least one tier must have a command.
@@ -239,8 +284,20 @@ func idNum(id string) int {
 func (r *Roster) startLocked(w *worker) error {
 	cmd := exec.Command("/bin/sh", "-c", r.cfg.Commands[w.tier])
 	cmd.Dir = r.cfg.Dir
+	surface := r.cfg.Surface
+	if surface == "" {
+		surface = r.runSurface
+	}
+	if surface == "" {
+		surface = "default"
+	}
+	approve := r.approve
+	if approve == "" {
+		approve = "*=ask"
+	}
 	cmd.Env = append(append(os.Environ(), r.cfg.Env...),
-		"TETHER_WORKER_ID="+w.id, "TETHER_WORKER_LABEL="+w.label, "TETHER_WORKER_TIER="+w.tier)
+		"TETHER_WORKER_ID="+w.id, "TETHER_WORKER_LABEL="+w.label, "TETHER_WORKER_TIER="+w.tier,
+		EnvSurface+"="+surface, EnvApprove+"="+approve)
 	cmd.Stdin = strings.NewReader(w.brief)
 	out := &capBuffer{max: MaxResultBytes}
 	w.log = tailBuffer{max: MaxLogBytes}
