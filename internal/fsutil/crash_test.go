@@ -82,8 +82,24 @@ func crashChange() []Change {
 	return cs
 }
 
+// crashSingle as FSUTIL_CRASH_AFTER makes the child write src/f000.txt alone
+// and kill itself once the temporary file is written, before the rename.
+const crashSingle = -2
+
 func crashChild(dir string) {
 	after, _ := strconv.Atoi(os.Getenv(crashAfterEnv))
+	if after == crashSingle {
+		testHookBeforeRename = func(string) {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {}
+		}
+		r, err := NewRoot(dir)
+		if err == nil {
+			_, err = r.Apply([]Change{{Path: "src/f000.txt", Content: []byte("new")}})
+		}
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	SetApplyHook(func(done int) {
 		switch {
 		case after < 0:
@@ -173,7 +189,7 @@ func runCrashChild(t *testing.T, dir string, after int, kill func(cmd *exec.Cmd,
 	err = cmd.Wait()
 	var ee *exec.ExitError
 	killed := errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled()
-	if after >= 0 && !killed {
+	if (after >= 0 || after == crashSingle) && !killed {
 		t.Fatalf("the child was not killed: %v", err)
 	}
 	return killed
@@ -262,5 +278,45 @@ func TestApplyCrash(t *testing.T) {
 				cmd.Process.Kill()
 			})
 		})
+	}
+}
+
+// TestWriteCrashLeavesNoTemporary: a one-file write killed after writing
+// its temporary file, before the rename, leaves the file as it was, and the
+// next Recover removes the temporary file.
+func TestWriteCrashLeavesNoTemporary(t *testing.T) {
+	dir := t.TempDir()
+	crashWorkspace(t, dir)
+	runCrashChild(t, dir, crashSingle, nil)
+	ents, _ := os.ReadDir(filepath.Join(dir, "src"))
+	if len(ents) != 131 {
+		t.Fatalf("the child left %d files, want the 130 and its temporary file", len(ents))
+	}
+	recs, err := Recover()
+	if err != nil || len(recs) != 1 || recs[0].Temps != 1 || recs[0].Err != nil {
+		t.Fatalf("Recover = %+v, %v", recs, err)
+	}
+	if !strings.Contains(recs[0].String(), "had not changed any file") {
+		t.Errorf("message: %s", recs[0])
+	}
+	checkAllOrNone(t, dir)
+	if names := journalFiles(t); len(names) > 0 {
+		t.Errorf("journal left: %v", names)
+	}
+}
+
+// TestRecoverUnfinishedJournal: a journal whose writer died before it was
+// complete (ID.tmp) is removed without touching any file (none was changed
+// before the journal was complete).
+func TestRecoverUnfinishedJournal(t *testing.T) {
+	jdir, _ := JournalDir()
+	os.MkdirAll(jdir, 0o700)
+	os.WriteFile(filepath.Join(jdir, "0123.tmp"), []byte(journalMagic+"{"), 0o600)
+	recs, err := Recover()
+	if err != nil || len(recs) != 0 {
+		t.Fatalf("Recover = %v, %v", recs, err)
+	}
+	if names := journalFiles(t); len(names) > 0 {
+		t.Errorf("journal left: %v", names)
 	}
 }

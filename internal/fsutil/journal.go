@@ -56,11 +56,15 @@ const MaxJournalBytes = 1 << 30
 var maxJournalBytes int64 = MaxJournalBytes
 
 type journalHeader struct {
-	Root    string         `json:"root"` // the working directory, symbolic links resolved
-	ID      string         `json:"id"`
-	PID     int            `json:"pid"`
-	Started time.Time      `json:"started"`
-	Dirs    []string       `json:"dirs,omitempty"` // directories the change creates, outermost first
+	Root    string    `json:"root"` // the working directory, symbolic links resolved
+	ID      string    `json:"id"`
+	PID     int       `json:"pid"`
+	Started time.Time `json:"started"`
+	Dirs    []string  `json:"dirs,omitempty"` // directories the change creates, outermost first
+	// Light marks the journal of a one-file change: no originals are stored
+	// (the rename replaces the file whole) and it is not synced; it is there
+	// to find the temporary file a crash may leave.
+	Light   bool           `json:"light,omitempty"`
 	Entries []journalEntry `json:"entries"`
 }
 
@@ -133,8 +137,9 @@ type journal struct {
 }
 
 // writeJournal writes h and the originals (old(i) for each entry that
-// existed) to a new journal, syncs it and its directory, and returns it held
-// locked. On error nothing is left behind.
+// existed, unless h.Light) to a new journal, syncs it and its directory
+// (unless h.Light), and returns it held locked. On error nothing is left
+// behind.
 func writeJournal(h *journalHeader, old func(i int) []byte) (*journal, error) {
 	dir, dpath, err := openJournalDir(true)
 	if err != nil {
@@ -167,7 +172,7 @@ func writeJournal(h *journalHeader, old func(i int) []byte) (*journal, error) {
 	w.Write(hdr)
 	w.WriteByte('\n')
 	for i, e := range h.Entries {
-		if e.Existed {
+		if e.Existed && !h.Light {
 			w.Write(old(i)) // streamed: the originals are not copied into one buffer
 		}
 	}
@@ -175,7 +180,7 @@ func writeJournal(h *journalHeader, old func(i int) []byte) (*journal, error) {
 	if err == nil {
 		_, err = fmt.Fprintf(f, "end %x\n", sum.Sum(nil))
 	}
-	if err == nil {
+	if err == nil && !h.Light {
 		err = f.Sync()
 	}
 	if err == nil {
@@ -184,7 +189,9 @@ func writeJournal(h *journalHeader, old func(i int) []byte) (*journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fsutil: writing the change journal in %s: %w", dpath, err)
 	}
-	syncDir(dir, ".")
+	if !h.Light {
+		syncDir(dir, ".")
+	}
 	ok = true
 	return &journal{id: h.ID, dir: dir, path: filepath.Join(dpath, h.ID+".journal"), name: h.ID + ".journal", f: f}, nil
 }
@@ -233,7 +240,11 @@ type Recovery struct {
 // String says in a sentence what happened, for the log and the agent.
 func (r Recovery) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "a change to %d files in %s (tether pid %d, %s) was cut short by a crash: ", r.Files, r.Root, r.PID, r.Started.UTC().Format(time.RFC3339))
+	files := fmt.Sprintf("%d files", r.Files)
+	if r.Files == 1 {
+		files = "one file"
+	}
+	fmt.Fprintf(&b, "a change to %s in %s (tether pid %d, %s) was cut short by a crash: ", files, r.Root, r.PID, r.Started.UTC().Format(time.RFC3339))
 	switch {
 	case r.Err != nil:
 		fmt.Fprintf(&b, "it could not be recovered (%v); its journal is kept at %s", r.Err, r.Kept)
@@ -242,12 +253,10 @@ func (r Recovery) String() string {
 		}
 	case r.Completed:
 		b.WriteString("every file had already been written, so the change is kept as made")
+	case len(r.RolledBack) == 0 && len(r.Conflicts) == 0:
+		b.WriteString("it had not changed any file yet")
 	default:
-		fmt.Fprintf(&b, "rolled back, every file has its content from before the change again (%d restored", len(r.RolledBack))
-		if len(r.RolledBack) > 0 {
-			fmt.Fprintf(&b, ": %s", listShort(r.RolledBack))
-		}
-		b.WriteString(")")
+		fmt.Fprintf(&b, "rolled back, every file has its content from before the change again (%d restored: %s)", len(r.RolledBack), listShort(r.RolledBack))
 	}
 	if len(r.Conflicts) > 0 {
 		fmt.Fprintf(&b, "; changed since the crash and left as they are: %s (their originals are in the journal kept at %s)", listShort(r.Conflicts), r.Kept)
@@ -382,7 +391,7 @@ func readJournal(f *os.File) (*journalHeader, int64, error) {
 		if !filepath.IsLocal(filepath.FromSlash(e.Path)) || e.Size < 0 {
 			return nil, 0, fmt.Errorf("%w: bad path %q", errBadJournal, e.Path)
 		}
-		if e.Existed {
+		if e.Existed && !h.Light {
 			stored += e.Size
 		}
 	}
@@ -475,7 +484,7 @@ func recoverJournal(f *os.File) (rec Recovery) {
 	off := start
 	for i, e := range h.Entries {
 		offsets[i] = off
-		if e.Existed {
+		if e.Existed && !h.Light {
 			off += e.Size
 		}
 		states[i], err = fileState(root, e)
@@ -493,6 +502,9 @@ func recoverJournal(f *os.File) (rec Recovery) {
 		case allNew:
 		case states[i] == stateOther:
 			rec.Conflicts = append(rec.Conflicts, e.Path)
+		case states[i] == stateNew && e.Existed && h.Light:
+			// Not reached: a one-file change is all new or all old.
+			errs = append(errs, fmt.Errorf("%s: its original was not kept", e.Path))
 		case states[i] == stateNew && e.Existed:
 			data := make([]byte, e.Size)
 			if _, err := f.ReadAt(data, offsets[i]); err != nil {

@@ -85,6 +85,9 @@ func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode, tmp s
 	if err := f.Close(); err != nil {
 		return err
 	}
+	if testHookBeforeRename != nil {
+		testHookBeforeRename(name)
+	}
 	if err := root.Rename(name, rel); err != nil {
 		return err
 	}
@@ -226,13 +229,20 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 
 	// A change of more than one file is journaled first (journal.go), so
 	// that a crash in the middle can be rolled back by the next Recover.
-	// One file needs no journal: the rename replaces it whole.
+	// One file needs no originals (the rename replaces it whole): its light
+	// journal, best effort, only lets Recover find a temporary file left by
+	// a crash.
 	var jr *journal
 	tag := func(string) string { return "" } // the temporary file's name
-	if len(changes) > 1 {
-		if jr, err = r.beginJournal(root, changes, snaps); err != nil {
+	switch {
+	case len(changes) > 1:
+		if jr, err = r.beginJournal(root, changes, snaps, false); err != nil {
 			return nil, err
 		}
+	case len(changes) == 1 && !changes[0].Delete:
+		jr, _ = r.beginJournal(root, changes, snaps, true)
+	}
+	if jr != nil {
 		tag = func(p string) string { return tempName(p, jr.id) }
 	}
 	if testHookStep != nil {
@@ -312,10 +322,10 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 }
 
 // beginJournal writes the journal of changes (whose files are as snaps
-// say) and returns it held. When it cannot, nothing has been changed and the
-// error says so.
-func (r *Root) beginJournal(root *os.Root, changes []Change, snaps []snapshot) (*journal, error) {
-	h := &journalHeader{Root: r.real, ID: newJournalID(), PID: os.Getpid(), Started: time.Now().UTC()}
+// say), light or not (journalHeader.Light), and returns it held. When it
+// cannot, nothing has been changed and the error says so.
+func (r *Root) beginJournal(root *os.Root, changes []Change, snaps []snapshot, light bool) (*journal, error) {
+	h := &journalHeader{Root: r.real, ID: newJournalID(), PID: os.Getpid(), Started: time.Now().UTC(), Light: light}
 	var stored int64
 	var writes []string
 	for i, c := range changes {
@@ -331,7 +341,7 @@ func (r *Root) beginJournal(root *os.Root, changes []Change, snaps []snapshot) (
 		}
 		h.Entries = append(h.Entries, e)
 	}
-	if stored > maxJournalBytes {
+	if stored > maxJournalBytes && !light {
 		return nil, fmt.Errorf("fsutil: the change rewrites or deletes %d MiB of existing files, more than the %d MiB a change may keep in its journal (to undo it after a crash); nothing was changed: split it into smaller changes",
 			stored>>20, maxJournalBytes>>20)
 	}
@@ -375,6 +385,10 @@ func escapes(err error) bool {
 // testHookBeforeChange, when set by a test, runs before each change is made and
 // can fail it, to exercise the rollback.
 var testHookBeforeChange func(rel string) error
+
+// testHookBeforeRename, when set by a test, runs in writeAtomic once the
+// temporary file tmp is written, before it replaces the file.
+var testHookBeforeRename func(tmp string)
 
 // testHookStep is SetApplyHook's function.
 var testHookStep func(done int)
