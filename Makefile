@@ -9,11 +9,12 @@ export PATH := $(CURDIR)/.deps/npm/node_modules/.bin:$(GOPATH_BIN):$(PATH)
 GO_TEST_TIMEOUT ?= 25m
 FUZZTIME ?= 5s
 
-.PHONY: all demo build grammars deps test check unit fuzz bench-once clean
+.PHONY: all demo build grammars grammars-update check-noclang deps test check unit fuzz bench-once clean
 
 all: build
 
-## demo: the main job on the embedded default (builds what it needs first).
+## demo: the main job on the embedded default (builds tether first; no C
+## toolchain needed: the grammar modules are committed).
 demo: build
 	./bin/tether ast-grep -p 'fmt.Errorf($$$$$$ARGS)' -l go --max-results 20 .
 
@@ -21,16 +22,30 @@ demo: build
 deps:
 	scripts/install-deps.sh all
 
-## grammars: build the tree-sitter grammar wasm modules from pinned packages (and
-## compile them once for wazero, so tests and the first run start warm).
+## grammars: rebuild the grammar wasm modules from the pinned packages (clang;
+## cached under the user cache dir) and fail when one differs from the committed
+## grammars/wasm/ID.wasm.zst; then compile them once for wazero so tests start warm.
 grammars:
 	scripts/install-deps.sh build
 	go run ./grammars/build
 	go run ./engine/precompile
 
-## build: a cgo-free tether binary with the grammars embedded.
-build: grammars
-	CGO_ENABLED=0 go build -o bin/tether ./cmd/tether
+## grammars-update: rebuild and write the committed modules and their records in
+## grammars/manifest.json (after changing a package's version and integrity there,
+## the shim or the flags); ONLY=go,rust limits it to those languages.
+grammars-update:
+	scripts/install-deps.sh build
+	go run ./grammars/build -update $(if $(ONLY),-only $(ONLY))
+
+## build: a cgo-free tether binary with the committed grammars embedded
+## (symbols stripped: -s -w).
+build:
+	CGO_ENABLED=0 go build -ldflags='-s -w' -o bin/tether ./cmd/tether
+
+## check-noclang: in a copy of the tree, with no C compiler on PATH (only go),
+## build tether cgo-free and parse a file of every shipped language.
+check-noclang:
+	scripts/check-noclang.sh
 
 ## check: formatting, tidy modules, vet, cgo-free build.
 check:
@@ -43,7 +58,7 @@ check:
 ## Fuzz targets run here on their seeds and their testdata/fuzz corpora (inside
 ## `unit`), so CI is repeatable; `make fuzz` explores new inputs, and whatever it
 ## finds is fixed and its input added to testdata/fuzz.
-test: deps grammars check bench-once unit
+test: deps grammars check check-noclang bench-once unit
 
 unit:
 	TETHER_REQUIRE_PEERS=1 go test -race -timeout $(GO_TEST_TIMEOUT) ./...

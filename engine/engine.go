@@ -31,7 +31,8 @@ import (
 var (
 	// ErrUnknownLanguage: the language is not shipped.
 	ErrUnknownLanguage = errors.New("unknown language")
-	// ErrNotBuilt: the language's module is not in this binary (run `make grammars`).
+	// ErrNotBuilt: the language's module is not embedded in this binary, or
+	// does not match the manifest (a defect of the build).
 	ErrNotBuilt = grammars.ErrNotBuilt
 	// ErrMemoryLimit: the parse needed more memory than the tenant's cap.
 	ErrMemoryLimit = errors.New("memory limit exceeded")
@@ -114,10 +115,9 @@ func (e *Engine) Parse(ctx context.Context, lang string, src []byte) (*Tree, err
 	return e.fallback.Parse(ctx, lang, src)
 }
 
-// Precompile compiles the named languages' modules now (all built ones when
-// none are named) instead of on first use, filling wazero's compilation cache
-// so later processes start warm. It returns the first error; languages not
-// built are skipped when none are named.
+// Precompile compiles the named languages' modules now (all embedded ones
+// when none are named) instead of on first use, filling wazero's compilation
+// cache so later processes start warm. It returns the first error.
 func (e *Engine) Precompile(ctx context.Context, langs ...string) error {
 	if len(langs) == 0 {
 		for _, l := range grammars.All() {
@@ -141,7 +141,7 @@ func (e *Engine) Precompile(ctx context.Context, langs ...string) error {
 	return nil
 }
 
-// Languages returns every shipped language, built or not (see
+// Languages returns every shipped language (each embedded: see
 // grammars.Built).
 func (e *Engine) Languages() []grammars.Language { return grammars.All() }
 
@@ -220,7 +220,7 @@ func (e *Engine) module(id string) (*module, error) {
 		}
 		if err := checkExports(cm); err != nil {
 			cm.Close(context.Background())
-			m.err = fmt.Errorf("engine: %s: %w (rebuild with `%s`)", id, err, grammars.BuildCommand)
+			m.err = fmt.Errorf("engine: %s: %w (rebuild it with `%s`)", id, err, grammars.UpdateCommand)
 			return
 		}
 		m.compiled = cm

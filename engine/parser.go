@@ -226,7 +226,7 @@ func (pl *pool) newInstance(ctx context.Context) (*instance, error) {
 	if r, err := mod.ExportedFunction("tether_init").Call(bg); err != nil || int32(r[0]) != 0 {
 		mod.Close(bg)
 		if err == nil {
-			err = fmt.Errorf("tether_init returned %d (grammar ABI does not fit the runtime; rebuild with `make grammars`)", int32(r[0]))
+			err = fmt.Errorf("tether_init returned %d (grammar ABI does not fit the runtime; rebuild the grammars with `make grammars-update`)", int32(r[0]))
 		}
 		return nil, fmt.Errorf("init: %w", err)
 	}

@@ -1,18 +1,26 @@
 // Package grammars is tether's language table: which tree-sitter grammars ship,
 // the pinned npm packages they are built from (manifest.json), and the
-// WebAssembly module of each, embedded into the binary by `make grammars`.
+// WebAssembly module of each, committed compressed and embedded into every
+// binary and every program that imports this package.
 //
-// The modules are built by `go run ./grammars/build` (what `make grammars`
-// runs) from the packages and integrity hashes in manifest.json, with the C
-// shim in grammars/shim, and written to grammars/wasm (git-ignored). A binary
-// built before that still compiles and runs; asking it for a module returns an
-// error that wraps ErrNotBuilt and names the command.
+// The modules are built by `go run ./grammars/build` from the packages and
+// integrity hashes in manifest.json, with the C shim in grammars/shim, and
+// committed as grammars/wasm/ID.wasm.zst (zstd). manifest.json records how
+// they were built (toolchain, flags) and the sha256 of each module and of
+// each committed file; `make grammars` rebuilds them and fails when a rebuild
+// differs from what is committed, so no C toolchain is needed to build tether
+// and the committed bytes are checked, not trusted.
+//
+// Each module is decompressed on first use, once per process, and checked
+// against the manifest's sha256.
 //
 // This package never imports wazero: it only describes and carries the bytes.
 package grammars
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +30,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // ManifestJSON is the manifest of pinned inputs (manifest.json) as shipped.
@@ -29,15 +39,21 @@ import (
 //go:embed manifest.json
 var ManifestJSON []byte
 
-//go:embed wasm
+//go:embed wasm/*.wasm.zst
 var wasmFS embed.FS
 
 // ErrNotBuilt is wrapped by the error Wasm returns for a language whose module
-// was not built into this binary.
+// is not embedded in this binary, or whose embedded file does not match the
+// manifest (a defect of the commit that changed one without the other).
 var ErrNotBuilt = errors.New("grammar module not built")
 
-// BuildCommand is what builds the grammar modules.
+// BuildCommand is what rebuilds the grammar modules from the pinned packages
+// and checks them against the committed ones.
 const BuildCommand = "make grammars"
+
+// UpdateCommand is what rebuilds the grammar modules and rewrites the
+// committed files and the manifest's module records.
+const UpdateCommand = "make grammars-update"
 
 // Package is one pinned npm package: name, exact version and the npm integrity
 // string (sha512) of its tarball.
@@ -70,6 +86,32 @@ type Language struct {
 	Dir string `json:"dir"`
 	// Function is the grammar's C entry point (tree_sitter_go).
 	Function string `json:"function"`
+	// Module describes the committed module built from the above; written by
+	// `go run ./grammars/build -update`, nil before the first build.
+	Module *Module `json:"module,omitempty"`
+}
+
+// Module is the record of one committed grammar module.
+type Module struct {
+	// SHA256 (hex) and Size are those of the WebAssembly module.
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+	// File is the committed, compressed module, relative to grammars/
+	// ("wasm/go.wasm.zst"), and FileSHA256 the sha256 (hex) of its bytes.
+	File       string `json:"file"`
+	FileSHA256 string `json:"file_sha256"`
+}
+
+// Build records how the committed modules were built: every module is
+// compiled and linked by the same toolchain with the same flags (plus its
+// own -DTETHER_LANGUAGE and include dirs), then compressed with Codec.
+type Build struct {
+	// Toolchain is clang's version line, the sha256 of the wasi-libc it
+	// links, and wasm-opt's version when clang ran one.
+	Toolchain string   `json:"toolchain"`
+	CFlags    []string `json:"cflags"`
+	LDFlags   []string `json:"ldflags"`
+	Codec     string   `json:"codec"`
 }
 
 // Source returns the pinned package the grammar is built from.
@@ -81,7 +123,9 @@ func (l Language) Source() Package {
 type Manifest struct {
 	Comment []string `json:"comment,omitempty"`
 	// Runtime is the tree-sitter library package; Dir holds include/ and src/.
-	Runtime   Package    `json:"runtime"`
+	Runtime Package `json:"runtime"`
+	// Build is how the committed modules were built (nil before the first).
+	Build     *Build     `json:"build,omitempty"`
 	Languages []Language `json:"languages"`
 }
 
@@ -119,6 +163,11 @@ func ParseManifest(b []byte) (*Manifest, error) {
 				return nil, fmt.Errorf("grammars: manifest: extension %q used by %s and %s", ext, other, l.ID)
 			}
 			seen[key] = l.ID
+		}
+		if mod := l.Module; mod != nil {
+			if len(mod.SHA256) != 64 || len(mod.FileSHA256) != 64 || mod.Size <= 0 || mod.File != "wasm/"+CompressedFile(l.ID) {
+				return nil, fmt.Errorf("grammars: manifest: language %q: module needs sha256, size, file %q and file_sha256", l.ID, "wasm/"+CompressedFile(l.ID))
+			}
 		}
 	}
 	return &m, nil
@@ -186,25 +235,106 @@ func ForPath(p string) (Language, bool) {
 	return Language{}, false
 }
 
-// WasmFile is the name of a language's module in grammars/wasm.
+// WasmFile is the name of a language's uncompressed module ("go.wasm").
 func WasmFile(id string) string { return id + ".wasm" }
 
-// Wasm returns the embedded WebAssembly module of the language id. When it was
-// not built into this binary the error wraps ErrNotBuilt and says to run
-// `make grammars` and rebuild.
+// CompressedFile is the name of a language's committed module in
+// grammars/wasm ("go.wasm.zst").
+func CompressedFile(id string) string { return id + ".wasm.zst" }
+
+// BuildInfo returns how the embedded modules were built (nil if never).
+func BuildInfo() *Build { return mustTable().Build }
+
+// Codec is the compression of the committed modules, as the manifest's
+// build.codec names it.
+const Codec = "zstd"
+
+// blob is one module, decompressed once.
+type blob struct {
+	once sync.Once
+	b    []byte
+	err  error
+}
+
+var (
+	blobs = sync.OnceValue(func() map[string]*blob {
+		m := map[string]*blob{}
+		for _, l := range mustTable().Languages {
+			m[l.ID] = &blob{}
+		}
+		return m
+	})
+	decoder = sync.OnceValues(func() (*zstd.Decoder, error) {
+		// DecodeAll only: no goroutines are started, and it is safe for
+		// concurrent use. The largest module is under 8 MiB.
+		return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20))
+	})
+)
+
+// Wasm returns the WebAssembly module of the language id, decompressed from
+// the embedded file on first use (once per process; later calls return the
+// same bytes, which callers must not modify) and checked against the
+// manifest's sha256. A module that is not embedded, or does not match the
+// manifest, is an error wrapping ErrNotBuilt.
 func Wasm(id string) ([]byte, error) {
-	if _, ok := Lookup(id); !ok {
+	l, ok := Lookup(id)
+	if !ok {
 		return nil, fmt.Errorf("grammars: unknown language %q (known: %s)", id, strings.Join(IDs(), ", "))
 	}
-	b, err := fs.ReadFile(wasmFS, path.Join("wasm", WasmFile(id)))
-	if err != nil || len(b) == 0 {
-		return nil, fmt.Errorf("grammars: %s: %w into this binary; run `%s` and rebuild tether", id, ErrNotBuilt, BuildCommand)
+	bl := blobs()[l.ID]
+	bl.once.Do(func() {
+		bl.b, bl.err = load(l)
+	})
+	return bl.b, bl.err
+}
+
+func load(l Language) ([]byte, error) {
+	if l.Module == nil {
+		return nil, fmt.Errorf("grammars: %s: %w: the manifest records no module for it; run `%s` and rebuild tether", l.ID, ErrNotBuilt, UpdateCommand)
+	}
+	z, err := fs.ReadFile(wasmFS, path.Join("wasm", CompressedFile(l.ID)))
+	if err != nil {
+		return nil, fmt.Errorf("grammars: %s: %w into this binary (%v); run `%s` and rebuild tether", l.ID, ErrNotBuilt, err, UpdateCommand)
+	}
+	return Decompress(l, z)
+}
+
+// Decompress decompresses a committed module file of language l and checks
+// both the file and the module against the manifest's record of l.
+func Decompress(l Language, z []byte) ([]byte, error) {
+	if l.Module == nil {
+		return nil, fmt.Errorf("grammars: %s: %w: the manifest records no module for it", l.ID, ErrNotBuilt)
+	}
+	if got := SHA256(z); got != l.Module.FileSHA256 {
+		return nil, fmt.Errorf("grammars: %s: %w: %s has sha256 %s, the manifest records %s; run `%s`", l.ID, ErrNotBuilt, l.Module.File, got, l.Module.FileSHA256, UpdateCommand)
+	}
+	dec, err := decoder()
+	if err != nil {
+		return nil, fmt.Errorf("grammars: zstd: %w", err)
+	}
+	b, err := dec.DecodeAll(z, make([]byte, 0, l.Module.Size))
+	if err != nil {
+		return nil, fmt.Errorf("grammars: %s: %w: decompress %s: %v", l.ID, ErrNotBuilt, l.Module.File, err)
+	}
+	if got := SHA256(b); got != l.Module.SHA256 || int64(len(b)) != l.Module.Size {
+		return nil, fmt.Errorf("grammars: %s: %w: module has sha256 %s (%d bytes), the manifest records %s (%d bytes); run `%s`", l.ID, ErrNotBuilt, got, len(b), l.Module.SHA256, l.Module.Size, UpdateCommand)
 	}
 	return b, nil
 }
 
-// Built reports whether the language's module is embedded in this binary.
+// SHA256 returns the hex sha256 of b, as the manifest records it.
+func SHA256(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Built reports whether the language's module is embedded in this binary
+// (with the manifest's record of it). It does not decompress it.
 func Built(id string) bool {
-	fi, err := fs.Stat(wasmFS, path.Join("wasm", WasmFile(id)))
+	l, ok := Lookup(id)
+	if !ok || l.Module == nil {
+		return false
+	}
+	fi, err := fs.Stat(wasmFS, path.Join("wasm", CompressedFile(l.ID)))
 	return err == nil && fi.Size() > 0
 }

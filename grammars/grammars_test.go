@@ -3,6 +3,8 @@ package grammars_test
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -86,7 +88,9 @@ func TestParseManifestRejects(t *testing.T) {
 		"dup extension":   fmt.Sprintf(base, fmt.Sprintf(lang, "a", ".a")+","+fmt.Sprintf(lang, "b", ".a")),
 		"upper extension": fmt.Sprintf(base, fmt.Sprintf(lang, "a", ".A")),
 		"no dot":          fmt.Sprintf(base, fmt.Sprintf(lang, "a", "a")),
-		"md5 integrity":   strings.Replace(fmt.Sprintf(base, fmt.Sprintf(lang, "a", ".a")), `"integrity": "sha512-x", "dir": ""`, `"integrity": "md5-x", "dir": ""`, 1),
+		"module of another file": strings.Replace(fmt.Sprintf(base, fmt.Sprintf(lang, "a", ".a")), `"function": "f"`,
+			`"function": "f", "module": {"sha256": "`+strings.Repeat("0", 64)+`", "size": 1, "file": "wasm/b.wasm.zst", "file_sha256": "`+strings.Repeat("0", 64)+`"}`, 1),
+		"md5 integrity": strings.Replace(fmt.Sprintf(base, fmt.Sprintf(lang, "a", ".a")), `"integrity": "sha512-x", "dir": ""`, `"integrity": "md5-x", "dir": ""`, 1),
 	} {
 		if _, err := grammars.ParseManifest([]byte(js)); err == nil || !strings.HasPrefix(err.Error(), "grammars: ") {
 			t.Errorf("%s: err = %v", name, err)
@@ -98,22 +102,101 @@ func TestParseManifestRejects(t *testing.T) {
 	}
 }
 
+// TestWasm decompresses every committed module and checks it against the
+// manifest: every shipped language is embedded, there is no other module, a
+// module is decompressed once per process, and an alias names its language.
 func TestWasm(t *testing.T) {
 	if _, err := grammars.Wasm("cobol"); err == nil || !strings.Contains(err.Error(), "unknown language") {
 		t.Errorf("Wasm(cobol) = %v", err)
 	}
 	for _, l := range grammars.All() {
+		if !grammars.Built(l.ID) {
+			t.Errorf("%s is not embedded", l.ID)
+		}
 		b, err := grammars.Wasm(l.ID)
-		if grammars.Built(l.ID) {
-			if err != nil || len(b) < 8 || string(b[:4]) != "\x00asm" {
-				t.Errorf("%s: built but Wasm = %d bytes, %v", l.ID, len(b), err)
-			}
+		if err != nil || len(b) < 8 || string(b[:4]) != "\x00asm" {
+			t.Errorf("%s: Wasm = %d bytes, %v", l.ID, len(b), err)
 			continue
 		}
-		if !errors.Is(err, grammars.ErrNotBuilt) || !strings.Contains(err.Error(), "make grammars") {
-			t.Errorf("%s: not built but Wasm error = %v", l.ID, err)
+		if got := grammars.SHA256(b); got != l.Module.SHA256 || int64(len(b)) != l.Module.Size {
+			t.Errorf("%s: sha256 %s (%d bytes), manifest %s (%d)", l.ID, got, len(b), l.Module.SHA256, l.Module.Size)
+		}
+		again, _ := grammars.Wasm(l.ID)
+		if &again[0] != &b[0] {
+			t.Errorf("%s: decompressed twice", l.ID)
+		}
+		for _, a := range l.Aliases {
+			if ab, err := grammars.Wasm(a); err != nil || &ab[0] != &b[0] {
+				t.Errorf("Wasm(%q) = %v, not %s's module", a, err, l.ID)
+			}
 		}
 	}
+	files, err := filepath.Glob(filepath.Join("wasm", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		if name == "README.md" || strings.HasSuffix(name, ".wasm") { // .wasm: left by an older build, never embedded
+			continue
+		}
+		id, ok := strings.CutSuffix(name, ".wasm.zst")
+		if l, known := grammars.Lookup(id); !ok || !known || l.ID != id {
+			t.Errorf("grammars/wasm/%s is not a shipped language's module", name)
+		}
+	}
+	if b := grammars.BuildInfo(); b == nil || b.Toolchain == "" || len(b.CFlags) == 0 || !strings.HasPrefix(b.Codec, grammars.Codec+" ") {
+		t.Errorf("manifest build record = %+v", b)
+	}
+}
+
+// TestDecompressChecks: a committed file that does not match the manifest's
+// record, or a module that does not, is refused and says what to run.
+func TestDecompressChecks(t *testing.T) {
+	l, _ := grammars.Lookup("json")
+	z, err := os.ReadFile(filepath.Join("wasm", grammars.CompressedFile("json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := grammars.Decompress(l, z); err != nil {
+		t.Fatalf("committed json module: %v", err)
+	}
+	bad := append([]byte(nil), z...)
+	bad[len(bad)/2] ^= 0xff
+	for name, c := range map[string]struct {
+		l grammars.Language
+		z []byte
+	}{
+		"changed file":         {l, bad},
+		"file of another":      {l, mustRead(t, filepath.Join("wasm", grammars.CompressedFile("css")))},
+		"module not in record": {withModule(l, func(m *grammars.Module) { m.SHA256 = strings.Repeat("0", 64) }), z},
+		"no record":            {withModule(l, nil), z},
+	} {
+		_, err := grammars.Decompress(c.l, c.z)
+		if !errors.Is(err, grammars.ErrNotBuilt) || !strings.HasPrefix(err.Error(), "grammars: json: ") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func withModule(l grammars.Language, edit func(*grammars.Module)) grammars.Language {
+	if edit == nil {
+		l.Module = nil
+		return l
+	}
+	m := *l.Module
+	edit(&m)
+	l.Module = &m
+	return l
 }
 
 func ExampleForPath() {

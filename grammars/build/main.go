@@ -1,12 +1,18 @@
-// Command build compiles tether's grammar modules: `make grammars` runs it as
-// `go run ./grammars/build` from the repository root.
+// Command build rebuilds tether's grammar modules from the pinned packages and
+// checks them against the committed ones: `make grammars` runs it as
+// `go run ./grammars/build` from the repository root, and fails when a rebuilt
+// module differs from the committed one. `make grammars-update` runs it with
+// -update, which writes the rebuilt modules (grammars/wasm/ID.wasm.zst) and
+// their records in grammars/manifest.json instead.
 //
 // For every language in grammars/manifest.json it fetches the pinned npm
 // package with `npm pack`, checks the tarball against the manifest's integrity
 // hash, and compiles the tree-sitter runtime, the grammar (parser.c and
 // scanner.c) and tether's shim (grammars/shim) with clang-16 for wasm32-wasi
-// into one self-contained reactor module, grammars/wasm/ID.wasm, exporting only
-// what grammars/shim/exports.txt lists.
+// into one self-contained reactor module exporting only what
+// grammars/shim/exports.txt lists, then compresses it with zstd
+// (klauspost/compress at its best level, one goroutine, so the bytes depend
+// only on the module and the codec's version in go.mod).
 //
 // Every step is cached under the user cache dir (tether/grammars), keyed by
 // the hash of its inputs (package integrity, shim, flags, toolchain), so a
@@ -22,6 +28,7 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -30,11 +37,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/tetherhq/tether/grammars"
 )
@@ -57,7 +67,9 @@ type options struct {
 	quiet   bool
 	srcOnly bool
 	npm     string
+	update  bool
 	chain   string // toolchain identity for cache keys
+	tool    string // toolchain as the manifest records it
 	shim    []byte
 	export  []string
 }
@@ -66,7 +78,8 @@ func main() {
 	var o options
 	var only string
 	flag.StringVar(&o.root, "root", ".", "repository root (where grammars/manifest.json is)")
-	flag.StringVar(&o.out, "o", "", "output directory (default ROOT/grammars/wasm)")
+	flag.StringVar(&o.out, "o", "", "also write the uncompressed modules (ID.wasm) to this directory")
+	flag.BoolVar(&o.update, "update", false, "write the rebuilt modules to grammars/wasm and their records to grammars/manifest.json instead of checking them against the committed ones")
 	flag.StringVar(&o.cache, "cache", "", "cache directory (default $TETHER_GRAMMAR_CACHE or the user cache dir's tether/grammars)")
 	flag.StringVar(&o.clang, "clang", envOr("TETHER_CLANG", "clang-16"), "clang that targets wasm32-wasi")
 	flag.StringVar(&o.npm, "npm", envOr("TETHER_NPM", "npm"), "npm client used to fetch packages")
@@ -103,9 +116,6 @@ func run(o *options, only string) error {
 	m, err := grammars.ParseManifest(mb)
 	if err != nil {
 		return err
-	}
-	if o.out == "" {
-		o.out = filepath.Join(o.root, "grammars", "wasm")
 	}
 	if o.cache == "" {
 		o.cache = os.Getenv("TETHER_GRAMMAR_CACHE")
@@ -150,10 +160,13 @@ func run(o *options, only string) error {
 		}
 		langs = sel
 	}
-	if o.chain, err = toolchain(o.clang); err != nil {
+	if o.chain, o.tool, err = toolchain(o.clang); err != nil {
 		return err
 	}
-	for _, d := range []string{o.out, filepath.Join(o.cache, "npm"), filepath.Join(o.cache, "src"), filepath.Join(o.cache, "obj"), filepath.Join(o.cache, "wasm")} {
+	if o.update && o.only != nil && m.Build != nil && m.Build.Toolchain != o.tool {
+		return fmt.Errorf("grammars: -update -only: the committed modules were built with %q, this machine has %q; update all of them (-update without -only) or use that toolchain", m.Build.Toolchain, o.tool)
+	}
+	for _, d := range []string{filepath.Join(o.cache, "npm"), filepath.Join(o.cache, "src"), filepath.Join(o.cache, "obj"), filepath.Join(o.cache, "wasm")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("grammars: %w", err)
 		}
@@ -304,44 +317,212 @@ func run(o *options, only string) error {
 			return err
 		}
 	}
-	// Install into the output directory, touching only what changed.
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return fmt.Errorf("grammars: %w", err)
+		}
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return fmt.Errorf("grammars: zstd: %w", err)
+	}
+	wasmDir := filepath.Join(o.root, "grammars", "wasm")
+	byID := map[string]*grammars.Language{}
+	for i := range m.Languages {
+		byID[m.Languages[i].ID] = &m.Languages[i]
+	}
+	var diffs []string
 	changed := 0
 	for _, p := range plans {
 		b, err := os.ReadFile(filepath.Join(o.cache, "wasm", p.key+".wasm"))
 		if err != nil {
 			return fmt.Errorf("grammars: %w", err)
 		}
-		dst := filepath.Join(o.out, grammars.WasmFile(p.l.ID))
-		if old, err := os.ReadFile(dst); err == nil && bytes.Equal(old, b) {
+		if o.out != "" {
+			if err := writeAtomic(filepath.Join(o.out, grammars.WasmFile(p.l.ID)), b); err != nil {
+				return err
+			}
+		}
+		z := enc.EncodeAll(b, nil)
+		rec := &grammars.Module{SHA256: grammars.SHA256(b), Size: int64(len(b)),
+			File: "wasm/" + grammars.CompressedFile(p.l.ID), FileSHA256: grammars.SHA256(z)}
+		dst := filepath.Join(wasmDir, grammars.CompressedFile(p.l.ID))
+		if !o.update {
+			if why := compare(p.l, rec, dst, z); why != "" {
+				diffs = append(diffs, p.l.ID+": "+why)
+			}
 			continue
 		}
-		if err := writeAtomic(dst, b); err != nil {
-			return err
+		if old, err := os.ReadFile(dst); err != nil || !bytes.Equal(old, z) {
+			if err := writeAtomic(dst, z); err != nil {
+				return err
+			}
+			changed++
 		}
+		l := byID[p.l.ID]
+		if l.Module == nil || *l.Module != *rec {
+			l.Module = rec
+			changed++
+		}
+	}
+	if !o.update {
+		if len(diffs) > 0 {
+			built := "(none recorded)"
+			if m.Build != nil {
+				built = m.Build.Toolchain
+			}
+			return fmt.Errorf("grammars: %d of %d rebuilt modules differ from the committed ones:\n  %s\n"+
+				"toolchain here:         %s\nmanifest's toolchain:   %s\n"+
+				"If the change is intended (a new package version, shim, flags or toolchain), run `%s`\n"+
+				"(go run ./grammars/build -update [-only ID,...]) and commit grammars/manifest.json and grammars/wasm.",
+				len(diffs), len(plans), strings.Join(diffs, "\n  "), o.tool, built, grammars.UpdateCommand)
+		}
+		fmt.Fprintf(os.Stderr, "grammars: %d modules rebuilt from the pinned packages match the committed ones (%d built, %.1fs)\n",
+			len(plans), len(missing), time.Since(start).Seconds())
+		return nil
+	}
+	b := &grammars.Build{Toolchain: o.tool, CFlags: cflags, LDFlags: ldflags, Codec: codecName()}
+	if m.Build == nil || !equalBuild(m.Build, b) {
+		m.Build = b
 		changed++
 	}
-	if len(missing) == 0 && changed == 0 {
-		fmt.Fprintf(os.Stderr, "grammars: %d modules up to date in %s\n", len(plans), o.out)
-	} else {
-		fmt.Fprintf(os.Stderr, "grammars: %d modules in %s (%d built, %d installed) in %.1fs\n",
-			len(plans), o.out, len(missing), changed, time.Since(start).Seconds())
+	if changed == 0 {
+		fmt.Fprintf(os.Stderr, "grammars: %d modules and the manifest are up to date\n", len(plans))
+		return nil
 	}
+	if err := writeAtomic(filepath.Join(o.root, "grammars", "manifest.json"), formatManifest(m)); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "grammars: wrote %d modules to %s and their records to grammars/manifest.json (%d built, %.1fs); commit both\n",
+		len(plans), wasmDir, len(missing), time.Since(start).Seconds())
 	return nil
 }
 
-// toolchain identifies the compiler and the wasi sysroot for cache keys.
-func toolchain(clang string) (string, error) {
+// compare says how the rebuilt module (rec, compressed z) differs from the
+// committed file dst and the manifest's record of l, or "" when it does not.
+func compare(l grammars.Language, rec *grammars.Module, dst string, z []byte) string {
+	if l.Module == nil {
+		return "the manifest records no module"
+	}
+	if l.Module.SHA256 != rec.SHA256 {
+		return fmt.Sprintf("rebuilt module sha256 %s (%d bytes), the manifest records %s (%d bytes)", rec.SHA256, rec.Size, l.Module.SHA256, l.Module.Size)
+	}
+	old, err := os.ReadFile(dst)
+	if err != nil {
+		return fmt.Sprintf("committed file missing: %v", err)
+	}
+	if _, err := grammars.Decompress(l, old); err != nil {
+		return err.Error()
+	}
+	if !bytes.Equal(old, z) {
+		return fmt.Sprintf("the module matches but its compressed file does not (sha256 %s, committed %s): the codec changed (%s)", rec.FileSHA256, l.Module.FileSHA256, codecName())
+	}
+	return ""
+}
+
+// codecName names the compression and the codec module's version.
+func codecName() string {
+	v := "(unknown version)"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/klauspost/compress" {
+				v = d.Version
+				if d.Replace != nil {
+					v = d.Replace.Path + " " + d.Replace.Version
+				}
+			}
+		}
+	}
+	return grammars.Codec + " (github.com/klauspost/compress " + v + ", SpeedBestCompression, one goroutine)"
+}
+
+func equalBuild(a, b *grammars.Build) bool {
+	return a.Toolchain == b.Toolchain && a.Codec == b.Codec &&
+		strings.Join(a.CFlags, "\x00") == strings.Join(b.CFlags, "\x00") &&
+		strings.Join(a.LDFlags, "\x00") == strings.Join(b.LDFlags, "\x00")
+}
+
+// formatManifest writes the manifest as it is kept by hand: one line per
+// package and per language, so a grammar update is a one-line diff.
+func formatManifest(m *grammars.Manifest) []byte {
+	var buf bytes.Buffer
+	buf.WriteString("{\n")
+	if len(m.Comment) > 0 {
+		buf.WriteString("  \"comment\": [\n")
+		for i, c := range m.Comment {
+			buf.WriteString("    " + oneLine(c))
+			if i < len(m.Comment)-1 {
+				buf.WriteString(",")
+			}
+			buf.WriteString("\n")
+		}
+		buf.WriteString("  ],\n")
+	}
+	buf.WriteString("  \"runtime\": " + oneLine(m.Runtime) + ",\n")
+	if m.Build != nil {
+		buf.WriteString("  \"build\": {\n")
+		buf.WriteString("    \"toolchain\": " + oneLine(m.Build.Toolchain) + ",\n")
+		buf.WriteString("    \"cflags\": " + oneLine(m.Build.CFlags) + ",\n")
+		buf.WriteString("    \"ldflags\": " + oneLine(m.Build.LDFlags) + ",\n")
+		buf.WriteString("    \"codec\": " + oneLine(m.Build.Codec) + "\n")
+		buf.WriteString("  },\n")
+	}
+	buf.WriteString("  \"languages\": [\n")
+	for i, l := range m.Languages {
+		buf.WriteString("    " + oneLine(l))
+		if i < len(m.Languages)-1 {
+			buf.WriteString(",")
+		}
+		buf.WriteString("\n")
+	}
+	buf.WriteString("  ]\n}\n")
+	return buf.Bytes()
+}
+
+// oneLine is v as JSON on one line, with a space after each colon and comma
+// outside strings.
+func oneLine(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // only manifest types, which always encode
+	}
+	var out strings.Builder
+	in, esc := false, false
+	for _, c := range strings.TrimSpace(buf.String()) {
+		out.WriteRune(c)
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case !in && (c == ':' || c == ','):
+			out.WriteByte(' ')
+		}
+	}
+	return out.String()
+}
+
+// toolchain identifies the compiler and the wasi sysroot: id for cache
+// keys, display for the manifest (clang's version line, the sha256 of
+// wasi-libc's libc.a, wasm-opt's version).
+func toolchain(clang string) (id, display string, err error) {
 	out, err := exec.Command(clang, "--version").Output()
 	if err != nil {
-		return "", fmt.Errorf("grammars: %s not found (%v); run scripts/install-deps.sh build (make grammars does)", clang, err)
+		return "", "", fmt.Errorf("grammars: %s not found (%v); run scripts/install-deps.sh build (make grammars does)", clang, err)
 	}
-	id := strings.SplitN(string(out), "\n", 2)[0]
+	id = strings.SplitN(string(out), "\n", 2)[0]
+	display = id
 	libc, err := exec.Command(clang, "--target=wasm32-wasi", "-print-file-name=libc.a").Output()
 	if err == nil {
 		if b, err := os.ReadFile(strings.TrimSpace(string(libc))); err == nil {
 			id += " libc " + hashOf(string(b))[:16]
+			display += "; wasi-libc libc.a sha256 " + grammars.SHA256(b)[:16]
 		} else {
-			return "", fmt.Errorf("grammars: wasi-libc not found for %s; run scripts/install-deps.sh build (make grammars does)", clang)
+			return "", "", fmt.Errorf("grammars: wasi-libc not found for %s; run scripts/install-deps.sh build (make grammars does)", clang)
 		}
 	}
 	// clang's driver runs binaryen's wasm-opt over every optimised wasm link
@@ -350,8 +531,9 @@ func toolchain(clang string) (string, error) {
 	if _, err := exec.LookPath("wasm-opt"); err == nil {
 		v, _ := exec.Command("wasm-opt", "--version").Output()
 		id += " wasm-opt " + strings.TrimSpace(string(v))
+		display += "; " + strings.TrimSpace(string(v))
 	}
-	return id, nil
+	return id, display, nil
 }
 
 // fetchAll makes sure every package is in the cache, verified and extracted,

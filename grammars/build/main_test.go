@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tetherhq/tether/grammars"
 )
 
 func tgz(t *testing.T, files map[string]string) []byte {
@@ -61,5 +63,24 @@ func TestHashOfSeparatesParts(t *testing.T) {
 	}
 	if hashOf("x") != hashOf("x") {
 		t.Error("hash is not stable")
+	}
+}
+
+// TestFormatManifest: what -update writes is the committed manifest's own
+// layout, so rewriting it changes only what changed.
+func TestFormatManifest(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := grammars.ParseManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := formatManifest(m); string(got) != string(b) {
+		t.Errorf("formatManifest does not reproduce grammars/manifest.json:\n%s", got)
+	}
+	if got := oneLine(map[string]any{"a": "x, y: \"<z>\"", "b": []int{1, 2}}); got != `{"a": "x, y: \"<z>\"", "b": [1, 2]}` {
+		t.Errorf("oneLine = %s", got)
 	}
 }
