@@ -19,16 +19,33 @@ import (
 const (
 	patchCrashDir   = "TOOLS_PATCH_CRASH_DIR"
 	patchCrashAfter = "TOOLS_PATCH_CRASH_AFTER"
+	patchCrashTool  = "TOOLS_PATCH_CRASH_TOOL"
 	patchCrashFiles = 150
 )
 
-// TestApplyPatchCrash: tether killed (SIGKILL) part way through a 150-file
-// apply_patch leaves no half-applied patch: the next run's start rolls the
-// files back, and its first call result (and stderr) says so. The test runs
-// itself as the child that is killed.
-func TestApplyPatchCrash(t *testing.T) {
+// crashOld is file i's content before the change.
+func crashOld(tool string, i int) string {
+	if tool == "resolve" {
+		return fmt.Sprintf("package p\n\nvar v = old(%d)\n", i)
+	}
+	return fmt.Sprintf("old %d\n", i)
+}
+
+func crashFile(tool string, i int) string {
+	if tool == "resolve" {
+		return fmt.Sprintf("f%03d.go", i)
+	}
+	return fmt.Sprintf("f%03d.txt", i)
+}
+
+// TestChangeCrash: tether killed (SIGKILL) part way through a 150-file
+// apply_patch, or a resolve accepting a 150-file ast_edit, leaves no half-made
+// change: the next run's start rolls the files back, and its first call
+// result (and stderr) says so. The test runs itself as the child that is
+// killed.
+func TestChangeCrash(t *testing.T) {
 	if dir := os.Getenv(patchCrashDir); dir != "" {
-		patchCrashChild(t, dir)
+		patchCrashChild(t, dir, os.Getenv(patchCrashTool))
 		return
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // journals of this test only
@@ -36,14 +53,18 @@ func TestApplyPatchCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, after := range []int{1, 80, patchCrashFiles - 1} {
-		t.Run(fmt.Sprint(after), func(t *testing.T) {
+	for _, tc := range []struct {
+		tool  string
+		after int
+	}{{"apply_patch", 1}, {"apply_patch", 80}, {"apply_patch", patchCrashFiles - 1}, {"resolve", 90}} {
+		tool, after := tc.tool, tc.after
+		t.Run(fmt.Sprint(tool, after), func(t *testing.T) {
 			dir := t.TempDir()
 			for i := range patchCrashFiles {
-				os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.txt", i)), []byte(fmt.Sprintf("old %d\n", i)), 0o644)
+				os.WriteFile(filepath.Join(dir, crashFile(tool, i)), []byte(crashOld(tool, i)), 0o644)
 			}
-			cmd := exec.Command(exe, "-test.run=^TestApplyPatchCrash$")
-			cmd.Env = append(os.Environ(), patchCrashDir+"="+dir, patchCrashAfter+"="+strconv.Itoa(after))
+			cmd := exec.Command(exe, "-test.run=^TestChangeCrash$")
+			cmd.Env = append(os.Environ(), patchCrashDir+"="+dir, patchCrashAfter+"="+strconv.Itoa(after), patchCrashTool+"="+tool)
 			out, err := cmd.CombinedOutput()
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() {
@@ -54,19 +75,19 @@ func TestApplyPatchCrash(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			res, err := call(t, r, "read", map[string]any{"path": "f000.txt"})
+			res, err := call(t, r, "read", map[string]any{"path": crashFile(tool, 0)})
 			if err != nil || res.IsError {
 				t.Fatalf("read: %v %s", err, res.AllText())
 			}
 			if msg := res.Content[0].Text; !strings.Contains(msg, "cut short by a crash") || !strings.Contains(msg, fmt.Sprintf("%d restored", after)) {
 				t.Errorf("the first result does not say what recovery did: %q", msg)
 			}
-			if res2, _ := call(t, r, "read", map[string]any{"path": "f000.txt"}); strings.Contains(res2.AllText(), "crash") {
+			if res2, _ := call(t, r, "read", map[string]any{"path": crashFile(tool, 0)}); strings.Contains(res2.AllText(), "crash") {
 				t.Errorf("the notice is repeated: %s", res2.AllText())
 			}
 			for i := range patchCrashFiles {
-				if b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("f%03d.txt", i))); string(b) != fmt.Sprintf("old %d\n", i) {
-					t.Errorf("f%03d.txt = %q after recovery", i, b)
+				if b, _ := os.ReadFile(filepath.Join(dir, crashFile(tool, i))); string(b) != crashOld(tool, i) {
+					t.Errorf("%s = %q after recovery", crashFile(tool, i), b)
 				}
 			}
 			ents, _ := os.ReadDir(dir)
@@ -77,9 +98,10 @@ func TestApplyPatchCrash(t *testing.T) {
 	}
 }
 
-// patchCrashChild applies a patch changing every file and SIGKILLs itself
-// once patchCrashAfter of them are replaced.
-func patchCrashChild(t *testing.T, dir string) {
+// patchCrashChild changes every file with tool (apply_patch, or ast_edit
+// then resolve) and SIGKILLs itself once patchCrashAfter of them are
+// replaced.
+func patchCrashChild(t *testing.T, dir, tool string) {
 	after, _ := strconv.Atoi(os.Getenv(patchCrashAfter))
 	fsutil.SetApplyHook(func(done int) {
 		if done == after {
@@ -87,6 +109,15 @@ func patchCrashChild(t *testing.T, dir string) {
 			select {}
 		}
 	})
+	if tool == "resolve" {
+		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Parser: parseEngine(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustCall(t, r, "ast_edit", map[string]any{"pattern": "old($A)", "rewrite": "fresh($A)", "language": "go"})
+		res, err := call(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
+		t.Fatalf("resolve returned (%v %s) instead of being killed", err, res.AllText())
+	}
 	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow)})
 	if err != nil {
 		t.Fatal(err)
