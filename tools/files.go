@@ -522,12 +522,12 @@ func (f *fileTools) applyPatch(ctx context.Context, call *Call) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	changes, summary, err := planPatch(f.root, ops)
+	changes, links, summary, err := planPatch(f.root, ops)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.root.Apply(changes); err != nil {
-		return nil, fmt.Errorf("tools: apply_patch: %s", strings.TrimPrefix(err.Error(), "fsutil: "))
+	if err := applyPlan(f.root, changes, links); err != nil {
+		return nil, err
 	}
 	lines := make([]string, len(summary))
 	for i, c := range summary {

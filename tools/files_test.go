@@ -390,6 +390,52 @@ func TestApplyPatchGrantsNoExecute(t *testing.T) {
 	}
 }
 
+// TestApplyPatchDeletesLinkNotTarget: "*** Delete File:" on a symbolic link
+// deletes the link and leaves the file it points to (it deleted the target);
+// a link that leads out is refused as every such path is (TestConfinement);
+// moving a link moves its content and removes the link, not the target; a
+// patch that fails deletes no link.
+func TestApplyPatchDeletesLinkNotTarget(t *testing.T) {
+	r, dir := newRun(t, map[string]string{"target.txt": "keep\n", "src.txt": "one\n"})
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	if err := os.WriteFile(outside, []byte("outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"l": "target.txt", "out": outside, "l2": "target.txt", "ml": "src.txt"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := call(t, r, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Delete File: out\n*** End Patch"}); err == nil || !strings.Contains(err.Error(), "outside the working directory") {
+		t.Fatalf("deleting a link that leads out: %v", err)
+	}
+	got := mustCall(t, r, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Delete File: l\n" +
+		"*** Update File: ml\n*** Move to: moved.txt\n-one\n+uno\n*** End Patch"})
+	if want := "applied the patch to 2 files:\nD l\nR ml -> moved.txt"; got != want {
+		t.Errorf("result %q, want %q", got, want)
+	}
+	for _, gone := range []string{"l", "ml"} {
+		if _, err := os.Lstat(filepath.Join(dir, gone)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("link %s still there: %v", gone, err)
+		}
+	}
+	for path, want := range map[string]string{filepath.Join(dir, "target.txt"): "keep\n", outside: "outside\n",
+		filepath.Join(dir, "src.txt"): "one\n", filepath.Join(dir, "moved.txt"): "uno\n"} {
+		if got := readFile(t, path); got != want {
+			t.Errorf("%s = %q, want %q", path, got, want)
+		}
+	}
+	// All or nothing: a failing section leaves the link in place.
+	if _, err := call(t, r, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Delete File: l2\n*** Update File: nosuch.txt\n-a\n+b\n*** End Patch"}); err == nil {
+		t.Fatal("a patch updating a missing file applied")
+	}
+	for _, link := range []string{"l2", "out"} {
+		if fi, err := os.Lstat(filepath.Join(dir, link)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s after a refused patch: %v %v", link, fi, err)
+		}
+	}
+}
+
 // TestApplyPatchAllOrNothing: a patch with any hunk that does not apply writes
 // nothing, and the error names the file and hunk.
 func TestApplyPatchAllOrNothing(t *testing.T) {

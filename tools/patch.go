@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -364,11 +365,101 @@ func applyHunks(op PatchOp, content string) (string, error) {
 	return f.join(), nil
 }
 
+// linkRemoval is a symbolic link a patch deletes (or moves away from): the
+// link goes, never the file it points to.
+type linkRemoval struct {
+	rel    string // relative to the root, forward slashes
+	target string // what the link held, to put it back
+}
+
+// symlinkAt reports whether path names a symbolic link itself (its last
+// component; the directories on the way are confined and resolved), and
+// returns the link's real path, its path relative to the root and its target.
+func symlinkAt(root *fsutil.Root, path string) (real, rel, target string, ok bool, err error) {
+	dir, name := filepath.Split(filepath.Clean(filepath.FromSlash(path)))
+	if name == "" || name == "." || name == ".." {
+		return "", "", "", false, nil
+	}
+	if dir == "" {
+		dir = "."
+	}
+	rdir, _, err := root.Resolve(dir)
+	if err != nil {
+		return "", "", "", false, err
+	}
+	real = filepath.Join(rdir, name)
+	fi, err := os.Lstat(real)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return "", "", "", false, nil
+	}
+	if target, err = os.Readlink(real); err != nil {
+		return "", "", "", false, err
+	}
+	r, err := filepath.Rel(root.RealDir(), real)
+	if err != nil {
+		return "", "", "", false, err
+	}
+	return real, filepath.ToSlash(r), target, true, nil
+}
+
+// applyPlan removes the plan's links, then applies its changes all at once;
+// when the changes fail the links are put back, so the patch applies to
+// every file or to none.
+func applyPlan(root *fsutil.Root, changes []fsutil.Change, links []linkRemoval) error {
+	if len(links) > 0 {
+		r, err := os.OpenRoot(root.RealDir())
+		if err != nil {
+			return fmt.Errorf("tools: apply_patch: working directory: %w", err)
+		}
+		defer r.Close()
+		var removed []linkRemoval
+		restore := func() {
+			for _, l := range removed {
+				r.Symlink(l.target, filepath.FromSlash(l.rel))
+			}
+		}
+		for _, l := range links {
+			p := filepath.FromSlash(l.rel)
+			fi, err := r.Lstat(p)
+			if err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+				err = errors.New("it is no longer a symbolic link")
+			}
+			if err == nil {
+				var t string
+				if t, err = r.Readlink(p); err == nil && t != l.target {
+					err = errors.New("the link was changed since the patch was checked")
+				}
+			}
+			if err == nil {
+				err = r.Remove(p)
+			}
+			if err != nil {
+				restore()
+				return fmt.Errorf("tools: apply_patch: deleting the link %s: %v. Nothing was written", l.rel, err)
+			}
+			removed = append(removed, l)
+		}
+		if len(changes) == 0 {
+			return nil
+		}
+		if _, err := root.Apply(changes); err != nil {
+			restore()
+			return fmt.Errorf("tools: apply_patch: %s", strings.TrimPrefix(err.Error(), "fsutil: "))
+		}
+		return nil
+	}
+	if _, err := root.Apply(changes); err != nil {
+		return fmt.Errorf("tools: apply_patch: %s", strings.TrimPrefix(err.Error(), "fsutil: "))
+	}
+	return nil
+}
+
 // planPatch checks every section of a patch against the files and returns the
-// changes to apply all at once (with the content each file must still have),
-// or the first problem. Nothing is written.
-func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []FileChange, error) {
+// changes to apply all at once (with the content each file must still have)
+// and the symbolic links to delete, or the first problem. Nothing is written.
+func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []linkRemoval, []FileChange, error) {
 	var changes []fsutil.Change
+	var links []linkRemoval
 	var summary []FileChange
 	touched := map[string]string{}
 	claim := func(real, rel, what string) error {
@@ -393,16 +484,32 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []FileChange,
 	for _, op := range ops {
 		real, rel, err := root.Resolve(op.Path)
 		if err != nil {
-			return nil, nil, pathErr("apply_patch", err)
+			return nil, nil, nil, pathErr("apply_patch", err)
+		}
+		if op.Kind == PatchDelete {
+			// Delete a link itself, never the file it points to (a link
+			// that leads out is refused above, as every path that does).
+			lreal, lrel, target, isLink, err := symlinkAt(root, op.Path)
+			if err != nil {
+				return nil, nil, nil, pathErr("apply_patch", err)
+			}
+			if isLink {
+				if err := claim(lreal, lrel, "\"*** Delete File: "+op.Path+"\""); err != nil {
+					return nil, nil, nil, err
+				}
+				links = append(links, linkRemoval{rel: lrel, target: target})
+				summary = append(summary, FileChange{Path: lrel, Action: "deleted"})
+				continue
+			}
 		}
 		switch op.Kind {
 		case PatchAdd:
 			what := "\"*** Add File: " + op.Path + "\""
 			if err := claim(real, rel, what); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if _, err := os.Lstat(real); err == nil {
-				return nil, nil, fmt.Errorf("tools: apply_patch: %s: %s already exists; use \"*** Update File:\" to change it. Nothing was written", what, rel)
+				return nil, nil, nil, fmt.Errorf("tools: apply_patch: %s: %s already exists; use \"*** Update File:\" to change it. Nothing was written", what, rel)
 			}
 			content := ""
 			if len(op.Lines) > 0 {
@@ -413,26 +520,26 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []FileChange,
 		case PatchDelete:
 			what := "\"*** Delete File: " + op.Path + "\""
 			if err := claim(real, rel, what); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			data, err := read(real, rel, what)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			changes = append(changes, fsutil.Change{Path: real, Delete: true, Expected: data})
 			summary = append(summary, FileChange{Path: rel, Action: "deleted"})
 		case PatchUpdate:
 			what := "\"*** Update File: " + op.Path + "\""
 			if err := claim(real, rel, what); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			data, err := read(real, rel, what)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			out, err := applyHunks(op, string(data))
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if op.MoveTo == "" {
 				changes = append(changes, fsutil.Change{Path: real, Content: []byte(out), Expected: data})
@@ -441,7 +548,7 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []FileChange,
 			}
 			dreal, drel, err := root.Resolve(op.MoveTo)
 			if err != nil {
-				return nil, nil, pathErr("apply_patch", err)
+				return nil, nil, nil, pathErr("apply_patch", err)
 			}
 			if dreal == real {
 				changes = append(changes, fsutil.Change{Path: real, Content: []byte(out), Expected: data})
@@ -449,10 +556,10 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []FileChange,
 				continue
 			}
 			if err := claim(dreal, drel, "\"*** Move to: "+op.MoveTo+"\""); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if _, err := os.Lstat(dreal); err == nil {
-				return nil, nil, fmt.Errorf("tools: apply_patch: %s: cannot move to %s: it already exists. Nothing was written", what, drel)
+				return nil, nil, nil, fmt.Errorf("tools: apply_patch: %s: cannot move to %s: it already exists. Nothing was written", what, drel)
 			}
 			// The moved file keeps its read and write permissions but no
 			// execute bit: the patch format cannot say "executable", so a
@@ -462,11 +569,17 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []FileChange,
 			if fi, err := os.Stat(real); err == nil {
 				mode = fi.Mode().Perm() &^ 0o111
 			}
-			changes = append(changes,
-				fsutil.Change{Path: dreal, Content: []byte(out), MustNotExist: true, Mode: mode},
-				fsutil.Change{Path: real, Delete: true, Expected: data})
+			changes = append(changes, fsutil.Change{Path: dreal, Content: []byte(out), MustNotExist: true, Mode: mode})
+			if _, lrel, target, isLink, err := symlinkAt(root, op.Path); err == nil && isLink {
+				// Moving a link moves the content; the link goes, its
+				// target stays.
+				links = append(links, linkRemoval{rel: lrel, target: target})
+				summary = append(summary, FileChange{Path: drel, Action: "created", MovedFrom: lrel})
+				continue
+			}
+			changes = append(changes, fsutil.Change{Path: real, Delete: true, Expected: data})
 			summary = append(summary, FileChange{Path: drel, Action: "created", MovedFrom: rel})
 		}
 	}
-	return changes, summary, nil
+	return changes, links, summary, nil
 }
