@@ -8,14 +8,21 @@
 // goja has no heap limit of its own, so the kernel enforces one in two ways
 // (a decision recorded here because it is not obvious from the code):
 //
-//   - While a cell runs, a monitor goroutine samples the Go heap
-//     (runtime/metrics "/memory/classes/heap/objects:bytes") every few
-//     milliseconds and interrupts the cell when the heap has grown by more than
-//     the cap since the cell started. After such an interrupt the kernel runs a
-//     GC: when what the cell allocated is gone (a local array), the state is
-//     kept; otherwise the runtime is discarded and the result says state was
-//     lost. The heap is the process's, so allocations by other goroutines count
-//     too, and one sampling period of growth can overshoot the cap.
+//   - While a cell runs, a guard looks at the Go heap (runtime/metrics
+//     "/memory/classes/heap/objects:bytes") every millisecond and interrupts
+//     the cell as soon as the heap has grown by more than the cap since the
+//     cell started, without collecting first: a collection waits for the
+//     cell's goroutine to finish the copy it is in, and a string doubling in
+//     a loop (s = s + s) doubled again meanwhile. So that garbage is not
+//     mistaken for growth, the guard has garbage collected in the background
+//     long before it could reach the cap. After the interrupt the kernel
+//     collects and returns the freed memory to the operating system: when
+//     what the cell allocated is gone (a local string), the state is kept;
+//     otherwise the runtime is discarded and the result says state was lost.
+//     goja cannot be hooked where `+` allocates, so one allocation can pass
+//     the cap: the one in flight when the guard looks (at most twice the
+//     largest string, which is under the cap). The heap is the process's, so
+//     allocations by other goroutines count too.
 //   - goja cannot interrupt a native built-in mid-call, so the built-ins that
 //     allocate in one call in proportion to an argument (String.prototype.repeat,
 //     padStart, padEnd, Array.prototype.fill, ArrayBuffer and the typed-array
@@ -34,8 +41,6 @@ import (
 	"math/big"
 	"reflect"
 	"regexp"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -192,8 +197,9 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 	s.stdout, s.stderr = kernels.NewStreamBuffer(k.cfg.MaxOutput), kernels.NewStreamBuffer(k.cfg.MaxOutput)
 	s.order = kernels.NewTranscript(k.cfg.MaxOutput, k.cfg.MaxDisplays)
 	s.bridge = make(chan int)
-	s.over = make(chan struct{})
-	defer close(s.over)
+	over := make(chan struct{})
+	s.over = over
+	defer close(over)
 	s.vm.ClearInterrupt()
 	s.pending = nil
 	select {
@@ -251,9 +257,8 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 		}
 	}()
 
-	_, base := heapBytes()
-	nextCheck := int64(0)
-	monitor := time.NewTicker(5 * time.Millisecond)
+	guard := newHeapGuard(k.limit)
+	monitor := time.NewTicker(samplePeriod)
 	defer monitor.Stop()
 	idle := time.NewTimer(k.cfg.IdleTimeout)
 	defer idle.Stop()
@@ -285,14 +290,17 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			res.Error = o.err
 			if o.intr != nil && o.intr.kind == kernels.ErrMemoryLimit {
 				s.clearStack()
-				if liveAfterGC()-base > k.limit/2 {
+				if guard.afterStop() > k.limit/2 {
+					res = finish()
 					k.sess = nil
+					s.drop()
+					guard.afterStop() // what the discarded runtime held
 					res.StateLost = true
 					k.lastLoss = "the previous one was discarded after a cell went over the memory cap"
 					res.Error.Message += "; the memory it holds could not be freed, so the runtime was discarded: its state is lost and the next cell starts fresh"
-				} else {
-					res.Error.Message += "; what it allocated was freed and the state is kept"
+					return res, nil
 				}
+				res.Error.Message += "; what it allocated was freed and the state is kept"
 			}
 			return finish(), nil
 		case d := <-s.bridge:
@@ -314,17 +322,9 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			ctxDone = nil
 			interrupt(&interruption{kernels.ErrInterrupted, fmt.Sprintf("kernels: cell interrupted: the caller gave up (%v); the runtime came back and its state is kept", ctx.Err())})
 		case <-monitor.C:
-			// Cheap check first; only when it trips, collect and look at what
-			// is really live, so garbage churn is never mistaken for growth.
-			// After a check that did not trip, the next one waits for another
-			// quarter of the cap, so a cell near the cap is not collected on
-			// every tick.
-			if objects, _ := heapBytes(); objects-base > k.limit && objects > nextCheck && !interrupted {
-				live := liveAfterGC()
-				if grown := live - base; grown > k.limit {
-					interrupt(&interruption{kernels.ErrMemoryLimit, fmt.Sprintf("kernels: cell stopped: the heap grew by %d MiB, over the kernel's memory cap of %d MiB", grown>>20, k.limit>>20)})
-				}
-				nextCheck = live + k.limit/4
+			if grown, over := guard.over(); over && !interrupted {
+				interrupt(&interruption{kernels.ErrMemoryLimit, fmt.Sprintf("kernels: cell stopped: the heap grew by %d MiB, over the kernel's memory cap of %d MiB "+
+					"(work on the data in smaller pieces, or ask the operator to raise the cap: tether's --eval-js-memory flag)", grown>>20, k.limit>>20)})
 			}
 		case <-grace:
 			// The runtime is stuck in native code and cannot be stopped. Abandon
@@ -342,36 +342,6 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 	}
 }
 
-var (
-	heapMu      sync.Mutex
-	heapSamples = []metrics.Sample{
-		{Name: "/memory/classes/heap/objects:bytes"}, // live and not yet swept
-		{Name: "/gc/heap/live:bytes"},                // live as of the last GC
-	}
-)
-
-// heapBytes returns the Go heap's current object bytes (garbage not yet swept
-// included) and its live bytes as of the last GC.
-func heapBytes() (objects, live int64) {
-	heapMu.Lock()
-	defer heapMu.Unlock()
-	metrics.Read(heapSamples)
-	v := func(i int) int64 {
-		if heapSamples[i].Value.Kind() != metrics.KindUint64 {
-			return 0
-		}
-		return int64(heapSamples[i].Value.Uint64())
-	}
-	return v(0), v(1)
-}
-
-// liveAfterGC collects and returns the live heap.
-func liveAfterGC() int64 {
-	runtime.GC()
-	_, live := heapBytes()
-	return live
-}
-
 // clearStack drops what an interrupted cell left on goja's value stack:
 // goja clears the stack above the current frame only when a run nested in a
 // Go call returns, so a Go function running an empty script from inside a
@@ -379,6 +349,14 @@ func liveAfterGC() int64 {
 func (s *session) clearStack() {
 	s.vm.ClearInterrupt()
 	_, _ = s.vm.RunString("__tether_clear()")
+}
+
+// drop lets go of the runtime and every JavaScript value the session holds,
+// so a discarded session's memory can be collected at once even while
+// something still points at the session. Called only while no cell runs.
+func (s *session) drop() {
+	s.vm, s.pending, s.sources, s.look = nil, nil, nil, inspectState{}
+	s.toolError, s.inspectMapSet, s.inspectKind, s.conv, s.accessor = nil, nil, nil, nil, nil
 }
 
 var promiseType = reflect.TypeOf((*goja.Promise)(nil))
