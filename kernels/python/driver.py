@@ -1646,21 +1646,33 @@ def main():
     _outs.extend(_Out(r, encoding="utf-8", errors="backslashreplace", line_buffering=True) for r in _raws)
     sys.stdout, sys.stderr = _outs
     threading.Thread(target=_tick, daemon=True, name="tether-tick").start()
-    limit = int(os.environ.pop("TETHER_KERNEL_RLIMIT_AS", "0") or 0)
+    # The address-space cap comes on the command line (it reaches the
+    # interpreter through an enclosure's command prefix too); the cell sees
+    # sys.argv as plain `python -c` leaves it. Soft and hard limit alike, so
+    # the cell cannot raise it again; a lower hard limit already in place
+    # stays.
+    limit, cap_error = 0, ""
+    for a in sys.argv[1:]:
+        if a.startswith("--tether-rlimit-as="):
+            limit = int(a.split("=", 1)[1])
+    del sys.argv[1:]
     if limit > 0:
         try:
             import resource
 
+            _, hard = resource.getrlimit(resource.RLIMIT_AS)
+            if hard != resource.RLIM_INFINITY and hard < limit:
+                limit = hard
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         except Exception as e:
-            sys.stderr.write("tether: could not apply the memory limit: %r\n" % (e,))
+            limit, cap_error = 0, "setrlimit(RLIMIT_AS) failed: %r" % (e,)
     os.environ.setdefault("MPLBACKEND", "Agg")
     sys.meta_path.insert(0, _PyplotHook())
     sys.meta_path.insert(0, _IPythonDisplayHook())
     signal.signal(signal.SIGINT, _on_sigint)
     mod = _main_module()
     threading.Thread(target=_reader, args=(fin,), daemon=True, name="tether-reader").start()
-    _send({"op": "ready", "python": sys.version.split()[0], "executable": sys.executable, "pid": os.getpid()})
+    _send({"op": "ready", "python": sys.version.split()[0], "executable": sys.executable, "pid": os.getpid(), "rlimit_as": limit, "cap_error": cap_error})
     while True:
         req = _requests.get()
         op = req.get("op")

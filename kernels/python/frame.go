@@ -35,6 +35,8 @@ type frame struct {
 	Python     string          `json:"python,omitempty"`
 	Executable string          `json:"executable,omitempty"`
 	PID        int             `json:"pid,omitempty"`
+	RlimitAS   int64           `json:"rlimit_as,omitempty"` // ready: the address-space cap applied
+	CapError   string          `json:"cap_error,omitempty"` // ready: why it could not be applied
 }
 
 // bundle is a MIME bundle as the driver sends it (PNG base64-encoded by JSON).

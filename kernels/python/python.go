@@ -33,6 +33,12 @@ var driverSource string
 // StartTimeout bounds how long a new interpreter has to say it is ready.
 const StartTimeout = 60 * time.Second
 
+// DefaultAddressSpaceLimit is the interpreter's RLIMIT_AS when
+// Config.AddressSpaceLimit is zero: far above what notebook work maps (pandas
+// and matplotlib loaded: about 0.5 GiB), far below what would take the host
+// down.
+const DefaultAddressSpaceLimit = 8 << 30
+
 // ErrClosed is returned by Execute after Close.
 var ErrClosed = errors.New("kernels: python: kernel is closed; start a new one")
 
@@ -150,6 +156,9 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			}
 			k.proc = p
 			res.Fresh = true
+			if p.capError != "" {
+				res.Notices = append(res.Notices, "the python kernel runs without its address-space cap: "+p.capError)
+			}
 			if k.lastLoss != "" {
 				res.StateLost = true
 				res.Notices = append(res.Notices, "started a fresh python kernel: "+k.lastLoss+"; variables and imports from earlier cells are gone")
@@ -203,11 +212,39 @@ type process struct {
 	executable string
 	version    string
 	stopOnce   sync.Once
+	// addressSpace is the RLIMIT_AS the interpreter runs under (0: none);
+	// capError says why the configured one could not be applied.
+	addressSpace int64
+	capError     string
 }
+
+// addressSpaceLimit is the RLIMIT_AS to start interpreters with, or 0.
+func (k *Kernel) addressSpaceLimit() int64 {
+	switch l := k.cfg.AddressSpaceLimit; {
+	case l == 0:
+		return DefaultAddressSpaceLimit
+	case l < 0:
+		return 0
+	default:
+		return l
+	}
+}
+
+// capWords names the address-space cap and how to raise it, for errors.
+func capWords(limit int64) string {
+	return fmt.Sprintf("the python kernel's address-space cap of %s (RLIMIT_AS, counting mapped memory)", kernels.FormatSize(limit))
+}
+
+const raiseCap = "free what earlier cells hold (del big objects), work on the data in smaller pieces, or ask the operator to raise the cap (tether's --eval-python-memory flag)"
 
 func (k *Kernel) start(ctx context.Context) (*process, error) {
 	interp := Interpreter(k.cfg.Dir, k.cfg.Python)
 	argv := []string{interp, "-c", driverSource}
+	if limit := k.addressSpaceLimit(); limit > 0 {
+		// On the command line, not in the environment: it reaches the
+		// interpreter through an enclosure's command prefix too.
+		argv = append(argv, "--tether-rlimit-as="+strconv.FormatInt(limit, 10))
+	}
 	where := ""
 	if k.cfg.Enclosure != nil {
 		// Inside the conversation's enclosure when there is one (SPEC.md,
@@ -226,9 +263,6 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 		env = append(env, "VIRTUAL_ENV="+venv, "PATH="+filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}
 	env = append(env, k.cfg.Env...)
-	if k.cfg.MemoryLimit > 0 {
-		env = append(env, "TETHER_KERNEL_RLIMIT_AS="+strconv.FormatInt(k.cfg.MemoryLimit, 10))
-	}
 	cmd.Env = env
 	ownGroup(cmd)
 	p := &process{
@@ -261,7 +295,7 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 				return nil, fmt.Errorf("kernels: python: %s exited before it was ready (%s): %s", interp, p.exitReason(), strings.TrimSpace(p.stderr.String()))
 			}
 			if f.Op == "ready" {
-				p.executable, p.version = f.Executable, f.Python
+				p.executable, p.version, p.addressSpace, p.capError = f.Executable, f.Python, f.RlimitAS, f.CapError
 				return p, nil
 			}
 		case <-timer.C:
@@ -346,6 +380,28 @@ func (p *process) exitReason() string {
 	return fmt.Sprintf("exited with status %d", ps.ExitCode())
 }
 
+// diedOfMemory reports an end that an allocation failing under the
+// address-space cap explains: an abort, a segmentation fault or a bus error
+// (native code that does not check what malloc or mmap returned), or a crash
+// report that says memory ran out.
+func (p *process) diedOfMemory() bool {
+	if ps := p.exitState; ps != nil {
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			switch ws.Signal() {
+			case syscall.SIGABRT, syscall.SIGSEGV, syscall.SIGBUS:
+				return true
+			}
+		}
+	}
+	tail := strings.ToLower(p.stderr.String())
+	for _, w := range []string{"memoryerror", "cannot allocate memory", "out of memory", "bad_alloc"} {
+		if strings.Contains(tail, w) {
+			return true
+		}
+	}
+	return false
+}
+
 type bridgeCall struct{}
 
 // run collects a sent cell's outputs until it is done, the kernel dies, or an
@@ -397,6 +453,9 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 					Name:      kernels.ErrKernelDied,
 					Message:   fmt.Sprintf("kernels: the python kernel died during this cell: %s; its state is lost and the next cell starts a fresh interpreter", reason),
 					Traceback: strings.TrimSpace(p.stderr.String()),
+				}
+				if p.addressSpace > 0 && p.diedOfMemory() {
+					res.Error.Message += "; it ran under " + capWords(p.addressSpace) + ", and native code that cannot get memory ends the process: " + raiseCap
 				}
 				res.StateLost = true
 				k.lastLoss = fmt.Sprintf("the previous one died (%s)", reason)
@@ -452,6 +511,12 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 				}
 				if f.Error != nil {
 					res.Error = &kernels.Error{Name: f.Error.Name, Message: f.Error.Message, Traceback: kernels.TrimTraceback(f.Error.Traceback, 8<<10), Line: f.Error.Line}
+					if f.Error.Name == "MemoryError" && p.addressSpace > 0 {
+						if res.Error.Message != "" {
+							res.Error.Message += ": "
+						}
+						res.Error.Message += "kernels: the cell reached " + capWords(p.addressSpace) + "; the kernel is alive and its state is kept: " + raiseCap
+					}
 				}
 				if interrupted != "" {
 					msg := fmt.Sprintf("kernels: cell interrupted: %s; the kernel came back and its state is kept", interrupted)

@@ -507,16 +507,50 @@ func TestKernelDeathAndRecovery(t *testing.T) {
 	}
 }
 
-func TestMemoryLimitIsAMemoryError(t *testing.T) {
-	k := newKernel(t, kernels.Config{MemoryLimit: 1 << 30})
-	mustOK(t, run(t, k, "kept = 'yes'"))
-	r := run(t, k, "hog = bytearray(2 << 30)")
-	if r.Error == nil || r.Error.Name != "MemoryError" || r.StateLost {
-		t.Fatalf("allocation over the limit: %+v lost %v", r.Error, r.StateLost)
-	}
-	if got := value(t, run(t, k, "kept")); got != "'yes'" {
-		t.Errorf("after MemoryError: %s", got)
-	}
+// TestAddressSpaceCap: the interpreter runs under RLIMIT_AS (8 GiB unless
+// configured, none when negative), soft and hard alike so a cell cannot
+// raise it, inherited by the processes a cell starts. An allocation past it
+// is a MemoryError that names the cap and how to raise it, and the kernel
+// keeps its state.
+func TestAddressSpaceCap(t *testing.T) {
+	const getrlimit = "import resource\nresource.getrlimit(resource.RLIMIT_AS)"
+	t.Run("over the cap", func(t *testing.T) {
+		k := newKernel(t, kernels.Config{AddressSpaceLimit: 1 << 30})
+		mustOK(t, run(t, k, "kept = 'yes'"))
+		r := run(t, k, "hog = bytearray(2 << 30)")
+		if r.Error == nil || r.Error.Name != "MemoryError" || r.StateLost ||
+			!strings.Contains(r.Error.Message, "address-space cap of 1GiB (RLIMIT_AS") || !strings.Contains(r.Error.Message, "--eval-python-memory") {
+			t.Fatalf("allocation over the cap: %+v lost %v", r.Error, r.StateLost)
+		}
+		if got := value(t, run(t, k, "kept")); got != "'yes'" {
+			t.Errorf("after MemoryError: %s", got)
+		}
+		if got := value(t, run(t, k, getrlimit)); got != "(1073741824, 1073741824)" {
+			t.Errorf("limits: %s", got)
+		}
+		r = run(t, k, "resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))")
+		if r.Error == nil {
+			t.Errorf("a cell raised its own cap")
+		}
+		if got := value(t, run(t, k, "import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0])'], capture_output=True, text=True).stdout.strip()")); got != "'1073741824'" {
+			t.Errorf("a child process runs under %s", got)
+		}
+		if got := value(t, run(t, k, "import sys\nsys.argv")); got != "['-c']" {
+			t.Errorf("the cell sees sys.argv %s", got)
+		}
+	})
+	t.Run("default", func(t *testing.T) {
+		k := newKernel(t, kernels.Config{})
+		if got, want := value(t, run(t, k, getrlimit)), fmt.Sprintf("(%d, %d)", python.DefaultAddressSpaceLimit, python.DefaultAddressSpaceLimit); got != want {
+			t.Errorf("default limits: %s, want %s", got, want)
+		}
+	})
+	t.Run("none", func(t *testing.T) {
+		k := newKernel(t, kernels.Config{AddressSpaceLimit: -1})
+		if got := value(t, run(t, k, getrlimit+"[0] == resource.RLIM_INFINITY")); got != "True" {
+			t.Errorf("no cap configured, yet: %s", got)
+		}
+	})
 }
 
 func TestDeathWhileIdleIsReported(t *testing.T) {
