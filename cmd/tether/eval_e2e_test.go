@@ -40,3 +40,38 @@ func TestServeEvalImage(t *testing.T) {
 		t.Errorf("second cell:\n%s", text)
 	}
 }
+
+// TestServeEvalMemoryCaps: the eval memory flags reach the kernels. A
+// JavaScript string doubling in a loop is stopped at --eval-js-memory and the
+// server keeps serving (the next cells run); the Python kernel runs under
+// --eval-python-memory as RLIMIT_AS and an allocation past it is a
+// MemoryError naming that cap. A JavaScript cap cannot be turned off.
+func TestServeEvalMemoryCaps(t *testing.T) {
+	if out, err := exec.Command("/usr/bin/python3", "-c", "import resource").CombinedOutput(); err != nil {
+		testenv.Missing(t, "Debian's python3 ("+strings.TrimSpace(string(out))+")")
+	}
+	dir := workdir(t, nil)
+	cs := mcpSession(t, dir, []string{"--approve", "allow", "--python", "/usr/bin/python3", "--eval-js-memory", "32MiB", "--eval-python-memory", "1GiB"}, nil)
+	js := func(code string) (string, bool) {
+		return callText(t, cs, "eval", map[string]any{"code": code, "description": "run a javascript cell for the test", "language": "javascript"})
+	}
+	py := func(code string) (string, bool) {
+		return callText(t, cs, "eval", map[string]any{"code": code, "description": "run a python cell for the test"})
+	}
+	if text, _ := js("let s = 'x'; while (true) s = s + s"); !strings.Contains(text, "memory cap of 32 MiB") {
+		t.Errorf("string bomb under a 32MiB cap:\n%s", text)
+	}
+	if text, isErr := js("1 + 1"); isErr || !strings.Contains(text, "out:\n2") {
+		t.Errorf("the next javascript cell: error %v\n%s", isErr, text)
+	}
+	if text, isErr := py("import resource\nresource.getrlimit(resource.RLIMIT_AS)[0]"); isErr || !strings.Contains(text, "out:\n1073741824") {
+		t.Errorf("python's RLIMIT_AS: error %v\n%s", isErr, text)
+	}
+	if text, _ := py("hog = bytearray(2 << 30)"); !strings.Contains(text, "MemoryError") || !strings.Contains(text, "address-space cap of 1GiB") {
+		t.Errorf("python over its cap:\n%s", text)
+	}
+	out, err := exec.Command(tetherBin(t), "call", "--workdir", dir, "--eval-js-memory", "off", "eval", `{"code":"1","description":"one two three four five","language":"javascript"}`).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "cannot be off") {
+		t.Errorf("--eval-js-memory off was taken: %v\n%s", err, out)
+	}
+}
