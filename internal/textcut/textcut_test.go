@@ -77,3 +77,19 @@ func TestHeadTail(t *testing.T) {
 		t.Errorf("zero Head kept %q", z.String())
 	}
 }
+
+func TestLastLines(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"a\nb", 2, "a\nb"},
+		{"a\nb\nc\nd", 2, "(2 earlier lines cut)\nc\nd"},
+		{"", 3, ""},
+	} {
+		if got := textcut.LastLines(tc.in, tc.n); got != tc.want {
+			t.Errorf("LastLines(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
