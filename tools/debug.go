@@ -3,7 +3,11 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
 )
@@ -23,9 +27,50 @@ func init() {
 				return nil, err
 			}
 			// Run.Close ends the conversation's session: adapter and program tree.
-			return func() error { sv.Terminate(conv); return nil }, nil
+			return func() error { sv.Forget(conv); return nil }, nil
 		},
 	})
+}
+
+// debugRequest is one debug op and its arguments (SPEC.md's debug table).
+type debugRequest struct {
+	Op        string   `json:"op"`
+	File      string   `json:"file,omitempty"`
+	Lines     []int    `json:"lines,omitempty"`
+	Program   string   `json:"program,omitempty"`
+	Args      []string `json:"args,omitempty"`
+	Port      int      `json:"port,omitempty"`
+	ThreadID  int      `json:"thread_id,omitempty"`
+	FrameID   int      `json:"frame_id,omitempty"`
+	Reference int      `json:"reference,omitempty"`
+	// Start is the first child variables lists, or the first frame stack
+	// lists (0-based): the next page of a container longer than
+	// dap.MaxVariables or of a stack deeper than dap.MaxStackFrames.
+	Start      int    `json:"start,omitempty"`
+	Expression string `json:"expression,omitempty"`
+	// Adapter picks an adapter by id instead of inferring it from the program
+	// or the root markers.
+	Adapter string `json:"adapter,omitempty"`
+}
+
+// debugOps lists the debug tool's ops.
+var debugOps = []string{"adapters", "status", "breakpoints", "launch", "attach", "continue", "pause",
+	"step_over", "step_in", "step_out", "threads", "stack", "scopes", "variables", "evaluate",
+	"output", "terminate"}
+
+// debugReply is an op's structured result: the same facts as its text.
+type debugReply struct {
+	Adapters    []dap.AdapterStatus   `json:"adapters,omitempty"`
+	Session     string                `json:"session,omitempty"`
+	Stop        *dap.Stop             `json:"stop,omitempty"`
+	Exited      *dap.Exit             `json:"exited,omitempty"`
+	Breakpoints []dap.BreakpointState `json:"breakpoints,omitempty"`
+	Threads     []dap.Thread          `json:"threads,omitempty"`
+	Frames      []dap.Frame           `json:"frames,omitempty"`
+	Scopes      []dap.Scope           `json:"scopes,omitempty"`
+	Variables   []dap.Variable        `json:"variables,omitempty"`
+	Value       *dap.Variable         `json:"value,omitempty"`
+	Output      string                `json:"output,omitempty"`
 }
 
 // debugSchema is the debug tool's input schema: op plus the arguments SPEC.md
@@ -33,7 +78,7 @@ func init() {
 var debugSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "op": {"type": "string", "enum": ` + mustJSON(dap.Ops) + `,
+    "op": {"type": "string", "enum": ` + mustJSON(debugOps) + `,
       "description": "the operation"},
     "file": {"type": "string", "description": "breakpoints: source file, relative to the working dir"},
     "lines": {"type": "array", "items": {"type": "integer", "minimum": 1},
@@ -44,7 +89,7 @@ var debugSchema = json.RawMessage(`{
     "thread_id": {"type": "integer", "description": "continue, pause, step_*, stack: thread (default: the last stopped one)"},
     "frame_id": {"type": "integer", "description": "scopes, evaluate: frame id from stack (default: the top frame)"},
     "reference": {"type": "integer", "minimum": 1, "description": "variables: a scope's or variable's reference"},
-    "start": {"type": "integer", "minimum": 0, "description": "variables: first child to list (0-based), to page through a container longer than 50; stack: first frame to list (0 is the top), to page through a stack deeper than 30"},
+    "start": {"type": "integer", "minimum": 0, "description": ` + mustJSON(fmt.Sprintf("variables: first child to list (0-based), to page through a container longer than %d; stack: first frame to list (0 is the top), to page through a stack deeper than %d", dap.MaxVariables, dap.MaxStackFrames)) + `},
     "expression": {"type": "string", "description": "evaluate: expression in the program's language"},
     "adapter": {"type": "string", "description": "launch, attach: adapter id (delve, debugpy, lldb, dart) when it cannot be inferred"}
   },
@@ -68,23 +113,166 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 		Name: "debug",
 		Tier: TierExec,
 		Description: "Drive a debugger (delve for Go, debugpy for Python, lldb-dap for C/C++/Rust executables) over the Debug Adapter Protocol. " +
-			"One session per conversation, ended after 30 minutes; a second launch is refused until you terminate the first. " +
+			"One session per conversation, ended after " + spellDuration(sv.TTL()) + "; a second launch is refused until you terminate the first. " +
 			"Typical use: breakpoints (file, lines) -> launch (program, args) -> stack / scopes / variables / evaluate -> step_over / continue -> output -> terminate. " +
 			"Every op that stops the program returns where it stopped, the source line and the top frames; an uncaught exception, a panic or a signal stops it there and names it. " +
-			"variables lists 50 children and stack 30 frames at a time: pass start to page through a longer container or a deeper stack. " +
-			"ops: " + strings.Join(dap.Ops, ", ") + ". Use adapters to see which debuggers can start here and why not.",
+			fmt.Sprintf("variables lists %d children and stack %d frames at a time: pass start to page through a longer container or a deeper stack. ", dap.MaxVariables, dap.MaxStackFrames) +
+			"ops: " + strings.Join(debugOps, ", ") + ". Use adapters to see which debuggers can start here and why not.",
 		InputSchema: debugSchema,
 		Serial:      true,
 		Handler: func(ctx context.Context, call *Call) (*Result, error) {
-			var req dap.Request
+			var req debugRequest
 			if err := call.Decode(&req); err != nil {
 				return nil, err
 			}
-			rep, err := sv.Do(ctx, conversationID, workDir, req)
+			text, rep, err := debugDo(ctx, sv, conversationID, workDir, req)
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Content: []Content{{Type: TextContent, Text: rep.Text}}, Structured: rep}, nil
+			return &Result{Content: []Content{{Type: TextContent, Text: text}}, Structured: rep}, nil
 		},
 	}
+}
+
+// spellDuration says d for a sentence: "30 minutes", "1 hour", "90 seconds".
+func spellDuration(d time.Duration) string {
+	unit := func(n int64, name string) string {
+		if n == 1 {
+			return "1 " + name
+		}
+		return fmt.Sprintf("%d %ss", n, name)
+	}
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return unit(int64(d/time.Hour), "hour")
+	case d >= time.Minute && d%time.Minute == 0:
+		return unit(int64(d/time.Minute), "minute")
+	case d >= time.Second && d%time.Second == 0:
+		return unit(int64(d/time.Second), "second")
+	}
+	return d.String()
+}
+
+// debugDo performs one op for a conversation whose working directory is
+// root, and says what it found.
+func debugDo(ctx context.Context, sv *dap.Supervisor, conv, root string, req debugRequest) (string, *debugReply, error) {
+	if conv == "" {
+		return "", nil, fmt.Errorf("debug: no conversation id; debug sessions belong to a conversation")
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return "", nil, fmt.Errorf("debug: working dir: %w", err)
+	}
+	var b strings.Builder
+	r := &debugReply{}
+	switch req.Op {
+	case "adapters":
+		r.Adapters = sv.Adapters(ctx, root)
+		writeAdapters(&b, root, r.Adapters)
+	case "status":
+		st, err := sv.Status(conv)
+		if err != nil {
+			return "", nil, err
+		}
+		r.Session, r.Stop = st.Session, st.Stop
+		writeStatus(&b, st)
+	case "breakpoints":
+		bp, err := sv.SetBreakpoints(ctx, conv, root, req.File, req.Lines)
+		if err != nil {
+			return "", nil, err
+		}
+		r.Breakpoints = bp.States
+		if len(bp.Lines) == 0 {
+			fmt.Fprintf(&b, "cleared breakpoints in %s", relTo(root, bp.File))
+		} else {
+			writeBreakpoints(&b, root, bp.States)
+		}
+	case "launch", "attach":
+		var st *dap.Started
+		if req.Op == "launch" {
+			st, err = sv.Launch(ctx, conv, root, dap.LaunchArgs{Program: req.Program, Args: req.Args, Adapter: req.Adapter})
+		} else {
+			st, err = sv.Attach(ctx, conv, root, dap.AttachArgs{Port: req.Port, Adapter: req.Adapter})
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		r.Breakpoints, r.Session, r.Stop, r.Exited = st.Breakpoints, st.Session, st.Outcome.Stop, st.Outcome.Exited
+		fmt.Fprintf(&b, "started %s\n", st.Title)
+		writeOutcome(&b, &st.Outcome)
+		if len(st.Breakpoints) > 0 {
+			b.WriteString("\n")
+			writeBreakpoints(&b, root, st.Breakpoints)
+		}
+	case "continue", "pause", "step_over", "step_in", "step_out":
+		run := map[string]func(context.Context, string, int) (*dap.Outcome, error){
+			"continue": sv.Continue, "pause": sv.Pause, "step_over": sv.StepOver, "step_in": sv.StepIn, "step_out": sv.StepOut,
+		}[req.Op]
+		o, err := run(ctx, conv, req.ThreadID)
+		if err != nil {
+			return "", nil, err
+		}
+		r.Stop, r.Exited = o.Stop, o.Exited
+		writeOutcome(&b, o)
+	case "threads":
+		th, err := sv.Threads(ctx, conv)
+		if err != nil {
+			return "", nil, err
+		}
+		r.Threads = th.Threads
+		writeThreads(&b, th)
+	case "stack":
+		st, err := sv.Stack(ctx, conv, req.ThreadID, req.Start)
+		if err != nil {
+			return "", nil, err
+		}
+		r.Frames = st.Frames
+		writeStack(&b, st, req.ThreadID != 0)
+	case "scopes":
+		sc, err := sv.Scopes(ctx, conv, req.ThreadID, req.FrameID)
+		if err != nil {
+			return "", nil, err
+		}
+		r.Scopes = sc.Scopes
+		writeScopes(&b, sc)
+	case "variables":
+		vs, err := sv.Variables(ctx, conv, req.Reference, req.Start)
+		if err != nil {
+			return "", nil, err
+		}
+		r.Variables = vs.Variables
+		writeVariables(&b, vs)
+	case "evaluate":
+		v, err := sv.Evaluate(ctx, conv, req.Expression, req.ThreadID, req.FrameID)
+		if err != nil {
+			return "", nil, err
+		}
+		r.Value = v
+		writeEvaluation(&b, req.Expression, v)
+	case "output":
+		out, err := sv.Output(conv)
+		if err != nil {
+			return "", nil, err
+		}
+		r.Output = out.Text
+		writeOutput(&b, out)
+	case "terminate":
+		t, err := sv.Terminate(conv)
+		if err != nil {
+			return "", nil, err
+		}
+		writeTerminated(&b, t)
+	case "":
+		return "", nil, fmt.Errorf("debug: missing op; use one of %s", strings.Join(debugOps, ", "))
+	default:
+		if !slices.Contains(debugOps, req.Op) {
+			return "", nil, fmt.Errorf("debug: unknown op %q; use one of %s", req.Op, strings.Join(debugOps, ", "))
+		}
+	}
+	text := b.String()
+	switch req.Op {
+	case "adapters", "launch", "attach", "continue", "pause", "step_over", "step_in", "step_out", "output":
+		text = strings.TrimRight(text, "\n")
+	}
+	return text, r, nil
 }

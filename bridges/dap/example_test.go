@@ -20,14 +20,13 @@ func Example() {
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
 	ctx := context.Background()
-	r, _ := sv.Do(ctx, "conv-1", dir, dap.Request{Op: "adapters"})
-	for _, a := range r.Adapters {
+	for _, a := range sv.Adapters(ctx, dir) {
 		if a.ID == "dart" {
 			fmt.Println(a.ID, "usable:", a.Usable, "marker:", a.Marker)
 			fmt.Println(strings.SplitN(a.Reason, ";", 2)[0])
 		}
 	}
-	_, err := sv.Do(ctx, "conv-1", dir, dap.Request{Op: "stack"})
+	_, err := sv.Stack(ctx, "conv-1", 0, 0)
 	fmt.Println(err)
 	// Output:
 	// dart usable: false marker: pubspec.yaml

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,21 +158,30 @@ func fakeSupervisor(t *testing.T, f *fakeAdapter, cfg dap.Config) (*dap.Supervis
 
 func TestFakeVariablesBounded(t *testing.T) {
 	sv, root := fakeSupervisor(t, &fakeAdapter{nVars: 120}, dap.Config{})
-	do(t, sv, "c", root, dap.Request{Op: "breakpoints", File: "prog.fake", Lines: []int{2, 99}})
-	l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "prog.fake", Lines: []int{2, 99}})
+	l := do(t, sv, "c", root, request{Op: "launch", Program: "prog.fake"})
 	if l.Stop == nil || l.Stop.Source != "line two" {
 		t.Fatalf("stop: %+v", l.Stop)
 	}
 	if len(l.Breakpoints) != 2 || !l.Breakpoints[0].Verified || l.Breakpoints[1].Verified ||
-		!strings.Contains(l.Text, "NOT verified: no code at line 99") {
-		t.Fatalf("breakpoints: %+v\n%s", l.Breakpoints, l.Text)
+		l.Breakpoints[1].Message != "no code at line 99" {
+		t.Fatalf("breakpoints: %+v\n%s", l.Breakpoints, l)
 	}
-	v := do(t, sv, "c", root, dap.Request{Op: "variables", Reference: 1})
+	v := do(t, sv, "c", root, request{Op: "variables", Reference: 1})
 	if len(v.Variables) != dap.MaxVariables {
 		t.Fatalf("%d variables returned, want %d", len(v.Variables), dap.MaxVariables)
 	}
-	if !strings.Contains(v.Text, "children 0-49 of 120; for more, call variables with reference 1 and start 50") || !strings.Contains(v.Text, "5 value(s) cut at 400 chars") {
-		t.Fatal(v.Text)
+	if !isPage(v, false, 0, 50, 120, 50) {
+		t.Fatal(v)
+	}
+	cut := 0
+	for _, x := range v.Variables {
+		if x.Cut {
+			cut++
+		}
+	}
+	if cut != 5 {
+		t.Fatalf("%d values cut, want 5:\n%s", cut, v)
 	}
 	if !v.Variables[0].Cut || len(v.Variables[0].Value) > dap.MaxValueLen+60 {
 		t.Fatalf("value not cut: %d chars", len(v.Variables[0].Value))
@@ -183,43 +190,43 @@ func TestFakeVariablesBounded(t *testing.T) {
 
 func TestFakeStackBounded(t *testing.T) {
 	sv, root := fakeSupervisor(t, &fakeAdapter{nFrames: 45}, dap.Config{})
-	l := do(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	l := do(t, sv, "c", root, request{Op: "launch", Program: "prog.fake"})
 	if l.Stop == nil || len(l.Stop.Frames) != 5 {
 		t.Fatalf("a stop carries the top 5 frames: %+v", l.Stop)
 	}
-	st := do(t, sv, "c", root, dap.Request{Op: "stack"})
-	if len(st.Frames) != dap.MaxStackFrames || !strings.Contains(st.Text, "30 of 45 frames shown") {
-		t.Fatalf("%d frames:\n%s", len(st.Frames), st.Text)
+	st := do(t, sv, "c", root, request{Op: "stack"})
+	if len(st.Frames) != dap.MaxStackFrames || st.Stack.Total != 45 || !st.Stack.Exact {
+		t.Fatalf("%d frames:\n%s", len(st.Frames), st)
 	}
 }
 
 func TestFakeAdapterCrash(t *testing.T) {
 	sv, root := fakeSupervisor(t, &fakeAdapter{crashOn: "continue"}, dap.Config{})
-	do(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
-	msg := doErr(t, sv, "c", root, dap.Request{Op: "continue"})
+	do(t, sv, "c", root, request{Op: "launch", Program: "prog.fake"})
+	msg := doErr(t, sv, "c", root, request{Op: "continue"})
 	if !strings.HasPrefix(msg, "debug: ") || !strings.Contains(msg, "went away") {
 		t.Fatal(msg)
 	}
-	st := do(t, sv, "c", root, dap.Request{Op: "status"})
-	if !strings.Contains(st.Text, "no debug session is running") || !strings.Contains(st.Text, "went away") {
-		t.Fatal(st.Text)
+	st := do(t, sv, "c", root, request{Op: "status"})
+	if st.Session != "" || !strings.Contains(st.Status.Ended, "went away") {
+		t.Fatal(st)
 	}
 	// The slot is free again.
-	do(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	do(t, sv, "c", root, request{Op: "launch", Program: "prog.fake"})
 }
 
 func TestFakeLaunchFailure(t *testing.T) {
 	sv, root := fakeSupervisor(t, &fakeAdapter{failLaunch: "could not build: syntax error"}, dap.Config{})
-	msg := doErr(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	msg := doErr(t, sv, "c", root, request{Op: "launch", Program: "prog.fake"})
 	if !strings.HasPrefix(msg, "debug: ") || !strings.Contains(msg, "could not build: syntax error") {
 		t.Fatal(msg)
 	}
-	do(t, sv, "c", root, dap.Request{Op: "status"})
+	do(t, sv, "c", root, request{Op: "status"})
 }
 
 func TestFakeNoInitialized(t *testing.T) {
 	sv, root := fakeSupervisor(t, &fakeAdapter{noInit: true}, dap.Config{StartTimeout: 300 * time.Millisecond})
-	msg := doErr(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
+	msg := doErr(t, sv, "c", root, request{Op: "launch", Program: "prog.fake"})
 	if !strings.Contains(msg, "initialized") {
 		t.Fatal(msg)
 	}
@@ -227,39 +234,28 @@ func TestFakeNoInitialized(t *testing.T) {
 
 func TestFakeOutputCut(t *testing.T) {
 	sv, root := fakeSupervisor(t, &fakeAdapter{outputBytes: 20000}, dap.Config{OutputLimit: 4096})
-	do(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
-	out := do(t, sv, "c", root, dap.Request{Op: "output"})
+	do(t, sv, "c", root, request{Op: "launch", Program: "prog.fake"})
+	out := do(t, sv, "c", root, request{Op: "output"})
 	// The cut lands at the start of a line: a little under the limit kept.
-	m := regexp.MustCompile(`output cut: the last (\d+) bytes shown, (\d+) earlier bytes dropped`).FindStringSubmatch(out.Text)
-	if m == nil {
-		t.Fatal(out.Text[:200])
-	}
-	kept, dropped := atoi(m[1]), atoi(m[2])
+	kept, dropped := out.Out.Bytes, out.Out.Dropped
 	if kept > 4096 || kept < 4096-1000 || kept+dropped != 20000 || !strings.HasPrefix(out.Output, "--- stdout ---\nx") {
-		t.Fatalf("kept %d, dropped %d:\n%s", kept, dropped, out.Text[:200])
+		t.Fatalf("kept %d, dropped %d:\n%s", kept, dropped, out)
 	}
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 func TestFakeBadRequests(t *testing.T) {
 	sv, root := fakeSupervisor(t, &fakeAdapter{}, dap.Config{})
 	for _, tc := range []struct {
-		req  dap.Request
+		req  request
 		want string
 	}{
-		{dap.Request{Op: "frobnicate"}, "unknown op"},
-		{dap.Request{}, "missing op"},
-		{dap.Request{Op: "stack"}, "no debug session is running"},
-		{dap.Request{Op: "launch"}, "launch needs program"},
-		{dap.Request{Op: "launch", Program: "missing.fake"}, "does not exist"},
-		{dap.Request{Op: "attach"}, "attach needs port"},
-		{dap.Request{Op: "breakpoints", File: "nope.fake", Lines: []int{1}}, "is not a file"},
-		{dap.Request{Op: "breakpoints", File: "prog.fake", Lines: []int{0}}, "1-based"},
-		{dap.Request{Op: "breakpoints", File: "prog.fake", Lines: []int{1, 100000}}, "line 100000 is past the end of prog.fake"},
+		{request{Op: "stack"}, "no debug session is running"},
+		{request{Op: "launch"}, "launch needs program"},
+		{request{Op: "launch", Program: "missing.fake"}, "does not exist"},
+		{request{Op: "attach"}, "attach needs port"},
+		{request{Op: "breakpoints", File: "nope.fake", Lines: []int{1}}, "is not a file"},
+		{request{Op: "breakpoints", File: "prog.fake", Lines: []int{0}}, "1-based"},
+		{request{Op: "breakpoints", File: "prog.fake", Lines: []int{1, 100000}}, "line 100000 is past the end of prog.fake"},
 	} {
 		t.Run(tc.req.Op, func(t *testing.T) {
 			msg := doErr(t, sv, "c", root, tc.req)
@@ -280,20 +276,20 @@ func TestFakeHammer(t *testing.T) {
 		go func(conv string) {
 			ctx := context.Background()
 			var err error
-			step := func(req dap.Request) {
+			step := func(req request) {
 				if err == nil {
-					_, err = sv.Do(ctx, conv, root, req)
+					_, err = call(sv, ctx, conv, root, req)
 				}
 			}
-			step(dap.Request{Op: "breakpoints", File: "prog.fake", Lines: []int{2}})
-			step(dap.Request{Op: "launch", Program: "prog.fake"})
+			step(request{Op: "breakpoints", File: "prog.fake", Lines: []int{2}})
+			step(request{Op: "launch", Program: "prog.fake"})
 			// Concurrent calls within the conversation.
 			inner := make(chan error)
 			for j := 0; j < 4; j++ {
 				go func() {
-					_, e := sv.Do(ctx, conv, root, dap.Request{Op: "variables", Reference: 1})
+					_, e := call(sv, ctx, conv, root, request{Op: "variables", Reference: 1})
 					if e == nil {
-						_, e = sv.Do(ctx, conv, root, dap.Request{Op: "stack"})
+						_, e = call(sv, ctx, conv, root, request{Op: "stack"})
 					}
 					inner <- e
 				}()
@@ -303,8 +299,8 @@ func TestFakeHammer(t *testing.T) {
 					err = e
 				}
 			}
-			step(dap.Request{Op: "status"})
-			step(dap.Request{Op: "terminate"})
+			step(request{Op: "status"})
+			step(request{Op: "terminate"})
 			done <- err
 		}(fmt.Sprint("conv-", i))
 	}
@@ -320,8 +316,8 @@ func TestFakeHammer(t *testing.T) {
 func TestFakeRequestTimeout(t *testing.T) {
 	f := &fakeAdapter{hangOn: "evaluate", cancelled: make(chan int, 4)}
 	sv, root := fakeSupervisor(t, f, dap.Config{RequestTimeout: 200 * time.Millisecond})
-	do(t, sv, "c", root, dap.Request{Op: "launch", Program: "prog.fake"})
-	msg := doErr(t, sv, "c", root, dap.Request{Op: "evaluate", Expression: "1+1", FrameID: 7})
+	do(t, sv, "c", root, request{Op: "launch", Program: "prog.fake"})
+	msg := doErr(t, sv, "c", root, request{Op: "evaluate", Expression: "1+1", FrameID: 7})
 	if !strings.Contains(msg, "debug: evaluate: no answer from the adapter within 200ms") || !strings.Contains(msg, "terminate") {
 		t.Fatal(msg)
 	}
@@ -333,22 +329,22 @@ func TestFakeRequestTimeout(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the adapter never received a cancel request")
 	}
-	do(t, sv, "c", root, dap.Request{Op: "stack"})
+	do(t, sv, "c", root, request{Op: "stack"})
 }
 
 // TestFakeTerminateForgets: Terminate (Run.Close) ends the session and drops
 // the conversation's state; another conversation is untouched.
 func TestFakeTerminateForgets(t *testing.T) {
 	sv, root := fakeSupervisor(t, &fakeAdapter{}, dap.Config{})
-	do(t, sv, "a", root, dap.Request{Op: "breakpoints", File: "prog.fake", Lines: []int{2}})
-	do(t, sv, "a", root, dap.Request{Op: "launch", Program: "prog.fake"})
-	do(t, sv, "b", root, dap.Request{Op: "launch", Program: "prog.fake"})
-	sv.Terminate("a")
-	st := do(t, sv, "a", root, dap.Request{Op: "status"})
-	if st.Text != "no debug session is running" {
-		t.Fatalf("a forgotten conversation starts clean: %q", st.Text)
+	do(t, sv, "a", root, request{Op: "breakpoints", File: "prog.fake", Lines: []int{2}})
+	do(t, sv, "a", root, request{Op: "launch", Program: "prog.fake"})
+	do(t, sv, "b", root, request{Op: "launch", Program: "prog.fake"})
+	sv.Forget("a")
+	st := do(t, sv, "a", root, request{Op: "status"})
+	if *st.Status != (dap.Status{}) {
+		t.Fatalf("a forgotten conversation starts clean: %q", st)
 	}
-	if st := do(t, sv, "b", root, dap.Request{Op: "status"}); !strings.HasPrefix(st.Text, "live: fake session") {
-		t.Fatalf("conversation b should keep its session: %s", st.Text)
+	if st := do(t, sv, "b", root, request{Op: "status"}); !strings.HasPrefix(st.Session, "fake session") {
+		t.Fatalf("conversation b should keep its session: %s", st)
 	}
 }

@@ -1,7 +1,6 @@
 package dap
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,9 +14,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/internal/textcut"
 	"golang.org/x/sys/unix"
 )
 
@@ -534,26 +533,18 @@ func (s *session) withStderr(err error) error {
 	}
 	var extra []string
 	if t := s.stderr.String(); t != "" {
-		extra = append(extra, "adapter stderr: "+lastLines(t, 15))
+		extra = append(extra, "adapter stderr: "+textcut.LastLines(t, 15))
 	}
 	if t := s.console.String(); t != "" {
-		extra = append(extra, "adapter console: "+lastLines(t, 10))
+		extra = append(extra, "adapter console: "+textcut.LastLines(t, 10))
 	}
 	if text, size, _ := s.out.render(); size > 0 {
-		extra = append(extra, "program output (end):\n"+lastLines(strings.TrimSpace(text), 15))
+		extra = append(extra, "program output (end):\n"+textcut.LastLines(strings.TrimSpace(text), 15))
 	}
 	if len(extra) == 0 {
 		return err
 	}
 	return fmt.Errorf("%w\n%s", err, strings.Join(extra, "\n"))
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = append([]string{fmt.Sprintf("(%d earlier lines cut)", len(lines)-n)}, lines[len(lines)-n:]...)
-	}
-	return strings.Join(lines, "\n")
 }
 
 type pipeRWC struct {
@@ -758,136 +749,6 @@ func (s *session) waitStop(ctx context.Context, afterSeq int, wait time.Duration
 			return outRunning
 		}
 	}
-}
-
-// setBreakpoints replaces the breakpoints of one file in the adapter.
-func (s *session) setBreakpoints(ctx context.Context, file string, lines []int) ([]BreakpointState, error) {
-	// go-dap's SetBreakpointsArguments omits an empty list, and an adapter
-	// may not take a missing list as "clear": always send the key.
-	args := &struct {
-		Source      godap.Source             `json:"source"`
-		Breakpoints []godap.SourceBreakpoint `json:"breakpoints"`
-	}{Source: godap.Source{Name: filepath.Base(file), Path: file}, Breakpoints: []godap.SourceBreakpoint{}}
-	for _, l := range lines {
-		args.Breakpoints = append(args.Breakpoints, godap.SourceBreakpoint{Line: l})
-	}
-	var resp godap.SetBreakpointsResponse
-	if err := s.c.call(ctx, "setBreakpoints", args, &resp); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	if len(lines) > 0 {
-		s.bpFiles[file] = true
-	} else {
-		delete(s.bpFiles, file)
-	}
-	s.mu.Unlock()
-	var out []BreakpointState
-	for i, l := range lines {
-		st := BreakpointState{File: file, Line: l}
-		if i < len(resp.Body.Breakpoints) {
-			bp := resp.Body.Breakpoints[i]
-			st.ID = bp.Id
-			st.Verified = bp.Verified
-			st.Message = bp.Message
-			st.ActualLine = bp.Line
-		} else {
-			st.Message = "the adapter did not report this breakpoint"
-		}
-		out = append(out, st)
-	}
-	return out, nil
-}
-
-// refreshBreakpoints applies breakpoint events received since they were set
-// (an adapter may verify a breakpoint once the code loads).
-func (s *session) refreshBreakpoints(states []BreakpointState) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := range states {
-		if bp, ok := s.bpEvents[states[i].ID]; ok && states[i].ID != 0 {
-			states[i].Verified = bp.Verified
-			if bp.Message != "" || bp.Verified {
-				states[i].Message = bp.Message
-			}
-			if bp.Line != 0 {
-				states[i].ActualLine = bp.Line
-			}
-		}
-	}
-}
-
-// frames fetches up to levels frames of a thread, from frame start on
-// (0 is the top).
-func (s *session) frames(ctx context.Context, thread, start, levels int) ([]Frame, int, error) {
-	var resp godap.StackTraceResponse
-	err := s.c.call(ctx, "stackTrace", &godap.StackTraceArguments{ThreadId: thread, StartFrame: start, Levels: levels}, &resp)
-	if err != nil {
-		return nil, 0, err
-	}
-	var out []Frame
-	s.mu.Lock()
-	for _, f := range resp.Body.StackFrames {
-		s.framesSeen[f.Id] = true
-	}
-	s.mu.Unlock()
-	for i, f := range resp.Body.StackFrames {
-		if i >= levels {
-			break
-		}
-		fr := Frame{ID: f.Id, Name: f.Name, Line: f.Line, Column: f.Column}
-		if f.Source != nil {
-			fr.File = f.Source.Path
-			if fr.File == "" {
-				fr.File = f.Source.Name
-			}
-		}
-		out = append(out, fr)
-	}
-	// totalFrames counts from the top; an adapter may leave it out.
-	total := resp.Body.TotalFrames
-	if total < start+len(resp.Body.StackFrames) {
-		total = start + len(resp.Body.StackFrames)
-	}
-	return out, total, nil
-}
-
-// sourceLine returns line n (1-based) of file, cut to 300 bytes, or "".
-func sourceLine(file string, n int) string {
-	if file == "" || n <= 0 {
-		return ""
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for i := 1; sc.Scan(); i++ {
-		if i == n {
-			return cut(strings.TrimRight(sc.Text(), "\r"), 300)
-		}
-	}
-	return ""
-}
-
-// cut shortens s to at most n characters (runes) and says so.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s // fewer bytes than n: fewer characters too
-	}
-	total := utf8.RuneCountInString(s)
-	if total <= n {
-		return s
-	}
-	i, k := 0, 0
-	for k < n {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		k++
-	}
-	return s[:i] + fmt.Sprintf("… (cut: %d of %d chars shown)", n, total)
 }
 
 var errNoSession = errors.New("debug: no debug session is running; start one with op launch or attach")

@@ -22,7 +22,7 @@ func init() {
 		name: "debug",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&enabled, "debug", true, "offer the debug tool (delve, debugpy, lldb-dap sessions; exec tier)")
-			fs.DurationVar(&ttl, "debug-ttl", 30*time.Minute, "fixed lifetime of a debug session")
+			fs.DurationVar(&ttl, "debug-ttl", dap.DefaultTTL, "fixed lifetime of a debug session")
 			fs.StringVar(&adapters, "debug-adapters", "", "JSON file of extra debug adapters (same id replaces a built-in one)")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {

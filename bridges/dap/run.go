@@ -1,0 +1,443 @@
+package dap
+
+import (
+	"context"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	godap "github.com/google/go-dap"
+)
+
+// Launch starts a session that runs a program under the adapter its kind
+// names (or args.Adapter) and waits for its first stop. A second launch is
+// refused while a session is live.
+func (sv *Supervisor) Launch(ctx context.Context, conversationID, root string, args LaunchArgs) (*Started, error) {
+	return sv.start(ctx, conversationID, root, "launch", args.Program, args.Args, 0, args.Adapter)
+}
+
+// Attach starts a session attached to a program's debug server on a port,
+// with the adapter the root markers name (or args.Adapter). It waits for a
+// stop only when a breakpoint may stop the program.
+func (sv *Supervisor) Attach(ctx context.Context, conversationID, root string, args AttachArgs) (*Started, error) {
+	return sv.start(ctx, conversationID, root, "attach", "", nil, args.Port, args.Adapter)
+}
+
+func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, program string, progArgs []string, port int, adapterID string) (*Started, error) {
+	root, err := absRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	c, err := sv.lock(conversationID)
+	if err != nil {
+		return nil, err
+	}
+	defer c.mu.Unlock()
+	if s := c.live; s != nil {
+		return nil, fmt.Errorf("debug: %s refused: a session is already live: %s; terminate it first", op, s.describe())
+	}
+	if op == "launch" {
+		if program == "" {
+			return nil, errors.New("debug: launch needs program (a file or package dir relative to the working dir)")
+		}
+		if !filepath.IsAbs(program) {
+			program = filepath.Join(root, program)
+		}
+		program = filepath.Clean(program)
+	} else if port <= 0 || port > 65535 {
+		return nil, errors.New("debug: attach needs port (the port the program's debug server listens on)")
+	}
+	a, err := sv.pickAdapter(ctx, root, op, adapterID, program)
+	if err != nil {
+		return nil, err
+	}
+	workDir := root // names in answers stay relative to it
+	if op == "launch" {
+		root = a.root // the program's project, at or below the working dir
+	}
+	mode := "exec"
+	if fi, err := os.Stat(program); err == nil && (fi.IsDir() || slices.Contains(a.Extensions, filepath.Ext(program))) {
+		mode = "debug"
+	}
+	scratch, err := os.MkdirTemp("", "tether-dap-")
+	if err != nil {
+		return nil, fmt.Errorf("debug: making a scratch dir: %w", err)
+	}
+	vars := map[string]any{
+		"${program}": program, "${args}": stringsToAny(progArgs), "${cwd}": root,
+		"${interpreter}": a.interpreter, "${port}": port, "${mode}": mode,
+		"${scratch}": scratch,
+	}
+	tmpl := a.Launch
+	if op == "attach" {
+		tmpl = a.Attach
+	}
+	args, _ := expand(tmpl, vars).(map[string]any)
+	if args == nil {
+		args = map[string]any{}
+	}
+	if op == "launch" {
+		if _, ok := args["program"]; !ok {
+			args["program"] = program
+		}
+	}
+	// Breakpoints are sent with absolute paths.
+	s, states, err := sv.startSession(ctx, a, root, scratch, op, args, port, c.breakpoints)
+	if err != nil {
+		return nil, prefixDebug(err)
+	}
+	if op == "attach" {
+		s.program = ""
+	} else {
+		s.program = relTo(workDir, program)
+	}
+	c.live = s
+	c.endReason = ""
+	c.bpStates = states
+	c.ttlTimer = time.AfterFunc(sv.cfg.TTL, func() { sv.expire(c, s) })
+
+	r := &Started{Title: s.title(), Breakpoints: states}
+	// A launched program runs to its first stop; an attached one is waited
+	// for only when a breakpoint may stop it (else it runs until pause).
+	wait := sv.cfg.StopWait
+	if op == "attach" && len(c.breakpoints) == 0 {
+		wait = 0
+	}
+	if err := sv.afterRun(ctx, c, s, 0, wait, &r.Outcome); err != nil {
+		return nil, err
+	}
+	s.refreshBreakpoints(r.Breakpoints)
+	r.Session = s.describe()
+	return r, nil
+}
+
+// pickAdapter chooses the adapter for a launch or attach.
+func (sv *Supervisor) pickAdapter(ctx context.Context, root, op, adapterID, program string) (*resolved, error) {
+	table := sv.cfg.Adapters
+	find := func(id string) (Adapter, bool) {
+		for _, a := range table {
+			if a.ID == id {
+				return a, true
+			}
+		}
+		return Adapter{}, false
+	}
+	var chosen Adapter
+	switch {
+	case adapterID != "":
+		a, ok := find(adapterID)
+		if !ok {
+			var ids []string
+			for _, a := range table {
+				ids = append(ids, a.ID)
+			}
+			return nil, fmt.Errorf("debug: unknown adapter %q; use one of %s", adapterID, strings.Join(ids, ", "))
+		}
+		chosen = a
+	case op == "launch":
+		a, err := adapterForProgram(table, program)
+		if err != nil {
+			return nil, err
+		}
+		chosen = a
+	default: // attach: the first adapter whose marker is in root and that can attach
+		var why []string
+		for _, a := range table {
+			if a.Attach == nil {
+				continue
+			}
+			if findMarker(a.Markers, root) != "" {
+				chosen = a
+				break
+			}
+			why = append(why, a.ID)
+		}
+		if chosen.ID == "" {
+			return nil, fmt.Errorf("debug: attach: no root marker in %s names the adapter (tried %s); pass adapter", root, strings.Join(why, ", "))
+		}
+	}
+	if op == "attach" && chosen.Attach == nil {
+		return nil, fmt.Errorf("debug: the %s adapter cannot attach by port", chosen.ID)
+	}
+	if op == "launch" {
+		root = projectDir(chosen, root, program)
+	}
+	st, r := checkAdapter(ctx, chosen, root)
+	if r == nil {
+		return nil, fmt.Errorf("debug: the %s adapter cannot start here: %s; %s", chosen.ID, st.Reason, startHint(st.Reason))
+	}
+	return r, nil
+}
+
+// startHint says what to do about an adapter that cannot start.
+func startHint(reason string) string {
+	if strings.Contains(reason, "marker missing") {
+		return "a session starts in a project root: launch a program that lives under a directory with the marker, use that directory as the working directory, or create the marker; see op adapters"
+	}
+	if strings.Contains(reason, "install") {
+		return "see op adapters"
+	}
+	return "install the adapter or put it on PATH, and see op adapters"
+}
+
+// projectDir returns the directory nearest to program, between program's own
+// and root (both included), that has one of a's markers; root when none has.
+// A program in a subproject (tool/main.py next to tool/pyproject.toml) runs
+// in that project, as lsp finds a file's root by walking up.
+func projectDir(a Adapter, root, program string) string {
+	dir := program
+	if fi, err := os.Stat(program); err != nil || !fi.IsDir() {
+		dir = filepath.Dir(program)
+	}
+	for {
+		if dir == root || !strings.HasPrefix(dir, root+string(filepath.Separator)) {
+			return root
+		}
+		if findMarker(a.Markers, dir) != "" {
+			return dir
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// adapterForProgram infers the adapter from the program: its extension, the
+// source files of a package directory, or a native executable.
+func adapterForProgram(table []Adapter, program string) (Adapter, error) {
+	fi, err := os.Stat(program)
+	if err != nil {
+		return Adapter{}, fmt.Errorf("debug: launch: program %s does not exist; give a path relative to the working dir", program)
+	}
+	if fi.IsDir() {
+		ents, _ := os.ReadDir(program)
+		for _, a := range table {
+			for _, e := range ents {
+				if !e.IsDir() && slices.Contains(a.Extensions, filepath.Ext(e.Name())) {
+					return a, nil
+				}
+			}
+		}
+		return Adapter{}, fmt.Errorf("debug: launch: no adapter launches the directory %s; give a program file or pass adapter", program)
+	}
+	ext := filepath.Ext(program)
+	native := isNative(program)
+	for _, a := range table {
+		if slices.Contains(a.Extensions, ext) {
+			if a.Executables && !native {
+				// lldb lists .c and .rs to be picked for their programs, but
+				// launches only what was built from them.
+				return Adapter{}, fmt.Errorf("debug: launch: %s is source; build it with debug info (gcc -g, cargo build) and launch the executable", program)
+			}
+			return a, nil
+		}
+	}
+	if native {
+		for _, a := range table {
+			if a.Executables {
+				return a, nil
+			}
+		}
+	}
+	if ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".rs" {
+		return Adapter{}, fmt.Errorf("debug: launch: %s is source; build it with debug info (gcc -g, cargo build) and launch the executable", program)
+	}
+	return Adapter{}, fmt.Errorf("debug: launch: no adapter launches %s; pass adapter, or launch a .go, .py, .dart file or a native executable", program)
+}
+
+func isNative(p string) bool {
+	f, err := elf.Open(p)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+func stringsToAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// afterRun waits for the program to stop (or end) and fills r with where it
+// stopped; the caller holds c.mu.
+func (sv *Supervisor) afterRun(ctx context.Context, c *conversation, s *session, afterSeq int, wait time.Duration, r *Outcome) error {
+	var out stopOutcome
+	if wait > 0 {
+		// The TTL holds during the wait too: the timer's own end waits for
+		// this op to release the conversation.
+		ttlDue := false
+		if left := time.Until(s.deadline); left < wait {
+			wait, ttlDue = max(left, time.Millisecond), true
+		}
+		out = s.waitStop(ctx, afterSeq, wait)
+		if out == outRunning && ttlDue && ctx.Err() == nil {
+			sv.end(c, fmt.Sprintf("its fixed TTL of %s expired while waiting for the program to stop; the adapter and the program were killed", sv.cfg.TTL))
+			return fmt.Errorf("debug: %s; start a new session with launch or attach", c.endReason)
+		}
+	} else {
+		out = outRunning
+		s.mu.Lock()
+		if s.stopSeq > afterSeq {
+			out = outStopped
+		}
+		s.mu.Unlock()
+	}
+	switch out {
+	case outStopped:
+		s.mu.Lock()
+		stop := *s.stop
+		last := s.lastThread
+		s.mu.Unlock()
+		st, err := s.buildStop(ctx, stop, last)
+		if err != nil {
+			// Still a stop: say so, and why there is no stack (delve's
+			// program halted at entry has no goroutine yet).
+			st = &Stop{Reason: stop.Reason, Description: stop.Description, ThreadID: stop.ThreadId}
+			if st.ThreadID == 0 {
+				st.ThreadID = last
+			}
+			r.Stop = st
+			r.StackError = strings.TrimPrefix(err.Error(), "dap: ")
+			return nil
+		}
+		r.Stop = st
+	case outExited:
+		s.mu.Lock()
+		ex := &Exit{Code: s.exitCode, Known: s.exited}
+		silent := s.debuggeeGone && !s.exited && !s.terminated
+		pid, pgid, holders := s.debuggeePID, s.debuggeePgid, s.holders
+		s.mu.Unlock()
+		ex.Adapter = s.adapter.ID
+		if !ex.Known && silent {
+			ex.Unreported, ex.PID = true, pid
+			for _, h := range holders {
+				if l := procLine(h); l != "" {
+					ex.Leftovers = append(ex.Leftovers, l)
+				}
+			}
+			if len(ex.Leftovers) == 0 && pgid > 0 {
+				ex.Leftovers = groupMembers(pgid)
+			}
+		}
+		ex.Output, ex.OutputBytes, ex.OutputDropped = s.out.render()
+		r.Exited = ex
+		if ex.Known {
+			sv.end(c, fmt.Sprintf("the program exited with code %d", ex.Code))
+		} else {
+			sv.end(c, "the program ended")
+		}
+	case outGone:
+		err := s.withStderr(s.c.closeErr())
+		sv.end(c, "the debug adapter went away: "+err.Error())
+		return fmt.Errorf("debug: the adapter went away: %w", err)
+	case outRunning:
+		if err := ctx.Err(); err != nil && wait > 0 {
+			return fmt.Errorf("debug: gave up waiting for the program to stop (%w); it may still be running: check status", err)
+		}
+		r.Running, r.Waited = true, wait
+	}
+	return nil
+}
+
+// Continue resumes the program (threadID 0: the thread that last stopped)
+// and waits for its next stop.
+func (sv *Supervisor) Continue(ctx context.Context, conversationID string, threadID int) (*Outcome, error) {
+	return sv.run(ctx, conversationID, "continue", threadID)
+}
+
+// Pause stops the running program and says where.
+func (sv *Supervisor) Pause(ctx context.Context, conversationID string, threadID int) (*Outcome, error) {
+	return sv.run(ctx, conversationID, "pause", threadID)
+}
+
+// StepOver runs to the next line of the thread's frame.
+func (sv *Supervisor) StepOver(ctx context.Context, conversationID string, threadID int) (*Outcome, error) {
+	return sv.run(ctx, conversationID, "step_over", threadID)
+}
+
+// StepIn steps into the call on the thread's line.
+func (sv *Supervisor) StepIn(ctx context.Context, conversationID string, threadID int) (*Outcome, error) {
+	return sv.run(ctx, conversationID, "step_in", threadID)
+}
+
+// StepOut runs until the thread's frame returns.
+func (sv *Supervisor) StepOut(ctx context.Context, conversationID string, threadID int) (*Outcome, error) {
+	return sv.run(ctx, conversationID, "step_out", threadID)
+}
+
+// run: continue, pause, step_over, step_in, step_out.
+func (sv *Supervisor) run(ctx context.Context, conversationID, op string, threadID int) (*Outcome, error) {
+	r := &Outcome{}
+	err := sv.inSession(conversationID, op, false, func(c *conversation, s *session) error {
+		thread := threadID
+		s.mu.Lock()
+		if thread == 0 {
+			thread = s.lastThread
+		}
+		seq := s.stopSeq
+		running := s.running || s.stop == nil
+		s.mu.Unlock()
+		if thread == 0 {
+			ths, err := s.threads(ctx)
+			if err != nil {
+				return err
+			}
+			if len(ths) == 0 {
+				return errors.New("debug: the program has no threads to run; check status")
+			}
+			thread = ths[0].ID
+		}
+		if op != "pause" && running {
+			return fmt.Errorf("debug: %s: the program is running, not stopped; use pause first, or status", op)
+		}
+		if op == "pause" && !running {
+			// Adapters answer a pause of a stopped program without a new stop
+			// event: report where it already is instead of waiting for one.
+			r.AlreadyStopped = true
+			return sv.afterRun(ctx, c, s, seq-1, 0, r)
+		}
+		var command string
+		var args any
+		switch op {
+		case "continue":
+			command, args = "continue", &godap.ContinueArguments{ThreadId: thread}
+		case "pause":
+			command, args = "pause", &godap.PauseArguments{ThreadId: thread}
+		case "step_over":
+			command, args = "next", &godap.NextArguments{ThreadId: thread}
+		case "step_in":
+			command, args = "stepIn", &godap.StepInArguments{ThreadId: thread}
+		case "step_out":
+			command, args = "stepOut", &godap.StepOutArguments{ThreadId: thread}
+		}
+		if command != "pause" {
+			s.mu.Lock()
+			s.running = true
+			clear(s.indexed)
+			clear(s.framesSeen)
+			s.mu.Unlock()
+		}
+		if err := s.c.call(ctx, command, args, nil); err != nil {
+			if command != "pause" {
+				s.mu.Lock()
+				if s.stopSeq == seq {
+					s.running = false // the adapter refused: still stopped where it was
+				}
+				s.mu.Unlock()
+			}
+			return err
+		}
+		return sv.afterRun(ctx, c, s, seq, sv.cfg.StopWait, r)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
