@@ -13,20 +13,7 @@ import (
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/testenv"
 )
-
-// TestMain skips the package when no grammar is built and missing peers may
-// skip (a plain `go test` on a fresh clone): the examples below cannot skip
-// by themselves. Under TETHER_REQUIRE_PEERS=1 everything runs and fails loudly.
-func TestMain(m *testing.M) {
-	if !testenv.RequirePeers() && len(enginetest.Unbuilt()) > 0 {
-		fmt.Printf("engine: skipping tests: grammar modules %s not built; run `%s`\n",
-			strings.Join(enginetest.Unbuilt(), ", "), grammars.BuildCommand)
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
 
 func fixtures(t *testing.T, id string) (ok, broken string) {
 	t.Helper()

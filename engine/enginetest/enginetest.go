@@ -1,19 +1,16 @@
-// Package enginetest gives tests one shared Engine over the built grammar
-// modules, and fails or skips a test when a grammar is not built: under
-// TETHER_REQUIRE_PEERS=1 (which `make test` sets) a missing grammar fails the
-// test, otherwise it skips it and says to run `make grammars`.
+// Package enginetest gives tests one shared Engine over the embedded grammar
+// modules, and fails a test when a grammar is not embedded (the modules are
+// committed, so that is a defect of the commit, never a reason to skip).
 package enginetest
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/testenv"
 )
 
 var shared = sync.OnceValues(func() (*engine.Engine, error) {
@@ -22,7 +19,7 @@ var shared = sync.OnceValues(func() (*engine.Engine, error) {
 
 // Engine returns a process-wide Engine (default config, never closed) after
 // checking that the named languages (all shipped ones when none are named)
-// are built into this test binary.
+// are embedded in this test binary.
 func Engine(t testing.TB, langs ...string) *engine.Engine {
 	t.Helper()
 	RequireGrammars(t, langs...)
@@ -33,17 +30,17 @@ func Engine(t testing.TB, langs ...string) *engine.Engine {
 	return e
 }
 
-// RequireGrammars fails (TETHER_REQUIRE_PEERS=1) or skips the test unless the
-// named languages, or all shipped ones when none are named, are built.
+// RequireGrammars fails the test unless the named languages, or all shipped
+// ones when none are named, are embedded.
 func RequireGrammars(t testing.TB, langs ...string) {
 	t.Helper()
 	if missing := Unbuilt(langs...); len(missing) > 0 {
-		testenv.Missing(t, fmt.Sprintf("grammar modules (%s; built by `%s`)", strings.Join(missing, ", "), grammars.BuildCommand))
+		t.Fatalf("enginetest: grammar modules %s are not embedded; run `%s`", strings.Join(missing, ", "), grammars.UpdateCommand)
 	}
 }
 
 // Unbuilt returns which of the named languages (all when none are named) are
-// not built into this binary; unknown names are returned too.
+// not embedded in this binary; unknown names are returned too.
 func Unbuilt(langs ...string) []string {
 	if len(langs) == 0 {
 		langs = grammars.IDs()
