@@ -496,6 +496,7 @@ func recoverJournal(f *os.File) (rec Recovery) {
 	}
 	rec.Completed = allNew
 	var errs []error
+	dirty := map[string]bool{}
 	for i, e := range h.Entries {
 		p := filepath.FromSlash(e.Path)
 		switch {
@@ -526,13 +527,14 @@ func recoverJournal(f *os.File) (rec Recovery) {
 				continue
 			}
 			root.Chmod(p, e.Mode)
+			dirty[filepath.Dir(p)] = true
 			rec.RolledBack = append(rec.RolledBack, e.Path)
 		case states[i] == stateNew:
 			if err := root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, fmt.Errorf("%s: %w", e.Path, err))
 				continue
 			}
-			syncDir(root, filepath.Dir(p))
+			dirty[filepath.Dir(p)] = true
 			rec.RolledBack = append(rec.RolledBack, e.Path)
 		}
 	}
@@ -543,6 +545,9 @@ func recoverJournal(f *os.File) (rec Recovery) {
 				rec.Temps++
 			}
 		}
+	}
+	for d := range dirty {
+		syncDir(root, d) // before the journal goes
 	}
 	if !allNew {
 		for k := len(h.Dirs) - 1; k >= 0; k-- {

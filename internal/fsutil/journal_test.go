@@ -3,6 +3,7 @@ package fsutil
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -126,4 +127,28 @@ func TestRecoverDamagedJournal(t *testing.T) {
 		t.Errorf("reported again: %v", again)
 	}
 	os.Remove(recs[0].Kept)
+}
+
+// TestApplyLargeChange: a change of 200 files (16 MiB of originals) is
+// journaled and applied whole, and leaves no journal.
+func TestApplyLargeChange(t *testing.T) {
+	r, dir, _ := setup(t)
+	old := strings.Repeat("o", 80<<10)
+	var cs []Change
+	for i := range 200 {
+		name := filepath.Join("big", strconv.Itoa(i%10), strconv.Itoa(i))
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(old), 0o644)
+		cs = append(cs, Change{Path: name, Content: []byte("n" + strconv.Itoa(i)), Expected: []byte(old)})
+	}
+	got, err := r.Apply(cs)
+	if err != nil || len(got) != len(cs) {
+		t.Fatalf("Apply: %d, %v", len(got), err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "big", "9", "199")); string(b) != "n199" {
+		t.Errorf("content %q", b)
+	}
+	if names := journalFiles(t); len(names) > 0 {
+		t.Errorf("journal left: %v", names)
+	}
 }

@@ -34,6 +34,7 @@ func WriteFileAtomic(path string, data []byte, mode fs.FileMode) error {
 	if err := writeAtomic(root, filepath.Base(path), data, mode, ""); err != nil {
 		return fmt.Errorf("fsutil: write %s: %w", path, err)
 	}
+	syncDir(root, ".")
 	return nil
 }
 
@@ -41,6 +42,8 @@ func WriteFileAtomic(path string, data []byte, mode fs.FileMode) error {
 // through root, so no symbolic link (even one swapped in meanwhile) can carry
 // the write outside it. The temporary file is named tmp (relative to root),
 // which must not exist, or, when tmp is "", .NAME.tether-RANDOM next to rel.
+// The caller syncs rel's directory (once for many files) to make the rename
+// durable.
 func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode, tmp string) error {
 	if fi, err := root.Stat(rel); err == nil {
 		if fi.IsDir() {
@@ -50,7 +53,6 @@ func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode, tmp s
 	} else if mode == 0 {
 		mode = DefaultFileMode
 	}
-	dir := filepath.Dir(rel)
 	var f *os.File
 	name := tmp
 	for try := 0; ; try++ {
@@ -92,7 +94,6 @@ func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode, tmp s
 		return err
 	}
 	ok = true
-	syncDir(root, dir)
 	return nil
 }
 
@@ -223,6 +224,8 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 			return nil, &ConflictError{Path: rel, Reason: "does not exist"}
 		case c.Expected != nil && (!s.existed || !bytes.Equal(c.Expected, s.data)):
 			return nil, &ConflictError{Path: rel, Reason: "changed since the edit was prepared"}
+		case c.Expected != nil:
+			s.data = c.Expected // the same bytes: keep one copy of a large original, not two
 		}
 		snaps[i] = s
 	}
@@ -251,7 +254,14 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 
 	var done []int
 	var madeDirs []string
+	dirty := map[string]bool{} // directories whose renames and removals to sync
+	syncDirty := func() {
+		for d := range dirty {
+			syncDir(root, d)
+		}
+	}
 	rollback := func() error {
+		defer syncDirty()
 		var errs []error
 		for k := len(done) - 1; k >= 0; k-- {
 			s := snaps[done[k]]
@@ -284,9 +294,6 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 		if err != nil {
 		} else if c.Delete {
 			err = root.Remove(s.path)
-			if err == nil {
-				syncDir(root, filepath.Dir(s.path))
-			}
 		} else {
 			var made []string
 			made, err = mkdirAll(root, filepath.Dir(s.path))
@@ -310,11 +317,13 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 			return nil, fmt.Errorf("%w; the earlier changes were rolled back, nothing was changed", err)
 		}
 		done = append(done, i)
+		dirty[filepath.Dir(s.path)] = true
 		applied = append(applied, Applied{Path: s.rel, Created: !s.existed && !c.Delete, Deleted: c.Delete})
 		if testHookStep != nil {
 			testHookStep(i + 1)
 		}
 	}
+	syncDirty() // before the journal goes: no rename may be lost after it
 	if jr != nil {
 		jr.done()
 	}
