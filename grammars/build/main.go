@@ -47,6 +47,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/internal/fsutil"
 )
 
 // Compiler flags: recorded in every cache key, so changing them rebuilds.
@@ -728,23 +729,10 @@ func exists(p string) bool {
 	return err == nil
 }
 
+// writeAtomic replaces path with b (mode 0644 for a new file) as
+// fsutil.WriteFileAtomic does: a synced temporary file renamed over it.
 func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("grammars: %w", err)
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := fsutil.WriteFileAtomic(path, b, 0o644); err != nil {
 		return fmt.Errorf("grammars: %w", err)
 	}
 	return nil
