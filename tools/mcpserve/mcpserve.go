@@ -15,6 +15,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -41,6 +44,9 @@ type Options struct {
 	// ApprovalTimeout bounds how long an approval waits for the client's user
 	// (0: operator.DefaultTimeout); no answer by then refuses the call.
 	ApprovalTimeout time.Duration
+	// Logger receives the go-sdk's and the transport's diagnostics (never a
+	// message's content); nil discards them.
+	Logger *slog.Logger
 }
 
 // Server is an MCP server for one run. Create it before the run so that the
@@ -70,6 +76,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, listed: map[string]bool{}}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:              opts.Instructions,
+		Logger:                    opts.Logger,
 		SupportedProtocolVersions: ProtocolVersions,
 		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
@@ -189,10 +196,16 @@ func (s *Server) Serve(ctx context.Context, run *tools.Run, t mcp.Transport) err
 	return nil
 }
 
-// ServeStdio serves run over the process's stdin and stdout.
+// ServeStdio serves run over the process's stdin and stdout through a
+// Transport with the default limits: bad input is answered, not fatal.
 func (s *Server) ServeStdio(ctx context.Context, run *tools.Run) error {
-	return s.Serve(ctx, run, &mcp.StdioTransport{})
+	return s.Serve(ctx, run, &Transport{In: os.Stdin, Out: nopCloser{os.Stdout}, Logger: s.opts.Logger})
 }
+
+// nopCloser keeps the process's stdout open when the session closes.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // Refresh makes the served tool list match the run's (run.List()): tools a
 // family registered or removed since are added or removed, and connected
