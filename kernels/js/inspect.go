@@ -1,11 +1,16 @@
 package js
 
 import (
+	"fmt"
 	"math"
+	"math/big"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
+
+	"github.com/tetherhq/tether/kernels"
 )
 
 // Line breaking as node's util.inspect does it with its defaults (breakLength
@@ -204,4 +209,403 @@ func (s *session) convert(c byte, v goja.Value) string {
 func isObject(v goja.Value) bool {
 	_, ok := v.(*goja.Object)
 	return ok
+}
+
+// bundle renders a value for display or echo. A getter that throws while the
+// value is shown does not fail the cell: the text says what happened.
+func (s *session) bundle(v goja.Value, echo bool) kernels.Display {
+	var text string
+	if ex := s.vm.Try(func() { text = s.inspect(v, 0, echo, nil) }); ex != nil {
+		text = "<value could not be shown: " + s.fixStack(ex.Error()) + ">"
+	}
+	var d kernels.Display
+	d.Text, d.Note = kernels.CutText(text, s.cfg.MaxText)
+	return d
+}
+
+const maxInspectItems = 100
+
+// inspect formats a value the way a REPL shows it. Top-level strings are raw
+// unless quote is set (the echo quotes them, as node's REPL does).
+func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Object]bool) string {
+	if seen == nil {
+		s.look = inspectState{} // a new top-level value
+	}
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return "undefined"
+	case goja.IsNull(v):
+		return "null"
+	}
+	if sym, ok := v.(*goja.Symbol); ok {
+		return "Symbol(" + sym.String() + ")"
+	}
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		if _, isBig := v.Export().(*big.Int); isBig {
+			return v.String() + "n"
+		}
+		if _, isStr := v.Export().(string); isStr {
+			if quote || depth > 0 {
+				return quoteJS(v.String())
+			}
+			return v.String()
+		}
+		if f, ok := v.Export().(float64); ok && f == 0 && math.Signbit(f) {
+			return "-0"
+		}
+		return v.String()
+	}
+	if seen[obj] {
+		return "[Circular]"
+	}
+	if seen == nil {
+		seen = map[*goja.Object]bool{}
+	}
+	seen[obj] = true
+	defer delete(seen, obj)
+	if _, isFn := goja.AssertFunction(obj); isFn {
+		// As node: [Function: f], [class K extends P], [AsyncFunction: g].
+		n := ""
+		if name := obj.Get("name"); name != nil && !goja.IsUndefined(name) {
+			n = name.String()
+		}
+		src := strings.TrimSpace(obj.String())
+		switch {
+		case strings.HasPrefix(src, "class") && len(src) > 5 && !isIdentByte(src[5]):
+			out := "[class " + n
+			if n == "" {
+				out = "[class (anonymous)"
+			}
+			if p := obj.Prototype(); p != nil {
+				if pn := p.Get("name"); pn != nil && !goja.IsUndefined(pn) && pn.String() != "" {
+					out += " extends " + pn.String()
+				}
+			}
+			return out + "]"
+		case strings.HasPrefix(src, "async") && strings.Contains(src[:min(len(src), 20)], "*"):
+			return fnLabel("AsyncGeneratorFunction", n)
+		case strings.HasPrefix(src, "async"):
+			return fnLabel("AsyncFunction", n)
+		case strings.HasPrefix(src, "function*") || strings.HasPrefix(src, "function *"):
+			return fnLabel("GeneratorFunction", n)
+		}
+		return fnLabel("Function", n)
+	}
+	switch obj.ClassName() {
+	case "Date":
+		if iso, ok := goja.AssertFunction(obj.Get("toISOString")); ok {
+			if v, err := iso(obj); err == nil {
+				return v.String()
+			}
+			return "Invalid Date"
+		}
+		return obj.String()
+	case "Error":
+		if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
+			return s.fixStack(st.String())
+		}
+		return obj.String()
+	case "RegExp":
+		return obj.String()
+	case "Number", "String", "Boolean":
+		// A boxed primitive, as node shows it: [Number: 3], [String: 's'].
+		if f, ok := goja.AssertFunction(obj.Get("valueOf")); ok {
+			if v, err := f(obj); err == nil {
+				return "[" + obj.ClassName() + ": " + s.inspect(v, depth+1, true, seen) + "]"
+			}
+		}
+	}
+	if obj.ExportType() == promiseType {
+		if p, ok := obj.Export().(*goja.Promise); ok {
+			switch p.State() {
+			case goja.PromiseStateFulfilled:
+				return "Promise { " + s.inspect(p.Result(), depth+1, true, seen) + " }"
+			case goja.PromiseStateRejected:
+				return "Promise { <rejected> " + s.inspect(p.Result(), depth+1, true, seen) + " }"
+			}
+		}
+		return "Promise { <pending> }"
+	}
+	kind := ""
+	if s.inspectKind != nil {
+		if k, err := s.inspectKind(goja.Undefined(), obj); err == nil {
+			kind = k.String()
+		}
+	}
+	if kind == "WeakMap" || kind == "WeakSet" {
+		return kind + " { <items unknown> }"
+	}
+	if (kind == "Map" || kind == "Set") && s.inspectMapSet != nil {
+		if v, err := s.inspectMapSet(goja.Undefined(), obj); err == nil {
+			// As node shows them: Map(1) { 'k' => 1 }, Set(2) { 1, 2 }.
+			arr, _ := v.(*goja.Object)
+			n := int64(0)
+			if arr != nil {
+				n = arr.Get("length").ToInteger()
+			}
+			label := kind // a subclass shows as node does: M(1) [Map] { ... }
+			if c := strings.TrimSpace(className(obj)); c != "" && c != kind && !strings.HasPrefix(c, "[") {
+				label = c
+			}
+			brand := ""
+			if label != kind {
+				brand = " [" + kind + "]"
+			}
+			if n == 0 {
+				return fmt.Sprintf("%s(0)%s {}", label, brand)
+			}
+			if depth > 2 {
+				return "[" + label + "]"
+			}
+			s.look.cur = depth + 1
+			s.look.indent += 2
+			var out []string
+			for i := int64(0); i < n; i++ {
+				if i >= maxInspectItems {
+					out = append(out, moreItems(n-i))
+					break
+				}
+				e := arr.Get(strconv.FormatInt(i, 10))
+				if kind == "Map" {
+					if pair, _ := e.(*goja.Object); pair != nil {
+						out = append(out, s.inspect(pair.Get("0"), depth+1, true, seen)+" => "+s.inspect(pair.Get("1"), depth+1, true, seen))
+						continue
+					}
+				}
+				out = append(out, s.inspect(e, depth+1, true, seen))
+			}
+			s.look.indent -= 2
+			return s.look.reduce(out, fmt.Sprintf("%s(%d)%s {", label, n, brand), "}", false, false, depth)
+		}
+	}
+	if obj.ClassName() == "Array" {
+		// As node shows it: [ 1, 'two' ], [] when empty, more than six
+		// short items grouped in columns.
+		n := obj.Get("length").ToInteger()
+		if n == 0 {
+			return "[]"
+		}
+		if depth > 2 {
+			return "[Array]"
+		}
+		s.look.cur = depth + 1
+		var out []string
+		numeric := true
+		for i := int64(0); i < n; i++ {
+			if i >= maxInspectItems {
+				out = append(out, moreItems(n-i))
+				break
+			}
+			e := obj.Get(strconv.FormatInt(i, 10))
+			if e == nil { // a hole: node counts a run of them as one entry
+				j := i + 1
+				for j < n && obj.Get(strconv.FormatInt(j, 10)) == nil {
+					j++
+				}
+				if j-i == 1 {
+					out = append(out, "<1 empty item>")
+				} else {
+					out = append(out, fmt.Sprintf("<%d empty items>", j-i))
+				}
+				numeric = false
+				i = j - 1
+				continue
+			}
+			if !isNumber(e) {
+				numeric = false
+			}
+			s.look.indent += 2
+			out = append(out, s.inspect(e, depth+1, true, seen))
+			s.look.indent -= 2
+		}
+		return s.look.reduce(out, "[", "]", true, numeric, depth)
+	}
+	prefix := className(obj)
+	if name := strings.TrimSpace(prefix); typedArrays[name] {
+		n := obj.Get("length").ToInteger()
+		if n == 0 {
+			return fmt.Sprintf("%s(0) []", name)
+		}
+		if depth > 2 {
+			return "[" + name + "]"
+		}
+		s.look.cur = depth + 1
+		var out []string
+		for i := int64(0); i < n; i++ {
+			if i >= maxInspectItems {
+				out = append(out, moreItems(n-i))
+				break
+			}
+			out = append(out, s.inspect(obj.Get(strconv.FormatInt(i, 10)), depth+1, true, seen))
+		}
+		return s.look.reduce(out, fmt.Sprintf("%s(%d) [", name, n), "]", true, true, depth)
+	}
+	keys := obj.Keys()
+	syms := obj.Symbols()
+	if len(keys) == 0 && len(syms) == 0 {
+		if prefix == "" {
+			if str := obj.String(); str != "[object Object]" {
+				return str
+			}
+		}
+		return prefix + "{}"
+	}
+	if depth > 2 {
+		if p := strings.TrimSpace(prefix); p != "" && !strings.HasPrefix(p, "[") {
+			return "[" + p + "]"
+		}
+		return "[Object]"
+	}
+	s.look.cur = depth + 1
+	var out []string
+	for i, key := range keys {
+		if i >= maxInspectItems {
+			out = append(out, fmt.Sprintf("... %d more properties", len(keys)-i))
+			break
+		}
+		name := key
+		if !isIdent(key) {
+			name = quoteJS(key)
+		}
+		if a := s.accessorOf(obj, key); a != "" { // as node: shown, not called
+			out = append(out, name+": "+a)
+			continue
+		}
+		s.look.indent += 2
+		out = append(out, name+": "+s.inspect(obj.Get(key), depth+1, true, seen))
+		s.look.indent -= 2
+	}
+	for _, sym := range syms {
+		if len(out) > maxInspectItems {
+			break
+		}
+		s.look.indent += 2
+		out = append(out, "["+s.inspect(sym, depth+1, true, seen)+"]: "+s.inspect(obj.GetSymbol(sym), depth+1, true, seen))
+		s.look.indent -= 2
+	}
+	return s.look.reduce(out, prefix+"{", "}", false, false, depth)
+}
+
+// accessorOf names an accessor property as node shows it, without calling
+// it, or returns "" for a data property.
+func (s *session) accessorOf(obj *goja.Object, key string) string {
+	if s.accessor == nil {
+		return ""
+	}
+	v, err := s.accessor(goja.Undefined(), obj, s.vm.ToValue(key))
+	if err != nil {
+		return ""
+	}
+	return v.String()
+}
+
+func moreItems(n int64) string {
+	if n == 1 {
+		return "... 1 more item"
+	}
+	return fmt.Sprintf("... %d more items", n)
+}
+
+func isNumber(v goja.Value) bool {
+	if v == nil {
+		return false
+	}
+	switch v.Export().(type) {
+	case int64, float64, *big.Int:
+		return true
+	}
+	return false
+}
+
+var typedArrays = map[string]bool{
+	"Int8Array": true, "Uint8Array": true, "Uint8ClampedArray": true, "Int16Array": true, "Uint16Array": true,
+	"Int32Array": true, "Uint32Array": true, "Float32Array": true, "Float64Array": true,
+	"BigInt64Array": true, "BigUint64Array": true,
+}
+
+// className is "Name " for an instance of a class other than Object, as
+// node's REPL shows it ("Point { x: 1 }"), and "" otherwise.
+func className(obj *goja.Object) string {
+	proto := obj.Prototype()
+	if proto == nil {
+		return "[Object: null prototype] "
+	}
+	c, ok := proto.Get("constructor").(*goja.Object)
+	if !ok {
+		return ""
+	}
+	if _, isFn := goja.AssertFunction(c); !isFn {
+		return ""
+	}
+	name := c.Get("name")
+	if name == nil || goja.IsUndefined(name) {
+		return ""
+	}
+	if n := name.String(); n != "" && n != "Object" {
+		return n + " "
+	}
+	return ""
+}
+
+func fnLabel(kind, name string) string {
+	if name == "" {
+		return "[" + kind + " (anonymous)]"
+	}
+	return "[" + kind + ": " + name + "]"
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// quoteJS quotes a string as node's util.inspect does: single quotes, or
+// double quotes when it holds a single quote and no double quote, or
+// backticks when it holds both (and no backtick or ${); control characters
+// escaped (\n, \t, \x1B).
+func quoteJS(s string) string {
+	q := byte('\'')
+	if strings.IndexByte(s, '\'') >= 0 {
+		switch {
+		case strings.IndexByte(s, '"') < 0:
+			q = '"'
+		case strings.IndexByte(s, '`') < 0 && !strings.Contains(s, "${"):
+			q = '`'
+		}
+	}
+	var b strings.Builder
+	b.WriteByte(q)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == q || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\b':
+			b.WriteString(`\b`)
+		case c == '\f':
+			b.WriteString(`\f`)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02X`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
 }

@@ -35,13 +35,11 @@ package js
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
-	"math"
-	"math/big"
 	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +53,11 @@ import (
 
 // DefaultMemoryLimit is the heap cap when Config.MemoryLimit is zero.
 const DefaultMemoryLimit = 512 << 20
+
+// prelude is run in each new runtime before its first cell.
+//
+//go:embed prelude.js
+var prelude string
 
 // MaxCallStackSize bounds JavaScript call depth.
 const MaxCallStackSize = 10000
@@ -103,57 +106,6 @@ func (k *Kernel) Close() error {
 	return nil
 }
 
-// session is one goja runtime and what its Go callbacks write to. Cells of a
-// session run one at a time on a goroutine of their own.
-type session struct {
-	vm  *goja.Runtime
-	cfg kernels.Config
-
-	// The current cell's outputs and bridge context. Set by Execute before the
-	// cell's goroutine starts and read after it ends.
-	ctx    context.Context
-	stdout *kernels.StreamBuffer
-	stderr *kernels.StreamBuffer
-	order  *kernels.Transcript
-	// bridge tells Execute when a tool() call starts (+1) and ends (-1);
-	// over is closed when Execute stops listening.
-	bridge chan int
-	over   chan struct{}
-	// alive is signalled (without blocking) when the cell prints or
-	// displays something: output starts the idle budget over.
-	alive chan struct{}
-
-	// setTimeout and friends: timers the cell set, run before it ends.
-	pending  []*jsTimer
-	timerSeq int64
-	wake     chan *interruption
-
-	// console state: count() counters, time() starts, group() indent.
-	counts map[string]int
-	timers map[string]time.Time
-	indent int
-
-	// look is the state of the inspect call in progress.
-	look inspectState
-
-	// sources are the cells this runtime ran, by name, for error positions.
-	sources map[string]*cellSource
-
-	toolError     goja.Value // the ToolError constructor
-	inspectMapSet goja.Callable
-	inspectKind   goja.Callable // "Map", "Set", "WeakMap", "WeakSet" or "", by brand check
-	conv          goja.Callable // util.format's %d, %i, %f, %j and %s conversions
-	accessor      goja.Callable // "[Getter]", "[Setter]", "[Getter/Setter]" or "" for a property
-}
-
-// interruption is the value given to vm.Interrupt.
-type interruption struct {
-	kind   string // kernels.ErrInterrupted or kernels.ErrMemoryLimit
-	reason string
-}
-
-func (i *interruption) String() string { return i.reason }
-
 // Execute runs one cell. See kernels.Kernel.
 func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Result, error) {
 	k.mu.Lock()
@@ -162,6 +114,32 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 		return nil, ErrClosed
 	}
 	res := &kernels.Result{}
+	c, err := k.prepare(ctx, cell, res)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return res, nil // a SyntaxError
+	}
+	defer close(c.over)
+	return k.watch(ctx, c, c.s.run(c), res), nil
+}
+
+// cellRun is one compiled cell, set up in its session and ready to run.
+type cellRun struct {
+	s     *session
+	name  string
+	prg   *goja.Program
+	async bool          // prg is the body of an async function (top-level await)
+	over  chan struct{} // closed when Execute stops listening to the cell
+	guard *heapGuard    // measured before the cell starts
+}
+
+// prepare gets the session (a fresh one when there is none, saying why the
+// previous one is gone), compiles the cell and points the session's outputs
+// and signals at this cell. A nil cellRun with a nil error means the cell did
+// not compile: res holds the SyntaxError.
+func (k *Kernel) prepare(ctx context.Context, cell kernels.Cell, res *kernels.Result) (*cellRun, error) {
 	if k.sess == nil {
 		s, err := k.newSession()
 		if err != nil {
@@ -176,30 +154,29 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 		}
 	}
 	k.cellN++
-	name := fmt.Sprintf("cell-%d", k.cellN)
-	prg, src, err := compile(name, cell.Code)
-	async := false
+	c := &cellRun{s: k.sess, name: fmt.Sprintf("cell-%d", k.cellN)}
+	prg, src, err := compile(c.name, cell.Code)
 	if err != nil {
-		p, asrc, ok := compileAwait(name, cell.Code)
+		p, asrc, ok := compileAwait(c.name, cell.Code)
 		if !ok {
 			res.Error = syntaxError(err)
 			if forAwait.MatchString(cell.Code) && strings.Contains(res.Error.Message, "await") {
 				res.Error.Message += ": this kernel is embedded goja, which has no for await...of (nor async generators); " +
 					"loop with for...of and await each value inside the loop, or use Python (language: python)"
 			}
-			return res, nil
+			return nil, nil
 		}
-		prg, src, async = p, asrc, true
+		prg, src, c.async = p, asrc, true
 	}
-	s := k.sess
-	s.sources[name] = src
+	c.prg = prg
+	s := c.s
+	s.sources[c.name] = src
 	s.ctx = ctx
 	s.stdout, s.stderr = kernels.NewStreamBuffer(k.cfg.MaxOutput), kernels.NewStreamBuffer(k.cfg.MaxOutput)
 	s.order = kernels.NewTranscript(k.cfg.MaxOutput, k.cfg.MaxDisplays)
 	s.bridge = make(chan int)
-	over := make(chan struct{})
-	s.over = over
-	defer close(over)
+	c.over = make(chan struct{})
+	s.over = c.over
 	s.vm.ClearInterrupt()
 	s.pending = nil
 	select {
@@ -210,12 +187,23 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 	case <-s.alive: // output of the previous cell
 	default:
 	}
+	// Measured before the cell starts: a collection this may need would
+	// wait for a running cell's copies while it doubled on.
+	c.guard = newHeapGuard(k.limit)
+	return c, nil
+}
 
-	type outcome struct {
-		value *kernels.Display
-		err   *kernels.Error
-		intr  *interruption
-	}
+// outcome is what a cell's goroutine ends with.
+type outcome struct {
+	value *kernels.Display
+	err   *kernels.Error
+	intr  *interruption
+}
+
+// run runs the cell on a goroutine of its own: its script, then its timers,
+// then (top-level await) its promise; the echo of its last value is rendered
+// there too, since inspecting can run JavaScript.
+func (s *session) run(c *cellRun) <-chan outcome {
 	done := make(chan outcome, 1)
 	go func() {
 		var o outcome
@@ -225,7 +213,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			}
 			done <- o
 		}()
-		v, err := s.vm.RunProgram(prg)
+		v, err := s.vm.RunProgram(c.prg)
 		if err == nil {
 			err = s.runTimers()
 		}
@@ -235,7 +223,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			return
 		}
 		if err != nil {
-			o.err, o.intr = s.runError(err, name)
+			o.err, o.intr = s.runError(err, c.name)
 			o.err.Traceback = kernels.TrimTraceback(s.fixStack(cleanStack(o.err.Traceback)), 8<<10)
 			if o.err.Name == "ReferenceError" && (o.err.Message == "require is not defined" || o.err.Message == "process is not defined") {
 				o.err.Message += ": this JavaScript kernel is an embedded runtime without node's modules or process; " +
@@ -243,9 +231,9 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			}
 			return
 		}
-		if async {
+		if c.async {
 			// The cell's promise: its value, or the exception it threw.
-			if e := s.awaited(v, name); e != nil {
+			if e := s.awaited(v, c.name); e != nil {
 				o.err = e
 				return
 			}
@@ -256,8 +244,16 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			o.value = &d
 		}
 	}()
+	return done
+}
 
-	guard := newHeapGuard(k.limit)
+// watch is the cell's watchdog: it waits for the cell to end while keeping
+// its idle budget (stopped while a bridge call is outstanding, started over by
+// output), the caller's context and the heap cap, interrupts the cell when
+// one of them says so, and abandons a runtime that does not come back from
+// an interrupt within the grace period.
+func (k *Kernel) watch(ctx context.Context, c *cellRun, done <-chan outcome, res *kernels.Result) *kernels.Result {
+	s, guard := c.s, c.guard
 	monitor := time.NewTicker(samplePeriod)
 	defer monitor.Stop()
 	idle := time.NewTimer(k.cfg.IdleTimeout)
@@ -298,11 +294,11 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 					res.StateLost = true
 					k.lastLoss = "the previous one was discarded after a cell went over the memory cap"
 					res.Error.Message += "; the memory it holds could not be freed, so the runtime was discarded: its state is lost and the next cell starts fresh"
-					return res, nil
+					return res
 				}
 				res.Error.Message += "; what it allocated was freed and the state is kept"
 			}
-			return finish(), nil
+			return finish()
 		case d := <-s.bridge:
 			outstanding += d
 			if outstanding > 0 {
@@ -337,7 +333,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 				Message: fmt.Sprintf("kernels: cell interrupted, but the runtime did not come back within %s (stuck in a built-in) and was discarded: its state is lost and the next cell starts fresh", k.cfg.InterruptGrace),
 			}
 			res.Stdout, res.Stderr = kernels.Stream{}, kernels.Stream{} // still owned by the stuck goroutine
-			return res, nil
+			return res
 		}
 	}
 }
@@ -516,836 +512,3 @@ func syntaxError(err error) *kernels.Error {
 	}
 	return &kernels.Error{Name: "SyntaxError", Message: err.Error()}
 }
-
-// newSession builds a runtime with tether's globals.
-func (k *Kernel) newSession() (*session, error) {
-	vm := goja.New()
-	vm.SetMaxCallStackSize(MaxCallStackSize)
-	s := &session{vm: vm, cfg: k.cfg, counts: map[string]int{}, timers: map[string]time.Time{}, wake: make(chan *interruption, 1), alive: make(chan struct{}, 1), sources: map[string]*cellSource{}}
-	console := vm.NewObject()
-	write := func(err bool, text string) {
-		if s.indent > 0 {
-			pad := strings.Repeat(" ", s.indent)
-			text = pad + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n"+pad) + "\n"
-		}
-		s.signalAlive()
-		if err {
-			s.stderr.WriteString(text)
-			s.order.Write("stderr", text)
-		} else {
-			s.stdout.WriteString(text)
-			s.order.Write("stdout", text)
-		}
-	}
-	join := func(args []goja.Value) string { return s.format(args) }
-	out := func(err bool) func(goja.FunctionCall) goja.Value {
-		return func(c goja.FunctionCall) goja.Value {
-			write(err, join(c.Arguments)+"\n")
-			return goja.Undefined()
-		}
-	}
-	for _, n := range []string{"log", "info", "debug", "dir"} {
-		_ = console.Set(n, out(false))
-	}
-	for _, n := range []string{"warn", "error"} {
-		_ = console.Set(n, out(true))
-	}
-	// The rest of node's console that notebook code uses.
-	label := func(c goja.FunctionCall) string {
-		if a := c.Argument(0); !goja.IsUndefined(a) {
-			return a.String()
-		}
-		return "default"
-	}
-	_ = console.Set("assert", func(c goja.FunctionCall) goja.Value {
-		if !c.Argument(0).ToBoolean() {
-			msg := "Assertion failed"
-			if len(c.Arguments) > 1 {
-				msg += ": " + join(c.Arguments[1:])
-			}
-			write(true, msg+"\n")
-		}
-		return goja.Undefined()
-	})
-	_ = console.Set("trace", func(c goja.FunctionCall) goja.Value {
-		write(true, strings.TrimSpace("Trace: "+join(c.Arguments))+"\n")
-		return goja.Undefined()
-	})
-	_ = console.Set("count", func(c goja.FunctionCall) goja.Value {
-		l := label(c)
-		s.counts[l]++
-		write(false, fmt.Sprintf("%s: %d\n", l, s.counts[l]))
-		return goja.Undefined()
-	})
-	_ = console.Set("countReset", func(c goja.FunctionCall) goja.Value {
-		delete(s.counts, label(c))
-		return goja.Undefined()
-	})
-	_ = console.Set("time", func(c goja.FunctionCall) goja.Value {
-		s.timers[label(c)] = time.Now()
-		return goja.Undefined()
-	})
-	timeLog := func(end bool) func(goja.FunctionCall) goja.Value {
-		return func(c goja.FunctionCall) goja.Value {
-			l := label(c)
-			t0, ok := s.timers[l]
-			if !ok {
-				write(true, fmt.Sprintf("Warning: No such label '%s' for console.time%s()\n", l, map[bool]string{true: "End", false: "Log"}[end]))
-				return goja.Undefined()
-			}
-			if end {
-				delete(s.timers, l)
-			}
-			extra := ""
-			if len(c.Arguments) > 1 {
-				extra = " " + join(c.Arguments[1:])
-			}
-			write(false, fmt.Sprintf("%s: %.3fms%s\n", l, float64(time.Since(t0).Microseconds())/1000, extra))
-			return goja.Undefined()
-		}
-	}
-	_ = console.Set("timeEnd", timeLog(true))
-	_ = console.Set("timeLog", timeLog(false))
-	_ = console.Set("group", func(c goja.FunctionCall) goja.Value {
-		if len(c.Arguments) > 0 {
-			write(false, join(c.Arguments)+"\n")
-		}
-		s.indent += 2
-		return goja.Undefined()
-	})
-	_ = console.Set("groupEnd", func(goja.FunctionCall) goja.Value {
-		if s.indent >= 2 {
-			s.indent -= 2
-		}
-		return goja.Undefined()
-	})
-	_ = console.Set("table", func(c goja.FunctionCall) goja.Value {
-		write(false, s.table(c.Argument(0))+"\n")
-		return goja.Undefined()
-	})
-	if err := vm.Set("console", console); err != nil {
-		return nil, fmt.Errorf("kernels: js: %w", err)
-	}
-	display := vm.ToValue(func(c goja.FunctionCall) goja.Value {
-		for _, a := range c.Arguments {
-			s.order.Display(s.bundle(a, false))
-		}
-		s.signalAlive()
-		return goja.Undefined()
-	}).(*goja.Object)
-	_ = display.Set("html", func(c goja.FunctionCall) goja.Value {
-		h := c.Argument(0).String()
-		d := kernels.Display{Text: "[HTML output]"}
-		var note string
-		d.HTML, note = kernels.CutText(h, s.cfg.MaxText)
-		d.Note = note
-		s.order.Display(d)
-		s.signalAlive()
-		return goja.Undefined()
-	})
-	if err := vm.Set("display", display); err != nil {
-		return nil, fmt.Errorf("kernels: js: %w", err)
-	}
-	clear := vm.ToValue(func(goja.FunctionCall) goja.Value {
-		_, _ = vm.RunString("undefined")
-		return goja.Undefined()
-	})
-	if err := vm.GlobalObject().DefineDataProperty("__tether_clear", clear, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
-		return nil, fmt.Errorf("kernels: js: %w", err)
-	}
-	if err := s.installTimers(); err != nil {
-		return nil, fmt.Errorf("kernels: js: %w", err)
-	}
-	if err := vm.Set("tool", s.tool); err != nil {
-		return nil, fmt.Errorf("kernels: js: %w", err)
-	}
-	if _, err := vm.RunScript("tether-prelude", prelude); err != nil {
-		return nil, fmt.Errorf("kernels: js: prelude: %w", err)
-	}
-	guard, ok := goja.AssertFunction(vm.Get("__tether_guard"))
-	if !ok {
-		return nil, errors.New("kernels: js: prelude did not define its guard")
-	}
-	if _, err := guard(goja.Undefined(), vm.ToValue(k.limit)); err != nil {
-		return nil, fmt.Errorf("kernels: js: installing the memory guards: %w", err)
-	}
-	s.toolError = vm.Get("ToolError")
-	s.inspectMapSet, _ = goja.AssertFunction(vm.Get("__tether_entries"))
-	s.inspectKind, _ = goja.AssertFunction(vm.Get("__tether_kind"))
-	s.conv, _ = goja.AssertFunction(vm.Get("__tether_conv"))
-	s.accessor, _ = goja.AssertFunction(vm.Get("__tether_accessor"))
-	vm.GlobalObject().Delete("__tether_guard")
-	return s, nil
-}
-
-// tool is tool(name, args): a synchronous bridge call.
-func (s *session) tool(c goja.FunctionCall) goja.Value {
-	name := c.Argument(0).String()
-	args := "{}"
-	if a := c.Argument(1); !goja.IsUndefined(a) && !goja.IsNull(a) {
-		obj, ok := a.(*goja.Object)
-		if !ok || obj.ClassName() == "Array" {
-			panic(s.vm.NewTypeError("tool(name, args): args must be an object"))
-		}
-		b, err := obj.MarshalJSON()
-		if err != nil {
-			panic(s.vm.NewTypeError("tool(name, args): args do not convert to JSON: " + err.Error()))
-		}
-		args = string(b)
-	}
-	if s.cfg.Tools == nil {
-		s.throwTool("kernels: no tools are wired to this kernel: tool() is only available when the kernel runs inside a tether run")
-	}
-	s.signal(1)
-	r, err := s.cfg.Tools(s.ctx, name, []byte(args))
-	s.signal(-1)
-	if err != nil {
-		s.throwTool(err.Error())
-	}
-	if r.IsError {
-		s.throwTool(r.Text)
-	}
-	return s.vm.ToValue(r.Text)
-}
-
-// signalAlive tells Execute the cell produced output.
-func (s *session) signalAlive() {
-	select {
-	case s.alive <- struct{}{}:
-	default:
-	}
-}
-
-func (s *session) signal(d int) {
-	select {
-	case s.bridge <- d:
-	case <-s.over:
-	}
-}
-
-func (s *session) throwTool(msg string) {
-	ctor, ok := s.toolError.(*goja.Object)
-	if ok {
-		if obj, err := s.vm.New(ctor, s.vm.ToValue(msg)); err == nil {
-			panic(obj)
-		}
-	}
-	panic(s.vm.NewGoError(errors.New(msg)))
-}
-
-// bundle renders a value for display or echo. A getter that throws while the
-// value is shown does not fail the cell: the text says what happened.
-func (s *session) bundle(v goja.Value, echo bool) kernels.Display {
-	var text string
-	if ex := s.vm.Try(func() { text = s.inspect(v, 0, echo, nil) }); ex != nil {
-		text = "<value could not be shown: " + s.fixStack(ex.Error()) + ">"
-	}
-	var d kernels.Display
-	d.Text, d.Note = kernels.CutText(text, s.cfg.MaxText)
-	return d
-}
-
-const maxInspectItems = 100
-
-// inspect formats a value the way a REPL shows it. Top-level strings are raw
-// unless quote is set (the echo quotes them, as node's REPL does).
-func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Object]bool) string {
-	if seen == nil {
-		s.look = inspectState{} // a new top-level value
-	}
-	switch {
-	case v == nil || goja.IsUndefined(v):
-		return "undefined"
-	case goja.IsNull(v):
-		return "null"
-	}
-	if sym, ok := v.(*goja.Symbol); ok {
-		return "Symbol(" + sym.String() + ")"
-	}
-	obj, ok := v.(*goja.Object)
-	if !ok {
-		if _, isBig := v.Export().(*big.Int); isBig {
-			return v.String() + "n"
-		}
-		if _, isStr := v.Export().(string); isStr {
-			if quote || depth > 0 {
-				return quoteJS(v.String())
-			}
-			return v.String()
-		}
-		if f, ok := v.Export().(float64); ok && f == 0 && math.Signbit(f) {
-			return "-0"
-		}
-		return v.String()
-	}
-	if seen[obj] {
-		return "[Circular]"
-	}
-	if seen == nil {
-		seen = map[*goja.Object]bool{}
-	}
-	seen[obj] = true
-	defer delete(seen, obj)
-	if _, isFn := goja.AssertFunction(obj); isFn {
-		// As node: [Function: f], [class K extends P], [AsyncFunction: g].
-		n := ""
-		if name := obj.Get("name"); name != nil && !goja.IsUndefined(name) {
-			n = name.String()
-		}
-		src := strings.TrimSpace(obj.String())
-		switch {
-		case strings.HasPrefix(src, "class") && len(src) > 5 && !isIdentByte(src[5]):
-			out := "[class " + n
-			if n == "" {
-				out = "[class (anonymous)"
-			}
-			if p := obj.Prototype(); p != nil {
-				if pn := p.Get("name"); pn != nil && !goja.IsUndefined(pn) && pn.String() != "" {
-					out += " extends " + pn.String()
-				}
-			}
-			return out + "]"
-		case strings.HasPrefix(src, "async") && strings.Contains(src[:min(len(src), 20)], "*"):
-			return fnLabel("AsyncGeneratorFunction", n)
-		case strings.HasPrefix(src, "async"):
-			return fnLabel("AsyncFunction", n)
-		case strings.HasPrefix(src, "function*") || strings.HasPrefix(src, "function *"):
-			return fnLabel("GeneratorFunction", n)
-		}
-		return fnLabel("Function", n)
-	}
-	switch obj.ClassName() {
-	case "Date":
-		if iso, ok := goja.AssertFunction(obj.Get("toISOString")); ok {
-			if v, err := iso(obj); err == nil {
-				return v.String()
-			}
-			return "Invalid Date"
-		}
-		return obj.String()
-	case "Error":
-		if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
-			return s.fixStack(st.String())
-		}
-		return obj.String()
-	case "RegExp":
-		return obj.String()
-	case "Number", "String", "Boolean":
-		// A boxed primitive, as node shows it: [Number: 3], [String: 's'].
-		if f, ok := goja.AssertFunction(obj.Get("valueOf")); ok {
-			if v, err := f(obj); err == nil {
-				return "[" + obj.ClassName() + ": " + s.inspect(v, depth+1, true, seen) + "]"
-			}
-		}
-	}
-	if obj.ExportType() == promiseType {
-		if p, ok := obj.Export().(*goja.Promise); ok {
-			switch p.State() {
-			case goja.PromiseStateFulfilled:
-				return "Promise { " + s.inspect(p.Result(), depth+1, true, seen) + " }"
-			case goja.PromiseStateRejected:
-				return "Promise { <rejected> " + s.inspect(p.Result(), depth+1, true, seen) + " }"
-			}
-		}
-		return "Promise { <pending> }"
-	}
-	kind := ""
-	if s.inspectKind != nil {
-		if k, err := s.inspectKind(goja.Undefined(), obj); err == nil {
-			kind = k.String()
-		}
-	}
-	if kind == "WeakMap" || kind == "WeakSet" {
-		return kind + " { <items unknown> }"
-	}
-	if (kind == "Map" || kind == "Set") && s.inspectMapSet != nil {
-		if v, err := s.inspectMapSet(goja.Undefined(), obj); err == nil {
-			// As node shows them: Map(1) { 'k' => 1 }, Set(2) { 1, 2 }.
-			arr, _ := v.(*goja.Object)
-			n := int64(0)
-			if arr != nil {
-				n = arr.Get("length").ToInteger()
-			}
-			label := kind // a subclass shows as node does: M(1) [Map] { ... }
-			if c := strings.TrimSpace(className(obj)); c != "" && c != kind && !strings.HasPrefix(c, "[") {
-				label = c
-			}
-			brand := ""
-			if label != kind {
-				brand = " [" + kind + "]"
-			}
-			if n == 0 {
-				return fmt.Sprintf("%s(0)%s {}", label, brand)
-			}
-			if depth > 2 {
-				return "[" + label + "]"
-			}
-			s.look.cur = depth + 1
-			s.look.indent += 2
-			var out []string
-			for i := int64(0); i < n; i++ {
-				if i >= maxInspectItems {
-					out = append(out, moreItems(n-i))
-					break
-				}
-				e := arr.Get(strconv.FormatInt(i, 10))
-				if kind == "Map" {
-					if pair, _ := e.(*goja.Object); pair != nil {
-						out = append(out, s.inspect(pair.Get("0"), depth+1, true, seen)+" => "+s.inspect(pair.Get("1"), depth+1, true, seen))
-						continue
-					}
-				}
-				out = append(out, s.inspect(e, depth+1, true, seen))
-			}
-			s.look.indent -= 2
-			return s.look.reduce(out, fmt.Sprintf("%s(%d)%s {", label, n, brand), "}", false, false, depth)
-		}
-	}
-	if obj.ClassName() == "Array" {
-		// As node shows it: [ 1, 'two' ], [] when empty, more than six
-		// short items grouped in columns.
-		n := obj.Get("length").ToInteger()
-		if n == 0 {
-			return "[]"
-		}
-		if depth > 2 {
-			return "[Array]"
-		}
-		s.look.cur = depth + 1
-		var out []string
-		numeric := true
-		for i := int64(0); i < n; i++ {
-			if i >= maxInspectItems {
-				out = append(out, moreItems(n-i))
-				break
-			}
-			e := obj.Get(strconv.FormatInt(i, 10))
-			if e == nil { // a hole: node counts a run of them as one entry
-				j := i + 1
-				for j < n && obj.Get(strconv.FormatInt(j, 10)) == nil {
-					j++
-				}
-				if j-i == 1 {
-					out = append(out, "<1 empty item>")
-				} else {
-					out = append(out, fmt.Sprintf("<%d empty items>", j-i))
-				}
-				numeric = false
-				i = j - 1
-				continue
-			}
-			if !isNumber(e) {
-				numeric = false
-			}
-			s.look.indent += 2
-			out = append(out, s.inspect(e, depth+1, true, seen))
-			s.look.indent -= 2
-		}
-		return s.look.reduce(out, "[", "]", true, numeric, depth)
-	}
-	prefix := className(obj)
-	if name := strings.TrimSpace(prefix); typedArrays[name] {
-		n := obj.Get("length").ToInteger()
-		if n == 0 {
-			return fmt.Sprintf("%s(0) []", name)
-		}
-		if depth > 2 {
-			return "[" + name + "]"
-		}
-		s.look.cur = depth + 1
-		var out []string
-		for i := int64(0); i < n; i++ {
-			if i >= maxInspectItems {
-				out = append(out, moreItems(n-i))
-				break
-			}
-			out = append(out, s.inspect(obj.Get(strconv.FormatInt(i, 10)), depth+1, true, seen))
-		}
-		return s.look.reduce(out, fmt.Sprintf("%s(%d) [", name, n), "]", true, true, depth)
-	}
-	keys := obj.Keys()
-	syms := obj.Symbols()
-	if len(keys) == 0 && len(syms) == 0 {
-		if prefix == "" {
-			if str := obj.String(); str != "[object Object]" {
-				return str
-			}
-		}
-		return prefix + "{}"
-	}
-	if depth > 2 {
-		if p := strings.TrimSpace(prefix); p != "" && !strings.HasPrefix(p, "[") {
-			return "[" + p + "]"
-		}
-		return "[Object]"
-	}
-	s.look.cur = depth + 1
-	var out []string
-	for i, key := range keys {
-		if i >= maxInspectItems {
-			out = append(out, fmt.Sprintf("... %d more properties", len(keys)-i))
-			break
-		}
-		name := key
-		if !isIdent(key) {
-			name = quoteJS(key)
-		}
-		if a := s.accessorOf(obj, key); a != "" { // as node: shown, not called
-			out = append(out, name+": "+a)
-			continue
-		}
-		s.look.indent += 2
-		out = append(out, name+": "+s.inspect(obj.Get(key), depth+1, true, seen))
-		s.look.indent -= 2
-	}
-	for _, sym := range syms {
-		if len(out) > maxInspectItems {
-			break
-		}
-		s.look.indent += 2
-		out = append(out, "["+s.inspect(sym, depth+1, true, seen)+"]: "+s.inspect(obj.GetSymbol(sym), depth+1, true, seen))
-		s.look.indent -= 2
-	}
-	return s.look.reduce(out, prefix+"{", "}", false, false, depth)
-}
-
-// accessorOf names an accessor property as node shows it, without calling
-// it, or returns "" for a data property.
-func (s *session) accessorOf(obj *goja.Object, key string) string {
-	if s.accessor == nil {
-		return ""
-	}
-	v, err := s.accessor(goja.Undefined(), obj, s.vm.ToValue(key))
-	if err != nil {
-		return ""
-	}
-	return v.String()
-}
-
-func moreItems(n int64) string {
-	if n == 1 {
-		return "... 1 more item"
-	}
-	return fmt.Sprintf("... %d more items", n)
-}
-
-func isNumber(v goja.Value) bool {
-	if v == nil {
-		return false
-	}
-	switch v.Export().(type) {
-	case int64, float64, *big.Int:
-		return true
-	}
-	return false
-}
-
-var typedArrays = map[string]bool{
-	"Int8Array": true, "Uint8Array": true, "Uint8ClampedArray": true, "Int16Array": true, "Uint16Array": true,
-	"Int32Array": true, "Uint32Array": true, "Float32Array": true, "Float64Array": true,
-	"BigInt64Array": true, "BigUint64Array": true,
-}
-
-// className is "Name " for an instance of a class other than Object, as
-// node's REPL shows it ("Point { x: 1 }"), and "" otherwise.
-func className(obj *goja.Object) string {
-	proto := obj.Prototype()
-	if proto == nil {
-		return "[Object: null prototype] "
-	}
-	c, ok := proto.Get("constructor").(*goja.Object)
-	if !ok {
-		return ""
-	}
-	if _, isFn := goja.AssertFunction(c); !isFn {
-		return ""
-	}
-	name := c.Get("name")
-	if name == nil || goja.IsUndefined(name) {
-		return ""
-	}
-	if n := name.String(); n != "" && n != "Object" {
-		return n + " "
-	}
-	return ""
-}
-
-func fnLabel(kind, name string) string {
-	if name == "" {
-		return "[" + kind + " (anonymous)]"
-	}
-	return "[" + kind + ": " + name + "]"
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-func isIdent(s string) bool {
-	for i, r := range s {
-		if !(r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// quoteJS quotes a string as node's util.inspect does: single quotes, or
-// double quotes when it holds a single quote and no double quote, or
-// backticks when it holds both (and no backtick or ${); control characters
-// escaped (\n, \t, \x1B).
-func quoteJS(s string) string {
-	q := byte('\'')
-	if strings.IndexByte(s, '\'') >= 0 {
-		switch {
-		case strings.IndexByte(s, '"') < 0:
-			q = '"'
-		case strings.IndexByte(s, '`') < 0 && !strings.Contains(s, "${"):
-			q = '`'
-		}
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == q || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		case c == '\b':
-			b.WriteString(`\b`)
-		case c == '\f':
-			b.WriteString(`\f`)
-		case c < 0x20 || c == 0x7f:
-			fmt.Fprintf(&b, `\x%02X`, c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
-}
-
-// prelude defines ToolError, the Map/Set helper and the memory guards.
-const prelude = `
-// Web platform globals node has and goja does not: atob, btoa, TextEncoder,
-// TextDecoder, structuredClone.
-(() => {
-  const def = (name, value) => Object.defineProperty(globalThis, name, {value, writable: true, configurable: true, enumerable: false});
-  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  const domError = (name, message) => { const e = new Error(message); e.name = name; return e; };
-  def("btoa", function btoa(data) {
-    if (arguments.length === 0) throw new TypeError('The "data" argument must be specified');
-    const s = String(data);
-    let out = "";
-    for (let i = 0; i < s.length; i += 3) {
-      const c = [s.charCodeAt(i), s.charCodeAt(i + 1), s.charCodeAt(i + 2)];
-      for (const x of c) if (x > 255) throw domError("InvalidCharacterError", "Invalid character");
-      const n = (c[0] << 16) | ((c[1] || 0) << 8) | (c[2] || 0);
-      out += B64[n >> 18] + B64[(n >> 12) & 63] + (i + 1 < s.length ? B64[(n >> 6) & 63] : "=") + (i + 2 < s.length ? B64[n & 63] : "=");
-    }
-    return out;
-  });
-  def("atob", function atob(data) {
-    if (arguments.length === 0) throw new TypeError('The "data" argument must be specified');
-    let s = String(data).replace(/[\t\n\f\r ]/g, "");
-    if (s.length % 4 === 0) s = s.replace(/==?$/, "");
-    if (s.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(s)) throw domError("InvalidCharacterError", "The string to be decoded is not correctly encoded.");
-    let out = "", bits = 0, acc = 0;
-    for (const ch of s) {
-      acc = (acc << 6) | B64.indexOf(ch);
-      bits += 6;
-      if (bits >= 8) { bits -= 8; out += String.fromCharCode((acc >> bits) & 255); }
-    }
-    return out;
-  });
-  class TextEncoder {
-    get encoding() { return "utf-8"; }
-    encode(input = "") {
-      const s = String(input), out = [];
-      for (let i = 0; i < s.length; i++) {
-        let c = s.charCodeAt(i);
-        if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-          const d = s.charCodeAt(i + 1);
-          if (d >= 0xdc00 && d <= 0xdfff) { c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00); i++; }
-          else c = 0xfffd;
-        } else if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
-        if (c < 0x80) out.push(c);
-        else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
-        else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-        else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-      }
-      return new Uint8Array(out);
-    }
-  }
-  class TextDecoder {
-    constructor(label = "utf-8") {
-      if (!/^utf-?8$/i.test(String(label))) throw new RangeError('The "' + label + '" encoding is not supported');
-    }
-    get encoding() { return "utf-8"; }
-    decode(input) {
-      if (input === undefined) return "";
-      const b = input instanceof ArrayBuffer ? new Uint8Array(input) : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-      let out = "";
-      for (let i = 0; i < b.length;) {
-        const c = b[i];
-        let n = c < 0x80 ? 0 : c >= 0xc2 && c < 0xe0 ? 1 : c >= 0xe0 && c < 0xf0 ? 2 : c >= 0xf0 && c < 0xf5 ? 3 : -1;
-        let cp = n === 0 ? c : n === 1 ? c & 31 : n === 2 ? c & 15 : c & 7, ok = n >= 0;
-        for (let k = 1; ok && k <= n; k++) {
-          const d = b[i + k];
-          if (d === undefined || (d & 0xc0) !== 0x80) ok = false; else cp = (cp << 6) | (d & 63);
-        }
-        if (ok && ((n === 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n === 3 && (cp < 0x10000 || cp > 0x10ffff)))) ok = false;
-        if (!ok) { out += "\ufffd"; i++; continue; }
-        out += String.fromCodePoint(cp);
-        i += n + 1;
-      }
-      return out;
-    }
-  }
-  // Number and BigInt toLocaleString in node's default locale (en-US):
-  // grouping commas, at most 3 fraction digits; other locales as goja has it.
-  const group = (digits) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const enUS = (l) => l === undefined || (typeof l === "string" && /^en(-US)?$/i.test(l)) || (Array.isArray(l) && l.length === 0);
-  const numLocale = Number.prototype.toLocaleString;
-  Object.defineProperty(Number.prototype, "toLocaleString", {value: function toLocaleString(locales, options) {
-    const x = Number(this);
-    if (!enUS(locales)) return numLocale.call(this, locales, options);
-    const o = options || {};
-    if (Number.isNaN(x)) return "NaN";
-    if (!Number.isFinite(x)) return x < 0 ? "-∞" : "∞";
-    const min = o.minimumFractionDigits === undefined ? 0 : Math.min(Math.max(Number(o.minimumFractionDigits), 0), 100);
-    const max = o.maximumFractionDigits === undefined ? Math.max(min, 3) : Math.min(Math.max(Number(o.maximumFractionDigits), min), 100);
-    const neg = x < 0 || Object.is(x, -0);
-    const a = Math.abs(x);
-    let [int, frac = ""] = a >= 1e21 ? [BigInt(a).toString(), ""] : a.toFixed(max).split(".");
-    while (frac.length > min && frac.endsWith("0")) frac = frac.slice(0, -1);
-    frac = frac.padEnd(min, "0");
-    return (neg ? "-" : "") + (o.useGrouping === false ? int : group(int)) + (frac ? "." + frac : "");
-  }, writable: true, configurable: true, enumerable: false});
-  const bigLocale = BigInt.prototype.toLocaleString;
-  Object.defineProperty(BigInt.prototype, "toLocaleString", {value: function toLocaleString(locales, options) {
-    if (!enUS(locales)) return bigLocale.call(this, locales, options);
-    const s = BigInt(this).toString();
-    return s.startsWith("-") ? "-" + group(s.slice(1)) : group(s);
-  }, writable: true, configurable: true, enumerable: false});
-  def("TextEncoder", TextEncoder);
-  def("TextDecoder", TextDecoder);
-  def("structuredClone", function structuredClone(value) {
-    const seen = new Map();
-    const clone = (v) => {
-      if (typeof v === "function" || typeof v === "symbol") throw domError("DataCloneError", String(v) + " could not be cloned.");
-      if (v === null || typeof v !== "object") return v;
-      if (seen.has(v)) return seen.get(v);
-      let out;
-      if (Array.isArray(v)) { out = []; seen.set(v, out); v.forEach((x, i) => { out[i] = clone(x); }); return out; }
-      if (v instanceof Date) out = new Date(v.getTime());
-      else if (v instanceof RegExp) out = new RegExp(v.source, v.flags);
-      else if (v instanceof Map) { out = new Map(); seen.set(v, out); for (const [k, x] of v) out.set(clone(k), clone(x)); return out; }
-      else if (v instanceof Set) { out = new Set(); seen.set(v, out); for (const x of v) out.add(clone(x)); return out; }
-      else if (v instanceof ArrayBuffer) out = v.slice(0);
-      else if (ArrayBuffer.isView(v)) out = new v.constructor(v);
-      else if (v instanceof Error) { out = new v.constructor(v.message); out.stack = v.stack; }
-      else if (v instanceof WeakMap || v instanceof WeakSet || v instanceof Promise) throw domError("DataCloneError", Object.prototype.toString.call(v) + " could not be cloned.");
-      else { out = {}; seen.set(v, out); for (const k of Object.keys(v)) out[k] = clone(v[k]); return out; }
-      seen.set(v, out);
-      return out;
-    };
-    return clone(value);
-  });
-})();
-class ToolError extends Error {
-  constructor(message) { super(message); this.name = "ToolError"; }
-}
-Object.defineProperty(globalThis, "__tether_entries", {value: (x) => Array.from(x), enumerable: false, configurable: true});
-Object.defineProperty(globalThis, "__tether_conv", {value: ((N, PI, PF, J, S, own, proto, desc) => {
-  const builtins = new Set(["Object", "Error", "Array", "Map", "Set", "WeakMap", "WeakSet", "Date", "RegExp", "Promise", "Function",
-    "Number", "String", "Boolean", "Symbol", "BigInt", "ArrayBuffer", "DataView", "Uint8Array", "Int8Array", "Uint16Array", "Int16Array",
-    "Uint32Array", "Int32Array", "Float32Array", "Float64Array", "Uint8ClampedArray", "BigInt64Array", "BigUint64Array",
-    "TypeError", "RangeError", "SyntaxError", "ReferenceError", "EvalError", "URIError", "AggregateError"]);
-  function builtinToString(v) {
-    if (typeof v.toString !== "function") return true;
-    if (Object.prototype.hasOwnProperty.call(v, "toString")) return false;
-    let p = v;
-    do { p = proto(p) } while (p !== null && !Object.prototype.hasOwnProperty.call(p, "toString"));
-    if (p === null) return true;
-    const d = desc(p, "constructor");
-    return d !== undefined && typeof d.value === "function" && builtins.has(d.value.name);
-  }
-  // util.format's conversions: a number (formatted by the kernel), a
-  // string, or null for "inspect it".
-  return (k, v) => {
-    switch (k) {
-    case "d": return typeof v === "bigint" ? v : typeof v === "symbol" ? NaN : N(v);
-    case "i": return typeof v === "bigint" ? v : typeof v === "symbol" ? NaN : PI(v);
-    case "f": return typeof v === "symbol" ? NaN : PF(v);
-    case "j": try { const s = J(v); return s === undefined ? "undefined" : s } catch (e) { if (e instanceof TypeError && /circular/i.test(e.message)) return "[Circular]"; throw e }
-    case "s": return typeof v === "object" && v !== null && !builtinToString(v) ? S(v) : null;
-    }
-    return null;
-  };
-})(Number, parseInt, parseFloat, JSON.stringify, String, Object.getOwnPropertyDescriptor, Object.getPrototypeOf, Object.getOwnPropertyDescriptor), enumerable: false, configurable: true});
-Object.defineProperty(globalThis, "__tether_accessor", {value: ((desc) => (o, k) => {
-  const d = desc(o, k);
-  if (!d || !("get" in d || "set" in d)) return "";
-  return d.get && d.set ? "[Getter/Setter]" : d.get ? "[Getter]" : "[Setter]";
-})(Object.getOwnPropertyDescriptor), enumerable: false, configurable: true});
-Object.defineProperty(globalThis, "__tether_kind", {value: ((probes) => (x) => {
-  for (const [kind, has] of probes) { try { has.call(x, {}); return kind } catch (e) {} }
-  return "";
-})([["Map", Map.prototype.has], ["Set", Set.prototype.has], ["WeakMap", WeakMap.prototype.has], ["WeakSet", WeakSet.prototype.has]]), enumerable: false, configurable: true});
-globalThis.__tether_guard = function(limit) {
-  function check(bytes, what) {
-    if (bytes > limit) {
-      throw new RangeError("kernels: " + what + " of about " + Math.round(bytes / 1048576) +
-        " MiB would pass the kernel's memory cap of " + Math.round(limit / 1048576) + " MiB");
-    }
-  }
-  function wrap(proto, name, size) {
-    const orig = proto[name];
-    Object.defineProperty(proto, name, {
-      value: {[name](...args) { check(size(this, args), "this " + name + "()"); return orig.apply(this, args); }}[name],
-      writable: true, configurable: true, enumerable: false,
-    });
-  }
-  wrap(String.prototype, "repeat", (s, a) => String(s).length * 2 * Number(a[0]));
-  wrap(String.prototype, "padStart", (s, a) => 2 * Number(a[0]));
-  wrap(String.prototype, "padEnd", (s, a) => 2 * Number(a[0]));
-  wrap(Array.prototype, "fill", (s, a) => 16 * Number(s.length));
-  // A plain function stands in for each constructor (goja's instanceof does
-  // not see through a Proxy): same prototype, same statics, and species
-  // lookups land on it too.
-  function guardCtor(name, elem) {
-    const C = globalThis[name];
-    if (typeof C !== "function") return;
-    const G = {[name]: function(...args) {
-      if (!new.target) throw new TypeError("Constructor " + name + " requires 'new'");
-      if (typeof args[0] === "number") check(args[0] * elem, "new " + name + "()");
-      return Reflect.construct(C, args, new.target === G ? C : new.target);
-    }}[name];
-    for (const key of Object.getOwnPropertyNames(C)) {
-      if (key === "prototype" || key === "length" || key === "name") continue;
-      Object.defineProperty(G, key, Object.getOwnPropertyDescriptor(C, key));
-    }
-    Object.setPrototypeOf(G, Object.getPrototypeOf(C));
-    Object.defineProperty(G, "prototype", {value: C.prototype, writable: false});
-    Object.defineProperty(C.prototype, "constructor", {value: G, writable: true, configurable: true, enumerable: false});
-    Object.defineProperty(globalThis, name, {value: G, writable: true, configurable: true, enumerable: false});
-  }
-  guardCtor("ArrayBuffer", 1);
-  for (const [n, e] of [["Int8Array", 1], ["Uint8Array", 1], ["Uint8ClampedArray", 1], ["Int16Array", 2],
-      ["Uint16Array", 2], ["Int32Array", 4], ["Uint32Array", 4], ["Float32Array", 4], ["Float64Array", 8],
-      ["BigInt64Array", 8], ["BigUint64Array", 8]]) guardCtor(n, e);
-  const from = Array.from;
-  Array.from = function from_(src, ...rest) {
-    if (src != null && typeof src.length === "number") check(16 * src.length, "Array.from()");
-    return from.call(this, src, ...rest);
-  };
-};
-`
