@@ -152,7 +152,7 @@ func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
 		Offset int    `json:"offset"`
 		Limit  int    `json:"limit"`
 	}
-	if err := call.Decode(&a); err != nil {
+	if err := decodeText(call, &a); err != nil {
 		return nil, err
 	}
 	// Open through the root, not by the resolved path: a link swapped in
@@ -386,7 +386,7 @@ func (f *fileTools) write(ctx context.Context, call *Call) (*Result, error) {
 		Path    string `json:"path"`
 		Content string `json:"content"`
 	}
-	if err := call.Decode(&a); err != nil {
+	if err := decodeText(call, &a); err != nil {
 		return nil, err
 	}
 	real, rel, err := f.root.Resolve(a.Path)
@@ -419,7 +419,7 @@ func (f *fileTools) edit(ctx context.Context, call *Call) (*Result, error) {
 		NewString  string `json:"new_string"`
 		ReplaceAll bool   `json:"replace_all"`
 	}
-	if err := call.Decode(&a); err != nil {
+	if err := decodeText(call, &a); err != nil {
 		return nil, err
 	}
 	real, rel, err := f.root.Resolve(a.Path)
@@ -515,7 +515,7 @@ func (f *fileTools) applyPatch(ctx context.Context, call *Call) (*Result, error)
 	var a struct {
 		Patch string `json:"patch"`
 	}
-	if err := call.Decode(&a); err != nil {
+	if err := decodeText(call, &a); err != nil {
 		return nil, err
 	}
 	ops, err := ParsePatch(a.Patch)
@@ -545,4 +545,97 @@ func (f *fileTools) applyPatch(ctx context.Context, call *Call) (*Result, error)
 	res := Text(fmt.Sprintf("applied the patch to %s:\n%s", plural(len(summary), "file"), strings.Join(lines, "\n")))
 	res.Structured = &FileChanges{Changed: summary}
 	return res, nil
+}
+
+// decodeText decodes a file tool's arguments after checkText.
+func decodeText(call *Call, v any) error {
+	if err := checkText(call.Name, call.Args); err != nil {
+		return err
+	}
+	return call.Decode(v)
+}
+
+// checkText refuses arguments whose strings are not exact Unicode text: bytes
+// that are not UTF-8, or a \uD800-\uDFFF escape that is not half of a
+// surrogate pair. encoding/json turns either into U+FFFD without a word, so
+// a file would get bytes the caller never sent. It looks at the raw JSON.
+func checkText(tool string, raw json.RawMessage) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil // not an object: the schema check says so
+	}
+	names := make([]string, 0, len(fields))
+	for k := range fields {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if what := badText(fields[k]); what != "" {
+			return fmt.Errorf("tools: %s: %s holds %s; JSON text must be UTF-8 and a lone surrogate is no character, so it cannot be written exactly (it is not replaced with U+FFFD): send the text as valid Unicode. Nothing was written", tool, k, what)
+		}
+	}
+	return nil
+}
+
+// badText describes the first byte sequence of a raw JSON value that is not
+// UTF-8 or the first lone surrogate escape in it, or returns "".
+func badText(raw []byte) string {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && size == 1 {
+				return fmt.Sprintf("invalid UTF-8 (byte 0x%02x at offset %d of its JSON value)", c, i)
+			}
+			i += size
+			continue
+		}
+		if c != '\\' || i+1 >= len(raw) {
+			i++
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i += 2
+			continue
+		}
+		u, ok := hex4(raw[i+2:])
+		switch {
+		case !ok:
+			i += 2
+		case u >= 0xD800 && u <= 0xDBFF:
+			if len(raw) >= i+12 && raw[i+6] == '\\' && raw[i+7] == 'u' {
+				if l, ok := hex4(raw[i+8:]); ok && l >= 0xDC00 && l <= 0xDFFF {
+					i += 12
+					continue
+				}
+			}
+			return fmt.Sprintf("a lone surrogate (%s at offset %d of its JSON value, not followed by a low surrogate)", raw[i:i+6], i)
+		case u >= 0xDC00 && u <= 0xDFFF:
+			return fmt.Sprintf("a lone surrogate (%s at offset %d of its JSON value, not preceded by a high surrogate)", raw[i:i+6], i)
+		default:
+			i += 6
+		}
+	}
+	return ""
+}
+
+// hex4 parses the four hex digits b starts with.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }

@@ -697,3 +697,44 @@ func TestWriteDirectoryPath(t *testing.T) {
 		t.Error("newdir was created")
 	}
 }
+
+// TestFileToolsRefuseBadText: invalid UTF-8 or a lone surrogate escape in
+// write's content or path, edit's strings or apply_patch's patch is refused,
+// saying which argument and why, and nothing is written; before, Go's JSON
+// decoding made each a U+FFFD and "wrote 5 bytes" was reported. A surrogate
+// pair is a character and is written as its UTF-8.
+func TestFileToolsRefuseBadText(t *testing.T) {
+	r, dir := newRun(t, map[string]string{"e.txt": "hello\n"})
+	cases := []struct {
+		tool, args, want string
+	}{
+		{"write", `{"path":"a.txt","content":"ab` + "\xff" + `cd"}`, "content holds invalid UTF-8 (byte 0xff"},
+		{"write", `{"path":"a.txt","content":"x\ud800y"}`, `content holds a lone surrogate (\ud800`},
+		{"write", `{"path":"a.txt","content":"x\udc00"}`, `content holds a lone surrogate (\udc00`},
+		{"write", `{"path":"a.txt","content":"x\ud800\u0041"}`, `content holds a lone surrogate (\ud800`},
+		{"write", `{"path":"b` + "\xc3" + `.txt","content":"x"}`, "path holds invalid UTF-8 (byte 0xc3"},
+		{"write", `{"path":"b\udfff.txt","content":"x"}`, `path holds a lone surrogate`},
+		{"edit", `{"path":"e.txt","old_string":"hello","new_string":"h\ud83d"}`, `new_string holds a lone surrogate (\ud83d`},
+		{"edit", `{"path":"e.txt","old_string":"hel` + "\xe2\x82" + `","new_string":"x"}`, "old_string holds invalid UTF-8"},
+		{"apply_patch", `{"patch":"*** Begin Patch\n*** Add File: p.txt\n+\udead\n*** End Patch"}`, "patch holds a lone surrogate"},
+	}
+	for _, c := range cases {
+		res, err := r.Call(context.Background(), c.tool, json.RawMessage(c.args), tools.FromModel)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "Nothing was written") {
+			t.Errorf("%s %s: want an error containing %q, got %v %s", c.tool, c.args, c.want, err, res.AllText())
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || readFile(t, filepath.Join(dir, "e.txt")) != "hello\n" {
+		t.Errorf("files after refused calls: %v", ents)
+	}
+	// Valid text, escaped or not, is written exactly.
+	for _, args := range []string{`{"path":"ok.txt","content":"\ud83d\ude00 \u00e9 \\ud800 é"}`} {
+		if _, err := r.Call(context.Background(), "write", json.RawMessage(args), tools.FromModel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := readFile(t, filepath.Join(dir, "ok.txt")); got != "😀 é \\ud800 é" {
+		t.Errorf("ok.txt = %q", got)
+	}
+}
