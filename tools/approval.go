@@ -50,6 +50,8 @@ func PolicyOf(d Decision) Policy { return Policy{Default: d} }
 // ParsePolicy parses a policy: a single decision ("ask", "allow", "deny") for
 // everything, or a comma-separated list of KEY=DECISION where KEY is a tier
 // (write, exec), a tool name, or "*" for the default: "write=allow,exec=ask,debug=deny".
+// A key given twice ("write=deny,write=allow"; "*" and "default" are one key)
+// is refused, not resolved by the last one.
 func ParsePolicy(s string) (Policy, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -63,6 +65,7 @@ func ParsePolicy(s string) (Policy, error) {
 		return PolicyOf(d), nil
 	}
 	var p Policy
+	seen := map[string]string{} // key -> the item that set it
 	for _, item := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(item, "=")
 		if !ok {
@@ -73,6 +76,14 @@ func ParsePolicy(s string) (Policy, error) {
 			return Policy{}, err
 		}
 		k = strings.TrimSpace(k)
+		key := k
+		if key == "default" {
+			key = "*"
+		}
+		if prev, dup := seen[key]; dup {
+			return Policy{}, fmt.Errorf("tools: the policy sets %s twice (%q and %q); give each tier or tool one decision", k, strings.TrimSpace(prev), strings.TrimSpace(item))
+		}
+		seen[key] = item
 		switch k {
 		case "*", "default":
 			p.Default = d

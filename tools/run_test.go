@@ -126,6 +126,11 @@ func TestRunRefusesPolicyThatDoesNothing(t *testing.T) {
 		{"lsp=deny", "read-tier tools never need approval"},
 		{"read=allow", "read-tier tools never need approval"},
 		{"*=deny,read=allow", "read-tier tools never need approval"},
+		// A key given twice is refused, not resolved by "last wins".
+		{"write=deny,write=allow", `the policy sets write twice ("write=deny" and "write=allow")`},
+		{"debug=deny,exec=allow,debug=deny", "the policy sets debug twice"},
+		{"*=deny,default=allow", "the policy sets default twice"},
+		{"write=deny, write =deny", "the policy sets write twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.policy, func(t *testing.T) {

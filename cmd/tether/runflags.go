@@ -16,14 +16,15 @@ import (
 type runFlags struct {
 	workdir      string
 	surface      string
-	approve      string
+	approve      onceFlag
 	conversation string
 }
 
 func (f *runFlags) add(fs *flag.FlagSet, approveDefault string) {
 	fs.StringVar(&f.workdir, "workdir", ".", "working directory the run's file tools are confined to")
 	fs.StringVar(&f.surface, "surface", "default", "surface: default (every tier), plan or readonly (read tier only)")
-	fs.StringVar(&f.approve, "approve", approveDefault, "approval policy for write and exec tools: ask, allow, deny, or a list such as write=allow,exec=ask,debug=deny")
+	f.approve = onceFlag{value: approveDefault}
+	fs.Var(&f.approve, "approve", "approval policy for write and exec tools: ask, allow, deny, or a list such as write=allow,exec=ask,debug=deny (given once; a tier or tool named twice is refused)")
 	fs.StringVar(&f.conversation, "conversation", "", "conversation id (default: one per process)")
 }
 
@@ -32,7 +33,7 @@ func (f *runFlags) config() (tools.Config, error) {
 	if err != nil {
 		return tools.Config{}, err
 	}
-	p, err := tools.ParsePolicy(f.approve)
+	p, err := tools.ParsePolicy(f.approve.value)
 	if err != nil {
 		return tools.Config{}, err
 	}
@@ -46,6 +47,23 @@ func (f *runFlags) config() (tools.Config, error) {
 		conv = fmt.Sprintf("tether-%d", os.Getpid())
 	}
 	return tools.Config{WorkDir: f.workdir, ConversationID: conv, Surface: s, Policy: p}, nil
+}
+
+// onceFlag is a string flag that may be given once: a second --approve is
+// refused instead of silently replacing the first (a policy says one thing).
+type onceFlag struct {
+	value string
+	set   bool
+}
+
+func (o *onceFlag) String() string { return o.value }
+
+func (o *onceFlag) Set(v string) error {
+	if o.set {
+		return fmt.Errorf("given twice (%q, then %q): put every entry in one comma-separated list, each tier or tool once", o.value, v)
+	}
+	o.value, o.set = v, true
+	return nil
 }
 
 // wireEnv is what a family's wiring may use besides its own flags.
