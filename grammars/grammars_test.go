@@ -210,3 +210,23 @@ func ExampleLookup() {
 	fmt.Println(l.ID, l.Extensions)
 	// Output: c_sharp [.cs]
 }
+
+// BenchmarkDecompress measures what a process pays on a module's first use:
+// decompressing the embedded file and checking both sha256s (grammars/README.md
+// records the numbers and the codec comparison).
+func BenchmarkDecompress(b *testing.B) {
+	for _, l := range grammars.All() {
+		z, err := os.ReadFile(filepath.Join("wasm", grammars.CompressedFile(l.ID)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(l.ID, func(b *testing.B) {
+			b.SetBytes(l.Module.Size)
+			for b.Loop() {
+				if _, err := grammars.Decompress(l, z); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,10 @@
 # Installs every tool tether's build and tests need on a Debian machine with Go.
 # Idempotent: each step is skipped when what it installs is already there.
 # Usage: scripts/install-deps.sh [all|build|peers]
+#   build: the C-to-wasm toolchain and npm that rebuild the grammar modules
+#          (make grammars, make grammars-update); building tether needs only Go,
+#          since the modules are committed.
+#   peers: every peer the tests drive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

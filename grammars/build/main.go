@@ -323,9 +323,9 @@ func run(o *options, only string) error {
 			return fmt.Errorf("grammars: %w", err)
 		}
 	}
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
+	enc, err := newEncoder()
 	if err != nil {
-		return fmt.Errorf("grammars: zstd: %w", err)
+		return err
 	}
 	wasmDir := filepath.Join(o.root, "grammars", "wasm")
 	byID := map[string]*grammars.Language{}
@@ -397,6 +397,16 @@ func run(o *options, only string) error {
 	fmt.Fprintf(os.Stderr, "grammars: wrote %d modules to %s and their records to grammars/manifest.json (%d built, %.1fs); commit both\n",
 		len(plans), wasmDir, len(missing), time.Since(start).Seconds())
 	return nil
+}
+
+// newEncoder is the committed files' codec: zstd at its best level on one
+// goroutine, so the output depends only on the input and the codec's version.
+func newEncoder() (*zstd.Encoder, error) {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, fmt.Errorf("grammars: zstd: %w", err)
+	}
+	return enc, nil
 }
 
 // compare says how the rebuilt module (rec, compressed z) differs from the
