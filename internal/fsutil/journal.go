@@ -248,6 +248,9 @@ func (r Recovery) String() string {
 	switch {
 	case r.Err != nil:
 		fmt.Fprintf(&b, "it could not be recovered (%v); its journal is kept at %s", r.Err, r.Kept)
+		if strings.HasSuffix(r.Kept, ".journal") {
+			b.WriteString(" and the next start tries again")
+		}
 		if len(r.RolledBack) > 0 {
 			fmt.Fprintf(&b, "; rolled back before the failure: %s", listShort(r.RolledBack))
 		}
@@ -318,22 +321,22 @@ func Recover() ([]Recovery, error) {
 				continue
 			}
 			rec := recoverJournal(f)
-			if rec.Err != nil || len(rec.Conflicts) > 0 {
+			setAside := func(ext string) {
+				kept := strings.TrimSuffix(name, ".journal") + ext
 				rec.Kept = filepath.Join(dpath, name)
-				if rec.Err != nil && errors.Is(rec.Err, errBadJournal) {
-					// Unreadable: set aside, so it is not reported at every start.
-					kept := strings.TrimSuffix(name, ".journal") + ".bad"
-					if dir.Rename(name, kept) == nil {
-						rec.Kept = filepath.Join(dpath, kept)
-					}
-				} else if rec.Err == nil {
-					kept := strings.TrimSuffix(name, ".journal") + ".kept"
-					if dir.Rename(name, kept) == nil {
-						rec.Kept = filepath.Join(dpath, kept)
-					}
+				if dir.Rename(name, kept) == nil {
+					rec.Kept = filepath.Join(dpath, kept)
 				}
-			} else {
+			}
+			switch {
+			case rec.Err == nil && len(rec.Conflicts) == 0:
 				dir.Remove(name)
+			case errors.Is(rec.Err, errBadJournal):
+				setAside(".bad") // unreadable: reported once, not at every start
+			case rec.Err != nil && !errors.Is(rec.Err, errRootGone):
+				rec.Kept = filepath.Join(dpath, name) // the next start tries again
+			default:
+				setAside(".kept") // for a person to look at; reported once
 			}
 			f.Close()
 			out = append(out, rec)
@@ -363,7 +366,10 @@ func claim(dir *os.Root, name string) (*os.File, bool) {
 	return f, true
 }
 
-var errBadJournal = errors.New("the journal is damaged")
+var (
+	errBadJournal = errors.New("the journal is damaged")
+	errRootGone   = errors.New("the working directory no longer exists")
+)
 
 // readJournal reads and checks a journal's header and checksum, returning the
 // header and the offset of the first stored original.
@@ -474,6 +480,9 @@ func recoverJournal(f *os.File) (rec Recovery) {
 	rec.Root, rec.Started, rec.PID, rec.Files = h.Root, h.Started, h.PID, len(h.Entries)
 	root, err := os.OpenRoot(h.Root)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = errRootGone
+		}
 		rec.Err = fmt.Errorf("opening the working directory: %w", err)
 		return rec
 	}

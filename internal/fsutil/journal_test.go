@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -151,4 +152,21 @@ func TestApplyLargeChange(t *testing.T) {
 	if names := journalFiles(t); len(names) > 0 {
 		t.Errorf("journal left: %v", names)
 	}
+}
+
+// TestRecoverRootGone: the journal of a change whose working directory was
+// removed since is set aside and reported once, not at every start.
+func TestRecoverRootGone(t *testing.T) {
+	dir := t.TempDir()
+	crashWorkspace(t, dir)
+	crashAt(t, dir, 3)
+	os.RemoveAll(dir)
+	recs, err := Recover()
+	if err != nil || len(recs) != 1 || !errors.Is(recs[0].Err, errRootGone) || !strings.HasSuffix(recs[0].Kept, ".kept") {
+		t.Fatalf("Recover = %+v, %v", recs, err)
+	}
+	if again, _ := Recover(); len(again) > 0 {
+		t.Errorf("reported again: %v", again)
+	}
+	os.Remove(recs[0].Kept)
 }
