@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -64,16 +65,19 @@ func FuzzCompile(f *testing.F) {
 }
 
 // FuzzMatch: matching any compiled pattern against any source never panics,
-// stays within the step budget, and every match lies inside the source with
-// its captures inside the match.
+// returns within its step budget (a small one: every input is bounded, and
+// the worst ones end with the budget error, never with a hang), and every
+// match lies inside the source with its captures inside the match.
 func FuzzMatch(f *testing.F) {
 	f.Add("g($X)", fuzzSrc)
 	f.Add("$$$A, $$$B", fuzzSrc)
 	f.Add("f($$$A, $B, $$$C)", "package p\nvar _ = f(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)\n")
 	f.Add("$A == $A", "package p\nvar _ = a == a && b == c\n")
+	f.Add("f($$$A, $$$A, $$$A, y, x)", manyArgs(200))
+	f.Add("{ $$$A; $$$B; $$$A }", "package p\nfunc f() {\n"+strings.Repeat("a()\nb()\n", 300)+"}\n")
 	p := fuzzParser(f)
 	f.Fuzz(func(t *testing.T, pattern, src string) {
-		if len(pattern) > 256 || len(src) > 4096 {
+		if len(pattern) > 256 || len(src) > 8192 {
 			return
 		}
 		ctx := context.Background()
@@ -85,8 +89,19 @@ func FuzzMatch(f *testing.F) {
 		if err != nil {
 			return
 		}
+		const budget = 20_000
 		m := newMatcher(pat)
-		for _, r := range m.findAll(tree, 1000) {
+		m.budget, m.treeBudget = budget, 10*budget
+		raws, err := m.findAll(tree, 1000)
+		if err != nil && !errors.Is(err, errBudget) {
+			t.Fatalf("findAll: %v", err)
+		}
+		// one step past the budget is where it stops; a visit in progress
+		// counts its children at once
+		if m.treeSteps > m.treeBudget+len(src)+1 {
+			t.Fatalf("%d steps spent, past the tree's budget of %d", m.treeSteps, m.treeBudget)
+		}
+		for _, r := range raws {
 			if int(r.end()) > len(src) || r.start() > r.end() {
 				t.Fatalf("match %d-%d outside the source (%d bytes)", r.start(), r.end(), len(src))
 			}

@@ -2,20 +2,56 @@ package matcher
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"sort"
 
 	"github.com/tetherhq/tether/engine"
 )
 
-// stepBudget bounds the work spent matching at one candidate node, so a
-// pattern with several $$$ over long sibling lists cannot hang a search. A
-// candidate that exhausts it counts as not matched and is reported.
-const stepBudget = 200_000
+// Matching budgets. A step is one unit of matching work: a pattern node
+// compared with a candidate node, a split of a list tried for a $$$, a node
+// visited while comparing a repeated metavariable's captures, a sibling
+// looked at. Every one is counted, so a pattern with several $$$ over long
+// sibling lists cannot hang a search, and running out is an error
+// (ErrTooExpensive), never "no matches".
+const (
+	// stepBudget bounds the work spent matching at one candidate node.
+	stepBudget = 200_000
+	// treeBudget bounds the matching work in one tree (a file or a chunk).
+	treeBudget = 50_000_000
+	// checkEvery is how many steps pass between two looks at the context,
+	// so that a cancelled search stops within a few microseconds of work.
+	checkEvery = 1 << 10
+)
 
-// treeBudget bounds the matching work in one tree; past it the remaining
-// candidates are abandoned (and counted).
-const treeBudget = 50_000_000
+// ErrTooExpensive is wrapped by Search and Rewrite when matching the pattern
+// ran out of its step budget: the search stops and says where, instead of
+// reporting the matches it found so far as if they were all.
+var ErrTooExpensive = errors.New("matcher: pattern too expensive")
+
+// budgetError says where the matching budget ran out.
+type budgetError struct {
+	path    string
+	at      engine.Point
+	perTree bool
+	budget  int
+}
+
+func (e *budgetError) Error() string {
+	where := fmt.Sprintf("at %s:%d:%d", e.path, e.at.Row+1, e.at.Column+1)
+	what := fmt.Sprintf("matching it %s took more than its %d-step budget", where, e.budget)
+	if e.perTree {
+		what = fmt.Sprintf("matching it in %s took more than its %d-step budget for one file (stopped %s)", e.path, e.budget, where)
+	}
+	why := " (each $$$ tries every split of a list, and a metavariable used twice compares its captures at each)"
+	return fmt.Sprintf("%s: %s%s; nothing is reported, as the matches found so far need not be all: make it more specific (fewer $$$ or repeated metavariables, more literal code around them) or search a narrower path",
+		ErrTooExpensive.Error(), what, why)
+}
+
+func (e *budgetError) Unwrap() error { return ErrTooExpensive }
 
 // binding is one metavariable's capture during matching.
 type binding struct {
@@ -51,19 +87,71 @@ func (m *rawMatch) end() uint32   { return m.nodes[len(m.nodes)-1].EndByte() }
 
 // matcher holds one worker's matching state. It is not safe for concurrent use.
 type matcher struct {
-	pat     *Pattern
-	src     []byte
-	env     []binding
-	steps   int
-	aborted int // candidates abandoned after stepBudget
+	pat *Pattern
+	src []byte
+	env []binding
+	ctx context.Context
+	// budget and treeBudget are stepBudget and treeBudget (smaller in tests).
+	budget, treeBudget int
+	steps              int // spent at the current candidate
+	treeSteps          int // spent in the current tree
+	unchecked          int // steps since the context was last looked at
+	// stop is why matching stopped: the context's error, or errBudget
+	// (candidate says where).
+	stop      error
+	candidate engine.Node
+	perTree   bool
+	// testHookCheck, when set by a test, runs at each look at the context.
+	testHookCheck func()
 }
 
-func newMatcher(p *Pattern) *matcher { return &matcher{pat: p} }
+// errBudget marks a matcher stopped by its step budget; the search turns it
+// into a budgetError naming the place (m.candidate).
+var errBudget = errors.New("step budget exhausted")
+
+func newMatcher(p *Pattern) *matcher {
+	return &matcher{pat: p, ctx: context.Background(), budget: stepBudget, treeBudget: treeBudget}
+}
+
+// tick counts n steps of work and reports whether matching may go on: false
+// once the candidate's or the tree's budget is spent or the context is done
+// (stop then says which).
+func (m *matcher) tick(n int) bool {
+	if m.stop != nil {
+		return false
+	}
+	m.steps += n
+	m.treeSteps += n
+	m.unchecked += n
+	if m.unchecked >= checkEvery {
+		m.unchecked = 0
+		if m.testHookCheck != nil {
+			m.testHookCheck()
+		}
+		if err := m.ctx.Err(); err != nil {
+			m.stop = err
+			return false
+		}
+	}
+	if m.steps > m.budget || m.treeSteps > m.treeBudget {
+		m.perTree = m.steps <= m.budget
+		m.stop = errBudget
+		return false
+	}
+	return true
+}
 
 // findAll returns every match in t in source order (pre-order; nested matches
-// are reported too). Extras (comments) are never match candidates.
-func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
+// are reported too). Extras (comments) are never match candidates. It stops
+// with an error when the context is done (the context's error) or the budget
+// runs out (errBudget; m.candidate is where).
+func (m *matcher) findAll(t *engine.Tree, limit int) ([]rawMatch, error) {
 	m.src = t.Source()
+	m.treeSteps = 0
+	m.stop = nil
+	if err := m.ctx.Err(); err != nil {
+		return nil, err
+	}
 	var out []rawMatch
 	roots := m.pat.roots
 	single := len(roots) == 1
@@ -72,7 +160,6 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 		rootKind = roots[0].kind
 	}
 	var kids []engine.Node
-	total := 0
 	minNodes := 0 // a sequence's fewest candidate nodes: $$$ may take none
 	for _, r := range roots {
 		if r.meta.kind != metaMulti {
@@ -80,13 +167,12 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 		}
 	}
 	t.Root().Walk(func(n engine.Node) bool {
-		if limit > 0 && len(out) >= limit {
+		if limit > 0 && len(out) >= limit || m.stop != nil {
 			return false
 		}
-		total += m.steps
 		m.steps = 0
-		if total > treeBudget {
-			m.aborted++
+		m.candidate = n
+		if !m.tick(1) {
 			return false
 		}
 		if n.IsExtra() && !n.IsError() && !(single && roots[0].extra) {
@@ -99,19 +185,19 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 				return true
 			}
 			m.env = m.env[:0]
-			m.steps = 0
 			if m.node(roots[0], n) {
-				out = append(out, withExtras(rawMatch{nodes: []engine.Node{n}, binds: m.snapshot()}))
-			} else if m.steps > stepBudget {
-				m.aborted++
+				out = append(out, m.withExtras(rawMatch{nodes: []engine.Node{n}, binds: m.snapshot()}))
 			}
-			return true
+			return m.stop == nil
 		}
 		// a sequence pattern: consecutive children of n
 		if n.ChildCount() < minNodes {
 			return true
 		}
 		kids = nonExtraChildren(n, kids[:0])
+		if !m.tick(len(kids)) {
+			return false
+		}
 		// the closing delimiter of a block is no statement: a trailing
 		// $$$ takes the statements up to it, not the "}"
 		for len(kids) > 0 && !kids[len(kids)-1].IsNamed() {
@@ -123,29 +209,34 @@ func (m *matcher) findAll(t *engine.Tree, limit int) []rawMatch {
 			}
 			m.env = m.env[:0]
 			m.steps = 0
+			m.candidate = kids[i]
 			if end, ok := m.list(roots, kids[i:], false); ok {
 				nodes := append([]engine.Node(nil), kids[i:i+end]...)
-				out = append(out, withExtras(rawMatch{nodes: nodes, binds: m.snapshot()}))
+				out = append(out, m.withExtras(rawMatch{nodes: nodes, binds: m.snapshot()}))
 				i += end - 1
-			} else if m.steps > stepBudget {
-				m.aborted++
+			}
+			if m.stop != nil {
+				return false
 			}
 		}
 		return true
 	})
+	if m.stop != nil {
+		return nil, m.stop
+	}
 	if !single {
 		// a sequence found at an outer level is reported before the ones
 		// inside its earlier siblings by the walk: source order is by start
 		sort.SliceStable(out, func(i, j int) bool { return out[i].nodes[0].StartByte() < out[j].nodes[0].StartByte() })
 	}
-	return out
+	return out, nil
 }
 
 // withExtras gives each non-empty $$$ capture the comments (extras) among
 // and next to its nodes, up to the pattern's neighbouring nodes and within
 // the match, as ast-grep's captures have them: { $$$B } takes a body's
 // leading and trailing comments, so a rewrite keeps them.
-func withExtras(r rawMatch) rawMatch {
+func (m *matcher) withExtras(r rawMatch) rawMatch {
 	lo, hi := r.start(), r.end()
 	for i := range r.binds {
 		b := &r.binds[i]
@@ -157,6 +248,7 @@ func withExtras(r rawMatch) rawMatch {
 			continue
 		}
 		sibs := parent.Children()
+		m.tick(len(sibs))
 		first, last := -1, -1
 		for k, c := range sibs {
 			if c.Index() == b.nodes[0].Index() {
@@ -217,9 +309,12 @@ func (m *matcher) bind(name string, multi bool, nodes []engine.Node) bool {
 		return true
 	}
 	nb := binding{name: name, multi: multi, nodes: nodes}
+	if !m.tick(1) {
+		return false
+	}
 	for i := range m.env {
 		if m.env[i].name == name {
-			if !bytes.Equal(m.env[i].text(m.src), nb.text(m.src)) && !sameTokens(m.env[i].nodes, nb.nodes) {
+			if !m.sameCapture(&m.env[i], &nb) {
 				return false
 			}
 			// the same text again: kept after the first, so a backtrack that
@@ -234,8 +329,7 @@ func (m *matcher) bind(name string, multi bool, nodes []engine.Node) bool {
 
 // node matches one pattern node against one candidate node.
 func (m *matcher) node(p *pnode, c engine.Node) bool {
-	m.steps++
-	if m.steps > stepBudget {
+	if !m.tick(1) {
 		return false
 	}
 	switch p.meta.kind {
@@ -263,6 +357,9 @@ func (m *matcher) node(p *pnode, c engine.Node) bool {
 	}
 	var buf [16]engine.Node
 	kids := nonExtraChildren(c, buf[:0])
+	if !m.tick(len(kids)) {
+		return false
+	}
 	_, ok := m.list(p.kids, kids, true)
 	return ok
 }
@@ -274,8 +371,7 @@ func (m *matcher) node(p *pnode, c engine.Node) bool {
 // pattern node are not. list reports how many candidate nodes the match used
 // (all of them with whole).
 func (m *matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
-	m.steps++
-	if m.steps > stepBudget {
+	if !m.tick(1) {
 		return 0, false
 	}
 	if len(ps) == 0 {
@@ -324,7 +420,7 @@ func (m *matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
 				}
 			}
 			m.env = m.env[:mark]
-			if m.steps > stepBudget {
+			if m.stop != nil {
 				return 0, false
 			}
 		}
@@ -340,7 +436,7 @@ func (m *matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
 		// an anonymous candidate node is skipped only before a pattern
 		// token (ast-grep's smart strictness): "function $F() {}" matches an
 		// async function, "$P => $B" does not match "async x => x"
-		if cs[i].IsNamed() || !p.leaf || p.meta.kind != metaNone || m.steps > stepBudget {
+		if cs[i].IsNamed() || !p.leaf || p.meta.kind != metaNone || m.stop != nil {
 			return 0, false
 		}
 	}
@@ -358,21 +454,49 @@ func allTokens(ps []*pnode) bool {
 	return true
 }
 
-// sameTokens reports whether two captures are the same code: the same
-// tokens (leaf kinds and text) in the same order, spacing and comments
-// aside, as ast-grep compares a repeated metavariable's captures
-// ("a+b" is "a + b"; "(a + b)" is not).
-func sameTokens(a, b []engine.Node) bool {
-	ta := leaves(a, nil)
-	i, same := 0, true
-	for _, n := range b {
+// sameCapture reports whether two captures of one metavariable are the
+// same code, counting the work: the same text, or the same tokens (leaf
+// kinds and text) in the same order, spacing and comments aside, as ast-grep
+// compares a repeated metavariable's captures ("a+b" is "a + b"; "(a + b)"
+// is not).
+func (m *matcher) sameCapture(a, b *binding) bool {
+	ta, tb := a.text(m.src), b.text(m.src)
+	if !m.tick(1 + min(len(ta), len(tb))/64) {
+		return false
+	}
+	if bytes.Equal(ta, tb) {
+		return true
+	}
+	return m.sameTokens(a.nodes, b.nodes)
+}
+
+// sameTokens compares the non-extra leaves under a and b in order, one step
+// per node visited; it stops at the first difference (most captures differ
+// in their first token) and when the budget runs out.
+func (m *matcher) sameTokens(a, b []engine.Node) bool {
+	var ta []engine.Node
+	for _, n := range a {
 		n.Walk(func(k engine.Node) bool {
-			if !same || k.IsExtra() {
+			if m.stop != nil || !m.tick(1) || k.IsExtra() {
 				return false
 			}
 			if k.ChildCount() == 0 && k.EndByte() > k.StartByte() {
-				// stops at the first difference: most captures differ in
-				// their first token
+				ta = append(ta, k)
+			}
+			return true
+		})
+	}
+	if m.stop != nil {
+		return false
+	}
+	i, same := 0, true
+	for _, n := range b {
+		n.Walk(func(k engine.Node) bool {
+			if !same || !m.tick(1) || k.IsExtra() {
+				same = same && m.stop == nil
+				return false
+			}
+			if k.ChildCount() == 0 && k.EndByte() > k.StartByte() {
 				if i >= len(ta) || ta[i].Kind() != k.Kind() || !bytes.Equal(ta[i].Bytes(), k.Bytes()) {
 					same = false
 					return false
@@ -386,20 +510,4 @@ func sameTokens(a, b []engine.Node) bool {
 		}
 	}
 	return i == len(ta)
-}
-
-// leaves appends the non-extra leaves under ns, in order.
-func leaves(ns []engine.Node, out []engine.Node) []engine.Node {
-	for _, n := range ns {
-		n.Walk(func(k engine.Node) bool {
-			if k.IsExtra() {
-				return false
-			}
-			if k.ChildCount() == 0 && k.EndByte() > k.StartByte() {
-				out = append(out, k)
-			}
-			return true
-		})
-	}
-	return out
 }

@@ -51,12 +51,17 @@ type Config struct {
 // Searcher runs structural searches with one parser. It is safe for
 // concurrent use; its trees are cached across queries.
 type Searcher struct {
-	parser  Parser
-	cache   *Cache
-	workers int
-	maxSize int64
-	whole   bool
-	maxText int
+	// budget, when set (tests), is the step budget per candidate in place
+	// of stepBudget; the tree's scales with it.
+	budget int
+	// testHookCheck, when set by a test, is each matcher's testHookCheck.
+	testHookCheck func()
+	parser        Parser
+	cache         *Cache
+	workers       int
+	maxSize       int64
+	whole         bool
+	maxText       int
 }
 
 // NewSearcher returns a Searcher that parses with p.
@@ -172,8 +177,6 @@ type Result struct {
 	// SizeCap is the size above which files were skipped (Skipped.Large).
 	SizeCap int64       `json:"sizeCap,omitempty"`
 	Errors  []FileError `json:"errors,omitempty"`
-	// Abandoned counts candidate nodes given up after the matching step budget.
-	Abandoned int `json:"abandoned,omitempty"`
 }
 
 // Summary says in one line what was found and where it was looked for:
@@ -217,9 +220,6 @@ func (r *Result) Summary() string {
 	}
 	if len(r.Errors) > 0 {
 		s += fmt.Sprintf("; %d %s could not be searched (first: %s: %s)", len(r.Errors), plural(len(r.Errors), "file", "files"), r.Errors[0].Path, r.Errors[0].Err)
-	}
-	if r.Abandoned > 0 {
-		s += fmt.Sprintf("; %d candidate nodes abandoned after the matching step budget", r.Abandoned)
 	}
 	return s
 }
@@ -280,7 +280,6 @@ type fileJob struct {
 	skip      string // binary, too large, unreadable
 	size      int64
 	err       error
-	abandoned int
 }
 
 // anyLanguage, as walk's language, keeps every file of a shipped grammar.
@@ -399,22 +398,36 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	workers := min(s.workers, len(jobs))
+	// a worker that runs out of the matching budget stops the others
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			m := newMatcher(pat)
+			m.ctx = ctx
+			m.testHookCheck = s.testHookCheck
+			if s.budget > 0 {
+				m.budget, m.treeBudget = s.budget, s.budget*(treeBudget/stepBudget)
+			}
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(jobs) || ctx.Err() != nil {
 					return
 				}
-				s.doFile(ctx, m, lang, jobs[i], perFile, tmpl)
+				if err := s.doFile(ctx, m, lang, jobs[i], perFile, tmpl); err != nil {
+					stop(err)
+					return
+				}
 			}
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := context.Cause(ctx); err != nil {
+		if errors.Is(err, ErrTooExpensive) {
+			return nil, nil, err
+		}
 		return nil, nil, fmt.Errorf("matcher: search cancelled: %w", err)
 	}
 	for _, j := range jobs {
@@ -444,7 +457,6 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 		if j.cacheHit {
 			res.CacheHits++
 		}
-		res.Abandoned += j.abandoned
 		res.Total += j.count
 		for _, mt := range j.matches {
 			if q.MaxResults > 0 && len(res.Matches) >= q.MaxResults {
@@ -456,48 +468,56 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 	return res, jobs, nil
 }
 
-// doFile reads, prefilters, parses (or takes from the cache) and matches one file.
-func (s *Searcher) doFile(ctx context.Context, m *matcher, lang string, j *fileJob, limit int, tmpl *template) {
+// doFile reads, prefilters, parses (or takes from the cache) and matches one
+// file. A file that cannot be searched is recorded in j; the error returned
+// stops the whole search (the context is done, or the pattern is too
+// expensive).
+func (s *Searcher) doFile(ctx context.Context, m *matcher, lang string, j *fileJob, limit int, tmpl *template) error {
 	fi, err := os.Stat(j.path)
 	if err != nil {
 		j.err = err
-		return
+		return nil
 	}
 	if fi.Size() > s.maxSize {
 		j.skip, j.size = "too large", fi.Size()
-		return
+		return nil
 	}
 	src, err := os.ReadFile(j.path)
 	if err != nil {
 		j.err = err
-		return
+		return nil
 	}
 	if looksBinary(src) {
 		j.skip = "binary"
-		return
+		return nil
 	}
 	if !hasTokens(src, m.pat.tokens) {
 		j.prefilter = true
-		return
+		return nil
 	}
 	mtime := fi.ModTime().UnixNano()
 	if !s.whole && m.pat.chunkable() {
 		if split := splitters[lang]; split != nil {
-			if starts := split(src); len(starts) > 1 && s.doChunks(ctx, m, lang, j, src, mtime, starts, limit, tmpl) {
-				return
+			if starts := split(src); len(starts) > 1 {
+				if done, err := s.doChunks(ctx, m, lang, j, src, mtime, starts, limit, tmpl); done || err != nil {
+					return err
+				}
 			}
 		}
 	}
 	tree, hit, err := s.tree(ctx, lang, j.path, src, mtime)
 	if err != nil {
 		j.err = err
-		return
+		return nil
 	}
 	j.parsed, j.cacheHit = true, hit
-	s.collect(m, lang, j, tree, base{}, limit, tmpl)
+	if err := s.collect(m, lang, j, tree, base{}, limit, tmpl); err != nil {
+		return err
+	}
 	if tmpl != nil {
 		j.src = src
 	}
+	return nil
 }
 
 // tree returns src's tree from the cache or parses it (and caches it).
@@ -519,8 +539,9 @@ type base struct{ off, line int }
 
 // doChunks parses only the chunks of src that hold every required token and
 // matches in them. It returns false (having recorded nothing) when a chunk
-// does not parse cleanly: the caller then parses the whole file.
-func (s *Searcher) doChunks(ctx context.Context, m *matcher, lang string, j *fileJob, src []byte, mtime int64, starts []int, limit int, tmpl *template) bool {
+// does not parse cleanly: the caller then parses the whole file. An error
+// stops the search, as doFile's does.
+func (s *Searcher) doChunks(ctx context.Context, m *matcher, lang string, j *fileJob, src []byte, mtime int64, starts []int, limit int, tmpl *template) (bool, error) {
 	type part struct {
 		tree *engine.Tree
 		b    base
@@ -553,8 +574,11 @@ func (s *Searcher) doChunks(ctx context.Context, m *matcher, lang string, j *fil
 		line += bytes.Count(src[prev:start], []byte{'\n'})
 		prev = start
 		t, hit, err := s.tree(ctx, lang, fmt.Sprintf("%s#%d", j.path, start), chunk, mtime)
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
 		if err != nil || t.HasError() {
-			return false
+			return false, nil
 		}
 		if hit {
 			hits++
@@ -564,12 +588,14 @@ func (s *Searcher) doChunks(ctx context.Context, m *matcher, lang string, j *fil
 	j.parsed = true
 	j.cacheHit = hits == len(parts)
 	for _, p := range parts {
-		s.collect(m, lang, j, p.tree, p.b, limit, tmpl)
+		if err := s.collect(m, lang, j, p.tree, p.b, limit, tmpl); err != nil {
+			return true, err
+		}
 	}
 	if tmpl != nil {
 		j.src = src
 	}
-	return true
+	return true, nil
 }
 
 func hasTokens(src []byte, tokens []string) bool {
@@ -582,11 +608,23 @@ func hasTokens(src []byte, tokens []string) bool {
 }
 
 // collect matches in one tree (a file or a chunk of it at b) and records the
-// matches, their count and, with a template, the replacements.
-func (s *Searcher) collect(m *matcher, lang string, j *fileJob, tree *engine.Tree, b base, limit int, tmpl *template) {
-	before := m.aborted
-	raws := m.findAll(tree, 0)
-	j.abandoned += m.aborted - before
+// matches, their count and, with a template, the replacements. It fails when
+// the context is done or matching runs out of its budget (a budgetError
+// naming the place).
+func (s *Searcher) collect(m *matcher, lang string, j *fileJob, tree *engine.Tree, b base, limit int, tmpl *template) error {
+	raws, err := m.findAll(tree, 0)
+	if errors.Is(err, errBudget) {
+		at := m.candidate.Range().StartPoint
+		at.Row += uint32(b.line)
+		budget := m.budget
+		if m.perTree {
+			budget = m.treeBudget
+		}
+		return &budgetError{path: j.path, at: at, perTree: m.perTree, budget: budget}
+	}
+	if err != nil {
+		return err
+	}
 	j.count += len(raws)
 	first := len(j.matches)
 	for i := range raws {
@@ -596,7 +634,7 @@ func (s *Searcher) collect(m *matcher, lang string, j *fileJob, tree *engine.Tre
 		j.matches = append(j.matches, toMatch(tree, j.path, lang, &raws[i], b, s.maxText))
 	}
 	if tmpl == nil {
-		return
+		return nil
 	}
 	edits := tmpl.edits(tree, raws)
 	for k := range edits {
@@ -604,16 +642,18 @@ func (s *Searcher) collect(m *matcher, lang string, j *fileJob, tree *engine.Tre
 		edits[k].end += b.off
 	}
 	j.edits = append(j.edits, edits...)
+	type span struct{ start, end int }
+	applied := make(map[span]string, len(edits))
+	for _, e := range edits {
+		if _, dup := applied[span{e.start, e.end}]; !dup {
+			applied[span{e.start, e.end}] = e.text
+		}
+	}
 	for k := first; k < len(j.matches); k++ {
 		mt := &j.matches[k]
-		for _, e := range edits {
-			if e.start == mt.Span.StartByte && e.end == mt.Span.EndByte {
-				txt := e.text
-				mt.Replacement = &txt
-				break
-			}
-		}
-		if mt.Replacement == nil {
+		if txt, ok := applied[span{mt.Span.StartByte, mt.Span.EndByte}]; ok {
+			mt.Replacement = &txt
+		} else {
 			// a match inside one that is replaced: its own replacement is
 			// still reported (ast-grep's JSON has one for every match), though
 			// only the outermost is applied
@@ -621,6 +661,7 @@ func (s *Searcher) collect(m *matcher, lang string, j *fileJob, tree *engine.Tre
 			mt.Replacement = &txt
 		}
 	}
+	return nil
 }
 
 // looksBinary reports a NUL byte in the first 8 KiB, as git does.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -120,7 +119,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tether ast-grep: --files-with-matches prints paths only: it does not go with --json or -U")
 		return 2
 	}
-	ctx := context.Background()
+	ctx := signalCtx
 	e, err := engine.New(ctx, engine.NewConfig())
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)

@@ -7,10 +7,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
+	"syscall"
+	"time"
 )
 
 // command is one subcommand: flags and wiring only.
@@ -42,8 +46,42 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'tether COMMAND -h' for a command's flags.")
 }
 
+// signalGrace is how long a command has to wind down after SIGINT or
+// SIGTERM (its context is cancelled at once) before the process exits
+// anyway: a signal ends tether within a second whatever it was doing.
+const signalGrace = 750 * time.Millisecond
+
+// signalCtx is cancelled by SIGINT or SIGTERM once main has set it up;
+// commands that do not watch the signals themselves run under it.
+var signalCtx = context.Background()
+
 func main() {
+	signalCtx = exitOnSignal(os.Stderr, signalGrace)
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// exitOnSignal returns a context that SIGINT or SIGTERM cancels, and exits
+// the process grace later (at once on a second signal) with the shell's code
+// for the signal, should the command not have returned by then.
+func exitOnSignal(stderr io.Writer, grace time.Duration) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		cancel()
+		select {
+		case <-sigs:
+		case <-time.After(grace):
+			fmt.Fprintf(stderr, "tether: %v: the work in progress did not stop within %v; exiting\n", sig, grace)
+		}
+		code := 1
+		if n, ok := sig.(syscall.Signal); ok {
+			code = 128 + int(n)
+		}
+		os.Exit(code)
+	}()
+	return ctx
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) int {

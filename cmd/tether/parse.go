@@ -39,7 +39,7 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	ctx := context.Background()
+	ctx := signalCtx
 	e, err := engine.New(ctx, engine.NewConfig())
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)

@@ -1,0 +1,136 @@
+package matcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// manyArgs is Go source with one call of n arguments, the last two y and x.
+func manyArgs(n int) string {
+	var b strings.Builder
+	b.WriteString("package p\n\nvar _ = f(")
+	for i := 0; i < n-2; i++ {
+		fmt.Fprintf(&b, "a%d, ", i)
+	}
+	b.WriteString("y, x)\n")
+	return b.String()
+}
+
+// TestPathologicalPatternHitsTheBudget: f($$$A, $$$A, $$$A, y, x) against
+// one call with 3000 arguments tries every pair of splits and compares the
+// repeated captures at each (it took 288 s of CPU when those comparisons were
+// not counted). Every comparison counts now: the search ends with
+// ErrTooExpensive, saying where and what to do, not with "no matches". The
+// test has no timing assertion: it just must finish.
+func TestPathologicalPatternHitsTheBudget(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.go")
+	if err := os.WriteFile(path, []byte(manyArgs(3000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, pattern string }{
+		{"repeated $$$", "f($$$A, $$$A, $$$A, y, x)"},
+		{"one $$$", "f($$$A, y, x)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewSearcher(fuzzParser(t), Config{})
+			res, err := s.Search(context.Background(), Query{Pattern: tt.pattern, Language: "go", Paths: []string{path}})
+			if tt.name == "one $$$" {
+				// the same call, a pattern that is cheap: an answer
+				if err != nil || res.Total != 1 {
+					t.Fatalf("f($$$A, y, x): %v, %+v; want the one match", err, res)
+				}
+				return
+			}
+			if !errors.Is(err, ErrTooExpensive) {
+				t.Fatalf("search = %+v, %v; want ErrTooExpensive", res, err)
+			}
+			for _, want := range []string{"pattern too expensive", "a.go:3:9", "make it more specific"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+			_, err = s.Rewrite(context.Background(), Query{Pattern: tt.pattern, Language: "go", Paths: []string{path}}, "g($$$A)")
+			if !errors.Is(err, ErrTooExpensive) {
+				t.Errorf("rewrite: %v; want ErrTooExpensive", err)
+			}
+		})
+	}
+}
+
+// TestCancelStopsRunningMatch: a match that would run for minutes (budgets
+// lifted) stops when its context is cancelled, with the context's error.
+// The bound is generous; it only keeps a hang from hanging the test binary.
+func TestCancelStopsRunningMatch(t *testing.T) {
+	p := fuzzParser(t)
+	ctx := context.Background()
+	pat, err := Compile(ctx, p, "go", "f($$$A, $$$A, $$$A, y, x)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := p.Parse(ctx, "go", []byte(manyArgs(3000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := newMatcher(pat)
+	m.ctx = cctx
+	m.budget, m.treeBudget = 1<<62, 1<<62
+	running := make(chan struct{})
+	checks := 0
+	m.testHookCheck = func() {
+		if checks++; checks == 100 {
+			close(running) // well into the match
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.findAll(tree, 0)
+		done <- err
+	}()
+	select {
+	case <-running:
+	case err := <-done:
+		t.Fatalf("the match ended before it was cancelled: %v", err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled match returned %v, want context.Canceled", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("a cancelled match did not return")
+	}
+}
+
+// TestCancelStopsSearch: a search cancelled mid-match says it was cancelled,
+// wrapping the context's error.
+func TestCancelStopsSearch(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.go")
+	if err := os.WriteFile(path, []byte(manyArgs(3000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := NewSearcher(fuzzParser(t), Config{})
+	s.budget = 1 << 40
+	ctx, cancel := context.WithCancel(context.Background())
+	cancelled := false
+	s.testHookCheck = func() {
+		if !cancelled {
+			cancelled = true
+			cancel()
+		}
+	}
+	_, err := s.Search(ctx, Query{Pattern: "f($$$A, $$$A, $$$A, y, x)", Language: "go", Paths: []string{path}})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "cancelled") {
+		t.Errorf("search cancelled mid-match: %v, want it to say so and wrap context.Canceled", err)
+	}
+}
