@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Proves what a fresh clone gives a user with Go and no C toolchain: in a copy of
 # the tree (tracked and new files, not ignored ones, so no locally built module
-# is used), with a PATH that holds only `go`, build tether cgo-free and parse a
-# file of every shipped language. `make test` (CI) runs it.
+# is used), with a PATH that holds only `go`, `go install` tether cgo-free and
+# `go run ./cmd/tether parse` a file of every shipped language. `make test` (CI) runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,7 +26,7 @@ env -i "${goenv[@]}" /bin/bash -euo pipefail -c '
   for cc in clang clang-16 cc gcc; do
     if command -v "$cc" >/dev/null; then echo "check-noclang: $cc is still on PATH" >&2; exit 1; fi
   done
-  go build -o "$0/tether" ./cmd/tether
+  GOBIN="$0" go install ./cmd/tether
   "$0/tether" version
   # Every shipped language is embedded and has a fixture.
   files=() ids=""

@@ -1,0 +1,45 @@
+package grammars
+
+import (
+	"sync"
+	"testing"
+)
+
+// TestWasmConcurrentFirstUse: many goroutines asking for modules nobody has
+// used yet each get the one decompressed copy (run under -race).
+func TestWasmConcurrentFirstUse(t *testing.T) {
+	ids := []string{"lua", "css", "html", "yaml"}
+	// A fresh table of blobs, so the first use happens here.
+	fresh := map[string]*blob{}
+	for _, l := range mustTable().Languages {
+		fresh[l.ID] = &blob{}
+	}
+	saved := blobs
+	blobs = func() map[string]*blob { return fresh }
+	defer func() { blobs = saved }()
+
+	var wg sync.WaitGroup
+	got := make([][]*byte, 16)
+	for g := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, id := range ids {
+				b, err := Wasm(id)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got[g] = append(got[g], &b[0])
+			}
+		}()
+	}
+	wg.Wait()
+	for g := range got {
+		for i := range ids {
+			if len(got[g]) != len(ids) || got[g][i] != got[0][i] {
+				t.Fatalf("goroutine %d got another copy of %s", g, ids[i])
+			}
+		}
+	}
+}
