@@ -26,8 +26,7 @@ var (
 	engErr  error
 )
 
-// parser returns the shared engine, failing (or skipping outside make test)
-// when the grammars are not built.
+// parser returns the shared engine over the embedded grammars.
 func parser(t testing.TB) matcher.Parser {
 	t.Helper()
 	engOnce.Do(func() { eng, engErr = engine.New(context.Background(), engine.NewConfig()) })
