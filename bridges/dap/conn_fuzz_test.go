@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/internal/textcut"
 )
 
 type fuzzRWC struct{ r io.Reader }
@@ -23,7 +24,7 @@ func FuzzConnRead(f *testing.F) {
 	f.Add([]byte("Content-Length: 99999999999\r\n\r\n{}"))
 	f.Add([]byte("garbage\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := &session{out: newOutputBuf(1024), console: &tailWriter{limit: 64}, initialized: make(chan struct{}),
+		s := &session{out: newOutputBuf(1024), console: &textcut.Tail{Max: 64}, initialized: make(chan struct{}),
 			changed: make(chan struct{}), bpEvents: map[int]godap.Breakpoint{}}
 		c := newConn(&fuzzRWC{r: bytes.NewReader(data)}, s.onEvent, nil)
 		<-c.done

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/tetherhq/tether/internal/textcut"
 )
 
 // outputBuf keeps the bounded tail of the debuggee's stdout and stderr, in
@@ -51,12 +52,10 @@ func (o *outputBuf) add(stream, text string) {
 		if i := strings.IndexByte(c.text[over:], '\n'); i >= 0 && i < 256 && over+i+1 < len(c.text) {
 			cutAt = over + i + 1
 		}
-		for cutAt < len(c.text) && !utf8.RuneStart(c.text[cutAt]) {
-			cutAt++
-		}
-		c.text = c.text[cutAt:]
-		o.size -= cutAt
-		o.dropped += cutAt
+		kept := textcut.Suffix(c.text, len(c.text)-cutAt)
+		o.size -= len(c.text) - len(kept)
+		o.dropped += len(c.text) - len(kept)
+		c.text = kept
 	}
 }
 
@@ -74,33 +73,4 @@ func (o *outputBuf) render() (string, int, int) {
 		}
 	}
 	return b.String(), o.size, o.dropped
-}
-
-// tailWriter is an io.Writer that keeps the last limit bytes written (an
-// adapter's stderr, for error messages).
-type tailWriter struct {
-	mu    sync.Mutex
-	limit int
-	buf   []byte
-	onAdd func(string)
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.limit {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.limit:]...)
-	}
-	f := t.onAdd
-	t.mu.Unlock()
-	if f != nil {
-		f(string(p))
-	}
-	return len(p), nil
-}
-
-func (t *tailWriter) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.buf))
 }

@@ -39,12 +39,12 @@ type session struct {
 	// attachWait bounds waiting for an attach port to listen.
 	attachWait time.Duration
 	procDone   chan struct{}
-	stderr     *tailWriter
-	scratch    string // private temp dir (socket, build output), removed at the end
+	stderr     *textcut.Tail // the adapter's stderr, its end
+	scratch    string        // private temp dir (socket, build output), removed at the end
 	c          *conn
 	caps       godap.Capabilities
 	out        *outputBuf
-	console    *tailWriter // adapter console messages
+	console    *textcut.Tail // adapter console messages, their end
 
 	initOnce    sync.Once
 	initialized chan struct{}
@@ -296,8 +296,8 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 		adapter: a, root: root, scratch: scratch, kind: kind, port: port,
 		started:     time.Now(),
 		out:         newOutputBuf(sv.cfg.OutputLimit),
-		console:     &tailWriter{limit: 4096},
-		stderr:      &tailWriter{limit: 8192},
+		console:     &textcut.Tail{Max: 4096},
+		stderr:      &textcut.Tail{Max: 8192},
 		initialized: make(chan struct{}),
 		changed:     make(chan struct{}),
 		bpEvents:    map[int]godap.Breakpoint{},
@@ -532,10 +532,10 @@ func (s *session) withStderr(err error) error {
 		}
 	}
 	var extra []string
-	if t := s.stderr.String(); t != "" {
+	if t := strings.TrimSpace(s.stderr.String()); t != "" {
 		extra = append(extra, "adapter stderr: "+textcut.LastLines(t, 15))
 	}
-	if t := s.console.String(); t != "" {
+	if t := strings.TrimSpace(s.console.String()); t != "" {
 		extra = append(extra, "adapter console: "+textcut.LastLines(t, 10))
 	}
 	if text, size, _ := s.out.render(); size > 0 {
