@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tetherhq/tether/internal/jsontree"
 )
 
 // Transport is how tether reaches an adapter process it starts.
@@ -389,8 +391,7 @@ func dedupe(xs []string) []string {
 
 // expand replaces the template placeholders in v.
 func expand(v any, vars map[string]any) any {
-	switch t := v.(type) {
-	case string:
+	return jsontree.MapStrings(v, func(t string) any {
 		if val, ok := vars[t]; ok {
 			return val
 		}
@@ -400,24 +401,5 @@ func expand(v any, vars map[string]any) any {
 			}
 		}
 		return t
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = expand(x, vars)
-		}
-		return out
-	case []string:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = expand(x, vars)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = expand(x, vars)
-		}
-		return out
-	}
-	return v
+	})
 }

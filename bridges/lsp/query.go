@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tetherhq/tether/internal/jsontree"
 	"github.com/tetherhq/tether/internal/textcut"
 )
 
@@ -627,23 +628,9 @@ func (s *Supervisor) CodeActions(ctx context.Context, pos Position) (*CodeAction
 // expandFile replaces "${file}" in v's strings with path and "${uri}" with
 // its URI.
 func expandFile(v any, path string) any {
-	switch t := v.(type) {
-	case string:
+	return jsontree.MapStrings(v, func(t string) any {
 		return strings.ReplaceAll(strings.ReplaceAll(t, "${file}", path), "${uri}", pathToURI(path))
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = expandFile(x, path)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = expandFile(x, path)
-		}
-		return out
-	}
-	return v
+	})
 }
 
 // cutHover bounds a hover text at max bytes, on a character boundary, and
