@@ -18,11 +18,7 @@ import (
 // a live session they are sent to the adapter at once; else they are kept
 // and sent at launch or attach.
 func (sv *Supervisor) SetBreakpoints(ctx context.Context, conversationID, root, file string, lines []int) (*Breakpoints, error) {
-	root, err := absRoot(root)
-	if err != nil {
-		return nil, err
-	}
-	c, err := sv.lock(conversationID)
+	c, root, err := sv.lockIn(conversationID, root)
 	if err != nil {
 		return nil, err
 	}

@@ -29,11 +29,7 @@ func (sv *Supervisor) Attach(ctx context.Context, conversationID, root string, a
 }
 
 func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, program string, progArgs []string, port int, adapterID string) (*Started, error) {
-	root, err := absRoot(root)
-	if err != nil {
-		return nil, err
-	}
-	c, err := sv.lock(conversationID)
+	c, root, err := sv.lockIn(conversationID, root)
 	if err != nil {
 		return nil, err
 	}

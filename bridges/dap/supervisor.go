@@ -148,13 +148,18 @@ func (sv *Supervisor) lock(conversationID string) (*conversation, error) {
 	return c, nil
 }
 
-// absRoot is root made absolute.
-func absRoot(root string) (string, error) {
+// lockIn is lock for an op that takes the working dir, root, which it
+// returns made absolute.
+func (sv *Supervisor) lockIn(conversationID, root string) (*conversation, string, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
-		return "", fmt.Errorf("debug: working dir: %w", err)
+		return nil, "", fmt.Errorf("debug: working dir: %w", err)
 	}
-	return root, nil
+	c, err := sv.lock(conversationID)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, root, nil
 }
 
 // inSession runs f, one op on a conversation's live session, with the
