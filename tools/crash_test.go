@@ -12,7 +12,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/fsutil"
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -25,21 +27,35 @@ const (
 
 // crashOld is file i's content before the change.
 func crashOld(tool string, i int) string {
-	if tool == "resolve" {
+	switch {
+	case tool == "resolve":
 		return fmt.Sprintf("package p\n\nvar v = old(%d)\n", i)
+	case tool == "lsp_rename" && i == 0:
+		return "package p\n\nfunc Old() int { return 0 }\n"
+	case tool == "lsp_rename":
+		return fmt.Sprintf("package p\n\nvar v%d = Old()\n", i)
 	}
 	return fmt.Sprintf("old %d\n", i)
 }
 
 func crashFile(tool string, i int) string {
-	if tool == "resolve" {
-		return fmt.Sprintf("f%03d.go", i)
+	if tool == "apply_patch" {
+		return fmt.Sprintf("f%03d.txt", i)
 	}
-	return fmt.Sprintf("f%03d.txt", i)
+	return fmt.Sprintf("f%03d.go", i)
+}
+
+// crashFiles is how many files tool changes (gopls is given fewer).
+func crashFiles(tool string) int {
+	if tool == "lsp_rename" {
+		return 30
+	}
+	return patchCrashFiles
 }
 
 // TestChangeCrash: tether killed (SIGKILL) part way through a 150-file
-// apply_patch, or a resolve accepting a 150-file ast_edit, leaves no half-made
+// apply_patch, a resolve accepting a 150-file ast_edit or a 30-file
+// lsp_rename (gopls), leaves no half-made
 // change: the next run's start rolls the files back, and its first call
 // result (and stderr) says so. The test runs itself as the child that is
 // killed.
@@ -56,12 +72,20 @@ func TestChangeCrash(t *testing.T) {
 	for _, tc := range []struct {
 		tool  string
 		after int
-	}{{"apply_patch", 1}, {"apply_patch", 80}, {"apply_patch", patchCrashFiles - 1}, {"resolve", 90}} {
+	}{{"apply_patch", 1}, {"apply_patch", 80}, {"apply_patch", patchCrashFiles - 1}, {"resolve", 90}, {"lsp_rename", 12}} {
 		tool, after := tc.tool, tc.after
 		t.Run(fmt.Sprint(tool, after), func(t *testing.T) {
+			if tool == "lsp_rename" {
+				testenv.RequireBinary(t, "gopls")
+			}
 			dir := t.TempDir()
-			for i := range patchCrashFiles {
+			n := crashFiles(tool)
+			for i := range n {
 				os.WriteFile(filepath.Join(dir, crashFile(tool, i)), []byte(crashOld(tool, i)), 0o644)
+			}
+			if tool == "lsp_rename" {
+				os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/p\n\ngo 1.22\n"), 0o644)
+				n++
 			}
 			cmd := exec.Command(exe, "-test.run=^TestChangeCrash$")
 			cmd.Env = append(os.Environ(), patchCrashDir+"="+dir, patchCrashAfter+"="+strconv.Itoa(after), patchCrashTool+"="+tool)
@@ -85,14 +109,14 @@ func TestChangeCrash(t *testing.T) {
 			if res2, _ := call(t, r, "read", map[string]any{"path": crashFile(tool, 0)}); strings.Contains(res2.AllText(), "crash") {
 				t.Errorf("the notice is repeated: %s", res2.AllText())
 			}
-			for i := range patchCrashFiles {
+			for i := range crashFiles(tool) {
 				if b, _ := os.ReadFile(filepath.Join(dir, crashFile(tool, i))); string(b) != crashOld(tool, i) {
 					t.Errorf("%s = %q after recovery", crashFile(tool, i), b)
 				}
 			}
 			ents, _ := os.ReadDir(dir)
-			if len(ents) != patchCrashFiles {
-				t.Errorf("%d files in the workdir, want %d (temporary files left?)", len(ents), patchCrashFiles)
+			if len(ents) != n {
+				t.Errorf("%d files in the workdir, want %d (temporary files left?)", len(ents), n)
 			}
 		})
 	}
@@ -109,6 +133,18 @@ func patchCrashChild(t *testing.T, dir, tool string) {
 			select {}
 		}
 	})
+	if tool == "lsp_rename" {
+		sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := call(t, r, "lsp_rename", map[string]any{"file": "f000.go", "line": 3, "symbol": "Old", "new_name": "Fresh"})
+		t.Fatalf("lsp_rename returned (%v %s) instead of being killed", err, res.AllText())
+	}
 	if tool == "resolve" {
 		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Parser: parseEngine(t)})
 		if err != nil {
