@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
@@ -249,9 +250,7 @@ func (in *instance) bump() {
 // handle answers the server's requests and records its notifications. It
 // runs on the read loop, so it never blocks.
 func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-	if trace {
-		fmt.Fprintf(os.Stderr, "lsp trace %s %s <- %s %.300s\n", time.Now().Format("15:04:05.000"), in.spec.Name, req.Method(), req.Params())
-	}
+	traceWire(ctx, in.spec.Name, "<-", req.Method(), len(req.Params()))
 	in.mu.Lock()
 	in.lastMsg = time.Now()
 	in.mu.Unlock()
@@ -313,8 +312,22 @@ func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 	return nil // other notifications (logMessage, showMessage, telemetry) are dropped
 }
 
-// trace prints every server message to stderr (TETHER_LSP_TRACE=1), for debugging.
-var trace = os.Getenv("TETHER_LSP_TRACE") == "1"
+// traceWire logs one message to or from a server at debug level (tether
+// --log-level debug): its direction, method and size, never its content
+// (it carries file text).
+func traceWire(ctx context.Context, server, dir, method string, size int) {
+	if slog.Default().Enabled(ctx, slog.LevelDebug) {
+		slog.DebugContext(ctx, "lsp wire", "server", server, "dir", dir, "method", method, "bytes", size)
+	}
+}
+
+// traceParams is traceWire for a message about to be encoded.
+func traceParams(ctx context.Context, server, dir, method string, params any) {
+	if slog.Default().Enabled(ctx, slog.LevelDebug) {
+		b, _ := json.Marshal(params)
+		traceWire(ctx, server, dir, method, len(b))
+	}
+}
 
 // errCrashed marks a request that failed because the server went away.
 var errCrashed = errors.New("server exited")
@@ -328,10 +341,7 @@ func (in *instance) call(ctx context.Context, timeout time.Duration, method stri
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if trace {
-		b, _ := json.Marshal(params)
-		fmt.Fprintf(os.Stderr, "lsp trace %s %s -> %s %.300s\n", time.Now().Format("15:04:05.000"), in.spec.Name, method, b)
-	}
+	traceParams(ctx, in.spec.Name, "->", method, params)
 	type answer struct {
 		id  jsonrpc2.ID
 		raw json.RawMessage
@@ -347,6 +357,7 @@ func (in *instance) call(ctx context.Context, timeout time.Duration, method stri
 	}()
 	select {
 	case a := <-ch:
+		traceWire(ctx, in.spec.Name, "<-", method+" reply", len(a.raw))
 		if a.err == nil {
 			return bytes.TrimSpace(a.raw), nil
 		}
@@ -409,10 +420,7 @@ func (in *instance) gaveUp(ctx context.Context, id any, method string, timeout t
 }
 
 func (in *instance) notify(ctx context.Context, method string, params any) error {
-	if trace {
-		b, _ := json.Marshal(params)
-		fmt.Fprintf(os.Stderr, "lsp trace %s %s -> %s %.200s\n", time.Now().Format("15:04:05.000"), in.spec.Name, method, b)
-	}
+	traceParams(ctx, in.spec.Name, "->", method, params)
 	nctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := in.conn.Notify(nctx, method, params); err != nil {

@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"strings"
 
+	"github.com/tetherhq/tether/internal/logging"
 	"github.com/tetherhq/tether/tools"
 	"github.com/tetherhq/tether/tools/workers"
 )
@@ -18,6 +21,9 @@ type runFlags struct {
 	surface      string
 	approve      onceFlag
 	conversation string
+	logLevel     string
+	logFormat    string
+	logTo        io.Writer // the command's stderr
 }
 
 func (f *runFlags) add(fs *flag.FlagSet, approveDefault string) {
@@ -26,9 +32,20 @@ func (f *runFlags) add(fs *flag.FlagSet, approveDefault string) {
 	f.approve = onceFlag{value: approveDefault}
 	fs.Var(&f.approve, "approve", "approval policy for write and exec tools: ask, allow, deny, or a list such as write=allow,exec=ask,debug=deny (given once; a tier or tool named twice is refused)")
 	fs.StringVar(&f.conversation, "conversation", "", "conversation id (default: one per process)")
+	fs.StringVar(&f.logLevel, "log-level", logging.DefaultLevel, "diagnostics on stderr at this level and above: "+strings.Join(logging.Levels, ", ")+" (debug adds the language-server wire trace)")
+	fs.StringVar(&f.logFormat, "log-format", "text", "diagnostics format: "+strings.Join(logging.Formats, " or "))
+	f.logTo = fs.Output()
 }
 
+// config returns the run's Config from the flags. It also installs the
+// logger the log flags ask for as slog's default, writing to the command's
+// stderr.
 func (f *runFlags) config() (tools.Config, error) {
+	logger, err := logging.New(f.logTo, f.logLevel, f.logFormat)
+	if err != nil {
+		return tools.Config{}, err
+	}
+	slog.SetDefault(logger)
 	s, err := tools.ParseSurface(f.surface)
 	if err != nil {
 		return tools.Config{}, err

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -46,7 +47,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		version = bi.Main.Version
 	}
-	srv := mcpserve.New(mcpserve.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout})
+	srv := mcpserve.New(mcpserve.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout, Logger: slog.Default()})
 	cfg.Approver = srv.Approver()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -1,0 +1,75 @@
+package lsp_test
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestWireTraceAtDebug: with slog at debug level (tether --log-level debug)
+// the language-server wire trace names each message's direction, method and
+// size, and never the file text it carries; at the default level (warn)
+// there is none.
+func TestWireTraceAtDebug(t *testing.T) {
+	testenv.RequireBinary(t, "gopls")
+	old := slog.Default()
+	t.Cleanup(func() { slog.SetDefault(old) })
+	for _, level := range []slog.Level{slog.LevelDebug, slog.LevelWarn} {
+		t.Run(level.String(), func(t *testing.T) {
+			var buf syncBuffer
+			slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: level})))
+			dir := copyProject(t, "goproj")
+			s := newSupervisor(t, dir)
+			if _, err := s.Hover(ctxT(t), lsp.Position{File: "use.go", Line: 11, Symbol: "Total"}); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			log := buf.String()
+			if level > slog.LevelDebug {
+				if strings.Contains(log, "lsp wire") {
+					t.Fatalf("wire trace at %s:\n%s", level, log)
+				}
+				return
+			}
+			for _, want := range []string{
+				`msg="lsp wire" server=gopls dir=-> method=initialize bytes=`,
+				`dir=-> method=textDocument/didOpen bytes=`,
+				`dir=-> method=textDocument/hover bytes=`,
+				`dir=<- method="textDocument/hover reply" bytes=`,
+			} {
+				if !strings.Contains(log, want) {
+					t.Errorf("trace lacks %q:\n%s", want, log)
+				}
+			}
+			// use.go's text went out in didOpen; the hover reply has the doc comment.
+			for _, secret := range []string{"package shapes", "sums the areas"} {
+				if strings.Contains(log, secret) {
+					t.Errorf("trace carries file text %q:\n%s", secret, log)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,63 @@
+package logging_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/logging"
+)
+
+func TestNew(t *testing.T) {
+	tests := []struct {
+		level, format string
+		want          []string // messages that appear, of debug, info, warn, error
+	}{
+		{"debug", "text", []string{"d", "i", "w", "e"}},
+		{"info", "json", []string{"i", "w", "e"}},
+		{logging.DefaultLevel, "", []string{"w", "e"}},
+		{"ERROR", "text", []string{"e"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.level+"/"+tt.format, func(t *testing.T) {
+			var b bytes.Buffer
+			l, err := logging.New(&b, tt.level, tt.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Debug("d")
+			l.Info("i")
+			l.Warn("w")
+			l.Error("e")
+			var got []string
+			for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+				if tt.format == "json" {
+					var m map[string]any
+					if err := json.Unmarshal([]byte(line), &m); err != nil {
+						t.Fatalf("not JSON: %q", line)
+					}
+					got = append(got, m["msg"].(string))
+				} else if i := strings.Index(line, "msg="); i >= 0 {
+					got = append(got, line[i+4:])
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("logged %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	if _, err := logging.New(nil, "verbose", "text"); err == nil || !strings.Contains(err.Error(), "give one of debug, info, warn, error") {
+		t.Errorf("bad level: %v", err)
+	}
+	if _, err := logging.New(nil, "info", "xml"); err == nil || !strings.Contains(err.Error(), "give one of text, json") {
+		t.Errorf("bad format: %v", err)
+	}
+	if l, err := logging.ParseLevel("warning"); err != nil || l != slog.LevelWarn {
+		t.Errorf("warning: %v %v", l, err)
+	}
+}
