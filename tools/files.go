@@ -518,7 +518,7 @@ func (f *fileTools) applyPatch(ctx context.Context, call *Call) (*Result, error)
 	if err := decodeText(call, &a); err != nil {
 		return nil, err
 	}
-	ops, err := ParsePatch(a.Patch)
+	ops, err := parsePatch(a.Patch)
 	if err != nil {
 		return nil, err
 	}

@@ -12,41 +12,41 @@ import (
 	"github.com/tetherhq/tether/internal/fsutil"
 )
 
-// PatchOpKind is what one file section of a patch does.
-type PatchOpKind int
+// patchKind is what one file section of a patch does.
+type patchKind int
 
 // The kinds of patch sections.
 const (
-	PatchAdd PatchOpKind = iota + 1
-	PatchUpdate
-	PatchDelete
+	opAdd patchKind = iota + 1
+	opUpdate
+	opDelete
 )
 
-// PatchOp is one file section of an apply_patch patch.
-type PatchOp struct {
-	Kind PatchOpKind
-	// Path is the file as written in the patch.
-	Path string
-	// MoveTo is the new path of an updated file ("*** Move to:"), or "".
-	MoveTo string
-	// Lines is the content of an added file, one entry per line.
-	Lines []string
-	// Hunks are the changes of an updated file, in order.
-	Hunks []PatchHunk
+// patchOp is one file section of an apply_patch patch.
+type patchOp struct {
+	kind patchKind
+	// path is the file as written in the patch.
+	path string
+	// moveTo is the new path of an updated file ("*** Move to:"), or "".
+	moveTo string
+	// lines is the content of an added file, one entry per line.
+	lines []string
+	// hunks are the changes of an updated file, in order.
+	hunks []patchHunk
 	// line is where the section starts in the patch (1-based), for errors.
 	line int
 }
 
-// PatchHunk is one "@@" hunk of an update: an optional context line to seek to
+// patchHunk is one "@@" hunk of an update: an optional context line to seek to
 // first, then the old lines (context and removed) that are replaced by the new
 // lines (context and added).
-type PatchHunk struct {
-	// Context is the text after "@@ ", or "".
-	Context string
-	Old     []string
-	New     []string
-	// EOF is set by "*** End of File": the old lines end the file.
-	EOF  bool
+type patchHunk struct {
+	// context is the text after "@@ ", or "".
+	context string
+	old     []string
+	new     []string
+	// eof is set by "*** End of File": the old lines end the file.
+	eof  bool
 	line int
 }
 
@@ -62,21 +62,54 @@ const (
 
 var heredocStart = regexp.MustCompile(`^(apply_patch\s*)?<<-?\s*['"]?(EOF|PATCH)['"]?$`)
 
-// ParsePatch parses a patch in the "*** Begin Patch" format. It does not touch
+// parsePatch parses a patch in the "*** Begin Patch" format. It does not touch
 // the file system.
-func ParsePatch(patch string) ([]PatchOp, error) {
+func parsePatch(patch string) ([]patchOp, error) {
+	lines, err := patchBody(patch)
+	if err != nil {
+		return nil, err
+	}
+	sc := &patchScanner{lines: lines}
+	for sc.i < len(sc.lines) {
+		l := sc.lines[sc.i]
+		switch {
+		case strings.HasPrefix(l, patchAdd):
+			err = sc.addFile()
+		case strings.HasPrefix(l, patchDelete):
+			sc.deleteFile()
+		case strings.HasPrefix(l, patchUpdate):
+			err = sc.updateFile()
+		case strings.TrimSpace(l) == "":
+			sc.i++
+		default:
+			err = sc.bad(sc.i, "expected \"*** Add File: \", \"*** Update File: \", \"*** Delete File: \" or \"*** End Patch\", got %q", l)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(sc.ops) == 0 {
+		return nil, errors.New("tools: apply_patch: the patch changes no files; nothing was written")
+	}
+	for _, op := range sc.ops {
+		if op.path == "" {
+			return nil, fmt.Errorf("tools: apply_patch: line %d: a file section without a path; nothing was written", op.line)
+		}
+	}
+	return sc.ops, nil
+}
+
+// patchBody returns the lines between "*** Begin Patch" and "*** End Patch",
+// with CRLF read as LF and a shell heredoc around the patch taken off
+// (agents sometimes send apply_patch <<'EOF' ... EOF).
+func patchBody(patch string) ([]string, error) {
 	text := strings.ReplaceAll(patch, "\r\n", "\n")
 	lines := strings.Split(strings.TrimRight(strings.TrimLeft(text, "\n \t"), "\n \t"), "\n")
-	// Accept the patch wrapped in a shell heredoc, as agents sometimes send it:
-	// apply_patch <<'EOF' ... EOF.
 	if len(lines) > 2 && heredocStart.MatchString(strings.TrimSpace(lines[0])) {
 		lines = lines[1:]
 		if last := strings.TrimSpace(lines[len(lines)-1]); last == "EOF" || last == "PATCH" {
 			lines = lines[:len(lines)-1]
 		}
-	}
-	bad := func(n int, format string, args ...any) error {
-		return fmt.Errorf("tools: apply_patch: line %d: %s; nothing was written", n, fmt.Sprintf(format, args...))
 	}
 	if len(lines) == 0 || strings.TrimSpace(lines[0]) != patchBegin {
 		return nil, errors.New("tools: apply_patch: the patch must start with \"*** Begin Patch\"; nothing was written")
@@ -84,119 +117,153 @@ func ParsePatch(patch string) ([]PatchOp, error) {
 	if strings.TrimSpace(lines[len(lines)-1]) != patchEnd {
 		return nil, errors.New("tools: apply_patch: the patch must end with \"*** End Patch\" (was it cut off?); nothing was written")
 	}
-	lines = lines[1 : len(lines)-1]
-	var ops []PatchOp
-	i := 0
-	for i < len(lines) {
-		n := i + 2 // 1-based line number in the patch (after Begin Patch)
-		l := lines[i]
+	return lines[1 : len(lines)-1], nil
+}
+
+// patchScanner reads a patch body one file section at a time; each section
+// kind has its method, which consumes the section's lines.
+type patchScanner struct {
+	lines []string
+	i     int // the next line to read
+	ops   []patchOp
+}
+
+// lineNo is the 1-based patch line number of body line i (after Begin Patch).
+func lineNo(i int) int { return i + 2 }
+
+// bad is a parse error at body line i.
+func (sc *patchScanner) bad(i int, format string, args ...any) error {
+	return badLine(lineNo(i), format, args...)
+}
+
+func badLine(n int, format string, args ...any) error {
+	return fmt.Errorf("tools: apply_patch: line %d: %s; nothing was written", n, fmt.Sprintf(format, args...))
+}
+
+// header returns the path of the section header at the current line (after
+// prefix) and moves past it.
+func (sc *patchScanner) header(prefix string) (path string, line int) {
+	path, line = strings.TrimSpace(strings.TrimPrefix(sc.lines[sc.i], prefix)), lineNo(sc.i)
+	sc.i++
+	return path, line
+}
+
+// atSection reports whether body line i starts a section header
+// ("*** ..." other than "*** End of File").
+func (sc *patchScanner) atSection(i int) bool {
+	return strings.HasPrefix(sc.lines[i], "*** ")
+}
+
+// addFile reads "*** Add File: path" and its '+' lines.
+func (sc *patchScanner) addFile() error {
+	op := patchOp{kind: opAdd}
+	op.path, op.line = sc.header(patchAdd)
+	for sc.i < len(sc.lines) && !sc.atSection(sc.i) {
+		l := sc.lines[sc.i]
+		if strings.TrimSpace(l) == "" {
+			// A blank line between sections separates them; one followed
+			// by more '+' lines is an empty line whose '+' was forgotten.
+			j := sc.i
+			for j < len(sc.lines) && strings.TrimSpace(sc.lines[j]) == "" {
+				j++
+			}
+			if j == len(sc.lines) || sc.atSection(j) {
+				sc.i = j
+				break
+			}
+			op.lines = append(op.lines, "")
+			sc.i++
+			continue
+		}
+		if !strings.HasPrefix(l, "+") {
+			return sc.bad(sc.i, "in \"*** Add File: %s\" every line must start with '+', got %q", op.path, l)
+		}
+		op.lines = append(op.lines, l[1:])
+		sc.i++
+	}
+	sc.ops = append(sc.ops, op)
+	return nil
+}
+
+// deleteFile reads "*** Delete File: path".
+func (sc *patchScanner) deleteFile() {
+	op := patchOp{kind: opDelete}
+	op.path, op.line = sc.header(patchDelete)
+	sc.ops = append(sc.ops, op)
+}
+
+// updateFile reads "*** Update File: path", an optional "*** Move to:", and
+// its hunks.
+func (sc *patchScanner) updateFile() error {
+	op := patchOp{kind: opUpdate}
+	op.path, op.line = sc.header(patchUpdate)
+	if sc.i < len(sc.lines) && strings.HasPrefix(sc.lines[sc.i], patchMove) {
+		op.moveTo, _ = sc.header(patchMove)
+	}
+	var cur *patchHunk
+	for ; sc.i < len(sc.lines); sc.i++ {
+		l := sc.lines[sc.i]
+		isEOF := strings.TrimSpace(l) == patchEOF
+		if sc.atSection(sc.i) && !isEOF {
+			break
+		}
 		switch {
-		case strings.HasPrefix(l, patchAdd):
-			op := PatchOp{Kind: PatchAdd, Path: strings.TrimSpace(strings.TrimPrefix(l, patchAdd)), line: n}
-			i++
-			for i < len(lines) && !strings.HasPrefix(lines[i], "*** ") {
-				if strings.TrimSpace(lines[i]) == "" {
-					// A blank line between sections separates them; one
-					// followed by more '+' lines is an empty line whose '+'
-					// was forgotten.
-					j := i
-					for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
-						j++
-					}
-					if j == len(lines) || strings.HasPrefix(lines[j], "*** ") {
-						i = j
-						break
-					}
-					op.Lines = append(op.Lines, "")
-					i++
-					continue
-				}
-				if !strings.HasPrefix(lines[i], "+") {
-					return nil, bad(i+2, "in \"*** Add File: %s\" every line must start with '+', got %q", op.Path, lines[i])
-				}
-				op.Lines = append(op.Lines, lines[i][1:])
-				i++
+		case isEOF:
+			if cur == nil {
+				return sc.bad(sc.i, "\"*** End of File\" before any hunk in %s", op.path)
 			}
-			ops = append(ops, op)
-		case strings.HasPrefix(l, patchDelete):
-			ops = append(ops, PatchOp{Kind: PatchDelete, Path: strings.TrimSpace(strings.TrimPrefix(l, patchDelete)), line: n})
-			i++
-		case strings.HasPrefix(l, patchUpdate):
-			op := PatchOp{Kind: PatchUpdate, Path: strings.TrimSpace(strings.TrimPrefix(l, patchUpdate)), line: n}
-			i++
-			if i < len(lines) && strings.HasPrefix(lines[i], patchMove) {
-				op.MoveTo = strings.TrimSpace(strings.TrimPrefix(lines[i], patchMove))
-				i++
-			}
-			var cur *PatchHunk
-			for i < len(lines) {
-				l := lines[i]
-				if strings.HasPrefix(l, "*** ") && strings.TrimSpace(l) != patchEOF {
-					break
-				}
-				switch {
-				case strings.TrimSpace(l) == patchEOF:
-					if cur == nil {
-						return nil, bad(i+2, "\"*** End of File\" before any hunk in %s", op.Path)
-					}
-					cur.EOF = true
-					cur = nil
-				case strings.HasPrefix(l, "@@"):
-					op.Hunks = append(op.Hunks, PatchHunk{Context: hunkContext(l), line: i + 2})
-					cur = &op.Hunks[len(op.Hunks)-1]
-				default:
-					if cur == nil {
-						if len(op.Hunks) > 0 && op.Hunks[len(op.Hunks)-1].EOF {
-							return nil, bad(i+2, "a hunk line after \"*** End of File\" in %s; start a new hunk with @@", op.Path)
-						}
-						// The first hunk may omit its "@@" line.
-						op.Hunks = append(op.Hunks, PatchHunk{line: i + 2})
-						cur = &op.Hunks[len(op.Hunks)-1]
-					}
-					switch {
-					case l == "":
-						cur.Old = append(cur.Old, "")
-						cur.New = append(cur.New, "")
-					case l[0] == ' ':
-						cur.Old = append(cur.Old, l[1:])
-						cur.New = append(cur.New, l[1:])
-					case l[0] == '-':
-						cur.Old = append(cur.Old, l[1:])
-					case l[0] == '+':
-						cur.New = append(cur.New, l[1:])
-					default:
-						return nil, bad(i+2, "in \"*** Update File: %s\" a hunk line must start with ' ', '-' or '+', got %q", op.Path, l)
-					}
-				}
-				i++
-			}
-			if len(op.Hunks) == 0 && op.MoveTo == "" {
-				return nil, bad(n, "\"*** Update File: %s\" has no hunks", op.Path)
-			}
-			for k, h := range op.Hunks {
-				// "@@ class A" directly followed by "@@ def f():" narrows the
-				// search step by step: a hunk with only a context line is an
-				// anchor for the next one.
-				if len(h.Old) == 0 && len(h.New) == 0 && (h.Context == "" || k == len(op.Hunks)-1 || h.EOF) {
-					return nil, bad(h.line, "an empty hunk in %s: after an @@ line put the hunk's lines (' ' context, '-' removed, '+' added)", op.Path)
-				}
-			}
-			ops = append(ops, op)
-		case strings.TrimSpace(l) == "":
-			i++
+			cur.eof = true
+			cur = nil
+		case strings.HasPrefix(l, "@@"):
+			op.hunks = append(op.hunks, patchHunk{context: hunkContext(l), line: lineNo(sc.i)})
+			cur = &op.hunks[len(op.hunks)-1]
 		default:
-			return nil, bad(n, "expected \"*** Add File: \", \"*** Update File: \", \"*** Delete File: \" or \"*** End Patch\", got %q", l)
+			if cur == nil {
+				if len(op.hunks) > 0 && op.hunks[len(op.hunks)-1].eof {
+					return sc.bad(sc.i, "a hunk line after \"*** End of File\" in %s; start a new hunk with @@", op.path)
+				}
+				// The first hunk may omit its "@@" line.
+				op.hunks = append(op.hunks, patchHunk{line: lineNo(sc.i)})
+				cur = &op.hunks[len(op.hunks)-1]
+			}
+			if err := cur.add(l); err != nil {
+				return sc.bad(sc.i, "in \"*** Update File: %s\" %v", op.path, err)
+			}
 		}
 	}
-	if len(ops) == 0 {
-		return nil, errors.New("tools: apply_patch: the patch changes no files; nothing was written")
+	if len(op.hunks) == 0 && op.moveTo == "" {
+		return badLine(op.line, "\"*** Update File: %s\" has no hunks", op.path)
 	}
-	for _, op := range ops {
-		if op.Path == "" {
-			return nil, bad(op.line, "a file section without a path")
+	for k, h := range op.hunks {
+		// "@@ class A" directly followed by "@@ def f():" narrows the
+		// search step by step: a hunk with only a context line is an
+		// anchor for the next one.
+		if len(h.old) == 0 && len(h.new) == 0 && (h.context == "" || k == len(op.hunks)-1 || h.eof) {
+			return badLine(h.line, "an empty hunk in %s: after an @@ line put the hunk's lines (' ' context, '-' removed, '+' added)", op.path)
 		}
 	}
-	return ops, nil
+	sc.ops = append(sc.ops, op)
+	return nil
+}
+
+// add adds one hunk line: ' ' context, '-' removed, '+' added, or an empty
+// line (an empty context line whose space was lost).
+func (h *patchHunk) add(l string) error {
+	switch {
+	case l == "":
+		h.old = append(h.old, "")
+		h.new = append(h.new, "")
+	case l[0] == ' ':
+		h.old = append(h.old, l[1:])
+		h.new = append(h.new, l[1:])
+	case l[0] == '-':
+		h.old = append(h.old, l[1:])
+	case l[0] == '+':
+		h.new = append(h.new, l[1:])
+	default:
+		return fmt.Errorf("a hunk line must start with ' ', '-' or '+', got %q", l)
+	}
+	return nil
 }
 
 // unifiedHeader is the range part of a unified-diff hunk header
@@ -295,7 +362,7 @@ func seek(lines, old []string, start int, eof bool) int {
 }
 
 // applyHunks applies an update's hunks to content, or says which hunk failed.
-func applyHunks(op PatchOp, content string) (string, error) {
+func applyHunks(op patchOp, content string) (string, error) {
 	f := splitFile(content)
 	type repl struct {
 		at, n int
@@ -303,13 +370,13 @@ func applyHunks(op PatchOp, content string) (string, error) {
 	}
 	var repls []repl
 	cursor := 0
-	for k, h := range op.Hunks {
-		where := fmt.Sprintf("\"*** Update File: %s\", hunk %d (patch line %d)", op.Path, k+1, h.line)
-		if h.Context != "" {
+	for k, h := range op.hunks {
+		where := fmt.Sprintf("\"*** Update File: %s\", hunk %d (patch line %d)", op.path, k+1, h.line)
+		if h.context != "" {
 			at := -1
 			for _, norm := range []func(string) string{func(s string) string { return s }, strings.TrimSpace, loose} {
 				for j := cursor; j < len(f.lines); j++ {
-					if norm(f.lines[j]) == norm(h.Context) {
+					if norm(f.lines[j]) == norm(h.context) {
 						at = j
 						break
 					}
@@ -319,39 +386,39 @@ func applyHunks(op PatchOp, content string) (string, error) {
 				}
 			}
 			if at < 0 {
-				return "", fmt.Errorf("tools: apply_patch: %s: the @@ line %q is not in the file (after line %d); read the file and rebuild the hunk. Nothing was written", where, h.Context, cursor)
+				return "", fmt.Errorf("tools: apply_patch: %s: the @@ line %q is not in the file (after line %d); read the file and rebuild the hunk. Nothing was written", where, h.context, cursor)
 			}
 			cursor = at + 1
 		}
-		if len(h.Old) == 0 && len(h.New) == 0 {
+		if len(h.old) == 0 && len(h.new) == 0 {
 			continue // an anchor for the next hunk
 		}
-		if len(h.Old) == 0 {
+		if len(h.old) == 0 {
 			at := len(f.lines)
-			if h.Context != "" && !h.EOF {
+			if h.context != "" && !h.eof {
 				at = cursor
 			}
-			repls = append(repls, repl{at: at, n: 0, new: h.New})
+			repls = append(repls, repl{at: at, n: 0, new: h.new})
 			cursor = at
 			continue
 		}
-		at := seek(f.lines, h.Old, cursor, h.EOF)
-		if at < 0 && len(h.Old) > 1 && h.Old[len(h.Old)-1] == "" {
+		at := seek(f.lines, h.old, cursor, h.eof)
+		if at < 0 && len(h.old) > 1 && h.old[len(h.old)-1] == "" {
 			// A blank line closing the hunk is usually the patch's own
 			// separator, not a line of the file: try again without it.
-			if at = seek(f.lines, h.Old[:len(h.Old)-1], cursor, h.EOF); at >= 0 {
-				h.Old = h.Old[:len(h.Old)-1]
-				if n := len(h.New); n > 0 && h.New[n-1] == "" {
-					h.New = h.New[:n-1]
+			if at = seek(f.lines, h.old[:len(h.old)-1], cursor, h.eof); at >= 0 {
+				h.old = h.old[:len(h.old)-1]
+				if n := len(h.new); n > 0 && h.new[n-1] == "" {
+					h.new = h.new[:n-1]
 				}
 			}
 		}
 		if at < 0 {
 			return "", fmt.Errorf("tools: apply_patch: %s: these lines are not in the file (after line %d):\n%s\nread the file and rebuild the hunk from its current text. Nothing was written",
-				where, cursor, TruncateText(strings.Join(h.Old, "\n"), 1000))
+				where, cursor, TruncateText(strings.Join(h.old, "\n"), 1000))
 		}
-		repls = append(repls, repl{at: at, n: len(h.Old), new: h.New})
-		cursor = at + len(h.Old)
+		repls = append(repls, repl{at: at, n: len(h.old), new: h.new})
+		cursor = at + len(h.old)
 	}
 	out := make([]string, 0, len(f.lines))
 	prev := 0
@@ -457,7 +524,7 @@ func applyPlan(root *fsutil.Root, changes []fsutil.Change, links []linkRemoval) 
 // planPatch checks every section of a patch against the files and returns the
 // changes to apply all at once (with the content each file must still have)
 // and the symbolic links to delete, or the first problem. Nothing is written.
-func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []linkRemoval, []FileChange, error) {
+func planPatch(root *fsutil.Root, ops []patchOp) ([]fsutil.Change, []linkRemoval, []FileChange, error) {
 	var changes []fsutil.Change
 	var links []linkRemoval
 	var summary []FileChange
@@ -482,19 +549,19 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []linkRemoval
 		return data, nil
 	}
 	for _, op := range ops {
-		real, rel, err := root.Resolve(op.Path)
+		real, rel, err := root.Resolve(op.path)
 		if err != nil {
 			return nil, nil, nil, pathErr("apply_patch", err)
 		}
-		if op.Kind == PatchDelete {
+		if op.kind == opDelete {
 			// Delete a link itself, never the file it points to (a link
 			// that leads out is refused above, as every path that does).
-			lreal, lrel, target, isLink, err := symlinkAt(root, op.Path)
+			lreal, lrel, target, isLink, err := symlinkAt(root, op.path)
 			if err != nil {
 				return nil, nil, nil, pathErr("apply_patch", err)
 			}
 			if isLink {
-				if err := claim(lreal, lrel, "\"*** Delete File: "+op.Path+"\""); err != nil {
+				if err := claim(lreal, lrel, "\"*** Delete File: "+op.path+"\""); err != nil {
 					return nil, nil, nil, err
 				}
 				links = append(links, linkRemoval{rel: lrel, target: target})
@@ -502,9 +569,9 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []linkRemoval
 				continue
 			}
 		}
-		switch op.Kind {
-		case PatchAdd:
-			what := "\"*** Add File: " + op.Path + "\""
+		switch op.kind {
+		case opAdd:
+			what := "\"*** Add File: " + op.path + "\""
 			if err := claim(real, rel, what); err != nil {
 				return nil, nil, nil, err
 			}
@@ -512,13 +579,13 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []linkRemoval
 				return nil, nil, nil, fmt.Errorf("tools: apply_patch: %s: %s already exists; use \"*** Update File:\" to change it. Nothing was written", what, rel)
 			}
 			content := ""
-			if len(op.Lines) > 0 {
-				content = strings.Join(op.Lines, "\n") + "\n"
+			if len(op.lines) > 0 {
+				content = strings.Join(op.lines, "\n") + "\n"
 			}
 			changes = append(changes, fsutil.Change{Path: real, Content: []byte(content), MustNotExist: true})
 			summary = append(summary, FileChange{Path: rel, Action: "created"})
-		case PatchDelete:
-			what := "\"*** Delete File: " + op.Path + "\""
+		case opDelete:
+			what := "\"*** Delete File: " + op.path + "\""
 			if err := claim(real, rel, what); err != nil {
 				return nil, nil, nil, err
 			}
@@ -528,8 +595,8 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []linkRemoval
 			}
 			changes = append(changes, fsutil.Change{Path: real, Delete: true, Expected: data})
 			summary = append(summary, FileChange{Path: rel, Action: "deleted"})
-		case PatchUpdate:
-			what := "\"*** Update File: " + op.Path + "\""
+		case opUpdate:
+			what := "\"*** Update File: " + op.path + "\""
 			if err := claim(real, rel, what); err != nil {
 				return nil, nil, nil, err
 			}
@@ -541,12 +608,12 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []linkRemoval
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			if op.MoveTo == "" {
+			if op.moveTo == "" {
 				changes = append(changes, fsutil.Change{Path: real, Content: []byte(out), Expected: data})
 				summary = append(summary, FileChange{Path: rel, Action: "updated"})
 				continue
 			}
-			dreal, drel, err := root.Resolve(op.MoveTo)
+			dreal, drel, err := root.Resolve(op.moveTo)
 			if err != nil {
 				return nil, nil, nil, pathErr("apply_patch", err)
 			}
@@ -555,7 +622,7 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []linkRemoval
 				summary = append(summary, FileChange{Path: rel, Action: "updated"})
 				continue
 			}
-			if err := claim(dreal, drel, "\"*** Move to: "+op.MoveTo+"\""); err != nil {
+			if err := claim(dreal, drel, "\"*** Move to: "+op.moveTo+"\""); err != nil {
 				return nil, nil, nil, err
 			}
 			if _, err := os.Lstat(dreal); err == nil {
@@ -570,7 +637,7 @@ func planPatch(root *fsutil.Root, ops []PatchOp) ([]fsutil.Change, []linkRemoval
 				mode = fi.Mode().Perm() &^ 0o111
 			}
 			changes = append(changes, fsutil.Change{Path: dreal, Content: []byte(out), MustNotExist: true, Mode: mode})
-			if _, lrel, target, isLink, err := symlinkAt(root, op.Path); err == nil && isLink {
+			if _, lrel, target, isLink, err := symlinkAt(root, op.path); err == nil && isLink {
 				// Moving a link moves the content; the link goes, its
 				// target stays.
 				links = append(links, linkRemoval{rel: lrel, target: target})

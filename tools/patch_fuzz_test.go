@@ -15,7 +15,7 @@ func FuzzApplyPatch(f *testing.F) {
 	f.Add("*** Begin Patch\n*** Update File: a\n*** Move to: b\n c\n-d\n+e\n\n*** End Patch", "c\r\nd\r\n")
 	f.Add("*** Begin Patch\n*** Update File: a\n+only added\n*** End Patch", "no newline")
 	f.Fuzz(func(t *testing.T, patch, content string) {
-		ops, err := ParsePatch(patch)
+		ops, err := parsePatch(patch)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "tools: apply_patch: ") {
 				t.Fatalf("error without prefix: %v", err)
@@ -23,7 +23,7 @@ func FuzzApplyPatch(f *testing.F) {
 			return
 		}
 		for _, op := range ops {
-			if op.Kind != PatchUpdate {
+			if op.kind != opUpdate {
 				continue
 			}
 			out, err := applyHunks(op, content)
