@@ -31,11 +31,12 @@ grammars:
 	go run ./engine/precompile
 
 ## grammars-update: rebuild and write the committed modules and their records in
-## grammars/manifest.json (after changing a package's version and integrity there,
-## the shim or the flags); ONLY=go,rust limits it to those languages.
+## grammars/manifest.json (after changing the shim, the flags or the toolchain).
+## SET=tree-sitter-go@0.25.1 first pins that package version (integrity from npm
+## view) for every grammar built from it; ONLY=go,rust limits the rebuild.
 grammars-update:
 	scripts/install-deps.sh build
-	go run ./grammars/build -update $(if $(ONLY),-only $(ONLY))
+	go run ./grammars/build -update $(if $(SET),-set $(SET)) $(if $(ONLY),-only $(ONLY))
 
 ## build: a cgo-free tether binary with the committed grammars embedded
 ## (symbols stripped: -s -w).

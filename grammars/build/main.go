@@ -69,6 +69,7 @@ type options struct {
 	srcOnly bool
 	npm     string
 	update  bool
+	set     string // -set PACKAGE@VERSION,...
 	chain   string // toolchain identity for cache keys
 	tool    string // toolchain as the manifest records it
 	shim    []byte
@@ -79,6 +80,7 @@ func main() {
 	var o options
 	var only string
 	flag.StringVar(&o.root, "root", ".", "repository root (where grammars/manifest.json is)")
+	flag.StringVar(&o.set, "set", "", "with -update: pin PACKAGE@VERSION[,...] first (npm view gives its integrity) for every language, or the runtime, built from PACKAGE")
 	flag.StringVar(&o.out, "o", "", "also write the uncompressed modules (ID.wasm) to this directory")
 	flag.BoolVar(&o.update, "update", false, "write the rebuilt modules to grammars/wasm and their records to grammars/manifest.json instead of checking them against the committed ones")
 	flag.StringVar(&o.cache, "cache", "", "cache directory (default $TETHER_GRAMMAR_CACHE or the user cache dir's tether/grammars)")
@@ -117,6 +119,31 @@ func run(o *options, only string) error {
 	m, err := grammars.ParseManifest(mb)
 	if err != nil {
 		return err
+	}
+	pinned := 0
+	if o.set != "" {
+		if !o.update {
+			return errors.New("grammars: -set changes the pinned packages: use it with -update")
+		}
+		for _, spec := range strings.Split(o.set, ",") {
+			name, version, err := splitSpec(strings.TrimSpace(spec))
+			if err != nil {
+				return err
+			}
+			integrity, err := npmIntegrity(o.npm, name, version)
+			if err != nil {
+				return err
+			}
+			n, err := pin(m, name, version, integrity)
+			if err != nil {
+				return err
+			}
+			o.logf("pinned %s@%s (%s): %d changed", name, version, integrity, n)
+			pinned += n
+		}
+		if _, err := grammars.ParseManifest(formatManifest(m)); err != nil {
+			return err
+		}
 	}
 	if o.cache == "" {
 		o.cache = os.Getenv("TETHER_GRAMMAR_CACHE")
@@ -333,7 +360,7 @@ func run(o *options, only string) error {
 		byID[m.Languages[i].ID] = &m.Languages[i]
 	}
 	var diffs []string
-	changed := 0
+	changed := pinned
 	for _, p := range plans {
 		b, err := os.ReadFile(filepath.Join(o.cache, "wasm", p.key+".wasm"))
 		if err != nil {
@@ -397,6 +424,61 @@ func run(o *options, only string) error {
 	fmt.Fprintf(os.Stderr, "grammars: wrote %d modules to %s and their records to grammars/manifest.json (%d built, %.1fs); commit both\n",
 		len(plans), wasmDir, len(missing), time.Since(start).Seconds())
 	return nil
+}
+
+// splitSpec splits "name@version" (name may be scoped: "@scope/name") and
+// requires an exact version.
+func splitSpec(spec string) (name, version string, err error) {
+	i := strings.LastIndex(spec, "@")
+	if i <= 0 || i == len(spec)-1 {
+		return "", "", fmt.Errorf("grammars: -set %q: want PACKAGE@VERSION (tree-sitter-go@0.25.1)", spec)
+	}
+	name, version = spec[:i], spec[i+1:]
+	if strings.ContainsAny(version, "^~*xX<>=| ") || strings.Count(version, ".") < 2 {
+		return "", "", fmt.Errorf("grammars: -set %q: the version must be exact (1.2.3), not a range", spec)
+	}
+	return name, version, nil
+}
+
+// npmIntegrity asks the registry (npm view) for the package's tarball
+// integrity; the tarball is checked against it when it is fetched.
+func npmIntegrity(npm, name, version string) (string, error) {
+	cmd := exec.Command(npm, "view", "--silent", name+"@"+version, "dist.integrity")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	integrity := strings.TrimSpace(string(out))
+	if err != nil || !strings.HasPrefix(integrity, "sha512-") {
+		return "", fmt.Errorf("grammars: npm view %s@%s dist.integrity: %v %s%s: is the version published? (npm view %s versions)",
+			name, version, err, strings.TrimSpace(stderr.String()), integrity, name)
+	}
+	return integrity, nil
+}
+
+// pin sets the version and integrity of every language (and the runtime)
+// built from package name and returns how many it changed (their module
+// records are rewritten by the update that follows).
+func pin(m *grammars.Manifest, name, version, integrity string) (int, error) {
+	found, changed := false, 0
+	set := func(v, i *string) {
+		found = true
+		if *v != version || *i != integrity {
+			*v, *i = version, integrity
+			changed++
+		}
+	}
+	if m.Runtime.Package == name {
+		set(&m.Runtime.Version, &m.Runtime.Integrity)
+	}
+	for i := range m.Languages {
+		if l := &m.Languages[i]; l.Package == name {
+			set(&l.Version, &l.Integrity)
+		}
+	}
+	if !found {
+		return 0, fmt.Errorf("grammars: -set: no grammar is built from %s (see grammars/manifest.json)", name)
+	}
+	return changed, nil
 }
 
 // newEncoder is the committed files' codec: zstd at its best level on one

@@ -126,3 +126,54 @@ func TestCommittedFilesRecompress(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitSpecAndPin(t *testing.T) {
+	for spec, want := range map[string]string{
+		"tree-sitter-go@0.25.1":                       "tree-sitter-go 0.25.1",
+		"@tree-sitter-grammars/tree-sitter-lua@0.4.2": "@tree-sitter-grammars/tree-sitter-lua 0.4.2",
+		"tree-sitter-go":                              "error",
+		"@tree-sitter-grammars/tree-sitter-lua":       "error",
+		"tree-sitter-go@^0.25.1":                      "error",
+		"tree-sitter-go@0.25":                         "error",
+		"tree-sitter-go@":                             "error",
+	} {
+		name, version, err := splitSpec(spec)
+		got := name + " " + version
+		if err != nil {
+			got = "error"
+			if !strings.HasPrefix(err.Error(), "grammars: -set ") {
+				t.Errorf("%s: %v", spec, err)
+			}
+		}
+		if got != want {
+			t.Errorf("splitSpec(%q) = %q, want %q", spec, got, want)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join("..", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := grammars.ParseManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	integrity := "sha512-" + strings.Repeat("A", 86) + "=="
+	if n, err := pin(m, "tree-sitter-typescript", "0.23.3", integrity); err != nil || n != 2 {
+		t.Fatalf("pin tree-sitter-typescript = %d, %v; want both typescript and tsx", n, err)
+	}
+	for _, l := range m.Languages {
+		pinned := l.Version == "0.23.3" && l.Integrity == integrity
+		if pinned != (l.ID == "typescript" || l.ID == "tsx") {
+			t.Errorf("%s: %s %s", l.ID, l.Version, l.Integrity)
+		}
+	}
+	if n, err := pin(m, "tree-sitter", "0.25.1", integrity); err != nil || n != 1 || m.Runtime.Version != "0.25.1" {
+		t.Errorf("pin the runtime = %d, %v, %+v", n, err, m.Runtime)
+	}
+	if n, err := pin(m, "tree-sitter", "0.25.1", integrity); err != nil || n != 0 {
+		t.Errorf("pin the runtime again = %d, %v; want no change", n, err)
+	}
+	if _, err := pin(m, "tree-sitter-cobol", "1.0.0", integrity); err == nil || !strings.Contains(err.Error(), "no grammar is built from tree-sitter-cobol") {
+		t.Errorf("pin an unknown package: %v", err)
+	}
+}
