@@ -73,7 +73,7 @@ func TestServeSurvivesBadInput(t *testing.T) {
 		{"no jsonrpc", `{"id":3,"method":"ping"}`, -32600, float64(3)},
 		{"an object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, -32600, nil},
 		{"a NUL", "{\"jsonrpc\":\"2.0\",\x00\"id\":5,\"method\":\"ping\"}", -32700, nil},
-		{"nested 1000 deep", `{"jsonrpc":"2.0","id":6,"method":"ping","params":{"a":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}}`, -32600, nil},
+		{"nested 1000 deep", `{"jsonrpc":"2.0","id":6,"method":"ping","params":{"a":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}}`, -32600, float64(6)},
 		{"a 17 MB line", big, -32600, "big"},
 	}
 	for i, b := range bad {

@@ -51,10 +51,11 @@ const idPrefix = 64 << 10
 // call in one gets its own error in the array reply.
 //
 // Output is bounded by backpressure: while more than MaxPending bytes of
-// output wait for the client to read them, or MaxInFlight calls have been
-// read and not answered, no further call is read (responses and
-// notifications the client sends are still read while only the in-flight
-// limit holds, so an approval asked of the client can be answered).
+// output wait for the client to read them, nothing more is read; while
+// MaxInFlight calls have been read and not answered, the next call is held
+// and nothing after it is read (responses and notifications that come
+// before it are still taken, so an approval asked during a call can be
+// answered).
 //
 // See https://www.jsonrpc.org/specification and
 // https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#stdio.
@@ -399,7 +400,7 @@ func check(line []byte) (jsonrpc.Message, *refusal) {
 		return nil, &refusal{code: jsonrpc.CodeParseError, message: "mcpserve: parse error: the line is not valid JSON; send one JSON-RPC 2.0 message a line, with no newline inside it"}
 	}
 	if d := depth(line); d > MaxDepth {
-		return nil, invalid(nil, "arrays and objects nest %d deep or more; the limit is %d", d, MaxDepth)
+		return nil, invalid(idIn(line[:min(len(line), idPrefix)]), "arrays and objects nest %d deep or more; the limit is %d", d, MaxDepth)
 	}
 	line = bytes.TrimSpace(line)
 	switch line[0] {

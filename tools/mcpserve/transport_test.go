@@ -33,7 +33,15 @@ type rawClient struct {
 // In and Out are set here. Replies are not read until read is called.
 func serveRaw(t *testing.T, tr *mcpserve.Transport) *rawClient {
 	t.Helper()
-	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Surface: tools.SurfacePlan})
+	return serveRawConfig(t, tr, tools.Config{WorkDir: t.TempDir(), Surface: tools.SurfacePlan})
+}
+
+// serveRawConfig is serveRaw for a run of cfg, whose approver asks the client.
+func serveRawConfig(t *testing.T, tr *mcpserve.Transport, cfg tools.Config) *rawClient {
+	t.Helper()
+	srv := mcpserve.New(mcpserve.Options{})
+	cfg.Approver = srv.Approver()
+	run, err := tools.NewRun(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +49,6 @@ func serveRaw(t *testing.T, tr *mcpserve.Transport) *rawClient {
 	outR, outW := io.Pipe()
 	tr.In, tr.Out = inR, outW
 	c := &rawClient{t: t, tr: tr, in: inW, out: outR, lines: make(chan string, 1<<16), done: make(chan error, 1)}
-	srv := mcpserve.New(mcpserve.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { c.done <- srv.Serve(ctx, run, tr) }()
 	t.Cleanup(func() {
@@ -136,7 +143,7 @@ func TestTransportBadInput(t *testing.T) {
 		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, -32600, nil, "MCP forbids"},
 		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600, nil, "not an integer"},
 		{"huge id", `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, -32600, nil, "not an integer"},
-		{"nested 1000 deep", deep, -32600, nil, "nest 129 deep"},
+		{"nested 1000 deep", deep, -32600, float64(4), "nest 129 deep"},
 		{"a string", `"ping"`, -32600, nil, "this is a string"},
 		{"no method", `{"jsonrpc":"2.0","id":6}`, -32600, float64(6), `no "method"`},
 		{"method not a string", `{"jsonrpc":"2.0","id":8,"method":1}`, -32600, float64(8), `"method" is not a string`},
@@ -286,4 +293,33 @@ func TestTransportBackpressure(t *testing.T) {
 	if st.PeakInFlight > maxInFlight {
 		t.Errorf("after reading: %+v", st)
 	}
+}
+
+// TestTransportApprovalAtInFlightLimit: with as many calls in flight as the
+// transport allows, the client's answer to an approval asked during one of
+// them is still read (only a further call waits), so the call completes.
+func TestTransportApprovalAtInFlightLimit(t *testing.T) {
+	dir := t.TempDir()
+	c := serveRawConfig(t, &mcpserve.Transport{MaxInFlight: 1}, tools.Config{WorkDir: dir})
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"0"}}}`)
+	if r := c.next(); r["id"] != float64(0) || r["result"] == nil {
+		t.Fatalf("initialize: %v", r)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write","arguments":{"path":"a.txt","content":"b\n"}}}`)
+	ask := c.next()
+	if ask["method"] != "elicitation/create" || ask["id"] == nil {
+		t.Fatalf("want an elicitation request, got %v", ask)
+	}
+	if st := c.tr.Stats(); st.InFlight != 1 {
+		t.Fatalf("stats %+v: want the write call in flight", st)
+	}
+	id, _ := json.Marshal(ask["id"])
+	c.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"action":"accept","content":{}}}`)
+	r := c.next()
+	res, _ := r["result"].(map[string]any)
+	if r["id"] != float64(1) || res == nil || res["isError"] == true {
+		t.Fatalf("write: %v", r)
+	}
+	c.ping("after")
 }
