@@ -3,7 +3,6 @@ package matcher
 import (
 	"bufio"
 	"bytes"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -36,19 +35,19 @@ type ignoreLevel struct {
 	excludes []*ignoreSet
 }
 
-// loadLevel reads dir's ignore files; nil when it has none and is no
-// repository's root.
-func loadLevel(dir string) *ignoreLevel {
+// loadLevel reads dir's ignore files through f (see files.readAncestor); nil
+// when it has none and is no repository's root.
+func loadLevel(f *files, dir string) *ignoreLevel {
 	var l ignoreLevel
-	for _, f := range []struct {
+	for _, ig := range []struct {
 		name string
 		set  **ignoreSet
 	}{{".gitignore", &l.git}, {".ignore", &l.dot}} {
-		if data, err := os.ReadFile(filepath.Join(dir, f.name)); err == nil {
-			*f.set = &ignoreSet{base: dir, rules: parseIgnore(data)}
+		if data, err := f.readAncestor(filepath.Join(dir, ig.name)); err == nil {
+			*ig.set = &ignoreSet{base: dir, rules: parseIgnore(data)}
 		}
 	}
-	if exists(filepath.Join(dir, ".git")) {
+	if f.existsAncestor(filepath.Join(dir, ".git")) {
 		l.repo = true
 		l.excludes = repoExcludes(dir)
 	}

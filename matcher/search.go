@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/internal/fsutil"
 )
 
 // Defaults for a Searcher.
@@ -46,6 +46,12 @@ type Config struct {
 	// bytes (default MaxMatchText; Match.Cut says when one was cut). A
 	// negative value keeps them whole, as `ast-grep --json` prints them.
 	MaxText int
+	// Root, when set, confines every search to the workspace: the walk and
+	// every read go through the root directory (os.Root), so a directory
+	// swapped for a symbolic link that leads out during a search is refused,
+	// not read, and paths outside it are refused. Without it paths are used
+	// as they are (the command line).
+	Root *fsutil.Root
 }
 
 // Searcher runs structural searches with one parser. It is safe for
@@ -62,11 +68,12 @@ type Searcher struct {
 	maxSize       int64
 	whole         bool
 	maxText       int
+	root          *fsutil.Root
 }
 
 // NewSearcher returns a Searcher that parses with p.
 func NewSearcher(p Parser, cfg Config) *Searcher {
-	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize, whole: cfg.WholeFiles, maxText: cfg.MaxText}
+	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize, whole: cfg.WholeFiles, maxText: cfg.MaxText, root: cfg.Root}
 	if s.cache == nil {
 		s.cache = NewCache(0)
 	}
@@ -289,12 +296,12 @@ const anyLanguage = "*"
 // else the language of a single file; else, for directories, the one language
 // their files are written in, or the one language of several that the pattern
 // parses in. Anything else is an error that names the candidates.
-func (s *Searcher) resolveLanguage(ctx context.Context, lang, pattern string, paths []string, gl *globs) (string, error) {
+func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern string, paths []string, gl *globs) (string, error) {
 	if lang != "" {
 		return canonicalLang(lang)
 	}
 	if len(paths) == 1 {
-		if fi, err := os.Stat(paths[0]); err == nil && !fi.IsDir() {
+		if fi, err := f.stat(paths[0]); err == nil && !fi.IsDir() {
 			if l := langForPath(paths[0]); l != "" {
 				return l, nil
 			}
@@ -304,12 +311,12 @@ func (s *Searcher) resolveLanguage(ctx context.Context, lang, pattern string, pa
 	counts := map[string]int{}
 	for _, p := range paths {
 		var sk Skips
-		files, err := walk(p, anyLanguage, &sk, gl)
+		found, err := walk(ctx, f, p, anyLanguage, &sk, gl)
 		if err != nil {
 			return "", fmt.Errorf("matcher: cannot search %s: %w", p, err)
 		}
-		for _, f := range files {
-			counts[langForPath(f)]++
+		for _, file := range found {
+			counts[langForPath(file)]++
 		}
 	}
 	if len(counts) == 0 {
@@ -364,7 +371,12 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 	if err != nil {
 		return nil, nil, err
 	}
-	lang, err := s.resolveLanguage(ctx, q.Language, q.Pattern, paths, gl)
+	fsys, err := openFiles(s.root)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer fsys.close()
+	lang, err := s.resolveLanguage(ctx, fsys, q.Language, q.Pattern, paths, gl)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -379,7 +391,7 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 	var files []string
 	seen := map[string]bool{}
 	for _, p := range paths {
-		fs, err := walk(p, lang, &res.Skipped, gl)
+		fs, err := walk(ctx, fsys, p, lang, &res.Skipped, gl)
 		if err != nil {
 			return nil, nil, fmt.Errorf("matcher: cannot search %s: %w", p, err)
 		}
@@ -416,7 +428,7 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 				if i >= len(jobs) || ctx.Err() != nil {
 					return
 				}
-				if err := s.doFile(ctx, m, lang, jobs[i], perFile, tmpl); err != nil {
+				if err := s.doFile(ctx, fsys, m, lang, jobs[i], perFile, tmpl); err != nil {
 					stop(err)
 					return
 				}
@@ -472,19 +484,15 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 // file. A file that cannot be searched is recorded in j; the error returned
 // stops the whole search (the context is done, or the pattern is too
 // expensive).
-func (s *Searcher) doFile(ctx context.Context, m *matcher, lang string, j *fileJob, limit int, tmpl *template) error {
-	fi, err := os.Stat(j.path)
+func (s *Searcher) doFile(ctx context.Context, fsys *files, m *matcher, lang string, j *fileJob, limit int, tmpl *template) error {
+	// one open: the size, the time and the content are the same file's
+	src, fi, err := fsys.readFile(j.path, s.maxSize)
 	if err != nil {
 		j.err = err
 		return nil
 	}
-	if fi.Size() > s.maxSize {
-		j.skip, j.size = "too large", fi.Size()
-		return nil
-	}
-	src, err := os.ReadFile(j.path)
-	if err != nil {
-		j.err = err
+	if fi.Size() > s.maxSize || int64(len(src)) > s.maxSize {
+		j.skip, j.size = "too large", max(fi.Size(), int64(len(src)))
 		return nil
 	}
 	if looksBinary(src) {

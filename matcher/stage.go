@@ -163,7 +163,12 @@ func (s *Stager) Accept(id string) (*Plan, error) {
 	}
 	var changed []string
 	for _, c := range p.Changes {
-		cur, err := os.ReadFile(c.Path)
+		// through the root when there is one, as the search read it
+		read := os.ReadFile
+		if s.root != nil {
+			read = s.root.ReadFile
+		}
+		cur, err := read(c.Path)
 		if err != nil || !bytes.Equal(cur, c.Old) {
 			changed = append(changed, c.Path)
 		}

@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -63,15 +64,16 @@ func (s Skips) Total() int {
 // count too. Hidden directories are skipped, hidden files are not (as in
 // ast-grep). gl (nil: none) includes and excludes files and directories
 // before any of that; a root that is a file is taken as it is. Symbolic
-// links are not followed.
-func walk(root, lang string, skips *Skips, gl *globs) ([]string, error) {
-	fi, err := os.Lstat(root)
+// links are not followed. Every access goes through f (nil: the plain file
+// system). It stops, with the context's error, when ctx is done.
+func walk(ctx context.Context, f *files, root, lang string, skips *Skips, gl *globs) ([]string, error) {
+	fi, err := f.lstat(root)
 	if err != nil {
 		return nil, err
 	}
 	if !fi.IsDir() {
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			if fi, err = os.Stat(root); err != nil {
+			if fi, err = f.stat(root); err != nil {
 				return nil, err
 			}
 			if fi.IsDir() {
@@ -91,13 +93,16 @@ func walk(root, lang string, skips *Skips, gl *globs) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var files []string
+	var found []string
 	var visit func(dir, absDir string, stack []*ignoreLevel)
 	visit = func(dir, absDir string, stack []*ignoreLevel) {
-		if l := loadLevel(absDir); l != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		if l := loadLevel(f, absDir); l != nil {
 			stack = append(stack[:len(stack):len(stack)], l)
 		}
-		ents, err := os.ReadDir(dir)
+		ents, err := f.readDir(dir)
 		if err != nil {
 			skips.Unreadable++
 			skips.note(dir, err.Error())
@@ -137,22 +142,25 @@ func walk(root, lang string, skips *Skips, gl *globs) ([]string, error) {
 				visit(p, ap, stack)
 				continue
 			}
-			files = append(files, p)
+			found = append(found, p)
 		}
 	}
-	visit(root, absRoot, ancestorIgnores(absRoot))
-	sort.Strings(files)
-	return files, nil
+	visit(root, absRoot, ancestorIgnores(f, absRoot))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sort.Strings(found)
+	return found, nil
 }
 
 // ancestorIgnores loads the ignore files of dir's parents, outermost first,
 // up to the file system's root (a parent's .ignore counts everywhere; which
 // .gitignore counts is decided by levelsIgnore); dir's own are loaded by the
 // walk.
-func ancestorIgnores(dir string) []*ignoreLevel {
+func ancestorIgnores(f *files, dir string) []*ignoreLevel {
 	var levels []*ignoreLevel
 	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
-		if l := loadLevel(d); l != nil {
+		if l := loadLevel(f, d); l != nil {
 			levels = append(levels, l)
 		}
 		if filepath.Dir(d) == d {
@@ -161,11 +169,6 @@ func ancestorIgnores(dir string) []*ignoreLevel {
 	}
 	slices.Reverse(levels)
 	return levels
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // related reports whether a file of language a may be searched as b when

@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -88,7 +89,7 @@ func TestWalkIgnoreFilesAsAstGrep(t *testing.T) {
 				t.Fatal(err)
 			}
 			var sk Skips
-			files, err := walk(dir, "go", &sk, gl)
+			files, err := walk(context.Background(), nil, dir, "go", &sk, gl)
 			if err != nil {
 				t.Fatal(err)
 			}

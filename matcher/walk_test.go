@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ func TestWalkRespectsIgnores(t *testing.T) {
 		"sub/deeper/notes.go.md": "x\n",
 	})
 	var sk Skips
-	files, err := walk(root, "go", &sk, nil)
+	files, err := walk(context.Background(), nil, root, "go", &sk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestWalkRespectsIgnores(t *testing.T) {
 
 	// a subdirectory walk still honours the repository's ignore files above it
 	sk = Skips{}
-	files, err = walk(filepath.Join(root, "sub"), "go", &sk, nil)
+	files, err = walk(context.Background(), nil, filepath.Join(root, "sub"), "go", &sk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestWalkRespectsIgnores(t *testing.T) {
 	}
 
 	// a file given explicitly is searched even when ignored
-	files, _ = walk(filepath.Join(root, "x_gen.go"), "go", &sk, nil)
+	files, _ = walk(context.Background(), nil, filepath.Join(root, "x_gen.go"), "go", &sk, nil)
 	if len(files) != 1 {
 		t.Errorf("explicit file: %v", files)
 	}
@@ -183,7 +184,7 @@ func TestWalkRepositoryExcludes(t *testing.T) {
 			}
 			var sk Skips
 			dir := filepath.Join(repo, c.dir)
-			files, err := walk(dir, "go", &sk, nil)
+			files, err := walk(context.Background(), nil, dir, "go", &sk, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,7 +201,7 @@ func TestWalkCountsHiddenFiles(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"a.go": "package a\n", ".b.go": "package a\n", ".c.py": "x\n", ".env": "X=1\n", ".d/e.go": "package d\n"})
 	var sk Skips
-	files, err := walk(root, "go", &sk, nil)
+	files, err := walk(context.Background(), nil, root, "go", &sk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -50,7 +50,7 @@ type structural struct {
 func AstGrepTools(r *Run) []Tool {
 	s := &structural{
 		run:    r,
-		search: matcher.NewSearcher(r.cfg.Parser, matcher.Config{}),
+		search: matcher.NewSearcher(r.cfg.Parser, matcher.Config{Root: r.Root()}),
 		stage:  matcher.NewStager(r.Root()),
 	}
 	langs := `"language":{"type":"string","description":"grammar id (go, python, javascript, typescript, tsx, rust, c, cpp, java, dart, ...); inferred from the extension when path is a file, and for a directory from the one language its files are in (or the one the pattern parses in); required when a directory holds several"}`
@@ -118,9 +118,16 @@ func (s *structural) query(call *Call) (matcher.Query, grepArgs, error) {
 	if err != nil {
 		return matcher.Query{}, a, err
 	}
-	if _, err := os.Stat(real); err != nil {
+	// the search reaches it through the root again (Config.Root); this only
+	// says early that it is missing
+	f, _, err := s.run.Root().Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
 		return matcher.Query{}, a, fmt.Errorf("tools: %s: path %q does not exist; give a file or directory in the working directory", call.Name, p)
 	}
+	if err != nil {
+		return matcher.Query{}, a, err
+	}
+	f.Close()
 	if a.MaxResults == 0 {
 		a.MaxResults = AstGrepDefaultMax
 	}

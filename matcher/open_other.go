@@ -1,0 +1,5 @@
+//go:build !unix
+
+package matcher
+
+const openNonblock = 0
