@@ -85,15 +85,18 @@ func TestFormatManifest(t *testing.T) {
 	}
 }
 
-// TestCommittedFilesRecompress: compressing each committed module again gives
+// TestCommittedFilesRecompress: compressing a committed module again gives
 // the committed file byte for byte, and compare, the check `make grammars`
-// runs, accepts it and names what differs in a changed module or file.
+// runs, accepts it and names what differs in a changed module or file. (The
+// small modules only: `make grammars` recompresses and compares all 22, and
+// the best zstd level takes ~1 min for all under -race.)
 func TestCommittedFilesRecompress(t *testing.T) {
 	enc, err := newEncoder()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range grammars.All() {
+	for _, id := range []string{"json", "html", "css", "lua", "go"} {
+		l, _ := grammars.Lookup(id)
 		dst := filepath.Join("..", "wasm", grammars.CompressedFile(l.ID))
 		z, err := os.ReadFile(dst)
 		if err != nil {
