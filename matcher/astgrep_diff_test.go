@@ -13,6 +13,7 @@ import (
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/matcher/format"
 )
 
 // The differential test runs the pinned ast-grep (scripts/npm/package.json,
@@ -157,7 +158,7 @@ func compareJSON(t *testing.T, agOut []byte, ms []matcher.Match) {
 			t.Fatalf("ast-grep JSON: %v", err)
 		}
 	}
-	data, err := json.Marshal(matcher.AstGrepJSON(ms))
+	data, err := json.Marshal(format.JSON(ms))
 	if err != nil {
 		t.Fatal(err)
 	}

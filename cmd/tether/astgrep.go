@@ -10,6 +10,7 @@ import (
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/matcher/format"
 )
 
 func init() {
@@ -86,7 +87,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	tty := isTerminal(stdout)
-	var hopts matcher.HumanOptions
+	var hopts format.HumanOptions
 	switch color {
 	case "auto":
 		hopts.Color = tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
@@ -171,7 +172,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	case !rewriting:
-		err = matcher.WriteHumanOpts(stdout, res.Matches, hopts)
+		err = format.WriteHumanOpts(stdout, res.Matches, hopts)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)
@@ -238,5 +239,5 @@ func (j *jsonStyle) Set(v string) error {
 
 // writeJSON writes matches as ast-grep's JSON in the given style.
 func writeJSON(w io.Writer, ms []matcher.Match, style jsonStyle) error {
-	return matcher.WriteAstGrepJSONStyle(w, ms, string(style))
+	return format.WriteJSONStyle(w, ms, string(style))
 }

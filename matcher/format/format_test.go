@@ -1,14 +1,32 @@
-package matcher_test
+package format_test
 
 import (
 	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
+	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/matcher/format"
 )
+
+var (
+	engOnce sync.Once
+	eng     *engine.Engine
+	engErr  error
+)
+
+func parser(t testing.TB) matcher.Parser {
+	t.Helper()
+	engOnce.Do(func() { eng, engErr = engine.New(context.Background(), engine.NewConfig()) })
+	if engErr != nil {
+		t.Fatalf("engine: %v", engErr)
+	}
+	return eng
+}
 
 // WriteHuman prints each line once, as ast-grep does, when matches share it
 // (a call nested in another on one line).
@@ -27,7 +45,7 @@ func TestWriteHumanLineOnce(t *testing.T) {
 		t.Fatalf("got %d matches, want 3 (one nested)", len(res.Matches))
 	}
 	var b bytes.Buffer
-	if err := matcher.WriteHuman(&b, res.Matches, false); err != nil {
+	if err := format.WriteHuman(&b, res.Matches, false); err != nil {
 		t.Fatal(err)
 	}
 	want := file + ":1:f(1)\n" + file + ":2:f(a, f(b, c))\n"

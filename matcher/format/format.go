@@ -1,4 +1,8 @@
-package matcher
+// Package format prints structural-search matches as ast-grep's command
+// line prints them: its JSON shapes (--json=pretty, compact, stream) and its
+// human "file:line:text" lines. It is presentation, kept out of package
+// matcher as ast-grep keeps its printers in its CLI crate.
+package format
 
 import (
 	"bytes"
@@ -10,37 +14,39 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tetherhq/tether/matcher"
 )
 
-// AstGrepPoint is a zero-based line and character column, as ast-grep prints them.
-type AstGrepPoint struct {
+// Point is a zero-based line and character column, as ast-grep prints them.
+type Point struct {
 	Line   int `json:"line"`
 	Column int `json:"column"`
 }
 
-// AstGrepRange is a range in ast-grep's JSON shape.
-type AstGrepRange struct {
+// Range is a range in ast-grep's JSON shape.
+type Range struct {
 	ByteOffset struct {
 		Start int `json:"start"`
 		End   int `json:"end"`
 	} `json:"byteOffset"`
-	Start AstGrepPoint `json:"start"`
-	End   AstGrepPoint `json:"end"`
+	Start Point `json:"start"`
+	End   Point `json:"end"`
 }
 
-// AstGrepCapture is one captured node in ast-grep's JSON shape.
-type AstGrepCapture struct {
-	Text  string       `json:"text"`
-	Range AstGrepRange `json:"range"`
+// Capture is one captured node in ast-grep's JSON shape.
+type Capture struct {
+	Text  string `json:"text"`
+	Range Range  `json:"range"`
 }
 
-// AstGrepMatch is one match in the JSON shape `ast-grep run --json` prints, so
+// Match is one match in the JSON shape `ast-grep run --json` prints, so
 // tools written for ast-grep can read tether's output.
-type AstGrepMatch struct {
-	Text      string       `json:"text"`
-	Range     AstGrepRange `json:"range"`
-	File      string       `json:"file"`
-	Lines     string       `json:"lines"`
+type Match struct {
+	Text      string `json:"text"`
+	Range     Range  `json:"range"`
+	File      string `json:"file"`
+	Lines     string `json:"lines"`
 	CharCount struct {
 		Leading  int `json:"leading"`
 		Trailing int `json:"trailing"`
@@ -52,19 +58,19 @@ type AstGrepMatch struct {
 	} `json:"replacementOffsets,omitempty"`
 	Language string `json:"language"`
 	// MetaVariables is absent when the match captured nothing, as in ast-grep.
-	MetaVariables *AstGrepMetaVariables `json:"metaVariables,omitempty"`
+	MetaVariables *MetaVariables `json:"metaVariables,omitempty"`
 }
 
-// AstGrepMetaVariables are a match's captures in ast-grep's JSON shape.
-type AstGrepMetaVariables struct {
-	Single      map[string]AstGrepCapture   `json:"single"`
-	Multi       map[string][]AstGrepCapture `json:"multi"`
-	Transformed map[string]string           `json:"transformed"`
+// MetaVariables are a match's captures in ast-grep's JSON shape.
+type MetaVariables struct {
+	Single      map[string]Capture   `json:"single"`
+	Multi       map[string][]Capture `json:"multi"`
+	Transformed map[string]string    `json:"transformed"`
 }
 
 // charCount counts the characters of a match's lines before the match on its
 // first line and after it on its last, as ast-grep's "charCount".
-func charCount(m Match) (leading, trailing int) {
+func charCount(m matcher.Match) (leading, trailing int) {
 	lines := m.Lines
 	if c := m.Span.Start.Column - 1; c >= 0 && c <= len(lines) {
 		leading = utf8.RuneCountInString(lines[:c])
@@ -84,22 +90,22 @@ var astGrepLangNames = map[string]string{
 	"lua": "Lua", "yaml": "Yaml", "css": "Css", "html": "Html",
 }
 
-// agPoint converts a Position to ast-grep's zero-based character position;
+// agPoint converts a matcher.Position to ast-grep's zero-based character position;
 // lineOf returns a source line's text (nil: columns stay in bytes).
-func agPoint(p Position, lineOf func(int) string) AstGrepPoint {
+func agPoint(p matcher.Position, lineOf func(int) string) Point {
 	col := p.Column - 1
 	if lineOf != nil {
 		if l := lineOf(p.Line); l != "" && p.Column-1 <= len(l) {
 			col = utf8.RuneCountInString(l[:p.Column-1])
 		}
 	}
-	return AstGrepPoint{Line: p.Line - 1, Column: col}
+	return Point{Line: p.Line - 1, Column: col}
 }
 
-// AstGrepJSON converts matches to ast-grep's JSON shape (with the replacement
+// JSON converts matches to ast-grep's JSON shape (with the replacement
 // of each match a rewrite replaced).
-func AstGrepJSON(ms []Match) []AstGrepMatch {
-	out := make([]AstGrepMatch, 0, len(ms))
+func JSON(ms []matcher.Match) []Match {
+	out := make([]Match, 0, len(ms))
 	srcs := map[string][]string{}
 	lineOf := func(path string) func(int) string {
 		lines, ok := srcs[path]
@@ -116,8 +122,8 @@ func AstGrepJSON(ms []Match) []AstGrepMatch {
 			return ""
 		}
 	}
-	rng := func(s Span, lf func(int) string) AstGrepRange {
-		var r AstGrepRange
+	rng := func(s matcher.Span, lf func(int) string) Range {
+		var r Range
 		r.ByteOffset.Start, r.ByteOffset.End = s.StartByte, s.EndByte
 		r.Start = agPoint(s.Start, lf)
 		r.End = agPoint(s.End, lf)
@@ -125,7 +131,7 @@ func AstGrepJSON(ms []Match) []AstGrepMatch {
 	}
 	for _, m := range ms {
 		lf := lineOf(m.Path)
-		a := AstGrepMatch{Text: m.Text, Range: rng(m.Span, lf), File: m.Path, Lines: m.Lines, Language: m.Language}
+		a := Match{Text: m.Text, Range: rng(m.Span, lf), File: m.Path, Lines: m.Lines, Language: m.Language}
 		if n, ok := astGrepLangNames[m.Language]; ok {
 			a.Language = n
 		}
@@ -138,42 +144,42 @@ func AstGrepJSON(ms []Match) []AstGrepMatch {
 			}{m.Span.StartByte, m.Span.EndByte}
 		}
 		if len(m.Bindings) > 0 {
-			a.MetaVariables = &AstGrepMetaVariables{
-				Single: map[string]AstGrepCapture{}, Multi: map[string][]AstGrepCapture{}, Transformed: map[string]string{},
+			a.MetaVariables = &MetaVariables{
+				Single: map[string]Capture{}, Multi: map[string][]Capture{}, Transformed: map[string]string{},
 			}
 		}
 		for _, b := range m.Bindings {
 			if b.Multi {
-				caps := []AstGrepCapture{}
+				caps := []Capture{}
 				for _, p := range b.Parts {
-					caps = append(caps, AstGrepCapture{Text: p.Text, Range: rng(p.Span, lf)})
+					caps = append(caps, Capture{Text: p.Text, Range: rng(p.Span, lf)})
 				}
 				a.MetaVariables.Multi[b.Name] = caps
 				continue
 			}
-			a.MetaVariables.Single[b.Name] = AstGrepCapture{Text: b.Text, Range: rng(b.Span, lf)}
+			a.MetaVariables.Single[b.Name] = Capture{Text: b.Text, Range: rng(b.Span, lf)}
 		}
 		out = append(out, a)
 	}
 	return out
 }
 
-// WriteAstGrepJSON writes matches as `ast-grep run --json` (its "pretty"
+// WriteJSON writes matches as `ast-grep run --json` (its "pretty"
 // style) prints them.
-func WriteAstGrepJSON(w io.Writer, ms []Match) error {
-	return WriteAstGrepJSONStyle(w, ms, "pretty")
+func WriteJSON(w io.Writer, ms []matcher.Match) error {
+	return WriteJSONStyle(w, ms, "pretty")
 }
 
-// WriteAstGrepJSONStyle writes matches byte for byte as ast-grep 0.51.1
+// WriteJSONStyle writes matches byte for byte as ast-grep 0.51.1
 // prints them with --json=STYLE: "pretty" (an array whose objects start at
 // the margin, indented by two spaces), "compact" (the array on one line) or
 // "stream" (one object a line). Strings are escaped as serde_json escapes
 // them: "<", ">", "&", U+2028 and U+2029 stay as they are. (ast-grep prints
 // the captures of a match in hash order, which varies from run to run;
 // ours are sorted by name.)
-func WriteAstGrepJSONStyle(w io.Writer, ms []Match, style string) error {
+func WriteJSONStyle(w io.Writer, ms []matcher.Match, style string) error {
 	var b bytes.Buffer
-	objs := AstGrepJSON(ms)
+	objs := JSON(ms)
 	switch style {
 	case "pretty":
 		if len(objs) == 0 {
@@ -203,7 +209,7 @@ func WriteAstGrepJSONStyle(w io.Writer, ms []Match, style string) error {
 			b.WriteByte('\n')
 		}
 	default:
-		return fmt.Errorf("matcher: JSON style %q: use pretty, compact or stream", style)
+		return fmt.Errorf("format: JSON style %q: use pretty, compact or stream", style)
 	}
 	_, err := w.Write(b.Bytes())
 	return err
@@ -256,7 +262,7 @@ const (
 
 // WriteHuman writes matches as ast-grep prints them: every source line a match
 // spans as "file:line:text", the matched part highlighted when color is set.
-func WriteHuman(w io.Writer, ms []Match, color bool) error {
+func WriteHuman(w io.Writer, ms []matcher.Match, color bool) error {
 	// a line already printed for an earlier match of the file is not
 	// printed again (two matches on one line, a match nested in another), as
 	// ast-grep prints it once
@@ -311,7 +317,7 @@ type HumanOptions struct {
 // not a terminal: every line a match spans, and the context lines asked
 // for, as "file:line:text", each once; with Color the matched text
 // highlighted (file and line plain, as ast-grep prints them).
-func WriteHumanOpts(w io.Writer, ms []Match, o HumanOptions) error {
+func WriteHumanOpts(w io.Writer, ms []matcher.Match, o HumanOptions) error {
 	var b strings.Builder
 	for i := 0; i < len(ms); {
 		j := i
@@ -325,7 +331,7 @@ func WriteHumanOpts(w io.Writer, ms []Match, o HumanOptions) error {
 	return err
 }
 
-func writeFileLines(b *strings.Builder, ms []Match, o HumanOptions) {
+func writeFileLines(b *strings.Builder, ms []matcher.Match, o HumanOptions) {
 	path := ms[0].Path
 	var lines []string
 	if data, err := os.ReadFile(path); err == nil {
