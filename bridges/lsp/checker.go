@@ -174,6 +174,9 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 	case project:
 		bin, env = lookPath(spec.Checker[0], s.projectEnv), s.projectEnv
 		shown = bin
+	case strings.ContainsRune(spec.Checker[0], os.PathSeparator) && !filepath.IsAbs(spec.Checker[0]):
+		rep.NotTrusted = append(rep.NotTrusted, fmt.Sprintf("%s%s was not run: a path relative to the project is code from the workspace", spec.Checker[0], where))
+		return
 	default:
 		if _, bin = (&Server{Binaries: spec.Checker[:1]}).binary(s.env, s.workdir); bin != "" {
 			shown = bin

@@ -108,6 +108,31 @@ func TestCheckNeverRunsWorkspaceCode(t *testing.T) {
 		t.Fatalf("not trusted %q, want %q", rep.NotTrusted, want)
 	}
 
+	t.Run("relative", func(t *testing.T) {
+		// A checker (or server) named by a path relative to the project
+		// resolves inside the workspace.
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "x.toml"), "")
+		writeFile(t, filepath.Join(dir, "check.sh"), evil)
+		if err := os.Chmod(filepath.Join(dir, "check.sh"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		x := lsp.Server{Name: "x", Language: "x", Binaries: []string{"./check.sh"}, Extensions: []string{".x"},
+			RootMarkers: []string{"x.toml"}, Checker: []string{"./check.sh"}}
+		s := newSupervisor(t, dir, lsp.WithOnlyServers(x))
+		rep, err := s.Check(ctxT(t))
+		want := "./check.sh was not run: a path relative to the project is code from the workspace"
+		if !errors.Is(err, lsp.ErrNotTrusted) || !strings.Contains(err.Error(), want) {
+			t.Fatalf("want ErrNotTrusted saying %q, got %v %+v", want, err, rep)
+		}
+		writeFile(t, filepath.Join(dir, "a.x"), "x\n")
+		if _, err := s.Diagnostics(ctxT(t), "a.x"); !errors.Is(err, lsp.ErrNoServer) {
+			t.Fatalf("a server named ./check.sh: %v", err)
+		}
+		if b, err := os.ReadFile(marker); err == nil {
+			t.Fatalf("ran: %s", b)
+		}
+	})
 	t.Run("cargo", func(t *testing.T) {
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, "Cargo.toml"), "[package]\nname = \"x\"\nversion = \"0.1.0\"\nbuild = \"build.rs\"\n")

@@ -289,6 +289,9 @@ func lookPath(name string, env []string) string {
 // skipping any that is inside workdir (a link on PATH into the workspace).
 func (s *Server) binary(env []string, workdir string) (name, path string) {
 	for _, b := range s.Binaries {
+		if strings.ContainsRune(b, os.PathSeparator) && !filepath.IsAbs(b) {
+			continue // resolved against the project root: in the workspace
+		}
 		if p := lookPath(b, env); p != "" && !insideDir(workdir, p) {
 			return b, p
 		}
