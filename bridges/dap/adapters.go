@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/internal/jsontree"
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // Transport is how tether reaches an adapter process it starts.
@@ -322,7 +323,7 @@ func probe(ctx context.Context, bin string, args []string, root string) bool {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = root
-	ok := cmd.Run() == nil
+	ok := proc.Run(cmd) == nil
 	if ctx.Err() == nil {
 		probeCache.Store(key, probeResult{ok: ok, at: time.Now()})
 	}

@@ -18,6 +18,8 @@ import (
 	godap "github.com/google/go-dap"
 	"github.com/tetherhq/tether/internal/textcut"
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // session is one live debug session: an adapter process (or a direct
@@ -488,7 +490,7 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		}
 		rwc = &pipeRWC{r: stdout, w: stdin}
 	}
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(cmd); err != nil {
 		return fmt.Errorf("dap: starting %s (%s): %w", a.ID, strings.Join(argv, " "), err)
 	}
 	s.cmd = cmd

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // CheckReport is the answer of a checker run over the whole project: the
@@ -197,7 +199,7 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 	cmd.Env = env
 	out := &capped{max: maxCheckerOutput}
 	cmd.Stdout, cmd.Stderr = out, out
-	err := cmd.Run()
+	err := proc.Run(cmd)
 	cancel()
 	name := strings.Join(append([]string{shown}, spec.Checker[1:]...), " ") + where
 	if out.dropped > 0 {

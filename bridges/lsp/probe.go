@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // probeTimeout bounds one run of a server's Probe command.
@@ -41,7 +43,7 @@ func (s *Server) unusable(name, bin string, env []string) string {
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	why := ""
-	if err := cmd.Run(); err != nil {
+	if err := proc.Run(cmd); err != nil {
 		msg := firstLine(out.String())
 		if ctx.Err() != nil {
 			msg = fmt.Sprintf("no answer within %s", probeTimeout)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // instance is one running server process for one root.
@@ -181,7 +183,7 @@ func startProcess(spec Server, root, binary string, env []string) (*instance, er
 	if err != nil {
 		return nil, fmt.Errorf("lsp: %s: %w", spec.Name, err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(cmd); err != nil {
 		return nil, fmt.Errorf("lsp: starting %s: %w", spec.Name, err)
 	}
 	in.cmd = cmd

@@ -15,6 +15,8 @@ import (
 	"sort"
 	"syscall"
 	"time"
+
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // command is one subcommand: flags and wiring only.
@@ -56,6 +58,9 @@ const signalGrace = 750 * time.Millisecond
 var signalCtx = context.Background()
 
 func main() {
+	// Nothing tether starts outlives it, even after a SIGKILL (a sentinel
+	// process re-runs this binary and exits inside proc.Main).
+	proc.Main()
 	signalCtx = exitOnSignal(os.Stderr, signalGrace)
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -133,7 +133,10 @@ func TestServeVibeKeepsRunLimits(t *testing.T) {
 // opens only after that login, the link works once, and with no logged-in
 // page open and a client that cannot elicit, ask_user fails at once.
 func TestServeConsoleFlag(t *testing.T) {
-	cmd := exec.Command(tetherBin(t), "serve", "--workdir", workdir(t, nil), "--console", "127.0.0.1:0")
+	// A worker that looks for the secret where it could: its environment and
+	// tether's command line and environment.
+	snoop := `fast=env; tr '\0' '\n' < /proc/$PPID/cmdline; tr '\0' '\n' < /proc/$PPID/environ`
+	cmd := exec.Command(tetherBin(t), "serve", "--workdir", workdir(t, nil), "--console", "127.0.0.1:0", "--vibe", "--worker", snoop)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -175,6 +178,12 @@ func TestServeConsoleFlag(t *testing.T) {
 	text, isErr := callText(t, cs, "ask_user", map[string]any{"question": "Name?"})
 	if !isErr || !strings.Contains(text, "no operator console page is open") || !strings.Contains(text, "elicitation") {
 		t.Errorf("ask_user with nobody connected = %q (error %v)", text, isErr)
+	}
+	if text, isErr := callText(t, cs, "vibe_spawn", map[string]any{"brief": "find the console secret", "label": "snoop"}); isErr {
+		t.Fatalf("vibe_spawn: %s", text)
+	}
+	if text, _ := callText(t, cs, "vibe_wait", map[string]any{"worker_id": "w1"}); !strings.Contains(text, "TETHER_WORKER_ID=w1") || strings.Contains(text, secret) {
+		t.Errorf("the worker's environment or view of tether holds the console secret (or the worker did not run):\n%s", text)
 	}
 	jar, _ := cookiejar.New(nil)
 	browser := &http.Client{Jar: jar}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/tools"
 	"github.com/tetherhq/tether/tools/operator"
 	"github.com/tetherhq/tether/tools/workers"
@@ -70,6 +71,9 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 			return cleanup, err
 		}
 		cleanups = append(cleanups, func() { c.Close() })
+		// Keep the login secret out of reach of same-user processes
+		// (/proc/PID/mem, environ and fds of tether).
+		proc.Private()
 		// The one-time login link goes to tether's own stderr only: never
 		// into a file or an environment that workers or kernels can read.
 		fmt.Fprintf(env.Stderr, "tether: operator console at %s\n", c.LoginURL())

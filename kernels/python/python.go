@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/kernels"
 )
 
@@ -280,7 +281,7 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kernels: python: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(cmd); err != nil {
 		return nil, fmt.Errorf("kernels: python: cannot start %s%s: %w; install python3 or configure the interpreter (a .venv in the workspace is used first)", interp, where, err)
 	}
 	go p.readLoop(stdout)

@@ -28,6 +28,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // The tiers a worker can run at.
@@ -307,7 +309,7 @@ func (r *Roster) startLocked(w *worker) error {
 	// A process the worker left behind may hold stdout open; do not wait on it
 	// for long once the worker itself has exited (it is killed with the group).
 	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(cmd); err != nil {
 		return fmt.Errorf("workers: cannot start the %s worker: %w", w.tier, err)
 	}
 	done := make(chan struct{})
