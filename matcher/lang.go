@@ -1,8 +1,11 @@
 package matcher
 
 import (
+	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/tetherhq/tether/grammars"
 )
 
 // rung is one rung of a language's scaffold ladder: the pattern is placed
@@ -37,13 +40,15 @@ type langSpec struct {
 	importPath string
 }
 
-func ctx(name, prefix, suffix string) rung {
+// newRung returns the ladder rung name that places a pattern between prefix
+// and suffix.
+func newRung(name, prefix, suffix string) rung {
 	return rung{name: name, prefix: prefix, suffix: suffix}
 }
 
 // c-like scaffolds shared by several languages.
 var (
-	bare = ctx("declaration", "", "")
+	bare = newRung("declaration", "", "")
 )
 
 // langs holds the ladder and expando character per language id. The order of a
@@ -51,124 +56,124 @@ var (
 // accept statements at top level start with the bare file.
 var langs = map[string]langSpec{
 	"go": {expando: 'µ', importPath: ` "_"`, ladder: []rung{
-		ctx("statement", "package _\nfunc _() {\n", "\n}\n"),
-		ctx("expression", "package _\nvar _ = ", "\n"),
-		ctx("member", "package _\ntype _ struct {\n", "\n}\n"),
-		ctx("declaration", "package _\n", "\n"),
-		ctx("file", "", ""),
+		newRung("statement", "package _\nfunc _() {\n", "\n}\n"),
+		newRung("expression", "package _\nvar _ = ", "\n"),
+		newRung("member", "package _\ntype _ struct {\n", "\n}\n"),
+		newRung("declaration", "package _\n", "\n"),
+		newRung("file", "", ""),
 		// a type alone: struct { $$$ }, map[$K]$V, []$T, chan $T
-		ctx("type", "package _\nvar _ ", "\n"),
+		newRung("type", "package _\nvar _ ", "\n"),
 		// a switch's or select's clause alone: case $X:, default: $$$,
 		// case $V := <-$C: $$$ (a clause both read is a switch's; "case $X:"
 		// matches type switch and select clauses too, see anyClause)
-		ctx("case clause", "package _\nfunc _() {\nswitch {\n", "}\n}\n"),
-		ctx("select clause", "package _\nfunc _() {\nselect {\n", "}\n}\n"),
+		newRung("case clause", "package _\nfunc _() {\nswitch {\n", "}\n}\n"),
+		newRung("select clause", "package _\nfunc _() {\nselect {\n", "}\n}\n"),
 	}},
 	"python": {expando: 'µ', ladder: []rung{
-		ctx("statement", "", ""),
-		ctx("expression", "_ = ", ""),
+		newRung("statement", "", ""),
+		newRung("expression", "_ = ", ""),
 		{name: "member", prefix: "class _:\n    ", indent: "    "},
 		{name: "function body", prefix: "def _():\n    ", indent: "    "},
 		// a decorator alone ("@$D", "@app.route($$$)") stands before a function
-		ctx("decorator", "", "\ndef _():\n    pass\n"),
+		newRung("decorator", "", "\ndef _():\n    pass\n"),
 	}},
 	"javascript": {expando: '$', ladder: jsLadder},
 	"typescript": {expando: '$', ladder: jsLadder},
 	"tsx":        {expando: '$', ladder: jsLadder},
 	"rust": {expando: 'µ', ladder: []rung{
-		ctx("statement", "fn _() {\n", "\n}\n"),
-		ctx("expression", "const _: () = ", ";\n"),
-		ctx("member", "impl _ {\n", "\n}\n"),
+		newRung("statement", "fn _() {\n", "\n}\n"),
+		newRung("expression", "const _: () = ", ";\n"),
+		newRung("member", "impl _ {\n", "\n}\n"),
 		bare,
 	}},
 	"c": {expando: 'µ', ladder: []rung{
-		ctx("statement", "void _() {\n", "\n}\n"),
-		ctx("expression", "int _ = ", ";\n"),
-		ctx("member", "struct _ {\n", "\n};\n"),
+		newRung("statement", "void _() {\n", "\n}\n"),
+		newRung("expression", "int _ = ", ";\n"),
+		newRung("member", "struct _ {\n", "\n};\n"),
 		bare,
 	}},
 	"cpp": {expando: 'µ', ladder: []rung{
-		ctx("statement", "void _() {\n", "\n}\n"),
-		ctx("expression", "auto _ = ", ";\n"),
-		ctx("member", "class _ {\n", "\n};\n"),
+		newRung("statement", "void _() {\n", "\n}\n"),
+		newRung("expression", "auto _ = ", ";\n"),
+		newRung("member", "class _ {\n", "\n};\n"),
 		bare,
 	}},
 	"java": {expando: '$', ladder: []rung{
-		ctx("statement", "class X_ { void x_() {\n", "\n} }\n"),
-		ctx("expression", "class X_ { Object x_ = ", "; }\n"),
-		ctx("member", "class X_ {\n", "\n}\n"),
+		newRung("statement", "class X_ { void x_() {\n", "\n} }\n"),
+		newRung("expression", "class X_ { Object x_ = ", "; }\n"),
+		newRung("member", "class X_ {\n", "\n}\n"),
 		bare,
 		// an annotation alone ("@Override", "@Test($$$)") stands before a method
-		ctx("annotation", "class X_ {\n", "\nvoid x_() {} }\n"),
+		newRung("annotation", "class X_ {\n", "\nvoid x_() {} }\n"),
 	}},
 	"dart": {expando: '$', ladder: []rung{
-		ctx("statement", "void _() {\n", "\n}\n"),
-		ctx("expression", "var _ = ", ";\n"),
-		ctx("member", "class _ {\n", "\n}\n"),
+		newRung("statement", "void _() {\n", "\n}\n"),
+		newRung("expression", "var _ = ", ";\n"),
+		newRung("member", "class _ {\n", "\n}\n"),
 		bare,
 	}},
 	"c_sharp": {expando: 'µ', stmtSuffix: "();", ladder: []rung{
-		ctx("statement", "class X_ { void x_() {\n", "\n} }\n"),
-		ctx("expression", "class X_ { object x_ = ", "; }\n"),
-		ctx("member", "class X_ {\n", "\n}\n"),
+		newRung("statement", "class X_ { void x_() {\n", "\n} }\n"),
+		newRung("expression", "class X_ { object x_ = ", "; }\n"),
+		newRung("member", "class X_ {\n", "\n}\n"),
 		bare,
 	}},
 	"kotlin": {expando: 'µ', forHeader: " in µ", ladder: []rung{
-		ctx("statement", "fun _() {\n", "\n}\n"),
-		ctx("expression", "val _ = ", "\n"),
-		ctx("member", "class _ {\n", "\n}\n"),
+		newRung("statement", "fun _() {\n", "\n}\n"),
+		newRung("expression", "val _ = ", "\n"),
+		newRung("member", "class _ {\n", "\n}\n"),
 		bare,
 	}},
 	"swift": {expando: 'µ', ladder: []rung{
-		ctx("statement", "func _() {\n", "\n}\n"),
-		ctx("expression", "let _ = ", "\n"),
-		ctx("member", "class _ {\n", "\n}\n"),
+		newRung("statement", "func _() {\n", "\n}\n"),
+		newRung("expression", "let _ = ", "\n"),
+		newRung("member", "class _ {\n", "\n}\n"),
 		bare,
 		// an attribute alone ("@objc", "@available($$$)") stands before a function
-		ctx("attribute", "", "\nfunc _() {}\n"),
+		newRung("attribute", "", "\nfunc _() {}\n"),
 	}},
 	"scala": {expando: '$', ladder: []rung{
-		ctx("statement", "object X_ {\ndef x_() = {\n", "\n}\n}\n"),
-		ctx("expression", "object X_ {\nval x_ = ", "\n}\n"),
-		ctx("member", "class X_ {\n", "\n}\n"),
+		newRung("statement", "object X_ {\ndef x_() = {\n", "\n}\n}\n"),
+		newRung("expression", "object X_ {\nval x_ = ", "\n}\n"),
+		newRung("member", "class X_ {\n", "\n}\n"),
 		bare,
 	}},
 	"php": {expando: 'µ', ladder: []rung{
-		ctx("statement", "<?php\nfunction _() {\n", "\n}\n"),
-		ctx("expression", "<?php\n$_ = ", ";\n"),
-		ctx("member", "<?php\nclass _ {\n", "\n}\n"),
-		ctx("declaration", "<?php\n", "\n"),
+		newRung("statement", "<?php\nfunction _() {\n", "\n}\n"),
+		newRung("expression", "<?php\n$_ = ", ";\n"),
+		newRung("member", "<?php\nclass _ {\n", "\n}\n"),
+		newRung("declaration", "<?php\n", "\n"),
 	}},
 	"ruby": {expando: 'µ', ladder: []rung{
-		ctx("statement", "", ""),
-		ctx("expression", "_ = ", "\n"),
-		ctx("member", "class X_\n", "\nend\n"),
-		ctx("declaration", "def _\n", "\nend\n"),
+		newRung("statement", "", ""),
+		newRung("expression", "_ = ", "\n"),
+		newRung("member", "class X_\n", "\nend\n"),
+		newRung("declaration", "def _\n", "\nend\n"),
 	}},
 	"bash": {expando: '$', ladder: []rung{
-		ctx("statement", "", ""),
-		ctx("declaration", "_() {\n", "\n}\n"),
+		newRung("statement", "", ""),
+		newRung("declaration", "_() {\n", "\n}\n"),
 	}},
 	"lua": {expando: 'µ', ladder: []rung{
-		ctx("statement", "", ""),
-		ctx("expression", "local _ = ", "\n"),
-		ctx("declaration", "function _()\n", "\nend\n"),
+		newRung("statement", "", ""),
+		newRung("expression", "local _ = ", "\n"),
+		newRung("declaration", "function _()\n", "\nend\n"),
 	}},
-	"json": {expando: '$', quoted: true, ladder: []rung{ctx("value", "", ""), ctx("member", "{\n", "\n}\n"), ctx("element", "[\n", "\n]\n")}},
-	"yaml": {expando: '$', ladder: []rung{ctx("document", "", "")}},
+	"json": {expando: '$', quoted: true, ladder: []rung{newRung("value", "", ""), newRung("member", "{\n", "\n}\n"), newRung("element", "[\n", "\n]\n")}},
+	"yaml": {expando: '$', ladder: []rung{newRung("document", "", "")}},
 	"css": {expando: '_', ladder: []rung{
-		ctx("rule", "", ""),
-		ctx("declaration", "_ {\n", "\n}\n"),
+		newRung("rule", "", ""),
+		newRung("declaration", "_ {\n", "\n}\n"),
 	}},
-	"html": {expando: 'z', ladder: []rung{ctx("document", "", "")}},
+	"html": {expando: 'z', ladder: []rung{newRung("document", "", "")}},
 }
 
 var jsLadder = []rung{
-	ctx("statement", "", ""),
-	ctx("expression", "(", ")\n"),
-	ctx("member", "class _ {\n", "\n}\n"),
+	newRung("statement", "", ""),
+	newRung("expression", "(", ")\n"),
+	newRung("member", "class _ {\n", "\n}\n"),
 	// a decorator alone ("@Component($$$)") stands before a class
-	ctx("decorator", "", "\nclass _ {}\n"),
+	newRung("decorator", "", "\nclass _ {}\n"),
 }
 
 // langSpecFor returns the spec for a language id; unknown ids get a bare
@@ -212,4 +217,19 @@ func (c rung) scaffold(p string) (src string, start, end int) {
 		p = strings.ReplaceAll(p, "\n", "\n"+c.indent)
 	}
 	return c.prefix + p + c.suffix, len(c.prefix), len(c.prefix) + len(p)
+}
+
+// langForPath returns the language id of a file by its extension, "" if none.
+func langForPath(path string) string {
+	l, _ := grammars.ForPath(path)
+	return l.ID
+}
+
+// canonicalLang resolves a language id or alias ("py", "ts") to its id.
+func canonicalLang(id string) (string, error) {
+	l, ok := grammars.Lookup(id)
+	if !ok {
+		return "", fmt.Errorf("matcher: unknown language %q: use one of %s", id, strings.Join(grammars.IDs(), ", "))
+	}
+	return l.ID, nil
 }

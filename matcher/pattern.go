@@ -38,12 +38,12 @@ type pnode struct {
 // Pattern is a compiled structural pattern for one language. It is immutable
 // and safe for concurrent use.
 type Pattern struct {
-	lang    string
-	src     string
-	context string
-	roots   []*pnode
-	tokens  []string
-	vars    []string
+	lang        string
+	src         string
+	contextName string
+	roots       []*pnode
+	tokens      []string
+	vars        []string
 	// varMulti: each bound name, and whether it is a $$$ capture
 	varMulti map[string]bool
 }
@@ -69,7 +69,7 @@ func (p *Pattern) Source() string { return p.src }
 
 // Context returns the name of the ladder rung that accepted the pattern
 // ("statement", "expression", "member", ...).
-func (p *Pattern) Context() string { return p.context }
+func (p *Pattern) Context() string { return p.contextName }
 
 // Tokens returns the literal tokens every match must contain, longest first.
 // Files lacking any of them are skipped before parsing.
@@ -152,8 +152,8 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	// "if" in expression context).
 	gapped := -1
 	var gappedNodes []engine.Node
-	build := func(context string, nodes []engine.Node) *Pattern {
-		pat := &Pattern{lang: lang, src: src, context: context}
+	build := func(name string, nodes []engine.Node) *Pattern {
+		pat := &Pattern{lang: lang, src: src, contextName: name}
 		for _, n := range nodes {
 			pat.roots = append(pat.roots, convert(n, spec.expando, spec.quoted))
 		}
@@ -182,7 +182,7 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 					root := convert(nodes[0], spec.expando, spec.quoted)
 					if k := len(root.kids); root.meta.kind == metaNone && k > 1 && root.kids[k-1].kind == ";" {
 						root.kids = root.kids[:k-1]
-						semi = &Pattern{lang: lang, src: src, context: c.name, roots: []*pnode{root}}
+						semi = &Pattern{lang: lang, src: src, contextName: c.name, roots: []*pnode{root}}
 						semi.collect()
 						semiNodes, semiStart = nodes, uint32(start)
 					}
@@ -284,7 +284,7 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 					continue
 				}
 				if nodes := extract(tree, uint32(start), uint32(end)); len(nodes) > 0 {
-					pat := &Pattern{lang: lang, src: src, context: c.name}
+					pat := &Pattern{lang: lang, src: src, contextName: c.name}
 					for _, n := range nodes {
 						pat.roots = append(pat.roots, convert(n, spec.expando, true))
 					}
@@ -306,7 +306,7 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 // case, as ast-grep's reading of it does: a type switch's case and a
 // select's send or receive clause as well as an expression switch's case.
 func anyClause(pat *Pattern) {
-	if pat.lang != "go" || pat.context != "case clause" || len(pat.roots) != 1 {
+	if pat.lang != "go" || pat.contextName != "case clause" || len(pat.roots) != 1 {
 		return
 	}
 	r := pat.roots[0]
