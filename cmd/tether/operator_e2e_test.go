@@ -118,7 +118,7 @@ func TestServeVibeKeepsRunLimits(t *testing.T) {
 				t.Fatalf("vibe_spawn = %q", text)
 			}
 			text, _ = callText(t, cs, "vibe_wait", map[string]any{"worker_id": "w1"})
-			if !strings.Contains(text, "failed") || !strings.Contains(strings.ToLower(text), tc.want) {
+			if !strings.Contains(text, "failed") || !strings.Contains(strings.ToLower(text), tc.want) || !strings.Contains(text, "runs as a vibe worker") {
 				t.Errorf("worker report = %q, want a failed write (%q)", text, tc.want)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "worker.txt")); !errors.Is(err, os.ErrNotExist) {

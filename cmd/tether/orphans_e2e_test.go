@@ -69,7 +69,7 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 	}
 	// The worker writes its children's pids and its own: wait for all three.
 	var wpids []int
-	for i := 0; i < 600 && len(wpids) < 3; i++ {
+	for i := 0; i < 2400 && len(wpids) < 3; i++ {
 		time.Sleep(50 * time.Millisecond)
 		b, _ := os.ReadFile(pidfile)
 		wpids = wpids[:0]

@@ -152,6 +152,10 @@ func startRun(ctx context.Context, cfg tools.Config, env wireEnv) (*tools.Run, f
 
 // hint adds what a CLI user can do about a refused call.
 func hint(err error) string {
+	if s := os.Getenv(workers.EnvSurface); s != "" && (errors.Is(err, tools.ErrNotOnSurface) || errors.Is(err, tools.ErrDenied) || errors.Is(err, tools.ErrNoApprover)) {
+		return fmt.Sprintf("\n(this tether runs as a vibe worker: the run that started it allows the %s surface and the policy %q (%s, %s); report back instead of retrying)",
+			s, os.Getenv(workers.EnvApprove), workers.EnvSurface, workers.EnvApprove)
+	}
 	switch {
 	case errors.Is(err, tools.ErrNoApprover):
 		return "\n(pass --approve allow to run write and exec tools from the command line)"
