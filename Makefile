@@ -43,8 +43,9 @@ grammars-update:
 build:
 	CGO_ENABLED=0 go build -ldflags='-s -w' -o bin/tether ./cmd/tether
 
-## check-noclang: in a copy of the tree, with no C compiler on PATH (only go),
-## build tether cgo-free and parse a file of every shipped language.
+## check-noclang: with no C compiler on PATH (only go), build tether cgo-free in a
+## copy of the tree and as `go install MODULE/cmd/tether@VERSION` from a file proxy,
+## and parse a file of every shipped language with each.
 check-noclang:
 	scripts/check-noclang.sh
 
