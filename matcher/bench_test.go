@@ -2,7 +2,10 @@ package matcher_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tetherhq/tether/internal/testenv"
@@ -35,6 +38,33 @@ func BenchmarkSearch(b *testing.B) {
 				if _, err := s.Search(context.Background(), q); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkDiff times the unified diff of a rewrite of a 1.2 MB Go file:
+// one replacement, and 20,000 (one in every function).
+func BenchmarkDiff(b *testing.B) {
+	p := parser(b)
+	var src strings.Builder
+	src.WriteString("package p\n\n")
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&src, "func f%d(a, b int) int {\n\tx := a + b\n\treturn g(x, %d)\n}\n\n", i, i)
+	}
+	f := filepath.Join(b.TempDir(), "big.go")
+	if err := os.WriteFile(f, []byte(src.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	s := matcher.NewSearcher(p, matcher.Config{})
+	for _, pat := range []string{"g($X, 7)", "g($X, $Y)"} {
+		plan, err := s.Rewrite(context.Background(), matcher.Query{Pattern: pat, Language: "go", Paths: []string{f}}, "h($X)")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("%d replacements", plan.Replacements), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				plan.Diff(0)
 			}
 		})
 	}

@@ -215,7 +215,6 @@ type FileChange struct {
 	Display      string
 	Old, New     []byte
 	Replacements int
-	reps         []replacement
 }
 
 // Plan is a computed rewrite: the search's result plus each file's new
@@ -253,7 +252,7 @@ func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan,
 		if bytes.Equal(nw, j.src) {
 			continue
 		}
-		p.Changes = append(p.Changes, FileChange{Path: j.path, Old: j.src, New: nw, Replacements: len(j.edits), reps: j.edits})
+		p.Changes = append(p.Changes, FileChange{Path: j.path, Old: j.src, New: nw, Replacements: len(j.edits)})
 		p.Replacements += len(j.edits)
 	}
 	return p, nil

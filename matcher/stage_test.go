@@ -129,7 +129,7 @@ func TestStagerWithoutRootSpansDirectories(t *testing.T) {
 func TestDiff(t *testing.T) {
 	old := []byte("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\nn\no\np\n")
 	reps := []replacement{{start: 2, end: 3, text: "B1\nB2"}, {start: 28, end: 29, text: "O"}}
-	c := FileChange{Path: "x.go", Old: old, New: apply(old, reps), reps: reps, Replacements: 2}
+	c := FileChange{Path: "x.go", Old: old, New: apply(old, reps), Replacements: 2}
 	p := &Plan{Changes: []FileChange{c}, Replacements: 2}
 	want := `--- a/x.go
 +++ b/x.go
