@@ -227,7 +227,37 @@ type Config struct {
 	// It counts mapped memory, not only what is used: an interpreter with
 	// pandas and matplotlib loaded maps about 0.5 GiB.
 	AddressSpaceLimit int64
+	// Clock gives the time of the idle budget (and JavaScript's Date). Nil
+	// means the wall clock; a test gives one it moves by hand, so machine
+	// load never decides whether a cell went idle.
+	Clock Clock
 }
+
+// Clock is where a kernel gets the time and the timers of its idle budget.
+type Clock interface {
+	Now() time.Time
+	NewTimer(d time.Duration) Timer
+}
+
+// Timer is a timer a Clock made; it behaves as a *time.Timer (Reset and Stop
+// discard a value not yet received).
+type Timer interface {
+	C() <-chan time.Time
+	Stop() bool
+	Reset(d time.Duration) bool
+}
+
+// WallClock is the clock kernels use unless Config.Clock says otherwise.
+var WallClock Clock = wallClock{}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time                 { return time.Now() }
+func (wallClock) NewTimer(d time.Duration) Timer { return wallTimer{time.NewTimer(d)} }
+
+type wallTimer struct{ *time.Timer }
+
+func (t wallTimer) C() <-chan time.Time { return t.Timer.C }
 
 // ParseSize reads a byte size as the memory flags take it: a number with an
 // optional unit, B, KiB, MiB, GiB or TiB (K, M, G, T, KB, MB, GB and TB are
@@ -293,6 +323,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxDisplays <= 0 {
 		c.MaxDisplays = DefaultMaxDisplays
+	}
+	if c.Clock == nil {
+		c.Clock = WallClock
 	}
 	return c
 }

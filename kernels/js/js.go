@@ -256,7 +256,7 @@ func (k *Kernel) watch(ctx context.Context, c *cellRun, done <-chan outcome, res
 	s, guard := c.s, c.guard
 	monitor := time.NewTicker(samplePeriod)
 	defer monitor.Stop()
-	idle := time.NewTimer(k.cfg.IdleTimeout)
+	idle := k.cfg.Clock.NewTimer(k.cfg.IdleTimeout)
 	defer idle.Stop()
 	outstanding := 0
 	var grace <-chan time.Time
@@ -310,7 +310,7 @@ func (k *Kernel) watch(ctx context.Context, c *cellRun, done <-chan outcome, res
 			if outstanding == 0 && !interrupted {
 				idle.Reset(k.cfg.IdleTimeout)
 			}
-		case <-idle.C:
+		case <-idle.C():
 			if outstanding == 0 {
 				interrupt(&interruption{kernels.ErrInterrupted, fmt.Sprintf("kernels: cell interrupted: its idle budget of %s was spent with no bridge call outstanding; the runtime came back and its state is kept", k.cfg.IdleTimeout)})
 			}

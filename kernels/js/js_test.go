@@ -13,6 +13,7 @@ import (
 
 	"github.com/tetherhq/tether/kernels"
 	"github.com/tetherhq/tether/kernels/js"
+	"github.com/tetherhq/tether/kernels/kernelstest"
 )
 
 func newKernel(t *testing.T, cfg kernels.Config) kernels.Kernel {
@@ -590,25 +591,56 @@ func TestRequireSaysWhatToDo(t *testing.T) {
 }
 
 // TestPrintingCellIsNotIdle: output is a sign of life. A cell printing
-// steadily for longer than its idle budget runs on; once it goes quiet the
-// budget runs out and it is interrupted with its state kept. The budget is
-// 30 times the gap between prints, so machine load does not decide the outcome.
+// steadily for much longer than its idle budget runs on; once it goes quiet
+// the budget runs out and it is interrupted with its state kept. The idle
+// budget's time is a clock the test moves, in step with the cell (which waits
+// for Date.now, the same clock, to move after each print), so machine load
+// cannot decide the outcome: each sign of life moves the clock to 9/10 of the
+// budget past it, 45 budgets in all while the cell prints, and once the cell
+// says it is quiet, a whole budget.
 func TestPrintingCellIsNotIdle(t *testing.T) {
-	k := newKernel(t, kernels.Config{IdleTimeout: 3 * time.Second, InterruptGrace: time.Minute})
-	// The cell measures its own longest gap between prints: if the machine
-	// stalled it for most of the budget, load decided the outcome, not the
-	// kernel, and the test says so instead of failing.
-	r := run(t, k, "var ticks = 0, last = Date.now(), gap = 0\nfor (let i = 0; i < 50; i++) { console.log('tick'); ticks++; "+
-		"const now = Date.now(); gap = Math.max(gap, now - last); last = now; await new Promise(r => setTimeout(r, 100)) }\n"+
-		"console.log('quiet now')\nawait new Promise(r => setTimeout(r, 600000))")
-	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "state is kept") || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
-		if g, err := strconv.Atoi(value(t, run(t, k, "gap"))); err == nil && g >= 2000 && !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
-			t.Skipf("the machine stalled the cell %d ms between prints (budget 3s): load decided this run", g)
+	const budget = 3 * time.Second
+	clock := kernelstest.NewClock()
+	quiet := make(chan struct{})
+	tools := func(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
+		close(quiet)
+		return kernels.ToolReply{}, nil
+	}
+	k := newKernel(t, kernels.Config{IdleTimeout: budget, InterruptGrace: time.Minute, Clock: clock, Tools: tools})
+	done := make(chan *kernels.Result, 1)
+	go func() {
+		r, err := k.Execute(context.Background(), kernels.Cell{Code: "var ticks = 0\n" +
+			"for (let i = 0; i < 50; i++) { const t = Date.now(); console.log('tick'); ticks++; while (Date.now() === t) {} }\n" +
+			"console.log('quiet now'); tool('quiet')\nawait new Promise(r => setTimeout(r, 600000))"})
+		if err != nil {
+			t.Error(err)
 		}
+		done <- r
+	}()
+	start, step := clock.Now(), budget*9/10
+	var r *kernels.Result
+	for isQuiet, last := false, start; r == nil; {
+		select {
+		case last = <-clock.Arms():
+			if isQuiet {
+				clock.AdvanceTo(last.Add(budget))
+			} else {
+				clock.AdvanceTo(last.Add(step))
+			}
+		case <-quiet:
+			quiet, isQuiet = nil, true
+			if printing := clock.Now().Sub(start); printing < 10*budget {
+				t.Errorf("the clock moved %s while the cell printed, want at least 10 budgets", printing)
+			}
+			clock.AdvanceTo(last.Add(budget)) // the last arm may have come first
+		case r = <-done:
+		}
+	}
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "state is kept") || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
 		t.Fatalf("want the quiet wait interrupted, got %+v\nstdout %q", r.Error, r.Stdout.Text)
 	}
-	if !strings.Contains(r.Stdout.Text, "tick\n") || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
-		t.Errorf("stdout %q", r.Stdout.Text)
+	if n := strings.Count(r.Stdout.Text, "tick\n"); n != 50 {
+		t.Errorf("%d ticks printed, want 50", n)
 	}
 	if got := value(t, run(t, k, "ticks")); got != "50" {
 		t.Errorf("ticks after the interrupt: %s", got)

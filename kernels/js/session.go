@@ -67,6 +67,7 @@ func (i *interruption) String() string { return i.reason }
 func (k *Kernel) newSession() (*session, error) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(MaxCallStackSize)
+	vm.SetTimeSource(k.cfg.Clock.Now)
 	s := &session{vm: vm, cfg: k.cfg, counts: map[string]int{}, timers: map[string]time.Time{}, wake: make(chan *interruption, 1), alive: make(chan struct{}, 1), sources: map[string]*cellSource{}}
 	console := vm.NewObject()
 	write := func(err bool, text string) {

@@ -420,7 +420,7 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 	defer close(over)
 	bridgeDone := make(chan bridgeCall)
 
-	idle := time.NewTimer(cfg.IdleTimeout)
+	idle := cfg.Clock.NewTimer(cfg.IdleTimeout)
 	defer idle.Stop()
 	outstanding := 0
 	var grace <-chan time.Time
@@ -535,7 +535,7 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 			if outstanding == 0 && interrupted == "" {
 				idle.Reset(cfg.IdleTimeout)
 			}
-		case <-idle.C:
+		case <-idle.C():
 			if outstanding == 0 {
 				interrupt(fmt.Sprintf("its idle budget of %s was spent with no bridge call outstanding", cfg.IdleTimeout))
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/kernels/kernelstest"
 	"github.com/tetherhq/tether/kernels/python"
 )
 
@@ -748,31 +749,75 @@ func TestHammerOneKernel(t *testing.T) {
 }
 
 // TestPrintingCellIsNotIdle: output is a sign of life. A cell printing
-// steadily for longer than its idle budget runs on; once it goes quiet the
-// budget runs out and it is interrupted with its state kept. The budget is
-// 30 times the gap between prints, so machine load does not decide the outcome.
+// steadily for much longer than its idle budget runs on; once it goes quiet
+// the budget runs out and it is interrupted on the silent line with its state
+// kept. The idle budget's time is a clock the test moves, in step with the
+// cell (which waits after each print until the test writes the clock's new
+// time to a file), so machine load cannot decide the outcome: each sign of
+// life moves the clock to 9/10 of the budget past it, 45 budgets in all while
+// the cell prints, and once the cell says it is quiet, a whole budget.
 func TestPrintingCellIsNotIdle(t *testing.T) {
-	k := newKernel(t, kernels.Config{IdleTimeout: 3 * time.Second, InterruptGrace: time.Minute})
-	// The cell measures its own longest gap between prints: if the machine
-	// stalled it for most of the budget, load decided the outcome, not the
-	// kernel, and the test says so instead of failing.
-	code := "import time\nt = time.time(); last = t; gap = 0.0\nwhile time.time() - t < 5:\n    print('tick', flush=True)\n" +
-		"    now = time.time(); gap = max(gap, now - last); last = now\n    time.sleep(0.1)\n" +
-		"print('quiet now', flush=True)\ntime.sleep(600)"
-	r := run(t, k, code)
-	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.Error.Line != 8 {
-		if r.Error != nil && r.Error.Line < 8 {
-			if g, err := strconv.ParseFloat(value(t, run(t, k, "gap")), 64); err == nil && g >= 2 {
-				t.Skipf("the machine stalled the cell %.1fs between prints (budget 3s): load decided this run", g)
-			}
+	const budget = 3 * time.Second
+	clock := kernelstest.NewClock()
+	quiet := make(chan struct{})
+	tools := func(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
+		close(quiet)
+		return kernels.ToolReply{}, nil
+	}
+	dir := t.TempDir()
+	k := newKernel(t, kernels.Config{Dir: dir, IdleTimeout: budget, InterruptGrace: time.Minute, Clock: clock, Tools: tools})
+	code := "import time\n" +
+		"def now():\n    try:\n        return open('clock').read()\n    except FileNotFoundError:\n        return ''\n" +
+		"ticks = 0\nfor i in range(50):\n    t = now()\n    print('tick', flush=True)\n    ticks += 1\n" +
+		"    while now() == t:\n        time.sleep(0.005)\n" +
+		"print('quiet now', flush=True)\ntool('quiet')\ntime.sleep(600)"
+	silent := strings.Count(code, "\n") + 1
+	done := make(chan *kernels.Result, 1)
+	go func() {
+		r, err := k.Execute(context.Background(), kernels.Cell{Code: code})
+		if err != nil {
+			t.Error(err)
 		}
-		t.Fatalf("want the cell interrupted on line 8 (the silent sleep), got %+v\nstdout %q", r.Error, r.Stdout.Text)
+		done <- r
+	}()
+	// tell moves the clock and writes its time where the cell reads it.
+	tell := func(at time.Time) {
+		clock.AdvanceTo(at)
+		tmp := filepath.Join(dir, "clock.tmp")
+		if err := os.WriteFile(tmp, []byte(clock.Now().Format(time.RFC3339Nano)), 0o644); err != nil {
+			t.Error(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, "clock")); err != nil {
+			t.Error(err)
+		}
 	}
-	if !strings.Contains(r.Stdout.Text, "tick\n") || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
-		t.Errorf("stdout %q", r.Stdout.Text)
+	start, step := clock.Now(), budget*9/10
+	var r *kernels.Result
+	for isQuiet, last := false, start; r == nil; {
+		select {
+		case last = <-clock.Arms():
+			if isQuiet {
+				tell(last.Add(budget))
+			} else {
+				tell(last.Add(step))
+			}
+		case <-quiet:
+			quiet, isQuiet = nil, true
+			if printing := clock.Now().Sub(start); printing < 10*budget {
+				t.Errorf("the clock moved %s while the cell printed, want at least 10 budgets", printing)
+			}
+			tell(last.Add(budget)) // the last arm may have come first
+		case r = <-done:
+		}
 	}
-	if got := value(t, run(t, k, "t > 0")); got != "True" {
-		t.Errorf("state after the interrupt: %s", got)
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.Error.Line != silent {
+		t.Fatalf("want the cell interrupted on line %d (the silent sleep), got %+v\nstdout %q", silent, r.Error, r.Stdout.Text)
+	}
+	if n := strings.Count(r.Stdout.Text, "tick\n"); n != 50 || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
+		t.Errorf("%d ticks, stdout %q", n, r.Stdout.Text)
+	}
+	if got := value(t, run(t, k, "ticks")); got != "50" {
+		t.Errorf("state after the interrupt: ticks = %s", got)
 	}
 }
 
