@@ -122,7 +122,16 @@ func (n *pnode) sexp(b *strings.Builder) {
 }
 
 // Compile parses pattern for lang with the language's context ladder and
-// returns the first context's reading that parses without error.
+// returns the reading the ladder ranks first.
+//
+// It works in two steps. readings parses the pattern in each rung of the
+// ladder, as written and (for a "$$$" before a "}") with the ";" the
+// grammar needs, and once with a ";" added in the first rung; each parse is
+// made the first time the ranking asks for it. choose then ranks those
+// candidate readings by explicit rules (see choose). Past them come the
+// readings that give a metavariable the code its grammar needs there
+// (compilePlaceholders) and, last, one that reads a metavariable as the
+// string it stands for. A pattern none of them accepts is ErrUnparseable.
 func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, error) {
 	src := strings.TrimSpace(pattern)
 	if src == "" {
@@ -136,129 +145,18 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	if spec.quoted {
 		sub = quoteMetas(sub)
 	}
-	// First a clean parse in any context; failing that, a parse whose only
-	// faults are a metavariable the grammar could not place (an ERROR node
-	// that is exactly "$$$") or a token missing right after one (the ";" of a
-	// "$$$" standing for statements), as ast-grep accepts them.
-	type parsed struct {
-		tree       *engine.Tree
-		start, end int
+	rs := &readings{parse: func(b []byte) (*engine.Tree, error) { return p.Parse(ctx, lang, b) }, lang: lang, src: src, sub: sub, spec: spec}
+	pat, err := rs.choose()
+	if err != nil {
+		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
 	}
-	trees := make([]parsed, len(spec.ladder))
-	// gapped is the first rung of pass 0 whose only faults are MISSING tokens
-	// (a statement written without its ";"): preferred over a later rung's
-	// clean reading that took one of its keywords for an identifier (Java and
-	// Dart read "if ($X != null) $X.dispose()" as a call to a function named
-	// "if" in expression context).
-	gapped := -1
-	var gappedNodes []engine.Node
-	build := func(name string, nodes []engine.Node) *Pattern {
-		pat := &Pattern{lang: lang, src: src, contextName: name}
-		for _, n := range nodes {
-			pat.roots = append(pat.roots, convert(n, spec.expando, spec.quoted))
-		}
-		anyClause(pat)
-		pat.collect()
-		return pat
-	}
-	// A statement the grammar reads as an ERROR without its ";" ("break" in
-	// Java and C) is read in the first rung with the ";", which the pattern
-	// then leaves out, as it leaves out a MISSING one ("return $X"). It wins
-	// over a later reading that takes its keyword for an identifier.
-	var semi *Pattern
-	var semiNodes []engine.Node
-	var semiStart uint32
-	if !strings.HasSuffix(sub, ";") && !strings.HasSuffix(sub, "}") && len(spec.ladder) > 0 {
-		c := spec.ladder[0]
-		full, start, end := c.scaffold(sub + ";")
-		tree, err := p.Parse(ctx, lang, []byte(full))
-		if err != nil {
-			return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
-		}
-		if !tree.HasError() {
-			nodes := extract(tree, uint32(start), uint32(end))
-			if len(nodes) == 1 && nodes[0].StartByte() == uint32(start) && nodes[0].ChildCount() > 1 {
-				if last, ok := nodes[0].Child(nodes[0].ChildCount() - 1); ok && last.Kind() == ";" && last.EndByte() == uint32(end) {
-					root := convert(nodes[0], spec.expando, spec.quoted)
-					if k := len(root.kids); root.meta.kind == metaNone && k > 1 && root.kids[k-1].kind == ";" {
-						root.kids = root.kids[:k-1]
-						semi = &Pattern{lang: lang, src: src, contextName: c.name, roots: []*pnode{root}}
-						semi.collect()
-						semiNodes, semiStart = nodes, uint32(start)
-					}
-				}
-			}
-		}
-	}
-	for pass := 0; pass < 3; pass++ {
-		text := sub
-		if pass == 2 {
-			// last: "$$$" standing for statements written without the ";" the
-			// grammar needs ("{ $$$ }" in Dart reads as a set literal)
-			text = multiBeforeBrace.ReplaceAllString(sub, "$1;$2")
-			if text == sub {
-				break
-			}
-		}
-		for i, c := range spec.ladder {
-			if pass != 1 {
-				full, start, end := c.scaffold(text)
-				tree, err := p.Parse(ctx, lang, []byte(full))
-				if err != nil {
-					return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
-				}
-				trees[i] = parsed{tree, start, end}
-			}
-			t := trees[i]
-			if pass == 0 && gapped < 0 && t.tree.HasError() && !hasErrorNode(t.tree) {
-				// (not a reading that takes for a name a keyword the first
-				// rung saw: C++ reads "for ($$$) { $$$ }" as a class
-				// member whose type is named for)
-				if nodes := extract(t.tree, uint32(t.start), uint32(t.end)); len(nodes) > 0 &&
-					!(i > 0 && hasErrorNode(trees[0].tree) && demotesKeyword([]engine.Node{trees[0].tree.Root()}, uint32(trees[0].start), nodes, uint32(t.start))) {
-					gapped, gappedNodes = i, nodes
-				}
-			}
-			if pass != 1 && t.tree.HasError() || pass == 1 && !tolerable(t.tree, spec.expando) {
-				continue
-			}
-			nodes := extract(t.tree, uint32(t.start), uint32(t.end))
-			if len(nodes) == 0 {
-				continue
-			}
-			if pass == 0 && gapped >= 0 && demotesKeyword(gappedNodes, uint32(trees[gapped].start), nodes, uint32(t.start)) {
-				return build(spec.ladder[gapped].name, gappedNodes), nil
-			}
-			if pass == 0 && i > 0 && semi != nil && demotesKeyword(semiNodes, semiStart, nodes, uint32(t.start)) {
-				return semi, nil
-			}
-			if i > 0 && trees[0].tree.HasError() &&
-				demotesKeyword([]engine.Node{trees[0].tree.Root()}, uint32(trees[0].start), nodes, uint32(t.start)) {
-				// the first rung saw a keyword where this reading has a
-				// name ("for ($$$) { $$$ }" as a method named for): not
-				// what was meant
-				continue
-			}
-			return build(c.name, nodes), nil
-		}
-		if pass == 0 && gapped >= 0 && !multiBeforeBrace.MatchString(sub) {
-			// no clean reading: a statement missing only its terminator
-			// ("return $X" in Java) is read as the statement, as ast-grep
-			// does, before any reading that needs an ERROR node tolerated.
-			// A "$$$ }" waits for pass 2, which gives it its ";".
-			return build(spec.ladder[gapped].name, gappedNodes), nil
-		}
-	}
-	if gapped >= 0 {
-		return build(spec.ladder[gapped].name, gappedNodes), nil
-	}
-	if semi != nil {
-		return semi, nil
+	if pat != nil {
+		return pat, nil
 	}
 	// Then: metavariables standing for statements or a loop header, given
 	// the code the grammar needs there ("for ($$$) { $$$ }" everywhere,
 	// "while ($C) $S" in C#).
-	pat, err := compilePlaceholders(func(b []byte) (*engine.Tree, error) { return p.Parse(ctx, lang, b) }, lang, src, sub, spec)
+	pat, err = compilePlaceholders(rs.parse, lang, src, sub, spec)
 	if err != nil {
 		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
 	}
@@ -268,31 +166,11 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	// Last: one metavariable standing where the grammar wants a string
 	// literal (JavaScript's "import { $$$N } from $M") is read as the string
 	// it stands for, the way ast-grep searches such a pattern anyway.
-	if spec.expando == '$' && !spec.quoted {
-		for k := 0; ; k++ {
-			text, ok := quoteMetaAt(sub, k)
-			if !ok {
-				break
-			}
-			for _, c := range spec.ladder {
-				full, start, end := c.scaffold(text)
-				tree, err := p.Parse(ctx, lang, []byte(full))
-				if err != nil {
-					return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
-				}
-				if tree.HasError() {
-					continue
-				}
-				if nodes := extract(tree, uint32(start), uint32(end)); len(nodes) > 0 {
-					pat := &Pattern{lang: lang, src: src, contextName: c.name}
-					for _, n := range nodes {
-						pat.roots = append(pat.roots, convert(n, spec.expando, true))
-					}
-					pat.collect()
-					return pat, nil
-				}
-			}
-		}
+	if pat, err = rs.quotedReading(); err != nil {
+		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+	}
+	if pat != nil {
+		return pat, nil
 	}
 	hint := ""
 	if m := lowerMeta.FindString(src); m != "" && spec.expando != '$' {
