@@ -15,6 +15,7 @@ import (
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/kernels/kernelstest"
 	"github.com/tetherhq/tether/kernels/std"
 	"github.com/tetherhq/tether/tools"
 )
@@ -150,17 +151,14 @@ func TestEvalPython(t *testing.T) {
 	}
 }
 
-// slowTool is a read-tier tool that takes longer than the idle budget.
-func slowTool(d time.Duration) tools.Tool {
+// slowTool is a read-tier tool that takes longer than the idle budget: d
+// passes on the kernels' clock while it runs.
+func slowTool(clock *kernelstest.Clock, d time.Duration) tools.Tool {
 	return tools.Tool{
-		Name: "slow_test_tool", Tier: tools.TierRead, Description: "sleeps",
+		Name: "slow_test_tool", Tier: tools.TierRead, Description: "takes a while",
 		InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(ctx context.Context, call *tools.Call) (*tools.Result, error) {
-			select {
-			case <-time.After(d):
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
+			clock.Advance(d)
 			return tools.Text("slow result"), nil
 		},
 	}
@@ -239,8 +237,9 @@ func TestEvalBridge(t *testing.T) {
 				}
 			})
 			t.Run("slow bridge call outlives the idle budget", func(t *testing.T) {
-				r := newEvalRun(t, allowAll, kernels.Config{IdleTimeout: 2 * time.Second})
-				if err := r.Registry().Register(slowTool(5 * time.Second)); err != nil {
+				clock := kernelstest.NewClock()
+				r := newEvalRun(t, allowAll, kernels.Config{IdleTimeout: 2 * time.Second, Clock: clock})
+				if err := r.Registry().Register(slowTool(clock, 5*time.Second)); err != nil {
 					t.Fatal(err)
 				}
 				res := evalCall(t, r, l.lang, l.slow)

@@ -152,13 +152,19 @@ func TestInfiniteLoopIsInterrupted(t *testing.T) {
 }
 
 func TestCancelInterrupts(t *testing.T) {
-	k := newKernel(t, kernels.Config{InterruptGrace: time.Minute})
+	// The caller gives up once the cell is in its loop: the cell says when
+	// it gets there.
+	started := make(chan struct{})
+	k := newKernel(t, kernels.Config{InterruptGrace: time.Minute, Tools: func(context.Context, string, json.RawMessage) (kernels.ToolReply, error) {
+		close(started)
+		return kernels.ToolReply{}, nil
+	}})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		time.Sleep(300 * time.Millisecond)
+		<-started
 		cancel()
 	}()
-	r, err := k.Execute(ctx, kernels.Cell{Code: "var z = 3; for (;;) {}"})
+	r, err := k.Execute(ctx, kernels.Cell{Code: "var z = 3; tool('started'); for (;;) {}"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,9 +181,10 @@ func TestCancelInterrupts(t *testing.T) {
 // interrupt Go code). The cell's result says the state is lost, and so does
 // the next cell, which runs in a fresh runtime.
 func TestStuckRuntimeIsDiscarded(t *testing.T) {
-	release := make(chan struct{})
+	release, entered := make(chan struct{}), make(chan struct{})
 	defer close(release)
 	stuck := func(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
+		close(entered)
 		<-release
 		return kernels.ToolReply{Text: "late"}, nil
 	}
@@ -185,7 +192,7 @@ func TestStuckRuntimeIsDiscarded(t *testing.T) {
 	value(t, run(t, k, "var lost = 1"))
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		time.Sleep(300 * time.Millisecond)
+		<-entered // the cell is stuck in the bridge call
 		cancel()
 	}()
 	r, err := k.Execute(ctx, kernels.Cell{Code: "tool('hang')"})
@@ -370,6 +377,7 @@ func TestReset(t *testing.T) {
 
 func TestBridge(t *testing.T) {
 	var calls []string
+	clock := kernelstest.NewClock()
 	caller := func(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
 		calls = append(calls, name+" "+string(args))
 		switch name {
@@ -378,14 +386,16 @@ func TestBridge(t *testing.T) {
 		case "write":
 			return kernels.ToolReply{}, errors.New("tools: write refused by the approval policy")
 		case "slow":
-			time.Sleep(5 * time.Second) // two and a half idle budgets
+			// Two and a half idle budgets pass on the kernel's clock: the
+			// budget is stopped while a bridge call is outstanding.
+			clock.Advance(5 * time.Second)
 			return kernels.ToolReply{Text: "slow done"}, nil
 		case "fails":
 			return kernels.ToolReply{Text: "it failed", IsError: true}, nil
 		}
 		return kernels.ToolReply{}, errors.New("unknown tool")
 	}
-	k := newKernel(t, kernels.Config{Tools: caller, IdleTimeout: 2 * time.Second})
+	k := newKernel(t, kernels.Config{Tools: caller, IdleTimeout: 2 * time.Second, Clock: clock})
 	if got := value(t, run(t, k, "const contents = tool('read', {path: 'lib/auth.dart'}); contents")); got != "'class Auth {}\\n'" {
 		t.Errorf("tool read: %s", got)
 	}

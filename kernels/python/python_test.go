@@ -425,14 +425,20 @@ func TestInterruptKeepsState(t *testing.T) {
 }
 
 func TestCancelInterrupts(t *testing.T) {
-	k := newKernel(t, kernels.Config{InterruptGrace: time.Minute})
+	// The caller gives up once the cell is in its loop: the cell says when
+	// it gets there.
+	started := make(chan struct{})
+	k := newKernel(t, kernels.Config{InterruptGrace: time.Minute, Tools: func(context.Context, string, json.RawMessage) (kernels.ToolReply, error) {
+		close(started)
+		return kernels.ToolReply{}, nil
+	}})
 	mustOK(t, run(t, k, "v = 5"))
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		time.Sleep(500 * time.Millisecond)
+		<-started
 		cancel()
 	}()
-	r, err := k.Execute(ctx, kernels.Cell{Code: "import time\nwhile True:\n    time.sleep(0.01)"})
+	r, err := k.Execute(ctx, kernels.Cell{Code: "import time\ntool('started')\nwhile True:\n    time.sleep(0.01)"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -582,7 +588,8 @@ func TestDeathWhileIdleIsReported(t *testing.T) {
 // refuses, and a slow tool.
 type fakeTools struct {
 	files map[string]string
-	slow  time.Duration
+	slow  time.Duration // what passes on clock during the slow tool
+	clock *kernelstest.Clock
 	mu    sync.Mutex
 	calls []string
 }
@@ -605,19 +612,15 @@ func (f *fakeTools) call(ctx context.Context, name string, args json.RawMessage)
 	case "write":
 		return kernels.ToolReply{}, errors.New("tools: write refused by the approval policy")
 	case "slow":
-		select {
-		case <-time.After(f.slow):
-		case <-ctx.Done():
-			return kernels.ToolReply{}, ctx.Err()
-		}
+		f.clock.Advance(f.slow)
 		return kernels.ToolReply{Text: "slow done"}, nil
 	}
 	return kernels.ToolReply{}, errors.New("tools: unknown tool " + name)
 }
 
 func TestBridge(t *testing.T) {
-	ft := &fakeTools{files: map[string]string{"lib/auth.dart": "class Auth {}\n"}, slow: 5 * time.Second}
-	k := newKernel(t, kernels.Config{Tools: ft.call, IdleTimeout: 2 * time.Second})
+	ft := &fakeTools{files: map[string]string{"lib/auth.dart": "class Auth {}\n"}, slow: 5 * time.Second, clock: kernelstest.NewClock()}
+	k := newKernel(t, kernels.Config{Tools: ft.call, IdleTimeout: 2 * time.Second, Clock: ft.clock})
 	if got := value(t, run(t, k, "contents = tool('read', {'path': 'lib/auth.dart'})\ncontents, contents.structured")); got != "('class Auth {}\\n', {'lines': 2})" {
 		t.Errorf("tool('read'): %s", got)
 	}
@@ -628,7 +631,8 @@ func TestBridge(t *testing.T) {
 	if got := value(t, run(t, k, "try:\n    tool('read', path='missing')\nexcept ToolError as e:\n    msg = str(e)\nmsg")); got != "'no such file missing'" {
 		t.Errorf("error reply: %s", got)
 	}
-	// The bridge call takes two and a half idle budgets; the clock is stopped meanwhile.
+	// Two and a half idle budgets pass on the kernel's clock during the bridge
+	// call; the budget is stopped meanwhile.
 	if got := value(t, run(t, k, "tool('slow')")); got != "'slow done'" {
 		t.Errorf("slow bridge call: %s", got)
 	}
