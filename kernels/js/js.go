@@ -27,7 +27,10 @@
 //     allocate in one call in proportion to an argument (String.prototype.repeat,
 //     padStart, padEnd, Array.prototype.fill, ArrayBuffer and the typed-array
 //     constructors) are wrapped to throw a RangeError when the one allocation
-//     alone would pass the cap.
+//     alone would pass the cap, and so are those that build a result in
+//     proportion to a length that a sparse array or an empty pattern makes
+//     huge (join, concat, split, replace, replaceAll, JSON.stringify; see
+//     guards.go).
 //
 // Deep recursion is bounded with SetMaxCallStackSize, so it is a RangeError in
 // the cell and never a Go stack overflow.

@@ -220,13 +220,26 @@ func TestMemoryCap(t *testing.T) {
 			"new Float64Array(1e9)",
 			"const big = []; big.length = 1e9; big.fill(0)",
 			"Array.from({length: 1e9})",
+			// One native call building a result from a length: a sparse
+			// array, an empty pattern.
+			"new Array(3e8).join('x')",
+			"[].concat(new Array(1e8))",
+			"JSON.stringify(new Array(1e8))",
+			"'abc'.repeat(1000).replaceAll('', 'x'.repeat(100000))",
+			"'x'.repeat(4e6).split('')",
 		} {
 			r := run(t, k, code)
 			if r.Error == nil || r.Error.Name != "RangeError" || !strings.Contains(r.Error.Message, "memory cap") {
 				t.Errorf("%q: %+v", code, r.Error)
 			}
 		}
-		// The guarded built-ins still behave.
+		// The guarded built-ins still behave, and look as node shows them.
+		if got := value(t, run(t, k, "[[1, 2].join(), [1, 2].join('-'), [1].concat([2], 3), 'a,b'.split(','), 'a,b,c'.split(',', 2).length, 'aXbX'.replace('X', '-'), 'aXbX'.replaceAll('X', '-'), 'ab'.replace(/b/, 'c'), JSON.stringify([1, {a: 2}]), String([1, [2, 3]]), [].join.name, [].join.length, ''.split.length].join(' | ')")); got != `'1,2 | 1-2 | 1,2,3 | a,b | 2 | a-bX | a-b- | ac | [1,{"a":2}] | 1,2,3 | join | 1 | 2'` {
+			t.Errorf("guarded natives: %s", got)
+		}
+		if r := run(t, k, "[].join.call(null)"); r.Error == nil || r.Error.Name != "TypeError" {
+			t.Errorf("an error of a guarded built-in: %+v", r.Error)
+		}
 		if got := value(t, run(t, k, "const u = new Uint8Array([1, 2, 3]);\n[u instanceof Uint8Array, u.map(v => v * 2) instanceof Uint8Array, u.constructor === Uint8Array, Uint8Array.from([1]).length, 'ab'.repeat(2), [0, 0].fill(7), new ArrayBuffer(8).byteLength, before]")); got != "[ true, true, true, 1, 'abab', [ 7, 7 ], 8, 1 ]" {
 			t.Errorf("guarded built-ins: %s", got)
 		}

@@ -222,6 +222,9 @@ func (k *Kernel) newSession() (*session, error) {
 	s.conv, _ = goja.AssertFunction(vm.Get("__tether_conv"))
 	s.accessor, _ = goja.AssertFunction(vm.Get("__tether_accessor"))
 	vm.GlobalObject().Delete("__tether_guard")
+	if err := s.installGuards(k.limit); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -1,0 +1,161 @@
+package js
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dop251/goja"
+)
+
+// Guards on built-ins that build a result in proportion to a length in one
+// native call, which goja cannot interrupt: a sparse array (new Array(1e9))
+// or an empty pattern makes a huge result from little. Each is estimated from
+// lengths alone (no toString runs, nothing is copied) and refused with a
+// RangeError when the result alone would pass the cap. They are Go functions
+// standing in for the built-ins: a JavaScript wrapper made hot loops of
+// split and join over three times slower. (repeat, padStart, padEnd, fill,
+// Array.from and the typed-array constructors are guarded in prelude.js.)
+
+// lengthOf is the length property of an object, or 0.
+func lengthOf(v goja.Value) float64 {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return 0
+	}
+	l := o.Get("length")
+	if l == nil {
+		return 0
+	}
+	return l.ToFloat()
+}
+
+// stringLength is the length of a primitive string, and whether v is one.
+func stringLength(v goja.Value) (float64, bool) {
+	if s, ok := v.(goja.String); ok {
+		return float64(s.Length()), true
+	}
+	return 0, false
+}
+
+func isArray(v goja.Value) bool {
+	o, ok := v.(*goja.Object)
+	return ok && o.ClassName() == "Array"
+}
+
+// installGuards replaces the guarded built-ins of the session's runtime.
+func (s *session) installGuards(limit int64) error {
+	vm := s.vm
+	rangeError, ok := vm.Get("RangeError").(*goja.Object)
+	if !ok {
+		return fmt.Errorf("kernels: js: no RangeError")
+	}
+	arrayProto := vm.Get("Array").(*goja.Object).Get("prototype").(*goja.Object)
+	stringProto := vm.Get("String").(*goja.Object).Get("prototype").(*goja.Object)
+	json := vm.Get("JSON").(*goja.Object)
+	arg := func(c goja.FunctionCall, i int) goja.Value {
+		if i < len(c.Arguments) {
+			return c.Arguments[i]
+		}
+		return goja.Undefined()
+	}
+	guard := func(obj *goja.Object, name string, size func(c goja.FunctionCall) float64) error {
+		orig, ok := goja.AssertFunction(obj.Get(name))
+		if !ok {
+			return fmt.Errorf("kernels: js: no built-in %s to guard", name)
+		}
+		length := obj.Get(name).(*goja.Object).Get("length")
+		fn := vm.ToValue(func(c goja.FunctionCall) goja.Value {
+			if b := size(c); b > float64(limit) {
+				e, err := vm.New(rangeError, vm.ToValue(fmt.Sprintf("kernels: this %s() of about %d MiB would pass the kernel's memory cap of %d MiB", name, int64(b)>>20, limit>>20)))
+				if err != nil {
+					panic(err)
+				}
+				panic(e)
+			}
+			v, err := orig(c.This, c.Arguments...)
+			if err != nil {
+				panic(err)
+			}
+			return v
+		}).(*goja.Object)
+		_ = fn.DefineDataProperty("name", vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		_ = fn.DefineDataProperty("length", length, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		return obj.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	}
+	sep := func(v goja.Value) float64 {
+		if goja.IsUndefined(v) {
+			return 1
+		}
+		if l, ok := stringLength(v); ok {
+			return l
+		}
+		return 1
+	}
+	for _, g := range []struct {
+		obj  *goja.Object
+		name string
+		size func(c goja.FunctionCall) float64
+	}{
+		{arrayProto, "join", func(c goja.FunctionCall) float64 {
+			return 2 * math.Max(lengthOf(c.This)-1, 0) * sep(arg(c, 0))
+		}},
+		{arrayProto, "concat", func(c goja.FunctionCall) float64 {
+			n := lengthOf(c.This)
+			for _, a := range c.Arguments {
+				if isArray(a) {
+					n += lengthOf(a)
+				} else {
+					n++
+				}
+			}
+			return 16 * n
+		}},
+		{stringProto, "split", func(c goja.FunctionCall) float64 {
+			l, ok := stringLength(c.This)
+			p, isStr := stringLength(arg(c, 0))
+			if !ok || !isStr {
+				return 0
+			}
+			pieces := l
+			if p > 0 {
+				pieces = l/p + 1
+			}
+			if lim := arg(c, 1); !goja.IsUndefined(lim) {
+				pieces = math.Min(pieces, float64(uint32(lim.ToInteger())))
+			}
+			return 32 * pieces
+		}},
+		{stringProto, "replace", func(c goja.FunctionCall) float64 {
+			l, ok := stringLength(c.This)
+			r, isStr := stringLength(arg(c, 1))
+			if _, pat := stringLength(arg(c, 0)); !ok || !isStr || !pat {
+				return 0
+			}
+			return 2 * (l + r)
+		}},
+		{stringProto, "replaceAll", func(c goja.FunctionCall) float64 {
+			l, ok := stringLength(c.This)
+			p, pat := stringLength(arg(c, 0))
+			r, isStr := stringLength(arg(c, 1))
+			if !ok || !pat || !isStr {
+				return 0
+			}
+			count := l + 1
+			if p > 0 {
+				count = math.Floor(l / p)
+			}
+			return 2 * (l + count*r)
+		}},
+		{json, "stringify", func(c goja.FunctionCall) float64 {
+			if a := arg(c, 0); isArray(a) {
+				return 10 * lengthOf(a) // "null," for each hole, twice for UTF-16
+			}
+			return 0
+		}},
+	} {
+		if err := guard(g.obj, g.name, g.size); err != nil {
+			return err
+		}
+	}
+	return nil
+}
