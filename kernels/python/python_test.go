@@ -546,6 +546,18 @@ func TestAddressSpaceCap(t *testing.T) {
 			t.Errorf("the cell sees sys.argv %s", got)
 		}
 	})
+	t.Run("an abort names the cap", func(t *testing.T) {
+		// Native code that cannot get memory aborts or crashes; the death
+		// says which cap the kernel ran under.
+		k := newKernel(t, kernels.Config{AddressSpaceLimit: 1 << 30})
+		r := run(t, k, "import os\nos.abort()")
+		if r.Error == nil || r.Error.Name != kernels.ErrKernelDied || !strings.Contains(r.Error.Message, "address-space cap of 1GiB") || !strings.Contains(r.Error.Message, "--eval-python-memory") {
+			t.Errorf("abort under the cap: %+v", r.Error)
+		}
+		if r := run(t, k, "import os\nos._exit(3)"); r.Error == nil || r.Error.Name != kernels.ErrKernelDied || strings.Contains(r.Error.Message, "address-space cap") {
+			t.Errorf("an exit is not put on the cap: %+v", r.Error)
+		}
+	})
 	t.Run("default", func(t *testing.T) {
 		k := newKernel(t, kernels.Config{})
 		if got, want := value(t, run(t, k, getrlimit)), fmt.Sprintf("(%d, %d)", python.DefaultAddressSpaceLimit, python.DefaultAddressSpaceLimit); got != want {
