@@ -140,9 +140,11 @@ func TestErrorsPointAtCellLine(t *testing.T) {
 }
 
 func TestInfiniteLoopIsInterrupted(t *testing.T) {
-	k := newKernel(t, kernels.Config{IdleTimeout: time.Second, InterruptGrace: time.Minute})
+	clock := kernelstest.NewClock()
+	tools, started := startedTools()
+	k := newKernel(t, kernels.Config{IdleTimeout: time.Second, InterruptGrace: time.Minute, Clock: clock, Tools: tools})
 	value(t, run(t, k, "var kept = 'yes'; var n = 0"))
-	r := run(t, k, "while (true) { n++ }")
+	r := untilIdle(t, k, clock, time.Second, started, "n++; tool('started'); while (true) { n++ }")
 	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.StateLost || !strings.Contains(r.Error.Message, "state is kept") {
 		t.Fatalf("infinite loop: %+v lost %v", r.Error, r.StateLost)
 	}
@@ -567,8 +569,58 @@ func TestConsole(t *testing.T) {
 
 // TestTimers: setTimeout and friends fire before the cell ends, in order, and
 // an awaited timer resolves, as in node.
+// startedTools is a bridge whose tool('started') tells the test the cell
+// got going.
+func startedTools() (kernels.ToolCaller, chan struct{}) {
+	started := make(chan struct{}, 1)
+	return func(context.Context, string, json.RawMessage) (kernels.ToolReply, error) {
+		started <- struct{}{}
+		return kernels.ToolReply{}, nil
+	}, started
+}
+
+// untilIdle runs a cell that never ends on its own and calls tool('started')
+// once it got going. From then on it moves the kernel's clock a whole idle
+// budget past each time the kernel arms the budget, so the cell is
+// interrupted once it goes quiet, however slow the machine.
+func untilIdle(t *testing.T, k kernels.Kernel, clock *kernelstest.Clock, budget time.Duration, started <-chan struct{}, code string) *kernels.Result {
+	t.Helper()
+	for drained := false; !drained; {
+		select {
+		case <-clock.Arms():
+		default:
+			drained = true
+		}
+	}
+	done := make(chan *kernels.Result, 1)
+	go func() {
+		r, err := k.Execute(context.Background(), kernels.Cell{Code: code})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	for begun, last := false, clock.Now(); ; {
+		select {
+		case last = <-clock.Arms():
+			if begun {
+				clock.AdvanceTo(last.Add(budget))
+			}
+		case <-started:
+			begun = true
+			clock.AdvanceTo(last.Add(budget)) // the last arm may have come first
+		case r := <-done:
+			return r
+		}
+	}
+}
+
 func TestTimers(t *testing.T) {
-	k := newKernel(t, kernels.Config{IdleTimeout: 2 * time.Second})
+	// The idle budget runs on a clock the test moves: machine load cannot
+	// cut a cell waiting for its timers.
+	clock := kernelstest.NewClock()
+	tools, started := startedTools()
+	k := newKernel(t, kernels.Config{IdleTimeout: 2 * time.Second, Clock: clock, Tools: tools})
 	// Timers set in order of their delays fire in that order whatever the
 	// machine's speed; interval ticks may fall anywhere between them.
 	r := run(t, k, "const seen = []\nqueueMicrotask(() => seen.push('micro'))\nsetImmediate(() => seen.push('now'))\n"+
@@ -596,7 +648,7 @@ func TestTimers(t *testing.T) {
 		t.Errorf("a throwing timer: %+v", r.Error)
 	}
 	// A timer that never ends the cell is cut by the idle budget; state kept.
-	r = run(t, k, "var kept = 1; setInterval(() => {}, 50)")
+	r = untilIdle(t, k, clock, 2*time.Second, started, "var kept = 1; tool('started'); setInterval(() => {}, 50)")
 	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted {
 		t.Errorf("endless interval: %+v", r.Error)
 	}
