@@ -1,0 +1,220 @@
+package python_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/kernels/kernelstest"
+)
+
+// untilIdle runs a cell that never ends on its own and creates the file
+// "started" in its directory once it got going (not a bridge call: the budget
+// starts over when one returns, before the cell is back from it). From then
+// on it moves the kernel's clock a whole idle budget past each time the
+// kernel arms the budget, so the cell is interrupted once it goes quiet,
+// however slow the machine.
+func untilIdle(t *testing.T, k kernels.Kernel, clock *kernelstest.Clock, budget time.Duration, dir, code string) *kernels.Result {
+	t.Helper()
+	started := make(chan struct{})
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
+				close(started)
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond): // polling the condition
+			}
+		}
+	}()
+	for drained := false; !drained; {
+		select {
+		case <-clock.Arms():
+		default:
+			drained = true
+		}
+	}
+	done := make(chan *kernels.Result, 1)
+	go func() {
+		r, err := k.Execute(context.Background(), kernels.Cell{Code: code})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	for begun, last := false, clock.Now(); ; {
+		select {
+		case last = <-clock.Arms():
+			if begun {
+				clock.AdvanceTo(last.Add(budget))
+			}
+		case <-started:
+			started, begun = nil, true
+			clock.AdvanceTo(last.Add(budget)) // the last arm may have come first
+		case r := <-done:
+			return r
+		}
+	}
+}
+
+func TestInterruptKeepsState(t *testing.T) {
+	clock, dir := kernelstest.NewClock(), t.TempDir()
+	k := newKernel(t, kernels.Config{Dir: dir, IdleTimeout: 2 * time.Second, InterruptGrace: time.Minute, Clock: clock})
+	mustOK(t, run(t, k, "state = 'kept'"))
+	r := untilIdle(t, k, clock, 2*time.Second, dir, "n = 1\nopen('started', 'w').close()\nwhile True:\n    n += 1")
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.StateLost {
+		t.Fatalf("runaway loop: error %+v stateLost %v", r.Error, r.StateLost)
+	}
+	if !strings.Contains(r.Error.Message, "idle budget") || !strings.Contains(r.Error.Message, "state is kept") || (r.Error.Line < 2 || r.Error.Line > 4) {
+		t.Errorf("interrupt message/line: %q line %d", r.Error.Message, r.Error.Line)
+	}
+	if got := value(t, run(t, k, "state, n > 0")); got != "('kept', True)" {
+		t.Errorf("after interrupt: %s", got)
+	}
+}
+
+func TestCancelInterrupts(t *testing.T) {
+	// The caller gives up once the cell is in its loop: the cell says when
+	// it gets there.
+	started := make(chan struct{})
+	k := newKernel(t, kernels.Config{InterruptGrace: time.Minute, Tools: func(context.Context, string, json.RawMessage) (kernels.ToolReply, error) {
+		close(started)
+		return kernels.ToolReply{}, nil
+	}})
+	mustOK(t, run(t, k, "v = 5"))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		cancel()
+	}()
+	r, err := k.Execute(ctx, kernels.Cell{Code: "import time\ntool('started')\nwhile True:\n    time.sleep(0.01)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "gave up") {
+		t.Fatalf("canceled cell: %+v", r.Error)
+	}
+	if got := value(t, run(t, k, "v")); got != "5" {
+		t.Errorf("after cancel: v = %s", got)
+	}
+}
+
+// TestCancelBeforeTheCellStarts: the first SIGINT may land before the driver
+// has started the cell (it ignores SIGINT between cells); the host sends it
+// again until the cell comes back.
+func TestCancelBeforeTheCellStarts(t *testing.T) {
+	k := newKernel(t, kernels.Config{InterruptGrace: time.Minute})
+	mustOK(t, run(t, k, "w = 9"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := k.Execute(ctx, kernels.Cell{Code: "import time\nwhile True:\n    time.sleep(0.01)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted {
+		t.Fatalf("cell canceled up front: %+v", r.Error)
+	}
+	if got := value(t, run(t, k, "w")); got != "9" {
+		t.Errorf("after cancel: w = %s", got)
+	}
+}
+
+func TestUnresponsiveKernelIsRestarted(t *testing.T) {
+	clock, dir := kernelstest.NewClock(), t.TempDir()
+	k := newKernel(t, kernels.Config{Dir: dir, IdleTimeout: 3 * time.Second, InterruptGrace: time.Second, Clock: clock})
+	mustOK(t, run(t, k, "doomed = 1"))
+	r := untilIdle(t, k, clock, 3*time.Second, dir, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nopen('started', 'w').close()\nwhile True:\n    pass")
+	if r.Error == nil || r.Error.Name != kernels.ErrKernelRestarted || !r.StateLost || !strings.Contains(r.Error.Message, "state is lost") {
+		t.Fatalf("kernel ignoring SIGINT: %+v stateLost %v", r.Error, r.StateLost)
+	}
+	r = run(t, k, "doomed")
+	if !r.Fresh || !r.StateLost || len(r.Notices) == 0 || !strings.Contains(r.Notices[0], "did not come back") {
+		t.Errorf("next cell: fresh %v lost %v notices %q", r.Fresh, r.StateLost, r.Notices)
+	}
+	if r.Error == nil || r.Error.Name != "NameError" {
+		t.Errorf("state survived a restart: %+v", r.Error)
+	}
+}
+
+// TestPrintingCellIsNotIdle: output is a sign of life. A cell printing
+// steadily for much longer than its idle budget runs on; once it goes quiet
+// the budget runs out and it is interrupted on the silent line with its state
+// kept. The idle budget's time is a clock the test moves, in step with the
+// cell (which waits after each print until the test writes the clock's new
+// time to a file), so machine load cannot decide the outcome: each sign of
+// life moves the clock to 9/10 of the budget past it, 45 budgets in all while
+// the cell prints, and once the cell says it is quiet, a whole budget.
+func TestPrintingCellIsNotIdle(t *testing.T) {
+	const budget = 3 * time.Second
+	clock := kernelstest.NewClock()
+	quiet := make(chan struct{})
+	tools := func(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
+		close(quiet)
+		return kernels.ToolReply{}, nil
+	}
+	dir := t.TempDir()
+	k := newKernel(t, kernels.Config{Dir: dir, IdleTimeout: budget, InterruptGrace: time.Minute, Clock: clock, Tools: tools})
+	code := "import time\n" +
+		"def now():\n    try:\n        return open('clock').read()\n    except FileNotFoundError:\n        return ''\n" +
+		"ticks = 0\nfor i in range(50):\n    t = now()\n    print('tick', flush=True)\n    ticks += 1\n" +
+		"    while now() == t:\n        time.sleep(0.005)\n" +
+		"print('quiet now', flush=True)\ntool('quiet')\ntime.sleep(600)"
+	silent := strings.Count(code, "\n") + 1
+	done := make(chan *kernels.Result, 1)
+	go func() {
+		r, err := k.Execute(context.Background(), kernels.Cell{Code: code})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	// tell moves the clock and writes its time where the cell reads it.
+	tell := func(at time.Time) {
+		clock.AdvanceTo(at)
+		tmp := filepath.Join(dir, "clock.tmp")
+		if err := os.WriteFile(tmp, []byte(clock.Now().Format(time.RFC3339Nano)), 0o644); err != nil {
+			t.Error(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, "clock")); err != nil {
+			t.Error(err)
+		}
+	}
+	start, step := clock.Now(), budget*9/10
+	var r *kernels.Result
+	for isQuiet, last := false, start; r == nil; {
+		select {
+		case last = <-clock.Arms():
+			if isQuiet {
+				tell(last.Add(budget))
+			} else {
+				tell(last.Add(step))
+			}
+		case <-quiet:
+			quiet, isQuiet = nil, true
+			if printing := clock.Now().Sub(start); printing < 10*budget {
+				t.Errorf("the clock moved %s while the cell printed, want at least 10 budgets", printing)
+			}
+			tell(last.Add(budget)) // the last arm may have come first
+		case r = <-done:
+		}
+	}
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.Error.Line != silent {
+		t.Fatalf("want the cell interrupted on line %d (the silent sleep), got %+v\nstdout %q", silent, r.Error, r.Stdout.Text)
+	}
+	if n := strings.Count(r.Stdout.Text, "tick\n"); n != 50 || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
+		t.Errorf("%d ticks, stdout %q", n, r.Stdout.Text)
+	}
+	if got := value(t, run(t, k, "ticks")); got != "50" {
+		t.Errorf("state after the interrupt: ticks = %s", got)
+	}
+}
