@@ -43,6 +43,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -78,6 +79,10 @@ type Kernel struct {
 	closed   bool
 	cellN    int
 	lastLoss string
+	// heavy: a cell of this runtime was stopped at the memory cap and its
+	// state kept, so discarding the runtime frees much: the memory goes back
+	// to the operating system then.
+	heavy bool
 }
 
 // New returns a JavaScript kernel; it satisfies kernels.Constructor.
@@ -97,15 +102,30 @@ func (k *Kernel) Language() kernels.Language { return kernels.JavaScript }
 func (k *Kernel) Reset() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.sess, k.lastLoss = nil, ""
+	k.discard()
+	k.lastLoss = ""
 	return nil
+}
+
+// discard drops the runtime, and when it was heavy returns its memory to the
+// operating system. Called with k.mu held, so no cell of it runs.
+func (k *Kernel) discard() {
+	if k.sess != nil {
+		k.sess.drop()
+		k.sess = nil
+	}
+	if k.heavy {
+		k.heavy = false
+		debug.FreeOSMemory()
+	}
 }
 
 // Close discards the runtime. Execute after Close fails.
 func (k *Kernel) Close() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.sess, k.closed = nil, true
+	k.discard()
+	k.closed = true
 	return nil
 }
 
@@ -300,6 +320,7 @@ func (k *Kernel) watch(ctx context.Context, c *cellRun, done <-chan outcome, res
 					return res
 				}
 				res.Error.Message += "; what it allocated was freed and the state is kept"
+				k.heavy = true
 			}
 			return finish()
 		case d := <-s.bridge:
