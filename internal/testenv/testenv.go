@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // RequirePeers reports whether missing peers must fail tests instead of skipping them.
@@ -101,4 +102,27 @@ func WithPeersOnPath() []string {
 		out = append(out, kv)
 	}
 	return append(out, "PATH="+path)
+}
+
+// FuzzInputBound is how long one fuzz input may take before Bounded calls it
+// pathological. It is generous (a loaded 2-core CI machine runs each corpus
+// input in milliseconds): it catches inputs that make work grow without bound,
+// not slow machines.
+const FuzzInputBound = 20 * time.Second
+
+// Bounded runs fn and fails t if it has not returned within FuzzInputBound:
+// a fuzz target's per-input time bound, so an input that makes a parser or
+// matcher loop or blow up is a named failure instead of a hung fuzzer.
+func Bounded(t testing.TB, what string, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	select {
+	case <-done:
+	case <-time.After(FuzzInputBound):
+		t.Fatalf("%s took longer than %s on this input: work that grows without bound", what, FuzzInputBound)
+	}
 }
