@@ -1,0 +1,260 @@
+// Compiling and linking the modules with clang, cached by the hash of their inputs.
+
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/internal/fsutil"
+)
+
+// plan is one language's module: the cache keys of its objects and of the
+// linked module.
+type plan struct {
+	l       grammars.Language
+	objKeys []string // runtime, shim, parser, [scanner]
+	key     string
+}
+
+// job compiles one object.
+type job struct {
+	key, src, what string
+	args           []string
+	size           int64
+}
+
+// build makes sure every language's module is in the cache: it fetches,
+// compiles and links only what is missing (when every module is cached,
+// nothing is fetched or compiled), and returns the plans and the missing ones.
+func build(o *options, rt grammars.Package, langs []grammars.Language) (plans, missing []*plan, err error) {
+	rtKey := hashOf("runtime.o", rt.Spec(), rt.Integrity, rt.Dir, o.chain, strings.Join(cflags, " "))
+	for _, l := range langs {
+		p := &plan{l: l}
+		plans = append(plans, p)
+		p.key = hashOf("link", rtKey, l.ID, l.Function, l.Package, l.Version, l.Integrity, l.Dir, string(o.shim),
+			strings.Join(o.export, ","), strings.Join(ldflags, " "), strings.Join(cflags, " "), o.chain)
+		if !exists(filepath.Join(o.cache, "wasm", p.key+".wasm")) {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		o.logf("building %d of %d modules with %s, %d jobs (cache %s)", len(missing), len(plans), o.clang, o.jobs, o.cache)
+		// Fetch the packages the missing modules need (and the runtime).
+		pkgs := map[string]grammars.Package{rt.Spec(): rt}
+		for _, p := range missing {
+			pkgs[p.l.Source().Spec()] = p.l.Source()
+		}
+		dirs, err := fetchAll(o, pkgs)
+		if err != nil {
+			return nil, nil, err
+		}
+		rtDir := filepath.Join(dirs[rt.Spec()], rt.Dir)
+		incRT := []string{"-I", filepath.Join(rtDir, "include"), "-I", filepath.Join(rtDir, "src")}
+		// Object jobs, deduplicated by key, biggest sources first.
+		jobs := map[string]*job{}
+		add := func(key, src, what string, args []string) {
+			if _, ok := jobs[key]; ok || exists(filepath.Join(o.cache, "obj", key+".o")) {
+				return
+			}
+			fi, _ := os.Stat(src)
+			var size int64
+			if fi != nil {
+				size = fi.Size()
+			}
+			jobs[key] = &job{key: key, src: src, what: what, args: args, size: size}
+		}
+		add(rtKey, filepath.Join(rtDir, "src", "lib.c"), "tree-sitter runtime", incRT)
+		for _, p := range missing {
+			l := p.l
+			src := filepath.Join(dirs[l.Source().Spec()], l.Dir, "src")
+			shimKey := hashOf("shim.o", string(o.shim), l.Function, rt.Integrity, o.chain, strings.Join(cflags, " "))
+			shimSrc := filepath.Join(o.cache, "obj", shimKey+".c")
+			if err := writeAtomic(shimSrc, o.shim); err != nil {
+				return nil, nil, err
+			}
+			add(shimKey, shimSrc, l.ID+" shim", append([]string{"-DTETHER_LANGUAGE=" + l.Function}, incRT...))
+			p.objKeys = []string{rtKey, shimKey}
+			for _, f := range []string{"parser.c", "scanner.c", "scanner.cc"} {
+				path := filepath.Join(src, f)
+				if !exists(path) {
+					continue
+				}
+				if f == "scanner.cc" {
+					return nil, nil, fmt.Errorf("grammars: %s: C++ scanners are not supported (no libc++ for wasm32-wasi here)", l.ID)
+				}
+				k := hashOf("obj", l.Package, l.Version, l.Integrity, l.Dir, f, o.chain, strings.Join(cflags, " "), rt.Integrity)
+				add(k, path, l.ID+" "+f, append([]string{"-I", src}, incRT...))
+				p.objKeys = append(p.objKeys, k)
+			}
+			if len(p.objKeys) < 3 {
+				return nil, nil, fmt.Errorf("grammars: %s: no parser.c under %s in %s", l.ID, filepath.Join(l.Dir, "src"), l.Source().Spec())
+			}
+		}
+		var list []*job
+		for _, j := range jobs {
+			list = append(list, j)
+		}
+		sort.Slice(list, func(a, b int) bool { return list[a].size > list[b].size })
+		var done atomic.Int32
+		err = parallel(o.jobs, len(list), func(i int) error {
+			j := list[i]
+			t0 := time.Now()
+			args := append(append(append([]string{}, cflags...), j.args...), "-c", j.src)
+			if err := clangTo(o, filepath.Join(o.cache, "obj", j.key+".o"), "compile "+j.what, args); err != nil {
+				return err
+			}
+			o.logf("[%d/%d] compiled %s (%.1fs)", done.Add(1), len(list), j.what, time.Since(t0).Seconds())
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		err = parallel(o.jobs, len(missing), func(i int) error {
+			p := missing[i]
+			args := append([]string{}, ldflags...)
+			for _, k := range p.objKeys {
+				args = append(args, filepath.Join(o.cache, "obj", k+".o"))
+			}
+			for _, e := range o.export {
+				args = append(args, "-Wl,--export="+e)
+			}
+			if err := clangTo(o, filepath.Join(o.cache, "wasm", p.key+".wasm"), "link "+p.l.ID, args); err != nil {
+				return err
+			}
+			o.logf("linked %s.wasm", p.l.ID)
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return plans, missing, nil
+}
+
+// clangTo runs clang with args writing out (through a temporary file renamed
+// over it, so a cache entry is whole or absent); what names the step.
+func clangTo(o *options, out, what string, args []string) error {
+	tmp := out + fmt.Sprintf(".tmp%d", os.Getpid())
+	if err := runCmd(o.clang, append(args, "-o", tmp)...); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("grammars: %s: %w", what, err)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return fmt.Errorf("grammars: %w", err)
+	}
+	return nil
+}
+
+// toolchain identifies the compiler and the wasi sysroot: id for cache
+// keys, display for the manifest (clang's version line, the sha256 of
+// wasi-libc's libc.a, wasm-opt's version).
+func toolchain(clang string) (id, display string, err error) {
+	out, err := exec.Command(clang, "--version").Output()
+	if err != nil {
+		return "", "", fmt.Errorf("grammars: %s not found (%v); run scripts/install-deps.sh build (make grammars does)", clang, err)
+	}
+	id = strings.SplitN(string(out), "\n", 2)[0]
+	display = id
+	libc, err := exec.Command(clang, "--target=wasm32-wasi", "-print-file-name=libc.a").Output()
+	if err == nil {
+		if b, err := os.ReadFile(strings.TrimSpace(string(libc))); err == nil {
+			id += " libc " + hashOf(string(b))[:16]
+			display += "; wasi-libc libc.a sha256 " + grammars.SHA256(b)[:16]
+		} else {
+			return "", "", fmt.Errorf("grammars: wasi-libc not found for %s; run scripts/install-deps.sh build (make grammars does)", clang)
+		}
+	}
+	// clang's driver runs binaryen's wasm-opt over every optimised wasm link
+	// when it finds one on PATH (clang-16 has no switch to stop it), so the
+	// modules differ with binaryen installed: its version is part of the key.
+	if _, err := exec.LookPath("wasm-opt"); err == nil {
+		v, _ := exec.Command("wasm-opt", "--version").Output()
+		id += " wasm-opt " + strings.TrimSpace(string(v))
+		display += "; " + strings.TrimSpace(string(v))
+	}
+	return id, display, nil
+}
+
+func parallel(n, count int, fn func(i int) error) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		next atomic.Int32
+	)
+	for w := 0; w < n && w < count; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= count {
+					return
+				}
+				mu.Lock()
+				failed := len(errs) > 0
+				mu.Unlock()
+				if failed {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func runCmd(name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(out.String())
+		if len(msg) > 4000 {
+			msg = msg[:4000] + "\n... (cut)"
+		}
+		return fmt.Errorf("%v\n%s %s\n%s", err, name, strings.Join(args, " "), msg)
+	}
+	return nil
+}
+
+func hashOf(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s;", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// writeAtomic replaces path with b (mode 0644 for a new file) as
+// fsutil.WriteFileAtomic does: a synced temporary file renamed over it.
+func writeAtomic(path string, b []byte) error {
+	if err := fsutil.WriteFileAtomic(path, b, 0o644); err != nil {
+		return fmt.Errorf("grammars: %w", err)
+	}
+	return nil
+}
