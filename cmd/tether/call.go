@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,30 +17,18 @@ func init() {
 }
 
 func runCall(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("call", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var rf runFlags
-	rf.add(fs, "ask")
-	asJSON := fs.Bool("json", false, "print the result as JSON ({content, structured, isError})")
-	addFamilyFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether call [flags] TOOL ['JSON arguments' | -]")
-		fmt.Fprintln(stderr, "\nCalls TOOL once in a fresh run and prints the result; exits 1 on an error result.")
-		fmt.Fprintln(stderr, "Arguments default to {}; - reads them from stdin. With no approver on the command")
-		fmt.Fprintln(stderr, "line, write and exec tools need --approve allow (or, run in a terminal, are asked there).\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	c := newRunCommand("call", "usage: tether call [flags] TOOL ['JSON arguments' | -]\n\n"+
+		"Calls TOOL once in a fresh run and prints the result; exits 1 on an error result.\n"+
+		"Arguments default to {}; - reads them from stdin. With no approver on the command\n"+
+		"line, write and exec tools need --approve allow (or, run in a terminal, are asked there).\n\nflags:", stderr)
+	asJSON := c.Bool("json", false, "print the result as JSON ({content, structured, isError})")
+	if !c.parse(args, 1, 2) {
 		return 2
 	}
-	if fs.NArg() < 1 || fs.NArg() > 2 {
-		fs.Usage()
-		return 2
-	}
-	name := fs.Arg(0)
+	name := c.Arg(0)
 	raw := "{}"
-	if fs.NArg() == 2 {
-		raw = fs.Arg(1)
+	if c.NArg() == 2 {
+		raw = c.Arg(1)
 		if raw == "-" {
 			b, err := io.ReadAll(os.Stdin)
 			if err != nil {
@@ -55,9 +42,8 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tether: the arguments are not valid JSON: %s\n(quote them for the shell: tether call read '{\"path\":\"main.go\"}')\n", raw)
 		return 2
 	}
-	cfg, err := rf.config()
-	if err != nil {
-		fmt.Fprintln(stderr, "tether:", err)
+	cfg, ok := c.config()
+	if !ok {
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

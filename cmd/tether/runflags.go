@@ -66,6 +66,53 @@ func (f *runFlags) config() (tools.Config, error) {
 	return tools.Config{WorkDir: f.workdir, ConversationID: conv, Surface: s, Policy: p}, nil
 }
 
+// runCommand is the command line of a command that starts a run (serve,
+// call, tools): the run's flags, every family's, the command's own, and its
+// usage.
+type runCommand struct {
+	*flag.FlagSet
+	rf runFlags
+}
+
+// newRunCommand makes command name's flag set with the run's flags (approve
+// defaults to ask) and the families'; usage is the text printed above the
+// flags' defaults. The command adds its own flags before parse.
+func newRunCommand(name, usage string, stderr io.Writer) *runCommand {
+	c := &runCommand{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError)}
+	c.SetOutput(stderr)
+	c.rf.add(c.FlagSet, "ask")
+	addFamilyFlags(c.FlagSet)
+	c.Usage = func() {
+		fmt.Fprintln(stderr, usage)
+		c.PrintDefaults()
+	}
+	return c
+}
+
+// parse parses args and checks that min to max arguments follow the flags;
+// false means the command exits 2 (what was wrong and the usage are printed).
+func (c *runCommand) parse(args []string, min, max int) bool {
+	if err := c.Parse(args); err != nil {
+		return false
+	}
+	if c.NArg() < min || c.NArg() > max {
+		c.Usage()
+		return false
+	}
+	return true
+}
+
+// config is the run's Config from the flags (see runFlags.config); false
+// means the command exits 2, the error printed.
+func (c *runCommand) config() (tools.Config, bool) {
+	cfg, err := c.rf.config()
+	if err != nil {
+		fmt.Fprintln(c.Output(), "tether:", err)
+		return tools.Config{}, false
+	}
+	return cfg, true
+}
+
 // onceFlag is a string flag that may be given once: a second --approve is
 // refused instead of silently replacing the first (a policy says one thing).
 type onceFlag struct {

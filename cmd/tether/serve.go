@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,28 +18,15 @@ func init() {
 }
 
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var rf runFlags
-	rf.add(fs, "ask")
-	addFamilyFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether serve --workdir DIR [flags]")
-		fmt.Fprintln(stderr, "\nServes one run as a Model Context Protocol server on stdin/stdout. tools/list shows")
-		fmt.Fprintln(stderr, "what the surface allows; with --approve ask, write and exec calls are asked of the")
-		fmt.Fprintln(stderr, "client's user through MCP elicitation, and refused when the client cannot elicit.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	c := newRunCommand("serve", "usage: tether serve --workdir DIR [flags]\n\n"+
+		"Serves one run as a Model Context Protocol server on stdin/stdout. tools/list shows\n"+
+		"what the surface allows; with --approve ask, write and exec calls are asked of the\n"+
+		"client's user through MCP elicitation, and refused when the client cannot elicit.\n\nflags:", stderr)
+	if !c.parse(args, 0, 0) {
 		return 2
 	}
-	if fs.NArg() != 0 {
-		fs.Usage()
-		return 2
-	}
-	cfg, err := rf.config()
-	if err != nil {
-		fmt.Fprintln(stderr, "tether:", err)
+	cfg, ok := c.config()
+	if !ok {
 		return 2
 	}
 	version := "(devel)"

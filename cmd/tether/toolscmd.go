@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -15,26 +14,13 @@ func init() {
 }
 
 func runTools(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var rf runFlags
-	rf.add(fs, "ask")
-	asJSON := fs.Bool("json", false, "print the list as JSON")
-	addFamilyFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether tools [flags]\n\nLists the tools a run with these flags offers on the surface.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	c := newRunCommand("tools", "usage: tether tools [flags]\n\nLists the tools a run with these flags offers on the surface.\n\nflags:", stderr)
+	asJSON := c.Bool("json", false, "print the list as JSON")
+	if !c.parse(args, 0, 0) {
 		return 2
 	}
-	if fs.NArg() != 0 {
-		fs.Usage()
-		return 2
-	}
-	cfg, err := rf.config()
-	if err != nil {
-		fmt.Fprintln(stderr, "tether:", err)
+	cfg, ok := c.config()
+	if !ok {
 		return 2
 	}
 	run, closeRun, err := startRun(context.Background(), cfg, wireEnv{Stderr: stderr})
