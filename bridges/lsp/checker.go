@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,11 +10,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/tetherhq/tether/internal/proc"
+	"github.com/tetherhq/tether/internal/textcut"
 )
 
 // CheckReport is the answer of a checker run over the whole project: the
@@ -197,13 +196,13 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 	cmd := exec.CommandContext(cctx, bin, spec.Checker[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
-	out := &capped{max: maxCheckerOutput}
+	out := &textcut.Head{Max: maxCheckerOutput}
 	cmd.Stdout, cmd.Stderr = out, out
 	err := proc.Run(cmd)
 	cancel()
 	name := strings.Join(append([]string{shown}, spec.Checker[1:]...), " ") + where
-	if out.dropped > 0 {
-		name += fmt.Sprintf(" (only its first %d bytes of output read, %d more dropped)", out.max, out.dropped)
+	if n := out.Dropped(); n > 0 {
+		name += fmt.Sprintf(" (only its first %d bytes of output read, %d more dropped)", out.Max, n)
 	}
 	switch {
 	case cctx.Err() == context.DeadlineExceeded:
@@ -234,35 +233,6 @@ func checkerRunsWhat(name string) string {
 
 // maxCheckerOutput bounds the checker output kept for parsing.
 const maxCheckerOutput = 1 << 20
-
-// capped keeps the first max bytes written to it and counts the rest.
-type capped struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	max     int
-	dropped int64
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	room := c.max - c.buf.Len()
-	if room < len(p) {
-		if room > 0 {
-			c.buf.Write(p[:room])
-		}
-		c.dropped += int64(len(p) - max(room, 0))
-		return len(p), nil
-	}
-	c.buf.Write(p)
-	return len(p), nil
-}
-
-func (c *capped) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.String()
-}
 
 // projectChecker returns the project's own binary for the checker command
 // name in dir, or "": node_modules/.bin in dir or a directory above it up to

@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/tetherhq/tether/internal/proc"
+	"github.com/tetherhq/tether/internal/textcut"
 )
 
 // instance is one running server process for one root.
@@ -29,7 +30,7 @@ type instance struct {
 	cmd    *exec.Cmd // nil for a server attached over a pipe (tests)
 	conn   jsonrpc2.Conn
 	closer io.Closer
-	stderr *tailBuffer
+	stderr *textcut.Tail
 
 	exited  chan struct{} // closed when the process (or pipe) is gone
 	exitErr error         // set before exited closes
@@ -106,32 +107,9 @@ type diagEntry struct {
 	diags   []wDiagnostic
 }
 
-// tailBuffer keeps the last n bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	n   int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.n {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.n:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.buf))
-}
-
-// lastLines returns the last k non-empty lines of the buffer, joined by " | ".
-func (t *tailBuffer) lastLines(k int) string {
-	lines := strings.Split(t.String(), "\n")
+// lastLines returns the last k non-empty lines of what t kept, joined by " | ".
+func lastLines(t *textcut.Tail, k int) string {
+	lines := strings.Split(strings.TrimSpace(t.String()), "\n")
 	var out []string
 	for i := len(lines) - 1; i >= 0 && len(out) < k; i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" {
@@ -158,7 +136,7 @@ func (p pipeRWC) Close() error {
 func newInstance(spec Server, root, binary string) *instance {
 	return &instance{
 		spec: spec, root: root, binary: binary, started: time.Now(),
-		stderr:  &tailBuffer{n: 8 << 10},
+		stderr:  &textcut.Tail{Max: 8 << 10},
 		exited:  make(chan struct{}),
 		changed: make(chan struct{}),
 		docs:    map[string]*docState{},

@@ -281,7 +281,7 @@ func crashReport(in *instance, why error) string {
 	if why != nil {
 		msg = why.Error()
 	}
-	if tail := in.stderr.lastLines(3); tail != "" {
+	if tail := lastLines(in.stderr, 3); tail != "" {
 		msg += "; stderr: " + tail
 	}
 	return msg
@@ -317,7 +317,7 @@ func (s *Supervisor) start(ctx context.Context, spec Server, root, marker string
 	in.disk, _ = scanRoot(in) // the baseline for changes made by other means
 	if err := in.initialize(ctx, s.readyTimeout); err != nil {
 		in.shutdown()
-		if tail := in.stderr.lastLines(3); tail != "" {
+		if tail := lastLines(in.stderr, 3); tail != "" {
 			err = fmt.Errorf("%w (stderr: %s)", err, tail)
 		}
 		return nil, fmt.Errorf("lsp: %s did not initialize in %s: %w", spec.Name, s.rel(root), err)

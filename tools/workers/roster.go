@@ -16,7 +16,6 @@
 package workers
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +29,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/internal/proc"
+	"github.com/tetherhq/tether/internal/textcut"
 )
 
 // The tiers a worker can run at.
@@ -176,7 +176,7 @@ type worker struct {
 	resultRun       int // the run result is from
 	truncated       bool
 	exitErr         string
-	log             tailBuffer
+	log             *textcut.Tail // the current run's stderr
 	unread          bool
 	cmd             *exec.Cmd
 	done            chan struct{} // closed when the current run ends
@@ -301,10 +301,9 @@ func (r *Roster) startLocked(w *worker) error {
 		"TETHER_WORKER_ID="+w.id, "TETHER_WORKER_LABEL="+w.label, "TETHER_WORKER_TIER="+w.tier,
 		EnvSurface+"="+surface, EnvApprove+"="+approve)
 	cmd.Stdin = strings.NewReader(w.brief)
-	out := &capBuffer{max: MaxResultBytes}
-	w.log = tailBuffer{max: MaxLogBytes}
-	cmd.Stdout = out
-	cmd.Stderr = &lockedWriter{mu: &r.mu, w: &w.log}
+	out := &textcut.Head{Max: MaxResultBytes}
+	w.log = &textcut.Tail{Max: MaxLogBytes}
+	cmd.Stdout, cmd.Stderr = out, w.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A process the worker left behind may hold stdout open; do not wait on it
 	// for long once the worker itself has exited (it is killed with the group).
@@ -326,7 +325,7 @@ func (r *Roster) startLocked(w *worker) error {
 		r.mu.Lock()
 		if w.cmd == cmd {
 			w.ended = time.Now()
-			w.result, w.truncated, w.resultRun = out.String(), out.cut, w.runs
+			w.result, w.truncated, w.resultRun = out.String(), out.Cut(), w.runs
 			w.unread = true
 			switch {
 			case w.killing:
@@ -543,66 +542,5 @@ func tail(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	i := len(s) - n
-	for i < len(s) && s[i]&0xC0 == 0x80 {
-		i++
-	}
-	return "..." + s[i:]
-}
-
-// capBuffer keeps the first max bytes written and notes when it cut.
-type capBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	max int
-	cut bool
-}
-
-func (b *capBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	room := b.max - b.buf.Len()
-	if room < len(p) {
-		b.cut = true
-		if room > 0 {
-			b.buf.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	b.buf.Write(p)
-	return len(p), nil
-}
-
-func (b *capBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// tailBuffer keeps the last max bytes written.
-type tailBuffer struct {
-	buf []byte
-	max int
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - b.max; over > 0 {
-		b.buf = append(b.buf[:0], b.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string { return string(b.buf) }
-
-// lockedWriter writes to w under mu.
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *tailBuffer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	return "..." + textcut.Suffix(s, n)
 }
