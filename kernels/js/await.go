@@ -152,14 +152,7 @@ func (s *session) awaited(v goja.Value, cell string) *kernels.Error {
 	case goja.PromiseStateRejected:
 		e := &kernels.Error{Name: "Uncaught", Message: s.inspect(p.Result(), 0, true, nil)}
 		if obj, ok := p.Result().(*goja.Object); ok {
-			if n := obj.Get("name"); n != nil && !goja.IsUndefined(n) {
-				e.Name = n.String()
-			}
-			if m := obj.Get("message"); m != nil && !goja.IsUndefined(m) {
-				e.Message = m.String()
-			}
-			if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
-				e.Traceback = st.String()
+			if errorFields(e, obj) {
 				if e.Name == "TypeError" {
 					s.nodeError(e)
 				}

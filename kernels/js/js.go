@@ -414,15 +414,7 @@ func (s *session) runError(err error, cell string) (*kernels.Error, *interruptio
 	if errors.As(err, &ex) {
 		e := &kernels.Error{Name: "Error", Message: ex.Error(), Traceback: ex.String(), Line: cellLine(ex.Stack(), cell)}
 		if obj, ok := ex.Value().(*goja.Object); ok {
-			if n := obj.Get("name"); n != nil && !goja.IsUndefined(n) {
-				e.Name = n.String()
-			}
-			if m := obj.Get("message"); m != nil && !goja.IsUndefined(m) {
-				e.Message = m.String()
-			}
-			if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
-				e.Traceback = st.String()
-			}
+			errorFields(e, obj)
 			if e.Name == "TypeError" {
 				s.nodeError(e)
 			}
@@ -432,6 +424,23 @@ func (s *session) runError(err error, cell string) (*kernels.Error, *interruptio
 		return e, nil
 	}
 	return &kernels.Error{Name: "Error", Message: err.Error()}, nil
+}
+
+// errorFields sets e's Name, Message and Traceback from a thrown object's
+// name, message and stack, each where the object has it, and reports whether
+// it had a stack.
+func errorFields(e *kernels.Error, obj *goja.Object) (stack bool) {
+	if n := obj.Get("name"); n != nil && !goja.IsUndefined(n) {
+		e.Name = n.String()
+	}
+	if m := obj.Get("message"); m != nil && !goja.IsUndefined(m) {
+		e.Message = m.String()
+	}
+	if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
+		e.Traceback = st.String()
+		return true
+	}
+	return false
 }
 
 // cleanStack drops the kernel's own frames from a stack text: the prelude
