@@ -136,12 +136,22 @@ func (c *goldenCase) dropSection(name string) {
 // formatMatches renders a result for the golden "matches" section.
 func formatMatches(pat *matcher.Pattern, res *matcher.Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "context: %s\n", pat.Context())
-	fmt.Fprintf(&b, "pattern: %s\n", pat.String())
+	fmt.Fprintf(&b, "context: %s\n", strings.Join(pat.Contexts(), " + "))
+	for i, r := range pat.Readings() {
+		if i == 0 {
+			fmt.Fprintf(&b, "pattern: %s\n", r.String())
+		} else {
+			fmt.Fprintf(&b, "pattern (%s): %s\n", r.Context(), r.String())
+		}
+	}
 	for i, m := range res.Matches {
-		fmt.Fprintf(&b, "match %d: %d:%d-%d:%d bytes %d-%d %q\n", i+1,
+		reading := ""
+		if m.Context != "" {
+			reading = " [" + m.Context + "]"
+		}
+		fmt.Fprintf(&b, "match %d: %d:%d-%d:%d bytes %d-%d %q%s\n", i+1,
 			m.Span.Start.Line, m.Span.Start.Column, m.Span.End.Line, m.Span.End.Column,
-			m.Span.StartByte, m.Span.EndByte, m.Text)
+			m.Span.StartByte, m.Span.EndByte, m.Text, reading)
 		for _, bd := range m.Bindings {
 			mark := "$"
 			if bd.Multi {

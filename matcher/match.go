@@ -80,6 +80,9 @@ func (b *binding) text(src []byte) []byte {
 type rawMatch struct {
 	nodes []engine.Node // the matched node, or the run of siblings a sequence pattern matched
 	binds []binding
+	// reading is the rung of the reading that matched, when the pattern
+	// has several (Match.Context)
+	reading string
 }
 
 func (m *rawMatch) start() uint32 { return m.nodes[0].StartByte() }
@@ -145,6 +148,10 @@ func (m *matcher) tick(n int) bool {
 // are reported too). Extras (comments) are never match candidates. It stops
 // with an error when the context is done (the context's error) or the budget
 // runs out (errBudget; m.candidate is where).
+//
+// A pattern of several readings (union.go) is matched in each; a range two
+// readings match is reported once, by the reading ranked first, and each
+// match says its reading's rung.
 func (m *matcher) findAll(t *engine.Tree, limit int) ([]rawMatch, error) {
 	m.src = t.Source()
 	m.treeSteps = 0
@@ -152,8 +159,42 @@ func (m *matcher) findAll(t *engine.Tree, limit int) ([]rawMatch, error) {
 	if err := m.ctx.Err(); err != nil {
 		return nil, err
 	}
+	if len(m.pat.alts) == 0 {
+		return m.findIn(t, m.pat, limit)
+	}
+	type span struct{ start, end uint32 }
+	seen := map[span]bool{}
 	var out []rawMatch
-	roots := m.pat.roots
+	for _, p := range m.pat.Readings() {
+		raws, err := m.findIn(t, p, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range raws {
+			if k := (span{r.start(), r.end()}); !seen[k] {
+				seen[k] = true
+				r.reading = p.contextName
+				out = append(out, r)
+			}
+		}
+	}
+	// source order; an enclosing match before the ones inside it
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].start() != out[j].start() {
+			return out[i].start() < out[j].start()
+		}
+		return out[i].end() > out[j].end()
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// findIn returns every match of one reading p in t, in source order.
+func (m *matcher) findIn(t *engine.Tree, p *Pattern, limit int) ([]rawMatch, error) {
+	var out []rawMatch
+	roots := p.roots
 	single := len(roots) == 1
 	var rootKind string
 	if single && roots[0].meta.kind == metaNone && len(roots[0].alts) == 0 {

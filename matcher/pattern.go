@@ -42,8 +42,10 @@ type Pattern struct {
 	src         string
 	contextName string
 	roots       []*pnode
-	tokens      []string
-	vars        []string
+	// alts are the pattern's other clean readings (union.go), matched too
+	alts   []*Pattern
+	tokens []string
+	vars   []string
 	// varMulti: each bound name, and whether it is a $$$ capture
 	varMulti map[string]bool
 }
@@ -51,6 +53,11 @@ type Pattern struct {
 // chunkable reports whether a match is sure to lie inside one top-level
 // declaration: one root node that is neither a metavariable nor a whole file.
 func (p *Pattern) chunkable() bool {
+	for _, a := range p.alts {
+		if !a.chunkable() {
+			return false
+		}
+	}
 	if len(p.roots) != 1 || p.roots[0].meta.kind != metaNone {
 		return false
 	}
@@ -140,6 +147,9 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	if lang == "" {
 		return nil, errors.New("matcher: no language for the pattern: pass a language id such as go, python or dart")
 	}
+	if standaloneMulti(src) {
+		return nil, fmt.Errorf("%w: %q alone stands for any run of code: use $X for one node, or write the code around the $$$ (f($$$ARGS), { $$$BODY })", ErrUnparseable, src)
+	}
 	spec := langSpecFor(lang)
 	sub := substitute(src, spec.expando)
 	if spec.quoted {
@@ -151,6 +161,11 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
 	}
 	if pat != nil {
+		others, err := rs.others(pat)
+		if err != nil {
+			return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+		}
+		pat.union(others)
 		return pat, nil
 	}
 	// Then: metavariables standing for statements or a loop header, given
@@ -176,8 +191,12 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	if m := lowerMeta.FindString(src); m != "" && spec.expando != '$' {
 		hint = fmt.Sprintf("; metavariable names are upper case ($X, $$$ARGS): %s is not one", m)
 	}
-	return nil, fmt.Errorf("%w as %s for %s: %q; check its syntax (a complete expression, statement, member or declaration of the language, with metavariables like $X, $$$ARGS)%s",
-		ErrUnparseable, contextNames(spec.ladder), lang, src, hint)
+	broke := ""
+	if at := rs.breakAt(); at != "" {
+		broke = "; as a " + spec.ladder[0].name + " it breaks here: " + at
+	}
+	return nil, fmt.Errorf("%w as %s for %s: %q%s; check its syntax (a complete expression, statement, member or declaration of the language, with metavariables like $X, $$$ARGS), or pass selector with the code around it%s",
+		ErrUnparseable, contextNames(spec.ladder), lang, src, broke, hint)
 }
 
 // anyClause lets Go's "case $X:" match every clause with one thing after its

@@ -26,6 +26,9 @@ type readings struct {
 	braced   []*reading // with the ";" a "$$$" before a "}" needs, in each rung
 	semiDone bool
 	semi     *reading // the pattern and a ";" in the first rung, clean and one node ending at it
+	// picked is the clean reading as written that rule 1 of choose ranked
+	// first; the other clean readings join it (others)
+	picked *reading
 }
 
 // read parses text in rung c.
@@ -152,7 +155,7 @@ func (rs *readings) choose() (*Pattern, error) {
 			return nil, err
 		}
 		r0, _ := first(&rs.written, rs.sub)
-		if gapped == nil && r.tree.HasError() && !hasErrorNode(r.tree) && len(r.nodes) > 0 && !takesKeyword(r0, r, false) {
+		if gapped == nil && r.tree.HasError() && !hasErrorNode(r.tree) && onlyMissingSemicolons(r.tree) && len(r.nodes) > 0 && !takesKeyword(r0, r, false) {
 			gapped = r
 		}
 		if r.tree.HasError() || len(r.nodes) == 0 {
@@ -167,6 +170,7 @@ func (rs *readings) choose() (*Pattern, error) {
 		if takesKeyword(r0, r, true) {
 			continue
 		}
+		rs.picked = r
 		return rs.build(r), nil
 	}
 	// rule 2

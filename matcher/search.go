@@ -157,6 +157,9 @@ type Match struct {
 	// Cut says that Text, Lines or the text of a capture was cut.
 	Cut      bool      `json:"cut,omitempty"`
 	Bindings []Binding `json:"bindings,omitempty"`
+	// Context names the reading of the pattern that matched ("type",
+	// "member"), when the pattern has several (Pattern.Contexts).
+	Context string `json:"context,omitempty"`
 	// Replacement is the text a rewrite puts in place of the match; nil when
 	// there was no rewrite or an enclosing match's replacement won.
 	Replacement *string `json:"replacement,omitempty"`
@@ -704,7 +707,7 @@ func bound(s []byte, max int) (string, bool) {
 func toMatch(t *engine.Tree, path, lang string, r *rawMatch, at base, max int) Match {
 	src := t.Source()
 	first, last := r.nodes[0], r.nodes[len(r.nodes)-1]
-	m := Match{Path: path, Language: lang, Span: nodeSpan(first, last, at)}
+	m := Match{Path: path, Language: lang, Span: nodeSpan(first, last, at), Context: r.reading}
 	var cut1, cut2 bool
 	ms, me := int(first.StartByte()), int(last.EndByte())
 	m.Text, cut1 = bound(src[ms:me], max)

@@ -1,0 +1,92 @@
+package matcher_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/matcher"
+)
+
+// TestMalformedPatternRefused: a pattern every reading of which has an
+// ERROR or MISSING node (an unclosed call or block) is refused, saying
+// where it broke, instead of searching and reading as "no matches"; a "$$$"
+// alone is refused too. A statement written without its ";" still compiles.
+func TestMalformedPatternRefused(t *testing.T) {
+	p := parser(t)
+	refused := []struct{ lang, pattern, where string }{
+		{"go", "errors.New($M", `missing ")" at 1:14, the end of the pattern`},
+		{"go", "fmt.Errorf($F, $$$A", `missing ")" at 1:20, the end of the pattern`},
+		{"java", "if ($X) {", `missing "}" at 1:10, the end of the pattern`},
+		{"javascript", "if ($X) {", `missing "}" at 1:10, the end of the pattern`},
+		{"c", "if ($X) {", `missing "}" at 1:10, the end of the pattern`},
+		{"python", "foo($X", `at 1:`},
+		{"go", "$$$", `"$$$" alone`},
+		{"python", "$$$ARGS", `"$$$ARGS" alone`},
+	}
+	for _, tt := range refused {
+		_, err := matcher.Compile(context.Background(), p, tt.lang, tt.pattern)
+		if !errors.Is(err, matcher.ErrUnparseable) || !strings.Contains(err.Error(), tt.where) {
+			t.Errorf("%s %q: err = %v, want ErrUnparseable saying %q", tt.lang, tt.pattern, err, tt.where)
+		}
+	}
+	accepted := []struct{ lang, pattern string }{
+		{"java", "return $X"},
+		{"c", "return $X"},
+		{"java", "if ($X != null) $X.dispose()"},
+		{"go", "f($$$)"},
+	}
+	for _, tt := range accepted {
+		if _, err := matcher.Compile(context.Background(), p, tt.lang, tt.pattern); err != nil {
+			t.Errorf("%s %q: %v", tt.lang, tt.pattern, err)
+		}
+	}
+	// the search refuses it too, instead of "no matches in 1 file"
+	file := filepath.Join(t.TempDir(), "a.go")
+	if err := os.WriteFile(file, []byte("package p\n\nimport \"errors\"\n\nvar e = errors.New(\"x\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := matcher.NewSearcher(p, matcher.Config{}).Search(context.Background(), matcher.Query{Pattern: "errors.New($M", Paths: []string{file}})
+	if !errors.Is(err, matcher.ErrUnparseable) {
+		t.Errorf("search for errors.New($M: %v, %v; want ErrUnparseable", res, err)
+	}
+}
+
+// TestEveryReading: a snippet with several clean readings is matched in
+// each (a C "int $F;" is a local declaration and a struct field; a Java
+// "private final $T $N;" a local and a field), each match says its reading,
+// and a range two readings match is reported once.
+func TestEveryReading(t *testing.T) {
+	p := parser(t)
+	tests := []struct {
+		lang, file, pattern, src string
+		want                     []string // text [reading]
+	}{
+		{"c", "a.c", "int $F;", "struct s {\n    int a;\n};\nvoid f(void) {\n    int n;\n}\n",
+			[]string{"int a; [member]", "int n; [statement]"}},
+		{"java", "A.java", "private final $T $N;", "class A {\n    private final int x;\n}\n",
+			[]string{"private final int x; [member]"}},
+		{"javascript", "a.js", "function $F() { $$$ }", "function f() {}\nconst g = function h() {};\n",
+			[]string{"function f() {} [statement]", "function h() {} [expression]"}},
+	}
+	for _, tt := range tests {
+		file := filepath.Join(t.TempDir(), tt.file)
+		if err := os.WriteFile(file, []byte(tt.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := matcher.NewSearcher(p, matcher.Config{}).Search(context.Background(), matcher.Query{Pattern: tt.pattern, Paths: []string{file}})
+		if err != nil {
+			t.Fatalf("%s %q: %v", tt.lang, tt.pattern, err)
+		}
+		var got []string
+		for _, m := range res.Matches {
+			got = append(got, m.Text+" ["+m.Context+"]")
+		}
+		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("%s %q: matches %q, want %q (readings %q)", tt.lang, tt.pattern, got, tt.want, res.Pattern.Contexts())
+		}
+	}
+}

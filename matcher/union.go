@@ -1,0 +1,193 @@
+package matcher
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tetherhq/tether/engine"
+)
+
+// others returns the patterns of the clean readings as written (no ERROR,
+// no MISSING) other than the one rule 1 of choose picked, in ladder order,
+// leaving out a reading that compiles to the same pattern as one before it
+// and one that takes a keyword of the picked reading for a name. A snippet
+// that means a type as well as an expression (TypeScript's "$A | $B") or a
+// field as well as a statement is matched in each of its readings.
+func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
+	if rs.picked == nil || len(pat.roots) != 1 {
+		return nil, nil // statements in sequence read as statements
+	}
+	seen := map[string]bool{pat.String(): true}
+	r0, err := rs.at(&rs.written, rs.sub, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Pattern
+	for i := range rs.spec.ladder {
+		r, err := rs.at(&rs.written, rs.sub, i)
+		if err != nil {
+			return nil, err
+		}
+		// a reading that is a run of nodes is part of its rung's code, not
+		// a construct ("var _ $A = $B" in Go's type rung)
+		if r == rs.picked || r.tree.HasError() || len(r.nodes) != 1 || takesKeyword(r0, r, true) ||
+			demotesKeyword(rs.picked.nodes, rs.picked.start, r.nodes, r.start) {
+			continue
+		}
+		p := rs.build(r)
+		if covered(pat, p) {
+			continue
+		}
+		if s := p.String(); !seen[s] {
+			seen[s] = true
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// covered reports whether the reading o is one the pattern already matches
+// through the other kinds its root takes (Go's "case $X:" reads as a select
+// clause too, which anyClause has folded in).
+func covered(pat, o *Pattern) bool {
+	if len(pat.roots) != 1 || len(o.roots) != 1 {
+		return false
+	}
+	for _, k := range pat.roots[0].alts {
+		if k == o.roots[0].kind {
+			return true
+		}
+	}
+	return false
+}
+
+// union makes pat stand for its readings and the others: a file must hold
+// the tokens every reading needs to be skipped (the prefilter keeps the
+// tokens all readings share), and the bound names are all readings' names.
+func (pat *Pattern) union(others []*Pattern) {
+	if len(others) == 0 {
+		return
+	}
+	pat.alts = others
+	for _, o := range others {
+		have := map[string]bool{}
+		for _, t := range o.tokens {
+			have[t] = true
+		}
+		kept := pat.tokens[:0]
+		for _, t := range pat.tokens {
+			if have[t] {
+				kept = append(kept, t)
+			}
+		}
+		pat.tokens = kept
+		for name, multi := range o.varMulti {
+			if _, ok := pat.varMulti[name]; !ok {
+				pat.varMulti[name] = multi
+				pat.vars = append(pat.vars, name)
+			}
+		}
+	}
+	sort.Strings(pat.vars)
+}
+
+// Readings returns the pattern's readings, the ranked first one (the
+// pattern itself) then the others, each with its Context and String.
+func (p *Pattern) Readings() []*Pattern {
+	return append([]*Pattern{p}, p.alts...)
+}
+
+// Contexts returns the names of the rungs of all the pattern's readings,
+// in rank order ("statement", "type").
+func (p *Pattern) Contexts() []string {
+	var out []string
+	for _, r := range p.Readings() {
+		out = append(out, r.contextName)
+	}
+	return out
+}
+
+// onlyMissingSemicolons reports whether every MISSING token in t is a ";":
+// a statement written without its terminator ("return $X"). Any other
+// missing token ("errors.New($M" lacks its ")") is a pattern cut short.
+func onlyMissingSemicolons(t *engine.Tree) bool {
+	ok := true
+	t.Root().Walk(func(n engine.Node) bool {
+		if !ok || !n.HasError() {
+			return false
+		}
+		if n.IsMissing() && n.Kind() != ";" {
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// standaloneMulti reports whether the pattern is one "$$$" metavariable
+// alone, which stands for any run of nodes anywhere: ast-grep refuses it.
+func standaloneMulti(src string) bool {
+	mv, ok := parseMeta(src, '$')
+	return ok && mv.kind == metaMulti
+}
+
+// breakAt says where the pattern broke in the first rung's reading as
+// written: the first ERROR or MISSING node, as "missing \")\" at 1:14, the
+// end of the pattern" or "unexpected \"=>\" at 2:3"; "" when it has none.
+func (rs *readings) breakAt() string {
+	if len(rs.spec.ladder) == 0 {
+		return ""
+	}
+	r, err := rs.at(&rs.written, rs.sub, 0)
+	if err != nil || !r.tree.HasError() {
+		return ""
+	}
+	var bad engine.Node
+	found := false
+	r.tree.Root().Walk(func(n engine.Node) bool {
+		if found || !n.HasError() {
+			return false
+		}
+		if n.IsError() || n.IsMissing() {
+			bad, found = n, true
+			return false
+		}
+		return true
+	})
+	if !found {
+		return ""
+	}
+	off := int(bad.StartByte()) - int(r.start)
+	if off < 0 {
+		off = 0 // an ERROR node taking the scaffold's code before the pattern
+	}
+	end := false
+	if off >= len(rs.sub) {
+		off, end = len(rs.sub), true
+	}
+	where := position(unsubstitute(rs.sub[:off], rs.spec.expando))
+	if end {
+		where += ", the end of the pattern"
+	}
+	if bad.IsMissing() {
+		return fmt.Sprintf("missing %q at %s", bad.Kind(), where)
+	}
+	// what the ERROR node holds of the pattern (not of the scaffold)
+	text := rs.sub[off:min(len(rs.sub), max(off, int(bad.EndByte())-int(r.start)))]
+	text = unsubstitute(strings.TrimSpace(text), rs.spec.expando)
+	if len(text) > 40 {
+		text = text[:40] + "..."
+	}
+	if text == "" {
+		return "cannot read what comes at " + where
+	}
+	return fmt.Sprintf("cannot read %q at %s", text, where)
+}
+
+// position is the 1-based line and byte column just after prefix.
+func position(prefix string) string {
+	line := strings.Count(prefix, "\n") + 1
+	col := len(prefix) - strings.LastIndexByte(prefix, '\n')
+	return fmt.Sprintf("%d:%d", line, col)
+}
