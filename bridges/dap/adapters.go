@@ -352,20 +352,7 @@ func lookBinary(name, root string) string {
 		}
 		return p
 	}
-	var dirs []string
-	if gobin := os.Getenv("GOBIN"); gobin != "" {
-		dirs = append(dirs, gobin)
-	}
-	gopath := os.Getenv("GOPATH")
-	if gopath == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			gopath = filepath.Join(home, "go")
-		}
-	}
-	for _, gp := range filepath.SplitList(gopath) {
-		dirs = append(dirs, filepath.Join(gp, "bin"))
-	}
-	for _, d := range dirs {
+	for _, d := range proc.GoBinDirs() {
 		if p := filepath.Join(d, name); isExecutable(p) {
 			return p
 		}

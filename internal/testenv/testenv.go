@@ -14,6 +14,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // RequirePeers reports whether missing peers must fail tests instead of skipping them.
@@ -58,19 +60,7 @@ func RequireBinary(t testing.TB, name string) string {
 // ExtraPath lists the directories where the install script puts peers that are
 // not on a default PATH.
 func ExtraPath() []string {
-	var dirs []string
-	if gobin := os.Getenv("GOBIN"); gobin != "" {
-		dirs = append(dirs, gobin)
-	}
-	gopath := os.Getenv("GOPATH")
-	if gopath == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			gopath = filepath.Join(home, "go")
-		}
-	}
-	if gopath != "" {
-		dirs = append(dirs, filepath.Join(gopath, "bin"))
-	}
+	dirs := proc.GoBinDirs()
 	if root := RepoRoot(); root != "" {
 		dirs = append(dirs, filepath.Join(root, ".deps", "npm", "node_modules", ".bin"))
 	}
