@@ -349,7 +349,10 @@ func (inst *instance) parse(ctx context.Context, src []byte) (*Tree, error) {
 		inst.broken = true
 		return nil, errors.New("node table out of range")
 	}
-	return &Tree{lang: inst.info, src: src, nodes: decodeNodes(raw, int(n))}, nil
+	if int(n) > MaxNodes {
+		return nil, fmt.Errorf("%w: %d nodes, a tree holds at most %d", ErrTooLarge, n, MaxNodes)
+	}
+	return newTree(inst.info, src, decodeNodes(raw, int(n))), nil
 }
 
 // failed classifies an error from a call into the module.
@@ -364,39 +367,51 @@ func (inst *instance) failed(ctx context.Context, err error) error {
 	return fmt.Errorf("grammar trapped: %w", err)
 }
 
+// decodeNodes turns the shim's 48-byte records into compact nodes. The
+// records' parent, sibling, child count and points are not kept (see node);
+// when testHookRecord is set (a test), it sees each record's points and the
+// node they were decoded into.
 func decodeNodes(raw []byte, n int) []node {
 	nodes := make([]node, n)
 	le := binary.LittleEndian
+	flags := make([]uint8, n)
 	for i := range nodes {
 		b := raw[i*recordSize : (i+1)*recordSize : (i+1)*recordSize]
+		flags[i] |= uint8(le.Uint16(b[4:]))
+		end := le.Uint32(b[16:])
+		if end > uint32(n) || end <= uint32(i) {
+			end = uint32(i + 1) // never for the shim's tables; keeps the tree walkable
+		}
 		nodes[i] = node{
-			kind:   le.Uint16(b[0:]),
-			field:  le.Uint16(b[2:]),
-			flags:  le.Uint16(b[4:]),
-			parent: int32(le.Uint32(b[8:])),
-			next:   int32(le.Uint32(b[12:])),
-			end:    int32(le.Uint32(b[16:])),
-			nchild: le.Uint32(b[20:]),
-			rng: Range{
-				StartByte:  le.Uint32(b[24:]),
-				EndByte:    le.Uint32(b[28:]),
-				StartPoint: Point{Row: le.Uint32(b[32:]), Column: le.Uint32(b[36:])},
-				EndPoint:   Point{Row: le.Uint32(b[40:]), Column: le.Uint32(b[44:])},
-			},
+			kind:  le.Uint16(b[0:]),
+			field: le.Uint16(b[2:]),
+			start: le.Uint32(b[24:]),
+			end:   le.Uint32(b[28:]),
+			sub:   end,
 		}
 	}
 	// An ERROR or MISSING node below makes every ancestor HasError, even
 	// where tree-sitter's error cost says otherwise (an ERROR of cost 0).
-	for i := n - 1; i > 0; i-- {
-		if nodes[i].flags&(flagError|flagMissing|flagHasError) != 0 {
-			nodes[i].flags |= flagHasError
-			if p := nodes[i].parent; p >= 0 {
-				nodes[p].flags |= flagHasError
+	for i := n - 1; i >= 0; i-- {
+		b := raw[i*recordSize:]
+		if flags[i]&(flagError|flagMissing|flagHasError) != 0 {
+			flags[i] |= flagHasError
+			if p := int32(le.Uint32(b[8:])); p >= 0 && int(p) < i {
+				flags[p] |= flagHasError
 			}
 		}
+		nodes[i].sub |= uint32(flags[i]&0x1F) << subBits
 	}
-	if n > 0 && nodes[0].flags&(flagError|flagMissing) != 0 {
-		nodes[0].flags |= flagHasError
+	if testHookRecord != nil {
+		for i := range nodes {
+			b := raw[i*recordSize:]
+			testHookRecord(i, Point{Row: le.Uint32(b[32:]), Column: le.Uint32(b[36:])}, Point{Row: le.Uint32(b[40:]), Column: le.Uint32(b[44:])},
+				int32(le.Uint32(b[8:])), int32(le.Uint32(b[12:])), le.Uint32(b[20:]))
+		}
 	}
 	return nodes
 }
+
+// testHookRecord, when set by a test, sees what the shim recorded of each node
+// that the compact table derives: points, parent, next sibling, child count.
+var testHookRecord func(i int, start, end Point, parent, next int32, nchild uint32)

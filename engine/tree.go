@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -35,18 +36,36 @@ const (
 // errorSymbol is tree-sitter's symbol id of ERROR nodes.
 const errorSymbol = 0xFFFF
 
-// node is one row of the flat node table copied out of the wasm instance.
-// Nodes are stored in pre-order: a node's descendants are nodes[i+1 : end].
+// A node's sub word holds its subtree's end (low subBits) and its flags (the
+// high bits).
+const (
+	subBits = 27
+	subMask = 1<<subBits - 1
+	// MaxNodes is the most nodes a Tree can hold (the parse of a larger one
+	// fails with ErrTooLarge).
+	MaxNodes = subMask
+)
+
+// node is one row of the compact node table (16 bytes). Nodes are stored in
+// pre-order: a node's descendants are nodes[i+1 : end]. What the shim's
+// 48-byte record held beyond this is derived: a node's next sibling is its
+// subtree's end when that is inside its parent's (Node carries the parent's
+// end), its parent is found by descending from the root, its child count by
+// counting, and its points from the tree's line starts (tree-sitter counts
+// rows at '\n' and columns in bytes).
 type node struct {
-	kind   uint16 // symbol id; name in langInfo.kinds
-	field  uint16 // field id of this node in its parent, 0 for none
-	flags  uint16
-	parent int32 // -1 for the root
-	next   int32 // next sibling, -1 for none
-	end    int32 // one past the last descendant
-	nchild uint32
-	rng    Range
+	kind  uint16 // symbol id; name in langInfo.kinds
+	field uint16 // field id of this node in its parent, 0 for none
+	start uint32 // first byte
+	end   uint32 // one past the last byte
+	sub   uint32 // one past the last descendant | flags<<subBits
 }
+
+// NodeBytes is the memory of one node in a Tree's table.
+const NodeBytes = 16
+
+func (n *node) flags() uint32 { return n.sub >> subBits }
+func (n *node) subEnd() int32 { return int32(n.sub & subMask) }
 
 // langInfo is what a Tree needs of its language: names read once per language.
 type langInfo struct {
@@ -61,6 +80,78 @@ type Tree struct {
 	lang  *langInfo
 	src   []byte
 	nodes []node
+	lines []uint32 // byte offset of each line's start; lines[0] is 0
+}
+
+// newTree builds a Tree over src and its node table, computing line starts.
+func newTree(lang *langInfo, src []byte, nodes []node) *Tree {
+	n := 1
+	for i := 0; i < len(src); {
+		k := bytes.IndexByte(src[i:], '\n')
+		if k < 0 {
+			break
+		}
+		n++
+		i += k + 1
+	}
+	lines := make([]uint32, 1, n)
+	for i := 0; i < len(src); {
+		k := bytes.IndexByte(src[i:], '\n')
+		if k < 0 {
+			break
+		}
+		i += k + 1
+		lines = append(lines, uint32(i))
+	}
+	return &Tree{lang: lang, src: src, nodes: nodes, lines: lines}
+}
+
+// MemoryBytes estimates the memory the tree holds: its source, node table and
+// line starts.
+func (t *Tree) MemoryBytes() int64 {
+	return int64(len(t.src)) + int64(len(t.nodes))*NodeBytes + int64(len(t.lines))*4 + 64
+}
+
+// point returns the row and byte column of offset off.
+func (t *Tree) point(off uint32) Point {
+	lo, hi := 0, len(t.lines)
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if t.lines[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return Point{Row: uint32(lo), Column: off - t.lines[lo]}
+}
+
+// locate returns the parent of node i and that parent's own limit (the end
+// of its parent's subtree), descending from the root; (-1, len) for the root.
+func (t *Tree) locate(i int32) (p, plim int32) {
+	n := int32(len(t.nodes))
+	if i <= 0 {
+		return -1, n
+	}
+	p, plim = 0, n
+	for {
+		pe := t.nodes[p].subEnd()
+		c := p + 1
+		for c < pe {
+			if c == i {
+				return p, plim
+			}
+			ce := t.nodes[c].subEnd()
+			if i < ce {
+				break
+			}
+			c = ce
+		}
+		if c >= pe { // not below p: a malformed table (never for a parsed or checked one)
+			return -1, n
+		}
+		p, plim = c, pe
+	}
 }
 
 // Language returns the id of the language the tree was parsed with.
@@ -73,17 +164,21 @@ func (t *Tree) Source() []byte { return t.src }
 func (t *Tree) Len() int { return len(t.nodes) }
 
 // Root returns the root node.
-func (t *Tree) Root() Node { return Node{t: t, i: 0} }
+func (t *Tree) Root() Node { return Node{t: t, i: 0, lim: int32(len(t.nodes))} }
 
 // NodeAt returns the i-th node in pre-order (0 is the root). It panics when i is
 // out of range, as slice indexing does.
 func (t *Tree) NodeAt(i int) Node {
 	_ = t.nodes[i]
-	return Node{t: t, i: int32(i)}
+	p, _ := t.locate(int32(i))
+	if p < 0 {
+		return t.Root()
+	}
+	return Node{t: t, i: int32(i), lim: t.nodes[p].subEnd()}
 }
 
 // HasError reports whether the tree has an ERROR or MISSING node anywhere.
-func (t *Tree) HasError() bool { return len(t.nodes) > 0 && t.nodes[0].flags&flagHasError != 0 }
+func (t *Tree) HasError() bool { return len(t.nodes) > 0 && t.nodes[0].flags()&flagHasError != 0 }
 
 // String returns the tree as an S-expression (see Node.String).
 func (t *Tree) String() string { return t.Root().String() }
@@ -91,11 +186,19 @@ func (t *Tree) String() string { return t.Root().String() }
 // Node is a read-only handle on one node of a Tree. The zero Node is invalid;
 // methods on it return zero values.
 type Node struct {
-	t *Tree
-	i int32
+	t   *Tree
+	i   int32
+	lim int32 // the end of the parent's subtree: where the siblings end
 }
 
 func (n Node) rec() *node { return &n.t.nodes[n.i] }
+
+func (n Node) flags() uint32 {
+	if n.t == nil {
+		return 0
+	}
+	return n.rec().flags()
+}
 
 // Valid reports whether n refers to a node.
 func (n Node) Valid() bool { return n.t != nil }
@@ -132,19 +235,19 @@ func (n Node) Kind() string {
 }
 
 // IsNamed reports whether n is a named node (not an anonymous token).
-func (n Node) IsNamed() bool { return n.t != nil && n.rec().flags&flagNamed != 0 }
+func (n Node) IsNamed() bool { return n.flags()&flagNamed != 0 }
 
 // IsExtra reports whether n is an extra, such as a comment.
-func (n Node) IsExtra() bool { return n.t != nil && n.rec().flags&flagExtra != 0 }
+func (n Node) IsExtra() bool { return n.flags()&flagExtra != 0 }
 
 // IsError reports whether n is an ERROR node.
-func (n Node) IsError() bool { return n.t != nil && n.rec().flags&flagError != 0 }
+func (n Node) IsError() bool { return n.flags()&flagError != 0 }
 
 // IsMissing reports whether n was inserted by error recovery.
-func (n Node) IsMissing() bool { return n.t != nil && n.rec().flags&flagMissing != 0 }
+func (n Node) IsMissing() bool { return n.flags()&flagMissing != 0 }
 
 // HasError reports whether n or a descendant is an ERROR or MISSING node.
-func (n Node) HasError() bool { return n.t != nil && n.rec().flags&flagHasError != 0 }
+func (n Node) HasError() bool { return n.flags()&flagHasError != 0 }
 
 // FieldID returns the id of the field n occupies in its parent, 0 for none.
 func (n Node) FieldID() uint16 {
@@ -171,22 +274,33 @@ func (n Node) Range() Range {
 	if n.t == nil {
 		return Range{}
 	}
-	return n.rec().rng
+	r := n.rec()
+	return Range{StartByte: r.start, EndByte: r.end, StartPoint: n.t.point(r.start), EndPoint: n.t.point(r.end)}
 }
 
 // StartByte returns n's first byte offset.
-func (n Node) StartByte() uint32 { return n.Range().StartByte }
+func (n Node) StartByte() uint32 {
+	if n.t == nil {
+		return 0
+	}
+	return n.rec().start
+}
 
 // EndByte returns the offset one past n's last byte.
-func (n Node) EndByte() uint32 { return n.Range().EndByte }
+func (n Node) EndByte() uint32 {
+	if n.t == nil {
+		return 0
+	}
+	return n.rec().end
+}
 
 // Bytes returns n's source bytes. The caller must not modify them.
 func (n Node) Bytes() []byte {
 	if n.t == nil {
 		return nil
 	}
-	r := n.rec().rng
-	return n.t.src[r.StartByte:r.EndByte]
+	r := n.rec()
+	return n.t.src[r.start:r.end]
 }
 
 // Text returns n's source text.
@@ -197,27 +311,32 @@ func (n Node) Parent() (Node, bool) {
 	if n.t == nil {
 		return Node{}, false
 	}
-	p := n.rec().parent
+	p, plim := n.t.locate(n.i)
 	if p < 0 {
 		return Node{}, false
 	}
-	return Node{t: n.t, i: p}, true
+	return Node{t: n.t, i: p, lim: plim}, true
 }
 
 // ChildCount returns the number of children, named and anonymous.
 func (n Node) ChildCount() int {
-	if n.t == nil {
-		return 0
+	cnt := 0
+	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+		cnt++
 	}
-	return int(n.rec().nchild)
+	return cnt
 }
 
 // FirstChild returns n's first child; ok is false when n has none.
 func (n Node) FirstChild() (Node, bool) {
-	if n.ChildCount() == 0 {
+	if n.t == nil {
 		return Node{}, false
 	}
-	return Node{t: n.t, i: n.i + 1}, true
+	e := n.rec().subEnd()
+	if e <= n.i+1 {
+		return Node{}, false
+	}
+	return Node{t: n.t, i: n.i + 1, lim: e}, true
 }
 
 // NextSibling returns the node after n under the same parent.
@@ -225,32 +344,28 @@ func (n Node) NextSibling() (Node, bool) {
 	if n.t == nil {
 		return Node{}, false
 	}
-	s := n.rec().next
-	if s < 0 {
+	s := n.rec().subEnd()
+	if s >= n.lim {
 		return Node{}, false
 	}
-	return Node{t: n.t, i: s}, true
+	return Node{t: n.t, i: s, lim: n.lim}, true
 }
 
 // Child returns the i-th child (0-based); ok is false when out of range.
 func (n Node) Child(i int) (Node, bool) {
-	if i < 0 || i >= n.ChildCount() {
+	if i < 0 {
 		return Node{}, false
 	}
-	c, _ := n.FirstChild()
-	for ; i > 0; i-- {
-		c, _ = c.NextSibling()
+	c, ok := n.FirstChild()
+	for ; ok && i > 0; i-- {
+		c, ok = c.NextSibling()
 	}
-	return c, true
+	return c, ok
 }
 
 // Children returns all children in order.
 func (n Node) Children() []Node {
-	cnt := n.ChildCount()
-	if cnt == 0 {
-		return nil
-	}
-	out := make([]Node, 0, cnt)
+	var out []Node
 	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
 		out = append(out, c)
 	}
@@ -283,7 +398,7 @@ func (n Node) DescendantCount() int {
 	if n.t == nil {
 		return 0
 	}
-	return int(n.rec().end - n.i - 1)
+	return int(n.rec().subEnd() - n.i - 1)
 }
 
 // Walk calls fn for n and every descendant in pre-order (source order). When fn
@@ -292,12 +407,22 @@ func (n Node) Walk(fn func(Node) bool) {
 	if n.t == nil {
 		return
 	}
-	end := n.rec().end
+	nodes := n.t.nodes
+	// ends of the open ancestors below n: the top is the visited node's limit
+	var buf [64]int32
+	ends := append(buf[:0], n.lim)
+	end := nodes[n.i].subEnd()
 	for i := n.i; i < end; {
-		if fn(Node{t: n.t, i: i}) {
+		for len(ends) > 1 && ends[len(ends)-1] <= i {
+			ends = ends[:len(ends)-1]
+		}
+		if fn(Node{t: n.t, i: i, lim: ends[len(ends)-1]}) {
+			if e := nodes[i].subEnd(); e > i+1 {
+				ends = append(ends, e)
+			}
 			i++
 		} else {
-			i = n.t.nodes[i].end
+			i = nodes[i].subEnd()
 		}
 	}
 }
