@@ -2,43 +2,39 @@ package matcher
 
 import (
 	"container/list"
-	"hash/maphash"
+	"crypto/sha256"
 	"sync"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 )
 
-// DefaultCacheBudget is the memory a Cache may hold when none is given.
-const DefaultCacheBudget = 1 << 30
+// DefaultCacheBudget is the memory a Cache may hold when none is given. The
+// process's shared cache (SharedCache) has this budget: about the Go standard
+// library's trees (88 MB of source, 16 bytes a node).
+const DefaultCacheBudget = 768 << 20
 
-// nodeCost is the estimated memory of one tree node in bytes.
-const nodeCost = 48
-
-// Cache keeps parsed trees within one run so a second query over the same
-// files does not reparse them. Entries are keyed by path, language, size,
-// modification time and a hash of the content, and evicted least recently used
-// first when the memory budget is exceeded. It is safe for concurrent use.
+// Cache is a content-addressed store of parsed trees: a tree is keyed by its
+// language, the grammar module's hash and the sha256 of the parsed bytes, so
+// it is path-independent (the same file in two checkouts, or in two runs, is
+// parsed once) and can never be served for changed content. Entries are
+// evicted least recently used first when the memory budget (Tree.MemoryBytes)
+// would be exceeded. It is safe for concurrent use.
 type Cache struct {
 	mu      sync.Mutex
 	budget  int64
 	used    int64
-	seed    maphash.Seed
-	entries map[string]*list.Element
+	entries map[treeKey]*list.Element
 	lru     list.List
 	hits    int64
 	misses  int64
 }
 
-type cacheKey struct {
-	lang  string
-	size  int64
-	mtime int64
-	hash  uint64
-}
+// treeKey is the sha256 of a tree's language, grammar module and source.
+type treeKey [sha256.Size]byte
 
 type cacheEntry struct {
-	path string
-	key  cacheKey
+	key  treeKey
 	tree *engine.Tree
 	cost int64
 }
@@ -49,18 +45,49 @@ func NewCache(budget int64) *Cache {
 	if budget <= 0 {
 		budget = DefaultCacheBudget
 	}
-	return &Cache{budget: budget, seed: maphash.MakeSeed(), entries: map[string]*list.Element{}}
+	return &Cache{budget: budget, entries: map[treeKey]*list.Element{}}
 }
 
-func (c *Cache) key(lang string, size, mtime int64, src []byte) cacheKey {
-	return cacheKey{lang: lang, size: size, mtime: mtime, hash: maphash.Bytes(c.seed, src)}
-}
+var shared = sync.OnceValue(func() *Cache { return NewCache(0) })
 
-func (c *Cache) get(path string, k cacheKey) *engine.Tree {
+// SharedCache returns the process's tree cache, which every Searcher without
+// its own Config.Cache uses: one budget for all runs and patterns.
+func SharedCache() *Cache { return shared() }
+
+// SetBudget changes the memory budget (<= 0: DefaultCacheBudget), evicting
+// what no longer fits.
+func (c *Cache) SetBudget(budget int64) {
+	if budget <= 0 {
+		budget = DefaultCacheBudget
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.entries[path]
-	if !ok || el.Value.(*cacheEntry).key != k {
+	c.budget = budget
+	c.evict(0)
+}
+
+// keyOf returns the key of src parsed as lang (a canonical language id).
+func keyOf(lang string, src []byte) treeKey {
+	h := sha256.New()
+	mod := ""
+	if l, ok := grammars.Lookup(lang); ok {
+		mod = l.Module.SHA256
+	}
+	h.Write([]byte(lang))
+	h.Write([]byte{0})
+	h.Write([]byte(mod))
+	h.Write([]byte{0})
+	h.Write(src)
+	var k treeKey
+	h.Sum(k[:0])
+	return k
+}
+
+func (c *Cache) get(k treeKey) *engine.Tree {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[k]
+	if !ok {
 		c.misses++
 		return nil
 	}
@@ -69,33 +96,48 @@ func (c *Cache) get(path string, k cacheKey) *engine.Tree {
 	return el.Value.(*cacheEntry).tree
 }
 
-func (c *Cache) put(path string, k cacheKey, t *engine.Tree) {
-	cost := int64(len(t.Source())) + int64(t.Len())*nodeCost
+// peek is get without counting or touching the entry's recency.
+func (c *Cache) peek(k treeKey) *engine.Tree {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[k]; ok {
+		return el.Value.(*cacheEntry).tree
+	}
+	return nil
+}
+
+func (c *Cache) put(k treeKey, t *engine.Tree) {
+	cost := t.MemoryBytes()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cost > c.budget {
 		return
 	}
-	if el, ok := c.entries[path]; ok {
-		c.used -= el.Value.(*cacheEntry).cost
-		c.lru.Remove(el)
-		delete(c.entries, path)
+	if el, ok := c.entries[k]; ok {
+		c.lru.MoveToFront(el)
+		return
 	}
-	for c.used+cost > c.budget && c.lru.Len() > 0 {
+	c.evict(cost)
+	c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, tree: t, cost: cost})
+	c.used += cost
+}
+
+// evict drops least recently used entries until room more bytes fit.
+func (c *Cache) evict(room int64) {
+	for c.used+room > c.budget && c.lru.Len() > 0 {
 		old := c.lru.Back()
 		e := old.Value.(*cacheEntry)
 		c.used -= e.cost
 		c.lru.Remove(old)
-		delete(c.entries, e.path)
+		delete(c.entries, e.key)
 	}
-	c.entries[path] = c.lru.PushFront(&cacheEntry{path: path, key: k, tree: t, cost: cost})
-	c.used += cost
 }
 
 // CacheStats describes a cache's contents and use.
 type CacheStats struct {
 	Entries int   // trees held
 	Bytes   int64 // estimated memory held
+	Budget  int64 // the most it holds
 	Hits    int64 // lookups served from the cache
 	Misses  int64 // lookups that had to parse
 }
@@ -104,5 +146,5 @@ type CacheStats struct {
 func (c *Cache) Stats() CacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return CacheStats{Entries: len(c.entries), Bytes: c.used, Hits: c.hits, Misses: c.misses}
+	return CacheStats{Entries: len(c.entries), Bytes: c.used, Budget: c.budget, Hits: c.hits, Misses: c.misses}
 }

@@ -37,7 +37,8 @@ type Config struct {
 	Workers int
 	// MaxFileSize skips larger files (default DefaultMaxFileSize).
 	MaxFileSize int64
-	// Cache keeps parsed trees across queries (default: a new cache).
+	// Cache keeps parsed trees across queries and searchers (default: the
+	// process's SharedCache).
 	Cache *Cache
 	// WholeFiles turns chunked parsing off: every file that passes the token
 	// prefilter is parsed whole (see chunk.go). Results are the same.
@@ -75,7 +76,7 @@ type Searcher struct {
 func NewSearcher(p Parser, cfg Config) *Searcher {
 	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize, whole: cfg.WholeFiles, maxText: cfg.MaxText, root: cfg.Root}
 	if s.cache == nil {
-		s.cache = NewCache(0)
+		s.cache = SharedCache()
 	}
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
@@ -506,17 +507,19 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, m *matcher, lang str
 		j.prefilter = true
 		return nil
 	}
-	mtime := fi.ModTime().UnixNano()
-	if !s.whole && m.pat.chunkable() {
+	key := keyOf(lang, src)
+	// a whole-file tree another pattern or run left in the store beats
+	// parsing chunks
+	if !s.whole && m.pat.chunkable() && s.cache.peek(key) == nil {
 		if split := splitters[lang]; split != nil {
 			if starts := split(src); len(starts) > 1 {
-				if done, err := s.doChunks(ctx, m, lang, j, src, mtime, starts, limit, tmpl); done || err != nil {
+				if done, err := s.doChunks(ctx, m, lang, j, src, starts, limit, tmpl); done || err != nil {
 					return err
 				}
 			}
 		}
 	}
-	tree, hit, err := s.tree(ctx, lang, j.path, src, mtime)
+	tree, hit, err := s.tree(ctx, lang, key, src)
 	if err != nil {
 		j.err = err
 		return nil
@@ -531,17 +534,17 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, m *matcher, lang str
 	return nil
 }
 
-// tree returns src's tree from the cache or parses it (and caches it).
-func (s *Searcher) tree(ctx context.Context, lang, key string, src []byte, mtime int64) (*engine.Tree, bool, error) {
-	k := s.cache.key(lang, int64(len(src)), mtime, src)
-	if t := s.cache.get(key, k); t != nil {
+// tree returns src's tree (key is keyOf(lang, src)) from the cache or parses
+// it (and caches it).
+func (s *Searcher) tree(ctx context.Context, lang string, key treeKey, src []byte) (*engine.Tree, bool, error) {
+	if t := s.cache.get(key); t != nil {
 		return t, true, nil
 	}
 	t, err := s.parser.Parse(ctx, lang, src)
 	if err != nil {
 		return nil, false, fmt.Errorf("parse: %w", err)
 	}
-	s.cache.put(key, k, t)
+	s.cache.put(key, t)
 	return t, false, nil
 }
 
@@ -552,7 +555,7 @@ type base struct{ off, line int }
 // matches in them. It returns false (having recorded nothing) when a chunk
 // does not parse cleanly: the caller then parses the whole file. An error
 // stops the search, as doFile's does.
-func (s *Searcher) doChunks(ctx context.Context, m *matcher, lang string, j *fileJob, src []byte, mtime int64, starts []int, limit int, tmpl *template) (bool, error) {
+func (s *Searcher) doChunks(ctx context.Context, m *matcher, lang string, j *fileJob, src []byte, starts []int, limit int, tmpl *template) (bool, error) {
 	type part struct {
 		tree *engine.Tree
 		b    base
@@ -584,7 +587,7 @@ func (s *Searcher) doChunks(ctx context.Context, m *matcher, lang string, j *fil
 		chunk := src[start:rg.end]
 		line += bytes.Count(src[prev:start], []byte{'\n'})
 		prev = start
-		t, hit, err := s.tree(ctx, lang, fmt.Sprintf("%s#%d", j.path, start), chunk, mtime)
+		t, hit, err := s.tree(ctx, lang, keyOf(lang, chunk), chunk)
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}

@@ -78,7 +78,7 @@ func TestSearchReportsWhatItSkipped(t *testing.T) {
 func TestSearchCachesTrees(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{"a.go": "package a\n\nfunc f() { m.Lock() }\n", "b.go": "package a\n\nfunc g() { n.Lock() }\n"})
-	s := matcher.NewSearcher(parser(t), matcher.Config{})
+	s := matcher.NewSearcher(parser(t), matcher.Config{Cache: matcher.NewCache(0)})
 	q := matcher.Query{Pattern: "$X.Lock()", Language: "go", Paths: []string{dir}}
 	first, err := s.Search(context.Background(), q)
 	if err != nil {
@@ -107,8 +107,10 @@ func TestSearchCachesTrees(t *testing.T) {
 func TestChunkedEqualsWhole(t *testing.T) {
 	root := testenv.RepoRoot()
 	ctx := context.Background()
-	chunked := matcher.NewSearcher(parser(t), matcher.Config{})
-	whole := matcher.NewSearcher(parser(t), matcher.Config{WholeFiles: true})
+	// caches of their own: the shared one could hand the chunked searcher
+	// the whole files' trees
+	chunked := matcher.NewSearcher(parser(t), matcher.Config{Cache: matcher.NewCache(0)})
+	whole := matcher.NewSearcher(parser(t), matcher.Config{WholeFiles: true, Cache: matcher.NewCache(0)})
 	for _, p := range []string{"fmt.Errorf($$$ARGS)", "if err != nil { return $$$ }", "$X.Lock()", "for $I := range $X { $$$ }", "func $F($$$) error { $$$ }"} {
 		q := matcher.Query{Pattern: p, Language: "go", Paths: []string{filepath.Join(root, "matcher"), filepath.Join(root, "tools")}}
 		a, err := chunked.Search(ctx, q)
