@@ -266,6 +266,13 @@ func (s *structural) resolve(ctx context.Context, call *Call) (*Result, error) {
 		}
 		return Text(fmt.Sprintf("discarded %s; no file was changed", a.EditID)), nil
 	case "accept":
+		if p, ok := s.stage.Pending(a.EditID); ok {
+			var paths []string
+			for _, c := range p.Changes {
+				paths = append(paths, s.rel(c.Path))
+			}
+			beforeWrite(ctx, paths) // diagnostics on write takes their baseline
+		}
 		plan, err := s.stage.Accept(a.EditID)
 		if err != nil {
 			return nil, s.relErr(err)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/fsutil"
 )
 
 // The language-server family (SPEC.md, "lsp", "lsp_rename" and "Diagnostics
@@ -18,11 +19,11 @@ func init() {
 		name:  "lsp",
 		wired: func(cfg *Config) bool { return cfg.LSP != nil && cfg.WorkDir != "" },
 		register: func(r *Run) (func() error, error) {
-			l := &lspTools{sup: r.Config().LSP, seen: &lsp.Seen{}, noted: map[string]bool{}}
+			l := &lspTools{sup: r.Config().LSP, root: r.Root(), seen: &lsp.Seen{}, noted: map[string]bool{}}
 			if err := r.Registry().Register(l.tools()...); err != nil {
 				return nil, err
 			}
-			for _, name := range []string{"write", "edit", "apply_patch"} {
+			for _, name := range []string{"write", "edit", "apply_patch", "resolve"} {
 				r.Registry().Wrap(name, l.diagnosticsOnWrite)
 			}
 			return l.sup.Close, nil
@@ -32,7 +33,8 @@ func init() {
 
 type lspTools struct {
 	sup  *lsp.Supervisor
-	seen *lsp.Seen // diagnostics already reported in this run
+	root *fsutil.Root
+	seen *lsp.Seen // diagnostics already reported in this run, per file
 
 	mu    sync.Mutex
 	noted map[string]bool // "could not check" reasons already told
@@ -227,7 +229,7 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 		if len(shown) > lsp.MaxDiagnostics {
 			shown = shown[:lsp.MaxDiagnostics]
 		}
-		l.seen.Fresh(shown) // reported now; those cut off are still new
+		l.seen.FreshN(l.seenPath(a.File), shown, -1) // reported now; those cut off are still new
 		out, notes, data = formatDiagnostics(a.File, d), d.Notes, d
 	case "status":
 		rows := l.sup.Status()
@@ -395,8 +397,7 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 		b.WriteString(n + "\n")
 	}
 	fmt.Fprintf(&b, "renamed %q to %q: %d edit(s) in %d file(s): %s", a.Symbol, a.NewName, res.Edits, len(res.Files), strings.Join(res.Files, ", "))
-	renamed, _ := errorsAndWarnings(res.Diagnostics)
-	if fresh, more := l.seen.FreshN(renamed, maxWriteDiagnostics); len(fresh) > 0 {
+	if fresh, more := l.freshIn(res.Files, res.Diagnostics, maxWriteDiagnostics); len(fresh) > 0 {
 		fmt.Fprintf(&b, "\nnew diagnostics:")
 		for _, d := range fresh {
 			b.WriteString("\n" + d.String())
@@ -415,85 +416,4 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 	}
 	out.Structured = &FileChanges{Changed: changed}
 	return out, nil
-}
-
-// maxWriteDiagnostics bounds the new diagnostics a write (or a rename) adds
-// to its result, over all its files.
-const maxWriteDiagnostics = 50
-
-// diagnosticsOnWrite is the middleware on write, edit and apply_patch: after a
-// successful write it syncs and saves each changed file through its server,
-// waits (bounded) for that version's diagnostics and appends only those not
-// reported before in this run.
-func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
-	return func(ctx context.Context, call *Call) (*Result, error) {
-		res, err := next(ctx, call)
-		if err != nil || res == nil || res.IsError {
-			return res, err
-		}
-		var files []string
-		for _, c := range ChangedFiles(res) {
-			if c.Action != "deleted" {
-				files = append(files, c.Path)
-			}
-		}
-		// Wait for every file's diagnostics at once: the bound applies once.
-		diags := make([]*lsp.Diagnostics, len(files))
-		errs := make([]error, len(files))
-		var wg sync.WaitGroup
-		for i, f := range files {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				diags[i], errs[i] = l.sup.AfterWrite(ctx, f)
-			}()
-		}
-		wg.Wait()
-		var lines []string
-		budget := maxWriteDiagnostics // for the whole call, however many files
-		for i, path := range files {
-			c := FileChange{Path: path}
-			d, err := diags[i], errs[i]
-			if err != nil {
-				if errors.Is(err, lsp.ErrNoLanguage) {
-					continue // not a file any server reads
-				}
-				msg := fmt.Sprintf("diagnostics not checked for %s: %s", c.Path, strings.TrimPrefix(err.Error(), "lsp: "))
-				if errors.Is(err, lsp.ErrNoServer) {
-					l.mu.Lock()
-					told := l.noted[err.Error()]
-					l.noted[err.Error()] = true
-					l.mu.Unlock()
-					if told {
-						continue
-					}
-				}
-				lines = append(lines, msg)
-				continue
-			}
-			lines = append(lines, d.Notes...)
-			items, _ := errorsAndWarnings(d.Items)
-			fresh, more := l.seen.FreshN(items, budget)
-			budget -= len(fresh)
-			switch {
-			case len(fresh) > 0 || more > 0:
-				if more > 0 {
-					lines = append(lines, fmt.Sprintf("new diagnostics in %s (%d of %d shown; ask lsp diagnostics for %s for the rest):", c.Path, len(fresh), len(fresh)+more, c.Path))
-				} else {
-					lines = append(lines, fmt.Sprintf("new diagnostics in %s:", c.Path))
-				}
-				for _, x := range fresh {
-					lines = append(lines, "  "+x.String())
-				}
-			case d.Ready && len(items) == 0:
-				lines = append(lines, fmt.Sprintf("%s: no errors or warnings", c.Path))
-			case d.Ready:
-				lines = append(lines, fmt.Sprintf("%s: no new diagnostics (%d already reported)", c.Path, len(items)))
-			}
-		}
-		if len(lines) > 0 {
-			res.Content = append(res.Content, Content{Type: TextContent, Text: "lsp: " + strings.Join(lines, "\nlsp: ")})
-		}
-		return res, nil
-	}
 }

@@ -42,7 +42,27 @@ type Diagnostics struct {
 	// Waited is the bound that passed when Ready is false.
 	Waited time.Duration `json:"waited,omitempty"`
 	Notes  []string      `json:"notes,omitempty"`
+	// Others are, after a write (AfterWrite), the other files the server
+	// published diagnostics for since the write: a changed signature breaks
+	// its callers elsewhere. At most MaxOtherFiles, sorted by path;
+	// OthersCut counts those left out.
+	Others    []OtherFile `json:"others,omitempty"`
+	OthersCut int         `json:"others_cut,omitempty"`
 }
+
+// OtherFile is the diagnostics of a file published after another file
+// was written.
+type OtherFile struct {
+	Path  string       `json:"path"`
+	Items []Diagnostic `json:"items"`
+	// Before are its diagnostics as last published before the write, when
+	// HadBefore: what the write did not cause.
+	Before    []Diagnostic `json:"before,omitempty"`
+	HadBefore bool         `json:"had_before,omitempty"`
+}
+
+// MaxOtherFiles bounds the other files AfterWrite reports.
+const MaxOtherFiles = 100
 
 var severities = []string{"", "error", "warning", "info", "hint"}
 
@@ -89,6 +109,19 @@ func (s *Supervisor) fileDiagnostics(ctx context.Context, file string, save bool
 	if err != nil {
 		return nil, err
 	}
+	var before map[string]*diagEntry
+	seq0 := 0
+	if save {
+		before, seq0 = in.publications()
+	}
+	out, err := s.diagnoseFile(ctx, in, path, save, notes)
+	if err == nil && save {
+		s.addOthers(in, path, out, before, seq0)
+	}
+	return out, err
+}
+
+func (s *Supervisor) diagnoseFile(ctx context.Context, in *instance, path string, save bool, notes []string) (*Diagnostics, error) {
 	if err := s.resyncOpen(ctx, in); err != nil {
 		return nil, s.failed(in, err, notes)
 	}
@@ -134,6 +167,57 @@ func (s *Supervisor) fileDiagnostics(ctx context.Context, file string, save bool
 		}
 	}
 	return s.collect(ctx, in, path, version, seq, notes)
+}
+
+// publications returns the last publication for each URI and the
+// publication sequence number now.
+func (in *instance) publications() (map[string]*diagEntry, int) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	m := make(map[string]*diagEntry, len(in.diags))
+	for uri, e := range in.diags {
+		m[uri] = e
+	}
+	return m, in.pubSeq
+}
+
+// addOthers sets out.Others to the files other than path that in's server
+// published diagnostics for after seq0, with their publications from
+// before (a publication replaces an entry, never changes it).
+func (s *Supervisor) addOthers(in *instance, path string, out *Diagnostics, before map[string]*diagEntry, seq0 int) {
+	self := pathToURI(path)
+	now, _ := in.publications()
+	var uris []string
+	for uri, e := range now {
+		if uri == self || e.seq <= seq0 || uriToPath(uri) == "" {
+			continue
+		}
+		if _, err := s.abs(uriToPath(uri)); err != nil {
+			continue // outside the workspace (the module cache, GOROOT)
+		}
+		uris = append(uris, uri)
+	}
+	sort.Strings(uris)
+	if len(uris) > MaxOtherFiles {
+		out.OthersCut = len(uris) - MaxOtherFiles
+		uris = uris[:MaxOtherFiles]
+	}
+	files := fileCache{}
+	conv := func(uri string, ws []wDiagnostic) []Diagnostic {
+		ds := make([]Diagnostic, 0, len(ws))
+		for _, d := range ws {
+			ds = append(ds, s.diagnostic(files, in.enc, uri, d))
+		}
+		sortDiagnostics(ds)
+		return ds
+	}
+	for _, uri := range uris {
+		o := OtherFile{Path: s.rel(uriToPath(uri)), Items: conv(uri, now[uri].diags)}
+		if b := before[uri]; b != nil {
+			o.Before, o.HadBefore = conv(uri, b.diags), true
+		}
+		out.Others = append(out.Others, o)
+	}
 }
 
 // refresh runs in.spec's Refresh commands for path when anything was sent
@@ -300,44 +384,80 @@ func sortDiagnostics(ds []Diagnostic) {
 	})
 }
 
-// Seen is a run's registry of diagnostics already reported, keyed by
-// (severity, code, message) with the position deliberately excluded: a
-// diagnostic that merely moved is not new. It is safe for concurrent use.
+// Seen is a run's registry of diagnostics already reported, per file,
+// keyed by (severity, code, message) with the position deliberately
+// excluded (a diagnostic that merely moved is not new) and counted: a key
+// whose count in a file grows is new once per extra occurrence, so two
+// identical errors on two lines are two. It is safe for concurrent use.
 type Seen struct {
 	mu sync.Mutex
-	m  map[[3]string]bool
+	m  map[string]map[[3]string]int // file -> key -> occurrences known
 }
 
-// Fresh returns the diagnostics of ds not reported before and records them.
-func (s *Seen) Fresh(ds []Diagnostic) []Diagnostic {
-	out, _ := s.FreshN(ds, -1)
-	return out
+func seenKey(d Diagnostic) [3]string { return [3]string{d.Severity, d.Code, d.Message} }
+
+// Known reports whether file's diagnostics were recorded before (reported,
+// or taken as its baseline).
+func (s *Seen) Known(file string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.m[file]
+	return ok
 }
 
-// FreshN is Fresh showing at most max (all when max < 0): only the
+// Baseline records ds as file's diagnostics as they were before a change,
+// without reporting them, unless file was recorded before: what the change
+// did not cause is then not new.
+func (s *Seen) Baseline(file string, ds []Diagnostic) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[file]; ok {
+		return
+	}
+	if s.m == nil {
+		s.m = map[string]map[[3]string]int{}
+	}
+	known := map[[3]string]int{}
+	for _, d := range ds {
+		known[seenKey(d)]++
+	}
+	s.m[file] = known
+}
+
+// FreshN takes ds, file's current diagnostics, and returns those not
+// reported before, at most max (all when max < 0), recording them: a key
+// known n times shows its occurrences after the first n. Only the
 // diagnostics returned are recorded, so one left out is still new next
-// time. more counts the new ones left out.
-func (s *Seen) FreshN(ds []Diagnostic, max int) (shown []Diagnostic, more int) {
+// time; more counts the new ones left out. A key whose count fell (a fix)
+// is known that many times now, so breaking it again is new.
+func (s *Seen) FreshN(file string, ds []Diagnostic, max int) (shown []Diagnostic, more int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = map[[3]string]bool{}
+		s.m = map[string]map[[3]string]int{}
 	}
-	batch := map[[3]string]bool{}
+	known := s.m[file]
+	count := map[[3]string]int{}
+	added := map[[3]string]int{}
 	for _, d := range ds {
-		k := [3]string{d.Severity, d.Code, d.Message}
-		if s.m[k] || batch[k] {
+		k := seenKey(d)
+		count[k]++
+		if count[k] <= known[k] {
 			continue
 		}
-		batch[k] = true
 		if max >= 0 && len(shown) >= max {
 			more++
 			continue
 		}
+		added[k]++
 		shown = append(shown, d)
 	}
-	for _, d := range shown {
-		s.m[[3]string{d.Severity, d.Code, d.Message}] = true
+	next := make(map[[3]string]int, len(count))
+	for k, c := range count {
+		if n := min(known[k], c) + added[k]; n > 0 {
+			next[k] = n
+		}
 	}
+	s.m[file] = next
 	return shown, more
 }

@@ -116,3 +116,18 @@ func Bounded(t testing.TB, what string, fn func()) {
 		t.Fatalf("%s took longer than %s on this input: work that grows without bound", what, FuzzInputBound)
 	}
 }
+
+// WriteFiles writes files (slash-separated relative path to content) under
+// dir, creating directories as needed.
+func WriteFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

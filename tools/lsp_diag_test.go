@@ -1,0 +1,130 @@
+package tools_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/tools"
+)
+
+// projectRun writes files into a temp dir and starts a run on it with a
+// language-server supervisor and the tree-sitter parser.
+func projectRun(t *testing.T, bin string, files map[string]string) (*tools.Run, string) {
+	t.Helper()
+	testenv.RequireBinary(t, bin)
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, files)
+	sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(20*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Parser: parseEngine(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r, dir
+}
+
+const goMod = "module example.com/p\n\ngo 1.22\n"
+
+// TestLSPWriteBaseline: a comment-only edit of a file that already had two
+// errors reports neither as new (issue 13.1: the old code took every
+// diagnostic of a file's first write as new).
+func TestLSPWriteBaseline(t *testing.T) {
+	r, _ := projectRun(t, "gopls", map[string]string{
+		"go.mod": goMod,
+		"old.go": "package p\n\nvar E1 int = \"one\"\n\nvar E2 = undefinedE2\n",
+	})
+	out, err := lspCall(t, r, "edit", map[string]any{"path": "old.go", "old_string": "package p\n", "new_string": "// Package p is old.\npackage p\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "new diagnostics in") || !strings.Contains(out, "old.go: no new diagnostics (2 already reported)") {
+		t.Fatalf("a comment-only edit reported what was wrong before:\n%s", out)
+	}
+	// A new error after that is new, the old ones still are not.
+	out, err = lspCall(t, r, "edit", map[string]any{"path": "old.go", "old_string": "var E2", "new_string": "var E3 = undefinedE3\n\nvar E2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "new diagnostics in old.go:") || !strings.Contains(out, "undefined: undefinedE3") ||
+		strings.Contains(out, "undefinedE2") || strings.Contains(out, "\"one\"") {
+		t.Fatalf("second edit:\n%s", out)
+	}
+}
+
+// TestLSPWriteIdenticalDiagnostics: two identical errors on two lines are
+// two new diagnostics; fixing one and breaking another the same way reports
+// the new one (issue 13.2: the old code merged identical messages).
+func TestLSPWriteIdenticalDiagnostics(t *testing.T) {
+	r, _ := projectRun(t, "gopls", map[string]string{"go.mod": goMod, "a.go": "package p\n"})
+	two := "package p\n\nvar a int = \"x\"\n\nvar b int = \"x\"\n"
+	out, err := lspCall(t, r, "write", map[string]any{"path": "dup.go", "content": two})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, ": error: cannot use \"x\""); n != 2 || !strings.Contains(out, "dup.go:3:") || !strings.Contains(out, "dup.go:5:") {
+		t.Fatalf("want both identical errors (%d shown):\n%s", n, out)
+	}
+	one := "package p\n\nvar a int = \"x\"\n\nvar b int = 1\n"
+	out, err = lspCall(t, r, "write", map[string]any{"path": "dup.go", "content": one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "dup.go: no new diagnostics (1 already reported)") {
+		t.Fatalf("after fixing one:\n%s", out)
+	}
+	again := "package p\n\nvar a int = \"x\"\n\nvar b int = 1\n\nvar c int = \"x\"\n"
+	out, err = lspCall(t, r, "write", map[string]any{"path": "dup.go", "content": again})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, ": error: cannot use \"x\""); n != 1 || !strings.Contains(out, "dup.go:7:") {
+		t.Fatalf("the same error on a new line is new (%d shown):\n%s", n, out)
+	}
+}
+
+// callerProject is a Go package whose caller.go calls lib.go's Need.
+var callerProject = map[string]string{
+	"go.mod":    goMod,
+	"lib.go":    "package p\n\n// Need doubles n.\nfunc Need(n int) int { return 2 * n }\n",
+	"caller.go": "package p\n\nvar UseNeed = Need(1)\n",
+}
+
+// TestLSPWriteReportsOtherFiles: changing a function's parameter type
+// reports the caller it broke in another file (issue 13.3: the old code
+// looked at the edited file only).
+func TestLSPWriteReportsOtherFiles(t *testing.T) {
+	r, _ := projectRun(t, "gopls", callerProject)
+	out, err := lspCall(t, r, "edit", map[string]any{"path": "lib.go", "old_string": "func Need(n int) int { return 2 * n }", "new_string": "func Need(n string) int { return 2 * len(n) }"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "lib.go: no errors or warnings") || !strings.Contains(out, "1 new diagnostic(s) in 1 other file(s):") ||
+		!strings.Contains(out, "caller.go:3:20: error: cannot use 1") {
+		t.Fatalf("the broken caller is not reported:\n%s", out)
+	}
+}
+
+// TestLSPResolveReportsDiagnostics: resolve accept folds in the new
+// diagnostics of the files it wrote and of those they broke, as write does
+// (issue 13.4: the old code ran none).
+func TestLSPResolveReportsDiagnostics(t *testing.T) {
+	r, _ := projectRun(t, "gopls", callerProject)
+	out, err := lspCall(t, r, "ast_edit", map[string]any{"pattern": "func Need($N int) int { $$$B }", "rewrite": "func Need($N string) int { return len($N) }", "path": "lib.go"})
+	if err != nil || !strings.Contains(out, "edit_1") {
+		t.Fatalf("ast_edit: %v\n%s", err, out)
+	}
+	out, err = lspCall(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "accepted edit_1") || !strings.Contains(out, "caller.go:3:20: error: cannot use 1") {
+		t.Fatalf("resolve accept:\n%s", out)
+	}
+}
