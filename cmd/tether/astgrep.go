@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/format"
@@ -121,9 +120,8 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	ctx := signalCtx
-	e, err := engine.New(ctx, engine.NewConfig())
-	if err != nil {
-		fmt.Fprintln(stderr, "tether:", err)
+	e, ok := startEngine(ctx, stderr)
+	if !ok {
 		return 2
 	}
 	defer e.Close(ctx)
@@ -143,6 +141,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	q := matcher.Query{Pattern: pattern, Language: lang, Paths: paths, MaxResults: *maxResults, Globs: globs}
 	var res *matcher.Result
 	var plan *matcher.Plan
+	var err error
 	if rewriting {
 		plan, err = s.Rewrite(ctx, q, rewrite)
 		if plan != nil {

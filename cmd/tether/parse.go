@@ -40,9 +40,8 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	ctx := signalCtx
-	e, err := engine.New(ctx, engine.NewConfig())
-	if err != nil {
-		fmt.Fprintln(stderr, "tether:", err)
+	e, ok := startEngine(ctx, stderr)
+	if !ok {
 		return 2
 	}
 	defer e.Close(ctx)
@@ -149,4 +148,16 @@ func runLanguages(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\n%d grammar modules are missing from this binary: run `%s` and rebuild tether.\n", missing, grammars.UpdateCommand)
 	}
 	return 0
+}
+
+// startEngine starts the grammar engine for a command that parses files
+// itself (parse, ast-grep); false means the command exits 2, the error
+// printed.
+func startEngine(ctx context.Context, stderr io.Writer) (*engine.Engine, bool) {
+	e, err := engine.New(ctx, engine.NewConfig())
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return nil, false
+	}
+	return e, true
 }
