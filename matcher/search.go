@@ -299,7 +299,8 @@ const anyLanguage = "*"
 // resolveLanguage returns the language to search paths with: lang when given;
 // else the language of a single file; else, for directories, the one language
 // their files are written in, or the one language of several that the pattern
-// parses in. Anything else is an error that names the candidates.
+// parses in. Several it parses in is a *LanguagesError; anything else is an
+// error that names the candidates.
 func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern string, paths []string, gl *globs) (string, error) {
 	if lang != "" {
 		return canonicalLang(lang)
@@ -354,8 +355,11 @@ func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern 
 	if len(parses) == 0 {
 		return "", fmt.Errorf("%w in any language found under %s: %s; check its syntax, or pass language", ErrUnparseable, strings.Join(paths, ", "), strings.Join(held, ", "))
 	}
-	return "", fmt.Errorf("matcher: %s holds several languages, %s, and the pattern parses in %s: pass language (one search per language)",
-		strings.Join(paths, ", "), strings.Join(held, ", "), strings.Join(parses, ", "))
+	found := make([]LangCount, len(langs))
+	for i, l := range langs {
+		found[i] = LangCount{Language: l, Files: counts[l]}
+	}
+	return "", &LanguagesError{Paths: paths, Found: found, Parses: parses}
 }
 
 // Search compiles q.Pattern and runs it over q.Paths.

@@ -193,6 +193,11 @@ func TestSearchInfersLanguage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "go (2 files), python (1 file), rust (1 file)") || !strings.Contains(err.Error(), "pass language") {
 		t.Fatalf("mixed dir, ambiguous pattern: %v", err)
 	}
+	// ast_grep searches each language the error names, most files first
+	var several *matcher.LanguagesError
+	if !errors.Is(err, matcher.ErrSeveralLanguages) || !errors.As(err, &several) || strings.Join(several.Parses, ",") != "go,python,rust" || several.Found[0] != (matcher.LangCount{Language: "go", Files: 2}) {
+		t.Fatalf("mixed dir, ambiguous pattern: not a *LanguagesError naming go, python and rust: %#v", err)
+	}
 	// parses in Python only
 	res, err = s.Search(ctx, matcher.Query{Pattern: "$X is None", Paths: []string{mixed}})
 	if err != nil || res.Total != 1 || res.Matches[0].Language != "python" {

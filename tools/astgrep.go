@@ -53,7 +53,7 @@ func AstGrepTools(r *Run) []Tool {
 		search: matcher.NewSearcher(r.cfg.Parser, matcher.Config{Root: r.Root()}),
 		stage:  matcher.NewStager(r.Root()),
 	}
-	langs := `"language":{"type":"string","description":"grammar id (go, python, javascript, typescript, tsx, rust, c, cpp, java, dart, ...); inferred from the extension when path is a file, and for a directory from the one language its files are in (or the one the pattern parses in); required when a directory holds several"}`
+	langs := `"language":{"type":"string","description":"grammar id (go, python, javascript, typescript, tsx, rust, c, cpp, java, dart, ...); inferred from the extension when path is a file, and for a directory from the one language its files are in (or the one the pattern parses in); when the pattern parses in several of a directory's languages, ast_grep searches each and says which matched (ast_edit needs language then)"}`
 	path := `"path":{"type":"string","description":"file or directory to search, relative to the working directory (default: the whole working directory)"}`
 	pattern := `"pattern":{"type":"string","minLength":1,"description":"code in the target language with metavariables: $NAME one node, $$$NAME zero or more siblings, $_ any node without binding"}`
 	return []Tool{
@@ -64,9 +64,13 @@ func AstGrepTools(r *Run) []Tool {
 				"$NAME matches any one node, $$$NAME any run of sibling nodes (arguments, statements; also none), $_ any node " +
 				"without binding. A metavariable used twice must capture the same text. Whitespace, line breaks and comments " +
 				"do not matter, and text inside strings or comments never matches. Example: fmt.Errorf($$$ARGS) " +
-				"with language go. Returns file:line:column ranges, the matched lines and the captures.",
+				"with language go. Returns file:line:column ranges, the matched lines and the captures; output \"lines\" (default) " +
+				"shows a match of more than 3 lines by its first line, \"full\" shows every match whole, \"captures\" only where " +
+				"each match is and what it captured. Without language, a directory holding several languages the pattern parses " +
+				"in is searched in each, and the result says which matched.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` + pattern + `,` + path + `,` + langs + `,` +
-				`"max_results":{"type":"integer","minimum":1,"description":"most matches to show (default 50); the total is always counted"}},` +
+				`"max_results":{"type":"integer","minimum":1,"description":"most matches to show (default 50); the total is always counted"},` +
+				`"output":{"type":"string","enum":["lines","full","captures"],"description":"lines (default): a match of up to 3 lines whole, a longer one by its first line, with the captures; full: every match's lines whole; captures: where each match is and what it captured"}},` +
 				`"required":["pattern"],"additionalProperties":false}`),
 			Handler: s.grep,
 		},
@@ -102,6 +106,7 @@ type grepArgs struct {
 	Language   string `json:"language"`
 	MaxResults int    `json:"max_results"`
 	Rewrite    string `json:"rewrite"`
+	Output     string `json:"output"`
 }
 
 // query resolves the arguments to a confined query.
@@ -164,45 +169,119 @@ func (s *structural) relResult(r *matcher.Result) {
 }
 
 func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
-	q, _, err := s.query(call)
+	q, a, err := s.query(call)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.search.Search(ctx, q)
+	output := a.Output
+	switch output {
+	case "":
+		output = AstGrepOutputLines
+	case AstGrepOutputLines, AstGrepOutputFull, AstGrepOutputCaptures:
+	default:
+		return nil, fmt.Errorf("tools: ast_grep: output %q is not one of %s, %s or %s", a.Output, AstGrepOutputLines, AstGrepOutputFull, AstGrepOutputCaptures)
+	}
+	parts, err := s.searchLanguages(ctx, q)
 	if err != nil {
 		return nil, s.relErr(err)
 	}
+	res := mergeResults(parts, q.MaxResults)
 	s.relResult(res)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s pattern parsed as %s)\n", res.Summary(), res.Pattern.Language(), res.Pattern.Context())
+	o := &grepOutput{output: output, budget: astGrepMaxText, max: q.MaxResults}
 	for _, m := range res.Matches {
-		fmt.Fprintf(&b, "\n%s:%d:%d-%d:%d\n", m.Path, m.Span.Start.Line, m.Span.Start.Column, m.Span.End.Line, m.Span.End.Column)
-		for _, l := range strings.Split(m.Lines, "\n") {
-			b.WriteString("    " + l + "\n")
-		}
-		if m.Cut {
-			b.WriteString("    ... (match cut)\n")
-		}
-		for _, bd := range m.Bindings {
-			sigil := "$"
-			if bd.Multi {
-				sigil = "$$$"
-			}
-			fmt.Fprintf(&b, "  %s%s = %s\n", sigil, bd.Name, oneLine(bd.Text, 200))
+		if !o.add(m) {
+			break
 		}
 	}
-	out := Text(TruncateText(b.String(), astGrepMaxText))
-	out.Structured = res
+	res.Matches = res.Matches[:len(o.res.Matches)] // the summary counts the matches shown
+	st := &o.res
+	st.Summary = res.Summary() + " (" + languagesNote(parts) + ")"
+	st.Output, st.Total, st.Searched = output, res.Total, res.Searched
+	for _, p := range parts {
+		st.Languages = append(st.Languages, AstGrepLanguage{Language: p.Pattern.Language(), Context: p.Pattern.Context(), Matches: p.Total, Searched: p.Searched})
+	}
+	st.More = o.more(res.Total)
+	st.Errors = res.Errors[:min(len(res.Errors), astGrepMaxErrors)]
+	var b strings.Builder
+	b.WriteString(st.Summary + "\n")
+	for _, n := range st.More {
+		b.WriteString("note: " + n + "\n")
+	}
+	b.WriteString(o.b.String())
+	out := Text(TruncateText(b.String(), astGrepMaxText+4<<10))
+	out.Structured = st
 	return out, nil
 }
 
-// oneLine shows a capture on one line, cut at max bytes.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		return TruncateText(s, max)
+// searchLanguages runs q. Without a language, over directories holding files
+// of several languages the pattern parses in, it searches each of them (most
+// files first), one result per language.
+func (s *structural) searchLanguages(ctx context.Context, q matcher.Query) ([]*matcher.Result, error) {
+	res, err := s.search.Search(ctx, q)
+	var several *matcher.LanguagesError
+	if !errors.As(err, &several) {
+		if err != nil {
+			return nil, err
+		}
+		return []*matcher.Result{res}, nil
 	}
-	return s
+	parts := make([]*matcher.Result, 0, len(several.Parses))
+	for _, l := range several.Parses {
+		q.Language = l
+		res, err := s.search.Search(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("tools: ast_grep: searching the %s files: %w", l, err)
+		}
+		parts = append(parts, res)
+	}
+	return parts, nil
+}
+
+// mergeResults joins the results of one search per language into one, its
+// matches cut at max (0: no cut).
+func mergeResults(parts []*matcher.Result, max int) *matcher.Result {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	m := *parts[0]
+	m.Matches = append([]matcher.Match(nil), m.Matches...)
+	m.Errors = append([]matcher.FileError(nil), m.Errors...)
+	m.Skipped.Large = append([]string(nil), m.Skipped.Large...)
+	for _, p := range parts[1:] {
+		m.Matches = append(m.Matches, p.Matches...)
+		m.Total += p.Total
+		m.Searched += p.Searched
+		m.Parsed += p.Parsed
+		m.Prefiltered += p.Prefiltered
+		m.CacheHits += p.CacheHits
+		// the walk (ignored and hidden files) is the same for every language
+		m.Skipped.Binary += p.Skipped.Binary
+		m.Skipped.TooLarge += p.Skipped.TooLarge
+		m.Skipped.Unreadable += p.Skipped.Unreadable
+		m.Skipped.Large = append(m.Skipped.Large, p.Skipped.Large...)
+		m.Errors = append(m.Errors, p.Errors...)
+	}
+	if max > 0 && len(m.Matches) > max {
+		m.Matches = m.Matches[:max]
+	}
+	return &m
+}
+
+// languagesNote says how the pattern was read: "go pattern parsed as
+// statement", or for several languages which were searched and which matched.
+func languagesNote(parts []*matcher.Result) string {
+	if len(parts) == 1 {
+		return fmt.Sprintf("%s pattern parsed as %s", parts[0].Pattern.Language(), parts[0].Pattern.Context())
+	}
+	var each []string
+	for _, p := range parts {
+		found := "no matches"
+		if p.Total > 0 {
+			found = countMatches(p.Total)
+		}
+		each = append(each, fmt.Sprintf("%s (as %s): %s in %s", p.Pattern.Language(), p.Pattern.Context(), found, plural(p.Searched, "file")))
+	}
+	return fmt.Sprintf("the pattern parses in %d languages found here, all searched: %s; pass language to search one", len(parts), strings.Join(each, "; "))
 }
 
 func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {

@@ -199,12 +199,13 @@ func TestAstEditNoChange(t *testing.T) {
 }
 
 // TestAstGrepErrorsNameRelativePaths: an error about the search names
-// paths as the results do, relative to the working directory.
+// paths as the results do, relative to the working directory (ast_edit still
+// needs one language where the pattern parses in several).
 func TestAstGrepErrorsNameRelativePaths(t *testing.T) {
 	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc, "b.js": "f(1);\n", "sub/c.go": goSrc, "sub/d.js": "f(2);\n"})
 	real, _ := filepath.EvalSymlinks(dir)
-	for _, args := range []string{`{"pattern":"f($X)"}`, `{"pattern":"f($X)","path":"sub"}`} {
-		_, err := sgCall(t, r, "ast_grep", args)
+	for _, args := range []string{`{"pattern":"f($X)","rewrite":"g($X)"}`, `{"pattern":"f($X)","rewrite":"g($X)","path":"sub"}`} {
+		_, err := sgCall(t, r, "ast_edit", args)
 		if err == nil || !strings.Contains(err.Error(), "several languages") || strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), real) {
 			t.Errorf("%s: %v", args, err)
 		}
