@@ -524,14 +524,7 @@ class _IPythonDisplayHook:
         if spec is not None and spec.loader is not None:
             if name == "IPython":
                 return spec
-            orig = spec.loader.exec_module
-
-            def exec_module(module):
-                orig(module)
-                module.display = display
-
-            spec.loader.exec_module = exec_module
-            return spec
+            return _set_after_load(spec, "display", display)
         if spec is not None or name == "IPython.core.display_functions":
             return spec
 
@@ -559,14 +552,20 @@ class _PyplotHook:
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         if spec is None or spec.loader is None:
             return spec
-        orig = spec.loader.exec_module
+        return _set_after_load(spec, "show", _show)
 
-        def exec_module(module):
-            orig(module)
-            module.show = _show
 
-        spec.loader.exec_module = exec_module
-        return spec
+def _set_after_load(spec, attr, value):
+    """Makes spec's loader set the module's attr to value once the module
+    has run, and returns spec."""
+    orig = spec.loader.exec_module
+
+    def exec_module(module):
+        orig(module)
+        setattr(module, attr, value)
+
+    spec.loader.exec_module = exec_module
+    return spec
 
 
 # ---- the bridge ----------------------------------------------------------
