@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tetherhq/tether/internal/fsutil"
+	"github.com/tetherhq/tether/internal/textcut"
 )
 
 // Limits of the read tool.
@@ -228,11 +229,8 @@ func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
 		}
 		text := strings.TrimSuffix(string(line), "\r")
 		if size > ReadMaxLineBytes {
-			cut := min(len(text), ReadMaxLineBytes)
-			for cut > 0 && cut < len(text) && !utf8.RuneStart(text[cut]) {
-				cut--
-			}
-			text = text[:cut] + fmt.Sprintf(" ... (line cut: %d of %d bytes shown)", cut, size)
+			text = textcut.Prefix(text, ReadMaxLineBytes)
+			text += fmt.Sprintf(" ... (line cut: %d of %d bytes shown)", len(text), size)
 			cutLines++
 		}
 		entry := fmt.Sprintf("%6d\t%s\n", n, text)

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/internal/textcut"
@@ -348,11 +347,8 @@ func cutLine(line string, max int) string {
 	if len(line) <= max {
 		return line
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(line[cut]) {
-		cut--
-	}
-	return line[:cut] + fmt.Sprintf("... (%d more bytes)", len(line)-cut)
+	cut := textcut.Prefix(line, max)
+	return cut + fmt.Sprintf("... (%d more bytes)", len(line)-len(cut))
 }
 
 // isFile reports whether name (absolute, or relative to dir) is a file.
