@@ -196,6 +196,10 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 	res.Matches = res.Matches[:len(o.res.Matches)] // the summary counts the matches shown
 	st := &o.res
 	st.Summary = res.Summary() + " (" + languagesNote(parts) + ")"
+	if o.overflow {
+		// raising max_results shows no more past the text bound; the note says what does
+		st.Summary = strings.Replace(st.Summary, "(raise max_results or narrow the path for more)", "(the result's size bound stops the list: see the note)", 1)
+	}
 	st.Output, st.Total, st.Searched = output, res.Total, res.Searched
 	for _, p := range parts {
 		st.Languages = append(st.Languages, AstGrepLanguage{Language: p.Pattern.Language(), Context: p.Pattern.Context(), Matches: p.Total, Searched: p.Searched})
