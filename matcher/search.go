@@ -101,6 +101,10 @@ type Query struct {
 	// of a single file, or for directories from the one language their files
 	// are in (or the one of several the pattern parses in).
 	Language string
+	// Selector, when set, is the kind of the node of Pattern that is
+	// matched, Pattern being the code around it (CompileSelector), as
+	// ast-grep's --selector.
+	Selector string
 	// Paths are files or directories to search (default ".").
 	Paths []string
 	// MaxResults bounds the returned matches; 0 means no limit. The total is
@@ -388,7 +392,7 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 	if err != nil {
 		return nil, nil, err
 	}
-	pat, err := Compile(ctx, s.parser, lang, q.Pattern)
+	pat, err := CompileQuery(ctx, s.parser, lang, q)
 	if err != nil {
 		return nil, nil, err
 	}

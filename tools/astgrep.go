@@ -56,6 +56,7 @@ func AstGrepTools(r *Run) []Tool {
 	langs := `"language":{"type":"string","description":"grammar id (go, python, javascript, typescript, tsx, rust, c, cpp, java, dart, ...); inferred from the extension when path is a file, and for a directory from the one language its files are in (or the one the pattern parses in); when the pattern parses in several of a directory's languages, ast_grep searches each and says which matched (ast_edit needs language then)"}`
 	path := `"path":{"type":"string","description":"file or directory to search, relative to the working directory (default: the whole working directory)"}`
 	pattern := `"pattern":{"type":"string","minLength":1,"description":"code in the target language with metavariables: $NAME one node, $$$NAME zero or more siblings, $_ any node without binding"}`
+	selector := `"selector":{"type":"string","minLength":1,"pattern":"^[A-Za-z0-9_]+$","description":"optional node kind, as ast-grep's selector: the pattern is then the code around the part to find and only the first node of this kind in it is matched (pattern 'struct _S { $F: Vec<$T> }' with selector field_declaration finds such fields in any struct); for a snippet that only parses inside a larger construct and that ast_grep reads otherwise"}`
 	return []Tool{
 		{
 			Name: "ast_grep",
@@ -68,7 +69,7 @@ func AstGrepTools(r *Run) []Tool {
 				"shows a match of more than 3 lines by its first line, \"full\" shows every match whole, \"captures\" only where " +
 				"each match is and what it captured. Without language, a directory holding several languages the pattern parses " +
 				"in is searched in each, and the result says which matched.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` + pattern + `,` + path + `,` + langs + `,` +
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` + pattern + `,` + selector + `,` + path + `,` + langs + `,` +
 				`"max_results":{"type":"integer","minimum":1,"description":"most matches to show (default 50); the total is always counted"},` +
 				`"output":{"type":"string","enum":["lines","full","captures"],"description":"lines (default): a match of up to 3 lines whole, a longer one by its first line, with the captures; full: every match's lines whole; captures: where each match is and what it captured"}},` +
 				`"required":["pattern"],"additionalProperties":false}`),
@@ -80,7 +81,7 @@ func AstGrepTools(r *Run) []Tool {
 			Description: "Structural rewrite: like ast_grep, plus a rewrite template into which the captures are " +
 				"substituted ($$$NAME keeps the original separators; multi-line replacements are indented to the match). " +
 				"Nothing is written: the change is staged and the result names an edit_id for resolve, with a diff.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` + pattern + `,` +
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` + pattern + `,` + selector + `,` +
 				`"rewrite":{"type":"string","description":"the replacement, with the pattern's metavariables"},` + path + `,` + langs + `},` +
 				`"required":["pattern","rewrite"],"additionalProperties":false}`),
 			Handler: s.edit,
@@ -102,6 +103,7 @@ func AstGrepTools(r *Run) []Tool {
 
 type grepArgs struct {
 	Pattern    string `json:"pattern"`
+	Selector   string `json:"selector"`
 	Path       string `json:"path"`
 	Language   string `json:"language"`
 	MaxResults int    `json:"max_results"`
@@ -136,7 +138,7 @@ func (s *structural) query(call *Call) (matcher.Query, grepArgs, error) {
 	if a.MaxResults == 0 {
 		a.MaxResults = AstGrepDefaultMax
 	}
-	return matcher.Query{Pattern: a.Pattern, Language: a.Language, Paths: []string{real}, MaxResults: a.MaxResults}, a, nil
+	return matcher.Query{Pattern: a.Pattern, Selector: a.Selector, Language: a.Language, Paths: []string{real}, MaxResults: a.MaxResults}, a, nil
 }
 
 // rel shows a path relative to the working directory.
@@ -275,7 +277,7 @@ func mergeResults(parts []*matcher.Result, max int) *matcher.Result {
 // statement", or for several languages which were searched and which matched.
 func languagesNote(parts []*matcher.Result) string {
 	if len(parts) == 1 {
-		return fmt.Sprintf("%s pattern parsed as %s", parts[0].Pattern.Language(), parts[0].Pattern.Context())
+		return fmt.Sprintf("%s pattern parsed as %s", parts[0].Pattern.Language(), strings.Join(parts[0].Pattern.Contexts(), " and as "))
 	}
 	var each []string
 	for _, p := range parts {

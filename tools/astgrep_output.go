@@ -91,7 +91,11 @@ type grepOutput struct {
 func (o *grepOutput) add(m matcher.Match) bool {
 	var b strings.Builder
 	am := AstGrepMatch{File: m.Path, Language: m.Language, Start: m.Span.Start, End: m.Span.End, Context: m.Context, Cut: m.Cut}
-	fmt.Fprintf(&b, "\n%s:%d:%d-%d:%d\n", m.Path, m.Span.Start.Line, m.Span.Start.Column, m.Span.End.Line, m.Span.End.Column)
+	reading := "" // which of the pattern's readings matched, when it has several
+	if m.Context != "" {
+		reading = " (as " + m.Context + ")"
+	}
+	fmt.Fprintf(&b, "\n%s:%d:%d-%d:%d%s\n", m.Path, m.Span.Start.Line, m.Span.Start.Column, m.Span.End.Line, m.Span.End.Column, reading)
 	if o.output != AstGrepOutputCaptures {
 		am.Lines = m.Lines
 		if n := m.Span.End.Line - m.Span.Start.Line + 1; o.output == AstGrepOutputLines && n > AstGrepShortMatch {

@@ -254,3 +254,40 @@ func TestAstEditStagedEditsBounded(t *testing.T) {
 		t.Errorf("edit_2 is still staged: %v", err)
 	}
 }
+
+// TestAstGrepSelector: ast_grep and ast_edit take a selector (a node kind):
+// the pattern is the code around it, and only that node is matched, so a
+// Rust field that parses only inside a struct is found, and rewritten as a
+// field, its indentation kept.
+func TestAstGrepSelector(t *testing.T) {
+	src := "struct A {\n    xs: Vec<u8>,\n    n: usize,\n}\n\nstruct B {\n    ys: Vec<String>,\n}\n"
+	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.rs": src})
+	res, err := sgCall(t, r, "ast_grep", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"field_declaration","language":"rust"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txt := res.AllText()
+	for _, want := range []string{"2 matches in 1 of 1 file searched", "parsed as selector field_declaration", "a.rs:2:5-2:16", "a.rs:7:5-7:20", "$T = String"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("result lacks %q:\n%s", want, txt)
+		}
+	}
+	if _, err := sgCall(t, r, "ast_grep", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"match_arm","language":"rust"}`); err == nil || !strings.Contains(err.Error(), "no match_arm node") {
+		t.Errorf("a selector the pattern does not hold: %v", err)
+	}
+	res, err = sgCall(t, r, "ast_edit", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"field_declaration","rewrite":"$F: Box<[$T]>","language":"rust"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.AllText(), `edit_id "edit_1"`) {
+		t.Fatalf("ast_edit result:\n%s", res.AllText())
+	}
+	if _, err := sgCall(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "a.rs"))
+	want := "struct A {\n    xs: Box<[u8]>,\n    n: usize,\n}\n\nstruct B {\n    ys: Box<[String]>,\n}\n"
+	if string(got) != want {
+		t.Errorf("after the rewrite:\n%s\nwant:\n%s", got, want)
+	}
+}

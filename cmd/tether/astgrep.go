@@ -24,6 +24,8 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	var asJSON jsonStyle
 	fs.StringVar(&pattern, "p", "", "the pattern: code with metavariables ($X, $$$ARGS, $_)")
 	fs.StringVar(&pattern, "pattern", "", "same as -p")
+	var selector string
+	fs.StringVar(&selector, "selector", "", "node KIND to match: the pattern is then the code around it and the first node of that kind in it is matched, as ast-grep's --selector (-p 'struct _S { $F: Vec<$T> }' --selector field_declaration)")
 	fs.StringVar(&lang, "l", "", "language id (go, python, rust, ...); inferred from a file's extension, or from the one language a directory holds")
 	fs.StringVar(&lang, "lang", "", "same as -l")
 	fs.StringVar(&rewrite, "r", "", "rewrite template: each match is replaced by it, captures substituted")
@@ -47,7 +49,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	maxResults := fs.Int("max-results", 0, "show at most N matches (0: no limit); the total is still counted")
 	threads := fs.Int("j", 0, "parse and match on N threads (default: every core)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [-l LANG] [-r REWRITE] [-U] [--json[=pretty|compact|stream]] [--globs GLOB]... [-A N] [-B N] [-C N] [--color WHEN] [--heading WHEN] [--files-with-matches] [--max-results N] [PATH...]")
+		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [--selector KIND] [-l LANG] [-r REWRITE] [-U] [--json[=pretty|compact|stream]] [--globs GLOB]... [-A N] [-B N] [-C N] [--color WHEN] [--heading WHEN] [--files-with-matches] [--max-results N] [PATH...]")
 		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 2 on errors.")
 		fs.PrintDefaults()
 	}
@@ -138,7 +140,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	s := matcher.NewSearcher(e, matcher.Config{Workers: *threads, MaxText: -1})
-	q := matcher.Query{Pattern: pattern, Language: lang, Paths: paths, MaxResults: *maxResults, Globs: globs}
+	q := matcher.Query{Pattern: pattern, Selector: selector, Language: lang, Paths: paths, MaxResults: *maxResults, Globs: globs}
 	var res *matcher.Result
 	var plan *matcher.Plan
 	var err error

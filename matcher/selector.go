@@ -1,0 +1,127 @@
+package matcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tetherhq/tether/engine"
+)
+
+// CompileQuery compiles q's pattern for lang: with q.Selector, as
+// CompileSelector; otherwise as Compile.
+func CompileQuery(ctx context.Context, p Parser, lang string, q Query) (*Pattern, error) {
+	if q.Selector != "" {
+		return CompileSelector(ctx, p, lang, q.Pattern, q.Selector)
+	}
+	return Compile(ctx, p, lang, q.Pattern)
+}
+
+// CompileSelector compiles pattern as the context of the code to find and
+// selector as the kind of the node in it that is matched, as ast-grep's
+// pattern object with a selector ("struct _S { $F: Vec<$T> }" with
+// field_declaration matches fields of that shape in any struct). The
+// context is read bare (as a whole file) first, then in each rung of the
+// language's ladder; the first reading without an ERROR or MISSING node that
+// holds a node of that kind gives its first one, in source order, outermost
+// first. It is for what the ladder cannot guess; the rest of the context is
+// not matched.
+func CompileSelector(ctx context.Context, p Parser, lang, pattern, selector string) (*Pattern, error) {
+	src := strings.TrimSpace(pattern)
+	selector = strings.TrimSpace(selector)
+	switch {
+	case src == "":
+		return nil, errors.New("matcher: empty pattern: with selector, pass the code around the node to find, e.g. struct _S { $F: Vec<$T> } with selector field_declaration")
+	case lang == "":
+		return nil, errors.New("matcher: no language for the pattern: pass a language id such as go, python or dart")
+	case !validKind(selector):
+		return nil, fmt.Errorf("matcher: selector %q is not a node kind: pass a kind of the language's grammar, such as field_declaration or match_arm", selector)
+	}
+	spec := langSpecFor(lang)
+	sub := substitute(src, spec.expando)
+	if spec.quoted {
+		sub = quoteMetas(sub)
+	}
+	rs := &readings{parse: func(b []byte) (*engine.Tree, error) { return p.Parse(ctx, lang, b) }, lang: lang, src: src, sub: sub, spec: spec}
+	rungs := append([]rung{newRung("file", "", "")}, spec.ladder...)
+	var clean []*reading
+	for _, c := range rungs {
+		r, err := rs.read(c, sub)
+		if err != nil {
+			return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+		}
+		if r.tree.HasError() {
+			continue
+		}
+		clean = append(clean, r)
+		if n, ok := selectKind(r, selector); ok {
+			pat := &Pattern{lang: lang, src: src, contextName: "selector " + selector,
+				roots: []*pnode{convert(n, spec.expando, spec.quoted)}}
+			pat.collect()
+			return pat, nil
+		}
+	}
+	if len(clean) == 0 {
+		broke := ""
+		if at := rs.breakAt(); at != "" {
+			broke = "; as a " + spec.ladder[0].name + " it breaks here: " + at
+		}
+		return nil, fmt.Errorf("%w as a file or as %s for %s: %q%s; with selector, the pattern is the complete code around the node to find",
+			ErrUnparseable, contextNames(spec.ladder), lang, src, broke)
+	}
+	return nil, fmt.Errorf("matcher: the pattern has no %s node (read as a %s, it holds %s): pass one of those kinds as selector, or write the code that holds a %s",
+		selector, clean[0].rung.name, strings.Join(kindsIn(clean[0]), ", "), selector)
+}
+
+// validKind reports whether s can be a grammar's node kind: a name of
+// letters, digits and '_'.
+func validKind(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c != '_' && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// selectKind returns the first node of kind in r's pattern text, in pre-order.
+func selectKind(r *reading, kind string) (engine.Node, bool) {
+	var found engine.Node
+	ok := false
+	r.tree.Root().Walk(func(n engine.Node) bool {
+		if ok || n.EndByte() <= r.start || n.StartByte() >= r.end {
+			return false // found, or outside the pattern
+		}
+		if n.Kind() == kind && n.IsNamed() && n.StartByte() >= r.start && n.EndByte() <= r.end {
+			found, ok = n, true
+			return false
+		}
+		return true
+	})
+	return found, ok
+}
+
+// kindsIn lists the named node kinds within r's pattern text, sorted.
+func kindsIn(r *reading) []string {
+	seen := map[string]bool{}
+	r.tree.Root().Walk(func(n engine.Node) bool {
+		if n.EndByte() <= r.start || n.StartByte() >= r.end {
+			return false
+		}
+		if n.IsNamed() && !n.IsExtra() && n.StartByte() >= r.start && n.EndByte() <= r.end {
+			seen[n.Kind()] = true
+		}
+		return true
+	})
+	var out []string
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
