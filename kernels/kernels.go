@@ -152,6 +152,18 @@ type Result struct {
 	Fresh bool `json:"fresh,omitempty"`
 }
 
+// StartedFresh records that the cell runs in a newly started interpreter
+// (what: "python kernel"). loss, when not empty, says why the previous one is
+// gone: the state it held (gone: "variables from earlier cells") is lost, and
+// a notice says so.
+func (r *Result) StartedFresh(what, loss, gone string) {
+	r.Fresh = true
+	if loss != "" {
+		r.StateLost = true
+		r.Notices = append(r.Notices, "started a fresh "+what+": "+loss+"; "+gone+" are gone")
+	}
+}
+
 // ToolReply is what a bridge call returns to the cell.
 type ToolReply struct {
 	// Text is the result's text content, joined.

@@ -169,12 +169,8 @@ func (k *Kernel) prepare(ctx context.Context, cell kernels.Cell, res *kernels.Re
 			return nil, err
 		}
 		k.sess = s
-		res.Fresh = true
-		if k.lastLoss != "" {
-			res.StateLost = true
-			res.Notices = append(res.Notices, "started a fresh javascript runtime: "+k.lastLoss+"; variables from earlier cells are gone")
-			k.lastLoss = ""
-		}
+		res.StartedFresh("javascript runtime", k.lastLoss, "variables from earlier cells")
+		k.lastLoss = ""
 	}
 	k.cellN++
 	c := &cellRun{s: k.sess, name: fmt.Sprintf("cell-%d", k.cellN)}

@@ -156,15 +156,11 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 				return nil, err
 			}
 			k.proc = p
-			res.Fresh = true
 			if p.capError != "" {
 				res.Notices = append(res.Notices, "the python kernel runs without its address-space cap: "+p.capError)
 			}
-			if k.lastLoss != "" {
-				res.StateLost = true
-				res.Notices = append(res.Notices, "started a fresh python kernel: "+k.lastLoss+"; variables and imports from earlier cells are gone")
-				k.lastLoss = ""
-			}
+			res.StartedFresh("python kernel", k.lastLoss, "variables and imports from earlier cells")
+			k.lastLoss = ""
 		}
 		err := k.proc.write(frame{Op: "exec", ID: k.cellID, Code: code, Source: cell.Code, MaxImage: k.cfg.MaxImage, MaxText: k.cfg.MaxText})
 		if err == nil {
