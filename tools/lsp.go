@@ -52,14 +52,17 @@ func (l *lspTools) tools() []Tool {
 				"if it occurs more than once on the line use `name#2` for the second occurrence. Actions: " +
 				"diagnostics (file, or \"*\" for the whole project: runs the checkers found on PATH such as go vet / pyright / tsc --noEmit, " +
 				"never a program from the workspace; lsp_check runs the project's own), " +
-				"definition, type_definition, implementation, references (cap 50), hover, code_actions (file, line, symbol); " +
-				"symbols (query: workspace search, cap 100; or file: its symbols, cap 200); status (which servers run, or why not); reload (restart them).",
+				"definition, type_definition, implementation, references (cap 50; start pages on), hover, code_actions (file, line, symbol); " +
+				"symbols (query: workspace search, cap 100; or file: its symbols, cap 200; start pages on, kind keeps function, method, type, field or variable); " +
+				"status (which servers run, or why not); reload (restart them).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 				`"action":{"type":"string","enum":` + lspActions + `,"description":"what to ask; see the tool description for each action's arguments"},` +
 				`"file":{"type":"string","description":"workspace-relative file; \"*\" with diagnostics checks the whole project with the checkers on PATH"},` +
 				`"line":{"type":"integer","minimum":1,"description":"1-based line of file"},` +
 				`"symbol":{"type":"string","description":"substring of that line naming the symbol (a qualified name such as fmt.Println names its last part); name#2 picks the second occurrence"},` +
-				`"query":{"type":"string","description":"symbols: workspace search text"}},` +
+				`"query":{"type":"string","description":"symbols: workspace search text"},` +
+				`"start":{"type":"integer","minimum":0,"description":"references, symbols: skip this many results (0-based), to page past the cap; the result says the start of the next page"},` +
+				`"kind":{"type":"string","enum":["function","method","type","field","variable"],"description":"symbols: keep only symbols of this kind"}},` +
 				`"required":["action"],"additionalProperties":false}`),
 			Handler: l.query,
 		},
@@ -110,6 +113,9 @@ type lspArgs struct {
 	Line   int    `json:"line"`
 	Symbol string `json:"symbol"`
 	Query  string `json:"query"`
+	// Start and Kind page and narrow references and symbols.
+	Start int    `json:"start"`
+	Kind  string `json:"kind"`
 	// NewName is lsp_rename's.
 	NewName string `json:"new_name"`
 }
@@ -150,7 +156,7 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 		case "implementation":
 			locs, err = l.sup.Implementation(ctx, a.pos())
 		default:
-			locs, err = l.sup.References(ctx, a.pos())
+			locs, err = l.sup.ReferencesPage(ctx, a.pos(), a.Start)
 		}
 		if err != nil {
 			return nil, err
@@ -173,9 +179,9 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 		var err error
 		switch {
 		case a.Query != "":
-			syms, err = l.sup.WorkspaceSymbols(ctx, a.Query, a.File)
+			syms, err = l.sup.WorkspaceSymbolsPage(ctx, a.Query, a.File, lsp.Page{Start: a.Start, Kind: a.Kind})
 		case a.File != "":
-			syms, err = l.sup.DocumentSymbols(ctx, a.File)
+			syms, err = l.sup.DocumentSymbolsPage(ctx, a.File, lsp.Page{Start: a.Start, Kind: a.Kind})
 		default:
 			return nil, errors.New("lsp: symbols needs query (workspace search) or file (that file's symbols)")
 		}
@@ -260,12 +266,15 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 
 func formatLocations(a lspArgs, locs *lsp.Locations) string {
 	what := strings.ReplaceAll(a.Action, "_", " ")
+	if len(locs.Items) == 0 && locs.Total > 0 {
+		return fmt.Sprintf("%s of %q at %s:%d: none from start %d: there are %d (start 0 shows the first)", what, a.Symbol, a.File, a.Line, locs.Start, locs.Total)
+	}
 	if len(locs.Items) == 0 {
 		return fmt.Sprintf("no %s found for %q at %s:%d (the server answered with none)", what, a.Symbol, a.File, a.Line)
 	}
 	var b strings.Builder
 	if len(locs.Items) < locs.Total {
-		fmt.Fprintf(&b, "%s of %q at %s:%d: %d of %d shown\n", what, a.Symbol, a.File, a.Line, len(locs.Items), locs.Total)
+		fmt.Fprintf(&b, "%s of %q at %s:%d: %s\n", what, a.Symbol, a.File, a.Line, pageNote(locs.Start, len(locs.Items), locs.Total))
 	} else {
 		fmt.Fprintf(&b, "%s of %q at %s:%d: %d location(s)\n", what, a.Symbol, a.File, a.Line, locs.Total)
 	}
@@ -277,17 +286,24 @@ func formatLocations(a lspArgs, locs *lsp.Locations) string {
 }
 
 func formatSymbols(a lspArgs, syms *lsp.Symbols) string {
+	kind := "symbol"
+	if a.Kind != "" {
+		kind = a.Kind + " symbol"
+	}
+	if len(syms.Items) == 0 && syms.Total > 0 {
+		return fmt.Sprintf("no %ss from start %d: there are %d (start 0 shows the first)", kind, syms.Start, syms.Total)
+	}
 	if len(syms.Items) == 0 {
 		if a.Query != "" {
-			return fmt.Sprintf("no symbols match %q", a.Query)
+			return fmt.Sprintf("no %ss match %q", kind, a.Query)
 		}
-		return fmt.Sprintf("no symbols in %s", a.File)
+		return fmt.Sprintf("no %ss in %s", kind, a.File)
 	}
 	var b strings.Builder
 	if len(syms.Items) < syms.Total {
-		fmt.Fprintf(&b, "%d of %d symbols shown\n", len(syms.Items), syms.Total)
+		fmt.Fprintf(&b, "%ss: %s\n", kind, pageNote(syms.Start, len(syms.Items), syms.Total))
 	} else {
-		fmt.Fprintf(&b, "%d symbol(s)\n", syms.Total)
+		fmt.Fprintf(&b, "%d %s(s)\n", syms.Total, kind)
 	}
 	for _, s := range syms.Items {
 		b.WriteString(strings.Repeat("  ", s.Depth))
@@ -298,6 +314,16 @@ func formatSymbols(a lspArgs, syms *lsp.Symbols) string {
 		b.WriteString("\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// pageNote says which part of total results a page shows and how to get
+// the next: "51-100 of 130 shown; start 100 shows the next".
+func pageNote(start, n, total int) string {
+	note := fmt.Sprintf("%d-%d of %d shown", start+1, start+n, total)
+	if start+n < total {
+		note += fmt.Sprintf("; pass start %d for the next", start+n)
+	}
+	return note
 }
 
 // errorsAndWarnings keeps the diagnostics of ds that are errors or warnings

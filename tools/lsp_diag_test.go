@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,48 @@ func TestLSPResolveReportsDiagnostics(t *testing.T) {
 	}
 	if !strings.Contains(out, "accepted edit_1") || !strings.Contains(out, "caller.go:3:20: error: cannot use 1") {
 		t.Fatalf("resolve accept:\n%s", out)
+	}
+}
+
+// TestLSPPaging: references and symbols page past their caps with start,
+// and symbols keep one kind (issue 13.8: the old code stopped at 50
+// references and 200 symbols with no way past).
+func TestLSPPaging(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package p\n\n// F is called often.\nfunc F() int { return 1 }\n\ntype T struct{ Field int }\n\nfunc (T) M() {}\n\n")
+	for i := 0; i < 205; i++ {
+		fmt.Fprintf(&b, "func G%d() int { return F() }\n", i)
+	}
+	r, _ := projectRun(t, "gopls", map[string]string{"go.mod": goMod, "many.go": b.String()})
+	out, err := lspCall(t, r, "lsp", map[string]any{"action": "references", "file": "many.go", "line": 4, "symbol": "F"})
+	if err != nil || !strings.Contains(out, "1-50 of 206 shown; pass start 50 for the next") || strings.Count(out, "\nmany.go:") != 50 {
+		t.Fatalf("references: %v\n%s", err, out)
+	}
+	out, err = lspCall(t, r, "lsp", map[string]any{"action": "references", "file": "many.go", "line": 4, "symbol": "F", "start": 200})
+	if err != nil || !strings.Contains(out, "201-206 of 206 shown\n") || strings.Count(out, "\nmany.go:") != 6 || !strings.Contains(out, "many.go:214:26:") {
+		t.Fatalf("references from 200: %v\n%s", err, out)
+	}
+	out, err = lspCall(t, r, "lsp", map[string]any{"action": "symbols", "file": "many.go"})
+	if err != nil || !strings.Contains(out, "symbols: 1-200 of 209 shown; pass start 200 for the next") {
+		t.Fatalf("symbols: %v\n%s", err, out)
+	}
+	out, err = lspCall(t, r, "lsp", map[string]any{"action": "symbols", "file": "many.go", "start": 200})
+	if err != nil || !strings.Contains(out, "symbols: 201-209 of 209 shown\n") || !strings.Contains(out, "function G204  many.go:214:6") {
+		t.Fatalf("symbols from 200: %v\n%s", err, out)
+	}
+	for kind, want := range map[string]string{
+		"method":   "1 method symbol(s)\nmethod (T).M  many.go:8:10",
+		"type":     "1 type symbol(s)\nstruct T  many.go:6:6",
+		"field":    "1 field symbol(s)\nfield Field  many.go:6:16 (in T)",
+		"variable": "no variable symbols in many.go",
+	} {
+		out, err = lspCall(t, r, "lsp", map[string]any{"action": "symbols", "file": "many.go", "kind": kind})
+		if err != nil || out != want {
+			t.Errorf("symbols of kind %s: %v\n%s\nwant\n%s", kind, err, out, want)
+		}
+	}
+	out, err = lspCall(t, r, "lsp", map[string]any{"action": "symbols", "query": "G20", "kind": "function"})
+	if err != nil || !strings.Contains(out, "function G20  many.go:30:6") || strings.Contains(out, "struct") {
+		t.Fatalf("workspace symbols of kind function: %v\n%s", err, out)
 	}
 }

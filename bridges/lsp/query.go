@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -39,6 +40,8 @@ type Locations struct {
 	Items []Location `json:"items"`
 	// Total is how many the server returned; more than len(Items) when capped.
 	Total int `json:"total"`
+	// Start is how many were skipped before Items (a page past the cap).
+	Start int `json:"start,omitempty"`
 	// Notes report events around the query (a crash and restart).
 	Notes []string `json:"notes,omitempty"`
 }
@@ -62,8 +65,50 @@ type Symbol struct {
 // Symbols is the answer of a symbols query.
 type Symbols struct {
 	Items []Symbol `json:"items"`
-	Total int      `json:"total"`
+	// Total counts the symbols of the kind asked for (all kinds by default).
+	Total int `json:"total"`
+	// Start is how many were skipped before Items (a page past the cap).
+	Start int      `json:"start,omitempty"`
 	Notes []string `json:"notes,omitempty"`
+}
+
+// Page selects part of a references or symbols answer.
+type Page struct {
+	// Start skips that many results (0-based), to page past the cap.
+	Start int
+	// Kind keeps only symbols of one of SymbolKindFilters' kinds ("" keeps
+	// all); references ignore it.
+	Kind string
+}
+
+// SymbolKindFilters are the kinds a symbols query may keep, each with the
+// LSP symbol kinds it covers.
+var SymbolKindFilters = map[string][]string{
+	"function": {"function"},
+	"method":   {"method", "constructor"},
+	"type":     {"class", "interface", "enum", "struct"},
+	"field":    {"field", "property", "enum member"},
+	"variable": {"variable", "constant"},
+}
+
+func (pg Page) check() error {
+	if pg.Start < 0 {
+		return fmt.Errorf("lsp: start %d is negative: pass 0 or the number of results to skip", pg.Start)
+	}
+	if _, ok := SymbolKindFilters[pg.Kind]; pg.Kind != "" && !ok {
+		return fmt.Errorf("lsp: unknown symbol kind %q: use function, method, type, field or variable", pg.Kind)
+	}
+	return nil
+}
+
+func (pg Page) keeps(kind string) bool {
+	return pg.Kind == "" || slices.Contains(SymbolKindFilters[pg.Kind], kind)
+}
+
+// take reports whether the n-th (0-based) kept result goes into a page of
+// at most max items holding have.
+func (pg Page) take(n, have, max int) bool {
+	return n >= pg.Start && have < max
 }
 
 // CodeAction is one action a server offers at a position.
@@ -183,7 +228,25 @@ func (s *Supervisor) Implementation(ctx context.Context, pos Position) (*Locatio
 // References returns every use of the symbol at pos (declaration included),
 // at most MaxReferences, with the total.
 func (s *Supervisor) References(ctx context.Context, pos Position) (*Locations, error) {
-	return s.navigate(ctx, "textDocument/references", pos, MaxReferences)
+	return s.ReferencesPage(ctx, pos, 0)
+}
+
+// ReferencesPage is References from the start-th reference (0-based) on, in
+// the same order: a page past the cap.
+func (s *Supervisor) ReferencesPage(ctx context.Context, pos Position, start int) (*Locations, error) {
+	if err := (Page{Start: start}).check(); err != nil {
+		return nil, err
+	}
+	out, err := s.navigate(ctx, "textDocument/references", pos, 0)
+	if err != nil {
+		return nil, err
+	}
+	out.Start = min(start, len(out.Items))
+	out.Items = out.Items[out.Start:]
+	if len(out.Items) > MaxReferences {
+		out.Items = out.Items[:MaxReferences]
+	}
+	return out, nil
 }
 
 func (s *Supervisor) navigate(ctx context.Context, method string, pos Position, max int) (*Locations, error) {
@@ -377,6 +440,15 @@ func markupText(raw json.RawMessage) string {
 // DocumentSymbols lists the symbols of file, flattened in document order with
 // their nesting depth, at most MaxDocumentSymbols.
 func (s *Supervisor) DocumentSymbols(ctx context.Context, file string) (*Symbols, error) {
+	return s.DocumentSymbolsPage(ctx, file, Page{})
+}
+
+// DocumentSymbolsPage is DocumentSymbols keeping the symbols of pg.Kind, from
+// the pg.Start-th on.
+func (s *Supervisor) DocumentSymbolsPage(ctx context.Context, file string, pg Page) (*Symbols, error) {
+	if err := pg.check(); err != nil {
+		return nil, err
+	}
 	p, err := s.prepare(ctx, file)
 	if err != nil {
 		return nil, err
@@ -392,7 +464,7 @@ func (s *Supervisor) DocumentSymbols(ctx context.Context, file string) (*Symbols
 			return nil, fmt.Errorf("lsp: %s answered documentSymbol with something unreadable: %w", p.in.spec.Name, err)
 		}
 	}
-	out := &Symbols{Notes: p.notes}
+	out := &Symbols{Notes: p.notes, Start: pg.Start}
 	files := fileCache{}
 	var walk func([]wDocumentSymbol, int, string)
 	walk = func(list []wDocumentSymbol, depth int, container string) {
@@ -404,9 +476,14 @@ func (s *Supervisor) DocumentSymbols(ctx context.Context, file string) (*Symbols
 			} else {
 				sym.Location = s.location(files, p.in.enc, wLocation{URI: pathToURI(p.path), Range: d.SelectionRange})
 			}
-			out.Total++
-			if len(out.Items) < MaxDocumentSymbols {
-				out.Items = append(out.Items, sym)
+			if pg.keeps(sym.Kind) {
+				if pg.Kind != "" {
+					sym.Depth = 0 // listed without its parents; Container names the parent
+				}
+				if pg.take(out.Total, len(out.Items), MaxDocumentSymbols) {
+					out.Items = append(out.Items, sym)
+				}
+				out.Total++
 			}
 			walk(d.Children, depth+1, d.Name)
 		}
@@ -419,6 +496,15 @@ func (s *Supervisor) DocumentSymbols(ctx context.Context, file string) (*Symbols
 // MaxWorkspaceSymbols. With file set, only that file's server is asked;
 // otherwise every server with a root marker in the workspace root.
 func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (*Symbols, error) {
+	return s.WorkspaceSymbolsPage(ctx, query, file, Page{})
+}
+
+// WorkspaceSymbolsPage is WorkspaceSymbols keeping the symbols of pg.Kind,
+// from the pg.Start-th on.
+func (s *Supervisor) WorkspaceSymbolsPage(ctx context.Context, query, file string, pg Page) (*Symbols, error) {
+	if err := pg.check(); err != nil {
+		return nil, err
+	}
 	type target struct {
 		in    *instance
 		notes []string
@@ -476,9 +562,10 @@ func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (
 			return nil, fmt.Errorf("%w: cannot search symbols: %s", ErrNoServer, strings.Join(why, "; "))
 		}
 	}
-	out := &Symbols{}
+	out := &Symbols{Start: pg.Start}
 	files := fileCache{}
 	var failed []error
+	answered := 0 // symbols the servers returned, of every kind
 	for _, t := range targets {
 		out.Notes = append(out.Notes, t.notes...)
 		raw, err := t.in.call(ctx, s.requestTimeout, "workspace/symbol", wWorkspaceSymbolParams{Query: query})
@@ -502,17 +589,21 @@ func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (
 			var l wLocation
 			_ = json.Unmarshal(w.Location, &l)
 			sym := Symbol{Name: w.Name, Kind: symbolKindName(w.Kind), Container: w.ContainerName, Location: s.location(files, t.in.enc, l)}
-			out.Total++
-			if len(out.Items) < MaxWorkspaceSymbols {
+			answered++
+			if !pg.keeps(sym.Kind) {
+				continue
+			}
+			if pg.take(out.Total, len(out.Items), MaxWorkspaceSymbols) {
 				out.Items = append(out.Items, sym)
 			}
+			out.Total++
 		}
 	}
 	if len(failed) == len(targets) {
 		return nil, errors.Join(failed...)
 	}
 	out.Notes = append(out.Notes, why...)
-	if out.Total == MaxWorkspaceSymbols {
+	if answered == MaxWorkspaceSymbols {
 		// Servers cap the search themselves (gopls at 100): the cap reached
 		// is not "all of them".
 		out.Notes = append(out.Notes, fmt.Sprintf("%d symbols is the cap: there may be more matches; narrow the query", MaxWorkspaceSymbols))
