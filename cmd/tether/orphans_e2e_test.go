@@ -44,7 +44,7 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Wait()
+	defer cs.Close() // the transport waits for the process; a second Wait here races with it
 
 	// A Python cell starting one child in the kernel's group and one in a
 	// session of its own.
