@@ -1562,6 +1562,10 @@ def _run_cell(req, ns):
     if _state.autoreload:
         _autoreload(force=False)
     error = None
+    # between = the line of the statement the driver is about to run between
+    # the cell's body and its last expression: an interrupt landing in that
+    # gap has no frame of the cell, and belongs to that line.
+    between = 0
     try:
         try:
             _state.in_cell = True
@@ -1571,6 +1575,7 @@ def _run_cell(req, ns):
                 last = tree.body.pop()
             _run_code(compile(tree, filename, "exec", _AWAIT), ns)
             if last is not None:
+                between = last.lineno
                 value = _run_code(compile(ast.Expression(last.value), filename, "eval", _AWAIT), ns)
                 if value is not None and not _suppressed(code):
                     ns["_"] = value
@@ -1584,6 +1589,8 @@ def _run_cell(req, ns):
             _state.pending_interrupt = False
     except BaseException as e:  # SystemExit and KeyboardInterrupt included
         error = _error_of(e, filename)
+        if error and not error.get("line") and between:
+            error["line"] = between
         if error and error.get("traceback"):
             _state.last_tb = error["traceback"].rstrip("\n")
         try:
