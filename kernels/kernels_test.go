@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tetherhq/tether/kernels"
 	"github.com/tetherhq/tether/kernels/std"
@@ -135,5 +136,18 @@ func TestParseSize(t *testing.T) {
 	}
 	if got := kernels.FormatSize(1536 << 20); got != "1536MiB" {
 		t.Errorf("FormatSize(1536MiB) = %q", got)
+	}
+}
+
+// TestStreamBufferCutsOnRunes: the head and tail kept around a cut start and
+// end on whole characters.
+func TestStreamBufferCutsOnRunes(t *testing.T) {
+	b := kernels.NewStreamBuffer(100)
+	for i := 0; i < 500; i++ {
+		b.WriteString("é")
+	}
+	s := b.Stream()
+	if s.Cut == 0 || !utf8.ValidString(s.Text) {
+		t.Fatalf("cut %d, valid %v:\n%q", s.Cut, utf8.ValidString(s.Text), s.Text)
 	}
 }

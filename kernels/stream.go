@@ -3,7 +3,8 @@ package kernels
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/tetherhq/tether/internal/textcut"
 )
 
 // StreamBuffer collects one output stream within a bound: it keeps the first
@@ -57,7 +58,7 @@ func (b *StreamBuffer) Stream() Stream {
 	if b.dropped == 0 {
 		return Stream{Text: CollapseCR(string(b.head) + string(b.tail))}
 	}
-	head, tail := trimUTF8(b.head, false), trimUTF8(b.tail, true)
+	head, tail := textcut.TrimPartialEnd(b.head), textcut.TrimPartialStart(b.tail)
 	marker := fmt.Sprintf("\n[... output cut: %d bytes not shown ...]\n", b.dropped)
 	return Stream{Text: CollapseCR(string(head)) + marker + CollapseCR(string(tail)), Cut: b.dropped}
 }
@@ -96,36 +97,14 @@ func CollapseCR(s string) string {
 	return b.String()
 }
 
-// trimUTF8 drops a partial rune at the end (or, with front, at the start) of p.
-func trimUTF8(p []byte, front bool) []byte {
-	if front {
-		for i := 0; i < len(p) && i < utf8.UTFMax; i++ {
-			if utf8.RuneStart(p[i]) {
-				return p[i:]
-			}
-		}
-		return p
-	}
-	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(p[i]) {
-			if utf8.FullRune(p[i:]) {
-				return p
-			}
-			return p[:i]
-		}
-	}
-	return p
-}
-
 // CutText bounds s to max bytes on a rune boundary. When it cuts, the second
 // result says so ("text cut: 1234 of 99999 bytes shown").
 func CutText(s string, max int) (string, string) {
 	if max <= 0 || len(s) <= max {
 		return s, ""
 	}
-	cut := []byte(s[:max])
-	cut = trimUTF8(cut, false)
-	return string(cut), fmt.Sprintf("text cut: %d of %d bytes shown", len(cut), len(s))
+	cut := textcut.Prefix(s, max)
+	return cut, fmt.Sprintf("text cut: %d of %d bytes shown", len(cut), len(s))
 }
 
 // TrimTraceback folds runs of identical lines ("[previous line repeated 9997

@@ -110,7 +110,7 @@ func (h *Head) String() string {
 	if h.dropped == 0 {
 		return string(h.buf)
 	}
-	return string(trimPartialEnd(h.buf))
+	return string(TrimPartialEnd(h.buf))
 }
 
 // Dropped returns how many bytes were written past Max.
@@ -123,9 +123,9 @@ func (h *Head) Dropped() int64 {
 // Cut reports whether anything was dropped.
 func (h *Head) Cut() bool { return h.Dropped() > 0 }
 
-// trimPartialEnd drops an incomplete UTF-8 sequence at the end of b (one a
+// TrimPartialEnd drops an incomplete UTF-8 sequence at the end of b (one a
 // cut split), leaving invalid bytes that were written as such alone.
-func trimPartialEnd(b []byte) []byte {
+func TrimPartialEnd(b []byte) []byte {
 	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
 		if utf8.RuneStart(b[i]) {
 			if !utf8.FullRune(b[i:]) {
@@ -167,11 +167,17 @@ func (t *Tail) String() string {
 	if t.dropped == 0 {
 		return string(t.buf)
 	}
+	return string(TrimPartialStart(t.buf))
+}
+
+// TrimPartialStart drops the continuation bytes of a UTF-8 sequence cut at
+// the start of b (at most three: what a cut can leave).
+func TrimPartialStart(b []byte) []byte {
 	i := 0
-	for i < len(t.buf) && i < utf8.UTFMax-1 && !utf8.RuneStart(t.buf[i]) {
+	for i < len(b) && i < utf8.UTFMax-1 && !utf8.RuneStart(b[i]) {
 		i++
 	}
-	return string(t.buf[i:])
+	return b[i:]
 }
 
 // Dropped returns how many bytes were dropped from the front.

@@ -93,3 +93,26 @@ func TestLastLines(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimPartial(t *testing.T) {
+	e := []byte("é") // 0xC3 0xA9
+	for _, tt := range []struct {
+		in, end, start string
+	}{
+		{"abc", "abc", "abc"},
+		{"ab" + string(e[:1]), "ab", "ab" + string(e[:1])}, // é's first byte left at the end
+		{string(e[1:]) + "ab", string(e[1:]) + "ab", "ab"}, // é's second byte left at the start
+		{"a€", "a€", "a€"},                                 // whole three-byte sequence
+		{"a" + "€"[:2], "a", "a" + "€"[:2]},                // two of its three bytes at the end
+		{"€"[1:] + "z", "€"[1:] + "z", "z"},                // its last two at the start
+		{"a\xffb", "a\xffb", "a\xffb"},                     // invalid bytes written as such stay
+		{"", "", ""},
+	} {
+		if got := string(textcut.TrimPartialEnd([]byte(tt.in))); got != tt.end {
+			t.Errorf("TrimPartialEnd(%q) = %q, want %q", tt.in, got, tt.end)
+		}
+		if got := string(textcut.TrimPartialStart([]byte(tt.in))); got != tt.start {
+			t.Errorf("TrimPartialStart(%q) = %q, want %q", tt.in, got, tt.start)
+		}
+	}
+}
