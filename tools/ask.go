@@ -50,7 +50,8 @@ func AskTool(port operator.QuestionPort, space string, timeout time.Duration) To
 	return Tool{
 		Name: "ask_user",
 		Tier: TierRead,
-		Description: "Ask the human operator a question and wait for the answer. The only way to ask the operator: use it " +
+		Description: "Ask the human operator a question and wait for the answer. The only way to ask the operator: never ask the operator in your reply text " +
+			"instead (nobody answers it while you work); use it " +
 			"for decisions you cannot make from the code (intent, trade-offs, credentials, scope), not for things you can look up. " +
 			"State your assumption in context. Give options when the choices are known (each a short label, optional description); " +
 			"set allow_free_text to accept a typed answer and multi_select to let several options be chosen. " +

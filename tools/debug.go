@@ -112,12 +112,13 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 	return Tool{
 		Name: "debug",
 		Tier: TierExec,
-		Description: "Drive a debugger (delve for Go, debugpy for Python, lldb-dap for C/C++/Rust executables) over the Debug Adapter Protocol. " +
+		Description: "Drive a debugger over the Debug Adapter Protocol; adapters: " + describeAdapters(sv.AdapterTable()) + ". " +
 			"One session per conversation, ended after " + spellDuration(sv.TTL()) + "; a second launch is refused until you terminate the first. " +
 			"Typical use: breakpoints (file, lines) -> launch (program, args) -> stack / scopes / variables / evaluate -> step_over / continue -> output -> terminate. " +
 			"Every op that stops the program returns where it stopped, the source line and the top frames; an uncaught exception, a panic or a signal stops it there and names it. " +
 			fmt.Sprintf("variables lists %d children and stack %d frames at a time: pass start to page through a longer container or a deeper stack. ", dap.MaxVariables, dap.MaxStackFrames) +
-			"ops: " + strings.Join(debugOps, ", ") + ". Use adapters to see which debuggers can start here and why not.",
+			"ops: " + strings.Join(debugOps, ", ") + ". Use adapters to see which debuggers can start here and why not. " +
+			"Calls run one at a time (a second call waits for the first to end): do not call debug in parallel.",
 		InputSchema: debugSchema,
 		Serial:      true,
 		Handler: func(ctx context.Context, call *Call) (*Result, error) {
@@ -132,6 +133,27 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 			return &Result{Content: []Content{{Type: TextContent, Text: text}}, Structured: rep}, nil
 		},
 	}
+}
+
+// describeAdapters names each adapter of a table with what it launches:
+// "delve (.go), ..., lldb (native executables built from .c, .rs)".
+func describeAdapters(table []dap.Adapter) string {
+	var parts []string
+	for _, a := range table {
+		what := strings.Join(a.Extensions, ", ")
+		if a.Executables {
+			what = "native executables"
+			if len(a.Extensions) > 0 {
+				what += " built from " + strings.Join(a.Extensions, ", ")
+			}
+		}
+		if what == "" {
+			parts = append(parts, a.ID)
+			continue
+		}
+		parts = append(parts, a.ID+" ("+what+")")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // spellDuration says d for a sentence: "30 minutes", "1 hour", "90 seconds".

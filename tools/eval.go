@@ -49,6 +49,9 @@ var evalSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
+// errEvalFromCell refuses a cell's tool("eval").
+var errEvalFromCell = errors.New("tools: eval: a cell cannot call eval through tool(); run the code in the cell itself")
+
 // evaluator holds a run's kernels, one per language, started on first use.
 type evaluator struct {
 	run     *Run
@@ -74,16 +77,20 @@ func (e *evaluator) tool() Tool {
 			"The last expression is echoed (top-level await works in both languages); display(x) shows rich output; pandas data frames render as tables and matplotlib figures come back as images. " +
 			"IPython idioms work in Python: %pip install (then import again), %cd, !cmd, x = !cmd, %%bash, %time, %timeit, %%timeit, %env, obj?, %%writefile, %%capture, %run, %autoreload. " +
 			"Inside a cell, tool(name, args) calls this run's tools (e.g. contents = tool(\"read\", {\"path\": \"lib/auth.dart\"})) under the same approvals; a refused call raises ToolError. " +
+			"The result is the tool's text (a str in Python, a String in JavaScript); its .structured holds the tool's structured output as plain dicts and lists (None/null when the tool has none), " +
+			"e.g. tool(\"ast_grep\", {...}).structured[\"matches\"]; .text is the text as a plain string; help(tool) says the same. " +
 			"A cell that goes quiet (no output, no tool() call outstanding) for its idle budget (default 5 minutes) is interrupted; printing progress keeps a long cell going; state is kept unless the result says otherwise. " +
-			"reset: true discards the interpreter first.",
+			"reset: true discards the interpreter first. " +
+			"Calls run one at a time (a second eval waits for the first to end): do not call eval in parallel, put the work in one cell.",
 		InputSchema: evalSchema,
+		Serial:      true,
 		Handler:     e.handle,
 	}
 }
 
 func (e *evaluator) handle(ctx context.Context, call *Call) (*Result, error) {
 	if call.Origin == FromBridge {
-		return nil, errors.New("tools: eval: a cell cannot call eval through tool(); run the code in the cell itself")
+		return nil, errEvalFromCell
 	}
 	var a evalArgs
 	if err := call.Decode(&a); err != nil {
@@ -139,6 +146,11 @@ func (e *evaluator) kernel(lang kernels.Language, reset bool) (k kernels.Kernel,
 // Run.Call with Origin FromBridge, so the run's surface, approval policy,
 // approver and every wrapper apply exactly as for the model.
 func (e *evaluator) bridge(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
+	if name == "eval" {
+		// Refused here, not by eval's handler: eval is Serial, and the
+		// cell's own call holds its lock.
+		return kernels.ToolReply{}, errEvalFromCell
+	}
 	res, err := e.run.Call(ctx, name, args, FromBridge)
 	if err != nil {
 		return kernels.ToolReply{}, err

@@ -80,6 +80,10 @@ type Tool struct {
 	// Serial marks a tool whose calls must not run in parallel (its resource is
 	// state across calls, as a debug session is).
 	Serial bool
+	// Mutates marks a tool that changes the machine's state (starts or stops
+	// processes) though its tier lets it run unapproved: MCP's readOnlyHint
+	// is false for it, whatever its tier.
+	Mutates bool
 	// Handler performs a call. Returning an error yields an error result whose
 	// text is the error's message; it should say what failed and what to do next.
 	Handler Handler

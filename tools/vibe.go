@@ -67,6 +67,7 @@ func VibeTools(ws *workers.Roster) []Tool {
 				`"label":{"type":"string","maxLength":80,"description":"a short name shown in vibe_list"},` +
 				`"tier":{"type":"string","enum":["fast","good"],"description":"fast (default) or good"}},` +
 				`"required":["brief","label"],"additionalProperties":false}`),
+			Mutates: true, // starts or stops a worker's processes
 			Handler: v.spawn,
 		},
 		{
@@ -77,6 +78,7 @@ func VibeTools(ws *workers.Roster) []Tool {
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 				`"worker_id":{"type":"string","minLength":1,"description":"the id vibe_spawn returned, e.g. w1"},"message":{"type":"string","minLength":1,"description":"what to add to the worker's brief; it reruns with the brief and this message"}},` +
 				`"required":["worker_id","message"],"additionalProperties":false}`),
+			Mutates: true, // starts or stops a worker's processes
 			Handler: v.send,
 		},
 		{
@@ -97,6 +99,7 @@ func VibeTools(ws *workers.Roster) []Tool {
 			Description: "Stop a worker and every process it started. Its last result stays readable with vibe_wait.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"worker_id":{"type":"string","minLength":1,"description":"the id vibe_spawn returned, e.g. w1"}},` +
 				`"required":["worker_id"],"additionalProperties":false}`),
+			Mutates: true, // starts or stops a worker's processes
 			Handler: v.kill,
 		},
 		{

@@ -106,6 +106,11 @@ func NewSupervisor(cfg Config) *Supervisor {
 	return &Supervisor{cfg: cfg.withDefaults(), convs: map[string]*conversation{}}
 }
 
+// AdapterTable returns the adapters the supervisor chooses from (a copy).
+func (sv *Supervisor) AdapterTable() []Adapter {
+	return append([]Adapter(nil), sv.cfg.Adapters...)
+}
+
 // TTL is a session's fixed lifetime, as configured.
 func (sv *Supervisor) TTL() time.Duration { return sv.cfg.TTL }
 

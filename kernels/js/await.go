@@ -1,6 +1,7 @@
 package js
 
 import (
+	"errors"
 	"sort"
 	"strings"
 
@@ -31,27 +32,34 @@ type edit struct {
 }
 
 // compileAwait compiles code as an async cell, or returns ok false when it
-// does not parse that way either.
-func compileAwait(name, code string) (*goja.Program, *cellSource, bool) {
+// does not parse that way either. Then asyncErr, when not nil, is why the
+// async reading failed, placed in the cell: for a cell that awaits, a better
+// error than the script reading's, in which await is an identifier (node
+// reports "Unexpected token '.'" on line 2 of `await f()\n/x/.test(s)`,
+// not "Unexpected identifier" after the await).
+func compileAwait(name, code string) (prog *goja.Program, src *cellSource, ok bool, asyncErr error) {
 	if !strings.Contains(code, "await") {
-		return nil, nil, false
+		return nil, nil, false, nil
 	}
 	wrapped := awaitPrefix + code + "\n})()"
 	prg, err := parser.ParseFile(nil, name, wrapped, 0)
-	if err != nil || len(prg.Body) != 1 {
-		return nil, nil, false
+	if err != nil {
+		return nil, nil, false, inCell(err, strings.Count(code, "\n")+1)
 	}
-	st, ok := prg.Body[0].(*ast.ExpressionStatement)
-	if !ok {
-		return nil, nil, false
+	if len(prg.Body) != 1 {
+		return nil, nil, false, nil
 	}
-	call, ok := st.Expression.(*ast.CallExpression)
-	if !ok {
-		return nil, nil, false
+	st, isExpr := prg.Body[0].(*ast.ExpressionStatement)
+	if !isExpr {
+		return nil, nil, false, nil
 	}
-	fn, ok := call.Callee.(*ast.FunctionLiteral)
-	if !ok || fn.Body == nil {
-		return nil, nil, false
+	call, isCall := st.Expression.(*ast.CallExpression)
+	if !isCall {
+		return nil, nil, false, nil
+	}
+	fn, isFn := call.Callee.(*ast.FunctionLiteral)
+	if !isFn || fn.Body == nil {
+		return nil, nil, false, nil
 	}
 	base := prg.File.Base()
 	off := func(i file.Idx) int { return int(i) - base }
@@ -86,7 +94,11 @@ func compileAwait(name, code string) (*goja.Program, *cellSource, bool) {
 		}
 	}
 	if len(hoist) > 0 {
-		edits = append(edits, edit{at: len(awaitPrefix), with: strings.Join(hoist, " ")})
+		// First in the list, so applied last at its spot: a declaration
+		// opening the cell replaces its keyword there before the copies
+		// are inserted in front of it (applied first, the replacement
+		// would eat the copies' first letters).
+		edits = append([]edit{{at: len(awaitPrefix), with: strings.Join(hoist, " ")}}, edits...)
 	}
 	// Apply from the end. At one spot the edits land in the order they were
 	// added (a declarator's value, then the declaration's closing), so the
@@ -103,15 +115,34 @@ func compileAwait(name, code string) (*goja.Program, *cellSource, bool) {
 	out := wrapped
 	for _, e := range edits {
 		if e.at < 0 || e.at+e.n > len(out) {
-			return nil, nil, false
+			return nil, nil, false, nil
 		}
 		out = out[:e.at] + e.with + out[e.at+e.n:]
 	}
 	p, err := goja.Compile(name, out, false)
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, false, nil
 	}
-	return p, newCellSource(code, out, len(awaitPrefix), edits), true
+	return p, newCellSource(code, out, len(awaitPrefix), edits), true, nil
+}
+
+// inCell places a parse error of the wrapped cell in the cell's own lines:
+// the wrapper's opening shares the first line. An error past the cell's
+// last line (in the wrapper's closing: an unclosed block) is not the cell's
+// to report, and inCell returns nil.
+func inCell(err error, lines int) error {
+	var list parser.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		return nil
+	}
+	e := *list[0]
+	if e.Position.Line > lines {
+		return nil
+	}
+	if e.Position.Line == 1 {
+		e.Position.Column = max(e.Position.Column-len(awaitPrefix), 1)
+	}
+	return parser.ErrorList{&e}
 }
 
 // declEdits turns `let a = 1, b` into `;(a = 1, b = undefined)`: the keyword

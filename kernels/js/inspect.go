@@ -256,6 +256,11 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		}
 		return v.String()
 	}
+	if ctor, isObj := s.toolResult.(*goja.Object); isObj && s.vm.InstanceOf(obj, ctor) {
+		// A tool() result shows as its text, as it did when tool()
+		// returned a primitive; .structured is there to be read.
+		return s.inspect(obj.Get("text"), depth, quote, seen)
+	}
 	if seen[obj] {
 		return "[Circular]"
 	}

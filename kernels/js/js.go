@@ -176,8 +176,11 @@ func (k *Kernel) prepare(ctx context.Context, cell kernels.Cell, res *kernels.Re
 	c := &cellRun{s: k.sess, name: fmt.Sprintf("cell-%d", k.cellN)}
 	prg, src, err := compile(c.name, cell.Code)
 	if err != nil {
-		p, asrc, ok := compileAwait(c.name, cell.Code)
+		p, asrc, ok, asyncErr := compileAwait(c.name, cell.Code)
 		if !ok {
+			if asyncErr != nil {
+				err = asyncErr
+			}
 			res.Error = syntaxError(err)
 			if forAwait.MatchString(cell.Code) && strings.Contains(res.Error.Message, "await") {
 				res.Error.Message += ": this kernel is embedded goja, which has no for await...of (nor async generators); " +
@@ -372,7 +375,7 @@ func (s *session) clearStack() {
 // something still points at the session. Called only while no cell runs.
 func (s *session) drop() {
 	s.vm, s.pending, s.sources, s.look = nil, nil, nil, inspectState{}
-	s.toolError, s.inspectMapSet, s.inspectKind, s.conv, s.accessor = nil, nil, nil, nil, nil
+	s.toolError, s.toolResult, s.inspectMapSet, s.inspectKind, s.conv, s.accessor = nil, nil, nil, nil, nil, nil
 }
 
 var promiseType = reflect.TypeOf((*goja.Promise)(nil))

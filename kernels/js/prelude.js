@@ -132,6 +132,15 @@
 class ToolError extends Error {
   constructor(message) { super(message); this.name = "ToolError"; }
 }
+// What tool() returns: the tool's text as a String, with .structured (the
+// tool's structured output, or null) and .text (the text as a primitive).
+class ToolResult extends String {
+  constructor(text, structured) {
+    super(text);
+    Object.defineProperty(this, "text", {value: String(text)});
+    Object.defineProperty(this, "structured", {value: structured === undefined ? null : structured});
+  }
+}
 Object.defineProperty(globalThis, "__tether_entries", {value: (x) => Array.from(x), enumerable: false, configurable: true});
 Object.defineProperty(globalThis, "__tether_conv", {value: ((N, PI, PF, J, S, own, proto, desc) => {
   const builtins = new Set(["Object", "Error", "Array", "Map", "Set", "WeakMap", "WeakSet", "Date", "RegExp", "Promise", "Function",

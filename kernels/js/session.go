@@ -49,6 +49,7 @@ type session struct {
 	sources map[string]*cellSource
 
 	toolError     goja.Value // the ToolError constructor
+	toolResult    goja.Value // the ToolResult constructor
 	inspectMapSet goja.Callable
 	inspectKind   goja.Callable // "Map", "Set", "WeakMap", "WeakSet" or "", by brand check
 	conv          goja.Callable // util.format's %d, %i, %f, %j and %s conversions
@@ -217,6 +218,7 @@ func (k *Kernel) newSession() (*session, error) {
 		return nil, fmt.Errorf("kernels: js: installing the memory guards: %w", err)
 	}
 	s.toolError = vm.Get("ToolError")
+	s.toolResult = vm.Get("ToolResult")
 	s.inspectMapSet, _ = goja.AssertFunction(vm.Get("__tether_entries"))
 	s.inspectKind, _ = goja.AssertFunction(vm.Get("__tether_kind"))
 	s.conv, _ = goja.AssertFunction(vm.Get("__tether_conv"))
@@ -255,7 +257,33 @@ func (s *session) tool(c goja.FunctionCall) goja.Value {
 	if r.IsError {
 		s.throwTool(r.Text)
 	}
-	return s.vm.ToValue(r.Text)
+	return s.toolValue(r)
+}
+
+// toolValue is a successful reply as the cell sees it: a ToolResult, the
+// text with .structured parsed by JSON.parse (the tool's key order kept).
+func (s *session) toolValue(r kernels.ToolReply) goja.Value {
+	structured := goja.Null()
+	if len(r.Structured) > 0 {
+		parse, ok := goja.AssertFunction(s.vm.Get("JSON").ToObject(s.vm).Get("parse"))
+		if !ok {
+			panic(s.vm.NewTypeError("JSON.parse is not a function"))
+		}
+		v, err := parse(goja.Undefined(), s.vm.ToValue(string(r.Structured)))
+		if err != nil {
+			s.throwTool("kernels: js: the tool's structured output does not parse: " + err.Error())
+		}
+		structured = v
+	}
+	ctor, ok := s.toolResult.(*goja.Object)
+	if !ok {
+		return s.vm.ToValue(r.Text)
+	}
+	obj, err := s.vm.New(ctor, s.vm.ToValue(r.Text), structured)
+	if err != nil {
+		panic(err)
+	}
+	return obj
 }
 
 // signalAlive tells Execute the cell produced output.

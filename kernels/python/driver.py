@@ -576,13 +576,27 @@ class ToolError(Exception):
 
 
 class ToolResult(str):
-    """The text of a tool's result; .structured holds its structured output."""
+    """The text of a tool's result (a str); .structured holds its structured
+    output (dicts and lists, None when the tool has none); .text is the text
+    as a plain str."""
 
     structured = None
 
+    @property
+    def text(self):
+        return str.__str__(self)
+
 
 def tool(name, args=None, **kwargs):
-    """Calls one of the run's tools, as the model would, and returns its text."""
+    """Calls one of the run's tools, as the model would, under the same approvals.
+
+    r = tool("read", {"path": "a.py"}) or tool("read", path="a.py").
+    r is the tool's text, a str; r.structured is its structured output as
+    plain dicts and lists (None when the tool has none), for example
+    tool("ast_grep", {"pattern": "print($A)"}).structured["matches"];
+    r.text is the text as a plain str. A failed or refused call raises
+    ToolError with the tool's message.
+    """
     if args is None:
         args = {}
     if not isinstance(args, dict):

@@ -246,7 +246,9 @@ func mcpTool(t tools.Tool) *mcp.Tool {
 		schema = json.RawMessage(`{"type":"object"}`)
 	}
 	no := false
-	ann := &mcp.ToolAnnotations{ReadOnlyHint: t.Tier == tools.TierRead, OpenWorldHint: &no}
+	// readOnlyHint says whether the tool changes its environment: a
+	// read-tier tool that starts or stops processes (vibe_spawn) does.
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: t.Tier == tools.TierRead && !t.Mutates, OpenWorldHint: &no}
 	if t.Tier != tools.TierRead {
 		yes := true
 		ann.DestructiveHint = &yes
