@@ -51,6 +51,8 @@ type debugRequest struct {
 	// Adapter picks an adapter by id instead of inferring it from the program
 	// or the root markers.
 	Adapter string `json:"adapter,omitempty"`
+	// Test runs tests instead of the program (dap.LaunchArgs.Test).
+	Test string `json:"test,omitempty"`
 }
 
 // debugOps lists the debug tool's ops.
@@ -83,7 +85,7 @@ var debugSchema = json.RawMessage(`{
     "file": {"type": "string", "description": "breakpoints: source file, relative to the working dir"},
     "lines": {"type": "array", "items": {"type": "integer", "minimum": 1},
       "description": "breakpoints: 1-based lines; empty clears the file"},
-    "program": {"type": "string", "description": "launch: a .py or .go file, a Go package dir, or a native executable built with debug info"},
+    "program": {"type": "string", "description": "launch: a .py or .go file, a Go package dir, a test file (x_test.go, test_x.py: its tests run), or an executable built with debug info (a Go binary or test binary goes to delve, others to lldb)"},
     "args": {"type": "array", "items": {"type": "string"}, "description": "launch: the program's arguments"},
     "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "attach: the port the program's debug server listens on"},
     "thread_id": {"type": "integer", "description": "continue, pause, step_*, stack: thread (default: the last stopped one)"},
@@ -91,6 +93,7 @@ var debugSchema = json.RawMessage(`{
     "reference": {"type": "integer", "minimum": 1, "description": "variables: a scope's or variable's reference"},
     "start": {"type": "integer", "minimum": 0, "description": ` + mustJSON(fmt.Sprintf("variables: first child to list (0-based), to page through a container longer than %d; stack: first frame to list (0 is the top), to page through a stack deeper than %d", dap.MaxVariables, dap.MaxStackFrames)) + `},
     "expression": {"type": "string", "description": "evaluate: expression in the program's language"},
+    "test": {"type": "string", "minLength": 1, "description": ` + mustJSON(`launch: run tests instead of the program: a test name (Go: TestParse or TestParse/subtest, in delve's test mode; Python: test_parse or TestClass::test_parse, under pytest), or "`+dap.AllTests+`" for every test of program (a package dir, a test file or a directory)`) + `},
     "adapter": {"type": "string", "description": "launch, attach: adapter id (delve, debugpy, lldb, dart) when it cannot be inferred"}
   },
   "required": ["op"],
@@ -115,6 +118,7 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 		Description: "Drive a debugger over the Debug Adapter Protocol; adapters: " + describeAdapters(sv.AdapterTable()) + ". " +
 			"One session per conversation, ended after " + spellDuration(sv.TTL()) + "; a second launch is refused until you terminate the first. " +
 			"Typical use: breakpoints (file, lines) -> launch (program, args) -> stack / scopes / variables / evaluate -> step_over / continue -> output -> terminate. " +
+			"To debug tests, launch the test file (x_test.go, test_x.py) or pass test with a test name (Go: delve's test mode; Python: pytest). " +
 			"Every op that stops the program returns where it stopped, the source line and the top frames; an uncaught exception, a panic or a signal stops it there and names it. " +
 			fmt.Sprintf("variables lists %d children and stack %d frames at a time: pass start to page through a longer container or a deeper stack. ", dap.MaxVariables, dap.MaxStackFrames) +
 			"ops: " + strings.Join(debugOps, ", ") + ". Use adapters to see which debuggers can start here and why not. " +
@@ -212,7 +216,7 @@ func debugDo(ctx context.Context, sv *dap.Supervisor, conv, root string, req deb
 	case "launch", "attach":
 		var st *dap.Started
 		if req.Op == "launch" {
-			st, err = sv.Launch(ctx, conv, root, dap.LaunchArgs{Program: req.Program, Args: req.Args, Adapter: req.Adapter})
+			st, err = sv.Launch(ctx, conv, root, dap.LaunchArgs{Program: req.Program, Args: req.Args, Adapter: req.Adapter, Test: req.Test})
 		} else {
 			st, err = sv.Attach(ctx, conv, root, dap.AttachArgs{Port: req.Port, Adapter: req.Adapter})
 		}

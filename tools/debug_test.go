@@ -165,26 +165,7 @@ func TestDebugToolVariablesStart(t *testing.T) {
 	if exec.Command(py, "-c", "import debugpy").Run() != nil {
 		testenv.Missing(t, "Debian's python3 with python3-debugpy")
 	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, body := range map[string]string{"requirements.txt": "", "big.py": "big = list(range(80))\nprint(len(big))\n"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
-	run := debugRun(t, dir, "c1", sv, tools.SurfaceDefault)
-	call := func(args string) string {
-		t.Helper()
-		res, err := run.Call(context.Background(), "debug", json.RawMessage(args), tools.FromModel)
-		if err != nil {
-			t.Fatalf("%s: %v", args, err)
-		}
-		return res.AllText()
-	}
+	call := debugCaller(t, map[string]string{"requirements.txt": "", "big.py": "big = list(range(80))\nprint(len(big))\n"})
 	call(`{"op":"breakpoints","file":"big.py","lines":[2]}`)
 	if out := call(`{"op":"launch","program":"big.py"}`); !strings.Contains(out, "big.py:2") {
 		t.Fatal(out)
@@ -242,5 +223,49 @@ func TestDebugToolStackStart(t *testing.T) {
 	}
 	if next := call(`{"op":"stack","start":30}`); !strings.Contains(next, "frames 30-41 of 42") || strings.Count(next, "[frame ") != 12 {
 		t.Fatal(next)
+	}
+}
+
+// TestDebugToolLaunchesGoTest: the tool takes test, and launch of a Go
+// package with a test name stops in that test under delve's test mode.
+func TestDebugToolLaunchesGoTest(t *testing.T) {
+	testenv.RequireBinary(t, "dlv")
+	testenv.RequireBinary(t, "go")
+	call := debugCaller(t, map[string]string{
+		"go.mod":       "module calc\n\ngo 1.21\n",
+		"calc.go":      "package calc\n\nfunc Add(a, b int) int { return a + b }\n",
+		"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tx := Add(40, 1)\n\tif x != 41 {\n\t\tt.Fatal(x)\n\t}\n}\n",
+	})
+	call(`{"op":"breakpoints","file":"calc_test.go","lines":[7]}`)
+	if out := call(`{"op":"launch","program":".","test":"TestAdd"}`); !strings.Contains(out, "calc_test.go:7") || !strings.Contains(out, "go test -run ^TestAdd$") {
+		t.Fatal(out)
+	}
+	call(`{"op":"terminate"}`)
+}
+
+// debugCaller writes files into a new working dir and returns a call of the
+// debug tool of a run there (its own supervisor) that fails the test on an
+// error result.
+func debugCaller(t *testing.T, files map[string]string) func(args string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sv := dap.NewSupervisor(dap.Config{})
+	t.Cleanup(func() { sv.Close() })
+	run := debugRun(t, dir, "c1", sv, tools.SurfaceDefault)
+	return func(args string) string {
+		t.Helper()
+		res, err := run.Call(context.Background(), "debug", json.RawMessage(args), tools.FromModel)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %s", args, err, res.AllText())
+		}
+		return res.AllText()
 	}
 }

@@ -50,6 +50,9 @@ type Adapter struct {
 	Extensions []string `json:"extensions,omitempty"`
 	// Executables marks an adapter that launches native executables.
 	Executables bool `json:"executables,omitempty"`
+	// GoExecutables marks an adapter that launches executables the Go
+	// toolchain built (a Go binary or test binary is delve's, not lldb's).
+	GoExecutables bool `json:"go_executables,omitempty"`
 	// Commands are candidate command lines, tried in order; the first whose
 	// binary exists (and passes Probe) is used. A binary is an absolute path, a
 	// path relative to the root (".venv/bin/python"), or a name looked up on
@@ -66,6 +69,14 @@ type Adapter struct {
 	Interpreters []string `json:"interpreters,omitempty"`
 	// Launch is the launch request's arguments template.
 	Launch map[string]any `json:"launch,omitempty"`
+	// Test is the launch request's arguments template for a test run (a
+	// launch with a test name, or of a test file); nil means the adapter
+	// cannot launch tests. TestRunner says how tests are chosen: "go" (the
+	// package's tests, -test.run; "${program}" is the package directory
+	// and "${cwd}" too, as go test runs them) or "pytest" (node ids;
+	// "${args}" starts with them).
+	Test       map[string]any `json:"test,omitempty"`
+	TestRunner string         `json:"test_runner,omitempty"`
 	// Attach is the attach request's arguments template; nil means the adapter
 	// cannot attach by port.
 	Attach map[string]any `json:"attach,omitempty"`
@@ -95,6 +106,12 @@ func DefaultAdapters() []Adapter {
 				"mode": "${mode}", "program": "${program}", "args": "${args}", "cwd": "${cwd}",
 				"outputMode": "remote", "output": "${scratch}/__debug_bin",
 			},
+			GoExecutables: true,
+			Test: map[string]any{
+				"mode": "test", "program": "${program}", "args": "${args}", "cwd": "${cwd}",
+				"outputMode": "remote", "output": "${scratch}/__debug_bin",
+			},
+			TestRunner:   "go",
 			Attach:       map[string]any{"mode": "remote"},
 			AttachDirect: true,
 			Install:      "go install github.com/go-delve/delve/cmd/dlv@v1.27.2",
@@ -118,6 +135,12 @@ func DefaultAdapters() []Adapter {
 				"python": []any{"${interpreter}"}, "console": "internalConsole",
 				"redirectOutput": true, "justMyCode": true,
 			},
+			Test: map[string]any{
+				"module": "pytest", "args": "${args}", "cwd": "${cwd}",
+				"python": []any{"${interpreter}"}, "console": "internalConsole",
+				"redirectOutput": true, "justMyCode": true,
+			},
+			TestRunner: "pytest",
 			Attach: map[string]any{"justMyCode": true,
 				"connect": map[string]any{"host": "127.0.0.1", "port": "${port}"}},
 			AttachDirect: true,
@@ -180,6 +203,12 @@ func LoadAdapters(r io.Reader) ([]Adapter, error) {
 		case "", Stdio, DialIn:
 		default:
 			return nil, fmt.Errorf("dap: adapter table: %s: unknown transport %q; use %q or %q", a.ID, a.Transport, Stdio, DialIn)
+		}
+		switch {
+		case a.TestRunner != "" && a.TestRunner != "go" && a.TestRunner != "pytest":
+			return nil, fmt.Errorf("dap: adapter table: %s: unknown test_runner %q; use \"go\" or \"pytest\"", a.ID, a.TestRunner)
+		case (a.Test == nil) != (a.TestRunner == ""):
+			return nil, fmt.Errorf("dap: adapter table: %s: test and test_runner go together; give both or neither", a.ID)
 		}
 	}
 	return list, nil

@@ -31,6 +31,7 @@ type request struct {
 	Start      int
 	Expression string
 	Adapter    string
+	Test       string
 }
 
 // reply is what one op returned: its typed result, and the facts the tests
@@ -117,7 +118,7 @@ func call(sv *dap.Supervisor, ctx context.Context, conv, root string, req reques
 		}
 	case "launch", "attach":
 		if req.Op == "launch" {
-			r.Started, err = sv.Launch(ctx, conv, root, dap.LaunchArgs{Program: req.Program, Args: req.Args, Adapter: req.Adapter})
+			r.Started, err = sv.Launch(ctx, conv, root, dap.LaunchArgs{Program: req.Program, Args: req.Args, Adapter: req.Adapter, Test: req.Test})
 		} else {
 			r.Started, err = sv.Attach(ctx, conv, root, dap.AttachArgs{Port: req.Port, Adapter: req.Adapter})
 		}

@@ -18,17 +18,17 @@ import (
 // names (or args.Adapter) and waits for its first stop. A second launch is
 // refused while a session is live.
 func (sv *Supervisor) Launch(ctx context.Context, conversationID, root string, args LaunchArgs) (*Started, error) {
-	return sv.start(ctx, conversationID, root, "launch", args.Program, args.Args, 0, args.Adapter)
+	return sv.start(ctx, conversationID, root, "launch", args.Program, args.Args, 0, args.Adapter, args.Test)
 }
 
 // Attach starts a session attached to a program's debug server on a port,
 // with the adapter the root markers name (or args.Adapter). It waits for a
 // stop only when a breakpoint may stop the program.
 func (sv *Supervisor) Attach(ctx context.Context, conversationID, root string, args AttachArgs) (*Started, error) {
-	return sv.start(ctx, conversationID, root, "attach", "", nil, args.Port, args.Adapter)
+	return sv.start(ctx, conversationID, root, "attach", "", nil, args.Port, args.Adapter, "")
 }
 
-func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, program string, progArgs []string, port int, adapterID string) (*Started, error) {
+func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, program string, progArgs []string, port int, adapterID, test string) (*Started, error) {
 	c, root, err := sv.lockIn(conversationID, root)
 	if err != nil {
 		return nil, err
@@ -53,8 +53,12 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 		return nil, err
 	}
 	workDir := root // names in answers stay relative to it
+	var tests *testRun
 	if op == "launch" {
 		root = a.root // the program's project, at or below the working dir
+		if tests, err = planTests(a.Adapter, root, program, test, progArgs); err != nil {
+			return nil, err
+		}
 	}
 	mode := "exec"
 	if fi, err := os.Stat(program); err == nil && (fi.IsDir() || slices.Contains(a.Extensions, filepath.Ext(program))) {
@@ -70,14 +74,18 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 		"${scratch}": scratch,
 	}
 	tmpl := a.Launch
-	if op == "attach" {
+	switch {
+	case op == "attach":
 		tmpl = a.Attach
+	case tests != nil:
+		tmpl = a.Test
+		vars["${program}"], vars["${args}"], vars["${cwd}"], vars["${mode}"] = tests.program, stringsToAny(tests.args), tests.cwd, "test"
 	}
 	args, _ := expand(tmpl, vars).(map[string]any)
 	if args == nil {
 		args = map[string]any{}
 	}
-	if op == "launch" {
+	if op == "launch" && tests == nil {
 		if _, ok := args["program"]; !ok {
 			args["program"] = program
 		}
@@ -87,9 +95,12 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 	if err != nil {
 		return nil, prefixDebug(err)
 	}
-	if op == "attach" {
+	switch {
+	case op == "attach":
 		s.program = ""
-	} else {
+	case tests != nil:
+		s.program = relTo(workDir, program) + " (" + tests.title + ")"
+	default:
 		s.program = relTo(workDir, program)
 	}
 	c.live = s
@@ -221,6 +232,14 @@ func adapterForProgram(table []Adapter, program string) (Adapter, error) {
 	}
 	ext := filepath.Ext(program)
 	native := isNative(program)
+	if native && isGoBinary(program) {
+		// A Go binary (or test binary) has Go's runtime and DWARF: delve's.
+		for _, a := range table {
+			if a.GoExecutables {
+				return a, nil
+			}
+		}
+	}
 	for _, a := range table {
 		if slices.Contains(a.Extensions, ext) {
 			if a.Executables && !native {

@@ -42,6 +42,11 @@ type LaunchArgs struct {
 	// Adapter picks an adapter by id instead of inferring it from the
 	// program.
 	Adapter string
+	// Test runs tests instead of the program: a test's name (Go: TestParse
+	// or TestParse/subtest; pytest: test_parse or TestClass::test_parse), or
+	// AllTests for every test of Program. A Go _test.go file or a pytest
+	// file (test_*.py, *_test.py) runs its own tests without it.
+	Test string
 }
 
 // AttachArgs are Attach's arguments.
