@@ -28,6 +28,7 @@ type Cache struct {
 	lru     list.List
 	hits    int64
 	misses  int64
+	disk    *DiskCache
 }
 
 // treeKey is the sha256 of a tree's language, grammar module and source.
@@ -66,6 +67,21 @@ func (c *Cache) SetBudget(budget int64) {
 	c.evict(0)
 }
 
+// SetDisk gives the cache a disk tier (nil: none): trees it does not hold
+// are looked for there before parsing, and parsed trees are written there.
+func (c *Cache) SetDisk(d *DiskCache) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.disk = d
+}
+
+// Disk returns the cache's disk tier, nil when it has none.
+func (c *Cache) Disk() *DiskCache {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.disk
+}
+
 // keyOf returns the key of src parsed as lang (a canonical language id).
 func keyOf(lang string, src []byte) treeKey {
 	h := sha256.New()
@@ -96,14 +112,14 @@ func (c *Cache) get(k treeKey) *engine.Tree {
 	return el.Value.(*cacheEntry).tree
 }
 
-// peek is get without counting or touching the entry's recency.
-func (c *Cache) peek(k treeKey) *engine.Tree {
+// holds reports whether the cache or its disk tier has k's tree, without
+// counting or touching the entry's recency.
+func (c *Cache) holds(k treeKey) bool {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.entries[k]; ok {
-		return el.Value.(*cacheEntry).tree
-	}
-	return nil
+	_, ok := c.entries[k]
+	disk := c.disk
+	c.mu.Unlock()
+	return ok || disk != nil && disk.has(k)
 }
 
 func (c *Cache) put(k treeKey, t *engine.Tree) {

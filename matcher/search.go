@@ -516,9 +516,9 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, m *matcher, lang str
 		return nil
 	}
 	key := keyOf(lang, src)
-	// a whole-file tree another pattern or run left in the store beats
-	// parsing chunks
-	if !s.whole && m.pat.chunkable() && s.cache.peek(key) == nil {
+	// a whole-file tree another pattern, run or process left in the store
+	// beats parsing chunks
+	if !s.whole && m.pat.chunkable() && !s.cache.holds(key) {
 		if split := splitters[lang]; split != nil {
 			if starts := split(src); len(starts) > 1 {
 				if done, err := s.doChunks(ctx, m, lang, j, src, starts, limit, tmpl); done || err != nil {
@@ -542,17 +542,36 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, m *matcher, lang str
 	return nil
 }
 
-// tree returns src's tree (key is keyOf(lang, src)) from the cache or parses
-// it (and caches it).
+// tree returns src's tree (key is keyOf(lang, src)) from the cache, its disk
+// tier, or a parse (then kept in both).
 func (s *Searcher) tree(ctx context.Context, lang string, key treeKey, src []byte) (*engine.Tree, bool, error) {
 	if t := s.cache.get(key); t != nil {
 		return t, true, nil
+	}
+	disk := s.cache.Disk()
+	dec, _ := s.parser.(treeDecoder)
+	if disk != nil && dec != nil {
+		if data, ok := disk.load(key); ok {
+			t, err := dec.DecodeTree(ctx, lang, src, data)
+			if err == nil {
+				s.cache.put(key, t)
+				return t, true, nil
+			}
+			if errors.Is(err, engine.ErrBadTree) {
+				disk.bad(key)
+			}
+		}
 	}
 	t, err := s.parser.Parse(ctx, lang, src)
 	if err != nil {
 		return nil, false, fmt.Errorf("parse: %w", err)
 	}
 	s.cache.put(key, t)
+	if disk != nil && dec != nil {
+		if enc, err := t.AppendBinary(nil); err == nil {
+			disk.store(key, enc)
+		}
+	}
 	return t, false, nil
 }
 

@@ -48,6 +48,8 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&globs, "globs", "include (GLOB) or exclude (!GLOB) files and directories, gitignore-style globs relative to the working directory; repeatable, the later winning; beats ignore files, as ast-grep's --globs")
 	maxResults := fs.Int("max-results", 0, "show at most N matches (0: no limit); the total is still counted")
 	threads := fs.Int("j", 0, "parse and match on N threads (default: every core)")
+	var trees treeCacheFlags
+	trees.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [--selector KIND] [-l LANG] [-r REWRITE] [-U] [--json[=pretty|compact|stream]] [--globs GLOB]... [-A N] [-B N] [-C N] [--color WHEN] [--heading WHEN] [--files-with-matches] [--max-results N] [PATH...]")
 		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 2 on errors.")
@@ -127,6 +129,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer e.Close(ctx)
+	trees.apply(stderr)
 	// texts are printed whole, as ast-grep prints them
 	if updateAll {
 		// Before rewriting, put back any change a crash cut short (as a

@@ -11,10 +11,12 @@ import (
 // The structural family: the tree-sitter engine behind ast_grep, ast_edit and resolve.
 func init() {
 	var enabled bool
+	var trees treeCacheFlags
 	addWiring(familyWiring{
 		name: "astgrep",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&enabled, "ast-grep", true, "offer ast_grep (read), ast_edit and resolve (write): structural search and staged rewrites")
+			trees.register(fs)
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
 			if !enabled {
@@ -25,6 +27,7 @@ func init() {
 				return nil, err
 			}
 			cfg.Parser = e
+			trees.apply(env.Stderr)
 			return func() { e.Close(context.Background()) }, nil
 		},
 	})

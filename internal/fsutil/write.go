@@ -45,6 +45,12 @@ func WriteFileAtomic(path string, data []byte, mode fs.FileMode) error {
 // The caller syncs rel's directory (once for many files) to make the rename
 // durable.
 func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode, tmp string) error {
+	return writeAtomicSync(root, rel, data, mode, tmp, true)
+}
+
+// writeAtomicSync is writeAtomic, syncing the file before its rename when
+// sync is set.
+func writeAtomicSync(root *os.Root, rel string, data []byte, mode fs.FileMode, tmp string, sync bool) error {
 	if fi, err := root.Stat(rel); err == nil {
 		if fi.IsDir() {
 			return errors.New("it is a directory")
@@ -81,8 +87,10 @@ func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode, tmp s
 	if err := f.Chmod(mode.Perm()); err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	if sync {
+		if err := f.Sync(); err != nil {
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return err

@@ -1,0 +1,217 @@
+package matcher
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/internal/fsutil"
+)
+
+// DefaultDiskBudget is the disk a DiskCache may hold when none is given.
+const DefaultDiskBudget = 1 << 30
+
+// DiskCache is the tree store's disk tier: one file a tree under a directory
+// (by default under the user cache dir), so that a new process reads trees
+// instead of parsing them. An entry is written atomically (a temporary file
+// renamed into place), holds its key and the sha256 of its content, and is
+// checked in full when read: a damaged, foreign or truncated entry is a miss
+// (and removed), never a tree. Several processes may share the directory:
+// each write is one rename, and entries are only ever added whole or
+// removed. When the files pass the budget, the least recently used (by
+// modification time, which a hit refreshes) are removed down to 80% of it.
+// It is safe for concurrent use.
+type DiskCache struct {
+	dir    string
+	budget int64
+
+	mu      sync.Mutex
+	size    int64 // bytes of entries, as last counted plus written since
+	pruning bool
+}
+
+// diskMagic starts every entry; the version changes with the layout.
+const diskMagic = "tether-tree-v1\n\x00"
+
+// DefaultDiskCacheDir is where the disk tier lives: tether/trees under the
+// user cache dir.
+func DefaultDiskCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "tether", "trees"), nil
+}
+
+// OpenDiskCache opens (creating) the disk tier in dir with a budget in bytes
+// (<= 0: DefaultDiskBudget).
+func OpenDiskCache(dir string, budget int64) (*DiskCache, error) {
+	if budget <= 0 {
+		budget = DefaultDiskBudget
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	d := &DiskCache{dir: dir, budget: budget}
+	d.size = d.count()
+	return d, nil
+}
+
+func (d *DiskCache) path(k treeKey) string {
+	h := hex.EncodeToString(k[:])
+	return filepath.Join(d.dir, h[:2], h+".tree")
+}
+
+// load returns the encoded tree stored under k, or false when there is none
+// or what is there does not check out.
+func (d *DiskCache) load(k treeKey) ([]byte, bool) {
+	p := d.path(k)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, false
+	}
+	head := len(diskMagic) + 2*sha256.Size
+	if len(b) < head || string(b[:len(diskMagic)]) != diskMagic || !bytes.Equal(b[len(diskMagic):len(diskMagic)+sha256.Size], k[:]) {
+		os.Remove(p)
+		return nil, false
+	}
+	sum := sha256.Sum256(b[head:])
+	if !bytes.Equal(sum[:], b[len(diskMagic)+sha256.Size:head]) {
+		os.Remove(p)
+		return nil, false
+	}
+	// a hit makes the entry recent; not more than once a minute
+	if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Minute {
+		now := time.Now()
+		os.Chtimes(p, now, now)
+	}
+	return b[head:], true
+}
+
+// has reports whether an entry for k exists (unchecked).
+func (d *DiskCache) has(k treeKey) bool {
+	_, err := os.Stat(d.path(k))
+	return err == nil
+}
+
+// bad removes an entry that checked out but did not decode.
+func (d *DiskCache) bad(k treeKey) { os.Remove(d.path(k)) }
+
+// store writes the encoded tree under k (best effort: a cache that cannot be
+// written only costs speed).
+func (d *DiskCache) store(k treeKey, enc []byte) {
+	b := make([]byte, 0, len(diskMagic)+2*sha256.Size+len(enc))
+	b = append(b, diskMagic...)
+	b = append(b, k[:]...)
+	sum := sha256.Sum256(enc)
+	b = append(b, sum[:]...)
+	b = append(b, enc...)
+	p := d.path(k)
+	if err := fsutil.WriteCacheFile(p, b, 0o600); err != nil {
+		if os.MkdirAll(filepath.Dir(p), 0o700) != nil || fsutil.WriteCacheFile(p, b, 0o600) != nil {
+			return
+		}
+	}
+	d.mu.Lock()
+	d.size += int64(len(b))
+	prune := d.size > d.budget && !d.pruning
+	if prune {
+		d.pruning = true
+	}
+	d.mu.Unlock()
+	if prune {
+		d.prune()
+	}
+}
+
+type diskEntry struct {
+	path  string
+	size  int64
+	mtime time.Time
+}
+
+// entries lists the entries, removing temporary files an interrupted write
+// left more than an hour ago.
+func (d *DiskCache) entries() []diskEntry {
+	var out []diskEntry
+	filepath.WalkDir(d.dir, func(p string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() {
+			return nil
+		}
+		fi, err := de.Info()
+		if err != nil {
+			return nil
+		}
+		if strings.HasPrefix(de.Name(), ".") {
+			if time.Since(fi.ModTime()) > time.Hour {
+				os.Remove(p)
+			}
+			return nil
+		}
+		if strings.HasSuffix(de.Name(), ".tree") {
+			out = append(out, diskEntry{p, fi.Size(), fi.ModTime()})
+		}
+		return nil
+	})
+	return out
+}
+
+func (d *DiskCache) count() int64 {
+	var n int64
+	for _, e := range d.entries() {
+		n += e.size
+	}
+	return n
+}
+
+// prune removes the least recently used entries down to 80% of the budget.
+func (d *DiskCache) prune() {
+	es := d.entries()
+	sort.Slice(es, func(i, j int) bool { return es[i].mtime.Before(es[j].mtime) })
+	var total int64
+	for _, e := range es {
+		total += e.size
+	}
+	for _, e := range es {
+		if total <= d.budget/5*4 {
+			break
+		}
+		if err := os.Remove(e.path); err == nil || errors.Is(err, fs.ErrNotExist) {
+			total -= e.size
+		}
+	}
+	d.mu.Lock()
+	d.size = total
+	d.pruning = false
+	d.mu.Unlock()
+}
+
+// DiskStats describes the disk tier.
+type DiskStats struct {
+	Dir    string
+	Bytes  int64 // bytes of entries (as counted at open and written since)
+	Budget int64
+}
+
+// Stats returns the disk tier's statistics.
+func (d *DiskCache) Stats() DiskStats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return DiskStats{Dir: d.dir, Bytes: d.size, Budget: d.budget}
+}
+
+// treeDecoder is what of a Parser the disk tier needs: *engine.Engine and
+// *engine.Parser have it.
+type treeDecoder interface {
+	DecodeTree(ctx context.Context, lang string, src, data []byte) (*engine.Tree, error)
+}
