@@ -48,17 +48,9 @@ func (p *Parser) DecodeTree(ctx context.Context, lang string, src, data []byte) 
 	if err != nil {
 		return nil, err
 	}
-	m, err := p.e.module(l.ID)
+	pl, inst, err := p.instance(ctx, l.ID)
 	if err != nil {
 		return nil, err
-	}
-	pl, err := p.pool(m)
-	if err != nil {
-		return nil, err
-	}
-	inst, err := pl.get(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("engine: %s: %w", l.ID, err)
 	}
 	info := inst.info
 	pl.put(inst)

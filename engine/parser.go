@@ -59,22 +59,14 @@ func (p *Parser) Parse(ctx context.Context, lang string, src []byte) (*Tree, err
 	if len(src) > p.limits.MaxSource {
 		return nil, fmt.Errorf("engine: %s: %w: %d bytes, the limit is %d", l.ID, ErrTooLarge, len(src), p.limits.MaxSource)
 	}
-	m, err := p.e.module(l.ID)
-	if err != nil {
-		return nil, err
-	}
 	if p.limits.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, p.limits.Timeout)
 		defer cancel()
 	}
-	pl, err := p.pool(m)
+	pl, inst, err := p.instance(ctx, l.ID)
 	if err != nil {
 		return nil, err
-	}
-	inst, err := pl.get(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("engine: %s: %w", l.ID, err)
 	}
 	t, err := inst.parse(ctx, src)
 	if (err != nil && inst.broken) || inst.mem.Size() > retainMemory {
@@ -86,6 +78,24 @@ func (p *Parser) Parse(ctx context.Context, lang string, src []byte) (*Tree, err
 		return nil, fmt.Errorf("engine: parse %s: %w", l.ID, err)
 	}
 	return t, nil
+}
+
+// instance takes an instance of language id's module from the tenant's pool;
+// the caller puts it back or discards it.
+func (p *Parser) instance(ctx context.Context, id string) (*pool, *instance, error) {
+	m, err := p.e.module(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	pl, err := p.pool(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	inst, err := pl.get(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("engine: %s: %w", id, err)
+	}
+	return pl, inst, nil
 }
 
 // retainMemory is the most linear memory an idle instance keeps: one grown
