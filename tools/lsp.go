@@ -10,6 +10,7 @@ import (
 
 	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/fsutil"
+	"github.com/tetherhq/tether/matcher"
 )
 
 // The language-server family (SPEC.md, "lsp", "lsp_rename" and "Diagnostics
@@ -19,7 +20,7 @@ func init() {
 		name:  "lsp",
 		wired: func(cfg *Config) bool { return cfg.LSP != nil && cfg.WorkDir != "" },
 		register: func(r *Run) (func() error, error) {
-			l := &lspTools{sup: r.Config().LSP, root: r.Root(), seen: &lsp.Seen{}, noted: map[string]bool{}}
+			l := &lspTools{sup: r.Config().LSP, root: r.Root(), parser: r.Config().Parser, seen: &lsp.Seen{}, noted: map[string]bool{}}
 			if err := r.Registry().Register(l.tools()...); err != nil {
 				return nil, err
 			}
@@ -34,7 +35,9 @@ func init() {
 type lspTools struct {
 	sup  *lsp.Supervisor
 	root *fsutil.Root
-	seen *lsp.Seen // diagnostics already reported in this run, per file
+	// parser finds what a rename left behind; nil when the run has none.
+	parser matcher.Parser
+	seen   *lsp.Seen // diagnostics already reported in this run, per file
 
 	mu    sync.Mutex
 	noted map[string]bool // "could not check" reasons already told
@@ -71,7 +74,7 @@ func (l *lspTools) tools() []Tool {
 			Tier: TierWrite,
 			Description: "Rename a symbol across the project with the language server, applied to every file atomically (all or nothing). " +
 				"Arguments: file, line (1-based), symbol (substring of that line naming it; name#2 for the second occurrence), new_name. " +
-				"Reports the files changed and any new diagnostics.",
+				"Reports the files changed, any new diagnostics, and the identifiers still spelled as the old name that the server did not rename (found with tree-sitter, so strings and comments do not count) plus the docs that mention it.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 				`"file":{"type":"string","minLength":1,"description":"workspace-relative file where the symbol appears"},` +
 				`"line":{"type":"integer","minimum":1,"description":"1-based line of file"},` +
@@ -407,39 +410,4 @@ func formatCheck(rep *lsp.CheckReport) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
-	var a lspArgs
-	if err := call.Decode(&a); err != nil {
-		return nil, err
-	}
-	res, err := l.sup.Rename(ctx, a.pos(), a.NewName)
-	if err != nil {
-		return nil, err
-	}
-	var b strings.Builder
-	for _, n := range res.Notes {
-		b.WriteString(n + "\n")
-	}
-	fmt.Fprintf(&b, "renamed %q to %q: %d edit(s) in %d file(s): %s", a.Symbol, a.NewName, res.Edits, len(res.Files), strings.Join(res.Files, ", "))
-	if fresh, more := l.freshIn(res.Files, res.Diagnostics, maxWriteDiagnostics); len(fresh) > 0 {
-		fmt.Fprintf(&b, "\nnew diagnostics:")
-		for _, d := range fresh {
-			b.WriteString("\n" + d.String())
-		}
-		if more > 0 {
-			fmt.Fprintf(&b, "\n... and %d more new diagnostic(s) not shown: ask lsp diagnostics for the files", more)
-		}
-	}
-	if !res.DiagnosticsReady {
-		b.WriteString("\ndiagnostics were not all ready in time: check with lsp diagnostics")
-	}
-	out := Text(b.String())
-	changed := make([]FileChange, 0, len(res.Files))
-	for _, f := range res.Files {
-		changed = append(changed, FileChange{Path: f, Action: "updated"})
-	}
-	out.Structured = &FileChanges{Changed: changed}
-	return out, nil
 }

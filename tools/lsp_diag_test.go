@@ -3,6 +3,8 @@ package tools_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -170,5 +172,32 @@ func TestLSPPaging(t *testing.T) {
 	out, err = lspCall(t, r, "lsp", map[string]any{"action": "symbols", "query": "G20", "kind": "function"})
 	if err != nil || !strings.Contains(out, "function G20  many.go:30:6") || strings.Contains(out, "struct") {
 		t.Fatalf("workspace symbols of kind function: %v\n%s", err, out)
+	}
+}
+
+// TestLSPRenameNamesWhatItLeft: pyright renames a method and the call on a
+// typed receiver but not the call on an untyped one; the result names that
+// caller (found as an identifier with tether's parser: the string and the
+// comment spelling the name do not count) and the doc that mentions it
+// (issue 13.5: the old code read "1 file(s)" as done).
+func TestLSPRenameNamesWhatItLeft(t *testing.T) {
+	r, dir := projectRun(t, "pyright-langserver", map[string]string{
+		"pyproject.toml": "[project]\nname = \"p\"\nversion = \"0.1.0\"\n",
+		"store.py": "class Store:\n    def get_maybe_document(self, key):\n        return key\n\n\n" +
+			"def typed(s: Store):\n    return s.get_maybe_document(1)\n\n\n" +
+			"def untyped(s):\n    # get_maybe_document in a comment does not count\n    return s.get_maybe_document(\"get_maybe_document\")\n",
+		"README.md": "Call `get_maybe_document` to get it; get_maybe_documents is another word.\n",
+	})
+	out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "store.py", "line": 2, "symbol": "get_maybe_document", "new_name": "fetch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "store.py"))
+	if strings.Count(string(b), "get_maybe_document") != 3 {
+		t.Fatalf("pyright renamed the untyped call too; the test needs a caller it leaves:\n%s", b)
+	}
+	if !strings.Contains(out, "1 other occurrence(s) of get_maybe_document remain (the server did not rename them") || !strings.Contains(out, ": store.py:12") ||
+		!strings.Contains(out, "get_maybe_document is still mentioned in 1 non-code file(s): README.md (1)") {
+		t.Fatalf("rename:\n%s", out)
 	}
 }

@@ -25,6 +25,11 @@ type RenameResult struct {
 	// within the bound.
 	DiagnosticsReady bool     `json:"diagnostics_ready"`
 	Notes            []string `json:"notes,omitempty"`
+	// OldName is the identifier renamed, as it was spelled at the position.
+	OldName string `json:"old_name,omitempty"`
+	// Extensions are the file kinds the server that renamed reads (".py"):
+	// where an occurrence it left behind would be.
+	Extensions []string `json:"extensions,omitempty"`
 }
 
 // Rename renames the symbol at pos to newName across the project: it asks the
@@ -36,13 +41,16 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	}
 	// A new name that cannot replace the identifier is refused before any
 	// server starts.
+	oldName := ""
 	if path, err := s.abs(pos.File); err == nil {
 		if text, err := os.ReadFile(path); err == nil {
 			if spec, err := s.specFor(path); err == nil {
 				if line, col, err := resolveSymbol(text, pos.Line, pos.Symbol, s.rel(path)); err == nil {
-					if err := checkNewName(spec.Language, lineText(text, lineStarts(text), line), col, newName); err != nil {
+					lt := lineText(text, lineStarts(text), line)
+					if err := checkNewName(spec.Language, lt, col, newName); err != nil {
 						return nil, err
 					}
+					oldName = lt[col:identEnd(lt, col)]
 				}
 			}
 		}
@@ -99,7 +107,7 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	if err := s.applyAtomically(changes); err != nil {
 		return nil, err
 	}
-	res := &RenameResult{Edits: total, Notes: p.notes, DiagnosticsReady: true}
+	res := &RenameResult{Edits: total, Notes: p.notes, DiagnosticsReady: true, OldName: oldName, Extensions: p.in.spec.Extensions}
 	type pending struct {
 		path         string
 		version, seq int
