@@ -23,7 +23,13 @@ import (
 //	the rest of the tag)
 //
 // and the same keys prefixed with "items." for the elements of a slice field.
-// A pointer field is optional and admits the pointed-to type (not null).
+// A pointer field is optional and admits the pointed-to type (not null). The
+// fields of an embedded struct are the struct's own, as for encoding/json.
+//
+// What a tag cannot say, because it comes from the package's constants or
+// tables (an enum that a handler also checks, a description naming a limit),
+// the argument type says in a tuneSchema method, called on the schema after
+// the tags are applied (see schemaTuner).
 //
 // SchemaFor panics on a malformed tag: tags are constants, and every tool's
 // schema is built when its package is tested.
@@ -36,11 +42,22 @@ func SchemaFor[T any]() json.RawMessage {
 	if err := applyBounds(t, s); err != nil {
 		panic(fmt.Sprintf("tools: schema for %s: %v", t, err))
 	}
+	var zero T
+	if tu, ok := any(zero).(schemaTuner); ok {
+		tu.tuneSchema(s)
+	}
 	b, err := json.Marshal(s)
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema for %s: %v", t, err))
 	}
 	return b
+}
+
+// schemaTuner is implemented by an argument type whose schema says something
+// no tag can: SchemaFor calls tuneSchema with the inferred schema (tags
+// applied), which it may change in place.
+type schemaTuner interface {
+	tuneSchema(s *jsonschema.Schema)
 }
 
 // applyBounds walks t and its inferred schema s together, applying each
@@ -57,8 +74,15 @@ func applyBounds(t reflect.Type, s *jsonschema.Schema) error {
 			return applyBounds(t.Elem(), s.Items)
 		}
 	case reflect.Struct:
-		for i := range t.NumField() {
-			f := t.Field(i)
+		if s.Properties == nil {
+			// {"properties":{}} for no arguments: some clients refuse an
+			// object schema without properties
+			s.Properties = map[string]*jsonschema.Schema{}
+		}
+		for _, f := range reflect.VisibleFields(t) {
+			if f.Anonymous {
+				continue // its fields are visited as the struct's own
+			}
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if name == "" {
 				name = f.Name
@@ -181,4 +205,13 @@ func setBound(s *jsonschema.Schema, t reflect.Type, key, val string) error {
 		return fmt.Errorf("unknown key %q", key)
 	}
 	return err
+}
+
+// stringsAsAny returns ss as an enum's values.
+func stringsAsAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, v := range ss {
+		out[i] = v
+	}
+	return out
 }

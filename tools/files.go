@@ -81,23 +81,16 @@ func FileTools(root *fsutil.Root) []Tool {
 			Description: "Read a text file in the working directory, with line numbers (cat -n style). " +
 				"Returns up to 2000 lines from offset (1-based); says when the output was cut and how to read on. " +
 				"Images (png, jpeg, gif, webp) come back as images; a directory lists its entries (offset and limit count entries there, at most 500).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"path":{"type":"string","minLength":1,"description":"file path, relative to the working directory"},` +
-				`"offset":{"type":"integer","minimum":1,"description":"first line to return (1-based, default 1)"},` +
-				`"limit":{"type":"integer","minimum":1,"description":"how many lines to return (default 2000)"}},` +
-				`"required":["path"],"additionalProperties":false}`),
-			Handler: f.read,
+			InputSchema: SchemaFor[readArgs](),
+			Handler:     f.read,
 		},
 		{
 			Name: "write",
 			Tier: TierWrite,
 			Description: "Create or overwrite a file in the working directory with the given content (atomically; " +
 				"missing parent directories are created). Prefer edit or apply_patch to change part of an existing file.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"path":{"type":"string","minLength":1,"description":"file path, relative to the working directory"},` +
-				`"content":{"type":"string","description":"the complete new content of the file"}},` +
-				`"required":["path","content"],"additionalProperties":false}`),
-			Handler: f.write,
+			InputSchema: SchemaFor[writeArgs](),
+			Handler:     f.write,
 		},
 		{
 			Name: "edit",
@@ -105,13 +98,8 @@ func FileTools(root *fsutil.Root) []Tool {
 			Description: "Replace an exact string in a file. old_string must match the file exactly (whitespace " +
 				"included) and only once, unless replace_all is true; otherwise nothing is changed and the error says " +
 				"how many matches there were. Include enough surrounding lines to make old_string unique.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"path":{"type":"string","minLength":1,"description":"file path, relative to the working directory"},` +
-				`"old_string":{"type":"string","minLength":1,"description":"the exact text to replace"},` +
-				`"new_string":{"type":"string","description":"the text to put in its place"},` +
-				`"replace_all":{"type":"boolean","description":"replace every occurrence (default false)"}},` +
-				`"required":["path","old_string","new_string"],"additionalProperties":false}`),
-			Handler: f.edit,
+			InputSchema: SchemaFor[editArgs](),
+			Handler:     f.edit,
 		},
 		{
 			Name: "apply_patch",
@@ -121,16 +109,40 @@ func FileTools(root *fsutil.Root) []Tool {
 				"@@ a line near the change (optional)\n context line\n-removed line\n+added line\n" +
 				"*** Delete File: path\n*** End Patch\n" +
 				"Every hunk is checked before anything is written; if one does not apply, no file changes.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"patch":{"type":"string","minLength":1,"description":"the patch, from *** Begin Patch to *** End Patch"}},` +
-				`"required":["patch"],"additionalProperties":false}`),
-			Handler: f.applyPatch,
+			InputSchema: SchemaFor[patchArgs](),
+			Handler:     f.applyPatch,
 		},
 	}
 }
 
 type fileTools struct {
 	root *fsutil.Root
+}
+
+// readArgs are read's arguments.
+type readArgs struct {
+	Path   string `json:"path" jsonschema:"file path, relative to the working directory" bounds:"minLength=1"`
+	Offset int    `json:"offset,omitempty" jsonschema:"first line to return (1-based, default 1)" bounds:"minimum=1"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"how many lines to return (default 2000)" bounds:"minimum=1"`
+}
+
+// writeArgs are write's arguments.
+type writeArgs struct {
+	Path    string `json:"path" jsonschema:"file path, relative to the working directory" bounds:"minLength=1"`
+	Content string `json:"content" jsonschema:"the complete new content of the file"`
+}
+
+// editArgs are edit's arguments.
+type editArgs struct {
+	Path       string `json:"path" jsonschema:"file path, relative to the working directory" bounds:"minLength=1"`
+	OldString  string `json:"old_string" jsonschema:"the exact text to replace" bounds:"minLength=1"`
+	NewString  string `json:"new_string" jsonschema:"the text to put in its place"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence (default false)"`
+}
+
+// patchArgs are apply_patch's arguments.
+type patchArgs struct {
+	Patch string `json:"patch" jsonschema:"the patch, from *** Begin Patch to *** End Patch" bounds:"minLength=1"`
 }
 
 // pathErr turns a confinement error into a tool error.
@@ -148,11 +160,7 @@ var imageTypes = map[string]string{
 }
 
 func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
-	var a struct {
-		Path   string `json:"path"`
-		Offset int    `json:"offset"`
-		Limit  int    `json:"limit"`
-	}
+	var a readArgs
 	if err := decodeText(call, &a); err != nil {
 		return nil, err
 	}
@@ -380,10 +388,7 @@ func countLines(s string) int {
 }
 
 func (f *fileTools) write(ctx context.Context, call *Call) (*Result, error) {
-	var a struct {
-		Path    string `json:"path"`
-		Content string `json:"content"`
-	}
+	var a writeArgs
 	if err := decodeText(call, &a); err != nil {
 		return nil, err
 	}
@@ -411,12 +416,7 @@ func (f *fileTools) write(ctx context.Context, call *Call) (*Result, error) {
 }
 
 func (f *fileTools) edit(ctx context.Context, call *Call) (*Result, error) {
-	var a struct {
-		Path       string `json:"path"`
-		OldString  string `json:"old_string"`
-		NewString  string `json:"new_string"`
-		ReplaceAll bool   `json:"replace_all"`
-	}
+	var a editArgs
 	if err := decodeText(call, &a); err != nil {
 		return nil, err
 	}
@@ -510,9 +510,7 @@ func matchLines(text, sub string, max int) string {
 }
 
 func (f *fileTools) applyPatch(ctx context.Context, call *Call) (*Result, error) {
-	var a struct {
-		Patch string `json:"patch"`
-	}
+	var a patchArgs
 	if err := decodeText(call, &a); err != nil {
 		return nil, err
 	}

@@ -2,12 +2,12 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/matcher"
@@ -43,7 +43,8 @@ type lspTools struct {
 	noted map[string]bool // "could not check" reasons already told
 }
 
-const lspActions = `["diagnostics","definition","type_definition","implementation","references","hover","symbols","code_actions","status","reload"]`
+// lspActions are the lsp tool's actions.
+var lspActions = []string{"diagnostics", "definition", "type_definition", "implementation", "references", "hover", "symbols", "code_actions", "status", "reload"}
 
 func (l *lspTools) tools() []Tool {
 	return []Tool{
@@ -58,16 +59,8 @@ func (l *lspTools) tools() []Tool {
 				"definition, type_definition, implementation, references (cap 50; start pages on), hover, code_actions (file, line, symbol); " +
 				"symbols (query: workspace search, cap 100; or file: its symbols, cap 200; start pages on, kind keeps function, method, type, field or variable); " +
 				"status (which servers run, or why not); reload (restart them).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"action":{"type":"string","enum":` + lspActions + `,"description":"what to ask; see the tool description for each action's arguments"},` +
-				`"file":{"type":"string","description":"workspace-relative file; \"*\" with diagnostics checks the whole project with the checkers on PATH"},` +
-				`"line":{"type":"integer","minimum":1,"description":"1-based line of file"},` +
-				`"symbol":{"type":"string","description":"substring of that line naming the symbol (a qualified name such as fmt.Println names its last part); name#2 picks the second occurrence"},` +
-				`"query":{"type":"string","description":"symbols: workspace search text"},` +
-				`"start":{"type":"integer","minimum":0,"description":"references, symbols: skip this many results (0-based), to page past the cap; the result says the start of the next page"},` +
-				`"kind":{"type":"string","enum":["function","method","type","field","variable"],"description":"symbols: keep only symbols of this kind"}},` +
-				`"required":["action"],"additionalProperties":false}`),
-			Handler: l.query,
+			InputSchema: SchemaFor[lspArgs](),
+			Handler:     l.query,
 		},
 		{
 			Name: "lsp_rename",
@@ -75,13 +68,8 @@ func (l *lspTools) tools() []Tool {
 			Description: "Rename a symbol across the project with the language server, applied to every file atomically (all or nothing). " +
 				"Arguments: file, line (1-based), symbol (substring of that line naming it; name#2 for the second occurrence), new_name. " +
 				"Reports the files changed, any new diagnostics, and the identifiers still spelled as the old name that the server did not rename (found with tree-sitter, so strings and comments do not count) plus the docs that mention it.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"file":{"type":"string","minLength":1,"description":"workspace-relative file where the symbol appears"},` +
-				`"line":{"type":"integer","minimum":1,"description":"1-based line of file"},` +
-				`"symbol":{"type":"string","minLength":1,"description":"substring of that line naming the symbol; name#2 picks the second occurrence"},` +
-				`"new_name":{"type":"string","minLength":1,"description":"the new identifier"}},` +
-				`"required":["file","line","symbol","new_name"],"additionalProperties":false}`),
-			Handler: l.rename,
+			InputSchema: SchemaFor[renameArgs](),
+			Handler:     l.rename,
 		},
 		{
 			Name: "lsp_check",
@@ -90,7 +78,7 @@ func (l *lspTools) tools() []Tool {
 				"the binary its package manager installed (node_modules/.bin/tsc, .venv/bin/pyright) before one on PATH, " +
 				"go vet, and checkers that run the project's code (cargo check: build.rs and proc macros; dart analyze: analyzer plugins). " +
 				"Exec tier because these are programs from the workspace; lsp diagnostics \"*\" (read tier) runs only trusted checkers from PATH. No arguments.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+			InputSchema: SchemaFor[struct{}](),
 			Handler:     l.checkProject,
 		},
 	}
@@ -110,17 +98,29 @@ func (l *lspTools) checkProject(ctx context.Context, call *Call) (*Result, error
 // notTrustedHint says how to run the checkers diagnostics "*" did not.
 const notTrustedHint = "to run the project's own checker, call lsp_check (exec tier: it runs programs from the workspace, so the approval policy decides)"
 
+// lspArgs are lsp's arguments.
 type lspArgs struct {
-	Action string `json:"action"`
-	File   string `json:"file"`
-	Line   int    `json:"line"`
-	Symbol string `json:"symbol"`
-	Query  string `json:"query"`
+	Action string `json:"action" jsonschema:"what to ask; see the tool description for each action's arguments"`
+	File   string `json:"file,omitempty" jsonschema:"workspace-relative file; \"*\" with diagnostics checks the whole project with the checkers on PATH"`
+	Line   int    `json:"line,omitempty" jsonschema:"1-based line of file" bounds:"minimum=1"`
+	Symbol string `json:"symbol,omitempty" jsonschema:"substring of that line naming the symbol (a qualified name such as fmt.Println names its last part); name#2 picks the second occurrence"`
+	Query  string `json:"query,omitempty" jsonschema:"symbols: workspace search text"`
 	// Start and Kind page and narrow references and symbols.
-	Start int    `json:"start"`
-	Kind  string `json:"kind"`
-	// NewName is lsp_rename's.
-	NewName string `json:"new_name"`
+	Start int    `json:"start,omitempty" jsonschema:"references, symbols: skip this many results (0-based), to page past the cap; the result says the start of the next page" bounds:"minimum=0"`
+	Kind  string `json:"kind,omitempty" jsonschema:"symbols: keep only symbols of this kind" bounds:"enum=function|method|type|field|variable"`
+}
+
+// tuneSchema lists the actions.
+func (lspArgs) tuneSchema(s *jsonschema.Schema) {
+	s.Properties["action"].Enum = stringsAsAny(lspActions)
+}
+
+// renameArgs are lsp_rename's arguments.
+type renameArgs struct {
+	File    string `json:"file" jsonschema:"workspace-relative file where the symbol appears" bounds:"minLength=1"`
+	Line    int    `json:"line" jsonschema:"1-based line of file" bounds:"minimum=1"`
+	Symbol  string `json:"symbol" jsonschema:"substring of that line naming the symbol; name#2 picks the second occurrence" bounds:"minLength=1"`
+	NewName string `json:"new_name" jsonschema:"the new identifier" bounds:"minLength=1"`
 }
 
 func (a lspArgs) pos() lsp.Position {
@@ -257,7 +257,7 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("lsp: unknown action %q: use one of %s", a.Action, strings.Trim(strings.ReplaceAll(lspActions, `"`, ""), "[]"))
+		return nil, fmt.Errorf("lsp: unknown action %q: use one of %s", a.Action, strings.Join(lspActions, ", "))
 	}
 	if len(notes) > 0 {
 		out = strings.Join(notes, "\n") + "\n" + out

@@ -14,11 +14,11 @@ import (
 )
 
 func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
-	var a lspArgs
+	var a renameArgs
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
-	res, err := l.sup.Rename(ctx, a.pos(), a.NewName)
+	res, err := l.sup.Rename(ctx, lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, a.NewName)
 	if err != nil {
 		return nil, err
 	}
