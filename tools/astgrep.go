@@ -2,13 +2,13 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -53,10 +53,6 @@ func AstGrepTools(r *Run) []Tool {
 		search: matcher.NewSearcher(r.cfg.Parser, matcher.Config{Root: r.Root()}),
 		stage:  matcher.NewStager(r.Root()),
 	}
-	langs := `"language":{"type":"string","description":"grammar id (go, python, javascript, typescript, tsx, rust, c, cpp, java, dart, ...); inferred from the extension when path is a file, and for a directory from the one language its files are in (or the one the pattern parses in); when the pattern parses in several of a directory's languages, ast_grep searches each and says which matched (ast_edit needs language then)"}`
-	path := `"path":{"type":"string","description":"file or directory to search, relative to the working directory (default: the whole working directory)"}`
-	pattern := `"pattern":{"type":"string","minLength":1,"description":"code in the target language with metavariables: $NAME one node, $$$NAME zero or more siblings, $_ any node without binding"}`
-	selector := `"selector":{"type":"string","minLength":1,"pattern":"^[A-Za-z0-9_]+$","description":"optional node kind, as ast-grep's selector: the pattern is then the code around the part to find and only the first node of this kind in it is matched (pattern 'struct _S { $F: Vec<$T> }' with selector field_declaration finds such fields in any struct); for a snippet that only parses inside a larger construct and that ast_grep reads otherwise"}`
 	return []Tool{
 		{
 			Name: "ast_grep",
@@ -69,11 +65,8 @@ func AstGrepTools(r *Run) []Tool {
 				"shows a match of more than 3 lines by its first line, \"full\" shows every match whole, \"captures\" only where " +
 				"each match is and what it captured. Without language, a directory holding several languages the pattern parses " +
 				"in is searched in each, and the result says which matched.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` + pattern + `,` + selector + `,` + path + `,` + langs + `,` +
-				`"max_results":{"type":"integer","minimum":1,"description":"most matches to show (default 50); the total is always counted"},` +
-				`"output":{"type":"string","enum":["lines","full","captures"],"description":"lines (default): a match of up to 3 lines whole, a longer one by its first line, with the captures; full: every match's lines whole; captures: where each match is and what it captured"}},` +
-				`"required":["pattern"],"additionalProperties":false}`),
-			Handler: s.grep,
+			InputSchema: SchemaFor[grepArgs](),
+			Handler:     s.grep,
 		},
 		{
 			Name: "ast_edit",
@@ -81,10 +74,8 @@ func AstGrepTools(r *Run) []Tool {
 			Description: "Structural rewrite: like ast_grep, plus a rewrite template into which the captures are " +
 				"substituted ($$$NAME keeps the original separators; multi-line replacements are indented to the match). " +
 				"Nothing is written: the change is staged and the result names an edit_id for resolve, with a diff.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` + pattern + `,` + selector + `,` +
-				`"rewrite":{"type":"string","description":"the replacement, with the pattern's metavariables"},` + path + `,` + langs + `},` +
-				`"required":["pattern","rewrite"],"additionalProperties":false}`),
-			Handler: s.edit,
+			InputSchema: SchemaFor[astEditArgs](),
+			Handler:     s.edit,
 		},
 		{
 			Name: "resolve",
@@ -92,53 +83,69 @@ func AstGrepTools(r *Run) []Tool {
 			Description: "Accept or discard a change staged by ast_edit. accept re-reads every file: if any changed since " +
 				"staging, the whole change is rejected (nothing is written) and the changed files are named; otherwise all " +
 				"files are written atomically, all or none.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"edit_id":{"type":"string","minLength":1,"description":"the id ast_edit returned, e.g. edit_1"},` +
-				`"action":{"type":"string","enum":["accept","discard"],"description":"accept writes every file of the edit (all or none); discard drops it"}},` +
-				`"required":["edit_id","action"],"additionalProperties":false}`),
-			Handler: s.resolve,
+			InputSchema: SchemaFor[resolveArgs](),
+			Handler:     s.resolve,
 		},
 	}
 }
 
-type grepArgs struct {
-	Pattern    string `json:"pattern"`
-	Selector   string `json:"selector"`
-	Path       string `json:"path"`
-	Language   string `json:"language"`
-	MaxResults int    `json:"max_results"`
-	Rewrite    string `json:"rewrite"`
-	Output     string `json:"output"`
+// grepQuery are the arguments ast_grep and ast_edit share.
+type grepQuery struct {
+	Pattern  string `json:"pattern" jsonschema:"code in the target language with metavariables: $NAME one node, $$$NAME zero or more siblings, $_ any node without binding" bounds:"minLength=1"`
+	Selector string `json:"selector,omitempty" jsonschema:"optional node kind, as ast-grep's selector: the pattern is then the code around the part to find and only the first node of this kind in it is matched (pattern 'struct _S { $F: Vec<$T> }' with selector field_declaration finds such fields in any struct); for a snippet that only parses inside a larger construct and that ast_grep reads otherwise" bounds:"minLength=1,pattern=^[A-Za-z0-9_]+$"`
+	Path     string `json:"path,omitempty" jsonschema:"file or directory to search, relative to the working directory (default: the whole working directory)"`
+	Language string `json:"language,omitempty" jsonschema:"grammar id (go, python, javascript, typescript, tsx, rust, c, cpp, java, dart, ...); inferred from the extension when path is a file, and for a directory from the one language its files are in (or the one the pattern parses in); when the pattern parses in several of a directory's languages, ast_grep searches each and says which matched (ast_edit needs language then)"`
 }
 
-// query resolves the arguments to a confined query.
-func (s *structural) query(call *Call) (matcher.Query, grepArgs, error) {
-	var a grepArgs
-	if err := call.Decode(&a); err != nil {
-		return matcher.Query{}, a, err
-	}
+// grepArgs are ast_grep's arguments.
+type grepArgs struct {
+	grepQuery
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"most matches to show (default 50); the total is always counted" bounds:"minimum=1"`
+	Output     string `json:"output,omitempty" jsonschema:"lines (default): a match of up to 3 lines whole, a longer one by its first line, with the captures; full: every match's lines whole; captures: where each match is and what it captured"`
+}
+
+// tuneSchema lists the outputs.
+func (grepArgs) tuneSchema(s *jsonschema.Schema) {
+	s.Properties["output"].Enum = []any{AstGrepOutputLines, AstGrepOutputFull, AstGrepOutputCaptures}
+}
+
+// astEditArgs are ast_edit's arguments.
+type astEditArgs struct {
+	grepQuery
+	Rewrite string `json:"rewrite" jsonschema:"the replacement, with the pattern's metavariables"`
+}
+
+// resolveArgs are resolve's arguments.
+type resolveArgs struct {
+	EditID string `json:"edit_id" jsonschema:"the id ast_edit returned, e.g. edit_1" bounds:"minLength=1"`
+	Action string `json:"action" jsonschema:"accept writes every file of the edit (all or none); discard drops it" bounds:"enum=accept|discard"`
+}
+
+// query resolves a to a confined query showing at most maxResults matches
+// (0: AstGrepDefaultMax).
+func (s *structural) query(tool string, a grepQuery, maxResults int) (matcher.Query, error) {
 	p := a.Path
 	if p == "" {
 		p = "."
 	}
 	real, _, err := s.run.Root().Resolve(p)
 	if err != nil {
-		return matcher.Query{}, a, err
+		return matcher.Query{}, err
 	}
 	// the search reaches it through the root again (Config.Root); this only
 	// says early that it is missing
 	f, _, err := s.run.Root().Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return matcher.Query{}, a, fmt.Errorf("tools: %s: path %q does not exist; give a file or directory in the working directory", call.Name, p)
+		return matcher.Query{}, fmt.Errorf("tools: %s: path %q does not exist; give a file or directory in the working directory", tool, p)
 	}
 	if err != nil {
-		return matcher.Query{}, a, err
+		return matcher.Query{}, err
 	}
 	f.Close()
-	if a.MaxResults == 0 {
-		a.MaxResults = AstGrepDefaultMax
+	if maxResults == 0 {
+		maxResults = AstGrepDefaultMax
 	}
-	return matcher.Query{Pattern: a.Pattern, Selector: a.Selector, Language: a.Language, Paths: []string{real}, MaxResults: a.MaxResults}, a, nil
+	return matcher.Query{Pattern: a.Pattern, Selector: a.Selector, Language: a.Language, Paths: []string{real}, MaxResults: maxResults}, nil
 }
 
 // rel shows a path relative to the working directory.
@@ -171,7 +178,11 @@ func (s *structural) relResult(r *matcher.Result) {
 }
 
 func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
-	q, a, err := s.query(call)
+	var a grepArgs
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	q, err := s.query(call.Name, a.grepQuery, a.MaxResults)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +302,11 @@ func languagesNote(parts []*matcher.Result) string {
 }
 
 func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
-	q, a, err := s.query(call)
+	var a astEditArgs
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	q, err := s.query(call.Name, a.grepQuery, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -337,10 +352,7 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 }
 
 func (s *structural) resolve(ctx context.Context, call *Call) (*Result, error) {
-	var a struct {
-		EditID string `json:"edit_id"`
-		Action string `json:"action"`
-	}
+	var a resolveArgs
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
