@@ -2,13 +2,13 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tetherhq/tether/bridges/dap"
 )
 
@@ -32,27 +32,38 @@ func init() {
 	})
 }
 
-// debugRequest is one debug op and its arguments (SPEC.md's debug table).
+// debugRequest is one debug op and its arguments (SPEC.md's debug table):
+// the debug tool's arguments.
 type debugRequest struct {
-	Op        string   `json:"op"`
-	File      string   `json:"file,omitempty"`
-	Lines     []int    `json:"lines,omitempty"`
-	Program   string   `json:"program,omitempty"`
-	Args      []string `json:"args,omitempty"`
-	Port      int      `json:"port,omitempty"`
-	ThreadID  int      `json:"thread_id,omitempty"`
-	FrameID   int      `json:"frame_id,omitempty"`
-	Reference int      `json:"reference,omitempty"`
+	Op        string   `json:"op" jsonschema:"the operation"`
+	File      string   `json:"file,omitempty" jsonschema:"breakpoints: source file, relative to the working dir"`
+	Lines     []int    `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines; empty clears the file" bounds:"items.minimum=1"`
+	Program   string   `json:"program,omitempty" jsonschema:"launch: a .py or .go file, a Go package dir, a test file (x_test.go, test_x.py: its tests run), or an executable built with debug info (a Go binary or test binary goes to delve, others to lldb)"`
+	Args      []string `json:"args,omitempty" jsonschema:"launch: the program's arguments"`
+	Port      int      `json:"port,omitempty" jsonschema:"attach: the port the program's debug server listens on" bounds:"minimum=1,maximum=65535"`
+	ThreadID  int      `json:"thread_id,omitempty" jsonschema:"continue, pause, step_*, stack: thread (default: the last stopped one)"`
+	FrameID   int      `json:"frame_id,omitempty" jsonschema:"scopes, evaluate: frame id from stack (default: the top frame)"`
+	Reference int      `json:"reference,omitempty" jsonschema:"variables: a scope's or variable's reference" bounds:"minimum=1"`
 	// Start is the first child variables lists, or the first frame stack
 	// lists (0-based): the next page of a container longer than
 	// dap.MaxVariables or of a stack deeper than dap.MaxStackFrames.
-	Start      int    `json:"start,omitempty"`
-	Expression string `json:"expression,omitempty"`
+	Start      int    `json:"start,omitempty" bounds:"minimum=0"`
+	Expression string `json:"expression,omitempty" jsonschema:"evaluate: expression in the program's language"`
 	// Adapter picks an adapter by id instead of inferring it from the program
 	// or the root markers.
-	Adapter string `json:"adapter,omitempty"`
+	Adapter string `json:"adapter,omitempty" jsonschema:"launch, attach: adapter id (delve, debugpy, lldb, dart) when it cannot be inferred"`
 	// Test runs tests instead of the program (dap.LaunchArgs.Test).
-	Test string `json:"test,omitempty"`
+	Test string `json:"test,omitempty" bounds:"minLength=1"`
+}
+
+// tuneSchema lists the ops and says what start pages by and what test runs
+// all tests.
+func (debugRequest) tuneSchema(s *jsonschema.Schema) {
+	s.Properties["op"].Enum = stringsAsAny(debugOps)
+	s.Properties["start"].Description = fmt.Sprintf("variables: first child to list (0-based), to page through a container longer than %d; "+
+		"stack: first frame to list (0 is the top), to page through a stack deeper than %d", dap.MaxVariables, dap.MaxStackFrames)
+	s.Properties["test"].Description = "launch: run tests instead of the program: a test name (Go: TestParse or TestParse/subtest, in delve's test mode; " +
+		"Python: test_parse or TestClass::test_parse, under pytest), or \"" + dap.AllTests + "\" for every test of program (a package dir, a test file or a directory)"
 }
 
 // debugOps lists the debug tool's ops.
@@ -75,39 +86,6 @@ type debugReply struct {
 	Output      string                `json:"output,omitempty"`
 }
 
-// debugSchema is the debug tool's input schema: op plus the arguments SPEC.md
-// lists for the ops.
-var debugSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "op": {"type": "string", "enum": ` + mustJSON(debugOps) + `,
-      "description": "the operation"},
-    "file": {"type": "string", "description": "breakpoints: source file, relative to the working dir"},
-    "lines": {"type": "array", "items": {"type": "integer", "minimum": 1},
-      "description": "breakpoints: 1-based lines; empty clears the file"},
-    "program": {"type": "string", "description": "launch: a .py or .go file, a Go package dir, a test file (x_test.go, test_x.py: its tests run), or an executable built with debug info (a Go binary or test binary goes to delve, others to lldb)"},
-    "args": {"type": "array", "items": {"type": "string"}, "description": "launch: the program's arguments"},
-    "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "attach: the port the program's debug server listens on"},
-    "thread_id": {"type": "integer", "description": "continue, pause, step_*, stack: thread (default: the last stopped one)"},
-    "frame_id": {"type": "integer", "description": "scopes, evaluate: frame id from stack (default: the top frame)"},
-    "reference": {"type": "integer", "minimum": 1, "description": "variables: a scope's or variable's reference"},
-    "start": {"type": "integer", "minimum": 0, "description": ` + mustJSON(fmt.Sprintf("variables: first child to list (0-based), to page through a container longer than %d; stack: first frame to list (0 is the top), to page through a stack deeper than %d", dap.MaxVariables, dap.MaxStackFrames)) + `},
-    "expression": {"type": "string", "description": "evaluate: expression in the program's language"},
-    "test": {"type": "string", "minLength": 1, "description": ` + mustJSON(`launch: run tests instead of the program: a test name (Go: TestParse or TestParse/subtest, in delve's test mode; Python: test_parse or TestClass::test_parse, under pytest), or "`+dap.AllTests+`" for every test of program (a package dir, a test file or a directory)`) + `},
-    "adapter": {"type": "string", "description": "launch, attach: adapter id (delve, debugpy, lldb, dart) when it cannot be inferred"}
-  },
-  "required": ["op"],
-  "additionalProperties": false
-}`)
-
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
-
 // DebugTool returns the debug tool bound to a supervisor, a working dir and a
 // conversation (SPEC.md, "debug: drive a debugger"). It is exec tier and
 // Serial: the session is state across calls.
@@ -123,7 +101,7 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 			fmt.Sprintf("variables lists %d children and stack %d frames at a time: pass start to page through a longer container or a deeper stack. ", dap.MaxVariables, dap.MaxStackFrames) +
 			"ops: " + strings.Join(debugOps, ", ") + ". Use adapters to see which debuggers can start here and why not. " +
 			"Calls run one at a time (a second call waits for the first to end): do not call debug in parallel.",
-		InputSchema: debugSchema,
+		InputSchema: SchemaFor[debugRequest](),
 		Serial:      true,
 		Handler: func(ctx context.Context, call *Call) (*Result, error) {
 			var req debugRequest

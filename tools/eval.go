@@ -36,19 +36,6 @@ func init() {
 	})
 }
 
-// evalSchema is the eval tool's input schema (SPEC.md, "eval").
-var evalSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "code": {"type": "string", "description": "the cell: Python (IPython idioms such as %pip, %cd, !cmd, %%bash, %time, %%timeit, %env, obj? work) or JavaScript"},
-    "description": {"type": "string", "minLength": 1, "description": "5-10 words saying what the cell does; shown as the cell's label"},
-    "language": {"type": "string", "enum": ["python", "javascript"], "description": "python (default) or javascript"},
-    "reset": {"type": "boolean", "description": "discard the interpreter and its state before running the cell"}
-  },
-  "required": ["code", "description"],
-  "additionalProperties": false
-}`)
-
 // errEvalFromCell refuses a cell's tool("eval").
 var errEvalFromCell = errors.New("tools: eval: a cell cannot call eval through tool(); run the code in the cell itself")
 
@@ -62,11 +49,12 @@ type evaluator struct {
 	closed  bool
 }
 
+// evalArgs are eval's arguments (SPEC.md, "eval").
 type evalArgs struct {
-	Code        string `json:"code"`
-	Description string `json:"description"`
-	Language    string `json:"language"`
-	Reset       bool   `json:"reset"`
+	Code        string `json:"code" jsonschema:"the cell: Python (IPython idioms such as %pip, %cd, !cmd, %%bash, %time, %%timeit, %env, obj? work) or JavaScript"`
+	Description string `json:"description" jsonschema:"5-10 words saying what the cell does; shown as the cell's label" bounds:"minLength=1"`
+	Language    string `json:"language,omitempty" jsonschema:"python (default) or javascript" bounds:"enum=python|javascript"`
+	Reset       bool   `json:"reset,omitempty" jsonschema:"discard the interpreter and its state before running the cell"`
 }
 
 func (e *evaluator) tool() Tool {
@@ -82,7 +70,7 @@ func (e *evaluator) tool() Tool {
 			"A cell that goes quiet (no output, no tool() call outstanding) for its idle budget (default 5 minutes) is interrupted; printing progress keeps a long cell going; state is kept unless the result says otherwise. " +
 			"reset: true discards the interpreter first. " +
 			"Calls run one at a time (a second eval waits for the first to end): do not call eval in parallel, put the work in one cell.",
-		InputSchema: evalSchema,
+		InputSchema: SchemaFor[evalArgs](),
 		Serial:      true,
 		Handler:     e.handle,
 	}

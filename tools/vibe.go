@@ -2,12 +2,12 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tetherhq/tether/tools/workers"
 )
 
@@ -62,24 +62,18 @@ func VibeTools(ws *workers.Roster) []Tool {
 			Description: "Start a background worker on a brief and return at once with its worker id; the worker keeps going " +
 				"while you do other things. tier is fast (mechanical work with a clear spec) or good (design, judgment, or " +
 				"reviewing fast-tier output); configured here: " + tiers + ". Collect the result with vibe_wait.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"brief":{"type":"string","minLength":1,"description":"the whole task: goal, files, constraints, what to report back"},` +
-				`"label":{"type":"string","maxLength":80,"description":"a short name shown in vibe_list"},` +
-				`"tier":{"type":"string","enum":["fast","good"],"description":"fast (default) or good"}},` +
-				`"required":["brief","label"],"additionalProperties":false}`),
-			Mutates: true, // starts or stops a worker's processes
-			Handler: v.spawn,
+			InputSchema: SchemaFor[spawnArgs](),
+			Mutates:     true, // starts or stops a worker's processes
+			Handler:     v.spawn,
 		},
 		{
 			Name: "vibe_send",
 			Tier: TierRead,
 			Description: "Append a message to a worker's brief and run it again (a running worker is stopped first). " +
 				"Use it to correct course or answer the worker's question.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"worker_id":{"type":"string","minLength":1,"description":"the id vibe_spawn returned, e.g. w1"},"message":{"type":"string","minLength":1,"description":"what to add to the worker's brief; it reruns with the brief and this message"}},` +
-				`"required":["worker_id","message"],"additionalProperties":false}`),
-			Mutates: true, // starts or stops a worker's processes
-			Handler: v.send,
+			InputSchema: SchemaFor[sendArgs](),
+			Mutates:     true, // starts or stops a worker's processes
+			Handler:     v.send,
 		},
 		{
 			Name: "vibe_wait",
@@ -87,32 +81,58 @@ func VibeTools(ws *workers.Roster) []Tool {
 			Description: fmt.Sprintf("Wait until a worker finishes and return its result (its stdout), or, if it fails, "+
 				"its exit status and the tail of its log. Waits at most timeout_seconds (default %d, max %d); "+
 				"a timeout is not an error, it says the worker is still running.", DefaultWaitSeconds, MaxWaitSeconds),
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"worker_id":{"type":"string","minLength":1,"description":"the id vibe_spawn returned, e.g. w1"},` +
-				`"timeout_seconds":{"type":"number","minimum":0,"maximum":3600,"description":"longest wait; when it passes the worker keeps running and the result says so"}},` +
-				`"required":["worker_id"],"additionalProperties":false}`),
-			Handler: v.wait,
+			InputSchema: SchemaFor[waitArgs](),
+			Handler:     v.wait,
 		},
 		{
 			Name:        "vibe_kill",
 			Tier:        TierRead,
 			Description: "Stop a worker and every process it started. Its last result stays readable with vibe_wait.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"worker_id":{"type":"string","minLength":1,"description":"the id vibe_spawn returned, e.g. w1"}},` +
-				`"required":["worker_id"],"additionalProperties":false}`),
-			Mutates: true, // starts or stops a worker's processes
-			Handler: v.kill,
+			InputSchema: SchemaFor[workerArgs](),
+			Mutates:     true, // starts or stops a worker's processes
+			Handler:     v.kill,
 		},
 		{
 			Name:        "vibe_list",
 			Tier:        TierRead,
 			Description: "List the workers: id, label, tier, status (running, done, failed, killed), elapsed time, and the tail of the last result.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+			InputSchema: SchemaFor[struct{}](),
 			Handler:     v.list,
 		},
 	}
 }
 
 type vibe struct{ ws *workers.Roster }
+
+// spawnArgs are vibe_spawn's arguments.
+type spawnArgs struct {
+	Brief string `json:"brief" jsonschema:"the whole task: goal, files, constraints, what to report back" bounds:"minLength=1"`
+	Label string `json:"label" jsonschema:"a short name shown in vibe_list" bounds:"maxLength=80"`
+	Tier  string `json:"tier,omitempty" jsonschema:"fast (default) or good" bounds:"enum=fast|good"`
+}
+
+// workerArgs name a worker: vibe_kill's arguments, and vibe_send's and
+// vibe_wait's first.
+type workerArgs struct {
+	WorkerID string `json:"worker_id" jsonschema:"the id vibe_spawn returned, e.g. w1" bounds:"minLength=1"`
+}
+
+// sendArgs are vibe_send's arguments.
+type sendArgs struct {
+	workerArgs
+	Message string `json:"message" jsonschema:"what to add to the worker's brief; it reruns with the brief and this message" bounds:"minLength=1"`
+}
+
+// waitArgs are vibe_wait's arguments.
+type waitArgs struct {
+	workerArgs
+	TimeoutSeconds *float64 `json:"timeout_seconds,omitempty" jsonschema:"longest wait; when it passes the worker keeps running and the result says so" bounds:"minimum=0"`
+}
+
+// tuneSchema caps timeout_seconds at MaxWaitSeconds.
+func (waitArgs) tuneSchema(s *jsonschema.Schema) {
+	s.Properties["timeout_seconds"].Maximum = jsonschema.Ptr(float64(MaxWaitSeconds))
+}
 
 // ErrWorkersNotConfigured is returned by vibe_spawn on a read-only surface
 // when the operator did not configure workers for it.
@@ -131,7 +151,7 @@ func readOnlySpawnRefusal(s Surface) Handler {
 }
 
 func (v *vibe) spawn(ctx context.Context, call *Call) (*Result, error) {
-	var a struct{ Brief, Label, Tier string }
+	var a spawnArgs
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
@@ -147,10 +167,7 @@ func (v *vibe) spawn(ctx context.Context, call *Call) (*Result, error) {
 }
 
 func (v *vibe) send(ctx context.Context, call *Call) (*Result, error) {
-	var a struct {
-		WorkerID string `json:"worker_id"`
-		Message  string `json:"message"`
-	}
+	var a sendArgs
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
@@ -164,10 +181,7 @@ func (v *vibe) send(ctx context.Context, call *Call) (*Result, error) {
 }
 
 func (v *vibe) wait(ctx context.Context, call *Call) (*Result, error) {
-	var a struct {
-		WorkerID       string   `json:"worker_id"`
-		TimeoutSeconds *float64 `json:"timeout_seconds"`
-	}
+	var a waitArgs
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
@@ -217,9 +231,7 @@ func resultText(rep workers.Report) string {
 }
 
 func (v *vibe) kill(ctx context.Context, call *Call) (*Result, error) {
-	var a struct {
-		WorkerID string `json:"worker_id"`
-	}
+	var a workerArgs
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
