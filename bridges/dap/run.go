@@ -77,6 +77,8 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 	switch {
 	case op == "attach":
 		tmpl = a.Attach
+	case tests != nil && tests.binary:
+		vars["${args}"] = stringsToAny(tests.args)
 	case tests != nil:
 		tmpl = a.Test
 		vars["${program}"], vars["${args}"], vars["${cwd}"], vars["${mode}"] = tests.program, stringsToAny(tests.args), tests.cwd, "test"
@@ -85,7 +87,7 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 	if args == nil {
 		args = map[string]any{}
 	}
-	if op == "launch" && tests == nil {
+	if op == "launch" && (tests == nil || tests.binary) {
 		if _, ok := args["program"]; !ok {
 			args["program"] = program
 		}

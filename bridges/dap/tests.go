@@ -16,6 +16,9 @@ type testRun struct {
 	args    []string // "${args}": the selection, then the caller's arguments
 	cwd     string   // "${cwd}"
 	title   string   // "go test -run ^TestA$", "pytest a_test.py::test_a"
+	// binary: a test binary already built runs with the adapter's Launch
+	// template (delve's exec mode) and the selection as its arguments.
+	binary bool
 }
 
 // AllTests is the test name that selects every test of the program.
@@ -50,6 +53,15 @@ func planTests(a Adapter, root, program, test string, progArgs []string) (*testR
 	}
 	switch a.TestRunner {
 	case "go":
+		if !fi.IsDir() && filepath.Ext(program) != ".go" {
+			// A test binary (go test -c): its tests, chosen by its flags.
+			tr, err := planGoTests(program, true, test, progArgs)
+			if err != nil {
+				return nil, err
+			}
+			tr.program, tr.cwd, tr.binary = program, root, true
+			return tr, nil
+		}
 		return planGoTests(program, fi.IsDir(), test, progArgs)
 	case "pytest":
 		return planPytest(root, program, fi.IsDir(), test, progArgs)

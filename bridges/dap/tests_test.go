@@ -92,7 +92,7 @@ func TestLaunchGoTests(t *testing.T) {
 
 // TestLaunchGoTestBinary: a test binary built by go test -c is Go's, so
 // delve debugs it (the old code sent every ELF file to lldb, which refused
-// it for want of a *.c marker).
+// it for want of a *.c marker), and test chooses the test it runs.
 func TestLaunchGoTestBinary(t *testing.T) {
 	t.Parallel()
 	testenv.RequireBinary(t, "dlv")
@@ -103,9 +103,9 @@ func TestLaunchGoTestBinary(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go test -c: %v\n%s", err, out)
 	}
-	l := stopsAt(t, sv, root, request{Op: "launch", Program: "calc.test", Args: []string{"-test.run", "^TestSub$"}}, "calc_test.go", 14, "y", "42")
-	if !strings.HasPrefix(l.Session, "delve session") {
-		t.Errorf("a Go test binary went to another adapter: %s", l.Session)
+	l := stopsAt(t, sv, root, request{Op: "launch", Program: "calc.test", Test: "TestSub"}, "calc_test.go", 14, "y", "42")
+	if !strings.HasPrefix(l.Session, "delve session") || !strings.Contains(l.Session, "go test -run ^TestSub$") {
+		t.Errorf("a Go test binary went to another adapter, or ran other tests: %s", l.Session)
 	}
 	do(t, sv, "c1", root, request{Op: "terminate"})
 }
@@ -140,4 +140,20 @@ func TestLaunchPytest(t *testing.T) {
 	do(t, sv, "c1", root, request{Op: "terminate"})
 	stopsAt(t, sv, root, request{Op: "launch", Program: "tests/test_calc.py", Test: "test_sub"}, "test_calc.py", 12, "y", "42")
 	do(t, sv, "c1", root, request{Op: "terminate"})
+}
+
+// TestAdapterTableTestRunner: a user's adapter entry gives test and
+// test_runner together, and only a runner tether knows.
+func TestAdapterTableTestRunner(t *testing.T) {
+	for in, want := range map[string]string{
+		`[{"id":"x","commands":[["x"]],"test":{"mode":"test"}}]`:                            "give both or neither",
+		`[{"id":"x","commands":[["x"]],"test_runner":"go"}]`:                                "give both or neither",
+		`[{"id":"x","commands":[["x"]],"test":{"mode":"test"},"test_runner":"jest"}]`:       `unknown test_runner "jest"`,
+		`[{"id":"x","commands":[["x"]],"test":{"module":"pytest"},"test_runner":"pytest"}]`: "",
+	} {
+		_, err := dap.LoadAdapters(strings.NewReader(in))
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v, want %q", in, err, want)
+		}
+	}
 }
