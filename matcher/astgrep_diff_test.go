@@ -102,7 +102,7 @@ func TestDifferentialAstGrep(t *testing.T) {
 			if err := os.WriteFile(file, c.input, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(bin, "run", "-p", c.pattern, "-l", agLang(c.lang), "--json=compact", file)
+			cmd := exec.Command(bin, append(append([]string{"run"}, c.astgrepArgs()...), "-l", agLang(c.lang), "--json=compact", file)...)
 			documented := strings.HasPrefix(c.astgrep, "differs:")
 			out, err := cmd.Output()
 			agFailed := false
@@ -121,7 +121,7 @@ func TestDifferentialAstGrep(t *testing.T) {
 				}
 			}
 			s := matcher.NewSearcher(p, matcher.Config{})
-			res, err := s.Search(context.Background(), matcher.Query{Pattern: c.pattern, Language: c.lang, Paths: []string{file}})
+			res, err := s.Search(context.Background(), matcher.Query{Pattern: c.pattern, Selector: c.selector, Language: c.lang, Paths: []string{file}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,7 +200,7 @@ func TestDifferentialAstGrepRewrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			documented := strings.HasPrefix(c.astgrep, "differs:")
-			out, err := exec.Command(bin, "run", "-p", c.pattern, "-r", c.rewrite, "-l", agLang(c.lang), "--json=compact", file).Output()
+			out, err := exec.Command(bin, append(append([]string{"run"}, c.astgrepArgs()...), "-r", c.rewrite, "-l", agLang(c.lang), "--json=compact", file)...).Output()
 			if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
 				if documented {
 					return
@@ -223,7 +223,7 @@ func TestDifferentialAstGrepRewrite(t *testing.T) {
 				theirs[fmt.Sprintf("%d-%d", m.Range.ByteOffset.Start, m.Range.ByteOffset.End)] = m.Replacement
 			}
 			plan, err := matcher.NewSearcher(p, matcher.Config{}).Rewrite(context.Background(),
-				matcher.Query{Pattern: c.pattern, Language: c.lang, Paths: []string{file}}, c.rewrite)
+				matcher.Query{Pattern: c.pattern, Selector: c.selector, Language: c.lang, Paths: []string{file}}, c.rewrite)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -51,7 +51,11 @@ func requireGrammar(t testing.TB, p matcher.Parser, lang string) {
 // "astgrep: skip: WHY" mark documented differences from ast-grep for the
 // differential test. Files: "pattern", optional "rewrite", one "input.EXT",
 // and the golden sections "matches" (or "error" for a pattern that must not
-// compile) and, with a rewrite, "output.EXT".
+// compile) and, with a rewrite, "output.EXT". An optional "selector" is
+// tether's and ast-grep's (Query.Selector, --selector). "astgrep-context"
+// and "astgrep-selector" are for the differential test alone: ast-grep is
+// run with them (-p CONTEXT --selector KIND) where it needs the context
+// that tether must find by itself from the pattern.
 type goldenCase struct {
 	name, path, lang string
 	ar               *txtar.Archive
@@ -60,6 +64,20 @@ type goldenCase struct {
 	inputName        string
 	input            []byte
 	astgrep          string // "", "differs: ...", "skip: ..."
+	selector         string
+	agContext        string // ast-grep's pattern and selector, when it needs them
+	agSelector       string
+}
+
+// astgrepArgs are the pattern arguments ast-grep is run with.
+func (c *goldenCase) astgrepArgs() []string {
+	switch {
+	case c.agContext != "":
+		return []string{"-p", c.agContext, "--selector", c.agSelector}
+	case c.selector != "":
+		return []string{"-p", c.pattern, "--selector", c.selector}
+	}
+	return []string{"-p", c.pattern}
 }
 
 func loadCases(t *testing.T) []*goldenCase {
@@ -87,6 +105,12 @@ func loadCases(t *testing.T) []*goldenCase {
 			switch {
 			case f.Name == "pattern":
 				c.pattern = strings.TrimSuffix(string(f.Data), "\n")
+			case f.Name == "selector":
+				c.selector = strings.TrimSpace(string(f.Data))
+			case f.Name == "astgrep-context":
+				c.agContext = strings.TrimSuffix(string(f.Data), "\n")
+			case f.Name == "astgrep-selector":
+				c.agSelector = strings.TrimSpace(string(f.Data))
 			case f.Name == "rewrite":
 				c.rewrite, c.hasRewrite = strings.TrimSuffix(string(f.Data), "\n"), true
 			case strings.HasPrefix(f.Name, "input."):
@@ -173,7 +197,7 @@ func runCase(t *testing.T, p matcher.Parser, c *goldenCase) (matches, output, er
 		t.Fatal(err)
 	}
 	s := matcher.NewSearcher(p, matcher.Config{})
-	q := matcher.Query{Pattern: c.pattern, Language: c.lang, Paths: []string{dir}, MaxResults: 0}
+	q := matcher.Query{Pattern: c.pattern, Selector: c.selector, Language: c.lang, Paths: []string{dir}, MaxResults: 0}
 	ctx := context.Background()
 	if c.hasRewrite {
 		plan, err := s.Rewrite(ctx, q, c.rewrite)

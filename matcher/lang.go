@@ -68,6 +68,12 @@ var langs = map[string]langSpec{
 		// matches type switch and select clauses too, see anyClause)
 		newRung("case clause", "package _\nfunc _() {\nswitch {\n", "}\n}\n"),
 		newRung("select clause", "package _\nfunc _() {\nselect {\n", "}\n}\n"),
+		// issue 14: members, parameters, results and entries
+		newRung("type switch clause", "package _\nfunc _() {\nswitch _.(type) {\n", "}\n}\n"),
+		newRung("interface member", "package _\ntype _ interface {\n", "\n}\n"),
+		newRung("parameter", "package _\nfunc _(", ") {}\n"),
+		newRung("result", "package _\nfunc _() ", " {}\n"),
+		newRung("literal entry", "package _\nvar _ = _{", "}\n"),
 	}},
 	"python": {expando: 'µ', ladder: []rung{
 		newRung("statement", "", ""),
@@ -76,27 +82,55 @@ var langs = map[string]langSpec{
 		{name: "function body", prefix: "def _():\n    ", indent: "    "},
 		// a decorator alone ("@$D", "@app.route($$$)") stands before a function
 		newRung("decorator", "", "\ndef _():\n    pass\n"),
+		// issue 14: clauses, arms, parameters and entries
+		{name: "except clause", prefix: "try:\n    pass\n"},
+		{name: "case clause", prefix: "match _:\n    ", indent: "    "},
+		{name: "elif clause", prefix: "if _:\n    pass\n"},
+		newRung("parameter", "def _(", "):\n    pass\n"),
+		newRung("argument", "_(", ")\n"),
+		newRung("dict entry", "_ = {", "}\n"),
+		newRung("type", "def _(_: ", "):\n    pass\n"),
 	}},
 	"javascript": {expando: '$', ladder: jsLadder},
-	"typescript": {expando: '$', ladder: jsLadder},
-	"tsx":        {expando: '$', ladder: jsLadder},
+	"typescript": {expando: '$', ladder: tsLadder},
+	"tsx":        {expando: '$', ladder: tsLadder},
 	"rust": {expando: 'µ', ladder: []rung{
 		newRung("statement", "fn _() {\n", "\n}\n"),
 		newRung("expression", "const _: () = ", ";\n"),
 		newRung("member", "impl _ {\n", "\n}\n"),
 		bare,
+		// issue 14: fields, variants, arms, types, parameters, attributes
+		newRung("field", "struct _ {\n", "\n}\n"),
+		newRung("variant", "enum _ {\n", "\n}\n"),
+		newRung("match arm", "fn _() {\nmatch _ {\n", "\n}\n}\n"),
+		newRung("type", "type _ = ", ";\n"),
+		newRung("parameter", "fn _(", ") {}\n"),
+		newRung("trait member", "trait _ {\n", "\n}\n"),
+		newRung("attribute", "", "\nstruct _;\n"),
+		newRung("field initializer", "const _: _ = _ {", "};\n"),
 	}},
 	"c": {expando: 'µ', ladder: []rung{
 		newRung("statement", "void _() {\n", "\n}\n"),
 		newRung("expression", "int _ = ", ";\n"),
 		newRung("member", "struct _ {\n", "\n};\n"),
 		bare,
+		// issue 14: clauses, enumerators, parameters, types, initializers
+		newRung("case clause", "void _() {\nswitch (0) {\n", "\n}\n}\n"),
+		newRung("enumerator", "enum _ {\n", "\n};\n"),
+		newRung("parameter", "void _(", ");\n"),
+		newRung("initializer", "struct _ _ = {", "};\n"),
 	}},
 	"cpp": {expando: 'µ', ladder: []rung{
 		newRung("statement", "void _() {\n", "\n}\n"),
 		newRung("expression", "auto _ = ", ";\n"),
 		newRung("member", "class _ {\n", "\n};\n"),
 		bare,
+		// issue 14: clauses, handlers, enumerators, parameters, types
+		newRung("case clause", "void _() {\nswitch (0) {\n", "\n}\n}\n"),
+		newRung("catch clause", "void _() {\ntry {}\n", "\n}\n"),
+		newRung("enumerator", "enum _ {\n", "\n};\n"),
+		newRung("parameter", "void _(", ");\n"),
+		newRung("initializer", "_ _ = {", "};\n"),
 	}},
 	"java": {expando: '$', ladder: []rung{
 		newRung("statement", "class X_ { void x_() {\n", "\n} }\n"),
@@ -105,24 +139,55 @@ var langs = map[string]langSpec{
 		bare,
 		// an annotation alone ("@Override", "@Test($$$)") stands before a method
 		newRung("annotation", "class X_ {\n", "\nvoid x_() {} }\n"),
+		// issue 14: clauses, constants, parameters, types
+		newRung("catch clause", "class X_ { void x_() {\ntry {}\n", "\n} }\n"),
+		newRung("case clause", "class X_ { void x_() {\nswitch (x_) {\n", "\n}\n} }\n"),
+		newRung("enum constant", "enum X_ {\n", "\n}\n"),
+		newRung("interface member", "interface X_ {\n", "\n}\n"),
+		newRung("parameter", "class X_ { void x_(", ") {} }\n"),
+		newRung("type", "class X_ { ", " x_; }\n"),
 	}},
 	"dart": {expando: '$', ladder: []rung{
 		newRung("statement", "void _() {\n", "\n}\n"),
 		newRung("expression", "var _ = ", ";\n"),
 		newRung("member", "class _ {\n", "\n}\n"),
 		bare,
+		// issue 14: clauses, annotations, parameters, types
+		newRung("catch clause", "void _() {\ntry {}\n", "\n}\n"),
+		newRung("case clause", "void _() {\nswitch (_) {\n", "\n}\n}\n"),
+		newRung("annotation", "class _ {\n", "\nvoid _() {}\n}\n"),
+		newRung("parameter", "void _(", ") {}\n"),
+		newRung("named parameter", "void _({", "}) {}\n"),
+		newRung("type", "", " _;\n"),
+		newRung("enum constant", "enum _ {\n", "\n}\n"),
 	}},
 	"c_sharp": {expando: 'µ', stmtSuffix: "();", ladder: []rung{
 		newRung("statement", "class X_ { void x_() {\n", "\n} }\n"),
 		newRung("expression", "class X_ { object x_ = ", "; }\n"),
 		newRung("member", "class X_ {\n", "\n}\n"),
 		bare,
+		// issue 14: clauses, arms, attributes, parameters, types
+		newRung("catch clause", "class X_ { void x_() {\ntry {}\n", "\n} }\n"),
+		newRung("case clause", "class X_ { void x_() {\nswitch (x_) {\n", "\n}\n} }\n"),
+		newRung("switch arm", "class X_ { object x_ = x_ switch {\n", "\n}; }\n"),
+		newRung("attribute", "class X_ {\n", "\nvoid x_() {} }\n"),
+		newRung("interface member", "interface X_ {\n", "\n}\n"),
+		newRung("enum member", "enum X_ {\n", "\n}\n"),
+		newRung("parameter", "class X_ { void x_(", ") {} }\n"),
+		newRung("type", "class X_ { ", " x_; }\n"),
 	}},
 	"kotlin": {expando: 'µ', forHeader: " in µ", ladder: []rung{
 		newRung("statement", "fun _() {\n", "\n}\n"),
 		newRung("expression", "val _ = ", "\n"),
 		newRung("member", "class _ {\n", "\n}\n"),
 		bare,
+		// issue 14: entries, handlers, annotations, parameters, types
+		newRung("when entry", "fun _() {\nwhen (_) {\n", "\n}\n}\n"),
+		newRung("catch clause", "fun _() {\ntry {}\n", "\n}\n"),
+		newRung("annotation", "", "\nfun _() {}\n"),
+		newRung("parameter", "fun _(", ") {}\n"),
+		newRung("type", "val _: ", " = _\n"),
+		newRung("enum entry", "enum class _ {\n", "\n}\n"),
 	}},
 	"swift": {expando: 'µ', ladder: []rung{
 		newRung("statement", "func _() {\n", "\n}\n"),
@@ -149,6 +214,12 @@ var langs = map[string]langSpec{
 		newRung("expression", "_ = ", "\n"),
 		newRung("member", "class X_\n", "\nend\n"),
 		newRung("declaration", "def _\n", "\nend\n"),
+		// issue 14: clauses, pairs, parameters
+		newRung("rescue clause", "begin\n_\n", "\nend\n"),
+		newRung("when clause", "case _\n", "\nend\n"),
+		newRung("elsif clause", "if _\n_\n", "\nend\n"),
+		newRung("hash entry", "_ = {", "}\n"),
+		newRung("parameter", "def _(", ")\nend\n"),
 	}},
 	"bash": {expando: '$', ladder: []rung{
 		newRung("statement", "", ""),
@@ -174,7 +245,20 @@ var jsLadder = []rung{
 	newRung("member", "class _ {\n", "\n}\n"),
 	// a decorator alone ("@Component($$$)") stands before a class
 	newRung("decorator", "", "\nclass _ {}\n"),
+	// issue 14: clauses, entries, parameters
+	newRung("case clause", "switch (_) {\n", "\n}\n"),
+	newRung("catch clause", "try {}\n", "\n"),
+	newRung("object entry", "({", "})\n"),
+	newRung("parameter", "function _(", ") {}\n"),
 }
+
+// tsLadder is JavaScript's and TypeScript's own: types, interface members,
+// enum members.
+var tsLadder = append(append([]rung(nil), jsLadder...),
+	newRung("type", "let _: ", ";\n"),
+	newRung("interface member", "interface _ {\n", "\n}\n"),
+	newRung("enum member", "enum _ {\n", "\n}\n"),
+)
 
 // langSpecFor returns the spec for a language id; unknown ids get a bare
 // ladder with the '$' expando, so a grammar the table gains later still works.

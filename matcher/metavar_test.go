@@ -80,7 +80,7 @@ func TestLaddersCoverLanguages(t *testing.T) {
 			}
 		}
 	}
-	if got := contextNames(langs["dart"].ladder); got != "statement, expression, member or declaration" {
+	if got := contextNames(langs["dart"].ladder); got != "statement, expression, member, declaration, catch clause, case clause, annotation, parameter, named parameter, type or enum constant" {
 		t.Errorf("contextNames(dart) = %q", got)
 	}
 }

@@ -23,8 +23,15 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 	if err != nil {
 		return nil, err
 	}
+	expr := isExpression(rs.picked)
 	var out []*Pattern
 	for i := range rs.spec.ladder {
+		if expr && rs.spec.ladder[i].name != "type" {
+			// an expression's other readings are types only ("$A | $B"
+			// is a union type too); a call read as a parameter or an enum
+			// variant is no reading a search means
+			continue
+		}
 		r, err := rs.at(&rs.written, rs.sub, i)
 		if err != nil {
 			return nil, err
@@ -36,7 +43,7 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 			continue
 		}
 		p := rs.build(r)
-		if covered(pat, p) {
+		if covered(pat, p) || !sameLeaves(pat, p, expr) {
 			continue
 		}
 		if s := p.String(); !seen[s] {
@@ -45,6 +52,65 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 		}
 	}
 	return out, nil
+}
+
+// isExpression reports whether r reads the pattern as an expression: in
+// the expression rung, or as the whole of an expression statement.
+func isExpression(r *reading) bool {
+	if r.rung.name == "expression" {
+		return true
+	}
+	if len(r.nodes) != 1 {
+		return false
+	}
+	n := r.nodes[0]
+	if n.Kind() == "assignment" {
+		return false // Python's "$N=None" and "$N: int" are parameters too
+	}
+	if strings.HasSuffix(n.Kind(), "_expression") {
+		return true // Rust's tail expression is no expression statement
+	}
+	for p, ok := n.Parent(); ok && p.StartByte() == n.StartByte(); p, ok = p.Parent() {
+		if p.Kind() == "expression_statement" {
+			return true
+		}
+		if p.EndByte() > n.EndByte()+1 { // a ';' after the expression
+			break
+		}
+	}
+	return false
+}
+
+// sameLeaves reports whether two readings spell the same code: their
+// leaves (tokens, named leaves, metavariables) written one after the other
+// are the same text, however the grammar cut and named them. A reading that
+// only groups the code differently (a local declaration and a field, a
+// binary expression and a union type, "case $C <- $V:" as a switch case and
+// a select's send) joins the pattern.
+// With kinds, a named leaf must also be of the same kind: an expression
+// is a type too only where its names stay names ("$A | $B"), not where a
+// call's function becomes a type (Rust's "f($A)" as a function type).
+func sameLeaves(a, b *Pattern, kinds bool) bool {
+	return leafText(a.roots, &strings.Builder{}, kinds) == leafText(b.roots, &strings.Builder{}, kinds)
+}
+
+func leafText(ns []*pnode, b *strings.Builder, kinds bool) string {
+	for _, n := range ns {
+		switch {
+		case n.meta.kind != metaNone:
+			b.WriteString(strings.Repeat("$", int(n.meta.kind)) + n.meta.name + " ")
+		case n.leaf && n.named:
+			if kinds {
+				b.WriteString("(" + n.kind + ")")
+			}
+			b.WriteString(strings.Join(strings.Fields(n.text), ""))
+		case n.leaf:
+			b.WriteString(n.kind)
+		default:
+			leafText(n.kids, b, kinds)
+		}
+	}
+	return b.String()
 }
 
 // covered reports whether the reading o is one the pattern already matches
