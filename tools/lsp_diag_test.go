@@ -201,3 +201,20 @@ func TestLSPRenameNamesWhatItLeft(t *testing.T) {
 		t.Fatalf("rename:\n%s", out)
 	}
 }
+
+// TestLSPRenameBaseline: a rename in a file that already had an error does
+// not report that error as new (issue 13.1, for lsp_rename).
+func TestLSPRenameBaseline(t *testing.T) {
+	r, _ := projectRun(t, "gopls", map[string]string{
+		"go.mod": goMod,
+		"a.go":   "package p\n\nvar Old = 1\n\nvar E int = \"x\"\n",
+		"b.go":   "package p\n\nvar UseOld = Old + 1\n",
+	})
+	out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "a.go", "line": 3, "symbol": "Old", "new_name": "Fresh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "in 2 file(s): a.go, b.go") || strings.Contains(out, "new diagnostics") || strings.Contains(out, "cannot use") {
+		t.Fatalf("rename reported the error that was there before:\n%s", out)
+	}
+}

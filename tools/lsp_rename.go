@@ -18,9 +18,16 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
+	// What was wrong before is not what the rename caused: the file named
+	// is looked at first, the others as the server last published them.
+	l.baseline(ctx, []string{a.File})
 	res, err := l.sup.Rename(ctx, lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, a.NewName)
 	if err != nil {
 		return nil, err
+	}
+	for _, o := range res.Before {
+		before, _ := errorsAndWarnings(o.Before)
+		l.seen.Baseline(l.seenPath(o.Path), before)
 	}
 	var b strings.Builder
 	for _, n := range res.Notes {

@@ -30,6 +30,10 @@ type RenameResult struct {
 	// Extensions are the file kinds the server that renamed reads (".py"):
 	// where an occurrence it left behind would be.
 	Extensions []string `json:"extensions,omitempty"`
+	// Before are the changed files' diagnostics as the server last
+	// published them before the rename, for those it had published: what
+	// the rename did not cause.
+	Before []OtherFile `json:"before,omitempty"`
 }
 
 // Rename renames the symbol at pos to newName across the project: it asks the
@@ -104,10 +108,22 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 		changes = append(changes, fileChange{path: path, old: old, new: nt})
 		total += len(list)
 	}
+	published, _ := p.in.publications()
 	if err := s.applyAtomically(changes); err != nil {
 		return nil, err
 	}
 	res := &RenameResult{Edits: total, Notes: p.notes, DiagnosticsReady: true, OldName: oldName, Extensions: p.in.spec.Extensions}
+	files := fileCache{}
+	for _, c := range changes {
+		uri := pathToURI(c.path)
+		if e := published[uri]; e != nil {
+			o := OtherFile{Path: s.rel(c.path), HadBefore: true}
+			for _, d := range e.diags {
+				o.Before = append(o.Before, s.diagnostic(files, p.in.enc, uri, d))
+			}
+			res.Before = append(res.Before, o)
+		}
+	}
 	type pending struct {
 		path         string
 		version, seq int
