@@ -70,6 +70,7 @@ type Searcher struct {
 	whole         bool
 	maxText       int
 	root          *fsutil.Root
+	warm          warmState
 }
 
 // NewSearcher returns a Searcher that parses with p.
@@ -78,6 +79,7 @@ func NewSearcher(p Parser, cfg Config) *Searcher {
 	if s.cache == nil {
 		s.cache = SharedCache()
 	}
+	s.warm.init()
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
 	}
@@ -375,6 +377,8 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 // run is the shared walk, prefilter, parse and match loop; with a template it
 // also computes each file's replacements.
 func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, []*fileJob, error) {
+	s.warm.beginQuery()
+	defer s.warm.endQuery()
 	paths := q.Paths
 	if len(paths) == 0 {
 		paths = []string{"."}

@@ -44,6 +44,26 @@ type structural struct {
 	stage  *matcher.Stager
 }
 
+// warmUp starts the searcher's warm-up over the working directory; the run's
+// Close stops it and waits for it.
+func (s *structural) warmUp() {
+	real, _, err := s.run.Root().Resolve(".")
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.search.WarmUp(ctx, real)
+	}()
+	s.run.OnClose("ast_grep warm-up", func() error {
+		cancel()
+		<-done
+		return nil
+	})
+}
+
 // AstGrepTools returns ast_grep (read), ast_edit (write) and resolve (write)
 // bound to the run's parser, working directory and staged edits. See SPEC.md,
 // sections "ast_grep", "ast_edit" and "resolve".
@@ -52,6 +72,9 @@ func AstGrepTools(r *Run) []Tool {
 		run:    r,
 		search: matcher.NewSearcher(r.cfg.Parser, matcher.Config{Root: r.Root()}),
 		stage:  matcher.NewStager(r.Root()),
+	}
+	if r.cfg.WarmUp {
+		s.warmUp()
 	}
 	return []Tool{
 		{

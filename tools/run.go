@@ -51,6 +51,10 @@ type Config struct {
 	// Parser is the tree-sitter parser engine; it wires ast_grep, ast_edit and
 	// resolve (tools/astgrep.go).
 	Parser matcher.Parser
+	// WarmUp has ast_grep parse the working directory into the process's tree
+	// store in the background from the run's start (matcher.Searcher.WarmUp),
+	// yielding to every query; the run's Close stops it.
+	WarmUp bool
 	// Questions is the port that reaches the human operator; with TargetSpace it
 	// wires ask_user (tools/ask.go).
 	Questions operator.QuestionPort

@@ -27,6 +27,7 @@ func init() {
 				return nil, err
 			}
 			cfg.Parser = e
+			cfg.WarmUp = env.Serve
 			trees.apply(env.Stderr)
 			return func() { e.Close(context.Background()) }, nil
 		},

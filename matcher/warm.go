@@ -1,0 +1,184 @@
+package matcher
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Warm-up: a run can have its Searcher parse the workspace into the tree
+// store in the background (WarmUp), so that its first query finds its trees
+// ready. It parses one file at a time, yields to every query (a query in
+// flight interrupts the parse under way, which is redone after), and stops at
+// nine tenths of the store's memory budget, so it never evicts what queries
+// put there.
+
+// WarmStatus says how far a warm-up got.
+type WarmStatus struct {
+	Done, Total int
+	Running     bool
+	// Stopped says why it ended early ("" when it did not).
+	Stopped string
+}
+
+// String is the status in words: "structural index: 6,210 of 7,708 files".
+func (w WarmStatus) String() string {
+	s := fmt.Sprintf("structural index: %s of %s files", thousands(w.Done), thousands(w.Total))
+	switch {
+	case w.Stopped != "":
+		s += " (stopped: " + w.Stopped + ")"
+	case w.Running:
+		s += " (parsing in the background)"
+	}
+	return s
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// warmState is a Searcher's warm-up: the queries in flight, the parse a
+// query would interrupt, and the progress.
+type warmState struct {
+	mu     sync.Mutex
+	idle   *sync.Cond // signalled when busy drops to 0 or a warm-up ends
+	busy   int
+	cancel context.CancelFunc // the warm-up's parse under way
+	status WarmStatus
+}
+
+func (w *warmState) init() { w.idle = sync.NewCond(&w.mu) }
+
+// beginQuery holds the warm-up off until endQuery, interrupting its parse.
+func (w *warmState) beginQuery() {
+	w.mu.Lock()
+	w.busy++
+	if w.cancel != nil {
+		w.cancel()
+	}
+	w.mu.Unlock()
+}
+
+func (w *warmState) endQuery() {
+	w.mu.Lock()
+	w.busy--
+	if w.busy == 0 {
+		w.idle.Broadcast()
+	}
+	w.mu.Unlock()
+}
+
+// WarmStatus returns the progress of the searcher's warm-up.
+func (s *Searcher) WarmStatus() WarmStatus {
+	s.warm.mu.Lock()
+	defer s.warm.mu.Unlock()
+	return s.warm.status
+}
+
+// WarmUp parses every file of a shipped grammar under paths (walked as a
+// search walks them: ignore files and hidden directories respected) into the
+// store, and returns when done, when ctx is done, or at nine tenths of the
+// store's budget. It is meant to run in its own goroutine for the life of a
+// run; WarmStatus reports its progress.
+func (s *Searcher) WarmUp(ctx context.Context, paths ...string) error {
+	fsys, err := openFiles(s.root)
+	if err != nil {
+		return err
+	}
+	defer fsys.close()
+	w := &s.warm
+	w.mu.Lock()
+	w.status = WarmStatus{Running: true}
+	w.mu.Unlock()
+	stopped := ""
+	defer func() {
+		w.mu.Lock()
+		w.status.Running = false
+		w.status.Stopped = stopped
+		w.mu.Unlock()
+	}()
+	var files []string
+	for _, p := range paths {
+		var sk Skips
+		fs, err := walk(ctx, fsys, p, anyLanguage, &sk, nil)
+		if err != nil {
+			stopped = fmt.Sprintf("cannot walk %s: %v", p, err)
+			if ctx.Err() != nil {
+				stopped = "cancelled"
+			}
+			return fmt.Errorf("matcher: warm-up: cannot walk %s: %w", p, err)
+		}
+		files = append(files, fs...)
+	}
+	w.mu.Lock()
+	w.status.Total = len(files)
+	w.mu.Unlock()
+	stopWait := context.AfterFunc(ctx, func() {
+		w.mu.Lock()
+		w.idle.Broadcast()
+		w.mu.Unlock()
+	})
+	defer stopWait()
+	for _, f := range files {
+		for {
+			if ctx.Err() != nil {
+				stopped = "cancelled"
+				return ctx.Err()
+			}
+			if st := s.cache.Stats(); st.Bytes > st.Budget/10*9 {
+				stopped = "the tree store's memory budget is nearly full"
+				return nil
+			}
+			// wait for the queries in flight, then parse with a context a
+			// query cancels
+			w.mu.Lock()
+			for w.busy > 0 && ctx.Err() == nil {
+				w.idle.Wait()
+			}
+			pctx, cancel := context.WithCancel(ctx)
+			w.cancel = cancel
+			w.mu.Unlock()
+			again := s.warmFile(pctx, fsys, f)
+			w.mu.Lock()
+			w.cancel = nil
+			w.mu.Unlock()
+			cancel()
+			if !again || ctx.Err() != nil {
+				break
+			}
+		}
+		w.mu.Lock()
+		w.status.Done++
+		w.mu.Unlock()
+	}
+	return nil
+}
+
+// warmFile puts one file's tree in the store; it returns true when a query
+// interrupted the parse (ctx was cancelled) and the file is to be tried again.
+func (s *Searcher) warmFile(ctx context.Context, fsys *files, path string) bool {
+	src, fi, err := fsys.readFile(path, s.maxSize)
+	if err != nil || fi.Size() > s.maxSize || int64(len(src)) > s.maxSize || looksBinary(src) {
+		return false
+	}
+	lang := langForPath(path)
+	key := keyOf(lang, src)
+	if s.cache.holds(key) {
+		// on disk only: bring it into memory
+		if _, _, err := s.tree(ctx, lang, key, src); err != nil && ctx.Err() != nil {
+			return true
+		}
+		return false
+	}
+	_, _, err = s.tree(ctx, lang, key, src)
+	return err != nil && ctx.Err() != nil
+}
