@@ -157,3 +157,17 @@ func TestStoreConcurrentSearches(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// searchBoth runs q with s and with a fresh parse of whole files.
+func searchBoth(t *testing.T, s *matcher.Searcher, q matcher.Query) (got, fresh *matcher.Result) {
+	t.Helper()
+	got, err := s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err = matcher.NewSearcher(parser(t), matcher.Config{Cache: matcher.NewCache(0), WholeFiles: true}).Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, fresh
+}

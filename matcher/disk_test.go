@@ -80,19 +80,11 @@ func diskEntries(t *testing.T, dir string) []string {
 // and, when warm, every tree from the disk.
 func checkFromDisk(t *testing.T, dir string, patterns []string, warm bool) {
 	t.Helper()
-	ctx := context.Background()
 	src := filepath.Join(testenv.RepoRoot(), "matcher")
 	s, _ := withDisk(t, dir, 0, true)
 	for _, p := range patterns {
 		q := matcher.Query{Pattern: p, Language: "go", Paths: []string{src}}
-		got, err := s.Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := matcher.NewSearcher(parser(t), matcher.Config{Cache: matcher.NewCache(0), WholeFiles: true}).Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, want := searchBoth(t, s, q)
 		if got.Total == 0 || got.Total != want.Total || !reflect.DeepEqual(got.Matches, want.Matches) {
 			t.Fatalf("%s: through the disk tier %d matches, fresh %d", p, got.Total, want.Total)
 		}

@@ -31,14 +31,7 @@ func TestWarmUpFillsStore(t *testing.T) {
 	}
 	for _, p := range storePatterns {
 		q := matcher.Query{Pattern: p, Language: "go", Paths: []string{dir}}
-		got, err := s.Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := matcher.NewSearcher(parser(t), matcher.Config{Cache: matcher.NewCache(0), WholeFiles: true}).Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, want := searchBoth(t, s, q)
 		if got.CacheHits != got.Parsed || !reflect.DeepEqual(got.Matches, want.Matches) {
 			t.Errorf("%s: %d of %d trees warm; %d matches, fresh %d", p, got.CacheHits, got.Parsed, got.Total, want.Total)
 		}
