@@ -26,10 +26,10 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 	expr := isExpression(rs.picked)
 	var out []*Pattern
 	for i := range rs.spec.ladder {
-		if expr && rs.spec.ladder[i].name != "type" {
+		if expr && (rs.spec.ladder[i].name != "type" || isCall(rs.picked)) {
 			// an expression's other readings are types only ("$A | $B"
-			// is a union type too); a call read as a parameter or an enum
-			// variant is no reading a search means
+			// is a union type too); a call read as a parameter, an enum
+			// variant or a function type is no reading a search means
 			continue
 		}
 		r, err := rs.at(&rs.written, rs.sub, i)
@@ -43,7 +43,7 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 			continue
 		}
 		p := rs.build(r)
-		if covered(pat, p) || !sameLeaves(pat, p, expr) {
+		if covered(pat, p) || !sameLeaves(pat, p) {
 			continue
 		}
 		if s := p.String(); !seen[s] {
@@ -64,8 +64,11 @@ func isExpression(r *reading) bool {
 		return false
 	}
 	n := r.nodes[0]
-	if n.Kind() == "assignment" {
-		return false // Python's "$N=None" and "$N: int" are parameters too
+	switch n.Kind() {
+	case "assignment", "assignment_expression":
+		// Python's "$N=None" and "$N: int" are parameters too, and
+		// TypeScript's "Red = $V" an enum member
+		return false
 	}
 	if strings.HasSuffix(n.Kind(), "_expression") {
 		return true // Rust's tail expression is no expression statement
@@ -87,27 +90,26 @@ func isExpression(r *reading) bool {
 // only groups the code differently (a local declaration and a field, a
 // binary expression and a union type, "case $C <- $V:" as a switch case and
 // a select's send) joins the pattern.
-// With kinds, a named leaf must also be of the same kind: an expression
-// is a type too only where its names stay names ("$A | $B"), not where a
-// call's function becomes a type (Rust's "f($A)" as a function type).
-func sameLeaves(a, b *Pattern, kinds bool) bool {
-	return leafText(a.roots, &strings.Builder{}, kinds) == leafText(b.roots, &strings.Builder{}, kinds)
+func sameLeaves(a, b *Pattern) bool {
+	return leafText(a.roots, &strings.Builder{}) == leafText(b.roots, &strings.Builder{})
 }
 
-func leafText(ns []*pnode, b *strings.Builder, kinds bool) string {
+// isCall reports whether r reads the pattern as a call.
+func isCall(r *reading) bool {
+	return len(r.nodes) == 1 && strings.Contains(r.nodes[0].Kind(), "call")
+}
+
+func leafText(ns []*pnode, b *strings.Builder) string {
 	for _, n := range ns {
 		switch {
 		case n.meta.kind != metaNone:
 			b.WriteString(strings.Repeat("$", int(n.meta.kind)) + n.meta.name + " ")
 		case n.leaf && n.named:
-			if kinds {
-				b.WriteString("(" + n.kind + ")")
-			}
 			b.WriteString(strings.Join(strings.Fields(n.text), ""))
 		case n.leaf:
 			b.WriteString(n.kind)
 		default:
-			leafText(n.kids, b, kinds)
+			leafText(n.kids, b)
 		}
 	}
 	return b.String()
