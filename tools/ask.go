@@ -19,6 +19,7 @@ func init() {
 		register: func(r *Run) (func() error, error) {
 			return nil, r.Registry().Register(AskTool(r.cfg.Questions, r.cfg.TargetSpace, r.cfg.QuestionTimeout))
 		},
+		tools: func() []Tool { return []Tool{AskTool(nil, "", 0)} },
 	})
 }
 

@@ -33,6 +33,7 @@ func init() {
 		register: func(r *Run) (func() error, error) {
 			return nil, r.Registry().Register(AstGrepTools(r)...)
 		},
+		tools: func() []Tool { return (&structural{}).tools() },
 	})
 }
 
@@ -76,6 +77,11 @@ func AstGrepTools(r *Run) []Tool {
 	if r.cfg.WarmUp {
 		s.warmUp()
 	}
+	return s.tools()
+}
+
+// tools returns the structural tools bound to s.
+func (s *structural) tools() []Tool {
 	return []Tool{
 		{
 			Name: "ast_grep",

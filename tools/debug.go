@@ -29,6 +29,7 @@ func init() {
 			// Run.Close ends the conversation's session: adapter and program tree.
 			return func() error { sv.Forget(conv); return nil }, nil
 		},
+		tools: func() []Tool { return []Tool{DebugTool(dap.NewSupervisor(dap.Config{}), "", "")} },
 	})
 }
 

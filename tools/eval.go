@@ -33,6 +33,7 @@ func init() {
 			// Run.Close discards every kernel: no interpreter outlives the run.
 			return ev.close, nil
 		},
+		tools: func() []Tool { return []Tool{(&evaluator{}).tool()} },
 	})
 }
 

@@ -65,9 +65,13 @@ func ChangedFiles(r *Result) []FileChange {
 }
 
 func init() {
-	addFamily(family{name: "files", register: func(r *Run) (func() error, error) {
-		return nil, r.Registry().Register(FileTools(r.Root())...)
-	}})
+	addFamily(family{
+		name: "files",
+		register: func(r *Run) (func() error, error) {
+			return nil, r.Registry().Register(FileTools(r.Root())...)
+		},
+		tools: func() []Tool { return FileTools(nil) },
+	})
 }
 
 // FileTools returns the harness file tools (read, write, edit, apply_patch)

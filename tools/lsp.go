@@ -29,6 +29,7 @@ func init() {
 			}
 			return l.sup.Close, nil
 		},
+		tools: func() []Tool { return (&lspTools{}).tools() },
 	})
 }
 

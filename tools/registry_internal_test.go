@@ -23,6 +23,7 @@ func fakeFamily(name string, res **fakeResource, tools ...Tool) family {
 			rr := *res
 			return func() error { rr.closed++; return nil }, r.Registry().Register(tools...)
 		},
+		tools: func() []Tool { return tools },
 	}
 }
 

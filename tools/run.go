@@ -92,6 +92,10 @@ type family struct {
 	// register builds the family's tools for r and registers them (r.Registry()),
 	// returning a closer that releases what it started (nil if nothing).
 	register func(r *Run) (closer func() error, err error)
+	// tools builds the tools register registers, bound to no resource (their
+	// handlers are never called), for what a run knows of the tools it does
+	// not wire: their names and tiers (see catalog).
+	tools func() []Tool
 }
 
 var (
@@ -104,6 +108,9 @@ var (
 func addFamily(f family) {
 	familiesMu.Lock()
 	defer familiesMu.Unlock()
+	if f.tools == nil {
+		panic("tools: family " + f.name + " does not say which tools it has")
+	}
 	for _, g := range families {
 		if g.name == f.name {
 			panic("tools: family added twice: " + f.name)
@@ -182,7 +189,7 @@ func newRun(ctx context.Context, cfg Config, fams []family) (*Run, error) {
 		}
 		r.wired = append(r.wired, f.name)
 	}
-	if err := r.checkPolicy(); err != nil {
+	if err := r.checkPolicy(catalog(fams)); err != nil {
 		r.Close()
 		return nil, err
 	}
@@ -209,22 +216,25 @@ func recoverChanges() string {
 	return strings.Join(lines, "\n")
 }
 
-// catalog is every tool tether defines, with its tier (SPEC.md's tier table
-// plus the file tools), whether or not a given run wires it.
-var catalog = map[string]Tier{
-	"read": TierRead, "lsp": TierRead, "ast_grep": TierRead, "ask_user": TierRead,
-	"vibe_spawn": TierRead, "vibe_send": TierRead, "vibe_wait": TierRead, "vibe_kill": TierRead, "vibe_list": TierRead,
-	"write": TierWrite, "edit": TierWrite, "apply_patch": TierWrite,
-	"lsp_rename": TierWrite, "ast_edit": TierWrite, "resolve": TierWrite,
-	"debug": TierExec, "eval": TierExec, "lsp_check": TierExec,
+// catalog returns every tool of fams with its tier, whether or not a given
+// run wires it: what each family's tools func builds.
+func catalog(fams []family) map[string]Tier {
+	out := map[string]Tier{}
+	for _, f := range fams {
+		for _, t := range f.tools() {
+			out[t.Name] = t.Tier
+		}
+	}
+	return out
 }
 
 // checkPolicy refuses a policy entry for a tool that cannot apply: a name
 // that is neither one of the run's tools nor one of tether's (a typo in
 // "debug=deny" must not leave debug to the default) or a read-tier tool
 // (never asked about). tether's own tools that this run does not wire are
-// accepted, so one policy can serve runs wired differently.
-func (r *Run) checkPolicy() error {
+// accepted, so one policy can serve runs wired differently; known holds them
+// (catalog).
+func (r *Run) checkPolicy(known map[string]Tier) error {
 	for t := range r.cfg.Policy.Tiers {
 		if t < TierWrite || t > TierExec {
 			return fmt.Errorf("tools: the approval policy has an entry for the %s tier: read-tier tools never need approval; set write or exec instead", t)
@@ -238,7 +248,7 @@ func (r *Run) checkPolicy() error {
 	for _, n := range names {
 		t, ok := r.reg.Lookup(n)
 		if !ok {
-			if tier, known := catalog[n]; known {
+			if tier, ok := known[n]; ok {
 				// One of tether's tools that this run does not wire: a policy
 				// shared by runs with different resources stays valid.
 				if tier == TierRead {

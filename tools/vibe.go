@@ -39,6 +39,8 @@ func init() {
 			}
 			return ws.Close, r.Registry().Register(ts...)
 		},
+		// a roster with no tier configured: only the descriptions read it
+		tools: func() []Tool { return VibeTools(&workers.Roster{}) },
 	})
 }
 
