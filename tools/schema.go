@@ -327,7 +327,11 @@ func field(at string) string {
 }
 
 // explain returns the first way v breaks s, worded for an agent, or nil when
-// it finds none (the validator decides; explain only says why).
+// it finds none (the validator decides; explain only says why). It words the
+// keywords SchemaFor writes (type, enum, the bounds, required, properties,
+// additionalProperties, items); a schema written by hand with others (anyOf,
+// const, ...) is still validated, and a refusal by one of those is reported in
+// the validator's words.
 func explain(s *jsonschema.Schema, v any, at string) error {
 	if s == nil {
 		return nil
@@ -360,9 +364,6 @@ func explain(s *jsonschema.Schema, v any, at string) error {
 		if !ok {
 			return fmt.Errorf("%s: expected one of %s, got %s", field(at), listValues(s.Enum), describe(v))
 		}
-	}
-	if s.Const != nil && !jsonEqual(*s.Const, v) {
-		return fmt.Errorf("%s: expected %s, got %s", field(at), listValues([]any{*s.Const}), describe(v))
 	}
 	switch x := v.(type) {
 	case json.Number:
@@ -449,43 +450,6 @@ func explain(s *jsonschema.Schema, v any, at string) error {
 					return err
 				}
 			}
-		}
-	}
-	for _, sub := range s.AllOf {
-		if err := explain(sub, v, at); err != nil {
-			return err
-		}
-	}
-	if len(s.AnyOf) > 0 {
-		var first error
-		ok := false
-		for _, sub := range s.AnyOf {
-			if err := explain(sub, v, at); err == nil {
-				ok = true
-				break
-			} else if first == nil {
-				first = err
-			}
-		}
-		if !ok {
-			return fmt.Errorf("%s matches none of the allowed forms (first: %v)", field(at), first)
-		}
-	}
-	if len(s.OneOf) > 0 {
-		n := 0
-		var first error
-		for _, sub := range s.OneOf {
-			if err := explain(sub, v, at); err == nil {
-				n++
-			} else if first == nil {
-				first = err
-			}
-		}
-		switch {
-		case n == 0:
-			return fmt.Errorf("%s matches none of the allowed forms (first: %v)", field(at), first)
-		case n > 1:
-			return fmt.Errorf("%s matches %d of the allowed forms; it must match exactly one", field(at), n)
 		}
 	}
 	return nil
