@@ -85,3 +85,26 @@ func TestSchemaForRejectsBadTags(t *testing.T) {
 	}()
 	tools.SchemaFor[bad]()
 }
+
+type sampleShared struct {
+	Worker string `json:"worker" jsonschema:"the worker" bounds:"minLength=1"`
+}
+
+type sampleEmbedding struct {
+	sampleShared
+	Note string `json:"note,omitempty" bounds:"maxLength=3"`
+}
+
+// TestSchemaForEmbeddedAndEmpty: an embedded struct's fields are the
+// struct's own, tags and all (several tools share one), and a struct without
+// fields has "properties":{} (some clients refuse an object schema without).
+func TestSchemaForEmbeddedAndEmpty(t *testing.T) {
+	want := `{"type":"object","properties":{"worker":{"type":"string","description":"the worker","minLength":1},"note":{"type":"string","maxLength":3}},"required":["worker"],"additionalProperties":false}`
+	if got := string(tools.SchemaFor[sampleEmbedding]()); got != want {
+		t.Errorf("embedded:\n got %s\nwant %s", got, want)
+	}
+	want = `{"type":"object","properties":{},"additionalProperties":false}`
+	if got := string(tools.SchemaFor[struct{}]()); got != want {
+		t.Errorf("no fields:\n got %s\nwant %s", got, want)
+	}
+}
