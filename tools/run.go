@@ -189,7 +189,7 @@ func newRun(ctx context.Context, cfg Config, fams []family) (*Run, error) {
 		}
 		r.wired = append(r.wired, f.name)
 	}
-	if err := r.checkPolicy(catalog(fams)); err != nil {
+	if err := r.checkPolicy(fams); err != nil {
 		r.Close()
 		return nil, err
 	}
@@ -232,9 +232,9 @@ func catalog(fams []family) map[string]Tier {
 // that is neither one of the run's tools nor one of tether's (a typo in
 // "debug=deny" must not leave debug to the default) or a read-tier tool
 // (never asked about). tether's own tools that this run does not wire are
-// accepted, so one policy can serve runs wired differently; known holds them
-// (catalog).
-func (r *Run) checkPolicy(known map[string]Tier) error {
+// accepted, so one policy can serve runs wired differently: fams's catalog
+// holds them.
+func (r *Run) checkPolicy(fams []family) error {
 	for t := range r.cfg.Policy.Tiers {
 		if t < TierWrite || t > TierExec {
 			return fmt.Errorf("tools: the approval policy has an entry for the %s tier: read-tier tools never need approval; set write or exec instead", t)
@@ -245,9 +245,13 @@ func (r *Run) checkPolicy(known map[string]Tier) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	var known map[string]Tier // built when a name is not the run's
 	for _, n := range names {
 		t, ok := r.reg.Lookup(n)
 		if !ok {
+			if known == nil {
+				known = catalog(fams)
+			}
 			if tier, ok := known[n]; ok {
 				// One of tether's tools that this run does not wire: a policy
 				// shared by runs with different resources stays valid.
