@@ -26,8 +26,8 @@ type readings struct {
 	braced   []*reading // with the ";" a "$$$" before a "}" needs, in each rung
 	semiDone bool
 	semi     *reading // the pattern and a ";" in the first rung, clean and one node ending at it
-	// picked is the clean reading as written that rule 1 of choose ranked
-	// first; the other clean readings join it (others)
+	// picked is the reading that rule 1, 3 or 4 of choose ranked first;
+	// the other clean readings join it (others)
 	picked *reading
 }
 
@@ -187,6 +187,7 @@ func (rs *readings) choose() (*Pattern, error) {
 		if !tolerable(r.tree, rs.spec.expando) || len(r.nodes) == 0 || takesKeyword(r0, r, true) {
 			continue
 		}
+		rs.picked = r
 		return rs.build(r), nil
 	}
 	// rule 4
@@ -200,6 +201,7 @@ func (rs *readings) choose() (*Pattern, error) {
 			if r.tree.HasError() || len(r.nodes) == 0 || takesKeyword(r0, r, true) {
 				continue
 			}
+			rs.picked = r
 			return rs.build(r), nil
 		}
 	}

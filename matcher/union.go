@@ -36,6 +36,12 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 		if err != nil {
 			return nil, err
 		}
+		if braced := multiBeforeBrace.ReplaceAllString(rs.sub, "$1;$2"); r.tree.HasError() && braced != rs.sub {
+			// with the ";" a "$$$" before a "}" needs ("catch ($E) { $$$B }")
+			if r, err = rs.at(&rs.braced, braced, i); err != nil {
+				return nil, err
+			}
+		}
 		// a reading that is a run of nodes is part of its rung's code, not
 		// a construct ("var _ $A = $B" in Go's type rung)
 		if r == rs.picked || r.tree.HasError() || len(r.nodes) != 1 || takesKeyword(r0, r, true) ||
@@ -57,18 +63,18 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 // isExpression reports whether r reads the pattern as an expression: in
 // the expression rung, or as the whole of an expression statement.
 func isExpression(r *reading) bool {
-	if r.rung.name == "expression" {
-		return true
-	}
 	if len(r.nodes) != 1 {
-		return false
+		return r.rung.name == "expression"
 	}
 	n := r.nodes[0]
 	switch n.Kind() {
 	case "assignment", "assignment_expression":
 		// Python's "$N=None" and "$N: int" are parameters too, and
-		// TypeScript's "Red = $V" an enum member
+		// TypeScript's and C's "Red = $V" an enum member
 		return false
+	}
+	if r.rung.name == "expression" {
+		return true
 	}
 	if strings.HasSuffix(n.Kind(), "_expression") {
 		return true // Rust's tail expression is no expression statement
