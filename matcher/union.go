@@ -26,10 +26,11 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 	expr := isExpression(rs.picked)
 	var out []*Pattern
 	for i := range rs.spec.ladder {
-		if expr && (rs.spec.ladder[i].name != "type" || isCall(rs.picked)) {
-			// an expression's other readings are types only ("$A | $B"
-			// is a union type too); a call read as a parameter, an enum
-			// variant or a function type is no reading a search means
+		if expr && (!exprRungs[rs.spec.ladder[i].name] || isCall(rs.picked)) {
+			// an expression's other readings are types, attributes and
+			// arms only ("$A | $B" is a union type too, C#'s "[$A]" an
+			// attribute); a call read as a parameter, an enum variant or
+			// a function type is no reading a search means
 			continue
 		}
 		r, err := rs.at(&rs.written, rs.sub, i)
@@ -99,6 +100,9 @@ func isExpression(r *reading) bool {
 func sameLeaves(a, b *Pattern) bool {
 	return leafText(a.roots, &strings.Builder{}) == leafText(b.roots, &strings.Builder{})
 }
+
+// exprRungs are the rungs whose readings join an expression's.
+var exprRungs = map[string]bool{"type": true, "attribute": true, "switch arm": true}
 
 // isCall reports whether r reads the pattern as a call.
 func isCall(r *reading) bool {
