@@ -196,12 +196,16 @@ var langs = map[string]langSpec{
 		bare,
 		// an attribute alone ("@objc", "@available($$$)") stands before a function
 		newRung("attribute", "", "\nfunc _() {}\n"),
+		// issue 14: protocol members
+		newRung("protocol member", "protocol _ {\n", "\n}\n"),
 	}},
 	"scala": {expando: '$', ladder: []rung{
 		newRung("statement", "object X_ {\ndef x_() = {\n", "\n}\n}\n"),
 		newRung("expression", "object X_ {\nval x_ = ", "\n}\n"),
 		newRung("member", "class X_ {\n", "\n}\n"),
 		bare,
+		// issue 14: case clauses
+		newRung("case clause", "object X_ {\nx_ match {\n", "\n}\n}\n"),
 	}},
 	"php": {expando: 'µ', ladder: []rung{
 		newRung("statement", "<?php\nfunction _() {\n", "\n}\n"),
@@ -229,6 +233,8 @@ var langs = map[string]langSpec{
 		newRung("statement", "", ""),
 		newRung("expression", "local _ = ", "\n"),
 		newRung("declaration", "function _()\n", "\nend\n"),
+		// issue 14: table entries
+		newRung("table entry", "local _ = {", "}\n"),
 	}},
 	"json": {expando: '$', quoted: true, ladder: []rung{newRung("value", "", ""), newRung("member", "{\n", "\n}\n"), newRung("element", "[\n", "\n]\n")}},
 	"yaml": {expando: '$', ladder: []rung{newRung("document", "", "")}},
