@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 var (
@@ -52,7 +53,9 @@ func FuzzCompile(f *testing.F) {
 		if len(pattern) > 512 {
 			return
 		}
-		pat, err := Compile(context.Background(), p, "go", pattern)
+		var pat *Pattern
+		var err error
+		testenv.Bounded(t, "compiling the pattern", func() { pat, err = Compile(context.Background(), p, "go", pattern) })
 		if err != nil {
 			return
 		}
@@ -92,7 +95,8 @@ func FuzzMatch(f *testing.F) {
 		const budget = 20_000
 		m := newMatcher(pat)
 		m.budget, m.treeBudget = budget, 10*budget
-		raws, err := m.findAll(tree, 1000)
+		var raws []rawMatch
+		testenv.Bounded(t, "matching", func() { raws, err = m.findAll(tree, 1000) })
 		if err != nil && !errors.Is(err, errBudget) {
 			t.Fatalf("findAll: %v", err)
 		}

@@ -8,6 +8,7 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,21 +101,18 @@ func WithPeersOnPath() []string {
 // not slow machines.
 const FuzzInputBound = 20 * time.Second
 
-// Bounded runs fn and fails t if it has not returned within FuzzInputBound:
-// a fuzz target's per-input time bound, so an input that makes a parser or
-// matcher loop or blow up is a named failure instead of a hung fuzzer.
+// Bounded runs fn on the calling goroutine (so fn may call t.Fatal) and ends
+// the test process with a panic naming what and the bound if fn has not
+// returned within FuzzInputBound: a fuzz target's per-input time bound, so an
+// input that makes a parser or matcher loop or blow up is a recorded crasher
+// instead of a hung fuzzer.
 func Bounded(t testing.TB, what string, fn func()) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	select {
-	case <-done:
-	case <-time.After(FuzzInputBound):
-		t.Fatalf("%s took longer than %s on this input: work that grows without bound", what, FuzzInputBound)
-	}
+	timer := time.AfterFunc(FuzzInputBound, func() {
+		panic(fmt.Sprintf("%s: %s took longer than %s on this input: work that grows without bound", t.Name(), what, FuzzInputBound))
+	})
+	defer timer.Stop()
+	fn()
 }
 
 // WriteFiles writes files (slash-separated relative path to content) under
