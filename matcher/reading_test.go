@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,6 +88,59 @@ func TestEveryReading(t *testing.T) {
 		}
 		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 			t.Errorf("%s %q: matches %q, want %q (readings %q)", tt.lang, tt.pattern, got, tt.want, res.Pattern.Contexts())
+		}
+	}
+}
+
+// TestRungsRead: the constructs issue 14 names read as themselves, in the
+// rung made for them or in an earlier one that already reads them (the
+// goldens m14_* cover them with a search, a match and a near-miss each).
+func TestRungsRead(t *testing.T) {
+	p := parser(t)
+	tests := []struct{ lang, pattern, kind string }{
+		{"go", "Close() error", "method_elem"},
+		{"go", "case *$T:", "type_case"},
+		{"go", "($T, error)", "parameter_list"},
+		{"go", "Timeout: $V", "keyed_element"},
+		{"python", "except $E as $N: $$$B", "except_clause"},
+		{"python", "elif $C: $$$B", "elif_clause"},
+		{"python", "$N: int", "typed_parameter"},
+		{"rust", "$V = 1", "enum_variant"},
+		{"rust", "$F: Vec<$T>", "field_declaration"},
+		{"rust", "Some($V) if $V > 0 => $E", "match_arm"},
+		{"rust", "fn $M(&self) -> $R;", "function_signature_item"},
+		{"rust", "#[derive($$$D)]", "attribute_item"},
+		{"rust", "Option<$T>", "generic_type"},
+		{"javascript", "case $X: $$$B", "switch_case"},
+		{"javascript", "catch ($E) { $$$B }", "catch_clause"},
+		{"typescript", "$N?: string", "property_signature"},
+		{"typescript", "$A | undefined", "union_type"},
+		{"java", "RED(1) { void f() {} }", "enum_constant"},
+		{"java", "catch (IOException $E) { $$$B }", "catch_clause"},
+		{"c", "case $X:", "case_statement"},
+		{"c", ".$F = $V", "initializer_pair"},
+		{"cpp", "catch (const $T &$E) { $$$B }", "catch_clause"},
+		{"c_sharp", "$P => \"none\"", "switch_expression_arm"},
+		{"c_sharp", "[HttpGet($$$A)]", "attribute_list"},
+		{"kotlin", "$X -> \"one\"", "when_entry"},
+		{"ruby", "when $X then $Y", "when"},
+		{"dart", "case $X:", "switch_label"},
+		{"swift", "func $M() -> String", "protocol_function_declaration"},
+		{"scala", "case Some($X) => $E", "case_clause"},
+		{"lua", "name = $V", "field"},
+	}
+	for _, tt := range tests {
+		pat, err := matcher.Compile(context.Background(), p, tt.lang, tt.pattern)
+		if err != nil {
+			t.Errorf("%s %q: %v", tt.lang, tt.pattern, err)
+			continue
+		}
+		var roots []string
+		for _, r := range pat.Readings() {
+			roots = append(roots, r.String())
+		}
+		if !slices.ContainsFunc(roots, func(s string) bool { return strings.HasPrefix(s, "("+tt.kind+" ") }) {
+			t.Errorf("%s %q: read as %q in %q, want a %s", tt.lang, tt.pattern, roots, pat.Contexts(), tt.kind)
 		}
 	}
 }
