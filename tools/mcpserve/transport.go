@@ -189,7 +189,10 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // Write implements mcp.Connection. A response ends its call's time in
-// flight once it is written.
+// flight before it is written: a client may reuse the id as soon as it has
+// read the reply, and that next request must not find the id still taken.
+// (The reply's bytes count as pending output until written, so backpressure
+// still holds.)
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -198,7 +201,6 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("mcpserve: encoding a message: %w", err)
 	}
-	err = c.writeLine(data)
 	if r, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()
 		if c.inFlight[r.ID] {
@@ -208,7 +210,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		c.mu.Unlock()
 	}
-	return err
+	return c.writeLine(data)
 }
 
 // writeLine writes data and a newline to out, counting it as pending output

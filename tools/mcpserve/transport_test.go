@@ -323,3 +323,18 @@ func TestTransportApprovalAtInFlightLimit(t *testing.T) {
 	}
 	c.ping("after")
 }
+
+// TestTransportIDReusedAfterReply: an id is free again once its reply is out,
+// so a client that sends the next request with the same id as soon as it read
+// the reply is served, not refused as "in flight" (the id was released only
+// after the reply was written, so the next request could arrive first).
+func TestTransportIDReusedAfterReply(t *testing.T) {
+	c := serveRaw(t, &mcpserve.Transport{})
+	for i := range 300 {
+		c.send(`{"jsonrpc":"2.0","id":"same","method":"ping"}`)
+		r := c.next()
+		if r["id"] != "same" || r["result"] == nil {
+			t.Fatalf("ping %d with the id of the previous, answered ping: got %v", i, r)
+		}
+	}
+}
