@@ -161,11 +161,9 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
 	}
 	if pat != nil {
-		others, err := rs.others(pat)
-		if err != nil {
+		if pat, err = rs.withOthers(pat); err != nil {
 			return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
 		}
-		pat.union(others)
 		return pat, nil
 	}
 	// Then: metavariables standing for statements or a loop header, given

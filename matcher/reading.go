@@ -29,6 +29,9 @@ type readings struct {
 	// picked is the reading that rule 1, 3 or 4 of choose ranked first;
 	// the other clean readings join it (others)
 	picked *reading
+	// demoted counts the later clean readings with a keyword where picked
+	// has a name; they rank first, in ladder order, and picked goes
+	demoted int
 }
 
 // read parses text in rung c.

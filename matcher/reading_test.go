@@ -73,6 +73,18 @@ func TestEveryReading(t *testing.T) {
 		{"javascript", "a.js", "function $F() { $$$ }", "function f() {}\nconst g = function h() {};\n",
 			[]string{"function f() {} [statement]", "function h() {} [expression]"}},
 	}
+	// a reading that took a keyword for a name (a Java constructor named
+	// catch, a Ruby call of when) goes once a later one reads the keyword
+	for _, tt := range []struct{ lang, pattern, want string }{
+		{"java", "catch (IOException $E) { $$$B }", "catch clause"},
+		{"ruby", "when $X then $Y", "when clause"},
+		{"cpp", "catch (const $T &$E) { $$$B }", "catch clause"},
+	} {
+		pat, err := matcher.Compile(context.Background(), p, tt.lang, tt.pattern)
+		if err != nil || strings.Join(pat.Contexts(), ",") != tt.want {
+			t.Errorf("%s %q: readings %v, %v; want %s alone", tt.lang, tt.pattern, pat.Readings(), err, tt.want)
+		}
+	}
 	for _, tt := range tests {
 		file := filepath.Join(t.TempDir(), tt.file)
 		if err := os.WriteFile(file, []byte(tt.src), 0o644); err != nil {

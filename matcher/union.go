@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,6 +56,14 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 		}
 		if s := p.String(); !seen[s] {
 			seen[s] = true
+			if demotesKeyword(r.nodes, r.start, rs.picked.nodes, rs.picked.start) {
+				// the picked reading took this one's keyword for a name
+				// (Java's "catch (...) { ... }" as a constructor named
+				// catch): this one ranks first, the picked one goes
+				out = slices.Insert(out, rs.demoted, p)
+				rs.demoted++
+				continue
+			}
 			out = append(out, p)
 		}
 	}
@@ -138,6 +147,20 @@ func covered(pat, o *Pattern) bool {
 		}
 	}
 	return false
+}
+
+// withOthers returns pat with its other readings (others), or, when one
+// of them showed pat took a keyword for a name, that one with the rest.
+func (rs *readings) withOthers(pat *Pattern) (*Pattern, error) {
+	others, err := rs.others(pat)
+	if err != nil || len(others) == 0 {
+		return pat, err
+	}
+	if rs.demoted > 0 {
+		pat, others = others[0], others[1:]
+	}
+	pat.union(others)
+	return pat, nil
 }
 
 // union makes pat stand for its readings and the others: a file must hold
