@@ -291,3 +291,20 @@ func TestAstGrepSelector(t *testing.T) {
 		t.Errorf("after the rewrite:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestAstGrepEveryReading: a pattern with several readings is searched in
+// each, and the result says which reading each match is of (a C "int $F;"
+// is a struct field and a local).
+func TestAstGrepEveryReading(t *testing.T) {
+	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.c": "struct s {\n    int a;\n};\nvoid f(void) {\n    int n;\n}\n"})
+	res, err := sgCall(t, r, "ast_grep", `{"pattern":"int $F;","language":"c"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txt := res.AllText()
+	for _, want := range []string{"2 matches", "parsed as statement and as member", "a.c:2:5-2:11 (as member)", "a.c:5:5-5:11 (as statement)"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("result lacks %q:\n%s", want, txt)
+		}
+	}
+}
