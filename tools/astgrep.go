@@ -332,7 +332,7 @@ func languagesNote(parts []*matcher.Result) string {
 
 func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 	var a astEditArgs
-	if err := call.Decode(&a); err != nil {
+	if err := decodeText(call, &a); err != nil {
 		return nil, err
 	}
 	q, err := s.query(call.Name, a.grepQuery, 0)

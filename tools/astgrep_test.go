@@ -308,3 +308,35 @@ func TestAstGrepEveryReading(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteToolsRefuseBadText: ast_edit and lsp_rename, write-tier tools as
+// write and edit are, refuse invalid UTF-8 and lone surrogate escapes in their
+// arguments instead of staging or renaming with U+FFFD in their place (an
+// ast_edit rewrite holding \ud800 or a 0xff byte was proposed, and resolve
+// accept would have written U+FFFD the caller never sent).
+func TestWriteToolsRefuseBadText(t *testing.T) {
+	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc})
+	for _, c := range []struct{ args, want string }{
+		{`{"pattern":"fmt.Errorf($$$A)","rewrite":"errs.New(\"\ud800\", $$$A)","language":"go"}`, `rewrite holds a lone surrogate (\ud800`},
+		{`{"pattern":"fmt.Errorf($$$A)","rewrite":"errs.New(\"` + "\xff" + `\", $$$A)","language":"go"}`, "rewrite holds invalid UTF-8 (byte 0xff"},
+		{`{"pattern":"fmt.Errorf($$$A)","rewrite":"errs.New(\"` + "\xed\xa0\x80" + `\", $$$A)","language":"go"}`, "rewrite holds invalid UTF-8 (byte 0xed"},
+		{`{"pattern":"fmt.Errorf(\"\udc00\", $$$A)","rewrite":"x","language":"go"}`, `pattern holds a lone surrogate (\udc00`},
+	} {
+		res, err := sgCall(t, r, "ast_edit", c.args)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "Nothing was written") {
+			t.Errorf("ast_edit %s: want an error containing %q, got %v %s", c.args, c.want, err, res.AllText())
+		}
+	}
+	if _, err := sgCall(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err == nil {
+		t.Error("a refused ast_edit staged an edit")
+	}
+	if got := readFile(t, filepath.Join(dir, "a.go")); got != goSrc {
+		t.Errorf("a.go changed:\n%s", got)
+	}
+
+	lr, _ := lspRun(t)
+	_, err := lr.Call(context.Background(), "lsp_rename", json.RawMessage(`{"file":"use.go","line":4,"symbol":"Big","new_name":"Large\ud800"}`), tools.FromModel)
+	if err == nil || !strings.Contains(err.Error(), "new_name holds") {
+		t.Errorf("lsp_rename to a name holding a lone surrogate: want it refused as bad text, got %v", err)
+	}
+}

@@ -547,7 +547,8 @@ func (f *fileTools) applyPatch(ctx context.Context, call *Call) (*Result, error)
 	return res, nil
 }
 
-// decodeText decodes a file tool's arguments after checkText.
+// decodeText decodes a writing tool's arguments (the file tools, ast_edit,
+// lsp_rename) after checkText.
 func decodeText(call *Call, v any) error {
 	if err := checkText(call.Name, call.Args); err != nil {
 		return err

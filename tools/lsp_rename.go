@@ -15,7 +15,7 @@ import (
 
 func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 	var a renameArgs
-	if err := call.Decode(&a); err != nil {
+	if err := decodeText(call, &a); err != nil {
 		return nil, err
 	}
 	// What was wrong before is not what the rename caused: the file named
