@@ -135,7 +135,10 @@ type wireEnv struct {
 	// Elicitor asks the MCP client's user (serve only; nil elsewhere).
 	Elicitor tools.Elicitor
 	// Serve is true in `tether serve`.
-	Serve  bool
+	Serve bool
+	// Host is true in `tether serve --http`: many runs in one process share
+	// what a family can share (the structural engine).
+	Host   bool
 	Stderr io.Writer
 }
 

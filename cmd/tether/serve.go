@@ -18,10 +18,14 @@ func init() {
 }
 
 func runServe(args []string, stdout, stderr io.Writer) int {
-	c := newRunCommand("serve", "usage: tether serve --workdir DIR [flags]\n\n"+
+	c := newRunCommand("serve", "usage: tether serve --workdir DIR [flags]\n"+
+		"       tether serve --http ADDR --root DIR --tokens FILE [flags]\n\n"+
 		"Serves one run as a Model Context Protocol server on stdin/stdout. tools/list shows\n"+
 		"what the surface allows; with --approve ask, write and exec calls are asked of the\n"+
-		"client's user through MCP elicitation, and refused when the client cannot elicit.\n\nflags:", stderr)
+		"client's user through MCP elicitation, and refused when the client cannot elicit.\n"+
+		"With --http, each MCP session on /mcp/{workspace} is one run in that workspace.\n\nflags:", stderr)
+	var hf httpFlags
+	hf.register(c.FlagSet)
 	if !c.parse(args, 0, 0) {
 		return 2
 	}
@@ -32,6 +36,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	version := "(devel)"
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		version = bi.Main.Version
+	}
+	if hf.addr != "" {
+		return runServeHTTP(hf, cfg, version, stderr)
 	}
 	srv := mcpserve.New(mcpserve.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout, Logger: slog.Default()})
 	cfg.Approver = srv.Approver()

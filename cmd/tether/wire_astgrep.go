@@ -3,10 +3,25 @@ package main
 import (
 	"context"
 	"flag"
+	"sync"
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/tools"
 )
+
+// sharedEngine is the engine of every run of `tether serve --http`, closed by
+// closeSharedEngine when the host exits.
+var sharedEngine struct {
+	once sync.Once
+	e    *engine.Engine
+	err  error
+}
+
+func closeSharedEngine() {
+	if sharedEngine.e != nil {
+		sharedEngine.e.Close(context.Background())
+	}
+}
 
 // The structural family: the tree-sitter engine behind ast_grep, ast_edit and resolve.
 func init() {
@@ -20,6 +35,18 @@ func init() {
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
 			if !enabled {
+				return nil, nil
+			}
+			if env.Host {
+				// One engine and tree store for every session of the host.
+				sharedEngine.once.Do(func() {
+					sharedEngine.e, sharedEngine.err = engine.New(context.Background(), engine.NewConfig())
+					trees.apply(env.Stderr)
+				})
+				if sharedEngine.err != nil {
+					return nil, sharedEngine.err
+				}
+				cfg.Parser, cfg.WarmUp = sharedEngine.e, true
 				return nil, nil
 			}
 			e, err := engine.New(ctx, engine.NewConfig())

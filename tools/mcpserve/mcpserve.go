@@ -47,6 +47,9 @@ type Options struct {
 	// Logger receives the go-sdk's and the transport's diagnostics (never a
 	// message's content); nil discards them.
 	Logger *slog.Logger
+	// SessionID is the id the session served over HTTP gets (see Host);
+	// empty lets the go-sdk choose one.
+	SessionID string
 }
 
 // Server is an MCP server for one run. Create it before the run so that the
@@ -74,7 +77,12 @@ func New(opts Options) *Server {
 		opts.Version = "(devel)"
 	}
 	s := &Server{opts: opts, listed: map[string]bool{}}
+	var sessionID func() string
+	if id := opts.SessionID; id != "" {
+		sessionID = func() string { return id }
+	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+		GetSessionID:              sessionID,
 		Instructions:              opts.Instructions,
 		Logger:                    opts.Logger,
 		SupportedProtocolVersions: ProtocolVersions,

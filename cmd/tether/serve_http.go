@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/tetherhq/tether/tools"
+	"github.com/tetherhq/tether/tools/mcpserve"
+)
+
+// httpFlags are serve's host-mode flags (tether serve --http ADDR).
+type httpFlags struct {
+	addr, root, tokens string
+	maxSessions        int
+	sessionIdle        time.Duration
+	drain              time.Duration
+}
+
+func (f *httpFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "http", "", "serve many runs over MCP Streamable HTTP on this address (such as 127.0.0.1:8080) instead of one on stdio; needs --root and --tokens")
+	fs.StringVar(&f.root, "root", "", "with --http: the directory whose subdirectories are the workspaces, served at /mcp/{workspace}")
+	fs.StringVar(&f.tokens, "tokens", "", `with --http: JSON file of bearer token to workspace names or globs ({"t-alpha": ["alpha"], "t-ops": ["*"]}); reloaded on SIGHUP`)
+	fs.IntVar(&f.maxSessions, "max-sessions", 64, "with --http: the most sessions open at once; a new one past it gets 503 (0: no bound)")
+	fs.DurationVar(&f.sessionIdle, "session-idle", 30*time.Minute, "with --http: close a session and its run (kernels, language servers, debug sessions, workers) after this long without a request (0: never)")
+	fs.DurationVar(&f.drain, "drain", 30*time.Second, "with --http: on SIGTERM, how long running calls may finish before every run is closed")
+}
+
+// runServeHTTP is `tether serve --http`: cfg is the run configuration every
+// session's run starts from (its workdir and conversation id are the
+// session's).
+func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Writer) int {
+	if f.root == "" || f.tokens == "" {
+		fmt.Fprintln(stderr, "tether: serve --http needs --root DIR (the workspaces) and --tokens FILE (who may open which)")
+		return 2
+	}
+	toks, err := mcpserve.LoadTokens(f.tokens)
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return 2
+	}
+	defer closeSharedEngine()
+	host, err := mcpserve.NewHost(mcpserve.HostOptions{
+		Root: f.root, Tokens: toks, MaxSessions: f.maxSessions, SessionIdle: f.sessionIdle,
+		Server: mcpserve.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout, Logger: slog.Default()},
+		StartRun: func(ctx context.Context, workdir, sessionID string, srv *mcpserve.Server) (*tools.Run, func() error, error) {
+			c := cfg
+			c.WorkDir, c.ConversationID, c.Approver = workdir, sessionID, srv.Approver()
+			return startRun(ctx, c, wireEnv{Elicitor: srv, Serve: true, Host: true, Stderr: stderr})
+		},
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return 2
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return 1
+	}
+	hs := &http.Server{Handler: host, ReadHeaderTimeout: 10 * time.Second}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sigs)
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	slog.Info("tether: serving MCP over HTTP", "addr", ln.Addr().String(), "root", f.root)
+	for {
+		select {
+		case err := <-served:
+			host.Close(context.Background())
+			fmt.Fprintln(stderr, "tether:", err)
+			return 1
+		case sig := <-sigs:
+			if sig == syscall.SIGHUP {
+				if t, err := mcpserve.LoadTokens(f.tokens); err != nil {
+					slog.Error("tether: tokens file not reloaded; the previous tokens stay", "err", err)
+				} else {
+					host.SetTokens(t)
+					slog.Info("tether: tokens file reloaded")
+				}
+				continue
+			}
+			return drain(hs, host, f.drain, served)
+		}
+	}
+}
+
+// drain stops accepting connections, lets running calls finish for up to d,
+// then closes every session's run.
+func drain(hs *http.Server, host *mcpserve.Host, d time.Duration, served <-chan error) int {
+	slog.Info("tether: draining", "sessions", host.Sessions(), "bound", d.String())
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	shut := make(chan error, 1)
+	go func() { shut <- hs.Shutdown(ctx) }() // closes the listener at once
+	code := 0
+	if err := host.Drain(ctx); err != nil {
+		slog.Error("tether: draining", "err", err)
+		code = 1
+	}
+	if err := <-shut; err != nil {
+		hs.Close()
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		slog.Error("tether: serving", "err", err)
+		code = 1
+	}
+	slog.Info("tether: drained")
+	return code
+}

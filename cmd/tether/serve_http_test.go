@@ -1,0 +1,136 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type bearerRT struct{ token string }
+
+func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// startHost runs `tether serve --http 127.0.0.1:0` over a root with
+// workspaces alpha and beta and returns the process and its base URL.
+func startHost(t *testing.T, extra ...string) (*exec.Cmd, string) {
+	t.Helper()
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	for _, ws := range []string{"alpha", "beta"} {
+		os.MkdirAll(filepath.Join(root, ws), 0o755)
+	}
+	tokens := filepath.Join(base, "tokens.json")
+	os.WriteFile(tokens, []byte(`{"t-ops-0123456789": ["*"]}`), 0o600)
+	args := append([]string{"serve", "--http", "127.0.0.1:0", "--root", root, "--tokens", tokens, "--approve", "allow", "--log-level", "info"}, extra...)
+	cmd := exec.Command(tetherBin(t), args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	sc := bufio.NewScanner(stderr)
+	re := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
+	for sc.Scan() {
+		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			go io.Copy(os.Stderr, stderr)
+			return cmd, "http://" + m[1]
+		}
+		fmt.Fprintln(os.Stderr, sc.Text())
+	}
+	t.Fatal("tether serve --http exited before it listened")
+	return nil, ""
+}
+
+func openHostSession(t *testing.T, url, ws string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: bearerRT{"t-ops-0123456789"}}, MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// kernelPid starts session cs's Python kernel and returns its pid.
+func kernelPid(t *testing.T, cs *mcp.ClientSession) int {
+	t.Helper()
+	text, isErr := callText(t, cs, "eval", map[string]any{"code": "import os\nprint('pid', os.getpid())", "description": "print the process id of the kernel"})
+	m := regexp.MustCompile(`pid (\d+)`).FindStringSubmatch(text)
+	if isErr || m == nil {
+		t.Fatalf("eval: error %v\n%s", isErr, text)
+	}
+	pid, _ := strconv.Atoi(m[1])
+	return pid
+}
+
+// waitGone waits until pid is no live process; the bound is only there so a
+// leak fails the test instead of hanging it.
+func waitGone(t *testing.T, pid int, what string) {
+	t.Helper()
+	for end := time.Now().Add(2 * time.Minute); liveProcess(pid); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%s (pid %d) still runs", what, pid)
+		}
+	}
+}
+
+// TestHostIdleSessionEndsItsKernel: a session left idle past --session-idle
+// is closed with its run, and the run's Python kernel is gone from /proc.
+func TestHostIdleSessionEndsItsKernel(t *testing.T) {
+	_, url := startHost(t, "--session-idle", "1s")
+	cs := openHostSession(t, url, "alpha")
+	defer cs.Close()
+	pid := kernelPid(t, cs)
+	waitGone(t, pid, "the idle session's kernel")
+}
+
+// TestHostSIGTERMDrains: on SIGTERM the host closes every session's run and
+// exits 0; no kernel is left.
+func TestHostSIGTERMDrains(t *testing.T) {
+	cmd, url := startHost(t)
+	a := openHostSession(t, url, "alpha")
+	defer a.Close()
+	b := openHostSession(t, url, "beta")
+	defer b.Close()
+	pa, pb := kernelPid(t, a), kernelPid(t, b)
+	if pa == pb {
+		t.Fatalf("two sessions share the kernel %d", pa)
+	}
+	resp, err := http.Get(url + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("tether after SIGTERM: %v", err)
+	}
+	waitGone(t, pa, "alpha's kernel")
+	waitGone(t, pb, "beta's kernel")
+}

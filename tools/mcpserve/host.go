@@ -1,0 +1,384 @@
+package mcpserve
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherhq/tether/tools"
+)
+
+// HostOptions configure a Host.
+type HostOptions struct {
+	// Root is the directory whose direct subdirectories are the workspaces
+	// served at /mcp/{workspace}.
+	Root string
+	// Tokens say which bearer token may open which workspaces (SetTokens
+	// replaces them, as on SIGHUP).
+	Tokens *Tokens
+	// MaxSessions bounds the sessions open at once (0: no bound); a new
+	// session past it is refused with 503.
+	MaxSessions int
+	// SessionIdle closes a session, and its run, after this long without a
+	// request from its client (0: never).
+	SessionIdle time.Duration
+	// Server are every session's server options (SessionID is set per session).
+	Server Options
+	// StartRun starts the run of a new session: workdir is the workspace's
+	// directory, sessionID the MCP session id (the run's conversation id),
+	// and srv the session's server, to wire as the run's approver and
+	// elicitor. The returned function closes the run and all it started.
+	StartRun func(ctx context.Context, workdir, sessionID string, srv *Server) (*tools.Run, func() error, error)
+}
+
+// Host serves many runs over MCP Streamable HTTP: each MCP session on
+// /mcp/{workspace} is one run confined to that workspace, started when the
+// session is and closed with it (by the client's DELETE, SessionIdle or
+// Close). It also answers /healthz.
+type Host struct {
+	opts   HostOptions
+	root   string // Root with symlinks resolved
+	tokens atomic.Pointer[Tokens]
+	sdk    *mcp.StreamableHTTPHandler
+	proto  *mcp.Server // answers the go-sdk's per-request version check
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	sessions map[string]*hostSession
+	pending  int           // sessions being started
+	closed   bool          // Close or Drain called: no new sessions
+	inflight int           // requests with a session id being served
+	idle     chan struct{} // closed when inflight drops to 0 while draining
+	runs     sync.WaitGroup
+}
+
+type hostSession struct {
+	id, workspace, tokenKey string
+	srv                     *Server
+	once                    sync.Once
+	closeRun                func() error
+}
+
+type newSessionKey struct{}
+
+// NewHost returns a Host for opts; it checks that Root is a directory.
+func NewHost(opts HostOptions) (*Host, error) {
+	if opts.StartRun == nil {
+		return nil, errors.New("mcpserve: HostOptions.StartRun is nil")
+	}
+	root, err := filepath.Abs(opts.Root)
+	if err == nil {
+		root, err = filepath.EvalSymlinks(root)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mcpserve: --root: %w", err)
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("mcpserve: --root %s is not a directory; give the directory whose subdirectories are the workspaces", opts.Root)
+	}
+	h := &Host{opts: opts, root: root, sessions: map[string]*hostSession{}}
+	h.tokens.Store(opts.Tokens)
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+	h.proto = mcp.NewServer(&mcp.Implementation{Name: "tether"}, &mcp.ServerOptions{SupportedProtocolVersions: ProtocolVersions})
+	h.sdk = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		if s, ok := r.Context().Value(newSessionKey{}).(*hostSession); ok {
+			return s.srv.srv
+		}
+		return h.proto
+	}, &mcp.StreamableHTTPOptions{SessionTimeout: opts.SessionIdle, Logger: opts.Server.Logger})
+	return h, nil
+}
+
+// SetTokens replaces the tokens (a reload of the tokens file); sessions
+// already open stay open.
+func (h *Host) SetTokens(t *Tokens) { h.tokens.Store(t) }
+
+// Sessions returns the number of sessions open.
+func (h *Host) Sessions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.sessions)
+}
+
+func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/healthz":
+		h.healthz(w)
+	case strings.HasPrefix(r.URL.Path, "/mcp/"):
+		h.serveMCP(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (h *Host) healthz(w http.ResponseWriter) {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		http.Error(w, "draining", http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprintln(w, "ok")
+}
+
+// serveMCP checks the token (401), the workspace's name (404), that the
+// token covers it (403) and that it is a directory under the root (404),
+// then hands the request to the go-sdk, starting a session's run first.
+func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	globs, key, known := h.tokens.Load().lookup(strings.TrimSpace(token))
+	if !ok || !known {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="tether"`)
+		http.Error(w, "mcpserve: missing or unknown bearer token: send Authorization: Bearer <token> with a token from the host's tokens file", http.StatusUnauthorized)
+		return
+	}
+	ws := strings.TrimPrefix(r.URL.Path, "/mcp/")
+	if !validWorkspace(ws) || strings.Contains(r.URL.EscapedPath()[len("/mcp/"):], "%") {
+		http.Error(w, "mcpserve: no such workspace: the path is /mcp/NAME with NAME one directory under the host's root", http.StatusNotFound)
+		return
+	}
+	if !covers(globs, ws) {
+		http.Error(w, "mcpserve: this token may not open workspace "+ws, http.StatusForbidden)
+		return
+	}
+	dir, ok := h.workspaceDir(ws)
+	if !ok {
+		http.Error(w, "mcpserve: no such workspace: the path is /mcp/NAME with NAME one directory under the host's root", http.StatusNotFound)
+		return
+	}
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+		h.mu.Lock()
+		s := h.sessions[id]
+		h.mu.Unlock()
+		// A session is reachable only on its workspace, with its token.
+		if s == nil || s.workspace != ws || s.tokenKey != key {
+			http.Error(w, "mcpserve: session not found (closed, idle too long, or not this workspace's); start a new session", http.StatusNotFound)
+			return
+		}
+		if r.Method == http.MethodPost {
+			h.track(1)
+			defer h.track(-1)
+		}
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	if r.Method != http.MethodPost {
+		h.sdk.ServeHTTP(w, r) // the go-sdk says what is wrong
+		return
+	}
+	h.newSession(w, r, ws, dir, key)
+}
+
+// validWorkspace reports whether ws is one path segment naming a directory
+// entry: not empty, not . or .., no separator.
+func validWorkspace(ws string) bool {
+	return ws != "" && ws != "." && ws != ".." && !strings.ContainsAny(ws, "/\\\x00")
+}
+
+// workspaceDir resolves workspace ws under the root: a directory whose real
+// path is directly under the root's (a symlink out of the root is refused).
+func (h *Host) workspaceDir(ws string) (string, bool) {
+	real, err := filepath.EvalSymlinks(filepath.Join(h.root, ws))
+	if err != nil || filepath.Dir(real) != h.root {
+		return "", false
+	}
+	fi, err := os.Stat(real)
+	return real, err == nil && fi.IsDir()
+}
+
+func (h *Host) newSession(w http.ResponseWriter, r *http.Request, ws, dir, key string) {
+	h.mu.Lock()
+	switch {
+	case h.closed:
+		h.mu.Unlock()
+		w.Header().Set("Connection", "close")
+		http.Error(w, "mcpserve: the host is shutting down; start the session on another", http.StatusServiceUnavailable)
+		return
+	case h.opts.MaxSessions > 0 && len(h.sessions)+h.pending >= h.opts.MaxSessions:
+		h.mu.Unlock()
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, fmt.Sprintf("mcpserve: the host has its most sessions open (%d); retry later or close a session", h.opts.MaxSessions), http.StatusServiceUnavailable)
+		return
+	}
+	h.pending++
+	h.runs.Add(1)
+	h.mu.Unlock()
+
+	s := &hostSession{id: rand.Text(), workspace: ws, tokenKey: key}
+	so := h.opts.Server
+	so.SessionID = s.id
+	s.srv = New(so)
+	s.srv.srv.AddReceivingMiddleware(h.startOnInitialize(s, dir))
+	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), newSessionKey{}, s)))
+	h.mu.Lock()
+	started, closed := s.closeRun != nil, h.closed
+	if !started {
+		h.pending--
+	}
+	h.mu.Unlock()
+	ss := s.srv.httpSession()
+	if !started {
+		// Not an initialize the server accepted (a client probing for a
+		// newer protocol version first): no run was started.
+		if ss != nil {
+			ss.Close()
+		}
+		h.runs.Done()
+		return
+	}
+	if ss == nil {
+		h.end(s) // the go-sdk closed it
+		return
+	}
+	if closed {
+		ss.Close() // Close ran while the session started
+	}
+	go func() {
+		ss.Wait()
+		h.end(s)
+	}()
+}
+
+// startOnInitialize starts session s's run when its client's initialize
+// arrives, before the go-sdk answers it, and registers the session.
+func (h *Host) startOnInitialize(s *hostSession, dir string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "initialize" {
+				return next(ctx, method, req)
+			}
+			h.mu.Lock()
+			started := s.closeRun != nil
+			h.mu.Unlock()
+			if !started {
+				run, closeRun, err := h.opts.StartRun(h.ctx, dir, s.id, s.srv)
+				if err != nil {
+					h.logger().Error("mcpserve: starting a session's run", "workspace", s.workspace, "err", err)
+					return nil, fmt.Errorf("mcpserve: could not start the session's run: %w", err)
+				}
+				s.srv.bind(run)
+				h.mu.Lock()
+				s.closeRun = closeRun
+				h.pending--
+				h.sessions[s.id] = s
+				h.mu.Unlock()
+				h.logger().Info("mcpserve: session opened", "session", s.id, "workspace", s.workspace)
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// end closes session s's run, once.
+func (h *Host) end(s *hostSession) {
+	s.once.Do(func() {
+		h.mu.Lock()
+		delete(h.sessions, s.id)
+		h.mu.Unlock()
+		if err := s.closeRun(); err != nil {
+			h.logger().Warn("mcpserve: closing a session's run", "session", s.id, "err", err)
+		}
+		h.logger().Info("mcpserve: session closed", "session", s.id, "workspace", s.workspace)
+		h.runs.Done()
+	})
+}
+
+func (h *Host) logger() *slog.Logger {
+	if h.opts.Server.Logger != nil {
+		return h.opts.Server.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func (h *Host) track(n int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.inflight += n
+	if h.inflight == 0 && h.idle != nil {
+		close(h.idle)
+		h.idle = nil
+	}
+}
+
+// Drain refuses new sessions, waits until no request of an open session is
+// being served (a running call finishes) or ctx ends, then closes every
+// session and its run (Close).
+func (h *Host) Drain(ctx context.Context) error {
+	h.mu.Lock()
+	h.closed = true
+	var idle chan struct{}
+	if h.inflight > 0 {
+		idle = make(chan struct{})
+		h.idle = idle
+	}
+	h.mu.Unlock()
+	var err error
+	if idle != nil {
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			err = fmt.Errorf("mcpserve: calls still running at the drain bound were cut: %w", context.Cause(ctx))
+		}
+	}
+	return errors.Join(err, h.Close(ctx))
+}
+
+// Close refuses new sessions, closes every open session and its run, and
+// returns when every run is closed or ctx ends.
+func (h *Host) Close(ctx context.Context) error {
+	h.mu.Lock()
+	h.closed = true
+	open := slices.Collect(maps.Values(h.sessions))
+	h.mu.Unlock()
+	for _, s := range open {
+		if ss := s.srv.httpSession(); ss != nil {
+			ss.Close()
+		}
+		h.end(s)
+	}
+	done := make(chan struct{})
+	go func() {
+		h.runs.Wait()
+		close(done)
+	}()
+	defer h.cancel()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("mcpserve: closing the host's runs: %w", context.Cause(ctx))
+	}
+}
+
+// bind makes s serve run over a transport the go-sdk's HTTP handler
+// connects (instead of Serve's one transport).
+func (s *Server) bind(run *tools.Run) {
+	s.mu.Lock()
+	s.run = run
+	s.mu.Unlock()
+	s.Refresh()
+}
+
+// httpSession returns the server's one session, or nil.
+func (s *Server) httpSession() *mcp.ServerSession {
+	for ss := range s.srv.Sessions() {
+		return ss
+	}
+	return nil
+}

@@ -1,0 +1,291 @@
+package mcpserve_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherhq/tether/tools"
+	"github.com/tetherhq/tether/tools/mcpserve"
+)
+
+const (
+	tokAlpha = "t-alpha-0123456789"
+	tokOps   = "t-ops-0123456789ab"
+)
+
+// testHost serves a Host on a loopback port (httptest) over a root with
+// workspaces alpha and beta, a file outside the root and a symlink
+// "escape" to it. Each session's run gets the allow policy; closed receives
+// the workdir of every run closed.
+type testHost struct {
+	*mcpserve.Host
+	url    string
+	closed chan string
+}
+
+func newTestHost(t *testing.T, opts mcpserve.HostOptions) *testHost {
+	t.Helper()
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	for _, ws := range []string{"alpha", "beta"} {
+		os.MkdirAll(filepath.Join(root, ws), 0o755)
+		os.WriteFile(filepath.Join(root, ws, "own.txt"), []byte("this is "+ws+"\n"), 0o644)
+	}
+	os.MkdirAll(filepath.Join(base, "outside"), 0o755)
+	os.WriteFile(filepath.Join(base, "outside", "secret.txt"), []byte("outside\n"), 0o644)
+	if err := os.Symlink(filepath.Join(base, "outside"), filepath.Join(root, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	toks, err := mcpserve.ParseTokens([]byte(`{"` + tokAlpha + `": ["alpha"], "` + tokOps + `": ["*"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := tools.ParsePolicy("allow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := &testHost{closed: make(chan string, 16)}
+	opts.Root, opts.Tokens = root, toks
+	opts.StartRun = func(ctx context.Context, workdir, id string, srv *mcpserve.Server) (*tools.Run, func() error, error) {
+		run, err := tools.NewRun(ctx, tools.Config{WorkDir: workdir, ConversationID: id, Policy: policy, Approver: srv.Approver()})
+		if err != nil {
+			return nil, nil, err
+		}
+		return run, func() error {
+			err := run.Close()
+			th.closed <- filepath.Base(workdir)
+			return err
+		}, nil
+	}
+	h, err := mcpserve.NewHost(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th.Host = h
+	srv := httptest.NewServer(h)
+	th.url = srv.URL
+	t.Cleanup(func() {
+		h.Close(context.Background())
+		srv.Close()
+	})
+	return th
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// open connects a go-sdk client to workspace ws with token.
+func (th *testHost) open(t *testing.T, ws, token string) (*mcp.ClientSession, error) {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	return client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: th.url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1,
+	}, nil)
+}
+
+func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+// status posts an initialize to path with token and returns the HTTP status.
+func (th *testHost) status(t *testing.T, path, token, session string) int {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`
+	req, err := http.NewRequest("POST", th.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestHostAuthAndConfinement(t *testing.T) {
+	th := newTestHost(t, mcpserve.HostOptions{})
+	for _, c := range []struct {
+		path, token string
+		want        int
+	}{
+		{"/mcp/alpha", "", http.StatusUnauthorized},
+		{"/mcp/alpha", "wrong-token-0123456789", http.StatusUnauthorized},
+		{"/mcp/alpha", tokAlpha[:len(tokAlpha)-1], http.StatusUnauthorized},
+		{"/mcp/beta", tokAlpha, http.StatusForbidden},
+		{"/mcp/../x", tokOps, http.StatusNotFound},
+		{"/mcp/..%2Fx", tokOps, http.StatusNotFound},
+		{"/mcp/alpha/sub", tokOps, http.StatusNotFound},
+		{"/mcp/..", tokOps, http.StatusNotFound},
+		{"/mcp/escape", tokOps, http.StatusNotFound},
+		{"/mcp/missing", tokOps, http.StatusNotFound},
+		{"/mcp/", tokOps, http.StatusNotFound},
+	} {
+		if got := th.status(t, c.path, c.token, ""); got != c.want {
+			t.Errorf("%s with token %v: %d, want %d", c.path, c.token != "", got, c.want)
+		}
+	}
+	if _, err := th.open(t, "beta", tokAlpha); err == nil {
+		t.Error("the go-sdk client opened beta with alpha's token")
+	}
+	if n := th.Sessions(); n != 0 {
+		t.Errorf("%d sessions after refused requests", n)
+	}
+}
+
+func TestHostTenantsAreApart(t *testing.T) {
+	th := newTestHost(t, mcpserve.HostOptions{})
+	a, err := th.open(t, "alpha", tokAlpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := th.open(t, "beta", tokOps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if txt, isErr := callText(t, a, "read", map[string]any{"path": "own.txt"}); isErr || !strings.Contains(txt, "this is alpha") {
+		t.Errorf("alpha reads own.txt: %q", txt)
+	}
+	if txt, isErr := callText(t, b, "read", map[string]any{"path": "own.txt"}); isErr || !strings.Contains(txt, "this is beta") {
+		t.Errorf("beta reads own.txt: %q", txt)
+	}
+	if txt, isErr := callText(t, a, "read", map[string]any{"path": "../beta/own.txt"}); !isErr || strings.Contains(txt, "this is beta") {
+		t.Errorf("alpha read beta's file: %q", txt)
+	}
+	if txt, isErr := callText(t, a, "write", map[string]any{"path": "new.txt", "content": "alpha wrote\n"}); isErr {
+		t.Fatalf("alpha writes: %s", txt)
+	}
+	if txt, isErr := callText(t, b, "read", map[string]any{"path": "new.txt"}); !isErr || strings.Contains(txt, "alpha wrote") {
+		t.Errorf("beta sees alpha's write: %q", txt)
+	}
+	// A session is reachable only on its own workspace, with its own token.
+	if got := th.status(t, "/mcp/beta", tokOps, a.ID()); got != http.StatusNotFound {
+		t.Errorf("alpha's session on /mcp/beta: %d, want 404", got)
+	}
+	if got := th.status(t, "/mcp/alpha", tokOps, a.ID()); got != http.StatusNotFound {
+		t.Errorf("alpha's session with another token: %d, want 404", got)
+	}
+	if n := th.Sessions(); n != 2 {
+		t.Errorf("%d sessions open, want 2", n)
+	}
+}
+
+func TestHostSessionEndsItsRun(t *testing.T) {
+	th := newTestHost(t, mcpserve.HostOptions{MaxSessions: 1})
+	a, err := th.open(t, "alpha", tokAlpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := th.status(t, "/mcp/beta", tokOps, ""); got != http.StatusServiceUnavailable {
+		t.Errorf("a session past --max-sessions: %d, want 503", got)
+	}
+	a.Close() // DELETE
+	if ws := <-th.closed; ws != "alpha" {
+		t.Errorf("closed run of %s", ws)
+	}
+	b, err := th.open(t, "beta", tokOps)
+	if err != nil {
+		t.Fatalf("a session after one closed: %v", err)
+	}
+	defer b.Close()
+	if _, isErr := callText(t, b, "read", map[string]any{"path": "own.txt"}); isErr {
+		t.Error("beta's read failed")
+	}
+}
+
+func TestHostIdleSessionIsClosed(t *testing.T) {
+	th := newTestHost(t, mcpserve.HostOptions{SessionIdle: 300 * time.Millisecond})
+	a, err := th.open(t, "alpha", tokAlpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if ws := <-th.closed; ws != "alpha" {
+		t.Errorf("closed run of %s", ws)
+	}
+	if n := th.Sessions(); n != 0 {
+		t.Errorf("%d sessions after the idle one closed", n)
+	}
+	if _, err := a.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "own.txt"}}); err == nil {
+		t.Error("a call on the idle-closed session worked")
+	}
+}
+
+func TestHostDrain(t *testing.T) {
+	th := newTestHost(t, mcpserve.HostOptions{})
+	var wg sync.WaitGroup
+	for _, ws := range []string{"alpha", "beta"} {
+		cs, err := th.open(t, ws, tokOps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			callText(t, cs, "read", map[string]any{"path": "own.txt"})
+		}()
+	}
+	wg.Wait()
+	if err := th.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{<-th.closed: true, <-th.closed: true}
+	if !got["alpha"] || !got["beta"] {
+		t.Errorf("runs closed: %v", got)
+	}
+	if got := th.status(t, "/mcp/alpha", tokAlpha, ""); got != http.StatusServiceUnavailable {
+		t.Errorf("a new session while draining: %d, want 503", got)
+	}
+	resp, err := http.Get(th.url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/healthz while draining: %d", resp.StatusCode)
+	}
+}
+
+func TestParseTokensRefuses(t *testing.T) {
+	for _, bad := range []string{`[]`, `{}`, `{"t-x-0123456789": ["a/b"]}`, `{"t-x-0123456789": ["[" ]}`} {
+		if _, err := mcpserve.ParseTokens([]byte(bad)); err == nil || strings.Contains(err.Error(), "t-x") {
+			t.Errorf("ParseTokens(%s): %v", bad, err)
+		}
+	}
+}

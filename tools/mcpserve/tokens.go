@@ -1,0 +1,89 @@
+package mcpserve
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Tokens maps bearer tokens to the workspaces each may open (names or
+// path.Match globs: {"t-alpha": ["alpha"], "t-ops": ["*"]}). Only each
+// token's sha256 is kept, and a lookup compares it with every entry in
+// constant time, so neither the time taken nor a log line says which token
+// came close.
+type Tokens struct {
+	entries []tokenEntry
+}
+
+type tokenEntry struct {
+	sum   [sha256.Size]byte
+	globs []string
+}
+
+// ParseTokens reads a tokens file's content: a JSON object of token to a list
+// of workspace names or globs.
+func ParseTokens(data []byte) (*Tokens, error) {
+	var m map[string][]string
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf(`mcpserve: tokens file: %w (want a JSON object of token to workspaces, such as {"t-alpha": ["alpha"], "t-ops": ["*"]})`, err)
+	}
+	if len(m) == 0 {
+		return nil, errors.New("mcpserve: tokens file has no tokens, so no one could connect; add at least one token")
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	t := &Tokens{}
+	for _, tok := range keys {
+		// An error never names the token itself: it is a secret.
+		for _, g := range m[tok] {
+			if _, err := path.Match(g, ""); err != nil || g == "" || strings.ContainsAny(g, `/\`) {
+				return nil, fmt.Errorf("mcpserve: tokens file: workspace pattern %q is not a name or glob of one directory under the root", g)
+			}
+		}
+		t.entries = append(t.entries, tokenEntry{sum: sha256.Sum256([]byte(tok)), globs: m[tok]})
+	}
+	return t, nil
+}
+
+// LoadTokens reads and parses the tokens file at name.
+func LoadTokens(name string) (*Tokens, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserve: tokens file: %w", err)
+	}
+	return ParseTokens(data)
+}
+
+// lookup returns the globs of token and its key (an id of the token that is
+// not the token), or ok false when no entry has it. Every entry is compared.
+func (t *Tokens) lookup(token string) (globs []string, key string, ok bool) {
+	if t == nil || token == "" {
+		return nil, "", false
+	}
+	sum := sha256.Sum256([]byte(token))
+	for _, e := range t.entries {
+		if subtle.ConstantTimeCompare(sum[:], e.sum[:]) == 1 {
+			globs, ok = e.globs, true
+		}
+	}
+	return globs, fmt.Sprintf("%x", sum[:8]), ok
+}
+
+// covers reports whether one of globs matches the workspace name.
+func covers(globs []string, workspace string) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, workspace); ok {
+			return true
+		}
+	}
+	return false
+}
