@@ -4,12 +4,18 @@
 // bench/README.md ("Structural search vs ast-grep" section).
 //
 //	go run ./bench/astgrep [-corpus DIR] [-j N] [-tether bin/tether] [-readme bench/README.md]
+//	go run ./bench/astgrep -session [...]
 //
 // cold: a new process per query for both (tether's wasm compilation cache on
 // disk is warm, as after any earlier run; the OS file cache is warm for both).
 // warm: the same query a second time inside one tether process, served by the
-// per-run tree cache; ast-grep has no warm mode, so its cold time is the
+// process's tree store; ast-grep has no warm mode, so its cold time is the
 // reference for both ratios.
+//
+// -session: the agent-session benchmark (session.go): 20 different patterns
+// as 20 ast-grep processes, as 20 tether processes with a cold then a warm
+// disk tier, and in one tether process (the matcher as serve's ast_grep
+// runs it, without the MCP framing).
 package main
 
 import (
@@ -54,10 +60,22 @@ func main() {
 	threads := flag.Int("j", runtime.NumCPU(), "threads for both tools")
 	tether := flag.String("tether", "bin/tether", "tether binary (make build)")
 	readme := flag.String("readme", "bench/README.md", "file whose matcher section gets the table (\"\" prints only)")
+	session := flag.Bool("session", false, "run the agent-session benchmark (20 patterns: ast-grep processes, tether processes with a cold then warm disk tier, one tether process) instead")
+	child := flag.Bool("session-child", false, "internal: answer the session's patterns in this process")
 	flag.Parse()
+	if *child {
+		if err := sessionChild(*corpus, *threads, SessionPatterns); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	ag := testenv.LookPath("ast-grep")
 	if ag == "" {
 		log.Fatal("astgrep bench: ast-grep not found; run scripts/install-deps.sh")
+	}
+	if *session {
+		runSession(ag, *tether, *corpus, *threads, *readme)
+		return
 	}
 	rows, err := Run(context.Background(), ag, *tether, *corpus, *threads, Patterns)
 	if err != nil {
@@ -172,6 +190,12 @@ const (
 // WriteSection puts table into path between the matcher markers, adding the
 // section (with its heading) at the end when the file has none.
 func WriteSection(path, table string) error {
+	return writeMarked(path, beginMark, endMark, "## Structural search vs ast-grep\n\n`go run ./bench/astgrep` (after `make build`) regenerates this table.\n\n", table)
+}
+
+// writeMarked puts table into path between begin and end, adding heading and
+// the marked table at the end when the file has none.
+func writeMarked(path, beginMark, endMark, heading, table string) error {
 	old, err := os.ReadFile(path)
 	if err != nil && !os.IsNotExist(err) {
 		return err
@@ -187,7 +211,32 @@ func WriteSection(path, table string) error {
 		if s != "" {
 			s += "\n"
 		}
-		s += "## Structural search vs ast-grep\n\n`go run ./bench/astgrep` (after `make build`) regenerates this table.\n\n" + body + "\n"
+		s += heading + body + "\n"
 	}
 	return os.WriteFile(path, []byte(s), 0o644)
+}
+
+
+func runSession(ag, tether, corpus string, threads int, readme string) {
+	self, err := os.Executable()
+	if err != nil {
+		log.Fatal(err)
+	}
+	cache, err := os.MkdirTemp("", "tether-bench-cache-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(cache)
+	load, _ := os.ReadFile("/proc/loadavg")
+	rows, agTotal, sess, err := Session(ag, tether, self, corpus, threads, cache)
+	if err != nil {
+		log.Fatal(err)
+	}
+	table := SessionTable(rows, agTotal, sess, threads, strings.Join(strings.Fields(string(load))[:3], " "))
+	fmt.Print(table)
+	if readme != "" {
+		if err := writeMarked(readme, "<!-- session-bench:begin -->", "<!-- session-bench:end -->", "## Agent session: 20 different queries\n\n`go run ./bench/astgrep -session` (after `make build`) regenerates this table.\n\n", table); err != nil {
+			log.Fatal(err)
+		}
+	}
 }

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/matcher"
+)
+
+// SessionPatterns are an agent session's 20 different queries: rare tokens,
+// common tokens and token-free shapes (no word a file must hold, so the
+// prefilter rules nothing out).
+var SessionPatterns = []string{
+	`atomic.CompareAndSwapUintptr($$$)`, `runtime.KeepAlive($X)`, `unsafe.Slice($P, $N)`, `sort.Sort($X)`, `utf8.RuneLen($R)`, `os.Exit($C)`,
+	`if err != nil { return $$$ }`, `$X.Lock()`, `for $I := range $X { $$$ }`, `fmt.Errorf($$$ARGS)`, `defer $F()`, `return nil, $E`, `len($X) == 0`, `errors.New($M)`,
+	`$X++`, `$X[$I] = $V`, `$A += $B`, `$A <- $B`, `&$T{}`, `$A && $B`,
+}
+
+// tokenFree says whether SessionPatterns[i] has no word token (the last six).
+func tokenFree(i int) bool { return i >= len(SessionPatterns)-6 }
+
+// Proc is one process's wall time and peak RSS.
+type Proc struct {
+	Wall time.Duration
+	RSS  int64 // KiB
+	N    int   // matches (JSON lines)
+}
+
+// runProc runs a command, counting its stdout's lines as matches.
+func runProc(env []string, name string, args ...string) (Proc, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return Proc{}, err
+	}
+	t := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Proc{}, err
+	}
+	n := 0
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+			n++
+		}
+	}
+	err = cmd.Wait()
+	p := Proc{Wall: time.Since(t), N: n}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		p.RSS = ru.Maxrss
+	}
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		err = nil
+	}
+	if err != nil {
+		return p, fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, errb.String())
+	}
+	return p, nil
+}
+
+// SessionRow is one pattern in the session benchmark.
+type SessionRow struct {
+	Pattern           string
+	AstGrep           Proc
+	Cold, Warm        Proc          // separate tether processes: cold, then warm disk tier
+	InRun             time.Duration // in the one-process session, in order
+	InRunHits, Parsed int
+}
+
+// childResult is what the session child prints a query.
+type childResult struct {
+	Pattern string
+	Seconds float64
+	Total   int
+	Parsed  int
+	Hits    int
+}
+
+// sessionChild answers every pattern in order in one process with the
+// process's shared store (no disk tier), as tether serve's ast_grep does.
+func sessionChild(corpus string, threads int, patterns []string) error {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.NewConfig())
+	if err != nil {
+		return err
+	}
+	s := matcher.NewSearcher(e, matcher.Config{Workers: threads})
+	enc := json.NewEncoder(os.Stdout)
+	for _, p := range patterns {
+		t := time.Now()
+		r, err := s.Search(ctx, matcher.Query{Pattern: p, Language: "go", Paths: []string{corpus}, MaxResults: 50})
+		if err != nil {
+			return err
+		}
+		enc.Encode(childResult{p, time.Since(t).Seconds(), r.Total, r.Parsed, r.CacheHits})
+	}
+	return nil
+}
+
+// Session measures the agent-session benchmark; cache is an empty directory
+// for the tether processes' user cache (XDG_CACHE_HOME).
+func Session(ag, tether, self, corpus string, threads int, cache string) ([]SessionRow, Proc, Proc, error) {
+	j := fmt.Sprint(threads)
+	env := []string{"XDG_CACHE_HOME=" + cache}
+	// wazero's compilation cache filled, the OS file cache warm; the tree
+	// cache emptied after
+	if _, err := runProc(env, tether, "ast-grep", "-p", "package $P", "-l", "go", "-j", j, "--json=stream", corpus); err != nil {
+		return nil, Proc{}, Proc{}, err
+	}
+	if err := os.RemoveAll(filepath.Join(cache, "tether", "trees")); err != nil {
+		return nil, Proc{}, Proc{}, err
+	}
+	if _, err := runProc(nil, ag, "run", "-p", "package $P", "-l", "go", "-j", j, "--json=stream", corpus); err != nil {
+		return nil, Proc{}, Proc{}, err
+	}
+	rows := make([]SessionRow, len(SessionPatterns))
+	var agTotal Proc
+	for i, p := range SessionPatterns {
+		rows[i].Pattern = p
+		r, err := runProc(nil, ag, "run", "-p", p, "-l", "go", "-j", j, "--json=stream", corpus)
+		if err != nil {
+			return nil, Proc{}, Proc{}, err
+		}
+		rows[i].AstGrep = r
+		agTotal.Wall += r.Wall
+		agTotal.RSS = max(agTotal.RSS, r.RSS)
+		if rows[i].Cold, err = runProc(env, tether, "ast-grep", "-p", p, "-l", "go", "-j", j, "--json=stream", corpus); err != nil {
+			return nil, Proc{}, Proc{}, err
+		}
+	}
+	for i, p := range SessionPatterns {
+		var err error
+		if rows[i].Warm, err = runProc(env, tether, "ast-grep", "-p", p, "-l", "go", "-j", j, "--json=stream", corpus); err != nil {
+			return nil, Proc{}, Proc{}, err
+		}
+	}
+	cmd := exec.Command(self, "-session-child", "-corpus", corpus, "-j", j)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	t := time.Now()
+	if err := cmd.Run(); err != nil {
+		return nil, Proc{}, Proc{}, fmt.Errorf("session child: %v\n%s", err, errb.String())
+	}
+	sess := Proc{Wall: time.Since(t)}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		sess.RSS = ru.Maxrss
+	}
+	dec := json.NewDecoder(&out)
+	for i := range rows {
+		var c childResult
+		if err := dec.Decode(&c); err != nil {
+			return nil, Proc{}, Proc{}, fmt.Errorf("session child output: %v", err)
+		}
+		rows[i].InRun = time.Duration(c.Seconds * float64(time.Second))
+		rows[i].InRunHits, rows[i].Parsed = c.Hits, c.Parsed
+	}
+	return rows, agTotal, sess, nil
+}
+
+// SessionTable renders the session benchmark.
+func SessionTable(rows []SessionRow, agTotal, sess Proc, threads int, load string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Corpus: Go standard library (`$(go env GOROOT)/src`), %d threads for both tools, measured in one run, %s; load average at the start: %s.\n\n",
+		threads, time.Now().UTC().Format("2006-01-02 15:04 UTC"), load)
+	b.WriteString("| # | pattern | ast-grep | RSS | tether CLI, cold disk tier | ratio | RSS | tether CLI, warm disk tier | ratio | one-process session, in order | ratio | trees from the store / parsed |\n")
+	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	var cold, warm, inRun time.Duration
+	var coldRSS int64
+	for i, r := range rows {
+		cold += r.Cold.Wall
+		warm += r.Warm.Wall
+		inRun += r.InRun
+		coldRSS = max(coldRSS, r.Cold.RSS)
+		kind := ""
+		if tokenFree(i) {
+			kind = " (token-free)"
+		}
+		fmt.Fprintf(&b, "| %d | `%s`%s | %s | %d MB | %s | %.2fx | %d MB | %s | %.2fx | %s | %.3fx | %d / %d |\n", i+1,
+			strings.ReplaceAll(r.Pattern, "|", `\|`), kind, secs(r.AstGrep.Wall), r.AstGrep.RSS>>10,
+			secs(r.Cold.Wall), r.Cold.Wall.Seconds()/r.AstGrep.Wall.Seconds(), r.Cold.RSS>>10,
+			secs(r.Warm.Wall), r.Warm.Wall.Seconds()/r.AstGrep.Wall.Seconds(),
+			fmt.Sprintf("%.3f s", r.InRun.Seconds()), r.InRun.Seconds()/r.AstGrep.Wall.Seconds(), r.InRunHits, r.Parsed)
+	}
+	fmt.Fprintf(&b, "| | **total** | %s | peak %d MB | %s | %.2fx | peak %d MB | %s | %.2fx | %s | %.3fx | |\n",
+		secs(agTotal.Wall), agTotal.RSS>>10, secs(cold), cold.Seconds()/agTotal.Wall.Seconds(), coldRSS>>10,
+		secs(warm), warm.Seconds()/agTotal.Wall.Seconds(), secs(inRun), inRun.Seconds()/agTotal.Wall.Seconds())
+	fmt.Fprintf(&b, "\nratio = tether time / ast-grep time (lower is better for tether). The one-process session's peak RSS: %d MB (its whole run, %s, includes starting the engine).\n", sess.RSS>>10, secs(sess.Wall))
+	return b.String()
+}
