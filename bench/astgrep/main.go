@@ -216,7 +216,6 @@ func writeMarked(path, beginMark, endMark, heading, table string) error {
 	return os.WriteFile(path, []byte(s), 0o644)
 }
 
-
 func runSession(ag, tether, corpus string, threads int, readme string) {
 	self, err := os.Executable()
 	if err != nil {
