@@ -49,7 +49,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	maxResults := fs.Int("max-results", 0, "show at most N matches (0: no limit); the total is still counted")
 	threads := fs.Int("j", 0, "parse and match on N threads (default: every core)")
 	var trees treeCacheFlags
-	trees.register(fs)
+	trees.register(fs, cliTreeMemory)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [--selector KIND] [-l LANG] [-r REWRITE] [-U] [--json[=pretty|compact|stream]] [--globs GLOB]... [-A N] [-B N] [-C N] [--color WHEN] [--heading WHEN] [--files-with-matches] [--max-results N] [PATH...]")
 		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 2 on errors.")

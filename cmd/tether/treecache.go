@@ -8,6 +8,11 @@ import (
 	"github.com/tetherhq/tether/matcher"
 )
 
+// cliTreeMemory is tether ast-grep's memory budget for trees: one search
+// reads each file once, so trees need not stay in memory (the disk tier keeps
+// them for the next process); a little lets a rewrite's re-reads hit.
+const cliTreeMemory = 64 << 20
+
 // treeCacheFlags set the process's tree store (matcher.SharedCache): its
 // memory budget and its disk tier under the user cache dir.
 type treeCacheFlags struct {
@@ -16,8 +21,9 @@ type treeCacheFlags struct {
 	memory sizeFlag
 }
 
-func (f *treeCacheFlags) register(fs *flag.FlagSet) {
-	f.disk.n, f.memory.n = matcher.DefaultDiskBudget, matcher.DefaultCacheBudget
+// register adds the flags; memory is the default memory budget.
+func (f *treeCacheFlags) register(fs *flag.FlagSet, memory int64) {
+	f.disk.n, f.memory.n = matcher.DefaultDiskBudget, memory
 	fs.BoolVar(&f.off, "no-cache", false, "do not read or write parsed trees in the disk cache (under the user cache dir)")
 	fs.Var(&f.disk, "cache-size", "the most disk the parsed-tree cache holds (such as 1GiB; off: no disk cache)")
 	fs.Var(&f.memory, "tree-memory", "the most memory the process's parsed trees hold, shared by every run and pattern (such as 768MiB)")
