@@ -332,8 +332,11 @@ func trustedEnv(env []string, workdir string) (out, dropped []string) {
 	return append(out, "GOTOOLCHAIN=local"), dropped
 }
 
-// insideDir reports whether p, with symbolic links resolved where it exists,
-// is dir or inside it (dir is absolute with its links resolved).
+// insideDir reports whether p, with symbolic links resolved, is dir or
+// inside it (dir is absolute with its links resolved). A p that does not exist
+// (yet) is judged by its deepest existing directory, resolved, with the rest
+// appended: a PATH entry leading into the workspace through a link is inside
+// before the directory it names is made.
 func insideDir(dir, p string) bool {
 	in := func(p string) bool {
 		r, err := filepath.Rel(dir, filepath.Clean(p))
@@ -342,8 +345,18 @@ func insideDir(dir, p string) bool {
 	if in(p) {
 		return true
 	}
-	real, err := filepath.EvalSymlinks(p)
-	return err == nil && in(real)
+	p = filepath.Clean(p)
+	for rest := ""; ; {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return in(filepath.Join(real, rest))
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return false
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 // pinTSServer returns opts (initializationOptions) with tsserver.path set to a
