@@ -50,7 +50,7 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 	}
 	defer closeSharedEngine()
 	host, err := mcpserve.NewHost(mcpserve.HostOptions{
-		Root: f.root, Tokens: toks, MaxSessions: f.maxSessions, SessionIdle: f.sessionIdle,
+		Root: f.root, Tokens: toks, MaxSessions: f.maxSessions, SessionIdle: f.sessionIdle, Registry: hostRegistry(),
 		Server: mcpserve.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout, Logger: slog.Default()},
 		StartRun: func(ctx context.Context, workdir, sessionID string, srv *mcpserve.Server) (*tools.Run, func() error, error) {
 			c := cfg

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -127,6 +128,23 @@ func TestHostSIGTERMDrains(t *testing.T) {
 		t.Fatalf("/healthz: %v %v", resp, err)
 	}
 	resp.Body.Close()
+	resp, err = http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := regexp.MustCompile(`(?m)^tether_child_processes (\d+)`).FindSubmatch(metrics)
+	if m == nil {
+		t.Errorf("/metrics lacks tether_child_processes:\n%s", metrics)
+	} else if n, _ := strconv.Atoi(string(m[1])); n < 2 {
+		t.Errorf("/metrics counts fewer child processes than the two kernels:\n%s", metrics)
+	}
+	for _, want := range []string{"tether_sessions_open 2", `tether_tool_calls_total{outcome="ok",tool="eval"} 2`, "tether_tree_store_bytes", "process_resident_memory_bytes"} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("tether after SIGTERM: %v", err)

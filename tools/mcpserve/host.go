@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/tetherhq/tether/tools"
 )
@@ -35,6 +37,10 @@ type HostOptions struct {
 	// SessionIdle closes a session, and its run, after this long without a
 	// request from its client (0: never).
 	SessionIdle time.Duration
+	// Registry receives the host's metrics (sessions open, calls by tool and
+	// outcome, call latency), served on /metrics with whatever else the
+	// caller registered on it; nil: a registry of the host's own.
+	Registry *prometheus.Registry
 	// Server are every session's server options (SessionID is set per session).
 	Server Options
 	// StartRun starts the run of a new session: workdir is the workspace's
@@ -49,13 +55,15 @@ type HostOptions struct {
 // session is and closed with it (by the client's DELETE, SessionIdle or
 // Close). It also answers /healthz.
 type Host struct {
-	opts   HostOptions
-	root   string // Root with symlinks resolved
-	tokens atomic.Pointer[Tokens]
-	sdk    *mcp.StreamableHTTPHandler
-	proto  *mcp.Server // answers the go-sdk's per-request version check
-	ctx    context.Context
-	cancel context.CancelFunc
+	opts    HostOptions
+	root    string // Root with symlinks resolved
+	tokens  atomic.Pointer[Tokens]
+	sdk     *mcp.StreamableHTTPHandler
+	proto   *mcp.Server // answers the go-sdk's per-request version check
+	metrics *hostMetrics
+	promh   http.Handler
+	ctx     context.Context
+	cancel  context.CancelFunc
 
 	mu       sync.Mutex
 	sessions map[string]*hostSession
@@ -92,6 +100,12 @@ func NewHost(opts HostOptions) (*Host, error) {
 	}
 	h := &Host{opts: opts, root: root, sessions: map[string]*hostSession{}}
 	h.tokens.Store(opts.Tokens)
+	reg := opts.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	h.metrics = newHostMetrics(reg, h)
+	h.promh = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.proto = mcp.NewServer(&mcp.Implementation{Name: "tether"}, &mcp.ServerOptions{SupportedProtocolVersions: ProtocolVersions})
 	h.sdk = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
@@ -118,6 +132,8 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/healthz":
 		h.healthz(w)
+	case r.URL.Path == "/metrics":
+		h.promh.ServeHTTP(w, r)
 	case strings.HasPrefix(r.URL.Path, "/mcp/"):
 		h.serveMCP(w, r)
 	default:
@@ -223,6 +239,7 @@ func (h *Host) newSession(w http.ResponseWriter, r *http.Request, ws, dir, key s
 	s := &hostSession{id: rand.Text(), workspace: ws, tokenKey: key}
 	so := h.opts.Server
 	so.SessionID = s.id
+	so.OnCall = h.observe
 	s.srv = New(so)
 	s.srv.srv.AddReceivingMiddleware(h.startOnInitialize(s, dir))
 	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), newSessionKey{}, s)))

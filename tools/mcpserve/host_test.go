@@ -2,6 +2,9 @@ package mcpserve_test
 
 import (
 	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -287,5 +290,63 @@ func TestParseTokensRefuses(t *testing.T) {
 		if _, err := mcpserve.ParseTokens([]byte(bad)); err == nil || strings.Contains(err.Error(), "t-x") {
 			t.Errorf("ParseTokens(%s): %v", bad, err)
 		}
+	}
+}
+
+// records collects log records: slog's JSON handler writes each in one Write.
+type records chan string
+
+func (r records) Write(p []byte) (int, error) {
+	r <- string(p)
+	return len(p), nil
+}
+
+func TestHostMetricsAndCallLog(t *testing.T) {
+	logs := make(records, 1000)
+	th := newTestHost(t, mcpserve.HostOptions{Server: mcpserve.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))}})
+	a, err := th.open(t, "alpha", tokAlpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	callText(t, a, "read", map[string]any{"path": "own.txt"})
+	callText(t, a, "read", map[string]any{"path": "own.txt"})
+	callText(t, a, "read", map[string]any{"path": "missing.txt"})
+	resp, err := http.Get(th.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`tether_sessions_open 1`,
+		`tether_tool_calls_total{outcome="ok",tool="read"} 2`,
+		`tether_tool_calls_total{outcome="error",tool="read"} 1`,
+		`tether_tool_call_seconds_count{tool="read"} 3`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, body)
+		}
+	}
+	var all strings.Builder
+	for len(logs) > 0 {
+		all.WriteString(<-logs)
+	}
+	var calls int
+	for _, line := range strings.Split(all.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) != nil || rec["msg"] != "mcpserve: call" {
+			continue
+		}
+		calls++
+		if rec["session"] != a.ID() || rec["tool"] != "read" || rec["duration_ms"] == nil || rec["outcome"] == nil {
+			t.Errorf("call line: %s", line)
+		}
+	}
+	if calls != 3 {
+		t.Errorf("%d call lines, want 3:\n%s", calls, all.String())
+	}
+	if s := all.String(); strings.Contains(s, "this is alpha") || strings.Contains(s, tokAlpha) {
+		t.Errorf("the log holds file content or the token:\n%s", s)
 	}
 }

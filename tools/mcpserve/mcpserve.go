@@ -47,6 +47,10 @@ type Options struct {
 	// Logger receives the go-sdk's and the transport's diagnostics (never a
 	// message's content); nil discards them.
 	Logger *slog.Logger
+	// OnCall, when set, is told of every tools/call once it has run: the
+	// session id, the tool, how long it took and its outcome (ok, error,
+	// denied, refused). It must not keep or log the arguments or the result.
+	OnCall func(session, tool string, took time.Duration, outcome string)
 	// SessionID is the id the session served over HTTP gets (see Host);
 	// empty lets the go-sdk choose one.
 	SessionID string
@@ -274,8 +278,29 @@ func (s *Server) call(ctx context.Context, ss *mcp.ServerSession, name string, a
 	if ss != nil {
 		ctx = context.WithValue(ctx, sessionKey{}, ss)
 	}
-	res, _ := s.run.Call(ctx, name, args, tools.FromModel)
+	start := time.Now()
+	res, err := s.run.Call(ctx, name, args, tools.FromModel)
+	if s.opts.OnCall != nil {
+		id := ""
+		if ss != nil {
+			id = ss.ID()
+		}
+		s.opts.OnCall(id, name, time.Since(start), outcome(res, err))
+	}
 	return ToMCP(res)
+}
+
+// outcome names how a call ended for logs and metrics.
+func outcome(res *tools.Result, err error) string {
+	switch {
+	case errors.Is(err, tools.ErrDenied), errors.Is(err, tools.ErrNoApprover):
+		return "denied"
+	case errors.Is(err, tools.ErrNotOnSurface):
+		return "refused"
+	case err != nil || res == nil || res.IsError:
+		return "error"
+	}
+	return "ok"
 }
 
 // hiddenTools records the negotiated protocol version at initialize (see

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/tetherhq/tether/matcher"
+)
+
+// hostRegistry is the registry of `tether serve --http`'s /metrics: the Go
+// runtime's and the process's (RSS, open files), the shared tree store's hits,
+// misses and bytes, and the child processes running; the host adds its
+// sessions, calls and latencies.
+func hostRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	stats := func(f func(matcher.CacheStats) float64) func() float64 {
+		return func() float64 { return f(matcher.SharedCache().Stats()) }
+	}
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tether_tree_store_hits_total", Help: "Tree-store lookups served from memory."},
+			stats(func(s matcher.CacheStats) float64 { return float64(s.Hits) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tether_tree_store_misses_total", Help: "Tree-store lookups that had to parse."},
+			stats(func(s matcher.CacheStats) float64 { return float64(s.Misses) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_tree_store_bytes", Help: "Memory the shared tree store holds (estimated)."},
+			stats(func(s matcher.CacheStats) float64 { return float64(s.Bytes) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_child_processes", Help: "Processes descended from this one (kernels, language servers, debug adapters, workers); -1 where /proc cannot be read."},
+			func() float64 { return float64(descendants(os.Getpid())) }),
+	)
+	return reg
+}
+
+// descendants counts the live processes below pid, from /proc; -1 when
+// /proc cannot be read.
+func descendants(pid int) int {
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil || len(stats) == 0 {
+		return -1
+	}
+	children := map[int][]int{}
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // it ended
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		f := strings.Fields(s[i+1:]) // state, ppid, ...
+		if i < 0 || len(f) < 2 || f[0] == "Z" {
+			continue
+		}
+		c, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		pp, _ := strconv.Atoi(f[1])
+		children[pp] = append(children[pp], c)
+	}
+	n, todo := 0, children[pid]
+	for len(todo) > 0 {
+		c := todo[len(todo)-1]
+		todo = append(todo[:len(todo)-1], children[c]...)
+		n++
+	}
+	return n
+}
