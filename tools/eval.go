@@ -82,6 +82,9 @@ func (e *evaluator) handle(ctx context.Context, call *Call) (*Result, error) {
 		return nil, errEvalFromCell
 	}
 	var a evalArgs
+	if err := checkText(call.Name, call.Args); err != nil {
+		return nil, fmt.Errorf("%w (the cell was not run)", err)
+	}
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}

@@ -104,6 +104,10 @@ func TestEvalArguments(t *testing.T) {
 		{`{"description":"a valid label of five words"}`, "invalid"},
 		{`{"code":"1"}`, `missing required argument "description" (a string: 5-10 words saying what the cell does`},
 		{`{"code":"1","description":""}`, `argument "description": expected a non-empty string (5-10 words saying what the cell does`},
+		// Bad text in the cell is refused, not run as U+FFFD (a cell writing
+		// the string wrote bytes the caller never sent).
+		{`{"code":"open('x.txt','w').write('` + "\xff" + `')","description":"a valid label of five words"}`, "code holds invalid UTF-8 (byte 0xff"},
+		{`{"code":"open('x.txt','w').write('\ud800')","description":"a valid label of five words"}`, `code holds a lone surrogate (\ud800`},
 	} {
 		_, err := r.Call(context.Background(), "eval", json.RawMessage(tt.args), tools.FromModel)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
