@@ -183,7 +183,7 @@ func (f *files) readFile(p string, max int64) ([]byte, fs.FileInfo, error) {
 // anything.
 func (f *files) readAncestor(p string) ([]byte, error) {
 	if !f.inside(p) {
-		return os.ReadFile(p)
+		return readGitFile(p)
 	}
 	data, _, err := f.readFile(p, maxIgnoreFile)
 	return data, err

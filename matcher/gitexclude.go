@@ -3,6 +3,7 @@ package matcher
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,12 +18,12 @@ func repoExcludes(root string) []*ignoreSet {
 	common := gitCommonDir(root)
 	var stack []*ignoreSet
 	if p := excludesFile(common); p != "" {
-		if data, err := os.ReadFile(p); err == nil {
+		if data, err := readGitFile(p); err == nil {
 			stack = append(stack, &ignoreSet{base: root, rules: parseIgnore(data)})
 		}
 	}
 	if common != "" {
-		if data, err := os.ReadFile(filepath.Join(common, "info", "exclude")); err == nil {
+		if data, err := readGitFile(filepath.Join(common, "info", "exclude")); err == nil {
 			stack = append(stack, &ignoreSet{base: root, rules: parseIgnore(data)})
 		}
 	}
@@ -41,7 +42,7 @@ func gitCommonDir(root string) string {
 	if fi.IsDir() {
 		return dotGit
 	}
-	data, err := os.ReadFile(dotGit)
+	data, err := readGitFile(dotGit)
 	if err != nil {
 		return ""
 	}
@@ -54,7 +55,7 @@ func gitCommonDir(root string) string {
 	if !filepath.IsAbs(gitDir) {
 		gitDir = filepath.Join(root, gitDir)
 	}
-	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if c, err := readGitFile(filepath.Join(gitDir, "commondir")); err == nil {
 		cd := strings.TrimSpace(string(c))
 		if !filepath.IsAbs(cd) {
 			cd = filepath.Join(gitDir, cd)
@@ -105,7 +106,7 @@ func excludesFile(common string) string {
 // git config file: [section] headers, key = value lines, quotes, and # or ;
 // comments. Includes and subsections are not followed.
 func gitConfigValue(path, section, key string) (string, bool) {
-	data, err := os.ReadFile(path)
+	data, err := readGitFile(path)
 	if err != nil {
 		return "", false
 	}
@@ -168,4 +169,21 @@ func configValue(v string) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// readGitFile reads a file git keeps for a repository (the .git file, its
+// commondir, a config, info/exclude, the excludes file): a regular file only,
+// opened without waiting on a named pipe, and none over maxIgnoreFile bytes.
+// The workspace names every one of them (.git/config can name any path as
+// core.excludesFile) and can make any a pipe, a device or a link to one:
+// /dev/zero read to its end took all memory, a pipe hung the search.
+func readGitFile(p string) ([]byte, error) {
+	data, fi, err := (*files)(nil).readFile(p, maxIgnoreFile)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > maxIgnoreFile || int64(len(data)) > maxIgnoreFile {
+		return nil, fmt.Errorf("%s: over %d bytes, not read", p, maxIgnoreFile)
+	}
+	return data, nil
 }
