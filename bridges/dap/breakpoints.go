@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/internal/fsutil"
 )
 
 // SetBreakpoints replaces the breakpoints of one file (relative to root, the
@@ -86,7 +87,7 @@ func mergeStates(all []BreakpointState, file string, st []BreakpointState) []Bre
 // counts), or a huge number when it cannot be read, so that the adapter has
 // the last word.
 func fileLines(file string) int {
-	data, err := os.ReadFile(file)
+	data, err := fsutil.ReadRegularFile(file)
 	if err != nil {
 		return math.MaxInt
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/tetherhq/tether/internal/fsutil"
 )
 
 // testRun is how a launch runs tests instead of a program: the values the
@@ -90,7 +92,7 @@ func planGoTests(program string, isDir bool, test string, progArgs []string) (*t
 		}
 		pattern = strings.Join(parts, "/")
 	default: // a _test.go file: its own tests
-		src, err := os.ReadFile(program)
+		src, err := fsutil.ReadRegularFile(program)
 		if err != nil {
 			return nil, fmt.Errorf("debug: launch: reading %s: %w", program, err)
 		}

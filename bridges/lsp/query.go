@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/internal/jsontree"
 	"github.com/tetherhq/tether/internal/textcut"
 )
@@ -162,7 +163,7 @@ func (s *Supervisor) prepare(ctx context.Context, file string) (*prepared, error
 	if err := s.ready(ctx, in); err != nil {
 		return nil, s.failed(in, err, notes)
 	}
-	text, err := os.ReadFile(path)
+	text, err := fsutil.ReadRegularFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("lsp: %w", err)
 	}
@@ -187,7 +188,7 @@ func (s *Supervisor) positionParams(ctx context.Context, pos Position) (*prepare
 		if err != nil {
 			return nil, wPositionParams{}, err
 		}
-		text, err := os.ReadFile(path)
+		text, err := fsutil.ReadRegularFile(path)
 		if err != nil {
 			return nil, wPositionParams{}, fmt.Errorf("lsp: %s does not exist in the workspace", pos.File)
 		}
@@ -355,7 +356,7 @@ func (c fileCache) get(path string) *cachedFile {
 	if f, ok := c[path]; ok {
 		return f
 	}
-	text, err := os.ReadFile(path)
+	text, err := fsutil.ReadRegularFile(path)
 	if err != nil {
 		c[path] = nil
 		return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -47,7 +46,7 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	// server starts.
 	oldName := ""
 	if path, err := s.abs(pos.File); err == nil {
-		if text, err := os.ReadFile(path); err == nil {
+		if text, err := fsutil.ReadRegularFile(path); err == nil {
 			if spec, err := s.specFor(path); err == nil {
 				if line, col, err := resolveSymbol(text, pos.Line, pos.Symbol, s.rel(path)); err == nil {
 					lt := lineText(text, lineStarts(text), line)
@@ -97,7 +96,7 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 		if _, err := s.abs(path); err != nil {
 			return nil, fmt.Errorf("lsp: rename would change %s, outside the workspace; nothing was changed", path)
 		}
-		old, err := os.ReadFile(path)
+		old, err := fsutil.ReadRegularFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("lsp: rename: %w; nothing was changed", err)
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tetherhq/tether/internal/fsutil"
 )
 
 // syncDoc makes the server's view of path equal to its content on disk:
@@ -17,7 +19,7 @@ import (
 func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, save bool) (version, seqBefore int, changed bool, err error) {
 	in.syncMu.Lock()
 	defer in.syncMu.Unlock()
-	text, err := os.ReadFile(path)
+	text, err := fsutil.ReadRegularFile(path)
 	if err != nil {
 		return 0, 0, false, err
 	}
