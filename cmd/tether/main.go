@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -53,6 +54,10 @@ func usage(w io.Writer) {
 // anyway: a signal ends tether within a second whatever it was doing.
 const signalGrace = 750 * time.Millisecond
 
+// signalGraceFor, when set (nanoseconds), replaces signalGrace: serve --http
+// drains running calls for longer than a second.
+var signalGraceFor atomic.Int64
+
 // signalCtx is cancelled by SIGINT or SIGTERM once main has set it up;
 // commands that do not watch the signals themselves run under it.
 var signalCtx = context.Background()
@@ -75,6 +80,9 @@ func exitOnSignal(stderr io.Writer, grace time.Duration) context.Context {
 	go func() {
 		sig := <-sigs
 		cancel()
+		if g := signalGraceFor.Load(); g > 0 {
+			grace = time.Duration(g)
+		}
 		select {
 		case <-sigs:
 		case <-time.After(grace):

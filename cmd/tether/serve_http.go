@@ -68,6 +68,9 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 		return 1
 	}
 	hs := &http.Server{Handler: host, ReadHeaderTimeout: 10 * time.Second}
+	// The drain may take its bound twice (calls, then closing the runs)
+	// before main's exit on a signal gives up on it.
+	signalGraceFor.Store(int64(2*f.drain + time.Second))
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, os.Interrupt)
 	defer signal.Stop(sigs)

@@ -32,8 +32,14 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 // startHost runs `tether serve --http 127.0.0.1:0` over a root with
 // workspaces alpha and beta and returns the process and its base URL.
 func startHost(t *testing.T, extra ...string) (*exec.Cmd, string) {
+	cmd, url, _ := startHostIn(t, t.TempDir(), extra...)
+	return cmd, url
+}
+
+// startHostIn is startHost with the root and tokens file under base; it
+// also returns the tokens file's path.
+func startHostIn(t *testing.T, base string, extra ...string) (*exec.Cmd, string, string) {
 	t.Helper()
-	base := t.TempDir()
 	root := filepath.Join(base, "root")
 	for _, ws := range []string{"alpha", "beta"} {
 		os.MkdirAll(filepath.Join(root, ws), 0o755)
@@ -58,12 +64,12 @@ func startHost(t *testing.T, extra ...string) (*exec.Cmd, string) {
 	for sc.Scan() {
 		if m := re.FindStringSubmatch(sc.Text()); m != nil {
 			go io.Copy(os.Stderr, stderr)
-			return cmd, "http://" + m[1]
+			return cmd, "http://" + m[1], tokens
 		}
 		fmt.Fprintln(os.Stderr, sc.Text())
 	}
 	t.Fatal("tether serve --http exited before it listened")
-	return nil, ""
+	return nil, "", ""
 }
 
 func openHostSession(t *testing.T, url, ws string) *mcp.ClientSession {
@@ -151,4 +157,87 @@ func TestHostSIGTERMDrains(t *testing.T) {
 	}
 	waitGone(t, pa, "alpha's kernel")
 	waitGone(t, pb, "beta's kernel")
+}
+
+// initStatus posts an initialize to url's workspace alpha with token.
+func initStatus(t *testing.T, url, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url+"/mcp/alpha", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestHostSIGHUPReloadsTokens: after the tokens file changes and SIGHUP, the
+// new token opens sessions and the removed one gets 401.
+func TestHostSIGHUPReloadsTokens(t *testing.T) {
+	cmd, url, tokens := startHostIn(t, t.TempDir())
+	if got := initStatus(t, url, "t-new-0123456789"); got != http.StatusUnauthorized {
+		t.Fatalf("a token not yet in the file: %d", got)
+	}
+	if err := os.WriteFile(tokens, []byte(`{"t-new-0123456789": ["alpha"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	// The reload happens on the signal's own goroutine: wait for it (the
+	// bound only turns a missed reload into a failure instead of a hang).
+	for end := time.Now().Add(time.Minute); initStatus(t, url, "t-new-0123456789") != http.StatusOK; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the new token was never accepted after SIGHUP")
+		}
+	}
+	if got := initStatus(t, url, "t-ops-0123456789"); got != http.StatusUnauthorized {
+		t.Errorf("the removed token after SIGHUP: %d, want 401", got)
+	}
+}
+
+// TestHostSIGTERMLetsRunningCallFinish: a call running when SIGTERM comes
+// finishes and its result reaches the client before the host exits.
+func TestHostSIGTERMLetsRunningCallFinish(t *testing.T) {
+	cmd, url := startHost(t)
+	cs := openHostSession(t, url, "alpha")
+	defer cs.Close()
+	marker := filepath.Join(t.TempDir(), "started")
+	type result struct {
+		text  string
+		isErr bool
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{
+			"code":        fmt.Sprintf("import time\nopen(%q, 'w').close()\ntime.sleep(2)\nprint('finished')", marker),
+			"description": "mark the start then sleep two seconds",
+		}})
+		if err != nil {
+			done <- result{err.Error(), true}
+			return
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		done <- result{b.String(), res.IsError}
+	}()
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	r := <-done
+	if r.isErr || !strings.Contains(r.text, "finished") {
+		t.Errorf("the running call after SIGTERM: error %v\n%s", r.isErr, r.text)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("tether after SIGTERM: %v", err)
+	}
 }
