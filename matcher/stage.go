@@ -186,7 +186,15 @@ func (s *Stager) Accept(id string) (*Plan, error) {
 	}
 	changes := make([]fsutil.Change, len(p.Changes))
 	for i, c := range p.Changes {
-		changes[i] = fsutil.Change{Path: c.Path, Content: c.New, Expected: c.Old, MustExist: true}
+		path := c.Path
+		if s.root == nil {
+			// commonRoot's directory is absolute: a relative path (ast-grep
+			// -U ws) would be resolved against it a second time.
+			if path, err = filepath.Abs(path); err != nil {
+				return nil, fmt.Errorf("matcher: %s not applied: %w", id, err)
+			}
+		}
+		changes[i] = fsutil.Change{Path: path, Content: c.New, Expected: c.Old, MustExist: true}
 	}
 	if _, err := root.Apply(changes); err != nil {
 		return nil, fmt.Errorf("matcher: %s not applied: %w", id, err)

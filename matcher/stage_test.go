@@ -241,3 +241,41 @@ func TestStagerBounded(t *testing.T) {
 		t.Errorf("discarding a dropped edit: %v", err)
 	}
 }
+
+// TestStagerCLIRelativePaths: without a run's root (tether ast-grep -U), an
+// edit of files the search found under a relative directory is applied; the
+// root made for it is absolute, and the relative paths were resolved against
+// it a second time ("ws/a.go does not exist" for ast-grep -U ws).
+func TestStagerCLIRelativePaths(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.MkdirAll(filepath.Join("ws", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old, repl := []byte("package p\n\nfunc f() { g(1) }\n"), []byte("package p\n\nfunc f() { h(1) }\n")
+	for _, p := range []string{filepath.Join("ws", "a.go"), filepath.Join("ws", "sub", "b.go")} {
+		if err := os.WriteFile(p, old, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, paths := range [][]string{
+		{filepath.Join("ws", "a.go")},
+		{filepath.Join("ws", "a.go"), filepath.Join("ws", "sub", "b.go")},
+	} {
+		st := NewStager(nil)
+		var p Plan
+		for _, path := range paths {
+			cur, _ := os.ReadFile(path)
+			p.Changes = append(p.Changes, FileChange{Path: path, Old: cur, New: repl, Replacements: 1})
+		}
+		if _, err := st.Accept(st.Stage(&p)); err != nil {
+			t.Fatalf("accept of %v: %v", paths, err)
+		}
+		for _, path := range paths {
+			if got, _ := os.ReadFile(path); string(got) != string(repl) {
+				t.Errorf("%s = %q after accept", path, got)
+			}
+		}
+		old, repl = repl, old
+	}
+}
