@@ -37,12 +37,14 @@ var layers = []struct {
 	allow []string
 }{
 	{"cmd/...", []string{"tools/...", "matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
-		"github.com/modelcontextprotocol/go-sdk/...", "github.com/creack/pty", "golang.org/x/sys/...", "golang.org/x/term", "github.com/tetratelabs/wazero/..."}},
+		"github.com/modelcontextprotocol/go-sdk/...", "github.com/creack/pty", "golang.org/x/sys/...", "golang.org/x/term", "github.com/tetratelabs/wazero/...",
+		"github.com/prometheus/client_golang/..."}},
 	{"bench/...", []string{"tools/...", "matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
 		"github.com/dop251/goja/...", "go.lsp.dev/jsonrpc2", "golang.org/x/sys/..."}},
 	{"tools/...", []string{"matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
 		"github.com/modelcontextprotocol/go-sdk/...", "github.com/google/jsonschema-go/...", "github.com/chromedp/...",
-		"github.com/creack/pty", "golang.org/x/term", "golang.org/x/sys/...", "github.com/aymanbagabas/go-udiff/..."}},
+		"github.com/creack/pty", "golang.org/x/term", "golang.org/x/sys/...", "github.com/aymanbagabas/go-udiff/...",
+		"github.com/prometheus/client_golang/..."}},
 	{"matcher/...", []string{"engine/...", "grammars/...", "internal/...", "golang.org/x/tools/txtar", "github.com/aymanbagabas/go-udiff/..."}},
 	{"engine/...", []string{"grammars/...", "internal/...", "github.com/tetratelabs/wazero/...", "github.com/klauspost/compress/...", "golang.org/x/sys/..."}},
 	{"grammars/...", []string{"internal/...", "github.com/klauspost/compress/..."}},
