@@ -293,6 +293,13 @@ func hostIsListener(r *http.Request) bool {
 // loginHandler consumes the one-time secret, starts a session and redirects
 // to the plain page.
 func (c *Console) loginHandler(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		// The GET route also answers HEAD: a link checker or preview must
+		// not use up the one-time secret.
+		w.Header().Set("Allow", http.MethodGet)
+		http.Error(w, "operator: open the login link in a browser (GET)", http.StatusMethodNotAllowed)
+		return
+	}
 	got := r.URL.Query().Get("secret")
 	c.mu.Lock()
 	ok := c.login != "" && subtle.ConstantTimeCompare([]byte(got), []byte(c.login)) == 1

@@ -386,3 +386,32 @@ func TestConsoleGuards(t *testing.T) {
 		t.Errorf("closing the console: pending question ended with %v, want ErrNoHuman", err)
 	}
 }
+
+// TestConsoleLoginHeadKeepsSecret: a HEAD of the login link (a link checker, a
+// preview) neither logs in nor uses up the one-time secret.
+func TestConsoleLoginHeadKeepsSecret(t *testing.T) {
+	c := operator.NewConsole()
+	defer c.Close()
+	srv := httptest.NewServer(c.Handler())
+	defer srv.Close()
+	login := c.LoginPath()
+	res, err := consoleClient(t).Head(srv.URL + login)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("HEAD %s: %s, want 405", login, res.Status)
+	}
+	if c.LoginPath() != login {
+		t.Fatalf("HEAD used up the login secret")
+	}
+	res, err = consoleClient(t).Get(srv.URL + login)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || c.LoginPath() != "" {
+		t.Errorf("GET after HEAD: %s (login path now %q), want the login to work once", res.Status, c.LoginPath())
+	}
+}
