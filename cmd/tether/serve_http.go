@@ -98,20 +98,22 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 	}
 }
 
-// drain stops accepting connections, lets running calls finish for up to d,
-// then closes every session's run.
+// drain refuses new sessions (503, /healthz too), lets running calls finish
+// for up to d, closes every session's run, then stops the HTTP server. The
+// listener stays open until the runs are closed: a client reconnecting its
+// event stream meanwhile still gets its running call's result.
 func drain(hs *http.Server, host *mcpserve.Host, d time.Duration, served <-chan error) int {
 	slog.Info("tether: draining", "sessions", host.Sessions(), "bound", d.String())
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	shut := make(chan error, 1)
-	go func() { shut <- hs.Shutdown(ctx) }() // closes the listener at once
 	code := 0
 	if err := host.Drain(ctx); err != nil {
 		slog.Error("tether: draining", "err", err)
 		code = 1
 	}
-	if err := <-shut; err != nil {
+	sctx, scancel := context.WithTimeout(context.Background(), d)
+	defer scancel()
+	if err := hs.Shutdown(sctx); err != nil {
 		hs.Close()
 	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {

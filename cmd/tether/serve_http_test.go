@@ -43,6 +43,7 @@ func startHostIn(t *testing.T, base string, extra ...string) (*exec.Cmd, string,
 	root := filepath.Join(base, "root")
 	for _, ws := range []string{"alpha", "beta"} {
 		os.MkdirAll(filepath.Join(root, ws), 0o755)
+		os.WriteFile(filepath.Join(root, ws, "a.go"), []byte("package a\n\nfunc f() { old(1) }\n"), 0o644)
 	}
 	tokens := filepath.Join(base, "tokens.json")
 	os.WriteFile(tokens, []byte(`{"t-ops-0123456789": ["*"]}`), 0o600)
@@ -239,5 +240,33 @@ func TestHostSIGTERMLetsRunningCallFinish(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("tether after SIGTERM: %v", err)
+	}
+}
+
+// TestHostStagedEditsStayInTheirSession: an edit staged by ast_edit in one
+// session cannot be accepted from another session on another workspace, and
+// only its own session's accept writes it, to its own workspace.
+func TestHostStagedEditsStayInTheirSession(t *testing.T) {
+	base := t.TempDir()
+	_, url, _ := startHostIn(t, base)
+	a := openHostSession(t, url, "alpha")
+	defer a.Close()
+	b := openHostSession(t, url, "beta")
+	defer b.Close()
+	if text, isErr := callText(t, a, "ast_edit", map[string]any{"pattern": "old($A)", "rewrite": "fresh($A)", "language": "go"}); isErr || !strings.Contains(text, "edit_1") {
+		t.Fatalf("alpha's ast_edit: error %v\n%s", isErr, text)
+	}
+	if text, isErr := callText(t, b, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"}); !isErr {
+		t.Errorf("beta accepted alpha's staged edit:\n%s", text)
+	}
+	alpha, beta := filepath.Join(base, "root", "alpha", "a.go"), filepath.Join(base, "root", "beta", "a.go")
+	if got := fileContent(t, alpha) + fileContent(t, beta); strings.Contains(got, "fresh") {
+		t.Fatalf("a staged edit was written before its session accepted it:\n%s", got)
+	}
+	if text, isErr := callText(t, a, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"}); isErr {
+		t.Fatalf("alpha's accept: %s", text)
+	}
+	if !strings.Contains(fileContent(t, alpha), "fresh(1)") || strings.Contains(fileContent(t, beta), "fresh") {
+		t.Errorf("after alpha's accept: alpha %q, beta %q", fileContent(t, alpha), fileContent(t, beta))
 	}
 }
