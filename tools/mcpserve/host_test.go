@@ -31,11 +31,17 @@ const (
 // the workdir of every run closed.
 type testHost struct {
 	*mcpserve.Host
+	root   string
 	url    string
 	closed chan string
 }
 
 func newTestHost(t *testing.T, opts mcpserve.HostOptions) *testHost {
+	t.Helper()
+	return newTestHostPolicy(t, opts, "allow")
+}
+
+func newTestHostPolicy(t *testing.T, opts mcpserve.HostOptions, approve string) *testHost {
 	t.Helper()
 	base := t.TempDir()
 	root := filepath.Join(base, "root")
@@ -52,11 +58,11 @@ func newTestHost(t *testing.T, opts mcpserve.HostOptions) *testHost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := tools.ParsePolicy("allow")
+	policy, err := tools.ParsePolicy(approve)
 	if err != nil {
 		t.Fatal(err)
 	}
-	th := &testHost{closed: make(chan string, 16)}
+	th := &testHost{root: root, closed: make(chan string, 16)}
 	opts.Root, opts.Tokens = root, toks
 	opts.StartRun = func(ctx context.Context, workdir, id string, srv *mcpserve.Server) (*tools.Run, func() error, error) {
 		run, err := tools.NewRun(ctx, tools.Config{WorkDir: workdir, ConversationID: id, Policy: policy, Approver: srv.Approver()})
@@ -91,10 +97,18 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+func (th *testHost) dir(ws string) string { return filepath.Join(th.root, ws) }
+
 // open connects a go-sdk client to workspace ws with token.
 func (th *testHost) open(t *testing.T, ws, token string) (*mcp.ClientSession, error) {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	return th.openWith(t, ws, token, nil)
+}
+
+// openWith is open with client options (an elicitation handler).
+func (th *testHost) openWith(t *testing.T, ws, token string, co *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, co)
 	return client.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint: th.url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1,
 	}, nil)
@@ -348,5 +362,44 @@ func TestHostMetricsAndCallLog(t *testing.T) {
 	}
 	if s := all.String(); strings.Contains(s, "this is alpha") || strings.Contains(s, tokAlpha) {
 		t.Errorf("the log holds file content or the token:\n%s", s)
+	}
+}
+
+// TestHostApprovalsAskTheSessionsClient: with --approve ask, a write in one
+// session is asked of that session's client only, and a session whose client
+// cannot elicit fails closed.
+func TestHostApprovalsAskTheSessionsClient(t *testing.T) {
+	th := newTestHostPolicy(t, mcpserve.HostOptions{}, "ask")
+	asked := make(chan string, 4)
+	a, err := th.openWith(t, "alpha", tokAlpha, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked <- req.Params.Message
+		return &mcp.ElicitResult{Action: "accept"}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := th.open(t, "beta", tokOps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if txt, isErr := callText(t, b, "write", map[string]any{"path": "b.txt", "content": "beta\n"}); !isErr || !strings.Contains(txt, "elicitation") {
+		t.Errorf("beta's write without elicitation: error %v %q", isErr, txt)
+	}
+	if len(asked) != 0 {
+		t.Errorf("alpha's client was asked about beta's call: %q", <-asked)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(th.dir("alpha")), "beta", "b.txt")); err == nil {
+		t.Error("beta's refused write was written")
+	}
+	if txt, isErr := callText(t, a, "write", map[string]any{"path": "a.txt", "content": "alpha\n"}); isErr {
+		t.Fatalf("alpha's approved write: %s", txt)
+	}
+	if len(asked) != 1 {
+		t.Errorf("alpha's client was asked %d times, want 1", len(asked))
+	}
+	if _, err := os.Stat(filepath.Join(th.dir("alpha"), "a.txt")); err != nil {
+		t.Errorf("alpha's approved write: %v", err)
 	}
 }
