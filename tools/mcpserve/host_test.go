@@ -105,6 +105,18 @@ func (th *testHost) open(t *testing.T, ws, token string) (*mcp.ClientSession, er
 	return th.openWith(t, ws, token, nil)
 }
 
+// mustOpen is openWith that fails the test on an error and closes the
+// session at its end.
+func (th *testHost) mustOpen(t *testing.T, ws, token string, co *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	cs, err := th.openWith(t, ws, token, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 // openWith is open with client options (an elicitation handler).
 func (th *testHost) openWith(t *testing.T, ws, token string, co *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	t.Helper()
@@ -185,16 +197,8 @@ func TestHostAuthAndConfinement(t *testing.T) {
 
 func TestHostTenantsAreApart(t *testing.T) {
 	th := newTestHost(t, mcpserve.HostOptions{})
-	a, err := th.open(t, "alpha", tokAlpha)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := th.open(t, "beta", tokOps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a := th.mustOpen(t, "alpha", tokAlpha, nil)
+	b := th.mustOpen(t, "beta", tokOps, nil)
 	if txt, isErr := callText(t, a, "read", map[string]any{"path": "own.txt"}); isErr || !strings.Contains(txt, "this is alpha") {
 		t.Errorf("alpha reads own.txt: %q", txt)
 	}
@@ -247,11 +251,7 @@ func TestHostSessionEndsItsRun(t *testing.T) {
 
 func TestHostIdleSessionIsClosed(t *testing.T) {
 	th := newTestHost(t, mcpserve.HostOptions{SessionIdle: 300 * time.Millisecond})
-	a, err := th.open(t, "alpha", tokAlpha)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := th.mustOpen(t, "alpha", tokAlpha, nil)
 	if ws := <-th.closed; ws != "alpha" {
 		t.Errorf("closed run of %s", ws)
 	}
@@ -318,11 +318,7 @@ func (r records) Write(p []byte) (int, error) {
 func TestHostMetricsAndCallLog(t *testing.T) {
 	logs := make(records, 1000)
 	th := newTestHost(t, mcpserve.HostOptions{Server: mcpserve.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))}})
-	a, err := th.open(t, "alpha", tokAlpha)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := th.mustOpen(t, "alpha", tokAlpha, nil)
 	callText(t, a, "read", map[string]any{"path": "own.txt"})
 	callText(t, a, "read", map[string]any{"path": "own.txt"})
 	callText(t, a, "read", map[string]any{"path": "missing.txt"})
@@ -371,19 +367,11 @@ func TestHostMetricsAndCallLog(t *testing.T) {
 func TestHostApprovalsAskTheSessionsClient(t *testing.T) {
 	th := newTestHostPolicy(t, mcpserve.HostOptions{}, "ask")
 	asked := make(chan string, 4)
-	a, err := th.openWith(t, "alpha", tokAlpha, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	a := th.mustOpen(t, "alpha", tokAlpha, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked <- req.Params.Message
 		return &mcp.ElicitResult{Action: "accept"}, nil
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := th.open(t, "beta", tokOps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := th.mustOpen(t, "beta", tokOps, nil)
 	if txt, isErr := callText(t, b, "write", map[string]any{"path": "b.txt", "content": "beta\n"}); !isErr || !strings.Contains(txt, "elicitation") {
 		t.Errorf("beta's write without elicitation: error %v %q", isErr, txt)
 	}
