@@ -208,10 +208,12 @@ func validWorkspace(ws string) bool {
 }
 
 // workspaceDir resolves workspace ws under the root: a directory whose real
-// path is directly under the root's (a symlink out of the root is refused).
+// path is the root's entry of that name (a symlink out of the root is
+// refused, and so is one to another workspace, which would let a token that
+// covers the link's name open a workspace its globs do not name).
 func (h *Host) workspaceDir(ws string) (string, bool) {
 	real, err := filepath.EvalSymlinks(filepath.Join(h.root, ws))
-	if err != nil || filepath.Dir(real) != h.root {
+	if err != nil || real != filepath.Join(h.root, ws) {
 		return "", false
 	}
 	fi, err := os.Stat(real)

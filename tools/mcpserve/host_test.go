@@ -54,6 +54,9 @@ func newTestHostPolicy(t *testing.T, opts mcpserve.HostOptions, approve string) 
 	if err := os.Symlink(filepath.Join(base, "outside"), filepath.Join(root, "escape")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink("alpha", filepath.Join(root, "alias")); err != nil {
+		t.Fatal(err)
+	}
 	toks, err := mcpserve.ParseTokens([]byte(`{"` + tokAlpha + `": ["alpha"], "` + tokOps + `": ["*"]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +183,7 @@ func TestHostAuthAndConfinement(t *testing.T) {
 		{"/mcp/alpha/sub", tokOps, http.StatusNotFound},
 		{"/mcp/..", tokOps, http.StatusNotFound},
 		{"/mcp/escape", tokOps, http.StatusNotFound},
+		{"/mcp/alias", tokOps, http.StatusNotFound},
 		{"/mcp/missing", tokOps, http.StatusNotFound},
 		{"/mcp/", tokOps, http.StatusNotFound},
 	} {
