@@ -141,7 +141,7 @@ func TestInfiniteLoopIsInterrupted(t *testing.T) {
 	tools, started := startedTools()
 	k := newKernel(t, kernels.Config{IdleTimeout: time.Second, InterruptGrace: time.Minute, Clock: clock, Tools: tools})
 	value(t, run(t, k, "var kept = 'yes'; var n = 0"))
-	r := untilIdle(t, k, clock, time.Second, started, "n++; tool('started'); while (true) { n++ }")
+	r := kernelstest.UntilIdle(t, k, clock, time.Second, started, "n++; tool('started'); while (true) { n++ }")
 	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.StateLost || !strings.Contains(r.Error.Message, "state is kept") {
 		t.Fatalf("infinite loop: %+v lost %v", r.Error, r.StateLost)
 	}
@@ -421,42 +421,6 @@ func startedTools() (kernels.ToolCaller, chan struct{}) {
 	}, started
 }
 
-// untilIdle runs a cell that never ends on its own and calls tool('started')
-// once it got going. From then on it moves the kernel's clock a whole idle
-// budget past each time the kernel arms the budget, so the cell is
-// interrupted once it goes quiet, however slow the machine.
-func untilIdle(t *testing.T, k kernels.Kernel, clock *kernelstest.Clock, budget time.Duration, started <-chan struct{}, code string) *kernels.Result {
-	t.Helper()
-	for drained := false; !drained; {
-		select {
-		case <-clock.Arms():
-		default:
-			drained = true
-		}
-	}
-	done := make(chan *kernels.Result, 1)
-	go func() {
-		r, err := k.Execute(context.Background(), kernels.Cell{Code: code})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- r
-	}()
-	for begun, last := false, clock.Now(); ; {
-		select {
-		case last = <-clock.Arms():
-			if begun {
-				clock.AdvanceTo(last.Add(budget))
-			}
-		case <-started:
-			begun = true
-			clock.AdvanceTo(last.Add(budget)) // the last arm may have come first
-		case r := <-done:
-			return r
-		}
-	}
-}
-
 // TestTimers: setTimeout and friends fire before the cell ends, in order, and
 // an awaited timer resolves, as in node.
 func TestTimers(t *testing.T) {
@@ -492,7 +456,7 @@ func TestTimers(t *testing.T) {
 		t.Errorf("a throwing timer: %+v", r.Error)
 	}
 	// A timer that never ends the cell is cut by the idle budget; state kept.
-	r = untilIdle(t, k, clock, 2*time.Second, started, "var kept = 1; tool('started'); setInterval(() => {}, 50)")
+	r = kernelstest.UntilIdle(t, k, clock, 2*time.Second, started, "var kept = 1; tool('started'); setInterval(() => {}, 50)")
 	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted {
 		t.Errorf("endless interval: %+v", r.Error)
 	}

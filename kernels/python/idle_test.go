@@ -13,7 +13,7 @@ import (
 	"github.com/tetherhq/tether/kernels/kernelstest"
 )
 
-// untilIdle runs a cell that never ends on its own and creates the file
+// untilIdle is kernelstest.UntilIdle for a Python cell that creates the file
 // "started" in its directory once it got going (not a bridge call: the budget
 // starts over when one returns, before the cell is back from it). From then
 // on it moves the kernel's clock a whole idle budget past each time the
@@ -37,34 +37,7 @@ func untilIdle(t *testing.T, k kernels.Kernel, clock *kernelstest.Clock, budget 
 			}
 		}
 	}()
-	for drained := false; !drained; {
-		select {
-		case <-clock.Arms():
-		default:
-			drained = true
-		}
-	}
-	done := make(chan *kernels.Result, 1)
-	go func() {
-		r, err := k.Execute(context.Background(), kernels.Cell{Code: code})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- r
-	}()
-	for begun, last := false, clock.Now(); ; {
-		select {
-		case last = <-clock.Arms():
-			if begun {
-				clock.AdvanceTo(last.Add(budget))
-			}
-		case <-started:
-			started, begun = nil, true
-			clock.AdvanceTo(last.Add(budget)) // the last arm may have come first
-		case r := <-done:
-			return r
-		}
-	}
+	return kernelstest.UntilIdle(t, k, clock, budget, started, code)
 }
 
 func TestInterruptKeepsState(t *testing.T) {
