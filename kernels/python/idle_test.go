@@ -122,7 +122,9 @@ func TestUnresponsiveKernelIsRestarted(t *testing.T) {
 // TestPrintingCellIsNotIdle: output is a sign of life. A cell printing
 // steadily for much longer than its idle budget runs on; once it goes quiet
 // the budget runs out and it is interrupted on the silent line with its state
-// kept. The idle budget's time is a clock the test moves, in step with the
+// kept. The bridge call that says "quiet" shares the silent line with the
+// sleep: the kernel re-arms the budget when it sends the call's reply, and the
+// interrupt may reach Python before it has read that reply. The idle budget's time is a clock the test moves, in step with the
 // cell (which waits after each print until the test writes the clock's new
 // time to a file), so machine load cannot decide the outcome: each sign of
 // life moves the clock to 9/10 of the budget past it, 45 budgets in all while
@@ -141,7 +143,7 @@ func TestPrintingCellIsNotIdle(t *testing.T) {
 		"def now():\n    try:\n        return open('clock').read()\n    except FileNotFoundError:\n        return ''\n" +
 		"ticks = 0\nfor i in range(50):\n    t = now()\n    print('tick', flush=True)\n    ticks += 1\n" +
 		"    while now() == t:\n        time.sleep(0.005)\n" +
-		"print('quiet now', flush=True)\ntool('quiet')\ntime.sleep(600)"
+		"print('quiet now', flush=True)\ntool('quiet'); time.sleep(600)"
 	silent := strings.Count(code, "\n") + 1
 	done := make(chan *kernels.Result, 1)
 	go func() {
