@@ -34,6 +34,10 @@ func (sv *Supervisor) SetBreakpoints(ctx context.Context, conversationID, root, 
 	file = filepath.Clean(file)
 	if fi, err := os.Stat(file); err != nil || fi.IsDir() {
 		return nil, fmt.Errorf("debug: breakpoints: %s is not a file; give a source file path relative to the working dir", given)
+	} else if !fi.Mode().IsRegular() {
+		// A named pipe with a source file's name would block the read of
+		// its lines (and the adapter's) for good.
+		return nil, fmt.Errorf("debug: breakpoints: %s is a %s, not a regular file: %w; set breakpoints in a source file", given, fileKind(fi.Mode()), fsutil.ErrNotRegular)
 	}
 	lines = slices.Clone(lines)
 	n := -1 // lines in the file, counted when needed

@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/internal/textcut"
 )
 
@@ -495,7 +495,7 @@ func sourceLine(file string, n int) string {
 	if file == "" || n <= 0 {
 		return ""
 	}
-	f, err := os.Open(file)
+	f, err := fsutil.OpenRegularFile(file) // a named pipe would block
 	if err != nil {
 		return ""
 	}

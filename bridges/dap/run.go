@@ -12,6 +12,7 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/internal/fsutil"
 )
 
 // Launch starts a session that runs a program under the adapter its kind
@@ -45,6 +46,11 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 			program = filepath.Join(root, program)
 		}
 		program = filepath.Clean(program)
+		if fi, err := os.Stat(program); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
+			// Opening a named pipe (to tell a native executable, or to read
+			// a test file) would block the launch for good.
+			return nil, fmt.Errorf("debug: launch: %s is a %s, not a regular file: %w; launch a program file or a package directory", program, fileKind(fi.Mode()), fsutil.ErrNotRegular)
+		}
 	} else if port <= 0 || port > 65535 {
 		return nil, errors.New("debug: attach needs port (the port the program's debug server listens on)")
 	}
@@ -266,12 +272,30 @@ func adapterForProgram(table []Adapter, program string) (Adapter, error) {
 }
 
 func isNative(p string) bool {
-	f, err := elf.Open(p)
+	f, err := fsutil.OpenRegularFile(p)
 	if err != nil {
 		return false
 	}
-	f.Close()
+	defer f.Close()
+	ef, err := elf.NewFile(f)
+	if err != nil {
+		return false
+	}
+	ef.Close()
 	return true
+}
+
+// fileKind names what a file that is not regular is, for errors.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 func stringsToAny(ss []string) []any {

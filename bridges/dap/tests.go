@@ -135,6 +135,11 @@ func planPytest(root, program string, isDir bool, test string, progArgs []string
 
 // isGoBinary reports whether p is an executable the Go toolchain built.
 func isGoBinary(p string) bool {
-	_, err := buildinfo.ReadFile(p)
+	f, err := fsutil.OpenRegularFile(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = buildinfo.Read(f)
 	return err == nil
 }

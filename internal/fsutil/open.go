@@ -92,17 +92,30 @@ func (r *Root) ReadFile(path string) ([]byte, error) {
 // (and when read again, a file a server named), where a plain os.ReadFile of
 // a pipe the workspace made would block the call for good.
 func ReadRegularFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	f, err := OpenRegularFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	return io.ReadAll(f)
+}
+
+// OpenRegularFile opens the regular file at path for reading, as
+// ReadRegularFile does: without waiting on a named pipe, and refusing
+// anything but a regular file with ErrNotRegular. It does not confine path.
+func OpenRegularFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, err
 	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
 	if !fi.Mode().IsRegular() {
+		f.Close()
 		return nil, fmt.Errorf("fsutil: %s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
 	}
-	return io.ReadAll(f)
+	return f, nil
 }
