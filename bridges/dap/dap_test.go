@@ -37,7 +37,7 @@ type scenario struct {
 }
 
 func runScenario(t *testing.T, sc scenario) {
-	root := writeFiles(t, sc.files)
+	root := testenv.Workspace(t, sc.files)
 	if sc.prepare != nil {
 		sc.prepare(t, root)
 	}
@@ -113,18 +113,18 @@ func runScenario(t *testing.T, sc scenario) {
 	if strings.Contains(out.Output, "Building") {
 		t.Fatalf("output holds the adapter's chatter: %q", out.Output)
 	}
-	requireNoProcs(t, root)
+	testenv.RequireNoProcs(t, root)
 
 	// Again, and terminate while stopped: nothing may be left paused.
 	l = do(t, sv, conv, root, request{Op: "launch", Program: sc.program, Args: sc.args})
 	if l.Stop == nil {
 		t.Fatalf("relaunch did not stop: %s", l)
 	}
-	if len(procsIn(root)) == 0 {
+	if len(testenv.ProcsIn(root)) == 0 {
 		t.Fatal("no adapter or debuggee in the process table while stopped")
 	}
 	do(t, sv, conv, root, request{Op: "terminate"})
-	requireNoProcs(t, root)
+	testenv.RequireNoProcs(t, root)
 }
 
 const goProgram = `package main
@@ -246,7 +246,7 @@ while True:
 func TestSessionRules(t *testing.T) {
 	t.Parallel()
 	python(t)
-	root := writeFiles(t, map[string]string{"pyproject.toml": "", "loop.py": pySpawn})
+	root := testenv.Workspace(t, map[string]string{"pyproject.toml": "", "loop.py": pySpawn})
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
 
@@ -255,7 +255,7 @@ func TestSessionRules(t *testing.T) {
 	if l.Stop == nil || l.Stop.Line != 7 {
 		t.Fatalf("launch: %+v", l.Stop)
 	}
-	if live := strings.Join(procsIn(root), "\n"); !strings.Contains(live, "sleep 600") || !strings.Contains(live, "loop.py") {
+	if live := strings.Join(testenv.ProcsIn(root), "\n"); !strings.Contains(live, "sleep 600") || !strings.Contains(live, "loop.py") {
 		t.Fatalf("the debuggee and its child should be in the process table while the session is live:\n%s", live)
 	}
 	msg := doErr(t, sv, "a", root, request{Op: "launch", Program: "loop.py"})
@@ -273,7 +273,7 @@ func TestSessionRules(t *testing.T) {
 	if term.Terminated.Session == "" || term.Terminated.Attached {
 		t.Fatal(term)
 	}
-	requireNoProcs(t, root)
+	testenv.RequireNoProcs(t, root)
 
 	// TTL: launch again, let the TTL pass, and the next call says why. The
 	// TTL counts from the session's start and holds during the launch's wait
@@ -309,7 +309,7 @@ func TestSessionRules(t *testing.T) {
 	if !strings.Contains(msg, "TTL of 4s expired") {
 		t.Fatalf("the next call should say the TTL ended the session: %s", msg)
 	}
-	requireNoProcs(t, root)
+	testenv.RequireNoProcs(t, root)
 
 	// The TTL passing while an op waits for a stop (here a launch with no
 	// breakpoint, which waits up to StopWait) ends the session then, and the
@@ -319,13 +319,13 @@ func TestSessionRules(t *testing.T) {
 	if !strings.Contains(msg, "TTL of 4s expired") {
 		t.Fatalf("launch outliving the TTL: %s", msg)
 	}
-	requireNoProcs(t, root)
+	testenv.RequireNoProcs(t, root)
 }
 
 func TestAdapters(t *testing.T) {
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
-	root := writeFiles(t, map[string]string{"pubspec.yaml": "name: x\n", "go.mod": "module x\n"})
+	root := testenv.Workspace(t, map[string]string{"pubspec.yaml": "name: x\n", "go.mod": "module x\n"})
 	r := do(t, sv, "c", root, request{Op: "adapters"})
 	byID := map[string]dap.AdapterStatus{}
 	for _, a := range r.Adapters {
@@ -352,7 +352,7 @@ func TestAdapters(t *testing.T) {
 	}
 	// A C or Rust source file is not a program lldb can launch: the error
 	// says to build it, before any adapter starts.
-	csrc := writeFiles(t, map[string]string{"main.c": "int main(void) { return 0; }\n", "lib.rs": "fn main() {}\n", "Cargo.toml": "[package]\n"})
+	csrc := testenv.Workspace(t, map[string]string{"main.c": "int main(void) { return 0; }\n", "lib.rs": "fn main() {}\n", "Cargo.toml": "[package]\n"})
 	for _, src := range []string{"main.c", "lib.rs"} {
 		msg = doErr(t, sv, "c", csrc, request{Op: "launch", Program: src})
 		if !strings.Contains(msg, "is source") || !strings.Contains(msg, "launch the executable") {
@@ -360,7 +360,7 @@ func TestAdapters(t *testing.T) {
 		}
 	}
 	// No root marker: the error says where a session can start.
-	bare := writeFiles(t, map[string]string{"app.py": "print(1)\n"})
+	bare := testenv.Workspace(t, map[string]string{"app.py": "print(1)\n"})
 	msg = doErr(t, sv, "c", bare, request{Op: "launch", Program: "app.py"})
 	if !strings.Contains(msg, "marker missing") || !strings.Contains(msg, "project root") {
 		t.Fatal(msg)
@@ -372,7 +372,7 @@ func TestAdapters(t *testing.T) {
 func TestDebugpyPrefersVenv(t *testing.T) {
 	t.Parallel()
 	py := python(t)
-	root := writeFiles(t, map[string]string{"setup.py": "", "main.py": "import sys\nprint(sys.prefix)\n"})
+	root := testenv.Workspace(t, map[string]string{"setup.py": "", "main.py": "import sys\nprint(sys.prefix)\n"})
 	cmd := exec.Command(py, "-m", "venv", "--system-site-packages", "--without-pip", filepath.Join(root, ".venv"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		testenv.Missing(t, fmt.Sprintf("python3 -m venv (python3-venv): %v %s", err, out))
@@ -393,33 +393,21 @@ func TestDebugpyPrefersVenv(t *testing.T) {
 	if !strings.Contains(out.Output, filepath.Join(root, ".venv")) {
 		t.Fatalf("the program did not run in the project's venv: %q", out.Output)
 	}
-	requireNoProcs(t, root)
+	testenv.RequireNoProcs(t, root)
 }
 
 func TestAttachDebugpy(t *testing.T) {
 	t.Parallel()
 	py := python(t)
-	root := writeFiles(t, map[string]string{"requirements.txt": "", "loop.py": pyLoop})
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "loop.py": pyLoop})
 	port := freePort(t)
-	cmd := exec.Command(py, "-m", "debugpy", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--wait-for-client", "loop.py")
-	cmd.Dir = root
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	cmd := server(root, py, "-m", "debugpy", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--wait-for-client", "loop.py")
+	startServer(t, cmd)
 
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
-	do(t, sv, "c", root, request{Op: "breakpoints", File: "loop.py", Lines: []int{7}})
-	a := do(t, sv, "c", root, request{Op: "attach", Port: port})
-	if a.Stop == nil || a.Stop.Line != 7 {
-		t.Fatalf("attach should stop at the breakpoint: %s", a)
-	}
-	ev := do(t, sv, "c", root, request{Op: "evaluate", Expression: "n >= 0"})
-	if ev.Value == nil || ev.Value.Value != "True" {
-		t.Fatalf("evaluate: %+v", ev.Value)
-	}
+	attachStops(t, sv, root, port, "loop.py", 7)
+	evaluates(t, sv, root, "n >= 0", "True")
 	term := do(t, sv, "c", root, request{Op: "terminate"})
 	if term.Terminated.Session == "" || !term.Terminated.Attached {
 		t.Fatal(term)
@@ -432,35 +420,14 @@ func TestAttachDebugpy(t *testing.T) {
 
 func TestAttachDelve(t *testing.T) {
 	t.Parallel()
-	dlv := testenv.RequireBinary(t, "dlv")
-	goBin := testenv.RequireBinary(t, "go")
-	root := writeFiles(t, map[string]string{"go.mod": "module hello\n\ngo 1.21\n", "main.go": goProgram})
-	build := exec.Command(goBin, "build", "-gcflags=all=-N -l", "-o", "hello", ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	port := freePort(t)
-	cmd := exec.Command(dlv, "exec", "--headless", "--accept-multiclient", "--api-version=2",
-		"--listen", fmt.Sprintf("127.0.0.1:%d", port), "./hello")
-	cmd.Dir = root
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	root := testenv.Workspace(t, goFiles("hello", goProgram))
+	cmd, port := delveServer(t, root, "hello")
+	startServer(t, cmd)
 
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
-	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go", Lines: []int{11}})
-	a := do(t, sv, "c", root, request{Op: "attach", Port: port})
-	if a.Stop == nil || a.Stop.Line != 11 {
-		t.Fatalf("attach should stop at the breakpoint: %s", a)
-	}
-	ev := do(t, sv, "c", root, request{Op: "evaluate", Expression: "x"})
-	if ev.Value == nil || ev.Value.Value != "41" {
-		t.Fatalf("evaluate: %+v", ev.Value)
-	}
+	attachStops(t, sv, root, port, "main.go", 11)
+	evaluates(t, sv, root, "x", "41")
 	do(t, sv, "c", root, request{Op: "terminate"})
 }
 
@@ -470,7 +437,7 @@ func TestAttachDelve(t *testing.T) {
 func TestPauseAndLiveBreakpoints(t *testing.T) {
 	t.Parallel()
 	python(t)
-	root := writeFiles(t, map[string]string{"requirements.txt": "", "loop.py": pyLoop})
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "loop.py": pyLoop})
 	// StopWait bounds how long launch and continue wait for a stop; the loop
 	// never stops by itself, so both come back saying it runs.
 	sv := dap.NewSupervisor(dap.Config{StopWait: 3 * time.Second})
@@ -520,7 +487,7 @@ func TestPauseAndLiveBreakpoints(t *testing.T) {
 		t.Fatalf("with the breakpoint cleared the loop should run: %s", c)
 	}
 	do(t, sv, "c", root, request{Op: "terminate"})
-	requireNoProcs(t, root)
+	testenv.RequireNoProcs(t, root)
 }
 
 // stopOf returns r's stop. The op waits a short StopWait in this test; on a
@@ -541,7 +508,7 @@ func TestDelveBuildError(t *testing.T) {
 	t.Parallel()
 	testenv.RequireBinary(t, "dlv")
 	testenv.RequireBinary(t, "go")
-	root := writeFiles(t, map[string]string{"go.mod": "module broken\n\ngo 1.21\n",
+	root := testenv.Workspace(t, map[string]string{"go.mod": "module broken\n\ngo 1.21\n",
 		"main.go": "package main\n\nfunc main() {\n\tundefinedThing()\n}\n"})
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
@@ -554,7 +521,7 @@ func TestDelveBuildError(t *testing.T) {
 	if st.Session != "" {
 		t.Fatal(st)
 	}
-	requireNoProcs(t, root)
+	testenv.RequireNoProcs(t, root)
 	if ents, _ := filepath.Glob(filepath.Join(root, "__debug_bin*")); len(ents) > 0 {
 		t.Fatalf("delve's build output was left in the working dir: %v", ents)
 	}
@@ -575,39 +542,25 @@ int main(void) {
 // gdbserver on a port.
 func TestAttachLLDB(t *testing.T) {
 	t.Parallel()
-	if testenv.LookPath("lldb-dap") == "" && testenv.LookPath("lldb-dap-19") == "" {
-		testenv.Missing(t, "lldb-dap (lldb-19)")
+	cc := needLLDB(t)
+	lldbServer := testenv.LookPath("lldb-server-19")
+	if lldbServer == "" {
+		lldbServer = testenv.RequireBinary(t, "lldb-server")
 	}
-	server := testenv.LookPath("lldb-server-19")
-	if server == "" {
-		server = testenv.RequireBinary(t, "lldb-server")
-	}
-	cc := testenv.RequireBinary(t, "gcc")
-	root := writeFiles(t, map[string]string{"loop.c": cLoop})
-	build := exec.Command(cc, "-g", "-O0", "-o", "loop", "loop.c")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	root := testenv.Workspace(t, map[string]string{"loop.c": cLoop})
+	gcc(t, cc, root, "loop", "loop.c")
 	port := freePort(t)
-	cmd := exec.Command(server, "gdbserver", fmt.Sprintf("127.0.0.1:%d", port), "./loop")
-	cmd.Dir = root
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	// lldb-server starts ./loop in a process group of its own, and terminate
+	// detaches from an attached program (it is not ours), so the test ends
+	// it after the server's group.
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-		// lldb-server starts ./loop in a process group of its own, and
-		// terminate detaches from an attached program (it is not ours), so
-		// the test ends it here.
-		for _, p := range procsIn(root) {
+		for _, p := range testenv.ProcsIn(root) {
 			if pid, err := strconv.Atoi(strings.Fields(p)[0]); err == nil {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
 	})
+	startServer(t, server(root, lldbServer, "gdbserver", fmt.Sprintf("127.0.0.1:%d", port), "./loop"))
 
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
@@ -620,10 +573,7 @@ func TestAttachLLDB(t *testing.T) {
 	if st == nil || st.Line != 6 {
 		t.Fatalf("attach + continue should stop at the breakpoint: %+v", st)
 	}
-	ev := do(t, sv, "c", root, request{Op: "evaluate", Expression: "n >= 0"})
-	if ev.Value == nil || ev.Value.Value != "true" {
-		t.Fatalf("evaluate: %+v", ev.Value)
-	}
+	evaluates(t, sv, root, "n >= 0", "true")
 	do(t, sv, "c", root, request{Op: "terminate"})
 }
 
@@ -632,7 +582,7 @@ func TestAttachLLDB(t *testing.T) {
 func TestAdapterTableFromJSON(t *testing.T) {
 	t.Parallel()
 	py := python(t)
-	root := writeFiles(t, map[string]string{"script.py": pyProgram})
+	root := testenv.Workspace(t, map[string]string{"script.py": pyProgram})
 	table := fmt.Sprintf(`[{"id": "mydebugpy", "markers": ["*.py"], "extensions": [".py"],
 		"commands": [[%q, "-m", "debugpy.adapter"]], "probe": ["-c", "import debugpy"],
 		"launch": {"program": "${program}", "args": "${args}", "cwd": "${cwd}", "python": ["${interpreter}"],
@@ -654,7 +604,7 @@ func TestAdapterTableFromJSON(t *testing.T) {
 		t.Fatalf("launch through the user's adapter: %s", l)
 	}
 	do(t, sv, "c", root, request{Op: "terminate"})
-	requireNoProcs(t, root)
+	testenv.RequireNoProcs(t, root)
 
 	for _, bad := range []string{`{}`, `[{"id": "x"}]`, `[{"id": "x", "commands": [["y"]], "transport": "pigeon"}]`, `[{"id": "x", "commands": [["y"]], "colour": 1}]`} {
 		if _, err := dap.LoadAdapters(strings.NewReader(bad)); err == nil || !strings.HasPrefix(err.Error(), "dap: adapter table") {
@@ -670,7 +620,7 @@ func TestAdapterTableFromJSON(t *testing.T) {
 func TestLaunchInSubproject(t *testing.T) {
 	t.Parallel()
 	python(t)
-	root := writeFiles(t, map[string]string{
+	root := testenv.Workspace(t, map[string]string{
 		"tool/pyproject.toml": "",
 		"tool/main.py":        "import os\nprint('cwd', os.path.basename(os.getcwd()))\nx = 41\nprint(x)\n",
 	})
@@ -707,9 +657,9 @@ while True:
 func TestTerminateLeavesNothing(t *testing.T) {
 	t.Parallel()
 	python(t)
-	root := writeFiles(t, map[string]string{"pyproject.toml": "", "forker.py": pyForker})
+	root := testenv.Workspace(t, map[string]string{"pyproject.toml": "", "forker.py": pyForker})
 	t.Cleanup(func() {
-		for _, p := range procsIn(root) {
+		for _, p := range testenv.ProcsIn(root) {
 			if pid, err := strconv.Atoi(strings.Fields(p)[0]); err == nil {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
@@ -727,6 +677,6 @@ func TestTerminateLeavesNothing(t *testing.T) {
 		do(t, sv, "a", root, request{Op: "breakpoints", File: "forker.py"})
 		do(t, sv, "a", root, request{Op: "continue"})
 		do(t, sv, "a", root, request{Op: "terminate"})
-		requireNoProcs(t, root)
+		testenv.RequireNoProcs(t, root)
 	}
 }

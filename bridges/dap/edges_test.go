@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -47,11 +45,7 @@ func needLLDB(t *testing.T) string {
 
 func gcc(t *testing.T, cc, root, out string, srcs ...string) {
 	t.Helper()
-	cmd := exec.Command(cc, append([]string{"-g", "-O0", "-o", out}, srcs...)...)
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
+	buildIn(t, root, cc, append([]string{"-g", "-O0", "-o", out}, srcs...)...)
 }
 
 const goBig = `package main
@@ -96,30 +90,19 @@ int main(void) {
 func TestVariablesPaging(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		name    string
-		need    func(t *testing.T) string
-		files   map[string]string
-		build   func(t *testing.T, tool, root string)
-		program string
-		file    string
-		line    int
-		first   string // name of element 150
+		target
+		file  string
+		line  int
+		first string // name of element 150
 	}{
-		{name: "delve", need: func(t *testing.T) string { testenv.RequireBinary(t, "go"); return testenv.RequireBinary(t, "dlv") },
-			files: map[string]string{"go.mod": "module big\n\ngo 1.21\n", "main.go": goBig}, program: ".", file: "main.go", line: 22, first: "[150]"},
-		{name: "lldb", need: needLLDB, files: map[string]string{"main.c": cBig},
-			build: func(t *testing.T, cc, root string) { gcc(t, cc, root, "big", "main.c") }, program: "big", file: "main.c", line: 6, first: "[150]"},
+		{target: target{name: "delve", need: needDelve, files: goFiles("big", goBig), program: "."},
+			file: "main.go", line: 22, first: "[150]"},
+		{target: cTarget("lldb", "big", "main.c", cBig), file: "main.c", line: 6, first: "[150]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tool := tc.need(t)
-			root := writeFiles(t, tc.files)
-			if tc.build != nil {
-				tc.build(t, tool, root)
-			}
-			sv := dap.NewSupervisor(dap.Config{})
-			defer sv.Close()
+			sv, root := tc.start(t)
 			stopAt(t, sv, root, tc.file, tc.line, tc.program)
 			big := localVar(t, sv, root, "big")
 			if big.Indexed != 200 || big.Reference == 0 {
@@ -170,7 +153,7 @@ func TestVariablesPaging(t *testing.T) {
 	t.Run("debugpy", func(t *testing.T) {
 		t.Parallel()
 		python(t)
-		root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": "big = list(range(80))\nprint(len(big))\n"})
+		root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "main.py": "big = list(range(80))\nprint(len(big))\n"})
 		sv := dap.NewSupervisor(dap.Config{})
 		defer sv.Close()
 		stopAt(t, sv, root, "main.py", 2, "main.py")
@@ -230,35 +213,23 @@ int main(void) {
 func TestExceptionStops(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		name      string
-		need      func(t *testing.T) string
-		files     map[string]string
-		build     func(t *testing.T, tool, root string)
-		program   string
+		target
 		exception []string
 		line      int // of the stop, or of the program's own frame
 		user      bool
 		code      int
 	}{
-		{name: "debugpy", need: python, files: map[string]string{"requirements.txt": "", "main.py": pyRaise},
-			program: "main.py", exception: []string{"KeyError", "missing"}, line: 2, code: 1},
-		{name: "delve", need: func(t *testing.T) string { testenv.RequireBinary(t, "go"); return testenv.RequireBinary(t, "dlv") },
-			files:   map[string]string{"go.mod": "module p\n\ngo 1.21\n", "main.go": goPanic},
-			program: ".", exception: []string{"panic", "assignment to entry in nil map"}, line: 5, user: true, code: 2},
-		{name: "lldb", need: needLLDB, files: map[string]string{"seg.c": cSegv},
-			build:   func(t *testing.T, cc, root string) { gcc(t, cc, root, "seg", "seg.c") },
-			program: "seg", exception: []string{"SIGSEGV"}, line: 4, code: 11},
+		{target: pyTarget("debugpy", "main.py", pyRaise),
+			exception: []string{"KeyError", "missing"}, line: 2, code: 1},
+		{target: target{name: "delve", need: needDelve, files: goFiles("p", goPanic), program: "."},
+			exception: []string{"panic", "assignment to entry in nil map"}, line: 5, user: true, code: 2},
+		{target: cTarget("lldb", "seg", "seg.c", cSegv),
+			exception: []string{"SIGSEGV"}, line: 4, code: 11},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tool := tc.need(t)
-			root := writeFiles(t, tc.files)
-			if tc.build != nil {
-				tc.build(t, tool, root)
-			}
-			sv := dap.NewSupervisor(dap.Config{})
-			defer sv.Close()
+			sv, root := tc.start(t)
 			l := do(t, sv, "c", root, request{Op: "launch", Program: tc.program})
 			st := l.Stop
 			if st == nil || st.Reason != "exception" {
@@ -283,13 +254,13 @@ func TestExceptionStops(t *testing.T) {
 			if c.Exited == nil || !c.Exited.Known || c.Exited.Code != tc.code {
 				t.Fatalf("continue should end the program with code %d:\n%s", tc.code, c)
 			}
-			requireNoProcs(t, root)
+			testenv.RequireNoProcs(t, root)
 		})
 	}
 	t.Run("debugpy-sys.exit", func(t *testing.T) {
 		t.Parallel()
 		python(t)
-		root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": "import sys\nprint('bye')\nsys.exit(3)\n"})
+		root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "main.py": "import sys\nprint('bye')\nsys.exit(3)\n"})
 		sv := dap.NewSupervisor(dap.Config{})
 		defer sv.Close()
 		l := do(t, sv, "c", root, request{Op: "launch", Program: "main.py"})
@@ -323,7 +294,7 @@ func TestProgramEndsWhileChildRuns(t *testing.T) {
 	for name, prog := range map[string]string{"same group": pyOrphan, "own session": pyEscapee} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": prog})
+			root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "main.py": prog})
 			// A stop wait longer than the test's own deadline: answering
 			// "running" after it would not do.
 			sv := dap.NewSupervisor(dap.Config{StopWait: 24 * 60 * 60 * 1e9})
@@ -332,7 +303,7 @@ func TestProgramEndsWhileChildRuns(t *testing.T) {
 			if l.Exited == nil || !l.Exited.Unreported || !strings.Contains(strings.Join(l.Exited.Leftovers, "; "), "sleep 600") {
 				t.Fatalf("launch should say the program exited and what it left running:\n%s", l)
 			}
-			requireNoProcs(t, root)
+			testenv.RequireNoProcs(t, root)
 			st := do(t, sv, "c", root, request{Op: "status"})
 			if st.Session != "" {
 				t.Fatal(st)
@@ -348,24 +319,17 @@ func TestProgramEndsWhileChildRuns(t *testing.T) {
 func TestProgramEndedUnwatchedWhileChildRuns(t *testing.T) {
 	t.Parallel()
 	python(t)
-	root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": pyEscapee})
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "main.py": pyEscapee})
 	// A stop wait of 1ns: launch answers "running" at once.
 	sv := dap.NewSupervisor(dap.Config{StopWait: 1})
 	defer sv.Close()
 	l := do(t, sv, "c", root, request{Op: "launch", Program: "main.py"})
 	if l.Exited == nil {
-		var st *reply
-		for i := 0; i < 1200; i++ { // polled until the program's end shows
-			if st = do(t, sv, "c", root, request{Op: "status"}); st.Session == "" {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		if st.Session != "" || !strings.Contains(st.Status.Ended, "sleep 600") {
+		if st := awaitEnded(t, sv, root); !strings.Contains(st.Status.Ended, "sleep 600") {
 			t.Fatalf("status after the program ended: %s", st)
 		}
 	}
-	requireNoProcs(t, root)
+	testenv.RequireNoProcs(t, root)
 }
 
 // TestBreakpointsNotPlaced: a breakpoint the adapter cannot place says so
@@ -373,7 +337,7 @@ func TestProgramEndedUnwatchedWhileChildRuns(t *testing.T) {
 func TestBreakpointsNotPlaced(t *testing.T) {
 	t.Parallel()
 	cc := needLLDB(t)
-	root := writeFiles(t, map[string]string{"main.c": cProgram, "other.c": "int unused(void) { return 1; }\n"})
+	root := testenv.Workspace(t, map[string]string{"main.c": cProgram, "other.c": "int unused(void) { return 1; }\n"})
 	gcc(t, cc, root, "hello", "main.c")
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
@@ -406,7 +370,7 @@ func TestBreakpointsNotPlaced(t *testing.T) {
 func TestEvaluateStatement(t *testing.T) {
 	t.Parallel()
 	python(t)
-	root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": pyProgram})
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "main.py": pyProgram})
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
 	stopAt(t, sv, root, "main.py", 10, "main.py")
@@ -449,7 +413,7 @@ func TestManyGoroutines(t *testing.T) {
 	t.Parallel()
 	testenv.RequireBinary(t, "go")
 	testenv.RequireBinary(t, "dlv")
-	root := writeFiles(t, map[string]string{"go.mod": "module many\n\ngo 1.21\n", "main.go": goMany})
+	root := testenv.Workspace(t, map[string]string{"go.mod": "module many\n\ngo 1.21\n", "main.go": goMany})
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
 	l := stopAt(t, sv, root, "main.go", 6, ".")
@@ -466,6 +430,12 @@ func TestManyGoroutines(t *testing.T) {
 	}
 	do(t, sv, "c", root, request{Op: "terminate"})
 }
+
+// deepPython and deepGo stop in depth's recursion (see pyDeep, goDeep).
+var (
+	deepPython = pyTarget("debugpy", "deep.py", pyDeep)
+	deepGo     = target{name: "delve", need: needDelve, files: goFiles("deep", goDeep), program: "."}
+)
 
 const pyDeep = `def depth(n):
     if n == 0:
@@ -515,33 +485,19 @@ int main(void) {
 func TestStackCountsFrames(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		name    string
-		need    func(t *testing.T) string
-		files   map[string]string
-		build   func(t *testing.T, tool, root string)
-		program string
-		file    string
-		line    int
-		total   int // depth's 51 frames plus the callers
+		target
+		file  string
+		line  int
+		total int // depth's 51 frames plus the callers
 	}{
-		{name: "debugpy", need: python, files: map[string]string{"requirements.txt": "", "deep.py": pyDeep},
-			program: "deep.py", file: "deep.py", line: 3, total: 52},
-		{name: "delve", need: func(t *testing.T) string { testenv.RequireBinary(t, "go"); return testenv.RequireBinary(t, "dlv") },
-			files: map[string]string{"go.mod": "module deep\n\ngo 1.21\n", "main.go": goDeep}, program: ".", file: "main.go", line: 7, total: 54},
-		{name: "lldb", need: needLLDB, files: map[string]string{"deep.c": cDeep},
-			build:   func(t *testing.T, cc, root string) { gcc(t, cc, root, "deep", "deep.c") },
-			program: "deep", file: "deep.c", line: 5, total: 55},
+		{target: deepPython, file: "deep.py", line: 3, total: 52},
+		{target: deepGo, file: "main.go", line: 7, total: 54},
+		{target: cTarget("lldb", "deep", "deep.c", cDeep), file: "deep.c", line: 5, total: 55},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tool := tc.need(t)
-			root := writeFiles(t, tc.files)
-			if tc.build != nil {
-				tc.build(t, tool, root)
-			}
-			sv := dap.NewSupervisor(dap.Config{})
-			defer sv.Close()
+			sv, root := tc.start(t)
 			stopAt(t, sv, root, tc.file, tc.line, tc.program)
 			st := do(t, sv, "c", root, request{Op: "stack"})
 			if len(st.Frames) != dap.MaxStackFrames || st.Stack.Start != 0 || st.Stack.Total != tc.total || !st.Stack.Exact {
@@ -594,27 +550,13 @@ func main() {
 // so the program stayed halted with no client).
 func TestAttachDelveHeadlessDetach(t *testing.T) {
 	t.Parallel()
-	dlv := testenv.RequireBinary(t, "dlv")
-	goBin := testenv.RequireBinary(t, "go")
-	root := writeFiles(t, map[string]string{"go.mod": "module tick\n\ngo 1.21\n", "main.go": goTicker})
-	build := exec.Command(goBin, "build", "-gcflags=all=-N -l", "-o", "tick", ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	port := freePort(t)
-	cmd := exec.Command(dlv, "exec", "--headless", "--accept-multiclient", "--api-version=2",
-		"--listen", fmt.Sprintf("127.0.0.1:%d", port), "./tick")
-	cmd.Dir = root
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	root := testenv.Workspace(t, goFiles("tick", goTicker))
+	cmd, port := delveServer(t, root, "tick")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	startServer(t, cmd)
 	ticks := make(chan string, 1000)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -673,7 +615,7 @@ func TestAttachDelveHeadlessDetach(t *testing.T) {
 func TestProgramEndedUnwatched(t *testing.T) {
 	t.Parallel()
 	python(t)
-	root := writeFiles(t, map[string]string{"requirements.txt": "", "main.py": "import sys\nprint('bye')\nsys.exit(3)\n"})
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "main.py": "import sys\nprint('bye')\nsys.exit(3)\n"})
 	// A stop wait of 1ns: launch answers "running" at once.
 	sv := dap.NewSupervisor(dap.Config{StopWait: 1})
 	defer sv.Close()
@@ -681,14 +623,7 @@ func TestProgramEndedUnwatched(t *testing.T) {
 	if l.Exited != nil {
 		return // it ended within the launch after all: nothing to check
 	}
-	var st *reply
-	for i := 0; i < 1200; i++ { // polled until the program's end arrives
-		if st = do(t, sv, "c", root, request{Op: "status"}); st.Session == "" {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if st.Session != "" || !strings.Contains(st.Status.Ended, "exited with code 3") {
+	if st := awaitEnded(t, sv, root); !strings.Contains(st.Status.Ended, "exited with code 3") {
 		t.Fatalf("status after the program ended: %s", st)
 	}
 	if out := do(t, sv, "c", root, request{Op: "output"}); !strings.Contains(out.Output, "bye") {
@@ -704,7 +639,7 @@ func TestProgramEndedUnwatched(t *testing.T) {
 func TestAttachNothingListens(t *testing.T) {
 	t.Parallel()
 	needLLDB(t)
-	root := writeFiles(t, map[string]string{"loop.c": cLoop, "requirements.txt": ""})
+	root := testenv.Workspace(t, map[string]string{"loop.c": cLoop, "requirements.txt": ""})
 	// Nothing will listen: no need to wait for a server to start.
 	sv := dap.NewSupervisor(dap.Config{AttachWait: 1})
 	defer sv.Close()
@@ -729,25 +664,17 @@ func TestAttachNothingListens(t *testing.T) {
 func TestEvaluateInFrame(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		name    string
-		need    func(t *testing.T) string
-		files   map[string]string
-		program string
-		file    string
-		line    int
+		target
+		file string
+		line int
 	}{
-		{name: "delve", need: func(t *testing.T) string { testenv.RequireBinary(t, "go"); return testenv.RequireBinary(t, "dlv") },
-			files: map[string]string{"go.mod": "module deep\n\ngo 1.21\n", "main.go": goDeep}, program: ".", file: "main.go", line: 7},
-		{name: "debugpy", need: python, files: map[string]string{"requirements.txt": "", "deep.py": pyDeep},
-			program: "deep.py", file: "deep.py", line: 3},
+		{target: deepGo, file: "main.go", line: 7},
+		{target: deepPython, file: "deep.py", line: 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tc.need(t)
-			root := writeFiles(t, tc.files)
-			sv := dap.NewSupervisor(dap.Config{})
-			defer sv.Close()
+			sv, root := tc.start(t)
 			stopAt(t, sv, root, tc.file, tc.line, tc.program)
 			st := do(t, sv, "c", root, request{Op: "stack"})
 			ev := do(t, sv, "c", root, request{Op: "evaluate", Expression: "n", FrameID: st.Frames[2].ID})

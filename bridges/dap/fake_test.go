@@ -13,6 +13,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 // fakeAdapter is an in-process DAP adapter over net.Pipe for fault
@@ -139,7 +140,7 @@ func (f *fakeAdapter) serve(c net.Conn) {
 
 func fakeSupervisor(t *testing.T, f *fakeAdapter, cfg dap.Config) (*dap.Supervisor, string) {
 	// 102 lines: the fake adapter finds "no code" at line 99.
-	root := writeFiles(t, map[string]string{"prog.fake": "line one\nline two\n" + strings.Repeat("\n", 100)})
+	root := testenv.Workspace(t, map[string]string{"prog.fake": "line one\nline two\n" + strings.Repeat("\n", 100)})
 	f.file = root + "/prog.fake"
 	cfg.Adapters = []dap.Adapter{{
 		ID: "fake", Markers: []string{"*.fake"}, Extensions: []string{".fake"},

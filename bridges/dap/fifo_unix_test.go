@@ -23,7 +23,7 @@ import (
 // the context and SIGTERM). Whatever the adapter, nothing is started.
 func TestNamedPipeSourceRefused(t *testing.T) {
 	t.Parallel()
-	root := writeFiles(t, map[string]string{"go.mod": "module calc\n\ngo 1.21\n", "calc.go": goCalc})
+	root := testenv.Workspace(t, map[string]string{"go.mod": "module calc\n\ngo 1.21\n", "calc.go": goCalc})
 	for _, name := range []string{"main.go", "calc_test.go", "test_x.py", "prog"} {
 		if err := syscall.Mkfifo(filepath.Join(root, name), 0o644); err != nil {
 			t.Skipf("no named pipes here: %v", err)

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -209,66 +208,6 @@ func doErr(t *testing.T, sv *dap.Supervisor, conv, root string, req request) str
 	return err.Error()
 }
 
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	// Resolve symlinks so adapter-reported paths compare equal.
-	dir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-// procsIn lists live processes whose cwd or command line is inside dir.
-func procsIn(dir string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		pid := e.Name()
-		if pid[0] < '0' || pid[0] > '9' {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil {
-			continue
-		}
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && len(stat) > i+2 && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
-			continue
-		}
-		cwd, _ := os.Readlink("/proc/" + pid + "/cwd")
-		cmd, _ := os.ReadFile("/proc/" + pid + "/cmdline")
-		cmdline := strings.ReplaceAll(string(cmd), "\x00", " ")
-		if cwd == dir || strings.HasPrefix(cwd, dir+"/") || strings.Contains(cmdline, dir) {
-			out = append(out, pid+" "+cmdline)
-		}
-	}
-	return out
-}
-
-// requireNoProcs fails when a process is still running in dir. Killed
-// processes can take a moment to leave the table; that is polled, not timed.
-func requireNoProcs(t *testing.T, dir string) {
-	t.Helper()
-	var left []string
-	for i := 0; i < 100; i++ {
-		if left = procsIn(dir); len(left) == 0 {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("processes left behind in %s:\n%s", dir, strings.Join(left, "\n"))
-}
-
 func python(t *testing.T) string {
 	t.Helper()
 	// Debian's python3 carries python3-debugpy; a python first on PATH may not.
@@ -300,4 +239,129 @@ func findVar(t *testing.T, vars []dap.Variable, name string) dap.Variable {
 	}
 	t.Fatalf("no variable %q in %+v", name, vars)
 	return dap.Variable{}
+}
+
+func needDelve(t *testing.T) string {
+	t.Helper()
+	testenv.RequireBinary(t, "go")
+	return testenv.RequireBinary(t, "dlv")
+}
+
+// target is a program an adapter debugs: what it needs on the machine (need
+// returns the tool build uses), its files, how it is built, and what launch
+// runs.
+type target struct {
+	name    string
+	need    func(t *testing.T) string
+	files   map[string]string
+	build   func(t *testing.T, tool, root string)
+	program string
+}
+
+// start requires the target's tools, writes and builds it in a new
+// workspace, and returns a supervisor closed with the test, and the
+// workspace.
+func (tg target) start(t *testing.T) (*dap.Supervisor, string) {
+	t.Helper()
+	tool := tg.need(t)
+	root := testenv.Workspace(t, tg.files)
+	if tg.build != nil {
+		tg.build(t, tool, root)
+	}
+	sv := dap.NewSupervisor(dap.Config{})
+	t.Cleanup(func() { sv.Close() })
+	return sv, root
+}
+
+// buildIn runs a build command in dir and fails the test with its output
+// when it fails.
+func buildIn(t *testing.T, dir, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", filepath.Base(name), err, out)
+	}
+}
+
+// server returns a debug server's command run in dir; startServer starts it.
+func server(dir, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// startServer starts a server command (see server) and kills its process
+// group when the test ends.
+func startServer(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+}
+
+// delveServer builds the Go program in root as bin for debugging and returns
+// a multi-client dlv --headless server for it (not started), and its port.
+func delveServer(t *testing.T, root, bin string) (*exec.Cmd, int) {
+	t.Helper()
+	dlv := testenv.RequireBinary(t, "dlv")
+	buildIn(t, root, testenv.RequireBinary(t, "go"), "build", "-gcflags=all=-N -l", "-o", bin, ".")
+	port := freePort(t)
+	return server(root, dlv, "exec", "--headless", "--accept-multiclient", "--api-version=2",
+		"--listen", fmt.Sprintf("127.0.0.1:%d", port), "./"+bin), port
+}
+
+// goFiles is a Go module's files: go.mod and main.go holding src.
+func goFiles(module, src string) map[string]string {
+	return map[string]string{"go.mod": "module " + module + "\n\ngo 1.21\n", "main.go": src}
+}
+
+// pyTarget is a Python program, file holding src, debugged with debugpy.
+func pyTarget(name, file, src string) target {
+	return target{name: name, need: python, files: map[string]string{"requirements.txt": "", file: src}, program: file}
+}
+
+// cTarget is a C program, file holding src, built as bin with gcc and
+// debugged with lldb-dap.
+func cTarget(name, bin, file, src string) target {
+	return target{name: name, need: needLLDB, files: map[string]string{file: src},
+		build: func(t *testing.T, cc, root string) { gcc(t, cc, root, bin, file) }, program: bin}
+}
+
+// attachStops sets a breakpoint at file:line, attaches to the server on
+// port and requires the stop there.
+func attachStops(t *testing.T, sv *dap.Supervisor, root string, port int, file string, line int) *reply {
+	t.Helper()
+	do(t, sv, "c", root, request{Op: "breakpoints", File: file, Lines: []int{line}})
+	a := do(t, sv, "c", root, request{Op: "attach", Port: port})
+	if a.Stop == nil || a.Stop.Line != line {
+		t.Fatalf("attach should stop at the breakpoint: %s", a)
+	}
+	return a
+}
+
+// evaluates requires expr to evaluate to want at the current stop.
+func evaluates(t *testing.T, sv *dap.Supervisor, root, expr, want string) {
+	t.Helper()
+	ev := do(t, sv, "c", root, request{Op: "evaluate", Expression: expr})
+	if ev.Value == nil || ev.Value.Value != want {
+		t.Fatalf("evaluate %s = %+v, want %s", expr, ev.Value, want)
+	}
+}
+
+// awaitEnded polls status until the program's end has freed the session
+// (a program that ends while no op waits for it), and returns that status.
+func awaitEnded(t *testing.T, sv *dap.Supervisor, root string) *reply {
+	t.Helper()
+	var st *reply
+	for i := 0; i < 1200; i++ {
+		if st = do(t, sv, "c", root, request{Op: "status"}); st.Session == "" {
+			return st
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the session is still live after its program ended: %s", st)
+	return nil
 }

@@ -40,7 +40,7 @@ var goCalcFiles = map[string]string{"go.mod": "module calc\n\ngo 1.21\n", "calc/
 // (closed with the test) with breakpoints at file's lines for conversation c1.
 func withBreakpoints(t *testing.T, files map[string]string, file string, lines ...int) (*dap.Supervisor, string) {
 	t.Helper()
-	root := writeFiles(t, files)
+	root := testenv.Workspace(t, files)
 	sv := dap.NewSupervisor(dap.Config{})
 	t.Cleanup(func() { sv.Close() })
 	do(t, sv, "c1", root, request{Op: "breakpoints", File: file, Lines: lines})

@@ -129,3 +129,16 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) {
 		}
 	}
 }
+
+// Workspace makes a new temporary directory holding files (see WriteFiles)
+// and returns its path with symbolic links resolved, so that the paths a peer
+// reports compare equal to it.
+func Workspace(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	WriteFiles(t, dir, files)
+	return dir
+}

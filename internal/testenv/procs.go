@@ -1,0 +1,76 @@
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Alive reports whether process pid exists and runs: a zombie (or a dead
+// process not yet gone from the table) runs nothing and is not alive.
+func Alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return true // a stat line without its state: it exists
+	}
+	return s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+// ProcsIn lists the live processes whose working directory or command line
+// is inside dir, each as its pid and command line.
+func ProcsIn(dir string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !Alive(pid) {
+			continue
+		}
+		p := "/proc/" + e.Name()
+		cwd, _ := os.Readlink(p + "/cwd")
+		cmd, _ := os.ReadFile(p + "/cmdline")
+		cmdline := strings.ReplaceAll(string(cmd), "\x00", " ")
+		if cwd == dir || strings.HasPrefix(cwd, dir+"/") || strings.Contains(cmdline, dir) {
+			out = append(out, e.Name()+" "+cmdline)
+		}
+	}
+	return out
+}
+
+// RequireNoProcs fails the test when a process still runs in dir (see
+// ProcsIn). A killed process can take a moment to leave the table: that is
+// polled for a while, not timed.
+func RequireNoProcs(t testing.TB, dir string) {
+	t.Helper()
+	var left []string
+	for i := 0; i < 100; i++ {
+		if left = ProcsIn(dir); len(left) == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("processes left behind in %s:\n%s", dir, strings.Join(left, "\n"))
+}
+
+// ReadPid waits until a process the test started has written its pid into
+// the file dir/name, and returns it.
+func ReadPid(t testing.TB, dir, name string) int {
+	t.Helper()
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+				return pid
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
