@@ -196,22 +196,42 @@ var langs = map[string]langSpec{
 		bare,
 		// an attribute alone ("@objc", "@available($$$)") stands before a function
 		newRung("attribute", "", "\nfunc _() {}\n"),
-		// issue 14: protocol members
+		// issue 14: protocol members, switch cases, catch clauses, enum
+		// cases, parameters, types
 		newRung("protocol member", "protocol _ {\n", "\n}\n"),
+		newRung("case clause", "func _() {\nswitch _ {\n", "}\n}\n"),
+		newRung("catch clause", "func _() {\ndo {\n}\n", "\n}\n"),
+		newRung("enum case", "enum _ {\n", "\n}\n"),
+		newRung("parameter", "func _(", ") {}\n"),
+		newRung("type", "var _: ", "\n"),
 	}},
 	"scala": {expando: '$', ladder: []rung{
 		newRung("statement", "object X_ {\ndef x_() = {\n", "\n}\n}\n"),
 		newRung("expression", "object X_ {\nval x_ = ", "\n}\n"),
 		newRung("member", "class X_ {\n", "\n}\n"),
 		bare,
-		// issue 14: case clauses
+		// issue 14: case clauses, parameters, annotations, types, enum cases
 		newRung("case clause", "object X_ {\nx_ match {\n", "\n}\n}\n"),
+		newRung("parameter", "object X_ {\ndef x_(", ") = ()\n}\n"),
+		newRung("annotation", "object X_ {\n", "\ndef x_() = ()\n}\n"),
+		newRung("type", "type X_ = ", "\n"),
+		newRung("enum case", "enum X_ {\n", "\n}\n"),
 	}},
 	"php": {expando: 'µ', ladder: []rung{
 		newRung("statement", "<?php\nfunction _() {\n", "\n}\n"),
 		newRung("expression", "<?php\n$_ = ", ";\n"),
 		newRung("member", "<?php\nclass _ {\n", "\n}\n"),
 		newRung("declaration", "<?php\n", "\n"),
+		// issue 14: clauses, arms, enum cases, attributes, parameters,
+		// entries, types
+		newRung("catch clause", "<?php\ntry {\n}\n", "\n"),
+		newRung("case clause", "<?php\nswitch ($_) {\n", "\n}\n"),
+		newRung("enum case", "<?php\nenum _ {\n", "\n}\n"),
+		newRung("attribute", "<?php\n", "\nfunction _() {}\n"),
+		newRung("parameter", "<?php\nfunction _(", ") {}\n"),
+		newRung("array entry", "<?php\n$_ = [", "];\n"),
+		newRung("match arm", "<?php\n$_ = match ($_) {\n", "\n};\n"),
+		newRung("type", "<?php\nfunction _(): ", " {}\n"),
 	}},
 	"ruby": {expando: 'µ', ladder: []rung{
 		newRung("statement", "", ""),
@@ -228,6 +248,8 @@ var langs = map[string]langSpec{
 	"bash": {expando: '$', ladder: []rung{
 		newRung("statement", "", ""),
 		newRung("declaration", "_() {\n", "\n}\n"),
+		// issue 14: case items
+		newRung("case item", "case _ in\n", "\nesac\n"),
 	}},
 	"lua": {expando: 'µ', ladder: []rung{
 		newRung("statement", "", ""),
@@ -241,6 +263,8 @@ var langs = map[string]langSpec{
 	"css": {expando: '_', ladder: []rung{
 		newRung("rule", "", ""),
 		newRung("declaration", "_ {\n", "\n}\n"),
+		// issue 14: keyframe blocks
+		newRung("keyframe", "@keyframes _ {\n", "\n}\n"),
 	}},
 	"html": {expando: 'z', ladder: []rung{newRung("document", "", "")}},
 }

@@ -78,9 +78,10 @@ func isExpression(r *reading) bool {
 	}
 	n := r.nodes[0]
 	switch n.Kind() {
-	case "assignment", "assignment_expression":
-		// Python's "$N=None" and "$N: int" are parameters too, and
-		// TypeScript's and C's "Red = $V" an enum member
+	case "assignment", "assignment_expression", "ascription_expression":
+		// Python's "$N=None" and "$N: int" are parameters too,
+		// TypeScript's and C's "Red = $V" an enum member, and Scala's
+		// "$N: Int" (a type ascription) a parameter
 		return false
 	}
 	if r.rung.name == "expression" {
