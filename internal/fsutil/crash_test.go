@@ -46,11 +46,12 @@ func TestMain(m *testing.M) {
 
 const crashFiles = 150
 
-// crashWorkspace fills dir with the files crashChange changes: 120 to
-// modify (one executable), 10 to delete; 20 are created, some in new
-// directories.
-func crashWorkspace(t *testing.T, dir string) {
+// crashWorkspace makes a new directory holding the files crashChange
+// changes: 120 to modify (one executable), 10 to delete; 20 are created,
+// some in new directories.
+func crashWorkspace(t *testing.T) string {
 	t.Helper()
+	dir := t.TempDir()
 	for i := range 130 {
 		p := filepath.Join(dir, "src", fmt.Sprintf("f%03d.txt", i))
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -63,6 +64,7 @@ func crashWorkspace(t *testing.T, dir string) {
 		}
 		os.Chmod(p, mode)
 	}
+	return dir
 }
 
 func oldContent(i int) string { return fmt.Sprintf("old %d\n", i) }
@@ -202,6 +204,31 @@ func crashAt(t *testing.T, dir string, after int) {
 	runCrashChild(t, dir, after, nil)
 }
 
+// requireRecoveredOnce requires a second Recover to find nothing: a journal
+// is acted on, or set aside and reported, once.
+func requireRecoveredOnce(t *testing.T) {
+	t.Helper()
+	if again, _ := Recover(); len(again) > 0 {
+		t.Errorf("a second Recover found %v", again)
+	}
+}
+
+// requireContent requires the file at path to hold want.
+func requireContent(t *testing.T, path, want string) {
+	t.Helper()
+	if b, err := os.ReadFile(path); err != nil || string(b) != want {
+		t.Errorf("%s holds %q (%v), want %q", path, b, err, want)
+	}
+}
+
+// requireNoJournal requires the journal directory to be empty.
+func requireNoJournal(t *testing.T) {
+	t.Helper()
+	if names := journalFiles(t); len(names) > 0 {
+		t.Errorf("journal left: %v", names)
+	}
+}
+
 func journalFiles(t *testing.T) []string {
 	t.Helper()
 	dir, err := JournalDir()
@@ -222,8 +249,7 @@ func journalFiles(t *testing.T) []string {
 // never a mix, and no temporary file or journal is left.
 func TestApplyCrash(t *testing.T) {
 	run := func(t *testing.T, after int, kill func(cmd *exec.Cmd, steps *bufio.Scanner)) {
-		dir := t.TempDir()
-		crashWorkspace(t, dir)
+		dir := crashWorkspace(t)
 		killed := runCrashChild(t, dir, after, kill)
 		recs, err := Recover()
 		if err != nil {
@@ -249,12 +275,8 @@ func TestApplyCrash(t *testing.T) {
 				t.Errorf("recovery: %s", r)
 			}
 		}
-		if names := journalFiles(t); len(names) > 0 {
-			t.Errorf("journal directory holds %v after recovery", names)
-		}
-		if again, _ := Recover(); len(again) > 0 {
-			t.Errorf("a second Recover found %v", again)
-		}
+		requireNoJournal(t)
+		requireRecoveredOnce(t)
 	}
 	for _, after := range []int{0, 1, 2, 75, 121, 149, crashFiles} {
 		t.Run(fmt.Sprintf("after %d", after), func(t *testing.T) { run(t, after, nil) })
@@ -285,8 +307,7 @@ func TestApplyCrash(t *testing.T) {
 // its temporary file, before the rename, leaves the file as it was, and the
 // next Recover removes the temporary file.
 func TestWriteCrashLeavesNoTemporary(t *testing.T) {
-	dir := t.TempDir()
-	crashWorkspace(t, dir)
+	dir := crashWorkspace(t)
 	runCrashChild(t, dir, crashSingle, nil)
 	ents, _ := os.ReadDir(filepath.Join(dir, "src"))
 	if len(ents) != 131 {
@@ -300,9 +321,7 @@ func TestWriteCrashLeavesNoTemporary(t *testing.T) {
 		t.Errorf("message: %s", recs[0])
 	}
 	checkAllOrNone(t, dir)
-	if names := journalFiles(t); len(names) > 0 {
-		t.Errorf("journal left: %v", names)
-	}
+	requireNoJournal(t)
 }
 
 // TestRecoverUnfinishedJournal: a journal whose writer died before it was
@@ -316,7 +335,5 @@ func TestRecoverUnfinishedJournal(t *testing.T) {
 	if err != nil || len(recs) != 0 {
 		t.Fatalf("Recover = %v, %v", recs, err)
 	}
-	if names := journalFiles(t); len(names) > 0 {
-		t.Errorf("journal left: %v", names)
-	}
+	requireNoJournal(t)
 }

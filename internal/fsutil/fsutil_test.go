@@ -99,9 +99,7 @@ func TestApplyRollsBackLateFailure(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "rolled back") {
 		t.Fatalf("err = %v", err)
 	}
-	if b, _ := os.ReadFile(f); string(b) != "f" {
-		t.Errorf("f.txt = %q after rollback", b)
-	}
+	requireContent(t, f, "f")
 	if fi, _ := os.Stat(f); fi.Mode().Perm() != 0o600 {
 		t.Errorf("f.txt mode %v after rollback", fi.Mode().Perm())
 	}
@@ -188,7 +186,5 @@ func TestApplyLongName(t *testing.T) {
 	if _, err := r.Apply([]Change{{Path: name, Content: []byte("x")}}); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != "x" {
-		t.Errorf("content %q", b)
-	}
+	requireContent(t, filepath.Join(dir, name), "x")
 }

@@ -21,9 +21,7 @@ func TestApplyJournalUnwritable(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "journal") || !strings.Contains(err.Error(), "nothing was changed") || !strings.Contains(err.Error(), "XDG_CACHE_HOME") {
 		t.Fatalf("err = %v", err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "a", "b", "f.txt")); string(b) != "f" {
-		t.Errorf("f.txt = %q", b)
-	}
+	requireContent(t, filepath.Join(dir, "a", "b", "f.txt"), "f")
 	if _, err := os.Stat(filepath.Join(dir, "new.txt")); err == nil {
 		t.Error("new.txt written")
 	}
@@ -43,12 +41,8 @@ func TestApplyJournalCap(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "split it") || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Fatalf("err = %v", err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "big")); string(b) != "0123456789" {
-		t.Errorf("big = %q", b)
-	}
-	if names := journalFiles(t); len(names) > 0 {
-		t.Errorf("journal left: %v", names)
-	}
+	requireContent(t, filepath.Join(dir, "big"), "0123456789")
+	requireNoJournal(t)
 }
 
 // TestRecoverLeavesLiveChange: a Recover while another Apply is half way
@@ -70,20 +64,15 @@ func TestRecoverLeavesLiveChange(t *testing.T) {
 	if rerr != nil || len(recs) != 0 {
 		t.Fatalf("Recover during a live change: %v %v", recs, rerr)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "a", "b", "f.txt")); string(b) != "g" {
-		t.Errorf("f.txt = %q", b)
-	}
-	if names := journalFiles(t); len(names) > 0 {
-		t.Errorf("journal left: %v", names)
-	}
+	requireContent(t, filepath.Join(dir, "a", "b", "f.txt"), "g")
+	requireNoJournal(t)
 }
 
 // TestRecoverConflict: a file that something else changed after the crash
 // is left as it is and named; the others are rolled back and the journal
 // (holding that file's original) is kept aside.
 func TestRecoverConflict(t *testing.T) {
-	dir := t.TempDir()
-	crashWorkspace(t, dir)
+	dir := crashWorkspace(t)
 	crashAt(t, dir, 5)
 	mine := filepath.Join(dir, "src", "f003.txt")
 	os.WriteFile(mine, []byte("mine"), 0o644)
@@ -98,18 +87,12 @@ func TestRecoverConflict(t *testing.T) {
 	if !strings.Contains(rec.String(), "src/f003.txt") || !strings.Contains(rec.String(), "left as they are") {
 		t.Errorf("message: %s", rec)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "src", "f000.txt")); string(b) != oldContent(0) {
-		t.Errorf("f000.txt = %q", b)
-	}
-	if b, _ := os.ReadFile(mine); string(b) != "mine" {
-		t.Errorf("f003.txt = %q", b)
-	}
+	requireContent(t, filepath.Join(dir, "src", "f000.txt"), oldContent(0))
+	requireContent(t, mine, "mine")
 	if _, err := os.Stat(rec.Kept); err != nil {
 		t.Errorf("kept journal: %v", err)
 	}
-	if again, _ := Recover(); len(again) > 0 {
-		t.Errorf("the kept journal is recovered again: %v", again)
-	}
+	requireRecoveredOnce(t)
 	os.Remove(rec.Kept)
 }
 
@@ -124,9 +107,7 @@ func TestRecoverDamagedJournal(t *testing.T) {
 	if err != nil || len(recs) != 1 || recs[0].Err == nil || !strings.Contains(recs[0].String(), "could not be recovered") {
 		t.Fatalf("Recover = %v, %v", recs, err)
 	}
-	if again, _ := Recover(); len(again) > 0 {
-		t.Errorf("reported again: %v", again)
-	}
+	requireRecoveredOnce(t)
 	os.Remove(recs[0].Kept)
 }
 
@@ -146,27 +127,20 @@ func TestApplyLargeChange(t *testing.T) {
 	if err != nil || len(got) != len(cs) {
 		t.Fatalf("Apply: %d, %v", len(got), err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "big", "9", "199")); string(b) != "n199" {
-		t.Errorf("content %q", b)
-	}
-	if names := journalFiles(t); len(names) > 0 {
-		t.Errorf("journal left: %v", names)
-	}
+	requireContent(t, filepath.Join(dir, "big", "9", "199"), "n199")
+	requireNoJournal(t)
 }
 
 // TestRecoverRootGone: the journal of a change whose working directory was
 // removed since is set aside and reported once, not at every start.
 func TestRecoverRootGone(t *testing.T) {
-	dir := t.TempDir()
-	crashWorkspace(t, dir)
+	dir := crashWorkspace(t)
 	crashAt(t, dir, 3)
 	os.RemoveAll(dir)
 	recs, err := Recover()
 	if err != nil || len(recs) != 1 || !errors.Is(recs[0].Err, errRootGone) || !strings.HasSuffix(recs[0].Kept, ".kept") {
 		t.Fatalf("Recover = %+v, %v", recs, err)
 	}
-	if again, _ := Recover(); len(again) > 0 {
-		t.Errorf("reported again: %v", again)
-	}
+	requireRecoveredOnce(t)
 	os.Remove(recs[0].Kept)
 }
