@@ -69,22 +69,13 @@ func f(err error) error {
 `
 
 func TestAstGrepRegisteredOnlyWithParser(t *testing.T) {
-	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	for _, tl := range r.List() {
-		if strings.HasPrefix(tl.Name, "ast_") || tl.Name == "resolve" {
-			t.Errorf("%s listed without a parser", tl.Name)
+	for _, name := range toolNames(startRun(t, tools.Config{WorkDir: t.TempDir()})) {
+		if strings.HasPrefix(name, "ast_") || name == "resolve" {
+			t.Errorf("%s listed without a parser", name)
 		}
 	}
 	plan, _ := structuralRun(t, tools.SurfacePlan, nil)
-	var names []string
-	for _, tl := range plan.List() {
-		names = append(names, tl.Name)
-	}
-	if got := strings.Join(names, ","); !strings.Contains(got, "ast_grep") || strings.Contains(got, "ast_edit") || strings.Contains(got, "resolve") {
+	if got := strings.Join(toolNames(plan), ","); !strings.Contains(got, "ast_grep") || strings.Contains(got, "ast_edit") || strings.Contains(got, "resolve") {
 		t.Errorf("plan surface lists %s; want ast_grep but not ast_edit or resolve", got)
 	}
 	if _, err := sgCall(t, plan, "ast_edit", `{"pattern":"x","rewrite":"y"}`); err == nil {

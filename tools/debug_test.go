@@ -3,13 +3,10 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
 	"github.com/tetherhq/tether/internal/testenv"
@@ -18,24 +15,10 @@ import (
 
 func debugRun(t *testing.T, dir, conv string, sv *dap.Supervisor, surface tools.Surface) *tools.Run {
 	t.Helper()
-	run, err := tools.NewRun(context.Background(), tools.Config{
+	return startRun(t, tools.Config{
 		WorkDir: dir, ConversationID: conv, Surface: surface,
 		Policy: tools.PolicyOf(tools.Allow), Debug: sv,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { run.Close() })
-	return run
-}
-
-func hasTool(run *tools.Run, name string) bool {
-	for _, tl := range run.List() {
-		if tl.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func TestDebugToolWiring(t *testing.T) {
@@ -74,37 +57,9 @@ func TestDebugToolWiring(t *testing.T) {
 // TestDebugToolRunClose: a session driven through Run.Call is torn down,
 // adapter and program, by Run.Close.
 func TestDebugToolRunClose(t *testing.T) {
-	py := "/usr/bin/python3"
-	if exec.Command(py, "-c", "import debugpy").Run() != nil {
-		testenv.Missing(t, "Debian's python3 with python3-debugpy")
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	requireDebianDebugpy(t)
 	prog := "import time\n\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.05)\n"
-	for name, body := range map[string]string{"requirements.txt": "", "loop.py": prog} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
-	run, err := tools.NewRun(context.Background(), tools.Config{
-		WorkDir: dir, ConversationID: "c1", Policy: tools.PolicyOf(tools.Allow), Debug: sv,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	call := func(args string) string {
-		t.Helper()
-		res, err := run.Call(ctx, "debug", json.RawMessage(args), tools.FromModel)
-		if err != nil {
-			t.Fatalf("%s: %v", args, err)
-		}
-		return res.AllText()
-	}
+	dir, run, call := debugWorkspace(t, map[string]string{"requirements.txt": "", "loop.py": prog})
 	call(`{"op":"breakpoints","file":"loop.py","lines":[5]}`)
 	out := call(`{"op":"launch","program":"loop.py"}`)
 	if !strings.Contains(out, "loop.py:5") || !strings.Contains(out, "n += 1") {
@@ -114,57 +69,19 @@ func TestDebugToolRunClose(t *testing.T) {
 	if !strings.Contains(out, "= 1") {
 		t.Fatal(out)
 	}
-	if len(procsUnder(dir)) == 0 {
+	if len(testenv.ProcsIn(dir)) == 0 {
 		t.Fatal("no debug processes found while the session is live")
 	}
 	if err := run.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var left []string
-	for i := 0; i < 100; i++ {
-		if left = procsUnder(dir); len(left) == 0 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if len(left) > 0 {
-		t.Fatalf("Run.Close left processes behind:\n%s", strings.Join(left, "\n"))
-	}
-}
-
-// procsUnder lists live (non-zombie) processes whose cwd or command line is in dir.
-func procsUnder(dir string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		pid := e.Name()
-		if pid[0] < '0' || pid[0] > '9' {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil {
-			continue
-		}
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && len(stat) > i+2 && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
-			continue
-		}
-		cwd, _ := os.Readlink("/proc/" + pid + "/cwd")
-		cmd, _ := os.ReadFile("/proc/" + pid + "/cmdline")
-		cmdline := strings.ReplaceAll(string(cmd), "\x00", " ")
-		if cwd == dir || strings.HasPrefix(cwd, dir+"/") || strings.Contains(cmdline, dir) {
-			out = append(out, pid+" "+cmdline)
-		}
-	}
-	return out
+	testenv.RequireNoProcs(t, dir)
 }
 
 // TestDebugToolVariablesStart: an agent pages through a long container with
 // variables' start argument, as the cut result tells it to.
 func TestDebugToolVariablesStart(t *testing.T) {
-	py := "/usr/bin/python3"
-	if exec.Command(py, "-c", "import debugpy").Run() != nil {
-		testenv.Missing(t, "Debian's python3 with python3-debugpy")
-	}
+	requireDebianDebugpy(t)
 	call := debugCaller(t, map[string]string{"requirements.txt": "", "big.py": "big = list(range(80))\nprint(len(big))\n"})
 	call(`{"op":"breakpoints","file":"big.py","lines":[2]}`)
 	if out := call(`{"op":"launch","program":"big.py"}`); !strings.Contains(out, "big.py:2") {
@@ -187,31 +104,9 @@ func TestDebugToolVariablesStart(t *testing.T) {
 // TestDebugToolStackStart: an agent pages through a stack deeper than 30
 // frames with stack's start argument, as the cut result tells it to.
 func TestDebugToolStackStart(t *testing.T) {
-	py := "/usr/bin/python3"
-	if exec.Command(py, "-c", "import debugpy").Run() != nil {
-		testenv.Missing(t, "Debian's python3 with python3-debugpy")
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	requireDebianDebugpy(t)
 	deep := "def depth(n):\n    if n == 0:\n        return 0\n    return 1 + depth(n - 1)\n\n\nprint(depth(40))\n"
-	for name, body := range map[string]string{"requirements.txt": "", "deep.py": deep} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
-	run := debugRun(t, dir, "c1", sv, tools.SurfaceDefault)
-	call := func(args string) string {
-		t.Helper()
-		res, err := run.Call(context.Background(), "debug", json.RawMessage(args), tools.FromModel)
-		if err != nil {
-			t.Fatalf("%s: %v", args, err)
-		}
-		return res.AllText()
-	}
+	call := debugCaller(t, map[string]string{"requirements.txt": "", "deep.py": deep})
 	call(`{"op":"breakpoints","file":"deep.py","lines":[3]}`)
 	if out := call(`{"op":"launch","program":"deep.py"}`); !strings.Contains(out, "deep.py:3") {
 		t.Fatal(out)
@@ -248,24 +143,33 @@ func TestDebugToolLaunchesGoTest(t *testing.T) {
 // error result.
 func debugCaller(t *testing.T, files map[string]string) func(args string) string {
 	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	_, _, call := debugWorkspace(t, files)
+	return call
+}
+
+// debugWorkspace is debugCaller's working dir and run as well as its call.
+func debugWorkspace(t *testing.T, files map[string]string) (string, *tools.Run, func(args string) string) {
+	t.Helper()
+	dir := testenv.Workspace(t, files)
 	sv := dap.NewSupervisor(dap.Config{})
 	t.Cleanup(func() { sv.Close() })
 	run := debugRun(t, dir, "c1", sv, tools.SurfaceDefault)
-	return func(args string) string {
+	return dir, run, func(args string) string {
 		t.Helper()
 		res, err := run.Call(context.Background(), "debug", json.RawMessage(args), tools.FromModel)
 		if err != nil || res.IsError {
 			t.Fatalf("%s: %v %s", args, err, res.AllText())
 		}
 		return res.AllText()
+	}
+}
+
+// requireDebianDebugpy skips (or fails, see testenv) a test without
+// Debian's python3 and its python3-debugpy, which the debug tool's
+// supervisor runs.
+func requireDebianDebugpy(t *testing.T) {
+	t.Helper()
+	if exec.Command("/usr/bin/python3", "-c", "import debugpy").Run() != nil {
+		testenv.Missing(t, "Debian's python3 with python3-debugpy")
 	}
 }

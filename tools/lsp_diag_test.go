@@ -1,7 +1,6 @@
 package tools_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/tools"
 )
@@ -21,15 +19,7 @@ func projectRun(t *testing.T, bin string, files map[string]string) (*tools.Run, 
 	testenv.RequireBinary(t, bin)
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, files)
-	sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(20*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Parser: parseEngine(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second), Parser: parseEngine(t)})
 	return r, dir
 }
 

@@ -24,35 +24,23 @@ import (
 func lspRun(t *testing.T) (*tools.Run, string) {
 	t.Helper()
 	testenv.RequireBinary(t, "gopls")
-	src := filepath.Join(testenv.RepoRoot(), "testdata", "lsp", "goproj")
-	dir := t.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testenv.LSPProject(t, "goproj")
 	// A Dart marker with no dart binary here: status must say so.
 	if err := os.WriteFile(filepath.Join(dir, "pubspec.yaml"), []byte("name: x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(20*time.Second))
+	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second)}), dir
+}
+
+// lspSupervisor is a language-server supervisor on dir with the peers on
+// its PATH; the run it is given to closes it.
+func lspSupervisor(t *testing.T, dir string, diagnostics time.Duration) *lsp.Supervisor {
+	t.Helper()
+	sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(diagnostics))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r, dir
+	return sup
 }
 
 func lspCall(t *testing.T, r *tools.Run, name string, args any) (string, error) {
@@ -65,26 +53,17 @@ func lspCall(t *testing.T, r *tools.Run, name string, args any) (string, error) 
 }
 
 func TestLSPToolsRegisteredOnlyWhenWired(t *testing.T) {
-	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	for _, tl := range r.List() {
-		if strings.HasPrefix(tl.Name, "lsp") {
-			t.Fatalf("%s registered without a supervisor", tl.Name)
+	for _, name := range toolNames(startRun(t, tools.Config{WorkDir: t.TempDir()})) {
+		if strings.HasPrefix(name, "lsp") {
+			t.Fatalf("%s registered without a supervisor", name)
 		}
 	}
 }
 
 func TestLSPTools(t *testing.T) {
 	r, dir := lspRun(t)
-	names := map[string]bool{}
-	for _, tl := range r.List() {
-		names[tl.Name] = true
-	}
-	if !names["lsp"] || !names["lsp_rename"] {
-		t.Fatalf("lsp tools not listed: %v", names)
+	if !hasTool(r, "lsp") || !hasTool(r, "lsp_rename") {
+		t.Fatalf("lsp tools not listed: %v", toolNames(r))
 	}
 
 	t.Run("definition", func(t *testing.T) {

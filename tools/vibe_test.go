@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/tools"
 	"github.com/tetherhq/tether/tools/workers"
 )
@@ -166,19 +164,19 @@ func TestVibeKillAndClose(t *testing.T) {
 	var pids [][]int
 	for _, d := range dirs {
 		ids = append(ids, vcall(t, run, "vibe_spawn", `{"brief":"`+d+`\n","label":"tree"}`).Structured.(workers.Info).ID)
-		pids = append(pids, []int{pidIn(t, d, "leader"), pidIn(t, d, "child"), pidIn(t, d, "grandchild")})
+		pids = append(pids, []int{testenv.ReadPid(t, d, "leader"), testenv.ReadPid(t, d, "child"), testenv.ReadPid(t, d, "grandchild")})
 	}
 	res := vcall(t, run, "vibe_kill", `{"worker_id":"`+ids[0]+`"}`)
 	if !strings.Contains(res.AllText(), "stopped with every process") {
 		t.Errorf("kill = %q", res.AllText())
 	}
 	for _, p := range pids[0] {
-		if running(p) {
+		if testenv.Alive(p) {
 			t.Errorf("pid %d still runs after vibe_kill", p)
 		}
 	}
 	for _, p := range pids[1] {
-		if !running(p) {
+		if !testenv.Alive(p) {
 			t.Errorf("pid %d of the other worker died with the kill", p)
 		}
 	}
@@ -187,34 +185,10 @@ func TestVibeKillAndClose(t *testing.T) {
 	}
 	run.Close()
 	for _, p := range pids[1] {
-		if running(p) {
+		if testenv.Alive(p) {
 			t.Errorf("pid %d still runs after Run.Close", p)
 		}
 	}
-}
-
-func pidIn(t *testing.T, dir, name string) int {
-	t.Helper()
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
-				return pid
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// running reports whether pid exists and is not a zombie.
-func running(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
 func TestVibeRegisteredOnlyInVibeMode(t *testing.T) {

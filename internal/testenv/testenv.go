@@ -9,6 +9,7 @@ package testenv
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,4 +142,32 @@ func Workspace(t testing.TB, files map[string]string) string {
 	}
 	WriteFiles(t, dir, files)
 	return dir
+}
+
+// LSPProject copies the sample project testdata/lsp/name into a new
+// temporary directory (tests change its files) and returns that directory,
+// its symbolic links resolved (see Workspace).
+func LSPProject(t testing.TB, name string) string {
+	t.Helper()
+	src := filepath.Join(RepoRoot(), "testdata", "lsp", name)
+	dst := Workspace(t, nil)
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/tools/workers"
 )
 
@@ -180,31 +181,6 @@ func TestFailingWorker(t *testing.T) {
 	}
 }
 
-// readPid waits until the script has written a pid into dir/name.
-func readPid(t *testing.T, dir, name string) int {
-	t.Helper()
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
-				return pid
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// alive reports whether pid exists and is not a zombie.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
-
 func TestKillStopsTheWholeTree(t *testing.T) {
 	for _, how := range []string{"kill", "close"} {
 		t.Run(how, func(t *testing.T) {
@@ -221,9 +197,9 @@ func TestKillStopsTheWholeTree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pids := []int{readPid(t, dir, "leader"), readPid(t, dir, "child"), readPid(t, dir, "grandchild")}
+			pids := []int{testenv.ReadPid(t, dir, "leader"), testenv.ReadPid(t, dir, "child"), testenv.ReadPid(t, dir, "grandchild")}
 			for _, p := range pids {
-				if !alive(p) {
+				if !testenv.Alive(p) {
 					t.Fatalf("pid %d is not running before the kill", p)
 				}
 			}
@@ -242,7 +218,7 @@ func TestKillStopsTheWholeTree(t *testing.T) {
 				}
 			}
 			for _, p := range pids {
-				if alive(p) {
+				if testenv.Alive(p) {
 					t.Errorf("pid %d still runs after %s", p, how)
 				}
 			}
