@@ -177,6 +177,12 @@ func (t *Tree) NodeAt(i int) Node {
 	return Node{t: t, i: int32(i), lim: t.nodes[p].subEnd()}
 }
 
+// KindNames returns the names of the tree's language's kinds, indexed by
+// symbol id (Node.KindID; ERROR's id, 0xFFFF, is past its end). Several ids
+// may have one name (an alias, a token used in two places). The caller must
+// not modify it.
+func (t *Tree) KindNames() []string { return t.lang.kinds }
+
 // HasError reports whether the tree has an ERROR or MISSING node anywhere.
 func (t *Tree) HasError() bool { return len(t.nodes) > 0 && t.nodes[0].flags()&flagHasError != 0 }
 
