@@ -29,6 +29,8 @@ type Cache struct {
 	hits    int64
 	misses  int64
 	disk    *DiskCache
+	// kinds are the whole files' kind sets (kinds.go), kept when trees go
+	kinds kindStore
 }
 
 // treeKey is the sha256 of a tree's language, grammar module and source.
@@ -46,7 +48,7 @@ func NewCache(budget int64) *Cache {
 	if budget <= 0 {
 		budget = DefaultCacheBudget
 	}
-	return &Cache{budget: budget, entries: map[treeKey]*list.Element{}}
+	return &Cache{budget: budget, entries: map[treeKey]*list.Element{}, kinds: newKindStore(0)}
 }
 
 var shared = sync.OnceValue(func() *Cache { return NewCache(0) })
@@ -156,11 +158,18 @@ type CacheStats struct {
 	Budget  int64 // the most it holds
 	Hits    int64 // lookups served from the cache
 	Misses  int64 // lookups that had to parse
+	// KindSets are the whole files whose kind sets are held (kinds.go), in
+	// KindBytes (estimated) of a budget of DefaultKindBudget
+	KindSets  int
+	KindBytes int64
 }
 
 // Stats returns the cache's current statistics.
 func (c *Cache) Stats() CacheStats {
+	c.kinds.mu.Lock()
+	sets, setBytes := len(c.kinds.sets), c.kinds.used
+	c.kinds.mu.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return CacheStats{Entries: len(c.entries), Bytes: c.used, Budget: c.budget, Hits: c.hits, Misses: c.misses}
+	return CacheStats{Entries: len(c.entries), Bytes: c.used, Budget: c.budget, Hits: c.hits, Misses: c.misses, KindSets: sets, KindBytes: setBytes}
 }

@@ -106,6 +106,8 @@ type matcher struct {
 	perTree   bool
 	// testHookCheck, when set by a test, runs at each look at the context.
 	testHookCheck func()
+	// kinds rules out files by their stored kind sets (kinds.go); nil: none
+	kinds *kindFilter
 }
 
 // errBudget marks a matcher stopped by its step budget; the search turns it

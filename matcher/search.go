@@ -189,8 +189,11 @@ type Result struct {
 	Searched    int      `json:"searched"`
 	Parsed      int      `json:"parsed"`
 	Prefiltered int      `json:"prefiltered"`
-	CacheHits   int      `json:"cacheHits"`
-	Skipped     Skips    `json:"skipped"`
+	// KindSkipped counts the files among Prefiltered whose node kinds, as the
+	// tree store knew them, lack what the pattern needs (kinds.go).
+	KindSkipped int   `json:"kindSkipped,omitempty"`
+	CacheHits   int   `json:"cacheHits"`
+	Skipped     Skips `json:"skipped"`
 	// SizeCap is the size above which files were skipped (Skipped.Large).
 	SizeCap int64       `json:"sizeCap,omitempty"`
 	Errors  []FileError `json:"errors,omitempty"`
@@ -294,6 +297,7 @@ type fileJob struct {
 	parsed    bool
 	cacheHit  bool
 	prefilter bool
+	kindSkip  bool
 	skip      string // binary, too large, unreadable
 	size      int64
 	err       error
@@ -403,6 +407,7 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 	if tmpl != nil {
 		tmpl.pat = pat
 	}
+	kinds := s.kindFilterFor(ctx, pat, lang)
 	res := &Result{Pattern: pat, SizeCap: s.maxSize}
 	var files []string
 	seen := map[string]bool{}
@@ -436,6 +441,7 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 			m := newMatcher(pat)
 			m.ctx = ctx
 			m.testHookCheck = s.testHookCheck
+			m.kinds = kinds
 			if s.budget > 0 {
 				m.budget, m.treeBudget = s.budget, s.budget*(treeBudget/stepBudget)
 			}
@@ -479,6 +485,9 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 		if j.prefilter {
 			res.Prefiltered++
 		}
+		if j.kindSkip {
+			res.KindSkipped++
+		}
 		if j.parsed {
 			res.Parsed++
 		}
@@ -520,6 +529,10 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, m *matcher, lang str
 		return nil
 	}
 	key := keyOf(lang, src)
+	if s.ruledOut(m.kinds, key) {
+		j.prefilter, j.kindSkip = true, true
+		return nil
+	}
 	// a whole-file tree another pattern, run or process left in the store
 	// beats parsing chunks
 	if !s.whole && m.pat.chunkable() && !s.cache.holds(key) {
@@ -531,7 +544,7 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, m *matcher, lang str
 			}
 		}
 	}
-	tree, hit, err := s.tree(ctx, lang, key, src)
+	tree, hit, err := s.wholeTree(ctx, lang, key, src)
 	if err != nil {
 		j.err = err
 		return nil
@@ -618,9 +631,13 @@ func (s *Searcher) doChunks(ctx context.Context, m *matcher, lang string, j *fil
 		chunk := src[start:rg.end]
 		line += bytes.Count(src[prev:start], []byte{'\n'})
 		prev = start
-		t, hit, err := s.tree(ctx, lang, keyOf(lang, chunk), chunk)
+		ck := keyOf(lang, chunk)
+		t, hit, err := s.tree(ctx, lang, ck, chunk)
 		if err := ctx.Err(); err != nil {
 			return false, err
+		}
+		if err == nil && len(chunk) == len(src) {
+			s.cache.noteKinds(ck, t) // the whole file's tree
 		}
 		if err != nil || t.HasError() {
 			return false, nil

@@ -174,11 +174,11 @@ func (s *Searcher) warmFile(ctx context.Context, fsys *files, path string) bool 
 	key := keyOf(lang, src)
 	if s.cache.holds(key) {
 		// on disk only: bring it into memory
-		if _, _, err := s.tree(ctx, lang, key, src); err != nil && ctx.Err() != nil {
+		if _, _, err := s.wholeTree(ctx, lang, key, src); err != nil && ctx.Err() != nil {
 			return true
 		}
 		return false
 	}
-	_, _, err = s.tree(ctx, lang, key, src)
+	_, _, err = s.wholeTree(ctx, lang, key, src)
 	return err != nil && ctx.Err() != nil
 }
