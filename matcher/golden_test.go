@@ -69,15 +69,17 @@ type goldenCase struct {
 	agSelector       string
 }
 
-// astgrepArgs are the pattern arguments ast-grep is run with.
+// astgrepArgs are the pattern arguments ast-grep is run with, the pattern
+// joined to its flag: ast-grep's argument parser takes a separate pattern
+// that starts with "-" (YAML's "- name: $N") for a flag.
 func (c *goldenCase) astgrepArgs() []string {
 	switch {
 	case c.agContext != "":
-		return []string{"-p", c.agContext, "--selector", c.agSelector}
+		return []string{"--pattern=" + c.agContext, "--selector", c.agSelector}
 	case c.selector != "":
-		return []string{"-p", c.pattern, "--selector", c.selector}
+		return []string{"--pattern=" + c.pattern, "--selector", c.selector}
 	}
-	return []string{"-p", c.pattern}
+	return []string{"--pattern=" + c.pattern}
 }
 
 func loadCases(t *testing.T) []*goldenCase {

@@ -91,9 +91,9 @@ var langs = map[string]langSpec{
 		newRung("dict entry", "_ = {", "}\n"),
 		newRung("type", "def _(_: ", "):\n    pass\n"),
 	}},
-	"javascript": {expando: '$', ladder: jsLadder},
+	"javascript": {expando: '$', ladder: append(append([]rung(nil), jsLadder...), jsxAttribute)},
 	"typescript": {expando: '$', ladder: tsLadder},
-	"tsx":        {expando: '$', ladder: tsLadder},
+	"tsx":        {expando: '$', ladder: tsxLadder},
 	"rust": {expando: 'µ', ladder: []rung{
 		newRung("statement", "fn _() {\n", "\n}\n"),
 		newRung("expression", "const _: () = ", ";\n"),
@@ -282,12 +282,19 @@ var jsLadder = []rung{
 	newRung("parameter", "function _(", ") {}\n"),
 }
 
-// tsLadder is JavaScript's and TypeScript's own: types, interface members,
-// enum members.
-var tsLadder = append(append([]rung(nil), jsLadder...),
-	newRung("type", "let _: ", ";\n"),
-	newRung("interface member", "interface _ {\n", "\n}\n"),
-	newRung("enum member", "enum _ {\n", "\n}\n"),
+// jsxAttribute reads a JSX attribute ("className={$C}") in an element, in
+// JavaScript and TSX (TypeScript reads no JSX).
+var jsxAttribute = newRung("jsx attribute", "(<_ ", " />)\n")
+
+// tsLadder is TypeScript's: JavaScript's and its own types, interface
+// members, enum members; tsxLadder is TSX's, with JSX attributes.
+var (
+	tsLadder = append(append([]rung(nil), jsLadder...),
+		newRung("type", "let _: ", ";\n"),
+		newRung("interface member", "interface _ {\n", "\n}\n"),
+		newRung("enum member", "enum _ {\n", "\n}\n"),
+	)
+	tsxLadder = append(append([]rung(nil), tsLadder...), jsxAttribute)
 )
 
 // langSpecFor returns the spec for a language id; unknown ids get a bare
