@@ -61,3 +61,43 @@ func TestBadFlags(t *testing.T) {
 		t.Errorf("warning: %v %v", l, err)
 	}
 }
+
+// TestRemap: a library's records take the level the mapping gives them (a
+// lowered one below the logger's level is dropped), never a higher one, and
+// carry the component.
+func TestRemap(t *testing.T) {
+	var b bytes.Buffer
+	l, err := logging.New(&b, "info", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := logging.Remap(l, "lib", func(r slog.Record) slog.Level {
+		switch r.Message {
+		case "chatter":
+			return slog.LevelDebug
+		case "client fault":
+			return slog.LevelInfo
+		case "raise":
+			return slog.LevelError // ignored: a mapping only lowers
+		}
+		return r.Level
+	}).With("k", "v")
+	lib.Info("chatter")
+	lib.Error("client fault")
+	lib.Warn("real")
+	lib.Info("raise")
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		if m["component"] != "lib" || m["k"] != "v" {
+			t.Errorf("record lacks component or attrs: %s", line)
+		}
+		got = append(got, m["level"].(string)+" "+m["msg"].(string))
+	}
+	if want := "INFO client fault,WARN real,INFO raise"; strings.Join(got, ",") != want {
+		t.Errorf("logged %q, want %q", strings.Join(got, ","), want)
+	}
+}

@@ -113,7 +113,7 @@ func NewHost(opts HostOptions) (*Host, error) {
 			return s.srv.srv
 		}
 		return h.proto
-	}, &mcp.StreamableHTTPOptions{SessionTimeout: opts.SessionIdle, Logger: opts.Server.Logger})
+	}, &mcp.StreamableHTTPOptions{SessionTimeout: opts.SessionIdle, Logger: sdkLogger(opts.Server.Logger)})
 	return h, nil
 }
 

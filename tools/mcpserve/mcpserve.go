@@ -64,10 +64,11 @@ type Server struct {
 	opts Options
 	srv  *mcp.Server
 
-	mu      sync.Mutex
-	run     *tools.Run
-	listed  map[string]bool
-	session *mcp.ServerSession
+	mu          sync.Mutex
+	run         *tools.Run
+	listed      map[string]bool
+	session     *mcp.ServerSession
+	initialized map[*mcp.ServerSession]bool // sessions whose client sent initialized
 }
 
 var _ tools.Elicitor = (*Server)(nil)
@@ -80,7 +81,7 @@ func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "(devel)"
 	}
-	s := &Server{opts: opts, listed: map[string]bool{}}
+	s := &Server{opts: opts, listed: map[string]bool{}, initialized: map[*mcp.ServerSession]bool{}}
 	var sessionID func() string
 	if id := opts.SessionID; id != "" {
 		sessionID = func() string { return id }
@@ -88,16 +89,18 @@ func New(opts Options) *Server {
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		GetSessionID:              sessionID,
 		Instructions:              opts.Instructions,
-		Logger:                    opts.Logger,
+		Logger:                    sdkLogger(opts.Logger),
 		SupportedProtocolVersions: ProtocolVersions,
 		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
 			s.mu.Lock()
 			s.session = req.Session
+			s.initialized[req.Session] = true
 			s.mu.Unlock()
 		},
 	})
 	s.srv.AddReceivingMiddleware(s.hiddenTools)
+	s.srv.AddSendingMiddleware(s.quietBeforeInitialized)
 	return s
 }
 
