@@ -25,13 +25,13 @@ func TestLogFlags(t *testing.T) {
 		}
 	}
 
-	// At info level in JSON, serve logs the session's start and end as JSON
+	// At debug level in JSON, serve logs the session's start and end as JSON
 	// lines; at the default level (warn), nothing.
 	for _, tc := range []struct {
 		flags []string
 		want  string
 	}{
-		{[]string{"--log-level", "info", "--log-format", "json"}, "server session connected"},
+		{[]string{"--log-level", "debug", "--log-format", "json"}, "server session connected"},
 		{nil, ""},
 	} {
 		cmd := exec.Command(bin, append([]string{"serve", "--workdir", dir}, tc.flags...)...)
