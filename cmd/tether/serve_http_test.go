@@ -61,7 +61,7 @@ func startHostIn(t *testing.T, base string, extra ...string) (*exec.Cmd, string,
 		cmd.Wait()
 	})
 	sc := bufio.NewScanner(stderr)
-	re := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
+	re := regexp.MustCompile(`addr"?[=:]"?(127\.0\.0\.1:\d+)`)
 	for sc.Scan() {
 		if m := re.FindStringSubmatch(sc.Text()); m != nil {
 			go io.Copy(os.Stderr, stderr)
