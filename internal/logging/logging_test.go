@@ -32,14 +32,13 @@ func TestNew(t *testing.T) {
 			l.Warn("w")
 			l.Error("e")
 			var got []string
-			for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
-				if tt.format == "json" {
-					var m map[string]any
-					if err := json.Unmarshal([]byte(line), &m); err != nil {
-						t.Fatalf("not JSON: %q", line)
-					}
+			if tt.format == "json" {
+				for _, m := range jsonLines(t, b.String()) {
 					got = append(got, m["msg"].(string))
-				} else if i := strings.Index(line, "msg="); i >= 0 {
+				}
+			}
+			for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+				if i := strings.Index(line, "msg="); tt.format != "json" && i >= 0 {
 					got = append(got, line[i+4:])
 				}
 			}
@@ -87,17 +86,27 @@ func TestRemap(t *testing.T) {
 	lib.Warn("real")
 	lib.Info("raise")
 	var got []string
-	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("not JSON: %q", line)
-		}
+	for _, m := range jsonLines(t, b.String()) {
 		if m["component"] != "lib" || m["k"] != "v" {
-			t.Errorf("record lacks component or attrs: %s", line)
+			t.Errorf("record lacks component or attrs: %v", m)
 		}
 		got = append(got, m["level"].(string)+" "+m["msg"].(string))
 	}
 	if want := "INFO client fault,WARN real,INFO raise"; strings.Join(got, ",") != want {
 		t.Errorf("logged %q, want %q", strings.Join(got, ","), want)
 	}
+}
+
+// jsonLines decodes each line of s as a JSON record.
+func jsonLines(t *testing.T, s string) []map[string]any {
+	t.Helper()
+	var recs []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		recs = append(recs, m)
+	}
+	return recs
 }
