@@ -26,6 +26,18 @@ var consolePage = template.Must(template.New("console").Parse(consoleHTML))
 // SessionCookie is the name of the console's session cookie.
 const SessionCookie = "tether_console"
 
+// TokenHeader is the request header that carries a logged-in page's token.
+// The token reaches the page in the login redirect's URL fragment, which the
+// browser never sends to a server, and the page keeps it in its origin's
+// storage: unlike the cookie, which the browser also sends to every other
+// server on the same loopback host whatever its port, no other port's page or
+// server ever sees it.
+const TokenHeader = "X-Tether-Console"
+
+// TokenFragment starts the fragment of the address the login redirects to;
+// the page's token follows it ("/#token=...").
+const TokenFragment = "#token="
+
 // MaxSessions caps the console's logged-in sessions (one per login link).
 const MaxSessions = 8
 
@@ -37,15 +49,20 @@ const MaxSessions = 8
 // the human out of band: LoginURL carries a one-time secret that only the
 // operator sees (tether prints it on its own terminal). Visiting it consumes the
 // secret, sets an HttpOnly, SameSite=Strict session cookie and redirects to the
-// plain page; the page itself never carries a secret. Every request must name
+// plain page with the session's page token in the URL fragment; the page's
+// script keeps the token in its origin's storage, removes it from the address
+// bar and sends it in TokenHeader with every request for the cards and every
+// answer. A cookie is scoped by host, not port, so the browser hands it to any
+// other server on the loopback host it visits: the cookie alone opens the
+// plain page (which carries no secret), nothing more. Every request must name
 // the address the console listens on as its Host (and Origin, when a browser
 // sends one), against DNS rebinding. A human is connected while at least one
 // logged-in page holds its event stream open; with none, questions (and so
 // permission prompts) fail at once.
 type Console struct {
 	mu       sync.Mutex
-	login    string   // the one-time login secret; "" once used
-	sessions []string // session cookie values
+	login    string    // the one-time login secret; "" once used
+	sessions []session // logged-in browsers
 	next     int
 	pending  []*pendingQuestion
 	viewers  int
@@ -56,6 +73,10 @@ type Console struct {
 	ln  net.Listener
 	srv *http.Server
 }
+
+// session is one logged-in browser: its cookie, and the token its page sends
+// in TokenHeader.
+type session struct{ cookie, token string }
 
 type pendingQuestion struct {
 	id    string
@@ -222,13 +243,14 @@ func (c *Console) notifyLocked() {
 
 // Handler serves the console: GET /login?secret=... (the one-time login), GET
 // / (the page), GET /events (server-sent events with the pending cards), POST
-// /reply (an answer or a skip). All but the login need the session cookie.
+// /reply (an answer or a skip). The page needs the session cookie; the events
+// and replies need the cookie and the session's page token in TokenHeader.
 func (c *Console) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /login", c.loginHandler)
-	mux.HandleFunc("GET /{$}", c.authed(c.page))
-	mux.HandleFunc("GET /events", c.authed(c.events))
-	mux.HandleFunc("POST /reply", c.authed(c.reply))
+	mux.HandleFunc("GET /{$}", c.authed(false, c.page))
+	mux.HandleFunc("GET /events", c.authed(true, c.events))
+	mux.HandleFunc("POST /reply", c.authed(true, c.reply))
 	return sameOrigin(mux)
 }
 
@@ -304,11 +326,11 @@ func (c *Console) loginHandler(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	ok := c.login != "" && subtle.ConstantTimeCompare([]byte(got), []byte(c.login)) == 1
 	full := len(c.sessions) >= MaxSessions
-	var sid string
+	var sn session
 	if ok && !full {
 		c.login = "" // one time only
-		sid = randomHex()
-		c.sessions = append(c.sessions, sid)
+		sn = session{cookie: randomHex(), token: randomHex()}
+		c.sessions = append(c.sessions, sn)
 	}
 	c.mu.Unlock()
 	switch {
@@ -319,31 +341,42 @@ func (c *Console) loginHandler(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("operator: the console already has %d sessions: restart tether for a new link", MaxSessions), http.StatusForbidden)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: sid, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: sn.cookie, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	// The fragment stays in the browser: the page's script takes the token
+	// from it and clears it from the address bar.
+	http.Redirect(w, r, "/"+TokenFragment+sn.token, http.StatusSeeOther)
 }
 
-// loggedIn reports whether r carries a session cookie of this console,
-// compared in constant time.
-func (c *Console) loggedIn(r *http.Request) bool {
+// sessionOf returns the session whose cookie r carries, compared in constant
+// time with every session.
+func (c *Console) sessionOf(r *http.Request) (session, bool) {
 	ck, err := r.Cookie(SessionCookie)
 	if err != nil || ck.Value == "" {
-		return false
+		return session{}, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var got session
 	found := 0
 	for _, s := range c.sessions {
-		found |= subtle.ConstantTimeCompare([]byte(ck.Value), []byte(s))
+		if subtle.ConstantTimeCompare([]byte(ck.Value), []byte(s.cookie)) == 1 {
+			got, found = s, 1
+		}
 	}
-	return found == 1
+	return got, found == 1
 }
 
-// authed serves h only to a logged-in browser.
-func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
+// authed serves h only to a logged-in browser; with page, only to a request
+// that also carries the session's page token in TokenHeader.
+func (c *Console) authed(page bool, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !c.loggedIn(r) {
+		sn, ok := c.sessionOf(r)
+		if !ok {
 			http.Error(w, "operator: not logged in to the console: open the one-time login link tether printed on its terminal (stderr) when it started", http.StatusUnauthorized)
+			return
+		}
+		if page && subtle.ConstantTimeCompare([]byte(r.Header.Get(TokenHeader)), []byte(sn.token)) != 1 {
+			http.Error(w, "operator: this request lacks the console page's token ("+TokenHeader+"): only the page the login link opened can see or answer questions; open the console in the browser that used the link, or restart tether for a new link", http.StatusUnauthorized)
 			return
 		}
 		h(w, r)

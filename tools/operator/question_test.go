@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -149,6 +150,27 @@ func consoleClient(t *testing.T) *http.Client {
 	return &http.Client{Jar: jar}
 }
 
+// consoleLogin opens the login link with client, as the operator's browser
+// does, and returns the page token the redirect's fragment carries.
+func consoleLogin(t *testing.T, client *http.Client, base, login string) string {
+	t.Helper()
+	var to *url.URL
+	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		to = req.URL
+		return nil
+	}
+	defer func() { client.CheckRedirect = nil }()
+	res, err := client.Get(base + login)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || to == nil || to.Path != "/" || !strings.HasPrefix("#"+to.Fragment, operator.TokenFragment) {
+		t.Fatalf("login: %s, redirected to %v; want the page with its token in the fragment", res.Status, to)
+	}
+	return strings.TrimPrefix("#"+to.Fragment, operator.TokenFragment)
+}
+
 // TestConsoleLogin: the console authenticates the human out of band. The page
 // carries no secret, a client without the session cookie cannot see the
 // cards, answer, or count as connected (a question fails closed), the one-time
@@ -233,7 +255,7 @@ func TestConsoleLogin(t *testing.T) {
 	browser := consoleClient(t)
 	var redirected []string
 	browser.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		redirected = append(redirected, req.URL.String())
+		redirected = append(redirected, req.URL.Path)
 		return nil
 	}
 	res, err := browser.Get(srv.URL + login)
@@ -241,11 +263,16 @@ func TestConsoleLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := body(res)
-	if res.StatusCode != http.StatusOK || !strings.Contains(page, "tether operator console") || !slices.Equal(redirected, []string{srv.URL + "/"}) {
+	if res.StatusCode != http.StatusOK || !strings.Contains(page, "tether operator console") || !slices.Equal(redirected, []string{"/"}) {
 		t.Fatalf("login: %s, redirects %v", res.Status, redirected)
 	}
 	if strings.Contains(page, secret) {
 		t.Error("the page carries the login secret")
+	}
+	loc := res.Request.Response.Header.Get("Location")
+	token := strings.TrimPrefix(loc, "/"+operator.TokenFragment)
+	if token == loc || len(token) < 32 || token == secret || strings.Contains(page, token) {
+		t.Errorf("login redirect to %q: want /%s<random> with a token the page does not hold", loc, operator.TokenFragment)
 	}
 	setCookie := res.Request.Response.Header.Get("Set-Cookie")
 	for _, want := range []string{operator.SessionCookie + "=", "HttpOnly", "SameSite=Strict", "Path=/"} {
@@ -253,8 +280,34 @@ func TestConsoleLogin(t *testing.T) {
 			t.Errorf("Set-Cookie %q lacks %s", setCookie, want)
 		}
 	}
-	if sid := strings.TrimPrefix(strings.Split(setCookie, ";")[0], operator.SessionCookie+"="); len(sid) < 32 || sid == secret || strings.Contains(page, sid) {
-		t.Errorf("session cookie %q is short, the login secret, or in the page", sid)
+	if sid := strings.TrimPrefix(strings.Split(setCookie, ";")[0], operator.SessionCookie+"="); len(sid) < 32 || sid == secret || sid == token || strings.Contains(page, sid) {
+		t.Errorf("session cookie %q is short, the login secret, the page token, or in the page", sid)
+	}
+	// The cookie alone (which the browser sends every port of the host) sees
+	// no cards and answers nothing; with the page's token it does.
+	for _, tc := range []struct {
+		method, path, token string
+		want                int
+	}{
+		{"GET", "/events", "", http.StatusUnauthorized},
+		{"POST", "/reply", "", http.StatusUnauthorized},
+		{"GET", "/events", strings.Repeat("0", len(token)), http.StatusUnauthorized},
+		{"POST", "/reply", secret, http.StatusUnauthorized},
+		{"POST", "/reply", token, http.StatusGone},
+	} {
+		req, _ := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(`{"id":"q1","labels":["a"]}`))
+		req.Header.Set("Origin", srv.URL)
+		req.Header.Set("Content-Type", "application/json")
+		if tc.token != "" {
+			req.Header.Set(operator.TokenHeader, tc.token)
+		}
+		res, err := browser.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := body(res); res.StatusCode != tc.want {
+			t.Errorf("logged-in %s %s with token %q: %s %q, want %d", tc.method, tc.path, tc.token, res.Status, b, tc.want)
+		}
 	}
 	if c.LoginPath() != "" {
 		t.Errorf("LoginPath after the login = %q, want \"\" (used)", c.LoginPath())
@@ -286,14 +339,13 @@ func TestConsoleGuards(t *testing.T) {
 	srv := httptest.NewServer(c.Handler())
 	defer srv.Close()
 	browser := consoleClient(t)
-	if res, err := browser.Get(srv.URL + c.LoginPath()); err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("login: %v %v", res.Status, err)
-	}
+	token := consoleLogin(t, browser, srv.URL, c.LoginPath())
 
 	// Open the event stream as a page would, so a human counts as connected.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	evreq, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/events", nil)
+	evreq.Header.Set(operator.TokenHeader, token)
 	ev, err := browser.Do(evreq)
 	if err != nil {
 		t.Fatal(err)
@@ -323,6 +375,7 @@ func TestConsoleGuards(t *testing.T) {
 	postAs := func(client *http.Client, origin, body string) int {
 		r, _ := http.NewRequest("POST", srv.URL+"/reply", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set(operator.TokenHeader, token)
 		if origin != "" {
 			r.Header.Set("Origin", origin)
 		}
