@@ -210,12 +210,14 @@ func runCase(t *testing.T, p matcher.Parser, c *goldenCase) (matches, output, er
 		for _, ch := range plan.Changes {
 			out = ch.New
 		}
+		requireClean(t, plan.Result.Pattern)
 		return formatMatches(plan.Result.Pattern, plan.Result), string(out), ""
 	}
 	res, err := s.Search(ctx, q)
 	if err != nil {
 		return "", "", strings.ReplaceAll(err.Error(), dir, "$DIR") + "\n"
 	}
+	requireClean(t, res.Pattern)
 	return formatMatches(res.Pattern, res), "", ""
 }
 

@@ -48,6 +48,7 @@ func TestEveryLanguageLadder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			requireClean(t, res.Pattern)
 			if len(res.Matches) == 0 || res.Matches[0].Text != tt.want {
 				var got []string
 				for _, m := range res.Matches {
@@ -137,6 +138,7 @@ func TestStatementPlaceholders(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			requireClean(t, res.Pattern)
 			var got []want
 			for _, m := range res.Matches {
 				var bs []string

@@ -41,7 +41,10 @@ type Pattern struct {
 	lang        string
 	src         string
 	contextName string
-	roots       []*pnode
+	// fault is the first ERROR or MISSING node of the tree the reading came
+	// from: "" for every pattern Compile returns (checkClean)
+	fault string
+	roots []*pnode
 	// alts are the pattern's other clean readings (union.go), matched too
 	alts   []*Pattern
 	tokens []string
@@ -140,6 +143,17 @@ func (n *pnode) sexp(b *strings.Builder) {
 // (compilePlaceholders) and, last, one that reads a metavariable as the
 // string it stands for. A pattern none of them accepts is ErrUnparseable.
 func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, error) {
+	pat, err := compile(ctx, p, lang, pattern)
+	if err != nil {
+		return nil, err
+	}
+	if err := pat.checkClean(); err != nil {
+		return nil, err
+	}
+	return pat, nil
+}
+
+func compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, error) {
 	src := strings.TrimSpace(pattern)
 	if src == "" {
 		return nil, errors.New("matcher: empty pattern: pass the code shape to find, e.g. fmt.Errorf($$$ARGS)")
@@ -452,6 +466,11 @@ type converter struct {
 	expando rune
 	quoted  bool
 	ph      []placeholder
+	// omit and metas are a mended reading's: the tokens it wrote in, left
+	// out, and the "$$$"s it took out, put back (done: those put back)
+	omit  []span
+	metas []metaPoint
+	done  map[uint32]bool
 }
 
 // within returns the placeholder n lies in, if any.
@@ -489,9 +508,10 @@ func (cv converter) node(n engine.Node) *pnode {
 	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
 		// comments are extras; error recovery may also mark an ERROR node
 		// extra, and a tolerated one is a metavariable
-		if c.IsExtra() && !c.IsError() || c.IsMissing() {
+		if c.IsExtra() && !c.IsError() || c.IsMissing() || cv.omitted(c) {
 			continue
 		}
+		cv.place(p, n, c.StartByte())
 		if ph, in := cv.within(c); in {
 			// the nodes of one placeholder are its one metavariable
 			if last == nil || *last != ph {
@@ -502,6 +522,9 @@ func (cv converter) node(n engine.Node) *pnode {
 		}
 		last = nil
 		p.kids = append(p.kids, cv.node(c))
+	}
+	if n.ChildCount() > 0 {
+		cv.place(p, n, n.EndByte())
 	}
 	if n.ChildCount() == 0 {
 		p.leaf = true

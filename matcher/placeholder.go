@@ -131,7 +131,7 @@ func compilePlaceholders(p parseFunc, lang, src, sub string, spec langSpec) (*Pa
 			ph.end += uint32(start)
 			cv.ph = append(cv.ph, ph)
 		}
-		pat := &Pattern{lang: lang, src: src, contextName: c.name}
+		pat := newPattern(lang, src, c.name, tree)
 		for _, n := range nodes {
 			pat.roots = append(pat.roots, cv.node(n))
 		}

@@ -13,6 +13,10 @@ type reading struct {
 	tree       *engine.Tree
 	start, end uint32
 	nodes      []engine.Node
+	// mended is the reading read again without its faults (mend), made
+	// the first time it is asked for; nil when it cannot be
+	mended   *mended
+	mendDone bool
 }
 
 // readings are a pattern's candidate readings, each parsed the first time
@@ -84,9 +88,20 @@ func (rs *readings) semicolon() (*reading, error) {
 	return rs.semi, nil
 }
 
-// build makes the pattern of a reading.
+// build makes the pattern of a reading: of its mended reading when it has
+// a fault (nil when that cannot be mended: no faulty tree is searched).
 func (rs *readings) build(r *reading) *Pattern {
-	pat := &Pattern{lang: rs.lang, src: rs.src, contextName: r.rung.name}
+	if r.tree.HasError() {
+		m := rs.mend(r)
+		if m == nil {
+			return nil
+		}
+		pat := m.build(rs)
+		anyClause(pat)
+		pat.collect()
+		return pat
+	}
+	pat := newPattern(rs.lang, rs.src, r.rung.name, r.tree)
 	for _, n := range r.nodes {
 		pat.roots = append(pat.roots, convert(n, rs.spec.expando, rs.spec.quoted))
 	}
@@ -106,7 +121,8 @@ func (rs *readings) buildSemi(r *reading) *Pattern {
 		return nil
 	}
 	root.kids = root.kids[:k-1]
-	pat := &Pattern{lang: rs.lang, src: rs.src, contextName: r.rung.name, roots: []*pnode{root}}
+	pat := newPattern(rs.lang, rs.src, r.rung.name, r.tree)
+	pat.roots = []*pnode{root}
 	pat.collect()
 	return pat
 }
@@ -143,6 +159,12 @@ func takesKeyword(first, r *reading, anyError bool) bool {
 //     Dart reads as a set literal), ranked as in rule 1 without its
 //     exceptions.
 //  5. The first gapped reading, then the semicolon reading.
+//
+// No tree with a fault is searched: a gapped reading (rules 1, 2, 5) and a
+// rule 3 reading are read again in their rung without their faults (mend:
+// the missing ";" written in, a misplaced "$$$" taken out, a misplaced "$X"
+// written as code the grammar places there) and the pattern is built from
+// that clean tree; a reading that cannot be mended is passed over.
 func (rs *readings) choose() (*Pattern, error) {
 	ladder := rs.spec.ladder
 	first := func(memo *[]*reading, text string) (*reading, error) { return rs.at(memo, text, 0) }
@@ -158,7 +180,7 @@ func (rs *readings) choose() (*Pattern, error) {
 			return nil, err
 		}
 		r0, _ := first(&rs.written, rs.sub)
-		if gapped == nil && r.tree.HasError() && !hasErrorNode(r.tree) && onlyMissingSemicolons(r.tree) && len(r.nodes) > 0 && !takesKeyword(r0, r, false) {
+		if gapped == nil && r.tree.HasError() && !hasErrorNode(r.tree) && onlyMissingSemicolons(r.tree) && len(r.nodes) > 0 && !takesKeyword(r0, r, false) && rs.mend(r) != nil {
 			gapped = r
 		}
 		if r.tree.HasError() || len(r.nodes) == 0 {
@@ -187,7 +209,7 @@ func (rs *readings) choose() (*Pattern, error) {
 			return nil, err
 		}
 		r0, _ := first(&rs.written, rs.sub)
-		if !tolerable(r.tree, rs.spec.expando) || len(r.nodes) == 0 || takesKeyword(r0, r, true) {
+		if !tolerable(r.tree, rs.spec.expando) || len(r.nodes) == 0 || takesKeyword(r0, r, true) || r.tree.HasError() && rs.mend(r) == nil {
 			continue
 		}
 		rs.picked = r
@@ -238,7 +260,7 @@ func (rs *readings) quotedReading() (*Pattern, error) {
 			if r.tree.HasError() || len(r.nodes) == 0 {
 				continue
 			}
-			pat := &Pattern{lang: rs.lang, src: rs.src, contextName: c.name}
+			pat := newPattern(rs.lang, rs.src, c.name, r.tree)
 			for _, n := range r.nodes {
 				pat.roots = append(pat.roots, convert(n, rs.spec.expando, true))
 			}

@@ -86,14 +86,11 @@ func TestEveryReading(t *testing.T) {
 		}
 	}
 	for _, tt := range tests {
-		file := filepath.Join(t.TempDir(), tt.file)
-		if err := os.WriteFile(file, []byte(tt.src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		res, err := matcher.NewSearcher(p, matcher.Config{}).Search(context.Background(), matcher.Query{Pattern: tt.pattern, Paths: []string{file}})
+		res, err := searchSource(p, t.TempDir(), tt.file, tt.src, tt.pattern)
 		if err != nil {
 			t.Fatalf("%s %q: %v", tt.lang, tt.pattern, err)
 		}
+		requireClean(t, res.Pattern)
 		var got []string
 		for _, m := range res.Matches {
 			got = append(got, m.Text+" ["+m.Context+"]")
@@ -147,6 +144,7 @@ func TestRungsRead(t *testing.T) {
 			t.Errorf("%s %q: %v", tt.lang, tt.pattern, err)
 			continue
 		}
+		requireClean(t, pat)
 		var roots []string
 		for _, r := range pat.Readings() {
 			roots = append(roots, r.String())
@@ -155,4 +153,77 @@ func TestRungsRead(t *testing.T) {
 			t.Errorf("%s %q: read as %q in %q, want a %s", tt.lang, tt.pattern, roots, pat.Contexts(), tt.kind)
 		}
 	}
+}
+
+// requireClean fails unless every reading pat searches came from a tree
+// with no ERROR or MISSING node (issue 14: no faulty reading is searched).
+// The goldens and the ladder tests run it on each pattern they compile.
+func requireClean(t testing.TB, pat *matcher.Pattern) {
+	t.Helper()
+	if pat == nil {
+		return
+	}
+	for _, r := range pat.Readings() {
+		if f := r.Fault(); f != "" {
+			t.Errorf("%s %q: the %s reading %s came from a tree with %s", pat.Language(), pat.Source(), r.Context(), r.String(), f)
+		}
+	}
+}
+
+// TestMendedReadings: a reading whose only faults are a token missing
+// after the pattern ("return $X" without its ";") or a metavariable the
+// grammar cannot place where it stands ("match $X { $A }", "{ $$$ }"
+// before a "}") is read again with the token written in, the "$$$" taken
+// out or the "$X" written as code the grammar places there, and its
+// pattern is built from that clean tree: it is the same pattern as before
+// and finds what ast-grep 0.51.1 finds (checked by hand with ast-grep run
+// -p PATTERN -l LANG on these sources).
+func TestMendedReadings(t *testing.T) {
+	p := parser(t)
+	java := "class A {\n  int x;\n  int f() { return x; }\n  void g(int a) { }\n  void h(int a, int b) { }\n" +
+		"  void t() { try { f(); } catch (E e) { } try { f(); g(); } catch (E e) { } }\n}\nclass B {\n  int x;\n  int y;\n}\n"
+	rust := "fn f(x: Option<i32>) -> i32 {\n    match x { Some(v) => v, None => 0 }\n}\nfn g(x: bool) -> i32 {\n    match x { _ => 1 }\n}\n" +
+		"impl A { fn a() {} }\nimpl B { fn a() {} fn b() {} }\nstruct S { a: i32 }\nstruct T { a: i32, b: i32 }\n"
+	kotlin := "data class P(val x: Int)\ndata class Q(val x: Int, val y: Int)\n"
+	tests := []struct {
+		lang, file, src, pattern, reading string
+		want                              []string
+	}{
+		{"java", "A.java", java, "return $X", `(return_statement "return" $X)`, []string{"return x;"}},
+		{"java", "A.java", java, "class $C { $X }", `(class_declaration "class" $C (class_body "{" $X "}"))`, nil},
+		{"java", "A.java", java, "void $M($P) { }", `(method_declaration (void_type "void") $M (formal_parameters "(" $P ")") (block "{" "}"))`, []string{"void g(int a) { }"}},
+		{"java", "A.java", java, "try { $S } catch (E e) { }", `(try_statement "try" (block "{" $S "}") (catch_clause "catch" "(" (catch_formal_parameter (catch_type (type_identifier "E")) (identifier "e")) ")" (block "{" "}")))`, []string{"try { f(); } catch (E e) { }"}},
+		{"rust", "a.rs", rust, "match $X { $A }", `(match_expression "match" $X (match_block "{" $A "}"))`, []string{"match x { _ => 1 }"}},
+		{"rust", "a.rs", rust, "match $X { $$$ }", `(match_expression "match" $X (match_block "{" $$$ "}"))`, []string{"match x { Some(v) => v, None => 0 }", "match x { _ => 1 }"}},
+		{"rust", "a.rs", rust, "impl $T { $M }", `(impl_item "impl" $T (declaration_list "{" $M "}"))`, []string{"impl A { fn a() {} }"}},
+		{"rust", "a.rs", rust, "struct $S { $F }", `(struct_item "struct" $S (field_declaration_list "{" $F "}"))`, []string{"struct S { a: i32 }"}},
+		{"kotlin", "a.kt", kotlin, "data class $C($P)", `(class_declaration (modifiers (class_modifier "data")) "class" $C (primary_constructor "(" $P ")"))`, []string{"data class P(val x: Int)"}},
+	}
+	for _, tt := range tests {
+		res, err := searchSource(p, t.TempDir(), tt.file, tt.src, tt.pattern)
+		if err != nil {
+			t.Errorf("%s %q: %v", tt.lang, tt.pattern, err)
+			continue
+		}
+		requireClean(t, res.Pattern)
+		if got := res.Pattern.String(); got != tt.reading {
+			t.Errorf("%s %q: reading %s, want %s", tt.lang, tt.pattern, got, tt.reading)
+		}
+		var got []string
+		for _, m := range res.Matches {
+			got = append(got, m.Text)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s %q: matches %q, want %q", tt.lang, tt.pattern, got, tt.want)
+		}
+	}
+}
+
+// searchSource writes src as dir/name and searches it for pattern.
+func searchSource(p matcher.Parser, dir, name, src, pattern string) (*matcher.Result, error) {
+	file := filepath.Join(dir, name)
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		return nil, err
+	}
+	return matcher.NewSearcher(p, matcher.Config{}).Search(context.Background(), matcher.Query{Pattern: pattern, Paths: []string{file}})
 }

@@ -57,9 +57,12 @@ func CompileSelector(ctx context.Context, p Parser, lang, pattern, selector stri
 		}
 		clean = append(clean, r)
 		if n, ok := selectKind(r, selector); ok {
-			pat := &Pattern{lang: lang, src: src, contextName: "selector " + selector,
-				roots: []*pnode{convert(n, spec.expando, spec.quoted)}}
+			pat := newPattern(lang, src, "selector "+selector, r.tree)
+			pat.roots = []*pnode{convert(n, spec.expando, spec.quoted)}
 			pat.collect()
+			if err := pat.checkClean(); err != nil {
+				return nil, err
+			}
 			return pat, nil
 		}
 	}
