@@ -39,6 +39,7 @@ type edit struct {
 	del  int
 	meta metaVar
 	one  bool
+	tail bool // ins is after the pattern and no part of it
 }
 
 // fillers are what a single metavariable the grammar could not place is
@@ -97,6 +98,14 @@ func (rs *readings) mend(r *reading) *mended {
 		}
 		return true
 	})
+	if ok && len(edits) == 0 {
+		// a fault the tree does not show: HTML's element left open ("<a
+		// href=$U>" as a start tag) misses a hidden end tag, written in
+		// after the pattern and left out of the reading
+		if tag := openElement(r); tag != "" {
+			edits = append(edits, edit{off: len(text), ins: "</" + tag + ">", tail: true})
+		}
+	}
 	if !ok || len(edits) == 0 {
 		return nil
 	}
@@ -122,7 +131,7 @@ func (rs *readings) reread(r *reading, edits []edit, fill string) *mended {
 	var omit []span
 	var metas []metaPoint
 	var phs []placeholder
-	at := 0
+	at, tail := 0, 0
 	for _, ed := range edits {
 		if ed.off < at {
 			return nil // overlapping faults
@@ -138,6 +147,9 @@ func (rs *readings) reread(r *reading, edits []edit, fill string) *mended {
 		case ed.del > 0:
 			metas = append(metas, metaPoint{at: uint32(b.Len()), meta: ed.meta})
 			at += ed.del
+		case ed.tail:
+			tail += len(ed.ins)
+			b.WriteString(ed.ins)
 		default:
 			// a token written right after a word needs a space to stay one
 			if ed.off > 0 && isWordByte(text[ed.off-1]) && isWordByte(ed.ins[0]) {
@@ -149,7 +161,14 @@ func (rs *readings) reread(r *reading, edits []edit, fill string) *mended {
 	}
 	b.WriteString(text[at:])
 	again, err := rs.read(r.rung, b.String())
-	if err != nil || again.tree.HasError() || len(again.nodes) == 0 {
+	if err != nil {
+		return nil
+	}
+	if tail > 0 {
+		again.end -= uint32(tail)
+		again.nodes = extract(again.tree, again.start, again.end)
+	}
+	if again.tree.HasError() || len(again.nodes) == 0 {
 		return nil
 	}
 	m := &mended{r: again}
@@ -272,4 +291,29 @@ func (p *Pattern) holds(phs []placeholder) bool {
 		}
 	}
 	return true
+}
+
+// openElement returns the tag name of the innermost HTML element of r that
+// is a start tag alone ending the pattern (its end tag missing), "" when
+// there is none.
+func openElement(r *reading) string {
+	tag := ""
+	r.tree.Root().Walk(func(n engine.Node) bool {
+		if !n.HasError() {
+			return false
+		}
+		if n.Kind() != "element" || n.EndByte() != r.end || n.ChildCount() == 0 {
+			return true
+		}
+		last, _ := n.Child(n.ChildCount() - 1)
+		if last.Kind() == "start_tag" {
+			for c, ok := last.FirstChild(); ok; c, ok = c.NextSibling() {
+				if c.Kind() == "tag_name" {
+					tag = c.Text()
+				}
+			}
+		}
+		return true
+	})
+	return tag
 }
