@@ -28,9 +28,7 @@ func TestToolResultStructured(t *testing.T) {
 		"tool('plain').structured":        "null",
 		"tool('plain') == 'no structure'": "true",
 	} {
-		if got := value(t, run(t, k, code)); got != want {
-			t.Errorf("%s\n got %s\nwant %s", code, got, want)
-		}
+		wantValue(t, k, code, want)
 	}
 	r := run(t, k, "console.log(tool('read'))")
 	if r.Error != nil || r.Stdout.Text != "class Auth {}\n\n" {

@@ -32,6 +32,14 @@ func run(t *testing.T, k kernels.Kernel, code string) *kernels.Result {
 	return r
 }
 
+// wantValue runs code and requires its value to print as want.
+func wantValue(t *testing.T, k kernels.Kernel, code, want string) {
+	t.Helper()
+	if got := value(t, run(t, k, code)); got != want {
+		t.Errorf("%s\n= %s, want %s", code, got, want)
+	}
+}
+
 func value(t *testing.T, r *kernels.Result) string {
 	t.Helper()
 	if r.Error != nil {
@@ -78,9 +86,7 @@ func TestPersistenceEchoConsoleDisplay(t *testing.T) {
 		{"[new Number(3), new String('s'), new Boolean(false)]", "[ [Number: 3], [String: 's'], [Boolean: false] ]"},
 	}
 	for _, tt := range tests {
-		if got := value(t, run(t, k, tt.code)); got != tt.want {
-			t.Errorf("%q echoed %q, want %q", tt.code, got, tt.want)
-		}
+		wantValue(t, k, tt.code, tt.want)
 	}
 	r = run(t, k, "display(new Proxy({}, {ownKeys() { throw new Error('nope') }})); 'after'")
 	if value(t, r) != "'after'" || len(r.Displays) != 1 || !strings.Contains(r.Displays[0].Text, "could not be shown: Error: nope") {
@@ -100,9 +106,7 @@ func TestCellsCanRunAgain(t *testing.T) {
 			t.Fatalf("run %d: %s", i+1, got)
 		}
 	}
-	if got := value(t, run(t, k, "class P {} class Q extends P {}; [typeof P, new Q() instanceof P]")); got != "[ 'function', true ]" {
-		t.Errorf("classes on one line: %s", got)
-	}
+	wantValue(t, k, "class P {} class Q extends P {}; [typeof P, new Q() instanceof P]", "[ 'function', true ]")
 	r := run(t, k, "const x = 1;\nconst y = ;")
 	if r.Error == nil || r.Error.Name != "SyntaxError" || r.Error.Line != 2 {
 		t.Errorf("syntax error after a rewrite: %+v", r.Error)
@@ -131,9 +135,7 @@ func TestErrorsPointAtCellLine(t *testing.T) {
 			t.Errorf("%q: traceback of %d bytes is not bounded", tt.code, len(r.Error.Traceback))
 		}
 	}
-	if got := value(t, run(t, k, "a + b")); got != "3" {
-		t.Errorf("state after errors: %s", got)
-	}
+	wantValue(t, k, "a + b", "3")
 }
 
 func TestInfiniteLoopIsInterrupted(t *testing.T) {
@@ -145,9 +147,7 @@ func TestInfiniteLoopIsInterrupted(t *testing.T) {
 	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.StateLost || !strings.Contains(r.Error.Message, "state is kept") {
 		t.Fatalf("infinite loop: %+v lost %v", r.Error, r.StateLost)
 	}
-	if got := value(t, run(t, k, "[kept, n > 0]")); got != "[ 'yes', true ]" {
-		t.Errorf("after interrupt: %s", got)
-	}
+	wantValue(t, k, "[kept, n > 0]", "[ 'yes', true ]")
 }
 
 func TestCancelInterrupts(t *testing.T) {
@@ -170,9 +170,7 @@ func TestCancelInterrupts(t *testing.T) {
 	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "gave up") {
 		t.Fatalf("canceled: %+v", r.Error)
 	}
-	if got := value(t, run(t, k, "z")); got != "3" {
-		t.Errorf("after cancel: %s", got)
-	}
+	wantValue(t, k, "z", "3")
 }
 
 // TestStuckRuntimeIsDiscarded covers the runtime that does not come back from
@@ -255,9 +253,7 @@ func TestBridge(t *testing.T) {
 		return kernels.ToolReply{}, errors.New("unknown tool")
 	}
 	k := newKernel(t, kernels.Config{Tools: caller, IdleTimeout: 2 * time.Second, Clock: clock})
-	if got := value(t, run(t, k, "const contents = tool('read', {path: 'lib/auth.dart'}); contents")); got != "'class Auth {}\\n'" {
-		t.Errorf("tool read: %s", got)
-	}
+	wantValue(t, k, "const contents = tool('read', {path: 'lib/auth.dart'}); contents", "'class Auth {}\\n'")
 	if calls[0] != `read {"path":"lib/auth.dart"}` {
 		t.Errorf("bridge saw %q", calls[0])
 	}
@@ -272,12 +268,8 @@ func TestBridge(t *testing.T) {
 	if r := run(t, k, "'ab'.repeat(1e12)"); r.Error == nil || strings.Contains(r.Error.Traceback, "tether-prelude") {
 		t.Errorf("guarded built-in: %+v", r.Error)
 	}
-	if got := value(t, run(t, k, "let caught; try { tool('fails') } catch (e) { caught = e instanceof ToolError && e.message }; caught")); got != "'it failed'" {
-		t.Errorf("error reply: %s", got)
-	}
-	if got := value(t, run(t, k, "tool('slow')")); got != "'slow done'" {
-		t.Errorf("slow bridge call was not allowed to finish: %s", got)
-	}
+	wantValue(t, k, "let caught; try { tool('fails') } catch (e) { caught = e instanceof ToolError && e.message }; caught", "'it failed'")
+	wantValue(t, k, "tool('slow')", "'slow done'")
 	r = run(t, k, "tool('read', [1])")
 	if r.Error == nil || r.Error.Name != "TypeError" {
 		t.Errorf("array args: %+v", r.Error)
@@ -332,9 +324,7 @@ func TestHammerOneKernel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := value(t, run(t, k, "hits")); got != "200" {
-		t.Errorf("hits = %s, want 200", got)
-	}
+	wantValue(t, k, "hits", "200")
 }
 
 func TestDisplaysAreBoundedAndOrdered(t *testing.T) {
@@ -373,9 +363,7 @@ func TestTopLevelAwait(t *testing.T) {
 		{"z", "10"},
 	}
 	for _, tt := range tests {
-		if got := value(t, run(t, k, tt.code)); got != tt.want {
-			t.Errorf("%q echoed %q, want %q", tt.code, got, tt.want)
-		}
+		wantValue(t, k, tt.code, tt.want)
 	}
 	for _, tt := range []struct{ code, name, msg string }{
 		{"await Promise.reject(new TypeError('nope'))", "TypeError", "nope"},
@@ -438,19 +426,13 @@ func TestTimers(t *testing.T) {
 	if got := value(t, r); got != "'sync'" {
 		t.Errorf("echo %s", got)
 	}
-	if got := value(t, run(t, k, "[seen.filter(x => x !== 'tick'), seen.filter(x => x === 'tick').length]")); got != "[ [ 'micro', 'now', 'a', 'b' ], 2 ]" {
-		t.Errorf("timers fired: %s", got)
-	}
+	wantValue(t, k, "[seen.filter(x => x !== 'tick'), seen.filter(x => x === 'tick').length]", "[ [ 'micro', 'now', 'a', 'b' ], 2 ]")
 	// A delay past 2^31-1 ms is 1 ms, as in node, not a wrapped-around wait.
 	if got := value(t, run(t, k, "let fired = false; setTimeout(() => { fired = true }, 3e9)")); got == "" {
 		t.Errorf("huge delay: %s", got)
 	}
-	if got := value(t, run(t, k, "fired")); got != "true" {
-		t.Errorf("a timer with a huge delay: fired %s", got)
-	}
-	if got := value(t, run(t, k, "await new Promise(r => setTimeout(() => r('slept'), 10))")); got != "'slept'" {
-		t.Errorf("awaited timer: %s", got)
-	}
+	wantValue(t, k, "fired", "true")
+	wantValue(t, k, "await new Promise(r => setTimeout(() => r('slept'), 10))", "'slept'")
 	r = run(t, k, "setTimeout(() => { throw new Error('in a timer') }, 1)")
 	if r.Error == nil || r.Error.Message != "in a timer" {
 		t.Errorf("a throwing timer: %+v", r.Error)
@@ -460,9 +442,7 @@ func TestTimers(t *testing.T) {
 	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted {
 		t.Errorf("endless interval: %+v", r.Error)
 	}
-	if got := value(t, run(t, k, "kept")); got != "1" {
-		t.Errorf("after the interrupt: %s", got)
-	}
+	wantValue(t, k, "kept", "1")
 }
 
 func TestRequireSaysWhatToDo(t *testing.T) {
@@ -525,7 +505,5 @@ func TestPrintingCellIsNotIdle(t *testing.T) {
 	if n := strings.Count(r.Stdout.Text, "tick\n"); n != 50 {
 		t.Errorf("%d ticks printed, want 50", n)
 	}
-	if got := value(t, run(t, k, "ticks")); got != "50" {
-		t.Errorf("ticks after the interrupt: %s", got)
-	}
+	wantValue(t, k, "ticks", "50")
 }

@@ -36,33 +36,25 @@ func TestMemoryCap(t *testing.T) {
 			}
 		}
 		// The guarded built-ins still behave, and look as node shows them.
-		if got := value(t, run(t, k, "[[1, 2].join(), [1, 2].join('-'), [1].concat([2], 3), 'a,b'.split(','), 'a,b,c'.split(',', 2).length, 'aXbX'.replace('X', '-'), 'aXbX'.replaceAll('X', '-'), 'ab'.replace(/b/, 'c'), JSON.stringify([1, {a: 2}]), String([1, [2, 3]]), [].join.name, [].join.length, ''.split.length].join(' | ')")); got != `'1,2 | 1-2 | 1,2,3 | a,b | 2 | a-bX | a-b- | ac | [1,{"a":2}] | 1,2,3 | join | 1 | 2'` {
-			t.Errorf("guarded natives: %s", got)
-		}
+		wantValue(t, k, "[[1, 2].join(), [1, 2].join('-'), [1].concat([2], 3), 'a,b'.split(','), 'a,b,c'.split(',', 2).length, 'aXbX'.replace('X', '-'), 'aXbX'.replaceAll('X', '-'), 'ab'.replace(/b/, 'c'), JSON.stringify([1, {a: 2}]), String([1, [2, 3]]), [].join.name, [].join.length, ''.split.length].join(' | ')", `'1,2 | 1-2 | 1,2,3 | a,b | 2 | a-bX | a-b- | ac | [1,{"a":2}] | 1,2,3 | join | 1 | 2'`)
 		if r := run(t, k, "[].join.call(null)"); r.Error == nil || r.Error.Name != "TypeError" {
 			t.Errorf("an error of a guarded built-in: %+v", r.Error)
 		}
-		if got := value(t, run(t, k, "const u = new Uint8Array([1, 2, 3]);\n[u instanceof Uint8Array, u.map(v => v * 2) instanceof Uint8Array, u.constructor === Uint8Array, Uint8Array.from([1]).length, 'ab'.repeat(2), [0, 0].fill(7), new ArrayBuffer(8).byteLength, before]")); got != "[ true, true, true, 1, 'abab', [ 7, 7 ], 8, 1 ]" {
-			t.Errorf("guarded built-ins: %s", got)
-		}
+		wantValue(t, k, "const u = new Uint8Array([1, 2, 3]);\n[u instanceof Uint8Array, u.map(v => v * 2) instanceof Uint8Array, u.constructor === Uint8Array, Uint8Array.from([1]).length, 'ab'.repeat(2), [0, 0].fill(7), new ArrayBuffer(8).byteLength, before]", "[ true, true, true, 1, 'abab', [ 7, 7 ], 8, 1 ]")
 	})
 	t.Run("garbage is not growth", func(t *testing.T) {
 		// Eight times the cap in short-lived strings and arrays, each under
 		// a twentieth of it: collected as the cell goes, never mistaken for
 		// growth.
 		code := "let n = 0\nfor (let i = 0; i < 192; i++) { const s = 'y'.repeat(1 << 10).repeat(1 << 10) + i; const a = new Array(1 << 12).fill(s); n += a.length + s.length }\nn"
-		if got := value(t, run(t, k, code)); got != strconv.Itoa(192*(1<<12+1<<20)+10+2*90+3*92) {
-			t.Errorf("churn: %s", got)
-		}
+		wantValue(t, k, code, strconv.Itoa(192*(1<<12+1<<20)+10+2*90+3*92))
 	})
 	t.Run("local growth is freed and state kept", func(t *testing.T) {
 		r := run(t, k, "(function() { const a = []; let s = 'x'; while (true) { s = s + s; a.push(s) } })()")
 		if r.Error == nil || r.Error.Name != kernels.ErrMemoryLimit || r.StateLost || !strings.Contains(r.Error.Message, "state is kept") {
 			t.Fatalf("local bomb: %+v lost %v", r.Error, r.StateLost)
 		}
-		if got := value(t, run(t, k, "before")); got != "1" {
-			t.Errorf("after local bomb: %s", got)
-		}
+		wantValue(t, k, "before", "1")
 	})
 	t.Run("global growth discards the runtime", func(t *testing.T) {
 		r := run(t, k, "var hoard = []; let s = 'x'; while (true) { s = s + s; hoard.push(s) }")
@@ -152,9 +144,7 @@ func TestMemoryCapCoversStrings(t *testing.T) {
 			if err := k.Reset(); err != nil {
 				t.Fatal(err)
 			}
-			if got := value(t, run(t, k, "1 + 1")); got != "2" {
-				t.Errorf("after reset: %s", got)
-			}
+			wantValue(t, k, "1 + 1", "2")
 			runtime.GC()
 			if now := retained(); now > held+limit/2 {
 				t.Errorf("the heap holds %d MiB from the system after the stop and a reset, %d MiB before the cell: the memory did not return", now>>20, held>>20)
