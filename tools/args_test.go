@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,9 +17,10 @@ import (
 // saw (a key given twice: encoding/json keeps the last one) is refused.
 func TestArgumentsReachHandlerAsValidated(t *testing.T) {
 	type args struct {
-		Path string `json:"path"`
-		Line int    `json:"line"`
-		Opts struct {
+		Path  string `json:"path"`
+		Line  int    `json:"line"`
+		Lines []int  `json:"lines"`
+		Opts  struct {
 			Deep bool `json:"deep"`
 		} `json:"opts"`
 	}
@@ -28,6 +30,7 @@ func TestArgumentsReachHandlerAsValidated(t *testing.T) {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{
 			"path":{"type":"string"},
 			"line":{"type":"integer"},
+			"lines":{"type":"array","items":{"type":"integer"}},
 			"opts":{"type":"object","properties":{"deep":{"type":"boolean"}}}},
 			"additionalProperties":false}`),
 		Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
@@ -54,6 +57,7 @@ func TestArgumentsReachHandlerAsValidated(t *testing.T) {
 		{`{"line":3.0}`, 3, ""},
 		{`{"line":1e2}`, 100, ""},
 		{`{"line":-2.0E1}`, -20, ""},
+		{`{"line":2.0,"lines":[3.0,1e1]}`, 2, ""},
 		{`{"line":1e20}`, 0, `argument "line": 1e20 is out of range for an integer`},
 		{`{"line":99999999999999999999}`, 0, `argument "line": 99999999999999999999 is out of range for an integer`},
 		{`{"path":"a.txt","path":"../b.txt"}`, 0, `argument "path" is given twice`},
@@ -69,6 +73,9 @@ func TestArgumentsReachHandlerAsValidated(t *testing.T) {
 				}
 				if got.Line != tt.line {
 					t.Errorf("handler got line %d, want %d", got.Line, tt.line)
+				}
+				if strings.Contains(tt.args, "lines") && !slices.Equal(got.Lines, []int{3, 10}) {
+					t.Errorf("handler got lines %v, want [3 10]", got.Lines)
 				}
 				var back args
 				if err := json.Unmarshal([]byte(asked), &back); err != nil || back.Line != tt.line {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"math/big"
@@ -199,23 +200,24 @@ func plainIntegers(v any) (any, bool) {
 			return json.Number(strconv.FormatInt(i, 10)), true
 		}
 	case []any:
-		changed := false
-		for k, e := range x {
-			var c bool
-			x[k], c = plainIntegers(e)
-			changed = changed || c
-		}
-		return x, changed
+		return x, plainIntegersIn(slices.All(x), func(k int, e any) { x[k] = e })
 	case map[string]any:
-		changed := false
-		for k, e := range x {
-			var c bool
-			x[k], c = plainIntegers(e)
-			changed = changed || c
-		}
-		return x, changed
+		return x, plainIntegersIn(maps.All(x), func(k string, e any) { x[k] = e })
 	}
 	return v, false
+}
+
+// plainIntegersIn rewrites the elements of a list or the values of an
+// object (all) with plainIntegers, setting each back with set, and reports
+// whether any changed.
+func plainIntegersIn[K comparable](all iter.Seq2[K, any], set func(K, any)) bool {
+	changed := false
+	for k, e := range all {
+		e, c := plainIntegers(e)
+		set(k, e)
+		changed = changed || c
+	}
+	return changed
 }
 
 // numbersAsFloats returns a copy of v with its json.Numbers as float64, the
