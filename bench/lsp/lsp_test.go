@@ -38,25 +38,7 @@ func Sum() float64 {
 
 func project(b *testing.B) string {
 	b.Helper()
-	src := filepath.Join(testenv.RepoRoot(), "testdata", "lsp", "goproj")
-	dir := b.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	return dir
+	return testenv.LSPProject(b, "goproj")
 }
 
 func uri(p string) string { return (&url.URL{Scheme: "file", Path: p}).String() }

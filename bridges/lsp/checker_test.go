@@ -30,7 +30,7 @@ func TestCheckerProjectBinaryOnlyAtExec(t *testing.T) {
 		t.Run(tc.peer, func(t *testing.T) {
 			t.Parallel()
 			real := testenv.RequireBinary(t, tc.peer)
-			dir := copyProject(t, tc.project)
+			dir := testenv.LSPProject(t, tc.project)
 			local := filepath.Join(dir, tc.local)
 			if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
 				t.Fatal(err)
@@ -80,7 +80,7 @@ func TestCheckerProjectBinaryOnlyAtExec(t *testing.T) {
 func TestCheckNeverRunsWorkspaceCode(t *testing.T) {
 	tsc := testenv.RequireBinary(t, "tsc")
 	node := testenv.RequireBinary(t, "node")
-	dir := copyProject(t, "tsproj")
+	dir := testenv.LSPProject(t, "tsproj")
 	marker := filepath.Join(t.TempDir(), "ran")
 	evil := "#!/bin/sh\necho \"$0\" >> " + marker + "\n"
 	for _, p := range []string{"node_modules/.bin/tsc", "bin/tsc", "tsc", "bin/node"} {
@@ -227,7 +227,7 @@ func TestCheckerOutputShape(t *testing.T) {
 // diagnostics "*" says why it did not run it instead.
 func TestCheckerNeedsProject(t *testing.T) {
 	testenv.RequireBinary(t, "tsc")
-	dir := copyProject(t, "tsproj")
+	dir := testenv.LSPProject(t, "tsproj")
 	if err := os.Remove(filepath.Join(dir, "tsconfig.json")); err != nil {
 		t.Fatal(err)
 	}

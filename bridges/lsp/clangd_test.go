@@ -24,12 +24,7 @@ func writeCompileCommands(t *testing.T, dir string) {
 }
 
 func TestClangd(t *testing.T) {
-	if testenv.LookPath("clangd") == "" {
-		testenv.RequireBinary(t, "clangd-19")
-	}
-	dir := copyProject(t, "cproj")
-	writeCompileCommands(t, dir)
-	s := newSupervisor(t, dir)
+	dir, s := cproj(t)
 	ctx := ctxT(t)
 
 	t.Run("definition", func(t *testing.T) {
@@ -42,15 +37,7 @@ func TestClangd(t *testing.T) {
 			t.Fatalf("definition:\n%s", locStrings(got.Items))
 		}
 	})
-	t.Run("type_definition", func(t *testing.T) {
-		got, err := s.TypeDefinition(ctx, lsp.Position{File: "main.c", Line: 7, Symbol: "big"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !hasLoc(got.Items, "shapes.h", 5) {
-			t.Fatalf("type definition:\n%s", locStrings(got.Items))
-		}
-	})
+	runNav(t, ctx, s, false, []navCase{{"type_definition", lsp.Position{File: "main.c", Line: 7, Symbol: "big"}, "shapes.h", 5}})
 	t.Run("references", func(t *testing.T) {
 		got, err := s.References(ctx, lsp.Position{File: "main.c", Line: 6, Symbol: "big"})
 		if err != nil {
@@ -69,24 +56,11 @@ func TestClangd(t *testing.T) {
 		}
 	})
 	t.Run("hover", func(t *testing.T) {
-		h, err := s.Hover(ctx, lsp.Position{File: "main.c", Line: 7, Symbol: "square_area"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(h.Text, "double square_area(const struct square *sq)") || !strings.Contains(h.Text, "returns the area") {
-			t.Fatalf("hover:\n%s", h.Text)
-		}
+		requireHover(t, ctx, s, lsp.Position{File: "main.c", Line: 7, Symbol: "square_area"},
+			"double square_area(const struct square *sq)", "returns the area")
 	})
 	t.Run("symbols", func(t *testing.T) {
-		syms, err := s.DocumentSymbols(ctx, "main.c")
-		if err != nil {
-			t.Fatal(err)
-		}
-		names := map[string]int{}
-		for _, sy := range syms.Items {
-			names[sy.Name] = sy.Location.Line
-		}
-		if names["main"] != 4 {
+		if names := symbolLines(t, ctx, s, "main.c"); names["main"] != 4 {
 			t.Fatalf("document symbols: %v", names)
 		}
 	})
@@ -137,10 +111,8 @@ func TestClangd(t *testing.T) {
 // answer says it may be incomplete and the rename is refused, changing
 // nothing, with what to do.
 func TestClangdWithoutCompileCommands(t *testing.T) {
-	if testenv.LookPath("clangd") == "" {
-		testenv.RequireBinary(t, "clangd-19")
-	}
-	dir := copyProject(t, "cproj") // CMakeLists.txt only
+	requireClangd(t)
+	dir := testenv.LSPProject(t, "cproj") // CMakeLists.txt only
 	s := newSupervisor(t, dir)
 	ctx := ctxT(t)
 	pos := lsp.Position{File: "shapes.h", Line: 10, Symbol: "square_area"}

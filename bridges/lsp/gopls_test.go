@@ -15,43 +15,16 @@ import (
 
 func TestGopls(t *testing.T) {
 	testenv.RequireBinary(t, "gopls")
-	dir := copyProject(t, "goproj")
+	dir := testenv.LSPProject(t, "goproj")
 	s := newSupervisor(t, dir)
 	ctx := ctxT(t)
 
-	nav := []struct {
-		name  string
-		call  func(lsp.Position) (*lsp.Locations, error)
-		pos   lsp.Position
-		want  string
-		line  int
-		oneOf bool
-	}{
-		{"definition", func(p lsp.Position) (*lsp.Locations, error) { return s.Definition(ctx, p) },
-			lsp.Position{File: "use.go", Line: 11, Symbol: "Total"}, "shapes.go", 17, false},
-		{"type_definition", func(p lsp.Position) (*lsp.Locations, error) { return s.TypeDefinition(ctx, p) },
-			lsp.Position{File: "use.go", Line: 6, Symbol: "sq"}, "shapes.go", 9, false},
-		{"implementation", func(p lsp.Position) (*lsp.Locations, error) { return s.Implementation(ctx, p) },
-			lsp.Position{File: "shapes.go", Line: 4, Symbol: "Shape"}, "shapes.go", 9, false},
-		{"references", func(p lsp.Position) (*lsp.Locations, error) { return s.References(ctx, p) },
-			lsp.Position{File: "shapes.go", Line: 9, Symbol: "Square"}, "use.go", 11, false},
-	}
-	for _, tc := range nav {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.call(tc.pos)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !hasLoc(got.Items, tc.want, tc.line) {
-				t.Fatalf("want %s:%d in\n%s", tc.want, tc.line, locStrings(got.Items))
-			}
-			for _, l := range got.Items {
-				if l.Text == "" {
-					t.Errorf("location %s has no line text", l)
-				}
-			}
-		})
-	}
+	runNav(t, ctx, s, true, []navCase{
+		{"definition", lsp.Position{File: "use.go", Line: 11, Symbol: "Total"}, "shapes.go", 17},
+		{"type_definition", lsp.Position{File: "use.go", Line: 6, Symbol: "sq"}, "shapes.go", 9},
+		{"implementation", lsp.Position{File: "shapes.go", Line: 4, Symbol: "Shape"}, "shapes.go", 9},
+		{"references", lsp.Position{File: "shapes.go", Line: 9, Symbol: "Square"}, "use.go", 11},
+	})
 	t.Run("references_total", func(t *testing.T) {
 		got, err := s.References(ctx, lsp.Position{File: "shapes.go", Line: 9, Symbol: "Square"})
 		if err != nil {
@@ -66,23 +39,11 @@ func TestGopls(t *testing.T) {
 		}
 	})
 	t.Run("hover", func(t *testing.T) {
-		h, err := s.Hover(ctx, lsp.Position{File: "use.go", Line: 11, Symbol: "Total"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(h.Text, "func Total(shapes []Shape) float64") || !strings.Contains(h.Text, "sums the areas") {
-			t.Fatalf("hover lacks signature or doc:\n%s", h.Text)
-		}
+		requireHover(t, ctx, s, lsp.Position{File: "use.go", Line: 11, Symbol: "Total"},
+			"func Total(shapes []Shape) float64", "sums the areas")
 	})
 	t.Run("document_symbols", func(t *testing.T) {
-		syms, err := s.DocumentSymbols(ctx, "shapes.go")
-		if err != nil {
-			t.Fatal(err)
-		}
-		names := map[string]int{}
-		for _, sy := range syms.Items {
-			names[sy.Name] = sy.Location.Line
-		}
+		names := symbolLines(t, ctx, s, "shapes.go")
 		for name, line := range map[string]int{"Shape": 4, "Square": 9, "Total": 17} {
 			if names[name] != line {
 				t.Errorf("symbol %s at line %d, want %d (all: %v)", name, names[name], line, names)
@@ -90,29 +51,10 @@ func TestGopls(t *testing.T) {
 		}
 	})
 	t.Run("workspace_symbols", func(t *testing.T) {
-		syms, err := s.WorkspaceSymbols(ctx, "Total", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, sy := range syms.Items {
-			if sy.Name == "Total" && sy.Location.Path == "shapes.go" && sy.Location.Line == 17 {
-				found = true
-			}
-		}
-		if !found {
-			t.Fatalf("Total not found: %+v", syms.Items)
-		}
+		requireWorkspaceSymbol(t, ctx, s, "Total", "Total", "shapes.go", 17)
 	})
 	t.Run("code_actions", func(t *testing.T) {
-		acts, err := s.CodeActions(ctx, lsp.Position{File: "use.go", Line: 5, Symbol: "Square{Side: 10}"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(acts.Items) == 0 {
-			t.Fatal("gopls offered no code actions")
-		}
-		t.Logf("actions: %+v", acts.Items)
+		requireCodeActions(t, ctx, s, lsp.Position{File: "use.go", Line: 5, Symbol: "Square{Side: 10}"})
 	})
 	t.Run("diagnostics_clean", func(t *testing.T) {
 		d, err := s.Diagnostics(ctx, "use.go")

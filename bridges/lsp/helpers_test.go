@@ -2,9 +2,7 @@ package lsp_test
 
 import (
 	"context"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,35 +10,6 @@ import (
 	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/testenv"
 )
-
-// copyProject copies testdata/lsp/NAME into a fresh temp dir (tests change files).
-func copyProject(t testing.TB, name string) string {
-	t.Helper()
-	src := filepath.Join(testenv.RepoRoot(), "testdata", "lsp", name)
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if real, err := filepath.EvalSymlinks(dst); err == nil {
-		dst = real
-	}
-	return dst
-}
 
 func newSupervisor(t testing.TB, dir string, opts ...lsp.Option) *lsp.Supervisor {
 	t.Helper()
@@ -85,3 +54,114 @@ func writeFile(t testing.TB, path, content string) {
 }
 
 func sleep() { time.Sleep(100 * time.Millisecond) }
+
+// requireClangd skips (or fails, see testenv) a test without clangd.
+func requireClangd(t testing.TB) {
+	t.Helper()
+	if testenv.LookPath("clangd") == "" {
+		testenv.RequireBinary(t, "clangd-19")
+	}
+}
+
+// cproj copies testdata/lsp/cproj with its compile_commands.json and
+// returns it and a supervisor over it.
+func cproj(t *testing.T) (string, *lsp.Supervisor) {
+	t.Helper()
+	requireClangd(t)
+	dir := testenv.LSPProject(t, "cproj")
+	writeCompileCommands(t, dir)
+	return dir, newSupervisor(t, dir)
+}
+
+// requireHover hovers at pos and requires each of want in the text.
+func requireHover(t *testing.T, ctx context.Context, s *lsp.Supervisor, pos lsp.Position, want ...string) {
+	t.Helper()
+	h, err := s.Hover(ctx, pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !strings.Contains(h.Text, w) {
+			t.Fatalf("hover lacks %q:\n%s", w, h.Text)
+		}
+	}
+}
+
+// symbolLines returns the document symbols of file: each name's line.
+func symbolLines(t *testing.T, ctx context.Context, s *lsp.Supervisor, file string) map[string]int {
+	t.Helper()
+	syms, err := s.DocumentSymbols(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]int{}
+	for _, sy := range syms.Items {
+		names[sy.Name] = sy.Location.Line
+	}
+	return names
+}
+
+// requireWorkspaceSymbol requires the workspace symbols for query to hold
+// name at path:line.
+func requireWorkspaceSymbol(t *testing.T, ctx context.Context, s *lsp.Supervisor, query, name, path string, line int) {
+	t.Helper()
+	ws, err := s.WorkspaceSymbols(ctx, query, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sy := range ws.Items {
+		if sy.Name == name && sy.Location.Path == path && sy.Location.Line == line {
+			return
+		}
+	}
+	t.Fatalf("workspace symbols for %q lack %s at %s:%d: %+v", query, name, path, line, ws.Items)
+}
+
+// navCase is one navigation query (named as its op: definition,
+// type_definition, implementation, references) at pos, and a location
+// its answer must hold.
+type navCase struct {
+	op   string
+	pos  lsp.Position
+	want string
+	line int
+}
+
+// runNav runs each navigation query as a subtest named by its op; withText
+// also requires every location to carry its line's text.
+func runNav(t *testing.T, ctx context.Context, s *lsp.Supervisor, withText bool, cases []navCase) {
+	t.Helper()
+	ops := map[string]func(context.Context, lsp.Position) (*lsp.Locations, error){
+		"definition": s.Definition, "type_definition": s.TypeDefinition,
+		"implementation": s.Implementation, "references": s.References,
+	}
+	for _, tc := range cases {
+		t.Run(tc.op, func(t *testing.T) {
+			got, err := ops[tc.op](ctx, tc.pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasLoc(got.Items, tc.want, tc.line) {
+				t.Fatalf("want %s:%d in\n%s", tc.want, tc.line, locStrings(got.Items))
+			}
+			for _, l := range got.Items {
+				if withText && l.Text == "" {
+					t.Errorf("location %s has no line text", l)
+				}
+			}
+		})
+	}
+}
+
+// requireCodeActions requires code actions at pos.
+func requireCodeActions(t *testing.T, ctx context.Context, s *lsp.Supervisor, pos lsp.Position) {
+	t.Helper()
+	acts, err := s.CodeActions(ctx, pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acts.Items) == 0 {
+		t.Fatal("no code actions")
+	}
+	t.Logf("actions: %+v", acts.Items)
+}

@@ -54,7 +54,7 @@ func TestPylspCodePointColumns(t *testing.T) {
 func TestWorkspaceSymbolsSurviveOneServer(t *testing.T) {
 	testenv.RequireBinary(t, "pylsp")
 	testenv.RequireBinary(t, "gopls")
-	dir := copyProject(t, "goproj")
+	dir := testenv.LSPProject(t, "goproj")
 	writeFile(t, filepath.Join(dir, "pyproject.toml"), "[project]\nname = \"p\"\nversion = \"0.1\"\n")
 	writeFile(t, filepath.Join(dir, "m.py"), "def total_py() -> int:\n    return 1\n")
 	pylsp := lsp.Server{Name: "pylsp", Language: "python", Binaries: []string{"pylsp"}, Extensions: []string{".py"},

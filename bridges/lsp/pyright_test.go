@@ -12,27 +12,13 @@ import (
 
 func TestPyright(t *testing.T) {
 	testenv.RequireBinary(t, "pyright-langserver")
-	dir := copyProject(t, "pyproj")
+	dir := testenv.LSPProject(t, "pyproj")
 	s := newSupervisor(t, dir)
 	ctx := ctxT(t)
 
-	t.Run("definition", func(t *testing.T) {
-		got, err := s.Definition(ctx, lsp.Position{File: "app.py", Line: 11, Symbol: "total"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !hasLoc(got.Items, "pkg/shapes.py", 21) {
-			t.Fatalf("want pkg/shapes.py:21 in\n%s", locStrings(got.Items))
-		}
-	})
-	t.Run("type_definition", func(t *testing.T) {
-		got, err := s.TypeDefinition(ctx, lsp.Position{File: "app.py", Line: 6, Symbol: "sq"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !hasLoc(got.Items, "pkg/shapes.py", 11) {
-			t.Fatalf("want pkg/shapes.py:11 in\n%s", locStrings(got.Items))
-		}
+	runNav(t, ctx, s, false, []navCase{
+		{"definition", lsp.Position{File: "app.py", Line: 11, Symbol: "total"}, "pkg/shapes.py", 21},
+		{"type_definition", lsp.Position{File: "app.py", Line: 6, Symbol: "sq"}, "pkg/shapes.py", 11},
 	})
 	t.Run("implementation", func(t *testing.T) {
 		// pyright does not implement textDocument/implementation: the answer
@@ -60,37 +46,14 @@ func TestPyright(t *testing.T) {
 		}
 	})
 	t.Run("hover", func(t *testing.T) {
-		h, err := s.Hover(ctx, lsp.Position{File: "app.py", Line: 11, Symbol: "total"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(h.Text, "def total(shapes: list[Shape]) -> float") || !strings.Contains(h.Text, "Sum the areas") {
-			t.Fatalf("hover:\n%s", h.Text)
-		}
+		requireHover(t, ctx, s, lsp.Position{File: "app.py", Line: 11, Symbol: "total"},
+			"def total(shapes: list[Shape]) -> float", "Sum the areas")
 	})
 	t.Run("symbols", func(t *testing.T) {
-		syms, err := s.DocumentSymbols(ctx, "pkg/shapes.py")
-		if err != nil {
-			t.Fatal(err)
-		}
-		names := map[string]int{}
-		for _, sy := range syms.Items {
-			names[sy.Name] = sy.Location.Line
-		}
-		if names["Square"] != 11 || names["total"] != 21 {
+		if names := symbolLines(t, ctx, s, "pkg/shapes.py"); names["Square"] != 11 || names["total"] != 21 {
 			t.Fatalf("document symbols: %v", names)
 		}
-		ws, err := s.WorkspaceSymbols(ctx, "total", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, sy := range ws.Items {
-			found = found || (sy.Name == "total" && sy.Location.Path == "pkg/shapes.py" && sy.Location.Line == 21)
-		}
-		if !found {
-			t.Fatalf("workspace symbols: %+v", ws.Items)
-		}
+		requireWorkspaceSymbol(t, ctx, s, "total", "total", "pkg/shapes.py", 21)
 	})
 	t.Run("diagnostics", func(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "bad.py"), "from pkg.shapes import Square\n\nx: int = Square(1)\n")

@@ -60,7 +60,7 @@ func TestRenameToInvalidName(t *testing.T) {
 		t.Run(tc.server+"/"+tc.newName, func(t *testing.T) {
 			testenv.RequireBinary(t, tc.server)
 			if sups[tc.project] == nil { // one server per project, for every case
-				dirs[tc.project] = copyProject(parent, tc.project)
+				dirs[tc.project] = testenv.LSPProject(parent, tc.project)
 				sups[tc.project] = newSupervisor(parent, dirs[tc.project])
 			}
 			before := snapshot(t, dirs[tc.project])

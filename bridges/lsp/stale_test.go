@@ -40,7 +40,7 @@ func TestDiagnosticsFollowOtherFiles(t *testing.T) {
 		t.Run(sv.peer, func(t *testing.T) {
 			t.Parallel() // each server has its own project and supervisor
 			testenv.RequireBinary(t, sv.peer)
-			dir := copyProject(t, sv.project)
+			dir := testenv.LSPProject(t, sv.project)
 			s := newSupervisor(t, dir)
 			ctx := ctxT(t)
 			callee := filepath.Join(dir, sv.callee)
@@ -106,12 +106,7 @@ func TestDiagnosticsFollowOtherFiles(t *testing.T) {
 // asked with the caller's last, clean, publication and offered nothing of
 // the kind).
 func TestCodeActionsFollowOtherFiles(t *testing.T) {
-	if testenv.LookPath("clangd") == "" {
-		testenv.RequireBinary(t, "clangd-19")
-	}
-	dir := copyProject(t, "cproj")
-	writeCompileCommands(t, dir)
-	s := newSupervisor(t, dir)
+	dir, s := cproj(t)
 	ctx := ctxT(t)
 	if d, err := s.Diagnostics(ctx, "main.c"); err != nil || len(d.Items) != 0 {
 		t.Fatalf("main.c at first: %v %+v", err, d)

@@ -41,7 +41,7 @@ func TestWireTraceAtDebug(t *testing.T) {
 		t.Run(level.String(), func(t *testing.T) {
 			var buf syncBuffer
 			slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: level})))
-			dir := copyProject(t, "goproj")
+			dir := testenv.LSPProject(t, "goproj")
 			s := newSupervisor(t, dir)
 			if _, err := s.Hover(ctxT(t), lsp.Position{File: "use.go", Line: 11, Symbol: "Total"}); err != nil {
 				t.Fatal(err)

@@ -34,7 +34,7 @@ func TestServersNeverRunWorkspaceCode(t *testing.T) {
 		t.Parallel()
 		marker := filepath.Join(t.TempDir(), "ran")
 		testenv.RequireBinary(t, "gopls")
-		dir := copyProject(t, "goproj")
+		dir := testenv.LSPProject(t, "goproj")
 		plant(t, dir, "bin/gopls", "#!/bin/sh\necho gopls >> "+marker+"\nexit 1\n")
 		env := testenv.WithPeersOnPath()
 		for i, kv := range env {
@@ -58,7 +58,7 @@ func TestServersNeverRunWorkspaceCode(t *testing.T) {
 		t.Parallel()
 		marker := filepath.Join(t.TempDir(), "ran")
 		testenv.RequireBinary(t, "typescript-language-server")
-		dir := copyProject(t, "tsproj")
+		dir := testenv.LSPProject(t, "tsproj")
 		plant(t, dir, "node_modules/typescript/package.json", `{"name":"typescript","version":"5.9.2"}`)
 		plant(t, dir, "node_modules/typescript/lib/tsserver.js",
 			"require('fs').appendFileSync("+strings.ReplaceAll(`"`+marker+`"`, `\`, `\\`)+", 'tsserver.js\\n');\nprocess.exit(1);\n")

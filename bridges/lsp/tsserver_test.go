@@ -14,7 +14,7 @@ import (
 func TestTypeScript(t *testing.T) {
 	testenv.RequireBinary(t, "typescript-language-server")
 	testenv.RequireBinary(t, "tsc")
-	dir := copyProject(t, "tsproj")
+	dir := testenv.LSPProject(t, "tsproj")
 	// typescript-language-server publishes nothing for a file that stays
 	// clean (CleanCheck confirms it), and may still be busy with a file
 	// opened just before a rename; a shorter bound keeps that wait (reported
@@ -22,75 +22,24 @@ func TestTypeScript(t *testing.T) {
 	s := newSupervisor(t, dir, lsp.WithDiagnosticsTimeout(8*time.Second))
 	ctx := ctxT(t)
 
-	nav := []struct {
-		name string
-		call func(lsp.Position) (*lsp.Locations, error)
-		pos  lsp.Position
-		want string
-		line int
-	}{
-		{"definition", func(p lsp.Position) (*lsp.Locations, error) { return s.Definition(ctx, p) },
-			lsp.Position{File: "src/app.ts", Line: 10, Symbol: "total"}, "src/shapes.ts", 16},
-		{"type_definition", func(p lsp.Position) (*lsp.Locations, error) { return s.TypeDefinition(ctx, p) },
-			lsp.Position{File: "src/app.ts", Line: 5, Symbol: "sq"}, "src/shapes.ts", 7},
-		{"implementation", func(p lsp.Position) (*lsp.Locations, error) { return s.Implementation(ctx, p) },
-			lsp.Position{File: "src/shapes.ts", Line: 2, Symbol: "Shape"}, "src/shapes.ts", 7},
-		{"references", func(p lsp.Position) (*lsp.Locations, error) { return s.References(ctx, p) },
-			lsp.Position{File: "src/shapes.ts", Line: 7, Symbol: "Square"}, "src/app.ts", 9},
-	}
-	for _, tc := range nav {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.call(tc.pos)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !hasLoc(got.Items, tc.want, tc.line) {
-				t.Fatalf("want %s:%d in\n%s", tc.want, tc.line, locStrings(got.Items))
-			}
-		})
-	}
+	runNav(t, ctx, s, false, []navCase{
+		{"definition", lsp.Position{File: "src/app.ts", Line: 10, Symbol: "total"}, "src/shapes.ts", 16},
+		{"type_definition", lsp.Position{File: "src/app.ts", Line: 5, Symbol: "sq"}, "src/shapes.ts", 7},
+		{"implementation", lsp.Position{File: "src/shapes.ts", Line: 2, Symbol: "Shape"}, "src/shapes.ts", 7},
+		{"references", lsp.Position{File: "src/shapes.ts", Line: 7, Symbol: "Square"}, "src/app.ts", 9},
+	})
 	t.Run("hover", func(t *testing.T) {
-		h, err := s.Hover(ctx, lsp.Position{File: "src/app.ts", Line: 10, Symbol: "total"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(h.Text, "total(shapes: Shape[]): number") || !strings.Contains(h.Text, "Sums the areas") {
-			t.Fatalf("hover:\n%s", h.Text)
-		}
+		requireHover(t, ctx, s, lsp.Position{File: "src/app.ts", Line: 10, Symbol: "total"},
+			"total(shapes: Shape[]): number", "Sums the areas")
 	})
 	t.Run("symbols", func(t *testing.T) {
-		syms, err := s.DocumentSymbols(ctx, "src/shapes.ts")
-		if err != nil {
-			t.Fatal(err)
-		}
-		names := map[string]int{}
-		for _, sy := range syms.Items {
-			names[sy.Name] = sy.Location.Line
-		}
-		if names["Square"] != 7 || names["total"] != 16 || names["area"] == 0 {
+		if names := symbolLines(t, ctx, s, "src/shapes.ts"); names["Square"] != 7 || names["total"] != 16 || names["area"] == 0 {
 			t.Fatalf("document symbols: %v", names)
 		}
-		ws, err := s.WorkspaceSymbols(ctx, "total", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, sy := range ws.Items {
-			found = found || (sy.Name == "total" && sy.Location.Path == "src/shapes.ts" && sy.Location.Line == 16)
-		}
-		if !found {
-			t.Fatalf("workspace symbols: %+v", ws.Items)
-		}
+		requireWorkspaceSymbol(t, ctx, s, "total", "total", "src/shapes.ts", 16)
 	})
 	t.Run("code_actions", func(t *testing.T) {
-		acts, err := s.CodeActions(ctx, lsp.Position{File: "src/app.ts", Line: 4, Symbol: "new Square(10)"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(acts.Items) == 0 {
-			t.Fatal("no code actions")
-		}
-		t.Logf("ts actions: %+v", acts.Items)
+		requireCodeActions(t, ctx, s, lsp.Position{File: "src/app.ts", Line: 4, Symbol: "new Square(10)"})
 	})
 	t.Run("diagnostics", func(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "src/bad.ts"), "import { Square } from \"./shapes\";\n\nexport const x: string = new Square(1);\n")
