@@ -318,12 +318,14 @@ func hasErrorNode(t *engine.Tree) bool {
 
 // demotesKeyword reports whether the reading b (its snippet starting at
 // bBase) has a named leaf where reading a (snippet at aBase) has a keyword
-// token of the same text: b took a keyword for an identifier.
+// token of the same text: b took a keyword for an identifier. A named leaf
+// whose kind is a keyword's (Swift's catch_keyword, default_keyword) is a
+// keyword token.
 func demotesKeyword(a []engine.Node, aBase uint32, b []engine.Node, bBase uint32) bool {
 	keywords := map[uint32]string{}
 	for _, n := range a {
 		n.Walk(func(k engine.Node) bool {
-			if k.ChildCount() == 0 && !k.IsNamed() && !k.IsMissing() && isWord(k.Text()) {
+			if k.ChildCount() == 0 && (!k.IsNamed() || isKeywordKind(k.Kind())) && !k.IsMissing() && isWord(k.Text()) {
 				keywords[k.StartByte()-aBase] = k.Text()
 			}
 			return true
@@ -335,13 +337,19 @@ func demotesKeyword(a []engine.Node, aBase uint32, b []engine.Node, bBase uint32
 	demoted := false
 	for _, n := range b {
 		n.Walk(func(k engine.Node) bool {
-			if k.ChildCount() == 0 && k.IsNamed() && keywords[k.StartByte()-bBase] == k.Text() {
+			if k.ChildCount() == 0 && k.IsNamed() && !isKeywordKind(k.Kind()) && keywords[k.StartByte()-bBase] == k.Text() {
 				demoted = true
 			}
 			return !demoted
 		})
 	}
 	return demoted
+}
+
+// isKeywordKind reports whether a named node's kind is a keyword's: a
+// grammar that names its keyword tokens (Swift's catch_keyword).
+func isKeywordKind(kind string) bool {
+	return strings.HasSuffix(kind, "_keyword")
 }
 
 func isWord(s string) bool {

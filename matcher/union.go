@@ -27,16 +27,18 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 	expr := isExpression(rs.picked)
 	var out []*Pattern
 	for i := range rs.spec.ladder {
-		if expr && (!exprRungs[rs.spec.ladder[i].name] || isCall(rs.picked)) {
-			// an expression's other readings are types, attributes and
-			// arms only ("$A | $B" is a union type too, C#'s "[$A]" an
-			// attribute); a call read as a parameter, an enum variant or
-			// a function type is no reading a search means
-			continue
-		}
+		// an expression's other readings are types, attributes and arms
+		// only ("$A | $B" is a union type too, C#'s "[$A]" an attribute);
+		// a call read as a parameter, an enum variant or a function type
+		// is no reading a search means, unless the call took that
+		// reading's keyword for its name (Swift's "catch { $$$B }")
+		onlyIfKeyword := expr && (!exprRungs[rs.spec.ladder[i].name] || isCall(rs.picked))
 		r, err := rs.at(&rs.written, rs.sub, i)
 		if err != nil {
 			return nil, err
+		}
+		if onlyIfKeyword && (r.tree.HasError() || len(r.nodes) != 1 || !demotesKeyword(r.nodes, r.start, rs.picked.nodes, rs.picked.start)) {
+			continue
 		}
 		if braced := multiBeforeBrace.ReplaceAllString(rs.sub, "$1;$2"); r.tree.HasError() && braced != rs.sub {
 			// with the ";" a "$$$" before a "}" needs ("catch ($E) { $$$B }")
