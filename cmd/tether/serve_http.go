@@ -21,6 +21,8 @@ import (
 // httpFlags are serve's host-mode flags (tether serve --http ADDR).
 type httpFlags struct {
 	addr, root, tokens string
+	metricsAddr        string
+	metricsToken       string
 	maxSessions        int
 	sessionIdle        time.Duration
 	drain              time.Duration
@@ -32,6 +34,8 @@ func (f *httpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tokens, "tokens", "", `with --http: JSON file of bearer token to workspace names or globs ({"t-alpha": ["alpha"], "t-ops": ["*"]}); reloaded on SIGHUP`)
 	fs.IntVar(&f.maxSessions, "max-sessions", 64, "with --http: the most sessions open at once; a new one past it gets 503 (0: no bound)")
 	fs.DurationVar(&f.sessionIdle, "session-idle", 30*time.Minute, "with --http: close a session and its run (kernels, language servers, debug sessions, workers) after this long without a request (0: never)")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "with --http: serve /metrics on this address (such as :9090, a port only the pod network reaches) instead of on --http's")
+	fs.StringVar(&f.metricsToken, "metrics-token", "", "with --http: file holding the bearer token /metrics requires (Prometheus: authorization.credentials_file); reloaded on SIGHUP; default: /metrics is open")
 	fs.DurationVar(&f.drain, "drain", 30*time.Second, "with --http: on SIGTERM, how long running calls may finish before every run is closed")
 }
 
@@ -48,9 +52,15 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 		fmt.Fprintln(stderr, "tether:", err)
 		return 2
 	}
+	mtok, err := f.loadMetricsToken()
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return 2
+	}
 	defer closeSharedEngine()
 	host, err := mcpserve.NewHost(mcpserve.HostOptions{
 		Root: f.root, Tokens: toks, MaxSessions: f.maxSessions, SessionIdle: f.sessionIdle, Registry: hostRegistry(),
+		MetricsApart: f.metricsAddr != "", MetricsToken: mtok,
 		Server: mcpserve.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout, Logger: slog.Default()},
 		StartRun: func(ctx context.Context, workdir, sessionID string, srv *mcpserve.Server) (*tools.Run, func() error, error) {
 			c := cfg
@@ -68,6 +78,18 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 		return 1
 	}
 	hs := &http.Server{Handler: host, ReadHeaderTimeout: 10 * time.Second}
+	if f.metricsAddr != "" {
+		mln, err := net.Listen("tcp", f.metricsAddr)
+		if err != nil {
+			ln.Close()
+			fmt.Fprintln(stderr, "tether: --metrics-addr:", err)
+			return 1
+		}
+		ms := &http.Server{Handler: host.Metrics(), ReadHeaderTimeout: 10 * time.Second}
+		go ms.Serve(mln)
+		defer ms.Close()
+		slog.Info("tether: serving /metrics", "metrics_addr", mln.Addr().String())
+	}
 	// The drain may take its bound twice (calls, then closing the runs)
 	// before main's exit on a signal gives up on it.
 	signalGraceFor.Store(int64(2*f.drain + time.Second))
@@ -85,12 +107,7 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 			return 1
 		case sig := <-sigs:
 			if sig == syscall.SIGHUP {
-				if t, err := mcpserve.LoadTokens(f.tokens); err != nil {
-					slog.Error("tether: tokens file not reloaded; the previous tokens stay", "err", err)
-				} else {
-					host.SetTokens(t)
-					slog.Info("tether: tokens file reloaded")
-				}
+				f.reload(host)
 				continue
 			}
 			return drain(hs, host, f.drain, served)
@@ -122,4 +139,32 @@ func drain(hs *http.Server, host *mcpserve.Host, d time.Duration, served <-chan 
 	}
 	slog.Info("tether: drained")
 	return code
+}
+
+// loadMetricsToken reads --metrics-token's file; nil when it is not given.
+func (f *httpFlags) loadMetricsToken() (*mcpserve.MetricsToken, error) {
+	if f.metricsToken == "" {
+		return nil, nil
+	}
+	return mcpserve.LoadMetricsToken(f.metricsToken)
+}
+
+// reload reads the tokens file and the metrics token file again (SIGHUP); a
+// file that cannot be read keeps the previous tokens.
+func (f *httpFlags) reload(host *mcpserve.Host) {
+	if t, err := mcpserve.LoadTokens(f.tokens); err != nil {
+		slog.Error("tether: tokens file not reloaded; the previous tokens stay", "err", err)
+	} else {
+		host.SetTokens(t)
+		slog.Info("tether: tokens file reloaded")
+	}
+	if f.metricsToken == "" {
+		return
+	}
+	if t, err := f.loadMetricsToken(); err != nil {
+		slog.Error("tether: metrics token file not reloaded; the previous token stays", "err", err)
+	} else {
+		host.SetMetricsToken(t)
+		slog.Info("tether: metrics token file reloaded")
+	}
 }

@@ -40,37 +40,56 @@ func startHost(t *testing.T, extra ...string) (*exec.Cmd, string) {
 // also returns the tokens file's path.
 func startHostIn(t *testing.T, base string, extra ...string) (*exec.Cmd, string, string) {
 	t.Helper()
+	hp := startHostProc(t, base, extra...)
+	return hp.cmd, hp.url, hp.tokens
+}
+
+// hostProc is a running `tether serve --http`: its base URL, its tokens
+// file, and the base URL of its --metrics-addr when given.
+type hostProc struct {
+	cmd                  *exec.Cmd
+	url, tokens, metrics string
+}
+
+// startHostProc is startHostIn returning the whole hostProc.
+func startHostProc(t *testing.T, base string, extra ...string) hostProc {
+	t.Helper()
 	root := filepath.Join(base, "root")
 	for _, ws := range []string{"alpha", "beta"} {
 		os.MkdirAll(filepath.Join(root, ws), 0o755)
 		os.WriteFile(filepath.Join(root, ws, "a.go"), []byte("package a\n\nfunc f() { old(1) }\n"), 0o644)
 	}
-	tokens := filepath.Join(base, "tokens.json")
-	os.WriteFile(tokens, []byte(`{"t-ops-0123456789": ["*"]}`), 0o600)
-	args := append([]string{"serve", "--http", "127.0.0.1:0", "--root", root, "--tokens", tokens, "--approve", "allow", "--log-level", "info"}, extra...)
-	cmd := exec.Command(tetherBin(t), args...)
-	stderr, err := cmd.StderrPipe()
+	hp := hostProc{tokens: filepath.Join(base, "tokens.json")}
+	os.WriteFile(hp.tokens, []byte(`{"t-ops-0123456789": ["*"]}`), 0o600)
+	args := append([]string{"serve", "--http", "127.0.0.1:0", "--root", root, "--tokens", hp.tokens, "--approve", "allow", "--log-level", "info"}, extra...)
+	hp.cmd = exec.Command(tetherBin(t), args...)
+	stderr, err := hp.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := hp.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
+		hp.cmd.Process.Kill()
+		hp.cmd.Wait()
 	})
 	sc := bufio.NewScanner(stderr)
-	re := regexp.MustCompile(`addr"?[=:]"?(127\.0\.0\.1:\d+)`)
+	re := regexp.MustCompile(`\b(metrics_)?addr"?[=:]"?(127\.0\.0\.1:\d+)`)
 	for sc.Scan() {
-		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+		m := re.FindStringSubmatch(sc.Text())
+		switch {
+		case m != nil && m[1] != "":
+			hp.metrics = "http://" + m[2]
+		case m != nil:
 			go io.Copy(os.Stderr, stderr)
-			return cmd, "http://" + m[1], tokens
+			hp.url = "http://" + m[2]
+			return hp
 		}
 		fmt.Fprintln(os.Stderr, sc.Text())
 	}
 	t.Fatal("tether serve --http exited before it listened")
-	return nil, "", ""
+	return hp
 }
 
 func openHostSession(t *testing.T, url, ws string) *mcp.ClientSession {

@@ -41,6 +41,13 @@ type HostOptions struct {
 	// outcome, call latency), served on /metrics with whatever else the
 	// caller registered on it; nil: a registry of the host's own.
 	Registry *prometheus.Registry
+	// MetricsApart serves /metrics only through Host.Metrics (on a listener
+	// of its own, such as a port only the pod network reaches): the host's
+	// handler answers 404 for it.
+	MetricsApart bool
+	// MetricsToken, when set, is the bearer token /metrics requires (401
+	// without it; SetMetricsToken replaces it).
+	MetricsToken *MetricsToken
 	// Server are every session's server options (SessionID is set per session).
 	Server Options
 	// StartRun starts the run of a new session: workdir is the workspace's
@@ -58,6 +65,7 @@ type Host struct {
 	opts    HostOptions
 	root    string // Root with symlinks resolved
 	tokens  atomic.Pointer[Tokens]
+	mtoken  atomic.Pointer[MetricsToken]
 	sdk     *mcp.StreamableHTTPHandler
 	proto   *mcp.Server // answers the go-sdk's per-request version check
 	metrics *hostMetrics
@@ -100,6 +108,7 @@ func NewHost(opts HostOptions) (*Host, error) {
 	}
 	h := &Host{opts: opts, root: root, sessions: map[string]*hostSession{}}
 	h.tokens.Store(opts.Tokens)
+	h.mtoken.Store(opts.MetricsToken)
 	reg := opts.Registry
 	if reg == nil {
 		reg = prometheus.NewRegistry()
@@ -132,13 +141,38 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/healthz":
 		h.healthz(w)
-	case r.URL.Path == "/metrics":
-		h.promh.ServeHTTP(w, r)
+	case r.URL.Path == "/metrics" && !h.opts.MetricsApart:
+		h.serveMetrics(w, r)
 	case strings.HasPrefix(r.URL.Path, "/mcp/"):
 		h.serveMCP(w, r)
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// SetMetricsToken replaces the token /metrics requires (nil: none), as on
+// SIGHUP.
+func (h *Host) SetMetricsToken(t *MetricsToken) { h.mtoken.Store(t) }
+
+// Metrics returns the handler of /metrics alone, for a listener of its own
+// (HostOptions.MetricsApart); it requires the metrics token when one is set.
+func (h *Host) Metrics() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		h.serveMetrics(w, r)
+	})
+}
+
+func (h *Host) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	if t := h.mtoken.Load(); t != nil && !t.allows(r.Header.Get("Authorization")) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="tether metrics"`)
+		http.Error(w, "mcpserve: /metrics needs Authorization: Bearer <the token in the host's --metrics-token file>", http.StatusUnauthorized)
+		return
+	}
+	h.promh.ServeHTTP(w, r)
 }
 
 func (h *Host) healthz(w http.ResponseWriter) {

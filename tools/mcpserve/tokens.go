@@ -87,3 +87,33 @@ func covers(globs []string, workspace string) bool {
 	}
 	return false
 }
+
+// MetricsToken is the bearer token /metrics requires: only its sha256 is
+// kept, compared in constant time.
+type MetricsToken struct{ sum [sha256.Size]byte }
+
+// LoadMetricsToken reads the token /metrics requires from the file at name:
+// the token alone in plain text, as Prometheus's scrape config reads it
+// (authorization: {type: Bearer, credentials_file: FILE}); surrounding
+// white space is ignored.
+func LoadMetricsToken(name string) (*MetricsToken, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserve: metrics token file: %w", err)
+	}
+	tok := strings.TrimSpace(string(data))
+	switch {
+	case tok == "":
+		return nil, fmt.Errorf("mcpserve: metrics token file %s is empty; write the token Prometheus sends (its credentials_file) in it", name)
+	case strings.ContainsAny(tok, " \t\r\n"):
+		return nil, fmt.Errorf("mcpserve: metrics token file %s holds more than one word; write the token alone in it", name)
+	}
+	return &MetricsToken{sum: sha256.Sum256([]byte(tok))}, nil
+}
+
+// allows reports whether the request carries the token.
+func (m *MetricsToken) allows(authorization string) bool {
+	token, ok := strings.CutPrefix(authorization, "Bearer ")
+	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	return subtle.ConstantTimeCompare(sum[:], m.sum[:]) == 1 && ok
+}

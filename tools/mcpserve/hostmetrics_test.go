@@ -1,0 +1,104 @@
+package mcpserve_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/tools/mcpserve"
+)
+
+// metricsStatus GETs url (a /metrics) with token ("" none) and returns the
+// status, failing the test when a 200 lacks the host's series.
+func metricsStatus(t *testing.T, url, token string) int {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode == http.StatusOK && !strings.Contains(string(b), "tether_sessions_open") {
+		t.Errorf("%s answered 200 without the host's metrics:\n%s", url, b)
+	}
+	if resp.StatusCode != http.StatusOK && strings.Contains(string(b), "tether_") {
+		t.Errorf("%s answered %d with metrics", url, resp.StatusCode)
+	}
+	return resp.StatusCode
+}
+
+func metricsTokenFile(t *testing.T, content string) string {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "metrics-token")
+	if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// TestHostMetricsToken: with a metrics token, /metrics answers 401 without
+// it or with another (a session token too) and 200 with it; without one it
+// is open.
+func TestHostMetricsToken(t *testing.T) {
+	mt, err := mcpserve.LoadMetricsToken(metricsTokenFile(t, "  m-scrape-0123456789\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := newTestHost(t, mcpserve.HostOptions{MetricsToken: mt})
+	for _, c := range []struct {
+		token string
+		want  int
+	}{
+		{"", http.StatusUnauthorized},
+		{"m-scrape-012345678", http.StatusUnauthorized},
+		{tokOps, http.StatusUnauthorized},
+		{"m-scrape-0123456789", http.StatusOK},
+	} {
+		if got := metricsStatus(t, th.url+"/metrics", c.token); got != c.want {
+			t.Errorf("/metrics with %q: %d, want %d", c.token, got, c.want)
+		}
+	}
+	th.SetMetricsToken(nil)
+	if got := metricsStatus(t, th.url+"/metrics", ""); got != http.StatusOK {
+		t.Errorf("/metrics with no token set: %d", got)
+	}
+	for _, bad := range []string{"", " \n", "two words"} {
+		// The error says what to do and never holds the token.
+		if _, err := mcpserve.LoadMetricsToken(metricsTokenFile(t, bad)); err == nil || strings.Contains(err.Error(), "two words") {
+			t.Errorf("LoadMetricsToken(%q): %v", bad, err)
+		}
+	}
+}
+
+// TestHostMetricsApart: with MetricsApart, /metrics is not on the host's
+// handler (404) and is on Host.Metrics, which answers nothing else.
+func TestHostMetricsApart(t *testing.T) {
+	th := newTestHost(t, mcpserve.HostOptions{MetricsApart: true})
+	if got := metricsStatus(t, th.url+"/metrics", ""); got != http.StatusNotFound {
+		t.Errorf("/metrics on the host's port: %d, want 404", got)
+	}
+	ms := httptest.NewServer(th.Metrics())
+	defer ms.Close()
+	if got := metricsStatus(t, ms.URL+"/metrics", ""); got != http.StatusOK {
+		t.Errorf("/metrics on its own port: %d", got)
+	}
+	for _, path := range []string{"/mcp/alpha", "/healthz", "/"} {
+		if got := metricsStatus(t, ms.URL+path, tokOps); got != http.StatusNotFound {
+			t.Errorf("%s on the metrics port: %d, want 404", path, got)
+		}
+	}
+}
