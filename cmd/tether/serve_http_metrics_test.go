@@ -16,16 +16,7 @@ import (
 // getStatus GETs url with a bearer token ("" none) and returns the status.
 func getStatus(t *testing.T, url, token string) int {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	return httpStatus(t, "GET", url, token, "")
 }
 
 // TestHostMetricsAddrAndToken: with --metrics-addr, /metrics is served on

@@ -189,10 +189,24 @@ func TestHostSIGTERMDrains(t *testing.T) {
 // initStatus posts an initialize to url's workspace alpha with token.
 func initStatus(t *testing.T, url, token string) int {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url+"/mcp/alpha", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+token)
+	return httpStatus(t, "POST", url+"/mcp/alpha", token, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`)
+}
+
+// httpStatus sends method to url with a bearer token ("" none) and body (""
+// none; else an MCP message) and returns the status.
+func httpStatus(t *testing.T, method, url, token, body string) int {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
