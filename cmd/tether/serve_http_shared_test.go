@@ -1,0 +1,107 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/tools"
+)
+
+// storeCounts reads the tree store's hits and misses from url's /metrics.
+func storeCounts(t *testing.T, url string) (hits, misses int) {
+	t.Helper()
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	read := func(name string) int {
+		m := regexp.MustCompile(`(?m)^` + name + ` (\d+)`).FindSubmatch(body)
+		if m == nil {
+			t.Fatalf("/metrics lacks %s:\n%s", name, body)
+		}
+		n, _ := strconv.Atoi(string(m[1]))
+		return n
+	}
+	return read("tether_tree_store_hits_total"), read("tether_tree_store_misses_total")
+}
+
+// TestHostSessionsShareTheTreeStore: two sessions on two workspaces holding
+// the same file: the second session's ast_grep takes the tree the first
+// parsed from the store (hits grow, misses do not).
+func TestHostSessionsShareTheTreeStore(t *testing.T) {
+	hp := startHostProc(t, t.TempDir(), "--no-cache")
+	search := func(ws string) {
+		t.Helper()
+		cs := openHostSession(t, hp.url, ws)
+		defer cs.Close()
+		if text, isErr := callText(t, cs, "ast_grep", map[string]any{"pattern": "old($A)", "language": "go"}); isErr || !strings.Contains(text, "a.go") {
+			t.Fatalf("%s's ast_grep: error %v\n%s", ws, isErr, text)
+		}
+	}
+	search("alpha")
+	h1, m1 := storeCounts(t, hp.url)
+	if m1 == 0 {
+		t.Fatalf("alpha's search parsed nothing (misses %d)", m1)
+	}
+	search("beta")
+	h2, m2 := storeCounts(t, hp.url)
+	if m2 != m1 || h2 <= h1 {
+		t.Errorf("beta's search of the same content: hits %d -> %d, misses %d -> %d; want more hits and no new miss", h1, h2, m1, m2)
+	}
+}
+
+// TestHostSessionsShareOneEngine: the structural family wires every run of
+// the host (wireEnv.Host, as serve --http starts them) with one engine,
+// while runs of separate processes' kind (stdio serve, call) each get their
+// own.
+func TestHostSessionsShareOneEngine(t *testing.T) {
+	var w *familyWiring
+	for i := range wirings {
+		if wirings[i].name == "astgrep" {
+			w = &wirings[i]
+		}
+	}
+	if w == nil {
+		t.Fatal("no astgrep wiring")
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	w.flags(fs)
+	if err := fs.Parse([]string{"--no-cache"}); err != nil {
+		t.Fatal(err)
+	}
+	wire := func(host bool) tools.Config {
+		t.Helper()
+		var cfg tools.Config
+		cleanup, err := w.wire(context.Background(), &cfg, wireEnv{Serve: true, Host: host, Stderr: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cleanup != nil {
+			t.Cleanup(cleanup)
+		}
+		if cfg.Parser == nil {
+			t.Fatal("no parser wired")
+		}
+		return cfg
+	}
+	a, b := wire(true), wire(true)
+	if a.Parser != b.Parser {
+		t.Error("two host sessions got two engines")
+	}
+	if !a.WarmUp {
+		t.Error("a host session does not warm the shared store up")
+	}
+	if c := wire(false); c.Parser == a.Parser {
+		t.Error("a stdio run got the host's shared engine")
+	}
+}
