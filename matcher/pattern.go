@@ -204,11 +204,19 @@ func compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 		hint = fmt.Sprintf("; metavariable names are upper case ($X, $$$ARGS): %s is not one", m)
 	}
 	broke := ""
-	if at := rs.breakAt(); at != "" {
-		broke = "; as a " + spec.ladder[0].name + " it breaks here: " + at
+	if name, at := rs.breakAt(); at != "" {
+		broke = "; as " + article(name) + " (the reading that gets furthest) it breaks here: " + at
 	}
-	return nil, fmt.Errorf("%w as %s for %s: %q%s; check its syntax (a complete expression, statement, member or declaration of the language, with metavariables like $X, $$$ARGS), or pass selector with the code around it%s",
+	return nil, fmt.Errorf("%w as %s for %s: %q%s; check its syntax there (a complete expression, statement, member or declaration of the language, with metavariables like $X, $$$ARGS), or write the code around it as the pattern and pass selector (--selector KIND on the command line) naming the kind of the node to match%s",
 		ErrUnparseable, contextNames(spec.ladder), lang, src, broke, hint)
+}
+
+// article is name after "a" or "an" ("an expression", "a statement").
+func article(name string) string {
+	if name != "" && strings.ContainsRune("aeiou", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }
 
 // anyClause lets Go's "case $X:" match every clause with one thing after its

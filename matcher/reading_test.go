@@ -13,25 +13,61 @@ import (
 )
 
 // TestMalformedPatternRefused: a pattern every reading of which has an
-// ERROR or MISSING node (an unclosed call or block) is refused, saying
-// where it broke, instead of searching and reading as "no matches"; a "$$$"
-// alone is refused too. A statement written without its ";" still compiles.
+// ERROR or MISSING node (an unclosed call or block, a stray token), in
+// every shipped language, is refused instead of searching and reading as
+// "no matches": the error names the reading that gets furthest, the line
+// and column of its first fault and the snippet around it (‸ where it
+// broke), and says what to do (fix it, or write the context and pass
+// selector). A "$$$" alone is refused too. A statement written without its
+// ";" still compiles.
 func TestMalformedPatternRefused(t *testing.T) {
 	p := parser(t)
 	refused := []struct{ lang, pattern, where string }{
-		{"go", "errors.New($M", `missing ")" at 1:14, the end of the pattern`},
-		{"go", "fmt.Errorf($F, $$$A", `missing ")" at 1:20, the end of the pattern`},
-		{"java", "if ($X) {", `missing "}" at 1:10, the end of the pattern`},
-		{"javascript", "if ($X) {", `missing "}" at 1:10, the end of the pattern`},
+		{"go", "errors.New($M", `as a statement (the reading that gets furthest) it breaks here: missing ")" at 1:14, the end of the pattern, here: "errors.New($M‸"`},
+		{"go", "fmt.Errorf($F, $$$A", `missing ")" at 1:20, the end of the pattern, here: "fmt.Errorf($F, $$$A‸"`},
+		{"python", "foo($X", `missing ")" at 1:7, the end of the pattern, here: "foo($X‸"`},
+		{"python", "def (:", `cannot read "def (:" at 1:1, here: "‸def (:"`},
+		{"javascript", "if ($X) {", `missing "}" at 1:10, the end of the pattern, here: "if ($X) {‸"`},
+		{"javascript", "foo(,", `cannot read "foo(," at 1:1`},
+		{"typescript", "function {", `cannot read "{" at 1:10, here: "function ‸{"`},
+		{"tsx", "<div>{$X</div>", `at 1:1, here: "‸<div>{$X</div>"`},
+		{"rust", "match $X { => }", `cannot read "=>" at 1:12, here: "match $X { ‸=> }"`},
+		{"rust", "fn (", `missing ")" at 1:5`},
 		{"c", "if ($X) {", `missing "}" at 1:10, the end of the pattern`},
-		{"python", "foo($X", `at 1:`},
+		{"c", "int (", `missing ")" at 1:6`},
+		{"cpp", "int (", `missing ")" at 1:6`},
+		{"java", "if ($X) {", `missing "}" at 1:10, the end of the pattern`},
+		{"java", "class {", `missing "}" at 1:8`},
+		{"c_sharp", "class {", `cannot read "{" at 1:7, here: "class ‸{"`},
+		{"c_sharp", "Foo($A,", `at 1:8, the end of the pattern, here: "Foo($A,‸"`},
+		{"kotlin", "fun (", `missing ")" at 1:6`},
+		{"swift", "func (", `cannot read "(" at 1:6`},
+		{"scala", "def (", `cannot read "(" at 1:5`},
+		{"php", "function (", `cannot read "(" at 1:10`},
+		{"ruby", "def (", `cannot read "(" at 1:5`},
+		{"lua", "function (", `at 1:1, here: "‸function ("`},
+		{"bash", "if then fi", `at 1:1`},
+		{"html", "<a", `at 1:3, the end of the pattern, here: "<a‸"`},
+		{"css", "a { color:", `at 1:11, the end of the pattern`},
+		{"json", `{"a": }`, `at 1:6, here: "{\"a\":‸ }"`},
+		{"yaml", "a: [", `at 1:1`},
+		{"dart", "class {", `cannot read "{" at 1:7, here: "class ‸{"`},
 		{"go", "$$$", `"$$$" alone`},
 		{"python", "$$$ARGS", `"$$$ARGS" alone`},
 	}
+	langs := map[string]bool{}
 	for _, tt := range refused {
+		langs[tt.lang] = true
 		_, err := matcher.Compile(context.Background(), p, tt.lang, tt.pattern)
 		if !errors.Is(err, matcher.ErrUnparseable) || !strings.Contains(err.Error(), tt.where) {
 			t.Errorf("%s %q: err = %v, want ErrUnparseable saying %q", tt.lang, tt.pattern, err, tt.where)
+		} else if !strings.Contains(tt.where, "alone") && !strings.Contains(err.Error(), "or write the code around it as the pattern and pass selector (--selector KIND on the command line)") {
+			t.Errorf("%s %q: %v does not say what to do next", tt.lang, tt.pattern, err)
+		}
+	}
+	for _, l := range matcher.Languages() {
+		if !langs[l] {
+			t.Errorf("no malformed %s pattern in the table", l)
 		}
 	}
 	accepted := []struct{ lang, pattern string }{

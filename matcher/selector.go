@@ -68,8 +68,8 @@ func CompileSelector(ctx context.Context, p Parser, lang, pattern, selector stri
 	}
 	if len(clean) == 0 {
 		broke := ""
-		if at := rs.breakAt(); at != "" {
-			broke = "; as a " + spec.ladder[0].name + " it breaks here: " + at
+		if name, at := rs.breakAt(); at != "" {
+			broke = "; as " + article(name) + " it breaks here: " + at
 		}
 		return nil, fmt.Errorf("%w as a file or as %s for %s: %q%s; with selector, the pattern is the complete code around the node to find",
 			ErrUnparseable, contextNames(spec.ladder), lang, src, broke)

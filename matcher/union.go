@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tetherhq/tether/engine"
 )
@@ -236,36 +238,33 @@ func standaloneMulti(src string) bool {
 	return ok && mv.kind == metaMulti
 }
 
-// breakAt says where the pattern broke in the first rung's reading as
-// written: the first ERROR or MISSING node, as "missing \")\" at 1:14, the
-// end of the pattern" or "unexpected \"=>\" at 2:3"; "" when it has none.
-func (rs *readings) breakAt() string {
-	if len(rs.spec.ladder) == 0 {
-		return ""
-	}
-	r, err := rs.at(&rs.written, rs.sub, 0)
-	if err != nil || !r.tree.HasError() {
-		return ""
-	}
-	var bad engine.Node
-	found := false
-	r.tree.Root().Walk(func(n engine.Node) bool {
-		if found || !n.HasError() {
-			return false
+// breakAt says where the pattern broke in its best reading as written
+// (the rung whose first ERROR or MISSING node comes furthest into the
+// pattern, the earliest of those): the rung's name and the fault, as
+// `missing ")" at 1:14, the end of the pattern, here: "errors.New($M‸"` or
+// `cannot read "=>" at 2:3, here: "f(a ‸=> b)"`; "" when no reading has one.
+func (rs *readings) breakAt() (string, string) {
+	best, bestOff := -1, -1
+	var bestNode engine.Node
+	for i := range rs.spec.ladder {
+		r, err := rs.at(&rs.written, rs.sub, i)
+		if err != nil {
+			return "", ""
 		}
-		if n.IsError() || n.IsMissing() {
-			bad, found = n, true
-			return false
+		bad, ok := firstFault(r.tree)
+		if !ok {
+			continue
 		}
-		return true
-	})
-	if !found {
-		return ""
+		if off := int(bad.StartByte()) - int(r.start); off > bestOff {
+			best, bestOff, bestNode = i, off, bad
+		}
 	}
-	off := int(bad.StartByte()) - int(r.start)
-	if off < 0 {
-		off = 0 // an ERROR node taking the scaffold's code before the pattern
+	if best < 0 {
+		return "", ""
 	}
+	r := rs.written[best]
+	bad := bestNode
+	off := max(bestOff, 0) // an ERROR node may take the scaffold's code before the pattern
 	end := false
 	if off >= len(rs.sub) {
 		off, end = len(rs.sub), true
@@ -274,8 +273,10 @@ func (rs *readings) breakAt() string {
 	if end {
 		where += ", the end of the pattern"
 	}
+	here := ", here: " + rs.snippet(off)
+	name := rs.spec.ladder[best].name
 	if bad.IsMissing() {
-		return fmt.Sprintf("missing %q at %s", bad.Kind(), where)
+		return name, fmt.Sprintf("missing %q at %s%s", bad.Kind(), where, here)
 	}
 	// what the ERROR node holds of the pattern (not of the scaffold)
 	text := rs.sub[off:min(len(rs.sub), max(off, int(bad.EndByte())-int(r.start)))]
@@ -284,9 +285,47 @@ func (rs *readings) breakAt() string {
 		text = text[:40] + "..."
 	}
 	if text == "" {
-		return "cannot read what comes at " + where
+		return name, "cannot read what comes at " + where + here
 	}
-	return fmt.Sprintf("cannot read %q at %s", text, where)
+	return name, fmt.Sprintf("cannot read %q at %s%s", text, where, here)
+}
+
+// firstFault is the first ERROR or MISSING node of t, in source order.
+func firstFault(t *engine.Tree) (engine.Node, bool) {
+	var bad engine.Node
+	found := false
+	t.Root().Walk(func(n engine.Node) bool {
+		if found || !n.HasError() && !n.IsMissing() {
+			return false
+		}
+		if n.IsError() || n.IsMissing() {
+			bad, found = n, true
+			return false
+		}
+		return true
+	})
+	return bad, found
+}
+
+// snippet quotes the pattern around byte off, a "‸" where it broke, at
+// most 24 bytes either side ("..." where it is cut).
+func (rs *readings) snippet(off int) string {
+	const side = 24
+	from, to := max(0, off-side), min(len(rs.sub), off+side)
+	for from > 0 && !utf8.RuneStart(rs.sub[from]) {
+		from--
+	}
+	for to < len(rs.sub) && !utf8.RuneStart(rs.sub[to]) {
+		to++
+	}
+	s := unsubstitute(rs.sub[from:off], rs.spec.expando) + "‸" + unsubstitute(rs.sub[off:to], rs.spec.expando)
+	if from > 0 {
+		s = "..." + s
+	}
+	if to < len(rs.sub) {
+		s += "..."
+	}
+	return strconv.Quote(s)
 }
 
 // position is the 1-based line and byte column just after prefix.
