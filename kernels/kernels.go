@@ -150,6 +150,10 @@ type Result struct {
 	StateLost bool `json:"stateLost,omitempty"`
 	// Fresh is true when this cell ran in a newly started interpreter.
 	Fresh bool `json:"fresh,omitempty"`
+	// Limits name the caps a newly started interpreter runs under, or say
+	// that one could not be set and why ("processes: at most 256 ... (cgroup
+	// v2 pids.max)"); set with Fresh.
+	Limits []string `json:"limits,omitempty"`
 }
 
 // StartedFresh records that the cell runs in a newly started interpreter
@@ -239,6 +243,14 @@ type Config struct {
 	// It counts mapped memory, not only what is used: an interpreter with
 	// pandas and matplotlib loaded maps about 0.5 GiB.
 	AddressSpaceLimit int64
+	// ProcessLimit caps the processes and threads the Python kernel and
+	// everything it starts may have at once, so a cell cannot fork-bomb the
+	// host: a fork past it fails in the cell (BlockingIOError, EAGAIN). A
+	// pids cgroup of the interpreter's own when tether can make one, else
+	// RLIMIT_NPROC above the user's count at start (not enforced for root);
+	// the first result's Limits say which. 0 means
+	// python.DefaultProcessLimit, negative no cap.
+	ProcessLimit int
 	// Clock gives the time of the idle budget (and JavaScript's Date). Nil
 	// means the wall clock; a test gives one it moves by hand, so machine
 	// load never decides whether a cell went idle.

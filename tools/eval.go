@@ -180,6 +180,9 @@ func renderCell(lang kernels.Language, label string, r *kernels.Result) *Result 
 	for _, n := range r.Notices {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
+	for _, l := range r.Limits {
+		fmt.Fprintf(&b, "limit: %s\n", l)
+	}
 	// endLine ends a stream's last line before the next header.
 	endLine := func() {
 		if !strings.HasSuffix(b.String(), "\n") {
@@ -284,7 +287,8 @@ func structuredCell(lang kernels.Language, label string, r *kernels.Result) any 
 		Notices   []string         `json:"notices,omitempty"`
 		StateLost bool             `json:"stateLost,omitempty"`
 		Fresh     bool             `json:"fresh,omitempty"`
-	}{Language: lang, Label: label, Stdout: r.Stdout, Stderr: r.Stderr, Error: r.Error, Notices: r.Notices, StateLost: r.StateLost, Fresh: r.Fresh, Outputs: r.Outputs}
+		Limits    []string         `json:"limits,omitempty"`
+	}{Language: lang, Label: label, Stdout: r.Stdout, Stderr: r.Stderr, Error: r.Error, Notices: r.Notices, StateLost: r.StateLost, Fresh: r.Fresh, Outputs: r.Outputs, Limits: r.Limits}
 	if r.Value != nil {
 		v := conv(*r.Value)
 		s.Value = &v

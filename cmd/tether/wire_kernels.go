@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +38,29 @@ func (f *sizeFlag) Set(s string) error {
 	return nil
 }
 
+// countFlag is a count flag that takes "off" for no cap.
+type countFlag struct{ n int }
+
+func (f *countFlag) String() string {
+	if f.n < 0 {
+		return "off"
+	}
+	return strconv.Itoa(f.n)
+}
+
+func (f *countFlag) Set(s string) error {
+	if s == "off" {
+		f.n = -1
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("kernels: %q is not a process count: give a number such as %d, or off", s, python.DefaultProcessLimit)
+	}
+	f.n = n
+	return nil
+}
+
 // The eval family: a kernel factory for Python and JavaScript cells.
 func init() {
 	var (
@@ -46,6 +70,7 @@ func init() {
 		enclosure  string
 		jsMemory   = sizeFlag{n: js.DefaultMemoryLimit, noOff: true}
 		pyMemory   = sizeFlag{n: python.DefaultAddressSpaceLimit}
+		pyProcs    = countFlag{n: python.DefaultProcessLimit}
 	)
 	addWiring(familyWiring{
 		name: "eval",
@@ -56,10 +81,11 @@ func init() {
 			fs.DurationVar(&idle, "eval-idle", kernels.DefaultIdleTimeout, "idle budget of an eval cell: how long it may go without output (time waiting on tool() does not count)")
 			fs.Var(&jsMemory, "eval-js-memory", "heap cap of a JavaScript eval cell: the `size` (512MiB, 2GiB) the heap may grow by while it runs before the cell is stopped")
 			fs.Var(&pyMemory, "eval-python-memory", "address-space cap (RLIMIT_AS) of the Python eval kernel and what it starts, a `size` (8GiB, 16GiB) or off: an allocation past it is a MemoryError")
+			fs.Var(&pyProcs, "eval-python-procs", "process cap of the Python eval kernel: the `count` of processes and threads it and what it starts may have at once, or off; a fork past it fails in the cell (EAGAIN). A pids cgroup of its own when tether can make one, else RLIMIT_NPROC above the user's count; the first result says which")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
 			if enabled {
-				cfg.Kernels = std.NewFactory(kernels.Config{Python: pythonPath, IdleTimeout: idle, MemoryLimit: jsMemory.n, AddressSpaceLimit: pyMemory.n})
+				cfg.Kernels = std.NewFactory(kernels.Config{Python: pythonPath, IdleTimeout: idle, MemoryLimit: jsMemory.n, AddressSpaceLimit: pyMemory.n, ProcessLimit: pyProcs.n})
 				if prefix := strings.Fields(enclosure); len(prefix) > 0 {
 					cfg.Enclosure = func(string) []string { return prefix }
 				}

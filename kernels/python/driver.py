@@ -1639,6 +1639,46 @@ def _reader(fin):
         _requests.put(msg)
 
 
+def _cap_nproc(more):
+    """Sets RLIMIT_NPROC (soft and hard) to the tasks the user has now plus
+    more, when tether could not give the kernel a pids cgroup. The limit
+    counts every process and thread of the real user, so it is set above
+    what the user already runs. Returns the limit set (0: none) and, when it
+    is not enforced or could not be set, why."""
+    if more <= 0:
+        return 0, ""
+    try:
+        import resource
+
+        uid = os.getuid()
+        tasks = 0
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                if os.stat("/proc/" + d).st_uid == uid:
+                    tasks += len(os.listdir("/proc/%s/task" % d))
+            except OSError:
+                pass
+        limit = tasks + more
+        _, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+        if hard != resource.RLIM_INFINITY and hard < limit:
+            limit = hard
+        resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
+    except Exception as e:
+        return 0, "setrlimit(RLIMIT_NPROC) failed: %r" % (e,)
+    if os.getuid() == 0:
+        return limit, "set to %d but not enforced: the kernel runs as root, which Linux exempts" % limit
+    try:
+        with open("/proc/self/status") as f:
+            eff = next(int(l.split()[1], 16) for l in f if l.startswith("CapEff:"))
+        if eff & (1 << 21 | 1 << 24):
+            return limit, "set to %d but not enforced: the kernel has CAP_SYS_ADMIN or CAP_SYS_RESOURCE, which Linux exempts" % limit
+    except (OSError, StopIteration, ValueError):
+        pass
+    return limit, ""
+
+
 def main():
     global _fout
     fin = os.fdopen(os.dup(0), "rb", buffering=0)
@@ -1671,11 +1711,14 @@ def main():
     # sys.argv as plain `python -c` leaves it. Soft and hard limit alike, so
     # the cell cannot raise it again; a lower hard limit already in place
     # stays.
-    limit, cap_error = 0, ""
+    limit, cap_error, nproc = 0, "", 0
     for a in sys.argv[1:]:
         if a.startswith("--tether-rlimit-as="):
             limit = int(a.split("=", 1)[1])
+        elif a.startswith("--tether-rlimit-nproc="):
+            nproc = int(a.split("=", 1)[1])
     del sys.argv[1:]
+    nproc, nproc_note = _cap_nproc(nproc)
     if limit > 0:
         try:
             import resource
@@ -1692,7 +1735,8 @@ def main():
     signal.signal(signal.SIGINT, _on_sigint)
     mod = _main_module()
     threading.Thread(target=_reader, args=(fin,), daemon=True, name="tether-reader").start()
-    _send({"op": "ready", "python": sys.version.split()[0], "executable": sys.executable, "pid": os.getpid(), "rlimit_as": limit, "cap_error": cap_error})
+    _send({"op": "ready", "python": sys.version.split()[0], "executable": sys.executable, "pid": os.getpid(), "rlimit_as": limit, "cap_error": cap_error,
+           "rlimit_nproc": nproc, "nproc_note": nproc_note})
     while True:
         req = _requests.get()
         op = req.get("op")

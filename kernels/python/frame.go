@@ -37,6 +37,10 @@ type frame struct {
 	PID        int             `json:"pid,omitempty"`
 	RlimitAS   int64           `json:"rlimit_as,omitempty"` // ready: the address-space cap applied
 	CapError   string          `json:"cap_error,omitempty"` // ready: why it could not be applied
+	// ready: the RLIMIT_NPROC applied when asked for, and why it is not
+	// enforced or could not be set
+	RlimitNproc int64  `json:"rlimit_nproc,omitempty"`
+	NprocNote   string `json:"nproc_note,omitempty"`
 }
 
 // bundle is a MIME bundle as the driver sends it (PNG base64-encoded by JSON).

@@ -160,6 +160,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 				res.Notices = append(res.Notices, "the python kernel runs without its address-space cap: "+p.capError)
 			}
 			res.StartedFresh("python kernel", k.lastLoss, "variables and imports from earlier cells")
+			res.Limits = p.limitsWords()
 			k.lastLoss = ""
 		}
 		err := k.proc.write(frame{Op: "exec", ID: k.cellID, Code: code, Source: cell.Code, MaxImage: k.cfg.MaxImage, MaxText: k.cfg.MaxText})
@@ -213,18 +214,16 @@ type process struct {
 	// capError says why the configured one could not be applied.
 	addressSpace int64
 	capError     string
+	// procs caps the processes; nproc and nprocNote are the driver's
+	// RLIMIT_NPROC report when no cgroup does.
+	procs     *procCap
+	nproc     int64
+	nprocNote string
 }
 
 // addressSpaceLimit is the RLIMIT_AS to start interpreters with, or 0.
 func (k *Kernel) addressSpaceLimit() int64 {
-	switch l := k.cfg.AddressSpaceLimit; {
-	case l == 0:
-		return DefaultAddressSpaceLimit
-	case l < 0:
-		return 0
-	default:
-		return l
-	}
+	return configuredCap(k.cfg.AddressSpaceLimit, DefaultAddressSpaceLimit)
 }
 
 // capWords names the address-space cap and how to raise it, for errors.
@@ -243,13 +242,17 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 		argv = append(argv, "--tether-rlimit-as="+strconv.FormatInt(limit, 10))
 	}
 	where := ""
+	var prefix []string
 	if k.cfg.Enclosure != nil {
 		// Inside the conversation's enclosure when there is one (SPEC.md,
 		// "eval"); the lookup never starts one.
-		if prefix := k.cfg.Enclosure(); len(prefix) > 0 {
-			argv = append(append([]string(nil), prefix...), argv...)
-			where = fmt.Sprintf(" in the conversation's enclosure (through %q)", strings.Join(prefix, " "))
-		}
+		prefix = k.cfg.Enclosure()
+	}
+	procs, procArgs := k.planProcCap(len(prefix) > 0)
+	argv = append(argv, procArgs...)
+	if len(prefix) > 0 {
+		argv = append(append([]string(nil), prefix...), argv...)
+		where = fmt.Sprintf(" in the conversation's enclosure (through %q)", strings.Join(prefix, " "))
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = k.cfg.Dir
@@ -267,6 +270,7 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 		frames: make(chan *frame, 64),
 		exited: make(chan struct{}),
 		stderr: &lockedBuffer{b: kernels.NewStreamBuffer(8 << 10)},
+		procs:  procs,
 	}
 	cmd.Stderr = p.stderr
 	var err error
@@ -278,8 +282,12 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 		return nil, fmt.Errorf("kernels: python: %w", err)
 	}
 	if err := proc.Start(cmd); err != nil {
+		procs.stop()
 		return nil, fmt.Errorf("kernels: python: cannot start %s%s: %w; install python3 or configure the interpreter (a .venv in the workspace is used first)", interp, where, err)
 	}
+	// Into its cgroup before the first cell (the driver starts nothing
+	// before one).
+	procs.started(cmd.Process.Pid)
 	go p.readLoop(stdout)
 
 	timer := time.NewTimer(StartTimeout)
@@ -293,6 +301,7 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 			}
 			if f.Op == "ready" {
 				p.executable, p.version, p.addressSpace, p.capError = f.Executable, f.Python, f.RlimitAS, f.CapError
+				p.nproc, p.nprocNote = f.RlimitNproc, f.NprocNote
 				return p, nil
 			}
 		case <-timer.C:
@@ -345,6 +354,7 @@ func (p *process) stop() {
 		}
 		pid := p.cmd.Process.Pid
 		_ = killGroup(pid) // children of !cmd and the interpreter itself if still there
+		p.procs.stop()     // and those that left its process group
 		select {
 		case <-p.exited:
 		case <-time.After(10 * time.Second):

@@ -1,0 +1,191 @@
+package python
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+)
+
+// pidsCgroup is a cgroup of the pids controller made for one interpreter:
+// its pids.max caps the tasks (processes and threads) the interpreter and
+// everything it starts may have at once, a fork past it fails with EAGAIN.
+type pidsCgroup struct {
+	dir  string
+	v2   bool
+	max  int
+	what string // "cgroup v2 pids.max" or "cgroup v1 pids.max"
+}
+
+var cgroupSeq atomic.Int64
+
+// newPidsCgroup makes a child of tether's own cgroup in the pids hierarchy
+// (cgroup v2 when tether's cgroup offers the pids controller, else a v1 pids
+// hierarchy) with pids.max set to limit, or says why it cannot.
+func newPidsCgroup(limit int) (*pidsCgroup, error) {
+	mounts, err := cgroupMounts()
+	if err != nil {
+		return nil, err
+	}
+	own, err := ownCgroups()
+	if err != nil {
+		return nil, err
+	}
+	var why []string
+	name := fmt.Sprintf("tether-python-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+	for _, h := range []struct {
+		key, what string
+		v2        bool
+	}{{"2", "cgroup v2", true}, {"pids", "cgroup v1", false}} {
+		m, ok := mounts[h.key]
+		p, ok2 := own[h.key]
+		if !ok || !ok2 {
+			continue
+		}
+		g, err := makePidsCgroup(filepath.Join(m, p), name, h.v2, limit)
+		if err == nil {
+			return g, nil
+		}
+		why = append(why, h.what+": "+err.Error())
+	}
+	if len(why) == 0 {
+		return nil, errors.New("no cgroup pids controller is mounted")
+	}
+	return nil, errors.New(strings.Join(why, "; "))
+}
+
+func makePidsCgroup(parent, name string, v2 bool, limit int) (*pidsCgroup, error) {
+	if v2 {
+		ctl, err := os.ReadFile(filepath.Join(parent, "cgroup.controllers"))
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(strings.Fields(string(ctl)), "pids") {
+			return nil, fmt.Errorf("the pids controller is not available in %s", parent)
+		}
+	}
+	dir := filepath.Join(parent, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create a child cgroup (not delegated to this user?): %w", err)
+	}
+	g := &pidsCgroup{dir: dir, v2: v2, max: limit, what: "cgroup v1 pids.max"}
+	if v2 {
+		g.what = "cgroup v2 pids.max"
+		if _, err := os.Stat(filepath.Join(dir, "pids.max")); err != nil {
+			// The parent does not hand the controller down; enabling it
+			// there fails when the parent holds processes itself.
+			if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+pids"), 0); err != nil {
+				g.remove()
+				return nil, fmt.Errorf("cannot enable the pids controller for child cgroups of %s: %w", parent, err)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(limit)), 0); err != nil {
+		g.remove()
+		return nil, fmt.Errorf("cannot set pids.max: %w", err)
+	}
+	return g, nil
+}
+
+// cgroupMounts maps "2" to the cgroup2 mount point and each v1 controller
+// to its hierarchy's mount point, from /proc/self/mountinfo.
+func cgroupMounts() (map[string]string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		if !ok {
+			continue
+		}
+		fields, tail := strings.Fields(pre), strings.Fields(post)
+		if len(fields) < 5 || len(tail) < 3 || fields[3] != "/" {
+			continue // a bind mount of a cgroup below the root: skip
+		}
+		switch tail[0] {
+		case "cgroup2":
+			out["2"] = fields[4]
+		case "cgroup":
+			for _, o := range strings.Split(tail[2], ",") {
+				if o == "pids" {
+					out["pids"] = fields[4]
+				}
+			}
+		}
+	}
+	return out, sc.Err()
+}
+
+// ownCgroups maps "2" and each v1 controller to tether's own cgroup path,
+// from /proc/self/cgroup.
+func ownCgroups() (map[string]string, error) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[0] == "0" && parts[1] == "" {
+			out["2"] = parts[2]
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			out[c] = parts[2]
+		}
+	}
+	return out, nil
+}
+
+// add moves pid (the interpreter, before it runs a cell) into the cgroup.
+func (g *pidsCgroup) add(pid int) error {
+	return os.WriteFile(filepath.Join(g.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
+}
+
+// killAll kills every task in the cgroup, including those that left the
+// interpreter's process group.
+func (g *pidsCgroup) killAll() {
+	if g.v2 {
+		if os.WriteFile(filepath.Join(g.dir, "cgroup.kill"), []byte("1"), 0) == nil {
+			return
+		}
+	}
+	for range 100 {
+		b, err := os.ReadFile(filepath.Join(g.dir, "cgroup.procs"))
+		if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+			return
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+}
+
+// remove deletes the cgroup once it is empty.
+func (g *pidsCgroup) remove() {
+	_ = os.Remove(g.dir)
+}
+
+func (g *pidsCgroup) describe() string {
+	return fmt.Sprintf("at most %d processes and threads at once (%s)", g.max, g.what)
+}
+
+func (g *pidsCgroup) exists() bool {
+	_, err := os.Stat(g.dir)
+	return err == nil
+}
