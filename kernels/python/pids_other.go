@@ -4,7 +4,7 @@ package python
 
 import "errors"
 
-type pidsCgroup struct{}
+type pidsCgroup struct{ dir string }
 
 func newPidsCgroup(limit int) (*pidsCgroup, error) {
 	return nil, errors.New("cgroups are Linux's")
