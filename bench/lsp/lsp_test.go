@@ -147,9 +147,11 @@ func (c *bare) definition(b *testing.B, path string, line, char int) {
 	}
 }
 
-// BenchmarkDefinition: a definition query through the Supervisor (resolve
-// line+symbol, re-sync check, request, format) vs the same request bare.
-func BenchmarkDefinition(b *testing.B) {
+// pair starts the two clients a benchmark compares on a copy of the sample
+// Go project: the bare one with use.go open, and tether's Supervisor
+// (closed when the benchmark ends). It returns use.go's path and both.
+func pair(b *testing.B) (string, *bare, *lsp.Supervisor) {
+	b.Helper()
 	testenv.RequireBinary(b, "gopls")
 	dir := project(b)
 	c := startBare(b, dir)
@@ -159,7 +161,14 @@ func BenchmarkDefinition(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
+	b.Cleanup(func() { s.Close() })
+	return use, c, s
+}
+
+// BenchmarkDefinition: a definition query through the Supervisor (resolve
+// line+symbol, re-sync check, request, format) vs the same request bare.
+func BenchmarkDefinition(b *testing.B) {
+	use, c, s := pair(b)
 	ctx := context.Background()
 	pos := lsp.Position{File: "use.go", Line: 11, Symbol: "Total"}
 	if _, err := s.Definition(ctx, pos); err != nil { // start and warm up
@@ -186,16 +195,7 @@ func BenchmarkDefinition(b *testing.B) {
 // through the Supervisor (AfterWrite, what the write wrapper runs) vs a bare
 // didChange and wait for the publication of that version.
 func BenchmarkWriteDiagnostics(b *testing.B) {
-	testenv.RequireBinary(b, "gopls")
-	dir := project(b)
-	c := startBare(b, dir)
-	use := filepath.Join(dir, "use.go")
-	c.open(b, use, useGo)
-	s, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	use, c, s := pair(b)
 	ctx := context.Background()
 	if _, err := s.AfterWrite(ctx, "use.go"); err != nil {
 		b.Fatal(err)
