@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,6 +27,17 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := dispatch(append([]string{"ast-grep"}, args...), &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// peerRun runs the pinned ast-grep's run with args and returns what it
+// printed, failing the test when it fails.
+func peerRun(t *testing.T, sg string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(sg, append([]string{"run"}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("ast-grep %v: %v", args, err)
+	}
+	return string(out)
 }
 
 func TestAstGrepCLI(t *testing.T) {

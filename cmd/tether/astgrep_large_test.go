@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,16 +22,11 @@ func TestAstGrepCLISearchesLargeFilesAsPeer(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "function f%d(a, b) { return a + b * %d; }\n", i, i)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "big.js"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testenv.WriteFiles(t, dir, map[string]string{"big.js": b.String()})
 	args := []string{"-p", "require($X)", "-l", "js", "--json=stream", dir}
-	want, err := exec.Command(sg, append([]string{"run"}, args...)...).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := peerRun(t, sg, args...)
 	code, got, errOut := runCLI(t, args...)
-	n := strings.Count(string(want), "\n")
+	n := strings.Count(want, "\n")
 	if n == 0 {
 		t.Fatalf("ast-grep found nothing in the large file: the fixture is wrong")
 	}

@@ -155,10 +155,7 @@ func TestAstGrepCLIGlobsAsPeer(t *testing.T) {
 				args = append(args, "--globs", g)
 			}
 			args = append(args, dir)
-			want, err := exec.Command(sg, append([]string{"run"}, args...)...).Output()
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := peerRun(t, sg, args...)
 			_, got, _ := runCLI(t, args...)
 			files := func(out string) []string {
 				var fs []string
@@ -171,7 +168,7 @@ func TestAstGrepCLIGlobsAsPeer(t *testing.T) {
 				sort.Strings(fs)
 				return fs
 			}
-			if a, b := files(string(want)), files(got); strings.Join(a, " ") != strings.Join(b, " ") {
+			if a, b := files(want), files(got); strings.Join(a, " ") != strings.Join(b, " ") {
 				t.Errorf("--globs %v: ast-grep searched %v, tether %v", globs, a, b)
 			}
 		})
@@ -197,12 +194,9 @@ func TestAstGrepCLIHumanFlagsAsPeer(t *testing.T) {
 	} {
 		t.Run(strings.Join(flags, " "), func(t *testing.T) {
 			args := append([]string{"-p", "f($$$A)", "-l", "go"}, append(flags, file)...)
-			want, err := exec.Command(sg, append([]string{"run"}, args...)...).Output()
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := peerRun(t, sg, args...)
 			code, got, errOut := runCLI(t, args...)
-			if code != 0 || got != string(want) {
+			if code != 0 || got != want {
 				t.Errorf("exit %d (%s)\nast-grep: %q\ntether:   %q", code, errOut, want, got)
 			}
 		})

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,11 +20,7 @@ func TestAstGrepCLISelectorAsPeer(t *testing.T) {
 		"a.rs": "struct A {\n    xs: Vec<u8>,\n    n: usize,\n}\nstruct B { ys: Vec<u8> }\nfn f(o: Option<u8>) -> u8 {\n    match o {\n        Some(v) if v > 1 => v,\n        _ => 0,\n    }\n}\n",
 		"a.go": "package p\n\ntype S struct {\n\tA int `json:\"a\"`\n\tB string\n}\n\nfunc f(c chan int) {\n\tselect {\n\tcase c <- 1:\n\tdefault:\n\t}\n}\n",
 	}
-	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, files)
 	tests := []struct{ file, lang, pattern, selector string }{
 		{"a.rs", "rust", "struct _S { $F: Vec<u8> }", "field_declaration"},
 		{"a.rs", "rust", "match $X { Some($V) if $V > 1 => $V, _ => 0 }", "match_arm"},
@@ -36,12 +30,10 @@ func TestAstGrepCLISelectorAsPeer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.lang+" "+tt.selector, func(t *testing.T) {
 			file := filepath.Join(dir, tt.file)
-			want, err := exec.Command(sg, "run", "-p", tt.pattern, "--selector", tt.selector, "-l", tt.lang, "--json=compact", file).Output()
-			if err != nil {
-				t.Fatalf("ast-grep: %v", err)
-			}
-			code, got, errOut := runCLI(t, "-p", tt.pattern, "--selector", tt.selector, "-l", tt.lang, "--json=compact", file)
-			if code != 0 || got != string(want) {
+			args := []string{"-p", tt.pattern, "--selector", tt.selector, "-l", tt.lang, "--json=compact", file}
+			want := peerRun(t, sg, args...)
+			code, got, errOut := runCLI(t, args...)
+			if code != 0 || got != want {
 				t.Errorf("exit %d (%s)\nast-grep: %s\ntether:   %s", code, errOut, want, got)
 			}
 		})

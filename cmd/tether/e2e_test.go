@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 var (
@@ -62,14 +63,30 @@ func TestMain(m *testing.M) {
 func workdir(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, files)
 	return dir
+}
+
+// startServe starts `tether serve` with args, for a test that talks to it
+// over its stdin and stdout as a minimal client would; the buffer gathers
+// what it writes to stderr.
+func startServe(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(tetherBin(t), append([]string{"serve"}, args...)...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdin, stdout, &stderr
 }
 
 func fileContent(t *testing.T, path string) string {
@@ -140,17 +157,21 @@ func TestCall(t *testing.T) {
 	}
 }
 
+// surfaceTools is what each surface lists, as `tether tools` and serve's
+// tools/list both say.
+var surfaceTools = []struct {
+	surface string
+	want    []string
+}{
+	{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "debug", "edit", "eval", "lsp", "lsp_check", "lsp_rename", "read", "resolve", "write"}},
+	{"plan", []string{"ask_user", "ast_grep", "lsp", "read"}},
+	{"readonly", []string{"ask_user", "ast_grep", "lsp", "read"}},
+}
+
 func TestToolsCommand(t *testing.T) {
 	bin := tetherBin(t)
 	dir := t.TempDir()
-	for _, c := range []struct {
-		surface string
-		want    []string
-	}{
-		{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "debug", "edit", "eval", "lsp", "lsp_check", "lsp_rename", "read", "resolve", "write"}},
-		{"plan", []string{"ask_user", "ast_grep", "lsp", "read"}},
-		{"readonly", []string{"ask_user", "ast_grep", "lsp", "read"}},
-	} {
+	for _, c := range surfaceTools {
 		out, err := exec.Command(bin, "tools", "--workdir", dir, "--surface", c.surface, "--json").Output()
 		if err != nil {
 			t.Fatal(err)
@@ -275,14 +296,7 @@ func callText(t *testing.T, cs *mcp.ClientSession, name string, args any) (strin
 func TestServeMCPClient(t *testing.T) {
 	png := "\x89PNG\r\n\x1a\nfake"
 	t.Run("surfaces", func(t *testing.T) {
-		for _, c := range []struct {
-			surface string
-			want    []string
-		}{
-			{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "debug", "edit", "eval", "lsp", "lsp_check", "lsp_rename", "read", "resolve", "write"}},
-			{"plan", []string{"ask_user", "ast_grep", "lsp", "read"}},
-			{"readonly", []string{"ask_user", "ast_grep", "lsp", "read"}},
-		} {
+		for _, c := range surfaceTools {
 			dir := workdir(t, map[string]string{"a.txt": "a\n"})
 			cs := mcpSession(t, dir, []string{"--surface", c.surface, "--approve", "allow"}, nil)
 			res, err := cs.ListTools(context.Background(), nil)
@@ -380,14 +394,7 @@ func TestServeMCPClient(t *testing.T) {
 // JSON-RPC written to its stdin, as a minimal client would.
 func TestServeJSONRPCScript(t *testing.T) {
 	dir := workdir(t, map[string]string{"a.txt": "hello\n"})
-	cmd := exec.Command(tetherBin(t), "serve", "--workdir", dir)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout, stderr := startServe(t, "--workdir", dir)
 	script := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"script","version":"0"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
@@ -474,13 +481,8 @@ func TestCallArgsFromStdin(t *testing.T) {
 // (and with it every process a family started) and exits 0.
 func TestServeExitsOnSignal(t *testing.T) {
 	dir := workdir(t, nil)
-	cmd := exec.Command(tetherBin(t), "serve", "--workdir", dir)
-	stdin, _ := cmd.StdinPipe()
+	cmd, stdin, stdout, _ := startServe(t, "--workdir", dir)
 	defer stdin.Close()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"s","version":"0"}}}`+"\n")
 	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
 		t.Fatalf("initialize: %v %q", err, line)

@@ -34,14 +34,7 @@ func TestLogFlags(t *testing.T) {
 		{[]string{"--log-level", "debug", "--log-format", "json"}, "server session connected"},
 		{nil, ""},
 	} {
-		cmd := exec.Command(bin, append([]string{"serve", "--workdir", dir}, tc.flags...)...)
-		stdin, _ := cmd.StdinPipe()
-		stdout, _ := cmd.StdoutPipe()
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, stdin, stdout, stderr := startServe(t, append([]string{"--workdir", dir}, tc.flags...)...)
 		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
 		if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
 			t.Fatalf("ping: %v %q", err, line)

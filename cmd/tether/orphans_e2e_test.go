@@ -15,19 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tetherhq/tether/internal/testenv"
 )
-
-// liveProcess reports whether pid is a live process (a zombie is not: it runs
-// nothing and only waits for its new parent to reap it).
-func liveProcess(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && len(s) > i+2 && s[i+2] != 'Z' && s[i+2] != 'X'
-}
 
 // TestSIGKILLLeavesNoOrphans: after `tether serve` is killed with SIGKILL,
 // nothing it started keeps running: not a vibe worker, not the Python
@@ -84,13 +73,13 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 	}
 	pids = append(pids, wpids...)
 	for _, pid := range pids {
-		if !liveProcess(pid) {
+		if !testenv.Alive(pid) {
 			t.Fatalf("process %d is not running before the kill", pid)
 		}
 	}
 	t.Cleanup(func() { // never leave them behind, whatever the outcome
 		for _, pid := range pids {
-			if liveProcess(pid) {
+			if testenv.Alive(pid) {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
@@ -104,7 +93,7 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 	for {
 		var left []int
 		for _, pid := range pids {
-			if liveProcess(pid) {
+			if testenv.Alive(pid) {
 				left = append(left, pid)
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 type bearerRT struct{ token string }
@@ -127,7 +128,7 @@ func kernelPid(t *testing.T, cs *mcp.ClientSession) int {
 // leak fails the test instead of hanging it.
 func waitGone(t *testing.T, pid int, what string) {
 	t.Helper()
-	for end := time.Now().Add(2 * time.Minute); liveProcess(pid); time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(2 * time.Minute); testenv.Alive(pid); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatalf("%s (pid %d) still runs", what, pid)
 		}

@@ -2,11 +2,9 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,14 +16,7 @@ import (
 // is, and the server still answers the session after it, up to a tools/call.
 func TestServeSurvivesBadInput(t *testing.T) {
 	dir := workdir(t, map[string]string{"a.txt": "hello\n"})
-	cmd := exec.Command(tetherBin(t), "serve", "--workdir", dir, "--approve", "allow")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout, stderr := startServe(t, "--workdir", dir, "--approve", "allow")
 	defer func() {
 		stdin.Close()
 		cmd.Wait()

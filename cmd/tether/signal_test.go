@@ -115,15 +115,8 @@ func TestServeStopsSearchOnCancelAndSignal(t *testing.T) {
 		t.Skip("no /proc to watch the server's CPU time:", err)
 	}
 	dir := workdir(t, slowSearchFiles())
-	cmd := exec.Command(tetherBin(t), "serve", "--workdir", dir)
-	stdin, _ := cmd.StdinPipe()
+	cmd, stdin, stdout, stderr := startServe(t, "--workdir", dir)
 	defer stdin.Close()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	defer cmd.Process.Kill()
 	replies := make(chan string, 16)
 	go func() {
