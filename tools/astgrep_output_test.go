@@ -41,7 +41,7 @@ func structuredBytes(t *testing.T, res *tools.Result) []byte {
 func TestAstGrepOutputChoices(t *testing.T) {
 	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": longFuncs(50)})
 	const pattern = `"pattern":"func $F($$$A) int { $$$B }","language":"go"`
-	res, err := sgCall(t, r, "ast_grep", `{`+pattern+`}`)
+	res, err := call(t, r, "ast_grep", `{`+pattern+`}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestAstGrepOutputChoices(t *testing.T) {
 		t.Errorf("structured result: %d matches, total %d, output %q, %+v, more %q", len(got.Matches), got.Total, got.Output, got.Matches[0], got.More)
 	}
 
-	full, err := sgCall(t, r, "ast_grep", `{`+pattern+`,"output":"full","max_results":2}`)
+	full, err := call(t, r, "ast_grep", `{`+pattern+`,"output":"full","max_results":2}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestAstGrepOutputChoices(t *testing.T) {
 		t.Errorf("output full's structured part (%d bytes for %d of text):\n%s", len(fst), len(ftxt), fst)
 	}
 
-	caps, err := sgCall(t, r, "ast_grep", `{`+pattern+`,"output":"captures","max_results":3}`)
+	caps, err := call(t, r, "ast_grep", `{`+pattern+`,"output":"captures","max_results":3}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestAstGrepOutputChoices(t *testing.T) {
 		!strings.Contains(ctxt, "\n  $$$B = a = a*2 + 1 // step 0 of function 1") || strings.Contains(ctxt, "func f1") {
 		t.Errorf("output captures:\n%s", ctxt)
 	}
-	if _, err := sgCall(t, r, "ast_grep", `{`+pattern+`,"output":"all"}`); err == nil {
+	if _, err := call(t, r, "ast_grep", `{`+pattern+`,"output":"all"}`); err == nil {
 		t.Error("output \"all\" accepted")
 	}
 }
@@ -100,7 +100,7 @@ func TestAstGrepOutputChoices(t *testing.T) {
 // the text, and the result says why it stopped and what is shorter.
 func TestAstGrepOutputBounded(t *testing.T) {
 	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": longFuncs(150)})
-	res, err := sgCall(t, r, "ast_grep", `{"pattern":"func $F($$$A) int { $$$B }","language":"go","output":"full","max_results":150}`)
+	res, err := call(t, r, "ast_grep", `{"pattern":"func $F($$$A) int { $$$B }","language":"go","output":"full","max_results":150}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestAstGrepSeveralLanguages(t *testing.T) {
 		"a.go": goSrc, "sub/b.go": goSrc, "c.go": "package p\n", "ci.yaml": "on: push\nrun: fmt.Errorf(x)\n", "deploy.yml": "a: 1\n",
 		"build.sh": "echo fmt.Errorf\n", "scripts/test.sh": "go test ./...\n",
 	})
-	res, err := sgCall(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)"}`)
+	res, err := call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestAstGrepSeveralLanguages(t *testing.T) {
 		t.Errorf("structured languages: %+v, searched %d", got.Languages, got.Searched)
 	}
 	// with language, one search as before
-	res, err = sgCall(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"yaml"}`)
+	res, err = call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"yaml"}`)
 	if err != nil || !strings.HasPrefix(res.AllText(), "no matches in 2 files (yaml pattern parsed as document)") {
 		t.Errorf("yaml alone: %v\n%s", err, res.AllText())
 	}

@@ -59,7 +59,7 @@ func TestAstGrepLinkSwapRace(t *testing.T) {
 		if i%2 == 1 {
 			tool, args = "ast_edit", `{"pattern":"call($X)","rewrite":"call2($X)","language":"go"}`
 		}
-		res, err := sgCall(t, r, tool, args)
+		res, err := call(t, r, tool, args)
 		var text strings.Builder
 		if err != nil {
 			text.WriteString(err.Error())

@@ -51,11 +51,6 @@ func structuralRun(t *testing.T, surface tools.Surface, files map[string]string)
 	return r, dir
 }
 
-func sgCall(t *testing.T, r *tools.Run, name, args string) (*tools.Result, error) {
-	t.Helper()
-	return r.Call(context.Background(), name, json.RawMessage(args), tools.FromModel)
-}
-
 const goSrc = `package p
 
 import "fmt"
@@ -78,14 +73,14 @@ func TestAstGrepRegisteredOnlyWithParser(t *testing.T) {
 	if got := strings.Join(toolNames(plan), ","); !strings.Contains(got, "ast_grep") || strings.Contains(got, "ast_edit") || strings.Contains(got, "resolve") {
 		t.Errorf("plan surface lists %s; want ast_grep but not ast_edit or resolve", got)
 	}
-	if _, err := sgCall(t, plan, "ast_edit", `{"pattern":"x","rewrite":"y"}`); err == nil {
+	if _, err := call(t, plan, "ast_edit", `{"pattern":"x","rewrite":"y"}`); err == nil {
 		t.Error("ast_edit callable on the plan surface")
 	}
 }
 
 func TestAstGrepTool(t *testing.T) {
 	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc, "sub/b.go": goSrc, "notes.txt": "fmt.Errorf(x)"})
-	res, err := sgCall(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"go"}`)
+	res, err := call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"go"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,32 +90,32 @@ func TestAstGrepTool(t *testing.T) {
 			t.Errorf("result lacks %q:\n%s", want, txt)
 		}
 	}
-	res, err = sgCall(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"go","max_results":1}`)
+	res, err = call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"go","max_results":1}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(res.AllText(), "1 of 4 matches shown (raise max_results") {
 		t.Errorf("cut result:\n%s", res.AllText())
 	}
-	res, err = sgCall(t, r, "ast_grep", `{"pattern":"panic($X)","path":"a.go"}`)
+	res, err = call(t, r, "ast_grep", `{"pattern":"panic($X)","path":"a.go"}`)
 	if err != nil || !strings.HasPrefix(res.AllText(), "no matches in 1 file") {
 		t.Errorf("no-match result: %v\n%s", err, res.AllText())
 	}
-	if _, err = sgCall(t, r, "ast_grep", `{"pattern":"func (","language":"go"}`); err == nil || !strings.Contains(err.Error(), "does not parse as statement") {
+	if _, err = call(t, r, "ast_grep", `{"pattern":"func (","language":"go"}`); err == nil || !strings.Contains(err.Error(), "does not parse as statement") {
 		t.Errorf("unparseable pattern: %v", err)
 	}
-	if _, err = sgCall(t, r, "ast_grep", `{"pattern":"f($X)","path":"../"}`); err == nil {
+	if _, err = call(t, r, "ast_grep", `{"pattern":"f($X)","path":"../"}`); err == nil {
 		t.Error("a path outside the working directory was searched")
 	}
 	// a directory of Go files alone: the language is inferred
-	if res, err = sgCall(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)"}`); err != nil || !strings.Contains(res.AllText(), "4 matches in 2 of 2 files searched") {
+	if res, err = call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)"}`); err != nil || !strings.Contains(res.AllText(), "4 matches in 2 of 2 files searched") {
 		t.Errorf("directory search without language: %v\n%s", err, res.AllText())
 	}
 }
 
 func TestAstEditResolve(t *testing.T) {
 	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc, "b.go": goSrc})
-	res, err := sgCall(t, r, "ast_edit", `{"pattern":"fmt.Errorf($$$ARGS)","rewrite":"errs.New($$$ARGS)","language":"go"}`)
+	res, err := call(t, r, "ast_edit", `{"pattern":"fmt.Errorf($$$ARGS)","rewrite":"errs.New($$$ARGS)","language":"go"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +128,7 @@ func TestAstEditResolve(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(dir, "a.go")); string(data) != goSrc {
 		t.Fatal("ast_edit wrote a file")
 	}
-	res, err = sgCall(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
+	res, err = call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,17 +142,17 @@ func TestAstEditResolve(t *testing.T) {
 	if strings.Contains(string(data), "fmt.Errorf") || !strings.Contains(string(data), `errs.New("done %d", 1)`) {
 		t.Errorf("b.go after accept:\n%s", data)
 	}
-	if _, err := sgCall(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err == nil || !strings.Contains(err.Error(), "already accepted") {
+	if _, err := call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err == nil || !strings.Contains(err.Error(), "already accepted") {
 		t.Errorf("second accept: %v", err)
 	}
 
 	// a file changed after staging rejects the whole change
-	res, err = sgCall(t, r, "ast_edit", `{"pattern":"errs.New($$$A)","rewrite":"fmt.Errorf($$$A)","language":"go"}`)
+	res, err = call(t, r, "ast_edit", `{"pattern":"errs.New($$$A)","rewrite":"fmt.Errorf($$$A)","language":"go"}`)
 	if err != nil || !strings.Contains(res.AllText(), `edit_id "edit_2"`) {
 		t.Fatalf("second edit: %v %s", err, res.AllText())
 	}
 	os.WriteFile(filepath.Join(dir, "b.go"), []byte("package p\n"), 0o644)
-	_, err = sgCall(t, r, "resolve", `{"edit_id":"edit_2","action":"accept"}`)
+	_, err = call(t, r, "resolve", `{"edit_id":"edit_2","action":"accept"}`)
 	if err == nil || !strings.Contains(err.Error(), "b.go") || strings.Contains(err.Error(), "a.go") {
 		t.Fatalf("stale accept: %v", err)
 	}
@@ -167,13 +162,13 @@ func TestAstEditResolve(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(dir, "a.go")); !strings.Contains(string(data), "errs.New") {
 		t.Error("a.go changed although the edit was rejected")
 	}
-	if _, err := sgCall(t, r, "resolve", `{"edit_id":"edit_2","action":"discard"}`); err != nil {
+	if _, err := call(t, r, "resolve", `{"edit_id":"edit_2","action":"discard"}`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sgCall(t, r, "resolve", `{"edit_id":"edit_7","action":"accept"}`); err == nil || !errors.Is(err, err) || !strings.Contains(err.Error(), "unknown edit id") {
+	if _, err := call(t, r, "resolve", `{"edit_id":"edit_7","action":"accept"}`); err == nil || !errors.Is(err, err) || !strings.Contains(err.Error(), "unknown edit id") {
 		t.Errorf("unknown id: %v", err)
 	}
-	res, err = sgCall(t, r, "ast_edit", `{"pattern":"panic($X)","rewrite":"x","language":"go"}`)
+	res, err = call(t, r, "ast_edit", `{"pattern":"panic($X)","rewrite":"x","language":"go"}`)
 	if err != nil || !strings.Contains(res.AllText(), "nothing staged: no matches in 2 files") {
 		t.Errorf("no-match edit: %v %s", err, res.AllText())
 	}
@@ -183,7 +178,7 @@ func TestAstEditResolve(t *testing.T) {
 // nothing and says why, instead of a bare match count.
 func TestAstEditNoChange(t *testing.T) {
 	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc})
-	res, err := sgCall(t, r, "ast_edit", `{"pattern":"fmt.Errorf($$$A)","rewrite":"fmt.Errorf($$$A)","language":"go"}`)
+	res, err := call(t, r, "ast_edit", `{"pattern":"fmt.Errorf($$$A)","rewrite":"fmt.Errorf($$$A)","language":"go"}`)
 	if err != nil || !strings.Contains(res.AllText(), "nothing staged: the rewrite leaves all 2 matches as they are") {
 		t.Errorf("no-op rewrite: %v %s", err, res.AllText())
 	}
@@ -196,7 +191,7 @@ func TestAstGrepErrorsNameRelativePaths(t *testing.T) {
 	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc, "b.js": "f(1);\n", "sub/c.go": goSrc, "sub/d.js": "f(2);\n"})
 	real, _ := filepath.EvalSymlinks(dir)
 	for _, args := range []string{`{"pattern":"f($X)","rewrite":"g($X)"}`, `{"pattern":"f($X)","rewrite":"g($X)","path":"sub"}`} {
-		_, err := sgCall(t, r, "ast_edit", args)
+		_, err := call(t, r, "ast_edit", args)
 		if err == nil || !strings.Contains(err.Error(), "several languages") || strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), real) {
 			t.Errorf("%s: %v", args, err)
 		}
@@ -208,7 +203,7 @@ func TestAstGrepErrorsNameRelativePaths(t *testing.T) {
 // result says which ones, so a misspelt name is not lost silently.
 func TestAstEditUnboundMetavariable(t *testing.T) {
 	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc})
-	res, err := sgCall(t, r, "ast_edit", `{"pattern":"fmt.Errorf($$$ARGS)","rewrite":"errs.New($$$ARG, $ARGS)","language":"go"}`)
+	res, err := call(t, r, "ast_edit", `{"pattern":"fmt.Errorf($$$ARGS)","rewrite":"errs.New($$$ARG, $ARGS)","language":"go"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +223,7 @@ func TestAstEditStagedEditsBounded(t *testing.T) {
 	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc})
 	var last string
 	for i := range tools.AstEditMaxStaged + 1 {
-		res, err := sgCall(t, r, "ast_edit", fmt.Sprintf(`{"pattern":"fmt.Errorf($$$A)","rewrite":"e%d($$$A)","language":"go"}`, i))
+		res, err := call(t, r, "ast_edit", fmt.Sprintf(`{"pattern":"fmt.Errorf($$$A)","rewrite":"e%d($$$A)","language":"go"}`, i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,11 +232,11 @@ func TestAstEditStagedEditsBounded(t *testing.T) {
 	if !strings.Contains(last, `edit_1 was dropped`) {
 		t.Errorf("staging past the bound does not say which edit it dropped:\n%s", last)
 	}
-	_, err := sgCall(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
+	_, err := call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
 	if !errors.Is(err, matcher.ErrUnknownEdit) || !strings.Contains(err.Error(), "dropped") || !strings.Contains(err.Error(), "run ast_edit again") {
 		t.Errorf("resolving a dropped edit: %v", err)
 	}
-	if _, err := sgCall(t, r, "resolve", `{"edit_id":"edit_2","action":"discard"}`); err != nil {
+	if _, err := call(t, r, "resolve", `{"edit_id":"edit_2","action":"discard"}`); err != nil {
 		t.Errorf("edit_2 is still staged: %v", err)
 	}
 }
@@ -253,7 +248,7 @@ func TestAstEditStagedEditsBounded(t *testing.T) {
 func TestAstGrepSelector(t *testing.T) {
 	src := "struct A {\n    xs: Vec<u8>,\n    n: usize,\n}\n\nstruct B {\n    ys: Vec<String>,\n}\n"
 	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.rs": src})
-	res, err := sgCall(t, r, "ast_grep", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"field_declaration","language":"rust"}`)
+	res, err := call(t, r, "ast_grep", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"field_declaration","language":"rust"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,17 +258,17 @@ func TestAstGrepSelector(t *testing.T) {
 			t.Errorf("result lacks %q:\n%s", want, txt)
 		}
 	}
-	if _, err := sgCall(t, r, "ast_grep", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"match_arm","language":"rust"}`); err == nil || !strings.Contains(err.Error(), "no match_arm node") {
+	if _, err := call(t, r, "ast_grep", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"match_arm","language":"rust"}`); err == nil || !strings.Contains(err.Error(), "no match_arm node") {
 		t.Errorf("a selector the pattern does not hold: %v", err)
 	}
-	res, err = sgCall(t, r, "ast_edit", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"field_declaration","rewrite":"$F: Box<[$T]>","language":"rust"}`)
+	res, err = call(t, r, "ast_edit", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"field_declaration","rewrite":"$F: Box<[$T]>","language":"rust"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(res.AllText(), `edit_id "edit_1"`) {
 		t.Fatalf("ast_edit result:\n%s", res.AllText())
 	}
-	if _, err := sgCall(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err != nil {
+	if _, err := call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, "a.rs"))
@@ -288,7 +283,7 @@ func TestAstGrepSelector(t *testing.T) {
 // is a struct field and a local).
 func TestAstGrepEveryReading(t *testing.T) {
 	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.c": "struct s {\n    int a;\n};\nvoid f(void) {\n    int n;\n}\n"})
-	res, err := sgCall(t, r, "ast_grep", `{"pattern":"int $F;","language":"c"}`)
+	res, err := call(t, r, "ast_grep", `{"pattern":"int $F;","language":"c"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,12 +308,12 @@ func TestWriteToolsRefuseBadText(t *testing.T) {
 		{`{"pattern":"fmt.Errorf($$$A)","rewrite":"errs.New(\"` + "\xed\xa0\x80" + `\", $$$A)","language":"go"}`, "rewrite holds invalid UTF-8 (byte 0xed"},
 		{`{"pattern":"fmt.Errorf(\"\udc00\", $$$A)","rewrite":"x","language":"go"}`, `pattern holds a lone surrogate (\udc00`},
 	} {
-		res, err := sgCall(t, r, "ast_edit", c.args)
+		res, err := call(t, r, "ast_edit", c.args)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "Nothing was written") {
 			t.Errorf("ast_edit %s: want an error containing %q, got %v %s", c.args, c.want, err, res.AllText())
 		}
 	}
-	if _, err := sgCall(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err == nil {
+	if _, err := call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err == nil {
 		t.Error("a refused ast_edit staged an edit")
 	}
 	if got := readFile(t, filepath.Join(dir, "a.go")); got != goSrc {

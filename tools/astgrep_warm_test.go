@@ -27,7 +27,7 @@ func TestAstGrepWarmUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sgCall(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$A)","language":"go","max_results":1}`)
+	res, err := call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$A)","language":"go","max_results":1}`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,15 +23,6 @@ func newRun(t *testing.T, files map[string]string) (*tools.Run, string) {
 	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow)}), dir
 }
 
-func call(t *testing.T, r *tools.Run, name string, args any) (*tools.Result, error) {
-	t.Helper()
-	b, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Call(context.Background(), name, b, tools.FromModel)
-}
-
 func mustCall(t *testing.T, r *tools.Run, name string, args any) string {
 	t.Helper()
 	res, err := call(t, r, name, args)

@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -17,6 +18,32 @@ func startRun(t testing.TB, cfg tools.Config) *tools.Run {
 	}
 	t.Cleanup(func() { run.Close() })
 	return run
+}
+
+// call calls the tool name of r as the model would, with args as JSON: a
+// string is taken as the JSON text itself, anything else is marshalled.
+func call(t testing.TB, r *tools.Run, name string, args any) (*tools.Result, error) {
+	t.Helper()
+	raw, ok := args.(string)
+	if !ok {
+		b, err := json.Marshal(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw = string(b)
+	}
+	return r.Call(context.Background(), name, json.RawMessage(raw), tools.FromModel)
+}
+
+// callResult is call that fails the test on an error (not on an error
+// result, which it returns).
+func callResult(t testing.TB, r *tools.Run, name string, args any) *tools.Result {
+	t.Helper()
+	res, err := call(t, r, name, args)
+	if err != nil {
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	return res
 }
 
 // toolNames lists the names of the tools run lists, in its order.

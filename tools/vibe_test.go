@@ -43,15 +43,6 @@ func vibeRun(t *testing.T, cfg workers.Config) *tools.Run {
 	return run
 }
 
-func vcall(t *testing.T, run *tools.Run, name, args string) *tools.Result {
-	t.Helper()
-	res, err := run.Call(context.Background(), name, json.RawMessage(args), tools.FromModel)
-	if err != nil {
-		t.Fatalf("%s %s: %v", name, args, err)
-	}
-	return res
-}
-
 func TestVibeTools(t *testing.T) {
 	gate := filepath.Join(t.TempDir(), "gate")
 	run := vibeRun(t, workers.Config{
@@ -69,20 +60,20 @@ func TestVibeTools(t *testing.T) {
 	if want := []string{"vibe_kill", "vibe_list", "vibe_send", "vibe_spawn", "vibe_wait"}; !slices.Equal(listed, want) {
 		t.Fatalf("plan surface lists %v, want %v", listed, want)
 	}
-	if res := vcall(t, run, "vibe_list", `{}`); !strings.Contains(res.AllText(), "No workers") {
+	if res := callResult(t, run, "vibe_list", `{}`); !strings.Contains(res.AllText(), "No workers") {
 		t.Errorf("empty list = %q", res.AllText())
 	}
 
-	res := vcall(t, run, "vibe_spawn", `{"brief":"rename Foo to Bar","label":"renamer"}`)
+	res := callResult(t, run, "vibe_spawn", `{"brief":"rename Foo to Bar","label":"renamer"}`)
 	fast := res.Structured.(workers.Info).ID
 	if !strings.Contains(res.AllText(), "Started worker "+fast) {
 		t.Errorf("spawn = %q", res.AllText())
 	}
-	res = vcall(t, run, "vibe_spawn", `{"brief":"design the cache","label":"designer","tier":"good"}`)
+	res = callResult(t, run, "vibe_spawn", `{"brief":"design the cache","label":"designer","tier":"good"}`)
 	good := res.Structured.(workers.Info).ID
 
 	t.Run("wait for the result", func(t *testing.T) {
-		res := vcall(t, run, "vibe_wait", `{"worker_id":"`+fast+`","timeout_seconds":3600}`)
+		res := callResult(t, run, "vibe_wait", `{"worker_id":"`+fast+`","timeout_seconds":3600}`)
 		text := res.AllText()
 		if !strings.Contains(text, "is done") || !strings.Contains(text, "label=renamer tier=fast\nrename Foo to Bar") {
 			t.Errorf("wait = %q", text)
@@ -90,14 +81,14 @@ func TestVibeTools(t *testing.T) {
 	})
 
 	t.Run("wait times out while running", func(t *testing.T) {
-		res := vcall(t, run, "vibe_wait", `{"worker_id":"`+good+`","timeout_seconds":0.01}`)
+		res := callResult(t, run, "vibe_wait", `{"worker_id":"`+good+`","timeout_seconds":0.01}`)
 		if res.IsError || !strings.Contains(res.AllText(), "still running") {
 			t.Errorf("wait on a gated worker = %q (error %v), want still running", res.AllText(), res.IsError)
 		}
 	})
 
 	t.Run("list", func(t *testing.T) {
-		res := vcall(t, run, "vibe_list", `{}`)
+		res := callResult(t, run, "vibe_list", `{}`)
 		text := res.AllText()
 		for _, want := range []string{fast + "  renamer  fast  done", good + "  designer  good  running", "last result: label=renamer"} {
 			if !strings.Contains(text, want) {
@@ -107,18 +98,18 @@ func TestVibeTools(t *testing.T) {
 	})
 
 	t.Run("send reruns with the appended brief", func(t *testing.T) {
-		res := vcall(t, run, "vibe_send", `{"worker_id":"`+good+`","message":"go-ahead: keep it small"}`)
+		res := callResult(t, run, "vibe_send", `{"worker_id":"`+good+`","message":"go-ahead: keep it small"}`)
 		if !strings.Contains(res.AllText(), "run 2") {
 			t.Errorf("send = %q", res.AllText())
 		}
-		res = vcall(t, run, "vibe_wait", `{"worker_id":"`+good+`"}`)
+		res = callResult(t, run, "vibe_wait", `{"worker_id":"`+good+`"}`)
 		if !strings.Contains(res.AllText(), "design the cache\n\ngo-ahead: keep it small") || !strings.Contains(res.AllText(), "is done") {
 			t.Errorf("rerun result = %q", res.AllText())
 		}
 	})
 
 	t.Run("kill an ended worker", func(t *testing.T) {
-		res := vcall(t, run, "vibe_kill", `{"worker_id":"`+fast+`"}`)
+		res := callResult(t, run, "vibe_kill", `{"worker_id":"`+fast+`"}`)
 		if !strings.Contains(res.AllText(), "already ended") {
 			t.Errorf("kill = %q", res.AllText())
 		}
@@ -134,15 +125,15 @@ func TestVibeTools(t *testing.T) {
 
 func TestVibeFailingWorker(t *testing.T) {
 	run := vibeRun(t, workers.Config{Commands: map[string]string{workers.Fast: workerScript(t, "fail.sh")}, Surface: "plan"})
-	id := vcall(t, run, "vibe_spawn", `{"brief":"frobnicate","label":"frob"}`).Structured.(workers.Info).ID
-	res := vcall(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
+	id := callResult(t, run, "vibe_spawn", `{"brief":"frobnicate","label":"frob"}`).Structured.(workers.Info).ID
+	res := callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
 	text := res.AllText()
 	for _, want := range []string{"failed", "exit status 3", "partial result", "fatal: the frobnicator is missing"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("failed worker report lacks %q:\n%s", want, text)
 		}
 	}
-	if l := vcall(t, run, "vibe_list", `{}`).AllText(); !strings.Contains(l, "frob  fast  failed") {
+	if l := callResult(t, run, "vibe_list", `{}`).AllText(); !strings.Contains(l, "frob  fast  failed") {
 		t.Errorf("list = %q", l)
 	}
 }
@@ -163,10 +154,10 @@ func TestVibeKillAndClose(t *testing.T) {
 	var ids []string
 	var pids [][]int
 	for _, d := range dirs {
-		ids = append(ids, vcall(t, run, "vibe_spawn", `{"brief":"`+d+`\n","label":"tree"}`).Structured.(workers.Info).ID)
+		ids = append(ids, callResult(t, run, "vibe_spawn", `{"brief":"`+d+`\n","label":"tree"}`).Structured.(workers.Info).ID)
 		pids = append(pids, []int{testenv.ReadPid(t, d, "leader"), testenv.ReadPid(t, d, "child"), testenv.ReadPid(t, d, "grandchild")})
 	}
-	res := vcall(t, run, "vibe_kill", `{"worker_id":"`+ids[0]+`"}`)
+	res := callResult(t, run, "vibe_kill", `{"worker_id":"`+ids[0]+`"}`)
 	if !strings.Contains(res.AllText(), "stopped with every process") {
 		t.Errorf("kill = %q", res.AllText())
 	}
@@ -180,7 +171,7 @@ func TestVibeKillAndClose(t *testing.T) {
 			t.Errorf("pid %d of the other worker died with the kill", p)
 		}
 	}
-	if l := vcall(t, run, "vibe_list", `{}`).AllText(); !strings.Contains(l, ids[0]+"  tree  fast  killed") {
+	if l := callResult(t, run, "vibe_list", `{}`).AllText(); !strings.Contains(l, ids[0]+"  tree  fast  killed") {
 		t.Errorf("list after kill = %q", l)
 	}
 	run.Close()
@@ -258,7 +249,7 @@ func TestVibeTellsWorkersTheRunLimits(t *testing.T) {
 				if n := len(ws.List()); n != 0 {
 					t.Errorf("%d workers started", n)
 				}
-				if res := vcall(t, run, "vibe_list", `{}`); !strings.Contains(res.AllText(), "No workers") {
+				if res := callResult(t, run, "vibe_list", `{}`); !strings.Contains(res.AllText(), "No workers") {
 					t.Errorf("vibe_list = %q", res.AllText())
 				}
 				return
@@ -267,7 +258,7 @@ func TestVibeTellsWorkersTheRunLimits(t *testing.T) {
 				t.Fatalf("vibe_spawn: %v %q", err, res.AllText())
 			}
 			id := res.Structured.(workers.Info).ID
-			if text := vcall(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`).AllText(); !strings.Contains(text, "is done") || !strings.Contains(text, tc.want+"\n") {
+			if text := callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`).AllText(); !strings.Contains(text, "is done") || !strings.Contains(text, tc.want+"\n") {
 				t.Errorf("worker report = %q, want %q", text, tc.want)
 			}
 		})
