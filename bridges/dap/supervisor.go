@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -370,10 +372,7 @@ func (sv *Supervisor) Forget(conversationID string) {
 func (sv *Supervisor) Close() error {
 	sv.mu.Lock()
 	sv.closed = true
-	convs := make([]*conversation, 0, len(sv.convs))
-	for _, c := range sv.convs {
-		convs = append(convs, c)
-	}
+	convs := slices.Collect(maps.Values(sv.convs))
 	sv.mu.Unlock()
 	for _, c := range convs {
 		c.mu.Lock()

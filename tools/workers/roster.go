@@ -19,8 +19,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -506,10 +508,7 @@ func (r *Roster) List() []Info {
 func (r *Roster) Close() error {
 	r.mu.Lock()
 	r.closed = true
-	ws := make([]*worker, 0, len(r.workers))
-	for _, w := range r.workers {
-		ws = append(ws, w)
-	}
+	ws := slices.Collect(maps.Values(r.workers))
 	r.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, w := range ws {
