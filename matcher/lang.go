@@ -266,7 +266,12 @@ var langs = map[string]langSpec{
 		// issue 14: keyframe blocks
 		newRung("keyframe", "@keyframes _ {\n", "\n}\n"),
 	}},
-	"html": {expando: 'z', ladder: []rung{newRung("document", "", "")}},
+	"html": {expando: 'z', ladder: []rung{
+		newRung("document", "", ""),
+		// issue 14: an attribute alone (class="$C"), which the document
+		// reads as text
+		newRung("attribute", "<x ", "></x>\n"),
+	}},
 }
 
 var jsLadder = []rung{

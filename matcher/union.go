@@ -27,6 +27,7 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 		return nil, err
 	}
 	expr := isExpression(rs.picked)
+	text := isMarkupText(rs.picked)
 	var out []*Pattern
 	for i := range rs.spec.ladder {
 		// an expression's other readings are types, attributes and arms
@@ -39,14 +40,14 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 		if err != nil {
 			return nil, err
 		}
-		if onlyIfKeyword && (r.tree.HasError() || len(r.nodes) != 1 || !demotesKeyword(r.nodes, r.start, rs.picked.nodes, rs.picked.start)) {
-			continue
-		}
 		if braced := multiBeforeBrace.ReplaceAllString(rs.sub, "$1;$2"); r.tree.HasError() && braced != rs.sub {
 			// with the ";" a "$$$" before a "}" needs ("catch ($E) { $$$B }")
 			if r, err = rs.at(&rs.braced, braced, i); err != nil {
 				return nil, err
 			}
+		}
+		if onlyIfKeyword && (r.tree.HasError() || len(r.nodes) != 1 || !demotesKeyword(r.nodes, r.start, rs.picked.nodes, rs.picked.start)) {
+			continue
 		}
 		// a reading that is a run of nodes is part of its rung's code, not
 		// a construct ("var _ $A = $B" in Go's type rung)
@@ -54,16 +55,20 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 			demotesKeyword(rs.picked.nodes, rs.picked.start, r.nodes, r.start) {
 			continue
 		}
+		// markup read as text gives way to a reading of it as markup
+		// (HTML's class="$C" is an attribute, not a text node)
+		replaces := text && r.nodes[0].ChildCount() > 1
 		p := rs.build(r)
-		if covered(pat, p) || !sameLeaves(pat, p) {
+		if covered(pat, p) || !replaces && !sameLeaves(pat, p) {
 			continue
 		}
 		if s := p.String(); !seen[s] {
 			seen[s] = true
-			if demotesKeyword(r.nodes, r.start, rs.picked.nodes, rs.picked.start) {
+			if replaces || demotesKeyword(r.nodes, r.start, rs.picked.nodes, rs.picked.start) {
 				// the picked reading took this one's keyword for a name
 				// (Java's "catch (...) { ... }" as a constructor named
-				// catch): this one ranks first, the picked one goes
+				// catch), or this one's markup for text: this one ranks
+				// first, the picked one goes
 				out = slices.Insert(out, rs.demoted, p)
 				rs.demoted++
 				continue
@@ -72,6 +77,16 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 		}
 	}
 	return out, nil
+}
+
+// isMarkupText reports whether r reads the whole pattern as one text leaf
+// of a markup language (HTML's text between tags) holding an "=" or a "<":
+// markup the first rung could not read as markup.
+func isMarkupText(r *reading) bool {
+	if len(r.nodes) != 1 || r.nodes[0].Kind() != "text" || r.nodes[0].ChildCount() != 0 {
+		return false
+	}
+	return strings.ContainsAny(r.nodes[0].Text(), "=<")
 }
 
 // isExpression reports whether r reads the pattern as an expression: in
