@@ -14,9 +14,7 @@ import (
 )
 
 func TestGopls(t *testing.T) {
-	testenv.RequireBinary(t, "gopls")
-	dir := testenv.LSPProject(t, "goproj")
-	s := newSupervisor(t, dir)
+	dir, s := peerProject(t, "gopls", "goproj")
 	ctx := ctxT(t)
 
 	runNav(t, ctx, s, true, []navCase{

@@ -63,6 +63,15 @@ func requireClangd(t testing.TB) {
 	}
 }
 
+// peerProject requires the server binary peer, copies the sample project
+// testdata/lsp/project and returns it and a supervisor over it.
+func peerProject(t *testing.T, peer, project string, opts ...lsp.Option) (string, *lsp.Supervisor) {
+	t.Helper()
+	testenv.RequireBinary(t, peer)
+	dir := testenv.LSPProject(t, project)
+	return dir, newSupervisor(t, dir, opts...)
+}
+
 // cproj copies testdata/lsp/cproj with its compile_commands.json and
 // returns it and a supervisor over it.
 func cproj(t *testing.T) (string, *lsp.Supervisor) {

@@ -7,13 +7,10 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
 )
 
 func TestPyright(t *testing.T) {
-	testenv.RequireBinary(t, "pyright-langserver")
-	dir := testenv.LSPProject(t, "pyproj")
-	s := newSupervisor(t, dir)
+	dir, s := peerProject(t, "pyright-langserver", "pyproj")
 	ctx := ctxT(t)
 
 	runNav(t, ctx, s, false, []navCase{

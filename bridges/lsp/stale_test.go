@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
 )
 
 func diagText(d *lsp.Diagnostics) string {
@@ -39,9 +38,7 @@ func TestDiagnosticsFollowOtherFiles(t *testing.T) {
 	for _, sv := range servers {
 		t.Run(sv.peer, func(t *testing.T) {
 			t.Parallel() // each server has its own project and supervisor
-			testenv.RequireBinary(t, sv.peer)
-			dir := testenv.LSPProject(t, sv.project)
-			s := newSupervisor(t, dir)
+			dir, s := peerProject(t, sv.peer, sv.project)
 			ctx := ctxT(t)
 			callee := filepath.Join(dir, sv.callee)
 			orig, err := os.ReadFile(callee)
