@@ -25,6 +25,22 @@ func stopAt(t *testing.T, sv *dap.Supervisor, root, file string, line int, progr
 	return l
 }
 
+// breakAt is a target and the line it is stopped at.
+type breakAt struct {
+	target
+	file string
+	line int
+}
+
+// stopped starts the target (see target.start) and stops it at its line
+// (see stopAt).
+func (b breakAt) stopped(t *testing.T) (*dap.Supervisor, string) {
+	t.Helper()
+	sv, root := b.start(t)
+	stopAt(t, sv, root, b.file, b.line, b.program)
+	return sv, root
+}
+
 // localVar lists the top frame's first scope and returns the variable name.
 func localVar(t *testing.T, sv *dap.Supervisor, root, name string) dap.Variable {
 	t.Helper()
@@ -90,20 +106,17 @@ int main(void) {
 func TestVariablesPaging(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		target
-		file  string
-		line  int
+		breakAt
 		first string // name of element 150
 	}{
-		{target: target{name: "delve", need: needDelve, files: goFiles("big", goBig), program: "."},
-			file: "main.go", line: 22, first: "[150]"},
-		{target: cTarget("lldb", "big", "main.c", cBig), file: "main.c", line: 6, first: "[150]"},
+		{breakAt: breakAt{target{name: "delve", need: needDelve, files: goFiles("big", goBig), program: "."}, "main.go", 22},
+			first: "[150]"},
+		{breakAt: breakAt{cTarget("lldb", "big", "main.c", cBig), "main.c", 6}, first: "[150]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sv, root := tc.start(t)
-			stopAt(t, sv, root, tc.file, tc.line, tc.program)
+			sv, root := tc.stopped(t)
 			big := localVar(t, sv, root, "big")
 			if big.Indexed != 200 || big.Reference == 0 {
 				t.Fatalf("big should say it has 200 elements: %+v", big)
@@ -485,20 +498,17 @@ int main(void) {
 func TestStackCountsFrames(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		target
-		file  string
-		line  int
+		breakAt
 		total int // depth's 51 frames plus the callers
 	}{
-		{target: deepPython, file: "deep.py", line: 3, total: 52},
-		{target: deepGo, file: "main.go", line: 7, total: 54},
-		{target: cTarget("lldb", "deep", "deep.c", cDeep), file: "deep.c", line: 5, total: 55},
+		{breakAt: breakAt{deepPython, "deep.py", 3}, total: 52},
+		{breakAt: breakAt{deepGo, "main.go", 7}, total: 54},
+		{breakAt: breakAt{cTarget("lldb", "deep", "deep.c", cDeep), "deep.c", 5}, total: 55},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sv, root := tc.start(t)
-			stopAt(t, sv, root, tc.file, tc.line, tc.program)
+			sv, root := tc.stopped(t)
 			st := do(t, sv, "c", root, request{Op: "stack"})
 			if len(st.Frames) != dap.MaxStackFrames || st.Stack.Start != 0 || st.Stack.Total != tc.total || !st.Stack.Exact {
 				t.Fatalf("want 30 of exactly %d frames:\n%s", tc.total, st)
@@ -664,18 +674,15 @@ func TestAttachNothingListens(t *testing.T) {
 func TestEvaluateInFrame(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		target
-		file string
-		line int
+		breakAt
 	}{
-		{target: deepGo, file: "main.go", line: 7},
-		{target: deepPython, file: "deep.py", line: 3},
+		{breakAt: breakAt{deepGo, "main.go", 7}},
+		{breakAt: breakAt{deepPython, "deep.py", 3}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sv, root := tc.start(t)
-			stopAt(t, sv, root, tc.file, tc.line, tc.program)
+			sv, root := tc.stopped(t)
 			st := do(t, sv, "c", root, request{Op: "stack"})
 			ev := do(t, sv, "c", root, request{Op: "evaluate", Expression: "n", FrameID: st.Frames[2].ID})
 			if ev.Value == nil || ev.Value.Value != "2" {
