@@ -316,3 +316,110 @@ func TestHostStagedEditsStayInTheirSession(t *testing.T) {
 		t.Errorf("after alpha's accept: alpha %q, beta %q", fileContent(t, alpha), fileContent(t, beta))
 	}
 }
+
+// TestHostSIGTERMEndsEverySessionsProcesses: with two sessions each running
+// a Python kernel and gopls and one call still running, SIGTERM lets the call
+// finish with its result, tether exits 0, and every process it had started
+// (kernels, language servers and theirs) is gone from /proc.
+func TestHostSIGTERMEndsEverySessionsProcesses(t *testing.T) {
+	if _, err := exec.LookPath("gopls"); err != nil {
+		testenv.Missing(t, "gopls")
+	}
+	base := t.TempDir()
+	hp := startHostProc(t, base)
+	marker := filepath.Join(t.TempDir(), "started")
+	running := make(chan string, 1)
+	for _, ws := range []string{"alpha", "beta"} {
+		os.WriteFile(filepath.Join(base, "root", ws, "go.mod"), []byte("module "+ws+"\n\ngo 1.21\n"), 0o644)
+		cs := openHostSession(t, hp.url, ws)
+		defer cs.Close()
+		kernelPid(t, cs)
+		if text, isErr := callText(t, cs, "lsp", map[string]any{"action": "hover", "file": "a.go", "line": 3, "symbol": "f"}); isErr {
+			t.Fatalf("%s's hover: %s", ws, text)
+		}
+		if ws == "alpha" {
+			go func() {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{
+					"code":        fmt.Sprintf("import time\nopen(%q, 'w').close()\ntime.sleep(2)\nprint('finished')", marker),
+					"description": "mark the start then sleep two seconds",
+				}})
+				switch {
+				case err != nil:
+					running <- "error: " + err.Error()
+				case res.IsError || len(res.Content) == 0:
+					running <- fmt.Sprintf("tool error: %v", res.Content)
+				default:
+					text, _ := res.Content[0].(*mcp.TextContent)
+					running <- fmt.Sprint(text)
+				}
+			}()
+		}
+	}
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	pids, ok := descendantPids(hp.cmd.Process.Pid)
+	if !ok {
+		t.Fatal("/proc cannot be read")
+	}
+	names := map[string]int{}
+	for _, p := range pids {
+		name, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p))
+		names[strings.TrimSpace(string(name))]++
+	}
+	if names["gopls"] < 2 || names["python3"]+names["python"] < 2 {
+		t.Fatalf("before SIGTERM the host runs %v, want two gopls and two Python kernels", names)
+	}
+	hp.cmd.Process.Signal(syscall.SIGTERM)
+	if r := <-running; !strings.Contains(r, "finished") {
+		t.Errorf("the call running at SIGTERM: %s", r)
+	}
+	if err := hp.cmd.Wait(); err != nil {
+		t.Errorf("tether after SIGTERM: %v", err)
+	}
+	for _, p := range pids {
+		waitGone(t, p, "a process of the host's sessions")
+	}
+}
+
+// TestHostSIGTERMCutsCallsPastDrain: a call still running when --drain has
+// passed is cut: its client gets an error instead of waiting for good, tether
+// exits 1 saying so, and the session's kernel is gone.
+func TestHostSIGTERMCutsCallsPastDrain(t *testing.T) {
+	hp := startHostProc(t, t.TempDir(), "--drain", "1s")
+	cs := openHostSession(t, hp.url, "alpha")
+	defer cs.Close()
+	pid := kernelPid(t, cs)
+	marker := filepath.Join(t.TempDir(), "started")
+	done := make(chan error, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{
+			"code":        fmt.Sprintf("import time\nopen(%q, 'w').close()\ntime.sleep(600)\nprint('finished')", marker),
+			"description": "mark the start then sleep ten minutes",
+		}})
+		if err == nil && !res.IsError {
+			err = fmt.Errorf("the cut call succeeded: %v", res.Content)
+		} else {
+			err = nil
+		}
+		done <- err
+	}()
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	hp.cmd.Process.Signal(syscall.SIGTERM)
+	err := hp.cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Errorf("tether after SIGTERM with a call past --drain: %v, want exit 1", err)
+	}
+	waitGone(t, pid, "the session's kernel")
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+}

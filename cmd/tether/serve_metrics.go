@@ -39,9 +39,19 @@ func hostRegistry() *prometheus.Registry {
 // descendants counts the live processes below pid, from /proc; -1 when
 // /proc cannot be read.
 func descendants(pid int) int {
+	pids, ok := descendantPids(pid)
+	if !ok {
+		return -1
+	}
+	return len(pids)
+}
+
+// descendantPids lists the live processes below pid, from /proc; false when
+// /proc cannot be read.
+func descendantPids(pid int) ([]int, bool) {
 	stats, err := filepath.Glob("/proc/[0-9]*/stat")
 	if err != nil || len(stats) == 0 {
-		return -1
+		return nil, false
 	}
 	children := map[int][]int{}
 	for _, p := range stats {
@@ -59,11 +69,11 @@ func descendants(pid int) int {
 		pp, _ := strconv.Atoi(f[1])
 		children[pp] = append(children[pp], c)
 	}
-	n, todo := 0, children[pid]
-	for len(todo) > 0 {
+	var found []int
+	for todo := children[pid]; len(todo) > 0; {
 		c := todo[len(todo)-1]
 		todo = append(todo[:len(todo)-1], children[c]...)
-		n++
+		found = append(found, c)
 	}
-	return n
+	return found, true
 }

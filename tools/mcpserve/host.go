@@ -371,7 +371,8 @@ func (h *Host) track(n int) {
 
 // Drain refuses new sessions, waits until no request of an open session is
 // being served (a running call finishes) or ctx ends, then closes every
-// session and its run (Close).
+// session and its run (Close; past ctx's end, without a bound of its own:
+// closing a run ends its processes at once).
 func (h *Host) Drain(ctx context.Context) error {
 	h.mu.Lock()
 	h.closed = true
@@ -382,14 +383,16 @@ func (h *Host) Drain(ctx context.Context) error {
 	}
 	h.mu.Unlock()
 	var err error
+	closeCtx := ctx
 	if idle != nil {
 		select {
 		case <-idle:
 		case <-ctx.Done():
 			err = fmt.Errorf("mcpserve: calls still running at the drain bound were cut: %w", context.Cause(ctx))
+			closeCtx = context.WithoutCancel(ctx)
 		}
 	}
-	return errors.Join(err, h.Close(ctx))
+	return errors.Join(err, h.Close(closeCtx))
 }
 
 // Close refuses new sessions, closes every open session and its run, and
@@ -399,18 +402,24 @@ func (h *Host) Close(ctx context.Context) error {
 	h.closed = true
 	open := slices.Collect(maps.Values(h.sessions))
 	h.mu.Unlock()
+	// Every run first, then the go-sdk's sessions, each on its own: closing
+	// a go-sdk session waits for the calls it is serving, and a call still
+	// running past the drain (a cell sleeping) ends only when its run's
+	// kernels and servers do.
 	for _, s := range open {
-		if ss := s.srv.httpSession(); ss != nil {
-			ss.Close()
-		}
 		h.end(s)
 	}
+	for _, s := range open {
+		if ss := s.srv.httpSession(); ss != nil {
+			go ss.Close()
+		}
+	}
+	h.cancel() // a run being started gives up
 	done := make(chan struct{})
 	go func() {
 		h.runs.Wait()
 		close(done)
 	}()
-	defer h.cancel()
 	select {
 	case <-done:
 		return nil
