@@ -52,16 +52,27 @@ type hostProc struct {
 	url, tokens, metrics string
 }
 
-// startHostProc is startHostIn returning the whole hostProc.
-func startHostProc(t *testing.T, base string, extra ...string) hostProc {
+// hostRoot makes the host's root under base, with workspaces alpha and beta
+// holding the same a.go, and a tokens file giving t-ops-0123456789 every
+// workspace.
+func hostRoot(t *testing.T, base string) (root, tokens string) {
 	t.Helper()
-	root := filepath.Join(base, "root")
+	root = filepath.Join(base, "root")
 	for _, ws := range []string{"alpha", "beta"} {
 		os.MkdirAll(filepath.Join(root, ws), 0o755)
 		os.WriteFile(filepath.Join(root, ws, "a.go"), []byte("package a\n\nfunc f() { old(1) }\n"), 0o644)
 	}
-	hp := hostProc{tokens: filepath.Join(base, "tokens.json")}
-	os.WriteFile(hp.tokens, []byte(`{"t-ops-0123456789": ["*"]}`), 0o600)
+	tokens = filepath.Join(base, "tokens.json")
+	os.WriteFile(tokens, []byte(`{"t-ops-0123456789": ["*"]}`), 0o600)
+	return root, tokens
+}
+
+// startHostProc is startHostIn returning the whole hostProc.
+func startHostProc(t *testing.T, base string, extra ...string) hostProc {
+	t.Helper()
+	var hp hostProc
+	root, tokens := hostRoot(t, base)
+	hp.tokens = tokens
 	args := append([]string{"serve", "--http", "127.0.0.1:0", "--root", root, "--tokens", hp.tokens, "--approve", "allow", "--log-level", "info"}, extra...)
 	hp.cmd = exec.Command(tetherBin(t), args...)
 	stderr, err := hp.cmd.StderrPipe()
