@@ -38,6 +38,10 @@ type langSpec struct {
 	// grammar wants a path there (Go: "import µX" reads as a named import
 	// missing its path); the import spec then stands for the metavariable.
 	importPath string
+	// sigil is written before a metavariable where the grammar wants a
+	// variable that starts with it (PHP's "$": a property's, a
+	// parameter's, a catch clause's name; see compileVariables).
+	sigil string
 }
 
 // newRung returns the ladder rung name that places a pattern between prefix
@@ -217,7 +221,7 @@ var langs = map[string]langSpec{
 		newRung("type", "type X_ = ", "\n"),
 		newRung("enum case", "enum X_ {\n", "\n}\n"),
 	}},
-	"php": {expando: 'µ', ladder: []rung{
+	"php": {expando: 'µ', sigil: "$", ladder: []rung{
 		newRung("statement", "<?php\nfunction _() {\n", "\n}\n"),
 		newRung("expression", "<?php\n$_ = ", ";\n"),
 		newRung("member", "<?php\nclass _ {\n", "\n}\n"),

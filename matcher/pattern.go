@@ -190,6 +190,13 @@ func compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	if pat != nil {
 		return pat, nil
 	}
+	// Then: metavariables standing where PHP wants a $variable.
+	if pat, err = compileVariables(rs.parse, lang, src, sub, spec); err != nil {
+		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+	}
+	if pat != nil {
+		return pat, nil
+	}
 	// Last: one metavariable standing where the grammar wants a string
 	// literal (JavaScript's "import { $$$N } from $M") is read as the string
 	// it stands for, the way ast-grep searches such a pattern anyway.

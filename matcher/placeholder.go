@@ -109,6 +109,13 @@ func compilePlaceholders(p parseFunc, lang, src, sub string, spec langSpec) (*Pa
 	if !ok {
 		return nil, nil
 	}
+	return readPlaceholders(p, lang, src, text, phs, spec)
+}
+
+// readPlaceholders reads text, the pattern with placeholders (offsets of
+// text), in the first rung that parses it without error; each
+// placeholder's nodes become its metavariable. nil when no rung does.
+func readPlaceholders(p parseFunc, lang, src, text string, phs []placeholder, spec langSpec) (*Pattern, error) {
 	for _, c := range spec.ladder {
 		if c.indent != "" {
 			continue
