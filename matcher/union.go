@@ -270,7 +270,8 @@ func (rs *readings) breakAt() (string, string) {
 		if !ok {
 			continue
 		}
-		if off := int(bad.StartByte()) - int(r.start); off > bestOff {
+		// a fault in the scaffold after the pattern is at its end
+		if off := min(int(bad.StartByte())-int(r.start), len(rs.sub)); off > bestOff {
 			best, bestOff, bestNode = i, off, bad
 		}
 	}
