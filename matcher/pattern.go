@@ -44,6 +44,10 @@ type Pattern struct {
 	// fault is the first ERROR or MISSING node of the tree the reading came
 	// from: "" for every pattern Compile returns (checkClean)
 	fault string
+	// nodes are the reading's nodes in its tree, the pattern starting at
+	// byte base of it (Debug)
+	nodes []engine.Node
+	base  uint32
 	roots []*pnode
 	// alts are the pattern's other clean readings (union.go), matched too
 	alts   []*Pattern

@@ -138,7 +138,7 @@ func readPlaceholders(p parseFunc, lang, src, text string, phs []placeholder, sp
 			ph.end += uint32(start)
 			cv.ph = append(cv.ph, ph)
 		}
-		pat := newPattern(lang, src, c.name, tree)
+		pat := newPattern(lang, src, c.name, tree, nodes, uint32(start))
 		for _, n := range nodes {
 			pat.roots = append(pat.roots, cv.node(n))
 		}

@@ -101,7 +101,7 @@ func (rs *readings) build(r *reading) *Pattern {
 		pat.collect()
 		return pat
 	}
-	pat := newPattern(rs.lang, rs.src, r.rung.name, r.tree)
+	pat := newPattern(rs.lang, rs.src, r.rung.name, r.tree, r.nodes, r.start)
 	for _, n := range r.nodes {
 		pat.roots = append(pat.roots, convert(n, rs.spec.expando, rs.spec.quoted))
 	}
@@ -121,7 +121,7 @@ func (rs *readings) buildSemi(r *reading) *Pattern {
 		return nil
 	}
 	root.kids = root.kids[:k-1]
-	pat := newPattern(rs.lang, rs.src, r.rung.name, r.tree)
+	pat := newPattern(rs.lang, rs.src, r.rung.name, r.tree, r.nodes, r.start)
 	pat.roots = []*pnode{root}
 	pat.collect()
 	return pat
@@ -260,7 +260,7 @@ func (rs *readings) quotedReading() (*Pattern, error) {
 			if r.tree.HasError() || len(r.nodes) == 0 {
 				continue
 			}
-			pat := newPattern(rs.lang, rs.src, c.name, r.tree)
+			pat := newPattern(rs.lang, rs.src, c.name, r.tree, r.nodes, r.start)
 			for _, n := range r.nodes {
 				pat.roots = append(pat.roots, convert(n, rs.spec.expando, true))
 			}

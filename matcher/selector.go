@@ -57,7 +57,7 @@ func CompileSelector(ctx context.Context, p Parser, lang, pattern, selector stri
 		}
 		clean = append(clean, r)
 		if n, ok := selectKind(r, selector); ok {
-			pat := newPattern(lang, src, "selector "+selector, r.tree)
+			pat := newPattern(lang, src, "selector "+selector, r.tree, []engine.Node{n}, r.start)
 			pat.roots = []*pnode{convert(n, spec.expando, spec.quoted)}
 			pat.collect()
 			if err := pat.checkClean(); err != nil {

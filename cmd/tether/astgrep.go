@@ -33,6 +33,8 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&updateAll, "U", false, "apply every rewrite without asking")
 	fs.BoolVar(&updateAll, "update-all", false, "same as -U")
 	fs.Var(&asJSON, "json", "print matches as ast-grep's JSON: --json or --json=pretty (an indented array), --json=compact (one line), --json=stream (one match per line)")
+	var debug debugFormat
+	fs.Var(&debug, "debug-query", "print the pattern's readings to stderr before searching, each with the context rung it came from: --debug-query or --debug-query=pattern (the compiled pattern), =ast (the tree's named nodes), =cst (all its nodes), =sexp (an S-expression), as ast-grep's; needs -l LANG")
 	var color, heading string
 	fs.StringVar(&color, "color", "auto", "colour the matches: auto (when printing to a terminal), always, ansi or never")
 	fs.StringVar(&heading, "heading", "auto", "print each file's name above its lines: auto (on a terminal), always or never")
@@ -51,7 +53,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	var trees treeCacheFlags
 	trees.register(fs, cliTreeMemory)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [--selector KIND] [-l LANG] [-r REWRITE] [-U] [--json[=pretty|compact|stream]] [--globs GLOB]... [-A N] [-B N] [-C N] [--color WHEN] [--heading WHEN] [--files-with-matches] [--max-results N] [PATH...]")
+		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [--selector KIND] [-l LANG] [-r REWRITE] [-U] [--json[=pretty|compact|stream]] [--debug-query[=pattern|ast|cst|sexp]] [--globs GLOB]... [-A N] [-B N] [-C N] [--color WHEN] [--heading WHEN] [--files-with-matches] [--max-results N] [PATH...]")
 		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 2 on errors.")
 		fs.PrintDefaults()
 	}
@@ -144,6 +146,9 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	}
 	s := matcher.NewSearcher(e, matcher.Config{Workers: *threads, MaxText: -1})
 	q := matcher.Query{Pattern: pattern, Selector: selector, Language: lang, Paths: paths, MaxResults: *maxResults, Globs: globs}
+	if debug != "" && !debugQuery(ctx, e, q, string(debug), stderr) {
+		return 2
+	}
 	var res *matcher.Result
 	var plan *matcher.Plan
 	var err error

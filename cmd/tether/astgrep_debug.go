@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/tetherhq/tether/matcher"
+)
+
+// debugFormat is the --debug-query flag: "" (off) or one of
+// matcher.DebugFormats; a bare --debug-query is pattern, as in ast-grep.
+type debugFormat string
+
+func (d *debugFormat) String() string   { return string(*d) }
+func (d *debugFormat) IsBoolFlag() bool { return true }
+func (d *debugFormat) Set(v string) error {
+	switch {
+	case v == "true":
+		*d = "pattern"
+	case v == "false":
+		*d = ""
+	case slices.Contains(matcher.DebugFormats, v):
+		*d = debugFormat(v)
+	default:
+		return fmt.Errorf("--debug-query=%s: give %s", v, strings.Join(matcher.DebugFormats, ", "))
+	}
+	return nil
+}
+
+// debugQuery prints q's pattern's readings to stderr in format, as
+// ast-grep's --debug-query prints its pattern before it searches; false
+// (the reason printed) when the language is not given or the pattern does
+// not compile.
+func debugQuery(ctx context.Context, p matcher.Parser, q matcher.Query, format string, stderr io.Writer) bool {
+	if q.Language == "" {
+		fmt.Fprintln(stderr, "tether ast-grep: --debug-query needs the language: pass -l LANG")
+		return false
+	}
+	pat, err := matcher.CompileQuery(ctx, p, q.Language, q)
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return false
+	}
+	text, err := pat.Debug(format)
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return false
+	}
+	fmt.Fprintln(stderr, text)
+	return true
+}
