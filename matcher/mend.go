@@ -230,7 +230,7 @@ func (cv converter) omitted(n engine.Node) bool {
 // treeFault describes the first ERROR or MISSING node of t ("" when it has
 // none): every reading a pattern searches comes from a tree without one
 // (Pattern.fault).
-func treeFault(t *engine.Tree) string {
+func treeFault(t *engine.Tree, expando rune) string {
 	if t == nil || !t.HasError() {
 		return ""
 	}
@@ -244,7 +244,7 @@ func treeFault(t *engine.Tree) string {
 			desc = fmt.Sprintf("a missing %q at byte %d", n.Kind(), n.StartByte())
 			return false
 		case n.IsError():
-			desc = fmt.Sprintf("an ERROR node %q at byte %d", n.Text(), n.StartByte())
+			desc = fmt.Sprintf("an ERROR node %q at byte %d", unsubstitute(n.Text(), expando), n.StartByte())
 			return false
 		}
 		return true
@@ -256,7 +256,7 @@ func treeFault(t *engine.Tree) string {
 // offset the pattern starts at in it, noting the tree's first fault (none,
 // for every reading that is searched). The nodes are kept for Debug.
 func newPattern(lang, src, contextName string, tree *engine.Tree, nodes []engine.Node, base uint32) *Pattern {
-	return &Pattern{lang: lang, src: src, contextName: contextName, fault: treeFault(tree), nodes: nodes, base: base}
+	return &Pattern{lang: lang, src: src, contextName: contextName, fault: treeFault(tree, langSpecFor(lang).expando), nodes: nodes, base: base}
 }
 
 // checkClean makes sure every reading p searches came from a tree with no
