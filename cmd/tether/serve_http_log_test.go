@@ -93,3 +93,20 @@ func TestHostLogsNothingAtWarn(t *testing.T) {
 		}
 	}
 }
+
+// TestServeSIGTERMLogsNothingAtWarn: stdio serve ended by SIGTERM at the
+// default level says nothing (the go-sdk logged its own cancellation,
+// "server run cancelled", as an error).
+func TestServeSIGTERMLogsNothingAtWarn(t *testing.T) {
+	cmd, stdin, stdout, stderr := startServe(t, "--workdir", t.TempDir())
+	defer stdin.Close()
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
+		t.Fatalf("ping: %v %q", err, line)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if stderr.Len() != 0 {
+		t.Errorf("serve logged on SIGTERM at the default level:\n%s", stderr)
+	}
+}
