@@ -329,12 +329,17 @@ func TestHostStagedEditsStayInTheirSession(t *testing.T) {
 }
 
 // TestHostSIGTERMEndsEverySessionsProcesses: with two sessions each running
-// a Python kernel and gopls and one call still running, SIGTERM lets the call
-// finish with its result, tether exits 0, and every process it had started
-// (kernels, language servers and theirs) is gone from /proc.
+// a Python kernel and gopls, one a debug session (debugpy) and the other a
+// call still running, SIGTERM lets the call finish with its result, tether
+// exits 0, and every process it had started (kernels, language servers,
+// debug adapters, debuggees and theirs) is gone from /proc.
 func TestHostSIGTERMEndsEverySessionsProcesses(t *testing.T) {
 	if _, err := exec.LookPath("gopls"); err != nil {
 		testenv.Missing(t, "gopls")
+	}
+	debugpy := exec.Command("/usr/bin/python3", "-c", "import debugpy").Run() == nil
+	if !debugpy && testenv.RequirePeers() {
+		t.Fatal("Debian's python3 with python3-debugpy is not available")
 	}
 	base := t.TempDir()
 	hp := startHostProc(t, base)
@@ -347,6 +352,15 @@ func TestHostSIGTERMEndsEverySessionsProcesses(t *testing.T) {
 		kernelPid(t, cs)
 		if text, isErr := callText(t, cs, "lsp", map[string]any{"action": "hover", "file": "a.go", "line": 3, "symbol": "f"}); isErr {
 			t.Fatalf("%s's hover: %s", ws, text)
+		}
+		if ws == "beta" && debugpy {
+			// A debug session too: its adapter and the program it stopped.
+			os.WriteFile(filepath.Join(base, "root", ws, "loop.py"), []byte("import time\n\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.05)\n"), 0o644)
+			os.WriteFile(filepath.Join(base, "root", ws, "requirements.txt"), nil, 0o644)
+			callText(t, cs, "debug", map[string]any{"op": "breakpoints", "file": "loop.py", "lines": []int{5}})
+			if text, _ := callText(t, cs, "debug", map[string]any{"op": "launch", "program": "loop.py"}); !strings.Contains(text, "loop.py:5") {
+				t.Fatalf("beta's debug launch did not stop at its breakpoint:\n%s", text)
+			}
 		}
 		if ws == "alpha" {
 			go func() {
@@ -394,6 +408,7 @@ func TestHostSIGTERMEndsEverySessionsProcesses(t *testing.T) {
 	for _, p := range pids {
 		waitGone(t, p, "a process of the host's sessions")
 	}
+	testenv.RequireNoProcs(t, filepath.Join(base, "root"))
 }
 
 // TestHostSIGTERMCutsCallsPastDrain: a call still running when --drain has
