@@ -220,6 +220,7 @@ var langs = map[string]langSpec{
 		newRung("annotation", "object X_ {\n", "\ndef x_() = ()\n}\n"),
 		newRung("type", "type X_ = ", "\n"),
 		newRung("enum case", "enum X_ {\n", "\n}\n"),
+		newRung("catch clause", "object X_ {\ndef x_() = try x_\n", "\n}\n"),
 	}},
 	"php": {expando: 'µ', sigil: "$", ladder: []rung{
 		newRung("statement", "<?php\nfunction _() {\n", "\n}\n"),

@@ -194,6 +194,7 @@ func TestRungsRead(t *testing.T) {
 		{"scala", "@deprecated($$$A)", "annotation"},
 		{"scala", "Option[$T]", "generic_type"},
 		{"scala", "case Red", "enum_case_definitions"},
+		{"scala", "catch { case $E: IOException => $B }", "catch_clause"},
 		{"bash", "start) $$$B ;;", "case_item"},
 		{"css", "50% { opacity: $V; }", "keyframe_block"},
 		{"html", "class=\"$C\"", "attribute"},
