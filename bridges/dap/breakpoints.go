@@ -37,7 +37,7 @@ func (sv *Supervisor) SetBreakpoints(ctx context.Context, conversationID, root, 
 	} else if !fi.Mode().IsRegular() {
 		// A named pipe with a source file's name would block the read of
 		// its lines (and the adapter's) for good.
-		return nil, fmt.Errorf("debug: breakpoints: %s is a %s, not a regular file: %w; set breakpoints in a source file", given, fileKind(fi.Mode()), fsutil.ErrNotRegular)
+		return nil, fmt.Errorf("debug: breakpoints: %s is a %s, not a regular file: %w; set breakpoints in a source file", given, fsutil.Kind(fi.Mode()), fsutil.ErrNotRegular)
 	}
 	lines = slices.Clone(lines)
 	n := -1 // lines in the file, counted when needed

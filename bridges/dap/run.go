@@ -49,7 +49,7 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 		if fi, err := os.Stat(program); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
 			// Opening a named pipe (to tell a native executable, or to read
 			// a test file) would block the launch for good.
-			return nil, fmt.Errorf("debug: launch: %s is a %s, not a regular file: %w; launch a program file or a package directory", program, fileKind(fi.Mode()), fsutil.ErrNotRegular)
+			return nil, fmt.Errorf("debug: launch: %s is a %s, not a regular file: %w; launch a program file or a package directory", program, fsutil.Kind(fi.Mode()), fsutil.ErrNotRegular)
 		}
 	} else if port <= 0 || port > 65535 {
 		return nil, errors.New("debug: attach needs port (the port the program's debug server listens on)")
@@ -283,19 +283,6 @@ func isNative(p string) bool {
 	}
 	ef.Close()
 	return true
-}
-
-// fileKind names what a file that is not regular is, for errors.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&os.ModeSocket != 0:
-		return "socket"
-	case m&os.ModeDevice != 0:
-		return "device"
-	}
-	return "special file"
 }
 
 func stringsToAny(ss []string) []any {

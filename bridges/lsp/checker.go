@@ -160,6 +160,10 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 			return
 		}
 	}
+	if _, special, _ := scanDir(dir, spec); len(special) > 0 {
+		rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s found: %s%s was not run: %s", marker, strings.Join(spec.Checker, " "), where, reason(s.specialErr(spec, special))))
+		return
+	}
 	if spec.CheckerRunsCode && !project {
 		rep.NotTrusted = append(rep.NotTrusted, fmt.Sprintf("%s found: %s%s was not run, it runs code from the project (%s)",
 			marker, strings.Join(spec.Checker, " "), where, checkerRunsWhat(spec.Checker[0])))

@@ -643,7 +643,7 @@ func (s *Supervisor) primeRoot(ctx context.Context, in *instance) error {
 			}
 			return nil
 		}
-		if in.spec.servesExt(strings.ToLower(filepath.Ext(p))) {
+		if d.Type().IsRegular() && in.spec.servesExt(strings.ToLower(filepath.Ext(p))) {
 			found = p
 			return errStop
 		}

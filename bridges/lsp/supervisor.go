@@ -288,6 +288,10 @@ func crashReport(in *instance, why error) string {
 }
 
 func (s *Supervisor) start(ctx context.Context, spec Server, root, marker string) (*instance, error) {
+	disk, special, _ := scanDir(root, spec) // the baseline for changes made by other means
+	if err := s.specialErr(spec, special); err != nil {
+		return nil, err
+	}
 	var in *instance
 	if s.dial != nil {
 		var err error
@@ -314,7 +318,7 @@ func (s *Supervisor) start(ctx context.Context, spec Server, root, marker string
 			return nil, err
 		}
 	}
-	in.disk, _ = scanRoot(in) // the baseline for changes made by other means
+	in.disk = disk
 	if err := in.initialize(ctx, s.readyTimeout); err != nil {
 		in.shutdown()
 		if tail := lastLines(in.stderr, 3); tail != "" {

@@ -3,8 +3,11 @@ package lsp
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -206,11 +209,24 @@ type stamp struct {
 }
 
 // scanRoot stats the source files in.spec serves under in.root.
-func scanRoot(in *instance) (map[string]stamp, bool) {
+func scanRoot(in *instance) (map[string]stamp, []string, bool) {
+	return scanDir(in.root, in.spec)
+}
+
+// maxSpecial bounds the files that are not regular named in one error.
+const maxSpecial = 3
+
+// scanDir stats the source files spec serves under root, and names those
+// (and root markers) that are not regular files: a named pipe, a device, a
+// socket, or a symbolic link to one. A server or checker that reads a pipe
+// waits for a writer for good (gopls's go list, go vet), and a device can be
+// read without end, so no request is sent while one is there.
+func scanDir(root string, spec Server) (map[string]stamp, []string, bool) {
 	out := map[string]stamp{}
+	var special []string
 	n := 0
 	complete := true
-	_ = filepath.WalkDir(in.root, func(p string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
@@ -221,20 +237,54 @@ func scanRoot(in *instance) (map[string]stamp, bool) {
 		}
 		if d.IsDir() {
 			name := d.Name()
-			if p != in.root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "__pycache__") {
+			if p != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "__pycache__") {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if !in.spec.servesExt(strings.ToLower(filepath.Ext(p))) {
+		if !spec.servesExt(strings.ToLower(filepath.Ext(p))) && !slices.Contains(spec.RootMarkers, d.Name()) {
 			return nil
 		}
-		if fi, err := d.Info(); err == nil {
-			out[p] = stamp{fi.ModTime(), fi.Size()}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
 		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			if fi, err = os.Stat(p); err != nil {
+				return nil // a dangling link reads as missing
+			}
+		}
+		if !fi.Mode().IsRegular() {
+			if !fi.IsDir() && len(special) < maxSpecial {
+				special = append(special, p)
+			}
+			return nil
+		}
+		out[p] = stamp{fi.ModTime(), fi.Size()}
 		return nil
 	})
-	return out, complete
+	return out, special, complete
+}
+
+// ErrNotRegular is wrapped by the error of a request refused because a
+// source file or root marker of the project is not a regular file.
+var ErrNotRegular = errors.New("lsp: a project file is not a regular file")
+
+// specialErr says which files are not regular and what to do; nil when none.
+func (s *Supervisor) specialErr(spec Server, special []string) error {
+	if len(special) == 0 {
+		return nil
+	}
+	var names []string
+	for _, p := range special {
+		kind := "special file"
+		if fi, err := os.Lstat(p); err == nil {
+			kind = fsutil.Kind(fi.Mode().Type())
+		}
+		names = append(names, s.rel(p)+" is a "+kind)
+	}
+	return fmt.Errorf("%w: %s; %s and its checker would block (or read without end) on it, so nothing was asked of them: remove it or rename it without its source extension, then call reload",
+		ErrNotRegular, strings.Join(names, ", "), spec.Name)
 }
 
 // notifyDiskChanges tells the server about source files created, changed or
@@ -248,7 +298,10 @@ func (s *Supervisor) notifyDiskChanges(ctx context.Context, in *instance) error 
 	if off {
 		return nil
 	}
-	cur, complete := scanRoot(in)
+	cur, special, complete := scanRoot(in)
+	if err := s.specialErr(in.spec, special); err != nil {
+		return err
+	}
 	in.mu.Lock()
 	prev := in.disk
 	in.disk = cur

@@ -100,6 +100,23 @@ func ReadRegularFile(path string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
+// Kind names what a file that is neither regular nor a directory is, for
+// errors: "named pipe", "socket", "device", "symbolic link", else "special
+// file".
+func Kind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	case m&os.ModeSymlink != 0:
+		return "symbolic link"
+	}
+	return "special file"
+}
+
 // OpenRegularFile opens the regular file at path for reading, as
 // ReadRegularFile does: without waiting on a named pipe, and refusing
 // anything but a regular file with ErrNotRegular. It does not confine path.
