@@ -217,6 +217,27 @@ func (cv converter) place(p *pnode, n engine.Node, before uint32) {
 	}
 }
 
+// metaWithoutOmitted reports the metavariable n's text is with the tokens
+// mend wrote in inside n left out.
+func (cv converter) metaWithoutOmitted(n engine.Node) (metaVar, bool) {
+	start, end := n.StartByte(), n.EndByte()
+	text := n.Bytes()
+	var b []byte
+	at := start
+	for _, o := range cv.omit {
+		if o.start < at || o.end > end || o.start == o.end {
+			continue
+		}
+		b = append(b, text[at-start:o.start-start]...)
+		at = o.end
+	}
+	if at == start {
+		return metaVar{}, false
+	}
+	b = append(b, text[at-start:]...)
+	return parseMeta(strings.TrimSpace(string(b)), cv.expando)
+}
+
 // omitted reports whether n is a token mend wrote in.
 func (cv converter) omitted(n engine.Node) bool {
 	for _, o := range cv.omit {

@@ -524,6 +524,12 @@ func (cv converter) node(n engine.Node) *pnode {
 			return &pnode{meta: mv, named: true}
 		}
 	}
+	// a node whose text is a metavariable once the tokens mend wrote in are
+	// left out is the metavariable, as in ast-grep, where the MISSING token
+	// is empty: C's "$X }" is any statement, not an expression statement
+	if mv, ok := cv.metaWithoutOmitted(n); ok {
+		return &pnode{meta: mv, named: true}
+	}
 	// "$$$;" as a statement stands for the statements themselves
 	if t, cut := strings.CutSuffix(text, ";"); cut && n.ChildCount() == 2 {
 		if mv, ok := parseMeta(strings.TrimSpace(t), expando); ok && mv.kind == metaMulti {
