@@ -72,3 +72,30 @@ func TestLSPNamedPipeInProjectNeverBlocks(t *testing.T) {
 		t.Errorf("references once the pipe is gone: %v\n%s", err, out)
 	}
 }
+
+// TestLSPNamedPipeOtherLanguages: the same for the Python and TypeScript
+// projects: a named pipe named test_x.py or src/x.ts is named in the error of
+// diagnostics "*", which never waits on it (tsc waited on src/x.ts for good;
+// pyright skips a pipe, but whether a server or checker reads one is its own
+// choice, so the rule is the same for every language).
+func TestLSPNamedPipeOtherLanguages(t *testing.T) {
+	for _, c := range []struct{ server, project, pipe string }{
+		{"pyright-langserver", "pyproj", "test_x.py"},
+		{"typescript-language-server", "tsproj", "src/x.ts"},
+	} {
+		t.Run(c.project, func(t *testing.T) {
+			testenv.RequireBinary(t, c.server)
+			dir := testenv.LSPProject(t, c.project)
+			if err := syscall.Mkfifo(filepath.Join(dir, filepath.FromSlash(c.pipe)), 0o644); err != nil {
+				t.Skipf("no named pipes here: %v", err)
+			}
+			r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second)})
+			testenv.Bounded(t, "diagnostics with a named pipe in the project", func() {
+				out, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "*"})
+				if err == nil || !strings.Contains(out, c.pipe+" is a named pipe") {
+					t.Errorf("diagnostics \"*\" in %s: %v\n%s", c.project, err, out)
+				}
+			})
+		})
+	}
+}
