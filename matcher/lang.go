@@ -40,7 +40,9 @@ type langSpec struct {
 	importPath string
 	// sigil is written before a metavariable where the grammar wants a
 	// variable that starts with it (PHP's "$": a property's, a
-	// parameter's, a catch clause's name; see compileVariables).
+	// parameter's, a catch clause's name; see compileVariables), or, for
+	// Ruby, a capital where it wants a constant (a class's or module's
+	// name: "module CµM" stands for "module $M").
 	sigil string
 }
 
@@ -238,7 +240,7 @@ var langs = map[string]langSpec{
 		newRung("match arm", "<?php\n$_ = match ($_) {\n", "\n};\n"),
 		newRung("type", "<?php\nfunction _(): ", " {}\n"),
 	}},
-	"ruby": {expando: 'µ', ladder: []rung{
+	"ruby": {expando: 'µ', sigil: "C", ladder: []rung{
 		newRung("statement", "", ""),
 		newRung("expression", "_ = ", "\n"),
 		newRung("member", "class X_\n", "\nend\n"),
