@@ -13,7 +13,8 @@
 //   tether_oom()             whether the cap was hit (after a trap)
 //
 // The table is in pre-order, one 48-byte record per visible node (see
-// tether_node), built with a TSTreeCursor walk inside the module.
+// tether_node), built inside the module by a walk over the parser's subtrees
+// that visits what a TSTreeCursor walk visits (see walk).
 //
 // The module imports one host function, tether.should_stop, which the parser's
 // progress callback asks every hundred or so parse operations, so the host can
@@ -26,6 +27,12 @@
 #include <string.h>
 
 #include "tree_sitter/api.h"
+
+// The runtime's internal headers: the walk reads subtrees directly.
+#include "language.h"
+#include "length.h"
+#include "subtree.h"
+#include "tree.h"
 
 #ifndef TETHER_LANGUAGE
 #error "compile with -DTETHER_LANGUAGE=tree_sitter_NAME"
@@ -76,8 +83,6 @@ static uint32_t input_cap, input_len;
 static tether_node *table;
 static uint32_t table_cap;
 
-static int32_t *stack;
-static uint32_t stack_cap;
 
 static char *names;
 
@@ -235,48 +240,182 @@ static bool reserve_table(uint32_t n) {
   return true;
 }
 
-static bool reserve_stack(uint32_t n) {
-  if (n <= stack_cap) {
+
+// ---- the walk ---------------------------------------------------------------
+//
+// The walk reads the parser's subtrees directly (the runtime's internal
+// headers), as TSTreeCursor does, without a cursor's per-step re-iteration or
+// a TSNode per accessor. It visits exactly the nodes a TSTreeCursor walk
+// visits, with the same values (symbol and alias, field as
+// ts_tree_cursor_current_field_id finds it, flags, byte and point ranges).
+
+// One level of the walk: the children of a subtree being visited.
+typedef struct {
+  Subtree parent;
+  Length position;          // start of the next child
+  const TSSymbol *aliases;  // the parent's production's alias sequence
+  uint32_t child;           // index of the next child
+  uint32_t structural;      // structural index of the next child
+  uint32_t field;           // field of this level's hidden parent (0 below a visible one)
+  int32_t row;              // row of the nearest visible ancestor
+  int32_t last;             // that row's last child row so far, -1 for none
+  uint32_t owner;           // the frame holding row's last (a hidden level points up)
+} frame;
+
+static frame *frames;
+static uint32_t frames_cap;
+
+static bool reserve_frames(uint32_t n) {
+  if (n <= frames_cap) {
     return true;
   }
-  uint32_t cap = stack_cap ? stack_cap * 2 : 256;
+  uint32_t cap = frames_cap ? frames_cap * 2 : 64;
   while (cap < n) {
     cap *= 2;
   }
-  int32_t *s = realloc(stack, (size_t)cap * sizeof(int32_t));
-  if (!s) {
+  frame *f = realloc(frames, (size_t)cap * sizeof(frame));
+  if (!f) {
     return false;
   }
-  stack = s;
-  stack_cap = cap;
+  frames = f;
+  frames_cap = cap;
   return true;
 }
 
-static inline void put(uint32_t i, TSTreeCursor *c, int32_t parent) {
-  TSNode n = ts_tree_cursor_current_node(c);
+// field_at is the non-inherited field of a production's structural child.
+static inline uint32_t field_at(Subtree parent, uint32_t structural) {
+  const TSFieldMapEntry *map, *map_end;
+  ts_language_field_map(language, parent.ptr->production_id, &map, &map_end);
+  for (; map < map_end; map++) {
+    if (!map->inherited && map->child_index == structural) {
+      return map->field_id;
+    }
+  }
+  return 0;
+}
+
+static inline void put(uint32_t i, Subtree t, TSSymbol alias, Length pos, uint32_t field, int32_t parent) {
   tether_node *r = &table[i];
-  TSSymbol sym = ts_node_symbol(n);
+  TSSymbol sym = alias ? alias : ts_subtree_symbol(t);
+  bool named = alias ? ts_language_symbol_metadata(language, alias).named : ts_subtree_named(t);
+  sym = ts_language_public_symbol(language, sym);
   uint16_t flags = 0;
-  if (ts_node_is_named(n)) flags |= FLAG_NAMED;
-  if (ts_node_is_extra(n)) flags |= FLAG_EXTRA;
+  if (named) flags |= FLAG_NAMED;
+  if (ts_subtree_extra(t)) flags |= FLAG_EXTRA;
   if (sym == (TSSymbol)-1) flags |= FLAG_ERROR;
-  if (ts_node_is_missing(n)) flags |= FLAG_MISSING;
-  if (ts_node_has_error(n)) flags |= FLAG_HAS_ERROR;
-  TSPoint sp = ts_node_start_point(n), ep = ts_node_end_point(n);
+  if (ts_subtree_missing(t)) flags |= FLAG_MISSING;
+  if (ts_subtree_error_cost(t) > 0) flags |= FLAG_HAS_ERROR;
+  Length end = length_add(pos, ts_subtree_size(t));
   r->kind = sym;
-  r->field = ts_tree_cursor_current_field_id(c);
+  r->field = (uint16_t)field;
   r->flags = flags;
   r->pad = 0;
   r->parent = parent;
   r->next = -1;
   r->end = (int32_t)i + 1;
   r->nchild = 0;
-  r->start_byte = ts_node_start_byte(n);
-  r->end_byte = ts_node_end_byte(n);
-  r->start_row = sp.row;
-  r->start_col = sp.column;
-  r->end_row = ep.row;
-  r->end_col = ep.column;
+  r->start_byte = pos.bytes;
+  r->end_byte = end.bytes;
+  r->start_row = pos.extent.row;
+  r->start_col = pos.extent.column;
+  r->end_row = end.extent.row;
+  r->end_col = end.extent.column;
+}
+
+static inline void open_level(uint32_t depth, Subtree t, Length pos, uint32_t field, int32_t row, uint32_t owner) {
+  frame *f = &frames[depth];
+  f->parent = t;
+  f->position = pos;
+  f->aliases = ts_language_alias_sequence(language, t.ptr->production_id);
+  f->child = 0;
+  f->structural = 0;
+  f->field = field;
+  f->row = row;
+  f->last = -1;
+  f->owner = owner;
+}
+
+// walk writes the node table of tree and returns the node count, or -2 when
+// memory ran out.
+static int32_t walk(TSTree *tree) {
+  Subtree root = tree->root;
+  uint32_t total = ts_subtree_visible_descendant_count(root) + 1;
+  if (!reserve_table(total) || !reserve_frames(64)) {
+    return -2;
+  }
+  uint32_t count = 0;
+  put(count++, root, 0, ts_subtree_padding(root), 0, -1);
+  if (ts_subtree_child_count(root) == 0) {
+    return (int32_t)count;
+  }
+  uint32_t depth = 0;
+  open_level(0, root, ts_subtree_padding(root), 0, 0, 0);
+  for (;;) {
+    frame *f = &frames[depth];
+    if (f->child == f->parent.ptr->child_count) {
+      // This level is done: close its row when it is a visible node's.
+      if (frames[depth].owner == depth) {
+        table[f->row].end = (int32_t)count;
+      }
+      if (depth == 0) {
+        break;
+      }
+      depth--;
+      continue;
+    }
+    const Subtree *children = ts_subtree_children(f->parent);
+    Subtree child = children[f->child];
+    Length pos = f->position;
+    uint32_t structural = f->structural;
+    bool extra = ts_subtree_extra(child);
+    bool visible = ts_subtree_visible(child);
+    TSSymbol alias = 0;
+    if (!extra) {
+      if (f->aliases) {
+        alias = f->aliases[structural];
+        visible |= alias != 0;
+      }
+      f->structural++;
+    }
+    f->position = length_add(pos, ts_subtree_size(child));
+    f->child++;
+    if (f->child < f->parent.ptr->child_count) {
+      f->position = length_add(f->position, ts_subtree_padding(children[f->child]));
+    }
+    uint32_t field = 0;
+    if (!extra) {
+      field = field_at(f->parent, structural);
+      if (!field) {
+        field = f->field;
+      }
+    }
+    if (visible) {
+      frame *o = &frames[f->owner];
+      int32_t row = (int32_t)count++;
+      put((uint32_t)row, child, alias, pos, field, o->row);
+      table[o->row].nchild++;
+      if (o->last >= 0) {
+        table[o->last].next = row;
+      }
+      o->last = row;
+      if (ts_subtree_child_count(child) > 0) {
+        if (!reserve_frames(depth + 2)) {
+          return -2;
+        }
+        depth++;
+        open_level(depth, child, pos, 0, row, depth);
+      }
+    } else if (ts_subtree_visible_child_count(child) > 0) {
+      uint32_t owner = f->owner;
+      int32_t row = f->row;
+      if (!reserve_frames(depth + 2)) {
+        return -2;
+      }
+      depth++;
+      open_level(depth, child, pos, field, row, owner);
+    }
+  }
+  return (int32_t)count;
 }
 
 // tether_parse parses the first len bytes of the input buffer and writes the
@@ -295,57 +434,9 @@ EXPORT(tether_parse) int32_t tether_parse(uint32_t len) {
     ts_parser_reset(parser);
     return -1;
   }
-  TSNode root = ts_tree_root_node(tree);
-  uint32_t total = ts_node_descendant_count(root);
-  if (!reserve_table(total + 1) || !reserve_stack(64)) {
-    ts_tree_delete(tree);
-    return -2;
-  }
-  TSTreeCursor c = ts_tree_cursor_new(root);
-  uint32_t count = 0;
-  uint32_t depth = 0;
-  put(count, &c, -1);
-  stack[0] = (int32_t)count++;
-  for (;;) {
-    if (ts_tree_cursor_goto_first_child(&c)) {
-      int32_t parent = stack[depth];
-      if (!reserve_table(count + 1) || !reserve_stack(depth + 2)) {
-        ts_tree_cursor_delete(&c);
-        ts_tree_delete(tree);
-        return -2;
-      }
-      put(count, &c, parent);
-      table[parent].nchild++;
-      stack[++depth] = (int32_t)count++;
-      continue;
-    }
-    for (;;) {
-      int32_t cur = stack[depth];
-      table[cur].end = (int32_t)count;
-      if (depth == 0) {
-        goto done;
-      }
-      if (ts_tree_cursor_goto_next_sibling(&c)) {
-        if (!reserve_table(count + 1)) {
-          ts_tree_cursor_delete(&c);
-          ts_tree_delete(tree);
-          return -2;
-        }
-        int32_t parent = table[cur].parent;
-        put(count, &c, parent);
-        table[cur].next = (int32_t)count;
-        table[parent].nchild++;
-        stack[depth] = (int32_t)count++;
-        break;
-      }
-      ts_tree_cursor_goto_parent(&c);
-      depth--;
-    }
-  }
-done:
-  ts_tree_cursor_delete(&c);
+  int32_t n = walk(tree);
   ts_tree_delete(tree);
-  return (int32_t)count;
+  return n;
 }
 
 // tether_table returns the node table the last tether_parse wrote.
