@@ -236,8 +236,10 @@ func exploreOne(t *testing.T, bin string, p matcher.Parser, lang, file string, d
 	switch {
 	case agErr && oerr != nil:
 		return "", ""
+	case oerr != nil && len(ag) == 0:
+		return "tether refuses, ast-grep searches and finds nothing", where
 	case oerr != nil:
-		return "tether refuses, ast-grep searches", where + ": " + oerr.Error()
+		return "tether refuses, ast-grep finds", fmt.Sprintf("%s: %d ast-grep matches, first %q; %v", where, len(ag), ag[0].Text, oerr)
 	}
 	self := false
 	for _, m := range res.Matches {

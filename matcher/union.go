@@ -46,7 +46,7 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 				return nil, err
 			}
 		}
-		if onlyIfKeyword && (r.tree.HasError() || len(r.nodes) != 1 || !demotesKeyword(r.nodes, r.start, rs.picked.nodes, rs.picked.start)) {
+		if onlyIfKeyword && !isBlock(r) && (r.tree.HasError() || len(r.nodes) != 1 || !demotesKeyword(r.nodes, r.start, rs.picked.nodes, rs.picked.start)) {
 			continue
 		}
 		// a reading that is a run of nodes is part of its rung's code, not
@@ -132,6 +132,17 @@ func sameLeaves(a, b *Pattern) bool {
 
 // exprRungs are the rungs whose readings join an expression's.
 var exprRungs = map[string]bool{"type": true, "attribute": true, "switch arm": true}
+
+// isBlock reports whether r reads the pattern as one block of statements:
+// braces an expression reads as an initializer ("{ $$$ }" in Java, C, C#)
+// are a block too, as ast-grep reads them.
+func isBlock(r *reading) bool {
+	if r.tree.HasError() || len(r.nodes) != 1 {
+		return false
+	}
+	k := r.nodes[0].Kind()
+	return k == "block" || k == "compound_statement"
+}
 
 // isCall reports whether r reads the pattern as a call.
 func isCall(r *reading) bool {
