@@ -114,6 +114,7 @@ var langs = map[string]langSpec{
 		newRung("trait member", "trait _ {\n", "\n}\n"),
 		newRung("attribute", "", "\nstruct _;\n"),
 		newRung("field initializer", "const _: _ = _ {", "};\n"),
+		newRung("type parameters", "fn _", "() {}\n"),
 	}},
 	"c": {expando: 'µ', ladder: []rung{
 		newRung("statement", "void _() {\n", "\n}\n"),
@@ -181,6 +182,7 @@ var langs = map[string]langSpec{
 		newRung("enum member", "enum X_ {\n", "\n}\n"),
 		newRung("parameter", "class X_ { void x_(", ") {} }\n"),
 		newRung("type", "class X_ { ", " x_; }\n"),
+		newRung("type parameters", "class X_", " {}\n"),
 	}},
 	"kotlin": {expando: 'µ', forHeader: " in µ", ladder: []rung{
 		newRung("statement", "fun _() {\n", "\n}\n"),
@@ -194,6 +196,7 @@ var langs = map[string]langSpec{
 		newRung("parameter", "fun _(", ") {}\n"),
 		newRung("type", "val _: ", " = _\n"),
 		newRung("enum entry", "enum class _ {\n", "\n}\n"),
+		newRung("type parameters", "fun ", " _() {}\n"),
 	}},
 	"swift": {expando: 'µ', ladder: []rung{
 		newRung("statement", "func _() {\n", "\n}\n"),
@@ -305,6 +308,9 @@ var (
 		newRung("type", "let _: ", ";\n"),
 		newRung("interface member", "interface _ {\n", "\n}\n"),
 		newRung("enum member", "enum _ {\n", "\n}\n"),
+		// a generic declaration's parameters ("<$T>" reads as type
+		// arguments first)
+		newRung("type parameters", "function _", "() {}\n"),
 	)
 	tsxLadder = append(append([]rung(nil), tsLadder...), jsxAttribute)
 )
