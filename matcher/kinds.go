@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -130,14 +131,22 @@ func (ks *kindStore) syncDisk(d *DiskCache) {
 	}
 }
 
-// snapshot returns the sets in insertion order. The caller holds mu.
+// snapshot returns the newest sets whose records fit in half the index's
+// cap, oldest first. The caller holds mu.
 func (ks *kindStore) snapshot() []kindRecord {
-	out := make([]kindRecord, 0, len(ks.sets))
-	for _, k := range ks.order[ks.head:] {
-		if s, ok := ks.sets[k]; ok {
-			out = append(out, kindRecord{k, s})
+	var out []kindRecord
+	room := kindIndexCap / 2
+	for i := len(ks.order) - 1; i >= ks.head; i-- {
+		s, ok := ks.sets[ks.order[i]]
+		if !ok {
+			continue
 		}
+		if room -= int64(kindRecordLen(s)); room < 0 {
+			break
+		}
+		out = append(out, kindRecord{ks.order[i], s})
 	}
+	slices.Reverse(out)
 	return out
 }
 
@@ -185,8 +194,10 @@ func (c *Cache) noteKinds(k treeKey, t *engine.Tree) {
 }
 
 // kindIndexCap bounds the disk tier's index of kind sets: past it, it is
-// rewritten with the sets the store holds (the newest).
-const kindIndexCap = 16 << 20
+// rewritten with the newest sets the store holds, in half of it (so that a
+// store holding more than the cap does not rewrite it at every append). A
+// variable for tests.
+var kindIndexCap int64 = 16 << 20
 
 // kindRecordMagic starts every record of the index; its last byte is the
 // layout's version.

@@ -26,3 +26,10 @@ func KindIndexRecords(b []byte) map[[32]byte]string {
 	forEachKindRecord(b, func(k treeKey, s kindSet) { out[k] = string(s) })
 	return out
 }
+
+// SetKindIndexCap sets the index's cap until the returned func restores it.
+func SetKindIndexCap(n int64) (restore func()) {
+	old := kindIndexCap
+	kindIndexCap = n
+	return func() { kindIndexCap = old }
+}

@@ -377,3 +377,49 @@ func TestKindPrefilterKeepsUncheckedTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestKindIndexStaysWithinCap: an index past its cap is rewritten with the
+// sets the store holds, by the process appending to it and by one that
+// finds it too large, and stays readable and right.
+func TestKindIndexStaysWithinCap(t *testing.T) {
+	defer matcher.SetKindIndexCap(1 << 10)()
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(testenv.RepoRoot(), "matcher")
+	s, d := withDisk(t, dir, 0, true)
+	if _, err := s.Search(ctx, matcher.Query{Pattern: "$A && $B", Language: "go", Paths: []string{src}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(matcher.KindIndexPath(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := s.Cache().Stats().KindSets
+	if len(b) > 1<<10+200 || len(matcher.KindIndexRecords(b)) == 0 || n < 20 {
+		t.Fatalf("index of %d bytes, %d records, after noting %d sets (cap 1 KiB)", len(b), len(matcher.KindIndexRecords(b)), n)
+	}
+	// too large when a new process reads it: rewritten at once
+	big := append([]byte(nil), b...)
+	for len(big) < 4<<10 {
+		big = append(big, b...)
+	}
+	if err := os.WriteFile(matcher.KindIndexPath(d), big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	q := matcher.Query{Pattern: "$X++", Language: "go", Paths: []string{src}}
+	s2, _ := withDisk(t, dir, 0, true)
+	got, err := s2.Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := matcher.NewSearcher(parser(t), matcher.Config{Cache: matcher.NewCache(0), WholeFiles: true}).Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Total != want.Total || !reflect.DeepEqual(got.Matches, want.Matches) || got.KindSkipped == 0 {
+		t.Errorf("%s: %d matches, fresh %d; %d skipped by kind", q.Pattern, got.Total, want.Total, got.KindSkipped)
+	}
+	if fi, err := os.Stat(matcher.KindIndexPath(d)); err != nil || fi.Size() > 1<<10+200 {
+		t.Errorf("the oversized index was not rewritten: %v", err)
+	}
+}
