@@ -15,7 +15,7 @@ import (
 
 func newKernel(t *testing.T, cfg kernels.Config) kernels.Kernel {
 	t.Helper()
-	k, err := js.New(cfg)
+	k, err := constructor(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,11 @@ func TestConcurrentKernelsAreIndependent(t *testing.T) {
 	done := make(chan string, 4)
 	for i := 0; i < 4; i++ {
 		go func(i int) {
-			k, _ := js.New(kernels.Config{})
+			k, err := constructor(kernels.Config{})
+			if err != nil {
+				done <- err.Error()
+				return
+			}
 			defer k.Close()
 			r, err := k.Execute(context.Background(), kernels.Cell{Code: "let s = 0; for (let j = 0; j < 1e4; j++) s += j; s"})
 			if err != nil || r.Error != nil || r.Value == nil {

@@ -1,19 +1,15 @@
 package python
 
 import (
-	"encoding/binary"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
+
+	"github.com/tetherhq/tether/kernels"
 )
 
 // MaxFrame bounds one frame of the driver protocol (64 MiB): a longer length
 // prefix means the channel is corrupt.
-const MaxFrame = 64 << 20
-
-// errFrameTooLarge reports a length prefix over MaxFrame.
-var errFrameTooLarge = errors.New("kernels: python: frame over 64 MiB: the frame channel is corrupt")
+const MaxFrame = kernels.MaxFrame
 
 // frame is one message of the driver protocol. Fields not used by an op are
 // left zero.
@@ -59,45 +55,17 @@ type cellError struct {
 }
 
 // writeFrame writes v as one frame: a 4-byte big-endian length, then JSON.
-func writeFrame(w io.Writer, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("kernels: python: encode frame: %w", err)
-	}
-	if len(data) > MaxFrame {
-		return errFrameTooLarge
-	}
-	buf := make([]byte, 4+len(data))
-	binary.BigEndian.PutUint32(buf, uint32(len(data)))
-	copy(buf[4:], data)
-	_, err = w.Write(buf)
-	return err
-}
+func writeFrame(w io.Writer, v any) error { return kernels.WriteFrame(w, "kernels: python", v) }
 
 // readFrame reads one frame. io.EOF means the channel closed between frames;
 // any other error means it is corrupt or broke mid-frame.
 func readFrame(r io.Reader) (*frame, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		if err == io.ErrUnexpectedEOF {
-			return nil, fmt.Errorf("kernels: python: frame header cut short: %w", err)
-		}
+	f := new(frame)
+	if err := kernels.ReadFrame(r, "kernels: python", f); err != nil {
 		return nil, err
 	}
-	n := binary.BigEndian.Uint32(hdr[:])
-	if n > MaxFrame {
-		return nil, errFrameTooLarge
-	}
-	data := make([]byte, n)
-	if _, err := io.ReadFull(r, data); err != nil {
-		return nil, fmt.Errorf("kernels: python: frame body cut short (%d bytes announced): %w", n, err)
-	}
-	f := new(frame)
-	if err := json.Unmarshal(data, f); err != nil {
-		return nil, fmt.Errorf("kernels: python: malformed frame: %w", err)
-	}
 	if f.Op == "" {
-		return nil, errors.New("kernels: python: frame without op")
+		return nil, kernels.NoOpError("kernels: python")
 	}
 	return f, nil
 }

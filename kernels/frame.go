@@ -1,0 +1,62 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// MaxFrame bounds one frame of a kernel's process protocol (64 MiB): a longer
+// length prefix means the channel is corrupt.
+const MaxFrame = 64 << 20
+
+// WriteFrame writes v as one frame of the protocol tether speaks with a kernel
+// process (the Python driver, an out-of-process JavaScript kernel): a 4-byte
+// big-endian length, then JSON. who prefixes errors ("kernels: python").
+func WriteFrame(w io.Writer, who string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("%s: encode frame: %w", who, err)
+	}
+	if len(data) > MaxFrame {
+		return fmt.Errorf("%s: frame over 64 MiB: the frame channel is corrupt", who)
+	}
+	buf := make([]byte, 4+len(data))
+	binary.BigEndian.PutUint32(buf, uint32(len(data)))
+	copy(buf[4:], data)
+	_, err = w.Write(buf)
+	return err
+}
+
+// ReadFrame reads one frame into v (see WriteFrame). io.EOF means the channel
+// closed between frames; any other error means it is corrupt or broke
+// mid-frame.
+func ReadFrame(r io.Reader, who string, v any) error {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			return fmt.Errorf("%s: frame header cut short: %w", who, err)
+		}
+		return err
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n > MaxFrame {
+		return fmt.Errorf("%s: frame over 64 MiB: the frame channel is corrupt", who)
+	}
+	data := make([]byte, n)
+	if _, err := io.ReadFull(r, data); err != nil {
+		return fmt.Errorf("%s: frame body cut short (%d bytes announced): %w", who, n, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: malformed frame: %w", who, err)
+	}
+	return nil
+}
+
+// errNoOp is wrapped by the protocols' frame readers for a frame without op.
+var errNoOp = errors.New("frame without op")
+
+// NoOpError reports a frame that names no operation.
+func NoOpError(who string) error { return fmt.Errorf("%s: %w", who, errNoOp) }

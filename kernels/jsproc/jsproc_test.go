@@ -1,0 +1,232 @@
+package jsproc_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/kernels/js"
+	"github.com/tetherhq/tether/kernels/jsproc"
+)
+
+// envMode makes this test binary a kernel child ("child") or a parent that
+// starts one, prints its pid and waits ("parent").
+const envMode = "TETHER_JSPROC_TEST"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(envMode) {
+	case "child":
+		os.Exit(jsproc.Main())
+	case "parent":
+		os.Exit(parentMain())
+	}
+	os.Exit(m.Run())
+}
+
+var newKernel = jsproc.Constructor([]string{os.Args[0]}, []string{envMode + "=child"})
+
+func start(t *testing.T, cfg kernels.Config) *jsproc.Kernel {
+	t.Helper()
+	k, err := newKernel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	return k.(*jsproc.Kernel)
+}
+
+func run(t *testing.T, k kernels.Kernel, code string) *kernels.Result {
+	t.Helper()
+	r, err := k.Execute(context.Background(), kernels.Cell{Code: code})
+	if err != nil {
+		t.Fatalf("Execute(%q): %v", code, err)
+	}
+	return r
+}
+
+func value(t *testing.T, r *kernels.Result) string {
+	t.Helper()
+	if r.Error != nil {
+		t.Fatalf("cell failed: %s: %s", r.Error.Name, r.Error.Message)
+	}
+	if r.Value == nil {
+		return "<none>"
+	}
+	return r.Value.Text
+}
+
+// heapCapIsAWall: kernel a holds state and is in a cell (waiting on a bridge
+// call, as a cell waits on a tool) while kernel b's cell grows its heap past
+// the cap; b's cell is stopped, and a's cell ends as it would have, its state
+// kept. It fails with the in-process kernel, whose cap measures the heap the
+// two share: a's cell is stopped at the cap too.
+func heapCapIsAWall(t *testing.T, newKernel kernels.Constructor) {
+	const limit = 64 << 20
+	bDone := make(chan struct{})
+	entered := make(chan struct{})
+	wait := func(ctx context.Context, name string, _ json.RawMessage) (kernels.ToolReply, error) {
+		close(entered)
+		<-bDone
+		return kernels.ToolReply{Text: "waited"}, nil
+	}
+	a, err := newKernel(kernels.Config{MemoryLimit: limit, Tools: wait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := newKernel(kernels.Config{MemoryLimit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if got := value(t, run(t, a, "var kept = 'state'; kept")); got != "'state'" {
+		t.Fatalf("a: %s", got)
+	}
+	value(t, run(t, b, "1"))
+	aRes := make(chan *kernels.Result, 1)
+	go func() {
+		r, err := a.Execute(context.Background(), kernels.Cell{Code: "const w = tool('wait'); let n = 0; for (let i = 0; i < 1e5; i++) n += i; [kept, w, n]"})
+		if err != nil {
+			t.Error(err)
+		}
+		aRes <- r
+	}()
+	<-entered
+	rb := run(t, b, "var hoard = []; let s = 'x'; while (true) { s = s + s; hoard.push(s) }")
+	close(bDone)
+	if rb.Error == nil || rb.Error.Name != kernels.ErrMemoryLimit {
+		t.Fatalf("b's cell past the cap: %+v", rb.Error)
+	}
+	ra := <-aRes
+	if ra.Error != nil || ra.StateLost {
+		t.Fatalf("a's cell was hit by b's growth: %+v (state lost %v)", ra.Error, ra.StateLost)
+	}
+	if got := value(t, ra); got != "[ 'state', 'waited', 4999950000 ]" {
+		t.Errorf("a's cell: %s", got)
+	}
+	if got := value(t, run(t, a, "kept")); got != "'state'" {
+		t.Errorf("a's state after b's stop: %s", got)
+	}
+}
+
+func TestHeapCapIsAWallBetweenKernels(t *testing.T) {
+	heapCapIsAWall(t, newKernel)
+}
+
+// TestChildGoneAfterClose: the kernel's process runs while it has a runtime,
+// a reset keeps it, and Close ends it.
+func TestChildGoneAfterClose(t *testing.T) {
+	k := start(t, kernels.Config{})
+	if k.Pid() != 0 {
+		t.Fatalf("a process before the first cell: %d", k.Pid())
+	}
+	value(t, run(t, k, "var x = 1"))
+	pid := k.Pid()
+	if pid == 0 || pid == os.Getpid() || !testenv.Alive(pid) {
+		t.Fatalf("no process of its own after a cell: %d", pid)
+	}
+	if err := k.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, k, "typeof x"); value(t, r) != "'undefined'" || !r.Fresh || r.StateLost || k.Pid() != pid {
+		t.Errorf("after a reset: %+v fresh %v lost %v pid %d (was %d)", r.Value, r.Fresh, r.StateLost, k.Pid(), pid)
+	}
+	k.Close()
+	if testenv.Alive(pid) {
+		t.Errorf("process %d still runs after Close", pid)
+	}
+	if _, err := k.Execute(context.Background(), kernels.Cell{Code: "1"}); err != js.ErrClosed {
+		t.Errorf("Execute after Close: %v", err)
+	}
+}
+
+// TestChildDeathLosesState: a child killed during a cell is a KernelDied
+// error saying the state is lost, and the next cell starts a fresh one and
+// says why.
+func TestChildDeathLosesState(t *testing.T) {
+	var pid int
+	k := start(t, kernels.Config{Tools: func(ctx context.Context, name string, _ json.RawMessage) (kernels.ToolReply, error) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		<-ctx.Done() // the cell's result ends the call
+		return kernels.ToolReply{}, ctx.Err()
+	}})
+	value(t, run(t, k, "var x = 1"))
+	pid = k.Pid()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for testenv.Alive(pid) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+	}()
+	r, err := k.Execute(ctx, kernels.Cell{Code: "tool('die')"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Error == nil || r.Error.Name != kernels.ErrKernelDied || !r.StateLost || !strings.Contains(r.Error.Message, "signal: killed") || !strings.Contains(r.Error.Message, "state is lost") {
+		t.Fatalf("a killed child: %+v lost %v", r.Error, r.StateLost)
+	}
+	r = run(t, k, "typeof x")
+	if value(t, r) != "'undefined'" || !r.Fresh || !r.StateLost || len(r.Notices) != 1 || !strings.Contains(r.Notices[0], "died") {
+		t.Errorf("next cell: %+v fresh %v notices %q", r.Value, r.Fresh, r.Notices)
+	}
+	if k.Pid() == pid || k.Pid() == 0 {
+		t.Errorf("the next cell runs in process %d (the dead one was %d)", k.Pid(), pid)
+	}
+}
+
+// TestChildGoneAfterParentSIGKILL: a parent killed with SIGKILL takes its
+// kernel's process with it (internal/proc's parent-death signal).
+func TestChildGoneAfterParentSIGKILL(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), envMode+"=parent")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	pid, perr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || perr != nil {
+		t.Fatalf("the parent said %q: %v %v", line, err, perr)
+	}
+	if !testenv.Alive(pid) {
+		t.Fatalf("the kernel process %d is not running", pid)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	for i := 0; testenv.Alive(pid); i++ {
+		if i == 200 {
+			t.Fatalf("the kernel process %d outlived its parent's SIGKILL", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// parentMain starts a kernel, prints its process's pid and waits to be
+// killed.
+func parentMain() int {
+	k, err := newKernel(kernels.Config{})
+	if err == nil {
+		_, err = k.Execute(context.Background(), kernels.Cell{Code: "var x = 1"})
+	}
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	os.Stdout.WriteString(strconv.Itoa(k.(*jsproc.Kernel).Pid()) + "\n")
+	select {}
+}

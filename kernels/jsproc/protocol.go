@@ -1,0 +1,68 @@
+// Package jsproc runs tether's JavaScript kernel (kernels/js) in a child
+// process of its own, so that its heap cap is a wall: in a host serving many
+// runs (tether serve --http) one session's cell growing the heap must not get
+// another session's cell stopped, which happens when every kernel measures the
+// one shared Go heap.
+//
+// The child is a tether binary run with a hidden subcommand (see Main) and
+// started through internal/proc (a parent-death signal and the sentinel end
+// it with its parent). It runs the in-process kernel unchanged, so output,
+// timers, the idle budget, error wording and tool()'s String come out the
+// same; the parent's Kernel forwards Execute, Reset and Close, the caller's
+// cancellation, the bridge's tool calls (answered by the parent's own
+// ToolCaller, which checks the run's tiers at call time, so the child gets no
+// power the parent would refuse) and, when the config has a clock other than
+// the wall clock (tests), that clock. The frames are kernels.WriteFrame's, as
+// the Python driver's.
+//
+// The heap cap is the in-process kernel's guard, now measuring the child's own
+// heap. Behind it the parent watches the child's resident memory while a cell
+// runs and kills the child past a hard cap (HardLimit): its state is lost, as
+// when a Python kernel dies.
+package jsproc
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/tetherhq/tether/kernels"
+)
+
+// who prefixes the package's errors.
+const who = "kernels: jsproc"
+
+// msg is one frame, either way. Fields an op does not use are left zero.
+//
+// Parent to child: start (Config), exec (Cell), cancel, reset, reply (ID,
+// Reply or Err: a bridge call's answer), time (ID, Time: a Now answer), fire
+// (ID, Gen, Time: a timer of the remote clock fired).
+//
+// Child to parent: ready, result (Result), call (ID, Name, Args), now (ID),
+// arm (ID, Gen, Dur), stop (ID).
+type msg struct {
+	Op     string             `json:"op"`
+	ID     int64              `json:"id,omitempty"`
+	Gen    int64              `json:"gen,omitempty"`
+	Config *childConfig       `json:"config,omitempty"`
+	Cell   *kernels.Cell      `json:"cell,omitempty"`
+	Result *kernels.Result    `json:"result,omitempty"`
+	Name   string             `json:"name,omitempty"`
+	Args   json.RawMessage    `json:"args,omitempty"`
+	Reply  *kernels.ToolReply `json:"reply,omitempty"`
+	Err    string             `json:"err,omitempty"`
+	Time   time.Time          `json:"time,omitzero"`
+	Dur    time.Duration      `json:"dur,omitempty"`
+}
+
+// childConfig is the part of kernels.Config the child's kernel runs with.
+type childConfig struct {
+	IdleTimeout    time.Duration `json:"idle"`
+	InterruptGrace time.Duration `json:"grace"`
+	MaxOutput      int           `json:"max_output"`
+	MaxText        int           `json:"max_text"`
+	MaxDisplays    int           `json:"max_displays"`
+	MaxImage       int           `json:"max_image"`
+	MemoryLimit    int64         `json:"memory"`
+	Bridge         bool          `json:"bridge"`       // cells may call tool()
+	RemoteClock    bool          `json:"remote_clock"` // the parent's clock, not the wall
+}
