@@ -187,6 +187,26 @@ func copyInto(t *testing.T, dir, ext string, files ...string) {
 	}
 }
 
+// freshSearcher searches with whole files over a new store.
+func freshSearcher(t *testing.T) *matcher.Searcher {
+	return matcher.NewSearcher(parser(t), matcher.Config{Cache: matcher.NewCache(0), WholeFiles: true})
+}
+
+// sameAsFresh fails unless got, q's result, has the matches fresh finds with
+// no kind set known (its sets are forgotten first; its trees are kept) and
+// skipped files by their kinds.
+func sameAsFresh(t *testing.T, fresh *matcher.Searcher, q matcher.Query, got *matcher.Result) {
+	t.Helper()
+	matcher.ClearKindSets(fresh.Cache())
+	want, err := fresh.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Total != want.Total || !reflect.DeepEqual(got.Matches, want.Matches) || got.KindSkipped == 0 {
+		t.Errorf("%s: %d matches, fresh %d; %d of %d files skipped by kind", q.Pattern, got.Total, want.Total, got.KindSkipped, got.Searched)
+	}
+}
+
 // TestKindSetNeverStale: a file changed to hold what a pattern needs, at the
 // same size and with its time set back, is searched as it is now: the set of
 // what it was does not rule it out.
@@ -241,12 +261,9 @@ func TestKindSetsOutliveTrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := matcher.NewSearcher(parser(t), matcher.Config{Cache: matcher.NewCache(0), WholeFiles: true}).Search(ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Total != want.Total || !reflect.DeepEqual(r.Matches, want.Matches) || r.KindSkipped < r.Searched/2 || r.Parsed+r.KindSkipped != r.Searched {
-		t.Errorf("%s: %d matches (fresh: %d), %d files parsed, %d of %d skipped by kind", q.Pattern, r.Total, want.Total, r.Parsed, r.KindSkipped, r.Searched)
+	sameAsFresh(t, freshSearcher(t), q, r)
+	if r.KindSkipped < r.Searched/2 || r.Parsed+r.KindSkipped != r.Searched {
+		t.Errorf("%s: %d files parsed, %d of %d skipped by kind", q.Pattern, r.Parsed, r.KindSkipped, r.Searched)
 	}
 	t.Logf("%d kind sets, %d bytes (%d a file)", st.KindSets, st.KindBytes, st.KindBytes/int64(st.KindSets))
 }
@@ -271,17 +288,7 @@ func TestKindIndexServesNewProcess(t *testing.T) {
 	if len(recs) < 20 {
 		t.Fatalf("%d records in the index", len(recs))
 	}
-	// the matches of a fresh parse: trees kept, kind sets forgotten
-	fresh := matcher.NewSearcher(parser(t), matcher.Config{Cache: matcher.NewCache(0), WholeFiles: true})
-	freshSearch := func(q matcher.Query) *matcher.Result {
-		t.Helper()
-		matcher.ClearKindSets(fresh.Cache())
-		r, err := fresh.Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	fresh := freshSearcher(t)
 	for _, pat := range []string{"$A <- $B", "$X++", "case $X:"} {
 		q := matcher.Query{Pattern: pat, Language: "go", Paths: []string{src}}
 		s2, _ := withDisk(t, dir, 0, true)
@@ -289,11 +296,8 @@ func TestKindIndexServesNewProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := freshSearch(q)
-		if got.Total != want.Total || !reflect.DeepEqual(got.Matches, want.Matches) {
-			t.Errorf("%s: %d matches through the index, %d fresh", pat, got.Total, want.Total)
-		}
-		if got.KindSkipped == 0 || got.Parsed+got.Prefiltered != got.Searched {
+		sameAsFresh(t, fresh, q, got)
+		if got.Parsed+got.Prefiltered != got.Searched {
 			t.Errorf("%s: %d of %d files skipped by kind, %d parsed", pat, got.KindSkipped, got.Searched, got.Parsed)
 		}
 		if st := s2.Cache().Stats(); st.Entries != got.Parsed {
@@ -325,10 +329,7 @@ func TestKindIndexServesNewProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := freshSearch(q)
-	if got.Total != want.Total || !reflect.DeepEqual(got.Matches, want.Matches) || got.KindSkipped == 0 {
-		t.Errorf("after damage: %d matches, fresh %d; %d skipped by kind", got.Total, want.Total, got.KindSkipped)
-	}
+	sameAsFresh(t, fresh, q, got)
 }
 
 // TestKindIndexConcurrentWriters: two disk tiers on one directory (as two
@@ -412,13 +413,7 @@ func TestKindIndexStaysWithinCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := matcher.NewSearcher(parser(t), matcher.Config{Cache: matcher.NewCache(0), WholeFiles: true}).Search(ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Total != want.Total || !reflect.DeepEqual(got.Matches, want.Matches) || got.KindSkipped == 0 {
-		t.Errorf("%s: %d matches, fresh %d; %d skipped by kind", q.Pattern, got.Total, want.Total, got.KindSkipped)
-	}
+	sameAsFresh(t, freshSearcher(t), q, got)
 	if fi, err := os.Stat(matcher.KindIndexPath(d)); err != nil || fi.Size() > 1<<10+200 {
 		t.Errorf("the oversized index was not rewritten: %v", err)
 	}
