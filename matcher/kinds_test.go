@@ -268,22 +268,31 @@ func TestKindSetsOutliveTrees(t *testing.T) {
 	t.Logf("%d kind sets, %d bytes (%d a file)", st.KindSets, st.KindBytes, st.KindBytes/int64(st.KindSets))
 }
 
-// TestKindIndexServesNewProcess: a new process (an empty memory store over
-// the same disk tier) has the kind sets before reading any tree, skips the
-// files they rule out without loading them, and finds what a fresh parse
-// finds; damaged and foreign records are skipped, never read as sets.
-func TestKindIndexServesNewProcess(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	src := filepath.Join(testenv.RepoRoot(), "matcher")
-	s, d := withDisk(t, dir, 0, true)
-	if _, err := s.Search(ctx, matcher.Query{Pattern: "$A && $B", Language: "go", Paths: []string{src}}); err != nil {
+// filledIndex fills a new disk tier with the trees and kind sets of the
+// matcher package (a token-free search parses every file) and returns its
+// directory, the package's, the searcher, the tier and the index's bytes.
+func filledIndex(t *testing.T) (dir, src string, s *matcher.Searcher, d *matcher.DiskCache, index []byte) {
+	t.Helper()
+	dir = t.TempDir()
+	src = filepath.Join(testenv.RepoRoot(), "matcher")
+	s, d = withDisk(t, dir, 0, true)
+	if _, err := s.Search(context.Background(), matcher.Query{Pattern: "$A && $B", Language: "go", Paths: []string{src}}); err != nil {
 		t.Fatal(err)
 	}
 	index, err := os.ReadFile(matcher.KindIndexPath(d))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, src, s, d, index
+}
+
+// TestKindIndexServesNewProcess: a new process (an empty memory store over
+// the same disk tier) has the kind sets before reading any tree, skips the
+// files they rule out without loading them, and finds what a fresh parse
+// finds; damaged and foreign records are skipped, never read as sets.
+func TestKindIndexServesNewProcess(t *testing.T) {
+	ctx := context.Background()
+	dir, src, _, d, index := filledIndex(t)
 	recs := matcher.KindIndexRecords(index)
 	if len(recs) < 20 {
 		t.Fatalf("%d records in the index", len(recs))
@@ -385,16 +394,7 @@ func TestKindPrefilterKeepsUncheckedTokens(t *testing.T) {
 func TestKindIndexStaysWithinCap(t *testing.T) {
 	defer matcher.SetKindIndexCap(1 << 10)()
 	ctx := context.Background()
-	dir := t.TempDir()
-	src := filepath.Join(testenv.RepoRoot(), "matcher")
-	s, d := withDisk(t, dir, 0, true)
-	if _, err := s.Search(ctx, matcher.Query{Pattern: "$A && $B", Language: "go", Paths: []string{src}}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(matcher.KindIndexPath(d))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, src, s, d, b := filledIndex(t)
 	n := s.Cache().Stats().KindSets
 	if len(b) > 1<<10+200 || len(matcher.KindIndexRecords(b)) == 0 || n < 20 {
 		t.Fatalf("index of %d bytes, %d records, after noting %d sets (cap 1 KiB)", len(b), len(matcher.KindIndexRecords(b)), n)
