@@ -126,6 +126,8 @@ var langs = map[string]langSpec{
 		newRung("enumerator", "enum _ {\n", "\n};\n"),
 		newRung("parameter", "void _(", ");\n"),
 		newRung("initializer", "struct _ _ = {", "};\n"),
+		// a parameter list alone ("(int $X)", "()"), as ast-grep reads it
+		newRung("parameter list", "void _", ";\n"),
 	}},
 	"cpp": {expando: 'µ', ladder: []rung{
 		newRung("statement", "void _() {\n", "\n}\n"),
@@ -138,6 +140,7 @@ var langs = map[string]langSpec{
 		newRung("enumerator", "enum _ {\n", "\n};\n"),
 		newRung("parameter", "void _(", ");\n"),
 		newRung("initializer", "_ _ = {", "};\n"),
+		newRung("parameter list", "void _", ";\n"),
 	}},
 	"java": {expando: '$', ladder: []rung{
 		newRung("statement", "class X_ { void x_() {\n", "\n} }\n"),
@@ -153,6 +156,7 @@ var langs = map[string]langSpec{
 		newRung("interface member", "interface X_ {\n", "\n}\n"),
 		newRung("parameter", "class X_ { void x_(", ") {} }\n"),
 		newRung("type", "class X_ { ", " x_; }\n"),
+		newRung("parameter list", "class X_ { void x_", " {} }\n"),
 	}},
 	"dart": {expando: '$', ladder: []rung{
 		newRung("statement", "void _() {\n", "\n}\n"),
@@ -182,6 +186,7 @@ var langs = map[string]langSpec{
 		newRung("enum member", "enum X_ {\n", "\n}\n"),
 		newRung("parameter", "class X_ { void x_(", ") {} }\n"),
 		newRung("type", "class X_ { ", " x_; }\n"),
+		newRung("parameter list", "class X_ { void x_", " {} }\n"),
 		newRung("type parameters", "class X_", " {}\n"),
 	}},
 	"kotlin": {expando: 'µ', forHeader: " in µ", ladder: []rung{
@@ -197,6 +202,7 @@ var langs = map[string]langSpec{
 		newRung("type", "val _: ", " = _\n"),
 		newRung("enum entry", "enum class _ {\n", "\n}\n"),
 		newRung("type parameters", "fun ", " _() {}\n"),
+		newRung("parameter list", "fun _", " {}\n"),
 	}},
 	"swift": {expando: 'µ', ladder: []rung{
 		newRung("statement", "func _() {\n", "\n}\n"),
@@ -295,6 +301,7 @@ var jsLadder = []rung{
 	newRung("catch clause", "try {}\n", "\n"),
 	newRung("object entry", "({", "})\n"),
 	newRung("parameter", "function _(", ") {}\n"),
+	newRung("parameter list", "function _", " {}\n"),
 }
 
 // jsxAttribute reads a JSX attribute ("className={$C}") in an element, in
