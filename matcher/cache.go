@@ -14,6 +14,17 @@ import (
 // library's trees (88 MB of source, 16 bytes a node).
 const DefaultCacheBudget = 768 << 20
 
+// ParseHeadroom is the memory a long-lived process needs beside its tree
+// store to parse and search: two wasm instances of up to 64 MiB a core, a
+// parse's records and the garbage between collections.
+const ParseHeadroom = 384 << 20
+
+// SoftMemoryLimit is the Go runtime's soft memory limit that tether serve
+// sets for a tree store of budget bytes: the budget plus ParseHeadroom.
+// Without one, a full store of 768 MiB let the heap reach twice that before
+// the collector ran (GOGC 100): the agent session peaked at 2,091 MB.
+func SoftMemoryLimit(budget int64) int64 { return budget + ParseHeadroom }
+
 // Cache is a content-addressed store of parsed trees: a tree is keyed by its
 // language, the grammar module's hash and the sha256 of the parsed bytes, so
 // it is path-independent (the same file in two checkouts, or in two runs, is
@@ -31,6 +42,9 @@ type Cache struct {
 	disk    *DiskCache
 	// kinds are the whole files' kind sets (kinds.go), kept when trees go
 	kinds kindStore
+	// memo remembers which content each file held when it was last read
+	// (statmemo.go), for every searcher of the store
+	memo statMemo
 }
 
 // treeKey is the sha256 of a tree's language, grammar module and source.
@@ -114,6 +128,29 @@ func (c *Cache) get(k treeKey) *engine.Tree {
 	return el.Value.(*cacheEntry).tree
 }
 
+// held returns k's tree when the cache holds it in memory (a hit), without
+// counting a miss when it does not.
+func (c *Cache) held(k treeKey) *engine.Tree {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[k]
+	if !ok {
+		return nil
+	}
+	c.hits++
+	c.lru.MoveToFront(el)
+	return el.Value.(*cacheEntry).tree
+}
+
+// inMemory reports whether the cache holds k's tree in memory, without
+// counting or touching the entry's recency.
+func (c *Cache) inMemory(k treeKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.entries[k]
+	return ok
+}
+
 // holds reports whether the cache or its disk tier has k's tree, without
 // counting or touching the entry's recency.
 func (c *Cache) holds(k treeKey) bool {
@@ -149,6 +186,15 @@ func (c *Cache) evict(room int64) {
 		c.lru.Remove(old)
 		delete(c.entries, e.key)
 	}
+}
+
+// roomy reports whether the cache is below nine tenths of its budget: the
+// warm-up stops there, and WholeWhileRoom parses in chunks from there on, so
+// that neither evicts what queries put in.
+func (c *Cache) roomy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used < c.budget/10*9
 }
 
 // CacheStats describes a cache's contents and use.

@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -173,8 +174,11 @@ func (f *files) readFile(p string, max int64) ([]byte, fs.FileInfo, error) {
 	if max > 0 {
 		r = io.LimitReader(file, max+1)
 	}
-	data, err := io.ReadAll(r)
-	return data, fi, err
+	// sized from the stat, so that a file read whole is one allocation
+	// (io.ReadAll's growing left about as much garbage as the file again)
+	buf := bytes.NewBuffer(make([]byte, 0, int(fi.Size())+bytes.MinRead))
+	_, err = buf.ReadFrom(r)
+	return buf.Bytes(), fi, err
 }
 
 // readAncestor reads a file of a directory above the search (an ignore file

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/internal/fsutil"
@@ -43,6 +45,12 @@ type Config struct {
 	// WholeFiles turns chunked parsing off: every file that passes the token
 	// prefilter is parsed whole (see chunk.go). Results are the same.
 	WholeFiles bool
+	// WholeWhileRoom parses every file that passes the token prefilter
+	// whole while the store is below nine tenths of its budget, and in
+	// chunks after: for a long-lived process (tether serve), where a
+	// whole-file tree serves every later pattern and a chunk mostly the
+	// pattern that chose it. Results are the same.
+	WholeWhileRoom bool
 	// MaxText bounds a match's Text and Lines and each capture's text, in
 	// bytes (default MaxMatchText; Match.Cut says when one was cut). A
 	// negative value keeps them whole, as `ast-grep --json` prints them.
@@ -63,19 +71,22 @@ type Searcher struct {
 	budget int
 	// testHookCheck, when set by a test, is each matcher's testHookCheck.
 	testHookCheck func()
-	parser        Parser
-	cache         *Cache
-	workers       int
-	maxSize       int64
-	whole         bool
-	maxText       int
-	root          *fsutil.Root
-	warm          warmState
+	// testHookRead, when set by a test, is told of every file a search reads.
+	testHookRead func(path string)
+	parser       Parser
+	cache        *Cache
+	workers      int
+	maxSize      int64
+	whole        bool
+	wholeRoom    bool
+	maxText      int
+	root         *fsutil.Root
+	warm         warmState
 }
 
 // NewSearcher returns a Searcher that parses with p.
 func NewSearcher(p Parser, cfg Config) *Searcher {
-	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize, whole: cfg.WholeFiles, maxText: cfg.MaxText, root: cfg.Root}
+	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize, whole: cfg.WholeFiles, wholeRoom: cfg.WholeWhileRoom, maxText: cfg.MaxText, root: cfg.Root}
 	if s.cache == nil {
 		s.cache = SharedCache()
 	}
@@ -510,8 +521,28 @@ func (s *Searcher) run(ctx context.Context, q Query, tmpl *template) (*Result, [
 // stops the whole search (the context is done, or the pattern is too
 // expensive).
 func (s *Searcher) doFile(ctx context.Context, fsys *files, m *matcher, lang string, j *fileJob, limit int, tmpl *template) error {
+	// a file as it was when its tree went into the store is neither read
+	// nor hashed (statmemo.go), and one whose kinds rule it out is not read
+	// even when its tree is gone; a rewrite always reads what it changes
+	if tmpl == nil {
+		if key, ok := s.unchanged(fsys, j.path, lang); ok {
+			if s.ruledOut(m.kinds, key) {
+				j.prefilter, j.kindSkip = true, true
+				return nil
+			}
+			if tree := s.cache.held(key); tree != nil {
+				if !hasTokens(tree.Source(), m.pat.tokens) {
+					j.prefilter = true
+					return nil
+				}
+				j.parsed, j.cacheHit = true, true
+				return s.collect(m, lang, j, tree, base{}, limit, nil)
+			}
+		}
+	}
 	// one open: the size, the time and the content are the same file's
-	src, fi, err := fsys.readFile(j.path, s.maxSize)
+	at := time.Now()
+	src, fi, err := s.read(fsys, j.path)
 	if err != nil {
 		j.err = err
 		return nil
@@ -529,13 +560,15 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, m *matcher, lang str
 		return nil
 	}
 	key := keyOf(lang, src)
+	s.cache.memo.remember(j.path, lang, fi, at, key)
 	if s.ruledOut(m.kinds, key) {
 		j.prefilter, j.kindSkip = true, true
 		return nil
 	}
 	// a whole-file tree another pattern, run or process left in the store
 	// beats parsing chunks
-	if !s.whole && m.pat.chunkable() && !s.cache.holds(key) {
+	whole := s.whole || s.wholeRoom && s.cache.roomy()
+	if !whole && m.pat.chunkable() && !s.cache.holds(key) {
 		if split := splitters[lang]; split != nil {
 			if starts := split(src); len(starts) > 1 {
 				if done, err := s.doChunks(ctx, m, lang, j, src, starts, limit, tmpl); done || err != nil {
@@ -557,6 +590,24 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, m *matcher, lang str
 		j.src = src
 	}
 	return nil
+}
+
+// unchanged returns the content key of the file at path when a stat says
+// it is as it was when last read.
+func (s *Searcher) unchanged(fsys *files, path, lang string) (treeKey, bool) {
+	fi, err := fsys.stat(path)
+	if err != nil {
+		return treeKey{}, false
+	}
+	return s.cache.memo.lookup(path, lang, fi)
+}
+
+// read reads the file at path for a search, within the size cap.
+func (s *Searcher) read(fsys *files, path string) ([]byte, fs.FileInfo, error) {
+	if s.testHookRead != nil {
+		s.testHookRead(path)
+	}
+	return fsys.readFile(path, s.maxSize)
 }
 
 // tree returns src's tree (key is keyOf(lang, src)) from the cache, its disk

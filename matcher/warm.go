@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Warm-up: a run can have its Searcher parse the workspace into the tree
@@ -24,6 +25,9 @@ type WarmStatus struct {
 
 // String is the status in words: "structural index: 6,210 of 7,708 files".
 func (w WarmStatus) String() string {
+	if w.Running && w.Total == 0 {
+		return "structural index: listing the files (parsing in the background)"
+	}
 	s := fmt.Sprintf("structural index: %s of %s files", thousands(w.Done), thousands(w.Total))
 	switch {
 	case w.Stopped != "":
@@ -134,7 +138,7 @@ func (s *Searcher) WarmUp(ctx context.Context, paths ...string) error {
 				stopped = "cancelled"
 				return ctx.Err()
 			}
-			if st := s.cache.Stats(); st.Bytes > st.Budget/10*9 {
+			if !s.cache.roomy() {
 				stopped = "the tree store's memory budget is nearly full"
 				return nil
 			}
@@ -166,12 +170,17 @@ func (s *Searcher) WarmUp(ctx context.Context, paths ...string) error {
 // warmFile puts one file's tree in the store; it returns true when a query
 // interrupted the parse (ctx was cancelled) and the file is to be tried again.
 func (s *Searcher) warmFile(ctx context.Context, fsys *files, path string) bool {
-	src, fi, err := fsys.readFile(path, s.maxSize)
+	lang := langForPath(path)
+	if key, ok := s.unchanged(fsys, path, lang); ok && s.cache.inMemory(key) {
+		return false // as it was, and its tree is in memory
+	}
+	at := time.Now()
+	src, fi, err := s.read(fsys, path)
 	if err != nil || fi.Size() > s.maxSize || int64(len(src)) > s.maxSize || looksBinary(src) {
 		return false
 	}
-	lang := langForPath(path)
 	key := keyOf(lang, src)
+	s.cache.memo.remember(path, lang, fi, at, key)
 	if s.cache.holds(key) {
 		// on disk only: bring it into memory
 		if _, _, err := s.wholeTree(ctx, lang, key, src); err != nil && ctx.Err() != nil {
