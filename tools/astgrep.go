@@ -58,6 +58,7 @@ func (s *structural) warmUp() {
 		defer close(done)
 		s.search.WarmUp(ctx, real)
 	}()
+	s.run.addStatus(func() string { return s.search.WarmStatus().String() })
 	s.run.OnClose("ast_grep warm-up", func() error {
 		cancel()
 		<-done
@@ -71,7 +72,7 @@ func (s *structural) warmUp() {
 func AstGrepTools(r *Run) []Tool {
 	s := &structural{
 		run:    r,
-		search: matcher.NewSearcher(r.cfg.Parser, matcher.Config{Root: r.Root()}),
+		search: matcher.NewSearcher(r.cfg.Parser, matcher.Config{Root: r.Root(), WholeWhileRoom: r.cfg.WarmUp}),
 		stage:  matcher.NewStager(r.Root()),
 	}
 	if r.cfg.WarmUp {
@@ -248,6 +249,11 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 	}
 	st.More = o.more(res.Total)
 	st.Errors = res.Errors[:min(len(res.Errors), astGrepMaxErrors)]
+	if w := s.search.WarmStatus(); w.Running {
+		// answered while the warm-up parses: later queries find more ready
+		st.Index = w.String()
+		st.More = append(st.More, w.String()+": this answer parsed what the index did not hold yet; later queries find more of it ready")
+	}
 	var b strings.Builder
 	b.WriteString(st.Summary + "\n")
 	for _, n := range st.More {

@@ -41,7 +41,11 @@ type AstGrepResult struct {
 	Searched  int               `json:"searched"`
 	Matches   []AstGrepMatch    `json:"matches"`
 	// More says what was held back and how to get it.
-	More   []string            `json:"more,omitempty"`
+	More []string `json:"more,omitempty"`
+	// Index is the structural index's progress when the answer came while
+	// the run's warm-up was still parsing ("structural index: 6,210 of
+	// 7,708 files (parsing in the background)").
+	Index  string              `json:"index,omitempty"`
 	Errors []matcher.FileError `json:"errors,omitempty"`
 }
 

@@ -6,8 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -36,5 +41,61 @@ func TestAstGrepWarmUp(t *testing.T) {
 	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// gateParser holds the first parse it is given (the warm-up's: no query has
+// come yet) until its context is cancelled, which a query does; every other
+// parse goes straight to the engine.
+type gateParser struct {
+	p       matcher.Parser
+	once    sync.Once
+	entered chan struct{}
+}
+
+func (g *gateParser) Parse(ctx context.Context, lang string, src []byte) (*engine.Tree, error) {
+	first := false
+	g.once.Do(func() { first = true })
+	if first {
+		close(g.entered)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return g.p.Parse(ctx, lang, src)
+}
+
+// TestAstGrepWarmUpProgress: an ast_grep answered while the warm-up is still
+// parsing says how far the structural index is, in its text and its
+// structured result, and the lsp tool's status shows the index's progress.
+func TestAstGrepWarmUpProgress(t *testing.T) {
+	dir := t.TempDir()
+	// content no other test put in the process's store: the warm-up parses
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("f%d.go", i)] = fmt.Sprintf("package p\n\n// %s\nfunc f%d() { mu.Lock() }\n", dir, i)
+	}
+	testenv.WriteFiles(t, dir, files)
+	sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := &gateParser{p: parseEngine(t), entered: make(chan struct{})}
+	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Parser: gate, WarmUp: true, LSP: sup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	<-gate.entered // the warm-up is parsing its first file
+	res := callResult(t, r, "ast_grep", `{"pattern":"$M.Lock()","language":"go"}`)
+	st, _ := res.Structured.(*tools.AstGrepResult)
+	if st == nil || !strings.HasPrefix(st.Index, "structural index: ") || !strings.Contains(st.Index, " of 30 files (parsing in the background)") {
+		t.Errorf("structured index while warming up: %+v", st)
+	}
+	if txt := res.AllText(); !strings.Contains(txt, "30 matches in 30 of 30 files") || !strings.Contains(txt, "note: structural index: ") {
+		t.Errorf("ast_grep during the warm-up:\n%s", txt)
+	}
+	out, err := lspCall(t, r, "lsp", map[string]any{"action": "status"})
+	if err != nil || !strings.Contains(out, "structural index: ") || !strings.Contains(out, " of 30 files") {
+		t.Errorf("lsp status: %v\n%s", err, out)
 	}
 }

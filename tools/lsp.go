@@ -20,7 +20,7 @@ func init() {
 		name:  "lsp",
 		wired: func(cfg *Config) bool { return cfg.LSP != nil && cfg.WorkDir != "" },
 		register: func(r *Run) (func() error, error) {
-			l := &lspTools{sup: r.Config().LSP, root: r.Root(), parser: r.Config().Parser, seen: &lsp.Seen{}, noted: map[string]bool{}}
+			l := &lspTools{run: r, sup: r.Config().LSP, root: r.Root(), parser: r.Config().Parser, seen: &lsp.Seen{}, noted: map[string]bool{}}
 			if err := r.Registry().Register(l.tools()...); err != nil {
 				return nil, err
 			}
@@ -34,6 +34,7 @@ func init() {
 }
 
 type lspTools struct {
+	run  *Run
 	sup  *lsp.Supervisor
 	root *fsutil.Root
 	// parser finds what a rename left behind; nil when the run has none.
@@ -247,6 +248,7 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 		for _, r := range rows {
 			lines = append(lines, r.String())
 		}
+		lines = append(lines, l.run.statusLines()...)
 		out, data = strings.Join(lines, "\n"), rows
 	case "reload":
 		lines, err := l.sup.Reload(ctx)

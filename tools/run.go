@@ -53,7 +53,10 @@ type Config struct {
 	Parser matcher.Parser
 	// WarmUp has ast_grep parse the working directory into the process's tree
 	// store in the background from the run's start (matcher.Searcher.WarmUp),
-	// yielding to every query; the run's Close stops it.
+	// yielding to every query, and parse whole files rather than chunks while
+	// the store has room (matcher.Config.WholeWhileRoom), as a long-lived run
+	// does; the run's Close stops it. Its progress is in the lsp tool's
+	// status and in a note on an ast_grep answered before it is done.
 	WarmUp bool
 	// Questions is the port that reaches the human operator; with TargetSpace it
 	// wires ask_user (tools/ask.go).
@@ -145,6 +148,7 @@ type Run struct {
 	closeErr  error
 	wired     []string
 	notice    string // what recovery at start did, for the first call's result
+	statuses  []func() string
 }
 
 // NewRun starts a run: it checks the working directory, rolls back any change
@@ -340,6 +344,28 @@ func (r *Run) SetApprover(a Approver) {
 	r.mu.Lock()
 	r.approver = a
 	r.mu.Unlock()
+}
+
+// addStatus adds a line that the lsp tool's status shows after the language
+// servers' (the structural index's progress): fn returns it, "" for none.
+func (r *Run) addStatus(fn func() string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.statuses = append(r.statuses, fn)
+}
+
+// statusLines returns the lines the families added with addStatus.
+func (r *Run) statusLines() []string {
+	r.mu.Lock()
+	fns := append([]func() string(nil), r.statuses...)
+	r.mu.Unlock()
+	var lines []string
+	for _, fn := range fns {
+		if l := fn(); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
 
 // OnClose adds a function Close calls (in reverse order of adding). If the run
