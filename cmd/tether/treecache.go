@@ -4,6 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"os"
+	"runtime/debug"
 
 	"github.com/tetherhq/tether/matcher"
 )
@@ -19,6 +22,10 @@ type treeCacheFlags struct {
 	off    bool
 	disk   sizeFlag
 	memory sizeFlag
+	// limit is serve's soft memory limit: 0 derives it from the tree
+	// budget (matcher.SoftMemoryLimit), < 0 is off
+	limit    sizeFlag
+	limitSet bool
 }
 
 // register adds the flags; memory is the default memory budget.
@@ -27,6 +34,30 @@ func (f *treeCacheFlags) register(fs *flag.FlagSet, memory int64) {
 	fs.BoolVar(&f.off, "no-cache", false, "do not read or write parsed trees in the disk cache (under the user cache dir)")
 	fs.Var(&f.disk, "cache-size", "the most disk the parsed-tree cache holds (such as 1GiB; off: no disk cache)")
 	fs.Var(&f.memory, "tree-memory", "the most memory the process's parsed trees hold, shared by every run and pattern (such as 768MiB)")
+	fs.Func("memory-limit", "tether serve: the Go runtime's soft memory limit, a `size` (1GiB) or off; default GOMEMLIMIT when set, else --tree-memory plus 384MiB for parsing (the collector runs more often near it; nothing fails past it)", func(s string) error {
+		f.limitSet = true
+		return f.limit.Set(s)
+	})
+}
+
+// applyMemoryLimit sets serve's soft memory limit (see the flag) and returns
+// it, -1 when there is none. Without it a store of 768 MiB of trees let the
+// heap grow to twice that (GOGC's doubling) before a collection.
+func (f *treeCacheFlags) applyMemoryLimit() int64 {
+	n := f.limit.n
+	switch {
+	case f.limitSet:
+	case os.Getenv("GOMEMLIMIT") != "":
+		return debug.SetMemoryLimit(-1) // the runtime's, from the environment
+	default:
+		n = matcher.SoftMemoryLimit(matcher.SharedCache().Stats().Budget)
+	}
+	if n <= 0 {
+		debug.SetMemoryLimit(math.MaxInt64)
+		return -1
+	}
+	debug.SetMemoryLimit(n)
+	return n
 }
 
 // apply sets the shared store up; a disk tier that cannot be opened is said

@@ -43,6 +43,7 @@ func init() {
 				sharedEngine.once.Do(func() {
 					sharedEngine.e, sharedEngine.err = engine.New(context.Background(), engine.NewConfig())
 					trees.apply(env.Stderr)
+					trees.applyMemoryLimit()
 				})
 				if sharedEngine.err != nil {
 					return nil, sharedEngine.err
@@ -57,6 +58,9 @@ func init() {
 			cfg.Parser = e
 			cfg.WarmUp = env.Serve
 			trees.apply(env.Stderr)
+			if env.Serve {
+				trees.applyMemoryLimit()
+			}
 			return func() { e.Close(context.Background()) }, nil
 		},
 	})
