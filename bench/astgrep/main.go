@@ -62,9 +62,16 @@ func main() {
 	readme := flag.String("readme", "bench/README.md", "file whose matcher section gets the table (\"\" prints only)")
 	session := flag.Bool("session", false, "run the agent-session benchmark (20 patterns: ast-grep processes, tether processes with a cold then warm disk tier, one tether process) instead")
 	child := flag.Bool("session-child", false, "internal: answer the session's patterns in this process")
+	firstQuery := flag.Duration("first-query", ServeModel.FirstQuery, "with -session-child: when the first query comes after the warm-up starts (negative: no warm-up)")
+	whole := flag.Bool("whole", ServeModel.Whole, "with -session-child: parse whole files while the store has room")
+	only := flag.String("patterns", "", "with -session-child: the patterns to answer, one a line (default the session's 20)")
 	flag.Parse()
 	if *child {
-		if err := sessionChild(*corpus, *threads, SessionPatterns); err != nil {
+		pats := SessionPatterns
+		if *only != "" {
+			pats = strings.Split(strings.TrimSpace(*only), "\n")
+		}
+		if err := sessionChild(*corpus, *threads, pats, SessionModel{FirstQuery: *firstQuery, Whole: *whole}); err != nil {
 			log.Fatal(err)
 		}
 		return
