@@ -47,9 +47,11 @@ type Config struct {
 	WholeFiles bool
 	// WholeWhileRoom parses every file that passes the token prefilter
 	// whole while the store is below nine tenths of its budget, and in
-	// chunks after: for a long-lived process (tether serve), where a
-	// whole-file tree serves every later pattern and a chunk mostly the
-	// pattern that chose it. Results are the same.
+	// chunks after: a whole-file tree serves every later pattern, a chunk
+	// mostly the pattern that chose it. Results are the same. tether serve
+	// does not set it: the first query with a common token took 3.2x the
+	// CPU (bench/README.md); its warm-up parses the files a query parsed in
+	// chunks whole next instead.
 	WholeWhileRoom bool
 	// MaxText bounds a match's Text and Lines and each capture's text, in
 	// bytes (default MaxMatchText; Match.Cut says when one was cut). A
@@ -485,6 +487,9 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, m *matcher, lang str
 		if split := splitters[lang]; split != nil {
 			if starts := split(src); len(starts) > 1 {
 				if done, err := s.doChunks(ctx, m, lang, j, src, starts, limit, tmpl); done || err != nil {
+					if done && err == nil {
+						s.warm.want(j.path) // whole, for the next pattern
+					}
 					return err
 				}
 			}

@@ -58,6 +58,8 @@ type warmState struct {
 	busy   int
 	cancel context.CancelFunc // the warm-up's parse under way
 	status WarmStatus
+	// wanted are files queries parsed only in chunks, warmed first
+	wanted []string
 }
 
 func (w *warmState) init() { w.idle = sync.NewCond(&w.mu) }
@@ -132,39 +134,83 @@ func (s *Searcher) WarmUp(ctx context.Context, paths ...string) error {
 		w.mu.Unlock()
 	})
 	defer stopWait()
-	for _, f := range files {
-		for {
-			if ctx.Err() != nil {
-				stopped = "cancelled"
-				return ctx.Err()
-			}
-			if !s.cache.roomy() {
-				stopped = "the tree store's memory budget is nearly full"
-				return nil
-			}
-			// wait for the queries in flight, then parse with a context a
-			// query cancels
-			w.mu.Lock()
-			for w.busy > 0 && ctx.Err() == nil {
-				w.idle.Wait()
-			}
-			pctx, cancel := context.WithCancel(ctx)
-			w.cancel = cancel
-			w.mu.Unlock()
-			again := s.warmFile(pctx, fsys, f)
-			w.mu.Lock()
-			w.cancel = nil
-			w.mu.Unlock()
-			cancel()
-			if !again || ctx.Err() != nil {
-				break
-			}
+	for i := 0; ; {
+		f, listed := w.next(files, &i)
+		if f == "" {
+			return nil
 		}
-		w.mu.Lock()
-		w.status.Done++
-		w.mu.Unlock()
+		if why, err := s.warmOne(ctx, fsys, f); why != "" {
+			stopped = why
+			return err
+		}
+		if listed {
+			w.mu.Lock()
+			w.status.Done++
+			w.mu.Unlock()
+		}
 	}
-	return nil
+}
+
+// maxWanted bounds the files queries asked the warm-up for.
+const maxWanted = 1 << 16
+
+// want asks a running warm-up to parse path whole next: a query parsed only
+// chunks of it, and the next pattern is likely to need it again.
+func (w *warmState) want(path string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.status.Running && len(w.wanted) < maxWanted {
+		w.wanted = append(w.wanted, path)
+	}
+}
+
+// next returns the file to warm next: one a query asked for, else the
+// listed files' next (listed true), "" when there are none left.
+func (w *warmState) next(files []string, i *int) (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.wanted) > 0 {
+		f := w.wanted[0]
+		w.wanted = w.wanted[1:]
+		return f, false
+	}
+	if *i < len(files) {
+		*i++
+		return files[*i-1], true
+	}
+	return "", false
+}
+
+// warmOne puts f's tree in the store, waiting for the queries in flight and
+// trying again after each that interrupts it; a warm-up that must stop
+// gets why (and ctx's error when it was cancelled).
+func (s *Searcher) warmOne(ctx context.Context, fsys *files, f string) (string, error) {
+	w := &s.warm
+	for {
+		if ctx.Err() != nil {
+			return "cancelled", ctx.Err()
+		}
+		if !s.cache.roomy() {
+			return "the tree store's memory budget is nearly full", nil
+		}
+		// wait for the queries in flight, then parse with a context a
+		// query cancels
+		w.mu.Lock()
+		for w.busy > 0 && ctx.Err() == nil {
+			w.idle.Wait()
+		}
+		pctx, cancel := context.WithCancel(ctx)
+		w.cancel = cancel
+		w.mu.Unlock()
+		again := s.warmFile(pctx, fsys, f)
+		w.mu.Lock()
+		w.cancel = nil
+		w.mu.Unlock()
+		cancel()
+		if !again || ctx.Err() != nil {
+			return "", nil
+		}
+	}
 }
 
 // warmFile puts one file's tree in the store; it returns true when a query

@@ -1,11 +1,15 @@
 package matcher
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/tetherhq/tether/engine"
 )
 
 // TestWholeWhileRoom: with WholeWhileRoom a file whose token is in one of
@@ -44,5 +48,75 @@ func TestWholeWhileRoom(t *testing.T) {
 		if r := memoSearch(t, s, dir, "$X := $V"); r.Total != 40 {
 			t.Errorf("%s: the next pattern found %d matches, want 40", c.name, r.Total)
 		}
+	}
+}
+
+// orderParser holds the first parse (the warm-up's) until its context is
+// cancelled and records the source of every parse after it.
+type orderParser struct {
+	p       Parser
+	once    sync.Once
+	entered chan struct{}
+	mu      sync.Mutex
+	parsed  []string
+}
+
+func (o *orderParser) Parse(ctx context.Context, lang string, src []byte) (*engine.Tree, error) {
+	first := false
+	o.once.Do(func() { first = true })
+	if first {
+		close(o.entered)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	o.mu.Lock()
+	o.parsed = append(o.parsed, string(src))
+	o.mu.Unlock()
+	return o.p.Parse(ctx, lang, src)
+}
+
+// TestWarmUpTakesQueriedFilesFirst: a file a query parsed only in chunks is
+// the warm-up's next, parsed whole before the files it had yet to reach.
+func TestWarmUpTakesQueriedFilesFirst(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 5 {
+		files[fmt.Sprintf("a%d.go", i)] = fmt.Sprintf("package p\n\nfunc a%d() {}\n", i)
+	}
+	var b strings.Builder
+	b.WriteString("package p\n")
+	for i := range 20 {
+		fmt.Fprintf(&b, "\nfunc z%d() {\n\tx := %d\n\t_ = x\n}\n", i, i)
+	}
+	b.WriteString("\nfunc g() { mu.Lock() }\n")
+	files["z.go"] = b.String()
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	op := &orderParser{p: fuzzParser(t), entered: make(chan struct{})}
+	s := NewSearcher(op, Config{Cache: NewCache(0)})
+	done := make(chan error)
+	go func() { done <- s.WarmUp(context.Background(), dir) }()
+	<-op.entered // the warm-up is parsing a0.go
+	if r := memoSearch(t, s, dir, "$M.Lock()"); r.Total != 1 {
+		t.Fatalf("%d matches, want 1", r.Total)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]int{}
+	for i, src := range op.parsed {
+		if _, seen := at[src]; !seen {
+			at[src] = i
+		}
+	}
+	whole, ok := at[files["z.go"]]
+	if !ok {
+		t.Fatalf("the warm-up never parsed z.go whole")
+	}
+	if a1 := at[files["a1.go"]]; whole > a1 {
+		t.Errorf("z.go, which the query parsed in chunks, was warmed at parse %d, after a1.go (%d)", whole, a1)
 	}
 }
