@@ -72,7 +72,7 @@ func (s *structural) warmUp() {
 func AstGrepTools(r *Run) []Tool {
 	s := &structural{
 		run:    r,
-		search: matcher.NewSearcher(r.cfg.Parser, matcher.Config{Root: r.Root(), WholeWhileRoom: r.cfg.WarmUp}),
+		search: matcher.NewSearcher(r.cfg.Parser, matcher.Config{Root: r.Root()}),
 		stage:  matcher.NewStager(r.Root()),
 	}
 	if r.cfg.WarmUp {

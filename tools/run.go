@@ -53,10 +53,9 @@ type Config struct {
 	Parser matcher.Parser
 	// WarmUp has ast_grep parse the working directory into the process's tree
 	// store in the background from the run's start (matcher.Searcher.WarmUp),
-	// yielding to every query, and parse whole files rather than chunks while
-	// the store has room (matcher.Config.WholeWhileRoom), as a long-lived run
-	// does; the run's Close stops it. Its progress is in the lsp tool's
-	// status and in a note on an ast_grep answered before it is done.
+	// yielding to every query and taking first the files a query parsed
+	// only in chunks; the run's Close stops it. Its progress is in the lsp
+	// tool's status and in a note on an ast_grep answered before it is done.
 	WarmUp bool
 	// Questions is the port that reaches the human operator; with TargetSpace it
 	// wires ask_user (tools/ask.go).
