@@ -1,17 +1,6 @@
-//go:build linux
-
 package matcher
 
-import (
-	"io/fs"
-	"syscall"
-)
+import "syscall"
 
-// stampOf reads the stamp from a stat's system data.
-func stampOf(fi fs.FileInfo) (fileStamp, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileStamp{}, false
-	}
-	return fileStamp{dev: uint64(st.Dev), ino: uint64(st.Ino), size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, true
-}
+// statTimes are the modification and status-change times, in nanoseconds.
+func statTimes(st *syscall.Stat_t) (mtime, ctime int64) { return st.Mtim.Nano(), st.Ctim.Nano() }

@@ -60,6 +60,8 @@ type warmState struct {
 	status WarmStatus
 	// wanted are files queries parsed only in chunks, warmed first
 	wanted []string
+	// testHookListed, when set by a test, is called once the files are listed.
+	testHookListed func()
 }
 
 func (w *warmState) init() { w.idle = sync.NewCond(&w.mu) }
@@ -128,6 +130,9 @@ func (s *Searcher) WarmUp(ctx context.Context, paths ...string) error {
 	w.mu.Lock()
 	w.status.Total = len(files)
 	w.mu.Unlock()
+	if w.testHookListed != nil {
+		w.testHookListed()
+	}
 	stopWait := context.AfterFunc(ctx, func() {
 		w.mu.Lock()
 		w.idle.Broadcast()

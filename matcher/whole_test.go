@@ -51,28 +51,18 @@ func TestWholeWhileRoom(t *testing.T) {
 	}
 }
 
-// orderParser holds the first parse (the warm-up's) until its context is
-// cancelled and records the source of every parse after it.
-type orderParser struct {
-	p       Parser
-	once    sync.Once
-	entered chan struct{}
-	mu      sync.Mutex
-	parsed  []string
+// recParser records the source of every parse.
+type recParser struct {
+	p      Parser
+	mu     sync.Mutex
+	parsed []string
 }
 
-func (o *orderParser) Parse(ctx context.Context, lang string, src []byte) (*engine.Tree, error) {
-	first := false
-	o.once.Do(func() { first = true })
-	if first {
-		close(o.entered)
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
-	o.mu.Lock()
-	o.parsed = append(o.parsed, string(src))
-	o.mu.Unlock()
-	return o.p.Parse(ctx, lang, src)
+func (r *recParser) Parse(ctx context.Context, lang string, src []byte) (*engine.Tree, error) {
+	r.mu.Lock()
+	r.parsed = append(r.parsed, string(src))
+	r.mu.Unlock()
+	return r.p.Parse(ctx, lang, src)
 }
 
 // TestWarmUpTakesQueriedFilesFirst: a file a query parsed only in chunks is
@@ -95,14 +85,19 @@ func TestWarmUpTakesQueriedFilesFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	op := &orderParser{p: fuzzParser(t), entered: make(chan struct{})}
+	op := &recParser{p: fuzzParser(t)}
 	s := NewSearcher(op, Config{Cache: NewCache(0)})
+	// a query in flight holds the warm-up off once it has listed the files
+	listed := make(chan struct{})
+	s.warm.testHookListed = func() { close(listed) }
+	s.warm.beginQuery()
 	done := make(chan error)
 	go func() { done <- s.WarmUp(context.Background(), dir) }()
-	<-op.entered // the warm-up is parsing a0.go
+	<-listed
 	if r := memoSearch(t, s, dir, "$M.Lock()"); r.Total != 1 {
 		t.Fatalf("%d matches, want 1", r.Total)
 	}
+	s.warm.endQuery()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
