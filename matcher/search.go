@@ -511,13 +511,9 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, m *matcher, lang str
 }
 
 // unchanged returns the content key of the file at path when a stat says
-// it is as it was when last read.
+// it is as it was when last read (a file never read is not stat'ed).
 func (s *Searcher) unchanged(fsys *files, path, lang string) (treeKey, bool) {
-	fi, err := fsys.stat(path)
-	if err != nil {
-		return treeKey{}, false
-	}
-	return s.cache.memo.lookup(path, lang, fi)
+	return s.cache.memo.lookup(path, lang, func() (fs.FileInfo, error) { return fsys.stat(path) })
 }
 
 // read reads the file at path for a search, within the size cap.

@@ -68,17 +68,21 @@ func (sm *statMemo) remember(path, lang string, fi fs.FileInfo, at time.Time, ke
 	sm.m[k] = memoEntry{stamp: st, key: key}
 }
 
-// lookup returns the content key remembered for path in lang when fi (a
-// fresh stat of it) says the file is as it was.
-func (sm *statMemo) lookup(path, lang string, fi fs.FileInfo) (treeKey, bool) {
-	st, ok := stampOf(fi)
-	if !ok || !fi.Mode().IsRegular() {
-		return treeKey{}, false
-	}
+// lookup returns the content key remembered for path in lang when a fresh
+// stat of it (stat, called only when there is one) says the file is as it
+// was.
+func (sm *statMemo) lookup(path, lang string, stat func() (fs.FileInfo, error)) (treeKey, bool) {
 	sm.mu.Lock()
 	e, found := sm.m[memoKey{path, lang}]
 	sm.mu.Unlock()
-	if !found || e.stamp != st {
+	if !found {
+		return treeKey{}, false
+	}
+	fi, err := stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return treeKey{}, false
+	}
+	if st, ok := stampOf(fi); !ok || e.stamp != st {
 		return treeKey{}, false
 	}
 	return e.key, true
