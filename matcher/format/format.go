@@ -5,6 +5,7 @@
 package format
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -106,62 +107,75 @@ func agPoint(p matcher.Position, lineOf func(int) string) Point {
 // of each match a rewrite replaced).
 func JSON(ms []matcher.Match) []Match {
 	out := make([]Match, 0, len(ms))
-	srcs := map[string][]string{}
-	lineOf := func(path string) func(int) string {
-		lines, ok := srcs[path]
-		if !ok {
-			if data, err := os.ReadFile(path); err == nil {
-				lines = strings.Split(string(data), "\n")
-			}
-			srcs[path] = lines
-		}
-		return func(n int) string {
-			if n-1 < len(lines) && n >= 1 {
-				return lines[n-1]
-			}
-			return ""
+	var c jsonConverter
+	for _, m := range ms {
+		out = append(out, c.convert(m))
+	}
+	return out
+}
+
+// jsonConverter converts matches one at a time, holding the lines of one
+// file (the last match's): a search's matches come file by file, so each
+// file is read once and let go when the next begins.
+type jsonConverter struct {
+	path  string
+	lines []string
+}
+
+func (c *jsonConverter) lineOf(path string) func(int) string {
+	if path != c.path || c.lines == nil {
+		c.path, c.lines = path, nil
+		if data, err := os.ReadFile(path); err == nil {
+			c.lines = strings.Split(string(data), "\n")
 		}
 	}
-	rng := func(s matcher.Span, lf func(int) string) Range {
+	lines := c.lines
+	return func(n int) string {
+		if n-1 < len(lines) && n >= 1 {
+			return lines[n-1]
+		}
+		return ""
+	}
+}
+
+func (c *jsonConverter) convert(m matcher.Match) Match {
+	lf := c.lineOf(m.Path)
+	rng := func(s matcher.Span) Range {
 		var r Range
 		r.ByteOffset.Start, r.ByteOffset.End = s.StartByte, s.EndByte
 		r.Start = agPoint(s.Start, lf)
 		r.End = agPoint(s.End, lf)
 		return r
 	}
-	for _, m := range ms {
-		lf := lineOf(m.Path)
-		a := Match{Text: m.Text, Range: rng(m.Span, lf), File: m.Path, Lines: m.Lines, Language: m.Language}
-		if n, ok := astGrepLangNames[m.Language]; ok {
-			a.Language = n
-		}
-		a.CharCount.Leading, a.CharCount.Trailing = charCount(m)
-		a.Replacement = m.Replacement
-		if m.Replacement != nil {
-			a.ReplacementOffsets = &struct {
-				Start int `json:"start"`
-				End   int `json:"end"`
-			}{m.Span.StartByte, m.Span.EndByte}
-		}
-		if len(m.Bindings) > 0 {
-			a.MetaVariables = &MetaVariables{
-				Single: map[string]Capture{}, Multi: map[string][]Capture{}, Transformed: map[string]string{},
-			}
-		}
-		for _, b := range m.Bindings {
-			if b.Multi {
-				caps := []Capture{}
-				for _, p := range b.Parts {
-					caps = append(caps, Capture{Text: p.Text, Range: rng(p.Span, lf)})
-				}
-				a.MetaVariables.Multi[b.Name] = caps
-				continue
-			}
-			a.MetaVariables.Single[b.Name] = Capture{Text: b.Text, Range: rng(b.Span, lf)}
-		}
-		out = append(out, a)
+	a := Match{Text: m.Text, Range: rng(m.Span), File: m.Path, Lines: m.Lines, Language: m.Language}
+	if n, ok := astGrepLangNames[m.Language]; ok {
+		a.Language = n
 	}
-	return out
+	a.CharCount.Leading, a.CharCount.Trailing = charCount(m)
+	a.Replacement = m.Replacement
+	if m.Replacement != nil {
+		a.ReplacementOffsets = &struct {
+			Start int `json:"start"`
+			End   int `json:"end"`
+		}{m.Span.StartByte, m.Span.EndByte}
+	}
+	if len(m.Bindings) > 0 {
+		a.MetaVariables = &MetaVariables{
+			Single: map[string]Capture{}, Multi: map[string][]Capture{}, Transformed: map[string]string{},
+		}
+	}
+	for _, b := range m.Bindings {
+		if b.Multi {
+			caps := []Capture{}
+			for _, p := range b.Parts {
+				caps = append(caps, Capture{Text: p.Text, Range: rng(p.Span)})
+			}
+			a.MetaVariables.Multi[b.Name] = caps
+			continue
+		}
+		a.MetaVariables.Single[b.Name] = Capture{Text: b.Text, Range: rng(b.Span)}
+	}
+	return a
 }
 
 // WriteJSON writes matches as `ast-grep run --json` (its "pretty"
@@ -176,43 +190,50 @@ func WriteJSON(w io.Writer, ms []matcher.Match) error {
 // "stream" (one object a line). Strings are escaped as serde_json escapes
 // them: "<", ">", "&", U+2028 and U+2029 stay as they are. (ast-grep prints
 // the captures of a match in hash order, which varies from run to run;
-// ours are sorted by name.)
+// ours are sorted by name.) Matches are converted and written one at a time
+// (through a buffer), so the output is never held whole: the command line's
+// searches print tens of thousands.
 func WriteJSONStyle(w io.Writer, ms []matcher.Match, style string) error {
-	var b bytes.Buffer
-	objs := JSON(ms)
+	var open, sep, end string
+	pretty := false
 	switch style {
 	case "pretty":
-		if len(objs) == 0 {
-			b.WriteString("[]\n")
-			break
-		}
-		b.WriteString("[\n")
-		for i, m := range objs {
-			if i > 0 {
-				b.WriteString(",\n")
-			}
-			if err := encodeJSON(&b, m, true); err != nil {
-				return err
-			}
-		}
-		b.WriteString("\n]\n")
-	case "compact":
-		if err := encodeJSON(&b, objs, false); err != nil {
+		if len(ms) == 0 {
+			_, err := io.WriteString(w, "[]\n")
 			return err
 		}
-		b.WriteByte('\n')
+		open, sep, end, pretty = "[\n", ",\n", "\n]\n", true
+	case "compact":
+		open, sep, end = "[", ",", "]\n"
 	case "stream":
-		for _, m := range objs {
-			if err := encodeJSON(&b, m, false); err != nil {
-				return err
-			}
-			b.WriteByte('\n')
-		}
+		sep, end = "\n", "\n"
 	default:
 		return fmt.Errorf("format: JSON style %q: use pretty, compact or stream", style)
 	}
-	_, err := w.Write(b.Bytes())
-	return err
+	if style == "stream" && len(ms) == 0 {
+		return nil
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var b bytes.Buffer
+	var c jsonConverter
+	b.WriteString(open)
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		if err := encodeJSON(&b, c.convert(m), pretty); err != nil {
+			return err
+		}
+		if _, err := bw.Write(b.Bytes()); err != nil {
+			return err
+		}
+		b.Reset()
+	}
+	b.WriteString(end)
+	if _, err := bw.Write(b.Bytes()); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // encodeJSON appends v's JSON to b (indented by two spaces when pretty)
@@ -317,7 +338,10 @@ type HumanOptions struct {
 // not a terminal: every line a match spans, and the context lines asked
 // for, as "file:line:text", each once; with Color the matched text
 // highlighted (file and line plain, as ast-grep prints them).
+// Each file's lines are written as they are made (through a buffer), so
+// the output is never held whole.
 func WriteHumanOpts(w io.Writer, ms []matcher.Match, o HumanOptions) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
 	var b strings.Builder
 	for i := 0; i < len(ms); {
 		j := i
@@ -325,10 +349,13 @@ func WriteHumanOpts(w io.Writer, ms []matcher.Match, o HumanOptions) error {
 			j++
 		}
 		writeFileLines(&b, ms[i:j], o)
+		if _, err := bw.WriteString(b.String()); err != nil {
+			return err
+		}
+		b.Reset()
 		i = j
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return bw.Flush()
 }
 
 func writeFileLines(b *strings.Builder, ms []matcher.Match, o HumanOptions) {
