@@ -107,15 +107,47 @@ func (d *DiskCache) has(k treeKey) bool {
 // bad removes an entry that checked out but did not decode.
 func (d *DiskCache) bad(k treeKey) { os.Remove(d.path(k)) }
 
-// store writes the encoded tree under k (best effort: a cache that cannot be
-// written only costs speed).
-func (d *DiskCache) store(k treeKey, enc []byte) {
-	b := make([]byte, 0, len(diskMagic)+2*sha256.Size+len(enc))
-	b = append(b, diskMagic...)
+// storeTree writes t under k (best effort: a cache that cannot be written
+// only costs speed). The entry is built in one buffer sized for it (the
+// header, then the tree's binary form appended in place), taken from a pool:
+// a cold search writes thousands, and growing each by appending (then copying
+// it behind the header) made several times the tree's size in garbage.
+func (d *DiskCache) storeTree(k treeKey, t *engine.Tree) {
+	head := len(diskMagic) + 2*sha256.Size
+	need := head + encodedSize(t)
+	bp, _ := entryBufs.Get().(*[]byte)
+	if bp == nil || cap(*bp) < need {
+		b := make([]byte, 0, need)
+		bp = &b
+	}
+	b := append((*bp)[:0], diskMagic...)
 	b = append(b, k[:]...)
-	sum := sha256.Sum256(enc)
-	b = append(b, sum[:]...)
-	b = append(b, enc...)
+	b = append(b, make([]byte, sha256.Size)...)
+	b, err := t.AppendBinary(b)
+	if err == nil {
+		sum := sha256.Sum256(b[head:])
+		copy(b[len(diskMagic)+sha256.Size:], sum[:])
+		d.write(k, b)
+	}
+	if cap(b) <= maxPooledEntry {
+		*bp = b[:0]
+		entryBufs.Put(bp)
+	}
+}
+
+// encodedSize is the length of t's binary form (engine.Tree.AppendBinary: a
+// 16-byte header, then engine.NodeBytes a node).
+func encodedSize(t *engine.Tree) int { return 16 + t.Len()*engine.NodeBytes }
+
+// entryBufs holds entry buffers for reuse; one larger than maxPooledEntry is
+// let go instead of pinned.
+var entryBufs sync.Pool
+
+const maxPooledEntry = 4 << 20
+
+// write puts the whole entry b (header and tree) under k's path atomically
+// and prunes when the tier passes its budget.
+func (d *DiskCache) write(k treeKey, b []byte) {
 	p := d.path(k)
 	if err := fsutil.WriteCacheFile(p, b, 0o600); err != nil {
 		if os.MkdirAll(filepath.Dir(p), 0o700) != nil || fsutil.WriteCacheFile(p, b, 0o600) != nil {

@@ -550,9 +550,7 @@ func (s *Searcher) tree(ctx context.Context, lang string, key treeKey, src []byt
 	}
 	s.cache.put(key, t)
 	if disk != nil && dec != nil {
-		if enc, err := t.AppendBinary(nil); err == nil {
-			disk.store(key, enc)
-		}
+		disk.storeTree(key, t)
 	}
 	return t, false, nil
 }
