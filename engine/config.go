@@ -96,6 +96,13 @@ type Limits struct {
 	Instances int
 	// MaxSource is the largest source accepted, in bytes (default 64 MiB).
 	MaxSource int
+	// Retain is the most linear memory an idle instance keeps, in bytes
+	// (default 64 MiB): one that a parse grew past it is closed after the
+	// parse, releasing the memory, and the next parse starts a fresh
+	// instance. A short-lived process that parses each file once (tether
+	// ast-grep) sets it low, so its instances do not each hold the memory
+	// of the largest file they have parsed.
+	Retain uint64
 }
 
 // DefaultMaxSource is the default of Limits.MaxSource.
@@ -114,6 +121,9 @@ func (l Limits) withDefaults(engineMemory uint64) Limits {
 	}
 	if l.MaxSource <= 0 {
 		l.MaxSource = DefaultMaxSource
+	}
+	if l.Retain == 0 {
+		l.Retain = retainMemory
 	}
 	if l.Memory == 0 || l.Memory > engineMemory {
 		l.Memory = engineMemory

@@ -69,7 +69,7 @@ func (p *Parser) Parse(ctx context.Context, lang string, src []byte) (*Tree, err
 		return nil, err
 	}
 	t, err := inst.parse(ctx, src)
-	if (err != nil && inst.broken) || inst.mem.Size() > retainMemory {
+	if (err != nil && inst.broken) || uint64(inst.mem.Size()) > p.limits.Retain {
 		pl.discard(inst)
 	} else {
 		pl.put(inst)
@@ -98,7 +98,8 @@ func (p *Parser) instance(ctx context.Context, id string) (*pool, *instance, err
 	return pl, inst, nil
 }
 
-// retainMemory is the most linear memory an idle instance keeps: one grown
+// retainMemory is the default of Limits.Retain, the most linear memory an
+// idle instance keeps: one grown
 // past it by a large source (bundled JavaScript needs about 40 bytes per
 // source byte) is closed after its parse, releasing the memory, and the next
 // parse starts a fresh instance.

@@ -266,4 +266,27 @@ func TestLargeParseDoesNotPinMemory(t *testing.T) {
 	if _, err := p.Parse(ctx, "go", []byte("package main\n")); err != nil {
 		t.Fatalf("parse after dropping the large instance: %v", err)
 	}
+	_, small := idle()
+
+	// Limits.Retain lowers the bar: a source that grows the instance past
+	// it, though far below retainMemory, is dropped too (tether ast-grep)
+	low := e.NewParser(Limits{Instances: 1, Retain: uint64(small)})
+	defer low.Close(ctx)
+	for _, q := range []*Parser{p, low} {
+		if _, err := q.Parse(ctx, "go", bigGo(64<<10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, size := idle(); n != 1 || size <= small {
+		t.Fatalf("default Retain after a 64 KiB parse: %d idle instances, largest %d bytes; want 1 kept, grown past %d", n, size, small)
+	}
+	low.mu.Lock()
+	pl := low.pools["go"]
+	low.mu.Unlock()
+	pl.mu.Lock()
+	n := len(pl.idle)
+	pl.mu.Unlock()
+	if n != 0 {
+		t.Errorf("Retain %d bytes after a 64 KiB parse: %d idle instances, want the grown one dropped", small, n)
+	}
 }
