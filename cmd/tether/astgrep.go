@@ -126,7 +126,8 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	ctx := signalCtx
-	e, ok := startEngine(ctx, stderr)
+	defer applyCLIMemoryLimit()()
+	e, ok := startCLIEngine(ctx, stderr)
 	if !ok {
 		return 2
 	}

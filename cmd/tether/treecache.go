@@ -12,9 +12,10 @@ import (
 )
 
 // cliTreeMemory is tether ast-grep's memory budget for trees: one search
-// reads each file once, so trees need not stay in memory (the disk tier keeps
-// them for the next process); a little lets a rewrite's re-reads hit.
-const cliTreeMemory = 64 << 20
+// reads each file once (a rewrite's edits are made as it matches), so trees
+// need not stay in memory (the disk tier keeps them for the next process).
+// 64 MiB held about 60 MB of trees no one read again.
+const cliTreeMemory = 8 << 20
 
 // treeCacheFlags set the process's tree store (matcher.SharedCache): its
 // memory budget and its disk tier under the user cache dir.
