@@ -126,7 +126,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	ctx := signalCtx
-	defer applyCLIMemoryLimit()()
+	defer applyCLIMemoryLimit(&trees)()
 	e, ok := startCLIEngine(ctx, stderr)
 	if !ok {
 		return 2

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 
 	"github.com/tetherhq/tether/engine"
@@ -17,8 +16,8 @@ const (
 	// parses (engine.Limits.Retain): one grown past it by a large file is
 	// dropped, instead of each instance holding up to 64 MiB for good.
 	cliRetain = 16 << 20
-	// cliMemoryLimit is the Go runtime's soft memory limit when GOMEMLIMIT
-	// is not set: the collector runs more often near it (nothing fails past
+	// cliMemoryLimit is the Go runtime's soft memory limit when neither
+	// --memory-limit nor GOMEMLIMIT is given: the collector runs more often near it (nothing fails past
 	// it), so the heap's garbage between collections does not double a
 	// search's peak. It holds the tree store's budget (cliTreeMemory), the
 	// trees being parsed and matched, and the matches.
@@ -36,14 +35,12 @@ func startCLIEngine(ctx context.Context, stderr io.Writer) (*engine.Engine, bool
 	return e, true
 }
 
-// applyCLIMemoryLimit sets cliMemoryLimit unless GOMEMLIMIT says otherwise;
-// restore puts back the limit there was (for tests, which search in
-// process).
-func applyCLIMemoryLimit() (restore func()) {
+// applyCLIMemoryLimit sets the soft memory limit of --memory-limit, else
+// GOMEMLIMIT's, else cliMemoryLimit; restore puts back the limit there was
+// (for tests, which search in process).
+func applyCLIMemoryLimit(f *treeCacheFlags) (restore func()) {
 	prev := debug.SetMemoryLimit(-1)
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return func() {}
-	}
-	debug.SetMemoryLimit(cliMemoryLimit)
+	f.defaultLimit = cliMemoryLimit
+	f.applyMemoryLimit()
 	return func() { debug.SetMemoryLimit(prev) }
 }

@@ -27,6 +27,10 @@ type treeCacheFlags struct {
 	// budget (matcher.SoftMemoryLimit), < 0 is off
 	limit    sizeFlag
 	limitSet bool
+	// defaultLimit, when set, is the limit without the flag or GOMEMLIMIT
+	// in place of the one derived from the tree budget (tether ast-grep:
+	// cliMemoryLimit)
+	defaultLimit int64
 }
 
 // register adds the flags; memory is the default memory budget.
@@ -35,7 +39,7 @@ func (f *treeCacheFlags) register(fs *flag.FlagSet, memory int64) {
 	fs.BoolVar(&f.off, "no-cache", false, "do not read or write parsed trees in the disk cache (under the user cache dir)")
 	fs.Var(&f.disk, "cache-size", "the most disk the parsed-tree cache holds (such as 1GiB; off: no disk cache)")
 	fs.Var(&f.memory, "tree-memory", "the most memory the process's parsed trees hold, shared by every run and pattern (such as 768MiB)")
-	fs.Func("memory-limit", "tether serve: the Go runtime's soft memory limit, a `size` (1GiB) or off; default GOMEMLIMIT when set, else --tree-memory plus 384MiB for parsing (the collector runs more often near it; nothing fails past it)", func(s string) error {
+	fs.Func("memory-limit", "the Go runtime's soft memory limit, a `size` (1GiB) or off; default GOMEMLIMIT when set, else in tether serve --tree-memory plus 384MiB for parsing, in tether ast-grep 64MiB (the collector runs more often near it; nothing fails past it)", func(s string) error {
 		f.limitSet = true
 		return f.limit.Set(s)
 	})
@@ -50,6 +54,8 @@ func (f *treeCacheFlags) applyMemoryLimit() int64 {
 	case f.limitSet:
 	case os.Getenv("GOMEMLIMIT") != "":
 		return debug.SetMemoryLimit(-1) // the runtime's, from the environment
+	case f.defaultLimit > 0:
+		n = f.defaultLimit
 	default:
 		n = matcher.SoftMemoryLimit(matcher.SharedCache().Stats().Budget)
 	}
