@@ -305,6 +305,7 @@ func mergeResults(parts []*matcher.Result, max int) *matcher.Result {
 		m.Searched += p.Searched
 		m.Parsed += p.Parsed
 		m.Prefiltered += p.Prefiltered
+		m.KindSkipped += p.KindSkipped
 		m.CacheHits += p.CacheHits
 		// the walk (ignored and hidden files) is the same for every language
 		m.Skipped.Binary += p.Skipped.Binary

@@ -1,0 +1,34 @@
+package tools
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/tetherhq/tether/matcher"
+)
+
+// TestMergeResultsAddsEveryCount: a search over several languages reports
+// each count as the sum of its languages' counts, every integer field of
+// matcher.Result included (KindSkipped was left at the first language's).
+func TestMergeResultsAddsEveryCount(t *testing.T) {
+	a, b := &matcher.Result{}, &matcher.Result{}
+	rt := reflect.TypeOf(*a)
+	var counts []string
+	for i := range rt.NumField() {
+		if f := rt.Field(i); f.Type.Kind() == reflect.Int {
+			reflect.ValueOf(a).Elem().Field(i).SetInt(int64(i + 1))
+			reflect.ValueOf(b).Elem().Field(i).SetInt(int64(10 * (i + 1)))
+			counts = append(counts, f.Name)
+		}
+	}
+	if len(counts) < 5 {
+		t.Fatalf("only %v are counts: has matcher.Result changed?", counts)
+	}
+	m := reflect.ValueOf(mergeResults([]*matcher.Result{a, b}, 0)).Elem()
+	for _, name := range counts {
+		f, _ := rt.FieldByName(name)
+		if got, want := m.FieldByName(name).Int(), int64(11*(f.Index[0]+1)); got != want {
+			t.Errorf("%s: merged %d, want the sum %d", name, got, want)
+		}
+	}
+}
