@@ -180,7 +180,7 @@ func (rs *readings) choose() (*Pattern, error) {
 			return nil, err
 		}
 		r0, _ := first(&rs.written, rs.sub)
-		if gapped == nil && r.tree.HasError() && !hasErrorNode(r.tree) && onlyMissingSemicolons(r.tree) && len(r.nodes) > 0 && !takesKeyword(r0, r, false) && rs.mend(r) != nil {
+		if gapped == nil && r.tree.HasError() && !hasErrorNode(r.tree) && onlyMissingSemicolons(r.tree) && !splitsLine(r, rs.spec.expando) && len(r.nodes) > 0 && !takesKeyword(r0, r, false) && rs.mend(r) != nil {
 			gapped = r
 		}
 		if r.tree.HasError() || len(r.nodes) == 0 {
@@ -268,4 +268,26 @@ func (rs *readings) quotedReading() (*Pattern, error) {
 			return pat, nil
 		}
 	}
+}
+
+// splitsLine reports whether r has a MISSING token inside the pattern with
+// more of the pattern after it on the same line: such a reading cuts code
+// written as one construct in two (Java's "$T $M($$$P);" read as a local
+// "$T $M" and a statement "($$$P);"), unlike a ";" missing at the end of
+// the pattern, of one of its lines, before a "}" ("return $X") or before
+// a "$$$" that stands for what follows ("fn $F($$$) $$$").
+func splitsLine(r *reading, expando rune) bool {
+	src := r.tree.Source()
+	split := false
+	r.tree.Root().Walk(func(n engine.Node) bool {
+		if split || !n.HasError() {
+			return false
+		}
+		if at := n.StartByte(); n.IsMissing() && at > r.start && at < r.end {
+			rest := strings.TrimLeft(string(src[at:r.end]), " \t")
+			split = rest != "" && !strings.ContainsRune("\n\r}", rune(rest[0])) && !strings.HasPrefix(rest, strings.Repeat(string(expando), 3))
+		}
+		return !split
+	})
+	return split
 }
