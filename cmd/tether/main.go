@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/internal/proc"
+	"github.com/tetherhq/tether/kernels/jsproc"
 )
 
 // command is one subcommand: flags and wiring only.
@@ -63,6 +64,11 @@ var signalGraceFor atomic.Int64
 var signalCtx = context.Background()
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == jsproc.Subcommand {
+		// An out-of-process JavaScript kernel (serve --http's): it starts
+		// nothing, and ends with its parent (a parent-death signal).
+		os.Exit(jsproc.Main())
+	}
 	// Nothing tether starts outlives it, even after a SIGKILL (a sentinel
 	// process re-runs this binary and exits inside proc.Main).
 	proc.Main()

@@ -3,13 +3,19 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/kernels/jsproc"
 )
 
 // evalIn runs a cell in session cs and returns its text and whether it is an
@@ -41,11 +47,14 @@ func addressSpaceLimit(t *testing.T, pid int) string {
 // not defined in another; each Python kernel runs under --eval-python-memory
 // (RLIMIT_AS in /proc) and an allocation past it is a MemoryError that ends
 // neither its kernel's state nor another's; a JavaScript cell growing past
-// --eval-js-memory is stopped while the other sessions' runtimes keep their
-// state; a cell silent past --eval-idle is interrupted.
+// --eval-js-memory is stopped while the other sessions' JavaScript cells,
+// running at the same time, go on and keep their state (each runtime is a
+// process of its own: with one shared heap they were stopped too); a cell
+// silent past --eval-idle is interrupted.
 func TestHostEvalCapsPerSession(t *testing.T) {
 	const pyCap = 2 << 30
-	hp := startHostProc(t, t.TempDir(), "--eval-python-memory", "2GiB", "--eval-js-memory", "64MiB", "--eval-idle", "3s")
+	base := t.TempDir()
+	hp := startHostProc(t, base, "--eval-python-memory", "2GiB", "--eval-js-memory", "64MiB", "--eval-idle", "3s")
 	sessions := []*mcp.ClientSession{openHostSession(t, hp.url, "alpha"), openHostSession(t, hp.url, "beta"), openHostSession(t, hp.url, "alpha")}
 	for _, cs := range sessions {
 		defer cs.Close()
@@ -103,9 +112,6 @@ func TestHostEvalCapsPerSession(t *testing.T) {
 				t.Errorf("an allocation past --eval-python-memory: %s", text)
 			}
 		case 1:
-			// The only JavaScript cell running now: the heap cap is on the
-			// process's heap (kernels/js), so a cell growing in one session
-			// would count against one running in another at the same time.
 			text, _ := evalIn(t, cs, "javascript", "let a = []; for (let i = 0; i < 1e8; i++) a.push({i, s: 'x' + i}); a.length")
 			if !strings.Contains(text, "memory cap") {
 				t.Errorf("a JavaScript cell past --eval-js-memory: %s", text)
@@ -117,6 +123,43 @@ func TestHostEvalCapsPerSession(t *testing.T) {
 			}
 		}
 	})
+	// Session 1's JavaScript cell grows past the cap while sessions 0 and 2
+	// are in JavaScript cells of their own, which say they started (a file)
+	// and then wait, calling tool(), until it has been stopped; they end as
+	// they would have. Not parallel subtests: those run two at a time here.
+	ws := filepath.Join(base, "root", "alpha")
+	waiting := make(chan error, 2)
+	for _, i := range []int{0, 2} {
+		go func() {
+			code := fmt.Sprintf("tool('write', {path: 'started_%d.txt', content: 'x'})\nlet polls = 0\nfor (;;) { polls++; try { tool('read', {path: 'bombed.txt'}); break } catch (e) {} }\n[secret_%d, polls > 0]", i, i)
+			text, isErr := evalIn(t, sessions[i], "javascript", code)
+			if want := fmt.Sprintf("'js%d'", i); isErr || !strings.Contains(text, want) || !strings.Contains(text, "true") {
+				waiting <- fmt.Errorf("session %d's JavaScript cell while another session's grew past its cap: %s, want %s and true", i, text, want)
+				return
+			}
+			waiting <- nil
+		}()
+	}
+	for _, i := range []int{0, 2} {
+		for {
+			if _, err := os.Stat(filepath.Join(ws, fmt.Sprintf("started_%d.txt", i))); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	text, _ := evalIn(t, sessions[1], "javascript", "let b = []; for (let i = 0; i < 1e8; i++) b.push({i, s: 'x' + i}); b.length")
+	if err := os.WriteFile(filepath.Join(ws, "bombed.txt"), []byte("done\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "memory cap") {
+		t.Errorf("a JavaScript cell past --eval-js-memory: %s", text)
+	}
+	for range 2 {
+		if err := <-waiting; err != nil {
+			t.Error(err)
+		}
+	}
 	// Sessions 0 and 2 keep their kernels' state; session 1's runtime may
 	// have been discarded by its own cap, so it is asked of Python only.
 	each("after", func(t *testing.T, i int, cs *mcp.ClientSession) {
@@ -127,4 +170,48 @@ func TestHostEvalCapsPerSession(t *testing.T) {
 			t.Errorf("session %d's Python kernel changed from %d to %d", i, pids[i], pid)
 		}
 	})
+}
+
+// jsKernelPids lists the JavaScript kernel processes whose parent is pid.
+func jsKernelPids(pid int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil || !testenv.Alive(child) {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) && strings.Contains(string(cmdline), jsproc.Subcommand) {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// TestHostJavaScriptKernelIsAProcess: a session's JavaScript kernel is a
+// child process of the host (its heap cap measures its own heap), its
+// tool() calls are still checked by the run's approval policy in the host
+// (write=deny refuses a write, which leaves no file), and it ends with its
+// session.
+func TestHostJavaScriptKernelIsAProcess(t *testing.T) {
+	base := t.TempDir()
+	hp := startHostProc(t, base, "--approve", "exec=allow,write=deny")
+	cs := openHostSession(t, hp.url, "alpha")
+	defer cs.Close()
+	text, isErr := evalIn(t, cs, "javascript", "let outcome; try { tool('write', {path: 'out.txt', content: 'nope'}); outcome = 'written' } catch (e) { outcome = 'refused: ' + e.message }; [outcome, tool('read', {path: 'a.go'}).includes('package a')]")
+	if isErr || !strings.Contains(text, "refused: ") || !strings.Contains(text, "true") {
+		t.Errorf("a denied write from a JavaScript cell: %s", text)
+	}
+	if _, err := os.Stat(filepath.Join(base, "root", "alpha", "out.txt")); !os.IsNotExist(err) {
+		t.Errorf("the denied write left out.txt: %v", err)
+	}
+	pids := jsKernelPids(hp.cmd.Process.Pid)
+	if len(pids) != 1 {
+		t.Fatalf("JavaScript kernel processes of the host: %v, want one", pids)
+	}
+	cs.Close()
+	waitGone(t, pids[0], "the closed session's JavaScript kernel")
 }

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -73,7 +74,11 @@ func startHostProc(t *testing.T, base string, extra ...string) hostProc {
 	var hp hostProc
 	root, tokens := hostRoot(t, base)
 	hp.tokens = tokens
-	args := append([]string{"serve", "--http", "127.0.0.1:0", "--root", root, "--tokens", hp.tokens, "--approve", "allow", "--log-level", "info"}, extra...)
+	args := []string{"serve", "--http", "127.0.0.1:0", "--root", root, "--tokens", hp.tokens, "--log-level", "info"}
+	if !slices.Contains(extra, "--approve") {
+		args = append(args, "--approve", "allow")
+	}
+	args = append(args, extra...)
 	hp.cmd = exec.Command(tetherBin(t), args...)
 	stderr, err := hp.cmd.StderrPipe()
 	if err != nil {
