@@ -229,8 +229,9 @@ type Config struct {
 	// enclosure (a container or sandbox that is already running), such as
 	// ["docker", "exec", "-i", "-w", "/work", "c1"]; nil or empty means there
 	// is none and the interpreter runs on the host. A kernel never starts an
-	// enclosure to run in it. The JavaScript kernel is embedded and runs no
-	// process; its only way out is tool(), through the run.
+	// enclosure to run in it. The JavaScript kernel (goja, in tether's
+	// process or in a child of tether's own: kernels/jsproc) runs on the
+	// host; its only way out is tool(), through the run.
 	Enclosure func() []string
 	// MemoryLimit caps the JavaScript kernel's heap growth during a cell, in
 	// bytes (0: js.DefaultMemoryLimit): the cell is stopped at the cap with an
