@@ -38,6 +38,7 @@ type DiskCache struct {
 	mu      sync.Mutex
 	size    int64 // bytes of entries, as last counted plus written since
 	pruning bool
+	added   int64 // bytes written while a prune runs
 }
 
 // diskMagic starts every entry; the version changes with the layout.
@@ -156,6 +157,9 @@ func (d *DiskCache) write(k treeKey, b []byte) {
 	}
 	d.mu.Lock()
 	d.size += int64(len(b))
+	if d.pruning {
+		d.added += int64(len(b))
+	}
 	prune := d.size > d.budget && !d.pruning
 	if prune {
 		d.pruning = true
@@ -207,7 +211,29 @@ func (d *DiskCache) count() int64 {
 }
 
 // prune removes the least recently used entries down to 80% of the budget.
+// Entries written while it walks may be missed by its listing (and their
+// bytes were counted by their writers), so it walks again until a walk sees
+// no write; after a few walks it counts those bytes on top of what it left.
 func (d *DiskCache) prune() {
+	for pass := 0; ; pass++ {
+		d.mu.Lock()
+		d.added = 0
+		d.mu.Unlock()
+		total := d.pruneOnce()
+		d.mu.Lock()
+		if d.added == 0 || pass == 3 {
+			d.size = total + d.added
+			d.pruning = false
+			d.mu.Unlock()
+			return
+		}
+		d.mu.Unlock()
+	}
+}
+
+// pruneOnce removes the least recently used entries it lists down to 80% of
+// the budget and returns the bytes of the listed entries left.
+func (d *DiskCache) pruneOnce() int64 {
 	es := d.entries()
 	sort.Slice(es, func(i, j int) bool { return es[i].mtime.Before(es[j].mtime) })
 	var total int64
@@ -222,10 +248,7 @@ func (d *DiskCache) prune() {
 			total -= e.size
 		}
 	}
-	d.mu.Lock()
-	d.size = total
-	d.pruning = false
-	d.mu.Unlock()
+	return total
 }
 
 // DiskStats describes the disk tier.
