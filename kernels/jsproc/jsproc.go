@@ -232,7 +232,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 	defer watch.Stop()
 	hard := HardLimit(k.cfg.MemoryLimit)
 	ctxDone := ctx.Done()
-	var backstop <-chan time.Time
+	var backstop, hardWait <-chan time.Time
 	for {
 		select {
 		case m, ok := <-p.msgs:
@@ -263,16 +263,36 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			k.p = nil
 			k.lastLoss = "the previous process did not answer an interrupt and was ended"
 			return k.lost(loss, kernels.ErrKernelRestarted, fmt.Sprintf("kernels: cell interrupted, but the JavaScript kernel process did not answer within %s and was ended: its state is lost and the next cell starts fresh", 2*k.cfg.InterruptGrace+5*time.Second)), nil
-		case <-watch.C:
+		case <-hardWait:
+			hardWait = nil
 			if rss := residentBytes(p.cmd.Process.Pid); rss > hard {
-				p.kill()
-				k.p = nil
-				k.lastLoss = "the previous process was ended past the hard memory cap"
-				return k.lost(loss, kernels.ErrMemoryLimit, fmt.Sprintf("kernels: cell stopped: the JavaScript kernel process held %d MiB, past the hard cap of %d MiB behind the heap cap of %d MiB, and was ended: its state is lost and the next cell starts fresh "+
-					"(work on the data in smaller pieces, or ask the operator to raise the cap: tether's --eval-js-memory flag)", rss>>20, hard>>20, k.cfg.MemoryLimit>>20)), nil
+				return k.overHard(p, loss, rss, hard), nil
+			}
+		case <-watch.C:
+			// Past the hard cap the child is first asked to stop (its own
+			// heap guard may be stopping the cell already, its result on the
+			// way while the memory is not yet returned); it is ended if it
+			// is still past the cap after the interrupt grace, or at once
+			// past twice the cap.
+			switch rss := residentBytes(p.cmd.Process.Pid); {
+			case rss > 2*hard:
+				return k.overHard(p, loss, rss, hard), nil
+			case rss > hard && hardWait == nil:
+				_ = p.send(msg{Op: "cancel"})
+				hardWait = time.After(max(k.cfg.InterruptGrace, time.Second))
 			}
 		}
 	}
+}
+
+// overHard ends the child past the hard memory cap and reports the cell
+// stopped with its state lost.
+func (k *Kernel) overHard(p *child0, loss string, rss, hard int64) *kernels.Result {
+	p.kill()
+	k.p = nil
+	k.lastLoss = "the previous process was ended past the hard memory cap"
+	return k.lost(loss, kernels.ErrMemoryLimit, fmt.Sprintf("kernels: cell stopped: the JavaScript kernel process held %d MiB, past the hard cap of %d MiB behind the heap cap of %d MiB, and was ended: its state is lost and the next cell starts fresh "+
+		"(work on the data in smaller pieces, or ask the operator to raise the cap: tether's --eval-js-memory flag)", rss>>20, hard>>20, k.cfg.MemoryLimit>>20))
 }
 
 // Close ends the child. Execute after Close fails.
