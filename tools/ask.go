@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tetherhq/tether/tools/operator"
+	"github.com/tetherhq/tether/operator"
 )
 
 // ask_user: SPEC.md, "ask_user: ask the human". Registered only when the run

@@ -14,9 +14,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tetherhq/tether/internal/chromium"
+	"github.com/tetherhq/tether/operator"
 	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/tools/mcpserve"
-	"github.com/tetherhq/tether/tools/operator"
 )
 
 type called struct {
@@ -298,7 +297,7 @@ func TestAskUserRegistration(t *testing.T) {
 // connected, and ask_user fails at once.
 func TestElicitationPortMapsNoApprover(t *testing.T) {
 	wrapped := elicitorFunc(func(context.Context, string, any) (string, map[string]any, error) {
-		return "", nil, errors.Join(errors.New("mcpserve: no elicitation"), tools.ErrNoApprover)
+		return "", nil, errors.Join(errors.New("server: no elicitation"), tools.ErrNoApprover)
 	})
 	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Questions: tools.ElicitationPort(wrapped), TargetSpace: "s"})
 	if err != nil {
@@ -339,7 +338,6 @@ func TestPermissionWithNoHumanSaysRefused(t *testing.T) {
 	}{
 		{"console with no page open", console},
 		{"MCP client without elicitation", tools.ElicitationPort(nil)},
-		{"tether serve with no client session", tools.ElicitationPort(mcpserve.New(mcpserve.Options{}))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -11,8 +11,8 @@ import (
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/kernels"
 	"github.com/tetherhq/tether/kernels/std"
-	"github.com/tetherhq/tether/tools/operator"
-	"github.com/tetherhq/tether/tools/workers"
+	"github.com/tetherhq/tether/operator"
+	"github.com/tetherhq/tether/workers"
 )
 
 // specTiers is SPEC.md's tier table ("Approval tiers"), plus the file tools

@@ -6,8 +6,8 @@ import (
 
 	"github.com/tetherhq/tether/bridges/dap"
 	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/operator"
 	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/tools/operator"
 )
 
 // TestDescriptionsSayWhatTheModelMustKnow: debug and eval are serial and say

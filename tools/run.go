@@ -16,8 +16,8 @@ import (
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/kernels"
 	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/tools/operator"
-	"github.com/tetherhq/tether/tools/workers"
+	"github.com/tetherhq/tether/operator"
+	"github.com/tetherhq/tether/workers"
 )
 
 // Config wires one run: its working directory and conversation, the surface and

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/tetherhq/tether/tools/workers"
+	"github.com/tetherhq/tether/workers"
 )
 
 // vibe_*: SPEC.md, "vibe_*: background workers". Registered only while vibe

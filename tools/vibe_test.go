@@ -11,11 +11,11 @@ import (
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/tools/workers"
+	"github.com/tetherhq/tether/workers"
 )
 
 // workerScript is a command line running one of the worker roster's test
-// scripts (tools/workers/testdata).
+// scripts (workers/testdata).
 func workerScript(t *testing.T, name string) string {
 	t.Helper()
 	p, err := filepath.Abs(filepath.Join("workers", "testdata", name))

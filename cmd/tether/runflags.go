@@ -12,7 +12,7 @@ import (
 
 	"github.com/tetherhq/tether/internal/logging"
 	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/tools/workers"
+	"github.com/tetherhq/tether/workers"
 )
 
 // runFlags are the flags shared by the commands that start a run (serve, call, tools).
@@ -55,7 +55,7 @@ func (f *runFlags) config() (tools.Config, error) {
 		return tools.Config{}, err
 	}
 	// A tether started as a vibe worker keeps to the limits of the run that
-	// started it (tools/workers: TETHER_WORKER_SURFACE, TETHER_WORKER_APPROVE).
+	// started it (workers: TETHER_WORKER_SURFACE, TETHER_WORKER_APPROVE).
 	if s, p, err = workerLimits(s, p); err != nil {
 		return tools.Config{}, err
 	}

@@ -10,7 +10,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/tetherhq/tether/tools/mcpserve"
+	"github.com/tetherhq/tether/server"
 )
 
 func init() {
@@ -40,7 +40,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if hf.addr != "" {
 		return runServeHTTP(hf, cfg, version, stderr)
 	}
-	srv := mcpserve.New(mcpserve.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout, Logger: slog.Default()})
+	srv := server.New(server.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout, Logger: slog.Default()})
 	cfg.Approver = srv.Approver()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tetherhq/tether/server"
 	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/tools/mcpserve"
 )
 
 // httpFlags are serve's host-mode flags (tether serve --http ADDR).
@@ -47,7 +47,7 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 		fmt.Fprintln(stderr, "tether: serve --http needs --root DIR (the workspaces) and --tokens FILE (who may open which)")
 		return 2
 	}
-	toks, err := mcpserve.LoadTokens(f.tokens)
+	toks, err := server.LoadTokens(f.tokens)
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)
 		return 2
@@ -58,11 +58,11 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 		return 2
 	}
 	defer closeSharedEngine()
-	host, err := mcpserve.NewHost(mcpserve.HostOptions{
+	host, err := server.NewHost(server.HostOptions{
 		Root: f.root, Tokens: toks, MaxSessions: f.maxSessions, SessionIdle: f.sessionIdle, Registry: hostRegistry(),
 		MetricsApart: f.metricsAddr != "", MetricsToken: mtok,
-		Server: mcpserve.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout, Logger: slog.Default()},
-		StartRun: func(ctx context.Context, workdir, sessionID string, srv *mcpserve.Server) (*tools.Run, func() error, error) {
+		Server: server.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout, Logger: slog.Default()},
+		StartRun: func(ctx context.Context, workdir, sessionID string, srv *server.Server) (*tools.Run, func() error, error) {
 			c := cfg
 			c.WorkDir, c.ConversationID, c.Approver = workdir, sessionID, srv.Approver()
 			return startRun(ctx, c, wireEnv{Elicitor: srv, Serve: true, Host: true, Stderr: stderr})
@@ -119,7 +119,7 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 // for up to d, closes every session's run, then stops the HTTP server. The
 // listener stays open until the runs are closed: a client reconnecting its
 // event stream meanwhile still gets its running call's result.
-func drain(hs *http.Server, host *mcpserve.Host, d time.Duration, served <-chan error) int {
+func drain(hs *http.Server, host *server.Host, d time.Duration, served <-chan error) int {
 	slog.Info("tether: draining", "sessions", host.Sessions(), "bound", d.String())
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
@@ -142,17 +142,17 @@ func drain(hs *http.Server, host *mcpserve.Host, d time.Duration, served <-chan 
 }
 
 // loadMetricsToken reads --metrics-token's file; nil when it is not given.
-func (f *httpFlags) loadMetricsToken() (*mcpserve.MetricsToken, error) {
+func (f *httpFlags) loadMetricsToken() (*server.MetricsToken, error) {
 	if f.metricsToken == "" {
 		return nil, nil
 	}
-	return mcpserve.LoadMetricsToken(f.metricsToken)
+	return server.LoadMetricsToken(f.metricsToken)
 }
 
 // reload reads the tokens file and the metrics token file again (SIGHUP); a
 // file that cannot be read keeps the previous tokens.
-func (f *httpFlags) reload(host *mcpserve.Host) {
-	if t, err := mcpserve.LoadTokens(f.tokens); err != nil {
+func (f *httpFlags) reload(host *server.Host) {
+	if t, err := server.LoadTokens(f.tokens); err != nil {
 		slog.Error("tether: tokens file not reloaded; the previous tokens stay", "err", err)
 	} else {
 		host.SetTokens(t)

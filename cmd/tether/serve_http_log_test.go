@@ -88,7 +88,7 @@ func TestHostLogsNothingAtWarn(t *testing.T) {
 			t.Errorf("not a JSON record: %q", line)
 			continue
 		}
-		if rec.Level != "INFO" || rec.Component != "" || !strings.HasPrefix(rec.Msg, "tether: ") && !strings.HasPrefix(rec.Msg, "mcpserve: ") {
+		if rec.Level != "INFO" || rec.Component != "" || !strings.HasPrefix(rec.Msg, "tether: ") && !strings.HasPrefix(rec.Msg, "server: ") {
 			t.Errorf("a normal host run logged: %s", line)
 		}
 	}

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/internal/proc"
+	"github.com/tetherhq/tether/operator"
 	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/tools/operator"
-	"github.com/tetherhq/tether/tools/workers"
+	"github.com/tetherhq/tether/workers"
 )
 
 // Flags of the operator family: where questions go (--console, MCP

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/internal/logging"
-	"github.com/tetherhq/tether/tools/workers"
+	"github.com/tetherhq/tether/workers"
 )
 
 // TestWorkerLimits: a tether started as a vibe worker never runs on a wider

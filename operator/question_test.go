@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tetherhq/tether/tools/operator"
+	"github.com/tetherhq/tether/operator"
 )
 
 var twoOptions = []operator.Option{{Label: "a"}, {Label: "b"}}

@@ -1,4 +1,4 @@
-package mcpserve
+package server
 
 import (
 	"time"
@@ -35,5 +35,5 @@ func newHostMetrics(reg *prometheus.Registry, h *Host) *hostMetrics {
 func (h *Host) observe(session, tool string, took time.Duration, outcome string) {
 	h.metrics.calls.WithLabelValues(tool, outcome).Inc()
 	h.metrics.latency.WithLabelValues(tool).Observe(took.Seconds())
-	h.logger().Info("mcpserve: call", "session", session, "tool", tool, "duration_ms", took.Milliseconds(), "outcome", outcome)
+	h.logger().Info("server: call", "session", session, "tool", tool, "duration_ms", took.Milliseconds(), "outcome", outcome)
 }

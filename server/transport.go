@@ -1,4 +1,4 @@
-package mcpserve
+package server
 
 import (
 	"bufio"
@@ -112,7 +112,7 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.conn != nil {
-		return nil, errors.New("mcpserve: transport connected twice; make one per session")
+		return nil, errors.New("server: transport connected twice; make one per session")
 	}
 	c := &conn{
 		in:          t.In,
@@ -199,7 +199,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
-		return fmt.Errorf("mcpserve: encoding a message: %w", err)
+		return fmt.Errorf("server: encoding a message: %w", err)
 	}
 	if r, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()
@@ -286,7 +286,7 @@ func (c *conn) readLoop() {
 		}
 		line, long, err := lr.next()
 		if long > 0 {
-			c.refuse(idIn(line), jsonrpc.CodeInvalidRequest, fmt.Sprintf("mcpserve: a message of %d bytes was skipped: the limit is %d bytes a line; send less in one call (write a large file in parts)", long, c.maxLine))
+			c.refuse(idIn(line), jsonrpc.CodeInvalidRequest, fmt.Sprintf("server: a message of %d bytes was skipped: the limit is %d bytes a line; send less in one call (write a large file in parts)", long, c.maxLine))
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			if !c.handleLine(line) {
 				return
@@ -306,14 +306,14 @@ func (c *conn) handleLine(line []byte) bool {
 	msg, ref := check(line)
 	if ref != nil {
 		if ref.drop {
-			c.log.Warn("mcpserve: dropped a malformed response", "reason", ref.message, "bytes", len(line))
+			c.log.Warn("server: dropped a malformed response", "reason", ref.message, "bytes", len(line))
 			c.mu.Lock()
 			c.stats.Refused++
 			c.mu.Unlock()
 			return true
 		}
 		if ref.batch != nil {
-			c.log.Warn("mcpserve: refused a JSON-RPC batch", "bytes", len(line))
+			c.log.Warn("server: refused a JSON-RPC batch", "bytes", len(line))
 			c.mu.Lock()
 			c.stats.Refused++
 			c.mu.Unlock()
@@ -339,7 +339,7 @@ func (c *conn) handleLine(line []byte) bool {
 		}
 		c.mu.Unlock()
 		if dup {
-			c.refuse(req.ID.Raw(), jsonrpc.CodeInvalidRequest, fmt.Sprintf("mcpserve: id %s is already in use by a request in flight; give each request its own id", idText(req.ID.Raw())))
+			c.refuse(req.ID.Raw(), jsonrpc.CodeInvalidRequest, fmt.Sprintf("server: id %s is already in use by a request in flight; give each request its own id", idText(req.ID.Raw())))
 			return true
 		}
 	}
@@ -348,7 +348,7 @@ func (c *conn) handleLine(line []byte) bool {
 
 // refuse answers a message with a JSON-RPC error (id nil: null).
 func (c *conn) refuse(id any, code int64, message string) {
-	c.log.Warn("mcpserve: refused a message", "code", code, "reason", message)
+	c.log.Warn("server: refused a message", "code", code, "reason", message)
 	c.mu.Lock()
 	c.stats.Refused++
 	c.mu.Unlock()
@@ -390,16 +390,16 @@ type refusal struct {
 }
 
 func invalid(id any, format string, args ...any) *refusal {
-	return &refusal{id: id, code: jsonrpc.CodeInvalidRequest, message: "mcpserve: invalid request: " + fmt.Sprintf(format, args...)}
+	return &refusal{id: id, code: jsonrpc.CodeInvalidRequest, message: "server: invalid request: " + fmt.Sprintf(format, args...)}
 }
 
 // check validates one line as a JSON-RPC 2.0 message MCP allows.
 func check(line []byte) (jsonrpc.Message, *refusal) {
 	if !utf8.Valid(line) {
-		return nil, &refusal{code: jsonrpc.CodeParseError, message: "mcpserve: parse error: the message is not valid UTF-8; send UTF-8 JSON, one message a line"}
+		return nil, &refusal{code: jsonrpc.CodeParseError, message: "server: parse error: the message is not valid UTF-8; send UTF-8 JSON, one message a line"}
 	}
 	if !json.Valid(line) {
-		return nil, &refusal{code: jsonrpc.CodeParseError, message: "mcpserve: parse error: the line is not valid JSON; send one JSON-RPC 2.0 message a line, with no newline inside it"}
+		return nil, &refusal{code: jsonrpc.CodeParseError, message: "server: parse error: the line is not valid JSON; send one JSON-RPC 2.0 message a line, with no newline inside it"}
 	}
 	if d := depth(line); d > MaxDepth {
 		return nil, invalid(idIn(line[:min(len(line), idPrefix)]), "arrays and objects nest %d deep or more; the limit is %d", d, MaxDepth)
@@ -425,7 +425,7 @@ func checkBatch(line []byte) *refusal {
 	for _, e := range elems {
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e, &obj) != nil {
-			ref.batch = append(ref.batch, errorReply(nil, jsonrpc.CodeInvalidRequest, "mcpserve: invalid request: "+why))
+			ref.batch = append(ref.batch, errorReply(nil, jsonrpc.CodeInvalidRequest, "server: invalid request: "+why))
 			continue
 		}
 		if _, isReq := obj["method"]; !isReq {
@@ -436,7 +436,7 @@ func checkBatch(line []byte) *refusal {
 			continue // a notification
 		}
 		id, _ := checkID(raw)
-		ref.batch = append(ref.batch, errorReply(id, jsonrpc.CodeInvalidRequest, "mcpserve: invalid request: "+why))
+		ref.batch = append(ref.batch, errorReply(id, jsonrpc.CodeInvalidRequest, "server: invalid request: "+why))
 	}
 	return ref
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tetherhq/tether/internal/chromium"
-	"github.com/tetherhq/tether/tools/operator"
+	"github.com/tetherhq/tether/operator"
 )
 
 // TestConsoleCookieElsewhereApprovesNothing: a browser scopes a cookie by

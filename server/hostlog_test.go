@@ -1,4 +1,4 @@
-package mcpserve_test
+package server_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tetherhq/tether/internal/logging"
-	"github.com/tetherhq/tether/tools/mcpserve"
+	"github.com/tetherhq/tether/server"
 )
 
 // lateStream is a client whose standalone event stream (its GET) reaches
@@ -38,7 +38,7 @@ func TestHostNormalSessionIsQuiet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	th := newTestHost(t, mcpserve.HostOptions{Server: mcpserve.Options{Logger: logger}})
+	th := newTestHost(t, server.HostOptions{Server: server.Options{Logger: logger}})
 	for _, c := range []struct{ ws, token string }{{"alpha", tokAlpha}, {"beta", tokOps}, {"alpha", tokOps}} {
 		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
 		cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
@@ -72,9 +72,9 @@ func TestHostNormalSessionIsQuiet(t *testing.T) {
 		switch {
 		case rec.Level != slog.LevelInfo.String():
 			t.Errorf("a normal session logged at %s: %s", rec.Level, line)
-		case !strings.HasPrefix(rec.Msg, "mcpserve: "):
+		case !strings.HasPrefix(rec.Msg, "server: "):
 			t.Errorf("not the host's own line at info: %s", line)
-		case rec.Msg == "mcpserve: session opened":
+		case rec.Msg == "server: session opened":
 			opened++
 		}
 	}

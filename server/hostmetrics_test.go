@@ -1,4 +1,4 @@
-package mcpserve_test
+package server_test
 
 import (
 	"io"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetherhq/tether/tools/mcpserve"
+	"github.com/tetherhq/tether/server"
 )
 
 // metricsStatus GETs url (a /metrics) with token ("" none) and returns the
@@ -54,11 +54,11 @@ func metricsTokenFile(t *testing.T, content string) string {
 // it or with another (a session token too) and 200 with it; without one it
 // is open.
 func TestHostMetricsToken(t *testing.T) {
-	mt, err := mcpserve.LoadMetricsToken(metricsTokenFile(t, "  m-scrape-0123456789\n"))
+	mt, err := server.LoadMetricsToken(metricsTokenFile(t, "  m-scrape-0123456789\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	th := newTestHost(t, mcpserve.HostOptions{MetricsToken: mt})
+	th := newTestHost(t, server.HostOptions{MetricsToken: mt})
 	for _, c := range []struct {
 		token string
 		want  int
@@ -78,7 +78,7 @@ func TestHostMetricsToken(t *testing.T) {
 	}
 	for _, bad := range []string{"", " \n", "two words"} {
 		// The error says what to do and never holds the token.
-		if _, err := mcpserve.LoadMetricsToken(metricsTokenFile(t, bad)); err == nil || strings.Contains(err.Error(), "two words") {
+		if _, err := server.LoadMetricsToken(metricsTokenFile(t, bad)); err == nil || strings.Contains(err.Error(), "two words") {
 			t.Errorf("LoadMetricsToken(%q): %v", bad, err)
 		}
 	}
@@ -87,7 +87,7 @@ func TestHostMetricsToken(t *testing.T) {
 // TestHostMetricsApart: with MetricsApart, /metrics is not on the host's
 // handler (404) and is on Host.Metrics, which answers nothing else.
 func TestHostMetricsApart(t *testing.T) {
-	th := newTestHost(t, mcpserve.HostOptions{MetricsApart: true})
+	th := newTestHost(t, server.HostOptions{MetricsApart: true})
 	if got := metricsStatus(t, th.url+"/metrics", ""); got != http.StatusNotFound {
 		t.Errorf("/metrics on the host's port: %d, want 404", got)
 	}

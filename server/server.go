@@ -1,4 +1,4 @@
-// Package mcpserve serves one tether run as a Model Context Protocol server
+// Package server serves one tether run as a Model Context Protocol server
 // (github.com/modelcontextprotocol/go-sdk): tools/list shows the tools the run's
 // surface allows, tools/call goes through Run.Call (so the tier is checked
 // again, arguments are validated and approvals apply), and approvals are asked
@@ -8,7 +8,7 @@
 // approver connected: calls the policy says to ask about fail closed.
 //
 // See https://modelcontextprotocol.io/specification (tools, elicitation).
-package mcpserve
+package server
 
 import (
 	"context"
@@ -24,8 +24,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tetherhq/tether/operator"
 	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/tools/operator"
 )
 
 // ProtocolVersions are the MCP versions the server negotiates. Versions from
@@ -121,7 +121,7 @@ func (s *Server) approve(ctx context.Context, q tools.ApprovalRequest) (bool, er
 	})
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(context.Cause(actx), timedOut) {
-			return false, fmt.Errorf("mcpserve: no answer within %s, so the call was refused (fail closed); do not retry it at once, tell the user it waits for their approval", timeout)
+			return false, fmt.Errorf("server: no answer within %s, so the call was refused (fail closed); do not retry it at once, tell the user it waits for their approval", timeout)
 		}
 		return false, err
 	}
@@ -175,20 +175,20 @@ func (s *Server) Elicit(ctx context.Context, message string, schema any) (string
 		ss = s.current()
 	}
 	if ss == nil {
-		return "", nil, fmt.Errorf("mcpserve: no MCP client is connected to ask: %w", tools.ErrNoApprover)
+		return "", nil, fmt.Errorf("server: no MCP client is connected to ask: %w", tools.ErrNoApprover)
 	}
 	if !canElicit(ss) {
 		if ip := ss.InitializeParams(); ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil {
-			return "", nil, fmt.Errorf("mcpserve: the MCP client declared only URL-mode elicitation, not the form mode questions and approvals need, so no one can be asked: %w", tools.ErrNoApprover)
+			return "", nil, fmt.Errorf("server: the MCP client declared only URL-mode elicitation, not the form mode questions and approvals need, so no one can be asked: %w", tools.ErrNoApprover)
 		}
-		return "", nil, fmt.Errorf("mcpserve: the MCP client did not declare the elicitation capability, so no one can be asked: %w", tools.ErrNoApprover)
+		return "", nil, fmt.Errorf("server: the MCP client did not declare the elicitation capability, so no one can be asked: %w", tools.ErrNoApprover)
 	}
 	if schema == nil {
 		schema = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
 	res, err := ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema})
 	if err != nil {
-		return "", nil, fmt.Errorf("mcpserve: elicitation failed: %w", err)
+		return "", nil, fmt.Errorf("server: elicitation failed: %w", err)
 	}
 	return res.Action, res.Content, nil
 }
@@ -200,13 +200,13 @@ func (s *Server) Serve(ctx context.Context, run *tools.Run, t mcp.Transport) err
 	s.mu.Lock()
 	if s.run != nil {
 		s.mu.Unlock()
-		return errors.New("mcpserve: Serve called twice; one server serves one run")
+		return errors.New("server: Serve called twice; one server serves one run")
 	}
 	s.run = run
 	s.mu.Unlock()
 	s.Refresh()
 	if err := s.srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("mcpserve: %w", err)
+		return fmt.Errorf("server: %w", err)
 	}
 	return nil
 }

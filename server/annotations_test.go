@@ -1,4 +1,4 @@
-package mcpserve_test
+package server_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/tools/workers"
+	"github.com/tetherhq/tether/workers"
 )
 
 // TestAnnotationsTellTheTruth: a read-tier tool that starts or stops

@@ -1,4 +1,4 @@
-package mcpserve
+package server
 
 import (
 	"context"
@@ -94,17 +94,17 @@ type newSessionKey struct{}
 // NewHost returns a Host for opts; it checks that Root is a directory.
 func NewHost(opts HostOptions) (*Host, error) {
 	if opts.StartRun == nil {
-		return nil, errors.New("mcpserve: HostOptions.StartRun is nil")
+		return nil, errors.New("server: HostOptions.StartRun is nil")
 	}
 	root, err := filepath.Abs(opts.Root)
 	if err == nil {
 		root, err = filepath.EvalSymlinks(root)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("mcpserve: --root: %w", err)
+		return nil, fmt.Errorf("server: --root: %w", err)
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("mcpserve: --root %s is not a directory; give the directory whose subdirectories are the workspaces", opts.Root)
+		return nil, fmt.Errorf("server: --root %s is not a directory; give the directory whose subdirectories are the workspaces", opts.Root)
 	}
 	h := &Host{opts: opts, root: root, sessions: map[string]*hostSession{}}
 	h.tokens.Store(opts.Tokens)
@@ -169,7 +169,7 @@ func (h *Host) Metrics() http.Handler {
 func (h *Host) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	if t := h.mtoken.Load(); t != nil && !t.allows(r.Header.Get("Authorization")) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="tether metrics"`)
-		http.Error(w, "mcpserve: /metrics needs Authorization: Bearer <the token in the host's --metrics-token file>", http.StatusUnauthorized)
+		http.Error(w, "server: /metrics needs Authorization: Bearer <the token in the host's --metrics-token file>", http.StatusUnauthorized)
 		return
 	}
 	h.promh.ServeHTTP(w, r)
@@ -195,21 +195,21 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 	globs, key, known := h.tokens.Load().lookup(strings.TrimSpace(token))
 	if !ok || !known {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="tether"`)
-		http.Error(w, "mcpserve: missing or unknown bearer token: send Authorization: Bearer <token> with a token from the host's tokens file", http.StatusUnauthorized)
+		http.Error(w, "server: missing or unknown bearer token: send Authorization: Bearer <token> with a token from the host's tokens file", http.StatusUnauthorized)
 		return
 	}
 	ws := strings.TrimPrefix(r.URL.Path, "/mcp/")
 	if !validWorkspace(ws) || strings.Contains(r.URL.EscapedPath()[len("/mcp/"):], "%") {
-		http.Error(w, "mcpserve: no such workspace: the path is /mcp/NAME with NAME one directory under the host's root", http.StatusNotFound)
+		http.Error(w, "server: no such workspace: the path is /mcp/NAME with NAME one directory under the host's root", http.StatusNotFound)
 		return
 	}
 	if !covers(globs, ws) {
-		http.Error(w, "mcpserve: this token may not open workspace "+ws, http.StatusForbidden)
+		http.Error(w, "server: this token may not open workspace "+ws, http.StatusForbidden)
 		return
 	}
 	dir, ok := h.workspaceDir(ws)
 	if !ok {
-		http.Error(w, "mcpserve: no such workspace: the path is /mcp/NAME with NAME one directory under the host's root", http.StatusNotFound)
+		http.Error(w, "server: no such workspace: the path is /mcp/NAME with NAME one directory under the host's root", http.StatusNotFound)
 		return
 	}
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
@@ -218,7 +218,7 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		h.mu.Unlock()
 		// A session is reachable only on its workspace, with its token.
 		if s == nil || s.workspace != ws || s.tokenKey != key {
-			http.Error(w, "mcpserve: session not found (closed, idle too long, or not this workspace's); start a new session", http.StatusNotFound)
+			http.Error(w, "server: session not found (closed, idle too long, or not this workspace's); start a new session", http.StatusNotFound)
 			return
 		}
 		if r.Method == http.MethodPost {
@@ -260,12 +260,12 @@ func (h *Host) newSession(w http.ResponseWriter, r *http.Request, ws, dir, key s
 	case h.closed:
 		h.mu.Unlock()
 		w.Header().Set("Connection", "close")
-		http.Error(w, "mcpserve: the host is shutting down; start the session on another", http.StatusServiceUnavailable)
+		http.Error(w, "server: the host is shutting down; start the session on another", http.StatusServiceUnavailable)
 		return
 	case h.opts.MaxSessions > 0 && len(h.sessions)+h.pending >= h.opts.MaxSessions:
 		h.mu.Unlock()
 		w.Header().Set("Retry-After", "5")
-		http.Error(w, fmt.Sprintf("mcpserve: the host has its most sessions open (%d); retry later or close a session", h.opts.MaxSessions), http.StatusServiceUnavailable)
+		http.Error(w, fmt.Sprintf("server: the host has its most sessions open (%d); retry later or close a session", h.opts.MaxSessions), http.StatusServiceUnavailable)
 		return
 	}
 	h.pending++
@@ -322,8 +322,8 @@ func (h *Host) startOnInitialize(s *hostSession, dir string) mcp.Middleware {
 			if !started {
 				run, closeRun, err := h.opts.StartRun(h.ctx, dir, s.id, s.srv)
 				if err != nil {
-					h.logger().Error("mcpserve: starting a session's run", "workspace", s.workspace, "err", err)
-					return nil, fmt.Errorf("mcpserve: could not start the session's run: %w", err)
+					h.logger().Error("server: starting a session's run", "workspace", s.workspace, "err", err)
+					return nil, fmt.Errorf("server: could not start the session's run: %w", err)
 				}
 				s.srv.bind(run)
 				h.mu.Lock()
@@ -331,7 +331,7 @@ func (h *Host) startOnInitialize(s *hostSession, dir string) mcp.Middleware {
 				h.pending--
 				h.sessions[s.id] = s
 				h.mu.Unlock()
-				h.logger().Info("mcpserve: session opened", "session", s.id, "workspace", s.workspace)
+				h.logger().Info("server: session opened", "session", s.id, "workspace", s.workspace)
 			}
 			return next(ctx, method, req)
 		}
@@ -345,9 +345,9 @@ func (h *Host) end(s *hostSession) {
 		delete(h.sessions, s.id)
 		h.mu.Unlock()
 		if err := s.closeRun(); err != nil {
-			h.logger().Warn("mcpserve: closing a session's run", "session", s.id, "err", err)
+			h.logger().Warn("server: closing a session's run", "session", s.id, "err", err)
 		}
-		h.logger().Info("mcpserve: session closed", "session", s.id, "workspace", s.workspace)
+		h.logger().Info("server: session closed", "session", s.id, "workspace", s.workspace)
 		h.runs.Done()
 	})
 }
@@ -388,7 +388,7 @@ func (h *Host) Drain(ctx context.Context) error {
 		select {
 		case <-idle:
 		case <-ctx.Done():
-			err = fmt.Errorf("mcpserve: calls still running at the drain bound were cut: %w", context.Cause(ctx))
+			err = fmt.Errorf("server: calls still running at the drain bound were cut: %w", context.Cause(ctx))
 			closeCtx = context.WithoutCancel(ctx)
 		}
 	}
@@ -424,7 +424,7 @@ func (h *Host) Close(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("mcpserve: closing the host's runs: %w", context.Cause(ctx))
+		return fmt.Errorf("server: closing the host's runs: %w", context.Cause(ctx))
 	}
 }
 

@@ -1,4 +1,4 @@
-package mcpserve_test
+package server_test
 
 import (
 	"bufio"
@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherhq/tether/server"
 	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/tools/mcpserve"
 )
 
 // rawClient speaks newline-delimited JSON to an in-process server through a
-// mcpserve.Transport over pipes, as a client process would over stdio.
+// server.Transport over pipes, as a client process would over stdio.
 type rawClient struct {
 	t     *testing.T
-	tr    *mcpserve.Transport
+	tr    *server.Transport
 	in    *io.PipeWriter // the server's stdin
 	out   *io.PipeReader // the server's stdout
 	lines chan string
@@ -31,15 +31,15 @@ type rawClient struct {
 
 // serveRaw serves a plan-surface run (read tools only) over tr's pipes; tr's
 // In and Out are set here. Replies are not read until read is called.
-func serveRaw(t *testing.T, tr *mcpserve.Transport) *rawClient {
+func serveRaw(t *testing.T, tr *server.Transport) *rawClient {
 	t.Helper()
 	return serveRawConfig(t, tr, tools.Config{WorkDir: t.TempDir(), Surface: tools.SurfacePlan})
 }
 
 // serveRawConfig is serveRaw for a run of cfg, whose approver asks the client.
-func serveRawConfig(t *testing.T, tr *mcpserve.Transport, cfg tools.Config) *rawClient {
+func serveRawConfig(t *testing.T, tr *server.Transport, cfg tools.Config) *rawClient {
 	t.Helper()
-	srv := mcpserve.New(mcpserve.Options{})
+	srv := server.New(server.Options{})
 	cfg.Approver = srv.Approver()
 	run, err := tools.NewRun(context.Background(), cfg)
 	if err != nil {
@@ -157,7 +157,7 @@ func TestTransportBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := serveRaw(t, &mcpserve.Transport{MaxLine: 4096})
+			c := serveRaw(t, &server.Transport{MaxLine: 4096})
 			c.send(tt.line)
 			if tt.code != 0 {
 				r := c.next()
@@ -183,7 +183,7 @@ func TestTransportBadInput(t *testing.T) {
 // TestTransportBatch: a batch is refused with one error for each call in it,
 // under the call's id, and none for its notifications.
 func TestTransportBatch(t *testing.T) {
-	c := serveRaw(t, &mcpserve.Transport{})
+	c := serveRaw(t, &server.Transport{})
 	c.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"x","method":"tools/list"},5]`)
 	r := c.next()
 	batch, _ := r["batch"].([]any)
@@ -202,7 +202,7 @@ func TestTransportBatch(t *testing.T) {
 // TestTransportServesAfterBadInput: a session that sent every kind of bad
 // input still initializes and lists its tools.
 func TestTransportServesAfterBadInput(t *testing.T) {
-	c := serveRaw(t, &mcpserve.Transport{})
+	c := serveRaw(t, &server.Transport{})
 	c.startReading() // the server answers each bad line before it reads the next
 	for _, l := range []string{"hello", `[`, `{"id":{}}`, "\x00", `{"jsonrpc":"2.0","id":1,"result":{}}`} {
 		c.send(l)
@@ -231,7 +231,7 @@ func TestTransportServesAfterBadInput(t *testing.T) {
 // once the client reads, every request is answered.
 func TestTransportBackpressure(t *testing.T) {
 	const n, maxInFlight, maxPending = 400, 4, 16 << 10
-	c := serveRaw(t, &mcpserve.Transport{MaxInFlight: maxInFlight, MaxPending: maxPending})
+	c := serveRaw(t, &server.Transport{MaxInFlight: maxInFlight, MaxPending: maxPending})
 	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	sent := make(chan int, 1)
@@ -247,7 +247,7 @@ func TestTransportBackpressure(t *testing.T) {
 	// Wait for the server to stop reading: blocked with calls in flight,
 	// every one of them waiting to write its reply.
 	deadline := time.Now().Add(2 * time.Minute)
-	var st mcpserve.TransportStats
+	var st server.TransportStats
 	for {
 		st = c.tr.Stats()
 		if st.Blocked && st.InFlight == maxInFlight && st.Pending > 0 {
@@ -300,7 +300,7 @@ func TestTransportBackpressure(t *testing.T) {
 // them is still read (only a further call waits), so the call completes.
 func TestTransportApprovalAtInFlightLimit(t *testing.T) {
 	dir := t.TempDir()
-	c := serveRawConfig(t, &mcpserve.Transport{MaxInFlight: 1}, tools.Config{WorkDir: dir})
+	c := serveRawConfig(t, &server.Transport{MaxInFlight: 1}, tools.Config{WorkDir: dir})
 	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"0"}}}`)
 	if r := c.next(); r["id"] != float64(0) || r["result"] == nil {
 		t.Fatalf("initialize: %v", r)
@@ -329,7 +329,7 @@ func TestTransportApprovalAtInFlightLimit(t *testing.T) {
 // the reply is served, not refused as "in flight" (the id was released only
 // after the reply was written, so the next request could arrive first).
 func TestTransportIDReusedAfterReply(t *testing.T) {
-	c := serveRaw(t, &mcpserve.Transport{})
+	c := serveRaw(t, &server.Transport{})
 	for i := range 300 {
 		c.send(`{"jsonrpc":"2.0","id":"same","method":"ping"}`)
 		r := c.next()

@@ -3,7 +3,7 @@ package operator_test
 import (
 	"testing"
 
-	"github.com/tetherhq/tether/tools/operator"
+	"github.com/tetherhq/tether/operator"
 )
 
 // FuzzParseReply: whatever is typed, a reply is either refused with an

@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/tools/operator"
+	"github.com/tetherhq/tether/operator"
 )
 
 // mcpAsk connects a go-sdk server whose "ask" tool asks through the

@@ -1,4 +1,4 @@
-package mcpserve_test
+package server_test
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tetherhq/tether/server"
 	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/tools/mcpserve"
 )
 
 const (
@@ -30,18 +30,18 @@ const (
 // "escape" to it. Each session's run gets the allow policy; closed receives
 // the workdir of every run closed.
 type testHost struct {
-	*mcpserve.Host
+	*server.Host
 	root   string
 	url    string
 	closed chan string
 }
 
-func newTestHost(t *testing.T, opts mcpserve.HostOptions) *testHost {
+func newTestHost(t *testing.T, opts server.HostOptions) *testHost {
 	t.Helper()
 	return newTestHostPolicy(t, opts, "allow")
 }
 
-func newTestHostPolicy(t *testing.T, opts mcpserve.HostOptions, approve string) *testHost {
+func newTestHostPolicy(t *testing.T, opts server.HostOptions, approve string) *testHost {
 	t.Helper()
 	base := t.TempDir()
 	root := filepath.Join(base, "root")
@@ -57,7 +57,7 @@ func newTestHostPolicy(t *testing.T, opts mcpserve.HostOptions, approve string) 
 	if err := os.Symlink("alpha", filepath.Join(root, "alias")); err != nil {
 		t.Fatal(err)
 	}
-	toks, err := mcpserve.ParseTokens([]byte(`{"` + tokAlpha + `": ["alpha"], "` + tokOps + `": ["*"]}`))
+	toks, err := server.ParseTokens([]byte(`{"` + tokAlpha + `": ["alpha"], "` + tokOps + `": ["*"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func newTestHostPolicy(t *testing.T, opts mcpserve.HostOptions, approve string) 
 	}
 	th := &testHost{root: root, closed: make(chan string, 16)}
 	opts.Root, opts.Tokens = root, toks
-	opts.StartRun = func(ctx context.Context, workdir, id string, srv *mcpserve.Server) (*tools.Run, func() error, error) {
+	opts.StartRun = func(ctx context.Context, workdir, id string, srv *server.Server) (*tools.Run, func() error, error) {
 		run, err := tools.NewRun(ctx, tools.Config{WorkDir: workdir, ConversationID: id, Policy: policy, Approver: srv.Approver()})
 		if err != nil {
 			return nil, nil, err
@@ -78,7 +78,7 @@ func newTestHostPolicy(t *testing.T, opts mcpserve.HostOptions, approve string) 
 			return err
 		}, nil
 	}
-	h, err := mcpserve.NewHost(opts)
+	h, err := server.NewHost(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func (th *testHost) status(t *testing.T, path, token, session string) int {
 }
 
 func TestHostAuthAndConfinement(t *testing.T) {
-	th := newTestHost(t, mcpserve.HostOptions{})
+	th := newTestHost(t, server.HostOptions{})
 	for _, c := range []struct {
 		path, token string
 		want        int
@@ -200,7 +200,7 @@ func TestHostAuthAndConfinement(t *testing.T) {
 }
 
 func TestHostTenantsAreApart(t *testing.T) {
-	th := newTestHost(t, mcpserve.HostOptions{})
+	th := newTestHost(t, server.HostOptions{})
 	a := th.mustOpen(t, "alpha", tokAlpha, nil)
 	b := th.mustOpen(t, "beta", tokOps, nil)
 	if txt, isErr := callText(t, a, "read", map[string]any{"path": "own.txt"}); isErr || !strings.Contains(txt, "this is alpha") {
@@ -231,7 +231,7 @@ func TestHostTenantsAreApart(t *testing.T) {
 }
 
 func TestHostSessionEndsItsRun(t *testing.T) {
-	th := newTestHost(t, mcpserve.HostOptions{MaxSessions: 1})
+	th := newTestHost(t, server.HostOptions{MaxSessions: 1})
 	a, err := th.open(t, "alpha", tokAlpha)
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +254,7 @@ func TestHostSessionEndsItsRun(t *testing.T) {
 }
 
 func TestHostIdleSessionIsClosed(t *testing.T) {
-	th := newTestHost(t, mcpserve.HostOptions{SessionIdle: 300 * time.Millisecond})
+	th := newTestHost(t, server.HostOptions{SessionIdle: 300 * time.Millisecond})
 	a := th.mustOpen(t, "alpha", tokAlpha, nil)
 	if ws := <-th.closed; ws != "alpha" {
 		t.Errorf("closed run of %s", ws)
@@ -268,7 +268,7 @@ func TestHostIdleSessionIsClosed(t *testing.T) {
 }
 
 func TestHostDrain(t *testing.T) {
-	th := newTestHost(t, mcpserve.HostOptions{})
+	th := newTestHost(t, server.HostOptions{})
 	var wg sync.WaitGroup
 	for _, ws := range []string{"alpha", "beta"} {
 		cs, err := th.open(t, ws, tokOps)
@@ -305,7 +305,7 @@ func TestHostDrain(t *testing.T) {
 
 func TestParseTokensRefuses(t *testing.T) {
 	for _, bad := range []string{`[]`, `{}`, `{"t-x-0123456789": ["a/b"]}`, `{"t-x-0123456789": ["[" ]}`} {
-		if _, err := mcpserve.ParseTokens([]byte(bad)); err == nil || strings.Contains(err.Error(), "t-x") {
+		if _, err := server.ParseTokens([]byte(bad)); err == nil || strings.Contains(err.Error(), "t-x") {
 			t.Errorf("ParseTokens(%s): %v", bad, err)
 		}
 	}
@@ -321,7 +321,7 @@ func (r records) Write(p []byte) (int, error) {
 
 func TestHostMetricsAndCallLog(t *testing.T) {
 	logs := make(records, 1000)
-	th := newTestHost(t, mcpserve.HostOptions{Server: mcpserve.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))}})
+	th := newTestHost(t, server.HostOptions{Server: server.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))}})
 	a := th.mustOpen(t, "alpha", tokAlpha, nil)
 	callText(t, a, "read", map[string]any{"path": "own.txt"})
 	callText(t, a, "read", map[string]any{"path": "own.txt"})
@@ -349,7 +349,7 @@ func TestHostMetricsAndCallLog(t *testing.T) {
 	var calls int
 	for _, line := range strings.Split(all.String(), "\n") {
 		var rec map[string]any
-		if json.Unmarshal([]byte(line), &rec) != nil || rec["msg"] != "mcpserve: call" {
+		if json.Unmarshal([]byte(line), &rec) != nil || rec["msg"] != "server: call" {
 			continue
 		}
 		calls++
@@ -369,7 +369,7 @@ func TestHostMetricsAndCallLog(t *testing.T) {
 // session is asked of that session's client only, and a session whose client
 // cannot elicit fails closed.
 func TestHostApprovalsAskTheSessionsClient(t *testing.T) {
-	th := newTestHostPolicy(t, mcpserve.HostOptions{}, "ask")
+	th := newTestHostPolicy(t, server.HostOptions{}, "ask")
 	asked := make(chan string, 4)
 	a := th.mustOpen(t, "alpha", tokAlpha, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked <- req.Params.Message

@@ -1,4 +1,4 @@
-package mcpserve
+package server
 
 import (
 	"crypto/sha256"
@@ -31,10 +31,10 @@ type tokenEntry struct {
 func ParseTokens(data []byte) (*Tokens, error) {
 	var m map[string][]string
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf(`mcpserve: tokens file: %w (want a JSON object of token to workspaces, such as {"t-alpha": ["alpha"], "t-ops": ["*"]})`, err)
+		return nil, fmt.Errorf(`server: tokens file: %w (want a JSON object of token to workspaces, such as {"t-alpha": ["alpha"], "t-ops": ["*"]})`, err)
 	}
 	if len(m) == 0 {
-		return nil, errors.New("mcpserve: tokens file has no tokens, so no one could connect; add at least one token")
+		return nil, errors.New("server: tokens file has no tokens, so no one could connect; add at least one token")
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -46,7 +46,7 @@ func ParseTokens(data []byte) (*Tokens, error) {
 		// An error never names the token itself: it is a secret.
 		for _, g := range m[tok] {
 			if _, err := path.Match(g, ""); err != nil || g == "" || strings.ContainsAny(g, `/\`) {
-				return nil, fmt.Errorf("mcpserve: tokens file: workspace pattern %q is not a name or glob of one directory under the root", g)
+				return nil, fmt.Errorf("server: tokens file: workspace pattern %q is not a name or glob of one directory under the root", g)
 			}
 		}
 		t.entries = append(t.entries, tokenEntry{sum: sha256.Sum256([]byte(tok)), globs: m[tok]})
@@ -58,7 +58,7 @@ func ParseTokens(data []byte) (*Tokens, error) {
 func LoadTokens(name string) (*Tokens, error) {
 	data, err := os.ReadFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("mcpserve: tokens file: %w", err)
+		return nil, fmt.Errorf("server: tokens file: %w", err)
 	}
 	return ParseTokens(data)
 }
@@ -99,14 +99,14 @@ type MetricsToken struct{ sum [sha256.Size]byte }
 func LoadMetricsToken(name string) (*MetricsToken, error) {
 	data, err := os.ReadFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("mcpserve: metrics token file: %w", err)
+		return nil, fmt.Errorf("server: metrics token file: %w", err)
 	}
 	tok := strings.TrimSpace(string(data))
 	switch {
 	case tok == "":
-		return nil, fmt.Errorf("mcpserve: metrics token file %s is empty; write the token Prometheus sends (its credentials_file) in it", name)
+		return nil, fmt.Errorf("server: metrics token file %s is empty; write the token Prometheus sends (its credentials_file) in it", name)
 	case strings.ContainsAny(tok, " \t\r\n"):
-		return nil, fmt.Errorf("mcpserve: metrics token file %s holds more than one word; write the token alone in it", name)
+		return nil, fmt.Errorf("server: metrics token file %s holds more than one word; write the token alone in it", name)
 	}
 	return &MetricsToken{sum: sha256.Sum256([]byte(tok))}, nil
 }

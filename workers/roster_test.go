@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools/workers"
+	"github.com/tetherhq/tether/workers"
 )
 
 func script(t *testing.T, name string) string {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/tetherhq/tether/tools/operator"
+	"github.com/tetherhq/tether/operator"
 )
 
 // screen collects what the terminal port draws on the pseudo-terminal.

@@ -1,4 +1,4 @@
-package mcpserve_test
+package server_test
 
 import (
 	"bufio"
@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherhq/tether/server"
 	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/tools/mcpserve"
 )
 
 // fuzzInputTime bounds how long one input may take to be read and the probe
@@ -26,7 +26,7 @@ var (
 	fuzzRunErr  error
 )
 
-// FuzzTransport feeds random bytes to a server over a mcpserve.Transport and
+// FuzzTransport feeds random bytes to a server over a server.Transport and
 // then a ping: the server never panics or ends, and the ping is answered,
 // within fuzzInputTime.
 func FuzzTransport(f *testing.F) {
@@ -64,11 +64,11 @@ func FuzzTransport(f *testing.F) {
 		}
 		inR, inW := io.Pipe()
 		outR, outW := io.Pipe()
-		tr := &mcpserve.Transport{In: inR, Out: outW, MaxLine: 1024}
+		tr := &server.Transport{In: inR, Out: outW, MaxLine: 1024}
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		done := make(chan error, 1)
-		go func() { done <- mcpserve.New(mcpserve.Options{}).Serve(ctx, fuzzRun, tr) }()
+		go func() { done <- server.New(server.Options{}).Serve(ctx, fuzzRun, tr) }()
 		answered := make(chan struct{})
 		go func() {
 			sc := bufio.NewScanner(outR)

@@ -3,7 +3,7 @@ package operator_test
 import (
 	"fmt"
 
-	"github.com/tetherhq/tether/tools/operator"
+	"github.com/tetherhq/tether/operator"
 )
 
 // A card as the terminal port draws it, and a typed reply read back.

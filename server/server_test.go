@@ -1,4 +1,4 @@
-package mcpserve_test
+package server_test
 
 import (
 	"bufio"
@@ -14,15 +14,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tetherhq/tether/server"
 	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/tools/mcpserve"
 )
 
 // connect serves a run in process and returns a connected go-sdk client
 // session (the end-to-end tests in cmd/tether drive the real binary).
-func connect(t *testing.T, cfg tools.Config, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) (*mcpserve.Server, *mcp.ClientSession) {
+func connect(t *testing.T, cfg tools.Config, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) (*server.Server, *mcp.ClientSession) {
 	t.Helper()
-	srv := mcpserve.New(mcpserve.Options{})
+	srv := server.New(server.Options{})
 	cfg.Approver = srv.Approver()
 	run, err := tools.NewRun(context.Background(), cfg)
 	if err != nil {
@@ -47,7 +47,7 @@ func connect(t *testing.T, cfg tools.Config, elicit func(context.Context, *mcp.E
 }
 
 func TestElicitWithoutClient(t *testing.T) {
-	srv := mcpserve.New(mcpserve.Options{})
+	srv := server.New(server.Options{})
 	if srv.CanElicit() {
 		t.Error("CanElicit with no client")
 	}
@@ -98,7 +98,7 @@ func TestToMCP(t *testing.T) {
 		{Type: tools.TextContent, Text: "pic"},
 		{Type: tools.ImageContent, MIMEType: "image/png", Data: []byte{1, 2, 3}},
 	}, IsError: true}
-	m := mcpserve.ToMCP(r)
+	m := server.ToMCP(r)
 	if len(m.Content) != 2 || !m.IsError {
 		t.Fatalf("%+v", m)
 	}
@@ -114,7 +114,7 @@ func TestToMCP(t *testing.T) {
 // TestRefresh: tools registered or removed while serving show up in tools/list.
 func TestRefresh(t *testing.T) {
 	dir := t.TempDir()
-	srv := mcpserve.New(mcpserve.Options{})
+	srv := server.New(server.Options{})
 	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Surface: tools.SurfacePlan})
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +165,7 @@ func TestRefresh(t *testing.T) {
 func TestURLOnlyElicitationFailsClosed(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
-	srv := mcpserve.New(mcpserve.Options{})
+	srv := server.New(server.Options{})
 	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Approver: srv.Approver()})
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +222,7 @@ func TestURLOnlyElicitationFailsClosed(t *testing.T) {
 func TestApprovalUnansweredTimesOut(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
-	srv := mcpserve.New(mcpserve.Options{ApprovalTimeout: time.Millisecond})
+	srv := server.New(server.Options{ApprovalTimeout: time.Millisecond})
 	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Approver: srv.Approver()})
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +268,7 @@ func TestApprovalUnansweredTimesOut(t *testing.T) {
 func TestApprovalForClientOfferingNewerVersion(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
-	srv := mcpserve.New(mcpserve.Options{})
+	srv := server.New(server.Options{})
 	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Approver: srv.Approver()})
 	if err != nil {
 		t.Fatal(err)
