@@ -122,7 +122,7 @@ type renameArgs struct {
 	File    string `json:"file" jsonschema:"workspace-relative file where the symbol appears" bounds:"minLength=1"`
 	Line    int    `json:"line" jsonschema:"1-based line of file" bounds:"minimum=1"`
 	Symbol  string `json:"symbol" jsonschema:"substring of that line naming the symbol; name#2 picks the second occurrence" bounds:"minLength=1"`
-	NewName string `json:"new_name" jsonschema:"the new identifier" bounds:"minLength=1"`
+	NewName string `json:"new_name" jsonschema:"the new identifier: letters, digits and _ (also $ in JavaScript, TypeScript, Java and Dart), not starting with a digit, and not a reserved word of the file's language (class, def, func, ...)" bounds:"minLength=1"`
 }
 
 func (a lspArgs) pos() lsp.Position {

@@ -18,6 +18,11 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 	if err := decodeText(call, &a); err != nil {
 		return nil, err
 	}
+	// A new name that cannot be the identifier (a reserved word) is refused
+	// before a server starts for the baseline.
+	if err := l.sup.CheckRename(lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, a.NewName); err != nil {
+		return nil, err
+	}
 	// What was wrong before is not what the rename caused: the file named
 	// is looked at first, the others as the server last published them.
 	l.baseline(ctx, []string{a.File})

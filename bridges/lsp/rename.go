@@ -39,24 +39,11 @@ type RenameResult struct {
 // server for the WorkspaceEdit and applies it to every file atomically (all
 // files or none), then syncs the changed files and collects their diagnostics.
 func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (*RenameResult, error) {
-	if strings.TrimSpace(newName) == "" {
-		return nil, fmt.Errorf("lsp: new_name is empty: pass the identifier to rename to")
-	}
 	// A new name that cannot replace the identifier is refused before any
 	// server starts.
-	oldName := ""
-	if path, err := s.abs(pos.File); err == nil {
-		if text, err := fsutil.ReadRegularFile(path); err == nil {
-			if spec, err := s.specFor(path); err == nil {
-				if line, col, err := resolveSymbol(text, pos.Line, pos.Symbol, s.rel(path)); err == nil {
-					lt := lineText(text, lineStarts(text), line)
-					if err := checkNewName(spec.Language, lt, col, newName); err != nil {
-						return nil, err
-					}
-					oldName = lt[col:identEnd(lt, col)]
-				}
-			}
-		}
+	oldName, err := s.checkRename(pos, newName)
+	if err != nil {
+		return nil, err
 	}
 	p, params, err := s.positionParams(ctx, pos)
 	if err != nil {
@@ -248,20 +235,54 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// pythonKeywords cannot name anything in Python, not even an attribute.
-var pythonKeywords = map[string]bool{"False": true, "None": true, "True": true, "and": true, "as": true,
-	"assert": true, "async": true, "await": true, "break": true, "class": true, "continue": true, "def": true,
-	"del": true, "elif": true, "else": true, "except": true, "finally": true, "for": true, "from": true,
-	"global": true, "if": true, "import": true, "in": true, "is": true, "lambda": true, "nonlocal": true,
-	"not": true, "or": true, "pass": true, "raise": true, "return": true, "try": true, "while": true,
-	"with": true, "yield": true}
+// CheckRename refuses a new name that cannot replace the identifier at pos
+// (not an identifier of the file's language, or one of its reserved words)
+// without starting a server or writing anything; Rename does the same
+// check first. A position that does not resolve is left to Rename, which
+// says what is wrong with it.
+func (s *Supervisor) CheckRename(pos Position, newName string) error {
+	_, err := s.checkRename(pos, newName)
+	return err
+}
+
+// checkRename is CheckRename, also returning the identifier at pos ("" when
+// the position does not resolve).
+func (s *Supervisor) checkRename(pos Position, newName string) (string, error) {
+	if strings.TrimSpace(newName) == "" {
+		return "", fmt.Errorf("lsp: new_name is empty: pass the identifier to rename to")
+	}
+	path, err := s.abs(pos.File)
+	if err != nil {
+		return "", nil
+	}
+	text, err := fsutil.ReadRegularFile(path)
+	if err != nil {
+		return "", nil
+	}
+	line, col, err := resolveSymbol(text, pos.Line, pos.Symbol, s.rel(path))
+	if err != nil {
+		return "", nil
+	}
+	language := ""
+	if spec, err := s.specFor(path); err == nil {
+		language = spec.Language
+	}
+	lt := lineText(text, lineStarts(text), line)
+	if err := checkNewName(rulesFor(path, language), lt, col, newName); err != nil {
+		return "", err
+	}
+	return lt[col:identEnd(lt, col)], nil
+}
 
 // checkNewName refuses, before the server is asked, a new name that cannot
-// replace the identifier at pos: not every server checks (pyright and
-// typescript-language-server return edits that write "1bad" into every
-// file, breaking the build). A position inside a string (a quoted property
-// key) is left to the server.
-func checkNewName(lang, lt string, at int, newName string) error {
+// replace the identifier at column at of line lt under rules: not every
+// server checks (pyright and typescript-language-server return edits that
+// write "1bad" or "class" into every file, breaking the build). A position
+// inside a string (a quoted property key) is left to the server. A reserved
+// word is refused even where the language would take it (a JavaScript
+// property named delete): which occurrences are properties is not known
+// before the server answers.
+func checkNewName(rules identRules, lt string, at int, newName string) error {
 	end := identEnd(lt, at)
 	old := lt[at:end]
 	if old == "" {
@@ -278,28 +299,27 @@ func checkNewName(lang, lt string, at int, newName string) error {
 	if prev == "#" && strings.HasPrefix(name, "#") { // a JavaScript private name
 		name = name[1:]
 	}
-	dollar := lang == "typescript" || lang == "javascript" || lang == "dart"
 	valid := name != ""
 	for i, r := range name {
-		ok := r == '_' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r)) || (dollar && r == '$')
+		ok := r == '_' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r)) || (rules.dollar && r == '$')
 		if !ok {
 			valid = false
 			break
 		}
 	}
-	what := ""
+	lang := rules.name + " "
+	if rules.name == "" {
+		lang = ""
+	}
 	switch {
 	case !valid:
 		rule := "letters, digits and _, not starting with a digit"
-		if dollar {
+		if rules.dollar {
 			rule = "letters, digits, _ and $, not starting with a digit"
 		}
-		what = fmt.Sprintf("is not a valid %s identifier (%s)", lang, rule)
-	case lang == "python" && pythonKeywords[name]:
-		what = "is a Python keyword"
+		return fmt.Errorf("lsp: cannot rename %q to %q: %q is not a valid %sidentifier (%s); nothing was changed. Pass a new_name that is a single identifier", old, newName, newName, lang, rule)
+	case rules.reserved[name]:
+		return fmt.Errorf("lsp: cannot rename %q to %q: %q is a reserved word in %s; nothing was changed. Pass a new_name that is not a reserved word", old, newName, newName, rules.name)
 	}
-	if what == "" {
-		return nil
-	}
-	return fmt.Errorf("lsp: cannot rename %q to %q: %q %s; nothing was changed. Pass a new_name that is a single identifier", old, newName, newName, what)
+	return nil
 }

@@ -25,11 +25,16 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// TestRenameToInvalidName: a new name that is no identifier is refused with
-// a clear error and nothing is written. pyright and
-// typescript-language-server do not check: they returned edits writing
-// "1bad" into every file that used the symbol. Where the server does check
-// (gopls, a keyword), its own error comes through.
+// TestRenameToInvalidName: a new name that is no identifier, or a reserved
+// word of the file's language, is refused with a clear error naming the word
+// and the language, before any server starts, and nothing is written.
+// pyright and typescript-language-server do not check: they returned edits
+// writing "1bad" into every file that used the symbol, and
+// typescript-language-server renamed a function to "class" in 8 places.
+// Java has no server row here: the refusal comes before a server is looked
+// for, so a Java file is refused the same way (and a C header without
+// clangd). The project's server binary is required where there is one, so
+// the refusal is shown to come first even when the server could start.
 func TestRenameToInvalidName(t *testing.T) {
 	cases := []struct {
 		server  string
@@ -39,34 +44,60 @@ func TestRenameToInvalidName(t *testing.T) {
 		want    string
 	}{
 		{"pyright-langserver", "pyproj", lsp.Position{File: "pkg/shapes.py", Line: 21, Symbol: "total"}, "1bad",
-			`cannot rename "total" to "1bad": "1bad" is not a valid python identifier`},
+			`cannot rename "total" to "1bad": "1bad" is not a valid Python identifier`},
 		{"pyright-langserver", "pyproj", lsp.Position{File: "pkg/shapes.py", Line: 21, Symbol: "total"}, "class",
-			`"class" is a Python keyword`},
+			`"class" is a reserved word in Python`},
+		{"pyright-langserver", "pyproj", lsp.Position{File: "pkg/shapes.py", Line: 21, Symbol: "total"}, "def",
+			`cannot rename "total" to "def": "def" is a reserved word in Python; nothing was changed`},
 		{"pyright-langserver", "pyproj", lsp.Position{File: "pkg/shapes.py", Line: 21, Symbol: "total"}, "sum areas",
-			`"sum areas" is not a valid python identifier`},
+			`"sum areas" is not a valid Python identifier`},
 		{"typescript-language-server", "tsproj", lsp.Position{File: "src/shapes.ts", Line: 16, Symbol: "total"}, "1bad",
-			`cannot rename "total" to "1bad": "1bad" is not a valid typescript identifier`},
+			`cannot rename "total" to "1bad": "1bad" is not a valid TypeScript identifier`},
 		{"typescript-language-server", "tsproj", lsp.Position{File: "src/shapes.ts", Line: 16, Symbol: "total"}, "sum-areas",
-			`"sum-areas" is not a valid typescript identifier`},
+			`"sum-areas" is not a valid TypeScript identifier`},
+		{"typescript-language-server", "tsproj", lsp.Position{File: "src/shapes.ts", Line: 16, Symbol: "total"}, "class",
+			`cannot rename "total" to "class": "class" is a reserved word in TypeScript; nothing was changed`},
+		{"typescript-language-server", "tsproj", lsp.Position{File: "src/shapes.ts", Line: 7, Symbol: "Square"}, "interface",
+			`"interface" is a reserved word in TypeScript`},
 		{"gopls", "goproj", lsp.Position{File: "shapes.go", Line: 17, Symbol: "Total"}, "9lives",
-			`"9lives" is not a valid go identifier`},
+			`"9lives" is not a valid Go identifier`},
 		{"gopls", "goproj", lsp.Position{File: "shapes.go", Line: 17, Symbol: "Total"}, "func",
-			`gopls answered textDocument/rename with an error: invalid identifier to rename: "func"`},
+			`cannot rename "Total" to "func": "func" is a reserved word in Go; nothing was changed`},
+		{"", "javaproj", lsp.Position{File: "src/Shapes.java", Line: 2, Symbol: "total"}, "class",
+			`cannot rename "total" to "class": "class" is a reserved word in Java; nothing was changed`},
+		{"", "javaproj", lsp.Position{File: "src/Shapes.java", Line: 2, Symbol: "total"}, "synchronized",
+			`"synchronized" is a reserved word in Java`},
+		{"", "cproj", lsp.Position{File: "shapes.h", Line: 10, Symbol: "square_area"}, "class",
+			`"class" is a reserved word in C/C++`},
 	}
 	sups := map[string]*lsp.Supervisor{}
 	dirs := map[string]string{}
 	parent := t
 	for _, tc := range cases {
-		t.Run(tc.server+"/"+tc.newName, func(t *testing.T) {
-			testenv.RequireBinary(t, tc.server)
-			if sups[tc.project] == nil { // one server per project, for every case
-				dirs[tc.project] = testenv.LSPProject(parent, tc.project)
+		t.Run(tc.project+"/"+tc.newName, func(t *testing.T) {
+			if tc.server != "" {
+				testenv.RequireBinary(t, tc.server)
+			}
+			if sups[tc.project] == nil { // one supervisor per project, for every case
+				if tc.project == "javaproj" {
+					dirs[tc.project] = parent.TempDir()
+					testenv.WriteFiles(parent, dirs[tc.project], map[string]string{
+						"src/Shapes.java": "class Shapes {\n    static int total(int[] xs) { return xs.length; }\n}\n",
+					})
+				} else {
+					dirs[tc.project] = testenv.LSPProject(parent, tc.project)
+				}
 				sups[tc.project] = newSupervisor(parent, dirs[tc.project])
 			}
 			before := snapshot(t, dirs[tc.project])
 			res, err := sups[tc.project].Rename(ctxT(t), tc.pos, tc.newName)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "lsp: ") {
 				t.Fatalf("want an error containing %q, got %v (%+v)", tc.want, err, res)
+			}
+			for _, row := range sups[tc.project].Status() {
+				if row.Running {
+					t.Errorf("%s started for a refused rename", row.Server)
+				}
 			}
 			after := snapshot(t, dirs[tc.project])
 			for p, b := range before {
