@@ -1,7 +1,10 @@
 package server_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -100,5 +103,57 @@ func TestHostMetricsApart(t *testing.T) {
 		if got := metricsStatus(t, ms.URL+path, tokOps); got != http.StatusNotFound {
 			t.Errorf("%s on the metrics port: %d, want 404", path, got)
 		}
+	}
+}
+
+// TestHostUnknownToolNamesAreBounded: calls of tools no run has, each with
+// a made-up name of 1 MB, add no label per name to /metrics (they count
+// under tool="unknown") and each logs a line of bounded length.
+func TestHostUnknownToolNamesAreBounded(t *testing.T) {
+	logs := make(records, 1000)
+	th := newTestHost(t, server.HostOptions{Server: server.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))}})
+	a := th.mustOpen(t, "alpha", tokAlpha, nil)
+	callText(t, a, "read", map[string]any{"path": "own.txt"})
+	const calls, size = 8, 1 << 20
+	for i := range calls {
+		name := fmt.Sprintf("x%d-%s", i, strings.Repeat("n", size))
+		if _, isErr := callText(t, a, name, nil); !isErr {
+			t.Fatalf("a call of an unknown tool succeeded")
+		}
+	}
+	resp, err := http.Get(th.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if len(body) > 64<<10 {
+		t.Errorf("/metrics is %d bytes after %d calls with made-up names of %d bytes", len(body), calls, size)
+	}
+	for _, want := range []string{
+		fmt.Sprintf(`tether_tool_calls_total{outcome="error",tool="unknown"} %d`, calls),
+		fmt.Sprintf(`tether_tool_call_seconds_count{tool="unknown"} %d`, calls),
+		`tether_tool_calls_total{outcome="ok",tool="read"} 1`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, body)
+		}
+	}
+	unknown := 0
+	for len(logs) > 0 {
+		line := <-logs
+		if len(line) > 2048 {
+			t.Errorf("a log line of %d bytes: %.300s", len(line), line)
+		}
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "server: call" && rec["tool"] == "unknown" {
+			unknown++
+			if name, _ := rec["name"].(string); !strings.HasPrefix(name, "x") || !strings.Contains(name, fmt.Sprintf("of %d bytes", size+3)) {
+				t.Errorf("the line does not say which name, cut: %.300s", line)
+			}
+		}
+	}
+	if unknown != calls {
+		t.Errorf("%d call lines for unknown tools, want %d", unknown, calls)
 	}
 }

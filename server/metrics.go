@@ -1,9 +1,12 @@
 package server
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tetherhq/tether/internal/textcut"
 )
 
 // hostMetrics are the host's own series on /metrics; what the host cannot
@@ -30,10 +33,27 @@ func newHostMetrics(reg *prometheus.Registry, h *Host) *hostMetrics {
 	return m
 }
 
+// maxLoggedName is the most of an unknown tool's name a log line holds.
+const maxLoggedName = 64
+
 // observe records one call in the metrics and logs one line for it: the
-// session, tool, duration and outcome, never arguments or results.
-func (h *Host) observe(session, tool string, took time.Duration, outcome string) {
-	h.metrics.calls.WithLabelValues(tool, outcome).Inc()
-	h.metrics.latency.WithLabelValues(tool).Observe(took.Seconds())
-	h.logger().Info("server: call", "session", session, "tool", tool, "duration_ms", took.Milliseconds(), "outcome", outcome)
+// session, tool, duration and outcome, never arguments or results. A tool
+// the run does not have is labelled "unknown" (a label per name a client
+// makes up would grow the series, and each scrape, without bound) and its
+// name is logged cut to maxLoggedName bytes with its length.
+func (h *Host) observe(session, tool string, known bool, took time.Duration, outcome string) {
+	label := tool
+	attrs := []any{"session", session, "tool", tool, "duration_ms", took.Milliseconds(), "outcome", outcome}
+	if !known {
+		label = "unknown"
+		attrs[3] = label
+		name := textcut.Prefix(tool, maxLoggedName)
+		if len(name) < len(tool) {
+			name = fmt.Sprintf("%s... (%d of %d bytes)", name, len(name), len(tool))
+		}
+		attrs = append(attrs, "name", name)
+	}
+	h.metrics.calls.WithLabelValues(label, outcome).Inc()
+	h.metrics.latency.WithLabelValues(label).Observe(took.Seconds())
+	h.logger().Info("server: call", attrs...)
 }

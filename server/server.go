@@ -48,9 +48,11 @@ type Options struct {
 	// message's content); nil discards them.
 	Logger *slog.Logger
 	// OnCall, when set, is told of every tools/call once it has run: the
-	// session id, the tool, how long it took and its outcome (ok, error,
+	// session id, the tool's name as the client sent it, whether the run
+	// has a tool of that name (known; otherwise the name is the client's
+	// choice, of any length), how long it took and its outcome (ok, error,
 	// denied, refused). It must not keep or log the arguments or the result.
-	OnCall func(session, tool string, took time.Duration, outcome string)
+	OnCall func(session, tool string, known bool, took time.Duration, outcome string)
 	// SessionID is the id the session served over HTTP gets (see Host);
 	// empty lets the go-sdk choose one.
 	SessionID string
@@ -288,7 +290,8 @@ func (s *Server) call(ctx context.Context, ss *mcp.ServerSession, name string, a
 		if ss != nil {
 			id = ss.ID()
 		}
-		s.opts.OnCall(id, name, time.Since(start), outcome(res, err))
+		_, known := s.run.Registry().Lookup(name)
+		s.opts.OnCall(id, name, known, time.Since(start), outcome(res, err))
 	}
 	return ToMCP(res)
 }
