@@ -311,6 +311,27 @@ func TestParseTokensRefuses(t *testing.T) {
 	}
 }
 
+// TestParseTokensRefusesDuplicates: a token given twice (a JSON object
+// read into a map keeps the last) is refused, and the error says which
+// entries and lines, never the token.
+func TestParseTokensRefusesDuplicates(t *testing.T) {
+	data := "{\n  \"t-x-0123456789\": [\"alpha\"],\n  \"t-y-0123456789\": [\"beta\"],\n  \"t-x-0123456789\": [\"*\"]\n}\n"
+	_, err := server.ParseTokens([]byte(data))
+	if err == nil {
+		t.Fatal("a token given twice was taken")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "entries 1 (line 2) and 3 (line 4) are the same token") || strings.Contains(msg, "t-x") {
+		t.Errorf("error: %v", err)
+	}
+	if _, err := server.ParseTokens([]byte(`{"t-x-0123456789": ["alpha"], "t-y-0123456789": ["beta"]} {}`)); err == nil {
+		t.Error("a second object after the tokens was taken")
+	}
+	if _, err := server.ParseTokens([]byte(`{"t-x-0123456789": ["alpha"], "t-y-0123456789": ["beta", "g*"]}`)); err != nil {
+		t.Error(err)
+	}
+}
+
 // records collects log records: slog's JSON handler writes each in one Write.
 type records chan string
 

@@ -1,11 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"sort"
@@ -27,11 +29,13 @@ type tokenEntry struct {
 }
 
 // ParseTokens reads a tokens file's content: a JSON object of token to a list
-// of workspace names or globs.
+// of workspace names or globs. A token given twice is refused (a JSON object
+// read into a map keeps the last, so one of the two lines would be silently
+// ignored).
 func ParseTokens(data []byte) (*Tokens, error) {
-	var m map[string][]string
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf(`server: tokens file: %w (want a JSON object of token to workspaces, such as {"t-alpha": ["alpha"], "t-ops": ["*"]})`, err)
+	m, err := decodeTokens(data)
+	if err != nil {
+		return nil, err
 	}
 	if len(m) == 0 {
 		return nil, errors.New("server: tokens file has no tokens, so no one could connect; add at least one token")
@@ -52,6 +56,48 @@ func ParseTokens(data []byte) (*Tokens, error) {
 		t.entries = append(t.entries, tokenEntry{sum: sha256.Sum256([]byte(tok)), globs: m[tok]})
 	}
 	return t, nil
+}
+
+const tokensShape = `want a JSON object of token to workspaces, such as {"t-alpha": ["alpha"], "t-ops": ["*"]}`
+
+// decodeTokens reads the tokens file's object member by member, so that a
+// token given twice is seen; the error says where each is (entry and line),
+// never the token.
+func decodeTokens(data []byte) (map[string][]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		if err == nil {
+			err = fmt.Errorf("it starts with %v", t)
+		}
+		return nil, fmt.Errorf("server: tokens file: %w (%s)", err, tokensShape)
+	}
+	type seen struct{ entry, line int }
+	where := map[string]seen{}
+	m := map[string][]string{}
+	for n := 1; dec.More(); n++ {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("server: tokens file: %w (%s)", err, tokensShape)
+		}
+		line := 1 + bytes.Count(data[:dec.InputOffset()], []byte{'\n'}) // where the key ends
+		tok := t.(string) // an object's key
+		var globs []string
+		if err := dec.Decode(&globs); err != nil {
+			return nil, fmt.Errorf("server: tokens file: entry %d (line %d): %w (%s)", n, line, err, tokensShape)
+		}
+		if first, dup := where[tok]; dup {
+			return nil, fmt.Errorf("server: tokens file: entries %d (line %d) and %d (line %d) are the same token; give each token once, with all its workspaces in one list", first.entry, first.line, n, line)
+		}
+		where[tok] = seen{n, line}
+		m[tok] = globs
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("server: tokens file: %w (%s)", err, tokensShape)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("server: tokens file: more after the object (%s)", tokensShape)
+	}
+	return m, nil
 }
 
 // LoadTokens reads and parses the tokens file at name.
