@@ -191,8 +191,8 @@ func (h *Host) healthz(w http.ResponseWriter) {
 // token covers it (403) and that it is a directory under the root (404),
 // then hands the request to the go-sdk, starting a session's run first.
 func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	globs, key, known := h.tokens.Load().lookup(strings.TrimSpace(token))
+	token, ok := bearerToken(r.Header.Get("Authorization"))
+	globs, key, known := h.tokens.Load().lookup(token)
 	if !ok || !known {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="tether"`)
 		http.Error(w, "server: missing or unknown bearer token: send Authorization: Bearer <token> with a token from the host's tokens file", http.StatusUnauthorized)

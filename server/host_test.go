@@ -332,6 +332,56 @@ func TestParseTokensRefusesDuplicates(t *testing.T) {
 	}
 }
 
+// TestHostBearerSchemeIgnoresCase: the auth scheme's name is
+// case-insensitive (RFC 7235), for sessions and for /metrics.
+func TestHostBearerSchemeIgnoresCase(t *testing.T) {
+	mt, err := server.LoadMetricsToken(metricsTokenFile(t, "m-scrape-0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := newTestHost(t, server.HostOptions{MetricsToken: mt})
+	for _, scheme := range []string{"Bearer", "bearer", "BEARER", "bEaReR"} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`
+		for _, c := range []struct {
+			path, token, body string
+			want             int
+		}{
+			{"/mcp/alpha", tokAlpha, body, http.StatusOK},
+			{"/metrics", "m-scrape-0123456789", "", http.StatusOK},
+		} {
+			method := "POST"
+			if c.body == "" {
+				method = "GET"
+			}
+			req, _ := http.NewRequest(method, th.url+c.path, strings.NewReader(c.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", scheme+" "+c.token)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != c.want {
+				t.Errorf("%s %s with scheme %q: %d, want %d", method, c.path, scheme, resp.StatusCode, c.want)
+			}
+		}
+	}
+	for _, auth := range []string{"Basic " + tokAlpha, "Bearer" + tokAlpha, tokAlpha} {
+		req, _ := http.NewRequest("GET", th.url+"/mcp/alpha", nil)
+		req.Header.Set("Authorization", auth)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("Authorization %q: %d, want 401", strings.ReplaceAll(auth, tokAlpha, "TOKEN"), resp.StatusCode)
+		}
+	}
+}
+
 // records collects log records: slog's JSON handler writes each in one Write.
 type records chan string
 

@@ -159,7 +159,18 @@ func LoadMetricsToken(name string) (*MetricsToken, error) {
 
 // allows reports whether the request carries the token.
 func (m *MetricsToken) allows(authorization string) bool {
-	token, ok := strings.CutPrefix(authorization, "Bearer ")
-	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	token, ok := bearerToken(authorization)
+	sum := sha256.Sum256([]byte(token))
 	return subtle.ConstantTimeCompare(sum[:], m.sum[:]) == 1 && ok
+}
+
+// bearerToken returns the token of an Authorization header of the Bearer
+// scheme, whose name is matched without regard to case (RFC 7235 2.1:
+// "bearer" and "BEARER" are the same scheme), and false for any other.
+func bearerToken(authorization string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(authorization), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
 }
