@@ -33,7 +33,12 @@ import (
 //
 // SchemaFor panics on a malformed tag: tags are constants, and every tool's
 // schema is built when its package is tested.
-func SchemaFor[T any]() json.RawMessage {
+func SchemaFor[T any]() json.RawMessage { return schemaForRun[T](nil) }
+
+// schemaForRun is SchemaFor with a last tuning step, tune, for what only the
+// run knows (the debug tool's adapter ids come from its supervisor's table);
+// tune may be nil.
+func schemaForRun[T any](tune func(s *jsonschema.Schema)) json.RawMessage {
 	t := reflect.TypeFor[T]()
 	s, err := jsonschema.ForType(t, nil)
 	if err != nil {
@@ -45,6 +50,9 @@ func SchemaFor[T any]() json.RawMessage {
 	var zero T
 	if tu, ok := any(zero).(schemaTuner); ok {
 		tu.tuneSchema(s)
+	}
+	if tune != nil {
+		tune(s)
 	}
 	b, err := json.Marshal(s)
 	if err != nil {

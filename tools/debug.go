@@ -52,7 +52,8 @@ type debugRequest struct {
 	Expression string `json:"expression,omitempty" jsonschema:"evaluate: expression in the program's language"`
 	// Adapter picks an adapter by id instead of inferring it from the program
 	// or the root markers.
-	Adapter string `json:"adapter,omitempty" jsonschema:"launch, attach: adapter id (delve, debugpy, lldb, dart) when it cannot be inferred"`
+	// Its enum is the supervisor's adapter table (DebugTool).
+	Adapter string `json:"adapter,omitempty" jsonschema:"launch, attach: adapter id, when it cannot be inferred from the program or the root markers"`
 	// Test runs tests instead of the program (dap.LaunchArgs.Test).
 	Test string `json:"test,omitempty" bounds:"minLength=1"`
 }
@@ -91,10 +92,11 @@ type debugReply struct {
 // conversation (SPEC.md, "debug: drive a debugger"). It is exec tier and
 // Serial: the session is state across calls.
 func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
+	table := sv.AdapterTable()
 	return Tool{
 		Name: "debug",
 		Tier: TierExec,
-		Description: "Drive a debugger over the Debug Adapter Protocol; adapters: " + describeAdapters(sv.AdapterTable()) + ". " +
+		Description: "Drive a debugger over the Debug Adapter Protocol; adapters: " + dap.DescribeAdapters(table) + ". " +
 			"One session per conversation, ended after " + spellDuration(sv.TTL()) + "; a second launch is refused until you terminate the first. " +
 			"Typical use: breakpoints (file, lines) -> launch (program, args) -> stack / scopes / variables / evaluate -> step_over / continue -> output -> terminate. " +
 			"To debug tests, launch the test file (x_test.go, test_x.py) or pass test with a test name (Go: delve's test mode; Python: pytest). " +
@@ -102,8 +104,10 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 			fmt.Sprintf("variables lists %d children and stack %d frames at a time: pass start to page through a longer container or a deeper stack. ", dap.MaxVariables, dap.MaxStackFrames) +
 			"ops: " + strings.Join(debugOps, ", ") + ". Use adapters to see which debuggers can start here and why not. " +
 			"Calls run one at a time (a second call waits for the first to end): do not call debug in parallel.",
-		InputSchema: SchemaFor[debugRequest](),
-		Serial:      true,
+		InputSchema: schemaForRun[debugRequest](func(s *jsonschema.Schema) {
+			s.Properties["adapter"].Enum = stringsAsAny(dap.AdapterIDs(table))
+		}),
+		Serial: true,
 		Handler: func(ctx context.Context, call *Call) (*Result, error) {
 			var req debugRequest
 			if err := call.Decode(&req); err != nil {
@@ -116,27 +120,6 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 			return &Result{Content: []Content{{Type: TextContent, Text: text}}, Structured: rep}, nil
 		},
 	}
-}
-
-// describeAdapters names each adapter of a table with what it launches:
-// "delve (.go), ..., lldb (native executables built from .c, .rs)".
-func describeAdapters(table []dap.Adapter) string {
-	var parts []string
-	for _, a := range table {
-		what := strings.Join(a.Extensions, ", ")
-		if a.Executables {
-			what = "native executables"
-			if len(a.Extensions) > 0 {
-				what += " built from " + strings.Join(a.Extensions, ", ")
-			}
-		}
-		if what == "" {
-			parts = append(parts, a.ID)
-			continue
-		}
-		parts = append(parts, a.ID+" ("+what+")")
-	}
-	return strings.Join(parts, ", ")
 }
 
 // spellDuration says d for a sentence: "30 minutes", "1 hour", "90 seconds".

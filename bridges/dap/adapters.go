@@ -93,7 +93,10 @@ type Adapter struct {
 	Install string `json:"install,omitempty"`
 }
 
-// DefaultAdapters returns tether's adapter table: delve, debugpy, lldb, dart.
+// DefaultAdapters returns tether's adapter table. It is the one place an
+// adapter is named: the debug tool's schema and description, the command's
+// flag help and docs/tools.md are all made from it (AdapterIDs,
+// DescribeAdapters).
 func DefaultAdapters() []Adapter {
 	return []Adapter{
 		{
@@ -184,6 +187,38 @@ func DefaultAdapters() []Adapter {
 			Install:    "install the Dart SDK (https://dart.dev/get-dart) and put dart on PATH",
 		},
 	}
+}
+
+// AdapterIDs returns the ids of a table's adapters, in table order.
+func AdapterIDs(table []Adapter) []string {
+	ids := make([]string, len(table))
+	for i, a := range table {
+		ids[i] = a.ID
+	}
+	return ids
+}
+
+// DescribeAdapters names each adapter of a table with what it launches, in
+// table order: "delve (.go), debugpy (.py), lldb (native executables built
+// from .c, .rs)". An adapter that lists no extensions and launches no
+// executables is named alone.
+func DescribeAdapters(table []Adapter) string {
+	parts := make([]string, 0, len(table))
+	for _, a := range table {
+		what := strings.Join(a.Extensions, ", ")
+		if a.Executables {
+			what = "native executables"
+			if len(a.Extensions) > 0 {
+				what += " built from " + strings.Join(a.Extensions, ", ")
+			}
+		}
+		if what == "" {
+			parts = append(parts, a.ID)
+			continue
+		}
+		parts = append(parts, a.ID+" ("+what+")")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // LoadAdapters reads adapter entries from JSON: a list of objects with the

@@ -1,12 +1,15 @@
 // Package dap drives debug adapters over the Debug Adapter Protocol
 // (https://microsoft.github.io/debug-adapter-protocol/) for tether's `debug`
-// tool: delve, debugpy, lldb-dap and the Dart SDK's adapter stay external
-// processes reached over stdio or a unix socket.
+// tool. The adapters of DefaultAdapters (the one table that names them) stay
+// external processes reached over stdio or a unix socket; a user adds or
+// replaces entries with LoadAdapters and MergeAdapters.
 //
 // The package is layered: framing and request correlation (go-dap's codec and
 // types, internal), a session (one adapter process and its debuggee), and the
 // facade, Supervisor, which holds at most one session per conversation with a
 // fixed TTL and serializes calls. No go-dap type appears in the exported API.
+// What each op does for the tool's caller is in docs/tools.md ("debug").
 //
-// See SPEC.md, "debug: drive a debugger".
+// dap imports only internal/ packages, go-dap and the standard library: never
+// tools, server or cmd, which sit above it, nor another bridge.
 package dap

@@ -147,11 +147,7 @@ func (sv *Supervisor) pickAdapter(ctx context.Context, root, op, adapterID, prog
 	case adapterID != "":
 		a, ok := find(adapterID)
 		if !ok {
-			var ids []string
-			for _, a := range table {
-				ids = append(ids, a.ID)
-			}
-			return nil, fmt.Errorf("debug: unknown adapter %q; use one of %s", adapterID, strings.Join(ids, ", "))
+			return nil, fmt.Errorf("debug: unknown adapter %q; use one of %s", adapterID, strings.Join(AdapterIDs(table), ", "))
 		}
 		chosen = a
 	case op == "launch":

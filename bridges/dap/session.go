@@ -261,11 +261,12 @@ func (s *session) watchDebuggee(pid int) {
 // code. With none left the adapter's report is waited for as usual.
 const exitGrace = 3 * time.Second
 
-// buildChatter reports whether an output event is delve's "Building
-// <program>" line, which it sends as stdout before the program exists: the
-// adapter's console, not the program's output.
+// buildChatter reports whether an output event is the Go adapter's (delve's)
+// "Building <program>" line, which it sends as stdout before the program
+// exists: the adapter's console, not the program's output. The Go adapter is
+// the one that launches what the Go toolchain builds (GoExecutables).
 func (s *session) buildChatter(text string) bool {
-	if s.adapter.ID != "delve" || !strings.HasPrefix(text, "Building ") || s.program == "" {
+	if !s.adapter.GoExecutables || !strings.HasPrefix(text, "Building ") || s.program == "" {
 		return false
 	}
 	s.mu.Lock()

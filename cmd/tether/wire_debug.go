@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
@@ -21,9 +22,13 @@ func init() {
 	addWiring(familyWiring{
 		name: "debug",
 		flags: func(fs *flag.FlagSet) {
-			fs.BoolVar(&enabled, "debug", true, "offer the debug tool (delve, debugpy, lldb-dap sessions; exec tier)")
+			// The adapters are named from the table itself, so the help
+			// cannot leave one out.
+			builtin := dap.DefaultAdapters()
+			fs.BoolVar(&enabled, "debug", true, "offer the debug tool (exec tier): debug sessions with "+dap.DescribeAdapters(builtin))
 			fs.DurationVar(&ttl, "debug-ttl", dap.DefaultTTL, "fixed lifetime of a debug session")
-			fs.StringVar(&adapters, "debug-adapters", "", "JSON file of extra debug adapters (same id replaces a built-in one)")
+			fs.StringVar(&adapters, "debug-adapters", "", "JSON file of extra debug adapters, a list of {id, markers, commands, launch, ...}; "+
+				"an entry with a built-in id ("+strings.Join(dap.AdapterIDs(builtin), ", ")+") replaces that adapter")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
 			if !enabled {
