@@ -46,7 +46,7 @@ type lspTools struct {
 }
 
 // lspActions are the lsp tool's actions.
-var lspActions = []string{"diagnostics", "definition", "type_definition", "implementation", "references", "hover", "symbols", "code_actions", "status", "reload"}
+var lspActions = []string{"diagnostics", "definition", "type_definition", "implementation", "references", "hover", "symbols", "code_actions", "call_hierarchy", "type_hierarchy", "status", "reload"}
 
 func (l *lspTools) tools() []Tool {
 	return []Tool{
@@ -59,6 +59,8 @@ func (l *lspTools) tools() []Tool {
 				"diagnostics (file, or \"*\" for the whole project: runs the checkers found on PATH such as go vet / pyright / tsc --noEmit, " +
 				"never a program from the workspace; lsp_check runs the project's own), " +
 				"definition, type_definition, implementation, references (cap 50; start pages on), hover, code_actions (file, line, symbol); " +
+				"call_hierarchy (file, line, symbol; direction incoming, the default: the callers, or outgoing: the callees; cap 50, start pages on) and " +
+				"type_hierarchy (direction supertypes, the default, or subtypes), where the server offers them; " +
 				"symbols (query: workspace search, cap 100; or file: its symbols, cap 200; start pages on, kind keeps function, method, type, field or variable); " +
 				"status (which servers run, or why not); reload (restart them).",
 			InputSchema: SchemaFor[lspArgs](),
@@ -108,8 +110,10 @@ type lspArgs struct {
 	Symbol string `json:"symbol,omitempty" jsonschema:"substring of that line naming the symbol (a qualified name such as fmt.Println names its last part); name#2 picks the second occurrence"`
 	Query  string `json:"query,omitempty" jsonschema:"symbols: workspace search text"`
 	// Start and Kind page and narrow references and symbols.
-	Start int    `json:"start,omitempty" jsonschema:"references, symbols: skip this many results (0-based), to page past the cap; the result says the start of the next page" bounds:"minimum=0"`
+	Start int    `json:"start,omitempty" jsonschema:"references, symbols, call_hierarchy, type_hierarchy: skip this many results (0-based), to page past the cap; the result says the start of the next page" bounds:"minimum=0"`
 	Kind  string `json:"kind,omitempty" jsonschema:"symbols: keep only symbols of this kind" bounds:"enum=function|method|type|field|variable"`
+	// Direction picks the side of a hierarchy.
+	Direction string `json:"direction,omitempty" jsonschema:"call_hierarchy: incoming (default, the callers) or outgoing (the callees); type_hierarchy: supertypes (default) or subtypes" bounds:"enum=incoming|outgoing|supertypes|subtypes"`
 }
 
 // tuneSchema lists the actions.
@@ -167,6 +171,12 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 			return nil, err
 		}
 		out, notes, data = formatLocations(a, locs), locs.Notes, locs
+	case "call_hierarchy", "type_hierarchy":
+		h, err := l.hierarchy(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		out, notes, data = formatHierarchy(a, h), h.Notes, h
 	case "hover":
 		if err := a.needPos(); err != nil {
 			return nil, err

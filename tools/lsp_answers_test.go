@@ -34,3 +34,37 @@ func TestLSPRenameRefusesReservedWord(t *testing.T) {
 		t.Fatalf("a server started for a refused rename: %v\n%s", err, status)
 	}
 }
+
+// TestLSPHierarchyActions: call_hierarchy and type_hierarchy through the
+// lsp tool with gopls: the callers with their call sites, the callees, the
+// supertypes; a direction of the other action is refused with the rule.
+func TestLSPHierarchyActions(t *testing.T) {
+	r, _ := lspRun(t)
+	for _, tc := range []struct {
+		args map[string]any
+		want []string
+	}{
+		{map[string]any{"action": "call_hierarchy", "file": "shapes.go", "line": 17, "symbol": "Total"},
+			[]string{"callers of function Total (shapes.go:17): 1\nfunction Sum  use.go:10:6", "\n  calls at use.go:11"}},
+		{map[string]any{"action": "call_hierarchy", "file": "use.go", "line": 10, "symbol": "Sum", "direction": "outgoing"},
+			[]string{"callees of function Sum (use.go:10): 2\n", "function Big  use.go:4:6", "function Total  shapes.go:17:6"}},
+		{map[string]any{"action": "type_hierarchy", "file": "shapes.go", "line": 9, "symbol": "Square"},
+			[]string{"supertypes of class Square (shapes.go:9): 1\ninterface Shape  shapes.go:4:6"}},
+		{map[string]any{"action": "type_hierarchy", "file": "shapes.go", "line": 4, "symbol": "Shape", "direction": "subtypes"},
+			[]string{"subtypes of interface Shape (shapes.go:4): 1\nclass Square  shapes.go:9:6"}},
+	} {
+		out, err := lspCall(t, r, "lsp", tc.args)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: want %q in:\n%s", tc.args, w, out)
+			}
+		}
+	}
+	_, err := lspCall(t, r, "lsp", map[string]any{"action": "type_hierarchy", "file": "shapes.go", "line": 4, "symbol": "Shape", "direction": "incoming"})
+	if err == nil || !strings.Contains(err.Error(), `type_hierarchy takes direction supertypes (the default) or subtypes, not "incoming"`) {
+		t.Errorf("type_hierarchy incoming: %v", err)
+	}
+}

@@ -67,6 +67,10 @@ var providers = map[string]string{
 	"workspace/symbol":            "workspaceSymbolProvider",
 	"textDocument/codeAction":     "codeActionProvider",
 	"textDocument/rename":         "renameProvider",
+	// The follow-up requests (incomingCalls, supertypes, ...) need no
+	// check: a server that prepares an item answers them.
+	"textDocument/prepareCallHierarchy": "callHierarchyProvider",
+	"textDocument/prepareTypeHierarchy": "typeHierarchyProvider",
 }
 
 // supports reports whether the server announced method (unknown methods and
@@ -469,6 +473,8 @@ var clientCapabilities = json.RawMessage(`{
    "implementation": {"linkSupport": true},
    "references": {},
    "rename": {"prepareSupport": false},
+   "callHierarchy": {"dynamicRegistration": false},
+   "typeHierarchy": {"dynamicRegistration": false},
    "documentSymbol": {"hierarchicalDocumentSymbolSupport": true,
      "symbolKind": {"valueSet": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26]}},
    "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source", "source.organizeImports", "source.fixAll"]}}}
