@@ -79,7 +79,8 @@ func decodeTokens(data []byte) (map[string][]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("server: tokens file: %w (%s)", err, tokensShape)
 		}
-		line := 1 + bytes.Count(data[:dec.InputOffset()], []byte{'\n'}) // where the key ends
+		// the key's line: where it ends
+		line := 1 + bytes.Count(data[:dec.InputOffset()], []byte{'\n'})
 		tok := t.(string) // an object's key
 		var globs []string
 		if err := dec.Decode(&globs); err != nil {
