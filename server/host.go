@@ -34,6 +34,10 @@ type HostOptions struct {
 	// MaxSessions bounds the sessions open at once (0: no bound); a new
 	// session past it is refused with 503.
 	MaxSessions int
+	// MaxSessionsPerToken bounds the sessions one token holds at once (0:
+	// no bound of its own), so that one tenant cannot take every session
+	// MaxSessions allows; a new session past it is refused with 503.
+	MaxSessionsPerToken int
 	// SessionIdle closes a session, and its run, after this long without a
 	// request from its client (0: never).
 	SessionIdle time.Duration
@@ -75,10 +79,11 @@ type Host struct {
 
 	mu       sync.Mutex
 	sessions map[string]*hostSession
-	pending  int           // sessions being started
-	closed   bool          // Close or Drain called: no new sessions
-	inflight int           // requests with a session id being served
-	idle     chan struct{} // closed when inflight drops to 0 while draining
+	pending  int            // sessions being started
+	held     map[string]int // sessions open or being started, by token key
+	closed   bool           // Close or Drain called: no new sessions
+	inflight int            // requests with a session id being served
+	idle     chan struct{}  // closed when inflight drops to 0 while draining
 	runs     sync.WaitGroup
 }
 
@@ -106,7 +111,7 @@ func NewHost(opts HostOptions) (*Host, error) {
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("server: --root %s is not a directory; give the directory whose subdirectories are the workspaces", opts.Root)
 	}
-	h := &Host{opts: opts, root: root, sessions: map[string]*hostSession{}}
+	h := &Host{opts: opts, root: root, sessions: map[string]*hostSession{}, held: map[string]int{}}
 	h.tokens.Store(opts.Tokens)
 	h.mtoken.Store(opts.MetricsToken)
 	reg := opts.Registry
@@ -267,8 +272,14 @@ func (h *Host) newSession(w http.ResponseWriter, r *http.Request, ws, dir, key s
 		w.Header().Set("Retry-After", "5")
 		http.Error(w, fmt.Sprintf("server: the host has its most sessions open (%d); retry later or close a session", h.opts.MaxSessions), http.StatusServiceUnavailable)
 		return
+	case h.opts.MaxSessionsPerToken > 0 && h.held[key] >= h.opts.MaxSessionsPerToken:
+		h.mu.Unlock()
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, fmt.Sprintf("server: this token holds its most sessions (%d); close one of them (DELETE with its Mcp-Session-Id) or wait for an idle one to close", h.opts.MaxSessionsPerToken), http.StatusServiceUnavailable)
+		return
 	}
 	h.pending++
+	h.held[key]++
 	h.runs.Add(1)
 	h.mu.Unlock()
 
@@ -283,6 +294,7 @@ func (h *Host) newSession(w http.ResponseWriter, r *http.Request, ws, dir, key s
 	started, closed := s.closeRun != nil, h.closed
 	if !started {
 		h.pending--
+		h.release(key)
 	}
 	h.mu.Unlock()
 	ss := s.srv.httpSession()
@@ -343,6 +355,7 @@ func (h *Host) end(s *hostSession) {
 	s.once.Do(func() {
 		h.mu.Lock()
 		delete(h.sessions, s.id)
+		h.release(s.tokenKey)
 		h.mu.Unlock()
 		if err := s.closeRun(); err != nil {
 			h.logger().Warn("server: closing a session's run", "session", s.id, "err", err)
@@ -350,6 +363,13 @@ func (h *Host) end(s *hostSession) {
 		h.logger().Info("server: session closed", "session", s.id, "workspace", s.workspace)
 		h.runs.Done()
 	})
+}
+
+// release drops one of the sessions token key holds; h.mu is held.
+func (h *Host) release(key string) {
+	if h.held[key]--; h.held[key] <= 0 {
+		delete(h.held, key)
+	}
 }
 
 func (h *Host) logger() *slog.Logger {

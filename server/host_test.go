@@ -253,6 +253,50 @@ func TestHostSessionEndsItsRun(t *testing.T) {
 	}
 }
 
+// TestHostSessionsPerToken: one token cannot hold every session the host
+// allows: past its own bound its next session gets 503 saying so, while
+// another token still opens one, and a session it closes frees its place.
+func TestHostSessionsPerToken(t *testing.T) {
+	th := newTestHost(t, server.HostOptions{MaxSessions: 4, MaxSessionsPerToken: 2})
+	var mine []*mcp.ClientSession
+	for range 2 {
+		cs, err := th.open(t, "alpha", tokAlpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine = append(mine, cs)
+	}
+	defer func() {
+		for _, cs := range mine {
+			cs.Close()
+		}
+	}()
+	if _, err := th.open(t, "alpha", tokAlpha); err == nil {
+		t.Errorf("a third session of one token opened")
+	}
+	req, _ := http.NewRequest("POST", th.url+"/mcp/alpha", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`))
+	if resp, err := (&http.Client{Transport: bearer{tokAlpha}}).Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "this token holds its most sessions (2)") {
+			t.Errorf("a third session of one token: %d %s", resp.StatusCode, body)
+		}
+	}
+	other := th.mustOpen(t, "alpha", tokOps, nil)
+	if _, isErr := callText(t, other, "read", map[string]any{"path": "own.txt"}); isErr {
+		t.Error("the other token's read failed")
+	}
+	mine[0].Close()
+	<-th.closed
+	cs, err := th.open(t, "alpha", tokAlpha)
+	if err != nil {
+		t.Fatalf("a session after one of the token's closed: %v", err)
+	}
+	mine[0] = cs
+}
+
 func TestHostIdleSessionIsClosed(t *testing.T) {
 	th := newTestHost(t, server.HostOptions{SessionIdle: 300 * time.Millisecond})
 	a := th.mustOpen(t, "alpha", tokAlpha, nil)
@@ -344,7 +388,7 @@ func TestHostBearerSchemeIgnoresCase(t *testing.T) {
 		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`
 		for _, c := range []struct {
 			path, token, body string
-			want             int
+			want              int
 		}{
 			{"/mcp/alpha", tokAlpha, body, http.StatusOK},
 			{"/metrics", "m-scrape-0123456789", "", http.StatusOK},

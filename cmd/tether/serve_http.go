@@ -24,6 +24,7 @@ type httpFlags struct {
 	metricsAddr        string
 	metricsToken       string
 	maxSessions        int
+	maxPerToken        int
 	sessionIdle        time.Duration
 	drain              time.Duration
 }
@@ -33,6 +34,7 @@ func (f *httpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.root, "root", "", "with --http: the directory whose subdirectories are the workspaces, served at /mcp/{workspace}")
 	fs.StringVar(&f.tokens, "tokens", "", `with --http: JSON file of bearer token to workspace names or globs ({"t-alpha": ["alpha"], "t-ops": ["*"]}); reloaded on SIGHUP`)
 	fs.IntVar(&f.maxSessions, "max-sessions", 64, "with --http: the most sessions open at once; a new one past it gets 503 (0: no bound)")
+	fs.IntVar(&f.maxPerToken, "max-sessions-per-token", 0, "with --http: the most sessions one token holds at once, so one tenant cannot take them all; a new one past it gets 503 (0: a quarter of --max-sessions, at least 1; give --max-sessions's value to let one token take every session)")
 	fs.DurationVar(&f.sessionIdle, "session-idle", 30*time.Minute, "with --http: close a session and its run (kernels, language servers, debug sessions, workers) after this long without a request (0: never)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "with --http: serve /metrics on this address (such as :9090, a port only the pod network reaches) instead of on --http's")
 	fs.StringVar(&f.metricsToken, "metrics-token", "", "with --http: file holding the bearer token /metrics requires (Prometheus: authorization.credentials_file); reloaded on SIGHUP; default: /metrics is open")
@@ -59,7 +61,7 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 	}
 	defer closeSharedEngine()
 	host, err := server.NewHost(server.HostOptions{
-		Root: f.root, Tokens: toks, MaxSessions: f.maxSessions, SessionIdle: f.sessionIdle, Registry: hostRegistry(),
+		Root: f.root, Tokens: toks, MaxSessions: f.maxSessions, MaxSessionsPerToken: f.perToken(), SessionIdle: f.sessionIdle, Registry: hostRegistry(),
 		MetricsApart: f.metricsAddr != "", MetricsToken: mtok,
 		Server: server.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout, Logger: slog.Default()},
 		StartRun: func(ctx context.Context, workdir, sessionID string, srv *server.Server) (*tools.Run, func() error, error) {
@@ -139,6 +141,15 @@ func drain(hs *http.Server, host *server.Host, d time.Duration, served <-chan er
 	}
 	slog.Info("tether: drained")
 	return code
+}
+
+// perToken is --max-sessions-per-token, or its default: a quarter of
+// --max-sessions, at least 1 (none when --max-sessions is 0).
+func (f *httpFlags) perToken() int {
+	if f.maxPerToken > 0 || f.maxSessions <= 0 {
+		return f.maxPerToken
+	}
+	return max(1, f.maxSessions/4)
 }
 
 // loadMetricsToken reads --metrics-token's file; nil when it is not given.
