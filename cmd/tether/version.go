@@ -8,10 +8,11 @@ import (
 	"text/tabwriter"
 
 	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 func init() {
-	register("version", "print tether's version, wazero's, and each embedded grammar's package and module hash", runVersion)
+	register("version", "print tether's version, wazero's, the sandbox's status, and each embedded grammar's package and module hash", runVersion)
 }
 
 // runVersion prints the module version (runtime/debug build info), the Go
@@ -44,6 +45,9 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	if b := grammars.BuildInfo(); b != nil {
 		fmt.Fprintf(stdout, "grammar modules built with %s, compressed with %s\n", b.Toolchain, b.Codec)
 	}
+	// What confines the processes tether starts, on this machine: a missing
+	// layer is said here, never silently left out.
+	fmt.Fprintln(stdout, proc.SandboxStatus())
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "GRAMMAR\tPACKAGE\tMODULE SHA256")
 	for _, l := range grammars.All() {

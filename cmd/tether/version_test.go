@@ -17,7 +17,7 @@ func TestVersionAndLanguages(t *testing.T) {
 		t.Fatalf("tether version: exit %d: %s", code, errs.String())
 	}
 	v := out.String()
-	for _, want := range []string{"tether ", "wazero v", "tree-sitter runtime tree-sitter@", "compressed with zstd"} {
+	for _, want := range []string{"tether ", "wazero v", "tree-sitter runtime tree-sitter@", "compressed with zstd", "sandbox: "} {
 		if !strings.Contains(v, want) {
 			t.Errorf("tether version lacks %q:\n%s", want, v)
 		}

@@ -1,0 +1,316 @@
+package proc
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Family is a kind of process tether starts; the network default and the
+// operator's network flag are per family.
+type Family string
+
+// The families of processes tether starts.
+const (
+	// Servers are language servers and the project checkers they run
+	// (lsp diagnostics "*"): no network unless the operator allows it.
+	Servers Family = "lsp"
+	// Kernels are the Python kernel and the JavaScript kernel's process.
+	Kernels Family = "eval"
+	// Debug is debug adapters and the programs they debug.
+	Debug Family = "debug"
+	// Workers are background workers (vibe_spawn).
+	Workers Family = "workers"
+)
+
+// Families lists every Family, in the order flags and messages name them.
+var Families = []Family{Servers, Kernels, Debug, Workers}
+
+// Policy is what one sandboxed process (and everything it starts) may reach.
+// Paths that do not exist are skipped; a path is a directory (and
+// everything beneath it) or a single file.
+type Policy struct {
+	// Peer names the process in messages ("gopls", "python kernel").
+	Peer string
+	// Family decides whether the process may use the network.
+	Family Family
+	// RW are read-write paths: the workspace, caches the peer must write.
+	RW []string
+	// RO are read-only (and executable) paths: the peer's install and
+	// toolchain, beyond the system's directories every process gets.
+	RO []string
+	// Scratch is the process's own read-write directory, made when missing;
+	// TMPDIR points at it.
+	Scratch string
+}
+
+// Options is how the operator set up the sandbox (tether's flags).
+type Options struct {
+	// Off runs every process with tether's full rights: the operator's
+	// explicit choice (--sandbox=off), never a default.
+	Off bool
+	// Net lists the families allowed to use the network.
+	Net map[Family]bool
+}
+
+// DefaultNet is the network each family gets unless the operator says
+// otherwise: language servers and checkers none; kernels, debuggees and
+// workers the network (pip, a program under debug, a worker's own calls).
+func DefaultNet() map[Family]bool {
+	return map[Family]bool{Kernels: true, Debug: true, Workers: true}
+}
+
+var (
+	optMu sync.Mutex
+	opts  = Options{Net: DefaultNet()}
+)
+
+// Configure sets how processes started from now on are sandboxed.
+func Configure(o Options) {
+	optMu.Lock()
+	defer optMu.Unlock()
+	if o.Net == nil {
+		o.Net = DefaultNet()
+	}
+	opts = o
+}
+
+func currentOptions() Options {
+	optMu.Lock()
+	defer optMu.Unlock()
+	return opts
+}
+
+// ParseNet parses the --sandbox-net flag: "none", "all", or a comma-separated
+// list of families (lsp, eval, debug, workers) allowed the network.
+func ParseNet(s string) (map[Family]bool, error) {
+	out := map[Family]bool{}
+	switch strings.TrimSpace(s) {
+	case "none", "":
+		return out, nil
+	case "all":
+		for _, f := range Families {
+			out[f] = true
+		}
+		return out, nil
+	}
+	for _, w := range strings.Split(s, ",") {
+		f := Family(strings.TrimSpace(w))
+		if !slices.Contains(Families, f) {
+			return nil, fmt.Errorf("proc: --sandbox-net: unknown family %q; use none, all, or a list of %s", w, familyList())
+		}
+		out[f] = true
+	}
+	return out, nil
+}
+
+// FormatNet is the inverse of ParseNet.
+func FormatNet(net map[Family]bool) string {
+	var on []string
+	for _, f := range Families {
+		if net[f] {
+			on = append(on, string(f))
+		}
+	}
+	switch len(on) {
+	case 0:
+		return "none"
+	case len(Families):
+		return "all"
+	}
+	return strings.Join(on, ",")
+}
+
+func familyList() string {
+	s := make([]string, len(Families))
+	for i, f := range Families {
+		s[i] = string(f)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Status is what the sandbox can do on this machine, and what the operator
+// chose.
+type Status struct {
+	// Off: the operator turned the sandbox off.
+	Off bool
+	// Landlock is the kernel's Landlock ABI version, 0 when it has none.
+	Landlock int
+	// LandlockErr says why Landlock is unavailable.
+	LandlockErr string
+	// Namespaces: each process gets its own user, PID (with its own /proc),
+	// mount, IPC and, without network, network namespace.
+	Namespaces bool
+	// NamespacesErr says why it does not.
+	NamespacesErr string
+	// Net is the network each family is allowed.
+	Net map[Family]bool
+}
+
+// Files reports whether file access is confined.
+func (s Status) Files() bool { return !s.Off && s.Landlock >= 1 }
+
+// Available reports whether any sandbox layer is in force.
+func (s Status) Available() bool { return !s.Off && (s.Landlock >= 1 || s.Namespaces) }
+
+// NetConfined reports whether a family without network is really cut off:
+// by a network namespace, or by Landlock's TCP rules (ABI 4).
+func (s Status) NetConfined() bool { return !s.Off && (s.Namespaces || s.Landlock >= 4) }
+
+// String is the sandbox's state in one paragraph, for `tether version` and
+// the logs.
+func (s Status) String() string {
+	if s.Off {
+		return "sandbox: off (--sandbox=off): every process tether starts runs with tether's full rights and reads whatever tether can read"
+	}
+	var b strings.Builder
+	b.WriteString("sandbox: ")
+	if s.Landlock >= 1 {
+		fmt.Fprintf(&b, "Landlock ABI %d (files", s.Landlock)
+		if s.Landlock >= 4 {
+			b.WriteString(", TCP")
+		}
+		if s.Landlock >= 6 {
+			b.WriteString(", signals")
+		}
+		b.WriteString(")")
+	} else {
+		fmt.Fprintf(&b, "no Landlock (%s): processes tether starts can read every file tether can", s.LandlockErr)
+	}
+	if s.Namespaces {
+		b.WriteString("; user, PID, mount, IPC and network namespaces (own /proc)")
+	} else {
+		fmt.Fprintf(&b, "; no namespaces (%s): /proc of other processes is visible", s.NamespacesErr)
+		if s.Landlock < 4 {
+			b.WriteString(" and the network is not confined")
+		}
+	}
+	fmt.Fprintf(&b, "; network for %s (--sandbox-net)", FormatNet(s.Net))
+	return b.String()
+}
+
+// Note is the sentence a family's first result carries: the network choice
+// for the families where it is the operator's, and any layer that is
+// missing. It is empty when a server family is fully sandboxed.
+func (s Status) Note(f Family) string {
+	if s.Off {
+		return "sandbox off (--sandbox=off): this process runs with tether's full rights"
+	}
+	var gaps []string
+	if s.Landlock < 1 {
+		gaps = append(gaps, "files are not confined (no Landlock: "+s.LandlockErr+")")
+	}
+	if !s.Namespaces {
+		gaps = append(gaps, "/proc of other processes is visible (no namespaces: "+s.NamespacesErr+")")
+	}
+	net := s.Net[f]
+	if !net && !s.NetConfined() {
+		gaps = append(gaps, "the network is not confined")
+	}
+	if f == Servers && len(gaps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("sandbox: ")
+	if len(gaps) == 0 {
+		b.WriteString("workspace and scratch read-write, toolchain read-only, nothing else")
+	} else {
+		b.WriteString(strings.Join(gaps, "; "))
+	}
+	if net {
+		b.WriteString("; network allowed")
+	} else {
+		b.WriteString("; no network")
+	}
+	b.WriteString(" (the operator's --sandbox-net)")
+	return b.String()
+}
+
+var (
+	statusOnce sync.Once
+	statusVal  Status
+)
+
+// SandboxStatus probes the machine once (Landlock's ABI, whether a child
+// can get its own namespaces) and returns the result with the operator's
+// current options.
+func SandboxStatus() Status {
+	statusOnce.Do(func() { statusVal = probe() })
+	s := statusVal
+	o := currentOptions()
+	s.Off = o.Off
+	s.Net = o.Net
+	return s
+}
+
+// systemRO are the system paths every sandboxed process reads: libraries,
+// binaries, the few files of /etc a program needs (never /etc as a whole:
+// /etc/shadow, keys), and the parts of /sys runtimes read for CPU and memory
+// limits.
+var systemRO = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/timezone",
+	"/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/hosts", "/etc/host.conf", "/etc/resolv.conf",
+	"/etc/gai.conf", "/etc/protocols", "/etc/services", "/etc/ssl", "/etc/ca-certificates", "/etc/pki",
+	"/etc/mime.types", "/etc/os-release", "/etc/lsb-release", "/etc/debian_version", "/etc/alternatives",
+	"/etc/fonts", "/etc/locale.alias", "/etc/inputrc", "/etc/terminfo",
+	"/proc", "/sys/devices/system/cpu", "/sys/fs/cgroup", "/sys/kernel/mm/transparent_hugepage",
+	"/dev/urandom", "/dev/random",
+}
+
+// systemRW are the devices every sandboxed process writes.
+var systemRW = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx"}
+
+// Sandbox rewrites cmd (before Start) so that it runs under p: this binary
+// is started in its place as a launcher (in namespaces of its own where the
+// machine allows), confines itself with Landlock and execs cmd. cmd.Path
+// must be absolute or found on PATH. With the sandbox off it leaves cmd as
+// it is.
+func Sandbox(cmd *exec.Cmd, p Policy) error { return sandbox(cmd, p) }
+
+// Paths returns the read-only paths a peer needs around binary: the binary
+// itself and, when it is a link (an npm .bin entry, a pyenv shim, an
+// alternatives link), what it points to, each up levels directories up (a
+// bin directory's parent is the install's prefix). System paths are left
+// out: every process has them.
+func Paths(binary string, up int) []string {
+	var out []string
+	add := func(p string) {
+		for i := 0; i < up && filepath.Dir(p) != p; i++ {
+			p = filepath.Dir(p)
+		}
+		if p == "/" || p == "/usr" || slices.Contains(out, p) {
+			return
+		}
+		out = append(out, p)
+	}
+	if binary == "" {
+		return nil
+	}
+	if !filepath.IsAbs(binary) {
+		if lp, err := exec.LookPath(binary); err == nil {
+			binary = lp
+		}
+	}
+	if abs, err := filepath.Abs(binary); err == nil {
+		binary = abs
+	}
+	add(binary)
+	if real, err := filepath.EvalSymlinks(binary); err == nil && real != binary {
+		add(real)
+	}
+	return out
+}
+
+// Home joins elems under the user's home directory ("" without one).
+func Home(elems ...string) string {
+	h, err := os.UserHomeDir()
+	if err != nil || h == "" {
+		return ""
+	}
+	return filepath.Join(append([]string{h}, elems...)...)
+}

@@ -1,0 +1,243 @@
+package proc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// launcherArg is the argument that makes any binary importing this package
+// the sandbox launcher (see init): tether, and the test binaries of the
+// packages that start processes, all are.
+const launcherArg = "__tether-sandbox"
+
+// launchSpec is what the launcher applies before it execs the peer.
+type launchSpec struct {
+	Peer     string   `json:"peer"`
+	RO       []string `json:"ro"`
+	RW       []string `json:"rw"`
+	Net      bool     `json:"net"`      // the network is allowed
+	Landlock bool     `json:"landlock"` // confine with Landlock
+	NS       bool     `json:"ns"`       // started in namespaces: mount /proc
+	NetNS    bool     `json:"netns"`    // in a network namespace of its own
+	Path     string   `json:"path"`     // the program to exec; "" probes
+}
+
+// launchFailed is the launcher's exit status when it cannot set up the
+// sandbox (126, the shell's "cannot execute").
+const launchFailed = 126
+
+func init() {
+	// Before main and TestMain: a launcher does its work and execs (or
+	// exits) without running anything of the program it is part of.
+	if len(os.Args) >= 3 && os.Args[1] == launcherArg {
+		os.Exit(launch(os.Args[2], os.Args[3:]))
+	}
+}
+
+// launch applies spec to this process and execs argv (argv[0] is the
+// peer's own argv[0]; spec.Path the file to run).
+func launch(specJSON string, argv []string) int {
+	var spec launchSpec
+	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
+		fmt.Fprintf(os.Stderr, "tether sandbox: bad launch spec: %v\n", err)
+		return launchFailed
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "tether sandbox: %s: %s\n", spec.Peer, fmt.Sprintf(format, a...))
+		return launchFailed
+	}
+	// One thread from here to exec: the Landlock domain is this thread's,
+	// and execve keeps the calling thread's.
+	runtime.LockOSThread()
+	if spec.NS {
+		// Our own /proc: only the processes of this PID namespace. Mounts
+		// stay in this mount namespace.
+		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+			return fail("making mounts private: %v", err)
+		}
+		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			return fail("mounting /proc for the PID namespace: %v", err)
+		}
+	}
+	if spec.NetNS {
+		// Loopback only: a program may still talk to itself.
+		if err := loopbackUp(); err != nil {
+			return fail("bringing up loopback: %v", err)
+		}
+	}
+	if spec.Landlock {
+		if err := restrict(spec); err != nil {
+			return fail("%v", err)
+		}
+	}
+	if spec.Path == "" {
+		return 0 // a probe
+	}
+	if len(argv) == 0 {
+		return fail("no program to run")
+	}
+	err := syscall.Exec(spec.Path, argv, os.Environ())
+	if errors.Is(err, syscall.ENOENT) {
+		fmt.Fprintf(os.Stderr, "tether sandbox: %s: %s: %v\n", spec.Peer, spec.Path, err)
+		return 127
+	}
+	return fail("exec %s: %v (a path outside the process's sandbox table is refused with EACCES)", spec.Path, err)
+}
+
+// loopbackUp sets the loopback interface of this network namespace up.
+func loopbackUp() error {
+	s, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(s)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(s, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	return unix.IoctlIfreq(s, unix.SIOCSIFFLAGS, ifr)
+}
+
+// nsAttr sets cmd up to start in a user namespace (mapping tether's ids to
+// themselves, so files keep their owners), with its own PID, mount and IPC
+// namespaces, and a network namespace unless net.
+func nsAttr(cmd *exec.Cmd, net bool) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	a := cmd.SysProcAttr
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS | syscall.CLONE_NEWIPC
+	if !net {
+		a.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	uid, gid := os.Geteuid(), os.Getegid()
+	if uid == 0 {
+		// root may map every id: files of any owner stay as they are.
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		a.GidMappingsEnableSetgroups = true
+	} else {
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	}
+}
+
+// selfExe is the launcher: this very binary.
+const selfExe = "/proc/self/exe"
+
+func sandbox(cmd *exec.Cmd, p Policy) error {
+	o := currentOptions()
+	if o.Off || cmd.Err != nil {
+		return nil // off by the operator's choice; a lookup error Start reports
+	}
+	st := SandboxStatus()
+	if !st.Available() {
+		return nil // the fallback SandboxStatus and each first result state
+	}
+	net := o.Net[p.Family]
+	spec := launchSpec{Peer: p.Peer, Net: net, Landlock: st.Landlock >= 1, NS: st.Namespaces, NetNS: st.Namespaces && !net, Path: cmd.Path}
+	if spec.Peer == "" {
+		spec.Peer = cmd.Path
+	}
+	spec.RO = append(append([]string(nil), systemRO...), p.RO...)
+	spec.RW = append(append([]string(nil), systemRW...), p.RW...)
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	if p.Scratch != "" {
+		if err := os.MkdirAll(p.Scratch, 0o700); err != nil {
+			return fmt.Errorf("proc: the scratch directory of %s: %w", spec.Peer, err)
+		}
+		spec.RW = append(spec.RW, p.Scratch)
+		env = append(env[:len(env):len(env)], "TMPDIR="+p.Scratch)
+	}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return err
+	}
+	cmd.Env = env
+	cmd.Args = append([]string{selfExe, launcherArg, string(b)}, cmd.Args...)
+	cmd.Path = selfExe
+	if st.Namespaces {
+		nsAttr(cmd, net)
+	}
+	return nil
+}
+
+// probe finds what the sandbox can do here: Landlock's ABI, and whether a
+// launcher started in namespaces can set them up (a kernel or a container
+// may refuse unprivileged user namespaces, or mounting /proc in them).
+func probe() Status {
+	var s Status
+	abi, err := landlockABI()
+	switch {
+	case err != nil:
+		s.LandlockErr = "the kernel has no Landlock (Linux 5.13 or later, with landlock in the lsm= boot list): " + err.Error()
+	case abi < 1:
+		s.LandlockErr = "Landlock is disabled in this kernel"
+	default:
+		s.Landlock = abi
+	}
+	if err := probeLaunch(true, s.Landlock >= 1); err != nil {
+		s.NamespacesErr = err.Error()
+		if s.Landlock >= 1 {
+			if err := probeLaunch(false, true); err != nil {
+				s.Landlock, s.LandlockErr = 0, err.Error()
+			}
+		}
+	} else {
+		s.Namespaces = true
+	}
+	return s
+}
+
+// probeLaunch runs the launcher as a probe: it sets everything up and exits.
+func probeLaunch(ns, ll bool) error {
+	spec := launchSpec{Peer: "probe", Landlock: ll, NS: ns, NetNS: ns, RO: systemRO}
+	b, _ := json.Marshal(spec)
+	cmd := exec.Command(selfExe, launcherArg, string(b))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if ns {
+		nsAttr(cmd, false)
+	}
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		if ns {
+			return fmt.Errorf("cannot start a process in new user, PID and mount namespaces: %w", err)
+		}
+		return err
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			msg := strings.TrimSpace(stderr.String())
+			if msg == "" {
+				msg = err.Error()
+			}
+			return errors.New(strings.TrimPrefix(msg, "tether sandbox: probe: "))
+		}
+		return nil
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		return errors.New("the sandbox probe did not finish within 10s")
+	}
+}

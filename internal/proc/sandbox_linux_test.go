@@ -1,0 +1,231 @@
+package proc_test
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/proc"
+)
+
+// requireSandbox skips where the machine offers no Landlock (the status
+// says why), and fails where TETHER_REQUIRE_SANDBOX=1 says it must.
+func requireSandbox(t *testing.T) proc.Status {
+	t.Helper()
+	st := proc.SandboxStatus()
+	if !st.Files() {
+		if os.Getenv("TETHER_REQUIRE_SANDBOX") == "1" {
+			t.Fatalf("no sandbox here: %s", st)
+		}
+		t.Skipf("no sandbox here: %s", st)
+	}
+	return st
+}
+
+// runIn runs argv under p and returns its combined output and error.
+func runIn(t *testing.T, p proc.Policy, dir string, argv ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := proc.Sandbox(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+	err := proc.Run(cmd)
+	return out.String(), err
+}
+
+// TestSandboxFiles: a sandboxed process reads and writes its workspace and
+// scratch, reads the system, and gets a permission error for everything
+// else: a file next to the workspace, /etc/shadow, the home directory.
+func TestSandboxFiles(t *testing.T) {
+	requireSandbox(t)
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	other := filepath.Join(base, "other")
+	for _, d := range []string{ws, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "mine.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(other, "secret.txt")
+	if err := os.WriteFile(secret, []byte("API_KEY=s3cret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := proc.Policy{Peer: "test", Family: proc.Servers, RW: []string{ws}, Scratch: filepath.Join(base, "scratch")}
+
+	cases := []struct {
+		name   string
+		argv   []string
+		ok     bool
+		output string // a substring of the output
+	}{
+		{"read workspace", []string{"/bin/cat", "mine.txt"}, true, "mine"},
+		{"write workspace", []string{"/bin/sh", "-c", "echo new > new.txt && cat new.txt"}, true, "new"},
+		{"write scratch", []string{"/bin/sh", "-c", `echo tmp > "$TMPDIR/t" && cat "$TMPDIR/t"`}, true, "tmp"},
+		{"read system", []string{"/bin/cat", "/etc/passwd"}, true, "root:"},
+		{"read outside", []string{"/bin/cat", secret}, false, "Permission denied"},
+		{"list outside", []string{"/bin/ls", other}, false, "Permission denied"},
+		{"write outside", []string{"/bin/sh", "-c", "echo x > " + filepath.Join(other, "w")}, false, "Permission denied"},
+		{"read shadow", []string{"/bin/cat", "/etc/shadow"}, false, "Permission denied"},
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		cases = append(cases, struct {
+			name   string
+			argv   []string
+			ok     bool
+			output string
+		}{"list home", []string{"/bin/ls", home}, false, "Permission denied"})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := runIn(t, p, ws, c.argv...)
+			if (err == nil) != c.ok {
+				t.Fatalf("%v: err %v, want ok=%v; output:\n%s", c.argv, err, c.ok, out)
+			}
+			if !strings.Contains(out, c.output) {
+				t.Fatalf("%v: output %q does not contain %q", c.argv, out, c.output)
+			}
+			if strings.Contains(out, "s3cret") {
+				t.Fatalf("%v: the secret leaked: %q", c.argv, out)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(other, "w")); err == nil {
+		t.Fatal("a file was written outside the workspace")
+	}
+}
+
+// TestSandboxProc: a sandboxed process sees only its own PID namespace in
+// /proc, and cannot read or signal the process that started it.
+func TestSandboxProc(t *testing.T) {
+	st := requireSandbox(t)
+	ws := t.TempDir()
+	p := proc.Policy{Peer: "test", Family: proc.Servers, RW: []string{ws}}
+	self := strconv.Itoa(os.Getpid())
+
+	out, err := runIn(t, p, ws, "/bin/cat", "/proc/"+self+"/environ")
+	if err == nil {
+		t.Fatalf("read the test's environ through /proc: %q", out)
+	}
+	out, err = runIn(t, p, ws, "/bin/cat", "/proc/"+self+"/cmdline")
+	if st.Namespaces && err == nil {
+		t.Fatalf("read the test's command line through /proc: %q", out)
+	}
+	out, err = runIn(t, p, ws, "/bin/sh", "-c", "kill -0 "+self)
+	if err == nil {
+		t.Fatalf("signalled the test process: %q", out)
+	}
+	if !st.Namespaces {
+		t.Skipf("no namespaces here (%s): /proc lists every process", st.NamespacesErr)
+	}
+	out, err = runIn(t, p, ws, "/bin/ls", "/proc")
+	if err != nil {
+		t.Fatalf("ls /proc: %v: %s", err, out)
+	}
+	var pids []string
+	for _, f := range strings.Fields(out) {
+		if _, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, f)
+		}
+	}
+	if len(pids) == 0 || len(pids) > 3 {
+		t.Fatalf("/proc in the sandbox lists pids %v; want only the sandbox's own", pids)
+	}
+}
+
+// TestSandboxNetwork: a server family process cannot connect to a port on
+// this machine; with the family's network allowed it can.
+func TestSandboxNetwork(t *testing.T) {
+	st := requireSandbox(t)
+	if !st.NetConfined() {
+		t.Skip("the network cannot be confined here: " + st.String())
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash for /dev/tcp")
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ws := t.TempDir()
+	dial := []string{"bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/" + port}
+	if out, err := runIn(t, proc.Policy{Peer: "test", Family: proc.Servers, RW: []string{ws}}, ws, dial...); err == nil {
+		t.Fatalf("a server-family process connected to 127.0.0.1:%s: %s", port, out)
+	}
+	defer proc.Configure(proc.Options{})
+	proc.Configure(proc.Options{Net: map[proc.Family]bool{proc.Servers: true}})
+	if out, err := runIn(t, proc.Policy{Peer: "test", Family: proc.Servers, RW: []string{ws}}, ws, dial...); err != nil {
+		t.Fatalf("with the network allowed, connecting failed: %v: %s", err, out)
+	}
+}
+
+// TestSandboxOff: with the sandbox off by the operator, a process reads
+// what tether reads, and the status says so.
+func TestSandboxOff(t *testing.T) {
+	defer proc.Configure(proc.Options{})
+	proc.Configure(proc.Options{Off: true})
+	st := proc.SandboxStatus()
+	if !strings.Contains(st.String(), "off") || !strings.Contains(st.Note(proc.Servers), "off") {
+		t.Fatalf("status with the sandbox off: %q / %q", st, st.Note(proc.Servers))
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "f")
+	os.WriteFile(f, []byte("plain"), 0o644)
+	out, err := runIn(t, proc.Policy{Peer: "test", Family: proc.Servers, RW: []string{t.TempDir()}}, dir, "/bin/cat", f)
+	if err != nil || out != "plain" {
+		t.Fatalf("cat with the sandbox off: %v %q", err, out)
+	}
+}
+
+// TestSandboxMissingProgram: a program that is not there is reported as
+// such, not as a sandbox failure.
+func TestSandboxMissingProgram(t *testing.T) {
+	requireSandbox(t)
+	ws := t.TempDir()
+	out, err := runIn(t, proc.Policy{Peer: "test", Family: proc.Servers, RW: []string{ws}}, ws, filepath.Join(ws, "nope"))
+	if err == nil || !strings.Contains(out, "no such file") {
+		t.Fatalf("missing program: %v %q", err, out)
+	}
+}
+
+func TestParseNet(t *testing.T) {
+	for _, c := range []struct {
+		in, out string
+		bad     bool
+	}{
+		{"none", "none", false},
+		{"all", "all", false},
+		{"eval,debug", "eval,debug", false},
+		{"lsp", "lsp", false},
+		{"eval,bogus", "", true},
+	} {
+		n, err := proc.ParseNet(c.in)
+		if (err != nil) != c.bad {
+			t.Fatalf("ParseNet(%q): %v", c.in, err)
+		}
+		if err == nil && proc.FormatNet(n) != c.out {
+			t.Fatalf("ParseNet(%q) = %q, want %q", c.in, proc.FormatNet(n), c.out)
+		}
+	}
+}
