@@ -60,7 +60,7 @@ func TestParseLanguage(t *testing.T) {
 }
 
 func TestFactory(t *testing.T) {
-	f := std.NewFactory(kernels.Config{})
+	f := std.NewFactory(kernels.Config{}, nil)
 	if got := fmt.Sprint(f.Languages()); got != "[javascript python]" {
 		t.Errorf("languages %s", got)
 	}
@@ -81,7 +81,7 @@ func TestFactory(t *testing.T) {
 
 // Example shows a cell's echoed value.
 func Example() {
-	k, _ := std.NewFactory(kernels.Config{}).New(kernels.JavaScript, ".", nil)
+	k, _ := std.NewFactory(kernels.Config{}, nil).New(kernels.JavaScript, ".", nil)
 	defer k.Close()
 	r, _ := k.Execute(context.Background(), kernels.Cell{Code: "const xs = [1, 2, 3];\nxs.map(x => x * x)", Label: "square a few numbers"})
 	fmt.Println(r.Value.Text)

@@ -85,7 +85,7 @@ func TestCatalogHoldsAWiredRunsTools(t *testing.T) {
 		WorkDir: dir, ConversationID: "c", Policy: PolicyOf(Allow),
 		Debug: dap.NewSupervisor(dap.Config{}), Parser: eng,
 		Questions: operator.NewConsole(), TargetSpace: "s",
-		Workers: ws, Vibe: true, LSP: sup, Kernels: std.NewFactory(kernels.Config{}),
+		Workers: ws, Vibe: true, LSP: sup, Kernels: std.NewFactory(kernels.Config{}, nil),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -159,7 +159,7 @@ func BenchmarkBridge(b *testing.B) {
 			if c.lang == kernels.Python {
 				requirePython(b)
 			}
-			k, err := std.NewFactory(kernels.Config{Python: debianPython}).New(c.lang, b.TempDir(), noop)
+			k, err := std.NewFactory(kernels.Config{Python: debianPython}, nil).New(c.lang, b.TempDir(), noop)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -179,7 +179,7 @@ func BenchmarkBridge(b *testing.B) {
 			if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Kernels: std.NewFactory(kernels.Config{Python: debianPython})})
+			run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Kernels: std.NewFactory(kernels.Config{Python: debianPython}, nil)})
 			if err != nil {
 				b.Fatal(err)
 			}

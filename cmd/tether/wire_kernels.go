@@ -4,14 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tetherhq/tether/kernels"
 	"github.com/tetherhq/tether/kernels/js"
-	"github.com/tetherhq/tether/kernels/jsproc"
 	"github.com/tetherhq/tether/kernels/python"
 	"github.com/tetherhq/tether/kernels/std"
 	"github.com/tetherhq/tether/tools"
@@ -87,18 +85,13 @@ func init() {
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
 			if enabled {
-				cfg.Kernels = std.NewFactory(kernels.Config{Python: pythonPath, IdleTimeout: idle, MemoryLimit: jsMemory.n, AddressSpaceLimit: pyMemory.n, ProcessLimit: pyProcs.n})
-				// Each JavaScript kernel runs in a child of its own
-				// (kernels/jsproc), so its heap cap measures its own heap:
-				// another session's cell (serve --http) or the run's own
-				// searches cannot get a cell stopped. One behaviour in
-				// every command: a start costs about 10ms more than an
-				// in-process runtime.
-				exe, err := os.Executable()
+				// Every command runs JavaScript kernels in children of this
+				// binary (main dispatches jsproc.Subcommand), as std chooses.
+				jsChild, err := std.SelfJSChild()
 				if err != nil {
-					return nil, fmt.Errorf("kernels: cannot find tether's own binary to run JavaScript kernels in: %w", err)
+					return nil, err
 				}
-				cfg.Kernels.Constructors[kernels.JavaScript] = jsproc.Constructor([]string{exe, jsproc.Subcommand}, nil)
+				cfg.Kernels = std.NewFactory(kernels.Config{Python: pythonPath, IdleTimeout: idle, MemoryLimit: jsMemory.n, AddressSpaceLimit: pyMemory.n, ProcessLimit: pyProcs.n}, jsChild)
 				if prefix := strings.Fields(enclosure); len(prefix) > 0 {
 					cfg.Enclosure = func(string) []string { return prefix }
 				}
