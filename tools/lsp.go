@@ -57,7 +57,8 @@ func (l *lspTools) tools() []Tool {
 				"Positions are a 1-based line plus `symbol`, a substring of that line naming the symbol (never a column); " +
 				"if it occurs more than once on the line use `name#2` for the second occurrence. Actions: " +
 				"diagnostics (file, or \"*\" for the whole project: runs the checkers found on PATH such as go vet / pyright / tsc --noEmit, " +
-				"never a program from the workspace; lsp_check runs the project's own), " +
+				"never a program from the workspace; lsp_check runs the project's own; counts by severity and code, then 100 at a time with identical messages grouped; " +
+				"start pages on, severity error shows errors only, info or hint adds those), " +
 				"definition, type_definition, implementation, references (cap 50; start pages on), hover, code_actions (file, line, symbol); " +
 				"call_hierarchy (file, line, symbol; direction incoming, the default: the callers, or outgoing: the callees; cap 50, start pages on) and " +
 				"type_hierarchy (direction supertypes, the default, or subtypes), where the server offers them; " +
@@ -81,8 +82,9 @@ func (l *lspTools) tools() []Tool {
 			Description: "Run the project's own checkers over the whole project and list their findings as file:line: " +
 				"the binary its package manager installed (node_modules/.bin/tsc, .venv/bin/pyright) before one on PATH, " +
 				"go vet, and checkers that run the project's code (cargo check: build.rs and proc macros; dart analyze: analyzer plugins). " +
-				"Exec tier because these are programs from the workspace; lsp diagnostics \"*\" (read tier) runs only trusted checkers from PATH. No arguments.",
-			InputSchema: SchemaFor[struct{}](),
+				"Exec tier because these are programs from the workspace; lsp diagnostics \"*\" (read tier) runs only trusted checkers from PATH. " +
+				"Counts the findings by severity and code and shows 100 at a time, identical messages grouped: start pages on, severity narrows.",
+			InputSchema: SchemaFor[checkArgs](),
 			Handler:     l.checkProject,
 		},
 	}
@@ -94,8 +96,17 @@ func (l *lspTools) checkProject(ctx context.Context, call *Call) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	res := Text(formatCheck(rep))
-	res.Structured = rep
+	var a checkArgs
+	if err := call.Decode(&a); err != nil {
+		return nil, err
+	}
+	sev, err := severityArg(a.Severity)
+	if err != nil {
+		return nil, err
+	}
+	text, page := formatCheck(rep, sev, a.Start)
+	res := Text(text)
+	res.Structured = page
 	return res, nil
 }
 
@@ -109,9 +120,11 @@ type lspArgs struct {
 	Line   int    `json:"line,omitempty" jsonschema:"1-based line of file" bounds:"minimum=1"`
 	Symbol string `json:"symbol,omitempty" jsonschema:"substring of that line naming the symbol (a qualified name such as fmt.Println names its last part); name#2 picks the second occurrence"`
 	Query  string `json:"query,omitempty" jsonschema:"symbols: workspace search text"`
-	// Start and Kind page and narrow references and symbols.
-	Start int    `json:"start,omitempty" jsonschema:"references, symbols, call_hierarchy, type_hierarchy: skip this many results (0-based), to page past the cap; the result says the start of the next page" bounds:"minimum=0"`
+	// Start and Kind page and narrow references, symbols, hierarchies and diagnostics.
+	Start int    `json:"start,omitempty" jsonschema:"references, symbols, call_hierarchy, type_hierarchy, diagnostics: skip this many results (0-based), to page past the cap (references 50, symbols 100 or 200, diagnostics 100); the result says the start of the next page" bounds:"minimum=0"`
 	Kind  string `json:"kind,omitempty" jsonschema:"symbols: keep only symbols of this kind" bounds:"enum=function|method|type|field|variable"`
+	// Severity narrows diagnostics.
+	Severity string `json:"severity,omitempty" jsonschema:"diagnostics: the least severe kind shown and counted: error (errors only), warning (the default: errors and warnings), info, or hint (everything)" bounds:"enum=error|warning|info|hint"`
 	// Direction picks the side of a hierarchy.
 	Direction string `json:"direction,omitempty" jsonschema:"call_hierarchy: incoming (default, the callers) or outgoing (the callees); type_hierarchy: supertypes (default) or subtypes" bounds:"enum=incoming|outgoing|supertypes|subtypes"`
 }
@@ -119,6 +132,12 @@ type lspArgs struct {
 // tuneSchema lists the actions.
 func (lspArgs) tuneSchema(s *jsonschema.Schema) {
 	s.Properties["action"].Enum = stringsAsAny(lspActions)
+}
+
+// checkArgs are lsp_check's arguments.
+type checkArgs struct {
+	Start    int    `json:"start,omitempty" jsonschema:"skip this many findings (0-based): 100 are shown at a time; the result says the start of the next page" bounds:"minimum=0"`
+	Severity string `json:"severity,omitempty" jsonschema:"the least severe kind shown and counted: error (errors only), warning (the default: errors and warnings), info, or hint (everything)" bounds:"enum=error|warning|info|hint"`
 }
 
 // renameArgs are lsp_rename's arguments.
@@ -231,6 +250,10 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 		if a.File == "" {
 			return nil, errors.New(`lsp: diagnostics needs file: a workspace-relative path, or "*" to run the project's checker`)
 		}
+		sev, err := severityArg(a.Severity)
+		if err != nil {
+			return nil, err
+		}
 		if a.File == "*" {
 			rep, err := l.sup.Check(ctx)
 			if errors.Is(err, lsp.ErrNotTrusted) {
@@ -239,19 +262,20 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			out, data = formatCheck(rep), rep
+			out, data = formatCheck(rep, sev, a.Start)
 			break
 		}
 		d, err := l.sup.Diagnostics(ctx, a.File)
 		if err != nil {
 			return nil, err
 		}
-		shown, _ := errorsAndWarnings(d.Items)
-		if len(shown) > lsp.MaxDiagnostics {
-			shown = shown[:lsp.MaxDiagnostics]
-		}
-		l.seen.FreshN(l.seenPath(a.File), shown, -1) // reported now; those cut off are still new
-		out, notes, data = formatDiagnostics(a.File, d), d.Notes, d
+		// Every error and warning there is now counts as reported, shown on
+		// this page or not: the summary told of them, and none of them is
+		// what a later write causes.
+		items, _ := errorsAndWarnings(d.Items)
+		l.seen.FreshN(l.seenPath(a.File), items, -1)
+		out, data = formatDiagnostics(a.File, d, sev, a.Start)
+		notes = d.Notes
 	case "status":
 		rows := l.sup.Status()
 		var lines []string
@@ -356,40 +380,53 @@ func errorsAndWarnings(ds []lsp.Diagnostic) (keep []lsp.Diagnostic, other int) {
 	return keep, other
 }
 
-func othersNote(other int) string {
-	return fmt.Sprintf("(%d info or hint diagnostic(s) not shown)", other)
-}
-
-func formatDiagnostics(file string, d *lsp.Diagnostics) string {
-	items, other := errorsAndWarnings(d.Items)
+// formatDiagnostics renders the page of file's diagnostics d at severity
+// sev or above from start.
+func formatDiagnostics(file string, d *lsp.Diagnostics, sev string, start int) (string, *DiagnosticsPage) {
+	items, other := atLeast(d.Items, sev)
+	p := pageDiagnostics(file, sev, items, other, start)
+	p.Stale, p.Notes = !d.Ready, d.Notes
 	if len(items) == 0 {
 		if !d.Ready {
-			return fmt.Sprintf("no diagnostics received for %s yet: not a clean bill of health, ask again", file)
+			return fmt.Sprintf("no diagnostics received for %s yet: not a clean bill of health, ask again", file), p
 		}
+		clean := fmt.Sprintf("%s: no %s", file, strings.Replace(severityWords(sev), " and ", " or ", 1))
 		if other > 0 {
-			return fmt.Sprintf("%s: no errors or warnings %s", file, othersNote(other))
+			if sev == "warning" {
+				return clean + fmt.Sprintf(" (%d info or hint diagnostic(s) not shown: severity hint shows them)", other), p
+			}
+			return clean + fmt.Sprintf(" (%d less severe diagnostic(s) not shown: severity %s shows them)", other, lessSevere(sev)), p
 		}
-		return fmt.Sprintf("%s: no errors or warnings", file)
+		return clean, p
 	}
 	var b strings.Builder
-	shown := items
-	if len(shown) > lsp.MaxDiagnostics {
-		fmt.Fprintf(&b, "%d of %d diagnostics shown\n", lsp.MaxDiagnostics, len(shown))
-		shown = shown[:lsp.MaxDiagnostics]
-	} else {
-		fmt.Fprintf(&b, "%d diagnostic(s)\n", len(shown))
-	}
-	for _, x := range shown {
-		b.WriteString(x.String())
-		b.WriteString("\n")
-	}
-	if other > 0 {
-		b.WriteString(othersNote(other))
-	}
-	return strings.TrimRight(b.String(), "\n")
+	p.render(&b, file)
+	return strings.TrimRight(b.String(), "\n"), p
 }
 
-func formatCheck(rep *lsp.CheckReport) string {
+// CheckPage is the Structured result of lsp diagnostics "*" and lsp_check:
+// the checkers that ran and a page of their findings.
+type CheckPage struct {
+	Ran        []string `json:"ran"`
+	Skipped    []string `json:"skipped,omitempty"`
+	NotTrusted []string `json:"not_trusted,omitempty"`
+	DiagnosticsPage
+	// Kept is how many findings were kept to page through when the
+	// checkers reported more (lsp.MaxCheckFindings).
+	Kept        int      `json:"kept,omitempty"`
+	Unparsed    []string `json:"unparsed,omitempty"`
+	UnparsedCut int      `json:"unparsed_cut,omitempty"`
+}
+
+// formatCheck renders the checkers' report: what ran, then the page of its
+// findings at severity sev or above from start.
+func formatCheck(rep *lsp.CheckReport, sev string, start int) (string, *CheckPage) {
+	items, other := atLeast(rep.Items, sev)
+	cp := &CheckPage{Ran: rep.Ran, Skipped: rep.Skipped, NotTrusted: rep.NotTrusted,
+		DiagnosticsPage: *pageDiagnostics("*", sev, items, other, start), Unparsed: rep.Unparsed, UnparsedCut: rep.UnparsedCut}
+	if cp.Ran == nil {
+		cp.Ran = []string{}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "ran: %s\n", strings.Join(rep.Ran, "; "))
 	for _, s := range rep.Skipped {
@@ -401,17 +438,14 @@ func formatCheck(rep *lsp.CheckReport) string {
 	if len(rep.NotTrusted) > 0 {
 		b.WriteString(notTrustedHint + "\n")
 	}
-	switch {
-	case rep.Total == 0:
+	if rep.Total == 0 {
 		b.WriteString("no file:line findings\n")
-	case len(rep.Items) < rep.Total:
-		fmt.Fprintf(&b, "%d of %d findings shown\n", len(rep.Items), rep.Total)
-	default:
-		fmt.Fprintf(&b, "%d finding(s)\n", rep.Total)
-	}
-	for _, d := range rep.Items {
-		b.WriteString(d.String())
-		b.WriteString("\n")
+	} else {
+		cp.render(&b, "findings")
+		if rep.Total > len(rep.Items) {
+			cp.Kept = len(rep.Items)
+			fmt.Fprintf(&b, "(the checkers reported %d findings; the first %d are counted and paged above: run the checker yourself for the rest)\n", rep.Total, len(rep.Items))
+		}
 	}
 	if len(rep.Unparsed) > 0 {
 		b.WriteString("other output:\n")
@@ -422,5 +456,5 @@ func formatCheck(rep *lsp.CheckReport) string {
 			fmt.Fprintf(&b, "  ... %d more line(s) of output not shown\n", rep.UnparsedCut)
 		}
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return strings.TrimRight(b.String(), "\n"), cp
 }

@@ -267,7 +267,7 @@ func TestLSPDiagnosticsErrorsAndWarnings(t *testing.T) {
 		t.Fatalf("write of an unused function:\n%s", out)
 	}
 	out, err = lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "unused.go"})
-	if err != nil || out != "unused.go: no errors or warnings (1 info or hint diagnostic(s) not shown)" {
+	if err != nil || out != "unused.go: no errors or warnings (1 info or hint diagnostic(s) not shown: severity hint shows them)" {
 		t.Fatalf("diagnostics: %v\n%s", err, out)
 	}
 	out, err = lspCall(t, r, "write", map[string]any{"path": "unused.go", "content": unused + "\nvar X int = \"s\"\n"})

@@ -19,7 +19,8 @@ import (
 // CheckReport is the answer of a checker run over the whole project: the
 // checkers' output parsed into file:line entries.
 type CheckReport struct {
-	// Items are the parsed entries, at most MaxDiagnostics.
+	// Items are the parsed entries, at most MaxCheckFindings (callers
+	// page through them).
 	Items []Diagnostic `json:"items"`
 	// Total is how many entries were parsed.
 	Total int `json:"total"`
@@ -270,6 +271,11 @@ var checkerSeverity = regexp.MustCompile(`^(?i)(error|warning|info|information|n
 // dartLine matches dart analyze's "  error - lib/a.dart:3:7 - message - code".
 var dartLine = regexp.MustCompile(`^\s*(error|warning|info) - (\S+?\.dart):(\d+):(\d+) - (.*?)(?: - ([a-z0-9_]+))?\s*$`)
 
+// MaxCheckFindings bounds the findings a CheckReport keeps (Total counts
+// them all): enough to page through a large project's errors, bounded in
+// memory.
+const MaxCheckFindings = 5000
+
 const (
 	maxUnparsed     = 40   // output lines kept that are no finding
 	maxOutputLine   = 400  // bytes kept of one such line
@@ -337,12 +343,31 @@ func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out, dir string) {
 		d.Path = s.rel(filepath.Clean(d.Path))
 		rep.Total++
 		last, lastIndent, cont = nil, indent, 0
-		if len(rep.Items) < MaxDiagnostics {
+		if len(rep.Items) < MaxCheckFindings {
 			rep.Items = append(rep.Items, d)
 			last = &rep.Items[len(rep.Items)-1]
 		} else {
 			last = &Diagnostic{} // continuation lines of a finding not shown
 		}
+	}
+	for i := range rep.Items {
+		takeCode(&rep.Items[i])
+	}
+}
+
+// pyrightCode matches the rule pyright's command line appends to a
+// finding's last line: " (reportAttributeAccessIssue)".
+var pyrightCode = regexp.MustCompile(`\s+\((report[A-Z][A-Za-z]+)\)$`)
+
+// takeCode moves a trailing pyright rule name out of d's message into its
+// code, as the language server reports it, so findings count by code.
+func takeCode(d *Diagnostic) {
+	if d.Code != "" {
+		return
+	}
+	if m := pyrightCode.FindStringSubmatchIndex(d.Message); m != nil {
+		d.Code = d.Message[m[2]:m[3]]
+		d.Message = d.Message[:m[0]]
 	}
 }
 

@@ -7,14 +7,19 @@ import (
 
 // TestParseCheckerLines: each checker's line format becomes one finding with
 // its severity and code (rustc's short format had its code left in the
-// message; dart analyze's format was not read at all).
+// message; dart analyze's format was not read at all; pyright's rule stayed
+// in the message, so findings could not be counted by code).
 func TestParseCheckerLines(t *testing.T) {
 	cases := []struct{ checker, line, want string }{
 		{"go vet", "vet: ./a.go:5:17: too many arguments in call to f", "a.go:5:17: error: too many arguments in call to f"},
 		{"tsc", "src/a.ts(3,5): error TS2322: Type 'number' is not assignable to type 'string'.",
 			"src/a.ts:3:5: error: Type 'number' is not assignable to type 'string'. [TS2322]"},
 		{"pyright", "  /w/a.py:1:10 - error: Type \"Literal['a']\" is not assignable (reportAssignmentType)",
-			"a.py:1:10: error: Type \"Literal['a']\" is not assignable (reportAssignmentType)"},
+			"a.py:1:10: error: Type \"Literal['a']\" is not assignable [reportAssignmentType]"},
+		{"pyright, rule on the continuation line", "  /w/a.py:2:6 - error: Cannot access attribute \"x\" for class \"B\"\n    Attribute \"x\" is unknown (reportAttributeAccessIssue)",
+			"a.py:2:6: error: Cannot access attribute \"x\" for class \"B\"\n  Attribute \"x\" is unknown [reportAttributeAccessIssue]"},
+		{"go vet, a parenthesis that is no rule", "vet: ./a.go:5:17: not enough arguments in call to f\n\thave ()\n\twant (int)",
+			"a.go:5:17: error: not enough arguments in call to f\n  have ()\n  want (int)"},
 		{"cargo check --message-format=short", "src/main.rs:1:37: error[E0308]: mismatched types: expected `i32`, found `&str`",
 			"src/main.rs:1:37: error: mismatched types: expected `i32`, found `&str` [E0308]"},
 		{"cargo check --message-format=short", "src/main.rs:1:17: warning: unused variable: `x`",
