@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -114,6 +115,7 @@ func (s *structural) tools() []Tool {
 				"staging, the whole change is rejected (nothing is written) and the changed files are named; otherwise all " +
 				"files are written atomically, all or none.",
 			InputSchema: SchemaFor[resolveArgs](),
+			Writes:      s.resolveTargets,
 			Handler:     s.resolve,
 		},
 	}
@@ -399,13 +401,6 @@ func (s *structural) resolve(ctx context.Context, call *Call) (*Result, error) {
 		}
 		return Text(fmt.Sprintf("discarded %s; no file was changed", a.EditID)), nil
 	case "accept":
-		if p, ok := s.stage.Pending(a.EditID); ok {
-			var paths []string
-			for _, c := range p.Changes {
-				paths = append(paths, s.rel(c.Path))
-			}
-			beforeWrite(ctx, paths) // diagnostics on write takes their baseline
-		}
 		plan, err := s.stage.Accept(a.EditID)
 		if err != nil {
 			return nil, s.relErr(err)
@@ -423,6 +418,24 @@ func (s *structural) resolve(ctx context.Context, call *Call) (*Result, error) {
 		return out, nil
 	}
 	return nil, errors.New("tools: resolve: action must be accept or discard")
+}
+
+// resolveTargets are the files resolve accept writes: those of the staged
+// change it names.
+func (s *structural) resolveTargets(call *Call) []string {
+	var a resolveArgs
+	if json.Unmarshal(call.Args, &a) != nil || a.Action != "accept" {
+		return nil
+	}
+	p, ok := s.stage.Pending(a.EditID)
+	if !ok {
+		return nil
+	}
+	paths := make([]string, 0, len(p.Changes))
+	for _, c := range p.Changes {
+		paths = append(paths, s.rel(c.Path))
+	}
+	return paths
 }
 
 // relErr names the paths in err relative to the working directory, as the

@@ -94,6 +94,7 @@ func FileTools(root *fsutil.Root) []Tool {
 			Description: "Create or overwrite a file in the working directory with the given content (atomically; " +
 				"missing parent directories are created). Prefer edit or apply_patch to change part of an existing file.",
 			InputSchema: SchemaFor[writeArgs](),
+			Writes:      pathTarget,
 			Handler:     f.write,
 		},
 		{
@@ -103,6 +104,7 @@ func FileTools(root *fsutil.Root) []Tool {
 				"included) and only once, unless replace_all is true; otherwise nothing is changed and the error says " +
 				"how many matches there were. Include enough surrounding lines to make old_string unique.",
 			InputSchema: SchemaFor[editArgs](),
+			Writes:      pathTarget,
 			Handler:     f.edit,
 		},
 		{
@@ -114,6 +116,7 @@ func FileTools(root *fsutil.Root) []Tool {
 				"*** Delete File: path\n*** End Patch\n" +
 				"Every hunk is checked before anything is written; if one does not apply, no file changes.",
 			InputSchema: SchemaFor[patchArgs](),
+			Writes:      patchTargets,
 			Handler:     f.applyPatch,
 		},
 	}
@@ -147,6 +150,38 @@ type editArgs struct {
 // patchArgs are apply_patch's arguments.
 type patchArgs struct {
 	Patch string `json:"patch" jsonschema:"the patch, from *** Begin Patch to *** End Patch" bounds:"minLength=1"`
+}
+
+// pathTarget is the file write and edit write: their path argument.
+func pathTarget(call *Call) []string {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(call.Args, &a) != nil || a.Path == "" {
+		return nil
+	}
+	return []string{a.Path}
+}
+
+// patchTargets are the files apply_patch writes: those its patch adds,
+// updates, moves (from and to) or deletes; nil when it does not parse.
+func patchTargets(call *Call) []string {
+	var a patchArgs
+	if json.Unmarshal(call.Args, &a) != nil {
+		return nil
+	}
+	ops, err := parsePatch(a.Patch)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, op := range ops {
+		out = append(out, op.path)
+		if op.moveTo != "" {
+			out = append(out, op.moveTo)
+		}
+	}
+	return out
 }
 
 // pathErr turns a confinement error into a tool error.

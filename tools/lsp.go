@@ -24,9 +24,7 @@ func init() {
 			if err := r.Registry().Register(l.tools()...); err != nil {
 				return nil, err
 			}
-			for _, name := range []string{"write", "edit", "apply_patch", "resolve"} {
-				r.Registry().Wrap(name, l.diagnosticsOnWrite)
-			}
+			r.Registry().WrapWriters(l.diagnosticsOnWrite)
 			return l.sup.Close, nil
 		},
 		tools: func() []Tool { return (&lspTools{}).tools() },
@@ -74,7 +72,9 @@ func (l *lspTools) tools() []Tool {
 				"Arguments: file, line (1-based), symbol (substring of that line naming it; name#2 for the second occurrence), new_name. " +
 				"Reports the files changed, any new diagnostics, and the identifiers still spelled as the old name that the server did not rename (found with tree-sitter, so strings and comments do not count) plus the docs that mention it.",
 			InputSchema: SchemaFor[renameArgs](),
-			Handler:     l.rename,
+			// The files are known once the server's edit is (WillWrite).
+			Writes:  func(*Call) []string { return nil },
+			Handler: l.rename,
 		},
 		{
 			Name: "lsp_check",

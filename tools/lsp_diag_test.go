@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -204,7 +205,69 @@ func TestLSPRenameBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "in 2 file(s): a.go, b.go") || strings.Contains(out, "new diagnostics") || strings.Contains(out, "cannot use") {
+	if !strings.Contains(out, "in 2 file(s): a.go, b.go") || strings.Contains(out, "new diagnostics in") || strings.Contains(out, "cannot use") {
 		t.Fatalf("rename reported the error that was there before:\n%s", out)
+	}
+}
+
+// TestDiagnosticsOnWriteCoversDeclaredWriter: a file-writing tool that the
+// lsp family does not know by name, registered after the run started,
+// gets diagnostics on write because it declares its targets (Tool.Writes):
+// its result carries no FileChanges, the error that was there before is
+// not reported as new, and the caller its change broke in another file is.
+func TestDiagnosticsOnWriteCoversDeclaredWriter(t *testing.T) {
+	r, dir := projectRun(t, "gopls", map[string]string{
+		"go.mod":    goMod,
+		"lib.go":    "package p\n\n// Need doubles n.\nfunc Need(n int) int { return 2 * n }\n\nvar Old int = \"old\"\n",
+		"caller.go": "package p\n\nvar UseNeed = Need(1)\n",
+	})
+	type stampArgs struct {
+		File string `json:"file"`
+		Text string `json:"text"`
+	}
+	stamp := tools.Tool{
+		Name:        "stamp",
+		Tier:        tools.TierWrite,
+		Description: "Overwrite a file with text (a writer the lsp family does not name).",
+		InputSchema: tools.SchemaFor[stampArgs](),
+		Writes: func(c *tools.Call) []string {
+			var a stampArgs
+			if c.Decode(&a) != nil {
+				return nil
+			}
+			return []string{a.File}
+		},
+		Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
+			var a stampArgs
+			if err := c.Decode(&a); err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(filepath.Join(dir, a.File), []byte(a.Text), 0o644); err != nil {
+				return nil, err
+			}
+			return tools.Text("stamped " + a.File), nil
+		},
+	}
+	if err := r.Registry().Register(stamp); err != nil {
+		t.Fatal(err)
+	}
+	lib := "package p\n\n// Need measures s.\nfunc Need(s string) int { return len(s) }\n\nvar Old int = \"old\"\n\nvar New int = \"new\"\n"
+	out, err := lspCall(t, r, "stamp", map[string]any{"file": "lib.go", "text": lib})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "stamped lib.go") || !strings.Contains(out, "new diagnostics in lib.go:") || !strings.Contains(out, `"new"`) ||
+		strings.Contains(out, `"old"`) || !strings.Contains(out, "1 new diagnostic(s) in 1 other file(s):") ||
+		!strings.Contains(out, "caller.go:3:20: error: cannot use 1") {
+		t.Fatalf("a declared writer's write:\n%s", out)
+	}
+	// Putting the signature back clears the caller's error, and says so.
+	lib = "package p\n\n// Need doubles n.\nfunc Need(n int) int { return 2 * n }\n\nvar Old int = \"old\"\n\nvar New int = \"new\"\n"
+	out, err = lspCall(t, r, "stamp", map[string]any{"file": "lib.go", "text": lib})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "1 diagnostic(s) in 1 other file(s) cleared: caller.go") || strings.Contains(out, "new diagnostic(s) in") {
+		t.Fatalf("the fix:\n%s", out)
 	}
 }

@@ -23,34 +23,18 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 	if err := l.sup.CheckRename(lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, a.NewName); err != nil {
 		return nil, err
 	}
-	// What was wrong before is not what the rename caused: the file named
-	// is looked at first, the others as the server last published them.
-	l.baseline(ctx, []string{a.File})
-	res, err := l.sup.Rename(ctx, lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, a.NewName)
+	// Diagnostics on write takes the changed files' baselines once the
+	// server's edit names them, before it is applied, and reports after it.
+	applyCtx := lsp.WithBeforeApply(ctx, func(files []string) { WillWrite(ctx, files) })
+	res, err := l.sup.Rename(applyCtx, lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, a.NewName)
 	if err != nil {
 		return nil, err
-	}
-	for _, o := range res.Before {
-		before, _ := errorsAndWarnings(o.Before)
-		l.seen.Baseline(l.seenPath(o.Path), before)
 	}
 	var b strings.Builder
 	for _, n := range res.Notes {
 		b.WriteString(n + "\n")
 	}
 	fmt.Fprintf(&b, "renamed %q to %q: %d edit(s) in %d file(s): %s", a.Symbol, a.NewName, res.Edits, len(res.Files), strings.Join(res.Files, ", "))
-	if fresh, more := l.freshIn(res.Files, res.Diagnostics, maxWriteDiagnostics); len(fresh) > 0 {
-		fmt.Fprintf(&b, "\nnew diagnostics:")
-		for _, d := range fresh {
-			b.WriteString("\n" + d.String())
-		}
-		if more > 0 {
-			fmt.Fprintf(&b, "\n... and %d more new diagnostic(s) not shown: ask lsp diagnostics for the files", more)
-		}
-	}
-	if !res.DiagnosticsReady {
-		b.WriteString("\ndiagnostics were not all ready in time: check with lsp diagnostics")
-	}
 	if left := l.leftBehind(ctx, res); left != "" {
 		b.WriteString("\n" + left)
 	}

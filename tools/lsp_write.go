@@ -2,10 +2,11 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,18 +18,25 @@ import (
 // to its result, over all its files.
 const maxWriteDiagnostics = 50
 
-// beforeWriteKey carries, in a write tool's context, the function a tool
-// whose targets only it knows (resolve: the staged files) calls with them
-// before it writes.
-type beforeWriteKey struct{}
+// writeCall is what diagnostics on write learned of one call's files
+// before it wrote them.
+type writeCall struct {
+	mu    sync.Mutex
+	taken map[string]bool   // files prepared, by seenPath
+	old   map[string][]byte // their content before the write, when they existed
+	// unknown are the files whose diagnostics before the write could not
+	// be had, and why: none of theirs can be told new.
+	unknown map[string]string
+}
 
-// beforeWrite tells the diagnostics-on-write wrapper which workspace-relative
-// files the call is about to write, so that it can take their baseline; a
-// no-op when no wrapper is listening.
-func beforeWrite(ctx context.Context, paths []string) {
-	if f, ok := ctx.Value(beforeWriteKey{}).(func([]string)); ok {
-		f(paths)
-	}
+func newWriteCall() *writeCall {
+	return &writeCall{taken: map[string]bool{}, old: map[string][]byte{}, unknown: map[string]string{}}
+}
+
+func (w *writeCall) unknownWhy(key string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.unknown[key]
 }
 
 // seenPath is the key of a workspace file in the run's Seen registry: its
@@ -42,134 +50,228 @@ func (l *lspTools) seenPath(p string) string {
 	return filepath.ToSlash(filepath.Clean(p))
 }
 
-// writeTargets names the existing files call will write, from its arguments
-// (write and edit: path; apply_patch: the files it updates or deletes).
-func writeTargets(call *Call) []string {
-	var a struct {
-		Path  string `json:"path"`
-		Patch string `json:"patch"`
-	}
-	if json.Unmarshal(call.Args, &a) != nil {
-		return nil
-	}
-	switch call.Name {
-	case "write", "edit":
-		if a.Path != "" {
-			return []string{a.Path}
-		}
-	case "apply_patch":
-		ops, err := parsePatch(a.Patch)
-		if err != nil {
-			return nil
-		}
-		var out []string
-		for _, op := range ops {
-			if op.kind != opAdd {
-				out = append(out, op.path)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
-// baseline records, for each of paths not looked at before in this run, the
-// server's diagnostics for the file as it is now, before the write: what was
-// wrong before is not what the write caused (issue 13). A file no server
-// reads, or that does not exist yet, has none.
-func (l *lspTools) baseline(ctx context.Context, paths []string) {
+// prepare keeps, for each of paths about to be written, its content now
+// and (unless this run looked at it before) its diagnostics now, as its
+// baseline: what was wrong before is not what the write caused. A file
+// that does not exist yet has neither (all its diagnostics will be new);
+// one whose diagnostics could not be had is marked unknown.
+func (l *lspTools) prepare(ctx context.Context, w *writeCall, paths []string) {
 	var wg sync.WaitGroup
 	for _, p := range paths {
 		key := l.seenPath(p)
+		w.mu.Lock()
+		done := w.taken[key]
+		w.taken[key] = true
+		w.mu.Unlock()
+		if done || l.root == nil {
+			continue
+		}
+		old, err := l.root.ReadFile(key)
+		if err != nil {
+			continue // created by the write, or not a file
+		}
+		if len(old) <= affectedScanBytes {
+			w.mu.Lock()
+			w.old[key] = old
+			w.mu.Unlock()
+		}
 		if l.seen.Known(key) {
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			why := ""
 			d, err := l.sup.Diagnostics(ctx, key)
-			if err != nil || !d.Ready {
+			switch {
+			case errors.Is(err, lsp.ErrNoLanguage) || errors.Is(err, lsp.ErrNoServer):
+				return // no server reads it: nothing to compare
+			case err != nil:
+				why = strings.TrimPrefix(err.Error(), "lsp: ")
+			case !d.Ready:
+				why = fmt.Sprintf("the server did not publish them within %s", d.Waited)
+			default:
+				items, _ := errorsAndWarnings(d.Items)
+				l.seen.Baseline(key, items)
 				return
 			}
-			items, _ := errorsAndWarnings(d.Items)
-			l.seen.Baseline(key, items)
+			w.mu.Lock()
+			w.unknown[key] = why
+			w.mu.Unlock()
 		}()
 	}
 	wg.Wait()
 }
 
-// diagnosticsOnWrite is the middleware on write, edit, apply_patch and
-// resolve: before the write it takes the baseline of the files about to
-// change; after a successful write it syncs and saves each changed file
-// through its server, waits (bounded) for that version's diagnostics and
-// appends only those not reported before in this run, for the written
-// files and for every other file the server published for since (the
-// callers a changed signature broke).
-func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
-	return func(ctx context.Context, call *Call) (*Result, error) {
-		l.baseline(ctx, writeTargets(call))
-		var once sync.Once
-		ctx = context.WithValue(ctx, beforeWriteKey{}, func(paths []string) {
-			once.Do(func() { l.baseline(ctx, paths) })
-		})
-		res, err := next(ctx, call)
-		if err != nil || res == nil || res.IsError {
-			return res, err
-		}
-		var files []string
-		for _, c := range ChangedFiles(res) {
+// writtenFiles are the files call wrote that still exist: those its result
+// reports (FileChanges), else those it declared that exist now.
+func (l *lspTools) writtenFiles(res *Result, declared []string) []string {
+	var files []string
+	if changed := ChangedFiles(res); changed != nil {
+		for _, c := range changed {
 			if c.Action != "deleted" {
 				files = append(files, c.Path)
 			}
 		}
-		// Wait for every file's diagnostics at once: the bound applies once.
-		diags := make([]*lsp.Diagnostics, len(files))
-		errs := make([]error, len(files))
-		var wg sync.WaitGroup
-		for i, f := range files {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				diags[i], errs[i] = l.sup.AfterWrite(ctx, f)
-			}()
+		return files
+	}
+	for _, p := range declared {
+		if l.root == nil {
+			break
 		}
-		wg.Wait()
-		var lines []string
-		budget := maxWriteDiagnostics // for the whole call, however many files
-		for i, path := range files {
-			d, err := diags[i], errs[i]
-			if err != nil {
-				if line, show := l.notChecked(path, err); show {
-					lines = append(lines, line)
-				}
-				continue
-			}
-			lines = append(lines, d.Notes...)
-			items, _ := errorsAndWarnings(d.Items)
-			fresh, more := l.seen.FreshN(l.seenPath(path), items, budget)
-			budget -= len(fresh)
-			switch {
-			case len(fresh) > 0 || more > 0:
-				if more > 0 {
-					lines = append(lines, fmt.Sprintf("new diagnostics in %s (%d of %d shown; ask lsp diagnostics for %s for the rest):", path, len(fresh), len(fresh)+more, path))
-				} else {
-					lines = append(lines, fmt.Sprintf("new diagnostics in %s:", path))
-				}
-				for _, x := range fresh {
-					lines = append(lines, "  "+x.String())
-				}
-			case d.Ready && len(items) == 0:
-				lines = append(lines, fmt.Sprintf("%s: no errors or warnings", path))
-			case d.Ready:
-				lines = append(lines, fmt.Sprintf("%s: no new diagnostics (%d already reported)", path, len(items)))
+		if real, _, err := l.root.Resolve(p); err == nil {
+			if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() && !slices.Contains(files, l.seenPath(p)) {
+				files = append(files, l.seenPath(p))
 			}
 		}
-		lines = append(lines, l.otherFiles(files, diags, budget)...)
-		if len(lines) > 0 {
+	}
+	return files
+}
+
+// diagnosticsOnWrite is the middleware on every tool that declares the
+// files it writes (Tool.Writes: write, edit, apply_patch, resolve,
+// lsp_rename, and any other). Before the write it takes the baseline of
+// the files about to change (those the call declares, and those the tool
+// names with WillWrite as it runs). After a successful write it syncs and
+// saves each written file through its server and waits (bounded) for that
+// version's diagnostics; it then diagnoses the other files that mention a
+// declaration the write changed (callers, importers: servers such as
+// pyright and tsserver diagnose only the files open in them), with their
+// baseline taken against the written files' old text, and appends only
+// the diagnostics not reported before in this run, what the write
+// cleared, and which files were not checked.
+func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
+	return func(ctx context.Context, call *Call) (*Result, error) {
+		w := newWriteCall()
+		declared := declaredWrites(l.run.Registry(), call)
+		l.prepare(ctx, w, declared)
+		res, err := next(withWillWrite(ctx, func(paths []string) { l.prepare(ctx, w, paths) }), call)
+		if err != nil || res == nil || res.IsError {
+			return res, err
+		}
+		if lines := l.afterWrite(ctx, w, l.writtenFiles(res, declared)); len(lines) > 0 {
 			res.Content = append(res.Content, Content{Type: TextContent, Text: "lsp: " + strings.Join(lines, "\nlsp: ")})
 		}
 		return res, nil
 	}
+}
+
+// diagnoseAll runs diag on each of files at once (the bound applies once).
+func diagnoseAll(files []string, diag func(string) (*lsp.Diagnostics, error)) ([]*lsp.Diagnostics, []error) {
+	diags := make([]*lsp.Diagnostics, len(files))
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			diags[i], errs[i] = diag(f)
+		}()
+	}
+	wg.Wait()
+	return diags, errs
+}
+
+// afterWrite diagnoses files, just written, and the other files the write
+// can have broken, and says what is new, what was cleared and what was not
+// checked.
+func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string) []string {
+	aff := l.affectedFiles(ctx, w.old, files)
+	otherUnknown := l.baselineAffected(ctx, w, files, aff.files)
+	diags, errs := diagnoseAll(files, func(f string) (*lsp.Diagnostics, error) { return l.sup.AfterWrite(ctx, f) })
+	var lines []string
+	budget := maxWriteDiagnostics // for the whole call, however many files
+	for i, path := range files {
+		d, err := diags[i], errs[i]
+		if err != nil {
+			if line, show := l.notChecked(path, err); show {
+				lines = append(lines, line)
+			}
+			continue
+		}
+		lines = append(lines, d.Notes...)
+		key := l.seenPath(path)
+		items, _ := errorsAndWarnings(d.Items)
+		cleared := l.seen.Cleared(key, items)
+		fresh, more := l.seen.FreshN(key, items, budget)
+		budget -= len(fresh)
+		tail := ""
+		if cleared > 0 {
+			tail = fmt.Sprintf(" (%d diagnostic(s) cleared)", cleared)
+		}
+		switch why := w.unknownWhy(key); {
+		case why != "" && len(fresh)+more > 0:
+			head := fmt.Sprintf("baseline unknown for %s (its diagnostics before the write could not be had: %s): all its %d diagnostic(s) are listed, old and new alike", path, why, len(fresh)+more)
+			if more > 0 {
+				head += fmt.Sprintf(" (%d shown; ask lsp diagnostics for %s for the rest)", len(fresh), path)
+			}
+			lines = append(lines, head+":")
+			for _, x := range fresh {
+				lines = append(lines, "  "+x.String())
+			}
+		case len(fresh) > 0 || more > 0:
+			if more > 0 {
+				lines = append(lines, fmt.Sprintf("new diagnostics in %s (%d of %d shown; ask lsp diagnostics for %s for the rest)%s:", path, len(fresh), len(fresh)+more, path, tail))
+			} else {
+				lines = append(lines, fmt.Sprintf("new diagnostics in %s%s:", path, tail))
+			}
+			for _, x := range fresh {
+				lines = append(lines, "  "+x.String())
+			}
+		case d.Ready && len(items) == 0:
+			lines = append(lines, fmt.Sprintf("%s: no errors or warnings%s", path, tail))
+		case d.Ready:
+			lines = append(lines, fmt.Sprintf("%s: no new diagnostics (%d already reported)%s", path, len(items), tail))
+		}
+	}
+	lines = append(lines, l.otherFiles(ctx, files, diags, aff, otherUnknown, budget)...)
+	return lines
+}
+
+// baselineAffected takes the baseline of the affected files this run has
+// not looked at: the written files are shown to their servers with their
+// text from before the write (not on disk: ShowContent), and those files
+// diagnosed. It returns the files whose baseline could not be had, and why.
+func (l *lspTools) baselineAffected(ctx context.Context, w *writeCall, written, affected []string) map[string]string {
+	var need []string
+	for _, f := range affected {
+		if !l.seen.Known(l.seenPath(f)) {
+			need = append(need, f)
+		}
+	}
+	unknown := map[string]string{}
+	if len(need) == 0 {
+		return unknown
+	}
+	for _, f := range written {
+		key := l.seenPath(f)
+		w.mu.Lock()
+		old, had := w.old[key]
+		w.mu.Unlock()
+		if !had {
+			continue // created: the others did not see it before either way
+		}
+		if err := l.sup.ShowContent(ctx, key, old); err != nil && !errors.Is(err, lsp.ErrNoLanguage) {
+			for _, n := range need {
+				unknown[l.seenPath(n)] = "showing the server " + key + " as it was failed: " + strings.TrimPrefix(err.Error(), "lsp: ")
+			}
+			return unknown
+		}
+	}
+	diags, errs := diagnoseAll(need, func(f string) (*lsp.Diagnostics, error) { return l.sup.Diagnostics(ctx, f) })
+	for i, f := range need {
+		key := l.seenPath(f)
+		switch d, err := diags[i], errs[i]; {
+		case err != nil:
+			unknown[key] = strings.TrimPrefix(err.Error(), "lsp: ")
+		case !d.Ready:
+			unknown[key] = fmt.Sprintf("the server did not publish them within %s", d.Waited)
+		default:
+			items, _ := errorsAndWarnings(d.Items)
+			l.seen.Baseline(key, items)
+		}
+	}
+	return unknown
 }
 
 // notChecked says why path's diagnostics could not be looked at, once per
@@ -191,18 +293,58 @@ func (l *lspTools) notChecked(path string, err error) (line string, show bool) {
 	return fmt.Sprintf("diagnostics not checked for %s: %s", path, strings.TrimPrefix(err.Error(), "lsp: ")), true
 }
 
-// otherFiles reports the new diagnostics of files the write did not touch
-// but the server published for after it, at most budget of them, sorted by
-// file. A file never looked at before gets its last publication from before
-// the write as its baseline.
-func (l *lspTools) otherFiles(written []string, diags []*lsp.Diagnostics, budget int) []string {
+// otherFiles reports what the write did to files it did not touch: the
+// affected files (aff: those that mention a changed declaration), diagnosed
+// now, and those the server published for after the write (gopls
+// diagnoses the whole workspace), a file never looked at before getting
+// its last publication from before the write as its baseline. It lists at
+// most budget new diagnostics, sorted by file, counts those cleared, lists
+// those of files whose baseline is unknown (otherUnknown) apart, and names
+// the files not checked.
+func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*lsp.Diagnostics, aff affected, otherUnknown map[string]string, budget int) []string {
 	skip := map[string]bool{}
 	for _, f := range written {
 		skip[l.seenPath(f)] = true
 	}
-	var fresh []lsp.Diagnostic
-	more, cut := 0, 0
-	files := map[string]bool{}
+	var fresh, unknownItems []lsp.Diagnostic
+	more, cut, cleared, unknownMore := 0, 0, 0, 0
+	files, clearedIn, unknownFiles := map[string]bool{}, map[string]bool{}, map[string]string{}
+	var failed []string
+	note := func(key string, items []lsp.Diagnostic) {
+		if why := otherUnknown[key]; why != "" {
+			shown, m := l.seen.FreshN(key, items, max(budget-len(fresh)-len(unknownItems), 0))
+			unknownItems = append(unknownItems, shown...)
+			unknownMore += m
+			unknownFiles[key] = why
+			return
+		}
+		if c := l.seen.Cleared(key, items); c > 0 {
+			cleared += c
+			clearedIn[key] = true
+		}
+		shown, m := l.seen.FreshN(key, items, max(budget-len(fresh)-len(unknownItems), 0))
+		more += m
+		fresh = append(fresh, shown...)
+		if len(shown)+m > 0 {
+			files[key] = true
+		}
+	}
+	after, errs := diagnoseAll(aff.files, func(f string) (*lsp.Diagnostics, error) { return l.sup.Diagnostics(ctx, f) })
+	for i, f := range aff.files {
+		key := l.seenPath(f)
+		skip[key] = true
+		d, err := after[i], errs[i]
+		switch {
+		case err != nil:
+			failed = append(failed, fmt.Sprintf("%s (%s)", key, strings.TrimPrefix(err.Error(), "lsp: ")))
+			continue
+		case !d.Ready:
+			failed = append(failed, fmt.Sprintf("%s (not ready within %s)", key, d.Waited))
+			continue
+		}
+		items, _ := errorsAndWarnings(d.Items)
+		note(key, items)
+	}
 	for _, d := range diags {
 		if d == nil {
 			continue
@@ -219,12 +361,7 @@ func (l *lspTools) otherFiles(written []string, diags []*lsp.Diagnostics, budget
 				l.seen.Baseline(key, before)
 			}
 			items, _ := errorsAndWarnings(o.Items)
-			shown, m := l.seen.FreshN(key, items, max(budget-len(fresh), 0))
-			more += m
-			fresh = append(fresh, shown...)
-			if len(shown)+m > 0 {
-				files[key] = true
-			}
+			note(key, items)
 		}
 	}
 	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].Path < fresh[j].Path })
@@ -239,24 +376,64 @@ func (l *lspTools) otherFiles(written []string, diags []*lsp.Diagnostics, budget
 			lines = append(lines, "  "+x.String())
 		}
 	}
+	if cleared > 0 {
+		lines = append(lines, fmt.Sprintf("%d diagnostic(s) in %d other file(s) cleared: %s", cleared, len(clearedIn), strings.Join(sortedKeys(clearedIn), ", ")))
+	}
+	if len(unknownFiles) > 0 {
+		var names []string
+		for _, k := range sortedKeys(unknownFiles) {
+			names = append(names, fmt.Sprintf("%s (%s)", k, unknownFiles[k]))
+		}
+		head := fmt.Sprintf("baseline unknown for %d other file(s), so their diagnostics cannot be told new or old: %s; all %d are listed", len(unknownFiles), strings.Join(names, "; "), len(unknownItems)+unknownMore)
+		if unknownMore > 0 {
+			head += fmt.Sprintf(" (%d shown; ask lsp diagnostics for those files for the rest)", len(unknownItems))
+		}
+		lines = append(lines, head+":")
+		for _, x := range unknownItems {
+			lines = append(lines, "  "+x.String())
+		}
+	}
+	if n := len(aff.files) - len(failed); n > 0 && len(fresh)+more == 0 {
+		lines = append(lines, fmt.Sprintf("%d other file(s) that mention %s checked: no new diagnostics", n, nameList(aff.names)))
+	}
+	var unchecked []string
+	if len(failed) > 0 {
+		unchecked = append(unchecked, fmt.Sprintf("diagnostics of %d other file(s) that mention %s could not be had: %s", len(failed), nameList(aff.names), strings.Join(failed, "; ")))
+	}
+	if len(aff.more) > 0 {
+		shown := aff.more
+		if len(shown) > renameShown {
+			shown = append(shown[:renameShown:renameShown], fmt.Sprintf("... %d more", len(aff.more)-renameShown))
+		}
+		unchecked = append(unchecked, fmt.Sprintf("%d more file(s) mention %s and were not checked (at most %d are): %s", len(aff.more), nameList(aff.names), maxAffected, strings.Join(shown, ", ")))
+	}
+	if aff.incomplete != "" {
+		unchecked = append(unchecked, "the search for files that use the changed declarations is incomplete: "+aff.incomplete)
+	}
 	if cut > 0 {
-		lines = append(lines, fmt.Sprintf("the server published diagnostics for %d more other file(s), not looked at: run lsp diagnostics \"*\" for the whole project", cut))
+		unchecked = append(unchecked, fmt.Sprintf("the server published diagnostics for %d more other file(s), not looked at", cut))
+	}
+	if len(unchecked) > 0 {
+		lines = append(lines, unchecked...)
+		lines = append(lines, `to check the files not checked: lsp diagnostics for each, or lsp diagnostics "*" for the whole project`)
 	}
 	return lines
 }
 
-// freshIn returns the new errors and warnings of ds, the diagnostics of
-// files (a file with none is clean now), at most max in all.
-func (l *lspTools) freshIn(files []string, ds []lsp.Diagnostic, max int) (fresh []lsp.Diagnostic, more int) {
-	by := map[string][]lsp.Diagnostic{}
-	for _, d := range ds {
-		by[l.seenPath(d.Path)] = append(by[l.seenPath(d.Path)], d)
+// nameList is names for a sentence, at most five of them.
+func nameList(names []string) string {
+	if len(names) > 5 {
+		return strings.Join(names[:5], ", ") + fmt.Sprintf(" (and %d more names)", len(names)-5)
 	}
-	for _, f := range files {
-		items, _ := errorsAndWarnings(by[l.seenPath(f)])
-		shown, m := l.seen.FreshN(l.seenPath(f), items, max-len(fresh))
-		fresh = append(fresh, shown...)
-		more += m
+	return strings.Join(names, ", ")
+}
+
+// sortedKeys returns m's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	return fresh, more
+	sort.Strings(out)
+	return out
 }

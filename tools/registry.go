@@ -45,9 +45,10 @@ type entry struct {
 // handler through any wrappers registered for that tool. It is safe for
 // concurrent use.
 type Registry struct {
-	mu    sync.RWMutex
-	tools map[string]*entry
-	wraps map[string][]Middleware
+	mu      sync.RWMutex
+	tools   map[string]*entry
+	wraps   map[string][]Middleware
+	writers []Middleware // wrap every tool that declares Writes
 }
 
 // validName is what MCP clients accept as a tool name.
@@ -114,6 +115,15 @@ func (r *Registry) Wrap(name string, mw ...Middleware) {
 	r.wraps[name] = append(r.wraps[name], mw...)
 }
 
+// WrapWriters adds middleware to every tool that declares the files it
+// writes (Tool.Writes), registered before or after; it runs outside the
+// middleware added with Wrap.
+func (r *Registry) WrapWriters(mw ...Middleware) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.writers = append(r.writers, mw...)
+}
+
 // Lookup returns the named tool, whatever its tier.
 func (r *Registry) Lookup(name string) (Tool, bool) {
 	r.mu.RLock()
@@ -175,6 +185,9 @@ func (r *Registry) call(ctx context.Context, g Guard, call *Call) (*Result, erro
 	var wraps []Middleware
 	if ok {
 		wraps = append(wraps, r.wraps[call.Name]...)
+		if e.tool.Writes != nil {
+			wraps = append(wraps, r.writers...)
+		}
 	}
 	r.mu.RUnlock()
 	if !ok {

@@ -84,6 +84,15 @@ type Tool struct {
 	// processes) though its tier lets it run unapproved: MCP's readOnlyHint
 	// is false for it, whatever its tier.
 	Mutates bool
+	// Writes is set on a tool that writes files in the working directory. It
+	// returns the workspace-relative files a call is about to write, decoded
+	// from the call's own arguments (and the tool's own state: the staged
+	// change an edit_id names), or none when the tool learns them only while
+	// it runs; such a tool calls WillWrite with them before it writes.
+	// Wrappers added with Registry.WrapWriters (diagnostics on write) cover
+	// every tool that sets it, without naming any. After a call the files
+	// written are those its result reports (FileChanges), else those declared.
+	Writes func(call *Call) []string
 	// Handler performs a call. Returning an error yields an error result whose
 	// text is the error's message; it should say what failed and what to do next.
 	Handler Handler

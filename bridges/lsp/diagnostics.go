@@ -461,3 +461,24 @@ func (s *Seen) FreshN(file string, ds []Diagnostic, max int) (shown []Diagnostic
 	s.m[file] = next
 	return shown, more
 }
+
+// Cleared returns how many of the diagnostics recorded for file (reported,
+// or taken as its baseline) are not among ds, its current diagnostics: what
+// a change fixed. Call it before FreshN records ds.
+func (s *Seen) Cleared(file string, ds []Diagnostic) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	known := s.m[file]
+	if len(known) == 0 {
+		return 0
+	}
+	count := map[[3]string]int{}
+	for _, d := range ds {
+		count[seenKey(d)]++
+	}
+	n := 0
+	for k, c := range known {
+		n += max(c-count[k], 0)
+	}
+	return n
+}

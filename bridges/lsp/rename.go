@@ -94,6 +94,7 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 		changes = append(changes, fileChange{path: path, old: old, new: nt})
 		total += len(list)
 	}
+	s.beforeApply(ctx, changes)
 	published, _ := p.in.publications()
 	if err := s.applyAtomically(changes); err != nil {
 		return nil, err

@@ -1,0 +1,292 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
+)
+
+// Bounds of the search for the files a write can break.
+const (
+	// maxAffected is how many other files are diagnosed after a write.
+	maxAffected = 20
+	// affectedScanEntries is how many directory entries the search walks.
+	affectedScanEntries = 20000
+	// affectedScanBytes skips larger files.
+	affectedScanBytes = 2 << 20
+	// maxChangedNames bounds the names searched for.
+	maxChangedNames = 30
+	// maxChangedRanges bounds the changed regions looked at per file; more
+	// are merged into one.
+	maxChangedRanges = 200
+)
+
+// affected is what a write can have broken elsewhere: the other files of
+// the written files' servers that mention a declaration the write changed.
+type affected struct {
+	names []string // the changed declarations' names, sorted
+	files []string // the files to diagnose, at most maxAffected
+	// more are the files that mention them and were not diagnosed (over
+	// maxAffected); incomplete says why the search itself stopped short.
+	more       []string
+	incomplete string
+}
+
+// affectedFiles finds the files other than written that mention, as a
+// whole word, the name of a declaration (function, method, class, type,
+// top-level variable) the write changed: written's content now against
+// old (nil for a file the write created). Those are the files whose
+// diagnostics a changed signature can change: callers and importers. Files
+// that mention more of the names come first.
+func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, written []string) affected {
+	var a affected
+	if l.root == nil || l.parser == nil {
+		return a
+	}
+	names := map[string]bool{}
+	var exts []string
+	skip := map[string]bool{}
+	for _, w := range written {
+		key := l.seenPath(w)
+		skip[key] = true
+		now, err := l.root.ReadFile(key)
+		if err != nil || len(now) > affectedScanBytes {
+			continue
+		}
+		for _, n := range l.changedNames(ctx, key, old[key], now) {
+			names[n] = true
+		}
+		for _, e := range l.sup.Extensions(key) {
+			if !slices.Contains(exts, e) {
+				exts = append(exts, e)
+			}
+		}
+	}
+	for n := range names {
+		a.names = append(a.names, n)
+	}
+	sort.Strings(a.names)
+	if len(a.names) > maxChangedNames {
+		a.names = a.names[:maxChangedNames]
+	}
+	if len(a.names) == 0 || len(exts) == 0 {
+		return a
+	}
+	words := make([][]byte, len(a.names))
+	for i, n := range a.names {
+		words[i] = []byte(n)
+	}
+	type hit struct {
+		path string
+		n    int
+	}
+	var hits []hit
+	seen := 0
+	_ = filepath.WalkDir(l.root.Dir(), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			a.incomplete = "the search was cancelled"
+			return filepath.SkipAll
+		}
+		if seen++; seen > affectedScanEntries {
+			a.incomplete = fmt.Sprintf("only the first %d entries of the workspace were searched", affectedScanEntries)
+			return filepath.SkipAll
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != l.root.Dir() && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "__pycache__" || name == "venv") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !slices.Contains(exts, strings.ToLower(filepath.Ext(name))) {
+			return nil
+		}
+		rel, err := filepath.Rel(l.root.Dir(), p)
+		if err != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if skip[rel] {
+			return nil
+		}
+		if fi, err := d.Info(); err != nil || fi.Size() > affectedScanBytes {
+			return nil
+		}
+		src, err := l.root.ReadFile(rel)
+		if err != nil {
+			return nil
+		}
+		n := 0
+		for i, w := range words {
+			if bytes.Contains(src, w) && countWord(src, a.names[i]) > 0 {
+				n++
+			}
+		}
+		if n > 0 {
+			hits = append(hits, hit{rel, n})
+		}
+		return nil
+	})
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].n != hits[j].n {
+			return hits[i].n > hits[j].n
+		}
+		return hits[i].path < hits[j].path
+	})
+	for i, h := range hits {
+		if i < maxAffected {
+			a.files = append(a.files, h.path)
+		} else {
+			a.more = append(a.more, h.path)
+		}
+	}
+	sort.Strings(a.files)
+	sort.Strings(a.more)
+	return a
+}
+
+// identRe is what a declaration's name must look like to be searched for.
+var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+// changedNames returns the names of the declarations of file (at module,
+// package or class level: not the locals of a function) whose text differs
+// between old and now, on either side: a signature, a body a caller's
+// inferred types depend on, a declaration added or removed.
+func (l *lspTools) changedNames(ctx context.Context, file string, old, now []byte) []string {
+	lang, ok := grammars.ForPath(file)
+	if !ok {
+		return nil
+	}
+	oldR, nowR := changedRanges(old, now)
+	var out []string
+	add := func(src []byte, ranges [][2]int) {
+		if len(ranges) == 0 || len(src) == 0 {
+			return
+		}
+		tree, err := l.parser.Parse(ctx, lang.ID, src)
+		if err != nil {
+			return
+		}
+		for _, n := range declarationNames(tree, ranges) {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	add(old, oldR)
+	add(now, nowR)
+	return out
+}
+
+// changedRanges returns the byte ranges of old and of now that a line diff
+// between them replaces (a pure insertion or deletion is an empty range
+// where it happens). A created file (old nil) is changed throughout.
+func changedRanges(old, now []byte) (oldR, nowR [][2]int) {
+	if old == nil {
+		return nil, [][2]int{{0, len(now)}}
+	}
+	edits := udiff.Lines(string(old), string(now))
+	delta := 0
+	for _, e := range edits {
+		oldR = append(oldR, [2]int{e.Start, e.End})
+		start := e.Start + delta
+		nowR = append(nowR, [2]int{start, start + len(e.New)})
+		delta += len(e.New) - (e.End - e.Start)
+	}
+	merge := func(r [][2]int) [][2]int {
+		if len(r) <= maxChangedRanges {
+			return r
+		}
+		return [][2]int{{r[0][0], r[len(r)-1][1]}}
+	}
+	return merge(oldR), merge(nowR)
+}
+
+// declKinds are parts of the node kinds of declarations across tree-sitter
+// grammars (function_definition, method_declaration, class_specifier,
+// type_spec, variable_declarator, interface_declaration, ...).
+var declKinds = []string{"definition", "declaration", "declarator", "signature", "method", "function", "class", "interface", "enum", "struct", "type_alias", "type_spec", "module"}
+
+// declarationNames returns the names of tree's declarations that overlap
+// ranges and are not inside a function or method (a local).
+func declarationNames(tree *engine.Tree, ranges [][2]int) []string {
+	var out []string
+	for i := 0; i < tree.Len(); i++ {
+		n := tree.NodeAt(i)
+		if !n.IsNamed() || n.ChildCount() == 0 {
+			continue
+		}
+		k := n.Kind()
+		if strings.Contains(k, "parameter") || !slices.ContainsFunc(declKinds, func(d string) bool { return strings.Contains(k, d) }) {
+			continue
+		}
+		if !overlaps(int(n.StartByte()), int(n.EndByte()), ranges) || insideFunction(n) {
+			continue
+		}
+		if name := declName(n); name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// overlaps reports whether [from, to) meets one of ranges (an empty range
+// meets the node it lies in).
+func overlaps(from, to int, ranges [][2]int) bool {
+	for _, r := range ranges {
+		if r[0] < to && (r[1] > from || r[0] == r[1] && r[0] >= from) {
+			return true
+		}
+	}
+	return false
+}
+
+// insideFunction reports whether n lies in a function's or method's body.
+func insideFunction(n engine.Node) bool {
+	for p, ok := n.Parent(); ok; p, ok = p.Parent() {
+		k := p.Kind()
+		if strings.Contains(k, "function") || strings.Contains(k, "method") || strings.Contains(k, "lambda") {
+			return true
+		}
+	}
+	return false
+}
+
+// declName is the name a declaration node declares: its name field, or
+// the innermost of a C declarator chain; "" when neither is an identifier,
+// or for a dunder method (__init__: never called by its name).
+func declName(n engine.Node) string {
+	for range 6 {
+		if c, ok := n.ChildByField("name"); ok {
+			n = c
+			break
+		}
+		c, ok := n.ChildByField("declarator")
+		if !ok {
+			break
+		}
+		n = c
+	}
+	name := n.Text()
+	if i := strings.LastIndexAny(name, ".:"); i >= 0 {
+		name = name[i+1:]
+	}
+	if len(name) < 2 || !identRe.MatchString(name) || strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__") {
+		return ""
+	}
+	return name
+}
