@@ -45,7 +45,7 @@ func TestLookup(t *testing.T) {
 		{"go", "go"}, {"golang", "go"}, {"py", "python"}, {"Python", "python"}, {"ts", "typescript"},
 		{"tsx", "tsx"}, {"csharp", "c_sharp"}, {"c_sharp", "c_sharp"}, {"cs", "c_sharp"}, {"c++", "cpp"},
 		{"sh", "bash"}, {"yml", "yaml"}, {"js", "javascript"}, {"kt", "kotlin"},
-		// every name ast-grep 0.51.1 takes for a shipped language (its --lang)
+		// every name the pinned ast-grep (scripts/npm/package.json) takes for a shipped language (its --lang)
 		{"cc", "cpp"}, {"cpp", "cpp"}, {"cxx", "cpp"}, {"jsx", "javascript"}, {"rs", "rust"}, {"rb", "ruby"}, {"GO", "go"},
 	} {
 		l, ok := grammars.Lookup(c.name)

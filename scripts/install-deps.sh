@@ -43,20 +43,21 @@ fi
 
 if [ "$what" = build ]; then exit 0; fi
 
-# Go-installed peers go to GOBIN (default GOPATH/bin), which make puts on PATH.
+# Go-installed peers, pinned in scripts/go-peers.txt, go to GOBIN (default
+# GOPATH/bin), which make puts on PATH.
 gobin=$(go env GOBIN); [ -n "$gobin" ] || gobin="$(go env GOPATH)/bin"
-if ! command -v gopls >/dev/null && [ ! -x "$gobin/gopls" ]; then
-  log "go install gopls"
-  go install golang.org/x/tools/gopls@v0.23.0
-fi
-if ! command -v dlv >/dev/null && [ ! -x "$gobin/dlv" ]; then
-  log "go install dlv"
-  go install github.com/go-delve/delve/cmd/dlv@v1.27.2
-fi
+while read -r pkg; do
+  case "$pkg" in ''|'#'*) continue ;; esac
+  bin=${pkg%@*}; bin=${bin##*/}
+  if ! command -v "$bin" >/dev/null && [ ! -x "$gobin/$bin" ]; then
+    log "go install $pkg"
+    go install "$pkg"
+  fi
+done < scripts/go-peers.txt
 
 # npm peers live in a project-local prefix (git-ignored), pinned in scripts/npm/package.json.
 if [ ! -f .deps/npm/node_modules/.installed ] || ! cmp -s scripts/npm/package.json .deps/npm/package.json; then
-  log "npm install (pyright, typescript-language-server, typescript@5, @ast-grep/cli)"
+  log "npm install (the peers of scripts/npm/package.json)"
   mkdir -p .deps/npm
   cp scripts/npm/package.json .deps/npm/package.json
   (cd .deps/npm && npm install --no-audit --no-fund --loglevel=error >/dev/null)

@@ -117,7 +117,7 @@ func DefaultAdapters() []Adapter {
 			TestRunner:   "go",
 			Attach:       map[string]any{"mode": "remote"},
 			AttachDirect: true,
-			Install:      "go install github.com/go-delve/delve/cmd/dlv@v1.27.2",
+			Install:      "go install github.com/go-delve/delve/cmd/dlv@latest (scripts/install-deps.sh installs the version tether is tested with)",
 		},
 		{
 			ID:         "debugpy",

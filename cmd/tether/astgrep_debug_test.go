@@ -10,7 +10,7 @@ import (
 
 // TestAstGrepCLIDebugQuery: --debug-query[=pattern|ast|cst|sexp] prints
 // each reading of the pattern, the context rung it came from and its tree
-// to stderr, as ast-grep 0.51.1 prints its pattern's, then searches as
+// to stderr, as the pinned ast-grep prints its pattern's, then searches as
 // usual; it needs -l, refuses an unknown format, and a pattern with no
 // clean reading is refused saying where it broke.
 func TestAstGrepCLIDebugQuery(t *testing.T) {

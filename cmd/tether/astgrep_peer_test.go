@@ -51,7 +51,7 @@ func TestAstGrepCLIMatchesPeerBytes(t *testing.T) {
 				}
 				if got != string(want) {
 					i := firstDiff([]byte(got), want)
-					t.Errorf("output differs from ast-grep 0.51.1's at byte %d:\nast-grep: %q\ntether:   %q",
+					t.Errorf("output differs from the pinned ast-grep's at byte %d:\nast-grep: %q\ntether:   %q",
 						i, around(string(want), i), around(got, i))
 				}
 			})
