@@ -9,7 +9,7 @@ import (
 	"github.com/tetherhq/tether/operator"
 )
 
-// ask_user: SPEC.md, "ask_user: ask the human". Registered only when the run
+// ask_user (docs/tools.md, "ask_user and vibe mode"). Registered only when the run
 // has a question port and a target space.
 
 func init() {

@@ -68,8 +68,8 @@ func (s *structural) warmUp() {
 }
 
 // AstGrepTools returns ast_grep (read), ast_edit (write) and resolve (write)
-// bound to the run's parser, working directory and staged edits. See SPEC.md,
-// sections "ast_grep", "ast_edit" and "resolve".
+// bound to the run's parser, working directory and staged edits
+// (docs/search.md).
 func AstGrepTools(r *Run) []Tool {
 	s := &structural{
 		run:    r,

@@ -15,7 +15,7 @@ import (
 func init() {
 	addFamily(family{
 		name: "debug",
-		// SPEC.md: registered when the run has a debug-session supervisor, a
+		// Registered when the run has a debug-session supervisor, a
 		// working dir and a conversation id. Whether an adapter can start is
 		// checked per call (op adapters says why not).
 		wired: func(cfg *Config) bool {
@@ -33,8 +33,8 @@ func init() {
 	})
 }
 
-// debugRequest is one debug op and its arguments (SPEC.md's debug table):
-// the debug tool's arguments.
+// debugRequest is one debug op and its arguments: the debug tool's
+// arguments.
 type debugRequest struct {
 	Op        string   `json:"op" jsonschema:"the operation"`
 	File      string   `json:"file,omitempty" jsonschema:"breakpoints: source file, relative to the working dir"`
@@ -89,7 +89,7 @@ type debugReply struct {
 }
 
 // DebugTool returns the debug tool bound to a supervisor, a working dir and a
-// conversation (SPEC.md, "debug: drive a debugger"). It is exec tier and
+// conversation (docs/tools.md, "debug"). It is exec tier and
 // Serial: the session is state across calls.
 func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 	table := sv.AdapterTable()

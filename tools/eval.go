@@ -14,7 +14,7 @@ import (
 func init() {
 	addFamily(family{
 		name: "eval",
-		// SPEC.md: registered when the run has a kernel factory.
+		// Registered when the run has a kernel factory.
 		wired: func(cfg *Config) bool { return cfg.Kernels != nil },
 		register: func(r *Run) (func() error, error) {
 			factory := r.cfg.Kernels
@@ -50,7 +50,7 @@ type evaluator struct {
 	closed  bool
 }
 
-// evalArgs are eval's arguments (SPEC.md, "eval").
+// evalArgs are eval's arguments (docs/tools.md, "eval").
 type evalArgs struct {
 	Code        string `json:"code" jsonschema:"the cell: Python (IPython idioms such as %pip, %cd, !cmd, %%bash, %time, %%timeit, %env, obj? work) or JavaScript"`
 	Description string `json:"description" jsonschema:"5-10 words saying what the cell does; shown as the cell's label" bounds:"minLength=1"`

@@ -13,8 +13,9 @@ import (
 	"github.com/tetherhq/tether/matcher"
 )
 
-// The language-server family (SPEC.md, "lsp", "lsp_rename" and "Diagnostics
-// on write"): registered when the run has a supervisor and a working dir.
+// The language-server family (docs/tools.md, "lsp": lsp, lsp_rename,
+// lsp_check and diagnostics on write): registered when the run has a
+// supervisor and a working dir.
 func init() {
 	addFamily(family{
 		name:  "lsp",
@@ -367,7 +368,7 @@ func pageNote(start, n, total int) string {
 }
 
 // errorsAndWarnings keeps the diagnostics of ds that are errors or warnings
-// (SPEC.md, lsp diagnostics) and counts the others (info, hint: an unused
+// (what lsp diagnostics reports) and counts the others (info, hint: an unused
 // variable TypeScript greys out).
 func errorsAndWarnings(ds []lsp.Diagnostic) (keep []lsp.Diagnostic, other int) {
 	for _, d := range ds {

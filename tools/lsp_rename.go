@@ -65,7 +65,7 @@ var docExts = []string{".md", ".markdown", ".rst", ".txt", ".adoc"}
 // tree-sitter parser (so strings and comments do not count), and counts the
 // non-code files that mention it: a server that could not type a receiver
 // (pyright on an untyped parameter) renames the declaration and leaves
-// callers behind, and the rename would read as done (issue 13).
+// callers behind, and the rename would read as done.
 func (l *lspTools) leftBehind(ctx context.Context, res *lsp.RenameResult) string {
 	old := res.OldName
 	if old == "" || l.parser == nil || l.root == nil {

@@ -23,7 +23,7 @@ import (
 // Config wires one run: its working directory and conversation, the surface and
 // approval policy its calls go through, and the live resources its tool
 // families are bound to. A family's tools are registered only when its
-// resource is wired (SPEC.md, "What it is"); the file tools are always there.
+// resource is wired (docs/tools.md); the file tools are always there.
 type Config struct {
 	// WorkDir is the working directory; the file tools are confined to it.
 	// Required.
@@ -80,8 +80,8 @@ type Config struct {
 	// container or sandbox it already runs in) and returns the command
 	// prefix that runs a process inside it, or nil when there is none: the
 	// Python kernel then runs on the host. It is asked each time a kernel
-	// process starts and is never asked to start an enclosure (SPEC.md,
-	// "eval").
+	// process starts and is never asked to start an enclosure
+	// (docs/tools.md, "eval").
 	Enclosure func(conversationID string) []string
 }
 

@@ -15,7 +15,7 @@ type Surface struct {
 	Cap Tier
 }
 
-// The built-in surfaces (SPEC.md, "Approval tiers").
+// The built-in surfaces (docs/tools.md, "Tiers, surfaces and approvals").
 var (
 	// SurfaceDefault sees every tier, up to exec.
 	SurfaceDefault = Surface{Name: "default", Cap: TierExec}

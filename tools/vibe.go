@@ -11,7 +11,7 @@ import (
 	"github.com/tetherhq/tether/workers"
 )
 
-// vibe_*: SPEC.md, "vibe_*: background workers". Registered only while vibe
+// vibe_* (docs/tools.md, "ask_user and vibe mode"). Registered only while vibe
 // mode is on (Config.Vibe with a Config.Workers roster). All five are read
 // tier: the gate belongs on the workers' own tools.
 

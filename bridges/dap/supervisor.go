@@ -81,9 +81,9 @@ func (c Config) withDefaults() Config {
 
 // Supervisor owns the debug sessions of many conversations: at most one live
 // session per conversation, each with a fixed TTL. Calls for one
-// conversation are serialized. Each method is one op of SPEC.md's debug
-// table and returns the facts of its answer; errors say what failed and
-// what to do next. See SPEC.md, "debug: drive a debugger".
+// conversation are serialized. Each method is one op of the debug tool
+// (docs/tools.md, "debug") and returns the facts of its answer; errors say
+// what failed and what to do next.
 type Supervisor struct {
 	cfg Config
 

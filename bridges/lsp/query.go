@@ -125,7 +125,8 @@ type CodeActions struct {
 	Notes []string     `json:"notes,omitempty"`
 }
 
-// Caps on result sizes (SPEC.md, lsp).
+// Caps on result sizes: a bounded answer pages on with a start offset
+// (docs/tools.md, "lsp").
 const (
 	MaxReferences       = 50
 	MaxWorkspaceSymbols = 100

@@ -244,8 +244,8 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 	where := ""
 	var prefix []string
 	if k.cfg.Enclosure != nil {
-		// Inside the conversation's enclosure when there is one (SPEC.md,
-		// "eval"); the lookup never starts one.
+		// Inside the conversation's enclosure when there is one
+		// (docs/tools.md, "eval"); the lookup never starts one.
 		prefix = k.cfg.Enclosure()
 	}
 	procs, procArgs := k.planProcCap(len(prefix) > 0)
