@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -38,6 +39,16 @@ type HostOptions struct {
 	// no bound of its own), so that one tenant cannot take every session
 	// MaxSessions allows; a new session past it is refused with 503.
 	MaxSessionsPerToken int
+	// MaxUnauthConns bounds the connections open at once on which no request
+	// has carried a known token (0: DefaultMaxUnauthConns); past it the
+	// oldest of them is closed.
+	MaxUnauthConns int
+	// BodyGrace and BodyRate bound how slowly a request body may come: it
+	// may take BodyGrace plus its length at BodyRate bytes a second, or it is
+	// cut with 408 (0: DefaultBodyGrace, DefaultBodyRate). Serve the host
+	// with HTTPServer for these and the other limits to hold.
+	BodyGrace time.Duration
+	BodyRate  int
 	// SessionIdle closes a session, and its run, after this long without a
 	// request from its client (0: never).
 	SessionIdle time.Duration
@@ -85,6 +96,9 @@ type Host struct {
 	inflight int            // requests with a session id being served
 	idle     chan struct{}  // closed when inflight drops to 0 while draining
 	runs     sync.WaitGroup
+
+	connMu sync.Mutex
+	unauth []net.Conn // connections no request authenticated on, oldest first
 }
 
 type hostSession struct {
@@ -143,6 +157,7 @@ func (h *Host) Sessions() int {
 }
 
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.paceBody(w, r)
 	switch {
 	case r.URL.Path == "/healthz":
 		h.healthz(w)
@@ -199,10 +214,13 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 	token, ok := bearerToken(r.Header.Get("Authorization"))
 	globs, key, known := h.tokens.Load().lookup(token)
 	if !ok || !known {
+		// Its body is not read: the connection is not kept for another.
+		w.Header().Set("Connection", "close")
 		w.Header().Set("WWW-Authenticate", `Bearer realm="tether"`)
 		http.Error(w, "server: missing or unknown bearer token: send Authorization: Bearer <token> with a token from the host's tokens file", http.StatusUnauthorized)
 		return
 	}
+	h.authenticate(r)
 	ws := strings.TrimPrefix(r.URL.Path, "/mcp/")
 	if !validWorkspace(ws) || strings.Contains(r.URL.EscapedPath()[len("/mcp/"):], "%") {
 		http.Error(w, "server: no such workspace: the path is /mcp/NAME with NAME one directory under the host's root", http.StatusNotFound)
@@ -216,6 +234,11 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		http.Error(w, "server: no such workspace: the path is /mcp/NAME with NAME one directory under the host's root", http.StatusNotFound)
 		return
+	}
+	if r.Method == http.MethodPost {
+		if _, ok := readBody(w, r); !ok {
+			return
+		}
 	}
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
 		h.mu.Lock()

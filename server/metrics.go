@@ -15,6 +15,9 @@ import (
 type hostMetrics struct {
 	calls   *prometheus.CounterVec
 	latency *prometheus.HistogramVec
+	// connsCut counts connections closed because too many were open with
+	// no request authenticated on them
+	connsCut prometheus.Counter
 }
 
 func newHostMetrics(reg *prometheus.Registry, h *Host) *hostMetrics {
@@ -27,7 +30,10 @@ func newHostMetrics(reg *prometheus.Registry, h *Host) *hostMetrics {
 			Buckets: []float64{.001, .005, .01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
 		}, []string{"tool"}),
 	}
-	reg.MustRegister(m.calls, m.latency,
+	m.connsCut = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "tether_http_unauthenticated_conns_closed_total", Help: "Connections closed because more than the bound were open with no request authenticated on them.",
+	})
+	reg.MustRegister(m.calls, m.latency, m.connsCut,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_sessions_open", Help: "MCP sessions open (each one run)."},
 			func() float64 { return float64(h.Sessions()) }))
 	return m

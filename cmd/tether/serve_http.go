@@ -79,7 +79,7 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 		fmt.Fprintln(stderr, "tether:", err)
 		return 1
 	}
-	hs := &http.Server{Handler: host, ReadHeaderTimeout: 10 * time.Second}
+	hs := host.HTTPServer()
 	if f.metricsAddr != "" {
 		mln, err := net.Listen("tcp", f.metricsAddr)
 		if err != nil {
