@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -236,10 +237,12 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method == http.MethodPost {
-		if _, ok := readBody(w, r); !ok {
+		body, ok := readBody(w, r)
+		if !ok || !checkBody(w, body) {
 			return
 		}
 	}
+	w = codeWriter{w}
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
 		h.mu.Lock()
 		s := h.sessions[id]
@@ -358,7 +361,7 @@ func (h *Host) startOnInitialize(s *hostSession, dir string) mcp.Middleware {
 				run, closeRun, err := h.opts.StartRun(h.ctx, dir, s.id, s.srv)
 				if err != nil {
 					h.logger().Error("server: starting a session's run", "workspace", s.workspace, "err", err)
-					return nil, fmt.Errorf("server: could not start the session's run: %w", err)
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("server: could not start the session's run: %v", err)}
 				}
 				s.srv.bind(run)
 				h.mu.Lock()

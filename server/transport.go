@@ -197,6 +197,13 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
+		// Some of the go-sdk's errors are plain Go errors, sent with code
+		// 0, which JSON-RPC does not define.
+		fixed := *r
+		fixed.Error = withCode(r.Error)
+		msg = &fixed
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("server: encoding a message: %w", err)
