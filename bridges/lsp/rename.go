@@ -29,6 +29,11 @@ type RenameResult struct {
 	// Extensions are the file kinds the server that renamed reads (".py"):
 	// where an occurrence it left behind would be.
 	Extensions []string `json:"extensions,omitempty"`
+	// Implementations are where the server said, before the rename, that
+	// the symbol is implemented or overridden (or what it implements): a
+	// declaration there that the rename left spelled as the old name breaks
+	// the build. Empty when the server offers no implementation query.
+	Implementations []Location `json:"implementations,omitempty"`
 	// Before are the changed files' diagnostics as the server last
 	// published them before the rename, for those it had published: what
 	// the rename did not cause.
@@ -72,6 +77,7 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	if len(edits) == 0 {
 		return nil, fmt.Errorf("lsp: %s proposed no changes for renaming %q to %q", p.in.spec.Name, pos.Symbol, newName)
 	}
+	impls := s.implementationsAt(ctx, p, params)
 	// Compute every new content first; write nothing until all are known.
 	var changes []fileChange
 	total := 0
@@ -99,7 +105,7 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	if err := s.applyAtomically(changes); err != nil {
 		return nil, err
 	}
-	res := &RenameResult{Edits: total, Notes: p.notes, DiagnosticsReady: true, OldName: oldName, Extensions: p.in.spec.Extensions}
+	res := &RenameResult{Edits: total, Notes: p.notes, DiagnosticsReady: true, OldName: oldName, Extensions: p.in.spec.Extensions, Implementations: impls}
 	files := fileCache{}
 	for _, c := range changes {
 		uri := pathToURI(c.path)
@@ -154,6 +160,30 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	}
 	sortDiagnostics(res.Diagnostics)
 	return res, nil
+}
+
+// implementationsAt asks the server, before a rename, what implements or
+// overrides the symbol at params (an interface method's implementations, or
+// what a method implements). It is best effort: a server that offers no
+// implementation query, or fails it, gives none.
+func (s *Supervisor) implementationsAt(ctx context.Context, p *prepared, params wPositionParams) []Location {
+	if p.in.caps == nil || p.in.supports("textDocument/implementation") != nil {
+		return nil
+	}
+	raw, err := p.in.call(ctx, s.requestTimeout, "textDocument/implementation", params)
+	if err != nil {
+		return nil
+	}
+	locs, err := decodeLocations(raw)
+	if err != nil {
+		return nil
+	}
+	files := fileCache{}
+	var out []Location
+	for _, l := range locs {
+		out = append(out, s.location(files, p.in.enc, l))
+	}
+	return out
 }
 
 // flattenEdit turns a WorkspaceEdit into text edits per URI. Resource
