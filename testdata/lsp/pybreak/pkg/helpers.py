@@ -1,0 +1,8 @@
+from pkg import util
+
+
+def helper(rows):
+    return util._flatten(rows)
+
+
+bad: bytes = "text"

@@ -1,0 +1,5 @@
+def alone() -> int:
+    return 1
+
+
+other: int = "other"

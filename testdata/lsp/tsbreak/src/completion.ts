@@ -1,0 +1,7 @@
+import { toTextEdit } from "./translate";
+
+export function complete(word: string): string {
+  return toTextEdit(word);
+}
+
+export const wrong: boolean = "yes";

@@ -1,0 +1,5 @@
+export function alone(): number {
+  return 1;
+}
+
+export const other: number = "other";

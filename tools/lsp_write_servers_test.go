@@ -1,0 +1,166 @@
+package tools_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/tools"
+)
+
+// breakProject is a small project (testdata/lsp/pybreak, tsbreak) whose
+// every file holds an error from before, and whose function fn, declared
+// in lib, is called twice from one other file and once from another.
+type breakProject struct {
+	name, bin, dir string
+	lib            string // the file declaring fn
+	sig, sigWide   string // fn's signature line, and with a parameter added
+	fn, renamed    string
+	callers        []string // file:line of each call of fn, sorted
+	missing        string   // part of the error a call without the new argument gets
+	old            []string // parts of the errors from before, one per file
+	patch          string   // a patch that adds a comment to lib and a caller
+	patched        []string // the files patch changes
+}
+
+var breakProjects = []breakProject{
+	{
+		name: "pyright", bin: "pyright-langserver", dir: "pybreak",
+		lib: "pkg/util.py", sig: "def _flatten(items):", sigWide: "def _flatten(items, depth):",
+		fn: "_flatten", renamed: "flatten_all",
+		callers: []string{"pkg/core.py:5:", "pkg/core.py:9:", "pkg/helpers.py:5:"},
+		missing: `Argument missing for parameter "depth"`,
+		old:     []string{`"not an int"`, `Literal[42]`, `Literal['text']`, `"other"`},
+		patch: "*** Begin Patch\n*** Update File: pkg/util.py\n@@\n def shout(text: str) -> str:\n+    # Shouting is upper case.\n     return text.upper()\n" +
+			"*** Update File: pkg/core.py\n@@\n def run(rows):\n+    # Rows are lists.\n     return _flatten(rows)\n*** End Patch",
+		patched: []string{"pkg/util.py", "pkg/core.py"},
+	},
+	{
+		name: "typescript-language-server", bin: "typescript-language-server", dir: "tsbreak",
+		lib: "src/translate.ts", sig: "export function toTextEdit(text: string): string {", sigWide: "export function toTextEdit(text: string, range: number): string {",
+		fn: "toTextEdit", renamed: "toEdit",
+		callers: []string{"src/completion.ts:4:", "src/server.ts:4:", "src/server.ts:8:"},
+		missing: "Expected 2 arguments, but got 1",
+		old:     []string{`"not a number"`, `Type 'number' is not assignable to type 'string'`, `"yes"`, `"other"`},
+		patch: "*** Begin Patch\n*** Update File: src/translate.ts\n@@\n export function shout(text: string): string {\n+  // Shouting is upper case.\n   return text.toUpperCase();\n" +
+			"*** Update File: src/server.ts\n@@\n export function again(): string {\n+  // Again, trimmed.\n   return shout(toTextEdit(\" x \"));\n*** End Patch",
+		patched: []string{"src/translate.ts", "src/server.ts"},
+	},
+}
+
+// breakRun starts a run with a fresh (cold) server on a copy of p's project.
+func breakRun(t *testing.T, p breakProject) (*tools.Run, string) {
+	t.Helper()
+	testenv.RequireBinary(t, p.bin)
+	dir := testenv.LSPProject(t, p.dir)
+	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 30*time.Second), Parser: parseEngine(t)}), dir
+}
+
+// noOldAsNew fails when out reports a diagnostic as new, or shows an error
+// from before at all.
+func noOldAsNew(t *testing.T, p breakProject, out string) {
+	t.Helper()
+	if strings.Contains(out, "new diagnostics in") || strings.Contains(out, "new diagnostic(s) in") || strings.Contains(out, "baseline unknown") {
+		t.Fatalf("%s: a diagnostic from before was reported as new (or not told apart):\n%s", p.name, out)
+	}
+	for _, o := range p.old {
+		if strings.Contains(out, o) {
+			t.Fatalf("%s: the error from before %s is reported:\n%s", p.name, o, out)
+		}
+	}
+}
+
+// TestLSPMultiFileWritesBaseline: a patch over two files and a rename over
+// three, each the first call on a cold server, in a project whose every
+// file has an error from before, report none of them as new (pyright
+// reported 130 old diagnostics as new after such a rename: the files other
+// than the one named had no baseline).
+func TestLSPMultiFileWritesBaseline(t *testing.T) {
+	for _, p := range breakProjects {
+		t.Run(p.name, func(t *testing.T) {
+			t.Run("apply_patch", func(t *testing.T) {
+				r, _ := breakRun(t, p)
+				out, err := lspCall(t, r, "apply_patch", map[string]any{"patch": p.patch})
+				if err != nil {
+					t.Fatal(err)
+				}
+				noOldAsNew(t, p, out)
+				for _, f := range p.patched {
+					if !strings.Contains(out, f+": no new diagnostics (1 already reported)") {
+						t.Fatalf("%s: %s is not said to hold only its old error:\n%s", p.name, f, out)
+					}
+				}
+			})
+			t.Run("rename", func(t *testing.T) {
+				r, dir := breakRun(t, p)
+				src, err := os.ReadFile(filepath.Join(dir, p.lib))
+				if err != nil {
+					t.Fatal(err)
+				}
+				line := 0
+				for i, l := range strings.Split(string(src), "\n") {
+					if l == p.sig {
+						line = i + 1
+					}
+				}
+				out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": p.lib, "line": line, "symbol": p.fn, "new_name": p.renamed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(out, "in 3 file(s)") {
+					t.Fatalf("%s: the rename did not change the three files:\n%s", p.name, out)
+				}
+				noOldAsNew(t, p, out)
+				if n := strings.Count(out, ": no new diagnostics (1 already reported)"); n != 3 {
+					t.Fatalf("%s: %d of the 3 renamed files said to hold only their old error:\n%s", p.name, n, out)
+				}
+			})
+		})
+	}
+}
+
+// TestLSPSignatureBreaksCallers: adding a parameter to a function called
+// from two other files reports each broken call as new, and none of the
+// errors from before; putting the signature back reports them cleared
+// (pyright and tsserver diagnose only the files open in them, so the
+// callers were never looked at).
+func TestLSPSignatureBreaksCallers(t *testing.T) {
+	for _, p := range breakProjects {
+		t.Run(p.name, func(t *testing.T) {
+			r, _ := breakRun(t, p)
+			out, err := lspCall(t, r, "edit", map[string]any{"path": p.lib, "old_string": p.sig, "new_string": p.sigWide})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, "3 new diagnostic(s) in 2 other file(s):") || strings.Count(out, p.missing) != 3 {
+				t.Fatalf("%s: the three broken calls are not all reported:\n%s", p.name, out)
+			}
+			var at []string
+			for _, m := range regexp.MustCompile(`(?m)^lsp:   (\S+:\d+:)\d+: error: `).FindAllStringSubmatch(out, -1) {
+				at = append(at, m[1])
+			}
+			if strings.Join(at, " ") != strings.Join(p.callers, " ") {
+				t.Fatalf("%s: new errors at %v, want %v:\n%s", p.name, at, p.callers, out)
+			}
+			if !strings.Contains(out, p.lib+": no new diagnostics (1 already reported)") {
+				t.Fatalf("%s: the edited file's old error:\n%s", p.name, out)
+			}
+			for _, o := range p.old {
+				if strings.Contains(out, o) {
+					t.Fatalf("%s: the error from before %s is reported:\n%s", p.name, o, out)
+				}
+			}
+			out, err = lspCall(t, r, "edit", map[string]any{"path": p.lib, "old_string": p.sigWide, "new_string": p.sig})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, "3 diagnostic(s) in 2 other file(s) cleared") || strings.Contains(out, "new diagnostic(s) in") {
+				t.Fatalf("%s: the fix does not say what it cleared:\n%s", p.name, out)
+			}
+		})
+	}
+}
