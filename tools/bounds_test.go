@@ -152,3 +152,30 @@ func TestLSPCheckPaged(t *testing.T) {
 		t.Fatalf("structured: %v %+v", err, page)
 	}
 }
+
+// TestLSPResolveCleanFilesOneLine: resolve over four files gopls finds
+// clean says so in one line, not one per file; the file it broke is
+// listed, its identical errors once with their places.
+func TestLSPResolveCleanFilesOneLine(t *testing.T) {
+	files := map[string]string{"go.mod": goMod, "lib.go": "package p\n\nvar V = 1\n\nfunc Need(n int) int { return 0 }\n"}
+	for i := range 4 {
+		files[fmt.Sprintf("c%d.go", i)] = fmt.Sprintf("package p\n\nvar C%d = Need(V) + Need(V)\n", i)
+	}
+	r, _ := projectRun(t, "gopls", files)
+	out, err := lspCall(t, r, "ast_edit", map[string]any{"pattern": "Need($X)", "rewrite": "Need($X + 0)", "language": "go", "path": "."})
+	if err != nil || !strings.Contains(out, "edit_1") {
+		t.Fatalf("ast_edit: %v\n%s", err, out)
+	}
+	out, err = lspCall(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
+	if err != nil || !strings.Contains(out, "lsp: 4 files clean (no errors or warnings)") || strings.Contains(out, "c0.go: no errors") {
+		t.Fatalf("resolve accept of four clean files: %v\n%s", err, out)
+	}
+	out, err = lspCall(t, r, "edit", map[string]any{"path": "lib.go", "old_string": "n int", "new_string": "n string"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "lsp: lib.go: no errors or warnings") || strings.Count(out, "error: cannot use") != 1 ||
+		!regexp.MustCompile(`at 8 places: c0.go 3:\d+ 3:\d+; c1.go 3:\d+ 3:\d+; c2.go`).MatchString(out) {
+		t.Fatalf("a signature change breaking eight calls in four files:\n%s", out)
+	}
+}

@@ -253,27 +253,44 @@ func (p *DiagnosticsPage) render(b *strings.Builder, what string) {
 		b.WriteString("identical messages grouped\n")
 	}
 	for _, g := range p.Groups {
-		tag := strings.TrimSpace(g.Source + " " + g.Code)
-		if tag != "" {
-			tag = " [" + tag + "]"
-		}
-		files := g.files()
-		if n := g.places(); n == 1 {
-			fmt.Fprintf(b, "%s:%s: %s: %s%s\n", files[0], g.At[files[0]][0], g.Severity, g.Message, tag)
-			continue
-		}
-		fmt.Fprintf(b, "%s: %s%s\n  at %d places:", g.Severity, g.Message, tag, g.places())
-		for i, f := range files {
-			if i > 0 {
-				b.WriteString(";")
-			}
-			fmt.Fprintf(b, " %s %s", f, strings.Join(g.At[f], " "))
-		}
-		b.WriteString("\n")
+		b.WriteString(g.text("") + "\n")
 	}
 	if p.Filtered > 0 {
 		fmt.Fprintf(b, "(%d less severe diagnostic(s) not counted: severity %s shows them)\n", p.Filtered, lessSevere(p.Severity))
 	}
+}
+
+// text renders g, each line after the first indented by indent: a single
+// diagnostic as "path:line:col: severity: message [source code]", a
+// repeated one as its message, then "at 3 places: a.go 3:1 9:1; b.go 4:2".
+func (g DiagnosticGroup) text(indent string) string {
+	tag := strings.TrimSpace(g.Source + " " + g.Code)
+	if tag != "" {
+		tag = " [" + tag + "]"
+	}
+	files := g.files()
+	if g.places() == 1 {
+		return fmt.Sprintf("%s:%s: %s: %s%s", files[0], g.At[files[0]][0], g.Severity, g.Message, tag)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s%s\n%s  at %d places:", g.Severity, g.Message, tag, indent, g.places())
+	for i, f := range files {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(&b, " %s %s", f, strings.Join(g.At[f], " "))
+	}
+	return b.String()
+}
+
+// groupedLines renders ds with identical messages grouped (see
+// DiagnosticGroup.text), each group's lines prefixed with indent.
+func groupedLines(ds []lsp.Diagnostic, indent string) []string {
+	var out []string
+	for _, g := range groupDiagnostics(ds) {
+		out = append(out, strings.Split(indent+g.text(indent), "\n")...)
+	}
+	return out
 }
 
 // lessSevere is the severity argument that shows everything.

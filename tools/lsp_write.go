@@ -179,7 +179,7 @@ func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string)
 	aff := l.affectedFiles(ctx, w.old, files)
 	otherUnknown := l.baselineAffected(ctx, w, files, aff.files)
 	diags, errs := diagnoseAll(files, func(f string) (*lsp.Diagnostics, error) { return l.sup.AfterWrite(ctx, f) })
-	var lines []string
+	var lines, clean []string
 	budget := maxWriteDiagnostics // for the whole call, however many files
 	for i, path := range files {
 		d, err := diags[i], errs[i]
@@ -206,23 +206,27 @@ func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string)
 				head += fmt.Sprintf(" (%d shown; ask lsp diagnostics for %s for the rest)", len(fresh), path)
 			}
 			lines = append(lines, head+":")
-			for _, x := range fresh {
-				lines = append(lines, "  "+x.String())
-			}
+			lines = append(lines, groupedLines(fresh, "  ")...)
 		case len(fresh) > 0 || more > 0:
 			if more > 0 {
 				lines = append(lines, fmt.Sprintf("new diagnostics in %s (%d of %d shown; ask lsp diagnostics for %s for the rest)%s:", path, len(fresh), len(fresh)+more, path, tail))
 			} else {
 				lines = append(lines, fmt.Sprintf("new diagnostics in %s%s:", path, tail))
 			}
-			for _, x := range fresh {
-				lines = append(lines, "  "+x.String())
-			}
+			lines = append(lines, groupedLines(fresh, "  ")...)
+		case d.Ready && len(items) == 0 && tail == "":
+			clean = append(clean, path)
 		case d.Ready && len(items) == 0:
 			lines = append(lines, fmt.Sprintf("%s: no errors or warnings%s", path, tail))
 		case d.Ready:
 			lines = append(lines, fmt.Sprintf("%s: no new diagnostics (%d already reported)%s", path, len(items), tail))
 		}
+	}
+	switch {
+	case len(clean) == 1:
+		lines = append(lines, fmt.Sprintf("%s: no errors or warnings", clean[0]))
+	case len(clean) > 1:
+		lines = append(lines, fmt.Sprintf("%d files clean (no errors or warnings)", len(clean)))
 	}
 	lines = append(lines, l.otherFiles(ctx, files, diags, aff, otherUnknown, budget)...)
 	return lines
@@ -372,9 +376,7 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 			head = fmt.Sprintf("%d new diagnostic(s) in %d other file(s) (%d shown; ask lsp diagnostics for those files for the rest):", len(fresh)+more, len(files), len(fresh))
 		}
 		lines = append(lines, head)
-		for _, x := range fresh {
-			lines = append(lines, "  "+x.String())
-		}
+		lines = append(lines, groupedLines(fresh, "  ")...)
 	}
 	if cleared > 0 {
 		lines = append(lines, fmt.Sprintf("%d diagnostic(s) in %d other file(s) cleared: %s", cleared, len(clearedIn), strings.Join(sortedKeys(clearedIn), ", ")))
@@ -389,9 +391,7 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 			head += fmt.Sprintf(" (%d shown; ask lsp diagnostics for those files for the rest)", len(unknownItems))
 		}
 		lines = append(lines, head+":")
-		for _, x := range unknownItems {
-			lines = append(lines, "  "+x.String())
-		}
+		lines = append(lines, groupedLines(unknownItems, "  ")...)
 	}
 	if n := len(aff.files) - len(failed); n > 0 && len(fresh)+more == 0 {
 		lines = append(lines, fmt.Sprintf("%d other file(s) that mention %s checked: no new diagnostics", n, nameList(aff.names)))
