@@ -1,13 +1,3 @@
-// Package kernels holds tether's persistent interpreters for the eval tool: the
-// Kernel interface, the results a cell produces, the bridge callback a cell uses
-// to call the run's own tools, and a Factory that starts kernels by language.
-//
-// Two backends implement Kernel: kernels/js embeds a goja JavaScript runtime,
-// kernels/python drives an external python3 process over its stdin/stdout with
-// a framed protocol of ours. Package kernels never imports tools: the eval tool
-// adapts the run's registry to a ToolCaller.
-//
-// See SPEC.md, "eval: persistent interpreter".
 package kernels
 
 import (

@@ -1,14 +1,3 @@
-// Package operator asks the human operator of a run a question and waits for
-// the answer. A QuestionPort is one way to reach a human: MCP elicitation (the
-// client renders the question), a terminal card, or the web operator console.
-// Permission prompts from approvals render as the same card in every port.
-//
-// Outcomes are typed and never invented: an answer carries the labels the human
-// chose and the text they typed; a skip is a success (continue on your stated
-// assumption); a timeout is an error carrying the same instruction; with no
-// human connected a question fails at once instead of blocking.
-//
-// See SPEC.md, "ask_user: ask the human".
 package operator
 
 import (

@@ -1,9 +1,3 @@
-// Package tools holds tether's tool surface: the Tool type, approval tiers, the
-// registry that lists and calls tools for a surface, and the Run that wires the
-// live resources (language servers, parser engine, debugger, kernels, question
-// port, worker roster) a run's tools are bound to.
-//
-// See SPEC.md, "What it is" and "Approval tiers".
 package tools
 
 import (

@@ -1,11 +1,5 @@
 //go:build linux
 
-// Package host_test is the load benchmark of tether's host mode
-// (bench/README.md, "host"): 50 concurrent MCP sessions over loopback
-// Streamable HTTP, each doing reads, an ast_grep over a shared corpus and a
-// JavaScript eval, against one `tether serve --http` process. It reports
-// calls per second, p50 and p99 call latency, the process's peak RSS and its
-// RSS per extra session. Nothing is asserted about time.
 package host_test
 
 import (

@@ -1,7 +1,3 @@
-// Package lsp_test measures tether's language-server bridge against the bare
-// server: the same request sent over a minimal JSON-RPC client with no
-// supervisor, position resolution, re-sync or formatting. Results are ratios
-// measured in the same run (bench/README.md); nothing is asserted about time.
 package lsp_test
 
 import (

@@ -13,5 +13,9 @@
 // Which servers exist is data (Server, DefaultServers) that a user can extend.
 // A server starts lazily, at the first call for a root, and only when a root
 // marker exists AND its binary is found; Status says which of the two is
-// missing otherwise.
+// missing otherwise. What the lsp tools do for their caller is in
+// docs/tools.md ("lsp").
+//
+// lsp imports only internal/ packages, jsonrpc2 and the standard library:
+// never tools, server or cmd, which sit above it, nor another bridge.
 package lsp

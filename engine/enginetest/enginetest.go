@@ -1,6 +1,3 @@
-// Package enginetest gives tests one shared Engine over the embedded grammar
-// modules, and fails a test when a grammar is not embedded (the modules are
-// committed, so that is a defect of the commit, never a reason to skip).
 package enginetest
 
 import (

@@ -1,6 +1,3 @@
-// Package chromium starts the real headless Chromium that browser tests drive
-// with chromedp. The browser gets a fresh profile, no network services of its
-// own, and is meant for loopback pages only.
 package chromium
 
 import (

@@ -1,8 +1,3 @@
-// Package jsontree walks trees of JSON values as encoding/json decodes them
-// into an any (map[string]any, []any, string, float64, bool, nil), such as
-// the templates of a debug adapter's launch arguments or a language
-// server's command arguments, where strings stand for values known only
-// later ("${file}", "${program}").
 package jsontree
 
 // MapStrings returns a copy of v with every string in it, at any depth,

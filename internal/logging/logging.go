@@ -1,7 +1,3 @@
-// Package logging builds tether's diagnostic logger (log/slog) from the
-// --log-level and --log-format flags. Diagnostics go to stderr, never to
-// stdout (which `tether serve` speaks MCP on), and never carry file contents
-// or tokens: a message names what happened and how big it was.
 package logging
 
 import (

@@ -1,25 +1,3 @@
-// Package proc starts tether's child processes so that nothing tether started
-// outlives it, even when it is killed with SIGKILL or by the OOM killer.
-//
-// Every spawn site calls Start (or Run) instead of cmd.Start. On Linux:
-//
-//   - The child gets a parent-death signal (SIGKILL). Linux sends it when the
-//     thread that forked the child exits, not the process, so Start forks from
-//     one goroutine locked to an OS thread that lives as long as the process.
-//   - When the binary called Main (cmd/tether does), tether is a child
-//     subreaper: a process orphaned anywhere below it is re-parented to
-//     tether instead of init, and tether reaps those that end, without
-//     touching the exit status an exec.Cmd still waits for.
-//   - When the binary called Main, every child carries TETHER_OWNERS, naming
-//     this tether process, in its environment, and so do its descendants
-//     (they inherit it), a cell's subprocess in a session of its own
-//     included. A sentinel process, started with the first child, waits for
-//     tether to end (its end of a pipe closes however tether ends), then stops
-//     and kills every process that carries the name. A descendant that clears
-//     its environment is out of its reach; the parent-death signal still ends
-//     the direct children.
-//
-// Elsewhere Start is cmd.Start.
 package proc
 
 import (

@@ -1,10 +1,3 @@
-// Package testenv helps tests find the real peers (language servers, debug
-// adapters, interpreters, browsers) that tether drives.
-//
-// `make test` sets TETHER_REQUIRE_PEERS=1, under which a missing peer fails the
-// test: CI must never pass by skipping. A plain `go test` on a machine without
-// the peers skips those tests and says which install step brings them
-// (scripts/install-deps.sh).
 package testenv
 
 import (

@@ -1,7 +1,3 @@
-// Package textcut bounds text for tool results: cuts that never split a
-// UTF-8 sequence and say how much is shown, and writers that keep the head or
-// the tail of a stream within a byte budget and count what they dropped
-// (STYLE.md, practice 8: every result is bounded and a truncation says so).
 package textcut
 
 import (

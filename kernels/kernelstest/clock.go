@@ -1,5 +1,3 @@
-// Package kernelstest helps test kernels: a clock the test moves by hand, so
-// that whether a cell went idle is decided by the test, never by machine load.
 package kernelstest
 
 import (

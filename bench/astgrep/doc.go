@@ -1,0 +1,22 @@
+// Command astgrep measures tether's structural search against ast-grep on the
+// same corpus (by default Go's standard library), the same patterns and the
+// same thread count, in one run, and writes the ratio table into
+// bench/README.md ("Structural search vs ast-grep" section).
+//
+//	go run ./bench/astgrep [-corpus DIR] [-j N] [-tether bin/tether] [-readme bench/README.md]
+//	go run ./bench/astgrep -session [...]
+//
+// cold: a new process per query for both (tether's wasm compilation cache on
+// disk is warm, as after any earlier run; the OS file cache is warm for both).
+// warm: the same query a second time inside one tether process, served by the
+// process's tree store; ast-grep has no warm mode, so its cold time is the
+// reference for both ratios.
+//
+// -session: the agent-session benchmark (session.go): 20 different patterns
+// as 20 ast-grep processes, as 20 tether processes with a cold then a warm
+// disk tier, and in one tether process (the matcher as serve's ast_grep
+// runs it, without the MCP framing).
+//
+// A benchmark command: it may import whatever it measures, and nothing imports
+// it.
+package main

@@ -1,0 +1,11 @@
+// Command tether runs tether's built-in tools: structural search and rewrite,
+// language-server queries, a debugger, eval kernels, operator questions and
+// background workers, from the command line or as an MCP server.
+//
+// Each subcommand lives in its own file and registers itself in commands; this
+// file only dispatches. Logic belongs in the packages, not here.
+//
+// main imports the layers below it (server, tools, the resources, matcher,
+// engine, grammars, internal/) and nothing imports it; it must not import
+// bench/.
+package main

@@ -1,0 +1,18 @@
+// Package engine parses source with tree-sitter grammars running as sandboxed
+// WebAssembly modules in wazero, so tether's structural core needs no cgo and
+// one tenant's grammar can never touch the host.
+//
+// One Engine serves a whole process: each grammar module (from package
+// grammars) is compiled once and shared. Tenants (runs) get their own Parser
+// with its own instance pools and limits (NewParser); Engine.Parse uses the
+// engine's default tenant. Instances have no filesystem, network, environment
+// or real clock, a memory cap, and stop when the parse's context is done.
+//
+// A parse crosses into wasm a few times, not per node: the shim
+// (grammars/shim) walks the tree inside the module and writes a flat pre-order
+// node table that the host copies out in one read into an immutable Tree.
+//
+// engine imports grammars, internal/ and wazero only: never matcher, tools,
+// bridges, kernels or anything above them, and no type of wazero's appears in
+// its exported API beyond what the Config takes.
+package engine

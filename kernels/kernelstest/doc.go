@@ -1,0 +1,6 @@
+// Package kernelstest helps test kernels: a clock the test moves by hand, so
+// that whether a cell went idle is decided by the test, never by machine load.
+//
+// It is for tests only: no production package imports it. It imports kernels
+// only.
+package kernelstest
