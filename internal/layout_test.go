@@ -21,8 +21,8 @@ const mod = "github.com/tetherhq/tether/"
 // layers is STYLE.md's Shape as an allow-list: each package may import,
 // from production code and from its tests alike, only the packages of its own
 // layer and those listed for it. Imports flow
-// cmd -> server -> tools -> {matcher -> engine -> grammars; bridges;
-// kernels; operator; workers}, with
+// cmd -> server -> tools -> {search -> matcher -> engine -> grammars;
+// bridges; kernels; operator; workers}, with
 // internal/ usable by all and importing none of the layers above it.
 //
 // cmd and bench are consumers of the whole module, as ast-grep's CLI crate is
@@ -37,19 +37,20 @@ var layers = []struct {
 	pkgs  string
 	allow []string
 }{
-	{"cmd/...", []string{"server/...", "tools/...", "operator/...", "workers/...", "matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
+	{"cmd/...", []string{"server/...", "tools/...", "operator/...", "workers/...", "search/...", "matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
 		"github.com/modelcontextprotocol/go-sdk/...", "github.com/creack/pty", "golang.org/x/sys/...", "golang.org/x/term", "github.com/tetratelabs/wazero/...",
 		"github.com/prometheus/client_golang/..."}},
-	{"bench/...", []string{"server/...", "tools/...", "operator/...", "workers/...", "matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
+	{"bench/...", []string{"server/...", "tools/...", "operator/...", "workers/...", "search/...", "matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
 		"github.com/dop251/goja/...", "go.lsp.dev/jsonrpc2", "golang.org/x/sys/...",
 		"github.com/modelcontextprotocol/go-sdk/..."}},
-	{"server/...", []string{"tools/...", "operator/...", "workers/...", "matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
+	{"server/...", []string{"tools/...", "operator/...", "workers/...", "search/...", "matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
 		"github.com/modelcontextprotocol/go-sdk/...", "github.com/google/jsonschema-go/...", "github.com/prometheus/client_golang/...", "golang.org/x/sys/..."}},
-	{"tools/...", []string{"operator/...", "workers/...", "matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
+	{"tools/...", []string{"operator/...", "workers/...", "search/...", "matcher/...", "engine/...", "grammars/...", "bridges/...", "kernels/...", "internal/...",
 		"github.com/modelcontextprotocol/go-sdk/...", "github.com/google/jsonschema-go/...", "github.com/chromedp/...",
 		"github.com/creack/pty", "golang.org/x/term", "golang.org/x/sys/...", "github.com/aymanbagabas/go-udiff/...",
 		"github.com/prometheus/client_golang/..."}},
-	{"matcher/...", []string{"engine/...", "grammars/...", "internal/...", "golang.org/x/tools/txtar", "github.com/aymanbagabas/go-udiff/..."}},
+	{"search/...", []string{"matcher/...", "engine/...", "grammars/...", "internal/...", "golang.org/x/tools/txtar", "github.com/aymanbagabas/go-udiff/..."}},
+	{"matcher/...", []string{"engine/...", "grammars/...", "internal/..."}},
 	{"engine/...", []string{"grammars/...", "internal/...", "github.com/tetratelabs/wazero/...", "github.com/klauspost/compress/...", "golang.org/x/sys/..."}},
 	{"grammars/...", []string{"internal/...", "github.com/klauspost/compress/..."}},
 	{"bridges/lsp/...", []string{"internal/...", "go.lsp.dev/jsonrpc2", "golang.org/x/sys/..."}},
@@ -173,9 +174,9 @@ func TestImportDirection(t *testing.T) {
 
 // TestImportDirectionCatchesPlantedBackEdge plants, through a go list overlay
 // (nothing is written into the tree), a test file in matcher that imports
-// tools, one in kernels that imports engine, a file in tools that imports
-// server and one in operator that imports tools, and checks the layout test
-// reports each.
+// tools, a file in matcher that imports search, one in kernels that imports
+// engine, a file in tools that imports server and one in operator that
+// imports tools, and checks the layout test reports each.
 func TestImportDirectionCatchesPlantedBackEdge(t *testing.T) {
 	dir := t.TempDir()
 	root, err := filepath.Abs("..")
@@ -184,6 +185,7 @@ func TestImportDirectionCatchesPlantedBackEdge(t *testing.T) {
 	}
 	plant := map[string]string{
 		filepath.Join(root, "matcher", "zz_planted_test.go"): "package matcher_test\n\nimport _ \"" + mod + "tools\"\n",
+		filepath.Join(root, "matcher", "zz_planted.go"):      "package matcher\n\nimport _ \"" + mod + "search\"\n",
 		filepath.Join(root, "kernels", "zz_planted_test.go"): "package kernels\n\nimport _ \"" + mod + "engine\"\n",
 		filepath.Join(root, "tools", "zz_planted.go"):        "package tools\n\nimport _ \"" + mod + "server\"\n",
 		filepath.Join(root, "operator", "zz_planted.go"):     "package operator\n\nimport _ \"" + mod + "tools\"\n",
@@ -204,7 +206,7 @@ func TestImportDirectionCatchesPlantedBackEdge(t *testing.T) {
 		t.Fatal(err)
 	}
 	errs, _ := violations(goList(t, overlay))
-	for _, want := range []string{"matcher (external test) imports " + mod + "tools", "kernels (test) imports " + mod + "engine",
+	for _, want := range []string{"matcher (external test) imports " + mod + "tools", "matcher imports " + mod + "search", "kernels (test) imports " + mod + "engine",
 		"tools imports " + mod + "server", "operator imports " + mod + "tools"} {
 		if !slices.ContainsFunc(errs, func(e string) bool { return strings.HasPrefix(e, want) }) {
 			t.Errorf("planted back-edge %q not reported; got %q", want, errs)

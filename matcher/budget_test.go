@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,43 +22,40 @@ func manyArgs(n int) string {
 
 // TestPathologicalPatternHitsTheBudget: f($$$A, $$$A, $$$A, y, x) against
 // one call with 3000 arguments tries every pair of splits and compares the
-// repeated captures at each (it took 288 s of CPU when those comparisons were
-// not counted). Every comparison counts now: the search ends with
-// ErrTooExpensive, saying where and what to do, not with "no matches". The
-// test has no timing assertion: it just must finish.
+// repeated captures at each. Every comparison counts: Find ends with a
+// *BudgetError saying where and what to do, not with "no matches"; the same
+// call with a cheap pattern is found. The test has no timing assertion: it
+// just must finish.
 func TestPathologicalPatternHitsTheBudget(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "a.go")
-	if err := os.WriteFile(path, []byte(manyArgs(3000)), 0o644); err != nil {
+	p := fuzzParser(t)
+	ctx := context.Background()
+	tree, err := p.Parse(ctx, "go", []byte(manyArgs(3000)))
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct{ name, pattern string }{
-		{"repeated $$$", "f($$$A, $$$A, $$$A, y, x)"},
-		{"one $$$", "f($$$A, y, x)"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			s := NewSearcher(fuzzParser(t), Config{})
-			res, err := s.Search(context.Background(), Query{Pattern: tt.pattern, Language: "go", Paths: []string{path}})
-			if tt.name == "one $$$" {
-				// the same call, a pattern that is cheap: an answer
-				if err != nil || res.Total != 1 {
-					t.Fatalf("f($$$A, y, x): %v, %+v; want the one match", err, res)
-				}
-				return
-			}
-			if !errors.Is(err, ErrTooExpensive) {
-				t.Fatalf("search = %+v, %v; want ErrTooExpensive", res, err)
-			}
-			for _, want := range []string{"pattern too expensive", "a.go:3:9", "make it more specific"} {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error %q lacks %q", err, want)
-				}
-			}
-			_, err = s.Rewrite(context.Background(), Query{Pattern: tt.pattern, Language: "go", Paths: []string{path}}, "g($$$A)")
-			if !errors.Is(err, ErrTooExpensive) {
-				t.Errorf("rewrite: %v; want ErrTooExpensive", err)
-			}
-		})
+	cheap, err := Compile(ctx, p, "go", "f($$$A, y, x)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := NewMatcher(cheap).Find(ctx, tree); err != nil || len(ms) != 1 {
+		t.Fatalf("f($$$A, y, x): %d matches, %v; want the one match", len(ms), err)
+	}
+	costly, err := Compile(ctx, p, "go", "f($$$A, $$$A, $$$A, y, x)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := NewMatcher(costly).Find(ctx, tree)
+	var be *BudgetError
+	if !errors.As(err, &be) || !errors.Is(err, ErrTooExpensive) || ms != nil {
+		t.Fatalf("Find = %d matches, %v; want no match and a *BudgetError wrapping ErrTooExpensive", len(ms), err)
+	}
+	if be.At.Row != 2 || be.At.Column != 8 || be.Budget != stepBudget || be.PerTree {
+		t.Errorf("budget error at %+v, budget %d, per tree %v; want 2:8 (zero-based), %d, false", be.At, be.Budget, be.PerTree, stepBudget)
+	}
+	for _, want := range []string{"pattern too expensive", "the source:3:9", "make it more specific"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
 	}
 }
 
@@ -80,7 +75,7 @@ func TestCancelStopsRunningMatch(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	m := newMatcher(pat)
+	m := NewMatcher(pat)
 	m.ctx = cctx
 	m.budget, m.treeBudget = 1<<62, 1<<62
 	running := make(chan struct{})
@@ -108,29 +103,5 @@ func TestCancelStopsRunningMatch(t *testing.T) {
 		}
 	case <-time.After(2 * time.Minute):
 		t.Fatal("a cancelled match did not return")
-	}
-}
-
-// TestCancelStopsSearch: a search cancelled mid-match says it was cancelled,
-// wrapping the context's error.
-func TestCancelStopsSearch(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "a.go")
-	if err := os.WriteFile(path, []byte(manyArgs(3000)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := NewSearcher(fuzzParser(t), Config{})
-	s.budget = 1 << 40
-	ctx, cancel := context.WithCancel(context.Background())
-	cancelled := false
-	s.testHookCheck = func() {
-		if !cancelled {
-			cancelled = true
-			cancel()
-		}
-	}
-	_, err := s.Search(ctx, Query{Pattern: "f($$$A, $$$A, $$$A, y, x)", Language: "go", Paths: []string{path}})
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "cancelled") {
-		t.Errorf("search cancelled mid-match: %v, want it to say so and wrap context.Canceled", err)
 	}
 }

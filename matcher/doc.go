@@ -1,4 +1,5 @@
-// Package matcher finds code by shape and stages structural rewrites.
+// Package matcher is the pattern language: it compiles code patterns with
+// metavariables and finds their matches in parsed trees.
 //
 // A pattern is source code in the target language with metavariables: $NAME
 // matches one named node, $$$NAME zero or more consecutive sibling nodes, $$$
@@ -9,13 +10,15 @@
 // compiler tries a per-language ladder of contexts (statement, expression, class
 // member, declaration) and keeps the first whose parse has no error, so the
 // pattern means what it would mean inside real code. A pattern no context
-// accepts is an error naming the contexts tried; it is never searched.
+// accepts is an error naming the contexts tried (ErrUnparseable); it is never
+// matched. Compile reads a pattern; CompileSelector reads it as the code
+// around the node of a given kind to match.
 //
-// Searches walk a file or directory (respecting .gitignore and .ignore), skip
-// files that lack the literal tokens the pattern requires before parsing them,
-// parse and match on every core, and keep parsed trees in a per-run cache.
-// Rewrites are staged as edits (edit_1, edit_2, ...) that a later resolve
-// accepts (all files or none, atomically) or discards.
+// A Matcher finds a Pattern's matches in one tree, within a step budget
+// (ErrTooExpensive), and a Template turns the matches into edits.
 //
-// See SPEC.md, sections "ast_grep", "ast_edit" and "resolve".
+// matcher knows nothing of files: walking directories, ignore rules, the store
+// of parsed trees and staged edits are package search, which imports this
+// one. matcher imports only engine, grammars and the standard library; it must
+// not import search, tools or anything above them.
 package matcher

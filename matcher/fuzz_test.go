@@ -93,9 +93,9 @@ func FuzzMatch(f *testing.F) {
 			return
 		}
 		const budget = 20_000
-		m := newMatcher(pat)
+		m := NewMatcher(pat)
 		m.budget, m.treeBudget = budget, 10*budget
-		var raws []rawMatch
+		var raws []Match
 		testenv.Bounded(t, "matching", func() { raws, err = m.findAll(tree, 1000) })
 		if err != nil && !errors.Is(err, errBudget) {
 			t.Fatalf("findAll: %v", err)
@@ -106,23 +106,14 @@ func FuzzMatch(f *testing.F) {
 			t.Fatalf("%d steps spent, past the tree's budget of %d", m.treeSteps, m.treeBudget)
 		}
 		for _, r := range raws {
-			if int(r.end()) > len(src) || r.start() > r.end() {
-				t.Fatalf("match %d-%d outside the source (%d bytes)", r.start(), r.end(), len(src))
+			if int(r.End()) > len(src) || r.Start() > r.End() {
+				t.Fatalf("match %d-%d outside the source (%d bytes)", r.Start(), r.End(), len(src))
 			}
-			for _, b := range r.binds {
-				if s, e, ok := b.span(); ok && (s < r.start() || e > r.end()) {
-					t.Fatalf("capture %s %d-%d outside its match %d-%d", b.name, s, e, r.start(), r.end())
+			for _, b := range r.Captures {
+				if s, e, ok := b.span(); ok && (s < r.Start() || e > r.End()) {
+					t.Fatalf("capture %s %d-%d outside its match %d-%d", b.Name, s, e, r.Start(), r.End())
 				}
 			}
 		}
-	})
-}
-
-// FuzzIgnore: any ignore file parses, and matching never panics.
-func FuzzIgnore(f *testing.F) {
-	f.Add("*.go\n!keep.go\n/build/\ndocs/**/x\n[a-", "a/b.go")
-	f.Fuzz(func(t *testing.T, rules, path string) {
-		set := &ignoreSet{base: "/r", rules: parseIgnore([]byte(rules))}
-		ignored([]*ignoreSet{set}, "/r/"+path, false)
 	})
 }

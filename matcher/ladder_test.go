@@ -3,8 +3,6 @@ package matcher_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -39,12 +37,7 @@ func TestEveryLanguageLadder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.lang, func(t *testing.T) {
 			requireGrammar(t, p, tt.lang)
-			file := filepath.Join(t.TempDir(), tt.file)
-			if err := os.WriteFile(file, []byte(tt.src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			s := matcher.NewSearcher(p, matcher.Config{})
-			res, err := s.Search(context.Background(), matcher.Query{Pattern: tt.pattern, Paths: []string{file}})
+			res, err := matchSource(p, tt.file, tt.src, tt.pattern)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,12 +122,7 @@ func TestStatementPlaceholders(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.lang+"/"+tt.pattern, func(t *testing.T) {
 			requireGrammar(t, p, tt.lang)
-			file := filepath.Join(t.TempDir(), tt.file)
-			if err := os.WriteFile(file, []byte(tt.src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			s := matcher.NewSearcher(p, matcher.Config{})
-			res, err := s.Search(context.Background(), matcher.Query{Pattern: tt.pattern, Paths: []string{file}})
+			res, err := matchSource(p, tt.file, tt.src, tt.pattern)
 			if err != nil {
 				t.Fatal(err)
 			}

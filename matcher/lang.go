@@ -1,11 +1,8 @@
 package matcher
 
 import (
-	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/tetherhq/tether/grammars"
 )
 
 // rung is one rung of a language's scaffold ladder: the pattern is placed
@@ -363,19 +360,4 @@ func (c rung) scaffold(p string) (src string, start, end int) {
 		p = strings.ReplaceAll(p, "\n", "\n"+c.indent)
 	}
 	return c.prefix + p + c.suffix, len(c.prefix), len(c.prefix) + len(p)
-}
-
-// langForPath returns the language id of a file by its extension, "" if none.
-func langForPath(path string) string {
-	l, _ := grammars.ForPath(path)
-	return l.ID
-}
-
-// canonicalLang resolves a language id or alias ("py", "ts") to its id.
-func canonicalLang(id string) (string, error) {
-	l, ok := grammars.Lookup(id)
-	if !ok {
-		return "", fmt.Errorf("matcher: unknown language %q: use one of %s", id, strings.Join(grammars.IDs(), ", "))
-	}
-	return l.ID, nil
 }

@@ -27,48 +27,66 @@ const (
 	checkEvery = 1 << 10
 )
 
-// ErrTooExpensive is wrapped by Search and Rewrite when matching the pattern
-// ran out of its step budget: the search stops and says where, instead of
+// ErrTooExpensive is wrapped by the error of a match that ran out of its
+// step budget (a *BudgetError): the match stops and says where, instead of
 // reporting the matches it found so far as if they were all.
 var ErrTooExpensive = errors.New("matcher: pattern too expensive")
 
-// budgetError says where the matching budget ran out.
-type budgetError struct {
-	path    string
-	at      engine.Point
-	perTree bool
-	budget  int
+// BudgetError says where matching ran out of its step budget. It wraps
+// ErrTooExpensive.
+type BudgetError struct {
+	// Path names the file the tree came from, for the message; Matcher.Find
+	// leaves it empty for its caller to fill in.
+	Path string
+	// At is the candidate node's start, zero-based, in the tree matched.
+	At engine.Point
+	// PerTree says that the budget of one tree ran out, not that of one
+	// candidate node.
+	PerTree bool
+	// Budget is the number of steps that ran out.
+	Budget int
 }
 
-func (e *budgetError) Error() string {
-	where := fmt.Sprintf("at %s:%d:%d", e.path, e.at.Row+1, e.at.Column+1)
-	what := fmt.Sprintf("matching it %s took more than its %d-step budget", where, e.budget)
-	if e.perTree {
-		what = fmt.Sprintf("matching it in %s took more than its %d-step budget for one file (stopped %s)", e.path, e.budget, where)
+func (e *BudgetError) Error() string {
+	path := e.Path
+	if path == "" {
+		path = "the source"
+	}
+	where := fmt.Sprintf("at %s:%d:%d", path, e.At.Row+1, e.At.Column+1)
+	what := fmt.Sprintf("matching it %s took more than its %d-step budget", where, e.Budget)
+	if e.PerTree {
+		what = fmt.Sprintf("matching it in %s took more than its %d-step budget for one file (stopped %s)", path, e.Budget, where)
 	}
 	why := " (each $$$ tries every split of a list, and a metavariable used twice compares its captures at each)"
 	return fmt.Sprintf("%s: %s%s; nothing is reported, as the matches found so far need not be all: make it more specific (fewer $$$ or repeated metavariables, more literal code around them) or search a narrower path",
 		ErrTooExpensive.Error(), what, why)
 }
 
-func (e *budgetError) Unwrap() error { return ErrTooExpensive }
+// Unwrap returns ErrTooExpensive.
+func (e *BudgetError) Unwrap() error { return ErrTooExpensive }
 
-// binding is one metavariable's capture during matching.
-type binding struct {
-	name  string
-	multi bool
-	nodes []engine.Node // one node for $X; zero or more for $$$X
+// Capture is what one metavariable captured in a match.
+type Capture struct {
+	// Name is the metavariable's name without its sigil ("ARGS" for $$$ARGS).
+	Name string
+	// Multi says the metavariable is a $$$ one.
+	Multi bool
+	// Nodes are the captured nodes: one for $X; zero or more consecutive
+	// siblings, separators included, for $$$X.
+	Nodes []engine.Node
 }
 
 // span returns the byte range of the capture; an empty multi capture has none.
-func (b *binding) span() (start, end uint32, ok bool) {
-	if len(b.nodes) == 0 {
+func (b *Capture) span() (start, end uint32, ok bool) {
+	if len(b.Nodes) == 0 {
 		return 0, 0, false
 	}
-	return b.nodes[0].StartByte(), b.nodes[len(b.nodes)-1].EndByte(), true
+	return b.Nodes[0].StartByte(), b.Nodes[len(b.Nodes)-1].EndByte(), true
 }
 
-func (b *binding) text(src []byte) []byte {
+// Text returns the source the capture spans, from its first node to its
+// last; src is the source of the tree matched. An empty $$$ capture has none.
+func (b *Capture) Text(src []byte) []byte {
 	s, e, ok := b.span()
 	if !ok {
 		return nil
@@ -76,23 +94,31 @@ func (b *binding) text(src []byte) []byte {
 	return src[s:e]
 }
 
-// rawMatch is a match inside one tree, before it is turned into a Match.
-type rawMatch struct {
-	nodes []engine.Node // the matched node, or the run of siblings a sequence pattern matched
-	binds []binding
-	// reading is the rung of the reading that matched, when the pattern
-	// has several (Match.Context)
-	reading string
+// Match is one place a pattern matched in a tree.
+type Match struct {
+	// Nodes are the matched node, or the run of siblings a pattern of
+	// several statements matched.
+	Nodes []engine.Node
+	// Captures are the metavariables' captures, in the order they were
+	// bound.
+	Captures []Capture
+	// Reading is the rung of the reading that matched when the pattern has
+	// several (Pattern.Contexts), "" otherwise.
+	Reading string
 }
 
-func (m *rawMatch) start() uint32 { return m.nodes[0].StartByte() }
-func (m *rawMatch) end() uint32   { return m.nodes[len(m.nodes)-1].EndByte() }
+// Start is the byte offset where the match starts.
+func (m *Match) Start() uint32 { return m.Nodes[0].StartByte() }
 
-// matcher holds one worker's matching state. It is not safe for concurrent use.
-type matcher struct {
+// End is the byte offset where the match ends (exclusive).
+func (m *Match) End() uint32 { return m.Nodes[len(m.Nodes)-1].EndByte() }
+
+// Matcher finds one pattern's matches in trees. It holds one goroutine's
+// matching state and is not safe for concurrent use: make one per worker.
+type Matcher struct {
 	pat *Pattern
 	src []byte
-	env []binding
+	env []Capture
 	ctx context.Context
 	// budget and treeBudget are stepBudget and treeBudget (smaller in tests).
 	budget, treeBudget int
@@ -106,22 +132,40 @@ type matcher struct {
 	perTree   bool
 	// testHookCheck, when set by a test, runs at each look at the context.
 	testHookCheck func()
-	// kinds rules out files by their stored kind sets (kinds.go); nil: none
-	kinds *kindFilter
 }
 
-// errBudget marks a matcher stopped by its step budget; the search turns it
-// into a budgetError naming the place (m.candidate).
+// errBudget marks a matcher stopped by its step budget; Find turns it into a
+// *BudgetError naming the place (m.candidate).
 var errBudget = errors.New("step budget exhausted")
 
-func newMatcher(p *Pattern) *matcher {
-	return &matcher{pat: p, ctx: context.Background(), budget: stepBudget, treeBudget: treeBudget}
+// NewMatcher returns a Matcher for p with the default step budgets.
+func NewMatcher(p *Pattern) *Matcher {
+	return &Matcher{pat: p, ctx: context.Background(), budget: stepBudget, treeBudget: treeBudget}
+}
+
+// Find returns every match of the pattern in t, in source order (an
+// enclosing match before those inside it; nested matches are reported too).
+// Comments are never match candidates. It fails with the context's error
+// when ctx is done, and with a *BudgetError (wrapping ErrTooExpensive) when
+// matching runs out of its step budget: then no match is returned, as those
+// found so far need not be all.
+func (m *Matcher) Find(ctx context.Context, t *engine.Tree) ([]Match, error) {
+	m.ctx = ctx
+	ms, err := m.findAll(t, 0)
+	if errors.Is(err, errBudget) {
+		budget := m.budget
+		if m.perTree {
+			budget = m.treeBudget
+		}
+		return nil, &BudgetError{At: m.candidate.Range().StartPoint, PerTree: m.perTree, Budget: budget}
+	}
+	return ms, err
 }
 
 // tick counts n steps of work and reports whether matching may go on: false
 // once the candidate's or the tree's budget is spent or the context is done
 // (stop then says which).
-func (m *matcher) tick(n int) bool {
+func (m *Matcher) tick(n int) bool {
 	if m.stop != nil {
 		return false
 	}
@@ -154,7 +198,7 @@ func (m *matcher) tick(n int) bool {
 // A pattern of several readings (union.go) is matched in each; a range two
 // readings match is reported once, by the reading ranked first, and each
 // match says its reading's rung.
-func (m *matcher) findAll(t *engine.Tree, limit int) ([]rawMatch, error) {
+func (m *Matcher) findAll(t *engine.Tree, limit int) ([]Match, error) {
 	m.src = t.Source()
 	m.treeSteps = 0
 	m.stop = nil
@@ -166,26 +210,26 @@ func (m *matcher) findAll(t *engine.Tree, limit int) ([]rawMatch, error) {
 	}
 	type span struct{ start, end uint32 }
 	seen := map[span]bool{}
-	var out []rawMatch
+	var out []Match
 	for _, p := range m.pat.Readings() {
 		raws, err := m.findIn(t, p, 0)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range raws {
-			if k := (span{r.start(), r.end()}); !seen[k] {
+			if k := (span{r.Start(), r.End()}); !seen[k] {
 				seen[k] = true
-				r.reading = p.contextName
+				r.Reading = p.contextName
 				out = append(out, r)
 			}
 		}
 	}
 	// source order; an enclosing match before the ones inside it
 	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].start() != out[j].start() {
-			return out[i].start() < out[j].start()
+		if out[i].Start() != out[j].Start() {
+			return out[i].Start() < out[j].Start()
 		}
-		return out[i].end() > out[j].end()
+		return out[i].End() > out[j].End()
 	})
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
@@ -194,8 +238,8 @@ func (m *matcher) findAll(t *engine.Tree, limit int) ([]rawMatch, error) {
 }
 
 // findIn returns every match of one reading p in t, in source order.
-func (m *matcher) findIn(t *engine.Tree, p *Pattern, limit int) ([]rawMatch, error) {
-	var out []rawMatch
+func (m *Matcher) findIn(t *engine.Tree, p *Pattern, limit int) ([]Match, error) {
+	var out []Match
 	roots := p.roots
 	single := len(roots) == 1
 	var rootKind string
@@ -229,7 +273,7 @@ func (m *matcher) findIn(t *engine.Tree, p *Pattern, limit int) ([]rawMatch, err
 			}
 			m.env = m.env[:0]
 			if m.node(roots[0], n) {
-				out = append(out, m.withExtras(rawMatch{nodes: []engine.Node{n}, binds: m.snapshot()}))
+				out = append(out, m.withExtras(Match{Nodes: []engine.Node{n}, Captures: m.snapshot()}))
 			}
 			return m.stop == nil
 		}
@@ -255,7 +299,7 @@ func (m *matcher) findIn(t *engine.Tree, p *Pattern, limit int) ([]rawMatch, err
 			m.candidate = kids[i]
 			if end, ok := m.list(roots, kids[i:], false); ok {
 				nodes := append([]engine.Node(nil), kids[i:i+end]...)
-				out = append(out, m.withExtras(rawMatch{nodes: nodes, binds: m.snapshot()}))
+				out = append(out, m.withExtras(Match{Nodes: nodes, Captures: m.snapshot()}))
 				i += end - 1
 			}
 			if m.stop != nil {
@@ -270,7 +314,7 @@ func (m *matcher) findIn(t *engine.Tree, p *Pattern, limit int) ([]rawMatch, err
 	if !single {
 		// a sequence found at an outer level is reported before the ones
 		// inside its earlier siblings by the walk: source order is by start
-		sort.SliceStable(out, func(i, j int) bool { return out[i].nodes[0].StartByte() < out[j].nodes[0].StartByte() })
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Nodes[0].StartByte() < out[j].Nodes[0].StartByte() })
 	}
 	return out, nil
 }
@@ -279,14 +323,14 @@ func (m *matcher) findIn(t *engine.Tree, p *Pattern, limit int) ([]rawMatch, err
 // and next to its nodes, up to the pattern's neighbouring nodes and within
 // the match, as ast-grep's captures have them: { $$$B } takes a body's
 // leading and trailing comments, so a rewrite keeps them.
-func (m *matcher) withExtras(r rawMatch) rawMatch {
-	lo, hi := r.start(), r.end()
-	for i := range r.binds {
-		b := &r.binds[i]
-		if !b.multi || len(b.nodes) == 0 {
+func (m *Matcher) withExtras(r Match) Match {
+	lo, hi := r.Start(), r.End()
+	for i := range r.Captures {
+		b := &r.Captures[i]
+		if !b.Multi || len(b.Nodes) == 0 {
 			continue
 		}
-		parent, ok := b.nodes[0].Parent()
+		parent, ok := b.Nodes[0].Parent()
 		if !ok {
 			continue
 		}
@@ -294,10 +338,10 @@ func (m *matcher) withExtras(r rawMatch) rawMatch {
 		m.tick(len(sibs))
 		first, last := -1, -1
 		for k, c := range sibs {
-			if c.Index() == b.nodes[0].Index() {
+			if c.Index() == b.Nodes[0].Index() {
 				first = k
 			}
-			if c.Index() == b.nodes[len(b.nodes)-1].Index() {
+			if c.Index() == b.Nodes[len(b.Nodes)-1].Index() {
 				last = k
 			}
 		}
@@ -310,26 +354,26 @@ func (m *matcher) withExtras(r rawMatch) rawMatch {
 		for last+1 < len(sibs) && sibs[last+1].IsExtra() && sibs[last+1].EndByte() <= hi {
 			last++
 		}
-		if last-first+1 != len(b.nodes) {
-			b.nodes = append([]engine.Node(nil), sibs[first:last+1]...)
+		if last-first+1 != len(b.Nodes) {
+			b.Nodes = append([]engine.Node(nil), sibs[first:last+1]...)
 		}
 	}
 	return r
 }
 
-func (m *matcher) snapshot() []binding {
+func (m *Matcher) snapshot() []Capture {
 	if len(m.env) == 0 {
 		return nil
 	}
-	out := make([]binding, 0, len(m.env))
+	out := make([]Capture, 0, len(m.env))
 	at := map[string]int{}
 	for _, b := range m.env {
-		nb := binding{name: b.name, multi: b.multi, nodes: append([]engine.Node(nil), b.nodes...)}
-		if i, ok := at[b.name]; ok {
+		nb := Capture{Name: b.Name, Multi: b.Multi, Nodes: append([]engine.Node(nil), b.Nodes...)}
+		if i, ok := at[b.Name]; ok {
 			out[i] = nb // a repeated metavariable reports its last capture, as ast-grep does
 			continue
 		}
-		at[b.name] = len(out)
+		at[b.Name] = len(out)
 		out = append(out, nb)
 	}
 	return out
@@ -347,16 +391,16 @@ func nonExtraChildren(n engine.Node, buf []engine.Node) []engine.Node {
 
 // bind records a capture, or checks it against an earlier capture of the same
 // name: a repeated metavariable must capture the same text.
-func (m *matcher) bind(name string, multi bool, nodes []engine.Node) bool {
+func (m *Matcher) bind(name string, multi bool, nodes []engine.Node) bool {
 	if name == "" {
 		return true
 	}
-	nb := binding{name: name, multi: multi, nodes: nodes}
+	nb := Capture{Name: name, Multi: multi, Nodes: nodes}
 	if !m.tick(1) {
 		return false
 	}
 	for i := range m.env {
-		if m.env[i].name == name {
+		if m.env[i].Name == name {
 			if !m.sameCapture(&m.env[i], &nb) {
 				return false
 			}
@@ -371,7 +415,7 @@ func (m *matcher) bind(name string, multi bool, nodes []engine.Node) bool {
 }
 
 // node matches one pattern node against one candidate node.
-func (m *matcher) node(p *pnode, c engine.Node) bool {
+func (m *Matcher) node(p *pnode, c engine.Node) bool {
 	if !m.tick(1) {
 		return false
 	}
@@ -413,7 +457,7 @@ func (m *matcher) node(p *pnode, c engine.Node) bool {
 // trailing ones (ast-grep's "smart" strictness); named ones before the last
 // pattern node are not. list reports how many candidate nodes the match used
 // (all of them with whole).
-func (m *matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
+func (m *Matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
 	if !m.tick(1) {
 		return 0, false
 	}
@@ -502,21 +546,21 @@ func allTokens(ps []*pnode) bool {
 // kinds and text) in the same order, spacing and comments aside, as ast-grep
 // compares a repeated metavariable's captures ("a+b" is "a + b"; "(a + b)"
 // is not).
-func (m *matcher) sameCapture(a, b *binding) bool {
-	ta, tb := a.text(m.src), b.text(m.src)
+func (m *Matcher) sameCapture(a, b *Capture) bool {
+	ta, tb := a.Text(m.src), b.Text(m.src)
 	if !m.tick(1 + min(len(ta), len(tb))/64) {
 		return false
 	}
 	if bytes.Equal(ta, tb) {
 		return true
 	}
-	return m.sameTokens(a.nodes, b.nodes)
+	return m.sameTokens(a.Nodes, b.Nodes)
 }
 
 // sameTokens compares the non-extra leaves under a and b in order, one step
 // per node visited; it stops at the first difference (most captures differ
 // in their first token) and when the budget runs out.
-func (m *matcher) sameTokens(a, b []engine.Node) bool {
+func (m *Matcher) sameTokens(a, b []engine.Node) bool {
 	var ta []engine.Node
 	for _, n := range a {
 		n.Walk(func(k engine.Node) bool {

@@ -57,11 +57,13 @@ type Pattern struct {
 	varMulti map[string]bool
 }
 
-// chunkable reports whether a match is sure to lie inside one top-level
-// declaration: one root node that is neither a metavariable nor a whole file.
-func (p *Pattern) chunkable() bool {
+// WithinDeclaration reports whether every match of p lies inside one
+// top-level declaration, so that a file may be parsed and matched one
+// declaration at a time: each reading is one node that is neither a
+// metavariable nor a whole file.
+func (p *Pattern) WithinDeclaration() bool {
 	for _, a := range p.alts {
-		if !a.chunkable() {
+		if !a.WithinDeclaration() {
 			return false
 		}
 	}

@@ -3,8 +3,6 @@ package matcher_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -81,15 +79,6 @@ func TestMalformedPatternRefused(t *testing.T) {
 			t.Errorf("%s %q: %v", tt.lang, tt.pattern, err)
 		}
 	}
-	// the search refuses it too, instead of "no matches in 1 file"
-	file := filepath.Join(t.TempDir(), "a.go")
-	if err := os.WriteFile(file, []byte("package p\n\nimport \"errors\"\n\nvar e = errors.New(\"x\")\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := matcher.NewSearcher(p, matcher.Config{}).Search(context.Background(), matcher.Query{Pattern: "errors.New($M", Paths: []string{file}})
-	if !errors.Is(err, matcher.ErrUnparseable) {
-		t.Errorf("search for errors.New($M: %v, %v; want ErrUnparseable", res, err)
-	}
 }
 
 // TestEveryReading: a snippet with several clean readings is matched in
@@ -122,7 +111,7 @@ func TestEveryReading(t *testing.T) {
 		}
 	}
 	for _, tt := range tests {
-		res, err := searchSource(p, t.TempDir(), tt.file, tt.src, tt.pattern)
+		res, err := matchSource(p, tt.file, tt.src, tt.pattern)
 		if err != nil {
 			t.Fatalf("%s %q: %v", tt.lang, tt.pattern, err)
 		}
@@ -264,7 +253,7 @@ func TestMendedReadings(t *testing.T) {
 		{"kotlin", "a.kt", kotlin, "data class $C($P)", `(class_declaration (modifiers (class_modifier "data")) "class" $C (primary_constructor "(" $P ")"))`, []string{"data class P(val x: Int)"}},
 	}
 	for _, tt := range tests {
-		res, err := searchSource(p, t.TempDir(), tt.file, tt.src, tt.pattern)
+		res, err := matchSource(p, tt.file, tt.src, tt.pattern)
 		if err != nil {
 			t.Errorf("%s %q: %v", tt.lang, tt.pattern, err)
 			continue
@@ -281,13 +270,4 @@ func TestMendedReadings(t *testing.T) {
 			t.Errorf("%s %q: matches %q, want %q", tt.lang, tt.pattern, got, tt.want)
 		}
 	}
-}
-
-// searchSource writes src as dir/name and searches it for pattern.
-func searchSource(p matcher.Parser, dir, name, src, pattern string) (*matcher.Result, error) {
-	file := filepath.Join(dir, name)
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		return nil, err
-	}
-	return matcher.NewSearcher(p, matcher.Config{}).Search(context.Background(), matcher.Query{Pattern: pattern, Paths: []string{file}})
 }

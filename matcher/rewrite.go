@@ -2,51 +2,53 @@ package matcher
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/tetherhq/tether/engine"
 )
 
-// template is a compiled rewrite template.
-type template struct {
+// Template is a rewrite template for one pattern's matches: code in which
+// the pattern's metavariables stand for what they captured.
+type Template struct {
 	src string
 	pat *Pattern
 }
 
-// replacement replaces src[start:end] with text.
-type replacement struct {
-	start, end int
-	text       string
+// NewTemplate returns the template text for the matches of p.
+func NewTemplate(p *Pattern, text string) *Template { return &Template{src: text, pat: p} }
+
+// Edit replaces src[Start:End] with Text.
+type Edit struct {
+	Start, End int
+	Text       string
 }
 
-// edits turns a file's matches into non-overlapping replacements: of
-// overlapping matches the outermost (earliest, then longest) wins.
-func (t *template) edits(tree *engine.Tree, raws []rawMatch) []replacement {
-	src := tree.Source()
+// Edits turns the matches found in one source into non-overlapping edits
+// that replace each by the template expanded for it: of overlapping matches
+// the outermost (earliest, then longest) wins. src is the source of the tree
+// the matches are in.
+func (t *Template) Edits(src []byte, raws []Match) []Edit {
 	order := make([]int, len(raws))
 	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool {
 		ra, rb := &raws[order[a]], &raws[order[b]]
-		if ra.start() != rb.start() {
-			return ra.start() < rb.start()
+		if ra.Start() != rb.Start() {
+			return ra.Start() < rb.Start()
 		}
-		return ra.end() > rb.end()
+		return ra.End() > rb.End()
 	})
-	var out []replacement
+	var out []Edit
 	last := -1
 	for _, i := range order {
 		r := &raws[i]
-		if int(r.start()) < last {
+		if int(r.Start()) < last {
 			continue
 		}
-		text := expand(t.src, src, r)
-		out = append(out, replacement{start: int(r.start()), end: int(r.end()), text: text})
-		last = int(r.end())
+		text := t.Expand(src, r)
+		out = append(out, Edit{Start: int(r.Start()), End: int(r.End()), Text: text})
+		last = int(r.End())
 	}
 	return out
 }
@@ -61,12 +63,16 @@ func lineIndent(src []byte, off int) string {
 	return string(src[ls:i])
 }
 
-// expand substitutes a match's captures into the template. $$$NAME inserts the
-// capture's source from its first to its last node, so the original separators
-// stay; a capture spanning lines is re-based onto the template line's
-// indentation; and every template line after the first is indented to the
-// match's line, so a multi-line replacement lines up with the code it replaces.
-func expand(tmpl string, src []byte, r *rawMatch) string {
+// Expand returns the template with a match's captures substituted, as the
+// text to put in the match's place. $$$NAME inserts the capture's source from
+// its first to its last node, so the original separators stay; a capture
+// spanning lines is re-based onto the template line's indentation; and every
+// template line after the first is indented to the match's line, so a
+// multi-line replacement lines up with the code it replaces. A metavariable
+// the pattern does not bind is replaced by nothing (Unbound lists them).
+// src is the source of the tree the match is in.
+func (t *Template) Expand(src []byte, r *Match) string {
+	tmpl := t.src
 	var b strings.Builder
 	lineStart := 0 // index in b of the current output line
 	for i := 0; i < len(tmpl); {
@@ -81,8 +87,8 @@ func expand(tmpl string, src []byte, r *rawMatch) string {
 			if multi, name, n := tmplVar(tmpl, i); n > 0 {
 				// a metavariable the pattern does not bind, or binds as the
 				// other kind ($ARGS for a $$$ARGS capture), is replaced by
-				// nothing, as ast-grep replaces it (Plan.Unbound names them)
-				if bd := findBinding(r.binds, name); bd != nil && bd.multi == multi {
+				// nothing, as ast-grep replaces it (Unbound names them)
+				if bd := findBinding(r.Captures, name); bd != nil && bd.Multi == multi {
 					cur := b.String()[lineStart:]
 					indent := cur[:len(cur)-len(strings.TrimLeft(cur, " \t"))]
 					b.WriteString(rebase(bd, src, indent))
@@ -95,7 +101,7 @@ func expand(tmpl string, src []byte, r *rawMatch) string {
 		i++
 	}
 	out := b.String()
-	indent := lineIndent(src, int(r.start()))
+	indent := lineIndent(src, int(r.Start()))
 	if indent == "" || !strings.Contains(out, "\n") {
 		return out
 	}
@@ -122,9 +128,11 @@ func tmplVar(tmpl string, i int) (multi bool, name string, n int) {
 	return kind == metaMulti, tmpl[i+dollars : i+n], n
 }
 
-// unbound lists the metavariables of a rewrite template that the pattern
-// does not bind as written: "$Y", "$ARGS (the pattern binds $$$ARGS)".
-func unbound(tmpl string, p *Pattern) []string {
+// Unbound lists the template's metavariables that the pattern does not bind
+// as written: "$Y", "$ARGS (the pattern binds $$$ARGS)". Each is replaced by
+// nothing, as ast-grep replaces it.
+func (t *Template) Unbound() []string {
+	tmpl, p := t.src, t.pat
 	var out []string
 	seen := map[string]bool{}
 	for i := 0; i < len(tmpl); i++ {
@@ -156,9 +164,9 @@ func unbound(tmpl string, p *Pattern) []string {
 	return out
 }
 
-func findBinding(bs []binding, name string) *binding {
+func findBinding(bs []Capture, name string) *Capture {
 	for i := range bs {
-		if bs[i].name == name {
+		if bs[i].Name == name {
 			return &bs[i]
 		}
 	}
@@ -167,7 +175,7 @@ func findBinding(bs []binding, name string) *binding {
 
 // rebase returns a capture's text with its continuation lines moved from the
 // capture's original indentation to indent.
-func rebase(b *binding, src []byte, indent string) string {
+func rebase(b *Capture, src []byte, indent string) string {
 	s, e, ok := b.span()
 	if !ok {
 		return ""
@@ -192,68 +200,17 @@ func rebase(b *binding, src []byte, indent string) string {
 	return strings.Join(lines, "\n")
 }
 
-// apply returns src with the (sorted, non-overlapping) replacements made.
-func apply(src []byte, reps []replacement) []byte {
+// Apply returns src with the edits made; they must be sorted and must not
+// overlap, as Template.Edits returns them.
+func Apply(src []byte, reps []Edit) []byte {
 	var b bytes.Buffer
 	b.Grow(len(src))
 	last := 0
 	for _, r := range reps {
-		b.Write(src[last:r.start])
-		b.WriteString(r.text)
-		last = r.end
+		b.Write(src[last:r.Start])
+		b.WriteString(r.Text)
+		last = r.End
 	}
 	b.Write(src[last:])
 	return b.Bytes()
-}
-
-// FileChange is one file's part of a rewrite.
-type FileChange struct {
-	// Path is the file as the search walked it.
-	Path string
-	// Display is how to show the path (e.g. relative to a working
-	// directory); "" means Path.
-	Display      string
-	Old, New     []byte
-	Replacements int
-}
-
-// Plan is a computed rewrite: the search's result plus each file's new
-// content. Nothing is written until it is applied.
-type Plan struct {
-	Result       *Result
-	Rewrite      string
-	Changes      []FileChange
-	Replacements int
-	// Edits counts every replacement, those that leave the text as it was
-	// too (Replacements counts those in Changes), as ast-grep -U counts
-	// "Applied N changes".
-	Edits int
-	// Unbound are the rewrite's metavariables that the pattern does not bind
-	// as written ($Y, or $ARGS where the pattern has $$$ARGS): each is
-	// replaced by nothing, as ast-grep replaces it.
-	Unbound []string
-}
-
-// Rewrite runs q and computes the replacement of every match by the rewrite
-// template. Of overlapping matches the outermost wins. Files are not written.
-func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan, error) {
-	tmpl := &template{src: rewrite}
-	res, jobs, err := s.run(ctx, q, tmpl)
-	if err != nil {
-		return nil, err
-	}
-	p := &Plan{Result: res, Rewrite: rewrite, Unbound: unbound(rewrite, res.Pattern)}
-	for _, j := range jobs {
-		if len(j.edits) == 0 {
-			continue
-		}
-		p.Edits += len(j.edits)
-		nw := apply(j.src, j.edits)
-		if bytes.Equal(nw, j.src) {
-			continue
-		}
-		p.Changes = append(p.Changes, FileChange{Path: j.path, Old: j.src, New: nw, Replacements: len(j.edits)})
-		p.Replacements += len(j.edits)
-	}
-	return p, nil
 }

@@ -10,15 +10,6 @@ import (
 	"github.com/tetherhq/tether/engine"
 )
 
-// CompileQuery compiles q's pattern for lang: with q.Selector, as
-// CompileSelector; otherwise as Compile.
-func CompileQuery(ctx context.Context, p Parser, lang string, q Query) (*Pattern, error) {
-	if q.Selector != "" {
-		return CompileSelector(ctx, p, lang, q.Pattern, q.Selector)
-	}
-	return Compile(ctx, p, lang, q.Pattern)
-}
-
 // CompileSelector compiles pattern as the context of the code to find and
 // selector as the kind of the node in it that is matched, as ast-grep's
 // pattern object with a selector ("struct _S { $F: Vec<$T> }" with

@@ -10,19 +10,19 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search"
 )
 
 // Bounds of the structural tools' results.
 const (
 	// AstGrepDefaultMax is how many matches ast_grep shows when max_results is not given.
-	AstGrepDefaultMax = matcher.DefaultMaxResults
+	AstGrepDefaultMax = search.DefaultMaxResults
 	// AstEditDiffLines bounds the diff ast_edit shows.
 	AstEditDiffLines = 400
 	// AstEditMaxStaged is how many unresolved edits a run keeps; staging one
 	// more drops the oldest, and the result says so (see also
-	// matcher.MaxStagedBytes).
-	AstEditMaxStaged = matcher.MaxStagedEdits
+	// search.MaxStagedBytes).
+	AstEditMaxStaged = search.MaxStagedEdits
 	// astGrepMaxText bounds ast_grep's text.
 	astGrepMaxText = 64 << 10
 )
@@ -42,8 +42,8 @@ func init() {
 // and the staged edits.
 type structural struct {
 	run    *Run
-	search *matcher.Searcher
-	stage  *matcher.Stager
+	search *search.Searcher
+	stage  *search.Stager
 }
 
 // warmUp starts the searcher's warm-up over the working directory; the run's
@@ -73,8 +73,8 @@ func (s *structural) warmUp() {
 func AstGrepTools(r *Run) []Tool {
 	s := &structural{
 		run:    r,
-		search: matcher.NewSearcher(r.cfg.Parser, matcher.Config{Root: r.Root()}),
-		stage:  matcher.NewStager(r.Root()),
+		search: search.NewSearcher(r.cfg.Parser, search.Config{Root: r.Root()}),
+		stage:  search.NewStager(r.Root()),
 	}
 	if r.cfg.WarmUp {
 		s.warmUp()
@@ -155,29 +155,29 @@ type resolveArgs struct {
 
 // query resolves a to a confined query showing at most maxResults matches
 // (0: AstGrepDefaultMax).
-func (s *structural) query(tool string, a grepQuery, maxResults int) (matcher.Query, error) {
+func (s *structural) query(tool string, a grepQuery, maxResults int) (search.Query, error) {
 	p := a.Path
 	if p == "" {
 		p = "."
 	}
 	real, _, err := s.run.Root().Resolve(p)
 	if err != nil {
-		return matcher.Query{}, err
+		return search.Query{}, err
 	}
 	// the search reaches it through the root again (Config.Root); this only
 	// says early that it is missing
 	f, _, err := s.run.Root().Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return matcher.Query{}, fmt.Errorf("tools: %s: path %q does not exist; give a file or directory in the working directory", tool, p)
+		return search.Query{}, fmt.Errorf("tools: %s: path %q does not exist; give a file or directory in the working directory", tool, p)
 	}
 	if err != nil {
-		return matcher.Query{}, err
+		return search.Query{}, err
 	}
 	f.Close()
 	if maxResults == 0 {
 		maxResults = AstGrepDefaultMax
 	}
-	return matcher.Query{Pattern: a.Pattern, Selector: a.Selector, Language: a.Language, Paths: []string{real}, MaxResults: maxResults}, nil
+	return search.Query{Pattern: a.Pattern, Selector: a.Selector, Language: a.Language, Paths: []string{real}, MaxResults: maxResults}, nil
 }
 
 // rel shows a path relative to the working directory.
@@ -190,13 +190,13 @@ func (s *structural) rel(p string) string {
 	return p
 }
 
-func (s *structural) relMatches(ms []matcher.Match) {
+func (s *structural) relMatches(ms []search.Match) {
 	for i := range ms {
 		ms[i].Path = s.rel(ms[i].Path)
 	}
 }
 
-func (s *structural) relResult(r *matcher.Result) {
+func (s *structural) relResult(r *search.Result) {
 	s.relMatches(r.Matches)
 	for i := range r.Errors {
 		r.Errors[i].Path = s.rel(r.Errors[i].Path)
@@ -270,16 +270,16 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 // searchLanguages runs q. Without a language, over directories holding files
 // of several languages the pattern parses in, it searches each of them (most
 // files first), one result per language.
-func (s *structural) searchLanguages(ctx context.Context, q matcher.Query) ([]*matcher.Result, error) {
+func (s *structural) searchLanguages(ctx context.Context, q search.Query) ([]*search.Result, error) {
 	res, err := s.search.Search(ctx, q)
-	var several *matcher.LanguagesError
+	var several *search.LanguagesError
 	if !errors.As(err, &several) {
 		if err != nil {
 			return nil, err
 		}
-		return []*matcher.Result{res}, nil
+		return []*search.Result{res}, nil
 	}
-	parts := make([]*matcher.Result, 0, len(several.Parses))
+	parts := make([]*search.Result, 0, len(several.Parses))
 	for _, l := range several.Parses {
 		q.Language = l
 		res, err := s.search.Search(ctx, q)
@@ -293,13 +293,13 @@ func (s *structural) searchLanguages(ctx context.Context, q matcher.Query) ([]*m
 
 // mergeResults joins the results of one search per language into one, its
 // matches cut at max (0: no cut).
-func mergeResults(parts []*matcher.Result, max int) *matcher.Result {
+func mergeResults(parts []*search.Result, max int) *search.Result {
 	if len(parts) == 1 {
 		return parts[0]
 	}
 	m := *parts[0]
-	m.Matches = append([]matcher.Match(nil), m.Matches...)
-	m.Errors = append([]matcher.FileError(nil), m.Errors...)
+	m.Matches = append([]search.Match(nil), m.Matches...)
+	m.Errors = append([]search.FileError(nil), m.Errors...)
 	m.Skipped.Large = append([]string(nil), m.Skipped.Large...)
 	for _, p := range parts[1:] {
 		m.Matches = append(m.Matches, p.Matches...)
@@ -324,7 +324,7 @@ func mergeResults(parts []*matcher.Result, max int) *matcher.Result {
 
 // languagesNote says how the pattern was read: "go pattern parsed as
 // statement", or for several languages which were searched and which matched.
-func languagesNote(parts []*matcher.Result) string {
+func languagesNote(parts []*search.Result) string {
 	if len(parts) == 1 {
 		return fmt.Sprintf("%s pattern parsed as %s", parts[0].Pattern.Language(), strings.Join(parts[0].Pattern.Contexts(), " and as "))
 	}
@@ -377,7 +377,7 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 	}
 	if len(dropped) > 0 {
 		fmt.Fprintf(&b, "note: %s was dropped unresolved: at most %d staged edits (%d MiB of files) are kept; resolve edits before staging more\n",
-			strings.Join(dropped, ", "), AstEditMaxStaged, matcher.MaxStagedBytes>>20)
+			strings.Join(dropped, ", "), AstEditMaxStaged, search.MaxStagedBytes>>20)
 	}
 	if n := plan.Result.Skipped.Total() + len(plan.Result.Errors); n > 0 {
 		fmt.Fprintf(&b, "(%s)\n", plan.Result.Summary())

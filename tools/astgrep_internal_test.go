@@ -4,14 +4,14 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search"
 )
 
 // TestMergeResultsAddsEveryCount: a search over several languages reports
 // each count as the sum of its languages' counts, every integer field of
-// matcher.Result included (KindSkipped was left at the first language's).
+// search.Result included (KindSkipped was left at the first language's).
 func TestMergeResultsAddsEveryCount(t *testing.T) {
-	a, b := &matcher.Result{}, &matcher.Result{}
+	a, b := &search.Result{}, &search.Result{}
 	rt := reflect.TypeOf(*a)
 	var counts []string
 	for i := range rt.NumField() {
@@ -22,9 +22,9 @@ func TestMergeResultsAddsEveryCount(t *testing.T) {
 		}
 	}
 	if len(counts) < 5 {
-		t.Fatalf("only %v are counts: has matcher.Result changed?", counts)
+		t.Fatalf("only %v are counts: has search.Result changed?", counts)
 	}
-	m := reflect.ValueOf(mergeResults([]*matcher.Result{a, b}, 0)).Elem()
+	m := reflect.ValueOf(mergeResults([]*search.Result{a, b}, 0)).Elem()
 	for _, name := range counts {
 		f, _ := rt.FieldByName(name)
 		if got, want := m.FieldByName(name).Int(), int64(11*(f.Index[0]+1)); got != want {

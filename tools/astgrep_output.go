@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/tetherhq/tether/internal/textcut"
-	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search"
 )
 
 // ast_grep's output choices (argument "output").
@@ -45,8 +45,8 @@ type AstGrepResult struct {
 	// Index is the structural index's progress when the answer came while
 	// the run's warm-up was still parsing ("structural index: 6,210 of
 	// 7,708 files (parsing in the background)").
-	Index  string              `json:"index,omitempty"`
-	Errors []matcher.FileError `json:"errors,omitempty"`
+	Index  string             `json:"index,omitempty"`
+	Errors []search.FileError `json:"errors,omitempty"`
 }
 
 // AstGrepLanguage is one language a search ran in.
@@ -60,12 +60,12 @@ type AstGrepLanguage struct {
 
 // AstGrepMatch is one match as shown.
 type AstGrepMatch struct {
-	File     string           `json:"file"`
-	Language string           `json:"language"`
-	Start    matcher.Position `json:"start"`
-	End      matcher.Position `json:"end"`
+	File     string          `json:"file"`
+	Language string          `json:"language"`
+	Start    search.Position `json:"start"`
+	End      search.Position `json:"end"`
 	// Context names the reading of the pattern that matched when it has
-	// several (matcher.Match.Context).
+	// several (search.Match.Context).
 	Context string `json:"context,omitempty"`
 	// Lines are the match's lines as shown (none in output captures).
 	Lines string `json:"lines,omitempty"`
@@ -92,7 +92,7 @@ type grepOutput struct {
 	overflow bool
 }
 
-func (o *grepOutput) add(m matcher.Match) bool {
+func (o *grepOutput) add(m search.Match) bool {
 	var b strings.Builder
 	am := AstGrepMatch{File: m.Path, Language: m.Language, Start: m.Span.Start, End: m.Span.End, Context: m.Context, Cut: m.Cut}
 	reading := "" // which of the pattern's readings matched, when it has several

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -156,8 +156,8 @@ func TestAstEditResolve(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "b.go") || strings.Contains(err.Error(), "a.go") {
 		t.Fatalf("stale accept: %v", err)
 	}
-	if real, _ := filepath.EvalSymlinks(dir); strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), real) || !errors.Is(err, matcher.ErrStale) {
-		t.Errorf("stale accept names files relative to the working directory and wraps matcher.ErrStale: %v", err)
+	if real, _ := filepath.EvalSymlinks(dir); strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), real) || !errors.Is(err, search.ErrStale) {
+		t.Errorf("stale accept names files relative to the working directory and wraps search.ErrStale: %v", err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "a.go")); !strings.Contains(string(data), "errs.New") {
 		t.Error("a.go changed although the edit was rejected")
@@ -233,7 +233,7 @@ func TestAstEditStagedEditsBounded(t *testing.T) {
 		t.Errorf("staging past the bound does not say which edit it dropped:\n%s", last)
 	}
 	_, err := call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
-	if !errors.Is(err, matcher.ErrUnknownEdit) || !strings.Contains(err.Error(), "dropped") || !strings.Contains(err.Error(), "run ast_edit again") {
+	if !errors.Is(err, search.ErrUnknownEdit) || !strings.Contains(err.Error(), "dropped") || !strings.Contains(err.Error(), "run ast_edit again") {
 		t.Errorf("resolving a dropped edit: %v", err)
 	}
 	if _, err := call(t, r, "resolve", `{"edit_id":"edit_2","action":"discard"}`); err != nil {

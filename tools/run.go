@@ -52,7 +52,7 @@ type Config struct {
 	// resolve (tools/astgrep.go).
 	Parser matcher.Parser
 	// WarmUp has ast_grep parse the working directory into the process's tree
-	// store in the background from the run's start (matcher.Searcher.WarmUp),
+	// store in the background from the run's start (search.Searcher.WarmUp),
 	// yielding to every query and taking first the files a query parsed
 	// only in chunks; the run's Close stops it. Its progress is in the lsp
 	// tool's status and in a note on an ast_grep answered before it is done.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search"
 )
 
 // Patterns is the benchmark's pattern set: common shapes and one rare one.
@@ -135,9 +135,9 @@ func Run(ctx context.Context, ag, tether, corpus string, threads int, patterns [
 		return nil, err
 	}
 	defer e.Close(ctx)
-	s := matcher.NewSearcher(e, matcher.Config{Workers: threads})
+	s := search.NewSearcher(e, search.Config{Workers: threads})
 	for i := range rows {
-		q := matcher.Query{Pattern: rows[i].Pattern, Language: "go", Paths: []string{corpus}}
+		q := search.Query{Pattern: rows[i].Pattern, Language: "go", Paths: []string{corpus}}
 		if _, err := s.Search(ctx, q); err != nil {
 			return nil, err
 		}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search"
 )
 
 // SessionPatterns are an agent session's 20 different queries: rare tokens,
@@ -101,11 +101,16 @@ type SessionModel struct {
 	Whole bool
 }
 
+// serveMemoryLimit is the soft memory limit tether serve sets for a tree
+// store of budget bytes (cmd/tether's softMemoryLimit): the budget plus
+// 384 MiB for parsing.
+func serveMemoryLimit(budget int64) int64 { return budget + 384<<20 }
+
 // ServeModel is tether serve's: warm-up from the run's start, the first
 // query 2 s after it (an agent's first call comes after its model's first
 // turn), queries parsing chunks (the warm-up then takes their files whole
 // first), and serve's soft memory limit (set in the child,
-// matcher.SoftMemoryLimit, unless GOMEMLIMIT is set). Whole files in the
+// search.SoftMemoryLimit, unless GOMEMLIMIT is set). Whole files in the
 // queries cost the first common-token query 3.2x the CPU (bench/README.md).
 var ServeModel = SessionModel{FirstQuery: 2 * time.Second}
 
@@ -113,14 +118,14 @@ var ServeModel = SessionModel{FirstQuery: 2 * time.Second}
 // process's shared store (no disk tier), as tether serve's ast_grep does.
 func sessionChild(corpus string, threads int, patterns []string, model SessionModel) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(matcher.SoftMemoryLimit(matcher.SharedCache().Stats().Budget))
+		debug.SetMemoryLimit(serveMemoryLimit(search.SharedCache().Stats().Budget))
 	}
 	ctx := context.Background()
 	e, err := engine.New(ctx, engine.NewConfig())
 	if err != nil {
 		return err
 	}
-	s := matcher.NewSearcher(e, matcher.Config{Workers: threads, WholeWhileRoom: model.Whole})
+	s := search.NewSearcher(e, search.Config{Workers: threads, WholeWhileRoom: model.Whole})
 	if model.FirstQuery >= 0 {
 		go s.WarmUp(ctx, corpus)
 		time.Sleep(model.FirstQuery)
@@ -129,7 +134,7 @@ func sessionChild(corpus string, threads int, patterns []string, model SessionMo
 	for _, p := range patterns {
 		t := time.Now()
 		indexed := s.WarmStatus().Done
-		r, err := s.Search(ctx, matcher.Query{Pattern: p, Language: "go", Paths: []string{corpus}, MaxResults: 50})
+		r, err := s.Search(ctx, search.Query{Pattern: p, Language: "go", Paths: []string{corpus}, MaxResults: 50})
 		if err != nil {
 			return err
 		}
@@ -228,6 +233,6 @@ func SessionTable(rows []SessionRow, agTotal, sess Proc, threads int, load strin
 		secs(agTotal.Wall), agTotal.RSS>>10, secs(cold), cold.Seconds()/agTotal.Wall.Seconds(), coldRSS>>10,
 		secs(warm), warm.Seconds()/agTotal.Wall.Seconds(), secs(inRun), inRun.Seconds()/agTotal.Wall.Seconds())
 	fmt.Fprintf(&b, "\nratio = tether time / ast-grep time (lower is better for tether). The one-process session models `tether serve`: the warm-up starts at the run's start and the first query comes %s after it (the session's total counts the queries only, not that wait; the queries come back to back, so the warm-up has only that wait and what it takes between them); the files a query parsed in chunks are the warm-up's next; serve's soft memory limit (%d MiB). Its peak RSS: %d MB (its whole run, %s, includes starting the engine and the wait).\n",
-		ServeModel.FirstQuery, matcher.SoftMemoryLimit(matcher.DefaultCacheBudget)>>20, sess.RSS>>10, secs(sess.Wall))
+		ServeModel.FirstQuery, serveMemoryLimit(search.DefaultCacheBudget)>>20, sess.RSS>>10, secs(sess.Wall))
 	return b.String()
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/matcher/format"
+	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/format"
 )
 
 func init() {
@@ -145,13 +145,13 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "tether:", rec)
 		}
 	}
-	s := matcher.NewSearcher(e, matcher.Config{Workers: *threads, MaxText: -1})
-	q := matcher.Query{Pattern: pattern, Selector: selector, Language: lang, Paths: paths, MaxResults: *maxResults, Globs: globs}
+	s := search.NewSearcher(e, search.Config{Workers: *threads, MaxText: -1})
+	q := search.Query{Pattern: pattern, Selector: selector, Language: lang, Paths: paths, MaxResults: *maxResults, Globs: globs}
 	if debug != "" && !debugQuery(ctx, e, q, string(debug), stderr) {
 		return 2
 	}
-	var res *matcher.Result
-	var plan *matcher.Plan
+	var res *search.Result
+	var plan *search.Plan
 	var err error
 	if rewriting {
 		plan, err = s.Rewrite(ctx, q, rewrite)
@@ -189,7 +189,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if updateAll {
-		st := matcher.NewStager(nil)
+		st := search.NewStager(nil)
 		if _, err := st.Accept(st.Stage(plan)); err != nil {
 			fmt.Fprintln(stderr, "tether:", err)
 			return 2
@@ -248,6 +248,6 @@ func (j *jsonStyle) Set(v string) error {
 }
 
 // writeJSON writes matches as ast-grep's JSON in the given style.
-func writeJSON(w io.Writer, ms []matcher.Match, style jsonStyle) error {
+func writeJSON(w io.Writer, ms []search.Match, style jsonStyle) error {
 	return format.WriteJSONStyle(w, ms, string(style))
 }

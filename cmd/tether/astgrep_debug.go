@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search"
 )
 
 // debugFormat is the --debug-query flag: "" (off) or one of
@@ -34,12 +35,12 @@ func (d *debugFormat) Set(v string) error {
 // ast-grep's --debug-query prints its pattern before it searches; false
 // (the reason printed) when the language is not given or the pattern does
 // not compile.
-func debugQuery(ctx context.Context, p matcher.Parser, q matcher.Query, format string, stderr io.Writer) bool {
+func debugQuery(ctx context.Context, p matcher.Parser, q search.Query, format string, stderr io.Writer) bool {
 	if q.Language == "" {
 		fmt.Fprintln(stderr, "tether ast-grep: --debug-query needs the language: pass -l LANG")
 		return false
 	}
-	pat, err := matcher.CompileQuery(ctx, p, q.Language, q)
+	pat, err := search.CompileQuery(ctx, p, q.Language, q)
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)
 		return false

@@ -8,7 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search"
 )
 
 // cliTreeMemory is tether ast-grep's memory budget for trees: one search
@@ -17,14 +17,25 @@ import (
 // 64 MiB held about 60 MB of trees no one read again.
 const cliTreeMemory = 8 << 20
 
-// treeCacheFlags set the process's tree store (matcher.SharedCache): its
+// parseHeadroom is the memory a long-lived process needs beside its tree
+// store to parse and search: two wasm instances of up to 64 MiB a core, a
+// parse's records and the garbage between collections.
+const parseHeadroom = 384 << 20
+
+// softMemoryLimit is the Go runtime's soft memory limit tether serve sets
+// for a tree store of budget bytes: the budget plus parseHeadroom. Without
+// one the heap grows to twice a full store (GOGC's doubling) before the
+// collector runs.
+func softMemoryLimit(budget int64) int64 { return budget + parseHeadroom }
+
+// treeCacheFlags set the process's tree store (search.SharedCache): its
 // memory budget and its disk tier under the user cache dir.
 type treeCacheFlags struct {
 	off    bool
 	disk   sizeFlag
 	memory sizeFlag
 	// limit is serve's soft memory limit: 0 derives it from the tree
-	// budget (matcher.SoftMemoryLimit), < 0 is off
+	// budget (softMemoryLimit), < 0 is off
 	limit    sizeFlag
 	limitSet bool
 	// defaultLimit, when set, is the limit without the flag or GOMEMLIMIT
@@ -35,7 +46,7 @@ type treeCacheFlags struct {
 
 // register adds the flags; memory is the default memory budget.
 func (f *treeCacheFlags) register(fs *flag.FlagSet, memory int64) {
-	f.disk.n, f.memory.n = matcher.DefaultDiskBudget, memory
+	f.disk.n, f.memory.n = search.DefaultDiskBudget, memory
 	fs.BoolVar(&f.off, "no-cache", false, "do not read or write parsed trees in the disk cache (under the user cache dir)")
 	fs.Var(&f.disk, "cache-size", "the most disk the parsed-tree cache holds (such as 1GiB; off: no disk cache)")
 	fs.Var(&f.memory, "tree-memory", "the most memory the process's parsed trees hold, shared by every run and pattern (such as 768MiB)")
@@ -57,7 +68,7 @@ func (f *treeCacheFlags) applyMemoryLimit() int64 {
 	case f.defaultLimit > 0:
 		n = f.defaultLimit
 	default:
-		n = matcher.SoftMemoryLimit(matcher.SharedCache().Stats().Budget)
+		n = softMemoryLimit(search.SharedCache().Stats().Budget)
 	}
 	if n <= 0 {
 		debug.SetMemoryLimit(math.MaxInt64)
@@ -70,17 +81,17 @@ func (f *treeCacheFlags) applyMemoryLimit() int64 {
 // apply sets the shared store up; a disk tier that cannot be opened is said
 // on stderr and the search goes on without it.
 func (f *treeCacheFlags) apply(stderr io.Writer) {
-	c := matcher.SharedCache()
+	c := search.SharedCache()
 	if f.memory.n > 0 {
 		c.SetBudget(f.memory.n)
 	}
 	if f.off || f.disk.n <= 0 {
 		return
 	}
-	dir, err := matcher.DefaultDiskCacheDir()
+	dir, err := search.DefaultDiskCacheDir()
 	if err == nil {
-		var d *matcher.DiskCache
-		if d, err = matcher.OpenDiskCache(dir, f.disk.n); err == nil {
+		var d *search.DiskCache
+		if d, err = search.OpenDiskCache(dir, f.disk.n); err == nil {
 			c.SetDisk(d)
 			return
 		}

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -32,7 +32,7 @@ func init() {
 		name: "astgrep",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&enabled, "ast-grep", true, "offer ast_grep (read), ast_edit and resolve (write): structural search and staged rewrites")
-			trees.register(fs, matcher.DefaultCacheBudget)
+			trees.register(fs, search.DefaultCacheBudget)
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
 			if !enabled {

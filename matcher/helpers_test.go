@@ -1,0 +1,89 @@
+package matcher_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/matcher"
+)
+
+var (
+	engOnce sync.Once
+	eng     *engine.Engine
+	engErr  error
+)
+
+// parser returns the shared engine over the embedded grammars.
+func parser(t testing.TB) matcher.Parser {
+	t.Helper()
+	engOnce.Do(func() { eng, engErr = engine.New(context.Background(), engine.NewConfig()) })
+	if engErr != nil {
+		t.Fatalf("engine: %v", engErr)
+	}
+	return eng
+}
+
+// requireGrammar fails when lang's grammar does not load (the modules are
+// committed and embedded: a failure is a defect, never a reason to skip).
+func requireGrammar(t testing.TB, p matcher.Parser, lang string) {
+	t.Helper()
+	if _, err := p.Parse(context.Background(), lang, []byte("")); err != nil {
+		t.Fatalf("the %s grammar does not load: %v", lang, err)
+	}
+}
+
+// sourceResult is what matchSource found.
+type sourceResult struct {
+	Pattern *matcher.Pattern
+	Matches []sourceMatch
+}
+
+// sourceMatch is one match, as text.
+type sourceMatch struct {
+	Text     string
+	Context  string
+	Bindings []sourceBinding // sorted by name
+}
+
+type sourceBinding struct {
+	Name  string
+	Multi bool
+	Text  string
+}
+
+// matchSource compiles pattern in the language of the file name (by its
+// extension), parses src and returns every match in it.
+func matchSource(p matcher.Parser, name, src, pattern string) (*sourceResult, error) {
+	l, ok := grammars.ForPath(name)
+	if !ok {
+		return nil, fmt.Errorf("no grammar for %s", name)
+	}
+	ctx := context.Background()
+	pat, err := matcher.Compile(ctx, p, l.ID, pattern)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := p.Parse(ctx, l.ID, []byte(src))
+	if err != nil {
+		return nil, err
+	}
+	ms, err := matcher.NewMatcher(pat).Find(ctx, tree)
+	if err != nil {
+		return nil, err
+	}
+	res := &sourceResult{Pattern: pat}
+	for _, m := range ms {
+		sm := sourceMatch{Text: src[m.Start():m.End()], Context: m.Reading}
+		for _, c := range m.Captures {
+			sm.Bindings = append(sm.Bindings, sourceBinding{Name: c.Name, Multi: c.Multi, Text: string(c.Text(tree.Source()))})
+		}
+		sort.Slice(sm.Bindings, func(i, j int) bool { return sm.Bindings[i].Name < sm.Bindings[j].Name })
+		res.Matches = append(res.Matches, sm)
+	}
+	return res, nil
+}

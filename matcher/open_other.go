@@ -1,5 +1,0 @@
-//go:build !unix
-
-package matcher
-
-const openNonblock = 0

@@ -1,6 +1,0 @@
-package matcher
-
-import "syscall"
-
-// statTimes are the modification and status-change times, in nanoseconds.
-func statTimes(st *syscall.Stat_t) (mtime, ctime int64) { return st.Mtim.Nano(), st.Ctim.Nano() }

@@ -1,0 +1,85 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/matcher"
+)
+
+// manyArgs is Go source with one call of n arguments, the last two y and x.
+func manyArgs(n int) string {
+	var b strings.Builder
+	b.WriteString("package p\n\nvar _ = f(")
+	for i := 0; i < n-2; i++ {
+		fmt.Fprintf(&b, "a%d, ", i)
+	}
+	b.WriteString("y, x)\n")
+	return b.String()
+}
+
+// TestPathologicalPatternHitsTheBudget: f($$$A, $$$A, $$$A, y, x) against
+// one call with 3000 arguments tries every pair of splits and compares the
+// repeated captures at each (it took 288 s of CPU when those comparisons were
+// not counted). Every comparison counts now: the search ends with
+// matcher.ErrTooExpensive, saying where and what to do, not with "no matches". The
+// test has no timing assertion: it just must finish.
+func TestPathologicalPatternHitsTheBudget(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.go")
+	if err := os.WriteFile(path, []byte(manyArgs(3000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, pattern string }{
+		{"repeated $$$", "f($$$A, $$$A, $$$A, y, x)"},
+		{"one $$$", "f($$$A, y, x)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewSearcher(fuzzParser(t), Config{})
+			res, err := s.Search(context.Background(), Query{Pattern: tt.pattern, Language: "go", Paths: []string{path}})
+			if tt.name == "one $$$" {
+				// the same call, a pattern that is cheap: an answer
+				if err != nil || res.Total != 1 {
+					t.Fatalf("f($$$A, y, x): %v, %+v; want the one match", err, res)
+				}
+				return
+			}
+			if !errors.Is(err, matcher.ErrTooExpensive) {
+				t.Fatalf("search = %+v, %v; want matcher.ErrTooExpensive", res, err)
+			}
+			for _, want := range []string{"pattern too expensive", "a.go:3:9", "make it more specific"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+			_, err = s.Rewrite(context.Background(), Query{Pattern: tt.pattern, Language: "go", Paths: []string{path}}, "g($$$A)")
+			if !errors.Is(err, matcher.ErrTooExpensive) {
+				t.Errorf("rewrite: %v; want matcher.ErrTooExpensive", err)
+			}
+		})
+	}
+}
+
+// TestCancelStopsSearch: a search whose context is cancelled while it runs
+// says it was cancelled, wrapping the context's error (matcher's
+// TestCancelStopsRunningMatch shows a match in progress stops on it).
+func TestCancelStopsSearch(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.go")
+	if err := os.WriteFile(path, []byte(manyArgs(3000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := NewSearcher(fuzzParser(t), Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.testHookRead = func(string) { cancel() }
+	_, err := s.Search(ctx, Query{Pattern: "f($$$A, $$$A, $$$A, y, x)", Language: "go", Paths: []string{path}})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "cancelled") {
+		t.Errorf("search cancelled mid-search: %v, want it to say so and wrap context.Canceled", err)
+	}
+}

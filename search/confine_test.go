@@ -1,0 +1,50 @@
+package search_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/fsutil"
+	"github.com/tetherhq/tether/search"
+)
+
+// TestSearchConfinedToRoot: with Config.Root every access goes through the
+// workspace root. A path that leads out through a symbolic link, given
+// directly or met on the walk, is refused and named, never read; without a
+// root (the command line) paths are used as they are.
+func TestSearchConfinedToRoot(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	write(t, dir, map[string]string{"in/a.go": "package a\n\nfunc f() { call(\"inside\") }\n"})
+	write(t, outside, map[string]string{"a.go": "package a\n\nfunc f() { call(\"OUTSIDE\") }\n"})
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := fsutil.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	confined := search.NewSearcher(parser(t), search.Config{Root: root})
+	ctx := context.Background()
+
+	res, err := confined.Search(ctx, search.Query{Pattern: "call($X)", Language: "go", Paths: []string{filepath.Join(dir, "out", "a.go")}})
+	if !errors.Is(err, fsutil.ErrOutside) {
+		t.Errorf("a file through a link that leads out: %+v, %v; want ErrOutside", res, err)
+	}
+	if _, err := confined.Search(ctx, search.Query{Pattern: "call($X)", Language: "go", Paths: []string{outside}}); !errors.Is(err, fsutil.ErrOutside) {
+		t.Errorf("a directory outside the root: %v; want ErrOutside", err)
+	}
+	res, err = confined.Search(ctx, search.Query{Pattern: "call($X)", Language: "go", Paths: []string{dir}})
+	if err != nil || res.Total != 1 || !strings.Contains(res.Matches[0].Text, "inside") {
+		t.Errorf("the workspace itself: %v, %+v; want the one match inside", err, res)
+	}
+
+	plain := search.NewSearcher(parser(t), search.Config{})
+	res, err = plain.Search(ctx, search.Query{Pattern: "call($X)", Language: "go", Paths: []string{filepath.Join(dir, "out", "a.go")}})
+	if err != nil || res.Total != 1 {
+		t.Errorf("without a root, a path named on the command line is searched: %v, %+v", err, res)
+	}
+}

@@ -1,0 +1,272 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/internal/fsutil"
+)
+
+// DefaultDiskBudget is the disk a DiskCache may hold when none is given.
+const DefaultDiskBudget = 1 << 30
+
+// DiskCache is the tree store's disk tier: one file a tree under a directory
+// (by default under the user cache dir), so that a new process reads trees
+// instead of parsing them. An entry is written atomically (a temporary file
+// renamed into place), holds its key and the sha256 of its content, and is
+// checked in full when read: a damaged, foreign or truncated entry is a miss
+// (and removed), never a tree. Several processes may share the directory:
+// each write is one rename, and entries are only ever added whole or
+// removed. When the files pass the budget, the least recently used (by
+// modification time, which a hit refreshes) are removed down to 80% of it.
+// It is safe for concurrent use.
+type DiskCache struct {
+	dir    string
+	budget int64
+
+	mu      sync.Mutex
+	size    int64 // bytes of entries, as last counted plus written since
+	pruning bool
+	added   int64 // bytes written while a prune runs
+}
+
+// diskMagic starts every entry; the version changes with the layout.
+const diskMagic = "tether-tree-v1\n\x00"
+
+// DefaultDiskCacheDir is where the disk tier lives: tether/trees under the
+// user cache dir.
+func DefaultDiskCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "tether", "trees"), nil
+}
+
+// OpenDiskCache opens (creating) the disk tier in dir with a budget in bytes
+// (<= 0: DefaultDiskBudget).
+func OpenDiskCache(dir string, budget int64) (*DiskCache, error) {
+	if budget <= 0 {
+		budget = DefaultDiskBudget
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	d := &DiskCache{dir: dir, budget: budget}
+	d.size = d.count()
+	return d, nil
+}
+
+func (d *DiskCache) path(k treeKey) string {
+	h := hex.EncodeToString(k[:])
+	return filepath.Join(d.dir, h[:2], h+".tree")
+}
+
+// load returns the encoded tree stored under k, or false when there is none
+// or what is there does not check out.
+func (d *DiskCache) load(k treeKey) ([]byte, bool) {
+	p := d.path(k)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, false
+	}
+	head := len(diskMagic) + 2*sha256.Size
+	if len(b) < head || string(b[:len(diskMagic)]) != diskMagic || !bytes.Equal(b[len(diskMagic):len(diskMagic)+sha256.Size], k[:]) {
+		os.Remove(p)
+		return nil, false
+	}
+	sum := sha256.Sum256(b[head:])
+	if !bytes.Equal(sum[:], b[len(diskMagic)+sha256.Size:head]) {
+		os.Remove(p)
+		return nil, false
+	}
+	// a hit makes the entry recent; not more than once a minute
+	if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Minute {
+		now := time.Now()
+		os.Chtimes(p, now, now)
+	}
+	return b[head:], true
+}
+
+// has reports whether an entry for k exists (unchecked).
+func (d *DiskCache) has(k treeKey) bool {
+	_, err := os.Stat(d.path(k))
+	return err == nil
+}
+
+// bad removes an entry that checked out but did not decode.
+func (d *DiskCache) bad(k treeKey) { os.Remove(d.path(k)) }
+
+// storeTree writes t under k (best effort: a cache that cannot be written
+// only costs speed). The entry is built in one buffer sized for it (the
+// header, then the tree's binary form appended in place), taken from a pool:
+// a cold search writes thousands, and growing each by appending (then copying
+// it behind the header) made several times the tree's size in garbage.
+func (d *DiskCache) storeTree(k treeKey, t *engine.Tree) {
+	head := len(diskMagic) + 2*sha256.Size
+	need := head + encodedSize(t)
+	bp, _ := entryBufs.Get().(*[]byte)
+	if bp == nil || cap(*bp) < need {
+		b := make([]byte, 0, need)
+		bp = &b
+	}
+	b := append((*bp)[:0], diskMagic...)
+	b = append(b, k[:]...)
+	b = append(b, make([]byte, sha256.Size)...)
+	b, err := t.AppendBinary(b)
+	if err == nil {
+		sum := sha256.Sum256(b[head:])
+		copy(b[len(diskMagic)+sha256.Size:], sum[:])
+		d.write(k, b)
+	}
+	if cap(b) <= maxPooledEntry {
+		*bp = b[:0]
+		entryBufs.Put(bp)
+	}
+}
+
+// encodedSize is the length of t's binary form (engine.Tree.AppendBinary: a
+// 16-byte header, then engine.NodeBytes a node).
+func encodedSize(t *engine.Tree) int { return 16 + t.Len()*engine.NodeBytes }
+
+// entryBufs holds entry buffers for reuse; one larger than maxPooledEntry is
+// let go instead of pinned.
+var entryBufs sync.Pool
+
+const maxPooledEntry = 4 << 20
+
+// write puts the whole entry b (header and tree) under k's path atomically
+// and prunes when the tier passes its budget.
+func (d *DiskCache) write(k treeKey, b []byte) {
+	p := d.path(k)
+	if err := fsutil.WriteCacheFile(p, b, 0o600); err != nil {
+		if os.MkdirAll(filepath.Dir(p), 0o700) != nil || fsutil.WriteCacheFile(p, b, 0o600) != nil {
+			return
+		}
+	}
+	d.mu.Lock()
+	d.size += int64(len(b))
+	if d.pruning {
+		d.added += int64(len(b))
+	}
+	prune := d.size > d.budget && !d.pruning
+	if prune {
+		d.pruning = true
+	}
+	d.mu.Unlock()
+	if prune {
+		d.prune()
+	}
+}
+
+type diskEntry struct {
+	path  string
+	size  int64
+	mtime time.Time
+}
+
+// entries lists the entries, removing temporary files an interrupted write
+// left more than an hour ago.
+func (d *DiskCache) entries() []diskEntry {
+	var out []diskEntry
+	filepath.WalkDir(d.dir, func(p string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() {
+			return nil
+		}
+		fi, err := de.Info()
+		if err != nil {
+			return nil
+		}
+		if strings.HasPrefix(de.Name(), ".") {
+			if time.Since(fi.ModTime()) > time.Hour {
+				os.Remove(p)
+			}
+			return nil
+		}
+		if strings.HasSuffix(de.Name(), ".tree") {
+			out = append(out, diskEntry{p, fi.Size(), fi.ModTime()})
+		}
+		return nil
+	})
+	return out
+}
+
+func (d *DiskCache) count() int64 {
+	var n int64
+	for _, e := range d.entries() {
+		n += e.size
+	}
+	return n
+}
+
+// prune removes the least recently used entries down to 80% of the budget.
+// Entries written while it walks may be missed by its listing (and their
+// bytes were counted by their writers), so it walks again until a walk sees
+// no write; after a few walks it counts those bytes on top of what it left.
+func (d *DiskCache) prune() {
+	for pass := 0; ; pass++ {
+		d.mu.Lock()
+		d.added = 0
+		d.mu.Unlock()
+		total := d.pruneOnce()
+		d.mu.Lock()
+		if d.added == 0 || pass == 3 {
+			d.size = total + d.added
+			d.pruning = false
+			d.mu.Unlock()
+			return
+		}
+		d.mu.Unlock()
+	}
+}
+
+// pruneOnce removes the least recently used entries it lists down to 80% of
+// the budget and returns the bytes of the listed entries left.
+func (d *DiskCache) pruneOnce() int64 {
+	es := d.entries()
+	sort.Slice(es, func(i, j int) bool { return es[i].mtime.Before(es[j].mtime) })
+	var total int64
+	for _, e := range es {
+		total += e.size
+	}
+	for _, e := range es {
+		if total <= d.budget/5*4 {
+			break
+		}
+		if err := os.Remove(e.path); err == nil || errors.Is(err, fs.ErrNotExist) {
+			total -= e.size
+		}
+	}
+	return total
+}
+
+// DiskStats describes the disk tier.
+type DiskStats struct {
+	Dir    string
+	Bytes  int64 // bytes of entries (as counted at open and written since)
+	Budget int64
+}
+
+// Stats returns the disk tier's statistics.
+func (d *DiskCache) Stats() DiskStats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return DiskStats{Dir: d.dir, Bytes: d.size, Budget: d.budget}
+}
+
+// treeDecoder is what of a Parser the disk tier needs: *engine.Engine and
+// *engine.Parser have it.
+type treeDecoder interface {
+	DecodeTree(ctx context.Context, lang string, src, data []byte) (*engine.Tree, error)
+}

@@ -1,0 +1,215 @@
+package search_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/search"
+)
+
+// diskChildEnv makes the test binary a process that searches with a disk
+// tier in the named directory and exits (TestMain).
+const diskChildEnv = "TETHER_TEST_DISK_CHILD"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(diskChildEnv); dir != "" {
+		os.Exit(diskChild(dir))
+	}
+	os.Exit(m.Run())
+}
+
+func diskChild(dir string) int {
+	d, err := search.OpenDiskCache(dir, 0)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	c := search.NewCache(0)
+	c.SetDisk(d)
+	e, err := engine.New(context.Background(), engine.NewConfig())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	s := search.NewSearcher(e, search.Config{Cache: c, WholeFiles: true})
+	for _, p := range storePatterns[:3] {
+		if _, err := s.Search(context.Background(), search.Query{Pattern: p, Language: "go", Paths: []string{filepath.Join(testenv.RepoRoot(), "search")}}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	return 0
+}
+
+// withDisk returns a searcher with an empty memory store over the disk tier
+// in dir, as a new process has.
+func withDisk(t *testing.T, dir string, budget int64, whole bool) (*search.Searcher, *search.DiskCache) {
+	t.Helper()
+	d, err := search.OpenDiskCache(dir, budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := search.NewCache(0)
+	c.SetDisk(d)
+	return search.NewSearcher(parser(t), search.Config{Cache: c, WholeFiles: whole}), d
+}
+
+func diskEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".tree") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// checkFromDisk searches the search package with each pattern through a new
+// memory store over dir's disk tier and wants the matches of a fresh parse
+// and, when warm, every tree from the disk.
+func checkFromDisk(t *testing.T, dir string, patterns []string, warm bool) {
+	t.Helper()
+	src := filepath.Join(testenv.RepoRoot(), "search")
+	s, _ := withDisk(t, dir, 0, true)
+	for _, p := range patterns {
+		q := search.Query{Pattern: p, Language: "go", Paths: []string{src}}
+		got, want := searchBoth(t, s, q)
+		if got.Total == 0 || got.Total != want.Total || !reflect.DeepEqual(got.Matches, want.Matches) {
+			t.Fatalf("%s: through the disk tier %d matches, fresh %d", p, got.Total, want.Total)
+		}
+		if warm && got.CacheHits != got.Parsed {
+			t.Errorf("%s: %d of %d trees from the disk tier, want all", p, got.CacheHits, got.Parsed)
+		}
+	}
+}
+
+// TestDiskTierServesNewProcess: trees one store wrote are read, not parsed,
+// by a store with an empty memory (a new process), and give the same matches.
+func TestDiskTierServesNewProcess(t *testing.T) {
+	dir := t.TempDir()
+	checkFromDisk(t, dir, storePatterns, false)
+	if len(diskEntries(t, dir)) == 0 {
+		t.Fatal("nothing written to the disk tier")
+	}
+	checkFromDisk(t, dir, storePatterns, true)
+}
+
+// TestDiskTierIgnoresDamage: entries flipped, cut short, emptied, swapped
+// for another key's or replaced by foreign data are misses (parsed again and
+// rewritten), never trees.
+func TestDiskTierIgnoresDamage(t *testing.T) {
+	dir := t.TempDir()
+	checkFromDisk(t, dir, storePatterns[:1], false)
+	es := diskEntries(t, dir)
+	if len(es) < 5 {
+		t.Fatalf("%d entries", len(es))
+	}
+	read := func(p string) []byte {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for i, p := range es {
+		b := read(p)
+		switch i % 5 {
+		case 0: // a bit flipped in the node table
+			b[len(b)-3] ^= 0x40
+		case 1:
+			b = b[:len(b)/2]
+		case 2:
+			b = nil
+		case 3: // another key's entry under this key's name
+			b = read(es[(i+1)%len(es)])
+		case 4:
+			b = []byte("not a tree at all\n")
+		}
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _ := withDisk(t, dir, 0, true)
+	q := search.Query{Pattern: storePatterns[0], Language: "go", Paths: []string{filepath.Join(testenv.RepoRoot(), "search")}}
+	r, err := s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.CacheHits != r.Parsed-len(es) {
+		t.Errorf("%d trees from a damaged disk tier, want %d (the undamaged)", r.CacheHits, r.Parsed-len(es))
+	}
+	checkFromDisk(t, dir, storePatterns[:1], true)
+}
+
+// TestDiskTierConcurrentProcesses: two processes filling the same disk tier
+// at once leave it readable: every entry checks out and serves a third.
+func TestDiskTierConcurrentProcesses(t *testing.T) {
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []*exec.Cmd
+	for range 2 {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), diskChildEnv+"="+dir)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("child: %v", err)
+		}
+	}
+	n := len(diskEntries(t, dir))
+	checkFromDisk(t, dir, storePatterns[:3], true)
+	if m := len(diskEntries(t, dir)); m != n || n == 0 {
+		t.Errorf("%d entries after the children, %d after reading them all", n, m)
+	}
+	var temps []string
+	filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(de.Name(), ".") {
+			temps = append(temps, p)
+		}
+		return nil
+	})
+	if len(temps) > 0 {
+		t.Errorf("temporary files left: %v", temps)
+	}
+}
+
+// TestDiskTierBudget: the files stay within the budget, the least recently
+// used going first.
+func TestDiskTierBudget(t *testing.T) {
+	dir := t.TempDir()
+	s, d := withDisk(t, dir, 200<<10, true)
+	q := search.Query{Pattern: storePatterns[0], Language: "go", Paths: []string{filepath.Join(testenv.RepoRoot(), "search")}}
+	if _, err := s.Search(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, p := range diskEntries(t, dir) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += fi.Size()
+	}
+	if st := d.Stats(); total > st.Budget || total == 0 || st.Bytes != total {
+		t.Errorf("%d bytes on disk (stats %d), budget %d", total, st.Bytes, st.Budget)
+	}
+}

@@ -1,0 +1,464 @@
+// Package format prints structural-search matches as ast-grep's command
+// line prints them: its JSON shapes (--json=pretty, compact, stream) and its
+// human "file:line:text" lines. It is presentation, kept out of package
+// matcher as ast-grep keeps its printers in its CLI crate.
+package format
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tetherhq/tether/search"
+)
+
+// Point is a zero-based line and character column, as ast-grep prints them.
+type Point struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// Range is a range in ast-grep's JSON shape.
+type Range struct {
+	ByteOffset struct {
+		Start int `json:"start"`
+		End   int `json:"end"`
+	} `json:"byteOffset"`
+	Start Point `json:"start"`
+	End   Point `json:"end"`
+}
+
+// Capture is one captured node in ast-grep's JSON shape.
+type Capture struct {
+	Text  string `json:"text"`
+	Range Range  `json:"range"`
+}
+
+// Match is one match in the JSON shape `ast-grep run --json` prints, so
+// tools written for ast-grep can read tether's output.
+type Match struct {
+	Text      string `json:"text"`
+	Range     Range  `json:"range"`
+	File      string `json:"file"`
+	Lines     string `json:"lines"`
+	CharCount struct {
+		Leading  int `json:"leading"`
+		Trailing int `json:"trailing"`
+	} `json:"charCount"`
+	Replacement        *string `json:"replacement,omitempty"`
+	ReplacementOffsets *struct {
+		Start int `json:"start"`
+		End   int `json:"end"`
+	} `json:"replacementOffsets,omitempty"`
+	Language string `json:"language"`
+	// MetaVariables is absent when the match captured nothing, as in ast-grep.
+	MetaVariables *MetaVariables `json:"metaVariables,omitempty"`
+}
+
+// MetaVariables are a match's captures in ast-grep's JSON shape.
+type MetaVariables struct {
+	Single      map[string]Capture   `json:"single"`
+	Multi       map[string][]Capture `json:"multi"`
+	Transformed map[string]string    `json:"transformed"`
+}
+
+// charCount counts the characters of a match's lines before the match on its
+// first line and after it on its last, as ast-grep's "charCount".
+func charCount(m search.Match) (leading, trailing int) {
+	lines := m.Lines
+	if c := m.Span.Start.Column - 1; c >= 0 && c <= len(lines) {
+		leading = utf8.RuneCountInString(lines[:c])
+	}
+	last := lines[strings.LastIndexByte(lines, '\n')+1:]
+	if c := m.Span.End.Column - 1; c >= 0 && c <= len(last) {
+		trailing = utf8.RuneCountInString(last[c:])
+	}
+	return leading, trailing
+}
+
+// astGrepLangNames are ast-grep's spellings of language names in its JSON.
+var astGrepLangNames = map[string]string{
+	"go": "Go", "python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "tsx": "Tsx",
+	"rust": "Rust", "c": "C", "cpp": "Cpp", "java": "Java", "dart": "Dart", "ruby": "Ruby", "bash": "Bash",
+	"json": "Json", "c_sharp": "CSharp", "php": "Php", "kotlin": "Kotlin", "swift": "Swift", "scala": "Scala",
+	"lua": "Lua", "yaml": "Yaml", "css": "Css", "html": "Html",
+}
+
+// agPoint converts a search.Position to ast-grep's zero-based character position;
+// lineOf returns a source line's text (nil: columns stay in bytes).
+func agPoint(p search.Position, lineOf func(int) string) Point {
+	col := p.Column - 1
+	if lineOf != nil {
+		if l := lineOf(p.Line); l != "" && p.Column-1 <= len(l) {
+			col = utf8.RuneCountInString(l[:p.Column-1])
+		}
+	}
+	return Point{Line: p.Line - 1, Column: col}
+}
+
+// JSON converts matches to ast-grep's JSON shape (with the replacement
+// of each match a rewrite replaced).
+func JSON(ms []search.Match) []Match {
+	out := make([]Match, 0, len(ms))
+	var c jsonConverter
+	for _, m := range ms {
+		out = append(out, c.convert(m))
+	}
+	return out
+}
+
+// jsonConverter converts matches one at a time, holding the lines of one
+// file (the last match's): a search's matches come file by file, so each
+// file is read once and let go when the next begins.
+type jsonConverter struct {
+	path  string
+	lines []string
+}
+
+func (c *jsonConverter) lineOf(path string) func(int) string {
+	if path != c.path || c.lines == nil {
+		c.path, c.lines = path, nil
+		if data, err := os.ReadFile(path); err == nil {
+			c.lines = strings.Split(string(data), "\n")
+		}
+	}
+	lines := c.lines
+	return func(n int) string {
+		if n-1 < len(lines) && n >= 1 {
+			return lines[n-1]
+		}
+		return ""
+	}
+}
+
+func (c *jsonConverter) convert(m search.Match) Match {
+	lf := c.lineOf(m.Path)
+	rng := func(s search.Span) Range {
+		var r Range
+		r.ByteOffset.Start, r.ByteOffset.End = s.StartByte, s.EndByte
+		r.Start = agPoint(s.Start, lf)
+		r.End = agPoint(s.End, lf)
+		return r
+	}
+	a := Match{Text: m.Text, Range: rng(m.Span), File: m.Path, Lines: m.Lines, Language: m.Language}
+	if n, ok := astGrepLangNames[m.Language]; ok {
+		a.Language = n
+	}
+	a.CharCount.Leading, a.CharCount.Trailing = charCount(m)
+	a.Replacement = m.Replacement
+	if m.Replacement != nil {
+		a.ReplacementOffsets = &struct {
+			Start int `json:"start"`
+			End   int `json:"end"`
+		}{m.Span.StartByte, m.Span.EndByte}
+	}
+	if len(m.Bindings) > 0 {
+		a.MetaVariables = &MetaVariables{
+			Single: map[string]Capture{}, Multi: map[string][]Capture{}, Transformed: map[string]string{},
+		}
+	}
+	for _, b := range m.Bindings {
+		if b.Multi {
+			caps := []Capture{}
+			for _, p := range b.Parts {
+				caps = append(caps, Capture{Text: p.Text, Range: rng(p.Span)})
+			}
+			a.MetaVariables.Multi[b.Name] = caps
+			continue
+		}
+		a.MetaVariables.Single[b.Name] = Capture{Text: b.Text, Range: rng(b.Span)}
+	}
+	return a
+}
+
+// WriteJSON writes matches as `ast-grep run --json` (its "pretty"
+// style) prints them.
+func WriteJSON(w io.Writer, ms []search.Match) error {
+	return WriteJSONStyle(w, ms, "pretty")
+}
+
+// WriteJSONStyle writes matches byte for byte as ast-grep 0.51.1
+// prints them with --json=STYLE: "pretty" (an array whose objects start at
+// the margin, indented by two spaces), "compact" (the array on one line) or
+// "stream" (one object a line). Strings are escaped as serde_json escapes
+// them: "<", ">", "&", U+2028 and U+2029 stay as they are. (ast-grep prints
+// the captures of a match in hash order, which varies from run to run;
+// ours are sorted by name.) Matches are converted and written one at a time
+// (through a buffer), so the output is never held whole: the command line's
+// searches print tens of thousands.
+func WriteJSONStyle(w io.Writer, ms []search.Match, style string) error {
+	var open, sep, end string
+	pretty := false
+	switch style {
+	case "pretty":
+		if len(ms) == 0 {
+			_, err := io.WriteString(w, "[]\n")
+			return err
+		}
+		open, sep, end, pretty = "[\n", ",\n", "\n]\n", true
+	case "compact":
+		open, sep, end = "[", ",", "]\n"
+	case "stream":
+		sep, end = "\n", "\n"
+	default:
+		return fmt.Errorf("format: JSON style %q: use pretty, compact or stream", style)
+	}
+	if style == "stream" && len(ms) == 0 {
+		return nil
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var b bytes.Buffer
+	var c jsonConverter
+	b.WriteString(open)
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		if err := encodeJSON(&b, c.convert(m), pretty); err != nil {
+			return err
+		}
+		if _, err := bw.Write(b.Bytes()); err != nil {
+			return err
+		}
+		b.Reset()
+	}
+	b.WriteString(end)
+	if _, err := bw.Write(b.Bytes()); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// encodeJSON appends v's JSON to b (indented by two spaces when pretty)
+// without a trailing newline, escaping strings as serde_json does.
+func encodeJSON(b *bytes.Buffer, v any, pretty bool) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if pretty {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	// encoding/json always escapes U+2028 and U+2029; serde_json does not.
+	// An escape is one only after an even run of backslashes.
+	for len(out) > 0 {
+		i := bytes.Index(out, []byte(`\u202`))
+		if i < 0 || i+5 >= len(out) {
+			break
+		}
+		n := 0
+		for j := i - 1; j >= 0 && out[j] == '\\'; j-- {
+			n++
+		}
+		if c := out[i+5]; n%2 == 0 && (c == '8' || c == '9') {
+			b.Write(out[:i])
+			b.WriteRune(rune(0x2020 + int(c-'0')))
+			out = out[i+6:]
+			continue
+		}
+		b.Write(out[:i+5])
+		out = out[i+5:]
+	}
+	b.Write(out)
+	return nil
+}
+
+// ANSI colours for WriteHuman.
+const (
+	colFile  = "\x1b[35m"
+	colLine  = "\x1b[32m"
+	colMatch = "\x1b[1;31m"
+	colReset = "\x1b[0m"
+)
+
+// WriteHuman writes matches as ast-grep prints them: every source line a match
+// spans as "file:line:text", the matched part highlighted when color is set.
+func WriteHuman(w io.Writer, ms []search.Match, color bool) error {
+	// a line already printed for an earlier match of the file is not
+	// printed again (two matches on one line, a match nested in another), as
+	// ast-grep prints it once
+	lastPath, lastLine := "", 0
+	for _, m := range ms {
+		lines := strings.Split(m.Lines, "\n")
+		// offsets of the match within m.Lines
+		ls := m.Span.Start.Column - 1
+		le := ls + len(m.Text)
+		off := 0
+		if m.Path != lastPath {
+			lastPath, lastLine = m.Path, 0
+		}
+		for i, l := range lines {
+			if m.Span.Start.Line+i <= lastLine || i > 0 && i == len(lines)-1 && m.Span.End.Column == 1 {
+				// (nor the line a match ends at the start of, its newline
+				// being the match's last character)
+				off += len(l) + 1
+				continue
+			}
+			lastLine = m.Span.Start.Line + i
+			text := l
+			if color {
+				a, b := max(ls-off, 0), min(le-off, len(l))
+				if a < b && a <= len(l) {
+					text = l[:a] + colMatch + l[a:b] + colReset + l[b:]
+				}
+				fmt.Fprintf(w, "%s%s%s:%s%d%s:%s\n", colFile, m.Path, colReset, colLine, m.Span.Start.Line+i, colReset, text)
+			} else {
+				fmt.Fprintf(w, "%s:%d:%s\n", m.Path, m.Span.Start.Line+i, text)
+			}
+			off += len(l) + 1
+		}
+	}
+	return nil
+}
+
+// HumanOptions shape WriteHumanOpts' output, as ast-grep's flags of the same
+// names do.
+type HumanOptions struct {
+	// Before and After are lines of context around each match (-B, -A, -C);
+	// groups of lines that do not touch are separated by a "--" line.
+	Before, After int
+	// Color highlights the matched text (bold red).
+	Color bool
+	// Heading prints each file's name once, above its lines, each line then
+	// as "N│text", and a blank line after the file (--heading).
+	Heading bool
+}
+
+// WriteHumanOpts writes matches as ast-grep prints them when its output is
+// not a terminal: every line a match spans, and the context lines asked
+// for, as "file:line:text", each once; with Color the matched text
+// highlighted (file and line plain, as ast-grep prints them).
+// Each file's lines are written as they are made (through a buffer), so
+// the output is never held whole.
+func WriteHumanOpts(w io.Writer, ms []search.Match, o HumanOptions) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var b strings.Builder
+	for i := 0; i < len(ms); {
+		j := i
+		for j < len(ms) && ms[j].Path == ms[i].Path {
+			j++
+		}
+		writeFileLines(&b, ms[i:j], o)
+		if _, err := bw.WriteString(b.String()); err != nil {
+			return err
+		}
+		b.Reset()
+		i = j
+	}
+	return bw.Flush()
+}
+
+func writeFileLines(b *strings.Builder, ms []search.Match, o HumanOptions) {
+	path := ms[0].Path
+	var lines []string
+	if data, err := os.ReadFile(path); err == nil {
+		lines = strings.Split(string(data), "\n")
+		if n := len(lines); n > 0 && lines[n-1] == "" {
+			lines = lines[:n-1]
+		}
+	}
+	fromMatches := lines == nil
+	type seg struct{ a, b int }
+	hl := map[int][]seg{}
+	type span struct{ from, to int }
+	var groups []span
+	for _, m := range ms {
+		first, last := m.Span.Start.Line, m.Span.End.Line
+		if last > first && m.Span.End.Column == 1 {
+			last-- // the match ends with its line's newline
+		}
+		if fromMatches {
+			// the file is gone: what the match recorded
+			for k, l := range strings.Split(m.Lines, "\n") {
+				for len(lines) < first+k {
+					lines = append(lines, "")
+				}
+				lines[first+k-1] = l
+			}
+		}
+		for ln := first; ln <= last && ln <= len(lines); ln++ {
+			a, e := 0, len(lines[ln-1])
+			if ln == first {
+				a = m.Span.Start.Column - 1
+			}
+			if ln == m.Span.End.Line {
+				e = m.Span.End.Column - 1
+			}
+			if a < e && e <= len(lines[ln-1]) {
+				hl[ln] = append(hl[ln], seg{a, e})
+			}
+		}
+		groups = append(groups, span{max(1, first-o.Before), min(len(lines), last+o.After)})
+	}
+	// blocks of lines: groups that overlap or touch are one, each line shown
+	// once (ast-grep sometimes shows context lines that reach back into
+	// the previous match's lines twice)
+	type blk struct {
+		from, to int
+		sep      bool
+	}
+	var blocks []blk
+	for _, g := range groups {
+		if n := len(blocks); n > 0 && g.from <= blocks[n-1].to+1 {
+			blocks[n-1].to = max(blocks[n-1].to, g.to)
+			continue
+		}
+		blocks = append(blocks, blk{g.from, g.to, len(blocks) > 0})
+	}
+	if o.Heading {
+		b.WriteString(path + "\n")
+	}
+	prevWidth := 0
+	for _, g := range blocks {
+		width := len(strconv.Itoa(g.to + 1))
+		if g.sep && o.Before+o.After > 0 {
+			if o.Heading {
+				// as wide as the block before's numbers
+				b.WriteString(strings.Repeat("╴", prevWidth) + "┤\n")
+			} else {
+				b.WriteString("--\n")
+			}
+		}
+		prevWidth = width
+		for ln := g.from; ln <= g.to; ln++ {
+			text := lines[ln-1]
+			if o.Color && len(hl[ln]) > 0 {
+				segs := hl[ln]
+				sort.Slice(segs, func(x, y int) bool { return segs[x].a < segs[y].a })
+				var t strings.Builder
+				at := 0
+				for _, s := range segs {
+					if s.a < at {
+						s.a = at // nested in an earlier one: highlighted already
+					}
+					if s.a >= s.b {
+						continue
+					}
+					t.WriteString(text[at:s.a] + colMatch + text[s.a:s.b] + colReset)
+					at = s.b
+				}
+				text = t.String() + text[at:]
+			}
+			if o.Heading {
+				// numbers are as wide as the one after the block's last
+				// line, as ast-grep pads them
+				fmt.Fprintf(b, "%-*d│%s\n", width, ln, text)
+			} else {
+				fmt.Fprintf(b, "%s:%d:%s\n", path, ln, text)
+			}
+		}
+	}
+	if o.Heading {
+		b.WriteString("\n")
+	}
+}

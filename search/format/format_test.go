@@ -1,0 +1,56 @@
+package format_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/format"
+)
+
+var (
+	engOnce sync.Once
+	eng     *engine.Engine
+	engErr  error
+)
+
+func parser(t testing.TB) matcher.Parser {
+	t.Helper()
+	engOnce.Do(func() { eng, engErr = engine.New(context.Background(), engine.NewConfig()) })
+	if engErr != nil {
+		t.Fatalf("engine: %v", engErr)
+	}
+	return eng
+}
+
+// WriteHuman prints each line once, as ast-grep does, when matches share it
+// (a call nested in another on one line).
+func TestWriteHumanLineOnce(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "n.py")
+	if err := os.WriteFile(file, []byte("f(1)\nf(a, f(b, c))\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := search.NewSearcher(parser(t), search.Config{})
+	res, err := s.Search(context.Background(), search.Query{Pattern: "f($$$A)", Language: "python", Paths: []string{file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Matches) != 3 {
+		t.Fatalf("got %d matches, want 3 (one nested)", len(res.Matches))
+	}
+	var b bytes.Buffer
+	if err := format.WriteHuman(&b, res.Matches, false); err != nil {
+		t.Fatal(err)
+	}
+	want := file + ":1:f(1)\n" + file + ":2:f(a, f(b, c))\n"
+	if b.String() != want {
+		t.Errorf("WriteHuman:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

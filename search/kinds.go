@@ -1,0 +1,405 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/internal/fsutil"
+	"github.com/tetherhq/tether/matcher"
+)
+
+// Kind sets: the prefilter from the store. When a whole file's tree is in the
+// store (parsed, or read from the disk tier), the store also keeps the set of
+// its node kinds (a bitset over the grammar's symbol ids, a few dozen bytes),
+// under the same content key. Those sets stay in memory when the tree is
+// evicted (they have their own, much smaller budget) and are appended to an
+// index in the disk tier, so a new process has them before it reads any
+// tree. A pattern yields the kinds a match must contain (kindNeeds): a file
+// whose set lacks them, in every reading of the pattern, is skipped without
+// loading or parsing its tree. A file with no stored set is searched as
+// before; a changed file has another key, so it is never judged by the set of
+// what it was.
+
+// DefaultKindBudget is the memory the store keeps kind sets in: about
+// kindEntryBytes (~140 bytes) a file, so 16 MiB keeps the sets of about
+// 120,000 files (the Go standard library's 7,700 take about 1 MiB).
+const DefaultKindBudget = 16 << 20
+
+// kindEntryBytes estimates what one set costs beyond its bitset: its key and
+// string header in the map with the map's overhead, and its place in the
+// eviction queue.
+const kindEntryBytes = 112
+
+// kindSet is a bitset over a grammar's symbol ids, as bytes (id i is bit
+// i&7 of byte i>>3), without trailing zero bytes.
+type kindSet string
+
+func (s kindSet) has(id uint16) bool {
+	i := int(id >> 3)
+	return i < len(s) && s[i]&(1<<(id&7)) != 0
+}
+
+// kindSetOf returns the set of the kinds of t's nodes. ERROR nodes have no id
+// in the table and are not in it (no pattern node needs one: kindNeeds drops
+// a kind the table does not name).
+func kindSetOf(t *engine.Tree) kindSet {
+	b := make([]byte, (len(t.KindNames())+7)/8)
+	t.Root().Walk(func(n engine.Node) bool {
+		id := n.KindID()
+		if i := int(id >> 3); i < len(b) {
+			b[i] |= 1 << (id & 7)
+		}
+		return true
+	})
+	return kindSet(bytes.TrimRight(b, "\x00"))
+}
+
+// kindStore is the memory tier of the sets: a map with a budget, evicting the
+// oldest first.
+type kindStore struct {
+	mu     sync.Mutex
+	budget int64
+	used   int64
+	sets   map[treeKey]kindSet
+	order  []treeKey // insertion order; order[head:] are live or evicted keys
+	head   int
+	// loaded is the disk tier whose index the sets hold; indexBytes how
+	// large that index is, as read plus appended since
+	loaded     *DiskCache
+	indexBytes int64
+}
+
+func newKindStore(budget int64) kindStore {
+	if budget <= 0 {
+		budget = DefaultKindBudget
+	}
+	return kindStore{budget: budget, sets: map[treeKey]kindSet{}}
+}
+
+// add keeps set under k and reports whether it was new. The caller holds mu.
+func (ks *kindStore) add(k treeKey, set kindSet) bool {
+	if _, ok := ks.sets[k]; ok {
+		return false
+	}
+	cost := kindEntryBytes + int64(len(set))
+	if cost > ks.budget {
+		return false
+	}
+	for ks.used+cost > ks.budget && ks.head < len(ks.order) {
+		old := ks.order[ks.head]
+		ks.head++
+		if s, ok := ks.sets[old]; ok {
+			ks.used -= kindEntryBytes + int64(len(s))
+			delete(ks.sets, old)
+		}
+	}
+	if ks.head > len(ks.order)/2 && ks.head > 1024 {
+		ks.order = append(ks.order[:0], ks.order[ks.head:]...)
+		ks.head = 0
+	}
+	ks.sets[k] = set
+	ks.order = append(ks.order, k)
+	ks.used += cost
+	return true
+}
+
+// syncDisk reads the disk tier's index the first time the store is used with
+// that tier. The caller holds mu.
+func (ks *kindStore) syncDisk(d *DiskCache) {
+	if d == nil || ks.loaded == d {
+		return
+	}
+	ks.loaded = d
+	b := readKindIndex(d.kindIndexPath())
+	ks.indexBytes = int64(len(b))
+	n := 0
+	forEachKindRecord(b, func(k treeKey, set kindSet) {
+		ks.add(k, set)
+		n++
+	})
+	if ks.indexBytes > kindIndexCap || n == 0 && len(b) > 0 {
+		ks.indexBytes = d.rewriteKindIndex(ks.snapshot())
+	}
+}
+
+// snapshot returns the newest sets whose records fit in half the index's
+// cap, oldest first. The caller holds mu.
+func (ks *kindStore) snapshot() []kindRecord {
+	var out []kindRecord
+	room := kindIndexCap / 2
+	for i := len(ks.order) - 1; i >= ks.head; i-- {
+		s, ok := ks.sets[ks.order[i]]
+		if !ok {
+			continue
+		}
+		if room -= int64(kindRecordLen(s)); room < 0 {
+			break
+		}
+		out = append(out, kindRecord{ks.order[i], s})
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// kindsOf returns the stored kind set of the whole file whose key is k.
+func (c *Cache) kindsOf(k treeKey) (kindSet, bool) {
+	d := c.Disk()
+	ks := &c.kinds
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	ks.syncDisk(d)
+	s, ok := ks.sets[k]
+	return s, ok
+}
+
+// noteKinds keeps the kind set of t, the tree of a whole file whose key is k,
+// in memory and in the disk tier's index, unless the store has it already.
+func (c *Cache) noteKinds(k treeKey, t *engine.Tree) {
+	if _, ok := c.kindsOf(k); ok {
+		return
+	}
+	set := kindSetOf(t)
+	d := c.Disk()
+	ks := &c.kinds
+	ks.mu.Lock()
+	added := ks.add(k, set)
+	var compact []kindRecord
+	if added && d != nil && ks.loaded == d {
+		ks.indexBytes += int64(kindRecordLen(set))
+		if ks.indexBytes > kindIndexCap {
+			compact = ks.snapshot()
+			ks.indexBytes = 0
+		}
+	}
+	ks.mu.Unlock()
+	switch {
+	case !added || d == nil:
+	case compact != nil:
+		n := d.rewriteKindIndex(compact)
+		ks.mu.Lock()
+		ks.indexBytes += n
+		ks.mu.Unlock()
+	default:
+		d.appendKinds(k, set)
+	}
+}
+
+// kindIndexCap bounds the disk tier's index of kind sets: past it, it is
+// rewritten with the newest sets the store holds, in half of it (so that a
+// store holding more than the cap does not rewrite it at every append). A
+// variable for tests.
+var kindIndexCap int64 = 16 << 20
+
+// kindRecordMagic starts every record of the index; its last byte is the
+// layout's version.
+var kindRecordMagic = [4]byte{'t', 'k', 's', 1}
+
+// A record: the magic, the set's length (uint16), the key, the set, and the
+// CRC-32 (Castagnoli) of length, key and set. A record that does not check
+// out is skipped up to the next magic: several processes append to one
+// index, and a torn or foreign write costs the sets in it, never a wrong one.
+const kindRecordHead = len(kindRecordMagic) + 2 + len(treeKey{})
+
+var kindCRC = crc32.MakeTable(crc32.Castagnoli)
+
+type kindRecord struct {
+	key treeKey
+	set kindSet
+}
+
+func kindRecordLen(set kindSet) int { return kindRecordHead + len(set) + 4 }
+
+func appendKindRecord(b []byte, k treeKey, set kindSet) []byte {
+	start := len(b)
+	b = append(b, kindRecordMagic[:]...)
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(set)))
+	b = append(b, k[:]...)
+	b = append(b, set...)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start+len(kindRecordMagic):], kindCRC))
+}
+
+// forEachKindRecord calls fn for every record of b that checks out, in order.
+func forEachKindRecord(b []byte, fn func(treeKey, kindSet)) {
+	for len(b) > 0 {
+		i := bytes.Index(b, kindRecordMagic[:])
+		if i < 0 {
+			return
+		}
+		b = b[i:]
+		if len(b) < kindRecordHead+4 {
+			return
+		}
+		n := int(binary.LittleEndian.Uint16(b[len(kindRecordMagic):]))
+		end := kindRecordHead + n
+		if len(b) < end+4 || crc32.Checksum(b[len(kindRecordMagic):end], kindCRC) != binary.LittleEndian.Uint32(b[end:]) {
+			b = b[1:]
+			continue
+		}
+		var k treeKey
+		copy(k[:], b[len(kindRecordMagic)+2:])
+		fn(k, kindSet(b[kindRecordHead:end]))
+		b = b[end+4:]
+	}
+}
+
+func (d *DiskCache) kindIndexPath() string { return filepath.Join(d.dir, "kinds.idx") }
+
+// readKindIndex reads the index, at most twice its cap (then it is rewritten).
+func readKindIndex(path string) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 2*kindIndexCap))
+	return b
+}
+
+// appendKinds adds one record to the index (best effort, as the trees are
+// written: a lost record costs a parse, and the set is noted again then).
+// One write of a file opened for appending: records of several processes
+// do not interleave.
+func (d *DiskCache) appendKinds(k treeKey, set kindSet) {
+	f, err := os.OpenFile(d.kindIndexPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	f.Write(appendKindRecord(nil, k, set))
+	f.Close()
+}
+
+// rewriteKindIndex replaces the index with recs (atomically: a reader sees
+// the old one or the new) and returns its size; records another process
+// appends to the old one meanwhile are lost (a parse each, later).
+func (d *DiskCache) rewriteKindIndex(recs []kindRecord) int64 {
+	var b []byte
+	for _, r := range recs {
+		b = appendKindRecord(b, r.key, r.set)
+	}
+	if fsutil.WriteCacheFile(d.kindIndexPath(), b, 0o600) != nil {
+		return 0
+	}
+	return int64(len(b))
+}
+
+// kindFilter is what a pattern needs of a file's kinds, as symbol ids: a file
+// may hold a match when, for some reading, each of that reading's clauses has
+// one of its ids in the file's set.
+type kindFilter struct {
+	readings [][][]uint16
+}
+
+// admits reports whether a file whose kinds are set may hold a match.
+func (f *kindFilter) admits(set kindSet) bool {
+	for _, r := range f.readings {
+		ok := true
+		for _, clause := range r {
+			if !anyKind(set, clause) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func anyKind(set kindSet, ids []uint16) bool {
+	for _, id := range ids {
+		if set.has(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// kindTables holds each language's kind names as name -> ids, read once per
+// process (from a parse of no source) by grammar module.
+var kindTables sync.Map // lang + "\x00" + module hash -> map[string][]uint16
+
+func (s *Searcher) kindTable(ctx context.Context, lang string) map[string][]uint16 {
+	mod := ""
+	if l, ok := grammars.Lookup(lang); ok {
+		mod = l.Module.SHA256
+	}
+	key := lang + "\x00" + mod
+	if v, ok := kindTables.Load(key); ok {
+		return v.(map[string][]uint16)
+	}
+	t, err := s.parser.Parse(ctx, lang, []byte{})
+	if err != nil {
+		return nil
+	}
+	table := map[string][]uint16{}
+	for id, name := range t.KindNames() {
+		table[name] = append(table[name], uint16(id))
+	}
+	kindTables.Store(key, table)
+	return table
+}
+
+// kindFilterFor returns the filter of pat's needs in lang, or nil when it
+// cannot rule a file out (a reading that needs no kind, or no table).
+func (s *Searcher) kindFilterFor(ctx context.Context, pat *matcher.Pattern, lang string) *kindFilter {
+	needs := pat.NeededKinds()
+	table := s.kindTable(ctx, lang)
+	if table == nil {
+		return nil
+	}
+	f := &kindFilter{}
+	for _, clauses := range needs {
+		var r [][]uint16
+		for _, names := range clauses {
+			var ids []uint16
+			known := true
+			for _, n := range names {
+				if t, ok := table[n]; ok {
+					ids = append(ids, t...)
+				} else {
+					known = false // a kind the table does not name (ERROR): not needed
+				}
+			}
+			if known {
+				r = append(r, ids)
+			}
+		}
+		if len(r) == 0 {
+			return nil
+		}
+		f.readings = append(f.readings, r)
+	}
+	if len(f.readings) == 0 {
+		return nil
+	}
+	return f
+}
+
+// ruledOut reports whether the store's kind set of the file whose key is k
+// shows that f's pattern cannot match in it.
+func (s *Searcher) ruledOut(f *kindFilter, k treeKey) bool {
+	if f == nil {
+		return false
+	}
+	set, ok := s.cache.kindsOf(k)
+	return ok && !f.admits(set)
+}
+
+// wholeTree is tree for a whole file: it also keeps the file's kind set.
+func (s *Searcher) wholeTree(ctx context.Context, lang string, key treeKey, src []byte) (*engine.Tree, bool, error) {
+	t, hit, err := s.tree(ctx, lang, key, src)
+	if err == nil {
+		s.cache.noteKinds(key, t)
+	}
+	return t, hit, err
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package search
+
+const openNonblock = 0

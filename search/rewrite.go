@@ -1,0 +1,68 @@
+package search
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/tetherhq/tether/matcher"
+)
+
+// FileChange is one file's part of a rewrite.
+type FileChange struct {
+	// Path is the file as the search walked it.
+	Path string
+	// Display is how to show the path (e.g. relative to a working
+	// directory); "" means Path.
+	Display      string
+	Old, New     []byte
+	Replacements int
+}
+
+// Plan is a computed rewrite: the search's result plus each file's new
+// content. Nothing is written until it is applied.
+type Plan struct {
+	Result       *Result
+	Rewrite      string
+	Changes      []FileChange
+	Replacements int
+	// Edits counts every replacement, those that leave the text as it was
+	// too (Replacements counts those in Changes), as ast-grep -U counts
+	// "Applied N changes".
+	Edits int
+	// Unbound are the rewrite's metavariables that the pattern does not bind
+	// as written ($Y, or $ARGS where the pattern has $$$ARGS): each is
+	// replaced by nothing, as ast-grep replaces it.
+	Unbound []string
+}
+
+// Rewrite runs q and computes the replacement of every match by the rewrite
+// template. Of overlapping matches the outermost wins. Files are not written.
+func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan, error) {
+	res, jobs, err := s.run(ctx, q, &rewrite)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Result: res, Rewrite: rewrite, Unbound: matcher.NewTemplate(res.Pattern, rewrite).Unbound()}
+	for _, j := range jobs {
+		if len(j.edits) == 0 {
+			continue
+		}
+		p.Edits += len(j.edits)
+		nw := matcher.Apply(j.src, j.edits)
+		if bytes.Equal(nw, j.src) {
+			continue
+		}
+		p.Changes = append(p.Changes, FileChange{Path: j.path, Old: j.src, New: nw, Replacements: len(j.edits)})
+		p.Replacements += len(j.edits)
+	}
+	return p, nil
+}
+
+// CompileQuery compiles q's pattern for lang: with q.Selector, as
+// matcher.CompileSelector; otherwise as matcher.Compile.
+func CompileQuery(ctx context.Context, p matcher.Parser, lang string, q Query) (*matcher.Pattern, error) {
+	if q.Selector != "" {
+		return matcher.CompileSelector(ctx, p, lang, q.Pattern, q.Selector)
+	}
+	return matcher.Compile(ctx, p, lang, q.Pattern)
+}

@@ -1,0 +1,758 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/internal/fsutil"
+	"github.com/tetherhq/tether/matcher"
+)
+
+// Defaults for a Searcher.
+const (
+	// DefaultMaxResults is how many matches a query returns when it sets none.
+	DefaultMaxResults = 50
+	// DefaultMaxFileSize is the size cap above which files are skipped. It
+	// takes bundles as ast-grep does (typescript.js is 9 MB): parsing such
+	// JavaScript whole needs about 40 bytes of wasm memory per source byte
+	// (9 MB: 384 MiB), so 16 MiB stays within the engine's 1 GiB memory cap;
+	// a file that still needs more is reported as an error that names it.
+	DefaultMaxFileSize = 16 << 20
+	// MaxMatchText is the default bound of a match's Text and Lines and of
+	// each capture's text (Config.MaxText).
+	MaxMatchText = 2000
+)
+
+// Config configures a Searcher. The zero value uses every core, the default
+// size cap and a new cache with the default budget.
+type Config struct {
+	// Workers is how many files are parsed and matched at once (default GOMAXPROCS).
+	Workers int
+	// MaxFileSize skips larger files (default DefaultMaxFileSize).
+	MaxFileSize int64
+	// Cache keeps parsed trees across queries and searchers (default: the
+	// process's SharedCache).
+	Cache *Cache
+	// WholeFiles turns chunked parsing off: every file that passes the token
+	// prefilter is parsed whole (see chunk.go). Results are the same.
+	WholeFiles bool
+	// WholeWhileRoom parses every file that passes the token prefilter
+	// whole while the store is below nine tenths of its budget, and in
+	// chunks after: a whole-file tree serves every later pattern, a chunk
+	// mostly the pattern that chose it. Results are the same. tether serve
+	// does not set it: the first query with a common token took 3.2x the
+	// CPU (bench/README.md); its warm-up parses the files a query parsed in
+	// chunks whole next instead.
+	WholeWhileRoom bool
+	// MaxText bounds a match's Text and Lines and each capture's text, in
+	// bytes (default MaxMatchText; Match.Cut says when one was cut). A
+	// negative value keeps them whole, as `ast-grep --json` prints them.
+	MaxText int
+	// Root, when set, confines every search to the workspace: the walk and
+	// every read go through the root directory (os.Root), so a directory
+	// swapped for a symbolic link that leads out during a search is refused,
+	// not read, and paths outside it are refused. Without it paths are used
+	// as they are (the command line).
+	Root *fsutil.Root
+}
+
+// Searcher runs structural searches with one parser. It is safe for
+// concurrent use; its trees are cached across queries.
+type Searcher struct {
+	// testHookRead, when set by a test, is told of every file a search reads.
+	testHookRead func(path string)
+	parser       matcher.Parser
+	cache        *Cache
+	workers      int
+	maxSize      int64
+	whole        bool
+	wholeRoom    bool
+	maxText      int
+	root         *fsutil.Root
+	warm         warmState
+}
+
+// NewSearcher returns a Searcher that parses with p.
+func NewSearcher(p matcher.Parser, cfg Config) *Searcher {
+	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize, whole: cfg.WholeFiles, wholeRoom: cfg.WholeWhileRoom, maxText: cfg.MaxText, root: cfg.Root}
+	if s.cache == nil {
+		s.cache = SharedCache()
+	}
+	s.warm.init()
+	if s.workers <= 0 {
+		s.workers = runtime.GOMAXPROCS(0)
+	}
+	if s.maxSize <= 0 {
+		s.maxSize = DefaultMaxFileSize
+	}
+	if s.maxText == 0 {
+		s.maxText = MaxMatchText
+	}
+	return s
+}
+
+// Cache returns the searcher's tree cache.
+func (s *Searcher) Cache() *Cache { return s.cache }
+
+// Query is one structural search.
+type Query struct {
+	// Pattern is the code shape to find, with metavariables.
+	Pattern string
+	// Language is a grammar id; when empty it is inferred from the extension
+	// of a single file, or for directories from the one language their files
+	// are in (or the one of several the pattern parses in).
+	Language string
+	// Selector, when set, is the kind of the node of Pattern that is
+	// matched, Pattern being the code around it (CompileSelector), as
+	// ast-grep's --selector.
+	Selector string
+	// Paths are files or directories to search (default ".").
+	Paths []string
+	// MaxResults bounds the returned matches; 0 means no limit. The total is
+	// counted regardless.
+	MaxResults int
+	// Globs include (GLOB) or exclude (!GLOB) files and directories under
+	// the Paths, as ast-grep's --globs: gitignore-style globs relative to
+	// the working directory, the later winning, beating ignore files and
+	// the hidden rule; given any include, only files an include matches
+	// are searched. A path named in Paths is searched whatever they say.
+	Globs []string
+}
+
+// Position is a 1-based line and 1-based byte column.
+type Position struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// Span is where a match or capture lies: 1-based positions and byte offsets
+// (end exclusive).
+type Span struct {
+	Start     Position `json:"start"`
+	End       Position `json:"end"`
+	StartByte int      `json:"startByte"`
+	EndByte   int      `json:"endByte"`
+}
+
+// Part is one node of a $$$ capture.
+type Part struct {
+	Text string `json:"text"`
+	Span Span   `json:"span"`
+}
+
+// Binding is what one metavariable captured.
+type Binding struct {
+	Name  string `json:"name"`
+	Multi bool   `json:"multi,omitempty"`
+	Text  string `json:"text"`
+	// Span is the capture's extent; an empty $$$ capture has a zero Span.
+	Span Span `json:"span"`
+	// Parts are a $$$ capture's nodes, separators included, as ast-grep lists them.
+	Parts []Part `json:"parts,omitempty"`
+}
+
+// Match is one place a pattern matched.
+type Match struct {
+	Path     string `json:"file"`
+	Language string `json:"language"`
+	Span     Span   `json:"span"`
+	// Text is the matched source, cut at Config.MaxText bytes (Cut says so).
+	Text string `json:"text"`
+	// Lines are the whole source lines the match spans, cut like Text.
+	Lines string `json:"lines"`
+	// Cut says that Text, Lines or the text of a capture was cut.
+	Cut      bool      `json:"cut,omitempty"`
+	Bindings []Binding `json:"bindings,omitempty"`
+	// Context names the reading of the pattern that matched ("type",
+	// "member"), when the pattern has several (Pattern.Contexts).
+	Context string `json:"context,omitempty"`
+	// Replacement is the text a rewrite puts in place of the match; nil when
+	// there was no rewrite or an enclosing match's replacement won.
+	Replacement *string `json:"replacement,omitempty"`
+}
+
+// FileError is a file that could not be searched.
+type FileError struct {
+	Path string `json:"file"`
+	Err  string `json:"error"`
+}
+
+// Result is the outcome of a search. Total counts every match even when
+// Matches is cut at MaxResults; Searched counts the files looked at (read and
+// either parsed or ruled out by the token prefilter), so "no matches in N
+// files" is distinct from files that could not be searched (Errors).
+type Result struct {
+	Pattern     *matcher.Pattern `json:"-"`
+	Matches     []Match          `json:"matches"`
+	Total       int              `json:"total"`
+	Searched    int              `json:"searched"`
+	Parsed      int              `json:"parsed"`
+	Prefiltered int              `json:"prefiltered"`
+	// KindSkipped counts the files among Prefiltered whose node kinds, as the
+	// tree store knew them, lack what the pattern needs (kinds.go).
+	KindSkipped int   `json:"kindSkipped,omitempty"`
+	CacheHits   int   `json:"cacheHits"`
+	Skipped     Skips `json:"skipped"`
+	// SizeCap is the size above which files were skipped (Skipped.Large).
+	SizeCap int64       `json:"sizeCap,omitempty"`
+	Errors  []FileError `json:"errors,omitempty"`
+}
+
+// worker is one search goroutine's state.
+type worker struct {
+	m   *matcher.Matcher
+	pat *matcher.Pattern
+	// tokens are the literal tokens every match holds (the prefilter)
+	tokens []string
+	// kinds rules out files by their stored kind sets (kinds.go); nil: none
+	kinds *kindFilter
+	// tmpl is the rewrite's template; nil for a search
+	tmpl *matcher.Template
+}
+
+// fileJob is the per-file work of a search or rewrite.
+type fileJob struct {
+	path string
+	// filled by the worker
+	src       []byte
+	matches   []Match
+	count     int
+	edits     []matcher.Edit
+	parsed    bool
+	cacheHit  bool
+	prefilter bool
+	kindSkip  bool
+	skip      string // binary, too large, unreadable
+	size      int64
+	err       error
+}
+
+// anyLanguage, as walk's language, keeps every file of a shipped grammar.
+const anyLanguage = "*"
+
+// resolveLanguage returns the language to search paths with: lang when given;
+// else the language of a single file; else, for directories, the one language
+// their files are written in, or the one language of several that the pattern
+// parses in. Several it parses in is a *LanguagesError; anything else is an
+// error that names the candidates.
+func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern string, paths []string, gl *globs) (string, error) {
+	if lang != "" {
+		return canonicalLang(lang)
+	}
+	if len(paths) == 1 {
+		if fi, err := f.stat(paths[0]); err == nil && !fi.IsDir() {
+			if l := langForPath(paths[0]); l != "" {
+				return l, nil
+			}
+			return "", fmt.Errorf("search: no language for %s: its extension is not a known grammar's; pass language", paths[0])
+		}
+	}
+	counts := map[string]int{}
+	for _, p := range paths {
+		var sk Skips
+		found, err := walk(ctx, f, p, anyLanguage, &sk, gl)
+		if err != nil {
+			return "", fmt.Errorf("search: cannot search %s: %w", p, err)
+		}
+		for _, file := range found {
+			counts[langForPath(file)]++
+		}
+	}
+	if len(counts) == 0 {
+		return "", fmt.Errorf("search: no source file of a shipped grammar under %s (hidden directories and ignored files aside): check the path, or pass language", strings.Join(paths, ", "))
+	}
+	langs := make([]string, 0, len(counts))
+	for l := range counts {
+		langs = append(langs, l)
+	}
+	sort.Slice(langs, func(i, j int) bool {
+		if counts[langs[i]] != counts[langs[j]] {
+			return counts[langs[i]] > counts[langs[j]]
+		}
+		return langs[i] < langs[j]
+	})
+	if len(langs) == 1 {
+		return langs[0], nil
+	}
+	var parses, held []string
+	for _, l := range langs {
+		held = append(held, fmt.Sprintf("%s (%d %s)", l, counts[l], plural(counts[l], "file", "files")))
+		if _, err := matcher.Compile(ctx, s.parser, l, pattern); err == nil {
+			parses = append(parses, l)
+		} else if !errors.Is(err, matcher.ErrUnparseable) {
+			return "", err
+		}
+	}
+	if len(parses) == 1 {
+		return parses[0], nil
+	}
+	if len(parses) == 0 {
+		return "", fmt.Errorf("%w in any language found under %s: %s; check its syntax, or pass language", matcher.ErrUnparseable, strings.Join(paths, ", "), strings.Join(held, ", "))
+	}
+	found := make([]LangCount, len(langs))
+	for i, l := range langs {
+		found[i] = LangCount{Language: l, Files: counts[l]}
+	}
+	return "", &LanguagesError{Paths: paths, Found: found, Parses: parses}
+}
+
+// Search compiles q.Pattern and runs it over q.Paths.
+func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
+	res, _, err := s.run(ctx, q, nil)
+	return res, err
+}
+
+// run is the shared walk, prefilter, parse and match loop; with a rewrite
+// template it also computes each file's replacements.
+func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, []*fileJob, error) {
+	s.warm.beginQuery()
+	defer s.warm.endQuery()
+	paths := q.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	gl, err := compileGlobs(q.Globs)
+	if err != nil {
+		return nil, nil, err
+	}
+	fsys, err := openFiles(s.root)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer fsys.close()
+	lang, err := s.resolveLanguage(ctx, fsys, q.Language, q.Pattern, paths, gl)
+	if err != nil {
+		return nil, nil, err
+	}
+	pat, err := CompileQuery(ctx, s.parser, lang, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	var tmpl *matcher.Template
+	if rewrite != nil {
+		tmpl = matcher.NewTemplate(pat, *rewrite)
+	}
+	kinds := s.kindFilterFor(ctx, pat, lang)
+	res := &Result{Pattern: pat, SizeCap: s.maxSize}
+	var files []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		fs, err := walk(ctx, fsys, p, lang, &res.Skipped, gl)
+		if err != nil {
+			return nil, nil, fmt.Errorf("search: cannot search %s: %w", p, err)
+		}
+		for _, f := range fs {
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	jobs := make([]*fileJob, len(files))
+	for i, f := range files {
+		jobs[i] = &fileJob{path: f}
+	}
+	perFile := q.MaxResults
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := min(s.workers, len(jobs))
+	// a worker that runs out of the matching budget stops the others
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &worker{m: matcher.NewMatcher(pat), pat: pat, tokens: pat.Tokens(), kinds: kinds, tmpl: tmpl}
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) || ctx.Err() != nil {
+					return
+				}
+				if err := s.doFile(ctx, fsys, w, lang, jobs[i], perFile); err != nil {
+					stop(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		if errors.Is(err, matcher.ErrTooExpensive) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("search: cancelled: %w", err)
+	}
+	for _, j := range jobs {
+		switch {
+		case j.skip == "binary":
+			res.Skipped.Binary++
+			res.Skipped.note(j.path, "binary")
+			continue
+		case j.skip == "too large":
+			res.Skipped.TooLarge++
+			res.Skipped.note(j.path, "over the size cap")
+			if len(res.Skipped.Large) < maxSkipExamples {
+				res.Skipped.Large = append(res.Skipped.Large, fmt.Sprintf("%s (%s)", j.path, humanSize(j.size)))
+			}
+			continue
+		case j.err != nil:
+			res.Errors = append(res.Errors, FileError{Path: j.path, Err: j.err.Error()})
+			continue
+		}
+		res.Searched++
+		if j.prefilter {
+			res.Prefiltered++
+		}
+		if j.kindSkip {
+			res.KindSkipped++
+		}
+		if j.parsed {
+			res.Parsed++
+		}
+		if j.cacheHit {
+			res.CacheHits++
+		}
+		res.Total += j.count
+		for _, mt := range j.matches {
+			if q.MaxResults > 0 && len(res.Matches) >= q.MaxResults {
+				break
+			}
+			res.Matches = append(res.Matches, mt)
+		}
+	}
+	return res, jobs, nil
+}
+
+// doFile reads, prefilters, parses (or takes from the cache) and matches one
+// file. A file that cannot be searched is recorded in j; the error returned
+// stops the whole search (the context is done, or the pattern is too
+// expensive).
+func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang string, j *fileJob, limit int) error {
+	// a file as it was when its tree went into the store is neither read
+	// nor hashed (statmemo.go), and one whose kinds rule it out is not read
+	// even when its tree is gone; a rewrite always reads what it changes
+	if w.tmpl == nil {
+		if key, ok := s.unchanged(fsys, j.path, lang); ok {
+			if s.ruledOut(w.kinds, key) {
+				j.prefilter, j.kindSkip = true, true
+				return nil
+			}
+			if tree := s.cache.held(key); tree != nil {
+				if !hasTokens(tree.Source(), w.tokens) {
+					j.prefilter = true
+					return nil
+				}
+				j.parsed, j.cacheHit = true, true
+				return s.collect(ctx, w, lang, j, tree, base{}, limit)
+			}
+		}
+	}
+	// one open: the size, the time and the content are the same file's
+	at := time.Now()
+	src, fi, err := s.read(fsys, j.path)
+	if err != nil {
+		j.err = err
+		return nil
+	}
+	if fi.Size() > s.maxSize || int64(len(src)) > s.maxSize {
+		j.skip, j.size = "too large", max(fi.Size(), int64(len(src)))
+		return nil
+	}
+	if looksBinary(src) {
+		j.skip = "binary"
+		return nil
+	}
+	if !hasTokens(src, w.tokens) {
+		j.prefilter = true
+		return nil
+	}
+	key := keyOf(lang, src)
+	s.cache.memo.remember(j.path, lang, fi, at, key)
+	if s.ruledOut(w.kinds, key) {
+		j.prefilter, j.kindSkip = true, true
+		return nil
+	}
+	// a whole-file tree another pattern, run or process left in the store
+	// beats parsing chunks
+	whole := s.whole || s.wholeRoom && s.cache.roomy()
+	if !whole && w.pat.WithinDeclaration() && !s.cache.holds(key) {
+		if split := splitters[lang]; split != nil {
+			if starts := split(src); len(starts) > 1 {
+				if done, err := s.doChunks(ctx, w, lang, j, src, starts, limit); done || err != nil {
+					if done && err == nil {
+						s.warm.want(j.path) // whole, for the next pattern
+					}
+					return err
+				}
+			}
+		}
+	}
+	tree, hit, err := s.wholeTree(ctx, lang, key, src)
+	if err != nil {
+		j.err = err
+		return nil
+	}
+	j.parsed, j.cacheHit = true, hit
+	if err := s.collect(ctx, w, lang, j, tree, base{}, limit); err != nil {
+		return err
+	}
+	if w.tmpl != nil {
+		j.src = src
+	}
+	return nil
+}
+
+// unchanged returns the content key of the file at path when a stat says
+// it is as it was when last read (a file never read is not stat'ed).
+func (s *Searcher) unchanged(fsys *files, path, lang string) (treeKey, bool) {
+	return s.cache.memo.lookup(path, lang, func() (fs.FileInfo, error) { return fsys.stat(path) })
+}
+
+// read reads the file at path for a search, within the size cap.
+func (s *Searcher) read(fsys *files, path string) ([]byte, fs.FileInfo, error) {
+	if s.testHookRead != nil {
+		s.testHookRead(path)
+	}
+	return fsys.readFile(path, s.maxSize)
+}
+
+// tree returns src's tree (key is keyOf(lang, src)) from the cache, its disk
+// tier, or a parse (then kept in both).
+func (s *Searcher) tree(ctx context.Context, lang string, key treeKey, src []byte) (*engine.Tree, bool, error) {
+	if t := s.cache.get(key); t != nil {
+		return t, true, nil
+	}
+	disk := s.cache.Disk()
+	dec, _ := s.parser.(treeDecoder)
+	if disk != nil && dec != nil {
+		if data, ok := disk.load(key); ok {
+			t, err := dec.DecodeTree(ctx, lang, src, data)
+			if err == nil {
+				s.cache.put(key, t)
+				return t, true, nil
+			}
+			if errors.Is(err, engine.ErrBadTree) {
+				disk.bad(key)
+			}
+		}
+	}
+	t, err := s.parser.Parse(ctx, lang, src)
+	if err != nil {
+		return nil, false, fmt.Errorf("parse: %w", err)
+	}
+	s.cache.put(key, t)
+	if disk != nil && dec != nil {
+		disk.storeTree(key, t)
+	}
+	return t, false, nil
+}
+
+// base locates a chunk's tree in its file: byte offset and zero-based line.
+type base struct{ off, line int }
+
+// doChunks parses only the chunks of src that hold every required token and
+// matches in them. It returns false (having recorded nothing) when a chunk
+// does not parse cleanly: the caller then parses the whole file. An error
+// stops the search, as doFile's does.
+func (s *Searcher) doChunks(ctx context.Context, w *worker, lang string, j *fileJob, src []byte, starts []int, limit int) (bool, error) {
+	type part struct {
+		tree *engine.Tree
+		b    base
+	}
+	var parts []part
+	hits := 0
+	line := 0
+	prev := 0
+	// the chunks holding every token, neighbours merged into one region so
+	// that fewer, larger parses do the same work
+	type region struct{ start, end int }
+	var regions []region
+	for k, start := range starts {
+		end := len(src)
+		if k+1 < len(starts) {
+			end = starts[k+1]
+		}
+		if !hasTokens(src[start:end], w.tokens) {
+			continue
+		}
+		if n := len(regions); n > 0 && regions[n-1].end == start {
+			regions[n-1].end = end
+			continue
+		}
+		regions = append(regions, region{start, end})
+	}
+	for _, rg := range regions {
+		start := rg.start
+		chunk := src[start:rg.end]
+		line += bytes.Count(src[prev:start], []byte{'\n'})
+		prev = start
+		ck := keyOf(lang, chunk)
+		t, hit, err := s.tree(ctx, lang, ck, chunk)
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		if err == nil && len(chunk) == len(src) {
+			s.cache.noteKinds(ck, t) // the whole file's tree
+		}
+		if err != nil || t.HasError() {
+			return false, nil
+		}
+		if hit {
+			hits++
+		}
+		parts = append(parts, part{tree: t, b: base{off: start, line: line}})
+	}
+	j.parsed = true
+	j.cacheHit = hits == len(parts)
+	for _, p := range parts {
+		if err := s.collect(ctx, w, lang, j, p.tree, p.b, limit); err != nil {
+			return true, err
+		}
+	}
+	if w.tmpl != nil {
+		j.src = src
+	}
+	return true, nil
+}
+
+func hasTokens(src []byte, tokens []string) bool {
+	for _, tok := range tokens {
+		if !bytes.Contains(src, []byte(tok)) {
+			return false
+		}
+	}
+	return true
+}
+
+// collect matches in one tree (a file or a chunk of it at b) and records the
+// matches, their count and, for a rewrite, the replacements. It fails when
+// the context is done or matching runs out of its budget (a
+// *matcher.BudgetError naming the place).
+func (s *Searcher) collect(ctx context.Context, w *worker, lang string, j *fileJob, tree *engine.Tree, b base, limit int) error {
+	raws, err := w.m.Find(ctx, tree)
+	if be := (*matcher.BudgetError)(nil); errors.As(err, &be) {
+		be.Path = j.path
+		be.At.Row += uint32(b.line)
+		return be
+	}
+	if err != nil {
+		return err
+	}
+	j.count += len(raws)
+	first := len(j.matches)
+	for i := range raws {
+		if limit > 0 && len(j.matches) >= limit {
+			break
+		}
+		j.matches = append(j.matches, toMatch(tree, j.path, lang, &raws[i], b, s.maxText))
+	}
+	if w.tmpl == nil {
+		return nil
+	}
+	edits := w.tmpl.Edits(tree.Source(), raws)
+	for k := range edits {
+		edits[k].Start += b.off
+		edits[k].End += b.off
+	}
+	j.edits = append(j.edits, edits...)
+	type span struct{ start, end int }
+	applied := make(map[span]string, len(edits))
+	for _, e := range edits {
+		if _, dup := applied[span{e.Start, e.End}]; !dup {
+			applied[span{e.Start, e.End}] = e.Text
+		}
+	}
+	for k := first; k < len(j.matches); k++ {
+		mt := &j.matches[k]
+		if txt, ok := applied[span{mt.Span.StartByte, mt.Span.EndByte}]; ok {
+			mt.Replacement = &txt
+		} else {
+			// a match inside one that is replaced: its own replacement is
+			// still reported (ast-grep's JSON has one for every match), though
+			// only the outermost is applied
+			txt := w.tmpl.Expand(tree.Source(), &raws[k-first])
+			mt.Replacement = &txt
+		}
+	}
+	return nil
+}
+
+// looksBinary reports a NUL byte in the first 8 KiB, as git does.
+func looksBinary(src []byte) bool {
+	return bytes.IndexByte(src[:min(len(src), 8000)], 0) >= 0
+}
+
+func pos(p engine.Point) Position { return Position{Line: int(p.Row) + 1, Column: int(p.Column) + 1} }
+
+func nodeSpan(a, b engine.Node, at base) Span {
+	sp := Span{
+		Start: pos(a.Range().StartPoint), End: pos(b.Range().EndPoint),
+		StartByte: int(a.StartByte()) + at.off, EndByte: int(b.EndByte()) + at.off,
+	}
+	sp.Start.Line += at.line
+	sp.End.Line += at.line
+	return sp
+}
+
+// bound cuts s at max bytes (on a character boundary); max < 0 keeps it whole.
+func bound(s []byte, max int) (string, bool) {
+	if max < 0 || len(s) <= max {
+		return string(s), false
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return string(s[:cut]), true
+}
+
+// toMatch reports a match found in t, a file or a chunk of it at at, with
+// its text and captures cut at max bytes.
+func toMatch(t *engine.Tree, path, lang string, r *matcher.Match, at base, max int) Match {
+	src := t.Source()
+	first, last := r.Nodes[0], r.Nodes[len(r.Nodes)-1]
+	m := Match{Path: path, Language: lang, Span: nodeSpan(first, last, at), Context: r.Reading}
+	var cut1, cut2 bool
+	ms, me := int(first.StartByte()), int(last.EndByte())
+	m.Text, cut1 = bound(src[ms:me], max)
+	ls := bytes.LastIndexByte(src[:ms], '\n') + 1
+	le := me
+	if i := bytes.IndexByte(src[le:], '\n'); i >= 0 {
+		le += i
+	} else {
+		le = len(src)
+	}
+	m.Lines, cut2 = bound(src[ls:le], max)
+	m.Cut = cut1 || cut2
+	for _, b := range r.Captures {
+		bd := Binding{Name: b.Name, Multi: b.Multi}
+		if len(b.Nodes) > 0 {
+			bd.Span = nodeSpan(b.Nodes[0], b.Nodes[len(b.Nodes)-1], at)
+			var cut bool
+			bd.Text, cut = bound(b.Text(src), max)
+			m.Cut = m.Cut || cut
+		}
+		if b.Multi {
+			bd.Parts = []Part{}
+			for _, n := range b.Nodes {
+				txt, cut := bound(n.Bytes(), max)
+				m.Cut = m.Cut || cut
+				bd.Parts = append(bd.Parts, Part{Text: txt, Span: nodeSpan(n, n, at)})
+			}
+		}
+		m.Bindings = append(m.Bindings, bd)
+	}
+	sort.Slice(m.Bindings, func(i, j int) bool { return m.Bindings[i].Name < m.Bindings[j].Name })
+	return m
+}

@@ -1,0 +1,239 @@
+package search
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tetherhq/tether/internal/fsutil"
+)
+
+// ErrUnknownEdit is wrapped by Accept and Discard for an id that was never
+// staged or is already resolved.
+var ErrUnknownEdit = errors.New("search: unknown edit id")
+
+// ErrStale is wrapped by Accept when files changed after the edit was staged.
+var ErrStale = errors.New("search: files changed since the edit was staged")
+
+// Bounds of a Stager's memory.
+const (
+	// MaxStagedEdits is how many unresolved edits a Stager keeps; staging
+	// one more drops the oldest.
+	MaxStagedEdits = 32
+	// MaxStagedBytes bounds the file contents (old and new) the unresolved
+	// edits hold together; staging past it drops the oldest edits until the
+	// rest fit (the newest is always kept).
+	MaxStagedBytes = 256 << 20
+	// maxResolved is how many resolved or dropped ids are remembered to say
+	// what became of them.
+	maxResolved = 1024
+)
+
+// Stager holds one run's staged rewrites until they are accepted or
+// discarded, at most MaxStagedEdits of them and MaxStagedBytes of content:
+// past either the oldest are dropped, and resolving a dropped one says so.
+// Ids are edit_1, edit_2, ... in staging order. It is safe for concurrent
+// use.
+type Stager struct {
+	root          *fsutil.Root
+	mu            sync.Mutex
+	next          int
+	edits         map[string]*Plan
+	order         []string // unresolved ids, oldest first
+	bytes         int64    // content the unresolved edits hold
+	maxBytes      int64    // MaxStagedBytes (smaller in tests)
+	resolved      map[string]string
+	resolvedOrder []string
+}
+
+// NewStager returns an empty Stager. Accepted edits are applied through
+// root.Apply: paths confined to it, every file's content checked again, all
+// or nothing (journaled, so a crash cannot leave an edit half made). With a
+// nil root (the CLI) they are confined to the deepest directory that holds
+// every file of the edit.
+func NewStager(root *fsutil.Root) *Stager {
+	return &Stager{root: root, edits: map[string]*Plan{}, resolved: map[string]string{}, maxBytes: MaxStagedBytes}
+}
+
+// Stage records a plan and returns its id. Nothing is written.
+func (s *Stager) Stage(p *Plan) string {
+	id, _ := s.StageDropping(p)
+	return id
+}
+
+// StageDropping records a plan and returns its id and the ids of the
+// older unresolved edits it dropped to stay within MaxStagedEdits and
+// MaxStagedBytes. Nothing is written.
+func (s *Stager) StageDropping(p *Plan) (id string, dropped []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	id = fmt.Sprintf("edit_%d", s.next)
+	size := planBytes(p)
+	for len(s.order) > 0 && (len(s.order)+1 > MaxStagedEdits || s.bytes+size > s.maxBytes) {
+		old := s.order[0]
+		s.remove(old, fmt.Sprintf("dropped unresolved when %s was staged (at most %d staged edits and %d MiB are kept)",
+			id, MaxStagedEdits, MaxStagedBytes>>20))
+		dropped = append(dropped, old)
+	}
+	s.edits[id] = p
+	s.order = append(s.order, id)
+	s.bytes += size
+	return id, dropped
+}
+
+// planBytes is the file content a plan holds.
+func planBytes(p *Plan) int64 {
+	var n int64
+	for _, c := range p.Changes {
+		n += int64(len(c.Old) + len(c.New))
+	}
+	return n
+}
+
+// remove forgets the unresolved edit id, remembering how it ended.
+func (s *Stager) remove(id, how string) {
+	if p, ok := s.edits[id]; ok {
+		s.bytes -= planBytes(p)
+		delete(s.edits, id)
+	}
+	if i := slices.Index(s.order, id); i >= 0 {
+		s.order = slices.Delete(s.order, i, i+1)
+	}
+	s.resolved[id] = how
+	s.resolvedOrder = append(s.resolvedOrder, id)
+	if len(s.resolvedOrder) > maxResolved {
+		delete(s.resolved, s.resolvedOrder[0])
+		s.resolvedOrder = s.resolvedOrder[1:]
+	}
+}
+
+// Pending returns the plan staged under id, if it is still unresolved.
+func (s *Stager) Pending(id string) (*Plan, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.edits[id]
+	return p, ok
+}
+
+func (s *Stager) take(id string) (*Plan, error) {
+	p, ok := s.edits[id]
+	if ok {
+		return p, nil
+	}
+	if how, done := s.resolved[id]; done {
+		return nil, fmt.Errorf("%w: %s was %s; run ast_edit again to stage a new change", ErrUnknownEdit, id, how)
+	}
+	ids := slices.Clone(s.order)
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%w: %q: nothing is staged; run ast_edit first", ErrUnknownEdit, id)
+	}
+	return nil, fmt.Errorf("%w: %q: the staged edits are %s: pass one of them to resolve, or run ast_edit to stage a new change",
+		ErrUnknownEdit, id, strings.Join(sortedIDs(ids), ", "))
+}
+
+func sortedIDs(ids []string) []string {
+	// edit_2 before edit_10
+	for i := 1; i < len(ids); i++ {
+		for j := i; j > 0 && (len(ids[j]) < len(ids[j-1]) || len(ids[j]) == len(ids[j-1]) && ids[j] < ids[j-1]); j-- {
+			ids[j], ids[j-1] = ids[j-1], ids[j]
+		}
+	}
+	return ids
+}
+
+// Accept applies the edit staged under id. Every file is read again and
+// compared with the content recorded at staging; a single mismatch rejects
+// the whole edit, naming the changed files, and nothing is written. Files are
+// replaced as fsutil.Root.Apply replaces them: all or nothing, even across a
+// crash (the next start rolls a half-made edit back). A rejected
+// edit stays staged (discard it, or stage a new one); an applied one is
+// resolved.
+func (s *Stager) Accept(id string) (*Plan, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.take(id)
+	if err != nil {
+		return nil, err
+	}
+	var changed []string
+	for _, c := range p.Changes {
+		// through the root when there is one, as the search read it
+		read := os.ReadFile
+		if s.root != nil {
+			read = s.root.ReadFile
+		}
+		cur, err := read(c.Path)
+		if err != nil || !bytes.Equal(cur, c.Old) {
+			changed = append(changed, c.Path)
+		}
+	}
+	if len(changed) > 0 {
+		return nil, fmt.Errorf("%w: %s rejected, nothing written; changed: %s; discard it and run ast_edit again",
+			ErrStale, id, strings.Join(changed, ", "))
+	}
+	root := s.root
+	if root == nil {
+		// The CLI's rewrite: the files lie wherever the search went.
+		if root, err = commonRoot(p.Changes); err != nil {
+			return nil, fmt.Errorf("search: %s not applied: %w", id, err)
+		}
+	}
+	changes := make([]fsutil.Change, len(p.Changes))
+	for i, c := range p.Changes {
+		path := c.Path
+		if s.root == nil {
+			// commonRoot's directory is absolute: a relative path (ast-grep
+			// -U ws) would be resolved against it a second time.
+			if path, err = filepath.Abs(path); err != nil {
+				return nil, fmt.Errorf("search: %s not applied: %w", id, err)
+			}
+		}
+		changes[i] = fsutil.Change{Path: path, Content: c.New, Expected: c.Old, MustExist: true}
+	}
+	if _, err := root.Apply(changes); err != nil {
+		return nil, fmt.Errorf("search: %s not applied: %w", id, err)
+	}
+	s.remove(id, "already accepted")
+	return p, nil
+}
+
+// Discard drops the edit staged under id without writing anything.
+func (s *Stager) Discard(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.take(id); err != nil {
+		return err
+	}
+	s.remove(id, "already discarded")
+	return nil
+}
+
+// commonRoot returns a root at the deepest directory that holds every file
+// of changes.
+func commonRoot(changes []FileChange) (*fsutil.Root, error) {
+	common := ""
+	for _, c := range changes {
+		abs, err := filepath.Abs(c.Path)
+		if err != nil {
+			return nil, err
+		}
+		dir := filepath.Dir(abs)
+		if common == "" {
+			common = dir
+			continue
+		}
+		for common != dir && !strings.HasPrefix(dir, common+string(filepath.Separator)) && common != filepath.Dir(common) {
+			common = filepath.Dir(common)
+		}
+	}
+	if common == "" {
+		common = "."
+	}
+	return fsutil.NewRoot(common)
+}

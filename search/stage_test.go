@@ -1,0 +1,282 @@
+package search
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/fsutil"
+	"github.com/tetherhq/tether/matcher"
+)
+
+func stagedPlan(t *testing.T, dir string, names ...string) *Plan {
+	t.Helper()
+	p := &Plan{}
+	for _, n := range names {
+		path := filepath.Join(dir, n)
+		old := []byte("old " + n + "\n")
+		if err := os.WriteFile(path, old, 0o640); err != nil {
+			t.Fatal(err)
+		}
+		p.Changes = append(p.Changes, FileChange{Path: path, Old: old, New: []byte("new " + n + "\n"), Replacements: 1})
+		p.Replacements++
+	}
+	return p
+}
+
+func readAll(t *testing.T, dir string, names ...string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, n := range names {
+		data, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+	}
+	return b.String()
+}
+
+func TestStagerAcceptDiscard(t *testing.T) {
+	dir := t.TempDir()
+	s := NewStager(nil)
+	id1 := s.Stage(stagedPlan(t, dir, "a.go", "b.go"))
+	id2 := s.Stage(&Plan{})
+	if id1 != "edit_1" || id2 != "edit_2" {
+		t.Fatalf("ids = %s, %s", id1, id2)
+	}
+	if got := readAll(t, dir, "a.go", "b.go"); got != "old a.go\nold b.go\n" {
+		t.Fatalf("staging wrote files: %q", got)
+	}
+	if _, err := s.Accept(id1); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, dir, "a.go", "b.go"); got != "new a.go\nnew b.go\n" {
+		t.Errorf("after accept: %q", got)
+	}
+	fi, _ := os.Stat(filepath.Join(dir, "a.go"))
+	if fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode = %v, want 0640 kept", fi.Mode().Perm())
+	}
+	if _, err := s.Accept(id1); !errors.Is(err, ErrUnknownEdit) || !strings.Contains(err.Error(), "already accepted") {
+		t.Errorf("second accept: %v", err)
+	}
+	if err := s.Discard(id2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Discard(id2); err == nil || !strings.Contains(err.Error(), "already discarded") {
+		t.Errorf("second discard: %v", err)
+	}
+	if _, err := s.Accept("edit_9"); !errors.Is(err, ErrUnknownEdit) || !strings.Contains(err.Error(), "nothing is staged") {
+		t.Errorf("unknown id: %v", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}
+
+func TestStagerRejectsStale(t *testing.T) {
+	dir := t.TempDir()
+	s := NewStager(nil)
+	id := s.Stage(stagedPlan(t, dir, "a.go", "b.go", "c.go"))
+	os.WriteFile(filepath.Join(dir, "b.go"), []byte("edited by hand\n"), 0o644)
+	os.Remove(filepath.Join(dir, "c.go"))
+	_, err := s.Accept(id)
+	if !errors.Is(err, ErrStale) {
+		t.Fatalf("accept = %v, want ErrStale", err)
+	}
+	for _, want := range []string{"b.go", "c.go", "edit_1", "nothing written"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "a.go") {
+		t.Errorf("error names the unchanged a.go: %v", err)
+	}
+	if got := readAll(t, dir, "a.go"); got != "old a.go\n" {
+		t.Errorf("a.go written despite rejection: %q", got)
+	}
+	if _, ok := s.Pending(id); !ok {
+		t.Error("rejected edit is no longer pending")
+	}
+}
+
+// TestStagerWithoutRootSpansDirectories: the CLI's Stager (no root)
+// applies an edit over files in sibling directories, all through one root
+// at the directory that holds them.
+func TestStagerWithoutRootSpansDirectories(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"x", "y/z"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+	}
+	p := stagedPlan(t, dir, "x/a.go", "y/z/b.go")
+	s := NewStager(nil)
+	if _, err := s.Accept(s.Stage(p)); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, dir, "x/a.go", "y/z/b.go"); got != "new x/a.go\nnew y/z/b.go\n" {
+		t.Errorf("after accept: %q", got)
+	}
+	for _, d := range []string{"x", "y/z"} {
+		if ents, _ := os.ReadDir(filepath.Join(dir, d)); len(ents) != 1 {
+			t.Errorf("%s holds %v", d, ents)
+		}
+	}
+}
+
+func TestDiff(t *testing.T) {
+	old := []byte("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\nn\no\np\n")
+	reps := []matcher.Edit{{Start: 2, End: 3, Text: "B1\nB2"}, {Start: 28, End: 29, Text: "O"}}
+	c := FileChange{Path: "x.go", Old: old, New: matcher.Apply(old, reps), Replacements: 2}
+	p := &Plan{Changes: []FileChange{c}, Replacements: 2}
+	want := `--- a/x.go
++++ b/x.go
+@@ -1,5 +1,6 @@
+ a
+-b
++B1
++B2
+ c
+ d
+ e
+@@ -12,5 +13,5 @@
+ l
+ m
+ n
+-o
++O
+ p
+`
+	if got := p.Diff(0); got != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
+	}
+	if got := p.Diff(4); !strings.HasSuffix(got, "... diff cut: 13 more lines\n") {
+		t.Errorf("cut diff:\n%s", got)
+	}
+}
+
+func TestStagerWithRoot(t *testing.T) {
+	dir := t.TempDir()
+	root, err := fsutil.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStager(root)
+	id := s.Stage(stagedPlan(t, dir, "a.go", "b.go"))
+	if _, err := s.Accept(id); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, dir, "a.go", "b.go"); got != "new a.go\nnew b.go\n" {
+		t.Errorf("after accept: %q", got)
+	}
+	out := &Plan{Changes: []FileChange{{Path: filepath.Join(dir, "..", "escape.go"), Old: nil, New: []byte("x")}}}
+	if _, err := s.Accept(s.Stage(out)); err == nil {
+		t.Error("a change outside the root was applied")
+	}
+}
+
+// TestStagerUnknownIDSaysWhatToDo: every unknown-id error names the next step.
+func TestStagerUnknownIDSaysWhatToDo(t *testing.T) {
+	s := NewStager(nil)
+	id := s.Stage(&Plan{})
+	s.Stage(&Plan{})
+	if err := s.Discard(id); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ id, want string }{
+		{"edit_9", `the staged edits are edit_2: pass one of them to resolve, or run ast_edit to stage a new change`},
+		{id, `already discarded; run ast_edit again to stage a new change`},
+		{"", `the staged edits are edit_2: pass one of them`},
+	} {
+		_, err := s.Accept(tc.id)
+		if !errors.Is(err, ErrUnknownEdit) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Accept(%q) = %v, want it to say %q", tc.id, err, tc.want)
+		}
+	}
+}
+
+// TestStagerBounded: unresolved edits are kept up to MaxStagedEdits and a
+// byte budget; staging past either drops the oldest (the newest is always
+// kept, even alone over the budget), and resolving a dropped one says so.
+func TestStagerBounded(t *testing.T) {
+	plan := func(n int) *Plan {
+		return &Plan{Changes: []FileChange{{Path: "x", Old: make([]byte, n), New: make([]byte, n)}}}
+	}
+	s := NewStager(nil)
+	s.maxBytes = 100
+	a, _ := s.StageDropping(plan(20)) // 40 bytes
+	b, _ := s.StageDropping(plan(20)) // 80
+	c, dropped := s.StageDropping(plan(20))
+	if len(dropped) != 1 || dropped[0] != a {
+		t.Errorf("staging past the byte budget dropped %v, want [%s]", dropped, a)
+	}
+	if _, err := s.Accept(a); !errors.Is(err, ErrUnknownEdit) || !strings.Contains(err.Error(), "dropped unresolved when "+c+" was staged") {
+		t.Errorf("accepting a dropped edit: %v", err)
+	}
+	big, dropped := s.StageDropping(plan(500))
+	if strings.Join(dropped, ",") != b+","+c {
+		t.Errorf("an edit over the whole budget dropped %v, want [%s %s]", dropped, b, c)
+	}
+	if _, ok := s.Pending(big); !ok {
+		t.Error("the newest edit is not kept")
+	}
+
+	s = NewStager(nil)
+	var first string
+	for i := range MaxStagedEdits {
+		id, dropped := s.StageDropping(&Plan{})
+		if i == 0 {
+			first = id
+		}
+		if len(dropped) > 0 {
+			t.Fatalf("edit %d of %d dropped %v", i+1, MaxStagedEdits, dropped)
+		}
+	}
+	if _, dropped := s.StageDropping(&Plan{}); len(dropped) != 1 || dropped[0] != first {
+		t.Errorf("edit %d dropped %v, want [%s]", MaxStagedEdits+1, dropped, first)
+	}
+	if err := s.Discard(first); err == nil || !strings.Contains(err.Error(), "dropped") {
+		t.Errorf("discarding a dropped edit: %v", err)
+	}
+}
+
+// TestStagerCLIRelativePaths: without a run's root (tether ast-grep -U), an
+// edit of files the search found under a relative directory is applied; the
+// root made for it is absolute, and the relative paths were resolved against
+// it a second time ("ws/a.go does not exist" for ast-grep -U ws).
+func TestStagerCLIRelativePaths(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.MkdirAll(filepath.Join("ws", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old, repl := []byte("package p\n\nfunc f() { g(1) }\n"), []byte("package p\n\nfunc f() { h(1) }\n")
+	for _, p := range []string{filepath.Join("ws", "a.go"), filepath.Join("ws", "sub", "b.go")} {
+		if err := os.WriteFile(p, old, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, paths := range [][]string{
+		{filepath.Join("ws", "a.go")},
+		{filepath.Join("ws", "a.go"), filepath.Join("ws", "sub", "b.go")},
+	} {
+		st := NewStager(nil)
+		var p Plan
+		for _, path := range paths {
+			cur, _ := os.ReadFile(path)
+			p.Changes = append(p.Changes, FileChange{Path: path, Old: cur, New: repl, Replacements: 1})
+		}
+		if _, err := st.Accept(st.Stage(&p)); err != nil {
+			t.Fatalf("accept of %v: %v", paths, err)
+		}
+		for _, path := range paths {
+			if got, _ := os.ReadFile(path); string(got) != string(repl) {
+				t.Errorf("%s = %q after accept", path, got)
+			}
+		}
+		old, repl = repl, old
+	}
+}

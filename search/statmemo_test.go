@@ -1,0 +1,196 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// memoSearcher returns a searcher over its own store that counts the files
+// it reads.
+func memoSearcher(t *testing.T) (*Searcher, func() int) {
+	s := NewSearcher(fuzzParser(t), Config{Cache: NewCache(0), WholeFiles: true})
+	var mu sync.Mutex
+	reads := 0
+	s.testHookRead = func(string) {
+		mu.Lock()
+		reads++
+		mu.Unlock()
+	}
+	return s, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := reads
+		reads = 0
+		return n
+	}
+}
+
+func memoSearch(t *testing.T, s *Searcher, dir, pattern string) *Result {
+	t.Helper()
+	r, err := s.Search(context.Background(), Query{Pattern: pattern, Language: "go", Paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// settle makes every stamp trusted at once for the test (no file times are
+// too recent), so that what is tested is the stamp's comparison.
+func settle(t *testing.T) {
+	old := racyWindow
+	racyWindow = -time.Hour
+	t.Cleanup(func() { racyWindow = old })
+}
+
+func requireStamps(t *testing.T) {
+	if _, ok := stampOf(mustStat(t, os.Args[0])); !ok {
+		t.Skipf("no file stamps on %s: every file is read", runtime.GOOS)
+	}
+}
+
+func mustStat(t *testing.T, p string) os.FileInfo {
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}
+
+// TestUnchangedFilesAreNotRead: a second, different query over files whose
+// stat is as it was and whose trees are in the store reads none of them, and
+// finds what a fresh search finds.
+func TestUnchangedFilesAreNotRead(t *testing.T) {
+	requireStamps(t)
+	settle(t)
+	dir := t.TempDir()
+	for i := range 5 {
+		src := fmt.Sprintf("package p\n\nfunc f%d(err error) error {\n\tmu.Lock()\n\treturn fmt.Errorf(\"f%d: %%w\", err)\n}\n", i, i)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, reads := memoSearcher(t)
+	if r := memoSearch(t, s, dir, "fmt.Errorf($$$A)"); r.Total != 5 {
+		t.Fatalf("first query: %d matches, want 5", r.Total)
+	}
+	if n := reads(); n != 5 {
+		t.Fatalf("first query read %d files, want 5", n)
+	}
+	got := memoSearch(t, s, dir, "$M.Lock()")
+	if n := reads(); n != 0 {
+		t.Errorf("a second query read %d unchanged files, want none", n)
+	}
+	fresh, _ := memoSearcher(t)
+	want := memoSearch(t, fresh, dir, "$M.Lock()")
+	if got.Total != 5 || fmt.Sprint(got.Matches) != fmt.Sprint(want.Matches) || got.CacheHits != 5 {
+		t.Errorf("from the memo: %d matches (%d from the store), fresh: %d; equal: %v", got.Total, got.CacheHits, want.Total, fmt.Sprint(got.Matches) == fmt.Sprint(want.Matches))
+	}
+	// a token the files lack rules them out from the trees' text, unread
+	if r := memoSearch(t, s, dir, "os.Exit($C)"); r.Total != 0 || r.Prefiltered != 5 {
+		t.Errorf("absent token: %d matches, %d prefiltered, want 0 and 5", r.Total, r.Prefiltered)
+	}
+	if n := reads(); n != 0 {
+		t.Errorf("the absent-token query read %d files, want none", n)
+	}
+}
+
+// TestChangedFileIsNeverServedStale: a file rewritten with the same size
+// after its stamp was taken is read again, whether its modification time is
+// put back (the status-change time moves), it is replaced by a rename with
+// the same size and times (another inode), or it is rewritten at once
+// without touching its times (within the racy window: its stamp was never
+// trusted).
+func TestChangedFileIsNeverServedStale(t *testing.T) {
+	requireStamps(t)
+	const before, after = "package p\n\nvar _ = fmt.Errorf(\"aaaa\")\n", "package p\n\nvar _ = fmt.Errorf(\"bbbb\")\n"
+	cases := []struct {
+		name    string
+		settled bool
+		change  func(t *testing.T, p string)
+	}{
+		{"same size, modification time put back", true, func(t *testing.T, p string) {
+			mt := mustStat(t, p).ModTime()
+			if err := os.WriteFile(p, []byte(after), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(p, mt, mt); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"replaced by a rename, same size and times", true, func(t *testing.T, p string) {
+			mt := mustStat(t, p).ModTime()
+			tmp := p + ".new"
+			if err := os.WriteFile(tmp, []byte(after), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(tmp, mt, mt); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, p); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"rewritten at once, times untouched", false, func(t *testing.T, p string) {
+			if err := os.WriteFile(p, []byte(after), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.settled {
+				settle(t)
+			}
+			dir := t.TempDir()
+			p := filepath.Join(dir, "a.go")
+			if err := os.WriteFile(p, []byte(before), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, reads := memoSearcher(t)
+			if r := memoSearch(t, s, dir, "fmt.Errorf($S)"); r.Total != 1 || r.Matches[0].Bindings[0].Text != `"aaaa"` {
+				t.Fatalf("before the change: %+v", r.Matches)
+			}
+			reads()
+			c.change(t, p)
+			r := memoSearch(t, s, dir, "fmt.Errorf($S)")
+			if r.Total != 1 || r.Matches[0].Bindings[0].Text != `"bbbb"` {
+				t.Errorf("after the change: %+v, want the new text \"bbbb\"", r.Matches)
+			}
+			if n := reads(); n != 1 {
+				t.Errorf("after the change the file was read %d times, want once", n)
+			}
+		})
+	}
+}
+
+// TestRecentFileIsNotTrusted: a stamp taken while the file's times are
+// within the racy window of the clock is not remembered; the same stamp
+// taken later is.
+func TestRecentFileIsNotTrusted(t *testing.T) {
+	requireStamps(t)
+	p := filepath.Join(t.TempDir(), "a.go")
+	if err := os.WriteFile(p, []byte("package p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi := mustStat(t, p)
+	var sm statMemo
+	key := keyOf("go", []byte("package p\n"))
+	sm.remember(p, "go", fi, fi.ModTime().Add(racyWindow/2), key)
+	stat := func() (os.FileInfo, error) { return fi, nil }
+	if _, ok := sm.lookup(p, "go", stat); ok {
+		t.Errorf("a stamp taken %v after the file was written is trusted", racyWindow/2)
+	}
+	sm.remember(p, "go", fi, time.Now().Add(2*racyWindow), key)
+	if k, ok := sm.lookup(p, "go", stat); !ok || k != key {
+		t.Errorf("a settled stamp is not remembered")
+	}
+	if _, ok := sm.lookup(p, "c", stat); ok {
+		t.Errorf("the stamp is remembered for another language")
+	}
+}

@@ -1,0 +1,93 @@
+package search
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Summary says in one line what was found and where it was looked for:
+// "50 of 213 matches shown, in 4 of 120 files searched", "no matches in 120
+// files", plus skipped files and errors.
+func (r *Result) Summary() string {
+	files := map[string]bool{}
+	for _, m := range r.Matches {
+		files[m.Path] = true
+	}
+	var s string
+	switch {
+	case r.Total == 0 && r.Searched == 0:
+		lang := "source"
+		if r.Pattern != nil {
+			lang = r.Pattern.Language()
+		}
+		if len(r.Errors) > 0 || r.Skipped.Binary+r.Skipped.TooLarge+r.Skipped.Unreadable+r.Skipped.OtherLanguage > 0 {
+			s = fmt.Sprintf("not searched: no %s file could be searched", lang)
+		} else {
+			s = fmt.Sprintf("not searched: no %s file found (hidden directories, ignored files and other languages' files are not searched; pass a path that holds some, or another language)", lang)
+		}
+	case r.Total == 0:
+		s = fmt.Sprintf("no matches in %d %s", r.Searched, plural(r.Searched, "file", "files"))
+	case len(r.Matches) < r.Total:
+		s = fmt.Sprintf("%d of %d matches shown (raise max_results or narrow the path for more), %d %s searched", len(r.Matches), r.Total, r.Searched, plural(r.Searched, "file", "files"))
+	default:
+		s = fmt.Sprintf("%d %s in %d of %d %s searched", r.Total, plural(r.Total, "match", "matches"), len(files), r.Searched, plural(r.Searched, "file", "files"))
+	}
+	if n := r.Skipped.Total(); n > 0 {
+		s += fmt.Sprintf("; skipped %d (%s)", n, skipReasons(r.Skipped))
+		if r.Searched == 0 && len(r.Skipped.Examples) > 0 {
+			s += fmt.Sprintf(" such as %s", r.Skipped.Examples[0])
+		}
+	}
+	if n := r.Skipped.TooLarge; n > 0 && len(r.Skipped.Large) > 0 {
+		s += fmt.Sprintf("; not searched, over the %s size cap: %s", humanSize(r.SizeCap), strings.Join(r.Skipped.Large, ", "))
+		if more := n - len(r.Skipped.Large); more > 0 {
+			s += fmt.Sprintf(" and %d more", more)
+		}
+	}
+	if len(r.Errors) > 0 {
+		s += fmt.Sprintf("; %d %s could not be searched (first: %s: %s)", len(r.Errors), plural(len(r.Errors), "file", "files"), r.Errors[0].Path, r.Errors[0].Err)
+	}
+	return s
+}
+
+func skipReasons(s Skips) string {
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(s.Ignored, "ignored")
+	add(s.Hidden, "hidden")
+	add(s.Binary, "binary")
+	add(s.TooLarge, "over the size cap")
+	add(s.Unreadable, "unreadable")
+	add(s.OtherLanguage, "of another language")
+	out := ""
+	for i, p := range parts {
+		if i > 0 {
+			out += ", "
+		}
+		out += p
+	}
+	return out
+}
+
+// humanSize renders a byte count as 1000 B, 3.0 KiB or 9.1 MiB.
+func humanSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
