@@ -55,6 +55,12 @@ func (p Package) Spec() string { return p.Package + "@" + p.Version }
 type Language struct {
 	// ID is the canonical name ("go", "c_sharp", "tsx").
 	ID string `json:"id"`
+	// Name is the language's name as people write it ("Go", "C#", "TSX"):
+	// the one place tether spells it, for messages and docs.
+	Name string `json:"name"`
+	// AstGrep is ast-grep's spelling of the language in its JSON output
+	// ("Go", "CSharp", "Tsx"), which tether's ast-grep JSON reproduces.
+	AstGrep string `json:"ast_grep"`
 	// Aliases are other accepted names ("py", "csharp").
 	Aliases []string `json:"aliases"`
 	// Extensions are the file extensions, with the dot, lower case.
@@ -125,8 +131,8 @@ func ParseManifest(b []byte) (*Manifest, error) {
 	}
 	seen := map[string]string{}
 	for _, l := range m.Languages {
-		if l.ID == "" || l.Package == "" || l.Version == "" || l.Integrity == "" || l.Function == "" {
-			return nil, fmt.Errorf("grammars: manifest: language %q needs id, package, version, integrity and function", l.ID)
+		if l.ID == "" || l.Name == "" || l.AstGrep == "" || l.Package == "" || l.Version == "" || l.Integrity == "" || l.Function == "" {
+			return nil, fmt.Errorf("grammars: manifest: language %q needs id, name, ast_grep, package, version, integrity and function", l.ID)
 		}
 		if !strings.HasPrefix(l.Integrity, "sha512-") {
 			return nil, fmt.Errorf("grammars: manifest: language %q: integrity must be sha512-...", l.ID)

@@ -80,7 +80,7 @@ func TestForPath(t *testing.T) {
 
 func TestParseManifestRejects(t *testing.T) {
 	base := `{"runtime": {"package": "tree-sitter", "version": "0.25.0", "integrity": "sha512-x", "dir": "d"}, "languages": [%s]}`
-	lang := `{"id": "%s", "aliases": [], "extensions": [%q], "package": "p", "version": "1.0.0", "integrity": "sha512-x", "dir": "", "function": "f"}`
+	lang := `{"id": "%s", "name": "A", "ast_grep": "A", "aliases": [], "extensions": [%q], "package": "p", "version": "1.0.0", "integrity": "sha512-x", "dir": "", "function": "f"}`
 	for name, js := range map[string]string{
 		"unknown field":   `{"runtime": {}, "languages": [], "extra": 1}`,
 		"no runtime":      `{"languages": []}`,
@@ -90,6 +90,7 @@ func TestParseManifestRejects(t *testing.T) {
 		"no dot":          fmt.Sprintf(base, fmt.Sprintf(lang, "a", "a")),
 		"module of another file": strings.Replace(fmt.Sprintf(base, fmt.Sprintf(lang, "a", ".a")), `"function": "f"`,
 			`"function": "f", "module": {"sha256": "`+strings.Repeat("0", 64)+`", "size": 1, "file": "wasm/b.wasm.zst", "file_sha256": "`+strings.Repeat("0", 64)+`"}`, 1),
+		"no name":       strings.Replace(fmt.Sprintf(base, fmt.Sprintf(lang, "a", ".a")), `"name": "A", `, "", 1),
 		"md5 integrity": strings.Replace(fmt.Sprintf(base, fmt.Sprintf(lang, "a", ".a")), `"integrity": "sha512-x", "dir": ""`, `"integrity": "md5-x", "dir": ""`, 1),
 	} {
 		if _, err := grammars.ParseManifest([]byte(js)); err == nil || !strings.HasPrefix(err.Error(), "grammars: ") {

@@ -53,7 +53,7 @@ var layers = []struct {
 	{"matcher/...", []string{"engine/...", "grammars/...", "internal/..."}},
 	{"engine/...", []string{"grammars/...", "internal/...", "github.com/tetratelabs/wazero/...", "github.com/klauspost/compress/...", "golang.org/x/sys/..."}},
 	{"grammars/...", []string{"internal/...", "github.com/klauspost/compress/..."}},
-	{"bridges/lsp/...", []string{"internal/...", "go.lsp.dev/jsonrpc2", "golang.org/x/sys/..."}},
+	{"bridges/lsp/...", []string{"grammars", "internal/...", "go.lsp.dev/jsonrpc2", "golang.org/x/sys/..."}},
 	{"bridges/dap/...", []string{"internal/...", "github.com/google/go-dap", "golang.org/x/sys/..."}},
 	{"kernels/...", []string{"internal/...", "github.com/dop251/goja/...", "golang.org/x/sys/..."}},
 	{"operator/...", []string{"internal/...", "github.com/chromedp/...", "github.com/modelcontextprotocol/go-sdk/...", "github.com/creack/pty", "golang.org/x/term", "golang.org/x/sys/..."}},

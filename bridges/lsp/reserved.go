@@ -3,9 +3,11 @@ package lsp
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/tetherhq/tether/grammars"
 )
 
-// identRules is what a new name must be in one language: its display name,
+// identRules is what a new name must be in one language: its name,
 // whether $ may appear in an identifier, and the words that cannot name
 // anything. Contextual keywords (Go's predeclared int, Python's match,
 // TypeScript's type, Java's var) are left out: they name things.
@@ -69,35 +71,39 @@ func union(sets ...map[string]bool) map[string]bool {
 	return m
 }
 
-// rulesByExt are the identifier rules by file extension, for every language
-// tether has a server row for and Java. A .h file may be C or C++: both
-// languages' words are refused there.
-var rulesByExt = func() map[string]identRules {
-	m := map[string]identRules{}
-	add := func(r identRules, exts ...string) {
-		for _, e := range exts {
-			m[e] = r
-		}
-	}
-	add(identRules{name: "Go", reserved: goReserved}, ".go")
-	add(identRules{name: "Python", reserved: pythonReserved}, ".py", ".pyi")
-	add(identRules{name: "TypeScript", dollar: true, reserved: jsReserved}, ".ts", ".tsx", ".mts", ".cts")
-	add(identRules{name: "JavaScript", dollar: true, reserved: jsReserved}, ".js", ".jsx", ".mjs", ".cjs")
-	add(identRules{name: "Java", dollar: true, reserved: javaReserved}, ".java")
-	add(identRules{name: "C", reserved: cReserved}, ".c")
-	add(identRules{name: "C/C++", reserved: union(cReserved, cppReserved)}, ".h")
-	add(identRules{name: "C++", reserved: cppReserved}, ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx")
-	add(identRules{name: "Rust", reserved: rustReserved}, ".rs")
-	add(identRules{name: "Dart", dollar: true, reserved: dartReserved}, ".dart")
-	return m
-}()
+// rulesByLang are the identifier rules by grammar id (grammars/manifest.json,
+// which also names each language), for every language tether has a server
+// row for and Java.
+var rulesByLang = map[string]identRules{
+	"go":         {reserved: goReserved},
+	"python":     {reserved: pythonReserved},
+	"typescript": {dollar: true, reserved: jsReserved},
+	"tsx":        {dollar: true, reserved: jsReserved},
+	"javascript": {dollar: true, reserved: jsReserved},
+	"java":       {dollar: true, reserved: javaReserved},
+	"c":          {reserved: cReserved},
+	"cpp":        {reserved: cppReserved},
+	"rust":       {reserved: rustReserved},
+	"dart":       {dollar: true, reserved: dartReserved},
+}
 
-// rulesFor returns the identifier rules for path, or for a server's
-// language when the extension is none of rulesByExt's (a server row a
-// user added): letters, digits and _, nothing reserved.
+// rulesFor returns the identifier rules for path's language, named as the
+// grammar manifest names it, or for a server's language when the file is of
+// none of rulesByLang's (a server row a user added): letters, digits and _,
+// nothing reserved. A .h file may be C or C++: both languages' words are
+// refused there.
 func rulesFor(path, language string) identRules {
-	if r, ok := rulesByExt[strings.ToLower(filepath.Ext(path))]; ok {
-		return r
+	l, ok := grammars.ForPath(path)
+	r, known := rulesByLang[l.ID]
+	if !ok || !known {
+		return identRules{name: language}
 	}
-	return identRules{name: language}
+	r.name = l.Name
+	if strings.EqualFold(filepath.Ext(path), ".h") {
+		if cpp, ok := grammars.Lookup("cpp"); ok {
+			r.name += "/" + cpp.Name
+		}
+		r.reserved = union(cReserved, cppReserved)
+	}
+	return r
 }
