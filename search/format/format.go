@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/search"
 )
 
@@ -83,14 +84,6 @@ func charCount(m search.Match) (leading, trailing int) {
 	return leading, trailing
 }
 
-// astGrepLangNames are ast-grep's spellings of language names in its JSON.
-var astGrepLangNames = map[string]string{
-	"go": "Go", "python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "tsx": "Tsx",
-	"rust": "Rust", "c": "C", "cpp": "Cpp", "java": "Java", "dart": "Dart", "ruby": "Ruby", "bash": "Bash",
-	"json": "Json", "c_sharp": "CSharp", "php": "Php", "kotlin": "Kotlin", "swift": "Swift", "scala": "Scala",
-	"lua": "Lua", "yaml": "Yaml", "css": "Css", "html": "Html",
-}
-
 // agPoint converts a search.Position to ast-grep's zero-based character position;
 // lineOf returns a source line's text (nil: columns stay in bytes).
 func agPoint(p search.Position, lineOf func(int) string) Point {
@@ -148,8 +141,8 @@ func (c *jsonConverter) convert(m search.Match) Match {
 		return r
 	}
 	a := Match{Text: m.Text, Range: rng(m.Span), File: m.Path, Lines: m.Lines, Language: m.Language}
-	if n, ok := astGrepLangNames[m.Language]; ok {
-		a.Language = n
+	if l, ok := grammars.Lookup(m.Language); ok {
+		a.Language = l.AstGrep
 	}
 	a.CharCount.Leading, a.CharCount.Trailing = charCount(m)
 	a.Replacement = m.Replacement
