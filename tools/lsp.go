@@ -191,6 +191,14 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 			return nil, err
 		}
 		out, notes, data = formatLocations(a, locs), locs.Notes, locs
+		if a.Action == "references" {
+			// Same-name identifiers the server did not return: a server
+			// that cannot type a receiver leaves its calls out.
+			if u := l.unconfirmed(ctx, locs); u != nil {
+				out += "\n" + formatUnconfirmed(locs.Name, u)
+				data = refsAnswer{locs, u}
+			}
+		}
 	case "call_hierarchy", "type_hierarchy":
 		h, err := l.hierarchy(ctx, a)
 		if err != nil {

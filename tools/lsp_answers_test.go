@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -227,5 +228,61 @@ func TestLSPRenameOverrideLeft(t *testing.T) {
 	list := "2 other occurrence(s) of fetch remain (the server did not rename them; an unrelated symbol of the same name looks the same), declarations first: store.py:7 (declaration with its signature), a.py:2"
 	if !strings.Contains(out, warn) || !strings.Contains(out, list) {
 		t.Fatalf("rename:\n%s", out)
+	}
+}
+
+// TestLSPReferencesUnconfirmed: pyright's references of a method leave out
+// the calls on receivers it cannot type; they follow the server's locations
+// as same-name identifiers it did not confirm, with the warning that the
+// list may be partial (the string and the comment spelling the name do not
+// count). A page past the server's locations still carries them.
+func TestLSPReferencesUnconfirmed(t *testing.T) {
+	r, _ := projectRun(t, "pyright-langserver", map[string]string{
+		"pyproject.toml": "[project]\nname = \"p\"\nversion = \"0.1.0\"\n",
+		"store.py": "class Store:\n    def as_list(self):\n        return []\n\n\n" +
+			"def typed(s: Store):\n    return s.as_list()\n\n\n" +
+			"def untyped(s):\n    # as_list in a comment does not count\n    return s.as_list(), \"as_list\"\n",
+		"helpers.py": "def flatten(items):\n    return [i.as_list() for i in items]\n\n\ndef first(x):\n    return x.as_list()[0]\n",
+	})
+	out, err := lspCall(t, r, "lsp", map[string]any{"action": "references", "file": "store.py", "line": 2, "symbol": "as_list"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "+3 same-name identifier(s) the server did not confirm (uses it could not resolve, such as calls on a receiver it cannot type, or other symbols named as_list; the list above may be partial): helpers.py:2 helpers.py:6 store.py:12"
+	if !strings.Contains(out, "2 location(s)\nstore.py:2:9:") || !strings.Contains(out, "store.py:7:14:") || !strings.HasSuffix(out, want) {
+		t.Fatalf("references:\n%s", out)
+	}
+	res := callResult(t, r, "lsp", map[string]any{"action": "references", "file": "store.py", "line": 2, "symbol": "as_list", "start": 2})
+	if text := res.AllText(); !strings.Contains(text, "none from start 2: there are 2") || !strings.HasSuffix(text, want) {
+		t.Fatalf("page past the server's locations:\n%s", text)
+	}
+	var data struct {
+		Unconfirmed struct {
+			Count int `json:"count"`
+			Items []struct {
+				Path string `json:"path"`
+				Line int    `json:"line"`
+			} `json:"items"`
+		} `json:"unconfirmed"`
+	}
+	b, _ := json.Marshal(res.Structured)
+	if err := json.Unmarshal(b, &data); err != nil || data.Unconfirmed.Count != 3 || len(data.Unconfirmed.Items) != 3 || data.Unconfirmed.Items[2].Path != "store.py" {
+		t.Fatalf("structured: %v %s", err, b)
+	}
+}
+
+// TestLSPReferencesAllConfirmed: gopls returns every use of Square, which
+// are all the identifiers spelled so (the run has a parser: the scan runs),
+// and the answer is as it was, with nothing marked unconfirmed.
+func TestLSPReferencesAllConfirmed(t *testing.T) {
+	testenv.RequireBinary(t, "gopls")
+	dir := testenv.LSPProject(t, "goproj")
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second), Parser: parseEngine(t)})
+	out, err := lspCall(t, r, "lsp", map[string]any{"action": "references", "file": "shapes.go", "line": 9, "symbol": "Square"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "5 location(s)") || strings.Contains(out, "did not confirm") || strings.Contains(out, "partial") {
+		t.Fatalf("references:\n%s", out)
 	}
 }

@@ -45,6 +45,13 @@ type Locations struct {
 	Start int `json:"start,omitempty"`
 	// Notes report events around the query (a crash and restart).
 	Notes []string `json:"notes,omitempty"`
+	// For references: Name is the identifier at the position, All every
+	// location the server returned (Items is one page of them), and
+	// Extensions the file kinds its server reads, so a caller can look for
+	// same-name identifiers the server did not return.
+	Name       string     `json:"-"`
+	All        []Location `json:"-"`
+	Extensions []string   `json:"-"`
 }
 
 // Hover is the answer of a hover query.
@@ -243,6 +250,7 @@ func (s *Supervisor) ReferencesPage(ctx context.Context, pos Position, start int
 	if err != nil {
 		return nil, err
 	}
+	out.All = out.Items
 	out.Start = min(start, len(out.Items))
 	out.Items = out.Items[out.Start:]
 	if len(out.Items) > MaxReferences {
@@ -271,6 +279,11 @@ func (s *Supervisor) navigate(ctx context.Context, method string, pos Position, 
 		return nil, fmt.Errorf("lsp: %s answered %s with something unreadable: %w", p.in.spec.Name, method, err)
 	}
 	out := &Locations{Notes: p.notes}
+	if method == "textDocument/references" {
+		lt := lineText(p.text, lineStarts(p.text), params.Position.Line)
+		at := p.in.enc.byteOf(lt, params.Position.Character)
+		out.Name, out.Extensions = lt[at:identEnd(lt, at)], p.in.spec.Extensions
+	}
 	if method == "textDocument/references" || method == "textDocument/implementation" {
 		if why := p.in.spec.partialView(p.in.root, s.relRoot(p.in.root)); why != "" {
 			out.Notes = append(out.Notes, fmt.Sprintf("%s, so this answer may miss other files; %s for complete answers", why, p.in.spec.indexHint()))
