@@ -255,7 +255,9 @@ func (l *lspTools) baselineAffected(ctx context.Context, w *writeCall, written, 
 		if !had {
 			continue // created: the others did not see it before either way
 		}
-		if err := l.sup.ShowContent(ctx, key, old); err != nil && !errors.Is(err, lsp.ErrNoLanguage) {
+		undo, err := l.sup.ShowContent(ctx, key, old)
+		defer undo()
+		if err != nil && !errors.Is(err, lsp.ErrNoLanguage) {
 			for _, n := range need {
 				unknown[l.seenPath(n)] = "showing the server " + key + " as it was failed: " + strings.TrimPrefix(err.Error(), "lsp: ")
 			}

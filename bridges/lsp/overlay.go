@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 // beforeApplyKey carries the function Rename calls with the files its edit
@@ -49,18 +50,20 @@ func (s *Supervisor) Extensions(file string) []string {
 // with file holding content. Diagnostics-on-write shows a written file's
 // text from before the write this way, to learn what other files' diagnostics
 // were before it. The next AfterWrite or query of file itself shows the
-// server its text on disk again.
-func (s *Supervisor) ShowContent(ctx context.Context, file string, content []byte) error {
+// server its text on disk again; after undo, so does the next query of any
+// file (call it when done, whatever happened since).
+func (s *Supervisor) ShowContent(ctx context.Context, file string, content []byte) (undo func(), err error) {
+	undo = func() {}
 	path, err := s.abs(file)
 	if err != nil {
-		return err
+		return undo, err
 	}
 	if _, err := s.specFor(path); err != nil {
-		return fmt.Errorf("%w: %s", ErrNoLanguage, strings.TrimPrefix(err.Error(), "lsp: "))
+		return undo, fmt.Errorf("%w: %s", ErrNoLanguage, strings.TrimPrefix(err.Error(), "lsp: "))
 	}
 	in, _, err := s.acquire(ctx, path)
 	if err != nil {
-		return err
+		return undo, err
 	}
 	in.syncMu.Lock()
 	defer in.syncMu.Unlock()
@@ -76,7 +79,7 @@ func (s *Supervisor) ShowContent(ctx context.Context, file string, content []byt
 		doc = &docState{version: 1, seq: seq}
 		if err := in.notify(ctx, "textDocument/didOpen", wDidOpenParams{TextDocument: wTextDocumentItem{
 			URI: uri, LanguageID: in.spec.languageID(path), Version: 1, Text: string(content)}}); err != nil {
-			return s.failed(in, err, nil)
+			return undo, s.failed(in, err, nil)
 		}
 	case !bytes.Equal(doc.text, content):
 		changed = true
@@ -85,7 +88,7 @@ func (s *Supervisor) ShowContent(ctx context.Context, file string, content []byt
 		if err := in.notify(ctx, "textDocument/didChange", wDidChangeParams{
 			TextDocument:   wVersionedTextDocumentIdentifier{URI: uri, Version: doc.version},
 			ContentChanges: []wContentChange{{Text: string(content)}}}); err != nil {
-			return s.failed(in, err, nil)
+			return undo, s.failed(in, err, nil)
 		}
 	}
 	doc.text = append([]byte(nil), content...)
@@ -102,5 +105,11 @@ func (s *Supervisor) ShowContent(ctx context.Context, file string, content []byt
 	}
 	in.docs[uri] = doc
 	in.mu.Unlock()
-	return nil
+	return func() {
+		// A stamp no file has: the re-sync of changed open documents sends
+		// the disk's text.
+		in.mu.Lock()
+		doc.mtime, doc.size = time.Time{}, -1
+		in.mu.Unlock()
+	}, nil
 }
