@@ -13,8 +13,8 @@ import (
 
 // cliTreeMemory is tether ast-grep's memory budget for trees: one search
 // reads each file once (a rewrite's edits are made as it matches), so trees
-// need not stay in memory (the disk tier keeps them for the next process).
-// 64 MiB held about 60 MB of trees no one read again.
+// need not stay in memory (the disk tier keeps them for the next process):
+// a larger budget only holds trees no one reads again.
 const cliTreeMemory = 8 << 20
 
 // parseHeadroom is the memory a long-lived process needs beside its tree
