@@ -18,7 +18,7 @@ const mod = "github.com/tetherhq/tether/"
 // A layer is a set of tether's packages, named by a pattern: "x" is package x
 // alone, "x/..." is x and everything below it.
 //
-// layers is STYLE.md's Shape as an allow-list: each package may import,
+// layers is docs/layout.md's import order as an allow-list: each package may import,
 // from production code and from its tests alike, only the packages of its own
 // layer and those listed for it. Imports flow
 // cmd -> server -> tools -> {search -> matcher -> engine -> grammars;
@@ -32,7 +32,7 @@ const mod = "github.com/tetherhq/tether/"
 //
 // Third-party modules are on the same allow-list: each protocol or runtime
 // library belongs to the one layer that wraps it, so its types cannot leak
-// into the rest (STYLE.md, practice 6).
+// into the rest.
 var layers = []struct {
 	pkgs  string
 	allow []string
@@ -133,7 +133,7 @@ func violations(pkgs []listed) (errs []string, checked int) {
 		pkg := strings.TrimPrefix(p.ImportPath, mod)
 		li := layerOf(pkg)
 		if li < 0 {
-			errs = append(errs, fmt.Sprintf("%s is in no layer: add it to layers in internal/layout_test.go and STYLE.md's Shape", pkg))
+			errs = append(errs, fmt.Sprintf("%s is in no layer: add it to layers in internal/layout_test.go and to docs/layout.md", pkg))
 			continue
 		}
 		l := layers[li]
@@ -149,7 +149,7 @@ func violations(pkgs []listed) (errs []string, checked int) {
 				if slices.ContainsFunc(l.allow, func(a string) bool { return under(target, a) }) {
 					continue
 				}
-				errs = append(errs, fmt.Sprintf("%s%s imports %s: layer %s may import only its own packages and %v (STYLE.md, Shape)",
+				errs = append(errs, fmt.Sprintf("%s%s imports %s: layer %s may import only its own packages and %v (docs/layout.md)",
 					pkg, from, imp, l.pkgs, l.allow))
 			}
 		}
@@ -160,7 +160,7 @@ func violations(pkgs []listed) (errs []string, checked int) {
 	return errs, checked
 }
 
-// TestImportDirection keeps STYLE.md's layering by itself, for production
+// TestImportDirection keeps docs/layout.md's layering by itself, for production
 // code and tests alike.
 func TestImportDirection(t *testing.T) {
 	errs, checked := violations(goList(t, ""))
