@@ -251,6 +251,9 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 				if c.Kind != "" {
 					fmt.Fprintf(&b, " (%s)", c.Kind)
 				}
+				if c.Refused != "" {
+					fmt.Fprintf(&b, " [refused: %s]", c.Refused)
+				}
 				b.WriteString("\n")
 			}
 			out = strings.TrimRight(b.String(), "\n")

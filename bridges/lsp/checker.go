@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/internal/textcut"
 )
@@ -340,12 +341,20 @@ func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out, dir string) {
 		if !filepath.IsAbs(d.Path) {
 			d.Path = filepath.Join(dir, d.Path)
 		}
+		if s.leadsOut(d.Path) {
+			// A finding in a file elsewhere (a dependency outside the
+			// workspace) may quote that file: its path alone is shown.
+			d.Outside, d.Message = true, ""
+		}
 		d.Path = s.rel(filepath.Clean(d.Path))
 		rep.Total++
 		last, lastIndent, cont = nil, indent, 0
 		if len(rep.Items) < MaxCheckFindings {
 			rep.Items = append(rep.Items, d)
 			last = &rep.Items[len(rep.Items)-1]
+			if d.Outside {
+				last = &Diagnostic{} // its continuation lines are not shown either
+			}
 		} else {
 			last = &Diagnostic{} // continuation lines of a finding not shown
 		}
@@ -369,6 +378,20 @@ func takeCode(d *Diagnostic) {
 		d.Code = d.Message[m[2]:m[3]]
 		d.Message = d.Message[:m[0]]
 	}
+}
+
+// leadsOut reports whether path, absolute, lies outside the workspace or
+// leads out of it through a symbolic link. A Supervisor without a root (a
+// parser's unit test) checks the path as written.
+func (s *Supervisor) leadsOut(path string) bool {
+	if filepath.IsAbs(s.rel(filepath.Clean(path))) {
+		return true
+	}
+	if s.root == nil {
+		return false
+	}
+	_, _, err := s.root.Resolve(path)
+	return errors.Is(err, fsutil.ErrOutside)
 }
 
 // cutLine bounds line at max bytes on a character boundary and says so.

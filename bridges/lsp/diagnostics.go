@@ -20,10 +20,18 @@ type Diagnostic struct {
 	Code     string `json:"code,omitempty"`
 	Source   string `json:"source,omitempty"`
 	Message  string `json:"message"`
+	// Outside is set for a diagnostic in a file outside the workspace (a
+	// checker's finding in a dependency elsewhere): its path is shown
+	// alone, without its message or that file's content.
+	Outside bool `json:"outside,omitempty"`
 }
 
-// String renders "path:line:col: severity: message [source code]".
+// String renders "path:line:col: severity: message [source code]", or
+// "path:line:col: severity (outside the workspace: not shown)".
 func (d Diagnostic) String() string {
+	if d.Outside {
+		return fmt.Sprintf("%s:%d:%d: %s %s", d.Path, d.Line, d.Col, d.Severity, OutsideNote)
+	}
 	s := fmt.Sprintf("%s:%d:%d: %s: %s", d.Path, d.Line, d.Col, d.Severity, d.Message)
 	tag := strings.TrimSpace(d.Source + " " + d.Code)
 	if tag != "" {
@@ -75,6 +83,9 @@ func (s *Supervisor) diagnostic(files fileCache, enc encoding, uri string, d wDi
 	code := strings.Trim(string(d.Code), `"`)
 	if code == "null" {
 		code = ""
+	}
+	if l.Outside {
+		return Diagnostic{Path: l.Path, Line: l.Line, Col: l.Col, Severity: sev, Code: code, Source: d.Source, Outside: true}
 	}
 	return Diagnostic{Path: l.Path, Line: l.Line, Col: l.Col, Severity: sev, Code: code, Source: d.Source, Message: strings.TrimSpace(d.Message)}
 }

@@ -29,10 +29,21 @@ type Location struct {
 	Line int    `json:"line"`
 	Col  int    `json:"col"`
 	Text string `json:"text"`
+	// Outside is set when the path leads outside the workspace (a path
+	// elsewhere, or through a symbolic link in it that leads out): the file
+	// was not read, so Text is empty and Col is the server's own count.
+	Outside bool `json:"outside,omitempty"`
 }
 
-// String renders "path:line:col: text".
+// OutsideNote marks a place outside the workspace, shown as its path alone.
+const OutsideNote = "(outside the workspace: not shown)"
+
+// String renders "path:line:col: text", or "path:line:col (outside the
+// workspace: not shown)".
 func (l Location) String() string {
+	if l.Outside {
+		return fmt.Sprintf("%s:%d:%d %s", l.Path, l.Line, l.Col, OutsideNote)
+	}
 	return fmt.Sprintf("%s:%d:%d: %s", l.Path, l.Line, l.Col, strings.TrimSpace(l.Text))
 }
 
@@ -124,6 +135,9 @@ type CodeAction struct {
 	Title     string `json:"title"`
 	Kind      string `json:"kind,omitempty"`
 	Preferred bool   `json:"preferred,omitempty"`
+	// Refused says why tether would refuse the action's edit whole (it
+	// touches a file outside the workspace); "" when it would not.
+	Refused string `json:"refused,omitempty"`
 }
 
 // CodeActions is the answer of a code_actions query.
@@ -171,7 +185,7 @@ func (s *Supervisor) prepare(ctx context.Context, file string) (*prepared, error
 	if err := s.ready(ctx, in); err != nil {
 		return nil, s.failed(in, err, notes)
 	}
-	text, err := fsutil.ReadRegularFile(path)
+	text, err := s.root.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("lsp: %w", err)
 	}
@@ -196,7 +210,7 @@ func (s *Supervisor) positionParams(ctx context.Context, pos Position) (*prepare
 		if err != nil {
 			return nil, wPositionParams{}, err
 		}
-		text, err := fsutil.ReadRegularFile(path)
+		text, err := s.root.ReadFile(path)
 		if err != nil {
 			return nil, wPositionParams{}, fmt.Errorf("lsp: %s does not exist in the workspace", pos.File)
 		}
@@ -362,24 +376,33 @@ func decodeLocations(raw json.RawMessage) ([]wLocation, error) {
 type fileCache map[string]*cachedFile
 
 type cachedFile struct {
-	text   []byte
-	starts []int
+	text    []byte
+	starts  []int
+	outside bool // not read: the path leads outside the workspace
 }
 
-func (c fileCache) get(path string) *cachedFile {
+// get reads the file at path, a path a server named, through the workspace
+// root: a path outside it, or one that leads out through a symbolic link,
+// is never opened. It returns nil when the file cannot be read.
+func (c fileCache) get(root *fsutil.Root, path string) *cachedFile {
 	if f, ok := c[path]; ok {
 		return f
 	}
-	text, err := fsutil.ReadRegularFile(path)
-	if err != nil {
-		c[path] = nil
-		return nil
+	var f *cachedFile
+	text, err := root.ReadFile(path)
+	switch {
+	case err == nil:
+		f = &cachedFile{text: text, starts: lineStarts(text)}
+	case errors.Is(err, fsutil.ErrOutside):
+		f = &cachedFile{outside: true}
 	}
-	f := &cachedFile{text: text, starts: lineStarts(text)}
 	c[path] = f
 	return f
 }
 
+// location converts a server's location, reading its line's text through
+// the workspace root; a location outside the workspace keeps its path
+// alone, marked Outside.
 func (s *Supervisor) location(files fileCache, enc encoding, l wLocation) Location {
 	path := uriToPath(l.URI)
 	loc := Location{Path: s.rel(path), Line: l.Range.Start.Line + 1, Col: l.Range.Start.Character + 1}
@@ -387,7 +410,12 @@ func (s *Supervisor) location(files fileCache, enc encoding, l wLocation) Locati
 		loc.Path = l.URI
 		return loc
 	}
-	if f := files.get(path); f != nil {
+	f := files.get(s.root, path)
+	if f != nil && f.outside {
+		loc.Outside = true
+		return loc
+	}
+	if f != nil {
 		lt := lineText(f.text, f.starts, l.Range.Start.Line)
 		loc.Text = lt
 		loc.Col = runeCol1(lt, enc.byteOf(lt, l.Range.Start.Character))
@@ -726,7 +754,11 @@ func (s *Supervisor) CodeActions(ctx context.Context, pos Position) (*CodeAction
 		if a.Title == "" {
 			continue
 		}
-		out.Items = append(out.Items, CodeAction{Title: a.Title, Kind: a.Kind, Preferred: a.IsPreferred})
+		ca := CodeAction{Title: a.Title, Kind: a.Kind, Preferred: a.IsPreferred}
+		if a.Edit != nil {
+			ca.Refused = s.editRefusal(*a.Edit)
+		}
+		out.Items = append(out.Items, ca)
 	}
 	return out, nil
 }

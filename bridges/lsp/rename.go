@@ -3,7 +3,9 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -70,6 +72,9 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	if err := json.Unmarshal(raw, &we); err != nil {
 		return nil, fmt.Errorf("lsp: %s answered rename with something unreadable: %w", p.in.spec.Name, err)
 	}
+	if why := s.editRefusal(we); why != "" {
+		return nil, fmt.Errorf("lsp: rename refused: %s; nothing was changed", why)
+	}
 	edits, err := flattenEdit(we)
 	if err != nil {
 		return nil, err
@@ -83,13 +88,12 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	total := 0
 	for uri, list := range edits {
 		path := uriToPath(uri)
-		if path == "" {
-			return nil, fmt.Errorf("lsp: rename touches %s, which is not a file; nothing was changed", uri)
+		// Read through the workspace root: a path checked above that a
+		// symbolic link swapped in since leads out is refused here.
+		old, err := s.root.ReadFile(path)
+		if errors.Is(err, fsutil.ErrOutside) {
+			return nil, fmt.Errorf("lsp: rename refused: it would change %s, outside the workspace; nothing was changed", path)
 		}
-		if _, err := s.abs(path); err != nil {
-			return nil, fmt.Errorf("lsp: rename would change %s, outside the workspace; nothing was changed", path)
-		}
-		old, err := fsutil.ReadRegularFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("lsp: rename: %w; nothing was changed", err)
 		}
@@ -182,6 +186,69 @@ func (s *Supervisor) implementationsAt(ctx context.Context, p *prepared, params 
 	var out []Location
 	for _, l := range locs {
 		out = append(out, s.location(files, p.in.enc, l))
+	}
+	return out
+}
+
+// maxNamed bounds the paths an edit's refusal names.
+const maxNamed = 3
+
+// editRefusal says why tether would refuse the WorkspaceEdit we whole, or
+// returns "": every file it touches (by a text edit or a create, rename or
+// delete) must be a file inside the workspace. A file outside, or one a
+// symbolic link in the workspace leads out to, is named by its path alone.
+func (s *Supervisor) editRefusal(we wWorkspaceEdit) string {
+	var outside, other []string
+	for _, uri := range editURIs(we) {
+		path := uriToPath(uri)
+		if path == "" {
+			other = append(other, uri)
+			continue
+		}
+		if _, err := s.abs(path); errors.Is(err, fsutil.ErrOutside) {
+			outside = append(outside, path)
+		}
+	}
+	name := func(list []string) string {
+		slices.Sort(list)
+		list = slices.Compact(list)
+		if len(list) > maxNamed {
+			return fmt.Sprintf("%s and %d more", strings.Join(list[:maxNamed], ", "), len(list)-maxNamed)
+		}
+		return strings.Join(list, ", ")
+	}
+	switch {
+	case len(outside) > 0:
+		return fmt.Sprintf("it would change %s, outside the workspace", name(outside))
+	case len(other) > 0:
+		return fmt.Sprintf("it would change %s, which is not a file", name(other))
+	}
+	return ""
+}
+
+// editURIs lists every document URI a WorkspaceEdit touches: the keys of
+// changes, each text document edit's document, and both ends of a file
+// create, rename or delete.
+func editURIs(we wWorkspaceEdit) []string {
+	var out []string
+	for uri := range we.Changes {
+		out = append(out, uri)
+	}
+	for _, raw := range we.DocumentChanges {
+		var op struct {
+			URI          string `json:"uri"`
+			OldURI       string `json:"oldUri"`
+			NewURI       string `json:"newUri"`
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+		}
+		_ = json.Unmarshal(raw, &op)
+		for _, u := range []string{op.URI, op.OldURI, op.NewURI, op.TextDocument.URI} {
+			if u != "" {
+				out = append(out, u)
+			}
+		}
 	}
 	return out
 }
@@ -286,7 +353,7 @@ func (s *Supervisor) checkRename(pos Position, newName string) (string, error) {
 	if err != nil {
 		return "", nil
 	}
-	text, err := fsutil.ReadRegularFile(path)
+	text, err := s.root.ReadFile(path)
 	if err != nil {
 		return "", nil
 	}

@@ -22,7 +22,7 @@ import (
 func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, save bool) (version, seqBefore int, changed bool, err error) {
 	in.syncMu.Lock()
 	defer in.syncMu.Unlock()
-	text, err := fsutil.ReadRegularFile(path)
+	text, err := s.root.ReadFile(path)
 	if err != nil {
 		return 0, 0, false, err
 	}
@@ -126,6 +126,11 @@ func (s *Supervisor) resyncOpen(ctx context.Context, in *instance) error {
 	for _, it := range items {
 		p := uriToPath(it.uri)
 		fi, err := os.Stat(p)
+		if err == nil {
+			// A document whose path now leads outside the workspace (a
+			// directory swapped for a symbolic link) is closed unread.
+			_, _, err = s.root.Resolve(p)
+		}
 		if err != nil {
 			in.mu.Lock()
 			delete(in.docs, it.uri)
@@ -347,6 +352,9 @@ func (s *Supervisor) notifyDiskChanges(ctx context.Context, in *instance) error 
 				continue
 			}
 			if _, _, _, err := s.syncDoc(ctx, in, uriToPath(c.URI), false); err != nil {
+				if errors.Is(err, fsutil.ErrOutside) {
+					continue // a symbolic link leading out: never read, never sent
+				}
 				return err
 			}
 			opened++

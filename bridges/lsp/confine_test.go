@@ -1,0 +1,337 @@
+package lsp
+
+// Fault injection for confinement: a fake server over net.Pipe that names
+// files outside the workspace in every kind of answer, in addition to the
+// real servers' tests (clangd's #include, pyright's extraPaths). Whatever
+// it names, tether reads only through the workspace root: an outside path
+// comes back alone, marked, and an edit touching one is refused whole.
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// outsideSecret is the content of the file outside the workspace; no
+// answer may carry it.
+const outsideSecret = "sk-OUTSIDE-5f1c9e"
+
+// confineFake answers each method with a fixed result and publishes
+// diagnostics for every document it is sent.
+type confineFake struct {
+	answers map[string]any
+	diags   []any // published for each didOpen / didChange
+}
+
+func (f *confineFake) dial(spec Server, root string) (*instance, error) {
+	client, server := net.Pipe()
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(server))
+	conn.Go(context.Background(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		switch req.Method() {
+		case "initialize":
+			return reply(ctx, map[string]any{"capabilities": map[string]any{
+				"hoverProvider": true, "definitionProvider": true, "referencesProvider": true,
+				"documentSymbolProvider": true, "workspaceSymbolProvider": true,
+				"renameProvider": true, "codeActionProvider": true}}, nil)
+		case "textDocument/didOpen", "textDocument/didChange":
+			var p struct {
+				TextDocument struct {
+					URI     string `json:"uri"`
+					Version int    `json:"version"`
+				} `json:"textDocument"`
+			}
+			_ = json.Unmarshal(req.Params(), &p)
+			diags := f.diags
+			if diags == nil {
+				diags = []any{}
+			}
+			go conn.Notify(context.Background(), "textDocument/publishDiagnostics", map[string]any{
+				"uri": p.TextDocument.URI, "version": p.TextDocument.Version, "diagnostics": diags})
+			return nil
+		case "shutdown":
+			return reply(ctx, nil, nil)
+		}
+		if a, ok := f.answers[req.Method()]; ok {
+			return reply(ctx, a, nil)
+		}
+		if _, ok := req.(*jsonrpc2.Call); ok {
+			return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, req.Method()))
+		}
+		return nil
+	})
+	return attachPipe(spec, root, client), nil
+}
+
+// confineWorkspace makes a workspace holding a.go and link.go, a symbolic
+// link to a file outside it, and that outside file (its secret on line 3).
+func confineWorkspace(t *testing.T) (dir, outside string) {
+	t.Helper()
+	base := t.TempDir()
+	dir, other := filepath.Join(base, "ws"), filepath.Join(base, "elsewhere")
+	for _, d := range []string{dir, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside = filepath.Join(other, "secret.go")
+	files := map[string]string{
+		filepath.Join(dir, "go.mod"): "module x\n",
+		filepath.Join(dir, "a.go"):   "package x\n\nfunc A() {}\n",
+		outside:                      "package other\n\nconst Secret = \"" + outsideSecret + "\"\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	return dir, outside
+}
+
+func confineSupervisor(t *testing.T, f *confineFake) (*Supervisor, string, string) {
+	t.Helper()
+	dir, outside := confineWorkspace(t)
+	s, err := New(dir, WithOnlyServers(Server{Name: "fakels", Language: "go", Binaries: []string{"fakels"},
+		Extensions: []string{".go"}, RootMarkers: []string{"go.mod"}}), WithDiagnosticsTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.dial = f.dial
+	t.Cleanup(func() { s.Close() })
+	return s, dir, outside
+}
+
+func lspRange(line, char int) map[string]any {
+	p := map[string]any{"line": line, "character": char}
+	return map[string]any{"start": p, "end": p}
+}
+
+// noSecret fails when what tether returned carries the outside file's
+// content.
+func noSecret(t *testing.T, what string, v any) {
+	t.Helper()
+	b, _ := json.Marshal(v)
+	if strings.Contains(string(b), outsideSecret) || strings.Contains(string(b), "const Secret") {
+		t.Fatalf("%s shows the outside file's content:\n%s", what, b)
+	}
+}
+
+// TestConfineLocations: a definition, references and symbols naming a file
+// outside the workspace, directly or through a symbolic link in it that
+// leads out, come back as the path alone, marked outside and never read;
+// a location inside keeps its line's text.
+func TestConfineLocations(t *testing.T) {
+	f := &confineFake{}
+	s, dir, outside := confineSupervisor(t, f)
+	outURI, linkURI, inURI := pathToURI(outside), pathToURI(filepath.Join(dir, "link.go")), pathToURI(filepath.Join(dir, "a.go"))
+	locs := []any{
+		map[string]any{"uri": outURI, "range": lspRange(2, 6)},
+		map[string]any{"targetUri": linkURI, "targetRange": lspRange(2, 0), "targetSelectionRange": lspRange(2, 6)},
+		map[string]any{"uri": inURI, "range": lspRange(2, 5)},
+	}
+	f.answers = map[string]any{
+		"textDocument/definition": locs,
+		"textDocument/references": locs,
+		"textDocument/documentSymbol": []any{
+			map[string]any{"name": "Secret", "kind": 14, "location": map[string]any{"uri": outURI, "range": lspRange(2, 6)}},
+			map[string]any{"name": "A", "kind": 12, "location": map[string]any{"uri": inURI, "range": lspRange(2, 5)}},
+		},
+		"workspace/symbol": []any{
+			map[string]any{"name": "Secret", "kind": 14, "location": map[string]any{"uri": outURI, "range": lspRange(2, 6)}},
+			map[string]any{"name": "Linked", "kind": 14, "location": map[string]any{"uri": linkURI, "range": lspRange(2, 6)}},
+		},
+		// A hover may link to any file; tether shows the server's text and
+		// follows no link.
+		"textDocument/hover": map[string]any{"contents": map[string]any{"kind": "markdown",
+			"value": "func A()\n\n[declared here](" + outURI + "#L3)"}},
+	}
+	ctx := context.Background()
+	pos := Position{File: "a.go", Line: 3, Symbol: "A"}
+	check := func(t *testing.T, items []Location) {
+		t.Helper()
+		want := map[string]bool{outside: true, "link.go": true, "a.go": false}
+		for _, l := range items {
+			out, ok := want[l.Path]
+			if !ok {
+				continue
+			}
+			delete(want, l.Path)
+			switch {
+			case l.Outside != out:
+				t.Errorf("%s: outside %v, want %v", l.Path, l.Outside, out)
+			case out && (l.Text != "" || !strings.HasSuffix(l.String(), OutsideNote)):
+				t.Errorf("an outside location must be its path alone, marked: %q (text %q)", l.String(), l.Text)
+			case !out && l.Text != "func A() {}":
+				t.Errorf("a location inside keeps its line: %q", l.String())
+			}
+		}
+		if len(want) > 0 {
+			t.Errorf("locations missing: %v in %v", want, items)
+		}
+	}
+	t.Run("definition", func(t *testing.T) {
+		got, err := s.Definition(ctx, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noSecret(t, "definition", got)
+		check(t, got.Items)
+		for _, l := range got.Items {
+			if l.Path == outside && l.String() != outside+":3:7 "+OutsideNote {
+				t.Errorf("rendered %q", l.String())
+			}
+		}
+	})
+	t.Run("references", func(t *testing.T) {
+		got, err := s.References(ctx, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noSecret(t, "references", got)
+		check(t, got.Items)
+	})
+	t.Run("document_symbols", func(t *testing.T) {
+		got, err := s.DocumentSymbols(ctx, "a.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		noSecret(t, "document symbols", got)
+		var ls []Location
+		for _, sym := range got.Items {
+			ls = append(ls, sym.Location)
+		}
+		if len(ls) != 2 || !ls[0].Outside || ls[1].Outside || ls[1].Text != "func A() {}" {
+			t.Fatalf("document symbols: %+v", got.Items)
+		}
+	})
+	t.Run("workspace_symbols", func(t *testing.T) {
+		got, err := s.WorkspaceSymbols(ctx, "Secret", "a.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		noSecret(t, "workspace symbols", got)
+		if len(got.Items) != 2 || !got.Items[0].Location.Outside || !got.Items[1].Location.Outside {
+			t.Fatalf("workspace symbols: %+v", got.Items)
+		}
+	})
+	t.Run("hover", func(t *testing.T) {
+		got, err := s.Hover(ctx, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noSecret(t, "hover", got)
+	})
+}
+
+// TestConfineDiagnostics: a diagnostic whose related information points
+// outside the workspace shows nothing of that file; a diagnostic published
+// for a file outside carries its path alone.
+func TestConfineDiagnostics(t *testing.T) {
+	f := &confineFake{}
+	s, _, outside := confineSupervisor(t, f)
+	f.diags = []any{map[string]any{"range": lspRange(2, 5), "severity": 1, "message": "A redeclared",
+		"relatedInformation": []any{map[string]any{"location": map[string]any{"uri": pathToURI(outside), "range": lspRange(2, 6)},
+			"message": "other declaration"}}}}
+	d, err := s.Diagnostics(context.Background(), "a.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSecret(t, "diagnostics", d)
+	if len(d.Items) != 1 || d.Items[0].Message != "A redeclared" || d.Items[0].Path != "a.go" {
+		t.Fatalf("diagnostics: %+v", d)
+	}
+	files := fileCache{}
+	got := s.diagnostic(files, encUTF16, pathToURI(outside), wDiagnostic{Range: wRange{Start: wPosition{Line: 2, Character: 6}}, Severity: 1, Message: "quotes " + outsideSecret})
+	if !got.Outside || got.Message != "" || !strings.HasSuffix(got.String(), OutsideNote) {
+		t.Fatalf("a diagnostic outside the workspace: %+v (%s)", got, got)
+	}
+}
+
+// TestConfineEdits: a rename or a code action whose edit touches a file
+// outside the workspace (directly, through a symbolic link leading out, or
+// by creating one) is refused whole: no file changes, the inside one
+// included, and the error names the outside path.
+func TestConfineEdits(t *testing.T) {
+	f := &confineFake{}
+	s, dir, outside := confineSupervisor(t, f)
+	inURI := pathToURI(filepath.Join(dir, "a.go"))
+	edit := func() []any {
+		return []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 2, "character": 5},
+			"end": map[string]any{"line": 2, "character": 6}}, "newText": "B"}}
+	}
+	cases := []struct {
+		name, want string
+		edit       map[string]any
+	}{
+		{"changes", outside, map[string]any{"changes": map[string]any{inURI: edit(), pathToURI(outside): edit()}}},
+		{"symlink", "link.go", map[string]any{"changes": map[string]any{inURI: edit(), pathToURI(filepath.Join(dir, "link.go")): edit()}}},
+		{"document_changes", outside, map[string]any{"documentChanges": []any{
+			map[string]any{"textDocument": map[string]any{"uri": inURI, "version": 1}, "edits": edit()},
+			map[string]any{"textDocument": map[string]any{"uri": pathToURI(outside), "version": 1}, "edits": edit()}}}},
+		{"create", filepath.Join(filepath.Dir(outside), "new.go"), map[string]any{"documentChanges": []any{
+			map[string]any{"kind": "create", "uri": pathToURI(filepath.Join(filepath.Dir(outside), "new.go"))},
+			map[string]any{"textDocument": map[string]any{"uri": inURI, "version": 1}, "edits": edit()}}}},
+	}
+	ctx := context.Background()
+	pos := Position{File: "a.go", Line: 3, Symbol: "A"}
+	before, _ := os.ReadFile(filepath.Join(dir, "a.go"))
+	for _, c := range cases {
+		t.Run("rename_"+c.name, func(t *testing.T) {
+			f.answers = map[string]any{"textDocument/rename": c.edit}
+			_, err := s.Rename(ctx, pos, "B")
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "outside the workspace") ||
+				!strings.Contains(err.Error(), "nothing was changed") {
+				t.Fatalf("rename touching %s: %v", c.want, err)
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, "a.go")); string(after) != string(before) {
+				t.Fatalf("a.go changed:\n%s", after)
+			}
+			if got, _ := os.ReadFile(outside); !strings.Contains(string(got), outsideSecret) {
+				t.Fatalf("the outside file changed:\n%s", got)
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(outside), "new.go")); err == nil {
+				t.Fatal("a file was created outside the workspace")
+			}
+		})
+		t.Run("code_action_"+c.name, func(t *testing.T) {
+			f.answers = map[string]any{"textDocument/codeAction": []any{
+				map[string]any{"title": "reaches out", "kind": "quickfix", "edit": c.edit},
+				map[string]any{"title": "stays in", "kind": "quickfix", "edit": map[string]any{"changes": map[string]any{inURI: edit()}}},
+			}}
+			acts, err := s.CodeActions(ctx, pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(acts.Items) != 2 || !strings.Contains(acts.Items[0].Refused, c.want) || !strings.Contains(acts.Items[0].Refused, "outside the workspace") ||
+				acts.Items[1].Refused != "" {
+				t.Fatalf("code actions: %+v", acts.Items)
+			}
+		})
+	}
+}
+
+// TestConfineCheckerFindings: a checker's finding in a file outside the
+// workspace (a dependency elsewhere) shows its path alone, without its
+// message or continuation lines, which may quote that file.
+func TestConfineCheckerFindings(t *testing.T) {
+	s, dir, outside := confineSupervisor(t, &confineFake{})
+	rel, _ := filepath.Rel(dir, outside)
+	rep := &CheckReport{}
+	s.parseCheckerOutput(rep, rel+":3:7: undefined: "+outsideSecret+"\n\thave (\""+outsideSecret+"\")\na.go:3:6: A declared and not used\n", dir)
+	noSecret(t, "checker report", rep)
+	if len(rep.Items) != 2 || !rep.Items[0].Outside || rep.Items[0].Path != outside || rep.Items[1].Outside || rep.Items[1].Message == "" {
+		t.Fatalf("checker findings: %+v", rep.Items)
+	}
+	if got := rep.Items[0].String(); got != outside+":3:7: error "+OutsideNote {
+		t.Fatalf("rendered %q", got)
+	}
+}

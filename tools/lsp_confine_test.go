@@ -1,0 +1,141 @@
+package tools_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/tools"
+)
+
+// Regression tests for a workspace that makes its language server name, or
+// read, files outside it: what the lsp tool returns never carries their
+// content. These drive the real servers; bridges/lsp's confine tests inject
+// every kind of outside answer with a fake.
+
+// siblingDirs makes a workspace and, beside it, another directory that
+// plays another tenant's workspace or any file of the host.
+func siblingDirs(t *testing.T) (ws, other string) {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, other = filepath.Join(base, "ws"), filepath.Join(base, "other")
+	for _, d := range []string{ws, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws, other
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// requireNoLeak fails when out carries any of secrets.
+func requireNoLeak(t *testing.T, what, out string, secrets ...string) {
+	t.Helper()
+	for _, s := range secrets {
+		if s != "" && strings.Contains(out, s) {
+			t.Fatalf("%s shows content of a file outside the workspace (%q):\n%s", what, s, out)
+		}
+	}
+}
+
+// requireOutsideOrNone requires a navigation answer naming path to show it
+// alone, marked outside the workspace; with the process sandbox the server
+// cannot read the file and may find nothing there at all.
+func requireOutsideOrNone(t *testing.T, what, out, path string) {
+	t.Helper()
+	if strings.Contains(out, path+":1:1 "+lsp.OutsideNote) {
+		return
+	}
+	if strings.Contains(out, path) || !strings.Contains(out, "no definition found") {
+		t.Fatalf("%s: want %s:1:1 %s, or no definition:\n%s", what, path, lsp.OutsideNote, out)
+	}
+}
+
+// TestLSPConfineClangdInclude: a compilation database and a C file that
+// includes a file outside the workspace by its absolute path; definition on
+// the include names the file by its path alone, never its first line
+// (tether read whatever path clangd answered with).
+func TestLSPConfineClangdInclude(t *testing.T) {
+	if testenv.LookPath("clangd") == "" {
+		testenv.RequireBinary(t, "clangd-19")
+	}
+	ws, other := siblingDirs(t)
+	const secret = "sk-INCLUDED-4b1d"
+	outside := filepath.Join(other, "secret.h")
+	writeFiles(t, other, map[string]string{"secret.h": secret + "\n"})
+	src := "#include \"" + outside + "\"\nint main(void) { return 0; }\n"
+	// /etc/shadow too, where this process can read it (as root): the host's
+	// own secrets.
+	var shadow string
+	if b, err := os.ReadFile("/etc/shadow"); err == nil && len(b) > 0 {
+		shadow, _, _ = strings.Cut(string(b), "\n")
+		src = "#include \"/etc/shadow\"\n" + src
+	}
+	cc, _ := json.Marshal([]map[string]string{{"directory": ws, "file": filepath.Join(ws, "x.c"), "command": "cc -c x.c"}})
+	writeFiles(t, ws, map[string]string{"x.c": src, "compile_commands.json": string(cc)})
+	r := startRun(t, tools.Config{WorkDir: ws, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, ws, 20*time.Second)})
+
+	line := 1
+	if shadow != "" {
+		t.Run("etc_shadow", func(t *testing.T) {
+			out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "x.c", "line": 1, "symbol": "shadow"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("definition:\n%s", out)
+			requireNoLeak(t, "definition of /etc/shadow", out, shadow)
+			requireOutsideOrNone(t, "definition of /etc/shadow", out, "/etc/shadow")
+		})
+		line = 2
+	}
+	t.Run("sibling", func(t *testing.T) {
+		out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "x.c", "line": line, "symbol": "secret.h"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("definition:\n%s", out)
+		requireNoLeak(t, "definition of the included file", out, secret)
+		requireOutsideOrNone(t, "definition of the included file", out, outside)
+	})
+}
+
+// TestLSPConfinePyrightExtraPaths: a pyrightconfig.json whose extraPaths
+// name another tenant's workspace, and a file importing its API key:
+// definition names that file by its path alone (tether read it).
+func TestLSPConfinePyrightExtraPaths(t *testing.T) {
+	testenv.RequireBinary(t, "pyright-langserver")
+	ws, other := siblingDirs(t)
+	const secret = "sk-BETA-9a7f3c"
+	writeFiles(t, other, map[string]string{"secretmod.py": "API_KEY = \"" + secret + "\"\n"})
+	writeFiles(t, ws, map[string]string{
+		"pyrightconfig.json": `{"extraPaths": ["../other"]}`,
+		"main.py":            "from secretmod import API_KEY\n\nprint(API_KEY)\n",
+	})
+	r := startRun(t, tools.Config{WorkDir: ws, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, ws, 20*time.Second)})
+	out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "main.py", "line": 3, "symbol": "API_KEY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("definition:\n%s", out)
+	requireNoLeak(t, "definition", out, secret)
+	path := filepath.Join(other, "secretmod.py")
+	if strings.Contains(out, path) && !strings.Contains(out, path+":1:1 "+lsp.OutsideNote) {
+		t.Fatalf("definition in the other workspace must be its path alone, marked:\n%s", out)
+	}
+}
