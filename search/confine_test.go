@@ -23,11 +23,7 @@ func TestSearchConfinedToRoot(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
 		t.Fatal(err)
 	}
-	root, err := fsutil.NewRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	confined := search.NewSearcher(parser(t), search.Config{Root: root})
+	confined := search.NewSearcher(parser(t), search.Config{Root: dir})
 	ctx := context.Background()
 
 	res, err := confined.Search(ctx, search.Query{Pattern: "call($X)", Language: "go", Paths: []string{filepath.Join(dir, "out", "a.go")}})
@@ -40,6 +36,11 @@ func TestSearchConfinedToRoot(t *testing.T) {
 	res, err = confined.Search(ctx, search.Query{Pattern: "call($X)", Language: "go", Paths: []string{dir}})
 	if err != nil || res.Total != 1 || !strings.Contains(res.Matches[0].Text, "inside") {
 		t.Errorf("the workspace itself: %v, %+v; want the one match inside", err, res)
+	}
+
+	missing := search.NewSearcher(parser(t), search.Config{Root: filepath.Join(dir, "missing")})
+	if _, err := missing.Search(ctx, search.Query{Pattern: "call($X)", Language: "go", Paths: []string{dir}}); err == nil || !strings.Contains(err.Error(), "cannot confine searches to the workspace") {
+		t.Errorf("a workspace that does not exist: %v; want an error that says searches cannot be confined", err)
 	}
 
 	plain := search.NewSearcher(parser(t), search.Config{})

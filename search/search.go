@@ -58,12 +58,13 @@ type Config struct {
 	// bytes (default MaxMatchText; Match.Cut says when one was cut). A
 	// negative value keeps them whole, as `ast-grep --json` prints them.
 	MaxText int
-	// Root, when set, confines every search to the workspace: the walk and
-	// every read go through the root directory (os.Root), so a directory
+	// Root, when set, is the workspace directory every search is confined
+	// to: the walk and every read go through it (os.Root), so a directory
 	// swapped for a symbolic link that leads out during a search is refused,
-	// not read, and paths outside it are refused. Without it paths are used
-	// as they are (the command line).
-	Root *fsutil.Root
+	// not read, and paths outside it are refused. Its symbolic links are
+	// resolved once, by NewSearcher. Without it paths are used as they are
+	// (the command line).
+	Root string
 }
 
 // Searcher runs structural searches with one parser. It is safe for
@@ -79,12 +80,18 @@ type Searcher struct {
 	wholeRoom    bool
 	maxText      int
 	root         *fsutil.Root
+	rootErr      error // why Config.Root cannot be used
 	warm         warmState
 }
 
 // NewSearcher returns a Searcher that parses with p.
 func NewSearcher(p matcher.Parser, cfg Config) *Searcher {
-	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize, whole: cfg.WholeFiles, wholeRoom: cfg.WholeWhileRoom, maxText: cfg.MaxText, root: cfg.Root}
+	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize, whole: cfg.WholeFiles, wholeRoom: cfg.WholeWhileRoom, maxText: cfg.MaxText}
+	if cfg.Root != "" {
+		if s.root, s.rootErr = fsutil.NewRoot(cfg.Root); s.rootErr != nil {
+			s.rootErr = fmt.Errorf("search: cannot confine searches to the workspace: %w", s.rootErr)
+		}
+	}
 	if s.cache == nil {
 		s.cache = SharedCache()
 	}
@@ -324,6 +331,9 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 	gl, err := compileGlobs(q.Globs)
 	if err != nil {
 		return nil, nil, err
+	}
+	if s.rootErr != nil {
+		return nil, nil, s.rootErr
 	}
 	fsys, err := openFiles(s.root)
 	if err != nil {

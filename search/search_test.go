@@ -147,7 +147,7 @@ func TestRewriteAcceptEndToEnd(t *testing.T) {
 	if !strings.Contains(diff, "-\treturn errors.New(\"x\")\n+\treturn fmt.Errorf(\"x\")") {
 		t.Errorf("diff:\n%s", diff)
 	}
-	st := search.NewStager(nil)
+	st := search.NewStager("")
 	id := st.Stage(plan)
 	if _, err := st.Accept(id); err != nil {
 		t.Fatal(err)

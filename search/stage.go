@@ -41,6 +41,7 @@ const (
 // use.
 type Stager struct {
 	root          *fsutil.Root
+	rootErr       error // why the root given cannot be used
 	mu            sync.Mutex
 	next          int
 	edits         map[string]*Plan
@@ -51,13 +52,21 @@ type Stager struct {
 	resolvedOrder []string
 }
 
-// NewStager returns an empty Stager. Accepted edits are applied through
-// root.Apply: paths confined to it, every file's content checked again, all
-// or nothing (journaled, so a crash cannot leave an edit half made). With a
-// nil root (the CLI) they are confined to the deepest directory that holds
-// every file of the edit.
-func NewStager(root *fsutil.Root) *Stager {
-	return &Stager{root: root, edits: map[string]*Plan{}, resolved: map[string]string{}, maxBytes: MaxStagedBytes}
+// NewStager returns an empty Stager whose accepted edits are confined to
+// the workspace directory root: every path must lie in it, every file's
+// content is checked again, and the files are replaced all or nothing
+// (journaled, so a crash cannot leave an edit half made). The root's
+// symbolic links are resolved once, here. With root "" (the command line)
+// each edit is confined to the deepest directory that holds every file it
+// changes.
+func NewStager(root string) *Stager {
+	s := &Stager{edits: map[string]*Plan{}, resolved: map[string]string{}, maxBytes: MaxStagedBytes}
+	if root != "" {
+		if s.root, s.rootErr = fsutil.NewRoot(root); s.rootErr != nil {
+			s.rootErr = fmt.Errorf("search: cannot confine edits to the workspace: %w", s.rootErr)
+		}
+	}
+	return s
 }
 
 // Stage records a plan and returns its id. Nothing is written.
@@ -150,13 +159,16 @@ func sortedIDs(ids []string) []string {
 // Accept applies the edit staged under id. Every file is read again and
 // compared with the content recorded at staging; a single mismatch rejects
 // the whole edit, naming the changed files, and nothing is written. Files are
-// replaced as fsutil.Root.Apply replaces them: all or nothing, even across a
-// crash (the next start rolls a half-made edit back). A rejected
+// replaced all or nothing, even across a crash (the next start rolls a
+// half-made edit back). A rejected
 // edit stays staged (discard it, or stage a new one); an applied one is
 // resolved.
 func (s *Stager) Accept(id string) (*Plan, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.rootErr != nil {
+		return nil, s.rootErr
+	}
 	p, err := s.take(id)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -41,7 +40,7 @@ func readAll(t *testing.T, dir string, names ...string) string {
 
 func TestStagerAcceptDiscard(t *testing.T) {
 	dir := t.TempDir()
-	s := NewStager(nil)
+	s := NewStager("")
 	id1 := s.Stage(stagedPlan(t, dir, "a.go", "b.go"))
 	id2 := s.Stage(&Plan{})
 	if id1 != "edit_1" || id2 != "edit_2" {
@@ -80,7 +79,7 @@ func TestStagerAcceptDiscard(t *testing.T) {
 
 func TestStagerRejectsStale(t *testing.T) {
 	dir := t.TempDir()
-	s := NewStager(nil)
+	s := NewStager("")
 	id := s.Stage(stagedPlan(t, dir, "a.go", "b.go", "c.go"))
 	os.WriteFile(filepath.Join(dir, "b.go"), []byte("edited by hand\n"), 0o644)
 	os.Remove(filepath.Join(dir, "c.go"))
@@ -113,7 +112,7 @@ func TestStagerWithoutRootSpansDirectories(t *testing.T) {
 		os.MkdirAll(filepath.Join(dir, d), 0o755)
 	}
 	p := stagedPlan(t, dir, "x/a.go", "y/z/b.go")
-	s := NewStager(nil)
+	s := NewStager("")
 	if _, err := s.Accept(s.Stage(p)); err != nil {
 		t.Fatal(err)
 	}
@@ -160,11 +159,7 @@ func TestDiff(t *testing.T) {
 
 func TestStagerWithRoot(t *testing.T) {
 	dir := t.TempDir()
-	root, err := fsutil.NewRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewStager(root)
+	s := NewStager(dir)
 	id := s.Stage(stagedPlan(t, dir, "a.go", "b.go"))
 	if _, err := s.Accept(id); err != nil {
 		t.Fatal(err)
@@ -176,11 +171,18 @@ func TestStagerWithRoot(t *testing.T) {
 	if _, err := s.Accept(s.Stage(out)); err == nil {
 		t.Error("a change outside the root was applied")
 	}
+	missing := NewStager(filepath.Join(dir, "missing"))
+	if _, err := missing.Accept(missing.Stage(stagedPlan(t, dir, "c.go"))); err == nil || !strings.Contains(err.Error(), "cannot confine edits to the workspace") {
+		t.Errorf("a workspace that does not exist: %v; want an error that says edits cannot be confined", err)
+	}
+	if got := readAll(t, dir, "c.go"); got != "old c.go\n" {
+		t.Errorf("c.go after a refused accept: %q", got)
+	}
 }
 
 // TestStagerUnknownIDSaysWhatToDo: every unknown-id error names the next step.
 func TestStagerUnknownIDSaysWhatToDo(t *testing.T) {
-	s := NewStager(nil)
+	s := NewStager("")
 	id := s.Stage(&Plan{})
 	s.Stage(&Plan{})
 	if err := s.Discard(id); err != nil {
@@ -205,7 +207,7 @@ func TestStagerBounded(t *testing.T) {
 	plan := func(n int) *Plan {
 		return &Plan{Changes: []FileChange{{Path: "x", Old: make([]byte, n), New: make([]byte, n)}}}
 	}
-	s := NewStager(nil)
+	s := NewStager("")
 	s.maxBytes = 100
 	a, _ := s.StageDropping(plan(20)) // 40 bytes
 	b, _ := s.StageDropping(plan(20)) // 80
@@ -224,7 +226,7 @@ func TestStagerBounded(t *testing.T) {
 		t.Error("the newest edit is not kept")
 	}
 
-	s = NewStager(nil)
+	s = NewStager("")
 	var first string
 	for i := range MaxStagedEdits {
 		id, dropped := s.StageDropping(&Plan{})
@@ -263,7 +265,7 @@ func TestStagerCLIRelativePaths(t *testing.T) {
 		{filepath.Join("ws", "a.go")},
 		{filepath.Join("ws", "a.go"), filepath.Join("ws", "sub", "b.go")},
 	} {
-		st := NewStager(nil)
+		st := NewStager("")
 		var p Plan
 		for _, path := range paths {
 			cur, _ := os.ReadFile(path)

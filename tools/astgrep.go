@@ -49,7 +49,7 @@ type structural struct {
 // warmUp starts the searcher's warm-up over the working directory; the run's
 // Close stops it and waits for it.
 func (s *structural) warmUp() {
-	real, _, err := s.run.Root().Resolve(".")
+	real, _, err := s.run.root.Resolve(".")
 	if err != nil {
 		return
 	}
@@ -73,8 +73,8 @@ func (s *structural) warmUp() {
 func AstGrepTools(r *Run) []Tool {
 	s := &structural{
 		run:    r,
-		search: search.NewSearcher(r.cfg.Parser, search.Config{Root: r.Root()}),
-		stage:  search.NewStager(r.Root()),
+		search: search.NewSearcher(r.cfg.Parser, search.Config{Root: r.root.Dir()}),
+		stage:  search.NewStager(r.root.Dir()),
 	}
 	if r.cfg.WarmUp {
 		s.warmUp()
@@ -160,13 +160,13 @@ func (s *structural) query(tool string, a grepQuery, maxResults int) (search.Que
 	if p == "" {
 		p = "."
 	}
-	real, _, err := s.run.Root().Resolve(p)
+	real, _, err := s.run.root.Resolve(p)
 	if err != nil {
 		return search.Query{}, err
 	}
 	// the search reaches it through the root again (Config.Root); this only
 	// says early that it is missing
-	f, _, err := s.run.Root().Open(p)
+	f, _, err := s.run.root.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return search.Query{}, fmt.Errorf("tools: %s: path %q does not exist; give a file or directory in the working directory", tool, p)
 	}
@@ -182,7 +182,7 @@ func (s *structural) query(tool string, a grepQuery, maxResults int) (search.Que
 
 // rel shows a path relative to the working directory.
 func (s *structural) rel(p string) string {
-	for _, base := range []string{s.run.Root().RealDir(), s.run.Root().Dir()} {
+	for _, base := range []string{s.run.root.RealDir(), s.run.root.Dir()} {
 		if r, err := filepath.Rel(base, p); err == nil && !strings.HasPrefix(r, "..") {
 			return filepath.ToSlash(r)
 		}
@@ -202,10 +202,10 @@ func (s *structural) relResult(r *search.Result) {
 		r.Errors[i].Path = s.rel(r.Errors[i].Path)
 	}
 	for i, e := range r.Skipped.Examples {
-		r.Skipped.Examples[i] = strings.Replace(e, s.run.Root().RealDir()+string(filepath.Separator), "", 1)
+		r.Skipped.Examples[i] = strings.Replace(e, s.run.root.RealDir()+string(filepath.Separator), "", 1)
 	}
 	for i, e := range r.Skipped.Large {
-		r.Skipped.Large[i] = strings.Replace(e, s.run.Root().RealDir()+string(filepath.Separator), "", 1)
+		r.Skipped.Large[i] = strings.Replace(e, s.run.root.RealDir()+string(filepath.Separator), "", 1)
 	}
 }
 
@@ -442,7 +442,7 @@ func (s *structural) resolveTargets(call *Call) []string {
 // results name them.
 func (s *structural) relErr(err error) error {
 	msg := err.Error()
-	for _, base := range []string{s.run.Root().RealDir(), s.run.Root().Dir()} {
+	for _, base := range []string{s.run.root.RealDir(), s.run.root.Dir()} {
 		msg = strings.ReplaceAll(msg, base+string(filepath.Separator), "")
 		msg = strings.ReplaceAll(msg, base, ".")
 	}

@@ -68,15 +68,15 @@ func init() {
 	addFamily(family{
 		name: "files",
 		register: func(r *Run) (func() error, error) {
-			return nil, r.Registry().Register(FileTools(r.Root())...)
+			return nil, r.Registry().Register(newFileTools(r.root)...)
 		},
-		tools: func() []Tool { return FileTools(nil) },
+		tools: func() []Tool { return newFileTools(nil) },
 	})
 }
 
-// FileTools returns the harness file tools (read, write, edit, apply_patch)
+// newFileTools returns the harness file tools (read, write, edit, apply_patch)
 // confined to root. Every run registers them.
-func FileTools(root *fsutil.Root) []Tool {
+func newFileTools(root *fsutil.Root) []Tool {
 	f := &fileTools{root: root}
 	return []Tool{
 		{

@@ -326,10 +326,6 @@ func (r *Run) ConversationID() string { return r.cfg.ConversationID }
 // Surface returns the run's surface.
 func (r *Run) Surface() Surface { return r.cfg.Surface }
 
-// Root returns the run's working directory as a confinement root: resolve
-// paths through it and write with its all-or-nothing Apply.
-func (r *Run) Root() *fsutil.Root { return r.root }
-
 // Families lists the tool families wired for this run, sorted by name.
 func (r *Run) Families() []string { return append([]string(nil), r.wired...) }
 

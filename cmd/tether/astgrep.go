@@ -189,7 +189,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if updateAll {
-		st := search.NewStager(nil)
+		st := search.NewStager("")
 		if _, err := st.Accept(st.Stage(plan)); err != nil {
 			fmt.Fprintln(stderr, "tether:", err)
 			return 2
