@@ -18,7 +18,7 @@ import (
 // scripts (workers/testdata).
 func workerScript(t *testing.T, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("workers", "testdata", name))
+	p, err := filepath.Abs(filepath.Join("..", "workers", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

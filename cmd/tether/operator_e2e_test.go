@@ -57,7 +57,7 @@ func TestServeAskUser(t *testing.T) {
 // TestServeVibe: --vibe with --worker wires the vibe_* tools to real worker
 // processes; without --vibe they are not there.
 func TestServeVibe(t *testing.T) {
-	script, err := filepath.Abs(filepath.Join("..", "..", "tools", "workers", "testdata", "echo.sh"))
+	script, err := filepath.Abs(filepath.Join("..", "..", "workers", "testdata", "echo.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
