@@ -56,7 +56,11 @@ var (
 
 // langs holds the ladder and expando character per language id. The order of a
 // ladder is statement, expression, member, declaration; languages whose files
-// accept statements at top level start with the bare file.
+// accept statements at top level start with the bare file. The rungs after
+// those read constructs that only parse in their own context (clauses, arms,
+// parameters, entries, attributes, types): they come last, so the first
+// clean reading of a pattern those first rungs read stays what it is, and
+// they add readings or read what nothing before them read.
 var langs = map[string]langSpec{
 	"go": {expando: 'µ', importPath: ` "_"`, ladder: []rung{
 		newRung("statement", "package _\nfunc _() {\n", "\n}\n"),
@@ -71,7 +75,7 @@ var langs = map[string]langSpec{
 		// matches type switch and select clauses too, see anyClause)
 		newRung("case clause", "package _\nfunc _() {\nswitch {\n", "}\n}\n"),
 		newRung("select clause", "package _\nfunc _() {\nselect {\n", "}\n}\n"),
-		// issue 14: members, parameters, results and entries
+		// then members, parameters, results and entries
 		newRung("type switch clause", "package _\nfunc _() {\nswitch _.(type) {\n", "}\n}\n"),
 		newRung("interface member", "package _\ntype _ interface {\n", "\n}\n"),
 		newRung("parameter", "package _\nfunc _(", ") {}\n"),
@@ -85,7 +89,7 @@ var langs = map[string]langSpec{
 		{name: "function body", prefix: "def _():\n    ", indent: "    "},
 		// a decorator alone ("@$D", "@app.route($$$)") stands before a function
 		newRung("decorator", "", "\ndef _():\n    pass\n"),
-		// issue 14: clauses, arms, parameters and entries
+		// then clauses, arms, parameters and entries
 		{name: "except clause", prefix: "try:\n    pass\n"},
 		{name: "case clause", prefix: "match _:\n    ", indent: "    "},
 		{name: "elif clause", prefix: "if _:\n    pass\n"},
@@ -102,7 +106,7 @@ var langs = map[string]langSpec{
 		newRung("expression", "const _: () = ", ";\n"),
 		newRung("member", "impl _ {\n", "\n}\n"),
 		bare,
-		// issue 14: fields, variants, arms, types, parameters, attributes
+		// then fields, variants, arms, types, parameters, attributes
 		newRung("field", "struct _ {\n", "\n}\n"),
 		newRung("variant", "enum _ {\n", "\n}\n"),
 		newRung("match arm", "fn _() {\nmatch _ {\n", "\n}\n}\n"),
@@ -118,7 +122,7 @@ var langs = map[string]langSpec{
 		newRung("expression", "int _ = ", ";\n"),
 		newRung("member", "struct _ {\n", "\n};\n"),
 		bare,
-		// issue 14: clauses, enumerators, parameters, types, initializers
+		// then clauses, enumerators, parameters, types, initializers
 		newRung("case clause", "void _() {\nswitch (0) {\n", "\n}\n}\n"),
 		newRung("enumerator", "enum _ {\n", "\n};\n"),
 		newRung("parameter", "void _(", ");\n"),
@@ -131,7 +135,7 @@ var langs = map[string]langSpec{
 		newRung("expression", "auto _ = ", ";\n"),
 		newRung("member", "class _ {\n", "\n};\n"),
 		bare,
-		// issue 14: clauses, handlers, enumerators, parameters, types
+		// then clauses, handlers, enumerators, parameters, types
 		newRung("case clause", "void _() {\nswitch (0) {\n", "\n}\n}\n"),
 		newRung("catch clause", "void _() {\ntry {}\n", "\n}\n"),
 		newRung("enumerator", "enum _ {\n", "\n};\n"),
@@ -146,7 +150,7 @@ var langs = map[string]langSpec{
 		bare,
 		// an annotation alone ("@Override", "@Test($$$)") stands before a method
 		newRung("annotation", "class X_ {\n", "\nvoid x_() {} }\n"),
-		// issue 14: clauses, constants, parameters, types
+		// then clauses, constants, parameters, types
 		newRung("catch clause", "class X_ { void x_() {\ntry {}\n", "\n} }\n"),
 		newRung("case clause", "class X_ { void x_() {\nswitch (x_) {\n", "\n}\n} }\n"),
 		newRung("enum constant", "enum X_ {\n", "\n}\n"),
@@ -160,7 +164,7 @@ var langs = map[string]langSpec{
 		newRung("expression", "var _ = ", ";\n"),
 		newRung("member", "class _ {\n", "\n}\n"),
 		bare,
-		// issue 14: clauses, annotations, parameters, types
+		// then clauses, annotations, parameters, types
 		newRung("catch clause", "void _() {\ntry {}\n", "\n}\n"),
 		newRung("case clause", "void _() {\nswitch (_) {\n", "\n}\n}\n"),
 		newRung("annotation", "class _ {\n", "\nvoid _() {}\n}\n"),
@@ -174,7 +178,7 @@ var langs = map[string]langSpec{
 		newRung("expression", "class X_ { object x_ = ", "; }\n"),
 		newRung("member", "class X_ {\n", "\n}\n"),
 		bare,
-		// issue 14: clauses, arms, attributes, parameters, types
+		// then clauses, arms, attributes, parameters, types
 		newRung("catch clause", "class X_ { void x_() {\ntry {}\n", "\n} }\n"),
 		newRung("case clause", "class X_ { void x_() {\nswitch (x_) {\n", "\n}\n} }\n"),
 		newRung("switch arm", "class X_ { object x_ = x_ switch {\n", "\n}; }\n"),
@@ -191,7 +195,7 @@ var langs = map[string]langSpec{
 		newRung("expression", "val _ = ", "\n"),
 		newRung("member", "class _ {\n", "\n}\n"),
 		bare,
-		// issue 14: entries, handlers, annotations, parameters, types
+		// then entries, handlers, annotations, parameters, types
 		newRung("when entry", "fun _() {\nwhen (_) {\n", "\n}\n}\n"),
 		newRung("catch clause", "fun _() {\ntry {}\n", "\n}\n"),
 		newRung("annotation", "", "\nfun _() {}\n"),
@@ -208,7 +212,7 @@ var langs = map[string]langSpec{
 		bare,
 		// an attribute alone ("@objc", "@available($$$)") stands before a function
 		newRung("attribute", "", "\nfunc _() {}\n"),
-		// issue 14: protocol members, switch cases, catch clauses, enum
+		// then protocol members, switch cases, catch clauses, enum
 		// cases, parameters, types
 		newRung("protocol member", "protocol _ {\n", "\n}\n"),
 		newRung("case clause", "func _() {\nswitch _ {\n", "}\n}\n"),
@@ -222,7 +226,7 @@ var langs = map[string]langSpec{
 		newRung("expression", "object X_ {\nval x_ = ", "\n}\n"),
 		newRung("member", "class X_ {\n", "\n}\n"),
 		bare,
-		// issue 14: case clauses, parameters, annotations, types, enum cases
+		// then case clauses, parameters, annotations, types, enum cases
 		newRung("case clause", "object X_ {\nx_ match {\n", "\n}\n}\n"),
 		newRung("parameter", "object X_ {\ndef x_(", ") = ()\n}\n"),
 		newRung("annotation", "object X_ {\n", "\ndef x_() = ()\n}\n"),
@@ -235,7 +239,7 @@ var langs = map[string]langSpec{
 		newRung("expression", "<?php\n$_ = ", ";\n"),
 		newRung("member", "<?php\nclass _ {\n", "\n}\n"),
 		newRung("declaration", "<?php\n", "\n"),
-		// issue 14: clauses, arms, enum cases, attributes, parameters,
+		// then clauses, arms, enum cases, attributes, parameters,
 		// entries, types
 		newRung("catch clause", "<?php\ntry {\n}\n", "\n"),
 		newRung("case clause", "<?php\nswitch ($_) {\n", "\n}\n"),
@@ -251,7 +255,7 @@ var langs = map[string]langSpec{
 		newRung("expression", "_ = ", "\n"),
 		newRung("member", "class X_\n", "\nend\n"),
 		newRung("declaration", "def _\n", "\nend\n"),
-		// issue 14: clauses, pairs, parameters
+		// then clauses, pairs, parameters
 		newRung("rescue clause", "begin\n_\n", "\nend\n"),
 		newRung("when clause", "case _\n", "\nend\n"),
 		newRung("elsif clause", "if _\n_\n", "\nend\n"),
@@ -261,14 +265,14 @@ var langs = map[string]langSpec{
 	"bash": {expando: '$', ladder: []rung{
 		newRung("statement", "", ""),
 		newRung("declaration", "_() {\n", "\n}\n"),
-		// issue 14: case items
+		// then case items
 		newRung("case item", "case _ in\n", "\nesac\n"),
 	}},
 	"lua": {expando: 'µ', ladder: []rung{
 		newRung("statement", "", ""),
 		newRung("expression", "local _ = ", "\n"),
 		newRung("declaration", "function _()\n", "\nend\n"),
-		// issue 14: table entries
+		// then table entries
 		newRung("table entry", "local _ = {", "}\n"),
 	}},
 	"json": {expando: '$', quoted: true, ladder: []rung{newRung("value", "", ""), newRung("member", "{\n", "\n}\n"), newRung("element", "[\n", "\n]\n")}},
@@ -276,12 +280,12 @@ var langs = map[string]langSpec{
 	"css": {expando: '_', ladder: []rung{
 		newRung("rule", "", ""),
 		newRung("declaration", "_ {\n", "\n}\n"),
-		// issue 14: keyframe blocks
+		// then keyframe blocks
 		newRung("keyframe", "@keyframes _ {\n", "\n}\n"),
 	}},
 	"html": {expando: 'z', ladder: []rung{
 		newRung("document", "", ""),
-		// issue 14: an attribute alone (class="$C"), which the document
+		// then an attribute alone (class="$C"), which the document
 		// reads as text
 		newRung("attribute", "<x ", "></x>\n"),
 	}},
@@ -293,7 +297,7 @@ var jsLadder = []rung{
 	newRung("member", "class _ {\n", "\n}\n"),
 	// a decorator alone ("@Component($$$)") stands before a class
 	newRung("decorator", "", "\nclass _ {}\n"),
-	// issue 14: clauses, entries, parameters
+	// then clauses, entries, parameters
 	newRung("case clause", "switch (_) {\n", "\n}\n"),
 	newRung("catch clause", "try {}\n", "\n"),
 	newRung("object entry", "({", "})\n"),

@@ -20,7 +20,7 @@ type reading struct {
 }
 
 // readings are a pattern's candidate readings, each parsed the first time
-// it is asked for. Issue #14 adds rungs here; choose ranks what they give.
+// it is asked for; choose ranks them.
 type readings struct {
 	parse    parseFunc
 	lang     string

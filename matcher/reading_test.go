@@ -126,8 +126,8 @@ func TestEveryReading(t *testing.T) {
 	}
 }
 
-// TestRungsRead: the constructs issue 14 names read as themselves, in the
-// rung made for them or in an earlier one that already reads them (the
+// TestRungsRead: clauses, arms, parameters, entries, attributes and types
+// read as themselves, in the rung made for them or in an earlier one that already reads them (the
 // goldens m14_* cover them with a search, a match and a near-miss each).
 func TestRungsRead(t *testing.T) {
 	p := parser(t)
@@ -208,8 +208,9 @@ func TestRungsRead(t *testing.T) {
 }
 
 // requireClean fails unless every reading pat searches came from a tree
-// with no ERROR or MISSING node (issue 14: no faulty reading is searched).
-// The goldens and the ladder tests run it on each pattern they compile.
+// with no ERROR or MISSING node: no faulty reading is matched. The ladder
+// and reading tests run it on each pattern they compile (Compile refuses
+// such a pattern too, so the search goldens need not).
 func requireClean(t testing.TB, pat *matcher.Pattern) {
 	t.Helper()
 	if pat == nil {

@@ -23,13 +23,12 @@ func manyArgs(n int) string {
 	return b.String()
 }
 
-// TestPathologicalPatternHitsTheBudget: f($$$A, $$$A, $$$A, y, x) against
-// one call with 3000 arguments tries every pair of splits and compares the
-// repeated captures at each (it took 288 s of CPU when those comparisons were
-// not counted). Every comparison counts now: the search ends with
-// matcher.ErrTooExpensive, saying where and what to do, not with "no matches". The
-// test has no timing assertion: it just must finish.
-func TestPathologicalPatternHitsTheBudget(t *testing.T) {
+// TestSearchPathologicalPatternHitsTheBudget: a search and a rewrite with
+// f($$$A, $$$A, $$$A, y, x) over a file with one call of 3000 arguments end
+// with matcher.ErrTooExpensive, naming the file, line and column and what to
+// do, not with "no matches"; the same call with a cheap pattern is found.
+// The test has no timing assertion: it just must finish.
+func TestSearchPathologicalPatternHitsTheBudget(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.go")
 	if err := os.WriteFile(path, []byte(manyArgs(3000)), 0o644); err != nil {

@@ -10,8 +10,8 @@ import (
 )
 
 // DefaultCacheBudget is the memory a Cache may hold when none is given. The
-// process's shared cache (SharedCache) has this budget: about the Go standard
-// library's trees (88 MB of source, 16 bytes a node).
+// process's shared cache (SharedCache) has this budget: about the trees of
+// the Go standard library's source.
 const DefaultCacheBudget = 768 << 20
 
 // Cache is a content-addressed store of parsed trees: a tree is keyed by its

@@ -18,8 +18,8 @@ import (
 // directory, opened once per search as an os.Root: a directory swapped for a
 // symbolic link that leads out, between the walk listing it and the read, is
 // refused there and then, never followed, and no path string checked earlier
-// is trusted. A nil *files is the plain file system, for the command line,
-// which searches the paths its own user names.
+// is trusted. A nil *files is the plain file system, for a caller that
+// searches the paths its own user names.
 type files struct {
 	root *os.Root
 	dirs []string // the root's real directory and the one it was given as, absolute

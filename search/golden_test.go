@@ -280,7 +280,7 @@ func TestGolden(t *testing.T) {
 		})
 	}
 	if len(cases) < 150 {
-		t.Errorf("%d golden cases, the issue asks for at least 150", len(cases))
+		t.Errorf("%d golden cases, want at least 150", len(cases))
 	}
 	_ = bytes.MinRead
 }

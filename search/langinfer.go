@@ -19,9 +19,9 @@ type LangCount struct {
 }
 
 // LanguagesError says that the directories searched without a language hold
-// files of several languages the pattern parses in. The command line refuses
-// the search with it; the ast_grep tool searches every language in Parses
-// instead. It matches ErrSeveralLanguages with errors.Is.
+// files of several languages the pattern parses in: the caller asks for one,
+// or searches each language in Parses. It matches ErrSeveralLanguages with
+// errors.Is.
 type LanguagesError struct {
 	Paths []string
 	// Found are the languages found under Paths with their file counts,

@@ -23,10 +23,9 @@ const (
 	// DefaultMaxResults is how many matches a query returns when it sets none.
 	DefaultMaxResults = 50
 	// DefaultMaxFileSize is the size cap above which files are skipped. It
-	// takes bundles as ast-grep does (typescript.js is 9 MB): parsing such
-	// JavaScript whole needs about 40 bytes of wasm memory per source byte
-	// (9 MB: 384 MiB), so 16 MiB stays within the engine's 1 GiB memory cap;
-	// a file that still needs more is reported as an error that names it.
+	// takes large bundles, as ast-grep does, while a whole parse stays
+	// within the engine's memory cap (RATIONALE.md); a file that still
+	// needs more is reported as an error that names it.
 	DefaultMaxFileSize = 16 << 20
 	// MaxMatchText is the default bound of a match's Text and Lines and of
 	// each capture's text (Config.MaxText).
@@ -49,10 +48,10 @@ type Config struct {
 	// WholeWhileRoom parses every file that passes the token prefilter
 	// whole while the store is below nine tenths of its budget, and in
 	// chunks after: a whole-file tree serves every later pattern, a chunk
-	// mostly the pattern that chose it. Results are the same. tether serve
-	// does not set it: the first query with a common token took 3.2x the
-	// CPU (bench/README.md); its warm-up parses the files a query parsed in
-	// chunks whole next instead.
+	// mostly the pattern that chose it. Results are the same. It makes the
+	// first query with a common token much slower; a process that runs
+	// WarmUp does better without it, as the warm-up parses whole, next, the
+	// files a query parsed in chunks (RATIONALE.md).
 	WholeWhileRoom bool
 	// MaxText bounds a match's Text and Lines and each capture's text, in
 	// bytes (default MaxMatchText; Match.Cut says when one was cut). A
@@ -62,8 +61,8 @@ type Config struct {
 	// to: the walk and every read go through it (os.Root), so a directory
 	// swapped for a symbolic link that leads out during a search is refused,
 	// not read, and paths outside it are refused. Its symbolic links are
-	// resolved once, by NewSearcher. Without it paths are used as they are
-	// (the command line).
+	// resolved once, by NewSearcher. Without it paths are used as they are,
+	// for a caller whose user names the paths.
 	Root string
 }
 

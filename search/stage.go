@@ -191,7 +191,7 @@ func (s *Stager) Accept(id string) (*Plan, error) {
 	}
 	root := s.root
 	if root == nil {
-		// The CLI's rewrite: the files lie wherever the search went.
+		// No workspace: the files lie wherever the search went.
 		if root, err = commonRoot(p.Changes); err != nil {
 			return nil, fmt.Errorf("search: %s not applied: %w", id, err)
 		}
