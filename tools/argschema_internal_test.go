@@ -33,7 +33,16 @@ func TestSchemasSayTheHandlersTables(t *testing.T) {
 	if got := enum(schemaOf(SchemaFor[lspArgs]()), "action"); !slices.Equal(got, lspActions) {
 		t.Errorf("lsp action enum = %v, want lspActions %v", got, lspActions)
 	}
-	debug := schemaOf(SchemaFor[debugRequest]())
+	table := dap.DefaultAdapters()
+	debug := schemaOf(DebugTool(dap.NewSupervisor(dap.Config{Adapters: table}), "", "").InputSchema)
+	if got := enum(debug, "adapter"); !slices.Equal(got, dap.AdapterIDs(table)) {
+		t.Errorf("debug adapter enum = %v, want the table's %v", got, dap.AdapterIDs(table))
+	}
+	for _, a := range table {
+		if (a.GoExecutables || a.Executables) && !strings.Contains(debug.Properties["program"].Description, a.ID) {
+			t.Errorf("debug program says %q, not which executables go to %s", debug.Properties["program"].Description, a.ID)
+		}
+	}
 	if got := enum(debug, "op"); !slices.Equal(got, debugOps) {
 		t.Errorf("debug op enum = %v, want debugOps %v", got, debugOps)
 	}

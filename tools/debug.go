@@ -36,10 +36,11 @@ func init() {
 // debugRequest is one debug op and its arguments: the debug tool's
 // arguments.
 type debugRequest struct {
-	Op        string   `json:"op" jsonschema:"the operation"`
-	File      string   `json:"file,omitempty" jsonschema:"breakpoints: source file, relative to the working dir"`
-	Lines     []int    `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines; empty clears the file" bounds:"items.minimum=1"`
-	Program   string   `json:"program,omitempty" jsonschema:"launch: a .py or .go file, a Go package dir, a test file (x_test.go, test_x.py: its tests run), or an executable built with debug info (a Go binary or test binary goes to delve, others to lldb)"`
+	Op    string `json:"op" jsonschema:"the operation"`
+	File  string `json:"file,omitempty" jsonschema:"breakpoints: source file, relative to the working dir"`
+	Lines []int  `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines; empty clears the file" bounds:"items.minimum=1"`
+	// Its description names adapters from the table (DebugTool).
+	Program   string   `json:"program,omitempty"`
 	Args      []string `json:"args,omitempty" jsonschema:"launch: the program's arguments"`
 	Port      int      `json:"port,omitempty" jsonschema:"attach: the port the program's debug server listens on" bounds:"minimum=1,maximum=65535"`
 	ThreadID  int      `json:"thread_id,omitempty" jsonschema:"continue, pause, step_*, stack: thread (default: the last stopped one)"`
@@ -58,13 +59,38 @@ type debugRequest struct {
 	Test string `json:"test,omitempty" bounds:"minLength=1"`
 }
 
-// tuneSchema lists the ops and says what start pages by and what test runs
-// all tests.
+// tuneSchema lists the ops and says what start pages by.
 func (debugRequest) tuneSchema(s *jsonschema.Schema) {
 	s.Properties["op"].Enum = stringsAsAny(debugOps)
 	s.Properties["start"].Description = fmt.Sprintf("variables: first child to list (0-based), to page through a container longer than %d; "+
 		"stack: first frame to list (0 is the top), to page through a stack deeper than %d", dap.MaxVariables, dap.MaxStackFrames)
-	s.Properties["test"].Description = "launch: run tests instead of the program: a test name (Go: TestParse or TestParse/subtest, in delve's test mode; " +
+}
+
+// adapterRoles names, from an adapter table, the adapters that launch Go
+// programs, native executables and Go tests, for the debug tool's text.
+func adapterRoles(table []dap.Adapter) (goAdapter, native, goTests string) {
+	goAdapter, native, goTests = "the Go adapter", "the native one", "the Go adapter"
+	for _, a := range slices.Backward(table) {
+		switch {
+		case a.GoExecutables:
+			goAdapter = a.ID
+		case a.Executables:
+			native = a.ID
+		}
+		if a.TestRunner == "go" {
+			goTests = a.ID
+		}
+	}
+	return goAdapter, native, goTests
+}
+
+// describeDebugArgs sets the descriptions of program and test, which name
+// adapters of the table.
+func describeDebugArgs(s *jsonschema.Schema, table []dap.Adapter) {
+	goAdapter, native, goTests := adapterRoles(table)
+	s.Properties["program"].Description = "launch: a .py or .go file, a Go package dir, a test file (x_test.go, test_x.py: its tests run), " +
+		"or an executable built with debug info (a Go binary or test binary goes to " + goAdapter + ", others to " + native + ")"
+	s.Properties["test"].Description = "launch: run tests instead of the program: a test name (Go: TestParse or TestParse/subtest, in " + goTests + "'s test mode; " +
 		"Python: test_parse or TestClass::test_parse, under pytest), or \"" + dap.AllTests + "\" for every test of program (a package dir, a test file or a directory)"
 }
 
@@ -93,19 +119,21 @@ type debugReply struct {
 // Serial: the session is state across calls.
 func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 	table := sv.AdapterTable()
+	_, _, goTests := adapterRoles(table)
 	return Tool{
 		Name: "debug",
 		Tier: TierExec,
 		Description: "Drive a debugger over the Debug Adapter Protocol; adapters: " + dap.DescribeAdapters(table) + ". " +
 			"One session per conversation, ended after " + spellDuration(sv.TTL()) + "; a second launch is refused until you terminate the first. " +
 			"Typical use: breakpoints (file, lines) -> launch (program, args) -> stack / scopes / variables / evaluate -> step_over / continue -> output -> terminate. " +
-			"To debug tests, launch the test file (x_test.go, test_x.py) or pass test with a test name (Go: delve's test mode; Python: pytest). " +
+			"To debug tests, launch the test file (x_test.go, test_x.py) or pass test with a test name (Go: " + goTests + "'s test mode; Python: pytest). " +
 			"Every op that stops the program returns where it stopped, the source line and the top frames; an uncaught exception, a panic or a signal stops it there and names it. " +
 			fmt.Sprintf("variables lists %d children and stack %d frames at a time: pass start to page through a longer container or a deeper stack. ", dap.MaxVariables, dap.MaxStackFrames) +
 			"ops: " + strings.Join(debugOps, ", ") + ". Use adapters to see which debuggers can start here and why not. " +
 			"Calls run one at a time (a second call waits for the first to end): do not call debug in parallel.",
 		InputSchema: schemaForRun[debugRequest](func(s *jsonschema.Schema) {
 			s.Properties["adapter"].Enum = stringsAsAny(dap.AdapterIDs(table))
+			describeDebugArgs(s, table)
 		}),
 		Serial: true,
 		Handler: func(ctx context.Context, call *Call) (*Result, error) {

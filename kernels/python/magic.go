@@ -24,9 +24,9 @@ var (
 	// refused are idioms that cannot work here, with what to do instead.
 	refused = map[string]string{
 		"debug": "%debug needs an interactive debugger at a terminal, and a cell has none: read the traceback (%tb shows the last one again), " +
-			"or step through the code with the debug tool (debugpy) on a script",
+			"or step through the code with the debug tool on a script",
 		"pdb": "%pdb would stop in an interactive debugger at a terminal, and a cell has none: read the traceback (%tb shows the last one again), " +
-			"or step through the code with the debug tool (debugpy) on a script",
+			"or step through the code with the debug tool on a script",
 	}
 	cellMagics = map[string]bool{
 		"bash": true, "sh": true, "timeit": true, "time": true, "capture": true, "writefile": true,
