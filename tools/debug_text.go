@@ -110,6 +110,8 @@ func writeStop(b *strings.Builder, st *dap.Stop) {
 	}
 	if st.Source != "" {
 		fmt.Fprintf(b, "\n  %d | %s", st.Line, st.Source)
+	} else if st.SourceOutside {
+		b.WriteString("\n  (source outside the workspace: not shown)")
 	}
 	if f := st.UserFrame; f != nil {
 		fmt.Fprintf(b, "\nin the program's own code: [frame %d] %s at %s:%d", f.ID, f.Name, f.File, f.Line)

@@ -34,6 +34,9 @@ func TestDebugText(t *testing.T) {
 				Exception: "panic: assignment to entry in nil map", UserFrame: &dap.Frame{ID: 2, Name: "main.main", File: "/p/main.go", Line: 7}, UserSource: "m[1] = 2"})
 		}, []string{"stopped (exception) at /go/src/runtime/map.go:5", "\nexception: panic: assignment to entry in nil map",
 			"\nin the program's own code: [frame 2] main.main at /p/main.go:7", "\n  7 | m[1] = 2"}, []string{": panic\n"}},
+		{"stop outside the workspace", func(b *strings.Builder) {
+			writeStop(b, &dap.Stop{Reason: "breakpoint", ThreadID: 1, File: "/elsewhere/secret.py", Line: 1, SourceOutside: true})
+		}, []string{"stopped (breakpoint) at /elsewhere/secret.py:1 on thread 1", "\n  (source outside the workspace: not shown)"}, []string{" | "}},
 		{"stop without a stack", func(b *strings.Builder) {
 			writeOutcome(b, &dap.Outcome{Stop: &dap.Stop{Reason: "entry", ThreadID: 1}, StackError: "no goroutine"})
 		}, []string{"stopped (entry) at an unknown location on thread 1", "\nits stack could not be read: no goroutine; continue or step to run on"}, nil},

@@ -46,7 +46,8 @@ func (sv *Supervisor) SetBreakpoints(ctx context.Context, conversationID, root, 
 			return nil, fmt.Errorf("debug: breakpoints: line %d is not a line number (lines are 1-based)", l)
 		}
 		if n < 0 {
-			n = fileLines(file)
+			ws, _ := fsutil.NewRoot(root)
+			n = fileLines(ws, file)
 		}
 		if n >= 0 && l > n {
 			return nil, fmt.Errorf("debug: breakpoints: line %d is past the end of %s (%d lines); no breakpoint was set or changed", l, given, n)
@@ -89,9 +90,14 @@ func mergeStates(all []BreakpointState, file string, st []BreakpointState) []Bre
 
 // fileLines is the number of lines in file (a last line without a newline
 // counts), or a huge number when it cannot be read, so that the adapter has
-// the last word.
-func fileLines(file string) int {
-	data, err := fsutil.ReadRegularFile(file)
+// the last word. It reads file through the working dir's root ws: a file
+// outside it (or one a symbolic link in it leads out to) is not read, not
+// even counted.
+func fileLines(ws *fsutil.Root, file string) int {
+	if ws == nil {
+		return math.MaxInt
+	}
+	data, err := ws.ReadFile(file)
 	if err != nil {
 		return math.MaxInt
 	}

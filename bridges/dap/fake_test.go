@@ -27,7 +27,8 @@ type fakeAdapter struct {
 	hangOn      string   // never answer this command
 	cancelled   chan int // receives the requestId of each cancel request
 	nFrames     int
-	outputBytes int // output sent after configurationDone
+	outputBytes int    // output sent after configurationDone
+	topFile     string // the top frame's source path, when not file
 }
 
 func (f *fakeAdapter) serve(c net.Conn) {
@@ -98,7 +99,11 @@ func (f *fakeAdapter) serve(c net.Conn) {
 			}
 			stopped("breakpoint")
 		case *godap.StackTraceRequest:
-			frames := []godap.StackFrame{{Id: 7, Name: "main", Line: 2, Source: &godap.Source{Path: f.file}}}
+			top := f.file
+			if f.topFile != "" {
+				top = f.topFile
+			}
+			frames := []godap.StackFrame{{Id: 7, Name: "main", Line: 2, Source: &godap.Source{Path: top}}}
 			for i := 1; i < f.nFrames; i++ {
 				frames = append(frames, godap.StackFrame{Id: 7 + i, Name: fmt.Sprintf("caller%d", i), Line: 1,
 					Source: &godap.Source{Path: f.file}})

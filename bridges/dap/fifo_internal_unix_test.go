@@ -36,13 +36,17 @@ func TestNamedPipeReadsNeverBlock(t *testing.T) {
 			t.Errorf("planTests on a named pipe: %v, want an error wrapping fsutil.ErrNotRegular", err)
 		}
 	})
+	ws, err := fsutil.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	testenv.Bounded(t, "fileLines", func() {
-		if n := fileLines(pipe); n != math.MaxInt {
+		if n := fileLines(ws, pipe); n != math.MaxInt {
 			t.Errorf("fileLines on a named pipe = %d, want MaxInt (unknown)", n)
 		}
 	})
 	testenv.Bounded(t, "sourceLine", func() {
-		if l := sourceLine(pipe, 1); l != "" {
+		if l, _ := (&session{ws: ws}).sourceLine(pipe, 1); l != "" {
 			t.Errorf("sourceLine on a named pipe = %q, want \"\"", l)
 		}
 	})

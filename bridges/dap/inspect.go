@@ -35,13 +35,13 @@ func (s *session) buildStop(ctx context.Context, stop godap.StoppedEventBody, la
 	}
 	if len(fr) > 0 {
 		st.File, st.Line = fr[0].File, fr[0].Line
-		st.Source = sourceLine(fr[0].File, fr[0].Line)
+		st.Source, st.SourceOutside = s.sourceLine(fr[0].File, fr[0].Line)
 		if !s.inProject(fr[0].File) {
 			for i := 1; i < len(fr); i++ {
 				if s.inProject(fr[i].File) {
 					f := fr[i]
 					st.UserFrame = &f
-					st.UserSource = sourceLine(f.File, f.Line)
+					st.UserSource, _ = s.sourceLine(f.File, f.Line)
 					break
 				}
 			}
@@ -490,23 +490,32 @@ func (s *session) frames(ctx context.Context, thread, start, levels int) ([]Fram
 	return out, total, nil
 }
 
-// sourceLine returns line n (1-based) of file, cut to 300 bytes, or "".
-func sourceLine(file string, n int) string {
-	if file == "" || n <= 0 {
-		return ""
+// sourceLine returns line n (1-based) of file, a path the adapter named,
+// cut to 300 bytes, or "". The file is read through the working dir's root:
+// one outside it, or one a symbolic link in it leads out to, is never
+// opened, and outside is set.
+func (s *session) sourceLine(file string, n int) (line string, outside bool) {
+	if file == "" || n <= 0 || s.ws == nil {
+		return "", false
 	}
-	f, err := fsutil.OpenRegularFile(file) // a named pipe would block
+	f, _, err := s.ws.Open(file) // a regular file, never a named pipe
+	if errors.Is(err, fsutil.ErrOutside) {
+		return "", true
+	}
 	if err != nil {
-		return ""
+		return "", false
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.IsDir() {
+		return "", false
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for i := 1; sc.Scan(); i++ {
 		if i == n {
 			line, _ := textcut.Chars(strings.TrimRight(sc.Text(), "\r"), 300)
-			return line
+			return line, false
 		}
 	}
-	return ""
+	return "", false
 }

@@ -111,6 +111,7 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 	default:
 		s.program = relTo(workDir, program)
 	}
+	s.ws, _ = fsutil.NewRoot(workDir)
 	c.live = s
 	c.endReason = ""
 	c.bpStates = states

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/internal/textcut"
 	"golang.org/x/sys/unix"
 
@@ -25,8 +26,11 @@ import (
 // session is one live debug session: an adapter process (or a direct
 // connection), the DAP connection, and the state its events describe.
 type session struct {
-	adapter  *resolved
-	root     string
+	adapter *resolved
+	root    string
+	// ws is the working dir the session was started in, which the source
+	// files the adapter names are read through; nil reads none.
+	ws       *fsutil.Root
 	kind     string // "launch" or "attach"
 	program  string
 	args     []string

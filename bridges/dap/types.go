@@ -99,6 +99,10 @@ type Stop struct {
 	File        string `json:"file,omitempty"`
 	Line        int    `json:"line,omitempty"`
 	Source      string `json:"source,omitempty"`
+	// SourceOutside is set when File lies outside the working dir (the
+	// runtime, a library elsewhere) or leads out of it through a symbolic
+	// link: its source is not read, so Source is empty.
+	SourceOutside bool `json:"source_outside,omitempty"`
 	// Exception names the exception of an exception stop ("KeyError:
 	// 'missing'", "panic: assignment to entry in nil map").
 	Exception string `json:"exception,omitempty"`
