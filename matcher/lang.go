@@ -1,7 +1,6 @@
 package matcher
 
 import (
-	"sort"
 	"strings"
 )
 
@@ -330,16 +329,6 @@ func langSpecFor(id string) langSpec {
 		return s
 	}
 	return langSpec{expando: '$', ladder: []rung{bare}}
-}
-
-// Languages returns the ids of the languages that have a tuned context ladder.
-func Languages() []string {
-	ids := make([]string, 0, len(langs))
-	for id := range langs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }
 
 // contextNames lists a ladder's rung names for error messages.

@@ -194,7 +194,7 @@ type CacheStats struct {
 	Hits    int64 // lookups served from the cache
 	Misses  int64 // lookups that had to parse
 	// KindSets are the whole files whose kind sets are held (kinds.go), in
-	// KindBytes (estimated) of a budget of DefaultKindBudget
+	// KindBytes (estimated) of a budget of defaultKindBudget
 	KindSets  int
 	KindBytes int64
 }

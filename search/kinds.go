@@ -29,10 +29,10 @@ import (
 // before; a changed file has another key, so it is never judged by the set of
 // what it was.
 
-// DefaultKindBudget is the memory the store keeps kind sets in: about
+// defaultKindBudget is the memory the store keeps kind sets in: about
 // kindEntryBytes (~140 bytes) a file, so 16 MiB keeps the sets of about
 // 120,000 files (the Go standard library's 7,700 take about 1 MiB).
-const DefaultKindBudget = 16 << 20
+const defaultKindBudget = 16 << 20
 
 // kindEntryBytes estimates what one set costs beyond its bitset: its key and
 // string header in the map with the map's overhead, and its place in the
@@ -80,7 +80,7 @@ type kindStore struct {
 
 func newKindStore(budget int64) kindStore {
 	if budget <= 0 {
-		budget = DefaultKindBudget
+		budget = defaultKindBudget
 	}
 	return kindStore{budget: budget, sets: map[treeKey]kindSet{}}
 }

@@ -171,12 +171,6 @@ func (c *jsonConverter) convert(m search.Match) Match {
 	return a
 }
 
-// WriteJSON writes matches as `ast-grep run --json` (its "pretty"
-// style) prints them.
-func WriteJSON(w io.Writer, ms []search.Match) error {
-	return WriteJSONStyle(w, ms, "pretty")
-}
-
 // WriteJSONStyle writes matches byte for byte as ast-grep 0.51.1
 // prints them with --json=STYLE: "pretty" (an array whose objects start at
 // the margin, indented by two spaces), "compact" (the array on one line) or
@@ -184,8 +178,8 @@ func WriteJSON(w io.Writer, ms []search.Match) error {
 // them: "<", ">", "&", U+2028 and U+2029 stay as they are. (ast-grep prints
 // the captures of a match in hash order, which varies from run to run;
 // ours are sorted by name.) Matches are converted and written one at a time
-// (through a buffer), so the output is never held whole: the command line's
-// searches print tens of thousands.
+// (through a buffer), so the output is never held whole, however many
+// there are.
 func WriteJSONStyle(w io.Writer, ms []search.Match, style string) error {
 	var open, sep, end string
 	pretty := false
@@ -266,53 +260,11 @@ func encodeJSON(b *bytes.Buffer, v any, pretty bool) error {
 	return nil
 }
 
-// ANSI colours for WriteHuman.
+// ANSI colours.
 const (
-	colFile  = "\x1b[35m"
-	colLine  = "\x1b[32m"
 	colMatch = "\x1b[1;31m"
 	colReset = "\x1b[0m"
 )
-
-// WriteHuman writes matches as ast-grep prints them: every source line a match
-// spans as "file:line:text", the matched part highlighted when color is set.
-func WriteHuman(w io.Writer, ms []search.Match, color bool) error {
-	// a line already printed for an earlier match of the file is not
-	// printed again (two matches on one line, a match nested in another), as
-	// ast-grep prints it once
-	lastPath, lastLine := "", 0
-	for _, m := range ms {
-		lines := strings.Split(m.Lines, "\n")
-		// offsets of the match within m.Lines
-		ls := m.Span.Start.Column - 1
-		le := ls + len(m.Text)
-		off := 0
-		if m.Path != lastPath {
-			lastPath, lastLine = m.Path, 0
-		}
-		for i, l := range lines {
-			if m.Span.Start.Line+i <= lastLine || i > 0 && i == len(lines)-1 && m.Span.End.Column == 1 {
-				// (nor the line a match ends at the start of, its newline
-				// being the match's last character)
-				off += len(l) + 1
-				continue
-			}
-			lastLine = m.Span.Start.Line + i
-			text := l
-			if color {
-				a, b := max(ls-off, 0), min(le-off, len(l))
-				if a < b && a <= len(l) {
-					text = l[:a] + colMatch + l[a:b] + colReset + l[b:]
-				}
-				fmt.Fprintf(w, "%s%s%s:%s%d%s:%s\n", colFile, m.Path, colReset, colLine, m.Span.Start.Line+i, colReset, text)
-			} else {
-				fmt.Fprintf(w, "%s:%d:%s\n", m.Path, m.Span.Start.Line+i, text)
-			}
-			off += len(l) + 1
-		}
-	}
-	return nil
-}
 
 // HumanOptions shape WriteHumanOpts' output, as ast-grep's flags of the same
 // names do.

@@ -46,11 +46,11 @@ func TestWriteHumanLineOnce(t *testing.T) {
 		t.Fatalf("got %d matches, want 3 (one nested)", len(res.Matches))
 	}
 	var b bytes.Buffer
-	if err := format.WriteHuman(&b, res.Matches, false); err != nil {
+	if err := format.WriteHumanOpts(&b, res.Matches, format.HumanOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	want := file + ":1:f(1)\n" + file + ":2:f(a, f(b, c))\n"
 	if b.String() != want {
-		t.Errorf("WriteHuman:\n%s\nwant:\n%s", b.String(), want)
+		t.Errorf("WriteHumanOpts:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
