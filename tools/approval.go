@@ -167,7 +167,7 @@ func (q ApprovalRequest) Prompt() string {
 	if args == "" {
 		args = "{}"
 	}
-	args = TruncateText(args, 2000)
+	args = truncateText(args, 2000)
 	via := ""
 	if q.Origin == FromBridge {
 		via = " (from an eval cell)"

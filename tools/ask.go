@@ -97,7 +97,7 @@ func QuestionApprover(port operator.QuestionPort, space string, timeout time.Dur
 		if args == "" {
 			args = "{}"
 		}
-		detail := "arguments: " + TruncateText(args, 2000)
+		detail := "arguments: " + truncateText(args, 2000)
 		if req.Origin == FromBridge {
 			detail += "\n(called from an eval cell)"
 		}

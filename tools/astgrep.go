@@ -262,7 +262,7 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 		b.WriteString("note: " + n + "\n")
 	}
 	b.WriteString(o.b.String())
-	out := Text(TruncateText(b.String(), astGrepMaxText+4<<10))
+	out := Text(truncateText(b.String(), astGrepMaxText+4<<10))
 	out.Structured = st
 	return out, nil
 }

@@ -7,16 +7,16 @@ import "github.com/tetherhq/tether/internal/textcut"
 // this; the registry's cut is a safety net and says what it cut.
 const MaxResultText = 256 << 10
 
-// TruncateText returns s cut to at most max bytes (on a UTF-8 boundary) with a
+// truncateText returns s cut to at most max bytes (on a UTF-8 boundary) with a
 // note saying how much is shown: "... (4096 of 10240 bytes shown)". s is
 // returned unchanged when it fits.
-func TruncateText(s string, max int) string {
-	out, _ := Truncate(s, max)
+func truncateText(s string, max int) string {
+	out, _ := truncate(s, max)
 	return out
 }
 
-// Truncate is TruncateText that also reports whether s was cut.
-func Truncate(s string, max int) (string, bool) { return textcut.Bytes(s, max) }
+// truncate is truncateText that also reports whether s was cut.
+func truncate(s string, max int) (string, bool) { return textcut.Bytes(s, max) }
 
 // boundResult cuts a result's text blocks so that together they hold at most
 // max bytes, noting each cut.
@@ -28,7 +28,7 @@ func boundResult(r *Result, max int) {
 			continue
 		}
 		if len(c.Text) > left {
-			c.Text = TruncateText(c.Text, left)
+			c.Text = truncateText(c.Text, left)
 			left = 0
 			continue
 		}

@@ -415,7 +415,7 @@ func applyHunks(op patchOp, content string) (string, error) {
 		}
 		if at < 0 {
 			return "", fmt.Errorf("tools: apply_patch: %s: these lines are not in the file (after line %d):\n%s\nread the file and rebuild the hunk from its current text. Nothing was written",
-				where, cursor, TruncateText(strings.Join(h.old, "\n"), 1000))
+				where, cursor, truncateText(strings.Join(h.old, "\n"), 1000))
 		}
 		repls = append(repls, repl{at: at, n: len(h.old), new: h.new})
 		cursor = at + len(h.old)

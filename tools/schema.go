@@ -288,7 +288,7 @@ func describe(v any) string {
 	case json.Number:
 		return "number " + x.String()
 	case string:
-		return "string " + strconv.Quote(TruncateText(x, 60))
+		return "string " + strconv.Quote(truncateText(x, 60))
 	case []any:
 		return fmt.Sprintf("an array of %d items", len(x))
 	case map[string]any:
