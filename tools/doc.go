@@ -7,6 +7,6 @@
 // and runs it, is in docs/tools.md.
 //
 // tools imports the resources its families are bound to (bridges, kernels,
-// operator, workers, matcher, engine) and internal/: never server or cmd,
-// which sit above it.
+// operator, workers, search, matcher, engine) and internal/: never server or
+// cmd, which sit above it.
 package tools

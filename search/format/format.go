@@ -1,7 +1,3 @@
-// Package format prints structural-search matches as ast-grep's command
-// line prints them: its JSON shapes (--json=pretty, compact, stream) and its
-// human "file:line:text" lines. It is presentation, kept out of package
-// search as ast-grep keeps its printers in its CLI crate.
 package format
 
 import (
