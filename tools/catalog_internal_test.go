@@ -3,7 +3,10 @@ package tools
 import (
 	"context"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tetherhq/tether/bridges/dap"
@@ -15,17 +18,61 @@ import (
 	"github.com/tetherhq/tether/workers"
 )
 
-// specTiers is SPEC.md's tier table ("Approval tiers"), plus the file tools
-// (read is read tier; write, edit and apply_patch change files) and lsp_check
-// (exec: it runs the workspace's own checkers; a tether addition the README
-// documents).
-var specTiers = map[string]Tier{
-	"lsp": TierRead, "ast_grep": TierRead, "ask_user": TierRead, "vibe_spawn": TierRead,
-	"vibe_send": TierRead, "vibe_wait": TierRead, "vibe_kill": TierRead, "vibe_list": TierRead,
-	"lsp_rename": TierWrite, "ast_edit": TierWrite, "resolve": TierWrite,
-	"debug": TierExec, "eval": TierExec,
-	"read": TierRead, "write": TierWrite, "edit": TierWrite, "apply_patch": TierWrite,
-	"lsp_check": TierExec,
+// docTiers reads each tool's tier from the tier table of docs/tools.md
+// ("| tier | tools |") and checks that README.md's tool table ("| tool |
+// tier | ... |") says the same, so neither page can drift from the tools.
+func docTiers(t *testing.T) map[string]Tier {
+	t.Helper()
+	rows := func(path, header string) [][]string {
+		b, err := os.ReadFile(filepath.Join("..", path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, table, ok := strings.Cut(string(b), header+"\n")
+		if !ok {
+			t.Fatalf("%s has no table headed %q", path, header)
+		}
+		var out [][]string
+		for _, line := range strings.Split(table, "\n")[1:] { // after |---|
+			if !strings.HasPrefix(line, "|") {
+				break
+			}
+			var cells []string
+			for _, c := range strings.Split(strings.Trim(line, "|"), "|") {
+				cells = append(cells, strings.TrimSpace(c))
+			}
+			out = append(out, cells)
+		}
+		return out
+	}
+	tiers := map[string]Tier{}
+	tierOf := func(path, s string) Tier {
+		tier, err := ParseTier(s)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return tier
+	}
+	for _, r := range rows("docs/tools.md", "| tier | tools |") {
+		for _, name := range strings.Split(r[1], ", ") {
+			tiers[name] = tierOf("docs/tools.md", r[0])
+		}
+	}
+	inReadme := map[string]bool{}
+	for _, r := range rows("README.md", "| tool | tier | example arguments |") {
+		for _, name := range strings.Split(r[0], ", ") {
+			inReadme[name] = true
+			if want, ok := tiers[name]; !ok || tierOf("README.md", r[1]) != want {
+				t.Errorf("README.md lists %s as %s tier; docs/tools.md as %v", name, r[1], want)
+			}
+		}
+	}
+	for name := range tiers {
+		if !inReadme[name] {
+			t.Errorf("README.md's tool table leaves out %s", name)
+		}
+	}
+	return tiers
 }
 
 func allFamilies() []family {
@@ -34,11 +81,12 @@ func allFamilies() []family {
 	return append([]family(nil), families...)
 }
 
-// TestToolTiersAreTheSpecTable: every family's tools, as built, have SPEC.md's
-// tiers; together they are the table, each in one family; and the catalog (a
+// TestToolTiersAreTheSpecTable: every family's tools, as built, have the
+// tiers docs/tools.md and README.md give them; together they are the table, each in one family; and the catalog (a
 // policy may name a tool of tether's that a run does not wire) is what they
 // say.
 func TestToolTiersAreTheSpecTable(t *testing.T) {
+	specTiers := docTiers(t)
 	fams := allFamilies()
 	of := map[string]string{} // tool -> family
 	for _, f := range fams {
@@ -48,15 +96,15 @@ func TestToolTiersAreTheSpecTable(t *testing.T) {
 			}
 			of[tool.Name] = f.name
 			if want, ok := specTiers[tool.Name]; !ok {
-				t.Errorf("%s (family %s) is not in SPEC.md's tier table", tool.Name, f.name)
+				t.Errorf("%s (family %s) is not in docs/tools.md's tier table", tool.Name, f.name)
 			} else if tool.Tier != want {
-				t.Errorf("%s (family %s) is %s tier; SPEC.md says %s", tool.Name, f.name, tool.Tier, want)
+				t.Errorf("%s (family %s) is %s tier; docs/tools.md says %s", tool.Name, f.name, tool.Tier, want)
 			}
 		}
 	}
 	for name := range specTiers {
 		if _, ok := of[name]; !ok {
-			t.Errorf("SPEC.md's %s is no family's tool", name)
+			t.Errorf("docs/tools.md's %s is no family's tool", name)
 		}
 	}
 	if cat := catalog(fams); !maps.Equal(cat, specTiers) {

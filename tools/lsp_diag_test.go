@@ -28,8 +28,8 @@ func projectRun(t *testing.T, bin string, files map[string]string) (*tools.Run, 
 const goMod = "module example.com/p\n\ngo 1.22\n"
 
 // TestLSPWriteBaseline: a comment-only edit of a file that already had two
-// errors reports neither as new (issue 13.1: the old code took every
-// diagnostic of a file's first write as new).
+// errors reports neither as new (a file's diagnostics before its first
+// write are its baseline, not news).
 func TestLSPWriteBaseline(t *testing.T) {
 	r, _ := projectRun(t, "gopls", map[string]string{
 		"go.mod": goMod,
@@ -55,7 +55,7 @@ func TestLSPWriteBaseline(t *testing.T) {
 
 // TestLSPWriteIdenticalDiagnostics: two identical errors on two lines are
 // two new diagnostics (one message with two places); fixing one and breaking another the same way reports
-// the new one (issue 13.2: the old code merged identical messages).
+// the new one (identical messages are counted, never merged).
 func TestLSPWriteIdenticalDiagnostics(t *testing.T) {
 	r, _ := projectRun(t, "gopls", map[string]string{"go.mod": goMod, "a.go": "package p\n"})
 	two := "package p\n\nvar a int = \"x\"\n\nvar b int = \"x\"\n"

@@ -214,7 +214,7 @@ func TestToolsCommand(t *testing.T) {
 	if err := json.Unmarshal(out, &all); err != nil {
 		t.Fatal(err)
 	}
-	// SPEC.md's tier table, plus the file tools.
+	// docs/tools.md's tier table, plus the file tools.
 	tiers := map[string]string{
 		"read": "read", "lsp": "read", "ast_grep": "read", "ask_user": "read",
 		"vibe_spawn": "read", "vibe_send": "read", "vibe_wait": "read", "vibe_kill": "read", "vibe_list": "read",
@@ -222,11 +222,11 @@ func TestToolsCommand(t *testing.T) {
 		"debug": "exec", "eval": "exec", "lsp_check": "exec",
 	}
 	if len(all) != len(tiers) {
-		t.Errorf("with everything wired, %d tools are listed, want the %d of SPEC.md's table and the file tools", len(all), len(tiers))
+		t.Errorf("with everything wired, %d tools are listed, want the %d of docs/tools.md's tier table", len(all), len(tiers))
 	}
 	for _, tool := range all {
 		if want, ok := tiers[tool.Name]; !ok || tool.Tier != want {
-			t.Errorf("%s: tier %q, want %q (SPEC.md's tier table)", tool.Name, tool.Tier, want)
+			t.Errorf("%s: tier %q, want %q (docs/tools.md's tier table)", tool.Name, tool.Tier, want)
 		}
 		for name, p := range tool.InputSchema.Properties {
 			if p.Description == "" {
