@@ -337,6 +337,44 @@ func TestApplyPatch(t *testing.T) {
 	}
 }
 
+// TestApplyPatchKeepsLineEndings: in a file mixing CRLF and LF lines, the
+// lines a patch does not change keep their own ending (context lines too),
+// a changed line takes the ending of the line it replaces and an added line
+// its neighbour's; a file with no final newline keeps none.
+func TestApplyPatchKeepsLineEndings(t *testing.T) {
+	tests := []struct{ name, content, patch, want string }{
+		{"context keeps CRLF in a mixed file",
+			"a\r\nb\r\nc\nd\n",
+			" a\n b\n-c\n+C\n d\n",
+			"a\r\nb\r\nC\nd\n"},
+		{"changed lines take the replaced line's ending",
+			"a\nb\r\nc\r\nd\n",
+			" a\n-b\n-c\n+B\n+C\n d\n",
+			"a\nB\r\nC\r\nd\n"},
+		{"an added line takes its neighbour's",
+			"a\r\nb\r\nc\nd\n",
+			" a\n+x\n+y\n b\n c\n+z\n d\n",
+			"a\r\nx\r\ny\r\nb\r\nc\nz\nd\n"},
+		{"no final newline stays so",
+			"a\r\nb\nc",
+			" b\n-c\n+C\n+D\n*** End of File\n",
+			"a\r\nb\nC\nD"},
+		{"all CRLF",
+			"one\r\ntwo\r\nthree\r\n",
+			" one\n-two\n+deux\n+zwei\n three\n",
+			"one\r\ndeux\r\nzwei\r\nthree\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, dir := newRun(t, map[string]string{"m.txt": tt.content})
+			mustCall(t, r, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: m.txt\n" + tt.patch + "*** End Patch"})
+			if got := readFile(t, filepath.Join(dir, "m.txt")); got != tt.want {
+				t.Errorf("m.txt = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestApplyPatchGrantsNoExecute: a file apply_patch moves or adds never gains
 // an execute bit the patch did not ask for (the format has no way to ask):
 // with write allowed and exec denied, "*** Move to:" kept the mode of an

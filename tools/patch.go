@@ -45,6 +45,9 @@ type patchHunk struct {
 	context string
 	old     []string
 	new     []string
+	// from is, for each new line, the index of the old line it is (a
+	// context line), or -1 for a line the hunk adds
+	from []int
 	// eof is set by "*** End of File": the old lines end the file.
 	eof  bool
 	line int
@@ -253,13 +256,16 @@ func (h *patchHunk) add(l string) error {
 	case l == "":
 		h.old = append(h.old, "")
 		h.new = append(h.new, "")
+		h.from = append(h.from, len(h.old)-1)
 	case l[0] == ' ':
 		h.old = append(h.old, l[1:])
 		h.new = append(h.new, l[1:])
+		h.from = append(h.from, len(h.old)-1)
 	case l[0] == '-':
 		h.old = append(h.old, l[1:])
 	case l[0] == '+':
 		h.new = append(h.new, l[1:])
+		h.from = append(h.from, -1)
 	default:
 		return fmt.Errorf("a hunk line must start with ' ', '-' or '+', got %q", l)
 	}
@@ -292,40 +298,92 @@ var punctuation = strings.NewReplacer(
 
 func loose(s string) string { return punctuation.Replace(strings.TrimSpace(s)) }
 
-// fileLines is a text file split into lines, remembering its line ending and
-// whether it ended with one.
+// fileLines is a text file split into lines, each with its own ending
+// ("\r\n" or "\n"; "" for a last line with none), so that a file mixing
+// CRLF and LF lines keeps each line's ending where a patch does not change
+// the line.
 type fileLines struct {
-	lines    []string
-	crlf     bool
-	trailing bool
-	wasEmpty bool
+	lines []string
+	ends  []string
 }
 
 func splitFile(s string) fileLines {
-	if s == "" {
-		return fileLines{wasEmpty: true, trailing: true}
+	var f fileLines
+	for s != "" {
+		line, rest, nl := strings.Cut(s, "\n")
+		end := ""
+		if nl {
+			end = "\n"
+			if strings.HasSuffix(line, "\r") {
+				line, end = line[:len(line)-1], "\r\n"
+			}
+		}
+		f.lines = append(f.lines, line)
+		f.ends = append(f.ends, end)
+		s = rest
 	}
-	f := fileLines{trailing: strings.HasSuffix(s, "\n")}
-	f.crlf = strings.Count(s, "\r\n") > 0 && strings.Count(s, "\r\n") == strings.Count(s, "\n")
-	if f.crlf {
-		s = strings.ReplaceAll(s, "\r\n", "\n")
-	}
-	f.lines = strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	return f
 }
 
+// usual returns the ending most of the file's lines have ("\n" when as
+// many are LF as CRLF, or the file has none).
+func (f fileLines) usual() string {
+	crlf := 0
+	for _, e := range f.ends {
+		if e == "\r\n" {
+			crlf++
+		} else if e == "\n" {
+			crlf--
+		}
+	}
+	if crlf > 0 {
+		return "\r\n"
+	}
+	return "\n"
+}
+
 func (f fileLines) join() string {
-	if len(f.lines) == 0 {
-		return ""
+	var b strings.Builder
+	for i, l := range f.lines {
+		b.WriteString(l)
+		b.WriteString(f.ends[i])
 	}
-	s := strings.Join(f.lines, "\n")
-	if f.trailing {
-		s += "\n"
+	return b.String()
+}
+
+// newEnds returns the endings of the lines a hunk puts at f.lines[at:at+n]
+// (old's n lines): a context line keeps its own, a line that takes the
+// place of a removed one takes that line's, and an added line its
+// neighbour's (above in the hunk, else the file's line above, else below).
+func (f fileLines) newEnds(h patchHunk, at, n int) []string {
+	ctx := make([]bool, n)
+	for _, k := range h.from {
+		if k >= 0 && k < n {
+			ctx[k] = true
+		}
 	}
-	if f.crlf {
-		s = strings.ReplaceAll(s, "\n", "\r\n")
+	ends := make([]string, len(h.new))
+	next := 0 // the next old line a changed line may take the place of
+	for i := range h.new {
+		k := -1
+		if i < len(h.from) {
+			k = h.from[i]
+		}
+		switch {
+		case k >= 0 && k < n:
+			ends[i], next = f.ends[at+k], k+1
+		case next < n && !ctx[next]:
+			ends[i] = f.ends[at+next]
+			next++
+		case i > 0:
+			ends[i] = ends[i-1]
+		case at > 0:
+			ends[i] = f.ends[at-1]
+		case at < len(f.lines):
+			ends[i] = f.ends[at]
+		}
 	}
-	return s
+	return ends
 }
 
 // seek finds old in lines at or after start: exactly, then ignoring trailing
@@ -367,6 +425,7 @@ func applyHunks(op patchOp, content string) (string, error) {
 	type repl struct {
 		at, n int
 		new   []string
+		ends  []string
 	}
 	var repls []repl
 	cursor := 0
@@ -398,7 +457,7 @@ func applyHunks(op patchOp, content string) (string, error) {
 			if h.context != "" && !h.eof {
 				at = cursor
 			}
-			repls = append(repls, repl{at: at, n: 0, new: h.new})
+			repls = append(repls, repl{at: at, n: 0, new: h.new, ends: f.newEnds(h, at, 0)})
 			cursor = at
 			continue
 		}
@@ -410,6 +469,7 @@ func applyHunks(op patchOp, content string) (string, error) {
 				h.old = h.old[:len(h.old)-1]
 				if n := len(h.new); n > 0 && h.new[n-1] == "" {
 					h.new = h.new[:n-1]
+					h.from = h.from[:min(n-1, len(h.from))]
 				}
 			}
 		}
@@ -417,19 +477,31 @@ func applyHunks(op patchOp, content string) (string, error) {
 			return "", fmt.Errorf("tools: apply_patch: %s: these lines are not in the file (after line %d):\n%s\nread the file and rebuild the hunk from its current text. Nothing was written",
 				where, cursor, truncateText(strings.Join(h.old, "\n"), 1000))
 		}
-		repls = append(repls, repl{at: at, n: len(h.old), new: h.new})
+		repls = append(repls, repl{at: at, n: len(h.old), new: h.new, ends: f.newEnds(h, at, len(h.old))})
 		cursor = at + len(h.old)
 	}
-	out := make([]string, 0, len(f.lines))
+	usual := f.usual()
+	hadLast := len(f.lines) == 0 || f.ends[len(f.ends)-1] != ""
+	out := fileLines{lines: make([]string, 0, len(f.lines)), ends: make([]string, 0, len(f.lines))}
 	prev := 0
 	for _, r := range repls {
-		out = append(out, f.lines[prev:r.at]...)
-		out = append(out, r.new...)
+		out.lines = append(append(out.lines, f.lines[prev:r.at]...), r.new...)
+		out.ends = append(append(out.ends, f.ends[prev:r.at]...), r.ends...)
 		prev = r.at + r.n
 	}
-	out = append(out, f.lines[prev:]...)
-	f.lines = out
-	return f.join(), nil
+	out.lines = append(out.lines, f.lines[prev:]...)
+	out.ends = append(out.ends, f.ends[prev:]...)
+	// Only the last line may lack an ending, and it does when the file's
+	// last line did.
+	for i, e := range out.ends {
+		if e == "" {
+			out.ends[i] = usual
+		}
+	}
+	if n := len(out.ends); n > 0 && !hadLast {
+		out.ends[n-1] = ""
+	}
+	return out.join(), nil
 }
 
 // linkRemoval is a symbolic link a patch deletes (or moves away from): the
