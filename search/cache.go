@@ -87,12 +87,16 @@ func (c *Cache) Disk() *DiskCache {
 	return c.disk
 }
 
-// keyOf returns the key of src parsed as lang (a canonical language id).
-func keyOf(lang string, src []byte) treeKey {
+// keyOf returns the key of src parsed as lang (a canonical language id) in
+// partition ("" for none, the key trees had before partitions).
+func keyOf(partition, lang string, src []byte) treeKey {
 	h := sha256.New()
 	mod := ""
 	if l, ok := grammars.Lookup(lang); ok {
 		mod = l.Module.SHA256
+	}
+	if partition != "" {
+		h.Write([]byte("partition\x00" + partition + "\x00"))
 	}
 	h.Write([]byte(lang))
 	h.Write([]byte{0})

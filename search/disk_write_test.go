@@ -41,7 +41,7 @@ func TestDiskEntryBuiltInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := keyOf("go", src)
+	k := keyOf("", "go", src)
 	d.storeTree(k, tree)
 	got, ok := d.load(k)
 	if !ok || !bytes.Equal(got, want) {

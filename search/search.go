@@ -53,6 +53,13 @@ type Config struct {
 	// WarmUp does better without it, as the warm-up parses whole, next, the
 	// files a query parsed in chunks (RATIONALE.md).
 	WholeWhileRoom bool
+	// Partition, when set, keeps this searcher's trees apart from those of
+	// searchers of another partition in the same Cache and its disk tier: a
+	// tree is served only to the partition that stored it, so neither a
+	// search's speed nor the store's counters (CacheStats, Result.CacheHits)
+	// tell one partition, such as a host's tenant, what content another
+	// parsed. The memory budget stays one.
+	Partition string
 	// MaxText bounds a match's Text and Lines and each capture's text, in
 	// bytes (default MaxMatchText; Match.Cut says when one was cut). A
 	// negative value keeps them whole, as `ast-grep --json` prints them.
@@ -80,12 +87,13 @@ type Searcher struct {
 	maxText      int
 	root         *fsutil.Root
 	rootErr      error // why Config.Root cannot be used
+	partition    string
 	warm         warmState
 }
 
 // NewSearcher returns a Searcher that parses with p.
 func NewSearcher(p matcher.Parser, cfg Config) *Searcher {
-	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize, whole: cfg.WholeFiles, wholeRoom: cfg.WholeWhileRoom, maxText: cfg.MaxText}
+	s := &Searcher{parser: p, cache: cfg.Cache, workers: cfg.Workers, maxSize: cfg.MaxFileSize, whole: cfg.WholeFiles, wholeRoom: cfg.WholeWhileRoom, maxText: cfg.MaxText, partition: cfg.Partition}
 	if cfg.Root != "" {
 		if s.root, s.rootErr = fsutil.NewRoot(cfg.Root); s.rootErr != nil {
 			s.rootErr = fmt.Errorf("search: cannot confine searches to the workspace: %w", s.rootErr)
@@ -486,7 +494,7 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 		j.prefilter = true
 		return nil
 	}
-	key := keyOf(lang, src)
+	key := keyOf(s.partition, lang, src)
 	s.cache.memo.remember(j.path, lang, fi, at, key)
 	if s.ruledOut(w.kinds, key) {
 		j.prefilter, j.kindSkip = true, true
@@ -536,7 +544,7 @@ func (s *Searcher) read(fsys *files, path string) ([]byte, fs.FileInfo, error) {
 	return fsys.readFile(path, s.maxSize)
 }
 
-// tree returns src's tree (key is keyOf(lang, src)) from the cache, its disk
+// tree returns src's tree (key is keyOf(s.partition, lang, src)) from the cache, its disk
 // tier, or a parse (then kept in both).
 func (s *Searcher) tree(ctx context.Context, lang string, key treeKey, src []byte) (*engine.Tree, bool, error) {
 	if t := s.cache.get(key); t != nil {
@@ -606,7 +614,7 @@ func (s *Searcher) doChunks(ctx context.Context, w *worker, lang string, j *file
 		chunk := src[start:rg.end]
 		line += bytes.Count(src[prev:start], []byte{'\n'})
 		prev = start
-		ck := keyOf(lang, chunk)
+		ck := keyOf(s.partition, lang, chunk)
 		t, hit, err := s.tree(ctx, lang, ck, chunk)
 		if err := ctx.Err(); err != nil {
 			return false, err

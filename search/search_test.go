@@ -103,6 +103,42 @@ func TestSearchCachesTrees(t *testing.T) {
 	}
 }
 
+// TestPartitionsKeepTreesApart: searchers of two partitions share a store
+// (and its disk tier) but not its trees: after one parses a content, the
+// other's search of the same content in its own directory is no hit, in
+// its result nor in the store's counters, while a searcher of the same
+// partition hits it.
+func TestPartitionsKeepTreesApart(t *testing.T) {
+	const src = "package a\n\nfunc f() { secret.Lock() }\n"
+	alpha, beta := t.TempDir(), t.TempDir()
+	write(t, alpha, map[string]string{"a.go": src})
+	write(t, beta, map[string]string{"b.go": src})
+	cache := search.NewCache(0)
+	disk, err := search.OpenDiskCache(t.TempDir(), 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache.SetDisk(disk)
+	run := func(partition, dir string) (*search.Result, int64) {
+		t.Helper()
+		s := search.NewSearcher(parser(t), search.Config{Cache: cache, Partition: partition, WholeFiles: true})
+		res, err := s.Search(context.Background(), search.Query{Pattern: "$X.Lock()", Language: "go", Paths: []string{dir}})
+		if err != nil || res.Total != 1 {
+			t.Fatalf("search in %s: %v %+v", partition, err, res)
+		}
+		return res, cache.Stats().Hits
+	}
+	_, before := run("beta", beta) // beta parses the content
+	res, after := run("alpha", alpha)
+	if res.CacheHits != 0 || after != before {
+		t.Errorf("alpha's search of the content beta parsed: %d hits in its result, the store's hits %d -> %d; want none", res.CacheHits, before, after)
+	}
+	res, again := run("beta", alpha)
+	if res.CacheHits != 1 || again != after+1 {
+		t.Errorf("the same partition: %d hits in its result, the store's hits %d -> %d; want one", res.CacheHits, after, again)
+	}
+}
+
 // TestChunkedEqualsWhole: parsing only the declarations that hold the tokens
 // finds exactly what parsing whole files finds, over this repository's Go code.
 func TestChunkedEqualsWhole(t *testing.T) {

@@ -180,7 +180,7 @@ func TestRecentFileIsNotTrusted(t *testing.T) {
 	}
 	fi := mustStat(t, p)
 	var sm statMemo
-	key := keyOf("go", []byte("package p\n"))
+	key := keyOf("", "go", []byte("package p\n"))
 	sm.remember(p, "go", fi, fi.ModTime().Add(racyWindow/2), key)
 	stat := func() (os.FileInfo, error) { return fi, nil }
 	if _, ok := sm.lookup(p, "go", stat); ok {

@@ -230,7 +230,7 @@ func (s *Searcher) warmFile(ctx context.Context, fsys *files, path string) bool 
 	if err != nil || fi.Size() > s.maxSize || int64(len(src)) > s.maxSize || looksBinary(src) {
 		return false
 	}
-	key := keyOf(lang, src)
+	key := keyOf(s.partition, lang, src)
 	s.cache.memo.remember(path, lang, fi, at, key)
 	if s.cache.holds(key) {
 		// on disk only: bring it into memory

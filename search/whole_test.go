@@ -29,7 +29,7 @@ func TestWholeWhileRoom(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.go"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	whole := keyOf("go", src)
+	whole := keyOf("", "go", src)
 	for _, c := range []struct {
 		name      string
 		cfg       Config

@@ -73,7 +73,7 @@ func (s *structural) warmUp() {
 func AstGrepTools(r *Run) []Tool {
 	s := &structural{
 		run:    r,
-		search: search.NewSearcher(r.cfg.Parser, search.Config{Root: r.root.Dir()}),
+		search: search.NewSearcher(r.cfg.Parser, search.Config{Root: r.root.Dir(), Partition: r.cfg.TreePartition}),
 		stage:  search.NewStager(r.root.Dir()),
 	}
 	if r.cfg.WarmUp {

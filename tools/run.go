@@ -57,6 +57,12 @@ type Config struct {
 	// only in chunks; the run's Close stops it. Its progress is in the lsp
 	// tool's status and in a note on an ast_grep answered before it is done.
 	WarmUp bool
+	// TreePartition, when set, keeps the trees this run's searches parse
+	// apart from those of runs with another in the process's tree store
+	// (matcher.Config.Partition): tether serve --http gives each workspace
+	// its own, so that one tenant's searches do not tell it what another's
+	// workspace holds.
+	TreePartition string
 	// Questions is the port that reaches the human operator; with TargetSpace it
 	// wires ask_user (tools/ask.go).
 	Questions operator.QuestionPort

@@ -26,13 +26,14 @@ func closeSharedEngine() {
 
 // The structural family: the tree-sitter engine behind ast_grep, ast_edit and resolve.
 func init() {
-	var enabled bool
+	var enabled, shareTrees bool
 	var trees treeCacheFlags
 	addWiring(familyWiring{
 		name: "astgrep",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&enabled, "ast-grep", true, "offer ast_grep (read), ast_edit and resolve (write): structural search and staged rewrites")
 			trees.register(fs, search.DefaultCacheBudget)
+			fs.BoolVar(&shareTrees, "share-trees", false, "with --http: let every workspace's searches share parsed trees (less parsing when tenants hold the same files, but then how fast a search is, and /metrics' tree-store counters, tell one tenant what content another's workspace holds)")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
 			if !enabled {
@@ -49,6 +50,10 @@ func init() {
 					return nil, sharedEngine.err
 				}
 				cfg.Parser, cfg.WarmUp = sharedEngine.e, true
+				if !shareTrees {
+					// One store and budget, each workspace's trees its own.
+					cfg.TreePartition = cfg.WorkDir
+				}
 				return nil, nil
 			}
 			e, err := engine.New(ctx, engine.NewConfig())
