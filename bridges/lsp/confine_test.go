@@ -39,7 +39,7 @@ func (f *confineFake) dial(spec Server, root string) (*instance, error) {
 			return reply(ctx, map[string]any{"capabilities": map[string]any{
 				"hoverProvider": true, "definitionProvider": true, "referencesProvider": true,
 				"documentSymbolProvider": true, "workspaceSymbolProvider": true,
-				"renameProvider": true, "codeActionProvider": true}}, nil)
+				"renameProvider": true, "codeActionProvider": true, "callHierarchyProvider": true}}, nil)
 		case "textDocument/didOpen", "textDocument/didChange":
 			var p struct {
 				TextDocument struct {
@@ -222,6 +222,26 @@ func TestConfineLocations(t *testing.T) {
 		if len(got.Items) != 2 || !got.Items[0].Location.Outside || !got.Items[1].Location.Outside {
 			t.Fatalf("workspace symbols: %+v", got.Items)
 		}
+	})
+	t.Run("call_hierarchy", func(t *testing.T) {
+		item := func(uri string) map[string]any {
+			return map[string]any{"name": "A", "kind": 12, "uri": uri, "range": lspRange(2, 5), "selectionRange": lspRange(2, 6)}
+		}
+		f.answers["textDocument/prepareCallHierarchy"] = []any{item(outURI)}
+		f.answers["callHierarchy/incomingCalls"] = []any{
+			map[string]any{"from": item(linkURI), "fromRanges": []any{lspRange(2, 6)}},
+			map[string]any{"from": item(inURI), "fromRanges": []any{lspRange(2, 5)}},
+		}
+		got, err := s.CallHierarchy(ctx, pos, Incoming, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noSecret(t, "call hierarchy", got)
+		var ls []Location
+		for _, h := range append(got.Of, got.Items...) {
+			ls = append(append(ls, h.Location), h.Calls...)
+		}
+		check(t, ls)
 	})
 	t.Run("hover", func(t *testing.T) {
 		got, err := s.Hover(ctx, pos)
