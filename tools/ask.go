@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tetherhq/tether/operator"
 )
 
@@ -30,6 +31,29 @@ type askArgs struct {
 	Options       []askOption `json:"options,omitempty" jsonschema:"the choices, shown numbered" bounds:"maxItems=20"`
 	AllowFreeText *bool       `json:"allow_free_text,omitempty" jsonschema:"accept a typed answer (default: true when there are no options, else false)"`
 	MultiSelect   bool        `json:"multi_select,omitempty" jsonschema:"let several options be chosen (default false)"`
+}
+
+// tuneSchema states operator.Question.Validate's rules: the limits are in
+// bytes of UTF-8 (maxLength counts characters, so it is the same number as
+// a looser bound), the question and labels must hold more than whitespace,
+// labels are unique, and multi_select needs options.
+func (askArgs) tuneSchema(s *jsonschema.Schema) {
+	q := s.Properties["question"]
+	q.Pattern = `\S`
+	q.MaxLength = jsonschema.Ptr(operator.MaxQuestionBytes)
+	q.Description = fmt.Sprintf("the question, one or two sentences; not blank, at most %d bytes", operator.MaxQuestionBytes)
+	c := s.Properties["context"]
+	c.MaxLength = jsonschema.Ptr(operator.MaxContextBytes)
+	c.Description = fmt.Sprintf("why you ask, what depends on the answer, and what you will assume if skipped; at most %d bytes", operator.MaxContextBytes)
+	o := s.Properties["options"]
+	o.MaxItems = jsonschema.Ptr(operator.MaxOptions)
+	o.Description = fmt.Sprintf("the choices, shown numbered; at most %d, their labels unique", operator.MaxOptions)
+	l := o.Items.Properties["label"]
+	l.Pattern = `\S`
+	l.MaxLength = jsonschema.Ptr(operator.MaxLabelBytes)
+	l.Description = fmt.Sprintf("the choice, short; not blank, unique among the options, at most %d bytes (detail goes in description)", operator.MaxLabelBytes)
+	s.Properties["allow_free_text"].Description = "accept a typed answer (default: true when there are no options, else false; false with no options leaves nothing to answer and is refused)"
+	s.Properties["multi_select"].Description = "let several options be chosen (default false); needs options"
 }
 
 // askOption is one choice of ask_user's options.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/search"
 )
 
@@ -136,8 +137,9 @@ type grepArgs struct {
 	Output     string `json:"output,omitempty" jsonschema:"lines (default): a match of up to 3 lines whole, a longer one by its first line, with the captures; full: every match's lines whole; captures: where each match is and what it captured"`
 }
 
-// tuneSchema lists the outputs.
+// tuneSchema lists the outputs and the languages.
 func (grepArgs) tuneSchema(s *jsonschema.Schema) {
+	languageSchema(s)
 	s.Properties["output"].Enum = []any{AstGrepOutputLines, AstGrepOutputFull, AstGrepOutputCaptures}
 }
 
@@ -145,6 +147,16 @@ func (grepArgs) tuneSchema(s *jsonschema.Schema) {
 type astEditArgs struct {
 	grepQuery
 	Rewrite string `json:"rewrite" jsonschema:"the replacement, with the pattern's metavariables"`
+}
+
+// tuneSchema lists the languages.
+func (astEditArgs) tuneSchema(s *jsonschema.Schema) { languageSchema(s) }
+
+// languageSchema adds the shipped grammar ids to the language argument's
+// description: the handler refuses any other (an alias such as py or ts is
+// taken too, in any case, so they are not an enum).
+func languageSchema(s *jsonschema.Schema) {
+	s.Properties["language"].Description += "; one of " + strings.Join(grammars.IDs(), ", ") + " (or an alias such as py, ts)"
 }
 
 // resolveArgs are resolve's arguments.

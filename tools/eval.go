@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tetherhq/tether/kernels"
 )
 
@@ -50,10 +52,22 @@ type evaluator struct {
 	closed  bool
 }
 
+// evalDescriptionPattern is the rule for eval's description, in its schema
+// and in its handler: 5 to 10 words, a word being a run of characters other
+// than JSON Schema's (and RE2's) whitespace.
+const evalDescriptionPattern = `^[\t\n\f\r ]*[^\t\n\f\r ]+([\t\n\f\r ]+[^\t\n\f\r ]+){4,9}[\t\n\f\r ]*$`
+
+var evalWords = regexp.MustCompile(`[^\t\n\f\r ]+`)
+
+// tuneSchema states the description's word count as a pattern.
+func (evalArgs) tuneSchema(s *jsonschema.Schema) {
+	s.Properties["description"].Pattern = evalDescriptionPattern
+}
+
 // evalArgs are eval's arguments (docs/tools.md, "eval").
 type evalArgs struct {
 	Code        string `json:"code" jsonschema:"the cell: Python (IPython idioms such as %pip, %cd, !cmd, %%bash, %time, %%timeit, %env, obj? work) or JavaScript"`
-	Description string `json:"description" jsonschema:"5-10 words saying what the cell does; shown as the cell's label" bounds:"minLength=1"`
+	Description string `json:"description" jsonschema:"5-10 words saying what the cell does; shown as the cell's label"`
 	Language    string `json:"language,omitempty" jsonschema:"python (default) or javascript" bounds:"enum=python|javascript"`
 	Reset       bool   `json:"reset,omitempty" jsonschema:"discard the interpreter and its state before running the cell"`
 }
@@ -88,8 +102,9 @@ func (e *evaluator) handle(ctx context.Context, call *Call) (*Result, error) {
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
-	label := strings.Join(strings.Fields(a.Description), " ")
-	if n := len(strings.Fields(label)); n < 5 || n > 10 {
+	words := evalWords.FindAllString(a.Description, -1)
+	label := strings.Join(words, " ")
+	if n := len(words); n < 5 || n > 10 {
 		return nil, fmt.Errorf("tools: eval: description must be 5-10 words (got %d): say what the cell does, e.g. \"load the sales csv and plot monthly totals\"", n)
 	}
 	lang, err := kernels.ParseLanguage(a.Language)

@@ -143,7 +143,7 @@ type writeArgs struct {
 type editArgs struct {
 	Path       string `json:"path" jsonschema:"file path, relative to the working directory" bounds:"minLength=1"`
 	OldString  string `json:"old_string" jsonschema:"the exact text to replace" bounds:"minLength=1"`
-	NewString  string `json:"new_string" jsonschema:"the text to put in its place"`
+	NewString  string `json:"new_string" jsonschema:"the text to put in its place; must differ from old_string"`
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence (default false)"`
 }
 

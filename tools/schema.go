@@ -399,6 +399,9 @@ func explain(s *jsonschema.Schema, v any, at string) error {
 		case s.MaxLength != nil && n > *s.MaxLength:
 			return fmt.Errorf("%s: expected at most %d characters, got %d", field(at), *s.MaxLength, n)
 		case s.Pattern != "" && !matches(s.Pattern, x):
+			if s.Description != "" {
+				return fmt.Errorf("%s: expected a string matching %s (%s), got %s", field(at), s.Pattern, s.Description, describe(x))
+			}
 			return fmt.Errorf("%s: expected a string matching %s, got %s", field(at), s.Pattern, describe(x))
 		}
 	case []any:

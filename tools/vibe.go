@@ -113,6 +113,16 @@ type spawnArgs struct {
 	Tier  string `json:"tier,omitempty" jsonschema:"fast (default) or good" bounds:"enum=fast|good"`
 }
 
+// tuneSchema states the roster's rules for a brief: not blank, at most
+// workers.MaxBriefBytes bytes (maxLength, in characters, the same number as
+// a looser bound).
+func (spawnArgs) tuneSchema(s *jsonschema.Schema) {
+	b := s.Properties["brief"]
+	b.Pattern = `\S`
+	b.MaxLength = jsonschema.Ptr(workers.MaxBriefBytes)
+	b.Description += fmt.Sprintf("; not blank, at most %d bytes", workers.MaxBriefBytes)
+}
+
 // workerArgs name a worker: vibe_kill's arguments, and vibe_send's and
 // vibe_wait's first.
 type workerArgs struct {
