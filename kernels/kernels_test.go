@@ -111,34 +111,6 @@ func TestCollapseCR(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want int64
-	}{
-		{"512MiB", 512 << 20}, {"512M", 512 << 20}, {"8GiB", 8 << 30}, {"8g", 8 << 30}, {" 1.5 GiB ", 3 << 29},
-		{"4096", 4096}, {"64KiB", 64 << 10}, {"off", -1}, {"None", -1}, {"0", 0},
-	} {
-		got, err := kernels.ParseSize(tt.in)
-		if err != nil || got != tt.want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
-		}
-		if tt.want > 0 && strings.TrimSpace(tt.in) != " 1.5 GiB " {
-			if back, err := kernels.ParseSize(kernels.FormatSize(tt.want)); err != nil || back != tt.want {
-				t.Errorf("FormatSize(%d) = %q does not read back: %d, %v", tt.want, kernels.FormatSize(tt.want), back, err)
-			}
-		}
-	}
-	for _, bad := range []string{"", "MiB", "12 parsecs", "-1GiB", "1e400", "99999999TiB"} {
-		if _, err := kernels.ParseSize(bad); err == nil || !strings.Contains(err.Error(), "kernels: size") {
-			t.Errorf("ParseSize(%q): %v, want an error saying what a size looks like", bad, err)
-		}
-	}
-	if got := kernels.FormatSize(1536 << 20); got != "1536MiB" {
-		t.Errorf("FormatSize(1536MiB) = %q", got)
-	}
-}
-
 // TestStreamBufferCutsOnRunes: the head and tail kept around a cut start and
 // end on whole characters.
 func TestStreamBufferCutsOnRunes(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tetherhq/tether/internal/bytesize"
 	"github.com/tetherhq/tether/kernels"
 	"github.com/tetherhq/tether/kernels/js"
 	"github.com/tetherhq/tether/kernels/python"
@@ -15,21 +16,21 @@ import (
 	"github.com/tetherhq/tether/tools"
 )
 
-// sizeFlag is a byte size flag read by kernels.ParseSize ("512MiB", "off").
+// sizeFlag is a byte size flag read by bytesize.Parse ("512MiB", "off").
 type sizeFlag struct {
 	n     int64
 	noOff bool // "off" is refused
 }
 
-func (f *sizeFlag) String() string { return kernels.FormatSize(f.n) }
+func (f *sizeFlag) String() string { return bytesize.Format(f.n) }
 
 func (f *sizeFlag) Set(s string) error {
-	n, err := kernels.ParseSize(s)
+	n, err := bytesize.Parse(s)
 	if err != nil {
 		return err
 	}
 	if n <= 0 && f.noOff {
-		return fmt.Errorf("kernels: the JavaScript heap cap cannot be off or zero: give a size such as %s", kernels.FormatSize(js.DefaultMemoryLimit))
+		return fmt.Errorf("kernels: the JavaScript heap cap cannot be off or zero: give a size such as %s", bytesize.Format(js.DefaultMemoryLimit))
 	}
 	if n == 0 {
 		n = -1 // a cap of nothing is no cap

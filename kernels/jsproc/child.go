@@ -13,6 +13,7 @@ import (
 
 	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/kernels/internal/wire"
 	"github.com/tetherhq/tether/kernels/js"
 )
 
@@ -47,7 +48,7 @@ type child struct {
 func (c *child) send(m msg) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	return kernels.WriteFrame(c.w, who, m)
+	return wire.Write(c.w, who, m)
 }
 
 // ask sends m with a fresh ID and waits for the parent's answer to it; ok is
@@ -75,7 +76,7 @@ func Serve(r io.Reader, w io.Writer) error {
 	c := &child{w: w, timers: map[int64]*remoteTimer{}, gone: make(chan struct{})}
 	defer close(c.gone)
 	var first msg
-	if err := kernels.ReadFrame(r, who, &first); err != nil || first.Op != "start" || first.Config == nil {
+	if err := wire.Read(r, who, &first); err != nil || first.Op != "start" || first.Config == nil {
 		return fmt.Errorf("%s: the child wants a start frame first (got %q, %v)", who, first.Op, err)
 	}
 	k := c.kernel(*first.Config)
@@ -86,7 +87,7 @@ func Serve(r io.Reader, w io.Writer) error {
 	cells := make(chan struct{}, 1) // a cell or a reset is in progress
 	for {
 		var m msg
-		if err := kernels.ReadFrame(r, who, &m); err != nil {
+		if err := wire.Read(r, who, &m); err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}

@@ -12,7 +12,7 @@
 // cancellation, the bridge's tool calls (answered by the parent's own
 // ToolCaller, which checks the run's tiers at call time, so the child gets no
 // power the parent would refuse) and, when the config has a clock other than
-// the wall clock (tests), that clock. The frames are kernels.WriteFrame's, as
+// the wall clock (tests), that clock. The frames are kernels/internal/wire's, as
 // the Python driver's.
 //
 // The heap cap is the in-process kernel's guard, now measuring the child's own

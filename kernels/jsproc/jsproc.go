@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/kernels/internal/wire"
 	"github.com/tetherhq/tether/kernels/js"
 )
 
@@ -71,7 +72,7 @@ type child0 struct {
 func (p *child0) send(m msg) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	return kernels.WriteFrame(p.stdin, who, m)
+	return wire.Write(p.stdin, who, m)
 }
 
 // Language returns kernels.JavaScript.
@@ -131,7 +132,7 @@ func (p *child0) readLoop(r io.Reader, ready chan struct{}) {
 	defer close(p.msgs)
 	for {
 		var m msg
-		if err := kernels.ReadFrame(r, who, &m); err != nil {
+		if err := wire.Read(r, who, &m); err != nil {
 			_, _ = io.Copy(io.Discard, r)
 			return
 		}

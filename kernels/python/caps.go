@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/internal/bytesize"
 )
 
 // DefaultProcessLimit is the tasks (processes and threads) the interpreter
@@ -113,7 +113,7 @@ func (c *procCap) stop() {
 func (p *process) limitsWords() []string {
 	out := []string{p.procs.words(p.nproc, p.nprocNote)}
 	if p.addressSpace > 0 {
-		out = append(out, "address space: at most "+kernels.FormatSize(p.addressSpace)+" (RLIMIT_AS)")
+		out = append(out, "address space: at most "+bytesize.Format(p.addressSpace)+" (RLIMIT_AS)")
 	}
 	return out
 }

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/kernels/internal/wire"
 )
 
-// MaxFrame bounds one frame of the driver protocol (64 MiB): a longer length
+// maxFrame bounds one frame of the driver protocol (64 MiB): a longer length
 // prefix means the channel is corrupt.
-const MaxFrame = kernels.MaxFrame
+const maxFrame = wire.Max
 
 // frame is one message of the driver protocol. Fields not used by an op are
 // left zero.
@@ -55,17 +55,17 @@ type cellError struct {
 }
 
 // writeFrame writes v as one frame: a 4-byte big-endian length, then JSON.
-func writeFrame(w io.Writer, v any) error { return kernels.WriteFrame(w, "kernels: python", v) }
+func writeFrame(w io.Writer, v any) error { return wire.Write(w, "kernels: python", v) }
 
 // readFrame reads one frame. io.EOF means the channel closed between frames;
 // any other error means it is corrupt or broke mid-frame.
 func readFrame(r io.Reader) (*frame, error) {
 	f := new(frame)
-	if err := kernels.ReadFrame(r, "kernels: python", f); err != nil {
+	if err := wire.Read(r, "kernels: python", f); err != nil {
 		return nil, err
 	}
 	if f.Op == "" {
-		return nil, kernels.NoOpError("kernels: python")
+		return nil, wire.NoOpError("kernels: python")
 	}
 	return f, nil
 }

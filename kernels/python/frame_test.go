@@ -31,7 +31,7 @@ func TestFrameRoundTrip(t *testing.T) {
 
 func TestFrameErrors(t *testing.T) {
 	huge := make([]byte, 4)
-	binary.BigEndian.PutUint32(huge, MaxFrame+1)
+	binary.BigEndian.PutUint32(huge, maxFrame+1)
 	tests := map[string][]byte{
 		"cut header": {0, 0},
 		"cut body":   {0, 0, 0, 10, '{'},

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tetherhq/tether/internal/bytesize"
 	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/kernels"
 )
@@ -220,7 +221,7 @@ func (k *Kernel) addressSpaceLimit() int64 {
 
 // capWords names the address-space cap and how to raise it, for errors.
 func capWords(limit int64) string {
-	return fmt.Sprintf("the python kernel's address-space cap of %s (RLIMIT_AS, counting mapped memory)", kernels.FormatSize(limit))
+	return fmt.Sprintf("the python kernel's address-space cap of %s (RLIMIT_AS, counting mapped memory)", bytesize.Format(limit))
 }
 
 const raiseCap = "free what earlier cells hold (del big objects), work on the data in smaller pieces, or ask the operator to raise the cap (tether's --eval-python-memory flag)"

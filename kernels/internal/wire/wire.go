@@ -1,4 +1,8 @@
-package kernels
+// Package wire is the framing of the protocol tether speaks with a kernel
+// process (the Python driver, an out-of-process JavaScript kernel): a 4-byte
+// big-endian length, then JSON. It is internal to kernels; it imports only
+// the standard library.
+package wire
 
 import (
 	"encoding/binary"
@@ -8,19 +12,17 @@ import (
 	"io"
 )
 
-// MaxFrame bounds one frame of a kernel's process protocol (64 MiB): a longer
-// length prefix means the channel is corrupt.
-const MaxFrame = 64 << 20
+// Max bounds one frame (64 MiB): a longer length prefix means the channel is
+// corrupt.
+const Max = 64 << 20
 
-// WriteFrame writes v as one frame of the protocol tether speaks with a kernel
-// process (the Python driver, an out-of-process JavaScript kernel): a 4-byte
-// big-endian length, then JSON. who prefixes errors ("kernels: python").
-func WriteFrame(w io.Writer, who string, v any) error {
+// Write writes v as one frame. who prefixes errors ("kernels: python").
+func Write(w io.Writer, who string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("%s: encode frame: %w", who, err)
 	}
-	if len(data) > MaxFrame {
+	if len(data) > Max {
 		return fmt.Errorf("%s: frame over 64 MiB: the frame channel is corrupt", who)
 	}
 	buf := make([]byte, 4+len(data))
@@ -30,10 +32,10 @@ func WriteFrame(w io.Writer, who string, v any) error {
 	return err
 }
 
-// ReadFrame reads one frame into v (see WriteFrame). io.EOF means the channel
+// Read reads one frame into v (see Write). io.EOF means the channel
 // closed between frames; any other error means it is corrupt or broke
 // mid-frame.
-func ReadFrame(r io.Reader, who string, v any) error {
+func Read(r io.Reader, who string, v any) error {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		if err == io.ErrUnexpectedEOF {
@@ -42,7 +44,7 @@ func ReadFrame(r io.Reader, who string, v any) error {
 		return err
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
-	if n > MaxFrame {
+	if n > Max {
 		return fmt.Errorf("%s: frame over 64 MiB: the frame channel is corrupt", who)
 	}
 	data := make([]byte, n)
