@@ -133,14 +133,14 @@ func runLanguages(args []string, stdout, stderr io.Writer) int {
 	}
 	missing := 0
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LANGUAGE\tALIASES\tEXTENSIONS\tPACKAGE\tMODULE")
+	fmt.Fprintln(tw, "LANGUAGE\tNAME\tALIASES\tEXTENSIONS\tPACKAGE\tMODULE")
 	for _, l := range grammars.All() {
 		module := "embedded"
 		if !grammars.Built(l.ID) {
 			module = "missing"
 			missing++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.ID, strings.Join(l.Aliases, " "), strings.Join(l.Extensions, " "), l.Package+"@"+l.Version, module)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.ID, l.Name, strings.Join(l.Aliases, " "), strings.Join(l.Extensions, " "), l.Package+"@"+l.Version, module)
 	}
 	tw.Flush()
 	if missing > 0 {

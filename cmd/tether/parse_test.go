@@ -41,6 +41,7 @@ func TestParseCommand(t *testing.T) {
 		{[]string{"parse", filepath.Join(dir, "nope.go")}, 2, "", "no such file"},
 		{[]string{"parse"}, 2, "", "usage:"},
 		{[]string{"languages"}, 0, "tree-sitter-go@0.25.0", ""},
+		{[]string{"languages"}, 0, " C# ", ""}, // the manifest's name
 	} {
 		var stdout, stderr bytes.Buffer
 		code := dispatch(c.args, &stdout, &stderr)
