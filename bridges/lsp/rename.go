@@ -73,7 +73,7 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 		return nil, fmt.Errorf("lsp: %s answered rename with something unreadable: %w", p.in.spec.Name, err)
 	}
 	if why := s.editRefusal(we); why != "" {
-		return nil, fmt.Errorf("lsp: rename refused: %s; nothing was changed", why)
+		return nil, fmt.Errorf("lsp: rename refused: %s; nothing was changed. %s", why, editInsideHint)
 	}
 	edits, err := flattenEdit(we)
 	if err != nil {
@@ -92,7 +92,7 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 		// symbolic link swapped in since leads out is refused here.
 		old, err := s.root.ReadFile(path)
 		if errors.Is(err, fsutil.ErrOutside) {
-			return nil, fmt.Errorf("lsp: rename refused: it would change %s, outside the workspace; nothing was changed", path)
+			return nil, fmt.Errorf("lsp: rename refused: it would change %s, outside the workspace; nothing was changed. %s", path, editInsideHint)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("lsp: rename: %w; nothing was changed", err)
@@ -189,6 +189,10 @@ func (s *Supervisor) implementationsAt(ctx context.Context, p *prepared, params 
 	}
 	return out
 }
+
+// editInsideHint says what to do about an edit refused for touching files
+// that are not in the workspace.
+const editInsideHint = "tether changes files inside the workspace only: rename a symbol whose declaration and uses all lie inside it"
 
 // maxNamed bounds the paths an edit's refusal names.
 const maxNamed = 3
