@@ -37,20 +37,20 @@ func init() {
 // arguments.
 type debugRequest struct {
 	Op    string `json:"op" jsonschema:"the operation"`
-	File  string `json:"file,omitempty" jsonschema:"breakpoints: source file, relative to the working dir"`
+	File  string `json:"file,omitempty" jsonschema:"breakpoints (required): source file, relative to the working dir"`
 	Lines []int  `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines; empty clears the file" bounds:"items.minimum=1"`
 	// Its description names adapters from the table (DebugTool).
 	Program   string   `json:"program,omitempty"`
 	Args      []string `json:"args,omitempty" jsonschema:"launch: the program's arguments"`
-	Port      int      `json:"port,omitempty" jsonschema:"attach: the port the program's debug server listens on" bounds:"minimum=1,maximum=65535"`
+	Port      int      `json:"port,omitempty" jsonschema:"attach (required): the port the program's debug server listens on" bounds:"minimum=1,maximum=65535"`
 	ThreadID  int      `json:"thread_id,omitempty" jsonschema:"continue, pause, step_*, stack: thread (default: the last stopped one)"`
 	FrameID   int      `json:"frame_id,omitempty" jsonschema:"scopes, evaluate: frame id from stack (default: the top frame)"`
-	Reference int      `json:"reference,omitempty" jsonschema:"variables: a scope's or variable's reference" bounds:"minimum=1"`
+	Reference int      `json:"reference,omitempty" jsonschema:"variables (required): a scope's or variable's reference" bounds:"minimum=1"`
 	// Start is the first child variables lists, or the first frame stack
 	// lists (0-based): the next page of a container longer than
 	// dap.MaxVariables or of a stack deeper than dap.MaxStackFrames.
 	Start      int    `json:"start,omitempty" bounds:"minimum=0"`
-	Expression string `json:"expression,omitempty" jsonschema:"evaluate: expression in the program's language"`
+	Expression string `json:"expression,omitempty" jsonschema:"evaluate (required): expression in the program's language"`
 	// Adapter picks an adapter by id instead of inferring it from the program
 	// or the root markers.
 	// Its enum is the supervisor's adapter table (DebugTool).
@@ -88,7 +88,7 @@ func adapterRoles(table []dap.Adapter) (goAdapter, native, goTests string) {
 // adapters of the table.
 func describeDebugArgs(s *jsonschema.Schema, table []dap.Adapter) {
 	goAdapter, native, goTests := adapterRoles(table)
-	s.Properties["program"].Description = "launch: a .py or .go file, a Go package dir, a test file (x_test.go, test_x.py: its tests run), " +
+	s.Properties["program"].Description = "launch (required): a .py or .go file, a Go package dir, a test file (x_test.go, test_x.py: its tests run), " +
 		"or an executable built with debug info (a Go binary or test binary goes to " + goAdapter + ", others to " + native + ")"
 	s.Properties["test"].Description = "launch: run tests instead of the program: a test name (Go: TestParse or TestParse/subtest, in " + goTests + "'s test mode; " +
 		"Python: test_parse or TestClass::test_parse, under pytest), or \"" + dap.AllTests + "\" for every test of program (a package dir, a test file or a directory)"

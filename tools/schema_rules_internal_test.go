@@ -217,6 +217,8 @@ func TestHandlerRulesAreInTheSchema(t *testing.T) {
 		{"lsp_rename", map[string]any{"file": "a.go", "line": 3, "symbol": "Old", "new_name": "func"}, `"func" is a reserved word in Go`, "new_name"},
 		{"lsp", map[string]any{"action": "type_hierarchy", "file": "a.go", "line": 3, "symbol": "Old", "direction": "incoming"}, "type_hierarchy takes direction supertypes (the default) or subtypes", "direction"},
 		{"ast_grep", map[string]any{"pattern": "x", "language": "cobol"}, `unknown language "cobol"`, "language"},
+		{"debug", map[string]any{"op": "breakpoints", "lines": []int{3}}, "breakpoints needs file", "file"},
+		{"debug", map[string]any{"op": "launch"}, "launch needs program", "program"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.tool+"/"+tc.says, func(t *testing.T) {
@@ -250,6 +252,8 @@ func TestHandlerRulesAreInTheSchema(t *testing.T) {
 				"new_name":     "not a reserved word",
 				"direction":    "type_hierarchy: supertypes (default) or subtypes",
 				"language":     "one of ",
+				"file":         "breakpoints (required)",
+				"program":      "launch (required)",
 			}[tc.stated]
 			if !strings.Contains(desc, rule) {
 				t.Errorf("%s's %s says %q, not the rule %q", tc.tool, tc.stated, desc, rule)
