@@ -58,7 +58,7 @@ func (l *lspTools) tools() []Tool {
 				"diagnostics (file, or \"*\" for the whole project: runs the checkers found on PATH such as go vet / pyright / tsc --noEmit, " +
 				"never a program from the workspace; lsp_check runs the project's own; counts by severity and code, then 100 at a time with identical messages grouped; " +
 				"start pages on, severity error shows errors only, info or hint adds those), " +
-				"definition, type_definition, implementation, references (cap 50; start pages on), hover, code_actions (file, line, symbol); " +
+				"definition, type_definition, implementation, references (cap 50; start pages on; then the same-name identifiers the server did not confirm, found with tree-sitter: a server that cannot type a receiver leaves its calls out), hover, code_actions (file, line, symbol); " +
 				"call_hierarchy (file, line, symbol; direction incoming, the default: the callers, or outgoing: the callees; cap 50, start pages on) and " +
 				"type_hierarchy (direction supertypes, the default, or subtypes), where the server offers them; " +
 				"symbols (query: workspace search, cap 100; or file: its symbols, cap 200; start pages on, kind keeps function, method, type, field or variable); " +
@@ -71,7 +71,8 @@ func (l *lspTools) tools() []Tool {
 			Tier: TierWrite,
 			Description: "Rename a symbol across the project with the language server, applied to every file atomically (all or nothing). " +
 				"Arguments: file, line (1-based), symbol (substring of that line naming it; name#2 for the second occurrence), new_name. " +
-				"Reports the files changed, any new diagnostics, and the identifiers still spelled as the old name that the server did not rename (found with tree-sitter, so strings and comments do not count) plus the docs that mention it.",
+				"Reports the files changed, any new diagnostics, and the identifiers still spelled as the old name that the server did not rename (found with tree-sitter, so strings and comments do not count), declarations first, plus the docs that mention it; " +
+				"a leftover declaration that implements or overrides the renamed symbol is named as likely breaking the build. A new_name that is a reserved word of the file's language is refused before anything is asked or written.",
 			InputSchema: SchemaFor[renameArgs](),
 			// The files are known once the server's edit is (WillWrite).
 			Writes:  func(*Call) []string { return nil },
