@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -109,4 +110,116 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// TestSIGKILLEmptiesTheKernelsCgroup: a child of a Python cell that clears
+// its environment (env -i), out of reach of the sentinel's EnvOwners, still
+// ends when tether is killed with SIGKILL: the sentinel kills what is left
+// in the kernel's pids cgroup and removes it. A new kernel removes the
+// cgroups a dead tether left behind.
+func TestSIGKILLEmptiesTheKernelsCgroup(t *testing.T) {
+	cmd := exec.Command(tetherBin(t), "serve", "--workdir", workdir(t, nil), "--approve", "allow")
+	cmd.Stderr = os.Stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	cell := func(code string, reset bool) string {
+		t.Helper()
+		text, isErr := callText(t, cs, "eval", map[string]any{"code": code, "description": "start a child that clears its environment", "reset": reset})
+		if isErr {
+			t.Fatalf("eval: %s", text)
+		}
+		return text
+	}
+	text := cell("import os\nprint('kernel', os.getpid())", false)
+	if !strings.Contains(text, "pids.max") {
+		t.Skipf("no pids cgroup for the kernel here: %s", text)
+	}
+	kernel, _ := strconv.Atoi(regexp.MustCompile(`kernel (\d+)`).FindStringSubmatch(text)[1])
+	dir := pidsCgroupOf(t, kernel)
+	if !strings.HasPrefix(filepath.Base(dir), "tether-python-") {
+		t.Fatalf("the kernel is in cgroup %s", dir)
+	}
+
+	// A cgroup left by a tether that is no longer running (a pid that was
+	// and ended) goes when the next kernel starts.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(filepath.Dir(dir), "tether-python-"+strconv.Itoa(dead.Process.Pid)+"-7")
+	if err := os.Mkdir(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(stale) })
+
+	text = cell("import subprocess\np = subprocess.Popen(['env', '-i', 'sleep', '600'], start_new_session=True)\nprint('child', p.pid)", true)
+	child, _ := strconv.Atoi(regexp.MustCompile(`child (\d+)`).FindStringSubmatch(text)[1])
+	t.Cleanup(func() {
+		if testenv.Alive(child) {
+			syscall.Kill(child, syscall.SIGKILL)
+		}
+	})
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("a new kernel left the stale cgroup %s (%v)", stale, err)
+	}
+	dir = pidsCgroupOf(t, child)
+	if env, _ := os.ReadFile("/proc/" + strconv.Itoa(child) + "/environ"); len(env) != 0 {
+		t.Fatalf("the child has an environment: %q", env)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// Bounded poll: how fast it goes is not asserted, only that it goes.
+	for end := time.Now().Add(60 * time.Second); testenv.Alive(child) || exists(dir); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("after tether's SIGKILL: child %d alive %v, its cgroup %s still there %v", child, testenv.Alive(child), dir, exists(dir))
+		}
+	}
+}
+
+func exists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
+
+// pidsCgroupOf returns the directory of pid's cgroup in the pids hierarchy
+// (cgroup v1's pids mount, else cgroup v2's).
+func pidsCgroupOf(t *testing.T, pid int) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v1, v2 string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		switch {
+		case len(parts) != 3:
+		case parts[1] == "pids":
+			v1 = parts[2]
+		case parts[0] == "0" && parts[1] == "":
+			v2 = parts[2]
+		}
+	}
+	mounts, _ := os.ReadFile("/proc/self/mountinfo")
+	for _, line := range strings.Split(string(mounts), "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		f, tail := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(f) < 5 || len(tail) < 3 {
+			continue
+		}
+		if v1 != "" && tail[0] == "cgroup" && slices.Contains(strings.Split(tail[2], ","), "pids") {
+			return filepath.Join(f[4], v1)
+		}
+		if v1 == "" && tail[0] == "cgroup2" {
+			return filepath.Join(f[4], v2)
+		}
+	}
+	t.Fatalf("no pids cgroup mount for %s", b)
+	return ""
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -181,8 +180,11 @@ func startSentinel() error {
 // and kills every process whose environment names it in EnvOwners.
 func sentinel(name string) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
-	io.Copy(io.Discard, os.Stdin) // EOF: tether ended
+	cgroups := readWatched(os.Stdin) // EOF: tether ended
 	killOwned(name)
+	for _, dir := range cgroups {
+		KillCgroup(dir)
+	}
 	return 0
 }
 

@@ -12,3 +12,9 @@ func Main() {}
 
 // Private does nothing here.
 func Private() {}
+
+// WatchCgroup does nothing here.
+func WatchCgroup(dir string) {}
+
+// UnwatchCgroup does nothing here.
+func UnwatchCgroup(dir string) {}

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // pidsCgroup is a cgroup of the pids controller made for one interpreter:
@@ -48,8 +51,14 @@ func newPidsCgroup(limit int) (*pidsCgroup, error) {
 		if !ok || !ok2 {
 			continue
 		}
-		g, err := makePidsCgroup(filepath.Join(m, p), name, h.v2, limit)
+		parent := filepath.Join(m, p)
+		removeStale(parent)
+		g, err := makePidsCgroup(parent, name, h.v2, limit)
 		if err == nil {
+			// Should tether die first, its sentinel kills what is left in
+			// it: a process that cleared its environment (env -i) is out of
+			// reach of the sentinel's other means.
+			proc.WatchCgroup(g.dir)
 			return g, nil
 		}
 		why = append(why, h.what+": "+err.Error())
@@ -178,7 +187,37 @@ func (g *pidsCgroup) killAll() {
 
 // remove deletes the cgroup once it is empty.
 func (g *pidsCgroup) remove() {
-	_ = os.Remove(g.dir)
+	if err := os.Remove(g.dir); err == nil || errors.Is(err, os.ErrNotExist) {
+		proc.UnwatchCgroup(g.dir)
+	}
+}
+
+// staleName matches the cgroups newPidsCgroup names: the tether's pid, then
+// a sequence number.
+var staleName = regexp.MustCompile(`^tether-python-(\d+)-\d+$`)
+
+// removeStale removes the cgroups under parent that a tether process no
+// longer running made (one killed before it or its sentinel could), killing
+// what is left in them first.
+func removeStale(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		m := staleName.FindStringSubmatch(e.Name())
+		if !e.IsDir() || m == nil {
+			continue
+		}
+		pid, err := strconv.Atoi(m[1])
+		if err != nil || pid == os.Getpid() || pid <= 0 {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
+			continue // its tether runs
+		}
+		proc.KillCgroup(filepath.Join(parent, e.Name()))
+	}
 }
 
 func (g *pidsCgroup) describe() string {
