@@ -3,6 +3,8 @@ package js
 import (
 	"fmt"
 	"math"
+	"reflect"
+	"strconv"
 
 	"github.com/dop251/goja"
 )
@@ -35,6 +37,89 @@ func stringLength(v goja.Value) (float64, bool) {
 		return float64(s.Length()), true
 	}
 	return 0, false
+}
+
+// maxWalk bounds how many values an estimate looks at: past it, the rest
+// are counted at the smallest size they can have.
+const maxWalk = 1 << 20
+
+// charBytes is the memory a string of n UTF-16 units takes in goja: a byte
+// each when it is ASCII, two otherwise.
+func charBytes(s goja.String) float64 {
+	if reflect.TypeOf(s).Name() == "asciiString" {
+		return float64(s.Length())
+	}
+	return 2 * float64(s.Length())
+}
+
+// joinedBytes estimates the string an array's join builds: each element's
+// string (a primitive string's own length; a number about 24 bytes; any
+// other value, whose toString is not run, at least nothing) and the
+// separators. It looks at the first maxWalk elements at most, and stops
+// once past stop.
+func joinedBytes(arr goja.Value, sep float64, stop float64) float64 {
+	n := lengthOf(arr)
+	total := math.Max(n-1, 0) * sep
+	o, ok := arr.(*goja.Object)
+	if !ok {
+		return total
+	}
+	for i := 0; i < int(math.Min(n, maxWalk)) && total <= stop; i++ {
+		total += valueBytes(o.Get(strconv.Itoa(i)))
+	}
+	return total
+}
+
+// valueBytes is the least memory v's string form takes.
+func valueBytes(v goja.Value) float64 {
+	switch x := v.(type) {
+	case goja.String:
+		return charBytes(x)
+	case nil:
+		return 0
+	}
+	if goja.IsNumber(v) {
+		return 24
+	}
+	return 0
+}
+
+// jsonBytes estimates what JSON.stringify makes of v: the strings, numbers
+// and holes it holds, in arrays and objects down to depth 64, looking at
+// maxWalk values at most (budget) and stopping once past stop.
+func jsonBytes(v goja.Value, depth int, budget *int, stop float64) float64 {
+	*budget--
+	if *budget < 0 || depth > 64 {
+		return 0
+	}
+	switch x := v.(type) {
+	case goja.String:
+		return charBytes(x) + 2
+	case *goja.Object:
+		total := 2.0
+		if isArray(x) {
+			n := lengthOf(x)
+			total += 5 * n // "null," for each hole
+			for i := 0; i < int(math.Min(n, maxWalk)) && total <= stop && *budget >= 0; i++ {
+				total += jsonBytes(x.Get(strconv.Itoa(i)), depth+1, budget, stop)
+			}
+			return total
+		}
+		if x.ClassName() != "Object" {
+			return total
+		}
+		for _, k := range x.Keys() {
+			if total > stop || *budget < 0 {
+				break
+			}
+			total += float64(len(k)) + 4 + jsonBytes(x.Get(k), depth+1, budget, stop)
+		}
+		return total
+	}
+	if goja.IsNumber(v) {
+		return 8
+	}
+	return 4
 }
 
 func isArray(v goja.Value) bool {
@@ -97,7 +182,17 @@ func (s *session) installGuards(limit int64) error {
 		size func(c goja.FunctionCall) float64
 	}{
 		{arrayProto, "join", func(c goja.FunctionCall) float64 {
-			return 2 * math.Max(lengthOf(c.This)-1, 0) * sep(arg(c, 0))
+			return joinedBytes(c.This, sep(arg(c, 0)), float64(limit))
+		}},
+		{stringProto, "concat", func(c goja.FunctionCall) float64 {
+			total := 0.0
+			if s, ok := c.This.(goja.String); ok {
+				total = charBytes(s)
+			}
+			for _, a := range c.Arguments {
+				total += valueBytes(a)
+			}
+			return total
 		}},
 		{arrayProto, "concat", func(c goja.FunctionCall) float64 {
 			n := lengthOf(c.This)
@@ -147,10 +242,8 @@ func (s *session) installGuards(limit int64) error {
 			return 2 * (l + count*r)
 		}},
 		{json, "stringify", func(c goja.FunctionCall) float64 {
-			if a := arg(c, 0); isArray(a) {
-				return 10 * lengthOf(a) // "null," for each hole, twice for UTF-16
-			}
-			return 0
+			budget := maxWalk
+			return jsonBytes(arg(c, 0), 0, &budget, float64(limit))
 		}},
 	} {
 		if err := guard(g.obj, g.name, g.size); err != nil {

@@ -234,6 +234,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 	hard := HardLimit(k.cfg.MemoryLimit)
 	ctxDone := ctx.Done()
 	var backstop, hardWait <-chan time.Time
+	var hardAt int64 // the resident memory when the child was asked to stop past the hard cap
 	for {
 		select {
 		case m, ok := <-p.msgs:
@@ -274,11 +275,15 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			// heap guard may be stopping the cell already, its result on the
 			// way while the memory is not yet returned); it is ended if it
 			// is still past the cap after the interrupt grace, or at once
-			// past twice the cap.
+			// past twice the cap, or once it has grown by a quarter of the
+			// heap cap since it was asked: a cell being stopped does not
+			// grow, and one in a native call that cannot be interrupted
+			// must not take the grace to grow by gigabytes.
 			switch rss := residentBytes(p.cmd.Process.Pid); {
-			case rss > 2*hard:
+			case rss > 2*hard, hardWait != nil && rss > hardAt+max(k.cfg.MemoryLimit/4, 64<<20):
 				return k.overHard(p, loss, rss, hard), nil
 			case rss > hard && hardWait == nil:
+				hardAt = rss
 				_ = p.send(msg{Op: "cancel"})
 				hardWait = time.After(max(k.cfg.InterruptGrace, time.Second))
 			}

@@ -230,3 +230,46 @@ func parentMain() int {
 	os.Stdout.WriteString(strconv.Itoa(k.(*jsproc.Kernel).Pid()) + "\n")
 	select {}
 }
+
+// TestBigResultsRefusedUpFront: join, JSON.stringify, String concat and
+// repeat whose result would pass the heap cap are refused before they build
+// it (one native call that goja cannot interrupt): a.concat(a).join(”) over
+// 200 references to one 1 MiB string would build 400 MiB against a cap of
+// 64 MiB. Each is a RangeError saying so, the kernel's peak resident memory
+// stays far below the result's size, and its state is kept.
+func TestBigResultsRefusedUpFront(t *testing.T) {
+	k := start(t, kernels.Config{MemoryLimit: 64 << 20})
+	value(t, run(t, k, "var kept = 'state'; const s = 'x'.repeat(1 << 20); var a = []; for (let i = 0; i < 200; i++) a.push(s); a.length"))
+	for _, c := range []struct{ code, what string }{
+		{"a.concat(a).join('')", "join()"},
+		{"a.join(',')", "join()"},
+		{"JSON.stringify(a)", "stringify()"},
+		{"JSON.stringify({list: a})", "stringify()"},
+		{"''.concat(...a)", "concat()"},
+		{"s.repeat(300)", "repeat"},
+	} {
+		r := run(t, k, c.code)
+		if r.Error == nil || r.Error.Name != "RangeError" || !strings.Contains(r.Error.Message, c.what) || !strings.Contains(r.Error.Message, "memory cap") {
+			t.Errorf("%s: %+v", c.code, r.Error)
+		}
+		if r.StateLost {
+			t.Fatalf("%s: the kernel lost its state", c.code)
+		}
+	}
+	if got := value(t, run(t, k, "[kept, a.length, a.slice(0, 3).join('').length]")); got != "[ 'state', 200, 3145728 ]" {
+		t.Errorf("after the refusals: %s", got)
+	}
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(k.Pid()) + "/status")
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	var peakKB int64
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			peakKB, _ = strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		}
+	}
+	if peakKB<<10 > 200<<20 {
+		t.Errorf("the kernel's peak resident memory was %d MiB: a result of 400 MiB was built", peakKB>>10)
+	}
+}
