@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tetherhq/tether/grammars"
@@ -26,6 +27,9 @@ const (
 	AstEditMaxStaged = search.MaxStagedEdits
 	// astGrepMaxText bounds ast_grep's text.
 	astGrepMaxText = 64 << 10
+	// astGrepMaxStart bounds ast_grep's start: the search keeps every match
+	// before the page.
+	astGrepMaxStart = 10000
 )
 
 func init() {
@@ -45,6 +49,10 @@ type structural struct {
 	run    *Run
 	search *search.Searcher
 	stage  *search.Stager
+
+	// warmNoted is set once an answer said the warm-up was still parsing:
+	// the note is given once per run, the structured Index every time.
+	warmNoted atomic.Bool
 }
 
 // warmUp starts the searcher's warm-up over the working directory; the run's
@@ -134,6 +142,7 @@ type grepQuery struct {
 type grepArgs struct {
 	grepQuery
 	MaxResults int    `json:"max_results,omitempty" jsonschema:"most matches to show (default 50); the total is always counted" bounds:"minimum=1"`
+	Start      int    `json:"start,omitempty" jsonschema:"skip this many matches (0-based, in the order files are searched) to page past max_results; the result says the start of the next page" bounds:"minimum=0,maximum=10000"`
 	Output     string `json:"output,omitempty" jsonschema:"lines (default): a match of up to 3 lines whole, a longer one by its first line, with the captures; full: every match's lines whole; captures: where each match is and what it captured"`
 }
 
@@ -230,6 +239,11 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a.Start < 0 || a.Start > astGrepMaxStart {
+		return nil, fmt.Errorf("tools: ast_grep: start %d is out of range: pass 0 to %d, or narrow the path or the pattern", a.Start, astGrepMaxStart)
+	}
+	limit := q.MaxResults
+	q.MaxResults += a.Start // the search keeps the matches before the page too
 	output := a.Output
 	switch output {
 	case "":
@@ -244,7 +258,8 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 	}
 	res := mergeResults(parts, q.MaxResults)
 	s.relResult(res)
-	o := &grepOutput{output: output, budget: astGrepMaxText, max: q.MaxResults}
+	res.Matches = res.Matches[min(a.Start, len(res.Matches)):]
+	o := &grepOutput{output: output, budget: astGrepMaxText, max: limit}
 	for _, m := range res.Matches {
 		if !o.add(m) {
 			break
@@ -253,11 +268,46 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 	res.Matches = res.Matches[:len(o.res.Matches)] // the summary counts the matches shown
 	st := &o.res
 	st.Summary = res.Summary() + " (" + languagesNote(parts) + ")"
-	if o.overflow {
-		// raising max_results shows no more past the text bound; the note says what does
-		st.Summary = strings.Replace(st.Summary, "(raise max_results or narrow the path for more)", "(the result's size bound stops the list: see the note)", 1)
+	// The summary's count of the matches shown is the only one, with how to
+	// see more: the page and the next start, or why raising max_results
+	// shows no more (the text bound).
+	if shown := len(res.Matches); shown < res.Total || a.Start > 0 {
+		head := fmt.Sprintf("%d of %d matches shown (raise max_results or narrow the path for more)", shown, res.Total)
+		page := fmt.Sprintf("%d of %d matches shown", shown, res.Total)
+		if a.Start > 0 {
+			page = fmt.Sprintf("%d-%d of %d matches shown", a.Start+1, a.Start+shown, res.Total)
+		}
+		var how []string
+		switch {
+		case shown == 0:
+			page = fmt.Sprintf("no matches from start %d: there are %d (start 0 shows the first)", a.Start, res.Total)
+		case o.overflow:
+			// raising max_results shows no more past the text bound; the note says what does
+			how = append(how, "the result's size bound stops the list: see the note")
+		case a.Start+shown < res.Total:
+			how = append(how, "raise max_results or narrow the path for more")
+		}
+		if next := a.Start + shown; shown > 0 && next < res.Total {
+			how = append(how, fmt.Sprintf("start %d shows the next", next))
+		}
+		if len(how) > 0 {
+			page += " (" + strings.Join(how, "; ") + ")"
+		}
+		if strings.HasPrefix(st.Summary, head) {
+			st.Summary = page + strings.TrimPrefix(st.Summary, head)
+		} else {
+			st.Summary = page + "; " + st.Summary
+		}
 	}
 	st.Output, st.Total, st.Searched = output, res.Total, res.Searched
+	if st.Matches == nil {
+		st.Matches = []AstGrepMatch{}
+	}
+	if len(parts) == 1 {
+		for i := range st.Matches {
+			st.Matches[i].Language = "" // Languages names it
+		}
+	}
 	for _, p := range parts {
 		st.Languages = append(st.Languages, AstGrepLanguage{Language: p.Pattern.Language(), Context: p.Pattern.Context(), Matches: p.Total, Searched: p.Searched})
 	}
@@ -266,7 +316,9 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 	if w := s.search.WarmStatus(); w.Running {
 		// answered while the warm-up parses: later queries find more ready
 		st.Index = w.String()
-		st.More = append(st.More, w.String()+": this answer parsed what the index did not hold yet; later queries find more of it ready")
+		if s.warmNoted.CompareAndSwap(false, true) {
+			st.More = append(st.More, w.String()+": this answer parsed what the index did not hold yet; later queries find more of it ready (said once; lsp status shows the progress)")
+		}
 	}
 	var b strings.Builder
 	b.WriteString(st.Summary + "\n")

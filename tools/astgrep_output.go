@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -31,8 +32,9 @@ const (
 // shows them, within the same bound, so the structured part never costs
 // several times the text.
 type AstGrepResult struct {
-	// Summary is the text's first line.
-	Summary string `json:"summary"`
+	// Summary is the text's first line; it is left out of the JSON, whose
+	// counts (Total, Searched, Languages) say the same for programs.
+	Summary string `json:"-"`
 	Output  string `json:"output"`
 	// Languages are the languages searched (several when the pattern parses
 	// in several languages of the directory and none was given).
@@ -58,12 +60,18 @@ type AstGrepLanguage struct {
 	Searched int    `json:"searched"`
 }
 
-// AstGrepMatch is one match as shown.
+// AstGrepMatch is one match as shown. Its JSON is where the match is and
+// what it captured, the text's index: its Start and End are one "range" as
+// the text shows it ("3:1-13:2"); Language is left out when the search ran
+// in one language (AstGrepResult.Languages names it); Lines and
+// HiddenLines are left out, the text shows the lines (so the structured
+// part stays within MaxStructuredRatio of the text however short the
+// matches).
 type AstGrepMatch struct {
 	File     string          `json:"file"`
-	Language string          `json:"language"`
-	Start    search.Position `json:"start"`
-	End      search.Position `json:"end"`
+	Language string          `json:"language,omitempty"`
+	Start    search.Position `json:"-"`
+	End      search.Position `json:"-"`
 	// Context names the reading of the pattern that matched when it has
 	// several (search.Match.Context).
 	Context string `json:"context,omitempty"`
@@ -75,6 +83,37 @@ type AstGrepMatch struct {
 	Cut bool `json:"cut,omitempty"`
 	// Captures map "$NAME" or "$$$NAME" to the text captured, on one line.
 	Captures map[string]string `json:"captures,omitempty"`
+}
+
+// astGrepMatchJSON is AstGrepMatch's JSON shape.
+type astGrepMatchJSON struct {
+	File     string `json:"file"`
+	Language string `json:"language,omitempty"`
+	// Range is "line:column-line:column", 1-based.
+	Range    string            `json:"range"`
+	Context  string            `json:"context,omitempty"`
+	Cut      bool              `json:"cut,omitempty"`
+	Captures map[string]string `json:"captures,omitempty"`
+}
+
+// MarshalJSON writes m with its range as one string.
+func (m AstGrepMatch) MarshalJSON() ([]byte, error) {
+	return json.Marshal(astGrepMatchJSON{File: m.File, Language: m.Language,
+		Range:   fmt.Sprintf("%d:%d-%d:%d", m.Start.Line, m.Start.Column, m.End.Line, m.End.Column),
+		Context: m.Context, Cut: m.Cut, Captures: m.Captures})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (m *AstGrepMatch) UnmarshalJSON(b []byte) error {
+	var j astGrepMatchJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*m = AstGrepMatch{File: j.File, Language: j.Language, Context: j.Context, Cut: j.Cut, Captures: j.Captures}
+	if _, err := fmt.Sscanf(j.Range, "%d:%d-%d:%d", &m.Start.Line, &m.Start.Column, &m.End.Line, &m.End.Column); err != nil {
+		return fmt.Errorf("tools: ast_grep match range %q: %w", j.Range, err)
+	}
+	return nil
 }
 
 // grepOutput renders a search's matches in an output choice within budget
@@ -89,6 +128,7 @@ type grepOutput struct {
 	res      AstGrepResult
 	short    int // matches shown by their first line
 	capCut   int // matches with a capture cut
+	capLines int // $$$ captures shown by their line count
 	overflow bool
 }
 
@@ -122,6 +162,12 @@ func (o *grepOutput) add(m search.Match) bool {
 			sigil = "$$$"
 		}
 		text, c := oneLineCut(bd.Text, astGrepCaptureText)
+		if n := strings.Count(strings.TrimSpace(bd.Text), "\n") + 1; bd.Multi && n > 1 && o.output == AstGrepOutputLines {
+			// a run of statements is its line count here: output "captures"
+			// or "full" shows the text
+			text, c = fmt.Sprintf("(%d lines, %d-%d)", n, bd.Span.Start.Line, bd.Span.Start.Line+n-1), false
+			o.capLines++
+		}
 		cut = cut || c
 		if am.Captures == nil {
 			am.Captures = map[string]string{}
@@ -160,14 +206,15 @@ func oneLineCut(s string, max int) (string, bool) {
 func (o *grepOutput) more(total int) []string {
 	var notes []string
 	if o.overflow {
-		notes = append(notes, fmt.Sprintf("the list stops after %d of %d matches to keep this result under %d KiB: output %q is shorter, or narrow the path or the pattern",
+		notes = append(notes, fmt.Sprintf("the list stops after %d of %d matches to keep this result under %d KiB: output %q is shorter, start pages on, or narrow the path or the pattern",
 			len(o.res.Matches), total, o.budget>>10, AstGrepOutputCaptures))
-	} else if len(o.res.Matches) < total {
-		notes = append(notes, fmt.Sprintf("%d of %d matches shown: raise max_results (now %d) or narrow the path", len(o.res.Matches), total, o.max))
 	}
 	if o.short > 0 {
 		notes = append(notes, fmt.Sprintf("%s longer than %d lines shown by the first line: output %q shows them whole, or read the file at the lines given",
 			countMatches(o.short), AstGrepShortMatch, AstGrepOutputFull))
+	}
+	if o.capLines > 0 {
+		notes = append(notes, fmt.Sprintf("%s of more than one line shown by their line count: output %q shows their text", plural(o.capLines, "$$$ capture"), AstGrepOutputCaptures))
 	}
 	if o.capCut > 0 {
 		notes = append(notes, fmt.Sprintf("captures of %s cut: read the file at the lines given for the whole text", countMatches(o.capCut)))

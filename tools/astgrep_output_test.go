@@ -63,7 +63,7 @@ func TestAstGrepOutputChoices(t *testing.T) {
 	if err := json.Unmarshal(st, &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Matches) != 50 || got.Total != 50 || got.Output != "lines" || got.Matches[0].HiddenLines != 10 || got.Matches[0].Captures["$F"] != "f0" || len(got.More) == 0 {
+	if len(got.Matches) != 50 || got.Total != 50 || got.Output != "lines" || got.Matches[0].End.Line != 13 || got.Matches[0].Captures["$F"] != "f0" || len(got.More) == 0 {
 		t.Errorf("structured result: %d matches, total %d, output %q, %+v, more %q", len(got.Matches), got.Total, got.Output, got.Matches[0], got.More)
 	}
 
@@ -72,12 +72,16 @@ func TestAstGrepOutputChoices(t *testing.T) {
 		t.Fatal(err)
 	}
 	ftxt := full.AllText()
-	for _, want := range []string{"2 of 50 matches shown", "\ta = a*9 + 1 // step 7 of function 1", "raise max_results (now 2)"} {
+	for _, want := range []string{"2 of 50 matches shown (raise max_results or narrow the path for more; start 2 shows the next)", "\ta = a*9 + 1 // step 7 of function 1"} {
 		if !strings.Contains(ftxt, want) {
 			t.Errorf("output full lacks %q:\n%s", want, ftxt)
 		}
 	}
-	if fst := structuredBytes(t, full); !strings.Contains(string(fst), "step 7 of function 1") || len(fst) > 2*len(ftxt) {
+	if n := strings.Count(ftxt, "of 50 matches shown"); n != 1 {
+		t.Errorf("output full says %d times how many are shown, want once:\n%s", n, ftxt)
+	}
+	// The structured part indexes the matches; the text shows their lines.
+	if fst := structuredBytes(t, full); !strings.Contains(string(fst), `"range":"15:1-25:2"`) || strings.Contains(string(fst), "step 7 of function 1, a comment") || len(fst) > len(ftxt) {
 		t.Errorf("output full's structured part (%d bytes for %d of text):\n%s", len(fst), len(ftxt), fst)
 	}
 

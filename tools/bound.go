@@ -1,6 +1,11 @@
 package tools
 
-import "github.com/tetherhq/tether/internal/textcut"
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/tetherhq/tether/internal/textcut"
+)
 
 // MaxResultText is the most text (in bytes, summed over a result's text blocks)
 // the registry passes on from one call. Tools bound their own output well below
@@ -33,5 +38,47 @@ func boundResult(r *Result, max int) {
 			continue
 		}
 		left -= len(c.Text)
+	}
+}
+
+// Bounds of a result's structured part against its text: the structured
+// part repeats what the text says for programs, and must not cost a model
+// several times the text. A short answer's structured part may reach
+// StructuredFloor bytes whatever its text.
+const (
+	MaxStructuredRatio = 1.5
+	StructuredFloor    = 768
+)
+
+// StructuredFits reports whether a structured part of structured bytes
+// (its JSON) is within the bounds for text bytes of text.
+func StructuredFits(text, structured int) bool {
+	return structured <= StructuredFloor || float64(structured) <= MaxStructuredRatio*float64(text)
+}
+
+// StructuredOmitted replaces a structured part that passed the bounds.
+type StructuredOmitted struct {
+	Omitted string `json:"omitted"`
+}
+
+// boundStructured replaces r's structured part with a note when its JSON
+// passes the bounds against r's text. Tools shape their structured parts
+// well within them; this is the safety net, and says what it dropped.
+func boundStructured(r *Result) {
+	if r.Structured == nil {
+		return
+	}
+	b, err := json.Marshal(r.Structured)
+	if err != nil {
+		return // the host reports a structured part it cannot encode
+	}
+	text := 0
+	for _, c := range r.Content {
+		if c.Type == TextContent {
+			text += len(c.Text)
+		}
+	}
+	if !StructuredFits(text, len(b)) {
+		r.Structured = StructuredOmitted{Omitted: fmt.Sprintf("the structured part (%d bytes) was over %.1fx the text (%d bytes): the text holds the answer", len(b), MaxStructuredRatio, text)}
 	}
 }

@@ -1,20 +1,27 @@
 package tools_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/tools"
 )
 
 // shapedCall calls tool name of r and returns its text and the JSON of its
 // structured part, failing the test when the structured part is more than
-// 1.5 times the text or holds a null list.
+// 1.5 times the text (past StructuredFloor) or holds a null list. The
+// tool's own shape must fit: the registry's safety net, which drops a
+// structured part too large, fails it too.
 func shapedCall(t *testing.T, r *tools.Run, name string, args any) (string, []byte) {
 	t.Helper()
 	b, _ := json.Marshal(args)
@@ -32,8 +39,8 @@ func shapedCall(t *testing.T, r *tools.Run, name string, args any) (string, []by
 	if err != nil {
 		t.Fatal(err)
 	}
-	if float64(len(st)) > 1.5*float64(len(text)) {
-		t.Errorf("%s %s: structured part %d bytes, text %d: more than 1.5x\n%s\n%s", name, b, len(st), len(text), text, st)
+	if !tools.StructuredFits(len(text), len(st)) || strings.Contains(string(st), `"omitted":`) {
+		t.Errorf("%s %s: structured part %d bytes, text %d: more than 1.5x (or %d bytes for a short text)\n%s\n%s", name, b, len(st), len(text), tools.StructuredFloor, text, st)
 	}
 	if strings.Contains(string(st), ":null") {
 		t.Errorf("%s %s: structured part holds null, not []:\n%s", name, b, st)
@@ -177,5 +184,112 @@ func TestLSPResolveCleanFilesOneLine(t *testing.T) {
 	if !strings.Contains(out, "lsp: lib.go: no errors or warnings") || strings.Count(out, "error: cannot use") != 1 ||
 		!regexp.MustCompile(`at 8 places: c0.go 3:\d+ 3:\d+; c1.go 3:\d+ 3:\d+; c2.go`).MatchString(out) {
 		t.Fatalf("a signature change breaking eight calls in four files:\n%s", out)
+	}
+}
+
+// TestAstGrepStartPages: start pages through the matches past max_results,
+// in the same order; the count of the matches shown is given once, with
+// the start of the next page (before: no start, and "N of M shown" twice).
+func TestAstGrepStartPages(t *testing.T) {
+	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": longFuncs(12), "b.go": longFuncs(3)})
+	const pattern = `"pattern":"func $F($$$A) int { $$$B }","language":"go","max_results":5`
+	var all []string
+	for start := 0; start < 15; start += 5 {
+		text, st := shapedCall(t, r, "ast_grep", json.RawMessage(fmt.Sprintf(`{%s,"start":%d}`, pattern, start)))
+		var res tools.AstGrepResult
+		if err := json.Unmarshal(st, &res); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("%d-%d of 15 matches shown", start+1, start+5)
+		if start == 0 {
+			want = "5 of 15 matches shown"
+		}
+		if start < 10 {
+			want += fmt.Sprintf(" (raise max_results or narrow the path for more; start %d shows the next)", start+5)
+		}
+		if !strings.HasPrefix(text, want) || strings.Count(text, "of 15 matches shown") != 1 || len(res.Matches) != 5 || res.Total != 15 {
+			t.Fatalf("start %d: want %q once, 5 matches:\n%s", start, want, text)
+		}
+		for _, m := range res.Matches {
+			all = append(all, m.File+":"+m.Captures["$F"])
+		}
+	}
+	if len(all) != 15 || all[0] != "a.go:f0" || all[11] != "a.go:f11" || all[12] != "b.go:f0" || all[14] != "b.go:f2" {
+		t.Fatalf("the pages together: %v", all)
+	}
+	text, _ := shapedCall(t, r, "ast_grep", json.RawMessage(`{`+pattern+`,"start":40}`))
+	if !strings.HasPrefix(text, "no matches from start 40: there are 15 (start 0 shows the first)") {
+		t.Fatalf("start past the end:\n%s", text)
+	}
+	if _, err := call(t, r, "ast_grep", `{`+pattern+`,"start":-1}`); err == nil {
+		t.Fatal("a negative start was accepted")
+	}
+}
+
+// TestAstGrepMultiLineCaptureCounted: in output "lines" a $$$ capture of
+// more than one line is shown as its line count and range, not its text
+// (50 whole functions took 17.4 KB, most of it the bodies on one line);
+// output "captures" still shows the text.
+func TestAstGrepMultiLineCaptureCounted(t *testing.T) {
+	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": longFuncs(2)})
+	const pattern = `"pattern":"func $F($$$A) int { $$$B }","language":"go"`
+	text, st := shapedCall(t, r, "ast_grep", json.RawMessage(`{`+pattern+`}`))
+	if !strings.Contains(text, "  $$$B = (9 lines, 4-12)\n") || !strings.Contains(text, "  $$$A = a int\n") || strings.Contains(text, "step 3 of function 0") ||
+		!strings.Contains(text, `note: 2 $$$ captures of more than one line shown by their line count: output "captures" shows their text`) {
+		t.Fatalf("output lines:\n%s", text)
+	}
+	if !strings.Contains(string(st), `"$$$B":"(9 lines, 4-12)"`) {
+		t.Fatalf("structured:\n%s", st)
+	}
+	text, _ = shapedCall(t, r, "ast_grep", json.RawMessage(`{`+pattern+`,"output":"captures"}`))
+	if !strings.Contains(text, "$$$B = a = a*2 + 0 // step 0 of function 0") {
+		t.Fatalf("output captures:\n%s", text)
+	}
+}
+
+// warmGate holds every parse of a source holding "WARMGATE" until its
+// context is cancelled: the warm-up parses those files, queries elsewhere
+// never do, so the warm-up stays under way for as long as the test needs.
+type warmGate struct {
+	p       matcher.Parser
+	once    sync.Once
+	entered chan struct{}
+}
+
+func (g *warmGate) Parse(ctx context.Context, lang string, src []byte) (*engine.Tree, error) {
+	if bytes.Contains(src, []byte("WARMGATE")) {
+		g.once.Do(func() { close(g.entered) })
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return g.p.Parse(ctx, lang, src)
+}
+
+// TestAstGrepWarmUpNotedOnce: the note that the structural index is still
+// being built comes with the first answer during the warm-up, not with
+// every one; the structured part keeps the progress each time.
+func TestAstGrepWarmUpNotedOnce(t *testing.T) {
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"q/a.go":      "package q\n\nfunc f() { mu.Lock() }\n",
+		"slow/w.go":   "package slow // WARMGATE\n",
+		"slow/x/y.go": "package x // WARMGATE\n",
+	})
+	gate := &warmGate{p: parseEngine(t), entered: make(chan struct{})}
+	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Parser: gate, WarmUp: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	<-gate.entered
+	for i, wantNote := range []bool{true, false, false} {
+		res := callResult(t, r, "ast_grep", `{"pattern":"$M.Lock()","language":"go","path":"q"}`)
+		st, _ := res.Structured.(*tools.AstGrepResult)
+		if st == nil || !strings.HasPrefix(st.Index, "structural index: ") {
+			t.Fatalf("call %d: structured index while warming up: %+v", i, st)
+		}
+		if got := strings.Contains(res.AllText(), "note: structural index: "); got != wantNote {
+			t.Fatalf("call %d: warm-up note given %v, want %v:\n%s", i, got, wantNote, res.AllText())
+		}
 	}
 }

@@ -176,6 +176,7 @@ func (r *Registry) Call(ctx context.Context, g Guard, call Call) (*Result, error
 		res = Text("(no output)")
 	}
 	boundResult(res, MaxResultText)
+	boundStructured(res)
 	return res, nil
 }
 
