@@ -79,7 +79,9 @@ func TestLSPConfineClangdInclude(t *testing.T) {
 	const secret = "sk-INCLUDED-4b1d"
 	outside := filepath.Join(other, "secret.h")
 	writeFiles(t, other, map[string]string{"secret.h": secret + "\n"})
-	src := "#include \"" + outside + "\"\nint main(void) { return 0; }\n"
+	// /etc/passwd is a file the process sandbox lets clangd read: the
+	// location names it whether the sandbox is on or off.
+	src := "#include \"" + outside + "\"\n#include \"/etc/passwd\"\nint main(void) { return 0; }\n"
 	// /etc/shadow too, where this process can read it (as root): the host's
 	// own secrets.
 	var shadow string
@@ -113,6 +115,22 @@ func TestLSPConfineClangdInclude(t *testing.T) {
 		requireNoLeak(t, "definition of the included file", out, secret)
 		requireOutsideOrNone(t, "definition of the included file", out, outside)
 	})
+	t.Run("readable_by_clangd", func(t *testing.T) {
+		passwd, err := os.ReadFile("/etc/passwd")
+		if err != nil {
+			t.Skipf("no /etc/passwd here: %v", err)
+		}
+		first, _, _ := strings.Cut(string(passwd), "\n")
+		out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "x.c", "line": line + 1, "symbol": "passwd"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("definition:\n%s", out)
+		requireNoLeak(t, "definition of /etc/passwd", out, first)
+		if !strings.Contains(out, "/etc/passwd:1:1 "+lsp.OutsideNote) {
+			t.Fatalf("definition of /etc/passwd: want its path alone, marked:\n%s", out)
+		}
+	})
 }
 
 // TestLSPConfinePyrightExtraPaths: a pyrightconfig.json whose extraPaths
@@ -125,17 +143,31 @@ func TestLSPConfinePyrightExtraPaths(t *testing.T) {
 	writeFiles(t, other, map[string]string{"secretmod.py": "API_KEY = \"" + secret + "\"\n"})
 	writeFiles(t, ws, map[string]string{
 		"pyrightconfig.json": `{"extraPaths": ["../other"]}`,
-		"main.py":            "from secretmod import API_KEY\n\nprint(API_KEY)\n",
+		"main.py":            "import os\nfrom secretmod import API_KEY\n\nprint(API_KEY, os.getcwd())\n",
 	})
 	r := startRun(t, tools.Config{WorkDir: ws, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, ws, 20*time.Second)})
-	out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "main.py", "line": 3, "symbol": "API_KEY"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("definition:\n%s", out)
-	requireNoLeak(t, "definition", out, secret)
-	path := filepath.Join(other, "secretmod.py")
-	if strings.Contains(out, path) && !strings.Contains(out, path+":1:1 "+lsp.OutsideNote) {
-		t.Fatalf("definition in the other workspace must be its path alone, marked:\n%s", out)
-	}
+	t.Run("other_workspace", func(t *testing.T) {
+		out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "main.py", "line": 4, "symbol": "API_KEY"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("definition:\n%s", out)
+		requireNoLeak(t, "definition", out, secret)
+		path := filepath.Join(other, "secretmod.py")
+		if strings.Contains(out, path) && !strings.Contains(out, path+":1:1 "+lsp.OutsideNote) {
+			t.Fatalf("definition in the other workspace must be its path alone, marked:\n%s", out)
+		}
+	})
+	// pyright's own stub of os, which it reads under the process sandbox
+	// too: a file outside the workspace all the same.
+	t.Run("readable_by_pyright", func(t *testing.T) {
+		out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "main.py", "line": 4, "symbol": "getcwd"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("definition:\n%s", out)
+		if !strings.Contains(out, ".pyi:") || !strings.Contains(out, lsp.OutsideNote) || strings.Contains(out, "def getcwd") {
+			t.Fatalf("definition in pyright's stub of os: want its path alone, marked:\n%s", out)
+		}
+	})
 }
