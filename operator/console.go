@@ -38,8 +38,8 @@ const TokenHeader = "X-Tether-Console"
 // the page's token follows it ("/#token=...").
 const TokenFragment = "#token="
 
-// MaxSessions caps the console's logged-in sessions (one per login link).
-const MaxSessions = 8
+// maxSessions caps the console's logged-in sessions (one per login link).
+const maxSessions = 8
 
 // Console is the web operator console: a page on a loopback address listing
 // pending questions as numbered cards, taking answers, skips and multi-selects,
@@ -325,7 +325,7 @@ func (c *Console) loginHandler(w http.ResponseWriter, r *http.Request) {
 	got := r.URL.Query().Get("secret")
 	c.mu.Lock()
 	ok := c.login != "" && subtle.ConstantTimeCompare([]byte(got), []byte(c.login)) == 1
-	full := len(c.sessions) >= MaxSessions
+	full := len(c.sessions) >= maxSessions
 	var sn session
 	if ok && !full {
 		c.login = "" // one time only
@@ -338,7 +338,7 @@ func (c *Console) loginHandler(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "operator: this login link is wrong or was already used: a login link works once; open the console in the browser that used it, or restart tether for a new link", http.StatusForbidden)
 		return
 	case full:
-		http.Error(w, fmt.Sprintf("operator: the console already has %d sessions: restart tether for a new link", MaxSessions), http.StatusForbidden)
+		http.Error(w, fmt.Sprintf("operator: the console already has %d sessions: restart tether for a new link", maxSessions), http.StatusForbidden)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: sn.cookie, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
@@ -501,7 +501,7 @@ func (c *Console) reply(w http.ResponseWriter, r *http.Request) {
 	}
 	a := Answer{Outcome: Skipped}
 	if !rep.Skip {
-		a = Answer{Outcome: Answered, Labels: Normalize(p.q, rep.Labels), Text: strings.TrimSpace(rep.Text)}
+		a = Answer{Outcome: Answered, Labels: normalize(p.q, rep.Labels), Text: strings.TrimSpace(rep.Text)}
 		if len(a.Labels) == 0 && a.Text == "" {
 			http.Error(w, "operator: choose an option, type an answer, or skip", http.StatusBadRequest)
 			return

@@ -161,7 +161,7 @@ func (p *Elicitation) Ask(ctx context.Context, q Question) (Answer, error) {
 	if s, ok := content[fieldText].(string); ok {
 		a.Text = strings.TrimSpace(s)
 	}
-	a.Labels = Normalize(q, a.Labels)
+	a.Labels = normalize(q, a.Labels)
 	if len(a.Labels) == 0 && a.Text == "" {
 		return Answer{Outcome: Skipped}, nil
 	}

@@ -208,8 +208,8 @@ func CheckAnswer(q Question, a Answer) error {
 	return nil
 }
 
-// Normalize orders labels as the question lists them and drops duplicates.
-func Normalize(q Question, labels []string) []string {
+// normalize orders labels as the question lists them and drops duplicates.
+func normalize(q Question, labels []string) []string {
 	var out []string
 	for _, o := range q.Options {
 		if slices.Contains(labels, o.Label) {

@@ -192,5 +192,5 @@ func parseNumbers(q Question, s string) ([]string, bool) {
 		}
 		picked = append(picked, q.Options[n-1].Label)
 	}
-	return Normalize(q, picked), true
+	return normalize(q, picked), true
 }

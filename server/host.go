@@ -136,7 +136,7 @@ func NewHost(opts HostOptions) (*Host, error) {
 	h.metrics = newHostMetrics(reg, h)
 	h.promh = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	h.ctx, h.cancel = context.WithCancel(context.Background())
-	h.proto = mcp.NewServer(&mcp.Implementation{Name: "tether"}, &mcp.ServerOptions{SupportedProtocolVersions: ProtocolVersions})
+	h.proto = mcp.NewServer(&mcp.Implementation{Name: "tether"}, &mcp.ServerOptions{SupportedProtocolVersions: protocolVersions})
 	h.sdk = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		if s, ok := r.Context().Value(newSessionKey{}).(*hostSession); ok {
 			return s.srv.srv

@@ -26,17 +26,17 @@ const (
 	// DefaultMaxUnauthConns is how many connections may be open at once
 	// with no request on them yet authenticated.
 	DefaultMaxUnauthConns = 256
-	// ReadHeaderTimeout bounds the reading of a request's header.
-	ReadHeaderTimeout = 10 * time.Second
-	// IdleTimeout closes a keep-alive connection idle this long.
-	IdleTimeout = 2 * time.Minute
-	// MaxHeaderBytes bounds a request's header.
-	MaxHeaderBytes = 64 << 10
+	// readHeaderTimeout bounds the reading of a request's header.
+	readHeaderTimeout = 10 * time.Second
+	// idleTimeout closes a keep-alive connection idle this long.
+	idleTimeout = 2 * time.Minute
+	// maxHeaderBytes bounds a request's header.
+	maxHeaderBytes = 64 << 10
 )
 
 // HTTPServer returns an http.Server that serves h with the limits a server
 // open to the network needs: a bound on reading each header
-// (ReadHeaderTimeout), on idle keep-alive connections (IdleTimeout) and on
+// (readHeaderTimeout), on idle keep-alive connections (idleTimeout) and on
 // the header's size, and the connection bookkeeping behind
 // HostOptions.MaxUnauthConns. It has no ReadTimeout or WriteTimeout, which
 // would cut event streams and long calls: each request body is read under
@@ -44,9 +44,9 @@ const (
 func (h *Host) HTTPServer() *http.Server {
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: ReadHeaderTimeout,
-		IdleTimeout:       IdleTimeout,
-		MaxHeaderBytes:    MaxHeaderBytes,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			return context.WithValue(ctx, connKey{}, c)
 		},

@@ -18,12 +18,12 @@ import (
 	"github.com/tetherhq/tether/tools"
 )
 
-// ProtocolVersions are the MCP versions the server negotiates. Versions from
+// protocolVersions are the MCP versions the server negotiates. Versions from
 // 2026-07-28 on forbid server-initiated elicitation during a call (approvals
 // would have to re-run the call); an approval asked in the middle of a call,
 // as one made from an eval cell is, needs it, so those versions are not
 // offered and clients fall back to 2025-11-25.
-var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // Options configure a Server.
 type Options struct {
@@ -82,7 +82,7 @@ func New(opts Options) *Server {
 		GetSessionID:              sessionID,
 		Instructions:              opts.Instructions,
 		Logger:                    sdkLogger(opts.Logger),
-		SupportedProtocolVersions: ProtocolVersions,
+		SupportedProtocolVersions: protocolVersions,
 		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
 			s.mu.Lock()
@@ -314,8 +314,8 @@ func (s *Server) hiddenTools(next mcp.MethodHandler) mcp.MethodHandler {
 			// offered too. The go-sdk judges whether it may elicit during a
 			// call by the offered version, and would refuse every approval
 			// of a client that offered 2026-07-28 and was answered 2025-11-25.
-			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil && !slices.Contains(ProtocolVersions, p.ProtocolVersion) {
-				p.ProtocolVersion = ProtocolVersions[0]
+			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil && !slices.Contains(protocolVersions, p.ProtocolVersion) {
+				p.ProtocolVersion = protocolVersions[0]
 			}
 			return next(ctx, method, req)
 		case "tools/list":

@@ -28,8 +28,8 @@ const (
 	// DefaultMaxInFlight is how many calls may be read and not yet answered
 	// before the transport stops taking new calls.
 	DefaultMaxInFlight = 64
-	// MaxDepth is how deeply arrays and objects may nest in one message.
-	MaxDepth = 128
+	// maxDepth is how deeply arrays and objects may nest in one message.
+	maxDepth = 128
 )
 
 // idPrefix is how much of an over-long line is kept to find its id in.
@@ -42,7 +42,7 @@ const idPrefix = 64 << 10
 // Each line is checked before the go-sdk sees it: a line that is not JSON
 // (or not UTF-8) is answered with a JSON-RPC parse error (-32700), one that
 // is not a valid JSON-RPC 2.0 request or notification (no "jsonrpc":"2.0",
-// an id that is not a string or an integer, nested deeper than MaxDepth, a
+// an id that is not a string or an integer, nested deeper than maxDepth, a
 // batch, an id already in flight) with an invalid-request error (-32600),
 // both with id null when the id cannot be read, and the transport reads on.
 // A line longer than MaxLine is skipped without being held whole and is
@@ -408,8 +408,8 @@ func check(line []byte) (jsonrpc.Message, *refusal) {
 	if !json.Valid(line) {
 		return nil, &refusal{code: jsonrpc.CodeParseError, message: "server: parse error: the line is not valid JSON; send one JSON-RPC 2.0 message a line, with no newline inside it"}
 	}
-	if d := depth(line); d > MaxDepth {
-		return nil, invalid(idIn(line[:min(len(line), idPrefix)]), "arrays and objects nest %d deep or more; the limit is %d", d, MaxDepth)
+	if d := depth(line); d > maxDepth {
+		return nil, invalid(idIn(line[:min(len(line), idPrefix)]), "arrays and objects nest %d deep or more; the limit is %d", d, maxDepth)
 	}
 	line = bytes.TrimSpace(line)
 	switch line[0] {
@@ -583,7 +583,7 @@ func kind(c byte) string {
 }
 
 // depth returns how deeply arrays and objects nest in valid JSON, stopping
-// at MaxDepth+1.
+// at maxDepth+1.
 func depth(b []byte) int {
 	d, top := 0, 0
 	inStr, esc := false, false
@@ -604,7 +604,7 @@ func depth(b []byte) int {
 			d++
 			if d > top {
 				top = d
-				if top > MaxDepth {
+				if top > maxDepth {
 					return top
 				}
 			}

@@ -23,8 +23,8 @@ const (
 	Deny Decision = "deny"
 )
 
-// ParseDecision parses "ask", "allow" or "deny".
-func ParseDecision(s string) (Decision, error) {
+// parseDecision parses "ask", "allow" or "deny".
+func parseDecision(s string) (Decision, error) {
 	switch d := Decision(strings.ToLower(strings.TrimSpace(s))); d {
 	case Ask, Allow, Deny:
 		return d, nil
@@ -58,7 +58,7 @@ func ParsePolicy(s string) (Policy, error) {
 		return Policy{}, nil
 	}
 	if !strings.Contains(s, "=") {
-		d, err := ParseDecision(s)
+		d, err := parseDecision(s)
 		if err != nil {
 			return Policy{}, err
 		}
@@ -71,7 +71,7 @@ func ParsePolicy(s string) (Policy, error) {
 		if !ok {
 			return Policy{}, fmt.Errorf("tools: policy item %q is not KEY=DECISION (e.g. write=allow)", item)
 		}
-		d, err := ParseDecision(v)
+		d, err := parseDecision(v)
 		if err != nil {
 			return Policy{}, err
 		}
@@ -90,7 +90,7 @@ func ParsePolicy(s string) (Policy, error) {
 		case "read":
 			return Policy{}, errors.New("tools: read-tier tools never need approval; set write or exec instead")
 		case "write", "exec":
-			t, _ := ParseTier(k)
+			t, _ := parseTier(k)
 			if p.Tiers == nil {
 				p.Tiers = map[Tier]Decision{}
 			}

@@ -17,10 +17,10 @@ import (
 
 // Bounds of the structural tools' results.
 const (
-	// AstGrepDefaultMax is how many matches ast_grep shows when max_results is not given.
-	AstGrepDefaultMax = search.DefaultMaxResults
-	// AstEditDiffLines bounds the diff ast_edit shows.
-	AstEditDiffLines = 400
+	// astGrepDefaultMax is how many matches ast_grep shows when max_results is not given.
+	astGrepDefaultMax = search.DefaultMaxResults
+	// astEditDiffLines bounds the diff ast_edit shows.
+	astEditDiffLines = 400
 	// AstEditMaxStaged is how many unresolved edits a run keeps; staging one
 	// more drops the oldest, and the result says so (see also
 	// search.MaxStagedBytes).
@@ -37,7 +37,7 @@ func init() {
 		name:  "astgrep",
 		wired: func(cfg *Config) bool { return cfg.Parser != nil },
 		register: func(r *Run) (func() error, error) {
-			return nil, r.Registry().Register(AstGrepTools(r)...)
+			return nil, r.Registry().Register(astGrepTools(r)...)
 		},
 		tools: func() []Tool { return (&structural{}).tools() },
 	})
@@ -76,10 +76,10 @@ func (s *structural) warmUp() {
 	})
 }
 
-// AstGrepTools returns ast_grep (read), ast_edit (write) and resolve (write)
+// astGrepTools returns ast_grep (read), ast_edit (write) and resolve (write)
 // bound to the run's parser, working directory and staged edits
 // (docs/search.md).
-func AstGrepTools(r *Run) []Tool {
+func astGrepTools(r *Run) []Tool {
 	s := &structural{
 		run:    r,
 		search: search.NewSearcher(r.cfg.Parser, search.Config{Root: r.root.Dir(), Partition: r.cfg.TreePartition}),
@@ -175,7 +175,7 @@ type resolveArgs struct {
 }
 
 // query resolves a to a confined query showing at most maxResults matches
-// (0: AstGrepDefaultMax).
+// (0: astGrepDefaultMax).
 func (s *structural) query(tool string, a grepQuery, maxResults int) (search.Query, error) {
 	p := a.Path
 	if p == "" {
@@ -196,7 +196,7 @@ func (s *structural) query(tool string, a grepQuery, maxResults int) (search.Que
 	}
 	f.Close()
 	if maxResults == 0 {
-		maxResults = AstGrepDefaultMax
+		maxResults = astGrepDefaultMax
 	}
 	return search.Query{Pattern: a.Pattern, Selector: a.Selector, Language: a.Language, Paths: []string{real}, MaxResults: maxResults}, nil
 }
@@ -447,7 +447,7 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 		fmt.Fprintf(&b, "(%s)\n", plan.Result.Summary())
 	}
 	b.WriteString("\n")
-	b.WriteString(plan.Diff(AstEditDiffLines))
+	b.WriteString(plan.Diff(astEditDiffLines))
 	out := Text(b.String())
 	out.Structured = map[string]any{"edit_id": id, "replacements": plan.Replacements, "files": len(plan.Changes)}
 	return out, nil

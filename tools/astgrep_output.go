@@ -11,16 +11,16 @@ import (
 
 // ast_grep's output choices (argument "output").
 const (
-	// AstGrepOutputLines shows a match of at most AstGrepShortMatch lines
+	// AstGrepOutputLines shows a match of at most astGrepShortMatch lines
 	// whole and a longer one by its first line, with the captures (default).
 	AstGrepOutputLines = "lines"
 	// AstGrepOutputFull shows every match's lines whole.
 	AstGrepOutputFull = "full"
 	// AstGrepOutputCaptures shows where each match is and what it captured.
 	AstGrepOutputCaptures = "captures"
-	// AstGrepShortMatch is the most lines a match has that output "lines"
+	// astGrepShortMatch is the most lines a match has that output "lines"
 	// shows whole.
-	AstGrepShortMatch = 3
+	astGrepShortMatch = 3
 	// astGrepCaptureText bounds a capture's text (on one line).
 	astGrepCaptureText = 200
 	// astGrepMaxErrors bounds the files that could not be searched listed in
@@ -142,7 +142,7 @@ func (o *grepOutput) add(m search.Match) bool {
 	fmt.Fprintf(&b, "\n%s:%d:%d-%d:%d%s\n", m.Path, m.Span.Start.Line, m.Span.Start.Column, m.Span.End.Line, m.Span.End.Column, reading)
 	if o.output != AstGrepOutputCaptures {
 		am.Lines = m.Lines
-		if n := m.Span.End.Line - m.Span.Start.Line + 1; o.output == AstGrepOutputLines && n > AstGrepShortMatch {
+		if n := m.Span.End.Line - m.Span.Start.Line + 1; o.output == AstGrepOutputLines && n > astGrepShortMatch {
 			am.Lines, _, _ = strings.Cut(m.Lines, "\n")
 			am.HiddenLines = n - 1
 		}
@@ -211,7 +211,7 @@ func (o *grepOutput) more(total int) []string {
 	}
 	if o.short > 0 {
 		notes = append(notes, fmt.Sprintf("%s longer than %d lines shown by the first line: output %q shows them whole, or read the file at the lines given",
-			countMatches(o.short), AstGrepShortMatch, AstGrepOutputFull))
+			countMatches(o.short), astGrepShortMatch, AstGrepOutputFull))
 	}
 	if o.capLines > 0 {
 		notes = append(notes, fmt.Sprintf("%s of more than one line shown by their line count: output %q shows their text", plural(o.capLines, "$$$ capture"), AstGrepOutputCaptures))

@@ -47,7 +47,7 @@ func docTiers(t *testing.T) map[string]Tier {
 	}
 	tiers := map[string]Tier{}
 	tierOf := func(path, s string) Tier {
-		tier, err := ParseTier(s)
+		tier, err := parseTier(s)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}

@@ -33,8 +33,8 @@ func (t Tier) String() string {
 	return fmt.Sprintf("tier(%d)", int(t))
 }
 
-// ParseTier parses "read", "write" or "exec".
-func ParseTier(s string) (Tier, error) {
+// parseTier parses "read", "write" or "exec".
+func parseTier(s string) (Tier, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "read":
 		return TierRead, nil
@@ -51,7 +51,7 @@ func (t Tier) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (t *Tier) UnmarshalText(b []byte) error {
-	v, err := ParseTier(string(b))
+	v, err := parseTier(string(b))
 	if err != nil {
 		return err
 	}

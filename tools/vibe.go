@@ -26,7 +26,7 @@ func init() {
 				surface = SurfaceDefault
 			}
 			ws.SetLimits(surface.String(), r.cfg.Policy.String())
-			ts := VibeTools(ws)
+			ts := vibeTools(ws)
 			if !surface.Allows(TierWrite) {
 				if _, configured := ws.Surface(); !configured {
 					refuse := readOnlySpawnRefusal(surface)
@@ -40,7 +40,7 @@ func init() {
 			return ws.Close, r.Registry().Register(ts...)
 		},
 		// a roster with no tier configured: only the descriptions read it
-		tools: func() []Tool { return VibeTools(&workers.Roster{}) },
+		tools: func() []Tool { return vibeTools(&workers.Roster{}) },
 	})
 }
 
@@ -52,9 +52,9 @@ const (
 	MaxWaitSeconds = 3600
 )
 
-// VibeTools returns vibe_spawn, vibe_send, vibe_wait, vibe_kill and vibe_list
+// vibeTools returns vibe_spawn, vibe_send, vibe_wait, vibe_kill and vibe_list
 // over ws.
-func VibeTools(ws *workers.Roster) []Tool {
+func vibeTools(ws *workers.Roster) []Tool {
 	v := &vibe{ws: ws}
 	tiers := strings.Join(ws.Tiers(), ", ")
 	return []Tool{

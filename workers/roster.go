@@ -42,8 +42,8 @@ const (
 const (
 	// MaxResultBytes caps a run's stdout; the rest is dropped and the result says so.
 	MaxResultBytes = 256 << 10
-	// MaxLogBytes caps the stderr kept (the last bytes are kept).
-	MaxLogBytes = 64 << 10
+	// maxLogBytes caps the stderr kept (the last bytes are kept).
+	maxLogBytes = 64 << 10
 	// MaxBriefBytes caps a brief, sends included.
 	MaxBriefBytes = 256 << 10
 	// MaxWorkers caps how many workers a roster holds.
@@ -289,7 +289,7 @@ func (r *Roster) startLocked(w *worker) error {
 		EnvSurface+"="+surface, EnvApprove+"="+approve)
 	cmd.Stdin = strings.NewReader(w.brief)
 	out := &textcut.Head{Max: MaxResultBytes}
-	w.log = &textcut.Tail{Max: MaxLogBytes}
+	w.log = &textcut.Tail{Max: maxLogBytes}
 	cmd.Stdout, cmd.Stderr = out, w.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A process the worker left behind may hold stdout open; do not wait on it
@@ -504,8 +504,8 @@ func (r *Roster) Close() error {
 	return nil
 }
 
-// ResultTailBytes is how much of the last result List shows.
-const ResultTailBytes = 300
+// resultTailBytes is how much of the last result List shows.
+const resultTailBytes = 300
 
 func (w *worker) infoLocked() Info {
 	end := w.ended
@@ -515,7 +515,7 @@ func (w *worker) infoLocked() Info {
 	return Info{
 		ID: w.id, Label: w.label, Tier: w.tier, Status: w.status, Runs: w.runs,
 		Elapsed:    end.Sub(w.started).Round(time.Millisecond),
-		ResultTail: tail(strings.TrimSpace(w.result), ResultTailBytes),
+		ResultTail: tail(strings.TrimSpace(w.result), resultTailBytes),
 		ResultRun:  w.resultRun,
 		Unread:     w.unread,
 	}

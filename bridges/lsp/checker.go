@@ -20,7 +20,7 @@ import (
 // CheckReport is the answer of a checker run over the whole project: the
 // checkers' output parsed into file:line entries.
 type CheckReport struct {
-	// Items are the parsed entries, at most MaxCheckFindings (callers
+	// Items are the parsed entries, at most maxCheckFindings (callers
 	// page through them).
 	Items []Diagnostic `json:"items"`
 	// Total is how many entries were parsed.
@@ -272,10 +272,10 @@ var checkerSeverity = regexp.MustCompile(`^(?i)(error|warning|info|information|n
 // dartLine matches dart analyze's "  error - lib/a.dart:3:7 - message - code".
 var dartLine = regexp.MustCompile(`^\s*(error|warning|info) - (\S+?\.dart):(\d+):(\d+) - (.*?)(?: - ([a-z0-9_]+))?\s*$`)
 
-// MaxCheckFindings bounds the findings a CheckReport keeps (Total counts
+// maxCheckFindings bounds the findings a CheckReport keeps (Total counts
 // them all): enough to page through a large project's errors, bounded in
 // memory.
-const MaxCheckFindings = 5000
+const maxCheckFindings = 5000
 
 const (
 	maxUnparsed     = 40   // output lines kept that are no finding
@@ -349,7 +349,7 @@ func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out, dir string) {
 		d.Path = s.rel(filepath.Clean(d.Path))
 		rep.Total++
 		last, lastIndent, cont = nil, indent, 0
-		if len(rep.Items) < MaxCheckFindings {
+		if len(rep.Items) < maxCheckFindings {
 			rep.Items = append(rep.Items, d)
 			last = &rep.Items[len(rep.Items)-1]
 			if d.Outside {

@@ -52,7 +52,7 @@ type Diagnostics struct {
 	Notes  []string      `json:"notes,omitempty"`
 	// Others are, after a write (AfterWrite), the other files the server
 	// published diagnostics for since the write: a changed signature breaks
-	// its callers elsewhere. At most MaxOtherFiles, sorted by path;
+	// its callers elsewhere. At most maxOtherFiles, sorted by path;
 	// OthersCut counts those left out.
 	Others    []OtherFile `json:"others,omitempty"`
 	OthersCut int         `json:"others_cut,omitempty"`
@@ -69,8 +69,8 @@ type OtherFile struct {
 	HadBefore bool         `json:"had_before,omitempty"`
 }
 
-// MaxOtherFiles bounds the other files AfterWrite reports.
-const MaxOtherFiles = 100
+// maxOtherFiles bounds the other files AfterWrite reports.
+const maxOtherFiles = 100
 
 var severities = []string{"", "error", "warning", "info", "hint"}
 
@@ -209,9 +209,9 @@ func (s *Supervisor) addOthers(in *instance, path string, out *Diagnostics, befo
 		uris = append(uris, uri)
 	}
 	sort.Strings(uris)
-	if len(uris) > MaxOtherFiles {
-		out.OthersCut = len(uris) - MaxOtherFiles
-		uris = uris[:MaxOtherFiles]
+	if len(uris) > maxOtherFiles {
+		out.OthersCut = len(uris) - maxOtherFiles
+		uris = uris[:maxOtherFiles]
 	}
 	files := fileCache{}
 	conv := func(uri string, ws []wDiagnostic) []Diagnostic {

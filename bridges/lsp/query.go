@@ -95,14 +95,14 @@ type Symbols struct {
 type Page struct {
 	// Start skips that many results (0-based), to page past the cap.
 	Start int
-	// Kind keeps only symbols of one of SymbolKindFilters' kinds ("" keeps
+	// Kind keeps only symbols of one of symbolKindFilters' kinds ("" keeps
 	// all); references ignore it.
 	Kind string
 }
 
-// SymbolKindFilters are the kinds a symbols query may keep, each with the
+// symbolKindFilters are the kinds a symbols query may keep, each with the
 // LSP symbol kinds it covers.
-var SymbolKindFilters = map[string][]string{
+var symbolKindFilters = map[string][]string{
 	"function": {"function"},
 	"method":   {"method", "constructor"},
 	"type":     {"class", "interface", "enum", "struct"},
@@ -114,14 +114,14 @@ func (pg Page) check() error {
 	if pg.Start < 0 {
 		return fmt.Errorf("lsp: start %d is negative: pass 0 or the number of results to skip", pg.Start)
 	}
-	if _, ok := SymbolKindFilters[pg.Kind]; pg.Kind != "" && !ok {
+	if _, ok := symbolKindFilters[pg.Kind]; pg.Kind != "" && !ok {
 		return fmt.Errorf("lsp: unknown symbol kind %q: use function, method, type, field or variable", pg.Kind)
 	}
 	return nil
 }
 
 func (pg Page) keeps(kind string) bool {
-	return pg.Kind == "" || slices.Contains(SymbolKindFilters[pg.Kind], kind)
+	return pg.Kind == "" || slices.Contains(symbolKindFilters[pg.Kind], kind)
 }
 
 // take reports whether the n-th (0-based) kept result goes into a page of
@@ -149,10 +149,10 @@ type CodeActions struct {
 // Caps on result sizes: a bounded answer pages on with a start offset
 // (docs/tools.md, "lsp").
 const (
-	MaxReferences       = 50
+	maxReferences       = 50
 	MaxWorkspaceSymbols = 100
-	MaxDocumentSymbols  = 200
-	MaxDiagnostics      = 200
+	maxDocumentSymbols  = 200
+	maxDiagnostics      = 200
 	maxHover            = 4000
 )
 
@@ -249,7 +249,7 @@ func (s *Supervisor) Implementation(ctx context.Context, pos Position) (*Locatio
 }
 
 // References returns every use of the symbol at pos (declaration included),
-// at most MaxReferences, with the total.
+// at most maxReferences, with the total.
 func (s *Supervisor) References(ctx context.Context, pos Position) (*Locations, error) {
 	return s.ReferencesPage(ctx, pos, 0)
 }
@@ -267,8 +267,8 @@ func (s *Supervisor) ReferencesPage(ctx context.Context, pos Position, start int
 	out.All = out.Items
 	out.Start = min(start, len(out.Items))
 	out.Items = out.Items[out.Start:]
-	if len(out.Items) > MaxReferences {
-		out.Items = out.Items[:MaxReferences]
+	if len(out.Items) > maxReferences {
+		out.Items = out.Items[:maxReferences]
 	}
 	return out, nil
 }
@@ -481,7 +481,7 @@ func markupText(raw json.RawMessage) string {
 }
 
 // DocumentSymbols lists the symbols of file, flattened in document order with
-// their nesting depth, at most MaxDocumentSymbols.
+// their nesting depth, at most maxDocumentSymbols.
 func (s *Supervisor) DocumentSymbols(ctx context.Context, file string) (*Symbols, error) {
 	return s.DocumentSymbolsPage(ctx, file, Page{})
 }
@@ -523,7 +523,7 @@ func (s *Supervisor) DocumentSymbolsPage(ctx context.Context, file string, pg Pa
 				if pg.Kind != "" {
 					sym.Depth = 0 // listed without its parents; Container names the parent
 				}
-				if pg.take(out.Total, len(out.Items), MaxDocumentSymbols) {
+				if pg.take(out.Total, len(out.Items), maxDocumentSymbols) {
 					out.Items = append(out.Items, sym)
 				}
 				out.Total++

@@ -27,8 +27,8 @@ const DefaultMemoryLimit = 512 << 20
 //go:embed prelude.js
 var prelude string
 
-// MaxCallStackSize bounds JavaScript call depth.
-const MaxCallStackSize = 10000
+// maxCallStackSize bounds JavaScript call depth.
+const maxCallStackSize = 10000
 
 // ErrClosed is returned by Execute after Close.
 var ErrClosed = errors.New("kernels: js: kernel is closed; start a new one")
@@ -371,7 +371,7 @@ func (s *session) runError(err error, cell string) (*kernels.Error, *interruptio
 	}
 	var so *goja.StackOverflowError
 	if errors.As(err, &so) {
-		return &kernels.Error{Name: "RangeError", Message: fmt.Sprintf("Maximum call stack size exceeded (%d frames)", MaxCallStackSize), Traceback: so.String(), Line: cellLine(so.Stack(), cell)}, nil
+		return &kernels.Error{Name: "RangeError", Message: fmt.Sprintf("Maximum call stack size exceeded (%d frames)", maxCallStackSize), Traceback: so.String(), Line: cellLine(so.Stack(), cell)}, nil
 	}
 	var ex *goja.Exception
 	if errors.As(err, &ex) {

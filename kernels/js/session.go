@@ -67,7 +67,7 @@ func (i *interruption) String() string { return i.reason }
 // newSession builds a runtime with tether's globals.
 func (k *Kernel) newSession() (*session, error) {
 	vm := goja.New()
-	vm.SetMaxCallStackSize(MaxCallStackSize)
+	vm.SetMaxCallStackSize(maxCallStackSize)
 	vm.SetTimeSource(k.cfg.Clock.Now)
 	s := &session{vm: vm, cfg: k.cfg, counts: map[string]int{}, timers: map[string]time.Time{}, wake: make(chan *interruption, 1), alive: make(chan struct{}, 1), sources: map[string]*cellSource{}}
 	console := vm.NewObject()

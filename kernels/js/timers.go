@@ -12,8 +12,8 @@ import (
 // none is left, as node runs its loop until nothing is pending. Waiting counts
 // against the idle budget; an interrupt ends the wait and drops the timers.
 
-// MaxTimers bounds how many timers a cell may have pending at once.
-const MaxTimers = 10000
+// maxTimers bounds how many timers a cell may have pending at once.
+const maxTimers = 10000
 
 type jsTimer struct {
 	id    int64
@@ -36,7 +36,7 @@ func (s *session) installTimers() error {
 			if !ok {
 				panic(vm.NewTypeError("The \"callback\" argument must be of type function"))
 			}
-			if len(s.pending) >= MaxTimers {
+			if len(s.pending) >= maxTimers {
 				panic(vm.NewGoError(errTooManyTimers))
 			}
 			ms := c.Argument(1).ToFloat()

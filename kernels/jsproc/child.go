@@ -24,7 +24,7 @@ const Subcommand = "__tether-js-kernel"
 // Main runs the child on stdin and stdout and returns the process's exit code.
 func Main() int {
 	proc.Private()
-	if err := Serve(os.Stdin, os.Stdout); err != nil {
+	if err := serve(os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -71,8 +71,8 @@ func (c *child) ask(m msg) (msg, bool) {
 	}
 }
 
-// Serve runs the child's side of the protocol on r and w until r ends.
-func Serve(r io.Reader, w io.Writer) error {
+// serve runs the child's side of the protocol on r and w until r ends.
+func serve(r io.Reader, w io.Writer) error {
 	c := &child{w: w, timers: map[int64]*remoteTimer{}, gone: make(chan struct{})}
 	defer close(c.gone)
 	var first msg

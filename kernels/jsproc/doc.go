@@ -17,7 +17,7 @@
 //
 // The heap cap is the in-process kernel's guard, now measuring the child's own
 // heap. Behind it the parent watches the child's resident memory while a cell
-// runs and kills the child past a hard cap (HardLimit): its state is lost, as
+// runs and kills the child past a hard cap (hardLimit): its state is lost, as
 // when a Python kernel dies.
 //
 // jsproc imports kernels, kernels/js and internal/ only: never tools or

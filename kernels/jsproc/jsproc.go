@@ -19,15 +19,15 @@ import (
 // ErrClosed is returned by Execute after Close.
 var ErrClosed = js.ErrClosed
 
-// StartTimeout bounds how long a child has to say it is ready.
-const StartTimeout = 30 * time.Second
+// startTimeout bounds how long a child has to say it is ready.
+const startTimeout = 30 * time.Second
 
-// HardLimit is the resident memory past which the parent kills a child whose
+// hardLimit is the resident memory past which the parent kills a child whose
 // heap cap is limit: the cap's guard stops a cell long before (a doubling
 // string may have allocated 2 to 4 times the cap by then, and what is freed
 // is not all returned to the system at once), so only a runtime that cannot
 // be stopped gets there.
-func HardLimit(limit int64) int64 { return 4*limit + 1<<30 }
+func hardLimit(limit int64) int64 { return 4*limit + 1<<30 }
 
 // Constructor returns a kernels.Constructor whose kernels run in a child
 // started with argv (a tether binary and Subcommand, or a test binary that
@@ -113,7 +113,7 @@ func (k *Kernel) start() (*child0, error) {
 		p.kill() // before its stderr is read
 		return nil, fmt.Errorf("%s: the JavaScript kernel process did not take its configuration: %w: %s", who, err, strings.TrimSpace(p.stderr.Stream().Text))
 	}
-	timer := time.NewTimer(StartTimeout)
+	timer := time.NewTimer(startTimeout)
 	defer timer.Stop()
 	select {
 	case <-ready:
@@ -122,7 +122,7 @@ func (k *Kernel) start() (*child0, error) {
 		return nil, fmt.Errorf("%s: the JavaScript kernel process exited before it was ready (%s): %s", who, p.cmd.ProcessState, strings.TrimSpace(p.stderr.Stream().Text))
 	case <-timer.C:
 		p.kill() // before its stderr is read
-		return nil, fmt.Errorf("%s: the JavaScript kernel process was not ready within %s: %s", who, StartTimeout, strings.TrimSpace(p.stderr.Stream().Text))
+		return nil, fmt.Errorf("%s: the JavaScript kernel process was not ready within %s: %s", who, startTimeout, strings.TrimSpace(p.stderr.Stream().Text))
 	}
 }
 
@@ -231,7 +231,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 	}
 	watch := time.NewTicker(50 * time.Millisecond)
 	defer watch.Stop()
-	hard := HardLimit(k.cfg.MemoryLimit)
+	hard := hardLimit(k.cfg.MemoryLimit)
 	ctxDone := ctx.Done()
 	var backstop, hardWait <-chan time.Time
 	var hardAt int64 // the resident memory when the child was asked to stop past the hard cap

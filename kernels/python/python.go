@@ -24,8 +24,8 @@ import (
 //go:embed driver.py
 var driverSource string
 
-// StartTimeout bounds how long a new interpreter has to say it is ready.
-const StartTimeout = 60 * time.Second
+// startTimeout bounds how long a new interpreter has to say it is ready.
+const startTimeout = 60 * time.Second
 
 // DefaultAddressSpaceLimit is the interpreter's RLIMIT_AS when
 // Config.AddressSpaceLimit is zero: far above what notebook work maps (pandas
@@ -283,7 +283,7 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 	procs.started(cmd.Process.Pid)
 	go p.readLoop(stdout)
 
-	timer := time.NewTimer(StartTimeout)
+	timer := time.NewTimer(startTimeout)
 	defer timer.Stop()
 	for {
 		select {
@@ -299,7 +299,7 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 			}
 		case <-timer.C:
 			p.stop()
-			return nil, fmt.Errorf("kernels: python: %s did not become ready within %s: %s", interp, StartTimeout, strings.TrimSpace(p.stderr.String()))
+			return nil, fmt.Errorf("kernels: python: %s did not become ready within %s: %s", interp, startTimeout, strings.TrimSpace(p.stderr.String()))
 		case <-ctx.Done():
 			p.stop()
 			return nil, fmt.Errorf("kernels: python: start canceled: %w", ctx.Err())
