@@ -1,3 +1,5 @@
 package tools
 
+// Hooks for the external tests.
+
 var TruncateText = truncateText

@@ -1,0 +1,55 @@
+package matcher_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/matcher"
+)
+
+// BenchmarkCompile compiles patterns of several shapes: the ladder's parses
+// are most of the cost.
+func BenchmarkCompile(b *testing.B) {
+	p := parser(b)
+	for _, pat := range []string{"fmt.Errorf($$$ARGS)", "if err != nil { return $$$ }", "case $X:"} {
+		b.Run(pat, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := matcher.Compile(context.Background(), p, "go", pat); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFind matches patterns in one parsed tree (this package's
+// pattern.go), without reading or parsing: the matcher's own cost.
+func BenchmarkFind(b *testing.B) {
+	p := parser(b)
+	ctx := context.Background()
+	src, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "matcher", "pattern.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tree, err := p.Parse(ctx, "go", src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, pat := range []string{"fmt.Errorf($$$ARGS)", "if err != nil { return $$$ }", "$A == $A", "$F($$$A)"} {
+		b.Run(pat, func(b *testing.B) {
+			cp, err := matcher.Compile(ctx, p, "go", pat)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m := matcher.NewMatcher(cp)
+			for b.Loop() {
+				if _, err := m.Find(ctx, tree); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
