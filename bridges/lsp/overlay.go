@@ -101,7 +101,9 @@ func (s *Supervisor) ShowContent(ctx context.Context, file string, content []byt
 	in.mu.Lock()
 	if changed {
 		in.edits++
+		in.editSeq = in.pubSeq
 		doc.sent = in.edits
+		doc.base = 0
 	}
 	in.docs[uri] = doc
 	in.mu.Unlock()

@@ -42,6 +42,7 @@ type instance struct {
 	diags    map[string]*diagEntry
 	pubSeq   int
 	edits    int             // changes sent (didOpen, didChange, didClose, didChangeWatchedFiles)
+	editSeq  int             // pubSeq when edits last grew
 	active   map[string]bool // work-done progress tokens begun and not ended
 	sawBegin bool
 	sawEnd   bool
@@ -98,10 +99,19 @@ type docState struct {
 	refreshed int
 	// sent is the instance's edits count once this version was sent: a
 	// larger count means other files changed since.
-	sent  int
-	text  []byte
-	mtime time.Time
-	size  int64
+	sent int
+	// base, for a version that only repeats an earlier version's text
+	// (touch), is that earlier version, and baseSeq the publication
+	// sequence number when the change that made it stale was sent: a
+	// server that publishes again for the text, not for the repeat
+	// (clangd rebuilds the files that include a changed header and skips
+	// a change that changes nothing), answers for it with a publication
+	// of base or later that came after baseSeq. Zero when the version
+	// carries new text.
+	base, baseSeq int
+	text          []byte
+	mtime         time.Time
+	size          int64
 }
 
 type diagEntry struct {

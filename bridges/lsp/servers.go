@@ -176,6 +176,10 @@ func DefaultServers() []Server {
 		},
 		{
 			Name: "clangd", Language: "c", Binaries: []string{"clangd", "clangd-19", "clangd-18", "clangd-17", "clangd-16"}, Probe: []string{"--version"},
+			// A header's text as tether last sent it, not as on disk: what
+			// diagnostics on write shows of a header before a write is
+			// what its includers are compiled against.
+			Args:        []string{"--use-dirty-headers"},
 			Extensions:  []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"},
 			LanguageIDs: map[string]string{".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"},
 			RootMarkers: []string{"compile_commands.json", "CMakeLists.txt"},

@@ -57,7 +57,9 @@ func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, sav
 	in.mu.Lock()
 	if changed {
 		in.edits++
+		in.editSeq = in.pubSeq
 		doc.sent = in.edits
+		doc.base = 0
 	}
 	in.docs[uri] = doc
 	in.mu.Unlock()
@@ -88,13 +90,22 @@ func (s *Supervisor) touch(ctx context.Context, in *instance, path string) (vers
 	doc := in.docs[uri]
 	stale := doc != nil && doc.sent < in.edits
 	seqBefore = in.pubSeq
-	edits := in.edits
+	edits, editSeq := in.edits, in.editSeq
+	if stale {
+		if doc.base == 0 {
+			doc.base = doc.version
+		}
+		doc.baseSeq = editSeq
+	}
 	in.mu.Unlock()
 	if !stale {
 		return 0, 0, false, nil
 	}
 	doc.version++
 	doc.seq = seqBefore
+	if os.Getenv("TETHER_DEBUG_PUB") != "" {
+		fmt.Fprintf(os.Stderr, "TOUCH %s v=%d\n", uri, doc.version)
+	}
 	if err := in.notify(ctx, "textDocument/didChange", wDidChangeParams{
 		TextDocument:   wVersionedTextDocumentIdentifier{URI: uri, Version: doc.version},
 		ContentChanges: []wContentChange{{Text: string(doc.text)}}}); err != nil {
@@ -135,6 +146,7 @@ func (s *Supervisor) resyncOpen(ctx context.Context, in *instance) error {
 			in.mu.Lock()
 			delete(in.docs, it.uri)
 			in.edits++
+			in.editSeq = in.pubSeq
 			in.mu.Unlock()
 			_ = in.notify(ctx, "textDocument/didClose", wDidCloseParams{TextDocument: wTextDocumentIdentifier{URI: it.uri}})
 			continue
@@ -162,11 +174,16 @@ func (s *Supervisor) waitDiagnostics(ctx context.Context, in *instance, uri stri
 		cur := in.diags[uri]
 		ch := in.changed
 		busy := len(in.active) > 0 // e.g. pyright's "1 file to analyze" after an early empty publication
+		doc := in.docs[uri]
+		base, baseSeq := 0, 0
+		if doc != nil {
+			base, baseSeq = doc.base, doc.baseSeq
+		}
 		in.mu.Unlock()
 		if cur != nil && (got == nil || cur.seq != got.seq) {
 			fresh := cur.seq > seqBefore
 			if cur.version != nil {
-				fresh = *cur.version >= version
+				fresh = *cur.version >= version || base > 0 && *cur.version >= base && cur.seq > baseSeq
 			}
 			if fresh {
 				got, gotAt = cur, time.Now()
@@ -340,6 +357,7 @@ func (s *Supervisor) notifyDiskChanges(ctx context.Context, in *instance) error 
 	}
 	if len(changes) > 0 {
 		in.edits++
+		in.editSeq = in.pubSeq
 	}
 	in.mu.Unlock()
 	if len(changes) == 0 {
