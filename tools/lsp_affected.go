@@ -60,6 +60,10 @@ func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, wri
 	for _, w := range written {
 		key := l.seenPath(w)
 		skip[key] = true
+		served := l.sup.Extensions(key)
+		if len(served) == 0 {
+			continue // no server reads it: nothing else can break
+		}
 		now, err := l.root.ReadFile(key)
 		if err != nil || len(now) > affectedScanBytes {
 			continue
@@ -67,7 +71,7 @@ func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, wri
 		for _, n := range l.changedNames(ctx, key, old[key], now) {
 			names[n] = true
 		}
-		for _, e := range l.sup.Extensions(key) {
+		for _, e := range served {
 			if !slices.Contains(exts, e) {
 				exts = append(exts, e)
 			}

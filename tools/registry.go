@@ -16,7 +16,7 @@ type Handler func(ctx context.Context, call *Call) (*Result, error)
 
 // Middleware wraps a tool's handler: it may inspect the call, run next, and
 // amend the result (the language-server family folds new diagnostics into the
-// results of write, edit and apply_patch this way).
+// results of every tool that declares the files it writes this way).
 type Middleware func(next Handler) Handler
 
 // Guard is what the registry checks a call against besides the tool's schema:
