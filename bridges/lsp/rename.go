@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/tetherhq/tether/internal/fsutil"
@@ -166,6 +167,9 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	return res, nil
 }
 
+// implementationTimeout bounds the implementation query a rename makes first.
+const implementationTimeout = 10 * time.Second
+
 // implementationsAt asks the server, before a rename, what implements or
 // overrides the symbol at params (an interface method's implementations, or
 // what a method implements). It is best effort: a server that offers no
@@ -174,7 +178,8 @@ func (s *Supervisor) implementationsAt(ctx context.Context, p *prepared, params 
 	if p.in.caps == nil || p.in.supports("textDocument/implementation") != nil {
 		return nil
 	}
-	raw, err := p.in.call(ctx, s.requestTimeout, "textDocument/implementation", params)
+	// Bounded apart: a slow answer must not hold the rename up for long.
+	raw, err := p.in.call(ctx, min(s.requestTimeout, implementationTimeout), "textDocument/implementation", params)
 	if err != nil {
 		return nil
 	}
