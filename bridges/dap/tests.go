@@ -2,6 +2,7 @@ package dap
 
 import (
 	"debug/buildinfo"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,14 +58,14 @@ func planTests(a Adapter, root, program, test string, progArgs []string) (*testR
 	case "go":
 		if !fi.IsDir() && filepath.Ext(program) != ".go" {
 			// A test binary (go test -c): its tests, chosen by its flags.
-			tr, err := planGoTests(program, true, test, progArgs)
+			tr, err := planGoTests(root, program, true, test, progArgs)
 			if err != nil {
 				return nil, err
 			}
 			tr.program, tr.cwd, tr.binary = program, root, true
 			return tr, nil
 		}
-		return planGoTests(program, fi.IsDir(), test, progArgs)
+		return planGoTests(root, program, fi.IsDir(), test, progArgs)
 	case "pytest":
 		return planPytest(root, program, fi.IsDir(), test, progArgs)
 	}
@@ -77,7 +78,7 @@ var goTestFunc = regexp.MustCompile(`(?m)^func (Test[A-Za-z0-9_]*)\(\w+ \*testin
 // planGoTests runs a package's tests in delve's test mode: test (a name,
 // "TestA/sub" for a subtest), or every test of a _test.go file, or with
 // AllTests the whole package. go test runs them in the package directory.
-func planGoTests(program string, isDir bool, test string, progArgs []string) (*testRun, error) {
+func planGoTests(root, program string, isDir bool, test string, progArgs []string) (*testRun, error) {
 	pkg := program
 	if !isDir {
 		pkg = filepath.Dir(program)
@@ -92,7 +93,17 @@ func planGoTests(program string, isDir bool, test string, progArgs []string) (*t
 		}
 		pattern = strings.Join(parts, "/")
 	default: // a _test.go file: its own tests
-		src, err := fsutil.ReadRegularFile(program)
+		// Read through the project's root: a test file outside it (or a
+		// symbolic link leading out) is not read, so its test names are not
+		// shown.
+		ws, err := fsutil.NewRoot(root)
+		if err != nil {
+			return nil, fmt.Errorf("debug: launch: %w", err)
+		}
+		src, err := ws.ReadFile(program)
+		if errors.Is(err, fsutil.ErrOutside) {
+			return nil, fmt.Errorf("debug: launch: %s is outside the project %s, so its tests are not read: launch a test file inside it, or pass test (a test name, or %q)", program, root, AllTests)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("debug: launch: reading %s: %w", program, err)
 		}
