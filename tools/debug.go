@@ -37,8 +37,16 @@ func init() {
 // arguments.
 type debugRequest struct {
 	Op    string `json:"op" jsonschema:"the operation"`
-	File  string `json:"file,omitempty" jsonschema:"breakpoints (required): source file, relative to the working dir"`
-	Lines []int  `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines; empty clears the file" bounds:"items.minimum=1"`
+	File  string `json:"file,omitempty" jsonschema:"breakpoints (required) with lines or breakpoints: source file, relative to the working dir"`
+	Lines []int  `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines of file; with no breakpoints either, clears the file" bounds:"items.minimum=1"`
+	// Breakpoints are file's breakpoints with kinds; lines and
+	// breakpoints add up.
+	Breakpoints []debugBreakpoint `json:"breakpoints,omitempty" jsonschema:"breakpoints: breakpoints of file with a condition (stop only where the expression is true), a hit_condition (stop only on the hits it selects, e.g. \"3\" or \">= 3\", in the adapter's syntax) or a log_message (a logpoint: print the message, {expression} interpolated, to the session's output and do not stop); an adapter that lacks a kind refuses it and says what it offers"`
+	// FunctionBreakpoints replace the conversation's function
+	// breakpoints; an empty list clears them.
+	FunctionBreakpoints []string `json:"function_breakpoints,omitempty" jsonschema:"breakpoints: functions to stop in (Go: main.add, pkg.(*T).M; Python: add), replacing the previous ones; [] clears them"`
+	// ExceptionFilters choose among the adapter's exception filters.
+	ExceptionFilters []string `json:"exception_filters,omitempty" jsonschema:"breakpoints: the adapter's exception filters to stop on (debugpy: raised, uncaught, userUnhandled; lldb: cpp_throw, cpp_catch...), replacing its defaults; [] stops on no exception; an id the adapter lacks is refused, naming those it offers"`
 	// Its description names adapters from the table (DebugTool).
 	Program   string   `json:"program,omitempty"`
 	Args      []string `json:"args,omitempty" jsonschema:"launch: the program's arguments"`
@@ -57,6 +65,14 @@ type debugRequest struct {
 	Adapter string `json:"adapter,omitempty" jsonschema:"launch, attach: adapter id, when it cannot be inferred from the program or the root markers"`
 	// Test runs tests instead of the program (dap.LaunchArgs.Test).
 	Test string `json:"test,omitempty" bounds:"minLength=1"`
+}
+
+// debugBreakpoint is one line breakpoint with its kinds.
+type debugBreakpoint struct {
+	Line         int    `json:"line" jsonschema:"1-based line of file" bounds:"minimum=1"`
+	Condition    string `json:"condition,omitempty" jsonschema:"stop only where this expression, in the program's language, is true"`
+	HitCondition string `json:"hit_condition,omitempty" jsonschema:"stop only on the hits this selects (\"3\": the third)"`
+	LogMessage   string `json:"log_message,omitempty" jsonschema:"do not stop: print this, with {expression} replaced by its value, to the session's output"`
 }
 
 // tuneSchema lists the ops and says what start pages by.
@@ -112,6 +128,8 @@ type debugReply struct {
 	Variables   []dap.Variable        `json:"variables,omitempty"`
 	Value       *dap.Variable         `json:"value,omitempty"`
 	Output      string                `json:"output,omitempty"`
+	// ExceptionFilters are the filters the adapter offers, which chosen.
+	ExceptionFilters []dap.ExceptionFilter `json:"exception_filters,omitempty"`
 }
 
 // DebugTool returns the debug tool bound to a supervisor, a working dir and a
@@ -126,6 +144,7 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 		Description: "Drive a debugger over the Debug Adapter Protocol; adapters: " + dap.DescribeAdapters(table) + ". " +
 			"One session per conversation, ended after " + spellDuration(sv.TTL()) + "; a second launch is refused until you terminate the first. " +
 			"Typical use: breakpoints (file, lines) -> launch (program, args) -> stack / scopes / variables / evaluate -> step_over / continue -> output -> terminate. " +
+			"breakpoints also takes breakpoints with a condition, hit_condition or log_message (a logpoint prints and does not stop), function_breakpoints and exception_filters, where the adapter offers them. " +
 			"To debug tests, launch the test file (x_test.go, test_x.py) or pass test with a test name (Go: " + goTests + "'s test mode; Python: pytest). " +
 			"Every op that stops the program returns where it stopped, the source line and the top frames; an uncaught exception, a panic or a signal stops it there and names it. " +
 			fmt.Sprintf("variables lists %d children and stack %d frames at a time: pass start to page through a longer container or a deeper stack. ", dap.MaxVariables, dap.MaxStackFrames) +
@@ -169,6 +188,57 @@ func spellDuration(d time.Duration) string {
 	return d.String()
 }
 
+// debugBreakpoints is op breakpoints: file's line breakpoints, the function
+// breakpoints and the exception filters, each when given.
+func debugBreakpoints(ctx context.Context, sv *dap.Supervisor, conv, root string, req debugRequest, b *strings.Builder, r *debugReply) error {
+	if req.File == "" && req.FunctionBreakpoints == nil && req.ExceptionFilters == nil {
+		if len(req.Lines) > 0 || len(req.Breakpoints) > 0 {
+			return fmt.Errorf("debug: breakpoints needs file with lines or breakpoints (the source file they are in, relative to the working dir)")
+		}
+		return fmt.Errorf("debug: breakpoints needs file (with lines or breakpoints; neither clears the file), function_breakpoints, or exception_filters")
+	}
+	if req.File != "" {
+		args := dap.BreakpointsArgs{File: req.File, Lines: req.Lines}
+		for _, x := range req.Breakpoints {
+			args.Breakpoints = append(args.Breakpoints, dap.SourceBreakpoint(x))
+		}
+		bp, err := sv.SetSourceBreakpoints(ctx, conv, root, args)
+		if err != nil {
+			return err
+		}
+		r.Breakpoints = append(r.Breakpoints, bp.States...)
+		if len(bp.Lines) == 0 {
+			fmt.Fprintf(b, "cleared breakpoints in %s\n", relTo(root, bp.File))
+		}
+	}
+	if req.FunctionBreakpoints != nil {
+		st, err := sv.SetFunctionBreakpoints(ctx, conv, req.FunctionBreakpoints)
+		if err != nil {
+			return err
+		}
+		r.Breakpoints = append(r.Breakpoints, st...)
+		if len(st) == 0 {
+			b.WriteString("cleared the function breakpoints\n")
+		}
+	}
+	if len(r.Breakpoints) > 0 {
+		writeBreakpoints(b, root, r.Breakpoints)
+		b.WriteString("\n")
+	}
+	if req.ExceptionFilters != nil {
+		fs, err := sv.SetExceptionFilters(ctx, conv, req.ExceptionFilters)
+		if err != nil {
+			return err
+		}
+		r.ExceptionFilters = fs
+		writeFilters(b, req.ExceptionFilters, fs)
+	}
+	text := strings.TrimRight(b.String(), "\n")
+	b.Reset()
+	b.WriteString(text)
+	return nil
+}
+
 // debugDo performs one op for a conversation whose working directory is
 // root, and says what it found.
 func debugDo(ctx context.Context, sv *dap.Supervisor, conv, root string, req debugRequest) (string, *debugReply, error) {
@@ -193,15 +263,8 @@ func debugDo(ctx context.Context, sv *dap.Supervisor, conv, root string, req deb
 		r.Session, r.Stop = st.Session, st.Stop
 		writeStatus(&b, st)
 	case "breakpoints":
-		bp, err := sv.SetBreakpoints(ctx, conv, root, req.File, req.Lines)
-		if err != nil {
+		if err := debugBreakpoints(ctx, sv, conv, root, req, &b, r); err != nil {
 			return "", nil, err
-		}
-		r.Breakpoints = bp.States
-		if len(bp.Lines) == 0 {
-			fmt.Fprintf(&b, "cleared breakpoints in %s", relTo(root, bp.File))
-		} else {
-			writeBreakpoints(&b, root, bp.States)
 		}
 	case "launch", "attach":
 		var st *dap.Started

@@ -173,3 +173,34 @@ func requireDebianDebugpy(t *testing.T) {
 		testenv.Missing(t, "Debian's python3 with python3-debugpy")
 	}
 }
+
+// TestDebugToolBreakpointKinds: the breakpoints op takes breakpoints with a
+// hit condition and a logpoint for one file, function_breakpoints and
+// exception_filters, in the shape clients rely on; the hit-count breakpoint
+// stops on its third hit and the logpoint prints without stopping.
+func TestDebugToolBreakpointKinds(t *testing.T) {
+	requireDebianDebugpy(t)
+	prog := "def tick(i):\n    total = i * 10\n    return total\n\n\nfor i in range(5):\n    tick(i)\nprint('done')\n"
+	call := debugCaller(t, map[string]string{"requirements.txt": "", "count.py": prog})
+	out := call(`{"op":"breakpoints","file":"count.py","breakpoints":[{"line":3,"hit_condition":"3"},{"line":2,"log_message":"tick {i}"}]}`)
+	if !strings.Contains(out, "count.py:3 on hit 3 pending") || !strings.Contains(out, `logs "tick {i}" (does not stop)`) {
+		t.Fatal(out)
+	}
+	if out := call(`{"op":"breakpoints","exception_filters":["raised"]}`); !strings.Contains(out, "exception filters: raised; no session yet") {
+		t.Fatal(out)
+	}
+	if out := call(`{"op":"launch","program":"count.py"}`); !strings.Contains(out, "count.py:3") {
+		t.Fatal(out)
+	}
+	if out := call(`{"op":"evaluate","expression":"i"}`); !strings.Contains(out, "= 2") {
+		t.Fatalf("the hit-count breakpoint should stop on the third hit (i == 2): %s", out)
+	}
+	if out := call(`{"op":"output"}`); !strings.Contains(out, "tick 0") || !strings.Contains(out, "tick 2") {
+		t.Fatalf("the logpoint should have printed each hit so far: %s", out)
+	}
+	out = call(`{"op":"breakpoints","function_breakpoints":["tick"],"exception_filters":["uncaught"]}`)
+	if !strings.Contains(out, "function tick") || !strings.Contains(out, "uncaught (") {
+		t.Fatal(out)
+	}
+	call(`{"op":"terminate"}`)
+}

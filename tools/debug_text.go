@@ -277,7 +277,26 @@ func writeTerminated(b *strings.Builder, t *dap.Terminated) {
 func writeBreakpoints(b *strings.Builder, root string, st []dap.BreakpointState) {
 	b.WriteString("breakpoints:")
 	for _, s := range st {
-		fmt.Fprintf(b, "\n- %s:%d ", relTo(root, s.File), s.Line)
+		if s.Function != "" {
+			fmt.Fprintf(b, "\n- function %s ", s.Function)
+			if s.File != "" && s.ActualLine != 0 {
+				fmt.Fprintf(b, "(%s:%d) ", relTo(root, s.File), s.ActualLine)
+			}
+		} else {
+			fmt.Fprintf(b, "\n- %s:%d ", relTo(root, s.File), s.Line)
+		}
+		if s.Condition != "" {
+			fmt.Fprintf(b, "if %s ", s.Condition)
+		}
+		if s.HitCondition != "" {
+			fmt.Fprintf(b, "on hit %s ", s.HitCondition)
+		}
+		if s.LogMessage != "" {
+			fmt.Fprintf(b, "logs %q (does not stop) ", s.LogMessage)
+		}
+		if s.Function != "" && s.ActualLine != 0 {
+			s.ActualLine = 0 // shown with the function
+		}
 		switch {
 		case s.Pending:
 			b.WriteString("pending")
@@ -296,6 +315,25 @@ func writeBreakpoints(b *strings.Builder, root string, st []dap.BreakpointState)
 			fmt.Fprintf(b, ": %s", s.Message)
 		}
 	}
+}
+
+// writeFilters says which exception filters are chosen, and what the
+// adapter offers when a session is live.
+func writeFilters(b *strings.Builder, chosen []string, offered []dap.ExceptionFilter) {
+	if len(chosen) == 0 {
+		b.WriteString("exception filters: none (the program stops on no exception)")
+	} else {
+		fmt.Fprintf(b, "exception filters: %s", strings.Join(chosen, ", "))
+	}
+	if offered == nil {
+		b.WriteString("; no session yet: checked against the adapter's filters at launch or attach")
+		return
+	}
+	var all []string
+	for _, f := range offered {
+		all = append(all, fmt.Sprintf("%s (%s)", f.ID, f.Label))
+	}
+	fmt.Fprintf(b, "; the adapter offers %s", strings.Join(all, ", "))
 }
 
 // relTo is p relative to root when it lies under it, else p.

@@ -31,6 +31,13 @@ type request struct {
 	Expression string
 	Adapter    string
 	Test       string
+	// Breakpoints are breakpoints with kinds (op breakpoints); Functions
+	// the function breakpoints (op functions); Filters the exception
+	// filters (op exception_filters).
+	Breakpoints []dap.SourceBreakpoint
+	Functions   []string
+	Filters     []string
+	PID         int
 }
 
 // reply is what one op returned: its typed result, and the facts the tests
@@ -48,6 +55,7 @@ type reply struct {
 	Variables   []dap.Variable
 	Value       *dap.Variable
 	Output      string
+	Filters     []dap.ExceptionFilter
 
 	Status     *dap.Status
 	Started    *dap.Started
@@ -111,10 +119,22 @@ func call(sv *dap.Supervisor, ctx context.Context, conv, root string, req reques
 			r.Session, r.Stop = r.Status.Session, r.Status.Stop
 		}
 	case "breakpoints":
-		r.Set, err = sv.SetBreakpoints(ctx, conv, root, req.File, req.Lines)
+		if req.Breakpoints != nil {
+			r.Set, err = sv.SetSourceBreakpoints(ctx, conv, root, dap.BreakpointsArgs{File: req.File, Lines: req.Lines, Breakpoints: req.Breakpoints})
+		} else {
+			r.Set, err = sv.SetBreakpoints(ctx, conv, root, req.File, req.Lines)
+		}
 		if err == nil {
 			r.Breakpoints = r.Set.States
 		}
+	case "functions":
+		r.Breakpoints, err = sv.SetFunctionBreakpoints(ctx, conv, req.Functions)
+		r.Set = &dap.Breakpoints{States: r.Breakpoints}
+	case "exception_filters":
+		var fs []dap.ExceptionFilter
+		fs, err = sv.SetExceptionFilters(ctx, conv, req.Filters)
+		r.Set = &dap.Breakpoints{}
+		r.Filters = fs
 	case "launch", "attach":
 		if req.Op == "launch" {
 			r.Started, err = sv.Launch(ctx, conv, root, dap.LaunchArgs{Program: req.Program, Args: req.Args, Adapter: req.Adapter, Test: req.Test})

@@ -99,7 +99,7 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 		}
 	}
 	// Breakpoints are sent with absolute paths.
-	s, states, err := sv.startSession(ctx, a, root, scratch, op, args, port, c.breakpoints)
+	s, states, err := sv.startSession(ctx, a, root, scratch, op, args, port, c)
 	if err != nil {
 		return nil, prefixDebug(err)
 	}
@@ -121,7 +121,7 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 	// A launched program runs to its first stop; an attached one is waited
 	// for only when a breakpoint may stop it (else it runs until pause).
 	wait := sv.cfg.StopWait
-	if op == "attach" && len(c.breakpoints) == 0 {
+	if op == "attach" && len(c.breakpoints) == 0 && len(c.funcBreakpoints) == 0 {
 		wait = 0
 	}
 	if err := sv.afterRun(ctx, c, s, 0, wait, &r.Outcome); err != nil {

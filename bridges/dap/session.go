@@ -83,8 +83,10 @@ type session struct {
 	// reference of the current stop (indexedVariables); references die
 	// when the program runs, and so does this.
 	indexed map[int]int
-	// bpFiles are the files with breakpoints set in the adapter.
+	// bpFiles are the files with breakpoints set in the adapter; funcBPs:
+	// function breakpoints are set too.
 	bpFiles map[string]bool
+	funcBPs bool
 	// framesSeen are the frame ids stackTrace gave since the program last
 	// stopped.
 	framesSeen map[int]bool
@@ -298,7 +300,8 @@ func (s *session) ended() bool {
 
 // startSession starts (or connects to) the adapter and runs the DAP handshake
 // up to configurationDone, sending the pending breakpoints on the way.
-func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scratch, kind string, launchArgs map[string]any, port int, bps map[string][]int) (*session, []BreakpointState, error) {
+func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scratch, kind string, launchArgs map[string]any, port int, c *conversation) (*session, []BreakpointState, error) {
+	bps := c.breakpoints
 	s := &session{
 		adapter: a, root: root, scratch: scratch, kind: kind, port: port,
 		started:     time.Now(),
@@ -340,6 +343,21 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 		return fail(err)
 	}
 	s.caps = initResp.Body
+	// Breakpoint kinds kept before the adapter was known: refused now,
+	// before the program runs past where they would have stopped.
+	for _, file := range sortedKeys(bps) {
+		if err := refusedKinds(a.ID, s.caps, bps[file]); err != nil {
+			return fail(fmt.Errorf("%w; change the breakpoints of %s, then %s again", err, file, kind))
+		}
+	}
+	if len(c.funcBreakpoints) > 0 && !s.caps.SupportsFunctionBreakpoints {
+		return fail(fmt.Errorf("debug: %s: the %s adapter has no function breakpoints; it offers %s; clear them (function_breakpoints: []), then %s again", kind, a.ID, offers(s.caps), kind))
+	}
+	if c.excFilters != nil {
+		if err := refusedFilters(a.ID, s.caps, c.excFilters); err != nil {
+			return fail(fmt.Errorf("%w; choose among them (exception_filters), then %s again", err, kind))
+		}
+	}
 
 	ch, seq, err := s.c.send(kind, launchArgs)
 	if err != nil {
@@ -379,11 +397,20 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 		}
 		states = append(states, st...)
 	}
+	if len(c.funcBreakpoints) > 0 {
+		st, err := s.setFunctionBreakpoints(hctx, c.funcBreakpoints)
+		if err != nil {
+			return fail(err)
+		}
+		states = append(states, st...)
+	}
 	// Exception breakpoints as an editor sets them: the adapter's own
 	// defaults (debugpy: uncaught exceptions), so an uncaught exception stops
 	// where it was raised instead of ending the program.
 	var excArgs any
-	if a.ExceptionBreakpoints != nil {
+	if c.excFilters != nil {
+		excArgs = &exceptionArgs{Filters: c.excFilters}
+	} else if a.ExceptionBreakpoints != nil {
 		excArgs = a.ExceptionBreakpoints
 	} else {
 		var filters []string
@@ -615,9 +642,13 @@ func (s *session) release(ctx context.Context) {
 	}
 	stopped := s.stop != nil && !s.running && !s.exited && !s.terminated
 	thread := s.lastThread
+	funcs := s.funcBPs
 	s.mu.Unlock()
 	for _, f := range files {
 		_, _ = s.setBreakpoints(ctx, f, nil)
+	}
+	if funcs {
+		_, _ = s.setFunctionBreakpoints(ctx, nil)
 	}
 	if stopped {
 		_ = s.c.call(ctx, "continue", &godap.ContinueArguments{ThreadId: thread}, nil)

@@ -98,9 +98,13 @@ type conversation struct {
 	live        *session
 	last        *session // the most recent ended session (its output stays readable)
 	endReason   string   // why the last session ended, for the next call
-	breakpoints map[string][]int
-	bpStates    []BreakpointState
-	ttlTimer    *time.Timer
+	breakpoints map[string][]SourceBreakpoint
+	// funcBreakpoints are the function breakpoints' names; excFilters the
+	// exception filters chosen (nil: the adapter's defaults).
+	funcBreakpoints []string
+	excFilters      []string
+	bpStates        []BreakpointState
+	ttlTimer        *time.Timer
 }
 
 // NewSupervisor returns a Supervisor with cfg's settings.
@@ -134,7 +138,7 @@ func (sv *Supervisor) conv(id string) (*conversation, error) {
 	}
 	c := sv.convs[id]
 	if c == nil {
-		c = &conversation{breakpoints: map[string][]int{}}
+		c = &conversation{breakpoints: map[string][]SourceBreakpoint{}}
 		sv.convs[id] = c
 	}
 	return c, nil
@@ -323,7 +327,7 @@ func (sv *Supervisor) Status(conversationID string) (*Status, error) {
 	return r, nil
 }
 
-func countLines(m map[string][]int) int {
+func countLines[T any](m map[string][]T) int {
 	n := 0
 	for _, ls := range m {
 		n += len(ls)
@@ -382,7 +386,7 @@ func (sv *Supervisor) Close() error {
 	return nil
 }
 
-func sortedKeys(m map[string][]int) []string {
+func sortedKeys[T any](m map[string][]T) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

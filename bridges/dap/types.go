@@ -27,9 +27,33 @@ type Breakpoints struct {
 	// Lines are the requested lines, sorted and deduplicated; none clears
 	// the file.
 	Lines []int
+	// Breakpoints are the requested breakpoints, by line.
+	Breakpoints []SourceBreakpoint
 	// States are what the adapter made of them, or pending ones when no
 	// session is live.
 	States []BreakpointState
+}
+
+// SourceBreakpoint is one line breakpoint and what else it does: with
+// Condition it stops only where the expression is true, with HitCondition
+// only on the hits the expression selects ("3", ">= 3", "% 2": the syntax is
+// the adapter's), and with LogMessage it does not stop at all but writes
+// the message (with {expressions} interpolated) to the session's output. An
+// adapter that lacks a kind refuses it (DAP setBreakpoints).
+type SourceBreakpoint struct {
+	Line         int    `json:"line"`
+	Condition    string `json:"condition,omitempty"`
+	HitCondition string `json:"hit_condition,omitempty"`
+	LogMessage   string `json:"log_message,omitempty"`
+}
+
+// BreakpointsArgs are SetBreakpoints' arguments: the breakpoints of one
+// file, as plain Lines or as Breakpoints with conditions, hit conditions
+// and log messages (both together add up; a line given twice is refused).
+type BreakpointsArgs struct {
+	File        string
+	Lines       []int
+	Breakpoints []SourceBreakpoint
 }
 
 // LaunchArgs are Launch's arguments.
@@ -136,13 +160,18 @@ type Exit struct {
 
 // BreakpointState is one requested breakpoint and what the adapter made of it.
 type BreakpointState struct {
-	File       string `json:"file"`
-	Line       int    `json:"line"`
-	ID         int    `json:"id,omitempty"`
-	Verified   bool   `json:"verified"`
-	Pending    bool   `json:"pending,omitempty"` // not sent yet: no session
-	ActualLine int    `json:"actual_line,omitempty"`
-	Message    string `json:"message,omitempty"`
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Function names a function breakpoint (File and Line are then empty).
+	Function     string `json:"function,omitempty"`
+	Condition    string `json:"condition,omitempty"`
+	HitCondition string `json:"hit_condition,omitempty"`
+	LogMessage   string `json:"log_message,omitempty"`
+	ID           int    `json:"id,omitempty"`
+	Verified     bool   `json:"verified"`
+	Pending      bool   `json:"pending,omitempty"` // not sent yet: no session
+	ActualLine   int    `json:"actual_line,omitempty"`
+	Message      string `json:"message,omitempty"`
 }
 
 // Threads are the debuggee's threads, at most MaxThreads of Total; when

@@ -1,0 +1,141 @@
+package dap_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// pyCount calls tick five times; line 3 runs once per call.
+const pyCount = `def tick(i):
+    total = i * 10
+    return total
+
+
+for i in range(5):
+    tick(i)
+print("done")
+`
+
+// goLoop calls add five times from a loop.
+const goLoop = `package main
+
+import "fmt"
+
+func add(a, b int) int {
+	return a + b
+}
+
+func main() {
+	sum := 0
+	for i := 0; i < 5; i++ {
+		sum = add(sum, i)
+	}
+	fmt.Println("sum", sum)
+}
+`
+
+// TestHitConditionDebugpy: a breakpoint with hit condition 3 stops on the
+// third hit only (i == 2), and continuing runs to the end.
+func TestHitConditionDebugpy(t *testing.T) {
+	t.Parallel()
+	python(t)
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "count.py": pyCount})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	bp := do(t, sv, "c", root, request{Op: "breakpoints", File: "count.py", Breakpoints: []dap.SourceBreakpoint{{Line: 3, HitCondition: "3"}}})
+	if len(bp.Breakpoints) != 1 || bp.Breakpoints[0].HitCondition != "3" || !bp.Breakpoints[0].Pending {
+		t.Fatalf("the pending breakpoint should keep its hit condition: %s", bp)
+	}
+	l := do(t, sv, "c", root, request{Op: "launch", Program: "count.py"})
+	if l.Stop == nil || l.Stop.Line != 3 {
+		t.Fatalf("launch should stop at the hit-count breakpoint: %s", l)
+	}
+	evaluates(t, sv, root, "i", "2")
+	c := do(t, sv, "c", root, request{Op: "continue"})
+	if c.Exited == nil {
+		t.Fatalf("after the third hit the program should run to its end: %s", c)
+	}
+	testenv.RequireNoProcs(t, root)
+}
+
+// TestConditionDelve: a conditional breakpoint stops where the condition
+// holds, and only there.
+func TestConditionDelve(t *testing.T) {
+	t.Parallel()
+	needDelve(t)
+	root := testenv.Workspace(t, goFiles("loop", goLoop))
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go", Breakpoints: []dap.SourceBreakpoint{{Line: 12, Condition: "i == 3"}}})
+	l := do(t, sv, "c", root, request{Op: "launch", Program: "."})
+	if l.Stop == nil || l.Stop.Line != 12 {
+		t.Fatalf("launch should stop at the conditional breakpoint: %s", l)
+	}
+	evaluates(t, sv, root, "i", "3")
+	evaluates(t, sv, root, "sum", "3")
+	if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil {
+		t.Fatalf("the condition holds once; continue should run to the end: %s", c)
+	}
+}
+
+// TestFunctionBreakpointDelve: a function breakpoint on main.add stops in
+// add; a live change to a line logpoint prints without stopping.
+func TestFunctionBreakpointDelve(t *testing.T) {
+	t.Parallel()
+	needDelve(t)
+	root := testenv.Workspace(t, goFiles("loop", goLoop))
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, request{Op: "functions", Functions: []string{"main.add"}})
+	l := do(t, sv, "c", root, request{Op: "launch", Program: "."})
+	if l.Stop == nil || l.Stop.Line != 5 || len(l.Stop.Frames) == 0 || !strings.Contains(l.Stop.Frames[0].Name, "add") {
+		t.Fatalf("launch should stop in add at the function breakpoint: %s", l)
+	}
+	if len(l.Breakpoints) != 1 || l.Breakpoints[0].Function != "main.add" || !l.Breakpoints[0].Verified {
+		t.Fatalf("the function breakpoint should be verified: %s", l)
+	}
+	// Filters delve does not offer are refused, naming what it offers.
+	msg := doErr(t, sv, "c", root, request{Op: "exception_filters", Filters: []string{"raised"}})
+	if !strings.Contains(msg, "delve") || !strings.Contains(msg, "function breakpoints") {
+		t.Fatal(msg)
+	}
+	do(t, sv, "c", root, request{Op: "functions", Functions: []string{}})
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go", Breakpoints: []dap.SourceBreakpoint{{Line: 6, LogMessage: "adding {a} and {b}"}}})
+	c := do(t, sv, "c", root, request{Op: "continue"})
+	if c.Exited == nil {
+		t.Fatalf("a logpoint should not stop the program: %s", c)
+	}
+	out := do(t, sv, "c", root, request{Op: "output"})
+	if !strings.Contains(out.Output, "adding 0 and 1") || !strings.Contains(out.Output, "sum 10") {
+		t.Fatalf("the logpoint's messages should be in the output: %s", out)
+	}
+}
+
+// TestLogpointDebugpy: a logpoint writes each hit to the output and never
+// stops; an exception filter the adapter lacks is refused naming those it
+// offers.
+func TestLogpointDebugpy(t *testing.T) {
+	t.Parallel()
+	python(t)
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "count.py": pyCount})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "count.py", Breakpoints: []dap.SourceBreakpoint{{Line: 3, LogMessage: "total is {total}"}}})
+	do(t, sv, "c", root, request{Op: "exception_filters", Filters: []string{"nosuch"}})
+	msg := doErr(t, sv, "c", root, request{Op: "launch", Program: "count.py"})
+	if !strings.Contains(msg, "debugpy") || !strings.Contains(msg, `"nosuch"`) || !strings.Contains(msg, "uncaught") {
+		t.Fatal(msg)
+	}
+	do(t, sv, "c", root, request{Op: "exception_filters", Filters: []string{"uncaught"}})
+	l := do(t, sv, "c", root, request{Op: "launch", Program: "count.py"})
+	if l.Exited == nil {
+		t.Fatalf("a logpoint should not stop the program: %s", l)
+	}
+	out := do(t, sv, "c", root, request{Op: "output"})
+	if !strings.Contains(out.Output, "total is 40") || !strings.Contains(out.Output, "done") {
+		t.Fatalf("the logpoint's messages should be in the output: %s", out)
+	}
+}
