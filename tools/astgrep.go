@@ -19,7 +19,7 @@ import (
 const (
 	// astGrepDefaultMax is how many matches ast_grep shows when max_results is not given.
 	astGrepDefaultMax = search.DefaultMaxResults
-	// astEditDiffLines bounds the diff ast_edit shows.
+	// astEditDiffLines bounds the diff ast_edit shows, and a page of resolve show.
 	astEditDiffLines = 400
 	// AstEditMaxStaged is how many unresolved edits a run keeps; staging one
 	// more drops the oldest, and the result says so (see also
@@ -113,16 +113,18 @@ func (s *structural) tools() []Tool {
 			Tier: TierWrite,
 			Description: "Structural rewrite: like ast_grep, plus a rewrite template into which the captures are " +
 				"substituted ($$$NAME keeps the original separators; multi-line replacements are indented to the match). " +
-				"Nothing is written: the change is staged and the result names an edit_id for resolve, with a diff.",
+				"Nothing is written: the change is staged and the result names an edit_id for resolve, lists every file with its " +
+				"replacements and added and removed lines, and shows the first 400 lines of the diff (resolve with action show pages on).",
 			InputSchema: SchemaFor[astEditArgs](),
 			Handler:     s.edit,
 		},
 		{
 			Name: "resolve",
 			Tier: TierWrite,
-			Description: "Accept or discard a change staged by ast_edit. accept re-reads every file: if any changed since " +
+			Description: "Accept or discard a change staged by ast_edit, or show it. accept re-reads every file: if any changed since " +
 				"staging, the whole change is rejected (nothing is written) and the changed files are named; otherwise all " +
-				"files are written atomically, all or none.",
+				"files are written atomically, all or none. show writes nothing: it lists every file with its counts and shows " +
+				"400 lines of the diff from start (or of one file's diff, with file).",
 			InputSchema: SchemaFor[resolveArgs](),
 			Writes:      s.resolveTargets,
 			Handler:     s.resolve,
@@ -171,7 +173,10 @@ func languageSchema(s *jsonschema.Schema) {
 // resolveArgs are resolve's arguments.
 type resolveArgs struct {
 	EditID string `json:"edit_id" jsonschema:"the id ast_edit returned, e.g. edit_1" bounds:"minLength=1"`
-	Action string `json:"action" jsonschema:"accept writes every file of the edit (all or none); discard drops it" bounds:"enum=accept|discard"`
+	Action string `json:"action" jsonschema:"accept writes every file of the edit (all or none); discard drops it; show lists its files and shows a page of its diff, writing nothing" bounds:"enum=accept|discard|show"`
+	// File and Start page through the diff with show.
+	File  string `json:"file,omitempty" jsonschema:"show: the file whose diff to show, as the edit lists it (default: the whole edit)" bounds:"minLength=1"`
+	Start int    `json:"start,omitempty" jsonschema:"show: the diff line to start at (0-based); a page is 400 lines and says the start of the next" bounds:"minimum=0"`
 }
 
 // query resolves a to a confined query showing at most maxResults matches
@@ -446,10 +451,13 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 	if n := plan.Result.Skipped.Total() + len(plan.Result.Errors); n > 0 {
 		fmt.Fprintf(&b, "(%s)\n", plan.Result.Summary())
 	}
-	b.WriteString("\n")
-	b.WriteString(plan.Diff(astEditDiffLines))
+	diff, st, err := stagedDiff(id, plan, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	b.WriteString(diff)
 	out := Text(b.String())
-	out.Structured = map[string]any{"edit_id": id, "replacements": plan.Replacements, "files": len(plan.Changes)}
+	out.Structured = st
 	return out, nil
 }
 
@@ -458,7 +466,22 @@ func (s *structural) resolve(ctx context.Context, call *Call) (*Result, error) {
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
+	if a.Action != "show" && (a.File != "" || a.Start != 0) {
+		return nil, fmt.Errorf("tools: resolve: file and start go with action \"show\", not %q", a.Action)
+	}
 	switch a.Action {
+	case "show":
+		p, ok := s.stage.Pending(a.EditID)
+		if !ok {
+			return nil, fmt.Errorf("tools: resolve: no staged edit %q: it was resolved, dropped, or never staged; ast_edit stages a new one", a.EditID)
+		}
+		diff, st, err := stagedDiff(a.EditID, p, a.File, a.Start)
+		if err != nil {
+			return nil, err
+		}
+		out := Text(fmt.Sprintf("(proposed) %s, %s in %s; nothing written yet\n", a.EditID, plural(p.Replacements, "replacement"), plural(len(p.Changes), "file")) + diff)
+		out.Structured = st
+		return out, nil
 	case "discard":
 		if err := s.stage.Discard(a.EditID); err != nil {
 			return nil, err
@@ -481,7 +504,7 @@ func (s *structural) resolve(ctx context.Context, call *Call) (*Result, error) {
 		out.Structured = fc
 		return out, nil
 	}
-	return nil, errors.New("tools: resolve: action must be accept or discard")
+	return nil, errors.New("tools: resolve: action must be accept, discard or show")
 }
 
 // resolveTargets are the files resolve accept writes: those of the staged

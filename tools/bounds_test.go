@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -291,5 +293,77 @@ func TestAstGrepWarmUpNotedOnce(t *testing.T) {
 		if got := strings.Contains(res.AllText(), "note: structural index: "); got != wantNote {
 			t.Fatalf("call %d: warm-up note given %v, want %v:\n%s", i, got, wantNote, res.AllText())
 		}
+	}
+}
+
+// printFiles are n Go files, each with k fmt.Println calls far enough
+// apart to get a diff hunk each.
+func printFiles(n, k int) map[string]string {
+	files := map[string]string{}
+	for f := range n {
+		var b strings.Builder
+		b.WriteString("package p\n\nimport \"fmt\"\n")
+		for i := range k {
+			fmt.Fprintf(&b, "\nfunc P%d_%d(v int) {\n\tw := v * 2\n\tw++\n\tfmt.Println(\"value\", v, w)\n\tw--\n\t_ = w\n}\n", f, i)
+		}
+		files[fmt.Sprintf("p%02d.go", f)] = b.String()
+	}
+	return files
+}
+
+// TestAstEditDiffPages: ast_edit lists every file of the edit with its
+// counts however long the diff, and resolve's show action reads the diff
+// page by page, or one file's, writing nothing (before: the preview was cut
+// at 400 lines and the files past it could not be reviewed).
+func TestAstEditDiffPages(t *testing.T) {
+	r, dir := structuralRun(t, tools.SurfaceDefault, printFiles(22, 7))
+	text, st := shapedCall(t, r, "ast_edit", map[string]any{"pattern": "fmt.Println($$$A)", "rewrite": "fmt.Print($$$A)", "language": "go"})
+	var d tools.StagedDiff
+	if err := json.Unmarshal(st, &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Files) != 22 || d.Replacements != 154 || d.Shown != 400 || d.Next != 400 || d.Lines <= 400 {
+		t.Fatalf("structured: %+v", d)
+	}
+	for _, want := range []string{
+		"22 files: p00.go 7 (+7 -7), p01.go 7 (+7 -7),", ", p21.go 7 (+7 -7)\n",
+		fmt.Sprintf("diff: lines 1-400 of %d (p00.go to p", d.Lines),
+		`resolve with edit_id "edit_1", action "show" and start 400 shows the next page, with file one file's diff`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("ast_edit lacks %q:\n%s", want, text[:min(len(text), 2000)])
+		}
+	}
+	var seen []string
+	for start := 0; start < d.Lines; start += 400 {
+		text, _ := shapedCall(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "show", "start": start})
+		if !strings.Contains(text, fmt.Sprintf("lines %d-%d of %d", start+1, min(start+400, d.Lines), d.Lines)) {
+			t.Fatalf("show from %d:\n%s", start, text[:min(len(text), 1000)])
+		}
+		for _, l := range strings.Split(text, "\n") {
+			if strings.HasPrefix(l, "+++ b/") {
+				seen = append(seen, strings.TrimPrefix(l, "+++ b/"))
+			}
+		}
+	}
+	if len(seen) != 22 || seen[21] != "p21.go" {
+		t.Fatalf("the pages together show the diffs of %v", seen)
+	}
+	text, _ = shapedCall(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "show", "file": "p21.go"})
+	if strings.Count(text, "+\tfmt.Print(\"value\", v, w)") != 7 || strings.Contains(text, "+++ b/p20.go") || strings.Contains(text, "lines 1-") {
+		t.Fatalf("show p21.go:\n%s", text)
+	}
+	for _, bad := range []map[string]any{
+		{"edit_id": "edit_1", "action": "show", "file": "nope.go"},
+		{"edit_id": "edit_1", "action": "show", "start": 100000},
+		{"edit_id": "edit_1", "action": "accept", "start": 400},
+		{"edit_id": "edit_9", "action": "show"},
+	} {
+		if _, err := call(t, r, "resolve", bad); err == nil {
+			t.Fatalf("resolve %v was accepted", bad)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "p21.go")); strings.Contains(string(b), "fmt.Print(") {
+		t.Fatal("show wrote the file")
 	}
 }

@@ -1,0 +1,124 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tetherhq/tether/search"
+)
+
+// StagedDiff is the Structured result of ast_edit and of resolve's show
+// action: every file of a staged edit with its counts, and which lines of
+// the diff (of the whole edit, or of File) the text shows.
+type StagedDiff struct {
+	EditID       string       `json:"edit_id"`
+	Replacements int          `json:"replacements"`
+	Files        []StagedFile `json:"files"`
+	// File is the file whose diff is shown ("" for the whole edit).
+	File string `json:"file,omitempty"`
+	// Lines counts the diff's lines; Start of them were skipped and Shown
+	// are in the text. Next is the start of the next page (0 when none).
+	Lines int `json:"lines"`
+	Start int `json:"start,omitempty"`
+	Shown int `json:"shown"`
+	Next  int `json:"next,omitempty"`
+}
+
+// StagedFile is one file of a staged edit.
+type StagedFile struct {
+	Path         string `json:"path"`
+	Replacements int    `json:"replacements"`
+	Added        int    `json:"added"`
+	Removed      int    `json:"removed"`
+}
+
+// stagedDiff renders the page of plan's diff (of file's when file is set)
+// from start, astEditDiffLines lines at most, after the list of every file
+// with its counts.
+func stagedDiff(id string, plan *search.Plan, file string, start int) (string, *StagedDiff, error) {
+	d := &StagedDiff{EditID: id, Replacements: plan.Replacements, Files: []StagedFile{}, File: file, Start: start}
+	var lines []string
+	var starts []int // the line each file's diff starts at
+	found := false
+	for _, c := range plan.Changes {
+		name := c.Display
+		if name == "" {
+			name = c.Path
+		}
+		fl := strings.Split(strings.TrimSuffix((&search.Plan{Changes: []search.FileChange{c}}).Diff(0), "\n"), "\n")
+		f := StagedFile{Path: name, Replacements: c.Replacements}
+		for i, l := range fl {
+			switch {
+			case i < 2: // the "--- a/" and "+++ b/" lines
+			case strings.HasPrefix(l, "+"):
+				f.Added++
+			case strings.HasPrefix(l, "-"):
+				f.Removed++
+			}
+		}
+		d.Files = append(d.Files, f)
+		if file == "" || file == name {
+			found = found || file == name
+			starts = append(starts, len(lines))
+			lines = append(lines, fl...)
+		}
+	}
+	if file != "" && !found {
+		return "", nil, fmt.Errorf("tools: resolve: %s has no file %q: pass one of the files it lists, or no file for the whole diff", id, file)
+	}
+	d.Lines = len(lines)
+	if start >= len(lines) && len(lines) > 0 {
+		return "", nil, fmt.Errorf("tools: resolve: start %d is past the diff's %d lines: pass 0 to %d", start, len(lines), len(lines)-1)
+	}
+	page := lines[start:min(len(lines), start+astEditDiffLines)]
+	d.Shown = len(page)
+	if start+len(page) < len(lines) {
+		d.Next = start + len(page)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:", plural(len(d.Files), "file"))
+	for i, f := range d.Files {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %s %d (+%d -%d)", f.Path, f.Replacements, f.Added, f.Removed)
+	}
+	b.WriteString("\n")
+	what := "diff"
+	if file != "" {
+		what = "diff of " + file
+	}
+	if d.Shown < d.Lines {
+		// the files the page covers, from the one its first line is in
+		first, last := "", ""
+		for i, at := range starts {
+			name := d.Files[i].Path
+			if file != "" {
+				name = file
+			}
+			if at <= start {
+				first = name
+			}
+			if at < start+len(page) {
+				last = name
+			}
+		}
+		span := first
+		if last != first {
+			span += " to " + last
+		}
+		fmt.Fprintf(&b, "%s: lines %d-%d of %d (%s)", what, start+1, start+len(page), d.Lines, span)
+		if d.Next > 0 {
+			fmt.Fprintf(&b, "; resolve with edit_id %q, action \"show\" and start %d shows the next page", id, d.Next)
+			if file == "" {
+				b.WriteString(", with file one file's diff")
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+	for _, l := range page {
+		b.WriteString(l + "\n")
+	}
+	return b.String(), d, nil
+}
