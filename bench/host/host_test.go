@@ -74,7 +74,7 @@ func BenchmarkHost50Sessions(b *testing.B) {
 
 func runHost(b *testing.B, bin, root, tokens string) {
 	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0", "--root", root, "--tokens", tokens,
-		"--approve", "allow", "--max-sessions", "100", "--log-level", "info", "--lsp=false", "--no-cache")
+		"--approve", "allow", "--max-sessions", "100", "--max-sessions-per-token", "100", "--log-level", "info", "--lsp=false", "--no-cache")
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
