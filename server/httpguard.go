@@ -54,6 +54,13 @@ func (h *Host) HTTPServer() *http.Server {
 	}
 }
 
+// MetricsServer returns an http.Server that serves Metrics alone (on a
+// listener of its own) with HTTPServer's bounds on headers and idle
+// connections.
+func (h *Host) MetricsServer() *http.Server {
+	return &http.Server{Handler: h.Metrics(), ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes}
+}
+
 type connKey struct{}
 
 // connState keeps the connections no request has authenticated on, oldest

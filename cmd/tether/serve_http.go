@@ -87,7 +87,7 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 			fmt.Fprintln(stderr, "tether: --metrics-addr:", err)
 			return 1
 		}
-		ms := &http.Server{Handler: host.Metrics(), ReadHeaderTimeout: 10 * time.Second}
+		ms := host.MetricsServer()
 		go ms.Serve(mln)
 		defer ms.Close()
 		slog.Info("tether: serving /metrics", "metrics_addr", mln.Addr().String())
