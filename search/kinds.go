@@ -23,8 +23,9 @@ import (
 // under the same content key. Those sets stay in memory when the tree is
 // evicted (they have their own, much smaller budget) and are appended to an
 // index in the disk tier, so a new process has them before it reads any
-// tree. A pattern yields the kinds a match must contain (kindNeeds): a file
-// whose set lacks them, in every reading of the pattern, is skipped without
+// tree. A pattern yields the kinds a match must contain
+// (matcher.Pattern.NeededKinds): a file whose set lacks them, in every
+// reading of the pattern, is skipped without
 // loading or parsing its tree. A file with no stored set is searched as
 // before; a changed file has another key, so it is never judged by the set of
 // what it was.
@@ -49,8 +50,8 @@ func (s kindSet) has(id uint16) bool {
 }
 
 // kindSetOf returns the set of the kinds of t's nodes. ERROR nodes have no id
-// in the table and are not in it (no pattern node needs one: kindNeeds drops
-// a kind the table does not name).
+// in the table and are not in it (no pattern node needs one: kindFilterFor
+// drops a kind the table does not name).
 func kindSetOf(t *engine.Tree) kindSet {
 	b := make([]byte, (len(t.KindNames())+7)/8)
 	t.Root().Walk(func(n engine.Node) bool {

@@ -127,7 +127,7 @@ type Query struct {
 	// are in (or the one of several the pattern parses in).
 	Language string
 	// Selector, when set, is the kind of the node of Pattern that is
-	// matched, Pattern being the code around it (CompileSelector), as
+	// matched, Pattern being the code around it (matcher.CompileSelector), as
 	// ast-grep's --selector.
 	Selector string
 	// Paths are files or directories to search (default ".").
@@ -188,7 +188,7 @@ type Match struct {
 	Cut      bool      `json:"cut,omitempty"`
 	Bindings []Binding `json:"bindings,omitempty"`
 	// Context names the reading of the pattern that matched ("type",
-	// "member"), when the pattern has several (Pattern.Contexts).
+	// "member"), when the pattern has several (matcher.Pattern.Contexts).
 	Context string `json:"context,omitempty"`
 	// Replacement is the text a rewrite puts in place of the match; nil when
 	// there was no rewrite or an enclosing match's replacement won.
