@@ -30,7 +30,7 @@ import (
 // match ranges, captures and (for a third of the patterns) the replacement
 // of a template, grouped by class.
 //
-//	TETHER_AGDIFF=200 go test ./matcher -run TestExploreAstGrep -v
+//	TETHER_AGDIFF=200 go test ./search -run TestExploreAstGrep -v
 //
 // TETHER_AGDIFF is the number of patterns per language, TETHER_AGDIFF_SEED
 // the random seed (1), TETHER_AGDIFF_LANGS the languages (the 11 below).

@@ -59,7 +59,7 @@ type Config struct {
 	WarmUp bool
 	// TreePartition, when set, keeps the trees this run's searches parse
 	// apart from those of runs with another in the process's tree store
-	// (matcher.Config.Partition): tether serve --http gives each workspace
+	// (search.Config.Partition): tether serve --http gives each workspace
 	// its own, so that one tenant's searches do not tell it what another's
 	// workspace holds.
 	TreePartition string
