@@ -50,7 +50,9 @@ type debugRequest struct {
 	// Its description names adapters from the table (DebugTool).
 	Program   string   `json:"program,omitempty"`
 	Args      []string `json:"args,omitempty" jsonschema:"launch: the program's arguments"`
-	Port      int      `json:"port,omitempty" jsonschema:"attach (required): the port the program's debug server listens on" bounds:"minimum=1,maximum=65535"`
+	Port      int      `json:"port,omitempty" jsonschema:"attach (required without pid): the port the program's debug server listens on" bounds:"minimum=1,maximum=65535"`
+	PID       int      `json:"pid,omitempty" jsonschema:"attach (required without port): a running process to attach to by its process id (delve, lldb; debugpy needs gdb and ptrace); terminate detaches and leaves it running" bounds:"minimum=1"`
+	Host      string   `json:"host,omitempty" jsonschema:"attach: the host of port (default 127.0.0.1)"`
 	ThreadID  int      `json:"thread_id,omitempty" jsonschema:"continue, pause, step_*, stack: thread (default: the last stopped one)"`
 	FrameID   int      `json:"frame_id,omitempty" jsonschema:"scopes, evaluate: frame id from stack (default: the top frame)"`
 	Reference int      `json:"reference,omitempty" jsonschema:"variables (required): a scope's or variable's reference" bounds:"minimum=1"`
@@ -144,7 +146,7 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 		Description: "Drive a debugger over the Debug Adapter Protocol; adapters: " + dap.DescribeAdapters(table) + ". " +
 			"One session per conversation, ended after " + spellDuration(sv.TTL()) + "; a second launch is refused until you terminate the first. " +
 			"Typical use: breakpoints (file, lines) -> launch (program, args) -> stack / scopes / variables / evaluate -> step_over / continue -> output -> terminate. " +
-			"breakpoints also takes breakpoints with a condition, hit_condition or log_message (a logpoint prints and does not stop), function_breakpoints and exception_filters, where the adapter offers them. " +
+			"attach takes pid (a running process) or port (and host). breakpoints also takes breakpoints with a condition, hit_condition or log_message (a logpoint prints and does not stop), function_breakpoints and exception_filters, where the adapter offers them. " +
 			"To debug tests, launch the test file (x_test.go, test_x.py) or pass test with a test name (Go: " + goTests + "'s test mode; Python: pytest). " +
 			"Every op that stops the program returns where it stopped, the source line and the top frames; an uncaught exception, a panic or a signal stops it there and names it. " +
 			fmt.Sprintf("variables lists %d children and stack %d frames at a time: pass start to page through a longer container or a deeper stack. ", dap.MaxVariables, dap.MaxStackFrames) +
@@ -271,7 +273,7 @@ func debugDo(ctx context.Context, sv *dap.Supervisor, conv, root string, req deb
 		if req.Op == "launch" {
 			st, err = sv.Launch(ctx, conv, root, dap.LaunchArgs{Program: req.Program, Args: req.Args, Adapter: req.Adapter, Test: req.Test})
 		} else {
-			st, err = sv.Attach(ctx, conv, root, dap.AttachArgs{Port: req.Port, Adapter: req.Adapter})
+			st, err = sv.Attach(ctx, conv, root, dap.AttachArgs{PID: req.PID, Port: req.Port, Host: req.Host, Adapter: req.Adapter})
 		}
 		if err != nil {
 			return "", nil, err

@@ -36,7 +36,8 @@ const (
 // "${program}" (absolute program path), "${args}" (the program's arguments, as a
 // list), "${cwd}" (the run's working directory), "${interpreter}" (the first of
 // Interpreters that exists, else the adapter command's own binary), "${port}"
-// (the attach port, as a number), "${mode}" ("debug" for a source program or
+// (the attach port, as a number), "${host}" (the attach host), "${pid}" (the
+// process attached to by pid, as a number), "${mode}" ("debug" for a source program or
 // package directory, "exec" for a built executable), "${scratch}" (a private
 // temporary directory removed when the session ends) and, in Commands only,
 // "${socket}" (the unix socket of the DialIn transport).
@@ -80,6 +81,9 @@ type Adapter struct {
 	// Attach is the attach request's arguments template; nil means the adapter
 	// cannot attach by port.
 	Attach map[string]any `json:"attach,omitempty"`
+	// AttachPID is the attach request's arguments template for attaching
+	// to a running process by pid ("${pid}"); nil means the adapter cannot.
+	AttachPID map[string]any `json:"attach_pid,omitempty"`
 	// AttachDirect means attach connects to 127.0.0.1:port itself: the program
 	// was started with its own listening adapter or debug server.
 	AttachDirect bool `json:"attach_direct,omitempty"`
@@ -116,6 +120,7 @@ func DefaultAdapters() []Adapter {
 			},
 			TestRunner:   "go",
 			Attach:       map[string]any{"mode": "remote"},
+			AttachPID:    map[string]any{"mode": "local", "processId": "${pid}"},
 			AttachDirect: true,
 			Install:      "go install github.com/go-delve/delve/cmd/dlv@latest (scripts/install-deps.sh installs the version tether is tested with)",
 		},
@@ -145,7 +150,10 @@ func DefaultAdapters() []Adapter {
 			},
 			TestRunner: "pytest",
 			Attach: map[string]any{"justMyCode": true,
-				"connect": map[string]any{"host": "127.0.0.1", "port": "${port}"}},
+				"connect": map[string]any{"host": "${host}", "port": "${port}"}},
+			// debugpy injects itself into the process with gdb, which needs
+			// gdb installed and ptrace allowed.
+			AttachPID:    map[string]any{"justMyCode": true, "processId": "${pid}"},
 			AttachDirect: true,
 			// Stop where an uncaught exception is raised, as the adapter's
 			// default "uncaught" filter does, but not at sys.exit(n): that
@@ -173,7 +181,8 @@ func DefaultAdapters() []Adapter {
 			// types into, and a read would block it for good.
 			Launch: map[string]any{"program": "${program}", "args": "${args}", "cwd": "${cwd}",
 				"preRunCommands": []any{"settings set target.input-path /dev/null"}},
-			Attach: map[string]any{"gdb-remote-port": "${port}"},
+			Attach:    map[string]any{"gdb-remote-port": "${port}", "gdb-remote-hostname": "${host}"},
+			AttachPID: map[string]any{"pid": "${pid}"},
 			// Expressions, not lldb commands.
 			EvaluateContext: "watch",
 			Install:         "apt-get install lldb-19 (provides lldb-dap-19)",

@@ -139,7 +139,7 @@ func call(sv *dap.Supervisor, ctx context.Context, conv, root string, req reques
 		if req.Op == "launch" {
 			r.Started, err = sv.Launch(ctx, conv, root, dap.LaunchArgs{Program: req.Program, Args: req.Args, Adapter: req.Adapter, Test: req.Test})
 		} else {
-			r.Started, err = sv.Attach(ctx, conv, root, dap.AttachArgs{Port: req.Port, Adapter: req.Adapter})
+			r.Started, err = sv.Attach(ctx, conv, root, dap.AttachArgs{PID: req.PID, Port: req.Port, Adapter: req.Adapter})
 		}
 		if err == nil {
 			r.Outcome = &r.Started.Outcome

@@ -1,14 +1,17 @@
 package dap
 
 import (
+	"cmp"
 	"context"
 	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	godap "github.com/google/go-dap"
@@ -19,17 +22,19 @@ import (
 // names (or args.Adapter) and waits for its first stop. A second launch is
 // refused while a session is live.
 func (sv *Supervisor) Launch(ctx context.Context, conversationID, root string, args LaunchArgs) (*Started, error) {
-	return sv.start(ctx, conversationID, root, "launch", args.Program, args.Args, 0, args.Adapter, args.Test)
+	return sv.start(ctx, conversationID, root, "launch", args.Program, args.Args, AttachArgs{}, args.Adapter, args.Test)
 }
 
-// Attach starts a session attached to a program's debug server on a port,
-// with the adapter the root markers name (or args.Adapter). It waits for a
-// stop only when a breakpoint may stop the program.
+// Attach starts a session attached to a running process by its pid, or to
+// a program's debug server on a port, with the adapter the root markers
+// name (or args.Adapter). It waits for a stop only when a breakpoint may
+// stop the program. Ending the session detaches: the process keeps running.
 func (sv *Supervisor) Attach(ctx context.Context, conversationID, root string, args AttachArgs) (*Started, error) {
-	return sv.start(ctx, conversationID, root, "attach", "", nil, args.Port, args.Adapter, "")
+	return sv.start(ctx, conversationID, root, "attach", "", nil, args, args.Adapter, "")
 }
 
-func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, program string, progArgs []string, port int, adapterID, test string) (*Started, error) {
+func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, program string, progArgs []string, at AttachArgs, adapterID, test string) (*Started, error) {
+	port := at.Port
 	c, root, err := sv.lockIn(conversationID, root)
 	if err != nil {
 		return nil, err
@@ -51,10 +56,10 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 			// a test file) would block the launch for good.
 			return nil, fmt.Errorf("debug: launch: %s is a %s, not a regular file: %w; launch a program file or a package directory", program, fsutil.Kind(fi.Mode()), fsutil.ErrNotRegular)
 		}
-	} else if port <= 0 || port > 65535 {
-		return nil, errors.New("debug: attach needs port (the port the program's debug server listens on)")
+	} else if err := checkAttach(at); err != nil {
+		return nil, err
 	}
-	a, err := sv.pickAdapter(ctx, root, op, adapterID, program)
+	a, err := sv.pickAdapter(ctx, root, op, adapterID, program, at.PID != 0)
 	if err != nil {
 		return nil, err
 	}
@@ -77,10 +82,13 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 	vars := map[string]any{
 		"${program}": program, "${args}": stringsToAny(progArgs), "${cwd}": root,
 		"${interpreter}": a.interpreter, "${port}": port, "${mode}": mode,
+		"${pid}": at.PID, "${host}": cmp.Or(at.Host, "127.0.0.1"),
 		"${scratch}": scratch,
 	}
 	tmpl := a.Launch
 	switch {
+	case op == "attach" && at.PID != 0:
+		tmpl = a.AttachPID
 	case op == "attach":
 		tmpl = a.Attach
 	case tests != nil && tests.binary:
@@ -99,8 +107,11 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 		}
 	}
 	// Breakpoints are sent with absolute paths.
-	s, states, err := sv.startSession(ctx, a, root, scratch, op, args, port, c)
+	s, states, err := sv.startSession(ctx, a, root, scratch, op, args, at, c)
 	if err != nil {
+		if at.PID != 0 {
+			err = fmt.Errorf("%w%s", err, ptraceHint(a.ID))
+		}
 		return nil, prefixDebug(err)
 	}
 	switch {
@@ -132,8 +143,52 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 	return r, nil
 }
 
-// pickAdapter chooses the adapter for a launch or attach.
-func (sv *Supervisor) pickAdapter(ctx context.Context, root, op, adapterID, program string) (*resolved, error) {
+// checkAttach refuses attach arguments that name no target, or two.
+func checkAttach(at AttachArgs) error {
+	switch {
+	case at.PID != 0 && (at.Port != 0 || at.Host != ""):
+		return errors.New("debug: attach takes pid, or port (and host), not both; pass one")
+	case at.PID < 0:
+		return fmt.Errorf("debug: attach: pid %d is not a process id", at.PID)
+	case at.PID > 0:
+		if at.PID == os.Getpid() {
+			return errors.New("debug: attach: pid is tether's own process; pass the pid of the program to debug")
+		}
+		if err := syscall.Kill(at.PID, 0); err == syscall.ESRCH {
+			return fmt.Errorf("debug: attach: no process has pid %d; check the pid (ps) and attach again", at.PID)
+		}
+		return nil
+	case at.Port <= 0 || at.Port > 65535:
+		return errors.New("debug: attach needs pid (a running process) or port (the port the program's debug server listens on)")
+	}
+	return nil
+}
+
+// ptraceHint says why attaching to a process by pid may be refused by the
+// kernel: the Yama ptrace policy, or (debugpy) a missing gdb.
+func ptraceHint(adapterID string) string {
+	var hints []string
+	if b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope"); err == nil {
+		switch strings.TrimSpace(string(b)) {
+		case "1":
+			hints = append(hints, "the kernel's Yama ptrace_scope is 1: only a parent may trace a process, so attaching by pid needs ptrace_scope 0 (sysctl kernel.yama.ptrace_scope=0) or CAP_SYS_PTRACE; start the program under the debugger with launch instead")
+		case "2", "3":
+			hints = append(hints, "the kernel's Yama ptrace_scope forbids tracing without CAP_SYS_PTRACE (2) or at all (3); start the program under the debugger with launch, or with its debug server listening and attach by port")
+		}
+	}
+	if adapterID == "debugpy" {
+		if _, err := exec.LookPath("gdb"); err != nil {
+			hints = append(hints, "debugpy attaches by pid by injecting itself with gdb, and gdb is not on PATH (apt-get install gdb); or start the program with python -m debugpy --listen PORT and attach by port")
+		}
+	}
+	if len(hints) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(hints, "; ")
+}
+
+// pickAdapter chooses the adapter for a launch or attach (byPID: by pid).
+func (sv *Supervisor) pickAdapter(ctx context.Context, root, op, adapterID, program string, byPID bool) (*resolved, error) {
 	table := sv.cfg.Adapters
 	find := func(id string) (Adapter, bool) {
 		for _, a := range table {
@@ -160,7 +215,7 @@ func (sv *Supervisor) pickAdapter(ctx context.Context, root, op, adapterID, prog
 	default: // attach: the first adapter whose marker is in root and that can attach
 		var why []string
 		for _, a := range table {
-			if a.Attach == nil {
+			if (!byPID && a.Attach == nil) || (byPID && a.AttachPID == nil) {
 				continue
 			}
 			if findMarker(a.Markers, root) != "" {
@@ -173,8 +228,19 @@ func (sv *Supervisor) pickAdapter(ctx context.Context, root, op, adapterID, prog
 			return nil, fmt.Errorf("debug: attach: no root marker in %s names the adapter (tried %s); pass adapter", root, strings.Join(why, ", "))
 		}
 	}
-	if op == "attach" && chosen.Attach == nil {
-		return nil, fmt.Errorf("debug: the %s adapter cannot attach by port", chosen.ID)
+	switch {
+	case op == "attach" && byPID && chosen.AttachPID == nil:
+		how := "it cannot attach at all; launch the program instead"
+		if chosen.Attach != nil {
+			how = "it attaches by port: start the program with its debug server listening and pass port"
+		}
+		return nil, fmt.Errorf("debug: the %s adapter cannot attach by pid; %s", chosen.ID, how)
+	case op == "attach" && !byPID && chosen.Attach == nil:
+		how := "it cannot attach at all; launch the program instead"
+		if chosen.AttachPID != nil {
+			how = "it attaches by pid: pass pid"
+		}
+		return nil, fmt.Errorf("debug: the %s adapter cannot attach by port; %s", chosen.ID, how)
 	}
 	if op == "launch" {
 		root = projectDir(chosen, root, program)

@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,6 +37,8 @@ type session struct {
 	program  string
 	args     []string
 	port     int
+	host     string
+	pid      int // the process attached to by pid
 	started  time.Time
 	deadline time.Time
 
@@ -97,6 +101,12 @@ func (s *session) title() string {
 	what := s.program
 	if s.kind == "attach" {
 		what = fmt.Sprintf("port %d", s.port)
+		if s.host != "" && s.host != "127.0.0.1" {
+			what = fmt.Sprintf("%s:%d", s.host, s.port)
+		}
+		if s.pid != 0 {
+			what = fmt.Sprintf("pid %d", s.pid)
+		}
 	}
 	return fmt.Sprintf("%s session (%s %s, started %s, ends by TTL at %s)", s.adapter.ID, s.kind, what,
 		s.started.UTC().Format("15:04:05"), s.deadline.UTC().Format("15:04:05"))
@@ -300,10 +310,10 @@ func (s *session) ended() bool {
 
 // startSession starts (or connects to) the adapter and runs the DAP handshake
 // up to configurationDone, sending the pending breakpoints on the way.
-func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scratch, kind string, launchArgs map[string]any, port int, c *conversation) (*session, []BreakpointState, error) {
+func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scratch, kind string, launchArgs map[string]any, at AttachArgs, c *conversation) (*session, []BreakpointState, error) {
 	bps := c.breakpoints
 	s := &session{
-		adapter: a, root: root, scratch: scratch, kind: kind, port: port,
+		adapter: a, root: root, scratch: scratch, kind: kind, port: at.Port, pid: at.PID, host: cmp.Or(at.Host, "127.0.0.1"),
 		started:     time.Now(),
 		out:         newOutputBuf(sv.cfg.OutputLimit),
 		console:     &textcut.Tail{Max: 4096},
@@ -450,8 +460,8 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		s.c.timeout = s.requestTimeout
 		return nil
 	}
-	if s.kind == "attach" && a.AttachDirect {
-		addr := fmt.Sprintf("127.0.0.1:%d", s.port)
+	if s.kind == "attach" && a.AttachDirect && s.pid == 0 {
+		addr := net.JoinHostPort(s.host, strconv.Itoa(s.port))
 		// A debug server that is still starting refuses for a moment; give
 		// it a few seconds, not the whole start timeout.
 		deadline := time.Now().Add(min(timeout, s.attachWait))
@@ -473,7 +483,7 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		return nil
 	}
 
-	if s.kind == "attach" && s.port > 0 {
+	if s.kind == "attach" && s.port > 0 && s.host == "127.0.0.1" {
 		// The adapter connects to the port itself (lldb-dap's gdb-remote
 		// port) and fails at once, vaguely, when nothing listens yet: wait
 		// for a listener a few seconds without connecting (a gdbserver

@@ -73,10 +73,16 @@ type LaunchArgs struct {
 	Test string
 }
 
-// AttachArgs are Attach's arguments.
+// AttachArgs are Attach's arguments: PID, or Port (with Host).
 type AttachArgs struct {
-	// Port is the port the program's debug server listens on.
+	// PID is a running process to attach to by its process id; the
+	// adapter is started and attaches to it itself (ptrace). Ending the
+	// session detaches from it and leaves it running.
+	PID int
+	// Port is the port the program's debug server listens on, on Host
+	// (127.0.0.1 when empty).
 	Port int
+	Host string
 	// Adapter picks an adapter by id instead of inferring it from the root
 	// markers.
 	Adapter string

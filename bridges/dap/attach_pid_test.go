@@ -1,0 +1,115 @@
+package dap_test
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// goStepper prints a line, then adds forever: a process to attach to.
+const goStepper = `package main
+
+import (
+	"fmt"
+	"time"
+)
+
+func step(n int) int {
+	return n + 1
+}
+
+func main() {
+	fmt.Println("ready")
+	n := 0
+	for {
+		n = step(n)
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+`
+
+// TestAttachPIDDelve: a Go process tether did not start is attached by pid
+// with real dlv, stops at a breakpoint, and is detached alive: terminate
+// leaves it running, and it runs on past the cleared breakpoint.
+func TestAttachPIDDelve(t *testing.T) {
+	t.Parallel()
+	needDelve(t)
+	root := testenv.Workspace(t, goFiles("ticker", goStepper))
+	buildIn(t, root, testenv.RequireBinary(t, "go"), "build", "-gcflags=all=-N -l", "-o", "ticker", ".")
+	cmd := server(root, "./ticker")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	startServer(t, cmd)
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("the program did not start: %q %v", line, err)
+	}
+	pid := cmd.Process.Pid
+
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	msg := doErr(t, sv, "c", root, request{Op: "attach", PID: pid, Port: 1234})
+	if !strings.Contains(msg, "not both") {
+		t.Fatal(msg)
+	}
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go", Lines: []int{9}})
+	a := do(t, sv, "c", root, request{Op: "attach", PID: pid})
+	if a.Stop == nil || a.Stop.Line != 9 {
+		t.Fatalf("attach by pid should stop at the breakpoint in step: %s", a)
+	}
+	if !strings.Contains(a.Session, "attach pid") {
+		t.Fatalf("the session should name the pid it attached to: %s", a.Session)
+	}
+	evaluates(t, sv, root, "n >= 0", "true")
+	term := do(t, sv, "c", root, request{Op: "terminate"})
+	if !term.Terminated.Attached {
+		t.Fatal(term)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the attached process should be alive after terminate: %v", err)
+	}
+	// Detached and released, it runs: not stopped, not traced.
+	st := procState(t, pid)
+	if st.state == "t" || st.state == "T" || st.tracer != "0" {
+		t.Fatalf("the process should run untraced after detach: state %s, TracerPid %s", st.state, st.tracer)
+	}
+	// A second attach to the same process works: the first let go of it.
+	a = do(t, sv, "c", root, request{Op: "attach", PID: pid})
+	if a.Stop == nil || a.Stop.Line != 9 {
+		t.Fatalf("attaching again should stop at the breakpoint again: %s", a)
+	}
+	do(t, sv, "c", root, request{Op: "terminate"})
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the attached process should be alive after the second terminate: %v", err)
+	}
+}
+
+type pstate struct{ state, tracer string }
+
+// procState reads a process's state letter and tracer pid from /proc.
+func procState(t *testing.T, pid int) pstate {
+	t.Helper()
+	out, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st pstate
+	for _, l := range strings.Split(string(out), "\n") {
+		k, v, _ := strings.Cut(l, ":")
+		v = strings.TrimSpace(v)
+		switch k {
+		case "State":
+			st.state, _, _ = strings.Cut(v, " ")
+		case "TracerPid":
+			st.tracer = v
+		}
+	}
+	return st
+}
