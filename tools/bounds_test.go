@@ -367,3 +367,69 @@ func TestAstEditDiffPages(t *testing.T) {
 		t.Fatal("show wrote the file")
 	}
 }
+
+// TestLSPSymbolsCappedAndGrouped: gopls stops a workspace search at 100;
+// the answer says the server capped it, also past the end ("there are
+// 100" was wrong), and names the package once, not on every symbol.
+func TestLSPSymbolsCappedAndGrouped(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package p\n")
+	for i := range 130 {
+		fmt.Fprintf(&b, "\nfunc Sym%03d() int { return %d }\n", i, i)
+	}
+	r, _ := projectRun(t, "gopls", map[string]string{"go.mod": goMod, "syms.go": b.String()})
+	text, st := shapedCall(t, r, "lsp", map[string]any{"action": "symbols", "query": "Sym"})
+	if !strings.HasPrefix(text, "100 symbols (the server returned 100, its own cap: there may be more matches; narrow the query)\nin example.com/p:\n  function Sym") ||
+		strings.Count(text, "example.com/p") != 1 {
+		t.Fatalf("capped search:\n%s", text[:min(len(text), 600)])
+	}
+	var page tools.SymbolsPage
+	if err := json.Unmarshal(st, &page); err != nil || !page.Capped || page.Total != 100 || len(page.Groups) != 1 || len(page.Groups[0].ByKind["function"]) != 100 {
+		t.Fatalf("structured: %v %+v", err, page)
+	}
+	text, _ = shapedCall(t, r, "lsp", map[string]any{"action": "symbols", "query": "Sym", "start": 100})
+	if !strings.Contains(text, "no symbols from start 100: the server returned 100, its own cap: there may be more matches; narrow the query") || strings.Contains(text, "there are 100") {
+		t.Fatalf("past the capped list:\n%s", text)
+	}
+}
+
+// TestLSPOutlineLeavesOutLocals: pyright lists every parameter and local
+// of a function among a file's symbols; the outline leaves them out and
+// counts them unless locals is true.
+func TestLSPOutlineLeavesOutLocals(t *testing.T) {
+	var b strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&b, "def func%d(alpha: int, beta: int) -> int:\n    one = alpha + 1\n    two = beta + 2\n    return one + two\n\n\n", i)
+	}
+	b.WriteString("class Box:\n    size: int = 0\n\n    def grow(self, by: int) -> None:\n        more = by\n        self.size += more\n")
+	r, _ := projectRun(t, "pyright-langserver", map[string]string{"pyproject.toml": "[project]\nname = \"p\"\n", "outline.py": b.String()})
+	text, st := shapedCall(t, r, "lsp", map[string]any{"action": "symbols", "file": "outline.py"})
+	if !strings.Contains(text, "function func19  outline.py:") || !strings.Contains(text, "class Box") || !strings.Contains(text, "  method grow") ||
+		strings.Contains(text, "variable alpha") || strings.Contains(text, "variable more") || !regexp.MustCompile(`\((8\d) parameters and locals of functions left out: locals true lists them\)`).MatchString(text) {
+		t.Fatalf("outline:\n%s", text)
+	}
+	var page tools.SymbolsPage
+	if err := json.Unmarshal(st, &page); err != nil || page.File != "outline.py" || page.Locals < 80 || len(page.Outline) != 21 {
+		t.Fatalf("structured: %v %+v", err, page)
+	}
+	text, _ = shapedCall(t, r, "lsp", map[string]any{"action": "symbols", "file": "outline.py", "locals": true})
+	if !strings.Contains(text, "  variable alpha  outline.py:1:") || !strings.Contains(text, "    variable more  outline.py:") || strings.Contains(text, "left out") {
+		t.Fatalf("outline with locals:\n%s", text)
+	}
+}
+
+// TestLSPEmptyListsNotNull: answers with nothing in them have [] in their
+// structured part, never null (a clean file's diagnostics, the
+// implementations of a position with none).
+func TestLSPEmptyListsNotNull(t *testing.T) {
+	r, _ := projectRun(t, "gopls", map[string]string{"go.mod": goMod, "a.go": "package p\n\n// F is unused.\nfunc F() int { return 1 }\n"})
+	for _, args := range []map[string]any{
+		{"action": "diagnostics", "file": "a.go"},
+		{"action": "implementation", "file": "a.go", "line": 4, "symbol": "int"},
+	} {
+		_, st := shapedCall(t, r, "lsp", args) // fails on a null
+		if !strings.Contains(string(st), "[]") {
+			t.Errorf("%v: no empty list in %s", args, st)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -61,7 +62,7 @@ func (l *lspTools) tools() []Tool {
 				"definition, type_definition, implementation, references (cap 50; start pages on; then the same-name identifiers the server did not confirm, found with tree-sitter: a server that cannot type a receiver leaves its calls out), hover, code_actions (file, line, symbol); " +
 				"call_hierarchy (file, line, symbol; direction incoming, the default: the callers, or outgoing: the callees; cap 50, start pages on) and " +
 				"type_hierarchy (direction supertypes, the default, or subtypes), where the server offers them; " +
-				"symbols (query: workspace search, cap 100; or file: its symbols, cap 200; start pages on, kind keeps function, method, type, field or variable); " +
+				"symbols (query: workspace search, cap 100, grouped by container; or file: its outline, cap 200, without functions' parameters and locals unless locals is true; start pages on, kind keeps function, method, type, field or variable; the answer says when the server capped its list); " +
 				"status (which servers run, or why not); reload (restart them).",
 			InputSchema: SchemaFor[lspArgs](),
 			Handler:     l.query,
@@ -125,6 +126,8 @@ type lspArgs struct {
 	// Start and Kind page and narrow references, symbols, hierarchies and diagnostics.
 	Start int    `json:"start,omitempty" jsonschema:"references, symbols, call_hierarchy, type_hierarchy, diagnostics: skip this many results (0-based), to page past the cap (references 50, symbols 100 or 200, diagnostics 100); the result says the start of the next page" bounds:"minimum=0"`
 	Kind  string `json:"kind,omitempty" jsonschema:"symbols: keep only symbols of this kind" bounds:"enum=function|method|type|field|variable"`
+	// Locals widens a file's symbols.
+	Locals bool `json:"locals,omitempty" jsonschema:"symbols of a file: also list the parameters and local variables of functions (left out by default)"`
 	// Severity narrows diagnostics.
 	Severity string `json:"severity,omitempty" jsonschema:"diagnostics: the least severe kind shown and counted: error (errors only), warning (the default: errors and warnings), info, or hint (everything)" bounds:"enum=error|warning|info|hint"`
 	// Direction picks the side of a hierarchy.
@@ -225,14 +228,15 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 		case a.Query != "":
 			syms, err = l.sup.WorkspaceSymbolsPage(ctx, a.Query, a.File, lsp.Page{Start: a.Start, Kind: a.Kind})
 		case a.File != "":
-			syms, err = l.sup.DocumentSymbolsPage(ctx, a.File, lsp.Page{Start: a.Start, Kind: a.Kind})
+			syms, err = l.sup.DocumentSymbolsPage(ctx, a.File, lsp.Page{Start: a.Start, Kind: a.Kind, Locals: a.Locals})
 		default:
 			return nil, errors.New("lsp: symbols needs query (workspace search) or file (that file's symbols)")
 		}
 		if err != nil {
 			return nil, err
 		}
-		out, notes, data = formatSymbols(a, syms), syms.Notes, syms
+		out, data = formatSymbols(a, syms)
+		notes = syms.Notes
 	case "code_actions":
 		if err := a.needPos(); err != nil {
 			return nil, err
@@ -313,8 +317,27 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 		out = strings.Join(notes, "\n") + "\n" + out
 	}
 	res := Text(out)
-	res.Structured = data
+	res.Structured = emptyAsList(data)
 	return res, nil
+}
+
+// emptyAsList makes the empty lists of an lsp answer [] in JSON, not null:
+// "none" reads as an answer, not as a missing field.
+func emptyAsList(data any) any {
+	switch d := data.(type) {
+	case *lsp.Locations:
+		if d.Items == nil {
+			d.Items = []lsp.Location{}
+		}
+	case *lsp.CodeActions:
+		if d.Items == nil {
+			d.Items = []lsp.CodeAction{}
+		}
+	}
+	if v := reflect.ValueOf(data); v.Kind() == reflect.Slice && v.IsNil() {
+		return reflect.MakeSlice(v.Type(), 0, 0).Interface() // status, reload
+	}
+	return data
 }
 
 func formatLocations(a lspArgs, locs *lsp.Locations) string {
@@ -333,37 +356,6 @@ func formatLocations(a lspArgs, locs *lsp.Locations) string {
 	}
 	for _, l := range locs.Items {
 		b.WriteString(l.String())
-		b.WriteString("\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-func formatSymbols(a lspArgs, syms *lsp.Symbols) string {
-	kind := "symbol"
-	if a.Kind != "" {
-		kind = a.Kind + " symbol"
-	}
-	if len(syms.Items) == 0 && syms.Total > 0 {
-		return fmt.Sprintf("no %ss from start %d: there are %d (start 0 shows the first)", kind, syms.Start, syms.Total)
-	}
-	if len(syms.Items) == 0 {
-		if a.Query != "" {
-			return fmt.Sprintf("no %ss match %q", kind, a.Query)
-		}
-		return fmt.Sprintf("no %ss in %s", kind, a.File)
-	}
-	var b strings.Builder
-	if len(syms.Items) < syms.Total {
-		fmt.Fprintf(&b, "%ss: %s\n", kind, pageNote(syms.Start, len(syms.Items), syms.Total))
-	} else {
-		fmt.Fprintf(&b, "%d %s(s)\n", syms.Total, kind)
-	}
-	for _, s := range syms.Items {
-		b.WriteString(strings.Repeat("  ", s.Depth))
-		fmt.Fprintf(&b, "%s %s  %s:%d:%d", s.Kind, s.Name, s.Location.Path, s.Location.Line, s.Location.Col)
-		if s.Container != "" && s.Depth == 0 {
-			fmt.Fprintf(&b, " (in %s)", s.Container)
-		}
 		b.WriteString("\n")
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -89,6 +89,12 @@ type Symbols struct {
 	// Start is how many were skipped before Items (a page past the cap).
 	Start int      `json:"start,omitempty"`
 	Notes []string `json:"notes,omitempty"`
+	// Capped is true when a server returned as many symbols as its own cap
+	// (gopls: 100): Total then counts what it returned, not every match.
+	Capped bool `json:"capped,omitempty"`
+	// Locals counts the parameters and local variables and constants of
+	// functions left out of a document's symbols (Page.Locals lists them).
+	Locals int `json:"locals,omitempty"`
 }
 
 // Page selects part of a references or symbols answer.
@@ -98,6 +104,10 @@ type Page struct {
 	// Kind keeps only symbols of one of symbolKindFilters' kinds ("" keeps
 	// all); references ignore it.
 	Kind string
+	// Locals keeps, in a document's symbols, the parameters and the local
+	// variables and constants of functions and methods (pyright lists them
+	// all: over a thousand in a large module); they are left out otherwise.
+	Locals bool
 }
 
 // symbolKindFilters are the kinds a symbols query may keep, each with the
@@ -509,10 +519,14 @@ func (s *Supervisor) DocumentSymbolsPage(ctx context.Context, file string, pg Pa
 	}
 	out := &Symbols{Notes: p.notes, Start: pg.Start}
 	files := fileCache{}
-	var walk func([]wDocumentSymbol, int, string)
-	walk = func(list []wDocumentSymbol, depth int, container string) {
+	var walk func([]wDocumentSymbol, int, string, bool)
+	walk = func(list []wDocumentSymbol, depth int, container string, inFunc bool) {
 		for _, d := range list {
 			sym := Symbol{Name: d.Name, Kind: symbolKindName(d.Kind), Detail: d.Detail, Container: container, Depth: depth}
+			if inFunc && !pg.Locals && (sym.Kind == "variable" || sym.Kind == "constant") {
+				out.Locals++
+				continue
+			}
 			if d.Location != nil { // SymbolInformation
 				sym.Location = s.location(files, p.in.enc, *d.Location)
 				sym.Container = d.ContainerName
@@ -528,10 +542,10 @@ func (s *Supervisor) DocumentSymbolsPage(ctx context.Context, file string, pg Pa
 				}
 				out.Total++
 			}
-			walk(d.Children, depth+1, d.Name)
+			walk(d.Children, depth+1, d.Name, sym.Kind == "function" || sym.Kind == "method" || sym.Kind == "constructor")
 		}
 	}
-	walk(syms, 0, "")
+	walk(syms, 0, "", false)
 	return out, nil
 }
 
@@ -649,7 +663,7 @@ func (s *Supervisor) WorkspaceSymbolsPage(ctx context.Context, query, file strin
 	if answered == MaxWorkspaceSymbols {
 		// Servers cap the search themselves (gopls at 100): the cap reached
 		// is not "all of them".
-		out.Notes = append(out.Notes, fmt.Sprintf("%d symbols is the cap: there may be more matches; narrow the query", MaxWorkspaceSymbols))
+		out.Capped = true
 	}
 	return out, nil
 }
