@@ -21,7 +21,7 @@ const (
 // adapterTableMarkdown renders the adapter table as docs/tools.md shows it.
 func adapterTableMarkdown(table []dap.Adapter) string {
 	var b strings.Builder
-	b.WriteString("| adapter | launches | root markers | commands tried | to install |\n|---|---|---|---|---|\n")
+	b.WriteString("| adapter | launches | attaches by | root markers | commands tried | to install |\n|---|---|---|---|---|---|\n")
 	code := func(ss []string) string {
 		if len(ss) == 0 {
 			return "-"
@@ -35,7 +35,18 @@ func adapterTableMarkdown(table []dap.Adapter) string {
 		for _, c := range a.Commands {
 			cmds = append(cmds, strings.Join(c, " "))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", a.ID, launches, code(a.Markers), code(cmds), a.Install)
+		var attach []string
+		if a.AttachPID != nil {
+			attach = append(attach, "pid")
+		}
+		if a.Attach != nil {
+			attach = append(attach, "port")
+		}
+		attaches := strings.Join(attach, ", ")
+		if attaches == "" {
+			attaches = "-"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", a.ID, launches, attaches, code(a.Markers), code(cmds), a.Install)
 	}
 	return b.String()
 }
