@@ -76,3 +76,81 @@ func TestLSPSignatureCallersPylsp(t *testing.T) {
 		t.Fatalf("pylsp:\n%s", out)
 	}
 }
+
+// slowLint is a language server (fault injection, in addition to the real
+// servers above) that says nothing about a file's first version and
+// publishes one error per line holding ERR for every later one.
+const slowLint = `import json, sys
+
+def read():
+    headers = {}
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            sys.exit(0)
+        line = line.decode().strip()
+        if not line:
+            break
+        k, v = line.split(":", 1)
+        headers[k.lower()] = v.strip()
+    return json.loads(sys.stdin.buffer.read(int(headers["content-length"])))
+
+def send(msg):
+    b = json.dumps(msg).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(b) + b)
+    sys.stdout.buffer.flush()
+
+while True:
+    m = read()
+    meth = m.get("method")
+    if meth == "exit":
+        sys.exit(0)
+    if meth in ("textDocument/didOpen", "textDocument/didChange"):
+        td = m["params"]["textDocument"]
+        text = td["text"] if meth == "textDocument/didOpen" else m["params"]["contentChanges"][-1]["text"]
+        if td["version"] < 2:
+            continue
+        diags = [{"range": {"start": {"line": i, "character": 0}, "end": {"line": i, "character": 3}}, "severity": 1, "message": "bad line: " + l.strip()}
+                 for i, l in enumerate(text.split("\n")) if "ERR" in l]
+        send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {"uri": td["uri"], "version": td["version"], "diagnostics": diags}})
+    elif "id" in m:
+        result = {"capabilities": {"textDocumentSync": 1}} if meth == "initialize" else None
+        send({"jsonrpc": "2.0", "id": m["id"], "result": result})
+`
+
+// TestLSPWriteBaselineUnknown: when a file's diagnostics before a write
+// cannot be had (the server did not publish them in time), the result says
+// so for that file and lists all its diagnostics apart, the old one among
+// them, never as new.
+func TestLSPWriteBaselineUnknown(t *testing.T) {
+	testenv.RequireBinary(t, "python3")
+	script := filepath.Join(t.TempDir(), "slowlint.py")
+	if err := os.WriteFile(script, []byte(slowLint), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := testenv.Workspace(t, map[string]string{"slow.toml": "", "x.slow": "ok\nERR one\n"})
+	srv := lsp.Server{Name: "slowlint", Language: "slowlint", Binaries: []string{"python3"}, Args: []string{script},
+		Extensions: []string{".slow"}, RootMarkers: []string{"slow.toml"}}
+	sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(3*time.Second), lsp.WithReadyTimeout(3*time.Second), lsp.WithServers(srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Parser: parseEngine(t)})
+	out, err := lspCall(t, r, "edit", map[string]any{"path": "x.slow", "old_string": "ok\n", "new_string": "ok\nERR two\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "baseline unknown for x.slow (its diagnostics before the write could not be had: ") ||
+		!strings.Contains(out, "): all its 2 diagnostic(s) are listed, old and new alike:") ||
+		!strings.Contains(out, "bad line: ERR one") || !strings.Contains(out, "bad line: ERR two") || strings.Contains(out, "new diagnostics in") {
+		t.Fatalf("a file without a baseline:\n%s", out)
+	}
+	// Listed once, both are known now: the next write reports only what it adds.
+	out, err = lspCall(t, r, "edit", map[string]any{"path": "x.slow", "old_string": "ok\n", "new_string": "ok\nERR three\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "new diagnostics in x.slow:") || !strings.Contains(out, "ERR three") || strings.Contains(out, "ERR one") || strings.Contains(out, "ERR two") {
+		t.Fatalf("the next write:\n%s", out)
+	}
+}
