@@ -101,13 +101,10 @@ type docState struct {
 	// larger count means other files changed since.
 	sent int
 	// base, for a version that only repeats an earlier version's text
-	// (touch), is that earlier version, and baseSeq the publication
-	// sequence number when the change that made it stale was sent: a
-	// server that publishes again for the text, not for the repeat
-	// (clangd rebuilds the files that include a changed header and skips
-	// a change that changes nothing), answers for it with a publication
-	// of base or later that came after baseSeq. Zero when the version
-	// carries new text.
+	// (touch) sent to a server that RepublishesOpen, is that earlier
+	// version, and baseSeq the publication sequence number when the
+	// change that made it stale was sent: a publication of base or later
+	// that came after baseSeq answers for it. Zero otherwise.
 	base, baseSeq int
 	text          []byte
 	mtime         time.Time

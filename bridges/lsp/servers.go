@@ -93,6 +93,13 @@ type Server struct {
 	// opened instead (up to maxOpenChanged per query), so the next answer
 	// sees them.
 	OpenChanged bool `json:"open_changed,omitempty"`
+	// RepublishesOpen is for a server that, when a file changes, analyses
+	// the open files that depend on it again and publishes their
+	// diagnostics under their current version, and that ignores a change
+	// repeating a file's text (clangd): a publication of a file's current
+	// text that came after the other file's change is its answer, as no
+	// publication comes for the repeat that is sent to ask for one.
+	RepublishesOpen bool `json:"republishes_open,omitempty"`
 	// Refresh is for a server that publishes a file's diagnostics again only
 	// when they change (gopls): after other files changed, the last
 	// publication for a file that did not change cannot be told from "not
@@ -179,10 +186,11 @@ func DefaultServers() []Server {
 			// A header's text as tether last sent it, not as on disk: what
 			// diagnostics on write shows of a header before a write is
 			// what its includers are compiled against.
-			Args:        []string{"--use-dirty-headers"},
-			Extensions:  []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"},
-			LanguageIDs: map[string]string{".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"},
-			RootMarkers: []string{"compile_commands.json", "CMakeLists.txt"},
+			Args:            []string{"--use-dirty-headers"},
+			RepublishesOpen: true,
+			Extensions:      []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"},
+			LanguageIDs:     map[string]string{".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"},
+			RootMarkers:     []string{"compile_commands.json", "CMakeLists.txt"},
 			// clangd looks in the root and its build/ directory.
 			ProjectIndex:     []string{"compile_commands.json", "build/compile_commands.json"},
 			ProjectIndexHint: "cmake -B build -DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or bear -- make",

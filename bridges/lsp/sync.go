@@ -91,7 +91,7 @@ func (s *Supervisor) touch(ctx context.Context, in *instance, path string) (vers
 	stale := doc != nil && doc.sent < in.edits
 	seqBefore = in.pubSeq
 	edits, editSeq := in.edits, in.editSeq
-	if stale {
+	if stale && in.spec.RepublishesOpen {
 		if doc.base == 0 {
 			doc.base = doc.version
 		}
