@@ -433,3 +433,24 @@ func TestLSPEmptyListsNotNull(t *testing.T) {
 		}
 	}
 }
+
+// TestFileChangesJSON: the files a write changed are listed by action in
+// JSON, near the size of the text naming them (one object per file cost
+// 4.5x the text), and read back the same.
+func TestFileChangesJSON(t *testing.T) {
+	in := tools.FileChanges{Changed: []tools.FileChange{{Path: "a.go", Action: "updated"}, {Path: "n.go", Action: "created", MovedFrom: "o.go"}, {Path: "d.go", Action: "deleted"}}}
+	b, err := json.Marshal(in)
+	if err != nil || string(b) != `{"created":["n.go"],"updated":["a.go"],"deleted":["d.go"],"moved":{"n.go":"o.go"}}` {
+		t.Fatalf("%v %s", err, b)
+	}
+	var out tools.FileChanges
+	if err := json.Unmarshal(b, &out); err != nil || len(out.Changed) != 3 || out.Changed[0] != in.Changed[1] || out.Changed[1] != in.Changed[0] || out.Changed[2] != in.Changed[2] {
+		t.Fatalf("%v %+v", err, out)
+	}
+	r, _ := structuralRun(t, tools.SurfaceDefault, printFiles(22, 1))
+	callResult(t, r, "ast_edit", map[string]any{"pattern": "fmt.Println($$$A)", "rewrite": "fmt.Print($$$A)", "language": "go"})
+	_, st := shapedCall(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
+	if !strings.HasPrefix(string(st), `{"updated":["p00.go","p01.go",`) {
+		t.Fatalf("resolve accept of 22 files: %s", st)
+	}
+}

@@ -44,9 +44,61 @@ type FileChange struct {
 }
 
 // FileChanges is the Structured result of write, edit and apply_patch: the
-// files they changed (wrappers such as diagnostics-on-write read it).
+// files they changed (wrappers such as diagnostics-on-write read it). Its
+// JSON lists the paths by action, {"updated": ["a.go", "b.go"], "moved":
+// {"new.go": "old.go"}}, so that it stays near the size of the text that
+// names them.
 type FileChanges struct {
 	Changed []FileChange `json:"changed"`
+}
+
+// fileChangesJSON is FileChanges' JSON shape.
+type fileChangesJSON struct {
+	Created []string `json:"created,omitempty"`
+	Updated []string `json:"updated,omitempty"`
+	Deleted []string `json:"deleted,omitempty"`
+	// Moved maps a moved file's new path to its old one.
+	Moved map[string]string `json:"moved,omitempty"`
+}
+
+// MarshalJSON writes the paths by action.
+func (c FileChanges) MarshalJSON() ([]byte, error) {
+	var j fileChangesJSON
+	for _, f := range c.Changed {
+		switch f.Action {
+		case "created":
+			j.Created = append(j.Created, f.Path)
+		case "deleted":
+			j.Deleted = append(j.Deleted, f.Path)
+		default:
+			j.Updated = append(j.Updated, f.Path)
+		}
+		if f.MovedFrom != "" {
+			if j.Moved == nil {
+				j.Moved = map[string]string{}
+			}
+			j.Moved[f.Path] = f.MovedFrom
+		}
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *FileChanges) UnmarshalJSON(b []byte) error {
+	var j fileChangesJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	c.Changed = nil
+	for _, g := range []struct {
+		action string
+		paths  []string
+	}{{"created", j.Created}, {"updated", j.Updated}, {"deleted", j.Deleted}} {
+		for _, p := range g.paths {
+			c.Changed = append(c.Changed, FileChange{Path: p, Action: g.action, MovedFrom: j.Moved[p]})
+		}
+	}
+	return nil
 }
 
 // ChangedFiles returns the files a write, edit or apply_patch result reports
