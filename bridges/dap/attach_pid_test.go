@@ -2,11 +2,13 @@ package dap_test
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
 	"github.com/tetherhq/tether/internal/testenv"
@@ -112,4 +114,119 @@ func procState(t *testing.T, pid int) pstate {
 		}
 	}
 	return st
+}
+
+// pyStepper prints a line, then counts forever.
+const pyStepper = `import sys
+import time
+
+
+def step(n):
+    return n + 1
+
+
+print("ready", flush=True)
+n = 0
+while True:
+    n = step(n)
+    time.sleep(0.01)
+`
+
+// TestAttachPIDDebugpy: a Python process tether did not start is attached
+// by pid with real debugpy (which injects itself with gdb), stops at a
+// breakpoint, and is detached alive. Where gdb cannot call into the process
+// (some kernels and sandboxes refuse it) the attach fails and must say
+// why and what to do instead.
+func TestAttachPIDDebugpy(t *testing.T) {
+	t.Parallel()
+	py := python(t)
+	testenv.RequireBinary(t, "gdb")
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "stepper.py": pyStepper})
+	cmd := server(root, py, "stepper.py")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	startServer(t, cmd)
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("the program did not start: %q %v", line, err)
+	}
+	pid := cmd.Process.Pid
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "stepper.py", Lines: []int{6}})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	a, err := call(sv, ctx, "c", root, request{Op: "attach", PID: pid})
+	if err != nil {
+		if !strings.Contains(err.Error(), "Code injection") || !strings.Contains(err.Error(), "attach by port instead") {
+			t.Fatalf("a failed attach by pid should say why and what to do: %v", err)
+		}
+		t.Logf("attach by pid refused here, and says why: %v", err)
+		return
+	}
+	if a.Stop == nil || a.Stop.Line != 6 {
+		t.Fatalf("attach by pid should stop at the breakpoint in step: %s", a)
+	}
+	evaluates(t, sv, root, "n >= 0", "True")
+	do(t, sv, "c", root, request{Op: "terminate"})
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the attached process should be alive after terminate: %v", err)
+	}
+}
+
+// cStepper prints a line, then counts forever.
+const cStepper = `#include <stdio.h>
+#include <unistd.h>
+
+static int step(int n) {
+	return n + 1;
+}
+
+int main(void) {
+	int n = 0;
+	printf("ready\n");
+	fflush(stdout);
+	for (;;) {
+		n = step(n);
+		usleep(10000);
+	}
+}
+`
+
+// TestAttachPIDLLDB: a C process tether did not start is attached by pid
+// with real lldb-dap, stops at a breakpoint, and is detached alive.
+func TestAttachPIDLLDB(t *testing.T) {
+	t.Parallel()
+	cc := needLLDB(t)
+	root := testenv.Workspace(t, map[string]string{"stepper.c": cStepper})
+	gcc(t, cc, root, "stepper", "stepper.c")
+	cmd := server(root, "./stepper")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	startServer(t, cmd)
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("the program did not start: %q %v", line, err)
+	}
+	pid := cmd.Process.Pid
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "stepper.c", Lines: []int{5}})
+	a := do(t, sv, "c", root, request{Op: "attach", PID: pid})
+	if a.Stop == nil {
+		a = do(t, sv, "c", root, request{Op: "status"})
+	}
+	if a.Stop == nil || a.Stop.Line != 5 {
+		t.Fatalf("attach by pid should stop at the breakpoint in step: %s", a)
+	}
+	evaluates(t, sv, root, "n >= 0", "true")
+	do(t, sv, "c", root, request{Op: "terminate"})
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the attached process should be alive after terminate: %v", err)
+	}
+	if st := procState(t, pid); st.state == "t" || st.state == "T" || st.tracer != "0" {
+		t.Fatalf("the process should run untraced after detach: state %s, TracerPid %s", st.state, st.tracer)
+	}
 }

@@ -110,7 +110,7 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 	s, states, err := sv.startSession(ctx, a, root, scratch, op, args, at, c)
 	if err != nil {
 		if at.PID != 0 {
-			err = fmt.Errorf("%w%s", err, ptraceHint(a.ID))
+			err = fmt.Errorf("%w%s", err, ptraceHint(a.ID, err.Error()))
 		}
 		return nil, prefixDebug(err)
 	}
@@ -165,9 +165,13 @@ func checkAttach(at AttachArgs) error {
 }
 
 // ptraceHint says why attaching to a process by pid may be refused by the
-// kernel: the Yama ptrace policy, or (debugpy) a missing gdb.
-func ptraceHint(adapterID string) string {
+// kernel: the Yama ptrace policy, or (debugpy) a missing gdb or an
+// injection gdb could not make; failed is the attach's error text.
+func ptraceHint(adapterID, failed string) string {
 	var hints []string
+	if strings.Contains(failed, "Code injection into PID") {
+		hints = append(hints, "debugpy attaches by pid by making gdb call into the process to load itself, and that call failed here (gdb could not run code in the process: a kernel or sandbox that refuses it, or a python without symbols); the process may have been disturbed or ended by the attempt; start the program with python -m debugpy --listen PORT and attach by port instead")
+	}
 	if b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope"); err == nil {
 		switch strings.TrimSpace(string(b)) {
 		case "1":
