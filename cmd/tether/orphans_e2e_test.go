@@ -166,6 +166,13 @@ func TestSIGKILLEmptiesTheKernelsCgroup(t *testing.T) {
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("a new kernel left the stale cgroup %s (%v)", stale, err)
 	}
+	// env execs sleep with no environment; until then the child shows
+	// the cell's (bounded poll).
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(child) + "/cmdline"); strings.HasPrefix(string(cmdline), "sleep\x00") || time.Now().After(end) {
+			break
+		}
+	}
 	dir = pidsCgroupOf(t, child)
 	if env, _ := os.ReadFile("/proc/" + strconv.Itoa(child) + "/environ"); len(env) != 0 {
 		t.Fatalf("the child has an environment: %q", env)
