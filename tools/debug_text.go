@@ -329,6 +329,10 @@ func writeFilters(b *strings.Builder, chosen []string, offered []dap.ExceptionFi
 		b.WriteString("; no session yet: checked against the adapter's filters at launch or attach")
 		return
 	}
+	if len(offered) == 0 {
+		b.WriteString("; the adapter offers no exception filters")
+		return
+	}
 	var all []string
 	for _, f := range offered {
 		all = append(all, fmt.Sprintf("%s (%s)", f.ID, f.Label))

@@ -202,8 +202,10 @@ type ExceptionFilter struct {
 	Chosen bool `json:"chosen,omitempty"`
 }
 
+// filtersOf lists the filters caps offer, marking the chosen ones; never nil
+// (nil means no session to ask).
 func filtersOf(caps godap.Capabilities, chosen []string) []ExceptionFilter {
-	var out []ExceptionFilter
+	out := []ExceptionFilter{}
 	for _, f := range caps.ExceptionBreakpointFilters {
 		out = append(out, ExceptionFilter{ID: f.Filter, Label: f.Label, Default: f.Default, Chosen: slices.Contains(chosen, f.Filter)})
 	}

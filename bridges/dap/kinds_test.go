@@ -139,3 +139,38 @@ func TestLogpointDebugpy(t *testing.T) {
 		t.Fatalf("the logpoint's messages should be in the output: %s", out)
 	}
 }
+
+// TestFakeRefusesKinds: an adapter whose initialize answer offers no
+// conditions, hit conditions, logpoints, function breakpoints or exception
+// filters has each refused, naming the adapter and what it offers: on the
+// live session at once, and for kept ones at launch.
+func TestFakeRefusesKinds(t *testing.T) {
+	sv, root := fakeSupervisor(t, &fakeAdapter{}, dap.Config{})
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "prog.fake", Breakpoints: []dap.SourceBreakpoint{{Line: 2, Condition: "x > 1"}}})
+	msg := doErr(t, sv, "c", root, request{Op: "launch", Program: "prog.fake"})
+	if !strings.Contains(msg, "the fake adapter has no breakpoint conditions; it offers line breakpoints, no exception filters") || !strings.Contains(msg, "launch again") {
+		t.Fatal(msg)
+	}
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "prog.fake", Lines: []int{2}})
+	if l := do(t, sv, "c", root, request{Op: "launch", Program: "prog.fake"}); l.Stop == nil {
+		t.Fatalf("plain line breakpoints should still work: %s", l)
+	}
+	for _, tc := range []struct {
+		req  request
+		want string
+	}{
+		{request{Op: "breakpoints", File: "prog.fake", Breakpoints: []dap.SourceBreakpoint{{Line: 2, HitCondition: "3"}}}, "no breakpoint hit conditions"},
+		{request{Op: "breakpoints", File: "prog.fake", Breakpoints: []dap.SourceBreakpoint{{Line: 2, LogMessage: "x"}}}, "no breakpoint log messages"},
+		{request{Op: "breakpoints", File: "prog.fake", Breakpoints: []dap.SourceBreakpoint{{Line: 2}, {Line: 2, Condition: "y"}}}, "line 2 is given twice"},
+		{request{Op: "functions", Functions: []string{"main"}}, "the fake adapter has no function breakpoints"},
+		{request{Op: "exception_filters", Filters: []string{"raised"}}, `the fake adapter has no exception filter "raised"`},
+	} {
+		if msg := doErr(t, sv, "c", root, tc.req); !strings.Contains(msg, tc.want) || !strings.Contains(msg, "it offers") && !strings.Contains(msg, "twice") {
+			t.Errorf("got %q, want %q and what the adapter offers", msg, tc.want)
+		}
+	}
+	// A refusal changed nothing: the line breakpoint is still set.
+	if st := do(t, sv, "c", root, request{Op: "status"}); st.Status.BreakpointLines != 1 {
+		t.Fatalf("a refused change should keep the breakpoints: %s", st)
+	}
+}
