@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetherhq/tether/engine"
@@ -30,15 +31,28 @@ const DefaultDiskBudget = 1 << 30
 // each write is one rename, and entries are only ever added whole or
 // removed. When the files pass the budget, the least recently used (by
 // modification time, which a hit refreshes) are removed down to 80% of it.
-// It is safe for concurrent use.
+//
+// Opening a tier costs the same whatever it holds: its size is read from a
+// ledger (ledger.go) that writers append to, not counted by listing it. The
+// listing (to prune, or to count a tier whose ledger is missing) runs in
+// the background; Settle waits for it, bounded. It is safe for concurrent
+// use.
 type DiskCache struct {
 	dir    string
 	budget int64
 
 	mu      sync.Mutex
-	size    int64 // bytes of entries, as last counted plus written since
+	size    int64 // bytes of entries, as the ledger said at open plus written since
+	pending int64 // bytes written and not yet appended to the ledger
 	pruning bool
 	added   int64 // bytes written while a prune runs
+	bg      sync.WaitGroup
+	lmu     sync.Mutex // serializes this process's ledger records
+
+	// ledgerDamaged: the ledger was missing or not whole at open, and the
+	// next count replaces it
+	ledgerDamaged atomic.Bool
+	touched       atomic.Int64 // directory entries listed, for tests
 }
 
 // diskMagic starts every entry; the version changes with the layout.
@@ -64,8 +78,46 @@ func OpenDiskCache(dir string, budget int64) (*DiskCache, error) {
 		return nil, err
 	}
 	d := &DiskCache{dir: dir, budget: budget}
-	d.size = d.count()
+	size, records, ok := d.readLedger()
+	d.size = size
+	switch {
+	case !ok || size < 0:
+		// no ledger (a new tier, or one it was lost from) or a damaged
+		// one: count by listing, off the critical path
+		d.size = 0
+		d.ledgerDamaged.Store(true)
+		d.startPrune()
+	case size > budget:
+		d.startPrune()
+	case records > ledgerCompactRecords:
+		d.bg.Add(1)
+		go func() {
+			defer d.bg.Done()
+			d.compactLedger()
+		}()
+	}
 	return d, nil
+}
+
+// Settle waits, at most until the bound passes, for what the tier does in
+// the background (pruning, counting, the ledger's upkeep) and then appends
+// the bytes written since the last record to the ledger. A process calls it
+// after its answer, before it exits; what a bound or a kill cuts short
+// leaves the tier readable (every removal and record is whole) and is done
+// again by a later process.
+func (d *DiskCache) Settle(bound time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		d.bg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	d.flushLedger(0)
 }
 
 func (d *DiskCache) path(k treeKey) string {
@@ -157,17 +209,32 @@ func (d *DiskCache) write(k treeKey, b []byte) {
 	}
 	d.mu.Lock()
 	d.size += int64(len(b))
+	d.pending += int64(len(b))
 	if d.pruning {
 		d.added += int64(len(b))
 	}
-	prune := d.size > d.budget && !d.pruning
-	if prune {
-		d.pruning = true
-	}
+	prune := d.size > d.budget
 	d.mu.Unlock()
 	if prune {
-		d.prune()
+		d.startPrune()
 	}
+	d.flushLedger(ledgerFlushBytes)
+}
+
+// startPrune starts a prune in the background unless one runs.
+func (d *DiskCache) startPrune() {
+	d.mu.Lock()
+	if d.pruning {
+		d.mu.Unlock()
+		return
+	}
+	d.pruning = true
+	d.bg.Add(1)
+	d.mu.Unlock()
+	go func() {
+		defer d.bg.Done()
+		d.prune()
+	}()
 }
 
 type diskEntry struct {
@@ -184,6 +251,7 @@ func (d *DiskCache) entries() []diskEntry {
 		if err != nil || de.IsDir() {
 			return nil
 		}
+		d.touched.Add(1)
 		fi, err := de.Info()
 		if err != nil {
 			return nil
@@ -202,32 +270,34 @@ func (d *DiskCache) entries() []diskEntry {
 	return out
 }
 
-func (d *DiskCache) count() int64 {
-	var n int64
-	for _, e := range d.entries() {
-		n += e.size
-	}
-	return n
-}
-
-// prune removes the least recently used entries down to 80% of the budget.
-// Entries written while it walks may be missed by its listing (and their
-// bytes were counted by their writers), so it walks again until a walk sees
-// no write; after a few walks it counts those bytes on top of what it left.
+// prune removes the least recently used entries down to 80% of the budget
+// and records the bytes it left in the ledger, which makes good what the
+// ledger lost (a process killed before it appended, records of several
+// processes crossing). Entries written while it walks may be missed by its
+// listing (and their bytes were counted by their writers), so it walks again
+// until a walk sees no write; after a few walks it counts those bytes on top
+// of what it left.
 func (d *DiskCache) prune() {
 	for pass := 0; ; pass++ {
 		d.mu.Lock()
 		d.added = 0
 		d.mu.Unlock()
 		total := d.pruneOnce()
+		// the base and what is left pending change together
+		d.lmu.Lock()
 		d.mu.Lock()
 		if d.added == 0 || pass == 3 {
 			d.size = total + d.added
+			// what was written before this walk, the walk counted
+			d.pending = d.added
 			d.pruning = false
 			d.mu.Unlock()
+			d.recordBase(total)
+			d.lmu.Unlock()
 			return
 		}
 		d.mu.Unlock()
+		d.lmu.Unlock()
 	}
 }
 
@@ -254,7 +324,7 @@ func (d *DiskCache) pruneOnce() int64 {
 // DiskStats describes the disk tier.
 type DiskStats struct {
 	Dir    string
-	Bytes  int64 // bytes of entries (as counted at open and written since)
+	Bytes  int64 // bytes of entries (as the ledger said at open, and written since)
 	Budget int64
 }
 

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/internal/testenv"
@@ -47,6 +48,7 @@ func diskChild(dir string) int {
 			return 1
 		}
 	}
+	d.Settle(time.Minute)
 	return 0
 }
 
@@ -201,6 +203,7 @@ func TestDiskTierBudget(t *testing.T) {
 	if _, err := s.Search(context.Background(), q); err != nil {
 		t.Fatal(err)
 	}
+	d.Settle(time.Minute) // the prune runs in the background
 	var total int64
 	for _, p := range diskEntries(t, dir) {
 		fi, err := os.Stat(p)

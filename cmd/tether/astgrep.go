@@ -133,6 +133,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	}
 	defer e.Close(ctx)
 	trees.apply(stderr)
+	defer trees.settle()
 	// texts are printed whole, as ast-grep prints them
 	if updateAll {
 		// Before rewriting, put back any change a crash cut short (as a

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/tetherhq/tether/search"
 )
@@ -42,6 +43,8 @@ type treeCacheFlags struct {
 	// in place of the one derived from the tree budget (tether ast-grep:
 	// cliMemoryLimit)
 	defaultLimit int64
+	// opened is the disk tier apply opened, nil for none
+	opened *search.DiskCache
 }
 
 // register adds the flags; memory is the default memory budget.
@@ -78,6 +81,14 @@ func (f *treeCacheFlags) applyMemoryLimit() int64 {
 	return n
 }
 
+// settle lets the disk tier finish, bounded, what it does in the background
+// (pruning, its ledger): a CLI defers it, so that it runs after the answer.
+func (f *treeCacheFlags) settle() {
+	if f.opened != nil {
+		f.opened.Settle(10 * time.Second)
+	}
+}
+
 // apply sets the shared store up; a disk tier that cannot be opened is said
 // on stderr and the search goes on without it.
 func (f *treeCacheFlags) apply(stderr io.Writer) {
@@ -93,6 +104,7 @@ func (f *treeCacheFlags) apply(stderr io.Writer) {
 		var d *search.DiskCache
 		if d, err = search.OpenDiskCache(dir, f.disk.n); err == nil {
 			c.SetDisk(d)
+			f.opened = d
 			return
 		}
 	}

@@ -1,0 +1,177 @@
+package search_test
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/search"
+)
+
+// fillTier writes n entries of size bytes each into a new tier in dir and
+// lets it settle, as a process that searched and exited. It lets the count
+// of the new tier finish first: an entry written as a count ends may be
+// counted twice until the next prune, and these tests compare exact sizes.
+func fillTier(t *testing.T, dir string, n, size int, budget int64) {
+	t.Helper()
+	d, err := search.OpenDiskCache(dir, budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Settle(time.Minute)
+	b := make([]byte, size)
+	for i := range n {
+		var k [32]byte
+		binary.LittleEndian.PutUint64(k[:], uint64(i))
+		k[31] = 0xa5
+		search.WriteDiskEntry(d, k, b)
+	}
+	d.Settle(time.Minute)
+}
+
+// tierBytes is what the tier's entries hold on disk.
+func tierBytes(t *testing.T, dir string) (total int64, n int) {
+	t.Helper()
+	for _, p := range diskEntries(t, dir) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += fi.Size()
+		n++
+	}
+	return total, n
+}
+
+// TestDiskTierOpenListsNothing: opening a tier lists none of its entries,
+// whether it holds 50 or 2,000: its size comes from the ledger, and is the
+// size on disk.
+func TestDiskTierOpenListsNothing(t *testing.T) {
+	var listed []int64
+	for _, n := range []int{50, 2000} {
+		dir := t.TempDir()
+		fillTier(t, dir, n, 512, 0)
+		want, got := tierBytes(t, dir)
+		if got != n {
+			t.Fatalf("%d entries written, %d on disk", n, got)
+		}
+		d, err := search.OpenDiskCache(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := search.DiskListed(d)
+		d.Settle(time.Minute)
+		if after := search.DiskListed(d); after != l {
+			t.Errorf("%d entries: %d listed in the background after the open", n, after-l)
+		}
+		if st := d.Stats(); st.Bytes != want {
+			t.Errorf("%d entries: the ledger says %d bytes, %d on disk", n, st.Bytes, want)
+		}
+		listed = append(listed, l)
+	}
+	if listed[0] != 0 || listed[1] != 0 {
+		t.Errorf("opening a tier of 50 entries listed %d, of 2,000 listed %d; want 0 for both", listed[0], listed[1])
+	}
+}
+
+// TestDiskTierLedgerRecovers: a tier whose ledger is missing, or torn, is
+// counted again by a listing in the background (never at open), and its
+// size comes out right.
+func TestDiskTierLedgerRecovers(t *testing.T) {
+	dir := t.TempDir()
+	fillTier(t, dir, 300, 1000, 0)
+	want, n := tierBytes(t, dir)
+	for _, damage := range []string{"missing", "torn", "foreign", "appended"} {
+		d, err := search.OpenDiskCache(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := search.DiskLedgerPath(d)
+		switch damage {
+		case "missing":
+			err = search.RemoveDiskLedger(d)
+		case "torn":
+			var b []byte
+			if b, err = os.ReadFile(p); err == nil {
+				err = os.WriteFile(p, b[:len(b)-5], 0o600)
+			}
+		case "appended":
+			var f *os.File
+			if f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+				f.WriteString("half a record")
+				err = f.Close()
+			}
+		case "foreign":
+			err = os.WriteFile(p, []byte(strings.Repeat("not a ledger\n", 10)), 0o600)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err = search.OpenDiskCache(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Settle(time.Minute)
+		if l := search.DiskListed(d); l < int64(n) {
+			t.Errorf("%s ledger: %d entries listed to count the tier, want all %d", damage, l, n)
+		}
+		if st := d.Stats(); st.Bytes != want {
+			t.Errorf("%s ledger: counted %d bytes, %d on disk", damage, st.Bytes, want)
+		}
+		// the count is recorded: the next process lists nothing
+		d, err = search.OpenDiskCache(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := search.DiskListed(d); l != 0 || d.Stats().Bytes != want {
+			t.Errorf("%s ledger, after the count: %d listed, %d bytes (want 0, %d)", damage, l, d.Stats().Bytes, want)
+		}
+	}
+}
+
+// TestDiskTierPrunesAtOpen: a tier that other processes filled past this
+// one's budget is pruned in the background after the open, down to 80% of
+// the budget, and the ledger stays compact across many processes.
+func TestDiskTierPrunesAtOpen(t *testing.T) {
+	dir := t.TempDir()
+	fillTier(t, dir, 400, 1000, 0)
+	d, err := search.OpenDiskCache(dir, 100_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Settle(time.Minute)
+	got, _ := tierBytes(t, dir)
+	if got > 80_000 || got == 0 || d.Stats().Bytes != got {
+		t.Errorf("after the prune: %d bytes on disk, stats %d, want (0, 80000]", got, d.Stats().Bytes)
+	}
+	// many small processes, each recording what it wrote
+	for i := range 600 {
+		d, err := search.OpenDiskCache(dir, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var k [32]byte
+		binary.LittleEndian.PutUint64(k[:], uint64(10_000+i))
+		search.WriteDiskEntry(d, k, make([]byte, 100))
+		d.Settle(time.Minute)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "size.ledger"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > 300*16 {
+		t.Errorf("ledger of %d bytes after 600 processes: it is not compacted", fi.Size())
+	}
+	want, _ := tierBytes(t, dir)
+	d, err = search.OpenDiskCache(dir, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Settle(time.Minute)
+	if d.Stats().Bytes != want {
+		t.Errorf("after 600 processes the ledger says %d bytes, %d on disk", d.Stats().Bytes, want)
+	}
+}
