@@ -259,6 +259,11 @@ func TestExceptionStops(t *testing.T) {
 					t.Fatalf("a stop in the runtime should name the program's own frame:\n%s", l)
 				}
 				line = st.UserFrame.Line
+				// The runtime's file lies outside the working dir: its path
+				// alone, never its line; the program's own frame keeps its.
+				if st.Source != "" || !st.SourceOutside || st.UserSource == "" {
+					t.Fatalf("a stop in the runtime shows its path alone and the program's own line:\n%+v", st)
+				}
 			}
 			if line != tc.line {
 				t.Fatalf("stopped at line %d, want %d:\n%s", line, tc.line, l)
