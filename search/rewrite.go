@@ -33,10 +33,16 @@ type Plan struct {
 	// as written ($Y, or $ARGS where the pattern has $$$ARGS): each is
 	// replaced by nothing, as ast-grep replaces it.
 	Unbound []string
+	// LeftOut are the files with a replacement that the plan leaves
+	// unchanged because their tree has a syntax error (Query.IncludeErrors
+	// was not set), with the line of their first error.
+	LeftOut []BrokenFile
 }
 
 // Rewrite runs q and computes the replacement of every match by the rewrite
-// template. Of overlapping matches the outermost wins. Files are not written.
+// template. Of overlapping matches the outermost wins. Files whose tree has a
+// syntax error are left out (Plan.LeftOut) unless q.IncludeErrors is set.
+// Files are not written.
 func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan, error) {
 	res, jobs, err := s.run(ctx, q, &rewrite)
 	if err != nil {
@@ -45,6 +51,10 @@ func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan,
 	p := &Plan{Result: res, Rewrite: rewrite, Unbound: matcher.NewTemplate(res.Pattern, rewrite).Unbound()}
 	for _, j := range jobs {
 		if len(j.edits) == 0 {
+			continue
+		}
+		if j.brokenLine != 0 && !q.IncludeErrors {
+			p.LeftOut = append(p.LeftOut, BrokenFile{Path: j.path, Line: j.brokenLine})
 			continue
 		}
 		p.Edits += len(j.edits)

@@ -141,6 +141,10 @@ type Query struct {
 	// the hidden rule; given any include, only files an include matches
 	// are searched. A path named in Paths is searched whatever they say.
 	Globs []string
+	// IncludeErrors lets a rewrite change files whose tree has a syntax
+	// error; without it they are left out of the plan and named in
+	// Plan.LeftOut. A search reports their matches either way.
+	IncludeErrors bool
 }
 
 // Position is a 1-based line and 1-based byte column.
@@ -220,6 +224,13 @@ type Result struct {
 	// SizeCap is the size above which files were skipped (Skipped.Large).
 	SizeCap int64       `json:"sizeCap,omitempty"`
 	Errors  []FileError `json:"errors,omitempty"`
+	// BrokenCount counts the searched files whose tree has a syntax error
+	// (an ERROR or MISSING node); Broken names the first MaxBrokenListed
+	// with the line of their first error. A file parsed in chunks is
+	// known broken when a chunk that holds the pattern's tokens is, or,
+	// in a rewrite, when it has a replacement.
+	BrokenCount int          `json:"syntaxErrorFiles,omitempty"`
+	Broken      []BrokenFile `json:"syntaxErrors,omitempty"`
 }
 
 // worker is one search goroutine's state.
@@ -249,6 +260,9 @@ type fileJob struct {
 	skip      string // binary, too large, unreadable
 	size      int64
 	err       error
+	// brokenLine is the 1-based line of the file's first syntax error, 0
+	// when none was seen
+	brokenLine int
 }
 
 // anyLanguage, as walk's language, keeps every file of a shipped grammar.
@@ -440,6 +454,9 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 		if j.cacheHit {
 			res.CacheHits++
 		}
+		if j.brokenLine != 0 {
+			res.addBroken(j.path, j.brokenLine)
+		}
 		res.Total += j.count
 		for _, mt := range j.matches {
 			if q.MaxResults > 0 && len(res.Matches) >= q.MaxResults {
@@ -471,6 +488,7 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 					return nil
 				}
 				j.parsed, j.cacheHit = true, true
+				j.noteBroken(tree, base{})
 				return s.collect(ctx, w, lang, j, tree, base{}, limit)
 			}
 		}
@@ -507,10 +525,22 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 		if split := splitters[lang]; split != nil {
 			if starts := split(src); len(starts) > 1 {
 				if done, err := s.doChunks(ctx, w, lang, j, src, starts, limit); done || err != nil {
-					if done && err == nil {
-						s.warm.want(j.path) // whole, for the next pattern
+					if err != nil {
+						return err
 					}
-					return err
+					if w.tmpl != nil && len(j.edits) > 0 {
+						// a rewrite must know whether any chunk of the
+						// file it changes is broken, not only those parsed
+						tree, _, err := s.wholeTree(ctx, lang, key, src)
+						if err != nil {
+							j.err = err
+							return nil
+						}
+						j.noteBroken(tree, base{})
+						return nil
+					}
+					s.warm.want(j.path) // whole, for the next pattern
+					return nil
 				}
 			}
 		}
@@ -521,6 +551,7 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 		return nil
 	}
 	j.parsed, j.cacheHit = true, hit
+	j.noteBroken(tree, base{})
 	if err := s.collect(ctx, w, lang, j, tree, base{}, limit); err != nil {
 		return err
 	}

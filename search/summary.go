@@ -44,6 +44,9 @@ func (r *Result) Summary() string {
 			s += fmt.Sprintf(" and %d more", more)
 		}
 	}
+	if note := r.brokenNote(); note != "" {
+		s += "; " + note
+	}
 	if len(r.Errors) > 0 {
 		s += fmt.Sprintf("; %d %s could not be searched (first: %s: %s)", len(r.Errors), plural(len(r.Errors), "file", "files"), r.Errors[0].Path, r.Errors[0].Err)
 	}

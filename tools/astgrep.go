@@ -158,6 +158,8 @@ func (grepArgs) tuneSchema(s *jsonschema.Schema) {
 type astEditArgs struct {
 	grepQuery
 	Rewrite string `json:"rewrite" jsonschema:"the replacement, with the pattern's metavariables"`
+	// IncludeErrors rewrites files with syntax errors too.
+	IncludeErrors bool `json:"include_errors,omitempty" jsonschema:"rewrite files whose tree has syntax errors too (default false: they are left out of the staged change and named with the line of their first error, as a replacement there may land in code the parser misread)"`
 }
 
 // tuneSchema lists the languages.
@@ -226,6 +228,9 @@ func (s *structural) relResult(r *search.Result) {
 	s.relMatches(r.Matches)
 	for i := range r.Errors {
 		r.Errors[i].Path = s.rel(r.Errors[i].Path)
+	}
+	for i := range r.Broken {
+		r.Broken[i].Path = s.rel(r.Broken[i].Path)
 	}
 	for i, e := range r.Skipped.Examples {
 		r.Skipped.Examples[i] = strings.Replace(e, s.run.root.RealDir()+string(filepath.Separator), "", 1)
@@ -318,6 +323,7 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 	}
 	st.More = o.more(res.Total)
 	st.Errors = res.Errors[:min(len(res.Errors), astGrepMaxErrors)]
+	st.SyntaxErrorFiles, st.SyntaxErrors = res.BrokenCount, res.Broken
 	if w := s.search.WarmStatus(); w.Running {
 		// answered while the warm-up parses: later queries find more ready
 		st.Index = w.String()
@@ -370,7 +376,9 @@ func mergeResults(parts []*search.Result, max int) *search.Result {
 	m.Matches = append([]search.Match(nil), m.Matches...)
 	m.Errors = append([]search.FileError(nil), m.Errors...)
 	m.Skipped.Large = append([]string(nil), m.Skipped.Large...)
+	m.Broken = append([]search.BrokenFile(nil), m.Broken...)
 	for _, p := range parts[1:] {
+		m.MergeBroken(p)
 		m.Matches = append(m.Matches, p.Matches...)
 		m.Total += p.Total
 		m.Searched += p.Searched
@@ -418,6 +426,7 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 		return nil, err
 	}
 	q.MaxResults = 0
+	q.IncludeErrors = a.IncludeErrors
 	plan, err := s.search.Rewrite(ctx, q, a.Rewrite)
 	if err != nil {
 		return nil, s.relErr(err)
@@ -425,7 +434,14 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 	for i := range plan.Changes {
 		plan.Changes[i].Display = s.rel(plan.Changes[i].Path)
 	}
+	for i := range plan.LeftOut {
+		plan.LeftOut[i].Path = s.rel(plan.LeftOut[i].Path)
+	}
 	s.relResult(plan.Result)
+	leftOut := plan.LeftOutNote("include_errors: true")
+	if plan.Replacements == 0 && leftOut != "" {
+		return Text(fmt.Sprintf("nothing staged: %s (%s)", leftOut, plan.Result.Summary())), nil
+	}
 	if plan.Replacements == 0 {
 		if n := plan.Result.Total; n > 0 {
 			what := fmt.Sprintf("all %d matches as they are", n)
@@ -448,7 +464,10 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 		fmt.Fprintf(&b, "note: %s was dropped unresolved: at most %d staged edits (%d MiB of files) are kept; resolve edits before staging more\n",
 			strings.Join(dropped, ", "), AstEditMaxStaged, search.MaxStagedBytes>>20)
 	}
-	if n := plan.Result.Skipped.Total() + len(plan.Result.Errors); n > 0 {
+	if leftOut != "" {
+		fmt.Fprintf(&b, "note: %s\n", leftOut)
+	}
+	if n := plan.Result.Skipped.Total() + len(plan.Result.Errors) + plan.Result.BrokenCount; n > 0 {
 		fmt.Fprintf(&b, "(%s)\n", plan.Result.Summary())
 	}
 	diff, st, err := stagedDiff(id, plan, "", 0)

@@ -49,6 +49,11 @@ type AstGrepResult struct {
 	// 7,708 files (parsing in the background)").
 	Index  string             `json:"index,omitempty"`
 	Errors []search.FileError `json:"errors,omitempty"`
+	// SyntaxErrorFiles counts the searched files whose tree has a syntax
+	// error; SyntaxErrors names the first 20 with the line of the first
+	// error. Their matches are in Matches all the same.
+	SyntaxErrorFiles int                 `json:"syntax_error_files,omitempty"`
+	SyntaxErrors     []search.BrokenFile `json:"syntax_errors,omitempty"`
 }
 
 // AstGrepLanguage is one language a search ran in.

@@ -32,6 +32,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rewrite, "rewrite", "", "same as -r")
 	fs.BoolVar(&updateAll, "U", false, "apply every rewrite without asking")
 	fs.BoolVar(&updateAll, "update-all", false, "same as -U")
+	includeErrors := fs.Bool("include-errors", false, "with -r: rewrite files whose tree has syntax errors too (by default they are left out and named on stderr with the line of their first error)")
 	fs.Var(&asJSON, "json", "print matches as ast-grep's JSON: --json or --json=pretty (an indented array), --json=compact (one line), --json=stream (one match per line)")
 	var debug debugFormat
 	fs.Var(&debug, "debug-query", "print the pattern's readings to stderr before searching, each with the context rung it came from: --debug-query or --debug-query=pattern (the compiled pattern), =ast (the tree's named nodes), =cst (all its nodes), =sexp (an S-expression), as ast-grep's; needs -l LANG")
@@ -53,7 +54,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	var trees treeCacheFlags
 	trees.register(fs, cliTreeMemory)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [--selector KIND] [-l LANG] [-r REWRITE] [-U] [--json[=pretty|compact|stream]] [--debug-query[=pattern|ast|cst|sexp]] [--globs GLOB]... [-A N] [-B N] [-C N] [--color WHEN] [--heading WHEN] [--files-with-matches] [--max-results N] [PATH...]")
+		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [--selector KIND] [-l LANG] [-r REWRITE] [-U] [--include-errors] [--json[=pretty|compact|stream]] [--debug-query[=pattern|ast|cst|sexp]] [--globs GLOB]... [-A N] [-B N] [-C N] [--color WHEN] [--heading WHEN] [--files-with-matches] [--max-results N] [PATH...]")
 		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 2 on errors.")
 		fs.PrintDefaults()
 	}
@@ -147,7 +148,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	s := search.NewSearcher(e, search.Config{Workers: *threads, MaxText: -1})
-	q := search.Query{Pattern: pattern, Selector: selector, Language: lang, Paths: paths, MaxResults: *maxResults, Globs: globs}
+	q := search.Query{Pattern: pattern, Selector: selector, Language: lang, Paths: paths, MaxResults: *maxResults, Globs: globs, IncludeErrors: *includeErrors}
 	if debug != "" && !debugQuery(ctx, e, q, string(debug), stderr) {
 		return 2
 	}
@@ -198,6 +199,12 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		if plan.Edits > 0 {
 			// ast-grep's words, on stderr as it prints them
 			fmt.Fprintf(stderr, "Applied %d changes\n", plan.Edits)
+		}
+	}
+	// after ast-grep's own words
+	if plan != nil {
+		if note := plan.LeftOutNote("--include-errors"); note != "" {
+			fmt.Fprintln(stderr, "tether ast-grep: note:", note)
 		}
 	}
 	if res.Total == 0 || res.Skipped.Total() > 0 || len(res.Errors) > 0 || len(res.Matches) < res.Total {

@@ -202,3 +202,44 @@ func TestAstGrepCLIHumanFlagsAsPeer(t *testing.T) {
 		})
 	}
 }
+
+// TestAstGrepCLIIncludeErrors: -U leaves a file with a syntax error as it
+// is and names it with its line on stderr, after ast-grep's words;
+// --include-errors rewrites it too.
+func TestAstGrepCLIIncludeErrors(t *testing.T) {
+	const broken = "package p\n\nfunc _() { f(a) }\n\nfunc g() { x := }\n"
+	const clean = "package p\n\nfunc _() { f(b) }\n"
+	for _, include := range []bool{false, true} {
+		dir := t.TempDir()
+		for name, body := range map[string]string{"broken.go": broken, "clean.go": clean} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		args := []string{"-p", "f($A)", "-r", "g($A)", "-l", "go", "-U", dir}
+		if include {
+			args = append(args, "--include-errors")
+		}
+		code, _, errOut := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("include=%v: exit %d: %s", include, code, errOut)
+		}
+		got, _ := os.ReadFile(filepath.Join(dir, "broken.go"))
+		cl, _ := os.ReadFile(filepath.Join(dir, "clean.go"))
+		if !strings.Contains(string(cl), "g(b)") {
+			t.Errorf("include=%v: clean.go not rewritten:\n%s", include, cl)
+		}
+		if include {
+			if !strings.Contains(string(got), "g(a)") || strings.Contains(errOut, "left out") {
+				t.Errorf("--include-errors: broken.go:\n%s\nstderr: %s", got, errOut)
+			}
+			continue
+		}
+		if string(got) != broken {
+			t.Errorf("broken.go rewritten without --include-errors:\n%s", got)
+		}
+		if !strings.HasPrefix(errOut, "Applied 1 changes\n") || !strings.Contains(errOut, "left out 1 file with syntax errors") || !strings.Contains(errOut, "broken.go:5") || !strings.Contains(errOut, "--include-errors") {
+			t.Errorf("stderr does not name the file left out after ast-grep's words: %q", errOut)
+		}
+	}
+}
