@@ -102,8 +102,9 @@ func (s *structural) tools() []Tool {
 				"without binding. A metavariable used twice must capture the same text. Whitespace, line breaks and comments " +
 				"do not matter, and text inside strings or comments never matches. Example: fmt.Errorf($$$ARGS) " +
 				"with language go. Returns file:line:column ranges, the matched lines and the captures; output \"lines\" (default) " +
-				"shows a match of more than 3 lines by its first line, \"full\" shows every match whole, \"captures\" only where " +
-				"each match is and what it captured. Without language, a directory holding several languages the pattern parses " +
+				"shows a match of more than 3 lines by its first line and a $$$ capture of more than one line by its line count, " +
+				"\"full\" shows every match whole, \"captures\" only where each match is and what it captured. " +
+				"max_results (default 50) matches are shown, start (up to 10000) pages past them. Without language, a directory holding several languages the pattern parses " +
 				"in is searched in each, and the result says which matched.",
 			InputSchema: SchemaFor[grepArgs](),
 			Handler:     s.grep,
