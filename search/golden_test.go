@@ -187,6 +187,10 @@ func formatMatches(pat *matcher.Pattern, res *search.Result) string {
 			fmt.Fprintf(&b, "  %s%s = %q\n", mark, bd.Name, bd.Text)
 		}
 	}
+	// a file with syntax errors is named as the case names it
+	for i := range res.Broken {
+		res.Broken[i].Path = filepath.Base(res.Broken[i].Path)
+	}
 	fmt.Fprintf(&b, "summary: %s\n", res.Summary())
 	return b.String()
 }
