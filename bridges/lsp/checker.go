@@ -203,7 +203,11 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 	cmd.Env = env
 	out := &textcut.Head{Max: maxCheckerOutput}
 	cmd.Stdout, cmd.Stderr = out, out
-	err := proc.Run(cmd)
+	cleanup, err := sandboxed(cmd, spec, bin, s.workdir)
+	if err == nil {
+		err = proc.Run(cmd)
+		cleanup()
+	}
 	cancel()
 	name := strings.Join(append([]string{shown}, spec.Checker[1:]...), " ") + where
 	if n := out.Dropped(); n > 0 {

@@ -43,7 +43,12 @@ func (s *Server) unusable(name, bin string, env []string) string {
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	why := ""
-	if err := proc.Run(cmd); err != nil {
+	cleanup, err := sandboxed(cmd, *s, bin, "")
+	if err == nil {
+		err = proc.Run(cmd)
+		cleanup()
+	}
+	if err != nil {
 		msg := firstLine(out.String())
 		if ctx.Err() != nil {
 			msg = fmt.Sprintf("no answer within %s", probeTimeout)

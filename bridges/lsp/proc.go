@@ -158,27 +158,36 @@ func newInstance(spec Server, root, binary string) *instance {
 }
 
 // startProcess starts the server binary in root and connects to it.
-func startProcess(spec Server, root, binary string, env []string) (*instance, error) {
+// It runs in the sandbox: read-write on workdir, read-only on its toolchain.
+func startProcess(spec Server, root, workdir, binary string, env []string) (*instance, error) {
 	in := newInstance(spec, root, binary)
 	cmd := exec.Command(binary, spec.Args...)
 	cmd.Dir = root
 	cmd.Env = env
+	cleanup, err := sandboxed(cmd, spec, binary, workdir)
+	if err != nil {
+		return nil, fmt.Errorf("lsp: %s: %w", spec.Name, err)
+	}
 	cmd.Stderr = in.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		cleanup()
 		return nil, fmt.Errorf("lsp: %s: %w", spec.Name, err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		cleanup()
 		return nil, fmt.Errorf("lsp: %s: %w", spec.Name, err)
 	}
 	if err := proc.Start(cmd); err != nil {
+		cleanup()
 		return nil, fmt.Errorf("lsp: starting %s: %w", spec.Name, err)
 	}
 	in.cmd = cmd
 	in.attach(pipeRWC{stdout, stdin})
 	go func() {
 		err := cmd.Wait()
+		cleanup()
 		in.mu.Lock()
 		if err == nil {
 			err = errors.New("exited")
@@ -425,8 +434,17 @@ func (in *instance) notify(ctx context.Context, method string, params any) error
 
 // initialize runs the initialize handshake.
 func (in *instance) initialize(ctx context.Context, timeout time.Duration) error {
+	// processId lets a server end itself once tether is gone, by probing
+	// the pid with signal 0. A sandboxed server can neither see tether's
+	// pid (its own PID namespace) nor signal it (Landlock's signal scope),
+	// and would take that for tether's death; it ends with tether anyway
+	// (a parent-death signal, and its namespace going with it).
+	var pid any = os.Getpid()
+	if proc.SandboxStatus().Available() {
+		pid = nil
+	}
 	params := map[string]any{
-		"processId":  os.Getpid(),
+		"processId":  pid,
 		"clientInfo": map[string]string{"name": "tether"},
 		"rootUri":    pathToURI(in.root),
 		"rootPath":   in.root,

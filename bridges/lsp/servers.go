@@ -22,6 +22,11 @@ type Server struct {
 	Binaries []string `json:"binaries"`
 	// Args follow the binary ("--stdio").
 	Args []string `json:"args,omitempty"`
+	// Toolchain names the runtime the server and its checker run on ("go",
+	// "node", "python", "dart", "rust"; "native", the default, for a
+	// self-contained binary): the sandbox lets them read that toolchain's
+	// directories (internal/proc's Table) besides the workspace.
+	Toolchain string `json:"toolchain,omitempty"`
 	// Probe, when set, are arguments that make the binary print its version
 	// and exit ("--version"). A binary that is on PATH but fails its probe (a
 	// rustup proxy for a component that is not installed, say) counts as not
@@ -142,7 +147,7 @@ func (s *Server) settle(empty bool) time.Duration {
 func DefaultServers() []Server {
 	return []Server{
 		{
-			Name: "gopls", Language: "go", Binaries: []string{"gopls"}, Probe: []string{"version"},
+			Name: "gopls", Language: "go", Toolchain: "go", Binaries: []string{"gopls"}, Probe: []string{"version"},
 			Extensions:  []string{".go"},
 			RootMarkers: []string{"go.mod"},
 			Checker:     []string{"go", "vet", "./..."},
@@ -154,7 +159,7 @@ func DefaultServers() []Server {
 			Settle:  50 * time.Millisecond, // one publication per version
 		},
 		{
-			Name: "pyright", Language: "python", Binaries: []string{"pyright-langserver"}, Args: []string{"--stdio"},
+			Name: "pyright", Language: "python", Toolchain: "node", Binaries: []string{"pyright-langserver"}, Args: []string{"--stdio"},
 			Extensions:  []string{".py", ".pyi"},
 			RootMarkers: []string{"pyproject.toml", "setup.py", "requirements.txt", "pyrightconfig.json"},
 			Checker:     []string{"pyright"},
@@ -164,7 +169,7 @@ func DefaultServers() []Server {
 			EmptySettle: 2500 * time.Millisecond,
 		},
 		{
-			Name: "typescript-language-server", Language: "typescript", Binaries: []string{"typescript-language-server"}, Args: []string{"--stdio"}, Probe: []string{"--version"},
+			Name: "typescript-language-server", Language: "typescript", Toolchain: "node", Binaries: []string{"typescript-language-server"}, Args: []string{"--stdio"}, Probe: []string{"--version"},
 			Extensions:   []string{".ts", ".tsx", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs"},
 			LanguageIDs:  map[string]string{".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"},
 			RootMarkers:  []string{"package.json", "tsconfig.json"},
@@ -182,7 +187,7 @@ func DefaultServers() []Server {
 			},
 		},
 		{
-			Name: "clangd", Language: "c", Binaries: []string{"clangd", "clangd-19", "clangd-18", "clangd-17", "clangd-16"}, Probe: []string{"--version"},
+			Name: "clangd", Language: "c", Toolchain: "native", Binaries: []string{"clangd", "clangd-19", "clangd-18", "clangd-17", "clangd-16"}, Probe: []string{"--version"},
 			// A header's text as tether last sent it, not as on disk: what
 			// diagnostics on write shows of a header before a write is
 			// what its includers are compiled against.
@@ -196,7 +201,7 @@ func DefaultServers() []Server {
 			ProjectIndexHint: "cmake -B build -DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or bear -- make",
 		},
 		{
-			Name: "dart", Language: "dart", Binaries: []string{"dart"}, Args: []string{"language-server", "--protocol=lsp"}, Probe: []string{"--version"},
+			Name: "dart", Language: "dart", Toolchain: "dart", Binaries: []string{"dart"}, Args: []string{"language-server", "--protocol=lsp"}, Probe: []string{"--version"},
 			Extensions:  []string{".dart"},
 			RootMarkers: []string{"pubspec.yaml"},
 			Checker:     []string{"dart", "analyze"},
@@ -205,7 +210,7 @@ func DefaultServers() []Server {
 			CheckerRunsCode: true,
 		},
 		{
-			Name: "rust-analyzer", Language: "rust", Binaries: []string{"rust-analyzer"}, Probe: []string{"--version"},
+			Name: "rust-analyzer", Language: "rust", Toolchain: "rust", Binaries: []string{"rust-analyzer"}, Probe: []string{"--version"},
 			Extensions:  []string{".rs"},
 			RootMarkers: []string{"Cargo.toml"},
 			Checker:     []string{"cargo", "check", "--message-format=short"},

@@ -314,7 +314,7 @@ func (s *Supervisor) start(ctx context.Context, spec Server, root, marker string
 			spec.InitOptions = opts
 		}
 		var err error
-		if in, err = startProcess(spec, root, bin, s.env); err != nil {
+		if in, err = startProcess(spec, root, s.workdir, bin, s.env); err != nil {
 			return nil, err
 		}
 	}

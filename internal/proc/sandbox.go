@@ -46,6 +46,11 @@ type Policy struct {
 	// Scratch is the process's own read-write directory, made when missing;
 	// TMPDIR points at it.
 	Scratch string
+	// Unconfined, when set, says why this process cannot work sandboxed
+	// (lldb-dap attached to a program tether did not start reads that
+	// program's /proc entries, which Landlock keeps from it). It then runs
+	// unsandboxed, unless Options.Strict, when Sandbox refuses it.
+	Unconfined string
 }
 
 // Options is how the operator set up the sandbox (tether's flags).
@@ -55,6 +60,9 @@ type Options struct {
 	Off bool
 	// Net lists the families allowed to use the network.
 	Net map[Family]bool
+	// Strict refuses to start a process that cannot be sandboxed (a
+	// Policy's Unconfined): serve --http sets it.
+	Strict bool
 }
 
 // DefaultNet is the network each family gets unless the operator says
@@ -182,7 +190,7 @@ func (s Status) String() string {
 		fmt.Fprintf(&b, "no Landlock (%s): processes tether starts can read every file tether can", s.LandlockErr)
 	}
 	if s.Namespaces {
-		b.WriteString("; user, PID, mount, IPC and network namespaces (own /proc)")
+		b.WriteString("; user, IPC and (without network) network namespaces; PID and mount namespaces with their own /proc for language servers")
 	} else {
 		fmt.Fprintf(&b, "; no namespaces (%s): /proc of other processes is visible", s.NamespacesErr)
 		if s.Landlock < 4 {
@@ -204,8 +212,12 @@ func (s Status) Note(f Family) string {
 	if s.Landlock < 1 {
 		gaps = append(gaps, "files are not confined (no Landlock: "+s.LandlockErr+")")
 	}
-	if !s.Namespaces {
+	switch {
+	case !s.Namespaces:
 		gaps = append(gaps, "/proc of other processes is visible (no namespaces: "+s.NamespacesErr+")")
+	case f != Servers:
+		// No PID namespace for these (see sandbox).
+		gaps = append(gaps, "other processes' names and command lines are visible in /proc (not their environment, memory or files)")
 	}
 	net := s.Net[f]
 	if !net && !s.NetConfined() {
@@ -216,11 +228,13 @@ func (s Status) Note(f Family) string {
 	}
 	var b strings.Builder
 	b.WriteString("sandbox: ")
-	if len(gaps) == 0 {
-		b.WriteString("workspace and scratch read-write, toolchain read-only, nothing else")
-	} else {
-		b.WriteString(strings.Join(gaps, "; "))
+	if s.Landlock >= 1 {
+		b.WriteString("workspace and scratch read-write, toolchain read-only, no other file")
+		if len(gaps) > 0 {
+			b.WriteString("; ")
+		}
 	}
+	b.WriteString(strings.Join(gaps, "; "))
 	if net {
 		b.WriteString("; network allowed")
 	} else {
@@ -274,9 +288,9 @@ func Sandbox(cmd *exec.Cmd, p Policy) error { return sandbox(cmd, p) }
 
 // Paths returns the read-only paths a peer needs around binary: the binary
 // itself and, when it is a link (an npm .bin entry, a pyenv shim, an
-// alternatives link), what it points to, each up levels directories up (a
-// bin directory's parent is the install's prefix). System paths are left
-// out: every process has them.
+// alternatives link), what it points to; and the directory up levels above
+// each (a bin directory's parent is the install's prefix), unless that is
+// the filesystem's root or /usr (every process has the system's paths).
 func Paths(binary string, up int) []string {
 	var out []string
 	add := func(p string) {
@@ -299,8 +313,11 @@ func Paths(binary string, up int) []string {
 	if abs, err := filepath.Abs(binary); err == nil {
 		binary = abs
 	}
+	// The file itself, whatever the levels above give.
+	out = append(out, binary)
 	add(binary)
 	if real, err := filepath.EvalSymlinks(binary); err == nil && real != binary {
+		out = append(out, real)
 		add(real)
 	}
 	return out

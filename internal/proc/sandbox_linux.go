@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -113,15 +114,19 @@ func loopbackUp() error {
 }
 
 // nsAttr sets cmd up to start in a user namespace (mapping tether's ids to
-// themselves, so files keep their owners), with its own PID, mount and IPC
-// namespaces, and a network namespace unless net.
-func nsAttr(cmd *exec.Cmd, net bool) {
+// themselves, so files keep their owners) with its own IPC namespace; with
+// pid, its own PID and mount namespaces (the launcher mounts a /proc of
+// its own); with netns, its own network namespace (loopback only).
+func nsAttr(cmd *exec.Cmd, pid, netns bool) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	a := cmd.SysProcAttr
-	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS | syscall.CLONE_NEWIPC
-	if !net {
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWIPC
+	if pid {
+		a.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
+	}
+	if netns {
 		a.Cloneflags |= syscall.CLONE_NEWNET
 	}
 	uid, gid := os.Geteuid(), os.Getegid()
@@ -144,12 +149,29 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 	if o.Off || cmd.Err != nil {
 		return nil // off by the operator's choice; a lookup error Start reports
 	}
+	if p.Unconfined != "" {
+		if o.Strict {
+			return fmt.Errorf("proc: %s would have to run outside the sandbox (%s), which this host does not allow", p.Peer, p.Unconfined)
+		}
+		return nil
+	}
 	st := SandboxStatus()
 	if !st.Available() {
 		return nil // the fallback SandboxStatus and each first result state
 	}
+	if !programExists(cmd) {
+		return nil // Start reports the missing program as it always did
+	}
 	net := o.Net[p.Family]
-	spec := launchSpec{Peer: p.Peer, Net: net, Landlock: st.Landlock >= 1, NS: st.Namespaces, NetNS: st.Namespaces && !net, Path: cmd.Path}
+	// A PID namespace for servers only: a kernel's, a debuggee's or a
+	// worker's pids are seen by tether and by the agent (os.getpid(), a
+	// process event, a pid file), and a pid-1 process ignores its own
+	// signals (a cell's os.kill(os.getpid(), SIGKILL)). For those, Landlock
+	// keeps other processes' environment, memory, files and signals out of
+	// reach; their names and command lines stay visible.
+	pidns := st.Namespaces && p.Family == Servers
+	netns := st.Namespaces && !net
+	spec := launchSpec{Peer: p.Peer, Net: net, Landlock: st.Landlock >= 1, NS: pidns, NetNS: netns, Path: cmd.Path}
 	if spec.Peer == "" {
 		spec.Peer = cmd.Path
 	}
@@ -173,10 +195,21 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 	cmd.Env = env
 	cmd.Args = append([]string{selfExe, launcherArg, string(b)}, cmd.Args...)
 	cmd.Path = selfExe
-	if st.Namespaces {
-		nsAttr(cmd, net)
+	if pidns || netns {
+		nsAttr(cmd, pidns, netns)
 	}
 	return nil
+}
+
+// programExists reports whether cmd's program is there to run (a relative
+// path is cmd.Dir's).
+func programExists(cmd *exec.Cmd) bool {
+	p := cmd.Path
+	if !filepath.IsAbs(p) && cmd.Dir != "" {
+		p = filepath.Join(cmd.Dir, p)
+	}
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
 }
 
 // probe finds what the sandbox can do here: Landlock's ABI, and whether a
@@ -215,7 +248,7 @@ func probeLaunch(ns, ll bool) error {
 	cmd.Stderr = &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if ns {
-		nsAttr(cmd, false)
+		nsAttr(cmd, true, true)
 	}
 	done := make(chan error, 1)
 	if err := cmd.Start(); err != nil {

@@ -1,0 +1,58 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/proc"
+)
+
+// TestSandboxedServerReadsNothingOutside: clangd, told by the workspace to
+// include a file outside it (one next to the workspace, and /etc/shadow),
+// gets a permission error from the sandbox, and the diagnostics say so
+// plainly; nothing of the outside file comes back.
+func TestSandboxedServerReadsNothingOutside(t *testing.T) {
+	requireClangd(t)
+	if st := proc.SandboxStatus(); !st.Files() {
+		t.Skipf("no sandbox here: %s", st)
+	}
+	base := t.TempDir()
+	dir := filepath.Join(base, "ws")
+	outside := filepath.Join(base, "outside")
+	for _, d := range []string{dir, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret := filepath.Join(outside, "secret.h")
+	writeFile(t, secret, "int secret_value_1234 = 42;\n")
+	files := map[string]string{"a.c": secret, "b.c": "/etc/shadow"}
+	var cmds []map[string]string
+	for f, inc := range files {
+		writeFile(t, filepath.Join(dir, f), "#include \""+inc+"\"\nint f_"+f[:1]+"(void) { return 0; }\n")
+		cmds = append(cmds, map[string]string{"directory": dir, "file": filepath.Join(dir, f), "command": "cc -c " + f})
+	}
+	b, _ := json.Marshal(cmds)
+	writeFile(t, filepath.Join(dir, "compile_commands.json"), string(b))
+	s := newSupervisor(t, dir)
+	for f, inc := range files {
+		d, err := s.Diagnostics(ctxT(t), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all []string
+		for _, it := range d.Items {
+			all = append(all, it.String())
+		}
+		text := strings.Join(all, "\n")
+		if strings.Contains(text, "secret_value_1234") || strings.Contains(text, "root:") {
+			t.Fatalf("%s: the outside file's content came back:\n%s", f, text)
+		}
+		if !strings.Contains(text, inc) || !strings.Contains(strings.ToLower(text), "permission denied") {
+			t.Errorf("%s: no diagnostic says %s could not be read (permission denied):\n%s", f, inc, text)
+		}
+	}
+}
