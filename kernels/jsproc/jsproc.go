@@ -82,6 +82,13 @@ func (k *Kernel) start() (*child0, error) {
 	cmd := exec.Command(k.argv[0], k.argv[1:]...)
 	cmd.Dir = k.cfg.Dir
 	cmd.Env = append(os.Environ(), k.env...)
+	// The child is tether itself running goja: it reads no file and opens no
+	// socket (a cell reaches files through tool(), over the pipe), so its
+	// sandbox grants only its own binary.
+	ro, _ := proc.Table(proc.Native, k.argv[0], cmd.Env)
+	if err := proc.Sandbox(cmd, proc.Policy{Peer: "javascript kernel", Family: proc.Kernels, RO: ro}); err != nil {
+		return nil, fmt.Errorf("%s: %w", who, err)
+	}
 	p := &child0{cmd: cmd, msgs: make(chan msg, 16), exited: make(chan struct{}), stderr: kernels.NewStreamBuffer(8 << 10)}
 	cmd.Stderr = p.stderr
 	var err error
@@ -217,13 +224,13 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 	if k.closed {
 		return nil, ErrClosed
 	}
-	loss := ""
+	loss, started := "", false
 	if k.p == nil {
 		p, err := k.start()
 		if err != nil {
 			return nil, err
 		}
-		k.p, loss, k.lastLoss = p, k.lastLoss, ""
+		k.p, loss, k.lastLoss, started = p, k.lastLoss, "", true
 	}
 	p := k.p
 	if err := p.send(msg{Op: "exec", Cell: &cell}); err != nil {
@@ -251,6 +258,12 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 				}
 				if loss != "" {
 					res.StartedFresh("javascript runtime", loss, "variables from earlier cells")
+				}
+				if started {
+					// The first result of a new process says what confines it.
+					if n := proc.SandboxStatus().Note(proc.Kernels); n != "" {
+						res.Limits = append(res.Limits, n)
+					}
 				}
 				return res, nil
 			}

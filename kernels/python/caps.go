@@ -115,5 +115,8 @@ func (p *process) limitsWords() []string {
 	if p.addressSpace > 0 {
 		out = append(out, "address space: at most "+bytesize.Format(p.addressSpace)+" (RLIMIT_AS)")
 	}
+	if p.sandboxNote != "" {
+		out = append(out, p.sandboxNote)
+	}
 	return out
 }

@@ -212,6 +212,10 @@ type process struct {
 	procs     *procCap
 	nproc     int64
 	nprocNote string
+	// scratch is the kernel's own directory (TMPDIR, matplotlib's config),
+	// removed when it exits; sandboxNote says what confines it.
+	scratch     string
+	sandboxNote string
 }
 
 // addressSpaceLimit is the RLIMIT_AS to start interpreters with, or 0.
@@ -258,23 +262,38 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 	env = append(env, k.cfg.Env...)
 	cmd.Env = env
 	ownGroup(cmd)
+	scratch, serr := os.MkdirTemp("", "tether-python-")
+	if serr != nil {
+		procs.stop()
+		return nil, fmt.Errorf("kernels: python: a scratch directory for the kernel: %w", serr)
+	}
+	if err := sandbox(cmd, argv[0], interp, k.cfg.Dir, scratch); err != nil {
+		os.RemoveAll(scratch)
+		procs.stop()
+		return nil, fmt.Errorf("kernels: python: %w", err)
+	}
 	p := &process{
-		cmd:    cmd,
-		frames: make(chan *frame, 64),
-		exited: make(chan struct{}),
-		stderr: &lockedBuffer{b: kernels.NewStreamBuffer(8 << 10)},
-		procs:  procs,
+		cmd:         cmd,
+		frames:      make(chan *frame, 64),
+		exited:      make(chan struct{}),
+		stderr:      &lockedBuffer{b: kernels.NewStreamBuffer(8 << 10)},
+		procs:       procs,
+		scratch:     scratch,
+		sandboxNote: proc.SandboxStatus().Note(proc.Kernels),
 	}
 	cmd.Stderr = p.stderr
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		os.RemoveAll(scratch)
 		return nil, fmt.Errorf("kernels: python: %w", err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		os.RemoveAll(scratch)
 		return nil, fmt.Errorf("kernels: python: %w", err)
 	}
 	if err := proc.Start(cmd); err != nil {
+		os.RemoveAll(scratch)
 		procs.stop()
 		return nil, fmt.Errorf("kernels: python: cannot start %s%s: %w; install python3 or configure the interpreter (a .venv in the workspace is used first)", interp, where, err)
 	}
@@ -323,6 +342,9 @@ func (p *process) readLoop(r io.Reader) {
 	_, _ = io.Copy(io.Discard, r)
 	_ = p.cmd.Wait()
 	p.exitState = p.cmd.ProcessState
+	if p.scratch != "" {
+		_ = os.RemoveAll(p.scratch)
+	}
 	close(p.exited)
 }
 
