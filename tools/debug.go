@@ -280,6 +280,9 @@ func debugDo(ctx context.Context, sv *dap.Supervisor, conv, root string, req deb
 		}
 		r.Breakpoints, r.Session, r.Stop, r.Exited = st.Breakpoints, st.Session, st.Outcome.Stop, st.Outcome.Exited
 		fmt.Fprintf(&b, "started %s\n", st.Title)
+		if st.Sandbox != "" {
+			fmt.Fprintf(&b, "%s\n", st.Sandbox)
+		}
 		writeOutcome(&b, &st.Outcome)
 		if len(st.Breakpoints) > 0 {
 			b.WriteString("\n")

@@ -64,6 +64,11 @@ type Adapter struct {
 	Probe []string `json:"probe,omitempty"`
 	// ProbeFailure says what a failed probe means ("cannot import debugpy").
 	ProbeFailure string `json:"probe_failure,omitempty"`
+	// Toolchain names the runtime the adapter and its debuggee run on
+	// ("go", "python", "dart"; "native", the default, for a self-contained
+	// binary): the sandbox lets them read that toolchain's directories
+	// (internal/proc's Table) besides the project.
+	Toolchain string `json:"toolchain,omitempty"`
 	// Transport is how the adapter is reached (Stdio by default).
 	Transport Transport `json:"transport,omitempty"`
 	// Interpreters are root-relative programs preferred for "${interpreter}".
@@ -105,6 +110,7 @@ func DefaultAdapters() []Adapter {
 	return []Adapter{
 		{
 			ID:         "delve",
+			Toolchain:  "go",
 			Markers:    []string{"go.mod"},
 			Extensions: []string{".go"},
 			Commands:   [][]string{{"dlv", "dap", "--client-addr", "unix:${socket}"}},
@@ -126,6 +132,7 @@ func DefaultAdapters() []Adapter {
 		},
 		{
 			ID:         "debugpy",
+			Toolchain:  "python",
 			Markers:    []string{"pyproject.toml", "setup.py", "requirements.txt"},
 			Extensions: []string{".py"},
 			Commands: [][]string{
@@ -169,6 +176,7 @@ func DefaultAdapters() []Adapter {
 		},
 		{
 			ID:          "lldb",
+			Toolchain:   "native",
 			Markers:     []string{"Cargo.toml", "CMakeLists.txt", "*.c"},
 			Extensions:  []string{".c", ".cc", ".cpp", ".rs"},
 			Executables: true,
@@ -189,6 +197,7 @@ func DefaultAdapters() []Adapter {
 		},
 		{
 			ID:         "dart",
+			Toolchain:  "dart",
 			Markers:    []string{"pubspec.yaml"},
 			Extensions: []string{".dart"},
 			Commands:   [][]string{{"dart", "debug_adapter"}},
@@ -347,7 +356,7 @@ func findCommand(ctx context.Context, a Adapter, root string) ([]string, string)
 		if bin == "" {
 			continue
 		}
-		if len(a.Probe) > 0 && !probe(ctx, bin, a.Probe, root) {
+		if len(a.Probe) > 0 && !probe(ctx, bin, a.Probe, root, a.Toolchain) {
 			failedProbe = append(failedProbe, bin)
 			continue
 		}
@@ -383,7 +392,7 @@ type probeResult struct {
 	at time.Time
 }
 
-func probe(ctx context.Context, bin string, args []string, root string) bool {
+func probe(ctx context.Context, bin string, args []string, root, toolchain string) bool {
 	fi, err := os.Stat(bin)
 	if err != nil {
 		return false
@@ -396,7 +405,7 @@ func probe(ctx context.Context, bin string, args []string, root string) bool {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = root
-	ok := proc.Run(cmd) == nil
+	ok := sandbox(cmd, "probe of "+bin, toolchain, bin, "", root, "") == nil && proc.Run(cmd) == nil
 	if ctx.Err() == nil {
 		probeCache.Store(key, probeResult{ok: ok, at: time.Now()})
 	}

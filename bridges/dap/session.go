@@ -51,6 +51,7 @@ type session struct {
 	procDone   chan struct{}
 	stderr     *textcut.Tail // the adapter's stderr, its end
 	scratch    string        // private temp dir (socket, build output), removed at the end
+	unconfined string        // why the adapter runs outside the sandbox ("": it does not)
 	c          *conn
 	caps       godap.Capabilities
 	out        *outputBuf
@@ -515,6 +516,10 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.root
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	s.unconfined = unconfinedAttach(a, s.kind)
+	if err := sandboxIf(cmd, a.ID+" debug adapter", a.Toolchain, argv[0], a.interpreter, s.root, s.scratch, s.unconfined); err != nil {
+		return fmt.Errorf("dap: %w", err)
+	}
 	cmd.Stderr = s.stderr
 	var rwc io.ReadWriteCloser
 	if a.Transport == DialIn {

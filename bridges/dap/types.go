@@ -100,6 +100,9 @@ type Started struct {
 	// Breakpoints are the conversation's breakpoints as the adapter placed
 	// them.
 	Breakpoints []BreakpointState
+	// Sandbox says what confines the adapter and the program, when that is
+	// not the whole sandbox or the network is the operator's choice.
+	Sandbox string
 }
 
 // Outcome is what became of the program after it was started, continued,
