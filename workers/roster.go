@@ -67,6 +67,10 @@ type Config struct {
 	// (SetLimits). A run on a read-only surface starts workers only when the
 	// operator configured one.
 	Surface string
+	// ReadOnly and ReadWrite are what a worker's sandbox grants beyond Dir
+	// (read-write) and its command's own install (read-only): the agent's
+	// configuration and credentials, say (--worker-read, --worker-write).
+	ReadOnly, ReadWrite []string
 }
 
 // Environment variables that tell a worker the run's limits.
@@ -292,6 +296,9 @@ func (r *Roster) startLocked(w *worker) error {
 	w.log = &textcut.Tail{Max: maxLogBytes}
 	cmd.Stdout, cmd.Stderr = out, w.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := r.sandbox(cmd, w.tier); err != nil {
+		return fmt.Errorf("workers: cannot start the %s worker: %w", w.tier, err)
+	}
 	// A process the worker left behind may hold stdout open; do not wait on it
 	// for long once the worker itself has exited (it is killed with the group).
 	cmd.WaitDelay = 2 * time.Second

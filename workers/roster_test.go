@@ -188,6 +188,8 @@ func TestKillStopsTheWholeTree(t *testing.T) {
 			r, err := workers.New(workers.Config{
 				Commands: map[string]string{workers.Fast: script(t, "tree.sh")},
 				Env:      []string{"PIDDIR=" + dir},
+				// The sandbox lets a worker write only where it is told to.
+				ReadWrite: []string{dir},
 			})
 			if err != nil {
 				t.Fatal(err)
