@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tetherhq/tether/internal/logging"
+	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/tools"
 	"github.com/tetherhq/tether/workers"
 )
@@ -23,6 +24,8 @@ type runFlags struct {
 	conversation string
 	logLevel     string
 	logFormat    string
+	sandbox      string
+	sandboxNet   string
 	logTo        io.Writer // the command's stderr
 }
 
@@ -34,7 +37,27 @@ func (f *runFlags) add(fs *flag.FlagSet, approveDefault string) {
 	fs.StringVar(&f.conversation, "conversation", "", "conversation id (default: one per process)")
 	fs.StringVar(&f.logLevel, "log-level", logging.DefaultLevel, "diagnostics on stderr at this level and above: "+strings.Join(logging.Levels, ", ")+" (debug adds the language-server wire trace)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "diagnostics format: "+strings.Join(logging.Formats, " or "))
+	fs.StringVar(&f.sandbox, "sandbox", "on", "on: every process tether starts (language servers, checkers, kernels, debug adapters and programs, workers) runs confined to the workspace, its toolchain and a scratch directory (Landlock, namespaces; tether version says what this machine offers); off: they run with tether's full rights")
+	fs.StringVar(&f.sandboxNet, "sandbox-net", proc.FormatNet(proc.DefaultNet()), "families of processes allowed the network under the sandbox: none, all, or a list of lsp (servers and checkers), eval (kernels), debug (adapters and programs), workers")
 	f.logTo = fs.Output()
+}
+
+// sandboxOptions returns the sandbox the flags ask for.
+func (f *runFlags) sandboxOptions() (proc.Options, error) {
+	var o proc.Options
+	switch f.sandbox {
+	case "on":
+	case "off":
+		o.Off = true
+	default:
+		return o, fmt.Errorf("--sandbox %q: use on or off", f.sandbox)
+	}
+	net, err := proc.ParseNet(f.sandboxNet)
+	if err != nil {
+		return o, err
+	}
+	o.Net = net
+	return o, nil
 }
 
 // config returns the run's Config from the flags. It also installs the
@@ -46,6 +69,11 @@ func (f *runFlags) config() (tools.Config, error) {
 		return tools.Config{}, err
 	}
 	slog.SetDefault(logger)
+	so, err := f.sandboxOptions()
+	if err != nil {
+		return tools.Config{}, err
+	}
+	proc.Configure(so)
 	s, err := tools.ParseSurface(f.surface)
 	if err != nil {
 		return tools.Config{}, err

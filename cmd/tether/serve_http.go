@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/server"
 	"github.com/tetherhq/tether/tools"
 )
@@ -27,6 +28,7 @@ type httpFlags struct {
 	maxPerToken        int
 	sessionIdle        time.Duration
 	drain              time.Duration
+	execUnsandboxed    bool
 }
 
 func (f *httpFlags) register(fs *flag.FlagSet) {
@@ -38,6 +40,7 @@ func (f *httpFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.sessionIdle, "session-idle", 30*time.Minute, "with --http: close a session and its run (kernels, language servers, debug sessions, workers) after this long without a request (0: never)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "with --http: serve /metrics on this address (such as :9090, a port only the pod network reaches) instead of on --http's")
 	fs.StringVar(&f.metricsToken, "metrics-token", "", "with --http: file holding the bearer token /metrics requires (Prometheus: authorization.credentials_file); reloaded on SIGHUP; default: /metrics is open")
+	fs.BoolVar(&f.execUnsandboxed, "exec-without-sandbox", false, "with --http: start even though exec tools are allowed and no sandbox confines the processes they start (--sandbox=off, or a kernel without Landlock): a tenant's kernel can then read every workspace, tether's tokens and /proc; without this flag such a host refuses to start")
 	fs.DurationVar(&f.drain, "drain", 30*time.Second, "with --http: on SIGTERM, how long running calls may finish before every run is closed")
 }
 
@@ -49,6 +52,14 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 		fmt.Fprintln(stderr, "tether: serve --http needs --root DIR (the workspaces) and --tokens FILE (who may open which)")
 		return 2
 	}
+	if err := hostSandbox(cfg, f.execUnsandboxed); err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return 2
+	}
+	// Tether's own environment, memory and open files (the tokens file) are
+	// kept from the processes tenants start: they hold no capability
+	// outside their user namespace, which a non-dumpable process requires.
+	proc.Private()
 	toks, err := server.LoadTokens(f.tokens)
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)
@@ -178,4 +189,25 @@ func (f *httpFlags) reload(host *server.Host) {
 		host.SetMetricsToken(t)
 		slog.Info("tether: metrics token file reloaded")
 	}
+}
+
+// hostSandbox checks, before a host starts, that exec tools cannot take
+// down the wall between tenants: where the surface and the approval policy
+// let a tenant run eval or debug, every process they start must be
+// sandboxed (files confined by Landlock), unless the operator said
+// --exec-without-sandbox. It also makes the sandbox strict: a process that
+// would have to run unsandboxed (an lldb attach) is refused.
+func hostSandbox(cfg tools.Config, execUnsandboxed bool) error {
+	st := proc.SandboxStatus()
+	if !execUnsandboxed {
+		o := st.Options()
+		o.Strict = true
+		proc.Configure(o)
+	}
+	execAllowed := cfg.Surface.Allows(tools.TierExec) &&
+		(cfg.Policy.Decide("eval", tools.TierExec) != tools.Deny || cfg.Policy.Decide("debug", tools.TierExec) != tools.Deny)
+	if !execAllowed || st.Files() || execUnsandboxed {
+		return nil
+	}
+	return fmt.Errorf("serve --http: exec tools (eval, debug) are allowed but nothing sandboxes the processes they start (%s): a tenant's kernel could read every workspace and tether's tokens. Turn the sandbox on (--sandbox=on, on a kernel with Landlock), deny exec (--approve exec=deny), or accept it with --exec-without-sandbox", st)
 }

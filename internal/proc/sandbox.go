@@ -157,7 +157,12 @@ type Status struct {
 	NamespacesErr string
 	// Net is the network each family is allowed.
 	Net map[Family]bool
+
+	strict bool
 }
+
+// Options returns the operator's options the status was read with.
+func (s Status) Options() Options { return Options{Off: s.Off, Net: s.Net, Strict: s.strict} }
 
 // Files reports whether file access is confined.
 func (s Status) Files() bool { return !s.Off && s.Landlock >= 1 }
@@ -190,7 +195,7 @@ func (s Status) String() string {
 		fmt.Fprintf(&b, "no Landlock (%s): processes tether starts can read every file tether can", s.LandlockErr)
 	}
 	if s.Namespaces {
-		b.WriteString("; user, IPC and (without network) network namespaces; PID and mount namespaces with their own /proc for language servers")
+		b.WriteString("; user and IPC namespaces, a network namespace without network, PID and mount namespaces with their own /proc for language servers")
 	} else {
 		fmt.Fprintf(&b, "; no namespaces (%s): /proc of other processes is visible", s.NamespacesErr)
 		if s.Landlock < 4 {
@@ -217,7 +222,7 @@ func (s Status) Note(f Family) string {
 		gaps = append(gaps, "/proc of other processes is visible (no namespaces: "+s.NamespacesErr+")")
 	case f != Servers:
 		// No PID namespace for these (see sandbox).
-		gaps = append(gaps, "other processes' names and command lines are visible in /proc (not their environment, memory or files)")
+		gaps = append(gaps, "other processes' names and command lines are visible in /proc")
 	}
 	net := s.Net[f]
 	if !net && !s.NetConfined() {
@@ -256,8 +261,7 @@ func SandboxStatus() Status {
 	statusOnce.Do(func() { statusVal = probe() })
 	s := statusVal
 	o := currentOptions()
-	s.Off = o.Off
-	s.Net = o.Net
+	s.Off, s.Net, s.strict = o.Off, o.Net, o.Strict
 	return s
 }
 

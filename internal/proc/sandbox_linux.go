@@ -195,7 +195,11 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 	cmd.Env = env
 	cmd.Args = append([]string{selfExe, launcherArg, string(b)}, cmd.Args...)
 	cmd.Path = selfExe
-	if pidns || netns {
+	if st.Namespaces {
+		// Always a user namespace: the process holds no capability outside
+		// it, so even as root it cannot read a non-dumpable tether's /proc
+		// entries (environ, fd) or bypass other checks made against the
+		// host's namespace.
 		nsAttr(cmd, pidns, netns)
 	}
 	return nil

@@ -1,0 +1,96 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/proc"
+)
+
+// TestHostCellIsConfined: on a host with exec allowed, a tenant's Python
+// cell reads and writes its own workspace, and gets a permission error for
+// the host's tokens file, another tenant's workspace, and tether's /proc
+// entries that hold its secrets (environment, memory, where its open files
+// point, working and root directories).
+func TestHostCellIsConfined(t *testing.T) {
+	if st := proc.SandboxStatus(); !st.Files() {
+		t.Skipf("no sandbox here: %s", st)
+	}
+	base := t.TempDir()
+	hp := startHostProc(t, base)
+	cs := openHostSession(t, hp.url, "alpha")
+	defer cs.Close()
+	tether := fmt.Sprint(hp.cmd.Process.Pid)
+	beta := filepath.Join(base, "root", "beta")
+	probes := []struct{ name, path, how string }{
+		{"tokens", hp.tokens, "read"},
+		{"beta-dir", beta, "list"},
+		{"beta-file", filepath.Join(beta, "a.go"), "read"},
+		{"environ", "/proc/" + tether + "/environ", "read"},
+		{"mem", "/proc/" + tether + "/mem", "read"},
+		{"fd", "/proc/" + tether + "/fd/2", "link"},
+		{"cwd", "/proc/" + tether + "/cwd/", "list"},
+		{"root", "/proc/" + tether + "/root/etc/hostname", "read"},
+	}
+	var code strings.Builder
+	code.WriteString(`import os
+def probe(p, how):
+    try:
+        if how == "read":
+            with open(p, "rb") as f:
+                f.read(64)
+        elif how == "link":
+            os.readlink(p)
+        else:
+            os.listdir(p)
+        return "READ"
+    except OSError as e:
+        return "denied" if e.errno in (1, 13) else "error-%d" % e.errno
+open("own.txt", "w").write("mine")
+print("own", open("own.txt").read())
+`)
+	for _, p := range probes {
+		fmt.Fprintf(&code, "print(%q, probe(%q, %q))\n", p.name, p.path, p.how)
+	}
+	text, isErr := evalIn(t, cs, "python", code.String())
+	if isErr {
+		t.Fatalf("cell failed: %s", text)
+	}
+	if !strings.Contains(text, "own mine") {
+		t.Errorf("the cell could not use its own workspace:\n%s", text)
+	}
+	for _, p := range probes {
+		if !strings.Contains(text, p.name+" denied") {
+			t.Errorf("%s (%s): want a permission error:\n%s", p.name, p.path, text)
+		}
+	}
+	if !strings.Contains(text, "sandbox:") {
+		t.Errorf("the first result does not say what confines the kernel:\n%s", text)
+	}
+}
+
+// TestHostRefusesExecWithoutSandbox: a host whose exec tools would run
+// unsandboxed does not start unless the operator says so.
+func TestHostRefusesExecWithoutSandbox(t *testing.T) {
+	base := t.TempDir()
+	root, tokens := hostRoot(t, base)
+	var out, errs strings.Builder
+	code := dispatch([]string{"serve", "--http", "127.0.0.1:0", "--root", root, "--tokens", tokens, "--approve", "allow", "--sandbox", "off"}, &out, &errs)
+	if code != 2 || !strings.Contains(errs.String(), "--exec-without-sandbox") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errs.String())
+	}
+	// With exec denied there is nothing to confine: it starts (and is
+	// stopped by the test once it listens).
+	hp := startHostProc(t, base, "--sandbox", "off", "--approve", "exec=deny")
+	if hp.url == "" {
+		t.Fatal("the host with exec denied did not start")
+	}
+	hp = startHostProc(t, base, "--sandbox", "off", "--exec-without-sandbox")
+	if hp.url == "" {
+		t.Fatal("the host with --exec-without-sandbox did not start")
+	}
+}
