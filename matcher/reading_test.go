@@ -148,6 +148,7 @@ func TestRungsRead(t *testing.T) {
 		{"javascript", "case $X: $$$B", "switch_case"},
 		{"javascript", "catch ($E) { $$$B }", "catch_clause"},
 		{"typescript", "$N?: string", "property_signature"},
+		{"typescript", "$P: number;", "property_signature"},
 		{"typescript", "$A | undefined", "union_type"},
 		{"java", "RED(1) { void f() {} }", "enum_constant"},
 		{"java", "catch (IOException $E) { $$$B }", "catch_clause"},

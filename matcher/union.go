@@ -49,6 +49,14 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 		if onlyIfKeyword && !isBlock(r) && (r.tree.HasError() || len(r.nodes) != 1 || !demotesKeyword(r.nodes, r.start, rs.picked.nodes, rs.picked.start)) {
 			continue
 		}
+		// an interface member and the ";" the body writes after it is the
+		// member (TypeScript's "$P: number;" as a property signature)
+		sep := false
+		if r != rs.picked {
+			if m := memberBeforeSeparator(r); m != nil {
+				r, sep = m, true
+			}
+		}
 		// a reading that is a run of nodes is part of its rung's code, not
 		// a construct ("var _ $A = $B" in Go's type rung)
 		if r == rs.picked || r.tree.HasError() || len(r.nodes) != 1 || takesKeyword(r0, r, true) ||
@@ -59,7 +67,7 @@ func (rs *readings) others(pat *Pattern) ([]*Pattern, error) {
 		// (HTML's class="$C" is an attribute, not a text node)
 		replaces := text && r.nodes[0].ChildCount() > 1
 		p := rs.build(r)
-		if covered(pat, p) || !replaces && !sameLeaves(pat, p) {
+		if covered(pat, p) || !replaces && !sameLeaves(pat, p) && !(sep && sameLeavesBut(pat, p, ";")) {
 			continue
 		}
 		if s := p.String(); !seen[s] {
@@ -128,6 +136,30 @@ func isExpression(r *reading) bool {
 // a select's send) joins the pattern.
 func sameLeaves(a, b *Pattern) bool {
 	return leafText(a.roots, &strings.Builder{}) == leafText(b.roots, &strings.Builder{})
+}
+
+// sameLeavesBut reports whether a's leaves are b's and then tail: b is a's
+// code without the separator tail that a reads as its own.
+func sameLeavesBut(a, b *Pattern, tail string) bool {
+	return leafText(a.roots, &strings.Builder{}) == leafText(b.roots, &strings.Builder{})+tail
+}
+
+// memberBeforeSeparator returns r's reading of its first node alone when r,
+// in an interface member rung, reads the pattern as one member and the ";"
+// that the interface's body, not the member, owns; nil otherwise.
+func memberBeforeSeparator(r *reading) *reading {
+	if r.rung.name != "interface member" || r.tree.HasError() || len(r.nodes) != 2 {
+		return nil
+	}
+	m, semi := r.nodes[0], r.nodes[1]
+	if semi.IsNamed() || semi.Kind() != ";" || m.Kind() != "property_signature" && m.Kind() != "method_signature" {
+		return nil
+	}
+	c := *r
+	c.nodes = r.nodes[:1]
+	c.end = m.EndByte()
+	c.mended, c.mendDone = nil, false
+	return &c
 }
 
 // exprRungs are the rungs whose readings join an expression's.
