@@ -112,6 +112,10 @@ func describeDebugArgs(s *jsonschema.Schema, table []dap.Adapter) {
 		"Python: test_parse or TestClass::test_parse, under pytest), or \"" + dap.AllTests + "\" for every test of program (a package dir, a test file or a directory)"
 }
 
+// DebugOps returns the debug tool's ops, in the order its schema lists them
+// (for help text and docs made from them).
+func DebugOps() []string { return slices.Clone(debugOps) }
+
 // debugOps lists the debug tool's ops.
 var debugOps = []string{"adapters", "status", "breakpoints", "launch", "attach", "continue", "pause",
 	"step_over", "step_in", "step_out", "threads", "stack", "scopes", "variables", "evaluate",

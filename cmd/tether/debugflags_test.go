@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/tools"
 )
 
 // TestDebugAdaptersFromTheTable checks that every adapter of the built-in
@@ -100,4 +101,57 @@ type listedTool struct {
 			Enum []string `json:"enum"`
 		} `json:"properties"`
 	} `json:"inputSchema"`
+}
+
+// TestDebugHelpAndReadme checks that `tether serve --help` and the README's
+// tool table name every debug op and what each built-in adapter supports,
+// both made from the same table (tools.DebugOps, dap.DescribeSupport), and
+// that the --debug-adapters help names the attach templates.
+func TestDebugHelpAndReadme(t *testing.T) {
+	ops := "ops " + strings.Join(tools.DebugOps(), ", ")
+	support := dap.DescribeSupport(dap.DefaultAdapters())
+	if !strings.Contains(support, "attach by pid") {
+		t.Fatalf("DescribeSupport should say how adapters attach: %s", support)
+	}
+
+	help, _ := exec.Command(tetherBin(t), "serve", "--help").CombinedOutput()
+	var debugHelp, adaptersHelp string
+	lines := strings.Split(string(help), "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		switch strings.TrimSpace(lines[i]) {
+		case "-debug":
+			debugHelp = lines[i+1]
+		case "-debug-adapters string":
+			adaptersHelp = lines[i+1]
+		}
+	}
+	for _, want := range []string{ops, support} {
+		if !strings.Contains(debugHelp, want) {
+			t.Errorf("serve --help: -debug does not say %q:\n%s", want, debugHelp)
+		}
+	}
+	for _, want := range []string{"attach_pid", "${pid}", "attach (by host and port"} {
+		if !strings.Contains(adaptersHelp, want) {
+			t.Errorf("serve --help: -debug-adapters does not name %q:\n%s", want, adaptersHelp)
+		}
+	}
+
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for _, l := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(l, "| debug |") {
+			row = l
+		}
+	}
+	if row == "" {
+		t.Fatal("README.md's tool table has no debug row")
+	}
+	for _, want := range []string{"ops: " + strings.Join(tools.DebugOps(), ", ") + ";", "adapters: " + support + ";", "docs/tools.md"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("README.md's debug row does not say %q (rewrite it from tools.DebugOps and dap.DescribeSupport):\n%s", want, row)
+		}
+	}
 }

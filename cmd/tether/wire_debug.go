@@ -25,9 +25,12 @@ func init() {
 			// The adapters are named from the table itself, so the help
 			// cannot leave one out.
 			builtin := dap.DefaultAdapters()
-			fs.BoolVar(&enabled, "debug", true, "offer the debug tool (exec tier): debug sessions with "+dap.DescribeAdapters(builtin))
+			fs.BoolVar(&enabled, "debug", true, "offer the debug tool (exec tier), ops "+strings.Join(tools.DebugOps(), ", ")+
+				"; debug sessions with "+dap.DescribeSupport(builtin)+"; breakpoint kinds (condition, hit_condition, log_message, "+
+				"function, exception filters) as each adapter's capabilities allow; docs/tools.md has the adapter table")
 			fs.DurationVar(&ttl, "debug-ttl", dap.DefaultTTL, "fixed lifetime of a debug session")
-			fs.StringVar(&adapters, "debug-adapters", "", "JSON file of extra debug adapters, a list of {id, markers, commands, launch, ...}; "+
+			fs.StringVar(&adapters, "debug-adapters", "", "JSON file of extra debug adapters, a list of {id, markers, extensions, commands, launch, "+
+				"attach (by host and port: ${host}, ${port}), attach_pid (by pid: ${pid}), ...}; "+
 				"an entry with a built-in id ("+strings.Join(dap.AdapterIDs(builtin), ", ")+") replaces that adapter")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {

@@ -1,0 +1,41 @@
+package dap
+
+import "strings"
+
+// DescribeSupport names each adapter of a table with what it launches, whether
+// it runs tests and how it attaches, in table order: "delve (.go; tests;
+// attach by pid, port), ..., dart (.dart; no attach)". Breakpoint kinds are
+// not here: the adapter's capabilities decide them when a session starts.
+func DescribeSupport(table []Adapter) string {
+	parts := make([]string, 0, len(table))
+	for _, a := range table {
+		var what []string
+		if launches := launchesOf(a); launches != "" {
+			what = append(what, launches)
+		}
+		if a.Test != nil {
+			what = append(what, "tests")
+		}
+		var attach []string
+		if a.AttachPID != nil {
+			attach = append(attach, "pid")
+		}
+		if a.Attach != nil {
+			attach = append(attach, "port")
+		}
+		if len(attach) > 0 {
+			what = append(what, "attach by "+strings.Join(attach, ", "))
+		} else {
+			what = append(what, "no attach")
+		}
+		parts = append(parts, a.ID+" ("+strings.Join(what, "; ")+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// launchesOf is what DescribeAdapters says an adapter launches, without its
+// id: ".go", "native executables built from .c, .rs", or "".
+func launchesOf(a Adapter) string {
+	s := strings.TrimSpace(strings.TrimPrefix(DescribeAdapters([]Adapter{a}), a.ID))
+	return strings.TrimSuffix(strings.TrimPrefix(s, "("), ")")
+}
