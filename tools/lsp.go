@@ -7,10 +7,12 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/fsutil"
+	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -40,6 +42,8 @@ type lspTools struct {
 	// parser finds what a rename left behind; nil when the run has none.
 	parser matcher.Parser
 	seen   *lsp.Seen // diagnostics already reported in this run, per file
+	// sandboxNoted: the first answer said what the sandbox lacks here.
+	sandboxNoted atomic.Bool
 
 	mu    sync.Mutex
 	noted map[string]bool // "could not check" reasons already told
@@ -300,6 +304,7 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 			lines = append(lines, r.String())
 		}
 		lines = append(lines, l.run.statusLines()...)
+		lines = append(lines, proc.SandboxStatus().String())
 		out, data = strings.Join(lines, "\n"), rows
 	case "reload":
 		lines, err := l.sup.Reload(ctx)
@@ -312,6 +317,11 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 		}
 	default:
 		return nil, fmt.Errorf("lsp: unknown action %q: use one of %s", a.Action, strings.Join(lspActions, ", "))
+	}
+	// A layer of the sandbox missing here (no Landlock, no namespaces, the
+	// sandbox off) is said in the run's first answer, never silently.
+	if n := proc.SandboxStatus().Note(proc.Servers); n != "" && l.sandboxNoted.CompareAndSwap(false, true) {
+		notes = append([]string{n}, notes...)
 	}
 	if len(notes) > 0 {
 		out = strings.Join(notes, "\n") + "\n" + out
