@@ -51,10 +51,11 @@ func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, sav
 		}
 		changed = true
 	}
+	in.mu.Lock()
+	// resyncOpen reads mtime and size under in.mu alone.
 	if fi != nil {
 		doc.mtime, doc.size = fi.ModTime(), fi.Size()
 	}
-	in.mu.Lock()
 	if changed {
 		in.edits++
 		in.editSeq = in.pubSeq
