@@ -41,13 +41,17 @@ type DiskCache struct {
 	dir    string
 	budget int64
 
-	mu      sync.Mutex
-	size    int64 // bytes of entries, as the ledger said at open plus written since
-	pending int64 // bytes written and not yet appended to the ledger
-	pruning bool
-	added   int64 // bytes written while a prune runs
-	bg      sync.WaitGroup
-	lmu     sync.Mutex // serializes this process's ledger records
+	mu   sync.Mutex
+	size int64 // bytes of entries, as the ledger said at open plus written since
+	// reserved is what the ledger counts for this process's writes ahead
+	// of them: a writer records a reservation before it writes, so that a
+	// process killed mid-search leaves the ledger over its tier (which a
+	// prune corrects), never under it (which nothing would)
+	reserved int64
+	pruning  bool
+	added    int64 // bytes written while a prune runs
+	bg       sync.WaitGroup
+	lmu      sync.Mutex // serializes this process's ledger records
 
 	// ledgerDamaged: the ledger was missing or not whole at open, and the
 	// next count replaces it
@@ -117,7 +121,7 @@ func (d *DiskCache) Settle(bound time.Duration) {
 	case <-done:
 	case <-t.C:
 	}
-	d.flushLedger(0)
+	d.releaseLedger()
 }
 
 func (d *DiskCache) path(k treeKey) string {
@@ -202,14 +206,17 @@ const maxPooledEntry = 4 << 20
 // and prunes when the tier passes its budget.
 func (d *DiskCache) write(k treeKey, b []byte) {
 	p := d.path(k)
+	d.reserve(int64(len(b)))
 	if err := fsutil.WriteCacheFile(p, b, 0o600); err != nil {
 		if os.MkdirAll(filepath.Dir(p), 0o700) != nil || fsutil.WriteCacheFile(p, b, 0o600) != nil {
+			d.mu.Lock()
+			d.reserved += int64(len(b))
+			d.mu.Unlock()
 			return
 		}
 	}
 	d.mu.Lock()
 	d.size += int64(len(b))
-	d.pending += int64(len(b))
 	if d.pruning {
 		d.added += int64(len(b))
 	}
@@ -218,7 +225,6 @@ func (d *DiskCache) write(k treeKey, b []byte) {
 	if prune {
 		d.startPrune()
 	}
-	d.flushLedger(ledgerFlushBytes)
 }
 
 // startPrune starts a prune in the background unless one runs.
@@ -283,16 +289,20 @@ func (d *DiskCache) prune() {
 		d.added = 0
 		d.mu.Unlock()
 		total := d.pruneOnce()
-		// the base and what is left pending change together
+		// the base replaces every reservation: this process's is then
+		// what it wrote during the walks, recorded after the base
 		d.lmu.Lock()
 		d.mu.Lock()
 		if d.added == 0 || pass == 3 {
 			d.size = total + d.added
-			// what was written before this walk, the walk counted
-			d.pending = d.added
+			added := d.added
+			d.reserved = 0
 			d.pruning = false
 			d.mu.Unlock()
 			d.recordBase(total)
+			if added > 0 {
+				d.appendLedger(ledgerDelta, added)
+			}
 			d.lmu.Unlock()
 			return
 		}

@@ -15,7 +15,9 @@ import (
 // appended by one write of a file opened for appending (records of several
 // processes do not interleave): a base (the tier held this many bytes, as a
 // prune counted them) or a delta (a process wrote this many bytes). The size
-// is the last base plus the deltas after it. A record that does not check
+// is the last base plus the deltas after it. A writer records its bytes
+// ahead of writing them and gives back what it did not use, so that a
+// killed process leaves the ledger over, never under, the tier. A record that does not check
 // out is skipped up to the next magic; a lost record only makes the size
 // off until the next prune, which counts the entries and appends a base.
 // Past ledgerCompactRecords records it is replaced (atomically) by one base
@@ -40,10 +42,11 @@ const (
 	// ledgerMaxBytes bounds what is read of a ledger; one larger is damaged
 	// (it is rewritten long before) and the tier is counted again.
 	ledgerMaxBytes = 1 << 20
-	// ledgerFlushBytes is how many written bytes a process gathers before it
-	// appends a delta (Settle appends the rest): a record per entry would
-	// cost three system calls per tree written.
-	ledgerFlushBytes = 4 << 20
+	// ledgerReserveBytes is how many bytes a writer records ahead of what it
+	// writes (Settle gives back the rest): a record per entry would cost
+	// three system calls per tree written, and a process killed before it
+	// settles leaves the ledger at most this much over its tier.
+	ledgerReserveBytes = 4 << 20
 )
 
 func (d *DiskCache) ledgerPath() string { return filepath.Join(d.dir, ledgerName) }
@@ -116,33 +119,36 @@ func (d *DiskCache) appendLedger(kind byte, v int64) {
 	f.Close()
 }
 
-// flushLedger appends the bytes written and not yet recorded, when they are
-// at least least. From a writer (least > 0) it skips rather than wait when
-// another record is being written.
-func (d *DiskCache) flushLedger(least int64) {
+// reserve takes n bytes from this process's reservation, first recording
+// a new one (of n and ledgerReserveBytes more) when it has too little left.
+func (d *DiskCache) reserve(n int64) {
 	d.mu.Lock()
-	n := d.pending
-	d.mu.Unlock()
-	if n < least || n == 0 {
-		return
-	}
-	if least > 0 {
-		if !d.lmu.TryLock() {
-			return
-		}
-	} else {
-		d.lmu.Lock()
-	}
-	defer d.lmu.Unlock()
-	d.mu.Lock()
-	n = d.pending
-	if n < least || n == 0 {
+	if d.reserved >= n {
+		d.reserved -= n
 		d.mu.Unlock()
 		return
 	}
-	d.pending = 0
 	d.mu.Unlock()
-	d.appendLedger(ledgerDelta, n)
+	d.lmu.Lock()
+	defer d.lmu.Unlock()
+	d.appendLedger(ledgerDelta, n+ledgerReserveBytes)
+	d.mu.Lock()
+	d.reserved += ledgerReserveBytes
+	d.mu.Unlock()
+}
+
+// releaseLedger gives back what is left of the reservation, so that the
+// ledger counts what was written.
+func (d *DiskCache) releaseLedger() {
+	d.lmu.Lock()
+	defer d.lmu.Unlock()
+	d.mu.Lock()
+	n := d.reserved
+	d.reserved = 0
+	d.mu.Unlock()
+	if n > 0 {
+		d.appendLedger(ledgerDelta, -n)
+	}
 }
 
 // compactLedger replaces the ledger by one base of what it sums to. Records

@@ -175,3 +175,31 @@ func TestDiskTierPrunesAtOpen(t *testing.T) {
 		t.Errorf("after 600 processes the ledger says %d bytes, %d on disk", d.Stats().Bytes, want)
 	}
 }
+
+// TestDiskTierLedgerOverAfterKill: a process that writes and never settles
+// (killed mid-search) leaves the ledger over the tier by at most its
+// reservation, never under it: a tier under-counted would never be pruned.
+func TestDiskTierLedgerOverAfterKill(t *testing.T) {
+	dir := t.TempDir()
+	fillTier(t, dir, 10, 1000, 0)
+	for round := range 3 {
+		d, err := search.OpenDiskCache(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 40 {
+			var k [32]byte
+			binary.LittleEndian.PutUint64(k[:], uint64(1000*(round+1)+i))
+			search.WriteDiskEntry(d, k, make([]byte, 100_000))
+		}
+		// no Settle: the process is gone
+	}
+	onDisk, _ := tierBytes(t, dir)
+	d, err := search.OpenDiskCache(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Stats().Bytes; got < onDisk || got > onDisk+3*(4<<20+100_000) {
+		t.Errorf("after 3 unsettled processes the ledger says %d bytes, %d on disk: want at least that, and not more than their reservations", got, onDisk)
+	}
+}

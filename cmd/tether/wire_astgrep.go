@@ -66,7 +66,10 @@ func init() {
 			if env.Serve {
 				trees.applyMemoryLimit()
 			}
-			return func() { e.Close(context.Background()) }, nil
+			return func() {
+				trees.settle()
+				e.Close(context.Background())
+			}, nil
 		},
 	})
 }
