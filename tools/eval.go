@@ -287,8 +287,16 @@ type cellDisplay struct {
 }
 
 func structuredCell(lang kernels.Language, label string, r *kernels.Result) any {
+	// The HTML form of a display the text already shows in plain form (a
+	// data frame's table) is left out: it repeats the text several times over
+	// and would push the structured part past the registry's bound, which
+	// then drops all of it.
 	conv := func(d kernels.Display) cellDisplay {
-		return cellDisplay{Text: d.Text, HTML: d.HTML, Image: len(d.PNG), Note: d.Note}
+		c := cellDisplay{Text: d.Text, Image: len(d.PNG), Note: d.Note}
+		if d.Text == "" {
+			c.HTML = d.HTML
+		}
+		return c
 	}
 	s := struct {
 		Language  kernels.Language `json:"language"`
