@@ -142,7 +142,8 @@ func TestVibeFailingWorker(t *testing.T) {
 // closing the run kills every live worker; /proc shows none of them left.
 func TestVibeKillAndClose(t *testing.T) {
 	dirs := []string{t.TempDir(), t.TempDir()}
-	ws, err := workers.New(workers.Config{Commands: map[string]string{workers.Fast: "PIDDIR=$(head -n1) " + workerScript(t, "tree.sh")}})
+	// The sandbox lets a worker write only where it is told to.
+	ws, err := workers.New(workers.Config{Commands: map[string]string{workers.Fast: "PIDDIR=$(head -n1) " + workerScript(t, "tree.sh")}, ReadWrite: dirs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -258,7 +258,8 @@ func TestHostSIGHUPReloadsTokens(t *testing.T) {
 // TestHostSIGTERMLetsRunningCallFinish: a call running when SIGTERM comes
 // finishes and its result reaches the client before the host exits.
 func TestHostSIGTERMLetsRunningCallFinish(t *testing.T) {
-	cmd, url := startHost(t)
+	base := t.TempDir()
+	cmd, url, _ := startHostIn(t, base)
 	// The client reconnects its event stream as go-sdk clients do by
 	// default: the drain closes the session's standalone stream once the
 	// call's result is written, and a client that may not reconnect fails
@@ -266,7 +267,8 @@ func TestHostSIGTERMLetsRunningCallFinish(t *testing.T) {
 	// (seen in CI under load).
 	cs := openHostSessionRetries(t, url, "alpha", 0)
 	defer cs.Close()
-	marker := filepath.Join(t.TempDir(), "started")
+	// In the workspace: the cell's sandbox writes nowhere else.
+	marker := filepath.Join(base, "root", "alpha", "started")
 	type result struct {
 		text  string
 		isErr bool
