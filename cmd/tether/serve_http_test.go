@@ -350,7 +350,8 @@ func TestHostSIGTERMEndsEverySessionsProcesses(t *testing.T) {
 	}
 	base := t.TempDir()
 	hp := startHostProc(t, base)
-	marker := filepath.Join(t.TempDir(), "started")
+	// In the workspace: the cell's sandbox writes nowhere else.
+	marker := filepath.Join(base, "root", "alpha", "started")
 	running := make(chan string, 1)
 	for _, ws := range []string{"alpha", "beta"} {
 		os.WriteFile(filepath.Join(base, "root", ws, "go.mod"), []byte("module "+ws+"\n\ngo 1.21\n"), 0o644)
@@ -387,11 +388,20 @@ func TestHostSIGTERMEndsEverySessionsProcesses(t *testing.T) {
 			}()
 		}
 	}
-	for {
+	// Every wait is bounded: a cell that cannot write its marker, or a host
+	// that does not exit, fails the test instead of hanging the suite.
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(marker); err == nil {
 			break
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case r := <-running:
+			t.Fatalf("alpha's call ended before it wrote its marker: %s", r)
+		default:
+		}
+		if time.Now().After(end) {
+			t.Fatalf("alpha's call did not write its marker %s within 2m", marker)
+		}
 	}
 	pids, ok := descendantPids(hp.cmd.Process.Pid)
 	if !ok {
@@ -406,11 +416,25 @@ func TestHostSIGTERMEndsEverySessionsProcesses(t *testing.T) {
 		t.Fatalf("before SIGTERM the host runs %v, want two gopls and two Python kernels", names)
 	}
 	hp.cmd.Process.Signal(syscall.SIGTERM)
-	if r := <-running; !strings.Contains(r, "finished") {
-		t.Errorf("the call running at SIGTERM: %s", r)
+	select {
+	case r := <-running:
+		if !strings.Contains(r, "finished") {
+			t.Errorf("the call running at SIGTERM: %s", r)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Errorf("the call running at SIGTERM got no result within 2m")
 	}
-	if err := hp.cmd.Wait(); err != nil {
-		t.Errorf("tether after SIGTERM: %v", err)
+	exited := make(chan error, 1)
+	go func() { exited <- hp.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("tether after SIGTERM: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		hp.cmd.Process.Kill()
+		<-exited
+		t.Fatal("tether did not exit within 2m of SIGTERM")
 	}
 	for _, p := range pids {
 		waitGone(t, p, "a process of the host's sessions")
