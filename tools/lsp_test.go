@@ -289,7 +289,10 @@ func TestLSPDiagnosticsErrorsAndWarnings(t *testing.T) {
 func TestReadTierRunsNoWorkspaceCode(t *testing.T) {
 	testenv.RequireBinary(t, "tsc")
 	dir := t.TempDir()
-	marker := filepath.Join(t.TempDir(), "ran")
+	// The marker lives inside the workspace: the sandbox lets the
+	// project's tsc write there (and nowhere else) when it is allowed to
+	// run, so the marker's absence still proves it did not run.
+	marker := filepath.Join(dir, "ran.marker")
 	files := map[string]string{
 		"package.json":          `{"name":"p","version":"1.0.0"}`,
 		"tsconfig.json":         `{"compilerOptions":{"strict":true,"noEmit":true},"include":["src"]}`,
