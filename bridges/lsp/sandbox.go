@@ -3,6 +3,7 @@ package lsp
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 
 	"github.com/tetherhq/tether/internal/proc"
 )
@@ -18,6 +19,7 @@ func sandboxed(cmd *exec.Cmd, spec Server, binary, workdir string) (func(), erro
 		tc = proc.Native
 	}
 	ro, rw := proc.Table(tc, binary, cmd.Env)
+	ro = append(ro, argFiles(spec)...)
 	scratch, err := os.MkdirTemp("", "tether-lsp-")
 	if err != nil {
 		return func() {}, err
@@ -29,4 +31,27 @@ func sandboxed(cmd *exec.Cmd, spec Server, binary, workdir string) (func(), erro
 		return func() {}, err
 	}
 	return done, nil
+}
+
+// argFiles are the existing regular files the server's configuration names
+// by absolute path in its arguments or its checker's ("python3
+// /opt/lint/server.py"): the script is the server's own, so it may read
+// it. Only whole arguments count, only files (never a directory), and only
+// what the operator configured (Server comes from tether's table or
+// WithServers, never from the workspace).
+func argFiles(spec Server) []string {
+	var out []string
+	words := append([]string(nil), spec.Args...)
+	if len(spec.Checker) > 1 {
+		words = append(words, spec.Checker[1:]...)
+	}
+	for _, w := range words {
+		if !filepath.IsAbs(w) {
+			continue
+		}
+		if fi, err := os.Stat(w); err == nil && fi.Mode().IsRegular() {
+			out = append(out, filepath.Clean(w))
+		}
+	}
+	return out
 }
