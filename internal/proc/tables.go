@@ -78,6 +78,15 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 			rw = append(rw, filepath.Join(cacheDir, "gopls"))
 		}
 		rw = append(rw, gocache)
+		// The toolchain makes its caches on first use, but the sandbox
+		// grants only paths that exist and keeps it from making them in a
+		// parent it may not write (a fresh XDG_CACHE_HOME, a new user):
+		// without them go list fails and gopls has no package metadata.
+		for _, d := range rw {
+			if filepath.IsAbs(d) && filepath.Clean(d) != home {
+				_ = os.MkdirAll(d, 0o755)
+			}
+		}
 	case Node:
 		if node := lookPathIn("node", env); node != "" {
 			ro = append(ro, Paths(node, 2)...)
