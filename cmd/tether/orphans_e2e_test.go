@@ -23,10 +23,12 @@ import (
 // nothing it started keeps running: not a vibe worker, not the Python
 // kernel, and not their children, those in a session of their own included.
 func TestSIGKILLLeavesNoOrphans(t *testing.T) {
-	pidfile := filepath.Join(t.TempDir(), "worker-pids")
+	piddir := t.TempDir()
+	pidfile := filepath.Join(piddir, "worker-pids")
 	worker := `fast=sleep 1000 & echo $! >> "$PIDFILE"; setsid sleep 1000 & echo $! >> "$PIDFILE"; echo $$ >> "$PIDFILE"; wait`
+	// The sandbox lets the worker write its pid file only when granted.
 	cmd := exec.Command(tetherBin(t), "serve", "--workdir", workdir(t, nil), "--approve", "allow",
-		"--vibe", "--worker", worker)
+		"--vibe", "--worker", worker, "--worker-write", piddir)
 	cmd.Env = append(os.Environ(), "PIDFILE="+pidfile)
 	cmd.Stderr = os.Stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tetherhq/tether/internal/proc"
@@ -22,6 +24,42 @@ var operatorFlags struct {
 	vibe          bool
 	workers       map[string]string
 	workerSurface string
+	// workerRead and workerWrite are what a worker's sandbox grants beyond
+	// the workspace and its command's install (--worker-read, --worker-write).
+	workerRead, workerWrite pathList
+}
+
+// pathList is a path flag that may be repeated, each value a comma-separated
+// list of paths.
+type pathList []string
+
+func (l *pathList) String() string { return strings.Join(*l, ",") }
+
+func (l *pathList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l = append(*l, p)
+		}
+	}
+	return nil
+}
+
+// absPaths resolves flag's paths against the working directory and checks
+// that each exists: the sandbox skips a missing path, and a worker refused
+// a path its operator granted would fail far from the typo.
+func absPaths(flag string, paths []string) ([]string, error) {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("--%s %q: %w", flag, p, err)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return nil, fmt.Errorf("--%s %q: %w (create it first, or fix the path)", flag, p, err)
+		}
+		out = append(out, abs)
+	}
+	return out, nil
 }
 
 func init() {
@@ -29,6 +67,9 @@ func init() {
 		name: "operator",
 		flags: func(fs *flag.FlagSet) {
 			operatorFlags.console, operatorFlags.vibe, operatorFlags.workers, operatorFlags.workerSurface = "", false, nil, ""
+			operatorFlags.workerRead, operatorFlags.workerWrite = nil, nil
+			fs.Var(&operatorFlags.workerRead, "worker-read", "vibe mode: a path workers may read under the sandbox besides the workspace and their command's install (the agent's configuration, say); repeat or comma-separate for more")
+			fs.Var(&operatorFlags.workerWrite, "worker-write", "vibe mode: a path workers may read and write under the sandbox besides the workspace (the agent's credentials or cache, say); repeat or comma-separate for more")
 			fs.StringVar(&operatorFlags.workerSurface, "worker-surface", "", "vibe mode: the surface workers are told to keep to ("+workers.EnvSurface+": default, plan or readonly; default: the run's own). On a plan or readonly run, vibe_spawn is refused unless this is set")
 			fs.StringVar(&operatorFlags.console, "console", "", "serve the web operator console on this loopback address (127.0.0.1:PORT): questions and permission prompts show there as cards; its one-time login link is printed on stderr")
 			fs.DurationVar(&operatorFlags.askTimeout, "ask-timeout", operator.DefaultTimeout, "how long ask_user and permission prompts wait for an answer")
@@ -106,7 +147,15 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 			}
 			wsurf = s.String()
 		}
-		ws, err := workers.New(workers.Config{Commands: f.workers, Dir: cfg.WorkDir, Surface: wsurf})
+		ro, err := absPaths("worker-read", f.workerRead)
+		if err != nil {
+			return cleanup, err
+		}
+		rw, err := absPaths("worker-write", f.workerWrite)
+		if err != nil {
+			return cleanup, err
+		}
+		ws, err := workers.New(workers.Config{Commands: f.workers, Dir: cfg.WorkDir, Surface: wsurf, ReadOnly: ro, ReadWrite: rw})
 		if err != nil {
 			return cleanup, err
 		}
@@ -116,6 +165,8 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 		return cleanup, errors.New("--worker is only used in vibe mode: add --vibe")
 	} else if f.workerSurface != "" {
 		return cleanup, errors.New("--worker-surface is only used in vibe mode: add --vibe and --worker")
+	} else if len(f.workerRead)+len(f.workerWrite) > 0 {
+		return cleanup, errors.New("--worker-read and --worker-write are only used in vibe mode: add --vibe and --worker")
 	}
 	return cleanup, nil
 }
