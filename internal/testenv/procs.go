@@ -61,15 +61,32 @@ func RequireNoProcs(t testing.TB, dir string) {
 }
 
 // ReadPid waits until a process the test started has written its pid into
-// the file dir/name, and returns it.
+// the file dir/name, and returns it. The process must still run when its
+// pid is read (a pid from inside a PID namespace names no host process and
+// fails here). The wait is bounded: a process that cannot write the file
+// (the sandbox refused it, it failed first) fails the test with what dir
+// holds instead of hanging it.
 func ReadPid(t testing.TB, dir, name string) int {
 	t.Helper()
+	const wait = 2 * time.Minute
+	deadline := time.Now().Add(wait)
 	for {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+				if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+					t.Fatalf("%s names pid %d, which is no process on this host (written from another PID namespace, or it already ended)", filepath.Join(dir, name), pid)
+				}
 				return pid
 			}
+		}
+		if time.Now().After(deadline) {
+			var have []string
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				have = append(have, e.Name())
+			}
+			t.Fatalf("no pid in %s after %s (the process could not write it: sandboxed out of %s, or it failed first); %s holds %q", filepath.Join(dir, name), wait, dir, dir, have)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
