@@ -1,0 +1,32 @@
+package lsp
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestArgFiles: only existing regular files named by absolute path in a
+// server's or its checker's arguments join its read-only table; a
+// directory, a relative path, a missing file and the checker's binary do not.
+func TestArgFiles(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "server.py")
+	conf := filepath.Join(dir, "check.toml")
+	for _, p := range []string{script, conf} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec := Server{
+		Args:    []string{script, dir, "rel.py", filepath.Join(dir, "missing.py"), "--stdio"},
+		Checker: []string{conf, "--config", conf},
+	}
+	if got, want := argFiles(spec), []string{script, conf}; !slices.Equal(got, want) {
+		t.Fatalf("argFiles = %q, want %q", got, want)
+	}
+	if got := argFiles(Server{}); len(got) != 0 {
+		t.Fatalf("argFiles of a server without arguments = %q", got)
+	}
+}
