@@ -51,7 +51,7 @@ type debugRequest struct {
 	Program   string   `json:"program,omitempty"`
 	Args      []string `json:"args,omitempty" jsonschema:"launch: the program's arguments"`
 	Port      int      `json:"port,omitempty" jsonschema:"attach (required without pid): the port the program's debug server listens on" bounds:"minimum=1,maximum=65535"`
-	PID       int      `json:"pid,omitempty" jsonschema:"attach (required without port): a running process to attach to by its process id (delve, lldb; debugpy needs gdb and ptrace); terminate detaches and leaves it running" bounds:"minimum=1"`
+	PID       int      `json:"pid,omitempty" jsonschema:"attach (required without port): a running process to attach to by its process id (delve, lldb; debugpy needs gdb and ptrace); terminate detaches and leaves it running; the adapter then runs outside the sandbox (ptrace needs it), so a host (serve --http) refuses it: attach by port instead" bounds:"minimum=1"`
 	Host      string   `json:"host,omitempty" jsonschema:"attach: the host of port (default 127.0.0.1)"`
 	ThreadID  int      `json:"thread_id,omitempty" jsonschema:"continue, pause, step_*, stack: thread (default: the last stopped one)"`
 	FrameID   int      `json:"frame_id,omitempty" jsonschema:"scopes, evaluate: frame id from stack (default: the top frame)"`

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/internal/testenv"
 )
 
@@ -68,6 +69,11 @@ func TestAttachPIDDelve(t *testing.T) {
 	}
 	if !strings.Contains(a.Session, "attach pid") {
 		t.Fatalf("the session should name the pid it attached to: %s", a.Session)
+	}
+	// Landlock refuses ptrace of a process outside the sandbox, so the
+	// adapter runs unsandboxed, and the result says so and why.
+	if proc.SandboxStatus().Files() && !strings.Contains(a.Started.Sandbox, "sandbox: none for this session: attached by pid") {
+		t.Fatalf("an attach by pid should say its adapter runs outside the sandbox, and why: %q", a.Started.Sandbox)
 	}
 	evaluates(t, sv, root, "n >= 0", "true")
 	term := do(t, sv, "c", root, request{Op: "terminate"})
@@ -228,5 +234,40 @@ func TestAttachPIDLLDB(t *testing.T) {
 	}
 	if st := procState(t, pid); st.state == "t" || st.state == "T" || st.tracer != "0" {
 		t.Fatalf("the process should run untraced after detach: state %s, TracerPid %s", st.state, st.tracer)
+	}
+}
+
+// TestAttachPIDRefusedOnStrictHost: where every process must run sandboxed
+// (a host, serve --http), an attach by pid, which needs its adapter outside
+// the sandbox to trace the process, is refused before any adapter starts,
+// saying why and to attach by port to a debug server instead. Not parallel:
+// it changes the process-wide sandbox options, and parallel tests start
+// only after it has put them back.
+func TestAttachPIDRefusedOnStrictHost(t *testing.T) {
+	st := proc.SandboxStatus()
+	if !st.Files() {
+		t.Skipf("no sandbox here: %s", st)
+	}
+	prev := st.Options()
+	defer proc.Configure(prev)
+	o := prev
+	o.Strict = true
+	proc.Configure(o)
+
+	root := testenv.Workspace(t, map[string]string{"main.go": "package main\n"})
+	cmd := server(root, testenv.RequireBinary(t, "sleep"), "600")
+	startServer(t, cmd)
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	for _, adapter := range []string{"delve", "debugpy", "lldb", ""} {
+		msg := doErr(t, sv, "c", root, request{Op: "attach", PID: cmd.Process.Pid, Adapter: adapter})
+		for _, want := range []string{"refused on this host", "outside the sandbox", "attach with port"} {
+			if !strings.Contains(msg, want) {
+				t.Fatalf("adapter %q: the refusal should say %q: %s", adapter, want, msg)
+			}
+		}
+	}
+	if err := syscall.Kill(cmd.Process.Pid, 0); err != nil {
+		t.Fatalf("the refused attach should leave the process alone: %v", err)
 	}
 }

@@ -58,6 +58,8 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 		}
 	} else if err := checkAttach(at); err != nil {
 		return nil, err
+	} else if err := checkAttachSandbox(at); err != nil {
+		return nil, err
 	}
 	a, err := sv.pickAdapter(ctx, root, op, adapterID, program, at.PID != 0)
 	if err != nil {

@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"fmt"
 	"os/exec"
 
 	"github.com/tetherhq/tether/internal/proc"
@@ -16,13 +17,33 @@ func sandbox(cmd *exec.Cmd, peer, toolchain, binary, interpreter, root, scratch 
 }
 
 // unconfinedAttach says why an adapter attaching to a program tether did not
-// start runs outside the sandbox ("" when it need not): lldb-dap reads the
+// start runs outside the sandbox ("" when it need not). By pid (pid != 0),
+// every adapter traces the process with ptrace, which Landlock refuses for a
+// process outside the sandbox's domain; by port, lldb-dap still reads the
 // program's /proc entries, which Landlock keeps from a sandboxed process.
-func unconfinedAttach(a *resolved, kind string) string {
-	if kind != "attach" || a.AttachDirect || !proc.SandboxStatus().Files() {
+func unconfinedAttach(a *resolved, kind string, pid int) string {
+	if kind != "attach" || !proc.SandboxStatus().Files() {
+		return ""
+	}
+	if pid != 0 {
+		return fmt.Sprintf("attached by pid to process %d, which tether did not start: %s traces it with ptrace, which the sandbox refuses for a process outside it", pid, a.ID)
+	}
+	if a.AttachDirect {
 		return ""
 	}
 	return "attached to a program tether did not start, " + a.ID + " reads its /proc entries, which the sandbox keeps from it"
+}
+
+// checkAttachSandbox refuses an attach by pid where the sandbox is strict
+// (a host: serve --http) and confines files: the adapter would have to run
+// outside the sandbox to trace the process, which such a host never allows.
+// It runs before any adapter starts, so the refusal costs nothing.
+func checkAttachSandbox(at AttachArgs) error {
+	st := proc.SandboxStatus()
+	if at.PID == 0 || !st.Files() || !st.Options().Strict {
+		return nil
+	}
+	return fmt.Errorf("debug: attach by pid is refused on this host: tracing process %d, which tether did not start, needs the debug adapter outside the sandbox (Landlock refuses ptrace of a process outside it), and this host runs every process sandboxed; start the program under a debug server instead (dlv exec --headless --listen 127.0.0.1:PORT, python -m debugpy --listen PORT, lldb-server gdbserver) and attach with port (and host), or use launch", at.PID)
 }
 
 // sandboxNote is the sentence a session's first result carries about what

@@ -516,7 +516,7 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.root
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	s.unconfined = unconfinedAttach(a, s.kind)
+	s.unconfined = unconfinedAttach(a, s.kind, s.pid)
 	if err := sandboxIf(cmd, a.ID+" debug adapter", a.Toolchain, argv[0], a.interpreter, s.root, s.scratch, s.unconfined); err != nil {
 		return fmt.Errorf("dap: %w", err)
 	}

@@ -196,7 +196,7 @@ func (f *httpFlags) reload(host *server.Host) {
 // let a tenant run eval or debug, every process they start must be
 // sandboxed (files confined by Landlock), unless the operator said
 // --exec-without-sandbox. It also makes the sandbox strict: a process that
-// would have to run unsandboxed (an lldb attach) is refused.
+// would have to run unsandboxed (an attach by pid, an lldb attach) is refused.
 func hostSandbox(cfg tools.Config, execUnsandboxed bool) error {
 	st := proc.SandboxStatus()
 	if !execUnsandboxed {
