@@ -14,14 +14,15 @@ func TestArgFiles(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "server.py")
 	conf := filepath.Join(dir, "check.toml")
-	for _, p := range []string{script, conf} {
+	checker := filepath.Join(dir, "checker")
+	for _, p := range []string{script, conf, checker} {
 		if err := os.WriteFile(p, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	spec := Server{
 		Args:    []string{script, dir, "rel.py", filepath.Join(dir, "missing.py"), "--stdio"},
-		Checker: []string{conf, "--config", conf},
+		Checker: []string{checker, "--config", conf},
 	}
 	if got, want := argFiles(spec), []string{script, conf}; !slices.Equal(got, want) {
 		t.Fatalf("argFiles = %q, want %q", got, want)
