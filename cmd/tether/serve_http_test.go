@@ -446,11 +446,13 @@ func TestHostSIGTERMEndsEverySessionsProcesses(t *testing.T) {
 // passed is cut: its client gets an error instead of waiting for good, tether
 // exits 1 saying so, and the session's kernel is gone.
 func TestHostSIGTERMCutsCallsPastDrain(t *testing.T) {
-	hp := startHostProc(t, t.TempDir(), "--drain", "1s")
+	base := t.TempDir()
+	hp := startHostProc(t, base, "--drain", "1s")
 	cs := openHostSession(t, hp.url, "alpha")
 	defer cs.Close()
 	pid := kernelPid(t, cs)
-	marker := filepath.Join(t.TempDir(), "started")
+	// In the workspace: the cell's sandbox writes nowhere else.
+	marker := filepath.Join(base, "root", "alpha", "started")
 	done := make(chan error, 1)
 	go func() {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{
@@ -464,19 +466,41 @@ func TestHostSIGTERMCutsCallsPastDrain(t *testing.T) {
 		}
 		done <- err
 	}()
-	for {
+	// Every wait is bounded: a cell that cannot write its marker, or a host
+	// that does not exit, fails the test instead of hanging the suite.
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(marker); err == nil {
 			break
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case err := <-done:
+			t.Fatalf("the call ended before it wrote its marker (%v)", err)
+		default:
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the call did not write its marker %s within 2m", marker)
+		}
 	}
 	hp.cmd.Process.Signal(syscall.SIGTERM)
-	err := hp.cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-		t.Errorf("tether after SIGTERM with a call past --drain: %v, want exit 1", err)
+	exited := make(chan error, 1)
+	go func() { exited <- hp.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			t.Errorf("tether after SIGTERM with a call past --drain: %v, want exit 1", err)
+		}
+	case <-time.After(2 * time.Minute):
+		hp.cmd.Process.Kill()
+		<-exited
+		t.Fatal("tether did not exit within 2m of SIGTERM with --drain 1s")
 	}
 	waitGone(t, pid, "the session's kernel")
-	if err := <-done; err != nil {
-		t.Error(err)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Error("the cut call's client got no answer within 2m of tether's exit")
 	}
 }
