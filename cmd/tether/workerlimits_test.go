@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/internal/logging"
+	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/workers"
 )
 
@@ -47,6 +48,8 @@ func TestWorkerLimits(t *testing.T) {
 }
 
 func limitFlags(t *testing.T, surface, approve string) *runFlags {
+	// The sandbox flags at their defaults: config refuses an unset --sandbox.
 	return &runFlags{workdir: t.TempDir(), surface: surface, approve: onceFlag{value: approve},
-		logLevel: logging.DefaultLevel, logFormat: "text", logTo: io.Discard}
+		logLevel: logging.DefaultLevel, logFormat: "text", logTo: io.Discard,
+		sandbox: "on", sandboxNet: proc.FormatNet(proc.DefaultNet())}
 }
