@@ -27,7 +27,7 @@ const startTimeout = 30 * time.Second
 // string may have allocated 2 to 4 times the cap by then, and what is freed
 // is not all returned to the system at once), so only a runtime that cannot
 // be stopped gets there.
-func hardLimit(limit int64) int64 { return 4*limit + 1<<30 }
+func hardLimit(limit int64) int64 { return raceScale * (4*limit + 1<<30) }
 
 // Constructor returns a kernels.Constructor whose kernels run in a child
 // started with argv (a tether binary and Subcommand, or a test binary that
