@@ -83,7 +83,9 @@ type Host struct {
 	tokens  atomic.Pointer[Tokens]
 	mtoken  atomic.Pointer[MetricsToken]
 	sdk     *mcp.StreamableHTTPHandler
-	proto   *mcp.Server // answers the go-sdk's per-request version check
+	proto   *mcp.Server                // answers the go-sdk's per-request version check
+	modern  *mcp.StreamableHTTPHandler // stateless: requests of modernVersion
+	front   *Server                    // server/discover without a conversation
 	metrics *hostMetrics
 	promh   http.Handler
 	ctx     context.Context
@@ -91,11 +93,13 @@ type Host struct {
 
 	mu       sync.Mutex
 	sessions map[string]*hostSession
-	pending  int            // sessions being started
-	held     map[string]int // sessions open or being started, by token key
-	closed   bool           // Close or Drain called: no new sessions
-	inflight int            // requests with a session id being served
-	idle     chan struct{}  // closed when inflight drops to 0 while draining
+	convs    map[string]*hostConv // by principal, workspace and key
+	gone     map[string]struct{}  // conversations Close ended
+	pending  int                  // sessions being started
+	held     map[string]int       // sessions open or being started, by token key
+	closed   bool                 // Close or Drain called: no new sessions
+	inflight int                  // requests with a session id being served
+	idle     chan struct{}        // closed when inflight drops to 0 while draining
 	runs     sync.WaitGroup
 
 	connMu sync.Mutex
@@ -126,7 +130,7 @@ func NewHost(opts HostOptions) (*Host, error) {
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("server: --root %s is not a directory; give the directory whose subdirectories are the workspaces", opts.Root)
 	}
-	h := &Host{opts: opts, root: root, sessions: map[string]*hostSession{}, held: map[string]int{}}
+	h := &Host{opts: opts, root: root, sessions: map[string]*hostSession{}, held: map[string]int{}, convs: map[string]*hostConv{}, gone: map[string]struct{}{}}
 	h.tokens.Store(opts.Tokens)
 	h.mtoken.Store(opts.MetricsToken)
 	reg := opts.Registry
@@ -143,6 +147,18 @@ func NewHost(opts HostOptions) (*Host, error) {
 		}
 		return h.proto
 	}, &mcp.StreamableHTTPOptions{SessionTimeout: opts.SessionIdle, Logger: sdkLogger(opts.Server.Logger)})
+	fo := opts.Server
+	fo.modern = true
+	h.front = New(fo)
+	h.modern = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		if s, ok := r.Context().Value(modernServerKey{}).(*mcp.Server); ok {
+			return s
+		}
+		return h.front.srv
+	}, &mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true, Logger: sdkLogger(opts.Server.Logger)})
+	if opts.SessionIdle > 0 {
+		go h.reapIdle(opts.SessionIdle)
+	}
 	return h, nil
 }
 
@@ -150,11 +166,11 @@ func NewHost(opts HostOptions) (*Host, error) {
 // already open stay open.
 func (h *Host) SetTokens(t *Tokens) { h.tokens.Store(t) }
 
-// Sessions returns the number of sessions open.
+// Sessions returns the number of sessions and conversations open.
 func (h *Host) Sessions() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.sessions)
+	return len(h.sessions) + len(h.convs)
 }
 
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -241,6 +257,10 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		if !ok || !checkBody(w, body) {
 			return
 		}
+		if m := parseModern(body); isModern(r, m) {
+			h.serveModern(codeWriter{w}, r, m, ws, dir, key)
+			return
+		}
 	}
 	w = codeWriter{w}
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
@@ -293,7 +313,7 @@ func (h *Host) newSession(w http.ResponseWriter, r *http.Request, ws, dir, key s
 		w.Header().Set("Connection", "close")
 		http.Error(w, "server: the host is shutting down; start the session on another", http.StatusServiceUnavailable)
 		return
-	case h.opts.MaxSessions > 0 && len(h.sessions)+h.pending >= h.opts.MaxSessions:
+	case h.opts.MaxSessions > 0 && len(h.sessions)+len(h.convs)+h.pending >= h.opts.MaxSessions:
 		h.mu.Unlock()
 		w.Header().Set("Retry-After", "5")
 		http.Error(w, fmt.Sprintf("server: the host has its most sessions open (%d); retry later or close a session", h.opts.MaxSessions), http.StatusServiceUnavailable)
@@ -447,7 +467,17 @@ func (h *Host) Close(ctx context.Context) error {
 	h.mu.Lock()
 	h.closed = true
 	open := slices.Collect(maps.Values(h.sessions))
+	convs := slices.Collect(maps.Values(h.convs))
 	h.mu.Unlock()
+	for _, c := range convs {
+		select {
+		case <-c.ready:
+			if c.err == nil {
+				h.endConv(c)
+			}
+		default: // still starting: it ends itself once started
+		}
+	}
 	// Every run first, then the go-sdk's sessions, each on its own: closing
 	// a go-sdk session waits for the calls it is serving, and a call still
 	// running past the drain (a cell sleeping) ends only when its run's

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/server"
 	"github.com/tetherhq/tether/tools"
 )
@@ -34,6 +35,7 @@ type testHost struct {
 	root   string
 	url    string
 	closed chan string
+	parser matcher.Parser // wires ast_grep, ast_edit and resolve when set
 }
 
 func newTestHost(t *testing.T, opts server.HostOptions) *testHost {
@@ -42,6 +44,13 @@ func newTestHost(t *testing.T, opts server.HostOptions) *testHost {
 }
 
 func newTestHostPolicy(t *testing.T, opts server.HostOptions, approve string) *testHost {
+	t.Helper()
+	return newTestHostWith(t, opts, approve, nil)
+}
+
+// newTestHostWith is newTestHostPolicy whose runs search and stage edits
+// with parser.
+func newTestHostWith(t *testing.T, opts server.HostOptions, approve string, parser matcher.Parser) *testHost {
 	t.Helper()
 	base := t.TempDir()
 	root := filepath.Join(base, "root")
@@ -65,10 +74,10 @@ func newTestHostPolicy(t *testing.T, opts server.HostOptions, approve string) *t
 	if err != nil {
 		t.Fatal(err)
 	}
-	th := &testHost{root: root, closed: make(chan string, 16)}
+	th := &testHost{root: root, closed: make(chan string, 16), parser: parser}
 	opts.Root, opts.Tokens = root, toks
 	opts.StartRun = func(ctx context.Context, workdir, id string, srv *server.Server) (*tools.Run, func() error, error) {
-		run, err := tools.NewRun(ctx, tools.Config{WorkDir: workdir, ConversationID: id, Policy: policy, Approver: srv.Approver()})
+		run, err := tools.NewRun(ctx, tools.Config{WorkDir: workdir, ConversationID: id, Policy: policy, Approver: srv.Approver(), Parser: th.parser})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -126,8 +135,12 @@ func (th *testHost) openWith(t *testing.T, ws, token string, co *mcp.ClientOptio
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, co)
 	return client.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint: th.url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1,
-	}, nil)
+	}, sessionful)
 }
+
+// sessionful pins a go-sdk client to the last revision with sessions; the
+// tests of conversations (MCP 2026-07-28) say so where they connect.
+var sessionful = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
 
 func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
 	t.Helper()

@@ -43,7 +43,7 @@ func TestHostNormalSessionIsQuiet(t *testing.T) {
 		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
 		cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
 			Endpoint: th.url + "/mcp/" + c.ws, HTTPClient: &http.Client{Transport: lateStream{c.token}}, MaxRetries: -1,
-		}, nil)
+		}, sessionful)
 		if err != nil {
 			t.Fatal(err)
 		}

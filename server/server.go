@@ -18,12 +18,16 @@ import (
 	"github.com/tetherhq/tether/tools"
 )
 
-// protocolVersions are the MCP versions the server negotiates. Versions from
-// 2026-07-28 on forbid server-initiated elicitation during a call (approvals
-// would have to re-run the call); an approval asked in the middle of a call,
-// as one made from an eval cell is, needs it, so those versions are not
-// offered and clients fall back to 2025-11-25.
+// protocolVersions are the MCP versions the server negotiates through
+// initialize. A client offering 2026-07-28 there is answered 2025-11-25:
+// that revision has no initialize (a client of it sends server/discover and
+// plain requests instead, which servedVersions covers).
 var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// servedVersions are the versions the go-sdk serves: protocolVersions over
+// sessions, and modernVersion on the host's stateless handler, where
+// questions and approvals are input requests (see inputState).
+var servedVersions = append([]string{modernVersion}, protocolVersions...)
 
 // Options configure a Server.
 type Options struct {
@@ -46,6 +50,10 @@ type Options struct {
 	// SessionID is the id the session served over HTTP gets (see Host);
 	// empty lets the go-sdk choose one.
 	SessionID string
+
+	// modern serves modernVersion too (the host's servers do; stdio keeps
+	// to protocolVersions).
+	modern bool
 }
 
 // Server is an MCP server for one run. Create it before the run so that the
@@ -78,11 +86,20 @@ func New(opts Options) *Server {
 	if id := opts.SessionID; id != "" {
 		sessionID = func() string { return id }
 	}
+	versions := protocolVersions
+	if opts.modern {
+		versions = servedVersions
+	}
+	var setCacheable func(context.Context, mcp.Request, *mcp.Cacheable)
+	if opts.modern {
+		setCacheable = cacheable
+	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+		SetCacheable:              setCacheable,
 		GetSessionID:              sessionID,
 		Instructions:              opts.Instructions,
 		Logger:                    sdkLogger(opts.Logger),
-		SupportedProtocolVersions: protocolVersions,
+		SupportedProtocolVersions: versions,
 		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
 			s.mu.Lock()
@@ -280,6 +297,9 @@ func (s *Server) call(ctx context.Context, ss *mcp.ServerSession, name string, a
 		if ss != nil {
 			id = ss.ID()
 		}
+		if id == "" {
+			id = s.opts.SessionID // a stateless request's session has no id
+		}
 		_, known := s.run.Registry().Lookup(name)
 		s.opts.OnCall(id, name, known, time.Since(start), outcome(res, err))
 	}
@@ -361,4 +381,20 @@ func ToMCP(r *tools.Result) *mcp.CallToolResult {
 	}
 	out.IsError = r.IsError
 	return out
+}
+
+// listTTL is how long a client of modernVersion may keep a list result.
+const listTTL = 30 * time.Second
+
+// cacheable sets the cache fields of a modernVersion result: server/discover
+// is the same for every client (public); a list names what the run offers,
+// which depends on the run and the token that reached it (private).
+func cacheable(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+	if c.TTLMs == 0 {
+		c.TTLMs = int(listTTL / time.Millisecond)
+	}
+	c.CacheScope = "private"
+	if _, ok := req.GetParams().(*mcp.DiscoverParams); ok {
+		c.CacheScope = "public"
+	}
 }

@@ -99,7 +99,7 @@ func runHost(b *testing.B, bin, root, tokens string) {
 	open := func(i int) *mcp.ClientSession {
 		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil)
 		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-			Endpoint: fmt.Sprintf("%s/mcp/w%02d", url, i), HTTPClient: &http.Client{Transport: bearer{}}}, nil)
+			Endpoint: fmt.Sprintf("%s/mcp/w%02d", url, i), HTTPClient: &http.Client{Transport: bearer{}}}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		if err != nil {
 			b.Fatal(err)
 		}

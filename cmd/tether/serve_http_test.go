@@ -121,7 +121,7 @@ func openHostSessionRetries(t *testing.T, url, ws string, retries int) *mcp.Clie
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint: url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: bearerRT{"t-ops-0123456789"}}, MaxRetries: retries,
-	}, nil)
+	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}

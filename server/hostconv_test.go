@@ -1,0 +1,210 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/server"
+)
+
+// convRT sends a bearer token and, when key is set, the conversation key
+// header with every request.
+type convRT struct{ token, key string }
+
+func (c convRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+c.token)
+	if c.key != "" {
+		r.Header.Set(server.ConversationHeader, c.key)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// openModern connects a go-sdk client at MCP 2026-07-28 (no session) to
+// workspace ws with token, sending conversation key key ("" for none).
+func (th *testHost) openModern(t *testing.T, ws, token, key string, co *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, co)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: th.url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: convRT{token, key}}, MaxRetries: -1,
+	}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("connected at %s, want 2026-07-28", v)
+	}
+	return cs
+}
+
+const goSource = "package a\n\nimport \"errors\"\n\nfunc f() error { return errors.New(\"x\") }\n"
+
+// TestConversationKeepsRun: a 2026-07-28 client that sends a conversation
+// key reaches the same run on every call (an edit staged by one call is
+// resolved by the next), the same key with another token reaches nothing of
+// it and is answered as an unknown key is, and a client without a key runs
+// read tools in a fresh run and is refused stateful ones with how to send
+// the key.
+func TestConversationKeepsRun(t *testing.T) {
+	th := newTestHostWith(t, server.HostOptions{}, "allow", parseEngine(t))
+	os.WriteFile(filepath.Join(th.dir("alpha"), "a.go"), []byte(goSource), 0o644)
+	const key = "5b0c1d9e-6a1f-4c3e-9d2a-7e8f0a1b2c3d"
+	a := th.openModern(t, "alpha", tokOps, key, nil)
+
+	tl, err := a.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Tools) == 0 || tl.CacheScope != "private" || tl.TTLMs <= 0 {
+		t.Errorf("tools/list: %d tools, cacheScope %q, ttlMs %d; want tools, private, a TTL", len(tl.Tools), tl.CacheScope, tl.TTLMs)
+	}
+	res, err := a.CallTool(context.Background(), &mcp.CallToolParams{Name: "ast_edit", Arguments: map[string]any{"pattern": "errors.New($M)", "rewrite": "fmt.Errorf($M)", "language": "go"}})
+	if err != nil || res.IsError {
+		t.Fatalf("ast_edit: %v %v", err, textOf(res))
+	}
+	if tl.Meta[server.ConversationMetaKey] != key || tl.Meta[server.ConversationNewMetaKey] != true {
+		t.Errorf("first result's _meta = %v; want the key and %s", tl.Meta, server.ConversationNewMetaKey)
+	}
+	if _, ok := res.Meta[server.ConversationNewMetaKey]; ok || res.Meta[server.ConversationMetaKey] != key {
+		t.Errorf("second result's _meta = %v; want the key alone", res.Meta)
+	}
+	var staged struct {
+		EditID string `json:"edit_id"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &staged)
+	if staged.EditID == "" {
+		t.Fatalf("ast_edit staged no edit: %s", b)
+	}
+
+	// Another token holding the key, and the same token with an unknown
+	// key, get the same answer: no such edit.
+	other := th.openModern(t, "alpha", tokAlpha, key, nil)
+	otherText, isErr := callText(t, other, "resolve", map[string]any{"edit_id": staged.EditID, "action": "accept"})
+	unknown := th.openModern(t, "alpha", tokOps, "ffffffff-6a1f-4c3e-9d2a-7e8f0a1b2c3d", nil)
+	unknownText, _ := callText(t, unknown, "resolve", map[string]any{"edit_id": staged.EditID, "action": "accept"})
+	if !isErr || otherText != unknownText {
+		t.Errorf("resolve with another token: error %v %q; with an unknown key: %q; want the same error", isErr, otherText, unknownText)
+	}
+	if got, _ := os.ReadFile(filepath.Join(th.dir("alpha"), "a.go")); string(got) != goSource {
+		t.Fatalf("another token's resolve changed the file:\n%s", got)
+	}
+
+	res, err = a.CallTool(context.Background(), &mcp.CallToolParams{Name: "resolve", Arguments: map[string]any{"edit_id": staged.EditID, "action": "accept"}})
+	if err != nil || res.IsError {
+		t.Fatalf("resolve in the conversation: %v %v", err, res)
+	}
+	if got, _ := os.ReadFile(filepath.Join(th.dir("alpha"), "a.go")); !strings.Contains(string(got), "fmt.Errorf") {
+		t.Errorf("resolve did not write the staged edit:\n%s", got)
+	}
+
+	none := th.openModern(t, "alpha", tokOps, "", nil)
+	if text, isErr := callText(t, none, "read", map[string]any{"path": "own.txt"}); isErr || !strings.Contains(text, "this is alpha") {
+		t.Errorf("read without a key: error %v %q", isErr, text)
+	}
+	_, err = none.CallTool(context.Background(), &mcp.CallToolParams{Name: "resolve", Arguments: map[string]any{"edit_id": staged.EditID, "action": "accept"}})
+	if err == nil || !strings.Contains(err.Error(), server.ConversationHeader) {
+		t.Errorf("resolve without a key: %v; want a refusal naming %s", err, server.ConversationHeader)
+	}
+	if n := th.Sessions(); n != 3 {
+		t.Errorf("Sessions() = %d; want the 3 conversations (keyless runs end with their call)", n)
+	}
+}
+
+// TestConversationLimits: a conversation counts against the per-token bound
+// as a session does, closes after SessionIdle without a request, and once
+// the host has closed, its key is told the run ended and to start again.
+func TestConversationLimits(t *testing.T) {
+	th := newTestHost(t, server.HostOptions{MaxSessionsPerToken: 1, SessionIdle: 300 * time.Millisecond})
+	post := func(key, token string) (int, string) {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"own.txt"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+		req, _ := http.NewRequest("POST", th.url+"/mcp/alpha", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "read")
+		req.Header.Set(server.ConversationHeader, key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	k1, k2 := "aaaaaaaaaaaaaaaa-1", "bbbbbbbbbbbbbbbb-2"
+	if code, body := post(k1, tokAlpha); code != 200 || !strings.Contains(body, "this is alpha") {
+		t.Fatalf("first conversation: %d %s", code, body)
+	}
+	if code, body := post(k2, tokAlpha); code != 503 || !strings.Contains(body, "most sessions and conversations") {
+		t.Errorf("second conversation of a token holding one: %d %s; want 503", code, body)
+	}
+	if code, _ := post(k1, tokAlpha); code != 200 {
+		t.Errorf("the open conversation again: %d", code)
+	}
+	select {
+	case ws := <-th.closed:
+		if ws != "alpha" {
+			t.Errorf("closed a run of %s", ws)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the idle conversation was not closed")
+	}
+	if code, body := post(k2, tokAlpha); code != 200 {
+		t.Fatalf("a conversation after the idle one closed: %d %s", code, body)
+	}
+	th.Close(context.Background())
+	if code, body := post(k2, tokAlpha); code != 503 || !strings.Contains(body, "start the conversation again") {
+		t.Errorf("a closed host's conversation: %d %s; want 503 saying to start again", code, body)
+	}
+	if code, body := post("cccccccccccccccc-3", tokAlpha); code != 503 || !strings.Contains(body, "shutting down") {
+		t.Errorf("a new conversation on a closed host: %d %s; want 503", code, body)
+	}
+	if code, body := post("short", tokAlpha); code != 400 || !strings.Contains(body, "16 to 128") {
+		t.Errorf("a key too short: %d %s; want 400 saying what a key is", code, body)
+	}
+}
+
+// textOf returns a result's text content.
+func textOf(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+var (
+	engOnce sync.Once
+	eng     *engine.Engine
+	engErr  error
+)
+
+// parseEngine returns the tree-sitter engine the tests share.
+func parseEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	engOnce.Do(func() { eng, engErr = engine.New(context.Background(), engine.NewConfig()) })
+	if engErr != nil {
+		t.Fatalf("engine: %v", engErr)
+	}
+	return eng
+}
