@@ -118,8 +118,10 @@ func (m *Match) End() uint32 { return m.Nodes[len(m.Nodes)-1].EndByte() }
 type Matcher struct {
 	pat *Pattern
 	src []byte
-	env []Capture
-	ctx context.Context
+	// tree is the tree MatchNode last matched in (its budget is per tree)
+	tree *engine.Tree
+	env  []Capture
+	ctx  context.Context
 	// budget and treeBudget are stepBudget and treeBudget (smaller in tests).
 	budget, treeBudget int
 	steps              int // spent at the current candidate

@@ -1,0 +1,316 @@
+package rule
+
+import (
+	"regexp"
+	"slices"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/matcher"
+)
+
+// env is the captures bound so far. Matching never changes the env it is
+// given: a rule that matches returns a new one, so a failed branch leaves
+// nothing behind.
+type env = []matcher.Capture
+
+// node is one compiled rule.
+type node interface {
+	match(r *Runner, n engine.Node, e env) (env, bool)
+}
+
+type patternNode struct {
+	pat   *matcher.Pattern
+	id    int
+	kinds []string
+	all   bool
+}
+
+func (p *patternNode) match(r *Runner, n engine.Node, e env) (env, bool) {
+	if p.all && !slices.Contains(p.kinds, n.Kind()) {
+		return nil, false
+	}
+	if !r.tick() {
+		return nil, false
+	}
+	out, ok, err := r.matcherFor(p).MatchNode(r.ctx, n, e)
+	if err != nil {
+		r.fail(err)
+		return nil, false
+	}
+	return out, ok
+}
+
+type kindNode struct{ kind string }
+
+func (k *kindNode) match(r *Runner, n engine.Node, e env) (env, bool) {
+	return e, n.Kind() == k.kind
+}
+
+type regexNode struct{ re *regexp.Regexp }
+
+func (x *regexNode) match(r *Runner, n engine.Node, e env) (env, bool) {
+	if !r.tick() {
+		return nil, false
+	}
+	return e, x.re.Match(n.Bytes())
+}
+
+type rangeNode struct{ start, end engine.Point }
+
+func (x *rangeNode) match(r *Runner, n engine.Node, e env) (env, bool) {
+	rg := n.Range()
+	return e, rg.StartPoint == x.start && rg.EndPoint == x.end
+}
+
+// nthNode matches a node by its 1-based position An+B among its named
+// siblings (those matching of, when set), counted from the end with
+// reverse.
+type nthNode struct {
+	a, b    int
+	reverse bool
+	of      node
+}
+
+func (x *nthNode) match(r *Runner, n engine.Node, e env) (env, bool) {
+	parent, ok := n.Parent()
+	if !ok || !n.IsNamed() {
+		return nil, false
+	}
+	var sibs []engine.Node
+	for c, ok := parent.FirstChild(); ok; c, ok = c.NextSibling() {
+		if !c.IsNamed() {
+			continue
+		}
+		if !r.tick() {
+			return nil, false
+		}
+		if x.of != nil {
+			if _, ok := x.of.match(r, c, e); !ok {
+				continue
+			}
+		}
+		sibs = append(sibs, c)
+	}
+	pos := -1
+	for i, c := range sibs {
+		if c.Index() == n.Index() {
+			pos = i + 1
+			if x.reverse {
+				pos = len(sibs) - i
+			}
+		}
+	}
+	if pos < 0 {
+		return nil, false
+	}
+	if x.a == 0 {
+		return e, pos == x.b
+	}
+	d := pos - x.b
+	return e, d%x.a == 0 && d/x.a >= 0
+}
+
+type allNode struct{ rules []node }
+
+func (x *allNode) match(r *Runner, n engine.Node, e env) (env, bool) {
+	for _, sub := range x.rules {
+		var ok bool
+		if e, ok = sub.match(r, n, e); !ok {
+			return nil, false
+		}
+	}
+	return e, true
+}
+
+type anyNode struct{ rules []node }
+
+func (x *anyNode) match(r *Runner, n engine.Node, e env) (env, bool) {
+	for _, sub := range x.rules {
+		if out, ok := sub.match(r, n, e); ok {
+			return out, true
+		}
+		if r.err != nil {
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+type notNode struct{ rule node }
+
+func (x *notNode) match(r *Runner, n engine.Node, e env) (env, bool) {
+	if _, ok := x.rule.match(r, n, e); ok || r.err != nil {
+		return nil, false
+	}
+	return e, true
+}
+
+type matchesNode struct{ ref *utilRef }
+
+func (x *matchesNode) match(r *Runner, n engine.Node, e env) (env, bool) {
+	return x.ref.rule.match(r, n, e)
+}
+
+// relNode is inside, has, follows or precedes: the node relates so to a
+// node that matches rule. Without toEnd only the nearest is tried (the
+// parent, a child, the sibling next to it); with it every one, out to the
+// first that matches stop (tried itself) when stop is set.
+type relNode struct {
+	rel   string
+	rule  node
+	toEnd bool
+	stop  node
+	field string
+}
+
+func (x *relNode) stopsAt(r *Runner, n engine.Node, e env) bool {
+	if x.stop == nil {
+		return false
+	}
+	_, ok := x.stop.match(r, n, e)
+	return ok
+}
+
+func (x *relNode) match(r *Runner, n engine.Node, e env) (env, bool) {
+	switch x.rel {
+	case "has":
+		for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+			if x.field != "" && c.Field() != x.field {
+				continue
+			}
+			if out, ok := x.hasFrom(r, c, e); ok {
+				return out, true
+			}
+			if r.err != nil {
+				return nil, false
+			}
+		}
+		return nil, false
+	case "inside":
+		cur := n
+		for p, ok := cur.Parent(); ok; p, ok = cur.Parent() {
+			if !r.tick() {
+				return nil, false
+			}
+			if x.field == "" || fieldChildIs(p, x.field, cur) {
+				if out, ok := x.rule.match(r, p, e); ok {
+					return out, true
+				}
+			}
+			if !x.toEnd || x.stopsAt(r, p, e) || r.err != nil {
+				return nil, false
+			}
+			cur = p
+		}
+		return nil, false
+	}
+	parent, ok := n.Parent()
+	if !ok {
+		return nil, false
+	}
+	kids := parent.Children()
+	at := -1
+	for i, c := range kids {
+		if c.Index() == n.Index() {
+			at = i
+			break
+		}
+	}
+	step := -1 // follows: the siblings before, nearest first
+	if x.rel == "precedes" {
+		step = 1
+	}
+	for i := at + step; i >= 0 && i < len(kids); i += step {
+		if !r.tick() {
+			return nil, false
+		}
+		if out, ok := x.rule.match(r, kids[i], e); ok {
+			return out, true
+		}
+		if !x.toEnd || x.stopsAt(r, kids[i], e) || r.err != nil {
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// hasFrom tries c, then (to the end) its descendants in pre-order, not
+// below a node that matches stop.
+func (x *relNode) hasFrom(r *Runner, c engine.Node, e env) (env, bool) {
+	if !r.tick() {
+		return nil, false
+	}
+	if out, ok := x.rule.match(r, c, e); ok {
+		return out, true
+	}
+	if !x.toEnd || r.err != nil || x.stopsAt(r, c, e) {
+		return nil, false
+	}
+	for k, ok := c.FirstChild(); ok; k, ok = k.NextSibling() {
+		if out, ok := x.hasFrom(r, k, e); ok {
+			return out, true
+		}
+		if r.err != nil {
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// fieldChildIs reports whether the first child of p in field is c.
+func fieldChildIs(p engine.Node, field string, c engine.Node) bool {
+	f, ok := p.ChildByField(field)
+	return ok && f.Index() == c.Index()
+}
+
+// kindsOf returns the kinds of node a match of n can have, and whether
+// that is known (a "positive" rule, in ast-grep's words): a pattern's root
+// kinds, a kind; all's intersection of its known parts, any's union when
+// every branch is known, a util's. Others (regex, not, relational rules)
+// match a node of any kind.
+func kindsOf(n node) ([]string, bool) {
+	switch x := n.(type) {
+	case *patternNode:
+		return x.kinds, x.all
+	case *kindNode:
+		return []string{x.kind}, true
+	case *matchesNode:
+		return x.ref.kinds, x.ref.known
+	case *allNode:
+		var out []string
+		known := false
+		for _, s := range x.rules {
+			ks, ok := kindsOf(s)
+			if !ok {
+				continue
+			}
+			if !known {
+				out, known = ks, true
+				continue
+			}
+			var both []string
+			for _, k := range out {
+				if slices.Contains(ks, k) {
+					both = append(both, k)
+				}
+			}
+			out = both
+		}
+		return out, known
+	case *anyNode:
+		var out []string
+		for _, s := range x.rules {
+			ks, ok := kindsOf(s)
+			if !ok {
+				return nil, false
+			}
+			for _, k := range ks {
+				if !slices.Contains(out, k) {
+					out = append(out, k)
+				}
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}

@@ -1,0 +1,61 @@
+package rule_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/matcher/rule"
+)
+
+var (
+	engOnce sync.Once
+	eng     *engine.Engine
+	engErr  error
+)
+
+func parser(t testing.TB) matcher.Parser {
+	t.Helper()
+	engOnce.Do(func() { eng, engErr = engine.New(context.Background(), engine.NewConfig()) })
+	if engErr != nil {
+		t.Fatalf("engine: %v", engErr)
+	}
+	return eng
+}
+
+// run compiles the JSON rule for lang and returns its matches in src as
+// "text" lines, each with its fix's replacement when it has one.
+func run(t *testing.T, lang, ruleJSON, src string) ([]string, error) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(ruleJSON), &v); err != nil {
+		t.Fatalf("bad test JSON: %v", err)
+	}
+	p := parser(t)
+	r, err := rule.Compile(context.Background(), p, lang, v, rule.Options{})
+	if err != nil {
+		return nil, err
+	}
+	tree, err := p.Parse(context.Background(), lang, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rn := rule.NewRunner(r)
+	ms, err := rn.Find(context.Background(), tree)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i := range ms {
+		s := string(src[ms[i].Start():ms[i].End()])
+		if e, ok := rn.Fix(&ms[i]); ok {
+			s += fmt.Sprintf(" => [%d,%d) %q", e.Start, e.End, e.Text)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

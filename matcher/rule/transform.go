@@ -1,0 +1,512 @@
+package rule
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/matcher"
+)
+
+// transform is one variable a rule's transform computes from a
+// metavariable's text (or another such variable's).
+type transform struct {
+	name   string
+	op     string // replace, substring, convert, rewrite
+	source string // the variable's name, without its $
+	// replace
+	re *regexp.Regexp
+	by string
+	// substring: character indices, negative from the end
+	start, end       int
+	hasStart, hasEnd bool
+	// convert
+	toCase string
+	seps   []string
+	// rewrite
+	rewriters []string
+	joinBy    *string
+}
+
+var cases = []string{"lowerCase", "upperCase", "capitalize", "camelCase", "snakeCase", "kebabCase", "pascalCase"}
+var separators = []string{"dash", "dot", "space", "slash", "underscore", "caseChange"}
+
+// transforms compiles a transform object, ordered so that a variable comes
+// after those it is computed from; a cycle among them is an error.
+func (c *compiler) transforms(v any, path string, rws map[string]*core) ([]*transform, error) {
+	m, err := asMap(v, path, "transform")
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	byName := map[string]*transform{}
+	for _, name := range names {
+		p := join(path, name)
+		if !isVarName(name) {
+			return nil, errAt(p, "a transform's key is the new variable's name, without $ (%q is not one)", name)
+		}
+		t, err := compileTransform(name, m[name], p, rws)
+		if err != nil {
+			return nil, err
+		}
+		byName[name] = t
+	}
+	var out []*transform
+	state := map[string]int{} // 1 visiting, 2 done
+	var visit func(name string, chain []string) error
+	visit = func(name string, chain []string) error {
+		t := byName[name]
+		switch state[name] {
+		case 1:
+			return errAt(join(path, name), "transform variables form a cycle: %s -> %s", strings.Join(chain, " -> "), name)
+		case 2:
+			return nil
+		}
+		state[name] = 1
+		if _, ok := byName[t.source]; ok {
+			if err := visit(t.source, append(chain, name)); err != nil {
+				return err
+			}
+		}
+		state[name] = 2
+		out = append(out, t)
+		return nil
+	}
+	for _, name := range names {
+		if err := visit(name, nil); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func compileTransform(name string, v any, path string, rws map[string]*core) (*transform, error) {
+	var op string
+	var args map[string]any
+	switch x := v.(type) {
+	case string:
+		var err error
+		if op, args, err = parseStringStyle(x); err != nil {
+			return nil, errAt(path, "%v", err)
+		}
+	case map[string]any:
+		if len(x) != 1 {
+			return nil, errAt(path, "a transformation has one key, the operation (replace, substring, convert or rewrite)")
+		}
+		for k, a := range x {
+			op = k
+			m, err := asMap(a, join(path, k), k)
+			if err != nil {
+				return nil, err
+			}
+			args = m
+		}
+	default:
+		return nil, errAt(path, "a transformation is an object or a string such as substring($X, startChar=1), not %s", describe(v))
+	}
+	path = join(path, op)
+	t := &transform{name: name, op: op}
+	src, ok := args["source"].(string)
+	if !ok {
+		return nil, errAt(join(path, "source"), "needs source, a metavariable such as $X")
+	}
+	src = strings.TrimPrefix(strings.TrimPrefix(src, "$$$"), "$")
+	if !isVarName(src) || !strings.HasPrefix(args["source"].(string), "$") {
+		return nil, errAt(join(path, "source"), "source %q is not a metavariable ($NAME)", args["source"])
+	}
+	t.source = src
+	str := func(k string, required bool) (string, error) {
+		v, ok := args[k]
+		if !ok {
+			if required {
+				return "", errAt(join(path, k), "%s needs %s", op, k)
+			}
+			return "", nil
+		}
+		s, ok := v.(string)
+		if !ok {
+			return "", errAt(join(path, k), "must be a string, not %s", describe(v))
+		}
+		return s, nil
+	}
+	var err error
+	switch op {
+	case "replace":
+		if err := checkKeys(args, path, "source", "replace", "by"); err != nil {
+			return nil, err
+		}
+		re, err := str("replace", true)
+		if err != nil {
+			return nil, err
+		}
+		if t.re, err = regexp.Compile(re); err != nil {
+			return nil, errAt(join(path, "replace"), "%v", err)
+		}
+		if t.by, err = str("by", true); err != nil {
+			return nil, err
+		}
+	case "substring":
+		if err := checkKeys(args, path, "source", "startChar", "endChar"); err != nil {
+			return nil, err
+		}
+		for _, k := range []string{"startChar", "endChar"} {
+			v, ok := args[k]
+			if !ok {
+				continue
+			}
+			n, ok := toInt(v)
+			if !ok {
+				return nil, errAt(join(path, k), "must be a whole number, not %s", describe(v))
+			}
+			if k == "startChar" {
+				t.start, t.hasStart = n, true
+			} else {
+				t.end, t.hasEnd = n, true
+			}
+		}
+	case "convert":
+		if err := checkKeys(args, path, "source", "toCase", "separatedBy"); err != nil {
+			return nil, err
+		}
+		if t.toCase, err = str("toCase", true); err != nil {
+			return nil, err
+		}
+		if !contains(cases, t.toCase) {
+			return nil, errAt(join(path, "toCase"), "toCase %q: use one of %s", t.toCase, strings.Join(cases, ", "))
+		}
+		if v, ok := args["separatedBy"]; ok {
+			l, ok := v.([]any)
+			if !ok {
+				return nil, errAt(join(path, "separatedBy"), "must be a list of %s", strings.Join(separators, ", "))
+			}
+			for _, s := range l {
+				ss, _ := s.(string)
+				if !contains(separators, ss) {
+					return nil, errAt(join(path, "separatedBy"), "%v is not a separator: use %s", s, strings.Join(separators, ", "))
+				}
+				t.seps = append(t.seps, ss)
+			}
+		} else {
+			t.seps = separators
+		}
+	case "rewrite":
+		if err := checkKeys(args, path, "source", "rewriters", "joinBy"); err != nil {
+			return nil, err
+		}
+		l, ok := args["rewriters"].([]any)
+		if !ok || len(l) == 0 {
+			return nil, errAt(join(path, "rewriters"), "rewrite needs rewriters, a list of rewriter ids")
+		}
+		for _, x := range l {
+			id, _ := x.(string)
+			if _, ok := rws[id]; !ok {
+				return nil, errAt(join(path, "rewriters"), "no rewriter has the id %v: define it under the rule's rewriters", x)
+			}
+			t.rewriters = append(t.rewriters, id)
+		}
+		if _, ok := args["joinBy"]; ok {
+			s, err := str("joinBy", false)
+			if err != nil {
+				return nil, err
+			}
+			t.joinBy = &s
+		}
+	default:
+		return nil, errAt(path, "unknown transformation %q: use replace, substring, convert or rewrite", op)
+	}
+	return t, nil
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// parseStringStyle reads op($VAR, key=value, ...): a value is quoted ('...'
+// or "..."), a list [a, b], a number or a bare word.
+func parseStringStyle(s string) (string, map[string]any, error) {
+	s = strings.TrimSpace(s)
+	open := strings.IndexByte(s, '(')
+	if open <= 0 || !strings.HasSuffix(s, ")") {
+		return "", nil, fmt.Errorf("%q is not op($VAR, key=value, ...)", s)
+	}
+	op := strings.TrimSpace(s[:open])
+	body := s[open+1 : len(s)-1]
+	var parts []string
+	var cur strings.Builder
+	var quote byte
+	depth := 0
+	for i := 0; i < len(body); i++ {
+		ch := body[i]
+		switch {
+		case quote != 0:
+			if ch == '\\' && i+1 < len(body) {
+				cur.WriteByte(body[i+1])
+				i++
+				continue
+			}
+			if ch == quote {
+				quote = 0
+			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '[':
+			depth++
+		case ch == ']':
+			depth--
+		case ch == ',' && depth == 0:
+			parts = append(parts, cur.String())
+			cur.Reset()
+			continue
+		}
+		cur.WriteByte(ch)
+	}
+	if quote != 0 || depth != 0 {
+		return "", nil, fmt.Errorf("%q has an unclosed quote or list", s)
+	}
+	parts = append(parts, cur.String())
+	args := map[string]any{"source": strings.TrimSpace(parts[0])}
+	for _, p := range parts[1:] {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			return "", nil, fmt.Errorf("%q: %q is not key=value", s, strings.TrimSpace(p))
+		}
+		args[strings.TrimSpace(k)] = styleValue(strings.TrimSpace(v))
+	}
+	return op, args, nil
+}
+
+func styleValue(v string) any {
+	if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
+		var out []any
+		for _, x := range strings.Split(v[1:len(v)-1], ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				out = append(out, styleValue(x))
+			}
+		}
+		return out
+	}
+	var n int
+	if _, err := fmt.Sscanf(v, "%d", &n); err == nil && fmt.Sprint(n) == v {
+		return n
+	}
+	return v
+}
+
+// transform computes a core's transform variables for one match.
+func (r *Runner) transform(cr *core, src []byte, caps []matcher.Capture) map[string]string {
+	out := map[string]string{}
+	for _, t := range cr.transforms {
+		text, ok := out[t.source]
+		var nodes []engine.Node
+		if !ok {
+			for i := range caps {
+				if caps[i].Name == t.source {
+					nodes = caps[i].Nodes
+					text, ok = string(caps[i].Text(src)), len(caps[i].Nodes) > 0
+				}
+			}
+		}
+		if !ok {
+			continue
+		}
+		switch t.op {
+		case "replace":
+			out[t.name] = t.re.ReplaceAllString(text, t.by)
+		case "substring":
+			out[t.name] = substring(text, t)
+		case "convert":
+			out[t.name] = convertCase(text, t.toCase, t.seps)
+		case "rewrite":
+			if nodes == nil {
+				continue // a transform's string has no nodes to rewrite
+			}
+			out[t.name] = r.rewrite(cr, t, src, nodes, caps)
+		}
+	}
+	return out
+}
+
+func substring(s string, t *transform) string {
+	rs := []rune(s)
+	n := len(rs)
+	at := func(i int) int {
+		if i < 0 {
+			i += n
+		}
+		return max(0, min(i, n))
+	}
+	start, end := 0, n
+	if t.hasStart {
+		start = at(t.start)
+	}
+	if t.hasEnd {
+		end = at(t.end)
+	}
+	if start >= end {
+		return ""
+	}
+	return string(rs[start:end])
+}
+
+// words splits s at the separators chosen, and at a change of case
+// ("camelCase", "XMLHttp" -> "XML", "Http") with caseChange.
+func words(s string, seps []string) []string {
+	sepChar := map[rune]bool{}
+	caseChange := false
+	for _, sp := range seps {
+		switch sp {
+		case "dash":
+			sepChar['-'] = true
+		case "dot":
+			sepChar['.'] = true
+		case "space":
+			sepChar[' '] = true
+		case "slash":
+			sepChar['/'] = true
+		case "underscore":
+			sepChar['_'] = true
+		case "caseChange":
+			caseChange = true
+		}
+	}
+	var out []string
+	rs := []rune(s)
+	start := 0
+	for i, ch := range rs {
+		if sepChar[ch] {
+			if i > start {
+				out = append(out, string(rs[start:i]))
+			}
+			start = i + 1
+			continue
+		}
+		if !caseChange || i == start {
+			continue
+		}
+		prev := rs[i-1]
+		if unicode.IsUpper(ch) && !unicode.IsUpper(prev) && !sepChar[prev] {
+			out = append(out, string(rs[start:i]))
+			start = i
+		} else if unicode.IsLower(ch) && unicode.IsUpper(prev) && i-1 > start {
+			out = append(out, string(rs[start:i-1]))
+			start = i - 1
+		}
+	}
+	if start < len(rs) {
+		out = append(out, string(rs[start:]))
+	}
+	return out
+}
+
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+func convertCase(s, to string, seps []string) string {
+	switch to {
+	case "lowerCase":
+		return strings.ToLower(s)
+	case "upperCase":
+		return strings.ToUpper(s)
+	case "capitalize":
+		return capitalize(s)
+	}
+	ws := words(s, seps)
+	for i, w := range ws {
+		ws[i] = strings.ToLower(w)
+	}
+	switch to {
+	case "camelCase":
+		for i := 1; i < len(ws); i++ {
+			ws[i] = capitalize(ws[i])
+		}
+		return strings.Join(ws, "")
+	case "pascalCase":
+		for i := range ws {
+			ws[i] = capitalize(ws[i])
+		}
+		return strings.Join(ws, "")
+	case "snakeCase":
+		return strings.Join(ws, "_")
+	case "kebabCase":
+		return strings.Join(ws, "-")
+	}
+	return s
+}
+
+// rewrite applies the transform's rewriters under each source node: at
+// each node in pre-order the first rewriter that matches replaces it (and
+// nothing below it is tried); the result is the source's text with those
+// replacements, or with joinBy the replacements alone joined by it.
+func (r *Runner) rewrite(cr *core, t *transform, src []byte, nodes []engine.Node, outer []matcher.Capture) string {
+	type edit struct {
+		start, end int
+		text       string
+	}
+	var edits []edit
+	var visit func(n engine.Node)
+	visit = func(n engine.Node) {
+		if r.err != nil || !r.tick() {
+			return
+		}
+		for _, id := range t.rewriters {
+			rw := cr.rewriters[id]
+			if rw == nil {
+				continue
+			}
+			if m, ok := r.matchCore(rw, n, nil); ok {
+				s, e, text := r.fixEdit(rw, &m, src, outer)
+				edits = append(edits, edit{s, e, text})
+				return
+			}
+		}
+		for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+			visit(c)
+		}
+	}
+	for _, n := range nodes {
+		visit(n)
+	}
+	if t.joinBy != nil {
+		texts := make([]string, len(edits))
+		for i, e := range edits {
+			texts[i] = e.text
+		}
+		return strings.Join(texts, *t.joinBy)
+	}
+	start, end := int(nodes[0].StartByte()), int(nodes[len(nodes)-1].EndByte())
+	var b strings.Builder
+	last := start
+	for _, e := range edits {
+		if e.start < last {
+			continue
+		}
+		b.Write(src[last:e.start])
+		b.WriteString(e.text)
+		last = e.end
+	}
+	if last < end {
+		b.Write(src[last:end])
+	}
+	return b.String()
+}
