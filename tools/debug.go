@@ -53,20 +53,26 @@ type debugRequest struct {
 	Port      int      `json:"port,omitempty" jsonschema:"attach (required without pid): the port the program's debug server listens on" bounds:"minimum=1,maximum=65535"`
 	PID       int      `json:"pid,omitempty" jsonschema:"attach (required without port): a running process to attach to by its process id (delve, lldb; debugpy needs gdb and ptrace); terminate detaches and leaves it running; the adapter then runs outside the sandbox (ptrace needs it), so a host (serve --http) refuses it: attach by port instead" bounds:"minimum=1"`
 	Host      string   `json:"host,omitempty" jsonschema:"attach: the host of port (default 127.0.0.1)"`
-	ThreadID  int      `json:"thread_id,omitempty" jsonschema:"continue, pause, step_*, stack: thread (default: the last stopped one)"`
-	FrameID   int      `json:"frame_id,omitempty" jsonschema:"scopes, evaluate: frame id from stack (default: the top frame)"`
-	Reference int      `json:"reference,omitempty" jsonschema:"variables (required): a scope's or variable's reference" bounds:"minimum=1"`
+	ThreadID  int      `json:"thread_id,omitempty" jsonschema:"continue, pause, step_*, stack, scopes, evaluate, set_expression, read_memory, disassemble: thread (default: the last stopped one)"`
+	FrameID   int      `json:"frame_id,omitempty" jsonschema:"scopes, evaluate, set_expression, read_memory, disassemble: frame id from stack (default: the top frame)"`
+	Reference int      `json:"reference,omitempty" jsonschema:"variables, set_variable (required): a scope's or variable's reference" bounds:"minimum=1"`
 	// Start is the first child variables lists, or the first frame stack
 	// lists (0-based): the next page of a container longer than
 	// dap.MaxVariables or of a stack deeper than dap.MaxStackFrames.
 	Start      int    `json:"start,omitempty" bounds:"minimum=0"`
-	Expression string `json:"expression,omitempty" jsonschema:"evaluate (required): expression in the program's language"`
+	Expression string `json:"expression,omitempty" jsonschema:"evaluate, set_expression (required): expression in the program's language; read_memory, disassemble: an address or pointer (&x) to look at, instead of memory_reference"`
 	// Adapter picks an adapter by id instead of inferring it from the program
 	// or the root markers.
 	// Its enum is the supervisor's adapter table (DebugTool).
 	Adapter string `json:"adapter,omitempty" jsonschema:"launch, attach: adapter id, when it cannot be inferred from the program or the root markers"`
 	// Test runs tests instead of the program (dap.LaunchArgs.Test).
 	Test string `json:"test,omitempty" bounds:"minLength=1"`
+	// The optional ops' arguments (debug_more.go).
+	Name            string `json:"name,omitempty" jsonschema:"set_variable (required): the variable to set, a child of reference"`
+	Value           string `json:"value,omitempty" jsonschema:"set_variable, set_expression (required): the new value, an expression in the program's language"`
+	MemoryReference string `json:"memory_reference,omitempty" jsonschema:"read_memory, disassemble: where to look, a memory_reference from evaluate or variables (or expression instead; disassemble's default is the frame's instruction pointer)"`
+	Offset          int    `json:"offset,omitempty" jsonschema:"read_memory: bytes past the address to start at; disassemble: instructions past it (negative: before)"`
+	Count           int    `json:"count,omitempty" jsonschema:"read_memory: bytes to read (default 64, at most 1024); disassemble: instructions (default 20, at most 50)" bounds:"minimum=0"`
 }
 
 // debugBreakpoint is one line breakpoint with its kinds.
@@ -81,7 +87,7 @@ type debugBreakpoint struct {
 func (debugRequest) tuneSchema(s *jsonschema.Schema) {
 	s.Properties["op"].Enum = stringsAsAny(debugOps)
 	s.Properties["start"].Description = fmt.Sprintf("variables: first child to list (0-based), to page through a container longer than %d; "+
-		"stack: first frame to list (0 is the top), to page through a stack deeper than %d", dap.MaxVariables, dap.MaxStackFrames)
+		"stack: first frame to list (0 is the top), to page through a stack deeper than %d; modules, loaded_sources: first to list", dap.MaxVariables, dap.MaxStackFrames)
 }
 
 // adapterRoles names, from an adapter table, the adapters that launch Go
@@ -119,7 +125,7 @@ func DebugOps() []string { return slices.Clone(debugOps) }
 // debugOps lists the debug tool's ops.
 var debugOps = []string{"adapters", "status", "breakpoints", "launch", "attach", "continue", "pause",
 	"step_over", "step_in", "step_out", "threads", "stack", "scopes", "variables", "evaluate",
-	"output", "terminate"}
+	"output", "terminate", "set_variable", "set_expression", "modules", "loaded_sources", "read_memory", "disassemble"}
 
 // debugReply is an op's structured result: the same facts as its text.
 type debugReply struct {
@@ -136,6 +142,9 @@ type debugReply struct {
 	Output      string                `json:"output,omitempty"`
 	// ExceptionFilters are the filters the adapter offers, which chosen.
 	ExceptionFilters []dap.ExceptionFilter `json:"exception_filters,omitempty"`
+	Modules          []dap.Module          `json:"modules,omitempty"`
+	Memory           *dap.Memory           `json:"memory,omitempty"`
+	Instructions     []dap.Instruction     `json:"instructions,omitempty"`
 }
 
 // DebugTool returns the debug tool bound to a supervisor, a working dir and a
@@ -154,7 +163,7 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 			"To debug tests, launch the test file (x_test.go, test_x.py) or pass test with a test name (Go: " + goTests + "'s test mode; Python: pytest). " +
 			"Every op that stops the program returns where it stopped, the source line and the top frames; an uncaught exception, a panic or a signal stops it there and names it. " +
 			fmt.Sprintf("variables lists %d children and stack %d frames at a time: pass start to page through a longer container or a deeper stack. ", dap.MaxVariables, dap.MaxStackFrames) +
-			"ops: " + strings.Join(debugOps, ", ") + ". Use adapters to see which debuggers can start here and why not. " +
+			"ops: " + strings.Join(debugOps, ", ") + "; " + strings.Join(dap.OptionalOps(), ", ") + " work where the adapter's capabilities offer them, and are refused naming what it offers otherwise. Use adapters to see which debuggers can start here and why not. " +
 			"Calls run one at a time (a second call waits for the first to end): do not call debug in parallel.",
 		InputSchema: schemaForRun[debugRequest](func(s *jsonschema.Schema) {
 			s.Properties["adapter"].Enum = stringsAsAny(dap.AdapterIDs(table))
@@ -287,6 +296,9 @@ func debugDo(ctx context.Context, sv *dap.Supervisor, conv, root string, req deb
 		if st.Sandbox != "" {
 			fmt.Fprintf(&b, "%s\n", st.Sandbox)
 		}
+		if len(st.Ops) > 0 {
+			fmt.Fprintf(&b, "the adapter also offers %s\n", strings.Join(st.Ops, ", "))
+		}
 		writeOutcome(&b, &st.Outcome)
 		if len(st.Breakpoints) > 0 {
 			b.WriteString("\n")
@@ -353,13 +365,19 @@ func debugDo(ctx context.Context, sv *dap.Supervisor, conv, root string, req deb
 	case "":
 		return "", nil, fmt.Errorf("debug: missing op; use one of %s", strings.Join(debugOps, ", "))
 	default:
+		if ok, err := debugMore(ctx, sv, conv, req, &b, r); ok {
+			if err != nil {
+				return "", nil, err
+			}
+			break
+		}
 		if !slices.Contains(debugOps, req.Op) {
 			return "", nil, fmt.Errorf("debug: unknown op %q; use one of %s", req.Op, strings.Join(debugOps, ", "))
 		}
 	}
 	text := b.String()
 	switch req.Op {
-	case "adapters", "launch", "attach", "continue", "pause", "step_over", "step_in", "step_out", "output":
+	case "adapters", "launch", "attach", "continue", "pause", "step_over", "step_in", "step_out", "output", "read_memory":
 		text = strings.TrimRight(text, "\n")
 	}
 	return text, r, nil

@@ -204,3 +204,41 @@ func TestDebugToolBreakpointKinds(t *testing.T) {
 	}
 	call(`{"op":"terminate"}`)
 }
+
+// TestDebugToolOptionalOps: set_variable, set_expression and modules go
+// through the tool with real debugpy, and read_memory, which debugpy
+// lacks, is refused naming debugpy and the optional ops it offers.
+func TestDebugToolOptionalOps(t *testing.T) {
+	requireDebianDebugpy(t)
+	prog := "def tick(i):\n    total = i * 10\n    return total\n\n\nprint('got', tick(4))\n"
+	_, run, call := debugWorkspace(t, map[string]string{"requirements.txt": "", "tick.py": prog})
+	call(`{"op":"breakpoints","file":"tick.py","lines":[3]}`)
+	if out := call(`{"op":"launch","program":"tick.py"}`); !strings.Contains(out, "tick.py:3") {
+		t.Fatal(out)
+	}
+	scopes := call(`{"op":"scopes"}`)
+	ref := regexp.MustCompile(`reference (\d+)`).FindStringSubmatch(scopes)
+	if ref == nil {
+		t.Fatal(scopes)
+	}
+	if out := call(`{"op":"set_variable","reference":` + ref[1] + `,"name":"total","value":"7"}`); !strings.Contains(out, "set total = 7") {
+		t.Fatal(out)
+	}
+	if out := call(`{"op":"set_expression","expression":"total","value":"total * 6"}`); !strings.Contains(out, "set total = 42") {
+		t.Fatal(out)
+	}
+	if out := call(`{"op":"modules"}`); !strings.Contains(out, "modules 0-") {
+		t.Fatal(out)
+	}
+	res, err := run.Call(context.Background(), "debug", json.RawMessage(`{"op":"read_memory","expression":"total"}`), tools.FromModel)
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	} else if res.IsError {
+		msg = res.AllText()
+	}
+	if !strings.Contains(msg, "the debugpy adapter cannot read memory") || !strings.Contains(msg, "set_variable") {
+		t.Fatalf("read_memory should be refused naming debugpy and what it offers: %q", msg)
+	}
+	call(`{"op":"terminate"}`)
+}

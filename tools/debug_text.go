@@ -232,6 +232,9 @@ func writeRef(b *strings.Builder, v dap.Variable) {
 	case v.Reference != 0:
 		fmt.Fprintf(b, " [reference %d]", v.Reference)
 	}
+	if v.MemoryReference != "" {
+		fmt.Fprintf(b, " [memory_reference %s]", v.MemoryReference)
+	}
 }
 
 func writeEvaluation(b *strings.Builder, expr string, v *dap.Variable) {

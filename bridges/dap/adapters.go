@@ -100,6 +100,10 @@ type Adapter struct {
 	EvaluateContext string `json:"evaluate_context,omitempty"`
 	// Install says how to get the adapter when its binary is missing.
 	Install string `json:"install,omitempty"`
+	// Ops are the optional ops (OptionalOps) the adapter offers, as its
+	// tested version answers initialize: what help and docs say. The
+	// capabilities of the running adapter decide at call time.
+	Ops []string `json:"ops,omitempty"`
 }
 
 // DefaultAdapters returns tether's adapter table. It is the one place an
@@ -129,6 +133,7 @@ func DefaultAdapters() []Adapter {
 			AttachPID:    map[string]any{"mode": "local", "processId": "${pid}"},
 			AttachDirect: true,
 			Install:      "go install github.com/go-delve/delve/cmd/dlv@latest (scripts/install-deps.sh installs the version tether is tested with)",
+			Ops:          []string{"set_variable", "read_memory", "disassemble"},
 		},
 		{
 			ID:         "debugpy",
@@ -173,6 +178,7 @@ func DefaultAdapters() []Adapter {
 			}},
 			EvaluateContext: "repl",
 			Install:         "apt-get install python3-debugpy, or pip install debugpy into the project's .venv",
+			Ops:             []string{"set_variable", "set_expression", "modules"},
 		},
 		{
 			ID:          "lldb",
@@ -194,6 +200,7 @@ func DefaultAdapters() []Adapter {
 			// Expressions, not lldb commands.
 			EvaluateContext: "watch",
 			Install:         "apt-get install lldb-19 (provides lldb-dap-19)",
+			Ops:             []string{"set_variable", "modules", "disassemble"},
 		},
 		{
 			ID:         "dart",

@@ -3,8 +3,9 @@ package dap
 import "strings"
 
 // DescribeSupport names each adapter of a table with what it launches, whether
-// it runs tests and how it attaches, in table order: "delve (.go; tests;
-// attach by pid, port), ..., dart (.dart; no attach)". Breakpoint kinds are
+// it runs tests, how it attaches and the optional ops it offers, in table
+// order: "delve (.go; tests; attach by pid, port; set_variable,
+// read_memory, disassemble), ..., dart (.dart; no attach)". Breakpoint kinds are
 // not here: the adapter's capabilities decide them when a session starts.
 func DescribeSupport(table []Adapter) string {
 	parts := make([]string, 0, len(table))
@@ -27,6 +28,9 @@ func DescribeSupport(table []Adapter) string {
 			what = append(what, "attach by "+strings.Join(attach, ", "))
 		} else {
 			what = append(what, "no attach")
+		}
+		if len(a.Ops) > 0 {
+			what = append(what, strings.Join(a.Ops, ", "))
 		}
 		parts = append(parts, a.ID+" ("+strings.Join(what, "; ")+")")
 	}

@@ -335,7 +335,9 @@ func (s *session) variables(ctx context.Context, ref, start int) (*Variables, er
 		}
 	}
 	for _, v := range shown {
-		r.Variables = append(r.Variables, toVariable(v.Name, v.Value, v.Type, v.VariablesReference, v.IndexedVariables))
+		x := toVariable(v.Name, v.Value, v.Type, v.VariablesReference, v.IndexedVariables)
+		x.MemoryReference = v.MemoryReference
+		r.Variables = append(r.Variables, x)
 	}
 	s.remember(r.Variables)
 	return r, nil
@@ -428,6 +430,7 @@ func (sv *Supervisor) evaluate(ctx context.Context, s *session, expression strin
 		return nil, err
 	}
 	v := toVariable(expression, resp.Body.Result, resp.Body.Type, resp.Body.VariablesReference, resp.Body.IndexedVariables)
+	v.MemoryReference = resp.Body.MemoryReference
 	s.remember([]Variable{v})
 	return &v, nil
 }
@@ -473,7 +476,7 @@ func (s *session) frames(ctx context.Context, thread, start, levels int) ([]Fram
 		if i >= levels {
 			break
 		}
-		fr := Frame{ID: f.Id, Name: f.Name, Line: f.Line, Column: f.Column}
+		fr := Frame{ID: f.Id, Name: f.Name, Line: f.Line, Column: f.Column, Instruction: f.InstructionPointerReference}
 		if f.Source != nil {
 			fr.File = f.Source.Path
 			if fr.File == "" {

@@ -348,7 +348,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 	err := s.c.call(hctx, "initialize", &godap.InitializeRequestArguments{
 		ClientID: "tether", ClientName: "tether", AdapterID: a.ID, Locale: "en-US",
 		LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path",
-		SupportsVariableType: true, SupportsVariablePaging: true,
+		SupportsVariableType: true, SupportsVariablePaging: true, SupportsMemoryReferences: true,
 	}, &initResp)
 	if err != nil {
 		return fail(err)

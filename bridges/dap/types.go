@@ -103,6 +103,9 @@ type Started struct {
 	// Sandbox says what confines the adapter and the program, when that is
 	// not the whole sandbox or the network is the operator's choice.
 	Sandbox string
+	// Ops are the optional ops (OptionalOps) the adapter's capabilities
+	// offer.
+	Ops []string
 }
 
 // Outcome is what became of the program after it was started, continued,
@@ -218,6 +221,9 @@ type Frame struct {
 	File   string `json:"file,omitempty"`
 	Line   int    `json:"line,omitempty"`
 	Column int    `json:"column,omitempty"`
+	// Instruction is the frame's instruction pointer as a memory
+	// reference (disassemble's default), when the adapter gives one.
+	Instruction string `json:"instruction,omitempty"`
 }
 
 // Scopes are the scopes of one frame.
@@ -260,6 +266,9 @@ type Variable struct {
 	// says Reference holds; variables pages through them with start.
 	Indexed int  `json:"indexed,omitempty"`
 	Cut     bool `json:"cut,omitempty"` // Value was cut at MaxValueLen
+	// MemoryReference locates the value in memory (read_memory), when
+	// the adapter gives one.
+	MemoryReference string `json:"memory_reference,omitempty"`
 }
 
 // Output is the debuggee's kept stdout and stderr, a header line at each

@@ -1,0 +1,276 @@
+package dap_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// cMemory keeps a number and a string on the stack where the breakpoint
+// (line 8) can read them.
+const cMemory = `#include <stdio.h>
+#include <string.h>
+
+int main(void) {
+	int x = 41;
+	char buf[16];
+	strcpy(buf, "hello memory");
+	printf("%s %d\n", buf, x);
+	return 0;
+}
+`
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestMoreOpsLLDB: with real lldb-dap on a program the system cc built,
+// disassemble lists the instructions at the stop, bounded at
+// MaxInstructions; set_variable changes a local the program then prints;
+// modules lists the program; the ops lldb-dap lacks is refused naming the
+// adapter and the ops it offers.
+func TestMoreOpsLLDB(t *testing.T) {
+	t.Parallel()
+	needLLDB(t)
+	cc := testenv.RequireBinary(t, "cc")
+	root := testenv.Workspace(t, map[string]string{"main.c": cMemory})
+	buildIn(t, root, cc, "-g", "-O0", "-o", "mem", "main.c")
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	ctx := ctxT(t)
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.c", Lines: []int{8}})
+	if l := do(t, sv, "c", root, request{Op: "launch", Program: "mem"}); l.Stop == nil || l.Stop.Line != 8 {
+		t.Fatalf("launch should stop at line 8: %s", l)
+	}
+
+	// lldb-dap 19 has no readMemory (TestReadMemoryLLDB uses a newer one).
+	if _, err := sv.ReadMemory(ctx, "c", dap.MemoryArgs{Expression: "&x"}); err != nil && (!strings.Contains(err.Error(), "the lldb adapter cannot read memory") || !strings.Contains(err.Error(), "disassemble")) {
+		t.Fatalf("read_memory, where lldb-dap lacks it, should be refused naming lldb and what it offers: %v", err)
+	}
+
+	d, err := sv.Disassemble(ctx, "c", dap.MemoryArgs{Count: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Cut || len(d.Instructions) == 0 || len(d.Instructions) > dap.MaxInstructions || d.Instructions[0].Text == "" || d.Instructions[0].Address == "" {
+		t.Fatalf("disassemble should list instructions at the stop, at most %d: %+v", dap.MaxInstructions, d)
+	}
+	t.Logf("disassemble: %d instructions, first %+v", len(d.Instructions), d.Instructions[0])
+
+	mods, err := sv.Modules(ctx, "c", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, mod := range mods.Modules {
+		found = found || mod.Name == "mem"
+	}
+	if !found || len(mods.Modules) > dap.MaxModules {
+		t.Fatalf("modules should list the program mem: %+v", mods)
+	}
+
+	x := localVar(t, sv, root, "x")
+	sc := do(t, sv, "c", root, request{Op: "scopes"})
+	v, err := sv.SetVariable(ctx, "c", sc.Scopes[0].Reference, "x", "7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Value != "7" || x.Value != "41" {
+		t.Fatalf("set_variable x = 7 answered %+v (was %+v)", v, x)
+	}
+	evaluates(t, sv, root, "x", "7")
+
+	if _, err := sv.LoadedSources(ctx, "c", 0); err == nil || !strings.Contains(err.Error(), "the lldb adapter cannot") || !strings.Contains(err.Error(), "disassemble") {
+		t.Fatalf("loaded_sources should be refused naming lldb and what it offers: %v", err)
+	}
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.c"})
+	if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil || !strings.Contains(c.Exited.Output, "hello memory 7") {
+		t.Fatalf("the program should print the value set_variable gave x: %s", c)
+	}
+}
+
+// TestSetVariableDelve: set_variable on a Go local changes what the
+// program computes from it; an op delve lacks is refused naming delve.
+func TestSetVariableDelve(t *testing.T) {
+	t.Parallel()
+	needDelve(t)
+	root := testenv.Workspace(t, goFiles("loop", goLoop))
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	ctx := ctxT(t)
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go", Lines: []int{12}})
+	if l := do(t, sv, "c", root, request{Op: "launch", Program: "."}); l.Stop == nil || l.Stop.Line != 12 {
+		t.Fatalf("launch should stop at line 12: %s", l)
+	}
+	sc := do(t, sv, "c", root, request{Op: "scopes"})
+	v, err := sv.SetVariable(ctx, "c", sc.Scopes[0].Reference, "sum", "100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Value != "100" {
+		t.Fatalf("set_variable sum = 100 answered %+v", v)
+	}
+	evaluates(t, sv, root, "sum", "100")
+	if _, err := sv.SetVariable(ctx, "c", sc.Scopes[0].Reference, "nosuch", "1"); err == nil || !strings.Contains(err.Error(), "the adapter says") {
+		t.Fatalf("set_variable of a missing variable should be refused by the adapter: %v", err)
+	}
+	if _, err := sv.LoadedSources(ctx, "c", 0); err == nil || !strings.Contains(err.Error(), "the delve adapter cannot") || !strings.Contains(err.Error(), "set_variable") {
+		t.Fatalf("loaded_sources should be refused naming delve and what it offers: %v", err)
+	}
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go"})
+	if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil || !strings.Contains(c.Exited.Output, "sum 110") {
+		t.Fatalf("the loop should add to the value set (100+0+1+2+3+4): %s", c)
+	}
+}
+
+// TestSetVariableDebugpy: set_variable and set_expression on Python
+// locals change what the program returns; modules lists loaded modules,
+// bounded and paged.
+func TestSetVariableDebugpy(t *testing.T) {
+	t.Parallel()
+	python(t)
+	src := "def tick(i):\n    total = i * 10\n    return total\n\n\nprint('got', tick(4))\n"
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "tick.py": src})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	ctx := ctxT(t)
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "tick.py", Lines: []int{3}})
+	if l := do(t, sv, "c", root, request{Op: "launch", Program: "tick.py"}); l.Stop == nil || l.Stop.Line != 3 {
+		t.Fatalf("launch should stop at line 3: %s", l)
+	}
+	sc := do(t, sv, "c", root, request{Op: "scopes"})
+	v, err := sv.SetVariable(ctx, "c", sc.Scopes[0].Reference, "total", "7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Value != "7" {
+		t.Fatalf("set_variable total = 7 answered %+v", v)
+	}
+	v, err = sv.SetExpression(ctx, "c", "total", "total * 6", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Value != "42" {
+		t.Fatalf("set_expression total = total * 6 answered %+v", v)
+	}
+	mods, err := sv.Modules(ctx, "c", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mods.Modules) == 0 || len(mods.Modules) > dap.MaxModules {
+		t.Fatalf("modules should list up to %d modules: %+v", dap.MaxModules, mods)
+	}
+	if _, err := sv.ReadMemory(ctx, "c", dap.MemoryArgs{Expression: "total"}); err == nil || !strings.Contains(err.Error(), "the debugpy adapter cannot read memory") {
+		t.Fatalf("read_memory should be refused naming debugpy: %v", err)
+	}
+	if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil || !strings.Contains(c.Exited.Output, "got 42") {
+		t.Fatalf("the program should return the value set: %s", c)
+	}
+}
+
+// goMemory keeps a long string and a slice where the breakpoint (line 11)
+// can read them; delve gives memory references to strings and slices.
+const goMemory = `package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+func main() {
+	msg := strings.Repeat("hello memory ", 100)
+	xs := []int64{41, 42}
+	fmt.Println(len(msg), xs)
+}
+`
+
+// TestReadMemoryDelve: with real delve (lldb-dap 19 has no readMemory),
+// read_memory reads a slice's and a string's bytes, by variable name and by
+// the memory_reference variables gives, bounded at MaxMemory, and disassemble lists the instructions at the stop.
+func TestReadMemoryDelve(t *testing.T) {
+	t.Parallel()
+	needDelve(t)
+	root := testenv.Workspace(t, goFiles("mem", goMemory))
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	ctx := ctxT(t)
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go", Lines: []int{11}})
+	if l := do(t, sv, "c", root, request{Op: "launch", Program: "."}); l.Stop == nil || l.Stop.Line != 11 {
+		t.Fatalf("launch should stop at line 11: %s", l)
+	}
+	m, err := sv.ReadMemory(ctx, "c", dap.MemoryArgs{Expression: "xs", Count: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// delve bounds a slice's reference by its length in elements, and
+	// says the rest is unreadable.
+	if len(m.Data) == 0 || m.Data[0] != 41 || len(m.Data)+m.Unreadable != 16 || m.Cut {
+		t.Fatalf("read_memory xs should start with 41 as little-endian bytes, the rest counted unreadable: %+v", m)
+	}
+	ref := localVar(t, sv, root, "msg").MemoryReference
+	if ref == "" {
+		t.Fatal("delve should give the string msg a memory reference")
+	}
+	m, err = sv.ReadMemory(ctx, "c", dap.MemoryArgs{Reference: ref, Count: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Cut || len(m.Data) == 0 || len(m.Data) > dap.MaxMemory || !strings.HasPrefix(string(m.Data), "hello memory hello") {
+		t.Fatalf("read_memory of msg should start with its bytes, cut at %d: %+v\n%s", dap.MaxMemory, m, m.Dump())
+	}
+	t.Logf("read_memory:\n%s", m.Dump()[:min(len(m.Dump()), 300)])
+	d, err := sv.Disassemble(ctx, "c", dap.MemoryArgs{Count: 5})
+	if err != nil || len(d.Instructions) != 5 || d.Cut || d.Instructions[0].Text == "" {
+		t.Fatalf("disassemble 5 should list 5 instructions: %+v %v", d, err)
+	}
+	if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil || !strings.Contains(c.Exited.Output, "1300 [41 42]") {
+		t.Fatalf("the program should run to its end: %s", c)
+	}
+}
+
+// TestAdapterOpsMatchCapabilities: the optional ops each built-in adapter's
+// table entry lists (Adapter.Ops, which help and docs show) are the ones
+// its real capabilities offer.
+func TestAdapterOpsMatchCapabilities(t *testing.T) {
+	t.Parallel()
+	table := dap.DefaultAdapters()
+	want := map[string][]string{}
+	for _, a := range table {
+		want[a.ID] = a.Ops
+	}
+	cases := []struct {
+		id    string
+		files map[string]string
+		prog  string
+		need  func(t *testing.T)
+		build func(t *testing.T, root string)
+	}{
+		{"delve", goFiles("loop", goLoop), ".", func(t *testing.T) { needDelve(t) }, nil},
+		{"debugpy", map[string]string{"requirements.txt": "", "count.py": pyCount}, "count.py", func(t *testing.T) { python(t) }, nil},
+		{"lldb", map[string]string{"main.c": cMemory}, "mem", func(t *testing.T) { needLLDB(t) }, func(t *testing.T, root string) {
+			buildIn(t, root, testenv.RequireBinary(t, "cc"), "-g", "-O0", "-o", "mem", "main.c")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.id, func(t *testing.T) {
+			t.Parallel()
+			c.need(t)
+			root := testenv.Workspace(t, c.files)
+			if c.build != nil {
+				c.build(t, root)
+			}
+			sv := dap.NewSupervisor(dap.Config{})
+			defer sv.Close()
+			l := do(t, sv, "c", root, request{Op: "launch", Program: c.prog})
+			if strings.Join(l.Started.Ops, ",") != strings.Join(want[c.id], ",") {
+				t.Errorf("%s offers %v; its table entry says %v", c.id, l.Started.Ops, want[c.id])
+			}
+		})
+	}
+}
