@@ -212,7 +212,7 @@ func (h *Host) conversation(w http.ResponseWriter, r *http.Request, mapKey, key,
 	h.mu.Unlock()
 
 	so := h.opts.Server
-	so.SessionID, so.OnCall, so.modern = c.id, h.observe, true
+	so.SessionID, so.OnCall, so.modern, so.bind = c.id, h.observe, true, mapKey
 	c.srv = New(so)
 	c.srv.srv.AddReceivingMiddleware(c.annotate)
 	run, closeRun, err := h.opts.StartRun(h.ctx, dir, c.id, c.srv)
@@ -313,7 +313,7 @@ func (h *Host) serveFresh(w http.ResponseWriter, r *http.Request, ws, dir, princ
 	}()
 	id := "r-" + rand.Text()
 	so := h.opts.Server
-	so.SessionID, so.OnCall, so.modern = id, h.observe, true
+	so.SessionID, so.OnCall, so.modern, so.bind = id, h.observe, true, principal+"\x00"+ws
 	srv := New(so)
 	run, closeRun, err := h.opts.StartRun(h.ctx, dir, id, srv)
 	if err != nil {

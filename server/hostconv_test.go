@@ -208,3 +208,80 @@ func parseEngine(t *testing.T) *engine.Engine {
 	}
 	return eng
 }
+
+// TestQuestionsBothRevisions: ask_user and an approval under the ask
+// policy reach the human through elicitation for a 2025-11-25 client and
+// through input requests for a 2026-07-28 one (the go-sdk client answers
+// them with its elicitation handler and calls again with the request
+// state); a request state is refused to another token, and when altered.
+func TestQuestionsBothRevisions(t *testing.T) {
+	th := newTestHostPolicy(t, server.HostOptions{}, "write=ask")
+	var asked []string
+	var mu sync.Mutex
+	co := &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		asked = append(asked, req.Params.Message)
+		mu.Unlock()
+		if strings.Contains(req.Params.Message, "Which color") {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "blue"}}, nil
+		}
+		return &mcp.ElicitResult{Action: "accept"}, nil
+	}}
+	ask := map[string]any{"question": "Which color?", "options": []map[string]any{{"label": "red"}, {"label": "blue"}}}
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(rev, func(t *testing.T) {
+			asked = nil
+			var cs *mcp.ClientSession
+			if rev == "2026-07-28" {
+				cs = th.openModern(t, "alpha", tokOps, "", co)
+			} else {
+				cs = th.mustOpen(t, "alpha", tokOps, co)
+			}
+			text, isErr := callText(t, cs, "ask_user", ask)
+			if isErr || !strings.Contains(text, "blue") {
+				t.Errorf("ask_user: error %v %q; want the answer blue", isErr, text)
+			}
+			file := "approved-" + rev + ".txt"
+			text, isErr = callText(t, cs, "write", map[string]any{"path": file, "content": "yes\n"})
+			if isErr {
+				t.Errorf("write under ask, accepted: %q", text)
+			}
+			if b, err := os.ReadFile(filepath.Join(th.dir("alpha"), file)); string(b) != "yes\n" {
+				t.Errorf("the approved write wrote %q, %v", b, err)
+			}
+			if len(asked) != 2 || !strings.Contains(asked[0], "Which color") || !strings.Contains(asked[1], "write") {
+				t.Errorf("the client was asked %q; want the question, then the approval", asked)
+			}
+		})
+	}
+
+	// The request state a first call gets, sent back by hand.
+	raw := th.openModern(t, "alpha", tokOps, "", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}, ElicitationHandler: co.ElicitationHandler})
+	res, err := raw.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_user", Arguments: ask})
+	if err != nil || !res.NeedsInput() || len(res.InputRequests) != 1 || res.RequestState == "" {
+		t.Fatalf("ask_user without the go-sdk's retry: %v, needs input %v, %d requests", err, res != nil && res.NeedsInput(), len(res.InputRequests))
+	}
+	var id string
+	for id = range res.InputRequests {
+	}
+	answer := mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "red"}}}
+	other := th.openModern(t, "alpha", tokAlpha, "", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+	for _, c := range []struct {
+		name  string
+		cs    *mcp.ClientSession
+		state string
+		want  string
+	}{
+		{"another token", other, res.RequestState, "another principal"},
+		{"altered", raw, "x" + res.RequestState, "not issued by this server"},
+		{"same token", raw, res.RequestState, ""},
+	} {
+		got, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_user", Arguments: ask, InputResponses: answer, RequestState: c.state})
+		switch {
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v; want an error saying %q", c.name, err, c.want)
+		case c.want == "" && (err != nil || !strings.Contains(textOf(got), "red")):
+			t.Errorf("%s: %v %q; want the answer red", c.name, err, textOf(got))
+		}
+	}
+}

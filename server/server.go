@@ -54,6 +54,10 @@ type Options struct {
 	// modern serves modernVersion too (the host's servers do; stdio keeps
 	// to protocolVersions).
 	modern bool
+	// bind names who may resume a call that asked a question (a request
+	// state holds its hash): the principal and conversation, or the
+	// principal and workspace of a run without a conversation.
+	bind string
 }
 
 // Server is an MCP server for one run. Create it before the run so that the
@@ -123,6 +127,11 @@ func (s *Server) approve(ctx context.Context, q tools.ApprovalRequest) (bool, er
 		timeout = operator.DefaultTimeout
 	}
 	timedOut := errors.New("approval timeout")
+	if q.Origin == tools.FromModel {
+		// The call's own approval, asked before it runs: a client of
+		// modernVersion answers it by calling again.
+		ctx = context.WithValue(ctx, topApprovalKey{}, true)
+	}
 	actx, cancel := context.WithTimeoutCause(ctx, timeout, timedOut)
 	defer cancel()
 	action, _, err := s.Elicit(actx, q.Prompt()+" Accept to run it, decline to refuse.", map[string]any{
@@ -194,6 +203,13 @@ func (s *Server) Elicit(ctx context.Context, message string, schema any) (string
 	}
 	if schema == nil {
 		schema = map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	if modernSession(ss) {
+		st := inputFrom(ctx)
+		if st == nil {
+			return "", nil, fmt.Errorf("server: an MCP %s client is asked only within a tool call: %w", modernVersion, tools.ErrNoApprover)
+		}
+		return st.elicit(ctx, message, schema)
 	}
 	res, err := ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema})
 	if err != nil {
@@ -282,16 +298,26 @@ func mcpTool(t tools.Tool) *mcp.Tool {
 
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return s.call(ctx, req.Session, name, req.Params.Arguments), nil
+		return s.call(ctx, req.Session, name, req.Params)
 	}
 }
 
-func (s *Server) call(ctx context.Context, ss *mcp.ServerSession, name string, args json.RawMessage) *mcp.CallToolResult {
+func (s *Server) call(ctx context.Context, ss *mcp.ServerSession, name string, p *mcp.CallToolParamsRaw) (*mcp.CallToolResult, error) {
+	args := p.Arguments
 	if ss != nil {
 		ctx = context.WithValue(ctx, sessionKey{}, ss)
 	}
+	var st *inputState
+	if modernSession(ss) {
+		var err error
+		if st, err = s.resume(name, args, p); err != nil {
+			return nil, badState(err)
+		}
+		ctx = context.WithValue(ctx, inputStateKey{}, st)
+	}
 	start := time.Now()
 	res, err := s.run.Call(ctx, name, args, tools.FromModel)
+	asked := st != nil && st.pending != nil
 	if s.opts.OnCall != nil {
 		id := ""
 		if ss != nil {
@@ -301,9 +327,16 @@ func (s *Server) call(ctx context.Context, ss *mcp.ServerSession, name string, a
 			id = s.opts.SessionID // a stateless request's session has no id
 		}
 		_, known := s.run.Registry().Lookup(name)
-		s.opts.OnCall(id, name, known, time.Since(start), outcome(res, err))
+		oc := outcome(res, err)
+		if asked {
+			oc = "asked"
+		}
+		s.opts.OnCall(id, name, known, time.Since(start), oc)
 	}
-	return ToMCP(res)
+	if asked {
+		return s.inputResult(st, args), nil
+	}
+	return ToMCP(res), nil
 }
 
 // outcome names how a call ended for logs and metrics.
@@ -357,7 +390,7 @@ func (s *Server) hiddenTools(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		ss, _ := req.GetSession().(*mcp.ServerSession)
-		return s.call(ctx, ss, p.Name, p.Arguments), nil
+		return s.call(ctx, ss, p.Name, p)
 	}
 }
 
