@@ -64,6 +64,9 @@ type HostOptions struct {
 	// MetricsToken, when set, is the bearer token /metrics requires (401
 	// without it; SetMetricsToken replaces it).
 	MetricsToken *MetricsToken
+	// OAuth, when set, also takes bearer JWTs verified against its key set
+	// and serves the protected resource metadata clients discover it by.
+	OAuth *OAuth
 	// Server are every session's server options (SessionID is set per session).
 	Server Options
 	// StartRun starts the run of a new session: workdir is the workspace's
@@ -108,6 +111,7 @@ type Host struct {
 
 type hostSession struct {
 	id, workspace, tokenKey string
+	tier                    tools.Tier // the highest its principal may use
 	srv                     *Server
 	once                    sync.Once
 	closeRun                func() error
@@ -180,6 +184,8 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.healthz(w)
 	case r.URL.Path == "/metrics" && !h.opts.MetricsApart:
 		h.serveMetrics(w, r)
+	case strings.HasPrefix(r.URL.Path, resourceMetadataPath) && h.opts.OAuth != nil:
+		h.opts.OAuth.serveMetadata(w, r)
 	case strings.HasPrefix(r.URL.Path, "/mcp/"):
 		h.serveMCP(w, r)
 	default:
@@ -228,13 +234,8 @@ func (h *Host) healthz(w http.ResponseWriter) {
 // token covers it (403) and that it is a directory under the root (404),
 // then hands the request to the go-sdk, starting a session's run first.
 func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
-	token, ok := bearerToken(r.Header.Get("Authorization"))
-	globs, key, known := h.tokens.Load().lookup(token)
-	if !ok || !known {
-		// Its body is not read: the connection is not kept for another.
-		w.Header().Set("Connection", "close")
-		w.Header().Set("WWW-Authenticate", `Bearer realm="tether"`)
-		http.Error(w, "server: missing or unknown bearer token: send Authorization: Bearer <token> with a token from the host's tokens file", http.StatusUnauthorized)
+	p, ok := h.principalOf(w, r)
+	if !ok {
 		return
 	}
 	h.authenticate(r)
@@ -243,8 +244,8 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "server: no such workspace: the path is /mcp/NAME with NAME one directory under the host's root", http.StatusNotFound)
 		return
 	}
-	if !covers(globs, ws) {
-		http.Error(w, "server: this token may not open workspace "+ws, http.StatusForbidden)
+	if !covers(p.globs, ws) {
+		h.forbid(w, ws, "server: this token may not open workspace "+ws)
 		return
 	}
 	dir, ok := h.workspaceDir(ws)
@@ -258,7 +259,8 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if m := parseModern(body); isModern(r, m) {
-			h.serveModern(codeWriter{w}, r, m, ws, dir, key)
+			r = r.WithContext(context.WithValue(r.Context(), runTierKey{}, p.tier))
+			h.serveModern(codeWriter{w}, r, m, ws, dir, p.key)
 			return
 		}
 	}
@@ -268,8 +270,12 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		s := h.sessions[id]
 		h.mu.Unlock()
 		// A session is reachable only on its workspace, with its token.
-		if s == nil || s.workspace != ws || s.tokenKey != key {
+		if s == nil || s.workspace != ws || s.tokenKey != p.key {
 			http.Error(w, "server: session not found (closed, idle too long, or not this workspace's); start a new session", http.StatusNotFound)
+			return
+		}
+		if p.tier < s.tier {
+			h.forbid(w, ws, fmt.Sprintf("server: this token's tier (%s) is below the session's (%s); start a new session with it", p.tier, s.tier))
 			return
 		}
 		if r.Method == http.MethodPost {
@@ -283,7 +289,7 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		h.sdk.ServeHTTP(w, r) // the go-sdk says what is wrong
 		return
 	}
-	h.newSession(w, r, ws, dir, key)
+	h.newSession(w, r, ws, dir, p.key, p.tier)
 }
 
 // validWorkspace reports whether ws is one path segment naming a directory
@@ -305,7 +311,7 @@ func (h *Host) workspaceDir(ws string) (string, bool) {
 	return real, err == nil && fi.IsDir()
 }
 
-func (h *Host) newSession(w http.ResponseWriter, r *http.Request, ws, dir, key string) {
+func (h *Host) newSession(w http.ResponseWriter, r *http.Request, ws, dir, key string, tier tools.Tier) {
 	h.mu.Lock()
 	switch {
 	case h.closed:
@@ -329,7 +335,7 @@ func (h *Host) newSession(w http.ResponseWriter, r *http.Request, ws, dir, key s
 	h.runs.Add(1)
 	h.mu.Unlock()
 
-	s := &hostSession{id: rand.Text(), workspace: ws, tokenKey: key}
+	s := &hostSession{id: rand.Text(), workspace: ws, tokenKey: key, tier: tier}
 	so := h.opts.Server
 	so.SessionID = s.id
 	so.OnCall = h.observe
@@ -378,7 +384,7 @@ func (h *Host) startOnInitialize(s *hostSession, dir string) mcp.Middleware {
 			started := s.closeRun != nil
 			h.mu.Unlock()
 			if !started {
-				run, closeRun, err := h.opts.StartRun(h.ctx, dir, s.id, s.srv)
+				run, closeRun, err := h.opts.StartRun(context.WithValue(h.ctx, runTierKey{}, s.tier), dir, s.id, s.srv)
 				if err != nil {
 					h.logger().Error("server: starting a session's run", "workspace", s.workspace, "err", err)
 					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("server: could not start the session's run: %v", err)}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherhq/tether/tools"
 )
 
 // modernVersion is the first MCP revision without sessions: each request
@@ -26,6 +28,7 @@ type hostConv struct {
 	id                        string // the run's conversation id (logs, metrics)
 	mapKey                    string // principal, workspace and key
 	key, workspace, principal string
+	tier                      tools.Tier // the highest its principal may use
 	srv                       *Server
 	closeRun                  func() error
 	ready                     chan struct{} // closed once the run started (or failed)
@@ -199,6 +202,11 @@ func (h *Host) conversation(w http.ResponseWriter, r *http.Request, mapKey, key,
 			http.Error(w, fmt.Sprintf("server: could not start the conversation's run: %v", c.err), http.StatusInternalServerError)
 			return nil, false
 		}
+		if t := RunTier(r.Context()); t < c.tier {
+			h.leave(c)
+			h.forbid(w, ws, fmt.Sprintf("server: this token's tier (%s) is below the conversation's (%s); start a new conversation with it", t, c.tier))
+			return nil, false
+		}
 		return c, true
 	}
 	_, gone := h.gone[mapKey]
@@ -206,7 +214,7 @@ func (h *Host) conversation(w http.ResponseWriter, r *http.Request, mapKey, key,
 		h.mu.Unlock()
 		return nil, false
 	}
-	c = &hostConv{id: "c-" + rand.Text(), mapKey: mapKey, key: key, workspace: ws, principal: principal, ready: make(chan struct{}), active: 1}
+	c = &hostConv{id: "c-" + rand.Text(), mapKey: mapKey, key: key, workspace: ws, principal: principal, tier: RunTier(r.Context()), ready: make(chan struct{}), active: 1}
 	c.fresh.Store(true)
 	h.convs[mapKey] = c
 	h.mu.Unlock()
@@ -215,7 +223,7 @@ func (h *Host) conversation(w http.ResponseWriter, r *http.Request, mapKey, key,
 	so.SessionID, so.OnCall, so.modern, so.bind = c.id, h.observe, true, mapKey
 	c.srv = New(so)
 	c.srv.srv.AddReceivingMiddleware(c.annotate)
-	run, closeRun, err := h.opts.StartRun(h.ctx, dir, c.id, c.srv)
+	run, closeRun, err := h.opts.StartRun(withRunTier(h.ctx, r), dir, c.id, c.srv)
 	if err != nil {
 		h.logger().Error("server: starting a conversation's run", "workspace", ws, "err", err)
 		c.err = err
@@ -315,7 +323,7 @@ func (h *Host) serveFresh(w http.ResponseWriter, r *http.Request, ws, dir, princ
 	so := h.opts.Server
 	so.SessionID, so.OnCall, so.modern, so.bind = id, h.observe, true, principal+"\x00"+ws
 	srv := New(so)
-	run, closeRun, err := h.opts.StartRun(h.ctx, dir, id, srv)
+	run, closeRun, err := h.opts.StartRun(withRunTier(h.ctx, r), dir, id, srv)
 	if err != nil {
 		h.logger().Error("server: starting a run", "workspace", ws, "err", err)
 		http.Error(w, fmt.Sprintf("server: could not start the call's run: %v", err), http.StatusInternalServerError)

@@ -29,6 +29,7 @@ type httpFlags struct {
 	sessionIdle        time.Duration
 	drain              time.Duration
 	execUnsandboxed    bool
+	oauth              oauthFlags
 }
 
 func (f *httpFlags) register(fs *flag.FlagSet) {
@@ -41,6 +42,7 @@ func (f *httpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "with --http: serve /metrics on this address (such as :9090, a port only the pod network reaches) instead of on --http's")
 	fs.StringVar(&f.metricsToken, "metrics-token", "", "with --http: file holding the bearer token /metrics requires (Prometheus: authorization.credentials_file); reloaded on SIGHUP; default: /metrics is open")
 	fs.BoolVar(&f.execUnsandboxed, "exec-without-sandbox", false, "with --http: start even though exec tools are allowed and no sandbox confines the processes they start (--sandbox=off, or a kernel without Landlock): a tenant's kernel can then read every workspace, tether's tokens and /proc; without this flag such a host refuses to start")
+	f.oauth.register(fs)
 	fs.DurationVar(&f.drain, "drain", 30*time.Second, "with --http: on SIGTERM, how long running calls may finish before every run is closed")
 }
 
@@ -48,8 +50,8 @@ func (f *httpFlags) register(fs *flag.FlagSet) {
 // session's run starts from (its workdir and conversation id are the
 // session's).
 func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Writer) int {
-	if f.root == "" || f.tokens == "" {
-		fmt.Fprintln(stderr, "tether: serve --http needs --root DIR (the workspaces) and --tokens FILE (who may open which)")
+	if f.root == "" || (f.tokens == "" && f.oauth.jwks == "") {
+		fmt.Fprintln(stderr, "tether: serve --http needs --root DIR (the workspaces) and --tokens FILE or --jwks FILE (who may open which)")
 		return 2
 	}
 	if err := hostSandbox(cfg, f.execUnsandboxed); err != nil {
@@ -60,7 +62,15 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 	// kept from the processes tenants start: they hold no capability
 	// outside their user namespace, which a non-dumpable process requires.
 	proc.Private()
-	toks, err := server.LoadTokens(f.tokens)
+	var toks *server.Tokens
+	if f.tokens != "" {
+		var err error
+		if toks, err = server.LoadTokens(f.tokens); err != nil {
+			fmt.Fprintln(stderr, "tether:", err)
+			return 2
+		}
+	}
+	oauth, err := f.oauth.load()
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)
 		return 2
@@ -73,11 +83,12 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 	defer closeSharedEngine()
 	host, err := server.NewHost(server.HostOptions{
 		Root: f.root, Tokens: toks, MaxSessions: f.maxSessions, MaxSessionsPerToken: f.perToken(), SessionIdle: f.sessionIdle, Registry: hostRegistry(),
-		MetricsApart: f.metricsAddr != "", MetricsToken: mtok,
+		MetricsApart: f.metricsAddr != "", MetricsToken: mtok, OAuth: oauth,
 		Server: server.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout, Logger: slog.Default()},
 		StartRun: func(ctx context.Context, workdir, sessionID string, srv *server.Server) (*tools.Run, func() error, error) {
 			c := cfg
 			c.WorkDir, c.ConversationID, c.Approver = workdir, sessionID, srv.Approver()
+			c.Surface = capSurface(c.Surface, server.RunTier(ctx))
 			return startRun(ctx, c, wireEnv{Elicitor: srv, Serve: true, Host: true, Stderr: stderr})
 		},
 	})
@@ -121,6 +132,7 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 		case sig := <-sigs:
 			if sig == syscall.SIGHUP {
 				f.reload(host)
+				f.oauth.reload(oauth)
 				continue
 			}
 			return drain(hs, host, f.drain, served)
@@ -174,11 +186,13 @@ func (f *httpFlags) loadMetricsToken() (*server.MetricsToken, error) {
 // reload reads the tokens file and the metrics token file again (SIGHUP); a
 // file that cannot be read keeps the previous tokens.
 func (f *httpFlags) reload(host *server.Host) {
-	if t, err := server.LoadTokens(f.tokens); err != nil {
-		slog.Error("tether: tokens file not reloaded; the previous tokens stay", "err", err)
-	} else {
-		host.SetTokens(t)
-		slog.Info("tether: tokens file reloaded")
+	if f.tokens != "" { // else a host of JWTs alone
+		if t, err := server.LoadTokens(f.tokens); err != nil {
+			slog.Error("tether: tokens file not reloaded; the previous tokens stay", "err", err)
+		} else {
+			host.SetTokens(t)
+			slog.Info("tether: tokens file reloaded")
+		}
 	}
 	if f.metricsToken == "" {
 		return
