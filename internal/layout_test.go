@@ -50,7 +50,7 @@ var layers = []struct {
 		"github.com/modelcontextprotocol/go-sdk/...", "github.com/google/jsonschema-go/...", "github.com/chromedp/...",
 		"github.com/creack/pty", "golang.org/x/term", "golang.org/x/sys/...", "github.com/aymanbagabas/go-udiff/...",
 		"github.com/prometheus/client_golang/..."}},
-	{"search/...", []string{"matcher/...", "engine/...", "grammars/...", "internal/...", "golang.org/x/tools/txtar", "github.com/aymanbagabas/go-udiff/..."}},
+	{"search/...", []string{"matcher/...", "engine/...", "grammars/...", "internal/...", "golang.org/x/tools/txtar", "github.com/aymanbagabas/go-udiff/...", "go.yaml.in/yaml/v3"}},
 	{"matcher/...", []string{"engine/...", "grammars/...", "internal/..."}},
 	{"engine/...", []string{"grammars/...", "internal/...", "github.com/tetratelabs/wazero/...", "github.com/klauspost/compress/...", "golang.org/x/sys/..."}},
 	{"grammars/...", []string{"internal/...", "github.com/klauspost/compress/..."}},

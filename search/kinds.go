@@ -353,7 +353,12 @@ func (s *Searcher) kindTable(ctx context.Context, lang string) map[string][]uint
 // kindFilterFor returns the filter of pat's needs in lang, or nil when it
 // cannot rule a file out (a reading that needs no kind, or no table).
 func (s *Searcher) kindFilterFor(ctx context.Context, pat *matcher.Pattern, lang string) *kindFilter {
-	needs := pat.NeededKinds()
+	return s.kindFilterOf(ctx, pat.NeededKinds(), lang)
+}
+
+// kindFilterOf returns the filter of needs (matcher.Pattern.NeededKinds's
+// shape) in lang, or nil when it cannot rule a file out.
+func (s *Searcher) kindFilterOf(ctx context.Context, needs [][][]string, lang string) *kindFilter {
 	table := s.kindTable(ctx, lang)
 	if table == nil {
 		return nil

@@ -406,7 +406,8 @@ func (r *Runner) matchCore(cr *core, n engine.Node, e env) (Match, bool) {
 	return m, true
 }
 
-// dedupe keeps the last capture of each name, in first-bound order.
+// dedupe keeps the last capture of each name, in first-bound order; the
+// secondary capture collects every node relational rules matched.
 func dedupe(e env) []matcher.Capture {
 	if len(e) == 0 {
 		return nil
@@ -415,6 +416,10 @@ func dedupe(e env) []matcher.Capture {
 	var out []matcher.Capture
 	for _, c := range e {
 		if i, ok := at[c.Name]; ok {
+			if c.Name == Secondary {
+				out[i].Nodes = append(out[i].Nodes[:len(out[i].Nodes):len(out[i].Nodes)], c.Nodes...)
+				continue
+			}
 			out[i] = c
 			continue
 		}

@@ -194,7 +194,7 @@ func (x *relNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 			}
 			if x.field == "" || fieldChildIs(p, x.field, cur) {
 				if out, ok := x.rule.match(r, p, e); ok {
-					return out, true
+					return secondary(out, p), true
 				}
 			}
 			if !x.toEnd || x.stopsAt(r, p, e) || r.err != nil {
@@ -225,13 +225,25 @@ func (x *relNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 			return nil, false
 		}
 		if out, ok := x.rule.match(r, kids[i], e); ok {
-			return out, true
+			return secondary(out, kids[i]), true
 		}
 		if !x.toEnd || x.stopsAt(r, kids[i], e) || r.err != nil {
 			return nil, false
 		}
 	}
 	return nil, false
+}
+
+// Secondary is the name of the capture that collects the nodes a match's
+// relational rules matched (the node inside which it is, the one it has,
+// follows or precedes), as ast-grep labels them: scan reports them as
+// secondary labels and as the $$$secondary capture.
+const Secondary = "secondary"
+
+// secondary returns e with n added to the secondary capture, e itself left
+// as it was.
+func secondary(e env, n engine.Node) env {
+	return append(e[:len(e):len(e)], matcher.Capture{Name: Secondary, Multi: true, Nodes: []engine.Node{n}})
 }
 
 // hasFrom tries c, then (to the end) its descendants in pre-order, not
@@ -241,7 +253,7 @@ func (x *relNode) hasFrom(r *Runner, c engine.Node, e env) (env, bool) {
 		return nil, false
 	}
 	if out, ok := x.rule.match(r, c, e); ok {
-		return out, true
+		return secondary(out, c), true
 	}
 	if !x.toEnd || r.err != nil || x.stopsAt(r, c, e) {
 		return nil, false

@@ -1,0 +1,129 @@
+package format
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tetherhq/tether/search"
+)
+
+// Label is a range a finding points at, in ast-grep's JSON shape.
+type Label struct {
+	Text  string `json:"text"`
+	Range Range  `json:"range"`
+	Style string `json:"style"`
+}
+
+// Finding is one finding in the JSON shape `ast-grep scan --json` prints:
+// a match with the rule's id, severity, note, message and labels.
+type Finding struct {
+	Match
+	RuleID   string  `json:"ruleId"`
+	Severity string  `json:"severity"`
+	Note     *string `json:"note"`
+	Message  string  `json:"message"`
+	Labels   []Label `json:"labels"`
+}
+
+func (c *jsonConverter) finding(f search.Finding) Finding {
+	a := Finding{Match: c.convert(f.Match), RuleID: f.Rule.ID, Severity: f.Rule.Severity, Message: f.Message}
+	if f.Rule.Note != "" {
+		note := f.Rule.Note
+		a.Note = &note
+	}
+	if f.Replacement != nil {
+		a.ReplacementOffsets.Start, a.ReplacementOffsets.End = f.FixStart, f.FixEnd
+	}
+	if len(f.Transformed) > 0 {
+		if a.MetaVariables == nil {
+			a.MetaVariables = &MetaVariables{Single: map[string]Capture{}, Multi: map[string][]Capture{}}
+		}
+		a.MetaVariables.Transformed = f.Transformed
+	}
+	a.Labels = []Label{{Text: a.Text, Range: a.Range, Style: "primary"}}
+	if a.MetaVariables != nil {
+		for _, c := range a.MetaVariables.Multi["secondary"] {
+			a.Labels = append(a.Labels, Label{Text: c.Text, Range: c.Range, Style: "secondary"})
+		}
+	}
+	return a
+}
+
+// FindingsJSON converts findings to ast-grep's scan JSON shape.
+func FindingsJSON(fs []search.Finding) []Finding {
+	var c jsonConverter
+	out := make([]Finding, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, c.finding(f))
+	}
+	return out
+}
+
+// WriteFindingsJSON writes findings as `ast-grep scan --json=STYLE`
+// prints them (pretty, compact or stream; see WriteJSONStyle).
+func WriteFindingsJSON(w io.Writer, fs []search.Finding, style string) error {
+	var open, sep, end string
+	pretty := false
+	switch style {
+	case "pretty":
+		if len(fs) == 0 {
+			_, err := io.WriteString(w, "[]\n")
+			return err
+		}
+		open, sep, end, pretty = "[\n", ",\n", "\n]\n", true
+	case "compact":
+		open, sep, end = "[", ",", "]\n"
+	case "stream":
+		if len(fs) == 0 {
+			return nil
+		}
+		sep, end = "\n", "\n"
+	default:
+		return fmt.Errorf("format: JSON style %q: use pretty, compact or stream", style)
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var b bytes.Buffer
+	var c jsonConverter
+	b.WriteString(open)
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		if err := encodeJSON(&b, c.finding(f), pretty); err != nil {
+			return err
+		}
+		if _, err := bw.Write(b.Bytes()); err != nil {
+			return err
+		}
+		b.Reset()
+	}
+	b.WriteString(end)
+	if _, err := bw.Write(b.Bytes()); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// WriteFindings writes findings for a reader: per finding a line
+// "severity[rule]: message" and the place, "  --> path:line:column", then
+// the source line, and the fix when the rule has one.
+func WriteFindings(w io.Writer, fs []search.Finding) error {
+	bw := bufio.NewWriter(w)
+	for _, f := range fs {
+		fmt.Fprintf(bw, "%s[%s]: %s\n  --> %s:%d:%d\n", f.Rule.Severity, f.Rule.ID, f.Message, f.Path, f.Span.Start.Line, f.Span.Start.Column)
+		for _, l := range strings.Split(f.Lines, "\n") {
+			fmt.Fprintf(bw, "   | %s\n", l)
+		}
+		if f.Replacement != nil {
+			fmt.Fprintf(bw, "  fix: %s\n", *f.Replacement)
+		}
+		if f.Rule.Note != "" {
+			fmt.Fprintf(bw, "  note: %s\n", f.Rule.Note)
+		}
+		bw.WriteString("\n")
+	}
+	return bw.Flush()
+}

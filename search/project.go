@@ -1,0 +1,274 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/matcher/rule"
+	"go.yaml.in/yaml/v3"
+)
+
+// Project is an ast-grep project: the directory of its sgconfig.yml, and
+// the rules of its ruleDirs compiled with the utils of its utilDirs.
+type Project struct {
+	// Dir is the directory sgconfig.yml is in: rule globs and the paths
+	// scanned by default are relative to it.
+	Dir string
+	// Rules are the rules of every ruleDirs file, in path order.
+	Rules []*rule.Rule
+}
+
+// maxRuleDocs bounds the YAML documents one rule file may hold.
+const maxRuleDocs = 10000
+
+// ParseRuleDocs reads a YAML (or JSON) text of one or more rule documents
+// separated by "---". source names it in errors.
+func ParseRuleDocs(text []byte, source string) ([]map[string]any, error) {
+	dec := yaml.NewDecoder(strings.NewReader(string(text)))
+	var out []map[string]any
+	for i := 0; ; i++ {
+		if i >= maxRuleDocs {
+			return nil, fmt.Errorf("%w: %s: more than %d documents", rule.ErrInvalid, source, maxRuleDocs)
+		}
+		var v any
+		err := dec.Decode(&v)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: not YAML: %v", rule.ErrInvalid, source, err)
+		}
+		if v == nil {
+			continue
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s: document %d is not a rule object (id, language, rule, ...)", rule.ErrInvalid, source, i+1)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// CompileRules compiles every rule document of text (ast-grep's rule file
+// or --inline-rules), with utils as the global utils.
+func CompileRules(ctx context.Context, p matcher.Parser, text []byte, source string, utils []*rule.Util) ([]*rule.Rule, error) {
+	docs, err := ParseRuleDocs(text, source)
+	if err != nil {
+		return nil, err
+	}
+	var out []*rule.Rule
+	for i, d := range docs {
+		src := source
+		if len(docs) > 1 {
+			src = fmt.Sprintf("%s (document %d)", source, i+1)
+		}
+		lang, _ := d["language"].(string)
+		r, err := rule.CompileConfig(ctx, p, d, rule.Options{Source: src, Utils: utilsFor(utils, lang)})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// utilsFor returns the global utils of lang.
+func utilsFor(all []*rule.Util, lang string) rule.Utils {
+	l, ok := grammars.Lookup(lang)
+	if !ok {
+		return nil
+	}
+	out := rule.Utils{}
+	for _, u := range all {
+		if ul, ok := grammars.Lookup(u.Language); ok && ul.ID == l.ID {
+			out[u.ID] = u
+		}
+	}
+	return out
+}
+
+var sgconfigKeys = []string{"ruleDirs", "utilDirs", "testConfigs"}
+
+// LoadProject reads the sgconfig.yml at config (a file, or a directory
+// holding sgconfig.yml or sgconfig.yaml) and compiles its rules.
+func LoadProject(ctx context.Context, p matcher.Parser, config string) (*Project, error) {
+	if fi, err := os.Stat(config); err == nil && fi.IsDir() {
+		found := ""
+		for _, name := range []string{"sgconfig.yml", "sgconfig.yaml"} {
+			if _, err := os.Stat(filepath.Join(config, name)); err == nil {
+				found = filepath.Join(config, name)
+				break
+			}
+		}
+		if found == "" {
+			return nil, fmt.Errorf("search: no sgconfig.yml in %s: write one (ruleDirs: [rules]) or pass rules with -r FILE or --inline-rules", config)
+		}
+		config = found
+	}
+	data, err := os.ReadFile(config)
+	if err != nil {
+		return nil, fmt.Errorf("search: project config: %w", err)
+	}
+	docs, err := ParseRuleDocs(data, config)
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) != 1 {
+		return nil, fmt.Errorf("%w: %s: want one document with ruleDirs", rule.ErrInvalid, config)
+	}
+	cfg := docs[0]
+	var bad []string
+	for k := range cfg {
+		known := false
+		for _, a := range sgconfigKeys {
+			known = known || k == a
+		}
+		if !known {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return nil, fmt.Errorf("%w: %s: %s: not supported (tether reads %s)", rule.ErrInvalid, config, bad[0], strings.Join(sgconfigKeys, ", "))
+	}
+	dir := filepath.Dir(config)
+	dirs := func(key string) ([]string, error) {
+		v, ok := cfg[key]
+		if !ok {
+			return nil, nil
+		}
+		l, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s: %s must be a list of directories", rule.ErrInvalid, config, key)
+		}
+		var out []string
+		for _, x := range l {
+			s, ok := x.(string)
+			if !ok {
+				return nil, fmt.Errorf("%w: %s: %s must be a list of directories", rule.ErrInvalid, config, key)
+			}
+			out = append(out, filepath.Join(dir, s))
+		}
+		return out, nil
+	}
+	ruleDirs, err := dirs("ruleDirs")
+	if err != nil {
+		return nil, err
+	}
+	if len(ruleDirs) == 0 {
+		return nil, fmt.Errorf("%w: %s: no ruleDirs: list the directories that hold the rule files", rule.ErrInvalid, config)
+	}
+	utilDirs, err := dirs("utilDirs")
+	if err != nil {
+		return nil, err
+	}
+	var utils []*rule.Util
+	seen := map[string]string{}
+	for _, d := range utilDirs {
+		files, err := yamlFiles(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, fmt.Errorf("search: util: %w", err)
+			}
+			docs, err := ParseRuleDocs(data, f)
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range docs {
+				u, err := utilOf(d, f)
+				if err != nil {
+					return nil, err
+				}
+				key := u.Language + "\x00" + u.ID
+				if prev, dup := seen[key]; dup {
+					return nil, fmt.Errorf("%w: %s: util %q is also defined in %s", rule.ErrInvalid, f, u.ID, prev)
+				}
+				seen[key] = f
+				utils = append(utils, u)
+			}
+		}
+	}
+	proj := &Project{Dir: dir}
+	for _, d := range ruleDirs {
+		files, err := yamlFiles(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, fmt.Errorf("search: rule: %w", err)
+			}
+			rel, _ := filepath.Rel(dir, f)
+			rs, err := CompileRules(ctx, p, data, rel, utils)
+			if err != nil {
+				return nil, err
+			}
+			proj.Rules = append(proj.Rules, rs...)
+		}
+	}
+	return proj, nil
+}
+
+func utilOf(d map[string]any, source string) (*rule.Util, error) {
+	for k := range d {
+		switch k {
+		case "id", "language", "rule", "utils":
+		default:
+			return nil, fmt.Errorf("%w: %s: %s: unknown key in a util file (id, language, rule, utils)", rule.ErrInvalid, source, k)
+		}
+	}
+	id, _ := d["id"].(string)
+	lang, _ := d["language"].(string)
+	if id == "" || lang == "" {
+		return nil, fmt.Errorf("%w: %s: a util needs id and language", rule.ErrInvalid, source)
+	}
+	if _, ok := d["rule"]; !ok {
+		return nil, fmt.Errorf("%w: %s: util %q has no rule", rule.ErrInvalid, source, id)
+	}
+	u := &rule.Util{ID: id, Language: lang, Rule: d["rule"], Source: source}
+	if v, ok := d["utils"]; ok {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s: utils must be an object of rules by id", rule.ErrInvalid, source)
+		}
+		u.Utils = m
+	}
+	return u, nil
+}
+
+// yamlFiles lists the .yml and .yaml files under dir, sorted.
+func yamlFiles(ctx context.Context, dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !d.IsDir() && (strings.HasSuffix(p, ".yml") || strings.HasSuffix(p, ".yaml")) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: rule directory: %w", err)
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -1,0 +1,329 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/matcher/rule"
+)
+
+// ScanQuery runs several rules (ast-grep's scan) over paths. Each file is
+// read and parsed once, whatever the number of rules; a file whose stored
+// kind set shows that none of its language's rules can match is not read.
+type ScanQuery struct {
+	// Rules are the compiled rules; a rule of severity off is not run.
+	Rules []*rule.Rule
+	// Paths are files or directories to scan (default ".").
+	Paths []string
+	// Globs include and exclude files as Query.Globs do.
+	Globs []string
+	// Base is the directory the rules' files and ignores globs are
+	// relative to (default: the working directory).
+	Base string
+	// MaxResults bounds the findings returned; 0 means no limit. Total
+	// counts them all.
+	MaxResults int
+}
+
+// Finding is one match of one rule.
+type Finding struct {
+	Match
+	// Rule is the rule that matched.
+	Rule *rule.Rule `json:"-"`
+	// Message is the rule's message with the match's metavariables
+	// substituted.
+	Message string `json:"message,omitempty"`
+	// Transformed are the values the rule's transform computed.
+	Transformed map[string]string `json:"transformed,omitempty"`
+	// FixStart and FixEnd are the byte range the fix replaces (the match's,
+	// or wider with expandStart and expandEnd); set with Replacement.
+	FixStart, FixEnd int `json:"-"`
+}
+
+// ScanResult is the outcome of a scan.
+type ScanResult struct {
+	Findings []Finding `json:"findings"`
+	// Total counts every finding, also those past MaxResults.
+	Total int `json:"total"`
+	// Searched counts the files looked at, Parsed those parsed (or taken
+	// from the store), KindSkipped those ruled out by their kind sets.
+	Searched    int         `json:"searched"`
+	Parsed      int         `json:"parsed"`
+	KindSkipped int         `json:"kindSkipped,omitempty"`
+	Skipped     Skips       `json:"skipped"`
+	Errors      []FileError `json:"errors,omitempty"`
+}
+
+type scanRule struct {
+	r              *rule.Rule
+	files, ignores *globs
+	kinds          *kindFilter
+}
+
+type scanJob struct {
+	path      string
+	findings  []Finding
+	parsed    bool
+	kindSkip  bool
+	searched  bool
+	skip      string
+	size      int64
+	err       error
+	ruleCount int
+}
+
+// Scan runs q's rules over its paths.
+func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
+	s.warm.beginQuery()
+	defer s.warm.endQuery()
+	if s.rootErr != nil {
+		return nil, s.rootErr
+	}
+	base := q.Base
+	if base == "" {
+		base = "."
+	}
+	base, err := filepath.Abs(base)
+	if err != nil {
+		return nil, fmt.Errorf("search: scan base: %w", err)
+	}
+	byLang := map[string][]*scanRule{}
+	for _, r := range q.Rules {
+		if r.Severity == "off" {
+			continue
+		}
+		sr := &scanRule{r: r}
+		if len(r.Files) > 0 {
+			if sr.files, err = compileGlobsAt(r.Files, base); err != nil {
+				return nil, fmt.Errorf("search: rule %s: files: %w", r.ID, err)
+			}
+		}
+		if len(r.Ignores) > 0 {
+			if sr.ignores, err = compileGlobsAt(r.Ignores, base); err != nil {
+				return nil, fmt.Errorf("search: rule %s: ignores: %w", r.ID, err)
+			}
+		}
+		sr.kinds = s.kindFilterOf(ctx, [][][]string{{r.Kinds()}}, r.Language)
+		byLang[r.Language] = append(byLang[r.Language], sr)
+	}
+	gl, err := compileGlobs(q.Globs)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := openFiles(s.root)
+	if err != nil {
+		return nil, err
+	}
+	defer fsys.close()
+	paths := q.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	res := &ScanResult{}
+	var files []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		found, err := walk(ctx, fsys, p, anyLanguage, &res.Skipped, gl)
+		if err != nil {
+			return nil, fmt.Errorf("search: cannot scan %s: %w", p, err)
+		}
+		for _, f := range found {
+			if !seen[f] && len(byLang[langForPath(f)]) > 0 {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	jobs := make([]*scanJob, len(files))
+	for i, f := range files {
+		jobs[i] = &scanJob{path: f}
+	}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(s.workers, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runners := map[*rule.Rule]*rule.Runner{}
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) || ctx.Err() != nil {
+					return
+				}
+				if err := s.scanFile(ctx, fsys, base, byLang, runners, jobs[i]); err != nil {
+					stop(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		if errors.Is(err, matcher.ErrTooExpensive) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("search: cancelled: %w", err)
+	}
+	for _, j := range jobs {
+		switch {
+		case j.skip == "binary":
+			res.Skipped.Binary++
+			res.Skipped.note(j.path, "binary")
+			continue
+		case j.skip == "too large":
+			res.Skipped.TooLarge++
+			res.Skipped.note(j.path, "over the size cap")
+			continue
+		case j.err != nil:
+			res.Errors = append(res.Errors, FileError{Path: j.path, Err: j.err.Error()})
+			continue
+		case !j.searched:
+			continue
+		}
+		res.Searched++
+		if j.parsed {
+			res.Parsed++
+		}
+		if j.kindSkip {
+			res.KindSkipped++
+		}
+		res.Total += len(j.findings)
+		for _, f := range j.findings {
+			if q.MaxResults > 0 && len(res.Findings) >= q.MaxResults {
+				break
+			}
+			res.Findings = append(res.Findings, f)
+		}
+	}
+	return res, nil
+}
+
+// scanFile runs the rules of the file's language that its path is for.
+func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLang map[string][]*scanRule, runners map[*rule.Rule]*rule.Runner, j *scanJob) error {
+	lang := langForPath(j.path)
+	abs, err := filepath.Abs(j.path)
+	if err != nil {
+		j.err = err
+		return nil
+	}
+	var rs []*scanRule
+	for _, sr := range byLang[lang] {
+		if sr.files != nil {
+			if _, keep := sr.files.decide(abs, false); !keep {
+				continue
+			}
+		}
+		if sr.ignores != nil {
+			if _, hit := sr.ignores.decide(abs, false); hit {
+				continue
+			}
+		}
+		rs = append(rs, sr)
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	j.searched = true
+	live := func(key treeKey) []*scanRule {
+		var out []*scanRule
+		for _, sr := range rs {
+			if !s.ruledOut(sr.kinds, key) {
+				out = append(out, sr)
+			}
+		}
+		return out
+	}
+	if key, ok := s.unchanged(fsys, j.path, lang); ok {
+		if rs = live(key); len(rs) == 0 {
+			j.kindSkip = true
+			return nil
+		}
+	}
+	at := time.Now()
+	src, fi, err := s.read(fsys, j.path)
+	if err != nil {
+		j.err = err
+		return nil
+	}
+	if fi.Size() > s.maxSize || int64(len(src)) > s.maxSize {
+		j.skip, j.size = "too large", max(fi.Size(), int64(len(src)))
+		return nil
+	}
+	if looksBinary(src) {
+		j.skip = "binary"
+		return nil
+	}
+	key := keyOf(s.partition, lang, src)
+	s.cache.memo.remember(j.path, lang, fi, at, key)
+	if rs = live(key); len(rs) == 0 {
+		j.kindSkip = true
+		return nil
+	}
+	tree, _, err := s.wholeTree(ctx, lang, key, src)
+	if err != nil {
+		j.err = err
+		return nil
+	}
+	j.parsed = true
+	for _, sr := range rs {
+		rn := runners[sr.r]
+		if rn == nil {
+			rn = rule.NewRunner(sr.r)
+			runners[sr.r] = rn
+		}
+		ms, err := rn.Find(ctx, tree)
+		if be := (*matcher.BudgetError)(nil); errors.As(err, &be) {
+			be.Path = j.path
+			return be
+		}
+		if err != nil {
+			return fmt.Errorf("rule %s in %s: %w", sr.r.ID, j.path, err)
+		}
+		for i := range ms {
+			j.findings = append(j.findings, s.finding(tree, j.path, lang, sr.r, rn, &ms[i]))
+		}
+	}
+	return nil
+}
+
+func (s *Searcher) finding(tree *engine.Tree, path, lang string, r *rule.Rule, rn *rule.Runner, m *rule.Match) Finding {
+	f := Finding{Match: toMatch(tree, path, lang, &m.Match, base{}, s.maxText), Rule: r, Transformed: m.Transformed}
+	if r.Message != "" {
+		f.Message = matcher.ExpandText(r.Message, tree.Source(), int(m.Start()), m.Captures, func(name string) (string, bool) {
+			v, ok := m.Transformed[name]
+			return v, ok
+		})
+	}
+	if e, ok := rn.Fix(m); ok {
+		f.Replacement = &e.Text
+		f.FixStart, f.FixEnd = e.Start, e.End
+	}
+	return f
+}
+
+// SortFindings orders findings by file, then position, then rule id.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(a, b int) bool {
+		x, y := &fs[a], &fs[b]
+		if x.Path != y.Path {
+			return x.Path < y.Path
+		}
+		if x.Span.StartByte != y.Span.StartByte {
+			return x.Span.StartByte < y.Span.StartByte
+		}
+		if x.Span.EndByte != y.Span.EndByte {
+			return x.Span.EndByte > y.Span.EndByte
+		}
+		return x.Rule.ID < y.Rule.ID
+	})
+}

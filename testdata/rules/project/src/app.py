@@ -1,0 +1,5 @@
+def run():
+    print("not in lib")
+x = None
+if x == None:
+    pass

@@ -1,0 +1,6 @@
+def greet(name):
+    print("hi", name)
+    if name == None:
+        return
+
+print("top")
