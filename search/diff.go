@@ -35,16 +35,27 @@ func fileDiff(c FileChange) []string {
 	if c.Display != "" {
 		name = c.Display
 	}
+	from := name
+	if c.From != "" {
+		from = c.FromDisplay
+		if from == "" {
+			from = c.From
+		}
+	}
 	old := string(c.Old)
-	u, err := udiff.ToUnifiedDiff("a/"+name, "b/"+name, old, udiff.Lines(old, string(c.New)), diffContext)
+	u, err := udiff.ToUnifiedDiff("a/"+from, "b/"+name, old, udiff.Lines(old, string(c.New)), diffContext)
 	if err != nil {
 		// cannot happen: the edits are the diff's own
-		return []string{fmt.Sprintf("--- a/%s\n+++ b/%s\n(no diff: %v)", name, name, err)}
+		return []string{fmt.Sprintf("--- a/%s\n+++ b/%s\n(no diff: %v)", from, name, err)}
 	}
+	out := []string{"--- a/" + from, "+++ b/" + name}
 	if len(u.Hunks) == 0 {
+		if c.From != "" {
+			// a move with no change of content still shows
+			return append(out, "(moved, content unchanged)")
+		}
 		return nil
 	}
-	out := []string{"--- a/" + name, "+++ b/" + name}
 	for _, h := range u.Hunks {
 		from, to := 0, 0
 		for _, l := range h.Lines {

@@ -16,6 +16,10 @@ type FileChange struct {
 	Display      string
 	Old, New     []byte
 	Replacements int
+	// From, when set, moves the file: From (whose content is Old) is
+	// removed and Path (which must not exist) is created with New, both in
+	// the same all-or-nothing apply. FromDisplay is how to show From.
+	From, FromDisplay string
 }
 
 // Plan is a computed rewrite: the search's result plus each file's new
@@ -37,6 +41,20 @@ type Plan struct {
 	// unchanged because their tree has a syntax error (Query.IncludeErrors
 	// was not set), with the line of their first error.
 	LeftOut []BrokenFile
+	// Source is the tool that staged the plan ("ast_edit" when empty): a
+	// rejected or unknown edit says to run it again.
+	Source string
+	// After, when set, runs once the plan is applied (a language server
+	// told of the moved files); it returns notes for the result.
+	After func(ctx context.Context) []string
+}
+
+// Stager returns the tool that staged p, for messages.
+func (p *Plan) Stager() string {
+	if p.Source == "" {
+		return "ast_edit"
+	}
+	return p.Source
 }
 
 // Rewrite runs q and computes the replacement of every match by the rewrite

@@ -50,6 +50,8 @@ type Stager struct {
 	maxBytes      int64    // MaxStagedBytes (smaller in tests)
 	resolved      map[string]string
 	resolvedOrder []string
+	// source is the tool that staged each id, resolved or not (Plan.Stager).
+	source map[string]string
 }
 
 // NewStager returns an empty Stager whose accepted edits are confined to
@@ -60,7 +62,7 @@ type Stager struct {
 // each edit is confined to the deepest directory that holds every file it
 // changes.
 func NewStager(root string) *Stager {
-	s := &Stager{edits: map[string]*Plan{}, resolved: map[string]string{}, maxBytes: MaxStagedBytes}
+	s := &Stager{edits: map[string]*Plan{}, resolved: map[string]string{}, source: map[string]string{}, maxBytes: MaxStagedBytes}
 	if root != "" {
 		if s.root, s.rootErr = fsutil.NewRoot(root); s.rootErr != nil {
 			s.rootErr = fmt.Errorf("search: cannot confine edits to the workspace: %w", s.rootErr)
@@ -91,6 +93,7 @@ func (s *Stager) StageDropping(p *Plan) (id string, dropped []string) {
 		dropped = append(dropped, old)
 	}
 	s.edits[id] = p
+	s.source[id] = p.Stager()
 	s.order = append(s.order, id)
 	s.bytes += size
 	return id, dropped
@@ -118,6 +121,7 @@ func (s *Stager) remove(id, how string) {
 	s.resolvedOrder = append(s.resolvedOrder, id)
 	if len(s.resolvedOrder) > maxResolved {
 		delete(s.resolved, s.resolvedOrder[0])
+		delete(s.source, s.resolvedOrder[0])
 		s.resolvedOrder = s.resolvedOrder[1:]
 	}
 }
@@ -136,7 +140,7 @@ func (s *Stager) take(id string) (*Plan, error) {
 		return p, nil
 	}
 	if how, done := s.resolved[id]; done {
-		return nil, fmt.Errorf("%w: %s was %s; run ast_edit again to stage a new change", ErrUnknownEdit, id, how)
+		return nil, fmt.Errorf("%w: %s was %s; run %s again to stage a new change", ErrUnknownEdit, id, how, s.source[id])
 	}
 	ids := slices.Clone(s.order)
 	if len(ids) == 0 {
@@ -173,46 +177,94 @@ func (s *Stager) Accept(id string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.apply(id, p); err != nil {
+		return nil, err
+	}
+	s.remove(id, "already accepted")
+	return p, nil
+}
+
+// Apply applies p at once, as Accept applies a staged plan (the drift
+// check, all or nothing, journaled), without staging it.
+func (s *Stager) Apply(p *Plan) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rootErr != nil {
+		return s.rootErr
+	}
+	return s.apply("the change", p)
+}
+
+// apply checks that every file of p still holds what p was computed from
+// and writes them all or none. The caller holds mu.
+func (s *Stager) apply(id string, p *Plan) error {
+	var err error
+	// through the root when there is one, as the search read it
+	read := os.ReadFile
+	if s.root != nil {
+		read = s.root.ReadFile
+	}
 	var changed []string
 	for _, c := range p.Changes {
-		// through the root when there is one, as the search read it
-		read := os.ReadFile
-		if s.root != nil {
-			read = s.root.ReadFile
+		from := c.Path
+		if c.From != "" {
+			from = c.From
+			if _, err := read(c.Path); err == nil {
+				changed = append(changed, c.Path+" (the destination of a move now exists)")
+			}
 		}
-		cur, err := read(c.Path)
+		cur, err := read(from)
 		if err != nil || !bytes.Equal(cur, c.Old) {
-			changed = append(changed, c.Path)
+			changed = append(changed, from)
 		}
 	}
 	if len(changed) > 0 {
-		return nil, fmt.Errorf("%w: %s rejected, nothing written; changed: %s; discard it and run ast_edit again",
-			ErrStale, id, strings.Join(changed, ", "))
+		return fmt.Errorf("%w: %s rejected, nothing written; changed: %s; discard it and run %s again",
+			ErrStale, id, strings.Join(changed, ", "), p.Stager())
 	}
 	root := s.root
 	if root == nil {
 		// No workspace: the files lie wherever the search went.
 		if root, err = commonRoot(p.Changes); err != nil {
-			return nil, fmt.Errorf("search: %s not applied: %w", id, err)
+			return fmt.Errorf("search: %s not applied: %w", id, err)
 		}
 	}
-	changes := make([]fsutil.Change, len(p.Changes))
-	for i, c := range p.Changes {
-		path := c.Path
+	abs := func(path string) (string, error) {
 		if s.root == nil {
 			// commonRoot's directory is absolute: a relative path (ast-grep
 			// -U ws) would be resolved against it a second time.
-			if path, err = filepath.Abs(path); err != nil {
-				return nil, fmt.Errorf("search: %s not applied: %w", id, err)
-			}
+			return filepath.Abs(path)
 		}
-		changes[i] = fsutil.Change{Path: path, Content: c.New, Expected: c.Old, MustExist: true}
+		return path, nil
+	}
+	changes := make([]fsutil.Change, 0, len(p.Changes))
+	for _, c := range p.Changes {
+		path, err := abs(c.Path)
+		if err != nil {
+			return fmt.Errorf("search: %s not applied: %w", id, err)
+		}
+		if c.From == "" {
+			changes = append(changes, fsutil.Change{Path: path, Content: c.New, Expected: c.Old, MustExist: true})
+			continue
+		}
+		// A move is the removal of From and the creation of Path in one
+		// journaled apply: a crash between them rolls both back.
+		from, err := abs(c.From)
+		if err != nil {
+			return fmt.Errorf("search: %s not applied: %w", id, err)
+		}
+		mode := fsutil.DefaultFileMode
+		if fi, err := os.Stat(from); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		changes = append(changes,
+			fsutil.Change{Path: from, Delete: true, Expected: c.Old},
+			fsutil.Change{Path: path, Content: c.New, Mode: mode, MustNotExist: true})
 	}
 	if _, err := root.Apply(changes); err != nil {
-		return nil, fmt.Errorf("search: %s not applied: %w", id, err)
+		return fmt.Errorf("search: %s not applied: %w", id, err)
 	}
-	s.remove(id, "already accepted")
-	return p, nil
+	return nil
 }
 
 // Discard drops the edit staged under id without writing anything.
