@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -76,14 +75,14 @@ func (s *structural) warmUp() {
 	})
 }
 
-// astGrepTools returns ast_grep (read), ast_edit (write) and resolve (write)
-// bound to the run's parser, working directory and staged edits
-// (docs/search.md).
+// astGrepTools returns ast_grep (read) and ast_edit (write) bound to the
+// run's parser, working directory and staged edits (docs/search.md);
+// resolve (tools/resolve.go) applies what ast_edit stages.
 func astGrepTools(r *Run) []Tool {
 	s := &structural{
 		run:    r,
 		search: search.NewSearcher(r.cfg.Parser, search.Config{Root: r.root.Dir(), Partition: r.cfg.TreePartition}),
-		stage:  search.NewStager(r.root.Dir()),
+		stage:  r.stager(),
 	}
 	if r.cfg.WarmUp {
 		s.warmUp()
@@ -118,17 +117,6 @@ func (s *structural) tools() []Tool {
 				"replacements and added and removed lines, and shows the first 400 lines of the diff (resolve with action show pages on).",
 			InputSchema: SchemaFor[astEditArgs](),
 			Handler:     s.edit,
-		},
-		{
-			Name: "resolve",
-			Tier: TierWrite,
-			Description: "Accept or discard a change staged by ast_edit, or show it. accept re-reads every file: if any changed since " +
-				"staging, the whole change is rejected (nothing is written) and the changed files are named; otherwise all " +
-				"files are written atomically, all or none. show writes nothing: it lists every file with its counts and shows " +
-				"400 lines of the diff from start (or of one file's diff, with file).",
-			InputSchema: SchemaFor[resolveArgs](),
-			Writes:      s.resolveTargets,
-			Handler:     s.resolve,
 		},
 	}
 }
@@ -171,15 +159,6 @@ func (astEditArgs) tuneSchema(s *jsonschema.Schema) { languageSchema(s) }
 // taken too, in any case, so they are not an enum).
 func languageSchema(s *jsonschema.Schema) {
 	s.Properties["language"].Description += "; one of " + strings.Join(grammars.IDs(), ", ") + " (or an alias such as py, ts)"
-}
-
-// resolveArgs are resolve's arguments.
-type resolveArgs struct {
-	EditID string `json:"edit_id" jsonschema:"the id ast_edit returned, e.g. edit_1" bounds:"minLength=1"`
-	Action string `json:"action" jsonschema:"accept writes every file of the edit (all or none); discard drops it; show lists its files and shows a page of its diff, writing nothing" bounds:"enum=accept|discard|show"`
-	// File and Start page through the diff with show.
-	File  string `json:"file,omitempty" jsonschema:"show: the file whose diff to show, as the edit lists it (default: the whole edit)" bounds:"minLength=1"`
-	Start int    `json:"start,omitempty" jsonschema:"show: the diff line to start at (0-based); a page is 400 lines and says the start of the next" bounds:"minimum=0"`
 }
 
 // query resolves a to a confined query showing at most maxResults matches
@@ -481,83 +460,9 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 	return out, nil
 }
 
-func (s *structural) resolve(ctx context.Context, call *Call) (*Result, error) {
-	var a resolveArgs
-	if err := call.Decode(&a); err != nil {
-		return nil, err
-	}
-	if a.Action != "show" && (a.File != "" || a.Start != 0) {
-		return nil, fmt.Errorf("tools: resolve: file and start go with action \"show\", not %q", a.Action)
-	}
-	switch a.Action {
-	case "show":
-		p, ok := s.stage.Pending(a.EditID)
-		if !ok {
-			return nil, fmt.Errorf("tools: resolve: no staged edit %q: it was resolved, dropped, or never staged; ast_edit stages a new one", a.EditID)
-		}
-		diff, st, err := stagedDiff(a.EditID, p, a.File, a.Start)
-		if err != nil {
-			return nil, err
-		}
-		out := Text(fmt.Sprintf("(proposed) %s, %s in %s; nothing written yet\n", a.EditID, plural(p.Replacements, "replacement"), plural(len(p.Changes), "file")) + diff)
-		out.Structured = st
-		return out, nil
-	case "discard":
-		if err := s.stage.Discard(a.EditID); err != nil {
-			return nil, err
-		}
-		return Text(fmt.Sprintf("discarded %s; no file was changed", a.EditID)), nil
-	case "accept":
-		plan, err := s.stage.Accept(a.EditID)
-		if err != nil {
-			return nil, s.relErr(err)
-		}
-		fc := &FileChanges{}
-		var names []string
-		for _, c := range plan.Changes {
-			rel := s.rel(c.Path)
-			names = append(names, rel)
-			fc.Changed = append(fc.Changed, FileChange{Path: rel, Action: "updated"})
-		}
-		out := Text(fmt.Sprintf("accepted %s: %s written to %s: %s", a.EditID,
-			plural(plan.Replacements, "replacement"), plural(len(names), "file"), strings.Join(names, ", ")))
-		out.Structured = fc
-		return out, nil
-	}
-	return nil, errors.New("tools: resolve: action must be accept, discard or show")
-}
-
-// resolveTargets are the files resolve accept writes: those of the staged
-// change it names.
-func (s *structural) resolveTargets(call *Call) []string {
-	var a resolveArgs
-	if json.Unmarshal(call.Args, &a) != nil || a.Action != "accept" {
-		return nil
-	}
-	p, ok := s.stage.Pending(a.EditID)
-	if !ok {
-		return nil
-	}
-	paths := make([]string, 0, len(p.Changes))
-	for _, c := range p.Changes {
-		paths = append(paths, s.rel(c.Path))
-	}
-	return paths
-}
-
 // relErr names the paths in err relative to the working directory, as the
 // results name them.
-func (s *structural) relErr(err error) error {
-	msg := err.Error()
-	for _, base := range []string{s.run.root.RealDir(), s.run.root.Dir()} {
-		msg = strings.ReplaceAll(msg, base+string(filepath.Separator), "")
-		msg = strings.ReplaceAll(msg, base, ".")
-	}
-	if msg == err.Error() {
-		return err
-	}
-	return &relError{msg: msg, err: err}
-}
+func (s *structural) relErr(err error) error { return s.run.relErr(err) }
 
 // relError is an error whose message names paths relative to the working
 // directory; it unwraps to the original.

@@ -17,6 +17,7 @@ import (
 	"github.com/tetherhq/tether/kernels"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/operator"
+	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/workers"
 )
 
@@ -154,6 +155,7 @@ type Run struct {
 	wired     []string
 	notice    string // what recovery at start did, for the first call's result
 	statuses  []func() string
+	stage     *search.Stager // the run's staged changes (stager)
 }
 
 // NewRun starts a run: it checks the working directory, rolls back any change
