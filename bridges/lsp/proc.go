@@ -55,6 +55,10 @@ type instance struct {
 	enc      encoding                   // what the server's columns count
 	disk     map[string]stamp           // source files on disk at the last scan
 	noScan   bool                       // the root is too big to rescan per query
+	// capture, while a command action runs (runCommand, cmdMu held),
+	// takes the edits the server sends through workspace/applyEdit.
+	capture func(wWorkspaceEdit)
+	cmdMu   sync.Mutex
 }
 
 // providers maps a request to the server capability that announces it.
@@ -303,7 +307,18 @@ func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 	case "workspace/workspaceFolders":
 		return reply(ctx, []map[string]string{{"uri": pathToURI(in.root), "name": "root"}}, nil)
 	case "workspace/applyEdit":
-		// tether applies edits itself (lsp_rename); server-initiated edits are refused.
+		// An edit a command action sends back is captured to be staged
+		// (runCommand); any other is refused: tether applies edits itself.
+		in.mu.Lock()
+		capture := in.capture
+		in.mu.Unlock()
+		var p struct {
+			Edit wWorkspaceEdit `json:"edit"`
+		}
+		if capture != nil && json.Unmarshal(req.Params(), &p) == nil {
+			capture(p.Edit)
+			return reply(ctx, map[string]any{"applied": true}, nil)
+		}
 		return reply(ctx, map[string]any{"applied": false, "failureReason": "tether applies edits itself"}, nil)
 	}
 	if _, isCall := req.(*jsonrpc2.Call); isCall {
@@ -486,8 +501,10 @@ func (in *instance) initialize(ctx context.Context, timeout time.Duration) error
 var clientCapabilities = json.RawMessage(`{
  "general": {"positionEncodings": ["utf-16"]},
  "window": {"workDoneProgress": true},
- "workspace": {"configuration": true, "workspaceFolders": true, "applyEdit": false,
+ "workspace": {"configuration": true, "workspaceFolders": true, "applyEdit": true,
    "workspaceEdit": {"documentChanges": true},
+   "fileOperations": {"willRename": true, "didRename": true},
+   "executeCommand": {},
    "symbol": {"symbolKind": {"valueSet": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26]}}},
  "textDocument": {
    "synchronization": {"didSave": true, "dynamicRegistration": false},
@@ -502,7 +519,8 @@ var clientCapabilities = json.RawMessage(`{
    "typeHierarchy": {"dynamicRegistration": false},
    "documentSymbol": {"hierarchicalDocumentSymbolSupport": true,
      "symbolKind": {"valueSet": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26]}},
-   "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source", "source.organizeImports", "source.fixAll"]}}}
+   "codeAction": {"isPreferredSupport": true, "dataSupport": true, "resolveSupport": {"properties": ["edit"]},
+     "codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source", "source.organizeImports", "source.fixAll"]}}}
  }
 }`)
 

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/internal/jsontree"
@@ -148,6 +147,9 @@ type CodeAction struct {
 	// Refused says why tether would refuse the action's edit whole (it
 	// touches a file outside the workspace); "" when it would not.
 	Refused string `json:"refused,omitempty"`
+	// Command is the command the action runs when it carries no edit:
+	// lsp_apply stages what the command sends back.
+	Command string `json:"command,omitempty"`
 }
 
 // CodeActions is the answer of a code_actions query.
@@ -715,66 +717,13 @@ func (s *Supervisor) primeRoot(ctx context.Context, in *instance) error {
 // CodeActions lists the actions (quick fixes, refactorings) the server offers
 // at the symbol of pos, passing the diagnostics known for that line.
 func (s *Supervisor) CodeActions(ctx context.Context, pos Position) (*CodeActions, error) {
-	p, params, err := s.positionParams(ctx, pos)
-	if err != nil {
-		return nil, err
-	}
-	uri := params.TextDocument.URI
-	// Diagnostics for the current content (and the other files as they are
-	// now) make quick fixes appear.
-	in := p.in
-	var current []wDiagnostic
-	if d, err := s.fileDiagnostics(ctx, pos.File, false); err == nil && len(d.Items) > 0 {
-		if ds, ok := s.pullCheck(ctx, in, p.path); ok {
-			current = ds
-		} else {
-			in.mu.Lock()
-			if e := in.diags[uri]; e != nil {
-				current = e.diags
-			}
-			in.mu.Unlock()
+	if strings.TrimSpace(pos.Symbol) == "" {
+		// positionParams says what is wrong, showing the line.
+		if _, _, err := s.positionParams(ctx, pos); err != nil {
+			return nil, err
 		}
 	}
-	starts := lineStarts(p.text)
-	lt := lineText(p.text, starts, params.Position.Line)
-	endByte := in.enc.byteOf(lt, params.Position.Character)
-	for endByte < len(lt) {
-		r, n := utf8.DecodeRuneInString(lt[endByte:])
-		if !isIdentRune(r) {
-			break
-		}
-		endByte += n
-	}
-	cp := wCodeActionParams{TextDocument: params.TextDocument,
-		Range: wRange{Start: params.Position, End: wPosition{Line: params.Position.Line, Character: in.enc.col(lt, endByte)}}}
-	cp.Context.Diagnostics = []wDiagnostic{}
-	for _, d := range current {
-		if d.Range.Start.Line <= params.Position.Line && d.Range.End.Line >= params.Position.Line {
-			cp.Context.Diagnostics = append(cp.Context.Diagnostics, d)
-		}
-	}
-	raw, err := in.call(ctx, s.requestTimeout, "textDocument/codeAction", cp)
-	if err != nil {
-		return nil, s.failed(in, err, p.notes)
-	}
-	var acts []wCodeAction
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &acts); err != nil {
-			return nil, fmt.Errorf("lsp: %s answered codeAction with something unreadable: %w", in.spec.Name, err)
-		}
-	}
-	out := &CodeActions{Notes: p.notes}
-	for _, a := range acts {
-		if a.Title == "" {
-			continue
-		}
-		ca := CodeAction{Title: a.Title, Kind: a.Kind, Preferred: a.IsPreferred}
-		if a.Edit != nil {
-			ca.Refused = s.editRefusal(*a.Edit)
-		}
-		out.Items = append(out.Items, ca)
-	}
-	return out, nil
+	return s.CodeActionsIn(ctx, ActionQuery{Position: pos})
 }
 
 // expandFile replaces "${file}" in v's strings with path and "${uri}" with

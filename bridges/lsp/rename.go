@@ -47,42 +47,11 @@ type RenameResult struct {
 // server for the WorkspaceEdit and applies it to every file atomically (all
 // files or none), then syncs the changed files and collects their diagnostics.
 func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (*RenameResult, error) {
-	// A new name that cannot replace the identifier is refused before any
-	// server starts.
-	oldName, err := s.checkRename(pos, newName)
+	r, err := s.renameEdit(ctx, pos, newName)
 	if err != nil {
 		return nil, err
 	}
-	p, params, err := s.positionParams(ctx, pos)
-	if err != nil {
-		return nil, err
-	}
-	if why := p.in.spec.partialView(p.in.root, s.relRoot(p.in.root)); why != "" {
-		return nil, fmt.Errorf("lsp: cannot rename %q: %s, so a rename would miss the uses in the others and break the build; nothing was changed. %s and retry",
-			pos.Symbol, why, upperFirst(p.in.spec.indexHint()))
-	}
-	raw, err := p.in.call(ctx, s.requestTimeout, "textDocument/rename",
-		wRenameParams{TextDocument: params.TextDocument, Position: params.Position, NewName: newName})
-	if err != nil {
-		return nil, s.failed(p.in, err, p.notes)
-	}
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, fmt.Errorf("lsp: %s cannot rename %q on line %d of %s (it returned no edit): is it a symbol the project declares?", p.in.spec.Name, pos.Symbol, pos.Line, pos.File)
-	}
-	var we wWorkspaceEdit
-	if err := json.Unmarshal(raw, &we); err != nil {
-		return nil, fmt.Errorf("lsp: %s answered rename with something unreadable: %w", p.in.spec.Name, err)
-	}
-	if why := s.editRefusal(we); why != "" {
-		return nil, fmt.Errorf("lsp: rename refused: %s; nothing was changed. %s", why, editInsideHint)
-	}
-	edits, err := flattenEdit(we)
-	if err != nil {
-		return nil, err
-	}
-	if len(edits) == 0 {
-		return nil, fmt.Errorf("lsp: %s proposed no changes for renaming %q to %q", p.in.spec.Name, pos.Symbol, newName)
-	}
+	p, params, oldName, edits := r.p, r.params, r.oldName, r.edits
 	impls := s.implementationsAt(ctx, p, params)
 	// Compute every new content first; write nothing until all are known.
 	var changes []fileChange
@@ -165,6 +134,58 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	}
 	sortDiagnostics(res.Diagnostics)
 	return res, nil
+}
+
+// renamed is a rename's WorkspaceEdit as the server gave it, checked.
+type renamed struct {
+	p       *prepared
+	params  wPositionParams
+	oldName string
+	we      wWorkspaceEdit
+	edits   map[string][]wTextEdit
+}
+
+// renameEdit asks the server for the edit of renaming the symbol at pos
+// to newName and checks it (a new name the language refuses, an edit
+// outside the workspace or that is not text refuse the whole rename).
+func (s *Supervisor) renameEdit(ctx context.Context, pos Position, newName string) (*renamed, error) {
+	// A new name that cannot replace the identifier is refused before any
+	// server starts.
+	oldName, err := s.checkRename(pos, newName)
+	if err != nil {
+		return nil, err
+	}
+	p, params, err := s.positionParams(ctx, pos)
+	if err != nil {
+		return nil, err
+	}
+	if why := p.in.spec.partialView(p.in.root, s.relRoot(p.in.root)); why != "" {
+		return nil, fmt.Errorf("lsp: cannot rename %q: %s, so a rename would miss the uses in the others and break the build; nothing was changed. %s and retry",
+			pos.Symbol, why, upperFirst(p.in.spec.indexHint()))
+	}
+	raw, err := p.in.call(ctx, s.requestTimeout, "textDocument/rename",
+		wRenameParams{TextDocument: params.TextDocument, Position: params.Position, NewName: newName})
+	if err != nil {
+		return nil, s.failed(p.in, err, p.notes)
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, fmt.Errorf("lsp: %s cannot rename %q on line %d of %s (it returned no edit): is it a symbol the project declares?", p.in.spec.Name, pos.Symbol, pos.Line, pos.File)
+	}
+	var we wWorkspaceEdit
+	if err := json.Unmarshal(raw, &we); err != nil {
+		return nil, fmt.Errorf("lsp: %s answered rename with something unreadable: %w", p.in.spec.Name, err)
+	}
+	if why := s.editRefusal(we); why != "" {
+		return nil, fmt.Errorf("lsp: rename refused: %s; nothing was changed. %s", why, editInsideHint)
+	}
+	edits, err := flattenEdit(we)
+	if err != nil {
+		return nil, err
+	}
+	if len(edits) == 0 {
+		return nil, fmt.Errorf("lsp: %s proposed no changes for renaming %q to %q", p.in.spec.Name, pos.Symbol, newName)
+	}
+	return &renamed{p: p, params: params, oldName: oldName, we: we, edits: edits}, nil
 }
 
 // implementationTimeout bounds the implementation query a rename makes first.

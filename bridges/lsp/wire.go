@@ -100,6 +100,7 @@ type wCodeActionParams struct {
 	Range        wRange                  `json:"range"`
 	Context      struct {
 		Diagnostics []wDiagnostic `json:"diagnostics"`
+		Only        []string      `json:"only,omitempty"`
 	} `json:"context"`
 }
 
@@ -166,6 +167,7 @@ type wCodeAction struct {
 	IsPreferred bool            `json:"isPreferred,omitempty"`
 	Edit        *wWorkspaceEdit `json:"edit,omitempty"`
 	Command     json.RawMessage `json:"command,omitempty"`
+	Data        json.RawMessage `json:"data,omitempty"`
 }
 
 // symbolKinds names LSP SymbolKind values (1-based).
