@@ -25,13 +25,13 @@ func init() {
 		wired: func(cfg *Config) bool { return cfg.LSP != nil && cfg.WorkDir != "" },
 		register: func(r *Run) (func() error, error) {
 			l := &lspTools{run: r, sup: r.Config().LSP, root: r.root, parser: r.Config().Parser, seen: &lsp.Seen{}, noted: map[string]bool{}}
-			if err := r.Registry().Register(l.tools()...); err != nil {
+			if err := r.Registry().Register(append(l.tools(), l.applyTools()...)...); err != nil {
 				return nil, err
 			}
 			r.Registry().WrapWriters(l.diagnosticsOnWrite)
 			return l.sup.Close, nil
 		},
-		tools: func() []Tool { return (&lspTools{}).tools() },
+		tools: func() []Tool { l := &lspTools{}; return append(l.tools(), l.applyTools()...) },
 	})
 }
 
@@ -63,11 +63,11 @@ func (l *lspTools) tools() []Tool {
 				"diagnostics (file, or \"*\" for the whole project: runs the checkers found on PATH such as go vet / pyright / tsc --noEmit, " +
 				"never a program from the workspace; lsp_check runs the project's own; counts by severity and code, then 100 at a time with identical messages grouped; " +
 				"start pages on, severity error shows errors only, info or hint adds those), " +
-				"definition, type_definition, implementation, references (cap 50; start pages on; then the same-name identifiers the server did not confirm, found with tree-sitter: a server that cannot type a receiver leaves its calls out), hover, code_actions (file, line, symbol); " +
+				"definition, type_definition, implementation, references (cap 50; start pages on; then the same-name identifiers the server did not confirm, found with tree-sitter: a server that cannot type a receiver leaves its calls out), hover, code_actions (file, line, and symbol or end_line for a range, or neither for the whole line: numbered, with kind and whether preferred; lsp_apply stages one); " +
 				"call_hierarchy (file, line, symbol; direction incoming, the default: the callers, or outgoing: the callees; cap 50, start pages on) and " +
 				"type_hierarchy (direction supertypes, the default, or subtypes), where the server offers them; " +
 				"symbols (query: workspace search, cap 100, grouped by container; or file: its outline, cap 200, without functions' parameters and locals unless locals is true; start pages on, kind keeps function, method, type, field or variable; the answer says when the server capped its list); " +
-				"status (which servers run, or why not); reload (restart them).",
+				"status (which servers run, or why not); reload (restart them). Every action takes timeout (seconds, at most 600).",
 			InputSchema: SchemaFor[lspArgs](),
 			Handler:     l.query,
 		},
@@ -75,7 +75,8 @@ func (l *lspTools) tools() []Tool {
 			Name: "lsp_rename",
 			Tier: TierWrite,
 			Description: "Rename a symbol across the project with the language server, applied to every file atomically (all or nothing). " +
-				"Arguments: file, line (1-based), symbol (substring of that line naming it; name#2 for the second occurrence), new_name. " +
+				"Arguments: file, line (1-based), symbol (substring of that line naming it; name#2 for the second occurrence), new_name; " +
+				"preview: true stages the rename instead and returns an edit_id and its diff for resolve (accept or discard). " +
 				"Reports the files changed, any new diagnostics, and the identifiers still spelled as the old name that the server did not rename (found with tree-sitter, so strings and comments do not count), declarations first, plus the docs that mention it; " +
 				"a leftover declaration that implements or overrides the renamed symbol is named as likely breaking the build. A new_name that is a reserved word of the file's language is refused before anything is asked or written.",
 			InputSchema: SchemaFor[renameArgs](),
@@ -136,6 +137,10 @@ type lspArgs struct {
 	Severity string `json:"severity,omitempty" jsonschema:"diagnostics: the least severe kind shown and counted: error (errors only), warning (the default: errors and warnings), info, or hint (everything)" bounds:"enum=error|warning|info|hint"`
 	// Direction picks the side of a hierarchy.
 	Direction string `json:"direction,omitempty" jsonschema:"call_hierarchy: incoming (default, the callers) or outgoing (the callees); type_hierarchy: supertypes (default) or subtypes" bounds:"enum=incoming|outgoing|supertypes|subtypes"`
+	// EndLine widens code_actions to a range of lines.
+	EndLine int `json:"end_line,omitempty" jsonschema:"code_actions: the last line (1-based) of a range from line (symbol then omitted)" bounds:"minimum=1"`
+	// Timeout bounds the call.
+	Timeout int `json:"timeout,omitempty" jsonschema:"seconds to wait for the answer (default: the server's request bound; at most 600)" bounds:"minimum=1,maximum=600"`
 }
 
 // tuneSchema lists the actions.
@@ -155,6 +160,8 @@ type renameArgs struct {
 	Line    int    `json:"line" jsonschema:"1-based line of file" bounds:"minimum=1"`
 	Symbol  string `json:"symbol" jsonschema:"substring of that line naming the symbol; name#2 picks the second occurrence" bounds:"minLength=1"`
 	NewName string `json:"new_name" jsonschema:"the new identifier: letters, digits and _ (also $ in JavaScript, TypeScript, Java and Dart), not starting with a digit, and not a reserved word of the file's language (class, def, func, ...)" bounds:"minLength=1"`
+	Preview bool   `json:"preview,omitempty" jsonschema:"stage the rename and return an edit_id and its diff (resolve accepts or discards it) instead of writing"`
+	Timeout int    `json:"timeout,omitempty" jsonschema:"seconds to wait for the server (default: its request bound; at most 600)" bounds:"minimum=1,maximum=600"`
 }
 
 func (a lspArgs) pos() lsp.Position {
@@ -173,6 +180,14 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
+	cctx, cancel := withTimeout(ctx, a.Timeout)
+	defer cancel()
+	res, err := l.answer(cctx, a)
+	return res, timeoutErr(cctx, a.Timeout, err)
+}
+
+// answer is the lsp tool's answer to a.
+func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, error) {
 	var (
 		out   string
 		notes []string
@@ -242,23 +257,36 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 		out, data = formatSymbols(a, syms)
 		notes = syms.Notes
 	case "code_actions":
-		if err := a.needPos(); err != nil {
-			return nil, err
+		if a.File == "" || a.Line == 0 {
+			return nil, errors.New("lsp: code_actions needs file and line (1-based), with symbol (a substring of that line naming it) or end_line for a range; without either, the whole line")
 		}
-		acts, err := l.sup.CodeActions(ctx, a.pos())
+		acts, err := l.sup.CodeActionsIn(ctx, lsp.ActionQuery{Position: a.pos(), EndLine: a.EndLine})
 		if err != nil {
 			return nil, err
 		}
 		notes, data = acts.Notes, acts
+		where := fmt.Sprintf("%q on %s:%d", a.Symbol, a.File, a.Line)
+		if a.Symbol == "" {
+			where = fmt.Sprintf("%s:%d", a.File, a.Line)
+			if a.EndLine > a.Line {
+				where += fmt.Sprintf("-%d", a.EndLine)
+			}
+		}
 		if len(acts.Items) == 0 {
-			out = fmt.Sprintf("no code actions offered at %q on %s:%d", a.Symbol, a.File, a.Line)
+			out = "no code actions offered at " + where
 		} else {
 			var b strings.Builder
-			fmt.Fprintf(&b, "%d code action(s) at %q on %s:%d:\n", len(acts.Items), a.Symbol, a.File, a.Line)
-			for _, c := range acts.Items {
-				fmt.Fprintf(&b, "- %s", c.Title)
+			fmt.Fprintf(&b, "%d code action(s) at %s (lsp_apply with action set to a number, title or kind stages one):\n", len(acts.Items), where)
+			for i, c := range acts.Items {
+				fmt.Fprintf(&b, "%d. %s", i+1, c.Title)
 				if c.Kind != "" {
 					fmt.Fprintf(&b, " (%s)", c.Kind)
+				}
+				if c.Preferred {
+					b.WriteString(" [preferred]")
+				}
+				if c.Command != "" {
+					fmt.Fprintf(&b, " [runs %s]", c.Command)
 				}
 				if c.Refused != "" {
 					fmt.Fprintf(&b, " [refused: %s]", c.Refused)

@@ -19,12 +19,21 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 	if err := l.sup.CheckRename(lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, a.NewName); err != nil {
 		return nil, err
 	}
+	ctx, cancel := withTimeout(ctx, a.Timeout)
+	defer cancel()
+	if a.Preview {
+		pe, err := l.sup.RenamePreview(ctx, lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, a.NewName)
+		if err != nil {
+			return nil, timeoutErr(ctx, a.Timeout, err)
+		}
+		return l.stageProposed(pe, "lsp_rename")
+	}
 	// Diagnostics on write takes the changed files' baselines once the
 	// server's edit names them, before it is applied, and reports after it.
 	applyCtx := lsp.WithBeforeApply(ctx, func(files []string) { WillWrite(ctx, files) })
 	res, err := l.sup.Rename(applyCtx, lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, a.NewName)
 	if err != nil {
-		return nil, err
+		return nil, timeoutErr(ctx, a.Timeout, err)
 	}
 	var b strings.Builder
 	for _, n := range res.Notes {

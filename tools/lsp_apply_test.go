@@ -1,0 +1,256 @@
+package tools_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/tools"
+)
+
+// stageID calls a staging tool and returns the edit id it staged, failing
+// the test unless the result says it is proposed and want is in its text.
+func stageID(t *testing.T, r *tools.Run, name string, args any, want ...string) string {
+	t.Helper()
+	res := callResult(t, r, name, args)
+	text := res.AllText()
+	st, ok := res.Structured.(*tools.StagedDiff)
+	if res.IsError || !ok || st.EditID == "" || !strings.Contains(text, "(proposed)") {
+		t.Fatalf("%s %v: want a staged edit, got %q", name, args, text)
+	}
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Fatalf("%s %v: want %q in %q", name, args, w, text)
+		}
+	}
+	return st.EditID
+}
+
+// TestLSPApplyGo applies a quick fix (gopls's "Add import") and organize
+// imports through resolve, and shows that a file changed after staging
+// rejects the whole edit.
+func TestLSPApplyGo(t *testing.T) {
+	r, dir := lspRun(t)
+	file := filepath.Join(dir, "imp.go")
+	src := "package shapes\n\nimport (\n\t\"strings\"\n\t\"fmt\"\n)\n\nfunc Hello() string { return fmt.Sprint(\"x\") }\n\nfunc Up(s []byte) []byte { return bytes.ToUpper(s) }\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	listed := callResult(t, r, "lsp", map[string]any{"action": "code_actions", "file": "imp.go", "line": 10, "symbol": "bytes"}).AllText()
+	if !strings.Contains(listed, `Add import`) || !strings.Contains(listed, "(quickfix)") || !strings.Contains(listed, "Organize Imports (source.organizeImports)") {
+		t.Fatalf("code_actions: %s", listed)
+	}
+
+	t.Run("quickfix", func(t *testing.T) {
+		id := stageID(t, r, "lsp_apply", map[string]any{"file": "imp.go", "line": 10, "symbol": "bytes", "action": "quickfix"}, `+	"bytes"`)
+		if readFile(t, file) != src {
+			t.Fatal("lsp_apply wrote the file before resolve")
+		}
+		res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
+		if res.IsError || !strings.Contains(readFile(t, file), `"bytes"`) {
+			t.Fatalf("accept: %s\n%s", res.AllText(), readFile(t, file))
+		}
+	})
+	t.Run("organize imports with a drift rejection", func(t *testing.T) {
+		id := stageID(t, r, "lsp_apply", map[string]any{"file": "imp.go", "line": 1, "action": "source.organizeImports"}, `-	"strings"`)
+		drifted := readFile(t, file) + "\n// changed after staging\n"
+		if err := os.WriteFile(file, []byte(drifted), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := call(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
+		if !errors.Is(err, search.ErrStale) || !strings.Contains(err.Error(), "imp.go") || !strings.Contains(err.Error(), "lsp_apply again") {
+			t.Fatalf("accept after a change: want it rejected naming imp.go, got %v", err)
+		}
+		if readFile(t, file) != drifted {
+			t.Fatal("a rejected edit changed the file")
+		}
+		callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "discard"})
+		id = stageID(t, r, "lsp_apply", map[string]any{"file": "imp.go", "line": 1, "action": "Organize Imports"})
+		res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
+		got := readFile(t, file)
+		if res.IsError || strings.Contains(got, `"strings"`) || !strings.Contains(got, "// changed after staging") {
+			t.Fatalf("organize imports: %s\n%s", res.AllText(), got)
+		}
+	})
+	t.Run("bad action", func(t *testing.T) {
+		_, err := call(t, r, "lsp_apply", map[string]any{"file": "imp.go", "line": 1, "action": "no such thing"})
+		if err == nil || !strings.Contains(err.Error(), "the actions offered are") {
+			t.Fatalf("want the actions listed, got %v", err)
+		}
+		_, err = call(t, r, "lsp_apply", map[string]any{"file": "imp.go", "line": 1, "action": "99"})
+		if err == nil || !strings.Contains(err.Error(), "no action 99") {
+			t.Fatalf("want no action 99, got %v", err)
+		}
+	})
+}
+
+// tsRun is a run on a copy of testdata/lsp/tsproj with
+// typescript-language-server.
+func tsRun(t *testing.T) (*tools.Run, string) {
+	t.Helper()
+	testenv.RequireBinary(t, "typescript-language-server")
+	dir := testenv.LSPProject(t, "tsproj")
+	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 8*time.Second)}), dir
+}
+
+// TestLSPApplyTypeScript applies typescript-language-server's quick fix
+// and organize imports through resolve, with a drift rejection.
+func TestLSPApplyTypeScript(t *testing.T) {
+	r, dir := tsRun(t)
+	file := filepath.Join(dir, "src/imp.ts")
+	src := "import { total, Square } from \"./shapes\";\nimport { big } from \"./app\";\n\nexport const n: number = total([]);\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("quickfix", func(t *testing.T) {
+		id := stageID(t, r, "lsp_apply", map[string]any{"file": "src/imp.ts", "line": 1, "symbol": "Square", "action": "quickfix"})
+		if readFile(t, file) != src {
+			t.Fatal("lsp_apply wrote the file before resolve")
+		}
+		res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
+		got := readFile(t, file)
+		if res.IsError || strings.Contains(got, "Square") || !strings.Contains(got, "total") {
+			t.Fatalf("accept: %s\n%s", res.AllText(), got)
+		}
+	})
+	t.Run("organize imports with a drift rejection", func(t *testing.T) {
+		// Organize imports sorts them: the test holds their order.
+		id := stageID(t, r, "lsp_apply", map[string]any{"file": "src/imp.ts", "line": 1, "action": "source.organizeImports"}, `+import { big } from "./app";`)
+		drifted := readFile(t, file) + "// changed after staging\n"
+		if err := os.WriteFile(file, []byte(drifted), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := call(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"}); !errors.Is(err, search.ErrStale) {
+			t.Fatalf("accept after a change: want it rejected, got %v", err)
+		}
+		if readFile(t, file) != drifted {
+			t.Fatal("a rejected edit changed the file")
+		}
+		id = stageID(t, r, "lsp_apply", map[string]any{"file": "src/imp.ts", "line": 1, "action": "source.organizeImports"})
+		res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
+		got := readFile(t, file)
+		if res.IsError || !strings.HasPrefix(got, "import { big } from \"./app\";\nimport { total } from \"./shapes\";\n") || !strings.Contains(got, "// changed after staging") {
+			t.Fatalf("organize imports: %s\n%s", res.AllText(), got)
+		}
+	})
+}
+
+// TestLSPRenamePreview stages a rename with preview, discards it (nothing
+// changes), stages it again and accepts it (every file renamed).
+func TestLSPRenamePreview(t *testing.T) {
+	r, dir := lspRun(t)
+	before := map[string]string{}
+	for _, f := range []string{"shapes.go", "use.go"} {
+		before[f] = readFile(t, filepath.Join(dir, f))
+	}
+	args := map[string]any{"file": "shapes.go", "line": 0, "symbol": "Square", "new_name": "Box", "preview": true}
+	for i, l := range strings.Split(before["shapes.go"], "\n") {
+		if strings.HasPrefix(l, "type Square") {
+			args["line"] = i + 1
+		}
+	}
+	id := stageID(t, r, "lsp_rename", args, "rename Square to Box", "+type Box")
+	for f, want := range before {
+		if readFile(t, filepath.Join(dir, f)) != want {
+			t.Fatalf("preview wrote %s", f)
+		}
+	}
+	if res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "discard"}); !strings.Contains(res.AllText(), "no file was changed") {
+		t.Fatalf("discard: %s", res.AllText())
+	}
+	for f, want := range before {
+		if readFile(t, filepath.Join(dir, f)) != want {
+			t.Fatalf("discard changed %s", f)
+		}
+	}
+	id = stageID(t, r, "lsp_rename", args)
+	res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
+	if res.IsError {
+		t.Fatal(res.AllText())
+	}
+	for f := range before {
+		if got := readFile(t, filepath.Join(dir, f)); strings.Contains(got, "Square") || !strings.Contains(got, "Box") {
+			t.Fatalf("%s after accept:\n%s", f, got)
+		}
+	}
+}
+
+// TestRenameFileTypeScript moves a TypeScript module: its importer is
+// updated in the same all-or-nothing change, a change to the importer after
+// staging rejects the whole move (nothing moved), and a move applied at
+// once (no preview) works the same.
+func TestRenameFileTypeScript(t *testing.T) {
+	r, dir := tsRun(t)
+	app := filepath.Join(dir, "src/app.ts")
+	orig := readFile(t, app)
+	id := stageID(t, r, "rename_file", map[string]any{"from": "src/shapes.ts", "to": "src/geo/shapes.ts", "preview": true},
+		"1 file moved", `+import { Shape, Square, total } from "./geo/shapes";`, "--- a/src/shapes.ts", "+++ b/src/geo/shapes.ts")
+	if _, err := os.Stat(filepath.Join(dir, "src/shapes.ts")); err != nil {
+		t.Fatal("preview moved the file")
+	}
+	drifted := orig + "// changed after staging\n"
+	if err := os.WriteFile(app, []byte(drifted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"}); !errors.Is(err, search.ErrStale) {
+		t.Fatalf("accept after a change: want it rejected, got %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "src/shapes.ts")); err != nil {
+		t.Fatal("a rejected move moved the file")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "src/geo")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a rejected move left its directory: %v", err)
+	}
+	if readFile(t, app) != drifted {
+		t.Fatal("a rejected move changed the importer")
+	}
+	callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "discard"})
+	id = stageID(t, r, "rename_file", map[string]any{"from": "src/shapes.ts", "to": "src/geo/shapes.ts", "preview": true})
+	res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
+	if res.IsError || !strings.Contains(res.AllText(), "src/shapes.ts -> src/geo/shapes.ts") {
+		t.Fatalf("accept: %s", res.AllText())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "src/shapes.ts")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the file is still at its old path")
+	}
+	if got := readFile(t, app); !strings.Contains(got, `from "./geo/shapes"`) || !strings.Contains(got, "// changed after staging") {
+		t.Fatalf("importer after the move:\n%s", got)
+	}
+	if !strings.Contains(readFile(t, filepath.Join(dir, "src/geo/shapes.ts")), "export class Square") {
+		t.Fatal("the moved file lost its content")
+	}
+
+	// At once, back: the importer follows again.
+	res = callResult(t, r, "rename_file", map[string]any{"from": "src/geo", "to": "src/shapes"})
+	if res.IsError || !strings.Contains(res.AllText(), "src/geo/shapes.ts -> src/shapes/shapes.ts") {
+		t.Fatalf("rename_file: %s", res.AllText())
+	}
+	if got := readFile(t, app); !strings.Contains(got, `from "./shapes/shapes"`) {
+		t.Fatalf("importer after the directory move:\n%s", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "src/geo")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the moved directory is left behind: %v", err)
+	}
+
+	t.Run("refusals", func(t *testing.T) {
+		for _, c := range []struct {
+			args map[string]any
+			want string
+		}{
+			{map[string]any{"from": "src/nope.ts", "to": "src/x.ts"}, "does not exist"},
+			{map[string]any{"from": "src/app.ts", "to": "src/shapes/shapes.ts"}, "already exists"},
+			{map[string]any{"from": "src/app.ts", "to": "../outside.ts"}, "outside"},
+			{map[string]any{"from": "src/shapes", "to": "src/shapes/inner"}, "into itself"},
+		} {
+			_, err := call(t, r, "rename_file", c.args)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v: want %q, got %v", c.args, c.want, err)
+			}
+		}
+	})
+}
