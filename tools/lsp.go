@@ -50,7 +50,7 @@ type lspTools struct {
 }
 
 // lspActions are the lsp tool's actions.
-var lspActions = []string{"diagnostics", "definition", "type_definition", "implementation", "references", "hover", "symbols", "code_actions", "call_hierarchy", "type_hierarchy", "status", "reload"}
+var lspActions = []string{"diagnostics", "definition", "type_definition", "implementation", "references", "hover", "symbols", "code_actions", "call_hierarchy", "type_hierarchy", "status", "capabilities", "reload"}
 
 func (l *lspTools) tools() []Tool {
 	return []Tool{
@@ -67,7 +67,7 @@ func (l *lspTools) tools() []Tool {
 				"call_hierarchy (file, line, symbol; direction incoming, the default: the callers, or outgoing: the callees; cap 50, start pages on) and " +
 				"type_hierarchy (direction supertypes, the default, or subtypes), where the server offers them; " +
 				"symbols (query: workspace search, cap 100, grouped by container; or file: its outline, cap 200, without functions' parameters and locals unless locals is true; start pages on, kind keeps function, method, type, field or variable; the answer says when the server capped its list); " +
-				"status (which servers run, or why not); reload (restart them). Every action takes timeout (seconds, at most 600).",
+				"status (each server's state: starting, indexing, ready, failed and why, or why it is not running; its version); capabilities (what each running server supports and lacks, so a missing action is explained); reload (restart them). Every action takes timeout (seconds, at most 600).",
 			InputSchema: SchemaFor[lspArgs](),
 			Handler:     l.query,
 		},
@@ -333,6 +333,29 @@ func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, error) {
 		}
 		lines = append(lines, l.run.statusLines()...)
 		lines = append(lines, proc.SandboxStatus().String())
+		out, data = strings.Join(lines, "\n"), rows
+	case "capabilities":
+		rows := l.sup.Status()
+		var lines []string
+		for _, r := range rows {
+			line := fmt.Sprintf("%s (%s): ", r.Server, r.Language)
+			switch {
+			case r.Running:
+				line += r.State
+				if r.Version != "" {
+					line += ", " + r.Version
+				}
+				line += "; supports: " + strings.Join(r.Supports, ", ")
+				if len(r.Lacks) > 0 {
+					line += "; lacks: " + strings.Join(r.Lacks, ", ")
+				}
+			case r.State == "not started" && strings.HasPrefix(r.Reason, "not started yet"):
+				line += r.Reason + " (its capabilities are known once it starts)"
+			default:
+				line += r.State + ": " + r.Reason
+			}
+			lines = append(lines, line)
+		}
 		out, data = strings.Join(lines, "\n"), rows
 	case "reload":
 		lines, err := l.sup.Reload(ctx)

@@ -254,3 +254,25 @@ func TestRenameFileTypeScript(t *testing.T) {
 		}
 	})
 }
+
+// TestLSPStatusAndCapabilities: once gopls runs, status gives its state
+// and version and capabilities what it supports and lacks; a server that
+// cannot start says why. A timeout within bounds answers as usual; one past
+// the bound is refused by the schema.
+func TestLSPStatusAndCapabilities(t *testing.T) {
+	r, _ := lspRun(t)
+	callResult(t, r, "lsp", map[string]any{"action": "hover", "file": "use.go", "line": 4, "symbol": "Big", "timeout": 120})
+	status := callResult(t, r, "lsp", map[string]any{"action": "status"}).AllText()
+	if !strings.Contains(status, "gopls (go): running, pid ") || !strings.Contains(status, ", ready, ") || !strings.Contains(status, "v0.") {
+		t.Fatalf("status: %s", status)
+	}
+	caps := callResult(t, r, "lsp", map[string]any{"action": "capabilities"}).AllText()
+	for _, want := range []string{"gopls (go): ready", "supports: definition", "rename", "code_actions (", "source.organizeImports", "execute_command", "dart (dart): not started: pubspec.yaml found, dart not on PATH"} {
+		if !strings.Contains(caps, want) {
+			t.Errorf("capabilities: want %q in\n%s", want, caps)
+		}
+	}
+	if _, err := call(t, r, "lsp", map[string]any{"action": "status", "timeout": 601}); err == nil || !strings.Contains(err.Error(), "timeout") {
+		t.Fatalf("timeout 601: want it refused, got %v", err)
+	}
+}

@@ -59,6 +59,7 @@ type instance struct {
 	// takes the edits the server sends through workspace/applyEdit.
 	capture func(wWorkspaceEdit)
 	cmdMu   sync.Mutex
+	info    string // serverInfo's name and version, from initialize
 }
 
 // providers maps a request to the server capability that announces it.
@@ -477,9 +478,14 @@ func (in *instance) initialize(ctx context.Context, timeout time.Duration) error
 	}
 	var res struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
+		ServerInfo   struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		} `json:"serverInfo"`
 	}
 	if err := json.Unmarshal(raw, &res); err == nil {
 		in.caps = res.Capabilities
+		in.info = strings.TrimSpace(res.ServerInfo.Name + " " + res.ServerInfo.Version)
 	}
 	if v, ok := in.caps["positionEncoding"]; ok {
 		var name string

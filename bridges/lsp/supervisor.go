@@ -352,12 +352,29 @@ type StatusRow struct {
 	Uptime   time.Duration `json:"uptime,omitempty"`
 	// Reason says why the server is not running (or notes about it).
 	Reason string `json:"reason,omitempty"`
+	// State is starting, indexing, ready, failed (Reason says why),
+	// stopped, or not started.
+	State string `json:"state"`
+	// Version is what the server said of itself (serverInfo), "" when it
+	// said nothing or has not started.
+	Version string `json:"version,omitempty"`
+	// Supports are the requests and features it announced (ServerFeatures),
+	// and Lacks those tether can use that it did not; both empty until it
+	// starts.
+	Supports []string `json:"supports,omitempty"`
+	Lacks    []string `json:"lacks,omitempty"`
 }
 
 // String renders the row for a person.
 func (r StatusRow) String() string {
 	if r.Running {
 		s := fmt.Sprintf("%s (%s): running, pid %d, root %s, up %s", r.Server, r.Language, r.PID, r.Root, r.Uptime.Round(time.Second))
+		if r.State != "" {
+			s += ", " + r.State
+		}
+		if r.Version != "" {
+			s += ", " + r.Version
+		}
 		if r.Reason != "" {
 			s += "; " + r.Reason
 		}
@@ -384,13 +401,21 @@ func (s *Supervisor) Status() []StatusRow {
 			if sl.spec.Name != spec.Name {
 				continue
 			}
-			sl.mu.Lock()
 			row := StatusRow{Server: spec.Name, Language: spec.Language, Root: s.rel(sl.root)}
 			if sl.root == s.workdir {
 				row.Root = "."
 			}
+			// A start (or restart, or reload) in progress holds the slot:
+			// say so rather than wait for it.
+			if !sl.mu.TryLock() {
+				row.State, row.Reason = "starting", "starting (or restarting): ask again in a few seconds"
+				rows = append(rows, row)
+				any = true
+				continue
+			}
 			if sl.inst != nil {
 				if dead, why := sl.inst.dead(); dead {
+					row.State = "failed"
 					row.Reason = "crashed: " + crashReport(sl.inst, why) + "; the next call restarts it"
 					if sl.restarts >= 1 {
 						row.Reason = "crashed again: " + crashReport(sl.inst, why) + "; call reload"
@@ -399,14 +424,16 @@ func (s *Supervisor) Status() []StatusRow {
 					row.Running = true
 					row.PID = sl.inst.pid()
 					row.Uptime = time.Since(sl.inst.started)
+					row.State, row.Version = sl.inst.state(), sl.inst.version()
+					row.Supports, row.Lacks = sl.inst.features()
 					if sl.restarts > 0 {
 						row.Reason = fmt.Sprintf("restarted %d time(s) after a crash", sl.restarts)
 					}
 				}
 			} else if sl.lastErr != "" {
-				row.Reason = sl.lastErr
+				row.State, row.Reason = "failed", sl.lastErr
 			} else {
-				row.Reason = "stopped"
+				row.State, row.Reason = "stopped", "stopped"
 			}
 			sl.mu.Unlock()
 			rows = append(rows, row)
@@ -415,7 +442,7 @@ func (s *Supervisor) Status() []StatusRow {
 		if any {
 			continue
 		}
-		row := StatusRow{Server: spec.Name, Language: spec.Language}
+		row := StatusRow{Server: spec.Name, Language: spec.Language, State: "not started"}
 		marker := spec.markerIn(s.workdir)
 		name, bin := spec.binary(s.env, s.workdir)
 		broken := ""
