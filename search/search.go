@@ -145,6 +145,38 @@ type Query struct {
 	// error; without it they are left out of the plan and named in
 	// Plan.LeftOut. A search reports their matches either way.
 	IncludeErrors bool
+	// Progress, when set, is told how many of the files to search are done
+	// (when the first is, at most every progressEvery after, and when the
+	// last is), from the goroutines that search them, in increasing order.
+	Progress func(done, total int)
+}
+
+// progressEvery is how often Query.Progress is told at most.
+const progressEvery = 250 * time.Millisecond
+
+// progress counts the files a search has done for Query.Progress.
+type progress struct {
+	fn    func(done, total int)
+	total int
+	done  atomic.Int64
+	mu    sync.Mutex
+	sent  int
+	last  time.Time
+}
+
+// step counts one file done and tells fn when it is due.
+func (p *progress) step() {
+	if p.fn == nil {
+		return
+	}
+	n := int(p.done.Add(1))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n <= p.sent || (n != 1 && n != p.total && time.Since(p.last) < progressEvery) {
+		return
+	}
+	p.sent, p.last = n, time.Now()
+	p.fn(n, p.total)
 }
 
 // Position is a 1-based line and 1-based byte column.
@@ -394,6 +426,7 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 		jobs[i] = &fileJob{path: f}
 	}
 	perFile := q.MaxResults
+	prog := &progress{fn: q.Progress, total: len(jobs)}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	workers := min(s.workers, len(jobs))
@@ -414,6 +447,7 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 					stop(err)
 					return
 				}
+				prog.step()
 			}
 		}()
 	}

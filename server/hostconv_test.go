@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -283,5 +284,91 @@ func TestQuestionsBothRevisions(t *testing.T) {
 		case c.want == "" && (err != nil || !strings.Contains(textOf(got), "red")):
 			t.Errorf("%s: %v %q; want the answer red", c.name, err, textOf(got))
 		}
+	}
+}
+
+// TestProgressBothRevisions: an ast_grep over a tree of many files that
+// asks for progress gets notifications of the files searched of the total,
+// in increasing order and ending at the total, over a session and in a
+// conversation alike.
+func TestProgressBothRevisions(t *testing.T) {
+	th := newTestHostWith(t, server.HostOptions{}, "allow", parseEngine(t))
+	const files = 600
+	for i := range files {
+		dir := filepath.Join(th.dir("alpha"), "big", fmt.Sprintf("p%02d", i%20))
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", i)), []byte(fmt.Sprintf("package p\n\nfunc f%d() error { return errors.New(\"%d\") }\n", i, i)), 0o644)
+	}
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(rev, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []*mcp.ProgressNotificationParams
+			co := &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+				mu.Lock()
+				got = append(got, req.Params)
+				mu.Unlock()
+			}}
+			var cs *mcp.ClientSession
+			if rev == "2026-07-28" {
+				cs = th.openModern(t, "alpha", tokOps, "", co)
+			} else {
+				cs = th.mustOpen(t, "alpha", tokOps, co)
+			}
+			p := &mcp.CallToolParams{Name: "ast_grep", Arguments: map[string]any{"pattern": "errors.New($M)", "language": "go", "path": "big"}}
+			p.SetProgressToken("grep-" + rev)
+			res, err := cs.CallTool(context.Background(), p)
+			if err != nil || res.IsError {
+				t.Fatalf("ast_grep: %v %q", err, textOf(res))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(got) < 2 {
+				t.Fatalf("%d progress notifications; want the first file's and the last's at least", len(got))
+			}
+			last := 0.0
+			for _, n := range got {
+				if n.ProgressToken != "grep-"+rev || n.Total != files || n.Progress <= last || !strings.Contains(n.Message, "files searched") {
+					t.Errorf("notification %+v after progress %v; want token %q, total %d, increasing, files searched", n, last, "grep-"+rev, files)
+				}
+				last = n.Progress
+			}
+			if last != files {
+				t.Errorf("the last notification says %v files; want all %d", last, files)
+			}
+		})
+	}
+}
+
+// TestProgressKeepAlive: a call that asked for progress and reports none of
+// its own (here an ask_user waiting on the human) gets a notification that
+// it still runs whenever the keep-alive interval passes without one.
+func TestProgressKeepAlive(t *testing.T) {
+	defer server.SetKeepAliveEvery(40 * time.Millisecond)()
+	th := newTestHost(t, server.HostOptions{})
+	var mu sync.Mutex
+	var got []string
+	cs := th.mustOpen(t, "alpha", tokOps, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			got = append(got, req.Params.Message)
+			mu.Unlock()
+		},
+		ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			select {
+			case <-time.After(500 * time.Millisecond):
+			case <-ctx.Done():
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "later"}}, nil
+		},
+	})
+	p := &mcp.CallToolParams{Name: "ask_user", Arguments: map[string]any{"question": "Ready?", "allow_free_text": true}}
+	p.SetProgressToken(7)
+	if _, err := cs.CallTool(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) == 0 || !strings.Contains(got[0], "ask_user: still running") {
+		t.Errorf("keep-alive notifications %q; want ask_user: still running", got)
 	}
 }

@@ -315,6 +315,8 @@ func (s *Server) call(ctx context.Context, ss *mcp.ServerSession, name string, p
 		}
 		ctx = context.WithValue(ctx, inputStateKey{}, st)
 	}
+	ctx, stop := withProgress(ctx, ss, name, p)
+	defer stop()
 	start := time.Now()
 	res, err := s.run.Call(ctx, name, args, tools.FromModel)
 	asked := st != nil && st.pending != nil

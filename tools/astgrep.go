@@ -326,6 +326,7 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 // of several languages the pattern parses in, it searches each of them (most
 // files first), one result per language.
 func (s *structural) searchLanguages(ctx context.Context, q search.Query) ([]*search.Result, error) {
+	q.Progress = filesProgress(ctx)
 	res, err := s.search.Search(ctx, q)
 	var several *search.LanguagesError
 	if !errors.As(err, &several) {
@@ -407,6 +408,7 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 	}
 	q.MaxResults = 0
 	q.IncludeErrors = a.IncludeErrors
+	q.Progress = filesProgress(ctx)
 	plan, err := s.search.Rewrite(ctx, q, a.Rewrite)
 	if err != nil {
 		return nil, s.relErr(err)

@@ -1,0 +1,38 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+)
+
+// ProgressFunc receives how far a call got: done of total (total 0: not
+// known) and a message saying it in words. It may be called from several
+// goroutines, and must not block for long.
+type ProgressFunc func(done, total float64, message string)
+
+type progressKey struct{}
+
+// WithProgress returns a context whose calls report their progress to fn
+// (an MCP server sends it as progress notifications).
+func WithProgress(ctx context.Context, fn ProgressFunc) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+// ReportProgress tells whoever made the call running under ctx how far it
+// got; without a ProgressFunc (WithProgress) it does nothing.
+func ReportProgress(ctx context.Context, done, total float64, message string) {
+	if fn, ok := ctx.Value(progressKey{}).(ProgressFunc); ok && fn != nil {
+		fn(done, total, message)
+	}
+}
+
+// filesProgress returns the search.Query.Progress of a call under ctx: the
+// files searched of the total; nil when no one listens.
+func filesProgress(ctx context.Context) func(done, total int) {
+	if fn, _ := ctx.Value(progressKey{}).(ProgressFunc); fn == nil {
+		return nil
+	}
+	return func(done, total int) {
+		ReportProgress(ctx, float64(done), float64(total), fmt.Sprintf("%d of %d files searched", done, total))
+	}
+}
