@@ -76,12 +76,20 @@ type Capture struct {
 	Nodes []engine.Node
 }
 
-// span returns the byte range of the capture; an empty multi capture has none.
+// span returns the byte range of the capture; an empty multi capture has
+// none. It spans every node, in whatever order they were captured (a rule's
+// secondary capture collects nodes from all over the match).
 func (b *Capture) span() (start, end uint32, ok bool) {
 	if len(b.Nodes) == 0 {
 		return 0, 0, false
 	}
-	return b.Nodes[0].StartByte(), b.Nodes[len(b.Nodes)-1].EndByte(), true
+	start, end = b.Nodes[0].StartByte(), b.Nodes[len(b.Nodes)-1].EndByte()
+	if start > end {
+		for _, n := range b.Nodes {
+			start, end = min(start, n.StartByte()), max(end, n.EndByte())
+		}
+	}
+	return start, end, true
 }
 
 // Text returns the source the capture spans, from its first node to its

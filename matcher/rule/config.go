@@ -260,7 +260,9 @@ func (c *compiler) core(doc map[string]any, path string, rws map[string]*core) (
 		}
 	}
 	if v, ok := doc["transform"]; ok {
-		if cr.transforms, err = c.transforms(v, join(path, "transform"), rws); err != nil {
+		defined := map[string]bool{}
+		definedVars(n, defined, map[*utilRef]bool{})
+		if cr.transforms, err = c.transforms(v, join(path, "transform"), rws, defined); err != nil {
 			return nil, err
 		}
 	}

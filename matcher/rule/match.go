@@ -43,7 +43,9 @@ func (p *patternNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 type kindNode struct{ kind string }
 
 func (k *kindNode) match(r *Runner, n engine.Node, e env) (env, bool) {
-	return e, n.Kind() == k.kind
+	// a kind names a named node, as ast-grep resolves it: Python's await
+	// expression, not the await keyword inside it
+	return e, n.IsNamed() && n.Kind() == k.kind
 }
 
 type regexNode struct{ re *regexp.Regexp }

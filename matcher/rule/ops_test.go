@@ -54,6 +54,7 @@ func TestErrors(t *testing.T) {
 		{"never", `{"all":[{"kind":"identifier"},{"kind":"int_literal"}]}`, "can never match"},
 		{"cycle", `{"rule":{"matches":"a"},"utils":{"a":{"matches":"b"},"b":{"any":[{"kind":"identifier"},{"matches":"a"}]}}}`, "cycle: a -> b -> a"},
 		{"bad kind", `{"kind":"nope"}`, `rule.kind: "nope" is not a node kind`},
+		{"undefined transform source", `{"rule":{"pattern":"f($A)"},"transform":{"B":"substring($C, startChar=1)"}}`, "transform.B: $C is not a metavariable of the rule"},
 		{"deep unknown", `{"all":[{"kind":"identifier"},{"inside":{"kind":"block","stopby":"end"}}]}`, "rule.all[1].inside.stopby: unknown key"},
 	}
 	for _, c := range cases {

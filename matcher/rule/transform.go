@@ -35,9 +35,42 @@ type transform struct {
 var cases = []string{"lowerCase", "upperCase", "capitalize", "camelCase", "snakeCase", "kebabCase", "pascalCase"}
 var separators = []string{"dash", "dot", "space", "slash", "underscore", "caseChange"}
 
+// definedVars adds the metavariables a rule can bind (its patterns', and
+// those of the utils it names) to out.
+func definedVars(n node, out map[string]bool, seen map[*utilRef]bool) {
+	switch x := n.(type) {
+	case *patternNode:
+		for _, v := range x.pat.Vars() {
+			out[v] = true
+		}
+	case *allNode:
+		for _, s := range x.rules {
+			definedVars(s, out, seen)
+		}
+	case *anyNode:
+		for _, s := range x.rules {
+			definedVars(s, out, seen)
+		}
+	case *notNode:
+		definedVars(x.rule, out, seen)
+	case *relNode:
+		definedVars(x.rule, out, seen)
+	case *nthNode:
+		if x.of != nil {
+			definedVars(x.of, out, seen)
+		}
+	case *matchesNode:
+		if !seen[x.ref] && x.ref.rule != nil {
+			seen[x.ref] = true
+			definedVars(x.ref.rule, out, seen)
+		}
+	}
+}
+
 // transforms compiles a transform object, ordered so that a variable comes
-// after those it is computed from; a cycle among them is an error.
-func (c *compiler) transforms(v any, path string, rws map[string]*core) ([]*transform, error) {
+// after those it is computed from; a cycle among them is an error, and so
+// is a source the rule never binds (defined: the rule's metavariables).
+func (c *compiler) transforms(v any, path string, rws map[string]*core, defined map[string]bool) ([]*transform, error) {
 	m, err := asMap(v, path, "transform")
 	if err != nil {
 		return nil, err
@@ -58,6 +91,12 @@ func (c *compiler) transforms(v any, path string, rws map[string]*core) ([]*tran
 			return nil, err
 		}
 		byName[name] = t
+	}
+	for _, name := range names {
+		t := byName[name]
+		if _, ok := byName[t.source]; !ok && !defined[t.source] {
+			return nil, errAt(join(path, name), "$%s is not a metavariable of the rule: a transform's source must be one the rule binds (or another transform's variable)", t.source)
+		}
 	}
 	var out []*transform
 	state := map[string]int{} // 1 visiting, 2 done
