@@ -67,6 +67,8 @@ type debugRequest struct {
 	Adapter string `json:"adapter,omitempty" jsonschema:"launch, attach: adapter id, when it cannot be inferred from the program or the root markers"`
 	// Test runs tests instead of the program (dap.LaunchArgs.Test).
 	Test string `json:"test,omitempty" bounds:"minLength=1"`
+	// Session picks a child session (dap.Supervisor.UseSession).
+	Session int `json:"session,omitempty" jsonschema:"continue, pause, step_*, threads, stack, scopes, variables, evaluate and the optional ops: drive child session N, one the adapter started (startDebugging; status lists them); default: the session launch or attach started" bounds:"minimum=0"`
 	// The optional ops' arguments (debug_more.go).
 	Name            string `json:"name,omitempty" jsonschema:"set_variable (required): the variable to set, a child of reference"`
 	Value           string `json:"value,omitempty" jsonschema:"set_variable, set_expression (required): the new value, an expression in the program's language"`
@@ -159,7 +161,7 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 		Description: "Drive a debugger over the Debug Adapter Protocol; adapters: " + dap.DescribeAdapters(table) + ". " +
 			"One session per conversation, ended after " + spellDuration(sv.TTL()) + "; a second launch is refused until you terminate the first. " +
 			"Typical use: breakpoints (file, lines) -> launch (program, args) -> stack / scopes / variables / evaluate -> step_over / continue -> output -> terminate. " +
-			"attach takes pid (a running process) or port (and host). breakpoints also takes breakpoints with a condition, hit_condition or log_message (a logpoint prints and does not stop), function_breakpoints and exception_filters, where the adapter offers them. " +
+			"attach takes pid (a running process) or port (and host). An adapter's child sessions (startDebugging) are listed by status and stops; pass session N to drive one. breakpoints also takes breakpoints with a condition, hit_condition or log_message (a logpoint prints and does not stop), function_breakpoints and exception_filters, where the adapter offers them. " +
 			"To debug tests, launch the test file (x_test.go, test_x.py) or pass test with a test name (Go: " + goTests + "'s test mode; Python: pytest). " +
 			"Every op that stops the program returns where it stopped, the source line and the top frames; an uncaught exception, a panic or a signal stops it there and names it. " +
 			fmt.Sprintf("variables lists %d children and stack %d frames at a time: pass start to page through a longer container or a deeper stack. ", dap.MaxVariables, dap.MaxStackFrames) +
@@ -266,6 +268,13 @@ func debugDo(ctx context.Context, sv *dap.Supervisor, conv, root string, req deb
 	}
 	var b strings.Builder
 	r := &debugReply{}
+	if drivesSession(req.Op) {
+		if err := sv.UseSession(conv, req.Session); err != nil {
+			return "", nil, err
+		}
+	} else if req.Session != 0 {
+		return "", nil, fmt.Errorf("debug: %s does not take session; it applies to the whole session and its children", req.Op)
+	}
 	switch req.Op {
 	case "adapters":
 		r.Adapters = sv.Adapters(ctx, root)

@@ -6,6 +6,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tetherhq/tether/bridges/dap"
@@ -143,4 +144,14 @@ func filepathBase(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// drivesSession reports whether op acts on one session, the main one or a
+// child (argument session).
+func drivesSession(op string) bool {
+	switch op {
+	case "continue", "pause", "step_over", "step_in", "step_out", "threads", "stack", "scopes", "variables", "evaluate":
+		return true
+	}
+	return slices.Contains(dap.OptionalOps(), op)
 }

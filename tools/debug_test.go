@@ -242,3 +242,28 @@ func TestDebugToolOptionalOps(t *testing.T) {
 	}
 	call(`{"op":"terminate"}`)
 }
+
+// TestDebugToolSessionArg: session (a child session) is refused on ops
+// that apply to the whole session, and a child that does not exist is
+// refused, saying what to do.
+func TestDebugToolSessionArg(t *testing.T) {
+	dir := t.TempDir()
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	run := debugRun(t, dir, "c1", sv, tools.SurfaceDefault)
+	for args, want := range map[string]string{
+		`{"op":"status","session":1}`:  "status does not take session",
+		`{"op":"threads","session":1}`: "no debug session is running",
+	} {
+		res, err := run.Call(context.Background(), "debug", json.RawMessage(args), tools.FromModel)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		} else if res.IsError {
+			msg = res.AllText()
+		}
+		if !strings.Contains(msg, want) {
+			t.Errorf("%s: want an error saying %q, got %q", args, want, msg)
+		}
+	}
+}

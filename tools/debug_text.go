@@ -70,6 +70,9 @@ func writeOutcome(b *strings.Builder, o *dap.Outcome) {
 }
 
 func writeExit(b *strings.Builder, ex *dap.Exit) {
+	if ex.Session > 0 {
+		fmt.Fprintf(b, "child session %d ended (the session goes on): ", ex.Session)
+	}
 	switch {
 	case ex.Known:
 		fmt.Fprintf(b, "the program exited with code %d", ex.Code)
@@ -100,6 +103,9 @@ func writeStop(b *strings.Builder, st *dap.Stop) {
 	where := "an unknown location"
 	if st.File != "" {
 		where = fmt.Sprintf("%s:%d", st.File, st.Line)
+	}
+	if st.Session > 0 {
+		fmt.Fprintf(b, "child session %d (%q; pass session %d to drive it): ", st.Session, st.SessionName, st.Session)
 	}
 	fmt.Fprintf(b, "stopped (%s) at %s on thread %d", st.Reason, where, st.ThreadID)
 	if st.Description != "" && st.Description != st.Reason && !strings.Contains(st.Exception, st.Description) {

@@ -71,6 +71,9 @@ type Adapter struct {
 	Toolchain string `json:"toolchain,omitempty"`
 	// Transport is how the adapter is reached (Stdio by default).
 	Transport Transport `json:"transport,omitempty"`
+	// Address is the host:port of a TCP adapter that already runs: tether
+	// connects there and starts nothing (Commands stay empty).
+	Address string `json:"address,omitempty"`
 	// Interpreters are root-relative programs preferred for "${interpreter}".
 	Interpreters []string `json:"interpreters,omitempty"`
 	// Launch is the launch request's arguments template.
@@ -256,13 +259,16 @@ func LoadAdapters(r io.Reader) ([]Adapter, error) {
 		return nil, fmt.Errorf("dap: adapter table: %w; expected a JSON list of {\"id\", \"markers\", \"commands\", \"launch\", ...}", err)
 	}
 	for i, a := range list {
-		if a.ID == "" || len(a.Commands) == 0 {
-			return nil, fmt.Errorf("dap: adapter table: entry %d needs an id and at least one command", i+1)
+		if a.ID == "" || (len(a.Commands) == 0 && a.Address == "") {
+			return nil, fmt.Errorf("dap: adapter table: entry %d needs an id and at least one command (or, for a running TCP adapter, address)", i+1)
 		}
 		switch a.Transport {
-		case "", Stdio, DialIn:
+		case "", Stdio, DialIn, TCP:
 		default:
-			return nil, fmt.Errorf("dap: adapter table: %s: unknown transport %q; use %q or %q", a.ID, a.Transport, Stdio, DialIn)
+			return nil, fmt.Errorf("dap: adapter table: %s: unknown transport %q; use %q, %q or %q", a.ID, a.Transport, Stdio, DialIn, TCP)
+		}
+		if err := checkTCPEntry(a); err != nil {
+			return nil, err
 		}
 		switch {
 		case a.TestRunner != "" && a.TestRunner != "go" && a.TestRunner != "pytest":
@@ -319,9 +325,12 @@ func checkAdapter(ctx context.Context, a Adapter, root string) (AdapterStatus, *
 	if st.Marker == "" && len(a.Markers) > 0 {
 		reasons = append(reasons, fmt.Sprintf("marker missing: none of %s in %s", strings.Join(a.Markers, ", "), root))
 	}
-	argv, why := findCommand(ctx, a, root)
-	if argv == nil {
-		reasons = append(reasons, why)
+	var argv []string
+	if a.Address == "" {
+		var why string
+		if argv, why = findCommand(ctx, a, root); argv == nil {
+			reasons = append(reasons, why)
+		}
 	}
 	if len(reasons) > 0 {
 		st.Reason = strings.Join(reasons, "; ")
@@ -329,7 +338,12 @@ func checkAdapter(ctx context.Context, a Adapter, root string) (AdapterStatus, *
 	}
 	st.Usable = true
 	st.Command = argv
-	r := &resolved{Adapter: a, root: root, argv: argv, interpreter: argv[0]}
+	r := &resolved{Adapter: a, root: root, argv: argv}
+	if len(argv) > 0 {
+		r.interpreter = argv[0]
+	} else {
+		st.Command = []string{"connect", a.Address}
+	}
 	for _, p := range a.Interpreters {
 		if abs := filepath.Join(root, p); isExecutable(abs) {
 			r.interpreter = abs

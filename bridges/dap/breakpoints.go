@@ -329,7 +329,12 @@ func (s *session) setBreakpoints(ctx context.Context, file string, bps []SourceB
 	} else {
 		delete(s.bpFiles, file)
 	}
+	kids := s.recordBreakpoints(file, bps)
 	s.mu.Unlock()
+	for _, k := range kids {
+		// Child sessions stop where their parent does.
+		_, _ = k.setBreakpoints(ctx, file, bps)
+	}
 	var out []BreakpointState
 	for i, b := range bps {
 		st := BreakpointState{File: file, Line: b.Line, Condition: b.Condition, HitCondition: b.HitCondition, LogMessage: b.LogMessage}
@@ -361,7 +366,12 @@ func (s *session) setFunctionBreakpoints(ctx context.Context, names []string) ([
 	}
 	s.mu.Lock()
 	s.funcBPs = len(names) > 0
+	s.setup.funcs = slices.Clone(names)
+	kids := s.liveChildren()
 	s.mu.Unlock()
+	for _, k := range kids {
+		_, _ = k.setFunctionBreakpoints(ctx, names)
+	}
 	var out []BreakpointState
 	for i, n := range names {
 		st := BreakpointState{Function: n}

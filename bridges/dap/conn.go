@@ -33,8 +33,11 @@ type conn struct {
 	// timeout, when set, bounds how long call waits for one response.
 	timeout time.Duration
 
-	onEvent   func(name string, body json.RawMessage)
-	onRequest func(command string) // a reverse request the adapter sent
+	onEvent func(name string, body json.RawMessage)
+	// onRequest serves a reverse request the adapter sent (runInTerminal,
+	// startDebugging): the response's body, or why it is refused. It runs
+	// on a goroutine of its own, so it may make requests itself.
+	onRequest func(command string, args json.RawMessage) (any, error)
 	done      chan struct{}
 }
 
@@ -54,7 +57,7 @@ type rawMessage struct {
 // errClosed is returned by requests once the connection has gone away.
 var errClosed = errors.New("dap: connection to the adapter is closed")
 
-func newConn(rwc io.ReadWriteCloser, onEvent func(string, json.RawMessage), onRequest func(string)) *conn {
+func newConn(rwc io.ReadWriteCloser, onEvent func(string, json.RawMessage), onRequest func(string, json.RawMessage) (any, error)) *conn {
 	c := &conn{
 		rwc:       rwc,
 		r:         bufio.NewReaderSize(rwc, 64<<10),
@@ -115,20 +118,45 @@ func (c *conn) readLoop() {
 				c.onEvent(m.Event, m.Body)
 			}
 		case "request":
-			// Reverse requests (runInTerminal, startDebugging): tether runs
-			// every debuggee in the adapter's own console, so refuse them.
-			if c.onRequest != nil {
-				c.onRequest(m.Command)
-			}
-			resp := &godap.Response{
-				ProtocolMessage: godap.ProtocolMessage{Type: "response"},
-				RequestSeq:      m.Seq,
-				Command:         m.Command,
-				Message:         "not supported by tether",
-			}
-			go func() { _ = c.write(resp, func(seq int) { resp.Seq = seq }) }()
+			// A reverse request: answered on its own goroutine, so that
+			// serving it (a child session's handshake) never stalls this
+			// loop; one tether does not serve is refused, never left
+			// unanswered.
+			go c.serveReverse(m)
 		}
 	}
+}
+
+// reverseArgs is the arguments of a reverse request.
+type reverseArgs struct {
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// reverseResponse is tether's answer to a reverse request.
+type reverseResponse struct {
+	godap.Response
+	Body any `json:"body,omitempty"`
+}
+
+func (c *conn) serveReverse(m rawMessage) {
+	var req reverseArgs
+	_ = json.Unmarshal(m.data, &req)
+	var body any
+	err := fmt.Errorf("tether does not serve the reverse request %q", m.Command)
+	if c.onRequest != nil {
+		body, err = c.onRequest(m.Command, req.Arguments)
+	}
+	resp := &reverseResponse{Response: godap.Response{
+		ProtocolMessage: godap.ProtocolMessage{Type: "response"},
+		RequestSeq:      m.Seq,
+		Command:         m.Command,
+		Success:         err == nil,
+	}, Body: body}
+	if err != nil {
+		resp.Message = err.Error()
+		resp.Body = nil
+	}
+	_ = c.write(resp, func(seq int) { resp.Seq = seq })
 }
 
 // write assigns the next sequence number (through setSeq) and sends msg.

@@ -389,6 +389,13 @@ func (sv *Supervisor) afterRun(ctx context.Context, c *conversation, s *session,
 	switch out {
 	case outStopped:
 		s.mu.Lock()
+		from := s.stopFrom
+		s.mu.Unlock()
+		if from != nil {
+			from.afterChildStop(ctx, r)
+			return nil
+		}
+		s.mu.Lock()
 		stop := *s.stop
 		last := s.lastThread
 		s.mu.Unlock()
@@ -425,6 +432,11 @@ func (sv *Supervisor) afterRun(ctx context.Context, c *conversation, s *session,
 		}
 		ex.Output, ex.OutputBytes, ex.OutputDropped = s.out.render()
 		r.Exited = ex
+		if s.parent != nil {
+			// A child's end is not the session's.
+			ex.Session = s.index
+			return nil
+		}
 		if ex.Known {
 			sv.end(c, fmt.Sprintf("the program exited with code %d", ex.Code))
 		} else {
@@ -432,6 +444,9 @@ func (sv *Supervisor) afterRun(ctx context.Context, c *conversation, s *session,
 		}
 	case outGone:
 		err := s.withStderr(s.c.closeErr())
+		if s.parent != nil {
+			return fmt.Errorf("debug: child session %d's connection closed: %w; omit session to drive the main one", s.index, err)
+		}
 		sv.end(c, "the debug adapter went away: "+err.Error())
 		return fmt.Errorf("debug: the adapter went away: %w", err)
 	case outRunning:

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,6 +96,11 @@ type session struct {
 	// framesSeen are the frame ids stackTrace gave since the program last
 	// stopped.
 	framesSeen map[int]bool
+
+	// Reverse requests (reverse.go): the session's children started by
+	// startDebugging, the programs runInTerminal started, and what a
+	// child is set up with.
+	family
 }
 
 // title names the session: adapter, what it debugs, when it started and ends.
@@ -116,8 +122,8 @@ func (s *session) title() string {
 // describe is title plus the session's state.
 func (s *session) describe() string {
 	d := s.title()
+	kids := s.describeChildren()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	switch {
 	case s.terminated || s.exited:
 		d += ", program ended"
@@ -130,7 +136,8 @@ func (s *session) describe() string {
 	default:
 		d += ", running"
 	}
-	return d
+	s.mu.Unlock()
+	return d + kids
 }
 
 // notify wakes waiters; the caller holds s.mu.
@@ -173,8 +180,12 @@ func (s *session) onEvent(name string, body json.RawMessage) {
 		if b.ThreadId != 0 {
 			s.lastThread = b.ThreadId
 		}
+		s.stopFrom = nil
 		s.notify()
 		s.mu.Unlock()
+		if s.parent != nil {
+			s.parent.childStopped(s)
+		}
 	case "continued":
 		s.mu.Lock()
 		s.running = true
@@ -190,11 +201,17 @@ func (s *session) onEvent(name string, body json.RawMessage) {
 		s.exitCode = b.ExitCode
 		s.notify()
 		s.mu.Unlock()
+		if s.parent != nil {
+			s.parent.childChanged()
+		}
 	case "terminated":
 		s.mu.Lock()
 		s.terminated = true
 		s.notify()
 		s.mu.Unlock()
+		if s.parent != nil {
+			s.parent.childChanged()
+		}
 	case "process":
 		var b godap.ProcessEventBody
 		if json.Unmarshal(body, &b) == nil && b.SystemProcessId > 0 {
@@ -333,6 +350,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 		s.program = p
 	}
 	s.attachWait = sv.cfg.AttachWait
+	s.startTimeout = sv.cfg.StartTimeout
 	if err := s.connect(ctx, sv.cfg.StartTimeout); err != nil {
 		s.kill()
 		return nil, nil, err
@@ -344,16 +362,9 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 	}
 	hctx, cancel := context.WithTimeout(ctx, sv.cfg.StartTimeout)
 	defer cancel()
-	var initResp godap.InitializeResponse
-	err := s.c.call(hctx, "initialize", &godap.InitializeRequestArguments{
-		ClientID: "tether", ClientName: "tether", AdapterID: a.ID, Locale: "en-US",
-		LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path",
-		SupportsVariableType: true, SupportsVariablePaging: true, SupportsMemoryReferences: true,
-	}, &initResp)
-	if err != nil {
+	if err := s.initialize(hctx); err != nil {
 		return fail(err)
 	}
-	s.caps = initResp.Body
 	// Breakpoint kinds kept before the adapter was known: refused now,
 	// before the program runs past where they would have stopped.
 	for _, file := range sortedKeys(bps) {
@@ -370,9 +381,42 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 		}
 	}
 
-	ch, seq, err := s.c.send(kind, launchArgs)
+	states, err := s.configure(hctx, kind, launchArgs, bps, c.funcBreakpoints, c.excFilters)
 	if err != nil {
 		return fail(err)
+	}
+	return s, states, nil
+}
+
+// initialize sends the initialize request and keeps the adapter's
+// capabilities.
+func (s *session) initialize(ctx context.Context) error {
+	var initResp godap.InitializeResponse
+	err := s.c.call(ctx, "initialize", &godap.InitializeRequestArguments{
+		ClientID: "tether", ClientName: "tether", AdapterID: s.adapter.ID, Locale: "en-US",
+		LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path",
+		SupportsVariableType: true, SupportsVariablePaging: true, SupportsMemoryReferences: true,
+		SupportsRunInTerminalRequest: true, SupportsStartDebuggingRequest: true,
+	}, &initResp)
+	if err != nil {
+		return err
+	}
+	s.caps = initResp.Body
+	return nil
+}
+
+// configure sends the launch or attach request (kind) and, once the
+// adapter is initialized, the breakpoints, function breakpoints and
+// exception filters (nil: the adapter's defaults), then configurationDone;
+// it returns when the request is answered.
+func (s *session) configure(hctx context.Context, kind string, launchArgs any, bps map[string][]SourceBreakpoint, funcBreakpoints, excFilters []string) ([]BreakpointState, error) {
+	a := s.adapter
+	s.mu.Lock()
+	s.setup = childSetup{bps: cloneBPs(bps), funcs: slices.Clone(funcBreakpoints), exc: slices.Clone(excFilters)}
+	s.mu.Unlock()
+	ch, seq, err := s.c.send(kind, launchArgs)
+	if err != nil {
+		return nil, err
 	}
 	// Most adapters send "initialized" before answering launch/attach
 	// (debugpy answers only after configurationDone); a failed launch is
@@ -383,35 +427,35 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 	case m, ok := <-ch:
 		launchDone = true
 		if !ok {
-			return fail(s.c.closeErr())
+			return nil, s.c.closeErr()
 		}
 		if !m.Success {
-			return fail(responseError(kind, m))
+			return nil, responseError(kind, m)
 		}
 		select {
 		case <-s.initialized:
 		case <-s.c.done:
-			return fail(s.c.closeErr())
+			return nil, s.c.closeErr()
 		case <-hctx.Done():
-			return fail(fmt.Errorf("dap: %s: the adapter never sent its initialized event: %w", kind, hctx.Err()))
+			return nil, fmt.Errorf("dap: %s: the adapter never sent its initialized event: %w", kind, hctx.Err())
 		}
 	case <-s.c.done:
-		return fail(s.c.closeErr())
+		return nil, s.c.closeErr()
 	case <-hctx.Done():
-		return fail(fmt.Errorf("dap: %s: no answer from the adapter: %w", kind, hctx.Err()))
+		return nil, fmt.Errorf("dap: %s: no answer from the adapter: %w", kind, hctx.Err())
 	}
 	var states []BreakpointState
 	for _, file := range sortedKeys(bps) {
 		st, err := s.setBreakpoints(hctx, file, bps[file])
 		if err != nil {
-			return fail(err)
+			return nil, err
 		}
 		states = append(states, st...)
 	}
-	if len(c.funcBreakpoints) > 0 {
-		st, err := s.setFunctionBreakpoints(hctx, c.funcBreakpoints)
+	if len(funcBreakpoints) > 0 {
+		st, err := s.setFunctionBreakpoints(hctx, funcBreakpoints)
 		if err != nil {
-			return fail(err)
+			return nil, err
 		}
 		states = append(states, st...)
 	}
@@ -419,8 +463,8 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 	// defaults (debugpy: uncaught exceptions), so an uncaught exception stops
 	// where it was raised instead of ending the program.
 	var excArgs any
-	if c.excFilters != nil {
-		excArgs = &exceptionArgs{Filters: c.excFilters}
+	if excFilters != nil {
+		excArgs = &exceptionArgs{Filters: excFilters}
 	} else if a.ExceptionBreakpoints != nil {
 		excArgs = a.ExceptionBreakpoints
 	} else {
@@ -441,15 +485,15 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 	}
 	if s.caps.SupportsConfigurationDoneRequest {
 		if err := s.c.call(hctx, "configurationDone", nil, nil); err != nil {
-			return fail(err)
+			return nil, err
 		}
 	}
 	if !launchDone {
 		if err := s.c.wait(hctx, kind, seq, ch, nil); err != nil {
-			return fail(err)
+			return nil, err
 		}
 	}
-	return s, states, nil
+	return states, nil
 }
 
 // connect starts the adapter process and opens the DAP connection, or dials
@@ -457,7 +501,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 	a := s.adapter
 	if s.connector != nil {
-		s.c = newConn(s.connector(), s.onEvent, nil)
+		s.c = newConn(s.connector(), s.onEvent, s.onReverse)
 		s.c.timeout = s.requestTimeout
 		return nil
 	}
@@ -479,7 +523,7 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		if err != nil {
 			return fmt.Errorf("dap: attach: nothing accepts connections on %s (%v); start the program with its debug server listening on that port first", addr, err)
 		}
-		s.c = newConn(nc, s.onEvent, nil)
+		s.c = newConn(nc, s.onEvent, s.onReverse)
 		s.c.timeout = s.requestTimeout
 		return nil
 	}
@@ -496,6 +540,9 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
+	}
+	if a.Transport == TCP {
+		return s.connectTCP(ctx, timeout)
 	}
 	vars := map[string]any{}
 	var ln net.Listener
@@ -566,7 +613,7 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 			return fmt.Errorf("dap: starting %s: %w", a.ID, ctx.Err())
 		}
 	}
-	s.c = newConn(rwc, s.onEvent, nil)
+	s.c = newConn(rwc, s.onEvent, s.onReverse)
 	s.c.timeout = s.requestTimeout
 	return nil
 }
@@ -676,6 +723,7 @@ func (s *session) kill() {
 	// Kill before closing the connection: an adapter that sees its input
 	// end ends the debuggee politely, orphaning the debuggee's children
 	// before the tree is frozen.
+	s.killFamily()
 	killTreeAndGroups(s.groups(), s.roots()...)
 	if s.c != nil {
 		_ = s.c.close()
@@ -694,7 +742,7 @@ func (s *session) kill() {
 // roots are the processes the session owns: the adapter it started and, for
 // a launch, the debuggee (never an attached program).
 func (s *session) roots() []int {
-	var roots []int
+	roots := s.terminalPIDs()
 	if s.cmd != nil && s.cmd.Process != nil {
 		roots = append(roots, s.cmd.Process.Pid)
 	}

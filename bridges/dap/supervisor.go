@@ -105,6 +105,9 @@ type conversation struct {
 	excFilters      []string
 	bpStates        []BreakpointState
 	ttlTimer        *time.Timer
+	// focus is the child session the ops drive (UseSession); 0 the live
+	// session itself.
+	focus int
 }
 
 // NewSupervisor returns a Supervisor with cfg's settings.
@@ -190,6 +193,13 @@ func (sv *Supervisor) inSession(conversationID, op string, stopped bool, f func(
 		}
 		return errNoSession
 	}
+	if c.focus > 0 {
+		child := s.child(c.focus)
+		if child == nil {
+			return fmt.Errorf("debug: %s: the session has no child session %d; status lists them", op, c.focus)
+		}
+		s = child
+	}
 	if stopped {
 		s.mu.Lock()
 		running := s.running || s.stop == nil
@@ -201,6 +211,9 @@ func (sv *Supervisor) inSession(conversationID, op string, stopped bool, f func(
 	if err := f(c, s); err != nil {
 		select {
 		case <-s.c.done:
+			if s.parent != nil {
+				return fmt.Errorf("debug: %s failed because child session %d's connection closed: %w; omit session to drive the main one", op, s.index, s.withStderr(err))
+			}
 			sv.end(c, "the debug adapter went away: "+s.withStderr(err).Error())
 			return fmt.Errorf("debug: %s failed because the adapter went away: %w; start a new session with launch", op, s.withStderr(err))
 		default:
@@ -281,6 +294,7 @@ func (sv *Supervisor) end(c *conversation, reason string) {
 	}
 	s.shutdown(2 * time.Second)
 	c.live = nil
+	c.focus = 0
 	c.last = s
 	c.endReason = fmt.Sprintf("the %s session ended at %s: %s", s.adapter.ID, time.Now().UTC().Format("15:04:05"), reason)
 }

@@ -129,6 +129,10 @@ type Outcome struct {
 // Stop says where the program stopped: the top frame's file and line, the
 // source text of that line, and the top frames.
 type Stop struct {
+	// Session is the child session that stopped (0: the session itself),
+	// SessionName its name.
+	Session     int    `json:"session,omitempty"`
+	SessionName string `json:"session_name,omitempty"`
 	Reason      string `json:"reason"`
 	Description string `json:"description,omitempty"`
 	ThreadID    int    `json:"thread_id"`
@@ -152,8 +156,10 @@ type Stop struct {
 
 // Exit says the program ended.
 type Exit struct {
-	Code  int  `json:"code"`
-	Known bool `json:"known"` // the adapter reported the exit code
+	// Session is the child session that ended (0: the session itself).
+	Session int  `json:"session,omitempty"`
+	Code    int  `json:"code"`
+	Known   bool `json:"known"` // the adapter reported the exit code
 
 	// Unreported: the launched program's process exited but the adapter
 	// has not reported its end (processes it left hold its output open);

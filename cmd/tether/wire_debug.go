@@ -30,7 +30,8 @@ func init() {
 				"function, exception filters) as each adapter's capabilities allow; docs/tools.md has the adapter table")
 			fs.DurationVar(&ttl, "debug-ttl", dap.DefaultTTL, "fixed lifetime of a debug session")
 			fs.StringVar(&adapters, "debug-adapters", "", "JSON file of extra debug adapters, a list of {id, markers, extensions, commands, launch, "+
-				"attach (by host and port: ${host}, ${port}), attach_pid (by pid: ${pid}), ...}; "+
+				"attach (by host and port: ${host}, ${port}), attach_pid (by pid: ${pid}), transport (stdio, dial-in, tcp: the command listens on ${port}), "+
+				"address (host:port of a running TCP adapter), ops, ...}; "+
 				"an entry with a built-in id ("+strings.Join(dap.AdapterIDs(builtin), ", ")+") replaces that adapter")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
