@@ -60,7 +60,7 @@ func (l *lspTools) tools() []Tool {
 			Description: "Ask the project's language server (gopls, pyright, typescript-language-server, clangd, ...). " +
 				"Positions are a 1-based line plus `symbol`, a substring of that line naming the symbol (never a column); " +
 				"if it occurs more than once on the line use `name#2` for the second occurrence. Actions: " +
-				"diagnostics (file, or \"*\" for the whole project: runs the checkers found on PATH such as go vet / pyright / tsc --noEmit, " +
+				"diagnostics (file, or files: a list of paths or globs such as src/**/*.ts, at most 50 files checked together; or \"*\" for the whole project: runs the checkers found on PATH such as go vet / pyright / tsc --noEmit, " +
 				"never a program from the workspace; lsp_check runs the project's own; counts by severity and code, then 100 at a time with identical messages grouped; " +
 				"start pages on, severity error shows errors only, info or hint adds those), " +
 				"definition, type_definition, implementation, references (cap 50; start pages on; then the same-name identifiers the server did not confirm, found with tree-sitter: a server that cannot type a receiver leaves its calls out), hover, code_actions (file, line, and symbol or end_line for a range, or neither for the whole line: numbered, with kind and whether preferred; lsp_apply stages one); " +
@@ -137,6 +137,8 @@ type lspArgs struct {
 	Severity string `json:"severity,omitempty" jsonschema:"diagnostics: the least severe kind shown and counted: error (errors only), warning (the default: errors and warnings), info, or hint (everything)" bounds:"enum=error|warning|info|hint"`
 	// Direction picks the side of a hierarchy.
 	Direction string `json:"direction,omitempty" jsonschema:"call_hierarchy: incoming (default, the callers) or outgoing (the callees); type_hierarchy: supertypes (default) or subtypes" bounds:"enum=incoming|outgoing|supertypes|subtypes"`
+	// Files widens diagnostics to several files.
+	Files []string `json:"files,omitempty" jsonschema:"diagnostics: workspace-relative files or globs (src/**/*.ts; * and ? within a directory, ** across), checked together with their findings counted and paged as one (at most 50 files)"`
 	// EndLine widens code_actions to a range of lines.
 	EndLine int `json:"end_line,omitempty" jsonschema:"code_actions: the last line (1-based) of a range from line (symbol then omitted)" bounds:"minimum=1"`
 	// Timeout bounds the call.
@@ -296,6 +298,22 @@ func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, error) {
 			out = strings.TrimRight(b.String(), "\n")
 		}
 	case "diagnostics":
+		if len(a.Files) > 0 {
+			if a.File != "" {
+				return nil, errors.New("lsp: diagnostics takes file or files, not both")
+			}
+			sev, err := severityArg(a.Severity)
+			if err != nil {
+				return nil, err
+			}
+			var page *DiagnosticsPage
+			out, page, notes, err = l.diagnoseFiles(ctx, a.Files, sev, a.Start)
+			if err != nil {
+				return nil, err
+			}
+			data = page
+			break
+		}
 		if a.File == "" {
 			return nil, errors.New(`lsp: diagnostics needs file: a workspace-relative path, or "*" to run the project's checker`)
 		}

@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -219,4 +223,165 @@ func (l *lspTools) stageProposed(pe *lsp.ProposedEdit, source string) (*Result, 
 	out := Text(b.String())
 	out.Structured = st
 	return out, nil
+}
+
+// Bounds of diagnostics over several files.
+const (
+	// maxDiagnoseFiles is how many files one diagnostics call checks.
+	maxDiagnoseFiles = 50
+	// maxGlobEntries bounds the workspace entries a glob walks.
+	maxGlobEntries = 50000
+)
+
+// globRegexp compiles a workspace-relative glob: * and ? within a path
+// component, ** across components.
+func globRegexp(glob string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(glob); i++ {
+		c := glob[i]
+		switch {
+		case strings.HasPrefix(glob[i:], "**/"):
+			b.WriteString("(?:.*/)?")
+			i += 2
+		case strings.HasPrefix(glob[i:], "**"):
+			b.WriteString(".*")
+			i++
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.Compile(b.String())
+}
+
+// expandFiles turns paths and globs into workspace-relative files, in the
+// order given (a glob's matches sorted), each once. A glob walks the
+// workspace (not hidden directories, node_modules or vendor; symbolic links
+// are not followed), at most maxGlobEntries entries.
+func (l *lspTools) expandFiles(ctx context.Context, patterns []string) (files []string, notes []string, err error) {
+	seen := map[string]bool{}
+	add := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			files = append(files, f)
+		}
+	}
+	for _, p := range patterns {
+		p = filepath.ToSlash(strings.TrimPrefix(strings.TrimSpace(p), "./"))
+		if p == "" || p == "*" && len(patterns) > 1 {
+			return nil, nil, errors.New(`lsp: files holds an empty entry or "*" among others: pass paths or globs such as src/**/*.ts ("*" alone in file checks the whole project)`)
+		}
+		if !strings.ContainsAny(p, "*?[") {
+			add(p)
+			continue
+		}
+		re, err := globRegexp(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("lsp: glob %q does not compile: %w", p, err)
+		}
+		base := l.run.root.RealDir()
+		var matched []string
+		entries := 0
+		walkErr := filepath.WalkDir(base, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if entries++; entries > maxGlobEntries {
+				return errGlobCut
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			name := d.Name()
+			if d.IsDir() {
+				if path != base && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			rel, _ := filepath.Rel(base, path)
+			if d.Type().IsRegular() && re.MatchString(filepath.ToSlash(rel)) {
+				matched = append(matched, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(walkErr, errGlobCut):
+			notes = append(notes, fmt.Sprintf("the glob %s stopped after %d workspace entries: its matches may be incomplete; narrow it to a directory", p, maxGlobEntries))
+		case walkErr != nil:
+			return nil, nil, walkErr
+		}
+		if len(matched) == 0 {
+			notes = append(notes, fmt.Sprintf("the glob %s matches no file (hidden directories, node_modules and vendor are not searched)", p))
+		}
+		sort.Strings(matched)
+		for _, m := range matched {
+			add(m)
+		}
+	}
+	return files, notes, nil
+}
+
+var errGlobCut = errors.New("glob walk cut")
+
+// diagnoseFiles is lsp diagnostics over files (paths or globs): each file
+// checked (at most maxDiagnoseFiles, the bound applying once), their
+// errors and warnings counted and paged together.
+func (l *lspTools) diagnoseFiles(ctx context.Context, patterns []string, sev string, start int) (string, *DiagnosticsPage, []string, error) {
+	files, notes, err := l.expandFiles(ctx, patterns)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if len(files) == 0 {
+		return "no file to check: " + strings.Join(notes, "; "), &DiagnosticsPage{Groups: []DiagnosticGroup{}}, nil, nil
+	}
+	total := len(files)
+	if total > maxDiagnoseFiles {
+		notes = append(notes, fmt.Sprintf("%d files matched; the first %d (in the order given, globs sorted) were checked: narrow the list or the glob for the rest", total, maxDiagnoseFiles))
+		files = files[:maxDiagnoseFiles]
+	}
+	diags, errs := diagnoseAll(files, func(f string) (*lsp.Diagnostics, error) { return l.sup.Diagnostics(ctx, f) })
+	merged := &lsp.Diagnostics{Ready: true}
+	var unserved, failed []string
+	checked := 0
+	for i, f := range files {
+		switch err := errs[i]; {
+		case errors.Is(err, lsp.ErrNoLanguage) || errors.Is(err, lsp.ErrNoServer):
+			unserved = append(unserved, f)
+			continue
+		case err != nil:
+			failed = append(failed, fmt.Sprintf("%s (%v)", f, strings.TrimPrefix(err.Error(), "lsp: ")))
+			continue
+		}
+		checked++
+		d := diags[i]
+		items, _ := errorsAndWarnings(d.Items)
+		l.seen.FreshN(l.seenPath(f), items, -1)
+		merged.Items = append(merged.Items, d.Items...)
+		if !d.Ready {
+			merged.Ready = false
+			merged.Notes = append(merged.Notes, fmt.Sprintf("%s: no diagnostics received for its current content yet (not a clean bill of health: ask again)", f))
+		}
+		merged.Notes = append(merged.Notes, d.Notes...)
+	}
+	if len(unserved) > 0 {
+		notes = append(notes, fmt.Sprintf("not checked, no language server serves them: %s", strings.Join(firstN(unserved, renameShown), ", ")))
+	}
+	if len(failed) > 0 {
+		notes = append(notes, "could not check: "+strings.Join(firstN(failed, renameShown), "; "))
+	}
+	label := fmt.Sprintf("%d file(s)", checked)
+	if checked == 1 && len(files) == 1 {
+		label = files[0]
+	}
+	if checked == 0 {
+		return "no file was checked", &DiagnosticsPage{Groups: []DiagnosticGroup{}}, notes, nil
+	}
+	out, page := formatDiagnostics(label, merged, sev, start)
+	return out, page, notes, nil
 }

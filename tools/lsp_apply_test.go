@@ -276,3 +276,32 @@ func TestLSPStatusAndCapabilities(t *testing.T) {
 		t.Fatalf("timeout 601: want it refused, got %v", err)
 	}
 }
+
+// TestLSPDiagnosticsFiles checks a glob and a list of files together with
+// gopls: their errors are counted and shown as one page; a glob that
+// matches nothing says so.
+func TestLSPDiagnosticsFiles(t *testing.T) {
+	r, dir := lspRun(t)
+	if err := os.WriteFile(filepath.Join(dir, "broken.go"), []byte("package shapes\n\nvar a int = \"x\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub/more.go"), []byte("package sub\n\nvar b string = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := callResult(t, r, "lsp", map[string]any{"action": "diagnostics", "files": []string{"**/*.go"}, "timeout": 120})
+	out := res.AllText()
+	page, ok := res.Structured.(*tools.DiagnosticsPage)
+	if !ok || page.Total != 2 || !strings.Contains(out, "broken.go") || !strings.Contains(out, "sub/more.go") {
+		t.Fatalf("diagnostics over **/*.go: %s", out)
+	}
+	res = callResult(t, r, "lsp", map[string]any{"action": "diagnostics", "files": []string{"use.go", "sub/*.go"}})
+	if page, ok := res.Structured.(*tools.DiagnosticsPage); !ok || page.Total != 1 || !strings.Contains(res.AllText(), "sub/more.go") {
+		t.Fatalf("diagnostics over a list: %s", res.AllText())
+	}
+	if out := callResult(t, r, "lsp", map[string]any{"action": "diagnostics", "files": []string{"nope/**/*.go"}}).AllText(); !strings.Contains(out, "matches no file") {
+		t.Fatalf("a glob matching nothing: %s", out)
+	}
+}
