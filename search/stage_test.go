@@ -282,3 +282,63 @@ func TestStagerCLIRelativePaths(t *testing.T) {
 		old, repl = repl, old
 	}
 }
+
+// TestStagerMove: a plan that moves a file (and edits another) is applied
+// whole: the source is gone, the destination has the new content and the
+// source's mode, its directory is created. A destination that appeared
+// since staging, or a source changed since, rejects the whole plan.
+func TestStagerMove(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.ts", "export const a = 1;\n")
+	write("user.ts", "import { a } from \"./a\";\n")
+	plan := func() *Plan {
+		return &Plan{Source: "rename_file", Replacements: 1, Changes: []FileChange{
+			{Path: filepath.Join(dir, "lib/a.ts"), From: filepath.Join(dir, "a.ts"), Old: []byte("export const a = 1;\n"), New: []byte("export const a = 1;\n")},
+			{Path: filepath.Join(dir, "user.ts"), Old: []byte("import { a } from \"./a\";\n"), New: []byte("import { a } from \"./lib/a\";\n"), Replacements: 1},
+		}}
+	}
+	s := NewStager(dir)
+
+	// The destination appears after staging: rejected, nothing moved.
+	id := s.Stage(plan())
+	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("lib/a.ts", "taken\n")
+	if _, err := s.Accept(id); !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "run rename_file again") {
+		t.Fatalf("destination taken: want ErrStale, got %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.ts")); err != nil {
+		t.Fatal("a rejected move removed its source")
+	}
+	os.RemoveAll(filepath.Join(dir, "lib"))
+
+	// The source changed after staging: rejected.
+	write("a.ts", "export const a = 2;\n")
+	if _, err := s.Accept(id); !errors.Is(err, ErrStale) {
+		t.Fatalf("source changed: want ErrStale, got %v", err)
+	}
+	write("a.ts", "export const a = 1;\n")
+
+	if _, err := s.Accept(id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.ts")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the source is still there")
+	}
+	fi, err := os.Stat(filepath.Join(dir, "lib/a.ts"))
+	if err != nil || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("the destination: %v %v", fi, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "user.ts")); string(got) != "import { a } from \"./lib/a\";\n" {
+		t.Fatalf("the importer: %q", got)
+	}
+	if d := plan().Diff(0); !strings.Contains(d, "--- a/"+filepath.Join(dir, "a.ts")) || !strings.Contains(d, "(moved, content unchanged)") {
+		t.Fatalf("diff of a move: %s", d)
+	}
+}
