@@ -412,6 +412,7 @@ func (h *Host) end(s *hostSession) {
 		if err := s.closeRun(); err != nil {
 			h.logger().Warn("server: closing a session's run", "session", s.id, "err", err)
 		}
+		s.srv.outputs.drop()
 		h.logger().Info("server: session closed", "session", s.id, "workspace", s.workspace)
 		h.runs.Done()
 	})

@@ -276,6 +276,7 @@ func (h *Host) endConv(c *hostConv) {
 		if err := c.closeRun(); err != nil {
 			h.logger().Warn("server: closing a conversation's run", "conversation", c.id, "err", err)
 		}
+		c.srv.outputs.drop()
 		h.logger().Info("server: conversation closed", "conversation", c.id, "workspace", c.workspace)
 		h.runs.Done()
 	})
@@ -321,7 +322,7 @@ func (h *Host) serveFresh(w http.ResponseWriter, r *http.Request, ws, dir, princ
 	}()
 	id := "r-" + rand.Text()
 	so := h.opts.Server
-	so.SessionID, so.OnCall, so.modern, so.bind = id, h.observe, true, principal+"\x00"+ws
+	so.SessionID, so.OnCall, so.modern, so.bind, so.ephemeral = id, h.observe, true, principal+"\x00"+ws, true
 	srv := New(so)
 	run, closeRun, err := h.opts.StartRun(withRunTier(h.ctx, r), dir, id, srv)
 	if err != nil {

@@ -54,6 +54,9 @@ type Options struct {
 	// modern serves modernVersion too (the host's servers do; stdio keeps
 	// to protocolVersions).
 	modern bool
+	// ephemeral serves a run that ends with its one call: large outputs
+	// stay inline, there being no later request to read them with.
+	ephemeral bool
 	// bind names who may resume a call that asked a question (a request
 	// state holds its hash): the principal and conversation, or the
 	// principal and workspace of a run without a conversation.
@@ -73,6 +76,7 @@ type Server struct {
 	listed      map[string]bool
 	session     *mcp.ServerSession
 	initialized map[*mcp.ServerSession]bool // sessions whose client sent initialized
+	outputs     outputStore                 // large outputs, linked from results
 }
 
 var _ tools.Elicitor = (*Server)(nil)
@@ -112,6 +116,11 @@ func New(opts Options) *Server {
 			s.mu.Unlock()
 		},
 	})
+	s.outputs.closed = opts.ephemeral
+	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: outputScheme + "{id}", Name: "output", MIMEType: "application/octet-stream",
+		Description: "An output of this run's calls too large to inline (an image, a text the result cut), linked from the call's result; kept while the run lasts.",
+	}, s.readOutput)
 	s.srv.AddReceivingMiddleware(s.hiddenTools)
 	s.srv.AddSendingMiddleware(s.quietBeforeInitialized)
 	return s
@@ -338,7 +347,7 @@ func (s *Server) call(ctx context.Context, ss *mcp.ServerSession, name string, p
 	if asked {
 		return s.inputResult(st, args), nil
 	}
-	return ToMCP(res), nil
+	return s.toMCP(res), nil
 }
 
 // outcome names how a call ended for logs and metrics.

@@ -33,6 +33,7 @@ func boundResult(r *Result, max int) {
 			continue
 		}
 		if len(c.Text) > left {
+			c.Full = c.Text
 			c.Text = truncateText(c.Text, left)
 			left = 0
 			continue

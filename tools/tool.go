@@ -141,6 +141,10 @@ type Content struct {
 	Text     string      `json:"text,omitempty"`
 	MIMEType string      `json:"mimeType,omitempty"`
 	Data     []byte      `json:"data,omitempty"`
+	// Full is the whole text when the registry cut Text to the result's
+	// bound (MaxResultText); a host may offer it another way (an MCP
+	// resource). Empty when Text is whole.
+	Full string `json:"-"`
 }
 
 // Result is what a tool call returns. Every result is bounded: a tool that cuts

@@ -1,0 +1,212 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherhq/tether/server"
+)
+
+// revRT sends a bearer token and, when key is set, the conversation key.
+type revRT struct{ token, key string }
+
+func (c revRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+c.token)
+	if c.key != "" {
+		r.Header.Set(server.ConversationHeader, c.key)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// revClient is a go-sdk client of workspace alpha at one revision, with
+// the questions it was asked and the progress notifications it got.
+type revClient struct {
+	cs       *mcp.ClientSession
+	mu       sync.Mutex
+	asked    []string
+	progress []*mcp.ProgressNotificationParams
+}
+
+// openRev connects to url's workspace alpha at revision rev with token and
+// (2026-07-28) conversation key; it answers every question: "blue" to a
+// choice, accept to an approval.
+func openRev(t *testing.T, url, rev, token, key string) *revClient {
+	t.Helper()
+	rc := &revClient{}
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			rc.mu.Lock()
+			rc.asked = append(rc.asked, req.Params.Message)
+			rc.mu.Unlock()
+			if strings.Contains(req.Params.Message, "Which color") {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "blue"}}, nil
+			}
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			rc.mu.Lock()
+			rc.progress = append(rc.progress, req.Params)
+			rc.mu.Unlock()
+		},
+	})
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: url + "/mcp/alpha", HTTPClient: &http.Client{Transport: revRT{token, key}}, MaxRetries: -1,
+	}, &mcp.ClientSessionOptions{ProtocolVersion: rev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; got != rev {
+		t.Fatalf("connected at %s, want %s", got, rev)
+	}
+	rc.cs = cs
+	return rc
+}
+
+// pngOf is a Python cell defining png, a valid PNG of about 120 KB (random
+// pixels do not compress), and showing it as the cell's value.
+const pngCell = `import os, zlib, struct, hashlib
+def _chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+_rows = b"".join(b"\x00" + os.urandom(600) for _ in range(200))
+png = b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", 200, 200, 8, 2, 0, 0, 0)) + _chunk(b"IDAT", zlib.compress(_rows)) + _chunk(b"IEND", b"")
+print("sha256", hashlib.sha256(png).hexdigest())
+class Plot:
+    def _repr_png_(self):
+        return png
+Plot()`
+
+// TestHostBothRevisions drives one tether serve --http with the go-sdk
+// client at 2026-07-28 (a conversation key, no session) and at 2025-11-25
+// (a session): tools list and call; eval state kept across calls, and
+// refused to another token holding the same conversation key; ask_user and
+// an approval under write=ask answered through input requests and through
+// elicitation; progress notifications on an ast_grep over many files; and
+// an eval image too large to inline read back through resources/read.
+func TestHostBothRevisions(t *testing.T) {
+	base := t.TempDir()
+	tokens := filepath.Join(base, "two-tokens.json")
+	os.WriteFile(tokens, []byte(`{"t-ops-0123456789": ["*"], "t-other-0123456789": ["alpha"]}`), 0o600)
+	hp := startHostProc(t, base, "--tokens", tokens, "--approve", "write=ask,exec=allow")
+	root := filepath.Join(base, "root")
+	for i := range 400 {
+		dir := filepath.Join(root, "alpha", "big", fmt.Sprintf("p%02d", i%20))
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", i)), []byte(fmt.Sprintf("package p\n\nfunc f%d() { old(%d) }\n", i, i)), 0o644)
+	}
+	const key = "0f9e8d7c-6b5a-4938-a716-b5c4d3e2f1a0"
+	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(rev, func(t *testing.T) {
+			k := ""
+			if rev == "2026-07-28" {
+				k = key
+			}
+			a := openRev(t, hp.url, rev, "t-ops-0123456789", k)
+			tl, err := a.cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range tl.Tools {
+				names = append(names, tool.Name)
+			}
+			for _, want := range []string{"eval", "ask_user", "ast_grep", "write"} {
+				if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
+					t.Errorf("tools/list lacks %s: %v", want, names)
+				}
+			}
+			if text, isErr := callText(t, a.cs, "read", map[string]any{"path": "a.go"}); isErr || !strings.Contains(text, "old(1)") {
+				t.Errorf("read: error %v %q", isErr, text)
+			}
+
+			if text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "kept = 'v-" + rev + "'", "description": "set a variable to keep for the next call"}); isErr {
+				t.Fatalf("eval: %s", text)
+			}
+			if text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "print(kept)", "description": "print the variable the last call set"}); isErr || !strings.Contains(text, "v-"+rev) {
+				t.Errorf("eval state across calls: error %v %q", isErr, text)
+			}
+			if rev == "2026-07-28" {
+				other := openRev(t, hp.url, rev, "t-other-0123456789", key)
+				text, _ := callText(t, other.cs, "eval", map[string]any{"code": "print(kept)", "description": "print a variable another token set"})
+				if strings.Contains(text, "v-"+rev) || !strings.Contains(text, "NameError") {
+					t.Errorf("another token with the same key reached the conversation's kernel: %q", text)
+				}
+				none := openRev(t, hp.url, rev, "t-ops-0123456789", "")
+				_, err := none.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{"code": "1", "description": "a cell sent without a conversation key"}})
+				if err == nil || !strings.Contains(err.Error(), server.ConversationHeader) {
+					t.Errorf("eval without a key: %v; want a refusal saying to send %s", err, server.ConversationHeader)
+				}
+			}
+
+			text, isErr := callText(t, a.cs, "ask_user", map[string]any{"question": "Which color?", "options": []map[string]any{{"label": "red"}, {"label": "blue"}}})
+			if isErr || !strings.Contains(text, "blue") {
+				t.Errorf("ask_user: error %v %q", isErr, text)
+			}
+			if text, isErr := callText(t, a.cs, "write", map[string]any{"path": "approved-" + rev + ".txt", "content": "ok\n"}); isErr {
+				t.Errorf("write approved under ask: %q", text)
+			}
+			a.mu.Lock()
+			asked := a.asked
+			a.mu.Unlock()
+			if len(asked) != 2 || !strings.Contains(asked[1], "write") {
+				t.Errorf("questions asked: %q; want ask_user's, then the write's approval", asked)
+			}
+
+			p := &mcp.CallToolParams{Name: "ast_grep", Arguments: map[string]any{"pattern": "old($N)", "language": "go", "path": "big"}}
+			p.SetProgressToken("grep")
+			if res, err := a.cs.CallTool(context.Background(), p); err != nil || res.IsError {
+				t.Fatalf("ast_grep: %v", err)
+			}
+			a.mu.Lock()
+			prog := a.progress
+			a.mu.Unlock()
+			if len(prog) < 2 || prog[len(prog)-1].Progress != 400 || prog[len(prog)-1].Total != 400 {
+				t.Errorf("progress notifications %d, last %+v; want several ending at 400 of 400", len(prog), prog[len(prog)-1:])
+			}
+
+			res, err := a.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{"code": pngCell, "description": "show a large random image as the value"}})
+			if err != nil || res.IsError {
+				t.Fatalf("eval image: %v", err)
+			}
+			var link *mcp.ResourceLink
+			var sum string
+			for _, c := range res.Content {
+				switch c := c.(type) {
+				case *mcp.ResourceLink:
+					link = c
+				case *mcp.ImageContent:
+					t.Errorf("a %d-byte image came inline", len(c.Data))
+				case *mcp.TextContent:
+					if _, after, ok := strings.Cut(c.Text, "sha256 "); ok {
+						sum = strings.Fields(after)[0]
+					}
+				}
+			}
+			if link == nil || link.MIMEType != "image/png" {
+				t.Fatalf("no image link in the result: %+v", res.Content)
+			}
+			rr, err := a.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: link.URI})
+			if err != nil || len(rr.Contents) != 1 {
+				t.Fatalf("resources/read %s: %v", link.URI, err)
+			}
+			got := sha256.Sum256(rr.Contents[0].Blob)
+			if hex.EncodeToString(got[:]) != sum || !bytes.HasPrefix(rr.Contents[0].Blob, []byte("\x89PNG")) {
+				t.Errorf("resources/read gave %d bytes of sha256 %x; the cell's image has %s", len(rr.Contents[0].Blob), got, sum)
+			}
+		})
+	}
+}
