@@ -66,7 +66,10 @@ func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan,
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Result: res, Rewrite: rewrite, Unbound: matcher.NewTemplate(res.Pattern, rewrite).Unbound()}
+	p := &Plan{Result: res, Rewrite: rewrite}
+	if res.Pattern != nil {
+		p.Unbound = matcher.NewTemplate(res.Pattern, rewrite).Unbound()
+	}
 	for _, j := range jobs {
 		if len(j.edits) == 0 {
 			continue

@@ -16,6 +16,7 @@ import (
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/matcher/rule"
 )
 
 // Defaults for a Searcher.
@@ -141,6 +142,13 @@ type Query struct {
 	// the hidden rule; given any include, only files an include matches
 	// are searched. A path named in Paths is searched whatever they say.
 	Globs []string
+	// Rule, when set, is matched instead of Pattern: an ast-grep rule
+	// object, or a whole rule configuration (rule with constraints, utils,
+	// transform, fix, rewriters), as decoded from JSON or YAML. Its
+	// language is Language, else the configuration's language key, else
+	// the extension of a single file. A rewrite uses the rule's fix, or
+	// the rewrite template given when the rule has none.
+	Rule any
 	// IncludeErrors lets a rewrite change files whose tree has a syntax
 	// error; without it they are left out of the plan and named in
 	// Plan.LeftOut. A search reports their matches either way.
@@ -242,12 +250,14 @@ type FileError struct {
 // either parsed or ruled out by the token prefilter), so "no matches in N
 // files" is distinct from files that could not be searched (Errors).
 type Result struct {
-	Pattern     *matcher.Pattern `json:"-"`
-	Matches     []Match          `json:"matches"`
-	Total       int              `json:"total"`
-	Searched    int              `json:"searched"`
-	Parsed      int              `json:"parsed"`
-	Prefiltered int              `json:"prefiltered"`
+	Pattern *matcher.Pattern `json:"-"`
+	// Rule is the compiled rule of a query with Rule (Pattern is nil then).
+	Rule        *rule.Rule `json:"-"`
+	Matches     []Match    `json:"matches"`
+	Total       int        `json:"total"`
+	Searched    int        `json:"searched"`
+	Parsed      int        `json:"parsed"`
+	Prefiltered int        `json:"prefiltered"`
 	// KindSkipped counts the files among Prefiltered whose node kinds, as the
 	// tree store knew them, lack what the pattern needs (kinds.go).
 	KindSkipped int   `json:"kindSkipped,omitempty"`
@@ -269,6 +279,10 @@ type Result struct {
 type worker struct {
 	m   *matcher.Matcher
 	pat *matcher.Pattern
+	// rule matches instead of m and pat for a query with a rule; fix says
+	// its fixes are wanted (a rewrite)
+	rule *rule.Runner
+	fix  bool
 	// tokens are the literal tokens every match holds (the prefilter)
 	tokens []string
 	// kinds rules out files by their stored kind sets (kinds.go); nil: none
@@ -393,20 +407,37 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 		return nil, nil, err
 	}
 	defer fsys.close()
-	lang, err := s.resolveLanguage(ctx, fsys, q.Language, q.Pattern, paths, gl)
-	if err != nil {
-		return nil, nil, err
+	var (
+		lang string
+		pat  *matcher.Pattern
+		rl   *rule.Rule
+		tmpl *matcher.Template
+	)
+	var kinds *kindFilter
+	if q.Rule != nil {
+		if q.Pattern != "" || q.Selector != "" {
+			return nil, nil, errors.New("search: give a pattern or a rule, not both")
+		}
+		if lang, err = s.ruleLanguage(fsys, q, paths); err != nil {
+			return nil, nil, err
+		}
+		if rl, err = compileQueryRule(ctx, s.parser, lang, q.Rule, rewrite); err != nil {
+			return nil, nil, err
+		}
+		kinds = s.kindFilterOf(ctx, [][][]string{{rl.Kinds()}}, lang)
+	} else {
+		if lang, err = s.resolveLanguage(ctx, fsys, q.Language, q.Pattern, paths, gl); err != nil {
+			return nil, nil, err
+		}
+		if pat, err = CompileQuery(ctx, s.parser, lang, q); err != nil {
+			return nil, nil, err
+		}
+		if rewrite != nil {
+			tmpl = matcher.NewTemplate(pat, *rewrite)
+		}
+		kinds = s.kindFilterFor(ctx, pat, lang)
 	}
-	pat, err := CompileQuery(ctx, s.parser, lang, q)
-	if err != nil {
-		return nil, nil, err
-	}
-	var tmpl *matcher.Template
-	if rewrite != nil {
-		tmpl = matcher.NewTemplate(pat, *rewrite)
-	}
-	kinds := s.kindFilterFor(ctx, pat, lang)
-	res := &Result{Pattern: pat, SizeCap: s.maxSize}
+	res := &Result{Pattern: pat, Rule: rl, SizeCap: s.maxSize}
 	var files []string
 	seen := map[string]bool{}
 	for _, p := range paths {
@@ -437,7 +468,12 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{m: matcher.NewMatcher(pat), pat: pat, tokens: pat.Tokens(), kinds: kinds, tmpl: tmpl}
+			w := &worker{kinds: kinds, tmpl: tmpl}
+			if rl != nil {
+				w.rule, w.fix = rule.NewRunner(rl), rewrite != nil
+			} else {
+				w.m, w.pat, w.tokens = matcher.NewMatcher(pat), pat, pat.Tokens()
+			}
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(jobs) || ctx.Err() != nil {
@@ -510,7 +546,7 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 	// a file as it was when its tree went into the store is neither read
 	// nor hashed (statmemo.go), and one whose kinds rule it out is not read
 	// even when its tree is gone; a rewrite always reads what it changes
-	if w.tmpl == nil {
+	if !w.rewrites() {
 		if key, ok := s.unchanged(fsys, j.path, lang); ok {
 			if s.ruledOut(w.kinds, key) {
 				j.prefilter, j.kindSkip = true, true
@@ -555,7 +591,7 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 	// a whole-file tree another pattern, run or process left in the store
 	// beats parsing chunks
 	whole := s.whole || s.wholeRoom && s.cache.roomy()
-	if !whole && w.pat.WithinDeclaration() && !s.cache.holds(key) {
+	if !whole && w.pat != nil && w.pat.WithinDeclaration() && !s.cache.holds(key) {
 		if split := splitters[lang]; split != nil {
 			if starts := split(src); len(starts) > 1 {
 				if done, err := s.doChunks(ctx, w, lang, j, src, starts, limit); done || err != nil {
@@ -589,11 +625,14 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 	if err := s.collect(ctx, w, lang, j, tree, base{}, limit); err != nil {
 		return err
 	}
-	if w.tmpl != nil {
+	if w.rewrites() {
 		j.src = src
 	}
 	return nil
 }
+
+// rewrites says the worker computes replacements (a rewrite).
+func (w *worker) rewrites() bool { return w.tmpl != nil || w.fix }
 
 // unchanged returns the content key of the file at path when a stat says
 // it is as it was when last read (a file never read is not stat'ed).
@@ -722,6 +761,9 @@ func hasTokens(src []byte, tokens []string) bool {
 // the context is done or matching runs out of its budget (a
 // *matcher.BudgetError naming the place).
 func (s *Searcher) collect(ctx context.Context, w *worker, lang string, j *fileJob, tree *engine.Tree, b base, limit int) error {
+	if w.rule != nil {
+		return s.collectRule(ctx, w, lang, j, tree, b, limit)
+	}
 	raws, err := w.m.Find(ctx, tree)
 	if be := (*matcher.BudgetError)(nil); errors.As(err, &be) {
 		be.Path = j.path
@@ -768,6 +810,109 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang string, j *fileJ
 		}
 	}
 	return nil
+}
+
+// collectRule is collect for a rule: its matches, and for a rewrite each
+// match's fix; of fixes that overlap the first (outermost) is applied, as
+// for a pattern's rewrite.
+func (s *Searcher) collectRule(ctx context.Context, w *worker, lang string, j *fileJob, tree *engine.Tree, b base, limit int) error {
+	rms, err := w.rule.Find(ctx, tree)
+	if err != nil {
+		return fmt.Errorf("search: %s: %w", j.path, err)
+	}
+	j.count += len(rms)
+	last := -1
+	for i := range rms {
+		m := &rms[i]
+		// the secondary capture is for a scan's labels, not a search's
+		// captures
+		caps := m.Captures[:0:0]
+		for _, c := range m.Captures {
+			if c.Name != rule.Secondary {
+				caps = append(caps, c)
+			}
+		}
+		raw := m.Match
+		raw.Captures = caps
+		var mt Match
+		keep := limit <= 0 || len(j.matches) < limit
+		if keep {
+			mt = toMatch(tree, j.path, lang, &raw, b, s.maxText)
+		}
+		if w.fix {
+			if e, ok := w.rule.Fix(m); ok {
+				if keep {
+					txt := e.Text
+					mt.Replacement = &txt
+				}
+				if e.Start >= last {
+					e.Start += b.off
+					e.End += b.off
+					j.edits = append(j.edits, e)
+					last = e.End - b.off
+				}
+			}
+		}
+		if keep {
+			j.matches = append(j.matches, mt)
+		}
+	}
+	return nil
+}
+
+// ruleLanguage returns the language of a query with a rule: its
+// Language, the rule configuration's language key, or the extension of a
+// single file.
+func (s *Searcher) ruleLanguage(f *files, q Query, paths []string) (string, error) {
+	lang := q.Language
+	if lang == "" {
+		if m, ok := q.Rule.(map[string]any); ok {
+			lang, _ = m["language"].(string)
+		}
+	}
+	if lang != "" {
+		return canonicalLang(lang)
+	}
+	if len(paths) == 1 {
+		if fi, err := f.stat(paths[0]); err == nil && !fi.IsDir() {
+			if l := langForPath(paths[0]); l != "" {
+				return l, nil
+			}
+		}
+	}
+	return "", errors.New("search: a rule needs a language: pass language, or give the rule a language key (go, python, typescript, ...)")
+}
+
+// compileQueryRule compiles a query's rule; for a rewrite whose template
+// is given (not empty), the template is the rule's fix, which it must not
+// have already.
+func compileQueryRule(ctx context.Context, p matcher.Parser, lang string, v any, rewrite *string) (*rule.Rule, error) {
+	if rewrite != nil && *rewrite != "" {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%w: rule must be an object", rule.ErrInvalid)
+		}
+		if _, cfg := m["rule"]; !cfg {
+			m = map[string]any{"rule": m}
+		}
+		if _, has := m["fix"]; has {
+			return nil, fmt.Errorf("%w: the rule has a fix and a rewrite is given too: give one of them", rule.ErrInvalid)
+		}
+		c := make(map[string]any, len(m)+1)
+		for k, x := range m {
+			c[k] = x
+		}
+		c["fix"] = *rewrite
+		v = c
+	}
+	r, err := rule.Compile(ctx, p, lang, v, rule.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if rewrite != nil && !r.HasFix {
+		return nil, fmt.Errorf("%w: a rewrite with a rule needs the rule's fix or a rewrite template", rule.ErrInvalid)
+	}
+	return r, nil
 }
 
 // looksBinary reports a NUL byte in the first 8 KiB, as git does.

@@ -123,10 +123,11 @@ func (s *structural) tools() []Tool {
 
 // grepQuery are the arguments ast_grep and ast_edit share.
 type grepQuery struct {
-	Pattern  string `json:"pattern" jsonschema:"code in the target language with metavariables: $NAME one node, $$$NAME zero or more siblings, $_ any node without binding" bounds:"minLength=1"`
-	Selector string `json:"selector,omitempty" jsonschema:"optional node kind, as ast-grep's selector: the pattern is then the code around the part to find and only the first node of this kind in it is matched (pattern 'struct _S { $F: Vec<$T> }' with selector field_declaration finds such fields in any struct); for a snippet that only parses inside a larger construct and that ast_grep reads otherwise" bounds:"minLength=1,pattern=^[A-Za-z0-9_]+$"`
-	Path     string `json:"path,omitempty" jsonschema:"file or directory to search, relative to the working directory (default: the whole working directory)"`
-	Language string `json:"language,omitempty" jsonschema:"grammar id (go, python, javascript, typescript, tsx, rust, c, cpp, java, dart, ...); inferred from the extension when path is a file, and for a directory from the one language its files are in (or the one the pattern parses in); when the pattern parses in several of a directory's languages, ast_grep searches each and says which matched (ast_edit needs language then)"`
+	Pattern  string         `json:"pattern,omitempty" jsonschema:"code in the target language with metavariables: $NAME one node, $$$NAME zero or more siblings, $_ any node without binding (give pattern or rule)" bounds:"minLength=1"`
+	Rule     map[string]any `json:"rule,omitempty" jsonschema:"instead of pattern, an ast-grep rule as a JSON object: a rule object (pattern, kind, regex, nthChild, range; inside, has, follows, precedes with stopBy neighbor, end or a rule, and field; all, any, not, matches) or a whole rule configuration {rule, constraints, utils, transform, fix, rewriters, language}, e.g. {\"kind\": \"call_expression\", \"has\": {\"field\": \"function\", \"regex\": \"^println$\"}, \"not\": {\"inside\": {\"kind\": \"if_statement\", \"stopBy\": \"end\"}}}; needs language (or its language key) unless path is a file"`
+	Selector string         `json:"selector,omitempty" jsonschema:"optional node kind, as ast-grep's selector: the pattern is then the code around the part to find and only the first node of this kind in it is matched (pattern 'struct _S { $F: Vec<$T> }' with selector field_declaration finds such fields in any struct); for a snippet that only parses inside a larger construct and that ast_grep reads otherwise" bounds:"minLength=1,pattern=^[A-Za-z0-9_]+$"`
+	Path     string         `json:"path,omitempty" jsonschema:"file or directory to search, relative to the working directory (default: the whole working directory)"`
+	Language string         `json:"language,omitempty" jsonschema:"grammar id (go, python, javascript, typescript, tsx, rust, c, cpp, java, dart, ...); inferred from the extension when path is a file, and for a directory from the one language its files are in (or the one the pattern parses in); when the pattern parses in several of a directory's languages, ast_grep searches each and says which matched (ast_edit needs language then)"`
 }
 
 // grepArgs are ast_grep's arguments.
@@ -146,7 +147,7 @@ func (grepArgs) tuneSchema(s *jsonschema.Schema) {
 // astEditArgs are ast_edit's arguments.
 type astEditArgs struct {
 	grepQuery
-	Rewrite string `json:"rewrite" jsonschema:"the replacement, with the pattern's metavariables"`
+	Rewrite *string `json:"rewrite,omitempty" jsonschema:"the replacement, with the pattern's metavariables (required with pattern; with rule, the rule's fix is used when rewrite is not given)"`
 	// IncludeErrors rewrites files with syntax errors too.
 	IncludeErrors bool `json:"include_errors,omitempty" jsonschema:"rewrite files whose tree has syntax errors too (default false: they are left out of the staged change and named with the line of their first error, as a replacement there may land in code the parser misread)"`
 }
@@ -164,6 +165,14 @@ func languageSchema(s *jsonschema.Schema) {
 // query resolves a to a confined query showing at most maxResults matches
 // (0: astGrepDefaultMax).
 func (s *structural) query(tool string, a grepQuery, maxResults int) (search.Query, error) {
+	switch {
+	case a.Pattern == "" && a.Rule == nil:
+		return search.Query{}, fmt.Errorf("tools: %s: give pattern (code with metavariables) or rule (an ast-grep rule object)", tool)
+	case a.Pattern != "" && a.Rule != nil:
+		return search.Query{}, fmt.Errorf("tools: %s: give pattern or rule, not both (a rule can hold the pattern: {\"pattern\": ...})", tool)
+	case a.Rule != nil && a.Selector != "":
+		return search.Query{}, fmt.Errorf("tools: %s: selector goes with pattern; in a rule write {\"pattern\": {\"context\": ..., \"selector\": ...}}", tool)
+	}
 	p := a.Path
 	if p == "" {
 		p = "."
@@ -185,7 +194,11 @@ func (s *structural) query(tool string, a grepQuery, maxResults int) (search.Que
 	if maxResults == 0 {
 		maxResults = astGrepDefaultMax
 	}
-	return search.Query{Pattern: a.Pattern, Selector: a.Selector, Language: a.Language, Paths: []string{real}, MaxResults: maxResults}, nil
+	q := search.Query{Pattern: a.Pattern, Selector: a.Selector, Language: a.Language, Paths: []string{real}, MaxResults: maxResults}
+	if a.Rule != nil {
+		q.Rule = a.Rule
+	}
+	return q, nil
 }
 
 // rel shows a path relative to the working directory.
@@ -299,7 +312,8 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 		}
 	}
 	for _, p := range parts {
-		st.Languages = append(st.Languages, AstGrepLanguage{Language: p.Pattern.Language(), Context: p.Pattern.Context(), Matches: p.Total, Searched: p.Searched})
+		lang, context := resultLanguage(p)
+		st.Languages = append(st.Languages, AstGrepLanguage{Language: lang, Context: context, Matches: p.Total, Searched: p.Searched})
 	}
 	st.More = o.more(res.Total)
 	st.Errors = res.Errors[:min(len(res.Errors), astGrepMaxErrors)]
@@ -380,10 +394,22 @@ func mergeResults(parts []*search.Result, max int) *search.Result {
 	return &m
 }
 
+// resultLanguage names the language of one result and how its query was
+// read: the pattern's rung, or "rule".
+func resultLanguage(r *search.Result) (string, string) {
+	if r.Rule != nil {
+		return r.Rule.Language, "rule"
+	}
+	return r.Pattern.Language(), r.Pattern.Context()
+}
+
 // languagesNote says how the pattern was read: "go pattern parsed as
 // statement", or for several languages which were searched and which matched.
 func languagesNote(parts []*search.Result) string {
 	if len(parts) == 1 {
+		if r := parts[0].Rule; r != nil {
+			return fmt.Sprintf("%s rule", r.Language)
+		}
 		return fmt.Sprintf("%s pattern parsed as %s", parts[0].Pattern.Language(), strings.Join(parts[0].Pattern.Contexts(), " and as "))
 	}
 	var each []string
@@ -406,10 +432,17 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	rewrite := ""
+	switch {
+	case a.Rewrite != nil:
+		rewrite = *a.Rewrite
+	case a.Rule == nil:
+		return nil, fmt.Errorf("tools: ast_edit: rewrite is required with pattern (the replacement, with the pattern's metavariables; \"\" deletes each match)")
+	}
 	q.MaxResults = 0
 	q.IncludeErrors = a.IncludeErrors
 	q.Progress = filesProgress(ctx)
-	plan, err := s.search.Rewrite(ctx, q, a.Rewrite)
+	plan, err := s.search.Rewrite(ctx, q, rewrite)
 	if err != nil {
 		return nil, s.relErr(err)
 	}
