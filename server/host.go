@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -271,7 +270,7 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		h.mu.Unlock()
 		// A session is reachable only on its workspace, with its token.
 		if s == nil || s.workspace != ws || s.tokenKey != p.key {
-			http.Error(w, "server: session not found (closed, idle too long, or not this workspace's); start a new session", http.StatusNotFound)
+			h.sessionNotFound(w)
 			return
 		}
 		if p.tier < s.tier {
@@ -335,7 +334,7 @@ func (h *Host) newSession(w http.ResponseWriter, r *http.Request, ws, dir, key s
 	h.runs.Add(1)
 	h.mu.Unlock()
 
-	s := &hostSession{id: rand.Text(), workspace: ws, tokenKey: key, tier: tier}
+	s := &hostSession{id: newSessionID(r), workspace: ws, tokenKey: key, tier: tier}
 	so := h.opts.Server
 	so.SessionID = s.id
 	so.OnCall = h.observe
