@@ -206,6 +206,23 @@ func DefaultAdapters() []Adapter {
 			Ops:             []string{"set_variable", "modules", "disassemble"},
 		},
 		{
+			// tether's own adapter: it serves DAP in-process and drives
+			// node's inspector, so node is the only binary it needs. A .ts
+			// program is compiled with tsc (source maps on) into the
+			// session's scratch dir; breakpoints on .ts lines and frames
+			// go through the maps.
+			ID:         "node",
+			Toolchain:  "node",
+			Markers:    []string{"package.json", "tsconfig.json", "jsconfig.json"},
+			Extensions: []string{".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"},
+			Commands:   [][]string{{"node"}, {"nodejs"}},
+			Transport:  Inspector,
+			Launch:     map[string]any{"program": "${program}", "args": "${args}", "cwd": "${cwd}"},
+			Test:       map[string]any{"program": "${program}", "args": "${args}", "cwd": "${cwd}", "test": true},
+			TestRunner: "node",
+			Install:    "install Node.js 20 or later (apt-get install nodejs, or https://nodejs.org) and put node on PATH; for .ts files also npm install typescript",
+		},
+		{
 			ID:         "dart",
 			Toolchain:  "dart",
 			Markers:    []string{"pubspec.yaml"},
@@ -263,16 +280,16 @@ func LoadAdapters(r io.Reader) ([]Adapter, error) {
 			return nil, fmt.Errorf("dap: adapter table: entry %d needs an id and at least one command (or, for a running TCP adapter, address)", i+1)
 		}
 		switch a.Transport {
-		case "", Stdio, DialIn, TCP:
+		case "", Stdio, DialIn, TCP, Inspector:
 		default:
-			return nil, fmt.Errorf("dap: adapter table: %s: unknown transport %q; use %q, %q or %q", a.ID, a.Transport, Stdio, DialIn, TCP)
+			return nil, fmt.Errorf("dap: adapter table: %s: unknown transport %q; use %q, %q, %q or %q", a.ID, a.Transport, Stdio, DialIn, TCP, Inspector)
 		}
 		if err := checkTCPEntry(a); err != nil {
 			return nil, err
 		}
 		switch {
-		case a.TestRunner != "" && a.TestRunner != "go" && a.TestRunner != "pytest":
-			return nil, fmt.Errorf("dap: adapter table: %s: unknown test_runner %q; use \"go\" or \"pytest\"", a.ID, a.TestRunner)
+		case a.TestRunner != "" && a.TestRunner != "go" && a.TestRunner != "pytest" && a.TestRunner != "node":
+			return nil, fmt.Errorf("dap: adapter table: %s: unknown test_runner %q; use \"go\", \"pytest\" or \"node\"", a.ID, a.TestRunner)
 		case (a.Test == nil) != (a.TestRunner == ""):
 			return nil, fmt.Errorf("dap: adapter table: %s: test and test_runner go together; give both or neither", a.ID)
 		}

@@ -505,6 +505,11 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		s.c.timeout = s.requestTimeout
 		return nil
 	}
+	if a.Transport == Inspector {
+		s.c = newConn(startNode(a, s.root, s.scratch), s.onEvent, nil)
+		s.c.timeout = s.requestTimeout
+		return nil
+	}
 	if s.kind == "attach" && a.AttachDirect && s.pid == 0 {
 		addr := net.JoinHostPort(s.host, strconv.Itoa(s.port))
 		// A debug server that is still starting refuses for a moment; give

@@ -36,6 +36,8 @@ func isTestFile(a Adapter, program string) bool {
 		return strings.HasSuffix(base, "_test.go")
 	case "pytest":
 		return strings.HasSuffix(base, ".py") && (strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py"))
+	case "node":
+		return isNodeTestFile(base)
 	}
 	return false
 }
@@ -68,6 +70,8 @@ func planTests(a Adapter, root, program, test string, progArgs []string) (*testR
 		return planGoTests(root, program, fi.IsDir(), test, progArgs)
 	case "pytest":
 		return planPytest(root, program, fi.IsDir(), test, progArgs)
+	case "node":
+		return planNodeTests(program, fi.IsDir(), test, progArgs)
 	}
 	return nil, fmt.Errorf("debug: launch: the %s adapter has an unknown test runner %q", a.ID, a.TestRunner)
 }

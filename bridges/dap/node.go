@@ -1,0 +1,1134 @@
+package dap
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/internal/proc"
+)
+
+// Inspector is the transport of an adapter tether implements itself: it
+// serves DAP in-process and drives node's own inspector (the Chrome
+// DevTools Protocol) in the program it starts. The adapter's command is
+// the node binary.
+const Inspector Transport = "node-inspector"
+
+//go:embed node_relay.mjs
+var nodeRelay []byte
+
+// nodeBridge is the in-process debug adapter for node: DAP on one side (a
+// net.Pipe to the session, so everything above it is the same as for an
+// external adapter), the inspector protocol on the other, through a relay
+// the program loads with --import and fds 3 and 4: no port is opened, so
+// it works in a sandbox with a network namespace of its own.
+type nodeBridge struct {
+	a       *resolved
+	root    string
+	scratch string
+
+	rw  io.ReadWriteCloser
+	wmu sync.Mutex
+	seq int
+
+	cmd  *exec.Cmd
+	cdp  *cdpConn
+	exit chan struct{} // closed when node has exited and its output is read
+
+	mu        sync.Mutex
+	scripts   map[string]scriptParsed // by script id
+	maps      map[string]*sourceMap   // by script id; nil: none
+	fileMaps  map[string]*sourceMap   // map files read, by generated path
+	scanned   bool                    // the project's map files were read
+	bps       map[string][]string     // inspector breakpoint ids, by DAP source path
+	bpByID    map[string]int          // inspector breakpoint id -> DAP breakpoint id
+	nextBP    int
+	paused    *pausedParams
+	frames    map[int]int // DAP frame id -> index in paused.CallFrames
+	nextFrame int
+	refs      map[int]string // variables reference -> object id
+	nextRef   int
+	lastCmd   string // the last run command: "next", "stepIn", "stepOut", "pause", "continue"
+	excState  string // setPauseOnExceptions state
+	launched  bool
+}
+
+// startNode makes the in-process adapter and returns the session's end of
+// its connection.
+func startNode(a *resolved, root, scratch string) io.ReadWriteCloser {
+	ours, theirs := net.Pipe()
+	b := &nodeBridge{
+		a: a, root: root, scratch: scratch, rw: ours,
+		scripts: map[string]scriptParsed{}, maps: map[string]*sourceMap{}, fileMaps: map[string]*sourceMap{},
+		bps: map[string][]string{}, bpByID: map[string]int{}, frames: map[int]int{}, refs: map[int]string{},
+		excState: "none", exit: make(chan struct{}),
+	}
+	go b.serve()
+	return theirs
+}
+
+// serve answers DAP requests until the session closes the connection.
+func (b *nodeBridge) serve() {
+	defer b.stop()
+	r := bufio.NewReader(b.rw)
+	for {
+		data, err := godap.ReadBaseMessage(r)
+		if err != nil {
+			return
+		}
+		var req struct {
+			Seq       int             `json:"seq"`
+			Type      string          `json:"type"`
+			Command   string          `json:"command"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if json.Unmarshal(data, &req) != nil || req.Type != "request" {
+			continue
+		}
+		// Requests are answered one by one, in order; a request that waits
+		// for node (evaluate) holds the next, as an adapter's would.
+		body, err := b.handle(req.Command, req.Arguments)
+		resp := map[string]any{"type": "response", "request_seq": req.Seq, "command": req.Command, "success": err == nil}
+		if err != nil {
+			resp["message"] = err.Error()
+		} else if body != nil {
+			resp["body"] = body
+		}
+		b.send(resp)
+		if req.Command == "launch" && err == nil {
+			b.event("initialized", nil)
+		}
+		if req.Command == "disconnect" || req.Command == "terminate" {
+			return
+		}
+	}
+}
+
+// send writes one DAP message with the next sequence number.
+func (b *nodeBridge) send(m map[string]any) {
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
+	b.seq++
+	m["seq"] = b.seq
+	_ = godap.WriteBaseMessage(b.rw, mustJSON(m))
+}
+
+func (b *nodeBridge) event(name string, body any) {
+	m := map[string]any{"type": "event", "event": name}
+	if body != nil {
+		m["body"] = body
+	}
+	b.send(m)
+}
+
+func mustJSON(v any) []byte {
+	data, _ := json.Marshal(v)
+	return data
+}
+
+// stop kills node's process tree and closes both connections.
+func (b *nodeBridge) stop() {
+	if b.cmd != nil && b.cmd.Process != nil {
+		killTreeAndGroups([]int{b.cmd.Process.Pid}, b.cmd.Process.Pid)
+	}
+	if b.cdp != nil {
+		b.cdp.close()
+	}
+	_ = b.rw.Close()
+}
+
+// requestTimeout bounds one inspector request the bridge makes.
+const nodeRequestTimeout = 30 * time.Second
+
+func (b *nodeBridge) call(method string, params, out any) error {
+	if b.cdp == nil {
+		return errors.New("the program is not started")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), nodeRequestTimeout)
+	defer cancel()
+	return b.cdp.call(ctx, method, params, out)
+}
+
+// nodeCaps is what the bridge offers (DAP Capabilities).
+func nodeCaps() map[string]any {
+	return map[string]any{
+		"supportsConfigurationDoneRequest":  true,
+		"supportsConditionalBreakpoints":    true,
+		"supportsHitConditionalBreakpoints": true,
+		"supportsLogPoints":                 true,
+		"supportsExceptionInfoRequest":      true,
+		"supportsTerminateRequest":          true,
+		"supportsEvaluateForHovers":         true,
+		"exceptionBreakpointFilters": []map[string]any{
+			{"filter": "uncaught", "label": "Uncaught exceptions", "default": true},
+			{"filter": "all", "label": "All exceptions (caught too)"},
+		},
+	}
+}
+
+func (b *nodeBridge) handle(cmd string, raw json.RawMessage) (any, error) {
+	switch cmd {
+	case "initialize":
+		return nodeCaps(), nil
+	case "launch":
+		return nil, b.launch(raw)
+	case "attach":
+		return nil, errors.New("the node adapter launches programs; it does not attach")
+	case "setBreakpoints":
+		return b.setBreakpoints(raw)
+	case "setFunctionBreakpoints":
+		return nil, errors.New("the node adapter has no function breakpoints; set a line breakpoint in the function")
+	case "setExceptionBreakpoints":
+		var args struct {
+			Filters []string `json:"filters"`
+		}
+		_ = json.Unmarshal(raw, &args)
+		state := "none"
+		for _, f := range args.Filters {
+			switch f {
+			case "all":
+				state = "all"
+			case "uncaught":
+				if state == "none" {
+					state = "uncaught"
+				}
+			}
+		}
+		b.mu.Lock()
+		b.excState = state
+		b.mu.Unlock()
+		return nil, b.call("Debugger.setPauseOnExceptions", map[string]any{"state": state}, nil)
+	case "configurationDone":
+		return nil, b.call("tether.run", nil, nil)
+	case "threads":
+		return map[string]any{"threads": []map[string]any{{"id": 1, "name": "main"}}}, nil
+	case "stackTrace":
+		return b.stackTrace(raw)
+	case "scopes":
+		return b.scopes(raw)
+	case "variables":
+		return b.variables(raw)
+	case "evaluate":
+		return b.evaluate(raw)
+	case "exceptionInfo":
+		return b.exceptionInfo()
+	case "continue":
+		return map[string]any{"allThreadsContinued": true}, b.run("continue", "Debugger.resume")
+	case "next":
+		return nil, b.run("next", "Debugger.stepOver")
+	case "stepIn":
+		return nil, b.run("stepIn", "Debugger.stepInto")
+	case "stepOut":
+		return nil, b.run("stepOut", "Debugger.stepOut")
+	case "pause":
+		b.mu.Lock()
+		b.lastCmd = "pause"
+		b.mu.Unlock()
+		return nil, b.call("Debugger.pause", nil, nil)
+	case "disconnect", "terminate":
+		b.stop()
+		return nil, nil
+	}
+	return nil, fmt.Errorf("the node adapter does not serve %s", cmd)
+}
+
+// nodeThreadCheck refuses a thread id other than node's main thread's.
+func nodeThreadCheck(raw json.RawMessage) error {
+	var args struct {
+		ThreadID int `json:"threadId"`
+	}
+	_ = json.Unmarshal(raw, &args)
+	if args.ThreadID != 0 && args.ThreadID != 1 {
+		return fmt.Errorf("unknown thread %d; node's program runs on thread 1", args.ThreadID)
+	}
+	return nil
+}
+
+// run resumes the program one way; the references of the stop die.
+func (b *nodeBridge) run(name, method string) error {
+	b.mu.Lock()
+	if b.paused == nil {
+		b.mu.Unlock()
+		return errors.New("the program is not stopped")
+	}
+	b.lastCmd = name
+	b.mu.Unlock()
+	err := b.call(method, nil, nil)
+	if errors.Is(err, errCDPClosed) {
+		// The program ran to its end before the answer came back; the
+		// exited event says so.
+		return nil
+	}
+	return err
+}
+
+// launchArgs are the launch request's arguments (the adapter's Launch or
+// Test template, expanded).
+type nodeLaunchArgs struct {
+	Program string   `json:"program"`
+	Args    []string `json:"args"`
+	Cwd     string   `json:"cwd"`
+	// NodeArgs go to node before the program (--test-name-pattern=...).
+	NodeArgs []string `json:"nodeArgs"`
+	// Test: a test run; its leading --test-name-pattern= arguments go to
+	// node.
+	Test bool `json:"test"`
+}
+
+func (b *nodeBridge) launch(raw json.RawMessage) error {
+	var args nodeLaunchArgs
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return fmt.Errorf("launch arguments: %w", err)
+	}
+	if args.Program == "" {
+		return errors.New("launch needs program")
+	}
+	if args.Cwd == "" {
+		args.Cwd = b.root
+	}
+	program := args.Program
+	nodeArgs := append([]string(nil), args.NodeArgs...)
+	if args.Test {
+		for len(args.Args) > 0 && strings.HasPrefix(args.Args[0], testNamePattern) {
+			nodeArgs, args.Args = append(nodeArgs, args.Args[0]), args.Args[1:]
+		}
+	}
+	if filepath.Base(program) == "package.json" {
+		p, extra, rest, err := packageScript(program, args.Args)
+		if err != nil {
+			return err
+		}
+		program, nodeArgs, args.Args = p, append(nodeArgs, extra...), rest
+		args.Cwd = filepath.Dir(args.Program)
+	}
+	if isTypeScript(program) {
+		out, err := b.compileTS(program)
+		if err != nil {
+			return err
+		}
+		program = out
+	}
+	relay := filepath.Join(b.scratch, "tether-inspector.mjs")
+	if err := os.WriteFile(relay, nodeRelay, 0o600); err != nil {
+		return fmt.Errorf("writing the inspector relay: %w", err)
+	}
+	argv := append([]string{b.a.argv[0], "--import", fileURL(relay)}, nodeArgs...)
+	argv = append(append(argv, program), args.Args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = args.Cwd
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The program reads end-of-file from stdin, as under the other adapters.
+	toNode, fromBridge, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	fromNode, toBridge, err := os.Pipe()
+	if err != nil {
+		toNode.Close()
+		fromBridge.Close()
+		return err
+	}
+	cmd.ExtraFiles = []*os.File{toNode, toBridge}
+	cmd.Stdout = &outputWriter{b: b, category: "stdout"}
+	cmd.Stderr = &outputWriter{b: b, category: "stderr"}
+	cmd.WaitDelay = 2 * time.Second
+	cmd.Env = os.Environ()
+	if nm := filepath.Join(b.root, "node_modules"); isDir(nm) {
+		// A program compiled into the scratch dir still finds the
+		// project's packages (CommonJS).
+		cmd.Env = append(cmd.Env, "NODE_PATH="+nm)
+	}
+	if err := sandboxIf(cmd, "node debuggee", string(proc.Node), b.a.argv[0], "", b.root, b.scratch, ""); err != nil {
+		toNode.Close()
+		fromBridge.Close()
+		fromNode.Close()
+		toBridge.Close()
+		return err
+	}
+	if err := proc.Start(cmd); err != nil {
+		toNode.Close()
+		fromBridge.Close()
+		fromNode.Close()
+		toBridge.Close()
+		return fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
+	}
+	toNode.Close()
+	toBridge.Close()
+	b.cmd = cmd
+	ready := make(chan struct{})
+	var readyOnce sync.Once
+	b.cdp = newCDPConn(fromNode, fromBridge, func(method string, params json.RawMessage) {
+		if method == "tether.ready" {
+			readyOnce.Do(func() { close(ready) })
+			return
+		}
+		b.onCDP(method, params)
+	})
+	exited := make(chan struct{})
+	go func() {
+		err := cmd.Wait()
+		close(exited)
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		close(b.exit)
+		b.event("exited", map[string]any{"exitCode": code})
+		b.event("terminated", nil)
+	}()
+	b.event("process", map[string]any{"name": program, "systemProcessId": cmd.Process.Pid, "isLocalProcess": true, "startMethod": "launch"})
+	select {
+	case <-ready:
+	case <-exited:
+		return errors.New("node exited before its inspector was reachable; see the program output")
+	case <-time.After(nodeRequestTimeout):
+		return errors.New("node's inspector relay did not start within 30s")
+	}
+	if err := b.call("Debugger.enable", map[string]any{"maxScriptsCacheSize": 10_000_000}, nil); err != nil {
+		return err
+	}
+	b.launched = true
+	return nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// fileURL is the file: URL node names a script by.
+func fileURL(p string) string {
+	return (&url.URL{Scheme: "file", Path: p}).String()
+}
+
+// urlPath is the local path of a file: URL, or "".
+func urlPath(u string) string {
+	if !strings.HasPrefix(u, "file://") {
+		if filepath.IsAbs(u) {
+			return u
+		}
+		return ""
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return pu.Path
+}
+
+// outputWriter turns the program's output into output events.
+type outputWriter struct {
+	b        *nodeBridge
+	category string
+}
+
+func (w *outputWriter) Write(p []byte) (int, error) {
+	w.b.event("output", map[string]any{"category": w.category, "output": string(p)})
+	return len(p), nil
+}
+
+// onCDP handles the inspector's notifications.
+func (b *nodeBridge) onCDP(method string, params json.RawMessage) {
+	switch method {
+	case "Debugger.scriptParsed":
+		var sp scriptParsed
+		if json.Unmarshal(params, &sp) != nil {
+			return
+		}
+		b.mu.Lock()
+		b.scripts[sp.ScriptID] = sp
+		b.mu.Unlock()
+		if sp.SourceMapURL != "" {
+			if m := b.loadScriptMap(sp); m != nil {
+				b.mu.Lock()
+				b.maps[sp.ScriptID] = m
+				b.mu.Unlock()
+			}
+		}
+	case "Debugger.paused":
+		var p pausedParams
+		if json.Unmarshal(params, &p) != nil {
+			return
+		}
+		b.mu.Lock()
+		b.paused = &p
+		clear(b.frames)
+		clear(b.refs)
+		last := b.lastCmd
+		b.lastCmd = ""
+		var hit []int
+		for _, id := range p.HitBreakpoints {
+			if n, ok := b.bpByID[id]; ok {
+				hit = append(hit, n)
+			}
+		}
+		b.mu.Unlock()
+		body := map[string]any{"threadId": 1, "allThreadsStopped": true}
+		switch {
+		case p.Reason == "exception" || p.Reason == "promiseRejection":
+			body["reason"] = "exception"
+			var ex remoteObject
+			_ = json.Unmarshal(p.Data, &ex)
+			body["description"] = "Paused on exception"
+			body["text"] = firstLine(ex.Description)
+		case len(p.HitBreakpoints) > 0:
+			body["reason"] = "breakpoint"
+			body["hitBreakpointIds"] = hit
+		case last == "next" || last == "stepIn" || last == "stepOut":
+			body["reason"] = "step"
+		case last == "pause":
+			body["reason"] = "pause"
+		default:
+			body["reason"] = "breakpoint"
+			body["description"] = "debugger statement"
+		}
+		b.event("stopped", body)
+	case "Debugger.resumed":
+		b.mu.Lock()
+		b.paused = nil
+		clear(b.frames)
+		clear(b.refs)
+		b.mu.Unlock()
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimSpace(s)
+}
+
+// loadScriptMap reads the source map a script names: inline (a data:
+// URL), or a file next to it inside the project or the scratch dir.
+func (b *nodeBridge) loadScriptMap(sp scriptParsed) *sourceMap {
+	gen := urlPath(sp.URL)
+	if gen == "" {
+		return nil
+	}
+	if strings.HasPrefix(sp.SourceMapURL, "data:") {
+		data, err := inlineSourceMap(sp.SourceMapURL)
+		if err != nil {
+			return nil
+		}
+		m, err := parseSourceMap(data, gen, gen)
+		if err != nil {
+			return nil
+		}
+		return m
+	}
+	mapPath := urlPath(sp.SourceMapURL)
+	if mapPath == "" && !strings.Contains(sp.SourceMapURL, "://") {
+		if u, err := url.PathUnescape(sp.SourceMapURL); err == nil {
+			mapPath = filepath.Join(filepath.Dir(gen), u)
+		}
+	}
+	if mapPath == "" {
+		return nil
+	}
+	return b.readMapFile(mapPath, gen)
+}
+
+// maxMapSize bounds a source map file read.
+const maxMapSize = 32 << 20
+
+// readMapFile reads a map file of the project or the scratch dir (nil for
+// one outside them, or one that does not parse), cached by generated file.
+func (b *nodeBridge) readMapFile(mapPath, gen string) *sourceMap {
+	b.mu.Lock()
+	if m, ok := b.fileMaps[gen]; ok {
+		b.mu.Unlock()
+		return m
+	}
+	b.mu.Unlock()
+	if !inTree(b.root, mapPath) && !inTree(b.scratch, mapPath) {
+		return nil
+	}
+	fi, err := os.Stat(mapPath)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxMapSize {
+		return nil
+	}
+	data, err := os.ReadFile(mapPath)
+	if err != nil {
+		return nil
+	}
+	m, err := parseSourceMap(data, mapPath, gen)
+	if err != nil {
+		m = nil
+	}
+	b.mu.Lock()
+	b.fileMaps[gen] = m
+	b.mu.Unlock()
+	return m
+}
+
+// inTree reports whether p is dir or lies beneath it.
+func inTree(dir, p string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// mapsFor returns the maps that have file among their sources: those of
+// loaded scripts, and the map files of the project and the scratch dir
+// (read once, node_modules left out, at most maxMapFiles).
+func (b *nodeBridge) mapsFor(file string) []*sourceMap {
+	b.mu.Lock()
+	scanned := b.scanned
+	b.scanned = true
+	b.mu.Unlock()
+	if !scanned {
+		for _, dir := range []string{b.scratch, b.root} {
+			for _, p := range findMapFiles(dir) {
+				b.readMapFile(p, strings.TrimSuffix(p, ".map"))
+			}
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	seen := map[string]bool{}
+	var out []*sourceMap
+	add := func(m *sourceMap) {
+		if m != nil && !seen[m.generated] && m.hasSource(file) >= 0 {
+			seen[m.generated] = true
+			out = append(out, m)
+		}
+	}
+	for _, m := range b.maps {
+		add(m)
+	}
+	for _, m := range b.fileMaps {
+		add(m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].generated < out[j].generated })
+	return out
+}
+
+// maxMapFiles bounds the map files one scan reads.
+const maxMapFiles = 2000
+
+func findMapFiles(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	var out []string
+	visited := 0
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		visited++
+		if visited > 50_000 || len(out) >= maxMapFiles {
+			return filepath.SkipAll
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != dir && (n == "node_modules" || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".js.map") || strings.HasSuffix(p, ".mjs.map") || strings.HasSuffix(p, ".cjs.map") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// jsExt reports whether node runs a file itself (not through a map).
+func jsExt(file string) bool {
+	switch filepath.Ext(file) {
+	case ".js", ".mjs", ".cjs":
+		return true
+	}
+	return false
+}
+
+func isTypeScript(file string) bool {
+	switch filepath.Ext(file) {
+	case ".ts", ".mts", ".cts", ".tsx":
+		return !strings.HasSuffix(file, ".d.ts")
+	}
+	return false
+}
+
+// dapSourceBreakpoint is one breakpoint of a setBreakpoints request.
+type dapSourceBreakpoint struct {
+	Line         int    `json:"line"`
+	Condition    string `json:"condition"`
+	HitCondition string `json:"hitCondition"`
+	LogMessage   string `json:"logMessage"`
+}
+
+// setBreakpoints replaces one file's breakpoints. A JavaScript file's are
+// set by its URL, so they bind when node loads it; another file's (a .ts
+// source) at the generated places its source maps give.
+func (b *nodeBridge) setBreakpoints(raw json.RawMessage) (any, error) {
+	var args struct {
+		Source      godap.Source          `json:"source"`
+		Breakpoints []dapSourceBreakpoint `json:"breakpoints"`
+	}
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, err
+	}
+	file := args.Source.Path
+	b.mu.Lock()
+	old := b.bps[file]
+	delete(b.bps, file)
+	b.mu.Unlock()
+	for _, id := range old {
+		_ = b.call("Debugger.removeBreakpoint", map[string]any{"breakpointId": id}, nil)
+		b.mu.Lock()
+		delete(b.bpByID, id)
+		b.mu.Unlock()
+	}
+	var maps []*sourceMap
+	if !jsExt(file) {
+		maps = b.mapsFor(file)
+	}
+	var out []map[string]any
+	var ids []string
+	for _, sb := range args.Breakpoints {
+		b.mu.Lock()
+		b.nextBP++
+		n := b.nextBP
+		b.mu.Unlock()
+		res := map[string]any{"id": n, "line": sb.Line, "verified": false}
+		out = append(out, res)
+		cond, err := breakpointCondition(n, sb)
+		if err != nil {
+			res["message"] = err.Error()
+			continue
+		}
+		type target struct {
+			gen      string
+			line     int
+			col      int
+			srcLine  int
+			viaMap   *sourceMap
+			mapNoted string
+		}
+		var targets []target
+		if jsExt(file) {
+			targets = append(targets, target{gen: file, line: sb.Line - 1, srcLine: sb.Line})
+		} else {
+			for _, m := range maps {
+				gl, gc, found, ok := m.generatedFor(m.hasSource(file), sb.Line-1)
+				if ok {
+					targets = append(targets, target{gen: m.generated, line: gl, col: gc, srcLine: found + 1, viaMap: m})
+				}
+			}
+			if len(targets) == 0 {
+				if len(maps) == 0 {
+					res["message"] = fmt.Sprintf("no source map names %s: node runs JavaScript; compile it with source maps (tsc --sourceMap) and launch the output, or launch the .ts file itself", filepath.Base(file))
+				} else {
+					res["message"] = fmt.Sprintf("no code of %s at or after line %d in its source maps", filepath.Base(file), sb.Line)
+				}
+				continue
+			}
+		}
+		var bound bool
+		for _, t := range targets {
+			params := map[string]any{"url": fileURL(t.gen), "lineNumber": t.line, "condition": cond}
+			if t.viaMap != nil {
+				params["columnNumber"] = t.col
+			}
+			var r struct {
+				BreakpointID string        `json:"breakpointId"`
+				Locations    []cdpLocation `json:"locations"`
+			}
+			if err := b.call("Debugger.setBreakpointByUrl", params, &r); err != nil {
+				res["message"] = err.Error()
+				continue
+			}
+			ids = append(ids, r.BreakpointID)
+			b.mu.Lock()
+			b.bpByID[r.BreakpointID] = n
+			b.mu.Unlock()
+			res["line"] = t.srcLine
+			if len(r.Locations) > 0 {
+				bound = true
+			}
+		}
+		if len(ids) > 0 {
+			// Set by URL: it binds when node loads the file, and node has
+			// not always loaded it yet.
+			res["verified"] = true
+			if !bound && b.launched {
+				res["message"] = "set; binds when node loads " + filepath.Base(targets[0].gen)
+			}
+		}
+	}
+	b.mu.Lock()
+	if len(ids) > 0 {
+		b.bps[file] = ids
+	}
+	b.mu.Unlock()
+	if out == nil {
+		out = []map[string]any{}
+	}
+	return map[string]any{"breakpoints": out}, nil
+}
+
+// hitCondition reads a hit condition: "3" or "==3" (the third hit),
+// ">=3", ">3", "<3", "<=3", "%3" (every third).
+var hitCondition = regexp.MustCompile(`^\s*(==|>=|<=|>|<|%)?\s*(\d+)\s*$`)
+
+// breakpointCondition is the JavaScript condition the inspector evaluates
+// for one breakpoint: the condition, then the hit count (kept in the
+// program, per breakpoint, counted only when the condition holds), then a
+// logpoint's message written with console.log, which never stops.
+func breakpointCondition(id int, sb dapSourceBreakpoint) (string, error) {
+	var parts []string
+	if c := strings.TrimSpace(sb.Condition); c != "" {
+		parts = append(parts, "("+c+"\n)")
+	}
+	if hc := strings.TrimSpace(sb.HitCondition); hc != "" {
+		m := hitCondition.FindStringSubmatch(hc)
+		if m == nil {
+			return "", fmt.Errorf("hit condition %q is not a count; use N (the Nth hit), >=N, >N, <N, <=N or %%N (every Nth)", hc)
+		}
+		op := m[1]
+		if op == "" || op == "==" {
+			op = "==="
+		}
+		counter := fmt.Sprintf(`((globalThis[Symbol.for("tether.hits")] ??= {})[%d] = (globalThis[Symbol.for("tether.hits")][%d] || 0) + 1)`, id, id)
+		if m[1] == "%" {
+			parts = append(parts, "("+counter+" % "+m[2]+" === 0)")
+		} else {
+			parts = append(parts, "("+counter+" "+op+" "+m[2]+")")
+		}
+	}
+	if sb.LogMessage != "" {
+		parts = append(parts, "(console.log("+logTemplate(sb.LogMessage)+"), false)")
+	}
+	return strings.Join(parts, " && "), nil
+}
+
+// logTemplate turns a DAP log message ("x is {x}") into a JavaScript
+// template literal that interpolates the braces' expressions.
+func logTemplate(msg string) string {
+	var sb strings.Builder
+	sb.WriteByte('`')
+	depth := 0
+	for _, r := range msg {
+		switch {
+		case r == '{' && depth == 0:
+			sb.WriteString("${")
+			depth++
+		case r == '{':
+			depth++
+			sb.WriteRune(r)
+		case r == '}' && depth == 1:
+			depth--
+			sb.WriteByte('}')
+		case r == '}' && depth > 1:
+			depth--
+			sb.WriteRune(r)
+		case depth == 0 && (r == '`' || r == '\\' || r == '$'):
+			sb.WriteByte('\\')
+			sb.WriteRune(r)
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	if depth > 0 {
+		sb.WriteByte('}')
+	}
+	sb.WriteByte('`')
+	return sb.String()
+}
+
+// place is where a call frame is, in the source a map leads to when the
+// script has one.
+func (b *nodeBridge) place(loc cdpLocation) (path, name string, line, col int) {
+	b.mu.Lock()
+	sp := b.scripts[loc.ScriptID]
+	m := b.maps[loc.ScriptID]
+	b.mu.Unlock()
+	path = urlPath(sp.URL)
+	name = sp.URL
+	line, col = loc.LineNumber+1, loc.ColumnNumber+1
+	if m == nil && path != "" {
+		m = b.readMapFileIfKnown(path)
+	}
+	if m != nil {
+		if f, l, c, ok := m.original(loc.LineNumber, loc.ColumnNumber); ok {
+			return f, filepath.Base(f), l + 1, c + 1
+		}
+	}
+	if path != "" {
+		name = filepath.Base(path)
+	}
+	return path, name, line, col
+}
+
+func (b *nodeBridge) readMapFileIfKnown(gen string) *sourceMap {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.fileMaps[gen]
+}
+
+func (b *nodeBridge) stackTrace(raw json.RawMessage) (any, error) {
+	if err := nodeThreadCheck(raw); err != nil {
+		return nil, err
+	}
+	var args struct {
+		StartFrame int `json:"startFrame"`
+		Levels     int `json:"levels"`
+	}
+	_ = json.Unmarshal(raw, &args)
+	b.mu.Lock()
+	p := b.paused
+	b.mu.Unlock()
+	if p == nil {
+		return nil, errors.New("the program is running; pause it first")
+	}
+	total := len(p.CallFrames)
+	start := min(max(args.StartFrame, 0), total)
+	end := total
+	if args.Levels > 0 {
+		end = min(total, start+args.Levels)
+	}
+	frames := []map[string]any{}
+	for i := start; i < end; i++ {
+		cf := p.CallFrames[i]
+		path, name, line, col := b.place(cf.Location)
+		b.mu.Lock()
+		b.nextFrame++
+		id := b.nextFrame
+		b.frames[id] = i
+		b.mu.Unlock()
+		fn := cf.FunctionName
+		if fn == "" {
+			fn = "(anonymous)"
+		}
+		f := map[string]any{"id": id, "name": fn, "line": line, "column": col}
+		if path != "" {
+			f["source"] = map[string]any{"name": filepath.Base(path), "path": path}
+		} else if name != "" {
+			f["source"] = map[string]any{"name": name}
+			f["presentationHint"] = "subtle"
+		}
+		frames = append(frames, f)
+	}
+	return map[string]any{"stackFrames": frames, "totalFrames": total}, nil
+}
+
+// frame returns the paused call frame a DAP frame id names.
+func (b *nodeBridge) frame(id int) (*callFrame, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.paused == nil {
+		return nil, errors.New("the program is running; pause it first")
+	}
+	i, ok := b.frames[id]
+	if !ok || i >= len(b.paused.CallFrames) {
+		return nil, fmt.Errorf("unknown frame %d; take frame ids from the stack of this stop", id)
+	}
+	return &b.paused.CallFrames[i], nil
+}
+
+func (b *nodeBridge) ref(objectID string) int {
+	if objectID == "" {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.nextRef++
+	b.refs[b.nextRef] = objectID
+	return b.nextRef
+}
+
+func (b *nodeBridge) scopes(raw json.RawMessage) (any, error) {
+	var args struct {
+		FrameID int `json:"frameId"`
+	}
+	_ = json.Unmarshal(raw, &args)
+	cf, err := b.frame(args.FrameID)
+	if err != nil {
+		return nil, err
+	}
+	scopes := []map[string]any{}
+	for _, sc := range cf.ScopeChain {
+		name := strings.ToUpper(sc.Type[:1]) + sc.Type[1:]
+		if sc.Name != "" && sc.Type == "closure" {
+			name += " (" + sc.Name + ")"
+		}
+		scopes = append(scopes, map[string]any{
+			"name": name, "variablesReference": b.ref(sc.Object.ObjectID),
+			"expensive": sc.Type == "global",
+		})
+	}
+	return map[string]any{"scopes": scopes}, nil
+}
+
+func (b *nodeBridge) variables(raw json.RawMessage) (any, error) {
+	var args struct {
+		Ref   int `json:"variablesReference"`
+		Start int `json:"start"`
+		Count int `json:"count"`
+	}
+	_ = json.Unmarshal(raw, &args)
+	b.mu.Lock()
+	obj, ok := b.refs[args.Ref]
+	b.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown variables reference %d; take reference from scopes, or from a variable of this stop", args.Ref)
+	}
+	var r struct {
+		Result   []propertyDescriptor `json:"result"`
+		Internal []propertyDescriptor `json:"internalProperties"`
+		Private  []propertyDescriptor `json:"privateProperties"`
+	}
+	if err := b.call("Runtime.getProperties", map[string]any{"objectId": obj, "ownProperties": true, "generatePreview": false}, &r); err != nil {
+		return nil, err
+	}
+	props := append(append(r.Result, r.Private...), r.Internal...)
+	vars := []map[string]any{}
+	for _, p := range props {
+		if p.Value == nil {
+			if p.Get == nil || p.Name == "__proto__" {
+				continue
+			}
+			vars = append(vars, map[string]any{"name": p.Name, "value": "(getter)", "variablesReference": 0})
+			continue
+		}
+		v := b.variable(p.Name, *p.Value)
+		vars = append(vars, v)
+	}
+	start := min(max(args.Start, 0), len(vars))
+	end := len(vars)
+	if args.Count > 0 {
+		end = min(end, start+args.Count)
+	}
+	return map[string]any{"variables": vars[start:end]}, nil
+}
+
+// variable is one DAP variable for a remote object.
+func (b *nodeBridge) variable(name string, o remoteObject) map[string]any {
+	typ := o.Type
+	if o.Subtype != "" {
+		typ = o.Subtype
+	}
+	if o.ClassName != "" && o.Type == "object" {
+		typ = o.ClassName
+	}
+	ref := 0
+	if o.ObjectID != "" && o.Type != "function" {
+		ref = b.ref(o.ObjectID)
+	}
+	return map[string]any{"name": name, "value": renderRemote(o), "type": typ, "variablesReference": ref}
+}
+
+// renderRemote shows a value as JavaScript would write it: strings quoted,
+// objects by their description, functions by their first line.
+func renderRemote(o remoteObject) string {
+	switch {
+	case o.UnserializableValue != "":
+		return o.UnserializableValue
+	case o.Type == "undefined":
+		return "undefined"
+	case o.Subtype == "null":
+		return "null"
+	case o.Type == "string":
+		var s string
+		if json.Unmarshal(o.Value, &s) == nil {
+			return strconv.Quote(s)
+		}
+	case o.Type == "function":
+		return firstLine(o.Description)
+	case len(o.Value) > 0 && o.Type != "object":
+		return string(o.Value)
+	}
+	if o.Description != "" {
+		return o.Description
+	}
+	return string(o.Value)
+}
+
+func (b *nodeBridge) evaluate(raw json.RawMessage) (any, error) {
+	var args struct {
+		Expression string `json:"expression"`
+		FrameID    int    `json:"frameId"`
+	}
+	_ = json.Unmarshal(raw, &args)
+	var r evalResult
+	var err error
+	b.mu.Lock()
+	paused := b.paused != nil
+	b.mu.Unlock()
+	switch {
+	case args.FrameID != 0:
+		cf, ferr := b.frame(args.FrameID)
+		if ferr != nil {
+			return nil, ferr
+		}
+		err = b.call("Debugger.evaluateOnCallFrame", map[string]any{"callFrameId": cf.CallFrameID, "expression": args.Expression}, &r)
+	case paused:
+		b.mu.Lock()
+		id := b.paused.CallFrames[0].CallFrameID
+		b.mu.Unlock()
+		err = b.call("Debugger.evaluateOnCallFrame", map[string]any{"callFrameId": id, "expression": args.Expression}, &r)
+	default:
+		err = b.call("Runtime.evaluate", map[string]any{"expression": args.Expression}, &r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.ExceptionDetails != nil {
+		msg := r.ExceptionDetails.Text
+		if r.ExceptionDetails.Exception != nil && r.ExceptionDetails.Exception.Description != "" {
+			msg = firstLine(r.ExceptionDetails.Exception.Description)
+		}
+		return nil, errors.New(msg)
+	}
+	v := b.variable("", r.Result)
+	return map[string]any{"result": v["value"], "type": v["type"], "variablesReference": v["variablesReference"]}, nil
+}
+
+// exceptionInfo names the exception the program is stopped on: its class
+// and message, with its stack.
+func (b *nodeBridge) exceptionInfo() (any, error) {
+	b.mu.Lock()
+	p := b.paused
+	state := b.excState
+	b.mu.Unlock()
+	if p == nil || (p.Reason != "exception" && p.Reason != "promiseRejection") {
+		return nil, errors.New("the program is not stopped on an exception")
+	}
+	var ex remoteObject
+	_ = json.Unmarshal(p.Data, &ex)
+	id := ex.ClassName
+	if id == "" {
+		id = ex.Type
+	}
+	desc := renderRemote(ex)
+	msg, stack, _ := strings.Cut(desc, "\n")
+	mode := "unhandled"
+	if state == "all" {
+		mode = "always"
+	}
+	return map[string]any{
+		"exceptionId": id, "description": msg, "breakMode": mode,
+		"details": map[string]any{"message": msg, "typeName": id, "stackTrace": stack},
+	}, nil
+}

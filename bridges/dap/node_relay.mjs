@@ -1,0 +1,48 @@
+// Loaded with `node --import` before the program: it relays the Chrome
+// DevTools Protocol between tether (file descriptors 3 and 4, one JSON
+// message a line) and this process's own inspector, from a worker thread
+// that stays responsive while the main thread is paused. The program
+// starts when tether sends "tether.run", after its breakpoints are set;
+// top-level await keeps the event loop turning until then, which the
+// inspector needs to answer. No port is opened.
+import { Worker } from 'node:worker_threads';
+
+const relay = `
+const { parentPort } = require('node:worker_threads');
+const inspector = require('node:inspector');
+const fs = require('node:fs');
+const send = (m) => { try { fs.writeSync(4, JSON.stringify(m) + '\\n'); } catch { process.exit(0); } };
+const session = new inspector.Session();
+session.connectToMainThread();
+session.on('inspectorNotification', (m) => send({ method: m.method, params: m.params }));
+let buf = '';
+// A socket, not a file stream: a pending file read would hold the
+// process open at its end.
+const input = new (require('node:net').Socket)({ fd: 3, readable: true, writable: false });
+input.on('error', () => {});
+input.on('data', (chunk) => {
+  buf += chunk;
+  for (let i; (i = buf.indexOf('\\n')) >= 0;) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    let m;
+    try { m = JSON.parse(line); } catch { continue; }
+    if (m.method === 'tether.run') {
+      parentPort.postMessage('run');
+      send({ id: m.id, result: {} });
+      continue;
+    }
+    session.post(m.method, m.params || {}, (err, result) => send(err
+      ? { id: m.id, error: { message: String((err && err.message) || err) } }
+      : { id: m.id, result: result || {} }));
+  }
+});
+send({ method: 'tether.ready', params: {} });
+`;
+
+const worker = new Worker(relay, { eval: true, stdout: false, stderr: false });
+await new Promise((resolve, reject) => {
+  worker.once('message', resolve);
+  worker.once('error', reject);
+});
+worker.unref();

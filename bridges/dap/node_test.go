@@ -1,0 +1,271 @@
+package dap_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+const jsProgram = `function add(a, b) {
+  return a + b;
+}
+
+function main() {
+  const x = 41;
+  const y = add(x, 1);
+  console.log("hello", y, process.argv.slice(2));
+}
+
+main();
+`
+
+// TestNode: node's inspector through tether's own adapter stops at a
+// breakpoint, shows the stack, scopes and variables, evaluates in the
+// frame, steps, runs to the end with the program's output, and leaves no
+// process behind.
+func TestNode(t *testing.T) {
+	t.Parallel()
+	testenv.RequireBinary(t, "node")
+	runScenario(t, scenario{
+		files:   map[string]string{"package.json": "{}\n", "main.js": jsProgram},
+		program: "main.js", args: []string{"a1"}, bpFile: "main.js", bpLine: 6, stopName: "main",
+		varName: "x", varValue: "undefined", expr: "add(2, 3)", exprValue: "5",
+		stepLine: 7, wantOutput: "hello 42 [ 'a1' ]", badRef: true,
+	})
+}
+
+// jsCount calls tick five times; line 3 runs once per call.
+const jsCount = `function tick(i) {
+  const total = i * 10;
+  return total;
+}
+
+for (let i = 0; i < 5; i++) tick(i);
+console.log("done");
+`
+
+// tsCount is jsCount in TypeScript, with types that tsc erases (line 1)
+// so that the .ts and .js lines differ.
+const tsCount = `interface Item {
+  n: number;
+}
+
+function tick(item: Item): number {
+  const total: number = item.n * 10;
+  return total;
+}
+
+for (let i = 0; i < 5; i++) tick({ n: i });
+console.log("done");
+`
+
+// needTsc skips without typescript's tsc and links it into the project's
+// node_modules/.bin, where the node adapter looks first.
+func needTsc(t *testing.T, root string) {
+	t.Helper()
+	tsc := testenv.RequireBinary(t, "tsc")
+	if err := os.MkdirAll(filepath.Join(root, "node_modules", ".bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(tsc, filepath.Join(root, "node_modules", ".bin", "tsc")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNodeBreakpointKinds: in real node, a conditional breakpoint stops
+// where its condition holds, a hit-count breakpoint on its third hit, and
+// a logpoint prints without stopping.
+func TestNodeBreakpointKinds(t *testing.T) {
+	t.Parallel()
+	testenv.RequireBinary(t, "node")
+	root := testenv.Workspace(t, map[string]string{"package.json": "{}\n", "count.js": jsCount})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+
+	t.Run("condition", func(t *testing.T) {
+		do(t, sv, "c", root, request{Op: "breakpoints", File: "count.js", Breakpoints: []dap.SourceBreakpoint{{Line: 3, Condition: "i === 3"}}})
+		l := do(t, sv, "c", root, request{Op: "launch", Program: "count.js"})
+		if l.Stop == nil || l.Stop.Line != 3 || l.Stop.Reason != "breakpoint" {
+			t.Fatalf("launch should stop at the conditional breakpoint: %s", l)
+		}
+		evaluates(t, sv, root, "i", "3")
+		evaluates(t, sv, root, "total", "30")
+		if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil {
+			t.Fatalf("the condition holds once; continue should run to the end: %s", c)
+		}
+	})
+	t.Run("hit_condition", func(t *testing.T) {
+		do(t, sv, "c", root, request{Op: "breakpoints", File: "count.js", Breakpoints: []dap.SourceBreakpoint{{Line: 3, HitCondition: "3"}}})
+		l := do(t, sv, "c", root, request{Op: "launch", Program: "count.js"})
+		if l.Stop == nil || l.Stop.Line != 3 {
+			t.Fatalf("launch should stop at the hit-count breakpoint: %s", l)
+		}
+		evaluates(t, sv, root, "i", "2")
+		if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil {
+			t.Fatalf("after the third hit the program should run to its end: %s", c)
+		}
+	})
+	t.Run("logpoint", func(t *testing.T) {
+		do(t, sv, "c", root, request{Op: "breakpoints", File: "count.js", Breakpoints: []dap.SourceBreakpoint{{Line: 3, LogMessage: "total is {total} `{i}`"}}})
+		l := do(t, sv, "c", root, request{Op: "launch", Program: "count.js"})
+		if l.Exited == nil {
+			t.Fatalf("a logpoint should not stop the program: %s", l)
+		}
+		out := do(t, sv, "c", root, request{Op: "output"})
+		if !strings.Contains(out.Output, "total is 40 `4`") || !strings.Contains(out.Output, "done") {
+			t.Fatalf("the logpoint's messages should be in the output: %s", out)
+		}
+	})
+	t.Run("bad_hit_condition", func(t *testing.T) {
+		bp := do(t, sv, "c", root, request{Op: "breakpoints", File: "count.js", Breakpoints: []dap.SourceBreakpoint{{Line: 3, HitCondition: "often"}}})
+		l := do(t, sv, "c", root, request{Op: "launch", Program: "count.js"})
+		if len(l.Breakpoints) != 1 || l.Breakpoints[0].Verified || !strings.Contains(l.Breakpoints[0].Message, ">=N") {
+			t.Fatalf("a hit condition that is no count should be refused, saying which are: %s\n%s", bp, l)
+		}
+		if l.Exited == nil {
+			do(t, sv, "c", root, request{Op: "terminate"})
+		}
+	})
+	testenv.RequireNoProcs(t, root)
+}
+
+// TestNodeTypeScript: a .ts file is compiled with source maps; a
+// conditional breakpoint on a .ts line stops there, frames name the .ts
+// file and line, and stepping stays in the .ts source. The same holds for
+// JavaScript the project compiled itself, with its map files.
+func TestNodeTypeScript(t *testing.T) {
+	t.Parallel()
+	testenv.RequireBinary(t, "node")
+	root := testenv.Workspace(t, map[string]string{"package.json": "{}\n", "src/app.ts": tsCount})
+	needTsc(t, root)
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+
+	check := func(t *testing.T, program string) {
+		do(t, sv, "c", root, request{Op: "breakpoints", File: "src/app.ts", Breakpoints: []dap.SourceBreakpoint{{Line: 7, Condition: "item.n === 2"}}})
+		l := do(t, sv, "c", root, request{Op: "launch", Program: program})
+		if l.Stop == nil || filepath.Base(l.Stop.File) != "app.ts" || l.Stop.Line != 7 || !strings.Contains(l.Stop.Source, "return total") {
+			t.Fatalf("launch should stop at app.ts:7: %s", l)
+		}
+		if len(l.Breakpoints) != 1 || !l.Breakpoints[0].Verified {
+			t.Fatalf("the .ts breakpoint should be verified: %s", l)
+		}
+		evaluates(t, sv, root, "total", "20")
+		st := do(t, sv, "c", root, request{Op: "stack"})
+		if len(st.Frames) < 2 || st.Frames[0].Name != "tick" || filepath.Base(st.Frames[1].File) != "app.ts" || st.Frames[1].Line != 10 {
+			t.Fatalf("frames should be in app.ts (tick, then the loop at line 10): %s", st)
+		}
+		step := do(t, sv, "c", root, request{Op: "step_out"})
+		if step.Stop == nil || filepath.Base(step.Stop.File) != "app.ts" || step.Stop.Line != 10 {
+			t.Fatalf("step_out should return to app.ts:10: %s", step)
+		}
+		do(t, sv, "c", root, request{Op: "breakpoints", File: "src/app.ts", Lines: []int{}})
+		if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil {
+			t.Fatalf("continue should run to the end: %s", c)
+		}
+		if out := do(t, sv, "c", root, request{Op: "output"}); !strings.Contains(out.Output, "done") {
+			t.Fatalf("output: %s", out)
+		}
+	}
+	t.Run("ts_file", func(t *testing.T) { check(t, "src/app.ts") })
+	t.Run("compiled_by_the_project", func(t *testing.T) {
+		tsc := exec.Command(filepath.Join(root, "node_modules", ".bin", "tsc"), "--sourceMap", "--outDir", "dist", "--rootDir", "src", "--module", "commonjs", "--target", "es2022", "src/app.ts")
+		tsc.Dir = root
+		if out, err := tsc.CombinedOutput(); err != nil {
+			t.Fatalf("tsc: %v\n%s", err, out)
+		}
+		check(t, "dist/app.js")
+	})
+	testenv.RequireNoProcs(t, root)
+}
+
+// jsThrow throws an uncaught TypeError on its second call.
+const jsThrow = `function parse(s) {
+  if (!s) throw new TypeError("empty input");
+  return s.trim();
+}
+
+parse(" a ");
+parse("");
+`
+
+// TestNodeUncaughtException: an uncaught exception stops where it is
+// thrown and names the error; continuing ends the program with its exit
+// code.
+func TestNodeUncaughtException(t *testing.T) {
+	t.Parallel()
+	testenv.RequireBinary(t, "node")
+	root := testenv.Workspace(t, map[string]string{"package.json": "{}\n", "throw.js": jsThrow, "throw.mjs": jsThrow})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	l := do(t, sv, "c", root, request{Op: "launch", Program: "throw.mjs"})
+	if l.Stop == nil || l.Stop.Reason != "exception" || !strings.Contains(l.Stop.Exception, "TypeError: empty input") {
+		t.Fatalf("an uncaught exception should stop and name the TypeError: %s", l)
+	}
+	c := do(t, sv, "c", root, request{Op: "continue"})
+	if c.Exited == nil || c.Exited.Code == 0 {
+		t.Fatalf("continuing past an uncaught exception should end the program with an error code: %s", c)
+	}
+	testenv.RequireNoProcs(t, root)
+}
+
+// jsTests is a node:test file with two tests.
+const jsTests = `const test = require("node:test");
+const assert = require("node:assert");
+
+function double(x) {
+  return x * 2;
+}
+
+test("doubles", () => {
+  const got = double(21);
+  assert.strictEqual(got, 42);
+});
+
+test("other", () => {
+  assert.ok(true);
+});
+`
+
+// TestNodeTests: a node:test file runs its tests under the debugger; a
+// test name selects one; step_in enters the function under test; pause
+// stops a running program.
+func TestNodeTests(t *testing.T) {
+	t.Parallel()
+	testenv.RequireBinary(t, "node")
+	root := testenv.Workspace(t, map[string]string{"package.json": "{}\n", "math.test.js": jsTests,
+		"spin.js": "let n = 0;\nconst t = setInterval(() => {\n  n++;\n}, 5);\nsetTimeout(() => clearInterval(t), 60000);\n"})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "math.test.js", Lines: []int{9}})
+	l := do(t, sv, "c", root, request{Op: "launch", Program: "math.test.js", Test: "doubles"})
+	if l.Stop == nil || l.Stop.Line != 9 || !strings.Contains(l.Session, "node:test math.test.js") {
+		t.Fatalf("the test should stop at math.test.js:9: %s", l)
+	}
+	in := do(t, sv, "c", root, request{Op: "step_in"})
+	if in.Stop == nil || in.Stop.Line != 5 || in.Stop.Frames[0].Name != "double" {
+		t.Fatalf("step_in should enter double at line 5: %s", in)
+	}
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "math.test.js", Lines: []int{}})
+	c := do(t, sv, "c", root, request{Op: "continue"})
+	if c.Exited == nil || c.Exited.Code != 0 {
+		t.Fatalf("the tests should pass and end: %s", c)
+	}
+	out := do(t, sv, "c", root, request{Op: "output"})
+	if !strings.Contains(out.Output, "ok 1 - doubles") || !strings.Contains(out.Output, "other # SKIP") {
+		t.Fatalf("only the chosen test should run: %s", out)
+	}
+
+	do(t, sv, "c", root, request{Op: "launch", Program: "spin.js"})
+	p := do(t, sv, "c", root, request{Op: "pause"})
+	if p.Stop == nil || p.Stop.Reason != "pause" {
+		t.Fatalf("pause should stop the running program: %s", p)
+	}
+	do(t, sv, "c", root, request{Op: "terminate"})
+	testenv.RequireNoProcs(t, root)
+}

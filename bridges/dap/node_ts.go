@@ -1,0 +1,225 @@
+package dap
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tetherhq/tether/internal/proc"
+	"github.com/tetherhq/tether/internal/textcut"
+)
+
+// tscTimeout bounds one TypeScript compile.
+const tscTimeout = 2 * time.Minute
+
+// compileTS compiles a TypeScript program with source maps into the
+// session's scratch dir (the project is never written) and returns the
+// JavaScript file node runs. The project's tsconfig.json is used when
+// the program lies under one; else the file alone is compiled to CommonJS
+// (ES modules when its package.json says "type": "module").
+func (b *nodeBridge) compileTS(program string) (string, error) {
+	tsc := lookBinary("node_modules/.bin/tsc", b.root)
+	if tsc == "" {
+		tsc = lookBinary("tsc", b.root)
+	}
+	if tsc == "" {
+		return "", fmt.Errorf("%s is TypeScript and no tsc was found (node_modules/.bin/tsc or PATH): npm install typescript (scripts/install-deps.sh installs it), or compile with sourceMap on and launch the JavaScript", filepath.Base(program))
+	}
+	out := filepath.Join(b.scratch, "tsc-out")
+	args := []string{"--outDir", out, "--sourceMap", "true", "--inlineSourceMap", "false", "--noEmit", "false",
+		"--declaration", "false", "--composite", "false", "--incremental", "false", "--noEmitOnError", "false"}
+	esm := packageType(filepath.Dir(program), b.root) == "module"
+	if cfg := findUp(filepath.Dir(program), b.root, "tsconfig.json"); cfg != "" {
+		args = append([]string{"-p", cfg}, args...)
+	} else {
+		module := "commonjs"
+		if esm || filepath.Ext(program) == ".mts" {
+			module = "nodenext"
+		}
+		args = append(args, "--module", module, "--target", "es2022", "--moduleResolution", map[string]string{"commonjs": "node10", "nodenext": "nodenext"}[module],
+			"--esModuleInterop", "--skipLibCheck", "--rootDir", filepath.Dir(program), program)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), tscTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tsc, args...)
+	cmd.Dir = filepath.Dir(program)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := sandboxIf(cmd, "tsc", string(proc.Node), tsc, "", b.root, b.scratch, ""); err != nil {
+		return "", err
+	}
+	err := proc.Run(cmd)
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("tsc did not finish within %s", tscTimeout)
+	}
+	js := b.compiledFor(out, program)
+	if js == "" {
+		msg := strings.TrimSpace(buf.String())
+		msg, _ = textcut.Chars(textcut.LastLines(msg, 20), 4000)
+		if err == nil {
+			err = errors.New("no output")
+		}
+		return "", fmt.Errorf("tsc did not compile %s (%v): %s; fix the errors, or check that tsconfig.json includes it", filepath.Base(program), err, msg)
+	}
+	// Type errors do not stop a debug session: tsc still emits JavaScript.
+	if esm {
+		_ = os.WriteFile(filepath.Join(out, "package.json"), []byte(`{"type": "module"}`+"\n"), 0o600)
+	}
+	return js, nil
+}
+
+// compiledFor finds the JavaScript tsc wrote for program under out: the
+// file whose source map names it.
+func (b *nodeBridge) compiledFor(out, program string) string {
+	for _, p := range findMapFiles(out) {
+		gen := strings.TrimSuffix(p, ".map")
+		if m := b.readMapFile(p, gen); m != nil && m.hasSource(program) >= 0 {
+			return gen
+		}
+	}
+	return ""
+}
+
+// findUp returns the nearest file called name in dir or a parent of it,
+// no higher than root.
+func findUp(dir, root, name string) string {
+	for {
+		if p := filepath.Join(dir, name); fileExists(p) {
+			return p
+		}
+		if dir == root || !inTree(root, dir) {
+			return ""
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// packageType is the "type" of the nearest package.json ("module" or "").
+func packageType(dir, root string) string {
+	p := findUp(dir, root, "package.json")
+	if p == "" {
+		return ""
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return ""
+	}
+	var pkg struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(data, &pkg)
+	return pkg.Type
+}
+
+// packageScript resolves a package.json script to the node command it
+// runs: args[0] names the script, the rest are passed on. Only a script
+// that runs node on a file is launched (node [flags] file [args]); npm
+// itself is not run, so nothing but the program is debugged.
+func packageScript(pkgPath string, args []string) (program string, nodeArgs, rest []string, err error) {
+	data, err := os.ReadFile(pkgPath)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	var pkg struct {
+		Scripts map[string]string `json:"scripts"`
+	}
+	if err := json.Unmarshal(data, &pkg); err != nil {
+		return "", nil, nil, fmt.Errorf("package.json does not parse: %w", err)
+	}
+	var names []string
+	for n := range pkg.Scripts {
+		names = append(names, n)
+	}
+	if len(args) == 0 {
+		return "", nil, nil, fmt.Errorf("launching package.json runs one of its scripts: pass its name as the first of args (scripts: %s)", strings.Join(sortedStrings(names), ", "))
+	}
+	script, ok := pkg.Scripts[args[0]]
+	if !ok {
+		return "", nil, nil, fmt.Errorf("package.json has no script %q; scripts: %s", args[0], strings.Join(sortedStrings(names), ", "))
+	}
+	words := strings.Fields(script)
+	for len(words) > 0 && strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "-") {
+		words = words[1:] // VAR=value before the command
+	}
+	if len(words) < 2 || words[0] != "node" || strings.ContainsAny(script, "|&;<>$`\"'") {
+		return "", nil, nil, fmt.Errorf("script %q runs %q: only a script of the form `node [flags] file [args]` is launched; launch the file it runs instead", args[0], script)
+	}
+	dir := filepath.Dir(pkgPath)
+	for i, w := range words[1:] {
+		if strings.HasPrefix(w, "-") {
+			if w == "--test" {
+				return "", nil, nil, fmt.Errorf("script %q runs node --test, which runs each test file in a child process; launch the test file itself (node:test runs its tests in the one process)", args[0])
+			}
+			nodeArgs = append(nodeArgs, w)
+			continue
+		}
+		file := w
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		rest = append(append([]string(nil), words[i+2:]...), args[1:]...)
+		return file, nodeArgs, rest, nil
+	}
+	return "", nil, nil, fmt.Errorf("script %q runs node without a file; launch the file instead", args[0])
+}
+
+func sortedStrings(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// isNodeTestFile reports whether a file name is one node --test picks by
+// default (x.test.js, x-test.js, x_test.js, test-x.js, test.js), or its
+// TypeScript source.
+func isNodeTestFile(base string) bool {
+	ext := filepath.Ext(base)
+	if !jsExt(base) && !isTypeScript(base) {
+		return false
+	}
+	stem := strings.TrimSuffix(base, ext)
+	return stem == "test" || strings.HasPrefix(stem, "test-") || strings.HasSuffix(stem, ".test") ||
+		strings.HasSuffix(stem, "-test") || strings.HasSuffix(stem, "_test") || strings.HasSuffix(stem, ".spec")
+}
+
+// testNamePattern is the node flag that selects tests by name; a node test
+// launch passes it first among the program's arguments, and the adapter
+// gives it to node.
+const testNamePattern = "--test-name-pattern="
+
+// planNodeTests runs a test file's node:test tests in the one process node
+// runs the file in (node --test would start a child process per file):
+// test names one (or a regular expression's worth); AllTests or "" runs
+// them all.
+func planNodeTests(program string, isDir bool, test string, progArgs []string) (*testRun, error) {
+	if isDir {
+		return nil, fmt.Errorf("debug: launch: the node adapter runs one test file's tests; launch a test file (x.test.js) of %s", program)
+	}
+	tr := &testRun{program: program, cwd: filepath.Dir(program), title: "node:test " + filepath.Base(program)}
+	if test != "" && test != AllTests {
+		pattern := "^" + regexp.QuoteMeta(test) + "$"
+		tr.args = []string{testNamePattern + pattern}
+		tr.title += " --test-name-pattern " + pattern
+	}
+	tr.args = append(tr.args, progArgs...)
+	return tr, nil
+}
