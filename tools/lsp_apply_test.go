@@ -305,3 +305,39 @@ func TestLSPDiagnosticsFiles(t *testing.T) {
 		t.Fatalf("a glob matching nothing: %s", out)
 	}
 }
+
+// TestLSPApplyCommand stages typescript-language-server's "Extract to
+// function", an action that is a command (_typescript.applyRefactoring):
+// the edit the server sends back through workspace/applyEdit is staged,
+// not written, and resolve applies it. gopls's "Browse documentation"
+// command makes no edit and is refused without being run.
+func TestLSPApplyCommand(t *testing.T) {
+	r, dir := tsRun(t)
+	app := filepath.Join(dir, "src/app.ts")
+	orig := readFile(t, app)
+	listed := callResult(t, r, "lsp", map[string]any{"action": "code_actions", "file": "src/app.ts", "line": 9, "end_line": 10}).AllText()
+	if !strings.Contains(listed, "Extract to function in module scope (refactor.extract.function) [runs _typescript.applyRefactoring]") {
+		t.Fatalf("code_actions: %s", listed)
+	}
+	id := stageID(t, r, "lsp_apply", map[string]any{"file": "src/app.ts", "line": 9, "end_line": 10, "action": "Extract to function in module scope"},
+		"+  return newFunction();", "+function newFunction() {")
+	if readFile(t, app) != orig {
+		t.Fatal("the command's edit was written before resolve")
+	}
+	res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
+	if got := readFile(t, app); res.IsError || !strings.Contains(got, "function newFunction()") {
+		t.Fatalf("accept: %s\n%s", res.AllText(), got)
+	}
+
+	t.Run("a command that does not edit", func(t *testing.T) {
+		r, _ := lspRun(t)
+		listed := callResult(t, r, "lsp", map[string]any{"action": "code_actions", "file": "use.go", "line": 4, "symbol": "Big"}).AllText()
+		if !strings.Contains(listed, "[refused: its command is of kind source.doc") {
+			t.Fatalf("code_actions: %s", listed)
+		}
+		_, err := call(t, r, "lsp_apply", map[string]any{"file": "use.go", "line": 4, "symbol": "Big", "action": "source.doc"})
+		if err == nil || !strings.Contains(err.Error(), "nothing was run or staged") {
+			t.Fatalf("want the command refused, got %v", err)
+		}
+	})
+}

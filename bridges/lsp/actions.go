@@ -235,6 +235,9 @@ func (s *Supervisor) CodeActionsIn(ctx context.Context, q ActionQuery) (*CodeAct
 		}
 		if a.Edit == nil && a.cmd != nil {
 			ca.Command = a.cmd.Command
+			if why := commandRefusal(a); why != "" {
+				ca.Refused = "its command " + why
+			}
 		}
 		out.Items = append(out.Items, ca)
 	}
@@ -342,6 +345,9 @@ func (s *Supervisor) ApplyCodeAction(ctx context.Context, q ActionQuery, which s
 			notes = append(notes, fmt.Sprintf("the action also names the command %s, which was not run: its edit is staged alone", a.cmd.Command))
 		}
 	case a.cmd != nil:
+		if why := commandRefusal(a); why != "" {
+			return nil, fmt.Errorf("lsp: %s's action %q runs the command %s, which %s; tether runs a command only for the edit it sends back, so nothing was run or staged", in.spec.Name, a.Title, a.cmd.Command, why)
+		}
 		edits, err = s.runCommand(ctx, in, *a.cmd)
 		if err != nil {
 			return nil, err
@@ -358,6 +364,27 @@ func (s *Supervisor) ApplyCodeAction(ctx context.Context, q ActionQuery, which s
 	}
 	pe.Title, pe.Notes = a.Title, append(notes, pe.Notes...)
 	return pe, nil
+}
+
+// editKinds are the code action kinds whose commands are run for their
+// edit: fixes, refactorings and the import and clean-up source actions.
+// Other commands (browse documentation or assembly, toggle compiler
+// details, add a test file) do something else than edit the files open.
+var editKinds = []string{"quickfix", "refactor", "source.organizeImports", "source.fixAll", "source.removeUnused",
+	"source.addMissingImports", "source.sortImports", "source.removeUnusedImports"}
+
+// commandRefusal says why the command of a (an action with no edit) is
+// not run, or "".
+func commandRefusal(a rawAction) string {
+	if a.Kind == "" {
+		return "the server gives no kind, so whether it edits is not known"
+	}
+	for _, k := range editKinds {
+		if a.Kind == k || strings.HasPrefix(a.Kind, k+".") {
+			return ""
+		}
+	}
+	return fmt.Sprintf("is of kind %s, not a fix, refactoring or import clean-up", a.Kind)
 }
 
 // resolveAction fills in a lazily computed action's edit with
