@@ -39,6 +39,9 @@ func crashOld(tool string, i int) string {
 }
 
 func crashFile(tool string, i int) string {
+	if tool == "rename_file" {
+		return fmt.Sprintf("d/f%03d.txt", i)
+	}
 	if tool == "apply_patch" {
 		return fmt.Sprintf("f%03d.txt", i)
 	}
@@ -47,15 +50,16 @@ func crashFile(tool string, i int) string {
 
 // crashFiles is how many files tool changes (gopls is given fewer).
 func crashFiles(tool string) int {
-	if tool == "lsp_rename" {
+	if tool == "lsp_rename" || tool == "rename_file" {
 		return 30
 	}
 	return patchCrashFiles
 }
 
 // TestChangeCrash: tether killed (SIGKILL) part way through a 150-file
-// apply_patch, a resolve accepting a 150-file ast_edit or a 30-file
-// lsp_rename (gopls), leaves no half-made
+// apply_patch, a resolve accepting a 150-file ast_edit, a 30-file
+// lsp_rename (gopls) or rename_file moving a directory of 30 files (each
+// a removal and a creation), leaves no half-made
 // change: the next run's start rolls the files back, and its first call
 // result (and stderr) says so. The test runs itself as the child that is
 // killed.
@@ -72,7 +76,7 @@ func TestChangeCrash(t *testing.T) {
 	for _, tc := range []struct {
 		tool  string
 		after int
-	}{{"apply_patch", 1}, {"apply_patch", 80}, {"apply_patch", patchCrashFiles - 1}, {"resolve", 90}, {"lsp_rename", 12}} {
+	}{{"apply_patch", 1}, {"apply_patch", 80}, {"apply_patch", patchCrashFiles - 1}, {"resolve", 90}, {"lsp_rename", 12}, {"rename_file", 25}} {
 		tool, after := tc.tool, tc.after
 		t.Run(fmt.Sprint(tool, after), func(t *testing.T) {
 			if tool == "lsp_rename" {
@@ -80,12 +84,18 @@ func TestChangeCrash(t *testing.T) {
 			}
 			dir := t.TempDir()
 			n := crashFiles(tool)
+			if tool == "rename_file" {
+				os.Mkdir(filepath.Join(dir, "d"), 0o755)
+			}
 			for i := range n {
 				os.WriteFile(filepath.Join(dir, crashFile(tool, i)), []byte(crashOld(tool, i)), 0o644)
 			}
 			if tool == "lsp_rename" {
 				os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/p\n\ngo 1.22\n"), 0o644)
 				n++
+			}
+			if tool == "rename_file" {
+				n = 1 // the directory moved, d
 			}
 			cmd := exec.Command(exe, "-test.run=^TestChangeCrash$")
 			cmd.Env = append(os.Environ(), patchCrashDir+"="+dir, patchCrashAfter+"="+strconv.Itoa(after), patchCrashTool+"="+tool)
@@ -113,6 +123,9 @@ func TestChangeCrash(t *testing.T) {
 				if b, _ := os.ReadFile(filepath.Join(dir, crashFile(tool, i))); string(b) != crashOld(tool, i) {
 					t.Errorf("%s = %q after recovery", crashFile(tool, i), b)
 				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "moved")); tool == "rename_file" && !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the move's destination is left after recovery: %v", err)
 			}
 			ents, _ := os.ReadDir(dir)
 			if len(ents) != n {
@@ -144,6 +157,18 @@ func patchCrashChild(t *testing.T, dir, tool string) {
 		}
 		res, err := call(t, r, "lsp_rename", map[string]any{"file": "f000.go", "line": 3, "symbol": "Old", "new_name": "Fresh"})
 		t.Fatalf("lsp_rename returned (%v %s) instead of being killed", err, res.AllText())
+	}
+	if tool == "rename_file" {
+		sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := call(t, r, "rename_file", map[string]any{"from": "d", "to": "moved"})
+		t.Fatalf("rename_file returned (%v %s) instead of being killed", err, res.AllText())
 	}
 	if tool == "resolve" {
 		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Parser: parseEngine(t)})
