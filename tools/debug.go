@@ -26,6 +26,8 @@ func init() {
 			if err := r.Registry().Register(DebugTool(sv, r.WorkDir(), conv)); err != nil {
 				return nil, err
 			}
+			// Breakpoints follow the edits of the files they are in.
+			r.Registry().WrapWriters(debugFollowEdits(sv, conv, r.WorkDir()))
 			// Run.Close ends the conversation's session: adapter and program tree.
 			return func() error { sv.Forget(conv); return nil }, nil
 		},

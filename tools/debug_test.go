@@ -267,3 +267,41 @@ func TestDebugToolSessionArg(t *testing.T) {
 		}
 	}
 }
+
+// TestDebugToolBreakpointsFollowEdits: with real debugpy stopped at a
+// breakpoint, an edit that adds two lines above it moves the breakpoint
+// two lines down and sends it to the adapter again; one below it leaves it
+// alone; a new launch of the edited file stops on the moved line, the same
+// statement.
+func TestDebugToolBreakpointsFollowEdits(t *testing.T) {
+	requireDebianDebugpy(t)
+	prog := "def tick(i):\n    total = i * 10\n    return total\n\n\nprint('got', tick(4))\n"
+	_, run, call := debugWorkspace(t, map[string]string{"requirements.txt": "", "tick.py": prog})
+	call(`{"op":"breakpoints","file":"tick.py","lines":[3]}`)
+	if out := call(`{"op":"launch","program":"tick.py"}`); !strings.Contains(out, "tick.py:3") {
+		t.Fatal(out)
+	}
+	edit := func(args string) string {
+		t.Helper()
+		res, err := run.Call(context.Background(), "edit", json.RawMessage(args), tools.FromModel)
+		if err != nil || res.IsError {
+			t.Fatalf("edit %s: %v %s", args, err, res.AllText())
+		}
+		return res.AllText()
+	}
+	out := edit(`{"path":"tick.py","old_string":"def tick(i):\n","new_string":"# counts\n# by tens\ndef tick(i):\n"}`)
+	if !strings.Contains(out, "debug: breakpoints of tick.py moved with the edit: line 3 -> 5; sent again to the debugpy adapter: 5 ") {
+		t.Fatalf("the edit should move the breakpoint and say so: %s", out)
+	}
+	if out := edit(`{"path":"tick.py","old_string":"print('got', tick(4))","new_string":"print('got', tick(5))"}`); strings.Contains(out, "debug:") {
+		t.Fatalf("an edit below the breakpoint should not move it: %s", out)
+	}
+	call(`{"op":"terminate"}`)
+	if out := call(`{"op":"launch","program":"tick.py"}`); !strings.Contains(out, "tick.py:5") || !strings.Contains(out, "return total") {
+		t.Fatalf("a new launch should stop on the moved breakpoint, the same statement: %s", out)
+	}
+	if out := call(`{"op":"evaluate","expression":"total"}`); !strings.Contains(out, "= 50") {
+		t.Fatalf("the edited program should run: %s", out)
+	}
+	call(`{"op":"terminate"}`)
+}

@@ -2,6 +2,7 @@ package dap_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -272,5 +273,38 @@ func TestAdapterOpsMatchCapabilities(t *testing.T) {
 				t.Errorf("%s offers %v; its table entry says %v", c.id, l.Started.Ops, want[c.id])
 			}
 		})
+	}
+}
+
+// TestFollowEditDelve: with real delve stopped at a breakpoint, an edit
+// that adds two lines above it moves the kept breakpoint two lines down
+// and sends it to delve again, which places it.
+func TestFollowEditDelve(t *testing.T) {
+	t.Parallel()
+	needDelve(t)
+	root := testenv.Workspace(t, goFiles("loop", goLoop))
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go", Lines: []int{12}})
+	if l := do(t, sv, "c", root, request{Op: "launch", Program: "."}); l.Stop == nil || l.Stop.Line != 12 {
+		t.Fatalf("launch should stop at line 12: %s", l)
+	}
+	file := filepath.Join(root, "main.go")
+	if got := sv.BreakpointFiles("c"); len(got) != 1 || got[0] != file {
+		t.Fatalf("BreakpointFiles = %v", got)
+	}
+	after := strings.Replace(goLoop, "func add(", "// add adds.\n// It is small.\nfunc add(", 1)
+	m, err := sv.FollowEdit(ctxT(t), "c", file, []byte(goLoop), []byte(after))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m == nil || len(m.To) != 1 || m.From[0] != 12 || m.To[0] != 14 || m.Adapter != "delve" || !m.Running {
+		t.Fatalf("the breakpoint should move from 12 to 14: %+v", m)
+	}
+	if len(m.States) != 1 || m.States[0].Line != 14 || !m.States[0].Verified {
+		t.Fatalf("delve should place the moved breakpoint: %+v", m.States)
+	}
+	if m, err := sv.FollowEdit(ctxT(t), "c", file, []byte(after), []byte(after+"// end\n")); err != nil || m != nil {
+		t.Fatalf("an edit below the breakpoint should move nothing: %+v %v", m, err)
 	}
 }
