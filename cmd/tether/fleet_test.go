@@ -160,6 +160,7 @@ type fleetRT struct {
 	key      string
 	mu       sync.Mutex
 	upstream string
+	tried    []string // every X-Tether-Upstream seen, in order
 }
 
 func (f *fleetRT) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -174,6 +175,7 @@ func (f *fleetRT) RoundTrip(r *http.Request) (*http.Response, error) {
 			parts := strings.Split(u, ",")
 			f.mu.Lock()
 			f.upstream = strings.TrimSpace(parts[len(parts)-1])
+			f.tried = append(f.tried, u)
 			f.mu.Unlock()
 		}
 	}
@@ -393,6 +395,9 @@ func TestFleetBehindNginx(t *testing.T) {
 		if c.replica != b {
 			t.Errorf("a %s begun while %s drains went to %s, want %s", c.kind(), a, c.replica, b)
 		}
+		c.rt.mu.Lock()
+		t.Logf("a %s begun while %s drains: replicas tried per request %q", c.kind(), a, c.rt.tried)
+		c.rt.mu.Unlock()
 		late = append(late, c)
 	}
 
