@@ -20,7 +20,7 @@ apt_pkgs_build=(clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32 gcc)
 # may also start its nginx service on port 80; `systemctl disable --now nginx`).
 apt_pkgs_peers=(clangd-19 lldb-19 python3 python3-debugpy python3-pandas python3-matplotlib
   python3-pip python3-venv python3-wheel python3-setuptools chromium procps python3-pylsp
-  python3-pytest nginx-light)
+  python3-pytest nginx-light shellcheck)
 
 need_apt=()
 want=()
