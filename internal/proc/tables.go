@@ -19,6 +19,9 @@ const (
 	Dart   Toolchain = "dart"   // dart language-server, dart analyze
 	Rust   Toolchain = "rust"   // rust-analyzer, cargo
 	Shell  Toolchain = "shell"  // workers' commands
+	Java   Toolchain = "java"   // jdtls, kotlin-language-server, metals
+	Dotnet Toolchain = "dotnet" // csharp-ls
+	Ruby   Toolchain = "ruby"   // ruby-lsp
 )
 
 // Table is the one table of what a peer reads beyond the system (every
@@ -40,6 +43,10 @@ const (
 //	rust    ~/.cargo, ~/.rustup (read); the project's target/ is in the
 //	        workspace
 //	shell   the binary's install prefix (read)
+//	java    the JVM (JAVA_HOME, or java's install), ~/.m2, ~/.gradle (read)
+//	dotnet  DOTNET_ROOT or dotnet's install, ~/.dotnet, ~/.nuget (read)
+//	ruby    ruby's install, GEM_HOME, GEM_PATH, ~/.gem,
+//	        ~/.local/share/gem (read)
 func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 	ro = Paths(binary, 2)
 	home := Home()
@@ -118,6 +125,35 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 		}
 		if dart := lookPathIn("dart", env); dart != "" {
 			ro = append(ro, Paths(dart, 2)...)
+		}
+	case Java:
+		if v := getenv(env, "JAVA_HOME"); v != "" {
+			ro = append(ro, v)
+		}
+		if java := lookPathIn("java", env); java != "" {
+			ro = append(ro, Paths(java, 2)...)
+		}
+		if home != "" {
+			ro = append(ro, filepath.Join(home, ".m2"), filepath.Join(home, ".gradle"))
+		}
+	case Dotnet:
+		if v := getenv(env, "DOTNET_ROOT"); v != "" {
+			ro = append(ro, v)
+		}
+		if dotnet := lookPathIn("dotnet", env); dotnet != "" {
+			ro = append(ro, Paths(dotnet, 2)...)
+		}
+		if home != "" {
+			ro = append(ro, filepath.Join(home, ".dotnet"), filepath.Join(home, ".nuget"))
+		}
+	case Ruby:
+		if ruby := lookPathIn("ruby", env); ruby != "" {
+			ro = append(ro, Paths(ruby, 2)...)
+		}
+		ro = append(ro, getenv(env, "GEM_HOME"))
+		ro = append(ro, filepath.SplitList(getenv(env, "GEM_PATH"))...)
+		if home != "" {
+			ro = append(ro, filepath.Join(home, ".gem"), filepath.Join(home, ".local", "share", "gem"))
 		}
 	case Rust:
 		if home != "" {
