@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -128,6 +129,9 @@ func (s *Supervisor) fileDiagnostics(ctx context.Context, file string, save bool
 	out, err := s.diagnoseFile(ctx, in, path, save, notes)
 	if err == nil && save {
 		s.addOthers(in, path, out, before, seq0)
+	}
+	if err == nil {
+		s.addLinters(ctx, path, save, out)
 	}
 	return out, err
 }
@@ -264,6 +268,19 @@ func (s *Supervisor) refresh(ctx context.Context, in *instance, path string) (bo
 
 func (s *Supervisor) collect(ctx context.Context, in *instance, path string, version, seq int, notes []string) (*Diagnostics, error) {
 	uri := pathToURI(path)
+	if in.spec.PullDiagnostics {
+		ds, err := s.pullDiagnostics(ctx, in, path)
+		if err != nil {
+			return nil, s.failed(in, err, notes)
+		}
+		out := &Diagnostics{Ready: true, Notes: notes}
+		files := fileCache{}
+		for _, d := range ds {
+			out.Items = append(out.Items, s.diagnostic(files, in.enc, uri, d))
+		}
+		sortDiagnostics(out.Items)
+		return out, nil
+	}
 	if ds, ok := s.pullCheck(ctx, in, path); ok {
 		out := &Diagnostics{Ready: true, Notes: notes}
 		files := fileCache{}
@@ -492,4 +509,66 @@ func (s *Seen) Cleared(file string, ds []Diagnostic) int {
 		n += max(c-count[k], 0)
 	}
 	return n
+}
+
+// addLinters adds to out the diagnostics of path from every linter row
+// serving its extension whose root marker is found (the project lints with
+// it), each marked with its source (the row's name when the linter gives
+// none). A linter that cannot start or answer adds a note saying so: its
+// silence is never taken for a clean file.
+func (s *Supervisor) addLinters(ctx context.Context, path string, save bool, out *Diagnostics) {
+	ext := strings.ToLower(filepath.Ext(path))
+	added := false
+	for _, spec := range s.servers {
+		if !spec.Linter || !spec.servesExt(ext) {
+			continue
+		}
+		root, marker := s.rootFor(spec, path)
+		if root == "" {
+			continue
+		}
+		in, notes, err := s.acquireRoot(ctx, spec, root, marker)
+		out.Notes = append(out.Notes, notes...)
+		if err != nil {
+			out.Notes = append(out.Notes, fmt.Sprintf("no %s diagnostics: %s", spec.Name, reason(err)))
+			continue
+		}
+		d, err := s.diagnoseFile(ctx, in, path, save, nil)
+		if err != nil {
+			out.Notes = append(out.Notes, fmt.Sprintf("no %s diagnostics: %s", spec.Name, reason(err)))
+			continue
+		}
+		// A linter that did not publish in time says so in its notes; the
+		// file's own server's answer stands.
+		out.Notes = append(out.Notes, d.Notes...)
+		for _, it := range d.Items {
+			if it.Source == "" {
+				it.Source = spec.Name
+			}
+			out.Items = append(out.Items, it)
+			added = true
+		}
+	}
+	if added {
+		sortDiagnostics(out.Items)
+	}
+}
+
+// pullDiagnostics asks in's server for path's diagnostics with
+// textDocument/diagnostic (LSP 3.17), for a server that publishes none
+// (vscode-eslint-language-server): the answer covers every change sent
+// before it.
+func (s *Supervisor) pullDiagnostics(ctx context.Context, in *instance, path string) ([]wDiagnostic, error) {
+	raw, err := in.call(ctx, s.diagTimeout, "textDocument/diagnostic", map[string]any{"textDocument": map[string]string{"uri": pathToURI(path)}})
+	if err != nil {
+		return nil, fmt.Errorf("lsp: asking %s for the diagnostics of %s: %w", in.spec.Name, s.rel(path), err)
+	}
+	var rep struct {
+		Kind  string        `json:"kind"`
+		Items []wDiagnostic `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil || rep.Kind != "full" {
+		return nil, fmt.Errorf("lsp: %s answered textDocument/diagnostic for %s with no full report (%.200s)", in.spec.Name, s.rel(path), raw)
+	}
+	return rep.Items, nil
 }

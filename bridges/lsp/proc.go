@@ -550,6 +550,12 @@ func (in *instance) waitReady(ctx context.Context, bound time.Duration) (bool, e
 		// holds readiness back even after the first diagnostics.
 		ok := ((in.sawDiag || in.sawEnd) && len(in.active) == 0) ||
 			(len(in.docs) == 0 && !in.sawBegin && time.Since(in.lastMsg) > quiet && time.Since(in.started) > quiet)
+		if in.spec.IndexProgress {
+			ok = in.sawEnd && len(in.active) == 0
+		}
+		if in.spec.PullDiagnostics {
+			ok = len(in.active) == 0 // it publishes nothing to wait for
+		}
 		if ok {
 			in.ready = true
 			in.mu.Unlock()

@@ -25,6 +25,9 @@ func sandboxed(cmd *exec.Cmd, spec Server, binary, workdir string) (func(), erro
 		return func() {}, err
 	}
 	done := func() { _ = os.RemoveAll(scratch) }
+	for _, k := range spec.ScratchEnv {
+		cmd.Env = append(cmd.Env, k+"="+scratch)
+	}
 	p := proc.Policy{Peer: spec.Name, Family: proc.Servers, RO: ro, RW: append(rw, workdir), Scratch: scratch}
 	if err := proc.Sandbox(cmd, p); err != nil {
 		done()

@@ -38,7 +38,9 @@ type Server struct {
 	// extension missing here uses Language.
 	LanguageIDs map[string]string `json:"language_ids,omitempty"`
 	// RootMarkers are file names whose presence makes a directory a project
-	// root for this server ("go.mod").
+	// root for this server ("go.mod"); a name with a wildcard is a pattern
+	// ("*.csproj"). None means the workspace is the root, for a language
+	// without project files (bash, yaml, json).
 	RootMarkers []string `json:"root_markers"`
 	// Checker is the project's checker command, run in the root for
 	// diagnostics over the whole project ("go", "vet", "./..."). Empty means
@@ -121,6 +123,40 @@ type Server struct {
 	ProjectIndex []string `json:"project_index,omitempty"`
 	// ProjectIndexHint says how to create one of ProjectIndex.
 	ProjectIndexHint string `json:"project_index_hint,omitempty"`
+	// ScratchEnv names environment variables set to the server's scratch
+	// directory (the one the sandbox lets it write besides the workspace,
+	// removed when it ends), for a server that keeps state under a
+	// directory it takes from one (intelephense: XDG_CONFIG_HOME).
+	ScratchEnv []string `json:"scratch_env,omitempty"`
+	// PullDiagnostics is for a server that publishes no diagnostics and
+	// answers textDocument/diagnostic (LSP 3.17's pull model) instead
+	// (vscode-eslint-language-server): a file's diagnostics are asked for
+	// once its change is sent.
+	PullDiagnostics bool `json:"pull_diagnostics,omitempty"`
+	// IndexProgress is for a server that publishes its first diagnostics
+	// before it announces indexing the workspace with work-done progress
+	// (intelephense): it is ready only once that progress has ended, not
+	// at its first publication.
+	IndexProgress bool `json:"index_progress,omitempty"`
+	// Linter marks a server that only reports diagnostics (eslint, biome):
+	// it answers no query, and its diagnostics join those of the server
+	// that serves the file (the first row for its extension that is not a
+	// linter), each marked with its source. It runs where one of its root
+	// markers is found (the project uses it); elsewhere it is left out
+	// without a word, as the project does not lint with it.
+	Linter bool `json:"linter,omitempty"`
+	// PinESLint is for vscode-eslint-language-server, which loads the eslint
+	// library from the workspace's node_modules and the project's
+	// eslint.config.js (JavaScript from the workspace): tether points its
+	// nodePath at the eslint installed next to the server and passes
+	// TrustedESLintRules as the whole configuration, so neither the
+	// workspace's eslint nor its configuration runs; without a trusted
+	// eslint the server does not start.
+	PinESLint bool `json:"pin_eslint,omitempty"`
+	// Install says how scripts/install-deps.sh installs the server, or why
+	// it cannot be had from the registries tether installs from; a start
+	// that finds no binary says it.
+	Install string `json:"install,omitempty"`
 }
 
 // ExecuteCommand is one workspace/executeCommand request. In Arguments the
@@ -157,6 +193,7 @@ func DefaultServers() []Server {
 			// again, so silence after another file changed means nothing.
 			Refresh: []ExecuteCommand{{Command: "gopls.diagnose_files", Arguments: []any{map[string]any{"Files": []any{"${uri}"}}}}},
 			Settle:  50 * time.Millisecond, // one publication per version
+			Install: "go install (scripts/go-peers.txt)",
 		},
 		{
 			Name: "pyright", Language: "python", Toolchain: "node", Binaries: []string{"pyright-langserver"}, Args: []string{"--stdio"},
@@ -167,6 +204,7 @@ func DefaultServers() []Server {
 			// pyright publishes an empty list for a file it is about to
 			// analyse, then the result, up to a second or more later.
 			EmptySettle: 2500 * time.Millisecond,
+			Install:     "npm (scripts/npm/package.json)",
 		},
 		{
 			Name: "typescript-language-server", Language: "typescript", Toolchain: "node", Binaries: []string{"typescript-language-server"}, Args: []string{"--stdio"}, Probe: []string{"--version"},
@@ -185,6 +223,7 @@ func DefaultServers() []Server {
 				{Command: "typescript.tsserverRequest", Arguments: []any{"semanticDiagnosticsSync", map[string]any{"file": "${file}"}}},
 				{Command: "typescript.tsserverRequest", Arguments: []any{"suggestionDiagnosticsSync", map[string]any{"file": "${file}"}}},
 			},
+			Install: "npm, with the typescript it runs (scripts/npm/package.json)",
 		},
 		{
 			Name: "clangd", Language: "c", Toolchain: "native", Binaries: []string{"clangd", "clangd-19", "clangd-18", "clangd-17", "clangd-16"}, Probe: []string{"--version"},
@@ -199,6 +238,7 @@ func DefaultServers() []Server {
 			// clangd looks in the root and its build/ directory.
 			ProjectIndex:     []string{"compile_commands.json", "build/compile_commands.json"},
 			ProjectIndexHint: "cmake -B build -DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or bear -- make",
+			Install:          "Debian 12: clangd-19",
 		},
 		{
 			Name: "dart", Language: "dart", Toolchain: "dart", Binaries: []string{"dart"}, Args: []string{"language-server", "--protocol=lsp"}, Probe: []string{"--version"},
@@ -208,6 +248,7 @@ func DefaultServers() []Server {
 			// analysis_options.yaml can name analyzer plugins, Dart code
 			// that the analyzer runs.
 			CheckerRunsCode: true,
+			Install:         "not installed by scripts/install-deps.sh: the Dart SDK is served neither by Debian 12 nor npm nor the Go module proxy; install it and put dart on PATH",
 		},
 		{
 			Name: "rust-analyzer", Language: "rust", Toolchain: "rust", Binaries: []string{"rust-analyzer"}, Probe: []string{"--version"},
@@ -219,6 +260,128 @@ func DefaultServers() []Server {
 			// Nor may the server run them: build scripts and proc-macro
 			// expansion off, and no cargo check on save.
 			InitOptions: json.RawMessage(`{"cargo":{"buildScripts":{"enable":false}},"procMacro":{"enable":false},"checkOnSave":false}`),
+			Install:     "not installed by scripts/install-deps.sh: rust-analyzer comes with a Rust toolchain (rustup component add rust-analyzer), which neither Debian 12 nor npm nor the Go module proxy serves",
+		},
+		{
+			Name: "bash-language-server", Language: "bash", Toolchain: "node", Binaries: []string{"bash-language-server"}, Args: []string{"start"}, Probe: []string{"--version"},
+			Extensions:  []string{".sh", ".bash"},
+			LanguageIDs: map[string]string{".sh": "shellscript", ".bash": "shellscript"},
+			// It runs shellcheck from the trusted PATH on every change:
+			// shellcheck's findings are its diagnostics (source
+			// "shellcheck"); .shellcheckrc is data, no code.
+			Settings: json.RawMessage(`{"shellcheckPath":"shellcheck","backgroundAnalysisMaxFiles":500}`),
+			Install:  "npm (scripts/npm/package.json), with shellcheck from Debian for its diagnostics",
+		},
+		{
+			Name: "yaml-language-server", Language: "yaml", Toolchain: "node", Binaries: []string{"yaml-language-server"}, Args: []string{"--stdio"},
+			Extensions: []string{".yaml", ".yml"},
+			// No schema store: it would fetch schemas from the network.
+			Settings: json.RawMessage(`{"validate":true,"schemaStore":{"enable":false},"format":{"enable":false}}`),
+			Install:  "npm (scripts/npm/package.json)",
+		},
+		{
+			Name: "vscode-json-language-server", Language: "json", Toolchain: "node", Binaries: []string{"vscode-json-language-server"}, Args: []string{"--stdio"},
+			Extensions:  []string{".json", ".jsonc"},
+			LanguageIDs: map[string]string{".jsonc": "jsonc"},
+			InitOptions: json.RawMessage(`{"provideFormatter":false}`),
+			Install:     "npm: vscode-langservers-extracted (scripts/npm/package.json)",
+		},
+		{
+			Name: "vscode-css-language-server", Language: "css", Toolchain: "node", Binaries: []string{"vscode-css-language-server"}, Args: []string{"--stdio"},
+			Extensions:  []string{".css", ".scss", ".less"},
+			LanguageIDs: map[string]string{".scss": "scss", ".less": "less"},
+			InitOptions: json.RawMessage(`{"provideFormatter":false}`),
+			Settings:    json.RawMessage(`{"validate":true}`),
+			Install:     "npm: vscode-langservers-extracted (scripts/npm/package.json)",
+		},
+		{
+			Name: "vscode-html-language-server", Language: "html", Toolchain: "node", Binaries: []string{"vscode-html-language-server"}, Args: []string{"--stdio"},
+			Extensions:  []string{".html", ".htm"},
+			InitOptions: json.RawMessage(`{"provideFormatter":false,"embeddedLanguages":{"css":true,"javascript":true}}`),
+			// Every section asked gets this: the html section's validate
+			// turns on diagnostics for embedded scripts and styles; without
+			// js/ts's implicitProjectConfig the script check fails and it
+			// publishes nothing.
+			Settings: json.RawMessage(`{"validate":{"scripts":true,"styles":true},"implicitProjectConfig":{"checkJs":false,"strictNullChecks":true}}`),
+			Install:  "npm: vscode-langservers-extracted (scripts/npm/package.json)",
+		},
+		{
+			Name: "intelephense", Language: "php", Toolchain: "node", Binaries: []string{"intelephense"}, Args: []string{"--stdio"},
+			Extensions: []string{".php", ".phtml"},
+			// Its index and caches go to the scratch directory the sandbox
+			// gives it, not the home directory; the premium features need
+			// a licence key, which tether does not pass.
+			ScratchEnv:    []string{"XDG_CONFIG_HOME"},
+			InitOptions:   json.RawMessage(`{"clearCache":true}`),
+			Settings:      json.RawMessage(`{"telemetry":{"enabled":false},"files":{"maxSize":5000000}}`),
+			IndexProgress: true,
+			Install:       "npm (scripts/npm/package.json); no PHP runtime needed",
+		},
+		{
+			Name: "eslint", Language: "javascript", Toolchain: "node", Binaries: []string{"vscode-eslint-language-server"}, Args: []string{"--stdio"},
+			Linter:          true,
+			Extensions:      []string{".js", ".jsx", ".mjs", ".cjs"},
+			LanguageIDs:     map[string]string{".jsx": "javascriptreact"},
+			RootMarkers:     []string{"eslint.config.js", "eslint.config.mjs", "eslint.config.cjs", "eslint.config.ts", ".eslintrc.json", ".eslintrc.js", ".eslintrc.cjs", ".eslintrc.yaml", ".eslintrc.yml", ".eslintrc"},
+			PinESLint:       true,
+			PullDiagnostics: true,
+			Settings:        json.RawMessage(`{"validate":"on","run":"onType","useFlatConfig":true,"experimental":{},"problems":{"shortenToSingleLine":false},"codeActionOnSave":{"enable":false,"mode":"all"},"codeAction":{"disableRuleComment":{"enable":true,"location":"separateLine"},"showDocumentation":{"enable":false}},"rulesCustomizations":[],"onIgnoredFiles":"off","quiet":false,"format":false,"workingDirectory":{"mode":"location"}}`),
+			Install:         "npm: vscode-langservers-extracted and eslint (scripts/npm/package.json)",
+		},
+		{
+			Name: "biome", Language: "javascript", Toolchain: "node", Binaries: []string{"biome"}, Args: []string{"lsp-proxy"}, Probe: []string{"--version"},
+			Linter:      true,
+			Extensions:  []string{".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".json", ".jsonc", ".css"},
+			LanguageIDs: map[string]string{".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact", ".jsx": "javascriptreact", ".json": "json", ".jsonc": "jsonc", ".css": "css"},
+			// biome.json is data; biome's plugins are GritQL patterns, not
+			// programs.
+			RootMarkers: []string{"biome.json", "biome.jsonc"},
+			// Its daemon's socket and logs go to the scratch directory
+			// the sandbox gives it.
+			ScratchEnv: []string{"XDG_CACHE_HOME", "XDG_DATA_HOME", "BIOME_LOG_PATH"},
+			Install:    "npm: @biomejs/biome, a native binary in its platform package (scripts/npm/package.json)",
+		},
+		{
+			Name: "jdtls", Language: "java", Toolchain: "java", Binaries: []string{"jdtls"},
+			Extensions:  []string{".java"},
+			RootMarkers: []string{"pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", ".project"},
+			Install:     "not installed by scripts/install-deps.sh: Eclipse JDT LS is served neither by Debian 12 nor npm nor the Go module proxy; install it from Eclipse's releases and put jdtls on PATH",
+		},
+		{
+			Name: "kotlin-language-server", Language: "kotlin", Toolchain: "java", Binaries: []string{"kotlin-language-server"},
+			Extensions:  []string{".kt", ".kts"},
+			RootMarkers: []string{"settings.gradle.kts", "settings.gradle", "build.gradle.kts", "build.gradle", "pom.xml"},
+			Install:     "not installed by scripts/install-deps.sh: kotlin-language-server is served neither by Debian 12 nor npm nor the Go module proxy; install its release and put it on PATH",
+		},
+		{
+			Name: "csharp-ls", Language: "csharp", Toolchain: "dotnet", Binaries: []string{"csharp-ls"},
+			Extensions:  []string{".cs"},
+			RootMarkers: []string{"*.sln", "*.csproj", "global.json"},
+			Install:     "not installed by scripts/install-deps.sh: csharp-ls is a .NET tool from NuGet (dotnet tool install -g csharp-ls), a registry tether does not install from",
+		},
+		{
+			Name: "ruby-lsp", Language: "ruby", Toolchain: "ruby", Binaries: []string{"ruby-lsp"},
+			Extensions:  []string{".rb", ".rake", ".gemspec"},
+			RootMarkers: []string{"Gemfile", ".ruby-version", "Rakefile"},
+			Install:     "not installed by scripts/install-deps.sh: ruby-lsp and solargraph are gems (gem install ruby-lsp); Debian 12 packages neither",
+		},
+		{
+			Name: "lua-language-server", Language: "lua", Toolchain: "native", Binaries: []string{"lua-language-server"},
+			Extensions:  []string{".lua"},
+			RootMarkers: []string{".luarc.json", ".luarc.jsonc", ".luacheckrc", "stylua.toml"},
+			Install:     "not installed by scripts/install-deps.sh: lua-language-server is served neither by Debian 12 nor npm nor the Go module proxy; install its release and put it on PATH",
+		},
+		{
+			Name: "sourcekit-lsp", Language: "swift", Toolchain: "native", Binaries: []string{"sourcekit-lsp"},
+			Extensions:  []string{".swift"},
+			RootMarkers: []string{"Package.swift"},
+			Install:     "not installed by scripts/install-deps.sh: sourcekit-lsp comes with a Swift toolchain, which Debian 12 does not package",
+		},
+		{
+			Name: "metals", Language: "scala", Toolchain: "java", Binaries: []string{"metals"},
+			Extensions:  []string{".scala", ".sc"},
+			RootMarkers: []string{"build.sbt", "build.sc", "build.mill", ".scala-build"},
+			Install:     "not installed by scripts/install-deps.sh: Metals is published to Maven Central (coursier install metals), a registry tether does not install from",
 		},
 	}
 }
@@ -262,9 +425,29 @@ func (s *Server) indexHint() string {
 	return fmt.Sprintf("create %s (%s)", s.ProjectIndex[0], s.ProjectIndexHint)
 }
 
+// anyFile names what makes the workspace the root of a server without root
+// markers (yaml-language-server, bash-language-server), where a marker's
+// name would stand.
+func (s *Server) anyFile() string { return "a " + s.Language + " file" }
+
+// installNote is "; " and s.Install, or "" without one.
+func (s *Server) installNote() string {
+	if s.Install == "" {
+		return ""
+	}
+	return "; " + s.Install
+}
+
 // markerIn returns the first of s's root markers present in dir, or "".
 func (s *Server) markerIn(dir string) string {
 	for _, m := range s.RootMarkers {
+		if strings.ContainsAny(m, "*?[") {
+			// A pattern ("*.csproj"): the first file it matches.
+			if found, _ := filepath.Glob(filepath.Join(dir, m)); len(found) > 0 {
+				return filepath.Base(found[0])
+			}
+			continue
+		}
 		if _, err := os.Stat(filepath.Join(dir, m)); err == nil {
 			return m
 		}
@@ -420,6 +603,70 @@ func pinTSServer(opts json.RawMessage, bin string, env []string, workdir string)
 	out, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("lsp: initialization_options: %w", err)
+	}
+	return out, nil
+}
+
+// TrustedESLintRules is the configuration the eslint row lints with: the
+// rules of eslint's own recommended set (@eslint/js), as data, less
+// no-undef, which cannot know a project's globals without its
+// configuration (tsserver reports unknown names). The project's
+// eslint.config.js is JavaScript and its plugins are code from the
+// workspace, so it is not loaded.
+var TrustedESLintRules = []string{
+	"constructor-super", "for-direction", "getter-return", "no-async-promise-executor", "no-case-declarations",
+	"no-class-assign", "no-compare-neg-zero", "no-cond-assign", "no-const-assign", "no-constant-binary-expression",
+	"no-constant-condition", "no-control-regex", "no-debugger", "no-delete-var", "no-dupe-args", "no-dupe-class-members",
+	"no-dupe-else-if", "no-dupe-keys", "no-duplicate-case", "no-empty", "no-empty-character-class", "no-empty-pattern",
+	"no-empty-static-block", "no-ex-assign", "no-extra-boolean-cast", "no-fallthrough", "no-func-assign",
+	"no-global-assign", "no-import-assign", "no-invalid-regexp", "no-irregular-whitespace", "no-loss-of-precision",
+	"no-misleading-character-class", "no-new-native-nonconstructor", "no-nonoctal-decimal-escape", "no-obj-calls",
+	"no-octal", "no-prototype-builtins", "no-redeclare", "no-regex-spaces", "no-self-assign", "no-setter-return",
+	"no-shadow-restricted-names", "no-sparse-arrays", "no-this-before-super", "no-unexpected-multiline",
+	"no-unreachable", "no-unsafe-finally", "no-unsafe-negation", "no-unsafe-optional-chaining", "no-unused-labels",
+	"no-unused-private-class-members", "no-unused-vars", "no-useless-backreference", "no-useless-catch",
+	"no-useless-escape", "no-with", "require-yield", "use-isnan", "valid-typeof",
+}
+
+// pinESLint returns settings (the eslint server's) with nodePath set to the
+// node_modules directory that holds a trusted eslint, the one the server at
+// bin resolves as node does (its own node_modules, then those of the
+// directories above it, none inside workdir), and with options that make
+// eslint lint with TrustedESLintRules and read no configuration file.
+func pinESLint(settings json.RawMessage, bin, workdir string) (json.RawMessage, error) {
+	nm := ""
+	if real, err := filepath.EvalSymlinks(bin); err == nil {
+		for d := filepath.Dir(real); nm == ""; d = filepath.Dir(d) {
+			if c := filepath.Join(d, "node_modules"); isFile(filepath.Join(c, "eslint", "package.json"), "") && !insideDir(workdir, c) {
+				nm = c
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	if nm == "" {
+		return nil, fmt.Errorf("no trusted eslint found next to %s, and it would load the workspace's own node_modules/eslint; install eslint next to it (scripts/npm/package.json)", bin)
+	}
+	m := map[string]any{}
+	if len(settings) > 0 {
+		if err := json.Unmarshal(settings, &m); err != nil {
+			return nil, fmt.Errorf("lsp: settings: %w", err)
+		}
+	}
+	rules := map[string]string{}
+	for _, r := range TrustedESLintRules {
+		rules[r] = "error"
+	}
+	rules["no-unused-vars"] = "warn"
+	m["nodePath"] = nm
+	m["options"] = map[string]any{
+		"overrideConfigFile": true,
+		"overrideConfig":     map[string]any{"rules": rules},
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("lsp: settings: %w", err)
 	}
 	return out, nil
 }

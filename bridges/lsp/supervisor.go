@@ -174,13 +174,15 @@ func (s *Supervisor) abs(file string) (string, error) {
 func (s *Supervisor) specFor(path string) (Server, error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	for _, sv := range s.servers {
-		if sv.servesExt(ext) {
+		if !sv.Linter && sv.servesExt(ext) {
 			return sv, nil
 		}
 	}
 	var known []string
 	for _, sv := range s.servers {
-		known = append(known, sv.Name+" ("+strings.Join(sv.Extensions, " ")+")")
+		if !sv.Linter {
+			known = append(known, sv.Name+" ("+strings.Join(sv.Extensions, " ")+")")
+		}
 	}
 	return Server{}, fmt.Errorf("%w serves %q files (%s): %s", ErrNoServer, ext, s.rel(path), strings.Join(known, ", "))
 }
@@ -188,6 +190,9 @@ func (s *Supervisor) specFor(path string) (Server, error) {
 // rootFor walks up from path's directory to the workspace looking for one of
 // spec's markers.
 func (s *Supervisor) rootFor(spec Server, path string) (root, marker string) {
+	if len(spec.RootMarkers) == 0 {
+		return s.workdir, spec.anyFile()
+	}
 	dir := filepath.Dir(path)
 	for {
 		if m := spec.markerIn(dir); m != "" {
@@ -301,7 +306,7 @@ func (s *Supervisor) start(ctx context.Context, spec Server, root, marker string
 	} else {
 		name, bin := spec.binary(s.env, s.workdir)
 		if bin == "" {
-			return nil, fmt.Errorf("%w: %s found, %s not on PATH%s; install it to use lsp for %s", ErrNoServer, marker, spec.Binaries[0], s.pathNote(), spec.Language)
+			return nil, fmt.Errorf("%w: %s found, %s not on PATH%s; install it to use lsp for %s%s", ErrNoServer, marker, spec.Binaries[0], s.pathNote(), spec.Language, spec.installNote())
 		}
 		if why := spec.unusable(name, bin, s.env); why != "" {
 			return nil, fmt.Errorf("%w: %s found, but %s; install a working %s to use lsp for %s", ErrNoServer, marker, why, name, spec.Language)
@@ -312,6 +317,13 @@ func (s *Supervisor) start(ctx context.Context, spec Server, root, marker string
 				return nil, fmt.Errorf("%w: %s found, but %v", ErrNoServer, marker, err)
 			}
 			spec.InitOptions = opts
+		}
+		if spec.PinESLint {
+			settings, err := pinESLint(spec.Settings, bin, s.workdir)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s found, but %v", ErrNoServer, marker, err)
+			}
+			spec.Settings = settings
 		}
 		var err error
 		if in, err = startProcess(spec, root, s.workdir, bin, s.env); err != nil {
@@ -450,6 +462,13 @@ func (s *Supervisor) Status() []StatusRow {
 			broken = spec.unusable(name, bin, s.env) // cached per binary
 		}
 		switch {
+		case len(spec.RootMarkers) == 0 && bin == "":
+			row.Reason = fmt.Sprintf("%s not on PATH%s", strings.Join(spec.Binaries, " or "), spec.installNote())
+		case len(spec.RootMarkers) == 0 && broken != "":
+			row.Reason = broken
+		case len(spec.RootMarkers) == 0:
+			row.Root = "."
+			row.Reason = fmt.Sprintf("not started yet: %s at %s; starts on the first call for a %s file (it needs no root marker: the workspace is its root)", spec.Binaries[0], bin, spec.Language)
 		case marker == "" && bin == "":
 			row.Reason = fmt.Sprintf("no root marker for %s (none of %s in the workspace root) and %s not on PATH",
 				spec.Language, strings.Join(spec.RootMarkers, ", "), strings.Join(spec.Binaries, " or "))
@@ -460,7 +479,7 @@ func (s *Supervisor) Status() []StatusRow {
 			row.Reason = fmt.Sprintf("no root marker for %s (none of %s in the workspace root; a subdirectory with one still works)",
 				spec.Language, strings.Join(spec.RootMarkers, ", "))
 		case bin == "":
-			row.Reason = fmt.Sprintf("%s found, %s not on PATH", marker, strings.Join(spec.Binaries, " or "))
+			row.Reason = fmt.Sprintf("%s found, %s not on PATH%s", marker, strings.Join(spec.Binaries, " or "), spec.installNote())
 		case broken != "":
 			row.Reason = fmt.Sprintf("%s found, but %s", marker, broken)
 		default:
@@ -492,7 +511,11 @@ func (s *Supervisor) Reload(ctx context.Context) ([]string, error) {
 		if old != nil {
 			old.shutdown()
 		}
-		in, err := s.start(ctx, sl.spec, sl.root, sl.spec.markerIn(sl.root))
+		marker := sl.spec.markerIn(sl.root)
+		if len(sl.spec.RootMarkers) == 0 {
+			marker = sl.spec.anyFile()
+		}
+		in, err := s.start(ctx, sl.spec, sl.root, marker)
 		if err != nil {
 			sl.lastErr = reason(err)
 			errs = append(errs, err)

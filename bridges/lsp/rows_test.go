@@ -1,0 +1,225 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// rowNav is a navigation query and the location its answer must hold; a
+// server that does not offer the request is named by offers instead, and
+// the query must fail saying so (never an empty answer posing as "none").
+type rowNav struct {
+	pos     lsp.Position
+	path    string
+	line    int
+	offered bool
+}
+
+// rowCase is the small project one built-in row is tested on.
+type rowCase struct {
+	server string
+	// tested names the test ("file:TestName", the file from the
+	// repository's root) that drives this row against its server when it
+	// is not this table: the rows that came first have tests of their own,
+	// which do more, and the linters are tested through diagnostics on
+	// write.
+	tested string
+	files  map[string]string
+	def    rowNav
+	refs   rowNav
+	// diagFile is written with diagText, then AfterWrite must report a
+	// diagnostic on diagLine whose "source code message" matches diagWant.
+	diagFile, diagText string
+	diagLine           int
+	diagWant           string
+	// absent marks a row whose server cannot be installed here: without
+	// its binary the test requires the start error to say why (its
+	// Install), a file of files being asked about.
+	absent string
+}
+
+var rowCases = []rowCase{
+	{server: "gopls", tested: "bridges/lsp/gopls_test.go:TestGopls"},
+	{server: "pyright", tested: "bridges/lsp/pyright_test.go:TestPyright"},
+	{server: "typescript-language-server", tested: "bridges/lsp/tsserver_test.go:TestTypeScript"},
+	{server: "clangd", tested: "bridges/lsp/clangd_test.go:TestClangd"},
+	{server: "dart", absent: "lib/a.dart", files: map[string]string{"pubspec.yaml": "name: p\n", "lib/a.dart": "void main() {}\n"}},
+	{server: "rust-analyzer", absent: "src/main.rs", files: map[string]string{"Cargo.toml": "[package]\nname = \"p\"\n", "src/main.rs": "fn main() {}\n"}},
+	{
+		server: "bash-language-server",
+		files: map[string]string{
+			"lib.sh":  "#!/bin/bash\ngreet() {\n  echo \"hello $1\"\n}\n",
+			"main.sh": "#!/bin/bash\nsource ./lib.sh\ngreet world\ngreet again\n",
+		},
+		def:      rowNav{lsp.Position{File: "main.sh", Line: 3, Symbol: "greet"}, "lib.sh", 2, true},
+		refs:     rowNav{lsp.Position{File: "main.sh", Line: 4, Symbol: "greet"}, "main.sh", 3, true},
+		diagFile: "bad.sh", diagText: "#!/bin/bash\necho \"$undefined_thing\"\n", diagLine: 2,
+		diagWant: `^shellcheck SC2154 undefined_thing is referenced but not assigned`,
+	},
+	{
+		server:   "yaml-language-server",
+		files:    map[string]string{"a.yaml": "base: &base\n  name: demo\ncopy:\n  <<: *base\nother: *base\n"},
+		def:      rowNav{lsp.Position{File: "a.yaml", Line: 5, Symbol: "base"}, "a.yaml", 2, true},
+		refs:     rowNav{pos: lsp.Position{File: "a.yaml", Line: 1, Symbol: "base#2"}},
+		diagFile: "bad.yaml", diagText: "key: [unclosed\nother: 1\n", diagLine: 2,
+		diagWant: `^YAML`,
+	},
+	{
+		server: "vscode-json-language-server",
+		files: map[string]string{"schema.json": `{
+  "definitions": {
+    "item": {"type": "string"}
+  },
+  "properties": {
+    "a": {"$ref": "#/definitions/item"}
+  }
+}
+`},
+		def:      rowNav{pos: lsp.Position{File: "schema.json", Line: 6, Symbol: "#/definitions/item"}},
+		refs:     rowNav{pos: lsp.Position{File: "schema.json", Line: 3, Symbol: "item"}},
+		diagFile: "bad.json", diagText: "{\"a\": 1,, \"b\": 2}\n", diagLine: 1,
+		diagWant: `(?i)json .*expected`,
+	},
+	{
+		server:   "vscode-css-language-server",
+		files:    map[string]string{"a.css": ":root { --main: red; }\n.x { color: var(--main); }\n.y { background: var(--main); }\n"},
+		def:      rowNav{lsp.Position{File: "a.css", Line: 2, Symbol: "--main"}, "a.css", 1, true},
+		refs:     rowNav{lsp.Position{File: "a.css", Line: 1, Symbol: "--main"}, "a.css", 3, true},
+		diagFile: "bad.css", diagText: ".ok { color: red; }\n.z { colr: red; }\n", diagLine: 2,
+		diagWant: `^css unknownProperties Unknown property: 'colr'`,
+	},
+	{
+		server:   "vscode-html-language-server",
+		files:    map[string]string{"index.html": "<html><body>\n<script>\nfunction hello() { return 1; }\nhello();\n</script>\n</body></html>\n"},
+		def:      rowNav{lsp.Position{File: "index.html", Line: 4, Symbol: "hello"}, "index.html", 3, true},
+		refs:     rowNav{lsp.Position{File: "index.html", Line: 3, Symbol: "hello"}, "index.html", 4, true},
+		diagFile: "bad.html", diagText: "<html><body>\n<script>\nlet = ;\n</script>\n</body></html>\n", diagLine: 3,
+		diagWant: `^javascript  Expression expected`,
+	},
+	{
+		server: "intelephense",
+		files: map[string]string{
+			"lib.php":  "<?php\nfunction greet(string $n): string { return \"hi $n\"; }\n",
+			"main.php": "<?php\nrequire 'lib.php';\necho greet('x');\necho greet('y');\n",
+		},
+		def:      rowNav{lsp.Position{File: "main.php", Line: 3, Symbol: "greet"}, "lib.php", 2, true},
+		refs:     rowNav{lsp.Position{File: "lib.php", Line: 2, Symbol: "greet"}, "main.php", 4, true},
+		diagFile: "bad.php", diagText: "<?php\n$x = ;\n", diagLine: 2,
+		diagWant: `^intelephense`,
+	},
+	{server: "eslint", tested: "tools/lsp_linters_test.go:TestLintersOnWrite"},
+	{server: "biome", tested: "tools/lsp_linters_test.go:TestLintersOnWrite"},
+	{server: "jdtls", absent: "src/A.java", files: map[string]string{"pom.xml": "<project/>\n", "src/A.java": "class A {}\n"}},
+	{server: "kotlin-language-server", absent: "a.kt", files: map[string]string{"settings.gradle.kts": "\n", "a.kt": "fun main() {}\n"}},
+	{server: "csharp-ls", absent: "A.cs", files: map[string]string{"p.csproj": "<Project/>\n", "A.cs": "class A {}\n"}},
+	{server: "ruby-lsp", absent: "a.rb", files: map[string]string{"Gemfile": "\n", "a.rb": "puts 1\n"}},
+	{server: "lua-language-server", absent: "a.lua", files: map[string]string{".luarc.json": "{}\n", "a.lua": "print(1)\n"}},
+	{server: "sourcekit-lsp", absent: "a.swift", files: map[string]string{"Package.swift": "\n", "a.swift": "print(1)\n"}},
+	{server: "metals", absent: "a.scala", files: map[string]string{"build.sbt": "\n", "a.scala": "object A\n"}},
+}
+
+// TestBuiltinRows drives every row of DefaultServers against its real
+// server on a small project, one server start per row: definition,
+// references and diagnostics on write; a server that lacks references
+// must say so. A row whose server cannot be installed here must fail to
+// start saying why. A row without a case here fails the test.
+func TestBuiltinRows(t *testing.T) {
+	cases := map[string]rowCase{}
+	for _, c := range rowCases {
+		cases[c.server] = c
+	}
+	for _, row := range lsp.DefaultServers() {
+		c, ok := cases[row.Name]
+		if !ok {
+			t.Errorf("built-in row %s has no case in rowCases", row.Name)
+			continue
+		}
+		delete(cases, row.Name)
+		t.Run(row.Name, func(t *testing.T) {
+			switch {
+			case c.tested != "":
+				requireTestFunc(t, c.tested)
+			case c.absent != "":
+				testAbsentRow(t, row, c)
+			default:
+				testRow(t, row, c)
+			}
+		})
+	}
+	for name := range cases {
+		t.Errorf("rowCases has %s, which is no built-in row", name)
+	}
+}
+
+// requireTestFunc requires the test that where ("file:TestName") names.
+func requireTestFunc(t *testing.T, where string) {
+	file, name, _ := strings.Cut(where, ":")
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "\nfunc "+name+"(t *testing.T) {") {
+		t.Fatalf("%s has no test %s, which this row's case names", file, name)
+	}
+}
+
+func testAbsentRow(t *testing.T, row lsp.Server, c rowCase) {
+	if testenv.LookPath(row.Binaries[0]) != "" {
+		t.Skipf("%s is installed here, but this table has no project for it", row.Binaries[0])
+	}
+	if row.Install == "" || !strings.Contains(row.Install, "not installed by scripts/install-deps.sh") {
+		t.Fatalf("%s cannot be installed here, and its row does not say why: Install %q", row.Name, row.Install)
+	}
+	dir := testenv.Workspace(t, c.files)
+	s := newSupervisor(t, dir)
+	_, err := s.AfterWrite(ctxT(t), c.absent)
+	if err == nil || !strings.Contains(err.Error(), row.Binaries[0]+" not on PATH") || !strings.Contains(err.Error(), row.Install) {
+		t.Fatalf("want %s not on PATH and why it is not installed (%s), got %v", row.Binaries[0], row.Install, err)
+	}
+}
+
+func testRow(t *testing.T, row lsp.Server, c rowCase) {
+	testenv.RequireBinary(t, row.Binaries[0])
+	dir := testenv.Workspace(t, c.files)
+	s := newSupervisor(t, dir)
+	ctx := ctxT(t)
+	nav := func(name string, call func() (*lsp.Locations, error), want rowNav, method string) {
+		t.Run(name, func(t *testing.T) {
+			got, err := call()
+			if !want.offered {
+				if err == nil || !strings.Contains(err.Error(), row.Name+" does not offer "+method) {
+					t.Fatalf("want an error saying %s does not offer %s, got %v, %+v", row.Name, method, err, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasLoc(got.Items, want.path, want.line) {
+				t.Fatalf("want %s:%d in\n%s", want.path, want.line, locStrings(got.Items))
+			}
+		})
+	}
+	nav("definition", func() (*lsp.Locations, error) { return s.Definition(ctx, c.def.pos) }, c.def, "textDocument/definition")
+	nav("references", func() (*lsp.Locations, error) { return s.References(ctx, c.refs.pos) }, c.refs, "textDocument/references")
+	t.Run("diagnostics", func(t *testing.T) {
+		writeFile(t, filepath.Join(dir, c.diagFile), c.diagText)
+		d, err := s.AfterWrite(ctx, c.diagFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re := regexp.MustCompile(c.diagWant)
+		for _, it := range d.Items {
+			if it.Line == c.diagLine && re.MatchString(it.Source+" "+it.Code+" "+it.Message) {
+				return
+			}
+		}
+		t.Fatalf("want a diagnostic on line %d matching %q: ready %v %+v notes %v", c.diagLine, c.diagWant, d.Ready, d.Items, d.Notes)
+	})
+}
