@@ -264,6 +264,10 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w = codeWriter{w}
+	if r.Method == http.MethodDelete && r.Header.Get(ConversationHeader) != "" && r.Header.Get("Mcp-Session-Id") == "" {
+		h.deleteConv(w, r, ws, p.key)
+		return
+	}
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
 		h.mu.Lock()
 		s := h.sessions[id]

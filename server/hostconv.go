@@ -364,3 +364,36 @@ func (h *Host) reapIdle(idle time.Duration) {
 		}
 	}
 }
+
+// deleteConv ends the conversation a DELETE names in its header: 204, or
+// 404 when this principal holds none of that key on the workspace.
+func (h *Host) deleteConv(w http.ResponseWriter, r *http.Request, ws, principal string) {
+	key, err := conversationKey(r.Header, nil)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	h.mu.Lock()
+	c := h.convs[principal+"\x00"+ws+"\x00"+key]
+	h.mu.Unlock()
+	if c == nil {
+		http.Error(w, "server: conversation not found (ended, idle too long, or not this token's)", http.StatusNotFound)
+		return
+	}
+	select {
+	case <-c.ready:
+	case <-r.Context().Done():
+		return
+	}
+	if c.err == nil {
+		h.endConv(c)
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// Conversations returns the number of conversations open.
+func (h *Host) Conversations() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.convs)
+}

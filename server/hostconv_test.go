@@ -372,3 +372,136 @@ func TestProgressKeepAlive(t *testing.T) {
 		t.Errorf("keep-alive notifications %q; want ask_user: still running", got)
 	}
 }
+
+// rawCall posts one JSON-RPC request of MCP 2026-07-28 as the revision's
+// text writes it (MCP-Protocol-Version, Mcp-Method and, for a call, Mcp-Name
+// headers; the version and client capabilities in _meta) and returns the
+// HTTP status and the JSON-RPC response, read from an event stream or a
+// JSON body.
+func (th *testHost) rawCall(t *testing.T, token, key, method, name string, params map[string]any) (int, map[string]any) {
+	t.Helper()
+	meta := map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw", "version": "0"},
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{"form": map[string]any{}}},
+	}
+	if params == nil {
+		params = map[string]any{}
+	}
+	params["_meta"] = meta
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	req, _ := http.NewRequest("POST", th.url+"/mcp/alpha", strings.NewReader(string(body)))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	if key != "" {
+		req.Header.Set(server.ConversationHeader, key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	data := b
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		data = nil
+		for _, line := range strings.Split(string(b), "\n") {
+			if d, ok := strings.CutPrefix(line, "data:"); ok && strings.Contains(d, `"id"`) {
+				data = []byte(d)
+			}
+		}
+	}
+	var msg map[string]any
+	if err := json.Unmarshal(data, &msg); err != nil {
+		t.Fatalf("%s: status %d, body %q is no JSON-RPC message: %v", method, resp.StatusCode, b, err)
+	}
+	return resp.StatusCode, msg
+}
+
+// TestModernRawHTTP writes the requests of MCP 2026-07-28 by hand, as the
+// revision's text gives them: server/discover without a session, a list
+// with its cache fields, and a multi round-trip ask_user (input_required
+// with an elicitation request and a requestState, then the retry carrying
+// inputResponses and the state).
+func TestModernRawHTTP(t *testing.T) {
+	th := newTestHost(t, server.HostOptions{})
+	const key = "raw-conversation-0001"
+	code, msg := th.rawCall(t, tokOps, "", "server/discover", "", nil)
+	res, _ := msg["result"].(map[string]any)
+	if code != 200 || res == nil || !strings.Contains(fmt.Sprint(res["supportedVersions"]), "2026-07-28") || res["cacheScope"] != "public" {
+		t.Fatalf("server/discover: %d %v", code, msg)
+	}
+	if caps, _ := res["capabilities"].(map[string]any); caps["tools"] == nil {
+		t.Errorf("server/discover offers no tools capability: %v", res)
+	}
+
+	code, msg = th.rawCall(t, tokOps, key, "tools/list", "", nil)
+	res, _ = msg["result"].(map[string]any)
+	meta, _ := res["_meta"].(map[string]any)
+	if code != 200 || res["cacheScope"] != "private" || res["ttlMs"] == nil || res["resultType"] != "complete" || meta[server.ConversationMetaKey] != key {
+		t.Errorf("tools/list: %d %v", code, msg)
+	}
+
+	args := map[string]any{"question": "Which color?", "options": []map[string]any{{"label": "red"}, {"label": "blue"}}}
+	code, msg = th.rawCall(t, tokOps, key, "tools/call", "ask_user", map[string]any{"name": "ask_user", "arguments": args})
+	res, _ = msg["result"].(map[string]any)
+	reqs, _ := res["inputRequests"].(map[string]any)
+	state, _ := res["requestState"].(string)
+	if code != 200 || res["resultType"] != "input_required" || len(reqs) != 1 || state == "" {
+		t.Fatalf("ask_user's first call: %d %v; want input_required with one input request and a requestState", code, msg)
+	}
+	var id string
+	for k, v := range reqs {
+		id = k
+		if r, _ := v.(map[string]any); r["method"] != "elicitation/create" {
+			t.Errorf("input request %s = %v; want elicitation/create", k, v)
+		}
+	}
+	code, msg = th.rawCall(t, tokOps, key, "tools/call", "ask_user", map[string]any{"name": "ask_user", "arguments": args,
+		"inputResponses": map[string]any{id: map[string]any{"action": "accept", "content": map[string]any{"choice": "blue"}}}, "requestState": state})
+	res, _ = msg["result"].(map[string]any)
+	if code != 200 || res["resultType"] != "complete" || !strings.Contains(fmt.Sprint(res["content"]), "blue") {
+		t.Errorf("ask_user's retry: %d %v; want complete with the answer blue", code, msg)
+	}
+}
+
+// TestConversationDelete: a DELETE naming a conversation ends its run; the
+// same key with another token is not found, as an unknown key is.
+func TestConversationDelete(t *testing.T) {
+	th := newTestHost(t, server.HostOptions{})
+	const key = "delete-me-0123456789"
+	if code, _ := th.rawCall(t, tokOps, key, "tools/list", "", nil); code != 200 {
+		t.Fatalf("tools/list: %d", code)
+	}
+	del := func(token, key string) int {
+		req, _ := http.NewRequest("DELETE", th.url+"/mcp/alpha", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set(server.ConversationHeader, key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := del(tokAlpha, key); code != 404 {
+		t.Errorf("DELETE with another token: %d, want 404", code)
+	}
+	if code := del(tokOps, key); code != 204 {
+		t.Errorf("DELETE: %d, want 204", code)
+	}
+	select {
+	case <-th.closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("DELETE did not close the conversation's run")
+	}
+	if code := del(tokOps, key); code != 404 || th.Conversations() != 0 {
+		t.Errorf("DELETE again: %d, %d conversations; want 404, none", code, th.Conversations())
+	}
+}

@@ -34,8 +34,10 @@ func newHostMetrics(reg *prometheus.Registry, h *Host) *hostMetrics {
 		Name: "tether_http_unauthenticated_conns_closed_total", Help: "Connections closed because more than the bound were open with no request authenticated on them.",
 	})
 	reg.MustRegister(m.calls, m.latency, m.connsCut,
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_sessions_open", Help: "MCP sessions open (each one run)."},
-			func() float64 { return float64(h.Sessions()) }))
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_sessions_open", Help: "MCP sessions and conversations open (each one run)."},
+			func() float64 { return float64(h.Sessions()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_conversations_open", Help: "MCP 2026-07-28 conversations open (each one run; tether_sessions_open counts them too)."},
+			func() float64 { return float64(h.Conversations()) }))
 	return m
 }
 
