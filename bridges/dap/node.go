@@ -31,14 +31,14 @@ import (
 // the node binary.
 const Inspector Transport = "node-inspector"
 
-//go:embed node_relay.mjs
+//go:embed node_relay.cjs
 var nodeRelay []byte
 
 // nodeBridge is the in-process debug adapter for node: DAP on one side (a
 // net.Pipe to the session, so everything above it is the same as for an
 // external adapter), the inspector protocol on the other, through a relay
-// the program loads with --import and fds 3 and 4: no port is opened, so
-// it works in a sandbox with a network namespace of its own.
+// node runs first (node_relay.cjs) over fds 3 and 4: no port is opened,
+// so it works in a sandbox with a network namespace of its own.
 type nodeBridge struct {
 	a       *resolved
 	root    string
@@ -325,12 +325,12 @@ func (b *nodeBridge) launch(raw json.RawMessage) error {
 		}
 		program = out
 	}
-	relay := filepath.Join(b.scratch, "tether-inspector.mjs")
+	relay := filepath.Join(b.scratch, "tether-inspector.cjs")
 	if err := os.WriteFile(relay, nodeRelay, 0o600); err != nil {
 		return fmt.Errorf("writing the inspector relay: %w", err)
 	}
-	argv := append([]string{b.a.argv[0], "--import", fileURL(relay)}, nodeArgs...)
-	argv = append(append(argv, program), args.Args...)
+	argv := append(append([]string{b.a.argv[0]}, nodeArgs...), relay, program)
+	argv = append(argv, args.Args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = args.Cwd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

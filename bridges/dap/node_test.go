@@ -184,33 +184,49 @@ func TestNodeTypeScript(t *testing.T) {
 	testenv.RequireNoProcs(t, root)
 }
 
-// jsThrow throws an uncaught TypeError on its second call.
+// jsThrow throws a TypeError it catches, then one it does not.
 const jsThrow = `function parse(s) {
   if (!s) throw new TypeError("empty input");
   return s.trim();
 }
 
+try { parse(""); } catch (e) { console.log("caught", e.message); }
 parse(" a ");
 parse("");
 `
 
 // TestNodeUncaughtException: an uncaught exception stops where it is
-// thrown and names the error; continuing ends the program with its exit
-// code.
+// thrown and names the error (a caught one does not stop); continuing ends
+// the program with its exit code. In an ES module the stop names the error
+// too.
 func TestNodeUncaughtException(t *testing.T) {
 	t.Parallel()
 	testenv.RequireBinary(t, "node")
 	root := testenv.Workspace(t, map[string]string{"package.json": "{}\n", "throw.js": jsThrow, "throw.mjs": jsThrow})
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
-	l := do(t, sv, "c", root, request{Op: "launch", Program: "throw.mjs"})
-	if l.Stop == nil || l.Stop.Reason != "exception" || !strings.Contains(l.Stop.Exception, "TypeError: empty input") {
-		t.Fatalf("an uncaught exception should stop and name the TypeError: %s", l)
+	l := do(t, sv, "c", root, request{Op: "launch", Program: "throw.js"})
+	if l.Stop == nil || l.Stop.Reason != "exception" || l.Stop.Line != 2 || !strings.Contains(l.Stop.Exception, "TypeError: empty input") {
+		t.Fatalf("an uncaught exception should stop at throw.js:2 and name the TypeError: %s", l)
+	}
+	evaluates(t, sv, root, "s", `""`)
+	st := do(t, sv, "c", root, request{Op: "stack"})
+	if len(st.Frames) < 2 || st.Frames[1].Line != 8 {
+		t.Fatalf("the stop should be the uncaught call at line 8, not the caught one: %s", st)
 	}
 	c := do(t, sv, "c", root, request{Op: "continue"})
 	if c.Exited == nil || c.Exited.Code == 0 {
 		t.Fatalf("continuing past an uncaught exception should end the program with an error code: %s", c)
 	}
+	if out := do(t, sv, "c", root, request{Op: "output"}); !strings.Contains(out.Output, "caught empty input") {
+		t.Fatalf("output: %s", out)
+	}
+
+	l = do(t, sv, "c", root, request{Op: "launch", Program: "throw.mjs"})
+	if l.Stop == nil || l.Stop.Reason != "exception" || !strings.Contains(l.Stop.Exception, "TypeError: empty input") {
+		t.Fatalf("an uncaught exception in an ES module should stop and name the TypeError: %s", l)
+	}
+	do(t, sv, "c", root, request{Op: "terminate"})
 	testenv.RequireNoProcs(t, root)
 }
 

@@ -1,11 +1,14 @@
-// Loaded with `node --import` before the program: it relays the Chrome
+// Run by node as the main module, before the program: it relays the Chrome
 // DevTools Protocol between tether (file descriptors 3 and 4, one JSON
 // message a line) and this process's own inspector, from a worker thread
-// that stays responsive while the main thread is paused. The program
-// starts when tether sends "tether.run", after its breakpoints are set;
-// top-level await keeps the event loop turning until then, which the
-// inspector needs to answer. No port is opened.
-import { Worker } from 'node:worker_threads';
+// that stays responsive while the main thread is paused. No port is
+// opened. When tether sends "tether.run" (its breakpoints are set), the
+// program runs as the main module, from a macrotask: no frame of a module
+// loader's is below it, so an exception it does not catch is one the
+// inspector reports as uncaught.
+'use strict';
+(() => {
+  const { Worker } = require('node:worker_threads');
 
 const relay = `
 const { parentPort } = require('node:worker_threads');
@@ -40,9 +43,11 @@ input.on('data', (chunk) => {
 send({ method: 'tether.ready', params: {} });
 `;
 
-const worker = new Worker(relay, { eval: true, stdout: false, stderr: false });
-await new Promise((resolve, reject) => {
-  worker.once('message', resolve);
-  worker.once('error', reject);
-});
-worker.unref();
+  const worker = new Worker(relay, { eval: true, stdout: false, stderr: false });
+  worker.once('message', () => {
+    worker.unref();
+    process.argv.splice(1, 1);
+    process.argv[1] = require('node:path').resolve(process.argv[1]);
+    setImmediate(() => require('node:module').runMain());
+  });
+})();
