@@ -29,6 +29,10 @@ const pyProg = `x = 41
 print(x + 1)
 `
 
+const jsProg = `const x = 41;
+console.log(x + 1);
+`
+
 const cProg = `#include <stdio.h>
 
 int main(void) {
@@ -55,6 +59,8 @@ var targets = []target{
 		program: "tiny.py", file: "tiny.py", line: 2},
 	{adapter: "lldb", files: map[string]string{"main.c": cProg},
 		build: []string{"cc", "-g", "-O0", "-o", "tiny", "main.c"}, program: "tiny", file: "main.c", line: 5},
+	{adapter: "node", files: map[string]string{"package.json": "{}\n", "tiny.js": jsProg},
+		program: "tiny.js", file: "tiny.js", line: 2},
 }
 
 // BenchmarkLaunchToFirstStop: for each adapter, each iteration starts a new

@@ -1,5 +1,5 @@
 // Package debug measures the debug tool's launch-to-first-stop time for each
-// installed adapter (delve, debugpy, lldb-dap): the time from the `launch`
+// installed adapter (delve, debugpy, lldb-dap, node): the time from the `launch`
 // call through the tools API to the first breakpoint stop on a tiny program,
 // with the real adapter. Results go in bench/README.md; nothing is asserted
 // about time. A missing adapter skips its case, naming it, unless
