@@ -160,7 +160,7 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 	return Tool{
 		Name: "debug",
 		Tier: TierExec,
-		Description: "Drive a debugger over the Debug Adapter Protocol; adapters: " + dap.DescribeAdapters(table) + ". " +
+		Description: "Drive a debugger over the Debug Adapter Protocol; adapters: " + dap.DescribeSupport(table) + ". " +
 			"One session per conversation, ended after " + spellDuration(sv.TTL()) + "; a second launch is refused until you terminate the first. " +
 			"Typical use: breakpoints (file, lines) -> launch (program, args) -> stack / scopes / variables / evaluate -> step_over / continue -> output -> terminate. " +
 			"attach takes pid (a running process) or port (and host). An adapter's child sessions (startDebugging) are listed by status and stops; pass session N to drive one. breakpoints also takes breakpoints with a condition, hit_condition or log_message (a logpoint prints and does not stop), function_breakpoints and exception_filters, where the adapter offers them. " +

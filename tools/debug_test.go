@@ -305,3 +305,36 @@ func TestDebugToolBreakpointsFollowEdits(t *testing.T) {
 	}
 	call(`{"op":"terminate"}`)
 }
+
+// TestDebugToolSchemaListsSupport: the debug tool's schema lists every op
+// (the optional ones included) and its description every adapter with
+// what it supports, from the adapter table.
+func TestDebugToolSchemaListsSupport(t *testing.T) {
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	tool := tools.DebugTool(sv, t.TempDir(), "c1")
+	if want := dap.DescribeSupport(dap.DefaultAdapters()); !strings.Contains(tool.Description, want) {
+		t.Errorf("the description should say what each adapter supports (%s):\n%s", want, tool.Description)
+	}
+	var schema struct {
+		Properties map[string]struct {
+			Enum []string `json:"enum"`
+		} `json:"properties"`
+	}
+	b, err := json.Marshal(tool.InputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &schema); err != nil {
+		t.Fatal(err)
+	}
+	ops := strings.Join(schema.Properties["op"].Enum, ",")
+	for _, op := range append(tools.DebugOps(), dap.OptionalOps()...) {
+		if !strings.Contains(","+ops+",", ","+op+",") {
+			t.Errorf("the schema's ops lack %s: %s", op, ops)
+		}
+	}
+	if adapters := strings.Join(schema.Properties["adapter"].Enum, ","); adapters != strings.Join(dap.AdapterIDs(dap.DefaultAdapters()), ",") {
+		t.Errorf("the schema's adapters %s are not the table's", adapters)
+	}
+}

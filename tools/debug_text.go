@@ -22,7 +22,7 @@ func writeAdapters(b *strings.Builder, root string, sts []dap.AdapterStatus) {
 	fmt.Fprintf(b, "debug adapters for %s:\n", root)
 	for _, st := range sts {
 		if st.Usable {
-			cmd := strings.ReplaceAll(strings.Join(st.Command, " "), "${socket}", "<socket tether listens on>")
+			cmd := strings.NewReplacer("${socket}", "<socket tether listens on>", "${port}", "<free port tether picks>").Replace(strings.Join(st.Command, " "))
 			fmt.Fprintf(b, "- %s: usable (marker %s; %s)\n", st.ID, st.Marker, cmd)
 		} else {
 			fmt.Fprintf(b, "- %s: unavailable: %s\n", st.ID, st.Reason)
