@@ -2,6 +2,7 @@ package rule
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -83,13 +84,16 @@ func Compile(ctx context.Context, p matcher.Parser, lang string, v any, opt Opti
 // CompileConfig compiles one rule configuration. Its language is its
 // language key's, else opt.Language.
 func CompileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, opt Options) (*Rule, error) {
-	at := func(key string) string {
-		if opt.Source != "" {
-			return opt.Source + ": " + key
-		}
-		return key
+	r, err := compileConfig(ctx, p, doc, opt)
+	if err != nil && opt.Source != "" && errors.Is(err, ErrInvalid) {
+		msg := strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
+		return nil, fmt.Errorf("%w: %s: %s", ErrInvalid, opt.Source, msg)
 	}
-	if err := checkKeys(doc, strings.TrimSuffix(at(""), ": "), configKeys...); err != nil {
+	return r, err
+}
+
+func compileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, opt Options) (*Rule, error) {
+	if err := checkKeys(doc, "", configKeys...); err != nil {
 		return nil, err
 	}
 	r := &Rule{Severity: "hint"}
@@ -98,7 +102,7 @@ func CompileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 		if v, ok := doc[key]; ok && err == nil {
 			s, ok := v.(string)
 			if !ok {
-				err = errAt(at(key), "must be a string, not %s", describe(v))
+				err = errAt(key, "must be a string, not %s", describe(v))
 			}
 			*dst = s
 		}
@@ -115,14 +119,14 @@ func CompileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 	switch r.Severity {
 	case "hint", "info", "warning", "error", "off":
 	default:
-		return nil, errAt(at("severity"), "severity %q: use hint, info, warning, error or off", r.Severity)
+		return nil, errAt("severity", "severity %q: use hint, info, warning, error or off", r.Severity)
 	}
 	if lang == "" {
-		return nil, errAt(at("language"), "no language: give the rule a language key (go, python, typescript, ...)")
+		return nil, errAt("language", "no language: give the rule a language key (go, python, typescript, ...)")
 	}
 	l, ok := grammars.Lookup(lang)
 	if !ok {
-		return nil, errAt(at("language"), "unknown language %q: use one of %s", lang, strings.Join(grammars.IDs(), ", "))
+		return nil, errAt("language", "unknown language %q: use one of %s", lang, strings.Join(grammars.IDs(), ", "))
 	}
 	r.Language = l.ID
 	for _, k := range []string{"files", "ignores"} {
@@ -132,12 +136,12 @@ func CompileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 		}
 		l, ok := v.([]any)
 		if !ok {
-			return nil, errAt(at(k), "must be a list of globs, not %s", describe(v))
+			return nil, errAt(k, "must be a list of globs, not %s", describe(v))
 		}
 		for i, g := range l {
 			s, ok := g.(string)
 			if !ok {
-				return nil, errAt(fmt.Sprintf("%s[%d]", at(k), i), "must be a glob string, not %s", describe(g))
+				return nil, errAt(fmt.Sprintf("%s[%d]", k, i), "must be a glob string, not %s", describe(g))
 			}
 			if k == "files" {
 				r.Files = append(r.Files, s)
@@ -147,7 +151,7 @@ func CompileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 		}
 	}
 	if _, ok := doc["rule"]; !ok {
-		return nil, errAt(at("rule"), "the configuration has no rule: add a rule object (pattern, kind, ...)")
+		return nil, errAt("rule", "the configuration has no rule: add a rule object (pattern, kind, ...)")
 	}
 	c := &compiler{ctx: ctx, parser: p, lang: r.Language, global: opt.Utils}
 	if c.kinds, err = c.kindsOf(r.Language); err != nil {
@@ -157,14 +161,14 @@ func CompileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 	if v, ok := doc["rewriters"]; ok {
 		l, ok := v.([]any)
 		if !ok {
-			return nil, errAt(at("rewriters"), "must be a list of rewriter objects (id, rule, fix), not %s", describe(v))
+			return nil, errAt("rewriters", "must be a list of rewriter objects (id, rule, fix), not %s", describe(v))
 		}
 		rewriterDocs = l
 	}
 	rws := map[string]*core{}
 	// rewriters first: the rule's transform names them
 	for i, v := range rewriterDocs {
-		path := fmt.Sprintf("%s[%d]", at("rewriters"), i)
+		path := fmt.Sprintf("%s[%d]", "rewriters", i)
 		m, err := asMap(v, path, "rewriter")
 		if err != nil {
 			return nil, err
@@ -185,7 +189,7 @@ func CompileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 		rws[id] = nil
 	}
 	for i, v := range rewriterDocs {
-		path := fmt.Sprintf("%s[%d]", at("rewriters"), i)
+		path := fmt.Sprintf("%s[%d]", "rewriters", i)
 		m := v.(map[string]any)
 		cr, err := c.core(m, path, rws)
 		if err != nil {
@@ -193,7 +197,7 @@ func CompileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 		}
 		rws[m["id"].(string)] = cr
 	}
-	cr, err := c.core(doc, strings.TrimSuffix(at(""), ": "), rws)
+	cr, err := c.core(doc, "", rws)
 	if err != nil {
 		return nil, err
 	}
