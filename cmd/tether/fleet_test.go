@@ -119,6 +119,9 @@ func startNginx(t *testing.T, replicas []string) string {
 	}
 	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
 	cmd.Stderr = os.Stderr
+	// A group of its own, so that its workers go with the master should
+	// the master have to be killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +132,7 @@ func startNginx(t *testing.T, replicas []string) string {
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-done
 		}
 		if t.Failed() {
