@@ -49,6 +49,9 @@ func withProgress(ctx context.Context, ss *mcp.ServerSession, tool string, p *mc
 func (ps *progressSender) report(done, total float64, message string) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	if done < 0 {
+		done, total = ps.last+1, 0 // a step: numbered after what was sent
+	}
 	if done <= ps.last {
 		return
 	}

@@ -295,6 +295,11 @@ func debugDo(ctx context.Context, sv *dap.Supervisor, conv, root string, req deb
 	case "launch", "attach":
 		var st *dap.Started
 		if req.Op == "launch" {
+			ReportStep(ctx, "debug: launching "+req.Program+" (starting the debug adapter)")
+		} else {
+			ReportStep(ctx, fmt.Sprintf("debug: attaching (pid %d, port %d; starting the debug adapter)", req.PID, req.Port))
+		}
+		if req.Op == "launch" {
 			st, err = sv.Launch(ctx, conv, root, dap.LaunchArgs{Program: req.Program, Args: req.Args, Adapter: req.Adapter, Test: req.Test})
 		} else {
 			st, err = sv.Attach(ctx, conv, root, dap.AttachArgs{PID: req.PID, Port: req.Port, Host: req.Host, Adapter: req.Adapter})

@@ -182,6 +182,8 @@ func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
+	// A server starting for this query says so, as the call's progress.
+	ctx = lsp.WithNotice(ctx, func(m string) { ReportStep(ctx, "lsp: "+m) })
 	cctx, cancel := withTimeout(ctx, a.Timeout)
 	defer cancel()
 	res, err := l.answer(cctx, a)

@@ -6,8 +6,9 @@ import (
 )
 
 // ProgressFunc receives how far a call got: done of total (total 0: not
-// known) and a message saying it in words. It may be called from several
-// goroutines, and must not block for long.
+// known) and a message saying it in words; done below 0 is a step without
+// a count (ReportStep), which the receiver numbers after what it sent. It
+// may be called from several goroutines, and must not block for long.
 type ProgressFunc func(done, total float64, message string)
 
 type progressKey struct{}
@@ -24,6 +25,12 @@ func ReportProgress(ctx context.Context, done, total float64, message string) {
 	if fn, ok := ctx.Value(progressKey{}).(ProgressFunc); ok && fn != nil {
 		fn(done, total, message)
 	}
+}
+
+// ReportStep tells whoever made the call running under ctx what it does or
+// waits for now ("debug: launching main.go"), without a count.
+func ReportStep(ctx context.Context, message string) {
+	ReportProgress(ctx, -1, 0, message)
 }
 
 // filesProgress returns the search.Query.Progress of a call under ctx: the

@@ -293,6 +293,7 @@ func crashReport(in *instance, why error) string {
 }
 
 func (s *Supervisor) start(ctx context.Context, spec Server, root, marker string) (*instance, error) {
+	notice(ctx, "starting %s for %s; its first answer waits until it has loaded the project", spec.Name, s.rel(root))
 	disk, special, _ := scanDir(root, spec) // the baseline for changes made by other means
 	if err := s.specialErr(spec, special); err != nil {
 		return nil, err

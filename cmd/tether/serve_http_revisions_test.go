@@ -178,6 +178,25 @@ func TestHostBothRevisions(t *testing.T) {
 				t.Errorf("progress notifications %d, last %+v; want several ending at 400 of 400", len(prog), prog[len(prog)-1:])
 			}
 
+			if rev == "2026-07-28" {
+				// gopls starts for this query: its warm-up is the first notification.
+				os.WriteFile(filepath.Join(root, "alpha", "go.mod"), []byte("module example.com/a\n\ngo 1.21\n"), 0o644)
+				a.mu.Lock()
+				a.progress = nil
+				a.mu.Unlock()
+				p := &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": "hover", "file": "a.go", "line": 3, "symbol": "f"}}
+				p.SetProgressToken("lsp")
+				if res, err := a.cs.CallTool(context.Background(), p); err != nil || res.IsError {
+					t.Errorf("lsp hover: %v %q", err, textOfRes(res))
+				}
+				a.mu.Lock()
+				prog := a.progress
+				a.mu.Unlock()
+				if len(prog) == 0 || !strings.Contains(prog[0].Message, "starting gopls") {
+					t.Errorf("lsp hover's progress: %+v; want gopls's start first", prog)
+				}
+			}
+
 			res, err := a.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{"code": pngCell, "description": "show a large random image as the value"}})
 			if err != nil || res.IsError {
 				t.Fatalf("eval image: %v", err)
@@ -209,4 +228,17 @@ func TestHostBothRevisions(t *testing.T) {
 			}
 		})
 	}
+}
+
+func textOfRes(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
 }
