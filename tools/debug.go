@@ -116,10 +116,10 @@ func adapterRoles(table []dap.Adapter) (goAdapter, native, goTests string) {
 // adapters of the table.
 func describeDebugArgs(s *jsonschema.Schema, table []dap.Adapter) {
 	goAdapter, native, goTests := adapterRoles(table)
-	s.Properties["program"].Description = "launch (required): a .py or .go file, a Go package dir, a test file (x_test.go, test_x.py: its tests run), " +
+	s.Properties["program"].Description = "launch (required): a .py, .go, .js, .mjs, .cjs or .ts file, a Go package dir, a package.json (args[0] names the script to run), a test file (x_test.go, test_x.py, x.test.js: its tests run), " +
 		"or an executable built with debug info (a Go binary or test binary goes to " + goAdapter + ", others to " + native + ")"
 	s.Properties["test"].Description = "launch: run tests instead of the program: a test name (Go: TestParse or TestParse/subtest, in " + goTests + "'s test mode; " +
-		"Python: test_parse or TestClass::test_parse, under pytest), or \"" + dap.AllTests + "\" for every test of program (a package dir, a test file or a directory)"
+		"Python: test_parse or TestClass::test_parse, under pytest; JavaScript: a node:test test name), or \"" + dap.AllTests + "\" for every test of program (a package dir, a test file or a directory)"
 }
 
 // DebugOps returns the debug tool's ops, in the order its schema lists them
@@ -164,7 +164,7 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 			"One session per conversation, ended after " + spellDuration(sv.TTL()) + "; a second launch is refused until you terminate the first. " +
 			"Typical use: breakpoints (file, lines) -> launch (program, args) -> stack / scopes / variables / evaluate -> step_over / continue -> output -> terminate. " +
 			"attach takes pid (a running process) or port (and host). An adapter's child sessions (startDebugging) are listed by status and stops; pass session N to drive one. breakpoints also takes breakpoints with a condition, hit_condition or log_message (a logpoint prints and does not stop), function_breakpoints and exception_filters, where the adapter offers them. " +
-			"To debug tests, launch the test file (x_test.go, test_x.py) or pass test with a test name (Go: " + goTests + "'s test mode; Python: pytest). " +
+			"To debug tests, launch the test file (x_test.go, test_x.py, x.test.js) or pass test with a test name (Go: " + goTests + "'s test mode; Python: pytest; JavaScript: node:test). " +
 			"Every op that stops the program returns where it stopped, the source line and the top frames; an uncaught exception, a panic or a signal stops it there and names it. " +
 			fmt.Sprintf("variables lists %d children and stack %d frames at a time: pass start to page through a longer container or a deeper stack. ", dap.MaxVariables, dap.MaxStackFrames) +
 			"ops: " + strings.Join(debugOps, ", ") + "; " + strings.Join(dap.OptionalOps(), ", ") + " work where the adapter's capabilities offer them, and are refused naming what it offers otherwise. Use adapters to see which debuggers can start here and why not. " +

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/internal/testenv"
 )
 
@@ -282,6 +283,33 @@ func TestNodeTests(t *testing.T) {
 	if p.Stop == nil || p.Stop.Reason != "pause" {
 		t.Fatalf("pause should stop the running program: %s", p)
 	}
+	do(t, sv, "c", root, request{Op: "terminate"})
+	testenv.RequireNoProcs(t, root)
+}
+
+// TestNodeWithoutNetwork: with no network for debuggees (the sandbox gives
+// node a network namespace of its own), the node adapter still reaches the
+// inspector, which it talks to over pipes, not a port.
+func TestNodeWithoutNetwork(t *testing.T) {
+	testenv.RequireBinary(t, "node")
+	st := proc.SandboxStatus()
+	if !st.Available() || !st.NetConfined() {
+		t.Skip("the sandbox cannot confine the network here")
+	}
+	prev := st.Options()
+	defer proc.Configure(prev)
+	o := prev
+	o.Net = map[proc.Family]bool{}
+	proc.Configure(o)
+	root := testenv.Workspace(t, map[string]string{"package.json": "{}\n", "count.js": jsCount})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "count.js", Breakpoints: []dap.SourceBreakpoint{{Line: 3, Condition: "i === 4"}}})
+	l := do(t, sv, "c", root, request{Op: "launch", Program: "count.js"})
+	if l.Stop == nil || l.Stop.Line != 3 || !strings.Contains(l.Started.Sandbox, "no network") {
+		t.Fatalf("node should stop at count.js:3 in a sandbox without network: %s", l)
+	}
+	evaluates(t, sv, root, "i", "4")
 	do(t, sv, "c", root, request{Op: "terminate"})
 	testenv.RequireNoProcs(t, root)
 }
