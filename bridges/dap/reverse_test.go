@@ -80,6 +80,9 @@ func driveScripted(t *testing.T, entry dap.Adapter) {
 	if !strings.Contains(out.Text, "frobnicate answered success=false: tether does not serve the reverse request \"frobnicate\"") {
 		t.Fatalf("an unknown reverse request should be refused with an error response:\n%s", out.Text)
 	}
+	if !strings.Contains(out.Text, "runInTerminal in / answered success=false: runInTerminal: cwd / is outside the project") {
+		t.Fatalf("runInTerminal outside the project should be refused:\n%s", out.Text)
+	}
 	if !strings.Contains(out.Text, "startDebugging answered success=true") {
 		t.Fatalf("startDebugging should be answered with success:\n%s", out.Text)
 	}
@@ -120,7 +123,20 @@ func driveScripted(t *testing.T, entry dap.Adapter) {
 	if th := do(t, sv, "c", root, request{Op: "threads"}); len(th.Threads) != 1 || th.Threads[0].Name != "parent main" {
 		t.Fatalf("threads without session should be the parent's: %s", th)
 	}
-	_ = ctx
+	// loaded_sources, which the scripted adapter offers, comes in pages.
+	src, err := sv.LoadedSources(ctx, "c", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.Sources) != dap.MaxSources || src.Total != 120 || src.Next != dap.MaxSources || src.Sources[0].File != "/src/s0.js" {
+		t.Fatalf("loaded_sources should list the first %d of 120 and say where the next page starts: %+v", dap.MaxSources, src)
+	}
+	if src, err = sv.LoadedSources(ctx, "c", 100); err != nil || len(src.Sources) != 20 || src.Next != 0 {
+		t.Fatalf("the last page of loaded_sources: %+v %v", src, err)
+	}
+	if _, err = sv.LoadedSources(ctx, "c", 500); err == nil || !strings.Contains(err.Error(), "start 0 to 119") {
+		t.Fatalf("a start past the end should be refused, saying the range: %v", err)
+	}
 	do(t, sv, "c", root, request{Op: "terminate"})
 	for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
 		time.Sleep(20 * time.Millisecond)

@@ -164,7 +164,7 @@ func (s *scripted) handle(req map[string]any) {
 	switch cmd {
 	case "initialize":
 		s.reverse = args["supportsRunInTerminalRequest"] == true && args["supportsStartDebuggingRequest"] == true
-		reply(map[string]any{"supportsConfigurationDoneRequest": true})
+		reply(map[string]any{"supportsConfigurationDoneRequest": true, "supportsLoadedSourcesRequest": true})
 	case "launch":
 		if args["__child"] == true {
 			s.child = true
@@ -185,6 +185,8 @@ func (s *scripted) handle(req map[string]any) {
 		} else {
 			s.output(fmt.Sprintf("runInTerminal refused: %v\n", r["message"]))
 		}
+		r = s.ask("runInTerminal", map[string]any{"kind": "integrated", "cwd": "/", "args": []string{"/bin/true"}})
+		s.output(fmt.Sprintf("runInTerminal in / answered success=%v: %v\n", r["success"], r["message"]))
 		r = s.ask("frobnicate", map[string]any{})
 		s.output(fmt.Sprintf("frobnicate answered success=%v: %v\n", r["success"], r["message"]))
 		r = s.ask("startDebugging", map[string]any{"request": "launch", "configuration": map[string]any{"name": "scripted child", "__child": true}})
@@ -234,6 +236,12 @@ func (s *scripted) handle(req map[string]any) {
 			s.event("exited", map[string]any{"exitCode": 3})
 			s.event("terminated", nil)
 		}
+	case "loadedSources":
+		var srcs []any
+		for i := 0; i < 120; i++ {
+			srcs = append(srcs, map[string]any{"name": fmt.Sprintf("s%d.js", i), "path": fmt.Sprintf("/src/s%d.js", i)})
+		}
+		reply(map[string]any{"sources": srcs})
 	case "disconnect":
 		reply(nil)
 	default:
