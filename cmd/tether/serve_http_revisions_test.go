@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -241,4 +242,45 @@ func textOfRes(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// TestHostModernCancel: a 2026-07-28 client that gives up on a call (closes
+// its request) stops the work: the cell sleeping in the conversation's
+// kernel is interrupted before it writes its second marker, and the next
+// call in the conversation runs at once with the kernel's state kept.
+func TestHostModernCancel(t *testing.T) {
+	base := t.TempDir()
+	hp := startHostProc(t, base)
+	ws := filepath.Join(base, "root", "alpha")
+	a := openRev(t, hp.url, "2026-07-28", "t-ops-0123456789", "cancel-conversation-01")
+	if text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "kept = 41", "description": "set a variable before the cancelled cell"}); isErr {
+		t.Fatalf("eval: %s", text)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{
+			"code":        "import time\nopen('started.txt', 'w').write('1')\ntime.sleep(120)\nopen('finished.txt', 'w').write('1')",
+			"description": "sleep long enough to be cancelled by the client"}})
+		done <- err
+	}()
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(ws, "started.txt")); err == nil {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the cell never started")
+		}
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Error("the cancelled call returned no error")
+	}
+	text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "print(kept + 1)", "description": "read the variable after the cancelled cell"})
+	if isErr || !strings.Contains(text, "42") {
+		t.Errorf("the next call after the cancel: error %v %q", isErr, text)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "finished.txt")); err == nil {
+		t.Error("the cancelled cell ran to its end")
+	}
 }
