@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// BenchmarkScanVsAstGrep runs the comparison on a small slice of the
+// standard library so CI keeps it working (make bench-once); the table is
+// reported, never asserted. The README's table comes from `go run
+// ./bench/scan`.
+func BenchmarkScanVsAstGrep(b *testing.B) {
+	ag := testenv.RequireBinary(b, "ast-grep")
+	tether := filepath.Join(b.TempDir(), "tether")
+	build := exec.Command("go", "build", "-o", tether, "./cmd/tether")
+	build.Dir = testenv.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	corpus := filepath.Join(runtime.GOROOT(), "src", "sync")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		table, err := Run(context.Background(), ag, tether, corpus, runtime.NumCPU())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !strings.Contains(table, "lock-without-defer") {
+			b.Fatalf("the table names no rule:\n%s", table)
+		}
+		b.Log(table)
+	}
+}
