@@ -174,4 +174,3 @@ func writeSection(path, table string) error {
 	}
 	return os.WriteFile(path, []byte(s), 0o644)
 }
-
