@@ -49,6 +49,9 @@ func fileDiff(c FileChange) []string {
 		return []string{fmt.Sprintf("--- a/%s\n+++ b/%s\n(no diff: %v)", from, name, err)}
 	}
 	out := []string{"--- a/" + from, "+++ b/" + name}
+	if c.Create {
+		out[0] = "--- /dev/null"
+	}
 	if len(u.Hunks) == 0 {
 		if c.From != "" {
 			// a move with no change of content still shows

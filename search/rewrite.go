@@ -20,6 +20,9 @@ type FileChange struct {
 	// removed and Path (which must not exist) is created with New, both in
 	// the same all-or-nothing apply. FromDisplay is how to show From.
 	From, FromDisplay string
+	// Create makes a new file at Path (which must not exist) with New;
+	// Old is empty.
+	Create bool
 }
 
 // Plan is a computed rewrite: the search's result plus each file's new

@@ -206,6 +206,12 @@ func (s *Stager) apply(id string, p *Plan) error {
 	}
 	var changed []string
 	for _, c := range p.Changes {
+		if c.Create {
+			if _, err := read(c.Path); err == nil {
+				changed = append(changed, c.Path+" (a file it creates now exists)")
+			}
+			continue
+		}
 		from := c.Path
 		if c.From != "" {
 			from = c.From
@@ -242,6 +248,10 @@ func (s *Stager) apply(id string, p *Plan) error {
 		path, err := abs(c.Path)
 		if err != nil {
 			return fmt.Errorf("search: %s not applied: %w", id, err)
+		}
+		if c.Create {
+			changes = append(changes, fsutil.Change{Path: path, Content: c.New, MustNotExist: true})
+			continue
 		}
 		if c.From == "" {
 			changes = append(changes, fsutil.Change{Path: path, Content: c.New, Expected: c.Old, MustExist: true})

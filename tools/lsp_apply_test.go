@@ -341,3 +341,35 @@ func TestLSPApplyCommand(t *testing.T) {
 		}
 	})
 }
+
+// TestLSPApplyCreatesFile stages typescript-language-server's "Move to a
+// new file", whose edit creates a file: the creation is staged with the
+// other edits and applied with them; a file created at that path after
+// staging rejects the whole change.
+func TestLSPApplyCreatesFile(t *testing.T) {
+	r, dir := tsRun(t)
+	args := map[string]any{"file": "src/app.ts", "line": 3, "end_line": 6, "action": "Move to a new file"}
+	id := stageID(t, r, "lsp_apply", args, "--- /dev/null", "+++ b/src/big.ts")
+	if _, err := os.Stat(filepath.Join(dir, "src/big.ts")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("lsp_apply created the file before resolve")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "src/big.ts"), []byte("// taken\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"}); !errors.Is(err, search.ErrStale) || !strings.Contains(err.Error(), "src/big.ts") {
+		t.Fatalf("accept with the new file's path taken: want it rejected, got %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "src/big.ts")); err != nil {
+		t.Fatal(err)
+	}
+	res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
+	if res.IsError || !strings.Contains(res.AllText(), "src/big.ts (created)") {
+		t.Fatalf("accept: %s", res.AllText())
+	}
+	if got := readFile(t, filepath.Join(dir, "src/big.ts")); !strings.Contains(got, "export function big()") {
+		t.Fatalf("the new file:\n%s", got)
+	}
+	if got := readFile(t, filepath.Join(dir, "src/app.ts")); strings.Contains(got, "export function big()") || !strings.Contains(got, `"./big"`) {
+		t.Fatalf("app.ts after the move:\n%s", got)
+	}
+}

@@ -112,6 +112,11 @@ func (s *stagedTools) resolve(ctx context.Context, call *Call) (*Result, error) 
 				fc.Changed = append(fc.Changed, FileChange{Path: rel, Action: "created", MovedFrom: from})
 				continue
 			}
+			if c.Create {
+				names = append(names, rel+" (created)")
+				fc.Changed = append(fc.Changed, FileChange{Path: rel, Action: "created"})
+				continue
+			}
 			names = append(names, rel)
 			fc.Changed = append(fc.Changed, FileChange{Path: rel, Action: "updated"})
 		}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tetherhq/tether/internal/fsutil"
@@ -49,6 +50,8 @@ type ProposedFile struct {
 	From, FromRel string
 	Old, New      []byte
 	Edits         int
+	// Created is set for a file the edit creates (Old is nil).
+	Created bool
 }
 
 // Move is one file or directory moved by rename_file, absolute paths.
@@ -338,6 +341,7 @@ func (s *Supervisor) ApplyCodeAction(ctx context.Context, q ActionQuery, which s
 		}
 	}
 	var edits []wWorkspaceEdit
+	var made []string
 	switch {
 	case a.Edit != nil:
 		edits = append(edits, *a.Edit)
@@ -348,14 +352,16 @@ func (s *Supervisor) ApplyCodeAction(ctx context.Context, q ActionQuery, which s
 		if why := commandRefusal(a); why != "" {
 			return nil, fmt.Errorf("lsp: %s's action %q runs the command %s, which %s; tether runs a command only for the edit it sends back, so nothing was run or staged", in.spec.Name, a.Title, a.cmd.Command, why)
 		}
+		started := time.Now()
 		edits, err = s.runCommand(ctx, in, *a.cmd)
 		if err != nil {
 			return nil, err
 		}
+		made, notes = s.serverMade(in, edits, started, notes)
 	default:
 		return nil, fmt.Errorf("lsp: %s offers %q with neither an edit nor a command: there is nothing to apply", in.spec.Name, a.Title)
 	}
-	pe, err := s.propose(in, edits, nil)
+	pe, err := s.propose(in, edits, nil, made...)
 	if err != nil {
 		return nil, fmt.Errorf("lsp: %q: %w", a.Title, err)
 	}
@@ -385,6 +391,41 @@ func commandRefusal(a rawAction) string {
 		}
 	}
 	return fmt.Sprintf("is of kind %s, not a fix, refactoring or import clean-up", a.Kind)
+}
+
+// serverMade finds the files a command's edits write into that the server
+// created itself, empty, while the command ran (typescript-language-server
+// creates the file of "Move to a new file" on disk and sends its content as
+// an edit): each is removed again, so that nothing changes before resolve,
+// and staged as a creation. A file with content, or older than the command,
+// is left alone.
+func (s *Supervisor) serverMade(in *instance, edits []wWorkspaceEdit, started time.Time, notes []string) ([]string, []string) {
+	var made []string
+	for _, we := range edits {
+		for _, uri := range editURIs(we) {
+			path := uriToPath(uri)
+			real, rel, err := s.root.Resolve(path)
+			if err != nil || slices.Contains(made, real) {
+				continue
+			}
+			fi, err := os.Lstat(real)
+			if err != nil || !fi.Mode().IsRegular() || fi.Size() != 0 || fi.ModTime().Before(started.Add(-time.Second)) {
+				continue
+			}
+			root, err := os.OpenRoot(s.root.RealDir())
+			if err != nil {
+				continue
+			}
+			err = root.Remove(rel)
+			root.Close()
+			if err != nil {
+				continue
+			}
+			made = append(made, real)
+			notes = append(notes, fmt.Sprintf("%s created %s (empty) itself while the command ran; tether removed it again and stages its creation with the rest", in.spec.Name, rel))
+		}
+	}
+	return made, notes
 }
 
 // resolveAction fills in a lazily computed action's edit with
@@ -440,84 +481,169 @@ func (s *Supervisor) runCommand(ctx context.Context, in *instance, c wCommand) (
 }
 
 // propose turns edits (applied in order, each to the result of the ones
-// before) and moves into new file contents, refusing the whole change when
-// any file lies outside the workspace. A moved file's edits are those the
-// server made to it under its old name.
-func (s *Supervisor) propose(in *instance, edits []wWorkspaceEdit, moves []Move) (*ProposedEdit, error) {
+// before; a WorkspaceEdit's documentChanges in their order, file creations
+// and renames among them) and moves into new file contents, refusing the
+// whole change when any file lies outside the workspace. A moved file's
+// edits are those the server made to it under its old name.
+//
+// made are files the server created itself while a command ran (and tether
+// removed again): their edits are staged as a creation.
+func (s *Supervisor) propose(in *instance, edits []wWorkspaceEdit, moves []Move, made ...string) (*ProposedEdit, error) {
 	pe := &ProposedEdit{in: in, Moves: moves}
-	if in != nil {
-		pe.Server = in.spec.Name
-	}
 	enc := encUTF16
 	if in != nil {
-		enc = in.enc
+		pe.Server, enc = in.spec.Name, in.enc
 	}
-	old := map[string][]byte{}
-	cur := map[string][]byte{}
-	count := map[string]int{}
-	var order []string
-	read := func(path string) error {
-		if _, ok := cur[path]; ok {
-			return nil
+	type pfile struct {
+		path     string // where it is now, in the edit
+		from     string // where it was on disk, for a moved file
+		old, cur []byte
+		created  bool
+		edits    int
+	}
+	files := map[string]*pfile{} // by current path
+	var all []*pfile
+	for _, m := range made {
+		f := &pfile{path: m, created: true, cur: []byte{}}
+		files[m] = f
+		all = append(all, f)
+	}
+	exists := func(path string) bool {
+		if f := files[path]; f != nil {
+			return true
+		}
+		_, err := os.Lstat(path)
+		return err == nil
+	}
+	clean := func(uri string) string {
+		path := uriToPath(uri)
+		if real, _, err := s.root.Resolve(path); err == nil {
+			return real
+		}
+		return path
+	}
+	get := func(path string) (*pfile, error) {
+		if f := files[path]; f != nil {
+			return f, nil
+		}
+		for _, f := range all {
+			if f.from == path {
+				return nil, fmt.Errorf("it edits or moves %s after moving it away; nothing was changed", s.rel(path))
+			}
 		}
 		b, err := s.root.ReadFile(path)
 		if errors.Is(err, fsutil.ErrOutside) {
-			return fmt.Errorf("it would change %s, outside the workspace; nothing was changed. %s", path, editInsideHint)
+			return nil, fmt.Errorf("it would change %s, outside the workspace; nothing was changed. %s", path, editInsideHint)
 		}
 		if err != nil {
-			return fmt.Errorf("%w; nothing was changed", err)
+			return nil, fmt.Errorf("%w; nothing was changed", err)
 		}
-		old[path], cur[path] = b, b
-		order = append(order, path)
+		f := &pfile{path: path, old: b, cur: b}
+		files[path] = f
+		all = append(all, f)
+		return f, nil
+	}
+	textEdit := func(uri string, list []wTextEdit) error {
+		f, err := get(clean(uri))
+		if err != nil {
+			return err
+		}
+		nt, err := applyEdits(f.cur, list, enc)
+		if err != nil {
+			return fmt.Errorf("%s: %w; nothing was changed", s.rel(f.path), err)
+		}
+		f.cur = nt
+		f.edits += len(list)
+		pe.Edits += len(list)
+		return nil
+	}
+	move := func(from, to string) error {
+		f, err := get(from)
+		if err != nil {
+			return err
+		}
+		if exists(to) {
+			return fmt.Errorf("it would move %s to %s, which exists; nothing was changed", s.rel(from), s.rel(to))
+		}
+		delete(files, from)
+		if !f.created && f.from == "" {
+			f.from = from
+		}
+		f.path = to
+		files[to] = f
 		return nil
 	}
 	for _, we := range edits {
 		if why := s.editRefusal(we); why != "" {
 			return nil, fmt.Errorf("refused: %s; nothing was changed. %s", why, editInsideHint)
 		}
-		flat, err := flattenEdit(we)
-		if err != nil {
-			return nil, err
-		}
-		uris := make([]string, 0, len(flat))
-		for u := range flat {
+		uris := make([]string, 0, len(we.Changes))
+		for u := range we.Changes {
 			uris = append(uris, u)
 		}
 		sort.Strings(uris)
 		for _, u := range uris {
-			path := uriToPath(u)
-			if real, _, err := s.root.Resolve(path); err == nil {
-				path = real
-			}
-			if err := read(path); err != nil {
+			if err := textEdit(u, we.Changes[u]); err != nil {
 				return nil, err
 			}
-			nt, err := applyEdits(cur[path], flat[u], enc)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w; nothing was changed", s.rel(path), err)
+		}
+		for _, raw := range we.DocumentChanges {
+			var op struct {
+				Kind    string `json:"kind"`
+				URI     string `json:"uri"`
+				OldURI  string `json:"oldUri"`
+				NewURI  string `json:"newUri"`
+				Options struct {
+					Overwrite      bool `json:"overwrite"`
+					IgnoreIfExists bool `json:"ignoreIfExists"`
+				} `json:"options"`
 			}
-			cur[path] = nt
-			count[path] += len(flat[u])
-			pe.Edits += len(flat[u])
+			if err := json.Unmarshal(raw, &op); err != nil {
+				return nil, fmt.Errorf("unreadable document change: %w", err)
+			}
+			switch op.Kind {
+			case "":
+				var td wTextDocumentEdit
+				if err := json.Unmarshal(raw, &td); err != nil {
+					return nil, fmt.Errorf("unreadable document change: %w", err)
+				}
+				if err := textEdit(td.TextDocument.URI, td.Edits); err != nil {
+					return nil, err
+				}
+			case "create":
+				path := clean(op.URI)
+				if exists(path) {
+					if op.Options.IgnoreIfExists {
+						continue
+					}
+					return nil, fmt.Errorf("it would create %s, which exists (tether never overwrites a file with a created one); nothing was changed", s.rel(path))
+				}
+				f := &pfile{path: path, created: true, cur: []byte{}}
+				files[path] = f
+				all = append(all, f)
+			case "rename":
+				if err := move(clean(op.OldURI), clean(op.NewURI)); err != nil {
+					return nil, err
+				}
+			default:
+				return nil, fmt.Errorf("the server's edit would %s a file; tether creates, moves and edits files but does not delete them, so nothing was changed", op.Kind)
+			}
 		}
 	}
-	dest := map[string]string{}
 	for _, m := range moves {
-		if err := read(m.From); err != nil {
+		if err := move(m.From, m.To); err != nil {
 			return nil, err
 		}
-		dest[m.From] = m.To
 	}
-	for _, path := range order {
-		to, moved := dest[path]
-		if !moved && string(old[path]) == string(cur[path]) {
+	for _, f := range all {
+		if !f.created && f.from == "" && string(f.old) == string(f.cur) {
 			continue
 		}
-		f := ProposedFile{Path: path, Rel: s.rel(path), Old: old[path], New: cur[path], Edits: count[path]}
-		if moved {
-			f.From, f.FromRel, f.Path, f.Rel = path, s.rel(path), to, s.rel(to)
+		pf := ProposedFile{Path: f.path, Rel: s.rel(f.path), Old: f.old, New: f.cur, Edits: f.edits, Created: f.created}
+		if f.from != "" {
+			pf.From, pf.FromRel = f.from, s.rel(f.from)
 		}
-		pe.Files = append(pe.Files, f)
+		pe.Files = append(pe.Files, pf)
 	}
 	sort.Slice(pe.Files, func(i, j int) bool { return pe.Files[i].Rel < pe.Files[j].Rel })
 	return pe, nil
