@@ -313,3 +313,41 @@ func TestNodeWithoutNetwork(t *testing.T) {
 	do(t, sv, "c", root, request{Op: "terminate"})
 	testenv.RequireNoProcs(t, root)
 }
+
+// TestNodePackageScript: launching package.json runs the script args[0]
+// names, with the script's node flags and arguments and then the rest of
+// args; a script that is not `node file` is refused, saying what to do.
+func TestNodePackageScript(t *testing.T) {
+	t.Parallel()
+	testenv.RequireBinary(t, "node")
+	root := testenv.Workspace(t, map[string]string{
+		"package.json": `{"scripts": {"start": "node --require ./setup.js lib/main.js --verbose", "build": "tsc && node lib/main.js"}}`,
+		"setup.js":     "globalThis.setUp = 'yes';\n",
+		"lib/main.js":  "const args = process.argv.slice(2);\nconsole.log('args', args.join(' '), globalThis.setUp);\n",
+	})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "lib/main.js", Lines: []int{2}})
+	l := do(t, sv, "c", root, request{Op: "launch", Program: "package.json", Args: []string{"start", "extra"}})
+	if l.Stop == nil || filepath.Base(l.Stop.File) != "main.js" || l.Stop.Line != 2 {
+		t.Fatalf("the start script should stop at lib/main.js:2: %s", l)
+	}
+	evaluates(t, sv, root, "args.join(' ')", `"--verbose extra"`)
+	do(t, sv, "c", root, request{Op: "continue"})
+	if out := do(t, sv, "c", root, request{Op: "output"}); !strings.Contains(out.Output, "args --verbose extra yes") {
+		t.Fatalf("output: %s", out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "scripts: build, start"},
+		{[]string{"nosuch"}, `no script "nosuch"`},
+		{[]string{"build"}, "launch the file it runs instead"},
+	} {
+		if msg := doErr(t, sv, "c", root, request{Op: "launch", Program: "package.json", Args: tc.args}); !strings.Contains(msg, tc.want) {
+			t.Errorf("launch package.json %v: %s, want %q", tc.args, msg, tc.want)
+		}
+	}
+	testenv.RequireNoProcs(t, root)
+}

@@ -160,11 +160,16 @@ func packageScript(pkgPath string, args []string) (program string, nodeArgs, res
 		return "", nil, nil, fmt.Errorf("script %q runs %q: only a script of the form `node [flags] file [args]` is launched; launch the file it runs instead", args[0], script)
 	}
 	dir := filepath.Dir(pkgPath)
-	for i, w := range words[1:] {
-		if strings.HasPrefix(w, "-") {
-			if w == "--test" {
-				return "", nil, nil, fmt.Errorf("script %q runs node --test, which runs each test file in a child process; launch the test file itself (node:test runs its tests in the one process)", args[0])
-			}
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "--test":
+			return "", nil, nil, fmt.Errorf("script %q runs node --test, which runs each test file in a child process; launch the test file itself (node:test runs its tests in the one process)", args[0])
+		case nodeFlagValue[w] && i+1 < len(words):
+			nodeArgs = append(nodeArgs, w, words[i+1])
+			i++
+			continue
+		case strings.HasPrefix(w, "-"):
 			nodeArgs = append(nodeArgs, w)
 			continue
 		}
@@ -172,11 +177,15 @@ func packageScript(pkgPath string, args []string) (program string, nodeArgs, res
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(dir, file)
 		}
-		rest = append(append([]string(nil), words[i+2:]...), args[1:]...)
+		rest = append(append([]string(nil), words[i+1:]...), args[1:]...)
 		return file, nodeArgs, rest, nil
 	}
 	return "", nil, nil, fmt.Errorf("script %q runs node without a file; launch the file instead", args[0])
 }
+
+// nodeFlagValue are node's flags whose value is the next word.
+var nodeFlagValue = map[string]bool{"-r": true, "--require": true, "--import": true, "--loader": true,
+	"--experimental-loader": true, "--env-file": true, "--conditions": true, "-C": true, "--title": true}
 
 func sortedStrings(s []string) []string {
 	out := append([]string(nil), s...)

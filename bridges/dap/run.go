@@ -308,6 +308,14 @@ func adapterForProgram(table []Adapter, program string) (Adapter, error) {
 		return Adapter{}, fmt.Errorf("debug: launch: no adapter launches the directory %s; give a program file or pass adapter", program)
 	}
 	ext := filepath.Ext(program)
+	if filepath.Base(program) == "package.json" {
+		// One of its scripts, run by the node adapter.
+		for _, a := range table {
+			if a.Transport == Inspector {
+				return a, nil
+			}
+		}
+	}
 	native := isNative(program)
 	if native && isGoBinary(program) {
 		// A Go binary (or test binary) has Go's runtime and DWARF: delve's.
@@ -337,7 +345,7 @@ func adapterForProgram(table []Adapter, program string) (Adapter, error) {
 	if ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".rs" {
 		return Adapter{}, fmt.Errorf("debug: launch: %s is source; build it with debug info (gcc -g, cargo build) and launch the executable", program)
 	}
-	return Adapter{}, fmt.Errorf("debug: launch: no adapter launches %s; pass adapter, or launch a .go, .py, .dart file or a native executable", program)
+	return Adapter{}, fmt.Errorf("debug: launch: no adapter launches %s; pass adapter, or launch a .go, .py, .js, .ts, .dart file or a native executable", program)
 }
 
 func isNative(p string) bool {
