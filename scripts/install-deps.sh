@@ -16,11 +16,11 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 log() { printf '== install-deps: %s\n' "$*" >&2; }
 
 apt_pkgs_build=(clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32 gcc)
-# nginx-light: the fleet test runs its own nginx from a temporary prefix (Debian
-# may also start its nginx service on port 80; `systemctl disable --now nginx`).
+# nginx-light, haproxy: the fleet tests run their own proxy from a temporary directory
+# (Debian may also start its nginx or haproxy service; `systemctl disable --now nginx haproxy`).
 apt_pkgs_peers=(clangd-19 lldb-19 python3 python3-debugpy python3-pandas python3-matplotlib
   python3-pip python3-venv python3-wheel python3-setuptools chromium procps python3-pylsp
-  python3-pytest nginx-light shellcheck)
+  python3-pytest nginx-light haproxy shellcheck)
 
 need_apt=()
 want=()

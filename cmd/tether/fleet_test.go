@@ -96,24 +96,10 @@ func startNginx(t *testing.T, replicas []string) string {
 	for _, d := range []string{"body", "proxy", "fastcgi", "uwsgi", "scgi", "logs"} {
 		os.MkdirAll(filepath.Join(dir, d), 0o755)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := ln.Addr().String()
-	ln.Close()
-	conf := filepath.Join(dir, "nginx.conf")
-	f, err := os.Create(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = template.Must(template.New("nginx").Parse(fleetNginx)).Execute(f, map[string]any{
+	listen := freeLoopback(t)
+	conf := writeTemplate(t, filepath.Join(dir, "nginx.conf"), fleetNginx, map[string]any{
 		"Dir": dir, "Root": os.Geteuid() == 0, "Replicas": replicas, "Listen": listen,
 	})
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	if out, err := exec.Command(bin, "-t", "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log")).CombinedOutput(); err != nil {
 		t.Fatalf("nginx -t: %v\n%s", err, out)
 	}
@@ -126,21 +112,120 @@ func startNginx(t *testing.T, replicas []string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGQUIT)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
+		stopProxy(cmd, syscall.SIGQUIT)
 		if t.Failed() {
 			if b, err := os.ReadFile(filepath.Join(dir, "error.log")); err == nil {
 				t.Logf("nginx error.log:\n%s", b)
 			}
 		}
 	})
+	return waitProxy(t, "nginx", listen)
+}
+
+// fleetHAProxy is DEPLOY.md's HAProxy configuration, with the test's
+// paths, ports and X-Tether-Upstream (the replica that answered).
+const fleetHAProxy = `global
+  pidfile {{.Dir}}/haproxy.pid
+defaults
+  mode http
+  timeout connect 5s
+  timeout client 1h
+  timeout server 1h
+  timeout http-request 10s
+  option http-buffer-request
+  retry-on 503 conn-failure empty-response
+  retries 2
+  option redispatch 1
+frontend mcp
+  bind {{.Listen}}
+  http-request set-var(txn.key) req.hdr(tether-conversation) if { req.hdr(tether-conversation) -m found }
+  http-request set-var(txn.key) req.hdr(mcp-session-id),field(1,.) if !{ var(txn.key) -m found } { req.hdr(mcp-session-id) -m reg ^[A-Za-z0-9_-]{1,64}[.] }
+  http-request set-var(txn.key) req.hdr(mcp-session-id) if !{ var(txn.key) -m found } { req.hdr(mcp-session-id) -m found }
+  http-request set-var(txn.key) uuid if !{ var(txn.key) -m found }
+  http-request set-header Tether-Affinity %[var(txn.key)]
+  default_backend tether
+backend tether
+  balance hash var(txn.key)
+  hash-type consistent
+  http-response set-header X-Tether-Upstream %[srv_name]
+{{range .Replicas}}  server {{.}} {{.}}
+{{end}}`
+
+// startHAProxy runs Debian's HAProxy in front of replicas on a loopback
+// port of its own and returns its base URL; it is stopped at the test's end.
+func startHAProxy(t *testing.T, replicas []string) string {
+	t.Helper()
+	bin := testenv.LookPath("haproxy")
+	if bin == "" {
+		if _, err := os.Stat("/usr/sbin/haproxy"); err == nil {
+			bin = "/usr/sbin/haproxy"
+		}
+	}
+	if bin == "" {
+		testenv.Missing(t, "haproxy (Debian's haproxy)")
+	}
+	dir := t.TempDir()
+	listen := freeLoopback(t)
+	conf := writeTemplate(t, filepath.Join(dir, "haproxy.cfg"), fleetHAProxy, map[string]any{"Dir": dir, "Replicas": replicas, "Listen": listen})
+	if out, err := exec.Command(bin, "-c", "-f", conf).CombinedOutput(); err != nil {
+		t.Fatalf("haproxy -c: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "-db", "-f", conf)
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopProxy(cmd, syscall.SIGUSR1) })
+	return waitProxy(t, "haproxy", listen)
+}
+
+// freeLoopback returns a loopback address no one listened on a moment ago.
+func freeLoopback(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// writeTemplate writes text executed with data to name.
+func writeTemplate(t *testing.T, name, text string, data any) string {
+	t.Helper()
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = template.Must(template.New(filepath.Base(name)).Parse(text)).Execute(f, data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// stopProxy stops a proxy with its graceful signal, then kills its group
+// after ten seconds.
+func stopProxy(cmd *exec.Cmd, graceful syscall.Signal) {
+	cmd.Process.Signal(graceful)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// waitProxy waits until the proxy on listen answers /healthz from a
+// replica and returns its base URL.
+func waitProxy(t *testing.T, name, listen string) string {
+	t.Helper()
 	url := "http://" + listen
 	for end := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		resp, err := http.Get(url + "/healthz")
@@ -151,7 +236,7 @@ func startNginx(t *testing.T, replicas []string) string {
 			}
 		}
 		if time.Now().After(end) {
-			t.Fatalf("nginx never answered /healthz on %s: %v", listen, err)
+			t.Fatalf("%s never answered /healthz on %s: %v", name, listen, err)
 		}
 	}
 }
@@ -227,7 +312,7 @@ func openFleetConv(t *testing.T, url string, modern bool, n int) *fleetConv {
 		Endpoint: url + "/mcp/alpha", HTTPClient: &http.Client{Transport: c.rt},
 	}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
-		t.Fatalf("%s through nginx: %v", version, err)
+		t.Fatalf("%s through the proxy: %v", version, err)
 	}
 	if got := cs.InitializeResult().ProtocolVersion; got != version {
 		t.Fatalf("connected at %s, want %s", got, version)
@@ -293,13 +378,21 @@ func (c *fleetConv) checkX(t *testing.T) {
 // replica's sessions are told to start a new session (404) and its
 // conversations get a new run that says so (tether/conversationNew), while
 // the other replica's keep their state.
-func TestFleetBehindNginx(t *testing.T) {
+func TestFleetBehindNginx(t *testing.T) { fleetScenario(t, startNginx) }
+
+// TestFleetBehindHAProxy is TestFleetBehindNginx with Debian's HAProxy as
+// the proxy (DEPLOY.md's HAProxy configuration).
+func TestFleetBehindHAProxy(t *testing.T) { fleetScenario(t, startHAProxy) }
+
+// fleetScenario is the fleet test with the proxy start starts in front of
+// the replicas (host:port each), returning its base URL.
+func fleetScenario(t *testing.T, start func(t *testing.T, replicas []string) string) {
 	base := t.TempDir()
 	const drainBound = "60s"
 	r1 := startHostProc(t, base, "--drain", drainBound, "--max-sessions", "64", "--max-sessions-per-token", "64")
 	r2 := startHostProc(t, base, "--drain", drainBound, "--max-sessions", "64", "--max-sessions-per-token", "64")
 	addr := func(hp hostProc) string { return strings.TrimPrefix(hp.url, "http://") }
-	url := startNginx(t, []string{addr(r1), addr(r2)})
+	url := start(t, []string{addr(r1), addr(r2)})
 	procs := map[string]hostProc{addr(r1): r1, addr(r2): r2}
 
 	// Three conversations of each kind on each replica, each with its own x.
