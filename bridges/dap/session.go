@@ -216,6 +216,16 @@ func (s *session) onEvent(name string, body json.RawMessage) {
 		var b godap.ProcessEventBody
 		if json.Unmarshal(body, &b) == nil && b.SystemProcessId > 0 {
 			pid := b.SystemProcessId
+			if s.cmd != nil {
+				// A sandboxed adapter names the debuggee by its pid in its
+				// own PID namespace: tether's view of it is another number,
+				// and the number as given may be some other process here.
+				host, ok := proc.HostPID(s.cmd, pid)
+				if !ok {
+					break
+				}
+				pid = host
+			}
 			s.mu.Lock()
 			first := s.debuggeePID == 0
 			s.debuggeePID = pid

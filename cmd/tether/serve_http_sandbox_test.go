@@ -35,6 +35,7 @@ func TestHostCellIsConfined(t *testing.T) {
 		{"fd", "/proc/" + tether + "/fd/2", "link"},
 		{"cwd", "/proc/" + tether + "/cwd/", "list"},
 		{"root", "/proc/" + tether + "/root/etc/hostname", "read"},
+		{"cmdline", "/proc/" + tether + "/cmdline", "read"},
 	}
 	var code strings.Builder
 	code.WriteString(`import os
@@ -49,9 +50,17 @@ def probe(p, how):
             os.listdir(p)
         return "READ"
     except OSError as e:
-        return "denied" if e.errno in (1, 13) else "error-%d" % e.errno
+        return "denied" if e.errno in (1, 13) else "absent" if e.errno in (2, 3) else "error-%d" % e.errno
 open("own.txt", "w").write("mine")
 print("own", open("own.txt").read())
+seen = []
+for d in os.listdir("/proc"):
+    if d.isdigit():
+        try:
+            seen.append(open("/proc/%s/cmdline" % d, "rb").read().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:
+            pass
+print("others", [c for c in seen if " serve" in c or "TETHER" in c])
 `)
 	for _, p := range probes {
 		fmt.Fprintf(&code, "print(%q, probe(%q, %q))\n", p.name, p.path, p.how)
@@ -64,9 +73,14 @@ print("own", open("own.txt").read())
 		t.Errorf("the cell could not use its own workspace:\n%s", text)
 	}
 	for _, p := range probes {
-		if !strings.Contains(text, p.name+" denied") {
+		// tether's /proc entries are denied, or (in the kernel's own PID
+		// namespace) not there at all.
+		if !strings.Contains(text, p.name+" denied") && !(strings.HasPrefix(p.path, "/proc/") && strings.Contains(text, p.name+" absent")) {
 			t.Errorf("%s (%s): want a permission error:\n%s", p.name, p.path, text)
 		}
+	}
+	if proc.SandboxStatus().Namespaces && !strings.Contains(text, "others []") {
+		t.Errorf("the cell saw tether's command line in /proc:\n%s", text)
 	}
 	if !strings.Contains(text, "sandbox:") {
 		t.Errorf("the first result does not say what confines the kernel:\n%s", text)

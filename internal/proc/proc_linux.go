@@ -75,7 +75,9 @@ func Start(cmd *exec.Cmd) error {
 		defer mu.Unlock()
 	}
 	starts <- startReq{cmd, done}
-	if err := <-done; err != nil {
+	err := <-done
+	started(cmd)
+	if err != nil {
 		return err
 	}
 	if enabled {

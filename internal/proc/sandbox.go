@@ -51,6 +51,10 @@ type Policy struct {
 	// program's /proc entries, which Landlock keeps from it). It then runs
 	// unsandboxed, unless Options.Strict, when Sandbox refuses it.
 	Unconfined string
+	// Cgroup, when set, is a cgroup directory the process joins before the
+	// program starts (a kernel's pids cgroup), so nothing it starts escapes
+	// being counted.
+	Cgroup string
 }
 
 // Options is how the operator set up the sandbox (tether's flags).
@@ -195,7 +199,7 @@ func (s Status) String() string {
 		fmt.Fprintf(&b, "no Landlock (%s): processes tether starts can read every file tether can", s.LandlockErr)
 	}
 	if s.Namespaces {
-		b.WriteString("; user and IPC namespaces, a network namespace without network, PID and mount namespaces with their own /proc for language servers")
+		b.WriteString("; user and IPC namespaces, a network namespace without network, PID and mount namespaces with their own /proc (no other process seen or signalled)")
 	} else {
 		fmt.Fprintf(&b, "; no namespaces (%s): /proc of other processes is visible", s.NamespacesErr)
 		if s.Landlock < 4 {
@@ -217,12 +221,8 @@ func (s Status) Note(f Family) string {
 	if s.Landlock < 1 {
 		gaps = append(gaps, "files are not confined (no Landlock: "+s.LandlockErr+")")
 	}
-	switch {
-	case !s.Namespaces:
+	if !s.Namespaces {
 		gaps = append(gaps, "/proc of other processes is visible (no namespaces: "+s.NamespacesErr+")")
-	case f != Servers:
-		// No PID namespace for these (see sandbox).
-		gaps = append(gaps, "other processes' names and command lines are visible in /proc")
 	}
 	net := s.Net[f]
 	if !net && !s.NetConfined() {

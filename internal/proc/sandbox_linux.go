@@ -21,6 +21,12 @@ import (
 // packages that start processes, all are.
 const launcherArg = "__tether-sandbox"
 
+// specEnv carries the launch spec to the launcher, in its environment and
+// not on its command line: a sandboxed process may read its init's command
+// line (/proc/1/cmdline), never its environment (Landlock's ptrace
+// scoping). The launcher takes it out before it execs the peer.
+const specEnv = "TETHER_SANDBOX_SPEC"
+
 // launchSpec is what the launcher applies before it execs the peer.
 type launchSpec struct {
 	Peer     string   `json:"peer"`
@@ -31,6 +37,9 @@ type launchSpec struct {
 	NS       bool     `json:"ns"`       // started in namespaces: mount /proc
 	NetNS    bool     `json:"netns"`    // in a network namespace of its own
 	Path     string   `json:"path"`     // the program to exec; "" probes
+	Init     bool     `json:"init"`     // stay as the namespace's init (runInit)
+	StatusFD int      `json:"statusfd"` // init: where the peer's wait status goes
+	Cgroup   string   `json:"cgroup"`   // init: the cgroup to join first
 }
 
 // launchFailed is the launcher's exit status when it cannot set up the
@@ -40,8 +49,10 @@ const launchFailed = 126
 func init() {
 	// Before main and TestMain: a launcher does its work and execs (or
 	// exits) without running anything of the program it is part of.
-	if len(os.Args) >= 3 && os.Args[1] == launcherArg {
-		os.Exit(launch(os.Args[2], os.Args[3:]))
+	if len(os.Args) >= 2 && os.Args[1] == launcherArg {
+		spec := os.Getenv(specEnv)
+		os.Unsetenv(specEnv)
+		os.Exit(launch(spec, os.Args[2:]))
 	}
 }
 
@@ -76,10 +87,16 @@ func launch(specJSON string, argv []string) int {
 			return fail("bringing up loopback: %v", err)
 		}
 	}
+	if spec.Init {
+		return runInit(spec, argv, fail)
+	}
 	if spec.Landlock {
 		if err := restrict(spec); err != nil {
 			return fail("%v", err)
 		}
+	}
+	if err := dropCaps(); err != nil {
+		return fail("dropping the launcher's capabilities: %v", err)
 	}
 	if spec.Path == "" {
 		return 0 // a probe
@@ -138,7 +155,35 @@ func nsAttr(cmd *exec.Cmd, pid, netns bool) {
 	} else {
 		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		// Not root in the namespace either: exec would drop the
+		// capabilities the launcher needs there (to mount its /proc and
+		// bring up loopback) unless they are ambient. The launcher clears
+		// them before it execs the peer (dropCaps).
+		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN}
 	}
+}
+
+// dropCaps clears this thread's ambient capabilities, so a peer exec'd
+// from it as a user other than root holds none in its namespaces.
+// It also clears the inheritable set they were raised through.
+func dropCaps() error {
+	err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	if errors.Is(err, unix.EINVAL) {
+		return nil // a kernel without ambient capabilities: none were given
+	}
+	if err != nil {
+		return err
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	if data[0].Inheritable == 0 && data[1].Inheritable == 0 {
+		return nil
+	}
+	data[0].Inheritable, data[1].Inheritable = 0, 0
+	return unix.Capset(&hdr, &data[0])
 }
 
 // selfExe is the launcher: this very binary.
@@ -163,15 +208,22 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 		return nil // Start reports the missing program as it always did
 	}
 	net := o.Net[p.Family]
-	// A PID namespace for servers only: a kernel's, a debuggee's or a
-	// worker's pids are seen by tether and by the agent (os.getpid(), a
-	// process event, a pid file), and a pid-1 process ignores its own
-	// signals (a cell's os.kill(os.getpid(), SIGKILL)). For those, Landlock
-	// keeps other processes' environment, memory, files and signals out of
-	// reach; their names and command lines stay visible.
-	pidns := st.Namespaces && p.Family == Servers
+	// Every family in a PID namespace of its own. A language server is the
+	// namespace's process 1 itself; a kernel, a debug adapter (with its
+	// debuggee) and a worker run under an init (runInit), so that they are
+	// ordinary processes there: a cell's os.kill(os.getpid(), SIGKILL)
+	// works, orphans are reaped, and the peer's status still reaches tether
+	// (WaitStatus).
+	pidns := st.Namespaces
 	netns := st.Namespaces && !net
 	spec := launchSpec{Peer: p.Peer, Net: net, Landlock: st.Landlock >= 1, NS: pidns, NetNS: netns, Path: cmd.Path}
+	if pidns && p.Family != Servers {
+		fd, err := withInit(cmd)
+		if err != nil {
+			return fmt.Errorf("proc: the status pipe of %s: %w", p.Peer, err)
+		}
+		spec.Init, spec.StatusFD, spec.Cgroup = true, fd, p.Cgroup
+	}
 	if spec.Peer == "" {
 		spec.Peer = cmd.Path
 	}
@@ -192,8 +244,8 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 	if err != nil {
 		return err
 	}
-	cmd.Env = env
-	cmd.Args = append([]string{selfExe, launcherArg, string(b)}, cmd.Args...)
+	cmd.Env = append(env[:len(env):len(env)], specEnv+"="+string(b))
+	cmd.Args = append([]string{selfExe, launcherArg}, cmd.Args...)
 	cmd.Path = selfExe
 	if st.Namespaces {
 		// Always a user namespace: the process holds no capability outside
@@ -247,7 +299,8 @@ func probe() Status {
 func probeLaunch(ns, ll bool) error {
 	spec := launchSpec{Peer: "probe", Landlock: ll, NS: ns, NetNS: ns, RO: systemRO}
 	b, _ := json.Marshal(spec)
-	cmd := exec.Command(selfExe, launcherArg, string(b))
+	cmd := exec.Command(selfExe, launcherArg)
+	cmd.Env = append(os.Environ(), specEnv+"="+string(b))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

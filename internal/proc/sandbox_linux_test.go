@@ -1,6 +1,7 @@
 package proc_test
 
 import (
+	"bufio"
 	"bytes"
 	"net"
 	"os"
@@ -8,7 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/internal/proc"
 )
@@ -107,10 +110,18 @@ func TestSandboxFiles(t *testing.T) {
 
 // TestSandboxProc: a sandboxed process sees only its own PID namespace in
 // /proc, and cannot read or signal the process that started it.
+// Every family: a kernel's, a debuggee's and a worker's too (those under
+// the sandbox's init).
 func TestSandboxProc(t *testing.T) {
+	for _, f := range proc.Families {
+		t.Run(string(f), func(t *testing.T) { testSandboxProc(t, f) })
+	}
+}
+
+func testSandboxProc(t *testing.T, family proc.Family) {
 	st := requireSandbox(t)
 	ws := t.TempDir()
-	p := proc.Policy{Peer: "test", Family: proc.Servers, RW: []string{ws}}
+	p := proc.Policy{Peer: "test", Family: family, RW: []string{ws}}
 	self := strconv.Itoa(os.Getpid())
 
 	out, err := runIn(t, p, ws, "/bin/cat", "/proc/"+self+"/environ")
@@ -141,6 +152,100 @@ func TestSandboxProc(t *testing.T) {
 	if len(pids) == 0 || len(pids) > 3 {
 		t.Fatalf("/proc in the sandbox lists pids %v; want only the sandbox's own", pids)
 	}
+	// Not even tether's command line (the parent's, or any other process's).
+	out, err = runIn(t, p, ws, "/bin/sh", "-c", "cat /proc/*/cmdline | tr '\\0' ' '")
+	if strings.Contains(out, "-test.") || strings.Contains(out, filepath.Base(os.Args[0])) {
+		t.Fatalf("a sandboxed process read the test binary's command line: %q (%v)", out, err)
+	}
+}
+
+// TestSandboxInit: a kernel, a debuggee or a worker runs under the
+// sandbox's init as an ordinary process of its PID namespace: it can kill
+// itself, its status (exit code or signal) reaches tether as its own, the
+// peer's pid is found, and what it leaves running ends with it.
+func TestSandboxInit(t *testing.T) {
+	st := requireSandbox(t)
+	if !st.Namespaces {
+		t.Skipf("no namespaces here: %s", st.NamespacesErr)
+	}
+	ws := t.TempDir()
+	p := proc.Policy{Peer: "test", Family: proc.Kernels, RW: []string{ws}}
+	start := func(script string) (*exec.Cmd, *bytes.Buffer) {
+		t.Helper()
+		cmd := exec.Command("/bin/sh", "-c", script)
+		cmd.Dir = ws
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := proc.Sandbox(cmd, p); err != nil {
+			t.Fatal(err)
+		}
+		if err := proc.Start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, &out
+	}
+
+	cmd, out := start("echo $$; exit 3")
+	_ = cmd.Wait()
+	if got := strings.TrimSpace(out.String()); got == "1" {
+		t.Errorf("the peer is its namespace's process 1")
+	}
+	if ws, ok := proc.WaitStatus(cmd); !ok || !ws.Exited() || ws.ExitStatus() != 3 {
+		t.Errorf("exit 3 reads as %v (ok %v)", ws, ok)
+	}
+
+	cmd, out = start("kill -KILL $$")
+	_ = cmd.Wait()
+	if ws, ok := proc.WaitStatus(cmd); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("a peer that killed itself reads as %v (ok %v): %s", ws, ok, out)
+	}
+
+	// A process left running in the background ends with the peer.
+	cmd = exec.Command("/bin/sh", "-c", "sleep 600 & echo $!; read x")
+	cmd.Dir = ws
+	stdin, _ := cmd.StdinPipe()
+	defer stdin.Close()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as a kernel's
+	if err := proc.Sandbox(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := proc.PeerPID(cmd)
+	if peer == 0 || peer == cmd.Process.Pid {
+		t.Fatalf("PeerPID %d (init %d)", peer, cmd.Process.Pid)
+	}
+	nsSleep, _ := strconv.Atoi(strings.TrimSpace(line))
+	sleeper, ok := proc.HostPID(cmd, nsSleep)
+	if !ok {
+		t.Fatalf("HostPID(%d) found nothing", nsSleep)
+	}
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(sleeper) + "/cmdline"); err != nil || !strings.HasPrefix(string(b), "sleep") {
+		t.Fatalf("host pid %d of the sleeper is %q (%v)", sleeper, b, err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	// An interrupt of the group (as a kernel's interrupt is sent) reaches
+	// the peer, not the init: sh dies of it, and the init reports that.
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if ws, ok := proc.WaitStatus(cmd); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Errorf("a peer ended by SIGTERM reads as %v (ok %v)", ws, ok)
+	}
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(sleeper, 0); err != nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the background sleep %d outlived the peer", sleeper)
 }
 
 // TestSandboxNetwork: a server family process cannot connect to a port on
@@ -227,5 +332,64 @@ func TestParseNet(t *testing.T) {
 		if err == nil && proc.FormatNet(n) != c.out {
 			t.Fatalf("ParseNet(%q) = %q, want %q", c.in, proc.FormatNet(n), c.out)
 		}
+	}
+}
+
+// TestSandboxAsAnotherUser: run by root, it runs the namespace tests again
+// as an unprivileged user (nobody), where the launcher's capabilities must
+// be ambient to set its namespaces up and must not reach the peer.
+func TestSandboxAsAnotherUser(t *testing.T) {
+	if os.Getenv("TETHER_TEST_AS_USER") == "1" {
+		st := requireSandbox(t)
+		if !st.Namespaces {
+			t.Fatalf("no namespaces for an unprivileged user: %s", st.NamespacesErr)
+		}
+		ws := t.TempDir()
+		out, err := runIn(t, proc.Policy{Peer: "test", Family: proc.Servers, RW: []string{ws}}, ws, "/bin/grep", "^Cap", "/proc/self/status")
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if f := strings.Fields(l); len(f) == 2 && f[0] != "CapBnd:" && strings.Trim(f[1], "0") != "" {
+				t.Errorf("the peer holds capabilities: %s", out)
+			}
+		}
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("runs the others as an unprivileged user; needs to start as root")
+	}
+	requireSandbox(t)
+	// Not t.TempDir: its parent is private to root.
+	dir, err := os.MkdirTemp("", "tether-as-user-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "proc.test")
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run", "^(TestSandboxAsAnotherUser|TestSandboxInit|TestSandboxProc)$", "-test.count=1", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TETHER_TEST_AS_USER=1", "TMPDIR="+dir, "HOME="+dir, "TETHER_REQUIRE_SANDBOX=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "--- PASS: TestSandboxInit") || !strings.Contains(string(out), "--- PASS: TestSandboxProc") {
+		t.Fatalf("as nobody, the tests did not run:\n%s", out)
 	}
 }

@@ -5,6 +5,7 @@ package proc
 import (
 	"fmt"
 	"os/exec"
+	"syscall"
 )
 
 func sandbox(cmd *exec.Cmd, p Policy) error {
@@ -17,3 +18,23 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 func probe() Status {
 	return Status{LandlockErr: "Landlock is Linux's", NamespacesErr: "namespaces are Linux's"}
 }
+
+// WaitStatus is how cmd ended, once cmd.Wait has returned.
+func WaitStatus(cmd *exec.Cmd) (syscall.WaitStatus, bool) {
+	if cmd.ProcessState == nil {
+		return 0, false
+	}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	return ws, true
+}
+
+// PeerPID is the pid of the program cmd runs.
+func PeerPID(cmd *exec.Cmd) int {
+	if cmd.Process == nil {
+		return 0
+	}
+	return cmd.Process.Pid
+}
+
+// HostPID returns nsPid: there are no PID namespaces here.
+func HostPID(cmd *exec.Cmd, nsPid int) (int, bool) { return nsPid, true }

@@ -61,11 +61,13 @@ func RequireNoProcs(t testing.TB, dir string) {
 }
 
 // ReadPid waits until a process the test started has written its pid into
-// the file dir/name, and returns it. The process must still run when its
-// pid is read (a pid from inside a PID namespace names no host process and
-// fails here). The wait is bounded: a process that cannot write the file
-// (the sandbox refused it, it failed first) fails the test with what dir
-// holds instead of hanging it.
+// the file dir/name, and returns it as this host sees it. A sandboxed
+// process writes its pid in its own PID namespace: that is translated to
+// the host's by the process whose pid there it is and whose environment or
+// command line names dir (the tests pass dir to their processes). The
+// process must still run when its pid is read. The wait is bounded: a
+// process that cannot write the file (the sandbox refused it, it failed
+// first) fails the test with what dir holds instead of hanging it.
 func ReadPid(t testing.TB, dir, name string) int {
 	t.Helper()
 	const wait = 2 * time.Minute
@@ -74,10 +76,11 @@ func ReadPid(t testing.TB, dir, name string) int {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
-				if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
-					t.Fatalf("%s names pid %d, which is no process on this host (written from another PID namespace, or it already ended)", filepath.Join(dir, name), pid)
+				host := hostPid(pid, dir)
+				if host == 0 {
+					t.Fatalf("%s names pid %d, which is no running process here or in a PID namespace whose process names %s (it already ended?)", filepath.Join(dir, name), pid, dir)
 				}
-				return pid
+				return host
 			}
 		}
 		if time.Now().After(deadline) {
@@ -90,4 +93,101 @@ func ReadPid(t testing.TB, dir, name string) int {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// hostPid finds the process that is pid in its own PID namespace (this
+// host's, or one nested in it) and whose environment or command line (or
+// those of a process it descends from) name dir; 0 when none is.
+func hostPid(pid int, dir string) int {
+	want := strconv.Itoa(pid)
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		_, rest, ok := strings.Cut(string(b), "\nNSpid:")
+		if !ok {
+			continue
+		}
+		line, _, _ := strings.Cut(rest, "\n")
+		f := strings.Fields(line)
+		if len(f) == 0 || f[len(f)-1] != want || !Alive(p) {
+			continue
+		}
+		if namesDir(p, dir) {
+			return p
+		}
+	}
+	return 0
+}
+
+// namesDir reports whether process pid or one of its ancestors has dir in
+// its environment or command line.
+func namesDir(pid int, dir string) bool {
+	for i := 0; pid > 1 && i < 64; i++ {
+		for _, f := range []string{"environ", "cmdline"} {
+			if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/" + f); err == nil && strings.Contains(string(b), dir) {
+				return true
+			}
+		}
+		pid = parentOf(pid)
+	}
+	return false
+}
+
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
+}
+
+// HostPidIn translates nsPid, a pid as seen inside the PID namespace that
+// process anchor (a host pid) runs in, to this host's pid for the same
+// process; 0 when there is none. In this host's own namespace it is nsPid.
+func HostPidIn(anchor, nsPid int) int {
+	ns, err := os.Readlink("/proc/" + strconv.Itoa(anchor) + "/ns/pid")
+	if err != nil {
+		return 0
+	}
+	if self, _ := os.Readlink("/proc/self/ns/pid"); self == ns {
+		return nsPid
+	}
+	want := strconv.Itoa(nsPid)
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		_, rest, ok := strings.Cut(string(b), "\nNSpid:")
+		if !ok {
+			continue
+		}
+		line, _, _ := strings.Cut(rest, "\n")
+		if f := strings.Fields(line); len(f) < 2 || f[len(f)-1] != want {
+			continue
+		}
+		if l, _ := os.Readlink("/proc/" + e.Name() + "/ns/pid"); l == ns {
+			p, _ := strconv.Atoi(e.Name())
+			return p
+		}
+	}
+	return 0
 }

@@ -181,8 +181,14 @@ func (p *child0) end() {
 
 // exitReason says how the child ended.
 func (p *child0) exitReason() string {
-	if st := p.cmd.ProcessState; st != nil {
-		return st.String()
+	if ws, ok := proc.WaitStatus(p.cmd); ok {
+		switch {
+		case ws.Signaled():
+			return "signal: " + ws.Signal().String()
+		case ws.Exited():
+			return fmt.Sprintf("exit status %d", ws.ExitStatus())
+		}
+		return p.cmd.ProcessState.String()
 	}
 	return "it closed its output"
 }
@@ -214,7 +220,7 @@ func (k *Kernel) Pid() int {
 	if k.p == nil {
 		return 0
 	}
-	return k.p.cmd.Process.Pid
+	return proc.PeerPID(k.p.cmd)
 }
 
 // Execute runs one cell in the child. See kernels.Kernel.
@@ -280,7 +286,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			return k.lost(loss, kernels.ErrKernelRestarted, fmt.Sprintf("kernels: cell interrupted, but the JavaScript kernel process did not answer within %s and was ended: its state is lost and the next cell starts fresh", 2*k.cfg.InterruptGrace+5*time.Second)), nil
 		case <-hardWait:
 			hardWait = nil
-			if rss := residentBytes(p.cmd.Process.Pid); rss > hard {
+			if rss := residentBytes(proc.PeerPID(p.cmd)); rss > hard {
 				return k.overHard(p, loss, rss, hard), nil
 			}
 		case <-watch.C:
@@ -292,7 +298,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			// heap cap since it was asked: a cell being stopped does not
 			// grow, and one in a native call that cannot be interrupted
 			// must not take the grace to grow by gigabytes.
-			switch rss := residentBytes(p.cmd.Process.Pid); {
+			switch rss := residentBytes(proc.PeerPID(p.cmd)); {
 			case rss > 2*hard, hardWait != nil && rss > hardAt+max(k.cfg.MemoryLimit/4, 64<<20):
 				return k.overHard(p, loss, rss, hard), nil
 			case rss > hard && hardWait == nil:

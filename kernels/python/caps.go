@@ -62,6 +62,15 @@ func (k *Kernel) planProcCap(enclosed bool) (*procCap, []string) {
 	return c, []string{"--tether-rlimit-nproc=" + strconv.Itoa(c.limit)}
 }
 
+// dir is the cgroup's directory ("" without one): a sandboxed interpreter
+// joins it before it starts.
+func (c *procCap) dir() string {
+	if c.cgroup == nil {
+		return ""
+	}
+	return c.cgroup.dir
+}
+
 // started moves the interpreter into the cgroup, before it runs a cell.
 func (c *procCap) started(pid int) {
 	if c.cgroup == nil {

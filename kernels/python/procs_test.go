@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/kernels"
 )
 
@@ -58,6 +59,12 @@ func TestProcessCapStopsForkBomb(t *testing.T) {
 	pid, err := strconv.Atoi(strings.Trim(value(t, run(t, k, "import os, time\npid = os.fork()\nif pid == 0:\n    os.setsid()\n    time.sleep(600)\n    os._exit(0)\nstr(pid)")), "'"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The cell's pid is its PID namespace's (the sandbox's): this host's
+	// is another.
+	kernel := kernelPid(t, k)
+	if pid = testenv.HostPidIn(kernel, pid); pid == 0 {
+		t.Fatal("the forked child is not found in the kernel's PID namespace")
 	}
 	k.Close()
 	if st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {

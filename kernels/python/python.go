@@ -114,7 +114,7 @@ func (k *Kernel) Info() (executable, version string, pid int) {
 	if k.proc == nil {
 		return "", "", 0
 	}
-	return k.proc.executable, k.proc.version, k.proc.cmd.Process.Pid
+	return k.proc.executable, k.proc.version, proc.PeerPID(k.proc.cmd)
 }
 
 // Execute runs one cell. See kernels.Kernel.
@@ -267,7 +267,7 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 		procs.stop()
 		return nil, fmt.Errorf("kernels: python: a scratch directory for the kernel: %w", serr)
 	}
-	if err := sandbox(cmd, argv[0], interp, k.cfg.Dir, scratch); err != nil {
+	if err := sandbox(cmd, argv[0], interp, k.cfg.Dir, scratch, procs.dir()); err != nil {
 		os.RemoveAll(scratch)
 		procs.stop()
 		return nil, fmt.Errorf("kernels: python: %w", err)
@@ -385,21 +385,30 @@ func (p *process) kill() {
 
 // exitReason says how the process ended, in words.
 func (p *process) exitReason() string {
-	ps := p.exitState
-	if ps == nil {
+	ws, ok := p.exitStatus()
+	if !ok {
 		if p.readErr != nil {
 			return p.readErr.Error()
 		}
 		return "still running"
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	if ws.Signaled() {
 		s := fmt.Sprintf("killed by signal %d, %s", int(ws.Signal()), ws.Signal())
 		if ws.Signal() == syscall.SIGKILL {
 			s += " (SIGKILL: the kernel ran out of memory and the OOM killer ended it, or something killed it)"
 		}
 		return s
 	}
-	return fmt.Sprintf("exited with status %d", ps.ExitCode())
+	return fmt.Sprintf("exited with status %d", ws.ExitStatus())
+}
+
+// exitStatus is how the interpreter ended (under the sandbox's init, its
+// own status, not the init's); ok is false while it runs.
+func (p *process) exitStatus() (syscall.WaitStatus, bool) {
+	if p.exitState == nil {
+		return 0, false
+	}
+	return proc.WaitStatus(p.cmd)
 }
 
 // diedOfMemory reports an end that an allocation failing under the
@@ -407,8 +416,8 @@ func (p *process) exitReason() string {
 // (native code that does not check what malloc or mmap returned), or a crash
 // report that says memory ran out.
 func (p *process) diedOfMemory() bool {
-	if ps := p.exitState; ps != nil {
-		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	if ws, ok := p.exitStatus(); ok {
+		if ws.Signaled() {
 			switch ws.Signal() {
 			case syscall.SIGABRT, syscall.SIGSEGV, syscall.SIGBUS:
 				return true

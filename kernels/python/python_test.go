@@ -46,6 +46,16 @@ func requirePython(t *testing.T) string {
 	return debianPython
 }
 
+// kernelPid is the running interpreter's pid on this host (Info's).
+func kernelPid(t *testing.T, k kernels.Kernel) int {
+	t.Helper()
+	_, _, pid := k.(interface{ Info() (string, string, int) }).Info()
+	if pid == 0 {
+		t.Fatal("no interpreter runs")
+	}
+	return pid
+}
+
 func newKernel(t *testing.T, cfg kernels.Config) kernels.Kernel {
 	t.Helper()
 	cfg.Python = requirePython(t)
@@ -496,9 +506,15 @@ func TestAddressSpaceCap(t *testing.T) {
 
 func TestDeathWhileIdleIsReported(t *testing.T) {
 	k := newKernel(t, kernels.Config{})
-	pid, err := strconv.Atoi(value(t, run(t, k, "import os\nos.getpid()")))
+	inside, err := strconv.Atoi(value(t, run(t, k, "import os\nos.getpid()")))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Info names the interpreter by this host's pid; the cell sees its own
+	// PID namespace's (the sandbox's), where it is not process 1.
+	pid := kernelPid(t, k)
+	if got := testenv.HostPidIn(pid, inside); got != pid {
+		t.Fatalf("the cell's os.getpid() %d is host pid %d; Info says %d", inside, got, pid)
 	}
 	// Killed from outside between cells, as the OOM killer would.
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -628,6 +644,12 @@ func TestCloseLeavesNoProcesses(t *testing.T) {
 	var pids [2]int
 	if err := json.Unmarshal([]byte("["+strings.Trim(r.Value.Text, "()")+"]"), &pids); err != nil {
 		t.Fatal(err)
+	}
+	kernel := kernelPid(t, k)
+	for i, p := range pids {
+		if pids[i] = testenv.HostPidIn(kernel, p); pids[i] == 0 {
+			t.Fatalf("pid %d is not found in the kernel's PID namespace", p)
+		}
 	}
 	k.Close()
 	// SIGKILL is asynchronous: give the processes a generous while to go.

@@ -12,8 +12,8 @@ import (
 // prefix, its site-packages and what its links point to (internal/proc's
 // python table); the network is the operator's choice (--sandbox-net eval).
 // launcher is the command's first word (the interpreter, or an enclosure's
-// command that runs it).
-func sandbox(cmd *exec.Cmd, launcher, interp, dir, scratch string) error {
+// command that runs it). cgroup is the kernel's pids cgroup, if any.
+func sandbox(cmd *exec.Cmd, launcher, interp, dir, scratch, cgroup string) error {
 	ro, rw := proc.Table(proc.Python, interp, cmd.Env)
 	if launcher != interp {
 		lro, _ := proc.Table(proc.Native, launcher, cmd.Env)
@@ -22,5 +22,5 @@ func sandbox(cmd *exec.Cmd, launcher, interp, dir, scratch string) error {
 	// matplotlib and fontconfig write their caches under HOME unless told
 	// otherwise: into the scratch directory instead.
 	cmd.Env = append(cmd.Env, "MPLCONFIGDIR="+filepath.Join(scratch, "matplotlib"), "XDG_CACHE_HOME="+filepath.Join(scratch, "cache"))
-	return proc.Sandbox(cmd, proc.Policy{Peer: "python kernel", Family: proc.Kernels, RO: ro, RW: append(rw, dir), Scratch: scratch})
+	return proc.Sandbox(cmd, proc.Policy{Peer: "python kernel", Family: proc.Kernels, RO: ro, RW: append(rw, dir), Scratch: scratch, Cgroup: cgroup})
 }
