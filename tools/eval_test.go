@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -274,10 +275,15 @@ func TestEvalResetAndRecursion(t *testing.T) {
 func TestEvalCloseEndsKernels(t *testing.T) {
 	requireEvalPython(t)
 	r := newEvalRun(t, allowAll, kernels.Config{})
-	res := evalCall(t, r, "python", "import os\nos.getpid()")
-	pid, err := strconv.Atoi(strings.TrimSpace(res.AllText()[strings.LastIndex(res.AllText(), "out:\n")+5:]))
-	if err != nil {
-		t.Fatalf("pid: %v\n%s", err, res.AllText())
+	res := evalCall(t, r, "python", "import os\nos.getpid(), os.readlink('/proc/self/ns/pid')")
+	m := regexp.MustCompile(`\((\d+), '([^']+)'\)`).FindStringSubmatch(res.AllText())
+	if m == nil {
+		t.Fatalf("pid: %s", res.AllText())
+	}
+	// The cell's pid is its PID namespace's (the sandbox's).
+	pid, _ := strconv.Atoi(m[1])
+	if pid = testenv.HostPidInNS(m[2], pid); pid == 0 {
+		t.Fatalf("the kernel's pid %s is not found in its namespace %s", m[1], m[2])
 	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)

@@ -308,13 +308,15 @@ func outputPipes(pid int) []string {
 
 // pipeWriters returns the live processes that hold a write end of one of
 // the pipes, leaving out the processes of the trees under exclude (and
-// tether itself): once a debuggee has exited, these are the processes it
-// left running that keep its output open.
+// tether itself, not its other children: an orphan reparented to tether, a
+// subreaper, or to the init of a sandbox's PID namespace is one of those
+// sought): once a debuggee has exited, these are the processes it left
+// running that keep its output open.
 func pipeWriters(pipes []string, exclude ...int) []int {
 	if len(pipes) == 0 {
 		return nil
 	}
-	skip := map[int]bool{os.Getpid(): true}
+	skip := map[int]bool{}
 	table := processTable()
 	for _, r := range exclude {
 		skip[r] = true
@@ -329,7 +331,7 @@ func pipeWriters(pipes []string, exclude ...int) []int {
 	}
 	var out []int
 	for pid, pe := range table {
-		if skip[pid] || pe.state == 'Z' || pe.state == 'X' {
+		if skip[pid] || pid == os.Getpid() || pe.state == 'Z' || pe.state == 'X' {
 			continue
 		}
 		dir := "/proc/" + strconv.Itoa(pid)

@@ -783,7 +783,9 @@ func (s *session) outputHolders() []int {
 	if len(pipes) == 0 || s.cmd == nil || s.cmd.Process == nil {
 		return nil
 	}
-	return pipeWriters(pipes, s.cmd.Process.Pid)
+	// The adapter itself, not the sandbox's init above it: what the
+	// debuggee left running is reparented to the init.
+	return pipeWriters(pipes, proc.PeerPID(s.cmd))
 }
 
 // groups is the debuggee's own process group, if it leads one.

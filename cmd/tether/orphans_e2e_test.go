@@ -25,7 +25,9 @@ import (
 func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 	piddir := t.TempDir()
 	pidfile := filepath.Join(piddir, "worker-pids")
-	worker := `fast=sleep 1000 & echo $! >> "$PIDFILE"; setsid sleep 1000 & echo $! >> "$PIDFILE"; echo $$ >> "$PIDFILE"; wait`
+	// Each process names its PID namespace (the sandbox's): its pids are
+	// that namespace's.
+	worker := `fast=readlink /proc/self/ns/pid >> "$PIDFILE"; sleep 1000 & echo $! >> "$PIDFILE"; setsid sleep 1000 & echo $! >> "$PIDFILE"; echo $$ >> "$PIDFILE"; wait`
 	// The sandbox lets the worker write its pid file only when granted.
 	cmd := exec.Command(tetherBin(t), "serve", "--workdir", workdir(t, nil), "--approve", "allow",
 		"--vibe", "--worker", worker, "--worker-write", piddir)
@@ -44,16 +46,19 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 		"code": "import os, subprocess\n" +
 			"a = subprocess.Popen(['sleep', '1000'])\n" +
 			"b = subprocess.Popen(['sleep', '1000'], start_new_session=True)\n" +
-			"print('pids', os.getpid(), a.pid, b.pid)",
+			"print('pids', os.getpid(), a.pid, b.pid, os.readlink('/proc/self/ns/pid'))",
 		"description": "start two sleeping child processes",
 	})
-	m := regexp.MustCompile(`pids (\d+) (\d+) (\d+)`).FindStringSubmatch(text)
+	m := regexp.MustCompile(`pids (\d+) (\d+) (\d+) (\S+)`).FindStringSubmatch(text)
 	if isErr || m == nil {
 		t.Fatalf("eval: error %v\n%s", isErr, text)
 	}
 	var pids []int
-	for _, s := range m[1:] {
+	for _, s := range m[1:4] {
 		pid, _ := strconv.Atoi(s)
+		if pid = testenv.HostPidInNS(m[4], pid); pid == 0 {
+			t.Fatalf("pid %s of the cell is not found in its namespace %s", s, m[4])
+		}
 		pids = append(pids, pid)
 	}
 	if text, isErr := callText(t, cs, "vibe_spawn", map[string]any{"brief": "sleep", "label": "sleeper"}); isErr {
@@ -61,6 +66,7 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 	}
 	// The worker writes its children's pids and its own: wait for all three.
 	var wpids []int
+	ns := ""
 	for i := 0; i < 2400 && len(wpids) < 3; i++ {
 		time.Sleep(50 * time.Millisecond)
 		b, _ := os.ReadFile(pidfile)
@@ -68,11 +74,18 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 		for _, f := range strings.Fields(string(b)) {
 			if pid, err := strconv.Atoi(f); err == nil {
 				wpids = append(wpids, pid)
+			} else {
+				ns = f
 			}
 		}
 	}
-	if len(wpids) < 3 {
-		t.Fatalf("the worker did not report its pids (got %v)", wpids)
+	if len(wpids) < 3 || ns == "" {
+		t.Fatalf("the worker did not report its pids (got %v in %q)", wpids, ns)
+	}
+	for i, p := range wpids {
+		if wpids[i] = testenv.HostPidInNS(ns, p); wpids[i] == 0 {
+			t.Fatalf("pid %d of the worker is not found in its namespace %s", p, ns)
+		}
 	}
 	pids = append(pids, wpids...)
 	for _, pid := range pids {
@@ -136,11 +149,15 @@ func TestSIGKILLEmptiesTheKernelsCgroup(t *testing.T) {
 		}
 		return text
 	}
-	text := cell("import os\nprint('kernel', os.getpid())", false)
+	text := cell("import os\nprint('kernel', os.getpid(), os.readlink('/proc/self/ns/pid'))", false)
 	if !strings.Contains(text, "pids.max") {
 		t.Skipf("no pids cgroup for the kernel here: %s", text)
 	}
-	kernel, _ := strconv.Atoi(regexp.MustCompile(`kernel (\d+)`).FindStringSubmatch(text)[1])
+	km := regexp.MustCompile(`kernel (\d+) (\S+)`).FindStringSubmatch(text)
+	kernel, _ := strconv.Atoi(km[1])
+	if kernel = testenv.HostPidInNS(km[2], kernel); kernel == 0 {
+		t.Fatalf("the kernel's pid is not found in its namespace: %s", text)
+	}
 	dir := pidsCgroupOf(t, kernel)
 	if !strings.HasPrefix(filepath.Base(dir), "tether-python-") {
 		t.Fatalf("the kernel is in cgroup %s", dir)
@@ -158,8 +175,12 @@ func TestSIGKILLEmptiesTheKernelsCgroup(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Remove(stale) })
 
-	text = cell("import subprocess\np = subprocess.Popen(['env', '-i', 'sleep', '600'], start_new_session=True)\nprint('child', p.pid)", true)
-	child, _ := strconv.Atoi(regexp.MustCompile(`child (\d+)`).FindStringSubmatch(text)[1])
+	text = cell("import subprocess, os\np = subprocess.Popen(['env', '-i', 'sleep', '600'], start_new_session=True)\nprint('child', p.pid, os.readlink('/proc/self/ns/pid'))", true)
+	cm := regexp.MustCompile(`child (\d+) (\S+)`).FindStringSubmatch(text)
+	child, _ := strconv.Atoi(cm[1])
+	if child = testenv.HostPidInNS(cm[2], child); child == 0 {
+		t.Fatalf("the child's pid is not found in its namespace: %s", text)
+	}
 	t.Cleanup(func() {
 		if testenv.Alive(child) {
 			syscall.Kill(child, syscall.SIGKILL)

@@ -131,13 +131,18 @@ func openHostSessionRetries(t *testing.T, url, ws string, retries int) *mcp.Clie
 // kernelPid starts session cs's Python kernel and returns its pid.
 func kernelPid(t *testing.T, cs *mcp.ClientSession) int {
 	t.Helper()
-	text, isErr := callText(t, cs, "eval", map[string]any{"code": "import os\nprint('pid', os.getpid())", "description": "print the process id of the kernel"})
-	m := regexp.MustCompile(`pid (\d+)`).FindStringSubmatch(text)
+	text, isErr := callText(t, cs, "eval", map[string]any{"code": "import os\nprint('pid', os.getpid(), os.readlink('/proc/self/ns/pid'))", "description": "print the process id of the kernel"})
+	m := regexp.MustCompile(`pid (\d+) (\S+)`).FindStringSubmatch(text)
 	if isErr || m == nil {
 		t.Fatalf("eval: error %v\n%s", isErr, text)
 	}
+	// The cell's pid is its PID namespace's (the sandbox's).
 	pid, _ := strconv.Atoi(m[1])
-	return pid
+	if host := testenv.HostPidInNS(m[2], pid); host != 0 {
+		return host
+	}
+	t.Fatalf("the kernel's pid %d is not found in its namespace %s", pid, m[2])
+	return 0
 }
 
 // waitGone waits until pid is no live process; the bound is only there so a

@@ -103,6 +103,11 @@ func restrict(spec launchSpec) error {
 			return nil
 		}
 		_, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, fd, unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
+		if e == unix.EBADFD {
+			// A file of an internal filesystem (a namespace link such as
+			// /proc/self/ns/pid, a pipe) takes no rule: nothing to allow.
+			return nil
+		}
 		if e != 0 {
 			return fmt.Errorf("landlock_add_rule %s: %w", path, e)
 		}

@@ -166,6 +166,13 @@ func HostPidIn(anchor, nsPid int) int {
 	if err != nil {
 		return 0
 	}
+	return HostPidInNS(ns, nsPid)
+}
+
+// HostPidInNS translates nsPid, a pid in the PID namespace ns (as
+// readlink /proc/self/ns/pid names it inside: "pid:[4026532...]"), to this
+// host's pid for the same process; 0 when there is none.
+func HostPidInNS(ns string, nsPid int) int {
 	if self, _ := os.Readlink("/proc/self/ns/pid"); self == ns {
 		return nsPid
 	}
