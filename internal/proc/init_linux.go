@@ -217,14 +217,24 @@ func PeerPID(cmd *exec.Cmd) int {
 	return st.peer
 }
 
-// childOf finds a child of pid in the process table (0: none).
+// childOf finds the first child of pid in the process table (0: none):
+// the one started first, as orphans reparented to an init are its
+// children too (and pids wrap, so the lowest need not be the oldest).
 func childOf(pid int) int {
+	first, at := 0, uint64(0)
 	for _, p := range pids() {
-		if ppid(p) == pid {
-			return p
+		if ppid(p) != pid {
+			continue
+		}
+		st, err := startTime(p)
+		if err != nil {
+			continue
+		}
+		if first == 0 || st < at {
+			first, at = p, st
 		}
 	}
-	return 0
+	return first
 }
 
 // ppid reads a process's parent from /proc/PID/stat (0 when gone).
