@@ -75,15 +75,20 @@ func (p *Pattern) RootKinds() ([]string, bool) {
 // gives a value computed for a name (a rule's transform), which wins over a
 // capture. A capture spanning lines is re-based onto the template line's
 // indentation, and every template line after the first is indented to the
-// match's line.
+// match's line; a computed value's lines are kept as they are.
 func ExpandText(tmpl string, src []byte, start int, caps []Capture, text func(name string) (string, bool)) string {
 	var b strings.Builder
 	lineStart := 0
+	// verbatim marks the output lines that begin inside a computed value:
+	// they keep the indentation the value has
+	verbatim := map[int]bool{}
+	line := 0
 	for i := 0; i < len(tmpl); {
 		c := tmpl[i]
 		if c == '\n' {
 			b.WriteByte('\n')
 			lineStart = b.Len()
+			line++
 			i++
 			continue
 		}
@@ -92,6 +97,13 @@ func ExpandText(tmpl string, src []byte, start int, caps []Capture, text func(na
 				if text != nil {
 					if s, ok := text(name); ok {
 						b.WriteString(s)
+						if k := strings.Count(s, "\n"); k > 0 {
+							for j := 1; j <= k; j++ {
+								verbatim[line+j] = true
+							}
+							line += k
+							lineStart = b.Len() - (len(s) - strings.LastIndexByte(s, '\n') - 1)
+						}
 						i += n
 						continue
 					}
@@ -99,7 +111,12 @@ func ExpandText(tmpl string, src []byte, start int, caps []Capture, text func(na
 				if bd := findBinding(caps, name); bd != nil && bd.Multi == multi {
 					cur := b.String()[lineStart:]
 					indent := cur[:len(cur)-len(strings.TrimLeft(cur, " \t"))]
-					b.WriteString(rebase(bd, src, indent))
+					r := rebase(bd, src, indent)
+					b.WriteString(r)
+					if k := strings.Count(r, "\n"); k > 0 {
+						line += k
+						lineStart = b.Len() - (len(r) - strings.LastIndexByte(r, '\n') - 1)
+					}
 				}
 				i += n
 				continue
@@ -116,6 +133,9 @@ func ExpandText(tmpl string, src []byte, start int, caps []Capture, text func(na
 	blankToo := !strings.Contains(indent, "\t")
 	lines := strings.Split(out, "\n")
 	for k := 1; k < len(lines); k++ {
+		if verbatim[k] {
+			continue
+		}
 		if lines[k] != "" || blankToo {
 			lines[k] = indent + lines[k]
 		}

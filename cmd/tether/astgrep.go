@@ -58,6 +58,12 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 2 on errors.")
 		fs.PrintDefaults()
 	}
+	// ast-grep's scan subcommand is tether scan (unless a path is named scan)
+	if len(args) > 0 && args[0] == "scan" {
+		if _, err := os.Stat("scan"); err != nil {
+			return runScan(args[1:], stdout, stderr)
+		}
+	}
 	// ast-grep's own "run" subcommand may lead (unless a path is named run)
 	if len(args) > 0 && args[0] == "run" {
 		if _, err := os.Stat("run"); err != nil {

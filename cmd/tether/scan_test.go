@@ -39,6 +39,12 @@ func TestScanCLI(t *testing.T) {
 		t.Errorf("--filter: %d\n%s", code, out)
 	}
 
+	// ast-grep's own spelling: tether ast-grep scan
+	var out2, errb2 bytes.Buffer
+	if code := dispatch([]string{"ast-grep", "scan", "--filter", "^py-fix$", "src"}, &out2, &errb2); code != 0 || !strings.Contains(out2.String(), "hint[py-fix]") {
+		t.Errorf("ast-grep scan: %d\n%s%s", code, out2.String(), errb2.String())
+	}
+
 	dir := t.TempDir()
 	rules := filepath.Join(dir, "r.yml")
 	if err := os.WriteFile(rules, []byte("id: a\nlanguage: go\nrule: {kind: call_expression, has: {field: function, regex: '^println$'}}\n"), 0o644); err != nil {

@@ -298,6 +298,8 @@ type Runner struct {
 	ms    []*matcher.Matcher
 	err   error
 	ticks int
+	// ret is the node the last successful match yielded (relNode)
+	ret engine.Node
 }
 
 // maxTicks bounds the rule steps (a node tried by a relational rule, a

@@ -37,6 +37,7 @@ func (p *patternNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 		r.fail(err)
 		return nil, false
 	}
+	r.ret = n
 	return out, ok
 }
 
@@ -45,6 +46,7 @@ type kindNode struct{ kind string }
 func (k *kindNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 	// a kind names a named node, as ast-grep resolves it: Python's await
 	// expression, not the await keyword inside it
+	r.ret = n
 	return e, n.IsNamed() && n.Kind() == k.kind
 }
 
@@ -54,6 +56,7 @@ func (x *regexNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 	if !r.tick() {
 		return nil, false
 	}
+	r.ret = n
 	return e, x.re.Match(n.Bytes())
 }
 
@@ -61,6 +64,7 @@ type rangeNode struct{ start, end engine.Point }
 
 func (x *rangeNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 	rg := n.Range()
+	r.ret = n
 	return e, rg.StartPoint == x.start && rg.EndPoint == x.end
 }
 
@@ -105,6 +109,7 @@ func (x *nthNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 	if pos < 0 {
 		return nil, false
 	}
+	r.ret = n
 	if x.a == 0 {
 		return e, pos == x.b
 	}
@@ -121,6 +126,7 @@ func (x *allNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 			return nil, false
 		}
 	}
+	r.ret = n
 	return e, true
 }
 
@@ -144,6 +150,7 @@ func (x *notNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 	if _, ok := x.rule.match(r, n, e); ok || r.err != nil {
 		return nil, false
 	}
+	r.ret = n
 	return e, true
 }
 
@@ -154,7 +161,9 @@ func (x *matchesNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 }
 
 // relNode is inside, has, follows or precedes: the node relates so to a
-// node that matches rule. Without toEnd only the nearest is tried (the
+// node that matches rule. As in ast-grep, a rule's match yields a node
+// (Runner.ret): the node matched, but for a relational rule the node it
+// found (for an any, its branch's); that node is the secondary label. Without toEnd only the nearest is tried (the
 // parent, a child, the sibling next to it); with it every one, out to the
 // first that matches stop (tried itself) when stop is set.
 type relNode struct {
@@ -196,7 +205,7 @@ func (x *relNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 			}
 			if x.field == "" || fieldChildIs(p, x.field, cur) {
 				if out, ok := x.rule.match(r, p, e); ok {
-					return secondary(out, p), true
+					return secondary(out, r.ret), true
 				}
 			}
 			if !x.toEnd || x.stopsAt(r, p, e) || r.err != nil {
@@ -227,7 +236,7 @@ func (x *relNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 			return nil, false
 		}
 		if out, ok := x.rule.match(r, kids[i], e); ok {
-			return secondary(out, kids[i]), true
+			return secondary(out, r.ret), true
 		}
 		if !x.toEnd || x.stopsAt(r, kids[i], e) || r.err != nil {
 			return nil, false
@@ -255,7 +264,7 @@ func (x *relNode) hasFrom(r *Runner, c engine.Node, e env) (env, bool) {
 		return nil, false
 	}
 	if out, ok := x.rule.match(r, c, e); ok {
-		return secondary(out, c), true
+		return secondary(out, r.ret), true
 	}
 	if !x.toEnd || r.err != nil || x.stopsAt(r, c, e) {
 		return nil, false
