@@ -220,6 +220,9 @@ func debugFollowEdits(sv *dap.Supervisor, conv, workDir string) Middleware {
 // movedNote says how an edit moved a file's breakpoints.
 func movedNote(workDir string, m *dap.Moved) string {
 	var b strings.Builder
+	if m.Deferred {
+		return fmt.Sprintf("debug: a debug op is waiting for the program; the breakpoints of %s move with this edit when it ends", relTo(workDir, m.File))
+	}
 	pairs := make([]string, len(m.From))
 	for i := range m.From {
 		pairs[i] = fmt.Sprintf("%d -> %d", m.From[i], m.To[i])

@@ -97,6 +97,7 @@ func (sv *Supervisor) SetSourceBreakpoints(ctx context.Context, conversationID, 
 	} else {
 		c.breakpoints[file] = bps
 	}
+	c.noteFiles()
 	r := &Breakpoints{File: file, Breakpoints: bps}
 	for _, b := range bps {
 		r.Lines = append(r.Lines, b.Line)

@@ -3,21 +3,46 @@ package dap
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // BreakpointFiles returns the files (absolute paths) a conversation has
-// line breakpoints in: the files whose edits FollowEdit should see.
+// line breakpoints in: the files whose edits FollowEdit should see. It
+// never waits for a debug op in progress.
 func (sv *Supervisor) BreakpointFiles(conversationID string) []string {
+	sv.mu.Lock()
+	c := sv.convs[conversationID]
+	sv.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	if p := c.bpFiles.Load(); p != nil {
+		return slices.Clone(*p)
+	}
+	return nil
+}
+
+// noteFiles records the files with breakpoints for BreakpointFiles; the
+// caller holds c.mu.
+func (c *conversation) noteFiles() {
+	files := sortedKeys(c.breakpoints)
+	c.bpFiles.Store(&files)
+}
+
+// KeptBreakpoints returns the line breakpoints a conversation keeps for
+// file (absolute), as launch and attach send them.
+func (sv *Supervisor) KeptBreakpoints(conversationID, file string) []SourceBreakpoint {
 	c, err := sv.lock(conversationID)
 	if err != nil {
 		return nil
 	}
 	defer c.mu.Unlock()
-	return sortedKeys(c.breakpoints)
+	return slices.Clone(c.breakpoints[file])
 }
 
 // Moved says how an edit moved one file's breakpoints.
@@ -38,6 +63,9 @@ type Moved struct {
 	// Running: the program runs the code it was started with; the moved
 	// lines match it again once it is launched anew.
 	Running bool
+	// Deferred: a debug op was in progress (a launch or continue waiting
+	// for a stop); the breakpoints move when it ends. Only File is set.
+	Deferred bool
 }
 
 // FollowEdit keeps file's breakpoints on their lines across an edit that
@@ -47,13 +75,89 @@ type Moved struct {
 // sent to the adapter again (and to its child sessions). It returns nil
 // when no breakpoint moved.
 func (sv *Supervisor) FollowEdit(ctx context.Context, conversationID, file string, before, after []byte) (*Moved, error) {
-	c, err := sv.lock(conversationID)
+	if bytes.Equal(before, after) {
+		return nil, nil
+	}
+	if conversationID == "" {
+		return nil, errors.New("debug: no conversation id; debug sessions belong to a conversation")
+	}
+	c, err := sv.conv(conversationID)
 	if err != nil {
 		return nil, err
 	}
+	locked := c.mu.TryLock()
+	for i := 0; !locked && i < 20; i++ {
+		// A short op (status, stack) ends in a moment.
+		time.Sleep(10 * time.Millisecond)
+		locked = c.mu.TryLock()
+	}
+	if !locked {
+		// A debug op holds the conversation while it waits for the
+		// program (bounded by the stop wait): queue the edit, to be
+		// followed in order when the op ends, rather than hold up the
+		// write.
+		c.editMu.Lock()
+		c.edits = append(c.edits, queuedEdit{file, before, after})
+		start := !c.draining
+		c.draining = true
+		c.editMu.Unlock()
+		if start {
+			go func() {
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				sv.reap(c)
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sv.cfg.RequestTimeout)
+				defer cancel()
+				sv.drainEdits(ctx, c)
+			}()
+		}
+		if !slices.Contains(c.bpFileList(), file) {
+			return nil, nil
+		}
+		return &Moved{File: file, Deferred: true}, nil
+	}
 	defer c.mu.Unlock()
+	sv.reap(c)
+	sv.drainEdits(ctx, c)
+	return sv.followEdit(ctx, c, file, before, after)
+}
+
+// queuedEdit is an edit FollowEdit could not follow at once.
+type queuedEdit struct {
+	file          string
+	before, after []byte
+}
+
+// drainEdits follows the queued edits in order; the caller holds c.mu.
+func (sv *Supervisor) drainEdits(ctx context.Context, c *conversation) {
+	for {
+		c.editMu.Lock()
+		edits := c.edits
+		c.edits = nil
+		if len(edits) == 0 {
+			c.draining = false
+			c.editMu.Unlock()
+			return
+		}
+		c.editMu.Unlock()
+		for _, e := range edits {
+			_, _ = sv.followEdit(ctx, c, e.file, e.before, e.after)
+		}
+	}
+}
+
+// bpFileList is BreakpointFiles for c.
+func (c *conversation) bpFileList() []string {
+	if p := c.bpFiles.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// followEdit is FollowEdit with c.mu held.
+func (sv *Supervisor) followEdit(ctx context.Context, c *conversation, file string, before, after []byte) (*Moved, error) {
 	bps := c.breakpoints[file]
-	if len(bps) == 0 || bytes.Equal(before, after) {
+	if len(bps) == 0 {
 		return nil, nil
 	}
 	lines := make([]int, len(bps))
@@ -77,6 +181,7 @@ func (sv *Supervisor) FollowEdit(ctx context.Context, conversationID, file strin
 	sort.SliceStable(moved, func(i, j int) bool { return moved[i].Line < moved[j].Line })
 	moved = slices.CompactFunc(moved, func(a, b SourceBreakpoint) bool { return a.Line == b.Line })
 	c.breakpoints[file] = moved
+	c.noteFiles()
 	s := c.live
 	if s == nil {
 		var st []BreakpointState

@@ -308,3 +308,73 @@ func TestFollowEditDelve(t *testing.T) {
 		t.Fatalf("an edit below the breakpoint should move nothing: %+v %v", m, err)
 	}
 }
+
+// pySleeps stops at line 8, then sleeps while a continue waits for it.
+const pySleeps = `import time
+
+
+def never():
+    return 1
+
+
+print("start")
+time.sleep(4)
+print("end")
+`
+
+// TestFollowEditWhileRunning: an edit made while a continue waits for the
+// program is not held up by it; the breakpoints move with the edit once
+// the continue ends.
+func TestFollowEditWhileRunning(t *testing.T) {
+	t.Parallel()
+	python(t)
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "sleeps.py": pySleeps})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "sleeps.py", Lines: []int{5, 8}})
+	if l := do(t, sv, "c", root, request{Op: "launch", Program: "sleeps.py"}); l.Stop == nil || l.Stop.Line != 8 {
+		t.Fatalf("launch should stop at line 8: %s", l)
+	}
+	contDone := make(chan *reply, 1)
+	go func() {
+		r, _ := call(sv, ctxT(t), "c", root, request{Op: "continue"})
+		contDone <- r
+	}()
+	file := filepath.Join(root, "sleeps.py")
+	after := "# one\n# two\n" + pySleeps
+	// The continue runs for seconds: give it the conversation first.
+	var m *dap.Moved
+	var err error
+	for i := 0; i < 50; i++ {
+		if m, err = sv.FollowEdit(ctxT(t), "c", file, []byte(pySleeps), []byte(after)); err != nil || m == nil || m.Deferred {
+			break
+		}
+		// Not deferred: the continue had not started; undo and retry.
+		if _, err = sv.FollowEdit(ctxT(t), "c", file, []byte(after), []byte(pySleeps)); err != nil {
+			break
+		}
+	}
+	if err != nil || m == nil || !m.Deferred {
+		t.Fatalf("an edit during the continue should be queued, not wait: %+v %v", m, err)
+	}
+	select {
+	case r := <-contDone:
+		t.Fatalf("FollowEdit waited for the continue to end: %s", r)
+	default:
+	}
+	if r := <-contDone; r == nil || r.Exited == nil {
+		t.Fatalf("the continue should run the program to its end: %s", r)
+	}
+	var lines []int
+	for i := 0; i < 100; i++ {
+		lines = nil
+		for _, b := range sv.KeptBreakpoints("c", file) {
+			lines = append(lines, b.Line)
+		}
+		if len(lines) == 2 && lines[0] == 7 && lines[1] == 10 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the queued edit should move the breakpoints 5, 8 to 7, 10: %v", lines)
+}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -108,6 +109,14 @@ type conversation struct {
 	// focus is the child session the ops drive (UseSession); 0 the live
 	// session itself.
 	focus int
+	// bpFiles is the sorted keys of breakpoints, readable without mu (a
+	// write must not wait for a debug op that waits for a stop).
+	bpFiles atomic.Pointer[[]string]
+	// edits are the edits FollowEdit queued while a debug op ran, in
+	// order; draining: a goroutine waits to follow them.
+	editMu   sync.Mutex
+	edits    []queuedEdit
+	draining bool
 }
 
 // NewSupervisor returns a Supervisor with cfg's settings.
