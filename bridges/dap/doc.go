@@ -2,7 +2,11 @@
 // (https://microsoft.github.io/debug-adapter-protocol/) for tether's `debug`
 // tool. The adapters of DefaultAdapters (the one table that names them) stay
 // external processes reached over stdio or a unix socket; a user adds or
-// replaces entries with LoadAdapters and MergeAdapters.
+// replaces entries with LoadAdapters and MergeAdapters, including adapters
+// that serve DAP on TCP (started on a free port, or already running). The
+// reverse requests runInTerminal and startDebugging are served: a program
+// run as a process of the session, and child sessions driven as part of
+// it.
 //
 // The package is layered: framing and request correlation (go-dap's codec and
 // types, internal), a session (one adapter process and its debuggee), and the
