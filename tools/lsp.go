@@ -63,7 +63,7 @@ func (l *lspTools) tools() []Tool {
 				"diagnostics (file, or files: a list of paths or globs such as src/**/*.ts, at most 50 files checked together; or \"*\" for the whole project: runs the checkers found on PATH such as go vet / pyright / tsc --noEmit, " +
 				"never a program from the workspace; lsp_check runs the project's own; counts by severity and code, then 100 at a time with identical messages grouped; " +
 				"start pages on, severity error shows errors only, info or hint adds those), " +
-				"definition, type_definition, implementation, references (cap 50; start pages on; then the same-name identifiers the server did not confirm, found with tree-sitter: a server that cannot type a receiver leaves its calls out), hover, code_actions (file, line, and symbol or end_line for a range, or neither for the whole line: numbered, with kind and whether preferred; lsp_apply stages one); " +
+				"definition, type_definition, implementation, references (cap 50; start pages on; then the same-name identifiers the server did not confirm, found with tree-sitter: a server that cannot type a receiver leaves its calls out), hover, code_actions (file, line, and symbol or end_line for a range, or neither for the whole line; or file and diagnostic, a part of its message or its code: numbered, with kind and whether preferred; lsp_apply stages one); " +
 				"call_hierarchy (file, line, symbol; direction incoming, the default: the callers, or outgoing: the callees; cap 50, start pages on) and " +
 				"type_hierarchy (direction supertypes, the default, or subtypes), where the server offers them; " +
 				"symbols (query: workspace search, cap 100, grouped by container; or file: its outline, cap 200, without functions' parameters and locals unless locals is true; start pages on, kind keeps function, method, type, field or variable; the answer says when the server capped its list); " +
@@ -141,6 +141,8 @@ type lspArgs struct {
 	Files []string `json:"files,omitempty" jsonschema:"diagnostics: workspace-relative files or globs (src/**/*.ts; * and ? within a directory, ** across), checked together with their findings counted and paged as one (at most 50 files)"`
 	// EndLine widens code_actions to a range of lines.
 	EndLine int `json:"end_line,omitempty" jsonschema:"code_actions: the last line (1-based) of a range from line (symbol then omitted)" bounds:"minimum=1"`
+	// Diagnostic narrows code_actions to one diagnostic.
+	Diagnostic string `json:"diagnostic,omitempty" jsonschema:"code_actions: only the fixes for the diagnostics whose message holds this (any case) or whose code it is; without line, the one such diagnostic in file gives the place"`
 	// Timeout bounds the call.
 	Timeout int `json:"timeout,omitempty" jsonschema:"seconds to wait for the answer (default: the server's request bound; at most 600)" bounds:"minimum=1,maximum=600"`
 }
@@ -261,20 +263,26 @@ func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, error) {
 		out, data = formatSymbols(a, syms)
 		notes = syms.Notes
 	case "code_actions":
-		if a.File == "" || a.Line == 0 {
-			return nil, errors.New("lsp: code_actions needs file and line (1-based), with symbol (a substring of that line naming it) or end_line for a range; without either, the whole line")
+		if a.File == "" || a.Line == 0 && a.Diagnostic == "" {
+			return nil, errors.New("lsp: code_actions needs file and line (1-based), with symbol (a substring of that line naming it) or end_line for a range (without either, the whole line); or file and diagnostic, a part of a diagnostic's message or its code")
 		}
-		acts, err := l.sup.CodeActionsIn(ctx, lsp.ActionQuery{Position: a.pos(), EndLine: a.EndLine})
+		acts, err := l.sup.CodeActionsIn(ctx, lsp.ActionQuery{Position: a.pos(), EndLine: a.EndLine, Diagnostic: a.Diagnostic})
 		if err != nil {
 			return nil, err
 		}
 		notes, data = acts.Notes, acts
 		where := fmt.Sprintf("%q on %s:%d", a.Symbol, a.File, a.Line)
-		if a.Symbol == "" {
+		switch {
+		case a.Line == 0:
+			where = fmt.Sprintf("the diagnostic %q of %s", a.Diagnostic, a.File)
+		case a.Symbol == "":
 			where = fmt.Sprintf("%s:%d", a.File, a.Line)
 			if a.EndLine > a.Line {
 				where += fmt.Sprintf("-%d", a.EndLine)
 			}
+		}
+		if a.Diagnostic != "" && a.Line != 0 {
+			where += fmt.Sprintf(" for the diagnostic %q", a.Diagnostic)
 		}
 		if len(acts.Items) == 0 {
 			out = "no code actions offered at " + where

@@ -22,12 +22,13 @@ const maxLSPTimeout = 600
 
 // applyArgs are lsp_apply's arguments.
 type applyArgs struct {
-	File    string `json:"file" jsonschema:"workspace-relative file" bounds:"minLength=1"`
-	Line    int    `json:"line" jsonschema:"1-based line of file where the action applies (any line for a whole-file action such as source.organizeImports)" bounds:"minimum=1"`
-	Symbol  string `json:"symbol,omitempty" jsonschema:"substring of that line naming the symbol (name#2 for the second occurrence); omitted: the whole line"`
-	EndLine int    `json:"end_line,omitempty" jsonschema:"last line (1-based) of a range of lines, from line; omitted: line alone" bounds:"minimum=1"`
-	Action  string `json:"action" jsonschema:"which action: its number as lsp code_actions lists it (1 is the first), its title (whole, or a part of one title only), or a kind such as source.organizeImports or quickfix (the preferred one when several are of that kind)" bounds:"minLength=1"`
-	Timeout int    `json:"timeout,omitempty" jsonschema:"seconds to wait for the server (default: its request bound; at most 600)" bounds:"minimum=1,maximum=600"`
+	File       string `json:"file" jsonschema:"workspace-relative file" bounds:"minLength=1"`
+	Line       int    `json:"line,omitempty" jsonschema:"1-based line of file where the action applies (any line for a whole-file action such as source.organizeImports); may be omitted with diagnostic" bounds:"minimum=1"`
+	Symbol     string `json:"symbol,omitempty" jsonschema:"substring of that line naming the symbol (name#2 for the second occurrence); omitted: the whole line"`
+	EndLine    int    `json:"end_line,omitempty" jsonschema:"last line (1-based) of a range of lines, from line; omitted: line alone" bounds:"minimum=1"`
+	Diagnostic string `json:"diagnostic,omitempty" jsonschema:"the diagnostic to fix: a part of its message (any case) or its code; only it is passed to the server, and without line the one such diagnostic in file gives the place"`
+	Action     string `json:"action" jsonschema:"which action: its number as lsp code_actions lists it (1 is the first), its title (whole, or a part of one title only), or a kind such as source.organizeImports or quickfix (the preferred one when several are of that kind)" bounds:"minLength=1"`
+	Timeout    int    `json:"timeout,omitempty" jsonschema:"seconds to wait for the server (default: its request bound; at most 600)" bounds:"minimum=1,maximum=600"`
 }
 
 // renameFileArgs are rename_file's arguments.
@@ -45,7 +46,7 @@ func (l *lspTools) applyTools() []Tool {
 			Name: "lsp_apply",
 			Tier: TierWrite,
 			Description: "Stage a code action of the language server (a quick fix, organize imports, a refactoring) as a change for resolve: " +
-				"file, line, optional symbol (or end_line for a range), and action: its number as lsp code_actions lists it, its title, or a kind " +
+				"file, line, optional symbol (or end_line for a range), or diagnostic (a part of its message or its code) with or without line, and action: its number as lsp code_actions lists it, its title, or a kind " +
 				"(source.organizeImports, quickfix). Nothing is written: the result names an edit_id and shows the diff; resolve accept applies it " +
 				"all or nothing (rejected whole if any file changed since) and reports new diagnostics. An action that runs a command is staged " +
 				"from the edit the server sends back; one whose edit touches a file outside the workspace is refused whole.",
@@ -101,7 +102,10 @@ func (l *lspTools) apply(ctx context.Context, call *Call) (*Result, error) {
 	}
 	cctx, cancel := withTimeout(ctx, a.Timeout)
 	defer cancel()
-	pe, err := l.sup.ApplyCodeAction(cctx, lsp.ActionQuery{Position: lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, EndLine: a.EndLine}, a.Action)
+	if a.Line == 0 && a.Diagnostic == "" {
+		return nil, errors.New("lsp: lsp_apply needs line (1-based), or diagnostic (a part of the message or the code of the diagnostic to fix)")
+	}
+	pe, err := l.sup.ApplyCodeAction(cctx, lsp.ActionQuery{Position: lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, EndLine: a.EndLine, Diagnostic: a.Diagnostic}, a.Action)
 	if err != nil {
 		return nil, timeoutErr(cctx, a.Timeout, err)
 	}

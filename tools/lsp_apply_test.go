@@ -373,3 +373,24 @@ func TestLSPApplyCreatesFile(t *testing.T) {
 		t.Fatalf("app.ts after the move:\n%s", got)
 	}
 }
+
+// TestLSPApplyForDiagnostic asks gopls for the fixes of one diagnostic,
+// found by a part of its message with no line, and stages one; a
+// diagnostic that matches none is refused with those there listed.
+func TestLSPApplyForDiagnostic(t *testing.T) {
+	r, dir := lspRun(t)
+	file := filepath.Join(dir, "up.go")
+	if err := os.WriteFile(file, []byte("package shapes\n\nfunc Up(s []byte) []byte { return bytes.ToUpper(s) }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	listed := callResult(t, r, "lsp", map[string]any{"action": "code_actions", "file": "up.go", "diagnostic": "undefined: bytes"}).AllText()
+	if !strings.Contains(listed, `the diagnostic "undefined: bytes" of up.go`) || !strings.Contains(listed, "Add import") {
+		t.Fatalf("code_actions for a diagnostic: %s", listed)
+	}
+	id := stageID(t, r, "lsp_apply", map[string]any{"file": "up.go", "diagnostic": "undefined: bytes", "action": "quickfix"}, `+import "bytes"`)
+	callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "discard"})
+	_, err := call(t, r, "lsp", map[string]any{"action": "code_actions", "file": "up.go", "diagnostic": "no such message"})
+	if err == nil || !strings.Contains(err.Error(), `no diagnostic matches "no such message"`) || !strings.Contains(err.Error(), "undefined: bytes") {
+		t.Fatalf("want the diagnostics listed, got %v", err)
+	}
+}

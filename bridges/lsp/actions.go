@@ -58,10 +58,15 @@ type ProposedFile struct {
 type Move struct{ From, To string }
 
 // ActionQuery says where to ask for code actions: pos (its symbol may be
-// empty: the whole line), through EndLine (1-based, 0: pos's line).
+// empty: the whole line), through EndLine (1-based, 0: pos's line), or a
+// diagnostic's range.
 type ActionQuery struct {
 	Position
 	EndLine int
+	// Diagnostic, when set, keeps the diagnostics passed to the server to
+	// those whose message holds it (any case) or whose code it is; with no
+	// line, the one diagnostic of the file it matches gives the range.
+	Diagnostic string
 }
 
 // rawAction is one code action as the server sent it, with its JSON (kept
@@ -88,43 +93,6 @@ func (s *Supervisor) codeActionsAt(ctx context.Context, q ActionQuery) (*prepare
 		return nil, nil, err
 	}
 	in := p.in
-	starts := lineStarts(p.text)
-	var line, col int
-	if strings.TrimSpace(q.Symbol) != "" {
-		if line, col, err = resolveSymbol(p.text, q.Line, q.Symbol, s.rel(p.path)); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		line = q.Line - 1
-		if q.Line < 1 || line >= len(starts) {
-			return nil, nil, fmt.Errorf("lsp: line %d is outside %s (%d lines): pass a line from 1 to %d", q.Line, q.File, len(starts), len(starts))
-		}
-	}
-	endLine := line
-	if q.EndLine != 0 {
-		if q.EndLine < q.Line || q.EndLine > len(starts) {
-			return nil, nil, fmt.Errorf("lsp: end_line %d is not between line %d and the last line of %s (%d)", q.EndLine, q.Line, q.File, len(starts))
-		}
-		endLine = q.EndLine - 1
-	}
-	lt := lineText(p.text, starts, line)
-	start := wPosition{Line: line, Character: in.enc.col(lt, col)}
-	var end wPosition
-	switch {
-	case q.Symbol != "" && endLine == line:
-		endByte := col
-		for endByte < len(lt) {
-			r, n := utf8.DecodeRuneInString(lt[endByte:])
-			if !isIdentRune(r) {
-				break
-			}
-			endByte += n
-		}
-		end = wPosition{Line: line, Character: in.enc.col(lt, endByte)}
-	default:
-		el := lineText(p.text, starts, endLine)
-		end = wPosition{Line: endLine, Character: in.enc.col(el, len(el))}
-	}
 	// Diagnostics for the current content (and the other files as they
 	// are now) make quick fixes appear.
 	uri := pathToURI(p.path)
@@ -140,12 +108,48 @@ func (s *Supervisor) codeActionsAt(ctx context.Context, q ActionQuery) (*prepare
 			in.mu.Unlock()
 		}
 	}
+	matches := func(d wDiagnostic) bool {
+		if q.Diagnostic == "" {
+			return true
+		}
+		var code any
+		_ = json.Unmarshal(d.Code, &code)
+		return strings.Contains(strings.ToLower(d.Message), strings.ToLower(q.Diagnostic)) || (code != nil && fmt.Sprint(code) == q.Diagnostic)
+	}
+	var start, end wPosition
+	if q.Line == 0 {
+		// A diagnostic alone: its range.
+		if q.Diagnostic == "" {
+			return nil, nil, errors.New("lsp: code actions need a line (1-based), or a diagnostic (a part of its message, or its code) to find in the file")
+		}
+		var found []wDiagnostic
+		for _, d := range current {
+			if matches(d) {
+				found = append(found, d)
+			}
+		}
+		if len(found) != 1 {
+			return nil, nil, fmt.Errorf("lsp: %s in %s: pass line too, or a more precise diagnostic", s.diagChoice(q.Diagnostic, found, current), q.File)
+		}
+		start, end = found[0].Range.Start, found[0].Range.End
+	} else if start, end, err = s.actionRange(p, q); err != nil {
+		return nil, nil, err
+	}
 	cp := wCodeActionParams{TextDocument: wTextDocumentIdentifier{URI: uri}, Range: wRange{Start: start, End: end}}
 	cp.Context.Diagnostics = []wDiagnostic{}
 	for _, d := range current {
-		if d.Range.Start.Line <= end.Line && d.Range.End.Line >= start.Line {
+		if d.Range.Start.Line <= end.Line && d.Range.End.Line >= start.Line && matches(d) {
 			cp.Context.Diagnostics = append(cp.Context.Diagnostics, d)
 		}
+	}
+	if q.Diagnostic != "" && len(cp.Context.Diagnostics) == 0 {
+		var near []wDiagnostic
+		for _, d := range current {
+			if d.Range.Start.Line <= end.Line && d.Range.End.Line >= start.Line {
+				near = append(near, d)
+			}
+		}
+		return nil, nil, fmt.Errorf("lsp: %s on those lines of %s", s.diagChoice(q.Diagnostic, nil, near), q.File)
 	}
 	acts, err := s.askActions(ctx, in, cp)
 	if err != nil {
@@ -168,6 +172,78 @@ func (s *Supervisor) codeActionsAt(ctx context.Context, q ActionQuery) (*prepare
 		}
 	}
 	return p, acts, nil
+}
+
+// actionRange is the range of q's line and symbol (the identifier), line
+// (the whole line) or lines through EndLine.
+func (s *Supervisor) actionRange(p *prepared, q ActionQuery) (start, end wPosition, err error) {
+	in := p.in
+	starts := lineStarts(p.text)
+	var line, col int
+	if strings.TrimSpace(q.Symbol) != "" {
+		if line, col, err = resolveSymbol(p.text, q.Line, q.Symbol, s.rel(p.path)); err != nil {
+			return start, end, err
+		}
+	} else {
+		line = q.Line - 1
+		if q.Line < 1 || line >= len(starts) {
+			return start, end, fmt.Errorf("lsp: line %d is outside %s (%d lines): pass a line from 1 to %d", q.Line, q.File, len(starts), len(starts))
+		}
+	}
+	endLine := line
+	if q.EndLine != 0 {
+		if q.EndLine < q.Line || q.EndLine > len(starts) {
+			return start, end, fmt.Errorf("lsp: end_line %d is not between line %d and the last line of %s (%d)", q.EndLine, q.Line, q.File, len(starts))
+		}
+		endLine = q.EndLine - 1
+	}
+	lt := lineText(p.text, starts, line)
+	start = wPosition{Line: line, Character: in.enc.col(lt, col)}
+	if q.Symbol != "" && endLine == line {
+		endByte := col
+		for endByte < len(lt) {
+			r, n := utf8.DecodeRuneInString(lt[endByte:])
+			if !isIdentRune(r) {
+				break
+			}
+			endByte += n
+		}
+		return start, wPosition{Line: line, Character: in.enc.col(lt, endByte)}, nil
+	}
+	el := lineText(p.text, starts, endLine)
+	return start, wPosition{Line: endLine, Character: in.enc.col(el, len(el))}, nil
+}
+
+// maxDiagChoices bounds the diagnostics a refusal lists.
+const maxDiagChoices = 10
+
+// diagChoice says which diagnostics the selector want matched (found)
+// when not exactly one did, listing those there are (all).
+func (s *Supervisor) diagChoice(want string, found, all []wDiagnostic) string {
+	list := found
+	what := fmt.Sprintf("%d diagnostics match %q", len(found), want)
+	if len(found) == 0 {
+		list = all
+		what = fmt.Sprintf("no diagnostic matches %q", want)
+		if len(all) == 0 {
+			return what + " (the server reports none there)"
+		}
+	}
+	var parts []string
+	for i, d := range list {
+		if i == maxDiagChoices {
+			parts = append(parts, fmt.Sprintf("... %d more", len(list)-i))
+			break
+		}
+		var code any
+		_ = json.Unmarshal(d.Code, &code)
+		c := ""
+		if code != nil {
+			c = fmt.Sprintf(" [%v]", code)
+		}
+		parts = append(parts, fmt.Sprintf("line %d: %s%s", d.Range.Start.Line+1, d.Message, c))
+	}
+	return what + "; there: " + strings.Join(parts, "; ")
 }
 
 // askActions sends one codeAction request.
