@@ -505,3 +505,54 @@ func TestConversationDelete(t *testing.T) {
 		t.Errorf("DELETE again: %d, %d conversations; want 404, none", code, th.Conversations())
 	}
 }
+
+// TestLongDiffLink: an ast_edit whose diff is longer than the page its
+// result shows links the whole diff, which resources/read gives back in the
+// same conversation (or session); the same key with another token reads
+// nothing.
+func TestLongDiffLink(t *testing.T) {
+	th := newTestHostWith(t, server.HostOptions{}, "allow", parseEngine(t))
+	const files = 150
+	for i := range files {
+		os.MkdirAll(filepath.Join(th.dir("alpha"), "many"), 0o755)
+		os.WriteFile(filepath.Join(th.dir("alpha"), "many", fmt.Sprintf("f%03d.go", i)), []byte(goSource), 0o644)
+	}
+	const key = "long-diff-conversation"
+	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(rev, func(t *testing.T) {
+			var cs *mcp.ClientSession
+			if rev == "2026-07-28" {
+				cs = th.openModern(t, "alpha", tokOps, key, nil)
+			} else {
+				cs = th.mustOpen(t, "alpha", tokOps, nil)
+			}
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ast_edit", Arguments: map[string]any{"pattern": "errors.New($M)", "rewrite": "fmt.Errorf($M)", "language": "go", "path": "many"}})
+			if err != nil || res.IsError {
+				t.Fatalf("ast_edit: %v %q", err, textOf(res))
+			}
+			var link *mcp.ResourceLink
+			for _, c := range res.Content {
+				if l, ok := c.(*mcp.ResourceLink); ok {
+					link = l
+				}
+			}
+			if link == nil {
+				t.Fatalf("no link to the whole diff in %q", textOf(res))
+			}
+			rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: link.URI})
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole := rr.Contents[0].Text
+			if n := strings.Count(whole, "+++ b/"); n != files || !strings.Contains(whole, "many/f149.go") {
+				t.Errorf("the linked diff has %d files' diffs of %d", n, files)
+			}
+			if rev == "2026-07-28" {
+				other := th.openModern(t, "alpha", tokAlpha, key, nil)
+				if _, err := other.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: link.URI}); err == nil {
+					t.Error("another token with the same key read the conversation's output")
+				}
+			}
+		})
+	}
+}

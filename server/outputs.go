@@ -13,7 +13,8 @@ import (
 )
 
 // Outputs too large to inline in a tool result (an eval cell's plot as
-// 70-100k characters of base64, a text the registry had to cut) are kept by
+// 70-100k characters of base64, a diff longer than the page a result shows,
+// a text the registry had to cut) are kept by
 // the run's server and linked from the result instead (MCP resource_link);
 // the client reads one with resources/read on the same server: its session,
 // or its conversation, which the principal that ran the call alone reaches.
@@ -125,7 +126,7 @@ func (s *Server) toMCP(r *tools.Result) *mcp.CallToolResult {
 			n++
 			size := int64(len(c.Full))
 			content = append(content, &mcp.ResourceLink{URI: uri, Name: fmt.Sprintf("output-%d.txt", n), MIMEType: "text/plain", Size: &size,
-				Description: fmt.Sprintf("the whole text above (%d bytes), which the result had to cut; read it with resources/read while the run lasts", size)})
+				Description: fmt.Sprintf("the whole of what the text above shows part of (%d bytes: a long diff, or a text the result had to cut); read it with resources/read while the run lasts", size)})
 		}
 	}
 	out.Content = content

@@ -492,6 +492,7 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 	b.WriteString(diff)
 	out := Text(b.String())
 	out.Structured = st
+	st.attachWhole(out)
 	return out, nil
 }
 

@@ -33,7 +33,9 @@ func boundResult(r *Result, max int) {
 			continue
 		}
 		if len(c.Text) > left {
-			c.Full = c.Text
+			if c.Full == "" {
+				c.Full = c.Text
+			}
 			c.Text = truncateText(c.Text, left)
 			left = 0
 			continue

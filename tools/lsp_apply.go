@@ -226,6 +226,7 @@ func (l *lspTools) stageProposed(pe *lsp.ProposedEdit, source string) (*Result, 
 	b.WriteString(diff)
 	out := Text(b.String())
 	out.Structured = st
+	st.attachWhole(out)
 	return out, nil
 }
 

@@ -91,6 +91,7 @@ func (s *stagedTools) resolve(ctx context.Context, call *Call) (*Result, error) 
 		}
 		out := Text(fmt.Sprintf("(proposed) %s, %s in %s; nothing written yet\n", a.EditID, plural(p.Replacements, "replacement"), plural(len(p.Changes), "file")) + diff)
 		out.Structured = st
+		st.attachWhole(out)
 		return out, nil
 	case "discard":
 		if err := stage.Discard(a.EditID); err != nil {

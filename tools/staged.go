@@ -22,6 +22,16 @@ type StagedDiff struct {
 	Start int `json:"start,omitempty"`
 	Shown int `json:"shown"`
 	Next  int `json:"next,omitempty"`
+
+	whole string // the whole diff, when the text shows a page of it
+}
+
+// attachWhole hands the whole diff to a host along with out's text, which
+// shows a page of it (Content.Full), when d has more than a page.
+func (d *StagedDiff) attachWhole(out *Result) {
+	if d.whole != "" && len(out.Content) > 0 {
+		out.Content[0].Full = d.whole
+	}
 }
 
 // StagedFile is one file of a staged edit.
@@ -74,6 +84,9 @@ func stagedDiff(id string, plan *search.Plan, file string, start int) (string, *
 	d.Shown = len(page)
 	if start+len(page) < len(lines) {
 		d.Next = start + len(page)
+	}
+	if len(page) < len(lines) {
+		d.whole = strings.Join(lines, "\n") + "\n"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:", plural(len(d.Files), "file"))

@@ -141,9 +141,10 @@ type Content struct {
 	Text     string      `json:"text,omitempty"`
 	MIMEType string      `json:"mimeType,omitempty"`
 	Data     []byte      `json:"data,omitempty"`
-	// Full is the whole text when the registry cut Text to the result's
-	// bound (MaxResultText); a host may offer it another way (an MCP
-	// resource). Empty when Text is whole.
+	// Full is the whole of what Text shows a part of: a diff shown a page
+	// at a time, or a text the registry cut to the result's bound
+	// (MaxResultText). A host may offer it another way (an MCP resource).
+	// Empty when Text is whole.
 	Full string `json:"-"`
 }
 
