@@ -19,7 +19,7 @@ func init() {
 
 func runServe(args []string, stdout, stderr io.Writer) int {
 	c := newRunCommand("serve", "usage: tether serve --workdir DIR [flags]\n"+
-		"       tether serve --http ADDR --root DIR --tokens FILE [flags]\n\n"+
+		"       tether serve --http ADDR --root DIR (--tokens FILE | --jwks FILE ...) [flags]\n\n"+
 		"Serves one run as a Model Context Protocol server on stdin/stdout. tools/list shows\n"+
 		"what the surface allows; with --approve ask, write and exec calls are asked of the\n"+
 		"client's user through MCP elicitation, and refused when the client cannot elicit.\n"+
@@ -39,6 +39,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	if hf.addr != "" {
 		return runServeHTTP(hf, cfg, version, stderr)
+	}
+	if hf.oauth.jwks != "" || hf.oauth.publicURL != "" {
+		fmt.Fprintln(stderr, "tether: serve: --jwks and --public-url configure the HTTP host; add --http ADDR --root DIR")
+		return 2
 	}
 	srv := server.New(server.Options{Name: "tether", Version: version, ApprovalTimeout: operatorFlags.askTimeout, Logger: slog.Default()})
 	cfg.Approver = srv.Approver()

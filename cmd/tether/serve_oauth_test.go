@@ -10,10 +10,13 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -146,4 +149,49 @@ func TestHostJWTTierCapsSurface(t *testing.T) {
 	if exec := names("exec"); !slices.Contains(exec, "eval") || !slices.Contains(exec, "write") {
 		t.Errorf("tools of an exec-tier token: %v", exec)
 	}
+}
+
+// TestServeOAuthFlagErrors: OAuth flags that cannot work are refused at
+// start, saying what to give.
+func TestServeOAuthFlagErrors(t *testing.T) {
+	base := t.TempDir()
+	root, _ := hostRoot(t, base)
+	jwks := filepath.Join(base, "jwks.json")
+	rsaJWKS(t, jwks, "k1", rsaKey(t))
+	host := []string{"serve", "--http", "127.0.0.1:0", "--root", root, "--approve", "exec=deny"}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"without --http", []string{"serve", "--workdir", base, "--jwks", jwks}, "add --http"},
+		{"no public URL", append(host, "--jwks", jwks, "--jwt-issuer", "https://idp.test"), "--public-url"},
+		{"public URL with a path", append(host, "--jwks", jwks, "--jwt-issuer", "https://idp.test", "--public-url", "https://tether.test/mcp"), "has a path"},
+		{"no issuer", append(host, "--jwks", jwks, "--public-url", "https://tether.test"), "--jwt-issuer"},
+		{"issuer without keys", append(host, "--tokens", filepath.Join(base, "tokens.json"), "--jwt-issuer", "https://idp.test"), "need --jwks"},
+		{"bad default tier", append(host, "--jwks", jwks, "--jwt-issuer", "https://idp.test", "--public-url", "https://tether.test", "--jwt-default-tier", "root"), "--jwt-default-tier"},
+		{"missing key set", append(host, "--jwks", filepath.Join(base, "none.json"), "--jwt-issuer", "https://idp.test", "--public-url", "https://tether.test"), "JWKS file"},
+		{"neither tokens nor keys", host, "--tokens FILE or --jwks FILE"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// The binary, not runServe: a host's start changes process-wide
+			// settings (the sandbox's strictness, dumpability).
+			out, err := exec.Command(tetherBin(t), c.args...).CombinedOutput()
+			if code := exitCode(err); code != 2 || !strings.Contains(string(out), c.want) {
+				t.Errorf("exit %d, output %q; want 2 and %q", code, out, c.want)
+			}
+		})
+	}
+}
+
+// exitCode is the exit status err reports (0 for nil, -1 for no exit).
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	return -1
 }
