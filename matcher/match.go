@@ -140,6 +140,8 @@ type Matcher struct {
 	stop      error
 	candidate engine.Node
 	perTree   bool
+	// strict is the pattern's strictness (Pattern.WithStrictness)
+	strict Strictness
 	// testHookCheck, when set by a test, runs at each look at the context.
 	testHookCheck func()
 }
@@ -150,7 +152,7 @@ var errBudget = errors.New("step budget exhausted")
 
 // NewMatcher returns a Matcher for p with the default step budgets.
 func NewMatcher(p *Pattern) *Matcher {
-	return &Matcher{pat: p, ctx: context.Background(), budget: stepBudget, treeBudget: treeBudget}
+	return &Matcher{pat: p, ctx: context.Background(), budget: stepBudget, treeBudget: treeBudget, strict: p.strict}
 }
 
 // Find returns every match of the pattern in t, in source order (an
@@ -446,8 +448,9 @@ func (m *Matcher) node(p *pnode, c engine.Node) bool {
 	if p.leaf {
 		// a token (an anonymous leaf) is its kind, whatever its text: C's
 		// "# define" is the "#define" token, PHP's "ECHO" the "echo"
-		// keyword, as ast-grep compares them
-		return !p.named || string(c.Bytes()) == p.text
+		// keyword, as ast-grep compares them; with signature strictness a
+		// named leaf is its kind too
+		return !p.named || m.strict == StrictSignature || string(c.Bytes()) == p.text
 	}
 	if c.ChildCount() == 0 {
 		return false
@@ -457,8 +460,42 @@ func (m *Matcher) node(p *pnode, c engine.Node) bool {
 	if !m.tick(len(kids)) {
 		return false
 	}
-	_, ok := m.list(p.kids, kids, true)
+	pkids := p.kids
+	if m.strict >= StrictAST {
+		// only named nodes are compared, the pattern's and the candidate's
+		kids = namedOnly(kids)
+		pkids = namedPattern(pkids)
+	}
+	_, ok := m.list(pkids, kids, true)
 	return ok
+}
+
+// namedOnly keeps the named nodes of ns, in place.
+func namedOnly(ns []engine.Node) []engine.Node {
+	out := ns[:0]
+	for _, n := range ns {
+		if n.IsNamed() {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// namedPattern returns the pattern nodes that stand for named nodes: the
+// metavariables and the named nodes, not the tokens.
+func namedPattern(ps []*pnode) []*pnode {
+	for _, p := range ps {
+		if p.meta.kind == metaNone && p.leaf && !p.named {
+			out := make([]*pnode, 0, len(ps))
+			for _, q := range ps {
+				if q.meta.kind != metaNone || !q.leaf || q.named {
+					out = append(out, q)
+				}
+			}
+			return out
+		}
+	}
+	return ps
 }
 
 // list matches a pattern node list against candidate siblings. Anonymous
@@ -474,6 +511,10 @@ func (m *Matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
 	if len(ps) == 0 {
 		if !whole {
 			return 0, true
+		}
+		if m.strict != StrictSmart && len(cs) > 0 {
+			// only smart skips what follows the pattern's last node
+			return 0, false
 		}
 		// trailing candidate nodes the pattern does not mention are skipped,
 		// named or not, as ast-grep's "smart" strictness does: a pattern
@@ -533,7 +574,7 @@ func (m *Matcher) list(ps []*pnode, cs []engine.Node, whole bool) (int, bool) {
 		// an anonymous candidate node is skipped only before a pattern
 		// token (ast-grep's smart strictness): "function $F() {}" matches an
 		// async function, "$P => $B" does not match "async x => x"
-		if cs[i].IsNamed() || !p.leaf || p.meta.kind != metaNone || m.stop != nil {
+		if cs[i].IsNamed() || !p.leaf || p.meta.kind != metaNone || m.strict == StrictCST || m.stop != nil {
 			return 0, false
 		}
 	}

@@ -55,6 +55,8 @@ type Pattern struct {
 	vars   []string
 	// varMulti: each bound name, and whether it is a $$$ capture
 	varMulti map[string]bool
+	// strict is how closely a match must follow the pattern
+	strict Strictness
 }
 
 // WithinDeclaration reports whether every match of p lies inside one

@@ -276,8 +276,9 @@ func (c *compiler) list(v any, path string, sc *scope) ([]node, error) {
 
 func (c *compiler) pattern(v any, path string) (node, error) {
 	var (
-		pat *matcher.Pattern
-		err error
+		pat    *matcher.Pattern
+		err    error
+		strict = matcher.StrictSmart
 	)
 	switch p := v.(type) {
 	case string:
@@ -290,8 +291,13 @@ func (c *compiler) pattern(v any, path string) (node, error) {
 		if !ok {
 			return nil, errAt(join(path, "context"), "a pattern object needs context, the code as a string, not %s", describe(p["context"]))
 		}
-		if s, ok := p["strictness"]; ok && s != "smart" {
-			return nil, errAt(join(path, "strictness"), "strictness %v is not supported: only smart (the default) is; drop the key, or match the node more loosely with kind and has", s)
+		if s, ok := p["strictness"]; ok {
+			name, _ := s.(string)
+			st, err := matcher.ParseStrictness(name)
+			if err != nil {
+				return nil, errAt(join(path, "strictness"), "strictness %v: use cst, smart, ast, relaxed or signature", s)
+			}
+			strict = st
 		}
 		sel, has := p["selector"]
 		if !has {
@@ -311,6 +317,9 @@ func (c *compiler) pattern(v any, path string) (node, error) {
 			return nil, ctxErr
 		}
 		return nil, errAt(path, "%v", err)
+	}
+	if strict != matcher.StrictSmart {
+		pat = pat.WithStrictness(strict)
 	}
 	kinds, all := pat.RootKinds()
 	n := &patternNode{pat: pat, id: c.pats, kinds: kinds, all: all}

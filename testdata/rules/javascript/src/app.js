@@ -39,3 +39,9 @@ const arrow = async () => { await sleep(1); };
 export default Widget;
 export const helper = (a, b) => a + b;
 setTimeout(() => { console.log('later'); }, 100);
+const fs2 = require("fs");
+function plain() { return 1; }
+async function fancy() { return 2; }
+call(a, b,);
+call(a, b);
+try { a(); } catch (e) { b(); } finally { c(); }
