@@ -163,7 +163,7 @@ var surfaceTools = []struct {
 	surface string
 	want    []string
 }{
-	{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "debug", "edit", "eval", "lsp", "lsp_check", "lsp_rename", "read", "resolve", "write"}},
+	{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "debug", "edit", "eval", "lsp", "lsp_apply", "lsp_check", "lsp_rename", "read", "rename_file", "resolve", "write"}},
 	{"plan", []string{"ask_user", "ast_grep", "lsp", "read"}},
 	{"readonly", []string{"ask_user", "ast_grep", "lsp", "read"}},
 }
@@ -196,8 +196,7 @@ func TestToolsCommand(t *testing.T) {
 		}
 	}
 	// Every argument of every tool says what it is: the model sees nothing
-	// else. (resolve belongs to the structural-search family and is checked
-	// there.)
+	// else.
 	out, err := exec.Command(bin, "tools", "--workdir", dir, "--json", "--vibe", "--worker", "fast=cat").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -219,6 +218,7 @@ func TestToolsCommand(t *testing.T) {
 		"read": "read", "lsp": "read", "ast_grep": "read", "ask_user": "read",
 		"vibe_spawn": "read", "vibe_send": "read", "vibe_wait": "read", "vibe_kill": "read", "vibe_list": "read",
 		"write": "write", "edit": "write", "apply_patch": "write", "lsp_rename": "write", "ast_edit": "write", "resolve": "write",
+		"lsp_apply": "write", "rename_file": "write",
 		"debug": "exec", "eval": "exec", "lsp_check": "exec",
 	}
 	if len(all) != len(tiers) {
