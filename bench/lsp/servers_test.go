@@ -36,6 +36,7 @@ var serverProjects = map[string]serverProject{
 	"vscode-css-language-server":  {files: map[string]string{"a.css": ".a { color: red; }\n"}, file: "a.css"},
 	"vscode-html-language-server": {files: map[string]string{"a.html": "<html><body><script>let x = 1;</script></body></html>\n"}, file: "a.html"},
 	"intelephense":                {files: map[string]string{"a.php": "<?php\nfunction greet(): string { return 'hi'; }\n"}, file: "a.php"},
+	"dockerfile-language-server":  {files: map[string]string{"Dockerfile": "FROM alpine AS base\nRUN echo hi\n"}, file: "Dockerfile"},
 	// A linter starts with the file's server: its start time includes
 	// typescript-language-server's; its memory is its own.
 	"eslint": {files: map[string]string{"package.json": "{}\n", "eslint.config.js": "export default [];\n", "a.js": "let unused = 1;\n"}, file: "a.js"},

@@ -3,9 +3,9 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -119,6 +119,14 @@ func (s *Supervisor) fileDiagnostics(ctx context.Context, file string, save bool
 	}
 	in, notes, err := s.acquire(ctx, path)
 	if err != nil {
+		if errors.Is(err, ErrNoServer) {
+			// The project's linters may still answer (biome.json and
+			// no package.json): their findings, saying what is missing.
+			out := &Diagnostics{Ready: true, Notes: []string{reason(err) + "; only its linters answered"}}
+			if s.addLinters(ctx, path, save, out) > 0 {
+				return out, nil
+			}
+		}
 		return nil, err
 	}
 	var before map[string]*diagEntry
@@ -512,15 +520,14 @@ func (s *Seen) Cleared(file string, ds []Diagnostic) int {
 }
 
 // addLinters adds to out the diagnostics of path from every linter row
-// serving its extension whose root marker is found (the project lints with
-// it), each marked with its source (the row's name when the linter gives
-// none). A linter that cannot start or answer adds a note saying so: its
-// silence is never taken for a clean file.
-func (s *Supervisor) addLinters(ctx context.Context, path string, save bool, out *Diagnostics) {
-	ext := strings.ToLower(filepath.Ext(path))
+// serving it whose root marker is found (the project lints with it), each
+// marked with its source (the row's name when the linter gives none). A
+// linter that cannot start or answer adds a note saying so: its silence is
+// never taken for a clean file. It returns how many linters answered.
+func (s *Supervisor) addLinters(ctx context.Context, path string, save bool, out *Diagnostics) (answered int) {
 	added := false
 	for _, spec := range s.servers {
-		if !spec.Linter || !spec.servesExt(ext) {
+		if !spec.Linter || !spec.serves(path) {
 			continue
 		}
 		root, marker := s.rootFor(spec, path)
@@ -540,6 +547,7 @@ func (s *Supervisor) addLinters(ctx context.Context, path string, save bool, out
 		}
 		// A linter that did not publish in time says so in its notes; the
 		// file's own server's answer stands.
+		answered++
 		out.Notes = append(out.Notes, d.Notes...)
 		for _, it := range d.Items {
 			if it.Source == "" {
@@ -552,6 +560,7 @@ func (s *Supervisor) addLinters(ctx context.Context, path string, save bool, out
 	if added {
 		sortDiagnostics(out.Items)
 	}
+	return answered
 }
 
 // pullDiagnostics asks in's server for path's diagnostics with

@@ -701,7 +701,7 @@ func (s *Supervisor) primeRoot(ctx context.Context, in *instance) error {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && in.spec.servesExt(strings.ToLower(filepath.Ext(p))) {
+		if d.Type().IsRegular() && in.spec.serves(p) {
 			found = p
 			return errStop
 		}

@@ -113,6 +113,14 @@ var rowCases = []rowCase{
 		diagFile: "bad.php", diagText: "<?php\n$x = ;\n", diagLine: 2,
 		diagWant: `^intelephense`,
 	},
+	{
+		server:   "dockerfile-language-server",
+		files:    map[string]string{"Dockerfile": "FROM alpine AS base\nRUN echo hi\nFROM base\nCOPY --from=base /a /b\n"},
+		def:      rowNav{lsp.Position{File: "Dockerfile", Line: 3, Symbol: "base"}, "Dockerfile", 1, true},
+		refs:     rowNav{pos: lsp.Position{File: "Dockerfile", Line: 1, Symbol: "base"}},
+		diagFile: "app.Dockerfile", diagText: "FROM alpine\nexpose 80\n", diagLine: 2,
+		diagWant: `^dockerfile-utils 0 Instructions should be written in uppercase letters`,
+	},
 	{server: "eslint", tested: "tools/lsp_linters_test.go:TestLintersOnWrite"},
 	{server: "biome", tested: "tools/lsp_linters_test.go:TestLintersOnWrite"},
 	{server: "jdtls", absent: "src/A.java", files: map[string]string{"pom.xml": "<project/>\n", "src/A.java": "class A {}\n"}},
@@ -222,4 +230,24 @@ func testRow(t *testing.T, row lsp.Server, c rowCase) {
 		}
 		t.Fatalf("want a diagnostic on line %d matching %q: ready %v %+v notes %v", c.diagLine, c.diagWant, d.Ready, d.Items, d.Notes)
 	})
+}
+
+// TestLinterWithoutServer: where the file's server cannot start (a .js file
+// with biome.json but no package.json, so no root for
+// typescript-language-server), the linter still answers, and the result
+// says what did not.
+func TestLinterWithoutServer(t *testing.T) {
+	testenv.RequireBinary(t, "biome")
+	dir := testenv.Workspace(t, map[string]string{"biome.json": "{}\n"})
+	s := newSupervisor(t, dir)
+	writeFile(t, filepath.Join(dir, "a.js"), "debugger;\n")
+	d, err := s.AfterWrite(ctxT(t), "a.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(d.Notes, "\n")
+	if len(d.Items) == 0 || d.Items[0].Source != "biome" || d.Items[0].Code != "lint/suspicious/noDebugger" ||
+		!strings.Contains(notes, "no root marker for typescript") || !strings.Contains(notes, "only its linters answered") {
+		t.Fatalf("want biome's noDebugger and a note on typescript-language-server: %+v notes %q", d.Items, notes)
+	}
 }

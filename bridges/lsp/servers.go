@@ -34,6 +34,9 @@ type Server struct {
 	Probe []string `json:"probe,omitempty"`
 	// Extensions are the file extensions served, with the dot (".go").
 	Extensions []string `json:"extensions"`
+	// FileNames are names (or patterns, "*.Dockerfile") of files served
+	// whatever their extension ("Dockerfile", which has none).
+	FileNames []string `json:"file_names,omitempty"`
 	// LanguageIDs maps an extension to the LSP languageId sent in didOpen; an
 	// extension missing here uses Language.
 	LanguageIDs map[string]string `json:"language_ids,omitempty"`
@@ -318,6 +321,15 @@ func DefaultServers() []Server {
 			Install:       "npm (scripts/npm/package.json); no PHP runtime needed",
 		},
 		{
+			Name: "dockerfile-language-server", Language: "dockerfile", Toolchain: "node", Binaries: []string{"docker-langserver"}, Args: []string{"--stdio"},
+			Extensions: []string{".dockerfile"},
+			FileNames:  []string{"Dockerfile", "Containerfile", "Dockerfile.*", "*.Dockerfile"},
+			// Its settings section is docker.languageserver.diagnostics:
+			// without them it leaves out every check that has a level.
+			Settings: json.RawMessage(`{"deprecatedMaintainer":"warning","directiveCasing":"warning","emptyContinuationLine":"warning","instructionCasing":"warning","instructionCmdMultiple":"warning","instructionEntrypointMultiple":"warning","instructionHealthcheckMultiple":"warning","instructionJSONInSingleQuotes":"warning","instructionWorkdirRelative":"warning"}`),
+			Install:  "npm: dockerfile-language-server-nodejs (scripts/npm/package.json)",
+		},
+		{
 			Name: "eslint", Language: "javascript", Toolchain: "node", Binaries: []string{"vscode-eslint-language-server"}, Args: []string{"--stdio"},
 			Linter:          true,
 			Extensions:      []string{".js", ".jsx", ".mjs", ".cjs"},
@@ -384,6 +396,18 @@ func DefaultServers() []Server {
 			Install:     "not installed by scripts/install-deps.sh: Metals is published to Maven Central (coursier install metals), a registry tether does not install from",
 		},
 	}
+}
+
+// serves reports whether s serves the file at path: by its extension, or
+// by its name (FileNames).
+func (s *Server) serves(path string) bool {
+	base := filepath.Base(path)
+	for _, n := range s.FileNames {
+		if ok, _ := filepath.Match(n, base); ok {
+			return true
+		}
+	}
+	return s.servesExt(strings.ToLower(filepath.Ext(base)))
 }
 
 func (s *Server) servesExt(ext string) bool {

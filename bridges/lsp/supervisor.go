@@ -174,7 +174,7 @@ func (s *Supervisor) abs(file string) (string, error) {
 func (s *Supervisor) specFor(path string) (Server, error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	for _, sv := range s.servers {
-		if !sv.Linter && sv.servesExt(ext) {
+		if !sv.Linter && sv.serves(path) {
 			return sv, nil
 		}
 	}

@@ -265,7 +265,7 @@ func scanDir(root string, spec Server) (map[string]stamp, []string, bool) {
 			}
 			return nil
 		}
-		if !spec.servesExt(strings.ToLower(filepath.Ext(p))) && !slices.Contains(spec.RootMarkers, d.Name()) {
+		if !spec.serves(p) && !slices.Contains(spec.RootMarkers, d.Name()) {
 			return nil
 		}
 		fi, err := d.Info()
