@@ -52,13 +52,18 @@ type nodeBridge struct {
 	cdp  *cdpConn
 	exit chan struct{} // closed when node has exited and its output is read
 
-	mu        sync.Mutex
-	scripts   map[string]scriptParsed // by script id
-	maps      map[string]*sourceMap   // by script id; nil: none
-	fileMaps  map[string]*sourceMap   // map files read, by generated path
-	scanned   bool                    // the project's map files were read
-	bps       map[string][]string     // inspector breakpoint ids, by DAP source path
-	bpByID    map[string]int          // inspector breakpoint id -> DAP breakpoint id
+	mu       sync.Mutex
+	scripts  map[string]scriptParsed // by script id
+	maps     map[string]*sourceMap   // by script id; nil: none
+	fileMaps map[string]*sourceMap   // map files read, by generated path
+	scanned  bool                    // the project's map files were read
+	bps      map[string][]string     // inspector breakpoint ids, by DAP source path
+	// mapped are the breakpoints of files node does not run (.ts), by
+	// file: set again in each script whose source map names the file,
+	// when node loads it.
+	mapped    map[string][]*mappedBP
+	bpMu      sync.Mutex     // serializes changes to breakpoints
+	bpByID    map[string]int // inspector breakpoint id -> DAP breakpoint id
 	nextBP    int
 	paused    *pausedParams
 	frames    map[int]int // DAP frame id -> index in paused.CallFrames
@@ -77,7 +82,7 @@ func startNode(a *resolved, root, scratch string) io.ReadWriteCloser {
 	b := &nodeBridge{
 		a: a, root: root, scratch: scratch, rw: ours,
 		scripts: map[string]scriptParsed{}, maps: map[string]*sourceMap{}, fileMaps: map[string]*sourceMap{},
-		bps: map[string][]string{}, bpByID: map[string]int{}, frames: map[int]int{}, refs: map[int]string{},
+		bps: map[string][]string{}, bpByID: map[string]int{}, mapped: map[string][]*mappedBP{}, frames: map[int]int{}, refs: map[int]string{},
 		excState: "none", exit: make(chan struct{}),
 	}
 	go b.serve()
@@ -216,7 +221,10 @@ func (b *nodeBridge) handle(cmd string, raw json.RawMessage) (any, error) {
 		b.mu.Unlock()
 		return nil, b.call("Debugger.setPauseOnExceptions", map[string]any{"state": state}, nil)
 	case "configurationDone":
-		return nil, b.call("tether.run", nil, nil)
+		if err := b.call("tether.run", nil, nil); err != nil && !errors.Is(err, errCDPClosed) {
+			return nil, err
+		}
+		return nil, nil
 	case "threads":
 		return map[string]any{"threads": []map[string]any{{"id": 1, "name": "main"}}}, nil
 	case "stackTrace":
@@ -405,6 +413,7 @@ func (b *nodeBridge) launch(raw json.RawMessage) error {
 	if err := b.call("Debugger.enable", map[string]any{"maxScriptsCacheSize": 10_000_000}, nil); err != nil {
 		return err
 	}
+
 	b.launched = true
 	return nil
 }
@@ -466,6 +475,24 @@ func (b *nodeBridge) onCDP(method string, params json.RawMessage) {
 	case "Debugger.paused":
 		var p pausedParams
 		if json.Unmarshal(params, &p) != nil {
+			return
+		}
+		if len(p.CallFrames) > 0 && p.CallFrames[0].FunctionName == "tetherInlineSourceMap" {
+			// Not a stop: the relay is about to run a CommonJS module with
+			// an inline source map; set the breakpoints it leads to first.
+			cf := p.CallFrames[0].CallFrameID
+			go func() {
+				var r evalResult
+				if b.call("Debugger.evaluateOnCallFrame", map[string]any{"callFrameId": cf, "expression": "filename"}, &r) == nil {
+					var file string
+					if json.Unmarshal(r.Result.Value, &file) == nil {
+						if m := b.readInlineMap(file); m != nil {
+							b.bindMapped(m)
+						}
+					}
+				}
+				_ = b.call("Debugger.resume", nil, nil)
+			}()
 			return
 		}
 		b.mu.Lock()
@@ -543,6 +570,41 @@ func (b *nodeBridge) loadScriptMap(sp scriptParsed) *sourceMap {
 		return nil
 	}
 	return b.readMapFile(mapPath, gen)
+}
+
+// readInlineMap reads the inline source map at the end of a generated file
+// of the project or the scratch dir.
+func (b *nodeBridge) readInlineMap(gen string) *sourceMap {
+	if !inTree(b.root, gen) && !inTree(b.scratch, gen) {
+		return nil
+	}
+	fi, err := os.Stat(gen)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxMapSize {
+		return nil
+	}
+	data, err := os.ReadFile(gen)
+	if err != nil {
+		return nil
+	}
+	const marker = "sourceMappingURL=data:"
+	i := strings.LastIndex(string(data), marker)
+	if i < 0 {
+		return nil
+	}
+	u := string(data[i+len("sourceMappingURL="):])
+	u, _, _ = strings.Cut(u, "\n")
+	raw, err := inlineSourceMap(strings.TrimSpace(u))
+	if err != nil {
+		return nil
+	}
+	m, err := parseSourceMap(raw, gen, gen)
+	if err != nil {
+		return nil
+	}
+	b.mu.Lock()
+	b.fileMaps[gen] = m
+	b.mu.Unlock()
+	return m
 }
 
 // maxMapSize bounds a source map file read.
@@ -678,9 +740,19 @@ type dapSourceBreakpoint struct {
 	LogMessage   string `json:"logMessage"`
 }
 
+// mappedBP is a breakpoint of a file node does not run, and the generated
+// files it is set in.
+type mappedBP struct {
+	n    int // its DAP id
+	line int // its line in the file
+	cond string
+	gens map[string]bool
+}
+
 // setBreakpoints replaces one file's breakpoints. A JavaScript file's are
 // set by its URL, so they bind when node loads it; another file's (a .ts
-// source) at the generated places its source maps give.
+// source) at the generated places its source maps give, those read so
+// far and those of scripts node loads later (bindMapped).
 func (b *nodeBridge) setBreakpoints(raw json.RawMessage) (any, error) {
 	var args struct {
 		Source      godap.Source          `json:"source"`
@@ -689,10 +761,13 @@ func (b *nodeBridge) setBreakpoints(raw json.RawMessage) (any, error) {
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, err
 	}
+	b.bpMu.Lock()
+	defer b.bpMu.Unlock()
 	file := args.Source.Path
 	b.mu.Lock()
 	old := b.bps[file]
 	delete(b.bps, file)
+	delete(b.mapped, file)
 	b.mu.Unlock()
 	for _, id := range old {
 		_ = b.call("Debugger.removeBreakpoint", map[string]any{"breakpointId": id}, nil)
@@ -704,8 +779,7 @@ func (b *nodeBridge) setBreakpoints(raw json.RawMessage) (any, error) {
 	if !jsExt(file) {
 		maps = b.mapsFor(file)
 	}
-	var out []map[string]any
-	var ids []string
+	out := []map[string]any{}
 	for _, sb := range args.Breakpoints {
 		b.mu.Lock()
 		b.nextBP++
@@ -718,74 +792,123 @@ func (b *nodeBridge) setBreakpoints(raw json.RawMessage) (any, error) {
 			res["message"] = err.Error()
 			continue
 		}
-		type target struct {
-			gen      string
-			line     int
-			col      int
-			srcLine  int
-			viaMap   *sourceMap
-			mapNoted string
-		}
-		var targets []target
 		if jsExt(file) {
-			targets = append(targets, target{gen: file, line: sb.Line - 1, srcLine: sb.Line})
-		} else {
-			for _, m := range maps {
-				gl, gc, found, ok := m.generatedFor(m.hasSource(file), sb.Line-1)
-				if ok {
-					targets = append(targets, target{gen: m.generated, line: gl, col: gc, srcLine: found + 1, viaMap: m})
-				}
-			}
-			if len(targets) == 0 {
-				if len(maps) == 0 {
-					res["message"] = fmt.Sprintf("no source map names %s: node runs JavaScript; compile it with source maps (tsc --sourceMap) and launch the output, or launch the .ts file itself", filepath.Base(file))
-				} else {
-					res["message"] = fmt.Sprintf("no code of %s at or after line %d in its source maps", filepath.Base(file), sb.Line)
-				}
-				continue
-			}
-		}
-		var bound bool
-		for _, t := range targets {
-			params := map[string]any{"url": fileURL(t.gen), "lineNumber": t.line, "condition": cond}
-			if t.viaMap != nil {
-				params["columnNumber"] = t.col
-			}
-			var r struct {
-				BreakpointID string        `json:"breakpointId"`
-				Locations    []cdpLocation `json:"locations"`
-			}
-			if err := b.call("Debugger.setBreakpointByUrl", params, &r); err != nil {
+			bound, err := b.setByURL(file, n, file, sb.Line-1, -1, cond)
+			if err != nil {
 				res["message"] = err.Error()
 				continue
 			}
-			ids = append(ids, r.BreakpointID)
-			b.mu.Lock()
-			b.bpByID[r.BreakpointID] = n
-			b.mu.Unlock()
-			res["line"] = t.srcLine
-			if len(r.Locations) > 0 {
-				bound = true
-			}
-		}
-		if len(ids) > 0 {
-			// Set by URL: it binds when node loads the file, and node has
-			// not always loaded it yet.
 			res["verified"] = true
 			if !bound && b.launched {
-				res["message"] = "set; binds when node loads " + filepath.Base(targets[0].gen)
+				res["message"] = "set; binds when node loads " + filepath.Base(file)
+			}
+			continue
+		}
+		mb := &mappedBP{n: n, line: sb.Line, cond: cond, gens: map[string]bool{}}
+		b.mu.Lock()
+		b.mapped[file] = append(b.mapped[file], mb)
+		b.mu.Unlock()
+		var set bool
+		for _, m := range maps {
+			found, err := b.setMapped(file, mb, m)
+			if err != nil {
+				res["message"] = err.Error()
+				continue
+			}
+			if found > 0 {
+				set = true
+				res["line"] = found
+			}
+		}
+		switch {
+		case set:
+			res["verified"] = true
+			delete(res, "message")
+		case len(maps) == 0:
+			res["message"] = fmt.Sprintf("no source map read so far names %s: it binds when node loads a script whose map names it; node runs JavaScript, so compile it with source maps (tsc --sourceMap) and launch the output, or launch the .ts file itself", filepath.Base(file))
+		default:
+			res["message"] = fmt.Sprintf("no code of %s at or after line %d in its source maps", filepath.Base(file), sb.Line)
+		}
+	}
+	return map[string]any{"breakpoints": out}, nil
+}
+
+// setByURL sets one inspector breakpoint in a generated file (col < 0:
+// the line's first statement) for DAP breakpoint n of file; bound says
+// node has loaded the file and the breakpoint is in it.
+func (b *nodeBridge) setByURL(file string, n int, gen string, line, col int, cond string) (bound bool, err error) {
+	params := map[string]any{"url": fileURL(gen), "lineNumber": line, "condition": cond}
+	if col >= 0 {
+		params["columnNumber"] = col
+	}
+	var r struct {
+		BreakpointID string        `json:"breakpointId"`
+		Locations    []cdpLocation `json:"locations"`
+	}
+	if err := b.call("Debugger.setBreakpointByUrl", params, &r); err != nil {
+		return false, err
+	}
+	b.mu.Lock()
+	b.bps[file] = append(b.bps[file], r.BreakpointID)
+	b.bpByID[r.BreakpointID] = n
+	b.mu.Unlock()
+	return len(r.Locations) > 0, nil
+}
+
+// setMapped sets a breakpoint of file in the generated file of map m, once;
+// found is the file's line it went to (0: none in this map).
+func (b *nodeBridge) setMapped(file string, mb *mappedBP, m *sourceMap) (found int, err error) {
+	b.mu.Lock()
+	done := mb.gens[m.generated]
+	b.mu.Unlock()
+	if done {
+		return 0, nil
+	}
+	src := m.hasSource(file)
+	if src < 0 {
+		return 0, nil
+	}
+	gl, gc, at, ok := m.generatedFor(src, mb.line-1)
+	if !ok {
+		return 0, nil
+	}
+	if _, err := b.setByURL(file, mb.n, m.generated, gl, gc, mb.cond); err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	mb.gens[m.generated] = true
+	b.mu.Unlock()
+	return at + 1, nil
+}
+
+// bindMapped sets the mapped breakpoints that map m leads to, for a
+// script node is about to run, and tells the session of each newly set.
+func (b *nodeBridge) bindMapped(m *sourceMap) {
+	b.bpMu.Lock()
+	defer b.bpMu.Unlock()
+	type todo struct {
+		file string
+		mb   *mappedBP
+	}
+	var list []todo
+	b.mu.Lock()
+	for file, bps := range b.mapped {
+		if m.hasSource(file) < 0 {
+			continue
+		}
+		for _, mb := range bps {
+			if !mb.gens[m.generated] {
+				list = append(list, todo{file, mb})
 			}
 		}
 	}
-	b.mu.Lock()
-	if len(ids) > 0 {
-		b.bps[file] = ids
-	}
 	b.mu.Unlock()
-	if out == nil {
-		out = []map[string]any{}
+	for _, t := range list {
+		if found, err := b.setMapped(t.file, t.mb, m); err == nil && found > 0 {
+			b.event("breakpoint", map[string]any{"reason": "changed",
+				"breakpoint": map[string]any{"id": t.mb.n, "verified": true, "line": found}})
+		}
 	}
-	return map[string]any{"breakpoints": out}, nil
 }
 
 // hitCondition reads a hit condition: "3" or "==3" (the third hit),

@@ -31,8 +31,8 @@ input.on('data', (chunk) => {
     let m;
     try { m = JSON.parse(line); } catch { continue; }
     if (m.method === 'tether.run') {
-      parentPort.postMessage('run');
       send({ id: m.id, result: {} });
+      parentPort.postMessage('run');
       continue;
     }
     session.post(m.method, m.params || {}, (err, result) => send(err
@@ -42,6 +42,22 @@ input.on('data', (chunk) => {
 });
 send({ method: 'tether.ready', params: {} });
 `;
+
+  // A CommonJS module with an inline source map pauses here before it is
+  // compiled: tether reads the map from the file and sets the breakpoints
+  // it leads to, which a map known only once the module runs would miss.
+  const Module = require('node:module');
+  const compile = Module.prototype._compile;
+  function tetherInlineSourceMap(filename) {
+    debugger; // eslint-disable-line no-debugger
+    return filename;
+  }
+  Module.prototype._compile = function (content, filename) {
+    if (typeof content === 'string' && content.includes('sourceMappingURL=data:')) {
+      tetherInlineSourceMap(filename);
+    }
+    return compile.call(this, content, filename);
+  };
 
   const worker = new Worker(relay, { eval: true, stdout: false, stderr: false });
   worker.once('message', () => {

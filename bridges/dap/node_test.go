@@ -138,7 +138,7 @@ func TestNodeBreakpointKinds(t *testing.T) {
 // TestNodeTypeScript: a .ts file is compiled with source maps; a
 // conditional breakpoint on a .ts line stops there, frames name the .ts
 // file and line, and stepping stays in the .ts source. The same holds for
-// JavaScript the project compiled itself, with its map files.
+// JavaScript the project compiled itself, with map files or inline maps.
 func TestNodeTypeScript(t *testing.T) {
 	t.Parallel()
 	testenv.RequireBinary(t, "node")
@@ -181,6 +181,15 @@ func TestNodeTypeScript(t *testing.T) {
 			t.Fatalf("tsc: %v\n%s", err, out)
 		}
 		check(t, "dist/app.js")
+	})
+	t.Run("inline_map", func(t *testing.T) {
+		// Known only once node parses the script: set before it runs.
+		tsc := exec.Command(filepath.Join(root, "node_modules", ".bin", "tsc"), "--inlineSourceMap", "--outDir", "inline", "--rootDir", "src", "--module", "commonjs", "--target", "es2022", "src/app.ts")
+		tsc.Dir = root
+		if out, err := tsc.CombinedOutput(); err != nil {
+			t.Fatalf("tsc: %v\n%s", err, out)
+		}
+		check(t, "inline/app.js")
 	})
 	testenv.RequireNoProcs(t, root)
 }
