@@ -14,6 +14,7 @@ import (
 	"github.com/tetherhq/tether/bridges/dap"
 	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/internal/testenv/dapscript"
 )
 
 // scriptedEntry is an adapter table entry for the scripted adapter: started
@@ -29,9 +30,9 @@ func scriptedEntry(t *testing.T, transport dap.Transport, address string) dap.Ad
 	case address != "":
 		a.Address = address
 	case transport == dap.TCP:
-		a.Commands = [][]string{{exe, "__scripted-dap", "tcp", "${port}"}}
+		a.Commands = [][]string{{exe, dapscript.Arg, "tcp", "${port}"}}
 	default:
-		a.Commands = [][]string{{exe, "__scripted-dap", "stdio"}}
+		a.Commands = [][]string{{exe, dapscript.Arg, "stdio"}}
 	}
 	return a
 }
@@ -159,7 +160,7 @@ func TestScriptedTCPReverseRequests(t *testing.T) {
 // host:port: tether starts nothing and connects there, twice.
 func TestScriptedTCPRunning(t *testing.T) {
 	t.Parallel()
-	driveScripted(t, scriptedEntry(t, dap.TCP, listenScripted(t)))
+	driveScripted(t, scriptedEntry(t, dap.TCP, dapscript.Listen(t)))
 }
 
 // TestScriptedStdioChild: on stdio, startDebugging's child is a new
