@@ -1,6 +1,9 @@
 package matcher
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Strictness is how closely a node must follow a pattern to match it, as
 // ast-grep's strictness option has it. Comments are never compared, at any
@@ -44,9 +47,38 @@ func (s Strictness) String() string {
 	return fmt.Sprintf("Strictness(%d)", uint8(s))
 }
 
-// WithStrictness returns a copy of p matched with strictness s.
+// WithStrictness returns a copy of p matched with strictness s. Its
+// Tokens are those the strictness still compares: with ast and relaxed
+// the named leaves' text only (tokens are skipped), with signature none.
 func (p *Pattern) WithStrictness(s Strictness) *Pattern {
 	c := *p
 	c.strict = s
+	switch {
+	case s == StrictSignature:
+		c.tokens = nil
+	case s >= StrictAST:
+		named := map[string]bool{}
+		var walk func(n *pnode)
+		walk = func(n *pnode) {
+			if n.meta.kind != metaNone {
+				return
+			}
+			if n.leaf && n.named {
+				named[strings.TrimSpace(n.text)] = true
+			}
+			for _, k := range n.kids {
+				walk(k)
+			}
+		}
+		for _, r := range p.roots {
+			walk(r)
+		}
+		c.tokens = nil
+		for _, t := range p.tokens {
+			if named[t] {
+				c.tokens = append(c.tokens, t)
+			}
+		}
+	}
 	return &c
 }

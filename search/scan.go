@@ -17,7 +17,9 @@ import (
 
 // ScanQuery runs several rules (ast-grep's scan) over paths. Each file is
 // read and parsed once, whatever the number of rules; a file whose stored
-// kind set shows that none of its language's rules can match is not read.
+// kind set shows that none of its language's rules can match is not read,
+// and one that lacks a literal token of each rule (Rule.Tokens) is not
+// parsed.
 type ScanQuery struct {
 	// Rules are the compiled rules; a rule of severity off is not run.
 	Rules []*rule.Rule
@@ -57,6 +59,7 @@ type ScanResult struct {
 	// from the store), KindSkipped those ruled out by their kind sets.
 	Searched    int         `json:"searched"`
 	Parsed      int         `json:"parsed"`
+	Prefiltered int         `json:"prefiltered,omitempty"`
 	KindSkipped int         `json:"kindSkipped,omitempty"`
 	Skipped     Skips       `json:"skipped"`
 	Errors      []FileError `json:"errors,omitempty"`
@@ -69,15 +72,17 @@ type scanRule struct {
 }
 
 type scanJob struct {
-	path      string
-	findings  []Finding
-	parsed    bool
-	kindSkip  bool
-	searched  bool
-	skip      string
-	size      int64
-	err       error
-	ruleCount int
+	path     string
+	findings []Finding
+	parsed   bool
+	kindSkip bool
+	// prefiltered: no rule's tokens are all in the file
+	prefiltered bool
+	searched    bool
+	skip        string
+	size        int64
+	err         error
+	ruleCount   int
 }
 
 // Scan runs q's rules over its paths.
@@ -197,6 +202,9 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 		if j.kindSkip {
 			res.KindSkipped++
 		}
+		if j.prefiltered {
+			res.Prefiltered++
+		}
 		res.Total += len(j.findings)
 		for _, f := range j.findings {
 			if q.MaxResults > 0 && len(res.Findings) >= q.MaxResults {
@@ -265,6 +273,17 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 	}
 	key := keyOf(s.partition, lang, src)
 	s.cache.memo.remember(j.path, lang, fi, at, key)
+	// a rule whose tokens the file lacks cannot match in it
+	withTokens := rs[:0:0]
+	for _, sr := range rs {
+		if hasTokens(src, sr.r.Tokens()) {
+			withTokens = append(withTokens, sr)
+		}
+	}
+	if rs = withTokens; len(rs) == 0 {
+		j.prefiltered = true
+		return nil
+	}
 	if rs = live(key); len(rs) == 0 {
 		j.kindSkip = true
 		return nil

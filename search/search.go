@@ -470,7 +470,7 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 			defer wg.Done()
 			w := &worker{kinds: kinds, tmpl: tmpl}
 			if rl != nil {
-				w.rule, w.fix = rule.NewRunner(rl), rewrite != nil
+				w.rule, w.fix, w.tokens = rule.NewRunner(rl), rewrite != nil, rl.Tokens()
 			} else {
 				w.m, w.pat, w.tokens = matcher.NewMatcher(pat), pat, pat.Tokens()
 			}

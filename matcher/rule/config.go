@@ -33,8 +33,9 @@ type Rule struct {
 	// HasFix says the rule has a fix.
 	HasFix bool
 
-	core  *core
-	npats int
+	core   *core
+	npats  int
+	tokens []string
 }
 
 type core struct {
@@ -203,6 +204,17 @@ func compileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 	}
 	r.core = cr
 	r.HasFix = cr.fix != nil
+	toks := map[string]bool{}
+	tokensOf(cr.rule, toks, map[*utilRef]bool{})
+	for t := range toks {
+		r.tokens = append(r.tokens, t)
+	}
+	sort.Slice(r.tokens, func(i, j int) bool {
+		if len(r.tokens[i]) != len(r.tokens[j]) {
+			return len(r.tokens[i]) > len(r.tokens[j])
+		}
+		return r.tokens[i] < r.tokens[j]
+	})
 	r.npats = c.pats
 	return r, nil
 }
@@ -355,6 +367,10 @@ type Match struct {
 // Kinds returns the node kinds a match can have: a tree with none of them
 // has no match.
 func (r *Rule) Kinds() []string { return append([]string(nil), r.core.kinds...) }
+
+// Tokens returns literal tokens every match needs in its file, longest
+// first: a file that lacks one has no match, and need not be parsed.
+func (r *Rule) Tokens() []string { return append([]string(nil), r.tokens...) }
 
 // Find returns every match of the rule in t, in pre-order (an enclosing
 // match before those inside it; nested matches are reported too). It fails

@@ -337,3 +337,28 @@ func kindsOf(n node) ([]string, bool) {
 	}
 	return nil, false
 }
+
+// tokensOf adds to out the literal tokens every match of n needs in its
+// file: a pattern's (Pattern.Tokens), those of every part of an all, of
+// the rule a relational rule relates to (that node is in the same file),
+// of a util; an any's or a not's add none, nor do kind, regex, nthChild
+// and range.
+func tokensOf(n node, out map[string]bool, seen map[*utilRef]bool) {
+	switch x := n.(type) {
+	case *patternNode:
+		for _, t := range x.pat.Tokens() {
+			out[t] = true
+		}
+	case *allNode:
+		for _, s := range x.rules {
+			tokensOf(s, out, seen)
+		}
+	case *relNode:
+		tokensOf(x.rule, out, seen)
+	case *matchesNode:
+		if !seen[x.ref] && x.ref.rule != nil {
+			seen[x.ref] = true
+			tokensOf(x.ref.rule, out, seen)
+		}
+	}
+}
