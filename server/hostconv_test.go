@@ -122,6 +122,17 @@ func TestConversationKeepsRun(t *testing.T) {
 	if n := th.Sessions(); n != 3 {
 		t.Errorf("Sessions() = %d; want the 3 conversations (keyless runs end with their call)", n)
 	}
+	resp, err := http.Get(th.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"tether_conversations_open 3", "tether_sessions_open 3", `tether_tool_calls_total{outcome="ok",tool="resolve"} 1`} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 }
 
 // TestConversationLimits: a conversation counts against the per-token bound
@@ -274,6 +285,7 @@ func TestQuestionsBothRevisions(t *testing.T) {
 		want  string
 	}{
 		{"another token", other, res.RequestState, "another principal"},
+		{"a conversation", th.openModern(t, "alpha", tokOps, "some-conversation-key", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}), res.RequestState, "another principal or conversation"},
 		{"altered", raw, "x" + res.RequestState, "not issued by this server"},
 		{"same token", raw, res.RequestState, ""},
 	} {
