@@ -65,6 +65,9 @@ type Language struct {
 	Aliases []string `json:"aliases"`
 	// Extensions are the file extensions, with the dot, lower case.
 	Extensions []string `json:"extensions"`
+	// Filenames are whole file names that are the language whatever their
+	// extension ("Makefile", "GNUmakefile"), matched exactly.
+	Filenames []string `json:"filenames,omitempty"`
 	// Package (npm name), Version (exact) and Integrity (npm's sha512 of the
 	// tarball) pin what the grammar is built from.
 	Package   string `json:"package"`
@@ -153,6 +156,16 @@ func ParseManifest(b []byte) (*Manifest, error) {
 			}
 			seen[key] = l.ID
 		}
+		for _, name := range l.Filenames {
+			if name == "" || strings.ContainsAny(name, `/\`) {
+				return nil, fmt.Errorf("grammars: manifest: language %q: file name %q must be a base name", l.ID, name)
+			}
+			key := "file:" + name
+			if other, dup := seen[key]; dup {
+				return nil, fmt.Errorf("grammars: manifest: file name %q used by %s and %s", name, other, l.ID)
+			}
+			seen[key] = l.ID
+		}
 		if mod := l.Module; mod != nil {
 			if len(mod.SHA256) != 64 || len(mod.FileSHA256) != 64 || mod.Size <= 0 || mod.File != "wasm/"+CompressedFile(l.ID) {
 				return nil, fmt.Errorf("grammars: manifest: language %q: module needs sha256, size, file %q and file_sha256", l.ID, "wasm/"+CompressedFile(l.ID))
@@ -208,8 +221,17 @@ func Lookup(idOrAlias string) (Language, bool) {
 	return Language{}, false
 }
 
-// ForPath finds a language by the file's extension (case-insensitive).
+// ForPath finds a language by the file's name ("Makefile") or, failing
+// that, its extension (case-insensitive).
 func ForPath(p string) (Language, bool) {
+	base := filepath.Base(p)
+	for _, l := range mustTable().Languages {
+		for _, name := range l.Filenames {
+			if name == base {
+				return l, true
+			}
+		}
+	}
 	ext := strings.ToLower(filepath.Ext(p))
 	if ext == "" {
 		return Language{}, false
@@ -255,7 +277,7 @@ var (
 	})
 	decoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 		// DecodeAll only: no goroutines are started, and it is safe for
-		// concurrent use. The largest module is under 8 MiB.
+		// concurrent use. The largest module (verilog) is under 20 MiB.
 		return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20))
 	})
 )

@@ -65,13 +65,18 @@ func TestForPath(t *testing.T) {
 		{"Rakefile.rake", "ruby"}, {"x.cs", "c_sharp"}, {"index.php", "php"}, {"b.kts", "kotlin"},
 		{"x.swift", "swift"}, {"x.sc", "scala"}, {"init.lua", "lua"}, {"ci.yml", "yaml"},
 		{"s.css", "css"}, {"i.htm", "html"}, {"p.json", "json"}, {"run.sh", "bash"}, {"m.mjs", "javascript"},
+		{"lib/a.ex", "elixir"}, {"main.tf", "hcl"}, {"README.md", "markdown"}, {"Cargo.toml", "toml"},
+		{"Makefile", "make"}, {"src/GNUmakefile", "make"}, {"rules.mk", "make"}, {"pom.xml", "xml"},
+		{"App.svelte", "svelte"}, {"q.sql", "sql"}, {"x.ml", "ocaml"}, {"build.gradle", "groovy"},
+		{"a.R", "r"}, {"flake.nix", "nix"}, {"Token.sol", "solidity"}, {"main.zig", "zig"},
 	} {
 		l, ok := grammars.ForPath(c.path)
 		if !ok || l.ID != c.want {
 			t.Errorf("ForPath(%q) = %q, %v; want %q", c.path, l.ID, ok, c.want)
 		}
 	}
-	for _, p := range []string{"Makefile", "x.txt", "noext", ".go/"} {
+	// a file name matches whole and exactly: "makefile.txt" and "MAKEFILE" are not make
+	for _, p := range []string{"makefile.txt", "MAKEFILE", "x.txt", "noext", ".go/"} {
 		if l, ok := grammars.ForPath(p); ok {
 			t.Errorf("ForPath(%q) = %s", p, l.ID)
 		}
@@ -92,6 +97,9 @@ func TestParseManifestRejects(t *testing.T) {
 			`"function": "f", "module": {"sha256": "`+strings.Repeat("0", 64)+`", "size": 1, "file": "wasm/b.wasm.zst", "file_sha256": "`+strings.Repeat("0", 64)+`"}`, 1),
 		"no name":       strings.Replace(fmt.Sprintf(base, fmt.Sprintf(lang, "a", ".a")), `"name": "A", `, "", 1),
 		"md5 integrity": strings.Replace(fmt.Sprintf(base, fmt.Sprintf(lang, "a", ".a")), `"integrity": "sha512-x", "dir": ""`, `"integrity": "md5-x", "dir": ""`, 1),
+		"dup file name": strings.Replace(strings.Replace(fmt.Sprintf(base, fmt.Sprintf(lang, "a", ".a")+","+fmt.Sprintf(lang, "b", ".b")),
+			`".a"]`, `".a"], "filenames": ["Makefile"]`, 1), `".b"]`, `".b"], "filenames": ["Makefile"]`, 1),
+		"file name with a dir": strings.Replace(fmt.Sprintf(base, fmt.Sprintf(lang, "a", ".a")), `".a"]`, `".a"], "filenames": ["a/Makefile"]`, 1),
 	} {
 		if _, err := grammars.ParseManifest([]byte(js)); err == nil || !strings.HasPrefix(err.Error(), "grammars: ") {
 			t.Errorf("%s: err = %v", name, err)

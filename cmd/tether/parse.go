@@ -140,7 +140,7 @@ func runLanguages(args []string, stdout, stderr io.Writer) int {
 			module = "missing"
 			missing++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.ID, l.Name, strings.Join(l.Aliases, " "), strings.Join(l.Extensions, " "), l.Package+"@"+l.Version, module)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.ID, l.Name, strings.Join(l.Aliases, " "), strings.Join(append(append([]string(nil), l.Filenames...), l.Extensions...), " "), l.Package+"@"+l.Version, module)
 	}
 	tw.Flush()
 	if missing > 0 {
