@@ -1,0 +1,2 @@
+BEGIN { FS = ",
+{ for (i = 1; i <= NF; i++ { print $i }

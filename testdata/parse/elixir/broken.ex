@@ -1,0 +1,4 @@
+defmodule Greeter do
+  def greet(name do
+    "hello, " <> name
+  end

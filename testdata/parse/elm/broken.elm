@@ -1,0 +1,7 @@
+module Main exposing (main)
+
+greet : String -> String
+greet n =
+    "hello, " ++ (n
+
+main =

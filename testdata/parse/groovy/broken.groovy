@@ -1,0 +1,4 @@
+class Greeter {
+    String greet(List<String> names {
+        return names.join(
+    }

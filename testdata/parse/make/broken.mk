@@ -1,0 +1,4 @@
+all: bin
+	$(GO build
+ifeq ($(A),b
+endif

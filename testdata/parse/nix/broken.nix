@@ -1,0 +1,5 @@
+{ pkgs }:
+let
+  greet = n: "hello, ${n}"
+in {
+  x = greet "a"

@@ -1,0 +1,4 @@
+@implementation Greeter
+- (NSString *)greet:(NSArray *)names {
+    return [names componentsJoinedByString:;
+}

@@ -1,0 +1,4 @@
+let greet g =
+  match g with
+  | [] -> "hello, " ^ (g
+let () = print_endline (greet [

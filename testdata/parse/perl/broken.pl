@@ -1,0 +1,3 @@
+sub greet {
+    my ($self = @_;
+    return join("\n", map { "hello, $_" } @names;

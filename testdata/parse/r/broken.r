@@ -1,0 +1,3 @@
+greet <- function(name {
+  paste0("hello, ", name
+}

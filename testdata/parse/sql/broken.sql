@@ -1,0 +1,2 @@
+SELECT name, FROM greeters WHERE;
+INSERT INTO greeters (id VALUES (1;

@@ -1,0 +1,4 @@
+module counter (input wire clk
+    always @(posedge clk begin
+        count <= count + ;
+    end
