@@ -288,6 +288,138 @@ var langs = map[string]langSpec{
 		// reads as text
 		newRung("attribute", "<x ", "></x>\n"),
 	}},
+	// Languages past ast-grep's first 26. Each reads the forms its files
+	// hold at top level first, then the contexts a snippet needs.
+	"elixir": {expando: 'µ', ladder: []rung{
+		newRung("statement", "", ""),
+		newRung("function body", "def _ do\n", "\nend\n"),
+		// then clauses, arms and entries
+		// " end" on the clause's line: a clause ending a line takes the newline
+		newRung("case clause", "case _ do\n", " end\n"),
+		newRung("map entry", "%{", "}\n"),
+		newRung("keyword entry", "_(", ")\n"),
+	}},
+	"haskell": {expando: 'µ', ladder: []rung{
+		newRung("declaration", "", ""),
+		newRung("expression", "_ = ", "\n"),
+		{name: "do statement", prefix: "_ = do\n  ", suffix: "\n", indent: "  "},
+		// then alternatives, fields and types
+		{name: "case alternative", prefix: "_ = case _ of\n  ", suffix: "\n", indent: "  "},
+		newRung("record field", "data X_ = X_ { ", " }\n"),
+		newRung("type", "_ :: ", "\n"),
+	}},
+	"hcl": {expando: 'µ', stmtSuffix: " = 0", ladder: []rung{
+		newRung("body", "", ""),
+		newRung("expression", "_ = ", "\n"),
+		// then an object's entries
+		newRung("object entry", "_ = {\n", "\n}\n"),
+	}},
+	"nix": {expando: '_', ladder: []rung{
+		newRung("expression", "", ""),
+		// then bindings of an attribute set or a let
+		newRung("binding", "{\n", "\n}\n"),
+		newRung("parameter", "{ ", " }: _\n"),
+	}},
+	"solidity": {expando: '$', ladder: []rung{
+		newRung("statement", "contract X_ { function x_() public {\n", "\n} }\n"),
+		newRung("expression", "contract X_ { function x_() public { x_(", "); } }\n"),
+		newRung("member", "contract X_ {\n", "\n}\n"),
+		bare,
+		// then parameters and modifiers' uses
+		newRung("parameter", "contract X_ { function x_(", ") public {} }\n"),
+	}},
+	"zig": {expando: '_', ladder: []rung{
+		newRung("statement", "fn _() void {\n", "\n}\n"),
+		newRung("expression", "const _ = ", ";\n"),
+		newRung("member", "const _ = struct {\n", "\n};\n"),
+		bare,
+		// then switch prongs, parameters, field initializers
+		newRung("switch prong", "const _ = switch (_) {\n", "\n};\n"),
+		newRung("parameter", "fn _(", ") void {}\n"),
+		newRung("field initializer", "const _ = _{ ", " };\n"),
+	}},
+	"markdown": {expando: '$', ladder: []rung{
+		newRung("document", "", ""),
+		// a heading or a table row reads only as a whole line
+		newRung("line", "", "\n"),
+	}},
+	"toml":   {expando: '$', ladder: []rung{newRung("document", "", ""), newRung("inline table entry", "_ = { ", " }\n")}},
+	"xml":    {expando: 'z', ladder: []rung{newRung("document", "", ""), newRung("attribute", "<x ", "/>\n")}},
+	"make":   {expando: '$', ladder: []rung{newRung("makefile", "", "\n")}},
+	"svelte": {expando: 'z', ladder: []rung{newRung("document", "", ""), newRung("attribute", "<x ", "></x>\n")}},
+	"elm": {expando: 'µ', ladder: []rung{
+		newRung("declaration", "", ""),
+		newRung("expression", "x_ =\n    ", "\n"),
+		// then case branches, record fields, types
+		{name: "case branch", prefix: "x_ =\n    case x_ of\n        ", suffix: "\n", indent: "        "},
+		newRung("record field", "x_ = { ", " }\n"),
+		newRung("type", "x_ : ", "\nx_ = x_\n"),
+	}},
+	"sql": {expando: '_', ladder: []rung{
+		newRung("statement", "", ""),
+		newRung("expression", "SELECT ", ";\n"),
+		// then conditions, tables and column definitions
+		newRung("condition", "SELECT _ FROM _ WHERE ", ";\n"),
+		newRung("table", "SELECT _ FROM ", ";\n"),
+		newRung("column definition", "CREATE TABLE _ (", ");\n"),
+	}},
+	"ocaml": {expando: '_', ladder: []rung{
+		newRung("declaration", "", ""),
+		newRung("expression", "let _ = ", "\n"),
+		// then match cases, record fields, types
+		newRung("match case", "let _ = match _ with\n", "\n"),
+		newRung("record field", "type _ = { ", " }\n"),
+		newRung("type", "type _ = ", "\n"),
+	}},
+	"objc": {expando: 'µ', ladder: []rung{
+		newRung("statement", "void _() {\n", "\n}\n"),
+		newRung("expression", "int _ = ", ";\n"),
+		newRung("member", "struct _ {\n", "\n};\n"),
+		bare,
+		// then methods, interface members, clauses, parameters
+		newRung("method", "@implementation X_\n", "\n@end\n"),
+		newRung("interface member", "@interface X_\n", "\n@end\n"),
+		newRung("case clause", "void _() {\nswitch (0) {\n", "\n}\n}\n"),
+		newRung("parameter", "void _(", ");\n"),
+	}},
+	"groovy": {expando: '$', ladder: []rung{
+		newRung("statement", "", ""),
+		newRung("member", "class X_ {\n", "\n}\n"),
+		// then parameters and annotations
+		newRung("parameter", "def x_(", ") {}\n"),
+		newRung("annotation", "", "\ndef x_() {}\n"),
+	}},
+	"scss": {expando: '_', ladder: []rung{
+		newRung("rule", "", ""),
+		newRung("declaration", "_ {\n", "\n}\n"),
+		newRung("keyframe", "@keyframes _ {\n", "\n}\n"),
+	}},
+	"r": {expando: 'µ', ladder: []rung{
+		newRung("statement", "", ""),
+		// then arguments and parameters
+		newRung("argument", "_(", ")\n"),
+		newRung("parameter", "function(", ") _\n"),
+	}},
+	"perl": {expando: '$', ladder: []rung{
+		newRung("statement", "", ""),
+		newRung("sub body", "sub _ {\n", "\n}\n"),
+		// then hash entries
+		newRung("list entry", "my %_ = (", ");\n"),
+	}},
+	"verilog": {expando: '_', ladder: []rung{
+		newRung("statement", "module _;\ninitial begin\n", "\nend\nendmodule\n"),
+		newRung("expression", "module _;\nassign _ = ", ";\nendmodule\n"),
+		newRung("module item", "module _;\n", "\nendmodule\n"),
+		bare,
+		// then ports and connections
+		newRung("port", "module _(", ");\nendmodule\n"),
+		newRung("connection", "module _;\n_ _(", ");\nendmodule\n"),
+	}},
+	"awk": {expando: '_', ladder: []rung{
+		newRung("program", "", ""),
+		newRung("statement", "{\n", "\n}\n"),
+		newRung("expression", "{ _ = ", " }\n"),
+	}},
 }
 
 var jsLadder = []rung{

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/search"
 )
@@ -285,6 +286,19 @@ func TestGolden(t *testing.T) {
 	}
 	if len(cases) < 150 {
 		t.Errorf("%d golden cases, want at least 150", len(cases))
+	}
+	// Every shipped language has its cases: at least a match and a
+	// near-miss for two of its readings.
+	for _, l := range grammars.All() {
+		n := 0
+		for _, c := range cases {
+			if c.lang == l.ID {
+				n++
+			}
+		}
+		if n < 2 {
+			t.Errorf("%s has %d golden cases under testdata/matcher/%s, want at least 2", l.Name, n, l.ID)
+		}
 	}
 	_ = bytes.MinRead
 }
