@@ -125,7 +125,7 @@ func (s *Server) resume(name string, args json.RawMessage, p *mcp.CallToolParams
 	m := hmac.New(sha256.New, stateKey)
 	m.Write([]byte(body))
 	if !ok || err1 != nil || err2 != nil || !hmac.Equal(got, m.Sum(nil)) || json.Unmarshal(raw, &ss) != nil {
-		return nil, errors.New("server: requestState was not issued by this server (altered, or from a server that has restarted since)" + again)
+		return nil, errors.New("server: requestState was not issued by this server (altered, from a server that has restarted since, or from another replica: behind a proxy, send a " + ConversationHeader + " key so that the retry reaches the replica that asked)" + again)
 	}
 	if subtle.ConstantTimeCompare([]byte(ss.Bind), []byte(sum(s.opts.bind))) != 1 {
 		return nil, errors.New("server: requestState belongs to another principal or conversation" + again)
