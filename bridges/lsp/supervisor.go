@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetherhq/tether/internal/fsutil"
@@ -106,6 +107,8 @@ type slot struct {
 	inst     *instance
 	restarts int    // crash restarts since the last (re)load
 	lastErr  string // why the last start or the last instance failed
+	// starting is set while a start (or restart, or reload) holds mu.
+	starting atomic.Bool
 }
 
 // New returns a Supervisor for the workspace rooted at workdir.
@@ -261,7 +264,9 @@ func (s *Supervisor) acquireRoot(ctx context.Context, spec Server, root, marker 
 		sl.restarts++
 		notes = append(notes, fmt.Sprintf("lsp: %s crashed (%s); restarted it", spec.Name, report))
 	}
+	sl.starting.Store(true)
 	in, err := s.start(ctx, spec, root, marker)
+	sl.starting.Store(false)
 	if err != nil {
 		sl.lastErr = reason(err)
 		return nil, notes, err
@@ -420,11 +425,15 @@ func (s *Supervisor) Status() []StatusRow {
 			}
 			// A start (or restart, or reload) in progress holds the slot:
 			// say so rather than wait for it.
-			if !sl.mu.TryLock() {
+			locked := sl.mu.TryLock()
+			if !locked && sl.starting.Load() {
 				row.State, row.Reason = "starting", "starting (or restarting): ask again in a few seconds"
 				rows = append(rows, row)
 				any = true
 				continue
+			}
+			if !locked {
+				sl.mu.Lock() // held briefly, by a query finding its server
 			}
 			if sl.inst != nil {
 				if dead, why := sl.inst.dead(); dead {
@@ -516,7 +525,9 @@ func (s *Supervisor) Reload(ctx context.Context) ([]string, error) {
 		if len(sl.spec.RootMarkers) == 0 {
 			marker = sl.spec.anyFile()
 		}
+		sl.starting.Store(true)
 		in, err := s.start(ctx, sl.spec, sl.root, marker)
+		sl.starting.Store(false)
 		if err != nil {
 			sl.lastErr = reason(err)
 			errs = append(errs, err)
