@@ -383,9 +383,16 @@ func (r *Runner) Find(ctx context.Context, t *engine.Tree) ([]Match, error) {
 	}
 	var out []Match
 	cr := r.rule.core
+	visited := 0
 	t.Root().Walk(func(n engine.Node) bool {
 		if r.err != nil {
 			return false
+		}
+		if visited++; visited&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				r.fail(err)
+				return false
+			}
 		}
 		if !slices.Contains(cr.kinds, n.Kind()) {
 			return true

@@ -108,12 +108,16 @@ func WriteFindingsJSON(w io.Writer, fs []search.Finding, style string) error {
 }
 
 // WriteFindings writes findings for a reader: per finding a line
-// "severity[rule]: message" and the place, "  --> path:line:column", then
+// "severity[rule]: message" (no ": " without a message) and the place, "  --> path:line:column", then
 // the source line, and the fix when the rule has one.
 func WriteFindings(w io.Writer, fs []search.Finding) error {
 	bw := bufio.NewWriter(w)
 	for _, f := range fs {
-		fmt.Fprintf(bw, "%s[%s]: %s\n  --> %s:%d:%d\n", f.Rule.Severity, f.Rule.ID, f.Message, f.Path, f.Span.Start.Line, f.Span.Start.Column)
+		fmt.Fprintf(bw, "%s[%s]", f.Rule.Severity, f.Rule.ID)
+		if f.Message != "" {
+			fmt.Fprintf(bw, ": %s", f.Message)
+		}
+		fmt.Fprintf(bw, "\n  --> %s:%d:%d\n", f.Path, f.Span.Start.Line, f.Span.Start.Column)
 		for _, l := range strings.Split(f.Lines, "\n") {
 			fmt.Fprintf(bw, "   | %s\n", l)
 		}
