@@ -371,6 +371,20 @@ var langs = map[string]langSpec{
 		newRung("record field", "type _ = { ", " }\n"),
 		newRung("type", "type _ = ", "\n"),
 	}},
+	"julia": {expando: 'µ', ladder: []rung{
+		newRung("statement", "", ""),
+		newRung("function body", "function _()\n", "\nend\n"),
+		// then members, arguments
+		newRung("field", "struct X_\n", "\nend\n"),
+		newRung("argument", "_(", ")\n"),
+	}},
+	"powershell": {expando: '$', ladder: []rung{
+		newRung("statement", "", ""),
+		// then hashtable entries, switch clauses, parameters
+		newRung("hashtable entry", "@{\n", "\n}\n"),
+		newRung("switch clause", "switch ($_) {\n", "\n}\n"),
+		newRung("parameter", "param(", ")\n"),
+	}},
 	"objc": {expando: 'µ', ladder: []rung{
 		newRung("statement", "void _() {\n", "\n}\n"),
 		newRung("expression", "int _ = ", ";\n"),

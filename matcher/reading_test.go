@@ -71,6 +71,8 @@ func TestMalformedPatternRefused(t *testing.T) {
 		{"perl", "sub {", `missing "}" at 1:6, the end of the pattern`},
 		{"verilog", "module (", `cannot read "(" at 1:8`},
 		{"awk", "{ print (", `cannot read "{ print (" at 1:1`},
+		{"julia", "f(", `missing ")" at 1:3, the end of the pattern`},
+		{"powershell", "if ($X", `cannot read "if ($X" at 1:1`},
 		{"go", "$$$", `"$$$" alone`},
 		{"python", "$$$ARGS", `"$$$ARGS" alone`},
 	}

@@ -1,0 +1,3 @@
+function greet(g
+    return "hello, " * (g.name
+end

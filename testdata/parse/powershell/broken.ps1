@@ -1,0 +1,4 @@
+function Get-Greeting {
+    param([string]$Name
+    if ($Name -eq {
+        return "hello"
