@@ -413,6 +413,13 @@ func (b *nodeBridge) launch(raw json.RawMessage) error {
 	if err := b.call("Debugger.enable", map[string]any{"maxScriptsCacheSize": 10_000_000}, nil); err != nil {
 		return err
 	}
+	// Steps pass over node's own code (a step out of a test lands in the
+	// next test, not in the test runner). The ES module job stays
+	// visible: an ES module's uncaught exception stops there, and an
+	// exception is not stopped on where every frame is blackboxed.
+	if err := b.call("Debugger.setBlackboxPatterns", map[string]any{"patterns": []string{`^node:(?!internal/modules/esm/module_job)`}}, nil); err != nil {
+		return err
+	}
 
 	b.launched = true
 	return nil
@@ -449,8 +456,19 @@ type outputWriter struct {
 	category string
 }
 
+// nodeWaiting is what node writes at its end while an inspector session
+// (the relay's own) is open: about tether's connection, not the program.
+const nodeWaiting = "Waiting for the debugger to disconnect...\n"
+
 func (w *outputWriter) Write(p []byte) (int, error) {
-	w.b.event("output", map[string]any{"category": w.category, "output": string(p)})
+	text := string(p)
+	if w.category == "stderr" {
+		if text == nodeWaiting {
+			return len(p), nil
+		}
+		text = strings.Replace(text, "\n"+nodeWaiting, "\n", 1)
+	}
+	w.b.event("output", map[string]any{"category": w.category, "output": text})
 	return len(p), nil
 }
 

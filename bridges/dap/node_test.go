@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
 	"github.com/tetherhq/tether/internal/proc"
@@ -228,8 +229,9 @@ func TestNodeUncaughtException(t *testing.T) {
 	if c.Exited == nil || c.Exited.Code == 0 {
 		t.Fatalf("continuing past an uncaught exception should end the program with an error code: %s", c)
 	}
-	if out := do(t, sv, "c", root, request{Op: "output"}); !strings.Contains(out.Output, "caught empty input") {
-		t.Fatalf("output: %s", out)
+	if out := do(t, sv, "c", root, request{Op: "output"}); !strings.Contains(out.Output, "caught empty input") ||
+		!strings.Contains(out.Output, "TypeError: empty input") || strings.Contains(out.Output, "debugger") {
+		t.Fatalf("the output should hold the program's own lines and node's report of the error, and nothing about the inspector: %s", out)
 	}
 
 	l = do(t, sv, "c", root, request{Op: "launch", Program: "throw.mjs"})
@@ -277,6 +279,16 @@ func TestNodeTests(t *testing.T) {
 	if in.Stop == nil || in.Stop.Line != 5 || in.Stop.Frames[0].Name != "double" {
 		t.Fatalf("step_in should enter double at line 5: %s", in)
 	}
+	// V8 steps out to the next statement with a break position: the rest
+	// of line 9 is an assignment, so line 10.
+	out1 := do(t, sv, "c", root, request{Op: "step_out"})
+	if out1.Stop == nil || out1.Stop.Line != 10 || !strings.HasSuffix(out1.Stop.File, "math.test.js") {
+		t.Fatalf("step_out should return to the test at line 10: %s", out1)
+	}
+	// Off the end of the test: node's test runner is passed over.
+	if s := do(t, sv, "c", root, request{Op: "step_over"}); s.Stop != nil && !strings.HasSuffix(s.Stop.File, "math.test.js") {
+		t.Fatalf("stepping off the end of a test should not stop in node's own code: %s", s)
+	}
 	do(t, sv, "c", root, request{Op: "breakpoints", File: "math.test.js", Lines: []int{}})
 	c := do(t, sv, "c", root, request{Op: "continue"})
 	if c.Exited == nil || c.Exited.Code != 0 {
@@ -287,12 +299,17 @@ func TestNodeTests(t *testing.T) {
 		t.Fatalf("only the chosen test should run: %s", out)
 	}
 
-	do(t, sv, "c", root, request{Op: "launch", Program: "spin.js"})
-	p := do(t, sv, "c", root, request{Op: "pause"})
+	// A launch with no breakpoint waits StopWait for a stop: keep it short.
+	quick := dap.NewSupervisor(dap.Config{StopWait: time.Second})
+	defer quick.Close()
+	if l := do(t, quick, "c", root, request{Op: "launch", Program: "spin.js"}); l.Stop != nil || l.Exited != nil {
+		t.Fatalf("spin.js should still be running: %s", l)
+	}
+	p := do(t, quick, "c", root, request{Op: "pause"})
 	if p.Stop == nil || p.Stop.Reason != "pause" {
 		t.Fatalf("pause should stop the running program: %s", p)
 	}
-	do(t, sv, "c", root, request{Op: "terminate"})
+	do(t, quick, "c", root, request{Op: "terminate"})
 	testenv.RequireNoProcs(t, root)
 }
 
