@@ -186,6 +186,13 @@ func (sv *Supervisor) SetExceptionFilters(ctx context.Context, conversationID st
 		if err := s.c.call(ctx, "setExceptionBreakpoints", &exceptionArgs{Filters: ids}, nil); err != nil {
 			return nil, prefixDebug(s.withStderr(err))
 		}
+		s.mu.Lock()
+		s.setup.exc = slices.Clone(ids)
+		kids := s.liveChildren()
+		s.mu.Unlock()
+		for _, k := range kids {
+			_ = k.c.call(ctx, "setExceptionBreakpoints", &exceptionArgs{Filters: ids}, nil)
+		}
 	}
 	c.excFilters = ids
 	if s == nil {

@@ -96,6 +96,12 @@ func driveScripted(t *testing.T, entry dap.Adapter) {
 	if err := sv.UseSession("c", 2); err == nil || !strings.Contains(err.Error(), "1 child session") {
 		t.Fatalf("a child session that does not exist should be refused, counting those that do: %v", err)
 	}
+	// Breakpoints and exception filters set now reach the child too.
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "child.txt", Lines: []int{2}})
+	do(t, sv, "c", root, request{Op: "exception_filters", Filters: []string{}})
+	if o, err := sv.Output("c"); err != nil || !strings.Contains(o.Text, "child setBreakpoints child.txt 1") || !strings.Contains(o.Text, "child setExceptionBreakpoints []") {
+		t.Fatalf("breakpoints set while the child lives should be sent to it too: %v\n%s", err, o.Text)
+	}
 	if err := sv.UseSession("c", 1); err != nil {
 		t.Fatal(err)
 	}

@@ -211,8 +211,16 @@ func (s *scripted) handle(req map[string]any) {
 			bp := b.(map[string]any)
 			bps = append(bps, map[string]any{"verified": true, "line": bp["line"]})
 		}
+		// Said before the answer: the client has it when the answer comes.
+		if s.child {
+			src, _ := args["source"].(map[string]any)
+			s.output(fmt.Sprintf("child setBreakpoints %v %d\n", filepath.Base(fmt.Sprint(src["path"])), len(bps)))
+		}
 		reply(map[string]any{"breakpoints": bps})
 	case "setExceptionBreakpoints", "setFunctionBreakpoints":
+		if s.child {
+			s.output(fmt.Sprintf("child %s %v\n", cmd, args["filters"]))
+		}
 		reply(map[string]any{"breakpoints": []any{}})
 	case "threads":
 		if s.child {
