@@ -394,3 +394,18 @@ func TestLSPApplyForDiagnostic(t *testing.T) {
 		t.Fatalf("want the diagnostics listed, got %v", err)
 	}
 }
+
+// TestLSPApplyAddTest stages gopls's "Add test for Big": a command whose
+// edit, sent back through workspace/applyEdit, creates shapes_test.go
+// (a create operation and its text); resolve creates it.
+func TestLSPApplyAddTest(t *testing.T) {
+	r, dir := lspRun(t)
+	id := stageID(t, r, "lsp_apply", map[string]any{"file": "use.go", "line": 4, "symbol": "Big", "action": "source.addTest"}, "--- /dev/null", "+++ b/use_test.go")
+	if _, err := os.Stat(filepath.Join(dir, "use_test.go")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the test file exists before resolve")
+	}
+	res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
+	if got := readFile(t, filepath.Join(dir, "use_test.go")); res.IsError || !strings.Contains(got, "func TestBig(") {
+		t.Fatalf("accept: %s\n%s", res.AllText(), got)
+	}
+}

@@ -449,11 +449,11 @@ func (s *Supervisor) ApplyCodeAction(ctx context.Context, q ActionQuery, which s
 }
 
 // editKinds are the code action kinds whose commands are run for their
-// edit: fixes, refactorings and the import and clean-up source actions.
-// Other commands (browse documentation or assembly, toggle compiler
-// details, add a test file) do something else than edit the files open.
+// edit: fixes, refactorings, the import and clean-up source actions, and
+// adding a test. Other commands (browse documentation or assembly, toggle
+// compiler details) do something else than edit files.
 var editKinds = []string{"quickfix", "refactor", "source.organizeImports", "source.fixAll", "source.removeUnused",
-	"source.addMissingImports", "source.sortImports", "source.removeUnusedImports"}
+	"source.addMissingImports", "source.sortImports", "source.removeUnusedImports", "source.addTest"}
 
 // commandRefusal says why the command of a (an action with no edit) is
 // not run, or "".
@@ -466,7 +466,7 @@ func commandRefusal(a rawAction) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("is of kind %s, not a fix, refactoring or import clean-up", a.Kind)
+	return fmt.Sprintf("is of kind %s, not a fix, refactoring, import clean-up or added test", a.Kind)
 }
 
 // serverMade finds the files a command's edits write into that the server
