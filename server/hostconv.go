@@ -352,8 +352,11 @@ func (h *Host) reapIdle(idle time.Duration) {
 		}
 		var old []*hostConv
 		h.mu.Lock()
-		for _, c := range h.convs {
+		for k, c := range h.convs {
 			if c.active == 0 && time.Since(c.last) >= idle {
+				// Out of the map at once: a request arriving now starts a
+				// new run instead of reaching this one as it closes.
+				delete(h.convs, k)
 				old = append(old, c)
 			}
 		}
@@ -386,6 +389,11 @@ func (h *Host) deleteConv(w http.ResponseWriter, r *http.Request, ws, principal 
 		return
 	}
 	if c.err == nil {
+		h.mu.Lock()
+		if h.convs[c.mapKey] == c {
+			delete(h.convs, c.mapKey) // a request arriving now starts anew
+		}
+		h.mu.Unlock()
 		h.endConv(c)
 	}
 	w.WriteHeader(http.StatusNoContent)
