@@ -75,7 +75,9 @@ func (p *Pattern) RootKinds() ([]string, bool) {
 // gives a value computed for a name (a rule's transform), which wins over a
 // capture. A capture spanning lines is re-based onto the template line's
 // indentation, and every template line after the first is indented to the
-// match's line; a computed value's lines are kept as they are.
+// match's line; a computed value's later lines take the indentation of
+// its template line when only spaces come before it there, and are kept as
+// they are otherwise.
 func ExpandText(tmpl string, src []byte, start int, caps []Capture, text func(name string) (string, bool)) string {
 	var b strings.Builder
 	lineStart := 0
@@ -96,9 +98,17 @@ func ExpandText(tmpl string, src []byte, start int, caps []Capture, text func(na
 			if multi, name, n := tmplVar(tmpl, i); n > 0 {
 				if text != nil {
 					if s, ok := text(name); ok {
+						// a computed value's later lines take the line's
+						// indentation when only spaces come before it on
+						// that line, and are kept as they are otherwise
+						cur := b.String()[lineStart:]
+						lead := strings.TrimLeft(cur, " \t") == ""
+						if lead && strings.Contains(s, "\n") {
+							s = strings.ReplaceAll(s, "\n", "\n"+cur)
+						}
 						b.WriteString(s)
 						if k := strings.Count(s, "\n"); k > 0 {
-							for j := 1; j <= k; j++ {
+							for j := 1; j <= k && !lead; j++ {
 								verbatim[line+j] = true
 							}
 							line += k

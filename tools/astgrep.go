@@ -104,7 +104,8 @@ func (s *structural) tools() []Tool {
 				"shows a match of more than 3 lines by its first line and a $$$ capture of more than one line by its line count, " +
 				"\"full\" shows every match whole, \"captures\" only where each match is and what it captured. " +
 				"max_results (default 50) matches are shown, start (up to 10000) pages past them. Without language, a directory holding several languages the pattern parses " +
-				"in is searched in each, and the result says which matched.",
+				"in is searched in each, and the result says which matched. Instead of pattern, rule takes an ast-grep rule object for what a pattern cannot say " +
+				"(inside, has, follows, precedes, not, any, all; e.g. a Lock() call not followed by defer Unlock()).",
 			InputSchema: SchemaFor[grepArgs](),
 			Handler:     s.grep,
 		},
@@ -112,7 +113,8 @@ func (s *structural) tools() []Tool {
 			Name: "ast_edit",
 			Tier: TierWrite,
 			Description: "Structural rewrite: like ast_grep, plus a rewrite template into which the captures are " +
-				"substituted ($$$NAME keeps the original separators; multi-line replacements are indented to the match). " +
+				"substituted ($$$NAME keeps the original separators; multi-line replacements are indented to the match); with rule, the rule's fix " +
+				"(with its transform and rewriters) or the rewrite given. " +
 				"Nothing is written: the change is staged and the result names an edit_id for resolve, lists every file with its " +
 				"replacements and added and removed lines, and shows the first 400 lines of the diff (resolve with action show pages on).",
 			InputSchema: SchemaFor[astEditArgs](),

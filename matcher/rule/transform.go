@@ -355,9 +355,9 @@ func (r *Runner) transform(cr *core, src []byte, caps []matcher.Capture) map[str
 		var nodes []engine.Node
 		if !ok {
 			for i := range caps {
-				if caps[i].Name == t.source {
+				if caps[i].Name == t.source && len(caps[i].Nodes) > 0 {
 					nodes = caps[i].Nodes
-					text, ok = string(caps[i].Text(src)), len(caps[i].Nodes) > 0
+					text, ok = deindent(string(caps[i].Text(src)), src, int(nodes[0].StartByte())), true
 				}
 			}
 		}
@@ -379,6 +379,26 @@ func (r *Runner) transform(cr *core, src []byte, caps []matcher.Capture) map[str
 		}
 	}
 	return out
+}
+
+// deindent takes the indentation of the line where text starts at start
+// of src off text's later lines, when only spaces come before it there: a
+// capture's lines as if it started a line, as ast-grep reads them for a
+// transform.
+func deindent(text string, src []byte, start int) string {
+	if !strings.Contains(text, "\n") {
+		return text
+	}
+	ls := strings.LastIndexByte(string(src[:start]), '\n') + 1
+	prefix := string(src[ls:start])
+	if prefix == "" || strings.TrimLeft(prefix, " \t") != "" {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for k := 1; k < len(lines); k++ {
+		lines[k] = strings.TrimPrefix(lines[k], prefix)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func substring(s string, t *transform) string {
@@ -547,5 +567,5 @@ func (r *Runner) rewrite(cr *core, t *transform, src []byte, nodes []engine.Node
 	if last < end {
 		b.Write(src[last:end])
 	}
-	return b.String()
+	return deindent(b.String(), src, start)
 }

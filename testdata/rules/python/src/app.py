@@ -48,3 +48,9 @@ async def main():
     await process([1, 2, 3])
     for i in range(10):
         await asyncio.sleep(i)
+
+
+async def fetch_all(urls):
+    first = await get(urls[0])
+    rest = [await get(u) for u in urls[1:]]
+    return first, rest

@@ -37,3 +37,4 @@ export function assertNever(x: never): never {
 const handler = (e: Event): void => { console.log(e); };
 let value: any = JSON.parse('{}');
 function generic<T extends object>(arg: T): T { return arg; }
+import { alpha, beta, gamma } from './barrel';
