@@ -534,6 +534,15 @@ func (b *nodeBridge) onCDP(method string, params json.RawMessage) {
 			_ = json.Unmarshal(p.Data, &ex)
 			body["description"] = "Paused on exception"
 			body["text"] = firstLine(ex.Description)
+			if len(p.CallFrames) > 0 {
+				if path, _, _, _ := b.place(p.CallFrames[0].Location); path == "" {
+					// Stopped in node's own code (an ES module's loader
+					// rethrowing): say where the error was thrown.
+					if f, l := b.thrownAt(ex.Description); f != "" {
+						body["description"] = fmt.Sprintf("Paused on exception thrown at %s:%d", relTo(b.root, f), l)
+					}
+				}
+			}
 		case len(p.HitBreakpoints) > 0:
 			body["reason"] = "breakpoint"
 			body["hitBreakpointIds"] = hit
@@ -553,6 +562,48 @@ func (b *nodeBridge) onCDP(method string, params json.RawMessage) {
 		clear(b.refs)
 		b.mu.Unlock()
 	}
+}
+
+// stackPlace is a file location in an error's stack ("at f (file:///a.js:2:9)").
+var stackPlace = regexp.MustCompile(`\(?((?:file://)?/[^\s():]+):(\d+):(\d+)\)?`)
+
+// thrownAt is the first place in a stack trace that is a file, mapped to
+// its source when a source map read so far covers it.
+func (b *nodeBridge) thrownAt(stack string) (string, int) {
+	for _, line := range strings.Split(stack, "\n")[1:] {
+		m := stackPlace.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		path := urlPath(m[1])
+		ln, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		if path == "" || ln <= 0 {
+			continue
+		}
+		if sm := b.mapFor(path); sm != nil {
+			if f, l, _, ok := sm.original(ln-1, max(col-1, 0)); ok {
+				return f, l + 1
+			}
+		}
+		return path, ln
+	}
+	return "", 0
+}
+
+// mapFor is the source map read so far of a generated file.
+func (b *nodeBridge) mapFor(gen string) *sourceMap {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if m := b.fileMaps[gen]; m != nil {
+		return m
+	}
+	for id, m := range b.maps {
+		if m != nil && urlPath(b.scripts[id].URL) == gen {
+			return m
+		}
+	}
+	return nil
 }
 
 func firstLine(s string) string {

@@ -235,8 +235,9 @@ func TestNodeUncaughtException(t *testing.T) {
 	}
 
 	l = do(t, sv, "c", root, request{Op: "launch", Program: "throw.mjs"})
-	if l.Stop == nil || l.Stop.Reason != "exception" || !strings.Contains(l.Stop.Exception, "TypeError: empty input") {
-		t.Fatalf("an uncaught exception in an ES module should stop and name the TypeError: %s", l)
+	if l.Stop == nil || l.Stop.Reason != "exception" || !strings.Contains(l.Stop.Exception, "TypeError: empty input") ||
+		!strings.Contains(l.Stop.Description, "thrown at throw.mjs:2") {
+		t.Fatalf("an uncaught exception in an ES module should stop, name the TypeError and say where it was thrown: %s", l)
 	}
 	do(t, sv, "c", root, request{Op: "terminate"})
 	testenv.RequireNoProcs(t, root)
@@ -376,4 +377,47 @@ func TestNodePackageScript(t *testing.T) {
 		}
 	}
 	testenv.RequireNoProcs(t, root)
+}
+
+// TestNodeTypeScriptProjects: a .ts file under a tsconfig.json compiles
+// with the project's settings; one in an ES module package (no tsconfig)
+// compiles to ES modules. Both stop at a .ts breakpoint.
+func TestNodeTypeScriptProjects(t *testing.T) {
+	t.Parallel()
+	testenv.RequireBinary(t, "node")
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+	}{
+		{"tsconfig", map[string]string{
+			"package.json":  "{}\n",
+			"tsconfig.json": `{"compilerOptions": {"target": "es2020", "module": "commonjs", "rootDir": "src", "outDir": "build", "strict": true}, "include": ["src"]}`,
+			"src/app.ts":    tsCount,
+		}},
+		{"esm", map[string]string{
+			"package.json": `{"type": "module"}` + "\n",
+			"src/app.ts":   tsCount,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := testenv.Workspace(t, tc.files)
+			needTsc(t, root)
+			sv := dap.NewSupervisor(dap.Config{})
+			defer sv.Close()
+			do(t, sv, "c", root, request{Op: "breakpoints", File: "src/app.ts", Breakpoints: []dap.SourceBreakpoint{{Line: 7, Condition: "item.n === 3"}}})
+			l := do(t, sv, "c", root, request{Op: "launch", Program: "src/app.ts"})
+			if l.Stop == nil || filepath.Base(l.Stop.File) != "app.ts" || l.Stop.Line != 7 {
+				t.Fatalf("launch should stop at app.ts:7: %s", l)
+			}
+			evaluates(t, sv, root, "total", "30")
+			if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil || c.Exited.Code != 0 {
+				t.Fatalf("continue should run to the end: %s", c)
+			}
+			if _, err := os.Stat(filepath.Join(root, "build")); err == nil {
+				t.Fatal("the compile should not write into the project")
+			}
+			testenv.RequireNoProcs(t, root)
+		})
+	}
 }
