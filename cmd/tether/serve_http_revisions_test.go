@@ -284,3 +284,22 @@ func TestHostModernCancel(t *testing.T) {
 		t.Error("the cancelled cell ran to its end")
 	}
 }
+
+// TestHostEvalKeepAlive: a cell that prints nothing for longer than the
+// keep-alive interval (15 s) still sends its 2026-07-28 client progress
+// notifications saying it runs, so that the client does not give up on it.
+func TestHostEvalKeepAlive(t *testing.T) {
+	hp := startHostProc(t, t.TempDir())
+	a := openRev(t, hp.url, "2026-07-28", "t-ops-0123456789", "keep-alive-conversation")
+	p := &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{"code": "import time\ntime.sleep(17)\nprint('woke')", "description": "stay silent past the keep-alive interval"}}
+	p.SetProgressToken("cell")
+	res, err := a.cs.CallTool(context.Background(), p)
+	if err != nil || res.IsError || !strings.Contains(textOfRes(res), "woke") {
+		t.Fatalf("eval: %v %q", err, textOfRes(res))
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.progress) == 0 || !strings.Contains(a.progress[0].Message, "eval: still running") || a.progress[0].ProgressToken != "cell" {
+		t.Errorf("progress during a silent 17 s cell: %+v; want eval: still running", a.progress)
+	}
+}
