@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -33,6 +34,10 @@ type ScanQuery struct {
 	// MaxResults bounds the findings returned; 0 means no limit. Total
 	// counts them all.
 	MaxResults int
+	// Fix makes ScanResult.Plan: every finding's fix, applied to the
+	// content the scan read (of overlapping fixes in a file, the first in
+	// source order wins), to stage or apply as a rewrite's plan.
+	Fix bool
 }
 
 // Finding is one match of one rule.
@@ -63,6 +68,8 @@ type ScanResult struct {
 	KindSkipped int         `json:"kindSkipped,omitempty"`
 	Skipped     Skips       `json:"skipped"`
 	Errors      []FileError `json:"errors,omitempty"`
+	// Plan holds the fixes with ScanQuery.Fix (nil without).
+	Plan *Plan `json:"-"`
 }
 
 type scanRule struct {
@@ -82,7 +89,8 @@ type scanJob struct {
 	skip        string
 	size        int64
 	err         error
-	ruleCount   int
+	// src is the content scanned, kept for the fixes of its findings
+	src []byte
 }
 
 // Scan runs q's rules over its paths.
@@ -165,7 +173,7 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 				if i >= len(jobs) || ctx.Err() != nil {
 					return
 				}
-				if err := s.scanFile(ctx, fsys, base, byLang, runners, jobs[i]); err != nil {
+				if err := s.scanFile(ctx, fsys, base, byLang, runners, jobs[i], q.Fix); err != nil {
 					stop(err)
 					return
 				}
@@ -179,7 +187,13 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 		}
 		return nil, fmt.Errorf("search: cancelled: %w", err)
 	}
+	if q.Fix {
+		res.Plan = &Plan{Result: &Result{}, Source: "tether scan"}
+	}
 	for _, j := range jobs {
+		if res.Plan != nil && j.src != nil {
+			fixPlan(res.Plan, j)
+		}
 		switch {
 		case j.skip == "binary":
 			res.Skipped.Binary++
@@ -217,7 +231,7 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 }
 
 // scanFile runs the rules of the file's language that its path is for.
-func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLang map[string][]*scanRule, runners map[*rule.Rule]*rule.Runner, j *scanJob) error {
+func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLang map[string][]*scanRule, runners map[*rule.Rule]*rule.Runner, j *scanJob, fix bool) error {
 	lang := langForPath(j.path)
 	abs, err := filepath.Abs(j.path)
 	if err != nil {
@@ -309,10 +323,36 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 			return fmt.Errorf("rule %s in %s: %w", sr.r.ID, j.path, err)
 		}
 		for i := range ms {
-			j.findings = append(j.findings, s.finding(tree, j.path, lang, sr.r, rn, &ms[i]))
+			f := s.finding(tree, j.path, lang, sr.r, rn, &ms[i])
+			if fix && f.Replacement != nil {
+				j.src = src
+			}
+			j.findings = append(j.findings, f)
 		}
 	}
 	return nil
+}
+
+// fixPlan applies the fixes of one file's findings to the content scanned:
+// in source order, a fix that overlaps one already taken is left out.
+func fixPlan(p *Plan, j *scanJob) {
+	fs := append([]Finding(nil), j.findings...)
+	sort.SliceStable(fs, func(a, b int) bool { return fs[a].FixStart < fs[b].FixStart })
+	var edits []matcher.Edit
+	last := -1
+	for _, f := range fs {
+		if f.Replacement == nil || f.FixStart < last {
+			continue
+		}
+		edits = append(edits, matcher.Edit{Start: f.FixStart, End: f.FixEnd, Text: *f.Replacement})
+		last = f.FixEnd
+	}
+	p.Edits += len(edits)
+	nw := matcher.Apply(j.src, edits)
+	if !bytes.Equal(nw, j.src) {
+		p.Changes = append(p.Changes, FileChange{Path: j.path, Old: j.src, New: nw, Replacements: len(edits)})
+		p.Replacements += len(edits)
+	}
 }
 
 func (s *Searcher) finding(tree *engine.Tree, path, lang string, r *rule.Rule, rn *rule.Runner, m *rule.Match) Finding {

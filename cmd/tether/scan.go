@@ -31,12 +31,14 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&asJSON, "json", "print findings as ast-grep's scan JSON: --json or --json=pretty, --json=compact, --json=stream")
 	var globs globList
 	fs.Var(&globs, "globs", "include (GLOB) or exclude (!GLOB) files, as for ast-grep run; repeatable")
+	updateAll := fs.Bool("U", false, "apply every rule's fix (all or nothing: a file changed since the scan read it stops the whole change)")
+	fs.BoolVar(updateAll, "update-all", false, "same as -U")
 	maxResults := fs.Int("max-results", 0, "show at most N findings (0: no limit); the total is still counted")
 	threads := fs.Int("j", 0, "parse and match on N threads (default: every core)")
 	var trees treeCacheFlags
 	trees.register(fs, cliTreeMemory)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether scan [-r RULE_FILE | --inline-rules TEXT | -c sgconfig.yml] [--filter REGEX] [--json[=pretty|compact|stream]] [--globs GLOB]... [--max-results N] [PATH...]")
+		fmt.Fprintln(stderr, "usage: tether scan [-r RULE_FILE | --inline-rules TEXT | -c sgconfig.yml] [--filter REGEX] [-U] [--json[=pretty|compact|stream]] [--globs GLOB]... [--max-results N] [PATH...]")
 		fmt.Fprintln(stderr, "Runs ast-grep rules over PATH (default .). Exits 0 unless a finding has severity error (1) or the scan fails (2).")
 		fs.PrintDefaults()
 	}
@@ -115,7 +117,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	s := search.NewSearcher(e, search.Config{Workers: *threads, MaxText: -1})
-	res, err := s.Scan(ctx, search.ScanQuery{Rules: rules, Paths: paths, Globs: globs, Base: base, MaxResults: *maxResults})
+	res, err := s.Scan(ctx, search.ScanQuery{Rules: rules, Paths: paths, Globs: globs, Base: base, MaxResults: *maxResults, Fix: *updateAll})
 	if err != nil {
 		fmt.Fprintln(stderr, "tether scan:", err)
 		return 2
@@ -132,6 +134,15 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, fe := range res.Errors {
 		fmt.Fprintf(stderr, "tether scan: %s: %s\n", fe.Path, fe.Err)
+	}
+	if *updateAll && res.Plan != nil && len(res.Plan.Changes) > 0 {
+		st := search.NewStager("")
+		if _, err := st.Accept(st.Stage(res.Plan)); err != nil {
+			fmt.Fprintln(stderr, "tether scan:", err)
+			return 2
+		}
+		// ast-grep's words, on stderr as it prints them
+		fmt.Fprintf(stderr, "Applied %d changes\n", res.Plan.Edits)
 	}
 	if len(res.Findings) < res.Total {
 		fmt.Fprintf(stderr, "tether scan: %d of %d findings shown: raise --max-results to see more\n", len(res.Findings), res.Total)

@@ -58,6 +58,16 @@ func TestScanCLI(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "rule.hass: unknown key") {
 		t.Errorf("a bad rule: %d %q", code, errs)
 	}
+	// -U applies the fixes: two overlapping findings, the outer one wins
+	src := filepath.Join(dir, "a.py")
+	if err := os.WriteFile(src, []byte("if x == None:\n    y = (a == None) == None\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runScanCLI(t, "--inline-rules", "id: none\nlanguage: python\nrule: {pattern: $X == None}\nfix: $X is None\n", "-U", src)
+	got, _ := os.ReadFile(src)
+	if code != 0 || string(got) != "if x is None:\n    y = (a == None) is None\n" || !strings.Contains(errs, "Applied 2 changes") {
+		t.Errorf("-U: %d %q\n%s", code, errs, got)
+	}
 	t.Chdir(dir)
 	code, _, errs = runScanCLI(t)
 	if code != 2 || !strings.Contains(errs, "no sgconfig.yml") {
