@@ -39,7 +39,18 @@ func (f *confineFake) dial(spec Server, root string) (*instance, error) {
 			return reply(ctx, map[string]any{"capabilities": map[string]any{
 				"hoverProvider": true, "definitionProvider": true, "referencesProvider": true,
 				"documentSymbolProvider": true, "workspaceSymbolProvider": true,
-				"renameProvider": true, "codeActionProvider": true, "callHierarchyProvider": true}}, nil)
+				"renameProvider": true, "codeActionProvider": true, "callHierarchyProvider": true,
+				"executeCommandProvider": map[string]any{"commands": []string{"fake.apply"}},
+				"workspace":              map[string]any{"fileOperations": map[string]any{"willRename": map[string]any{}, "didRename": map[string]any{}}}}}, nil)
+		case "workspace/executeCommand":
+			// The command's edit comes back through workspace/applyEdit
+			// before the command answers.
+			go func() {
+				var res json.RawMessage
+				_, err := conn.Call(context.Background(), "workspace/applyEdit", map[string]any{"edit": f.answers["fake.applyEdit"]}, &res)
+				reply(context.Background(), nil, err)
+			}()
+			return nil
 		case "textDocument/didOpen", "textDocument/didChange":
 			var p struct {
 				TextDocument struct {
@@ -320,6 +331,31 @@ func TestConfineEdits(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(filepath.Dir(outside), "new.go")); err == nil {
 				t.Fatal("a file was created outside the workspace")
+			}
+		})
+		t.Run("staged_"+c.name, func(t *testing.T) {
+			// Staging refuses the same edits whole: a code action's own
+			// edit, one a command sends back, a rename preview and the
+			// import updates of a file move.
+			f.answers = map[string]any{"textDocument/codeAction": []any{
+				map[string]any{"title": "reaches out", "kind": "quickfix", "edit": c.edit},
+				map[string]any{"title": "command reaches out", "kind": "quickfix", "command": map[string]any{"title": "x", "command": "fake.apply"}},
+			}, "fake.applyEdit": c.edit, "textDocument/rename": c.edit, "workspace/willRenameFiles": c.edit}
+			q := ActionQuery{Position: pos}
+			for what, stage := range map[string]func() (*ProposedEdit, error){
+				"action":  func() (*ProposedEdit, error) { return s.ApplyCodeAction(ctx, q, "reaches out") },
+				"command": func() (*ProposedEdit, error) { return s.ApplyCodeAction(ctx, q, "command reaches out") },
+				"rename":  func() (*ProposedEdit, error) { return s.RenamePreview(ctx, pos, "B") },
+				"move":    func() (*ProposedEdit, error) { return s.RenameFile(ctx, "a.go", "b.go") },
+			} {
+				pe, err := stage()
+				if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "outside the workspace") ||
+					!strings.Contains(err.Error(), "nothing was changed") {
+					t.Fatalf("%s touching %s: %+v %v", what, c.want, pe, err)
+				}
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, "a.go")); string(after) != string(before) {
+				t.Fatalf("a.go changed:\n%s", after)
 			}
 		})
 		t.Run("code_action_"+c.name, func(t *testing.T) {
