@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -50,6 +51,7 @@ type DiskCache struct {
 	reserved int64
 	pruning  bool
 	added    int64 // bytes written while a prune runs
+	inflight int64 // bytes of writes under way
 	bg       sync.WaitGroup
 	lmu      sync.Mutex // serializes this process's ledger records
 
@@ -57,7 +59,20 @@ type DiskCache struct {
 	// next count replaces it
 	ledgerDamaged atomic.Bool
 	touched       atomic.Int64 // directory entries listed, for tests
+
+	// deferred writes (DeferWrites): whole entries waiting in memory, by
+	// key, in the order they came, and their bytes
+	qmu       sync.Mutex
+	deferring bool
+	queue     []treeKey
+	queued    map[treeKey][]byte
+	qbytes    int64
 }
+
+// maxDeferredBytes bounds the entries a tier that defers its writes holds
+// in memory: past it an entry is written at once. Go's src/net (390 files)
+// makes about 10 MiB of entries.
+const maxDeferredBytes = 16 << 20
 
 // diskMagic starts every entry; the version changes with the layout.
 const diskMagic = "tether-tree-v1\n\x00"
@@ -109,19 +124,105 @@ func OpenDiskCache(dir string, budget int64) (*DiskCache, error) {
 // after its answer, before it exits; what a bound or a kill cuts short
 // leaves the tier readable (every removal and record is whole) and is done
 // again by a later process.
+//
+// Writes deferred (DeferWrites) are made first, within the same bound; the
+// ones the bound leaves are dropped (a later process parses those files
+// again).
 func (d *DiskCache) Settle(bound time.Duration) {
+	deadline := time.Now().Add(bound)
+	d.flush(deadline)
 	done := make(chan struct{})
 	go func() {
 		d.bg.Wait()
 		close(done)
 	}()
-	t := time.NewTimer(bound)
+	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
 	case <-done:
 	case <-t.C:
 	}
 	d.releaseLedger()
+}
+
+// DeferWrites makes the tier keep the entries it is given in memory, up to
+// a bound (16 MiB), and write them at Settle: a CLI search prints its
+// answer before it writes the trees it parsed. An entry past the bound is
+// written at once. Each entry is still written whole (a temporary file
+// renamed into place), so a process killed before or while it settles
+// leaves only whole entries; the trees it did not write are parsed again
+// by a later process.
+func (d *DiskCache) DeferWrites() {
+	d.qmu.Lock()
+	defer d.qmu.Unlock()
+	d.deferring = true
+}
+
+// deferred keeps the entry b under k for Settle and reports true, or
+// reports false when writes are not deferred or b does not fit.
+func (d *DiskCache) deferred(k treeKey, b []byte) bool {
+	d.qmu.Lock()
+	defer d.qmu.Unlock()
+	if !d.deferring || d.qbytes+int64(cap(b)) > maxDeferredBytes {
+		return false
+	}
+	if _, ok := d.queued[k]; ok {
+		return true
+	}
+	if d.queued == nil {
+		d.queued = map[treeKey][]byte{}
+	}
+	d.queued[k] = b
+	d.queue = append(d.queue, k)
+	d.qbytes += int64(cap(b))
+	return true
+}
+
+// pendingEntry returns the entry waiting under k, if one does.
+func (d *DiskCache) pendingEntry(k treeKey) ([]byte, bool) {
+	d.qmu.Lock()
+	defer d.qmu.Unlock()
+	b, ok := d.queued[k]
+	return b, ok
+}
+
+// flush writes the deferred entries, on as many goroutines as the process
+// has cores, until they are written or the deadline passes; the rest are
+// dropped.
+func (d *DiskCache) flush(deadline time.Time) {
+	next := func() (treeKey, []byte, bool) {
+		d.qmu.Lock()
+		defer d.qmu.Unlock()
+		if len(d.queue) == 0 || time.Now().After(deadline) {
+			d.queue, d.queued, d.qbytes = nil, nil, 0
+			return treeKey{}, nil, false
+		}
+		k := d.queue[0]
+		d.queue = d.queue[1:]
+		return k, d.queued[k], true
+	}
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), 4)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k, b, ok := next()
+				if !ok {
+					return
+				}
+				d.write(k, b)
+				// the entry stays readable under its key until written
+				d.qmu.Lock()
+				if d.queued != nil {
+					delete(d.queued, k)
+					d.qbytes -= int64(cap(b))
+				}
+				d.qmu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func (d *DiskCache) path(k treeKey) string {
@@ -132,6 +233,9 @@ func (d *DiskCache) path(k treeKey) string {
 // load returns the encoded tree stored under k, or false when there is none
 // or what is there does not check out.
 func (d *DiskCache) load(k treeKey) ([]byte, bool) {
+	if b, ok := d.pendingEntry(k); ok {
+		return b[len(diskMagic)+2*sha256.Size:], true
+	}
 	p := d.path(k)
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -157,6 +261,9 @@ func (d *DiskCache) load(k treeKey) ([]byte, bool) {
 
 // has reports whether an entry for k exists (unchecked).
 func (d *DiskCache) has(k treeKey) bool {
+	if _, ok := d.pendingEntry(k); ok {
+		return true
+	}
 	_, err := os.Stat(d.path(k))
 	return err == nil
 }
@@ -184,6 +291,11 @@ func (d *DiskCache) storeTree(k treeKey, t *engine.Tree) {
 	if err == nil {
 		sum := sha256.Sum256(b[head:])
 		copy(b[len(diskMagic)+sha256.Size:], sum[:])
+		if d.deferred(k, b) {
+			// the buffer is the entry's until the process ends (a
+			// load may hand out its tree's bytes): not pooled
+			return
+		}
 		d.write(k, b)
 	}
 	if cap(b) <= maxPooledEntry {
@@ -206,20 +318,28 @@ const maxPooledEntry = 4 << 20
 // and prunes when the tier passes its budget.
 func (d *DiskCache) write(k treeKey, b []byte) {
 	p := d.path(k)
-	d.reserve(int64(len(b)))
+	n := int64(len(b))
+	d.reserve(n)
+	// counted as under way before the file exists, so that a prune's
+	// count (which may or may not list it) is never short of it
+	d.mu.Lock()
+	d.inflight += n
+	if d.pruning {
+		d.added += n
+	}
+	d.mu.Unlock()
 	if err := fsutil.WriteCacheFile(p, b, 0o600); err != nil {
 		if os.MkdirAll(filepath.Dir(p), 0o700) != nil || fsutil.WriteCacheFile(p, b, 0o600) != nil {
 			d.mu.Lock()
-			d.reserved += int64(len(b))
+			d.inflight -= n
+			d.reserved += n
 			d.mu.Unlock()
 			return
 		}
 	}
 	d.mu.Lock()
-	d.size += int64(len(b))
-	if d.pruning {
-		d.added += int64(len(b))
-	}
+	d.inflight -= n
+	d.size += n
 	prune := d.size > d.budget
 	d.mu.Unlock()
 	if prune {
@@ -294,8 +414,11 @@ func (d *DiskCache) prune() {
 		d.lmu.Lock()
 		d.mu.Lock()
 		if d.added == 0 || pass == 3 {
-			d.size = total + d.added
-			added := d.added
+			// writes under way may be missed by the listing: their
+			// bytes are counted on top (a later prune corrects the
+			// ones it did list)
+			added := d.added + d.inflight
+			d.size = total + added
 			d.reserved = 0
 			d.pruning = false
 			d.mu.Unlock()

@@ -17,3 +17,18 @@ func DiskLedgerPath(d *DiskCache) string { return d.ledgerPath() }
 
 // RemoveDiskLedger removes d's ledger, as a tier made before there was one.
 func RemoveDiskLedger(d *DiskCache) error { return os.Remove(d.ledgerPath()) }
+
+// DeferredBytes is the memory d's deferred entries hold (DeferWrites).
+func DeferredBytes(d *DiskCache) int64 {
+	d.qmu.Lock()
+	defer d.qmu.Unlock()
+	return d.qbytes
+}
+
+// DeferEntry stores b as the entry for key as a parsed tree's entry is
+// stored: kept for Settle while writes are deferred and it fits.
+func DeferEntry(d *DiskCache, key [32]byte, b []byte) {
+	if !d.deferred(treeKey(key), b) {
+		d.write(treeKey(key), b)
+	}
+}

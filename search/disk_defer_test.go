@@ -1,0 +1,85 @@
+package search_test
+
+import (
+	"encoding/binary"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/search"
+)
+
+// TestDiskTierDefersWrites: a tier that defers its writes (a CLI search)
+// writes no entry while the search runs, serves the trees it holds to a
+// new store before it settles, and writes every one at Settle, counted in
+// its ledger.
+func TestDiskTierDefersWrites(t *testing.T) {
+	dir := t.TempDir()
+	s, d := withDisk(t, dir, 0, true)
+	d.DeferWrites()
+	q := search.Query{Pattern: "$X.Lock()", Language: "go", Paths: []string{filepath.Join(testenv.RepoRoot(), "search")}}
+	first, err := s.Search(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Total == 0 || first.Parsed == 0 {
+		t.Fatalf("%d matches in %d trees: want some", first.Total, first.Parsed)
+	}
+	if n := len(diskEntries(t, dir)); n != 0 {
+		t.Fatalf("%d entries written during the search, want them all deferred", n)
+	}
+	if search.DeferredBytes(d) == 0 {
+		t.Fatal("nothing deferred")
+	}
+	// a new memory store over the same tier finds every tree
+	c := search.NewCache(0)
+	c.SetDisk(d)
+	again, err := search.NewSearcher(parser(t), search.Config{Cache: c, WholeFiles: true}).Search(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Total != first.Total || again.CacheHits != again.Parsed {
+		t.Errorf("before Settle: %d matches (want %d), %d of %d trees from the tier", again.Total, first.Total, again.CacheHits, again.Parsed)
+	}
+	d.Settle(time.Minute)
+	if search.DeferredBytes(d) != 0 {
+		t.Errorf("%d bytes still deferred after Settle", search.DeferredBytes(d))
+	}
+	onDisk, n := tierBytes(t, dir)
+	if n == 0 {
+		t.Fatal("Settle wrote no entry")
+	}
+	if got := d.Stats().Bytes; got != onDisk {
+		t.Errorf("the tier counts %d bytes, %d on disk", got, onDisk)
+	}
+	checkFromDisk(t, dir, []string{"$X.Lock()"}, true)
+}
+
+// TestDiskTierDeferredBound: what a tier defers stays within its bound
+// (16 MiB); the entries past it are written at once, none lost.
+func TestDiskTierDeferredBound(t *testing.T) {
+	dir := t.TempDir()
+	d, err := search.OpenDiskCache(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.DeferWrites()
+	const entries, size = 40, 1 << 20
+	for i := range entries {
+		var k [32]byte
+		binary.LittleEndian.PutUint64(k[:], uint64(i+1))
+		search.DeferEntry(d, k, make([]byte, size))
+		if got := search.DeferredBytes(d); got > 16<<20 {
+			t.Fatalf("after %d entries %d bytes deferred, over the 16 MiB bound", i+1, got)
+		}
+	}
+	_, written := tierBytes(t, dir)
+	if written == 0 || written == entries {
+		t.Fatalf("%d of %d entries written before Settle: want those past the bound", written, entries)
+	}
+	d.Settle(time.Minute)
+	if _, n := tierBytes(t, dir); n != entries {
+		t.Errorf("after Settle %d of %d entries on disk", n, entries)
+	}
+}
