@@ -51,7 +51,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&globs, "globs", "include (GLOB) or exclude (!GLOB) files and directories, gitignore-style globs relative to the working directory; repeatable, the later winning; beats ignore files, as ast-grep's --globs")
 	maxResults := fs.Int("max-results", 0, "show at most N matches (0: no limit); the total is still counted")
 	threads := fs.Int("j", 0, "parse and match on N threads (default: every core)")
-	var trees treeCacheFlags
+	trees := treeCacheFlags{deferWrites: true}
 	trees.register(fs, cliTreeMemory)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [--selector KIND] [-l LANG] [-r REWRITE] [-U] [--include-errors] [--json[=pretty|compact|stream]] [--debug-query[=pattern|ast|cst|sexp]] [--globs GLOB]... [-A N] [-B N] [-C N] [--color WHEN] [--heading WHEN] [--files-with-matches] [--max-results N] [PATH...]")

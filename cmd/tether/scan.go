@@ -35,7 +35,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(updateAll, "update-all", false, "same as -U")
 	maxResults := fs.Int("max-results", 0, "show at most N findings (0: no limit); the total is still counted")
 	threads := fs.Int("j", 0, "parse and match on N threads (default: every core)")
-	var trees treeCacheFlags
+	trees := treeCacheFlags{deferWrites: true}
 	trees.register(fs, cliTreeMemory)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tether scan [-r RULE_FILE | --inline-rules TEXT | -c sgconfig.yml] [--filter REGEX] [-U] [--json[=pretty|compact|stream]] [--globs GLOB]... [--max-results N] [PATH...]")

@@ -45,6 +45,9 @@ type treeCacheFlags struct {
 	defaultLimit int64
 	// opened is the disk tier apply opened, nil for none
 	opened *search.DiskCache
+	// deferWrites: the tier writes the trees a search parsed at settle,
+	// after the answer (a CLI search; see search.DiskCache.DeferWrites)
+	deferWrites bool
 }
 
 // register adds the flags; memory is the default memory budget.
@@ -103,6 +106,9 @@ func (f *treeCacheFlags) apply(stderr io.Writer) {
 	if err == nil {
 		var d *search.DiskCache
 		if d, err = search.OpenDiskCache(dir, f.disk.n); err == nil {
+			if f.deferWrites {
+				d.DeferWrites()
+			}
 			c.SetDisk(d)
 			f.opened = d
 			return
