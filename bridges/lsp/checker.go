@@ -108,7 +108,7 @@ func (s *Supervisor) projectRoots(spec Server) []projectRoot {
 		return []projectRoot{{s.workdir, m}}
 	}
 	for _, other := range s.servers {
-		if other.markerIn(s.workdir) != "" {
+		if !other.Linter && other.markerIn(s.workdir) != "" {
 			return nil // a project of another language, with its fixtures below
 		}
 	}

@@ -251,3 +251,29 @@ func TestLinterWithoutServer(t *testing.T) {
 		t.Fatalf("want biome's noDebugger and a note on typescript-language-server: %+v notes %q", d.Items, notes)
 	}
 }
+
+// TestCheckLooksPastLinterConfig: a linter's configuration at the
+// workspace root (biome.json) does not make the root a project of another
+// language: diagnostics "*" still finds the Go project below it.
+func TestCheckLooksPastLinterConfig(t *testing.T) {
+	testenv.RequireBinary(t, "go")
+	var rows []lsp.Server
+	for _, r := range lsp.DefaultServers() {
+		if r.Name == "gopls" || r.Name == "biome" {
+			rows = append(rows, r)
+		}
+	}
+	dir := testenv.Workspace(t, map[string]string{
+		"biome.json": "{}\n",
+		"svc/go.mod": "module example.com/svc\n\ngo 1.21\n",
+		"svc/vet.go": "package svc\n\nimport \"fmt\"\n\nfunc Bad() { fmt.Printf(\"%d\\n\", \"x\") }\n",
+	})
+	s := newSupervisor(t, dir, lsp.WithOnlyServers(rows...))
+	rep, err := s.Check(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Ran) != 1 || !strings.Contains(rep.Ran[0], "in svc") {
+		t.Fatalf("want go vet run in svc: ran %v, items %+v", rep.Ran, rep.Items)
+	}
+}
