@@ -149,6 +149,7 @@ type debugReply struct {
 	Modules          []dap.Module          `json:"modules,omitempty"`
 	Memory           *dap.Memory           `json:"memory,omitempty"`
 	Instructions     []dap.Instruction     `json:"instructions,omitempty"`
+	Children         []dap.Child           `json:"children,omitempty"`
 }
 
 // DebugTool returns the debug tool bound to a supervisor, a working dir and a
@@ -286,7 +287,7 @@ func debugDo(ctx context.Context, sv *dap.Supervisor, conv, root string, req deb
 		if err != nil {
 			return "", nil, err
 		}
-		r.Session, r.Stop = st.Session, st.Stop
+		r.Session, r.Stop, r.Children = st.Session, st.Stop, sv.Children(conv)
 		writeStatus(&b, st)
 	case "breakpoints":
 		if err := debugBreakpoints(ctx, sv, conv, root, req, &b, r); err != nil {

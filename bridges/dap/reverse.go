@@ -431,3 +431,18 @@ func (s *session) liveChildren() []*session {
 	}
 	return out
 }
+
+// Children lists the live session's child sessions (started by the
+// adapter's startDebugging), with their numbers for UseSession; none
+// without a live session.
+func (sv *Supervisor) Children(conversationID string) []Child {
+	c, err := sv.lock(conversationID)
+	if err != nil {
+		return nil
+	}
+	defer c.mu.Unlock()
+	if c.live == nil {
+		return nil
+	}
+	return c.live.childList()
+}

@@ -92,6 +92,9 @@ func driveScripted(t *testing.T, entry dap.Adapter) {
 	if !strings.Contains(st.Session, `1 "scripted child" stopped (entry) on thread 7`) {
 		t.Fatalf("status should list the child session: %s", st.Session)
 	}
+	if k := sv.Children("c"); len(k) != 1 || k[0].Index != 1 || k[0].Name != "scripted child" || !strings.HasPrefix(k[0].State, "stopped (entry)") {
+		t.Fatalf("status should list the child session as data: %+v", k)
+	}
 	// The parent has no stop; session 1 is the child.
 	if err := sv.UseSession("c", 2); err == nil || !strings.Contains(err.Error(), "1 child session") {
 		t.Fatalf("a child session that does not exist should be refused, counting those that do: %v", err)
