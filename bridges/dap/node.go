@@ -151,7 +151,13 @@ func mustJSON(v any) []byte {
 // stop kills node's process tree and closes both connections.
 func (b *nodeBridge) stop() {
 	if b.cmd != nil && b.cmd.Process != nil {
-		killTreeAndGroups([]int{b.cmd.Process.Pid}, b.cmd.Process.Pid)
+		select {
+		case <-b.exit:
+			// Reaped: its pid may be another process's by now. Its group's
+			// members, if any are left, are the session's to kill.
+		default:
+			killTreeAndGroups([]int{b.cmd.Process.Pid}, b.cmd.Process.Pid)
+		}
 	}
 	if b.cdp != nil {
 		b.cdp.close()
