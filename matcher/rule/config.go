@@ -310,13 +310,18 @@ type Runner struct {
 	ms    []*matcher.Matcher
 	err   error
 	ticks int
+	// treeTicks are the steps spent in the current tree (Find)
+	treeTicks int
 	// ret is the node the last successful match yielded (relNode)
 	ret engine.Node
 }
 
 // maxTicks bounds the rule steps (a node tried by a relational rule, a
-// pattern tried) at one candidate node.
-const maxTicks = 2_000_000
+// pattern tried) at one candidate node, maxTreeTicks those in one tree.
+const (
+	maxTicks     = 2_000_000
+	maxTreeTicks = 50_000_000
+)
 
 // NewRunner returns a Runner for r.
 func NewRunner(r *Rule) *Runner {
@@ -343,6 +348,7 @@ func (r *Runner) tick() bool {
 		return false
 	}
 	r.ticks++
+	r.treeTicks++
 	if r.ticks&1023 == 0 {
 		if err := r.ctx.Err(); err != nil {
 			r.fail(err)
@@ -351,6 +357,10 @@ func (r *Runner) tick() bool {
 	}
 	if r.ticks > maxTicks {
 		r.fail(fmt.Errorf("%w: the rule's relational parts took more than %d steps at one node; narrow stopBy or add a kind", matcher.ErrTooExpensive, maxTicks))
+		return false
+	}
+	if r.treeTicks > maxTreeTicks {
+		r.fail(fmt.Errorf("%w: the rule took more than %d steps in one file; narrow stopBy (end searches the whole subtree or every ancestor) or add a kind", matcher.ErrTooExpensive, maxTreeTicks))
 		return false
 	}
 	return true
@@ -377,7 +387,7 @@ func (r *Rule) Tokens() []string { return append([]string(nil), r.tokens...) }
 // with the context's error, or ErrTooExpensive (wrapped) when matching at
 // one node runs out of its budget.
 func (r *Runner) Find(ctx context.Context, t *engine.Tree) ([]Match, error) {
-	r.ctx, r.err = ctx, nil
+	r.ctx, r.err, r.treeTicks = ctx, nil, 0
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

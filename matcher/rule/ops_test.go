@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
 )
 
@@ -64,5 +65,16 @@ func TestErrors(t *testing.T) {
 				t.Errorf("err = %v, want one saying %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestBudget: a rule whose relational parts search the whole file from
+// every candidate runs out of its per-file budget with ErrTooExpensive,
+// never answering "no matches".
+func TestBudget(t *testing.T) {
+	src := "package p\n\nfunc f() {\n" + strings.Repeat("\tv := a + b\n", 2500) + "}\n"
+	_, err := run(t, "go", `{"kind":"identifier","inside":{"kind":"source_file","stopBy":"end","has":{"kind":"identifier","regex":"^nowhere$","stopBy":"end"}}}`, src)
+	if !errors.Is(err, matcher.ErrTooExpensive) {
+		t.Fatalf("err = %v, want ErrTooExpensive", err)
 	}
 }
