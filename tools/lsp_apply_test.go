@@ -55,6 +55,11 @@ func TestLSPApplyGo(t *testing.T) {
 		if res.IsError || !strings.Contains(readFile(t, file), `"bytes"`) {
 			t.Fatalf("accept: %s\n%s", res.AllText(), readFile(t, file))
 		}
+		// Diagnostics after: the undefined name is cleared, the unused
+		// import (there before) is not new.
+		if text := res.AllText(); !strings.Contains(text, "lsp: imp.go") || !strings.Contains(text, "cleared") {
+			t.Fatalf("accept: want imp.go's diagnostics after, got %s", text)
+		}
 	})
 	t.Run("organize imports with a drift rejection", func(t *testing.T) {
 		id := stageID(t, r, "lsp_apply", map[string]any{"file": "imp.go", "line": 1, "action": "source.organizeImports"}, `-	"strings"`)
@@ -212,8 +217,8 @@ func TestRenameFileTypeScript(t *testing.T) {
 	callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "discard"})
 	id = stageID(t, r, "rename_file", map[string]any{"from": "src/shapes.ts", "to": "src/geo/shapes.ts", "preview": true})
 	res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
-	if res.IsError || !strings.Contains(res.AllText(), "src/shapes.ts -> src/geo/shapes.ts") {
-		t.Fatalf("accept: %s", res.AllText())
+	if res.IsError || !strings.Contains(res.AllText(), "src/shapes.ts -> src/geo/shapes.ts") || !strings.Contains(res.AllText(), "lsp: ") {
+		t.Fatalf("accept: want the move and diagnostics after, got %s", res.AllText())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "src/shapes.ts")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("the file is still at its old path")
