@@ -332,6 +332,17 @@ func TestProgressBothRevisions(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("ast_grep: %v %q", err, textOf(res))
 			}
+			// The client handles a notification apart from the result it
+			// precedes: the last may be handled just after the call returns.
+			for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+				mu.Lock()
+				n := len(got)
+				last := n > 0 && got[n-1].Progress == files
+				mu.Unlock()
+				if last {
+					break
+				}
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if len(got) < 2 {
@@ -377,6 +388,14 @@ func TestProgressKeepAlive(t *testing.T) {
 	p.SetProgressToken(7)
 	if _, err := cs.CallTool(context.Background(), p); err != nil {
 		t.Fatal(err)
+	}
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -172,9 +173,11 @@ func TestHostBothRevisions(t *testing.T) {
 			if res, err := a.cs.CallTool(context.Background(), p); err != nil || res.IsError {
 				t.Fatalf("ast_grep: %v", err)
 			}
-			a.mu.Lock()
-			prog := a.progress
-			a.mu.Unlock()
+			// The client handles a notification apart from the result it
+			// precedes: the last may be handled just after the call returns.
+			prog := a.waitProgress(func(p []*mcp.ProgressNotificationParams) bool {
+				return len(p) > 0 && p[len(p)-1].Progress == 400
+			})
 			if len(prog) < 2 || prog[len(prog)-1].Progress != 400 || prog[len(prog)-1].Total != 400 {
 				t.Errorf("progress notifications %d, last %+v; want several ending at 400 of 400", len(prog), prog[len(prog)-1:])
 			}
@@ -190,9 +193,7 @@ func TestHostBothRevisions(t *testing.T) {
 				if res, err := a.cs.CallTool(context.Background(), p); err != nil || res.IsError {
 					t.Errorf("lsp hover: %v %q", err, textOfRes(res))
 				}
-				a.mu.Lock()
-				prog := a.progress
-				a.mu.Unlock()
+				prog := a.waitProgress(func(p []*mcp.ProgressNotificationParams) bool { return len(p) > 0 })
 				if len(prog) == 0 || !strings.Contains(prog[0].Message, "starting gopls") {
 					t.Errorf("lsp hover's progress: %+v; want gopls's start first", prog)
 				}
@@ -297,9 +298,23 @@ func TestHostEvalKeepAlive(t *testing.T) {
 	if err != nil || res.IsError || !strings.Contains(textOfRes(res), "woke") {
 		t.Fatalf("eval: %v %q", err, textOfRes(res))
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.progress) == 0 || !strings.Contains(a.progress[0].Message, "eval: still running") || a.progress[0].ProgressToken != "cell" {
-		t.Errorf("progress during a silent 17 s cell: %+v; want eval: still running", a.progress)
+	prog := a.waitProgress(func(p []*mcp.ProgressNotificationParams) bool { return len(p) > 0 })
+	if len(prog) == 0 || !strings.Contains(prog[0].Message, "eval: still running") || prog[0].ProgressToken != "cell" {
+		t.Errorf("progress during a silent 17 s cell: %+v; want eval: still running", prog)
+	}
+}
+
+// waitProgress returns the progress notifications once done holds for
+// them, or as they are after ten seconds: the go-sdk client hands a
+// notification to its handler apart from the call's result, so the last may
+// come just after the call returned.
+func (rc *revClient) waitProgress(done func([]*mcp.ProgressNotificationParams) bool) []*mcp.ProgressNotificationParams {
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		rc.mu.Lock()
+		p := slices.Clone(rc.progress)
+		rc.mu.Unlock()
+		if done(p) || time.Now().After(end) {
+			return p
+		}
 	}
 }
