@@ -138,7 +138,7 @@ func TestNodeBreakpointKinds(t *testing.T) {
 
 // TestNodeTypeScript: a .ts file is compiled with source maps; a
 // conditional breakpoint on a .ts line stops there, frames name the .ts
-// file and line, and stepping stays in the .ts source. The same holds for
+// file and line, and a step stays in the .ts source. The same holds for
 // JavaScript the project compiled itself, with map files or inline maps.
 func TestNodeTypeScript(t *testing.T) {
 	t.Parallel()
@@ -162,9 +162,10 @@ func TestNodeTypeScript(t *testing.T) {
 		if len(st.Frames) < 2 || st.Frames[0].Name != "tick" || filepath.Base(st.Frames[1].File) != "app.ts" || st.Frames[1].Line != 10 {
 			t.Fatalf("frames should be in app.ts (tick, then the loop at line 10): %s", st)
 		}
-		step := do(t, sv, "c", root, request{Op: "step_out"})
-		if step.Stop == nil || filepath.Base(step.Stop.File) != "app.ts" || step.Stop.Line != 10 {
-			t.Fatalf("step_out should return to app.ts:10: %s", step)
+		// Over the return: back in the loop that called tick, in app.ts.
+		over := do(t, sv, "c", root, request{Op: "step_over"})
+		if over.Stop == nil || filepath.Base(over.Stop.File) != "app.ts" || over.Stop.Line != 10 {
+			t.Fatalf("step_over should return to app.ts:10: %s", over)
 		}
 		do(t, sv, "c", root, request{Op: "breakpoints", File: "src/app.ts", Lines: []int{}})
 		if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil {
