@@ -156,7 +156,7 @@ func writeRPCError(w http.ResponseWriter, status int, m *modernMessage, code int
 	w.Write(data)
 }
 
-// admit takes a place for a new run of principal under the host's limits,
+// admitLocked takes a place for a new run of principal under the host's limits,
 // or answers 503 and returns false; h.mu is held.
 func (h *Host) admitLocked(w http.ResponseWriter, principal string, gone bool) bool {
 	switch {
