@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -316,5 +317,41 @@ func (rc *revClient) waitProgress(done func([]*mcp.ProgressNotificationParams) b
 		if done(p) || time.Now().After(end) {
 			return p
 		}
+	}
+}
+
+// TestHostRawModernRequests posts MCP 2026-07-28 requests to tether serve
+// --http as the revision's text writes them, with no SDK: server/discover,
+// then a tools/call of read in a conversation.
+func TestHostRawModernRequests(t *testing.T) {
+	hp := startHostProc(t, t.TempDir())
+	post := func(method, name, params string) (int, string) {
+		body := `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":` + params + `}`
+		req, _ := http.NewRequest("POST", hp.url+"/mcp/alpha", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer t-ops-0123456789")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", method)
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+		req.Header.Set(server.ConversationHeader, "raw-e2e-conversation-1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"curl","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	code, body := post("server/discover", "", `{`+meta+`}`)
+	if code != 200 || !strings.Contains(body, `"supportedVersions":["2026-07-28"`) || !strings.Contains(body, `"id":7`) {
+		t.Errorf("server/discover: %d %s", code, body)
+	}
+	code, body = post("tools/call", "read", `{"name":"read","arguments":{"path":"a.go"},`+meta+`}`)
+	if code != 200 || !strings.Contains(body, `old(1)`) || !strings.Contains(body, `"resultType":"complete"`) || !strings.Contains(body, `"tether/conversationNew":true`) {
+		t.Errorf("tools/call read: %d %s", code, body)
 	}
 }
