@@ -213,7 +213,7 @@ func DefaultAdapters() []Adapter {
 			// go through the maps.
 			ID:         "node",
 			Toolchain:  "node",
-			Markers:    []string{"package.json", "tsconfig.json", "jsconfig.json"},
+			Markers:    []string{"package.json", "tsconfig.json", "jsconfig.json", "*.js", "*.mjs", "*.cjs", "*.ts"},
 			Extensions: []string{".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"},
 			Commands:   [][]string{{"node"}, {"nodejs"}},
 			Transport:  Inspector,

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -418,6 +419,35 @@ func TestNodeTypeScriptProjects(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(root, "build")); err == nil {
 				t.Fatal("the compile should not write into the project")
 			}
+			testenv.RequireNoProcs(t, root)
+		})
+	}
+}
+
+// TestNodeProjectRoot: a script in a directory without package.json is
+// its own project; a script under src/ of a package runs in the package's
+// directory, not in src/.
+func TestNodeProjectRoot(t *testing.T) {
+	t.Parallel()
+	testenv.RequireBinary(t, "node")
+	for _, tc := range []struct {
+		name, program, cwd string
+		files              map[string]string
+	}{
+		{"loose", "hello.js", ".", map[string]string{"hello.js": "const dir = process.cwd();\nconsole.log(dir);\n"}},
+		{"package", "src/hello.js", ".", map[string]string{"package.json": "{}\n", "src/hello.js": "const dir = process.cwd();\nconsole.log(dir);\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := testenv.Workspace(t, tc.files)
+			sv := dap.NewSupervisor(dap.Config{})
+			defer sv.Close()
+			do(t, sv, "c", root, request{Op: "breakpoints", File: tc.program, Lines: []int{2}})
+			l := do(t, sv, "c", root, request{Op: "launch", Program: tc.program})
+			if l.Stop == nil || l.Stop.Line != 2 {
+				t.Fatalf("launch should stop at %s:2: %s", tc.program, l)
+			}
+			evaluates(t, sv, root, "dir", strconv.Quote(filepath.Join(root, tc.cwd)))
+			do(t, sv, "c", root, request{Op: "terminate"})
 			testenv.RequireNoProcs(t, root)
 		})
 	}

@@ -270,7 +270,8 @@ func startHint(reason string) string {
 }
 
 // projectDir returns the directory nearest to program, between program's own
-// and root (both included), that has one of a's markers; root when none has.
+// and root (both included), that has one of a's named markers, else one of
+// its marker patterns; root when none has.
 // A program in a subproject (tool/main.py next to tool/pyproject.toml) runs
 // in that project, as lsp finds a file's root by walking up.
 func projectDir(a Adapter, root, program string) string {
@@ -278,15 +279,30 @@ func projectDir(a Adapter, root, program string) string {
 	if fi, err := os.Stat(program); err != nil || !fi.IsDir() {
 		dir = filepath.Dir(program)
 	}
-	for {
-		if dir == root || !strings.HasPrefix(dir, root+string(filepath.Separator)) {
-			return root
+	// A named marker (package.json) outranks a pattern (*.js) nearer the
+	// program: a src/ of .ts files is part of the project above it.
+	var named, patterns []string
+	for _, m := range a.Markers {
+		if strings.ContainsAny(m, "*?[") {
+			patterns = append(patterns, m)
+		} else {
+			named = append(named, m)
 		}
-		if findMarker(a.Markers, dir) != "" {
-			return dir
-		}
-		dir = filepath.Dir(dir)
 	}
+	for _, markers := range [][]string{named, patterns} {
+		if len(markers) == 0 {
+			continue
+		}
+		for d := dir; d == root || strings.HasPrefix(d, root+string(filepath.Separator)); d = filepath.Dir(d) {
+			if findMarker(markers, d) != "" {
+				return d
+			}
+			if d == root {
+				break
+			}
+		}
+	}
+	return root
 }
 
 // adapterForProgram infers the adapter from the program: its extension, the
