@@ -37,6 +37,8 @@ var serverProjects = map[string]serverProject{
 	"vscode-html-language-server": {files: map[string]string{"a.html": "<html><body><script>let x = 1;</script></body></html>\n"}, file: "a.html"},
 	"intelephense":                {files: map[string]string{"a.php": "<?php\nfunction greet(): string { return 'hi'; }\n"}, file: "a.php"},
 	"dockerfile-language-server":  {files: map[string]string{"Dockerfile": "FROM alpine AS base\nRUN echo hi\n"}, file: "Dockerfile"},
+	"tombi":                       {files: map[string]string{"a.toml": "[a]\nb = 1\n"}, file: "a.toml"},
+	"buf":                         {files: map[string]string{"buf.yaml": "version: v2\n", "a.proto": "syntax = \"proto3\";\n\nmessage A {\n  string n = 1;\n}\n"}, file: "a.proto"},
 	// A linter starts with the file's server: its start time includes
 	// typescript-language-server's; its memory is its own.
 	"eslint": {files: map[string]string{"package.json": "{}\n", "eslint.config.js": "export default [];\n", "a.js": "let unused = 1;\n"}, file: "a.js"},

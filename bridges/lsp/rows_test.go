@@ -42,6 +42,9 @@ type rowCase struct {
 	// its binary the test requires the start error to say why (its
 	// Install), a file of files being asked about.
 	absent string
+	// broken, for an absent row whose binary is there but whose probe
+	// fails, is what the start error must quote from it.
+	broken string
 }
 
 var rowCases = []rowCase{
@@ -121,6 +124,31 @@ var rowCases = []rowCase{
 		diagFile: "app.Dockerfile", diagText: "FROM alpine\nexpose 80\n", diagLine: 2,
 		diagWant: `^dockerfile-utils 0 Instructions should be written in uppercase letters`,
 	},
+	{
+		server: "tombi",
+		// tombi's navigation follows Cargo workspaces: a member's
+		// "workspace = true" dependency to the root's, and back.
+		files: map[string]string{
+			"Cargo.toml":      "[workspace]\nmembers = [\"app\"]\n\n[workspace.dependencies]\nserde = \"1\"\n",
+			"app/Cargo.toml":  "[package]\nname = \"app\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde = { workspace = true }\n",
+			"app/src/main.rs": "fn main() {}\n",
+		},
+		def:      rowNav{lsp.Position{File: "app/Cargo.toml", Line: 6, Symbol: "serde"}, "Cargo.toml", 5, true},
+		refs:     rowNav{lsp.Position{File: "Cargo.toml", Line: 5, Symbol: "serde"}, "app/Cargo.toml", 6, true},
+		diagFile: "bad.toml", diagText: "[a]\nb = 1\nc =\n", diagLine: 3,
+		diagWant: `^Tombi expected-value expected value`,
+	},
+	{
+		server: "buf",
+		files: map[string]string{
+			"buf.yaml": "version: v2\n",
+			"a.proto":  "syntax = \"proto3\";\n\npackage demo;\n\nmessage Item {\n  string name = 1;\n}\n\nmessage Order {\n  Item item = 1;\n  repeated Item more = 2;\n}\n",
+		},
+		def:      rowNav{lsp.Position{File: "a.proto", Line: 10, Symbol: "Item"}, "a.proto", 5, true},
+		refs:     rowNav{lsp.Position{File: "a.proto", Line: 5, Symbol: "Item"}, "a.proto", 11, true},
+		diagFile: "bad.proto", diagText: "syntax = \"proto3\";\n\npackage demo;\n\nmessage Bad {\n  Missing m = 1;\n}\n", diagLine: 6,
+		diagWant: `Missing`,
+	},
 	{server: "eslint", tested: "tools/lsp_linters_test.go:TestLintersOnWrite"},
 	{server: "biome", tested: "tools/lsp_linters_test.go:TestLintersOnWrite"},
 	{server: "jdtls", absent: "src/A.java", files: map[string]string{"pom.xml": "<project/>\n", "src/A.java": "class A {}\n"}},
@@ -130,6 +158,22 @@ var rowCases = []rowCase{
 	{server: "lua-language-server", absent: "a.lua", files: map[string]string{".luarc.json": "{}\n", "a.lua": "print(1)\n"}},
 	{server: "sourcekit-lsp", absent: "a.swift", files: map[string]string{"Package.swift": "\n", "a.swift": "print(1)\n"}},
 	{server: "metals", absent: "a.scala", files: map[string]string{"build.sbt": "\n", "a.scala": "object A\n"}},
+	{server: "elixir-ls", absent: "a.ex", files: map[string]string{"mix.exs": "\n", "a.ex": "defmodule A do\nend\n"}},
+	{server: "haskell-language-server", absent: "A.hs", files: map[string]string{"stack.yaml": "\n", "A.hs": "main = pure ()\n"}},
+	{server: "nil", absent: "a.nix", files: map[string]string{"flake.nix": "{}\n", "a.nix": "{}\n"}},
+	{server: "solidity-language-server", absent: "A.sol", files: map[string]string{"foundry.toml": "\n", "A.sol": "contract A {}\n"}},
+	{server: "zls", absent: "a.zig", files: map[string]string{"build.zig": "\n", "a.zig": "pub fn main() void {}\n"}},
+	{server: "marksman", absent: "a.md", files: map[string]string{".marksman.toml": "\n", "a.md": "# A\n"}},
+	{server: "elm-language-server", absent: "A.elm", files: map[string]string{"elm.json": "{}\n", "A.elm": "module A exposing (..)\n"}},
+	{server: "ocamllsp", absent: "a.ml", files: map[string]string{"dune-project": "(lang dune 3.0)\n", "a.ml": "let x = 1\n"}},
+	{server: "groovy-language-server", absent: "a.groovy", files: map[string]string{"settings.gradle": "\n", "a.groovy": "println 1\n"}},
+	{server: "r-languageserver", absent: "a.R", files: map[string]string{"DESCRIPTION": "Package: p\n", "a.R": "x <- 1\n"}},
+	{server: "perl-languageserver", absent: "a.pl", broken: "Can't locate Perl/LanguageServer.pm", files: map[string]string{"cpanfile": "\n", "a.pl": "print 1;\n"}},
+	{server: "julia-languageserver", absent: "a.jl", files: map[string]string{"Project.toml": "name = \"P\"\n", "a.jl": "x = 1\n"}},
+	{server: "powershell-editor-services", absent: "a.ps1", files: map[string]string{"m.psd1": "@{}\n", "a.ps1": "Write-Output 1\n"}},
+	{server: "svelte-language-server", absent: "A.svelte", files: map[string]string{"svelte.config.js": "export default {}\n", "A.svelte": "<p>a</p>\n"}},
+	{server: "verible", absent: "a.sv", files: map[string]string{"verible.filelist": "a.sv\n", "a.sv": "module a; endmodule\n"}},
+	{server: "lemminx", absent: "a.xml", files: map[string]string{"catalog.xml": "<catalog/>\n", "a.xml": "<a/>\n"}},
 }
 
 // TestBuiltinRows drives every row of DefaultServers against its real
@@ -178,6 +222,16 @@ func requireTestFunc(t *testing.T, where string) {
 }
 
 func testAbsentRow(t *testing.T, row lsp.Server, c rowCase) {
+	if c.broken != "" {
+		// The binary is there (perl), its probe fails (the module is not).
+		testenv.RequireBinary(t, row.Binaries[0])
+		dir := testenv.Workspace(t, c.files)
+		_, err := newSupervisor(t, dir).AfterWrite(ctxT(t), c.absent)
+		if err == nil || !strings.Contains(err.Error(), c.broken) || !strings.Contains(err.Error(), "install a working") {
+			t.Fatalf("want %s's probe failure %q, got %v", row.Name, c.broken, err)
+		}
+		return
+	}
 	if testenv.LookPath(row.Binaries[0]) != "" {
 		t.Skipf("%s is installed here, but this table has no project for it", row.Binaries[0])
 	}

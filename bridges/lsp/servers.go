@@ -235,8 +235,8 @@ func DefaultServers() []Server {
 			// what its includers are compiled against.
 			Args:            []string{"--use-dirty-headers"},
 			RepublishesOpen: true,
-			Extensions:      []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"},
-			LanguageIDs:     map[string]string{".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"},
+			Extensions:      []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".m", ".mm"},
+			LanguageIDs:     map[string]string{".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".m": "objective-c", ".mm": "objective-cpp"},
 			RootMarkers:     []string{"compile_commands.json", "CMakeLists.txt"},
 			// clangd looks in the root and its build/ directory.
 			ProjectIndex:     []string{"compile_commands.json", "build/compile_commands.json"},
@@ -330,6 +330,20 @@ func DefaultServers() []Server {
 			Install:  "npm: dockerfile-language-server-nodejs (scripts/npm/package.json)",
 		},
 		{
+			Name: "tombi", Language: "toml", Toolchain: "node", Binaries: []string{"tombi"}, Args: []string{"lsp"}, Probe: []string{"--version"},
+			Extensions: []string{".toml"},
+			Install:    "npm: tombi, a native binary in its platform package (scripts/npm/package.json)",
+		},
+		{
+			Name: "buf", Language: "proto", Toolchain: "go", Binaries: []string{"buf"}, Args: []string{"lsp", "serve"}, Probe: []string{"--version"},
+			Extensions:  []string{".proto"},
+			RootMarkers: []string{"buf.yaml", "buf.work.yaml"},
+			// Its module cache goes to the scratch directory the sandbox
+			// gives it; without network it resolves no remote dependency.
+			ScratchEnv: []string{"BUF_CACHE_DIR"},
+			Install:    "go install (scripts/go-peers.txt)",
+		},
+		{
 			Name: "eslint", Language: "javascript", Toolchain: "node", Binaries: []string{"vscode-eslint-language-server"}, Args: []string{"--stdio"},
 			Linter:          true,
 			Extensions:      []string{".js", ".jsx", ".mjs", ".cjs"},
@@ -394,6 +408,104 @@ func DefaultServers() []Server {
 			Extensions:  []string{".scala", ".sc"},
 			RootMarkers: []string{"build.sbt", "build.sc", "build.mill", ".scala-build"},
 			Install:     "not installed by scripts/install-deps.sh: Metals is published to Maven Central (coursier install metals), a registry tether does not install from",
+		},
+		{
+			Name: "elixir-ls", Language: "elixir", Toolchain: "native", Binaries: []string{"elixir-ls"},
+			Extensions:  []string{".ex", ".exs"},
+			RootMarkers: []string{"mix.exs"},
+			Install:     "not installed by scripts/install-deps.sh: ElixirLS is served neither by Debian 12 (which has Elixir itself) nor npm nor the Go module proxy; install its release and put elixir-ls on PATH",
+		},
+		{
+			Name: "haskell-language-server", Language: "haskell", Toolchain: "native", Binaries: []string{"haskell-language-server-wrapper", "haskell-language-server"}, Args: []string{"--lsp"},
+			Extensions:  []string{".hs", ".lhs"},
+			RootMarkers: []string{"hie.yaml", "stack.yaml", "cabal.project", "*.cabal"},
+			Install:     "not installed by scripts/install-deps.sh: haskell-language-server comes with GHCup, which neither Debian 12 nor npm nor the Go module proxy serves",
+		},
+		{
+			Name: "nil", Language: "nix", Toolchain: "native", Binaries: []string{"nil"},
+			Extensions:  []string{".nix"},
+			RootMarkers: []string{"flake.nix", "default.nix", "shell.nix"},
+			Install:     "not installed by scripts/install-deps.sh: nil is a Rust program served neither by Debian 12 nor npm nor the Go module proxy; install its release and put it on PATH",
+		},
+		{
+			Name: "solidity-language-server", Language: "solidity", Toolchain: "node", Binaries: []string{"nomicfoundation-solidity-language-server"}, Args: []string{"--stdio"},
+			Extensions:  []string{".sol"},
+			RootMarkers: []string{"hardhat.config.js", "hardhat.config.ts", "foundry.toml", "remappings.txt"},
+			Install:     "not installed by scripts/install-deps.sh: @nomicfoundation/solidity-language-server (npm) loads the project's hardhat.config.js, code from the workspace that no read-tier server may run",
+		},
+		{
+			Name: "zls", Language: "zig", Toolchain: "native", Binaries: []string{"zls"},
+			Extensions:  []string{".zig", ".zon"},
+			RootMarkers: []string{"build.zig", "build.zig.zon"},
+			Install:     "not installed by scripts/install-deps.sh: zls comes with a Zig toolchain, which neither Debian 12 nor npm nor the Go module proxy serves",
+		},
+		{
+			Name: "marksman", Language: "markdown", Toolchain: "native", Binaries: []string{"marksman"}, Args: []string{"server"},
+			Extensions:  []string{".md", ".markdown"},
+			RootMarkers: []string{".marksman.toml"},
+			Install:     "not installed by scripts/install-deps.sh: marksman is served neither by Debian 12 nor npm nor the Go module proxy, and vscode-markdown-language-server (npm) asks its client to parse the markdown, which tether does not",
+		},
+		{
+			Name: "elm-language-server", Language: "elm", Toolchain: "node", Binaries: []string{"elm-language-server"}, Args: []string{"--stdio"},
+			Extensions:  []string{".elm"},
+			RootMarkers: []string{"elm.json"},
+			Install:     "not installed by scripts/install-deps.sh: @elm-tooling/elm-language-server (npm) takes its diagnostics from the elm compiler, whose npm package downloads its binary at install, which cannot be had here",
+		},
+		{
+			Name: "ocamllsp", Language: "ocaml", Toolchain: "native", Binaries: []string{"ocamllsp"},
+			Extensions:  []string{".ml", ".mli"},
+			RootMarkers: []string{"dune-project", "dune-workspace", "*.opam"},
+			Install:     "not installed by scripts/install-deps.sh: ocaml-lsp-server comes from opam, which tether does not install from; Debian 12 does not package it",
+		},
+		{
+			Name: "groovy-language-server", Language: "groovy", Toolchain: "java", Binaries: []string{"groovy-language-server"},
+			Extensions:  []string{".groovy", ".gradle"},
+			RootMarkers: []string{"build.gradle", "settings.gradle"},
+			Install:     "not installed by scripts/install-deps.sh: groovy-language-server is served neither by Debian 12 nor npm nor the Go module proxy",
+		},
+		{
+			Name: "r-languageserver", Language: "r", Toolchain: "native", Binaries: []string{"R"}, Args: []string{"--slave", "-e", "languageserver::run()"},
+			Extensions:  []string{".r", ".R"},
+			RootMarkers: []string{"DESCRIPTION", ".Rprofile", "*.Rproj"},
+			Install:     "not installed by scripts/install-deps.sh: the R package languageserver comes from CRAN, which tether does not install from, and Debian 12 does not package it",
+		},
+		{
+			Name: "perl-languageserver", Language: "perl", Toolchain: "native", Binaries: []string{"perl"}, Args: []string{"-MPerl::LanguageServer", "-e", "Perl::LanguageServer::run"},
+			// perl is everywhere; the module is what may be missing.
+			Probe:       []string{"-MPerl::LanguageServer", "-e", "print $Perl::LanguageServer::VERSION"},
+			Extensions:  []string{".pl", ".pm", ".t"},
+			RootMarkers: []string{"Makefile.PL", "Build.PL", "cpanfile"},
+			Install:     "not installed by scripts/install-deps.sh: Debian 12 packages Perl::LanguageServer (libperl-languageserver-perl), which the install script does not install yet",
+		},
+		{
+			Name: "julia-languageserver", Language: "julia", Toolchain: "native", Binaries: []string{"julia-languageserver"},
+			Extensions:  []string{".jl"},
+			RootMarkers: []string{"Project.toml", "JuliaProject.toml"},
+			Install:     "not installed by scripts/install-deps.sh: LanguageServer.jl needs Julia, which Debian 12 does not package, and comes from Julia's own registry",
+		},
+		{
+			Name: "powershell-editor-services", Language: "powershell", Toolchain: "dotnet", Binaries: []string{"pwsh"}, Args: []string{"-NoLogo", "-NoProfile", "-Command", "Import-Module PowerShellEditorServices; Start-EditorServices -Stdio"},
+			Extensions:  []string{".ps1", ".psm1", ".psd1"},
+			RootMarkers: []string{"*.psd1", ".vscode"},
+			Install:     "not installed by scripts/install-deps.sh: PowerShell and PowerShellEditorServices come from Microsoft's packages and the PowerShell Gallery, which tether does not install from",
+		},
+		{
+			Name: "svelte-language-server", Language: "svelte", Toolchain: "node", Binaries: []string{"svelteserver"}, Args: []string{"--stdio"},
+			Extensions:  []string{".svelte"},
+			RootMarkers: []string{"svelte.config.js", "svelte.config.mjs"},
+			Install:     "not installed by scripts/install-deps.sh: svelte-language-server (npm) runs the workspace's svelte.config.js and its svelte compiler, code from the workspace that no read-tier server may run",
+		},
+		{
+			Name: "verible", Language: "verilog", Toolchain: "native", Binaries: []string{"verible-verilog-ls"},
+			Extensions:  []string{".v", ".sv", ".svh", ".vh"},
+			RootMarkers: []string{"verible.filelist", ".rules.verible_lint"},
+			Install:     "not installed by scripts/install-deps.sh: Verible is served neither by Debian 12 nor npm nor the Go module proxy; install its release and put verible-verilog-ls on PATH",
+		},
+		{
+			Name: "lemminx", Language: "xml", Toolchain: "java", Binaries: []string{"lemminx"},
+			Extensions:  []string{".xml", ".xsd", ".xsl", ".xslt"},
+			RootMarkers: []string{"catalog.xml", ".lemminx"},
+			Install:     "not installed by scripts/install-deps.sh: LemMinX is published to Maven Central, a registry tether does not install from; Debian 12 does not package it",
 		},
 	}
 }
