@@ -516,17 +516,32 @@ func TestDeathWhileIdleIsReported(t *testing.T) {
 	if got := testenv.HostPidIn(pid, inside); got != pid {
 		t.Fatalf("the cell's os.getpid() %d is host pid %d; Info says %d", inside, got, pid)
 	}
+	// Its parent: the sandbox's init, when there is one (tether otherwise).
+	parent := 0
+	if st, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat")); err == nil {
+		if f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:])); len(f) > 1 {
+			parent, _ = strconv.Atoi(f[1])
+		}
+	}
 	// Killed from outside between cells, as the OOM killer would.
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	// Wait until the kernel has reaped it: a zombie leader ("Z") is not yet
-	// dead, its other threads may still hold the pipes while they exit.
-	for i := 0; i < 400; i++ {
-		if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err != nil {
-			break
+	// dead, its other threads may still hold the pipes while they exit. Under
+	// the sandbox's init, the init reaps it and exits, and tether reaps the
+	// init: wait for that too.
+	gone := []int{pid}
+	if parent > 1 && parent != os.Getpid() {
+		gone = append(gone, parent)
+	}
+	for _, p := range gone {
+		for i := 0; i < 400; i++ {
+			if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(p))); err != nil {
+				break
+			}
+			time.Sleep(25 * time.Millisecond)
 		}
-		time.Sleep(25 * time.Millisecond)
 	}
 	r := run(t, k, "1 + 1")
 	if value(t, r) != "2" || !r.Fresh || !r.StateLost || len(r.Notices) != 1 || !strings.Contains(r.Notices[0], "died while idle (killed by signal 9") {
