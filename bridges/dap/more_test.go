@@ -309,7 +309,8 @@ func TestFollowEditDelve(t *testing.T) {
 	}
 }
 
-// pySleeps stops at line 8, then sleeps while a continue waits for it.
+// pySleeps stops at line 8, then sleeps while a continue waits for it;
+// the lines the test's edit moves its breakpoints to (7, 10) never run.
 const pySleeps = `import time
 
 
@@ -319,7 +320,6 @@ def never():
 
 print("start")
 time.sleep(4)
-print("end")
 `
 
 // TestFollowEditWhileRunning: an edit made while a continue waits for the
@@ -342,18 +342,12 @@ func TestFollowEditWhileRunning(t *testing.T) {
 	}()
 	file := filepath.Join(root, "sleeps.py")
 	after := "# one\n# two\n" + pySleeps
-	// The continue runs for seconds: give it the conversation first.
-	var m *dap.Moved
-	var err error
-	for i := 0; i < 50; i++ {
-		if m, err = sv.FollowEdit(ctxT(t), "c", file, []byte(pySleeps), []byte(after)); err != nil || m == nil || m.Deferred {
-			break
-		}
-		// Not deferred: the continue had not started; undo and retry.
-		if _, err = sv.FollowEdit(ctxT(t), "c", file, []byte(after), []byte(pySleeps)); err != nil {
-			break
-		}
+	// Wait (bounded) until the continue holds the conversation: it then
+	// waits seconds for the program.
+	for i := 0; i < 500 && !sv.Busy("c"); i++ {
+		time.Sleep(10 * time.Millisecond)
 	}
+	m, err := sv.FollowEdit(ctxT(t), "c", file, []byte(pySleeps), []byte(after))
 	if err != nil || m == nil || !m.Deferred {
 		t.Fatalf("an edit during the continue should be queued, not wait: %+v %v", m, err)
 	}
