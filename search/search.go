@@ -367,6 +367,20 @@ func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern 
 			return "", err
 		}
 	}
+	if len(parses) > 1 {
+		// A language whose grammar takes any text (markdown's: every text
+		// is a paragraph) parses every pattern; it counts only when no
+		// language with a syntax of its own does.
+		var strict []string
+		for _, l := range parses {
+			if !s.takesAnyText(ctx, l) {
+				strict = append(strict, l)
+			}
+		}
+		if len(strict) > 0 {
+			parses = strict
+		}
+	}
 	if len(parses) == 1 {
 		return parses[0], nil
 	}
@@ -982,4 +996,24 @@ func toMatch(t *engine.Tree, path, lang string, r *matcher.Match, at base, max i
 	}
 	sort.Slice(m.Bindings, func(i, j int) bool { return m.Bindings[i].Name < m.Bindings[j].Name })
 	return m
+}
+
+// anyTextProbe is a text no language with a syntax of its own parses.
+const anyTextProbe = ")]} {[( ;; <</ $$$( :: =>"
+
+// anyText caches takesAnyText per language.
+var anyText sync.Map // language -> bool
+
+// takesAnyText reports whether l's grammar parses any text as a pattern
+// (anyTextProbe included), as markdown's does.
+func (s *Searcher) takesAnyText(ctx context.Context, l string) bool {
+	if v, ok := anyText.Load(l); ok {
+		return v.(bool)
+	}
+	_, err := matcher.Compile(ctx, s.parser, l, anyTextProbe)
+	if err != nil && !errors.Is(err, matcher.ErrUnparseable) {
+		return false // could not tell (canceled): not cached
+	}
+	anyText.Store(l, err == nil)
+	return err == nil
 }

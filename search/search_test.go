@@ -218,6 +218,14 @@ func TestSearchInfersLanguage(t *testing.T) {
 	if err != nil || res.Total != 1 || res.Matches[0].Language != "go" {
 		t.Fatalf("go-only dir: %v %+v", err, res)
 	}
+	// Markdown takes any text, so it counts only for a pattern no language
+	// with a syntax of its own parses: prose.
+	prose := t.TempDir()
+	write(t, prose, map[string]string{"a.go": "package a\n", "notes.md": "# Notes\n\nsome prose here\n"})
+	res, err = s.Search(ctx, search.Query{Pattern: "some prose here", Paths: []string{prose}})
+	if err != nil || res.Total != 1 || res.Matches[0].Language != "markdown" {
+		t.Fatalf("a prose pattern in a dir of Go and markdown: %v %+v", err, res)
+	}
 	mixed := t.TempDir()
 	write(t, mixed, map[string]string{
 		"a.go": "package a\n\nfunc f() { gee(1) }\n",
