@@ -409,7 +409,7 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	gl, err := compileGlobs(q.Globs)
+	gl, err := s.compileGlobs(q.Globs)
 	if err != nil {
 		return nil, nil, err
 	}
