@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -105,7 +104,9 @@ func (s *structural) tools() []Tool {
 				"\"full\" shows every match whole, \"captures\" only where each match is and what it captured. " +
 				"max_results (default 50) matches are shown, start (up to 10000) pages past them. Without language, a directory holding several languages the pattern parses " +
 				"in is searched in each, and the result says which matched. Instead of pattern, rule takes an ast-grep rule object for what a pattern cannot say " +
-				"(inside, has, follows, precedes, not, any, all; e.g. a Lock() call not followed by defer Unlock()).",
+				"(inside, has, follows, precedes, not, any, all; e.g. a Lock() call not followed by defer Unlock()). " +
+				"paths (a list) and globs (include GLOB, exclude !GLOB, the later winning, as ast-grep's --globs) choose the files, with or instead of path. " +
+				"Files with syntax errors are searched and listed (a count and the first ones with the line of their first error).",
 			InputSchema: SchemaFor[grepArgs](),
 			Handler:     s.grep,
 		},
@@ -115,6 +116,9 @@ func (s *structural) tools() []Tool {
 			Description: "Structural rewrite: like ast_grep, plus a rewrite template into which the captures are " +
 				"substituted ($$$NAME keeps the original separators; multi-line replacements are indented to the match); with rule, the rule's fix " +
 				"(with its transform and rewriters) or the rewrite given. " +
+				"ops takes several rewrites ({pattern, rewrite} or {rule, rewrite}) staged as ONE edit: every op matches the files as they are now, " +
+				"not the text an earlier op produces, and two ops whose matches overlap refuse the whole edit, naming both ops and the file:line. " +
+				"paths and globs choose the files as for ast_grep. Files with syntax errors are left out unless include_errors. " +
 				"Nothing is written: the change is staged and the result names an edit_id for resolve, lists every file with its " +
 				"replacements and added and removed lines, and shows the first 400 lines of the diff (resolve with action show pages on).",
 			InputSchema: SchemaFor[astEditArgs](),
@@ -129,6 +133,8 @@ type grepQuery struct {
 	Rule     map[string]any `json:"rule,omitempty" jsonschema:"instead of pattern, an ast-grep rule as a JSON object: a rule object (pattern, kind, regex, nthChild, range; inside, has, follows, precedes with stopBy neighbor, end or a rule, and field; all, any, not, matches) or a whole rule configuration {rule, constraints, utils, transform, fix, rewriters, language}, e.g. {\"kind\": \"call_expression\", \"has\": {\"field\": \"function\", \"regex\": \"^println$\"}, \"not\": {\"inside\": {\"kind\": \"if_statement\", \"stopBy\": \"end\"}}}; needs language (or its language key) unless path is a file"`
 	Selector string         `json:"selector,omitempty" jsonschema:"optional node kind, as ast-grep's selector: the pattern is then the code around the part to find and only the first node of this kind in it is matched (pattern 'struct _S { $F: Vec<$T> }' with selector field_declaration finds such fields in any struct); for a snippet that only parses inside a larger construct and that ast_grep reads otherwise" bounds:"minLength=1,pattern=^[A-Za-z0-9_]+$"`
 	Path     string         `json:"path,omitempty" jsonschema:"file or directory to search, relative to the working directory (default: the whole working directory)"`
+	Paths    []string       `json:"paths,omitempty" jsonschema:"files or directories to search, each relative to the working directory and confined to it as path is; together with or instead of path" bounds:"maxItems=100,items.minLength=1"`
+	Globs    []string       `json:"globs,omitempty" jsonschema:"include (GLOB) and exclude (!GLOB) files under the paths, as ast-grep's --globs: gitignore-style globs relative to the working directory, e.g. [\"src/**/*.ts\", \"!**/*.test.ts\"]; where several match a file the later wins, and given any include only files an include matches are searched; they beat ignore files and the hidden rule, and a file named in path or paths is searched whatever they say" bounds:"maxItems=100,items.minLength=1"`
 	Language string         `json:"language,omitempty" jsonschema:"grammar id (go, python, javascript, typescript, tsx, rust, c, cpp, java, dart, ...); inferred from the extension when path is a file, and for a directory from the one language its files are in (or the one the pattern parses in); when the pattern parses in several of a directory's languages, ast_grep searches each and says which matched (ast_edit needs language then)"`
 }
 
@@ -150,6 +156,8 @@ func (grepArgs) tuneSchema(s *jsonschema.Schema) {
 type astEditArgs struct {
 	grepQuery
 	Rewrite *string `json:"rewrite,omitempty" jsonschema:"the replacement, with the pattern's metavariables (required with pattern; with rule, the rule's fix is used when rewrite is not given)"`
+	// Ops are several rewrites staged as one edit (astgrep_ops.go).
+	Ops []astEditOp `json:"ops,omitempty" jsonschema:"instead of pattern/rule and rewrite, several rewrites staged as ONE edit that resolve applies all or nothing: each {pattern, rewrite} or {rule, rewrite (optional with the rule's fix)}, over the same language, path, paths and globs. Every op matches the files as they are now, not the text an earlier op produces (as ast-grep applies several rules to one file): to chain rewrites, stage the second after accepting the first. Two ops whose matches overlap refuse the whole edit, naming both ops and the file:line" bounds:"maxItems=32"`
 	// IncludeErrors rewrites files with syntax errors too.
 	IncludeErrors bool `json:"include_errors,omitempty" jsonschema:"rewrite files whose tree has syntax errors too (default false: they are left out of the staged change and named with the line of their first error, as a replacement there may land in code the parser misread)"`
 }
@@ -175,28 +183,14 @@ func (s *structural) query(tool string, a grepQuery, maxResults int) (search.Que
 	case a.Rule != nil && a.Selector != "":
 		return search.Query{}, fmt.Errorf("tools: %s: selector goes with pattern; in a rule write {\"pattern\": {\"context\": ..., \"selector\": ...}}", tool)
 	}
-	p := a.Path
-	if p == "" {
-		p = "."
-	}
-	real, _, err := s.run.root.Resolve(p)
+	paths, err := s.paths(tool, a)
 	if err != nil {
 		return search.Query{}, err
 	}
-	// the search reaches it through the root again (Config.Root); this only
-	// says early that it is missing
-	f, _, err := s.run.root.Open(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return search.Query{}, fmt.Errorf("tools: %s: path %q does not exist; give a file or directory in the working directory", tool, p)
-	}
-	if err != nil {
-		return search.Query{}, err
-	}
-	f.Close()
 	if maxResults == 0 {
 		maxResults = astGrepDefaultMax
 	}
-	q := search.Query{Pattern: a.Pattern, Selector: a.Selector, Language: a.Language, Paths: []string{real}, MaxResults: maxResults}
+	q := search.Query{Pattern: a.Pattern, Selector: a.Selector, Language: a.Language, Paths: paths, Globs: a.Globs, MaxResults: maxResults}
 	if a.Rule != nil {
 		q.Rule = a.Rule
 	}
@@ -430,23 +424,9 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 	if err := decodeText(call, &a); err != nil {
 		return nil, err
 	}
-	q, err := s.query(call.Name, a.grepQuery, 0)
+	plan, err := s.editPlan(ctx, call.Name, a)
 	if err != nil {
 		return nil, err
-	}
-	rewrite := ""
-	switch {
-	case a.Rewrite != nil:
-		rewrite = *a.Rewrite
-	case a.Rule == nil:
-		return nil, fmt.Errorf("tools: ast_edit: rewrite is required with pattern (the replacement, with the pattern's metavariables; \"\" deletes each match)")
-	}
-	q.MaxResults = 0
-	q.IncludeErrors = a.IncludeErrors
-	q.Progress = filesProgress(ctx)
-	plan, err := s.search.Rewrite(ctx, q, rewrite)
-	if err != nil {
-		return nil, s.relErr(err)
 	}
 	for i := range plan.Changes {
 		plan.Changes[i].Display = s.rel(plan.Changes[i].Path)

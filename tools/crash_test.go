@@ -30,6 +30,8 @@ func crashOld(tool string, i int) string {
 	switch {
 	case tool == "resolve":
 		return fmt.Sprintf("package p\n\nvar v = old(%d)\n", i)
+	case tool == "resolve_ops":
+		return fmt.Sprintf("package p\n\nvar v = old(%d)\nvar w = dated(%d)\n", i, i)
 	case tool == "lsp_rename" && i == 0:
 		return "package p\n\nfunc Old() int { return 0 }\n"
 	case tool == "lsp_rename":
@@ -57,7 +59,8 @@ func crashFiles(tool string) int {
 }
 
 // TestChangeCrash: tether killed (SIGKILL) part way through a 150-file
-// apply_patch, a resolve accepting a 150-file ast_edit, a 30-file
+// apply_patch, a resolve accepting a 150-file ast_edit (one rewrite, or
+// two as ops), a 30-file
 // lsp_rename (gopls) or rename_file moving a directory of 30 files (each
 // a removal and a creation), leaves no half-made
 // change: the next run's start rolls the files back, and its first call
@@ -76,7 +79,7 @@ func TestChangeCrash(t *testing.T) {
 	for _, tc := range []struct {
 		tool  string
 		after int
-	}{{"apply_patch", 1}, {"apply_patch", 80}, {"apply_patch", patchCrashFiles - 1}, {"resolve", 90}, {"lsp_rename", 12}, {"rename_file", 25}} {
+	}{{"apply_patch", 1}, {"apply_patch", 80}, {"apply_patch", patchCrashFiles - 1}, {"resolve", 90}, {"resolve_ops", 70}, {"lsp_rename", 12}, {"rename_file", 25}} {
 		tool, after := tc.tool, tc.after
 		t.Run(fmt.Sprint(tool, after), func(t *testing.T) {
 			if tool == "lsp_rename" {
@@ -170,12 +173,18 @@ func patchCrashChild(t *testing.T, dir, tool string) {
 		res, err := call(t, r, "rename_file", map[string]any{"from": "d", "to": "moved"})
 		t.Fatalf("rename_file returned (%v %s) instead of being killed", err, res.AllText())
 	}
-	if tool == "resolve" {
+	if tool == "resolve" || tool == "resolve_ops" {
 		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Parser: parseEngine(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustCall(t, r, "ast_edit", map[string]any{"pattern": "old($A)", "rewrite": "fresh($A)", "language": "go"})
+		if tool == "resolve_ops" {
+			// two rewrites staged as one edit: one journaled apply
+			mustCall(t, r, "ast_edit", map[string]any{"language": "go", "ops": []map[string]any{
+				{"pattern": "old($A)", "rewrite": "fresh($A)"}, {"pattern": "dated($A)", "rewrite": "current($A)"}}})
+		} else {
+			mustCall(t, r, "ast_edit", map[string]any{"pattern": "old($A)", "rewrite": "fresh($A)", "language": "go"})
+		}
 		res, err := call(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
 		t.Fatalf("resolve returned (%v %s) instead of being killed", err, res.AllText())
 	}
