@@ -149,6 +149,7 @@ var rowCases = []rowCase{
 		diagFile: "bad.proto", diagText: "syntax = \"proto3\";\n\npackage demo;\n\nmessage Bad {\n  Missing m = 1;\n}\n", diagLine: 6,
 		diagWant: `Missing`,
 	},
+	{server: "terraform-ls", absent: "main.tf", files: map[string]string{"main.tf": "variable \"region\" {}\n"}},
 	{server: "eslint", tested: "tools/lsp_linters_test.go:TestLintersOnWrite"},
 	{server: "biome", tested: "tools/lsp_linters_test.go:TestLintersOnWrite"},
 	{server: "jdtls", absent: "src/A.java", files: map[string]string{"pom.xml": "<project/>\n", "src/A.java": "class A {}\n"}},

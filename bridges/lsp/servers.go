@@ -344,6 +344,13 @@ func DefaultServers() []Server {
 			Install:    "go install (scripts/go-peers.txt)",
 		},
 		{
+			Name: "terraform-ls", Language: "terraform", Toolchain: "native", Binaries: []string{"terraform-ls"}, Args: []string{"serve"},
+			Extensions:  []string{".tf", ".tfvars"},
+			LanguageIDs: map[string]string{".tfvars": "terraform-vars"},
+			RootMarkers: []string{".terraform.lock.hcl", "main.tf", "versions.tf"},
+			Install:     "not installed by scripts/install-deps.sh: go install of terraform-ls fails, as the Go module proxy does not serve its dependency github.com/hashicorp/terraform-schema, and neither Debian 12 nor npm has it",
+		},
+		{
 			Name: "eslint", Language: "javascript", Toolchain: "node", Binaries: []string{"vscode-eslint-language-server"}, Args: []string{"--stdio"},
 			Linter:          true,
 			Extensions:      []string{".js", ".jsx", ".mjs", ".cjs"},
