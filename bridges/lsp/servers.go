@@ -482,7 +482,7 @@ func DefaultServers() []Server {
 			Probe:       []string{"-MPerl::LanguageServer", "-e", "print $Perl::LanguageServer::VERSION"},
 			Extensions:  []string{".pl", ".pm", ".t"},
 			RootMarkers: []string{"Makefile.PL", "Build.PL", "cpanfile"},
-			Install:     "not installed by scripts/install-deps.sh: Debian 12 packages Perl::LanguageServer (libperl-languageserver-perl), which the install script does not install yet",
+			Install:     "not installed by scripts/install-deps.sh: Debian 12 packages Perl::LanguageServer (libperl-languageserver-perl), but its diagnostics run perl -c, which runs the file's BEGIN blocks and use statements: code from the workspace",
 		},
 		{
 			Name: "julia-languageserver", Language: "julia", Toolchain: "native", Binaries: []string{"julia-languageserver"},
