@@ -69,6 +69,7 @@ func (s *Searcher) RewriteOps(ctx context.Context, ops []Op) (*Plan, error) {
 	files := map[string]*fileState{}
 	var order []string // paths in the order first met
 	p := &Plan{}
+	errPaths := map[string]bool{}
 	searched := map[string]int{} // files searched by language: the ops of one language search the same files
 	for i, op := range ops {
 		if err := ctx.Err(); err != nil {
@@ -89,11 +90,21 @@ func (s *Searcher) RewriteOps(ctx context.Context, ops []Op) (*Plan, error) {
 		if p.Result == nil {
 			r := *res
 			r.Matches = slices.Clone(res.Matches)
+			r.Errors = slices.Clone(res.Errors)
+			for _, e := range res.Errors {
+				errPaths[e.Path] = true
+			}
 			p.Result = &r
 		} else {
 			p.Result.Matches = append(p.Result.Matches, res.Matches...)
 			p.Result.Total += res.Total
-			p.Result.Errors = append(p.Result.Errors, res.Errors...)
+			for _, e := range res.Errors {
+				// each op reads the same files: a file that could not be read is named once
+				if !errPaths[e.Path] {
+					errPaths[e.Path] = true
+					p.Result.Errors = append(p.Result.Errors, e)
+				}
+			}
 			for _, b := range res.Broken {
 				if !slices.ContainsFunc(p.Result.Broken, func(o BrokenFile) bool { return o.Path == b.Path }) && len(p.Result.Broken) < MaxBrokenListed {
 					p.Result.Broken = append(p.Result.Broken, b)
