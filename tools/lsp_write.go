@@ -247,6 +247,16 @@ func (l *lspTools) baselineAffected(ctx context.Context, w *writeCall, written, 
 	if len(need) == 0 {
 		return unknown
 	}
+	// The view keeps other sessions sharing the servers from seeing the
+	// old text, and is released (the old text undone) on return.
+	ctx, release, err := l.sup.View(ctx)
+	if err != nil {
+		for _, n := range need {
+			unknown[l.seenPath(n)] = strings.TrimPrefix(err.Error(), "lsp: ")
+		}
+		return unknown
+	}
+	defer release()
 	for _, f := range written {
 		key := l.seenPath(f)
 		w.mu.Lock()

@@ -302,6 +302,11 @@ func decodeAction(r json.RawMessage) (rawAction, bool) {
 // symbol, a line, or lines through EndLine), numbered from 1 in the order
 // the server gave them: the numbers ApplyCodeAction takes.
 func (s *Supervisor) CodeActionsIn(ctx context.Context, q ActionQuery) (*CodeActions, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	p, acts, err := s.codeActionsAt(ctx, q)
 	if err != nil {
 		return nil, err
@@ -399,6 +404,11 @@ func pickAction(acts []rawAction, which string) (int, error) {
 // sends back through workspace/applyEdit while it runs (captured, never
 // written). Nothing is written.
 func (s *Supervisor) ApplyCodeAction(ctx context.Context, q ActionQuery, which string) (*ProposedEdit, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	p, acts, err := s.codeActionsAt(ctx, q)
 	if err != nil {
 		return nil, err
@@ -728,6 +738,11 @@ func (s *Supervisor) propose(in *instance, edits []wWorkspaceEdit, moves []Move,
 // RenamePreview computes the edit of renaming the symbol at pos to newName
 // as Rename does, writing nothing.
 func (s *Supervisor) RenamePreview(ctx context.Context, pos Position, newName string) (*ProposedEdit, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	r, err := s.renameEdit(ctx, pos, newName)
 	if err != nil {
 		return nil, err
@@ -751,6 +766,11 @@ const maxMovedFiles = 2000
 // files are in Files with From set. A server that offers no file-rename
 // edits leaves the move alone, and a note says imports were not updated.
 func (s *Supervisor) RenameFile(ctx context.Context, from, to string) (*ProposedEdit, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	src, err := s.abs(from)
 	if err != nil {
 		return nil, err
@@ -894,6 +914,11 @@ func (in *instance) fileOperation(op string) bool {
 // files it had open under their old names are closed by the next query's
 // sync). It returns notes for the result.
 func (s *Supervisor) Applied(ctx context.Context, pe *ProposedEdit) []string {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return []string{reason(err)}
+	}
+	defer done()
 	if pe.in == nil || len(pe.Moves) == 0 || !pe.in.fileOperation("didRename") {
 		return nil
 	}

@@ -107,6 +107,11 @@ func (s *Supervisor) AfterWrite(ctx context.Context, file string) (*Diagnostics,
 }
 
 func (s *Supervisor) fileDiagnostics(ctx context.Context, file string, save bool) (*Diagnostics, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	path, err := s.abs(file)
 	if err != nil {
 		return nil, err

@@ -101,6 +101,11 @@ func (s *Supervisor) TypeHierarchy(ctx context.Context, pos Position, direction 
 }
 
 func (s *Supervisor) hierarchy(ctx context.Context, pos Position, prepare, method, direction string, start int) (*Hierarchy, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if err := (Page{Start: start}).check(); err != nil {
 		return nil, err
 	}

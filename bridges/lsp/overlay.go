@@ -3,9 +3,11 @@ package lsp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -51,9 +53,15 @@ func (s *Supervisor) Extensions(file string) []string {
 // text from before the write this way, to learn what other files' diagnostics
 // were before it. The next AfterWrite or query of file itself shows the
 // server its text on disk again; after undo, so does the next query of any
-// file (call it when done, whatever happened since).
+// file (call it when done, whatever happened since). ctx must hold the
+// view (View): other sessions sharing the server do not see the content,
+// and releasing the view undoes what was shown under it.
 func (s *Supervisor) ShowContent(ctx context.Context, file string, content []byte) (undo func(), err error) {
 	undo = func() {}
+	view := s.heldView(ctx)
+	if view == nil {
+		return undo, errors.New("lsp: showing content needs the view held: call View and pass the context it returns")
+	}
 	path, err := s.abs(file)
 	if err != nil {
 		return undo, err
@@ -107,11 +115,16 @@ func (s *Supervisor) ShowContent(ctx context.Context, file string, content []byt
 	}
 	in.docs[uri] = doc
 	in.mu.Unlock()
-	return func() {
-		// A stamp no file has: the re-sync of changed open documents sends
-		// the disk's text.
-		in.mu.Lock()
-		doc.mtime, doc.size = time.Time{}, -1
-		in.mu.Unlock()
-	}, nil
+	var once sync.Once
+	undo = func() {
+		once.Do(func() {
+			// A stamp no file has: the re-sync of changed open documents
+			// sends the disk's text.
+			in.mu.Lock()
+			doc.mtime, doc.size = time.Time{}, -1
+			in.mu.Unlock()
+		})
+	}
+	view.onRelease(undo)
+	return undo, nil
 }

@@ -286,6 +286,11 @@ func (s *Supervisor) ReferencesPage(ctx context.Context, pos Position, start int
 }
 
 func (s *Supervisor) navigate(ctx context.Context, method string, pos Position, max int) (*Locations, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	p, params, err := s.positionParams(ctx, pos)
 	if err != nil {
 		return nil, err
@@ -437,6 +442,11 @@ func (s *Supervisor) location(files fileCache, enc encoding, l wLocation) Locati
 
 // Hover returns the signature and doc comment of the symbol at pos.
 func (s *Supervisor) Hover(ctx context.Context, pos Position) (*Hover, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	p, params, err := s.positionParams(ctx, pos)
 	if err != nil {
 		return nil, err
@@ -501,6 +511,11 @@ func (s *Supervisor) DocumentSymbols(ctx context.Context, file string) (*Symbols
 // DocumentSymbolsPage is DocumentSymbols keeping the symbols of pg.Kind, from
 // the pg.Start-th on.
 func (s *Supervisor) DocumentSymbolsPage(ctx context.Context, file string, pg Page) (*Symbols, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if err := pg.check(); err != nil {
 		return nil, err
 	}
@@ -561,6 +576,11 @@ func (s *Supervisor) WorkspaceSymbols(ctx context.Context, query, file string) (
 // WorkspaceSymbolsPage is WorkspaceSymbols keeping the symbols of pg.Kind,
 // from the pg.Start-th on.
 func (s *Supervisor) WorkspaceSymbolsPage(ctx context.Context, query, file string, pg Page) (*Symbols, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if err := pg.check(); err != nil {
 		return nil, err
 	}
@@ -717,6 +737,11 @@ func (s *Supervisor) primeRoot(ctx context.Context, in *instance) error {
 // CodeActions lists the actions (quick fixes, refactorings) the server offers
 // at the symbol of pos, passing the diagnostics known for that line.
 func (s *Supervisor) CodeActions(ctx context.Context, pos Position) (*CodeActions, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if strings.TrimSpace(pos.Symbol) == "" {
 		// positionParams says what is wrong, showing the line.
 		if _, _, err := s.positionParams(ctx, pos); err != nil {

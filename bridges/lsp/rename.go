@@ -47,6 +47,11 @@ type RenameResult struct {
 // server for the WorkspaceEdit and applies it to every file atomically (all
 // files or none), then syncs the changed files and collects their diagnostics.
 func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (*RenameResult, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	r, err := s.renameEdit(ctx, pos, newName)
 	if err != nil {
 		return nil, err

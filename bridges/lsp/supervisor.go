@@ -93,6 +93,9 @@ type Supervisor struct {
 	diagTimeout    time.Duration
 	checkerTimeout time.Duration
 
+	gate     viewGate     // views (ShowContent) exclusive against queries
+	sessions atomic.Int32 // the Pool's sessions using it; 0 when not pooled
+
 	mu     sync.Mutex
 	slots  map[string]*slot
 	closed bool
@@ -381,6 +384,9 @@ type StatusRow struct {
 	// starts.
 	Supports []string `json:"supports,omitempty"`
 	Lacks    []string `json:"lacks,omitempty"`
+	// Sessions is how many of a host's sessions share this server (a
+	// Pool's), 0 when it is not shared.
+	Sessions int `json:"sessions,omitempty"`
 }
 
 // String renders the row for a person.
@@ -392,6 +398,9 @@ func (r StatusRow) String() string {
 		}
 		if r.Version != "" {
 			s += ", " + r.Version
+		}
+		if r.Sessions > 1 {
+			s += fmt.Sprintf(", shared by %d sessions", r.Sessions)
 		}
 		if r.Reason != "" {
 			s += "; " + r.Reason
@@ -444,6 +453,7 @@ func (s *Supervisor) Status() []StatusRow {
 					}
 				} else {
 					row.Running = true
+					row.Sessions = int(s.sessions.Load())
 					row.PID = sl.inst.pid()
 					row.Uptime = time.Since(sl.inst.started)
 					row.State, row.Version = sl.inst.state(), sl.inst.version()
@@ -504,6 +514,11 @@ func (s *Supervisor) Status() []StatusRow {
 // Reload restarts every running (or crashed) server and resets the crash
 // budget. It returns one line per server reloaded.
 func (s *Supervisor) Reload(ctx context.Context) ([]string, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	s.mu.Lock()
 	slots := make([]*slot, 0, len(s.slots))
 	for _, sl := range s.slots {

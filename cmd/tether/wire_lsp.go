@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,16 +12,21 @@ import (
 	"github.com/tetherhq/tether/tools"
 )
 
-// The language-server family: a supervisor for the run's working directory.
+// The language-server family: a supervisor for the run's working directory,
+// shared by the runs (a host's sessions) on the same workspace unless
+// --share-lsp=false.
 func init() {
 	var (
 		enabled bool
+		share   bool
 		servers string
+		pool    = lsp.NewPool()
 	)
 	addWiring(familyWiring{
 		name: "lsp",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&enabled, "lsp", true, "offer the lsp, lsp_rename and lsp_check tools and diagnostics on write (language servers start lazily)")
+			fs.BoolVar(&share, "share-lsp", true, "sessions of one host on the same workspace share its language servers (one process per language; what a session shows a server unsaved stays its own); false gives each session its own")
 			fs.StringVar(&servers, "lsp-servers", "", "JSON file with more language servers (a list of {name, language, binaries, args, extensions, root_markers, checker, position_encoding, ...})")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
@@ -28,6 +34,7 @@ func init() {
 				return nil, nil
 			}
 			var opts []lsp.Option
+			config := ""
 			if servers != "" {
 				b, err := os.ReadFile(servers)
 				if err != nil {
@@ -38,6 +45,15 @@ func init() {
 					return nil, fmt.Errorf("lsp: --lsp-servers %s is not a JSON list of servers: %w", servers, err)
 				}
 				opts = append(opts, lsp.WithServers(extra...))
+				config = fmt.Sprintf("%x", sha256.Sum256(b))
+			}
+			if share {
+				sv, release, _, err := pool.Get(cfg.WorkDir, config, opts...)
+				if err != nil {
+					return nil, err
+				}
+				cfg.LSP = sv
+				return release, nil
 			}
 			sv, err := lsp.New(cfg.WorkDir, opts...)
 			if err != nil {
