@@ -233,8 +233,15 @@ func testAbsentRow(t *testing.T, row lsp.Server, c rowCase) {
 		}
 		return
 	}
-	if testenv.LookPath(row.Binaries[0]) != "" {
-		t.Skipf("%s is installed here, but this table has no project for it", row.Binaries[0])
+	if p := testenv.LookPath(row.Binaries[0]); p != "" {
+		// On PATH, but it may not run (a rustup proxy for a component
+		// that is not installed): then the start must say why.
+		dir := testenv.Workspace(t, c.files)
+		_, err := newSupervisor(t, dir).AfterWrite(ctxT(t), c.absent)
+		if err != nil && strings.Contains(err.Error(), "install a working "+row.Binaries[0]) {
+			return
+		}
+		t.Skipf("%s is installed here (%s, it starts: %v), but this table has no project for it", row.Binaries[0], p, err)
 	}
 	if row.Install == "" || !strings.Contains(row.Install, "not installed by scripts/install-deps.sh") {
 		t.Fatalf("%s cannot be installed here, and its row does not say why: Install %q", row.Name, row.Install)
