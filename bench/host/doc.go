@@ -1,9 +1,12 @@
 // Package host is the load benchmark of tether's host mode
-// (bench/README.md, "host"): 50 concurrent MCP sessions over loopback
-// Streamable HTTP, each doing reads, an ast_grep over a shared corpus and a
-// JavaScript eval, against one `tether serve --http` process. It reports
-// calls per second, p50 and p99 call latency, the process's peak RSS and its
-// RSS per extra session. Nothing is asserted about time.
+// (bench/README.md, "host"): 50 concurrent MCP sessions (-sessions N for
+// more) over loopback Streamable HTTP, each doing reads, an ast_grep over a
+// shared corpus, a JavaScript eval and a Python eval, against one `tether
+// serve --http` process. It reports calls per second, p50 and p99 call
+// latency, failed calls, the process's peak RSS, and the PSS of the host and
+// its kernel processes (with their sandbox inits), per session and by kind.
+// It fails when opening sessions starts a process (kernels start on a
+// session's first cell). Nothing is asserted about time.
 //
 // A benchmark: its tests may import whatever they measure, and nothing
 // imports it. It holds no code outside its tests.

@@ -5,6 +5,7 @@ package host_test
 import (
 	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -21,7 +22,78 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const sessions = 50
+// sessionsFlag is how many sessions the host serves at once: 50 by default,
+// -sessions 100 or 200 for the larger hosts (go test ... -args -sessions 200).
+var sessionsFlag = flag.Int("sessions", 50, "concurrent sessions on the host (at least 2)")
+
+// children returns pid's descendants (every kernel process and the small
+// sandbox init each runs under), from /proc's parent links.
+func children(pid int) []int {
+	kids := map[int][]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue
+		}
+		// the fields after the command's closing parenthesis: state, ppid
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 1 {
+			pp, _ := strconv.Atoi(f[1])
+			kids[pp] = append(kids[pp], p)
+		}
+	}
+	var out []int
+	var walk func(int)
+	walk = func(p int) {
+		for _, k := range kids[p] {
+			out = append(out, k)
+			walk(k)
+		}
+	}
+	walk(pid)
+	return out
+}
+
+// pssKB is the proportional set size of pid and all its descendants in KiB
+// (shared pages counted once, split among the processes that map them).
+func pssKB(pid int) int {
+	total := 0
+	for _, n := range pssByKind(pid) {
+		total += n
+	}
+	return total
+}
+
+// pssByKind splits pssKB by process: the host, JavaScript kernels, Python
+// kernels, and the rest (the sandbox inits the kernels run under).
+func pssByKind(pid int) map[string]int {
+	out := map[string]int{}
+	for _, p := range append([]int{pid}, children(pid)...) {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", p))
+		m := regexp.MustCompile(`(?m)^Pss:\s+(\d+) kB`).FindSubmatch(b)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(string(m[1]))
+		argv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+		kind := "init"
+		switch {
+		case p == pid:
+			kind = "host"
+		case strings.Contains(string(argv), "__tether-js-kernel"):
+			kind = "js"
+		case strings.Contains(string(argv), "python"):
+			kind = "python"
+		}
+		out[kind] += n
+	}
+	return out
+}
 
 type bearer struct{}
 
@@ -42,7 +114,14 @@ func statusKB(pid int, field string) int {
 	return n
 }
 
-func BenchmarkHost50Sessions(b *testing.B) {
+// BenchmarkHostSessions serves -sessions workspaces (50 by default) on one
+// tether serve --http; each session reads, searches and runs a JavaScript
+// and a Python cell (bench/README.md, "host").
+func BenchmarkHostSessions(b *testing.B) {
+	sessions := *sessionsFlag
+	if sessions < 2 {
+		b.Fatalf("-sessions %d: give 2 or more", sessions)
+	}
 	base := b.TempDir()
 	bin := filepath.Join(base, "tether")
 	build := exec.Command("go", "build", "-o", bin, "github.com/tetherhq/tether/cmd/tether")
@@ -52,7 +131,7 @@ func BenchmarkHost50Sessions(b *testing.B) {
 	}
 	root := filepath.Join(base, "root")
 	for i := 0; i < sessions; i++ {
-		ws := filepath.Join(root, fmt.Sprintf("w%02d", i))
+		ws := filepath.Join(root, fmt.Sprintf("w%03d", i))
 		os.MkdirAll(ws, 0o755)
 		// The shared corpus: the same 40 Go files in every workspace (the
 		// tree store keys trees by content, so sessions share them).
@@ -68,13 +147,14 @@ func BenchmarkHost50Sessions(b *testing.B) {
 	tokens := filepath.Join(base, "tokens.json")
 	os.WriteFile(tokens, []byte(`{"t-bench-0123456789": ["*"]}`), 0o600)
 	for i := 0; i < b.N; i++ {
-		runHost(b, bin, root, tokens)
+		runHost(b, bin, root, tokens, sessions)
 	}
 }
 
-func runHost(b *testing.B, bin, root, tokens string) {
+func runHost(b *testing.B, bin, root, tokens string, sessions int) {
+	limit := strconv.Itoa(sessions + 10)
 	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0", "--root", root, "--tokens", tokens,
-		"--approve", "allow", "--max-sessions", "100", "--max-sessions-per-token", "100", "--log-level", "info", "--lsp=false", "--no-cache")
+		"--approve", "allow", "--max-sessions", limit, "--max-sessions-per-token", limit, "--log-level", "info", "--lsp=false", "--no-cache")
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -99,7 +179,7 @@ func runHost(b *testing.B, bin, root, tokens string) {
 	open := func(i int) *mcp.ClientSession {
 		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil)
 		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-			Endpoint: fmt.Sprintf("%s/mcp/w%02d", url, i), HTTPClient: &http.Client{Transport: bearer{}}}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			Endpoint: fmt.Sprintf("%s/mcp/w%03d", url, i), HTTPClient: &http.Client{Transport: bearer{}}}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -113,6 +193,7 @@ func runHost(b *testing.B, bin, root, tokens string) {
 		{"read", map[string]any{"path": "f07.go", "offset": 50, "limit": 40}},
 		{"ast_grep", map[string]any{"pattern": "return helper($X)", "language": "go"}},
 		{"eval", map[string]any{"language": "javascript", "code": "let s = 0; for (let i = 0; i < 1000; i++) s += i; s", "description": "sum the first thousand integers in javascript"}},
+		{"eval", map[string]any{"language": "python", "code": "sum(range(1000))", "description": "sum the first thousand integers in python"}},
 	}
 	var mu sync.Mutex
 	var lat []time.Duration
@@ -136,9 +217,15 @@ func runHost(b *testing.B, bin, root, tokens string) {
 	first := open(0)
 	do(first)
 	rss1 := statusKB(pid, "VmRSS")
+	pss1 := pssKB(pid)
+	procs1 := len(children(pid))
 	css := []*mcp.ClientSession{first}
 	for i := 1; i < sessions; i++ {
 		css = append(css, open(i))
+	}
+	// a session's kernels start on its first cell, not when it opens
+	if started := len(children(pid)) - procs1; started > 0 {
+		b.Errorf("%d processes started when %d sessions opened, before any cell", started, sessions-1)
 	}
 	lat = nil
 	start := time.Now()
@@ -149,8 +236,14 @@ func runHost(b *testing.B, bin, root, tokens string) {
 	}
 	wg.Wait()
 	took := time.Since(start)
-	rss50 := statusKB(pid, "VmRSS")
+	rssAll := statusKB(pid, "VmRSS")
 	hwm := statusKB(pid, "VmHWM")
+	kinds := pssByKind(pid)
+	pssAll := 0
+	for _, n := range kinds {
+		pssAll += n
+	}
+	procs := len(children(pid))
 	for _, cs := range css {
 		cs.Close()
 	}
@@ -160,6 +253,12 @@ func runHost(b *testing.B, bin, root, tokens string) {
 	b.ReportMetric(float64(p(0.5).Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(p(0.99).Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(hwm)/1024, "peak-RSS-MiB")
-	b.ReportMetric(float64(rss50-rss1)/1024/float64(sessions-1), "RSS-MiB/extra-session")
+	b.ReportMetric(float64(rssAll-rss1)/1024/float64(sessions-1), "RSS-MiB/extra-session")
+	b.ReportMetric(float64(pssAll)/1024, "PSS-MiB")
+	b.ReportMetric(float64(pssAll-pss1)/1024/float64(sessions-1), "PSS-MiB/extra-session")
+	b.ReportMetric(float64(procs), "processes")
+	for kind, n := range kinds {
+		b.ReportMetric(float64(n)/1024/float64(sessions), "PSS-MiB/session-"+kind)
+	}
 	b.ReportMetric(float64(errs), "failed-calls")
 }
