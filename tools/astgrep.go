@@ -453,7 +453,11 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "(proposed) %s in %s; nothing written yet: call resolve with edit_id %q and action \"accept\" to apply or \"discard\" to drop it\n",
 		plural(plan.Replacements, "replacement"), plural(len(plan.Changes), "file"), id)
-	if len(plan.Unbound) > 0 {
+	switch {
+	case len(plan.Unbound) > 0 && len(a.Ops) > 0:
+		fmt.Fprintf(&b, "note: an op's pattern does not bind what its rewrite names (%s): replaced by nothing, as ast-grep does; check the spelling\n",
+			strings.Join(plan.Unbound, "; "))
+	case len(plan.Unbound) > 0:
 		fmt.Fprintf(&b, "note: the pattern does not bind %s of the rewrite: replaced by nothing, as ast-grep does; check the spelling\n",
 			strings.Join(plan.Unbound, ", "))
 	}

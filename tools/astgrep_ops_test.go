@@ -164,8 +164,14 @@ func TestAstEditOpsOverlap(t *testing.T) {
 	if _, err := call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err == nil || !strings.Contains(err.Error(), "nothing is staged") {
 		t.Errorf("a refused ops edit left something staged: %v", err)
 	}
+	// an op's rewrite naming what its pattern does not bind is said, op by op
+	res := callResult(t, r, "ast_edit", `{"language":"go","ops":[{"pattern":"f(1)","rewrite":"f($Y)"}]}`)
+	if txt := res.AllText(); !strings.Contains(txt, `an op's pattern does not bind what its rewrite names (ops[0] (pattern "f(1)"): $Y)`) {
+		t.Errorf("unbound in an op:\n%s", txt)
+	}
+	callResult(t, r, "resolve", `{"edit_id":"edit_1","action":"discard"}`)
 	// ops that do not overlap in the same file are combined
-	res := callResult(t, r, "ast_edit", `{"language":"go","ops":[{"pattern":"f(1)","rewrite":"f(10)"},{"pattern":"f(2)","rewrite":"f(20)"}]}`)
+	res = callResult(t, r, "ast_edit", `{"language":"go","ops":[{"pattern":"f(1)","rewrite":"f(10)"},{"pattern":"f(2)","rewrite":"f(20)"}]}`)
 	if txt := res.AllText(); !strings.Contains(txt, "(proposed) 2 replacements in 1 file") || !strings.Contains(txt, "+\tb = g(f(20))") {
 		t.Errorf("two ops in one file:\n%s", txt)
 	}
