@@ -3,6 +3,7 @@ package kernels
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -338,4 +339,27 @@ func (f *Factory) New(lang Language, dir string, call ToolCaller) (Kernel, error
 	cfg.Dir = dir
 	cfg.Tools = call
 	return c(cfg)
+}
+
+// CallTimeout is the cause a caller gives a cell's context (with
+// context.WithTimeoutCause) when its own per-call timeout passes, so the
+// interrupted cell's message names the timeout rather than a caller that
+// gave up.
+type CallTimeout struct {
+	// After is the timeout that passed.
+	After time.Duration
+}
+
+func (e *CallTimeout) Error() string {
+	return fmt.Sprintf("its per-call timeout of %s passed", e.After)
+}
+
+// StopReason says why ctx ended, for the message of the cell it interrupted:
+// the call's own timeout (a CallTimeout cause), or the caller giving up.
+func StopReason(ctx context.Context) string {
+	var t *CallTimeout
+	if errors.As(context.Cause(ctx), &t) {
+		return t.Error()
+	}
+	return fmt.Sprintf("the caller gave up (%v)", ctx.Err())
 }

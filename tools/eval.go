@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tetherhq/tether/kernels"
@@ -66,10 +67,30 @@ func (evalArgs) tuneSchema(s *jsonschema.Schema) {
 
 // evalArgs are eval's arguments (docs/tools.md, "eval").
 type evalArgs struct {
-	Code        string `json:"code" jsonschema:"the cell: Python (IPython idioms such as %pip, %cd, !cmd, %%bash, %time, %%timeit, %env, obj? work) or JavaScript"`
-	Description string `json:"description" jsonschema:"5-10 words saying what the cell does; shown as the cell's label"`
-	Language    string `json:"language,omitempty" jsonschema:"python (default) or javascript" bounds:"enum=python|javascript"`
-	Reset       bool   `json:"reset,omitempty" jsonschema:"discard the interpreter and its state before running the cell"`
+	Code        string     `json:"code,omitempty" jsonschema:"the cell: Python (IPython idioms such as %pip, %cd, !cmd, %%bash, %time, %%timeit, %env, obj? work) or JavaScript; give code or cells"`
+	Cells       []evalCell `json:"cells,omitempty" jsonschema:"several cells run in order, Python and JavaScript mixed, each in its language's kernel; the call stops at the first cell that fails; give code or cells" bounds:"minItems=1,maxItems=50"`
+	Description string     `json:"description" jsonschema:"5-10 words saying what the cell does; shown as the cell's label"`
+	Language    string     `json:"language,omitempty" jsonschema:"python (default) or javascript: the language of code, and of each cell that names none" bounds:"enum=python|javascript"`
+	Reset       bool       `json:"reset,omitempty" jsonschema:"discard the interpreter and its state before running the cell (with cells: each language's interpreter the cells use)"`
+	Timeout     int        `json:"timeout,omitempty" jsonschema:"seconds the whole call may take: when they pass, the running cell is interrupted (its kernel's state is kept) and later cells are not run; bounded by the operator's maximum (default 10 minutes)" bounds:"minimum=1"`
+}
+
+// evalCell is one of eval's cells.
+type evalCell struct {
+	Language string `json:"language,omitempty" jsonschema:"python or javascript (default: the call's language)" bounds:"enum=python|javascript"`
+	Code     string `json:"code" jsonschema:"the cell's source"`
+}
+
+// DefaultEvalMaxTimeout is the longest timeout an eval call may ask for
+// unless Config.EvalMaxTimeout says otherwise.
+const DefaultEvalMaxTimeout = 10 * time.Minute
+
+// maxTimeout is the operator's bound on a call's timeout.
+func (e *evaluator) maxTimeout() time.Duration {
+	if e.run != nil && e.run.cfg.EvalMaxTimeout > 0 {
+		return e.run.cfg.EvalMaxTimeout
+	}
+	return DefaultEvalMaxTimeout
 }
 
 func (e *evaluator) tool() Tool {
@@ -77,18 +98,27 @@ func (e *evaluator) tool() Tool {
 		Name: "eval",
 		Tier: TierExec,
 		Description: "Run a Python or JavaScript cell in a persistent interpreter: variables, imports and loaded data survive between calls, as in a notebook. " +
-			"The last expression is echoed (top-level await works in both languages); display(x) shows rich output; pandas data frames render as tables and matplotlib figures come back as images. " +
+			"cells: [{language, code}, ...] runs several cells in order in one call (Python and JavaScript mixed, each language in its own kernel); the call stops at the first cell that fails, and the result has a header per cell. " +
+			"The last expression is echoed (top-level await works in both languages); display(x) shows rich output; a pandas data frame renders as a markdown table with its shape, and a matplotlib figure comes back as an image plus its title, axis labels and series as text. " +
 			"IPython idioms work in Python: %pip install (then import again), %cd, !cmd, x = !cmd, %%bash, %time, %timeit, %%timeit, %env, obj?, %%writefile, %%capture, %run, %autoreload. " +
 			"Inside a cell, tool(name, args) calls this run's tools (e.g. contents = tool(\"read\", {\"path\": \"lib/auth.dart\"})) under the same approvals; a refused call raises ToolError. " +
 			"The result is the tool's text (a str in Python, a String in JavaScript); its .structured holds the tool's structured output as plain dicts and lists (None/null when the tool has none), " +
 			"e.g. tool(\"ast_grep\", {...}).structured[\"matches\"]; .text is the text as a plain string; help(tool) says the same. " +
 			"A cell that goes quiet (no output, no tool() call outstanding) for its idle budget (default 5 minutes) is interrupted; printing progress keeps a long cell going; state is kept unless the result says otherwise. " +
+			"timeout (seconds) bounds the whole call: the running cell is interrupted when it passes, its state kept. " +
+			"Output past the result's cap is written whole to a file the result names (artifact:...), which read opens. " +
 			"reset: true discards the interpreter first. " +
 			"Calls run one at a time (a second eval waits for the first to end): do not call eval in parallel, put the work in one cell.",
 		InputSchema: SchemaFor[evalArgs](),
 		Serial:      true,
 		Handler:     e.handle,
 	}
+}
+
+// plannedCell is a cell ready to run: its language and code.
+type plannedCell struct {
+	lang kernels.Language
+	code string
 }
 
 func (e *evaluator) handle(ctx context.Context, call *Call) (*Result, error) {
@@ -111,18 +141,135 @@ func (e *evaluator) handle(ctx context.Context, call *Call) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tools: eval: %w", err)
 	}
-	k, fresh, err := e.kernel(lang, a.Reset)
+	var cells []plannedCell
+	switch {
+	case len(a.Cells) > 0 && a.Code != "":
+		return nil, errors.New("tools: eval: give code (one cell) or cells (several), not both; nothing was run")
+	case len(a.Cells) > 0:
+		for i, c := range a.Cells {
+			l := lang
+			if c.Language != "" {
+				if l, err = kernels.ParseLanguage(c.Language); err != nil {
+					return nil, fmt.Errorf("tools: eval: cells[%d]: %w; nothing was run", i, err)
+				}
+			}
+			cells = append(cells, plannedCell{lang: l, code: c.Code})
+		}
+	default:
+		if !hasArg(call.Args, "code") {
+			return nil, errors.New("tools: eval: give code (one cell) or cells (a list of {language, code}); nothing was run")
+		}
+		cells = []plannedCell{{lang: lang, code: a.Code}}
+	}
+	var notes []string
+	if a.Timeout > 0 {
+		d, limit := time.Duration(a.Timeout)*time.Second, e.maxTimeout()
+		if d > limit {
+			notes = append(notes, fmt.Sprintf("timeout: %s asked for, clamped to the operator's maximum of %s", d, limit))
+			d = limit
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, &kernels.CallTimeout{After: d})
+		defer cancel()
+	}
+	if len(cells) == 1 && len(a.Cells) == 0 {
+		res, err := e.runCell(ctx, cells[0].lang, cells[0].code, label, a.Reset, map[kernels.Language]bool{})
+		if err != nil {
+			return nil, err
+		}
+		res.Notices = append(notes, res.Notices...)
+		return renderCell(cells[0].lang, label, res), nil
+	}
+	return e.runCells(ctx, cells, label, a.Reset, notes)
+}
+
+// hasArg reports whether the call's arguments name key.
+func hasArg(args json.RawMessage, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return false
+	}
+	_, ok := m[key]
+	return ok
+}
+
+// runCell runs one cell in lang's kernel; with reset, that kernel is
+// discarded first unless done says this call already reset it.
+func (e *evaluator) runCell(ctx context.Context, lang kernels.Language, code, label string, reset bool, done map[kernels.Language]bool) (*kernels.Result, error) {
+	reset = reset && !done[lang]
+	k, fresh, err := e.kernel(lang, reset)
 	if err != nil {
 		return nil, fmt.Errorf("tools: eval: %w", err)
 	}
-	res, err := k.Execute(ctx, kernels.Cell{Code: a.Code, Label: label})
+	done[lang] = true
+	res, err := k.Execute(ctx, kernels.Cell{Code: code, Label: label})
 	if err != nil {
 		return nil, fmt.Errorf("tools: eval: %w", err)
 	}
-	if a.Reset && !fresh {
+	if reset && !fresh {
 		res.Notices = append([]string{"reset: the previous interpreter was discarded; this cell ran in a fresh one"}, res.Notices...)
 	}
-	return renderCell(lang, label, res), nil
+	return res, nil
+}
+
+// runCells runs cells in order and stops at the first that fails (or when
+// the call's context ends); each has a header, and those not run are listed.
+func (e *evaluator) runCells(ctx context.Context, cells []plannedCell, label string, reset bool, notes []string) (*Result, error) {
+	var b strings.Builder
+	var images []Content
+	type cellOut struct {
+		Index  int    `json:"index"`
+		Status string `json:"status"` // ok, error, not run
+		Result any    `json:"result,omitempty"`
+	}
+	outs := make([]cellOut, len(cells))
+	fmt.Fprintf(&b, "%d cells: %s\n", len(cells), label)
+	for _, n := range notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	done := map[kernels.Language]bool{}
+	failed := -1
+	for i, c := range cells {
+		outs[i].Index = i + 1
+		head := fmt.Sprintf("cell %d of %d", i+1, len(cells))
+		if failed >= 0 || ctx.Err() != nil {
+			why := fmt.Sprintf("cell %d failed", failed+1)
+			if failed < 0 {
+				why = kernels.StopReason(ctx)
+			}
+			fmt.Fprintf(&b, "\n--- %s [%s]: not run (%s)\n", head, c.lang, why)
+			outs[i].Status = "not run"
+			continue
+		}
+		res, err := e.runCell(ctx, c.lang, c.code, head, reset, done)
+		if err != nil {
+			if i == 0 {
+				return nil, err
+			}
+			// Earlier cells ran: their results are reported with this error.
+			fmt.Fprintf(&b, "\n--- %s [%s]: could not run: %v\n", head, c.lang, err)
+			outs[i].Status, failed = "error", i
+			continue
+		}
+		r := renderCell(c.lang, head, res)
+		_, body, _ := strings.Cut(r.Content[0].Text, "\n")
+		fmt.Fprintf(&b, "\n--- %s [%s]\n%s\n", head, c.lang, body)
+		images = append(images, r.Content[1:]...)
+		outs[i].Result = r.Structured
+		outs[i].Status = "ok"
+		if r.IsError {
+			outs[i].Status, failed = "error", i
+		}
+	}
+	text := strings.TrimRight(b.String(), "\n")
+	return &Result{
+		Content: append([]Content{{Type: TextContent, Text: text}}, images...),
+		Structured: struct {
+			Label string    `json:"label"`
+			Cells []cellOut `json:"cells"`
+		}{label, outs},
+		IsError: failed >= 0,
+	}, nil
 }
 
 // kernel returns the run's kernel for lang, starting it on first use; with

@@ -103,7 +103,7 @@ func TestEvalArguments(t *testing.T) {
 		{`{"code":"1","description":"too short"}`, `(5-10 words saying what the cell does; shown as the cell's label), got string "too short"`},
 		{`{"code":"1","description":"one two three four five six seven eight nine ten eleven"}`, "(5-10 words saying what the cell does"},
 		{`{"code":"1","description":"a valid label of words","language":"ruby"}`, "invalid"},
-		{`{"description":"a valid label of five words"}`, "invalid"},
+		{`{"description":"a valid label of five words"}`, "give code (one cell) or cells"},
 		{`{"code":"1"}`, `missing required argument "description" (a string: 5-10 words saying what the cell does`},
 		{`{"code":"1","description":""}`, `argument "description": expected a string matching`},
 		// Bad text in the cell is refused, not run as U+FFFD (a cell writing

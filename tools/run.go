@@ -83,6 +83,9 @@ type Config struct {
 	// Kernels is the kernel factory; it wires eval (tools/eval.go). The run
 	// owns the kernels it starts: Close discards them all.
 	Kernels *kernels.Factory
+	// EvalMaxTimeout bounds the timeout an eval call may ask for: a larger
+	// one is clamped and the result says so (0: DefaultEvalMaxTimeout).
+	EvalMaxTimeout time.Duration
 	// Enclosure, when set, looks up the conversation's enclosure (a
 	// container or sandbox it already runs in) and returns the command
 	// prefix that runs a process inside it, or nil when there is none: the

@@ -68,6 +68,7 @@ func init() {
 		enabled    bool
 		pythonPath string
 		idle       time.Duration
+		maxTimeout time.Duration
 		enclosure  string
 		jsMemory   = sizeFlag{n: js.DefaultMemoryLimit, noOff: true}
 		pyMemory   = sizeFlag{n: python.DefaultAddressSpaceLimit}
@@ -80,6 +81,7 @@ func init() {
 			fs.StringVar(&pythonPath, "python", "", "python interpreter for eval when the workdir has no .venv/bin/python or venv/bin/python (default python3 from PATH)")
 			fs.StringVar(&enclosure, "enclosure", "", "run the Python kernel inside the conversation's enclosure through this command prefix, split on spaces (e.g. 'docker exec -i -w /work c1'); default: on the host")
 			fs.DurationVar(&idle, "eval-idle", kernels.DefaultIdleTimeout, "idle budget of an eval cell: how long it may go without output (time waiting on tool() does not count)")
+			fs.DurationVar(&maxTimeout, "eval-max-timeout", tools.DefaultEvalMaxTimeout, "longest timeout an eval call may ask for; a larger one is clamped to it and the result says so")
 			fs.Var(&jsMemory, "eval-js-memory", "heap cap of a JavaScript eval cell: the `size` (512MiB, 2GiB) the heap may grow by while it runs before the cell is stopped")
 			fs.Var(&pyMemory, "eval-python-memory", "address-space cap (RLIMIT_AS) of the Python eval kernel and what it starts, a `size` (8GiB, 16GiB) or off: an allocation past it is a MemoryError")
 			fs.Var(&pyProcs, "eval-python-procs", "process cap of the Python eval kernel: the `count` of processes and threads it and what it starts may have at once, or off; a fork past it fails in the cell (EAGAIN). A pids cgroup of its own when tether can make one, else RLIMIT_NPROC above the user's count; the first result says which")
@@ -93,6 +95,7 @@ func init() {
 					return nil, err
 				}
 				cfg.Kernels = std.NewFactory(kernels.Config{Python: pythonPath, IdleTimeout: idle, MemoryLimit: jsMemory.n, AddressSpaceLimit: pyMemory.n, ProcessLimit: pyProcs.n}, jsChild)
+				cfg.EvalMaxTimeout = maxTimeout
 				if prefix := strings.Fields(enclosure); len(prefix) > 0 {
 					cfg.Enclosure = func(string) []string { return prefix }
 				}

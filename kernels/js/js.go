@@ -303,7 +303,7 @@ func (k *Kernel) watch(ctx context.Context, c *cellRun, done <-chan outcome, res
 			}
 		case <-ctxDone:
 			ctxDone = nil
-			interrupt(&interruption{kernels.ErrInterrupted, fmt.Sprintf("kernels: cell interrupted: the caller gave up (%v); the runtime came back and its state is kept", ctx.Err())})
+			interrupt(&interruption{kernels.ErrInterrupted, fmt.Sprintf("kernels: cell interrupted: %s; the runtime came back and its state is kept", kernels.StopReason(ctx))})
 		case <-monitor.C:
 			if grown, over := guard.over(); over && !interrupted {
 				interrupt(&interruption{kernels.ErrMemoryLimit, fmt.Sprintf("kernels: cell stopped: the heap grew by %d MiB, over the kernel's memory cap of %d MiB "+

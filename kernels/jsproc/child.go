@@ -41,8 +41,8 @@ type child struct {
 	seq     int64
 	waiting sync.Map // int64 -> chan msg: bridge calls and Now calls by ID
 	timers  map[int64]*remoteTimer
-	cancel  context.CancelFunc // the running cell's
-	gone    chan struct{}      // closed when the parent's end closes
+	cancel  context.CancelCauseFunc // the running cell's
+	gone    chan struct{}           // closed when the parent's end closes
 }
 
 func (c *child) send(m msg) error {
@@ -98,7 +98,7 @@ func serve(r io.Reader, w io.Writer) error {
 			if m.Cell == nil {
 				return fmt.Errorf("%s: exec without a cell", who)
 			}
-			ctx, cancel := context.WithCancel(context.Background())
+			ctx, cancel := context.WithCancelCause(context.Background())
 			c.mu.Lock()
 			c.cancel = cancel
 			c.mu.Unlock()
@@ -106,7 +106,7 @@ func serve(r io.Reader, w io.Writer) error {
 			go func(cell kernels.Cell) {
 				defer func() { <-cells }()
 				res, err := k.Execute(ctx, cell)
-				cancel()
+				cancel(nil)
 				if err != nil {
 					res = &kernels.Result{Error: &kernels.Error{Name: "InternalError", Message: err.Error()}}
 				}
@@ -115,7 +115,11 @@ func serve(r io.Reader, w io.Writer) error {
 		case "cancel":
 			c.mu.Lock()
 			if c.cancel != nil {
-				c.cancel()
+				var cause error // a plain cancel: the caller gave up
+				if m.Dur > 0 {
+					cause = &kernels.CallTimeout{After: m.Dur}
+				}
+				c.cancel(cause)
 			}
 			c.mu.Unlock()
 		case "reset":

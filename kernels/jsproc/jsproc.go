@@ -2,6 +2,7 @@ package jsproc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -275,7 +276,14 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			}
 		case <-ctxDone:
 			ctxDone = nil
-			_ = p.send(msg{Op: "cancel"})
+			// A per-call timeout travels with the cancel, so the child's
+			// message names it.
+			cancel := msg{Op: "cancel"}
+			var ct *kernels.CallTimeout
+			if errors.As(context.Cause(ctx), &ct) {
+				cancel.Dur = ct.After
+			}
+			_ = p.send(cancel)
 			// The child gives up on a stuck runtime after the grace itself;
 			// a child that does not answer well after that is ended.
 			backstop = time.After(2*k.cfg.InterruptGrace + 5*time.Second)

@@ -273,3 +273,24 @@ func TestBigResultsRefusedUpFront(t *testing.T) {
 		t.Errorf("the kernel's peak resident memory was %d MiB: a result of 400 MiB was built", peakKB>>10)
 	}
 }
+
+// TestCallTimeoutReachesChild: a cell stopped by the caller's per-call
+// timeout (a kernels.CallTimeout cause) is reported as stopped by that
+// timeout, not as a caller that gave up, across the process boundary; the
+// child's runtime keeps its state.
+func TestCallTimeoutReachesChild(t *testing.T) {
+	k := start(t, kernels.Config{})
+	value(t, run(t, k, "globalThis.kept = 7"))
+	ctx, cancel := context.WithTimeoutCause(context.Background(), time.Second, &kernels.CallTimeout{After: time.Second})
+	defer cancel()
+	r, err := k.Execute(ctx, kernels.Cell{Code: "while (true) {}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "its per-call timeout of 1s passed") || !strings.Contains(r.Error.Message, "state is kept") {
+		t.Fatalf("cell past its timeout: %+v", r.Error)
+	}
+	if got := value(t, run(t, k, "kept * 6")); got != "42" {
+		t.Errorf("state after the timeout: %s", got)
+	}
+}

@@ -571,7 +571,7 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 			}
 		case <-ctxDone:
 			ctxDone = nil
-			interrupt(fmt.Sprintf("the caller gave up (%v)", ctx.Err()))
+			interrupt(kernels.StopReason(ctx))
 		case <-resend:
 			_ = interruptGroup(p.cmd.Process.Pid)
 		case <-grace:

@@ -1,0 +1,131 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/kernels/std"
+	"github.com/tetherhq/tether/tools"
+)
+
+// evalArgsCall calls eval with the given arguments (description added) and
+// returns its text and whether it is an error result.
+func evalArgsCall(t *testing.T, r *tools.Run, a map[string]any) (string, bool) {
+	t.Helper()
+	if _, ok := a["description"]; !ok {
+		a["description"] = "a test call of the eval tool"
+	}
+	args, _ := json.Marshal(a)
+	res, err := r.Call(context.Background(), "eval", args, tools.FromModel)
+	if err != nil {
+		t.Fatalf("eval %s: %v", args, err)
+	}
+	return res.AllText(), res.IsError
+}
+
+func wantAll(t *testing.T, text string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("result lacks %q:\n%s", w, text)
+		}
+	}
+}
+
+// TestEvalCellsMixed: three cells, Python then JavaScript then Python, run in
+// order in the run's two kernels, each with its header; state from the
+// first Python cell is there in the third.
+func TestEvalCellsMixed(t *testing.T) {
+	requireEvalPython(t)
+	r := newEvalRun(t, allowAll, kernels.Config{})
+	text, isErr := evalArgsCall(t, r, map[string]any{"cells": []map[string]any{
+		{"language": "python", "code": "total = sum(range(10))\nprint('py sum', total)"},
+		{"language": "javascript", "code": "const words = ['a', 'b', 'c']; console.log('js', words.join('-')); words.length"},
+		{"code": "total * 2"},
+	}})
+	if isErr {
+		t.Fatalf("three good cells gave an error result:\n%s", text)
+	}
+	wantAll(t, text, "3 cells: a test call of the eval tool",
+		"--- cell 1 of 3 [python]\n", "stdout:\npy sum 45",
+		"--- cell 2 of 3 [javascript]\nstdout:\njs a-b-c",
+		"out:\n3",
+		"--- cell 3 of 3 [python]\nout:\n90")
+	if i1, i2, i3 := strings.Index(text, "cell 1 of 3"), strings.Index(text, "cell 2 of 3"), strings.Index(text, "cell 3 of 3"); !(i1 < i2 && i2 < i3) {
+		t.Errorf("cells out of order:\n%s", text)
+	}
+
+	// The first failing cell stops the call; later cells are listed as not run.
+	text, isErr = evalArgsCall(t, r, map[string]any{"cells": []map[string]any{
+		{"language": "javascript", "code": "globalThis.seen = 1; 'first'"},
+		{"language": "python", "code": "1 / 0"},
+		{"language": "javascript", "code": "globalThis.seen = 2"},
+	}})
+	if !isErr {
+		t.Errorf("a failing cell did not make the result an error:\n%s", text)
+	}
+	wantAll(t, text, "--- cell 1 of 3 [javascript]\nout:\n'first'", "error: ZeroDivisionError", "--- cell 3 of 3 [javascript]: not run (cell 2 failed)")
+	text, _ = evalArgsCall(t, r, map[string]any{"language": "javascript", "code": "seen"})
+	wantAll(t, text, "out:\n1")
+
+	// Bad shapes are refused before anything runs.
+	for _, tt := range []struct{ args, want string }{
+		{`{"code":"1","cells":[{"code":"2"}],"description":"a valid label of five words"}`, "give code (one cell) or cells (several), not both"},
+		{`{"cells":[],"description":"a valid label of five words"}`, "cells"},
+		{`{"cells":[{"language":"ruby","code":"1"}],"description":"a valid label of five words"}`, "ruby"},
+	} {
+		_, err := r.Call(context.Background(), "eval", json.RawMessage(tt.args), tools.FromModel)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.args, err, tt.want)
+		}
+	}
+}
+
+// TestEvalCallTimeout: a cell still running when the call's timeout passes
+// is interrupted, the result says it was its timeout, later cells are not
+// run, and the kernel keeps its state (Python and JavaScript).
+func TestEvalCallTimeout(t *testing.T) {
+	requireEvalPython(t)
+	r := newEvalRun(t, allowAll, kernels.Config{})
+	text, isErr := evalArgsCall(t, r, map[string]any{"timeout": 2, "cells": []map[string]any{
+		{"code": "kept = 41"},
+		{"code": "import time\nwhile True:\n    time.sleep(0.05)"},
+		{"code": "kept = 0"},
+	}})
+	if !isErr {
+		t.Errorf("a cell stopped by its timeout is not an error result:\n%s", text)
+	}
+	wantAll(t, text, "error: Interrupted: kernels: cell interrupted: its per-call timeout of 2s passed; the kernel came back and its state is kept",
+		"--- cell 3 of 3 [python]: not run (cell 2 failed)")
+	text, _ = evalArgsCall(t, r, map[string]any{"code": "kept + 1"})
+	wantAll(t, text, "out:\n42")
+
+	text, isErr = evalArgsCall(t, r, map[string]any{"timeout": 1, "language": "javascript", "code": "globalThis.y = 5; while (true) {}"})
+	if !isErr {
+		t.Errorf("a JavaScript cell stopped by its timeout is not an error result:\n%s", text)
+	}
+	wantAll(t, text, "its per-call timeout of 1s passed; the runtime came back and its state is kept")
+	text, _ = evalArgsCall(t, r, map[string]any{"language": "javascript", "code": "y * 2"})
+	wantAll(t, text, "out:\n10")
+}
+
+// TestEvalTimeoutClamped: a timeout over the operator's maximum is clamped
+// to it, and the result says so.
+func TestEvalTimeoutClamped(t *testing.T) {
+	r, err := tools.NewRun(context.Background(), tools.Config{
+		WorkDir:        t.TempDir(),
+		Policy:         allowAll,
+		Kernels:        std.NewFactory(kernels.Config{}, nil),
+		EvalMaxTimeout: time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	text, _ := evalArgsCall(t, r, map[string]any{"timeout": 3600, "language": "javascript", "code": "while (true) {}"})
+	wantAll(t, text, "note: timeout: 1h0m0s asked for, clamped to the operator's maximum of 1s", "its per-call timeout of 1s passed")
+}
