@@ -158,20 +158,40 @@ type ApprovalRequest struct {
 	Origin Origin
 	// ConversationID is the run's conversation.
 	ConversationID string
+	// Preview says what the call would change (a unified diff for a file
+	// tool), "" when the tool has none; prompts show it instead of Args.
+	Preview string
+}
+
+// Detail is what a permission prompt shows of the call: its Preview when
+// there is one, else its arguments, cut at 2000 bytes.
+func (q ApprovalRequest) Detail() string {
+	if q.Preview != "" {
+		return q.Preview
+	}
+	args := string(q.Args)
+	if args == "" {
+		args = "{}"
+	}
+	return "arguments: " + truncateText(args, 2000)
 }
 
 // Prompt renders the request as a question for a human:
-// "may I run write (write tier) with {"path": ...}?". Long arguments are cut.
+// "may I run write (write tier) with {"path": ...}?", or with the change it
+// would make when the request has a Preview. Long arguments are cut.
 func (q ApprovalRequest) Prompt() string {
+	via := ""
+	if q.Origin == FromBridge {
+		via = " (from an eval cell)"
+	}
+	if q.Preview != "" {
+		return fmt.Sprintf("May I run %s (%s tier)%s? It would make this change:\n%s", q.Tool, q.Tier, via, q.Preview)
+	}
 	args := string(q.Args)
 	if args == "" {
 		args = "{}"
 	}
 	args = truncateText(args, 2000)
-	via := ""
-	if q.Origin == FromBridge {
-		via = " (from an eval cell)"
-	}
 	return fmt.Sprintf("May I run %s (%s tier)%s with arguments %s?", q.Tool, q.Tier, via, args)
 }
 

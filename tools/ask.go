@@ -117,11 +117,7 @@ func AskTool(port operator.QuestionPort, space string, timeout time.Duration) To
 // error, so the call is refused.
 func QuestionApprover(port operator.QuestionPort, space string, timeout time.Duration) Approver {
 	return ApproverFunc(func(ctx context.Context, req ApprovalRequest) (bool, error) {
-		args := string(req.Args)
-		if args == "" {
-			args = "{}"
-		}
-		detail := "arguments: " + truncateText(args, 2000)
+		detail := req.Detail()
 		if req.Origin == FromBridge {
 			detail += "\n(called from an eval cell)"
 		}

@@ -231,6 +231,44 @@ func TestAskUserInChromium(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("an edit's permission shows its diff", func(t *testing.T) {
+		if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello\nworld\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ch := callAsync(run, "edit", `{"path":"notes.txt","old_string":"world","new_string":"there"}`)
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`section.card.permission pre.diff span.add`))); err != nil {
+			t.Fatal(err)
+		}
+		card, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`section.card`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"May I call edit (write tier)?", "--- a/notes.txt", "+++ b/notes.txt", "@@ -1,2 +1,2 @@", " hello", "-world", "+there"} {
+			if !strings.Contains(card, want) {
+				t.Errorf("edit's permission card lacks %q:\n%s", want, card)
+			}
+		}
+		if strings.Contains(card, "arguments:") || strings.Contains(card, "old_string") {
+			t.Errorf("edit's permission card shows the raw arguments, want only the diff:\n%s", card)
+		}
+		added, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`section.card pre.diff span.add`)))
+		if err != nil || strings.TrimSpace(added) != "+there" {
+			t.Errorf("the diff's added line is %q (%v), want it marked as +there", added, err)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`section.card button.option[data-label="Allow"]`))); err != nil {
+			t.Fatal(err)
+		}
+		if c := <-ch; c.err != nil {
+			t.Fatalf("allowed edit: %v", c.err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "hello\nthere\n" {
+			t.Errorf("notes.txt after the allowed edit: %q", b)
+		}
+		if err := chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`section.card`))); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // TestAskUserTimeout: an unanswered question ends as an error carrying the

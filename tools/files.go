@@ -147,6 +147,7 @@ func newFileTools(root *fsutil.Root) []Tool {
 				"missing parent directories are created). Prefer edit or apply_patch to change part of an existing file.",
 			InputSchema: SchemaFor[writeArgs](),
 			Writes:      pathTarget,
+			Preview:     f.previewWrite,
 			Handler:     f.write,
 		},
 		{
@@ -157,6 +158,7 @@ func newFileTools(root *fsutil.Root) []Tool {
 				"how many matches there were. Include enough surrounding lines to make old_string unique.",
 			InputSchema: SchemaFor[editArgs](),
 			Writes:      pathTarget,
+			Preview:     f.previewEdit,
 			Handler:     f.edit,
 		},
 		{
@@ -169,6 +171,7 @@ func newFileTools(root *fsutil.Root) []Tool {
 				"Every hunk is checked before anything is written; if one does not apply, no file changes.",
 			InputSchema: SchemaFor[patchArgs](),
 			Writes:      patchTargets,
+			Preview:     f.previewPatch,
 			Handler:     f.applyPatch,
 		},
 	}
@@ -507,25 +510,53 @@ func (f *fileTools) write(ctx context.Context, call *Call) (*Result, error) {
 }
 
 func (f *fileTools) edit(ctx context.Context, call *Call) (*Result, error) {
+	e, err := f.planEdit(call)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.root.Apply([]fsutil.Change{{Path: e.real, Content: []byte(e.out), Expected: e.data}}); err != nil {
+		return nil, pathErr("edit", err)
+	}
+	msg := fmt.Sprintf("edited %s: replaced 1 occurrence at line %d", e.rel, e.line)
+	if e.n > 1 {
+		msg = fmt.Sprintf("edited %s: replaced %d occurrences (first at line %d)", e.rel, e.n, e.line)
+	}
+	res := Text(msg)
+	res.Structured = &FileChanges{Changed: []FileChange{{Path: e.rel, Action: "updated"}}}
+	return res, nil
+}
+
+// plannedEdit is an edit worked out but not written: the file, its content
+// now (data) and after (out), how many places changed and the first's line.
+type plannedEdit struct {
+	real, rel string
+	data      []byte
+	out       string
+	n, line   int
+}
+
+// planEdit checks an edit call against its file and computes the new
+// content without writing it (the edit itself and its permission preview).
+func (f *fileTools) planEdit(call *Call) (plannedEdit, error) {
 	var a editArgs
 	if err := decodeText(call, &a); err != nil {
-		return nil, err
+		return plannedEdit{}, err
 	}
 	real, rel, err := f.root.Resolve(a.Path)
 	if err != nil {
-		return nil, pathErr("edit", err)
+		return plannedEdit{}, pathErr("edit", err)
 	}
 	data, err := f.root.ReadFile(real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("tools: edit: %s does not exist; use write to create a file", rel)
+		return plannedEdit{}, fmt.Errorf("tools: edit: %s does not exist; use write to create a file", rel)
 	case errors.Is(err, fsutil.ErrNotRegular):
-		return nil, fmt.Errorf("tools: edit: %s is not a regular file; edit changes files", rel)
+		return plannedEdit{}, fmt.Errorf("tools: edit: %s is not a regular file; edit changes files", rel)
 	case err != nil:
-		return nil, pathErr("edit", err)
+		return plannedEdit{}, pathErr("edit", err)
 	}
 	if a.OldString == a.NewString {
-		return nil, fmt.Errorf("tools: edit: old_string and new_string are the same; nothing to change in %s", rel)
+		return plannedEdit{}, fmt.Errorf("tools: edit: old_string and new_string are the same; nothing to change in %s", rel)
 	}
 	text := string(data)
 	n := strings.Count(text, a.OldString)
@@ -542,9 +573,9 @@ func (f *fileTools) edit(ctx context.Context, call *Call) (*Result, error) {
 		if strings.Contains(strings.Join(strings.Fields(text), " "), strings.Join(strings.Fields(a.OldString), " ")) {
 			hint = "the text is there with different whitespace or indentation; copy it exactly from read's output (without the line-number prefix)"
 		}
-		return nil, fmt.Errorf("tools: edit: old_string was not found in %s; %s. Nothing was changed", rel, hint)
+		return plannedEdit{}, fmt.Errorf("tools: edit: old_string was not found in %s; %s. Nothing was changed", rel, hint)
 	case n > 1 && !a.ReplaceAll:
-		return nil, fmt.Errorf("tools: edit: old_string matches %d places in %s (lines %s); add surrounding lines to make it unique, or set replace_all to replace all %d. Nothing was changed",
+		return plannedEdit{}, fmt.Errorf("tools: edit: old_string matches %d places in %s (lines %s); add surrounding lines to make it unique, or set replace_all to replace all %d. Nothing was changed",
 			n, rel, matchLines(text, a.OldString, 10), n)
 	}
 	line := strings.Count(text[:strings.Index(text, a.OldString)], "\n") + 1
@@ -554,16 +585,7 @@ func (f *fileTools) edit(ctx context.Context, call *Call) (*Result, error) {
 	} else {
 		out = strings.Replace(text, a.OldString, a.NewString, 1)
 	}
-	if _, err := f.root.Apply([]fsutil.Change{{Path: real, Content: []byte(out), Expected: data}}); err != nil {
-		return nil, pathErr("edit", err)
-	}
-	msg := fmt.Sprintf("edited %s: replaced 1 occurrence at line %d", rel, line)
-	if n > 1 {
-		msg = fmt.Sprintf("edited %s: replaced %d occurrences (first at line %d)", rel, n, line)
-	}
-	res := Text(msg)
-	res.Structured = &FileChanges{Changed: []FileChange{{Path: rel, Action: "updated"}}}
-	return res, nil
+	return plannedEdit{real: real, rel: rel, data: data, out: out, n: n, line: line}, nil
 }
 
 // matchLines lists the line numbers where sub starts in text (at most max).

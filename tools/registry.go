@@ -246,7 +246,11 @@ func approve(ctx context.Context, g Guard, t Tool, call *Call) error {
 		if g.Approver == nil {
 			return fmt.Errorf("%w: %s (%s tier) needs approval and no one is connected to approve it, so it was refused (fail closed); connect an approver or set the approval policy to allow", ErrNoApprover, t.Name, t.Tier)
 		}
-		ok, err := askApprover(ctx, g.Approver, ApprovalRequest{Tool: t.Name, Tier: t.Tier, Args: call.Args, Origin: call.Origin, ConversationID: g.ConversationID})
+		req := ApprovalRequest{Tool: t.Name, Tier: t.Tier, Args: call.Args, Origin: call.Origin, ConversationID: g.ConversationID}
+		if t.Preview != nil {
+			req.Preview, _ = t.Preview(ctx, call)
+		}
+		ok, err := askApprover(ctx, g.Approver, req)
 		if errors.Is(err, ErrNoApprover) {
 			why := withoutSentinel(err, ErrNoApprover)
 			return fmt.Errorf("%w: %s (%s tier) needs approval and the approver cannot ask anyone (%s), so it was refused (fail closed); do not retry it, ask the user to connect an approver or to set the approval policy to allow", ErrNoApprover, t.Name, t.Tier, why)

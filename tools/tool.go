@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -87,6 +88,10 @@ type Tool struct {
 	// every tool that sets it, without naming any. After a call the files
 	// written are those its result reports (FileChanges), else those declared.
 	Writes func(call *Call) []string
+	// Preview, when set, says what a call would change without changing
+	// anything (a file tool's unified diff). A permission prompt shows it
+	// instead of the raw arguments; an error leaves the arguments shown.
+	Preview func(ctx context.Context, call *Call) (string, error)
 	// Handler performs a call. Returning an error yields an error result whose
 	// text is the error's message; it should say what failed and what to do next.
 	Handler Handler

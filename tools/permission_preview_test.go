@@ -1,0 +1,156 @@
+package tools_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/creack/pty"
+
+	"github.com/tetherhq/tether/operator"
+	"github.com/tetherhq/tether/tools"
+)
+
+// ptyScreen collects what a terminal port draws on a pseudo-terminal.
+type ptyScreen struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	buf  strings.Builder
+	seen int
+	eof  bool
+}
+
+func newPtyScreen(ptmx *os.File) *ptyScreen {
+	s := &ptyScreen{}
+	s.cond = sync.NewCond(&s.mu)
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(b)
+			s.mu.Lock()
+			s.buf.Write(b[:n])
+			if err != nil {
+				s.eof = true
+			}
+			s.cond.Broadcast()
+			s.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+// expect waits until the screen shows want after what was already consumed,
+// and returns the text up to and including it.
+func (s *ptyScreen) expect(t *testing.T, want string) string {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		rest := s.buf.String()[s.seen:]
+		if i := strings.Index(rest, want); i >= 0 {
+			s.seen += i + len(want)
+			return rest[:i+len(want)]
+		}
+		if s.eof {
+			t.Fatalf("terminal closed before %q appeared; screen:\n%s", want, rest)
+		}
+		s.cond.Wait()
+	}
+}
+
+// newTerminalRun returns a run whose questions and permission prompts go to
+// a terminal port on a real pseudo-terminal, and that terminal's screen.
+func newTerminalRun(t *testing.T, cfg tools.Config) (*tools.Run, *ptyScreen, *os.File) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatalf("no pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close(); tty.Close() })
+	scr := newPtyScreen(ptmx)
+	port := operator.NewTerminal(tty, tty)
+	cfg.Questions, cfg.TargetSpace = port, "conv-7"
+	cfg.Approver = tools.QuestionApprover(port, "conv-7", 0)
+	run, err := tools.NewRun(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { run.Close() })
+	return run, scr, ptmx
+}
+
+// TestPermissionPreviewInTerminal: the permission prompts of edit, write
+// and apply_patch show, on a real terminal, the diff the call would make
+// rather than its raw arguments; the answer then decides the call.
+func TestPermissionPreviewInTerminal(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello\nworld\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, scr, ptmx := newTerminalRun(t, tools.Config{WorkDir: dir})
+
+	cases := []struct {
+		tool, args string
+		want       []string
+		answer     string
+		after      string // notes.txt afterwards ("" to skip the check)
+	}{
+		{"edit", `{"path":"notes.txt","old_string":"world","new_string":"there"}`,
+			[]string{"May I call edit (write tier)?", "  | --- a/notes.txt", "  | +++ b/notes.txt", "  | @@ -1,2 +1,2 @@", "  |  hello", "  | -world", "  | +there"},
+			"2", "hello\nworld\n"},
+		{"edit", `{"path":"notes.txt","old_string":"world","new_string":"there"}`,
+			[]string{"  | -world", "  | +there"}, "1", "hello\nthere\n"},
+		{"write", `{"path":"new.txt","content":"fresh\n"}`,
+			[]string{"May I call write (write tier)?", "  | --- /dev/null", "  | +++ b/new.txt", "  | +fresh"}, "1", ""},
+		{"apply_patch", `{"patch":"*** Begin Patch\n*** Update File: notes.txt\n@@\n hello\n-there\n+again\n*** End Patch"}`,
+			[]string{"May I call apply_patch (write tier)?", "  | --- a/notes.txt", "  | -there", "  | +again"}, "1", "hello\nagain\n"},
+	}
+	for _, tc := range cases {
+		done := callAsync(run, tc.tool, tc.args)
+		card := scr.expect(t, "/skip to skip.")
+		for _, w := range tc.want {
+			if !strings.Contains(card, w) {
+				t.Errorf("%s's permission card lacks %q:\n%s", tc.tool, w, card)
+			}
+		}
+		if strings.Contains(card, "arguments:") {
+			t.Errorf("%s's permission card shows raw arguments:\n%s", tc.tool, card)
+		}
+		if _, err := ptmx.Write([]byte(tc.answer + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		c := <-done
+		if tc.answer == "2" && c.err == nil {
+			t.Errorf("%s denied on the terminal ran anyway: %s", tc.tool, c.res.AllText())
+		}
+		if tc.answer == "1" && c.err != nil {
+			t.Errorf("%s allowed on the terminal: %v", tc.tool, c.err)
+		}
+		if tc.after != "" {
+			if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != tc.after {
+				t.Errorf("after %s answered %s: notes.txt = %q, want %q", tc.tool, tc.answer, b, tc.after)
+			}
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "new.txt")); err != nil || string(b) != "fresh\n" {
+		t.Errorf("new.txt = %q, %v", b, err)
+	}
+
+	// A call that cannot apply has no preview: its prompt falls back to
+	// the arguments, and the call then says what is wrong.
+	done := callAsync(run, "edit", `{"path":"notes.txt","old_string":"absent","new_string":"x"}`)
+	card := scr.expect(t, "/skip to skip.")
+	if !strings.Contains(card, `arguments: {"path":"notes.txt"`) {
+		t.Errorf("a failing edit's permission card:\n%s", card)
+	}
+	ptmx.Write([]byte("1\n"))
+	if c := <-done; c.err == nil || !strings.Contains(c.err.Error(), "old_string was not found") {
+		t.Errorf("failing edit allowed: %v", c.err)
+	}
+}
