@@ -52,6 +52,7 @@ func (p *Pool) Get(workdir, config string, opts ...Option) (sv *Supervisor, rele
 		if err != nil {
 			return nil, nil, false, err
 		}
+		s.pooled.Store(true)
 		e = &pooled{sv: s}
 		p.byKey[key] = e
 	} else {
@@ -71,7 +72,7 @@ func (p *Pool) Get(workdir, config string, opts ...Option) (sv *Supervisor, rele
 			}
 			p.mu.Unlock()
 			if last {
-				e.sv.Close()
+				e.sv.close()
 			}
 		})
 	}, shared, nil

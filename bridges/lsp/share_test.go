@@ -131,7 +131,9 @@ func TestPoolSharesOneGopls(t *testing.T) {
 		t.Fatalf("no running gopls in status: %v", b.Status())
 	}
 
-	// One session's close leaves the other's server running.
+	// One session's close leaves the other's server running; so does a
+	// run closing the supervisor it was given.
+	a.Close()
 	releaseA()
 	releaseA() // idempotent: must not release B's share
 	definitionOK(t, ctx, b)

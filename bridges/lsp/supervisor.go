@@ -95,6 +95,7 @@ type Supervisor struct {
 
 	gate     viewGate     // views (ShowContent) exclusive against queries
 	sessions atomic.Int32 // the Pool's sessions using it; 0 when not pooled
+	pooled   atomic.Bool  // a Pool's: Close leaves it to the Pool
 
 	mu     sync.Mutex
 	slots  map[string]*slot
@@ -565,8 +566,18 @@ func (s *Supervisor) relRoot(root string) string {
 	return s.rel(root)
 }
 
-// Close shuts every server down.
+// Close shuts every server down. On a Supervisor a Pool handed out it does
+// nothing: the sessions sharing it give it back to the Pool, which closes
+// it when the last one does (so a run closing what it was given stops no
+// other session's server).
 func (s *Supervisor) Close() error {
+	if s.pooled.Load() {
+		return nil
+	}
+	return s.close()
+}
+
+func (s *Supervisor) close() error {
 	s.mu.Lock()
 	s.closed = true
 	slots := s.slots

@@ -26,7 +26,7 @@ func init() {
 		name: "lsp",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&enabled, "lsp", true, "offer the lsp, lsp_rename and lsp_check tools and diagnostics on write (language servers start lazily)")
-			fs.BoolVar(&share, "share-lsp", true, "sessions of one host on the same workspace share its language servers (one process per language; what a session shows a server unsaved stays its own); false gives each session its own")
+			fs.BoolVar(&share, "share-lsp", true, "with --http: sessions on the same workspace share its language servers (one process per language; what a session shows a server unsaved stays its own); false gives each session its own")
 			fs.StringVar(&servers, "lsp-servers", "", "JSON file with more language servers (a list of {name, language, binaries, args, extensions, root_markers, checker, position_encoding, ...})")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
@@ -47,7 +47,7 @@ func init() {
 				opts = append(opts, lsp.WithServers(extra...))
 				config = fmt.Sprintf("%x", sha256.Sum256(b))
 			}
-			if share {
+			if share && env.Host {
 				sv, release, _, err := pool.Get(cfg.WorkDir, config, opts...)
 				if err != nil {
 					return nil, err
