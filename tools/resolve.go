@@ -12,14 +12,14 @@ import (
 )
 
 // resolve accepts, discards or shows a change that ast_edit, lsp_apply,
-// lsp_rename with preview or rename_file staged: one family, wired when
-// any of those is, so that every staged change is applied the same way
+// lsp_rename with preview or rename_file, or an isolated worker (vibe_wait)
+// staged: one family, wired when any of those is, so that every staged change is applied the same way
 // (the drift check, all or nothing, diagnostics on write).
 func init() {
 	addFamily(family{
 		name: "resolve",
 		wired: func(cfg *Config) bool {
-			return cfg.Parser != nil || (cfg.LSP != nil && cfg.WorkDir != "")
+			return cfg.Parser != nil || ((cfg.LSP != nil || cfg.Vibe && cfg.Workers != nil) && cfg.WorkDir != "")
 		},
 		register: func(r *Run) (func() error, error) {
 			return nil, r.Registry().Register((&stagedTools{run: r}).tools()...)
@@ -40,7 +40,7 @@ func (r *Run) stager() *search.Stager {
 }
 
 // stagingTools names the tools whose changes resolve applies, for messages.
-const stagingTools = "ast_edit, lsp_apply, lsp_rename with preview or rename_file"
+const stagingTools = "ast_edit, lsp_apply, lsp_rename with preview or rename_file, vibe_wait of an isolated worker"
 
 // stagedTools is resolve bound to a run.
 type stagedTools struct {

@@ -2,12 +2,16 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/workers"
 )
 
@@ -26,7 +30,7 @@ func init() {
 				surface = SurfaceDefault
 			}
 			ws.SetLimits(surface.String(), r.cfg.Policy.String())
-			ts := vibeTools(ws)
+			ts := vibeTools(ws, r)
 			if !surface.Allows(TierWrite) {
 				if _, configured := ws.Surface(); !configured {
 					refuse := readOnlySpawnRefusal(surface)
@@ -40,7 +44,7 @@ func init() {
 			return ws.Close, r.Registry().Register(ts...)
 		},
 		// a roster with no tier configured: only the descriptions read it
-		tools: func() []Tool { return vibeTools(&workers.Roster{}) },
+		tools: func() []Tool { return vibeTools(&workers.Roster{}, nil) },
 	})
 }
 
@@ -53,17 +57,21 @@ const (
 )
 
 // vibeTools returns vibe_spawn, vibe_send, vibe_wait, vibe_kill and vibe_list
-// over ws.
-func vibeTools(ws *workers.Roster) []Tool {
-	v := &vibe{ws: ws}
+// over ws; an isolated worker's changes are staged in run's stager.
+func vibeTools(ws *workers.Roster, run *Run) []Tool {
+	v := &vibe{ws: ws, run: run, staged: map[string]string{}}
 	tiers := strings.Join(ws.Tiers(), ", ")
 	return []Tool{
 		{
 			Name: "vibe_spawn",
 			Tier: TierRead,
-			Description: "Start a background worker on a brief and return at once with its worker id; the worker keeps going " +
+			Description: "Start a background worker on a brief, or a batch of workers (tasks, each given the shared context " +
+				"before its own brief), and return at once with their worker ids; the workers keep going " +
 				"while you do other things. tier is fast (mechanical work with a clear spec) or good (design, judgment, or " +
-				"reviewing fast-tier output); configured here: " + tiers + ". Collect the result with vibe_wait.",
+				"reviewing fast-tier output); configured here: " + tiers + ". Collect each result with vibe_wait. " +
+				"output_schema: a JSON Schema each result must conform to (vibe_wait says whether it does, and why not). " +
+				"isolated: each worker works in its own git worktree of the workdir, which stays untouched; " +
+				"vibe_wait stages its changes for resolve (diff preview, accept or discard, all or nothing).",
 			InputSchema: SchemaFor[spawnArgs](),
 			Mutates:     true, // starts or stops a worker's processes
 			Handler:     v.spawn,
@@ -104,23 +112,47 @@ func vibeTools(ws *workers.Roster) []Tool {
 	}
 }
 
-type vibe struct{ ws *workers.Roster }
+type vibe struct {
+	ws  *workers.Roster
+	run *Run // nil: descriptions only
+
+	mu sync.Mutex
+	// staged maps a worker's run ("w1#2") to the edit its changes were
+	// staged as, so a second vibe_wait names the same edit.
+	staged map[string]string
+}
+
+// MaxSpawnTasks caps a vibe_spawn batch.
+const MaxSpawnTasks = 16
 
 // spawnArgs are vibe_spawn's arguments.
 type spawnArgs struct {
-	Brief string `json:"brief" jsonschema:"the whole task: goal, files, constraints, what to report back" bounds:"minLength=1"`
-	Label string `json:"label" jsonschema:"a short name shown in vibe_list" bounds:"maxLength=80"`
-	Tier  string `json:"tier,omitempty" jsonschema:"fast (default) or good" bounds:"enum=fast|good"`
+	Brief        string         `json:"brief,omitempty" jsonschema:"the whole task: goal, files, constraints, what to report back (or give tasks)"`
+	Label        string         `json:"label,omitempty" jsonschema:"a short name shown in vibe_list" bounds:"maxLength=80"`
+	Tier         string         `json:"tier,omitempty" jsonschema:"fast (default) or good; a task's own tier wins" bounds:"enum=fast|good"`
+	Tasks        []spawnTask    `json:"tasks,omitempty" jsonschema:"a batch instead of brief: one worker per task" bounds:"minItems=1"`
+	Context      string         `json:"context,omitempty" jsonschema:"shared by every worker of the call: placed before each brief"`
+	OutputSchema map[string]any `json:"output_schema,omitempty" jsonschema:"a JSON Schema (draft 2020-12) each worker's result must conform to: the worker is asked for one JSON value on stdout"`
+	Isolated     bool           `json:"isolated,omitempty" jsonschema:"run each worker in its own git worktree of the workdir (a git repository with a commit); its changes come back staged for resolve"`
+}
+
+// spawnTask is one worker of a vibe_spawn batch.
+type spawnTask struct {
+	Brief string `json:"brief" jsonschema:"this worker's task; the call's context comes before it" bounds:"minLength=1"`
+	Label string `json:"label,omitempty" jsonschema:"a short name shown in vibe_list" bounds:"maxLength=80"`
+	Tier  string `json:"tier,omitempty" jsonschema:"fast or good (default: the call's tier)" bounds:"enum=fast|good"`
 }
 
 // tuneSchema states the roster's rules for a brief: not blank, at most
 // workers.MaxBriefBytes bytes (maxLength, in characters, the same number as
-// a looser bound).
+// a looser bound), and the batch cap.
 func (spawnArgs) tuneSchema(s *jsonschema.Schema) {
 	b := s.Properties["brief"]
 	b.Pattern = `\S`
 	b.MaxLength = jsonschema.Ptr(workers.MaxBriefBytes)
 	b.Description += fmt.Sprintf("; not blank, at most %d bytes", workers.MaxBriefBytes)
+	s.Properties["tasks"].MaxItems = jsonschema.Ptr(MaxSpawnTasks)
+	s.Properties["context"].MaxLength = jsonschema.Ptr(workers.MaxBriefBytes)
 }
 
 // workerArgs name a worker: vibe_kill's arguments, and vibe_send's and
@@ -167,15 +199,110 @@ func (v *vibe) spawn(ctx context.Context, call *Call) (*Result, error) {
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
-	id, err := v.ws.Spawn(a.Brief, a.Label, a.Tier)
+	specs, err := a.specs()
 	if err != nil {
 		return nil, err
 	}
-	info := v.info(id)
-	res := Text(fmt.Sprintf("Started worker %s (%s, %s tier). It runs in the background: vibe_wait %s collects the result, vibe_list shows progress.",
-		id, info.Label, info.Tier, id))
-	res.Structured = info
+	// The whole batch is checked before any of it starts.
+	for i, s := range specs {
+		if err := v.ws.Check(s); err != nil {
+			return nil, fmt.Errorf("tools: vibe_spawn: %s: %w; nothing was started", a.taskName(i), err)
+		}
+	}
+	var ids []string
+	for i, s := range specs {
+		id, err := v.ws.Start(s)
+		if err != nil {
+			for _, started := range ids {
+				v.ws.Kill(started)
+			}
+			stopped := ""
+			if len(ids) > 0 {
+				stopped = fmt.Sprintf(" (%s, started before it, stopped)", strings.Join(ids, ", "))
+			}
+			return nil, fmt.Errorf("tools: vibe_spawn: %s: %w; nothing of the batch runs%s", a.taskName(i), err, stopped)
+		}
+		ids = append(ids, id)
+	}
+	var b strings.Builder
+	infos := make([]workers.Info, len(ids))
+	for i, id := range ids {
+		infos[i] = v.info(id)
+	}
+	extra := ""
+	if a.OutputSchema != nil {
+		extra += " Its result is checked against the output schema."
+	}
+	if a.Isolated {
+		extra += " It works in its own git worktree; vibe_wait stages its changes for resolve."
+	}
+	if len(ids) == 1 {
+		fmt.Fprintf(&b, "Started worker %s (%s, %s tier). It runs in the background: vibe_wait %s collects the result, vibe_list shows progress.%s",
+			ids[0], infos[0].Label, infos[0].Tier, ids[0], extra)
+		res := Text(b.String())
+		res.Structured = infos[0]
+		return res, nil
+	}
+	fmt.Fprintf(&b, "Started %d workers:", len(ids))
+	for _, in := range infos {
+		fmt.Fprintf(&b, " %s (%s, %s tier)", in.ID, in.Label, in.Tier)
+	}
+	fmt.Fprintf(&b, ". They run in the background: vibe_wait collects each result, vibe_list shows progress.%s",
+		strings.ReplaceAll(strings.ReplaceAll(extra, "Its result is", "Each result is"), "It works", "Each works"))
+	res := Text(b.String())
+	res.Structured = infos
 	return res, nil
+}
+
+// specs turns the arguments into one spec per worker.
+func (a *spawnArgs) specs() ([]workers.Spec, error) {
+	var schema *jsonschema.Schema
+	if a.OutputSchema != nil {
+		raw, err := json.Marshal(a.OutputSchema)
+		if err == nil {
+			err = json.Unmarshal(raw, &schema)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tools: vibe_spawn: output_schema is not a JSON Schema: %w; give an object such as {\"type\":\"object\",\"properties\":{...}}", err)
+		}
+	}
+	brief := func(b string) string {
+		if strings.TrimSpace(a.Context) == "" {
+			return b
+		}
+		return strings.TrimRight(a.Context, "\n") + "\n\n" + b
+	}
+	switch {
+	case len(a.Tasks) > 0 && a.Brief != "":
+		return nil, errors.New("tools: vibe_spawn: give brief for one worker or tasks for a batch, not both")
+	case len(a.Tasks) > MaxSpawnTasks:
+		return nil, fmt.Errorf("tools: vibe_spawn: %d tasks, over the %d limit: spawn the rest in another call", len(a.Tasks), MaxSpawnTasks)
+	case len(a.Tasks) == 0:
+		if strings.TrimSpace(a.Brief) == "" {
+			return nil, errors.New("tools: vibe_spawn: no brief: give brief (one worker) or tasks (a batch, [{brief, label}])")
+		}
+		return []workers.Spec{{Brief: brief(a.Brief), Label: a.Label, Tier: a.Tier, OutputSchema: schema, Isolated: a.Isolated}}, nil
+	}
+	specs := make([]workers.Spec, len(a.Tasks))
+	for i, t := range a.Tasks {
+		tier := t.Tier
+		if tier == "" {
+			tier = a.Tier
+		}
+		specs[i] = workers.Spec{Brief: brief(t.Brief), Label: t.Label, Tier: tier, OutputSchema: schema, Isolated: a.Isolated}
+	}
+	return specs, nil
+}
+
+// taskName names the i-th worker of a call in messages.
+func (a *spawnArgs) taskName(i int) string {
+	if len(a.Tasks) == 0 {
+		return "the worker"
+	}
+	if l := a.Tasks[i].Label; l != "" {
+		return fmt.Sprintf("task %d (%s)", i+1, l)
+	}
+	return fmt.Sprintf("task %d", i+1)
 }
 
 func (v *vibe) send(ctx context.Context, call *Call) (*Result, error) {
@@ -215,7 +342,15 @@ func (v *vibe) wait(ctx context.Context, call *Call) (*Result, error) {
 		fmt.Fprintf(&b, "Worker %s (%s) is still running after %s. Call vibe_wait again to keep waiting, or vibe_kill to stop it.",
 			rep.ID, rep.Label, rep.Elapsed.Round(time.Millisecond))
 	case rep.Status == workers.Done:
-		fmt.Fprintf(&b, "Worker %s (%s, %s tier) is done after %s (run %d). Result:\n", rep.ID, rep.Label, rep.Tier, rep.Elapsed, rep.Runs)
+		fmt.Fprintf(&b, "Worker %s (%s, %s tier) is done after %s (run %d).", rep.ID, rep.Label, rep.Tier, rep.Elapsed, rep.Runs)
+		switch {
+		case !rep.SchemaChecked:
+			b.WriteString(" Result:\n")
+		case rep.SchemaError == "":
+			b.WriteString(" The result conforms to the output schema. Result:\n")
+		default:
+			fmt.Fprintf(&b, " The result does NOT conform to the output schema: %s\nResult (non-conforming):\n", rep.SchemaError)
+		}
 		b.WriteString(resultText(rep))
 	case rep.Status == workers.Killed:
 		fmt.Fprintf(&b, "Worker %s (%s) was killed after %s; output before it stopped:\n", rep.ID, rep.Label, rep.Elapsed)
@@ -226,9 +361,82 @@ func (v *vibe) wait(ctx context.Context, call *Call) (*Result, error) {
 			fmt.Fprintf(&b, "\nEnd of its log (stderr):\n%s", rep.LogTail)
 		}
 	}
+	var staged *StagedDiff
+	if rep.Finished && rep.Changes != nil {
+		b.WriteString("\n\n")
+		var err error
+		if staged, err = v.stageChanges(rep, &b); err != nil {
+			return nil, err
+		}
+	}
 	res := Text(b.String())
-	res.Structured = rep
+	res.Structured = VibeReport{Report: rep, Staged: staged}
+	if staged != nil {
+		staged.attachWhole(res)
+	}
 	return res, nil
+}
+
+// VibeReport is vibe_wait's Structured result: the worker's report and, for
+// an isolated worker that changed files, the edit they were staged as.
+type VibeReport struct {
+	workers.Report
+	Staged *StagedDiff `json:"staged,omitempty"`
+}
+
+// stageChanges stages what an isolated worker's run changed in its
+// worktree as one edit for resolve (once per run: a second wait names the
+// same edit) and writes what it did to b.
+func (v *vibe) stageChanges(rep workers.Report, b *strings.Builder) (*StagedDiff, error) {
+	c := rep.Changes
+	if len(c.LeftOut) > 0 {
+		fmt.Fprintf(b, "Not carried over from its worktree: %s\n", strings.Join(c.LeftOut, "; "))
+	}
+	switch {
+	case c.Err != "":
+		fmt.Fprintf(b, "Its worktree's changes could not be read: %s", c.Err)
+		return nil, nil
+	case len(c.Files) == 0:
+		fmt.Fprintf(b, "It changed no file in its worktree (base %.12s); nothing was staged.", c.Base)
+		return nil, nil
+	case v.run == nil || v.run.cfg.WorkDir == "":
+		fmt.Fprintf(b, "It changed %s in its worktree, but this run has no working directory to stage them in (start tether with one); nothing was staged.", plural(len(c.Files), "file"))
+		return nil, nil
+	}
+	key := fmt.Sprintf("%s#%d", rep.ID, rep.ResultRun)
+	plan := &search.Plan{Source: "vibe_spawn with isolated", Replacements: len(c.Files)}
+	for _, f := range c.Files {
+		plan.Changes = append(plan.Changes, search.FileChange{
+			Path: filepath.Join(v.ws.Dir(), filepath.FromSlash(f.Path)), Display: f.Path,
+			Old: f.Old, New: f.New, Create: f.Create, Replacements: 1,
+		})
+	}
+	v.mu.Lock()
+	id, seen := v.staged[key]
+	var dropped []string
+	if !seen {
+		id, dropped = v.run.stager().StageDropping(plan)
+		v.staged[key] = id
+	}
+	v.mu.Unlock()
+	if p, ok := v.run.stager().Pending(id); ok {
+		plan = p
+	} else if seen {
+		fmt.Fprintf(b, "Its changes were staged as %s, which is already resolved or dropped; vibe_send the worker to run again for a new edit.", id)
+		return nil, nil
+	}
+	fmt.Fprintf(b, "(proposed) its changes to %s, made against commit %.12s, are staged; nothing written yet: call resolve with edit_id %q and action \"accept\" to apply or \"discard\" to drop it (a file changed in the workdir since that commit rejects the whole edit)\n",
+		plural(len(plan.Changes), "file"), c.Base, id)
+	if len(dropped) > 0 {
+		fmt.Fprintf(b, "note: %s was dropped unresolved: at most %d staged edits are kept; resolve edits before staging more\n",
+			strings.Join(dropped, ", "), search.MaxStagedEdits)
+	}
+	diff, st, err := stagedDiff(id, plan, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	b.WriteString(diff)
+	return st, nil
 }
 
 func resultText(rep workers.Report) string {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/internal/textcut"
 )
@@ -146,6 +148,16 @@ func New(cfg Config) (*Roster, error) {
 	return &Roster{cfg: cfg, workers: map[string]*worker{}}, nil
 }
 
+// Dir is the workers' working directory, absolute ("" when it cannot be
+// found).
+func (r *Roster) Dir() string {
+	d, err := filepath.Abs(r.cfg.Dir)
+	if err != nil {
+		return ""
+	}
+	return d
+}
+
 // Tiers lists the configured tiers.
 func (r *Roster) Tiers() []string {
 	var ts []string
@@ -172,6 +184,10 @@ type worker struct {
 	cmd             *exec.Cmd
 	done            chan struct{} // closed when the current run ends
 	killing         bool
+	schema          *outputSchema // what the result must conform to, or nil
+	tree            *tree         // the worker's own worktree (isolated), or nil
+	schemaErr       string        // why the last result does not conform
+	changes         *Changes      // what the last run left in the worktree
 }
 
 // Info describes a worker, as vibe_list shows it.
@@ -204,16 +220,58 @@ type Report struct {
 	Exit string `json:"exit,omitempty"`
 	// LogTail is the end of the run's stderr.
 	LogTail string `json:"log_tail,omitempty"`
+	// SchemaChecked says the worker was spawned with an output schema and
+	// Result was checked against it; SchemaError is then why it does not
+	// conform ("" when it does).
+	SchemaChecked bool   `json:"schema_checked,omitempty"`
+	SchemaError   string `json:"schema_error,omitempty"`
+	// Changes, for an isolated worker, are what its worktree holds that
+	// its base commit does not, read when the run ended.
+	Changes *Changes `json:"changes,omitempty"`
+}
+
+// Spec describes a worker to start.
+type Spec struct {
+	// Brief is the whole task, given on stdin.
+	Brief string
+	// Label is a short name ("" means the id).
+	Label string
+	// Tier is fast or good ("" means fast, or the only tier configured).
+	Tier string
+	// OutputSchema, when set, is the JSON Schema the worker's result (its
+	// stdout: one JSON value, or a ```json block) must conform to. The brief
+	// says so and EnvOutputSchema holds it; each result is checked
+	// (Report.SchemaError).
+	OutputSchema *jsonschema.Schema
+	// Isolated runs the worker in its own git worktree of Config.Dir (which
+	// must be in a git repository with a commit), made at HEAD in a scratch
+	// directory; the sandbox lets it write there and not in Config.Dir. What
+	// it changed comes back in Report.Changes; the worktree is removed when
+	// the worker is killed, dropped or the roster closed.
+	Isolated bool
 }
 
 // Spawn starts a worker at tier ("" means fast, or the only tier configured)
 // and returns its id at once.
 func (r *Roster) Spawn(brief, label, tier string) (string, error) {
+	return r.Start(Spec{Brief: brief, Label: label, Tier: tier})
+}
+
+// Check reports what Start would refuse s for, without starting anything
+// (a batch is checked whole before any of it starts). An isolated spawn's
+// repository is checked by Start itself.
+func (r *Roster) Check(s Spec) error {
+	_, _, err := r.check(s)
+	return err
+}
+
+func (r *Roster) check(s Spec) (tier string, schema *outputSchema, err error) {
+	brief, tier := s.Brief, s.Tier
 	if strings.TrimSpace(brief) == "" {
-		return "", errors.New("workers: the brief is empty: say what the worker should do")
+		return "", nil, errors.New("workers: the brief is empty: say what the worker should do")
 	}
 	if len(brief) > MaxBriefBytes {
-		return "", fmt.Errorf("workers: the brief is %d bytes, over the %d limit", len(brief), MaxBriefBytes)
+		return "", nil, fmt.Errorf("workers: the brief is %d bytes, over the %d limit", len(brief), MaxBriefBytes)
 	}
 	if tier == "" {
 		tier = Fast
@@ -222,36 +280,79 @@ func (r *Roster) Spawn(brief, label, tier string) (string, error) {
 		}
 	}
 	if tier != Fast && tier != Good {
-		return "", fmt.Errorf("workers: unknown tier %q: use fast (mechanical work with a clear spec) or good (design, judgment, review)", tier)
+		return "", nil, fmt.Errorf("workers: unknown tier %q: use fast (mechanical work with a clear spec) or good (design, judgment, review)", tier)
 	}
 	if _, ok := r.cfg.Commands[tier]; !ok {
-		return "", fmt.Errorf("workers: no command is configured for the %s tier (configured: %s); spawn with one of those tiers, or ask the user to start tether with --worker %s='CMD'", tier, strings.Join(r.Tiers(), ", "), tier)
+		return "", nil, fmt.Errorf("workers: no command is configured for the %s tier (configured: %s); spawn with one of those tiers, or ask the user to start tether with --worker %s='CMD'", tier, strings.Join(r.Tiers(), ", "), tier)
 	}
-	label = strings.TrimSpace(label)
+	if s.OutputSchema != nil {
+		if schema, err = compileSchema(s.OutputSchema); err != nil {
+			return "", nil, err
+		}
+		if len(brief)+len(schema.instruction()) > MaxBriefBytes {
+			return "", nil, fmt.Errorf("workers: the brief with its output schema is %d bytes, over the %d limit", len(brief)+len(schema.instruction()), MaxBriefBytes)
+		}
+	}
+	return tier, schema, nil
+}
+
+// Start starts the worker s describes and returns its id at once.
+func (r *Roster) Start(s Spec) (string, error) {
+	tier, schema, err := r.check(s)
+	if err != nil {
+		return "", err
+	}
+	brief := s.Brief
+	if schema != nil {
+		brief += schema.instruction()
+	}
+	var t *tree
+	if s.Isolated {
+		if t, err = newTree(r.cfg.Dir); err != nil {
+			return "", err
+		}
+	}
+	label := strings.TrimSpace(s.Label)
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return "", errors.New("workers: the roster is closed")
+	id, evicted, err := r.startNewLocked(brief, label, tier, schema, t)
+	r.mu.Unlock()
+	if evicted != nil && evicted.tree != nil {
+		evicted.tree.remove()
 	}
-	if len(r.workers) >= MaxWorkers && !r.evictLocked() {
-		return "", fmt.Errorf("workers: %d workers hold running work or unread results: collect finished results with vibe_wait (stop running workers with vibe_kill, then collect them)", MaxWorkers)
+	if err != nil && t != nil {
+		t.remove()
+	}
+	return id, err
+}
+
+// startNewLocked adds a worker and starts its first run. r.mu is held.
+func (r *Roster) startNewLocked(brief, label, tier string, schema *outputSchema, t *tree) (id string, evicted *worker, err error) {
+	if r.closed {
+		return "", nil, errors.New("workers: the roster is closed")
+	}
+	if len(r.workers) >= MaxWorkers {
+		evicted = r.evictLocked()
+	}
+	if len(r.workers) >= MaxWorkers {
+		return "", nil, fmt.Errorf("workers: %d workers hold running work or unread results: collect finished results with vibe_wait (stop running workers with vibe_kill, then collect them)", MaxWorkers)
 	}
 	r.next++
-	w := &worker{id: "w" + strconv.Itoa(r.next), label: label, tier: tier, brief: brief}
+	w := &worker{id: "w" + strconv.Itoa(r.next), label: label, tier: tier, brief: brief, schema: schema, tree: t}
 	if w.label == "" {
 		w.label = w.id
 	}
 	if err := r.startLocked(w); err != nil {
 		r.next--
-		return "", err
+		return "", evicted, err
 	}
 	r.workers[w.id] = w
-	return w.id, nil
+	return w.id, evicted, nil
 }
 
 // evictLocked drops the oldest worker that has ended and whose result was
-// read, making room for a new one. Unread results are kept. r.mu is held.
-func (r *Roster) evictLocked() bool {
+// read, making room for a new one, and returns it (its worktree is the
+// caller's to remove). Unread results are kept. r.mu is held.
+func (r *Roster) evictLocked() *worker {
 	var oldest *worker
 	for _, w := range r.workers {
 		if w.status == Running || w.unread {
@@ -261,11 +362,10 @@ func (r *Roster) evictLocked() bool {
 			oldest = w
 		}
 	}
-	if oldest == nil {
-		return false
+	if oldest != nil {
+		delete(r.workers, oldest.id)
 	}
-	delete(r.workers, oldest.id)
-	return true
+	return oldest
 }
 
 func idNum(id string) int {
@@ -277,6 +377,9 @@ func idNum(id string) int {
 func (r *Roster) startLocked(w *worker) error {
 	cmd := exec.Command("/bin/sh", "-c", r.cfg.Commands[w.tier])
 	cmd.Dir = r.cfg.Dir
+	if w.tree != nil {
+		cmd.Dir = w.tree.dir()
+	}
 	surface := r.cfg.Surface
 	if surface == "" {
 		surface = r.runSurface
@@ -291,12 +394,15 @@ func (r *Roster) startLocked(w *worker) error {
 	cmd.Env = append(append(os.Environ(), r.cfg.Env...),
 		"TETHER_WORKER_ID="+w.id, "TETHER_WORKER_LABEL="+w.label, "TETHER_WORKER_TIER="+w.tier,
 		EnvSurface+"="+surface, EnvApprove+"="+approve)
+	if w.schema != nil {
+		cmd.Env = append(cmd.Env, EnvOutputSchema+"="+string(w.schema.raw))
+	}
 	cmd.Stdin = strings.NewReader(w.brief)
 	out := &textcut.Head{Max: MaxResultBytes}
 	w.log = &textcut.Tail{Max: maxLogBytes}
 	cmd.Stdout, cmd.Stderr = out, w.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := r.sandbox(cmd, w.tier); err != nil {
+	if err := r.sandbox(cmd, w.tier, w.tree); err != nil {
 		return fmt.Errorf("workers: cannot start the %s worker: %w", w.tier, err)
 	}
 	// A process the worker left behind may hold stdout open; do not wait on it
@@ -312,14 +418,28 @@ func (r *Roster) startLocked(w *worker) error {
 	w.status, w.exitErr, w.unread, w.killing = Running, "", false, false
 	w.started, w.ended = time.Now(), time.Time{}
 	w.runs++
+	schema, t := w.schema, w.tree
 	go func() {
 		err := cmd.Wait()
 		// The run is over; make sure nothing it started lives on.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		result, truncated := out.String(), out.Cut()
+		schemaErr := ""
+		if schema != nil {
+			schemaErr = schema.check(result, truncated)
+		}
+		var changes *Changes
+		if t != nil {
+			// The group is gone: nothing writes the worktree any more.
+			waitGroupGone(cmd.Process.Pid)
+			c := t.changes()
+			changes = &c
+		}
 		r.mu.Lock()
 		if w.cmd == cmd {
 			w.ended = time.Now()
-			w.result, w.truncated, w.resultRun = out.String(), out.Cut(), w.runs
+			w.result, w.truncated, w.resultRun = result, truncated, w.runs
+			w.schemaErr, w.changes = schemaErr, changes
 			w.unread = true
 			switch {
 			case w.killing:
@@ -466,22 +586,35 @@ func (r *Roster) Wait(ctx context.Context, id string, timeout time.Duration) (Re
 	rep.Finished = true
 	rep.Result, rep.Truncated, rep.Exit = w.result, w.truncated, w.exitErr
 	rep.LogTail = tail(w.log.String(), 2000)
+	rep.SchemaChecked, rep.SchemaError, rep.Changes = w.schema != nil, w.schemaErr, w.changes
 	w.unread = false
 	rep.Unread = false
 	return rep, nil
 }
 
-// Kill stops the worker's whole process tree. Killing a finished worker is
-// not an error.
+// Kill stops the worker's whole process tree and removes its worktree, if
+// it has one. Killing a finished worker is not an error.
 func (r *Roster) Kill(id string) (Info, error) {
 	w, err := r.get(id)
 	if err != nil {
 		return Info{}, err
 	}
 	r.stop(w)
+	r.dropTree(w)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return w.infoLocked(), nil
+}
+
+// dropTree removes w's worktree, once; its last run must have ended.
+func (r *Roster) dropTree(w *worker) {
+	r.mu.Lock()
+	t := w.tree
+	w.tree = nil
+	r.mu.Unlock()
+	if t != nil {
+		t.remove()
+	}
 }
 
 // List returns every worker, oldest first.
@@ -505,7 +638,7 @@ func (r *Roster) Close() error {
 	var wg sync.WaitGroup
 	for _, w := range ws {
 		wg.Add(1)
-		go func() { defer wg.Done(); r.stop(w) }()
+		go func() { defer wg.Done(); r.stop(w); r.dropTree(w) }()
 	}
 	wg.Wait()
 	return nil

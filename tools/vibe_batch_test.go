@@ -1,0 +1,173 @@
+package tools_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/tools"
+	"github.com/tetherhq/tether/workers"
+)
+
+const answerSchema = `{"type":"object","properties":{"answer":{"type":"integer"}},"required":["answer"]}`
+
+// TestVibeBatchWithSchema spawns two workers in one call with a shared
+// context and an output schema: one result conforms, the other is reported
+// as not conforming, with the validation error and its text.
+func TestVibeBatchWithSchema(t *testing.T) {
+	run := vibeRun(t, workers.Config{Commands: map[string]string{workers.Fast: workerScript(t, "json.sh")}, Surface: "plan"})
+	res := callResult(t, run, "vibe_spawn", `{"context":"You count things.","output_schema":`+answerSchema+`,
+		"tasks":[{"brief":"NUMBER of apples","label":"apples"},{"brief":"how many pears","label":"pears"}]}`)
+	infos, ok := res.Structured.([]workers.Info)
+	if !ok || len(infos) != 2 || infos[0].Label != "apples" || infos[1].Label != "pears" {
+		t.Fatalf("spawn structured = %#v; text %q", res.Structured, res.AllText())
+	}
+	if text := res.AllText(); !strings.Contains(text, "Started 2 workers: "+infos[0].ID) || !strings.Contains(text, "checked against the output schema") {
+		t.Errorf("spawn = %q", text)
+	}
+	good := callResult(t, run, "vibe_wait", `{"worker_id":"`+infos[0].ID+`"}`)
+	if text := good.AllText(); !strings.Contains(text, "conforms to the output schema") || !strings.Contains(text, `{"answer": 42}`) {
+		t.Errorf("conforming wait = %q", text)
+	}
+	bad := callResult(t, run, "vibe_wait", `{"worker_id":"`+infos[1].ID+`"}`)
+	text := bad.AllText()
+	if !strings.Contains(text, "does NOT conform to the output schema") || !strings.Contains(text, "answer") ||
+		!strings.Contains(text, "Result (non-conforming):\n"+`{"answer": "many"}`) {
+		t.Errorf("non-conforming wait = %q", text)
+	}
+	rep := bad.Structured.(tools.VibeReport)
+	if !rep.SchemaChecked || rep.SchemaError == "" {
+		t.Errorf("structured report = %+v", rep.Report)
+	}
+
+	for _, c := range []struct{ args, want string }{
+		{`{"brief":"x","tasks":[{"brief":"y"}]}`, "not both"},
+		{`{"label":"nothing"}`, "no brief"},
+		{`{"tasks":[{"brief":"ok"},{"brief":"bad","tier":"good"}]}`, "task 2"},
+		{`{"brief":"x","output_schema":{"$ref":"#/$defs/missing"}}`, "output schema"},
+	} {
+		n := len(callResult(t, run, "vibe_list", `{}`).AllText())
+		_, err := call(t, run, "vibe_spawn", c.args)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("vibe_spawn %s: err = %v, want %q", c.args, err, c.want)
+		}
+		if m := len(callResult(t, run, "vibe_list", `{}`).AllText()); m != n {
+			t.Errorf("vibe_spawn %s started a worker though it failed", c.args)
+		}
+	}
+}
+
+// isolatedRun is a run on a git repository holding a.txt ("one\n"), with
+// workers that edit their working directory (edit.sh).
+func isolatedRun(t *testing.T) (*tools.Run, string) {
+	t.Helper()
+	testenv.RequireBinary(t, "git")
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"a.txt": "one\n"})
+	for _, args := range [][]string{{"init", "-q"}, {"add", "a.txt"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "a"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	ws, err := workers.New(workers.Config{Dir: dir, Commands: map[string]string{workers.Fast: workerScript(t, "edit.sh")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Vibe: true, Workers: ws, Policy: tools.PolicyOf(tools.Allow)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { run.Close() })
+	return run, dir
+}
+
+func fileText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return string(b)
+}
+
+// TestVibeIsolatedStagedAndResolved: an isolated worker edits its own
+// worktree; vibe_wait stages the change with a diff preview, the workdir is
+// untouched until resolve accepts it, and vibe_kill removes the worktree.
+func TestVibeIsolatedStagedAndResolved(t *testing.T) {
+	run, dir := isolatedRun(t)
+	id := callResult(t, run, "vibe_spawn", `{"brief":"two\n","label":"editor","isolated":true}`).Structured.(workers.Info).ID
+	res := callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
+	text := res.AllText()
+	for _, want := range []string{"(proposed) its changes to 2 files", `edit_id "edit_1"`, "--- a/a.txt", "+two", "+new file"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("wait lacks %q:\n%s", want, text)
+		}
+	}
+	rep := res.Structured.(tools.VibeReport)
+	if rep.Staged == nil || rep.Staged.EditID != "edit_1" || len(rep.Staged.Files) != 2 {
+		t.Fatalf("staged = %+v", rep.Staged)
+	}
+	if got := fileText(t, filepath.Join(dir, "a.txt")); got != "one\n" {
+		t.Fatalf("a.txt before resolve = %q", got)
+	}
+	// A second wait names the same edit rather than staging it again.
+	if again := callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`).AllText(); !strings.Contains(again, `edit_id "edit_1"`) {
+		t.Errorf("second wait = %q", again)
+	}
+	callResult(t, run, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
+	if got := fileText(t, filepath.Join(dir, "a.txt")); got != "one\ntwo\n" {
+		t.Errorf("a.txt after accept = %q", got)
+	}
+	if got := fileText(t, filepath.Join(dir, "b.txt")); got != "new file\n" {
+		t.Errorf("b.txt after accept = %q", got)
+	}
+	tree := strings.TrimSpace(rep.Result)
+	if _, err := os.Stat(tree); err != nil {
+		t.Fatalf("worktree %s gone before the worker was killed: %v", tree, err)
+	}
+	callResult(t, run, "vibe_kill", `{"worker_id":"`+id+`"}`)
+	if _, err := os.Stat(tree); err == nil {
+		t.Errorf("worktree %s still there after vibe_kill", tree)
+	}
+	out, err := exec.Command("git", "-C", dir, "worktree", "list").Output()
+	if err != nil || strings.Count(string(out), "\n") != 1 {
+		t.Errorf("git worktree list after kill: %v\n%s", err, out)
+	}
+}
+
+// TestVibeIsolatedDrift: a file the worker changed is changed in the
+// workdir before resolve; the whole edit is rejected and nothing written.
+func TestVibeIsolatedDrift(t *testing.T) {
+	run, dir := isolatedRun(t)
+	id := callResult(t, run, "vibe_spawn", `{"brief":"two\n","isolated":true}`).Structured.(workers.Info).ID
+	callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\nmine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := call(t, run, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
+	if !errors.Is(err, search.ErrStale) || !strings.Contains(err.Error(), "a.txt") {
+		t.Fatalf("accept after drift: err = %v, want a stale rejection naming a.txt", err)
+	}
+	if got := fileText(t, filepath.Join(dir, "a.txt")); got != "one\nmine\n" {
+		t.Errorf("a.txt after the rejection = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.txt")); err == nil {
+		t.Error("b.txt was written though the edit was rejected (all or nothing)")
+	}
+}
+
+// TestVibeIsolatedNeedsGit: isolated outside a git repository is a clear
+// error and starts nothing.
+func TestVibeIsolatedNeedsGit(t *testing.T) {
+	run := vibeRun(t, workers.Config{Commands: map[string]string{workers.Fast: workerScript(t, "edit.sh")}, Dir: t.TempDir(), Surface: "plan"})
+	_, err := call(t, run, "vibe_spawn", `{"brief":"two","isolated":true}`)
+	if err == nil || !strings.Contains(err.Error(), "git repository") || !strings.Contains(err.Error(), "git init") {
+		t.Fatalf("err = %v", err)
+	}
+}

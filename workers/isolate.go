@@ -1,0 +1,244 @@
+package workers
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tetherhq/tether/internal/proc"
+)
+
+// Bounds of what an isolated worker's changes may hold.
+const (
+	// MaxChangedFiles caps how many files an isolated worker's changes hold.
+	MaxChangedFiles = 1000
+	// MaxChangedBytes caps their content (old and new together).
+	MaxChangedBytes = 64 << 20
+	// gitTimeout bounds one git command tether runs for a worktree.
+	gitTimeout = 2 * time.Minute
+)
+
+// Change is one file an isolated worker changed in its worktree, relative
+// to the commit its worktree was made from.
+type Change struct {
+	// Path is the file relative to Config.Dir, with forward slashes.
+	Path string `json:"path"`
+	// Old is its content in that commit (empty when Create).
+	Old []byte `json:"-"`
+	// New is its content in the worktree when the run ended.
+	New []byte `json:"-"`
+	// Create says the file is new.
+	Create bool `json:"create,omitempty"`
+}
+
+// Changes are what an isolated worker's run left in its worktree.
+type Changes struct {
+	// Base is the commit the worktree was made from.
+	Base string `json:"base"`
+	// Files are the changed files, in path order.
+	Files []Change `json:"files"`
+	// LeftOut are changes that cannot come back as a staged edit, each
+	// with why (a deleted file, a symbolic link, a file outside Dir).
+	LeftOut []string `json:"left_out,omitempty"`
+	// Err says why the changes could not be read; Files is then empty.
+	Err string `json:"error,omitempty"`
+}
+
+// tree is an isolated worker's git worktree.
+type tree struct {
+	top     string // the workdir's repository top level
+	prefix  string // Config.Dir relative to top ("" or "sub/dir/")
+	base    string // the commit the worktree was made from
+	scratch string // the directory holding the worktree, removed with it
+	path    string // the worktree itself
+	gitdir  string // the worktree's own git directory (index, HEAD)
+	common  string // the repository's common git directory (objects, config)
+}
+
+// dir is where the worker runs: Config.Dir's place in the worktree.
+func (t *tree) dir() string { return filepath.Join(t.path, filepath.FromSlash(t.prefix)) }
+
+// git runs git sandboxed, read-write on rw only, with the repository's
+// hooks and fsmonitor off (a worker could have written them), and returns
+// its stdout.
+func git(dir string, ro, rw []string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	defer cancel()
+	full := append([]string{"-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false", "-c", "core.quotePath=false"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = dir
+	// Neither the system's nor the user's git configuration: the sandbox does
+	// not grant them, and tether needs none of it.
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	tro, trw := proc.Table(proc.Shell, "git", cmd.Env)
+	ro = append(append(tro, dir), ro...)
+	if err := proc.Sandbox(cmd, proc.Policy{Peer: "git", Family: proc.Workers, RO: ro, RW: append(trw, rw...)}); err != nil {
+		return nil, err
+	}
+	cmd.WaitDelay = 2 * time.Second
+	if err := proc.Start(cmd); err != nil {
+		return nil, err
+	}
+	err := cmd.Wait()
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.Bytes(), fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return out.Bytes(), nil
+}
+
+// newTree makes a worktree of the repository dir is in, at its HEAD, in a
+// scratch directory of its own.
+func newTree(dir string) (*tree, error) {
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("workers: isolated: %w", err)
+		}
+	}
+	top := findTop(dir)
+	if top == "" {
+		return nil, fmt.Errorf("workers: isolated needs the workdir %s to be in a git repository, and no directory from it up holds .git: run git init and commit there, or spawn without isolated", dir)
+	}
+	out, err := git(dir, []string{top}, nil, "rev-parse", "--show-toplevel", "--show-prefix", "--git-common-dir")
+	if err != nil {
+		return nil, fmt.Errorf("workers: isolated needs the workdir %s to be in a git repository (%v): run git init and commit there, or spawn without isolated", dir, err)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != 3 {
+		return nil, fmt.Errorf("workers: isolated: git rev-parse in %s said %q", dir, out)
+	}
+	t := &tree{top: lines[0], prefix: lines[1], common: lines[2]}
+	if !filepath.IsAbs(t.common) {
+		t.common = filepath.Join(dir, t.common)
+	}
+	base, err := git(dir, t.ro(), nil, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+	if err != nil {
+		return nil, fmt.Errorf("workers: isolated: the repository at %s has no commit yet: commit the files the worker starts from, or spawn without isolated", t.top)
+	}
+	t.base = strings.TrimSpace(string(base))
+	if t.scratch, err = os.MkdirTemp("", "tether-worker-"); err != nil {
+		return nil, fmt.Errorf("workers: isolated: cannot make a scratch directory for the worktree: %w", err)
+	}
+	t.path = filepath.Join(t.scratch, "tree")
+	if _, err := git(t.top, t.ro(), []string{t.common, t.scratch}, "worktree", "add", "--detach", t.path, t.base); err != nil {
+		os.RemoveAll(t.scratch)
+		return nil, fmt.Errorf("workers: isolated: cannot add a git worktree of %s: %w", t.top, err)
+	}
+	gd, err := git(t.path, t.ro(), nil, "rev-parse", "--absolute-git-dir")
+	if err != nil {
+		t.remove()
+		return nil, fmt.Errorf("workers: isolated: the new worktree has no git directory: %w", err)
+	}
+	t.gitdir = strings.TrimSpace(string(gd))
+	return t, nil
+}
+
+// remove removes the worktree and its scratch directory.
+func (t *tree) remove() error {
+	_, err := git(t.top, t.ro(), []string{t.common, t.scratch}, "worktree", "remove", "--force", t.path)
+	if rerr := os.RemoveAll(t.scratch); err == nil && rerr != nil {
+		err = rerr
+	}
+	if _, perr := git(t.top, t.ro(), []string{t.common}, "worktree", "prune"); err == nil {
+		err = perr
+	}
+	return err
+}
+
+// changes reads what the worktree holds that its base commit does not: a
+// file changed or added (untracked files too, ignored ones not).
+func (t *tree) changes() Changes {
+	c := Changes{Base: t.base, Files: []Change{}}
+	out, err := git(t.path, t.ro(), []string{t.gitdir}, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	if err != nil {
+		c.Err = err.Error()
+		return c
+	}
+	var size int
+	for _, ent := range strings.Split(string(out), "\x00") {
+		if len(ent) < 4 {
+			continue
+		}
+		xy, path := ent[:2], ent[3:]
+		rel, inside := strings.CutPrefix(path, t.prefix)
+		if !inside {
+			c.LeftOut = append(c.LeftOut, path+" (outside the workdir)")
+			continue
+		}
+		if strings.ContainsRune(xy, 'D') {
+			c.LeftOut = append(c.LeftOut, rel+" (deleted: a staged edit does not delete files; delete it yourself if you want it gone)")
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(t.path, filepath.FromSlash(path)))
+		if err != nil || !fi.Mode().IsRegular() {
+			c.LeftOut = append(c.LeftOut, rel+" (not a regular file)")
+			continue
+		}
+		if len(c.Files) == MaxChangedFiles {
+			c.LeftOut = append(c.LeftOut, rel+fmt.Sprintf(" (over %d files)", MaxChangedFiles))
+			continue
+		}
+		ch := Change{Path: rel, Create: xy == "??" || strings.ContainsRune(xy, 'A')}
+		if ch.New, err = os.ReadFile(filepath.Join(t.path, filepath.FromSlash(path))); err != nil {
+			c.LeftOut = append(c.LeftOut, rel+" ("+err.Error()+")")
+			continue
+		}
+		if !ch.Create {
+			if ch.Old, err = git(t.path, t.ro(), nil, "cat-file", "blob", t.base+":"+path); err != nil {
+				c.LeftOut = append(c.LeftOut, rel+" ("+err.Error()+")")
+				continue
+			}
+		}
+		if bytes.Equal(ch.Old, ch.New) && !ch.Create {
+			continue // only its mode or index entry changed
+		}
+		if size += len(ch.Old) + len(ch.New); size > MaxChangedBytes {
+			c.LeftOut = append(c.LeftOut, rel+fmt.Sprintf(" (the changes are over %d MiB)", MaxChangedBytes>>20))
+			continue
+		}
+		c.Files = append(c.Files, ch)
+	}
+	return c
+}
+
+// ro is what git reads of the repository.
+func (t *tree) ro() []string {
+	ro := []string{t.top, t.common}
+	if t.path != "" {
+		ro = append(ro, t.path)
+	}
+	return ro
+}
+
+// findTop returns the nearest directory from dir up that holds .git (a
+// directory, or the file of a worktree or submodule), or "".
+func findTop(dir string) string {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
+}
