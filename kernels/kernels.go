@@ -81,6 +81,11 @@ type Display struct {
 type Stream struct {
 	Text string `json:"text,omitempty"`
 	Cut  int64  `json:"cut,omitempty"`
+	// Full is the whole output when Text was cut and the kernel kept it
+	// (Config.MaxSpill), for the caller to hand over some other way (a
+	// file); FullCut counts the bytes past MaxSpill that Full lacks.
+	Full    string `json:"full,omitempty"`
+	FullCut int64  `json:"fullCut,omitempty"`
 }
 
 // Error is a cell that failed.
@@ -180,6 +185,7 @@ const (
 	DefaultMaxImage       = 1 << 20
 	DefaultMaxText        = 32 << 10
 	DefaultMaxDisplays    = 50
+	DefaultMaxSpill       = 16 << 20
 )
 
 // Config configures a kernel. The zero value of each field means its default.
@@ -199,6 +205,9 @@ type Config struct {
 	InterruptGrace time.Duration
 	// MaxOutput bounds each of stdout and stderr, in bytes.
 	MaxOutput int
+	// MaxSpill bounds how much of each of stdout and stderr a cell keeps
+	// whole past MaxOutput (Stream.Full), in bytes; negative keeps none.
+	MaxSpill int
 	// MaxText bounds each text or HTML representation of a displayed value.
 	MaxText int
 	// MaxDisplays bounds how many displays (figures included) one cell
@@ -283,6 +292,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxOutput <= 0 {
 		c.MaxOutput = DefaultMaxOutput
+	}
+	if c.MaxSpill == 0 {
+		c.MaxSpill = DefaultMaxSpill
 	}
 	if c.MaxText <= 0 {
 		c.MaxText = DefaultMaxText

@@ -123,3 +123,37 @@ func TestStreamBufferCutsOnRunes(t *testing.T) {
 		t.Fatalf("cut %d, valid %v:\n%q", s.Cut, utf8.ValidString(s.Text), s.Text)
 	}
 }
+
+// TestStreamBufferKeepAll: with KeepAll the buffer hands over the whole
+// output when the text was cut, up to its limit, and counts what is past it.
+func TestStreamBufferKeepAll(t *testing.T) {
+	for _, tt := range []struct {
+		name            string
+		write           int
+		limit           int
+		wantFull        int
+		wantFullCut     int64
+		wantNoFullAtAll bool
+	}{
+		{name: "fits: nothing to hand over", write: 50, limit: 1000, wantNoFullAtAll: true},
+		{name: "cut: all of it", write: 500, limit: 1000, wantFull: 500},
+		{name: "past the limit: counted", write: 1500, limit: 1000, wantFull: 1000, wantFullCut: 500},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := kernels.NewStreamBuffer(100).KeepAll(tt.limit)
+			for i := 0; i < tt.write; i++ {
+				b.WriteString("y")
+			}
+			s := b.Stream()
+			if tt.wantNoFullAtAll {
+				if s.Full != "" || s.Cut != 0 {
+					t.Errorf("uncut stream: %+v", s)
+				}
+				return
+			}
+			if len(s.Full) != tt.wantFull || s.FullCut != tt.wantFullCut || s.Cut == 0 {
+				t.Errorf("Full %d bytes, FullCut %d, Cut %d; want %d, %d", len(s.Full), s.FullCut, s.Cut, tt.wantFull, tt.wantFullCut)
+			}
+		})
+	}
+}

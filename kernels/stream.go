@@ -15,6 +15,19 @@ type StreamBuffer struct {
 	head    []byte
 	tail    []byte // ring buffer contents once the head is full, oldest first
 	dropped int64
+
+	// With KeepAll: everything written, up to allMax bytes, so that output
+	// cut from the text can be handed over whole (Stream.Full).
+	allMax  int
+	all     []byte
+	allDrop int64
+}
+
+// KeepAll makes the buffer also keep everything written, up to limit bytes
+// (what is past it is counted, not kept), for Stream.Full. It returns b.
+func (b *StreamBuffer) KeepAll(limit int) *StreamBuffer {
+	b.allMax = limit
+	return b
 }
 
 // NewStreamBuffer returns a buffer bounded at max bytes (at least 16).
@@ -28,6 +41,11 @@ func NewStreamBuffer(max int) *StreamBuffer {
 // Write appends p; it never fails.
 func (b *StreamBuffer) Write(p []byte) (int, error) {
 	n := len(p)
+	if b.allMax > 0 {
+		k := min(b.allMax-len(b.all), len(p))
+		b.all = append(b.all, p[:k]...)
+		b.allDrop += int64(len(p) - k)
+	}
 	headCap := b.max * 3 / 4
 	if room := headCap - len(b.head); room > 0 {
 		k := min(room, len(p))
@@ -60,7 +78,11 @@ func (b *StreamBuffer) Stream() Stream {
 	}
 	head, tail := textcut.TrimPartialEnd(b.head), textcut.TrimPartialStart(b.tail)
 	marker := fmt.Sprintf("\n[... output cut: %d bytes not shown ...]\n", b.dropped)
-	return Stream{Text: CollapseCR(string(head)) + marker + CollapseCR(string(tail)), Cut: b.dropped}
+	st := Stream{Text: CollapseCR(string(head)) + marker + CollapseCR(string(tail)), Cut: b.dropped}
+	if b.allMax > 0 {
+		st.Full, st.FullCut = CollapseCR(string(textcut.TrimPartialEnd(b.all))), b.allDrop
+	}
+	return st
 }
 
 // CollapseCR shows text as a notebook (or a terminal) leaves it: a carriage

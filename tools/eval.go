@@ -209,7 +209,33 @@ func (e *evaluator) runCell(ctx context.Context, lang kernels.Language, code, la
 	if reset && !fresh {
 		res.Notices = append([]string{"reset: the previous interpreter was discarded; this cell ran in a fresh one"}, res.Notices...)
 	}
+	e.spill(res)
 	return res, nil
+}
+
+// spill writes each stream the kernel cut and kept whole to the run's
+// artifacts area, and says in a notice where it is and how much was written.
+func (e *evaluator) spill(res *kernels.Result) {
+	for _, s := range []struct {
+		name string
+		st   *kernels.Stream
+	}{{"stdout", &res.Stdout}, {"stderr", &res.Stderr}} {
+		full := s.st.Full
+		if full == "" {
+			continue
+		}
+		s.st.Full = ""
+		name, err := e.run.arts.write("eval-"+s.name, full)
+		if err != nil {
+			res.Notices = append(res.Notices, fmt.Sprintf("%s was cut (%d bytes not shown) and could not be written whole: %v", s.name, s.st.Cut, err))
+			continue
+		}
+		msg := fmt.Sprintf("%s was cut (%d bytes not shown); all of it, %d bytes, was written to %s: read it with read {\"path\": %q} (offset and limit page through its lines)", s.name, s.st.Cut, len(full), name, name)
+		if s.st.FullCut > 0 {
+			msg += fmt.Sprintf("; the %d bytes printed past that were dropped (a cell keeps at most %d MiB of each stream)", s.st.FullCut, e.factory.Defaults.WithDefaults().MaxSpill>>20)
+		}
+		res.Notices = append(res.Notices, msg)
+	}
 }
 
 // runCells runs cells in order and stops at the first that fails (or when

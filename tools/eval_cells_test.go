@@ -3,6 +3,9 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -128,4 +131,67 @@ func TestEvalTimeoutClamped(t *testing.T) {
 	defer r.Close()
 	text, _ := evalArgsCall(t, r, map[string]any{"timeout": 3600, "language": "javascript", "code": "while (true) {}"})
 	wantAll(t, text, "note: timeout: 1h0m0s asked for, clamped to the operator's maximum of 1s", "its per-call timeout of 1s passed")
+}
+
+// TestEvalSpillReadBack: a cell printing about 5 MB gets the cut text, and
+// its whole stdout is written to the run's artifacts area under a name the
+// result gives, with how much was written; read opens it by that name and
+// pages to its last line; the area is gone with the run.
+func TestEvalSpillReadBack(t *testing.T) {
+	requireEvalPython(t)
+	for _, tt := range []struct{ lang, code string }{
+		{"python", "for i in range(100000):\n    print(f'line {i:06d} ' + 'x' * 40)"},
+		{"javascript", "for (let i = 0; i < 100000; i++) console.log('line ' + String(i).padStart(6, '0') + ' ' + 'x'.repeat(40))"},
+	} {
+		t.Run(tt.lang, func(t *testing.T) {
+			r := newEvalRun(t, allowAll, kernels.Config{})
+			const total = 100000 * 53 // "line 000000 " + 40 x + "\n"
+			text, isErr := evalArgsCall(t, r, map[string]any{"language": tt.lang, "code": tt.code})
+			if isErr {
+				t.Fatalf("cell failed:\n%.2000s", text)
+			}
+			if len(text) > 200<<10 {
+				t.Errorf("the result holds %d bytes of text: the cut did not hold", len(text))
+			}
+			m := regexp.MustCompile(`stdout was cut \((\d+) bytes not shown\); all of it, (\d+) bytes, was written to (artifact:eval-stdout-\d+\.txt)`).FindStringSubmatch(text)
+			if m == nil {
+				t.Fatalf("no spill notice:\n%.3000s", text)
+			}
+			if m[2] != strconv.Itoa(total) {
+				t.Errorf("written %s bytes, want %d", m[2], total)
+			}
+			read := func(args map[string]any) (string, error) {
+				b, _ := json.Marshal(args)
+				res, err := r.Call(context.Background(), "read", b, tools.FromModel)
+				if err != nil {
+					return "", err
+				}
+				return res.AllText(), nil
+			}
+			got, err := read(map[string]any{"path": m[3], "offset": 99999, "limit": 5})
+			if err != nil {
+				t.Fatalf("read %s: %v", m[3], err)
+			}
+			if !strings.Contains(got, "line 099998 ") || !strings.Contains(got, "line 099999 "+strings.Repeat("x", 40)) {
+				t.Errorf("read %s at its end:\n%s", m[3], got)
+			}
+			got, err = read(map[string]any{"path": m[3], "offset": 50001, "limit": 1})
+			if err != nil || !strings.Contains(got, "line 050000 ") {
+				t.Errorf("read %s in the middle (the part the result cut): %v\n%s", m[3], err, got)
+			}
+			for _, bad := range []string{"artifact:../etc/passwd", "artifact:eval-stdout-99.txt"} {
+				if _, err := read(map[string]any{"path": bad}); err == nil || !strings.Contains(err.Error(), "artifact") {
+					t.Errorf("read %s: %v", bad, err)
+				}
+			}
+			dir := tools.ArtifactDir(r)
+			if dir == "" || strings.HasPrefix(dir, r.WorkDir()) {
+				t.Errorf("artifacts area %q: want a directory of its own outside the workspace", dir)
+			}
+			r.Close()
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("artifacts area still there after the run closed: %v", err)
+			}
+		})
+	}
 }

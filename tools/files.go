@@ -120,23 +120,24 @@ func init() {
 	addFamily(family{
 		name: "files",
 		register: func(r *Run) (func() error, error) {
-			return nil, r.Registry().Register(newFileTools(r.root)...)
+			return nil, r.Registry().Register(newFileTools(r.root, &r.arts)...)
 		},
-		tools: func() []Tool { return newFileTools(nil) },
+		tools: func() []Tool { return newFileTools(nil, nil) },
 	})
 }
 
 // newFileTools returns the harness file tools (read, write, edit, apply_patch)
 // confined to root. Every run registers them.
-func newFileTools(root *fsutil.Root) []Tool {
-	f := &fileTools{root: root}
+func newFileTools(root *fsutil.Root, arts *artifactStore) []Tool {
+	f := &fileTools{root: root, arts: arts}
 	return []Tool{
 		{
 			Name: "read",
 			Tier: TierRead,
 			Description: "Read a text file in the working directory, with line numbers (cat -n style). " +
 				"Returns up to 2000 lines from offset (1-based); says when the output was cut and how to read on. " +
-				"Images (png, jpeg, gif, webp) come back as images; a directory lists its entries (offset and limit count entries there, at most 500).",
+				"Images (png, jpeg, gif, webp) come back as images; a directory lists its entries (offset and limit count entries there, at most 500). " +
+				"A path artifact:NAME opens output a result put in the run's artifacts area (an eval cell's whole stdout); it lasts as long as the run.",
 			InputSchema: SchemaFor[readArgs](),
 			Handler:     f.read,
 		},
@@ -179,11 +180,12 @@ func newFileTools(root *fsutil.Root) []Tool {
 
 type fileTools struct {
 	root *fsutil.Root
+	arts *artifactStore // the run's artifacts area: paths with ArtifactPrefix
 }
 
 // readArgs are read's arguments.
 type readArgs struct {
-	Path   string `json:"path" jsonschema:"file path, relative to the working directory" bounds:"minLength=1"`
+	Path   string `json:"path" jsonschema:"file path, relative to the working directory, or an artifact:NAME a result named (output too large for it)" bounds:"minLength=1"`
 	Offset int    `json:"offset,omitempty" jsonschema:"first line to return (1-based, default 1)" bounds:"minimum=1"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"how many lines to return (default 2000)" bounds:"minimum=1"`
 }
@@ -260,6 +262,14 @@ func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
 	}
 	// Open through the root, not by the resolved path: a link swapped in
 	// after the check cannot lead the read out of the working directory.
+	if strings.HasPrefix(a.Path, ArtifactPrefix) && f.arts != nil {
+		fh, err := f.arts.open(a.Path)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		return f.readOpen(ctx, fh, a.Path, a)
+	}
 	fh, rel, err := f.root.Open(a.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("tools: read: %s does not exist; check the path (relative to the working directory)", rel)
@@ -268,6 +278,11 @@ func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
 		return nil, pathErr("read", err)
 	}
 	defer fh.Close()
+	return f.readOpen(ctx, fh, rel, a)
+}
+
+// readOpen reads the open file fh, named rel in what it says.
+func (f *fileTools) readOpen(ctx context.Context, fh *os.File, rel string, a readArgs) (*Result, error) {
 	fi, err := fh.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("tools: read: %s: %v", rel, err)

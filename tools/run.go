@@ -159,6 +159,7 @@ type Run struct {
 	notice    string // what recovery at start did, for the first call's result
 	statuses  []func() string
 	stage     *search.Stager // the run's staged changes (stager)
+	arts      artifactStore  // output too large for a result (artifacts.go)
 }
 
 // NewRun starts a run: it checks the working directory, rolls back any change
@@ -189,6 +190,7 @@ func newRun(ctx context.Context, cfg Config, fams []family) (*Run, error) {
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r := &Run{cfg: cfg, root: root, reg: NewRegistry(), ctx: rctx, cancel: cancel, approver: cfg.Approver, notice: recoverChanges()}
+	r.OnClose("artifacts", r.arts.close)
 	for _, f := range fams {
 		if f.wired != nil && !f.wired(&r.cfg) {
 			continue

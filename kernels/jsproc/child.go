@@ -110,7 +110,13 @@ func serve(r io.Reader, w io.Writer) error {
 				if err != nil {
 					res = &kernels.Result{Error: &kernels.Error{Name: "InternalError", Message: err.Error()}}
 				}
-				_ = c.send(msg{Op: "result", Result: res})
+				if err := c.send(msg{Op: "result", Result: res}); err != nil && (res.Stdout.Full != "" || res.Stderr.Full != "") {
+					// The whole output did not fit one frame: send the
+					// result without it, saying so.
+					res.Stdout.Full, res.Stderr.Full = "", ""
+					res.Notices = append(res.Notices, "the whole output was too large to pass from the JavaScript kernel process; only the cut text is shown")
+					_ = c.send(msg{Op: "result", Result: res})
+				}
 			}(*m.Cell)
 		case "cancel":
 			c.mu.Lock()
@@ -156,7 +162,7 @@ func serve(r io.Reader, w io.Writer) error {
 func (c *child) kernel(cc childConfig) kernels.Kernel {
 	cfg := kernels.Config{
 		IdleTimeout: cc.IdleTimeout, InterruptGrace: cc.InterruptGrace,
-		MaxOutput: cc.MaxOutput, MaxText: cc.MaxText, MaxDisplays: cc.MaxDisplays, MaxImage: cc.MaxImage,
+		MaxOutput: cc.MaxOutput, MaxSpill: cc.MaxSpill, MaxText: cc.MaxText, MaxDisplays: cc.MaxDisplays, MaxImage: cc.MaxImage,
 		MemoryLimit: cc.MemoryLimit,
 	}
 	if cc.Bridge {

@@ -114,7 +114,7 @@ func (k *Kernel) start() (*child0, error) {
 	go p.readLoop(stdout, ready)
 	cc := childConfig{
 		IdleTimeout: k.cfg.IdleTimeout, InterruptGrace: k.cfg.InterruptGrace,
-		MaxOutput: k.cfg.MaxOutput, MaxText: k.cfg.MaxText, MaxDisplays: k.cfg.MaxDisplays, MaxImage: k.cfg.MaxImage,
+		MaxOutput: k.cfg.MaxOutput, MaxSpill: k.cfg.MaxSpill, MaxText: k.cfg.MaxText, MaxDisplays: k.cfg.MaxDisplays, MaxImage: k.cfg.MaxImage,
 		MemoryLimit: k.cfg.MemoryLimit, Bridge: k.cfg.Tools != nil, RemoteClock: p.clock != nil,
 	}
 	if err := p.send(msg{Op: "start", Config: &cc}); err != nil {

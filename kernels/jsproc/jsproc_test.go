@@ -294,3 +294,20 @@ func TestCallTimeoutReachesChild(t *testing.T) {
 		t.Errorf("state after the timeout: %s", got)
 	}
 }
+
+// TestWholeOutputCrossesToParent: output past the stream bound comes back
+// cut in Text and whole in Full from the child process.
+func TestWholeOutputCrossesToParent(t *testing.T) {
+	k := start(t, kernels.Config{})
+	r := run(t, k, "for (let i = 0; i < 100000; i++) console.log('line ' + String(i).padStart(6, '0') + ' ' + 'x'.repeat(40))")
+	if r.Error != nil {
+		t.Fatalf("cell failed: %+v", r.Error)
+	}
+	const total = 100000 * 53
+	if r.Stdout.Cut == 0 || len(r.Stdout.Text) > 100<<10 {
+		t.Errorf("stdout not cut: %d bytes shown, cut %d", len(r.Stdout.Text), r.Stdout.Cut)
+	}
+	if len(r.Stdout.Full) != total || !strings.HasSuffix(r.Stdout.Full, "line 099999 "+strings.Repeat("x", 40)+"\n") {
+		t.Errorf("whole stdout: %d bytes, want %d", len(r.Stdout.Full), total)
+	}
+}

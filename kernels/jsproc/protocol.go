@@ -38,6 +38,7 @@ type childConfig struct {
 	IdleTimeout    time.Duration `json:"idle"`
 	InterruptGrace time.Duration `json:"grace"`
 	MaxOutput      int           `json:"max_output"`
+	MaxSpill       int           `json:"max_spill"`
 	MaxText        int           `json:"max_text"`
 	MaxDisplays    int           `json:"max_displays"`
 	MaxImage       int           `json:"max_image"`
