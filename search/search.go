@@ -373,7 +373,7 @@ func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern 
 		// language with a syntax of its own does.
 		var strict []string
 		for _, l := range parses {
-			if !s.takesAnyText(ctx, l) {
+			if !takesAnyText[l] {
 				strict = append(strict, l)
 			}
 		}
@@ -998,22 +998,7 @@ func toMatch(t *engine.Tree, path, lang string, r *matcher.Match, at base, max i
 	return m
 }
 
-// anyTextProbe is a text no language with a syntax of its own parses.
-const anyTextProbe = ")]} {[( ;; <</ $$$( :: =>"
-
-// anyText caches takesAnyText per language.
-var anyText sync.Map // language -> bool
-
-// takesAnyText reports whether l's grammar parses any text as a pattern
-// (anyTextProbe included), as markdown's does.
-func (s *Searcher) takesAnyText(ctx context.Context, l string) bool {
-	if v, ok := anyText.Load(l); ok {
-		return v.(bool)
-	}
-	_, err := matcher.Compile(ctx, s.parser, l, anyTextProbe)
-	if err != nil && !errors.Is(err, matcher.ErrUnparseable) {
-		return false // could not tell (canceled): not cached
-	}
-	anyText.Store(l, err == nil)
-	return err == nil
-}
+// takesAnyText are the languages whose grammar parses any text: in
+// markdown every text is at least a paragraph. (YAML takes most text as a
+// plain scalar too, but a pattern there still has a syntax to check.)
+var takesAnyText = map[string]bool{"markdown": true}
