@@ -88,7 +88,7 @@ func TestFormatManifest(t *testing.T) {
 // TestCommittedFilesRecompress: compressing a committed module again gives
 // the committed file byte for byte, and compare, the check `make grammars`
 // runs, accepts it and names what differs in a changed module or file. (The
-// small modules only: `make grammars` recompresses and compares all 22, and
+// small modules only: `make grammars` recompresses and compares all of them, and
 // the best zstd level takes ~1 min for all under -race.)
 func TestCommittedFilesRecompress(t *testing.T) {
 	enc, err := newEncoder()
