@@ -195,3 +195,58 @@ func TestEvalSpillReadBack(t *testing.T) {
 		})
 	}
 }
+
+// TestEvalFrameAndFigureText: display() of a data frame gives a markdown
+// table under its shape, saying which rows and columns were left out; a
+// matplotlib figure gives its PNG and, as text, its title, axis labels and
+// each series by kind and label, for a model that cannot see the image.
+func TestEvalFrameAndFigureText(t *testing.T) {
+	requireEvalPython(t)
+	r := newEvalRun(t, allowAll, kernels.Config{})
+	text, isErr := evalArgsCall(t, r, map[string]any{"code": "import pandas as pd\n" +
+		"df = pd.DataFrame({'city': ['Oslo', 'Lima'], 'temp': [3.5, 19.0]}).set_index('city')\n" +
+		"display(df)\n" +
+		"big = pd.DataFrame({f'c{j}': range(j, j + 100) for j in range(30)})\n" +
+		"display(big)"})
+	if isErr {
+		t.Fatalf("cell failed:\n%s", text)
+	}
+	wantAll(t, text,
+		"display:\nDataFrame: 2 rows x 1 column\n| city | temp |\n|---|---|\n| Oslo | 3.5 |\n| Lima | 19.0 |",
+		"DataFrame: 100 rows x 30 columns; shown: the first and last 5 rows (rows 6-95 left out), the first and last 10 columns (columns 11-20 left out)",
+		"| 0 | 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | … | 20 | 21 |",
+		"| … | … |",
+		"| 99 | 99 | 100 |")
+
+	args, _ := json.Marshal(map[string]any{"description": "plot sales as lines bars and points", "code": "import matplotlib.pyplot as plt\n" +
+		"fig, ax = plt.subplots()\n" +
+		"ax.plot([1, 2, 3], [10, 20, 15], label='revenue')\n" +
+		"ax.bar(['a', 'b', 'c'], [3, 5, 4], label='units')\n" +
+		"ax.scatter([0.5, 1.5], [12, 18], label='outliers')\n" +
+		"ax.set_title('Quarterly sales'); ax.set_xlabel('quarter'); ax.set_ylabel('amount (EUR)')\n" +
+		"ax.legend()\n" +
+		"plt.show()"})
+	res, err := r.Call(context.Background(), "eval", args, tools.FromModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = res.AllText()
+	wantAll(t, text,
+		"Figure: 640x480 px, 1 axes",
+		`axes 1: title "Quarterly sales"; x "quarter" `,
+		`y "amount (EUR)" `,
+		`line "revenue": 3 points, x 1..3, y 10..20`,
+		`bars "units": 3 bars, values 3, 5, 4`,
+		`scatter "outliers": 2 points, x 0.5..1.5, y 12..18`,
+		`legend: "revenue"`,
+		"(image/png, ")
+	images := 0
+	for _, c := range res.Content {
+		if c.Type == tools.ImageContent && c.MIMEType == "image/png" {
+			images++
+		}
+	}
+	if images != 1 {
+		t.Errorf("figure: %d PNG images, want 1", images)
+	}
+}

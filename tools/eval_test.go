@@ -129,7 +129,7 @@ func TestEvalPython(t *testing.T) {
 		}
 	}
 	res = evalCall(t, r, "python", "df")
-	if !strings.Contains(res.AllText(), "   n\n0  1") {
+	if !strings.Contains(res.AllText(), "DataFrame: 3 rows x 1 column\n|  | n |\n|---|---|\n| 0 | 1 |") {
 		t.Errorf("data frame table:\n%s", res.AllText())
 	}
 	st, _ := json.Marshal(res.Structured)
@@ -139,7 +139,7 @@ func TestEvalPython(t *testing.T) {
 			HTML string `json:"text/html"`
 		} `json:"value"`
 	}
-	if err := json.Unmarshal(st, &cell); err != nil || !strings.Contains(cell.Value.Text, "   n\n0  1") || cell.Value.HTML != "" {
+	if err := json.Unmarshal(st, &cell); err != nil || !strings.Contains(cell.Value.Text, "| 0 | 1 |") || cell.Value.HTML != "" {
 		t.Errorf("structured output should hold the table in plain text alone (its HTML repeats it): %v %s", err, st)
 	}
 	res = evalCall(t, r, "python", "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()")

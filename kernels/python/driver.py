@@ -377,6 +377,153 @@ def _is_figure(obj):
     return t.__module__.startswith("matplotlib") and t.__name__ == "Figure" and hasattr(obj, "savefig")
 
 
+def _is_dataframe(obj):
+    t = type(obj)
+    return t.__module__.startswith("pandas") and t.__name__ == "DataFrame" and hasattr(obj, "iloc")
+
+
+def _md_cell(v, width):
+    s = str(v).replace("\r", " ").replace("\n", " ").replace("|", "\\|")
+    if width and len(s) > width:
+        s = s[: max(width - 1, 1)] + "\u2026"
+    return s
+
+
+def _frame_markdown(df):
+    """A data frame as a markdown table, under a line giving its shape and
+    saying which rows and columns were left out (pandas' display options
+    decide how many are shown, as they do for its own repr)."""
+    import pandas as pd
+
+    def opt(name, default):
+        try:
+            v = pd.get_option(name)
+        except Exception:
+            return default
+        return default if v is None or v <= 0 else v
+
+    max_rows, min_rows = opt("display.max_rows", 60), opt("display.min_rows", 10)
+    max_cols, width = opt("display.max_columns", 20), opt("display.max_colwidth", 50)
+    nrows, ncols = df.shape
+    rows, cols = list(range(nrows)), list(range(ncols))
+    row_gap = col_gap = None
+    if nrows > max_rows:
+        h = max(min(min_rows, max_rows) // 2, 1)
+        rows, row_gap = list(range(h)) + list(range(nrows - h, nrows)), h
+    if ncols > max_cols:
+        h = max(max_cols // 2, 1)
+        cols, col_gap = list(range(h)) + list(range(ncols - h, ncols)), h
+
+    def name(v):
+        if isinstance(v, tuple):
+            return " / ".join(str(x) for x in v)
+        return str(v)
+
+    index_name = name(df.index.names if len(df.index.names) > 1 else df.index.name) if any(n is not None for n in df.index.names) else ""
+    head = [_md_cell(index_name, width)]
+    for j, c in enumerate(cols):
+        if col_gap is not None and j == col_gap:
+            head.append("\u2026")
+        head.append(_md_cell(name(df.columns[c]), width))
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for i, r in enumerate(rows):
+        if row_gap is not None and i == row_gap:
+            out.append("| " + " | ".join(["\u2026"] * len(head)) + " |")
+        line = [_md_cell(name(df.index[r]), width)]
+        for j, c in enumerate(cols):
+            if col_gap is not None and j == col_gap:
+                line.append("\u2026")
+            line.append(_md_cell(df.iat[r, c], width))
+        out.append("| " + " | ".join(line) + " |")
+    shape = "DataFrame: %d row%s x %d column%s" % (nrows, "" if nrows == 1 else "s", ncols, "" if ncols == 1 else "s")
+    left = []
+    if row_gap is not None:
+        left.append("the first and last %d rows (rows %d-%d left out)" % (row_gap, row_gap + 1, nrows - row_gap))
+    if col_gap is not None:
+        left.append("the first and last %d columns (columns %d-%d left out)" % (col_gap, col_gap + 1, ncols - col_gap))
+    if left:
+        shape += "; shown: " + ", ".join(left)
+    if nrows == 0 or ncols == 0:
+        return shape + "\ncolumns: " + ", ".join(name(c) for c in df.columns) if ncols else shape
+    return shape + "\n" + "\n".join(out)
+
+
+def _label(artist):
+    lab = artist.get_label() if hasattr(artist, "get_label") else None
+    if not lab or str(lab).startswith("_"):
+        return "(no label)"
+    return '"%s"' % lab
+
+
+def _span(values):
+    try:
+        import numpy as np
+
+        a = np.asarray(values, dtype=float).ravel()
+        a = a[np.isfinite(a)]
+        if a.size == 0:
+            return ""
+        return "%g..%g" % (a.min(), a.max())
+    except Exception:
+        return ""
+
+
+def _describe_figure(fig):
+    """A figure in words, for a reader who cannot see the PNG: its title,
+    each axes' title, axis labels and ranges, and each series by kind and
+    label with its size."""
+    w, h = fig.get_size_inches() * fig.dpi
+    axes = fig.get_axes()
+    head = "Figure: %dx%d px, %d axes" % (round(w), round(h), len(axes))
+    sup = getattr(fig, "_suptitle", None)
+    if sup is not None and sup.get_text():
+        head += ', title "%s"' % sup.get_text()
+    lines = [head]
+    for i, ax in enumerate(axes[:20], 1):
+        parts = []
+        title = " ".join(t for t in (ax.get_title("left"), ax.get_title(), ax.get_title("right")) if t)
+        if title:
+            parts.append('title "%s"' % title)
+        for axis, label, lim in (("x", ax.get_xlabel(), ax.get_xlim()), ("y", ax.get_ylabel(), ax.get_ylim())):
+            parts.append('%s "%s" %g..%g' % (axis, label, lim[0], lim[1]) if label else "%s %g..%g" % (axis, lim[0], lim[1]))
+        lines.append("axes %d: %s" % (i, "; ".join(parts)))
+        series = []
+        for ln in ax.get_lines():
+            xs, ys = ln.get_xdata(), ln.get_ydata()
+            series.append("line %s: %d points, x %s, y %s" % (_label(ln), len(ys), _span(xs), _span(ys)))
+        bar_patches = set()
+        for c in getattr(ax, "containers", []):
+            if type(c).__name__ == "BarContainer":
+                patches = list(c.patches)
+                bar_patches.update(id(p) for p in patches)
+                vals = [p.get_height() if getattr(c, "orientation", "vertical") == "vertical" else p.get_width() for p in patches]
+                shown = ", ".join("%g" % v for v in vals[:12]) + (", ..." if len(vals) > 12 else "")
+                ticks = [t.get_text() for t in (ax.get_xticklabels() if getattr(c, "orientation", "vertical") == "vertical" else ax.get_yticklabels())]
+                cats = ", ".join(t for t in ticks[:12] if t)
+                series.append("bars %s: %d bars, values %s%s" % (_label(c), len(vals), shown, (" (ticks: %s)" % cats) if cats else ""))
+        for coll in ax.collections:
+            kind = type(coll).__name__
+            if kind == "PathCollection":
+                series.append("scatter %s: %d points, x %s, y %s" % (_label(coll), len(coll.get_offsets()), _span(coll.get_offsets()[:, 0]) if len(coll.get_offsets()) else "", _span(coll.get_offsets()[:, 1]) if len(coll.get_offsets()) else ""))
+            else:
+                series.append("%s %s" % (kind, _label(coll)))
+        for im in ax.images:
+            arr = im.get_array()
+            series.append("image %s" % ("x".join(str(n) for n in arr.shape[:2]) if arr is not None else ""))
+        for p in ax.patches:
+            if id(p) not in bar_patches and type(p).__name__ == "Wedge":
+                series.append("wedge %s" % _label(p))
+        leg = ax.get_legend()
+        if leg is not None:
+            series.append("legend: " + ", ".join('"%s"' % t.get_text() for t in leg.get_texts()))
+        if len(series) > 30:
+            series = series[:30] + ["... %d more series" % (len(series) - 30)]
+        lines.extend("  " + s for s in series)
+    if len(axes) > 20:
+        lines.append("... %d more axes" % (len(axes) - 20))
+    return "\n".join(lines)
+
+
 def _bundle(obj):
     data = {}
     note = ""
@@ -411,6 +558,15 @@ def _bundle(obj):
         data["text/plain"] = _plain(obj)
     except Exception as e:
         data["text/plain"] = "<%s object; repr failed: %r>" % (type(obj).__name__, e)
+    # A data frame reads as a markdown table with its shape; a figure as a
+    # description of what it plots (its PNG is for a reader who can see).
+    try:
+        if _is_dataframe(obj):
+            data["text/plain"] = _frame_markdown(obj)
+        elif _is_figure(obj):
+            data["text/plain"] = _describe_figure(obj)
+    except Exception:
+        pass
     # A Markdown object reads best as its markdown; an object whose repr says
     # nothing (<IPython.core.display.HTML object>) as its HTML source.
     f = getattr(type(obj), "_repr_markdown_", None)
