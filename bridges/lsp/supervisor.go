@@ -513,7 +513,10 @@ func (s *Supervisor) Status() []StatusRow {
 }
 
 // Reload restarts every running (or crashed) server and resets the crash
-// budget. It returns one line per server reloaded.
+// budget. It returns one line per server reloaded. It does not wait for
+// queries in flight (a reload is how a hung request is stopped): they fail
+// saying a reload stopped them, those of every session sharing the
+// supervisor included. It waits for a view another session holds.
 func (s *Supervisor) Reload(ctx context.Context) ([]string, error) {
 	ctx, done, err := s.reading(ctx)
 	if err != nil {
