@@ -467,12 +467,14 @@ func (c *Console) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// replyJSON is what the page posts.
+// replyJSON is what the page posts; a card of several questions posts one
+// entry of Answers per question (a question left empty is skipped).
 type replyJSON struct {
-	ID     string   `json:"id"`
-	Skip   bool     `json:"skip"`
-	Labels []string `json:"labels"`
-	Text   string   `json:"text"`
+	ID      string      `json:"id"`
+	Skip    bool        `json:"skip"`
+	Labels  []string    `json:"labels"`
+	Text    string      `json:"text"`
+	Answers []replyJSON `json:"answers"`
 }
 
 func (c *Console) reply(w http.ResponseWriter, r *http.Request) {
@@ -500,13 +502,28 @@ func (c *Console) reply(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := Answer{Outcome: Skipped}
-	if !rep.Skip {
+	switch {
+	case rep.Skip:
+	case len(p.q.Questions) > 0:
+		if len(rep.Answers) != len(p.q.Questions) {
+			http.Error(w, fmt.Sprintf("operator: %d answers for a card of %d questions: reload the console page", len(rep.Answers), len(p.q.Questions)), http.StatusBadRequest)
+			return
+		}
+		for i, sub := range rep.Answers {
+			sa := Answer{Outcome: Answered, Labels: normalize(p.q.Questions[i], sub.Labels), Text: strings.TrimSpace(sub.Text)}
+			if sub.Skip || (len(sa.Labels) == 0 && sa.Text == "") {
+				sa = Answer{Outcome: Skipped}
+			}
+			a.Answers = append(a.Answers, sa)
+		}
+	default:
 		a = Answer{Outcome: Answered, Labels: normalize(p.q, rep.Labels), Text: strings.TrimSpace(rep.Text)}
 		if len(a.Labels) == 0 && a.Text == "" {
 			http.Error(w, "operator: choose an option, type an answer, or skip", http.StatusBadRequest)
 			return
 		}
 	}
+	a = fillCard(p.q, a)
 	if err := CheckAnswer(p.q, a); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return

@@ -48,9 +48,27 @@ func Schema(q Question) map[string]any {
 		// A permission prompt is a plain confirmation: accept allows, decline denies.
 		return map[string]any{"type": "object", "properties": props}
 	}
+	if len(q.Questions) > 0 {
+		// A card of several questions: the fields of each, named after its
+		// number ("q2", "q2_answer"), still one flat form.
+		for i, sub := range q.Questions {
+			prefix := fmt.Sprintf("Q%d. %s: ", i+1, sub.Question)
+			for name, f := range Schema(sub)["properties"].(map[string]any) {
+				f := f.(map[string]any)
+				f["title"] = prefix + f["title"].(string)
+				props[cardField(i, name)] = f
+			}
+		}
+		return map[string]any{"type": "object", "properties": props}
+	}
 	var entries []any
 	for i, o := range q.Options {
 		title := fmt.Sprintf("%d. %s", i+1, o.Label)
+		if o.Label == q.Recommended {
+			// Marked, not a schema default: the SDK fills defaults into the
+			// reply, and an empty field must stay a skip.
+			title += " (recommended)"
+		}
 		if o.Description != "" {
 			title += " - " + o.Description
 		}
@@ -84,6 +102,26 @@ func Message(q Question) string {
 		b.WriteString("[permission] ")
 	}
 	b.WriteString(q.Question)
+	if len(q.Questions) > 0 {
+		if q.Question != "" {
+			b.WriteString("\n\n")
+		}
+		fmt.Fprintf(&b, "%d questions; leave a question empty to skip it.", len(q.Questions))
+		if q.Context != "" {
+			b.WriteString("\n\n" + q.Context)
+		}
+		for i, sub := range q.Questions {
+			fmt.Fprintf(&b, "\n\nQ%d. %s", i+1, sub.Question)
+			if sub.Context != "" {
+				b.WriteString("\n" + sub.Context)
+			}
+			writeOptions(&b, sub)
+		}
+		if q.Space != "" {
+			fmt.Fprintf(&b, "\n\n(asked in %s)", q.Space)
+		}
+		return b.String()
+	}
 	if q.Kind == KindPermission {
 		b.WriteString(" Accept to allow, decline to deny.")
 	}
@@ -94,12 +132,7 @@ func Message(q Question) string {
 	if q.Kind != KindPermission && len(q.Options) > 0 {
 		// The numbered card, as the terminal and the console show it.
 		b.WriteString("\n")
-		for i, o := range q.Options {
-			fmt.Fprintf(&b, "\n  %d) %s", i+1, o.Label)
-			if o.Description != "" {
-				b.WriteString(" - " + o.Description)
-			}
-		}
+		writeOptions(&b, q)
 	}
 	if q.Space != "" {
 		fmt.Fprintf(&b, "\n\n(asked in %s)", q.Space)
@@ -145,6 +178,50 @@ func (p *Elicitation) Ask(ctx context.Context, q Question) (Answer, error) {
 	default:
 		return Answer{}, fmt.Errorf("operator: the MCP client answered with unknown action %q", action)
 	}
+	if len(q.Questions) > 0 {
+		a := Answer{Outcome: Answered}
+		for i, sub := range q.Questions {
+			part := map[string]any{}
+			for _, name := range []string{fieldChoice, fieldChoices, fieldText} {
+				if v, ok := content[cardField(i, name)]; ok {
+					part[name] = v
+				}
+			}
+			sa, err := formAnswer(sub, part)
+			if err != nil {
+				return Answer{}, fmt.Errorf("question %d: %w", i+1, err)
+			}
+			a.Answers = append(a.Answers, sa)
+		}
+		return a, nil
+	}
+	return formAnswer(q, content)
+}
+
+// cardField names question i's form field name on a multi-question card.
+func cardField(i int, name string) string {
+	if name == fieldText {
+		return fmt.Sprintf("q%d_answer", i+1)
+	}
+	return fmt.Sprintf("q%d", i+1)
+}
+
+// writeOptions writes q's numbered options, the recommended one marked.
+func writeOptions(b *strings.Builder, q Question) {
+	for i, o := range q.Options {
+		fmt.Fprintf(b, "\n  %d) %s", i+1, o.Label)
+		if o.Label == q.Recommended {
+			b.WriteString(" (recommended)")
+		}
+		if o.Description != "" {
+			b.WriteString(" - " + o.Description)
+		}
+	}
+}
+
+// formAnswer reads one question's answer from an accepted form; nothing
+// chosen and nothing typed is a skip.
+func formAnswer(q Question, content map[string]any) (Answer, error) {
 	var a Answer
 	if s, ok := content[fieldChoice].(string); ok && s != "" {
 		a.Labels = append(a.Labels, s)

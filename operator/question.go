@@ -42,6 +42,15 @@ type Question struct {
 	// Space names the target space the question is asked in (a conversation, a
 	// workspace); ports show it so the human knows who is asking.
 	Space string `json:"space,omitempty"`
+	// Recommended is the label of the option the asker suggests (optional).
+	// Ports mark it, and the operator's default-after timeout takes it
+	// (AskWith).
+	Recommended string `json:"recommended,omitempty"`
+	// Questions, when set, makes this a card of several questions answered
+	// together, each with its own options, recommendation and free text
+	// (their Kind, Space and Questions stay empty). Question is then the
+	// card's optional heading, and the card itself has no options.
+	Questions []Question `json:"questions,omitempty"`
 }
 
 // Limits on what a card may hold, so a card stays readable.
@@ -55,6 +64,9 @@ const (
 
 // Validate checks that the question can be rendered and answered.
 func (q Question) Validate() error {
+	if len(q.Questions) > 0 {
+		return q.validateCard()
+	}
 	if strings.TrimSpace(q.Question) == "" {
 		return errors.New("operator: the question is empty: say what you want the operator to decide")
 	}
@@ -87,6 +99,9 @@ func (q Question) Validate() error {
 		}
 		seen[l] = true
 	}
+	if q.Recommended != "" && !seen[q.Recommended] {
+		return fmt.Errorf("operator: the recommended option %q is not one of the options: give the label of one of them exactly", q.Recommended)
+	}
 	switch q.Kind {
 	case "", KindQuestion, KindPermission:
 	default:
@@ -113,6 +128,13 @@ type Answer struct {
 	Labels []string `json:"labels,omitempty"`
 	// Text is free text the human typed (only when the question allows it).
 	Text string `json:"text,omitempty"`
+	// Defaulted says nobody answered before the operator's default-after
+	// timeout: Labels hold the recommended option, or the question is
+	// Skipped when it had none.
+	Defaulted bool `json:"defaulted,omitempty"`
+	// Answers are a multi-question card's answers, one per question in
+	// order, each answered or skipped.
+	Answers []Answer `json:"answers,omitempty"`
 }
 
 // ContinueInstruction is what the agent is told when no answer came.
@@ -140,6 +162,26 @@ const DefaultTimeout = 10 * time.Minute
 // answer is checked against the question: labels must be the question's own,
 // one only unless multi-select, text only when free text is allowed.
 func Ask(ctx context.Context, p QuestionPort, q Question, timeout time.Duration) (Answer, error) {
+	return AskWith(ctx, p, q, Wait{Timeout: timeout})
+}
+
+// Wait says how long a question waits for the human.
+type Wait struct {
+	// Timeout ends an unanswered question with ErrTimedOut (0:
+	// DefaultTimeout).
+	Timeout time.Duration
+	// DefaultAfter, when > 0, is the operator's choice to take the
+	// recommended options of a question nobody answered in that time: each
+	// question with a recommendation gets it and the rest are skipped, all
+	// marked Defaulted. It applies only to questions with a recommended
+	// option (a card with none waits for Timeout as usual), never to a
+	// permission prompt, and never by default.
+	DefaultAfter time.Duration
+}
+
+// AskWith is Ask with the operator's default-after timeout.
+func AskWith(ctx context.Context, p QuestionPort, q Question, w Wait) (Answer, error) {
+	timeout := w.Timeout
 	if q.Kind == "" {
 		q.Kind = KindQuestion
 	}
@@ -162,22 +204,38 @@ func Ask(ctx context.Context, p QuestionPort, q Question, timeout time.Duration)
 	timedOut := errors.New("question timeout")
 	tctx, cancel := context.WithTimeoutCause(ctx, timeout, timedOut)
 	defer cancel()
+	defaulted := errors.New("default-after timeout")
+	if w.DefaultAfter > 0 && q.Kind != KindPermission && hasRecommendation(q) {
+		var dcancel context.CancelFunc
+		tctx, dcancel = context.WithTimeoutCause(tctx, w.DefaultAfter, defaulted)
+		defer dcancel()
+	}
 	a, err := p.Ask(tctx, q)
 	if err != nil {
 		if errors.Is(err, ErrNoHuman) {
 			return Answer{}, fmt.Errorf("%w%s", err, next)
+		}
+		if ctx.Err() == nil && errors.Is(context.Cause(tctx), defaulted) {
+			return defaults(q), nil
 		}
 		if ctx.Err() == nil && errors.Is(context.Cause(tctx), timedOut) {
 			return Answer{}, fmt.Errorf("%w (no answer within %s)%s", ErrTimedOut, timeout, next)
 		}
 		return Answer{}, err
 	}
+	a = fillCard(q, a)
 	return a, CheckAnswer(q, a)
 }
 
 // CheckAnswer reports whether a is a possible reply to q, so that no port can
 // hand back an answer the human could not have given.
 func CheckAnswer(q Question, a Answer) error {
+	if len(q.Questions) > 0 {
+		return checkCard(q, a)
+	}
+	if len(a.Answers) > 0 {
+		return errors.New("operator: per-question answers given to a single question")
+	}
 	switch a.Outcome {
 	case Skipped:
 		if len(a.Labels) > 0 || a.Text != "" {
@@ -227,6 +285,15 @@ func normalize(q Question, labels []string) []string {
 
 // Report renders an answer for the agent.
 func (a Answer) Report() string {
+	if len(a.Answers) > 0 {
+		return a.reportCard()
+	}
+	if a.Defaulted {
+		if a.Outcome == Skipped {
+			return "Nobody answered before the operator's timeout and the question has no recommended option, so it is skipped. " + ContinueInstruction
+		}
+		return "Nobody answered before the operator's timeout, so the recommended option was taken: " + strings.Join(a.Labels, "; ") + ". Proceed with it; the operator did not choose it."
+	}
 	if a.Outcome == Skipped {
 		return "The operator skipped this question. " + ContinueInstruction
 	}

@@ -77,8 +77,26 @@ func (t *Terminal) Ask(ctx context.Context, q Question) (Answer, error) {
 	}
 	t.n++
 	fmt.Fprint(t.out, Card(q, t.n))
+	if len(q.Questions) == 0 {
+		return t.reply(ctx, q, "> ")
+	}
+	// A card of several questions is answered one question at a time, in
+	// order; /skip skips only the question at the prompt.
+	a := Answer{Outcome: Answered}
+	for i, sub := range q.Questions {
+		sa, err := t.reply(ctx, sub, fmt.Sprintf("Q%d> ", i+1))
+		if err != nil {
+			return Answer{}, err
+		}
+		a.Answers = append(a.Answers, sa)
+	}
+	return a, nil
+}
+
+// reply reads lines until one answers q.
+func (t *Terminal) reply(ctx context.Context, q Question, prompt string) (Answer, error) {
 	for {
-		fmt.Fprint(t.out, "> ")
+		fmt.Fprint(t.out, prompt)
 		var line string
 		select {
 		case <-ctx.Done():
@@ -109,22 +127,45 @@ func Card(q Question, n int) string {
 	if q.Space != "" {
 		head += " from " + q.Space
 	}
-	fmt.Fprintf(&b, "\n-- %s #%d --\n%s\n", head, n, q.Question)
+	if len(q.Questions) > 0 {
+		head += fmt.Sprintf(", %d questions", len(q.Questions))
+	}
+	fmt.Fprintf(&b, "\n-- %s #%d --\n", head, n)
+	if q.Question != "" {
+		b.WriteString(q.Question + "\n")
+	}
+	writeBody(&b, q, "")
+	if len(q.Questions) == 0 {
+		b.WriteString(replyHint(q))
+		b.WriteString("\n")
+		return b.String()
+	}
+	for i, sub := range q.Questions {
+		fmt.Fprintf(&b, "Q%d. %s\n", i+1, sub.Question)
+		writeBody(&b, sub, "    ")
+		b.WriteString("    " + replyHint(sub) + "\n")
+	}
+	b.WriteString("Answer each question at its Q prompt; /skip skips only that question.\n")
+	return b.String()
+}
+
+// writeBody writes q's context and numbered options, each line indented.
+func writeBody(b *strings.Builder, q Question, indent string) {
 	if q.Context != "" {
 		for _, l := range strings.Split(q.Context, "\n") {
-			fmt.Fprintf(&b, "  | %s\n", l)
+			fmt.Fprintf(b, "%s  | %s\n", indent, l)
 		}
 	}
 	for i, o := range q.Options {
-		fmt.Fprintf(&b, "  %d) %s", i+1, o.Label)
+		fmt.Fprintf(b, "%s  %d) %s", indent, i+1, o.Label)
+		if o.Label == q.Recommended {
+			b.WriteString(" (recommended)")
+		}
 		if o.Description != "" {
-			fmt.Fprintf(&b, " - %s", o.Description)
+			fmt.Fprintf(b, " - %s", o.Description)
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString(replyHint(q))
-	b.WriteString("\n")
-	return b.String()
 }
 
 func replyHint(q Question) string {

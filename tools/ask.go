@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -18,7 +19,7 @@ func init() {
 		name:  "operator",
 		wired: func(cfg *Config) bool { return cfg.Questions != nil && cfg.TargetSpace != "" },
 		register: func(r *Run) (func() error, error) {
-			return nil, r.Registry().Register(AskTool(r.cfg.Questions, r.cfg.TargetSpace, r.cfg.QuestionTimeout))
+			return nil, r.Registry().Register(AskToolWith(r.cfg.Questions, r.cfg.TargetSpace, operator.Wait{Timeout: r.cfg.QuestionTimeout, DefaultAfter: r.cfg.AskDefaultAfter}))
 		},
 		tools: func() []Tool { return []Tool{AskTool(nil, "", 0)} },
 	})
@@ -26,11 +27,51 @@ func init() {
 
 // askArgs are ask_user's arguments.
 type askArgs struct {
+	Question      string        `json:"question,omitempty" jsonschema:"the question, one or two sentences" bounds:"maxLength=2000"`
+	Context       string        `json:"context,omitempty" jsonschema:"why you ask, what depends on the answer, and what you will assume if skipped" bounds:"maxLength=8000"`
+	Options       []askOption   `json:"options,omitempty" jsonschema:"the choices, shown numbered" bounds:"maxItems=20"`
+	Recommended   string        `json:"recommended,omitempty" jsonschema:"the label of the option you recommend"`
+	AllowFreeText *bool         `json:"allow_free_text,omitempty" jsonschema:"accept a typed answer (default: true when there are no options, else false)"`
+	MultiSelect   bool          `json:"multi_select,omitempty" jsonschema:"let several options be chosen (default false)"`
+	Questions     []askQuestion `json:"questions,omitempty" jsonschema:"several questions on one card, answered together" bounds:"maxItems=10"`
+}
+
+// askQuestion is one question of ask_user's questions.
+type askQuestion struct {
 	Question      string      `json:"question" jsonschema:"the question, one or two sentences" bounds:"minLength=1,maxLength=2000"`
-	Context       string      `json:"context,omitempty" jsonschema:"why you ask, what depends on the answer, and what you will assume if skipped" bounds:"maxLength=8000"`
+	Context       string      `json:"context,omitempty" jsonschema:"why you ask this one (optional)" bounds:"maxLength=8000"`
 	Options       []askOption `json:"options,omitempty" jsonschema:"the choices, shown numbered" bounds:"maxItems=20"`
+	Recommended   string      `json:"recommended,omitempty" jsonschema:"the label of the option you recommend"`
 	AllowFreeText *bool       `json:"allow_free_text,omitempty" jsonschema:"accept a typed answer (default: true when there are no options, else false)"`
 	MultiSelect   bool        `json:"multi_select,omitempty" jsonschema:"let several options be chosen (default false)"`
+}
+
+// card turns the arguments into the card the operator sees.
+func (a askArgs) card(space string) (operator.Question, error) {
+	q := operator.Question{Kind: operator.KindQuestion, Question: a.Question, Context: a.Context, Space: space}
+	if len(a.Questions) == 0 {
+		if strings.TrimSpace(a.Question) == "" {
+			return q, errors.New("tools: ask_user: give question (one question) or questions (several on one card)")
+		}
+		q.Options, q.Recommended, q.MultiSelect = options(a.Options), a.Recommended, a.MultiSelect
+		q.AllowFreeText = len(a.Options) == 0
+		if a.AllowFreeText != nil {
+			q.AllowFreeText = *a.AllowFreeText
+		}
+		return q, nil
+	}
+	if len(a.Options) > 0 || a.Recommended != "" || a.AllowFreeText != nil || a.MultiSelect {
+		return q, errors.New("tools: ask_user: with questions, put options, recommended, allow_free_text and multi_select on each question; question and context are then the card's heading")
+	}
+	for _, sub := range a.Questions {
+		sq := operator.Question{Question: sub.Question, Context: sub.Context, Options: options(sub.Options), Recommended: sub.Recommended,
+			AllowFreeText: len(sub.Options) == 0, MultiSelect: sub.MultiSelect}
+		if sub.AllowFreeText != nil {
+			sq.AllowFreeText = *sub.AllowFreeText
+		}
+		q.Questions = append(q.Questions, sq)
+	}
+	return q, nil
 }
 
 // tuneSchema states operator.Question.Validate's rules: the limits are in
@@ -41,7 +82,16 @@ func (askArgs) tuneSchema(s *jsonschema.Schema) {
 	q := s.Properties["question"]
 	q.Pattern = `\S`
 	q.MaxLength = jsonschema.Ptr(operator.MaxQuestionBytes)
-	q.Description = fmt.Sprintf("the question, one or two sentences; not blank, at most %d bytes", operator.MaxQuestionBytes)
+	q.Description = fmt.Sprintf("the question, one or two sentences; not blank, at most %d bytes. Needed unless questions is given, when it is the card's optional heading", operator.MaxQuestionBytes)
+	s.Properties["recommended"].Description = "the label of the option you recommend, exactly; marked on the card, and taken if the operator set a default timeout and nobody answers"
+	qs := s.Properties["questions"]
+	qs.MaxItems = jsonschema.Ptr(operator.MaxQuestions)
+	qs.Description = fmt.Sprintf("several questions on one card (at most %d), each with its own options, recommended option and free text; the answer lists each one's answer or says it was skipped. Leave options, recommended, allow_free_text and multi_select at the top level unset", operator.MaxQuestions)
+	sq := qs.Items.Properties["question"]
+	sq.Pattern = `\S`
+	sq.MaxLength = jsonschema.Ptr(operator.MaxQuestionBytes)
+	sq.Description = fmt.Sprintf("the question, one or two sentences; not blank, at most %d bytes", operator.MaxQuestionBytes)
+	qs.Items.Properties["recommended"].Description = s.Properties["recommended"].Description
 	c := s.Properties["context"]
 	c.MaxLength = jsonschema.Ptr(operator.MaxContextBytes)
 	c.Description = fmt.Sprintf("why you ask, what depends on the answer, and what you will assume if skipped; at most %d bytes", operator.MaxContextBytes)
@@ -62,16 +112,35 @@ type askOption struct {
 	Description string `json:"description,omitempty"`
 }
 
-// AskResult is ask_user's Structured result.
+// AskResult is ask_user's Structured result. A card of several questions
+// has one entry of Answers per question, in order.
 type AskResult struct {
 	Outcome operator.Outcome `json:"outcome"`
 	Labels  []string         `json:"labels,omitempty"`
 	Text    string           `json:"text,omitempty"`
+	// Defaulted: nobody answered before the operator's default timeout, and
+	// the recommended option was taken (or, with none, the question skipped).
+	Defaulted bool        `json:"defaulted,omitempty"`
+	Answers   []AskResult `json:"answers,omitempty"`
+}
+
+func askResult(a operator.Answer) AskResult {
+	r := AskResult{Outcome: a.Outcome, Labels: a.Labels, Text: a.Text, Defaulted: a.Defaulted}
+	for _, sub := range a.Answers {
+		r.Answers = append(r.Answers, askResult(sub))
+	}
+	return r
 }
 
 // AskTool returns the ask_user tool asking through port in space; timeout
 // bounds the wait (0: operator.DefaultTimeout).
 func AskTool(port operator.QuestionPort, space string, timeout time.Duration) Tool {
+	return AskToolWith(port, space, operator.Wait{Timeout: timeout})
+}
+
+// AskToolWith is AskTool with the operator's default-after timeout
+// (operator.Wait.DefaultAfter).
+func AskToolWith(port operator.QuestionPort, space string, wait operator.Wait) Tool {
 	return Tool{
 		Name: "ask_user",
 		Tier: TierRead,
@@ -79,8 +148,10 @@ func AskTool(port operator.QuestionPort, space string, timeout time.Duration) To
 			"instead (nobody answers it while you work); use it " +
 			"for decisions you cannot make from the code (intent, trade-offs, credentials, scope), not for things you can look up. " +
 			"State your assumption in context. Give options when the choices are known (each a short label, optional description); " +
-			"set allow_free_text to accept a typed answer and multi_select to let several options be chosen. " +
-			"Returns the chosen labels and any text. A skip is not an error: continue on your stated assumption and do not ask again. " +
+			"set allow_free_text to accept a typed answer and multi_select to let several options be chosen, and recommended to mark the option you suggest. " +
+			"To ask several related things at once, give questions (each with its own options, recommended and allow_free_text) instead of question. " +
+			"Returns the chosen labels and any text (per question for a card). A skip is not an error: continue on your stated assumption and do not ask again. " +
+			"If the operator set a default timeout, an unanswered question takes its recommended option and the result says so. " +
 			"A timeout is an error with the same instruction. With no human connected the call fails at once; decide yourself and say so.",
 		InputSchema: SchemaFor[askArgs](),
 		Handler: func(ctx context.Context, call *Call) (*Result, error) {
@@ -88,24 +159,16 @@ func AskTool(port operator.QuestionPort, space string, timeout time.Duration) To
 			if err := call.Decode(&a); err != nil {
 				return nil, err
 			}
-			q := operator.Question{
-				Kind:          operator.KindQuestion,
-				Question:      a.Question,
-				Context:       a.Context,
-				Options:       options(a.Options),
-				AllowFreeText: len(a.Options) == 0,
-				MultiSelect:   a.MultiSelect,
-				Space:         space,
+			q, err := a.card(space)
+			if err != nil {
+				return nil, err
 			}
-			if a.AllowFreeText != nil {
-				q.AllowFreeText = *a.AllowFreeText
-			}
-			ans, err := operator.Ask(ctx, port, q, timeout)
+			ans, err := operator.AskWith(ctx, port, q, wait)
 			if err != nil {
 				return nil, err
 			}
 			res := Text(ans.Report())
-			res.Structured = AskResult{Outcome: ans.Outcome, Labels: ans.Labels, Text: ans.Text}
+			res.Structured = askResult(ans)
 			return res, nil
 		},
 	}

@@ -232,6 +232,70 @@ func TestAskUserInChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("three-question card", func(t *testing.T) {
+		ch := callAsync(run, "ask_user", threeQuestions)
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`section.card.multi fieldset.question[data-q="3"] textarea.freetext`))); err != nil {
+			t.Fatal(err)
+		}
+		card, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`section.card.multi`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"Setting up the service", "I assume Postgres", "Q1. Which database?", "1. Postgres (recommended)", "managed",
+			"Q2. Add a cache?", "2. none (recommended)", "Q3. Which port?", "conv-42"} {
+			if !strings.Contains(card, want) {
+				t.Errorf("card lacks %q:\n%s", want, card)
+			}
+		}
+		// The recommended options come preselected; the operator picks
+		// SQLite, skips the cache question and types the port.
+		checked, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("section.card.multi input:checked")].map(x => x.value)`))
+		if err != nil || !slices.Equal(checked, []string{"Postgres", "none"}) {
+			t.Errorf("preselected %q (%v), want the recommended Postgres and none", checked, err)
+		}
+		if err := chromedp.Do(ctx,
+			chromedp.Click(chromedp.CSS(`fieldset.question[data-q="1"] input[data-label="SQLite"]`)),
+			chromedp.Click(chromedp.CSS(`fieldset.question[data-q="2"] button.clear`)),
+			chromedp.SendKeys(chromedp.CSS(`fieldset.question[data-q="3"] textarea.freetext`), "9090 behind the proxy"),
+			chromedp.Click(chromedp.CSS(`section.card.multi button.submit`)),
+		); err != nil {
+			t.Fatal(err)
+		}
+		c := <-ch
+		a := askAnswer(t, c)
+		if len(a.Answers) != 3 || a.Outcome != operator.Answered {
+			t.Fatalf("card answer = %+v", a)
+		}
+		if got := a.Answers[0]; !slices.Equal(got.Labels, []string{"SQLite"}) || got.Outcome != operator.Answered {
+			t.Errorf("Q1 = %+v, want SQLite", got)
+		}
+		if got := a.Answers[1]; got.Outcome != operator.Skipped {
+			t.Errorf("Q2 = %+v, want skipped", got)
+		}
+		if got := a.Answers[2]; got.Text != "9090 behind the proxy" || len(got.Labels) != 0 {
+			t.Errorf("Q3 = %+v, want the typed port", got)
+		}
+		if !strings.Contains(c.res.AllText(), "2. Skipped.") {
+			t.Errorf("result text = %q", c.res.AllText())
+		}
+		if err := chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`section.card`))); err != nil {
+			t.Fatal(err)
+		}
+
+		// Skip all skips each question.
+		ch = callAsync(run, "ask_user", threeQuestions)
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`section.card.multi button.skip`))); err != nil {
+			t.Fatal(err)
+		}
+		c = <-ch
+		if a := askAnswer(t, c); a.Outcome != operator.Skipped || len(a.Answers) != 3 || a.Answers[2].Outcome != operator.Skipped || c.res.IsError {
+			t.Errorf("skip all = %+v (error %v), want three skips", a, c.res.IsError)
+		}
+		if err := chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`section.card`))); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("an edit's permission shows its diff", func(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello\nworld\n"), 0o644); err != nil {
 			t.Fatal(err)

@@ -71,6 +71,10 @@ type Config struct {
 	TargetSpace string
 	// QuestionTimeout bounds how long ask_user waits (0: operator.DefaultTimeout).
 	QuestionTimeout time.Duration
+	// AskDefaultAfter, when > 0, takes the recommended options of an
+	// ask_user question nobody answered in that time (operator.Wait); 0, the
+	// default, never answers for the operator.
+	AskDefaultAfter time.Duration
 	// Workers is the background-worker roster; with Vibe on it wires vibe_*
 	// (tools/vibe.go). The run owns it: Close kills every live worker.
 	Workers *workers.Roster

@@ -21,6 +21,7 @@ import (
 var operatorFlags struct {
 	console       string
 	askTimeout    time.Duration
+	askDefault    time.Duration
 	vibe          bool
 	workers       map[string]string
 	workerSurface string
@@ -73,6 +74,7 @@ func init() {
 			fs.StringVar(&operatorFlags.workerSurface, "worker-surface", "", "vibe mode: the surface workers are told to keep to ("+workers.EnvSurface+": default, plan or readonly; default: the run's own). On a plan or readonly run, vibe_spawn is refused unless this is set")
 			fs.StringVar(&operatorFlags.console, "console", "", "serve the web operator console on this loopback address (127.0.0.1:PORT): questions and permission prompts show there as cards; its one-time login link is printed on stderr")
 			fs.DurationVar(&operatorFlags.askTimeout, "ask-timeout", operator.DefaultTimeout, "how long ask_user and permission prompts wait for an answer")
+			fs.DurationVar(&operatorFlags.askDefault, "ask-default-after", 0, "take the recommended options of an ask_user question nobody answered in this time (the result says they were taken by default; questions without one are skipped); 0, the default, never answers for you. Permission prompts are never answered this way")
 			fs.BoolVar(&operatorFlags.vibe, "vibe", false, "vibe mode: register the vibe_* background-worker tools (needs --worker)")
 			fs.Func("worker", "vibe mode: the command for a worker tier, TIER='CMD ARGS' (fast or good; repeat for both). The brief arrives on stdin, the result is stdout", func(v string) error {
 				tier, cmd, err := workers.ParseWorkerFlag(v)
@@ -102,6 +104,10 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 		cfg.TargetSpace = cfg.ConversationID
 	}
 	cfg.QuestionTimeout = f.askTimeout
+	if f.askDefault < 0 {
+		return cleanup, fmt.Errorf("--ask-default-after %s is negative: give a duration such as 2m, or 0 to never answer for the operator", f.askDefault)
+	}
+	cfg.AskDefaultAfter = f.askDefault
 
 	// Where a human can be reached: the console when asked for, then the MCP
 	// client in serve, or the terminal for the CLI commands.
