@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -253,4 +254,35 @@ func TestQueryWaitingForViewIsCancellable(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "another session's view") {
 		t.Fatalf("query behind a held view with a cancelled context: %v, want it to say it gave up waiting", err)
 	}
+}
+
+// A host hands every session on a workspace the same supervisor; the last
+// session to give it back closes its servers.
+func ExamplePool() {
+	dir, err := os.MkdirTemp("", "pool")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	pool := lsp.NewPool()
+	first, release1, _, err := pool.Get(dir, "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	second, release2, shared, err := pool.Get(dir, "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("same supervisor:", first == second, "shared:", shared)
+	release1()
+	fmt.Println("after one session:", pool.Len())
+	release2()
+	fmt.Println("after both:", pool.Len())
+	// Output:
+	// same supervisor: true shared: true
+	// after one session: 1
+	// after both: 0
 }
