@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/hex"
+	"errors"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -73,10 +76,18 @@ type kindStore struct {
 	sets   map[treeKey]kindSet
 	order  []treeKey // insertion order; order[head:] are live or evicted keys
 	head   int
-	// loaded is the disk tier whose index the sets hold; indexBytes how
-	// large that index is, as read plus appended since
-	loaded     *DiskCache
-	indexBytes int64
+	// loaded is the disk tier whose index shards are tracked in shards
+	loaded *DiskCache
+	shards [kindShards]kindShard
+	// readBytes and readRecords count what was read of the index's shards
+	// and the records that checked out in them
+	readBytes, readRecords int64
+}
+
+// kindShard is what the store knows of one shard of the disk tier's index.
+type kindShard struct {
+	read  bool  // its file was read into the store
+	bytes int64 // its size, as read plus appended since
 }
 
 func newKindStore(budget int64) kindStore {
@@ -113,31 +124,51 @@ func (ks *kindStore) add(k treeKey, set kindSet) bool {
 	return true
 }
 
-// syncDisk reads the disk tier's index the first time the store is used with
-// that tier. The caller holds mu.
-func (ks *kindStore) syncDisk(d *DiskCache) {
-	if d == nil || ks.loaded == d {
+// syncShard reads the disk tier's index shard of the key k the first time
+// the store needs it with that tier: a lookup reads one shard, never the
+// whole index. The caller holds mu.
+func (ks *kindStore) syncShard(d *DiskCache, k treeKey) {
+	if d == nil {
 		return
 	}
-	ks.loaded = d
-	b := readKindIndex(d.kindIndexPath())
-	ks.indexBytes = int64(len(b))
+	if ks.loaded != d {
+		ks.loaded = d
+		ks.shards = [kindShards]kindShard{}
+		// an earlier version's single index: its sets are noted again as
+		// files are parsed
+		os.Remove(filepath.Join(d.dir, "kinds.idx"))
+	}
+	sh := kindShardOf(k)
+	s := &ks.shards[sh]
+	if s.read {
+		return
+	}
+	s.read = true
+	b, size := readKindShard(d.kindShardPath(sh))
+	s.bytes = size
+	ks.readBytes += int64(len(b))
 	n := 0
 	forEachKindRecord(b, func(k treeKey, set kindSet) {
-		ks.add(k, set)
-		n++
+		if kindShardOf(k) == sh { // one of another shard's is foreign here
+			ks.add(k, set)
+			n++
+		}
 	})
-	if ks.indexBytes > kindIndexCap || n == 0 && len(b) > 0 {
-		ks.indexBytes = d.rewriteKindIndex(ks.snapshot())
+	ks.readRecords += int64(n)
+	if s.bytes > kindShardCap() || n == 0 && len(b) > 0 {
+		s.bytes = d.rewriteKindShard(sh, ks.snapshot(sh))
 	}
 }
 
-// snapshot returns the newest sets whose records fit in half the index's
-// cap, oldest first. The caller holds mu.
-func (ks *kindStore) snapshot() []kindRecord {
+// snapshot returns the newest sets of shard sh whose records fit in half
+// the shard's cap, oldest first. The caller holds mu.
+func (ks *kindStore) snapshot(sh byte) []kindRecord {
 	var out []kindRecord
-	room := kindIndexCap / 2
+	room := kindShardCap() / 2
 	for i := len(ks.order) - 1; i >= ks.head; i-- {
+		if kindShardOf(ks.order[i]) != sh {
+			continue
+		}
 		s, ok := ks.sets[ks.order[i]]
 		if !ok {
 			continue
@@ -157,7 +188,7 @@ func (c *Cache) kindsOf(k treeKey) (kindSet, bool) {
 	ks := &c.kinds
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
-	ks.syncDisk(d)
+	ks.syncShard(d, k)
 	s, ok := ks.sets[k]
 	return s, ok
 }
@@ -168,37 +199,57 @@ func (c *Cache) noteKinds(k treeKey, t *engine.Tree) {
 	if _, ok := c.kindsOf(k); ok {
 		return
 	}
-	set := kindSetOf(t)
+	c.noteKindSet(k, kindSetOf(t))
+}
+
+// noteKindSet keeps set under k in memory and appends it to its shard of
+// the disk tier's index, which is rewritten with the store's newest sets of
+// that shard when it grows past the shard's cap.
+func (c *Cache) noteKindSet(k treeKey, set kindSet) {
 	d := c.Disk()
 	ks := &c.kinds
+	sh := kindShardOf(k)
 	ks.mu.Lock()
+	ks.syncShard(d, k)
 	added := ks.add(k, set)
 	var compact []kindRecord
-	if added && d != nil && ks.loaded == d {
-		ks.indexBytes += int64(kindRecordLen(set))
-		if ks.indexBytes > kindIndexCap {
-			compact = ks.snapshot()
-			ks.indexBytes = 0
+	if added && d != nil {
+		s := &ks.shards[sh]
+		s.bytes += int64(kindRecordLen(set))
+		if s.bytes > kindShardCap() {
+			compact = ks.snapshot(sh)
+			s.bytes = 0
 		}
 	}
 	ks.mu.Unlock()
 	switch {
 	case !added || d == nil:
 	case compact != nil:
-		n := d.rewriteKindIndex(compact)
+		n := d.rewriteKindShard(sh, compact)
 		ks.mu.Lock()
-		ks.indexBytes += n
+		ks.shards[sh].bytes += n
 		ks.mu.Unlock()
 	default:
 		d.appendKinds(k, set)
 	}
 }
 
-// kindIndexCap bounds the disk tier's index of kind sets: past it, it is
-// rewritten with the newest sets the store holds, in half of it (so that a
-// store holding more than the cap does not rewrite it at every append). A
-// variable for tests.
+// The index is split in kindShards files by the key's first byte, as the
+// trees are stored under their key's first byte: a lookup reads the shard
+// of its key only, at most twice kindShardCap bytes whatever the number of
+// sets in the tier.
+const kindShards = 256
+
+func kindShardOf(k treeKey) byte { return k[0] }
+
+// kindIndexCap bounds the disk tier's index of kind sets, all its shards
+// together: each shard holds at most 1/kindShards of it, and past that it is
+// rewritten with the newest sets of the shard the store holds, in half of it
+// (so that a store holding more than the cap does not rewrite it at every
+// append). A variable for tests.
 var kindIndexCap int64 = 16 << 20
+
+func kindShardCap() int64 { return kindIndexCap / kindShards }
 
 // kindRecordMagic starts every record of the index; its last byte is the
 // layout's version.
@@ -252,17 +303,28 @@ func forEachKindRecord(b []byte, fn func(treeKey, kindSet)) {
 	}
 }
 
-func (d *DiskCache) kindIndexPath() string { return filepath.Join(d.dir, "kinds.idx") }
+// kindShardPath is the file of shard sh of the index: kinds/XX.idx in the
+// tier, XX the shard in hex.
+func (d *DiskCache) kindShardPath(sh byte) string {
+	return filepath.Join(d.dir, "kinds", hex.EncodeToString([]byte{sh})+".idx")
+}
 
-// readKindIndex reads the index, at most twice its cap (then it is rewritten).
-func readKindIndex(path string) []byte {
+// readKindShard reads a shard's file, at most the last twice its cap (the
+// newest records; a larger one is then rewritten), and returns its size.
+func readKindShard(path string) ([]byte, int64) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	defer f.Close()
-	b, _ := io.ReadAll(io.LimitReader(f, 2*kindIndexCap))
-	return b
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0
+	}
+	size := fi.Size()
+	from := max(0, size-2*kindShardCap())
+	b, _ := io.ReadAll(io.NewSectionReader(f, from, size-from))
+	return b, size
 }
 
 // appendKinds adds one record to the index (best effort, as the trees are
@@ -270,7 +332,11 @@ func readKindIndex(path string) []byte {
 // One write of a file opened for appending: records of several processes
 // do not interleave.
 func (d *DiskCache) appendKinds(k treeKey, set kindSet) {
-	f, err := os.OpenFile(d.kindIndexPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	path := d.kindShardPath(kindShardOf(k))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if errors.Is(err, fs.ErrNotExist) && os.MkdirAll(filepath.Dir(path), 0o700) == nil {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	}
 	if err != nil {
 		return
 	}
@@ -278,15 +344,16 @@ func (d *DiskCache) appendKinds(k treeKey, set kindSet) {
 	f.Close()
 }
 
-// rewriteKindIndex replaces the index with recs (atomically: a reader sees
-// the old one or the new) and returns its size; records another process
-// appends to the old one meanwhile are lost (a parse each, later).
-func (d *DiskCache) rewriteKindIndex(recs []kindRecord) int64 {
+// rewriteKindShard replaces shard sh of the index with recs (atomically: a
+// reader sees the old file or the new) and returns its size; records another
+// process appends to the old one meanwhile are lost (a parse each, later).
+func (d *DiskCache) rewriteKindShard(sh byte, recs []kindRecord) int64 {
 	var b []byte
 	for _, r := range recs {
 		b = appendKindRecord(b, r.key, r.set)
 	}
-	if fsutil.WriteCacheFile(d.kindIndexPath(), b, 0o600) != nil {
+	path := d.kindShardPath(sh)
+	if os.MkdirAll(filepath.Dir(path), 0o700) != nil || fsutil.WriteCacheFile(path, b, 0o600) != nil {
 		return 0
 	}
 	return int64(len(b))

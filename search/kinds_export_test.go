@@ -1,5 +1,7 @@
 package search
 
+import "path/filepath"
+
 // Hooks for the external tests of kinds.go.
 
 // ClearKindSets forgets every kind set c holds in memory (not its disk
@@ -11,11 +13,42 @@ func ClearKindSets(c *Cache) {
 	c.kinds.order, c.kinds.head, c.kinds.used = nil, 0, 0
 }
 
-// KindIndexPath is the disk tier's index of kind sets.
-func KindIndexPath(d *DiskCache) string { return d.kindIndexPath() }
+// KindIndexDir is the directory of the disk tier's index shards.
+func KindIndexDir(d *DiskCache) string { return filepath.Dir(d.kindShardPath(0)) }
+
+// KindShardPath is the file of the index shard that holds key's set.
+func KindShardPath(d *DiskCache, key [32]byte) string {
+	return d.kindShardPath(kindShardOf(treeKey(key)))
+}
+
+// KindShardCap is what one shard of the index holds before it is rewritten.
+func KindShardCap() int64 { return kindShardCap() }
 
 // AppendKindSet writes a record for the key (any 32 bytes) to d's index.
 func AppendKindSet(d *DiskCache, key [32]byte, set string) { d.appendKinds(treeKey(key), kindSet(set)) }
+
+// NoteKindSet keeps set under key in c and its disk tier's index, as
+// parsing a whole file whose kinds are set does.
+func NoteKindSet(c *Cache, key [32]byte, set string) { c.noteKindSet(treeKey(key), kindSet(set)) }
+
+// KindSetOf is c's set of key, looked up as a search does.
+func KindSetOf(c *Cache, key [32]byte) (string, bool) {
+	s, ok := c.kindsOf(treeKey(key))
+	return string(s), ok
+}
+
+// KindIndexRead is what c has read of its disk tier's index: bytes, and
+// records that checked out.
+func KindIndexRead(c *Cache) (bytes, records int64) {
+	c.kinds.mu.Lock()
+	defer c.kinds.mu.Unlock()
+	return c.kinds.readBytes, c.kinds.readRecords
+}
+
+// KindRecord is the index's record of set under key.
+func KindRecord(key [32]byte, set string) []byte {
+	return appendKindRecord(nil, treeKey(key), kindSet(set))
+}
 
 // KindIndexRecords lists the records of the index file's bytes that check out.
 func KindIndexRecords(b []byte) map[[32]byte]string {
@@ -24,7 +57,8 @@ func KindIndexRecords(b []byte) map[[32]byte]string {
 	return out
 }
 
-// SetKindIndexCap sets the index's cap until the returned func restores it.
+// SetKindIndexCap sets the index's cap (all shards together) until the
+// returned func restores it.
 func SetKindIndexCap(n int64) (restore func()) {
 	old := kindIndexCap
 	kindIndexCap = n

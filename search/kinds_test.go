@@ -2,6 +2,9 @@ package search_test
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -233,8 +236,9 @@ func TestKindSetsOutliveTrees(t *testing.T) {
 
 // filledIndex fills a new disk tier with the trees and kind sets of the
 // search package (a token-free search parses every file) and returns its
-// directory, the package's, the searcher, the tier and the index's bytes.
-func filledIndex(t *testing.T) (dir, src string, s *search.Searcher, d *search.DiskCache, index []byte) {
+// directory, the package's, the searcher, the tier and the index's shard
+// files' bytes by path.
+func filledIndex(t *testing.T) (dir, src string, s *search.Searcher, d *search.DiskCache, shards map[string][]byte) {
 	t.Helper()
 	dir = t.TempDir()
 	src = filepath.Join(testenv.RepoRoot(), "search")
@@ -242,23 +246,58 @@ func filledIndex(t *testing.T) (dir, src string, s *search.Searcher, d *search.D
 	if _, err := s.Search(context.Background(), search.Query{Pattern: "$A && $B", Language: "go", Paths: []string{src}}); err != nil {
 		t.Fatal(err)
 	}
-	index, err := os.ReadFile(search.KindIndexPath(d))
+	return dir, src, s, d, readShards(t, d)
+}
+
+// readShards returns the bytes of every shard file of d's index by path.
+func readShards(t *testing.T, d *search.DiskCache) map[string][]byte {
+	t.Helper()
+	ents, err := os.ReadDir(search.KindIndexDir(d))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dir, src, s, d, index
+	out := map[string][]byte{}
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".idx") {
+			continue
+		}
+		p := filepath.Join(search.KindIndexDir(d), e.Name())
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[p] = b
+	}
+	return out
+}
+
+// shardRecords lists the records of every shard file, failing on one that
+// is in a file not its shard's.
+func shardRecords(t *testing.T, d *search.DiskCache, shards map[string][]byte) map[[32]byte]string {
+	t.Helper()
+	out := map[[32]byte]string{}
+	for p, b := range shards {
+		for k, v := range search.KindIndexRecords(b) {
+			if search.KindShardPath(d, k) != p {
+				t.Fatalf("a record of %s is in %s", search.KindShardPath(d, k), p)
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // TestKindIndexServesNewProcess: a new process (an empty memory store over
 // the same disk tier) has the kind sets before reading any tree, skips the
 // files they rule out without loading them, and finds what a fresh parse
-// finds; damaged and foreign records are skipped, never read as sets.
+// finds; damaged and foreign records, and a record in another shard's file,
+// are skipped, never read as sets.
 func TestKindIndexServesNewProcess(t *testing.T) {
 	ctx := context.Background()
-	dir, src, _, d, index := filledIndex(t)
-	recs := search.KindIndexRecords(index)
-	if len(recs) < 20 {
-		t.Fatalf("%d records in the index", len(recs))
+	dir, src, _, d, shards := filledIndex(t)
+	recs := shardRecords(t, d, shards)
+	if len(recs) < 20 || len(shards) < 10 {
+		t.Fatalf("%d records in %d shards", len(recs), len(shards))
 	}
 	fresh := freshSearcher(t)
 	for _, pat := range []string{"$A <- $B", "$X++", "case $X:"} {
@@ -276,17 +315,47 @@ func TestKindIndexServesNewProcess(t *testing.T) {
 			t.Errorf("%s: %d trees loaded for %d files searched in them", pat, st.Entries, got.Parsed)
 		}
 	}
-	// damage: a bit flipped in every third record, garbage between records,
-	// a torn record at the end
-	damaged := append([]byte("not an index\n"), index...)
-	for i := 13 + 100; i < len(damaged); i += 300 {
-		damaged[i] ^= 0x10
+	// a record in another shard's file, claiming no kind for a key: not read
+	var paths []string
+	for p := range shards {
+		paths = append(paths, p)
 	}
-	damaged = append(damaged, index[:40]...)
-	if err := os.WriteFile(search.KindIndexPath(d), damaged, 0o600); err != nil {
+	sort.Strings(paths)
+	var inFirst, inLast [32]byte
+	for k := range recs {
+		switch search.KindShardPath(d, k) {
+		case paths[0]:
+			inFirst = k
+		case paths[len(paths)-1]:
+			inLast = k
+		}
+	}
+	if err := os.WriteFile(paths[0], append(append([]byte(nil), shards[paths[0]]...), search.KindRecord(inLast, "")...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	left := search.KindIndexRecords(damaged)
+	c := search.NewCache(0)
+	c.SetDisk(d)
+	if set, ok := search.KindSetOf(c, inFirst); !ok || set != recs[inFirst] {
+		t.Fatalf("the set of a key of the first shard: %v", ok)
+	}
+	if set, ok := search.KindSetOf(c, inLast); !ok || set != recs[inLast] {
+		t.Fatalf("a record in another shard's file was read as a set (found %v, %d bytes, want %d)", ok, len(set), len(recs[inLast]))
+	}
+	// damage in every shard: garbage before the records, a bit flipped in
+	// every third shard's first record, a torn record at the end
+	left := map[[32]byte]string{}
+	for i, p := range paths {
+		b := shards[p]
+		damaged := append([]byte("not an index\n"), b...)
+		if i%3 == 0 {
+			damaged[13+40] ^= 0x10
+		}
+		damaged = append(damaged, b[:40]...)
+		if err := os.WriteFile(p, damaged, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		maps.Copy(left, search.KindIndexRecords(damaged))
+	}
 	if len(left) == 0 || len(left) >= len(recs) {
 		t.Fatalf("%d of %d records check out after the damage", len(left), len(recs))
 	}
@@ -304,8 +373,35 @@ func TestKindIndexServesNewProcess(t *testing.T) {
 	sameAsFresh(t, fresh, q, got)
 }
 
+// TestKindIndexIgnoresSingleFile: the single index file an earlier version
+// kept (kinds.idx at the tier's top, the same records) is never read: here
+// it claims no kind for every file, which would rule them all out; a new
+// process finds what a fresh parse finds, and removes it.
+func TestKindIndexIgnoresSingleFile(t *testing.T) {
+	dir, src, _, d, shards := filledIndex(t)
+	var old []byte
+	for k := range shardRecords(t, d, shards) {
+		old = append(old, search.KindRecord(k, "")...)
+	}
+	oldPath := filepath.Join(filepath.Dir(search.KindIndexDir(d)), "kinds.idx")
+	if err := os.WriteFile(oldPath, old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	q := search.Query{Pattern: "$X++", Language: "go", Paths: []string{src}}
+	s2, _ := withDisk(t, dir, 0, true)
+	got, err := s2.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsFresh(t, freshSearcher(t), q, got)
+	if _, err := os.Stat(oldPath); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the earlier version's index is still there: %v", err)
+	}
+}
+
 // TestKindIndexConcurrentWriters: two disk tiers on one directory (as two
-// processes) appending at once leave every record readable.
+// processes) appending at once to the same shards leave every record
+// readable, each in its shard's file.
 func TestKindIndexConcurrentWriters(t *testing.T) {
 	dir := t.TempDir()
 	var wg sync.WaitGroup
@@ -322,18 +418,15 @@ func TestKindIndexConcurrentWriters(t *testing.T) {
 			defer wg.Done()
 			for i := range n {
 				var k [32]byte
-				k[0], k[1], k[2] = byte(w), byte(i), byte(i>>8)
+				k[0], k[1], k[2], k[3] = byte(i%4), byte(w), byte(i), byte(i>>8)
 				search.AppendKindSet(dw, k, strings.Repeat(string(rune('a'+w)), 1+i%40))
 			}
 		}()
 	}
 	wg.Wait()
-	b, err := os.ReadFile(search.KindIndexPath(d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if recs := search.KindIndexRecords(b); len(recs) != 2*n {
-		t.Errorf("%d of %d records read back", len(recs), 2*n)
+	shards := readShards(t, d)
+	if recs := shardRecords(t, d, shards); len(recs) != 2*n || len(shards) != 4 {
+		t.Errorf("%d of %d records read back from %d shard files, want 4", len(recs), 2*n, len(shards))
 	}
 }
 
@@ -351,23 +444,78 @@ func TestKindPrefilterKeepsUncheckedTokens(t *testing.T) {
 	}
 }
 
-// TestKindIndexStaysWithinCap: an index past its cap is rewritten with the
-// sets the store holds, by the process appending to it and by one that
-// finds it too large, and stays readable and right.
+// TestKindIndexStaysWithinCap: a shard of the index past its cap is
+// rewritten with the newest sets of that shard the store holds, by the
+// process appending to it and by one that finds it too large, and stays
+// readable and right; the other shards are left as they are.
 func TestKindIndexStaysWithinCap(t *testing.T) {
-	defer search.SetKindIndexCap(1 << 10)()
+	defer search.SetKindIndexCap(256 << 10)() // 1 KiB a shard
+	shardCap := search.KindShardCap()
+	set := strings.Repeat("\x5a", 40) // 82 bytes a record
+	// the appending process: 300 sets in shard 7, 5 in shard 8
+	d, err := search.OpenDiskCache(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := search.NewCache(0)
+	c.SetDisk(d)
+	key := func(sh byte, i int) (k [32]byte) {
+		k[0], k[1], k[2] = sh, byte(i), byte(i>>8)
+		return k
+	}
+	for i := range 5 {
+		search.NoteKindSet(c, key(8, i), set)
+	}
+	for i := range 300 {
+		search.NoteKindSet(c, key(7, i), set)
+	}
+	shards := readShards(t, d)
+	seven, eight := shards[search.KindShardPath(d, key(7, 0))], shards[search.KindShardPath(d, key(8, 0))]
+	if int64(len(seven)) > shardCap+100 || len(search.KindIndexRecords(eight)) != 5 || len(shards) != 2 {
+		t.Fatalf("shard 7 of %d bytes (cap %d), shard 8 with %d records, %d shard files", len(seven), shardCap, len(search.KindIndexRecords(eight)), len(shards))
+	}
+	if got := search.KindIndexRecords(seven)[key(7, 299)]; got != set {
+		t.Fatalf("the newest set is not in its rewritten shard")
+	}
+	// too large when a new process reads it: its newest records read,
+	// the shard rewritten at once
+	big := append([]byte(nil), seven...)
+	for i := 300; int64(len(big)) < 4*shardCap; i++ {
+		big = append(big, search.KindRecord(key(7, i), set)...)
+	}
+	last := key(7, 300+(len(big)-len(seven))/len(search.KindRecord(key(7, 0), set))-1)
+	if err := os.WriteFile(search.KindShardPath(d, last), big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c2 := search.NewCache(0)
+	c2.SetDisk(d)
+	if got, ok := search.KindSetOf(c2, last); !ok || got != set {
+		t.Fatalf("the newest record of an oversized shard is not read")
+	}
+	if read, _ := search.KindIndexRead(c2); read > 2*shardCap {
+		t.Errorf("%d bytes read of a shard of %d (cap %d)", read, len(big), shardCap)
+	}
+	if fi, err := os.Stat(search.KindShardPath(d, last)); err != nil || fi.Size() > shardCap {
+		t.Errorf("the oversized shard was not rewritten: %v", err)
+	}
+	// and over real files: every shard within its cap, right after a
+	// new process rewrote an oversized one
 	ctx := context.Background()
-	dir, src, s, d, b := filledIndex(t)
-	n := s.Cache().Stats().KindSets
-	if len(b) > 1<<10+200 || len(search.KindIndexRecords(b)) == 0 || n < 20 {
-		t.Fatalf("index of %d bytes, %d records, after noting %d sets (cap 1 KiB)", len(b), len(search.KindIndexRecords(b)), n)
+	dir, src, _, _, shards2 := filledIndex(t)
+	var largest string
+	for p, b := range shards2 {
+		if int64(len(b)) > shardCap+200 {
+			t.Errorf("%s: %d bytes", p, len(b))
+		}
+		if largest == "" || len(b) > len(shards2[largest]) {
+			largest = p
+		}
 	}
-	// too large when a new process reads it: rewritten at once
-	big := append([]byte(nil), b...)
-	for len(big) < 4<<10 {
-		big = append(big, b...)
+	big = nil
+	for int64(len(big)) < 4*shardCap {
+		big = append(big, shards2[largest]...)
 	}
-	if err := os.WriteFile(search.KindIndexPath(d), big, 0o600); err != nil {
+	if err := os.WriteFile(largest, big, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	q := search.Query{Pattern: "$X++", Language: "go", Paths: []string{src}}
@@ -377,7 +525,78 @@ func TestKindIndexStaysWithinCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameAsFresh(t, freshSearcher(t), q, got)
-	if fi, err := os.Stat(search.KindIndexPath(d)); err != nil || fi.Size() > 1<<10+200 {
-		t.Errorf("the oversized index was not rewritten: %v", err)
+	if fi, err := os.Stat(largest); err != nil || fi.Size() > shardCap {
+		t.Errorf("the oversized shard was not rewritten: %v", err)
+	}
+}
+
+// TestKindIndexFirstLookupReadsOneShard: a new process's first lookup reads
+// one shard of the index, at most twice a shard's cap, whether the tier
+// holds 1,000, 10,000 or 100,000 sets (bytes and records read are counted,
+// not timed); with the default cap it reads that shard's file only.
+func TestKindIndexFirstLookupReadsOneShard(t *testing.T) {
+	set := strings.Repeat("\x33", 40)
+	fill := func(n int) (*search.DiskCache, [32]byte, int64) {
+		d, err := search.OpenDiskCache(t.TempDir(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string][]byte{}
+		var k [32]byte
+		for i := range n {
+			k = [32]byte{byte(i), byte(i >> 8), byte(i >> 16), byte(i >> 24)}
+			p := search.KindShardPath(d, k)
+			files[p] = append(files[p], search.KindRecord(k, set)...)
+		}
+		if err := os.MkdirAll(search.KindIndexDir(d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		var total int64
+		for p, b := range files {
+			if err := os.WriteFile(p, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			total += int64(len(b))
+		}
+		return d, k, total
+	}
+	first := func(d *search.DiskCache, k [32]byte) (bytes, records int64) {
+		c := search.NewCache(0)
+		c.SetDisk(d)
+		if got, ok := search.KindSetOf(c, k); !ok || got != set {
+			t.Fatalf("the newest set is not found")
+		}
+		return search.KindIndexRead(c)
+	}
+	// default cap: the one shard's file, 1/256 of the index
+	for _, n := range []int{1_000, 100_000} {
+		d, k, total := fill(n)
+		fi, err := os.Stat(search.KindShardPath(d, k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		read, recs := first(d, k)
+		if read != fi.Size() || recs > int64(n/256+1) {
+			t.Errorf("%d sets (%d bytes): read %d bytes, %d records; the shard holds %d bytes", n, total, read, recs, fi.Size())
+		}
+	}
+	// a small cap, reached: the same bytes read at 10,000 as at 100,000
+	defer search.SetKindIndexCap(256 << 10)() // 1 KiB a shard
+	shardCap := search.KindShardCap()
+	reads := map[int]int64{}
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		d, k, total := fill(n)
+		read, recs := first(d, k)
+		if read > 2*shardCap || recs*int64(len(search.KindRecord(k, set))) > 2*shardCap {
+			t.Errorf("%d sets (%d bytes): read %d bytes, %d records (cap %d)", n, total, read, recs, shardCap)
+		}
+		reads[n] = read
+		// the shard was rewritten: the next process reads less
+		if again, _ := first(d, k); again > shardCap {
+			t.Errorf("%d sets: %d bytes read after the rewrite", n, again)
+		}
+	}
+	if reads[10_000] != reads[100_000] {
+		t.Errorf("first lookup read %v bytes by sets in the tier", reads)
 	}
 }
