@@ -79,8 +79,11 @@ func vibeTools(ws *workers.Roster, run *Run) []Tool {
 		{
 			Name: "vibe_send",
 			Tier: TierRead,
-			Description: "Append a message to a worker's brief and run it again (a running worker is stopped first). " +
-				"Use it to correct course or answer the worker's question.",
+			Description: "Give a worker a follow-up: correct course, answer its question, or ask for more once it is done. " +
+				"A finished worker whose tier has a resume command continues its own conversation with just the message; " +
+				"otherwise (and for a running worker, which is stopped first) it reruns from the start with its brief and " +
+				"every message so far, and the result says so. An isolated worker keeps its worktree: the next vibe_wait " +
+				"stages what the follow-up changed since its last run.",
 			InputSchema: SchemaFor[sendArgs](),
 			Mutates:     true, // starts or stops a worker's processes
 			Handler:     v.send,
@@ -310,11 +313,22 @@ func (v *vibe) send(ctx context.Context, call *Call) (*Result, error) {
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
+	was := v.info(a.WorkerID).Status
 	if err := v.ws.Send(a.WorkerID, a.Message); err != nil {
 		return nil, err
 	}
 	info := v.info(a.WorkerID)
-	res := Text(fmt.Sprintf("Worker %s (%s) is running again with the message appended to its brief (run %d).", info.ID, info.Label, info.Runs))
+	var msg string
+	switch {
+	case info.Resumed:
+		msg = fmt.Sprintf("Worker %s (%s) continues its conversation with your message (run %d, its %s tier's resume command).", info.ID, info.Label, info.Runs, info.Tier)
+	case was == workers.Running:
+		msg = fmt.Sprintf("Worker %s (%s) was stopped mid-run and is running again from the start with the message appended to its brief (run %d).", info.ID, info.Label, info.Runs)
+	default:
+		msg = fmt.Sprintf("Worker %s (%s) is running again with the message appended to its brief (run %d). Its %s tier has no resume command, so it does not keep its conversation: it starts over with the brief and every message so far (its last result is in the file last_result of $%s).",
+			info.ID, info.Label, info.Runs, info.Tier, workers.EnvState)
+	}
+	res := Text(msg)
 	res.Structured = info
 	return res, nil
 }

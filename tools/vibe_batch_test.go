@@ -171,3 +171,30 @@ func TestVibeIsolatedNeedsGit(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestVibeSendFollowUp: a finished worker on a tier with a resume command
+// continues its conversation; one without says it starts over.
+func TestVibeSendFollowUp(t *testing.T) {
+	chat := workerScript(t, "chat.sh")
+	run := vibeRun(t, workers.Config{
+		Commands: map[string]string{workers.Fast: chat, workers.Good: chat},
+		Resume:   map[string]string{workers.Fast: chat},
+		Surface:  "plan",
+	})
+	for _, c := range []struct{ tier, send, result string }{
+		{"fast", "continues its conversation", "run 2\ncount the files\nonly the .go ones"},
+		// chat.sh keeps its history: the rerun told it the whole brief again.
+		{"good", "does not keep its conversation", "run 2\ncount the files\ncount the files\n\n\nonly the .go ones"},
+	} {
+		t.Run(c.tier, func(t *testing.T) {
+			id := callResult(t, run, "vibe_spawn", `{"brief":"count the files\n","label":"counter","tier":"`+c.tier+`"}`).Structured.(workers.Info).ID
+			callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
+			if text := callResult(t, run, "vibe_send", `{"worker_id":"`+id+`","message":"only the .go ones"}`).AllText(); !strings.Contains(text, c.send) {
+				t.Errorf("send = %q, want %q", text, c.send)
+			}
+			if text := callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`).AllText(); !strings.Contains(text, c.result) {
+				t.Errorf("wait after send = %q, want %q", text, c.result)
+			}
+		})
+	}
+}

@@ -160,8 +160,40 @@ func (t *tree) remove() error {
 }
 
 // changes reads what the worktree holds that its base commit does not: a
-// file changed or added (untracked files too, ignored ones not).
+// file changed or added (untracked files too, ignored ones not). Then it
+// commits them in the worktree and makes that commit the base, so a
+// follow-up run's changes are against what this run left (which is what
+// the workdir holds once this run's edit is accepted).
 func (t *tree) changes() Changes {
+	c := t.diff()
+	if c.Err == "" && (len(c.Files) > 0 || len(c.LeftOut) > 0) {
+		if err := t.advance(); err != nil {
+			c.LeftOut = append(c.LeftOut, "(a follow-up's changes will be against the original base: "+err.Error()+")")
+		}
+	}
+	return c
+}
+
+// advance commits everything in the worktree and makes it the base.
+func (t *tree) advance() error {
+	rw := []string{t.gitdir, t.common}
+	if _, err := git(t.path, t.ro(), rw, "add", "-A"); err != nil {
+		return err
+	}
+	if _, err := git(t.path, t.ro(), rw, "-c", "user.name=tether", "-c", "user.email=tether@localhost",
+		"commit", "-q", "--no-verify", "--allow-empty", "-m", "worker run"); err != nil {
+		return err
+	}
+	head, err := git(t.path, t.ro(), nil, "rev-parse", "HEAD")
+	if err != nil {
+		return err
+	}
+	t.base = strings.TrimSpace(string(head))
+	return nil
+}
+
+// diff reads the changes against the base.
+func (t *tree) diff() Changes {
 	c := Changes{Base: t.base, Files: []Change{}}
 	out, err := git(t.path, t.ro(), []string{t.gitdir}, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
 	if err != nil {

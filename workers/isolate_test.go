@@ -125,6 +125,16 @@ func TestIsolatedWorker(t *testing.T) {
 	if n := worktrees(t, dir); n != 2 {
 		t.Errorf("%d worktrees while the worker is kept, want 2", n)
 	}
+	// A follow-up (a rerun: edit.sh appends its brief's first line again)
+	// has its changes against what the first run left.
+	if err := r.Send(id, "three"); err != nil {
+		t.Fatal(err)
+	}
+	rep2 := wait(t, r, id)
+	if c := rep2.Changes; c == nil || len(c.Files) != 1 || c.Files[0].Path != "a.txt" ||
+		string(c.Files[0].Old) != "one\ntwo\n" || string(c.Files[0].New) != "one\ntwo\ntwo\n" || c.Base == rep.Changes.Base {
+		t.Errorf("follow-up changes = %+v", c)
+	}
 	if _, err := r.Kill(id); err != nil {
 		t.Fatal(err)
 	}

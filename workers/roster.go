@@ -60,6 +60,12 @@ type Config struct {
 	// Commands maps a tier to the shell command line that starts a worker of
 	// that tier ("claude -p --model x"). It runs with /bin/sh -c.
 	Commands map[string]string
+	// Resume maps a tier to the command line that continues a finished
+	// worker's conversation ("claude -p --continue"): a follow-up (Send to
+	// a worker that has ended) runs it with only the message on stdin, in
+	// the same state directory (EnvState) and worktree. A tier without one
+	// is rerun from the start with its brief and every message so far.
+	Resume map[string]string
 	// Dir is the workers' working directory ("" for the current one).
 	Dir string
 	// Env is added to the inherited environment.
@@ -83,6 +89,12 @@ const (
 	// EnvApprove is the run's approval policy for write and exec actions, in
 	// the form tether's --approve reads ("*=deny", "write=allow,exec=ask").
 	EnvApprove = "TETHER_WORKER_APPROVE"
+	// EnvState is the worker's own directory, kept across its runs and
+	// removed with it: a command keeps its conversation there to continue
+	// it on a follow-up. The last run's result is in its file last_result.
+	EnvState = "TETHER_WORKER_STATE"
+	// EnvRun is the run's number: 1 for the brief, more for a follow-up.
+	EnvRun = "TETHER_WORKER_RUN"
 )
 
 // ParseWorkerFlag parses a --worker value "TIER=CMD ARGS".
@@ -145,6 +157,14 @@ func New(cfg Config) (*Roster, error) {
 			return nil, fmt.Errorf("workers: the %s tier's command is empty", t)
 		}
 	}
+	for t, c := range cfg.Resume {
+		if _, ok := cfg.Commands[t]; !ok {
+			return nil, fmt.Errorf("workers: a resume command for the %s tier, which has no command: give it one with --worker %s='CMD' too", t, t)
+		}
+		if strings.TrimSpace(c) == "" {
+			return nil, fmt.Errorf("workers: the %s tier's resume command is empty", t)
+		}
+	}
 	return &Roster{cfg: cfg, workers: map[string]*worker{}}, nil
 }
 
@@ -188,6 +208,9 @@ type worker struct {
 	tree            *tree         // the worker's own worktree (isolated), or nil
 	schemaErr       string        // why the last result does not conform
 	changes         *Changes      // what the last run left in the worktree
+	state           string        // the worker's own directory (EnvState)
+	resumed         bool          // the current run continues the last one's conversation
+	isolated        bool          // spawned isolated (tree is nil once removed)
 }
 
 // Info describes a worker, as vibe_list shows it.
@@ -205,6 +228,9 @@ type Info struct {
 	ResultRun int `json:"result_run,omitempty"`
 	// Unread says the last result has not been returned by Wait yet.
 	Unread bool `json:"unread,omitempty"`
+	// Resumed says the current (or last) run is a follow-up that continued
+	// the conversation with the tier's resume command (Config.Resume).
+	Resumed bool `json:"resumed,omitempty"`
 }
 
 // Report is what Wait returns.
@@ -306,27 +332,46 @@ func (r *Roster) Start(s Spec) (string, error) {
 	if schema != nil {
 		brief += schema.instruction()
 	}
+	state, err := os.MkdirTemp("", "tether-worker-state-")
+	if err != nil {
+		return "", fmt.Errorf("workers: cannot make the worker's state directory: %w", err)
+	}
 	var t *tree
 	if s.Isolated {
 		if t, err = newTree(r.cfg.Dir); err != nil {
+			os.RemoveAll(state)
 			return "", err
 		}
 	}
 	label := strings.TrimSpace(s.Label)
 	r.mu.Lock()
-	id, evicted, err := r.startNewLocked(brief, label, tier, schema, t)
+	id, evicted, err := r.startNewLocked(brief, label, tier, schema, t, state)
 	r.mu.Unlock()
-	if evicted != nil && evicted.tree != nil {
-		evicted.tree.remove()
+	if evicted != nil {
+		evicted.release()
 	}
-	if err != nil && t != nil {
-		t.remove()
+	if err != nil {
+		os.RemoveAll(state)
+		if t != nil {
+			t.remove()
+		}
 	}
 	return id, err
 }
 
+// release removes what a worker that has ended holds on disk: its worktree
+// and its state directory.
+func (w *worker) release() {
+	if w.tree != nil {
+		w.tree.remove()
+	}
+	if w.state != "" {
+		os.RemoveAll(w.state)
+	}
+}
+
 // startNewLocked adds a worker and starts its first run. r.mu is held.
-func (r *Roster) startNewLocked(brief, label, tier string, schema *outputSchema, t *tree) (id string, evicted *worker, err error) {
+func (r *Roster) startNewLocked(brief, label, tier string, schema *outputSchema, t *tree, state string) (id string, evicted *worker, err error) {
 	if r.closed {
 		return "", nil, errors.New("workers: the roster is closed")
 	}
@@ -337,11 +382,11 @@ func (r *Roster) startNewLocked(brief, label, tier string, schema *outputSchema,
 		return "", nil, fmt.Errorf("workers: %d workers hold running work or unread results: collect finished results with vibe_wait (stop running workers with vibe_kill, then collect them)", MaxWorkers)
 	}
 	r.next++
-	w := &worker{id: "w" + strconv.Itoa(r.next), label: label, tier: tier, brief: brief, schema: schema, tree: t}
+	w := &worker{id: "w" + strconv.Itoa(r.next), label: label, tier: tier, brief: brief, schema: schema, tree: t, state: state, isolated: t != nil}
 	if w.label == "" {
 		w.label = w.id
 	}
-	if err := r.startLocked(w); err != nil {
+	if err := r.startLocked(w, r.cfg.Commands[tier], brief); err != nil {
 		r.next--
 		return "", evicted, err
 	}
@@ -373,9 +418,9 @@ func idNum(id string) int {
 	return n
 }
 
-// startLocked starts a new run of w. r.mu is held.
-func (r *Roster) startLocked(w *worker) error {
-	cmd := exec.Command("/bin/sh", "-c", r.cfg.Commands[w.tier])
+// startLocked starts a new run of w: command, given stdin. r.mu is held.
+func (r *Roster) startLocked(w *worker, command, stdin string) error {
+	cmd := exec.Command("/bin/sh", "-c", command)
 	cmd.Dir = r.cfg.Dir
 	if w.tree != nil {
 		cmd.Dir = w.tree.dir()
@@ -397,12 +442,16 @@ func (r *Roster) startLocked(w *worker) error {
 	if w.schema != nil {
 		cmd.Env = append(cmd.Env, EnvOutputSchema+"="+string(w.schema.raw))
 	}
-	cmd.Stdin = strings.NewReader(w.brief)
+	if w.state != "" {
+		cmd.Env = append(cmd.Env, EnvState+"="+w.state)
+	}
+	cmd.Env = append(cmd.Env, EnvRun+"="+strconv.Itoa(w.runs+1))
+	cmd.Stdin = strings.NewReader(stdin)
 	out := &textcut.Head{Max: MaxResultBytes}
 	w.log = &textcut.Tail{Max: maxLogBytes}
 	cmd.Stdout, cmd.Stderr = out, w.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := r.sandbox(cmd, w.tier, w.tree); err != nil {
+	if err := r.sandbox(cmd, command, w); err != nil {
 		return fmt.Errorf("workers: cannot start the %s worker: %w", w.tier, err)
 	}
 	// A process the worker left behind may hold stdout open; do not wait on it
@@ -418,7 +467,7 @@ func (r *Roster) startLocked(w *worker) error {
 	w.status, w.exitErr, w.unread, w.killing = Running, "", false, false
 	w.started, w.ended = time.Now(), time.Time{}
 	w.runs++
-	schema, t := w.schema, w.tree
+	schema, t, state := w.schema, w.tree, w.state
 	go func() {
 		err := cmd.Wait()
 		// The run is over; make sure nothing it started lives on.
@@ -427,6 +476,10 @@ func (r *Roster) startLocked(w *worker) error {
 		schemaErr := ""
 		if schema != nil {
 			schemaErr = schema.check(result, truncated)
+		}
+		if state != "" {
+			// For the next run's command: what this one answered.
+			os.WriteFile(filepath.Join(state, "last_result"), []byte(result), 0o600)
 		}
 		var changes *Changes
 		if t != nil {
@@ -530,8 +583,13 @@ func (r *Roster) get(id string) (*worker, error) {
 	return w, nil
 }
 
-// Send appends message to the worker's brief and reruns it, stopping a live
-// run first.
+// Send gives the worker a follow-up. A worker that has ended, on a tier
+// with a resume command (Config.Resume), continues its conversation: the
+// resume command gets only message (Info.Resumed). Otherwise, and for a
+// worker still running (which is stopped first), message is appended to
+// the brief and the worker reruns from the start. Either way the brief
+// keeps the message, and the worker keeps its state directory and
+// worktree.
 func (r *Roster) Send(id, message string) error {
 	if strings.TrimSpace(message) == "" {
 		return errors.New("workers: the message is empty")
@@ -550,8 +608,23 @@ func (r *Roster) Send(id, message string) error {
 	if len(brief) > MaxBriefBytes {
 		return fmt.Errorf("workers: the brief would be %d bytes, over the %d limit: spawn a fresh worker with a shorter brief", len(brief), MaxBriefBytes)
 	}
+	command, stdin, resumed := r.cfg.Commands[w.tier], brief, false
+	if w.isolated && w.tree == nil {
+		return fmt.Errorf("workers: %s's worktree was removed when it was killed: spawn a new isolated worker", w.id)
+	}
+	// A run stop just cut (or vibe_kill did) has no conversation to continue.
+	if rc, ok := r.cfg.Resume[w.tier]; ok && w.status != Killed {
+		command, stdin, resumed = rc, message, true
+		if w.schema != nil {
+			stdin += w.schema.instruction()
+		}
+	}
 	w.brief = brief
-	return r.startLocked(w)
+	if err := r.startLocked(w, command, stdin); err != nil {
+		return err
+	}
+	w.resumed = resumed
+	return nil
 }
 
 // Wait blocks until the worker's current run ends, ctx is done, or timeout
@@ -606,15 +679,14 @@ func (r *Roster) Kill(id string) (Info, error) {
 	return w.infoLocked(), nil
 }
 
-// dropTree removes w's worktree, once; its last run must have ended.
+// dropTree removes w's worktree and state directory, once; its last run
+// must have ended.
 func (r *Roster) dropTree(w *worker) {
 	r.mu.Lock()
-	t := w.tree
-	w.tree = nil
+	gone := &worker{tree: w.tree, state: w.state}
+	w.tree, w.state = nil, ""
 	r.mu.Unlock()
-	if t != nil {
-		t.remove()
-	}
+	gone.release()
 }
 
 // List returns every worker, oldest first.
@@ -658,6 +730,7 @@ func (w *worker) infoLocked() Info {
 		ResultTail: tail(strings.TrimSpace(w.result), resultTailBytes),
 		ResultRun:  w.resultRun,
 		Unread:     w.unread,
+		Resumed:    w.resumed,
 	}
 }
 

@@ -9,14 +9,16 @@ import (
 	"github.com/tetherhq/tether/internal/proc"
 )
 
-// sandbox confines a worker's command: read-write on the workers' directory
-// and what the operator added (Config.ReadWrite), read-only on the
-// command's own install (its first word, found on PATH) and Config.ReadOnly;
-// an isolated worker (t) writes its own worktree instead of the workers'
-// directory; the network is the operator's choice (--sandbox-net workers). Call it
-// after SysProcAttr is set.
-func (r *Roster) sandbox(cmd *exec.Cmd, tier string, t *tree) error {
-	words := strings.Fields(r.cfg.Commands[tier])
+// sandbox confines a run of w's command (its tier's, or the resume one):
+// read-write on the workers' directory, w's state directory and what the
+// operator added (Config.ReadWrite), read-only on the command's own install
+// (its first word, found on PATH) and Config.ReadOnly. An isolated worker
+// writes its own worktree instead of the workers' directory. The network is
+// the operator's choice (--sandbox-net workers). Call it after SysProcAttr
+// is set.
+func (r *Roster) sandbox(cmd *exec.Cmd, command string, w *worker) error {
+	t, tier := w.tree, w.tier
+	words := strings.Fields(command)
 	first := ""
 	if len(words) > 0 {
 		first = words[0]
@@ -33,6 +35,9 @@ func (r *Roster) sandbox(cmd *exec.Cmd, tier string, t *tree) error {
 	}
 	ro = append(ro, r.cfg.ReadOnly...)
 	rw = append(rw, r.cfg.ReadWrite...)
+	if w.state != "" {
+		rw = append(rw, w.state)
+	}
 	switch {
 	case t != nil:
 		// Its own worktree (and the worktree's index), not the workdir;

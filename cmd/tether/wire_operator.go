@@ -24,6 +24,7 @@ var operatorFlags struct {
 	askDefault    time.Duration
 	vibe          bool
 	workers       map[string]string
+	resume        map[string]string // --worker-resume: tier to the command continuing a conversation
 	workerSurface string
 	// workerRead and workerWrite are what a worker's sandbox grants beyond
 	// the workspace and its command's install (--worker-read, --worker-write).
@@ -68,6 +69,7 @@ func init() {
 		name: "operator",
 		flags: func(fs *flag.FlagSet) {
 			operatorFlags.console, operatorFlags.vibe, operatorFlags.workers, operatorFlags.workerSurface = "", false, nil, ""
+			operatorFlags.resume = nil
 			operatorFlags.workerRead, operatorFlags.workerWrite = nil, nil
 			fs.Var(&operatorFlags.workerRead, "worker-read", "vibe mode: a path workers may read under the sandbox besides the workspace and their command's install (the agent's configuration, say); repeat or comma-separate for more")
 			fs.Var(&operatorFlags.workerWrite, "worker-write", "vibe mode: a path workers may read and write under the sandbox besides the workspace (the agent's credentials or cache, say); repeat or comma-separate for more")
@@ -85,6 +87,17 @@ func init() {
 					operatorFlags.workers = map[string]string{}
 				}
 				operatorFlags.workers[tier] = cmd
+				return nil
+			})
+			fs.Func("worker-resume", "vibe mode: the command that continues a finished worker's conversation for a tier, TIER='CMD ARGS' (e.g. fast='my-agent --continue'); vibe_send gives it only the message. Without one a follow-up reruns the worker from its brief", func(v string) error {
+				tier, cmd, err := workers.ParseWorkerFlag(v)
+				if err != nil {
+					return err
+				}
+				if operatorFlags.resume == nil {
+					operatorFlags.resume = map[string]string{}
+				}
+				operatorFlags.resume[tier] = cmd
 				return nil
 			})
 		},
@@ -161,7 +174,7 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 		if err != nil {
 			return cleanup, err
 		}
-		ws, err := workers.New(workers.Config{Commands: f.workers, Dir: cfg.WorkDir, Surface: wsurf, ReadOnly: ro, ReadWrite: rw})
+		ws, err := workers.New(workers.Config{Commands: f.workers, Resume: f.resume, Dir: cfg.WorkDir, Surface: wsurf, ReadOnly: ro, ReadWrite: rw})
 		if err != nil {
 			return cleanup, err
 		}
@@ -171,6 +184,8 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 		return cleanup, errors.New("--worker is only used in vibe mode: add --vibe")
 	} else if f.workerSurface != "" {
 		return cleanup, errors.New("--worker-surface is only used in vibe mode: add --vibe and --worker")
+	} else if len(f.resume) > 0 {
+		return cleanup, errors.New("--worker-resume is only used in vibe mode: add --vibe and --worker")
 	} else if len(f.workerRead)+len(f.workerWrite) > 0 {
 		return cleanup, errors.New("--worker-read and --worker-write are only used in vibe mode: add --vibe and --worker")
 	}
