@@ -12,6 +12,13 @@
 // reads it: deny means do not do it, ask means ask the operator first, allow
 // means go ahead). A worker that is tether itself honours both.
 //
+// A spawn may give an output schema the result must conform to (checked
+// when the run ends), and may isolate the worker in its own git worktree of
+// the workdir, whose changes come back as Report.Changes for the caller to
+// stage. Each worker has a state directory kept across its runs
+// (TETHER_WORKER_STATE); a follow-up continues its conversation through
+// the tier's resume command when there is one, and reruns it otherwise.
+//
 // The tools over workers are in docs/tools.md ("ask_user and vibe mode").
 //
 // workers is a resource tools use: it imports internal/ only, never tools,
