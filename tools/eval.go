@@ -178,9 +178,33 @@ func (e *evaluator) handle(ctx context.Context, call *Call) (*Result, error) {
 			return nil, err
 		}
 		res.Notices = append(notes, res.Notices...)
-		return renderCell(cells[0].lang, label, res), nil
+		return e.spillResult(renderCell(cells[0].lang, label, res)), nil
 	}
-	return e.runCells(ctx, cells, label, a.Reset, notes)
+	out, err := e.runCells(ctx, cells, label, a.Reset, notes)
+	if err != nil {
+		return nil, err
+	}
+	return e.spillResult(out), nil
+}
+
+// spillResult writes a result whose text is past what the registry passes on
+// (MaxResultText) whole to the run's artifacts area, and says so under its
+// first line, so that what the registry cuts from the end can be read on
+// every surface.
+func (e *evaluator) spillResult(res *Result) *Result {
+	t := &res.Content[0]
+	if len(t.Text) <= MaxResultText {
+		return res
+	}
+	var note string
+	if name, err := e.run.arts.write("eval-result", t.Text); err != nil {
+		note = fmt.Sprintf("note: this result is %d bytes, more than the %d a result holds, so its end is cut; it could not be written whole: %v", len(t.Text), MaxResultText, err)
+	} else {
+		note = fmt.Sprintf("note: this result is %d bytes, more than the %d a result holds, so its end is cut; all of it was written to %s: read it with read {\"path\": %q}", len(t.Text), MaxResultText, name, name)
+	}
+	first, rest, _ := strings.Cut(t.Text, "\n")
+	t.Text = first + "\n" + note + "\n" + rest
+	return res
 }
 
 // hasArg reports whether the call's arguments name key.

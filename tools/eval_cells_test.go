@@ -250,3 +250,34 @@ func TestEvalFrameAndFigureText(t *testing.T) {
 		t.Errorf("figure: %d PNG images, want 1", images)
 	}
 }
+
+// TestEvalResultSpill: cells whose results together pass what one result
+// holds are written whole to an artifact, named under the first line, and
+// the last cell's output is there to read.
+func TestEvalResultSpill(t *testing.T) {
+	requireEvalPython(t)
+	r := newEvalRun(t, allowAll, kernels.Config{})
+	var cells []map[string]any
+	for i := 1; i <= 5; i++ {
+		cells = append(cells, map[string]any{"code": "import sys\nprint('o' * 60000)\nprint('e' * 60000, file=sys.stderr)\nprint('end of cell " + strconv.Itoa(i) + "')"})
+	}
+	text, isErr := evalArgsCall(t, r, map[string]any{"cells": cells})
+	if isErr {
+		t.Fatalf("cells failed:\n%.2000s", text)
+	}
+	m := regexp.MustCompile(`^5 cells: [^\n]*\nnote: this result is (\d+) bytes, more than the 262144 a result holds, so its end is cut; all of it was written to (artifact:eval-result-\d+\.txt)`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no spill note under the first line:\n%.1000s", text)
+	}
+	if strings.Contains(text, "end of cell 5") {
+		t.Errorf("the result was not cut: %d bytes", len(text))
+	}
+	args, _ := json.Marshal(map[string]any{"path": m[2], "offset": 1, "limit": 2000})
+	res, err := r.Call(context.Background(), "read", args, tools.FromModel)
+	if err != nil {
+		t.Fatalf("read %s: %v", m[2], err)
+	}
+	if got := res.AllText(); !strings.Contains(got, "end of cell 5") || !strings.Contains(got, "--- cell 5 of 5 [python]") {
+		t.Errorf("read %s lacks the last cell: %d bytes", m[2], len(got))
+	}
+}

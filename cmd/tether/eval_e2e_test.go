@@ -75,3 +75,21 @@ func TestServeEvalMemoryCaps(t *testing.T) {
 		t.Errorf("--eval-js-memory off was taken: %v\n%s", err, out)
 	}
 }
+
+// TestCallEvalMaxTimeout: --eval-max-timeout bounds an eval call's timeout:
+// a larger request is clamped, the result says so, and the JavaScript cell
+// (in its kernel process) is stopped by that timeout with its state kept.
+func TestCallEvalMaxTimeout(t *testing.T) {
+	dir := workdir(t, nil)
+	out, _ := exec.Command(tetherBin(t), "call", "--workdir", dir, "--approve", "allow", "--eval-max-timeout", "1s", "eval",
+		`{"cells":[{"code":"globalThis.kept = 3"},{"code":"while (true) {}"}],"timeout":600,"description":"spin until the timeout stops it","language":"javascript"}`).CombinedOutput()
+	for _, want := range []string{"clamped to the operator's maximum of 1s", "its per-call timeout of 1s passed; the runtime came back and its state is kept", "--- cell 2 of 2 [javascript]"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err := exec.Command(tetherBin(t), "call", "--workdir", dir, "--eval-max-timeout", "0s", "eval", `{"code":"1","description":"one two three four five"}`).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--eval-max-timeout must be a positive duration") {
+		t.Errorf("--eval-max-timeout 0s was taken: %v\n%s", err, out)
+	}
+}

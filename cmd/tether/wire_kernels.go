@@ -88,6 +88,9 @@ func init() {
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
 			if enabled {
+				if maxTimeout <= 0 {
+					return nil, fmt.Errorf("--eval-max-timeout must be a positive duration such as %s (got %s)", tools.DefaultEvalMaxTimeout, maxTimeout)
+				}
 				// Every command runs JavaScript kernels in children of this
 				// binary (main dispatches jsproc.Subcommand), as std chooses.
 				jsChild, err := std.SelfJSChild()
