@@ -94,9 +94,10 @@ func hasRecommendation(q Question) bool {
 }
 
 // defaults is the answer taken at the operator's default-after timeout: the
-// recommended option of each question that has one, a skip for the rest,
-// every one marked Defaulted.
-func defaults(q Question) Answer {
+// answers the human already gave to a card's first questions (partial, as
+// a port returned them with its error), then the recommended option of each
+// question that has one and a skip for the rest, those marked Defaulted.
+func defaults(q Question, partial Answer) Answer {
 	one := func(q Question) Answer {
 		if q.Recommended == "" {
 			return Answer{Outcome: Skipped, Defaulted: true}
@@ -107,7 +108,11 @@ func defaults(q Question) Answer {
 		return one(q)
 	}
 	a := Answer{Defaulted: true}
-	for _, sub := range q.Questions {
+	for i, sub := range q.Questions {
+		if i < len(partial.Answers) && CheckAnswer(sub, partial.Answers[i]) == nil && !partial.Answers[i].Defaulted {
+			a.Answers = append(a.Answers, partial.Answers[i])
+			continue
+		}
 		a.Answers = append(a.Answers, one(sub))
 	}
 	return fillCard(q, a)

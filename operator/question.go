@@ -148,7 +148,9 @@ var ErrNoHuman = errors.New("operator: no human is connected to answer questions
 var ErrTimedOut = errors.New("operator: nobody answered the question in time")
 
 // QuestionPort reaches a human. Ask shows the question and blocks until the
-// human answers or skips, or ctx is done. When no human can see the question it
+// human answers or skips, or ctx is done (a port that asks a card's
+// questions one by one may then return those already answered in Answers,
+// along with the error). When no human can see the question it
 // returns an error wrapping ErrNoHuman at once. A port never invents an answer.
 type QuestionPort interface {
 	Ask(ctx context.Context, q Question) (Answer, error)
@@ -216,7 +218,7 @@ func AskWith(ctx context.Context, p QuestionPort, q Question, w Wait) (Answer, e
 			return Answer{}, fmt.Errorf("%w%s", err, next)
 		}
 		if ctx.Err() == nil && errors.Is(context.Cause(tctx), defaulted) {
-			return defaults(q), nil
+			return defaults(q, a), nil
 		}
 		if ctx.Err() == nil && errors.Is(context.Cause(tctx), timedOut) {
 			return Answer{}, fmt.Errorf("%w (no answer within %s)%s", ErrTimedOut, timeout, next)

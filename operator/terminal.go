@@ -86,7 +86,9 @@ func (t *Terminal) Ask(ctx context.Context, q Question) (Answer, error) {
 	for i, sub := range q.Questions {
 		sa, err := t.reply(ctx, sub, fmt.Sprintf("Q%d> ", i+1))
 		if err != nil {
-			return Answer{}, err
+			// The questions answered so far go back with the error: at
+			// the operator's default timeout they are kept (AskWith).
+			return a, err
 		}
 		a.Answers = append(a.Answers, sa)
 	}

@@ -99,12 +99,36 @@ func TestAskCardDefaultsAtOperatorTimeout(t *testing.T) {
 		t.Errorf("single question at the default timeout: %+v %q", a, c.res.AllText())
 	}
 
-	// Without a recommendation the default timeout does not apply: the
-	// question waits for its own timeout and ends as an error.
+	// An answer typed before the timeout is kept; only the questions still
+	// open take their defaults. (The default-after is long enough for the
+	// first answer to arrive well before it on a loaded machine.)
+	partial, pscr, ptmx := newTerminalRun(t, tools.Config{WorkDir: t.TempDir(), AskDefaultAfter: 3 * time.Second})
+	done := callAsync(partial, "ask_user", threeQuestions)
+	pscr.expect(t, "Q1> ")
+	ptmx.Write([]byte("2\n"))
+	pscr.expect(t, "Q2> ")
+	c = <-done
+	a = askAnswer(t, c)
+	if len(a.Answers) != 3 || a.Answers[0].Defaulted || !slices.Equal(a.Answers[0].Labels, []string{"SQLite"}) ||
+		!a.Answers[1].Defaulted || !slices.Equal(a.Answers[1].Labels, []string{"none"}) || !a.Answers[2].Defaulted {
+		t.Errorf("card answered in part before the timeout = %+v, want SQLite chosen, then the defaults", a)
+	}
+	if !strings.Contains(c.res.AllText(), "1. Chosen: SQLite") {
+		t.Errorf("result text = %q", c.res.AllText())
+	}
+
+	// Without the operator's flag nothing is answered for them, and with it
+	// a question without a recommendation still waits for its own timeout:
+	// both end as an error.
 	strict, _, _ := newTerminalRun(t, tools.Config{WorkDir: t.TempDir(), QuestionTimeout: 50 * time.Millisecond})
 	c = <-callAsync(strict, "ask_user", threeQuestions)
 	if !errors.Is(c.err, operator.ErrTimedOut) {
 		t.Errorf("card without the operator's default: %v, want ErrTimedOut", c.err)
+	}
+	norec, _, _ := newTerminalRun(t, tools.Config{WorkDir: t.TempDir(), QuestionTimeout: 100 * time.Millisecond, AskDefaultAfter: time.Millisecond})
+	c = <-callAsync(norec, "ask_user", `{"question":"Which database?","options":[{"label":"Postgres"},{"label":"SQLite"}]}`)
+	if !errors.Is(c.err, operator.ErrTimedOut) {
+		t.Errorf("question without a recommendation at the default timeout: %v, want ErrTimedOut", c.err)
 	}
 }
 
