@@ -288,6 +288,9 @@ func (a *spawnArgs) specs() ([]workers.Spec, error) {
 	}
 	specs := make([]workers.Spec, len(a.Tasks))
 	for i, t := range a.Tasks {
+		if strings.TrimSpace(t.Brief) == "" {
+			return nil, fmt.Errorf("tools: vibe_spawn: %s has an empty brief: say what that worker should do; nothing was started", a.taskName(i))
+		}
 		tier := t.Tier
 		if tier == "" {
 			tier = a.Tier

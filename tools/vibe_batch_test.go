@@ -49,6 +49,7 @@ func TestVibeBatchWithSchema(t *testing.T) {
 	for _, c := range []struct{ args, want string }{
 		{`{"brief":"x","tasks":[{"brief":"y"}]}`, "not both"},
 		{`{"label":"nothing"}`, "no brief"},
+		{`{"context":"shared","tasks":[{"brief":"ok"},{"brief":"  ","label":"blank"}]}`, "task 2 (blank) has an empty brief"},
 		{`{"tasks":[{"brief":"ok"},{"brief":"bad","tier":"good"}]}`, "task 2"},
 		{`{"brief":"x","output_schema":{"$ref":"#/$defs/missing"}}`, "output schema"},
 	} {

@@ -3,6 +3,7 @@ package workers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -95,7 +96,11 @@ func git(dir string, ro, rw []string, args ...string) ([]byte, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out.Bytes(), fmt.Errorf("git %s: %s", args[0], msg)
+		sub := args
+		for len(sub) > 2 && sub[0] == "-c" {
+			sub = sub[2:]
+		}
+		return out.Bytes(), fmt.Errorf("git %s: %s", sub[0], msg)
 	}
 	return out.Bytes(), nil
 }
@@ -108,6 +113,9 @@ func newTree(dir string) (*tree, error) {
 		if dir, err = os.Getwd(); err != nil {
 			return nil, fmt.Errorf("workers: isolated: %w", err)
 		}
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, errors.New("workers: isolated needs git, which is not on PATH: install git, or spawn without isolated")
 	}
 	top := findTop(dir)
 	if top == "" {
