@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -141,9 +142,19 @@ func TestVibeFailingWorker(t *testing.T) {
 // TestVibeKillAndClose: vibe_kill stops a worker's whole process tree, and
 // closing the run kills every live worker; /proc shows none of them left.
 func TestVibeKillAndClose(t *testing.T) {
-	dirs := []string{t.TempDir(), t.TempDir()}
-	// The sandbox lets a worker write only where it is told to.
-	ws, err := workers.New(workers.Config{Commands: map[string]string{workers.Fast: "PIDDIR=$(head -n1) " + workerScript(t, "tree.sh")}, ReadWrite: dirs})
+	// The sandbox lets a worker write only where it is told to. Both
+	// workers may write their common parent, not each other's directory by
+	// name: a worker's sandbox init names what it grants, and ReadPid tells
+	// the two workers' same-numbered namespaced pids apart by the directory
+	// their processes name.
+	parent := t.TempDir()
+	dirs := []string{filepath.Join(parent, "a"), filepath.Join(parent, "b")}
+	for _, d := range dirs {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := workers.New(workers.Config{Commands: map[string]string{workers.Fast: "PIDDIR=$(head -n1) " + workerScript(t, "tree.sh")}, ReadWrite: []string{parent}})
 	if err != nil {
 		t.Fatal(err)
 	}
