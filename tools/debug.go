@@ -174,7 +174,8 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 			s.Properties["adapter"].Enum = stringsAsAny(dap.AdapterIDs(table))
 			describeDebugArgs(s, table)
 		}),
-		Serial: true,
+		Serial:  true,
+		Preview: previewDebug,
 		Handler: func(ctx context.Context, call *Call) (*Result, error) {
 			var req debugRequest
 			if err := call.Decode(&req); err != nil {

@@ -111,6 +111,7 @@ func (e *evaluator) tool() Tool {
 			"Calls run one at a time (a second eval waits for the first to end): do not call eval in parallel, put the work in one cell.",
 		InputSchema: SchemaFor[evalArgs](),
 		Serial:      true,
+		Preview:     previewEval,
 		Handler:     e.handle,
 	}
 }

@@ -10,6 +10,9 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/kernels"
+	"github.com/tetherhq/tether/kernels/std"
 	"github.com/tetherhq/tether/operator"
 	"github.com/tetherhq/tether/tools"
 )
@@ -152,5 +155,73 @@ func TestPermissionPreviewInTerminal(t *testing.T) {
 	ptmx.Write([]byte("1\n"))
 	if c := <-done; c.err == nil || !strings.Contains(c.err.Error(), "old_string was not found") {
 		t.Errorf("failing edit allowed: %v", c.err)
+	}
+}
+
+// TestPermissionPreviewOfOtherTools: eval's prompt shows each cell's code
+// with its language, debug launch's the program and its arguments, and
+// resolve accept's the staged edit's diff; the approver sees them in
+// ApprovalRequest.Preview and Prompt.
+func TestPermissionPreviewOfOtherTools(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nfunc f() error { return errors.New(\"x\") }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var asked []tools.ApprovalRequest
+	run, err := tools.NewRun(context.Background(), tools.Config{
+		WorkDir: dir, ConversationID: "c", Parser: parseEngine(t),
+		Debug: dap.NewSupervisor(dap.Config{}), Kernels: std.NewFactory(kernels.Config{}, nil),
+		Approver: tools.ApproverFunc(func(_ context.Context, req tools.ApprovalRequest) (bool, error) {
+			mu.Lock()
+			asked = append(asked, req)
+			mu.Unlock()
+			return req.Tool == "ast_edit", nil // stage the edit; refuse the rest unrun
+		}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	last := func() tools.ApprovalRequest {
+		mu.Lock()
+		defer mu.Unlock()
+		return asked[len(asked)-1]
+	}
+	call := func(name, args string) {
+		t.Helper()
+		run.Call(context.Background(), name, []byte(args), tools.FromModel)
+	}
+
+	call("eval", `{"description":"add two numbers in two languages","cells":[{"language":"python","code":"x = 1\ny = 2\nx + y"},{"language":"javascript","code":"1 + 2"}],"timeout":30}`)
+	if p := last().Preview; !strings.Contains(p, "[cell 1 of 2: python]\nx = 1\ny = 2\nx + y") || !strings.Contains(p, "[cell 2 of 2: javascript]\n1 + 2") || !strings.Contains(p, "timeout: 30s") {
+		t.Errorf("eval's preview:\n%s", p)
+	}
+	call("eval", `{"description":"print a greeting to the output","code":"print('hi')"}`)
+	if p := last().Preview; !strings.Contains(p, "[python]\nprint('hi')") {
+		t.Errorf("eval's preview of one cell:\n%s", p)
+	}
+	call("debug", `{"op":"launch","program":"main.go","args":["-v","a b"]}`)
+	if p := last().Preview; p != "launch main.go\narguments: \"-v\" \"a b\"" {
+		t.Errorf("debug launch's preview: %q", p)
+	}
+	if p := last().Prompt(); !strings.Contains(p, "launch main.go") {
+		t.Errorf("debug launch's prompt: %q", p)
+	}
+	call("debug", `{"op":"continue"}`)
+	if r := last(); r.Tool != "debug" || r.Preview != "" || !strings.Contains(r.Detail(), `arguments: {"op":"continue"}`) {
+		t.Errorf("debug continue's prompt shows %q, want its arguments", r.Detail())
+	}
+
+	res, err := run.Call(context.Background(), "ast_edit", []byte(`{"pattern":"errors.New($M)","rewrite":"fmt.Errorf($M)","language":"go"}`), tools.FromModel)
+	if err != nil || !strings.Contains(res.AllText(), "edit_1") {
+		t.Fatalf("ast_edit: %v %s", err, res.AllText())
+	}
+	call("resolve", `{"edit_id":"edit_1","action":"accept"}`)
+	if p := last().Preview; !strings.Contains(p, "accept edit_1") || !strings.Contains(p, "--- a/a.go") || !strings.Contains(p, `+func f() error { return fmt.Errorf("x") }`) {
+		t.Errorf("resolve accept's preview:\n%s", p)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.go")); strings.Contains(string(b), "fmt.Errorf") {
+		t.Error("the refused resolve wrote the file")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/tetherhq/tether/search"
@@ -87,4 +88,102 @@ func (f *fileTools) previewPatch(ctx context.Context, call *Call) (string, error
 		d += fmt.Sprintf("\n(deletes the symbolic link %s)", l.rel)
 	}
 	return d, nil
+}
+
+// previewEval shows an eval call as its code with its language, cell by
+// cell, instead of JSON with escaped newlines; a cell's code is cut at
+// 4000 bytes.
+func previewEval(ctx context.Context, call *Call) (string, error) {
+	var a evalArgs
+	if err := call.Decode(&a); err != nil {
+		return "", err
+	}
+	lang := func(l string) string {
+		if l == "" {
+			l = a.Language
+		}
+		if l == "" {
+			l = "python"
+		}
+		return l
+	}
+	cells := a.Cells
+	if len(cells) == 0 {
+		cells = []evalCell{{Language: a.Language, Code: a.Code}}
+	}
+	var b strings.Builder
+	if a.Description != "" {
+		fmt.Fprintf(&b, "%s\n", a.Description)
+	}
+	for i, c := range cells {
+		head := lang(c.Language)
+		if len(cells) > 1 {
+			head = fmt.Sprintf("cell %d of %d: %s", i+1, len(cells), head)
+		}
+		fmt.Fprintf(&b, "[%s]\n%s\n", head, strings.TrimRight(truncateText(c.Code, 4000), "\n"))
+	}
+	var opts []string
+	if a.Reset {
+		opts = append(opts, "reset: the interpreter's state is discarded first")
+	}
+	if a.Timeout > 0 {
+		opts = append(opts, fmt.Sprintf("timeout: %ds", a.Timeout))
+	}
+	if len(opts) > 0 {
+		b.WriteString("(" + strings.Join(opts, "; ") + ")")
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// previewDebug shows a debug launch as the program and its arguments (or
+// the test it runs); other ops keep their arguments.
+func previewDebug(ctx context.Context, call *Call) (string, error) {
+	var a debugRequest
+	if err := call.Decode(&a); err != nil {
+		return "", err
+	}
+	if a.Op != "launch" {
+		return "", nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "launch %s", a.Program)
+	if a.Test != "" {
+		fmt.Fprintf(&b, ", running the test %s", a.Test)
+	}
+	if a.Adapter != "" {
+		fmt.Fprintf(&b, " under %s", a.Adapter)
+	}
+	if len(a.Args) > 0 {
+		q := make([]string, len(a.Args))
+		for i, s := range a.Args {
+			q[i] = strconv.Quote(s)
+		}
+		fmt.Fprintf(&b, "\narguments: %s", truncateText(strings.Join(q, " "), 2000))
+	}
+	return b.String(), nil
+}
+
+// previewResolve shows what resolve would do: accept, the staged edit's diff
+// (its first page, with every file's counts); discard and show write
+// nothing.
+func (s *stagedTools) previewResolve(ctx context.Context, call *Call) (string, error) {
+	var a resolveArgs
+	if err := call.Decode(&a); err != nil {
+		return "", err
+	}
+	switch a.Action {
+	case "accept":
+		p, ok := s.run.stager().Pending(a.EditID)
+		if !ok {
+			return "", nil
+		}
+		diff, _, err := stagedDiff(a.EditID, p, "", 0)
+		if err != nil {
+			return "", err
+		}
+		return "accept " + a.EditID + ": " + strings.TrimRight(diff, "\n"), nil
+	case "discard":
+		return "discard " + a.EditID + ": no file is changed", nil
+	}
+	return "", nil
 }

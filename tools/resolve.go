@@ -57,6 +57,7 @@ func (s *stagedTools) tools() []Tool {
 			"400 lines of the diff from start (or of one file's diff, with file).",
 		InputSchema: SchemaFor[resolveArgs](),
 		Writes:      s.resolveTargets,
+		Preview:     s.previewResolve,
 		Handler:     s.resolve,
 	}}
 }
