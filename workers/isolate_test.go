@@ -156,3 +156,50 @@ func TestIsolatedNeedsGit(t *testing.T) {
 		t.Errorf("a worker was added: %+v", r.List())
 	}
 }
+
+// TestIsolatedSubdirectory: a workdir below the repository's top runs the
+// worker at its place in the worktree; its changes are relative to the
+// workdir, and a file it wrote outside the workdir is left out, named.
+func TestIsolatedSubdirectory(t *testing.T) {
+	top := gitRepo(t)
+	sub := filepath.Join(top, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "a.txt"), []byte("sub one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "sub"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "sub"}} {
+		if out, err := exec.Command("git", append([]string{"-C", top}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	r := newRoster(t, workers.Config{Dir: sub, Commands: map[string]string{workers.Fast: "sh " + mustAbs(t, "testdata/edit.sh") + " && echo out > ../outside.txt"}})
+	id, err := r.Start(workers.Spec{Brief: "two\n", Isolated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := wait(t, r, id)
+	c := rep.Changes
+	if rep.Status != workers.Done || c == nil || len(c.Files) != 2 {
+		t.Fatalf("status %s (%s %s), changes %+v", rep.Status, rep.Exit, rep.LogTail, c)
+	}
+	if c.Files[0].Path != "a.txt" || string(c.Files[0].Old) != "sub one\n" || string(c.Files[0].New) != "sub one\ntwo\n" {
+		t.Errorf("a.txt change = %s %q -> %q", c.Files[0].Path, c.Files[0].Old, c.Files[0].New)
+	}
+	if len(c.LeftOut) != 1 || !strings.Contains(c.LeftOut[0], "outside.txt (outside the workdir)") {
+		t.Errorf("left out = %q", c.LeftOut)
+	}
+	if ran := strings.TrimSpace(rep.Result); filepath.Base(ran) != "sub" || ran == sub {
+		t.Errorf("ran in %q, want the worktree's sub", ran)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
