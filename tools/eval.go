@@ -285,8 +285,11 @@ func (e *evaluator) runCells(ctx context.Context, cells []plannedCell, label str
 		head := fmt.Sprintf("cell %d of %d", i+1, len(cells))
 		if failed >= 0 || ctx.Err() != nil {
 			why := fmt.Sprintf("cell %d failed", failed+1)
-			if failed < 0 {
-				why = kernels.StopReason(ctx)
+			switch {
+			case ctx.Err() != nil && failed >= 0:
+				why = fmt.Sprintf("the call stopped at cell %d: %s", failed+1, kernels.StopReason(ctx))
+			case ctx.Err() != nil:
+				why = "the call stopped: " + kernels.StopReason(ctx)
 			}
 			fmt.Fprintf(&b, "\n--- %s [%s]: not run (%s)\n", head, c.lang, why)
 			outs[i].Status = "not run"

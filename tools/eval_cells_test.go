@@ -103,7 +103,7 @@ func TestEvalCallTimeout(t *testing.T) {
 		t.Errorf("a cell stopped by its timeout is not an error result:\n%s", text)
 	}
 	wantAll(t, text, "error: Interrupted: kernels: cell interrupted: its per-call timeout of 2s passed; the kernel came back and its state is kept",
-		"--- cell 3 of 3 [python]: not run (cell 2 failed)")
+		"--- cell 3 of 3 [python]: not run (the call stopped at cell 2: its per-call timeout of 2s passed)")
 	text, _ = evalArgsCall(t, r, map[string]any{"code": "kept + 1"})
 	wantAll(t, text, "out:\n42")
 
