@@ -419,7 +419,7 @@ def _frame_markdown(df):
             return " / ".join(str(x) for x in v)
         return str(v)
 
-    index_name = name(df.index.names if len(df.index.names) > 1 else df.index.name) if any(n is not None for n in df.index.names) else ""
+    index_name = " / ".join("" if n is None else str(n) for n in df.index.names) if any(n is not None for n in df.index.names) else ""
     head = [_md_cell(index_name, width)]
     for j, c in enumerate(cols):
         if col_gap is not None and j == col_gap:

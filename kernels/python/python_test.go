@@ -755,3 +755,27 @@ func TestEnclosure(t *testing.T) {
 		t.Errorf("the enclosure lookup was asked %d times, want once per start (2)", asked)
 	}
 }
+
+// TestDataFrameMarkdown: a data frame's text is a markdown table under its
+// shape: index names joined, a pipe in a value escaped, a long value cut at
+// pandas' column width, an empty frame named as such.
+func TestDataFrameMarkdown(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	mustOK(t, run(t, k, "import pandas as pd"))
+	for _, tt := range []struct{ name, code, want string }{
+		{"multi-index", "pd.DataFrame({'a': [1, 2], 'b': ['x', 'y'], 'v': [1.5, 2.5]}).set_index(['a', 'b'])",
+			"DataFrame: 2 rows x 1 column\n| a / b | v |\n|---|---|\n| 1 / x | 1.5 |\n| 2 / y | 2.5 |"},
+		{"pipe and long value", "pd.DataFrame({'s': ['a|b', 'z' * 80]})",
+			"| 0 | a\\|b |\n| 1 | " + strings.Repeat("z", 49) + "… |"},
+		{"column groups", "pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([('g', 'p'), ('g', 'q')]))",
+			"|  | g / p | g / q |"},
+		{"empty", "pd.DataFrame()", "DataFrame: 0 rows x 0 columns"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mustOK(t, run(t, k, tt.code))
+			if r.Value == nil || !strings.Contains(r.Value.Text, tt.want) {
+				t.Errorf("text lacks %q:\n%+v", tt.want, r.Value)
+			}
+		})
+	}
+}
