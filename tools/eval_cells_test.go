@@ -114,6 +114,16 @@ func TestEvalCallTimeout(t *testing.T) {
 	wantAll(t, text, "its per-call timeout of 1s passed; the runtime came back and its state is kept")
 	text, _ = evalArgsCall(t, r, map[string]any{"language": "javascript", "code": "y * 2"})
 	wantAll(t, text, "out:\n10")
+
+	// A cell waiting on a timer or a promise, not running JavaScript, is
+	// stopped too.
+	text, isErr = evalArgsCall(t, r, map[string]any{"timeout": 1, "language": "javascript", "code": "y = 6; await new Promise(r => setTimeout(r, 600000))"})
+	if !isErr {
+		t.Errorf("a JavaScript cell awaiting a timer past its timeout is not an error result:\n%s", text)
+	}
+	wantAll(t, text, "its per-call timeout of 1s passed")
+	text, _ = evalArgsCall(t, r, map[string]any{"language": "javascript", "code": "y * 2"})
+	wantAll(t, text, "out:\n12")
 }
 
 // TestEvalTimeoutClamped: a timeout over the operator's maximum is clamped
