@@ -82,6 +82,7 @@ func (l *lspTools) tools() []Tool {
 			InputSchema: SchemaFor[renameArgs](),
 			// The files are known once the server's edit is (WillWrite).
 			Writes:  func(*Call) []string { return nil },
+			Preview: l.previewRename,
 			Handler: l.rename,
 		},
 		{

@@ -2,15 +2,18 @@ package tools_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
 
 	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/kernels"
 	"github.com/tetherhq/tether/kernels/std"
 	"github.com/tetherhq/tether/operator"
@@ -223,5 +226,41 @@ func TestPermissionPreviewOfOtherTools(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.go")); strings.Contains(string(b), "fmt.Errorf") {
 		t.Error("the refused resolve wrote the file")
+	}
+}
+
+// TestPermissionPreviewOfRename: lsp_rename's prompt shows the real
+// language server's (gopls) edit as a diff, and nothing is written until
+// the call is allowed.
+func TestPermissionPreviewOfRename(t *testing.T) {
+	testenv.RequireBinary(t, "gopls")
+	dir := testenv.LSPProject(t, "goproj")
+	before, err := os.ReadFile(filepath.Join(dir, "use.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := make(chan tools.ApprovalRequest, 1)
+	run := startRun(t, tools.Config{WorkDir: dir, LSP: lspSupervisor(t, dir, 20*time.Second),
+		Approver: tools.ApproverFunc(func(_ context.Context, req tools.ApprovalRequest) (bool, error) {
+			asked <- req
+			return false, nil
+		})})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err = run.Call(ctx, "lsp_rename", []byte(`{"file":"use.go","line":4,"symbol":"Big","new_name":"Large"}`), tools.FromModel)
+	if !errors.Is(err, tools.ErrDeclined) {
+		t.Fatalf("declined rename: %v", err)
+	}
+	p := (<-asked).Preview
+	for _, want := range []string{"--- a/use.go", "+++ b/use.go", "Big()", "Large()"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("rename's preview lacks %q:\n%s", want, p)
+		}
+	}
+	if !strings.Contains(p, "\n-") || !strings.Contains(p, "\n+") {
+		t.Errorf("rename's preview has no removed and added lines:\n%s", p)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "use.go")); string(after) != string(before) {
+		t.Errorf("the declined rename changed use.go:\n%s", after)
 	}
 }

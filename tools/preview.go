@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/search"
 )
 
@@ -186,4 +187,28 @@ func (s *stagedTools) previewResolve(ctx context.Context, call *Call) (string, e
 		return "discard " + a.EditID + ": no file is changed", nil
 	}
 	return "", nil
+}
+
+// previewRename asks the language server for the rename's edit, writing
+// nothing, and shows its diff (cut at astEditDiffLines lines).
+func (l *lspTools) previewRename(ctx context.Context, call *Call) (string, error) {
+	var a renameArgs
+	if err := decodeText(call, &a); err != nil {
+		return "", err
+	}
+	pos := lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}
+	if err := l.sup.CheckRename(pos, a.NewName); err != nil {
+		return "", err
+	}
+	ctx, cancel := withTimeout(ctx, a.Timeout)
+	defer cancel()
+	pe, err := l.sup.RenamePreview(ctx, pos, a.NewName)
+	if err != nil {
+		return "", err
+	}
+	d := previewDiff(l.plan(pe, "lsp_rename").Changes)
+	if a.Preview {
+		d = "stages this rename for resolve (nothing is written yet):\n" + d
+	}
+	return d, nil
 }
