@@ -122,6 +122,7 @@ func (s *structural) tools() []Tool {
 				"Nothing is written: the change is staged and the result names an edit_id for resolve, lists every file with its " +
 				"replacements and added and removed lines, and shows the first 400 lines of the diff (resolve with action show pages on).",
 			InputSchema: SchemaFor[astEditArgs](),
+			Preview:     s.previewAstEdit,
 			Handler:     s.edit,
 		},
 	}

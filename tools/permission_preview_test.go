@@ -163,7 +163,7 @@ func TestPermissionPreviewInTerminal(t *testing.T) {
 
 // TestPermissionPreviewOfOtherTools: eval's prompt shows each cell's code
 // with its language, debug launch's the program and its arguments, and
-// resolve accept's the staged edit's diff; the approver sees them in
+// ast_edit's and resolve accept's the edit's diff; the approver sees them in
 // ApprovalRequest.Preview and Prompt.
 func TestPermissionPreviewOfOtherTools(t *testing.T) {
 	dir := t.TempDir()
@@ -219,6 +219,9 @@ func TestPermissionPreviewOfOtherTools(t *testing.T) {
 	res, err := run.Call(context.Background(), "ast_edit", []byte(`{"pattern":"errors.New($M)","rewrite":"fmt.Errorf($M)","language":"go"}`), tools.FromModel)
 	if err != nil || !strings.Contains(res.AllText(), "edit_1") {
 		t.Fatalf("ast_edit: %v %s", err, res.AllText())
+	}
+	if p := last().Preview; !strings.Contains(p, "stages 1 replacement in 1 file for resolve") || !strings.Contains(p, "--- a/a.go") || !strings.Contains(p, `+func f() error { return fmt.Errorf("x") }`) {
+		t.Errorf("ast_edit's preview:\n%s", p)
 	}
 	call("resolve", `{"edit_id":"edit_1","action":"accept"}`)
 	if p := last().Preview; !strings.Contains(p, "accept edit_1") || !strings.Contains(p, "--- a/a.go") || !strings.Contains(p, `+func f() error { return fmt.Errorf("x") }`) {

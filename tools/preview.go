@@ -212,3 +212,24 @@ func (l *lspTools) previewRename(ctx context.Context, call *Call) (string, error
 	}
 	return d, nil
 }
+
+// previewAstEdit works the rewrite out as ast_edit does, stages nothing,
+// and shows the diff it would stage (cut at astEditDiffLines lines).
+func (s *structural) previewAstEdit(ctx context.Context, call *Call) (string, error) {
+	var a astEditArgs
+	if err := decodeText(call, &a); err != nil {
+		return "", err
+	}
+	plan, err := s.editPlan(ctx, call.Name, a)
+	if err != nil {
+		return "", err
+	}
+	if plan.Replacements == 0 {
+		return "", nil
+	}
+	for i := range plan.Changes {
+		plan.Changes[i].Display = s.rel(plan.Changes[i].Path)
+	}
+	return fmt.Sprintf("stages %s in %s for resolve (nothing is written yet):\n%s",
+		plural(plan.Replacements, "replacement"), plural(len(plan.Changes), "file"), previewDiff(plan.Changes)), nil
+}
