@@ -40,8 +40,8 @@ func (q Question) validateCard() error {
 
 // checkCard checks a card's answer: one per question, each a possible reply.
 func checkCard(q Question, a Answer) error {
-	if len(a.Labels) > 0 || a.Text != "" {
-		return errors.New("operator: a card with questions is answered per question, not as a whole")
+	if len(a.Labels) > 0 || a.Text != "" || a.Defaulted {
+		return errors.New("operator: a card with questions is answered per question by the human, not as a whole")
 	}
 	if len(a.Answers) != len(q.Questions) {
 		return fmt.Errorf("operator: %d answers for a card of %d questions", len(a.Answers), len(q.Questions))
@@ -49,9 +49,6 @@ func checkCard(q Question, a Answer) error {
 	for i, sub := range a.Answers {
 		if err := CheckAnswer(q.Questions[i], sub); err != nil {
 			return fmt.Errorf("question %d: %w", i+1, err)
-		}
-		if sub.Defaulted && sub.Outcome == Answered && (len(sub.Labels) != 1 || sub.Labels[0] != q.Questions[i].Recommended) {
-			return fmt.Errorf("question %d: a default that is not the recommended option", i+1)
 		}
 	}
 	return nil
@@ -109,7 +106,7 @@ func defaults(q Question, partial Answer) Answer {
 	}
 	a := Answer{Defaulted: true}
 	for i, sub := range q.Questions {
-		if i < len(partial.Answers) && CheckAnswer(sub, partial.Answers[i]) == nil && !partial.Answers[i].Defaulted {
+		if i < len(partial.Answers) && CheckAnswer(sub, partial.Answers[i]) == nil {
 			a.Answers = append(a.Answers, partial.Answers[i])
 			continue
 		}

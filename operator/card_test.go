@@ -89,4 +89,10 @@ func TestCardValidate(t *testing.T) {
 	if err := operator.CheckAnswer(card, operator.Answer{Outcome: operator.Answered, Answers: []operator.Answer{{Outcome: operator.Skipped}}}); err == nil {
 		t.Error("one answer for a card of three was accepted")
 	}
+	// A port cannot pass off an answer as the operator's default.
+	invented := operator.Answer{Outcome: operator.Answered, Answers: []operator.Answer{
+		{Outcome: operator.Answered, Labels: []string{"Postgres"}, Defaulted: true}, {Outcome: operator.Skipped}, {Outcome: operator.Skipped}}}
+	if err := operator.CheckAnswer(card, invented); err == nil || !strings.Contains(err.Error(), "never answers for the human") {
+		t.Errorf("a port's defaulted answer: %v", err)
+	}
 }

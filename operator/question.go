@@ -177,7 +177,7 @@ type Wait struct {
 	// question with a recommendation gets it and the rest are skipped, all
 	// marked Defaulted. It applies only to questions with a recommended
 	// option (a card with none waits for Timeout as usual), never to a
-	// permission prompt, and never by default.
+	// permission prompt, and never by default. One past Timeout never comes.
 	DefaultAfter time.Duration
 }
 
@@ -237,6 +237,10 @@ func CheckAnswer(q Question, a Answer) error {
 	}
 	if len(a.Answers) > 0 {
 		return errors.New("operator: per-question answers given to a single question")
+	}
+	if a.Defaulted {
+		// Only AskWith takes a default, at the operator's timeout.
+		return errors.New("operator: an answer marked as taken by default came from the port: a port never answers for the human")
 	}
 	switch a.Outcome {
 	case Skipped:
