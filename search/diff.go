@@ -42,8 +42,11 @@ func fileDiff(c FileChange) []string {
 			from = c.From
 		}
 	}
-	old := string(c.Old)
-	u, err := udiff.ToUnifiedDiff("a/"+from, "b/"+name, old, udiff.Lines(old, string(c.New)), diffContext)
+	old, new := string(c.Old), string(c.New)
+	if c.Delete {
+		new = ""
+	}
+	u, err := udiff.ToUnifiedDiff("a/"+from, "b/"+name, old, udiff.Lines(old, new), diffContext)
 	if err != nil {
 		// cannot happen: the edits are the diff's own
 		return []string{fmt.Sprintf("--- a/%s\n+++ b/%s\n(no diff: %v)", from, name, err)}
@@ -51,6 +54,13 @@ func fileDiff(c FileChange) []string {
 	out := []string{"--- a/" + from, "+++ b/" + name}
 	if c.Create {
 		out[0] = "--- /dev/null"
+	}
+	if c.Delete {
+		out[1] = "+++ /dev/null"
+		if len(u.Hunks) == 0 {
+			// an empty file's deletion still shows
+			return append(out, "(deleted, empty)")
+		}
 	}
 	if len(u.Hunks) == 0 {
 		if c.From != "" {
@@ -72,7 +82,11 @@ func fileDiff(c FileChange) []string {
 				to++
 			}
 		}
-		out = append(out, fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.FromLine, from, h.ToLine, to))
+		toLine := h.ToLine
+		if c.Delete {
+			toLine = 0 // as git writes a deletion: +0,0
+		}
+		out = append(out, fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.FromLine, from, toLine, to))
 		for _, l := range h.Lines {
 			sign := " "
 			switch l.Kind {

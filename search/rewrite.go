@@ -23,6 +23,9 @@ type FileChange struct {
 	// Create makes a new file at Path (which must not exist) with New;
 	// Old is empty.
 	Create bool
+	// Delete removes the file at Path, which must still hold Old; New is
+	// empty.
+	Delete bool
 }
 
 // Plan is a computed rewrite: the search's result plus each file's new

@@ -212,6 +212,16 @@ func (s *Stager) apply(id string, p *Plan) error {
 			}
 			continue
 		}
+		if c.Delete {
+			cur, err := read(c.Path)
+			switch {
+			case err != nil:
+				changed = append(changed, c.Path+" (a file it deletes is gone)")
+			case !bytes.Equal(cur, c.Old):
+				changed = append(changed, c.Path)
+			}
+			continue
+		}
 		from := c.Path
 		if c.From != "" {
 			from = c.From
@@ -251,6 +261,11 @@ func (s *Stager) apply(id string, p *Plan) error {
 		}
 		if c.Create {
 			changes = append(changes, fsutil.Change{Path: path, Content: c.New, MustNotExist: true})
+			continue
+		}
+		if c.Delete {
+			// journaled with the rest: a crash mid-apply restores it
+			changes = append(changes, fsutil.Change{Path: path, Delete: true, Expected: c.Old})
 			continue
 		}
 		if c.From == "" {

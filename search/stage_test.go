@@ -342,3 +342,70 @@ func TestStagerMove(t *testing.T) {
 		t.Fatalf("diff of a move: %s", d)
 	}
 }
+
+// TestStagerDelete: a staged deletion is drift-checked against the content
+// it was staged from (changed or already gone rejects the whole edit,
+// naming the file, and writes nothing), previewed as a deletion diff, and
+// applied with the rest of the edit.
+func TestStagerDelete(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("gone.go", "package p\n\nvar gone = 1\n")
+	write("kept.go", "package p\n\nvar x = gone\n")
+	plan := func() *Plan {
+		return &Plan{Source: "vibe_spawn with isolated", Replacements: 2, Changes: []FileChange{
+			{Path: filepath.Join(dir, "gone.go"), Display: "gone.go", Old: []byte("package p\n\nvar gone = 1\n"), Delete: true, Replacements: 1},
+			{Path: filepath.Join(dir, "kept.go"), Display: "kept.go", Old: []byte("package p\n\nvar x = gone\n"), New: []byte("package p\n\nvar x = 1\n"), Replacements: 1},
+		}}
+	}
+	d := plan().Diff(0)
+	for _, want := range []string{"--- a/gone.go\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-package p\n-\n-var gone = 1\n", "+++ b/kept.go", "+var x = 1"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("the preview lacks %q:\n%s", want, d)
+		}
+	}
+	empty := (&Plan{Changes: []FileChange{{Path: "e.txt", Delete: true}}}).Diff(0)
+	if empty != "--- a/e.txt\n+++ /dev/null\n(deleted, empty)\n" {
+		t.Errorf("an empty file's deletion: %q", empty)
+	}
+
+	s := NewStager(dir)
+	id := s.Stage(plan())
+
+	// Changed since staging: rejected whole, naming it; nothing written.
+	write("gone.go", "package p\n\nvar gone = 2\n")
+	_, err := s.Accept(id)
+	if !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), filepath.Join(dir, "gone.go")) || !strings.Contains(err.Error(), "run vibe_spawn with isolated again") {
+		t.Fatalf("changed: want ErrStale naming gone.go, got %v", err)
+	}
+	if got := readAll(t, dir, "gone.go", "kept.go"); got != "package p\n\nvar gone = 2\npackage p\n\nvar x = gone\n" {
+		t.Fatalf("a rejected edit wrote: %q", got)
+	}
+
+	// Already gone since staging: rejected whole, saying so.
+	os.Remove(filepath.Join(dir, "gone.go"))
+	if _, err := s.Accept(id); !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "gone.go (a file it deletes is gone)") {
+		t.Fatalf("gone: want ErrStale, got %v", err)
+	}
+	if got := readAll(t, dir, "kept.go"); got != "package p\n\nvar x = gone\n" {
+		t.Fatalf("a rejected edit wrote kept.go: %q", got)
+	}
+
+	write("gone.go", "package p\n\nvar gone = 1\n")
+	if _, err := s.Accept(id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gone.go")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the deleted file is still there: %v", err)
+	}
+	if got := readAll(t, dir, "kept.go"); got != "package p\n\nvar x = 1\n" {
+		t.Fatalf("kept.go = %q", got)
+	}
+	if _, err := s.Accept(id); !errors.Is(err, ErrUnknownEdit) {
+		t.Fatalf("accepted twice: %v", err)
+	}
+}
