@@ -15,6 +15,7 @@ import (
 	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -60,7 +61,8 @@ func crashFiles(tool string) int {
 
 // TestChangeCrash: tether killed (SIGKILL) part way through a 150-file
 // apply_patch, a resolve accepting a 150-file ast_edit (one rewrite, or
-// two as ops), a 30-file
+// two as ops), a resolve accepting a 150-file edit that deletes every
+// other file and edits the rest, a 30-file
 // lsp_rename (gopls) or rename_file moving a directory of 30 files (each
 // a removal and a creation), leaves no half-made
 // change: the next run's start rolls the files back, and its first call
@@ -79,7 +81,7 @@ func TestChangeCrash(t *testing.T) {
 	for _, tc := range []struct {
 		tool  string
 		after int
-	}{{"apply_patch", 1}, {"apply_patch", 80}, {"apply_patch", patchCrashFiles - 1}, {"resolve", 90}, {"resolve_ops", 70}, {"lsp_rename", 12}, {"rename_file", 25}} {
+	}{{"apply_patch", 1}, {"apply_patch", 80}, {"apply_patch", patchCrashFiles - 1}, {"resolve", 90}, {"resolve_ops", 70}, {"lsp_rename", 12}, {"rename_file", 25}, {"resolve_delete", 60}} {
 		tool, after := tc.tool, tc.after
 		t.Run(fmt.Sprint(tool, after), func(t *testing.T) {
 			if tool == "lsp_rename" {
@@ -172,6 +174,26 @@ func patchCrashChild(t *testing.T, dir, tool string) {
 		}
 		res, err := call(t, r, "rename_file", map[string]any{"from": "d", "to": "moved"})
 		t.Fatalf("rename_file returned (%v %s) instead of being killed", err, res.AllText())
+	}
+	if tool == "resolve_delete" {
+		// the deletes and edits an isolated worker's run stages
+		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Parser: parseEngine(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &search.Plan{Source: "vibe_spawn with isolated"}
+		for i := range patchCrashFiles {
+			c := search.FileChange{Path: filepath.Join(dir, crashFile(tool, i)), Old: []byte(crashOld(tool, i)), Replacements: 1}
+			if i%2 == 0 {
+				c.Delete = true
+			} else {
+				c.New = []byte(fmt.Sprintf("new %d\n", i))
+			}
+			p.Changes = append(p.Changes, c)
+		}
+		id := tools.Stage(r, p)
+		res, err := call(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
+		t.Fatalf("resolve returned (%v %s) instead of being killed", err, res.AllText())
 	}
 	if tool == "resolve" || tool == "resolve_ops" {
 		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Parser: parseEngine(t)})

@@ -1,5 +1,7 @@
 package tools
 
+import "github.com/tetherhq/tether/search"
+
 // Hooks for the external tests.
 
 var TruncateText = truncateText
@@ -10,3 +12,7 @@ func ArtifactDir(r *Run) string {
 	defer r.arts.mu.Unlock()
 	return r.arts.dir
 }
+
+// Stage stages p in r's stager (as a tool that stages deletions does) and
+// returns its edit id.
+func Stage(r *Run, p *search.Plan) string { return r.stager().Stage(p) }
