@@ -40,6 +40,8 @@ type StagedFile struct {
 	Replacements int    `json:"replacements"`
 	Added        int    `json:"added"`
 	Removed      int    `json:"removed"`
+	// Deleted says accepting the edit deletes the file.
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 // stagedDiff renders the page of plan's diff (of file's when file is set)
@@ -56,7 +58,7 @@ func stagedDiff(id string, plan *search.Plan, file string, start int) (string, *
 			name = c.Path
 		}
 		fl := strings.Split(strings.TrimSuffix((&search.Plan{Changes: []search.FileChange{c}}).Diff(0), "\n"), "\n")
-		f := StagedFile{Path: name, Replacements: c.Replacements}
+		f := StagedFile{Path: name, Replacements: c.Replacements, Deleted: c.Delete}
 		for i, l := range fl {
 			switch {
 			case i < 2: // the "--- a/" and "+++ b/" lines
@@ -95,6 +97,9 @@ func stagedDiff(id string, plan *search.Plan, file string, start int) (string, *
 			b.WriteString(",")
 		}
 		fmt.Fprintf(&b, " %s %d (+%d -%d)", f.Path, f.Replacements, f.Added, f.Removed)
+		if f.Deleted {
+			b.WriteString(" deleted")
+		}
 	}
 	b.WriteString("\n")
 	what := "diff"

@@ -425,7 +425,7 @@ func (v *vibe) stageChanges(rep workers.Report, b *strings.Builder) (*StagedDiff
 	for _, f := range c.Files {
 		plan.Changes = append(plan.Changes, search.FileChange{
 			Path: filepath.Join(v.ws.Dir(), filepath.FromSlash(f.Path)), Display: f.Path,
-			Old: f.Old, New: f.New, Create: f.Create, Replacements: 1,
+			Old: f.Old, New: f.New, Create: f.Create, Delete: f.Delete, Replacements: 1,
 		})
 	}
 	v.mu.Lock()
@@ -442,8 +442,12 @@ func (v *vibe) stageChanges(rep workers.Report, b *strings.Builder) (*StagedDiff
 		fmt.Fprintf(b, "Its changes were staged as %s, which is already resolved or dropped; vibe_send the worker to run again for a new edit.", id)
 		return nil, nil
 	}
-	fmt.Fprintf(b, "(proposed) its changes to %s, made against commit %.12s, are staged; nothing written yet: call resolve with edit_id %q and action \"accept\" to apply or \"discard\" to drop it (a file changed in the workdir since that commit rejects the whole edit)\n",
-		plural(len(plan.Changes), "file"), c.Base, id)
+	deleted := ""
+	if n := countDeleted(plan); n > 0 {
+		deleted = fmt.Sprintf(" (%d deleted)", n)
+	}
+	fmt.Fprintf(b, "(proposed) its changes to %s%s, made against commit %.12s, are staged; nothing written yet: call resolve with edit_id %q and action \"accept\" to apply or \"discard\" to drop it (a file changed in the workdir since that commit, or one it deletes already gone, rejects the whole edit)\n",
+		plural(len(plan.Changes), "file"), deleted, c.Base, id)
 	if len(dropped) > 0 {
 		fmt.Fprintf(b, "note: %s was dropped unresolved: at most %d staged edits are kept; resolve edits before staging more\n",
 			strings.Join(dropped, ", "), search.MaxStagedEdits)
@@ -454,6 +458,17 @@ func (v *vibe) stageChanges(rep workers.Report, b *strings.Builder) (*StagedDiff
 	}
 	b.WriteString(diff)
 	return st, nil
+}
+
+// countDeleted is how many files accepting p deletes.
+func countDeleted(p *search.Plan) int {
+	n := 0
+	for _, c := range p.Changes {
+		if c.Delete {
+			n++
+		}
+	}
+	return n
 }
 
 func resultText(rep workers.Report) string {

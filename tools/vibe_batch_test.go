@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,15 +69,26 @@ func TestVibeBatchWithSchema(t *testing.T) {
 // workers that edit their working directory (edit.sh).
 func isolatedRun(t *testing.T) (*tools.Run, string) {
 	t.Helper()
+	return isolatedRunWith(t, "edit.sh", nil)
+}
+
+// isolatedRunWith is isolatedRun with the worker script given and more
+// committed files.
+func isolatedRunWith(t *testing.T, script string, files map[string]string) (*tools.Run, string) {
+	t.Helper()
 	testenv.RequireBinary(t, "git")
 	dir := t.TempDir()
-	testenv.WriteFiles(t, dir, map[string]string{"a.txt": "one\n"})
-	for _, args := range [][]string{{"init", "-q"}, {"add", "a.txt"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "a"}} {
+	all := map[string]string{"a.txt": "one\n"}
+	for name, content := range files {
+		all[name] = content
+	}
+	testenv.WriteFiles(t, dir, all)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "a"}} {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	ws, err := workers.New(workers.Config{Dir: dir, Commands: map[string]string{workers.Fast: workerScript(t, "edit.sh")}})
+	ws, err := workers.New(workers.Config{Dir: dir, Commands: map[string]string{workers.Fast: workerScript(t, script)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,6 +172,59 @@ func TestVibeIsolatedDrift(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "b.txt")); err == nil {
 		t.Error("b.txt was written though the edit was rejected (all or nothing)")
+	}
+}
+
+// TestVibeIsolatedDelete: a file an isolated worker deletes in its
+// worktree is staged as a deletion with its edits (a deletion diff); a file
+// changed in the workdir since rejects the whole edit, naming it, and
+// accepting removes it and writes the rest.
+func TestVibeIsolatedDelete(t *testing.T) {
+	run, dir := isolatedRunWith(t, "delete.sh", map[string]string{"old.txt": "stale\nlines\n"})
+	id := callResult(t, run, "vibe_spawn", `{"brief":"old.txt\n","label":"pruner","isolated":true}`).Structured.(workers.Info).ID
+	res := callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
+	text := res.AllText()
+	for _, want := range []string{"(proposed) its changes to 2 files (1 deleted)", `edit_id "edit_1"`,
+		"--- a/old.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-stale\n-lines", "+kept", "old.txt 1 (+0 -2) deleted"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("wait lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "Not carried over") {
+		t.Errorf("the deletion is listed as not carried over:\n%s", text)
+	}
+	rep := res.Structured.(tools.VibeReport)
+	if rep.Staged == nil || len(rep.Staged.Files) != 2 || !slices.ContainsFunc(rep.Staged.Files, func(f tools.StagedFile) bool { return f.Path == "old.txt" && f.Deleted }) {
+		t.Fatalf("staged = %+v", rep.Staged)
+	}
+	if got := fileText(t, filepath.Join(dir, "old.txt")); got != "stale\nlines\n" {
+		t.Fatalf("old.txt before resolve = %q", got)
+	}
+
+	// Changed in the workdir since: the whole edit is rejected.
+	if err := os.WriteFile(filepath.Join(dir, "old.txt"), []byte("stale\nmine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := call(t, run, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
+	if !errors.Is(err, search.ErrStale) || !strings.Contains(err.Error(), "old.txt") {
+		t.Fatalf("accept after drift: err = %v, want a stale rejection naming old.txt", err)
+	}
+	if got := fileText(t, filepath.Join(dir, "a.txt")); got != "one\n" {
+		t.Errorf("a.txt after the rejection = %q (all or nothing)", got)
+	}
+	if got := fileText(t, filepath.Join(dir, "old.txt")); got != "stale\nmine\n" {
+		t.Errorf("old.txt after the rejection = %q", got)
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, "old.txt"), []byte("stale\nlines\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	callResult(t, run, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
+	if _, err := os.Stat(filepath.Join(dir, "old.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("old.txt after accept: %v, want it deleted", err)
+	}
+	if got := fileText(t, filepath.Join(dir, "a.txt")); got != "one\nkept\n" {
+		t.Errorf("a.txt after accept = %q", got)
 	}
 }
 

@@ -36,6 +36,8 @@ type Change struct {
 	New []byte `json:"-"`
 	// Create says the file is new.
 	Create bool `json:"create,omitempty"`
+	// Delete says the worker deleted the file (New is empty).
+	Delete bool `json:"delete,omitempty"`
 }
 
 // Changes are what an isolated worker's run left in its worktree.
@@ -45,7 +47,7 @@ type Changes struct {
 	// Files are the changed files, in path order.
 	Files []Change `json:"files"`
 	// LeftOut are changes that cannot come back as a staged edit, each
-	// with why (a deleted file, a symbolic link, a file outside Dir).
+	// with why (a symbolic link, a file outside Dir).
 	LeftOut []string `json:"left_out,omitempty"`
 	// Err says why the changes could not be read; Files is then empty.
 	Err string `json:"error,omitempty"`
@@ -219,23 +221,24 @@ func (t *tree) diff() Changes {
 			c.LeftOut = append(c.LeftOut, path+" (outside the workdir)")
 			continue
 		}
-		if strings.ContainsRune(xy, 'D') {
-			c.LeftOut = append(c.LeftOut, rel+" (deleted: a staged edit does not delete files; delete it yourself if you want it gone)")
-			continue
-		}
-		fi, err := os.Lstat(filepath.Join(t.path, filepath.FromSlash(path)))
-		if err != nil || !fi.Mode().IsRegular() {
-			c.LeftOut = append(c.LeftOut, rel+" (not a regular file)")
-			continue
+		ch := Change{Path: rel, Create: xy == "??" || strings.ContainsRune(xy, 'A'), Delete: strings.ContainsRune(xy, 'D')}
+		if !ch.Delete {
+			fi, err := os.Lstat(filepath.Join(t.path, filepath.FromSlash(path)))
+			if err != nil || !fi.Mode().IsRegular() {
+				c.LeftOut = append(c.LeftOut, rel+" (not a regular file)")
+				continue
+			}
 		}
 		if len(c.Files) == MaxChangedFiles {
 			c.LeftOut = append(c.LeftOut, rel+fmt.Sprintf(" (over %d files)", MaxChangedFiles))
 			continue
 		}
-		ch := Change{Path: rel, Create: xy == "??" || strings.ContainsRune(xy, 'A')}
-		if ch.New, err = os.ReadFile(filepath.Join(t.path, filepath.FromSlash(path))); err != nil {
-			c.LeftOut = append(c.LeftOut, rel+" ("+err.Error()+")")
-			continue
+		var err error
+		if !ch.Delete {
+			if ch.New, err = os.ReadFile(filepath.Join(t.path, filepath.FromSlash(path))); err != nil {
+				c.LeftOut = append(c.LeftOut, rel+" ("+err.Error()+")")
+				continue
+			}
 		}
 		if !ch.Create {
 			if ch.Old, err = git(t.path, t.ro(), nil, "cat-file", "blob", t.base+":"+path); err != nil {
@@ -243,7 +246,7 @@ func (t *tree) diff() Changes {
 				continue
 			}
 		}
-		if bytes.Equal(ch.Old, ch.New) && !ch.Create {
+		if bytes.Equal(ch.Old, ch.New) && !ch.Create && !ch.Delete {
 			continue // only its mode or index entry changed
 		}
 		if size += len(ch.Old) + len(ch.New); size > MaxChangedBytes {
