@@ -175,7 +175,7 @@ func (l *lspTools) plan(pe *lsp.ProposedEdit, source string) *search.Plan {
 	plan := &search.Plan{Source: source, Replacements: pe.Edits}
 	for _, f := range pe.Files {
 		plan.Changes = append(plan.Changes, search.FileChange{Path: f.Path, Display: f.Rel, Old: f.Old, New: f.New,
-			Replacements: f.Edits, From: f.From, FromDisplay: f.FromRel, Create: f.Created})
+			Replacements: f.Edits, From: f.From, FromDisplay: f.FromRel, Create: f.Created, Delete: f.Deleted})
 	}
 	plan.After = func(ctx context.Context) []string {
 		notes := l.sup.Applied(ctx, pe)

@@ -52,6 +52,8 @@ type ProposedFile struct {
 	Edits         int
 	// Created is set for a file the edit creates (Old is nil).
 	Created bool
+	// Deleted is set for a file the edit deletes (New is nil).
+	Deleted bool
 }
 
 // Move is one file or directory moved by rename_file, absolute paths.
@@ -585,6 +587,7 @@ func (s *Supervisor) propose(in *instance, edits []wWorkspaceEdit, moves []Move,
 		from     string // where it was on disk, for a moved file
 		old, cur []byte
 		created  bool
+		deleted  bool
 		edits    int
 	}
 	files := map[string]*pfile{} // by current path
@@ -597,6 +600,11 @@ func (s *Supervisor) propose(in *instance, edits []wWorkspaceEdit, moves []Move,
 	exists := func(path string) bool {
 		if f := files[path]; f != nil {
 			return true
+		}
+		for _, f := range all {
+			if f.deleted && f.path == path {
+				return false
+			}
 		}
 		_, err := os.Lstat(path)
 		return err == nil
@@ -615,6 +623,9 @@ func (s *Supervisor) propose(in *instance, edits []wWorkspaceEdit, moves []Move,
 		for _, f := range all {
 			if f.from == path {
 				return nil, fmt.Errorf("it edits or moves %s after moving it away; nothing was changed", s.rel(path))
+			}
+			if f.deleted && f.path == path {
+				return nil, fmt.Errorf("it edits, moves or deletes %s after deleting it; nothing was changed", s.rel(path))
 			}
 		}
 		b, err := s.root.ReadFile(path)
@@ -659,6 +670,31 @@ func (s *Supervisor) propose(in *instance, edits []wWorkspaceEdit, moves []Move,
 		files[to] = f
 		return nil
 	}
+	// remove stages the deletion of the file at path (a file the edit
+	// created is just dropped); a directory is refused whole.
+	remove := func(path string, ignoreMissing bool) error {
+		if fi, err := os.Lstat(path); err == nil && fi.IsDir() && files[path] == nil {
+			return fmt.Errorf("it would delete the directory %s; tether deletes files only, so nothing was changed: delete the directory yourself", s.rel(path))
+		}
+		if !exists(path) {
+			if ignoreMissing {
+				return nil
+			}
+			return fmt.Errorf("it would delete %s, which does not exist; nothing was changed", s.rel(path))
+		}
+		f, err := get(path)
+		if err != nil {
+			return err
+		}
+		delete(files, path)
+		if f.created && f.from == "" {
+			// created and deleted in the same edit: nothing to stage
+			all = slices.DeleteFunc(all, func(g *pfile) bool { return g == f })
+			return nil
+		}
+		f.deleted, f.cur = true, nil
+		return nil
+	}
 	for _, we := range edits {
 		if why := s.editRefusal(we); why != "" {
 			return nil, fmt.Errorf("refused: %s; nothing was changed. %s", why, editInsideHint)
@@ -680,8 +716,10 @@ func (s *Supervisor) propose(in *instance, edits []wWorkspaceEdit, moves []Move,
 				OldURI  string `json:"oldUri"`
 				NewURI  string `json:"newUri"`
 				Options struct {
-					Overwrite      bool `json:"overwrite"`
-					IgnoreIfExists bool `json:"ignoreIfExists"`
+					Overwrite         bool `json:"overwrite"`
+					IgnoreIfExists    bool `json:"ignoreIfExists"`
+					Recursive         bool `json:"recursive"`
+					IgnoreIfNotExists bool `json:"ignoreIfNotExists"`
 				} `json:"options"`
 			}
 			if err := json.Unmarshal(raw, &op); err != nil {
@@ -698,6 +736,9 @@ func (s *Supervisor) propose(in *instance, edits []wWorkspaceEdit, moves []Move,
 				}
 			case "create":
 				path := clean(op.URI)
+				if slices.ContainsFunc(all, func(f *pfile) bool { return f.deleted && f.path == path }) {
+					return nil, fmt.Errorf("it would create %s again after deleting it; tether stages either, not both, so nothing was changed", s.rel(path))
+				}
 				if exists(path) {
 					if op.Options.IgnoreIfExists {
 						continue
@@ -711,8 +752,12 @@ func (s *Supervisor) propose(in *instance, edits []wWorkspaceEdit, moves []Move,
 				if err := move(clean(op.OldURI), clean(op.NewURI)); err != nil {
 					return nil, err
 				}
+			case "delete":
+				if err := remove(clean(op.URI), op.Options.IgnoreIfNotExists); err != nil {
+					return nil, err
+				}
 			default:
-				return nil, fmt.Errorf("the server's edit would %s a file; tether creates, moves and edits files but does not delete them, so nothing was changed", op.Kind)
+				return nil, fmt.Errorf("the server's edit has a document change of kind %q, which tether does not know (it creates, moves, edits and deletes files), so nothing was changed", op.Kind)
 			}
 		}
 	}
@@ -722,11 +767,14 @@ func (s *Supervisor) propose(in *instance, edits []wWorkspaceEdit, moves []Move,
 		}
 	}
 	for _, f := range all {
-		if !f.created && f.from == "" && string(f.old) == string(f.cur) {
+		if !f.created && !f.deleted && f.from == "" && string(f.old) == string(f.cur) {
 			continue
 		}
-		pf := ProposedFile{Path: f.path, Rel: s.rel(f.path), Old: f.old, New: f.cur, Edits: f.edits, Created: f.created}
-		if f.from != "" {
+		pf := ProposedFile{Path: f.path, Rel: s.rel(f.path), Old: f.old, New: f.cur, Edits: f.edits, Created: f.created, Deleted: f.deleted}
+		if f.deleted && f.from != "" {
+			// moved, then deleted: the file at its old place goes
+			pf.Path, pf.Rel = f.from, s.rel(f.from)
+		} else if f.from != "" {
 			pf.From, pf.FromRel = f.from, s.rel(f.from)
 		}
 		pe.Files = append(pe.Files, pf)

@@ -289,7 +289,7 @@ func TestConfineDiagnostics(t *testing.T) {
 
 // TestConfineEdits: a rename or a code action whose edit touches a file
 // outside the workspace (directly, through a symbolic link leading out, or
-// by creating one) is refused whole: no file changes, the inside one
+// by creating or deleting one) is refused whole: no file changes, the inside one
 // included, and the error names the outside path.
 func TestConfineEdits(t *testing.T) {
 	f := &confineFake{}
@@ -311,6 +311,9 @@ func TestConfineEdits(t *testing.T) {
 		{"create", filepath.Join(filepath.Dir(outside), "new.go"), map[string]any{"documentChanges": []any{
 			map[string]any{"kind": "create", "uri": pathToURI(filepath.Join(filepath.Dir(outside), "new.go"))},
 			map[string]any{"textDocument": map[string]any{"uri": inURI, "version": 1}, "edits": edit()}}}},
+		{"delete", outside, map[string]any{"documentChanges": []any{
+			map[string]any{"textDocument": map[string]any{"uri": inURI, "version": 1}, "edits": edit()},
+			map[string]any{"kind": "delete", "uri": pathToURI(outside)}}}},
 	}
 	ctx := context.Background()
 	pos := Position{File: "a.go", Line: 3, Symbol: "A"}
@@ -372,6 +375,82 @@ func TestConfineEdits(t *testing.T) {
 				t.Fatalf("code actions: %+v", acts.Items)
 			}
 		})
+	}
+}
+
+// TestStagedDeleteFile: a code action whose WorkspaceEdit deletes a file
+// in the workspace (a DeleteFile operation, which few real servers send:
+// fault injection) is proposed as a deletion with the rest of its edit,
+// nothing written; a directory, a missing file and a file deleted then
+// edited are refused whole, and one created then deleted is left out.
+func TestStagedDeleteFile(t *testing.T) {
+	f := &confineFake{}
+	s, dir, _ := confineSupervisor(t, f)
+	gone := filepath.Join(dir, "gone.go")
+	if err := os.WriteFile(gone, []byte("package x\n\nfunc Gone() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inURI := pathToURI(filepath.Join(dir, "a.go"))
+	edit := []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 2, "character": 5},
+		"end": map[string]any{"line": 2, "character": 6}}, "newText": "B"}}
+	textEdit := map[string]any{"textDocument": map[string]any{"uri": inURI, "version": 1}, "edits": edit}
+	del := func(path string, opts ...map[string]any) map[string]any {
+		op := map[string]any{"kind": "delete", "uri": pathToURI(path)}
+		if len(opts) > 0 {
+			op["options"] = opts[0]
+		}
+		return op
+	}
+	newGo := filepath.Join(dir, "new.go")
+	ctx := context.Background()
+	q := ActionQuery{Position: Position{File: "a.go", Line: 3, Symbol: "A"}}
+	stage := func(changes ...any) (*ProposedEdit, error) {
+		f.answers = map[string]any{"textDocument/codeAction": []any{
+			map[string]any{"title": "prune", "kind": "quickfix", "edit": map[string]any{"documentChanges": changes}}}}
+		return s.ApplyCodeAction(ctx, q, "prune")
+	}
+
+	pe, err := stage(textEdit, del(gone))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pe.Files) != 2 || pe.Files[0].Rel != "a.go" || pe.Files[0].Deleted || string(pe.Files[0].New) != "package x\n\nfunc B() {}\n" ||
+		pe.Files[1].Rel != "gone.go" || !pe.Files[1].Deleted || pe.Files[1].Path != gone ||
+		string(pe.Files[1].Old) != "package x\n\nfunc Gone() {}\n" || pe.Files[1].New != nil {
+		t.Fatalf("proposed: %+v", pe.Files)
+	}
+	if _, err := os.Stat(gone); err != nil {
+		t.Fatalf("proposing deleted the file: %v", err)
+	}
+
+	// created then deleted in the same edit: nothing staged for it
+	if pe, err = stage(map[string]any{"kind": "create", "uri": pathToURI(newGo)}, textEdit, del(newGo)); err != nil || len(pe.Files) != 1 || pe.Files[0].Rel != "a.go" {
+		t.Fatalf("created then deleted: %+v %v", pe, err)
+	}
+	// a missing file, ignored when asked
+	if pe, err = stage(textEdit, del(filepath.Join(dir, "none.go"), map[string]any{"ignoreIfNotExists": true})); err != nil || len(pe.Files) != 1 {
+		t.Fatalf("ignoreIfNotExists: %+v %v", pe, err)
+	}
+	for _, c := range []struct {
+		name    string
+		changes []any
+		want    string
+	}{
+		{"directory", []any{textEdit, del(filepath.Join(dir, "sub"), map[string]any{"recursive": true})}, "delete the directory sub"},
+		{"missing", []any{textEdit, del(filepath.Join(dir, "none.go"))}, "none.go, which does not exist"},
+		{"edited after", []any{del(gone), map[string]any{"textDocument": map[string]any{"uri": pathToURI(gone), "version": 1}, "edits": edit}}, "after deleting it"},
+		{"created again", []any{del(gone), map[string]any{"kind": "create", "uri": pathToURI(gone)}}, "again after deleting it"},
+	} {
+		pe, err := stage(c.changes...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "nothing was changed") {
+			t.Errorf("%s: %+v %v, want an error saying %q", c.name, pe, err, c.want)
+		}
+	}
+	if _, err := os.Stat(gone); err != nil {
+		t.Fatalf("a refused edit deleted the file: %v", err)
 	}
 }
 
