@@ -252,6 +252,9 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 	default:
 		return nil, fmt.Errorf("tools: ast_grep: output %q is not one of %s, %s or %s", a.Output, AstGrepOutputLines, AstGrepOutputFull, AstGrepOutputCaptures)
 	}
+	// the index as the query found it: the warm-up resumes once the query
+	// ends and may finish before the answer is written
+	warm := s.search.WarmStatus()
 	parts, err := s.searchLanguages(ctx, q)
 	if err != nil {
 		return nil, s.relErr(err)
@@ -315,7 +318,7 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 	st.More = o.more(res.Total)
 	st.Errors = res.Errors[:min(len(res.Errors), astGrepMaxErrors)]
 	st.SyntaxErrorFiles, st.SyntaxErrors = res.BrokenCount, res.Broken
-	if w := s.search.WarmStatus(); w.Running {
+	if w := warm; w.Running {
 		// answered while the warm-up parses: later queries find more ready
 		st.Index = w.String()
 		if s.warmNoted.CompareAndSwap(false, true) {
