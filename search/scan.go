@@ -86,9 +86,7 @@ type scanJob struct {
 	// prefiltered: no rule's tokens are all in the file
 	prefiltered bool
 	searched    bool
-	skip        string
-	size        int64
-	err         error
+	unread
 	// src is the content scanned, kept for the fixes of its findings
 	src []byte
 }
@@ -272,17 +270,8 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 		}
 	}
 	at := time.Now()
-	src, fi, err := s.read(fsys, j.path)
-	if err != nil {
-		j.err = err
-		return nil
-	}
-	if fi.Size() > s.maxSize || int64(len(src)) > s.maxSize {
-		j.skip, j.size = "too large", max(fi.Size(), int64(len(src)))
-		return nil
-	}
-	if looksBinary(src) {
-		j.skip = "binary"
+	src, fi, ok := s.readText(fsys, j.path, &j.unread)
+	if !ok {
 		return nil
 	}
 	key := keyOf(s.partition, lang, src)

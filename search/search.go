@@ -303,9 +303,7 @@ type fileJob struct {
 	cacheHit  bool
 	prefilter bool
 	kindSkip  bool
-	skip      string // binary, too large, unreadable
-	size      int64
-	err       error
+	unread
 	// brokenLine is the 1-based line of the file's first syntax error, 0
 	// when none was seen
 	brokenLine int
@@ -579,17 +577,8 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 	}
 	// one open: the size, the time and the content are the same file's
 	at := time.Now()
-	src, fi, err := s.read(fsys, j.path)
-	if err != nil {
-		j.err = err
-		return nil
-	}
-	if fi.Size() > s.maxSize || int64(len(src)) > s.maxSize {
-		j.skip, j.size = "too large", max(fi.Size(), int64(len(src)))
-		return nil
-	}
-	if looksBinary(src) {
-		j.skip = "binary"
+	src, fi, ok := s.readText(fsys, j.path, &j.unread)
+	if !ok {
 		return nil
 	}
 	if !hasTokens(src, w.tokens) {
@@ -660,6 +649,34 @@ func (s *Searcher) read(fsys *files, path string) ([]byte, fs.FileInfo, error) {
 		s.testHookRead(path)
 	}
 	return fsys.readFile(path, s.maxSize)
+}
+
+// unread says why a file's content was not matched: skip is "binary" or
+// "too large" (with its size), or err is why it could not be read.
+type unread struct {
+	skip string
+	size int64
+	err  error
+}
+
+// readText reads the file at path, within the size cap, for a search or a
+// scan. It returns false, with why in u, for a file that could not be
+// read, is over the cap or looks binary (an empty file's src may be nil).
+func (s *Searcher) readText(fsys *files, path string, u *unread) ([]byte, fs.FileInfo, bool) {
+	src, fi, err := s.read(fsys, path)
+	if err != nil {
+		u.err = err
+		return nil, nil, false
+	}
+	if fi.Size() > s.maxSize || int64(len(src)) > s.maxSize {
+		u.skip, u.size = "too large", max(fi.Size(), int64(len(src)))
+		return nil, nil, false
+	}
+	if looksBinary(src) {
+		u.skip = "binary"
+		return nil, nil, false
+	}
+	return src, fi, true
 }
 
 // tree returns src's tree (key is keyOf(s.partition, lang, src)) from the cache, its disk
