@@ -6,63 +6,13 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/creack/pty"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/operator"
 )
-
-// screen collects what the terminal port draws on the pseudo-terminal.
-type screen struct {
-	mu   sync.Mutex
-	cond *sync.Cond
-	buf  strings.Builder
-	seen int
-	eof  bool
-}
-
-func newScreen(ptmx *os.File) *screen {
-	s := &screen{}
-	s.cond = sync.NewCond(&s.mu)
-	go func() {
-		b := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(b)
-			s.mu.Lock()
-			s.buf.Write(b[:n])
-			if err != nil {
-				s.eof = true
-			}
-			s.cond.Broadcast()
-			s.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return s
-}
-
-// expect waits until the screen shows want after what was already consumed,
-// and returns the text up to and including it.
-func (s *screen) expect(t *testing.T, want string) string {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for {
-		rest := s.buf.String()[s.seen:]
-		if i := strings.Index(rest, want); i >= 0 {
-			s.seen += i + len(want)
-			return rest[:i+len(want)]
-		}
-		if s.eof {
-			t.Fatalf("terminal closed before %q appeared; screen:\n%s", want, rest)
-		}
-		s.cond.Wait()
-	}
-}
 
 func TestTerminalCard(t *testing.T) {
 	ptmx, tty, err := pty.Open()
@@ -71,7 +21,7 @@ func TestTerminalCard(t *testing.T) {
 	}
 	defer ptmx.Close()
 	defer tty.Close()
-	scr := newScreen(ptmx)
+	scr := testenv.NewScreen(ptmx)
 	port := operator.NewTerminal(tty, tty)
 
 	db := operator.Question{
@@ -115,7 +65,7 @@ func TestTerminalCard(t *testing.T) {
 				a, err := operator.Ask(context.Background(), port, tc.q, 0)
 				done <- res{a, err}
 			}()
-			card := scr.expect(t, "> ")
+			card := scr.Expect(t, "> ")
 			for _, s := range tc.screen {
 				if !strings.Contains(card, s) {
 					t.Errorf("card lacks %q:\n%s", s, card)
@@ -127,7 +77,7 @@ func TestTerminalCard(t *testing.T) {
 				}
 				if i < len(tc.typed)-1 {
 					// A bad reply is explained and asked again.
-					if msg := scr.expect(t, "> "); !strings.Contains(msg, "operator: ") {
+					if msg := scr.Expect(t, "> "); !strings.Contains(msg, "operator: ") {
 						t.Errorf("reply %q: no explanation, got %q", line, msg)
 					}
 				}
@@ -148,7 +98,7 @@ func TestTerminalCard(t *testing.T) {
 			ok, err := operator.Permit(context.Background(), port, operator.Permission{Tool: "debug", Tier: "exec", Detail: "launch ./cmd/app"}, 0)
 			done <- ok && err == nil
 		}()
-		card := scr.expect(t, "> ")
+		card := scr.Expect(t, "> ")
 		if !strings.Contains(card, "permission") || !strings.Contains(card, "May I call debug (exec tier)?") || !strings.Contains(card, "1) Allow") {
 			t.Errorf("permission card:\n%s", card)
 		}

@@ -27,7 +27,7 @@ const threeQuestions = `{"question":"Setting up the service","context":"I assume
 func TestAskCardInTerminal(t *testing.T) {
 	run, scr, ptmx := newTerminalRun(t, tools.Config{WorkDir: t.TempDir()})
 	done := callAsync(run, "ask_user", threeQuestions)
-	card := scr.expect(t, "Q1> ")
+	card := scr.Expect(t, "Q1> ")
 	for _, want := range []string{"question from conv-7, 3 questions", "Setting up the service", "  | I assume Postgres",
 		"Q1. Which database?", "    1) Postgres (recommended) - managed", "    2) SQLite",
 		"Q2. Add a cache?", "2) none (recommended)", "Q3. Which port?", "or your own answer", "/skip skips only that question"} {
@@ -36,9 +36,9 @@ func TestAskCardInTerminal(t *testing.T) {
 		}
 	}
 	ptmx.Write([]byte("2\n"))
-	scr.expect(t, "Q2> ")
+	scr.Expect(t, "Q2> ")
 	ptmx.Write([]byte("/skip\n"))
-	scr.expect(t, "Q3> ")
+	scr.Expect(t, "Q3> ")
 	ptmx.Write([]byte("9090 behind the proxy\n"))
 	c := <-done
 	a := askAnswer(t, c)
@@ -70,7 +70,7 @@ func TestAskCardInTerminal(t *testing.T) {
 func TestAskCardDefaultsAtOperatorTimeout(t *testing.T) {
 	run, scr, _ := newTerminalRun(t, tools.Config{WorkDir: t.TempDir(), AskDefaultAfter: 50 * time.Millisecond})
 	c := <-callAsync(run, "ask_user", threeQuestions)
-	scr.expect(t, "(question withdrawn")
+	scr.Expect(t, "(question withdrawn")
 	a := askAnswer(t, c)
 	if len(a.Answers) != 3 || a.Outcome != operator.Answered || !a.Defaulted {
 		t.Fatalf("defaulted card = %+v", a)
@@ -104,9 +104,9 @@ func TestAskCardDefaultsAtOperatorTimeout(t *testing.T) {
 	// first answer to arrive well before it on a loaded machine.)
 	partial, pscr, ptmx := newTerminalRun(t, tools.Config{WorkDir: t.TempDir(), AskDefaultAfter: 3 * time.Second})
 	done := callAsync(partial, "ask_user", threeQuestions)
-	pscr.expect(t, "Q1> ")
+	pscr.Expect(t, "Q1> ")
 	ptmx.Write([]byte("2\n"))
-	pscr.expect(t, "Q2> ")
+	pscr.Expect(t, "Q2> ")
 	c = <-done
 	a = askAnswer(t, c)
 	if len(a.Answers) != 3 || a.Answers[0].Defaulted || !slices.Equal(a.Answers[0].Labels, []string{"SQLite"}) ||

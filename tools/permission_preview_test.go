@@ -20,66 +20,16 @@ import (
 	"github.com/tetherhq/tether/tools"
 )
 
-// ptyScreen collects what a terminal port draws on a pseudo-terminal.
-type ptyScreen struct {
-	mu   sync.Mutex
-	cond *sync.Cond
-	buf  strings.Builder
-	seen int
-	eof  bool
-}
-
-func newPtyScreen(ptmx *os.File) *ptyScreen {
-	s := &ptyScreen{}
-	s.cond = sync.NewCond(&s.mu)
-	go func() {
-		b := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(b)
-			s.mu.Lock()
-			s.buf.Write(b[:n])
-			if err != nil {
-				s.eof = true
-			}
-			s.cond.Broadcast()
-			s.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return s
-}
-
-// expect waits until the screen shows want after what was already consumed,
-// and returns the text up to and including it.
-func (s *ptyScreen) expect(t *testing.T, want string) string {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for {
-		rest := s.buf.String()[s.seen:]
-		if i := strings.Index(rest, want); i >= 0 {
-			s.seen += i + len(want)
-			return rest[:i+len(want)]
-		}
-		if s.eof {
-			t.Fatalf("terminal closed before %q appeared; screen:\n%s", want, rest)
-		}
-		s.cond.Wait()
-	}
-}
-
 // newTerminalRun returns a run whose questions and permission prompts go to
 // a terminal port on a real pseudo-terminal, and that terminal's screen.
-func newTerminalRun(t *testing.T, cfg tools.Config) (*tools.Run, *ptyScreen, *os.File) {
+func newTerminalRun(t *testing.T, cfg tools.Config) (*tools.Run, *testenv.Screen, *os.File) {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Fatalf("no pseudo-terminal: %v", err)
 	}
 	t.Cleanup(func() { ptmx.Close(); tty.Close() })
-	scr := newPtyScreen(ptmx)
+	scr := testenv.NewScreen(ptmx)
 	port := operator.NewTerminal(tty, tty)
 	cfg.Questions, cfg.TargetSpace = port, "conv-7"
 	cfg.Approver = tools.QuestionApprover(port, "conv-7", 0)
@@ -119,7 +69,7 @@ func TestPermissionPreviewInTerminal(t *testing.T) {
 	}
 	for _, tc := range cases {
 		done := callAsync(run, tc.tool, tc.args)
-		card := scr.expect(t, "/skip to skip.")
+		card := scr.Expect(t, "/skip to skip.")
 		for _, w := range tc.want {
 			if !strings.Contains(card, w) {
 				t.Errorf("%s's permission card lacks %q:\n%s", tc.tool, w, card)
@@ -151,7 +101,7 @@ func TestPermissionPreviewInTerminal(t *testing.T) {
 	// A call that cannot apply has no preview: its prompt falls back to
 	// the arguments, and the call then says what is wrong.
 	done := callAsync(run, "edit", `{"path":"notes.txt","old_string":"absent","new_string":"x"}`)
-	card := scr.expect(t, "/skip to skip.")
+	card := scr.Expect(t, "/skip to skip.")
 	if !strings.Contains(card, `arguments: {"path":"notes.txt"`) {
 		t.Errorf("a failing edit's permission card:\n%s", card)
 	}
