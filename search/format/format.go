@@ -177,11 +177,17 @@ func (c *jsonConverter) convert(m search.Match) Match {
 // (through a buffer), so the output is never held whole, however many
 // there are.
 func WriteJSONStyle(w io.Writer, ms []search.Match, style string) error {
+	return writeJSONStyle(w, ms, style, (*jsonConverter).convert)
+}
+
+// writeJSONStyle writes items in ast-grep's JSON style (see WriteJSONStyle),
+// each converted by convert with one converter for them all.
+func writeJSONStyle[T, J any](w io.Writer, items []T, style string, convert func(*jsonConverter, T) J) error {
 	var open, sep, end string
 	pretty := false
 	switch style {
 	case "pretty":
-		if len(ms) == 0 {
+		if len(items) == 0 {
 			_, err := io.WriteString(w, "[]\n")
 			return err
 		}
@@ -189,22 +195,22 @@ func WriteJSONStyle(w io.Writer, ms []search.Match, style string) error {
 	case "compact":
 		open, sep, end = "[", ",", "]\n"
 	case "stream":
+		if len(items) == 0 {
+			return nil
+		}
 		sep, end = "\n", "\n"
 	default:
 		return fmt.Errorf("format: JSON style %q: use pretty, compact or stream", style)
-	}
-	if style == "stream" && len(ms) == 0 {
-		return nil
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var b bytes.Buffer
 	var c jsonConverter
 	b.WriteString(open)
-	for i, m := range ms {
+	for i, it := range items {
 		if i > 0 {
 			b.WriteString(sep)
 		}
-		if err := encodeJSON(&b, c.convert(m), pretty); err != nil {
+		if err := encodeJSON(&b, convert(&c, it), pretty); err != nil {
 			return err
 		}
 		if _, err := bw.Write(b.Bytes()); err != nil {

@@ -2,7 +2,6 @@ package format
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -65,46 +64,7 @@ func FindingsJSON(fs []search.Finding) []Finding {
 // WriteFindingsJSON writes findings as `ast-grep scan --json=STYLE`
 // prints them (pretty, compact or stream; see WriteJSONStyle).
 func WriteFindingsJSON(w io.Writer, fs []search.Finding, style string) error {
-	var open, sep, end string
-	pretty := false
-	switch style {
-	case "pretty":
-		if len(fs) == 0 {
-			_, err := io.WriteString(w, "[]\n")
-			return err
-		}
-		open, sep, end, pretty = "[\n", ",\n", "\n]\n", true
-	case "compact":
-		open, sep, end = "[", ",", "]\n"
-	case "stream":
-		if len(fs) == 0 {
-			return nil
-		}
-		sep, end = "\n", "\n"
-	default:
-		return fmt.Errorf("format: JSON style %q: use pretty, compact or stream", style)
-	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var b bytes.Buffer
-	var c jsonConverter
-	b.WriteString(open)
-	for i, f := range fs {
-		if i > 0 {
-			b.WriteString(sep)
-		}
-		if err := encodeJSON(&b, c.finding(f), pretty); err != nil {
-			return err
-		}
-		if _, err := bw.Write(b.Bytes()); err != nil {
-			return err
-		}
-		b.Reset()
-	}
-	b.WriteString(end)
-	if _, err := bw.Write(b.Bytes()); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return writeJSONStyle(w, fs, style, (*jsonConverter).finding)
 }
 
 // WriteFindings writes findings for a reader: per finding a line
