@@ -284,6 +284,26 @@ type Memory struct {
 // value "(int *) 0x7ffd5c".
 var hexAddr = regexp.MustCompile(`\b0x[0-9a-fA-F]+\b`)
 
+// memoryOp is what a memory op (read_memory, disassemble) checks first:
+// that the adapter has op and that m.Count is a count of unit ("a byte");
+// then it resolves where op looks (memoryRef) and the count to ask for,
+// def when m gives none.
+func (sv *Supervisor) memoryOp(ctx context.Context, s *session, op, unit string, m MemoryArgs, ip bool, def int) (ref string, count int, err error) {
+	if err := needCap(s, op); err != nil {
+		return "", 0, err
+	}
+	if m.Count < 0 {
+		return "", 0, fmt.Errorf("debug: %s: count %d is not %s count", op, m.Count, unit)
+	}
+	if ref, err = sv.memoryRef(ctx, s, op, m, ip); err != nil {
+		return "", 0, err
+	}
+	if count = m.Count; count == 0 {
+		count = def
+	}
+	return ref, count, nil
+}
+
 // memoryRef resolves where a memory op looks.
 func (sv *Supervisor) memoryRef(ctx context.Context, s *session, op string, m MemoryArgs, ip bool) (string, error) {
 	switch {
@@ -362,19 +382,9 @@ func (sv *Supervisor) frameVarMemory(ctx context.Context, s *session, m MemoryAr
 func (sv *Supervisor) ReadMemory(ctx context.Context, conversationID string, m MemoryArgs) (*Memory, error) {
 	var r *Memory
 	err := sv.inSession(conversationID, "read_memory", true, func(_ *conversation, s *session) error {
-		if err := needCap(s, "read_memory"); err != nil {
-			return err
-		}
-		if m.Count < 0 {
-			return fmt.Errorf("debug: read_memory: count %d is not a byte count", m.Count)
-		}
-		ref, err := sv.memoryRef(ctx, s, "read_memory", m, false)
+		ref, count, err := sv.memoryOp(ctx, s, "read_memory", "a byte", m, false, 64)
 		if err != nil {
 			return err
-		}
-		count := m.Count
-		if count == 0 {
-			count = 64
 		}
 		r = &Memory{Reference: ref, Offset: m.Offset, Asked: count}
 		if count > MaxMemory {
@@ -456,19 +466,9 @@ type Disassembly struct {
 func (sv *Supervisor) Disassemble(ctx context.Context, conversationID string, m MemoryArgs) (*Disassembly, error) {
 	var r *Disassembly
 	err := sv.inSession(conversationID, "disassemble", true, func(_ *conversation, s *session) error {
-		if err := needCap(s, "disassemble"); err != nil {
-			return err
-		}
-		if m.Count < 0 {
-			return fmt.Errorf("debug: disassemble: count %d is not an instruction count", m.Count)
-		}
-		ref, err := sv.memoryRef(ctx, s, "disassemble", m, true)
+		ref, count, err := sv.memoryOp(ctx, s, "disassemble", "an instruction", m, true, 20)
 		if err != nil {
 			return err
-		}
-		count := m.Count
-		if count == 0 {
-			count = 20
 		}
 		r = &Disassembly{Reference: ref, Offset: m.Offset, Asked: count}
 		if count > MaxInstructions {

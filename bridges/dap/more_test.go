@@ -193,7 +193,8 @@ func main() {
 
 // TestReadMemoryDelve: with real delve (lldb-dap 19 has no readMemory),
 // read_memory reads a slice's and a string's bytes, by variable name and by
-// the memory_reference variables gives, bounded at MaxMemory, and disassemble lists the instructions at the stop.
+// the memory_reference variables gives, bounded at MaxMemory, and disassemble lists the instructions at the stop;
+// a negative count is refused.
 func TestReadMemoryDelve(t *testing.T) {
 	t.Parallel()
 	needDelve(t)
@@ -229,6 +230,12 @@ func TestReadMemoryDelve(t *testing.T) {
 	d, err := sv.Disassemble(ctx, "c", dap.MemoryArgs{Count: 5})
 	if err != nil || len(d.Instructions) != 5 || d.Cut || d.Instructions[0].Text == "" {
 		t.Fatalf("disassemble 5 should list 5 instructions: %+v %v", d, err)
+	}
+	if _, err := sv.ReadMemory(ctx, "c", dap.MemoryArgs{Expression: "xs", Count: -1}); err == nil || !strings.Contains(err.Error(), "read_memory: count -1 is not a byte count") {
+		t.Errorf("read_memory of -1 bytes: %v", err)
+	}
+	if _, err := sv.Disassemble(ctx, "c", dap.MemoryArgs{Count: -2}); err == nil || !strings.Contains(err.Error(), "disassemble: count -2 is not an instruction count") {
+		t.Errorf("disassemble of -2 instructions: %v", err)
 	}
 	if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil || !strings.Contains(c.Exited.Output, "1300 [41 42]") {
 		t.Fatalf("the program should run to its end: %s", c)
