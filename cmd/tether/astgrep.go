@@ -70,18 +70,9 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 			args = args[1:]
 		}
 	}
-	// flags may follow paths, as with ast-grep
-	var paths []string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		paths = append(paths, fs.Arg(0))
-		rest = fs.Args()[1:]
+	paths, err := parseAmidPaths(fs, args)
+	if err != nil {
+		return 2
 	}
 	if pattern == "" {
 		fmt.Fprintln(stderr, "tether ast-grep: -p PATTERN is required")
@@ -133,14 +124,11 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	ctx := signalCtx
-	defer applyCLIMemoryLimit(&trees)()
-	e, ok := startCLIEngine(ctx, stderr)
+	e, stop, ok := startCLISearch(ctx, &trees, stderr)
 	if !ok {
 		return 2
 	}
-	defer e.Close(ctx)
-	trees.apply(stderr)
-	defer trees.settle()
+	defer stop()
 	// texts are printed whole, as ast-grep prints them
 	if updateAll {
 		// Before rewriting, put back any change a crash cut short (as a
@@ -160,7 +148,6 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	}
 	var res *search.Result
 	var plan *search.Plan
-	var err error
 	if rewriting {
 		plan, err = s.Rewrite(ctx, q, rewrite)
 		if plan != nil {
@@ -223,6 +210,22 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// parseAmidPaths parses args with fs, flags and paths in any order (flags
+// may follow paths, as with ast-grep), and returns the paths in order.
+func parseAmidPaths(fs *flag.FlagSet, args []string) ([]string, error) {
+	var paths []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return paths, nil
+		}
+		paths = append(paths, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 // isTerminal reports whether w is a character device (colour output).

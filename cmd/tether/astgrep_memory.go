@@ -35,6 +35,25 @@ func startCLIEngine(ctx context.Context, stderr io.Writer) (*engine.Engine, bool
 	return e, true
 }
 
+// startCLISearch starts the engine of a one-shot search or scan under the
+// tree cache flags: their memory limit (applyCLIMemoryLimit), then the
+// engine, then the tree store. stop undoes them in reverse order: it
+// settles the store's deferred writes, closes the engine and puts back
+// the memory limit.
+func startCLISearch(ctx context.Context, trees *treeCacheFlags, stderr io.Writer) (e *engine.Engine, stop func(), ok bool) {
+	restore := applyCLIMemoryLimit(trees)
+	if e, ok = startCLIEngine(ctx, stderr); !ok {
+		restore()
+		return nil, nil, false
+	}
+	trees.apply(stderr)
+	return e, func() {
+		trees.settle()
+		e.Close(ctx)
+		restore()
+	}, true
+}
+
 // applyCLIMemoryLimit sets the soft memory limit of --memory-limit, else
 // GOMEMLIMIT's, else cliMemoryLimit; restore puts back the limit there was
 // (for tests, which search in process).

@@ -42,17 +42,9 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Runs ast-grep rules over PATH (default .). Exits 0 unless a finding has severity error (1) or the scan fails (2).")
 		fs.PrintDefaults()
 	}
-	var paths []string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		paths = append(paths, fs.Arg(0))
-		rest = fs.Args()[1:]
+	paths, err := parseAmidPaths(fs, args)
+	if err != nil {
+		return 2
 	}
 	if ruleFile != "" && inline != "" {
 		fmt.Fprintln(stderr, "tether scan: give -r FILE or --inline-rules, not both")
@@ -60,24 +52,19 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	}
 	var re *regexp.Regexp
 	if filter != "" {
-		var err error
 		if re, err = regexp.Compile(filter); err != nil {
 			fmt.Fprintf(stderr, "tether scan: --filter: %v\n", err)
 			return 2
 		}
 	}
 	ctx := signalCtx
-	defer applyCLIMemoryLimit(&trees)()
-	e, ok := startCLIEngine(ctx, stderr)
+	e, stop, ok := startCLISearch(ctx, &trees, stderr)
 	if !ok {
 		return 2
 	}
-	defer e.Close(ctx)
-	trees.apply(stderr)
-	defer trees.settle()
+	defer stop()
 	var rules []*rule.Rule
 	base := ""
-	var err error
 	switch {
 	case inline != "":
 		rules, err = search.CompileRules(ctx, e, []byte(inline), "--inline-rules", nil)
