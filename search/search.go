@@ -419,50 +419,15 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 		return nil, nil, err
 	}
 	defer fsys.close()
-	var (
-		lang string
-		pat  *matcher.Pattern
-		rl   *rule.Rule
-		tmpl *matcher.Template
-	)
-	var kinds *kindFilter
-	if q.Rule != nil {
-		if q.Pattern != "" || q.Selector != "" {
-			return nil, nil, errors.New("search: give a pattern or a rule, not both")
-		}
-		if lang, err = s.ruleLanguage(fsys, q, paths); err != nil {
-			return nil, nil, err
-		}
-		if rl, err = compileQueryRule(ctx, s.parser, lang, q.Rule, rewrite); err != nil {
-			return nil, nil, err
-		}
-		kinds = s.kindFilterOf(ctx, [][][]string{{rl.Kinds()}}, lang)
-	} else {
-		if lang, err = s.resolveLanguage(ctx, fsys, q.Language, q.Pattern, paths, gl); err != nil {
-			return nil, nil, err
-		}
-		if pat, err = CompileQuery(ctx, s.parser, lang, q); err != nil {
-			return nil, nil, err
-		}
-		if rewrite != nil {
-			tmpl = matcher.NewTemplate(pat, *rewrite)
-		}
-		kinds = s.kindFilterFor(ctx, pat, lang)
+	c, err := s.compile(ctx, fsys, q, paths, gl, rewrite)
+	if err != nil {
+		return nil, nil, err
 	}
+	lang, pat, rl, tmpl, kinds := c.lang, c.pat, c.rule, c.tmpl, c.kinds
 	res := &Result{Pattern: pat, Rule: rl, SizeCap: s.maxSize}
-	var files []string
-	seen := map[string]bool{}
-	for _, p := range paths {
-		fs, err := walk(ctx, fsys, p, lang, &res.Skipped, gl)
-		if err != nil {
-			return nil, nil, fmt.Errorf("search: cannot search %s: %w", p, err)
-		}
-		for _, f := range fs {
-			if !seen[f] {
-				seen[f] = true
-				files = append(files, f)
-			}
-		}
+	files, err := s.walkAll(ctx, fsys, paths, lang, &res.Skipped, gl)
+	if err != nil {
+		return nil, nil, err
 	}
 	jobs := make([]*fileJob, len(files))
 	for i, f := range files {
@@ -548,6 +513,66 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 		}
 	}
 	return res, jobs, nil
+}
+
+// compiled is a query made ready to run: its language, its pattern or
+// rule, a rewrite's template, and the kind filter of what it needs.
+type compiled struct {
+	lang  string
+	pat   *matcher.Pattern
+	rule  *rule.Rule
+	tmpl  *matcher.Template
+	kinds *kindFilter
+}
+
+// compile resolves q's language and compiles its pattern or rule (and the
+// rewrite template when rewrite is set).
+func (s *Searcher) compile(ctx context.Context, fsys *files, q Query, paths []string, gl *globs, rewrite *string) (compiled, error) {
+	var c compiled
+	var err error
+	if q.Rule != nil {
+		if q.Pattern != "" || q.Selector != "" {
+			return c, errors.New("search: give a pattern or a rule, not both")
+		}
+		if c.lang, err = s.ruleLanguage(fsys, q, paths); err != nil {
+			return c, err
+		}
+		if c.rule, err = compileQueryRule(ctx, s.parser, c.lang, q.Rule, rewrite); err != nil {
+			return c, err
+		}
+		c.kinds = s.kindFilterOf(ctx, [][][]string{{c.rule.Kinds()}}, c.lang)
+		return c, nil
+	}
+	if c.lang, err = s.resolveLanguage(ctx, fsys, q.Language, q.Pattern, paths, gl); err != nil {
+		return c, err
+	}
+	if c.pat, err = CompileQuery(ctx, s.parser, c.lang, q); err != nil {
+		return c, err
+	}
+	if rewrite != nil {
+		c.tmpl = matcher.NewTemplate(c.pat, *rewrite)
+	}
+	c.kinds = s.kindFilterFor(ctx, c.pat, c.lang)
+	return c, nil
+}
+
+// walkAll returns the files of lang under paths, each once, in walk order.
+func (s *Searcher) walkAll(ctx context.Context, fsys *files, paths []string, lang string, skips *Skips, gl *globs) ([]string, error) {
+	var files []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		fs, err := walk(ctx, fsys, p, lang, skips, gl)
+		if err != nil {
+			return nil, fmt.Errorf("search: cannot search %s: %w", p, err)
+		}
+		for _, f := range fs {
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	return files, nil
 }
 
 // doFile reads, prefilters, parses (or takes from the cache) and matches one
@@ -726,27 +751,9 @@ func (s *Searcher) doChunks(ctx context.Context, w *worker, lang string, j *file
 	hits := 0
 	line := 0
 	prev := 0
-	// the chunks holding every token, neighbours merged into one region so
-	// that fewer, larger parses do the same work
-	type region struct{ start, end int }
-	var regions []region
-	for k, start := range starts {
-		end := len(src)
-		if k+1 < len(starts) {
-			end = starts[k+1]
-		}
-		if !hasTokens(src[start:end], w.tokens) {
-			continue
-		}
-		if n := len(regions); n > 0 && regions[n-1].end == start {
-			regions[n-1].end = end
-			continue
-		}
-		regions = append(regions, region{start, end})
-	}
-	for _, rg := range regions {
-		start := rg.start
-		chunk := src[start:rg.end]
+	for _, rg := range tokenChunks(src, starts, w.tokens) {
+		start := rg.Start
+		chunk := src[start:rg.End]
 		line += bytes.Count(src[prev:start], []byte{'\n'})
 		prev = start
 		ck := keyOf(s.partition, lang, chunk)

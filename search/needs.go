@@ -1,0 +1,112 @@
+package search
+
+import (
+	"context"
+	"fmt"
+)
+
+// Chunk is the byte range [Start, End) of a file.
+type Chunk struct{ Start, End int }
+
+// Need is one file a query's prefilter lets through and what of it the
+// query parses.
+type Need struct {
+	Path string
+	// Size is the file's length in bytes.
+	Size int
+	// Chunks are the byte ranges the query parses, in order: the whole
+	// file, or, where it parses in chunks (chunk.go), the runs of adjacent
+	// top-level declarations that hold every token the pattern needs.
+	Chunks []Chunk
+}
+
+// Needs returns the files a search for q must parse, or take from the
+// store, and the chunks of each it needs, in walk order: the files the
+// prefilter lets through (they hold the pattern's tokens, and the node kinds
+// the store knows of them do not rule them out). It reads and hashes files
+// but parses none and stores nothing, and it cuts files as a search would
+// in an empty store (Config.WholeFiles and Config.WholeWhileRoom parse
+// them whole), so it says what a search must parse at least. Files a
+// search could not search (unreadable, binary, over the size cap) are left
+// out, and so are files cut in chunks none of which holds every token (a
+// match lies within one). A rewrite needs the same as its search.
+func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
+	paths := q.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	gl, err := s.compileGlobs(q.Globs)
+	if err != nil {
+		return nil, err
+	}
+	if s.rootErr != nil {
+		return nil, s.rootErr
+	}
+	fsys, err := openFiles(s.root)
+	if err != nil {
+		return nil, err
+	}
+	defer fsys.close()
+	c, err := s.compile(ctx, fsys, q, paths, gl, nil)
+	if err != nil {
+		return nil, err
+	}
+	var skips Skips
+	files, err := s.walkAll(ctx, fsys, paths, c.lang, &skips, gl)
+	if err != nil {
+		return nil, err
+	}
+	var tokens []string
+	if c.rule != nil {
+		tokens = c.rule.Tokens()
+	} else {
+		tokens = c.pat.Tokens()
+	}
+	split := splitters[c.lang]
+	cuts := split != nil && !s.whole && !s.wholeRoom && c.pat != nil && c.pat.WithinDeclaration()
+	var needs []Need
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("search: cancelled: %w", err)
+		}
+		src, fi, err := s.read(fsys, f)
+		if err != nil || fi.Size() > s.maxSize || int64(len(src)) > s.maxSize || looksBinary(src) || !hasTokens(src, tokens) {
+			continue
+		}
+		if c.kinds != nil && s.ruledOut(c.kinds, keyOf(s.partition, c.lang, src)) {
+			continue
+		}
+		n := Need{Path: f, Size: len(src), Chunks: []Chunk{{0, len(src)}}}
+		if cuts {
+			if starts := split(src); len(starts) > 1 {
+				n.Chunks = tokenChunks(src, starts, tokens)
+			}
+		}
+		if len(n.Chunks) > 0 { // none: the tokens are in no one declaration
+			needs = append(needs, n)
+		}
+	}
+	return needs, nil
+}
+
+// tokenChunks returns the chunks of src (cut at starts) that hold every
+// token, adjacent ones merged into one, so that fewer, larger parses do the
+// same work.
+func tokenChunks(src []byte, starts []int, tokens []string) []Chunk {
+	var cs []Chunk
+	for k, start := range starts {
+		end := len(src)
+		if k+1 < len(starts) {
+			end = starts[k+1]
+		}
+		if !hasTokens(src[start:end], tokens) {
+			continue
+		}
+		if n := len(cs); n > 0 && cs[n-1].End == start {
+			cs[n-1].End = end
+			continue
+		}
+		cs = append(cs, Chunk{start, end})
+	}
+	return cs
+}
