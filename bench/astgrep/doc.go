@@ -15,7 +15,9 @@
 // -session: the agent-session benchmark (session.go): 20 different patterns
 // as 20 ast-grep processes, as 20 tether processes with a cold then a warm
 // disk tier, and in one tether process (the matcher as serve's ast_grep
-// runs it, without the MCP framing).
+// runs it, without the MCP framing); then the session's floor (floor.go):
+// one wasm parse of what its queries need, and for the warm rows the read of
+// the files and trees they need.
 //
 // A benchmark command: it may import whatever it measures, and nothing imports
 // it.

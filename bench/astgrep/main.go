@@ -220,6 +220,13 @@ func runSession(ag, tether, corpus string, threads int, readme string) {
 	if err != nil {
 		log.Fatal(err)
 	}
+	floor, err := Floor(context.Background(), corpus, threads, SessionPatterns, filepath.Join(cache, "tether", "trees"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i := range rows {
+		rows[i].Floor = floor[i]
+	}
 	table := SessionTable(rows, agTotal, sess, threads, strings.Join(strings.Fields(string(load))[:3], " "))
 	fmt.Print(table)
 	if readme != "" {

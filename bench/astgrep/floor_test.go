@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+
+	"github.com/tetherhq/tether/search"
+)
+
+func chunks(pairs ...int) []search.Chunk {
+	var cs []search.Chunk
+	for i := 0; i+1 < len(pairs); i += 2 {
+		cs = append(cs, search.Chunk{Start: pairs[i], End: pairs[i+1]})
+	}
+	return cs
+}
+
+// The needed sets' union across rows: a row costs only what no earlier row
+// needed, file by file.
+func TestCoverageAddsOnlyWhatIsNew(t *testing.T) {
+	type step struct {
+		file      string
+		need      []search.Chunk
+		fresh     []search.Chunk
+		afterward []search.Chunk // the file's coverage after the step
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"first need is all new", []step{
+			{"a", chunks(0, 10, 20, 30), chunks(0, 10, 20, 30), chunks(0, 10, 20, 30)},
+		}},
+		{"the same need again costs nothing", []step{
+			{"a", chunks(5, 15), chunks(5, 15), chunks(5, 15)},
+			{"a", chunks(5, 15), nil, chunks(5, 15)},
+		}},
+		{"files are apart", []step{
+			{"a", chunks(0, 10), chunks(0, 10), chunks(0, 10)},
+			{"b", chunks(0, 10), chunks(0, 10), chunks(0, 10)},
+		}},
+		{"a whole file after its chunks costs the gaps", []step{
+			{"a", chunks(10, 20, 40, 50), chunks(10, 20, 40, 50), chunks(10, 20, 40, 50)},
+			{"a", chunks(0, 60), chunks(0, 10, 20, 40, 50, 60), chunks(0, 60)},
+			{"a", chunks(10, 20), nil, chunks(0, 60)},
+		}},
+		{"a chunk within an earlier whole file is free", []step{
+			{"a", chunks(0, 100), chunks(0, 100), chunks(0, 100)},
+			{"a", chunks(30, 40, 60, 70), nil, chunks(0, 100)},
+		}},
+		{"touching ranges merge", []step{
+			{"a", chunks(10, 20), chunks(10, 20), chunks(10, 20)},
+			{"a", chunks(0, 10, 20, 30), chunks(0, 10, 20, 30), chunks(0, 30)},
+		}},
+		{"overlaps on both sides", []step{
+			{"a", chunks(10, 20, 30, 40), chunks(10, 20, 30, 40), chunks(10, 20, 30, 40)},
+			{"a", chunks(15, 35), chunks(20, 30), chunks(10, 40)},
+			{"a", chunks(0, 5, 38, 50), chunks(0, 5, 40, 50), chunks(0, 5, 10, 50)},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cv := coverage{}
+			for i, s := range tc.steps {
+				if got := cv.add(s.file, s.need); !reflect.DeepEqual(got, s.fresh) {
+					t.Errorf("step %d: add(%s, %v) = %v, want %v", i, s.file, s.need, got, s.fresh)
+				}
+				if got := cv[s.file]; !reflect.DeepEqual(got, s.afterward) {
+					t.Errorf("step %d: coverage of %s = %v, want %v", i, s.file, got, s.afterward)
+				}
+			}
+		})
+	}
+}
+
+// Floor over a real corpus: the rows' new bytes add up to one parse of the
+// union of their needs, a query repeated costs no parse, and every row that
+// needs files reads them.
+func TestFloorParsesEachNeededByteOnce(t *testing.T) {
+	corpus := filepath.Join(runtime.GOROOT(), "src", "sync")
+	patterns := []string{`$X.Lock()`, `$X.Unlock()`, `$X.Lock()`, `$X++`, `atomic.AddInt32($$$)`}
+	rows, err := Floor(context.Background(), corpus, 2, patterns, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(patterns) {
+		t.Fatalf("%d rows for %d patterns", len(rows), len(patterns))
+	}
+	var all int64
+	for i, r := range rows {
+		t.Logf("%s: %d files, %d bytes new, parse %v, read %d bytes in %v", patterns[i], r.Files, r.NewBytes, r.Parse, r.ReadBytes, r.Read)
+		all += r.NewBytes
+		if r.Files == 0 || r.ReadBytes == 0 || r.Read <= 0 {
+			t.Errorf("%s: %d files needed, %d bytes read: every pattern here has matches in sync", patterns[i], r.Files, r.ReadBytes)
+		}
+		if (r.NewBytes == 0) != (r.Parse == 0) {
+			t.Errorf("%s: %d new bytes parsed in %v", patterns[i], r.NewBytes, r.Parse)
+		}
+	}
+	if rows[2].NewBytes != 0 {
+		t.Errorf("the repeated %s parsed %d bytes again", patterns[2], rows[2].NewBytes)
+	}
+	if rows[1].NewBytes == 0 {
+		t.Errorf("%s needs declarations %s did not", patterns[1], patterns[0])
+	}
+	if rows[4].NewBytes != 0 {
+		t.Errorf("%s after the token-free %s parsed %d bytes again", patterns[4], patterns[3], rows[4].NewBytes)
+	}
+	// the token-free row makes the session need every Go file whole
+	var want int64
+	entries, err := os.ReadDir(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && !e.IsDir() && filepath.Ext(e.Name()) == ".go" {
+			want += fi.Size()
+		}
+	}
+	if all < want {
+		t.Errorf("the session parsed %d bytes, less than the %d of the corpus's top-level Go files", all, want)
+	}
+	if rows[3].Read <= rows[0].Read && rows[3].ReadBytes <= rows[0].ReadBytes {
+		t.Errorf("the token-free row read %d bytes, no more than %s's %d", rows[3].ReadBytes, patterns[0], rows[0].ReadBytes)
+	}
+}
