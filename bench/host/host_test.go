@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 // sessionsFlag is how many sessions the host serves at once: 50 by default,
@@ -123,12 +125,7 @@ func BenchmarkHostSessions(b *testing.B) {
 		b.Fatalf("-sessions %d: give 2 or more", sessions)
 	}
 	base := b.TempDir()
-	bin := filepath.Join(base, "tether")
-	build := exec.Command("go", "build", "-o", bin, "github.com/tetherhq/tether/cmd/tether")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testenv.BuildTether(b)
 	root := filepath.Join(base, "root")
 	for i := 0; i < sessions; i++ {
 		ws := filepath.Join(root, fmt.Sprintf("w%03d", i))

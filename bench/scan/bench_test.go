@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -17,12 +16,7 @@ import (
 // ./bench/scan`.
 func BenchmarkScanVsAstGrep(b *testing.B) {
 	ag := testenv.RequireBinary(b, "ast-grep")
-	tether := filepath.Join(b.TempDir(), "tether")
-	build := exec.Command("go", "build", "-o", tether, "./cmd/tether")
-	build.Dir = testenv.RepoRoot()
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	tether := testenv.BuildTether(b)
 	corpus := filepath.Join(runtime.GOROOT(), "src", "sync")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -71,6 +71,20 @@ func RepoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
+// BuildTether builds the cgo-free tether binary, as `make build` does, into
+// a directory of the test's own and returns its path.
+func BuildTether(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "tether")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/tether")
+	build.Dir = RepoRoot()
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		tb.Fatalf("go build ./cmd/tether: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // WithPeersOnPath returns os.Environ() with ExtraPath prepended to PATH, for
 // starting peers from tests.
 func WithPeersOnPath() []string {
