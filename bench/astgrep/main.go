@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tetherhq/tether/bench/internal/readme"
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
@@ -41,7 +42,7 @@ func main() {
 	corpus := flag.String("corpus", filepath.Join(runtime.GOROOT(), "src"), "directory to search")
 	threads := flag.Int("j", runtime.NumCPU(), "threads for both tools")
 	tether := flag.String("tether", "bin/tether", "tether binary (make build)")
-	readme := flag.String("readme", "bench/README.md", "file whose matcher section gets the table (\"\" prints only)")
+	readmePath := flag.String("readme", "bench/README.md", "file whose matcher section gets the table (\"\" prints only)")
 	session := flag.Bool("session", false, "run the agent-session benchmark (20 patterns: ast-grep processes, tether processes with a cold then warm disk tier, one tether process) instead")
 	child := flag.Bool("session-child", false, "internal: answer the session's patterns in this process")
 	firstQuery := flag.Duration("first-query", ServeModel.FirstQuery, "with -session-child: when the first query comes after the warm-up starts (negative: no warm-up)")
@@ -63,7 +64,7 @@ func main() {
 		log.Fatal("astgrep bench: ast-grep not found; run scripts/install-deps.sh")
 	}
 	if *session {
-		runSession(ag, *tether, *corpus, *threads, *readme)
+		runSession(ag, *tether, *corpus, *threads, *readmePath)
 		return
 	}
 	rows, err := Run(context.Background(), ag, *tether, *corpus, *threads, Patterns)
@@ -72,8 +73,8 @@ func main() {
 	}
 	table := Table(rows, *corpus, *threads)
 	fmt.Print(table)
-	if *readme != "" {
-		if err := WriteSection(*readme, table); err != nil {
+	if *readmePath != "" {
+		if err := WriteSection(*readmePath, table); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -179,33 +180,10 @@ const (
 // WriteSection puts table into path between the matcher markers, adding the
 // section (with its heading) at the end when the file has none.
 func WriteSection(path, table string) error {
-	return writeMarked(path, beginMark, endMark, "## Structural search vs ast-grep\n\n`go run ./bench/astgrep` (after `make build`) regenerates this table.\n\n", table)
+	return readme.WriteSection(path, beginMark, endMark, "## Structural search vs ast-grep\n\n`go run ./bench/astgrep` (after `make build`) regenerates this table.\n\n", table)
 }
 
-// writeMarked puts table into path between begin and end, adding heading and
-// the marked table at the end when the file has none.
-func writeMarked(path, beginMark, endMark, heading, table string) error {
-	old, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	s := string(old)
-	body := beginMark + "\n" + table + endMark
-	if i, k := strings.Index(s, beginMark), strings.Index(s, endMark); i >= 0 && k > i {
-		s = s[:i] + body + s[k+len(endMark):]
-	} else {
-		if s != "" && !strings.HasSuffix(s, "\n") {
-			s += "\n"
-		}
-		if s != "" {
-			s += "\n"
-		}
-		s += heading + body + "\n"
-	}
-	return os.WriteFile(path, []byte(s), 0o644)
-}
-
-func runSession(ag, tether, corpus string, threads int, readme string) {
+func runSession(ag, tether, corpus string, threads int, readmePath string) {
 	self, err := os.Executable()
 	if err != nil {
 		log.Fatal(err)
@@ -229,8 +207,8 @@ func runSession(ag, tether, corpus string, threads int, readme string) {
 	}
 	table := SessionTable(rows, agTotal, sess, threads, strings.Join(strings.Fields(string(load))[:3], " "))
 	fmt.Print(table)
-	if readme != "" {
-		if err := writeMarked(readme, "<!-- session-bench:begin -->", "<!-- session-bench:end -->", "## Agent session: 20 different queries\n\n`go run ./bench/astgrep -session` (after `make build`) regenerates this table.\n\n", table); err != nil {
+	if readmePath != "" {
+		if err := readme.WriteSection(readmePath, "<!-- session-bench:begin -->", "<!-- session-bench:end -->", "## Agent session: 20 different queries\n\n`go run ./bench/astgrep -session` (after `make build`) regenerates this table.\n\n", table); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/tetherhq/tether/bench/internal/readme"
 )
 
 // Rules are the ten rules scanned: relational, composite, pattern and kind
@@ -35,7 +37,7 @@ func main() {
 	threads := flag.Int("j", runtime.NumCPU(), "threads for both tools")
 	tether := flag.String("tether", "bin/tether", "tether binary (make build)")
 	agBin := flag.String("ast-grep", "", "ast-grep binary (default: the pinned one, or ast-grep on PATH)")
-	readme := flag.String("readme", "bench/README.md", "file whose scan section gets the table (\"\" prints only)")
+	readmePath := flag.String("readme", "bench/README.md", "file whose scan section gets the table (\"\" prints only)")
 	flag.Parse()
 	ag := *agBin
 	if ag == "" {
@@ -51,8 +53,8 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Print(table)
-	if *readme != "" {
-		if err := writeSection(*readme, table); err != nil {
+	if *readmePath != "" {
+		if err := writeSection(*readmePath, table); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -158,19 +160,5 @@ const (
 // writeSection puts table into path between the scan markers, adding the
 // section at the end when the file has none.
 func writeSection(path, table string) error {
-	old, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	s := string(old)
-	body := beginMark + "\n" + table + endMark
-	if i, k := strings.Index(s, beginMark), strings.Index(s, endMark); i >= 0 && k > i {
-		s = s[:i] + body + s[k+len(endMark):]
-	} else {
-		if s != "" && !strings.HasSuffix(s, "\n") {
-			s += "\n"
-		}
-		s += "\n## Rule scan vs ast-grep\n\n`go run ./bench/scan` (after `make build`) regenerates this table.\n\n" + body + "\n"
-	}
-	return os.WriteFile(path, []byte(s), 0o644)
+	return readme.WriteSection(path, beginMark, endMark, "## Rule scan vs ast-grep\n\n`go run ./bench/scan` (after `make build`) regenerates this table.\n\n", table)
 }
