@@ -39,3 +39,34 @@ func TestSearchNamesFilesOverTheSizeCap(t *testing.T) {
 		}
 	}
 }
+
+// TestScanCountsWhatItSkipped: a scan counts and names, as a search does,
+// the files it did not read for their size or their binary content.
+func TestScanCountsWhatItSkipped(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"small.go": "package p\n\nfunc f() { g() }\n",
+		"big.go":   "package p\n\nfunc h() { g() }\n" + strings.Repeat("// filler line\n", 200),
+		"bin.go":   "package p\x00\x01\x02 g()\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rules, err := search.CompileRules(context.Background(), parser(t), []byte("id: g\nlanguage: go\nrule: {pattern: g()}\n"), "rules.yml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := search.NewSearcher(parser(t), search.Config{MaxFileSize: 1000})
+	res, err := s.Scan(context.Background(), search.ScanQuery{Rules: rules, Paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 1 || res.Searched != 1 || res.Skipped.TooLarge != 1 || res.Skipped.Binary != 1 || len(res.Errors) != 0 {
+		t.Fatalf("scan: %d findings in %d files searched, skipped %+v, errors %v; want 1 in 1, one too large, one binary", res.Total, res.Searched, res.Skipped, res.Errors)
+	}
+	if len(res.Skipped.Large) != 1 || !strings.Contains(res.Skipped.Large[0], "big.go (3.0 KiB)") {
+		t.Errorf("Skipped.Large = %q, want big.go with its size", res.Skipped.Large)
+	}
+}

@@ -192,19 +192,7 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 		if res.Plan != nil && j.src != nil {
 			fixPlan(res.Plan, j)
 		}
-		switch {
-		case j.skip == "binary":
-			res.Skipped.Binary++
-			res.Skipped.note(j.path, "binary")
-			continue
-		case j.skip == "too large":
-			res.Skipped.TooLarge++
-			res.Skipped.note(j.path, "over the size cap")
-			continue
-		case j.err != nil:
-			res.Errors = append(res.Errors, FileError{Path: j.path, Err: j.err.Error()})
-			continue
-		case !j.searched:
+		if j.tally(j.path, &res.Skipped, &res.Errors) || !j.searched {
 			continue
 		}
 		res.Searched++

@@ -472,20 +472,7 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 		return nil, nil, fmt.Errorf("search: cancelled: %w", err)
 	}
 	for _, j := range jobs {
-		switch {
-		case j.skip == "binary":
-			res.Skipped.Binary++
-			res.Skipped.note(j.path, "binary")
-			continue
-		case j.skip == "too large":
-			res.Skipped.TooLarge++
-			res.Skipped.note(j.path, "over the size cap")
-			if len(res.Skipped.Large) < maxSkipExamples {
-				res.Skipped.Large = append(res.Skipped.Large, fmt.Sprintf("%s (%s)", j.path, humanSize(j.size)))
-			}
-			continue
-		case j.err != nil:
-			res.Errors = append(res.Errors, FileError{Path: j.path, Err: j.err.Error()})
+		if j.tally(j.path, &res.Skipped, &res.Errors) {
 			continue
 		}
 		res.Searched++
@@ -682,6 +669,27 @@ type unread struct {
 	skip string
 	size int64
 	err  error
+}
+
+// tally counts a file that was not matched (see unread) in skipped or
+// errs, and reports whether it was one.
+func (u *unread) tally(path string, skipped *Skips, errs *[]FileError) bool {
+	switch {
+	case u.skip == "binary":
+		skipped.Binary++
+		skipped.note(path, "binary")
+	case u.skip == "too large":
+		skipped.TooLarge++
+		skipped.note(path, "over the size cap")
+		if len(skipped.Large) < maxSkipExamples {
+			skipped.Large = append(skipped.Large, fmt.Sprintf("%s (%s)", path, humanSize(u.size)))
+		}
+	case u.err != nil:
+		*errs = append(*errs, FileError{Path: path, Err: u.err.Error()})
+	default:
+		return false
+	}
+	return true
 }
 
 // readText reads the file at path, within the size cap, for a search or a
