@@ -57,6 +57,33 @@ func TestNeedsIsWhatThePrefilterLetsThrough(t *testing.T) {
 	}
 }
 
+// A rule is matched in whole files, so it needs its files whole; a bad query
+// is an error, not an empty need.
+func TestNeedsOfARuleAndOfABadQuery(t *testing.T) {
+	dir := t.TempDir()
+	a, b := "package p\n\nfunc one() {\n\tmu.Lock()\n}\n\nfunc two() {}\n", "package p\n\nfunc three() {}\n"
+	write(t, dir, map[string]string{"a.go": a, "b.go": b})
+	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	ctx := context.Background()
+	needs, err := s.Needs(ctx, search.Query{Rule: map[string]any{"pattern": "mu.Lock()"}, Language: "go", Paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []search.Need{{Path: filepath.Join(dir, "a.go"), Size: len(a), Chunks: []search.Chunk{{0, len(a)}}}}; !reflect.DeepEqual(needs, want) {
+		t.Errorf("Needs of a rule = %+v, want %+v", needs, want)
+	}
+	for _, q := range []search.Query{
+		{Pattern: "func (", Language: "go", Paths: []string{dir}},
+		{Pattern: "$X", Rule: map[string]any{"pattern": "$X"}, Language: "go", Paths: []string{dir}},
+		{Pattern: "$X", Language: "go", Paths: []string{filepath.Join(dir, "missing")}},
+	} {
+		needs, err := s.Needs(ctx, q)
+		if err == nil || !strings.HasPrefix(err.Error(), "search:") && !strings.HasPrefix(err.Error(), "matcher:") {
+			t.Errorf("Needs(%+v) = %v, %v; want an error that says what failed", q, needs, err)
+		}
+	}
+}
+
 // Every match a search finds lies in a chunk Needs names, on a real corpus.
 func TestNeedsHoldsEveryMatch(t *testing.T) {
 	corpus := filepath.Join(runtime.GOROOT(), "src", "sync")
