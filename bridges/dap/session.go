@@ -571,16 +571,9 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		defer ln.Close()
 		vars["${socket}"] = sock
 	}
-	argv := make([]string, len(a.argv))
-	for i, w := range a.argv {
-		argv[i], _ = expand(w, vars).(string)
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = s.root
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	s.unconfined = unconfinedAttach(a, s.kind, s.pid)
-	if err := sandboxIf(cmd, a.ID+" debug adapter", a.Toolchain, argv[0], a.interpreter, s.root, s.scratch, s.unconfined); err != nil {
-		return fmt.Errorf("dap: %w", err)
+	cmd, argv, err := s.adapterCommand(vars)
+	if err != nil {
+		return err
 	}
 	cmd.Stderr = s.stderr
 	var rwc io.ReadWriteCloser
@@ -599,12 +592,9 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		}
 		rwc = &pipeRWC{r: stdout, w: stdin}
 	}
-	if err := proc.Start(cmd); err != nil {
-		return fmt.Errorf("dap: starting %s (%s): %w", a.ID, strings.Join(argv, " "), err)
+	if err := s.startAdapter(cmd, argv); err != nil {
+		return err
 	}
-	s.cmd = cmd
-	s.procDone = make(chan struct{})
-	go func() { _ = cmd.Wait(); close(s.procDone) }()
 	if a.Transport == DialIn {
 		type accepted struct {
 			c   net.Conn
@@ -630,6 +620,39 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 	}
 	s.c = newConn(rwc, s.onEvent, s.onReverse)
 	s.c.timeout = s.requestTimeout
+	return nil
+}
+
+// adapterCommand is the command that starts the session's adapter: its
+// argv with vars (${socket}, ${port}) expanded, in the session's root, in
+// a process group of its own, sandboxed unless the attach needs it
+// unconfined. argv is the command as the adapter entry gives it, for
+// messages (cmd's may be the sandbox's).
+func (s *session) adapterCommand(vars map[string]any) (cmd *exec.Cmd, argv []string, err error) {
+	a := s.adapter
+	argv = make([]string, len(a.argv))
+	for i, w := range a.argv {
+		argv[i], _ = expand(w, vars).(string)
+	}
+	cmd = exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = s.root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	s.unconfined = unconfinedAttach(a, s.kind, s.pid)
+	if err := sandboxIf(cmd, a.ID+" debug adapter", a.Toolchain, argv[0], a.interpreter, s.root, s.scratch, s.unconfined); err != nil {
+		return nil, nil, fmt.Errorf("dap: %w", err)
+	}
+	return cmd, argv, nil
+}
+
+// startAdapter starts the adapter's cmd (argv as adapterCommand gives it)
+// and closes s.procDone when it has ended.
+func (s *session) startAdapter(cmd *exec.Cmd, argv []string) error {
+	if err := proc.Start(cmd); err != nil {
+		return fmt.Errorf("dap: starting %s (%s): %w", s.adapter.ID, strings.Join(argv, " "), err)
+	}
+	s.cmd = cmd
+	s.procDone = make(chan struct{})
+	go func() { _ = cmd.Wait(); close(s.procDone) }()
 	return nil
 }
 

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tetherhq/tether/internal/proc"
@@ -42,25 +40,15 @@ func (s *session) connectTCP(ctx context.Context, timeout time.Duration) error {
 		return fmt.Errorf("dap: %s: finding a free port: %w", a.ID, err)
 	}
 	vars := map[string]any{"${port}": strconv.Itoa(port)}
-	argv := make([]string, len(a.argv))
-	for i, w := range a.argv {
-		argv[i], _ = expand(w, vars).(string)
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = s.root
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	s.unconfined = unconfinedAttach(a, s.kind, s.pid)
-	if err := sandboxIf(cmd, a.ID+" debug adapter", a.Toolchain, argv[0], a.interpreter, s.root, s.scratch, s.unconfined); err != nil {
-		return fmt.Errorf("dap: %w", err)
+	cmd, argv, err := s.adapterCommand(vars)
+	if err != nil {
+		return err
 	}
 	cmd.Stdout = s.console
 	cmd.Stderr = s.stderr
-	if err := proc.Start(cmd); err != nil {
-		return fmt.Errorf("dap: starting %s (%s): %w", a.ID, strings.Join(argv, " "), err)
+	if err := s.startAdapter(cmd, argv); err != nil {
+		return err
 	}
-	s.cmd = cmd
-	s.procDone = make(chan struct{})
-	go func() { _ = cmd.Wait(); close(s.procDone) }()
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	nc, err := dialRetry(ctx, addr, deadline, s.procDone)
 	if err != nil {
