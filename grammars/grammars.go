@@ -78,6 +78,9 @@ type Language struct {
 	Dir string `json:"dir"`
 	// Function is the grammar's C entry point (tree_sitter_go).
 	Function string `json:"function"`
+	// CXX says the grammar's external scanner is C++ (src/scanner.cc),
+	// compiled against libc++ and linked with it (Build.CXXFlags, CXXLibs).
+	CXX bool `json:"cxx,omitempty"`
 	// Module describes the committed module built from the above; written by
 	// `go run ./grammars/build -update`, nil before the first build.
 	Module *Module `json:"module,omitempty"`
@@ -99,11 +102,16 @@ type Module struct {
 // own -DTETHER_LANGUAGE and include dirs), then compressed with Codec.
 type Build struct {
 	// Toolchain is clang's version line, the sha256 of the wasi-libc it
-	// links, and wasm-opt's version when clang ran one.
+	// links, the sha256s of the libc++ and libc++abi that C++ scanners
+	// link, and wasm-opt's version when clang ran one.
 	Toolchain string   `json:"toolchain"`
 	CFlags    []string `json:"cflags"`
 	LDFlags   []string `json:"ldflags"`
-	Codec     string   `json:"codec"`
+	// CXXFlags are added to CFlags for a C++ scanner (scanner.cc), and
+	// CXXLibs to LDFlags for a module that has one.
+	CXXFlags []string `json:"cxxflags,omitempty"`
+	CXXLibs  []string `json:"cxxlibs,omitempty"`
+	Codec    string   `json:"codec"`
 }
 
 // Source returns the pinned package the grammar is built from.

@@ -15,7 +15,10 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 log() { printf '== install-deps: %s\n' "$*" >&2; }
 
-apt_pkgs_build=(clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32 gcc)
+# libc++ and libc++abi for wasm32-wasi match clang-16: grammars whose external
+# scanner is C++ (vue) are compiled against them. gcc and g++ build bench/native.
+apt_pkgs_build=(clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32 libc++-16-dev-wasm32
+  libc++abi-16-dev-wasm32 gcc g++)
 # nginx-light, haproxy: the fleet tests run their own proxy from a temporary directory
 # (Debian may also start its nginx or haproxy service; `systemctl disable --now nginx haproxy`).
 apt_pkgs_peers=(clangd-19 lldb-19 python3 python3-debugpy python3-pandas python3-matplotlib

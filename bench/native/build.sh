@@ -18,6 +18,15 @@ srcs=("$rt/src/lib.c" "$src/parser.c" grammars/shim/shim.c bench/native/main.c)
 [ -f "$src/scanner.c" ] && srcs+=("$src/scanner.c")
 # Same optimisation level as the wasm build (grammars/build: -O3), no -march so
 # both sides use baseline instructions.
-"$cc" -O3 -DNDEBUG -w -I "$rt/include" -I "$rt/src" -I "$src" -DTETHER_LANGUAGE="$fn" \
-  "${srcs[@]}" -o "$out/tsnative-$lang"
+flags=(-O3 -DNDEBUG -w -I "$rt/include" -I "$rt/src" -I "$src" -DTETHER_LANGUAGE="$fn")
+if [ -f "$src/scanner.cc" ]; then
+  # A C++ scanner (vue) is built with g++ and the system's libstdc++, not the
+  # wasm build's libc++, so conformance.sh compares two C++ libraries too.
+  obj=$(mktemp -d)
+  trap 'rm -rf "$obj"' EXIT
+  "${CXX:-g++}" "${flags[@]}" -fno-exceptions -fno-rtti -c "$src/scanner.cc" -o "$obj/scanner.o"
+  "$cc" "${flags[@]}" "${srcs[@]}" "$obj/scanner.o" -lstdc++ -o "$out/tsnative-$lang"
+else
+  "$cc" "${flags[@]}" "${srcs[@]}" -o "$out/tsnative-$lang"
+fi
 echo "$out/tsnative-$lang"

@@ -27,6 +27,7 @@ type plan struct {
 	l       grammars.Language
 	objKeys []string // runtime, shim, parser, [scanner]
 	key     string
+	cxx     bool // a C++ scanner: the link adds cxxlibs
 }
 
 // job compiles one object.
@@ -42,10 +43,11 @@ type job struct {
 func build(o *options, rt grammars.Package, langs []grammars.Language) (plans, missing []*plan, err error) {
 	rtKey := hashOf("runtime.o", rt.Spec(), rt.Integrity, rt.Dir, o.chain, strings.Join(cflags, " "))
 	for _, l := range langs {
-		p := &plan{l: l}
+		p := &plan{l: l, cxx: l.CXX}
 		plans = append(plans, p)
-		p.key = hashOf("link", rtKey, l.ID, l.Function, l.Package, l.Version, l.Integrity, l.Dir, string(o.shim),
-			strings.Join(o.export, ","), strings.Join(ldflags, " "), strings.Join(cflags, " "), o.chain)
+		if p.key, err = linkKey(o, rtKey, l); err != nil {
+			return nil, nil, err
+		}
 		if !exists(filepath.Join(o.cache, "wasm", p.key+".wasm")) {
 			missing = append(missing, p)
 		}
@@ -87,17 +89,30 @@ func build(o *options, rt grammars.Package, langs []grammars.Language) (plans, m
 			}
 			add(shimKey, shimSrc, l.ID+" shim", append([]string{"-DTETHER_LANGUAGE=" + l.Function}, incRT...))
 			p.objKeys = []string{rtKey, shimKey}
+			hasCC := false
 			for _, f := range []string{"parser.c", "scanner.c", "scanner.cc"} {
 				path := filepath.Join(src, f)
 				if !exists(path) {
 					continue
 				}
-				if f == "scanner.cc" {
-					return nil, nil, fmt.Errorf("grammars: %s: C++ scanners are not supported (no libc++ for wasm32-wasi here)", l.ID)
-				}
+				args := append([]string{"-I", src}, incRT...)
 				k := hashOf("obj", l.Package, l.Version, l.Integrity, l.Dir, f, o.chain, strings.Join(cflags, " "), rt.Integrity)
-				add(k, path, l.ID+" "+f, append([]string{"-I", src}, incRT...))
+				if f == "scanner.cc" {
+					hasCC = true
+					if !p.cxx {
+						return nil, nil, fmt.Errorf("grammars: %s: %s has a C++ scanner (src/scanner.cc): mark the language \"cxx\": true in grammars/manifest.json", l.ID, l.Source().Spec())
+					}
+					// libc++'s headers before the C library's: they
+					// #include_next the C headers they wrap.
+					args = append(append(append([]string{}, cxxflags...), "-isystem", o.cxx.inc), args...)
+					k = hashOf("obj", l.Package, l.Version, l.Integrity, l.Dir, f, o.chain, strings.Join(cflags, " "), rt.Integrity,
+						o.cxx.id, strings.Join(cxxflags, " "))
+				}
+				add(k, path, l.ID+" "+f, args)
 				p.objKeys = append(p.objKeys, k)
+			}
+			if p.cxx && !hasCC {
+				return nil, nil, fmt.Errorf("grammars: %s: the manifest marks it \"cxx\" but %s has no src/scanner.cc under %q; remove the mark", l.ID, l.Source().Spec(), l.Dir)
 			}
 			if len(p.objKeys) < 3 {
 				return nil, nil, fmt.Errorf("grammars: %s: no parser.c under %s in %s", l.ID, filepath.Join(l.Dir, "src"), l.Source().Spec())
@@ -131,6 +146,9 @@ func build(o *options, rt grammars.Package, langs []grammars.Language) (plans, m
 			for _, e := range o.export {
 				args = append(args, "-Wl,--export="+e)
 			}
+			if p.cxx {
+				args = append(args, cxxlibs...)
+			}
 			if err := clangTo(o, filepath.Join(o.cache, "wasm", p.key+".wasm"), "link "+p.l.ID, args); err != nil {
 				return err
 			}
@@ -142,6 +160,20 @@ func build(o *options, rt grammars.Package, langs []grammars.Language) (plans, m
 		}
 	}
 	return plans, missing, nil
+}
+
+// linkKey is the cache key of l's module. Only a C++ module's key names
+// libc++, so installing or updating libc++ rebuilds no C module.
+func linkKey(o *options, rtKey string, l grammars.Language) (string, error) {
+	parts := []string{"link", rtKey, l.ID, l.Function, l.Package, l.Version, l.Integrity, l.Dir, string(o.shim),
+		strings.Join(o.export, ","), strings.Join(ldflags, " "), strings.Join(cflags, " "), o.chain}
+	if l.CXX {
+		if o.cxx.err != nil {
+			return "", fmt.Errorf("grammars: %s: its scanner.cc needs %v; run scripts/install-deps.sh build (make grammars does)", l.ID, o.cxx.err)
+		}
+		parts = append(parts, o.cxx.id, strings.Join(cxxflags, " "), strings.Join(cxxlibs, " "))
+	}
+	return hashOf(parts...), nil
 }
 
 // clangTo runs clang with args writing out (through a temporary file renamed
@@ -186,6 +218,53 @@ func toolchain(clang string) (id, display string, err error) {
 		display += "; " + strings.TrimSpace(string(v))
 	}
 	return id, display, nil
+}
+
+// cxxLib is the libc++ that C++ scanners are built with, found next to
+// clang's wasi-libc; err says what is missing when it is not there.
+type cxxLib struct {
+	inc     string // libc++'s headers (the c++/v1 directory)
+	id      string // for cache keys: the sha256s of libc++.a and libc++abi.a
+	display string // for the manifest's toolchain
+	err     error
+}
+
+// findCXX finds libc++ and libc++abi for wasm32-wasi where clang links them
+// (Debian's libc++-16-dev-wasm32 and libc++abi-16-dev-wasm32 install them in
+// the wasi sysroot, /usr/lib/wasm32-wasi) and libc++'s headers in that
+// sysroot's include/wasm32-wasi/c++/v1 (or include/c++/v1, wasi-sdk's older
+// layout), which clang-16 does not search by itself for this target.
+func findCXX(clang string) cxxLib {
+	var c cxxLib
+	var lib string
+	for _, name := range []string{"libc++.a", "libc++abi.a"} {
+		out, err := exec.Command(clang, "--target=wasm32-wasi", "-print-file-name="+name).Output()
+		p := strings.TrimSpace(string(out))
+		// clang prints the bare name when it finds no such file.
+		if err != nil || !filepath.IsAbs(p) || !exists(p) {
+			return cxxLib{err: fmt.Errorf("%s for wasm32-wasi, which %s does not find", name, clang)}
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return cxxLib{err: fmt.Errorf("%s for wasm32-wasi: %v", name, err)}
+		}
+		if lib == "" {
+			lib = p
+		} else {
+			c.id += " "
+			c.display += ", "
+		}
+		c.id += name + " " + hashOf(string(b))[:16]
+		c.display += name + " sha256 " + grammars.SHA256(b)[:16]
+	}
+	sysroot := filepath.Dir(filepath.Dir(filepath.Dir(lib))) // SYSROOT/lib/wasm32-wasi/libc++.a
+	for _, inc := range []string{filepath.Join(sysroot, "include", "wasm32-wasi", "c++", "v1"), filepath.Join(sysroot, "include", "c++", "v1")} {
+		if exists(filepath.Join(inc, "vector")) {
+			c.inc = inc
+			return c
+		}
+	}
+	return cxxLib{err: fmt.Errorf("libc++'s headers for wasm32-wasi (no c++/v1/vector under %s)", filepath.Join(sysroot, "include"))}
 }
 
 func parallel(n, count int, fn func(i int) error) error {

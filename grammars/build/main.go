@@ -18,6 +18,14 @@ var (
 		"-DNDEBUG", "-Wno-unused-but-set-variable", "-Wno-unused-parameter"}
 	ldflags = []string{"--target=wasm32-wasi", "-mexec-model=reactor", "-O3",
 		"-Wl,--strip-all", "-Wl,-z,stack-size=1048576", "-Wl,--gc-sections"}
+	// A C++ scanner (tree-sitter-vue's scanner.cc, which keeps its tag stack in
+	// std::vector and std::string) is compiled against libc++ for wasm32-wasi
+	// with cflags plus these (no RTTI; cflags already turn exceptions off, so
+	// libc++ aborts where it would throw: a trap the engine reports), and its
+	// module links libc++ and libc++abi after the objects. The standard is
+	// pinned so a newer clang's default cannot change the module.
+	cxxflags = []string{"-std=c++17", "-fno-rtti"}
+	cxxlibs  = []string{"-lc++", "-lc++abi"}
 )
 
 type options struct {
@@ -34,6 +42,7 @@ type options struct {
 	set     string // -set PACKAGE@VERSION,...
 	chain   string // toolchain identity for cache keys
 	tool    string // toolchain as the manifest records it
+	cxx     cxxLib // libc++ for C++ scanners
 	shim    []byte
 	export  []string
 }
@@ -132,6 +141,10 @@ func run(o *options, only string) error {
 	if o.chain, o.tool, err = toolchain(o.clang); err != nil {
 		return err
 	}
+	o.cxx = findCXX(o.clang)
+	if o.cxx.err == nil {
+		o.tool += "; " + o.cxx.display
+	}
 	if o.update && o.only != nil && m.Build != nil && m.Build.Toolchain != o.tool {
 		return fmt.Errorf("grammars: -update -only: the committed modules were built with %q, this machine has %q; update all of them (-update without -only) or use that toolchain", m.Build.Toolchain, o.tool)
 	}
@@ -184,7 +197,7 @@ func run(o *options, only string) error {
 			len(plans), len(missing), time.Since(start).Seconds())
 		return nil
 	}
-	b := &grammars.Build{Toolchain: o.tool, CFlags: cflags, LDFlags: ldflags, Codec: codecName()}
+	b := &grammars.Build{Toolchain: o.tool, CFlags: cflags, LDFlags: ldflags, CXXFlags: cxxflags, CXXLibs: cxxlibs, Codec: codecName()}
 	if m.Build == nil || !equalBuild(m.Build, b) {
 		m.Build = b
 		changed++

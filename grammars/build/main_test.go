@@ -6,12 +6,16 @@ import (
 	"compress/gzip"
 	"crypto/sha512"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 func tgz(t *testing.T, files map[string]string) []byte {
@@ -178,5 +182,71 @@ func TestSplitSpecAndPin(t *testing.T) {
 	}
 	if _, err := pin(m, "tree-sitter-cobol", "1.0.0", integrity); err == nil || !strings.Contains(err.Error(), "no grammar is built from tree-sitter-cobol") {
 		t.Errorf("pin an unknown package: %v", err)
+	}
+}
+
+// TestFindCXX: libc++ and libc++abi for wasm32-wasi are found where clang
+// links them, with libc++'s headers, and named by sha256 for the manifest;
+// a clang that finds neither gives an error naming the missing file.
+func TestFindCXX(t *testing.T) {
+	clang := testenv.RequireBinary(t, "clang-16")
+	c := findCXX(clang)
+	if c.err != nil {
+		testenv.Missing(t, fmt.Sprintf("%v (libc++-16-dev-wasm32 and libc++abi-16-dev-wasm32: scripts/install-deps.sh build)", c.err))
+	}
+	if !exists(filepath.Join(c.inc, "vector")) {
+		t.Errorf("headers %s hold no vector", c.inc)
+	}
+	if !regexp.MustCompile(`^libc\+\+\.a sha256 [0-9a-f]{16}, libc\+\+abi\.a sha256 [0-9a-f]{16}$`).MatchString(c.display) {
+		t.Errorf("display %q", c.display)
+	}
+	if again := findCXX(clang); again.id != c.id || again.id == "" {
+		t.Errorf("id %q, then %q", c.id, again.id)
+	}
+
+	// A clang that finds no such file prints the bare name back.
+	fake := filepath.Join(t.TempDir(), "clang")
+	script := "#!/bin/sh\nfor a; do case \"$a\" in -print-file-name=*) echo \"${a#-print-file-name=}\" ;; esac; done\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if c := findCXX(fake); c.err == nil || !strings.Contains(c.err.Error(), "libc++.a for wasm32-wasi") {
+		t.Errorf("fake clang: %+v", c)
+	}
+}
+
+// TestLinkKeyCXX: a C module's cache key does not depend on libc++ (installing
+// or updating it rebuilds nothing but C++ modules); a C++ module's does, and
+// without libc++ it is refused with what to install.
+func TestLinkKeyCXX(t *testing.T) {
+	o := &options{chain: "clang", shim: []byte("shim"), export: []string{"tether_init"}}
+	goLang, _ := grammars.Lookup("go")
+	vue := grammars.Language{ID: "vue", Package: "tree-sitter-vue", Version: "0.2.1", Function: "tree_sitter_vue", CXX: true}
+	keys := func(c cxxLib) (string, string, error) {
+		o.cxx = c
+		kc, err := linkKey(o, "rt", goLang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kcc, err := linkKey(o, "rt", vue)
+		return kc, kcc, err
+	}
+	c1, cc1, err1 := keys(cxxLib{id: "libc++.a 1"})
+	c2, cc2, err2 := keys(cxxLib{id: "libc++.a 2"})
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if c1 != c2 {
+		t.Error("go's key changed with libc++")
+	}
+	if cc1 == cc2 {
+		t.Error("vue's key did not change with libc++")
+	}
+	c3, _, err := keys(cxxLib{err: errors.New("libc++.a for wasm32-wasi, which clang-16 does not find")})
+	if c3 != c1 {
+		t.Error("go's key changed without libc++")
+	}
+	if err == nil || !strings.Contains(err.Error(), "vue: its scanner.cc needs libc++.a") || !strings.Contains(err.Error(), "scripts/install-deps.sh build") {
+		t.Errorf("vue without libc++: %v", err)
 	}
 }

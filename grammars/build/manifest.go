@@ -73,7 +73,9 @@ func pin(m *grammars.Manifest, name, version, integrity string) (int, error) {
 func equalBuild(a, b *grammars.Build) bool {
 	return a.Toolchain == b.Toolchain && a.Codec == b.Codec &&
 		strings.Join(a.CFlags, "\x00") == strings.Join(b.CFlags, "\x00") &&
-		strings.Join(a.LDFlags, "\x00") == strings.Join(b.LDFlags, "\x00")
+		strings.Join(a.LDFlags, "\x00") == strings.Join(b.LDFlags, "\x00") &&
+		strings.Join(a.CXXFlags, "\x00") == strings.Join(b.CXXFlags, "\x00") &&
+		strings.Join(a.CXXLibs, "\x00") == strings.Join(b.CXXLibs, "\x00")
 }
 
 // formatManifest writes the manifest as it is kept by hand: one line per
@@ -92,6 +94,10 @@ func formatManifest(m *grammars.Manifest) []byte {
 		buf.WriteString("    \"toolchain\": " + oneLine(m.Build.Toolchain) + ",\n")
 		buf.WriteString("    \"cflags\": " + oneLine(m.Build.CFlags) + ",\n")
 		buf.WriteString("    \"ldflags\": " + oneLine(m.Build.LDFlags) + ",\n")
+		if len(m.Build.CXXFlags) > 0 || len(m.Build.CXXLibs) > 0 {
+			buf.WriteString("    \"cxxflags\": " + oneLine(m.Build.CXXFlags) + ",\n")
+			buf.WriteString("    \"cxxlibs\": " + oneLine(m.Build.CXXLibs) + ",\n")
+		}
 		buf.WriteString("    \"codec\": " + oneLine(m.Build.Codec) + "\n")
 		buf.WriteString("  },\n")
 	}
