@@ -67,7 +67,7 @@ func TestForPath(t *testing.T) {
 		{"s.css", "css"}, {"i.htm", "html"}, {"p.json", "json"}, {"run.sh", "bash"}, {"m.mjs", "javascript"},
 		{"lib/a.ex", "elixir"}, {"main.tf", "hcl"}, {"README.md", "markdown"}, {"Cargo.toml", "toml"},
 		{"Makefile", "make"}, {"src/GNUmakefile", "make"}, {"rules.mk", "make"}, {"pom.xml", "xml"},
-		{"App.svelte", "svelte"}, {"q.sql", "sql"}, {"x.ml", "ocaml"}, {"build.gradle", "groovy"},
+		{"App.svelte", "svelte"}, {"App.vue", "vue"}, {"q.sql", "sql"}, {"x.ml", "ocaml"}, {"build.gradle", "groovy"},
 		{"a.R", "r"}, {"flake.nix", "nix"}, {"Token.sol", "solidity"}, {"main.zig", "zig"},
 	} {
 		l, ok := grammars.ForPath(c.path)

@@ -43,6 +43,7 @@ func TestEveryLanguageLadder(t *testing.T) {
 		{"xml", "a.xml", "<name>$N</name>", "<p><name>a</name></p>\n", "<name>a</name>"},
 		{"make", "Makefile", "CC = $V", "CC = gcc\n", "CC = gcc\n"},
 		{"svelte", "a.svelte", "<h1>$T</h1>", "<h1>hi</h1>\n", "<h1>hi</h1>"},
+		{"vue", "a.vue", "<h1>$T</h1>", "<template>\n  <h1>hi</h1>\n</template>\n", "<h1>hi</h1>"},
 		{"elm", "A.elm", "foo $X", "module A exposing (..)\n\n\nf =\n    foo 1\n", "foo 1"},
 		{"sql", "a.sql", "COUNT($X)", "SELECT COUNT(id) FROM t;\n", "COUNT(id)"},
 		{"ocaml", "a.ml", "print_endline $X", "let () = print_endline \"a\"\n", "print_endline \"a\""},

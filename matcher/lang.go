@@ -347,6 +347,15 @@ var langs = map[string]langSpec{
 	"xml":    {expando: 'z', ladder: []rung{newRung("document", "", ""), newRung("attribute", "<x ", "/>\n")}},
 	"make":   {expando: '$', ladder: []rung{newRung("makefile", "", "\n")}},
 	"svelte": {expando: 'z', ladder: []rung{newRung("document", "", ""), newRung("attribute", "<x ", "></x>\n")}},
+	// A Vue component's top level holds elements and its template, script
+	// and style blocks; text and interpolations ({{ $X }}) read only inside
+	// an element, and an attribute or directive (:title="$V", v-if="$C")
+	// only in a start tag.
+	"vue": {expando: 'z', ladder: []rung{
+		newRung("component", "", ""),
+		newRung("template", "<template>\n", "\n</template>\n"),
+		newRung("attribute", "<x ", "></x>\n"),
+	}},
 	"elm": {expando: 'µ', ladder: []rung{
 		newRung("declaration", "", ""),
 		newRung("expression", "x_ =\n    ", "\n"),

@@ -523,6 +523,14 @@ func (cv converter) node(n engine.Node) *pnode {
 	if mv, ok := parseMeta(text, expando); ok {
 		return &pnode{meta: mv, named: true}
 	}
+	// a leaf some grammars lex with the spaces around it (Vue's
+	// interpolation text: "{{ $X }}") is a metavariable when they are all
+	// it holds besides one
+	if n.ChildCount() == 0 && strings.TrimSpace(text) != text {
+		if mv, ok := parseMeta(strings.TrimSpace(text), expando); ok {
+			return &pnode{meta: mv, named: true}
+		}
+	}
 	if quoted && len(text) > 2 && text[0] == '"' && text[len(text)-1] == '"' {
 		if mv, ok := parseMeta(text[1:len(text)-1], expando); ok {
 			return &pnode{meta: mv, named: true}

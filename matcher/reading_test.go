@@ -60,6 +60,7 @@ func TestMalformedPatternRefused(t *testing.T) {
 		{"toml", "[a", `cannot read "[a" at 1:1`},
 		{"xml", "<a", `missing "/>" at 1:3, the end of the pattern`},
 		{"make", "ifeq (", `cannot read "ifeq (" at 1:1`},
+		{"vue", `<p v-if="$X"`, `missing "/>" at 1:13, the end of the pattern`},
 		{"svelte", "{#if $X", `cannot read "{#if $X" at 1:1`},
 		{"elm", "f = (", `missing ")" at 1:6, the end of the pattern`},
 		{"sql", "SELECT FROM (", `cannot read "(" at 1:13`},
