@@ -27,6 +27,8 @@ type fakeServer struct {
 	conns     []jsonrpc2.Conn
 	starts    int
 	hovering  chan struct{} // when set, receives once per hover request
+	reloads   int           // fake.reload commands received
+	failLoads int           // how many of the next fake.reload commands fail
 }
 
 func (f *fakeServer) dial(spec Server, root string) (*instance, error) {
@@ -74,6 +76,25 @@ func (f *fakeServer) dial(spec Server, root string) (*instance, error) {
 				return nil // never reply
 			}
 			return reply(ctx, map[string]any{"contents": map[string]string{"kind": "markdown", "value": "fake hover"}}, nil)
+		case "workspace/executeCommand":
+			var p struct {
+				Command string `json:"command"`
+			}
+			_ = json.Unmarshal(req.Params(), &p)
+			if p.Command != "fake.reload" {
+				break
+			}
+			f.mu.Lock()
+			f.reloads++
+			fail := f.failLoads > 0
+			if fail {
+				f.failLoads--
+			}
+			f.mu.Unlock()
+			if fail {
+				return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.InternalError, "reload failed"))
+			}
+			return reply(ctx, nil, nil)
 		case "shutdown":
 			return reply(ctx, nil, nil)
 		}
@@ -227,5 +248,63 @@ func TestFakeReloadDuringRequest(t *testing.T) {
 	}
 	if rows := s.Status(); !rows[0].Running || rows[0].Reason != "" {
 		t.Fatalf("status after reload: %+v", rows[0])
+	}
+}
+
+// TestFakeDiskReload: a server whose row has DiskReload is told to reload
+// before the answer when files were created or deleted on disk, not when
+// one only changed or nothing did; a reload that fails fails the query,
+// saying what to do, and is run again by the next one.
+func TestFakeDiskReload(t *testing.T) {
+	f := &fakeServer{}
+	var row Server
+	for _, sv := range DefaultServers() {
+		if sv.Name == "gopls" {
+			row = sv
+		}
+	}
+	row.DiskReload = []ExecuteCommand{{Command: "fake.reload"}}
+	s := fakeSupervisor(t, f, WithServers(row))
+	ctx := context.Background()
+	pos := Position{File: "a.go", Line: 3, Symbol: "A"}
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(s.workdir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		name    string
+		change  func()
+		fail    int    // reloads that fail
+		wantErr string // "" means the hover answers
+		reloads int    // reloads received so far
+	}{
+		{"first query", func() {}, 0, "", 0},
+		{"file created", func() { write("b.go", "package x\n") }, 0, "", 1},
+		{"nothing changed", func() {}, 0, "", 1},
+		{"file changed", func() { write("b.go", "package x\n\nfunc B() {}\n") }, 0, "", 1},
+		{"file deleted, reload fails", func() { os.Remove(filepath.Join(s.workdir, "b.go")) }, 1, "take in files created or deleted on disk failed", 2},
+		{"next query runs it again", func() {}, 0, "", 3},
+		{"then it is done", func() {}, 0, "", 3},
+	}
+	for _, st := range steps {
+		st.change()
+		f.mu.Lock()
+		f.failLoads = st.fail
+		f.mu.Unlock()
+		h, err := s.Hover(ctx, pos)
+		switch {
+		case st.wantErr == "" && (err != nil || h.Text != "fake hover"):
+			t.Fatalf("%s: %+v %v", st.name, h, err)
+		case st.wantErr != "" && (err == nil || !strings.Contains(err.Error(), st.wantErr) || !strings.Contains(err.Error(), "call reload")):
+			t.Fatalf("%s: want an error saying %q and what to do, got %v", st.name, st.wantErr, err)
+		}
+		f.mu.Lock()
+		n := f.reloads
+		f.mu.Unlock()
+		if n != st.reloads {
+			t.Fatalf("%s: %d reloads, want %d", st.name, n, st.reloads)
+		}
 	}
 }

@@ -55,6 +55,9 @@ type instance struct {
 	enc      encoding                   // what the server's columns count
 	disk     map[string]stamp           // source files on disk at the last scan
 	noScan   bool                       // the root is too big to rescan per query
+	// diskReload is set while spec.DiskReload is due: files were created
+	// or deleted on disk and the server was not yet told to take them in.
+	diskReload bool
 	// capture, while a command action runs (runCommand, cmdMu held),
 	// takes the edits the server sends through workspace/applyEdit.
 	capture func(wWorkspaceEdit)

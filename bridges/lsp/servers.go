@@ -103,6 +103,17 @@ type Server struct {
 	// opened instead (up to maxOpenChanged per query), so the next answer
 	// sees them.
 	OpenChanged bool `json:"open_changed,omitempty"`
+	// DiskReload is for a server that learns of files created or deleted
+	// by other means only from its own watchers, a moment later, and may
+	// miss a creation for good: tsserver drops its watcher's event for a
+	// file that is open by then (OpenChanged opens it), so an import of it
+	// that failed before stays "Cannot find module", and a caller of a
+	// deleted file that is not open reads clean until the watcher fires.
+	// Each entry is a workspace/executeCommand request that makes the
+	// server take the disk as it is now; they run before the next answer
+	// whenever the rescan finds files created or deleted, and again on the
+	// next query when one failed.
+	DiskReload []ExecuteCommand `json:"disk_reload,omitempty"`
 	// RepublishesOpen is for a server that, when a file changes, analyses
 	// the open files that depend on it again and publishes their
 	// diagnostics under their current version, and that ignores a change
@@ -217,6 +228,7 @@ func DefaultServers() []Server {
 			Checker:      []string{"tsc", "--noEmit"},
 			CheckerNeeds: []string{"tsconfig.json", "jsconfig.json"},
 			OpenChanged:  true,
+			DiskReload:   []ExecuteCommand{{Command: "typescript.tsserverRequest", Arguments: []any{"reloadProjects", map[string]any{}}}},
 			PinTSServer:  true,
 			// It publishes only when a kind of diagnostic (syntactic,
 			// semantic, suggestion) goes from or to non-empty; tsserver's

@@ -97,6 +97,88 @@ func TestDiagnosticsFollowOtherFiles(t *testing.T) {
 	}
 }
 
+// TestDiagnosticsFollowFilesCreatedAndDeleted: a caller's diagnostics
+// account for files created or deleted by other means that the server never
+// had open. tsserver learns of those from its own watchers, a moment later:
+// a caller was clean right after its callee, never opened, was deleted; and
+// when the file it imports was created and opened before tsserver's watcher
+// saw it, the watcher's event was dropped (the file is open) and the caller
+// kept "Cannot find module" for good.
+func TestDiagnosticsFollowFilesCreatedAndDeleted(t *testing.T) {
+	servers := []struct {
+		peer, project, caller, callee, missing string
+		// use makes the caller use the module file extra (not there yet):
+		// the caller's text with old replaced by new.
+		extra, extraText, old, new string
+	}{
+		{"gopls", "goproj", "use.go", "shapes.go", "undefined: Total",
+			"extra.go", "package shapes\n\n// Extra is one more.\nfunc Extra() float64 { return 1 }\n",
+			"return Total(", "return Extra() + Total("},
+		{"pyright-langserver", "pyproj", "app.py", "pkg/shapes.py", `"pkg.shapes" could not be resolved`,
+			"pkg/extra.py", "def extra() -> float:\n    return 1.0\n",
+			"from pkg.shapes import", "from pkg.extra import extra\nfrom pkg.shapes import"},
+		{"typescript-language-server", "tsproj", "src/app.ts", "src/shapes.ts", `Cannot find module './shapes'`,
+			"src/extra.ts", "export function extra(): number {\n  return 1;\n}\n",
+			`import { Shape`, "import { extra } from \"./extra\";\nimport { Shape"},
+	}
+	for _, sv := range servers {
+		t.Run(sv.peer, func(t *testing.T) {
+			t.Parallel() // each server has its own project and supervisor
+			dir, s := peerProject(t, sv.peer, sv.project)
+			ctx := ctxT(t)
+			callee := filepath.Join(dir, sv.callee)
+			orig, err := os.ReadFile(callee)
+			if err != nil {
+				t.Fatal(err)
+			}
+			callerText, err := os.ReadFile(filepath.Join(dir, sv.caller))
+			if err != nil {
+				t.Fatal(err)
+			}
+			caller := func() (*lsp.Diagnostics, error) { return s.Diagnostics(ctx, sv.caller) }
+			steps := []struct {
+				name   string
+				change func()
+				ask    func() (*lsp.Diagnostics, error)
+				want   string // "" means no errors
+			}{
+				{"clean at first", func() {}, caller, ""},
+				{"callee, never opened, deleted", func() { os.Remove(callee) }, caller, sv.missing},
+				{"callee recreated", func() { writeFile(t, callee, string(orig)) }, caller, ""},
+				{"caller written to use a module not there yet", func() {
+					writeFile(t, filepath.Join(dir, sv.caller), strings.Replace(string(callerText), sv.old, sv.new, 1))
+				}, func() (*lsp.Diagnostics, error) { return s.AfterWrite(ctx, sv.caller) }, ": error: "},
+				{"that module written", func() { writeFile(t, filepath.Join(dir, sv.extra), sv.extraText) }, func() (*lsp.Diagnostics, error) {
+					if _, err := s.AfterWrite(ctx, sv.extra); err != nil {
+						return nil, err
+					}
+					return caller()
+				}, ""},
+			}
+			for _, st := range steps {
+				st.change()
+				d, err := st.ask()
+				if err != nil {
+					t.Fatalf("%s: %v", st.name, err)
+				}
+				if !d.Ready {
+					t.Fatalf("%s: not ready: %v\n%s", st.name, d.Notes, diagText(d))
+				}
+				var errs []string
+				for _, x := range d.Items {
+					if x.Severity == "error" {
+						errs = append(errs, x.String())
+					}
+				}
+				got := strings.Join(errs, "\n")
+				if st.want == "" && got != "" || st.want != "" && !strings.Contains(got, st.want) {
+					t.Fatalf("%s: want %q, got:\n%s", st.name, st.want, diagText(d))
+				}
+			}
+		})
+	}
+}
+
 // TestCodeActionsFollowOtherFiles: quick fixes are asked with the file's
 // current diagnostics: after the header it includes was changed by other
 // means, the caller's "did you mean 'square_area2'" fix is offered (it was

@@ -104,9 +104,6 @@ func (s *Supervisor) touch(ctx context.Context, in *instance, path string) (vers
 	}
 	doc.version++
 	doc.seq = seqBefore
-	if os.Getenv("TETHER_DEBUG_PUB") != "" {
-		fmt.Fprintf(os.Stderr, "TOUCH %s v=%d\n", uri, doc.version)
-	}
 	if err := in.notify(ctx, "textDocument/didChange", wDidChangeParams{
 		TextDocument:   wVersionedTextDocumentIdentifier{URI: uri, Version: doc.version},
 		ContentChanges: []wContentChange{{Text: string(doc.text)}}}); err != nil {
@@ -310,6 +307,13 @@ func (s *Supervisor) specialErr(spec Server, special []string) error {
 		ErrNotRegular, strings.Join(names, ", "), spec.Name)
 }
 
+// diskChange is a workspace/didChangeWatchedFiles FileEvent: Type is 1 for
+// a file created, 2 changed, 3 deleted.
+type diskChange struct {
+	URI  string `json:"uri"`
+	Type int    `json:"type"`
+}
+
 // notifyDiskChanges tells the server about source files created, changed or
 // deleted on disk since the last scan that are not open documents (open ones
 // are re-synced with didChange): workspace/didChangeWatchedFiles, as an
@@ -331,11 +335,7 @@ func (s *Supervisor) notifyDiskChanges(ctx context.Context, in *instance) error 
 	if !complete {
 		in.disk, in.noScan = nil, true // too big to watch this way
 	}
-	type change struct {
-		URI  string `json:"uri"`
-		Type int    `json:"type"`
-	}
-	var changes []change
+	var changes []diskChange
 	if prev != nil {
 		for p, st := range cur {
 			uri := pathToURI(p)
@@ -345,14 +345,14 @@ func (s *Supervisor) notifyDiskChanges(ctx context.Context, in *instance) error 
 			old, ok := prev[p]
 			switch {
 			case !ok:
-				changes = append(changes, change{uri, 1})
+				changes = append(changes, diskChange{uri, 1})
 			case !old.mtime.Equal(st.mtime) || old.size != st.size:
-				changes = append(changes, change{uri, 2})
+				changes = append(changes, diskChange{uri, 2})
 			}
 		}
 		for p := range prev {
 			if _, ok := cur[p]; !ok && in.docs[pathToURI(p)] == nil {
-				changes = append(changes, change{pathToURI(p), 3})
+				changes = append(changes, diskChange{pathToURI(p), 3})
 			}
 		}
 	}
@@ -360,10 +360,43 @@ func (s *Supervisor) notifyDiskChanges(ctx context.Context, in *instance) error 
 		in.edits++
 		in.editSeq = in.pubSeq
 	}
-	in.mu.Unlock()
-	if len(changes) == 0 {
-		return nil
+	if len(in.spec.DiskReload) > 0 && slices.ContainsFunc(changes, func(c diskChange) bool { return c.Type != 2 }) {
+		in.diskReload = true
 	}
+	reload := in.diskReload
+	in.mu.Unlock()
+	if len(changes) > 0 {
+		if err := s.announceDiskChanges(ctx, in, changes); err != nil {
+			return err
+		}
+	}
+	if reload {
+		return s.reloadDisk(ctx, in)
+	}
+	return nil
+}
+
+// reloadDisk runs in.spec's DiskReload commands, after the rescan found
+// files created or deleted on disk; one that fails leaves them due, so the
+// next query runs them again instead of answering from the server's view
+// from before those files.
+func (s *Supervisor) reloadDisk(ctx context.Context, in *instance) error {
+	for _, c := range in.spec.DiskReload {
+		// A reload rereads the project: bounded as any request is, not as
+		// a wait for diagnostics.
+		if _, err := in.call(ctx, s.requestTimeout, "workspace/executeCommand", map[string]any{"command": c.Command, "arguments": c.Arguments}); err != nil {
+			return fmt.Errorf("lsp: asking %s to take in files created or deleted on disk failed, so its answers may predate them: %w; ask again (the request is retried) or call reload", in.spec.Name, err)
+		}
+	}
+	in.mu.Lock()
+	in.diskReload = false
+	in.mu.Unlock()
+	return nil
+}
+
+// announceDiskChanges tells in's server about changes, files created (1),
+// changed (2) or deleted (3) on disk that are not open documents.
+func (s *Supervisor) announceDiskChanges(ctx context.Context, in *instance, changes []diskChange) error {
 	if in.spec.OpenChanged {
 		opened := 0
 		for _, c := range changes {
