@@ -465,25 +465,14 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 		fmt.Fprintf(&b, "note: the pattern does not bind %s of the rewrite: replaced by nothing, as ast-grep does; check the spelling\n",
 			strings.Join(plan.Unbound, ", "))
 	}
-	if len(dropped) > 0 {
-		fmt.Fprintf(&b, "note: %s was dropped unresolved: at most %d staged edits (%d MiB of files) are kept; resolve edits before staging more\n",
-			strings.Join(dropped, ", "), AstEditMaxStaged, search.MaxStagedBytes>>20)
-	}
+	b.WriteString(droppedNote(dropped))
 	if leftOut != "" {
 		fmt.Fprintf(&b, "note: %s\n", leftOut)
 	}
 	if n := plan.Result.Skipped.Total() + len(plan.Result.Errors) + plan.Result.BrokenCount; n > 0 {
 		fmt.Fprintf(&b, "(%s)\n", plan.Result.Summary())
 	}
-	diff, st, err := stagedDiff(id, plan, "", 0)
-	if err != nil {
-		return nil, err
-	}
-	b.WriteString(diff)
-	out := Text(b.String())
-	out.Structured = st
-	st.attachWhole(out)
-	return out, nil
+	return stagedResult(b.String(), id, plan, "", 0)
 }
 
 // relErr names the paths in err relative to the working directory, as the

@@ -215,19 +215,8 @@ func (l *lspTools) stageProposed(pe *lsp.ProposedEdit, source string) (*Result, 
 	}
 	fmt.Fprintf(&b, "(proposed) %s: %s; nothing written yet: call resolve with edit_id %q and action \"accept\" to apply or \"discard\" to drop it\n",
 		pe.Title, what, id)
-	if len(dropped) > 0 {
-		fmt.Fprintf(&b, "note: %s was dropped unresolved: at most %d staged edits (%d MiB of files) are kept; resolve edits before staging more\n",
-			strings.Join(dropped, ", "), AstEditMaxStaged, search.MaxStagedBytes>>20)
-	}
-	diff, st, err := stagedDiff(id, plan, "", 0)
-	if err != nil {
-		return nil, err
-	}
-	b.WriteString(diff)
-	out := Text(b.String())
-	out.Structured = st
-	st.attachWhole(out)
-	return out, nil
+	b.WriteString(droppedNote(dropped))
+	return stagedResult(b.String(), id, plan, "", 0)
 }
 
 // Bounds of diagnostics over several files.

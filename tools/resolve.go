@@ -86,14 +86,8 @@ func (s *stagedTools) resolve(ctx context.Context, call *Call) (*Result, error) 
 		if !ok {
 			return nil, fmt.Errorf("tools: resolve: no staged edit %q: it was resolved, dropped, or never staged; %s stages a new one", a.EditID, stagingTools)
 		}
-		diff, st, err := stagedDiff(a.EditID, p, a.File, a.Start)
-		if err != nil {
-			return nil, err
-		}
-		out := Text(fmt.Sprintf("(proposed) %s, %s in %s; nothing written yet\n", a.EditID, plural(p.Replacements, "replacement"), plural(len(p.Changes), "file")) + diff)
-		out.Structured = st
-		st.attachWhole(out)
-		return out, nil
+		head := fmt.Sprintf("(proposed) %s, %s in %s; nothing written yet\n", a.EditID, plural(p.Replacements, "replacement"), plural(len(p.Changes), "file"))
+		return stagedResult(head, a.EditID, p, a.File, a.Start)
 	case "discard":
 		if err := stage.Discard(a.EditID); err != nil {
 			return nil, err

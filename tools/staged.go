@@ -34,6 +34,31 @@ func (d *StagedDiff) attachWhole(out *Result) {
 	}
 }
 
+// stagedResult is the answer of a tool that stages or shows an edit: text
+// (what was staged and how to resolve it) followed by the page of plan's
+// diff stagedDiff renders from start (of file's diff when file is set),
+// which is also its Structured content.
+func stagedResult(text, id string, plan *search.Plan, file string, start int) (*Result, error) {
+	diff, st, err := stagedDiff(id, plan, file, start)
+	if err != nil {
+		return nil, err
+	}
+	out := Text(text + diff)
+	out.Structured = st
+	st.attachWhole(out)
+	return out, nil
+}
+
+// droppedNote is the note line naming the staged edits that staging a new
+// one dropped unresolved, "" when it dropped none.
+func droppedNote(dropped []string) string {
+	if len(dropped) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("note: %s was dropped unresolved: at most %d staged edits (%d MiB of files) are kept; resolve edits before staging more\n",
+		strings.Join(dropped, ", "), AstEditMaxStaged, search.MaxStagedBytes>>20)
+}
+
 // StagedFile is one file of a staged edit.
 type StagedFile struct {
 	Path         string `json:"path"`

@@ -448,10 +448,7 @@ func (v *vibe) stageChanges(rep workers.Report, b *strings.Builder) (*StagedDiff
 	}
 	fmt.Fprintf(b, "(proposed) its changes to %s%s, made against commit %.12s, are staged; nothing written yet: call resolve with edit_id %q and action \"accept\" to apply or \"discard\" to drop it (a file changed in the workdir since that commit, or one it deletes already gone, rejects the whole edit)\n",
 		plural(len(plan.Changes), "file"), deleted, c.Base, id)
-	if len(dropped) > 0 {
-		fmt.Fprintf(b, "note: %s was dropped unresolved: at most %d staged edits are kept; resolve edits before staging more\n",
-			strings.Join(dropped, ", "), search.MaxStagedEdits)
-	}
+	b.WriteString(droppedNote(dropped))
 	diff, st, err := stagedDiff(id, plan, "", 0)
 	if err != nil {
 		return nil, err
