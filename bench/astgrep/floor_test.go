@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/search"
 )
@@ -125,5 +127,43 @@ func TestFloorParsesEachNeededByteOnce(t *testing.T) {
 	}
 	if rows[3].Read <= rows[0].Read && rows[3].ReadBytes <= rows[0].ReadBytes {
 		t.Errorf("the token-free row read %d bytes, no more than %s's %d", rows[3].ReadBytes, patterns[0], rows[0].ReadBytes)
+	}
+}
+
+// The table puts each floor beside what it bounds and the totals' ratios
+// under them; a floor not measured leaves its cells "-", never 0.
+func TestSessionTableFloorColumns(t *testing.T) {
+	row := func(p string, f *FloorRow) SessionRow {
+		return SessionRow{Pattern: p, AstGrep: Proc{Wall: 10 * time.Second}, Cold: Proc{Wall: 2 * time.Second},
+			Warm: Proc{Wall: time.Second}, InRun: 3 * time.Second, Floor: f}
+	}
+	measured := []SessionRow{
+		row("a", &FloorRow{Parse: time.Second, Read: 100 * time.Millisecond, NewBytes: 2e6, ReadBytes: 5e6, Files: 7}),
+		row("b", &FloorRow{Read: 150 * time.Millisecond, ReadBytes: 5e6, Files: 7}),
+	}
+	got := SessionTable(measured, Proc{Wall: 20 * time.Second}, Proc{}, 2, "0.1 0.1 0.1")
+	for _, want := range []string{
+		"| 1.000 s | 1.00 s | 0.10x | 0.100 s |", // row a: parse floor, then warm CLI, its ratio, read floor
+		"| 7 / 2.00 |",
+		"| 0.000 s | 1.00 s | 0.10x | 0.150 s |", // row b needs nothing new
+		"| **total** | 20.00 s |",
+		"| 1.00 s | 2.00 s | 0.10x | 0.25 s |",
+		"| 2.00 MB parsed, 10.00 MB read |",
+		"| **tether / floor** | | | **4.00x** | | | 0.05x of ast-grep | **8.00x** | | 0.01x of ast-grep | **6.00x** |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table lacks %q:\n%s", want, got)
+		}
+	}
+	missing := []SessionRow{row("a", nil), row("b", nil)}
+	got = SessionTable(missing, Proc{Wall: 20 * time.Second}, Proc{}, 2, "0.1 0.1 0.1")
+	for _, want := range []string{
+		"| 2.00 s | 0.20x | 0 MB | - | 1.00 s | 0.10x | - |",
+		"| **tether / floor** | | | **-** | | | - of ast-grep | **-** | | - of ast-grep | **-** |",
+		"The floor was not measured in this run",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table without a floor lacks %q:\n%s", want, got)
+		}
 	}
 }

@@ -80,7 +80,7 @@ type SessionRow struct {
 	Cold, Warm        Proc          // separate tether processes: cold, then warm disk tier
 	InRun             time.Duration // in the one-process session, in order
 	InRunHits, Parsed int
-	Floor             FloorRow
+	Floor             *FloorRow // nil: not measured
 }
 
 // childResult is what the session child prints a query.
@@ -215,32 +215,52 @@ func SessionTable(rows []SessionRow, agTotal, sess Proc, threads int, load strin
 	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var cold, warm, inRun, parse, read time.Duration
 	var coldRSS, newBytes, readBytes int64
+	floored := len(rows) > 0
 	for i, r := range rows {
 		cold += r.Cold.Wall
 		warm += r.Warm.Wall
 		inRun += r.InRun
-		parse += r.Floor.Parse
-		read += r.Floor.Read
-		newBytes += r.Floor.NewBytes
-		readBytes += r.Floor.ReadBytes
 		coldRSS = max(coldRSS, r.Cold.RSS)
+		parseCell, readCell, needCell := "-", "-", "-"
+		if f := r.Floor; f != nil {
+			parse += f.Parse
+			read += f.Read
+			newBytes += f.NewBytes
+			readBytes += f.ReadBytes
+			parseCell, readCell, needCell = msecs(f.Parse), msecs(f.Read), fmt.Sprintf("%d / %s", f.Files, mb(f.NewBytes))
+		} else {
+			floored = false
+		}
 		kind := ""
 		if tokenFree(i) {
 			kind = " (token-free)"
 		}
-		fmt.Fprintf(&b, "| %d | `%s`%s | %s | %d MB | %s | %.2fx | %d MB | %s | %s | %.2fx | %s | %s | %.3fx | %d / %d | %d / %s |\n", i+1,
+		fmt.Fprintf(&b, "| %d | `%s`%s | %s | %d MB | %s | %.2fx | %d MB | %s | %s | %.2fx | %s | %s | %.3fx | %d / %d | %s |\n", i+1,
 			strings.ReplaceAll(r.Pattern, "|", `\|`), kind, secs(r.AstGrep.Wall), r.AstGrep.RSS>>10,
-			secs(r.Cold.Wall), r.Cold.Wall.Seconds()/r.AstGrep.Wall.Seconds(), r.Cold.RSS>>10, msecs(r.Floor.Parse),
-			secs(r.Warm.Wall), r.Warm.Wall.Seconds()/r.AstGrep.Wall.Seconds(), msecs(r.Floor.Read),
-			msecs(r.InRun), r.InRun.Seconds()/r.AstGrep.Wall.Seconds(), r.InRunHits, r.Parsed, r.Floor.Files, mb(r.Floor.NewBytes))
+			secs(r.Cold.Wall), r.Cold.Wall.Seconds()/r.AstGrep.Wall.Seconds(), r.Cold.RSS>>10, parseCell,
+			secs(r.Warm.Wall), r.Warm.Wall.Seconds()/r.AstGrep.Wall.Seconds(), readCell,
+			msecs(r.InRun), r.InRun.Seconds()/r.AstGrep.Wall.Seconds(), r.InRunHits, r.Parsed, needCell)
 	}
-	fmt.Fprintf(&b, "| | **total** | %s | peak %d MB | %s | %.2fx | peak %d MB | %s | %s | %.2fx | %s | %s | %.3fx | | %s MB parsed, %s MB read |\n",
-		secs(agTotal.Wall), agTotal.RSS>>10, secs(cold), cold.Seconds()/agTotal.Wall.Seconds(), coldRSS>>10, secs(parse),
-		secs(warm), warm.Seconds()/agTotal.Wall.Seconds(), secs(read), secs(inRun), inRun.Seconds()/agTotal.Wall.Seconds(), mb(newBytes), mb(readBytes))
+	parseTotal, readTotal, needTotal := "-", "-", "-"
+	if floored {
+		parseTotal, readTotal, needTotal = secs(parse), secs(read), fmt.Sprintf("%s MB parsed, %s MB read", mb(newBytes), mb(readBytes))
+	} else {
+		parse, read = 0, 0 // the ratios below say "-"
+	}
+	fmt.Fprintf(&b, "| | **total** | %s | peak %d MB | %s | %.2fx | peak %d MB | %s | %s | %.2fx | %s | %s | %.3fx | | %s |\n",
+		secs(agTotal.Wall), agTotal.RSS>>10, secs(cold), cold.Seconds()/agTotal.Wall.Seconds(), coldRSS>>10, parseTotal,
+		secs(warm), warm.Seconds()/agTotal.Wall.Seconds(), readTotal, secs(inRun), inRun.Seconds()/agTotal.Wall.Seconds(), needTotal)
+	parseOfAG, readOfAG := "-", "-"
+	if floored {
+		parseOfAG, readOfAG = times(parse, agTotal.Wall), times(read, agTotal.Wall)
+	}
 	fmt.Fprintf(&b, "| | **tether / floor** | | | **%s** | | | %s of ast-grep | **%s** | | %s of ast-grep | **%s** | | | |\n",
-		times(cold, parse), times(parse, agTotal.Wall), times(warm, read), times(read, agTotal.Wall), times(inRun, parse))
+		times(cold, parse), parseOfAG, times(warm, read), readOfAG, times(inRun, parse))
 	fmt.Fprintf(&b, "\nratio = tether time / ast-grep time (lower is better for tether). The one-process session models `tether serve`: the warm-up starts at the run's start and the first query comes %s after it (the session's total counts the queries only, not that wait; the queries come back to back, so the warm-up has only that wait and what it takes between them); the files a query parsed in chunks are the warm-up's next; serve's soft memory limit (%d MiB). Its peak RSS: %d MB (its whole run, %s, includes starting the engine and the wait).\n",
 		ServeModel.FirstQuery, serveMemoryLimit(search.DefaultCacheBudget)>>20, sess.RSS>>10, secs(sess.Wall))
+	if !floored {
+		b.WriteString("\nThe floor was not measured in this run (the benchmark's log says why): its cells are \"-\".\n")
+	}
 	b.WriteString("\nThe floor, measured after the rows in the benchmark's process with tether's engine and the same threads, no tree store and no disk tier. " +
 		"**Parse floor**: each row's needs are what `search.Needs` says its search must parse: the files the token prefilter lets through and, where the query parses a file in chunks, only the runs of top-level declarations that hold its tokens; " +
 		"a row costs the wasm parse of the bytes no earlier row needed (parsed as whole ranges, the time spent inside the parser, the longest of the workers), so its total is one parse of everything the session needs. " +
