@@ -166,24 +166,28 @@ const progressEvery = 250 * time.Millisecond
 type progress struct {
 	fn    func(done, total int)
 	total int
-	done  atomic.Int64
 	mu    sync.Mutex
-	sent  int
+	done  int
 	last  time.Time
 }
 
-// step counts one file done and tells fn when it is due.
+// step counts one file done and tells fn when it is due. The count is
+// taken under the lock that orders the calls to fn: counted apart, a
+// worker that took the first count and was descheduled before telling it
+// found the last one told already and dropped its own, so a fast search
+// reported only its end.
 func (p *progress) step() {
 	if p.fn == nil {
 		return
 	}
-	n := int(p.done.Add(1))
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if n <= p.sent || (n != 1 && n != p.total && time.Since(p.last) < progressEvery) {
+	p.done++
+	n := p.done
+	if n != 1 && n != p.total && time.Since(p.last) < progressEvery {
 		return
 	}
-	p.sent, p.last = n, time.Now()
+	p.last = time.Now()
 	p.fn(n, p.total)
 }
 
