@@ -4,25 +4,15 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/internal/testenv"
 )
 
-var (
-	fuzzOnce sync.Once
-	fuzzEng  *engine.Engine
-	fuzzErr  error
-)
-
 func fuzzParser(t testing.TB) Parser {
-	fuzzOnce.Do(func() { fuzzEng, fuzzErr = engine.New(context.Background(), engine.NewConfig()) })
-	if fuzzErr != nil {
-		t.Fatalf("engine: %v", fuzzErr)
-	}
-	return fuzzEng
+	t.Helper()
+	return enginetest.Engine(t)
 }
 
 const fuzzSrc = `package p

@@ -4,28 +4,17 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"sync"
 	"testing"
 
-	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
-)
-
-var (
-	engOnce sync.Once
-	eng     *engine.Engine
-	engErr  error
 )
 
 // parser returns the shared engine over the embedded grammars.
 func parser(t testing.TB) matcher.Parser {
 	t.Helper()
-	engOnce.Do(func() { eng, engErr = engine.New(context.Background(), engine.NewConfig()) })
-	if engErr != nil {
-		t.Fatalf("engine: %v", engErr)
-	}
-	return eng
+	return enginetest.Engine(t)
 }
 
 // requireGrammar fails when lang's grammar does not load (the modules are

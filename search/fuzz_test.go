@@ -1,26 +1,15 @@
 package search
 
 import (
-	"context"
-	"sync"
 	"testing"
 
-	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/matcher"
 )
 
-var (
-	fuzzOnce sync.Once
-	fuzzEng  *engine.Engine
-	fuzzErr  error
-)
-
 func fuzzParser(t testing.TB) matcher.Parser {
-	fuzzOnce.Do(func() { fuzzEng, fuzzErr = engine.New(context.Background(), engine.NewConfig()) })
-	if fuzzErr != nil {
-		t.Fatalf("engine: %v", fuzzErr)
-	}
-	return fuzzEng
+	t.Helper()
+	return enginetest.Engine(t)
 }
 
 // FuzzIgnore: any ignore file parses, and matching never panics.

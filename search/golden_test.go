@@ -9,12 +9,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/search"
@@ -22,20 +21,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden sections of testdata/matcher/**/*.txtar")
 
-var (
-	engOnce sync.Once
-	eng     *engine.Engine
-	engErr  error
-)
-
 // parser returns the shared engine over the embedded grammars.
 func parser(t testing.TB) matcher.Parser {
 	t.Helper()
-	engOnce.Do(func() { eng, engErr = engine.New(context.Background(), engine.NewConfig()) })
-	if engErr != nil {
-		t.Fatalf("engine: %v", engErr)
-	}
-	return eng
+	return enginetest.Engine(t)
 }
 
 // requireGrammar fails when lang's grammar does not load (the modules are

@@ -8,27 +8,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/tools"
 )
 
-var (
-	engOnce sync.Once
-	eng     *engine.Engine
-	engErr  error
-)
-
 func parseEngine(t *testing.T) *engine.Engine {
 	t.Helper()
-	engOnce.Do(func() { eng, engErr = engine.New(context.Background(), engine.NewConfig()) })
-	if engErr != nil {
-		t.Fatalf("engine: %v", engErr)
-	}
-	return eng
+	return enginetest.Engine(t)
 }
 
 func structuralRun(t *testing.T, surface tools.Surface, files map[string]string) (*tools.Run, string) {

@@ -4,27 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"testing"
 
-	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
 )
 
-var (
-	engOnce sync.Once
-	eng     *engine.Engine
-	engErr  error
-)
-
 func parser(t testing.TB) matcher.Parser {
 	t.Helper()
-	engOnce.Do(func() { eng, engErr = engine.New(context.Background(), engine.NewConfig()) })
-	if engErr != nil {
-		t.Fatalf("engine: %v", engErr)
-	}
-	return eng
+	return enginetest.Engine(t)
 }
 
 // run compiles the JSON rule for lang and returns its matches in src as

@@ -5,28 +5,17 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
-	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/format"
 )
 
-var (
-	engOnce sync.Once
-	eng     *engine.Engine
-	engErr  error
-)
-
 func parser(t testing.TB) matcher.Parser {
 	t.Helper()
-	engOnce.Do(func() { eng, engErr = engine.New(context.Background(), engine.NewConfig()) })
-	if engErr != nil {
-		t.Fatalf("engine: %v", engErr)
-	}
-	return eng
+	return enginetest.Engine(t)
 }
 
 // WriteHuman prints each line once, as ast-grep does, when matches share it
