@@ -62,12 +62,17 @@ type ScanResult struct {
 	Total int `json:"total"`
 	// Searched counts the files looked at, Parsed those parsed (or taken
 	// from the store), KindSkipped those ruled out by their kind sets.
-	Searched    int         `json:"searched"`
-	Parsed      int         `json:"parsed"`
-	Prefiltered int         `json:"prefiltered,omitempty"`
-	KindSkipped int         `json:"kindSkipped,omitempty"`
-	Skipped     Skips       `json:"skipped"`
-	Errors      []FileError `json:"errors,omitempty"`
+	Searched    int `json:"searched"`
+	Parsed      int `json:"parsed"`
+	Prefiltered int `json:"prefiltered,omitempty"`
+	KindSkipped int `json:"kindSkipped,omitempty"`
+	// RegionsCutCount counts the host files with more embedded regions of
+	// a rule's language than MaxRegionsPerFile; RegionsCut names the first
+	// MaxBrokenListed (as Result's).
+	RegionsCutCount int          `json:"regionsCutFiles,omitempty"`
+	RegionsCut      []RegionsCut `json:"regionsCut,omitempty"`
+	Skipped         Skips        `json:"skipped"`
+	Errors          []FileError  `json:"errors,omitempty"`
 	// Plan holds the fixes with ScanQuery.Fix (nil without).
 	Plan *Plan `json:"-"`
 }
@@ -89,6 +94,9 @@ type scanJob struct {
 	unread
 	// src is the content scanned, kept for the fixes of its findings
 	src []byte
+	// regionsCut are the languages of a host file with more regions than
+	// were scanned
+	regionsCut []RegionsCut
 }
 
 // Scan runs q's rules over its paths.
@@ -147,7 +155,7 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 			return nil, fmt.Errorf("search: cannot scan %s: %w", p, err)
 		}
 		for _, f := range found {
-			if !seen[f] && len(byLang[langForPath(f)]) > 0 {
+			if !seen[f] && (len(byLang[langForPath(f)]) > 0 || len(embedded(langForPath(f), byLang)) > 0) {
 				seen[f] = true
 				files = append(files, f)
 			}
@@ -196,6 +204,12 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 			continue
 		}
 		res.Searched++
+		if len(j.regionsCut) > 0 {
+			res.RegionsCutCount++
+			if len(res.RegionsCut) < MaxBrokenListed {
+				res.RegionsCut = append(res.RegionsCut, j.regionsCut[0])
+			}
+		}
 		if j.parsed {
 			res.Parsed++
 		}
@@ -216,7 +230,8 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 	return res, nil
 }
 
-// scanFile runs the rules of the file's language that its path is for.
+// scanFile runs the rules of the file's language that its path is for,
+// and, in a host file, those of each embedded language on its regions.
 func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLang map[string][]*scanRule, runners map[*rule.Rule]*rule.Runner, j *scanJob, fix bool) error {
 	lang := langForPath(j.path)
 	abs, err := filepath.Abs(j.path)
@@ -224,22 +239,36 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 		j.err = err
 		return nil
 	}
-	var rs []*scanRule
-	for _, sr := range byLang[lang] {
-		if sr.files != nil {
-			if _, keep := sr.files.decide(abs, false); !keep {
-				continue
+	pick := func(srs []*scanRule) []*scanRule {
+		var out []*scanRule
+		for _, sr := range srs {
+			if sr.files != nil {
+				if _, keep := sr.files.decide(abs, false); !keep {
+					continue
+				}
 			}
-		}
-		if sr.ignores != nil {
-			if _, hit := sr.ignores.decide(abs, false); hit {
-				continue
+			if sr.ignores != nil {
+				if _, hit := sr.ignores.decide(abs, false); hit {
+					continue
+				}
 			}
+			out = append(out, sr)
 		}
-		rs = append(rs, sr)
+		return out
 	}
-	if len(rs) == 0 {
+	rs := pick(byLang[lang])
+	// the embedded languages with rules for this file
+	var inner []string
+	for _, l := range embedded(lang, byLang) {
+		if len(pick(byLang[l])) > 0 {
+			inner = append(inner, l)
+		}
+	}
+	if len(rs) == 0 && len(inner) == 0 {
 		return nil
+	}
+	if len(inner) > 0 {
+		return s.scanHost(ctx, fsys, lang, rs, inner, byLang, pick, runners, j, fix)
 	}
 	j.searched = true
 	live := func(key treeKey) []*scanRule {
@@ -285,6 +314,12 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 		return nil
 	}
 	j.parsed = true
+	return s.runRules(ctx, j, tree, lang, rs, runners, atFileStart, src, fix)
+}
+
+// runRules runs rs on tree, a file's or a region's at b, and records their
+// findings in j; src is the file's content, kept for fixes.
+func (s *Searcher) runRules(ctx context.Context, j *scanJob, tree *engine.Tree, lang string, rs []*scanRule, runners map[*rule.Rule]*rule.Runner, b base, src []byte, fix bool) error {
 	for _, sr := range rs {
 		rn := runners[sr.r]
 		if rn == nil {
@@ -294,13 +329,14 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 		ms, err := rn.Find(ctx, tree)
 		if be := (*matcher.BudgetError)(nil); errors.As(err, &be) {
 			be.Path = j.path
+			be.At.Row += uint32(b.line)
 			return be
 		}
 		if err != nil {
 			return fmt.Errorf("rule %s in %s: %w", sr.r.ID, j.path, err)
 		}
 		for i := range ms {
-			f := s.finding(tree, j.path, lang, sr.r, rn, &ms[i])
+			f := s.finding(tree, j.path, lang, sr.r, rn, &ms[i], b)
 			if fix && f.Replacement != nil {
 				j.src = src
 			}
@@ -332,8 +368,8 @@ func fixPlan(p *Plan, j *scanJob) {
 	}
 }
 
-func (s *Searcher) finding(tree *engine.Tree, path, lang string, r *rule.Rule, rn *rule.Runner, m *rule.Match) Finding {
-	f := Finding{Match: toMatch(tree, path, lang, &m.Match, base{}, s.maxText), Rule: r, Transformed: m.Transformed}
+func (s *Searcher) finding(tree *engine.Tree, path, lang string, r *rule.Rule, rn *rule.Runner, m *rule.Match, b base) Finding {
+	f := Finding{Match: toMatch(tree, path, lang, &m.Match, b, s.maxText), Rule: r, Transformed: m.Transformed}
 	if r.Message != "" {
 		f.Message = matcher.ExpandText(r.Message, tree.Source(), int(m.Start()), m.Captures, func(name string) (string, bool) {
 			v, ok := m.Transformed[name]
@@ -342,7 +378,7 @@ func (s *Searcher) finding(tree *engine.Tree, path, lang string, r *rule.Rule, r
 	}
 	if e, ok := rn.Fix(m); ok {
 		f.Replacement = &e.Text
-		f.FixStart, f.FixEnd = e.Start, e.End
+		f.FixStart, f.FixEnd = e.Start+b.off, e.End+b.off
 	}
 	return f
 }

@@ -277,6 +277,11 @@ type Result struct {
 	// in a rewrite, when it has a replacement.
 	BrokenCount int          `json:"syntaxErrorFiles,omitempty"`
 	Broken      []BrokenFile `json:"syntaxErrors,omitempty"`
+	// RegionsCutCount counts the host files that embed more regions of the
+	// language than MaxRegionsPerFile (only the first were searched);
+	// RegionsCut names the first MaxBrokenListed.
+	RegionsCutCount int          `json:"regionsCutFiles,omitempty"`
+	RegionsCut      []RegionsCut `json:"regionsCut,omitempty"`
 }
 
 // worker is one search goroutine's state.
@@ -311,6 +316,13 @@ type fileJob struct {
 	// brokenLine is the 1-based line of the file's first syntax error, 0
 	// when none was seen
 	brokenLine int
+	// host is the file's language when it is a host file searched for its
+	// regions of the query's language (inject.go), "" otherwise; regions
+	// of them were searched, of regionsTotal
+	host                  string
+	regions, regionsTotal int
+	// none: the host file holds no region of the language (not counted)
+	none bool
 }
 
 // anyLanguage, as walk's language, keeps every file of a shipped grammar.
@@ -429,13 +441,14 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 	}
 	lang, pat, rl, tmpl, kinds := c.lang, c.pat, c.rule, c.tmpl, c.kinds
 	res := &Result{Pattern: pat, Rule: rl, SizeCap: s.maxSize}
-	files, err := s.walkAll(ctx, fsys, paths, lang, &res.Skipped, gl)
+	hostOf := map[string]string{}
+	files, err := s.walkAll(ctx, fsys, paths, lang, &res.Skipped, gl, hostOf)
 	if err != nil {
 		return nil, nil, err
 	}
 	jobs := make([]*fileJob, len(files))
 	for i, f := range files {
-		jobs[i] = &fileJob{path: f}
+		jobs[i] = &fileJob{path: f, host: hostOf[f]}
 	}
 	perFile := q.MaxResults
 	prog := &progress{fn: q.Progress, total: len(jobs)}
@@ -476,7 +489,7 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 		return nil, nil, fmt.Errorf("search: cancelled: %w", err)
 	}
 	for _, j := range jobs {
-		if j.tally(j.path, &res.Skipped, &res.Errors) {
+		if j.tally(j.path, &res.Skipped, &res.Errors) || j.none {
 			continue
 		}
 		res.Searched++
@@ -494,6 +507,12 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 		}
 		if j.brokenLine != 0 {
 			res.addBroken(j.path, j.brokenLine)
+		}
+		if j.regionsTotal > j.regions {
+			res.RegionsCutCount++
+			if len(res.RegionsCut) < MaxBrokenListed {
+				res.RegionsCut = append(res.RegionsCut, RegionsCut{Path: j.path, Regions: j.regionsTotal, Searched: j.regions})
+			}
 		}
 		res.Total += j.count
 		for _, mt := range j.matches {
@@ -547,12 +566,14 @@ func (s *Searcher) compile(ctx context.Context, fsys *files, q Query, paths []st
 	return c, nil
 }
 
-// walkAll returns the files of lang under paths, each once, in walk order.
-func (s *Searcher) walkAll(ctx context.Context, fsys *files, paths []string, lang string, skips *Skips, gl *globs) ([]string, error) {
+// walkAll returns the files of lang under paths, each once, in walk order;
+// given hosts (not nil), also the host files that may embed lang, recorded
+// in hosts with their own language (walkHosts).
+func (s *Searcher) walkAll(ctx context.Context, fsys *files, paths []string, lang string, skips *Skips, gl *globs, hosts map[string]string) ([]string, error) {
 	var files []string
 	seen := map[string]bool{}
 	for _, p := range paths {
-		fs, err := walk(ctx, fsys, p, lang, skips, gl)
+		fs, err := walkHosts(ctx, fsys, p, lang, skips, gl, hosts)
 		if err != nil {
 			return nil, fmt.Errorf("search: cannot search %s: %w", p, err)
 		}
@@ -571,6 +592,9 @@ func (s *Searcher) walkAll(ctx context.Context, fsys *files, paths []string, lan
 // stops the whole search (the context is done, or the pattern is too
 // expensive).
 func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang string, j *fileJob, limit int) error {
+	if j.host != "" {
+		return s.doHost(ctx, fsys, w, lang, j, limit)
+	}
 	// a file as it was when its tree went into the store is neither read
 	// nor hashed (statmemo.go), and one whose kinds rule it out is not read
 	// even when its tree is gone; a rewrite always reads what it changes
@@ -747,8 +771,13 @@ func (s *Searcher) tree(ctx context.Context, lang string, key treeKey, src []byt
 	return t, false, nil
 }
 
-// base locates a chunk's tree in its file: byte offset and zero-based line.
-type base struct{ off, line int }
+// base locates a chunk's or a region's tree in its file: byte offset,
+// zero-based line, and the byte column of its first line (a region may
+// start within a line); host, for a region, is the whole file's source.
+type base struct {
+	off, line, col int
+	host           []byte
+}
 
 // doChunks parses only the chunks of src that hold every required token and
 // matches in them. It returns false (having recorded nothing) when a chunk
@@ -977,6 +1006,14 @@ func nodeSpan(a, b engine.Node, at base) Span {
 		Start: pos(a.Range().StartPoint), End: pos(b.Range().EndPoint),
 		StartByte: int(a.StartByte()) + at.off, EndByte: int(b.EndByte()) + at.off,
 	}
+	if at.col != 0 {
+		if sp.Start.Line == 1 {
+			sp.Start.Column += at.col
+		}
+		if sp.End.Line == 1 {
+			sp.End.Column += at.col
+		}
+	}
 	sp.Start.Line += at.line
 	sp.End.Line += at.line
 	return sp
@@ -1003,14 +1040,12 @@ func toMatch(t *engine.Tree, path, lang string, r *matcher.Match, at base, max i
 	var cut1, cut2 bool
 	ms, me := int(first.StartByte()), int(last.EndByte())
 	m.Text, cut1 = bound(src[ms:me], max)
-	ls := bytes.LastIndexByte(src[:ms], '\n') + 1
-	le := me
-	if i := bytes.IndexByte(src[le:], '\n'); i >= 0 {
-		le += i
+	if at.host != nil {
+		// a region's lines are the host file's
+		m.Lines, cut2 = bound(lineAt(at.host, ms+at.off, me+at.off), max)
 	} else {
-		le = len(src)
+		m.Lines, cut2 = bound(lineAt(src, ms, me), max)
 	}
-	m.Lines, cut2 = bound(src[ls:le], max)
 	m.Cut = cut1 || cut2
 	for _, b := range r.Captures {
 		bd := Binding{Name: b.Name, Multi: b.Multi}

@@ -47,6 +47,11 @@ func (r *Result) Summary() string {
 	if note := r.brokenNote(); note != "" {
 		s += "; " + note
 	}
+	if r.RegionsCutCount > 0 && len(r.RegionsCut) > 0 {
+		c := r.RegionsCut[0]
+		s += fmt.Sprintf("; %d %s more than %d regions of the language, only the first %d of each searched (%s: %d of %d; split such a file to search the rest)",
+			r.RegionsCutCount, plural(r.RegionsCutCount, "file embeds", "files embed"), MaxRegionsPerFile, MaxRegionsPerFile, c.Path, c.Searched, c.Regions)
+	}
 	if len(r.Errors) > 0 {
 		s += fmt.Sprintf("; %d %s could not be searched (first: %s: %s)", len(r.Errors), plural(len(r.Errors), "file", "files"), r.Errors[0].Path, r.Errors[0].Err)
 	}

@@ -67,6 +67,13 @@ func (s Skips) Total() int {
 // links are not followed. Every access goes through f (nil: the plain file
 // system). It stops, with the context's error, when ctx is done.
 func walk(ctx context.Context, f *files, root, lang string, skips *Skips, gl *globs) ([]string, error) {
+	return walkHosts(ctx, f, root, lang, skips, gl, nil)
+}
+
+// walkHosts is walk that, given hosts (not nil), also lists the host files
+// that may embed lang (inject.go) and records each in hosts with its own
+// language.
+func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, gl *globs, hosts map[string]string) ([]string, error) {
 	fi, err := f.lstat(root)
 	if err != nil {
 		return nil, err
@@ -83,6 +90,10 @@ func walk(ctx context.Context, f *files, root, lang string, skips *Skips, gl *gl
 			}
 		}
 		if l := langForPath(root); lang != anyLanguage && l != "" && l != lang && !related(l, lang) {
+			if hosts != nil && embeds(l, lang) {
+				hosts[root] = l
+				return []string{root}, nil
+			}
 			skips.OtherLanguage++
 			skips.note(root, fmt.Sprintf("a %s file: pass language %s", l, l))
 			return nil, nil
@@ -114,8 +125,17 @@ func walk(ctx context.Context, f *files, root, lang string, skips *Skips, gl *gl
 			if e.Type()&fs.ModeSymlink != 0 || !isDir && !e.Type().IsRegular() {
 				continue
 			}
-			if !isDir && (lang == anyLanguage && langForPath(name) == "" || lang != anyLanguage && langForPath(name) != lang) {
-				continue
+			host := ""
+			if !isDir {
+				switch l := langForPath(name); {
+				case lang == anyLanguage && l == "":
+					continue
+				case lang == anyLanguage || l == lang:
+				case hosts != nil && embeds(l, lang):
+					host = l
+				default:
+					continue
+				}
 			}
 			p, ap := filepath.Join(dir, name), filepath.Join(absDir, name)
 			// --globs come first: a glob's exclusion or inclusion beats
@@ -143,6 +163,9 @@ func walk(ctx context.Context, f *files, root, lang string, skips *Skips, gl *gl
 				continue
 			}
 			found = append(found, p)
+			if host != "" {
+				hosts[p] = host
+			}
 		}
 	}
 	visit(root, absRoot, ancestorIgnores(f, absRoot))

@@ -1,0 +1,516 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/matcher/rule"
+)
+
+// Embedded languages. A host file holds regions written in another
+// language: JavaScript in an HTML <script>, CSS in a <style>, Go in a
+// markdown fence. A query of language L searches the files of L and the host
+// files that may embed L; in a host file it parses the host, lists its
+// regions of L from the host's tree, parses each region as L (through the
+// same tree store as files, keyed by the region's content) and reports the
+// matches in the host file's coordinates. A rewrite edits the host file at
+// those offsets. Regions are one level deep: a region is not itself a host.
+
+// MaxRegionsPerFile bounds the regions of the query's language searched in
+// one host file; past it the result names the file (Result.RegionsCut).
+const MaxRegionsPerFile = 500
+
+// region is one contiguous part of a host file written in lang.
+type region struct {
+	lang       string // canonical language id
+	start, end int    // byte offsets in the host file
+	line, col  int    // zero-based row and byte column of start
+}
+
+// host is how regions are found in one host language's tree.
+type host struct {
+	// embeds are the languages its regions may be in; nil: any shipped
+	// language. It decides which host files a query reads at all.
+	embeds []string
+	// regions lists the regions of t, in source order.
+	regions func(t *engine.Tree) []region
+	// may is a cheap look at a host file's bytes: false when it can hold
+	// no region of lang, so that it is not parsed at all.
+	may func(src []byte, lang string) bool
+}
+
+// tagHost is a host whose regions are the raw text of <script> and <style>
+// elements, as tree-sitter-html and grammars built on it (svelte) parse
+// them.
+var tagHost = host{
+	embeds:  []string{"javascript", "typescript", "tsx", "css", "scss", "json"},
+	regions: tagRegions,
+	may:     mayHoldTag,
+}
+
+// hosts are the host languages by id. A grammar whose tree names script and
+// style elements as tree-sitter-html does is one more tagHost entry.
+var hosts = map[string]host{
+	"html":     tagHost,
+	"svelte":   tagHost,
+	"markdown": {regions: fenceRegions, may: mayHoldFence},
+}
+
+// embeds reports whether files of hostLang may hold regions of lang.
+func embeds(hostLang, lang string) bool {
+	if hostLang == "" || hostLang == lang {
+		return false
+	}
+	h, ok := hosts[hostLang]
+	return ok && (h.embeds == nil || slices.Contains(h.embeds, lang))
+}
+
+// regionsOf returns t's regions of lang, at most max, and how many it has.
+func regionsOf(hostLang string, t *engine.Tree, lang string, max int) ([]region, int) {
+	h, ok := hosts[hostLang]
+	if !ok {
+		return nil, 0
+	}
+	var out []region
+	n := 0
+	for _, r := range h.regions(t) {
+		if r.lang != lang {
+			continue
+		}
+		if n++; len(out) < max {
+			out = append(out, r)
+		}
+	}
+	return out, n
+}
+
+// regionOf returns the region of node n's text in lang.
+func regionOf(n engine.Node, lang string) region {
+	rg := n.Range()
+	return region{lang: lang, start: int(rg.StartByte), end: int(rg.EndByte), line: int(rg.StartPoint.Row), col: int(rg.StartPoint.Column)}
+}
+
+// tagRegions lists the <script> and <style> elements' raw text. A lang
+// attribute names the language (lang="ts": TypeScript, lang="scss": SCSS);
+// without one, a script's type decides: none or a JavaScript type is
+// JavaScript, a JSON type (application/json, importmap, ...) JSON, and any
+// other type (a template, a data block) is not code; a style is CSS. A
+// lang no shipped grammar knows is no region.
+func tagRegions(t *engine.Tree) []region {
+	var out []region
+	t.Root().Walk(func(n engine.Node) bool {
+		kind := n.Kind()
+		if kind != "script_element" && kind != "style_element" {
+			return true
+		}
+		var attrs map[string]string
+		var text engine.Node
+		for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+			switch c.Kind() {
+			case "start_tag":
+				attrs = tagAttributes(c)
+			case "raw_text":
+				text = c
+			}
+		}
+		if !text.Valid() {
+			return false
+		}
+		if lang := elementLanguage(kind == "script_element", attrs); lang != "" {
+			out = append(out, regionOf(text, lang))
+		}
+		return false
+	})
+	return out
+}
+
+// elementLanguage is the language of a script (or style) element with the
+// given attributes, "" for none shipped.
+func elementLanguage(script bool, attrs map[string]string) string {
+	if v, ok := attrs["lang"]; ok {
+		if l, ok := grammars.Lookup(v); ok {
+			return l.ID
+		}
+		return ""
+	}
+	typ := strings.ToLower(strings.TrimSpace(attrs["type"]))
+	if !script {
+		if typ == "" || typ == "text/css" {
+			return "css"
+		}
+		return ""
+	}
+	switch typ {
+	case "", "module", "text/javascript", "application/javascript", "text/ecmascript", "application/ecmascript", "text/jsx", "text/babel":
+		return "javascript"
+	case "text/typescript", "application/typescript":
+		return "typescript"
+	case "application/json", "importmap", "application/ld+json", "speculationrules":
+		return "json"
+	}
+	return ""
+}
+
+// tagAttributes reads a start tag's attributes: name (lower case) to value.
+func tagAttributes(tag engine.Node) map[string]string {
+	attrs := map[string]string{}
+	for a, ok := tag.FirstChild(); ok; a, ok = a.NextSibling() {
+		if a.Kind() != "attribute" {
+			continue
+		}
+		var name, value string
+		for c, ok := a.FirstChild(); ok; c, ok = c.NextSibling() {
+			switch c.Kind() {
+			case "attribute_name":
+				name = strings.ToLower(c.Text())
+			case "attribute_value":
+				value = c.Text()
+			case "quoted_attribute_value":
+				for v, ok := c.FirstChild(); ok; v, ok = v.NextSibling() {
+					if v.Kind() == "attribute_value" {
+						value = v.Text()
+					}
+				}
+			}
+		}
+		if _, dup := attrs[name]; name != "" && !dup {
+			attrs[name] = value
+		}
+	}
+	return attrs
+}
+
+// fenceRegions lists markdown's fenced code blocks whose info string names a
+// shipped language or alias (```go, ```py, ```ts). Only fences at the top
+// level (in the document and its sections) are regions: inside a block
+// quote or a list item every line of the code carries the container's
+// prefix ("> ", indentation), so the code is no contiguous text; such a
+// fence is not searched.
+func fenceRegions(t *engine.Tree) []region {
+	var out []region
+	t.Root().Walk(func(n engine.Node) bool {
+		switch n.Kind() {
+		case "document", "section":
+			return true
+		case "fenced_code_block":
+			lang, content := "", engine.Node{}
+			for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
+				switch c.Kind() {
+				case "info_string":
+					for i, ok := c.FirstChild(); ok; i, ok = i.NextSibling() {
+						if i.Kind() == "language" {
+							if l, ok := grammars.Lookup(i.Text()); ok {
+								lang = l.ID
+							}
+							break
+						}
+					}
+				case "code_fence_content":
+					content = c
+				}
+			}
+			if lang != "" && content.Valid() {
+				out = append(out, regionOf(content, lang))
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// mayHoldTag says whether src has a <script (for a script's languages) or
+// a <style (for CSS and SCSS) tag, in any case.
+func mayHoldTag(src []byte, lang string) bool {
+	tag := []byte("<script")
+	if lang == "css" || lang == "scss" {
+		tag = []byte("<style")
+	}
+	for i := 0; i+len(tag) <= len(src); {
+		k := bytes.IndexByte(src[i:], '<')
+		if k < 0 || i+k+len(tag) > len(src) {
+			return false
+		}
+		i += k
+		if bytes.EqualFold(src[i:i+len(tag)], tag) {
+			return true
+		}
+		i++
+	}
+	return false
+}
+
+// mayHoldFence says whether src has a code fence (``` or ~~~ at the start
+// of a line, after any container prefix: spaces, "> ", list markers) whose
+// info string starts with a name of lang.
+func mayHoldFence(src []byte, lang string) bool {
+	seen := map[string]bool{}
+	for i := 0; i < len(src); {
+		k := bytes.IndexAny(src[i:], "`~")
+		if k < 0 {
+			return false
+		}
+		i += k
+		c := src[i]
+		j := i
+		for j < len(src) && src[j] == c {
+			j++
+		}
+		if j-i < 3 || !fenceStart(src, i) {
+			i = j
+			continue
+		}
+		for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+			j++
+		}
+		w := j
+		for w < len(src) && !bytes.ContainsRune([]byte(" \t\r\n`~{"), rune(src[w])) {
+			w++
+		}
+		if name := string(src[j:w]); name != "" && !seen[name] {
+			seen[name] = true
+			if l, ok := grammars.Lookup(name); ok && l.ID == lang {
+				return true
+			}
+		}
+		i = w
+	}
+	return false
+}
+
+// fenceStart says whether only a container prefix precedes src[i] on its
+// line.
+func fenceStart(src []byte, i int) bool {
+	for k := i - 1; k >= 0 && src[k] != '\n'; k-- {
+		if !strings.ContainsRune(" \t>-*+0123456789.)", rune(src[k])) {
+			return false
+		}
+	}
+	return true
+}
+
+// noRegions is the stat memo's key for a host file that holds no region of
+// a language (as the memo's language, host ">" language).
+var noRegions = treeKey{}
+
+// RegionsCut is a host file that embeds more regions of the query's
+// language than MaxRegionsPerFile: only the first were searched.
+type RegionsCut struct {
+	Path     string `json:"file"`
+	Regions  int    `json:"regions"`
+	Searched int    `json:"searched"`
+}
+
+// doHost searches the regions of lang in the host file j (of language
+// j.host): the host is parsed (or taken from the store), its regions of
+// lang listed, and each region that holds the pattern's tokens parsed as
+// lang and matched, its matches placed in the host file.
+func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang string, j *fileJob, limit int) error {
+	// a host file without a region of lang is no file of lang: it is not
+	// counted, and while it is as it was it is not read again
+	memoLang := j.host + ">" + lang
+	if key, ok := s.unchanged(fsys, j.path, memoLang); ok && key == noRegions {
+		j.none = true
+		return nil
+	}
+	at := time.Now()
+	src, fi, ok := s.readText(fsys, j.path, &j.unread)
+	if !ok {
+		return nil
+	}
+	if h := hosts[j.host]; h.may != nil && !h.may(src, lang) {
+		s.cache.memo.remember(j.path, memoLang, fi, at, noRegions)
+		j.none = true
+		return nil
+	}
+	// the host's text holds every region's: a file without the tokens
+	// has no region with them
+	if !hasTokens(src, w.tokens) {
+		j.prefilter = true
+		return nil
+	}
+	hkey := keyOf(s.partition, j.host, src)
+	s.cache.memo.remember(j.path, j.host, fi, at, hkey)
+	ht, hit, err := s.wholeTree(ctx, j.host, hkey, src)
+	if err != nil {
+		j.err = err
+		return nil
+	}
+	rs, total := regionsOf(j.host, ht, lang, MaxRegionsPerFile)
+	if total == 0 {
+		s.cache.memo.remember(j.path, memoLang, fi, at, noRegions)
+		j.none = true
+		return nil
+	}
+	j.regions, j.regionsTotal = len(rs), total
+	hits, parsed := 0, 0
+	for _, r := range rs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rsrc := src[r.start:r.end]
+		if !hasTokens(rsrc, w.tokens) {
+			continue
+		}
+		// the kind sets are keyed by the region's own language and content,
+		// never the host's
+		key := keyOf(s.partition, lang, rsrc)
+		if s.ruledOut(w.kinds, key) {
+			continue
+		}
+		t, rhit, err := s.wholeTree(ctx, lang, key, rsrc)
+		if err != nil {
+			j.err = fmt.Errorf("the %s at line %d: %w", lang, r.line+1, err)
+			return nil
+		}
+		parsed++
+		if rhit {
+			hits++
+		}
+		b := base{off: r.start, line: r.line, col: r.col, host: src}
+		j.noteBroken(t, b)
+		if err := s.collect(ctx, w, lang, j, t, b, limit); err != nil {
+			return err
+		}
+	}
+	if parsed == 0 {
+		j.prefilter = true
+		return nil
+	}
+	// regions found in a host tree with an error may be cut wrong
+	j.noteBroken(ht, base{})
+	j.parsed, j.cacheHit = true, hit && hits == parsed
+	if w.rewrites() {
+		j.src = src
+	}
+	return nil
+}
+
+// lineAt returns the whole lines of src around [start, end).
+func lineAt(src []byte, start, end int) []byte {
+	ls := bytes.LastIndexByte(src[:start], '\n') + 1
+	le := end
+	if i := bytes.IndexByte(src[le:], '\n'); i >= 0 {
+		le += i
+	} else {
+		le = len(src)
+	}
+	return src[ls:le]
+}
+
+// embedded returns the languages with rules (keys of byLang) that files of
+// hostLang may embed, sorted.
+func embedded(hostLang string, byLang map[string][]*scanRule) []string {
+	if _, ok := hosts[hostLang]; !ok {
+		return nil
+	}
+	var out []string
+	for l := range byLang {
+		if embeds(hostLang, l) {
+			out = append(out, l)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// scanHost is scanFile for a host file: the rules of its own language (rs)
+// on its tree, and those of each embedded language in inner on its
+// regions of that language.
+func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []*scanRule, inner []string, byLang map[string][]*scanRule, pick func([]*scanRule) []*scanRule, runners map[*rule.Rule]*rule.Runner, j *scanJob, fix bool) error {
+	at := time.Now()
+	src, fi, ok := s.readText(fsys, j.path, &j.unread)
+	if !ok {
+		j.searched = true
+		return nil
+	}
+	key := keyOf(s.partition, lang, src)
+	s.cache.memo.remember(j.path, lang, fi, at, key)
+	withTokens := func(srs []*scanRule, text []byte) []*scanRule {
+		var out []*scanRule
+		for _, sr := range srs {
+			if hasTokens(text, sr.r.Tokens()) {
+				out = append(out, sr)
+			}
+		}
+		return out
+	}
+	live := func(srs []*scanRule, k treeKey) []*scanRule {
+		var out []*scanRule
+		for _, sr := range srs {
+			if !s.ruledOut(sr.kinds, k) {
+				out = append(out, sr)
+			}
+		}
+		return out
+	}
+	h := hosts[lang]
+	var mayInner []string
+	for _, l := range inner {
+		if h.may == nil || h.may(src, l) {
+			mayInner = append(mayInner, l)
+		}
+	}
+	if len(rs) > 0 {
+		j.searched = true
+	}
+	if rs = live(withTokens(rs, src), key); len(rs) == 0 && len(mayInner) == 0 {
+		j.prefiltered = j.searched
+		return nil
+	}
+	tree, _, err := s.wholeTree(ctx, lang, key, src)
+	if err != nil {
+		j.searched = true
+		j.err = err
+		return nil
+	}
+	if len(rs) > 0 {
+		j.parsed = true
+		if err := s.runRules(ctx, j, tree, lang, rs, runners, base{}, src, fix); err != nil {
+			return err
+		}
+	}
+	for _, l := range mayInner {
+		regions, total := regionsOf(lang, tree, l, MaxRegionsPerFile)
+		if total == 0 {
+			continue
+		}
+		j.searched = true
+		if total > len(regions) {
+			j.regionsCut = append(j.regionsCut, RegionsCut{Path: j.path, Regions: total, Searched: len(regions)})
+		}
+		lrs := withTokens(pick(byLang[l]), src)
+		for _, r := range regions {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			rsrc := src[r.start:r.end]
+			rk := keyOf(s.partition, l, rsrc)
+			rrs := live(withTokens(lrs, rsrc), rk)
+			if len(rrs) == 0 {
+				continue
+			}
+			t, _, err := s.wholeTree(ctx, l, rk, rsrc)
+			if err != nil {
+				j.err = fmt.Errorf("the %s at line %d: %w", l, r.line+1, err)
+				return nil
+			}
+			j.parsed = true
+			if err := s.runRules(ctx, j, t, l, rrs, runners, base{off: r.start, line: r.line, col: r.col, host: src}, src, fix); err != nil {
+				return err
+			}
+		}
+	}
+	if j.searched && !j.parsed {
+		j.prefiltered = true
+	}
+	return nil
+}
+
+// atFileStart is the base of a whole file's tree.
+var atFileStart = base{}
