@@ -106,7 +106,10 @@ func (s *structural) tools() []Tool {
 				"in is searched in each, and the result says which matched. Instead of pattern, rule takes an ast-grep rule object for what a pattern cannot say " +
 				"(inside, has, follows, precedes, not, any, all; e.g. a Lock() call not followed by defer Unlock()). " +
 				"paths (a list) and globs (include GLOB, exclude !GLOB, the later winning, as ast-grep's --globs) choose the files, with or instead of path. " +
-				"Files with syntax errors are searched and listed (a count and the first ones with the line of their first error).",
+				"Files with syntax errors are searched and listed (a count and the first ones with the line of their first error). " +
+				"Embedded code is searched as its language: JavaScript, TypeScript (lang=\"ts\"), JSON and CSS/SCSS in HTML and Svelte <script> and <style>, " +
+				"and any language's fenced code blocks in markdown (```go, ```py; not fences inside block quotes or list items); " +
+				"matches are reported at the host file's line and column, and ast_edit rewrites them in place.",
 			InputSchema: SchemaFor[grepArgs](),
 			Handler:     s.grep,
 		},
@@ -374,6 +377,8 @@ func mergeResults(parts []*search.Result, max int) *search.Result {
 	m.Broken = append([]search.BrokenFile(nil), m.Broken...)
 	for _, p := range parts[1:] {
 		m.MergeBroken(p)
+		m.RegionsCutCount += p.RegionsCutCount
+		m.RegionsCut = append(m.RegionsCut[:len(m.RegionsCut):len(m.RegionsCut)], p.RegionsCut...)
 		m.Matches = append(m.Matches, p.Matches...)
 		m.Total += p.Total
 		m.Searched += p.Searched
