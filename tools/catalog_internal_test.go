@@ -1,21 +1,12 @@
 package tools
 
 import (
-	"context"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/std"
-	"github.com/tetherhq/tether/operator"
-	"github.com/tetherhq/tether/workers"
 )
 
 // docTiers reads each tool's tier from the tier table of docs/tools.md
@@ -115,30 +106,7 @@ func TestToolTiersAreTheSpecTable(t *testing.T) {
 // TestCatalogHoldsAWiredRunsTools: a run with every resource wired registers
 // every family, and exactly the tools of the catalog, at the catalog's tiers.
 func TestCatalogHoldsAWiredRunsTools(t *testing.T) {
-	dir := t.TempDir()
-	sup, err := lsp.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(context.Background(), engine.NewConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close(context.Background()) })
-	ws, err := workers.New(workers.Config{Commands: map[string]string{workers.Fast: "true"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewRun(context.Background(), Config{
-		WorkDir: dir, ConversationID: "c", Policy: PolicyOf(Allow),
-		Debug: dap.NewSupervisor(dap.Config{}), Parser: eng,
-		Questions: operator.NewConsole(), TargetSpace: "s",
-		Workers: ws, Vibe: true, LSP: sup, Kernels: std.NewFactory(kernels.Config{}, nil),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r, _ := wiredRun(t)
 	fams := allFamilies()
 	var names []string
 	for _, f := range fams {
