@@ -1,7 +1,6 @@
 package dap_test
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"strconv"
@@ -45,16 +44,7 @@ func TestAttachPIDDelve(t *testing.T) {
 	needDelve(t)
 	root := testenv.Workspace(t, goFiles("ticker", goStepper))
 	buildIn(t, root, testenv.RequireBinary(t, "go"), "build", "-gcflags=all=-N -l", "-o", "ticker", ".")
-	cmd := server(root, "./ticker")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	startServer(t, cmd)
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
-		t.Fatalf("the program did not start: %q %v", line, err)
-	}
-	pid := cmd.Process.Pid
+	pid := startReady(t, root, "./ticker")
 
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
@@ -148,16 +138,7 @@ func TestAttachPIDDebugpy(t *testing.T) {
 	py := python(t)
 	testenv.RequireBinary(t, "gdb")
 	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "stepper.py": pyStepper})
-	cmd := server(root, py, "stepper.py")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	startServer(t, cmd)
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
-		t.Fatalf("the program did not start: %q %v", line, err)
-	}
-	pid := cmd.Process.Pid
+	pid := startReady(t, root, py, "stepper.py")
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
 	do(t, sv, "c", root, request{Op: "breakpoints", File: "stepper.py", Lines: []int{6}})
@@ -207,16 +188,7 @@ func TestAttachPIDLLDB(t *testing.T) {
 	cc := needLLDB(t)
 	root := testenv.Workspace(t, map[string]string{"stepper.c": cStepper})
 	gcc(t, cc, root, "stepper", "stepper.c")
-	cmd := server(root, "./stepper")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	startServer(t, cmd)
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
-		t.Fatalf("the program did not start: %q %v", line, err)
-	}
-	pid := cmd.Process.Pid
+	pid := startReady(t, root, "./stepper")
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
 	do(t, sv, "c", root, request{Op: "breakpoints", File: "stepper.c", Lines: []int{5}})

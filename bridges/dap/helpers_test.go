@@ -1,6 +1,7 @@
 package dap_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -320,6 +321,23 @@ func startServer(t *testing.T, cmd *exec.Cmd) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+}
+
+// startReady starts a program tether did not start (see server) and waits
+// for its first line, "ready"; it returns the program's pid. The program's
+// process group is killed when the test ends.
+func startReady(t *testing.T, dir, name string, args ...string) int {
+	t.Helper()
+	cmd := server(dir, name, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	startServer(t, cmd)
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("the program did not start: %q %v", line, err)
+	}
+	return cmd.Process.Pid
 }
 
 // delveServer builds the Go program in root as bin for debugging and returns
