@@ -514,3 +514,18 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []
 
 // atFileStart is the base of a whole file's tree.
 var atFileStart = base{}
+
+// hostHint says, for a search whose language was inferred as a host
+// language, how to search the code its files embed ("" for another
+// language).
+func hostHint(lang string) string {
+	h, ok := hosts[lang]
+	if !ok {
+		return ""
+	}
+	l, _ := grammars.Lookup(lang)
+	if h.embeds == nil {
+		return fmt.Sprintf("searched as %s; to search the code in its fences pass their language (go, python, ...)", l.Name)
+	}
+	return fmt.Sprintf("searched as %s; to search the code in its scripts and styles pass their language (%s)", l.Name, strings.Join(h.embeds, ", "))
+}

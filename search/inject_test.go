@@ -241,6 +241,14 @@ func TestInjectedNotInferred(t *testing.T) {
 			t.Errorf("a search of notes.md without a language matched %s code: %+v", m.Language, m)
 		}
 	}
+	// no match: the summary says how to search the fences
+	res, err = s.Search(context.Background(), search.Query{Pattern: "fmt.Println($A)", Paths: []string{filepath.Join(dir, "notes.md")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := res.Summary(); res.Total != 0 || !strings.Contains(sum, "searched as Markdown; to search the code in its fences pass their language") {
+		t.Errorf("%d matches; summary %q does not say how to search the fences", res.Total, sum)
+	}
 }
 
 func TestInjectedRewrite(t *testing.T) {

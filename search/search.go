@@ -282,6 +282,8 @@ type Result struct {
 	// RegionsCut names the first MaxBrokenListed.
 	RegionsCutCount int          `json:"regionsCutFiles,omitempty"`
 	RegionsCut      []RegionsCut `json:"regionsCut,omitempty"`
+	// inferred: the query's language was not given but inferred
+	inferred bool
 }
 
 // worker is one search goroutine's state.
@@ -440,7 +442,7 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 		return nil, nil, err
 	}
 	lang, pat, rl, tmpl, kinds := c.lang, c.pat, c.rule, c.tmpl, c.kinds
-	res := &Result{Pattern: pat, Rule: rl, SizeCap: s.maxSize}
+	res := &Result{Pattern: pat, Rule: rl, SizeCap: s.maxSize, inferred: q.Language == "" && rl == nil}
 	hostOf := map[string]string{}
 	files, err := s.walkAll(ctx, fsys, paths, lang, &res.Skipped, gl, hostOf)
 	if err != nil {

@@ -44,6 +44,11 @@ func (r *Result) Summary() string {
 			s += fmt.Sprintf(" and %d more", more)
 		}
 	}
+	if r.Total == 0 && r.inferred && r.Pattern != nil {
+		if hint := hostHint(r.Pattern.Language()); hint != "" {
+			s += "; " + hint
+		}
+	}
 	if note := r.brokenNote(); note != "" {
 		s += "; " + note
 	}
