@@ -106,17 +106,7 @@ func hostPid(pid int, dir string) int {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/status")
-		if err != nil {
-			continue
-		}
-		_, rest, ok := strings.Cut(string(b), "\nNSpid:")
-		if !ok {
-			continue
-		}
-		line, _, _ := strings.Cut(rest, "\n")
-		f := strings.Fields(line)
-		if len(f) == 0 || f[len(f)-1] != want || !Alive(p) {
+		if f := nsPids(e.Name()); len(f) == 0 || f[len(f)-1] != want || !Alive(p) {
 			continue
 		}
 		if namesDir(p, dir) {
@@ -169,6 +159,22 @@ func HostPidIn(anchor, nsPid int) int {
 	return HostPidInNS(ns, nsPid)
 }
 
+// nsPids is the NSpid line of /proc/ENTRY/status: the process's pid in
+// each PID namespace it is in, this host's first and its own last; nil
+// when the process is gone or the kernel does not say.
+func nsPids(entry string) []string {
+	b, err := os.ReadFile("/proc/" + entry + "/status")
+	if err != nil {
+		return nil
+	}
+	_, rest, ok := strings.Cut(string(b), "\nNSpid:")
+	if !ok {
+		return nil
+	}
+	line, _, _ := strings.Cut(rest, "\n")
+	return strings.Fields(line)
+}
+
 // HostPidInNS translates nsPid, a pid in the PID namespace ns (as
 // readlink /proc/self/ns/pid names it inside: "pid:[4026532...]"), to this
 // host's pid for the same process; 0 when there is none.
@@ -179,16 +185,7 @@ func HostPidInNS(ns string, nsPid int) int {
 	want := strconv.Itoa(nsPid)
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/status")
-		if err != nil {
-			continue
-		}
-		_, rest, ok := strings.Cut(string(b), "\nNSpid:")
-		if !ok {
-			continue
-		}
-		line, _, _ := strings.Cut(rest, "\n")
-		if f := strings.Fields(line); len(f) < 2 || f[len(f)-1] != want {
+		if f := nsPids(e.Name()); len(f) < 2 || f[len(f)-1] != want {
 			continue
 		}
 		if l, _ := os.Readlink("/proc/" + e.Name() + "/ns/pid"); l == ns {
