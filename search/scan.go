@@ -147,6 +147,11 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 		paths = []string{"."}
 	}
 	res := &ScanResult{}
+	// the host languages whose files may embed a language with rules
+	hostsWithRules := map[string]bool{}
+	for h := range hosts {
+		hostsWithRules[h] = len(embedded(h, byLang)) > 0
+	}
 	var files []string
 	seen := map[string]bool{}
 	for _, p := range paths {
@@ -155,7 +160,7 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 			return nil, fmt.Errorf("search: cannot scan %s: %w", p, err)
 		}
 		for _, f := range found {
-			if !seen[f] && (len(byLang[langForPath(f)]) > 0 || len(embedded(langForPath(f), byLang)) > 0) {
+			if l := langForPath(f); !seen[f] && (len(byLang[l]) > 0 || hostsWithRules[l]) {
 				seen[f] = true
 				files = append(files, f)
 			}
