@@ -25,7 +25,7 @@ import (
 // linked module.
 type plan struct {
 	l       grammars.Language
-	objKeys []string // runtime, shim, parser, [scanner]
+	objKeys []string // runtime, shim, parser, [scanner], [C++ shim]
 	key     string
 	cxx     bool // a C++ scanner: the link adds cxxlibs
 }
@@ -114,6 +114,15 @@ func build(o *options, rt grammars.Package, langs []grammars.Language) (plans, m
 			if p.cxx && !hasCC {
 				return nil, nil, fmt.Errorf("grammars: %s: the manifest marks it \"cxx\" but %s has no src/scanner.cc under %q; remove the mark", l.ID, l.Source().Spec(), l.Dir)
 			}
+			if p.cxx {
+				k := cxxShimKey(o)
+				src := filepath.Join(o.cache, "obj", k+".cc")
+				if err := writeAtomic(src, o.cxxShim); err != nil {
+					return nil, nil, err
+				}
+				add(k, src, l.ID+" C++ shim", append(append([]string{}, cxxflags...), "-isystem", o.cxx.inc))
+				p.objKeys = append(p.objKeys, k)
+			}
 			if len(p.objKeys) < 3 {
 				return nil, nil, fmt.Errorf("grammars: %s: no parser.c under %s in %s", l.ID, filepath.Join(l.Dir, "src"), l.Source().Spec())
 			}
@@ -171,9 +180,15 @@ func linkKey(o *options, rtKey string, l grammars.Language) (string, error) {
 		if o.cxx.err != nil {
 			return "", fmt.Errorf("grammars: %s: its scanner.cc needs %v; run scripts/install-deps.sh build (make grammars does)", l.ID, o.cxx.err)
 		}
-		parts = append(parts, o.cxx.id, strings.Join(cxxflags, " "), strings.Join(cxxlibs, " "))
+		parts = append(parts, o.cxx.id, strings.Join(cxxflags, " "), strings.Join(cxxlibs, " "), string(o.cxxShim))
 	}
 	return hashOf(parts...), nil
+}
+
+// cxxShimKey is the cache key of shim/cxx.cc's object, one for every C++
+// module.
+func cxxShimKey(o *options) string {
+	return hashOf("cxx.o", string(o.cxxShim), o.chain, strings.Join(cflags, " "), o.cxx.id, strings.Join(cxxflags, " "))
 }
 
 // clangTo runs clang with args writing out (through a temporary file renamed

@@ -44,6 +44,7 @@ type options struct {
 	tool    string // toolchain as the manifest records it
 	cxx     cxxLib // libc++ for C++ scanners
 	shim    []byte
+	cxxShim []byte // shim/cxx.cc, linked into C++ modules
 	export  []string
 }
 
@@ -109,6 +110,9 @@ func run(o *options, only string) error {
 		o.jobs = 1
 	}
 	if o.shim, err = os.ReadFile(filepath.Join(o.root, "grammars", "shim", "shim.c")); err != nil {
+		return fmt.Errorf("grammars: %w", err)
+	}
+	if o.cxxShim, err = os.ReadFile(filepath.Join(o.root, "grammars", "shim", "cxx.cc")); err != nil {
 		return fmt.Errorf("grammars: %w", err)
 	}
 	eb, err := os.ReadFile(filepath.Join(o.root, "grammars", "shim", "exports.txt"))
