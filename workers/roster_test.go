@@ -281,8 +281,9 @@ func TestResultsKeptUntilRead(t *testing.T) {
 		}
 		ids = append(ids, id)
 	}
-	// Let every worker end without reading any result.
-	for ended := false; !ended; {
+	// Let every worker end without reading any result (bounded: a worker
+	// that never ends fails here, not at the suite's timeout).
+	for ended, end := false, time.Now().Add(2*time.Minute); !ended; {
 		ended = true
 		for _, in := range r.List() {
 			if in.Status == workers.Running {
@@ -290,6 +291,9 @@ func TestResultsKeptUntilRead(t *testing.T) {
 			}
 		}
 		if !ended {
+			if time.Now().After(end) {
+				t.Fatalf("workers still running after 2m: %+v", r.List())
+			}
 			time.Sleep(5 * time.Millisecond)
 		}
 	}

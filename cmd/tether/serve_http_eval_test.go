@@ -141,11 +141,19 @@ func TestHostEvalCapsPerSession(t *testing.T) {
 		}()
 	}
 	for _, i := range []int{0, 2} {
-		for {
+		// Bounded: a cell that failed before its first write says so.
+		for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 			if _, err := os.Stat(filepath.Join(ws, fmt.Sprintf("started_%d.txt", i))); err == nil {
 				break
 			}
-			time.Sleep(20 * time.Millisecond)
+			select {
+			case err := <-waiting:
+				t.Fatalf("a cell ended before session %d's started: %v", i, err)
+			default:
+			}
+			if time.Now().After(end) {
+				t.Fatalf("session %d's cell never wrote started_%d.txt", i, i)
+			}
 		}
 	}
 	text, _ := evalIn(t, sessions[1], "javascript", "let b = []; for (let i = 0; i < 1e8; i++) b.push({i, s: 'x' + i}); b.length")

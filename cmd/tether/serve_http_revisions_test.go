@@ -180,7 +180,7 @@ func TestHostBothRevisions(t *testing.T) {
 				return len(p) > 0 && p[len(p)-1].Progress == 400
 			})
 			if len(prog) < 2 || prog[len(prog)-1].Progress != 400 || prog[len(prog)-1].Total != 400 {
-				t.Errorf("progress notifications %d, last %+v; want several ending at 400 of 400", len(prog), prog[len(prog)-1:])
+				t.Errorf("progress notifications %d, last %+v; want several ending at 400 of 400", len(prog), prog[max(len(prog)-1, 0):])
 			}
 
 			if rev == "2026-07-28" {

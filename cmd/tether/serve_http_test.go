@@ -296,11 +296,20 @@ func TestHostSIGTERMLetsRunningCallFinish(t *testing.T) {
 		}
 		done <- result{b.String(), res.IsError}
 	}()
-	for {
+	// Bounded, and a call that ends before its cell wrote the marker says
+	// why instead of leaving the wait to the suite's timeout.
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(marker); err == nil {
 			break
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case r := <-done:
+			t.Fatalf("the eval call ended before its cell started: %+v", r)
+		default:
+		}
+		if time.Now().After(end) {
+			t.Fatal("the eval cell never wrote its marker")
+		}
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	r := <-done
