@@ -4,6 +4,12 @@
 // again, arguments are validated and approvals apply), and approvals are asked
 // of the client's user through MCP elicitation.
 //
+// On stdio and over HTTP alike, a client of MCP 2026-07-28 (server/discover,
+// then requests carrying their version in _meta) is served that revision:
+// its questions and approvals come back as input requests in the call's
+// result, answered by calling again with the request state; older clients
+// (initialize) get elicitation while the call waits.
+//
 // A client that did not declare the elicitation capability counts as no
 // approver connected: calls the policy says to ask about fail closed.
 //

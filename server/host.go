@@ -150,9 +150,7 @@ func NewHost(opts HostOptions) (*Host, error) {
 		}
 		return h.proto
 	}, &mcp.StreamableHTTPOptions{SessionTimeout: opts.SessionIdle, Logger: sdkLogger(opts.Server.Logger)})
-	fo := opts.Server
-	fo.modern = true
-	h.front = New(fo)
+	h.front = New(opts.Server)
 	h.modern = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		if s, ok := r.Context().Value(modernServerKey{}).(*mcp.Server); ok {
 			return s
@@ -342,6 +340,7 @@ func (h *Host) newSession(w http.ResponseWriter, r *http.Request, ws, dir, key s
 	so := h.opts.Server
 	so.SessionID = s.id
 	so.OnCall = h.observe
+	so.legacy = true
 	s.srv = New(so)
 	s.srv.srv.AddReceivingMiddleware(h.startOnInitialize(s, dir))
 	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), newSessionKey{}, s)))

@@ -220,7 +220,7 @@ func (h *Host) conversation(w http.ResponseWriter, r *http.Request, mapKey, key,
 	h.mu.Unlock()
 
 	so := h.opts.Server
-	so.SessionID, so.OnCall, so.modern, so.bind = c.id, h.observe, true, mapKey
+	so.SessionID, so.OnCall, so.bind = c.id, h.observe, mapKey
 	c.srv = New(so)
 	c.srv.srv.AddReceivingMiddleware(c.annotate)
 	run, closeRun, err := h.opts.StartRun(withRunTier(h.ctx, r), dir, c.id, c.srv)
@@ -322,7 +322,7 @@ func (h *Host) serveFresh(w http.ResponseWriter, r *http.Request, ws, dir, princ
 	}()
 	id := "r-" + rand.Text()
 	so := h.opts.Server
-	so.SessionID, so.OnCall, so.modern, so.bind, so.ephemeral = id, h.observe, true, principal+"\x00"+ws, true
+	so.SessionID, so.OnCall, so.bind, so.ephemeral = id, h.observe, principal+"\x00"+ws, true
 	srv := New(so)
 	run, closeRun, err := h.opts.StartRun(withRunTier(h.ctx, r), dir, id, srv)
 	if err != nil {

@@ -63,7 +63,10 @@ func (s *Server) quietBeforeInitialized(next mcp.MethodHandler) mcp.MethodHandle
 			s.mu.Lock()
 			ready := s.initialized[ss]
 			s.mu.Unlock()
-			if !ready {
+			// A client of modernVersion never sends initialized: the go-sdk
+			// sends it the notification only on a subscriptions/listen
+			// stream it opened for it.
+			if !ready && !modernSession(ss) {
 				return nil, nil
 			}
 		}

@@ -25,8 +25,10 @@ import (
 var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // servedVersions are the versions the go-sdk serves: protocolVersions over
-// sessions, and modernVersion on the host's stateless handler, where
-// questions and approvals are input requests (see inputState).
+// sessions, and modernVersion to a client that sends server/discover or
+// requests carrying their version in _meta (on stdio, and on the host's
+// stateless handler), where questions and approvals are input requests (see
+// inputState).
 var servedVersions = append([]string{modernVersion}, protocolVersions...)
 
 // Options configure a Server.
@@ -51,9 +53,10 @@ type Options struct {
 	// empty lets the go-sdk choose one.
 	SessionID string
 
-	// modern serves modernVersion too (the host's servers do; stdio keeps
-	// to protocolVersions).
-	modern bool
+	// legacy serves protocolVersions alone: the servers of the host's
+	// sessions, which its stateful handler reaches only by Mcp-Session-Id
+	// (the host serves modernVersion on its stateless handler instead).
+	legacy bool
 	// ephemeral serves a run that ends with its one call: large outputs
 	// stay inline, there being no later request to read them with.
 	ephemeral bool
@@ -73,6 +76,7 @@ type Server struct {
 
 	mu          sync.Mutex
 	run         *tools.Run
+	single      bool // served over one transport (Serve): stdio
 	listed      map[string]bool
 	session     *mcp.ServerSession
 	initialized map[*mcp.ServerSession]bool // sessions whose client sent initialized
@@ -94,13 +98,9 @@ func New(opts Options) *Server {
 	if id := opts.SessionID; id != "" {
 		sessionID = func() string { return id }
 	}
-	versions := protocolVersions
-	if opts.modern {
-		versions = servedVersions
-	}
-	var setCacheable func(context.Context, mcp.Request, *mcp.Cacheable)
-	if opts.modern {
-		setCacheable = cacheable
+	versions, setCacheable := servedVersions, s.cacheable
+	if opts.legacy {
+		versions, setCacheable = protocolVersions, nil
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		SetCacheable:              setCacheable,
@@ -236,7 +236,7 @@ func (s *Server) Serve(ctx context.Context, run *tools.Run, t mcp.Transport) err
 		s.mu.Unlock()
 		return errors.New("server: Serve called twice; one server serves one run")
 	}
-	s.run = run
+	s.run, s.single = run, true
 	s.mu.Unlock()
 	s.Refresh()
 	if err := s.srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) {
@@ -373,9 +373,10 @@ func (s *Server) hiddenTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "initialize":
-			// A client offering a version the server does not speak gets the
-			// server's latest in the reply; record that as the version it
-			// offered too. The go-sdk judges whether it may elicit during a
+			// A client offering a version initialize does not negotiate
+			// (2026-07-28 has server/discover instead) gets the server's
+			// latest of protocolVersions in the reply; record that as the
+			// version it offered too. The go-sdk judges whether it may elicit during a
 			// call by the offered version, and would refuse every approval
 			// of a client that offered 2026-07-28 and was answered 2025-11-25.
 			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil && !slices.Contains(protocolVersions, p.ProtocolVersion) {
@@ -427,14 +428,28 @@ func ToMCP(r *tools.Result) *mcp.CallToolResult {
 	return out
 }
 
-// listTTL is how long a client of modernVersion may keep a list result.
+// listTTL is how long a client of modernVersion may keep a list result
+// from the host.
 const listTTL = 30 * time.Second
 
 // cacheable sets the cache fields of a modernVersion result: server/discover
 // is the same for every client (public); a list names what the run offers,
-// which depends on the run and the token that reached it (private).
-func cacheable(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
-	if c.TTLMs == 0 {
+// which depends on the run and the token that reached it (private). A list
+// served over one transport (stdio) is stale at once: a family may register
+// or remove a tool while the run serves (see Refresh), and listing again
+// costs one round trip on the pipe. A
+// result for an older client (stdio serves both) is left as the go-sdk
+// fills it in: those revisions do not define the fields.
+func (s *Server) cacheable(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+		if ip := ss.InitializeParams(); ip != nil && ip.ProtocolVersion < modernVersion {
+			return
+		}
+	}
+	s.mu.Lock()
+	single := s.single
+	s.mu.Unlock()
+	if c.TTLMs == 0 && !single {
 		c.TTLMs = int(listTTL / time.Millisecond)
 	}
 	c.CacheScope = "private"

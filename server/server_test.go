@@ -33,7 +33,10 @@ func connect(t *testing.T, cfg tools.Config, elicit func(context.Context, *mcp.E
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, run, st) }()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{ElicitationHandler: elicit})
-	cs, err := client.Connect(context.Background(), ct, nil)
+	// 2025-11-25, a session: the server may ask the client outside a call
+	// (TestServeInProcess does). TestStdioBothRevisions (cmd/tether) drives
+	// both revisions over a real process's stdio.
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +240,9 @@ func TestApprovalUnansweredTimesOut(t *testing.T) {
 			return nil, ctx.Err()
 		},
 	})
-	cs, err := client.Connect(context.Background(), ct, nil)
+	// 2025-11-25: the server waits for the answer while the call does (a
+	// 2026-07-28 call ends at once with the question instead).
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,5 +325,67 @@ func TestApprovalForClientOfferingNewerVersion(t *testing.T) {
 	res, _ := json.Marshal(next(2)["result"])
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "b\n" || elicited != 1 {
 		t.Errorf("approved write: %s; a.txt = %q, %d elicitations", res, b, elicited)
+	}
+}
+
+// TestToolListChangedBothRevisions: a client that asked to hear of tool
+// list changes hears of a tool a family registered while the server runs,
+// at 2025-11-25 on its session and at 2026-07-28 on the
+// subscriptions/listen stream the go-sdk client opens for it, and its next
+// tools/list shows the tool.
+func TestToolListChangedBothRevisions(t *testing.T) {
+	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(rev, func(t *testing.T) {
+			srv := server.New(server.Options{})
+			run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Surface: tools.SurfacePlan})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer run.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			st, ct := mcp.NewInMemoryTransports()
+			done := make(chan error, 1)
+			go func() { done <- srv.Serve(ctx, run, st) }()
+			changed := make(chan struct{}, 8)
+			client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, &mcp.ClientOptions{
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+			})
+			cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: rev})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				cs.Close()
+				cancel()
+				<-done
+			}()
+			if got := cs.InitializeResult().ProtocolVersion; got != rev {
+				t.Fatalf("connected at %s, want %s", got, rev)
+			}
+			// A round trip first: the session is initialized (or listening)
+			// before the change.
+			if _, err := cs.ListTools(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			h := func(context.Context, *tools.Call) (*tools.Result, error) { return tools.Text("hi"), nil }
+			run.Registry().Register(tools.Tool{Name: "vibe_list", Tier: tools.TierRead, Handler: h})
+			srv.Refresh()
+			select {
+			case <-changed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("no notifications/tools/list_changed within 10 s of a tool registered")
+			}
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tl := range res.Tools {
+				names = append(names, tl.Name)
+			}
+			if strings.Join(names, ",") != "read,vibe_list" {
+				t.Errorf("tools/list after the change: %v", names)
+			}
+		})
 	}
 }
