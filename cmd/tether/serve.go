@@ -20,9 +20,11 @@ func init() {
 func runServe(args []string, stdout, stderr io.Writer) int {
 	c := newRunCommand("serve", "usage: tether serve --workdir DIR [flags]\n"+
 		"       tether serve --http ADDR --root DIR (--tokens FILE | --jwks FILE ...) [flags]\n\n"+
-		"Serves one run as a Model Context Protocol server on stdin/stdout. tools/list shows\n"+
+		"Serves one run as a Model Context Protocol server on stdin/stdout, to clients of MCP\n"+
+		"2026-07-28 (server/discover) and of the older revisions (initialize). tools/list shows\n"+
 		"what the surface allows; with --approve ask, write and exec calls are asked of the\n"+
-		"client's user through MCP elicitation, and refused when the client cannot elicit.\n"+
+		"client's user (through input requests at 2026-07-28, elicitation before), and\n"+
+		"refused when the client cannot elicit.\n"+
 		"With --http, each MCP session on /mcp/{workspace} is one run in that workspace.\n\nflags:", stderr)
 	var hf httpFlags
 	hf.register(c.FlagSet)
