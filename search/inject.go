@@ -46,7 +46,7 @@ type host struct {
 }
 
 // tagHost is a host whose regions are the raw text of <script> and <style>
-// elements, as tree-sitter-html and grammars built on it (svelte) parse
+// elements, as tree-sitter-html and grammars built on it (svelte, vue) parse
 // them.
 var tagHost = host{
 	embeds:  []string{"javascript", "typescript", "tsx", "css", "scss", "json"},
@@ -59,6 +59,7 @@ var tagHost = host{
 var hosts = map[string]host{
 	"html":     tagHost,
 	"svelte":   tagHost,
+	"vue":      tagHost,
 	"markdown": {regions: fenceRegions, may: mayHoldFence},
 }
 

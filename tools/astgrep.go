@@ -107,7 +107,7 @@ func (s *structural) tools() []Tool {
 				"(inside, has, follows, precedes, not, any, all; e.g. a Lock() call not followed by defer Unlock()). " +
 				"paths (a list) and globs (include GLOB, exclude !GLOB, the later winning, as ast-grep's --globs) choose the files, with or instead of path. " +
 				"Files with syntax errors are searched and listed (a count and the first ones with the line of their first error). " +
-				"Embedded code is searched as its language: JavaScript, TypeScript (lang=\"ts\"), JSON and CSS/SCSS in HTML and Svelte <script> and <style>, " +
+				"Embedded code is searched as its language: JavaScript, TypeScript (lang=\"ts\"), JSON and CSS/SCSS in HTML, Svelte and Vue <script> and <style>, " +
 				"and any language's fenced code blocks in markdown (```go, ```py; not fences inside block quotes or list items); " +
 				"matches are reported at the host file's line and column, and ast_edit rewrites them in place.",
 			InputSchema: SchemaFor[grepArgs](),

@@ -1,0 +1,108 @@
+package search_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/search"
+)
+
+// injectVue is a Vue single-file component with every kind of region: a
+// script without lang (JavaScript), a <script setup lang="ts">, a scoped
+// style (CSS), an SCSS style, and a Less style (no shipped grammar: no
+// region); and JavaScript in the template's directives, interpolations and
+// text, which is not a region.
+const injectVue = `<template>
+  <button @click="console.log(1)">{{ console.log(2) }}</button>
+  <p>console.log(3)</p>
+</template>
+
+<script>
+export default { created() { console.log("options") } }
+</script>
+
+<script setup lang="ts">
+const n: number = 1
+console.log(n)
+</script>
+
+<style scoped>
+.a { color: red; }
+</style>
+
+<style lang="scss">
+.b { .c { color: red; } }
+</style>
+
+<style lang="less">
+.d { color: red; }
+</style>
+`
+
+// TestInjectedVue: a Vue component is a host as HTML is: its script and
+// style blocks are searched as their lang says, matches are reported in
+// the component's coordinates, and a rewrite edits the component in place.
+func TestInjectedVue(t *testing.T) {
+	p := parser(t)
+	dir := writeFiles(t, map[string]string{"App.vue": injectVue, "main.ts": "console.log(\"file\")\n"})
+	cases := []struct {
+		name, lang, pattern string
+		want                []string
+	}{
+		{"javascript", "javascript", "console.log($A)", []string{`App.vue:7:30 javascript console.log("options")`}},
+		{"typescript", "ts", "console.log($A)", []string{
+			`App.vue:12:1 typescript console.log(n)`,
+			`main.ts:1:1 typescript console.log("file")`,
+		}},
+		{"typescript type annotation", "typescript", "const $N: number = $V", []string{`App.vue:11:1 typescript const n: number = 1`}},
+		{"css", "css", "$S { color: red; }", []string{`App.vue:16:1 css .a { color: red; }`}},
+		{"scss", "scss", ".c { $$$ }", []string{`App.vue:20:6 scss .c { color: red; }`}},
+	}
+	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := s.Search(context.Background(), search.Query{Pattern: c.pattern, Language: c.lang, Paths: []string{dir}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range res.Matches {
+				src := injectVue
+				if filepath.Base(m.Path) != "App.vue" {
+					src = "console.log(\"file\")\n"
+				}
+				got = append(got, where(t, src, m))
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+
+	t.Run("rewrite", func(t *testing.T) {
+		path := filepath.Join(dir, "App.vue")
+		plan, err := s.Rewrite(context.Background(), search.Query{Pattern: "console.log($A)", Language: "typescript", Paths: []string{path}}, "console.info($A)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Changes) != 1 || plan.Replacements != 1 {
+			t.Fatalf("plan changes %d files with %d replacements, want App.vue with 1", len(plan.Changes), plan.Replacements)
+		}
+		stager := search.NewStager(dir)
+		if _, err := stager.Accept(stager.Stage(plan)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// only the script setup's call changes; the template's and the
+		// other script's stay
+		if want := strings.Replace(injectVue, "\nconsole.log(n)\n", "\nconsole.info(n)\n", 1); string(got) != want {
+			t.Errorf("after the staged edit App.vue is\n%s\nwant\n%s", got, want)
+		}
+	})
+}
