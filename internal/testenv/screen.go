@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -54,6 +55,34 @@ func NewScreen(r io.Reader) *Screen {
 // appeared within ScreenWait.
 func (s *Screen) Expect(t testing.TB, want string) string {
 	t.Helper()
+	return s.wait(t, func(rest string) (string, bool) {
+		i := strings.Index(rest, want)
+		if i < 0 {
+			return "", false
+		}
+		return rest[:i+len(want)], true
+	}, func(rest string) {
+		t.Fatalf("terminal closed before %q appeared; screen:\n%s", want, rest)
+	}, fmt.Sprintf("%q did not appear", want))
+}
+
+// Rest waits until the terminal closes (the program on it ended, or r was
+// closed) and returns what earlier calls did not consume. It fails the
+// test, showing the screen, when the terminal is still open after
+// ScreenWait.
+func (s *Screen) Rest(t testing.TB) string {
+	t.Helper()
+	var out string
+	s.wait(t, func(string) (string, bool) { return "", false }, func(rest string) { out = rest }, "the terminal did not close")
+	return out
+}
+
+// wait blocks until found reports the text it waited for in what is not
+// yet consumed (which it then consumes), or the terminal closes (then
+// closed gets the rest, consumed too), or ScreenWait passes (then it fails
+// t saying what did not happen).
+func (s *Screen) wait(t testing.TB, found func(rest string) (string, bool), closed func(rest string), what string) string {
+	t.Helper()
 	timedOut := false
 	timer := time.AfterFunc(ScreenWait, func() {
 		s.mu.Lock()
@@ -66,15 +95,17 @@ func (s *Screen) Expect(t testing.TB, want string) string {
 	defer s.mu.Unlock()
 	for {
 		rest := s.buf.String()[s.seen:]
-		if i := strings.Index(rest, want); i >= 0 {
-			s.seen += i + len(want)
-			return rest[:i+len(want)]
+		if got, ok := found(rest); ok {
+			s.seen += len(got)
+			return got
 		}
 		if s.eof {
-			t.Fatalf("terminal closed before %q appeared; screen:\n%s", want, rest)
+			s.seen += len(rest)
+			closed(rest)
+			return ""
 		}
 		if timedOut {
-			t.Fatalf("%q did not appear within %s; screen:\n%s", want, ScreenWait, rest)
+			t.Fatalf("%s within %s; screen:\n%s", what, ScreenWait, rest)
 		}
 		s.cond.Wait()
 	}

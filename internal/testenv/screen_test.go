@@ -23,14 +23,16 @@ func (r *fatalRecorder) Fatalf(format string, args ...any) {
 }
 
 // TestScreenExpect: Expect returns the text up to and including what it
-// waited for, past what earlier calls consumed, and fails showing the screen
-// when the terminal closes first.
+// waited for, past what earlier calls consumed; Rest returns what is left
+// once the terminal closes; Expect fails showing the screen when the
+// terminal closes first.
 func TestScreenExpect(t *testing.T) {
 	r, w := io.Pipe()
 	scr := NewScreen(r)
 	go func() {
 		io.WriteString(w, "Q1. Which database?\nQ1> ")
 		io.WriteString(w, "chosen\nQ2> ")
+		io.WriteString(w, "Chosen: SQLite\n")
 		w.Close()
 	}()
 	if got := scr.Expect(t, "Q1> "); got != "Q1. Which database?\nQ1> " {
@@ -38,6 +40,13 @@ func TestScreenExpect(t *testing.T) {
 	}
 	if got := scr.Expect(t, "Q2> "); got != "chosen\nQ2> " {
 		t.Errorf("second Expect = %q", got)
+	}
+
+	if got := scr.Rest(t); got != "Chosen: SQLite\n" {
+		t.Errorf("Rest = %q, want what followed Q2", got)
+	}
+	if got := scr.Rest(t); got != "" {
+		t.Errorf("Rest again = %q, want nothing", got)
 	}
 
 	rec := &fatalRecorder{TB: t}
