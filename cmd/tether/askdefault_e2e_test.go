@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/creack/pty"
+
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 // TestCallAskDefaultAfter: `tether call ask_user --ask-default-after` in a
@@ -20,23 +22,15 @@ func TestCallAskDefaultAfter(t *testing.T) {
 		t.Fatalf("no pseudo-terminal: %v", err)
 	}
 	defer ptmx.Close()
-	var out strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		n, err := ptmx.Read(buf)
-		out.Write(buf[:n])
-		if err != nil { // the process ended and closed the terminal
-			break
-		}
-	}
+	out := testenv.NewScreen(ptmx).Rest(t) // until the process ends
 	if err := cmd.Wait(); err != nil {
-		t.Errorf("tether call: %v\n%s", err, out.String())
+		t.Errorf("tether call: %v\n%s", err, out)
 	}
 	for _, want := range []string{"Q1. Which database?", "2) SQLite (recommended)",
 		"1. Recommended option taken at the operator's timeout (nobody chose it): SQLite",
 		"2. No answer at the operator's timeout and no recommended option: skipped."} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
 

@@ -15,6 +15,8 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 // TestServeAskUser: ask_user in `tether serve` asks the go-sdk client through
@@ -205,27 +207,17 @@ func TestCallAskUserInTerminal(t *testing.T) {
 		t.Fatalf("no pseudo-terminal: %v", err)
 	}
 	defer ptmx.Close()
-	var out strings.Builder
-	buf := make([]byte, 4096)
-	typed := false
-	for {
-		n, err := ptmx.Read(buf)
-		out.Write(buf[:n])
-		if !typed && strings.Contains(out.String(), "> ") {
-			if !strings.Contains(out.String(), "2) SQLite") {
-				t.Errorf("card:\n%s", out.String())
-			}
-			ptmx.WriteString("2\n")
-			typed = true
-		}
-		if err != nil { // the process ended and closed the terminal
-			break
-		}
+	scr := testenv.NewScreen(ptmx)
+	card := scr.Expect(t, "> ")
+	if !strings.Contains(card, "2) SQLite") {
+		t.Errorf("card:\n%s", card)
 	}
+	ptmx.WriteString("2\n")
+	out := card + scr.Rest(t) // until the process ends
 	if err := cmd.Wait(); err != nil {
-		t.Errorf("tether call: %v\n%s", err, out.String())
+		t.Errorf("tether call: %v\n%s", err, out)
 	}
-	if !strings.Contains(out.String(), "Chosen: SQLite") {
-		t.Errorf("output lacks the answer:\n%s", out.String())
+	if !strings.Contains(out, "Chosen: SQLite") {
+		t.Errorf("output lacks the answer:\n%s", out)
 	}
 }
