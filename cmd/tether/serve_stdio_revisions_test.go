@@ -337,3 +337,43 @@ func TestStdioRawModernRequests(t *testing.T) {
 		t.Errorf("initialize offering 2026-07-28: %s; want 2025-11-25", got)
 	}
 }
+
+// TestStdioModernCancel: a 2026-07-28 client on stdio that gives up on a
+// call (the go-sdk sends notifications/cancelled) stops the work: the cell
+// sleeping in the run's kernel is interrupted before it writes its second
+// marker, and the next call runs at once with the kernel's state kept.
+func TestStdioModernCancel(t *testing.T) {
+	dir := workdir(t, nil)
+	a, _ := openStdioRev(t, dir, "2026-07-28", "--approve", "allow")
+	if text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "kept = 41", "description": "set a variable before the cancelled cell"}); isErr {
+		t.Fatalf("eval: %s", text)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{
+			"code":        "import time\nopen('started.txt', 'w').write('1')\ntime.sleep(120)\nopen('finished.txt', 'w').write('1')",
+			"description": "sleep long enough to be cancelled by the client"}})
+		done <- err
+	}()
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "started.txt")); err == nil {
+			break
+		}
+		if time.Now().After(end) {
+			cancel()
+			t.Fatal("the cell never started")
+		}
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Error("the cancelled call returned no error")
+	}
+	text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "print(kept + 1)", "description": "read the variable after the cancelled cell"})
+	if isErr || !strings.Contains(text, "42") {
+		t.Errorf("the next call after the cancel: error %v %q", isErr, text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "finished.txt")); err == nil {
+		t.Error("the cancelled cell ran to its end")
+	}
+}
