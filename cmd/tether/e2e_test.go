@@ -248,9 +248,17 @@ func TestToolsCommand(t *testing.T) {
 }
 
 // mcpSession starts `tether serve` and connects the go-sdk client to it over
-// the process's stdio. elicit, when non-nil, makes the client declare the
-// elicitation capability and answer with it.
+// the process's stdio, at the client's default revision (2026-07-28).
+// elicit, when non-nil, makes the client declare the elicitation capability
+// and answer with it.
 func mcpSession(t *testing.T, dir string, flags []string, elicit func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
+	t.Helper()
+	return mcpSessionAt(t, dir, "", flags, elicit)
+}
+
+// mcpSessionAt is mcpSession with the client asking for revision rev ("":
+// the client's default).
+func mcpSessionAt(t *testing.T, dir, rev string, flags []string, elicit func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
 	t.Helper()
 	cmd := exec.Command(tetherBin(t), append([]string{"serve", "--workdir", dir}, flags...)...)
 	cmd.Stderr = os.Stderr
@@ -259,9 +267,12 @@ func mcpSession(t *testing.T, dir string, flags []string, elicit func(*mcp.Elici
 		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return elicit(req) }
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, opts)
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: rev})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := cs.InitializeResult().ProtocolVersion; rev != "" && got != rev {
+		t.Fatalf("connected at %s, want %s", got, rev)
 	}
 	t.Cleanup(func() {
 		cs.Close()
@@ -329,45 +340,47 @@ func TestServeMCPClient(t *testing.T) {
 		}
 	})
 
-	t.Run("elicitation approve and decline", func(t *testing.T) {
-		dir := workdir(t, map[string]string{"a.txt": "a\n", "pic.png": png})
-		var mu sync.Mutex
-		answer := "accept"
-		var asked []string
-		cs := mcpSession(t, dir, []string{"--approve", "ask"}, func(req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run("elicitation approve and decline "+rev, func(t *testing.T) {
+			dir := workdir(t, map[string]string{"a.txt": "a\n", "pic.png": png})
+			var mu sync.Mutex
+			answer := "accept"
+			var asked []string
+			cs := mcpSessionAt(t, dir, rev, []string{"--approve", "ask"}, func(req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				asked = append(asked, req.Params.Message)
+				return &mcp.ElicitResult{Action: answer}, nil
+			})
+			text, isErr := callText(t, cs, "write", map[string]any{"path": "a.txt", "content": "approved\n"})
+			if isErr || fileContent(t, filepath.Join(dir, "a.txt")) != "approved\n" {
+				t.Fatalf("approved write: %q, file %q", text, fileContent(t, filepath.Join(dir, "a.txt")))
+			}
+			mu.Lock()
+			answer = "decline"
+			mu.Unlock()
+			text, isErr = callText(t, cs, "edit", map[string]any{"path": "a.txt", "old_string": "approved", "new_string": "declined"})
+			if !isErr || !strings.Contains(text, "declined") || fileContent(t, filepath.Join(dir, "a.txt")) != "approved\n" {
+				t.Fatalf("declined edit: %q, file %q", text, fileContent(t, filepath.Join(dir, "a.txt")))
+			}
+			mu.Lock()
+			answer = "cancel"
+			mu.Unlock()
+			if _, isErr := callText(t, cs, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch"}); !isErr {
+				t.Fatal("cancelled apply_patch ran")
+			}
+			// Reads never ask.
+			text, isErr = callText(t, cs, "read", map[string]any{"path": "pic.png"})
+			if isErr || !strings.Contains(text, "[image image/png 12]") {
+				t.Errorf("image read: %q", text)
+			}
 			mu.Lock()
 			defer mu.Unlock()
-			asked = append(asked, req.Params.Message)
-			return &mcp.ElicitResult{Action: answer}, nil
+			if len(asked) != 3 || !strings.Contains(asked[0], "write") || !strings.Contains(asked[0], "approved") {
+				t.Errorf("asked %q", asked)
+			}
 		})
-		text, isErr := callText(t, cs, "write", map[string]any{"path": "a.txt", "content": "approved\n"})
-		if isErr || fileContent(t, filepath.Join(dir, "a.txt")) != "approved\n" {
-			t.Fatalf("approved write: %q, file %q", text, fileContent(t, filepath.Join(dir, "a.txt")))
-		}
-		mu.Lock()
-		answer = "decline"
-		mu.Unlock()
-		text, isErr = callText(t, cs, "edit", map[string]any{"path": "a.txt", "old_string": "approved", "new_string": "declined"})
-		if !isErr || !strings.Contains(text, "declined") || fileContent(t, filepath.Join(dir, "a.txt")) != "approved\n" {
-			t.Fatalf("declined edit: %q, file %q", text, fileContent(t, filepath.Join(dir, "a.txt")))
-		}
-		mu.Lock()
-		answer = "cancel"
-		mu.Unlock()
-		if _, isErr := callText(t, cs, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch"}); !isErr {
-			t.Fatal("cancelled apply_patch ran")
-		}
-		// Reads never ask.
-		text, isErr = callText(t, cs, "read", map[string]any{"path": "pic.png"})
-		if isErr || !strings.Contains(text, "[image image/png 12]") {
-			t.Errorf("image read: %q", text)
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if len(asked) != 3 || !strings.Contains(asked[0], "write") || !strings.Contains(asked[0], "approved") {
-			t.Errorf("asked %q", asked)
-		}
-	})
+	}
 
 	t.Run("no elicitation capability fails closed", func(t *testing.T) {
 		dir := workdir(t, map[string]string{"a.txt": "a\n"})
