@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -99,6 +100,10 @@ func openStdioRev(t *testing.T, dir, rev string, flags ...string) (*revClient, *
 			rc.progress = append(rc.progress, req.Params)
 			rc.mu.Unlock()
 		},
+		// A 2026-07-28 client that handles list changes keeps a
+		// subscriptions/listen call open on the pipe for as long as it is
+		// connected: the process still exits when the client goes.
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {},
 	})
 	wire := &wireLog{}
 	cs, err := client.Connect(context.Background(), &mcp.LoggingTransport{Transport: &mcp.CommandTransport{Command: cmd}, Writer: wire},
@@ -128,8 +133,8 @@ except ToolError as e:
 
 // TestStdioBothRevisions drives one `tether serve` process per revision
 // over its stdin and stdout with the go-sdk client: at 2026-07-28 the client
-// connects with server/discover and no initialize, at 2025-11-25 with
-// initialize. Each lists and calls tools, keeps eval state across calls,
+// connects with server/discover and no initialize (and keeps a
+// subscriptions/listen call open), at 2025-11-25 with initialize. Each lists and calls tools, keeps eval state across calls,
 // has ask_user and an approval under write=ask answered (through input
 // requests and a retry with requestState at 2026-07-28, through
 // elicitation/create while the call waits at 2025-11-25), gets progress
@@ -158,6 +163,9 @@ func TestStdioBothRevisions(t *testing.T) {
 			}
 			if want := map[bool]string{true: "server/discover", false: "initialize"}[modern]; sent[0] != want || (modern && strings.Contains(strings.Join(sent, " "), "initialize")) {
 				t.Errorf("the client connected with %v; want %s first", sent, want)
+			}
+			if modern && !slices.Contains(sent, "subscriptions/listen") {
+				t.Errorf("the client sent %v; want subscriptions/listen for its list-change handler", sent)
 			}
 
 			tl, err := a.cs.ListTools(context.Background(), nil)
