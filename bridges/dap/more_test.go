@@ -366,8 +366,11 @@ func TestFollowEditWhileRunning(t *testing.T) {
 	if r := <-contDone; r == nil || r.Exited == nil {
 		t.Fatalf("the continue should run the program to its end: %s", r)
 	}
+	// The queued edit is followed once the continue lets go of the
+	// conversation, on its own goroutine: a bounded poll, generous for a
+	// loaded machine (it ends as soon as the lines moved).
 	var lines []int
-	for i := 0; i < 100; i++ {
+	for i := 0; i < 1500; i++ {
 		lines = nil
 		for _, b := range sv.KeptBreakpoints("c", file) {
 			lines = append(lines, b.Line)
