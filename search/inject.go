@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
@@ -226,24 +228,49 @@ func fenceRegions(t *engine.Tree) []region {
 }
 
 // mayHoldTag says whether src has a <script (for a script's languages) or
-// a <style (for CSS and SCSS) tag, in any case.
+// a <style (for CSS and SCSS) tag as the grammars read one: white space may
+// follow the "<", and the name is compared upper-cased rune by rune, as
+// their scanners' towupper does ("< STYLE", "<ſcript").
 func mayHoldTag(src []byte, lang string) bool {
-	tag := []byte("<script")
+	tag := "SCRIPT"
 	if lang == "css" || lang == "scss" {
-		tag = []byte("<style")
+		tag = "STYLE"
 	}
-	for i := 0; i+len(tag) <= len(src); {
+	for i := 0; i < len(src); {
 		k := bytes.IndexByte(src[i:], '<')
-		if k < 0 || i+k+len(tag) > len(src) {
+		if k < 0 {
 			return false
 		}
-		i += k
-		if bytes.EqualFold(src[i:i+len(tag)], tag) {
+		i += k + 1
+		j := i
+		for j < len(src) {
+			r, n := utf8.DecodeRune(src[j:])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			j += n
+		}
+		if hasUpperPrefix(src[j:], tag) {
 			return true
 		}
-		i++
 	}
 	return false
+}
+
+// hasUpperPrefix says whether b starts with runes whose upper case spells
+// upper (ASCII).
+func hasUpperPrefix(b []byte, upper string) bool {
+	for _, want := range upper {
+		if len(b) == 0 {
+			return false
+		}
+		r, n := utf8.DecodeRune(b)
+		if unicode.ToUpper(r) != want {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
 }
 
 // mayHoldFence says whether src has a code fence (``` or ~~~ at the start

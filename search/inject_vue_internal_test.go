@@ -40,7 +40,58 @@ func TestVueHostRegions(t *testing.T) {
 			t.Errorf("%q: regions %v, want %v", c.src, got, c.langs)
 		}
 	}
+	// Vue's and HTML's grammars read a tag with white space after its "<"
+	// and compare its name upper-cased rune by rune (towupper: "ſ" is S,
+	// "ı" is I), so the look at the bytes must too (Svelte's reads fewer
+	// such tags; the look may say yes for more).
+	for _, host := range []string{"vue", "html", "svelte"} {
+		for _, src := range []string{"< stYle</stYle ", "<\n\tstyle>p{}</style>", "<ſtyle>p{}</style>", "<scrıpt>a</script>", "<\u3000style>p{}</style>"} {
+			tree, err := p.Parse(context.Background(), host, []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, r := range hosts[host].regions(tree) {
+				n++
+				if !hosts[host].may([]byte(src), r.lang) {
+					t.Errorf("%s %q: a region of %s, and the look at its bytes rules it out", host, src, r.lang)
+				}
+			}
+			if n == 0 && host != "svelte" {
+				t.Errorf("%s %q: no region", host, src)
+			}
+		}
+	}
 	if !embeds("vue", "javascript") || !embeds("vue", "scss") || embeds("vue", "go") {
 		t.Error("vue embeds: want javascript and scss, not go")
 	}
+}
+
+// FuzzVueRegions: any text parses as Vue (the C++ scanner never traps on
+// it) and gives regions inside the file, in order, that the look at its
+// bytes never rules out.
+func FuzzVueRegions(f *testing.F) {
+	f.Add("<template><p v-if=\"a\">{{ b }}</p></template>\n<script setup lang=\"ts\">let a</script><style lang=scss>p{}</style>")
+	f.Add("<template><x-a><x-b><x-c></template><script>")
+	f.Add("<!-- a --><script>a</SCRIPT><style>b</style ><br><img/></p></div>")
+	p := fuzzParser(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		if len(src) > 1<<12 {
+			return
+		}
+		tree, err := p.Parse(context.Background(), "vue", []byte(src))
+		if err != nil {
+			t.Fatalf("parse: %v", err)
+		}
+		last := 0
+		for _, r := range hosts["vue"].regions(tree) {
+			if r.start < last || r.end < r.start || r.end > len(src) {
+				t.Fatalf("region %+v out of order or bounds (after %d, in %d bytes)", r, last, len(src))
+			}
+			last = r.end
+			if !hosts["vue"].may([]byte(src), r.lang) {
+				t.Fatalf("a region of %s at %d, and the look at the bytes rules it out", r.lang, r.start)
+			}
+		}
+	})
 }
