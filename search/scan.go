@@ -325,6 +325,7 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 // runRules runs rs on tree, a file's or a region's at b, and records their
 // findings in j; src is the file's content, kept for fixes.
 func (s *Searcher) runRules(ctx context.Context, j *scanJob, tree *engine.Tree, lang string, rs []*scanRule, runners map[*rule.Rule]*rule.Runner, b base, src []byte, fix bool) error {
+	txt := &sourceText{src: tree.Source(), max: s.maxText} // one for all the tree's findings
 	for _, sr := range rs {
 		rn := runners[sr.r]
 		if rn == nil {
@@ -341,7 +342,7 @@ func (s *Searcher) runRules(ctx context.Context, j *scanJob, tree *engine.Tree, 
 			return fmt.Errorf("rule %s in %s: %w", sr.r.ID, j.path, err)
 		}
 		for i := range ms {
-			f := s.finding(tree, j.path, lang, sr.r, rn, &ms[i], b)
+			f := s.finding(tree, txt, j.path, lang, sr.r, rn, &ms[i], b)
 			if fix && f.Replacement != nil {
 				j.src = src
 			}
@@ -373,8 +374,8 @@ func fixPlan(p *Plan, j *scanJob) {
 	}
 }
 
-func (s *Searcher) finding(tree *engine.Tree, path, lang string, r *rule.Rule, rn *rule.Runner, m *rule.Match, b base) Finding {
-	f := Finding{Match: toMatch(tree, path, lang, &m.Match, b, s.maxText), Rule: r, Transformed: m.Transformed}
+func (s *Searcher) finding(tree *engine.Tree, txt *sourceText, path, lang string, r *rule.Rule, rn *rule.Runner, m *rule.Match, b base) Finding {
+	f := Finding{Match: toMatch(path, lang, &m.Match, b, txt), Rule: r, Transformed: m.Transformed}
 	if r.Message != "" {
 		f.Message = matcher.ExpandText(r.Message, tree.Source(), int(m.Start()), m.Captures, func(name string) (string, bool) {
 			v, ok := m.Transformed[name]

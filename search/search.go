@@ -157,6 +157,15 @@ type Query struct {
 	// (when the first is, at most every progressEvery after, and when the
 	// last is), from the goroutines that search them, in increasing order.
 	Progress func(done, total int)
+	// OnMatches, when set, is handed each file's matches (of a search, not
+	// a rewrite) in the order Result.Matches lists them, as soon as that
+	// file and every one before it are searched, and the search keeps
+	// none: Result.Matches stays empty, Result.Handed counts what was
+	// handed on (at most MaxResults when set), Total still counts every
+	// match. The matches waiting for a file before them to be searched are
+	// bounded, so a search's memory does not grow with the number of
+	// matches. An error it returns stops the search, which returns it.
+	OnMatches func(ms []Match) error
 }
 
 // progressEvery is how often Query.Progress is told at most.
@@ -256,12 +265,16 @@ type FileError struct {
 type Result struct {
 	Pattern *matcher.Pattern `json:"-"`
 	// Rule is the compiled rule of a query with Rule (Pattern is nil then).
-	Rule        *rule.Rule `json:"-"`
-	Matches     []Match    `json:"matches"`
-	Total       int        `json:"total"`
-	Searched    int        `json:"searched"`
-	Parsed      int        `json:"parsed"`
-	Prefiltered int        `json:"prefiltered"`
+	Rule    *rule.Rule `json:"-"`
+	Matches []Match    `json:"matches"`
+	Total   int        `json:"total"`
+	// Handed counts the matches handed to Query.OnMatches.
+	Handed int `json:"handed,omitempty"`
+	// handedFiles counts the files whose matches were handed on.
+	handedFiles int
+	Searched    int `json:"searched"`
+	Parsed      int `json:"parsed"`
+	Prefiltered int `json:"prefiltered"`
 	// KindSkipped counts the files among Prefiltered whose node kinds, as the
 	// tree store knew them, lack what the pattern needs (kinds.go).
 	KindSkipped int   `json:"kindSkipped,omitempty"`
@@ -309,6 +322,7 @@ type fileJob struct {
 	src       []byte
 	matches   []Match
 	count     int
+	held      int64 // the memory matches hold (heldBytes)
 	edits     []matcher.Edit
 	parsed    bool
 	cacheHit  bool
@@ -460,6 +474,14 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 	// a worker that runs out of the matching budget stops the others
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
+	var stream *streamer
+	if q.OnMatches != nil {
+		if rewrite != nil {
+			return nil, nil, errors.New("search: OnMatches is for a search: a rewrite's plan holds its matches")
+		}
+		stream = newStreamer(q.OnMatches, jobs, q.MaxResults)
+		defer context.AfterFunc(ctx, stream.cancel)()
+	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -475,9 +497,18 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 				if i >= len(jobs) || ctx.Err() != nil {
 					return
 				}
+				if stream != nil && !stream.wait(ctx, i) {
+					return
+				}
 				if err := s.doFile(ctx, fsys, w, lang, jobs[i], perFile); err != nil {
 					stop(err)
 					return
+				}
+				if stream != nil {
+					if err := stream.finish(i); err != nil {
+						stop(err)
+						return
+					}
 				}
 				prog.step()
 			}
@@ -487,6 +518,9 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 	if err := context.Cause(ctx); err != nil {
 		if errors.Is(err, matcher.ErrTooExpensive) {
 			return nil, nil, err
+		}
+		if e, ok := isEmitError(err); ok {
+			return nil, nil, e
 		}
 		return nil, nil, fmt.Errorf("search: cancelled: %w", err)
 	}
@@ -517,12 +551,15 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 			}
 		}
 		res.Total += j.count
-		for _, mt := range j.matches {
+		for _, mt := range j.matches { // none when streamed
 			if q.MaxResults > 0 && len(res.Matches) >= q.MaxResults {
 				break
 			}
 			res.Matches = append(res.Matches, mt)
 		}
+	}
+	if stream != nil {
+		res.Handed, res.handedFiles = stream.handed, stream.handedFiles
 	}
 	return res, jobs, nil
 }
@@ -856,12 +893,15 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang string, j *fileJ
 	}
 	j.count += len(raws)
 	first := len(j.matches)
+	txt := &sourceText{src: tree.Source(), max: s.maxText}
 	for i := range raws {
 		if limit > 0 && len(j.matches) >= limit {
 			break
 		}
-		j.matches = append(j.matches, toMatch(tree, j.path, lang, &raws[i], b, s.maxText))
+		j.matches = append(j.matches, toMatch(j.path, lang, &raws[i], b, txt))
+		j.held += heldBytes(&j.matches[len(j.matches)-1], txt.shared())
 	}
+	j.held += txt.size()
 	if w.tmpl == nil {
 		return nil
 	}
@@ -903,6 +943,8 @@ func (s *Searcher) collectRule(ctx context.Context, w *worker, lang string, j *f
 	}
 	j.count += len(rms)
 	last := -1
+	txt := &sourceText{src: tree.Source(), max: s.maxText}
+	defer func() { j.held += txt.size() }()
 	for i := range rms {
 		m := &rms[i]
 		// the secondary capture is for a scan's labels, not a search's
@@ -918,7 +960,7 @@ func (s *Searcher) collectRule(ctx context.Context, w *worker, lang string, j *f
 		var mt Match
 		keep := limit <= 0 || len(j.matches) < limit
 		if keep {
-			mt = toMatch(tree, j.path, lang, &raw, b, s.maxText)
+			mt = toMatch(j.path, lang, &raw, b, txt)
 		}
 		if w.fix {
 			if e, ok := w.rule.Fix(m); ok {
@@ -936,6 +978,7 @@ func (s *Searcher) collectRule(ctx context.Context, w *worker, lang string, j *f
 		}
 		if keep {
 			j.matches = append(j.matches, mt)
+			j.held += heldBytes(&mt, txt.shared())
 		}
 	}
 	return nil
@@ -1033,20 +1076,22 @@ func bound(s []byte, max int) (string, bool) {
 	return string(s[:cut]), true
 }
 
-// toMatch reports a match found in t, a file or a chunk of it at at, with
-// its text and captures cut at max bytes.
-func toMatch(t *engine.Tree, path, lang string, r *matcher.Match, at base, max int) Match {
-	src := t.Source()
+// toMatch reports a match found in a tree, a file or a chunk of it at at,
+// with its text and captures as txt (the tree's source) hands them out.
+func toMatch(path, lang string, r *matcher.Match, at base, txt *sourceText) Match {
 	first, last := r.Nodes[0], r.Nodes[len(r.Nodes)-1]
 	m := Match{Path: path, Language: lang, Span: nodeSpan(first, last, at), Context: r.Reading}
 	var cut1, cut2 bool
 	ms, me := int(first.StartByte()), int(last.EndByte())
-	m.Text, cut1 = bound(src[ms:me], max)
+	m.Text, cut1 = txt.text(ms, me)
 	if at.host != nil {
 		// a region's lines are the host file's
-		m.Lines, cut2 = bound(lineAt(at.host, ms+at.off, me+at.off), max)
+		ht := txt.hostText(at.host)
+		ls, le := ht.lines(ms+at.off, me+at.off)
+		m.Lines, cut2 = ht.text(ls, le)
 	} else {
-		m.Lines, cut2 = bound(lineAt(src, ms, me), max)
+		ls, le := txt.lines(ms, me)
+		m.Lines, cut2 = txt.text(ls, le)
 	}
 	m.Cut = cut1 || cut2
 	for _, b := range r.Captures {
@@ -1054,21 +1099,34 @@ func toMatch(t *engine.Tree, path, lang string, r *matcher.Match, at base, max i
 		if len(b.Nodes) > 0 {
 			bd.Span = nodeSpan(b.Nodes[0], b.Nodes[len(b.Nodes)-1], at)
 			var cut bool
-			bd.Text, cut = bound(b.Text(src), max)
+			bd.Text, cut = txt.text(captureSpan(b.Nodes))
 			m.Cut = m.Cut || cut
 		}
 		if b.Multi {
 			bd.Parts = []Part{}
 			for _, n := range b.Nodes {
-				txt, cut := bound(n.Bytes(), max)
+				pt, cut := txt.text(int(n.StartByte()), int(n.EndByte()))
 				m.Cut = m.Cut || cut
-				bd.Parts = append(bd.Parts, Part{Text: txt, Span: nodeSpan(n, n, at)})
+				bd.Parts = append(bd.Parts, Part{Text: pt, Span: nodeSpan(n, n, at)})
 			}
 		}
 		m.Bindings = append(m.Bindings, bd)
 	}
 	sort.Slice(m.Bindings, func(i, j int) bool { return m.Bindings[i].Name < m.Bindings[j].Name })
 	return m
+}
+
+// captureSpan returns the byte range a capture's nodes span, from the first
+// to the last, or over all of them when they are out of order (as
+// matcher.Capture.Text takes it).
+func captureSpan(ns []engine.Node) (int, int) {
+	start, end := ns[0].StartByte(), ns[len(ns)-1].EndByte()
+	if start > end {
+		for _, n := range ns {
+			start, end = min(start, n.StartByte()), max(end, n.EndByte())
+		}
+	}
+	return int(start), int(end)
 }
 
 // takesAnyText are the languages whose grammar parses any text: in

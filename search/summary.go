@@ -13,6 +13,7 @@ func (r *Result) Summary() string {
 	for _, m := range r.Matches {
 		files[m.Path] = true
 	}
+	shown, nfiles := len(r.Matches)+r.Handed, len(files)+r.handedFiles
 	var s string
 	switch {
 	case r.Total == 0 && r.Searched == 0:
@@ -27,10 +28,10 @@ func (r *Result) Summary() string {
 		}
 	case r.Total == 0:
 		s = fmt.Sprintf("no matches in %d %s", r.Searched, plural(r.Searched, "file", "files"))
-	case len(r.Matches) < r.Total:
-		s = fmt.Sprintf("%d of %d matches shown (raise max_results or narrow the path for more), %d %s searched", len(r.Matches), r.Total, r.Searched, plural(r.Searched, "file", "files"))
+	case shown < r.Total:
+		s = fmt.Sprintf("%d of %d matches shown (raise max_results or narrow the path for more), %d %s searched", shown, r.Total, r.Searched, plural(r.Searched, "file", "files"))
 	default:
-		s = fmt.Sprintf("%d %s in %d of %d %s searched", r.Total, plural(r.Total, "match", "matches"), len(files), r.Searched, plural(r.Searched, "file", "files"))
+		s = fmt.Sprintf("%d %s in %d of %d %s searched", r.Total, plural(r.Total, "match", "matches"), nfiles, r.Searched, plural(r.Searched, "file", "files"))
 	}
 	if n := r.Skipped.Total(); n > 0 {
 		s += fmt.Sprintf("; skipped %d (%s)", n, skipReasons(r.Skipped))
