@@ -154,7 +154,29 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 			res = plan.Result
 		}
 	} else {
+		// each file's matches are printed as soon as it and the files
+		// before it are searched, then let go: a search's memory does not
+		// grow with its matches (a minified bundle can hold millions)
+		var jw *format.JSONWriter
+		switch {
+		case asJSON != "":
+			if jw, err = format.NewJSONWriter(stdout, string(asJSON)); err != nil {
+				fmt.Fprintln(stderr, "tether:", err)
+				return 2
+			}
+			q.OnMatches = jw.Write
+		case *filesOnly:
+			q.OnMatches = func(ms []search.Match) error {
+				_, err := fmt.Fprintln(stdout, ms[0].Path) // one file's matches
+				return err
+			}
+		default:
+			q.OnMatches = func(ms []search.Match) error { return format.WriteHumanOpts(stdout, ms, hopts) }
+		}
 		res, err = s.Search(ctx, q)
+		if err == nil && jw != nil {
+			err = jw.Close()
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)
@@ -164,20 +186,10 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tether ast-grep: note: the pattern does not bind %s of the rewrite: replaced by nothing, as ast-grep does\n", strings.Join(plan.Unbound, ", "))
 	}
 	switch {
-	case asJSON != "":
+	case asJSON != "" && rewriting:
 		err = writeJSON(stdout, res.Matches, asJSON)
 	case rewriting && !updateAll:
 		_, err = io.WriteString(stdout, plan.Diff(0))
-	case *filesOnly:
-		seen := map[string]bool{}
-		for _, m := range res.Matches {
-			if !seen[m.Path] {
-				seen[m.Path] = true
-				fmt.Fprintln(stdout, m.Path)
-			}
-		}
-	case !rewriting:
-		err = format.WriteHumanOpts(stdout, res.Matches, hopts)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)
@@ -200,7 +212,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "tether ast-grep: note:", note)
 		}
 	}
-	if res.Total == 0 || res.Skipped.Total() > 0 || len(res.Errors) > 0 || len(res.Matches) < res.Total {
+	if res.Total == 0 || res.Skipped.Total() > 0 || len(res.Errors) > 0 || len(res.Matches)+res.Handed < res.Total {
 		fmt.Fprintln(stderr, "tether ast-grep:", strings.Replace(res.Summary(), "raise max_results", "raise --max-results", 1))
 	}
 	switch {

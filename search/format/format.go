@@ -183,46 +183,97 @@ func WriteJSONStyle(w io.Writer, ms []search.Match, style string) error {
 // writeJSONStyle writes items in ast-grep's JSON style (see WriteJSONStyle),
 // each converted by convert with one converter for them all.
 func writeJSONStyle[T, J any](w io.Writer, items []T, style string, convert func(*jsonConverter, T) J) error {
-	var open, sep, end string
-	pretty := false
-	switch style {
-	case "pretty":
-		if len(items) == 0 {
-			_, err := io.WriteString(w, "[]\n")
-			return err
-		}
-		open, sep, end, pretty = "[\n", ",\n", "\n]\n", true
-	case "compact":
-		open, sep, end = "[", ",", "]\n"
-	case "stream":
-		if len(items) == 0 {
-			return nil
-		}
-		sep, end = "\n", "\n"
-	default:
-		return fmt.Errorf("format: JSON style %q: use pretty, compact or stream", style)
-	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var b bytes.Buffer
-	var c jsonConverter
-	b.WriteString(open)
-	for i, it := range items {
-		if i > 0 {
-			b.WriteString(sep)
-		}
-		if err := encodeJSON(&b, convert(&c, it), pretty); err != nil {
-			return err
-		}
-		if _, err := bw.Write(b.Bytes()); err != nil {
-			return err
-		}
-		b.Reset()
-	}
-	b.WriteString(end)
-	if _, err := bw.Write(b.Bytes()); err != nil {
+	jw, err := newJSONWriter(w, style, convert)
+	if err != nil {
 		return err
 	}
-	return bw.Flush()
+	if err := jw.write(items); err != nil {
+		return err
+	}
+	return jw.close()
+}
+
+// JSONWriter writes matches as WriteJSONStyle does, a batch at a time (such
+// as each file's, from search.Query.OnMatches), so that a search's matches
+// need not be held together to be printed as one array.
+type JSONWriter struct {
+	jw *jsonWriter[search.Match, Match]
+}
+
+// NewJSONWriter returns a writer of matches to w in style (pretty, compact
+// or stream, as WriteJSONStyle's); Close ends the output.
+func NewJSONWriter(w io.Writer, style string) (*JSONWriter, error) {
+	jw, err := newJSONWriter(w, style, (*jsonConverter).convert)
+	if err != nil {
+		return nil, err
+	}
+	return &JSONWriter{jw}, nil
+}
+
+// Write writes ms after the matches written before.
+func (j *JSONWriter) Write(ms []search.Match) error { return j.jw.write(ms) }
+
+// Close ends the output (an empty array when no match was written, nothing
+// in the stream style) and flushes it.
+func (j *JSONWriter) Close() error { return j.jw.close() }
+
+// jsonWriter writes items in ast-grep's JSON style a batch at a time, each
+// converted by convert with one converter for them all, through a buffer.
+type jsonWriter[T, J any] struct {
+	bw             *bufio.Writer
+	style          string
+	open, sep, end string
+	pretty         bool
+	n              int // items written
+	b              bytes.Buffer
+	c              jsonConverter
+	convert        func(*jsonConverter, T) J
+}
+
+func newJSONWriter[T, J any](w io.Writer, style string, convert func(*jsonConverter, T) J) (*jsonWriter[T, J], error) {
+	j := &jsonWriter[T, J]{bw: bufio.NewWriterSize(w, 64<<10), style: style, convert: convert}
+	switch style {
+	case "pretty":
+		j.open, j.sep, j.end, j.pretty = "[\n", ",\n", "\n]\n", true
+	case "compact":
+		j.open, j.sep, j.end = "[", ",", "]\n"
+	case "stream":
+		j.sep, j.end = "\n", "\n"
+	default:
+		return nil, fmt.Errorf("format: JSON style %q: use pretty, compact or stream", style)
+	}
+	return j, nil
+}
+
+func (j *jsonWriter[T, J]) write(items []T) error {
+	for _, it := range items {
+		if j.n == 0 {
+			j.b.WriteString(j.open)
+		} else {
+			j.b.WriteString(j.sep)
+		}
+		j.n++
+		if err := encodeJSON(&j.b, j.convert(&j.c, it), j.pretty); err != nil {
+			return err
+		}
+		if _, err := j.bw.Write(j.b.Bytes()); err != nil {
+			return err
+		}
+		j.b.Reset()
+	}
+	return nil
+}
+
+// close ends the output: an empty array when nothing was written, nothing
+// in the stream style.
+func (j *jsonWriter[T, J]) close() error {
+	switch {
+	case j.n > 0:
+		j.bw.WriteString(j.end)
+	case j.style != "stream":
+		j.bw.WriteString("[]\n")
+	}
+	return j.bw.Flush()
 }
 
 // encodeJSON appends v's JSON to b (indented by two spaces when pretty)

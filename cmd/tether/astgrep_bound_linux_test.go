@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// minifiedJS returns a minified bundle of n functions on one line, each
+// with four && (four matches of '$A && $B' a function: one for each
+// && of the chain, the nested ones included).
+func minifiedJS(n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		fmt.Fprintf(&b, "function f%d(a,b,c){return a&&b&&c&&a.x&&b.y}", i)
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// runBounded runs cmd and returns its peak resident set in bytes (the
+// kernel's maxrss of the child). A child whose resident set passes killAt is
+// killed (the test then fails) rather than let take the machine down.
+func runBounded(t *testing.T, cmd *exec.Cmd, killAt int64) int64 {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	killed := make(chan int64, 1)
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if rss := residentBytes(cmd.Process.Pid); rss > killAt {
+					cmd.Process.Kill()
+					killed <- rss
+					return
+				}
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	select {
+	case rss := <-killed:
+		t.Fatalf("%s: killed at %d MiB resident, over %d MiB: its memory grows with its input", cmd.Args, rss>>20, killAt>>20)
+	default:
+	}
+	if err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatal(err)
+		}
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Fatal("no rusage for the child")
+	}
+	return ru.Maxrss << 10 // KiB on Linux
+}
+
+// residentBytes reads a process's VmRSS; 0 when it is gone.
+func residentBytes(pid int) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// countingWriter counts what is written to it and its newlines.
+type countingWriter struct{ bytes, lines int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.bytes += int64(len(p))
+	c.lines += int64(bytes.Count(p, []byte{'\n'}))
+	return len(p), nil
+}
+
+// TestAstGrepMemoryBoundedOnMinified: a pattern matching tens of thousands
+// of times on the one line of a minified bundle keeps tether ast-grep's
+// peak resident set within a bound set by the file, not by the matches
+// times the line: each match once held its own copy of the line (and each
+// capture of its text), 64,000 copies of a 0.7 MiB line here, which took a
+// search over node_modules past 24 GB. Every match is still counted and
+// printed: the line once, as ast-grep prints it, and the JSON stream with
+// each match and its line.
+func TestAstGrepMemoryBoundedOnMinified(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds tether and parses a 1 MiB bundle")
+	}
+	bin := tetherBin(t)
+	dir := t.TempDir()
+	const funcs = 16000 // 46 bytes each: a 0.7 MiB line, 64,000 matches
+	src := minifiedJS(funcs)
+	if err := os.WriteFile(filepath.Join(dir, "bundle.min.js"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// what one copy of the line per match would take, and the bound: the
+	// parse (about 40 bytes of wasm memory a source byte) and the matches
+	// (a few hundred bytes each) of one file, with room for the runtime
+	const matches = 4 * funcs
+	naive := int64(matches) * int64(len(src))
+	const bound = 512 << 20
+	if naive < 50*bound {
+		t.Fatalf("the input is too small to tell: %d MiB naive, bound %d MiB", naive>>20, bound>>20)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		// lines printed
+		lines int64
+	}{
+		{"lines", []string{"--color", "never"}, 1},
+		{"files-with-matches", []string{"--files-with-matches"}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"ast-grep", "-j", "2", "--no-cache", "-p", "$A && $B", "-l", "js"}, c.args...)
+			cmd := exec.Command(bin, append(args, dir)...)
+			cmd.Dir = dir
+			var out countingWriter
+			var errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			peak := runBounded(t, cmd, 4*bound)
+			if code := cmd.ProcessState.ExitCode(); code != 0 {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			if out.lines != c.lines {
+				t.Errorf("%d lines printed, want %d", out.lines, c.lines)
+			}
+			t.Logf("peak resident %d MiB for %d matches on a %d KiB line (one copy of the line each: %d MiB)", peak>>20, matches, len(src)>>10, naive>>20)
+			if peak > bound {
+				t.Errorf("peak resident %d MiB, over %d MiB", peak>>20, bound>>20)
+			}
+		})
+	}
+	// the JSON stream holds each match with its line, as ast-grep's does:
+	// a smaller bundle, so that the output stays small, with every match
+	t.Run("json-stream", func(t *testing.T) {
+		small := t.TempDir()
+		const n = 400
+		if err := os.WriteFile(filepath.Join(small, "bundle.min.js"), minifiedJS(n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "ast-grep", "--no-cache", "-p", "$A && $B", "-l", "js", "--json=stream", small)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Count(out, []byte{'\n'}); got != 4*n {
+			t.Errorf("%d JSON lines, want %d", got, 4*n)
+		}
+	})
+}
