@@ -8,14 +8,17 @@
 // For every language in grammars/manifest.json it fetches the pinned npm
 // package with `npm pack`, checks the tarball against the manifest's integrity
 // hash, and compiles the tree-sitter runtime, the grammar (parser.c and
-// scanner.c) and tether's shim (grammars/shim) with clang-16 for wasm32-wasi
-// into one self-contained reactor module exporting only what
+// scanner.c, or a C++ scanner.cc against libc++ for the languages the
+// manifest marks "cxx", with grammars/shim/cxx.cc) and tether's shim
+// (grammars/shim) with clang-16 for wasm32-wasi into one self-contained
+// reactor module exporting only what
 // grammars/shim/exports.txt lists, then compresses it with zstd
 // (klauspost/compress at its best level, one goroutine, so the bytes depend
 // only on the module and the codec's version in go.mod).
 //
 // Every step is cached under the user cache dir (tether/grammars), keyed by
-// the hash of its inputs (package integrity, shim, flags, toolchain), so a
+// the hash of its inputs (package integrity, shim, flags, toolchain; libc++
+// only for a C++ module), so a
 // second run, or another checkout on the same machine, costs nothing.
 // Languages build in parallel on all cores.
 //
