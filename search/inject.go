@@ -190,7 +190,8 @@ func tagAttributes(tag engine.Node) map[string]string {
 }
 
 // fenceRegions lists markdown's fenced code blocks whose info string names a
-// shipped language or alias (```go, ```py, ```ts). Only fences at the top
+// shipped language or alias (```go, ```py, ```ts), and that parsed without
+// an error. Only fences at the top
 // level (in the document and its sections) are regions: inside a block
 // quote or a list item every line of the code carries the container's
 // prefix ("> ", indentation), so the code is no contiguous text; such a
@@ -202,6 +203,10 @@ func fenceRegions(t *engine.Tree) []region {
 		case "document", "section":
 			return true
 		case "fenced_code_block":
+			if n.HasError() {
+				// an info string the grammar could not read: no language
+				return false
+			}
 			lang, content := "", engine.Node{}
 			for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
 				switch c.Kind() {
@@ -275,7 +280,7 @@ func hasUpperPrefix(b []byte, upper string) bool {
 
 // mayHoldFence says whether src has a code fence (``` or ~~~ at the start
 // of a line, after any container prefix: spaces, "> ", list markers) whose
-// info string starts with a name of lang.
+// info string holds a name of lang.
 func mayHoldFence(src []byte, lang string) bool {
 	seen := map[string]bool{}
 	for i := 0; i < len(src); {
@@ -293,29 +298,45 @@ func mayHoldFence(src []byte, lang string) bool {
 			i = j
 			continue
 		}
-		for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
-			j++
+		// a language id or alias is letters, digits and _ + # -: every
+		// such run of the rest of the line is looked up (the grammar may
+		// find the language after punctuation, as in {go})
+		eol := bytes.IndexByte(src[j:], '\n')
+		if eol < 0 {
+			eol = len(src) - j
 		}
-		w := j
-		for w < len(src) && !bytes.ContainsRune([]byte(" \t\r\n`~{"), rune(src[w])) {
-			w++
-		}
-		if name := string(src[j:w]); name != "" && !seen[name] {
-			seen[name] = true
-			if l, ok := grammars.Lookup(name); ok && l.ID == lang {
-				return true
+		for w := j; w < j+eol; {
+			if !isNameByte(src[w]) {
+				w++
+				continue
+			}
+			start := w
+			for w < j+eol && isNameByte(src[w]) {
+				w++
+			}
+			if name := string(src[start:w]); !seen[name] {
+				seen[name] = true
+				if l, ok := grammars.Lookup(name); ok && l.ID == lang {
+					return true
+				}
 			}
 		}
-		i = w
+		i = j + eol
 	}
 	return false
 }
 
-// fenceStart says whether only a container prefix precedes src[i] on its
-// line.
+// isNameByte says whether c may be part of a language's id or alias.
+func isNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '+' || c == '#' || c == '-'
+}
+
+// fenceStart says whether no letter precedes src[i] on its line: what may
+// precede a fence is a container's prefix (spaces, "> ", list markers such
+// as "-" or "1."), never text.
 func fenceStart(src []byte, i int) bool {
-	for k := i - 1; k >= 0 && src[k] != '\n'; k-- {
-		if !strings.ContainsRune(" \t>-*+0123456789.)", rune(src[k])) {
+	for k := i - 1; k >= 0 && src[k] != '\n' && src[k] != '\r'; k-- {
+		if c := src[k] | 0x20; 'a' <= c && c <= 'z' {
 			return false
 		}
 	}

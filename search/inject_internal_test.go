@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/tetherhq/tether/grammars"
 )
 
 // TestMayHoldNeverMissesARegion: the cheap look at a host's bytes says yes
@@ -47,4 +49,38 @@ func TestMayHoldNeverMissesARegion(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzRegions: any markdown or HTML text gives regions inside the file, in
+// order, never overlapping, each of a shipped language, and the cheap look
+// at its bytes never rules out a language it has a region of.
+func FuzzRegions(f *testing.F) {
+	f.Add("markdown", "```go\nx()\n```\n> ```py\n> y\n> ```\n")
+	f.Add("markdown", "~~~~js title=\"a\"\n~~~\n~~~~\n```\n```ts\n")
+	f.Add("html", "<script lang=ts>let a</script><style type=text/css>a{}</style><script type=module>")
+	f.Add("svelte", "<script context=\"module\">x</script>{a}<style>p{}</style>")
+	p := fuzzParser(f)
+	f.Fuzz(func(t *testing.T, host, src string) {
+		h, ok := hosts[host]
+		if !ok || len(src) > 1<<12 {
+			return
+		}
+		tree, err := p.Parse(context.Background(), host, []byte(src))
+		if err != nil {
+			return
+		}
+		last := 0
+		for _, r := range h.regions(tree) {
+			if r.start < last || r.end < r.start || r.end > len(src) {
+				t.Fatalf("region %+v out of order or bounds (after %d, in %d bytes)", r, last, len(src))
+			}
+			last = r.end
+			if _, ok := grammars.Lookup(r.lang); !ok {
+				t.Fatalf("region of unknown language %q", r.lang)
+			}
+			if !h.may([]byte(src), r.lang) {
+				t.Fatalf("a region of %s at %d, and the look at the bytes rules it out", r.lang, r.start)
+			}
+		}
+	})
 }
