@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -73,10 +74,13 @@ type Options struct {
 type Server struct {
 	opts Options
 	srv  *mcp.Server
+	// single says the server serves over one transport (Serve: stdio). An
+	// atomic, not under mu: the go-sdk asks cacheable with its own lock
+	// held, and Refresh takes that lock with mu held.
+	single atomic.Bool
 
 	mu          sync.Mutex
 	run         *tools.Run
-	single      bool // served over one transport (Serve): stdio
 	listed      map[string]bool
 	session     *mcp.ServerSession
 	initialized map[*mcp.ServerSession]bool // sessions whose client sent initialized
@@ -236,7 +240,8 @@ func (s *Server) Serve(ctx context.Context, run *tools.Run, t mcp.Transport) err
 		s.mu.Unlock()
 		return errors.New("server: Serve called twice; one server serves one run")
 	}
-	s.run, s.single = run, true
+	s.run = run
+	s.single.Store(true)
 	s.mu.Unlock()
 	s.Refresh()
 	if err := s.srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) {
@@ -446,10 +451,7 @@ func (s *Server) cacheable(_ context.Context, req mcp.Request, c *mcp.Cacheable)
 			return
 		}
 	}
-	s.mu.Lock()
-	single := s.single
-	s.mu.Unlock()
-	if c.TTLMs == 0 && !single {
+	if c.TTLMs == 0 && !s.single.Load() {
 		c.TTLMs = int(listTTL / time.Millisecond)
 	}
 	c.CacheScope = "private"

@@ -389,3 +389,66 @@ func TestToolListChangedBothRevisions(t *testing.T) {
 		})
 	}
 }
+
+// TestRefreshWhileListingHammer: tools registered and removed while a
+// 2026-07-28 client lists them over and over neither deadlock nor race
+// (run with -race): the go-sdk sets a list's cache fields with its own lock
+// held, and Refresh takes that lock to change the tools.
+func TestRefreshWhileListingHammer(t *testing.T) {
+	srv := server.New(server.Options{})
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Surface: tools.SurfacePlan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	st, ct := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, run, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cs.Close()
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("the server did not stop within 30 s of its client closing")
+		}
+	}()
+	h := func(context.Context, *tools.Call) (*tools.Result, error) { return tools.Text("hi"), nil }
+	finished := make(chan error, 5)
+	go func() {
+		for range 300 {
+			run.Registry().Register(tools.Tool{Name: "vibe_list", Tier: tools.TierRead, Handler: h})
+			srv.Refresh()
+			run.Registry().Unregister("vibe_list")
+			srv.Refresh()
+		}
+		finished <- nil
+	}()
+	for range 4 {
+		go func() {
+			for range 300 {
+				if _, err := cs.ListTools(context.Background(), nil); err != nil {
+					finished <- err
+					return
+				}
+			}
+			finished <- nil
+		}()
+	}
+	timeout := time.After(2 * time.Minute)
+	for range 5 {
+		select {
+		case err := <-finished:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-timeout:
+			t.Fatal("listing while tools change did not finish in 2 minutes (a deadlock)")
+		}
+	}
+}
