@@ -370,6 +370,10 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 	at := time.Now()
 	src, fi, ok := s.readText(fsys, j.path, &j.unread)
 	if !ok {
+		if j.skip == "binary" {
+			// a binary file embeds no code: it is no file of lang
+			j.skip, j.none = "", true
+		}
 		return nil
 	}
 	if h := hosts[j.host]; h.may != nil && !h.may(src, lang) {
@@ -475,7 +479,11 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []
 	at := time.Now()
 	src, fi, ok := s.readText(fsys, j.path, &j.unread)
 	if !ok {
-		j.searched = true
+		if j.skip == "binary" && len(rs) == 0 {
+			// a binary file embeds no code, and no rule is for its own
+			// language: it is not counted
+			j.skip = ""
+		}
 		return nil
 	}
 	key := keyOf(s.partition, lang, src)

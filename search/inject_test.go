@@ -217,6 +217,9 @@ func TestInjectedNotInferred(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"notes.md": injectMarkdown,
 		"a.py":     "print(\"file\")\n",
+		// a binary markdown file is no python file: neither searched nor
+		// skipped
+		"bin.md": "```python\nprint(\"x\")\n```\n\x00",
 	})
 	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
 	res, err := s.Search(context.Background(), search.Query{Pattern: "print($A)", Paths: []string{dir}})
@@ -229,6 +232,9 @@ func TestInjectedNotInferred(t *testing.T) {
 	}
 	if want := "a.py:1 python\nnotes.md:12 python"; strings.Join(got, "\n") != want {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+	if res.Searched != 2 || res.Skipped.Total() != 0 {
+		t.Errorf("%d files searched, %d skipped (%s); want a.py and notes.md searched, none skipped", res.Searched, res.Skipped.Total(), res.Summary())
 	}
 	// the markdown file alone, without a language, is searched as markdown:
 	// its fences are not
