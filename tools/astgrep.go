@@ -28,6 +28,10 @@ const (
 	// astGrepMaxStart bounds ast_grep's start: the search keeps every match
 	// before the page.
 	astGrepMaxStart = 10000
+	// astGrepMaxResults bounds ast_grep's max_results: the search keeps the
+	// matches it shows (each with texts of up to search.MaxMatchText bytes
+	// a part), and a result of at most astGrepMaxText shows fewer than this.
+	astGrepMaxResults = 5000
 )
 
 func init() {
@@ -145,7 +149,7 @@ type grepQuery struct {
 // grepArgs are ast_grep's arguments.
 type grepArgs struct {
 	grepQuery
-	MaxResults int    `json:"max_results,omitempty" jsonschema:"most matches to show (default 50); the total is always counted" bounds:"minimum=1"`
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"most matches to show (default 50, at most 5000; start pages on); the total is always counted" bounds:"minimum=1,maximum=5000"`
 	Start      int    `json:"start,omitempty" jsonschema:"skip this many matches (0-based, in the order files are searched) to page past max_results; the result says the start of the next page" bounds:"minimum=0,maximum=10000"`
 	Output     string `json:"output,omitempty" jsonschema:"lines (default): a match of up to 3 lines whole, a longer one by its first line, with the captures; full: every match's lines whole; captures: where each match is and what it captured"`
 }
@@ -241,6 +245,9 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 	q, err := s.query(call.Name, a.grepQuery, a.MaxResults)
 	if err != nil {
 		return nil, err
+	}
+	if a.MaxResults > astGrepMaxResults {
+		return nil, fmt.Errorf("tools: ast_grep: max_results %d is out of range: pass 1 to %d, and start to page on (a result shows at most %d KiB)", a.MaxResults, astGrepMaxResults, astGrepMaxText>>10)
 	}
 	if a.Start < 0 || a.Start > astGrepMaxStart {
 		return nil, fmt.Errorf("tools: ast_grep: start %d is out of range: pass 0 to %d, or narrow the path or the pattern", a.Start, astGrepMaxStart)

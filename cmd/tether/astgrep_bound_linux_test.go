@@ -157,6 +157,34 @@ func TestAstGrepMemoryBoundedOnMinified(t *testing.T) {
 			}
 		})
 	}
+	// ast_grep, as tether serve and tether call run it: its texts are cut
+	// (search.MaxMatchText) and it keeps the page it shows and the matches
+	// before it, the most it takes
+	t.Run("tool", func(t *testing.T) {
+		args := `{"pattern":"$A && $B","language":"javascript","max_results":5000,"start":10000}`
+		cmd := exec.Command(bin, "call", "--no-cache", "ast_grep", args)
+		cmd.Dir = dir
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		peak := runBounded(t, cmd, 4*bound)
+		if code := cmd.ProcessState.ExitCode(); code != 0 {
+			t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+		}
+		if want := fmt.Sprintf("of %d matches shown", matches); !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in:\n%.400s", want, out.String())
+		}
+		t.Logf("peak resident %d MiB", peak>>20)
+		if peak > bound {
+			t.Errorf("peak resident %d MiB, over %d MiB", peak>>20, bound>>20)
+		}
+		// more than a result can show is refused, saying what to pass
+		cmd = exec.Command(bin, "call", "--no-cache", "ast_grep", `{"pattern":"$A && $B","language":"javascript","max_results":1000000}`)
+		cmd.Dir = dir
+		msg, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code == 0 || !strings.Contains(string(msg), "max_results") || !strings.Contains(string(msg), "5000") {
+			t.Errorf("max_results 1000000: exit %d, %s", code, msg)
+		}
+	})
 	// the JSON stream holds each match with its line, as ast-grep's does:
 	// a smaller bundle, so that the output stays small, with every match
 	t.Run("json-stream", func(t *testing.T) {
