@@ -104,6 +104,40 @@ func TestInjectedDifferentialAstGrep(t *testing.T) {
 	}
 }
 
+// TestInjectedDifferentialAstGrepRewrite compares rewrites of matches in
+// HTML's scripts and styles with ast-grep's: the replacement and its
+// offsets in the host file, field for field in --json.
+func TestInjectedDifferentialAstGrepRewrite(t *testing.T) {
+	bin := testenv.RequireBinary(t, "ast-grep")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "page.html")
+	if err := os.WriteFile(file, []byte(injectDiffHTML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	for _, c := range []struct{ lang, agLang, pattern, rewrite string }{
+		{"javascript", "js", "console.log($$$A)", "logger.info($$$A)"},
+		{"javascript", "js", "setup($X)", "setup($X, { strict: true })"},
+		{"typescript", "ts", "const $N: $T = $V", "let $N: $T = $V"},
+		{"css", "css", "body { $$$ }", "main { padding: 0; }"},
+	} {
+		t.Run(c.lang+"/"+c.pattern, func(t *testing.T) {
+			out, err := exec.Command(bin, "run", "-p", c.pattern, "-r", c.rewrite, "-l", c.agLang, "--json=compact", file).Output()
+			if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+				t.Fatalf("ast-grep: %v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), `"replacement"`) {
+				t.Fatalf("ast-grep rewrites nothing for %q: the case compares nothing\n%s", c.pattern, out)
+			}
+			plan, err := s.Rewrite(context.Background(), search.Query{Pattern: c.pattern, Language: c.lang, Paths: []string{file}}, c.rewrite)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareJSON(t, out, plan.Result.Matches)
+		})
+	}
+}
+
 // TestInjectedDifferenceFromAstGrep holds the documented difference: a
 // script whose type names no JavaScript (a template, JSON data) is parsed
 // as JavaScript by ast-grep, and is not JavaScript for tether (JSON types
