@@ -346,13 +346,20 @@ func TestStdioRawModernRequests(t *testing.T) {
 	}
 }
 
-// TestStdioModernCancel: a 2026-07-28 client on stdio that gives up on a
-// call (the go-sdk sends notifications/cancelled) stops the work: the cell
-// sleeping in the run's kernel is interrupted before it writes its second
-// marker, and the next call runs at once with the kernel's state kept.
-func TestStdioModernCancel(t *testing.T) {
+// TestStdioCancel: a client on stdio that gives up on a call (the go-sdk
+// sends notifications/cancelled), at either revision, stops the work: the
+// cell sleeping in the run's kernel is interrupted before it writes its
+// second marker, and the next call runs at once with the kernel's state
+// kept.
+func TestStdioCancel(t *testing.T) {
+	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(rev, func(t *testing.T) { testStdioCancel(t, rev) })
+	}
+}
+
+func testStdioCancel(t *testing.T, rev string) {
 	dir := workdir(t, nil)
-	a, _ := openStdioRev(t, dir, "2026-07-28", "--approve", "allow")
+	a, _ := openStdioRev(t, dir, rev, "--approve", "allow")
 	if text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "kept = 41", "description": "set a variable before the cancelled cell"}); isErr {
 		t.Fatalf("eval: %s", text)
 	}
