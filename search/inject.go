@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
 )
 
@@ -475,7 +476,7 @@ func embedded(hostLang string, byLang map[string][]*scanRule) []string {
 // scanHost is scanFile for a host file: the rules of its own language (rs)
 // on its tree, and those of each embedded language in inner on its
 // regions of that language.
-func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []*scanRule, inner []string, byLang map[string][]*scanRule, pick func([]*scanRule) []*scanRule, runners map[*rule.Rule]*rule.Runner, j *scanJob, fix bool) error {
+func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []*scanRule, inner []string, byLang map[string][]*scanRule, pick func([]*scanRule) []*scanRule, runners map[*rule.Rule]*rule.Runner, injs []Injection, j *scanJob, fix bool) error {
 	at := time.Now()
 	src, fi, ok := s.readText(fsys, j.path, &j.unread)
 	if !ok {
@@ -507,9 +508,12 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []
 		return out
 	}
 	h := hosts[lang]
+	custom, _ := injects(lang, injs, byLang, nil)
 	var mayInner []string
 	for _, l := range inner {
-		if h.may == nil || h.may(src, l) {
+		// the look at the bytes knows the grammar's regions, not a
+		// project's injections
+		if custom || h.may == nil || h.may(src, l) {
 			mayInner = append(mayInner, l)
 		}
 	}
@@ -532,8 +536,21 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []
 			return err
 		}
 	}
+	var extra []region
+	if custom {
+		if extra, err = injectedRegions(ctx, tree, lang, injs, runners); err != nil {
+			return fmt.Errorf("search: %s: %w", j.path, err)
+		}
+	}
 	for _, l := range mayInner {
 		regions, total := regionsOf(lang, tree, l, MaxRegionsPerFile)
+		for _, r := range extra {
+			if r.lang == l {
+				if total++; len(regions) < MaxRegionsPerFile {
+					regions = append(regions, r)
+				}
+			}
+		}
 		if total == 0 {
 			continue
 		}
@@ -585,4 +602,156 @@ func hostHint(lang string) string {
 		return fmt.Sprintf("searched as %s; to search the code in its fences pass their language (go, python, ...)", l.Name)
 	}
 	return fmt.Sprintf("searched as %s; to search the code in its scripts and styles pass their language (%s)", l.Name, strings.Join(h.embeds, ", "))
+}
+
+// Injection is one of a project's languageInjections (sgconfig.yml), as
+// ast-grep reads them: in files of Host, every match of Rule is a region,
+// the text its $CONTENT metavariable captured, written in the language
+// its $LANG captured or, without one, in Static.
+type Injection struct {
+	Host string
+	Rule *rule.Rule
+	// Injected are the languages its regions may be in; Static is the
+	// one language given as a name ("" when a list was given).
+	Injected []string
+	Static   string
+}
+
+// injectionKeys are the keys of a languageInjections entry.
+var injectionKeys = []string{"hostLanguage", "injected", "rule", "constraints", "utils", "transform"}
+
+// compileInjections compiles an sgconfig.yml's languageInjections (v, nil
+// for none) read from source.
+func compileInjections(ctx context.Context, p matcher.Parser, v any, source string) ([]Injection, error) {
+	if v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s: languageInjections must be a list of {hostLanguage, rule, injected}", rule.ErrInvalid, source)
+	}
+	var out []Injection
+	for i, x := range list {
+		at := fmt.Sprintf("%s: languageInjections[%d]", source, i)
+		m, ok := x.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s: want an object with hostLanguage, rule and injected", rule.ErrInvalid, at)
+		}
+		core := map[string]any{}
+		for k, val := range m {
+			if !slices.Contains(injectionKeys, k) {
+				return nil, fmt.Errorf("%w: %s: %s: unknown key (%s)", rule.ErrInvalid, at, k, strings.Join(injectionKeys, ", "))
+			}
+			if k != "hostLanguage" && k != "injected" {
+				core[k] = val
+			}
+		}
+		hostName, _ := m["hostLanguage"].(string)
+		if hostName == "" {
+			return nil, fmt.Errorf("%w: %s: hostLanguage is missing: name the language of the files that hold the code (js, html, ...)", rule.ErrInvalid, at)
+		}
+		host, err := canonicalLang(hostName)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: hostLanguage: %v", rule.ErrInvalid, at, err)
+		}
+		inj := Injection{Host: host}
+		switch t := m["injected"].(type) {
+		case string:
+			l, err := canonicalLang(t)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: injected: %v", rule.ErrInvalid, at, err)
+			}
+			inj.Injected, inj.Static = []string{l}, l
+		case []any:
+			for _, n := range t {
+				name, _ := n.(string)
+				l, err := canonicalLang(name)
+				if err != nil {
+					return nil, fmt.Errorf("%w: %s: injected: %v", rule.ErrInvalid, at, err)
+				}
+				inj.Injected = append(inj.Injected, l)
+			}
+		}
+		if len(inj.Injected) == 0 {
+			return nil, fmt.Errorf("%w: %s: injected is missing: give a language (css) or a list of them ([css, scss]) that $LANG names", rule.ErrInvalid, at)
+		}
+		if _, ok := core["rule"]; !ok {
+			return nil, fmt.Errorf("%w: %s: rule is missing: a rule whose $CONTENT captures the embedded code", rule.ErrInvalid, at)
+		}
+		if inj.Rule, err = rule.Compile(ctx, p, host, core, rule.Options{Source: at}); err != nil {
+			return nil, err
+		}
+		out = append(out, inj)
+	}
+	return out, nil
+}
+
+// injectedRegions lists the regions the injections of lang (the host
+// file's language) find in t, with runners keeping each rule's runner.
+func injectedRegions(ctx context.Context, t *engine.Tree, lang string, injs []Injection, runners map[*rule.Rule]*rule.Runner) ([]region, error) {
+	var out []region
+	for _, inj := range injs {
+		if inj.Host != lang {
+			continue
+		}
+		rn := runners[inj.Rule]
+		if rn == nil {
+			rn = rule.NewRunner(inj.Rule)
+			runners[inj.Rule] = rn
+		}
+		ms, err := rn.Find(ctx, t)
+		if err != nil {
+			return nil, fmt.Errorf("languageInjections rule for %s: %w", lang, err)
+		}
+		for _, m := range ms {
+			var content, name []engine.Node
+			for _, c := range m.Captures {
+				switch c.Name {
+				case "CONTENT":
+					content = c.Nodes
+				case "LANG":
+					name = c.Nodes
+				}
+			}
+			if len(content) == 0 {
+				continue
+			}
+			l := inj.Static
+			if len(name) > 0 {
+				if g, ok := grammars.Lookup(name[0].Text()); ok {
+					l = g.ID
+				} else {
+					l = ""
+				}
+			}
+			if l == "" {
+				continue
+			}
+			r := regionOf(content[0], l)
+			r.end = int(content[len(content)-1].EndByte())
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// injects reports whether some injection of hostLang has regions of a
+// language with rules in byLang, and adds those languages to langs.
+func injects(hostLang string, injs []Injection, byLang map[string][]*scanRule, langs []string) (bool, []string) {
+	found := false
+	for _, inj := range injs {
+		if inj.Host != hostLang {
+			continue
+		}
+		for _, l := range inj.Injected {
+			if len(byLang[l]) > 0 {
+				found = true
+				if !slices.Contains(langs, l) {
+					langs = append(langs, l)
+				}
+			}
+		}
+	}
+	slices.Sort(langs)
+	return found, langs
 }

@@ -3,9 +3,11 @@ package search_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -241,5 +243,86 @@ func TestInjectedScan(t *testing.T) {
 	}
 	if len(res.Plan.Changes) != 2 {
 		t.Errorf("the fixes change %d files, want 2", len(res.Plan.Changes))
+	}
+}
+
+// TestInjectedProjectInjections: an sgconfig.yml's languageInjections
+// make more regions, as ast-grep reads them: CSS in styled-components
+// templates (a static language) and in tagged templates whose tag names
+// the language ($LANG). tether scan finds what ast-grep scan finds.
+func TestInjectedProjectInjections(t *testing.T) {
+	bin := testenv.RequireBinary(t, "ast-grep")
+	dir := t.TempDir()
+	files := map[string]string{
+		"sgconfig.yml": "ruleDirs: [rules]\nlanguageInjections:\n" +
+			"- hostLanguage: js\n  rule:\n    pattern: styled.$TAG`$CONTENT`\n  injected: css\n" +
+			"- hostLanguage: javascript\n  rule:\n    pattern: $LANG`$CONTENT`\n  injected: [css, scss]\n",
+		"rules/red.yml": "id: red\nlanguage: css\nrule:\n  kind: declaration\n  has: {kind: plain_value, regex: \"^red$\"}\nmessage: no red\n",
+		"src/app.js": "const Button = styled.button`\n  color: red;\n  padding: 4px;\n`;\n" +
+			"const a = css`color: red;`;\nconst b = html`<p style=\"color: red\"></p>`;\nconst c = `color: red;`;\n",
+		"src/page.html": "<style>p { color: red; }</style>\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, "scan", "--json=compact", ".")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+		t.Fatalf("ast-grep scan: %v\n%s", err, out)
+	}
+	var ag []struct {
+		agMatch
+		File   string `json:"file"`
+		RuleID string `json:"ruleId"`
+	}
+	if err := json.Unmarshal(out, &ag); err != nil {
+		t.Fatalf("ast-grep scan JSON: %v\n%s", err, out)
+	}
+	var theirs, ours []string
+	for _, m := range ag {
+		theirs = append(theirs, fmt.Sprintf("%s %s %d-%d %q", m.RuleID, filepath.ToSlash(m.File), m.Range.ByteOffset.Start, m.Range.ByteOffset.End, m.Text))
+	}
+	p := parser(t)
+	proj, err := search.LoadProject(context.Background(), p, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(proj.Injections) != 2 {
+		t.Fatalf("%d injections, want 2", len(proj.Injections))
+	}
+	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+	res, err := s.Scan(context.Background(), search.ScanQuery{Rules: proj.Rules, Injections: proj.Injections, Paths: []string{dir}, Base: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		rel, _ := filepath.Rel(dir, f.Path)
+		ours = append(ours, fmt.Sprintf("%s %s %d-%d %q", f.Rule.ID, filepath.ToSlash(rel), f.Span.StartByte, f.Span.EndByte, f.Text))
+	}
+	sort.Strings(theirs)
+	sort.Strings(ours)
+	if len(theirs) != 3 || strings.Join(theirs, "\n") != strings.Join(ours, "\n") {
+		t.Errorf("findings differ from ast-grep scan's (want 3: the styled template, css`...` and the HTML style)\nast-grep:\n%s\ntether:\n%s", strings.Join(theirs, "\n"), strings.Join(ours, "\n"))
+	}
+	// a bad entry is refused, naming it and what to do
+	for _, c := range []struct{ entry, want string }{
+		{"- hostLanguage: js\n  rule: {pattern: $A}\n  injected: css\n  lang: x\n", "languageInjections[0]: lang: unknown key"},
+		{"- rule: {pattern: $A}\n  injected: css\n", "hostLanguage is missing"},
+		{"- hostLanguage: js\n  rule: {pattern: $A}\n  injected: cobol\n", `unknown language "cobol"`},
+		{"- hostLanguage: js\n  rule: {pattern: $A}\n", "injected is missing"},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "sgconfig.yml"), []byte("ruleDirs: [rules]\nlanguageInjections:\n"+c.entry), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := search.LoadProject(context.Background(), p, dir); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one saying %q", c.entry, err, c.want)
+		}
 	}
 }

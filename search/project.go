@@ -25,6 +25,8 @@ type Project struct {
 	Dir string
 	// Rules are the rules of every ruleDirs file, in path order.
 	Rules []*rule.Rule
+	// Injections are its languageInjections, for ScanQuery.Injections.
+	Injections []Injection
 }
 
 // maxRuleDocs bounds the YAML documents one rule file may hold.
@@ -97,7 +99,7 @@ func utilsFor(all []*rule.Util, lang string) rule.Utils {
 	return out
 }
 
-var sgconfigKeys = []string{"ruleDirs", "utilDirs", "testConfigs"}
+var sgconfigKeys = []string{"ruleDirs", "utilDirs", "testConfigs", "languageInjections"}
 
 // LoadProject reads the sgconfig.yml at config (a file, or a directory
 // holding sgconfig.yml or sgconfig.yaml) and compiles its rules.
@@ -203,6 +205,9 @@ func LoadProject(ctx context.Context, p matcher.Parser, config string) (*Project
 		}
 	}
 	proj := &Project{Dir: dir}
+	if proj.Injections, err = compileInjections(ctx, p, cfg["languageInjections"], config); err != nil {
+		return nil, err
+	}
 	for _, d := range ruleDirs {
 		files, err := yamlFiles(ctx, d)
 		if err != nil {

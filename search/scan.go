@@ -34,6 +34,9 @@ type ScanQuery struct {
 	// MaxResults bounds the findings returned; 0 means no limit. Total
 	// counts them all.
 	MaxResults int
+	// Injections are a project's languageInjections (Project.Injections):
+	// more host languages and regions than the grammars' own (inject.go).
+	Injections []Injection
 	// Fix makes ScanResult.Plan: every finding's fix, applied to the
 	// content the scan read (of overlapping fixes in a file, the first in
 	// source order wins), to stage or apply as a rewrite's plan.
@@ -152,6 +155,11 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 	for h := range hosts {
 		hostsWithRules[h] = len(embedded(h, byLang)) > 0
 	}
+	for _, inj := range q.Injections {
+		if ok, _ := injects(inj.Host, q.Injections, byLang, nil); ok {
+			hostsWithRules[inj.Host] = true
+		}
+	}
 	var files []string
 	seen := map[string]bool{}
 	for _, p := range paths {
@@ -184,7 +192,7 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 				if i >= len(jobs) || ctx.Err() != nil {
 					return
 				}
-				if err := s.scanFile(ctx, fsys, base, byLang, runners, jobs[i], q.Fix); err != nil {
+				if err := s.scanFile(ctx, fsys, base, byLang, runners, q.Injections, jobs[i], q.Fix); err != nil {
 					stop(err)
 					return
 				}
@@ -237,7 +245,7 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 
 // scanFile runs the rules of the file's language that its path is for,
 // and, in a host file, those of each embedded language on its regions.
-func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLang map[string][]*scanRule, runners map[*rule.Rule]*rule.Runner, j *scanJob, fix bool) error {
+func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLang map[string][]*scanRule, runners map[*rule.Rule]*rule.Runner, injs []Injection, j *scanJob, fix bool) error {
 	lang := langForPath(j.path)
 	abs, err := filepath.Abs(j.path)
 	if err != nil {
@@ -264,7 +272,11 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 	rs := pick(byLang[lang])
 	// the embedded languages with rules for this file
 	var inner []string
-	for _, l := range embedded(lang, byLang) {
+	candidates := embedded(lang, byLang)
+	if len(injs) > 0 {
+		_, candidates = injects(lang, injs, byLang, candidates)
+	}
+	for _, l := range candidates {
 		if len(pick(byLang[l])) > 0 {
 			inner = append(inner, l)
 		}
@@ -273,7 +285,7 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 		return nil
 	}
 	if len(inner) > 0 {
-		return s.scanHost(ctx, fsys, lang, rs, inner, byLang, pick, runners, j, fix)
+		return s.scanHost(ctx, fsys, lang, rs, inner, byLang, pick, runners, injs, j, fix)
 	}
 	j.searched = true
 	live := func(key treeKey) []*scanRule {

@@ -65,6 +65,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	var rules []*rule.Rule
 	base := ""
+	var injections []search.Injection
 	switch {
 	case inline != "":
 		rules, err = search.CompileRules(ctx, e, []byte(inline), "--inline-rules", nil)
@@ -83,7 +84,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		}
 		var proj *search.Project
 		if proj, err = search.LoadProject(ctx, e, config); err == nil {
-			rules, base = proj.Rules, proj.Dir
+			rules, base, injections = proj.Rules, proj.Dir, proj.Injections
 		}
 	}
 	if err != nil {
@@ -104,7 +105,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	s := search.NewSearcher(e, search.Config{Workers: *threads, MaxText: -1})
-	res, err := s.Scan(ctx, search.ScanQuery{Rules: rules, Paths: paths, Globs: globs, Base: base, MaxResults: *maxResults, Fix: *updateAll})
+	res, err := s.Scan(ctx, search.ScanQuery{Rules: rules, Injections: injections, Paths: paths, Globs: globs, Base: base, MaxResults: *maxResults, Fix: *updateAll})
 	if err != nil {
 		fmt.Fprintln(stderr, "tether scan:", err)
 		return 2
