@@ -131,15 +131,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	// texts are printed whole, as ast-grep prints them
 	if updateAll {
-		// Before rewriting, put back any change a crash cut short (as a
-		// run's start does), so the search reads no half-made change.
-		recs, err := fsutil.Recover()
-		if err != nil {
-			fmt.Fprintln(stderr, "tether:", err)
-		}
-		for _, rec := range recs {
-			fmt.Fprintln(stderr, "tether:", rec)
-		}
+		recoverCutChanges(stderr)
 	}
 	s := search.NewSearcher(e, search.Config{Workers: *threads, MaxText: -1})
 	q := search.Query{Pattern: pattern, Selector: selector, Language: lang, Paths: paths, MaxResults: *maxResults, Globs: globs, IncludeErrors: *includeErrors}
@@ -279,4 +271,17 @@ func (j *jsonStyle) Set(v string) error {
 // writeJSON writes matches as ast-grep's JSON in the given style.
 func writeJSON(w io.Writer, ms []search.Match, style jsonStyle) error {
 	return format.WriteJSONStyle(w, ms, string(style))
+}
+
+// recoverCutChanges puts back, before a command rewrites files, any change a
+// crash cut short (as a run's start does), so the search reads no half-made
+// change and the new change is not mixed with the old one's leftovers.
+func recoverCutChanges(stderr io.Writer) {
+	recs, err := fsutil.Recover()
+	if err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+	}
+	for _, rec := range recs {
+		fmt.Fprintln(stderr, "tether:", rec)
+	}
 }

@@ -104,6 +104,9 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tether scan: no rule to run")
 		return 2
 	}
+	if *updateAll {
+		recoverCutChanges(stderr)
+	}
 	s := search.NewSearcher(e, search.Config{Workers: *threads, MaxText: -1})
 	res, err := s.Scan(ctx, search.ScanQuery{Rules: rules, Injections: injections, Paths: paths, Globs: globs, Base: base, MaxResults: *maxResults, Fix: *updateAll})
 	if err != nil {
