@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -364,7 +365,13 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 	// a host file without a region of lang is no file of lang: it is not
 	// counted, and while it is as it was it is not read again
 	memoLang := j.host + ">" + lang
-	if key, ok := s.unchanged(fsys, j.path, memoLang); ok && key == noRegions {
+	// a project's injections find regions the grammar's own look and the
+	// memo know nothing of
+	custom := injectsLang(j.host, lang, w.injs)
+	if custom {
+		memoLang = ""
+	}
+	if key, ok := s.unchanged(fsys, j.path, memoLang); ok && key == noRegions && !custom {
 		j.none = true
 		return nil
 	}
@@ -377,7 +384,7 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 		}
 		return nil
 	}
-	if h := hosts[j.host]; h.may != nil && !h.may(src, lang) {
+	if h := hosts[j.host]; !custom && h.may != nil && !h.may(src, lang) {
 		s.cache.memo.remember(j.path, memoLang, fi, at, noRegions)
 		j.none = true
 		return nil
@@ -396,8 +403,24 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 		return nil
 	}
 	rs, total := regionsOf(j.host, ht, lang, MaxRegionsPerFile)
+	if custom {
+		more, err := injectedRegions(ctx, ht, j.host, w.injs, w.runners)
+		if err != nil {
+			return fmt.Errorf("search: %s: %w", j.path, err)
+		}
+		for _, r := range more {
+			if r.lang == lang {
+				if total++; len(rs) < MaxRegionsPerFile {
+					rs = append(rs, r)
+				}
+			}
+		}
+		slices.SortStableFunc(rs, func(a, b region) int { return a.start - b.start })
+	}
 	if total == 0 {
-		s.cache.memo.remember(j.path, memoLang, fi, at, noRegions)
+		if !custom {
+			s.cache.memo.remember(j.path, memoLang, fi, at, noRegions)
+		}
 		j.none = true
 		return nil
 	}
@@ -754,4 +777,44 @@ func injects(hostLang string, injs []Injection, byLang map[string][]*scanRule, l
 	}
 	slices.Sort(langs)
 	return found, langs
+}
+
+// injectionHosts returns the host languages of injections that may embed
+// lang (other than lang itself).
+func injectionHosts(injs []Injection, lang string) []string {
+	var out []string
+	for _, inj := range injs {
+		if inj.Host != lang && slices.Contains(inj.Injected, lang) && !slices.Contains(out, inj.Host) {
+			out = append(out, inj.Host)
+		}
+	}
+	return out
+}
+
+// injectsLang reports whether an injection of files of host may embed lang.
+func injectsLang(host, lang string, injs []Injection) bool {
+	for _, inj := range injs {
+		if inj.Host == host && slices.Contains(inj.Injected, lang) {
+			return true
+		}
+	}
+	return false
+}
+
+// LoadInjections reads only the languageInjections of the sgconfig.yml
+// file config, for a search (as ast-grep run reads them); nil when it has
+// none.
+func LoadInjections(ctx context.Context, p matcher.Parser, config string) ([]Injection, error) {
+	data, err := os.ReadFile(config)
+	if err != nil {
+		return nil, fmt.Errorf("search: project config: %w", err)
+	}
+	docs, err := ParseRuleDocs(data, config)
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) != 1 {
+		return nil, fmt.Errorf("%w: %s: want one document", rule.ErrInvalid, config)
+	}
+	return compileInjections(ctx, p, docs[0]["languageInjections"], config)
 }

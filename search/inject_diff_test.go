@@ -311,6 +311,53 @@ func TestInjectedProjectInjections(t *testing.T) {
 	if len(theirs) != 3 || strings.Join(theirs, "\n") != strings.Join(ours, "\n") {
 		t.Errorf("findings differ from ast-grep scan's (want 3: the styled template, css`...` and the HTML style)\nast-grep:\n%s\ntether:\n%s", strings.Join(theirs, "\n"), strings.Join(ours, "\n"))
 	}
+	// a search reads them too, as ast-grep run does
+	run := exec.Command(bin, "run", "-l", "css", "-p", "a { color: red; }", "--selector", "declaration", "--json=compact", ".")
+	run.Dir = dir
+	out, err = run.Output()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+		t.Fatalf("ast-grep run: %v\n%s", err, out)
+	}
+	var agRun []struct {
+		agMatch
+		File string `json:"file"`
+	}
+	if err := json.Unmarshal(out, &agRun); err != nil {
+		t.Fatalf("ast-grep run JSON: %v\n%s", err, out)
+	}
+	injs, err := search.LoadInjections(context.Background(), p, filepath.Join(dir, "sgconfig.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := s.Search(context.Background(), search.Query{Pattern: "a { color: red; }", Selector: "declaration", Language: "css", Paths: []string{dir}, Injections: injs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, ours = nil, nil
+	for _, m := range agRun {
+		theirs = append(theirs, fmt.Sprintf("%s %d-%d %q", filepath.ToSlash(m.File), m.Range.ByteOffset.Start, m.Range.ByteOffset.End, m.Text))
+	}
+	for _, m := range found.Matches {
+		rel, _ := filepath.Rel(dir, m.Path)
+		ours = append(ours, fmt.Sprintf("%s %d-%d %q", filepath.ToSlash(rel), m.Span.StartByte, m.Span.EndByte, m.Text))
+	}
+	sort.Strings(theirs)
+	sort.Strings(ours)
+	if len(theirs) != 3 || strings.Join(theirs, "\n") != strings.Join(ours, "\n") {
+		t.Errorf("search differs from ast-grep run's (want 3)\nast-grep:\n%s\ntether:\n%s", strings.Join(theirs, "\n"), strings.Join(ours, "\n"))
+	}
+	// and a rewrite edits the templates in place, nothing else
+	plan, err := s.Rewrite(context.Background(), search.Query{Pattern: "a { color: red; }", Selector: "declaration", Language: "css", Paths: []string{filepath.Join(dir, "src", "app.js")}, Injections: injs}, "color: blue;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Changes) != 1 || string(plan.Changes[0].New) != strings.NewReplacer("styled.button`\n  color: red;", "styled.button`\n  color: blue;", "css`color: red;`", "css`color: blue;`").Replace(files["src/app.js"]) {
+		if len(plan.Changes) == 1 {
+			t.Errorf("rewrite gives\n%s", plan.Changes[0].New)
+		} else {
+			t.Errorf("rewrite changes %d files, want src/app.js", len(plan.Changes))
+		}
+	}
 	// a bad entry is refused, naming it and what to do
 	for _, c := range []struct{ entry, want string }{
 		{"- hostLanguage: js\n  rule: {pattern: $A}\n  injected: css\n  lang: x\n", "languageInjections[0]: lang: unknown key"},

@@ -52,7 +52,7 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 		return nil, err
 	}
 	var skips Skips
-	files, err := s.walkAll(ctx, fsys, paths, c.lang, &skips, gl, nil)
+	files, err := s.walkAll(ctx, fsys, paths, c.lang, &skips, gl, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -153,6 +153,10 @@ type Query struct {
 	// error; without it they are left out of the plan and named in
 	// Plan.LeftOut. A search reports their matches either way.
 	IncludeErrors bool
+	// Injections are a project's languageInjections (Project.Injections,
+	// LoadInjections): more host languages and regions than the
+	// grammars' own (inject.go).
+	Injections []Injection
 	// Progress, when set, is told how many of the files to search are done
 	// (when the first is, at most every progressEvery after, and when the
 	// last is), from the goroutines that search them, in increasing order.
@@ -313,6 +317,9 @@ type worker struct {
 	kinds *kindFilter
 	// tmpl is the rewrite's template; nil for a search
 	tmpl *matcher.Template
+	// injs are the query's injections, runners their rules' runners
+	injs    []Injection
+	runners map[*rule.Rule]*rule.Runner
 }
 
 // fileJob is the per-file work of a search or rewrite.
@@ -458,7 +465,7 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 	lang, pat, rl, tmpl, kinds := c.lang, c.pat, c.rule, c.tmpl, c.kinds
 	res := &Result{Pattern: pat, Rule: rl, SizeCap: s.maxSize, inferred: q.Language == "" && rl == nil}
 	hostOf := map[string]string{}
-	files, err := s.walkAll(ctx, fsys, paths, lang, &res.Skipped, gl, hostOf)
+	files, err := s.walkAll(ctx, fsys, paths, lang, &res.Skipped, gl, hostOf, injectionHosts(q.Injections, lang))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -486,7 +493,7 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{kinds: kinds, tmpl: tmpl}
+			w := &worker{kinds: kinds, tmpl: tmpl, injs: q.Injections, runners: map[*rule.Rule]*rule.Runner{}}
 			if rl != nil {
 				w.rule, w.fix, w.tokens = rule.NewRunner(rl), rewrite != nil, rl.Tokens()
 			} else {
@@ -608,11 +615,11 @@ func (s *Searcher) compile(ctx context.Context, fsys *files, q Query, paths []st
 // walkAll returns the files of lang under paths, each once, in walk order;
 // given hosts (not nil), also the host files that may embed lang, recorded
 // in hosts with their own language (walkHosts).
-func (s *Searcher) walkAll(ctx context.Context, fsys *files, paths []string, lang string, skips *Skips, gl *globs, hosts map[string]string) ([]string, error) {
+func (s *Searcher) walkAll(ctx context.Context, fsys *files, paths []string, lang string, skips *Skips, gl *globs, hosts map[string]string, extra []string) ([]string, error) {
 	var files []string
 	seen := map[string]bool{}
 	for _, p := range paths {
-		fs, err := walkHosts(ctx, fsys, p, lang, skips, gl, hosts)
+		fs, err := walkHosts(ctx, fsys, p, lang, skips, gl, hosts, extra)
 		if err != nil {
 			return nil, fmt.Errorf("search: cannot search %s: %w", p, err)
 		}

@@ -67,13 +67,14 @@ func (s Skips) Total() int {
 // links are not followed. Every access goes through f (nil: the plain file
 // system). It stops, with the context's error, when ctx is done.
 func walk(ctx context.Context, f *files, root, lang string, skips *Skips, gl *globs) ([]string, error) {
-	return walkHosts(ctx, f, root, lang, skips, gl, nil)
+	return walkHosts(ctx, f, root, lang, skips, gl, nil, nil)
 }
 
 // walkHosts is walk that, given hosts (not nil), also lists the host files
-// that may embed lang (inject.go) and records each in hosts with its own
+// that may embed lang (inject.go), and the files of the extra languages
+// (a project's injections' hosts), and records each in hosts with its own
 // language.
-func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, gl *globs, hosts map[string]string) ([]string, error) {
+func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, gl *globs, hosts map[string]string, extra []string) ([]string, error) {
 	fi, err := f.lstat(root)
 	if err != nil {
 		return nil, err
@@ -90,7 +91,7 @@ func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, g
 			}
 		}
 		if l := langForPath(root); lang != anyLanguage && l != "" && l != lang && !related(l, lang) {
-			if hosts != nil && embeds(l, lang) {
+			if hosts != nil && (embeds(l, lang) || slices.Contains(extra, l)) {
 				hosts[root] = l
 				return []string{root}, nil
 			}
@@ -131,7 +132,7 @@ func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, g
 				case lang == anyLanguage && l == "":
 					continue
 				case lang == anyLanguage || l == lang:
-				case hosts != nil && embeds(l, lang):
+				case hosts != nil && (embeds(l, lang) || slices.Contains(extra, l)):
 					host = l
 				default:
 					continue

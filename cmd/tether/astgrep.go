@@ -135,6 +135,14 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	}
 	s := search.NewSearcher(e, search.Config{Workers: *threads, MaxText: -1})
 	q := search.Query{Pattern: pattern, Selector: selector, Language: lang, Paths: paths, MaxResults: *maxResults, Globs: globs, IncludeErrors: *includeErrors}
+	// a project's languageInjections apply to a search as to a scan, as
+	// ast-grep run reads them
+	if config := findSgconfig(); config != "" {
+		if q.Injections, err = search.LoadInjections(ctx, e, config); err != nil {
+			fmt.Fprintln(stderr, "tether ast-grep:", err)
+			return 2
+		}
+	}
 	if debug != "" && !debugQuery(ctx, e, q, string(debug), stderr) {
 		return 2
 	}
