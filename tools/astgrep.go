@@ -350,7 +350,8 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 // of several languages the pattern parses in, it searches each of them (most
 // files first), one result per language.
 func (s *structural) searchLanguages(ctx context.Context, q search.Query) ([]*search.Result, error) {
-	q.Progress = filesProgress(ctx)
+	runs := &filesRuns{fn: filesProgress(ctx)}
+	q.Progress = runs.next()
 	res, err := s.search.Search(ctx, q)
 	var several *search.LanguagesError
 	if !errors.As(err, &several) {
@@ -362,6 +363,7 @@ func (s *structural) searchLanguages(ctx context.Context, q search.Query) ([]*se
 	parts := make([]*search.Result, 0, len(several.Parses))
 	for _, l := range several.Parses {
 		q.Language = l
+		q.Progress = runs.next()
 		res, err := s.search.Search(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("tools: ast_grep: searching the %s files: %w", l, err)

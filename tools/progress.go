@@ -43,3 +43,30 @@ func filesProgress(ctx context.Context) func(done, total int) {
 		ReportProgress(ctx, float64(done), float64(total), fmt.Sprintf("%d of %d files searched", done, total))
 	}
 }
+
+// filesRuns numbers the files of searches a call runs one after another
+// (ast_grep without a language: one per language) as one count, so that
+// the call's progress keeps increasing: each search's files are counted on
+// from the files of those before it, of a total that grows as each starts.
+// Counted apart, every search started again at 1, below what was sent, and
+// its reports were dropped until they passed the search before.
+type filesRuns struct {
+	fn         func(done, total int)
+	base, last int // files of the searches before; the running one's total
+}
+
+// next returns the search.Query.Progress of the next search; nil when no
+// one listens. The search before must have returned.
+func (r *filesRuns) next() func(done, total int) {
+	if r.fn == nil {
+		return nil
+	}
+	r.base, r.last = r.base+r.last, 0
+	base := r.base
+	// a search calls its Progress one call at a time, and returns after
+	// its last
+	return func(done, total int) {
+		r.last = total
+		r.fn(base+done, base+total)
+	}
+}
