@@ -806,7 +806,12 @@ func (s *Searcher) tree(ctx context.Context, lang string, key treeKey, src []byt
 			}
 		}
 	}
+	release, err := parses.Load().acquire(ctx, int64(len(src)))
+	if err != nil {
+		return nil, false, fmt.Errorf("parse: %w", err)
+	}
 	t, err := s.parser.Parse(ctx, lang, src)
+	release()
 	if err != nil {
 		return nil, false, fmt.Errorf("parse: %w", err)
 	}
