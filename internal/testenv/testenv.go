@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -79,8 +80,10 @@ func BuildTether(tb testing.TB) string {
 	build := exec.Command("go", "build", "-o", bin, "./cmd/tether")
 	build.Dir = RepoRoot()
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		tb.Fatalf("go build ./cmd/tether: %v\n%s", err, out)
+	var out bytes.Buffer
+	build.Stdout, build.Stderr = &out, &out
+	if err := proc.Run(build); err != nil {
+		tb.Fatalf("go build ./cmd/tether: %v\n%s", err, out.Bytes())
 	}
 	return bin
 }
