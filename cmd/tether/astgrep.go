@@ -148,6 +148,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	}
 	var res *search.Result
 	var plan *search.Plan
+	printed := 0 // matches printed as the search went
 	if rewriting {
 		plan, err = s.Rewrite(ctx, q, rewrite)
 		if plan != nil {
@@ -173,6 +174,11 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		default:
 			q.OnMatches = func(ms []search.Match) error { return format.WriteHumanOpts(stdout, ms, hopts) }
 		}
+		write := q.OnMatches
+		q.OnMatches = func(ms []search.Match) error {
+			printed += len(ms)
+			return write(ms)
+		}
 		res, err = s.Search(ctx, q)
 		if err == nil && jw != nil {
 			err = jw.Close()
@@ -180,6 +186,15 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)
+		if printed > 0 {
+			// the files before the one that stopped the search were
+			// printed as they were searched
+			word := "matches"
+			if printed == 1 {
+				word = "match"
+			}
+			fmt.Fprintf(stderr, "tether ast-grep: note: %d %s printed, from the files searched before the search stopped: not all there may be\n", printed, word)
+		}
 		return 2
 	}
 	if plan != nil && len(plan.Unbound) > 0 {

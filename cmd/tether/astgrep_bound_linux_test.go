@@ -203,3 +203,38 @@ func TestAstGrepMemoryBoundedOnMinified(t *testing.T) {
 		}
 	})
 }
+
+// TestAstGrepStreamedThenStopped: matches are printed file by file as the
+// search goes, so a search that then runs out of its matching budget in a
+// later file has printed the earlier files' matches; it exits 2 with the
+// budget's error and says that those printed need not be all.
+func TestAstGrepStreamedThenStopped(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("package p\n\nvar _ = f(")
+	for i := range 2998 {
+		fmt.Fprintf(&b, "a%d, ", i)
+	}
+	b.WriteString("y, x)\n")
+	files := map[string]string{
+		"a.go": "package p\n\nvar _ = f(y, x)\n", // walked first: a match
+		"b.go": b.String(),                       // the budget runs out here
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := runCLI(t, "-j", "1", "--no-cache", "--color", "never", "-p", "f($$$A, $$$A, $$$A, y, x)", "-l", "go", dir)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2: %s", code, errs)
+	}
+	if want := filepath.Join(dir, "a.go") + ":3:var _ = f(y, x)\n"; out != want {
+		t.Errorf("printed %q, want a.go's match %q", out, want)
+	}
+	for _, want := range []string{"pattern too expensive", "b.go", "1 match printed, from the files searched before the search stopped"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+}
