@@ -50,8 +50,9 @@ type DiskCache struct {
 	// prune corrects), never under it (which nothing would)
 	reserved int64
 	pruning  bool
-	added    int64 // bytes written while a prune runs
-	inflight int64 // bytes of writes under way
+	added    int64                // bytes written while a prune runs
+	inflight int64                // bytes of writes under way
+	writing  map[treeKey]struct{} // keys being written, under mu
 	bg       sync.WaitGroup
 	lmu      sync.Mutex // serializes this process's ledger records
 
@@ -319,6 +320,28 @@ const maxPooledEntry = 4 << 20
 func (d *DiskCache) write(k treeKey, b []byte) {
 	p := d.path(k)
 	n := int64(len(b))
+	// An entry is its key's content: one this or another process wrote, or
+	// a write of it under way here (two files or regions of the same text
+	// parsed at once), is not written again, which would count its bytes
+	// twice against the budget.
+	d.mu.Lock()
+	if _, busy := d.writing[k]; busy {
+		d.mu.Unlock()
+		return
+	}
+	if d.writing == nil {
+		d.writing = map[treeKey]struct{}{}
+	}
+	d.writing[k] = struct{}{}
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		delete(d.writing, k)
+		d.mu.Unlock()
+	}()
+	if _, err := os.Stat(p); err == nil {
+		return
+	}
 	d.reserve(n)
 	// counted as under way before the file exists, so that a prune's
 	// count (which may or may not list it) is never short of it
@@ -405,8 +428,12 @@ func (d *DiskCache) entries() []diskEntry {
 // of what it left.
 func (d *DiskCache) prune() {
 	for pass := 0; ; pass++ {
+		// added counts every write the listing may miss: those under way
+		// as it starts (they may land behind it) and those started
+		// while it runs; the ones it did list are counted twice, over
+		// and never under, until a later prune
 		d.mu.Lock()
-		d.added = 0
+		d.added = d.inflight
 		d.mu.Unlock()
 		total := d.pruneOnce()
 		// the base replaces every reservation: this process's is then
@@ -414,19 +441,31 @@ func (d *DiskCache) prune() {
 		d.lmu.Lock()
 		d.mu.Lock()
 		if d.added == 0 || pass == 3 {
-			// writes under way may be missed by the listing: their
-			// bytes are counted on top (a later prune corrects the
-			// ones it did list)
-			added := d.added + d.inflight
+			added := d.added
 			d.size = total + added
 			d.reserved = 0
-			d.pruning = false
+			// writes made during the walks can leave the tier over its
+			// budget with no write to come that would start a prune:
+			// another one runs (they stop once writes stop, as each
+			// leaves the tier at four fifths of its budget plus what
+			// was written meanwhile)
+			again := added > 0 && d.size > d.budget
+			d.pruning = again
+			if again {
+				d.bg.Add(1)
+			}
 			d.mu.Unlock()
 			d.recordBase(total)
 			if added > 0 {
 				d.appendLedger(ledgerDelta, added)
 			}
 			d.lmu.Unlock()
+			if again {
+				go func() {
+					defer d.bg.Done()
+					d.prune()
+				}()
+			}
 			return
 		}
 		d.mu.Unlock()
