@@ -60,7 +60,7 @@ func TestDiskTierDefersWrites(t *testing.T) {
 // (16 MiB); the entries past it are written at once, none lost.
 func TestDiskTierDeferredBound(t *testing.T) {
 	dir := t.TempDir()
-	d, err := search.OpenDiskCache(dir, 0)
+	d, err := openTier(t, dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

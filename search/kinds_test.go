@@ -408,7 +408,7 @@ func TestKindIndexConcurrentWriters(t *testing.T) {
 	const n = 300
 	var d *search.DiskCache
 	for w := range 2 {
-		dw, err := search.OpenDiskCache(dir, 0)
+		dw, err := openTier(t, dir, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -453,7 +453,7 @@ func TestKindIndexStaysWithinCap(t *testing.T) {
 	shardCap := search.KindShardCap()
 	set := strings.Repeat("\x5a", 40) // 82 bytes a record
 	// the appending process: 300 sets in shard 7, 5 in shard 8
-	d, err := search.OpenDiskCache(t.TempDir(), 0)
+	d, err := openTier(t, t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,7 +537,7 @@ func TestKindIndexStaysWithinCap(t *testing.T) {
 func TestKindIndexFirstLookupReadsOneShard(t *testing.T) {
 	set := strings.Repeat("\x33", 40)
 	fill := func(n int) (*search.DiskCache, [32]byte, int64) {
-		d, err := search.OpenDiskCache(t.TempDir(), 0)
+		d, err := openTier(t, t.TempDir(), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 // counted twice until the next prune, and these tests compare exact sizes.
 func fillTier(t *testing.T, dir string, n, size int, budget int64) {
 	t.Helper()
-	d, err := search.OpenDiskCache(dir, budget)
+	d, err := openTier(t, dir, budget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestDiskTierOpenListsNothing(t *testing.T) {
 		if got != n {
 			t.Fatalf("%d entries written, %d on disk", n, got)
 		}
-		d, err := search.OpenDiskCache(dir, 0)
+		d, err := openTier(t, dir, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func TestDiskTierLedgerRecovers(t *testing.T) {
 	fillTier(t, dir, 300, 1000, 0)
 	want, n := tierBytes(t, dir)
 	for _, damage := range []string{"missing", "torn", "foreign", "appended"} {
-		d, err := search.OpenDiskCache(dir, 0)
+		d, err := openTier(t, dir, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestDiskTierLedgerRecovers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err = search.OpenDiskCache(dir, 0)
+		d, err = openTier(t, dir, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +122,7 @@ func TestDiskTierLedgerRecovers(t *testing.T) {
 			t.Errorf("%s ledger: counted %d bytes, %d on disk", damage, st.Bytes, want)
 		}
 		// the count is recorded: the next process lists nothing
-		d, err = search.OpenDiskCache(dir, 0)
+		d, err = openTier(t, dir, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func TestDiskTierLedgerRecovers(t *testing.T) {
 func TestDiskTierPrunesAtOpen(t *testing.T) {
 	dir := t.TempDir()
 	fillTier(t, dir, 400, 1000, 0)
-	d, err := search.OpenDiskCache(dir, 100_000)
+	d, err := openTier(t, dir, 100_000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestDiskTierPrunesAtOpen(t *testing.T) {
 	}
 	// many small processes, each recording what it wrote
 	for i := range 600 {
-		d, err := search.OpenDiskCache(dir, 1<<30)
+		d, err := openTier(t, dir, 1<<30)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestDiskTierPrunesAtOpen(t *testing.T) {
 		t.Errorf("ledger of %d bytes after 600 processes: it is not compacted", fi.Size())
 	}
 	want, _ := tierBytes(t, dir)
-	d, err = search.OpenDiskCache(dir, 1<<30)
+	d, err = openTier(t, dir, 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestDiskTierLedgerOverAfterKill(t *testing.T) {
 	dir := t.TempDir()
 	fillTier(t, dir, 10, 1000, 0)
 	for round := range 3 {
-		d, err := search.OpenDiskCache(dir, 0)
+		d, err := openTier(t, dir, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestDiskTierLedgerOverAfterKill(t *testing.T) {
 		// no Settle: the process is gone
 	}
 	onDisk, _ := tierBytes(t, dir)
-	d, err := search.OpenDiskCache(dir, 0)
+	d, err := openTier(t, dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,7 @@ func TestPartitionsKeepTreesApart(t *testing.T) {
 	write(t, alpha, map[string]string{"a.go": src})
 	write(t, beta, map[string]string{"b.go": src})
 	cache := search.NewCache(0)
-	disk, err := search.OpenDiskCache(t.TempDir(), 1<<30)
+	disk, err := openTier(t, t.TempDir(), 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
