@@ -390,6 +390,7 @@ func mergeResults(parts []*search.Result, max int) *search.Result {
 		m.RegionsCut = append(m.RegionsCut[:len(m.RegionsCut):len(m.RegionsCut)], p.RegionsCut...)
 		m.Matches = append(m.Matches, p.Matches...)
 		m.Total += p.Total
+		m.Handed += p.Handed
 		m.Searched += p.Searched
 		m.Parsed += p.Parsed
 		m.Prefiltered += p.Prefiltered

@@ -9,13 +9,14 @@ import (
 
 // TestMergeResultsAddsEveryCount: a search over several languages reports
 // each count as the sum of its languages' counts, every integer field of
-// search.Result included (KindSkipped was left at the first language's).
+// search.Result included (KindSkipped was left at the first language's);
+// unexported ones are the search's own bookkeeping.
 func TestMergeResultsAddsEveryCount(t *testing.T) {
 	a, b := &search.Result{}, &search.Result{}
 	rt := reflect.TypeOf(*a)
 	var counts []string
 	for i := range rt.NumField() {
-		if f := rt.Field(i); f.Type.Kind() == reflect.Int {
+		if f := rt.Field(i); f.IsExported() && f.Type.Kind() == reflect.Int {
 			reflect.ValueOf(a).Elem().Field(i).SetInt(int64(i + 1))
 			reflect.ValueOf(b).Elem().Field(i).SetInt(int64(10 * (i + 1)))
 			counts = append(counts, f.Name)
