@@ -809,6 +809,12 @@ func LoadInjections(ctx context.Context, p matcher.Parser, config string) ([]Inj
 	if err != nil {
 		return nil, fmt.Errorf("search: project config: %w", err)
 	}
+	return ParseInjections(ctx, p, data, config)
+}
+
+// ParseInjections compiles the languageInjections of an sgconfig.yml's
+// text data, named source in errors; nil when it has none.
+func ParseInjections(ctx context.Context, p matcher.Parser, data []byte, config string) ([]Injection, error) {
 	docs, err := ParseRuleDocs(data, config)
 	if err != nil {
 		return nil, err

@@ -113,7 +113,8 @@ func (s *structural) tools() []Tool {
 				"Files with syntax errors are searched and listed (a count and the first ones with the line of their first error). " +
 				"Embedded code is searched as its language: JavaScript, TypeScript (lang=\"ts\"), JSON and CSS/SCSS in HTML, Svelte and Vue <script> and <style>, " +
 				"and any language's fenced code blocks in markdown (```go, ```py; not fences inside block quotes or list items); " +
-				"matches are reported at the host file's line and column, and ast_edit rewrites them in place.",
+				"matches are reported at the host file's line and column, and ast_edit rewrites them in place. " +
+				"The languageInjections of the working directory's sgconfig.yml add regions as ast-grep reads them (e.g. CSS in styled-components templates).",
 			InputSchema: SchemaFor[grepArgs](),
 			Handler:     s.grep,
 		},
@@ -244,6 +245,9 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 	}
 	q, err := s.query(call.Name, a.grepQuery, a.MaxResults)
 	if err != nil {
+		return nil, err
+	}
+	if q.Injections, err = s.injections(ctx, call.Name); err != nil {
 		return nil, err
 	}
 	if a.MaxResults > astGrepMaxResults {

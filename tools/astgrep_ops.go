@@ -27,6 +27,9 @@ func (s *structural) editPlan(ctx context.Context, tool string, a astEditArgs) (
 	if err != nil {
 		return nil, err
 	}
+	if q.Injections, err = s.injections(ctx, tool); err != nil {
+		return nil, err
+	}
 	rewrite := ""
 	switch {
 	case a.Rewrite != nil:
@@ -52,6 +55,10 @@ func (s *structural) opsPlan(ctx context.Context, tool string, a astEditArgs) (*
 	if len(a.Ops) > search.MaxOps {
 		return nil, fmt.Errorf("tools: ast_edit: %d ops: at most %d are staged as one edit; split them into several edits", len(a.Ops), search.MaxOps)
 	}
+	injs, err := s.injections(ctx, tool)
+	if err != nil {
+		return nil, err
+	}
 	ops := make([]search.Op, len(a.Ops))
 	for i, o := range a.Ops {
 		name := opName(i, o)
@@ -70,6 +77,7 @@ func (s *structural) opsPlan(ctx context.Context, tool string, a astEditArgs) (*
 		}
 		q.MaxResults = 0
 		q.IncludeErrors = a.IncludeErrors
+		q.Injections = injs
 		ops[i] = search.Op{Query: q, Rewrite: rewrite, Name: name}
 	}
 	plan, err := s.search.RewriteOps(ctx, ops)

@@ -1,10 +1,13 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
+
+	"github.com/tetherhq/tether/search"
 )
 
 // paths resolves a's path and paths to the real paths to search, each
@@ -41,4 +44,33 @@ func (s *structural) paths(tool string, a grepQuery) ([]string, error) {
 		}
 	}
 	return real, nil
+}
+
+// sgconfigNames are the names of an ast-grep project's config, in the order
+// tether ast-grep looks for them.
+var sgconfigNames = []string{"sgconfig.yml", "sgconfig.yaml"}
+
+// injections reads the languageInjections of the working directory's
+// sgconfig.yml (or sgconfig.yaml), as tether ast-grep reads the project's
+// config in the directory it runs in, so that ast_grep and ast_edit search
+// the regions they name too (CSS in styled-components templates, ...). The
+// file is workspace content: it is read through the root, and a link that
+// leads outside the working directory is refused, not followed. It is read
+// on every call, so an edit to it applies to the next one. None: nil.
+func (s *structural) injections(ctx context.Context, tool string) ([]search.Injection, error) {
+	for _, name := range sgconfigNames {
+		data, err := s.run.root.ReadFile(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tools: %s: the project's %s (read for its languageInjections): %w; make it a regular file inside the working directory, or remove it", tool, name, err)
+		}
+		injs, err := search.ParseInjections(ctx, s.run.cfg.Parser, data, name)
+		if err != nil {
+			return nil, fmt.Errorf("tools: %s: the project's languageInjections: %w", tool, err)
+		}
+		return injs, nil
+	}
+	return nil, nil
 }
