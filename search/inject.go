@@ -384,7 +384,7 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 		}
 		return nil
 	}
-	if h := hosts[j.host]; !custom && h.may != nil && !h.may(src, lang) {
+	if !mayHoldRegions(j.host, lang, w.injs, src) {
 		s.cache.memo.remember(j.path, memoLang, fi, at, noRegions)
 		j.none = true
 		return nil
@@ -402,20 +402,9 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 		j.err = err
 		return nil
 	}
-	rs, total := regionsOf(j.host, ht, lang, MaxRegionsPerFile)
-	if custom {
-		more, err := injectedRegions(ctx, ht, j.host, w.injs, w.runners)
-		if err != nil {
-			return fmt.Errorf("search: %s: %w", j.path, err)
-		}
-		for _, r := range more {
-			if r.lang == lang {
-				if total++; len(rs) < MaxRegionsPerFile {
-					rs = append(rs, r)
-				}
-			}
-		}
-		slices.SortStableFunc(rs, func(a, b region) int { return a.start - b.start })
+	rs, total, err := hostRegions(ctx, ht, j.host, lang, w.injs, w.runners)
+	if err != nil {
+		return fmt.Errorf("search: %s: %w", j.path, err)
 	}
 	if total == 0 {
 		if !custom {
@@ -431,13 +420,8 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 			return err
 		}
 		rsrc := src[r.start:r.end]
-		if !hasTokens(rsrc, w.tokens) {
-			continue
-		}
-		// the kind sets are keyed by the region's own language and content,
-		// never the host's
-		key := keyOf(s.partition, lang, rsrc)
-		if s.ruledOut(w.kinds, key) {
+		key, ok := s.regionNeeded(w.kinds, w.tokens, lang, rsrc)
+		if !ok {
 			continue
 		}
 		t, rhit, err := s.wholeTree(ctx, lang, key, rsrc)
@@ -466,6 +450,54 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 		j.src = src
 	}
 	return nil
+}
+
+// hostRegions lists the regions of lang in ht, the tree of a host file of
+// hostLang: the grammar's own and those injs find, in source order, at
+// most MaxRegionsPerFile, and how many there are. A search (doHost) and
+// Needs both list them here, so they cannot disagree on a host's regions.
+func hostRegions(ctx context.Context, ht *engine.Tree, hostLang, lang string, injs []Injection, runners map[*rule.Rule]*rule.Runner) ([]region, int, error) {
+	rs, total := regionsOf(hostLang, ht, lang, MaxRegionsPerFile)
+	if !injectsLang(hostLang, lang, injs) {
+		return rs, total, nil
+	}
+	more, err := injectedRegions(ctx, ht, hostLang, injs, runners)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, r := range more {
+		if r.lang == lang {
+			if total++; len(rs) < MaxRegionsPerFile {
+				rs = append(rs, r)
+			}
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b region) int { return a.start - b.start })
+	return rs, total, nil
+}
+
+// mayHoldRegions is a cheap look at a host file's bytes src: false when it
+// can hold no region of lang, so that it is not parsed at all. A project's
+// injections are rules on the host's tree: a file they may apply to is
+// always parsed.
+func mayHoldRegions(hostLang, lang string, injs []Injection, src []byte) bool {
+	if injectsLang(hostLang, lang, injs) {
+		return true
+	}
+	h := hosts[hostLang]
+	return h.may == nil || h.may(src, lang)
+}
+
+// regionNeeded reports whether a region's text rsrc, in lang, must be
+// parsed: it holds every token, and its kind set, as the store knows it,
+// does not rule it out (the kind sets are keyed by the region's own
+// language and content, never the host's); key is its tree's key.
+func (s *Searcher) regionNeeded(kinds *kindFilter, tokens []string, lang string, rsrc []byte) (treeKey, bool) {
+	if !hasTokens(rsrc, tokens) {
+		return treeKey{}, false
+	}
+	key := keyOf(s.partition, lang, rsrc)
+	return key, !s.ruledOut(kinds, key)
 }
 
 // lineAt returns the whole lines of src around [start, end).

@@ -3,6 +3,8 @@ package search
 import (
 	"context"
 	"fmt"
+
+	"github.com/tetherhq/tether/matcher/rule"
 )
 
 // Chunk is the byte range [Start, End) of a file.
@@ -17,7 +19,15 @@ type Need struct {
 	// Chunks are the byte ranges the query parses, in order: the whole
 	// file, or, where it parses in chunks (chunk.go), the runs of adjacent
 	// top-level declarations that hold every token the pattern needs.
+	// In a host file, the regions of the query's language (a markdown
+	// fence, an HTML <script>, a project's injection) that hold every
+	// token, in host file offsets.
 	Chunks []Chunk
+	// Host is the file's language when it is a host file searched for
+	// the code it embeds: it is parsed whole as Host to list its regions,
+	// then each of Chunks as the query's language. "": a file of the
+	// query's language.
+	Host string
 }
 
 // Needs returns the files a search for q must parse, or take from the
@@ -29,7 +39,10 @@ type Need struct {
 // them whole), so it says what a search must parse at least. Files a
 // search could not search (unreadable, binary, over the size cap) are left
 // out, and so are files cut in chunks none of which holds every token (a
-// match lies within one). A rewrite needs the same as its search.
+// match lies within one). Host files that may embed the query's language
+// (q.Injections too) are parsed, as their regions are found in their
+// trees, but their trees are not stored; a host file is needed when one of
+// its regions is (Need.Host). A rewrite needs the same as its search.
 func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 	paths := q.Paths
 	if len(paths) == 0 {
@@ -52,7 +65,8 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 		return nil, err
 	}
 	var skips Skips
-	files, err := s.walkAll(ctx, fsys, paths, c.lang, &skips, gl, nil, nil)
+	hostOf := map[string]string{}
+	files, err := s.walkAll(ctx, fsys, paths, c.lang, &skips, gl, hostOf, injectionHosts(q.Injections, c.lang))
 	if err != nil {
 		return nil, err
 	}
@@ -65,12 +79,23 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 	split := splitters[c.lang]
 	cuts := split != nil && !s.whole && !s.wholeRoom && c.pat != nil && c.pat.WithinDeclaration()
 	var needs []Need
+	runners := map[*rule.Rule]*rule.Runner{}
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("search: cancelled: %w", err)
 		}
 		src, fi, err := s.read(fsys, f)
 		if err != nil || fi.Size() > s.maxSize || int64(len(src)) > s.maxSize || looksBinary(src) || !hasTokens(src, tokens) {
+			continue
+		}
+		if host := hostOf[f]; host != "" {
+			cs, err := s.hostChunks(ctx, host, &c, src, tokens, q.Injections, runners)
+			if err != nil {
+				return nil, fmt.Errorf("search: %s: %w", f, err)
+			}
+			if len(cs) > 0 {
+				needs = append(needs, Need{Path: f, Size: len(src), Chunks: cs, Host: host})
+			}
 			continue
 		}
 		if c.kinds != nil && s.ruledOut(c.kinds, keyOf(s.partition, c.lang, src)) {
@@ -87,6 +112,39 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 		}
 	}
 	return needs, nil
+}
+
+// hostChunks returns the regions of c's language in the host file src (of
+// language host) a search parses: those it lists (hostRegions) that
+// regionNeeded keeps. The host is parsed to list them, or its tree taken
+// from the store; a parsed tree is not stored.
+func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src []byte, tokens []string, injs []Injection, runners map[*rule.Rule]*rule.Runner) ([]Chunk, error) {
+	if !mayHoldRegions(host, c.lang, injs, src) {
+		return nil, nil
+	}
+	ht := s.cache.get(keyOf(s.partition, host, src))
+	if ht == nil {
+		release, err := parses.Load().acquire(ctx, int64(len(src)))
+		if err != nil {
+			return nil, fmt.Errorf("parse: %w", err)
+		}
+		ht, err = s.parser.Parse(ctx, host, src)
+		release()
+		if err != nil {
+			return nil, fmt.Errorf("parse: %w", err)
+		}
+	}
+	rs, _, err := hostRegions(ctx, ht, host, c.lang, injs, runners)
+	if err != nil {
+		return nil, err
+	}
+	var cs []Chunk
+	for _, r := range rs {
+		if _, ok := s.regionNeeded(c.kinds, tokens, c.lang, src[r.start:r.end]); ok {
+			cs = append(cs, Chunk{r.start, r.end})
+		}
+	}
+	return cs, nil
 }
 
 // tokenChunks returns the chunks of src (cut at starts) that hold every

@@ -84,17 +84,65 @@ func TestNeedsOfARuleAndOfABadQuery(t *testing.T) {
 	}
 }
 
-// Every match a search finds lies in a chunk Needs names, on a real corpus.
+// hostCorpus holds host files (markdown fences, HTML, Svelte and Vue
+// script and style, a styled-components template a project's injection
+// names) next to plain files of the languages they embed.
+var hostCorpus = map[string]string{
+	"README.md":      "# Use\n\n```go\nfunc main() {\n\tmu.Lock()\n\tn++\n}\n```\n\nmu.Lock() in prose\n\n```js\ninit(load(1));\n```\n\n> ```go\n> mu.Lock()\n> ```\n",
+	"web/page.html":  "<html>\n<head><style>p { color: red; }</style></head>\n<body>\n<script>\n  init(load(2));\n  let n = 0; n++;\n</script>\n<p>init(load(3))</p>\n<script type=\"text/template\">init(load(4))</script>\n</body>\n</html>\n",
+	"web/App.svelte": "<script>\n  init(load(5));\n</script>\n\n<p>{init(load(6))}</p>\n\n<style>\n  p { color: red; }\n</style>\n",
+	"web/Card.vue":   "<template>\n  <p>init(load(7))</p>\n</template>\n\n<script lang=\"ts\">\ninit(load(8));\n</script>\n\n<style scoped>\n.card { color: red; }\n</style>\n",
+	"web/app.js":     "const Button = styled.button`\n  color: red;\n  padding: 4px;\n`;\ninit(load(9));\nconst plain = `color: red;`;\n",
+	"web/site.css":   "a { color: red; }\n",
+	"main.go":        "package p\n\nfunc f() {\n\tmu.Lock()\n\tn++\n}\n",
+}
+
+const hostInjections = "languageInjections:\n- hostLanguage: js\n  rule:\n    pattern: styled.$TAG`$CONTENT`\n  injected: css\n"
+
+// Every match a search finds lies in a chunk Needs names, on a real corpus
+// and on one of host files, whose regions Needs names in the host file.
 func TestNeedsHoldsEveryMatch(t *testing.T) {
-	corpus := filepath.Join(runtime.GOROOT(), "src", "sync")
 	ctx := context.Background()
-	for _, p := range []string{`$X.Lock()`, `if $C { return $$$ }`, `$X++`, `atomic.AddInt32($$$)`} {
-		t.Run(p, func(t *testing.T) {
-			s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
-			q := search.Query{Pattern: p, Language: "go", Paths: []string{corpus}}
+	hosts := t.TempDir()
+	write(t, hosts, hostCorpus)
+	write(t, hosts, map[string]string{"sgconfig.yml": hostInjections})
+	injs, err := search.LoadInjections(ctx, parser(t), filepath.Join(hosts, "sgconfig.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdSync := filepath.Join(runtime.GOROOT(), "src", "sync")
+	for _, tc := range []struct {
+		corpus, lang, pattern, selector string
+		// inHosts is how many matches lie in host files (-1: any number)
+		inHosts int
+	}{
+		{stdSync, "go", `$X.Lock()`, "", -1},
+		{stdSync, "go", `if $C { return $$$ }`, "", -1},
+		{stdSync, "go", `$X++`, "", -1},
+		{stdSync, "go", `atomic.AddInt32($$$)`, "", -1},
+		{hosts, "go", `$X.Lock()`, "", 1},
+		{hosts, "go", `$X++`, "", 1},
+		{hosts, "javascript", `init($X)`, "", 3},
+		{hosts, "typescript", `init($X)`, "", 1},
+		{hosts, "css", `a { color: $C; }`, "declaration", 4},
+	} {
+		name := "sync/" + tc.pattern
+		if tc.corpus == hosts {
+			name = "hosts/" + tc.lang + "/" + tc.pattern
+		}
+		t.Run(name, func(t *testing.T) {
+			cache := search.NewCache(0)
+			s := search.NewSearcher(parser(t), search.Config{Cache: cache})
+			q := search.Query{Pattern: tc.pattern, Selector: tc.selector, Language: tc.lang, Paths: []string{tc.corpus}}
+			if tc.corpus == hosts {
+				q.Injections = injs
+			}
 			needs, err := s.Needs(ctx, q)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if st := cache.Stats(); st.Entries != 0 {
+				t.Errorf("Needs stored %d trees; it must store none", st.Entries)
 			}
 			res, err := s.Search(ctx, q)
 			if err != nil {
@@ -106,10 +154,11 @@ func TestNeedsHoldsEveryMatch(t *testing.T) {
 			if len(needs) > res.Parsed {
 				t.Errorf("Needs names %d files, the search parsed %d", len(needs), res.Parsed)
 			}
-			chunks := map[string][]search.Chunk{}
+			chunks, host := map[string][]search.Chunk{}, map[string]string{}
 			for _, n := range needs {
-				chunks[n.Path] = n.Chunks
+				chunks[n.Path], host[n.Path] = n.Chunks, n.Host
 			}
+			inHosts := 0
 			for _, m := range res.Matches {
 				in := false
 				for _, c := range chunks[m.Path] {
@@ -118,8 +167,33 @@ func TestNeedsHoldsEveryMatch(t *testing.T) {
 				if !in {
 					t.Errorf("match %s:%d (bytes %d-%d) lies in no needed chunk %v", m.Path, m.Span.Start.Line, m.Span.StartByte, m.Span.EndByte, chunks[m.Path])
 				}
+				if host[m.Path] != "" {
+					inHosts++
+				}
+			}
+			if tc.inHosts >= 0 && inHosts != tc.inHosts {
+				t.Errorf("%d of the %d matches lie in host files, want %d; needs %+v", inHosts, res.Total, tc.inHosts, needs)
 			}
 		})
+	}
+}
+
+// A host file's need is its regions of the query's language that hold the
+// pattern's tokens, named with the host's language; a host whose regions
+// hold none, or that has none of the language, is not needed.
+func TestNeedsOfHostFiles(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, hostCorpus)
+	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	needs, err := s.Needs(context.Background(), search.Query{Pattern: `init(load(2))`, Language: "javascript", Paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := hostCorpus["web/page.html"]
+	script := strings.Index(page, "\n  init(load(2));")
+	want := []search.Need{{Path: filepath.Join(dir, "web/page.html"), Size: len(page), Chunks: []search.Chunk{{script, strings.Index(page, "</script>")}}, Host: "html"}}
+	if !reflect.DeepEqual(needs, want) {
+		t.Errorf("Needs = %+v, want %+v", needs, want)
 	}
 }
 
