@@ -20,7 +20,7 @@ const MaxArtifactBytes = 1 << 30
 
 // artifactName is the form of an artifact's name: no separators, no dots
 // but the extension's, so a name can never lead out of the area.
-var artifactName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.txt$`)
+var artifactName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.txt$`) })
 
 // artifactStore is a run's artifacts area: a private directory outside the
 // working directory, made on first write and removed with the run, holding
@@ -69,7 +69,7 @@ func (s *artifactStore) write(stem, data string) (string, error) {
 // open opens the artifact path names (with its ArtifactPrefix) for reading.
 func (s *artifactStore) open(path string) (*os.File, error) {
 	name := strings.TrimPrefix(path, ArtifactPrefix)
-	if !artifactName.MatchString(name) {
+	if !artifactName().MatchString(name) {
 		return nil, fmt.Errorf("tools: read: %q is not an artifact name: give the name a result gave, such as %seval-stdout-1.txt", name, ArtifactPrefix)
 	}
 	s.mu.Lock()

@@ -58,7 +58,7 @@ type evaluator struct {
 // than JSON Schema's (and RE2's) whitespace.
 const evalDescriptionPattern = `^[\t\n\f\r ]*[^\t\n\f\r ]+([\t\n\f\r ]+[^\t\n\f\r ]+){4,9}[\t\n\f\r ]*$`
 
-var evalWords = regexp.MustCompile(`[^\t\n\f\r ]+`)
+var evalWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^\t\n\f\r ]+`) })
 
 // tuneSchema states the description's word count as a pattern.
 func (evalArgs) tuneSchema(s *jsonschema.Schema) {
@@ -133,7 +133,7 @@ func (e *evaluator) handle(ctx context.Context, call *Call) (*Result, error) {
 	if err := call.Decode(&a); err != nil {
 		return nil, err
 	}
-	words := evalWords.FindAllString(a.Description, -1)
+	words := evalWords().FindAllString(a.Description, -1)
 	label := strings.Join(words, " ")
 	if n := len(words); n < 5 || n > 10 {
 		return nil, fmt.Errorf("tools: eval: description must be 5-10 words (got %d): say what the cell does, e.g. \"load the sales csv and plot monthly totals\"", n)

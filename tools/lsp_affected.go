@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
@@ -164,7 +165,7 @@ func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, wri
 }
 
 // identRe is what a declaration's name must look like to be searched for.
-var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+var identRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`) })
 
 // changedNames returns the names of the declarations of file (at module,
 // package or class level: not the locals of a function) whose text differs
@@ -289,7 +290,7 @@ func declName(n engine.Node) string {
 	if i := strings.LastIndexAny(name, ".:"); i >= 0 {
 		name = name[i+1:]
 	}
-	if len(name) < 2 || !identRe.MatchString(name) || strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__") {
+	if len(name) < 2 || !identRe().MatchString(name) || strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__") {
 		return ""
 	}
 	return name

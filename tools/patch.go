@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tetherhq/tether/internal/fsutil"
 )
@@ -63,7 +64,7 @@ const (
 	patchEOF    = "*** End of File"
 )
 
-var heredocStart = regexp.MustCompile(`^(apply_patch\s*)?<<-?\s*['"]?(EOF|PATCH)['"]?$`)
+var heredocStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(apply_patch\s*)?<<-?\s*['"]?(EOF|PATCH)['"]?$`) })
 
 // parsePatch parses a patch in the "*** Begin Patch" format. It does not touch
 // the file system.
@@ -108,7 +109,7 @@ func parsePatch(patch string) ([]patchOp, error) {
 func patchBody(patch string) ([]string, error) {
 	text := strings.ReplaceAll(patch, "\r\n", "\n")
 	lines := strings.Split(strings.TrimRight(strings.TrimLeft(text, "\n \t"), "\n \t"), "\n")
-	if len(lines) > 2 && heredocStart.MatchString(strings.TrimSpace(lines[0])) {
+	if len(lines) > 2 && heredocStart().MatchString(strings.TrimSpace(lines[0])) {
 		lines = lines[1:]
 		if last := strings.TrimSpace(lines[len(lines)-1]); last == "EOF" || last == "PATCH" {
 			lines = lines[:len(lines)-1]
@@ -274,14 +275,14 @@ func (h *patchHunk) add(l string) error {
 
 // unifiedHeader is the range part of a unified-diff hunk header
 // ("@@ -12,7 +12,8 @@"), which agents sometimes write instead of a bare "@@".
-var unifiedHeader = regexp.MustCompile(`^-\d+(,\d+)? \+\d+(,\d+)? @@`)
+var unifiedHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-\d+(,\d+)? \+\d+(,\d+)? @@`) })
 
 // hunkContext is the text to seek to from an "@@" line: what follows "@@",
 // without a unified-diff range (its numbers are not trusted; any function
 // context git puts after the range is kept).
 func hunkContext(l string) string {
 	c := strings.TrimSpace(strings.TrimPrefix(l, "@@"))
-	if m := unifiedHeader.FindString(c); m != "" {
+	if m := unifiedHeader().FindString(c); m != "" {
 		c = strings.TrimSpace(c[len(m):])
 	}
 	return c

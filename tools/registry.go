@@ -52,7 +52,7 @@ type Registry struct {
 }
 
 // validName is what MCP clients accept as a tool name.
-var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`) })
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
@@ -69,7 +69,7 @@ func (r *Registry) Register(tools ...Tool) error {
 		switch {
 		case t.Name == "":
 			return errors.New("tools: register: a tool has no name")
-		case !validName.MatchString(t.Name):
+		case !validName().MatchString(t.Name):
 			return fmt.Errorf("tools: register %q: a tool name is 1-64 letters, digits, '_', '-' or '.'", t.Name)
 		case t.Tier < TierRead || t.Tier > TierExec:
 			return fmt.Errorf("tools: register %s: tier %s is not read, write or exec", t.Name, t.Tier)

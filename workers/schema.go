@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -46,7 +47,7 @@ func (o *outputSchema) instruction() string {
 }
 
 // fenced finds ```json blocks (the last one is taken).
-var fenced = regexp.MustCompile("(?s)```(?:json)?[ \t]*\n(.*?)\n[ \t]*```")
+var fenced = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?s)```(?:json)?[ \t]*\n(.*?)\n[ \t]*```") })
 
 // check validates a result: the whole stdout as JSON, or else the last
 // fenced JSON block in it. It returns "" when the result conforms, else
@@ -62,7 +63,7 @@ func (o *outputSchema) check(result string, truncated bool) string {
 	var v any
 	err := json.Unmarshal(text, &v)
 	if err != nil {
-		ms := fenced.FindAllSubmatch(text, -1)
+		ms := fenced().FindAllSubmatch(text, -1)
 		if len(ms) == 0 {
 			return fmt.Sprintf("the result is not JSON (%v) and holds no ```json block", err)
 		}

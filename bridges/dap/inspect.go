@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	godap "github.com/google/go-dap"
 	"github.com/tetherhq/tether/internal/fsutil"
@@ -364,7 +365,7 @@ func toVariable(name, value, typ string, ref, indexed int) Variable {
 		v.Value, v.Cut = c, true
 		// An adapter's own mark of what it did not load ends the value
 		// (delve: "...+488 more"): keep it, it says how long the value is.
-		if m := moreMark.FindString(value); m != "" {
+		if m := moreMark().FindString(value); m != "" {
 			v.Value += "; the adapter's value ends " + m
 		}
 	}
@@ -372,7 +373,7 @@ func toVariable(name, value, typ string, ref, indexed int) Variable {
 }
 
 // moreMark is delve's mark of a string, slice or map it loaded in part.
-var moreMark = regexp.MustCompile(`\.\.\.\+\d+ more["\]]?$`)
+var moreMark = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.\.\.\+\d+ more["\]]?$`) })
 
 // Evaluate evaluates an expression in a frame (0: the top frame of
 // threadID, or of the thread that last stopped). A statement that has no

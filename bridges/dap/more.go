@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	godap "github.com/google/go-dap"
 	"github.com/tetherhq/tether/internal/textcut"
@@ -282,7 +283,7 @@ type Memory struct {
 
 // hexAddr is a value that is an address: "0x7ffd5c", or lldb's pointer
 // value "(int *) 0x7ffd5c".
-var hexAddr = regexp.MustCompile(`\b0x[0-9a-fA-F]+\b`)
+var hexAddr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b0x[0-9a-fA-F]+\b`) })
 
 // memoryOp is what a memory op (read_memory, disassemble) checks first:
 // that the adapter has op and that m.Count is a count of unit ("a byte");
@@ -324,7 +325,7 @@ func (sv *Supervisor) memoryRef(ctx context.Context, s *session, op string, m Me
 		if ref := sv.frameVarMemory(ctx, s, m); ref != "" {
 			return ref, nil
 		}
-		if a := hexAddr.FindString(v.Value); a != "" {
+		if a := hexAddr().FindString(v.Value); a != "" {
 			return a, nil
 		}
 		return "", fmt.Errorf("debug: %s: %s is %q, which is not an address and has no memory reference; pass a variable of the frame, an address or a pointer (C: &x, p)", op, m.Expression, v.Value)

@@ -571,13 +571,13 @@ func (b *nodeBridge) onCDP(method string, params json.RawMessage) {
 }
 
 // stackPlace is a file location in an error's stack ("at f (file:///a.js:2:9)").
-var stackPlace = regexp.MustCompile(`\(?((?:file://)?/[^\s():]+):(\d+):(\d+)\)?`)
+var stackPlace = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(?((?:file://)?/[^\s():]+):(\d+):(\d+)\)?`) })
 
 // thrownAt is the first place in a stack trace that is a file, mapped to
 // its source when a source map read so far covers it.
 func (b *nodeBridge) thrownAt(stack string) (string, int) {
 	for _, line := range strings.Split(stack, "\n")[1:] {
-		m := stackPlace.FindStringSubmatch(line)
+		m := stackPlace().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -988,7 +988,7 @@ func (b *nodeBridge) bindMapped(m *sourceMap) {
 
 // hitCondition reads a hit condition: "3" or "==3" (the third hit),
 // ">=3", ">3", "<3", "<=3", "%3" (every third).
-var hitCondition = regexp.MustCompile(`^\s*(==|>=|<=|>|<|%)?\s*(\d+)\s*$`)
+var hitCondition = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(==|>=|<=|>|<|%)?\s*(\d+)\s*$`) })
 
 // breakpointCondition is the JavaScript condition the inspector evaluates
 // for one breakpoint: the condition, then the hit count (kept in the
@@ -1000,7 +1000,7 @@ func breakpointCondition(id int, sb dapSourceBreakpoint) (string, error) {
 		parts = append(parts, "("+c+"\n)")
 	}
 	if hc := strings.TrimSpace(sb.HitCondition); hc != "" {
-		m := hitCondition.FindStringSubmatch(hc)
+		m := hitCondition().FindStringSubmatch(hc)
 		if m == nil {
 			return "", fmt.Errorf("hit condition %q is not a count; use N (the Nth hit), >=N, >N, <N, <=N or %%N (every Nth)", hc)
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tetherhq/tether/internal/fsutil"
 )
@@ -77,7 +78,7 @@ func planTests(a Adapter, root, program, test string, progArgs []string) (*testR
 }
 
 // goTestFunc finds a Go file's top-level test functions.
-var goTestFunc = regexp.MustCompile(`(?m)^func (Test[A-Za-z0-9_]*)\(\w+ \*testing\.T\)`)
+var goTestFunc = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^func (Test[A-Za-z0-9_]*)\(\w+ \*testing\.T\)`) })
 
 // planGoTests runs a package's tests in delve's test mode: test (a name,
 // "TestA/sub" for a subtest), or every test of a _test.go file, or with
@@ -112,7 +113,7 @@ func planGoTests(root, program string, isDir bool, test string, progArgs []strin
 			return nil, fmt.Errorf("debug: launch: reading %s: %w", program, err)
 		}
 		var names []string
-		for _, m := range goTestFunc.FindAllStringSubmatch(string(src), -1) {
+		for _, m := range goTestFunc().FindAllStringSubmatch(string(src), -1) {
 			names = append(names, regexp.QuoteMeta(m[1]))
 		}
 		if len(names) == 0 {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/tetherhq/tether/internal/fsutil"
@@ -269,12 +270,18 @@ func (s *Supervisor) projectChecker(name, dir string) string {
 
 // checkerLine matches "file:line:col: message", "file:line: message",
 // "file(line,col): message" and pyright's "file:line:col - error: message".
-var checkerLine = regexp.MustCompile(`^\s*(?:vet: )?([^\s:()]+?\.[A-Za-z0-9]+)(?::(\d+)(?::(\d+))?|\((\d+),(\d+)\))\s*(?::|-)?\s*(.*)$`)
+var checkerLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:vet: )?([^\s:()]+?\.[A-Za-z0-9]+)(?::(\d+)(?::(\d+))?|\((\d+),(\d+)\))\s*(?::|-)?\s*(.*)$`)
+})
 
-var checkerSeverity = regexp.MustCompile(`^(?i)(error|warning|info|information|note|hint)\b\s*(?:(TS\d+)\s*|\[([A-Za-z0-9_-]+)\])?:?\s*`)
+var checkerSeverity = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?i)(error|warning|info|information|note|hint)\b\s*(?:(TS\d+)\s*|\[([A-Za-z0-9_-]+)\])?:?\s*`)
+})
 
 // dartLine matches dart analyze's "  error - lib/a.dart:3:7 - message - code".
-var dartLine = regexp.MustCompile(`^\s*(error|warning|info) - (\S+?\.dart):(\d+):(\d+) - (.*?)(?: - ([a-z0-9_]+))?\s*$`)
+var dartLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(error|warning|info) - (\S+?\.dart):(\d+):(\d+) - (.*?)(?: - ([a-z0-9_]+))?\s*$`)
+})
 
 // maxCheckFindings bounds the findings a CheckReport keeps (Total counts
 // them all): enough to page through a large project's errors, bounded in
@@ -300,8 +307,8 @@ func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out, dir string) {
 			continue
 		}
 		indent := len(line) - len(strings.TrimLeftFunc(line, unicode.IsSpace))
-		m := checkerLine.FindStringSubmatch(line)
-		dm := dartLine.FindStringSubmatch(line)
+		m := checkerLine().FindStringSubmatch(line)
+		dm := dartLine().FindStringSubmatch(line)
 		if dm != nil { // as "file:line:col: severity[code]: message"
 			m = []string{line, dm[2], dm[3], dm[4], "", "", dm[1] + "[" + dm[6] + "]: " + dm[5]}
 			if dm[6] == "" {
@@ -334,7 +341,7 @@ func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out, dir string) {
 		d := Diagnostic{Path: file, Severity: "error", Message: cutLine(strings.TrimSpace(m[6]), maxMessage)}
 		d.Line, _ = strconv.Atoi(ln)
 		d.Col, _ = strconv.Atoi(col)
-		if sm := checkerSeverity.FindStringSubmatch(d.Message); sm != nil {
+		if sm := checkerSeverity().FindStringSubmatch(d.Message); sm != nil {
 			sev := strings.ToLower(sm[1])
 			if sev == "information" || sev == "note" {
 				sev = "info"
@@ -370,7 +377,7 @@ func (s *Supervisor) parseCheckerOutput(rep *CheckReport, out, dir string) {
 
 // pyrightCode matches the rule pyright's command line appends to a
 // finding's last line: " (reportAttributeAccessIssue)".
-var pyrightCode = regexp.MustCompile(`\s+\((report[A-Z][A-Za-z]+)\)$`)
+var pyrightCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s+\((report[A-Z][A-Za-z]+)\)$`) })
 
 // takeCode moves a trailing pyright rule name out of d's message into its
 // code, as the language server reports it, so findings count by code.
@@ -378,7 +385,7 @@ func takeCode(d *Diagnostic) {
 	if d.Code != "" {
 		return
 	}
-	if m := pyrightCode.FindStringSubmatchIndex(d.Message); m != nil {
+	if m := pyrightCode().FindStringSubmatchIndex(d.Message); m != nil {
 		d.Code = d.Message[m[2]:m[3]]
 		d.Message = d.Message[:m[0]]
 	}

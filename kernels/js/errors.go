@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tetherhq/tether/kernels"
 )
@@ -88,14 +89,14 @@ func (c *cellSource) original(line, col int) (int, int, bool) {
 
 // frameRe matches a cell position in a goja stack text, with goja's program
 // counter after it: "cell-3:2:5(12)".
-var frameRe = regexp.MustCompile(`(cell-\d+):(\d+):(\d+)(?:\(\d+\))?`)
+var frameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(cell-\d+):(\d+):(\d+)(?:\(\d+\))?`) })
 
 // fixStack rewrites every cell position in a goja stack text to the cell as
 // written and drops goja's program counters, so frames read as node's do
 // ("at f (cell-3:2:5)").
 func (s *session) fixStack(st string) string {
-	return frameRe.ReplaceAllStringFunc(st, func(m string) string {
-		g := frameRe.FindStringSubmatch(m)
+	return frameRe().ReplaceAllStringFunc(st, func(m string) string {
+		g := frameRe().FindStringSubmatch(m)
 		line, _ := strconv.Atoi(g[2])
 		col, _ := strconv.Atoi(g[3])
 		if c := s.sources[g[1]]; c != nil {
@@ -114,12 +115,12 @@ type stackFrame struct {
 	line, col int
 }
 
-var frameLineRe = regexp.MustCompile(`^\s*at (?:(\S+) \()?([^():]+):(\d+):(\d+)`)
+var frameLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*at (?:(\S+) \()?([^():]+):(\d+):(\d+)`) })
 
 func parseFrames(st string) []stackFrame {
 	var out []stackFrame
 	for _, l := range strings.Split(st, "\n") {
-		g := frameLineRe.FindStringSubmatch(l)
+		g := frameLineRe().FindStringSubmatch(l)
 		if g == nil {
 			if strings.HasPrefix(strings.TrimSpace(l), "at ") {
 				out = append(out, stackFrame{src: "?"})
@@ -134,9 +135,11 @@ func parseFrames(st string) []stackFrame {
 }
 
 var (
-	readRe   = regexp.MustCompile(`^Cannot read property '(.*)' of undefined(?: or null)?$`)
-	notObjRe = regexp.MustCompile(`^Value is not an object: (.*)$`)
-	memberRe = regexp.MustCompile(`^Object has no member '(.*)'$`)
+	readRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^Cannot read property '(.*)' of undefined(?: or null)?$`)
+	})
+	notObjRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Value is not an object: (.*)$`) })
+	memberRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Object has no member '(.*)'$`) })
 )
 
 const convertMsg = "Cannot convert undefined or null to object"
@@ -168,7 +171,7 @@ func (s *session) nodeMessage(msg, stack string) string {
 		}
 		return s.nullish(src, objEnd, topLevel)
 	}
-	if g := readRe.FindStringSubmatch(msg); g != nil {
+	if g := readRe().FindStringSubmatch(msg); g != nil {
 		prop, kind := g[1], "undefined"
 		switch {
 		case p < 0:
@@ -197,12 +200,12 @@ func (s *session) nodeMessage(msg, stack string) string {
 		if path := identPath(src, p); path != "" && strings.HasSuffix(strings.TrimRight(src[:p], " \t"), " of") {
 			return path + " is not iterable"
 		}
-	case notObjRe.MatchString(msg) || memberRe.MatchString(msg):
+	case notObjRe().MatchString(msg) || memberRe().MatchString(msg):
 		if src[p] == '(' || src[p] == '`' {
 			if callee := calleeBefore(src, p); callee != "" {
 				return callee + " is not a function"
 			}
-			if g := notObjRe.FindStringSubmatch(msg); g != nil {
+			if g := notObjRe().FindStringSubmatch(msg); g != nil {
 				return g[1] + " is not a function"
 			}
 		}

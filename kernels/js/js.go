@@ -146,7 +146,7 @@ func (k *Kernel) prepare(ctx context.Context, cell kernels.Cell, res *kernels.Re
 				err = asyncErr
 			}
 			res.Error = syntaxError(err)
-			if forAwait.MatchString(cell.Code) && strings.Contains(res.Error.Message, "await") {
+			if forAwait().MatchString(cell.Code) && strings.Contains(res.Error.Message, "await") {
 				res.Error.Message += ": this kernel is embedded goja, which has no for await...of (nor async generators); " +
 					"loop with for...of and await each value inside the loop, or use Python (language: python)"
 			}
@@ -490,7 +490,7 @@ func replDeclarations(prg *ast.Program, code string) (string, []edit) {
 }
 
 // forAwait finds a for await...of loop, which goja cannot parse.
-var forAwait = regexp.MustCompile(`\bfor\s+await\s*\(`)
+var forAwait = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bfor\s+await\s*\(`) })
 
 func syntaxError(err error) *kernels.Error {
 	var list parser.ErrorList

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/tetherhq/tether/kernels"
 )
@@ -41,9 +42,13 @@ var (
 )
 
 // pinfoLine matches IPython's help idioms: ?obj, ??obj, obj?, obj??.
-var pinfoLine = regexp.MustCompile(`^(?:(\?{1,2})([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)(\?{1,2}))\s*$`)
+var pinfoLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:(\?{1,2})([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)(\?{1,2}))\s*$`)
+})
 
-var assignEscape = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*([!%])(.*)$`)
+var assignEscape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*([!%])(.*)$`)
+})
 
 func supported() string {
 	var l, c []string
@@ -125,8 +130,8 @@ func Rewrite(code string) (string, *kernels.Error) {
 			}
 			out[i] = indent + "__tether__.system(" + pyString(cmd) + ")"
 			continue
-		case pinfoLine.MatchString(trimmed):
-			m := pinfoLine.FindStringSubmatch(trimmed)
+		case pinfoLine().MatchString(trimmed):
+			m := pinfoLine().FindStringSubmatch(trimmed)
 			name, q := m[2], m[1]
 			if name == "" {
 				name, q = m[3], m[4]
@@ -152,7 +157,7 @@ func Rewrite(code string) (string, *kernels.Error) {
 			out[i] = indent + "__tether__.magic(" + pyString(name) + ", " + pyString(args) + ")"
 			continue
 		}
-		if m := assignEscape.FindStringSubmatch(trimmed); m != nil {
+		if m := assignEscape().FindStringSubmatch(trimmed); m != nil {
 			target, kind, rest := m[1], m[2], m[3]
 			if kind == "!" {
 				out[i] = indent + target + " = __tether__.getoutput(" + pyString(strings.TrimSpace(rest)) + ")"
@@ -176,12 +181,14 @@ func Rewrite(code string) (string, *kernels.Error) {
 
 // pipRun matches a shell command that runs pip: pip, pip3, pip3.11, or
 // python[3] -m pip.
-var pipRun = regexp.MustCompile(`^(?:pip(?:3(?:\.\d+)?)?|python(?:3(?:\.\d+)?)?\s+-m\s+pip)(?:\s+(.*))?$`)
+var pipRun = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:pip(?:3(?:\.\d+)?)?|python(?:3(?:\.\d+)?)?\s+-m\s+pip)(?:\s+(.*))?$`)
+})
 
 // pipCommand reports whether a !cmd runs pip, and pip's arguments. A command
 // that goes on after pip (a pipe, &&, ;, a redirection) is left to the shell.
 func pipCommand(cmd string) (string, bool) {
-	m := pipRun.FindStringSubmatch(cmd)
+	m := pipRun().FindStringSubmatch(cmd)
 	if m == nil || strings.ContainsAny(m[1], "|&;<>`$") {
 		return "", false
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -194,7 +195,7 @@ func (g *pidsCgroup) remove() {
 
 // staleName matches the cgroups newPidsCgroup names: the tether's pid, then
 // a sequence number.
-var staleName = regexp.MustCompile(`^tether-python-(\d+)-\d+$`)
+var staleName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^tether-python-(\d+)-\d+$`) })
 
 // removeStale removes the cgroups under parent that a tether process no
 // longer running made (one killed before it or its sentinel could), killing
@@ -205,7 +206,7 @@ func removeStale(parent string) {
 		return
 	}
 	for _, e := range ents {
-		m := staleName.FindStringSubmatch(e.Name())
+		m := staleName().FindStringSubmatch(e.Name())
 		if !e.IsDir() || m == nil {
 			continue
 		}
