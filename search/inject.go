@@ -35,6 +35,23 @@ type region struct {
 	lang       string // canonical language id
 	start, end int    // byte offsets in the host file
 	line, col  int    // zero-based row and byte column of start
+	// wrap: the region is an expression, parsed as "(" + text + ")" so that
+	// an object literal or a function reads as one; matches of the wrapper
+	// itself are not reported
+	wrap bool
+}
+
+// text returns what is parsed of the region of host file src, and the base
+// that maps the parsed text's positions to src's.
+func (r region) text(src []byte) ([]byte, base) {
+	if !r.wrap {
+		return src[r.start:r.end], base{off: r.start, line: r.line, col: r.col, host: src}
+	}
+	b := make([]byte, 0, r.end-r.start+2)
+	b = append(b, '(')
+	b = append(b, src[r.start:r.end]...)
+	b = append(b, ')')
+	return b, base{off: r.start - 1, line: r.line, col: r.col - 1, host: src, lo: 1, hi: len(b) - 1}
 }
 
 // host is how regions are found in one host language's tree.
@@ -62,8 +79,8 @@ var tagHost = host{
 // style elements as tree-sitter-html does is one more tagHost entry.
 var hosts = map[string]host{
 	"html":     tagHost,
-	"svelte":   tagHost,
-	"vue":      tagHost,
+	"svelte":   {embeds: tagHost.embeds, regions: svelteRegions, may: maySvelte},
+	"vue":      {embeds: tagHost.embeds, regions: vueRegions, may: mayVue},
 	"markdown": {regions: fenceRegions, may: mayHoldFence},
 }
 
@@ -419,7 +436,7 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rsrc := src[r.start:r.end]
+		rsrc, b := r.text(src)
 		key, ok := s.regionNeeded(w.kinds, w.tokens, lang, rsrc)
 		if !ok {
 			continue
@@ -433,7 +450,6 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 		if rhit {
 			hits++
 		}
-		b := base{off: r.start, line: r.line, col: r.col, host: src}
 		j.noteBroken(t, b)
 		if err := s.collect(ctx, w, lang, j, t, b, limit); err != nil {
 			return err
@@ -618,7 +634,7 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			rsrc := src[r.start:r.end]
+			rsrc, b := r.text(src)
 			rk := keyOf(s.partition, l, rsrc)
 			rrs := live(withTokens(lrs, rsrc), rk)
 			if len(rrs) == 0 {
@@ -630,7 +646,7 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []
 				return nil
 			}
 			j.parsed = true
-			if err := s.runRules(ctx, j, t, l, rrs, runners, base{off: r.start, line: r.line, col: r.col, host: src}, src, fix); err != nil {
+			if err := s.runRules(ctx, j, t, l, rrs, runners, b, src, fix); err != nil {
 				return err
 			}
 		}

@@ -59,6 +59,8 @@ func FuzzRegions(f *testing.F) {
 	f.Add("markdown", "~~~~js title=\"a\"\n~~~\n~~~~\n```\n```ts\n")
 	f.Add("html", "<script lang=ts>let a</script><style type=text/css>a{}</style><script type=module>")
 	f.Add("svelte", "<script context=\"module\">x</script>{a}<style>p{}</style>")
+	f.Add("svelte", "<b on:click={f} {...r}>{#if a}{#each xs as x (x.id)}{x}{/each}{:else if b}{@html h}{/if}</b>")
+	f.Add("vue", "<template><a :x=\"{a: 1}\" @click=\"a++; b()\" v-for=\"(x, i)\n of xs\" #s=\"{ y }\">{{ x }}</a></template>")
 	p := fuzzParser(f)
 	f.Fuzz(func(t *testing.T, host, src string) {
 		h, ok := hosts[host]

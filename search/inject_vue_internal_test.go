@@ -16,10 +16,11 @@ func TestVueHostRegions(t *testing.T) {
 		src   string
 		langs []string // the languages with a region, in order
 	}{
-		{"<template><p>{{ a }}</p></template>\n<script>export default {}</script>\n<style>p{}</style>\n", []string{"javascript", "css"}},
+		{"<template><p>{{ a }}</p></template>\n<script>export default {}</script>\n<style>p{}</style>\n", []string{"javascript", "javascript", "css"}},
 		{"<script setup lang=\"ts\">let a: number = 1</script>\n<style scoped lang=\"scss\">.a{.b{}}</style>\n", []string{"typescript", "scss"}},
 		{"<script lang=\"tsx\">let a = <b/></script>\n<style lang=\"less\">.a{}</style>\n", []string{"tsx"}},
-		{"<template><button @click=\"go()\">{{ go() }}</button></template>\n", nil},
+		{"<template><button @click=\"go()\">{{ go() }}</button></template>\n", []string{"javascript", "javascript"}},
+		{"<template><li v-for=\"x in xs\" #item=\"{ y }\" title=\"t\">{{ }}</li></template>\n<script lang=\"ts\"></script>", []string{"typescript", "typescript"}},
 	}
 	for _, c := range cases {
 		tree, err := p.Parse(context.Background(), "vue", []byte(c.src))

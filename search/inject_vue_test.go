@@ -13,8 +13,8 @@ import (
 // injectVue is a Vue single-file component with every kind of region: a
 // script without lang (JavaScript), a <script setup lang="ts">, a scoped
 // style (CSS), an SCSS style, and a Less style (no shipped grammar: no
-// region); and JavaScript in the template's directives, interpolations and
-// text, which is not a region.
+// region); and the template's directives and interpolations, TypeScript as
+// the script setup is, and text, which is not a region.
 const injectVue = `<template>
   <button @click="console.log(1)">{{ console.log(2) }}</button>
   <p>console.log(3)</p>
@@ -54,6 +54,8 @@ func TestInjectedVue(t *testing.T) {
 	}{
 		{"javascript", "javascript", "console.log($A)", []string{`App.vue:7:30 javascript console.log("options")`}},
 		{"typescript", "ts", "console.log($A)", []string{
+			`App.vue:2:19 typescript console.log(1)`,
+			`App.vue:2:38 typescript console.log(2)`,
 			`App.vue:12:1 typescript console.log(n)`,
 			`main.ts:1:1 typescript console.log("file")`,
 		}},
@@ -88,8 +90,8 @@ func TestInjectedVue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(plan.Changes) != 1 || plan.Replacements != 1 {
-			t.Fatalf("plan changes %d files with %d replacements, want App.vue with 1", len(plan.Changes), plan.Replacements)
+		if len(plan.Changes) != 1 || plan.Replacements != 3 {
+			t.Fatalf("plan changes %d files with %d replacements, want App.vue with 3", len(plan.Changes), plan.Replacements)
 		}
 		stager := search.NewStager(dir)
 		if _, err := stager.Accept(stager.Stage(plan)); err != nil {
@@ -99,9 +101,11 @@ func TestInjectedVue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// only the script setup's call changes; the template's and the
-		// other script's stay
-		if want := strings.Replace(injectVue, "\nconsole.log(n)\n", "\nconsole.info(n)\n", 1); string(got) != want {
+		// the script setup's call and the template's (TypeScript too)
+		// change; the template's text and the other script's stay
+		want := strings.Replace(injectVue, "\nconsole.log(n)\n", "\nconsole.info(n)\n", 1)
+		want = strings.Replace(want, `"console.log(1)">{{ console.log(2) }}`, `"console.info(1)">{{ console.info(2) }}`, 1)
+		if string(got) != want {
 			t.Errorf("after the staged edit App.vue is\n%s\nwant\n%s", got, want)
 		}
 	})

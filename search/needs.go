@@ -140,7 +140,10 @@ func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src
 	}
 	var cs []Chunk
 	for _, r := range rs {
-		if _, ok := s.regionNeeded(c.kinds, tokens, c.lang, src[r.start:r.end]); ok {
+		// what a search parses of the region: a template expression is
+		// wrapped
+		rsrc, _ := r.text(src)
+		if _, ok := s.regionNeeded(c.kinds, tokens, c.lang, rsrc); ok {
 			cs = append(cs, Chunk{r.start, r.end})
 		}
 	}

@@ -85,7 +85,7 @@ func TestNeedsOfARuleAndOfABadQuery(t *testing.T) {
 }
 
 // hostCorpus holds host files (markdown fences, HTML, Svelte and Vue
-// script and style, a styled-components template a project's injection
+// script and style, a Svelte template expression, a styled-components template a project's injection
 // names) next to plain files of the languages they embed.
 var hostCorpus = map[string]string{
 	"README.md":      "# Use\n\n```go\nfunc main() {\n\tmu.Lock()\n\tn++\n}\n```\n\nmu.Lock() in prose\n\n```js\ninit(load(1));\n```\n\n> ```go\n> mu.Lock()\n> ```\n",
@@ -122,7 +122,9 @@ func TestNeedsHoldsEveryMatch(t *testing.T) {
 		{stdSync, "go", `atomic.AddInt32($$$)`, "", -1},
 		{hosts, "go", `$X.Lock()`, "", 1},
 		{hosts, "go", `$X++`, "", 1},
-		{hosts, "javascript", `init($X)`, "", 3},
+		// README.md's fence, page.html's script, App.svelte's script and
+		// its template's {init(load(6))}
+		{hosts, "javascript", `init($X)`, "", 4},
 		{hosts, "typescript", `init($X)`, "", 1},
 		{hosts, "css", `a { color: $C; }`, "declaration", 4},
 	} {

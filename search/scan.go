@@ -354,6 +354,9 @@ func (s *Searcher) runRules(ctx context.Context, j *scanJob, tree *engine.Tree, 
 			return fmt.Errorf("rule %s in %s: %w", sr.r.ID, j.path, err)
 		}
 		for i := range ms {
+			if !b.keeps(ms[i].Nodes[0], ms[i].Nodes[len(ms[i].Nodes)-1]) {
+				continue
+			}
 			f := s.finding(tree, txt, j.path, lang, sr.r, rn, &ms[i], b)
 			if fix && f.Replacement != nil {
 				j.src = src

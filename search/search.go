@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -828,6 +829,15 @@ func (s *Searcher) tree(ctx context.Context, lang string, key treeKey, src []byt
 type base struct {
 	off, line, col int
 	host           []byte
+	// lo, hi bound the matches reported, in the tree's own offsets (hi 0:
+	// no bound): a wrapped region's wrapper is no part of the host file
+	lo, hi int
+}
+
+// keeps reports whether a match of the tree's nodes a through b lies
+// within the bounds.
+func (b base) keeps(first, last engine.Node) bool {
+	return b.hi == 0 || int(first.StartByte()) >= b.lo && int(last.EndByte()) <= b.hi
 }
 
 // doChunks parses only the chunks of src that hold every required token and
@@ -903,6 +913,9 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang string, j *fileJ
 	if err != nil {
 		return err
 	}
+	if b.hi != 0 {
+		raws = slices.DeleteFunc(raws, func(m matcher.Match) bool { return !b.keeps(m.Nodes[0], m.Nodes[len(m.Nodes)-1]) })
+	}
 	j.count += len(raws)
 	first := len(j.matches)
 	txt := &sourceText{src: tree.Source(), max: s.maxText}
@@ -952,6 +965,9 @@ func (s *Searcher) collectRule(ctx context.Context, w *worker, lang string, j *f
 	rms, err := w.rule.Find(ctx, tree)
 	if err != nil {
 		return fmt.Errorf("search: %s: %w", j.path, err)
+	}
+	if b.hi != 0 {
+		rms = slices.DeleteFunc(rms, func(m rule.Match) bool { return !b.keeps(m.Nodes[0], m.Nodes[len(m.Nodes)-1]) })
 	}
 	j.count += len(rms)
 	last := -1
