@@ -112,6 +112,8 @@ func (s *structural) tools() []Tool {
 				"paths (a list) and globs (include GLOB, exclude !GLOB, the later winning, as ast-grep's --globs) choose the files, with or instead of path. " +
 				"Files with syntax errors are searched and listed (a count and the first ones with the line of their first error). " +
 				"Embedded code is searched as its language: JavaScript, TypeScript (lang=\"ts\"), JSON and CSS/SCSS in HTML, Svelte and Vue <script> and <style>, " +
+				"JavaScript (TypeScript when the component's script is lang=\"ts\") in Svelte template expressions ({expr}, {#if expr}, {#each list as x}: the list, on:click={f}) " +
+				"and Vue's ({{ expr }}, v-if=\"expr\", :prop, @click, the list of v-for; not slot props or v-for aliases), " +
 				"and any language's fenced code blocks in markdown (```go, ```py; not fences inside block quotes or list items); " +
 				"matches are reported at the host file's line and column, and ast_edit rewrites them in place. " +
 				"The languageInjections of the working directory's sgconfig.yml add regions as ast-grep reads them (e.g. CSS in styled-components templates).",
