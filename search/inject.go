@@ -672,7 +672,11 @@ func hostHint(lang string) string {
 	if h.embeds == nil {
 		return fmt.Sprintf("searched as %s; to search the code in its fences pass their language (go, python, ...)", l.Name)
 	}
-	return fmt.Sprintf("searched as %s; to search the code in its scripts and styles pass their language (%s)", l.Name, strings.Join(h.embeds, ", "))
+	what := "scripts and styles"
+	if lang == "svelte" || lang == "vue" {
+		what = "scripts, styles and template expressions"
+	}
+	return fmt.Sprintf("searched as %s; to search the code in its %s pass their language (%s)", l.Name, what, strings.Join(h.embeds, ", "))
 }
 
 // Injection is one of a project's languageInjections (sgconfig.yml), as

@@ -12,7 +12,7 @@ import (
 // is one region, parsed wrapped in parentheses as an expression, and its
 // matches are placed at the expression's own bytes. What binds a name
 // rather than computing a value is not a region: a Svelte each block's
-// "as item, i (key)" part, an await block, a spread or shorthand
+// "as item, i (key)" part, an await block's "then value", a spread or shorthand
 // attribute, and a Vue v-for's alias, v-slot and #slot values.
 
 // templateLang is the language of a component's template expressions:
@@ -56,7 +56,8 @@ func byStart(rs []region) []region {
 // svelteRegions lists a Svelte component's scripts and styles and its
 // template's expressions: {expr} in text and as an attribute's value
 // (on:click={handler}, bind:value={x}), {@html expr}, {#key expr}, the
-// condition of {#if} and {:else if}, and the list of {#each}.
+// condition of {#if} and {:else if}, the list of {#each} and the promise
+// of {#await}.
 func svelteRegions(t *engine.Tree) []region {
 	out := tagRegions(t)
 	lang := templateLang(out)
@@ -74,6 +75,11 @@ func svelteRegions(t *engine.Tree) []region {
 		case "each_start":
 			c, _ := n.ChildByField("identifier")
 			out = exprRegion(out, c, lang, true)
+			return false
+		case "await_start":
+			if r, ok := awaitedRegion(childOf(n, "svelte_raw_text"), lang); ok {
+				out = append(out, r)
+			}
 			return false
 		}
 		return true
@@ -120,6 +126,34 @@ func vueRegions(t *engine.Tree) []region {
 		return true
 	})
 	return byStart(out)
+}
+
+// awaitedRegion returns the region of an {#await} block's promise: the
+// text of v before a "then" or "catch" between white space
+// ("p then value" binds value); false when it is only white space.
+func awaitedRegion(v engine.Node, lang string) (region, bool) {
+	if !v.Valid() {
+		return region{}, false
+	}
+	text := v.Bytes()
+	end := len(text)
+	for i := 1; i < len(text); i++ {
+		if !isSpace(text[i-1]) {
+			continue
+		}
+		for _, w := range []string{"then", "catch"} {
+			if bytes.HasPrefix(text[i:], []byte(w)) && (i+len(w) == len(text) || isSpace(text[i+len(w)])) {
+				end = min(end, i)
+			}
+		}
+	}
+	if len(bytes.TrimSpace(text[:end])) == 0 {
+		return region{}, false
+	}
+	r := regionOf(v, lang)
+	r.end = r.start + end
+	r.wrap = true
+	return r, true
 }
 
 // forSource returns the region of a v-for value's source list: the text

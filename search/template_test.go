@@ -24,6 +24,7 @@ const templateSvelte = `<script>
 {#key console.log("k")}k{/key}
 <p>console.log("plain")</p>
 {#await console.log("await") then v}{v}{/await}
+{#await p then console}{console.log("then")}{/await}{#await q catch console}{/await}
 {#if x}{@const c = console.log("const")}{/if}
 `
 
@@ -80,6 +81,8 @@ func TestTemplateExpressions(t *testing.T) {
 			`App.svelte:7:8 javascript console.log("list")`,
 			`App.svelte:8:8 javascript console.log("html")`,
 			`App.svelte:9:7 javascript console.log("k")`,
+			`App.svelte:11:9 javascript console.log("await")`,
+			`App.svelte:12:25 javascript console.log("then")`,
 			`App.vue:2:14 javascript console.log('if')`,
 			`App.vue:2:70 javascript console.log('click')`,
 			`App.vue:2:120 javascript console.log('list')`,
@@ -129,7 +132,7 @@ func TestTemplateExpressions(t *testing.T) {
 		file, lang string
 		replaced   []string // the calls replaced, in the host's text
 	}{
-		{"App.svelte", "javascript", []string{`console.log("click")`, `console.log("text")`, `console.log("if")`, `console.log("list")`, `console.log("html")`, `console.log("k")`}},
+		{"App.svelte", "javascript", []string{`console.log("click")`, `console.log("text")`, `console.log("if")`, `console.log("list")`, `console.log("html")`, `console.log("k")`, `console.log("await")`, `console.log("then")`}},
 		{"App.vue", "javascript", []string{`console.log('if')`, `console.log('click')`, `console.log('list')`, `console.log('text')`, `console.log('bind')`, `console.log('multi')`, `console.log('col0')`}},
 		{"Typed.vue", "typescript", []string{`console.log(n as number)`}},
 	}
@@ -189,6 +192,25 @@ func TestTemplateExpressions(t *testing.T) {
 			t.Errorf("the fix does not edit only (w): %d changes", len(res.Plan.Changes))
 		}
 	})
+}
+
+// TestTemplateHint: a component searched without a language is searched as
+// Svelte or Vue; when nothing matches, the summary says how to search its
+// template expressions.
+func TestTemplateHint(t *testing.T) {
+	p := parser(t)
+	dir := writeFiles(t, map[string]string{"App.svelte": templateSvelte, "App.vue": templateVue})
+	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+	for _, c := range []struct{ file, name string }{{"App.svelte", "Svelte"}, {"App.vue", "Vue"}} {
+		res, err := s.Search(context.Background(), search.Query{Pattern: "console.log($A)", Paths: []string{filepath.Join(dir, c.file)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "searched as " + c.name + "; to search the code in its scripts, styles and template expressions pass their language"
+		if sum := res.Summary(); res.Total != 0 || !strings.Contains(sum, want) {
+			t.Errorf("%s: %d matches; summary %q does not say %q", c.file, res.Total, sum, want)
+		}
+	}
 }
 
 // TestTemplateRegionsCut: template expressions count against the regions
