@@ -516,18 +516,6 @@ func (s *Searcher) regionNeeded(kinds *kindFilter, tokens []string, lang string,
 	return key, !s.ruledOut(kinds, key)
 }
 
-// lineAt returns the whole lines of src around [start, end).
-func lineAt(src []byte, start, end int) []byte {
-	ls := bytes.LastIndexByte(src[:start], '\n') + 1
-	le := end
-	if i := bytes.IndexByte(src[le:], '\n'); i >= 0 {
-		le += i
-	} else {
-		le = len(src)
-	}
-	return src[ls:le]
-}
-
 // embedded returns the languages with rules (keys of byLang) that files of
 // hostLang may embed, sorted.
 func embedded(hostLang string, byLang map[string][]*scanRule) []string {
