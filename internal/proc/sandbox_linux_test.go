@@ -226,8 +226,16 @@ func TestSandboxInit(t *testing.T) {
 	if !ok {
 		t.Fatalf("HostPID(%d) found nothing", nsSleep)
 	}
-	if b, err := os.ReadFile("/proc/" + strconv.Itoa(sleeper) + "/cmdline"); err != nil || !strings.HasPrefix(string(b), "sleep") {
-		t.Fatalf("host pid %d of the sleeper is %q (%v)", sleeper, b, err)
+	// $! names the child sh forked for sleep, which may not have exec'd
+	// sleep yet: until it does, its command line is still sh's
+	for wait := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(sleeper) + "/cmdline")
+		if err == nil && strings.HasPrefix(string(b), "sleep") {
+			break
+		}
+		if err != nil || !strings.HasPrefix(string(b), "/bin/sh") || time.Now().After(wait) {
+			t.Fatalf("host pid %d of the sleeper is %q (%v)", sleeper, b, err)
+		}
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	// An interrupt of the group (as a kernel's interrupt is sent) reaches
