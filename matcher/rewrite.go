@@ -21,7 +21,17 @@ func NewTemplate(p *Pattern, text string) *Template { return &Template{src: text
 type Edit struct {
 	Start, End int
 	Text       string
+	// Node says the edit replaces one syntax node, so Text should parse as
+	// one node in its place (search checks it and parenthesizes Text where
+	// the surrounding code would bind it differently).
+	Node bool
+	// Holes are the byte ranges in Text of the single captures substituted
+	// into the template, each of which should stay one node there too.
+	Holes []Hole
 }
+
+// Hole is a byte range [Start, End) of an Edit's Text.
+type Hole struct{ Start, End int }
 
 // Edits turns the matches found in one source into non-overlapping edits
 // that replace each by the template expanded for it: of overlapping matches
@@ -46,8 +56,8 @@ func (t *Template) Edits(src []byte, raws []Match) []Edit {
 		if int(r.Start()) < last {
 			continue
 		}
-		text := t.Expand(src, r)
-		out = append(out, Edit{Start: int(r.Start()), End: int(r.End()), Text: text})
+		text, holes := t.expand(src, r)
+		out = append(out, Edit{Start: int(r.Start()), End: int(r.End()), Text: text, Node: len(r.Nodes) == 1, Holes: holes})
 		last = int(r.End())
 	}
 	return out
@@ -72,7 +82,15 @@ func lineIndent(src []byte, off int) string {
 // the pattern does not bind is replaced by nothing (Unbound lists them).
 // src is the source of the tree the match is in.
 func (t *Template) Expand(src []byte, r *Match) string {
+	out, _ := t.expand(src, r)
+	return out
+}
+
+// expand is Expand that also returns where in the text each single capture
+// was substituted.
+func (t *Template) expand(src []byte, r *Match) (string, []Hole) {
 	tmpl := t.src
+	var holes []Hole
 	var b strings.Builder
 	lineStart := 0 // index in b of the current output line
 	for i := 0; i < len(tmpl); {
@@ -91,7 +109,11 @@ func (t *Template) Expand(src []byte, r *Match) string {
 				if bd := findBinding(r.Captures, name); bd != nil && bd.Multi == multi {
 					cur := b.String()[lineStart:]
 					indent := cur[:len(cur)-len(strings.TrimLeft(cur, " \t"))]
+					from := b.Len()
 					b.WriteString(rebase(bd, src, indent))
+					if !multi && b.Len() > from {
+						holes = append(holes, Hole{from, b.Len()})
+					}
 				}
 				i += n
 				continue
@@ -103,18 +125,27 @@ func (t *Template) Expand(src []byte, r *Match) string {
 	out := b.String()
 	indent := lineIndent(src, int(r.Start()))
 	if indent == "" || !strings.Contains(out, "\n") {
-		return out
+		return out, holes
 	}
 	// blank lines too, as ast-grep indents them (where it indents: with
 	// spaces; a tab-indented blank line would be trailing space gofmt drops)
 	blankToo := !strings.Contains(indent, "\t")
 	lines := strings.Split(out, "\n")
+	// shift[k] is how far line k moves: the indentation added to it and to
+	// the lines before it
+	shift := make([]int, len(lines))
 	for k := 1; k < len(lines); k++ {
+		shift[k] = shift[k-1]
 		if lines[k] != "" || blankToo {
 			lines[k] = indent + lines[k]
+			shift[k] += len(indent)
 		}
 	}
-	return strings.Join(lines, "\n")
+	moved := func(off int) int { return off + shift[strings.Count(out[:off], "\n")] }
+	for k := range holes {
+		holes[k] = Hole{moved(holes[k].Start), moved(holes[k].End)}
+	}
+	return strings.Join(lines, "\n"), holes
 }
 
 // tmplVar reads the metavariable at tmpl[i], as ast-grep reads a rewrite:

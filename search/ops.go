@@ -65,6 +65,7 @@ func (s *Searcher) RewriteOps(ctx context.Context, ops []Op) (*Plan, error) {
 		src    []byte
 		edits  []opEdit
 		broken int
+		lang   string // "" when a host file's regions or two languages
 	}
 	files := map[string]*fileState{}
 	var order []string // paths in the order first met
@@ -118,7 +119,7 @@ func (s *Searcher) RewriteOps(ctx context.Context, ops []Op) (*Plan, error) {
 			}
 			f := files[j.path]
 			if f == nil {
-				f = &fileState{src: j.src, broken: j.brokenLine}
+				f = &fileState{src: j.src, broken: j.brokenLine, lang: j.lang}
 				files[j.path] = f
 				order = append(order, j.path)
 			} else if !bytes.Equal(f.src, j.src) {
@@ -126,6 +127,9 @@ func (s *Searcher) RewriteOps(ctx context.Context, ops []Op) (*Plan, error) {
 			}
 			if j.brokenLine != 0 {
 				f.broken = j.brokenLine
+			}
+			if f.lang != j.lang {
+				f.lang = ""
 			}
 			for _, e := range j.edits {
 				f.edits = append(f.edits, opEdit{Edit: e, op: i})
@@ -184,6 +188,14 @@ func (s *Searcher) RewriteOps(ctx context.Context, ops []Op) (*Plan, error) {
 			edits[k] = e.Edit
 		}
 		p.Edits += len(edits)
+		if f.lang != "" {
+			var notes []Parenthesized
+			edits, notes = s.keepMeaning(ctx, f.lang, path, f.src, edits)
+			p.Parenthesized = append(p.Parenthesized, notes...)
+			if len(notes) > 0 {
+				replaced(p.Result.Matches, path, edits)
+			}
+		}
 		nw := matcher.Apply(f.src, edits)
 		if bytes.Equal(nw, f.src) {
 			continue

@@ -47,6 +47,10 @@ type Plan struct {
 	// unchanged because their tree has a syntax error (Query.IncludeErrors
 	// was not set), with the line of their first error.
 	LeftOut []BrokenFile
+	// Parenthesized are the replacements (or captures substituted into
+	// them) put in parentheses so that the code around them reads them as
+	// the template meant (meaning.go).
+	Parenthesized []Parenthesized
 	// Source is the tool that staged the plan ("ast_edit" when empty): a
 	// rejected or unknown edit says to run it again.
 	Source string
@@ -85,7 +89,16 @@ func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan,
 			continue
 		}
 		p.Edits += len(j.edits)
-		nw := matcher.Apply(j.src, j.edits)
+		edits := j.edits
+		if j.lang != "" {
+			var notes []Parenthesized
+			edits, notes = s.keepMeaning(ctx, j.lang, j.path, j.src, j.edits)
+			p.Parenthesized = append(p.Parenthesized, notes...)
+			if len(notes) > 0 {
+				replaced(res.Matches, j.path, edits)
+			}
+		}
+		nw := matcher.Apply(j.src, edits)
 		if bytes.Equal(nw, j.src) {
 			continue
 		}
@@ -93,6 +106,19 @@ func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan,
 		p.Replacements += len(j.edits)
 	}
 	return p, nil
+}
+
+// replaced sets the replacement of each match in path that an edit replaces to the
+// edit's text.
+func replaced(ms []Match, path string, edits []matcher.Edit) {
+	for _, e := range edits {
+		for k := range ms {
+			if ms[k].Path == path && ms[k].Span.StartByte == e.Start && ms[k].Span.EndByte == e.End {
+				text := e.Text
+				ms[k].Replacement = &text
+			}
+		}
+	}
 }
 
 // CompileQuery compiles q's pattern for lang: with q.Selector, as

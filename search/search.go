@@ -332,6 +332,7 @@ type fileJob struct {
 	count     int
 	held      int64 // the memory matches hold (heldBytes)
 	edits     []matcher.Edit
+	lang      string // the language of edits' file (not set for a host file's regions)
 	parsed    bool
 	cacheHit  bool
 	prefilter bool
@@ -931,6 +932,9 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang string, j *fileJ
 		return nil
 	}
 	edits := w.tmpl.Edits(tree.Source(), raws)
+	if j.host == "" {
+		j.lang = lang
+	}
 	for k := range edits {
 		edits[k].Start += b.off
 		edits[k].End += b.off

@@ -486,6 +486,7 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 		fmt.Fprintf(&b, "note: the pattern does not bind %s of the rewrite: replaced by nothing, as ast-grep does; check the spelling\n",
 			strings.Join(plan.Unbound, ", "))
 	}
+	b.WriteString(parenNote(plan.Parenthesized, s.rel))
 	b.WriteString(droppedNote(dropped))
 	if leftOut != "" {
 		fmt.Fprintf(&b, "note: %s\n", leftOut)
@@ -494,6 +495,25 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 		fmt.Fprintf(&b, "(%s)\n", plan.Result.Summary())
 	}
 	return stagedResult(b.String(), id, plan, "", 0)
+}
+
+// parenNote says which replacements were put in parentheses to keep the
+// meaning the rewrite gave them (at most 5 named).
+func parenNote(ps []search.Parenthesized, rel func(string) string) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	var names []string
+	for i, p := range ps {
+		if i == 5 {
+			names = append(names, fmt.Sprintf("and %d more", len(ps)-5))
+			break
+		}
+		p.Path = rel(p.Path)
+		names = append(names, p.String())
+	}
+	return fmt.Sprintf("note: %s put in parentheses, where the code around it would have bound the rewrite's text differently (ast-grep leaves it bare): %s\n",
+		plural(len(ps), "replacement"), strings.Join(names, ", "))
 }
 
 // relErr names the paths in err relative to the working directory, as the

@@ -316,3 +316,39 @@ func TestWriteToolsRefuseBadText(t *testing.T) {
 		t.Errorf("lsp_rename to a name holding a lone surrogate: want it refused as bad text, got %v", err)
 	}
 }
+
+// TestAstEditKeepsMeaning: a rewrite whose text the code around it would
+// bind differently (`!x.is_empty()` to `!x.len() == 0`, a bitwise NOT in
+// Rust) is staged in parentheses, and the result says which; the same holds
+// for several ops staged as one edit.
+func TestAstEditKeepsMeaning(t *testing.T) {
+	const src = "fn f(&self) -> bool {\n    !self.pre.is_empty() && self.post.is_empty()\n}\n"
+	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{"lib.rs": src})
+	for _, tc := range []struct{ name, args string }{
+		{"rewrite", `{"pattern":"$E.is_empty()","rewrite":"$E.len() == 0","language":"rust"}`},
+		{"ops", `{"ops":[{"pattern":"$E.is_empty()","rewrite":"$E.len() == 0"}],"language":"rust"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := call(t, r, "ast_edit", tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			txt := res.AllText()
+			for _, want := range []string{
+				"+    !(self.pre.len() == 0) && self.post.len() == 0",
+				"note: 1 replacement put in parentheses",
+				"lib.rs:2: (self.pre.len() == 0)",
+			} {
+				if !strings.Contains(txt, want) {
+					t.Errorf("ast_edit result lacks %q:\n%s", want, txt)
+				}
+			}
+		})
+	}
+	if _, err := call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "lib.rs")); !strings.Contains(string(data), "!(self.pre.len() == 0) && self.post.len() == 0") {
+		t.Errorf("lib.rs after accept:\n%s", data)
+	}
+}
