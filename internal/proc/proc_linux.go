@@ -53,6 +53,8 @@ func Start(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr.Pdeathsig == 0 {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
+	detach(cmd)
+	closeInherited()
 	if enabled {
 		if err := startSentinel(); err == nil {
 			cmd.Env = mark(cmd.Env)
@@ -156,9 +158,9 @@ func startSentinel() error {
 		}
 		cmd := exec.Command(exe, sentinelArg, owner)
 		cmd.Stdin = r
-		// Its own process group: a terminal's Ctrl-C or a kill of tether's
+		// Its own session: a terminal's Ctrl-C or a kill of tether's
 		// group does not end it before it did its work.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		mu.Lock()
 		err = cmd.Start()
 		if err == nil {

@@ -280,8 +280,9 @@ var systemRO = []string{
 	"/dev/urandom", "/dev/random",
 }
 
-// systemRW are the devices every sandboxed process writes.
-var systemRW = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx"}
+// systemRW are the devices every sandboxed process writes. No terminal:
+// not /dev/tty, /dev/pts or /dev/ptmx.
+var systemRW = []string{"/dev/null", "/dev/zero", "/dev/full"}
 
 // Sandbox rewrites cmd (before Start) so that it runs under p: this binary
 // is started in its place as a launcher (in namespaces of its own where the

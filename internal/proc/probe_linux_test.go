@@ -1,0 +1,311 @@
+package proc_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/proc"
+	"golang.org/x/sys/unix"
+)
+
+// The probe suite: what a process tether starts tries against the host,
+// each as the peer itself would (a real shell or python3 in the sandbox).
+
+// modes are the ways a process is started: sandboxed in each family, and
+// with the sandbox off (the operator's choice), which must still keep the
+// terminal and tether's descriptors from it.
+func modes(t *testing.T) []string {
+	out := []string{"off"}
+	if proc.SandboxStatus().Available() {
+		for _, f := range proc.Families {
+			out = append(out, string(f))
+		}
+	}
+	return out
+}
+
+// inMode configures the sandbox for mode until the test ends and returns
+// the policy to run with.
+func inMode(t *testing.T, mode, ws string) proc.Policy {
+	t.Helper()
+	t.Cleanup(func() { proc.Configure(proc.Options{}) })
+	if mode == "off" {
+		proc.Configure(proc.Options{Off: true})
+		return proc.Policy{Peer: "probe", Family: proc.Servers, RW: []string{ws}}
+	}
+	proc.Configure(proc.Options{})
+	return proc.Policy{Peer: "probe", Family: proc.Family(mode), RW: []string{ws}}
+}
+
+// statFields is /proc/PID/stat's fields after the command name: [0] is the
+// state, [2] the process group, [3] the session, [4] the terminal.
+func statFields(t *testing.T, pid int) []string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return strings.Fields(string(b[i+1:]))
+}
+
+// TestProbeNewSession: every process tether starts leads a session of its
+// own without a terminal, also when its launch site asked for a process
+// group of its own (as kernels, debug adapters and workers do), and
+// killing that group still ends it.
+func TestProbeNewSession(t *testing.T) {
+	for _, mode := range modes(t) {
+		t.Run(mode, func(t *testing.T) {
+			ws := t.TempDir()
+			p := inMode(t, mode, ws)
+			cmd := exec.Command("/bin/sh", "-c", "read x")
+			cmd.Dir = ws
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if err := proc.Sandbox(cmd, p); err != nil {
+				t.Fatal(err)
+			}
+			if err := proc.Start(cmd); err != nil {
+				t.Fatal(err)
+			}
+			pid := cmd.Process.Pid
+			f := statFields(t, pid)
+			if f[2] != strconv.Itoa(pid) || f[3] != strconv.Itoa(pid) || f[4] != "0" {
+				t.Errorf("process group %s, session %s, terminal %s; want group and session %d, no terminal", f[2], f[3], f[4], pid)
+			}
+			if own := statFields(t, os.Getpid()); own[3] == f[3] {
+				t.Errorf("the process is in the test's session %s", own[3])
+			}
+			if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+				t.Fatalf("killing the process group: %v", err)
+			}
+			if err := cmd.Wait(); err == nil {
+				t.Fatal("the process outlived a kill of its group")
+			}
+		})
+	}
+}
+
+// TestProbeNoTerminalDevices: no terminal device is open to a sandboxed
+// process: /dev/tty, the host's /dev/pts and /dev/ptmx.
+func TestProbeNoTerminalDevices(t *testing.T) {
+	requireSandbox(t)
+	for _, f := range proc.Families {
+		t.Run(string(f), func(t *testing.T) {
+			ws := t.TempDir()
+			p := inMode(t, string(f), ws)
+			for _, script := range []string{": < /dev/tty", ": > /dev/tty", "ls /dev/pts/", ": < /dev/ptmx", ": > /dev/pts/0"} {
+				if out, err := runIn(t, p, ws, "/bin/sh", "-c", script); err == nil {
+					t.Errorf("%s: succeeded: %s", script, out)
+				}
+			}
+		})
+	}
+}
+
+// ptyHelperEnv runs TestProbeTIOCSTI as the helper: a process whose
+// controlling terminal is a pseudo-terminal, as tether's is when it runs
+// on one.
+const ptyHelperEnv = "TETHER_PROBE_PTY_HELPER"
+
+// tiocstiScript pushes "pwned" into every descriptor and /dev/tty it can
+// (TIOCSTI), and says what happened.
+const tiocstiScript = `
+import fcntl, os, termios
+def push(fd, what):
+    try:
+        for c in b"pwned\n":
+            fcntl.ioctl(fd, termios.TIOCSTI, bytes([c]))
+        print(what, "PUSHED")
+    except OSError as e:
+        print(what, "refused:", e)
+for fd in range(0, 256):
+    try:
+        os.fstat(fd)
+    except OSError:
+        continue
+    push(fd, "fd %d" % fd)
+try:
+    fd = os.open("/dev/tty", os.O_RDWR)
+except OSError as e:
+    print("/dev/tty refused:", e)
+else:
+    push(fd, "/dev/tty")
+`
+
+// TestProbeTIOCSTI reproduces a tenant typing into the operator's
+// terminal: tether runs on a pseudo-terminal (its controlling terminal and
+// stdio), starts a python3 that tries TIOCSTI on each of its descriptors
+// and on /dev/tty, and nothing it pushed arrives in the terminal's input.
+func TestProbeTIOCSTI(t *testing.T) {
+	if os.Getenv(ptyHelperEnv) != "" {
+		ptyHelper(t)
+		return
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 to probe with")
+	}
+	if real, err := filepath.EvalSymlinks("/usr/bin/python3"); err == nil {
+		py = real // not a shim that needs the home directory
+	}
+	for _, mode := range modes(t) {
+		t.Run(mode, func(t *testing.T) {
+			master, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				t.Skipf("no pseudo-terminal here: %v", err)
+			}
+			mf := os.NewFile(uintptr(master), "ptmx")
+			defer mf.Close()
+			if err := unix.IoctlSetPointerInt(master, unix.TIOCSPTLCK, 0); err != nil {
+				t.Fatal(err)
+			}
+			n, err := unix.IoctlGetInt(master, unix.TIOCGPTN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slave, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer slave.Close()
+			// Raw: what is pushed is readable at once, and not echoed.
+			tio, err := unix.IoctlGetTermios(int(slave.Fd()), unix.TCGETS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tio.Lflag &^= unix.ICANON | unix.ECHO | unix.ISIG
+			tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 0, 0
+			if err := unix.IoctlSetTermios(int(slave.Fd()), unix.TCSETS, tio); err != nil {
+				t.Fatal(err)
+			}
+			// The terminal's output (the helper's own) is drained meanwhile.
+			var shown bytes.Buffer
+			drained := make(chan struct{})
+			go func() {
+				defer close(drained)
+				buf := make([]byte, 4096)
+				for {
+					n, err := mf.Read(buf)
+					shown.Write(buf[:n])
+					if err != nil {
+						return
+					}
+				}
+			}()
+			report := filepath.Join(t.TempDir(), "report")
+			exe, err := os.Executable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			helper := exec.Command(exe, "-test.run=^TestProbeTIOCSTI$", "-test.count=1")
+			helper.Env = append(os.Environ(), ptyHelperEnv+"="+mode, "TETHER_PROBE_REPORT="+report, "TETHER_PROBE_PYTHON="+py)
+			helper.Stdin, helper.Stdout, helper.Stderr = slave, slave, slave
+			helper.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+			if err := proc.Run(helper); err != nil {
+				b, _ := os.ReadFile(report)
+				t.Fatalf("helper: %v\nreport:\n%s", err, b)
+			}
+			rep, err := os.ReadFile(report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// What arrived in the terminal's input.
+			if err := unix.SetNonblock(int(slave.Fd()), true); err != nil {
+				t.Fatal(err)
+			}
+			in := make([]byte, 4096)
+			k, err := unix.Read(int(slave.Fd()), in)
+			if err != nil && !errors.Is(err, unix.EAGAIN) {
+				t.Fatal(err)
+			}
+			got := string(in[:max(k, 0)])
+			t.Logf("report:\n%s", rep)
+			if strings.Contains(got, "pwned") || strings.Contains(string(rep), "PUSHED") {
+				t.Fatalf("a started process pushed input into tether's terminal: input %q\n%s", got, rep)
+			}
+			if !strings.Contains(got, "ctl") {
+				t.Skipf("TIOCSTI does not work here even for the terminal's own session (input %q): nothing to refuse", got)
+			}
+		})
+	}
+}
+
+// ptyHelper is tether on a terminal: it checks that it can push input
+// into its own terminal (the control), then starts the probe as tether
+// would and writes what it reported.
+func ptyHelper(t *testing.T) {
+	mode := os.Getenv(ptyHelperEnv)
+	report := os.Getenv("TETHER_PROBE_REPORT")
+	var rep bytes.Buffer
+	defer func() { os.WriteFile(report, rep.Bytes(), 0o600) }()
+	for _, c := range []byte("ctl") {
+		if err := unix.IoctlSetPointerInt(0, unix.TIOCSTI, int(c)); err != nil {
+			// IoctlSetPointerInt passes a pointer to an int: the low byte
+			// is the character on a little-endian machine; say so if not.
+			rep.WriteString("control push: " + err.Error() + "\n")
+			break
+		}
+	}
+	ws := t.TempDir()
+	p := inMode(t, mode, ws)
+	cmd := exec.Command(os.Getenv("TETHER_PROBE_PYTHON"), "-c", tiocstiScript)
+	cmd.Dir = ws
+	cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr // the terminal, as tether's own
+	cmd.Stdout = &rep
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := proc.Sandbox(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Run(cmd); err != nil {
+		rep.WriteString("probe: " + err.Error() + "\n")
+		t.Fatal(err)
+	}
+}
+
+// TestProbeInheritedFD: a descriptor tether got from its parent without
+// close-on-exec is not open in a process tether starts.
+func TestProbeInheritedFD(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	// Far from the numbers ls opens itself.
+	fd, err := unix.FcntlInt(r.Fd(), unix.F_DUPFD, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	for _, mode := range modes(t) {
+		t.Run(mode, func(t *testing.T) {
+			// As it would be, inherited: no close-on-exec.
+			if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
+				t.Fatal(err)
+			}
+			ws := t.TempDir()
+			p := inMode(t, mode, ws)
+			out, err := runIn(t, p, ws, "/bin/ls", "/proc/self/fd")
+			if err != nil {
+				t.Fatalf("ls /proc/self/fd: %v: %s", err, out)
+			}
+			for _, f := range strings.Fields(out) {
+				if f == strconv.Itoa(fd) {
+					t.Fatalf("the inherited descriptor %d is open in the started process: %s", fd, out)
+				}
+			}
+		})
+	}
+}
