@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
@@ -31,12 +30,6 @@ import (
 
 // runInit is the namespace's init. argv is the peer's command line.
 func runInit(spec launchSpec, argv []string, fail func(string, ...any) int) int {
-	if spec.Cgroup != "" {
-		// Join before the peer exists, so it and all it starts are counted.
-		if err := os.WriteFile(filepath.Join(spec.Cgroup, "cgroup.procs"), []byte("0"), 0); err != nil {
-			return fail("joining the cgroup %s: %v", spec.Cgroup, err)
-		}
-	}
 	if spec.StatusFD > 0 {
 		syscall.CloseOnExec(spec.StatusFD)
 	}
@@ -51,7 +44,7 @@ func runInit(spec launchSpec, argv []string, fail func(string, ...any) int) int 
 		}
 	}()
 	stage := spec
-	stage.Init, stage.NS, stage.NetNS, stage.StatusFD, stage.Cgroup = false, false, false, 0, ""
+	stage.Init, stage.NS, stage.View, stage.NetNS, stage.StatusFD, stage.Cgroup = false, false, false, false, 0, ""
 	b, err := json.Marshal(stage)
 	if err != nil {
 		return fail("%v", err)

@@ -3,11 +3,13 @@ package proc_test
 import (
 	"bytes"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -304,6 +306,154 @@ func TestProbeInheritedFD(t *testing.T) {
 			for _, f := range strings.Fields(out) {
 				if f == strconv.Itoa(fd) {
 					t.Fatalf("the inherited descriptor %d is open in the started process: %s", fd, out)
+				}
+			}
+		})
+	}
+}
+
+// probePython is the host's python3 itself, not a shim (a pyenv shim
+// needs the home directory, which no sandbox grants).
+func probePython(t *testing.T) string {
+	t.Helper()
+	py, err := filepath.EvalSymlinks("/usr/bin/python3")
+	if err != nil {
+		t.Skip("no /usr/bin/python3 to probe with")
+	}
+	return py
+}
+
+// TestProbeUnixSockets: a unix socket outside a process's grants, in a
+// directory next to its workspace or in /tmp, can be neither connected to
+// nor even found (Landlock before ABI 9 does not cover connecting to one;
+// the filesystem view leaves it out).
+func TestProbeUnixSockets(t *testing.T) {
+	st := requireSandbox(t)
+	if !st.View {
+		t.Skipf("no filesystem view here: %s", st)
+	}
+	py := probePython(t)
+	inDir := filepath.Join(t.TempDir(), "agent.sock")
+	tmp, err := os.MkdirTemp("/tmp", "probe-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	inTmp := filepath.Join(tmp, "bus.sock")
+	var accepted atomic.Int32
+	for _, path := range []string{inDir, inTmp} {
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				accepted.Add(1)
+				c.Close()
+			}
+		}()
+	}
+	const script = `
+import os, socket, sys
+for p in sys.argv[1:]:
+    try:
+        os.stat(p)
+        print(p, "STAT")
+    except OSError as e:
+        print(p, "stat refused:", e)
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(p)
+        print(p, "CONNECTED")
+    except OSError as e:
+        print(p, "connect refused:", e)
+`
+	for _, f := range proc.Families {
+		t.Run(string(f), func(t *testing.T) {
+			ws := t.TempDir()
+			p := inMode(t, string(f), ws)
+			out, err := runIn(t, p, ws, py, "-c", script, inDir, inTmp)
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if strings.Contains(out, "STAT") || strings.Contains(out, "CONNECTED") || accepted.Load() != 0 {
+				t.Fatalf("a socket outside the grants was reached:\n%s", out)
+			}
+		})
+	}
+}
+
+// newCgroup makes a cgroup in the pids hierarchy, or skips.
+func newCgroup(t *testing.T, name string) string {
+	t.Helper()
+	for _, h := range []string{"/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
+		if _, err := os.Stat(filepath.Join(h, "cgroup.procs")); err != nil {
+			continue
+		}
+		dir := filepath.Join(h, name+"-"+strconv.Itoa(os.Getpid()))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Skipf("cannot make a cgroup here: %v", err)
+		}
+		t.Cleanup(func() { proc.KillCgroup(dir) })
+		return dir
+	}
+	t.Skip("no cgroup hierarchy to make a cgroup in")
+	return ""
+}
+
+// TestProbeCgroups: /sys/fs/cgroup shows a sandboxed process no other
+// cgroup (another tether's kernel): only its own, when it has one.
+func TestProbeCgroups(t *testing.T) {
+	st := requireSandbox(t)
+	if !st.View {
+		t.Skipf("no filesystem view here: %s", st)
+	}
+	sibling := newCgroup(t, "tether-probe-sibling")
+	own := newCgroup(t, "tether-probe-own")
+	for _, f := range proc.Families {
+		t.Run(string(f), func(t *testing.T) {
+			ws := t.TempDir()
+			p := inMode(t, string(f), ws)
+			if f != proc.Servers {
+				p.Cgroup = own // as a kernel's pids cgroup
+			}
+			out, _ := runIn(t, p, ws, "/bin/sh", "-c", "ls -R /sys/fs/cgroup; cat /proc/self/cgroup")
+			if strings.Contains(out, filepath.Base(sibling)) {
+				t.Fatalf("another cgroup is listed:\n%s", out)
+			}
+			if p.Cgroup != "" && !strings.Contains(out, "cgroup.procs") {
+				t.Fatalf("the process's own cgroup is not shown:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestProbeOutsideNotNamed: paths outside the grants are not in the view:
+// stat of a file next to the workspace, of /root, of /run fails.
+func TestProbeOutsideNotNamed(t *testing.T) {
+	st := requireSandbox(t)
+	if !st.View {
+		t.Skipf("no filesystem view here: %s", st)
+	}
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	secret := filepath.Join(base, "other", "secret.txt")
+	os.MkdirAll(filepath.Dir(secret), 0o755)
+	os.Mkdir(ws, 0o755)
+	if err := os.WriteFile(secret, []byte("12345"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range proc.Families {
+		t.Run(string(f), func(t *testing.T) {
+			p := inMode(t, string(f), ws)
+			for _, path := range []string{secret, filepath.Dir(secret), "/run", "/var/run", "/root", "/home", "/etc/shadow"} {
+				if out, err := runIn(t, p, ws, "/usr/bin/stat", path); err == nil {
+					t.Errorf("stat %s: %s", path, out)
 				}
 			}
 		})

@@ -159,6 +159,12 @@ type Status struct {
 	Namespaces bool
 	// NamespacesErr says why it does not.
 	NamespacesErr string
+	// View: in its mount namespace each process sees only what its policy
+	// grants (a new root of its paths, a private /tmp, a /dev without
+	// terminals), so nothing else is even named.
+	View bool
+	// ViewErr says why it does not.
+	ViewErr string
 	// Net is the network each family is allowed.
 	Net map[Family]bool
 
@@ -200,6 +206,11 @@ func (s Status) String() string {
 	}
 	if s.Namespaces {
 		b.WriteString("; user and IPC namespaces, a network namespace without network, PID and mount namespaces with their own /proc (no other process seen or signalled)")
+		if s.View {
+			b.WriteString("; a filesystem view of only the granted paths (a private /tmp, no terminal, no unix socket outside them)")
+		} else {
+			fmt.Fprintf(&b, "; no filesystem view (%s): paths outside the grants are named and their unix sockets reachable", s.ViewErr)
+		}
 	} else {
 		fmt.Fprintf(&b, "; no namespaces (%s): /proc of other processes is visible", s.NamespacesErr)
 		if s.Landlock < 4 {
@@ -223,6 +234,8 @@ func (s Status) Note(f Family) string {
 	}
 	if !s.Namespaces {
 		gaps = append(gaps, "/proc of other processes is visible (no namespaces: "+s.NamespacesErr+")")
+	} else if !s.View {
+		gaps = append(gaps, "paths outside the grants are named and their unix sockets reachable (no filesystem view: "+s.ViewErr+")")
 	}
 	net := s.Net[f]
 	if !net && !s.NetConfined() {

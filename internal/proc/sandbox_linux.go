@@ -35,6 +35,7 @@ type launchSpec struct {
 	Net      bool     `json:"net"`      // the network is allowed
 	Landlock bool     `json:"landlock"` // confine with Landlock
 	NS       bool     `json:"ns"`       // started in namespaces: mount /proc
+	View     bool     `json:"view"`     // in namespaces: build the filesystem view
 	NetNS    bool     `json:"netns"`    // in a network namespace of its own
 	Path     string   `json:"path"`     // the program to exec; "" probes
 	Init     bool     `json:"init"`     // stay as the namespace's init (runInit)
@@ -77,7 +78,20 @@ func launch(specJSON string, argv []string) int {
 		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 			return fail("making mounts private: %v", err)
 		}
-		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		if spec.Cgroup != "" {
+			// Join before the peer exists, so it and all it starts are
+			// counted (and while the cgroup tree is still in reach).
+			if err := os.WriteFile(filepath.Join(spec.Cgroup, "cgroup.procs"), []byte("0"), 0); err != nil {
+				return fail("joining the cgroup %s: %v", spec.Cgroup, err)
+			}
+		}
+		if spec.View {
+			extra, err := buildView(spec)
+			if err != nil {
+				return fail("building the filesystem view: %v", err)
+			}
+			spec.RW = append(spec.RW, extra...)
+		} else if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 			return fail("mounting /proc for the PID namespace: %v", err)
 		}
 	}
@@ -141,7 +155,9 @@ func nsAttr(cmd *exec.Cmd, pid, netns bool) {
 	a := cmd.SysProcAttr
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWIPC
 	if pid {
-		a.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
+		// A cgroup namespace too: /proc/self/cgroup names the process's
+		// cgroup relative to where it started, not the host's tree.
+		a.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWNS | syscall.CLONE_NEWCGROUP
 	}
 	if netns {
 		a.Cloneflags |= syscall.CLONE_NEWNET
@@ -216,7 +232,7 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 	// (WaitStatus).
 	pidns := st.Namespaces
 	netns := st.Namespaces && !net
-	spec := launchSpec{Peer: p.Peer, Net: net, Landlock: st.Landlock >= 1, NS: pidns, NetNS: netns, Path: cmd.Path}
+	spec := launchSpec{Peer: p.Peer, Net: net, Landlock: st.Landlock >= 1, NS: pidns, View: pidns && st.View, NetNS: netns, Path: cmd.Path}
 	if pidns && p.Family != Servers {
 		fd, err := withInit(cmd)
 		if err != nil {
@@ -282,10 +298,16 @@ func probe() Status {
 	default:
 		s.Landlock = abi
 	}
-	if err := probeLaunch(true, s.Landlock >= 1); err != nil {
+	viewErr := probeLaunch(true, true, s.Landlock >= 1)
+	if viewErr == nil {
+		s.Namespaces, s.View = true, true
+		return s
+	}
+	s.ViewErr = viewErr.Error()
+	if err := probeLaunch(true, false, s.Landlock >= 1); err != nil {
 		s.NamespacesErr = err.Error()
 		if s.Landlock >= 1 {
-			if err := probeLaunch(false, true); err != nil {
+			if err := probeLaunch(false, false, true); err != nil {
 				s.Landlock, s.LandlockErr = 0, err.Error()
 			}
 		}
@@ -296,8 +318,8 @@ func probe() Status {
 }
 
 // probeLaunch runs the launcher as a probe: it sets everything up and exits.
-func probeLaunch(ns, ll bool) error {
-	spec := launchSpec{Peer: "probe", Landlock: ll, NS: ns, NetNS: ns, RO: systemRO}
+func probeLaunch(ns, view, ll bool) error {
+	spec := launchSpec{Peer: "probe", Landlock: ll, NS: ns, View: view, NetNS: ns, RO: systemRO, RW: systemRW}
 	b, _ := json.Marshal(spec)
 	cmd := exec.Command(selfExe, launcherArg)
 	cmd.Env = append(os.Environ(), specEnv+"="+string(b))
