@@ -67,5 +67,5 @@ func sandboxIf(cmd *exec.Cmd, peer, toolchain, binary, interpreter, root, scratc
 		pro, _ := proc.Table(proc.Python, interpreter, cmd.Env)
 		ro = append(ro, pro...)
 	}
-	return proc.Sandbox(cmd, proc.Policy{Peer: peer, Family: proc.Debug, RO: ro, RW: append(rw, root), Scratch: scratch, Unconfined: unconfined})
+	return proc.Sandbox(cmd, proc.Policy{Peer: peer, Family: proc.Debug, RO: ro, RW: append(rw, root), Scratch: scratch, Caches: proc.TableCaches(tc, cmd.Env, root), Unconfined: unconfined})
 }

@@ -28,7 +28,7 @@ func sandboxed(cmd *exec.Cmd, spec Server, binary, workdir string) (func(), erro
 	for _, k := range spec.ScratchEnv {
 		cmd.Env = append(cmd.Env, k+"="+scratch)
 	}
-	p := proc.Policy{Peer: spec.Name, Family: proc.Servers, RO: ro, RW: append(rw, workdir), Scratch: scratch}
+	p := proc.Policy{Peer: spec.Name, Family: proc.Servers, RO: ro, RW: append(rw, workdir), Scratch: scratch, Caches: proc.TableCaches(tc, cmd.Env, workdir)}
 	if err := proc.Sandbox(cmd, p); err != nil {
 		done()
 		return func() {}, err

@@ -459,3 +459,81 @@ func TestProbeOutsideNotNamed(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeSharedCache reproduces one tenant poisoning another's builds:
+// a process of workspace A rewrites an entry of the shared build cache it
+// sees at GOCACHE and adds one; workspace B's processes and the host's
+// cache see neither, and A's next process still sees both (its layer is
+// kept, so its builds stay warm).
+func TestProbeSharedCache(t *testing.T) {
+	st := requireSandbox(t)
+	if !st.View {
+		t.Skipf("no filesystem view here: %s", st)
+	}
+	base := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(base, "xdg")) // tether's own cache directory
+	shared := filepath.Join(base, "go-build")
+	if err := os.MkdirAll(shared, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entry := filepath.Join(shared, "entry")
+	if err := os.WriteFile(entry, []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wsA, wsB := filepath.Join(base, "a"), filepath.Join(base, "b")
+	os.Mkdir(wsA, 0o755)
+	os.Mkdir(wsB, 0o755)
+	for _, f := range []proc.Family{proc.Debug, proc.Servers} {
+		t.Run(string(f), func(t *testing.T) {
+			run := func(ws, script string) (string, error) {
+				p := inMode(t, string(f), ws)
+				p.Caches = []proc.Cache{proc.CacheFor(shared, "GOCACHE", ws)}
+				return runIn(t, p, ws, "/bin/sh", "-c", script)
+			}
+			out, err := run(wsA, `echo poisoned > "$GOCACHE/entry" && echo new-`+string(f)+` > "$GOCACHE/added" && cat "$GOCACHE/entry"`)
+			if err != nil || strings.TrimSpace(out) != "poisoned" {
+				t.Fatalf("A writing its cache: %v: %q", err, out)
+			}
+			if b, _ := os.ReadFile(entry); string(b) != "original\n" {
+				t.Fatalf("the host's cache entry now reads %q", b)
+			}
+			if _, err := os.Stat(filepath.Join(shared, "added")); err == nil {
+				t.Fatal("A's new entry is in the host's cache")
+			}
+			out, err = run(wsB, `cat "$GOCACHE/entry"; ls "$GOCACHE"`)
+			if err != nil || strings.Contains(out, "poisoned") || strings.Contains(out, "added") || !strings.Contains(out, "original") {
+				t.Fatalf("B sees A's writes (or not the shared cache): %v: %q", err, out)
+			}
+			out, err = run(wsA, `cat "$GOCACHE/added"`)
+			if err != nil || strings.TrimSpace(out) != "new-"+string(f) {
+				t.Fatalf("A's next process lost its cache layer: %v: %q", err, out)
+			}
+		})
+	}
+}
+
+// TestTableCachesNotGranted: no table grants a shared cache (the
+// operator's GOCACHE, gopls' cache, the Dart analyzer's) read-write: each
+// comes as a Cache of the workspace instead.
+func TestTableCachesNotGranted(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
+	env := []string{"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "PATH=" + os.Getenv("PATH")}
+	for _, tc := range []proc.Toolchain{proc.Go, proc.Dart} {
+		_, rw := proc.Table(tc, "/bin/true", env)
+		if len(rw) != 0 {
+			t.Errorf("%s: Table grants %v read-write", tc, rw)
+		}
+		cs := proc.TableCaches(tc, env, filepath.Join(home, "ws"))
+		if len(cs) == 0 {
+			t.Errorf("%s: no caches", tc)
+		}
+		other := proc.TableCaches(tc, env, filepath.Join(home, "other"))
+		for i, c := range cs {
+			if c.Upper == "" || !strings.HasPrefix(c.Upper, filepath.Join(home, ".cache", "tether")) || c.Upper == other[i].Upper {
+				t.Errorf("%s: cache %s has the private layer %q (another workspace's: %q)", tc, c.Path, c.Upper, other[i].Upper)
+			}
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package proc
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,6 +53,9 @@ type Policy struct {
 	// program's /proc entries, which Landlock keeps from it). It then runs
 	// unsandboxed, unless Options.Strict, when Sandbox refuses it.
 	Unconfined string
+	// Caches are shared caches the peer writes, each seen through a
+	// private layer (Cache); TableCaches lists a toolchain's.
+	Caches []Cache
 	// Cgroup, when set, is a cgroup directory the process joins before the
 	// program starts (a kernel's pids cgroup), so nothing it starts escapes
 	// being counted.
@@ -348,4 +353,46 @@ func Home(elems ...string) string {
 		return ""
 	}
 	return filepath.Join(append([]string{h}, elems...)...)
+}
+
+// Cache is a shared cache a sandboxed process writes (a build cache),
+// seen through a private writable layer: at Path, the shared cache
+// read-only beneath Upper (an overlay), so what the process writes lands in
+// Upper alone and reaches neither another workspace's processes nor the
+// operator's own builds.
+type Cache struct {
+	// Path is the shared cache, as the peer finds it (GOCACHE).
+	Path string
+	// Upper is the private layer: a directory of tether's own, one per
+	// workspace (CacheFor), granted to no other workspace.
+	Upper string
+	// Env is the variable that names the cache's place ("" when the peer
+	// finds it by itself): the peer runs with it set, so that it finds the
+	// cache where the overlay is whatever its home directory; without a
+	// filesystem view to lay the overlay in, it points the peer at Upper
+	// alone instead (a cold cache, but its own), and a cache without Env is
+	// left out then.
+	Env string
+	// Sub, when set, is the cache's directory under what Env names
+	// (gopls' cache is $GOPLSCACHE/gopls).
+	Sub string
+}
+
+// CacheFor is the shared cache at path as the processes of workspace see
+// it: its private layer is in tether's cache directory, under a key of
+// the workspace's root, so every process of that workspace (its language
+// server, its checks, its debug builds) shares one warm layer.
+func CacheFor(path, env, workspace string) Cache {
+	c := Cache{Path: path, Env: env}
+	base, err := os.UserCacheDir()
+	if err != nil || path == "" || workspace == "" {
+		return c
+	}
+	if abs, err := filepath.Abs(workspace); err == nil {
+		workspace = abs
+	}
+	ws := sha256.Sum256([]byte(filepath.Clean(workspace)))
+	ck := sha256.Sum256([]byte(filepath.Clean(path)))
+	c.Upper = filepath.Join(base, "tether", "sandbox-caches", hex.EncodeToString(ws[:8]), filepath.Base(path)+"-"+hex.EncodeToString(ck[:4]))
+	return c
 }

@@ -29,18 +29,27 @@ const specEnv = "TETHER_SANDBOX_SPEC"
 
 // launchSpec is what the launcher applies before it execs the peer.
 type launchSpec struct {
-	Peer     string   `json:"peer"`
-	RO       []string `json:"ro"`
-	RW       []string `json:"rw"`
-	Net      bool     `json:"net"`      // the network is allowed
-	Landlock bool     `json:"landlock"` // confine with Landlock
-	NS       bool     `json:"ns"`       // started in namespaces: mount /proc
-	View     bool     `json:"view"`     // in namespaces: build the filesystem view
-	NetNS    bool     `json:"netns"`    // in a network namespace of its own
-	Path     string   `json:"path"`     // the program to exec; "" probes
-	Init     bool     `json:"init"`     // stay as the namespace's init (runInit)
-	StatusFD int      `json:"statusfd"` // init: where the peer's wait status goes
-	Cgroup   string   `json:"cgroup"`   // init: the cgroup to join first
+	Peer     string      `json:"peer"`
+	RO       []string    `json:"ro"`
+	RW       []string    `json:"rw"`
+	Net      bool        `json:"net"`      // the network is allowed
+	Landlock bool        `json:"landlock"` // confine with Landlock
+	NS       bool        `json:"ns"`       // started in namespaces: mount /proc
+	View     bool        `json:"view"`     // in namespaces: build the filesystem view
+	NetNS    bool        `json:"netns"`    // in a network namespace of its own
+	Path     string      `json:"path"`     // the program to exec; "" probes
+	Init     bool        `json:"init"`     // stay as the namespace's init (runInit)
+	StatusFD int         `json:"statusfd"` // init: where the peer's wait status goes
+	Cgroup   string      `json:"cgroup"`   // init: the cgroup to join first
+	Caches   []viewCache `json:"caches"`   // view: overlays of shared caches
+}
+
+// viewCache is a Cache as the launcher lays it: the shared cache at Path
+// read-only beneath Upper, with Work the overlay's own work directory.
+type viewCache struct {
+	Path  string `json:"path"`
+	Upper string `json:"upper"`
+	Work  string `json:"work"`
 }
 
 // launchFailed is the launcher's exit status when it cannot set up the
@@ -255,6 +264,10 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 		}
 		spec.RW = append(spec.RW, p.Scratch)
 		env = append(env[:len(env):len(env)], "TMPDIR="+p.Scratch)
+	}
+	env, err := caches(&spec, p.Caches, env)
+	if err != nil {
+		return err
 	}
 	b, err := json.Marshal(spec)
 	if err != nil {

@@ -33,13 +33,14 @@ const (
 // toolchain's own directories: not ~/.ssh, not tether's cache or tokens.
 //
 //	go      GOROOT, GOMODCACHE, go env's config file, ~/.gitconfig (read);
-//	        GOCACHE, gopls' cache (write)
+//	        GOCACHE, gopls' cache (TableCaches)
 //	node    node's install, the node_modules tree the binary is in,
 //	        NODE_PATH (read)
 //	python  the interpreter's prefix and the one its link points to, a
 //	        virtualenv, ~/.local/lib (user site-packages) (read)
 //	native  the binary's install prefix (read)
-//	dart    the SDK, ~/.pub-cache (read); ~/.dartServer (write)
+//	dart    the SDK, ~/.pub-cache (read); ~/.dartServer, ~/.dart-tool
+//	        (TableCaches)
 //	rust    ~/.cargo, ~/.rustup (read); the project's target/ is in the
 //	        workspace
 //	shell   the binary's install prefix (read)
@@ -68,31 +69,10 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 		if modcache == "" && gopath != "" {
 			modcache = filepath.Join(filepath.SplitList(gopath)[0], "pkg", "mod")
 		}
-		gocache := getenv(env, "GOCACHE")
-		cacheDir, _ := os.UserCacheDir()
-		if x := getenv(env, "XDG_CACHE_HOME"); x != "" {
-			cacheDir = x
-		}
-		if gocache == "" && cacheDir != "" {
-			gocache = filepath.Join(cacheDir, "go-build")
-		}
 		cfg, _ := os.UserConfigDir()
 		ro = append(ro, goroot, modcache, filepath.Join(cfg, "go"), filepath.Join(home, ".gitconfig"), filepath.Join(cfg, "git"))
 		for _, p := range filepath.SplitList(gopath) {
 			ro = append(ro, filepath.Join(p, "bin"))
-		}
-		if cacheDir != "" {
-			rw = append(rw, filepath.Join(cacheDir, "gopls"))
-		}
-		rw = append(rw, gocache)
-		// The toolchain makes its caches on first use, but the sandbox
-		// grants only paths that exist and keeps it from making them in a
-		// parent it may not write (a fresh XDG_CACHE_HOME, a new user):
-		// without them go list fails and gopls has no package metadata.
-		for _, d := range rw {
-			if filepath.IsAbs(d) && filepath.Clean(d) != home {
-				_ = os.MkdirAll(d, 0o755)
-			}
 		}
 	case Node:
 		if node := lookPathIn("node", env); node != "" {
@@ -121,7 +101,6 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 	case Dart:
 		if home != "" {
 			ro = append(ro, filepath.Join(home, ".pub-cache"))
-			rw = append(rw, filepath.Join(home, ".dartServer"), filepath.Join(home, ".dart-tool"))
 		}
 		if dart := lookPathIn("dart", env); dart != "" {
 			ro = append(ro, Paths(dart, 2)...)
@@ -166,6 +145,54 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 		}
 	}
 	return clean(ro, home), clean(rw, home)
+}
+
+// TableCaches are the shared caches tc's peers write, as the processes of
+// workspace see them (CacheFor): never the operator's own caches writable,
+// but each workspace's own layer over them.
+//
+//	go      GOCACHE (default: the user's cache directory's go-build) and
+//	        gopls' cache (the user's cache directory's gopls)
+//	dart    ~/.dartServer, ~/.dart-tool
+func TableCaches(tc Toolchain, env []string, workspace string) []Cache {
+	home := Home()
+	var out []Cache
+	switch tc {
+	case Go:
+		gocache := getenv(env, "GOCACHE")
+		cacheDir, _ := os.UserCacheDir()
+		if x := getenv(env, "XDG_CACHE_HOME"); x != "" {
+			cacheDir = x
+		}
+		if gocache == "" && cacheDir != "" {
+			gocache = filepath.Join(cacheDir, "go-build")
+		}
+		if gocache != "" && gocache != "off" {
+			out = append(out, CacheFor(gocache, "GOCACHE", workspace))
+		}
+		// gopls keeps its cache in $GOPLSCACHE/gopls.
+		parent := getenv(env, "GOPLSCACHE")
+		if parent == "" {
+			parent = cacheDir
+		}
+		if parent != "" {
+			c := CacheFor(filepath.Join(parent, "gopls"), "GOPLSCACHE", workspace)
+			c.Sub = "gopls"
+			out = append(out, c)
+		}
+	case Dart:
+		if home != "" {
+			out = append(out, CacheFor(filepath.Join(home, ".dartServer"), "", workspace), CacheFor(filepath.Join(home, ".dart-tool"), "", workspace))
+		}
+	}
+	var kept []Cache
+	for _, c := range out {
+		if !filepath.IsAbs(c.Path) || filepath.Clean(c.Path) == home {
+			continue
+		}
+		kept = append(kept, c)
+	}
+	return kept
 }
 
 // clean drops empty and duplicate entries, and any that would open the

@@ -219,6 +219,34 @@ func buildView(spec launchSpec) (extraRW []string, err error) {
 		}
 		devs[d] = fd
 	}
+	// Each shared cache: an overlay of a private layer on it, or the
+	// private layer alone when the overlay cannot be made (cold, but still
+	// nothing of it shared).
+	type cacheMount struct {
+		path string
+		fd   int
+	}
+	var cms []cacheMount
+	defer func() {
+		for _, m := range cms {
+			unix.Close(m.fd)
+		}
+	}()
+	for _, c := range spec.Caches {
+		real, err := resolveHost(c.Path, &links)
+		if err != nil {
+			return nil, fmt.Errorf("the cache %s: %w", c.Path, err)
+		}
+		fd, err := overlayTree(c)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "tether sandbox: %s: the cache %s starts empty (its private layer alone: %v)\n", spec.Peer, c.Path, err)
+			if fd, err = cloneTree(c.Upper, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV); err != nil {
+				return nil, err
+			}
+		}
+		cms = append(cms, cacheMount{real, fd})
+		extraRW = append(extraRW, c.Path)
+	}
 	cgroupFD := -1
 	if spec.Cgroup != "" {
 		if cgroupFD, err = cloneTree(spec.Cgroup, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC); err != nil {
@@ -254,6 +282,11 @@ func buildView(spec launchSpec) (extraRW []string, err error) {
 			return nil, err
 		}
 		if err := os.Symlink(l.target, p); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range cms {
+		if err := attach(m.fd, in(m.path), false); err != nil {
 			return nil, err
 		}
 	}
@@ -302,5 +335,5 @@ func buildView(spec launchSpec) (extraRW []string, err error) {
 	if cwd == "" || unix.Chdir(cwd) != nil {
 		_ = unix.Chdir("/")
 	}
-	return []string{"/tmp"}, nil
+	return append(extraRW, "/tmp"), nil
 }

@@ -1,0 +1,121 @@
+package proc
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// workAge is how old an overlay's work directory must be before a later
+// launch removes it: far longer than any process keeps its cache mounted.
+const workAge = 7 * 24 * time.Hour
+
+// caches sets spec up for cs and returns env with each cache's variable:
+// with a filesystem view, an overlay at the cache's own place (the
+// variable names it there); without, the private layer alone, named by the
+// variable (a cache without one is left out).
+func caches(spec *launchSpec, cs []Cache, env []string) ([]string, error) {
+	for _, c := range cs {
+		if c.Path == "" || c.Upper == "" || !filepath.IsAbs(c.Path) || !filepath.IsAbs(c.Upper) {
+			continue
+		}
+		upper := filepath.Join(c.Upper, "upper")
+		if err := os.MkdirAll(upper, 0o700); err != nil {
+			return nil, fmt.Errorf("proc: the private cache layer of %s for %s: %w", spec.Peer, c.Path, err)
+		}
+		if !spec.View {
+			if c.Env == "" {
+				continue
+			}
+			spec.RW = append(spec.RW, upper)
+			env = append(env[:len(env):len(env)], c.Env+"="+upper)
+			continue
+		}
+		// The shared cache is the lower layer: it must exist.
+		if err := os.MkdirAll(c.Path, 0o755); err != nil {
+			return nil, fmt.Errorf("proc: the cache %s of %s: %w", c.Path, spec.Peer, err)
+		}
+		work, err := newWork(filepath.Join(c.Upper, "work"))
+		if err != nil {
+			return nil, fmt.Errorf("proc: the private cache layer of %s for %s: %w", spec.Peer, c.Path, err)
+		}
+		spec.Caches = append(spec.Caches, viewCache{Path: c.Path, Upper: upper, Work: work})
+		if c.Env != "" {
+			v := c.Path
+			if c.Sub != "" {
+				v = strings.TrimSuffix(c.Path, string(filepath.Separator)+c.Sub)
+			}
+			env = append(env[:len(env):len(env)], c.Env+"="+v)
+		}
+	}
+	return env, nil
+}
+
+// newWork makes an overlay work directory of its own under dir (two
+// overlays sharing one would clean each other's), and removes those left
+// from launches long gone.
+func newWork(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	now := time.Now()
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			stamp, _, _ := strings.Cut(e.Name(), "-")
+			if n, err := strconv.ParseInt(stamp, 10, 64); err == nil && now.Sub(time.Unix(0, n)) > workAge {
+				removeWork(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	w := filepath.Join(dir, strconv.FormatInt(now.UnixNano(), 10)+"-"+hex.EncodeToString(b[:]))
+	return w, os.Mkdir(w, 0o700)
+}
+
+// removeWork removes an overlay work directory, whose inner directory the
+// kernel leaves without permissions.
+func removeWork(dir string) {
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	_ = os.RemoveAll(dir)
+}
+
+// overlayTree makes a detached overlay mount: lower read-only beneath
+// upper. Its paths are resolved now, before the view covers anything.
+func overlayTree(c viewCache) (int, error) {
+	for _, p := range []string{c.Path, c.Upper, c.Work} {
+		if strings.ContainsAny(p, ",:\\") {
+			return -1, fmt.Errorf("%s: a comma, colon or backslash in the path", p)
+		}
+	}
+	fs, err := unix.Fsopen("overlay", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return -1, fmt.Errorf("fsopen overlay: %w", err)
+	}
+	defer unix.Close(fs)
+	for _, kv := range [][2]string{{"lowerdir", c.Path}, {"upperdir", c.Upper}, {"workdir", c.Work}} {
+		if err := unix.FsconfigSetString(fs, kv[0], kv[1]); err != nil {
+			return -1, fmt.Errorf("overlay %s=%s: %w", kv[0], kv[1], err)
+		}
+	}
+	if err := unix.FsconfigCreate(fs); err != nil {
+		return -1, fmt.Errorf("creating the overlay: %w", err)
+	}
+	fd, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+	if err != nil {
+		return -1, fmt.Errorf("fsmount overlay: %w", err)
+	}
+	return fd, nil
+}
