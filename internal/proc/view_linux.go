@@ -14,7 +14,8 @@ import (
 // The filesystem view: in its own mount namespace a sandboxed process gets
 // a new root (a tmpfs) holding only what its policy grants, each path
 // bound at its own place (read-only ones read-only, and none with set-uid
-// or device files), a private /tmp, a /dev of the five harmless devices,
+// or device files), a private /tmp, a /dev of the five harmless devices
+// and pseudo-terminals of its own,
 // a /proc of its PID namespace, and of /sys only what systemRO lists, its
 // own cgroup at /sys/fs/cgroup. What is not granted is not there at all:
 // a unix socket in /run or /tmp, another user's files, the host's
@@ -305,6 +306,17 @@ func buildView(spec launchSpec) (extraRW []string, err error) {
 		if err := os.Symlink(target, in("/dev/"+name)); err != nil {
 			return nil, err
 		}
+	}
+	// Pseudo-terminals of its own (a debugger gives its program one): a
+	// devpts instance of this namespace, none of the host's.
+	if err := os.Mkdir(in("/dev/pts"), 0o755); err != nil {
+		return nil, err
+	}
+	if unix.Mount("devpts", in("/dev/pts"), "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") == nil {
+		if err := os.Symlink("pts/ptmx", in("/dev/ptmx")); err != nil {
+			return nil, err
+		}
+		extraRW = append(extraRW, "/dev/pts", "/dev/ptmx")
 	}
 	if err := os.MkdirAll(in("/proc"), 0o555); err != nil {
 		return nil, err
