@@ -104,6 +104,8 @@ func TestSendRerunsWithAppendedBrief(t *testing.T) {
 	r := newRoster(t, workers.Config{
 		Commands: map[string]string{workers.Fast: script(t, "gate.sh")},
 		Env:      []string{"GATE=" + gate},
+		// The worker sees only what it is granted: the gate's directory.
+		ReadOnly: []string{filepath.Dir(gate)},
 	})
 	id, err := r.Spawn("fix the tests", "fixer", "")
 	if err != nil {
@@ -136,6 +138,8 @@ func TestWaitTimeoutSaysStillRunning(t *testing.T) {
 	r := newRoster(t, workers.Config{
 		Commands: map[string]string{workers.Fast: script(t, "gate.sh")},
 		Env:      []string{"GATE=" + gate},
+		// The worker sees only what it is granted: the gate's directory.
+		ReadOnly: []string{filepath.Dir(gate)},
 	})
 	id, err := r.Spawn("wait for the gate", "waiter", workers.Fast)
 	if err != nil {
@@ -374,6 +378,8 @@ func TestListKeepsLastResultWhileRerunning(t *testing.T) {
 	r := newRoster(t, workers.Config{
 		Commands: map[string]string{workers.Fast: script(t, "gate.sh")},
 		Env:      []string{"GATE=" + gate},
+		// The worker sees only what it is granted: the gate's directory.
+		ReadOnly: []string{filepath.Dir(gate)},
 	})
 	id, err := r.Spawn("first pass", "passes", "")
 	if err != nil {
