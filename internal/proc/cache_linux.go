@@ -8,10 +8,41 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
+
+// layerAge is how long a workspace's private cache layers are kept
+// unused before a later launch removes them (its workspace gone, or not
+// worked on for that long: the next process starts from the shared cache).
+const layerAge = 30 * 24 * time.Hour
+
+var (
+	gcMu   sync.Mutex
+	gcDone = map[string]bool{}
+)
+
+// gcLayers removes, once per process, the workspaces' layers in base not
+// used for layerAge.
+func gcLayers(base string) {
+	gcMu.Lock()
+	defer gcMu.Unlock()
+	if gcDone[base] {
+		return
+	}
+	gcDone[base] = true
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && e.IsDir() && time.Since(fi.ModTime()) > layerAge {
+			removeWork(filepath.Join(base, e.Name()))
+		}
+	}
+}
 
 // workAge is how old an overlay's work directory must be before a later
 // launch removes it: far longer than any process keeps its cache mounted.
@@ -30,6 +61,12 @@ func caches(spec *launchSpec, cs []Cache, env []string) ([]string, error) {
 		if err := os.MkdirAll(upper, 0o700); err != nil {
 			return nil, fmt.Errorf("proc: the private cache layer of %s for %s: %w", spec.Peer, c.Path, err)
 		}
+		// The workspace's directory of layers: marked used now, and its
+		// unused siblings removed.
+		ws := filepath.Dir(c.Upper)
+		now := time.Now()
+		_ = os.Chtimes(ws, now, now)
+		gcLayers(filepath.Dir(ws))
 		if !spec.View {
 			if c.Env == "" {
 				continue
@@ -80,8 +117,8 @@ func newWork(dir string) (string, error) {
 	return w, os.Mkdir(w, 0o700)
 }
 
-// removeWork removes an overlay work directory, whose inner directory the
-// kernel leaves without permissions.
+// removeWork removes dir, whose overlay work directories the kernel
+// leaves without permissions.
 func removeWork(dir string) {
 	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if d != nil && d.IsDir() {

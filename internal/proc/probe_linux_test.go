@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/internal/proc"
 	"golang.org/x/sys/unix"
@@ -501,6 +502,18 @@ func TestProbeSharedCache(t *testing.T) {
 	wsA, wsB := filepath.Join(base, "a"), filepath.Join(base, "b")
 	os.Mkdir(wsA, 0o755)
 	os.Mkdir(wsB, 0o755)
+	// A layer of a workspace not worked on for long is removed.
+	stale := filepath.Join(base, "xdg", "tether", "sandbox-caches", "0123456789abcdef")
+	if err := os.MkdirAll(filepath.Join(stale, "go-build-1", "upper"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-400 * 24 * time.Hour)
+	os.Chtimes(stale, old, old)
+	defer func() {
+		if _, err := os.Stat(stale); err == nil {
+			t.Error("a stale workspace's cache layer was kept")
+		}
+	}()
 	for _, f := range []proc.Family{proc.Debug, proc.Servers} {
 		t.Run(string(f), func(t *testing.T) {
 			run := func(ws, script string) (string, error) {
