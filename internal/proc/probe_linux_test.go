@@ -568,3 +568,21 @@ func TestTableCachesNotGranted(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusWithoutView: where the filesystem view cannot be built, the
+// status and each family's first result say so and why.
+func TestStatusWithoutView(t *testing.T) {
+	st := proc.Status{Landlock: 7, Namespaces: true, ViewErr: "open_tree: operation not permitted", Net: proc.DefaultNet()}
+	for _, s := range []string{st.String(), st.Note(proc.Servers), st.Note(proc.Kernels)} {
+		if !strings.Contains(s, "no filesystem view (open_tree: operation not permitted)") && !strings.Contains(s, "no filesystem view: open_tree: operation not permitted") {
+			t.Errorf("the status does not say the view is missing: %q", s)
+		}
+	}
+	st.View, st.ViewErr = true, ""
+	if n := st.Note(proc.Servers); n != "" {
+		t.Errorf("a fully sandboxed server's note: %q", n)
+	}
+	if s := st.String(); !strings.Contains(s, "a filesystem view of only the granted paths") {
+		t.Errorf("the status does not name the view: %q", s)
+	}
+}

@@ -184,7 +184,10 @@ func nsAttr(cmd *exec.Cmd, pid, netns bool) {
 		// capabilities the launcher needs there (to mount its /proc and
 		// bring up loopback) unless they are ambient. The launcher clears
 		// them before it execs the peer (dropCaps).
-		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN}
+		// Overlayfs also wants CAP_DAC_OVERRIDE of its mounter (for the
+		// work directory it keeps without permissions); in a namespace that
+		// maps only tether's own ids it reaches only tether's own files.
+		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_DAC_OVERRIDE}
 	}
 }
 

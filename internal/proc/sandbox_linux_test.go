@@ -394,7 +394,7 @@ func TestSandboxAsAnotherUser(t *testing.T) {
 	if err := os.WriteFile(bin, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run", "^(TestSandboxAsAnotherUser|TestSandboxInit|TestSandboxProc)$", "-test.count=1", "-test.v")
+	cmd := exec.Command(bin, "-test.run", "^(TestSandboxAsAnotherUser|TestSandboxInit|TestSandboxProc|TestProbeSharedCache|TestProbeUnixSockets|TestProbeNewSession)$", "-test.count=1", "-test.v")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TETHER_TEST_AS_USER=1", "TMPDIR="+dir, "HOME="+dir, "TETHER_REQUIRE_SANDBOX=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
@@ -402,8 +402,10 @@ func TestSandboxAsAnotherUser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "--- PASS: TestSandboxInit") || !strings.Contains(string(out), "--- PASS: TestSandboxProc") {
-		t.Fatalf("as nobody, the tests did not run:\n%s", out)
+	for _, name := range []string{"TestSandboxInit", "TestSandboxProc", "TestProbeSharedCache", "TestProbeUnixSockets", "TestProbeNewSession"} {
+		if !strings.Contains(string(out), "--- PASS: "+name) {
+			t.Fatalf("as nobody, %s did not pass:\n%s", name, out)
+		}
 	}
 }
 
