@@ -272,8 +272,9 @@ func insideFunction(n engine.Node) bool {
 }
 
 // declName is the name a declaration node declares: its name field, or
-// the innermost of a C declarator chain; "" when neither is an identifier,
-// or for a dunder method (__init__: never called by its name).
+// the innermost of a C declarator chain, however short (def f(x) has
+// callers too); "" when neither is an identifier, or for a dunder method
+// (__init__: never called by its name).
 func declName(n engine.Node) string {
 	for range 6 {
 		if c, ok := n.ChildByField("name"); ok {
@@ -290,7 +291,7 @@ func declName(n engine.Node) string {
 	if i := strings.LastIndexAny(name, ".:"); i >= 0 {
 		name = name[i+1:]
 	}
-	if len(name) < 2 || !identRe().MatchString(name) || strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__") {
+	if name == "" || !identRe().MatchString(name) || strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__") {
 		return ""
 	}
 	return name

@@ -18,6 +18,34 @@ import (
 // to its result, over all its files.
 const maxWriteDiagnostics = 50
 
+// WriteDiagnostics is what diagnostics on write found after a call that
+// wrote files (Result.Diagnostics): the diagnostics it caused, what it
+// fixed, and which files could not be compared. Paths are
+// workspace-relative with forward slashes.
+type WriteDiagnostics struct {
+	// New are the diagnostics the write caused, in the written files and
+	// in others, as shown (at most maxWriteDiagnostics); More counts
+	// those left out.
+	New  []lsp.Diagnostic
+	More int
+	// Cleared counts, per file, the diagnostics the write fixed.
+	Cleared map[string]int
+	// Checked are the files whose whole sets before and after the write
+	// were compared.
+	Checked []string
+	// Incomplete are the files whose diagnostics after the write could
+	// not be had whole, and why: nothing of theirs is in New or Cleared.
+	Incomplete map[string]string
+	// Unknown are the files without a whole set from before the write,
+	// and why: their diagnostics are listed apart (Unlisted), not in New.
+	Unknown  map[string]string
+	Unlisted []lsp.Diagnostic
+}
+
+func newWriteDiagnostics() *WriteDiagnostics {
+	return &WriteDiagnostics{Cleared: map[string]int{}, Incomplete: map[string]string{}, Unknown: map[string]string{}}
+}
+
 // writeCall is what diagnostics on write learned of one call's files
 // before it wrote them.
 type writeCall struct {
@@ -88,9 +116,12 @@ func (l *lspTools) prepare(ctx context.Context, w *writeCall, paths []string) {
 				return // no server reads it: nothing to compare
 			case err != nil:
 				why = strings.TrimPrefix(err.Error(), "lsp: ")
-			case !d.Ready:
-				why = fmt.Sprintf("the server did not publish them within %s", d.Waited)
 			default:
+				whole, partial := d.Whole()
+				if !whole {
+					why = "not a whole set: " + partial
+					break
+				}
 				items, _ := errorsAndWarnings(d.Items)
 				l.seen.Baseline(key, items)
 				return
@@ -149,7 +180,8 @@ func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
 		if err != nil || res == nil || res.IsError {
 			return res, err
 		}
-		if lines := l.afterWrite(ctx, w, l.writtenFiles(res, declared)); len(lines) > 0 {
+		res.Diagnostics = newWriteDiagnostics()
+		if lines := l.afterWrite(ctx, w, l.writtenFiles(res, declared), res.Diagnostics); len(lines) > 0 {
 			res.Content = append(res.Content, Content{Type: TextContent, Text: "lsp: " + strings.Join(lines, "\nlsp: ")})
 		}
 		return res, nil
@@ -175,7 +207,7 @@ func diagnoseAll(files []string, diag func(string) (*lsp.Diagnostics, error)) ([
 // afterWrite diagnoses files, just written, and the other files the write
 // can have broken, and says what is new, what was cleared and what was not
 // checked.
-func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string) []string {
+func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string, rep *WriteDiagnostics) []string {
 	aff := l.affectedFiles(ctx, w.old, files)
 	otherUnknown := l.baselineAffected(ctx, w, files, aff.files)
 	diags, errs := diagnoseAll(files, func(f string) (*lsp.Diagnostics, error) { return l.sup.AfterWrite(ctx, f) })
@@ -191,10 +223,29 @@ func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string)
 		}
 		lines = append(lines, d.Notes...)
 		key := l.seenPath(path)
+		if whole, why := d.Whole(); !whole {
+			// A part of a set compared with a whole one would call what
+			// it lacks cleared, and what it has next time new: the file's
+			// record stays as it was.
+			lines = append(lines, incompleteLine(path, why))
+			rep.Incomplete[key] = why
+			continue
+		}
 		items, _ := errorsAndWarnings(d.Items)
 		cleared := l.seen.Cleared(key, items)
 		fresh, more := l.seen.FreshN(key, items, budget)
 		budget -= len(fresh)
+		if why := w.unknownWhy(key); why != "" {
+			rep.Unknown[key] = why
+			rep.Unlisted = append(rep.Unlisted, fresh...)
+		} else {
+			rep.Checked = append(rep.Checked, key)
+			rep.New = append(rep.New, fresh...)
+			rep.More += more
+			if cleared > 0 {
+				rep.Cleared[key] = cleared
+			}
+		}
 		tail := ""
 		if cleared > 0 {
 			tail = fmt.Sprintf(" (%d diagnostic(s) cleared)", cleared)
@@ -228,7 +279,7 @@ func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string)
 	case len(clean) > 1:
 		lines = append(lines, fmt.Sprintf("%d files clean (no errors or warnings)", len(clean)))
 	}
-	lines = append(lines, l.otherFiles(ctx, files, diags, aff, otherUnknown, budget)...)
+	lines = append(lines, l.otherFiles(ctx, files, diags, aff, otherUnknown, budget, rep)...)
 	return lines
 }
 
@@ -280,9 +331,11 @@ func (l *lspTools) baselineAffected(ctx context.Context, w *writeCall, written, 
 		switch d, err := diags[i], errs[i]; {
 		case err != nil:
 			unknown[key] = strings.TrimPrefix(err.Error(), "lsp: ")
-		case !d.Ready:
-			unknown[key] = fmt.Sprintf("the server did not publish them within %s", d.Waited)
 		default:
+			if whole, why := d.Whole(); !whole {
+				unknown[key] = "not a whole set: " + why
+				continue
+			}
 			items, _ := errorsAndWarnings(d.Items)
 			l.seen.Baseline(key, items)
 		}
@@ -317,7 +370,7 @@ func (l *lspTools) notChecked(path string, err error) (line string, show bool) {
 // most budget new diagnostics, sorted by file, counts those cleared, lists
 // those of files whose baseline is unknown (otherUnknown) apart, and names
 // the files not checked.
-func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*lsp.Diagnostics, aff affected, otherUnknown map[string]string, budget int) []string {
+func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*lsp.Diagnostics, aff affected, otherUnknown map[string]string, budget int, rep *WriteDiagnostics) []string {
 	skip := map[string]bool{}
 	for _, f := range written {
 		skip[l.seenPath(f)] = true
@@ -332,35 +385,36 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 			unknownItems = append(unknownItems, shown...)
 			unknownMore += m
 			unknownFiles[key] = why
+			rep.Unknown[key] = why
+			rep.Unlisted = append(rep.Unlisted, shown...)
 			return
 		}
+		rep.Checked = append(rep.Checked, key)
 		if c := l.seen.Cleared(key, items); c > 0 {
 			cleared += c
 			clearedIn[key] = true
+			rep.Cleared[key] = c
 		}
 		shown, m := l.seen.FreshN(key, items, max(budget-len(fresh)-len(unknownItems), 0))
 		more += m
 		fresh = append(fresh, shown...)
+		rep.New = append(rep.New, shown...)
+		rep.More += m
 		if len(shown)+m > 0 {
 			files[key] = true
 		}
 	}
-	after, errs := diagnoseAll(aff.files, func(f string) (*lsp.Diagnostics, error) { return l.sup.Diagnostics(ctx, f) })
-	for i, f := range aff.files {
-		key := l.seenPath(f)
-		skip[key] = true
-		d, err := after[i], errs[i]
-		switch {
-		case err != nil:
-			failed = append(failed, fmt.Sprintf("%s (%s)", key, strings.TrimPrefix(err.Error(), "lsp: ")))
-			continue
-		case !d.Ready:
-			failed = append(failed, fmt.Sprintf("%s (not ready within %s)", key, d.Waited))
-			continue
-		}
-		items, _ := errorsAndWarnings(d.Items)
-		note(key, items)
+	// The files the server published for after the write: a publication
+	// that is not a whole set (every server but gopls) is asked for again
+	// whole, when the run holds a whole set of the file from before;
+	// otherwise it is not compared (a changed publication says so).
+	exact := append([]string(nil), aff.files...)
+	var notCompared []string
+	type other struct {
+		key   string
+		items []lsp.Diagnostic
 	}
+	var whole []other
 	for _, d := range diags {
 		if d == nil {
 			continue
@@ -368,17 +422,50 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 		cut = max(cut, d.OthersCut)
 		for _, o := range d.Others {
 			key := l.seenPath(o.Path)
-			if skip[key] {
+			if skip[key] || slices.Contains(aff.files, o.Path) {
 				continue
 			}
 			skip[key] = true
-			if o.HadBefore {
-				before, _ := errorsAndWarnings(o.Before)
-				l.seen.Baseline(key, before)
-			}
 			items, _ := errorsAndWarnings(o.Items)
-			note(key, items)
+			switch {
+			case o.Whole:
+				if o.HadBefore {
+					before, _ := errorsAndWarnings(o.Before)
+					l.seen.Baseline(key, before)
+				}
+				whole = append(whole, other{key, items})
+			case l.seen.Known(key):
+				exact = append(exact, o.Path)
+			default:
+				before, _ := errorsAndWarnings(o.Before)
+				if !o.HadBefore || !sameDiagnostics(before, items) {
+					notCompared = append(notCompared, key)
+					rep.Unknown[key] = "no whole set of its diagnostics from before the write"
+				}
+			}
 		}
+	}
+	after, errs := diagnoseAll(exact, func(f string) (*lsp.Diagnostics, error) { return l.sup.Diagnostics(ctx, f) })
+	for i, f := range exact {
+		key := l.seenPath(f)
+		skip[key] = true
+		d, err := after[i], errs[i]
+		if err != nil {
+			why := strings.TrimPrefix(err.Error(), "lsp: ")
+			failed = append(failed, fmt.Sprintf("%s (%s)", key, why))
+			rep.Incomplete[key] = why
+			continue
+		}
+		if ok, why := d.Whole(); !ok {
+			failed = append(failed, fmt.Sprintf("%s (%s)", key, why))
+			rep.Incomplete[key] = why
+			continue
+		}
+		items, _ := errorsAndWarnings(d.Items)
+		note(key, items)
+	}
+	for _, o := range whole {
+		note(o.key, o.items)
 	}
 	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].Path < fresh[j].Path })
 	var lines []string
@@ -410,7 +497,14 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 	}
 	var unchecked []string
 	if len(failed) > 0 {
-		unchecked = append(unchecked, fmt.Sprintf("diagnostics of %d other file(s) that mention %s could not be had: %s", len(failed), nameList(aff.names), strings.Join(failed, "; ")))
+		unchecked = append(unchecked, fmt.Sprintf("diagnostics incomplete for %d other file(s), so nothing of theirs is listed as new or cleared: %s", len(failed), strings.Join(failed, "; ")))
+	}
+	if len(notCompared) > 0 {
+		shown := notCompared
+		if len(shown) > renameShown {
+			shown = append(shown[:renameShown:renameShown], fmt.Sprintf("... %d more", len(notCompared)-renameShown))
+		}
+		unchecked = append(unchecked, fmt.Sprintf("the server published changed diagnostics for %d other file(s) not compared (no whole set of theirs from before the write): %s", len(notCompared), strings.Join(shown, ", ")))
 	}
 	if len(aff.more) > 0 {
 		shown := aff.more
@@ -430,6 +524,23 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 		lines = append(lines, `to check the files not checked: lsp diagnostics for each, or lsp diagnostics "*" for the whole project`)
 	}
 	return lines
+}
+
+// incompleteLine says that path's diagnostics could not be had whole,
+// and so none is told new or cleared.
+func incompleteLine(path, why string) string {
+	return fmt.Sprintf("diagnostics incomplete for %s (%s): none of its diagnostics is listed as new or cleared; ask lsp diagnostics for %s", path, why, path)
+}
+
+// sameDiagnostics reports whether a and b hold the same diagnostics, as
+// Seen compares them (positions aside, messages by meaning).
+func sameDiagnostics(a, b []lsp.Diagnostic) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	var s lsp.Seen
+	s.Baseline("f", a)
+	return s.Cleared("f", b) == 0
 }
 
 // nameList is names for a sentence, at most five of them.

@@ -162,6 +162,10 @@ type Result struct {
 	Structured any `json:"structured,omitempty"`
 	// IsError marks a failed call; Content says why and what to do next.
 	IsError bool `json:"isError,omitempty"`
+	// Diagnostics is, after a call that wrote files, what diagnostics on
+	// write found, as data for programs in the same process (tests, the
+	// differential harness); the text says the same to the model.
+	Diagnostics *WriteDiagnostics `json:"-"`
 }
 
 // Text returns a result holding one text block.

@@ -198,8 +198,17 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 		}
 		return
 	}
+	args := spec.Checker[1:]
+	if spec.PythonInterpreter && spec.Checker[0] == "pyright" && !project {
+		// The interpreter the server is given, so that both resolve the
+		// same imports (a venv's site-packages cannot be passed this way);
+		// the project's own run (lsp_check) is left as the project has it.
+		if c := s.pythonFor(dir); c.path != "" && len(c.extra) == 0 {
+			args = append(append([]string(nil), args...), "--pythonpath", c.path)
+		}
+	}
 	cctx, cancel := context.WithTimeout(ctx, s.checkerTimeout)
-	cmd := exec.CommandContext(cctx, bin, spec.Checker[1:]...)
+	cmd := exec.CommandContext(cctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	out := &textcut.Head{Max: maxCheckerOutput}
@@ -210,7 +219,7 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 		cleanup()
 	}
 	cancel()
-	name := strings.Join(append([]string{shown}, spec.Checker[1:]...), " ") + where
+	name := strings.Join(append([]string{shown}, args...), " ") + where
 	if n := out.Dropped(); n > 0 {
 		name += fmt.Sprintf(" (only its first %d bytes of output read, %d more dropped)", out.Max, n)
 	}

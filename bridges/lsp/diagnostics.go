@@ -50,7 +50,16 @@ type Diagnostics struct {
 	Ready bool `json:"ready"`
 	// Waited is the bound that passed when Ready is false.
 	Waited time.Duration `json:"waited,omitempty"`
-	Notes  []string      `json:"notes,omitempty"`
+	// Partial, when Ready, says why Items may still not be the file's
+	// whole set: they come from a publication of a server whose
+	// publications can hold part of a file's diagnostics (tsserver's
+	// syntactic ones before its semantic ones), or a linter did not
+	// answer. Empty when the set is whole: ended by the server's own
+	// signal (a pull answer, tsserver's synchronous diagnostics, gopls's
+	// diagnose_files answer, a publication stamped with the version sent).
+	// A set that is not whole must not be compared with another.
+	Partial string   `json:"partial,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
 	// Others are, after a write (AfterWrite), the other files the server
 	// published diagnostics for since the write: a changed signature breaks
 	// its callers elsewhere. At most maxOtherFiles, sorted by path;
@@ -59,11 +68,30 @@ type Diagnostics struct {
 	OthersCut int         `json:"others_cut,omitempty"`
 }
 
+// Whole reports whether d is a file's whole set of diagnostics for its
+// current content (Ready, and not Partial), and else why not.
+func (d *Diagnostics) Whole() (bool, string) {
+	switch {
+	case d == nil:
+		return false, "no answer"
+	case !d.Ready:
+		return false, fmt.Sprintf("the server did not answer within %s", d.Waited)
+	case d.Partial != "":
+		return false, d.Partial
+	}
+	return true, ""
+}
+
 // OtherFile is the diagnostics of a file published after another file
 // was written.
 type OtherFile struct {
 	Path  string       `json:"path"`
 	Items []Diagnostic `json:"items"`
+	// Whole is set when Items and Before are whole sets: the server
+	// publishes a file's whole set at once and brings its publications up
+	// to date before it answers (gopls). Otherwise a publication may be
+	// part of a set, or predate the write: ask Diagnostics for the file.
+	Whole bool `json:"whole,omitempty"`
 	// Before are its diagnostics as last published before the write, when
 	// HadBefore: what the write did not cause.
 	Before    []Diagnostic `json:"before,omitempty"`
@@ -157,7 +185,8 @@ func (s *Supervisor) diagnoseFile(ctx context.Context, in *instance, path string
 	if err != nil {
 		return nil, s.failed(in, err, notes)
 	}
-	if len(in.spec.Refresh) == 0 {
+	if len(in.spec.Refresh) == 0 && !in.spec.PullDiagnostics {
+		// A pull answer accounts for every change sent; nothing to touch.
 		v, sq, touched, err := s.touch(ctx, in, path)
 		if err != nil {
 			return nil, s.failed(in, err, notes)
@@ -240,7 +269,7 @@ func (s *Supervisor) addOthers(in *instance, path string, out *Diagnostics, befo
 		return ds
 	}
 	for _, uri := range uris {
-		o := OtherFile{Path: s.rel(uriToPath(uri)), Items: conv(uri, now[uri].diags)}
+		o := OtherFile{Path: s.rel(uriToPath(uri)), Items: conv(uri, now[uri].diags), Whole: len(in.spec.Refresh) > 0}
 		if b := before[uri]; b != nil {
 			o.Before, o.HadBefore = conv(uri, b.diags), true
 		}
@@ -314,6 +343,9 @@ func (s *Supervisor) collect(ctx context.Context, in *instance, path string, ver
 		return nil, s.failed(in, fmt.Errorf("lsp: no diagnostics for %s", s.rel(path)), notes)
 	}
 	out := &Diagnostics{Ready: ok, Notes: notes}
+	if ok && in.spec.PartialPublish {
+		out.Partial = fmt.Sprintf("%s's publication may hold part of the diagnostics of %s, and its own check did not answer", in.spec.Name, s.rel(path))
+	}
 	if !ok {
 		out.Waited = s.diagTimeout
 		out.Notes = append(out.Notes, fmt.Sprintf("diagnostics not ready after %s for %s: %s did not publish them for this version; what follows may be stale", s.diagTimeout, s.rel(path), in.spec.Name))
@@ -427,7 +459,9 @@ func sortDiagnostics(ds []Diagnostic) {
 
 // Seen is a run's registry of diagnostics already reported, per file,
 // keyed by (severity, code, message) with the position deliberately
-// excluded (a diagnostic that merely moved is not new) and counted: a key
+// excluded (a diagnostic that merely moved is not new) and the message
+// compared by meaning (NormalizeMessage: a union printed in another order
+// is the same type), and counted: a key
 // whose count in a file grows is new once per extra occurrence, so two
 // identical errors on two lines are two. It is safe for concurrent use.
 type Seen struct {
@@ -435,7 +469,9 @@ type Seen struct {
 	m  map[string]map[[3]string]int // file -> key -> occurrences known
 }
 
-func seenKey(d Diagnostic) [3]string { return [3]string{d.Severity, d.Code, d.Message} }
+func seenKey(d Diagnostic) [3]string {
+	return [3]string{d.Severity, d.Code, NormalizeMessage(d.Message)}
+}
 
 // Known reports whether file's diagnostics were recorded before (reported,
 // or taken as its baseline).
@@ -543,15 +579,24 @@ func (s *Supervisor) addLinters(ctx context.Context, path string, save bool, out
 		out.Notes = append(out.Notes, notes...)
 		if err != nil {
 			out.Notes = append(out.Notes, fmt.Sprintf("no %s diagnostics: %s", spec.Name, reason(err)))
+			if !errors.Is(err, ErrNoServer) && out.Partial == "" {
+				out.Partial = spec.Name + " did not answer"
+			}
 			continue
 		}
 		d, err := s.diagnoseFile(ctx, in, path, save, nil)
 		if err != nil {
 			out.Notes = append(out.Notes, fmt.Sprintf("no %s diagnostics: %s", spec.Name, reason(err)))
+			if out.Partial == "" {
+				out.Partial = spec.Name + " did not answer"
+			}
 			continue
 		}
 		// A linter that did not publish in time says so in its notes; the
-		// file's own server's answer stands.
+		// file's own server's answer stands, but is not a whole set.
+		if whole, why := d.Whole(); !whole && out.Partial == "" {
+			out.Partial = spec.Name + ": " + why
+		}
 		answered++
 		out.Notes = append(out.Notes, d.Notes...)
 		for _, it := range d.Items {
@@ -570,10 +615,13 @@ func (s *Supervisor) addLinters(ctx context.Context, path string, save bool, out
 
 // pullDiagnostics asks in's server for path's diagnostics with
 // textDocument/diagnostic (LSP 3.17), for a server that publishes none
-// (vscode-eslint-language-server): the answer covers every change sent
-// before it.
+// (vscode-eslint-language-server, pyright once told the client pulls):
+// the answer is the whole set, computed after every change sent before it.
 func (s *Supervisor) pullDiagnostics(ctx context.Context, in *instance, path string) ([]wDiagnostic, error) {
-	raw, err := in.call(ctx, s.diagTimeout, "textDocument/diagnostic", map[string]any{"textDocument": map[string]string{"uri": pathToURI(path)}})
+	// The server analyses the file to the end before it answers (a cold
+	// pyright checks a 5,000-line file with its imports first): bounded as
+	// a checker run is, however short the wait for a publication is set.
+	raw, err := in.call(ctx, max(s.diagTimeout, s.requestTimeout, s.checkerTimeout), "textDocument/diagnostic", map[string]any{"textDocument": map[string]string{"uri": pathToURI(path)}})
 	if err != nil {
 		return nil, fmt.Errorf("lsp: asking %s for the diagnostics of %s: %w", in.spec.Name, s.rel(path), err)
 	}

@@ -47,14 +47,18 @@ type instance struct {
 	sawBegin bool
 	sawEnd   bool
 	sawDiag  bool
-	lastMsg  time.Time
-	ready    bool
-	syncMu   sync.Mutex // serialises document sync
-	settings json.RawMessage
-	caps     map[string]json.RawMessage // server capabilities from initialize
-	enc      encoding                   // what the server's columns count
-	disk     map[string]stamp           // source files on disk at the last scan
-	noScan   bool                       // the root is too big to rescan per query
+	// sawRefresh is set once the server asked the client to pull
+	// diagnostics again (workspace/diagnostic/refresh): pyright, told the
+	// client pulls, asks once it has found the project's files.
+	sawRefresh bool
+	lastMsg    time.Time
+	ready      bool
+	syncMu     sync.Mutex // serialises document sync
+	settings   json.RawMessage
+	caps       map[string]json.RawMessage // server capabilities from initialize
+	enc        encoding                   // what the server's columns count
+	disk       map[string]stamp           // source files on disk at the last scan
+	noScan     bool                       // the root is too big to rescan per query
 	// diskReload is set while spec.DiskReload is due: files were created
 	// or deleted on disk and the server was not yet told to take them in.
 	diskReload bool
@@ -63,6 +67,7 @@ type instance struct {
 	capture func(wWorkspaceEdit)
 	cmdMu   sync.Mutex
 	info    string // serverInfo's name and version, from initialize
+	interp  string // a Python server's interpreter and why (pythonChoice)
 }
 
 // providers maps a request to the server capability that announces it.
@@ -291,21 +296,26 @@ func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 			in.mu.Unlock()
 		}
 		return reply(ctx, nil, nil)
+	case "workspace/diagnostic/refresh":
+		in.mu.Lock()
+		in.sawRefresh = true
+		in.bump()
+		in.mu.Unlock()
+		return reply(ctx, nil, nil)
 	case "window/workDoneProgress/create", "client/registerCapability", "client/unregisterCapability",
-		"window/showMessageRequest", "workspace/diagnostic/refresh", "workspace/semanticTokens/refresh",
+		"window/showMessageRequest", "workspace/semanticTokens/refresh",
 		"workspace/inlayHint/refresh", "workspace/codeLens/refresh":
 		return reply(ctx, nil, nil)
 	case "workspace/configuration":
 		var p struct {
-			Items []json.RawMessage `json:"items"`
+			Items []struct {
+				Section string `json:"section"`
+			} `json:"items"`
 		}
 		_ = json.Unmarshal(req.Params(), &p)
 		out := make([]json.RawMessage, len(p.Items))
-		for i := range out {
-			out[i] = in.settings
-			if len(out[i]) == 0 {
-				out[i] = json.RawMessage("null")
-			}
+		for i, it := range p.Items {
+			out[i] = settingsSection(in.settings, it.Section)
 		}
 		return reply(ctx, out, nil)
 	case "workspace/workspaceFolders":
@@ -329,6 +339,30 @@ func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 		return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found: "+req.Method()))
 	}
 	return nil // other notifications (logMessage, showMessage, telemetry) are dropped
+}
+
+// settingsSection answers a workspace/configuration item for section
+// ("python.analysis") from settings: the value at that dotted path when
+// settings has one (pyright asks for "python" and "python.analysis"),
+// else the whole of settings, which servers whose settings are one
+// section's (yaml, css) read as theirs; null without settings.
+func settingsSection(settings json.RawMessage, section string) json.RawMessage {
+	if len(settings) == 0 {
+		return json.RawMessage("null")
+	}
+	cur := settings
+	for _, key := range strings.Split(section, ".") {
+		var m map[string]json.RawMessage
+		if key == "" || json.Unmarshal(cur, &m) != nil {
+			return settings
+		}
+		v, ok := m[key]
+		if !ok {
+			return settings
+		}
+		cur = v
+	}
+	return cur
 }
 
 // traceWire logs one message to or from a server at debug level (tether
@@ -472,6 +506,9 @@ func (in *instance) initialize(ctx context.Context, timeout time.Duration) error
 		},
 		"capabilities": clientCapabilities,
 	}
+	if in.spec.PullCapability {
+		params["capabilities"] = withPullCapability(clientCapabilities)
+	}
 	if len(in.spec.InitOptions) > 0 {
 		params["initializationOptions"] = in.spec.InitOptions
 	}
@@ -533,6 +570,27 @@ var clientCapabilities = json.RawMessage(`{
  }
 }`)
 
+// withPullCapability returns caps with textDocument.diagnostic (LSP 3.17
+// pull diagnostics) announced, with dynamic registration: pyright pulls
+// only when both are.
+func withPullCapability(caps json.RawMessage) json.RawMessage {
+	var m map[string]any
+	if json.Unmarshal(caps, &m) != nil {
+		return caps
+	}
+	td, _ := m["textDocument"].(map[string]any)
+	if td == nil {
+		td = map[string]any{}
+		m["textDocument"] = td
+	}
+	td["diagnostic"] = map[string]any{"dynamicRegistration": true, "relatedDocumentSupport": false}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return caps
+	}
+	return out
+}
+
 // waitReady waits until the server looks ready: a work-done progress ended
 // with none still active, or a first diagnostics publication, or (for a server
 // that announced no progress at all) a quiet spell. It reports false when the
@@ -558,6 +616,12 @@ func (in *instance) waitReady(ctx context.Context, bound time.Duration) (bool, e
 		}
 		if in.spec.PullDiagnostics {
 			ok = len(in.active) == 0 // it publishes nothing to wait for
+		}
+		if in.spec.PullCapability {
+			// Nor does it index with progress: its first refresh request
+			// says it has found the project's files (a rename before
+			// that sees one file).
+			ok = in.sawRefresh && len(in.active) == 0
 		}
 		if ok {
 			in.ready = true

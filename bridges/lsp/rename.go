@@ -132,7 +132,7 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 		}
 		d := results[i]
 		res.Diagnostics = append(res.Diagnostics, d.Items...)
-		if !d.Ready {
+		if whole, _ := d.Whole(); !whole {
 			res.DiagnosticsReady = false
 			res.Notes = append(res.Notes, d.Notes...)
 		}

@@ -73,7 +73,9 @@ func WithDiagnosticsTimeout(d time.Duration) Option {
 	return func(s *Supervisor) { s.diagTimeout = d }
 }
 
-// WithCheckerTimeout bounds a project checker run (default 3m).
+// WithCheckerTimeout bounds a project checker run (default 3m), and a
+// pull for a file's diagnostics, which the server answers once it has
+// analysed the file to the end.
 func WithCheckerTimeout(d time.Duration) Option {
 	return func(s *Supervisor) { s.checkerTimeout = d }
 }
@@ -92,6 +94,7 @@ type Supervisor struct {
 	requestTimeout time.Duration
 	diagTimeout    time.Duration
 	checkerTimeout time.Duration
+	python         string // WithPython
 
 	gate     viewGate     // views (ShowContent) exclusive against queries
 	sessions atomic.Int32 // the Pool's sessions using it; 0 when not pooled
@@ -335,10 +338,20 @@ func (s *Supervisor) start(ctx context.Context, spec Server, root, marker string
 			}
 			spec.Settings = settings
 		}
+		interp := ""
+		if spec.PythonInterpreter {
+			c := s.pythonFor(root)
+			settings, err := withPython(spec.Settings, c)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s found, but %v", ErrNoServer, marker, err)
+			}
+			spec.Settings, interp = settings, c.String()
+		}
 		var err error
 		if in, err = startProcess(spec, root, s.workdir, bin, s.env); err != nil {
 			return nil, err
 		}
+		in.interp = interp
 	}
 	in.disk = disk
 	if err := in.initialize(ctx, s.readyTimeout); err != nil {
@@ -385,6 +398,9 @@ type StatusRow struct {
 	// starts.
 	Supports []string `json:"supports,omitempty"`
 	Lacks    []string `json:"lacks,omitempty"`
+	// Interpreter is, for a Python server, the interpreter whose packages
+	// it resolves imports against, and why that one.
+	Interpreter string `json:"interpreter,omitempty"`
 	// Sessions is how many of a host's sessions share this server (a
 	// Pool's), 0 when it is not shared.
 	Sessions int `json:"sessions,omitempty"`
@@ -402,6 +418,9 @@ func (r StatusRow) String() string {
 		}
 		if r.Sessions > 1 {
 			s += fmt.Sprintf(", shared by %d sessions", r.Sessions)
+		}
+		if r.Interpreter != "" {
+			s += ", python " + r.Interpreter
 		}
 		if r.Reason != "" {
 			s += "; " + r.Reason
@@ -459,6 +478,7 @@ func (s *Supervisor) Status() []StatusRow {
 					row.Uptime = time.Since(sl.inst.started)
 					row.State, row.Version = sl.inst.state(), sl.inst.version()
 					row.Supports, row.Lacks = sl.inst.features()
+					row.Interpreter = sl.inst.interp
 					if sl.restarts > 0 {
 						row.Reason = fmt.Sprintf("restarted %d time(s) after a crash", sl.restarts)
 					}

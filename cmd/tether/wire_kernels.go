@@ -62,11 +62,14 @@ func (f *countFlag) Set(s string) error {
 	return nil
 }
 
+// pythonPath is --python: the interpreter eval runs, and the one pyright
+// resolves imports against, where the project has no venv of its own.
+var pythonPath string
+
 // The eval family: a kernel factory for Python and JavaScript cells.
 func init() {
 	var (
 		enabled    bool
-		pythonPath string
 		idle       time.Duration
 		maxTimeout time.Duration
 		enclosure  string
@@ -78,7 +81,7 @@ func init() {
 		name: "eval",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&enabled, "eval", true, "offer the eval tool (persistent Python and JavaScript kernels; exec tier)")
-			fs.StringVar(&pythonPath, "python", "", "python interpreter for eval when the workdir has no .venv/bin/python or venv/bin/python (default python3 from PATH)")
+			fs.StringVar(&pythonPath, "python", "", "python interpreter for eval when the workdir has no .venv/bin/python or venv/bin/python (default python3 from PATH); pyright resolves imports against it too")
 			fs.StringVar(&enclosure, "enclosure", "", "run the Python kernel inside the conversation's enclosure through this command prefix, split on spaces (e.g. 'docker exec -i -w /work c1'); default: on the host")
 			fs.DurationVar(&idle, "eval-idle", kernels.DefaultIdleTimeout, "idle budget of an eval cell: how long it may go without output (time waiting on tool() does not count)")
 			fs.DurationVar(&maxTimeout, "eval-max-timeout", tools.DefaultEvalMaxTimeout, "longest timeout an eval call may ask for; a larger one is clamped to it and the result says so")

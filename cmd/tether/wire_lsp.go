@@ -33,8 +33,8 @@ func init() {
 			if !enabled || cfg.WorkDir == "" {
 				return nil, nil
 			}
-			var opts []lsp.Option
-			config := ""
+			opts := []lsp.Option{lsp.WithPython(pythonPath)}
+			config := "python=" + pythonPath
 			if servers != "" {
 				b, err := os.ReadFile(servers)
 				if err != nil {
@@ -45,7 +45,7 @@ func init() {
 					return nil, fmt.Errorf("lsp: --lsp-servers %s is not a JSON list of servers: %w", servers, err)
 				}
 				opts = append(opts, lsp.WithServers(extra...))
-				config = fmt.Sprintf("%x", sha256.Sum256(b))
+				config += fmt.Sprintf(" %x", sha256.Sum256(b))
 			}
 			if share && env.Host {
 				sv, release, _, err := pool.Get(cfg.WorkDir, config, opts...)

@@ -1,0 +1,40 @@
+package lsp_test
+
+import (
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+)
+
+// TestNormalizeMessage: messages that differ only in the order of a
+// union's or an intersection's members normalize alike, at any depth, and
+// messages that differ in meaning do not.
+func TestNormalizeMessage(t *testing.T) {
+	same := [][2]string{
+		{"Argument of type 'URL | RequestInfo' is not assignable to parameter of type 'Input'.", "Argument of type 'RequestInfo | URL' is not assignable to parameter of type 'Input'."},
+		{"Type 'Promise<B | A>' is not assignable to type 'A & B'.", "Type 'Promise<A | B>' is not assignable to type 'B & A'."},
+		{`Argument of type "str | int" cannot be assigned to parameter "x" of type "bytes"`, `Argument of type "int | str" cannot be assigned to parameter "x" of type "bytes"`},
+		{`Type "list[int | None]" is not assignable to "list[str]"`, `Type "list[None | int]" is not assignable to "list[str]"`},
+		{"Type '{ a: string | number; }' is missing", "Type '{ a: number | string; }' is missing"},
+		{`Type "Literal['b', 'a'] | None" is not "x"`, `Type "None | Literal['b', 'a']" is not "x"`},
+	}
+	for _, c := range same {
+		if a, b := lsp.NormalizeMessage(c[0]), lsp.NormalizeMessage(c[1]); a != b {
+			t.Errorf("want alike:\n%s\n%s", a, b)
+		}
+	}
+	differ := [][2]string{
+		{"Argument of type 'URL | RequestInfo' is not assignable", "Argument of type 'URL | Request' is not assignable"},
+		{"Type '(a: string) => A | B' is not assignable", "Type 'B | (a: string) => A' is not assignable"},
+		{`Type "Literal['b', 'a']" is not "x"`, `Type "Literal['a', 'b']" is not "x"`},
+		{"Operator '||' cannot be applied to types 'a' and 'b'", "Operator '||' cannot be applied to types 'b' and 'a'"},
+	}
+	for _, c := range differ {
+		if a, b := lsp.NormalizeMessage(c[0]), lsp.NormalizeMessage(c[1]); a == b {
+			t.Errorf("want different, both read %s", a)
+		}
+	}
+	if got := lsp.NormalizeMessage("no quotes | here"); got != "no quotes | here" {
+		t.Errorf("prose changed: %s", got)
+	}
+}

@@ -1,0 +1,208 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/tools"
+)
+
+// loads are the conditions every case below runs in: an idle machine,
+// and one with a CPU-bound process on every core (a busy host), where a
+// wait that ends on a quiet period takes a slow server's partial set
+// for the whole one.
+var loads = []struct {
+	name string
+	busy bool
+}{{"idle", false}, {"busy", true}}
+
+// writeCall runs a tool that writes and returns its diagnostics report,
+// failing the test on an error result.
+func writeCall(t *testing.T, r *tools.Run, name string, args any) (*tools.WriteDiagnostics, string) {
+	t.Helper()
+	b, _ := json.Marshal(args)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	res, err := r.Call(ctx, name, b, tools.FromModel)
+	if err != nil || res.IsError {
+		t.Fatalf("%s: %v\n%s", name, err, res.AllText())
+	}
+	if res.Diagnostics == nil {
+		t.Fatalf("%s: no diagnostics report:\n%s", name, res.AllText())
+	}
+	return res.Diagnostics, res.AllText()
+}
+
+// places returns "file:line" of each diagnostic, sorted.
+func places(ds []lsp.Diagnostic) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, fmt.Sprintf("%s:%d", d.Path, d.Line))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// requireWhole fails when a file's diagnostics could not be had whole or
+// without a whole set from before: the cases below must get whole sets,
+// idle or busy.
+func requireWhole(t *testing.T, rep *tools.WriteDiagnostics, out string) {
+	t.Helper()
+	if len(rep.Incomplete) > 0 || len(rep.Unknown) > 0 {
+		t.Fatalf("incomplete %v, unknown %v:\n%s", rep.Incomplete, rep.Unknown, out)
+	}
+}
+
+// pyparsingRun copies the pyparsing package that Debian installs
+// (python3-pyparsing: a 5,800-line core.py with about 180 errors pyright
+// reports) into a workspace and starts a run on it with pyright.
+func pyparsingRun(t *testing.T) (*tools.Run, string) {
+	t.Helper()
+	testenv.RequireBinary(t, "pyright-langserver")
+	src := "/usr/lib/python3/dist-packages/pyparsing"
+	if _, err := os.Stat(filepath.Join(src, "core.py")); err != nil {
+		testenv.Missing(t, "python3-pyparsing (Debian's pyparsing, "+src+")")
+	}
+	files := map[string]string{"pyproject.toml": "[project]\nname = \"pp\"\n"}
+	_ = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(src, p)
+		files["pyparsing/"+filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	dir := testenv.Workspace(t, files)
+	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second), Parser: parseEngine(t)}), dir
+}
+
+// TestLSPWriteTruthPyparsingRename: renaming util.py's col (21 edits over
+// three files) changes no diagnostic anywhere (pyright's CLI counts the
+// same errors before and after): 0 new, 0 cleared, idle and busy.
+func TestLSPWriteTruthPyparsingRename(t *testing.T) {
+	for _, load := range loads {
+		t.Run(load.name, func(t *testing.T) {
+			r, _ := pyparsingRun(t)
+			if load.busy {
+				testenv.BusyCores(t)
+			}
+			rep, out := writeCall(t, r, "lsp_rename", map[string]any{"file": "pyparsing/util.py", "line": 41, "symbol": "col", "new_name": "column_of"})
+			requireWhole(t, rep, out)
+			if len(rep.New)+rep.More > 0 || len(rep.Cleared) > 0 {
+				t.Fatalf("a rename that changes no diagnostic: new %v (+%d), cleared %v:\n%s", places(rep.New), rep.More, rep.Cleared, out)
+			}
+			if !strings.Contains(out, "renamed \"col\" to \"column_of\"") {
+				t.Fatalf("not renamed:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestLSPWriteTruthPyparsingSignature: a parameter added to
+// _collapse_string_to_ranges breaks its 8 calls (7 in core.py, one in
+// exceptions.py) and nothing else; the revert clears exactly those, idle
+// and busy.
+func TestLSPWriteTruthPyparsingSignature(t *testing.T) {
+	old := "    s: Union[str, Iterable[str]], re_escape: bool = True\n) -> str:"
+	wide := "    s: Union[str, Iterable[str]], sep: str, re_escape: bool = True\n) -> str:"
+	want := []string{"pyparsing/core.py:2755", "pyparsing/core.py:2765", "pyparsing/core.py:2776", "pyparsing/core.py:2777",
+		"pyparsing/core.py:2794", "pyparsing/core.py:2883", "pyparsing/core.py:3298", "pyparsing/exceptions.py:15"}
+	for _, load := range loads {
+		t.Run(load.name, func(t *testing.T) {
+			r, _ := pyparsingRun(t)
+			if load.busy {
+				testenv.BusyCores(t)
+			}
+			rep, out := writeCall(t, r, "edit", map[string]any{"path": "pyparsing/util.py", "old_string": old, "new_string": wide})
+			requireWhole(t, rep, out)
+			got := places(rep.New)
+			if rep.More > 0 || strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Fatalf("want the 8 broken calls %v, got %v (+%d):\n%s", want, got, rep.More, out)
+			}
+			for _, d := range rep.New {
+				if !strings.Contains(d.Message, `"sep"`) {
+					t.Errorf("not the missing argument: %s", d)
+				}
+			}
+			t.Logf("cleared by the change: %v\n%s", rep.Cleared, out)
+			cleared := rep.Cleared
+			rep, out = writeCall(t, r, "edit", map[string]any{"path": "pyparsing/util.py", "old_string": wide, "new_string": old})
+			requireWhole(t, rep, out)
+			n := 0
+			for _, c := range rep.Cleared {
+				n += c
+			}
+			if n != 8 {
+				t.Fatalf("the revert must clear the 8 broken calls, cleared %v:\n%s", rep.Cleared, out)
+			}
+			// What the change cleared comes back, and is new again.
+			back := 0
+			for _, c := range cleared {
+				back += c
+			}
+			if len(rep.New)+rep.More != back {
+				t.Fatalf("the revert brings back %d diagnostic(s) the change cleared, reported %v (+%d):\n%s", back, places(rep.New), rep.More, out)
+			}
+		})
+	}
+}
+
+// TestLSPWriteTruthOneLetter: a parameter added to a one-letter function
+// reports its callers in other files, in Python and TypeScript, idle and
+// busy.
+func TestLSPWriteTruthOneLetter(t *testing.T) {
+	cases := []struct {
+		name, bin string
+		files     map[string]string
+		lib       string
+		old, wide string
+		callers   []string
+	}{
+		{
+			name: "pyright", bin: "pyright-langserver",
+			files: map[string]string{"pyproject.toml": "[project]\nname = \"p\"\n",
+				"pkg/__init__.py": "", "pkg/lib.py": "def f(x):\n    return x\n",
+				"pkg/use.py": "from pkg.lib import f\n\nprint(f(1))\n\n\ndef g():\n    return f(2)\n"},
+			lib: "pkg/lib.py", old: "def f(x):", wide: "def f(x, y):",
+			callers: []string{"pkg/use.py:3", "pkg/use.py:7"},
+		},
+		{
+			name: "typescript-language-server", bin: "typescript-language-server",
+			files: map[string]string{"package.json": `{"name":"p","private":true}`,
+				"tsconfig.json": `{"compilerOptions":{"strict":true,"noEmit":true,"target":"es2020","module":"commonjs"},"include":["src"]}`,
+				"src/lib.ts":    "export function g(x: number): number {\n  return x;\n}\n",
+				"src/use.ts":    "import { g } from \"./lib\";\n\nexport const a = g(1);\nexport const b = g(2);\n"},
+			lib: "src/lib.ts", old: "export function g(x: number): number {", wide: "export function g(x: number, y: number): number {",
+			callers: []string{"src/use.ts:3", "src/use.ts:4"},
+		},
+	}
+	for _, c := range cases {
+		for _, load := range loads {
+			t.Run(c.name+"/"+load.name, func(t *testing.T) {
+				r, _ := projectRun(t, c.bin, c.files)
+				if load.busy {
+					testenv.BusyCores(t)
+				}
+				rep, out := writeCall(t, r, "edit", map[string]any{"path": c.lib, "old_string": c.old, "new_string": c.wide})
+				requireWhole(t, rep, out)
+				if got := places(rep.New); strings.Join(got, " ") != strings.Join(c.callers, " ") || len(rep.Cleared) > 0 {
+					t.Fatalf("want the callers %v new, got %v, cleared %v:\n%s", c.callers, got, rep.Cleared, out)
+				}
+			})
+		}
+	}
+}
