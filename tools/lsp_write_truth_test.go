@@ -206,3 +206,44 @@ func TestLSPWriteTruthOneLetter(t *testing.T) {
 		}
 	}
 }
+
+// TestLSPWriteTruthUnionOrder: tsserver prints a union's members in the
+// order its checker made their types, which a write changes (each program
+// gets a new checker, and the file it checks first decides): early.ts,
+// checked first, makes Beta first, so late.ts's old error reads
+// 'Beta | Alpha' before the edit and may read 'Alpha | Beta' after it.
+// An edit that adds a comment reports it neither new nor cleared, idle
+// and busy.
+func TestLSPWriteTruthUnionOrder(t *testing.T) {
+	files := map[string]string{
+		"package.json":  `{"name":"p","private":true}`,
+		"tsconfig.json": `{"compilerOptions":{"strict":true,"noEmit":true,"target":"es2020","module":"commonjs"},"include":["src"]}`,
+		"src/types.ts":  "export interface Alpha {\n  a: 1;\n}\nexport interface Beta {\n  b: 1;\n}\n",
+		"src/early.ts":  "import type { Alpha, Beta } from \"./types\";\n\nexport type Either = Beta | Alpha;\n",
+		"src/late.ts":   "import type { Alpha, Beta } from \"./types\";\n\nexport declare const v: Alpha | Beta;\nexport const n: number = v;\n",
+	}
+	for _, load := range loads {
+		t.Run(load.name, func(t *testing.T) {
+			r, _ := projectRun(t, "typescript-language-server", files)
+			if load.busy {
+				testenv.BusyCores(t)
+			}
+			// early.ts first: its checker makes Beta's type before Alpha's.
+			if _, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "files": []string{"src/early.ts"}}); err != nil {
+				t.Fatal(err)
+			}
+			before, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "files": []string{"src/late.ts"}})
+			if err != nil || !strings.Contains(before, "is not assignable to type 'number'") {
+				t.Fatalf("late.ts's old error: %v\n%s", err, before)
+			}
+			for i, comment := range []string{"// One.\n", "// Two.\n"} {
+				rep, out := writeCall(t, r, "edit", map[string]any{"path": "src/late.ts", "old_string": "export const n", "new_string": comment + "export const n"})
+				requireWhole(t, rep, out)
+				if len(rep.New)+rep.More > 0 || len(rep.Cleared) > 0 {
+					t.Fatalf("edit %d: the old error reported as new %v or cleared %v (before:\n%s)\n%s", i, places(rep.New), rep.Cleared, before, out)
+				}
+				t.Logf("before: %s\nafter edit %d: %s", before, i, out)
+			}
+		})
+	}
+}

@@ -460,8 +460,8 @@ func sortDiagnostics(ds []Diagnostic) {
 // Seen is a run's registry of diagnostics already reported, per file,
 // keyed by (severity, code, message) with the position deliberately
 // excluded (a diagnostic that merely moved is not new) and the message
-// compared by meaning (NormalizeMessage: a union printed in another order
-// is the same type), and counted: a key
+// compared by meaning (its first line, NormalizeMessage: a union printed
+// in another order is the same type), and counted: a key
 // whose count in a file grows is new once per extra occurrence, so two
 // identical errors on two lines are two. It is safe for concurrent use.
 type Seen struct {
@@ -470,7 +470,17 @@ type Seen struct {
 }
 
 func seenKey(d Diagnostic) [3]string {
-	return [3]string{d.Severity, d.Code, NormalizeMessage(d.Message)}
+	return [3]string{d.Severity, d.Code, NormalizeMessage(messageHead(d.Message))}
+}
+
+// messageHead is a message's first line. The lines below it elaborate
+// (tsserver's "Type 'Beta' is not assignable to type 'number'." under
+// "Type 'Beta | Alpha' is not assignable ...") and name the first member
+// of a union that fails, which changes with the order the checker made
+// the members in; the first line names the types.
+func messageHead(msg string) string {
+	head, _, _ := strings.Cut(msg, "\n")
+	return strings.TrimSpace(head)
 }
 
 // Known reports whether file's diagnostics were recorded before (reported,

@@ -38,3 +38,33 @@ func TestNormalizeMessage(t *testing.T) {
 		t.Errorf("prose changed: %s", got)
 	}
 }
+
+// TestSeenUnionOrder: a file's diagnostic printed with a union's members
+// in another order after a write is neither new nor cleared (tsserver
+// printed 'URL | RequestInfo' before an edit and 'RequestInfo | URL'
+// after it, and six old errors were reported new and cleared at once);
+// a diagnostic that changed type is both.
+func TestSeenUnionOrder(t *testing.T) {
+	d := func(msg string) lsp.Diagnostic {
+		return lsp.Diagnostic{Path: "test/hooks.ts", Line: 3, Severity: "error", Code: "2345", Message: msg}
+	}
+	before := []lsp.Diagnostic{d("Argument of type 'URL | RequestInfo' is not assignable to parameter of type 'Input'.")}
+	var s lsp.Seen
+	s.Baseline("test/hooks.ts", before)
+	// The elaboration below names the union's first member: it changes
+	// with the order too.
+	after := []lsp.Diagnostic{d("Argument of type 'RequestInfo | URL' is not assignable to parameter of type 'Input'.\n  Type 'RequestInfo' is not assignable to type 'Input'.")}
+	if c := s.Cleared("test/hooks.ts", after); c != 0 {
+		t.Fatalf("cleared %d", c)
+	}
+	if fresh, more := s.FreshN("test/hooks.ts", after, -1); len(fresh)+more != 0 {
+		t.Fatalf("new: %v", fresh)
+	}
+	changed := []lsp.Diagnostic{d("Argument of type 'RequestInfo | string' is not assignable to parameter of type 'Input'.")}
+	if c := s.Cleared("test/hooks.ts", changed); c != 1 {
+		t.Fatalf("a changed type must clear the old one, cleared %d", c)
+	}
+	if fresh, _ := s.FreshN("test/hooks.ts", changed, -1); len(fresh) != 1 {
+		t.Fatalf("a changed type must be new: %v", fresh)
+	}
+}
