@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// testLog is a log that goes to t.Log line by line.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(b []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
+
+// TestDiagnosticsOnWriteAgreeWithChecker is the harness's short form: a
+// few seeded changes per language, on the small projects of testdata/lsp,
+// through edit, apply_patch and lsp_rename (each reverted), idle. Every
+// write's report must name no diagnostic as new that the checker's own
+// before/after delta does not hold, and count none cleared that it does
+// not. Missed ones are logged, not asserted (the report bounds what it
+// checks and names what it did not).
+func TestDiagnosticsOnWriteAgreeWithChecker(t *testing.T) {
+	cases := []struct {
+		lang, dir, src string
+		exts           []string
+		bins           []string
+	}{
+		{"go", "goproj", "", []string{".go"}, []string{"gopls"}},
+		{"python", "pybreak", "pkg", []string{".py"}, []string{"pyright-langserver", "pyright"}},
+		{"typescript", "tsbreak", "src", []string{".ts"}, []string{"typescript-language-server", "tsc"}},
+		{"c", "cproj", "", []string{".c", ".h"}, []string{"clangd-19", "clang-19"}},
+	}
+	for _, c := range cases {
+		t.Run(c.lang, func(t *testing.T) {
+			for _, b := range c.bins {
+				testenv.RequireBinary(t, b)
+			}
+			for _, kv := range testenv.WithPeersOnPath() {
+				if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+					t.Setenv("PATH", v) // the checkers' command lines
+				}
+			}
+			p := &project{name: c.dir, lang: c.lang, dir: testenv.LSPProject(t, c.dir), src: c.src, exts: c.exts}
+			switch c.lang {
+			case "c":
+				if err := compileDB(p, nil); err != nil {
+					t.Fatal(err)
+				}
+			case "typescript":
+				p.tsconfig = "tsconfig.json"
+			}
+			tab := table{}
+			if err := runProject(context.Background(), p, 5, 1, false, 0, testLog{t}, tab); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("\n%s", tab.markdown())
+			writers := map[string]bool{}
+			for r, n := range tab {
+				writers[r.writer] = true
+				if n.FalseNew > 0 || n.FalseCleared > 0 {
+					t.Errorf("%s %s: %d false new, %d false cleared over %d writes (the log above has each write)", r.lang, r.writer, n.FalseNew, n.FalseCleared, n.Writes)
+				}
+				if n.RevertFailed > 0 {
+					t.Errorf("%s %s: %d change(s) failed or did not revert (the log above says why)", r.lang, r.writer, n.RevertFailed)
+				}
+			}
+			if !writers["lsp_rename"] || !writers["edit"] && !writers["apply_patch"] {
+				t.Errorf("the changes did not use both lsp_rename and edit or apply_patch: %v", writers)
+			}
+		})
+	}
+}

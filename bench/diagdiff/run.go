@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/tools"
+)
+
+// harness runs the changes of one project through tether's writers and
+// scores each write's report against the checker.
+type harness struct {
+	p       *project
+	sup     *lsp.Supervisor
+	release func()
+	check   checker
+	// sets caches the checker's diagnostics per project state: "" is the
+	// pristine project, a change's id the project with it applied.
+	sets map[string]Set
+	at   []pos
+	log  io.Writer
+	// writeTimeout bounds one write call (its report included).
+	writeTimeout time.Duration
+}
+
+// errRefused is a write the tool refused (a rename the server declines):
+// nothing was written, and the change is replaced by another.
+var errRefused = errors.New("the tool refused the write")
+
+// counts is the score of some writes.
+type counts struct {
+	Writes, FalseNew, MissedNew, FalseCleared, MissedCleared int
+	// MissedNamed are the missed new ones in files the report named as
+	// not checked or without a baseline; Unknown and NotChecked count such
+	// files.
+	MissedNamed, Unknown, NotChecked int
+	RevertFailed                     int
+	Times                            []time.Duration
+}
+
+func (c *counts) add(o counts) {
+	c.Writes += o.Writes
+	c.FalseNew += o.FalseNew
+	c.MissedNew += o.MissedNew
+	c.FalseCleared += o.FalseCleared
+	c.MissedCleared += o.MissedCleared
+	c.MissedNamed += o.MissedNamed
+	c.Unknown += o.Unknown
+	c.NotChecked += o.NotChecked
+	c.RevertFailed += o.RevertFailed
+	c.Times = append(c.Times, o.Times...)
+}
+
+func newHarness(ctx context.Context, p *project, pool *lsp.Pool, log io.Writer) (*harness, error) {
+	sup, release, _, err := pool.Get(p.dir, "diagdiff", lsp.WithDiagnosticsTimeout(60*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	h := &harness{p: p, sup: sup, release: release, check: checkers[p.lang], sets: map[string]Set{}, log: log, writeTimeout: 5 * time.Minute}
+	if err := snapshot(p); err != nil {
+		release()
+		return nil, err
+	}
+	set, at, err := h.check(ctx, p)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	h.sets[""], h.at = set, at
+	fmt.Fprintf(log, "%s: %d diagnostics before any change\n", p.name, total(set))
+	return h, nil
+}
+
+func (h *harness) close() {
+	h.release()
+	os.RemoveAll(h.p.pristine)
+}
+
+func total(s Set) int {
+	n := 0
+	for _, c := range s {
+		n += c
+	}
+	return n
+}
+
+// errLines returns "file\x00line" for the lines holding an error from
+// before whose text is unique in their file.
+func (h *harness) errLines() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range h.at {
+		b, err := os.ReadFile(filepath.Join(h.p.dir, a.file))
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(string(b), "\n")
+		if a.line >= len(lines) {
+			continue
+		}
+		l := lines[a.line]
+		if strings.TrimSpace(l) == "" || strings.Count(string(b), l) != 1 || seen[a.file+l] || strings.Contains(l, "#") || strings.HasSuffix(strings.TrimSpace(l), "\\") {
+			continue
+		}
+		seen[a.file+l] = true
+		out = append(out, a.file+"\x00"+l)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// runChange applies c and reverts it, each a write through tether's
+// writer in one fresh run (the servers shared), busy or not, and scores
+// both writes. id names the applied state for the checker's cache.
+func (h *harness) runChange(ctx context.Context, id string, c change, busy bool) (apply, undo counts, err error) {
+	run, err := tools.NewRun(ctx, tools.Config{WorkDir: h.p.dir, Policy: tools.PolicyOf(tools.Allow), LSP: h.sup})
+	if err != nil {
+		return apply, undo, err
+	}
+	defer run.Close()
+	rep, dt, err := h.write(ctx, run, c.writer, c.apply, busy)
+	if err != nil {
+		if !h.restore() && !errors.Is(err, errRefused) {
+			err = fmt.Errorf("%w: %w", errRefused, err) // nothing was written
+		}
+		return apply, undo, fmt.Errorf("%s %s: %w", c.kind, c.writer, err)
+	}
+	after, ok := h.sets[id]
+	if !ok {
+		after, _, err = h.check(ctx, h.p)
+		if err != nil {
+			h.restore()
+			return apply, undo, err
+		}
+		h.sets[id] = after
+	}
+	apply = h.score(h.sets[""], after, rep)
+	apply.Times = []time.Duration{dt}
+	h.logWrite(id+" apply", c, busy, apply, h.sets[""], after, rep)
+	rep, dt, err = h.write(ctx, run, c.writer, c.undo, busy)
+	if err != nil {
+		h.restore()
+		return apply, undo, fmt.Errorf("%s %s revert: %w", c.kind, c.writer, err)
+	}
+	if h.restore() {
+		undo.RevertFailed = 1
+		return apply, undo, nil
+	}
+	undo = h.score(after, h.sets[""], rep)
+	undo.Times = []time.Duration{dt}
+	h.logWrite(id+" revert", c, busy, undo, after, h.sets[""], rep)
+	return apply, undo, nil
+}
+
+// write makes one call, with a CPU-bound process on every core beside it
+// when busy, and returns its diagnostics report and how long the call took.
+func (h *harness) write(ctx context.Context, run *tools.Run, writer string, args map[string]any, busy bool) (*tools.WriteDiagnostics, time.Duration, error) {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, h.writeTimeout)
+	defer cancel()
+	if busy {
+		stop := hogs(ctx, runtime.NumCPU())
+		defer stop()
+	}
+	t0 := time.Now()
+	res, err := run.Call(ctx, writer, b, tools.FromModel)
+	dt := time.Since(t0)
+	if err != nil {
+		return nil, dt, err
+	}
+	if res.IsError {
+		return nil, dt, fmt.Errorf("%w: %s", errRefused, res.AllText())
+	}
+	if res.Diagnostics == nil {
+		return nil, dt, fmt.Errorf("%s: no diagnostics report in the result: %s", writer, res.AllText())
+	}
+	return res.Diagnostics, dt, nil
+}
+
+// hogs starts n CPU-bound processes, bounded by ctx, and returns the
+// function that stops them.
+func hogs(ctx context.Context, n int) func() {
+	var cmds []*exec.Cmd
+	for range n {
+		c := exec.CommandContext(ctx, "sh", "-c", "while :; do :; done")
+		if c.Start() == nil {
+			cmds = append(cmds, c)
+		}
+	}
+	return func() {
+		for _, c := range cmds {
+			c.Process.Kill()
+			c.Wait()
+		}
+	}
+}
+
+// restore puts back every file that differs from the pristine copy and
+// removes those it lacks, reporting whether any had to be.
+func (h *harness) restore() bool {
+	changed := false
+	defer func() {
+		if changed {
+			fmt.Fprintf(h.log, "%s: restored from the pristine copy\n", h.p.name)
+		}
+	}()
+	filepath.WalkDir(h.p.dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return skipHidden(path, h.p.dir, d)
+		}
+		rel, _ := filepath.Rel(h.p.dir, path)
+		want, err := os.ReadFile(filepath.Join(h.p.pristine, rel))
+		if err != nil {
+			changed = true
+			os.Remove(path)
+			return nil
+		}
+		if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
+			changed = true
+			fmt.Fprintf(h.log, "%s: %s differs from before the change (%d bytes, was %d)\n", h.p.name, rel, len(got), len(want))
+			os.WriteFile(path, want, 0o644)
+		}
+		return nil
+	})
+	filepath.WalkDir(h.p.pristine, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return skipHidden(path, h.p.pristine, d)
+		}
+		rel, _ := filepath.Rel(h.p.pristine, path)
+		if _, err := os.Stat(filepath.Join(h.p.dir, rel)); err != nil {
+			changed = true
+			os.MkdirAll(filepath.Dir(filepath.Join(h.p.dir, rel)), 0o755)
+			b, _ := os.ReadFile(path)
+			os.WriteFile(filepath.Join(h.p.dir, rel), b, 0o644)
+		}
+		return nil
+	})
+	return changed
+}
+
+// skipHidden skips a hidden directory below root (a server's cache, such
+// as clangd's .cache), which the changes never touch.
+func skipHidden(path, root string, d fs.DirEntry) error {
+	if d != nil && d.IsDir() && path != root && strings.HasPrefix(d.Name(), ".") {
+		return filepath.SkipDir
+	}
+	return nil
+}
+
+// byFile splits a set by file.
+func byFile(s Set) map[string]Set {
+	out := map[string]Set{}
+	for k, n := range s {
+		if out[k.File] == nil {
+			out[k.File] = Set{}
+		}
+		out[k.File][k] += n
+	}
+	return out
+}
+
+// score compares a write's report with the checker's delta from before to
+// after. The report's New holds at most its bound (More counts the rest,
+// over all files); a file it names as incomplete or without a baseline is
+// not scored, and the checker's new ones there are counted as missed in
+// named files.
+func (h *harness) score(before, after Set, rep *tools.WriteDiagnostics) counts {
+	fresh, cleared := delta(before, after)
+	freshBy, clearedBy := byFile(fresh), byFile(cleared)
+	c := counts{Writes: 1, Unknown: len(rep.Unknown), NotChecked: len(rep.Incomplete)}
+	named := func(f string) bool { return rep.Unknown[f] != "" || rep.Incomplete[f] != "" }
+	want := Set{}
+	for k, n := range fresh {
+		if !named(k.File) {
+			want[k] = n
+		}
+	}
+	matched := 0
+	for _, d := range rep.New {
+		if h.p.lang == "go" && d.Severity != "error" {
+			continue
+		}
+		if named(d.Path) {
+			continue
+		}
+		k := key(h.p.lang, d.Path, d.Severity, d.Code, d.Message)
+		if want[k] > 0 {
+			want[k]--
+			matched++
+		} else {
+			c.FalseNew++
+		}
+	}
+	rest := total(want) // the delta's new ones not matched by a shown one
+	c.FalseNew += max(0, rep.More-rest)
+	c.MissedNew = rest - min(rep.More, rest)
+	for file, s := range freshBy {
+		if named(file) {
+			c.MissedNew += total(s)
+			c.MissedNamed += total(s)
+		}
+	}
+	for _, f := range rep.Checked {
+		cc := total(clearedBy[f])
+		c.FalseCleared += max(0, rep.Cleared[f]-cc)
+		c.MissedCleared += max(0, cc-rep.Cleared[f])
+	}
+	for f, n := range rep.Cleared {
+		if !slices.Contains(rep.Checked, f) {
+			c.FalseCleared += max(0, n-total(clearedBy[f]))
+		}
+	}
+	for file, s := range clearedBy {
+		if !slices.Contains(rep.Checked, file) && rep.Cleared[file] == 0 {
+			c.MissedCleared += total(s)
+		}
+	}
+	return c
+}
+
+// logWrite logs one write's score and, when it is off, the two sides.
+func (h *harness) logWrite(id string, c change, busy bool, sc counts, before, after Set, rep *tools.WriteDiagnostics) {
+	fresh, cleared := delta(before, after)
+	fmt.Fprintf(h.log, "%s %s %s busy=%v %s %q: %v; checker +%d -%d; false new %d, missed new %d, false cleared %d, missed cleared %d, unknown %d, not checked %d\n",
+		h.p.name, id, c.writer, busy, c.kind, c.what, sc.Times, total(fresh), total(cleared), sc.FalseNew, sc.MissedNew, sc.FalseCleared, sc.MissedCleared, sc.Unknown, sc.NotChecked)
+	if sc.FalseNew+sc.MissedNew+sc.FalseCleared+sc.MissedCleared == 0 {
+		return
+	}
+	fmt.Fprintf(h.log, "   tether: %d new shown (+%d), cleared %v, checked %v, unknown %v, incomplete %v\n", len(rep.New), rep.More, rep.Cleared, rep.Checked, rep.Unknown, rep.Incomplete)
+	for i, d := range rep.New {
+		if i == 6 {
+			break
+		}
+		fmt.Fprintf(h.log, "     %s\n", d)
+	}
+	n := 0
+	for k, v := range fresh {
+		if n++; n > 6 {
+			break
+		}
+		fmt.Fprintf(h.log, "   checker new %dx %s: %s %s %s\n", v, k.File, k.Severity, k.Code, k.Message)
+	}
+	n = 0
+	for k, v := range cleared {
+		if n++; n > 6 {
+			break
+		}
+		fmt.Fprintf(h.log, "   checker cleared %dx %s: %s %s %s\n", v, k.File, k.Severity, k.Code, k.Message)
+	}
+}
