@@ -68,8 +68,14 @@ type Config struct {
 	Resume map[string]string
 	// Dir is the workers' working directory ("" for the current one).
 	Dir string
-	// Env is added to the inherited environment.
+	// Env is added to a worker's environment ("NAME=VALUE"). A worker
+	// gets none of tether's own environment but PATH, the locale, the
+	// toolchains' variables, the names the operator passes to every process
+	// and PassEnv; its HOME is its state directory (EnvState).
 	Env []string
+	// PassEnv names variables of tether's environment workers get (the
+	// agent's API key, say; HOME to keep the operator's home) (--worker-env).
+	PassEnv []string
 	// Surface is the surface the operator configured for workers
 	// (--worker-surface: default, plan or readonly); "" passes the run's own
 	// (SetLimits). A run on a read-only surface starts workers only when the

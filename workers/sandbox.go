@@ -47,5 +47,7 @@ func (r *Roster) sandbox(cmd *exec.Cmd, command string, w *worker) error {
 	case r.cfg.Dir != "":
 		rw = append(rw, r.cfg.Dir)
 	}
-	return proc.Sandbox(cmd, proc.Policy{Peer: tier + " worker", Family: proc.Workers, RO: ro, RW: rw})
+	// Its state directory is its home: an agent's own configuration and
+	// history stay with the worker, never in the operator's home.
+	return proc.Sandbox(cmd, proc.Policy{Peer: tier + " worker", Family: proc.Workers, RO: ro, RW: rw, Home: w.state, PassEnv: r.cfg.PassEnv})
 }

@@ -30,7 +30,8 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 	worker := `fast=readlink /proc/self/ns/pid >> "$PIDFILE"; sleep 1000 & echo $! >> "$PIDFILE"; setsid sleep 1000 & echo $! >> "$PIDFILE"; echo $$ >> "$PIDFILE"; wait`
 	// The sandbox lets the worker write its pid file only when granted.
 	cmd := exec.Command(tetherBin(t), "serve", "--workdir", workdir(t, nil), "--approve", "allow",
-		"--vibe", "--worker", worker, "--worker-write", piddir)
+		"--vibe", "--worker", worker, "--worker-write", piddir, "--worker-env", "PIDFILE")
+	// tether passes PIDFILE to its workers only because --worker-env names it.
 	cmd.Env = append(os.Environ(), "PIDFILE="+pidfile)
 	cmd.Stderr = os.Stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)

@@ -26,6 +26,7 @@ type runFlags struct {
 	logFormat    string
 	sandbox      string
 	sandboxNet   string
+	env          envNames  // --env: variables of tether's environment every process gets
 	logTo        io.Writer // the command's stderr
 }
 
@@ -39,7 +40,26 @@ func (f *runFlags) add(fs *flag.FlagSet, approveDefault string) {
 	fs.StringVar(&f.logFormat, "log-format", "text", "diagnostics format: "+strings.Join(logging.Formats, " or "))
 	fs.StringVar(&f.sandbox, "sandbox", "on", "on: every process tether starts (language servers, checkers, kernels, debug adapters and programs, workers) runs confined to the workspace, its toolchain and a scratch directory (Landlock, namespaces; tether version says what this machine offers); off: they run with tether's full rights")
 	fs.StringVar(&f.sandboxNet, "sandbox-net", proc.FormatNet(proc.DefaultNet()), "families of processes allowed the network under the sandbox: none, all, or a list of lsp (servers and checkers), eval (kernels), debug (adapters and programs), workers")
+	f.env = nil
+	fs.Var(&f.env, "env", "NAME of a variable of tether's environment that every process tether starts gets (language servers, kernels, debug adapters and programs, workers, git); repeat or comma-separate for more. The rest of tether's environment never reaches them, with the sandbox on or off: they get PATH, the locale, TERM, TZ, their toolchain's variables and a HOME of their own")
 	f.logTo = fs.Output()
+}
+
+// envNames is the --env flag: names of tether's environment variables,
+// repeated or comma-separated.
+type envNames []string
+
+func (l *envNames) String() string { return strings.Join(*l, ",") }
+
+func (l *envNames) Set(v string) error {
+	for _, w := range strings.Split(v, ",") {
+		name, err := proc.ParseEnvName(w)
+		if err != nil {
+			return err
+		}
+		*l = append(*l, name)
+	}
+	return nil
 }
 
 // sandboxOptions returns the sandbox the flags ask for.
@@ -57,6 +77,7 @@ func (f *runFlags) sandboxOptions() (proc.Options, error) {
 		return o, err
 	}
 	o.Net = net
+	o.Env = f.env
 	return o, nil
 }
 

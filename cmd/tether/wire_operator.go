@@ -29,6 +29,9 @@ var operatorFlags struct {
 	// workerRead and workerWrite are what a worker's sandbox grants beyond
 	// the workspace and its command's install (--worker-read, --worker-write).
 	workerRead, workerWrite pathList
+	// workerEnv names variables of tether's environment workers get
+	// (--worker-env): the agent's API key, say.
+	workerEnv envNames
 }
 
 // pathList is a path flag that may be repeated, each value a comma-separated
@@ -70,8 +73,9 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			operatorFlags.console, operatorFlags.vibe, operatorFlags.workers, operatorFlags.workerSurface = "", false, nil, ""
 			operatorFlags.resume = nil
-			operatorFlags.workerRead, operatorFlags.workerWrite = nil, nil
+			operatorFlags.workerRead, operatorFlags.workerWrite, operatorFlags.workerEnv = nil, nil, nil
 			fs.Var(&operatorFlags.workerRead, "worker-read", "vibe mode: a path workers may read under the sandbox besides the workspace and their command's install (the agent's configuration, say); repeat or comma-separate for more")
+			fs.Var(&operatorFlags.workerEnv, "worker-env", "vibe mode: NAME of a variable of tether's environment workers get besides the allowlist and --env (the agent's API key, say; HOME keeps the real home instead of the worker's state directory); repeat or comma-separate for more")
 			fs.Var(&operatorFlags.workerWrite, "worker-write", "vibe mode: a path workers may read and write under the sandbox besides the workspace (the agent's credentials or cache, say); repeat or comma-separate for more")
 			fs.StringVar(&operatorFlags.workerSurface, "worker-surface", "", "vibe mode: the surface workers are told to keep to ("+workers.EnvSurface+": default, plan or readonly; default: the run's own). On a plan or readonly run, vibe_spawn is refused unless this is set")
 			fs.StringVar(&operatorFlags.console, "console", "", "serve the web operator console on this loopback address (127.0.0.1:PORT): questions and permission prompts show there as cards; its one-time login link is printed on stderr")
@@ -174,7 +178,7 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 		if err != nil {
 			return cleanup, err
 		}
-		ws, err := workers.New(workers.Config{Commands: f.workers, Resume: f.resume, Dir: cfg.WorkDir, Surface: wsurf, ReadOnly: ro, ReadWrite: rw})
+		ws, err := workers.New(workers.Config{Commands: f.workers, Resume: f.resume, Dir: cfg.WorkDir, Surface: wsurf, ReadOnly: ro, ReadWrite: rw, PassEnv: f.workerEnv})
 		if err != nil {
 			return cleanup, err
 		}
@@ -186,8 +190,8 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 		return cleanup, errors.New("--worker-surface is only used in vibe mode: add --vibe and --worker")
 	} else if len(f.resume) > 0 {
 		return cleanup, errors.New("--worker-resume is only used in vibe mode: add --vibe and --worker")
-	} else if len(f.workerRead)+len(f.workerWrite) > 0 {
-		return cleanup, errors.New("--worker-read and --worker-write are only used in vibe mode: add --vibe and --worker")
+	} else if len(f.workerRead)+len(f.workerWrite)+len(f.workerEnv) > 0 {
+		return cleanup, errors.New("--worker-read, --worker-write and --worker-env are only used in vibe mode: add --vibe and --worker")
 	}
 	return cleanup, nil
 }

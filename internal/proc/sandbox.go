@@ -60,6 +60,14 @@ type Policy struct {
 	// program starts (a kernel's pids cgroup), so nothing it starts escapes
 	// being counted.
 	Cgroup string
+	// Home is the process's HOME; "" for its Scratch directory (and, with
+	// neither, a path that does not exist). Never the operator's home,
+	// unless the operator passes HOME by name (Options.Env, PassEnv).
+	Home string
+	// PassEnv names more of tether's environment variables this process
+	// gets, beyond the allowlist and Options.Env (a worker's agent's API
+	// key the operator named for workers).
+	PassEnv []string
 }
 
 // Options is how the operator set up the sandbox (tether's flags).
@@ -72,6 +80,10 @@ type Options struct {
 	// Strict refuses to start a process that cannot be sandboxed (a
 	// Policy's Unconfined): serve --http sets it.
 	Strict bool
+	// Env names tether's environment variables every process gets beyond
+	// the allowlist (--env NAME); the rest of tether's environment never
+	// reaches them, with the sandbox on or off.
+	Env []string
 }
 
 // DefaultNet is the network each family gets unless the operator says
@@ -174,10 +186,13 @@ type Status struct {
 	Net map[Family]bool
 
 	strict bool
+	env    []string
 }
 
 // Options returns the operator's options the status was read with.
-func (s Status) Options() Options { return Options{Off: s.Off, Net: s.Net, Strict: s.strict} }
+func (s Status) Options() Options {
+	return Options{Off: s.Off, Net: s.Net, Strict: s.strict, Env: s.env}
+}
 
 // Files reports whether file access is confined.
 func (s Status) Files() bool { return !s.Off && s.Landlock >= 1 }
@@ -279,7 +294,7 @@ func SandboxStatus() Status {
 	statusOnce.Do(func() { statusVal = probe() })
 	s := statusVal
 	o := currentOptions()
-	s.Off, s.Net, s.strict = o.Off, o.Net, o.Strict
+	s.Off, s.Net, s.strict, s.env = o.Off, o.Net, o.Strict, o.Env
 	return s
 }
 
@@ -306,8 +321,12 @@ var systemRW = []string{"/dev/null", "/dev/zero", "/dev/full"}
 // is started in its place as a launcher (in namespaces of its own where the
 // machine allows), confines itself with Landlock and execs cmd. cmd.Path
 // must be absolute or found on PATH. With the sandbox off it leaves cmd as
-// it is.
-func Sandbox(cmd *exec.Cmd, p Policy) error { return sandbox(cmd, p) }
+// it is. In every case it sets cmd.Env to ChildEnv's allowlist: tether's
+// own environment does not reach the process.
+func Sandbox(cmd *exec.Cmd, p Policy) error {
+	cmd.Env = ChildEnv(cmd.Env, p, currentOptions())
+	return sandbox(cmd, p)
+}
 
 // Paths returns the read-only paths a peer needs around binary: the binary
 // itself and, when it is a link (an npm .bin entry, a pyenv shim, an
