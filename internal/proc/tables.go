@@ -32,22 +32,26 @@ const (
 // itself finds them. Nothing of the home directory is in it but the
 // toolchain's own directories: not ~/.ssh, not tether's cache or tokens.
 //
-//	go      GOROOT, GOMODCACHE, go env's config file, ~/.gitconfig (read);
-//	        GOCACHE, gopls' cache (TableCaches)
+//	go      GOROOT, GOMODCACHE (read); GOCACHE, gopls' cache (TableCaches)
 //	node    node's install, the node_modules tree the binary is in,
 //	        NODE_PATH (read)
 //	python  the interpreter's prefix and the one its link points to, a
 //	        virtualenv, ~/.local/lib (user site-packages) (read)
 //	native  the binary's install prefix (read)
-//	dart    the SDK, ~/.pub-cache (read); ~/.dartServer, ~/.dart-tool
-//	        (TableCaches)
-//	rust    ~/.cargo, ~/.rustup (read); the project's target/ is in the
-//	        workspace
+//	dart    the SDK, ~/.pub-cache's packages (read); ~/.dartServer,
+//	        ~/.dart-tool (TableCaches)
+//	rust    CARGO_HOME's bin, registry and git, RUSTUP_HOME (read); the
+//	        project's target/ is in the workspace
 //	shell   the binary's install prefix (read)
-//	java    the JVM (JAVA_HOME, or java's install), ~/.m2, ~/.gradle (read)
-//	dotnet  DOTNET_ROOT or dotnet's install, ~/.dotnet, ~/.nuget (read)
-//	ruby    ruby's install, GEM_HOME, GEM_PATH, ~/.gem,
+//	java    the JVM (JAVA_HOME, or java's install), ~/.m2/repository,
+//	        ~/.gradle's caches and wrapper (read)
+//	dotnet  DOTNET_ROOT or dotnet's install, ~/.dotnet, ~/.nuget/packages (read)
+//	ruby    ruby's install, GEM_HOME, GEM_PATH, ~/.gem's gems,
 //	        ~/.local/share/gem (read)
+//
+// No table grants a credential file (credentialFiles: ~/.gitconfig,
+// ~/.netrc, ~/.cargo/credentials.toml, ~/.m2/settings.xml...) or a
+// directory holding one, whatever the environment points at.
 func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 	ro = Paths(binary, 2)
 	home := Home()
@@ -61,16 +65,11 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 				}
 			}
 		}
-		gopath := getenv(env, "GOPATH")
-		if gopath == "" && home != "" {
-			gopath = filepath.Join(home, "go")
-		}
-		modcache := getenv(env, "GOMODCACHE")
-		if modcache == "" && gopath != "" {
-			modcache = filepath.Join(filepath.SplitList(gopath)[0], "pkg", "mod")
-		}
-		cfg, _ := os.UserConfigDir()
-		ro = append(ro, goroot, modcache, filepath.Join(cfg, "go"), filepath.Join(home, ".gitconfig"), filepath.Join(cfg, "git"))
+		gopath, modcache, _ := goDirs(env)
+		// Not go's env file nor git's user configuration (its credential
+		// store): the processes get a git configuration of tether's
+		// (GIT_CONFIG_GLOBAL), and go env -w settings pass as variables.
+		ro = append(ro, goroot, modcache)
 		for _, p := range filepath.SplitList(gopath) {
 			ro = append(ro, filepath.Join(p, "bin"))
 		}
@@ -100,7 +99,10 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 		}
 	case Dart:
 		if home != "" {
-			ro = append(ro, filepath.Join(home, ".pub-cache"))
+			// pub's packages, not its credentials.json.
+			for _, d := range []string{"hosted", "git", "bin", "global_packages"} {
+				ro = append(ro, filepath.Join(home, ".pub-cache", d))
+			}
 		}
 		if dart := lookPathIn("dart", env); dart != "" {
 			ro = append(ro, Paths(dart, 2)...)
@@ -113,7 +115,10 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 			ro = append(ro, Paths(java, 2)...)
 		}
 		if home != "" {
-			ro = append(ro, filepath.Join(home, ".m2"), filepath.Join(home, ".gradle"))
+			// Maven's repository, not settings.xml; gradle's caches and
+			// wrappers, not gradle.properties: both hold credentials.
+			ro = append(ro, filepath.Join(home, ".m2", "repository"),
+				filepath.Join(home, ".gradle", "caches"), filepath.Join(home, ".gradle", "wrapper"))
 		}
 	case Dotnet:
 		if v := getenv(env, "DOTNET_ROOT"); v != "" {
@@ -123,7 +128,8 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 			ro = append(ro, Paths(dotnet, 2)...)
 		}
 		if home != "" {
-			ro = append(ro, filepath.Join(home, ".dotnet"), filepath.Join(home, ".nuget"))
+			// NuGet's packages, not its NuGet.Config (feed credentials).
+			ro = append(ro, filepath.Join(home, ".dotnet"), filepath.Join(home, ".nuget", "packages"))
 		}
 	case Ruby:
 		if ruby := lookPathIn("ruby", env); ruby != "" {
@@ -132,17 +138,26 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 		ro = append(ro, getenv(env, "GEM_HOME"))
 		ro = append(ro, filepath.SplitList(getenv(env, "GEM_PATH"))...)
 		if home != "" {
-			ro = append(ro, filepath.Join(home, ".gem"), filepath.Join(home, ".local", "share", "gem"))
+			// Installed gems, not ~/.gem/credentials (the rubygems key).
+			ro = append(ro, filepath.Join(home, ".gem", "ruby"), filepath.Join(home, ".gem", "specs"), filepath.Join(home, ".local", "share", "gem"))
 		}
 	case Rust:
-		if home != "" {
-			ro = append(ro, filepath.Join(home, ".cargo"), filepath.Join(home, ".rustup"))
+		// cargo's binaries and downloaded sources, never its
+		// credentials.toml or config.toml (which may hold a token).
+		cargo := getenv(env, "CARGO_HOME")
+		if cargo == "" && home != "" {
+			cargo = filepath.Join(home, ".cargo")
 		}
-		for _, k := range []string{"CARGO_HOME", "RUSTUP_HOME"} {
-			if v := getenv(env, k); v != "" {
-				ro = append(ro, v)
+		if cargo != "" {
+			for _, d := range []string{"bin", "registry", "git"} {
+				ro = append(ro, filepath.Join(cargo, d))
 			}
 		}
+		rustup := getenv(env, "RUSTUP_HOME")
+		if rustup == "" && home != "" {
+			rustup = filepath.Join(home, ".rustup")
+		}
+		ro = append(ro, rustup)
 	}
 	return clean(ro, home), clean(rw, home)
 }
@@ -195,8 +210,34 @@ func TableCaches(tc Toolchain, env []string, workspace string) []Cache {
 	return kept
 }
 
+// credentialFiles are the files and directories under the home directory
+// that hold credentials: no table grants one, or a directory holding one.
+var credentialFiles = []string{
+	".netrc", ".git-credentials", ".gitconfig", ".config/git", ".ssh", ".gnupg", ".aws", ".azure",
+	".config/gcloud", ".kube", ".docker", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".config/pip",
+	".config/gh", ".config/hub", ".config/go", ".cargo/credentials", ".cargo/credentials.toml",
+	".cargo/config", ".cargo/config.toml", ".m2/settings.xml", ".m2/settings-security.xml",
+	".gradle/gradle.properties", ".gem/credentials", ".pub-cache/credentials.json", ".config/dart",
+	".nuget/NuGet", ".config/NuGet", ".terraform.d", ".vault-token", ".password-store",
+}
+
+// holdsCredentials reports whether granting p would grant one of the
+// credential files under home (p is one, or a directory above one).
+func holdsCredentials(p, home string) bool {
+	if home == "" {
+		return false
+	}
+	for _, c := range credentialFiles {
+		c = filepath.Join(home, c)
+		if c == p || strings.HasPrefix(c, p+string(filepath.Separator)) || strings.HasPrefix(p, c+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
 // clean drops empty and duplicate entries, and any that would open the
-// whole home directory or filesystem.
+// whole home directory, the filesystem, or a credential file.
 func clean(paths []string, home string) []string {
 	var out []string
 	for _, p := range paths {
@@ -204,7 +245,7 @@ func clean(paths []string, home string) []string {
 			continue
 		}
 		p = filepath.Clean(p)
-		if p == "/" || p == home || slices.Contains(out, p) {
+		if p == "/" || p == home || slices.Contains(out, p) || holdsCredentials(p, home) {
 			continue
 		}
 		out = append(out, p)
