@@ -67,10 +67,71 @@ type tree struct {
 // dir is where the worker runs: Config.Dir's place in the worktree.
 func (t *tree) dir() string { return filepath.Join(t.path, filepath.FromSlash(t.prefix)) }
 
-// git runs git sandboxed, read-write on rw only, with the repository's
-// hooks and fsmonitor off (a worker could have written them), and returns
-// its stdout.
+// git runs git sandboxed, read-write on rw only, and returns its stdout.
+// No program the repository's configuration names runs: a worker (or a
+// tenant with write access) may have written .git/config, .git/info/attributes
+// or .gitattributes. The settings that run a program whatever its name
+// (hooks, fsmonitor, the pager, ssh, credential helpers, gpg) are fixed for
+// every process tether starts (internal/proc's git settings); the filters,
+// diff drivers and merge drivers the repository defines by name are read
+// first and each is emptied on the command line, so git checks files out and
+// in as they are stored.
 func git(dir string, ro, rw []string, args ...string) ([]byte, error) {
+	off, err := repoPrograms(dir, ro)
+	if err != nil {
+		return nil, err
+	}
+	out, _, err := runGit(dir, ro, rw, append(off, args...)...)
+	return out, err
+}
+
+// repoPrograms returns the -c arguments that empty every filter, diff
+// driver and merge driver the repository's configuration (includes
+// followed, the worktree's own too) defines.
+func repoPrograms(dir string, ro []string) ([]string, error) {
+	out, stderr, err := runGit(dir, ro, nil, "config", "--null", "--get-regexp", `^(filter|diff|merge)\.`)
+	if err != nil {
+		// Exit status 1 without a message: no such key.
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 1 && len(bytes.TrimSpace(stderr)) == 0 {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("workers: cannot read the repository's git configuration, so the programs it may name cannot be turned off: %w", err)
+	}
+	var off []string
+	seen := map[string]bool{}
+	for _, ent := range strings.Split(string(out), "\x00") {
+		key, _, _ := strings.Cut(ent, "\n")
+		section, rest, ok := strings.Cut(key, ".")
+		i := strings.LastIndexByte(rest, '.')
+		if !ok || i <= 0 {
+			continue
+		}
+		name := rest[:i]
+		if seen[section+"."+name] {
+			continue
+		}
+		seen[section+"."+name] = true
+		var keys []string
+		switch strings.ToLower(section) {
+		case "filter":
+			keys = []string{"smudge", "clean", "process"}
+			off = append(off, "-c", "filter."+name+".required=false")
+		case "diff":
+			keys = []string{"command", "textconv"}
+		case "merge":
+			keys = []string{"driver"}
+		}
+		for _, k := range keys {
+			off = append(off, "-c", section+"."+name+"."+k+"=")
+		}
+	}
+	return off, nil
+}
+
+// runGit runs git sandboxed in dir, read-write on rw only, with hooks and
+// fsmonitor off, and returns its stdout and stderr.
+func runGit(dir string, ro, rw []string, args ...string) ([]byte, []byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
 	full := append([]string{"-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false", "-c", "core.quotePath=false"}, args...)
@@ -78,18 +139,18 @@ func git(dir string, ro, rw []string, args ...string) ([]byte, error) {
 	cmd.Dir = dir
 	// Neither the system's nor the user's git configuration: the sandbox does
 	// not grant them, and tether needs none of it.
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_PAGER=cat")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	tro, trw := proc.Table(proc.Shell, "git", cmd.Env)
 	ro = append(append(tro, dir), ro...)
 	if err := proc.Sandbox(cmd, proc.Policy{Peer: "git", Family: proc.Workers, RO: ro, RW: append(trw, rw...)}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cmd.WaitDelay = 2 * time.Second
 	if err := proc.Start(cmd); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	err := cmd.Wait()
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -102,9 +163,9 @@ func git(dir string, ro, rw []string, args ...string) ([]byte, error) {
 		for len(sub) > 2 && sub[0] == "-c" {
 			sub = sub[2:]
 		}
-		return out.Bytes(), fmt.Errorf("git %s: %s", sub[0], msg)
+		return out.Bytes(), errb.Bytes(), fmt.Errorf("git %s: %s: %w", sub[0], msg, err)
 	}
-	return out.Bytes(), nil
+	return out.Bytes(), errb.Bytes(), nil
 }
 
 // newTree makes a worktree of the repository dir is in, at its HEAD, in a

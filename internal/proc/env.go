@@ -23,7 +23,9 @@ import (
 //   - HOME set to a home of its own (Policy.Home, else its scratch
 //     directory, else noHome), unless the operator passes HOME by name, and
 //     the toolchains' directories that default to places under the real home
-//     set explicitly (homeDirs), so the new HOME does not move them.
+//     set explicitly (homeDirs), so the new HOME does not move them;
+//   - git's configuration: tether's global one and no system one, with the
+//     settings that run programs fixed (gitconfig.go).
 
 // baseEnv are the names every process gets from tether's environment: how to
 // find programs, the locale, the terminal type and the time zone, the user's
@@ -138,17 +140,34 @@ func ChildEnv(env []string, p Policy, o Options) []string {
 			put(kv)
 		}
 	}
+	home := ownHome(p)
 	if _, ok := set["HOME"]; !ok {
-		home := p.Home
-		if home == "" {
-			home = p.Scratch
+		h := home
+		if h == "" {
+			h = noHome
 		}
-		if home == "" {
-			home = noHome
+		put("HOME=" + h)
+	}
+	// Git's settings are tether's, whatever tether's environment or the
+	// launch site said, but for a global configuration the launch site
+	// chose itself.
+	for _, kv := range gitEnv(home) {
+		name, _, _ := strings.Cut(kv, "=")
+		if i, ok := set[name]; ok && name == "GIT_CONFIG_GLOBAL" && !inherited[out[i]] {
+			continue
 		}
-		put("HOME=" + home)
+		put(kv)
 	}
 	return out
+}
+
+// ownHome is the home directory tether makes for a process under p: its
+// Home, else its Scratch; "" when it has neither.
+func ownHome(p Policy) string {
+	if p.Home != "" {
+		return p.Home
+	}
+	return p.Scratch
 }
 
 // homeDirs are the toolchain directories that default to places under the

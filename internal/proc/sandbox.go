@@ -324,6 +324,11 @@ var systemRW = []string{"/dev/null", "/dev/zero", "/dev/full"}
 // it is. In every case it sets cmd.Env to ChildEnv's allowlist: tether's
 // own environment does not reach the process.
 func Sandbox(cmd *exec.Cmd, p Policy) error {
+	if home := ownHome(p); home != "" {
+		if err := writeGitConfig(home); err != nil {
+			return fmt.Errorf("proc: the home directory of %s: %w", p.Peer, err)
+		}
+	}
 	cmd.Env = ChildEnv(cmd.Env, p, currentOptions())
 	return sandbox(cmd, p)
 }
