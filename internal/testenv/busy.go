@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // busyBound is how long a busy process runs at most, should its test's
@@ -27,7 +29,7 @@ func BusyCores(t testing.TB) {
 	var cmds []*exec.Cmd
 	for range runtime.NumCPU() {
 		cmd := exec.CommandContext(ctx, sh, "-c", "while :; do :; done")
-		if err := cmd.Start(); err != nil {
+		if err := proc.Start(cmd); err != nil {
 			cancel()
 			t.Fatalf("testenv: starting a busy process: %v", err)
 		}
