@@ -181,7 +181,7 @@ type ToolCaller func(ctx context.Context, name string, args json.RawMessage) (To
 const (
 	DefaultIdleTimeout    = 5 * time.Minute
 	DefaultInterruptGrace = 10 * time.Second
-	DefaultMaxOutput      = 64 << 10
+	DefaultMaxOutput      = 7 << 10
 	DefaultMaxImage       = 1 << 20
 	DefaultMaxText        = 32 << 10
 	DefaultMaxDisplays    = 50

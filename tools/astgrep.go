@@ -19,6 +19,12 @@ const (
 	astGrepDefaultMax = search.DefaultMaxResults
 	// astEditDiffLines bounds the diff ast_edit shows, and a page of resolve show.
 	astEditDiffLines = 400
+	// astEditDiffBytes bounds the text of that page too (a page shows one
+	// line at least), so that a preview with its notes stays under 8 KB.
+	astEditDiffBytes = 5 << 10
+	// stagedFilesListed is how many of a staged edit's files the text
+	// lists with their counts (the structured part lists every one).
+	stagedFilesListed = 40
 	// AstEditMaxStaged is how many unresolved edits a run keeps; staging one
 	// more drops the oldest, and the result says so (see also
 	// search.MaxStagedBytes).

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -64,8 +65,8 @@ func pyErrorModule(n int) string {
 	return b.String()
 }
 
-// TestLSPDiagnosticsPaged: a file's diagnostics from pyright come 100 at a
-// time with counts by code, identical messages grouped with their places,
+// TestLSPDiagnosticsPaged: a file's diagnostics from pyright come at most
+// 100 and under 8 KB at a time with counts by code, identical messages grouped with their places,
 // start paging on, severity narrowing; the structured part follows the text
 // (before: every diagnostic, 40 KB of text and 60 KB structured for 178).
 func TestLSPDiagnosticsPaged(t *testing.T) {
@@ -77,7 +78,7 @@ func TestLSPDiagnosticsPaged(t *testing.T) {
 	for _, want := range []string{
 		"core.py: 137 errors and warnings (135 errors, 2 warnings); by code: ",
 		"reportAssignmentType 45", "reportCallIssue 45", "reportAttributeAccessIssue 45",
-		"1-100 of 137 shown, identical messages grouped; pass start 100 for the next",
+		"of 137 shown, identical messages grouped; pass start ",
 		"error: Argument missing for parameter \"x\" [Pyright reportCallIssue]\n  at ",
 	} {
 		if !strings.Contains(text, want) {
@@ -91,17 +92,35 @@ func TestLSPDiagnosticsPaged(t *testing.T) {
 	if err := json.Unmarshal(st, &page); err != nil {
 		t.Fatal(err)
 	}
-	if page.Total != 137 || page.Shown != 100 || page.Next != 100 || len(page.Groups) >= 100 || page.BySeverity["warning"] != 2 {
+	if page.Total != 137 || page.Shown < 40 || page.Next != page.Shown || len(page.Groups) >= page.Shown || page.BySeverity["warning"] != 2 {
 		t.Fatalf("structured page: total %d shown %d next %d groups %d by severity %v", page.Total, page.Shown, page.Next, len(page.Groups), page.BySeverity)
 	}
-
-	text, _ = shapedCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "core.py", "start": 100})
-	if !strings.Contains(text, "101-137 of 137 shown") || strings.Contains(text, "pass start") || !strings.Contains(text, "Expression value is unused") {
-		t.Fatalf("second page:\n%s", text)
+	if len(text) > 8<<10 {
+		t.Errorf("first page is %d bytes, more than 8 KB", len(text))
+	}
+	// start pages on to the last diagnostic, each page under 8 KB
+	seen := page.Shown
+	for start := page.Next; start != 0; {
+		text, st = shapedCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "core.py", "start": start})
+		var pg tools.DiagnosticsPage
+		if err := json.Unmarshal(st, &pg); err != nil {
+			t.Fatal(err)
+		}
+		if len(text) > 8<<10 || pg.Shown == 0 || !strings.Contains(text, fmt.Sprintf("%d-%d of 137 shown", start+1, start+pg.Shown)) {
+			t.Fatalf("page from %d (%d bytes):\n%s", start, len(text), text)
+		}
+		if pg.Next != 0 && !strings.Contains(text, fmt.Sprintf("pass start %d for the next", pg.Next)) {
+			t.Fatalf("page from %d does not say where the next starts:\n%s", start, text)
+		}
+		seen += pg.Shown
+		start = pg.Next
+	}
+	if seen != 137 || !strings.Contains(text, "Expression value is unused") {
+		t.Fatalf("paging showed %d of 137; last page:\n%s", seen, text)
 	}
 
-	text, _ = shapedCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "core.py", "severity": "error", "start": 100})
-	if !strings.Contains(text, "core.py: 135 errors; by code: ") || !strings.Contains(text, "101-135 of 135 shown") ||
+	text, _ = shapedCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "core.py", "severity": "error", "start": 130})
+	if !strings.Contains(text, "core.py: 135 errors; by code: ") || !strings.Contains(text, "131-135 of 135 shown") ||
 		strings.Contains(text, "Expression value is unused") || !strings.Contains(text, "(2 less severe diagnostic(s) not counted: severity warning or lower shows them)") {
 		t.Fatalf("errors only, second page:\n%s", text)
 	}
@@ -322,29 +341,45 @@ func TestAstEditDiffPages(t *testing.T) {
 	if err := json.Unmarshal(st, &d); err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Files) != 22 || d.Replacements != 154 || d.Shown != 400 || d.Next != 400 || d.Lines <= 400 {
+	if len(d.Files) != 22 || d.Replacements != 154 || d.Shown == 0 || d.Next != d.Shown || d.Lines <= d.Shown {
 		t.Fatalf("structured: %+v", d)
 	}
 	for _, want := range []string{
 		"22 files: p00.go 7 (+7 -7), p01.go 7 (+7 -7),", ", p21.go 7 (+7 -7)\n",
-		fmt.Sprintf("diff: lines 1-400 of %d (p00.go to p", d.Lines),
-		`resolve with edit_id "edit_1", action "show" and start 400 shows the next page, with file one file's diff`,
+		fmt.Sprintf("diff: lines 1-%d of %d (p00.go to p", d.Shown, d.Lines),
+		fmt.Sprintf(`resolve with edit_id "edit_1", action "show" and start %d shows the next page, with file one file's diff`, d.Next),
 	} {
 		if !strings.Contains(text, want) {
 			t.Fatalf("ast_edit lacks %q:\n%s", want, text[:min(len(text), 2000)])
 		}
 	}
+	if len(text) > 8<<10 {
+		t.Errorf("ast_edit's preview is %d bytes, more than 8 KB", len(text))
+	}
+	// start pages through every line, each page under 8 KB
 	var seen []string
-	for start := 0; start < d.Lines; start += 400 {
-		text, _ := shapedCall(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "show", "start": start})
-		if !strings.Contains(text, fmt.Sprintf("lines %d-%d of %d", start+1, min(start+400, d.Lines), d.Lines)) {
-			t.Fatalf("show from %d:\n%s", start, text[:min(len(text), 1000)])
+	for start := 0; start < d.Lines; {
+		res, err := call(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "show", "start": start})
+		if err != nil {
+			t.Fatal(err)
 		}
+		text := res.AllText()
+		// the page's own lines: "lines 1-112 of 1430"
+		m := regexp.MustCompile(`lines (\d+)-(\d+) of (\d+)`).FindStringSubmatch(text)
+		if len(text) > 8<<10 || m == nil || m[1] != strconv.Itoa(start+1) || m[3] != strconv.Itoa(d.Lines) {
+			t.Fatalf("show from %d (%d bytes):\n%s", start, len(text), text[:min(len(text), 1000)])
+		}
+		last, _ := strconv.Atoi(m[2])
+		next := regexp.MustCompile(`start (\d+) shows the next page`).FindStringSubmatch(text)
 		for _, l := range strings.Split(text, "\n") {
 			if strings.HasPrefix(l, "+++ b/") {
 				seen = append(seen, strings.TrimPrefix(l, "+++ b/"))
 			}
 		}
+		if last < d.Lines && (next == nil || next[1] != strconv.Itoa(last)) {
+			t.Fatalf("show from %d to %d does not say that start %d shows the next page:\n%s", start, last, last, text[:min(len(text), 1000)])
+		}
+		start = last
 	}
 	if len(seen) != 22 || seen[21] != "p21.go" {
 		t.Fatalf("the pages together show the diffs of %v", seen)
@@ -356,7 +391,7 @@ func TestAstEditDiffPages(t *testing.T) {
 	for _, bad := range []map[string]any{
 		{"edit_id": "edit_1", "action": "show", "file": "nope.go"},
 		{"edit_id": "edit_1", "action": "show", "start": 100000},
-		{"edit_id": "edit_1", "action": "accept", "start": 400},
+		{"edit_id": "edit_1", "action": "accept", "start": d.Next},
 		{"edit_id": "edit_9", "action": "show"},
 	} {
 		if _, err := call(t, r, "resolve", bad); err == nil {

@@ -9,8 +9,14 @@ import (
 )
 
 // DiagnosticsPageSize is how many diagnostics one lsp diagnostics answer
-// shows (a file's, or the project's with "*"); start pages on.
+// shows at most (a file's, or the project's with "*"); start pages on.
 const DiagnosticsPageSize = 100
+
+// DiagnosticsPageBytes bounds the text of one page's diagnostics: a page
+// ends before the diagnostic that would take it past this (a page shows
+// one at least), so that with its summary and notes an answer stays under
+// 8 KB whatever the server's messages are like (pyright's run to 200 bytes).
+const DiagnosticsPageBytes = 6 << 10
 
 // maxCodeCounts bounds the codes a diagnostics summary names.
 const maxCodeCounts = 8
@@ -136,6 +142,23 @@ func pageDiagnostics(file, sev string, ds []lsp.Diagnostic, other, start int) *D
 		return p
 	}
 	page := ds[start:min(len(ds), start+DiagnosticsPageSize)]
+	size := 0
+	seen := map[[4]string]bool{}
+	for k, d := range page {
+		// a diagnostic alone is "path:line:col: severity: message [source
+		// code]"; one more place of a grouped message is " path line:col"
+		key := [4]string{d.Severity, d.Code, d.Source, d.Message}
+		if seen[key] {
+			size += len(d.Path) + 12
+		} else {
+			seen[key] = true
+			size += len(d.Path) + len(d.Severity) + len(d.Message) + len(d.Source) + len(d.Code) + 36
+		}
+		if k > 0 && size > DiagnosticsPageBytes {
+			page = page[:k]
+			break
+		}
+	}
 	p.Shown = len(page)
 	if start+len(page) < len(ds) {
 		p.Next = start + len(page)

@@ -160,7 +160,7 @@ func TestEvalSpillReadBack(t *testing.T) {
 			if isErr {
 				t.Fatalf("cell failed:\n%.2000s", text)
 			}
-			if len(text) > 200<<10 {
+			if len(text) > 16<<10 {
 				t.Errorf("the result holds %d bytes of text: the cut did not hold", len(text))
 			}
 			m := regexp.MustCompile(`stdout was cut \((\d+) bytes not shown\); all of it, (\d+) bytes, was written to (artifact:eval-stdout-\d+\.txt)`).FindStringSubmatch(text)
@@ -202,6 +202,30 @@ func TestEvalSpillReadBack(t *testing.T) {
 			if _, err := os.Stat(dir); !os.IsNotExist(err) {
 				t.Errorf("artifacts area still there after the run closed: %v", err)
 			}
+		})
+	}
+}
+
+// TestEvalCutAtMost16K: a cell printing 1 MB to stdout and 1 MB to stderr
+// shows at most 16 KiB in all: each stream's head and tail, how much was
+// cut, and where the whole of each is.
+func TestEvalCutAtMost16K(t *testing.T) {
+	requireEvalPython(t)
+	for _, tt := range []struct{ lang, code string }{
+		{"python", "import sys\nfor i in range(20000):\n    print(f'out {i:05d} ' + 'x' * 40)\n    print(f'err {i:05d} ' + 'y' * 40, file=sys.stderr)"},
+		{"javascript", "for (let i = 0; i < 20000; i++) { console.log('out ' + String(i).padStart(5, '0') + ' ' + 'x'.repeat(40)); console.error('err ' + String(i).padStart(5, '0') + ' ' + 'y'.repeat(40)) }"},
+	} {
+		t.Run(tt.lang, func(t *testing.T) {
+			r := newEvalRun(t, allowAll, kernels.Config{})
+			text, isErr := evalArgsCall(t, r, map[string]any{"language": tt.lang, "code": tt.code})
+			if isErr {
+				t.Fatalf("cell failed:\n%.2000s", text)
+			}
+			if len(text) > 16<<10 {
+				t.Errorf("the result holds %d bytes of text, more than 16 KiB", len(text))
+			}
+			wantAll(t, text, "out 00000 ", "out 19999 ", "err 00000 ", "err 19999 ", "output cut:",
+				"stdout was cut (", "stderr was cut (", "artifact:eval-stdout-", "artifact:eval-stderr-")
 		})
 	}
 }

@@ -194,7 +194,19 @@ func (l *lspTools) plan(pe *lsp.ProposedEdit, source string) *search.Plan {
 
 // stageProposed stages pe for resolve and says what it would do.
 func (l *lspTools) stageProposed(pe *lsp.ProposedEdit, source string) (*Result, error) {
+	return l.stageProposedWith(pe, source, "", nil)
+}
+
+// stageProposedWith is stageProposed with note (lines ending in a newline)
+// after what was staged, and after's notes added to accepting it.
+func (l *lspTools) stageProposedWith(pe *lsp.ProposedEdit, source, note string, after func(context.Context) []string) (*Result, error) {
 	plan := l.plan(pe, source)
+	if after != nil {
+		applied := plan.After
+		plan.After = func(ctx context.Context) []string {
+			return append(applied(ctx), after(ctx)...)
+		}
+	}
 	if len(plan.Changes) == 0 {
 		return nil, fmt.Errorf("lsp: %s changes no file; nothing was staged", pe.Title)
 	}
@@ -215,6 +227,7 @@ func (l *lspTools) stageProposed(pe *lsp.ProposedEdit, source string) (*Result, 
 	}
 	fmt.Fprintf(&b, "(proposed) %s: %s; nothing written yet: call resolve with edit_id %q and action \"accept\" to apply or \"discard\" to drop it\n",
 		pe.Title, what, id)
+	b.WriteString(note)
 	b.WriteString(droppedNote(dropped))
 	return stagedResult(b.String(), id, plan, "", 0)
 }

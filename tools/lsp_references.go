@@ -43,7 +43,7 @@ func (l *lspTools) unconfirmed(ctx context.Context, locs *lsp.Locations) *unconf
 		confirmed[fmt.Sprintf("%s:%d:%d", c.Path, c.Line, c.Col)] = true
 	}
 	out := &unconfirmedRefs{Items: []sameName{}}
-	scan := l.scanSameName(ctx, locs.Name, locs.Extensions, false, func(id sameName) {
+	scan := l.scanSameName(ctx, locs.Name, locs.Extensions, false, nil, func(id sameName) {
 		if confirmed[fmt.Sprintf("%s:%d:%d", id.Path, id.Line, id.Col)] {
 			return
 		}

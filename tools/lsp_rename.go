@@ -26,7 +26,7 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 		if err != nil {
 			return nil, timeoutErr(ctx, a.Timeout, err)
 		}
-		return l.stageProposed(pe, "lsp_rename")
+		return l.stageRename(ctx, pe, a.NewName)
 	}
 	// Diagnostics on write takes the changed files' baselines once the
 	// server's edit names them, before it is applied, and reports after it.
@@ -40,7 +40,7 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 		b.WriteString(n + "\n")
 	}
 	fmt.Fprintf(&b, "renamed %q to %q: %d edit(s) in %d file(s): %s", a.Symbol, a.NewName, res.Edits, len(res.Files), strings.Join(res.Files, ", "))
-	if left := l.leftBehind(ctx, res, a.NewName); left != "" {
+	if left := l.leftBehind(ctx, res, a.NewName, nil); left != "" {
 		b.WriteString("\n" + left)
 	}
 	out := Text(b.String())
@@ -50,6 +50,29 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 	}
 	out.Structured = &FileChanges{Changed: changed}
 	return out, nil
+}
+
+// stageRename stages a rename preview for resolve. Its reply names what the
+// rename would leave behind (leftBehind, over the files as the rename would
+// leave them), and accepting it names what it left, as a direct rename does.
+func (l *lspTools) stageRename(ctx context.Context, pe *lsp.ProposedEdit, newName string) (*Result, error) {
+	res := &lsp.RenameResult{OldName: pe.OldName, Extensions: pe.Extensions, Implementations: pe.Implementations}
+	over := map[string][]byte{}
+	for _, f := range pe.Files {
+		res.Files = append(res.Files, f.Rel)
+		over[f.Rel] = f.New
+	}
+	var note string
+	if left := l.leftBehind(ctx, res, newName, over); left != "" {
+		note = "if accepted: " + strings.ReplaceAll(left, "\n", "\nif accepted: ") + "\n"
+	}
+	after := func(ctx context.Context) []string {
+		if left := l.leftBehind(ctx, res, newName, nil); left != "" {
+			return strings.Split(left, "\n")
+		}
+		return nil
+	}
+	return l.stageProposedWith(pe, "lsp_rename", note, after)
 }
 
 // renameShown is how many occurrences (and non-code files) a rename lists.
@@ -64,7 +87,10 @@ const renameShown = 20
 // said implements or overrides the renamed symbol (or that it implements)
 // breaks the build, and one with the renamed function's signature may;
 // both are named in a warning before the list.
-func (l *lspTools) leftBehind(ctx context.Context, res *lsp.RenameResult, newName string) string {
+//
+// over, when set, holds files' content as the rename would leave them
+// (workspace-relative): a preview looks at the rename as if it were made.
+func (l *lspTools) leftBehind(ctx context.Context, res *lsp.RenameResult, newName string, over map[string][]byte) string {
 	old := res.OldName
 	if old == "" || l.parser == nil || l.root == nil {
 		return ""
@@ -79,6 +105,9 @@ func (l *lspTools) leftBehind(ctx context.Context, res *lsp.RenameResult, newNam
 	sigs := map[string]bool{}
 	for _, f := range res.Files {
 		src, err := l.root.ReadFile(f)
+		if o, ok := over[f]; ok {
+			src, err = o, nil
+		}
 		if err != nil || !strings.Contains(string(src), newName) {
 			continue
 		}
@@ -91,7 +120,7 @@ func (l *lspTools) leftBehind(ctx context.Context, res *lsp.RenameResult, newNam
 	}
 	var implements, sameSig, decls, mentions []string
 	total := 0
-	scan := l.scanSameName(ctx, old, res.Extensions, true, func(id sameName) {
+	scan := l.scanSameName(ctx, old, res.Extensions, true, over, func(id sameName) {
 		total++
 		switch {
 		case id.Decl != "" && impl[id.at()]:

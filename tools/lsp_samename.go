@@ -60,8 +60,9 @@ type sameNameScan struct {
 // counts the non-code files (docExts) mentioning name as a word. The walk is
 // bounded (sameNameScanFiles entries, sameNameParsed parsed files,
 // sameNameScanBytes per file) and stops when ctx is done; the result says
-// when it did not look at everything.
-func (l *lspTools) scanSameName(ctx context.Context, name string, exts []string, docs bool, visit func(sameName)) *sameNameScan {
+// when it did not look at everything. A file in over (workspace-relative)
+// is read from there instead of the disk: a staged edit's new content.
+func (l *lspTools) scanSameName(ctx context.Context, name string, exts []string, docs bool, over map[string][]byte, visit func(sameName)) *sameNameScan {
 	out := &sameNameScan{docs: map[string]int{}}
 	if name == "" || l.parser == nil || l.root == nil {
 		out.incomplete = append(out.incomplete, "no parser to look with")
@@ -99,6 +100,9 @@ func (l *lspTools) scanSameName(ctx context.Context, name string, exts []string,
 		rel, _ := filepath.Rel(l.root.Dir(), p)
 		rel = filepath.ToSlash(rel)
 		src, err := l.root.ReadFile(rel)
+		if o, ok := over[rel]; ok {
+			src, err = o, nil
+		}
 		if err != nil || !bytes.Contains(src, word) {
 			return nil
 		}

@@ -108,6 +108,13 @@ func stagedDiff(id string, plan *search.Plan, file string, start int) (string, *
 		return "", nil, fmt.Errorf("tools: resolve: start %d is past the diff's %d lines: pass 0 to %d", start, len(lines), len(lines)-1)
 	}
 	page := lines[start:min(len(lines), start+astEditDiffLines)]
+	size := 0
+	for k, l := range page {
+		if size += len(l) + 1; k > 0 && size > astEditDiffBytes {
+			page = page[:k]
+			break
+		}
+	}
 	d.Shown = len(page)
 	if start+len(page) < len(lines) {
 		d.Next = start + len(page)
@@ -120,6 +127,10 @@ func stagedDiff(id string, plan *search.Plan, file string, start int) (string, *
 	for i, f := range d.Files {
 		if i > 0 {
 			b.WriteString(",")
+		}
+		if i == stagedFilesListed {
+			fmt.Fprintf(&b, " and %d more (each in the diff; resolve show with file gives one file's)", len(d.Files)-i)
+			break
 		}
 		fmt.Fprintf(&b, " %s %d (+%d -%d)", f.Path, f.Replacements, f.Added, f.Removed)
 		if f.Deleted {

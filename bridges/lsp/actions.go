@@ -37,7 +37,13 @@ type ProposedEdit struct {
 	// EmptiedDirs are the directories a directory move leaves empty,
 	// deepest first: removed once it is applied.
 	EmptiedDirs []string
-	in          *instance
+	// OldName, Extensions and Implementations are a rename preview's, as
+	// RenameResult's: the name renamed, the file kinds its server reads and
+	// where the symbol is implemented or overridden.
+	OldName         string
+	Extensions      []string
+	Implementations []Location
+	in              *instance
 }
 
 // ProposedFile is one file of a ProposedEdit.
@@ -801,6 +807,8 @@ func (s *Supervisor) RenamePreview(ctx context.Context, pos Position, newName st
 	}
 	pe.Title = fmt.Sprintf("rename %s to %s", r.oldName, newName)
 	pe.Notes = append(r.p.notes, pe.Notes...)
+	pe.OldName, pe.Extensions = r.oldName, r.p.in.spec.Extensions
+	pe.Implementations = s.implementationsAt(ctx, r.p, r.params)
 	return pe, nil
 }
 
