@@ -134,6 +134,11 @@ func (s *Supervisor) hierarchy(ctx context.Context, pos Position, prepare, metho
 	out := &Hierarchy{Direction: direction, Notes: p.notes, Items: []HierarchyItem{}, Of: []HierarchyItem{}}
 	files := fileCache{}
 	calls := method == "callHierarchy/incomingCalls" || method == "callHierarchy/outgoingCalls"
+	// gopls's call items: relabelled from their own files (golabel.go)
+	var labels goLabels
+	if calls && p.in.spec.Language == "go" {
+		labels = goLabels{}
+	}
 	seen := map[string]int{} // an entry's place in all, by where it is declared
 	sites := map[string]bool{}
 	var all []HierarchyItem
@@ -143,6 +148,9 @@ func (s *Supervisor) hierarchy(ctx context.Context, pos Position, prepare, metho
 			return nil, fmt.Errorf("lsp: %s answered %s with something unreadable: %w", p.in.spec.Name, prepare, err)
 		}
 		of := s.hierarchyItem(files, p.in.enc, w)
+		if labels != nil {
+			s.goLabel(labels, uriToPath(w.URI), &of)
+		}
 		out.Of = append(out.Of, of)
 		raw, err := p.in.call(ctx, s.requestTimeout, method, map[string]json.RawMessage{"item": it})
 		if err != nil {
@@ -184,6 +192,9 @@ func (s *Supervisor) hierarchy(ctx context.Context, pos Position, prepare, metho
 		}
 		for _, e := range entries {
 			h := s.hierarchyItem(files, p.in.enc, e.item)
+			if labels != nil {
+				s.goLabel(labels, uriToPath(e.item.URI), &h)
+			}
 			// Incoming call sites are in the caller's file; outgoing ones
 			// in the file of the function asked about.
 			siteURI := e.item.URI
