@@ -224,7 +224,11 @@ func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, error) {
 		if a.Action == "references" {
 			// Same-name identifiers the server did not return: a server
 			// that cannot type a receiver leaves its calls out.
-			if u := l.unconfirmed(ctx, locs); u != nil {
+			if u := l.unconfirmed(ctx, locs, a.File, a.Start); u != nil {
+				if len(locs.Items) == 0 && locs.Total > 0 && u.Count > 0 {
+					out = fmt.Sprintf("references of %q at %s:%d: the server's %d location(s) come first (start 0 shows them); from start %d on, the same-name identifiers it did not confirm",
+						a.Symbol, a.File, a.Line, locs.Total, locs.Total)
+				}
 				out += "\n" + formatUnconfirmed(locs.Name, u)
 				data = refsAnswer{locs, u}
 			}

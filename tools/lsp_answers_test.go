@@ -253,7 +253,7 @@ func TestLSPReferencesUnconfirmed(t *testing.T) {
 		t.Fatalf("references:\n%s", out)
 	}
 	res := callResult(t, r, "lsp", map[string]any{"action": "references", "file": "store.py", "line": 2, "symbol": "as_list", "start": 2})
-	if text := res.AllText(); !strings.Contains(text, "none from start 2: there are 2") || !strings.HasSuffix(text, want) {
+	if text := res.AllText(); !strings.Contains(text, "the server's 2 location(s) come first (start 0 shows them); from start 2 on, the same-name identifiers it did not confirm") || !strings.HasSuffix(text, want) {
 		t.Fatalf("page past the server's locations:\n%s", text)
 	}
 	var data struct {
