@@ -73,7 +73,9 @@ func formatHierarchy(a lspArgs, h *lsp.Hierarchy) string {
 			}
 			fmt.Fprintf(&b, "\n  calls at %s", strings.Join(sites, ", "))
 			if it.CallCount > len(it.Calls) {
-				fmt.Fprintf(&b, " (%d of %d shown)", len(it.Calls), it.CallCount)
+				// the call sites are the references of the callee in the
+				// caller (incoming) or of each callee (outgoing)
+				fmt.Fprintf(&b, " (%d of %d shown; lsp references pages through every call)", len(it.Calls), it.CallCount)
 			}
 		}
 		b.WriteString("\n")

@@ -169,7 +169,11 @@ func (l *lspTools) leftBehind(ctx context.Context, res *lsp.RenameResult, newNam
 		s := fmt.Sprintf("%d other occurrence(s) of %s remain (the server did not rename them; an unrelated symbol of the same name looks the same)%s: %s",
 			total, old, first, strings.Join(parts, ", "))
 		if total > len(parts) {
-			s += fmt.Sprintf(", ... (%d of %d shown)", len(parts), total)
+			// references on a leftover lists the server's, then every other
+			// identifier spelled old, paged with start
+			at, _, _ := strings.Cut(parts[0], " (")
+			file, line, _ := strings.Cut(at, ":")
+			s += fmt.Sprintf(", ... (%d of %d shown; lsp references with file %s, line %s and symbol %s pages through all of them)", len(parts), total, file, line, old)
 		}
 		b = append(b, s)
 	} else {
