@@ -85,3 +85,53 @@ func TestLSPReferencesOutsideProject(t *testing.T) {
 		t.Fatalf("paging reached %d identifiers:\n%v\nwant %d:\n%v", len(got), got, len(want), want)
 	}
 }
+
+// TestLSPRenameLeftoversWayOn: a rename that leaves 72 uses outside the
+// TypeScript project lists 20 and names the references call that pages
+// through them; following it reaches every one.
+func TestLSPRenameLeftoversWayOn(t *testing.T) {
+	files := map[string]string{
+		"package.json":  `{"name":"p","version":"1.0.0"}`,
+		"tsconfig.json": `{"compilerOptions":{"strict":true},"include":["src"]}`,
+		"src/errors.ts": "export class HTTPError extends Error {}\n",
+	}
+	want := map[string]bool{}
+	for f := range 24 {
+		name := fmt.Sprintf("test/t%02d.ts", f)
+		files[name] = "import { HTTPError } from \"../src/errors\";\n\nconst x = new HTTPError();\nconsole.log(x instanceof HTTPError);\n"
+		want[name+":1"], want[name+":3"], want[name+":4"] = true, true, true
+	}
+	r, _ := projectRun(t, "typescript-language-server", files)
+	out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "src/errors.ts", "line": 1, "symbol": "HTTPError", "new_name": "ResponseError"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	way := "(20 of 72 shown; lsp references with file test/t00.ts, line 1 and symbol HTTPError pages through all of them)"
+	if !strings.Contains(out, "72 other occurrence(s) of HTTPError remain") || !strings.Contains(out, way) {
+		t.Fatalf("rename:\n%s", out)
+	}
+	args := map[string]any{"action": "references", "file": "test/t00.ts", "line": 1, "symbol": "HTTPError"}
+	at := regexp.MustCompile(`(test/t\d\d\.ts:\d+)`)
+	next := regexp.MustCompile(`pass start (\d+) for the next`)
+	got := map[string]bool{}
+	for pages := 0; pages < 20; pages++ {
+		out, err := lspCall(t, r, "lsp", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range at.FindAllString(out, -1) {
+			got[m] = true
+		}
+		n := next.FindAllStringSubmatch(out, -1)
+		if len(n) == 0 {
+			break
+		}
+		start, _ := strconv.Atoi(n[len(n)-1][1])
+		args["start"] = start
+	}
+	for w := range want {
+		if !got[w] {
+			t.Errorf("paging the references never reached %s", w)
+		}
+	}
+}
