@@ -287,10 +287,12 @@ func TestEvalFrameAndFigureText(t *testing.T) {
 
 // TestEvalResultSpill: cells whose results together pass what one result
 // holds are written whole to an artifact, named under the first line, and
-// the last cell's output is there to read.
+// the last cell's output is there to read. Each stream keeps 64 KiB here
+// (an embedder sets kernels.Config.MaxOutput; 7 KiB by default), so that
+// five cells pass it.
 func TestEvalResultSpill(t *testing.T) {
 	requireEvalPython(t)
-	r := newEvalRun(t, allowAll, kernels.Config{})
+	r := newEvalRun(t, allowAll, kernels.Config{MaxOutput: 64 << 10})
 	var cells []map[string]any
 	for i := 1; i <= 5; i++ {
 		cells = append(cells, map[string]any{"code": "import sys\nprint('o' * 60000)\nprint('e' * 60000, file=sys.stderr)\nprint('end of cell " + strconv.Itoa(i) + "')"})
