@@ -203,7 +203,8 @@ type Config struct {
 	// InterruptGrace is how long an interrupted cell has to come back before
 	// the kernel is discarded (state lost).
 	InterruptGrace time.Duration
-	// MaxOutput bounds each of stdout and stderr, in bytes.
+	// MaxOutput bounds each of stdout and stderr, in bytes; the order of
+	// their writes is kept while both together fit in twice that.
 	MaxOutput int
 	// MaxSpill bounds how much of each of stdout and stderr a cell keeps
 	// whole past MaxOutput (Stream.Full), in bytes; negative keeps none.

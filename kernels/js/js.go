@@ -159,7 +159,7 @@ func (k *Kernel) prepare(ctx context.Context, cell kernels.Cell, res *kernels.Re
 	s.sources[c.name] = src
 	s.ctx = ctx
 	s.stdout, s.stderr = kernels.NewStreamBuffer(k.cfg.MaxOutput).KeepAll(k.cfg.MaxSpill), kernels.NewStreamBuffer(k.cfg.MaxOutput).KeepAll(k.cfg.MaxSpill)
-	s.order = kernels.NewTranscript(k.cfg.MaxOutput, k.cfg.MaxDisplays)
+	s.order = kernels.NewTranscript(2*k.cfg.MaxOutput, k.cfg.MaxDisplays)
 	s.bridge = make(chan int)
 	c.over = make(chan struct{})
 	s.over = c.over

@@ -440,7 +440,7 @@ type bridgeCall struct{}
 func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Result) *kernels.Result {
 	cfg := k.cfg
 	stdout, stderr := kernels.NewStreamBuffer(cfg.MaxOutput).KeepAll(cfg.MaxSpill), kernels.NewStreamBuffer(cfg.MaxOutput).KeepAll(cfg.MaxSpill)
-	order := kernels.NewTranscript(cfg.MaxOutput, cfg.MaxDisplays)
+	order := kernels.NewTranscript(2*cfg.MaxOutput, cfg.MaxDisplays)
 	finish := func() *kernels.Result {
 		res.Stdout, res.Stderr = stdout.Stream(), stderr.Stream()
 		order.Fill(res)
