@@ -159,14 +159,20 @@ func (g *generator) edit(kind string, d decl, file, old, new string) (change, bo
 		return change{}, false
 	}
 	if new == "" {
-		// A deletion keeps the line after it on both sides, so that its
-		// revert has text to replace.
+		// A deletion keeps the lines after it on both sides, as many as
+		// make them unique, so that its revert has text to replace.
 		rest := text[strings.Index(text, old)+len(old):]
-		next, _, found := strings.Cut(rest, "\n")
-		if !found || strings.TrimSpace(next) == "" && strings.Count(text, old+next+"\n") != 1 {
+		ctx := ""
+		for _, l := range strings.SplitAfter(rest, "\n") {
+			ctx += l
+			if strings.TrimSpace(ctx) != "" && strings.Count(text, ctx) == 1 {
+				break
+			}
+		}
+		if strings.TrimSpace(ctx) == "" || strings.Count(text, ctx) != 1 || len(ctx) > 2000 {
 			return change{}, false
 		}
-		old, new = old+next+"\n", next+"\n"
+		old, new = old+ctx, ctx
 	}
 	writer := "edit"
 	if g.rnd.Intn(3) == 0 && !strings.Contains(old, "\n") {
