@@ -485,6 +485,9 @@ func formatDiagnostics(file string, d *lsp.Diagnostics, sev string, start int) (
 	items, other := atLeast(d.Items, sev)
 	p := pageDiagnostics(file, sev, items, other, start)
 	p.Stale, p.Notes = !d.Ready, d.Notes
+	if d.Ready && d.Partial != "" {
+		p.Notes = append(p.Notes, "these may be part of the file's diagnostics: "+d.Partial)
+	}
 	if len(items) == 0 {
 		if !d.Ready {
 			return fmt.Sprintf("no diagnostics received for %s yet: not a clean bill of health, ask again", file), p
