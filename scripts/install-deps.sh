@@ -21,10 +21,11 @@ apt_pkgs_build=(clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32 libc++-16-de
   libc++abi-16-dev-wasm32 gcc g++)
 # nginx-light, haproxy: the fleet tests run their own proxy from a temporary directory
 # (Debian may also start its nginx or haproxy service; `systemctl disable --now nginx haproxy`).
-# clang-19 (the version of clangd-19) is the C checker of bench/diagdiff.
+# clang-19 (the version of clangd-19) is the C checker of bench/diagdiff;
+# python3-pyparsing is the real package the diagnostics-on-write tests edit.
 apt_pkgs_peers=(clangd-19 lldb-19 python3 python3-debugpy python3-pandas python3-matplotlib
   python3-pip python3-venv python3-wheel python3-setuptools chromium procps python3-pylsp
-  python3-pytest nginx-light haproxy shellcheck clang-19)
+  python3-pytest python3-pyparsing nginx-light haproxy shellcheck clang-19)
 
 need_apt=()
 want=()
