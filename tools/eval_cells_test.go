@@ -94,6 +94,13 @@ func TestEvalCellsMixed(t *testing.T) {
 func TestEvalCallTimeout(t *testing.T) {
 	requireEvalPython(t)
 	r := newEvalRun(t, allowAll, kernels.Config{})
+	// Both kernels started first: a per-call timeout counts a kernel's
+	// start, which a loaded machine can stretch past these few seconds.
+	for _, lang := range []string{"python", "javascript"} {
+		if text, isErr := evalArgsCall(t, r, map[string]any{"language": lang, "code": "1"}); isErr {
+			t.Fatalf("starting the %s kernel: %s", lang, text)
+		}
+	}
 	text, isErr := evalArgsCall(t, r, map[string]any{"timeout": 2, "cells": []map[string]any{
 		{"code": "kept = 41"},
 		{"code": "import time\nwhile True:\n    time.sleep(0.05)"},

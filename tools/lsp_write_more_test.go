@@ -131,7 +131,7 @@ func TestLSPWriteBaselineUnknown(t *testing.T) {
 	dir := testenv.Workspace(t, map[string]string{"slow.toml": "", "x.slow": "ok\nERR one\n"})
 	srv := lsp.Server{Name: "slowlint", Language: "slowlint", Binaries: []string{"python3"}, Args: []string{script},
 		Extensions: []string{".slow"}, RootMarkers: []string{"slow.toml"}}
-	sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(3*time.Second), lsp.WithReadyTimeout(3*time.Second), lsp.WithServers(srv))
+	sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(10*time.Second), lsp.WithReadyTimeout(time.Minute), lsp.WithServers(srv))
 	if err != nil {
 		t.Fatal(err)
 	}
