@@ -54,7 +54,7 @@ func addressSpaceLimit(t *testing.T, pid int) string {
 func TestHostEvalCapsPerSession(t *testing.T) {
 	const pyCap = 2 << 30
 	base := t.TempDir()
-	hp := startHostProc(t, base, "--eval-python-memory", "2GiB", "--eval-js-memory", "64MiB", "--eval-idle", "3s")
+	hp := startHostProc(t, base, "--eval-python-memory", "2GiB", "--eval-js-memory", "64MiB", "--eval-idle", "15s")
 	sessions := []*mcp.ClientSession{openHostSession(t, hp.url, "alpha"), openHostSession(t, hp.url, "beta"), openHostSession(t, hp.url, "alpha")}
 	for _, cs := range sessions {
 		defer cs.Close()
