@@ -144,6 +144,13 @@ func LoadProject(ctx context.Context, p matcher.Parser, config string) (*Project
 		return nil, fmt.Errorf("%w: %s: %s: not supported (tether reads %s)", rule.ErrInvalid, config, bad[0], strings.Join(sgconfigKeys, ", "))
 	}
 	dir := filepath.Dir(config)
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("search: project config: %w", err)
+	}
+	if err := confineTestConfigs(cfg["testConfigs"], config); err != nil {
+		return nil, err
+	}
 	dirs := func(key string) ([]string, error) {
 		v, ok := cfg[key]
 		if !ok {
@@ -158,6 +165,9 @@ func LoadProject(ctx context.Context, p matcher.Parser, config string) (*Project
 			s, ok := x.(string)
 			if !ok {
 				return nil, fmt.Errorf("%w: %s: %s must be a list of directories", rule.ErrInvalid, config, key)
+			}
+			if err := insideProject(s); err != nil {
+				return nil, fmt.Errorf("%w: %s: %s entry %q %v", rule.ErrInvalid, config, key, s, err)
 			}
 			out = append(out, filepath.Join(dir, s))
 		}
@@ -177,7 +187,7 @@ func LoadProject(ctx context.Context, p matcher.Parser, config string) (*Project
 	var utils []*rule.Util
 	seen := map[string]string{}
 	for _, d := range utilDirs {
-		files, err := yamlFiles(ctx, d)
+		files, err := yamlFiles(ctx, root, d)
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +219,7 @@ func LoadProject(ctx context.Context, p matcher.Parser, config string) (*Project
 		return nil, err
 	}
 	for _, d := range ruleDirs {
-		files, err := yamlFiles(ctx, d)
+		files, err := yamlFiles(ctx, root, d)
 		if err != nil {
 			return nil, err
 		}
@@ -256,9 +266,62 @@ func utilOf(d map[string]any, source string) (*rule.Util, error) {
 	return u, nil
 }
 
-// yamlFiles lists the .yml and .yaml files under dir, sorted.
-func yamlFiles(ctx context.Context, dir string) ([]string, error) {
+// insideProject refuses a configured path that is absolute or climbs out
+// of the project's directory: a cloned repository's sgconfig.yml must not
+// make a scan read the files of its host.
+func insideProject(p string) error {
+	if filepath.IsAbs(p) || filepath.VolumeName(p) != "" {
+		return errors.New("is absolute: give a directory inside the project, relative to sgconfig.yml")
+	}
+	if c := filepath.Clean(p); c == ".." || strings.HasPrefix(c, ".."+string(filepath.Separator)) {
+		return errors.New("leads outside the project: give a directory inside it, relative to sgconfig.yml")
+	}
+	return nil
+}
+
+// within reports whether the resolved path p is root or below it.
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// confineTestConfigs checks the directories of testConfigs entries
+// (testDir, snapshotDir): tether does not run rule tests, but it refuses a
+// configuration that names a place outside the project all the same.
+func confineTestConfigs(v any, config string) error {
+	if v == nil {
+		return nil
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return fmt.Errorf("%w: %s: testConfigs must be a list of {testDir, snapshotDir}", rule.ErrInvalid, config)
+	}
+	for _, x := range l {
+		m, ok := x.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%w: %s: testConfigs must be a list of {testDir, snapshotDir}", rule.ErrInvalid, config)
+		}
+		for _, k := range []string{"testDir", "snapshotDir"} {
+			s, ok := m[k].(string)
+			if !ok {
+				continue
+			}
+			if err := insideProject(s); err != nil {
+				return fmt.Errorf("%w: %s: testConfigs %s %q %v", rule.ErrInvalid, config, k, s, err)
+			}
+		}
+	}
+	return nil
+}
+
+// yamlFiles lists the .yml and .yaml files under dir, sorted. Every
+// directory and file is resolved and must stay under root, the project's
+// directory, so a symbolic link cannot lead the scan outside it.
+func yamlFiles(ctx context.Context, root, dir string) ([]string, error) {
 	var out []string
+	if real, err := filepath.EvalSymlinks(dir); err == nil && !within(root, real) {
+		return nil, fmt.Errorf("%w: rule directory %s resolves outside the project: keep rules inside it", rule.ErrInvalid, dir)
+	}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -267,6 +330,13 @@ func yamlFiles(ctx context.Context, dir string) ([]string, error) {
 			return err
 		}
 		if !d.IsDir() && (strings.HasSuffix(p, ".yml") || strings.HasSuffix(p, ".yaml")) {
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return err
+			}
+			if !within(root, real) {
+				return fmt.Errorf("%w: rule file %s is a link outside the project: keep rules inside it", rule.ErrInvalid, p)
+			}
 			out = append(out, p)
 		}
 		return nil
