@@ -164,10 +164,12 @@ type ApprovalRequest struct {
 }
 
 // Detail is what a permission prompt shows of the call: its Preview when
-// there is one, else its arguments, cut at 2000 bytes.
+// there is one, else its arguments, cut at 2000 bytes; terminal controls
+// are shown escaped, as in results.
 func (q ApprovalRequest) Detail() string {
 	if q.Preview != "" {
-		return q.Preview
+		p, _ := escapeControls(q.Preview)
+		return p
 	}
 	args := string(q.Args)
 	if args == "" {
@@ -178,14 +180,16 @@ func (q ApprovalRequest) Detail() string {
 
 // Prompt renders the request as a question for a human:
 // "may I run write (write tier) with {"path": ...}?", or with the change it
-// would make when the request has a Preview. Long arguments are cut.
+// would make when the request has a Preview. Long arguments are cut;
+// terminal controls in the preview are shown escaped, as in results.
 func (q ApprovalRequest) Prompt() string {
 	via := ""
 	if q.Origin == FromBridge {
 		via = " (from an eval cell)"
 	}
 	if q.Preview != "" {
-		return fmt.Sprintf("May I run %s (%s tier)%s? It would make this change:\n%s", q.Tool, q.Tier, via, q.Preview)
+		p, _ := escapeControls(q.Preview)
+		return fmt.Sprintf("May I run %s (%s tier)%s? It would make this change:\n%s", q.Tool, q.Tier, via, p)
 	}
 	args := string(q.Args)
 	if args == "" {

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/tetherhq/tether/internal/textcut"
 )
 
 // Handler performs one call of a tool.
@@ -170,10 +172,17 @@ func (r *Registry) List(s Surface) []Tool {
 func (r *Registry) Call(ctx context.Context, g Guard, call Call) (*Result, error) {
 	res, err := r.call(ctx, g, &call)
 	if err != nil {
-		return &Result{Content: []Content{{Type: TextContent, Text: err.Error()}}, IsError: true}, err
+		res = &Result{Content: []Content{{Type: TextContent, Text: err.Error()}}, IsError: true}
+		if call.Origin != FromBridge {
+			escapeResult(res)
+		}
+		return res, err
 	}
 	if res == nil {
 		res = Text("(no output)")
+	}
+	if call.Origin != FromBridge {
+		escapeResult(res)
 	}
 	boundResult(res, MaxResultText)
 	boundStructured(res)
@@ -276,15 +285,23 @@ func askApprover(ctx context.Context, a Approver, q ApprovalRequest) (ok bool, e
 	return a.Approve(ctx, q)
 }
 
+// maxEchoedName is the most of an unknown tool's name an error repeats: a
+// made-up name can be megabytes, and the caller knows what it sent.
+const maxEchoedName = 64
+
 func (r *Registry) unknown(name string, s Surface) error {
+	shown := fmt.Sprintf("%q", name)
+	if cut := textcut.Prefix(name, maxEchoedName); len(cut) < len(name) {
+		shown = fmt.Sprintf("%q... (the first %d of %d bytes)", cut, len(cut), len(name))
+	}
 	names := make([]string, 0)
 	for _, t := range r.List(s) {
 		names = append(names, t.Name)
 	}
 	if len(names) == 0 {
-		return fmt.Errorf("%w %q: no tools are available on the %s surface", ErrUnknownTool, name, s)
+		return fmt.Errorf("%w %s: no tools are available on the %s surface", ErrUnknownTool, shown, s)
 	}
-	return fmt.Errorf("%w %q: available tools are %s", ErrUnknownTool, name, strings.Join(names, ", "))
+	return fmt.Errorf("%w %s: available tools are %s", ErrUnknownTool, shown, strings.Join(names, ", "))
 }
 
 func capNames(c Tier) string {

@@ -318,6 +318,9 @@ func (r *Run) Call(ctx context.Context, name string, args json.RawMessage, origi
 	r.notice = ""
 	r.mu.Unlock()
 	if notice != "" {
+		if origin != FromBridge {
+			notice, _ = escapeControls(notice)
+		}
 		withNotice := *res
 		withNotice.Content = append([]Content{{Type: TextContent, Text: notice}}, res.Content...)
 		res = &withNotice
