@@ -255,6 +255,7 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		if !ok || !checkBody(w, body) {
 			return
 		}
+		w = &notHandledWriter{ResponseWriter: w, body: body}
 		if m := parseModern(body); isModern(r, m) {
 			r = r.WithContext(context.WithValue(r.Context(), runTierKey{}, p.tier))
 			h.serveModern(codeWriter{w}, r, m, ws, dir, p.key)

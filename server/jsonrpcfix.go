@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/tetherhq/tether/internal/textcut"
 )
 
 // checkBody validates a POST body as the stdio transport validates a line
@@ -149,4 +151,65 @@ func withCode(err error) error {
 		return err
 	}
 	return &jsonrpc.Error{Code: codeFor(err.Error()), Message: err.Error()}
+}
+
+// notHandledWriter answers, with a JSON-RPC method-not-found error (-32601)
+// in a JSON reply, a call the go-sdk refuses with a plain-text 400 because
+// it does not know the method (it does so for revisions before
+// 2026-07-28; over stdio the same call gets -32601). Every other write
+// passes through as it is.
+type notHandledWriter struct {
+	http.ResponseWriter
+	body   []byte // the POST body: the call whose method is unknown
+	held   bool   // a plain-text 400 is held until its body shows why
+	status int
+}
+
+// sdkNotHandled starts the go-sdk's message for a method it does not know.
+const sdkNotHandled = "JSON RPC not handled"
+
+func (n *notHandledWriter) Unwrap() http.ResponseWriter { return n.ResponseWriter }
+
+func (n *notHandledWriter) WriteHeader(status int) {
+	if status == http.StatusBadRequest && strings.HasPrefix(n.Header().Get("Content-Type"), "text/plain") && !n.held {
+		n.held, n.status = true, status
+		return
+	}
+	n.ResponseWriter.WriteHeader(status)
+}
+
+func (n *notHandledWriter) Write(p []byte) (int, error) {
+	if !n.held {
+		return n.ResponseWriter.Write(p)
+	}
+	n.held = false
+	if !bytes.HasPrefix(p, []byte(sdkNotHandled)) {
+		n.ResponseWriter.WriteHeader(n.status)
+		return n.ResponseWriter.Write(p)
+	}
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	json.Unmarshal(n.body, &req)
+	h := n.Header()
+	h.Del("X-Content-Type-Options")
+	if len(req.ID) == 0 || string(req.ID) == "null" {
+		// A notification is not answered, whatever its method.
+		h.Del("Content-Type")
+		n.ResponseWriter.WriteHeader(http.StatusAccepted)
+		return len(p), nil
+	}
+	shown := fmt.Sprintf("%q", req.Method)
+	if cut := textcut.Prefix(req.Method, 64); len(cut) < len(req.Method) {
+		shown = fmt.Sprintf("%q... (the first %d of %d bytes)", cut, len(cut), len(req.Method))
+	}
+	data, _ := json.Marshal(errorReply(idIn(n.body), jsonrpc.CodeMethodNotFound,
+		fmt.Sprintf("server: method not found: %s is not a method this MCP server answers (it answers initialize, ping, tools/list, tools/call, resources/list, resources/read, prompts/list and the like)", shown)))
+	h.Set("Content-Type", "application/json")
+	n.ResponseWriter.WriteHeader(http.StatusOK)
+	if _, err := n.ResponseWriter.Write(data); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

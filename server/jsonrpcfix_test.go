@@ -134,3 +134,60 @@ func TestTransportErrorsHaveCodes(t *testing.T) {
 		t.Errorf("a second initialize: %v", r)
 	}
 }
+
+// TestUnknownMethodIsMethodNotFound: a call of a method no MCP server
+// answers gets JSON-RPC's method-not-found error (-32601) with its id,
+// over HTTP (in a session and before one) as over stdio, never a
+// plain-text 400; a notification of one is accepted and not answered.
+func TestUnknownMethodIsMethodNotFound(t *testing.T) {
+	th := newTestHost(t, server.HostOptions{})
+	url := th.url + "/mcp/alpha"
+	_, replies := post(t, url, tokAlpha, "", initBody)
+	session, _ := replies[len(replies)-1]["session"].(string)
+	if session == "" {
+		t.Fatalf("no session: %v", replies)
+	}
+	post(t, url, tokAlpha, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	long := strings.Repeat("m", 1<<20)
+	for _, c := range []struct {
+		name, session, body string
+		id                  any
+	}{
+		{"in a session", session, `{"jsonrpc":"2.0","id":7,"method":"tools/destroy","params":{}}`, float64(7)},
+		{"a string id", session, `{"jsonrpc":"2.0","id":"x-1","method":"nope"}`, "x-1"},
+		{"before a session", "", `{"jsonrpc":"2.0","id":8,"method":"nope","params":{}}`, float64(8)},
+		{"a megabyte name", session, `{"jsonrpc":"2.0","id":9,"method":"` + long + `"}`, float64(9)},
+	} {
+		status, replies := post(t, url, tokAlpha, c.session, c.body)
+		if len(replies) == 0 {
+			t.Errorf("%s: status %d and no JSON-RPC reply", c.name, status)
+			continue
+		}
+		code, id := errCode(t, replies)
+		msg, _ := replies[0]["error"].(map[string]any)["message"].(string)
+		if code != -32601 || id != c.id || status != http.StatusOK {
+			t.Errorf("%s: status %d code %v id %v, want 200, -32601, %v: %v", c.name, status, code, id, c.id, replies)
+		}
+		if len(msg) > 512 || !strings.Contains(msg, "method not found") {
+			t.Errorf("%s: message (%d bytes) %.200q", c.name, len(msg), msg)
+		}
+	}
+	if status, replies := post(t, url, tokAlpha, session, `{"jsonrpc":"2.0","method":"notifications/nope"}`); status != http.StatusAccepted || len(replies) != 0 {
+		t.Errorf("an unknown notification: %d %v", status, replies)
+	}
+	if status, replies := post(t, url, tokAlpha, session, `{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{}}`); status != http.StatusOK || len(replies) == 0 || replies[0]["result"] == nil {
+		t.Errorf("tools/list after them: %d %v", status, replies)
+	}
+
+	c := serveRaw(t, &server.Transport{})
+	c.send(initBody)
+	if r := c.next(); r["result"] == nil {
+		t.Fatalf("initialize: %v", r)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/destroy","params":{}}`)
+	r := c.next()
+	if e, _ := r["error"].(map[string]any); e == nil || e["code"] != float64(-32601) {
+		t.Errorf("stdio: %v", r)
+	}
+}
