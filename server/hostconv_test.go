@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -585,5 +586,49 @@ func TestLongDiffLink(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRequestStateSingleUse: an approval given through a requestState runs
+// its call once; the same state and answers sent again within the state's
+// deadline are refused, and the call does not run a second time.
+func TestRequestStateSingleUse(t *testing.T) {
+	th := newTestHostPolicy(t, server.HostOptions{}, "write=ask")
+	const key = "replay-conversation-01"
+	target := filepath.Join(th.dir("alpha"), "approved.txt")
+	args := map[string]any{"path": "approved.txt", "content": "ran\n"}
+	code, msg := th.rawCall(t, tokOps, key, "tools/call", "write", map[string]any{"name": "write", "arguments": args})
+	res, _ := msg["result"].(map[string]any)
+	reqs, _ := res["inputRequests"].(map[string]any)
+	state, _ := res["requestState"].(string)
+	if code != 200 || len(reqs) != 1 || state == "" {
+		t.Fatalf("write's first call: %d %v; want an approval input request and a requestState", code, msg)
+	}
+	var id string
+	for k := range reqs {
+		id = k
+	}
+	retry := func() (int, map[string]any) {
+		return th.rawCall(t, tokOps, key, "tools/call", "write", map[string]any{"name": "write", "arguments": args,
+			"inputResponses": map[string]any{id: map[string]any{"action": "accept", "content": map[string]any{}}}, "requestState": state})
+	}
+	code, msg = retry()
+	res, _ = msg["result"].(map[string]any)
+	if code != 200 || res == nil || res["isError"] == true {
+		t.Fatalf("the approved retry: %d %v", code, msg)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "ran\n" {
+		t.Fatalf("the approved write did not run: %q %v", b, err)
+	}
+	if err := os.Remove(target); err != nil {
+		t.Fatal(err)
+	}
+	code, msg = retry()
+	e, _ := msg["error"].(map[string]any)
+	if e == nil || e["code"] != float64(-32602) || !strings.Contains(fmt.Sprint(e["message"]), "already used") {
+		t.Errorf("the replay: %d %v; want invalid params saying the state was already used", code, msg)
+	}
+	if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the replay ran the write again: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -34,7 +35,8 @@ import (
 // Options.bind) and to an expiry, sealed with an HMAC under a key of this
 // process: a client cannot forge or alter answers it did not give, another
 // principal cannot resume the call, and a state from another process (or an
-// older one) is refused.
+// older one) is refused. Each state resumes its call once: a replay is
+// refused, so an approval it carries cannot run the call twice.
 
 // stateKey seals request states; a new process refuses older ones.
 var stateKey = func() []byte {
@@ -62,6 +64,43 @@ type sealedState struct {
 	Answers []inputAnswer `json:"ans"`
 	Pending string        `json:"p"` // hash of the question asked last
 	Expires int64         `json:"e"`
+	Nonce   string        `json:"n"` // makes each state single-use (spentStates)
+}
+
+// spentStates holds the nonces of request states already resumed, until
+// they expire: a state carries answers (an approval among them), and a
+// replay within its deadline would run the approved call again.
+var spentStates = struct {
+	sync.Mutex
+	until map[string]int64
+}{until: map[string]int64{}}
+
+// maxSpent bounds spentStates; past it, the states that expired are
+// dropped and, if none did, the resume is refused (fail closed) until some
+// do.
+const maxSpent = 1 << 16
+
+// spend records nonce as resumed; it reports false when it was already, or
+// when the record is full of states not yet expired.
+func spend(nonce string, expires int64) bool {
+	spentStates.Lock()
+	defer spentStates.Unlock()
+	if _, used := spentStates.until[nonce]; used {
+		return false
+	}
+	if len(spentStates.until) >= maxSpent {
+		now := time.Now().Unix()
+		for n, e := range spentStates.until {
+			if e < now {
+				delete(spentStates.until, n)
+			}
+		}
+		if len(spentStates.until) >= maxSpent {
+			return false
+		}
+	}
+	spentStates.until[nonce] = expires
+	return true
 }
 
 // inputState is the questions of one call of a modernVersion client.
@@ -141,6 +180,9 @@ func (s *Server) resume(name string, args json.RawMessage, p *mcp.CallToolParams
 	if !ok || !isElicit {
 		return nil, fmt.Errorf("server: inputResponses has no elicitation result for %q, the question this requestState asked", inputID(len(ss.Answers)))
 	}
+	if ss.Nonce == "" || !spend(ss.Nonce, ss.Expires) {
+		return nil, errors.New("server: requestState was already used (each one resumes its call once)" + again)
+	}
 	st.answers = append(ss.Answers, inputAnswer{Q: ss.Pending, Action: er.Action, Content: er.Content})
 	return st, nil
 }
@@ -153,7 +195,7 @@ func (s *Server) seal(st *inputState, args json.RawMessage) string {
 	}
 	b, _ := json.Marshal(sealedState{
 		Bind: sum(s.opts.bind), Tool: st.tool, Args: sum(string(args)),
-		Answers: st.answers, Pending: st.pendQ, Expires: time.Now().Add(ttl).Unix(),
+		Answers: st.answers, Pending: st.pendQ, Expires: time.Now().Add(ttl).Unix(), Nonce: rand.Text(),
 	})
 	body := base64.RawURLEncoding.EncodeToString(b)
 	m := hmac.New(sha256.New, stateKey)
