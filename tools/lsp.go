@@ -67,7 +67,7 @@ func (l *lspTools) tools() []Tool {
 				"call_hierarchy (file, line, symbol; direction incoming, the default: the callers, or outgoing: the callees; cap 50, start pages on) and " +
 				"type_hierarchy (direction supertypes, the default, or subtypes), where the server offers them; " +
 				"symbols (query: workspace search, cap 100, grouped by container; or file: its outline, cap 200, without functions' parameters and locals unless locals is true; start pages on, kind keeps function, method, type, field or variable; the answer says when the server capped its list); " +
-				"status (each server's state: starting, indexing, ready, failed and why, or why it is not running; its version); capabilities (what each running server supports and lacks, so a missing action is explained); reload (restart them). Every action takes timeout (seconds, at most 600).",
+				"status (each server's state: starting, indexing, ready, failed and why, or why it is not running; its version); capabilities (what each running server supports and lacks, so a missing action is explained); reload (restart them; a server that crashes after a reload stays stopped until the next reload, one that crashes otherwise is restarted once). Every action takes timeout (seconds, at most 600).",
 			InputSchema: SchemaFor[lspArgs](),
 			Handler:     l.query,
 		},

@@ -197,6 +197,51 @@ func TestFakeCrashRestartsOnceAndReports(t *testing.T) {
 	}
 }
 
+// TestFakeReloadedCrashStaysStopped: a server started by reload that then
+// crashes is not restarted by the next calls (a crash-looping server would
+// start anew on each); it stays stopped, and Status says so and why, until
+// reload is called again.
+func TestFakeReloadedCrashStaysStopped(t *testing.T) {
+	f := &fakeServer{}
+	s := fakeSupervisor(t, f)
+	ctx := context.Background()
+	pos := Position{File: "a.go", Line: 3, Symbol: "A"}
+	if _, err := s.Hover(ctx, pos); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rows := s.Status(); !rows[0].Running || !strings.Contains(rows[0].Reason, "if it exits, it stays stopped until the next reload") {
+		t.Errorf("status after reload: %+v", rows[0])
+	}
+	f.crash()
+	waitDead(t, s)
+	if rows := s.Status(); rows[0].State != "failed" || !strings.Contains(rows[0].Reason, "crashed after a reload") || !strings.Contains(rows[0].Reason, "stays stopped until reload is called again") {
+		t.Errorf("status after the crash: %+v", rows[0])
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := s.Hover(ctx, pos); err == nil || !strings.Contains(err.Error(), "call reload") {
+			t.Fatalf("call %d after the crash: %v; want it refused until reload", i, err)
+		}
+		if rows := s.Status(); rows[0].Running || !strings.Contains(rows[0].Reason, "stays stopped until reload is called again") {
+			t.Errorf("status after call %d: %+v", i, rows[0])
+		}
+	}
+	f.mu.Lock()
+	starts := f.starts
+	f.mu.Unlock()
+	if starts != 2 {
+		t.Fatalf("%d starts, want 2 (the first and the reload's)", starts)
+	}
+	if _, err := s.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := s.Hover(ctx, pos); err != nil || h.Text != "fake hover" {
+		t.Fatalf("after the second reload: %v %v", h, err)
+	}
+}
+
 func TestFakeStillIndexing(t *testing.T) {
 	f := &fakeServer{indexing: true}
 	s := fakeSupervisor(t, f, WithReadyTimeout(500*time.Millisecond))
@@ -246,7 +291,7 @@ func TestFakeReloadDuringRequest(t *testing.T) {
 	if err != nil || h.Text != "fake hover" || len(h.Notes) != 0 {
 		t.Fatalf("after reload: %+v %v", h, err)
 	}
-	if rows := s.Status(); !rows[0].Running || rows[0].Reason != "" {
+	if rows := s.Status(); !rows[0].Running || strings.Contains(rows[0].Reason, "crash") {
 		t.Fatalf("status after reload: %+v", rows[0])
 	}
 }

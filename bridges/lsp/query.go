@@ -207,7 +207,7 @@ func (s *Supervisor) prepare(ctx context.Context, file string) (*prepared, error
 // failed adds the crash story to err when the server died under it.
 func (s *Supervisor) failed(in *instance, err error, notes []string) error {
 	if dead, why := in.dead(); dead && !in.stopping() {
-		err = fmt.Errorf("lsp: %s exited (%s) during the request; the next call restarts it: %w", in.spec.Name, crashReport(in, why), err)
+		err = fmt.Errorf("lsp: %s exited (%s) during the request; %s: %w", in.spec.Name, crashReport(in, why), s.afterCrash(in), err)
 	}
 	if len(notes) > 0 {
 		err = fmt.Errorf("%s; %w", strings.Join(notes, "; "), err)

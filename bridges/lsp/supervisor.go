@@ -112,8 +112,18 @@ type slot struct {
 	root     string
 	mu       sync.Mutex // serialises start/restart
 	inst     *instance
-	restarts int    // crash restarts since the last (re)load
-	lastErr  string // why the last start or the last instance failed
+	restarts int // crash restarts since the first start
+	// reloaded is set by Reload: the instance it started is not restarted
+	// automatically after a crash, so a server that crash-loops stays
+	// stopped until the caller asks with another reload.
+	reloaded bool
+	// stopped is set when a crash was not restarted: calls are refused
+	// (with lastErr) until Reload clears it.
+	stopped bool
+	// noRestart is reloaded || restarts >= 1, read without mu by a query
+	// saying what its server's crash leads to.
+	noRestart atomic.Bool
+	lastErr   string // why the last start or the last instance failed
 	// starting is set while a start (or restart, or reload) holds mu.
 	starting atomic.Bool
 }
@@ -257,6 +267,9 @@ func (s *Supervisor) acquireRoot(ctx context.Context, spec Server, root, marker 
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	var notes []string
+	if sl.inst == nil && sl.stopped {
+		return nil, nil, fmt.Errorf("lsp: %s is stopped (%s); call reload to start it again", spec.Name, sl.lastErr)
+	}
 	if sl.inst != nil {
 		dead, why := sl.inst.dead()
 		if !dead {
@@ -264,11 +277,19 @@ func (s *Supervisor) acquireRoot(ctx context.Context, spec Server, root, marker 
 		}
 		report := crashReport(sl.inst, why)
 		sl.inst = nil
-		sl.lastErr = "crashed: " + report
-		if sl.restarts >= 1 {
+		switch {
+		case sl.reloaded:
+			sl.stopped = true
+			sl.lastErr = "crashed after a reload: " + report + "; it stays stopped until reload is called again"
+			return nil, nil, fmt.Errorf("lsp: %s crashed after the reload (%s); it is not restarted automatically: call reload to start it again", spec.Name, report)
+		case sl.restarts >= 1:
+			sl.stopped = true
+			sl.lastErr = "crashed again: " + report + "; it stays stopped until reload is called"
 			return nil, nil, fmt.Errorf("lsp: %s crashed again (%s) after one automatic restart; call reload to start it again", spec.Name, report)
 		}
+		sl.lastErr = "crashed: " + report
 		sl.restarts++
+		sl.noRestart.Store(true)
 		notes = append(notes, fmt.Sprintf("lsp: %s crashed (%s); restarted it", spec.Name, report))
 	}
 	sl.starting.Store(true)
@@ -468,8 +489,11 @@ func (s *Supervisor) Status() []StatusRow {
 				if dead, why := sl.inst.dead(); dead {
 					row.State = "failed"
 					row.Reason = "crashed: " + crashReport(sl.inst, why) + "; the next call restarts it"
-					if sl.restarts >= 1 {
-						row.Reason = "crashed again: " + crashReport(sl.inst, why) + "; call reload"
+					switch {
+					case sl.reloaded:
+						row.Reason = "crashed after a reload: " + crashReport(sl.inst, why) + "; it stays stopped until reload is called again"
+					case sl.restarts >= 1:
+						row.Reason = "crashed again: " + crashReport(sl.inst, why) + "; it stays stopped until reload is called"
 					}
 				} else {
 					row.Running = true
@@ -479,7 +503,10 @@ func (s *Supervisor) Status() []StatusRow {
 					row.State, row.Version = sl.inst.state(), sl.inst.version()
 					row.Supports, row.Lacks = sl.inst.features()
 					row.Interpreter = sl.inst.interp
-					if sl.restarts > 0 {
+					switch {
+					case sl.reloaded:
+						row.Reason = "started by reload: if it exits, it stays stopped until the next reload"
+					case sl.restarts > 0:
 						row.Reason = fmt.Sprintf("restarted %d time(s) after a crash", sl.restarts)
 					}
 				}
@@ -532,8 +559,11 @@ func (s *Supervisor) Status() []StatusRow {
 	return rows
 }
 
-// Reload restarts every running (or crashed) server and resets the crash
-// budget. It returns one line per server reloaded. It does not wait for
+// Reload restarts every running (or crashed) server. A server is
+// restarted automatically once after its first start crashes; one a
+// reload started is not: if it crashes, it stays stopped (and Status says
+// so) until Reload is called again, so a server that crash-loops is not
+// started anew by every call. It returns one line per server reloaded. It does not wait for
 // queries in flight (a reload is how a hung request is stopped): they fail
 // saying a reload stopped them, those of every session sharing the
 // supervisor included. It waits for a view another session holds.
@@ -555,7 +585,8 @@ func (s *Supervisor) Reload(ctx context.Context) ([]string, error) {
 		sl.mu.Lock()
 		old := sl.inst
 		sl.inst = nil
-		sl.restarts = 0
+		sl.reloaded, sl.stopped = true, false
+		sl.noRestart.Store(true)
 		sl.lastErr = ""
 		if old != nil {
 			old.shutdown()
@@ -580,6 +611,18 @@ func (s *Supervisor) Reload(ctx context.Context) ([]string, error) {
 		lines = append(lines, "no server was running; servers start on the first call for a file")
 	}
 	return lines, errors.Join(errs...)
+}
+
+// afterCrash says what a crash of in leads to: a restart on the next call,
+// or nothing until a reload.
+func (s *Supervisor) afterCrash(in *instance) string {
+	s.mu.Lock()
+	sl := s.slots[in.spec.Name+"\x00"+in.root]
+	s.mu.Unlock()
+	if sl != nil && sl.noRestart.Load() {
+		return "it stays stopped until reload is called"
+	}
+	return "the next call restarts it"
 }
 
 func (s *Supervisor) relRoot(root string) string {
