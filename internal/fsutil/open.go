@@ -35,7 +35,7 @@ func (r *Root) Open(path string) (*os.File, string, error) {
 	}
 	root, err := os.OpenRoot(r.real)
 	if err != nil {
-		return nil, rel, fmt.Errorf("fsutil: working directory %s: %w", r.dir, err)
+		return nil, rel, fmt.Errorf("fsutil: the working directory: %w", r.relErr(err))
 	}
 	defer root.Close()
 	p := filepath.FromSlash(rel)

@@ -194,7 +194,7 @@ type snapshot struct {
 func (r *Root) Apply(changes []Change) ([]Applied, error) {
 	root, err := os.OpenRoot(r.real)
 	if err != nil {
-		return nil, fmt.Errorf("fsutil: working directory %s: %w", r.dir, err)
+		return nil, fmt.Errorf("fsutil: the working directory: %w", r.relErr(err))
 	}
 	defer root.Close()
 	snaps := make([]snapshot, len(changes))
@@ -279,12 +279,12 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 					rtmp = tag(s.path) + "r"
 				}
 				if err := writeAtomic(root, s.path, s.data, s.mode, rtmp); err != nil {
-					errs = append(errs, fmt.Errorf("%s: %w", s.rel, err))
+					errs = append(errs, fmt.Errorf("%s: %w", s.rel, r.relErr(err)))
 				} else {
 					root.Chmod(s.path, s.mode)
 				}
 			} else if err := root.Remove(s.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, err)
+				errs = append(errs, r.relErr(err))
 			}
 		}
 		for k := len(madeDirs) - 1; k >= 0; k-- {
@@ -315,7 +315,7 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 			if rerr := rollback(); rerr != nil {
 				if jr != nil {
 					jr.keep()
-					return nil, fmt.Errorf("%w; rolling back the earlier changes also failed: %v; the change's journal %s is kept and the next start of tether rolls it back", err, rerr, jr.path)
+					return nil, fmt.Errorf("%w; rolling back the earlier changes also failed: %v; the change's journal %s is kept and the next start of tether rolls it back", err, rerr, filepath.Base(jr.path))
 				}
 				return nil, fmt.Errorf("%w; rolling back the earlier changes also failed: %v", err, rerr)
 			}
@@ -378,14 +378,52 @@ func (r *Root) beginJournal(root *os.Root, changes []Change, snaps []snapshot, l
 // os.Root refused to follow a symbolic link out of the root (one swapped in
 // after Resolve checked the path), the error wraps ErrOutside.
 func (r *Root) opErr(op, rel string, err error) error {
+	err = r.relErr(err)
 	what := rel
 	if op != "" {
 		what = op + " " + rel
 	}
 	if escapes(err) {
-		return fmt.Errorf("fsutil: %s: %w (%s): a symbolic link on the way was changed to lead out after the path was checked", what, ErrOutside, r.dir)
+		return fmt.Errorf("fsutil: %s: %w: a symbolic link on the way was changed to lead out after the path was checked", what, ErrOutside)
 	}
 	return fmt.Errorf("fsutil: %s: %w", what, err)
+}
+
+// relErr makes the paths err names (of each fs.PathError and os.LinkError
+// in its chain) relative to the root when they are inside it: a write that
+// fails names the file, and its temporary file, as the caller knows them,
+// not by the host's absolute path. The errors are changed in place (they
+// are the failed operation's own).
+func (r *Root) relErr(err error) error {
+	rel := func(p string) string {
+		for _, dir := range []string{r.real, r.dir} {
+			if filepath.IsAbs(p) && within(dir, p) {
+				if x, e := filepath.Rel(dir, p); e == nil {
+					return filepath.ToSlash(x)
+				}
+			}
+		}
+		return p
+	}
+	var walk func(error)
+	walk = func(e error) {
+		for e != nil {
+			switch x := e.(type) {
+			case *fs.PathError:
+				x.Path = rel(x.Path)
+			case *os.LinkError:
+				x.Old, x.New = rel(x.Old), rel(x.New)
+			case interface{ Unwrap() []error }:
+				for _, y := range x.Unwrap() {
+					walk(y)
+				}
+				return
+			}
+			e = errors.Unwrap(e)
+		}
+	}
+	walk(err)
+	return err
 }
 
 // escapes reports whether err is os.Root's refusal of a path that leads out of
