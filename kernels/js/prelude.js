@@ -178,7 +178,7 @@ Object.defineProperty(globalThis, "__tether_kind", {value: ((probes) => (x) => {
   for (const [kind, has] of probes) { try { has.call(x, {}); return kind } catch (e) {} }
   return "";
 })([["Map", Map.prototype.has], ["Set", Set.prototype.has], ["WeakMap", WeakMap.prototype.has], ["WeakSet", WeakSet.prototype.has]]), enumerable: false, configurable: true});
-globalThis.__tether_guard = function(limit) {
+globalThis.__tether_guard = function(limit, count) {
   function check(bytes, what) {
     if (bytes > limit) {
       throw new RangeError("kernels: " + what + " of about " + Math.round(bytes / 1048576) +
@@ -220,6 +220,60 @@ globalThis.__tether_guard = function(limit) {
   for (const [n, e] of [["Int8Array", 1], ["Uint8Array", 1], ["Uint8ClampedArray", 1], ["Int16Array", 2],
       ["Uint16Array", 2], ["Int32Array", 4], ["Uint32Array", 4], ["Float32Array", 4], ["Float64Array", 8],
       ["BigInt64Array", 8], ["BigUint64Array", 8]]) guardCtor(n, e);
+  // A regular expression that finds every match (the global flag, and
+  // split always) builds one result per match in one native call, which
+  // the heap guard cannot stop part way: the matches are counted first
+  // (in Go, no result built; the count stops once past the cap)
+  // and the result refused when its size would pass the cap. Bytes a match
+  // costs while the call runs, measured in goja: about 180 for match, split
+  // and replace (the match's indexes and its value), 16 more per capture
+  // group, about 500 for a matchAll result array; a two-byte string's
+  // pieces are copies.
+  const RE = RegExp, ascii = /^[\x00-\x7f]*$/;
+  const isRegExp = (x) => Object.prototype.toString.call(x) === "[object RegExp]";
+  function groupsOf(rx) {
+    try { return new RE(rx.source + "|", "").exec("").length - 1 } catch (e) { return 0 }
+  }
+  function countUpTo(rx, s, stop) {
+    const n = count(rx.source, rx.flags, s, stop);
+    return n < 0 ? s.length + 1 : n;
+  }
+  function guardMatches(sym, name, every, perMatch, extra) {
+    const orig = RE.prototype[sym];
+    Object.defineProperty(RE.prototype, sym, {
+      value: {[name](str, ...rest) {
+        // Short strings (most calls) pass on the bound of a match per
+        // character (each parenthesis a group), before anything is scanned
+        // or compiled.
+        const l = typeof str === "string" ? str.length : Infinity;
+        if (isRegExp(this) && (every || this.global) &&
+            (l + 1) * (perMatch + 2 + 16 * (String(this.source).split("(").length - 1)) + extra(str, l, rest, 2) > limit) {
+          const s = String(str), l = s.length, twoByte = !ascii.test(s) ? 2 : 0;
+          const per = perMatch + 16 * groupsOf(this);
+          const fixed = twoByte * l + extra(s, l, rest, twoByte);
+          if ((l + 1) * per + fixed > limit) {
+            const stop = Math.floor(Math.max(0, limit - fixed) / per) + 1;
+            const n = countUpTo(this, s, stop);
+            if (n * per + fixed > limit) {
+              check(n * per + fixed, "this " + name + "() of " + n + (n > stop ? " or more" : "") + " matches");
+            }
+          }
+        }
+        return orig.call(this, str, ...rest);
+      }}[name],
+      writable: true, configurable: true, enumerable: false,
+    });
+  }
+  guardMatches(Symbol.match, "match", false, 192, () => 0);
+  guardMatches(Symbol.matchAll, "matchAll", false, 512, () => 0);
+  guardMatches(Symbol.split, "split", true, 192, () => 0);
+  // replace's result is the string with each match replaced: counted at
+  // the length of a replacement string per match (a function's results
+  // are built by the cell itself, where the heap guard sees them).
+  guardMatches(Symbol.replace, "replace", false, 192, (s, l, rest, twoByte) =>
+    typeof rest[0] === "string" ? Math.max(twoByte, 1) * (l + rest[0].length) : 0);
+  // (Each extra above is at most 2 * (l + the replacement) for a string of
+  // l units, so the bound before the scan holds for all of them.)
   const from = Array.from;
   Array.from = function from_(src, ...rest) {
     if (src != null && typeof src.length === "number") check(16 * src.length, "Array.from()");

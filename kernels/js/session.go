@@ -214,7 +214,7 @@ func (k *Kernel) newSession() (*session, error) {
 	if !ok {
 		return nil, errors.New("kernels: js: prelude did not define its guard")
 	}
-	if _, err := guard(goja.Undefined(), vm.ToValue(k.limit)); err != nil {
+	if _, err := guard(goja.Undefined(), vm.ToValue(k.limit), countFunc(vm)); err != nil {
 		return nil, fmt.Errorf("kernels: js: installing the memory guards: %w", err)
 	}
 	s.toolError = vm.Get("ToolError")
