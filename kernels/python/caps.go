@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tetherhq/tether/internal/bytesize"
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // DefaultProcessLimit is the tasks (processes and threads) the interpreter
@@ -35,7 +35,7 @@ func configuredCap[T int | int64](l, def T) T {
 // own when tether can make one, else RLIMIT_NPROC set by the driver.
 type procCap struct {
 	limit  int
-	cgroup *pidsCgroup
+	cgroup *proc.PidsCgroup
 	none   []string // why a cap could not be set, in order of trying
 }
 
@@ -50,7 +50,7 @@ func (k *Kernel) planProcCap(enclosed bool) (*procCap, []string) {
 		return c, nil
 	}
 	if !enclosed {
-		g, err := newPidsCgroup(c.limit)
+		g, err := proc.NewPidsCgroup("python", c.limit)
 		if err == nil {
 			c.cgroup = g
 			return c, nil
@@ -68,7 +68,7 @@ func (c *procCap) dir() string {
 	if c.cgroup == nil {
 		return ""
 	}
-	return c.cgroup.dir
+	return c.cgroup.Dir()
 }
 
 // started moves the interpreter into the cgroup, before it runs a cell.
@@ -76,9 +76,9 @@ func (c *procCap) started(pid int) {
 	if c.cgroup == nil {
 		return
 	}
-	if err := c.cgroup.add(pid); err != nil {
-		c.none = append(c.none, "no cgroup: cannot move the interpreter into "+c.cgroup.dir+": "+err.Error())
-		c.cgroup.remove()
+	if err := c.cgroup.Add(pid); err != nil {
+		c.none = append(c.none, "no cgroup: cannot move the interpreter into "+c.cgroup.Dir()+": "+err.Error())
+		c.cgroup.Remove()
 		c.cgroup = nil
 	}
 }
@@ -89,7 +89,7 @@ func (c *procCap) started(pid int) {
 func (c *procCap) words(nproc int64, note string) string {
 	switch {
 	case c.cgroup != nil:
-		return "processes: " + c.cgroup.describe()
+		return "processes: " + c.cgroup.Describe()
 	case nproc > 0 && note == "":
 		return fmt.Sprintf("processes: RLIMIT_NPROC of %d, %d more processes and threads than the user had when the kernel started (it counts all of the user's; %s)", nproc, c.limit, strings.Join(c.none, "; "))
 	}
@@ -106,15 +106,7 @@ func (c *procCap) stop() {
 	if c == nil || c.cgroup == nil {
 		return
 	}
-	c.cgroup.killAll()
-	for range 50 {
-		c.cgroup.remove()
-		if !c.cgroup.exists() {
-			return
-		}
-		time.Sleep(20 * time.Millisecond) // killed tasks leave as they are reaped
-		c.cgroup.killAll()
-	}
+	c.cgroup.Stop()
 }
 
 // limitsWords names the caps a fresh interpreter runs under, for its first

@@ -1,4 +1,4 @@
-package python
+package proc
 
 import (
 	"bufio"
@@ -13,14 +13,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-
-	"github.com/tetherhq/tether/internal/proc"
+	"time"
 )
 
-// pidsCgroup is a cgroup of the pids controller made for one interpreter:
-// its pids.max caps the tasks (processes and threads) the interpreter and
-// everything it starts may have at once, a fork past it fails with EAGAIN.
-type pidsCgroup struct {
+// PidsCgroup is a cgroup of the pids controller made for one process tree
+// (a kernel's interpreter, a debug session's adapter and program, a
+// worker): its pids.max caps the tasks (processes and threads) the tree
+// may have at once, and a fork past it fails with EAGAIN.
+type PidsCgroup struct {
 	dir  string
 	v2   bool
 	max  int
@@ -29,10 +29,13 @@ type pidsCgroup struct {
 
 var cgroupSeq atomic.Int64
 
-// newPidsCgroup makes a child of tether's own cgroup in the pids hierarchy
+// NewPidsCgroup makes a child of tether's own cgroup in the pids hierarchy
 // (cgroup v2 when tether's cgroup offers the pids controller, else a v1 pids
-// hierarchy) with pids.max set to limit, or says why it cannot.
-func newPidsCgroup(limit int) (*pidsCgroup, error) {
+// hierarchy) named tether-KIND-PID-N, with pids.max set to limit, or says
+// why it cannot. The sentinel empties and removes it should tether end
+// first. A process joins it through Policy.Cgroup (before its program
+// starts) or Add.
+func NewPidsCgroup(kind string, limit int) (*PidsCgroup, error) {
 	mounts, err := cgroupMounts()
 	if err != nil {
 		return nil, err
@@ -42,7 +45,7 @@ func newPidsCgroup(limit int) (*pidsCgroup, error) {
 		return nil, err
 	}
 	var why []string
-	name := fmt.Sprintf("tether-python-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+	name := fmt.Sprintf("tether-%s-%d-%d", kind, os.Getpid(), cgroupSeq.Add(1))
 	for _, h := range []struct {
 		key, what string
 		v2        bool
@@ -59,7 +62,7 @@ func newPidsCgroup(limit int) (*pidsCgroup, error) {
 			// Should tether die first, its sentinel kills what is left in
 			// it: a process that cleared its environment (env -i) is out of
 			// reach of the sentinel's other means.
-			proc.WatchCgroup(g.dir)
+			WatchCgroup(g.dir)
 			return g, nil
 		}
 		why = append(why, h.what+": "+err.Error())
@@ -70,7 +73,7 @@ func newPidsCgroup(limit int) (*pidsCgroup, error) {
 	return nil, errors.New(strings.Join(why, "; "))
 }
 
-func makePidsCgroup(parent, name string, v2 bool, limit int) (*pidsCgroup, error) {
+func makePidsCgroup(parent, name string, v2 bool, limit int) (*PidsCgroup, error) {
 	if v2 {
 		ctl, err := os.ReadFile(filepath.Join(parent, "cgroup.controllers"))
 		if err != nil {
@@ -84,20 +87,20 @@ func makePidsCgroup(parent, name string, v2 bool, limit int) (*pidsCgroup, error
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create a child cgroup (not delegated to this user?): %w", err)
 	}
-	g := &pidsCgroup{dir: dir, v2: v2, max: limit, what: "cgroup v1 pids.max"}
+	g := &PidsCgroup{dir: dir, v2: v2, max: limit, what: "cgroup v1 pids.max"}
 	if v2 {
 		g.what = "cgroup v2 pids.max"
 		if _, err := os.Stat(filepath.Join(dir, "pids.max")); err != nil {
 			// The parent does not hand the controller down; enabling it
 			// there fails when the parent holds processes itself.
 			if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+pids"), 0); err != nil {
-				g.remove()
+				g.Remove()
 				return nil, fmt.Errorf("cannot enable the pids controller for child cgroups of %s: %w", parent, err)
 			}
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(limit)), 0); err != nil {
-		g.remove()
+		g.Remove()
 		return nil, fmt.Errorf("cannot set pids.max: %w", err)
 	}
 	return g, nil
@@ -160,14 +163,14 @@ func ownCgroups() (map[string]string, error) {
 	return out, nil
 }
 
-// add moves pid (the interpreter, before it runs a cell) into the cgroup.
-func (g *pidsCgroup) add(pid int) error {
+// Add moves pid into the cgroup (what it starts afterwards is counted).
+func (g *PidsCgroup) Add(pid int) error {
 	return os.WriteFile(filepath.Join(g.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
 }
 
-// killAll kills every task in the cgroup, including those that left the
-// interpreter's process group.
-func (g *pidsCgroup) killAll() {
+// KillAll kills every task in the cgroup, those that left the tree's
+// process group included.
+func (g *PidsCgroup) KillAll() {
 	if g.v2 {
 		if os.WriteFile(filepath.Join(g.dir, "cgroup.kill"), []byte("1"), 0) == nil {
 			return
@@ -186,16 +189,16 @@ func (g *pidsCgroup) killAll() {
 	}
 }
 
-// remove deletes the cgroup once it is empty.
-func (g *pidsCgroup) remove() {
+// Remove deletes the cgroup once it is empty.
+func (g *PidsCgroup) Remove() {
 	if err := os.Remove(g.dir); err == nil || errors.Is(err, os.ErrNotExist) {
-		proc.UnwatchCgroup(g.dir)
+		UnwatchCgroup(g.dir)
 	}
 }
 
-// staleName matches the cgroups newPidsCgroup names: the tether's pid, then
-// a sequence number.
-var staleName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^tether-python-(\d+)-\d+$`) })
+// staleName matches the cgroups NewPidsCgroup names: the kind, the
+// tether's pid, then a sequence number.
+var staleName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^tether-[a-z]+-(\d+)-\d+$`) })
 
 // removeStale removes the cgroups under parent that a tether process no
 // longer running made (one killed before it or its sentinel could), killing
@@ -217,15 +220,41 @@ func removeStale(parent string) {
 		if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
 			continue // its tether runs
 		}
-		proc.KillCgroup(filepath.Join(parent, e.Name()))
+		KillCgroup(filepath.Join(parent, e.Name()))
 	}
 }
 
-func (g *pidsCgroup) describe() string {
+// Describe says the cap: "at most N processes and threads at once (cgroup
+// v2 pids.max)".
+func (g *PidsCgroup) Describe() string {
 	return fmt.Sprintf("at most %d processes and threads at once (%s)", g.max, g.what)
 }
 
-func (g *pidsCgroup) exists() bool {
+// Dir is the cgroup's directory.
+func (g *PidsCgroup) Dir() string { return g.dir }
+
+// Max is its pids.max.
+func (g *PidsCgroup) Max() int { return g.max }
+
+// Exists reports whether the cgroup is still there.
+func (g *PidsCgroup) Exists() bool {
 	_, err := os.Stat(g.dir)
 	return err == nil
+}
+
+// Stop kills everything left in the cgroup and removes it, bounded (about
+// a second): killed tasks leave as they are reaped.
+func (g *PidsCgroup) Stop() {
+	if g == nil {
+		return
+	}
+	g.KillAll()
+	for range 50 {
+		g.Remove()
+		if !g.Exists() {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+		g.KillAll()
+	}
 }
