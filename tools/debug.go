@@ -314,6 +314,9 @@ func debugDo(ctx context.Context, sv *dap.Supervisor, conv, root string, req deb
 		if st.Sandbox != "" {
 			fmt.Fprintf(&b, "%s\n", st.Sandbox)
 		}
+		if st.Limits != "" {
+			fmt.Fprintf(&b, "limits: %s\n", st.Limits)
+		}
 		if len(st.Ops) > 0 {
 			fmt.Fprintf(&b, "the adapter also offers %s\n", strings.Join(st.Ops, ", "))
 		}

@@ -239,6 +239,9 @@ func (v *vibe) spawn(ctx context.Context, call *Call) (*Result, error) {
 	if a.Isolated {
 		extra += " It works in its own git worktree; vibe_wait stages its changes for resolve."
 	}
+	if infos[0].Limits != "" {
+		extra += " limits: " + infos[0].Limits + "."
+	}
 	if len(ids) == 1 {
 		fmt.Fprintf(&b, "Started worker %s (%s, %s tier). It runs in the background: vibe_wait %s collects the result, vibe_list shows progress.%s",
 			ids[0], infos[0].Label, infos[0].Tier, ids[0], extra)

@@ -85,6 +85,10 @@ type Config struct {
 	// (read-write) and its command's own install (read-only): the agent's
 	// configuration and credentials, say (--worker-read, --worker-write).
 	ReadOnly, ReadWrite []string
+	// ProcessLimit caps the tasks (processes and threads) of one run of a
+	// worker, its command and what it starts, at once, with a pids cgroup:
+	// DefaultProcessLimit when zero, none when negative.
+	ProcessLimit int
 }
 
 // Environment variables that tell a worker the run's limits.
@@ -196,6 +200,7 @@ func (r *Roster) Tiers() []string {
 
 type worker struct {
 	id, label, tier string
+	limits          string // the caps of the current (or last) run
 	brief           string
 	started         time.Time // of the current run
 	ended           time.Time
@@ -237,6 +242,10 @@ type Info struct {
 	// Resumed says the current (or last) run is a follow-up that continued
 	// the conversation with the tier's resume command (Config.Resume).
 	Resumed bool `json:"resumed,omitempty"`
+	// Limits says the caps the current (or last) run is under
+	// ("processes: at most 256 processes and threads at once (cgroup v2
+	// pids.max), ..."), or why there is none.
+	Limits string `json:"limits,omitempty"`
 }
 
 // Report is what Wait returns.
@@ -457,15 +466,20 @@ func (r *Roster) startLocked(w *worker, command, stdin string) error {
 	w.log = &textcut.Tail{Max: maxLogBytes}
 	cmd.Stdout, cmd.Stderr = out, w.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := r.sandbox(cmd, command, w); err != nil {
+	caps := newRunCap(r.cfg.processLimit())
+	if err := r.sandbox(cmd, command, w, caps.dir()); err != nil {
+		caps.stop()
 		return fmt.Errorf("workers: cannot start the %s worker: %w", w.tier, err)
 	}
 	// A process the worker left behind may hold stdout open; do not wait on it
 	// for long once the worker itself has exited (it is killed with the group).
 	cmd.WaitDelay = 2 * time.Second
 	if err := proc.Start(cmd); err != nil {
+		caps.stop()
 		return fmt.Errorf("workers: cannot start the %s worker: %w", w.tier, err)
 	}
+	caps.started(cmd.Process.Pid)
+	w.limits = caps.words
 	done := make(chan struct{})
 	w.cmd, w.done = cmd, done
 	// The previous run's result stays readable (vibe_list's last result)
@@ -476,8 +490,10 @@ func (r *Roster) startLocked(w *worker, command, stdin string) error {
 	schema, t, state := w.schema, w.tree, w.state
 	go func() {
 		err := cmd.Wait()
-		// The run is over; make sure nothing it started lives on.
+		// The run is over; make sure nothing it started lives on, in its
+		// process group or out of it.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		caps.stop()
 		result, truncated := out.String(), out.Cut()
 		schemaErr := ""
 		if schema != nil {
@@ -737,6 +753,7 @@ func (w *worker) infoLocked() Info {
 		ResultRun:  w.resultRun,
 		Unread:     w.unread,
 		Resumed:    w.resumed,
+		Limits:     w.limits,
 	}
 }
 

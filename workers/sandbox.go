@@ -14,9 +14,10 @@ import (
 // operator added (Config.ReadWrite), read-only on the command's own install
 // (its first word, found on PATH) and Config.ReadOnly. An isolated worker
 // writes its own worktree instead of the workers' directory. The network is
-// the operator's choice (--sandbox-net workers). Call it after SysProcAttr
-// is set.
-func (r *Roster) sandbox(cmd *exec.Cmd, command string, w *worker) error {
+// the operator's choice (--sandbox-net workers). The run joins the pids
+// cgroup dir (when not "") before its command starts. Call it after
+// SysProcAttr is set.
+func (r *Roster) sandbox(cmd *exec.Cmd, command string, w *worker, cgroup string) error {
 	t, tier := w.tree, w.tier
 	words := strings.Fields(command)
 	first := ""
@@ -49,5 +50,5 @@ func (r *Roster) sandbox(cmd *exec.Cmd, command string, w *worker) error {
 	}
 	// Its state directory is its home: an agent's own configuration and
 	// history stay with the worker, never in the operator's home.
-	return proc.Sandbox(cmd, proc.Policy{Peer: tier + " worker", Family: proc.Workers, RO: ro, RW: rw, Home: w.state, PassEnv: r.cfg.PassEnv})
+	return proc.Sandbox(cmd, proc.Policy{Peer: tier + " worker", Family: proc.Workers, RO: ro, RW: rw, Home: w.state, PassEnv: r.cfg.PassEnv, Cgroup: cgroup})
 }

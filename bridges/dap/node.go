@@ -40,6 +40,7 @@ var nodeRelay []byte
 // node runs first (node_relay.cjs) over fds 3 and 4: no port is opened,
 // so it works in a sandbox with a network namespace of its own.
 type nodeBridge struct {
+	sess    *session // whose pids cgroup the debuggee joins
 	a       *resolved
 	root    string
 	scratch string
@@ -77,10 +78,10 @@ type nodeBridge struct {
 
 // startNode makes the in-process adapter and returns the session's end of
 // its connection.
-func startNode(a *resolved, root, scratch string) io.ReadWriteCloser {
+func startNode(a *resolved, root, scratch string, s *session) io.ReadWriteCloser {
 	ours, theirs := net.Pipe()
 	b := &nodeBridge{
-		a: a, root: root, scratch: scratch, rw: ours,
+		a: a, root: root, scratch: scratch, rw: ours, sess: s,
 		scripts: map[string]scriptParsed{}, maps: map[string]*sourceMap{}, fileMaps: map[string]*sourceMap{},
 		bps: map[string][]string{}, bpByID: map[string]int{}, mapped: map[string][]*mappedBP{}, frames: map[int]int{}, refs: map[int]string{},
 		excState: "none", exit: make(chan struct{}),
@@ -369,7 +370,7 @@ func (b *nodeBridge) launch(raw json.RawMessage) error {
 		// project's packages (CommonJS).
 		cmd.Env = append(cmd.Env, "NODE_PATH="+nm)
 	}
-	if err := sandboxIf(cmd, "node debuggee", string(proc.Node), b.a.argv[0], "", b.root, b.scratch, ""); err != nil {
+	if err := sandboxIf(cmd, "node debuggee", string(proc.Node), b.a.argv[0], "", b.root, b.scratch, "", b.sess.cgroupDir()); err != nil {
 		toNode.Close()
 		fromBridge.Close()
 		fromNode.Close()

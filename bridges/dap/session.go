@@ -31,6 +31,10 @@ import (
 type session struct {
 	adapter *resolved
 	root    string
+	// procs is the session's pids cgroup (nil without one); limits what
+	// the first result says of the caps.
+	procs  *proc.PidsCgroup
+	limits string
 	// ws is the working dir the session was started in, which the source
 	// files the adapter names are read through; nil reads none.
 	ws       *fsutil.Root
@@ -361,6 +365,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 	}
 	s.attachWait = sv.cfg.AttachWait
 	s.startTimeout = sv.cfg.StartTimeout
+	s.capProcesses(sv.cfg.processLimit())
 	if err := s.connect(ctx, sv.cfg.StartTimeout); err != nil {
 		s.kill()
 		return nil, nil, err
@@ -516,7 +521,7 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		return nil
 	}
 	if a.Transport == Inspector {
-		s.c = newConn(startNode(a, s.root, s.scratch), s.onEvent, nil)
+		s.c = newConn(startNode(a, s.root, s.scratch, s), s.onEvent, nil)
 		s.c.timeout = s.requestTimeout
 		return nil
 	}
@@ -638,7 +643,7 @@ func (s *session) adapterCommand(vars map[string]any) (cmd *exec.Cmd, argv []str
 	cmd.Dir = s.root
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	s.unconfined = unconfinedAttach(a, s.kind, s.pid)
-	if err := sandboxIf(cmd, a.ID+" debug adapter", a.Toolchain, argv[0], a.interpreter, s.root, s.scratch, s.unconfined); err != nil {
+	if err := sandboxIf(cmd, a.ID+" debug adapter", a.Toolchain, argv[0], a.interpreter, s.root, s.scratch, s.unconfined, s.cgroupDir()); err != nil {
 		return nil, nil, fmt.Errorf("dap: %w", err)
 	}
 	return cmd, argv, nil
@@ -651,6 +656,7 @@ func (s *session) startAdapter(cmd *exec.Cmd, argv []string) error {
 		return fmt.Errorf("dap: starting %s (%s): %w", s.adapter.ID, strings.Join(argv, " "), err)
 	}
 	s.cmd = cmd
+	s.joinCgroup(cmd.Process.Pid)
 	s.procDone = make(chan struct{})
 	go func() { _ = cmd.Wait(); close(s.procDone) }()
 	return nil
@@ -772,6 +778,7 @@ func (s *session) kill() {
 		case <-time.After(5 * time.Second):
 		}
 	}
+	s.releaseCgroup()
 	if s.scratch != "" {
 		_ = os.RemoveAll(s.scratch)
 	}

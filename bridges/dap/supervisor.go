@@ -49,6 +49,10 @@ type Config struct {
 	// RequestTimeout bounds the adapter's answer to one request, such as
 	// stackTrace or evaluate (30 seconds).
 	RequestTimeout time.Duration
+	// ProcessLimit caps the tasks (processes and threads) of one session's
+	// adapter, program and what it starts, at once, with a pids cgroup:
+	// DefaultProcessLimit when zero, none when negative.
+	ProcessLimit int
 
 	// connector, set only by tests, replaces starting an adapter process:
 	// fault injection with an in-process fake adapter.

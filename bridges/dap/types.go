@@ -103,6 +103,10 @@ type Started struct {
 	// Sandbox says what confines the adapter and the program, when that is
 	// not the whole sandbox or the network is the operator's choice.
 	Sandbox string
+	// Limits says the caps the adapter and the program run under
+	// ("processes: at most 256 processes and threads at once (cgroup v2
+	// pids.max), ...") or why there is none.
+	Limits string
 	// Ops are the optional ops (OptionalOps) the adapter's capabilities
 	// offer.
 	Ops []string

@@ -18,6 +18,7 @@ func init() {
 		enabled  bool
 		ttl      time.Duration
 		adapters string
+		procs    = countFlag{n: dap.DefaultProcessLimit}
 	)
 	addWiring(familyWiring{
 		name: "debug",
@@ -29,6 +30,7 @@ func init() {
 				"; debug sessions with "+dap.DescribeSupport(builtin)+"; breakpoint kinds (condition, hit_condition, log_message, "+
 				"function, exception filters) as each adapter's capabilities allow; docs/tools.md has the adapter table")
 			fs.DurationVar(&ttl, "debug-ttl", dap.DefaultTTL, "fixed lifetime of a debug session")
+			fs.Var(&procs, "debug-procs", "process cap of a debug session: the `count` of processes and threads its adapter, the program and what it starts may have at once, or off; a fork past it fails in the program (EAGAIN). A pids cgroup of its own when tether can make one; the launch or attach result says which")
 			fs.StringVar(&adapters, "debug-adapters", "", "JSON file of extra debug adapters, a list of {id, markers, extensions, commands, launch, "+
 				"attach (by host and port: ${host}, ${port}), attach_pid (by pid: ${pid}), transport (stdio, dial-in, tcp: the command listens on ${port}), "+
 				"address (host:port of a running TCP adapter), ops, ...}; "+
@@ -51,7 +53,7 @@ func init() {
 				}
 				table = dap.MergeAdapters(table, extra)
 			}
-			sv := dap.NewSupervisor(dap.Config{Adapters: table, TTL: ttl})
+			sv := dap.NewSupervisor(dap.Config{Adapters: table, TTL: ttl, ProcessLimit: procs.n})
 			cfg.Debug = sv
 			return func() { sv.Close() }, nil
 		},

@@ -56,7 +56,7 @@ func (f *countFlag) Set(s string) error {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n <= 0 {
-		return fmt.Errorf("kernels: %q is not a process count: give a number such as %d, or off", s, python.DefaultProcessLimit)
+		return fmt.Errorf("%q is not a process count: give a number such as %d, or off", s, python.DefaultProcessLimit)
 	}
 	f.n = n
 	return nil

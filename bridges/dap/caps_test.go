@@ -1,0 +1,74 @@
+package dap_test
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// pyForkBomb starts up to 600 children that sleep, stops at the first
+// start refused, says how far it got and why, and ends them. The children
+// are not Python, so debugpy does not follow them with sessions (and
+// threads) of their own.
+const pyForkBomb = `import subprocess
+
+kids, why = [], "none refused"
+for i in range(600):
+    try:
+        kids.append(subprocess.Popen(["sleep", "60"]))
+    except OSError as e:
+        why = type(e).__name__ + " " + str(e.errno)
+        break
+print("forked", len(kids), why, flush=True)
+for k in kids:
+    k.kill()
+    k.wait()
+`
+
+// TestDebuggeeProcessCap launches, under debugpy, a program that starts 600
+// processes: the session's pids cgroup stops it at the cap (a fork fails
+// with EAGAIN, the program goes on), and the launch result states the cap.
+func TestDebuggeeProcessCap(t *testing.T) {
+	t.Parallel()
+	python(t)
+	const limit = 100
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "bomb.py": pyForkBomb})
+	sv := dap.NewSupervisor(dap.Config{ProcessLimit: limit})
+	t.Cleanup(func() { sv.Close() })
+	r := do(t, sv, "c", root, request{Op: "launch", Program: "bomb.py"})
+	if strings.HasPrefix(r.Started.Limits, "processes: no cap (no cgroup") {
+		t.Skipf("this machine gives tether no pids cgroup: %s", r.Started.Limits)
+	}
+	if !strings.Contains(r.Started.Limits, "at most "+strconv.Itoa(limit)+" processes and threads at once") {
+		t.Errorf("the launch result does not state the cap: %q", r.Started.Limits)
+	}
+	if r.Exited == nil {
+		awaitEnded(t, sv, root)
+	}
+	out := do(t, sv, "c", root, request{Op: "output"}).Output
+	m := regexp.MustCompile(`forked (\d+) (.*)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no report from the program; output %q", out)
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n >= limit || !strings.Contains(m[2], "BlockingIOError 11") {
+		t.Errorf("the program forked %d processes (%s); want fewer than the cap of %d and EAGAIN", n, m[2], limit)
+	}
+}
+
+// TestDebugProcessCapOff: with the cap off the result says so.
+func TestDebugProcessCapOff(t *testing.T) {
+	t.Parallel()
+	python(t)
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "main.py": "print('hi')\n"})
+	sv := dap.NewSupervisor(dap.Config{ProcessLimit: -1})
+	t.Cleanup(func() { sv.Close() })
+	r := do(t, sv, "c", root, request{Op: "launch", Program: "main.py"})
+	if !strings.Contains(r.Started.Limits, "processes: no cap (turned off") {
+		t.Errorf("limits %q", r.Started.Limits)
+	}
+}

@@ -1,0 +1,76 @@
+package workers_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/workers"
+)
+
+// forkBomb forks up to 600 children that sleep, stops at the first fork
+// refused, prints how far it got and why, and reaps them.
+const forkBomb = `import os, signal, time
+
+kids, why = [], "none refused"
+for i in range(600):
+    try:
+        pid = os.fork()
+    except OSError as e:
+        why = type(e).__name__ + " " + str(e.errno)
+        break
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    kids.append(pid)
+print("forked", len(kids), why, flush=True)
+for k in kids:
+    os.kill(k, signal.SIGKILL)
+for k in kids:
+    os.waitpid(k, 0)
+`
+
+// TestWorkerProcessCap runs a worker whose command forks 600 processes: its
+// run's pids cgroup stops it at the cap (a fork fails with EAGAIN), and the
+// worker's info, which vibe_spawn's result shows, states the cap.
+func TestWorkerProcessCap(t *testing.T) {
+	py := testenv.RequireBinary(t, "python3")
+	const limit = 50
+	dir := t.TempDir()
+	bomb := filepath.Join(dir, "bomb.py")
+	if err := os.WriteFile(bomb, []byte(forkBomb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := workers.New(workers.Config{
+		Commands:     map[string]string{workers.Fast: py + " " + bomb},
+		ProcessLimit: limit,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	id, err := r.Spawn("fork", "bomb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := r.List()[0]
+	if strings.HasPrefix(info.Limits, "processes: no cap (no cgroup") {
+		t.Skipf("this machine gives tether no pids cgroup: %s", info.Limits)
+	}
+	if !strings.Contains(info.Limits, "at most "+strconv.Itoa(limit)+" processes and threads at once") {
+		t.Errorf("the worker's info does not state the cap: %q", info.Limits)
+	}
+	rep := wait(t, r, id)
+	m := regexp.MustCompile(`forked (\d+) (.*)`).FindStringSubmatch(rep.Result)
+	if m == nil {
+		t.Fatalf("no report from the worker: %+v", rep)
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n >= limit || !strings.Contains(m[2], "BlockingIOError 11") {
+		t.Errorf("the worker forked %d processes (%s); want fewer than the cap of %d and EAGAIN", n, m[2], limit)
+	}
+}
