@@ -4,6 +4,8 @@ package main
 
 import (
 	"fmt"
+	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,8 +40,40 @@ func TestHostCellIsConfined(t *testing.T) {
 		{"root", "/proc/" + tether + "/root/etc/hostname", "read"},
 		{"cmdline", "/proc/" + tether + "/cmdline", "read"},
 	}
+	// Nor what lies outside its view: a unix socket another process listens
+	// on (an ssh-agent's or a container runtime's, in the host's /tmp), a
+	// terminal, or the operator's Go build cache (shared, it let one
+	// tenant's program poison another's builds).
+	sock := filepath.Join(base, "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	cacheDir, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gocache := filepath.Join(cacheDir, "go-build")
+	if err := os.MkdirAll(gocache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unreached := []struct{ name, path, how string }{
+		{"socket", sock, "connect"},
+		{"tty", "/dev/tty", "read"},
+		{"gocache", gocache, "write"},
+	}
 	var code strings.Builder
-	code.WriteString(`import os
+	code.WriteString(`import os, socket
 def probe(p, how):
     try:
         if how == "read":
@@ -47,6 +81,14 @@ def probe(p, how):
                 f.read(64)
         elif how == "link":
             os.readlink(p)
+        elif how == "connect":
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(p)
+            s.close()
+        elif how == "write":
+            q = os.path.join(p, "tether-probe-%d" % os.getpid())
+            open(q, "w").write("x")
+            os.remove(q)
         else:
             os.listdir(p)
         return "READ"
@@ -63,7 +105,7 @@ for d in os.listdir("/proc"):
             pass
 print("others", [c for c in seen if " serve" in c or "TETHER" in c])
 `)
-	for _, p := range probes {
+	for _, p := range append(probes, unreached...) {
 		fmt.Fprintf(&code, "print(%q, probe(%q, %q))\n", p.name, p.path, p.how)
 	}
 	text, isErr := evalIn(t, cs, "python", code.String())
@@ -81,6 +123,11 @@ print("others", [c for c in seen if " serve" in c or "TETHER" in c])
 		absent := (view || strings.HasPrefix(p.path, "/proc/")) && strings.Contains(text, p.name+" absent")
 		if !strings.Contains(text, p.name+" denied") && !absent {
 			t.Errorf("%s (%s): want a permission error or, in a view, not found:\n%s", p.name, p.path, text)
+		}
+	}
+	for _, p := range unreached {
+		if strings.Contains(text, p.name+" READ") || !strings.Contains(text, p.name+" ") {
+			t.Errorf("%s (%s): the cell reached it:\n%s", p.name, p.path, text)
 		}
 	}
 	if proc.SandboxStatus().Namespaces && !strings.Contains(text, "others []") {
