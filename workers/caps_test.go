@@ -1,6 +1,7 @@
 package workers_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -72,5 +73,43 @@ func TestWorkerProcessCap(t *testing.T) {
 	n, _ := strconv.Atoi(m[1])
 	if n >= limit || !strings.Contains(m[2], "BlockingIOError 11") {
 		t.Errorf("the worker forked %d processes (%s); want fewer than the cap of %d and EAGAIN", n, m[2], limit)
+	}
+}
+
+// TestWorkerAddressSpaceCap: a worker's command runs under the operator's
+// address-space cap, which the info states, and an allocation past it
+// fails in the worker instead of taking the host's memory.
+func TestWorkerAddressSpaceCap(t *testing.T) {
+	py := testenv.RequireBinary(t, "python3")
+	const limit = 1 << 30
+	dir := t.TempDir()
+	script := filepath.Join(dir, "alloc.py")
+	src := "import resource\nsoft, hard = resource.getrlimit(resource.RLIMIT_AS)\ntry:\n    b = bytearray(2 << 30)\n    r = 'allocated'\nexcept MemoryError:\n    r = 'MemoryError'\nprint('as', soft, hard, r)\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := workers.New(workers.Config{
+		Commands:          map[string]string{workers.Fast: py + " " + script},
+		AddressSpaceLimit: limit,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	id, err := r.Spawn("alloc", "alloc", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := r.List()[0]
+	if strings.Contains(info.Limits, "address space: no cap (the sandbox") {
+		t.Skipf("no sandbox here to set it: %s", info.Limits)
+	}
+	if !strings.Contains(info.Limits, "address space: at most 1GiB (RLIMIT_AS)") {
+		t.Errorf("the worker's info does not state the cap: %q", info.Limits)
+	}
+	rep := wait(t, r, id)
+	want := fmt.Sprintf("as %d %d MemoryError", limit, limit)
+	if !strings.Contains(rep.Result, want) {
+		t.Errorf("the worker's report %q; want %q", rep.Result, want)
 	}
 }

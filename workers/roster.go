@@ -89,6 +89,10 @@ type Config struct {
 	// worker, its command and what it starts, at once, with a pids cgroup:
 	// DefaultProcessLimit when zero, none when negative.
 	ProcessLimit int
+	// AddressSpaceLimit is the address-space limit (RLIMIT_AS, in bytes)
+	// of a worker's command and each process it starts:
+	// DefaultAddressSpaceLimit when zero, none when negative.
+	AddressSpaceLimit int64
 }
 
 // Environment variables that tell a worker the run's limits.
@@ -466,8 +470,8 @@ func (r *Roster) startLocked(w *worker, command, stdin string) error {
 	w.log = &textcut.Tail{Max: maxLogBytes}
 	cmd.Stdout, cmd.Stderr = out, w.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	caps := newRunCap(r.cfg.processLimit())
-	if err := r.sandbox(cmd, command, w, caps.dir()); err != nil {
+	caps := newRunCap(r.cfg.processLimit(), r.cfg.addressSpaceLimit())
+	if err := r.sandbox(cmd, command, w, caps); err != nil {
 		caps.stop()
 		return fmt.Errorf("workers: cannot start the %s worker: %w", w.tier, err)
 	}

@@ -3,6 +3,7 @@ package dap
 import (
 	"fmt"
 
+	"github.com/tetherhq/tether/internal/bytesize"
 	"github.com/tetherhq/tether/internal/proc"
 )
 
@@ -12,6 +13,24 @@ import (
 // debugged program and its adapter start (delve and node run a few dozen
 // threads), far below what a fork bomb needs to take the host down.
 const DefaultProcessLimit = 256
+
+// DefaultAddressSpaceLimit is the address-space limit (RLIMIT_AS) of each
+// process of a debug session when Config.AddressSpaceLimit is zero: the
+// Python kernel's, above what delve, node, debugpy and lldb-dap reserve
+// at start, below what a runaway allocation takes from the host.
+const DefaultAddressSpaceLimit = 8 << 30
+
+// addressSpaceLimit is the address-space limit to start sessions with, or
+// 0 for none.
+func (c Config) addressSpaceLimit() uint64 {
+	switch {
+	case c.AddressSpaceLimit == 0:
+		return DefaultAddressSpaceLimit
+	case c.AddressSpaceLimit < 0:
+		return 0
+	}
+	return uint64(c.AddressSpaceLimit)
+}
 
 // processLimit is the cap to start sessions with, or 0 for none.
 func (c Config) processLimit() int {
@@ -39,6 +58,34 @@ func (s *session) capProcesses(limit int) {
 	}
 	s.procs = g
 	s.limits = "processes: " + g.Describe() + ", the adapter, the program and what it starts together; a fork past it fails (EAGAIN)"
+}
+
+// capAddressSpace records the address-space limit each process the session
+// starts gets, and what the first result says of it.
+func (s *session) capAddressSpace(limit uint64) {
+	switch {
+	case limit == 0:
+		s.limits += "; address space: no cap (turned off)"
+	case !proc.AddressSpaceSet():
+		s.limits += "; address space: no cap (the sandbox's launcher sets it, and no sandbox runs here)"
+	default:
+		s.as = limit
+		s.limits += "; address space: at most " + bytesize.Format(int64(limit)) + " (RLIMIT_AS) for each of the adapter, the program and what it starts; an allocation past it fails"
+	}
+}
+
+// procLimits are the limits a process the session starts runs under.
+type procLimits struct {
+	cgroup string // the pids cgroup to join, "" none
+	as     uint64 // RLIMIT_AS, 0 none
+}
+
+// procLimits returns the session's limits for a process it starts.
+func (s *session) procLimits() procLimits {
+	if s == nil {
+		return procLimits{}
+	}
+	return procLimits{cgroup: s.cgroupDir(), as: s.as}
 }
 
 // cgroupDir is the directory of the session's pids cgroup, "" without one.

@@ -72,3 +72,42 @@ func TestDebugProcessCapOff(t *testing.T) {
 		t.Errorf("limits %q", r.Started.Limits)
 	}
 }
+
+// pyAlloc says the address-space limit it runs under and tries to allocate
+// past a 1 GiB one.
+const pyAlloc = `import resource
+soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+try:
+    b = bytearray(2 << 30)
+    r = "allocated"
+except MemoryError:
+    r = "MemoryError"
+print("as", soft, hard, r, flush=True)
+`
+
+// TestDebuggeeAddressSpaceCap launches, under debugpy, a program that
+// allocates 2 GiB under a 1 GiB cap: the allocation fails in the program
+// (a MemoryError, the session goes on), and the launch result states the
+// cap. The adapter itself runs under the same cap.
+func TestDebuggeeAddressSpaceCap(t *testing.T) {
+	t.Parallel()
+	python(t)
+	const limit = 1 << 30
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "alloc.py": pyAlloc})
+	sv := dap.NewSupervisor(dap.Config{AddressSpaceLimit: limit})
+	t.Cleanup(func() { sv.Close() })
+	r := do(t, sv, "c", root, request{Op: "launch", Program: "alloc.py"})
+	if strings.Contains(r.Started.Limits, "address space: no cap (the sandbox") {
+		t.Skipf("no sandbox here to set it: %s", r.Started.Limits)
+	}
+	if !strings.Contains(r.Started.Limits, "address space: at most 1GiB (RLIMIT_AS)") {
+		t.Errorf("the launch result does not state the cap: %q", r.Started.Limits)
+	}
+	if r.Exited == nil {
+		awaitEnded(t, sv, root)
+	}
+	out := do(t, sv, "c", root, request{Op: "output"}).Output
+	if want := "as " + strconv.Itoa(limit) + " " + strconv.Itoa(limit) + " MemoryError"; !strings.Contains(out, want) {
+		t.Errorf("the program's output %q; want %q", out, want)
+	}
+}

@@ -370,7 +370,7 @@ func (b *nodeBridge) launch(raw json.RawMessage) error {
 		// project's packages (CommonJS).
 		cmd.Env = append(cmd.Env, "NODE_PATH="+nm)
 	}
-	if err := sandboxIf(cmd, "node debuggee", string(proc.Node), b.a.argv[0], "", b.root, b.scratch, "", b.sess.cgroupDir()); err != nil {
+	if err := sandboxIf(cmd, "node debuggee", string(proc.Node), b.a.argv[0], "", b.root, b.scratch, "", b.sess.procLimits()); err != nil {
 		toNode.Close()
 		fromBridge.Close()
 		fromNode.Close()

@@ -55,7 +55,7 @@ func (b *nodeBridge) compileTS(program string) (string, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
-	if err := sandboxIf(cmd, "tsc", string(proc.Node), tsc, "", b.root, b.scratch, "", b.sess.cgroupDir()); err != nil {
+	if err := sandboxIf(cmd, "tsc", string(proc.Node), tsc, "", b.root, b.scratch, "", b.sess.procLimits()); err != nil {
 		return "", err
 	}
 	err := proc.Run(cmd)

@@ -102,7 +102,7 @@ func (s *session) runInTerminal(raw json.RawMessage) (any, error) {
 	cmd.Dir = cwd
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := sandboxIf(cmd, s.adapter.ID+" program (runInTerminal)", s.adapter.Toolchain, cmd.Path, s.adapter.interpreter, top.root, top.scratch, "", top.cgroupDir()); err != nil {
+	if err := sandboxIf(cmd, s.adapter.ID+" program (runInTerminal)", s.adapter.Toolchain, cmd.Path, s.adapter.interpreter, top.root, top.scratch, "", top.procLimits()); err != nil {
 		return nil, fmt.Errorf("runInTerminal: %w", err)
 	}
 	cmd.Stdout = &streamWriter{out: top.out, stream: "stdout"}

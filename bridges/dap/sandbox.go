@@ -13,7 +13,7 @@ import (
 // and the debuggee's interpreter (internal/proc's Table); the network is the
 // operator's choice (--sandbox-net debug). Call it after SysProcAttr is set.
 func sandbox(cmd *exec.Cmd, peer, toolchain, binary, interpreter, root, scratch string) error {
-	return sandboxIf(cmd, peer, toolchain, binary, interpreter, root, scratch, "", "")
+	return sandboxIf(cmd, peer, toolchain, binary, interpreter, root, scratch, "", procLimits{})
 }
 
 // unconfinedAttach says why an adapter attaching to a program tether did not
@@ -56,9 +56,10 @@ func sandboxNote(unconfined string) string {
 }
 
 // sandboxIf is sandbox, leaving cmd unsandboxed with unconfined's reason
-// (refused on a strict host), the process joining the pids cgroup dir
-// (when not "") before its program starts.
-func sandboxIf(cmd *exec.Cmd, peer, toolchain, binary, interpreter, root, scratch, unconfined, cgroup string) error {
+// (refused on a strict host), the process joining lim's pids cgroup (when
+// not "") before its program starts and running under lim's address-space
+// limit.
+func sandboxIf(cmd *exec.Cmd, peer, toolchain, binary, interpreter, root, scratch, unconfined string, lim procLimits) error {
 	tc := proc.Toolchain(toolchain)
 	if tc == "" {
 		tc = proc.Native
@@ -68,5 +69,5 @@ func sandboxIf(cmd *exec.Cmd, peer, toolchain, binary, interpreter, root, scratc
 		pro, _ := proc.Table(proc.Python, interpreter, cmd.Env)
 		ro = append(ro, pro...)
 	}
-	return proc.Sandbox(cmd, proc.Policy{Peer: peer, Family: proc.Debug, RO: ro, RW: append(rw, root), Scratch: scratch, Caches: proc.TableCaches(tc, cmd.Env, root), Unconfined: unconfined, Cgroup: cgroup})
+	return proc.Sandbox(cmd, proc.Policy{Peer: peer, Family: proc.Debug, RO: ro, RW: append(rw, root), Scratch: scratch, Caches: proc.TableCaches(tc, cmd.Env, root), Unconfined: unconfined, Cgroup: lim.cgroup, AddressSpace: lim.as})
 }

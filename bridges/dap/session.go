@@ -35,6 +35,8 @@ type session struct {
 	// the first result says of the caps.
 	procs  *proc.PidsCgroup
 	limits string
+	// as is the address-space limit each process it starts gets (0: none).
+	as uint64
 	// ws is the working dir the session was started in, which the source
 	// files the adapter names are read through; nil reads none.
 	ws       *fsutil.Root
@@ -366,6 +368,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 	s.attachWait = sv.cfg.AttachWait
 	s.startTimeout = sv.cfg.StartTimeout
 	s.capProcesses(sv.cfg.processLimit())
+	s.capAddressSpace(sv.cfg.addressSpaceLimit())
 	if err := s.connect(ctx, sv.cfg.StartTimeout); err != nil {
 		s.kill()
 		return nil, nil, err
@@ -643,7 +646,7 @@ func (s *session) adapterCommand(vars map[string]any) (cmd *exec.Cmd, argv []str
 	cmd.Dir = s.root
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	s.unconfined = unconfinedAttach(a, s.kind, s.pid)
-	if err := sandboxIf(cmd, a.ID+" debug adapter", a.Toolchain, argv[0], a.interpreter, s.root, s.scratch, s.unconfined, s.cgroupDir()); err != nil {
+	if err := sandboxIf(cmd, a.ID+" debug adapter", a.Toolchain, argv[0], a.interpreter, s.root, s.scratch, s.unconfined, s.procLimits()); err != nil {
 		return nil, nil, fmt.Errorf("dap: %w", err)
 	}
 	return cmd, argv, nil

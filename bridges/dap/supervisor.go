@@ -53,6 +53,10 @@ type Config struct {
 	// adapter, program and what it starts, at once, with a pids cgroup:
 	// DefaultProcessLimit when zero, none when negative.
 	ProcessLimit int
+	// AddressSpaceLimit is the address-space limit (RLIMIT_AS, in bytes)
+	// of a session's adapter, program and each process it starts:
+	// DefaultAddressSpaceLimit when zero, none when negative.
+	AddressSpaceLimit int64
 
 	// connector, set only by tests, replaces starting an adapter process:
 	// fault injection with an in-process fake adapter.

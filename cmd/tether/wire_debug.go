@@ -19,6 +19,7 @@ func init() {
 		ttl      time.Duration
 		adapters string
 		procs    = countFlag{n: dap.DefaultProcessLimit}
+		memory   = sizeFlag{n: dap.DefaultAddressSpaceLimit}
 	)
 	addWiring(familyWiring{
 		name: "debug",
@@ -31,6 +32,7 @@ func init() {
 				"function, exception filters) as each adapter's capabilities allow; docs/tools.md has the adapter table")
 			fs.DurationVar(&ttl, "debug-ttl", dap.DefaultTTL, "fixed lifetime of a debug session")
 			fs.Var(&procs, "debug-procs", "process cap of a debug session: the `count` of processes and threads its adapter, the program and what it starts may have at once, or off; a fork past it fails in the program (EAGAIN). A pids cgroup of its own when tether can make one; the launch or attach result says which")
+			fs.Var(&memory, "debug-memory", "address-space cap (RLIMIT_AS) of each process of a debug session (the adapter, the program and what it starts), a `size` (8GiB, 16GiB) or off: an allocation past it fails in the program. Set by the sandbox's launcher; the launch or attach result says which")
 			fs.StringVar(&adapters, "debug-adapters", "", "JSON file of extra debug adapters, a list of {id, markers, extensions, commands, launch, "+
 				"attach (by host and port: ${host}, ${port}), attach_pid (by pid: ${pid}), transport (stdio, dial-in, tcp: the command listens on ${port}), "+
 				"address (host:port of a running TCP adapter), ops, ...}; "+
@@ -53,7 +55,7 @@ func init() {
 				}
 				table = dap.MergeAdapters(table, extra)
 			}
-			sv := dap.NewSupervisor(dap.Config{Adapters: table, TTL: ttl, ProcessLimit: procs.n})
+			sv := dap.NewSupervisor(dap.Config{Adapters: table, TTL: ttl, ProcessLimit: procs.n, AddressSpaceLimit: memory.n})
 			cfg.Debug = sv
 			return func() { sv.Close() }, nil
 		},

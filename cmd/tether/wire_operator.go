@@ -34,6 +34,8 @@ var operatorFlags struct {
 	workerEnv envNames
 	// workerProcs is each worker run's process cap (--workers-procs).
 	workerProcs countFlag
+	// workerMemory is each worker process's address-space cap (--workers-memory).
+	workerMemory sizeFlag
 }
 
 // pathList is a path flag that may be repeated, each value a comma-separated
@@ -77,6 +79,8 @@ func init() {
 			operatorFlags.resume = nil
 			operatorFlags.workerRead, operatorFlags.workerWrite, operatorFlags.workerEnv = nil, nil, nil
 			operatorFlags.workerProcs = countFlag{n: workers.DefaultProcessLimit}
+			operatorFlags.workerMemory = sizeFlag{n: workers.DefaultAddressSpaceLimit}
+			fs.Var(&operatorFlags.workerMemory, "workers-memory", "vibe mode: address-space cap (RLIMIT_AS) of each process of a worker run, a `size` (8GiB, 16GiB) or off: an allocation past it fails. Set by the sandbox's launcher; vibe_spawn's result says which")
 			fs.Var(&operatorFlags.workerProcs, "workers-procs", "vibe mode: process cap of each worker run: the `count` of processes and threads its command and what it starts may have at once, or off; a fork past it fails (EAGAIN). A pids cgroup of its own when tether can make one; vibe_spawn's result says which")
 			fs.Var(&operatorFlags.workerRead, "worker-read", "vibe mode: a path workers may read under the sandbox besides the workspace and their command's install (the agent's configuration, say); repeat or comma-separate for more")
 			fs.Var(&operatorFlags.workerEnv, "worker-env", "vibe mode: NAME of a variable of tether's environment workers get besides the allowlist and --env (the agent's API key, say; HOME keeps the real home instead of the worker's state directory); repeat or comma-separate for more")
@@ -182,7 +186,7 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 		if err != nil {
 			return cleanup, err
 		}
-		ws, err := workers.New(workers.Config{Commands: f.workers, Resume: f.resume, Dir: cfg.WorkDir, Surface: wsurf, ReadOnly: ro, ReadWrite: rw, PassEnv: f.workerEnv, ProcessLimit: f.workerProcs.n})
+		ws, err := workers.New(workers.Config{Commands: f.workers, Resume: f.resume, Dir: cfg.WorkDir, Surface: wsurf, ReadOnly: ro, ReadWrite: rw, PassEnv: f.workerEnv, ProcessLimit: f.workerProcs.n, AddressSpaceLimit: f.workerMemory.n})
 		if err != nil {
 			return cleanup, err
 		}

@@ -60,6 +60,11 @@ type Policy struct {
 	// program starts (a kernel's pids cgroup), so nothing it starts escapes
 	// being counted.
 	Cgroup string
+	// AddressSpace, when not 0, is the address-space limit (RLIMIT_AS, in
+	// bytes) the launcher sets just before the program starts; everything
+	// the program starts inherits it. Only a launched process gets it:
+	// with the sandbox off or unavailable there is no launcher (AddressSpaceSet).
+	AddressSpace uint64
 	// Home is the process's HOME; "" for its Scratch directory (and, with
 	// neither, a path that does not exist). Never the operator's home,
 	// unless the operator passes HOME by name (Options.Env, PassEnv).
@@ -419,4 +424,11 @@ func CacheFor(path, env, workspace string) Cache {
 	ck := sha256.Sum256([]byte(filepath.Clean(path)))
 	c.Upper = filepath.Join(base, "tether", "sandbox-caches", hex.EncodeToString(ws[:8]), filepath.Base(path)+"-"+hex.EncodeToString(ck[:4]))
 	return c
+}
+
+// AddressSpaceSet reports whether a Policy's AddressSpace takes effect:
+// the launcher that sets it runs only while some sandbox layer is in force.
+func AddressSpaceSet() bool {
+	o := currentOptions()
+	return !o.Off && SandboxStatus().Available()
 }

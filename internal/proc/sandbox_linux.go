@@ -41,6 +41,7 @@ type launchSpec struct {
 	Init     bool        `json:"init"`     // stay as the namespace's init (runInit)
 	StatusFD int         `json:"statusfd"` // init: where the peer's wait status goes
 	Cgroup   string      `json:"cgroup"`   // init: the cgroup to join first
+	AS       uint64      `json:"as"`       // RLIMIT_AS set before exec, 0 none
 	Caches   []viewCache `json:"caches"`   // view: overlays of shared caches
 }
 
@@ -126,6 +127,18 @@ func launch(specJSON string, argv []string) int {
 	}
 	if len(argv) == 0 {
 		return fail("no program to run")
+	}
+	if spec.AS > 0 {
+		// Soft and hard alike, so the program cannot raise it again; a
+		// lower hard limit already in place stays.
+		lim := unix.Rlimit{Cur: spec.AS, Max: spec.AS}
+		var old unix.Rlimit
+		if unix.Getrlimit(unix.RLIMIT_AS, &old) == nil && old.Max < lim.Max {
+			lim = unix.Rlimit{Cur: old.Max, Max: old.Max}
+		}
+		if err := unix.Setrlimit(unix.RLIMIT_AS, &lim); err != nil {
+			return fail("setting the address-space limit: %v", err)
+		}
 	}
 	err := syscall.Exec(spec.Path, argv, os.Environ())
 	if errors.Is(err, syscall.ENOENT) {
@@ -244,7 +257,7 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 	// (WaitStatus).
 	pidns := st.Namespaces
 	netns := st.Namespaces && !net
-	spec := launchSpec{Peer: p.Peer, Net: net, Landlock: st.Landlock >= 1, NS: pidns, View: pidns && st.View, NetNS: netns, Path: cmd.Path}
+	spec := launchSpec{Peer: p.Peer, Net: net, Landlock: st.Landlock >= 1, NS: pidns, View: pidns && st.View, NetNS: netns, Path: cmd.Path, AS: p.AddressSpace}
 	if pidns && p.Family != Servers {
 		fd, err := withInit(cmd)
 		if err != nil {

@@ -419,3 +419,28 @@ func TestSandboxPseudoFilePath(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 }
+
+// TestSandboxAddressSpace: a Policy's AddressSpace is the program's
+// RLIMIT_AS, soft and hard, and what it starts inherits it; an allocation
+// past it fails in the program.
+func TestSandboxAddressSpace(t *testing.T) {
+	requireSandbox(t)
+	const limit = 512 << 20
+	for _, f := range proc.Families {
+		t.Run(string(f), func(t *testing.T) {
+			ws := t.TempDir()
+			p := proc.Policy{Peer: "test", Family: f, RW: []string{ws}, AddressSpace: limit}
+			out, err := runIn(t, p, ws, "/bin/sh", "-c", "ulimit -S -v; ulimit -H -v; sh -c 'ulimit -v'")
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			want := strconv.Itoa(limit >> 10)
+			if got := strings.Fields(out); len(got) != 3 || got[0] != want || got[1] != want || got[2] != want {
+				t.Fatalf("ulimit -v (KiB) soft, hard, a child's: %q, want %s each", out, want)
+			}
+		})
+	}
+	if !proc.AddressSpaceSet() {
+		t.Fatal("AddressSpaceSet is false with the sandbox in force")
+	}
+}
