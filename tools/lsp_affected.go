@@ -92,9 +92,23 @@ func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, wri
 	for i, n := range a.names {
 		words[i] = []byte(n)
 	}
+	// The written files' directories and module names: a file beside a
+	// written one, or naming its module (an import of it), is likelier a
+	// caller than one that only shares a word with it (a test's helper of
+	// the same name), and is diagnosed first when there are more than
+	// maxAffected.
+	var dirs, stems []string
+	for _, w := range written {
+		key := l.seenPath(w)
+		dirs = append(dirs, filepath.ToSlash(filepath.Dir(key)))
+		if stem := strings.TrimSuffix(filepath.Base(key), filepath.Ext(key)); identRe().MatchString(stem) {
+			stems = append(stems, stem)
+		}
+	}
 	type hit struct {
 		path string
 		n    int
+		near int // 2: names a written module, 1: beside a written file, else 0; both add
 	}
 	var hits []hit
 	seen := 0
@@ -142,11 +156,21 @@ func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, wri
 			}
 		}
 		if n > 0 {
-			hits = append(hits, hit{rel, n})
+			h := hit{path: rel, n: n}
+			if slices.ContainsFunc(stems, func(st string) bool { return countWord(src, st) > 0 }) {
+				h.near += 2
+			}
+			if slices.Contains(dirs, filepath.ToSlash(filepath.Dir(rel))) {
+				h.near++
+			}
+			hits = append(hits, h)
 		}
 		return nil
 	})
 	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].near != hits[j].near {
+			return hits[i].near > hits[j].near
+		}
 		if hits[i].n != hits[j].n {
 			return hits[i].n > hits[j].n
 		}

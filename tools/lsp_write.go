@@ -40,6 +40,9 @@ type WriteDiagnostics struct {
 	// and why: their diagnostics are listed apart (Unlisted), not in New.
 	Unknown  map[string]string
 	Unlisted []lsp.Diagnostic
+	// NotChecked are the other files that mention a changed declaration
+	// and were not diagnosed (more than the bound): the report names them.
+	NotChecked []string
 }
 
 func newWriteDiagnostics() *WriteDiagnostics {
@@ -507,6 +510,7 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 		unchecked = append(unchecked, fmt.Sprintf("the server published changed diagnostics for %d other file(s) not compared (no whole set of theirs from before the write): %s", len(notCompared), strings.Join(shown, ", ")))
 	}
 	if len(aff.more) > 0 {
+		rep.NotChecked = append(rep.NotChecked, aff.more...)
 		shown := aff.more
 		if len(shown) > renameShown {
 			shown = append(shown[:renameShown:renameShown], fmt.Sprintf("... %d more", len(aff.more)-renameShown))

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -245,5 +246,37 @@ func TestLSPWriteTruthUnionOrder(t *testing.T) {
 				t.Logf("before: %s\nafter edit %d: %s", before, i, out)
 			}
 		})
+	}
+}
+
+// TestLSPWriteAffectedNearFirst: when more files mention a changed
+// declaration's name than a write diagnoses, the caller beside the
+// written file, importing its module, is diagnosed before files that only
+// share the word (tests with a helper of the same name, which sort first
+// by path), and the report names the files it left unchecked.
+func TestLSPWriteAffectedNearFirst(t *testing.T) {
+	files := map[string]string{"pyproject.toml": "[project]\nname = \"p\"\n",
+		"pkg/__init__.py": "", "pkg/lib.py": "def helper(x):\n    return x\n",
+		"pkg/worker.py": "from pkg.lib import helper\n\nprint(helper(1))\n"}
+	const others = 24
+	var shared []string
+	for i := range others {
+		name := fmt.Sprintf("pkg/a_tests/test_%02d.py", i)
+		files[name] = "def helper():\n    return 1\n\n\nprint(helper())\n"
+		shared = append(shared, name)
+	}
+	r, _ := projectRun(t, "pyright-langserver", files)
+	rep, out := writeCall(t, r, "edit", map[string]any{"path": "pkg/lib.py", "old_string": "def helper(x):", "new_string": "def helper(x, y):"})
+	requireWhole(t, rep, out)
+	if got := places(rep.New); strings.Join(got, " ") != "pkg/worker.py:3" {
+		t.Fatalf("want the caller pkg/worker.py:3 new, got %v:\n%s", got, out)
+	}
+	if len(rep.NotChecked) == 0 || len(rep.NotChecked)+len(rep.Checked) < others+1 {
+		t.Fatalf("not checked %v, checked %v: the files past the bound are not named:\n%s", rep.NotChecked, rep.Checked, out)
+	}
+	for _, f := range rep.NotChecked {
+		if !slices.Contains(shared, f) {
+			t.Errorf("%s left unchecked; want only files that merely share the name:\n%s", f, out)
+		}
 	}
 }

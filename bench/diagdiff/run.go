@@ -278,14 +278,16 @@ func byFile(s Set) map[string]Set {
 
 // score compares a write's report with the checker's delta from before to
 // after. The report's New holds at most its bound (More counts the rest,
-// over all files); a file it names as incomplete or without a baseline is
-// not scored, and the checker's new ones there are counted as missed in
+// over all files); a file it names as incomplete, without a baseline or
+// not checked (past the bound of files diagnosed) is not scored, and the checker's new ones there are counted as missed in
 // named files.
 func (h *harness) score(before, after Set, rep *tools.WriteDiagnostics) counts {
 	fresh, cleared := delta(before, after)
 	freshBy, clearedBy := byFile(fresh), byFile(cleared)
-	c := counts{Writes: 1, Unknown: len(rep.Unknown), NotChecked: len(rep.Incomplete)}
-	named := func(f string) bool { return rep.Unknown[f] != "" || rep.Incomplete[f] != "" }
+	c := counts{Writes: 1, Unknown: len(rep.Unknown), NotChecked: len(rep.Incomplete) + len(rep.NotChecked)}
+	named := func(f string) bool {
+		return rep.Unknown[f] != "" || rep.Incomplete[f] != "" || slices.Contains(rep.NotChecked, f)
+	}
 	want := Set{}
 	for k, n := range fresh {
 		if !named(k.File) {
