@@ -52,14 +52,37 @@ const workAge = 7 * 24 * time.Hour
 // with a filesystem view, an overlay at the cache's own place (the
 // variable names it there); without, the private layer alone, named by the
 // variable (a cache without one is left out).
-func caches(spec *launchSpec, cs []Cache, env []string) ([]string, error) {
+//
+// An overlay's upper layer must not be another live overlay's (the kernel
+// leaves two mounts sharing one undefined: concurrent gopls saw each
+// other's cache half-written), so each overlay claims its layer with a
+// lock the process holds while it runs (returned, to be passed to it); a
+// process that finds the workspace's layers taken gets one of its own.
+func caches(spec *launchSpec, cs []Cache, env []string) ([]string, []*os.File, error) {
+	var locks []*os.File
+	fail := func(err error) ([]string, []*os.File, error) {
+		for _, f := range locks {
+			f.Close()
+		}
+		return nil, nil, err
+	}
 	for _, c := range cs {
 		if c.Path == "" || c.Upper == "" || !filepath.IsAbs(c.Path) || !filepath.IsAbs(c.Upper) {
 			continue
 		}
 		upper := filepath.Join(c.Upper, "upper")
+		if spec.View {
+			u, lock, err := claimLayer(c.Upper)
+			if err != nil {
+				return fail(fmt.Errorf("proc: the private cache layer of %s for %s: %w", spec.Peer, c.Path, err))
+			}
+			upper = u
+			if lock != nil {
+				locks = append(locks, lock)
+			}
+		}
 		if err := os.MkdirAll(upper, 0o700); err != nil {
-			return nil, fmt.Errorf("proc: the private cache layer of %s for %s: %w", spec.Peer, c.Path, err)
+			return fail(fmt.Errorf("proc: the private cache layer of %s for %s: %w", spec.Peer, c.Path, err))
 		}
 		// The workspace's directory of layers: marked used now, and its
 		// unused siblings removed.
@@ -77,11 +100,11 @@ func caches(spec *launchSpec, cs []Cache, env []string) ([]string, error) {
 		}
 		// The shared cache is the lower layer: it must exist.
 		if err := os.MkdirAll(c.Path, 0o755); err != nil {
-			return nil, fmt.Errorf("proc: the cache %s of %s: %w", c.Path, spec.Peer, err)
+			return fail(fmt.Errorf("proc: the cache %s of %s: %w", c.Path, spec.Peer, err))
 		}
 		work, err := newWork(filepath.Join(c.Upper, "work"))
 		if err != nil {
-			return nil, fmt.Errorf("proc: the private cache layer of %s for %s: %w", spec.Peer, c.Path, err)
+			return fail(fmt.Errorf("proc: the private cache layer of %s for %s: %w", spec.Peer, c.Path, err))
 		}
 		spec.Caches = append(spec.Caches, viewCache{Path: c.Path, Upper: upper, Work: work})
 		if c.Env != "" {
@@ -92,7 +115,41 @@ func caches(spec *launchSpec, cs []Cache, env []string) ([]string, error) {
 			env = append(env[:len(env):len(env)], c.Env+"="+v)
 		}
 	}
-	return env, nil
+	return env, locks, nil
+}
+
+// layerSlots is how many kept upper layers a workspace's cache has: as
+// many processes of one workspace may use it at once (a language server, a
+// checker, a debug build) and keep what they wrote for the next.
+const layerSlots = 4
+
+// claimLayer returns an upper layer of the cache whose layers are in dir
+// that no live overlay uses, with the lock that holds it (nil for a
+// temporary layer): the first free of the kept ones, else a new one of
+// its own, removed with the old work directories.
+func claimLayer(dir string) (string, *os.File, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", nil, err
+	}
+	for i := range layerSlots {
+		name := "upper"
+		if i > 0 {
+			name += "-" + strconv.Itoa(i)
+		}
+		f, err := os.OpenFile(filepath.Join(dir, name+".lock"), os.O_RDONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			return "", nil, err
+		}
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			return filepath.Join(dir, name), f, nil
+		}
+		f.Close()
+	}
+	w, err := newWork(filepath.Join(dir, "work"))
+	if err != nil {
+		return "", nil, err
+	}
+	return filepath.Join(w, "upper"), nil, nil
 }
 
 // newWork makes an overlay work directory of its own under dir (two

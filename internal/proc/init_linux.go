@@ -151,8 +151,34 @@ func (st *initState) closeWrite() {
 	}
 }
 
+// afterStart holds, per command, files tether passes it and closes its
+// own copies of once it started (the locks on its cache layers).
+var afterStart sync.Map // weak.Pointer[exec.Cmd] -> []*os.File
+
+// closeAfterStart closes fs when cmd has started (or failed to), or when
+// cmd is collected without starting.
+func closeAfterStart(cmd *exec.Cmd, fs []*os.File) {
+	if len(fs) == 0 {
+		return
+	}
+	key := weak.Make(cmd)
+	afterStart.Store(key, fs)
+	runtime.AddCleanup(cmd, func(key weak.Pointer[exec.Cmd]) {
+		if v, ok := afterStart.LoadAndDelete(key); ok {
+			for _, f := range v.([]*os.File) {
+				f.Close()
+			}
+		}
+	}, key)
+}
+
 // started is called once cmd has started (or failed to).
 func started(cmd *exec.Cmd) {
+	if v, ok := afterStart.LoadAndDelete(weak.Make(cmd)); ok {
+		for _, f := range v.([]*os.File) {
+			f.Close()
+		}
+	}
 	if st, ok := lookupInit(cmd); ok {
 		st.mu.Lock()
 		st.closeWrite()

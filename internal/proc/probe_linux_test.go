@@ -586,3 +586,66 @@ func TestStatusWithoutView(t *testing.T) {
 		t.Errorf("the status does not name the view: %q", s)
 	}
 }
+
+// TestProbeConcurrentCacheLayers: two processes of one workspace running
+// at once never share an overlay's upper layer (the kernel leaves that
+// undefined: ten gopls on one workspace lost definitions), so the second
+// does not see what the first wrote while it runs; the layer the first
+// kept is the next process's once the first has ended.
+func TestProbeConcurrentCacheLayers(t *testing.T) {
+	st := requireSandbox(t)
+	if !st.View {
+		t.Skipf("no filesystem view here: %s", st)
+	}
+	base := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(base, "xdg"))
+	shared := filepath.Join(base, "go-build")
+	ws := filepath.Join(base, "ws")
+	for _, d := range []string{shared, ws} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy := func() proc.Policy {
+		p := inMode(t, string(proc.Servers), ws)
+		p.Caches = []proc.Cache{proc.CacheFor(shared, "GOCACHE", ws)}
+		return p
+	}
+	// The first writes its entry and stays until told to go.
+	release := filepath.Join(ws, "release")
+	first := exec.Command("/bin/sh", "-c", `echo first > "$GOCACHE/entry" && touch wrote && while [ ! -e release ]; do sleep 0.05; done`)
+	first.Dir = ws
+	if err := proc.Sandbox(first, policy()); err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Start(first); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- first.Wait() }()
+	defer func() {
+		os.WriteFile(release, nil, 0o644)
+		<-done
+	}()
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(ws, "wrote")); err == nil {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the first process did not write its cache entry within 2m")
+		}
+	}
+	out, err := runIn(t, policy(), ws, "/bin/sh", "-c", `cat "$GOCACHE/entry" 2>/dev/null || echo none`)
+	if err != nil || strings.TrimSpace(out) != "none" {
+		t.Fatalf("a process beside the first shares its layer: %v: %q", err, out)
+	}
+	os.WriteFile(release, nil, 0o644)
+	if err := <-done; err != nil {
+		t.Fatalf("the first process: %v", err)
+	}
+	done <- nil
+	out, err = runIn(t, policy(), ws, "/bin/sh", "-c", `cat "$GOCACHE/entry"`)
+	if err != nil || strings.TrimSpace(out) != "first" {
+		t.Fatalf("the next process lost the first's layer: %v: %q", err, out)
+	}
+}

@@ -281,10 +281,15 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 		spec.RW = append(spec.RW, p.Scratch)
 		env = append(env[:len(env):len(env)], "TMPDIR="+p.Scratch)
 	}
-	env, err := caches(&spec, p.Caches, env)
+	env, locks, err := caches(&spec, p.Caches, env)
 	if err != nil {
 		return err
 	}
+	// The locks on the cache layers go to the process (after the init's
+	// status pipe, whose number is fixed): the init, or the server it
+	// execs, holds them while it runs; tether's copies close once it started.
+	cmd.ExtraFiles = append(cmd.ExtraFiles, locks...)
+	closeAfterStart(cmd, locks)
 	b, err := json.Marshal(spec)
 	if err != nil {
 		return err
