@@ -56,7 +56,7 @@ var layers = []struct {
 	{"grammars/...", []string{"internal/...", "github.com/klauspost/compress/..."}},
 	{"bridges/lsp/...", []string{"grammars", "internal/...", "go.lsp.dev/jsonrpc2", "golang.org/x/sys/..."}},
 	{"bridges/dap/...", []string{"internal/...", "github.com/google/go-dap", "golang.org/x/sys/..."}},
-	{"kernels/...", []string{"internal/...", "github.com/dop251/goja/...", "golang.org/x/sys/..."}},
+	{"kernels/...", []string{"internal/...", "github.com/dop251/goja/...", "github.com/dlclark/regexp2/...", "golang.org/x/sys/..."}},
 	{"operator/...", []string{"internal/...", "github.com/chromedp/...", "github.com/modelcontextprotocol/go-sdk/...", "github.com/creack/pty", "golang.org/x/term", "golang.org/x/sys/..."}},
 	{"workers/...", []string{"internal/...", "golang.org/x/sys/...", "github.com/google/jsonschema-go/..."}},
 	{"internal/...", []string{"github.com/chromedp/...", "golang.org/x/sys/...", "golang.org/x/tools/txtar"}},

@@ -11,5 +11,5 @@
 // Package kernels never imports tools: the eval tool adapts the run's
 // registry to a ToolCaller. Neither it nor any package under it imports
 // engine, matcher, bridges, operator, workers or anything above tools;
-// they import internal/ and goja only.
+// they import internal/, goja and the regexp2 engine goja runs on only.
 package kernels

@@ -11,6 +11,9 @@
 // core beside the write. It prints a markdown table per language and
 // writer (bench/README.md, "diagdiff").
 //
+// A benchmark command: it may import whatever it measures, and nothing
+// imports it.
+//
 //	go run ./bench/diagdiff -n 30 -seed 1
 package main
 

@@ -17,6 +17,7 @@
 // Deep recursion is bounded with SetMaxCallStackSize, so it is a RangeError in
 // the cell and never a Go stack overflow.
 //
-// js imports kernels, internal/ and goja only: never tools or anything above
+// js imports kernels, internal/, goja and regexp2 (goja's engine, to count a
+// regexp's matches before goja builds them) only: never tools or anything above
 // it.
 package js
