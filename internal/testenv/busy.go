@@ -2,13 +2,49 @@ package testenv
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tetherhq/tether/internal/proc"
 )
+
+// lockBusy takes the machine-wide lock that keeps the tests that load the
+// machine on purpose (BusyCores, exclusive) apart from those whose bound is
+// a race against the machine's speed (Quiet, shared), across the test
+// binaries go test runs at once; it is released when the test ends.
+func lockBusy(t testing.TB, how int) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "tether-test-busy.lock"), os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		t.Fatalf("testenv: the busy lock: %v", err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), how)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		t.Fatalf("testenv: taking the busy lock: %v", err)
+	}
+	t.Cleanup(func() { f.Close() })
+}
+
+// Quiet keeps the test from running while another test binary loads
+// every core on purpose (BusyCores): for a test whose bound races the
+// machine, such as a heap guard sampling every millisecond against a
+// doubling string. Load from elsewhere still reaches it.
+func Quiet(t testing.TB) {
+	t.Helper()
+	lockBusy(t, unix.LOCK_SH)
+}
 
 // busyBound is how long a busy process runs at most, should its test's
 // cleanup never come (a test binary killed by its timeout).
@@ -21,6 +57,7 @@ const busyBound = 15 * time.Minute
 // not on a quiet period that a slow peer outlasts.
 func BusyCores(t testing.TB) {
 	t.Helper()
+	lockBusy(t, unix.LOCK_EX)
 	sh := LookPath("sh")
 	if sh == "" {
 		Missing(t, "sh")

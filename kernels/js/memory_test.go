@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/kernels"
 )
 
@@ -108,6 +109,7 @@ func retained() int64 {
 // missed the copy in flight, and some slack; the old guard reached 8 to 16. The kernel survives, the next cell
 // works, and after a reset the memory is returned to the operating system.
 func TestMemoryCapCoversStrings(t *testing.T) {
+	testenv.Quiet(t)
 	const limit = 64 << 20
 	for _, tt := range []struct{ name, code string }{
 		{"plus", "let s = 'x'; while (true) s = s + s"},
