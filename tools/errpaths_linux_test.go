@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,24 @@ import (
 // ENOSPC) and checks that the errors of write and apply_patch name the
 // file and its temporary file relative to the workspace, never by the
 // host's absolute path, and that nothing was changed.
+//
+// The file size limit is the whole process's: lowered here it would fail
+// any other test's write meanwhile (and the test binary's own log), so the
+// test runs in a process of its own.
 func TestWriteErrorsNameWorkspacePaths(t *testing.T) {
+	if os.Getenv("TETHER_FSIZE_CHILD") != "1" {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(exe, "-test.run=^TestWriteErrorsNameWorkspacePaths$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "TETHER_FSIZE_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestWriteErrorsNameWorkspacePaths") {
+			t.Fatalf("in a process of its own: %v\n%s", err, out)
+		}
+		return
+	}
 	dir := t.TempDir()
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
