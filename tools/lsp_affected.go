@@ -52,7 +52,7 @@ type affected struct {
 // that mention more of the names come first.
 func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, written []string) affected {
 	var a affected
-	if l.root == nil || l.parser == nil {
+	if l.root == nil {
 		return a
 	}
 	names := map[string]bool{}
@@ -64,6 +64,12 @@ func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, wri
 		served := l.sup.Extensions(key)
 		if len(served) == 0 {
 			continue // no server reads it: nothing else can break
+		}
+		if l.parser == nil {
+			// Without a parser the changed declarations cannot be told:
+			// say so rather than report the other files as fine.
+			a.incomplete = "this run has no structural parser (tools.Config.Parser; the CLI's --ast-grep=false), so no other file was searched"
+			return a
 		}
 		now, err := l.root.ReadFile(key)
 		if err != nil || len(now) > affectedScanBytes {

@@ -43,6 +43,10 @@ type WriteDiagnostics struct {
 	// NotChecked are the other files that mention a changed declaration
 	// and were not diagnosed (more than the bound): the report names them.
 	NotChecked []string
+	// SearchIncomplete says why the search for the other files a write
+	// can break stopped short ("" when it did not): files it did not reach
+	// were not checked, and are not named in NotChecked.
+	SearchIncomplete string
 }
 
 func newWriteDiagnostics() *WriteDiagnostics {
@@ -518,6 +522,7 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 		unchecked = append(unchecked, fmt.Sprintf("%d more file(s) mention %s and were not checked (at most %d are): %s", len(aff.more), nameList(aff.names), maxAffected, strings.Join(shown, ", ")))
 	}
 	if aff.incomplete != "" {
+		rep.SearchIncomplete = aff.incomplete
 		unchecked = append(unchecked, "the search for files that use the changed declarations is incomplete: "+aff.incomplete)
 	}
 	if cut > 0 {

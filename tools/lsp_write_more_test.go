@@ -154,3 +154,23 @@ func TestLSPWriteBaselineUnknown(t *testing.T) {
 		t.Fatalf("the next write:\n%s", out)
 	}
 }
+
+// TestLSPWriteWithoutParserSaysOthersUnsearched: an embedding that wires a
+// language server but no structural parser cannot tell which declarations
+// a write changed; the report says that no other file was searched, and
+// does not pass the broken caller over in silence.
+func TestLSPWriteWithoutParserSaysOthersUnsearched(t *testing.T) {
+	testenv.RequireBinary(t, "gopls")
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"go.mod": goMod,
+		"lib.go":    "package p\n\nfunc Helper(x int) int { return x }\n",
+		"caller.go": "package p\n\nvar V = Helper(1)\n"})
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second)})
+	rep, out := writeCall(t, r, "edit", map[string]any{"path": "lib.go", "old_string": "Helper(x int)", "new_string": "Helper(x, y int)"})
+	if rep.SearchIncomplete == "" || !strings.Contains(out, "no structural parser") {
+		t.Fatalf("want the report to say other files were not searched (no parser); SearchIncomplete %q:\n%s", rep.SearchIncomplete, out)
+	}
+	if !strings.Contains(out, "lsp diagnostics") {
+		t.Fatalf("want the way on (lsp diagnostics) named:\n%s", out)
+	}
+}

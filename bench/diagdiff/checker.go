@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -92,19 +93,39 @@ var checkers = map[string]checker{
 	"c":          checkC,
 }
 
+// A checker exits non-zero when it finds errors, which is its answer; one
+// that could not run (not installed, killed, cancelled) returns errNoCheck
+// instead, so that "the checker could not look" is never scored as "the
+// checker found nothing".
 func run(ctx context.Context, dir string, name string, args ...string) (stdout, stderr []byte, err error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err = cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && (!errors.As(err, &exit) || !exit.Exited() || ctx.Err() != nil) {
+		return nil, nil, fmt.Errorf("%w: %s: %v (install it: scripts/install-deps.sh, and run with the Makefile's PATH)", errNoCheck, name, err)
+	}
 	return o.Bytes(), e.Bytes(), err
+}
+
+// errNoCheck is a checker that could not run.
+var errNoCheck = errors.New("the checker could not run")
+
+// checked passes on run's errNoCheck; any other error is the checker's
+// non-zero exit, its usual answer.
+func checked(err error) error {
+	if errors.Is(err, errNoCheck) {
+		return err
+	}
+	return nil
 }
 
 // gopls check -severity=error: "path:line:col[-col]: message" (its
 // warnings are left out: the analyzers' findings on files nobody changed
-// come and go between runs; tether's Go warnings are left out to match), one a line (continuation
-// lines of a long message start with a tab).
+// come and go between runs; tether's Go warnings are left out to match),
+// one a line (continuation lines of a long message start with a tab).
 var goLine = regexp.MustCompile(`^(.+?\.go):\d+:\d+(?:-\d+)?: (.*)$`)
 
 func checkGo(ctx context.Context, p *project) (Set, []pos, error) {
@@ -113,8 +134,8 @@ func checkGo(ctx context.Context, p *project) (Set, []pos, error) {
 		return nil, nil, err
 	}
 	out, errOut, err := run(ctx, p.dir, "gopls", append([]string{"check", "-severity=error"}, files...)...)
-	if err != nil && len(out) == 0 && len(errOut) > 0 && ctx.Err() != nil {
-		return nil, nil, fmt.Errorf("gopls check: %v: %s", err, errOut)
+	if err := checked(err); err != nil {
+		return nil, nil, err
 	}
 	set := Set{}
 	for _, line := range strings.Split(string(out)+"\n"+string(errOut), "\n") {
@@ -161,7 +182,10 @@ func checkPython(ctx context.Context, p *project) (Set, []pos, error) {
 var tsLine = regexp.MustCompile(`^(.+?)\((\d+),\d+\): (error|warning) TS(\d+): (.*)$`)
 
 func checkTS(ctx context.Context, p *project) (Set, []pos, error) {
-	out, errOut, _ := run(ctx, p.dir, "tsc", "--noEmit", "--pretty", "false", "-p", p.tsconfig)
+	out, errOut, err := run(ctx, p.dir, "tsc", "--noEmit", "--pretty", "false", "-p", p.tsconfig)
+	if err := checked(err); err != nil {
+		return nil, nil, err
+	}
 	set := Set{}
 	var at []pos
 	for _, line := range strings.Split(string(out), "\n") {
@@ -203,7 +227,10 @@ func checkC(ctx context.Context, p *project) (Set, []pos, error) {
 	for _, e := range db {
 		args := append([]string{"-fsyntax-only", "-ferror-limit=0", "-fno-caret-diagnostics", "-fno-diagnostics-fixit-info"}, e.Arguments[1:]...)
 		args = without(args, "-c")
-		_, errOut, _ := run(ctx, e.Directory, clangBin(), args...)
+		_, errOut, err := run(ctx, e.Directory, clangBin(), args...)
+		if err := checked(err); err != nil {
+			return nil, nil, err
+		}
 		for _, line := range strings.Split(string(errOut), "\n") {
 			m := cLine.FindStringSubmatch(line)
 			if m == nil {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -27,7 +28,10 @@ type harness struct {
 	p       *project
 	sup     *lsp.Supervisor
 	release func()
-	check   checker
+	// parser is the structural engine the binary wires by default: the
+	// writers find a change's callers and importers with it.
+	parser *engine.Engine
+	check  checker
 	// sets caches the checker's diagnostics per project state: "" is the
 	// pristine project, a change's id the project with it applied.
 	sets map[string]Set
@@ -70,7 +74,12 @@ func newHarness(ctx context.Context, p *project, pool *lsp.Pool, log io.Writer) 
 	if err != nil {
 		return nil, err
 	}
-	h := &harness{p: p, sup: sup, release: release, check: checkers[p.lang], sets: map[string]Set{}, log: log, writeTimeout: 5 * time.Minute}
+	parser, err := engine.New(ctx, engine.NewConfig())
+	if err != nil {
+		release()
+		return nil, err
+	}
+	h := &harness{p: p, sup: sup, release: release, parser: parser, check: checkers[p.lang], sets: map[string]Set{}, log: log, writeTimeout: 5 * time.Minute}
 	if err := snapshot(p); err != nil {
 		release()
 		return nil, err
@@ -87,6 +96,7 @@ func newHarness(ctx context.Context, p *project, pool *lsp.Pool, log io.Writer) 
 
 func (h *harness) close() {
 	h.release()
+	h.parser.Close(context.Background())
 	os.RemoveAll(h.p.pristine)
 }
 
@@ -127,7 +137,7 @@ func (h *harness) errLines() []string {
 // writer in one fresh run (the servers shared), busy or not, and scores
 // both writes. id names the applied state for the checker's cache.
 func (h *harness) runChange(ctx context.Context, id string, c change, busy bool) (apply, undo counts, err error) {
-	run, err := tools.NewRun(ctx, tools.Config{WorkDir: h.p.dir, Policy: tools.PolicyOf(tools.Allow), LSP: h.sup})
+	run, err := tools.NewRun(ctx, tools.Config{WorkDir: h.p.dir, Policy: tools.PolicyOf(tools.Allow), LSP: h.sup, Parser: h.parser})
 	if err != nil {
 		return apply, undo, err
 	}
@@ -285,6 +295,9 @@ func (h *harness) score(before, after Set, rep *tools.WriteDiagnostics) counts {
 	fresh, cleared := delta(before, after)
 	freshBy, clearedBy := byFile(fresh), byFile(cleared)
 	c := counts{Writes: 1, Unknown: len(rep.Unknown), NotChecked: len(rep.Incomplete) + len(rep.NotChecked)}
+	if rep.SearchIncomplete != "" {
+		c.NotChecked++ // the files it did not reach are not named one by one
+	}
 	named := func(f string) bool {
 		return rep.Unknown[f] != "" || rep.Incomplete[f] != "" || slices.Contains(rep.NotChecked, f)
 	}
