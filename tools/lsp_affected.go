@@ -37,7 +37,10 @@ const (
 // the written files' servers that mention a declaration the write changed.
 type affected struct {
 	names []string // the changed declarations' names, sorted
-	files []string // the files to diagnose, at most maxAffected
+	// headers are the base names of the written C and C++ headers: the
+	// files including one are affected too.
+	headers []string
+	files   []string // the files to diagnose, at most maxAffected
 	// more are the files that mention them and were not diagnosed (over
 	// maxAffected); incomplete says why the search itself stopped short.
 	more       []string
@@ -91,7 +94,18 @@ func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, wri
 	if len(a.names) > maxChangedNames {
 		a.names = a.names[:maxChangedNames]
 	}
-	if len(a.names) == 0 || len(exts) == 0 {
+	// A written C or C++ header is compiled as part of each file that
+	// includes it, where code its include guards hide from a check of the
+	// header alone (an implementation section) is compiled: its includers
+	// are affected whatever names the write changed.
+	for _, w := range written {
+		key := l.seenPath(w)
+		if isCHeader(key) && len(l.sup.Extensions(key)) > 0 && !slices.Contains(a.headers, filepath.Base(key)) {
+			a.headers = append(a.headers, filepath.Base(key))
+		}
+	}
+	headers := a.headers
+	if len(a.names) == 0 && len(headers) == 0 || len(exts) == 0 {
 		return a
 	}
 	words := make([][]byte, len(a.names))
@@ -161,9 +175,13 @@ func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, wri
 				n++
 			}
 		}
+		includes := len(headers) > 0 && includesAny(src, headers)
+		if includes {
+			n++
+		}
 		if n > 0 {
 			h := hit{path: rel, n: n}
-			if slices.ContainsFunc(stems, func(st string) bool { return countWord(src, st) > 0 }) {
+			if includes || slices.ContainsFunc(stems, func(st string) bool { return countWord(src, st) > 0 }) {
 				h.near += 2
 			}
 			if slices.Contains(dirs, filepath.ToSlash(filepath.Dir(rel))) {
@@ -192,6 +210,33 @@ func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, wri
 	sort.Strings(a.files)
 	sort.Strings(a.more)
 	return a
+}
+
+// isCHeader reports whether path names a C or C++ header.
+func isCHeader(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tcc":
+		return true
+	}
+	return false
+}
+
+// includeRe matches a preprocessor include and captures the path it names.
+var includeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]`) })
+
+// includesAny reports whether src includes a file whose base name is one
+// of headers (the search path is the compile command's: a base name that
+// matches is taken as the header, erring towards checking one more file).
+func includesAny(src []byte, headers []string) bool {
+	if !bytes.Contains(src, []byte("include")) {
+		return false
+	}
+	for _, m := range includeRe().FindAllSubmatch(src, -1) {
+		if slices.Contains(headers, filepath.Base(string(m[1]))) {
+			return true
+		}
+	}
+	return false
 }
 
 // identRe is what a declaration's name must look like to be searched for.

@@ -47,10 +47,14 @@ type WriteDiagnostics struct {
 	// can break stopped short ("" when it did not): files it did not reach
 	// were not checked, and are not named in NotChecked.
 	SearchIncomplete string
+	// Unseen are written files whose change lies where their server does
+	// not look (a C header's section under a conditional only an includer
+	// enables), and why: their diagnostics hold for the rest of the file.
+	Unseen map[string]string
 }
 
 func newWriteDiagnostics() *WriteDiagnostics {
-	return &WriteDiagnostics{Cleared: map[string]int{}, Incomplete: map[string]string{}, Unknown: map[string]string{}}
+	return &WriteDiagnostics{Cleared: map[string]int{}, Incomplete: map[string]string{}, Unknown: map[string]string{}, Unseen: map[string]string{}}
 }
 
 // writeCall is what diagnostics on write learned of one call's files
@@ -219,6 +223,16 @@ func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string,
 	otherUnknown := l.baselineAffected(ctx, w, files, aff.files)
 	diags, errs := diagnoseAll(files, func(f string) (*lsp.Diagnostics, error) { return l.sup.AfterWrite(ctx, f) })
 	var lines, clean []string
+	for _, path := range files {
+		key := l.seenPath(path)
+		if old, ok := w.old[key]; ok {
+			if now, err := l.root.ReadFile(key); err == nil {
+				if why := l.hiddenHeaderChange(ctx, key, old, now); why != "" {
+					rep.Unseen[key] = why
+				}
+			}
+		}
+	}
 	budget := maxWriteDiagnostics // for the whole call, however many files
 	for i, path := range files {
 		d, err := diags[i], errs[i]
@@ -272,6 +286,8 @@ func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string,
 				lines = append(lines, fmt.Sprintf("new diagnostics in %s%s:", path, tail))
 			}
 			lines = append(lines, groupedLines(fresh, "  ")...)
+		case d.Ready && len(items) == 0 && rep.Unseen[key] != "":
+			lines = append(lines, fmt.Sprintf("%s: no errors or warnings where checked%s", path, tail))
 		case d.Ready && len(items) == 0 && tail == "":
 			clean = append(clean, path)
 		case d.Ready && len(items) == 0:
@@ -285,6 +301,11 @@ func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string,
 		lines = append(lines, fmt.Sprintf("%s: no errors or warnings", clean[0]))
 	case len(clean) > 1:
 		lines = append(lines, fmt.Sprintf("%d files clean (no errors or warnings)", len(clean)))
+	}
+	for _, path := range files {
+		if why := rep.Unseen[l.seenPath(path)]; why != "" {
+			lines = append(lines, fmt.Sprintf("%s: not checked where it changed: %s", path, why))
+		}
 	}
 	lines = append(lines, l.otherFiles(ctx, files, diags, aff, otherUnknown, budget, rep)...)
 	return lines
@@ -500,7 +521,7 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 		lines = append(lines, groupedLines(unknownItems, "  ")...)
 	}
 	if n := len(aff.files) - len(failed); n > 0 && len(fresh)+more == 0 {
-		lines = append(lines, fmt.Sprintf("%d other file(s) that mention %s checked: no new diagnostics", n, nameList(aff.names)))
+		lines = append(lines, fmt.Sprintf("%d other file(s) that %s checked: no new diagnostics", n, aff.mention()))
 	}
 	var unchecked []string
 	if len(failed) > 0 {
@@ -519,7 +540,7 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 		if len(shown) > renameShown {
 			shown = append(shown[:renameShown:renameShown], fmt.Sprintf("... %d more", len(aff.more)-renameShown))
 		}
-		unchecked = append(unchecked, fmt.Sprintf("%d more file(s) mention %s and were not checked (at most %d are): %s", len(aff.more), nameList(aff.names), maxAffected, strings.Join(shown, ", ")))
+		unchecked = append(unchecked, fmt.Sprintf("%d more file(s) that %s were not checked (at most %d are): %s", len(aff.more), aff.mention(), maxAffected, strings.Join(shown, ", ")))
 	}
 	if aff.incomplete != "" {
 		rep.SearchIncomplete = aff.incomplete
@@ -553,6 +574,19 @@ func sameDiagnostics(a, b []lsp.Diagnostic) bool {
 }
 
 // nameList is names for a sentence, at most five of them.
+// mention says what the affected files have in common: the names they
+// mention, the headers they include.
+func (a affected) mention() string {
+	var parts []string
+	if len(a.names) > 0 {
+		parts = append(parts, "mention "+nameList(a.names))
+	}
+	if len(a.headers) > 0 {
+		parts = append(parts, "include "+strings.Join(a.headers, ", "))
+	}
+	return strings.Join(parts, " or ")
+}
+
 func nameList(names []string) string {
 	if len(names) > 5 {
 		return strings.Join(names[:5], ", ") + fmt.Sprintf(" (and %d more names)", len(names)-5)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +173,53 @@ func TestLSPWriteWithoutParserSaysOthersUnsearched(t *testing.T) {
 	}
 	if !strings.Contains(out, "lsp diagnostics") {
 		t.Fatalf("want the way on (lsp diagnostics) named:\n%s", out)
+	}
+}
+
+// TestLSPHeaderImplementationChangeSaysUnseen: a change in a header's
+// implementation section (under #ifdef H_IMPL, enabled by one includer) is
+// compiled by clangd neither in the header alone nor in its includers
+// (their headers' bodies are skipped): the report says the header was not
+// checked where it changed, and names how to check it, instead of "no
+// errors". clang, compiling the includer, finds the error the change made.
+func TestLSPHeaderImplementationChangeSaysUnseen(t *testing.T) {
+	bin := "clangd-19"
+	if _, err := exec.LookPath("clangd"); err == nil {
+		bin = "clangd"
+	}
+	testenv.RequireBinary(t, bin)
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"h.h": "#ifndef H_H\n#define H_H\nint api(void);\n#ifdef H_IMPL\nstatic int rd(int a) { return a; }\nstatic int g(void) { return rd(1); }\nint api(void) { return g(); }\n#endif\n#endif\n",
+		"a.c": "#define H_IMPL\n#include \"h.h\"\n",
+		"b.c": "#include \"h.h\"\nint main(void) { return api(); }\n",
+	})
+	var cmds []map[string]string
+	for _, f := range []string{"a.c", "b.c"} {
+		cmds = append(cmds, map[string]string{"directory": dir, "file": filepath.Join(dir, f), "command": "cc -c " + f})
+	}
+	b, _ := json.Marshal(cmds)
+	if err := os.WriteFile(filepath.Join(dir, "compile_commands.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 30*time.Second), Parser: parseEngine(t)})
+	rep, out := writeCall(t, r, "edit", map[string]any{"path": "h.h", "old_string": "static int rd(int a) { return a; }", "new_string": "static int rd(void) { return 0; }"})
+	if !strings.Contains(rep.Unseen["h.h"], "#ifdef H_IMPL") || !strings.Contains(out, "h.h: not checked where it changed") || strings.Contains(out, "h.h: no errors or warnings\n") {
+		t.Fatalf("want h.h named as not checked where it changed (under #ifdef H_IMPL):\n%s", out)
+	}
+	if !slices.Contains(rep.Checked, "a.c") || !strings.Contains(out, "include h.h") {
+		t.Fatalf("want the includer a.c checked and named by its include:\n%s", out)
+	}
+	if cc, err := exec.LookPath("clang-19"); err == nil {
+		c := exec.Command(cc, "-fsyntax-only", "a.c")
+		c.Dir = dir
+		if msg, err := c.CombinedOutput(); err == nil || !strings.Contains(string(msg), "h.h:6") {
+			t.Fatalf("clang should find the error the change made in h.h (the case is moot otherwise): %v\n%s", err, msg)
+		}
+	}
+	// A change outside any conditional but the guard is checked as usual.
+	rep, out = writeCall(t, r, "edit", map[string]any{"path": "h.h", "old_string": "int api(void);", "new_string": "int api(void); /* the entry */"})
+	if len(rep.Unseen) != 0 {
+		t.Fatalf("a change under the include guard only is checked; got unseen %v:\n%s", rep.Unseen, out)
 	}
 }

@@ -294,12 +294,12 @@ func byFile(s Set) map[string]Set {
 func (h *harness) score(before, after Set, rep *tools.WriteDiagnostics) counts {
 	fresh, cleared := delta(before, after)
 	freshBy, clearedBy := byFile(fresh), byFile(cleared)
-	c := counts{Writes: 1, Unknown: len(rep.Unknown), NotChecked: len(rep.Incomplete) + len(rep.NotChecked)}
+	c := counts{Writes: 1, Unknown: len(rep.Unknown), NotChecked: len(rep.Incomplete) + len(rep.NotChecked) + len(rep.Unseen)}
 	if rep.SearchIncomplete != "" {
 		c.NotChecked++ // the files it did not reach are not named one by one
 	}
 	named := func(f string) bool {
-		return rep.Unknown[f] != "" || rep.Incomplete[f] != "" || slices.Contains(rep.NotChecked, f)
+		return rep.Unknown[f] != "" || rep.Incomplete[f] != "" || rep.Unseen[f] != "" || slices.Contains(rep.NotChecked, f)
 	}
 	want := Set{}
 	for k, n := range fresh {
@@ -335,7 +335,9 @@ func (h *harness) score(before, after Set, rep *tools.WriteDiagnostics) counts {
 	for _, f := range rep.Checked {
 		cc := total(clearedBy[f])
 		c.FalseCleared += max(0, rep.Cleared[f]-cc)
-		c.MissedCleared += max(0, cc-rep.Cleared[f])
+		if !named(f) { // else the report says what of it was not checked
+			c.MissedCleared += max(0, cc-rep.Cleared[f])
+		}
 	}
 	for f, n := range rep.Cleared {
 		if !slices.Contains(rep.Checked, f) {
@@ -343,7 +345,7 @@ func (h *harness) score(before, after Set, rep *tools.WriteDiagnostics) counts {
 		}
 	}
 	for file, s := range clearedBy {
-		if !slices.Contains(rep.Checked, file) && rep.Cleared[file] == 0 {
+		if !slices.Contains(rep.Checked, file) && rep.Cleared[file] == 0 && !named(file) {
 			c.MissedCleared += total(s)
 		}
 	}
