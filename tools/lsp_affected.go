@@ -128,7 +128,7 @@ func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, wri
 	type hit struct {
 		path string
 		n    int
-		near int // 2: names a written module, 1: beside a written file, else 0; both add
+		near int // 2: names a written module, 1: beside a written file, -4: a build's output; they add
 	}
 	var hits []hit
 	seen := 0
@@ -187,6 +187,9 @@ func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, wri
 			if slices.Contains(dirs, filepath.ToSlash(filepath.Dir(rel))) {
 				h.near++
 			}
+			if generatedPath(rel) {
+				h.near -= 4 // a build's output: checked last
+			}
 			hits = append(hits, h)
 		}
 		return nil
@@ -210,6 +213,19 @@ func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, wri
 	sort.Strings(a.files)
 	sort.Strings(a.more)
 	return a
+}
+
+// generatedPath reports whether rel looks like a build's output rather
+// than a source: under build/, dist/ or out/, or a TypeScript declaration
+// file (.d.ts, .d.cts, .d.mts), which a build emits.
+func generatedPath(rel string) bool {
+	for _, d := range strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/") {
+		if d == "build" || d == "dist" || d == "out" {
+			return true
+		}
+	}
+	base := filepath.Base(rel)
+	return strings.HasSuffix(base, ".d.ts") || strings.HasSuffix(base, ".d.cts") || strings.HasSuffix(base, ".d.mts")
 }
 
 // isCHeader reports whether path names a C or C++ header.

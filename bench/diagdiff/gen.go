@@ -240,6 +240,18 @@ func (g *generator) make(kind string) (change, bool) {
 			return change{}, false
 		}
 		to := d.name + "Bench"
+		if g.rnd.Intn(2) == 0 {
+			// Every use in the declaration's file, by ast_edit staged and
+			// accepted with resolve: the uses in other files break.
+			text := strings.Join(g.files[d.file], "\n")
+			if strings.Contains(text, to) {
+				return change{}, false
+			}
+			lid := map[string]string{"go": "go", "python": "python", "typescript": "typescript", "c": "c"}[lang]
+			return change{kind: kind, writer: "ast_edit", file: d.file, what: d.name,
+				apply: map[string]any{"pattern": d.name, "rewrite": to, "path": d.file, "language": lid},
+				undo:  map[string]any{"pattern": to, "rewrite": d.name, "path": d.file, "language": lid}}, true
+		}
 		return change{kind: kind, writer: "lsp_rename", file: d.file, what: d.name,
 			apply: map[string]any{"file": d.file, "line": d.line + 1, "symbol": d.name, "new_name": to},
 			undo:  map[string]any{"file": d.file, "line": d.line + 1, "symbol": to, "new_name": d.name}}, true

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -191,6 +192,15 @@ func (h *harness) write(ctx context.Context, run *tools.Run, writer string, args
 	}
 	t0 := time.Now()
 	res, err := run.Call(ctx, writer, b, tools.FromModel)
+	if err == nil && !res.IsError && writer == "ast_edit" {
+		// Staged: accepting it with resolve is the write.
+		id := editIDRe.FindStringSubmatch(res.AllText())
+		if id == nil {
+			return nil, time.Since(t0), fmt.Errorf("%w: ast_edit staged nothing: %s", errRefused, res.AllText())
+		}
+		b, _ = json.Marshal(map[string]any{"edit_id": id[1], "action": "accept"})
+		res, err = run.Call(ctx, "resolve", b, tools.FromModel)
+	}
 	dt := time.Since(t0)
 	if err != nil {
 		return nil, dt, err
@@ -203,6 +213,9 @@ func (h *harness) write(ctx context.Context, run *tools.Run, writer string, args
 	}
 	return res.Diagnostics, dt, nil
 }
+
+// editIDRe finds the edit id a staging tool names.
+var editIDRe = regexp.MustCompile(`edit_id "(edit_\d+)"`)
 
 // hogs starts n CPU-bound processes, bounded by ctx, and returns the
 // function that stops them.
@@ -357,6 +370,9 @@ func (h *harness) logWrite(id string, c change, busy bool, sc counts, before, af
 	fresh, cleared := delta(before, after)
 	fmt.Fprintf(h.log, "%s %s %s busy=%v %s %q: %v; checker +%d -%d; false new %d, missed new %d, false cleared %d, missed cleared %d, unknown %d, not checked %d\n",
 		h.p.name, id, c.writer, busy, c.kind, c.what, sc.Times, total(fresh), total(cleared), sc.FalseNew, sc.MissedNew, sc.FalseCleared, sc.MissedCleared, sc.Unknown, sc.NotChecked)
+	if sc.Unknown+sc.NotChecked > 0 {
+		fmt.Fprintf(h.log, "   named: unknown %v, incomplete %v, unseen %v, not checked %v, search %q\n", rep.Unknown, rep.Incomplete, rep.Unseen, rep.NotChecked, rep.SearchIncomplete)
+	}
 	if sc.FalseNew+sc.MissedNew+sc.FalseCleared+sc.MissedCleared == 0 {
 		return
 	}
