@@ -223,3 +223,35 @@ func TestLSPHeaderImplementationChangeSaysUnseen(t *testing.T) {
 		t.Fatalf("a change under the include guard only is checked; got unseen %v:\n%s", rep.Unseen, out)
 	}
 }
+
+// TestLSPClangdHeaderAfterSourceWrite: a write to a .c file makes the
+// header that declares its function an affected file; clangd does not
+// analyse the header again (nothing it reads changed) and publishes
+// nothing for the repeat of its text that asks it to, so its publication
+// from before is its answer. The report checks it whole, not "incomplete"
+// after the wait's bound, write after write.
+func TestLSPClangdHeaderAfterSourceWrite(t *testing.T) {
+	bin := "clangd-19"
+	if _, err := exec.LookPath("clangd"); err == nil {
+		bin = "clangd"
+	}
+	testenv.RequireBinary(t, bin)
+	dir := testenv.LSPProject(t, "cproj")
+	var cmds []map[string]string
+	for _, f := range []string{"main.c", "shapes.c"} {
+		cmds = append(cmds, map[string]string{"directory": dir, "file": filepath.Join(dir, f), "command": "cc -c " + f})
+	}
+	b, _ := json.Marshal(cmds)
+	if err := os.WriteFile(filepath.Join(dir, "compile_commands.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 30*time.Second), Parser: parseEngine(t)})
+	const def, wide = "double square_area(const struct square *sq)\n", "double square_area(const struct square *sq, int k)\n"
+	for i, step := range [][2]string{{def, wide}, {wide, def}, {def, wide}, {wide, def}} {
+		start := time.Now()
+		rep, out := writeCall(t, r, "edit", map[string]any{"path": "shapes.c", "old_string": step[0], "new_string": step[1]})
+		if len(rep.Incomplete) > 0 || !slices.Contains(rep.Checked, "shapes.h") {
+			t.Fatalf("write %d (%s): want shapes.h checked whole; incomplete %v, checked %v:\n%s", i, time.Since(start), rep.Incomplete, rep.Checked, out)
+		}
+	}
+}

@@ -306,6 +306,9 @@ func byFile(s Set) map[string]Set {
 // named files.
 func (h *harness) score(before, after Set, rep *tools.WriteDiagnostics) counts {
 	fresh, cleared := delta(before, after)
+	if h.p.lang == "c" {
+		fresh, cleared = movedFromHeaders(fresh, cleared, rep)
+	}
 	freshBy, clearedBy := byFile(fresh), byFile(cleared)
 	c := counts{Writes: 1, Unknown: len(rep.Unknown), NotChecked: len(rep.Incomplete) + len(rep.NotChecked) + len(rep.Unseen)}
 	if rep.SearchIncomplete != "" {
@@ -363,6 +366,56 @@ func (h *harness) score(before, after Set, rep *tools.WriteDiagnostics) counts {
 		}
 	}
 	return c
+}
+
+// movedFromHeaders moves, in the checker's delta, the diagnostics clang
+// gives in a header to the file clangd reports them in: clangd shows a
+// header's diagnostic in the file it analyses when a note of it lies there
+// (a definition conflicting with a header's declaration is reported at
+// the definition), where clang reports it in the header. A new one the
+// report shows in a file whose delta lacks it, and that the delta holds
+// in a header with the same severity and message, moves to that file; so
+// do the cleared ones the report counts in a file beyond its delta, taken
+// from the headers' cleared ones.
+func movedFromHeaders(fresh, cleared Set, rep *tools.WriteDiagnostics) (Set, Set) {
+	isHeader := func(f string) bool { return strings.HasSuffix(f, ".h") || strings.HasSuffix(f, ".hpp") }
+	for _, d := range rep.New {
+		k := key("c", d.Path, d.Severity, d.Code, d.Message)
+		if fresh[k] > 0 || isHeader(k.File) {
+			continue
+		}
+		for hk, n := range fresh {
+			if n > 0 && isHeader(hk.File) && hk.Severity == k.Severity && hk.Message == k.Message {
+				fresh[hk]--
+				if fresh[hk] == 0 {
+					delete(fresh, hk)
+				}
+				fresh[k]++
+				break
+			}
+		}
+	}
+	by := byFile(cleared)
+	for f, n := range rep.Cleared {
+		for excess := n - total(by[f]); excess > 0 && !isHeader(f); excess-- {
+			moved := false
+			for hk, m := range cleared {
+				if m > 0 && isHeader(hk.File) {
+					cleared[hk]--
+					if cleared[hk] == 0 {
+						delete(cleared, hk)
+					}
+					cleared[Diag{File: f, Severity: hk.Severity, Message: hk.Message}]++
+					moved = true
+					break
+				}
+			}
+			if !moved {
+				break
+			}
+		}
+	}
+	return fresh, cleared
 }
 
 // logWrite logs one write's score and, when it is off, the two sides.

@@ -108,8 +108,7 @@ func (s *Supervisor) ShowContent(ctx context.Context, file string, content []byt
 	}
 	in.mu.Lock()
 	if changed {
-		in.edits++
-		in.editSeq = in.pubSeq
+		in.edited(uri)
 		doc.sent = in.edits
 		doc.base = 0
 	}

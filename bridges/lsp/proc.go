@@ -36,13 +36,17 @@ type instance struct {
 	exitErr error         // set before exited closes
 	closing bool          // set by shutdown: an exit is not a crash
 
-	mu       sync.Mutex
-	changed  chan struct{} // closed and replaced whenever diagnostics or progress change
-	docs     map[string]*docState
-	diags    map[string]*diagEntry
-	pubSeq   int
-	edits    int             // changes sent (didOpen, didChange, didClose, didChangeWatchedFiles)
-	editSeq  int             // pubSeq when edits last grew
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced whenever diagnostics or progress change
+	docs    map[string]*docState
+	diags   map[string]*diagEntry
+	pubSeq  int
+	edits   int // changes sent (didOpen, didChange, didClose, didChangeWatchedFiles)
+	editSeq int // pubSeq when edits last grew
+	// editLog holds the documents each of the last edits changed (none:
+	// unknown), oldest first, at most maxEditLog; editLog[i] is edit
+	// number edits-len(editLog)+i+1.
+	editLog  [][]string
 	active   map[string]bool // work-done progress tokens begun and not ended
 	sawBegin bool
 	sawEnd   bool

@@ -32,8 +32,10 @@ func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, sav
 	doc := in.docs[uri]
 	seqBefore = in.pubSeq
 	in.mu.Unlock()
+	opened := false
 	switch {
 	case doc == nil:
+		opened = true
 		doc = &docState{version: 1, seq: seqBefore, text: text}
 		if err := in.notify(ctx, "textDocument/didOpen", wDidOpenParams{TextDocument: wTextDocumentItem{
 			URI: uri, LanguageID: in.spec.languageID(path), Version: 1, Text: string(text)}}); err != nil {
@@ -57,8 +59,13 @@ func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, sav
 		doc.mtime, doc.size = fi.ModTime(), fi.Size()
 	}
 	if changed {
-		in.edits++
-		in.editSeq = in.pubSeq
+		if opened {
+			// The text on disk, which a server reading the file from
+			// disk already has: no other file's input changed.
+			in.edited(sameAsDisk)
+		} else {
+			in.edited(uri)
+		}
 		doc.sent = in.edits
 		doc.base = 0
 	}
@@ -92,6 +99,12 @@ func (s *Supervisor) touch(ctx context.Context, in *instance, path string) (vers
 	stale := doc != nil && doc.sent < in.edits
 	seqBefore = in.pubSeq
 	edits, editSeq := in.edits, in.editSeq
+	if stale && in.spec.RepublishesOpen && !in.inputChangedSince(doc) {
+		// Nothing the server reads for path changed since its text was
+		// sent: its publication for that version is its answer, and a
+		// repeat of the text would get none.
+		stale = false
+	}
 	if stale && in.spec.RepublishesOpen {
 		if doc.base == 0 {
 			doc.base = doc.version
@@ -113,6 +126,58 @@ func (s *Supervisor) touch(ctx context.Context, in *instance, path string) (vers
 	doc.sent = edits
 	in.mu.Unlock()
 	return doc.version, seqBefore, true, nil
+}
+
+// sameAsDisk, in the edit log, is a document opened with its text on
+// disk: to a server that reads other files from disk, nothing changed.
+const sameAsDisk = "\x00opened"
+
+// maxEditLog bounds instance.editLog.
+const maxEditLog = 1024
+
+// edited counts one edit sent to the server, changing uris; in.mu held.
+func (in *instance) edited(uris ...string) {
+	in.edits++
+	in.editSeq = in.pubSeq
+	in.editLog = append(in.editLog, uris)
+	if len(in.editLog) > maxEditLog {
+		in.editLog = in.editLog[len(in.editLog)-maxEditLog:]
+	}
+}
+
+// translationUnits are the extensions of C-family sources that a compile
+// reads only as its main file: a change to one cannot change the
+// analysis of another file unless that file names it.
+var translationUnits = []string{".c", ".cc", ".cpp", ".cxx", ".c++", ".m", ".mm"}
+
+// inputChangedSince reports whether an edit since doc was last sent may
+// have changed what a RepublishesOpen server (clangd) reads to analyse
+// it: any file but a C-family source the document does not name (a
+// header, a compile database, an unknown change), or one it names (an
+// #include of a .c file). in.mu held.
+func (in *instance) inputChangedSince(doc *docState) bool {
+	n := in.edits - doc.sent // edits since
+	if n <= 0 {
+		return false
+	}
+	if n > len(in.editLog) {
+		return true // older than the log: unknown
+	}
+	for _, uris := range in.editLog[len(in.editLog)-n:] {
+		for _, uri := range uris {
+			if uri == sameAsDisk {
+				continue
+			}
+			p := uriToPath(uri)
+			if p == "" || !slices.Contains(translationUnits, strings.ToLower(filepath.Ext(p))) || bytes.Contains(doc.text, []byte(filepath.Base(p))) {
+				return true
+			}
+		}
+		if len(uris) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // resyncOpen re-syncs every open document whose file changed on disk since it
@@ -143,8 +208,7 @@ func (s *Supervisor) resyncOpen(ctx context.Context, in *instance) error {
 		if err != nil {
 			in.mu.Lock()
 			delete(in.docs, it.uri)
-			in.edits++
-			in.editSeq = in.pubSeq
+			in.edited(it.uri)
 			in.mu.Unlock()
 			_ = in.notify(ctx, "textDocument/didClose", wDidCloseParams{TextDocument: wTextDocumentIdentifier{URI: it.uri}})
 			continue
@@ -357,8 +421,11 @@ func (s *Supervisor) notifyDiskChanges(ctx context.Context, in *instance) error 
 		}
 	}
 	if len(changes) > 0 {
-		in.edits++
-		in.editSeq = in.pubSeq
+		uris := make([]string, len(changes))
+		for i, c := range changes {
+			uris[i] = c.URI
+		}
+		in.edited(uris...)
 	}
 	if len(in.spec.DiskReload) > 0 && slices.ContainsFunc(changes, func(c diskChange) bool { return c.Type != 2 }) {
 		in.diskReload = true
