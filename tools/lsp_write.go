@@ -51,10 +51,15 @@ type WriteDiagnostics struct {
 	// not look (a C header's section under a conditional only an includer
 	// enables), and why: their diagnostics hold for the rest of the file.
 	Unseen map[string]string
+	// Held counts, per file, the warnings that vanished while its package
+	// has type errors, from a server that computes them only for code
+	// that type-checks (gopls's analyzers): not computed, not fixed, so
+	// neither cleared nor, when they come back, new.
+	Held map[string]int
 }
 
 func newWriteDiagnostics() *WriteDiagnostics {
-	return &WriteDiagnostics{Cleared: map[string]int{}, Incomplete: map[string]string{}, Unknown: map[string]string{}, Unseen: map[string]string{}}
+	return &WriteDiagnostics{Cleared: map[string]int{}, Incomplete: map[string]string{}, Unknown: map[string]string{}, Unseen: map[string]string{}, Held: map[string]int{}}
 }
 
 // writeCall is what diagnostics on write learned of one call's files
@@ -233,6 +238,18 @@ func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string,
 			}
 		}
 	}
+	// The directories (Go packages) with errors after the write, where a
+	// server whose analyzers need types computed no warnings.
+	errDirs := map[string]bool{}
+	for i, d := range diags {
+		if d == nil {
+			continue
+		}
+		noteErrDirs(errDirs, l.seenPath(files[i]), d.Items)
+		for _, o := range d.Others {
+			noteErrDirs(errDirs, l.seenPath(o.Path), o.Items)
+		}
+	}
 	budget := maxWriteDiagnostics // for the whole call, however many files
 	for i, path := range files {
 		d, err := diags[i], errs[i]
@@ -253,8 +270,12 @@ func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string,
 			continue
 		}
 		items, _ := errorsAndWarnings(d.Items)
-		cleared := l.seen.Cleared(key, items)
-		fresh, more := l.seen.FreshN(key, items, budget)
+		hold := d.NeedsTypes && errDirs[pathDir(key)]
+		cleared, held := l.seen.ClearedHolding(key, items, hold)
+		fresh, more := l.seen.FreshNHolding(key, items, budget, hold)
+		if held > 0 {
+			rep.Held[key] = held
+		}
 		budget -= len(fresh)
 		if why := w.unknownWhy(key); why != "" {
 			rep.Unknown[key] = why
@@ -307,9 +328,26 @@ func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string,
 			lines = append(lines, fmt.Sprintf("%s: not checked where it changed: %s", path, why))
 		}
 	}
-	lines = append(lines, l.otherFiles(ctx, files, diags, aff, otherUnknown, budget, rep)...)
+	lines = append(lines, l.otherFiles(ctx, files, diags, aff, otherUnknown, budget, errDirs, rep)...)
+	if len(rep.Held) > 0 {
+		var parts []string
+		for _, k := range sortedKeys(rep.Held) {
+			parts = append(parts, fmt.Sprintf("%s (%d)", k, rep.Held[k]))
+		}
+		lines = append(lines, "warnings not re-checked while their package has type errors (the server's analyzers run only on code that type-checks; they are neither cleared nor new): "+strings.Join(parts, ", "))
+	}
 	return lines
 }
+
+// noteErrDirs adds the directory of file to dirs when items hold an error.
+func noteErrDirs(dirs map[string]bool, file string, items []lsp.Diagnostic) {
+	if slices.ContainsFunc(items, func(d lsp.Diagnostic) bool { return d.Severity == "error" }) {
+		dirs[pathDir(file)] = true
+	}
+}
+
+// pathDir is the directory of a workspace key, "." for the root.
+func pathDir(key string) string { return filepath.ToSlash(filepath.Dir(key)) }
 
 // baselineAffected takes the baseline of the affected files this run has
 // not looked at: the written files are shown to their servers with their
@@ -398,7 +436,7 @@ func (l *lspTools) notChecked(path string, err error) (line string, show bool) {
 // most budget new diagnostics, sorted by file, counts those cleared, lists
 // those of files whose baseline is unknown (otherUnknown) apart, and names
 // the files not checked.
-func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*lsp.Diagnostics, aff affected, otherUnknown map[string]string, budget int, rep *WriteDiagnostics) []string {
+func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*lsp.Diagnostics, aff affected, otherUnknown map[string]string, budget int, errDirs map[string]bool, rep *WriteDiagnostics) []string {
 	skip := map[string]bool{}
 	for _, f := range written {
 		skip[l.seenPath(f)] = true
@@ -407,9 +445,10 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 	more, cut, cleared, unknownMore := 0, 0, 0, 0
 	files, clearedIn, unknownFiles := map[string]bool{}, map[string]bool{}, map[string]string{}
 	var failed []string
-	note := func(key string, items []lsp.Diagnostic) {
+	note := func(key string, items []lsp.Diagnostic, needsTypes bool) {
+		hold := needsTypes && errDirs[pathDir(key)]
 		if why := otherUnknown[key]; why != "" {
-			shown, m := l.seen.FreshN(key, items, max(budget-len(fresh)-len(unknownItems), 0))
+			shown, m := l.seen.FreshNHolding(key, items, max(budget-len(fresh)-len(unknownItems), 0), hold)
 			unknownItems = append(unknownItems, shown...)
 			unknownMore += m
 			unknownFiles[key] = why
@@ -418,12 +457,16 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 			return
 		}
 		rep.Checked = append(rep.Checked, key)
-		if c := l.seen.Cleared(key, items); c > 0 {
+		c, held := l.seen.ClearedHolding(key, items, hold)
+		if c > 0 {
 			cleared += c
 			clearedIn[key] = true
 			rep.Cleared[key] = c
 		}
-		shown, m := l.seen.FreshN(key, items, max(budget-len(fresh)-len(unknownItems), 0))
+		if held > 0 {
+			rep.Held[key] = held
+		}
+		shown, m := l.seen.FreshNHolding(key, items, max(budget-len(fresh)-len(unknownItems), 0), hold)
 		more += m
 		fresh = append(fresh, shown...)
 		rep.New = append(rep.New, shown...)
@@ -439,8 +482,9 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 	exact := append([]string(nil), aff.files...)
 	var notCompared []string
 	type other struct {
-		key   string
-		items []lsp.Diagnostic
+		key        string
+		items      []lsp.Diagnostic
+		needsTypes bool
 	}
 	var whole []other
 	for _, d := range diags {
@@ -461,7 +505,7 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 					before, _ := errorsAndWarnings(o.Before)
 					l.seen.Baseline(key, before)
 				}
-				whole = append(whole, other{key, items})
+				whole = append(whole, other{key, items, d.NeedsTypes})
 			case l.seen.Known(key):
 				exact = append(exact, o.Path)
 			default:
@@ -474,6 +518,11 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 		}
 	}
 	after, errs := diagnoseAll(exact, func(f string) (*lsp.Diagnostics, error) { return l.sup.Diagnostics(ctx, f) })
+	for i, f := range exact {
+		if after[i] != nil {
+			noteErrDirs(errDirs, l.seenPath(f), after[i].Items)
+		}
+	}
 	for i, f := range exact {
 		key := l.seenPath(f)
 		skip[key] = true
@@ -490,10 +539,10 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 			continue
 		}
 		items, _ := errorsAndWarnings(d.Items)
-		note(key, items)
+		note(key, items, d.NeedsTypes)
 	}
 	for _, o := range whole {
-		note(o.key, o.items)
+		note(o.key, o.items, o.needsTypes)
 	}
 	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].Path < fresh[j].Path })
 	var lines []string

@@ -255,3 +255,38 @@ func TestLSPClangdHeaderAfterSourceWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestLSPGoWarningsHeldWhileTypeErrors: gopls runs its analyzers only on
+// a package that type-checks, so a write that breaks the package makes
+// its analyzers' warnings vanish without fixing them. The report holds
+// them (neither cleared nor, when the revert brings them back, new) and
+// says so.
+func TestLSPGoWarningsHeldWhileTypeErrors(t *testing.T) {
+	r, _ := projectRun(t, "gopls", map[string]string{
+		"go.mod":        "module example.com/p\n\ngo 1.24\n",
+		"lib.go":        "package p\n\nfunc Twice(x int) int { return 2 * x }\n",
+		"use.go":        "package p\n\nvar V = Twice(1)\n",
+		"bench_test.go": "package p\n\nimport \"testing\"\n\nfunc BenchmarkTwice(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tTwice(i)\n\t}\n}\n",
+	})
+	// The analyzers' warning is there before any write.
+	out, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "bench_test.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "b.Loop") {
+		t.Skipf("this gopls reports no modernize warning for b.N (the case is moot):\n%s", out)
+	}
+	rep, out := writeCall(t, r, "edit", map[string]any{"path": "lib.go", "old_string": "Twice(x int)", "new_string": "Twice(x string)"})
+	if n := rep.Cleared["bench_test.go"]; n != 0 || rep.Held["bench_test.go"] == 0 || !strings.Contains(out, "not re-checked while their package has type errors") {
+		t.Fatalf("want bench_test.go's warning held, not cleared (cleared %d, held %v):\n%s", n, rep.Held, out)
+	}
+	rep, out = writeCall(t, r, "edit", map[string]any{"path": "lib.go", "old_string": "Twice(x string)", "new_string": "Twice(x int)"})
+	for _, d := range rep.New {
+		if d.Path == "bench_test.go" && d.Severity != "error" {
+			t.Fatalf("the held warning came back and was called new: %s\n%s", d, out)
+		}
+	}
+	if len(rep.Cleared) == 0 {
+		t.Fatalf("the revert clears the type errors:\n%s", out)
+	}
+}

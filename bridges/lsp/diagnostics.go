@@ -66,6 +66,9 @@ type Diagnostics struct {
 	// OthersCut counts those left out.
 	Others    []OtherFile `json:"others,omitempty"`
 	OthersCut int         `json:"others_cut,omitempty"`
+	// NeedsTypes is set when the file's server computes its warnings only
+	// for a package without type errors (Server.AnalysisNeedsTypes).
+	NeedsTypes bool `json:"needs_types,omitempty"`
 }
 
 // Whole reports whether d is a file's whole set of diagnostics for its
@@ -168,6 +171,9 @@ func (s *Supervisor) fileDiagnostics(ctx context.Context, file string, save bool
 		before, seq0 = in.publications()
 	}
 	out, err := s.diagnoseFile(ctx, in, path, save, notes)
+	if err == nil {
+		out.NeedsTypes = in.spec.AnalysisNeedsTypes
+	}
 	if err == nil && save {
 		s.addOthers(in, path, out, before, seq0)
 	}
@@ -518,6 +524,14 @@ func (s *Seen) Baseline(file string, ds []Diagnostic) {
 // time; more counts the new ones left out. A key whose count fell (a fix)
 // is known that many times now, so breaking it again is new.
 func (s *Seen) FreshN(file string, ds []Diagnostic, max int) (shown []Diagnostic, more int) {
+	return s.FreshNHolding(file, ds, max, false)
+}
+
+// FreshNHolding is FreshN that, when hold, keeps the file's known
+// diagnostics other than errors known though ds lacks them: they were not
+// computed (a package with type errors, Diagnostics.NeedsTypes), and when
+// they come back they are not new.
+func (s *Seen) FreshNHolding(file string, ds []Diagnostic, max int, hold bool) (shown []Diagnostic, more int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
@@ -545,6 +559,13 @@ func (s *Seen) FreshN(file string, ds []Diagnostic, max int) (shown []Diagnostic
 			next[k] = n
 		}
 	}
+	if hold {
+		for k, c := range known {
+			if k[0] != "error" && next[k] < c {
+				next[k] = c
+			}
+		}
+	}
 	s.m[file] = next
 	return shown, more
 }
@@ -553,21 +574,33 @@ func (s *Seen) FreshN(file string, ds []Diagnostic, max int) (shown []Diagnostic
 // or taken as its baseline) are not among ds, its current diagnostics: what
 // a change fixed. Call it before FreshN records ds.
 func (s *Seen) Cleared(file string, ds []Diagnostic) int {
+	n, _ := s.ClearedHolding(file, ds, false)
+	return n
+}
+
+// ClearedHolding is Cleared that, when hold, counts the known diagnostics
+// other than errors that ds lacks apart, as held (not computed, not
+// fixed: see FreshNHolding).
+func (s *Seen) ClearedHolding(file string, ds []Diagnostic, hold bool) (cleared, held int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	known := s.m[file]
 	if len(known) == 0 {
-		return 0
+		return 0, 0
 	}
 	count := map[[3]string]int{}
 	for _, d := range ds {
 		count[seenKey(d)]++
 	}
-	n := 0
 	for k, c := range known {
-		n += max(c-count[k], 0)
+		gone := max(c-count[k], 0)
+		if hold && k[0] != "error" {
+			held += gone
+		} else {
+			cleared += gone
+		}
 	}
-	return n
+	return cleared, held
 }
 
 // addLinters adds to out the diagnostics of path from every linter row

@@ -158,6 +158,11 @@ type Server struct {
 	// tsserver's syntactic diagnostics before its semantic ones): a
 	// publication is then not taken for the file's whole set.
 	PartialPublish bool `json:"partial_publish,omitempty"`
+	// AnalysisNeedsTypes is for a server whose findings other than errors
+	// come from analyzers that do not run on a package with type errors
+	// (gopls): while a file's directory has errors, its warnings that
+	// vanished were not fixed but not computed (Diagnostics.NeedsTypes).
+	AnalysisNeedsTypes bool `json:"analysis_needs_types,omitempty"`
 	// IndexProgress is for a server that publishes its first diagnostics
 	// before it announces indexing the workspace with work-done progress
 	// (intelephense): it is ready only once that progress has ended, not

@@ -22,9 +22,10 @@ func DefaultServers() []Server {
 			// gopls diagnoses the workspace and publishes what changed
 			// before it answers; unchanged diagnostics are not published
 			// again, so silence after another file changed means nothing.
-			Refresh: []ExecuteCommand{{Command: "gopls.diagnose_files", Arguments: []any{map[string]any{"Files": []any{"${uri}"}}}}},
-			Settle:  50 * time.Millisecond, // one publication per version
-			Install: "go install (scripts/go-peers.txt)",
+			Refresh:            []ExecuteCommand{{Command: "gopls.diagnose_files", Arguments: []any{map[string]any{"Files": []any{"${uri}"}}}}},
+			Settle:             50 * time.Millisecond, // one publication per version
+			AnalysisNeedsTypes: true,
+			Install:            "go install (scripts/go-peers.txt)",
 		},
 		{
 			Name: "pyright", Language: "python", Toolchain: "node", Binaries: []string{"pyright-langserver"}, Args: []string{"--stdio"},
