@@ -1,6 +1,12 @@
 package tools
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/engine/enginetest"
+)
 
 // TestAffectedHelpers: what ranks a file last (a build's output) and what
 // makes a file an includer of a written header.
@@ -23,6 +29,24 @@ func TestAffectedHelpers(t *testing.T) {
 	} {
 		if got := includesAny([]byte(src), []string{"h.h"}); got != want {
 			t.Errorf("includesAny(%q) = %v, want %v", src, got, want)
+		}
+	}
+}
+
+// TestHeaderBranchLeftOut: which changes to a header lie in code that a
+// check of the header alone leaves out.
+func TestHeaderBranchLeftOut(t *testing.T) {
+	e := enginetest.Engine(t)
+	const h = "#ifndef WRAP\n#ifndef H_H\n#define H_H\nint a;\n#ifdef H_IMPL\nint b;\n#else\nint c;\n#endif\n#ifndef NO_D\nint d;\n#else\nint e;\n#endif\n#define HAVE_F\n#if defined(HAVE_F)\nint f;\n#endif\n#if FANCY > 1\nint g;\n#endif\n#if !defined(X)\nint h;\n#endif\n#endif\n#endif\n"
+	tree, err := e.Parse(context.Background(), "c", []byte(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for decl, want := range map[string]string{"int a;": "", "int b;": "#ifdef H_IMPL", "int c;": "", "int d;": "", "int e;": "#else",
+		"int f;": "", "int g;": "#if FANCY > 1", "int h;": ""} {
+		at := strings.Index(h, decl)
+		if got := enclosingCondition(tree, [2]int{at, at + len(decl)}); got != want {
+			t.Errorf("%s: left out by %q, want %q", decl, got, want)
 		}
 	}
 }

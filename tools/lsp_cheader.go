@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/tetherhq/tether/engine"
@@ -38,18 +39,30 @@ func (l *lspTools) hiddenHeaderChange(ctx context.Context, file string, old, now
 }
 
 // enclosingCondition returns the directive line of the innermost
-// preprocessor conditional around r that is not the file's include guard,
-// or "".
+// preprocessor branch around r that a check of the header alone leaves
+// out, or "". Alone, no macro is defined but those the header defines
+// before the branch: an #ifdef NAME or #if defined(NAME) body is left out,
+// an #ifndef NAME body kept (and its #else left out); an include guard is
+// kept whatever its depth (a file-wide wrapper such as #ifndef
+// USE_EXTERNAL_ZSTD is an #ifndef, kept).
 func enclosingCondition(tree *engine.Tree, r [2]int) string {
+	src := tree.Source()
 	best := ""
 	bestLen := -1
 	for i := 0; i < tree.Len(); i++ {
 		n := tree.NodeAt(i)
-		if !strings.HasPrefix(n.Kind(), "preproc_if") && !strings.HasPrefix(n.Kind(), "preproc_el") {
+		k := n.Kind()
+		if k != "preproc_if" && k != "preproc_ifdef" && k != "preproc_elif" && k != "preproc_else" && k != "preproc_elifdef" {
 			continue
 		}
 		from, to := int(n.StartByte()), int(n.EndByte())
-		if r[0] < from || r[1] > to || isIncludeGuard(n) {
+		if alt, ok := n.ChildByField("alternative"); ok {
+			to = int(alt.StartByte()) // the alternative is a node of its own
+		}
+		if r[0] < from || r[1] > to {
+			continue
+		}
+		if !branchLeftOut(n, src) {
 			continue
 		}
 		if bestLen < 0 || to-from < bestLen {
@@ -60,38 +73,59 @@ func enclosingCondition(tree *engine.Tree, r [2]int) string {
 	return best
 }
 
-// isIncludeGuard reports whether n is a top-level #ifndef NAME whose
-// first directive defines NAME (or #if !defined(NAME)).
-func isIncludeGuard(n engine.Node) bool {
-	p, ok := n.Parent()
-	if !ok || p.Kind() != "translation_unit" {
-		return false
+// branchLeftOut reports whether the body of the conditional branch n is
+// left out when the header is compiled alone.
+func branchLeftOut(n engine.Node, src []byte) bool {
+	before := src[:n.StartByte()]
+	definedBefore := func(name string) bool {
+		return regexp.MustCompile(`(?m)^[ \t]*#[ \t]*define[ \t]+` + regexp.QuoteMeta(name) + `\b`).Match(before)
 	}
-	name := ""
-	switch {
-	case n.Kind() == "preproc_ifdef" && strings.HasPrefix(n.Text(), "#ifndef"):
+	switch n.Kind() {
+	case "preproc_ifdef", "preproc_elifdef":
+		name := ""
 		if c, ok := n.ChildByField("name"); ok {
 			name = c.Text()
 		}
-	case n.Kind() == "preproc_if":
-		if c, ok := n.ChildByField("condition"); ok {
-			t := strings.Join(strings.Fields(c.Text()), "")
-			if strings.HasPrefix(t, "!defined(") && strings.HasSuffix(t, ")") {
-				name = t[len("!defined(") : len(t)-1]
-			}
+		negated := strings.HasPrefix(strings.TrimLeft(n.Text(), "# \t"), "ifndef") || strings.HasPrefix(strings.TrimLeft(n.Text(), "# \t"), "elifndef")
+		return negated == definedBefore(name)
+	case "preproc_if", "preproc_elif":
+		c, ok := n.ChildByField("condition")
+		if !ok {
+			return false
 		}
+		return conditionFalse(c.Text(), definedBefore)
+	case "preproc_else":
+		p, ok := n.Parent()
+		if !ok {
+			return false
+		}
+		return !branchLeftOut(p, src)
 	}
-	if name == "" {
+	return false
+}
+
+// conditionFalse reports whether an #if condition is false with no macro
+// defined but those definedBefore: a condition that negates (!) or that
+// it cannot read is taken as true (kept), as is one whose every name is
+// defined before it.
+func conditionFalse(cond string, definedBefore func(string) bool) bool {
+	t := strings.TrimSpace(cond)
+	if strings.Contains(t, "!") {
 		return false
 	}
-	for _, c := range n.NamedChildren() {
-		if c.Kind() == "preproc_def" {
-			d, ok := c.ChildByField("name")
-			return ok && d.Text() == name
-		}
-		if k := c.Kind(); k != "identifier" && k != "comment" && c.Field() != "condition" && c.Field() != "name" {
-			return false
+	if t == "0" {
+		return true
+	}
+	names := identRe2.FindAllString(t, -1)
+	if len(names) == 0 {
+		return false
+	}
+	for _, name := range names {
+		if name != "defined" && !definedBefore(name) {
+			return true
 		}
 	}
 	return false
 }
+
+var identRe2 = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
