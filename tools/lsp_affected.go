@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -269,22 +270,107 @@ func (l *lspTools) changedNames(ctx context.Context, file string, old, now []byt
 	}
 	oldR, nowR := changedRanges(old, now)
 	var out []string
-	add := func(src []byte, ranges [][2]int) {
-		if len(ranges) == 0 || len(src) == 0 {
+	var nowTree *engine.Tree
+	add := func(src []byte, ranges [][2]int, isNow bool) {
+		if len(src) == 0 {
 			return
 		}
 		tree, err := l.parser.Parse(ctx, lang.ID, src)
 		if err != nil {
 			return
 		}
-		for _, n := range declarationNames(tree, ranges) {
+		if isNow {
+			nowTree = tree
+		}
+		if len(ranges) == 0 {
+			return
+		}
+		names := declarationNames(tree, ranges)
+		// An import added or removed changes the declarations that use
+		// what it imports (a class whose base it named).
+		if imported := importedNames(tree, ranges); len(imported) > 0 {
+			names = append(names, declarationsUsing(tree, imported, false)...)
+		}
+		for _, n := range names {
 			if !slices.Contains(out, n) {
 				out = append(out, n)
 			}
 		}
 	}
-	add(old, oldR)
-	add(now, nowR)
+	add(old, oldR, false)
+	add(now, nowR, true)
+	// A value built from a changed declaration changes with it (the
+	// instance a module exports of a changed class): once more, within
+	// the file. Functions that merely call it keep their signatures.
+	if nowTree != nil && len(out) > 0 && len(out) < maxChangedNames {
+		for _, n := range declarationsUsing(nowTree, out, true) {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// importedNames returns the names that the import statements of tree
+// overlapping ranges bind (import { A as B } binds B; Go's import of
+// "a/b" binds b).
+func importedNames(tree *engine.Tree, ranges [][2]int) []string {
+	var out []string
+	for i := 0; i < tree.Len(); i++ {
+		n := tree.NodeAt(i)
+		if !strings.Contains(n.Kind(), "import") || !overlaps(int(n.StartByte()), int(n.EndByte()), ranges) {
+			continue
+		}
+		if p, ok := n.Parent(); ok && strings.Contains(p.Kind(), "import") {
+			continue // its import statement is looked at whole
+		}
+		for j := n.Index(); j < n.Index()+n.DescendantCount(); j++ {
+			d := tree.NodeAt(j)
+			text := d.Text()
+			switch k := d.Kind(); {
+			case strings.HasSuffix(k, "identifier") && k != "property_identifier":
+			case k == "interpreted_string_literal" && tree.Language() == "go":
+				text = path.Base(strings.Trim(text, `"`))
+			default:
+				continue
+			}
+			if identRe().MatchString(text) && !slices.Contains(out, text) {
+				out = append(out, text)
+			}
+		}
+	}
+	return out
+}
+
+// declarationsUsing returns the names of tree's declarations (not inside a
+// function) whose text mentions one of names as a word, other than those
+// names' own; with values, only those that are not functions or methods.
+func declarationsUsing(tree *engine.Tree, names []string, values bool) []string {
+	var out []string
+	src := tree.Source()
+	all := declarationNames(tree, [][2]int{{0, len(src)}})
+	for i := 0; i < tree.Len() && len(out) < maxChangedNames; i++ {
+		n := tree.NodeAt(i)
+		if !n.IsNamed() || n.ChildCount() == 0 {
+			continue
+		}
+		k := n.Kind()
+		if strings.Contains(k, "parameter") || !slices.ContainsFunc(declKinds, func(d string) bool { return strings.Contains(k, d) }) || insideFunction(n) {
+			continue
+		}
+		if values && (strings.Contains(k, "function") || strings.Contains(k, "method")) {
+			continue
+		}
+		name := declName(n)
+		if name == "" || slices.Contains(names, name) || slices.Contains(out, name) || !slices.Contains(all, name) {
+			continue
+		}
+		body := n.Bytes()
+		if slices.ContainsFunc(names, func(w string) bool { return countWord(body, w) > 0 }) {
+			out = append(out, name)
+		}
+	}
 	return out
 }
 

@@ -290,3 +290,28 @@ func TestLSPGoWarningsHeldWhileTypeErrors(t *testing.T) {
 		t.Fatalf("the revert clears the type errors:\n%s", out)
 	}
 }
+
+// TestLSPImportRemovedBreaksUsers: removing an import that a class's base
+// names changes the class and the instance the module exports of it;
+// the file that uses that instance elsewhere is checked and its broken
+// call reported, though the write touched no declaration.
+func TestLSPImportRemovedBreaksUsers(t *testing.T) {
+	r, _ := projectRun(t, "typescript-language-server", map[string]string{
+		"tsconfig.json":    `{"compilerOptions":{"strict":true},"include":["src"]}`,
+		"src/base.ts":      "export class Subscribable {\n  subscribe(f: () => void): () => void {\n    return f\n  }\n}\n",
+		"src/focus.ts":     "import { Subscribable } from './base'\n\nexport class Focus extends Subscribable {\n  on = true\n}\n\nexport const focus = new Focus()\n",
+		"src/client.ts":    "import { focus } from './focus'\n\nexport const off = focus.subscribe(() => {})\n",
+		"src/unrelated.ts": "export const other = 1\n",
+	})
+	rep, out := writeCall(t, r, "edit", map[string]any{"path": "src/focus.ts", "old_string": "import { Subscribable } from './base'\n", "new_string": ""})
+	if !slices.Contains(rep.Checked, "src/client.ts") || !strings.Contains(out, "src/client.ts") {
+		t.Fatalf("want src/client.ts, which uses the exported instance, checked and its broken call new:\n%s", out)
+	}
+	found := false
+	for _, d := range rep.New {
+		found = found || d.Path == "src/client.ts"
+	}
+	if !found {
+		t.Fatalf("want the broken call in src/client.ts new:\n%s", out)
+	}
+}

@@ -122,11 +122,11 @@ func checked(err error) error {
 	return nil
 }
 
-// gopls check -severity=error: "path:line:col[-col]: message" (its
+// gopls check -severity=error: "path:line:col[-[line:]col]: message", a range over lines included (its
 // warnings are left out: the analyzers' findings on files nobody changed
 // come and go between runs; tether's Go warnings are left out to match),
 // one a line (continuation lines of a long message start with a tab).
-var goLine = regexp.MustCompile(`^(.+?\.go):\d+:\d+(?:-\d+)?: (.*)$`)
+var goLine = regexp.MustCompile(`^(.+?\.go):\d+:\d+(?:-\d+(?::\d+)?)?: (.*)$`)
 
 func checkGo(ctx context.Context, p *project) (Set, []pos, error) {
 	files, err := p.sources()
