@@ -220,14 +220,36 @@ func checkC(ctx context.Context, p *project) (Set, []pos, error) {
 	if err := json.Unmarshal(b, &db); err != nil {
 		return nil, nil, err
 	}
+	// Every header is compiled alone too, with the flags of the first
+	// command, as clangd checks a header (a header that no longer
+	// includes what it uses fails alone, though its includers compile).
+	files, err := p.sources()
+	if err != nil {
+		return nil, nil, err
+	}
+	type unit struct {
+		dir  string
+		args []string
+	}
+	var units []unit
+	for _, e := range db {
+		units = append(units, unit{e.Directory, without(e.Arguments[1:], "-c")})
+	}
+	if len(db) > 0 {
+		flags := without(without(db[0].Arguments[1:], "-c"), db[0].File)
+		for _, f := range files {
+			if strings.HasSuffix(f, ".h") {
+				units = append(units, unit{p.dir, append(append([]string{}, flags...), "-x", "c-header", f)})
+			}
+		}
+	}
 	// A header's diagnostic shows once for each file including it: the
 	// same position is one diagnostic.
 	seen := map[string]bool{}
 	set := Set{}
-	for _, e := range db {
-		args := append([]string{"-fsyntax-only", "-ferror-limit=0", "-fno-caret-diagnostics", "-fno-diagnostics-fixit-info"}, e.Arguments[1:]...)
-		args = without(args, "-c")
-		_, errOut, err := run(ctx, e.Directory, clangBin(), args...)
+	for _, e := range units {
+		args := append([]string{"-fsyntax-only", "-ferror-limit=0", "-fno-caret-diagnostics", "-fno-diagnostics-fixit-info"}, e.args...)
+		_, errOut, err := run(ctx, e.dir, clangBin(), args...)
 		if err := checked(err); err != nil {
 			return nil, nil, err
 		}
