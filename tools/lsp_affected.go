@@ -287,8 +287,11 @@ func (l *lspTools) changedNames(ctx context.Context, file string, old, now []byt
 		}
 		names := declarationNames(tree, ranges)
 		// An import added or removed changes the declarations that use
-		// what it imports (a class whose base it named).
+		// what it imports (a class whose base it named), and what the
+		// module itself offers (Python's from core import * hands its
+		// imports on).
 		if imported := importedNames(tree, ranges); len(imported) > 0 {
+			names = append(names, imported...)
 			names = append(names, declarationsUsing(tree, imported, false)...)
 		}
 		for _, n := range names {
@@ -319,13 +322,13 @@ func importedNames(tree *engine.Tree, ranges [][2]int) []string {
 	var out []string
 	for i := 0; i < tree.Len(); i++ {
 		n := tree.NodeAt(i)
-		if !strings.Contains(n.Kind(), "import") || !overlaps(int(n.StartByte()), int(n.EndByte()), ranges) {
+		if !n.IsNamed() || !strings.Contains(n.Kind(), "import") || !overlaps(int(n.StartByte()), int(n.EndByte()), ranges) {
 			continue
 		}
 		if p, ok := n.Parent(); ok && strings.Contains(p.Kind(), "import") {
 			continue // its import statement is looked at whole
 		}
-		for j := n.Index(); j < n.Index()+n.DescendantCount(); j++ {
+		for j := n.Index() + 1; j <= n.Index()+n.DescendantCount(); j++ { // its descendants, in order
 			d := tree.NodeAt(j)
 			text := d.Text()
 			switch k := d.Kind(); {

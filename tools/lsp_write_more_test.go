@@ -315,3 +315,23 @@ func TestLSPImportRemovedBreaksUsers(t *testing.T) {
 		t.Fatalf("want the broken call in src/client.ts new:\n%s", out)
 	}
 }
+
+// TestLSPImportRemovedStarImporters: a module that stops importing
+// warnings stops handing it on to the modules that import * from it;
+// their uses break, and the report checks them.
+func TestLSPImportRemovedStarImporters(t *testing.T) {
+	r, _ := projectRun(t, "pyright-langserver", map[string]string{
+		"pyproject.toml":  "[project]\nname = \"p\"\n",
+		"pkg/__init__.py": "",
+		"pkg/core.py":     "import warnings\n\n\ndef f():\n    warnings.warn(\"x\")\n",
+		"pkg/helpers.py":  "from .core import *\n\n\ndef g():\n    warnings.warn(\"y\")\n",
+	})
+	rep, out := writeCall(t, r, "edit", map[string]any{"path": "pkg/core.py", "old_string": "import warnings\n", "new_string": ""})
+	found := false
+	for _, d := range rep.New {
+		found = found || d.Path == "pkg/helpers.py"
+	}
+	if !found {
+		t.Fatalf("want the use in pkg/helpers.py new:\n%s", out)
+	}
+}

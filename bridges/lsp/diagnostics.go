@@ -473,6 +473,10 @@ func sortDiagnostics(ds []Diagnostic) {
 type Seen struct {
 	mu sync.Mutex
 	m  map[string]map[[3]string]int // file -> key -> occurrences known
+	// unshown holds, per file, the new occurrences the last FreshN left
+	// out (over its max): not known, so still new next time, but when
+	// they vanish they were cleared all the same.
+	unshown map[string]map[[3]string]int
 }
 
 func seenKey(d Diagnostic) [3]string {
@@ -567,6 +571,16 @@ func (s *Seen) FreshNHolding(file string, ds []Diagnostic, max int, hold bool) (
 		}
 	}
 	s.m[file] = next
+	left := map[[3]string]int{}
+	for k, c := range count {
+		if d := c - next[k]; d > 0 {
+			left[k] = d
+		}
+	}
+	if s.unshown == nil {
+		s.unshown = map[string]map[[3]string]int{}
+	}
+	s.unshown[file] = left
 	return shown, more
 }
 
@@ -584,15 +598,21 @@ func (s *Seen) Cleared(file string, ds []Diagnostic) int {
 func (s *Seen) ClearedHolding(file string, ds []Diagnostic, hold bool) (cleared, held int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	known := s.m[file]
-	if len(known) == 0 {
+	had := map[[3]string]int{}
+	for k, c := range s.m[file] {
+		had[k] += c
+	}
+	for k, c := range s.unshown[file] {
+		had[k] += c
+	}
+	if len(had) == 0 {
 		return 0, 0
 	}
 	count := map[[3]string]int{}
 	for _, d := range ds {
 		count[seenKey(d)]++
 	}
-	for k, c := range known {
+	for k, c := range had {
 		gone := max(c-count[k], 0)
 		if hold && k[0] != "error" {
 			held += gone

@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/tetherhq/tether/bridges/lsp"
@@ -66,5 +67,31 @@ func TestSeenUnionOrder(t *testing.T) {
 	}
 	if fresh, _ := s.FreshN("test/hooks.ts", changed, -1); len(fresh) != 1 {
 		t.Fatalf("a changed type must be new: %v", fresh)
+	}
+}
+
+// TestSeenClearsUnshown: the new diagnostics a report left out (over its
+// bound) stay new while they last, and count as cleared when they go, as
+// the shown ones do.
+func TestSeenClearsUnshown(t *testing.T) {
+	var s lsp.Seen
+	s.Baseline("a.ts", nil)
+	var ds []lsp.Diagnostic
+	for i := range 5 {
+		ds = append(ds, lsp.Diagnostic{Path: "a.ts", Line: i, Severity: "error", Message: fmt.Sprintf("e%d", i)})
+	}
+	shown, more := s.FreshN("a.ts", ds, 2)
+	if len(shown) != 2 || more != 3 {
+		t.Fatalf("shown %d, more %d; want 2 and 3", len(shown), more)
+	}
+	if shown, more := s.FreshN("a.ts", ds, 10); len(shown) != 3 || more != 0 {
+		t.Fatalf("the left-out ones are still new: shown %d, more %d; want 3 and 0", len(shown), more)
+	}
+	shown, more = s.FreshN("b.ts", append([]lsp.Diagnostic(nil), ds...), 1)
+	if len(shown) != 1 || more != 4 {
+		t.Fatalf("b.ts: shown %d, more %d", len(shown), more)
+	}
+	if n := s.Cleared("b.ts", nil); n != 5 {
+		t.Fatalf("cleared %d of b.ts's 5 (1 shown, 4 left out); want 5", n)
 	}
 }
