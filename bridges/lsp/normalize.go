@@ -11,8 +11,11 @@ import (
 // ('Promise<B | A>' reads as 'Promise<A | B>'). A checker prints a union
 // in the order it met its members, which another change elsewhere can
 // alter without changing the type: tsserver printed 'URL | RequestInfo'
-// before a write and 'RequestInfo | URL' after it.
+// before a write and 'RequestInfo | URL' after it. clangd's note that a
+// fix is offered (" (fix available)") is dropped: whether its include
+// fixer has one depends on how far its index got, not on the code.
 func NormalizeMessage(msg string) string {
+	msg = strings.TrimSuffix(strings.TrimSuffix(msg, " (fix available)"), " (fixes available)")
 	if !strings.ContainsAny(msg, "|&") {
 		return msg
 	}

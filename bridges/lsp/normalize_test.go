@@ -18,6 +18,7 @@ func TestNormalizeMessage(t *testing.T) {
 		{`Type "list[int | None]" is not assignable to "list[str]"`, `Type "list[None | int]" is not assignable to "list[str]"`},
 		{"Type '{ a: string | number; }' is missing", "Type '{ a: number | string; }' is missing"},
 		{`Type "Literal['b', 'a'] | None" is not "x"`, `Type "None | Literal['b', 'a']" is not "x"`},
+		{"Unknown type name 'size_t' (fix available)", "Unknown type name 'size_t'"},
 	}
 	for _, c := range same {
 		if a, b := lsp.NormalizeMessage(c[0]), lsp.NormalizeMessage(c[1]); a != b {

@@ -46,11 +46,16 @@ type instance struct {
 	// editLog holds the documents each of the last edits changed (none:
 	// unknown), oldest first, at most maxEditLog; editLog[i] is edit
 	// number edits-len(editLog)+i+1.
-	editLog  [][]string
-	active   map[string]bool // work-done progress tokens begun and not ended
-	sawBegin bool
-	sawEnd   bool
-	sawDiag  bool
+	editLog [][]string
+	// status holds, per URI, the publication sequence number when the
+	// server last said the file went idle (Server.StatusNotice), and
+	// sawStatus whether it ever sent one.
+	status    map[string]int
+	sawStatus bool
+	active    map[string]bool // work-done progress tokens begun and not ended
+	sawBegin  bool
+	sawEnd    bool
+	sawDiag   bool
 	// sawRefresh is set once the server asked the client to pull
 	// diagnostics again (workspace/diagnostic/refresh): pyright, told the
 	// client pulls, asks once it has found the project's files.
@@ -168,6 +173,7 @@ func newInstance(spec Server, root, binary string) *instance {
 		exited:  make(chan struct{}),
 		changed: make(chan struct{}),
 		docs:    map[string]*docState{},
+		status:  map[string]int{},
 		diags:   map[string]*diagEntry{},
 		active:  map[string]bool{},
 		lastMsg: time.Now(),
@@ -295,6 +301,26 @@ func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 			case "end":
 				delete(in.active, tok)
 				in.sawEnd = true
+			}
+			in.bump()
+			in.mu.Unlock()
+		}
+		return reply(ctx, nil, nil)
+	case in.spec.StatusNotice:
+		if in.spec.StatusNotice == "" {
+			return reply(ctx, nil, nil)
+		}
+		var p struct {
+			URI   string `json:"uri"`
+			State string `json:"state"`
+		}
+		if err := json.Unmarshal(req.Params(), &p); err == nil {
+			in.mu.Lock()
+			in.sawStatus = true
+			if p.State == in.spec.StatusIdle {
+				in.status[p.URI] = in.pubSeq
+			} else {
+				delete(in.status, p.URI)
 			}
 			in.bump()
 			in.mu.Unlock()

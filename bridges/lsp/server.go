@@ -163,6 +163,15 @@ type Server struct {
 	// (gopls): while a file's directory has errors, its warnings that
 	// vanished were not fixed but not computed (Diagnostics.NeedsTypes).
 	AnalysisNeedsTypes bool `json:"analysis_needs_types,omitempty"`
+	// StatusNotice is the method of a server's per-file status
+	// notification ({uri, state}: clangd's textDocument/clangd.fileStatus,
+	// asked for with InitOptions) and StatusIdle the state it reports when
+	// it has no more work on the file. A publication is then taken as the
+	// file's answer only once the file went idle after it: clangd may
+	// publish from an AST built on its previous includes while it
+	// rebuilds them, and publish again, under the same version, after.
+	StatusNotice string `json:"status_notice,omitempty"`
+	StatusIdle   string `json:"status_idle,omitempty"`
 	// IndexProgress is for a server that publishes its first diagnostics
 	// before it announces indexing the workspace with work-done progress
 	// (intelephense): it is ready only once that progress has ended, not

@@ -73,6 +73,9 @@ func DefaultServers() []Server {
 			// what its includers are compiled against.
 			Args:            []string{"--use-dirty-headers"},
 			RepublishesOpen: true,
+			InitOptions:     json.RawMessage(`{"clangdFileStatus":true}`),
+			StatusNotice:    "textDocument/clangd.fileStatus",
+			StatusIdle:      "idle",
 			Extensions:      []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".m", ".mm"},
 			LanguageIDs:     map[string]string{".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".m": "objective-c", ".mm": "objective-cpp"},
 			RootMarkers:     []string{"compile_commands.json", "CMakeLists.txt"},

@@ -236,6 +236,8 @@ func (s *Supervisor) waitDiagnostics(ctx context.Context, in *instance, uri stri
 		cur := in.diags[uri]
 		ch := in.changed
 		busy := len(in.active) > 0 // e.g. pyright's "1 file to analyze" after an early empty publication
+		idleAt, idle := in.status[uri]
+		needIdle := in.spec.StatusNotice != "" && in.sawStatus
 		doc := in.docs[uri]
 		base, baseSeq := 0, 0
 		if doc != nil {
@@ -256,12 +258,16 @@ func (s *Supervisor) waitDiagnostics(ctx context.Context, in *instance, uri stri
 		if got != nil {
 			settle = in.spec.settle(len(got.diags) == 0)
 		}
+		pendingIdle := needIdle && got != nil && (!idle || idleAt < got.seq)
+		if pendingIdle {
+			busy = true // the file has work left: a later publication may follow
+		}
 		if got != nil && now.Sub(gotAt) >= settle && !busy {
 			return got, true, nil
 		}
 		if now.After(deadline) {
 			if got != nil {
-				return got, true, nil
+				return got, !pendingIdle, nil
 			}
 			return cur, false, nil
 		}
