@@ -658,7 +658,7 @@ func TestAttachNothingListens(t *testing.T) {
 	// Nothing will listen: no need to wait for a server to start.
 	sv := dap.NewSupervisor(dap.Config{AttachWait: 1})
 	defer sv.Close()
-	port := freePort(t)
+	port := unusedPort(t)
 	msg := doErr(t, sv, "c", root, request{Op: "attach", Port: port, Adapter: "lldb"})
 	if !strings.Contains(msg, fmt.Sprintf("nothing listens on port %d", port)) {
 		t.Fatal(msg)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -249,6 +250,22 @@ func freePort(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// unusedPort returns a port that nothing listens on, below the kernel's
+// ephemeral range: a port freePort returns is handed out again to the next
+// listener bound to port 0 (another test's server), while one below the
+// range is taken only by a bind naming it.
+func unusedPort(t *testing.T) int {
+	t.Helper()
+	for p := 20000 + os.Getpid()%5000; p < 32000; p++ {
+		if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
+			l.Close()
+			return p
+		}
+	}
+	t.Fatal("no unused port below 32000")
+	return 0
 }
 
 func findVar(t *testing.T, vars []dap.Variable, name string) dap.Variable {
