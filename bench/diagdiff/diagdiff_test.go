@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/tools"
 )
 
 // testLog is a log that goes to t.Log line by line.
@@ -73,5 +75,31 @@ func TestDiagnosticsOnWriteAgreeWithChecker(t *testing.T) {
 				t.Errorf("the changes did not use both a rename (lsp_rename or ast_edit) and edit or apply_patch: %v", writers)
 			}
 		})
+	}
+}
+
+// TestScoreCutList: the new diagnostics a cut list left out count against
+// the delta's room in the files scored and then in the files the report
+// named as not checked; only beyond both are they false.
+func TestScoreCutList(t *testing.T) {
+	h := &harness{p: &project{lang: "go"}}
+	before := Set{}
+	after := Set{
+		key("go", "a.go", "", "", "x undefined"):   3,
+		key("go", "far.go", "", "", "y undefined"): 4,
+	}
+	shown := []lsp.Diagnostic{{Path: "a.go", Severity: "error", Message: "x undefined"}}
+	rep := &tools.WriteDiagnostics{New: shown, More: 6, NotChecked: []string{"far.go"}, Checked: []string{"a.go"}}
+	c := h.score(before, after, rep)
+	if c.FalseNew != 0 || c.MissedNew != 0 {
+		t.Fatalf("1 shown and 6 left out against 3 + 4 new: false %d, missed %d; want 0 and 0", c.FalseNew, c.MissedNew)
+	}
+	rep.More = 8
+	if c := h.score(before, after, rep); c.FalseNew != 2 {
+		t.Fatalf("8 left out where 6 fit: false %d, want 2", c.FalseNew)
+	}
+	rep.More = 1
+	if c := h.score(before, after, rep); c.FalseNew != 0 || c.MissedNew != 5 || c.MissedNamed != 4 {
+		t.Fatalf("1 left out: false %d, missed %d (named %d); want 0, 5 (4)", c.FalseNew, c.MissedNew, c.MissedNamed)
 	}
 }

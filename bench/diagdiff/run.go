@@ -339,15 +339,20 @@ func (h *harness) score(before, after Set, rep *tools.WriteDiagnostics) counts {
 			c.FalseNew++
 		}
 	}
+	// The ones a cut list left out (More) may lie in any file, named ones
+	// included: they take the room the delta leaves, first in the files
+	// scored, then in the named ones; beyond that they are false.
 	rest := total(want) // the delta's new ones not matched by a shown one
-	c.FalseNew += max(0, rep.More-rest)
-	c.MissedNew = rest - min(rep.More, rest)
+	namedFresh := 0
 	for file, s := range freshBy {
 		if named(file) {
-			c.MissedNew += total(s)
-			c.MissedNamed += total(s)
+			namedFresh += total(s)
 		}
 	}
+	c.FalseNew += max(0, rep.More-rest-namedFresh)
+	c.MissedNew = rest - min(rep.More, rest)
+	c.MissedNamed = namedFresh - min(namedFresh, max(0, rep.More-rest))
+	c.MissedNew += c.MissedNamed
 	for _, f := range rep.Checked {
 		cc := total(clearedBy[f])
 		c.FalseCleared += max(0, rep.Cleared[f]-cc)
