@@ -15,13 +15,10 @@ import (
 	"github.com/tetherhq/tether/tools"
 )
 
-// TestLSPSignatureBreaksCallersClangd: a parameter added to a prototype in
-// a header reports the call and the definition it broke in the .c files
-// that include it, files clangd had not opened, and putting it back reports
-// both cleared. clangd compiles them against the header as tether shows it
-// (--use-dirty-headers), and publishes again for the text it has, not for
-// a version that repeats it.
-func TestLSPSignatureBreaksCallersClangd(t *testing.T) {
+// cprojRun is a run over a copy of testdata/lsp's cproj with a compile
+// database for its two .c files, served by clangd.
+func cprojRun(t *testing.T) *tools.Run {
+	t.Helper()
 	bin := "clangd-19"
 	if _, err := exec.LookPath("clangd"); err == nil {
 		bin = "clangd"
@@ -36,7 +33,17 @@ func TestLSPSignatureBreaksCallersClangd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "compile_commands.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 30*time.Second), Parser: parseEngine(t)})
+	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 30*time.Second), Parser: parseEngine(t)})
+}
+
+// TestLSPSignatureBreaksCallersClangd: a parameter added to a prototype in
+// a header reports the call and the definition it broke in the .c files
+// that include it, files clangd had not opened, and putting it back reports
+// both cleared. clangd compiles them against the header as tether shows it
+// (--use-dirty-headers), and publishes again for the text it has, not for
+// a version that repeats it.
+func TestLSPSignatureBreaksCallersClangd(t *testing.T) {
+	r := cprojRun(t)
 	const proto, wide = "double square_area(const struct square *sq);", "double square_area(const struct square *sq, int scale);"
 	out, err := lspCall(t, r, "edit", map[string]any{"path": "shapes.h", "old_string": proto, "new_string": wide})
 	if err != nil {
@@ -231,21 +238,7 @@ func TestLSPHeaderImplementationChangeSaysUnseen(t *testing.T) {
 // from before is its answer. The report checks it whole, not "incomplete"
 // after the wait's bound, write after write.
 func TestLSPClangdHeaderAfterSourceWrite(t *testing.T) {
-	bin := "clangd-19"
-	if _, err := exec.LookPath("clangd"); err == nil {
-		bin = "clangd"
-	}
-	testenv.RequireBinary(t, bin)
-	dir := testenv.LSPProject(t, "cproj")
-	var cmds []map[string]string
-	for _, f := range []string{"main.c", "shapes.c"} {
-		cmds = append(cmds, map[string]string{"directory": dir, "file": filepath.Join(dir, f), "command": "cc -c " + f})
-	}
-	b, _ := json.Marshal(cmds)
-	if err := os.WriteFile(filepath.Join(dir, "compile_commands.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 30*time.Second), Parser: parseEngine(t)})
+	r := cprojRun(t)
 	const def, wide = "double square_area(const struct square *sq)\n", "double square_area(const struct square *sq, int k)\n"
 	for i, step := range [][2]string{{def, wide}, {wide, def}, {def, wide}, {wide, def}} {
 		start := time.Now()
