@@ -15,18 +15,23 @@ import (
 	"github.com/tetherhq/tether/tools"
 )
 
-// cprojRun is a run over a copy of testdata/lsp's cproj with a compile
-// database for its two .c files, served by clangd.
+// cprojRun is a run over a copy of testdata/lsp's cproj, served by clangd.
 func cprojRun(t *testing.T) *tools.Run {
+	t.Helper()
+	return clangdRun(t, testenv.LSPProject(t, "cproj"), "main.c", "shapes.c")
+}
+
+// clangdRun is a run over dir served by clangd, with a compile database
+// for sources.
+func clangdRun(t *testing.T, dir string, sources ...string) *tools.Run {
 	t.Helper()
 	bin := "clangd-19"
 	if _, err := exec.LookPath("clangd"); err == nil {
 		bin = "clangd"
 	}
 	testenv.RequireBinary(t, bin)
-	dir := testenv.LSPProject(t, "cproj")
 	var cmds []map[string]string
-	for _, f := range []string{"main.c", "shapes.c"} {
+	for _, f := range sources {
 		cmds = append(cmds, map[string]string{"directory": dir, "file": filepath.Join(dir, f), "command": "cc -c " + f})
 	}
 	b, _ := json.Marshal(cmds)
@@ -190,26 +195,13 @@ func TestLSPWriteWithoutParserSaysOthersUnsearched(t *testing.T) {
 // checked where it changed, and names how to check it, instead of "no
 // errors". clang, compiling the includer, finds the error the change made.
 func TestLSPHeaderImplementationChangeSaysUnseen(t *testing.T) {
-	bin := "clangd-19"
-	if _, err := exec.LookPath("clangd"); err == nil {
-		bin = "clangd"
-	}
-	testenv.RequireBinary(t, bin)
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{
 		"h.h": "#ifndef H_H\n#define H_H\nint api(void);\n#ifdef H_IMPL\nstatic int rd(int a) { return a; }\nstatic int g(void) { return rd(1); }\nint api(void) { return g(); }\n#endif\n#endif\n",
 		"a.c": "#define H_IMPL\n#include \"h.h\"\n",
 		"b.c": "#include \"h.h\"\nint main(void) { return api(); }\n",
 	})
-	var cmds []map[string]string
-	for _, f := range []string{"a.c", "b.c"} {
-		cmds = append(cmds, map[string]string{"directory": dir, "file": filepath.Join(dir, f), "command": "cc -c " + f})
-	}
-	b, _ := json.Marshal(cmds)
-	if err := os.WriteFile(filepath.Join(dir, "compile_commands.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 30*time.Second), Parser: parseEngine(t)})
+	r := clangdRun(t, dir, "a.c", "b.c")
 	rep, out := writeCall(t, r, "edit", map[string]any{"path": "h.h", "old_string": "static int rd(int a) { return a; }", "new_string": "static int rd(void) { return 0; }"})
 	if !strings.Contains(rep.Unseen["h.h"], "#ifdef H_IMPL") || !strings.Contains(out, "h.h: not checked where it changed") || strings.Contains(out, "h.h: no errors or warnings\n") {
 		t.Fatalf("want h.h named as not checked where it changed (under #ifdef H_IMPL):\n%s", out)
