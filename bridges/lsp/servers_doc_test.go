@@ -13,14 +13,14 @@ import (
 	"github.com/tetherhq/tether/internal/testenv"
 )
 
-var updateReadme = flag.Bool("update", false, "rewrite the server table in README.md from DefaultServers")
+var updateDocs = flag.Bool("update", false, "rewrite the server table in docs/languages.md from DefaultServers")
 
 const (
-	readmeBegin = "<!-- servers: made from lsp.DefaultServers by `go test ./bridges/lsp -run TestServerTableReadme -update` -->"
+	readmeBegin = "<!-- servers: made from lsp.DefaultServers by `go test ./bridges/lsp -run TestServerTableDocs -update` -->"
 	readmeEnd   = "<!-- end of servers -->"
 )
 
-// serverTableMarkdown renders the built-in server table as the README shows
+// serverTableMarkdown renders the built-in server table as docs/languages.md shows
 // it: what each row covers and how it is had.
 func serverTableMarkdown(table []lsp.Server) string {
 	var b strings.Builder
@@ -58,11 +58,11 @@ func serverTableMarkdown(table []lsp.Server) string {
 	return b.String()
 }
 
-// TestServerTableReadme checks that README.md lists the rows of
-// DefaultServers as they are, so the README cannot drift from the table;
+// TestServerTableDocs checks that docs/languages.md lists the rows of
+// DefaultServers as they are, so the docs cannot drift from the table;
 // -update rewrites the list.
-func TestServerTableReadme(t *testing.T) {
-	path := filepath.Join(testenv.RepoRoot(), "README.md")
+func TestServerTableDocs(t *testing.T) {
+	path := filepath.Join(testenv.RepoRoot(), "docs", "languages.md")
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestServerTableReadme(t *testing.T) {
 	if got == want {
 		return
 	}
-	if *updateReadme {
+	if *updateDocs {
 		text = text[:i+len(readmeBegin)+1] + want + text[j:]
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
