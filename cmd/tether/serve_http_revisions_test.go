@@ -200,36 +200,44 @@ func TestHostBothRevisions(t *testing.T) {
 				}
 			}
 
-			res, err := a.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{"code": pngCell, "description": "show a large random image as the value"}})
-			if err != nil || res.IsError {
-				t.Fatalf("eval image: %v", err)
-			}
-			var link *mcp.ResourceLink
-			var sum string
-			for _, c := range res.Content {
-				switch c := c.(type) {
-				case *mcp.ResourceLink:
-					link = c
-				case *mcp.ImageContent:
-					t.Errorf("a %d-byte image came inline", len(c.Data))
-				case *mcp.TextContent:
-					if _, after, ok := strings.Cut(c.Text, "sha256 "); ok {
-						sum = strings.Fields(after)[0]
-					}
-				}
-			}
-			if link == nil || link.MIMEType != "image/png" {
-				t.Fatalf("no image link in the result: %+v", res.Content)
-			}
-			rr, err := a.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: link.URI})
-			if err != nil || len(rr.Contents) != 1 {
-				t.Fatalf("resources/read %s: %v", link.URI, err)
-			}
-			got := sha256.Sum256(rr.Contents[0].Blob)
-			if hex.EncodeToString(got[:]) != sum || !bytes.HasPrefix(rr.Contents[0].Blob, []byte("\x89PNG")) {
-				t.Errorf("resources/read gave %d bytes of sha256 %x; the cell's image has %s", len(rr.Contents[0].Blob), got, sum)
-			}
+			checkImageLink(t, a.cs)
 		})
+	}
+}
+
+// checkImageLink calls eval with pngCell on cs and checks that the image
+// comes back as a resource link, not inline, whose resources/read gives
+// the PNG of the sha256 the result names.
+func checkImageLink(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{"code": pngCell, "description": "show a large random image as the value"}})
+	if err != nil || res.IsError {
+		t.Fatalf("eval image: %v %q", err, textOfRes(res))
+	}
+	var link *mcp.ResourceLink
+	var sum string
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.ResourceLink:
+			link = c
+		case *mcp.ImageContent:
+			t.Errorf("a %d-byte image came inline", len(c.Data))
+		case *mcp.TextContent:
+			if _, after, ok := strings.Cut(c.Text, "sha256 "); ok {
+				sum = strings.Fields(after)[0]
+			}
+		}
+	}
+	if link == nil || link.MIMEType != "image/png" {
+		t.Fatalf("no image link in the result: %+v", res.Content)
+	}
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: link.URI})
+	if err != nil || len(rr.Contents) != 1 {
+		t.Fatalf("resources/read %s: %v", link.URI, err)
+	}
+	got := sha256.Sum256(rr.Contents[0].Blob)
+	if hex.EncodeToString(got[:]) != sum || !bytes.HasPrefix(rr.Contents[0].Blob, []byte("\x89PNG")) {
+		t.Errorf("resources/read gave %d bytes of sha256 %x; the cell's image has %s", len(rr.Contents[0].Blob), got, sum)
 	}
 }
 

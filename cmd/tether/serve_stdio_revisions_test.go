@@ -6,8 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -252,35 +250,7 @@ func TestStdioBothRevisions(t *testing.T) {
 				t.Errorf("progress notifications %d, last %+v; want several for token grep ending at 400 of 400", len(prog), prog[max(len(prog)-1, 0):])
 			}
 
-			res, err := a.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{"code": pngCell, "description": "show a large random image as the value"}})
-			if err != nil || res.IsError {
-				t.Fatalf("eval image: %v %q", err, textOfRes(res))
-			}
-			var link *mcp.ResourceLink
-			var sum string
-			for _, c := range res.Content {
-				switch c := c.(type) {
-				case *mcp.ResourceLink:
-					link = c
-				case *mcp.ImageContent:
-					t.Errorf("a %d-byte image came inline", len(c.Data))
-				case *mcp.TextContent:
-					if _, after, ok := strings.Cut(c.Text, "sha256 "); ok {
-						sum = strings.Fields(after)[0]
-					}
-				}
-			}
-			if link == nil || link.MIMEType != "image/png" {
-				t.Fatalf("no image link in the result: %+v", res.Content)
-			}
-			rr, err := a.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: link.URI})
-			if err != nil || len(rr.Contents) != 1 {
-				t.Fatalf("resources/read %s: %v", link.URI, err)
-			}
-			got := sha256.Sum256(rr.Contents[0].Blob)
-			if hex.EncodeToString(got[:]) != sum || !bytes.HasPrefix(rr.Contents[0].Blob, []byte("\x89PNG")) {
-				t.Errorf("resources/read gave %d bytes of sha256 %x; the cell's image has %s", len(rr.Contents[0].Blob), got, sum)
-			}
+			checkImageLink(t, a.cs)
 		})
 	}
 }

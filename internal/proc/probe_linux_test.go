@@ -2,7 +2,6 @@ package proc_test
 
 import (
 	"bytes"
-	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/internal/proc"
+	"github.com/tetherhq/tether/internal/testenv"
 	"golang.org/x/sys/unix"
 )
 
@@ -183,48 +183,8 @@ func TestProbeTIOCSTI(t *testing.T) {
 	}
 	for _, mode := range modes(t) {
 		t.Run(mode, func(t *testing.T) {
-			master, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-			if err != nil {
-				t.Skipf("no pseudo-terminal here: %v", err)
-			}
-			mf := os.NewFile(uintptr(master), "ptmx")
-			defer mf.Close()
-			if err := unix.IoctlSetPointerInt(master, unix.TIOCSPTLCK, 0); err != nil {
-				t.Fatal(err)
-			}
-			n, err := unix.IoctlGetInt(master, unix.TIOCGPTN)
-			if err != nil {
-				t.Fatal(err)
-			}
-			slave, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer slave.Close()
-			// Raw: what is pushed is readable at once, and not echoed.
-			tio, err := unix.IoctlGetTermios(int(slave.Fd()), unix.TCGETS)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tio.Lflag &^= unix.ICANON | unix.ECHO | unix.ISIG
-			tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 0, 0
-			if err := unix.IoctlSetTermios(int(slave.Fd()), unix.TCSETS, tio); err != nil {
-				t.Fatal(err)
-			}
-			// The terminal's output (the helper's own) is drained meanwhile.
-			var shown bytes.Buffer
-			drained := make(chan struct{})
-			go func() {
-				defer close(drained)
-				buf := make([]byte, 4096)
-				for {
-					n, err := mf.Read(buf)
-					shown.Write(buf[:n])
-					if err != nil {
-						return
-					}
-				}
-			}()
+			pty := testenv.RawPTY(t)
+			slave := pty.Slave
 			report := filepath.Join(t.TempDir(), "report")
 			exe, err := os.Executable()
 			if err != nil {
@@ -242,16 +202,7 @@ func TestProbeTIOCSTI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// What arrived in the terminal's input.
-			if err := unix.SetNonblock(int(slave.Fd()), true); err != nil {
-				t.Fatal(err)
-			}
-			in := make([]byte, 4096)
-			k, err := unix.Read(int(slave.Fd()), in)
-			if err != nil && !errors.Is(err, unix.EAGAIN) {
-				t.Fatal(err)
-			}
-			got := string(in[:max(k, 0)])
+			got := pty.Input(t)
 			t.Logf("report:\n%s", rep)
 			if strings.Contains(got, "pwned") || strings.Contains(string(rep), "PUSHED") {
 				t.Fatalf("a started process pushed input into tether's terminal: input %q\n%s", got, rep)
