@@ -101,21 +101,50 @@ type Error struct {
 	Line int `json:"line,omitempty"`
 }
 
+// Error implements error: the kind, then the message.
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return e.Name
+	}
+	return e.Name + ": " + e.Message
+}
+
+// Is reports whether e is of the kernel-level kind target names, so that
+// errors.Is(res.Error, kernels.KindInterrupted) tests a result's error.
+func (e *Error) Is(target error) bool {
+	k, ok := target.(kindError)
+	return ok && e != nil && e.Name == string(k)
+}
+
+// kindError is a kernel-level error kind as a sentinel for errors.Is.
+type kindError string
+
+func (k kindError) Error() string { return string(k) }
+
 // Kernel-level error kinds (Error.Name) that are not exceptions of the
 // language itself.
 const (
-	// ErrInterrupted: the cell was interrupted (idle budget spent, or the
+	// KindInterrupted: the cell was interrupted (idle budget spent, or the
 	// caller gave up) and the kernel came back; state is kept.
-	ErrInterrupted = "Interrupted"
-	// ErrKernelDied: the interpreter died during the cell; state is lost.
-	ErrKernelDied = "KernelDied"
-	// ErrKernelRestarted: the kernel did not come back from an interrupt and
-	// was discarded; state is lost.
-	ErrKernelRestarted = "KernelRestarted"
-	// ErrMemoryLimit: the cell went over the kernel's memory cap.
-	ErrMemoryLimit = "MemoryLimit"
-	// ErrUsage: the cell used an unsupported magic or malformed idiom.
-	ErrUsage = "UsageError"
+	KindInterrupted = "Interrupted"
+	// KindKernelDied: the interpreter died during the cell; state is lost.
+	KindKernelDied = "KernelDied"
+	// KindKernelRestarted: the kernel did not come back from an interrupt
+	// and was discarded; state is lost.
+	KindKernelRestarted = "KernelRestarted"
+	// KindMemoryLimit: the cell went over the kernel's memory cap.
+	KindMemoryLimit = "MemoryLimit"
+	// KindUsage: the cell used an unsupported magic or malformed idiom.
+	KindUsage = "UsageError"
+)
+
+// The kernel-level kinds as errors, for errors.Is against a Result's Error.
+var (
+	ErrInterrupted     error = kindError(KindInterrupted)
+	ErrKernelDied      error = kindError(KindKernelDied)
+	ErrKernelRestarted error = kindError(KindKernelRestarted)
+	ErrMemoryLimit     error = kindError(KindMemoryLimit)
+	ErrUsage           error = kindError(KindUsage)
 )
 
 // Result is what a cell produced. Every part is bounded.

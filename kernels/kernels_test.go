@@ -2,6 +2,7 @@ package kernels_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -155,5 +156,22 @@ func TestStreamBufferKeepAll(t *testing.T) {
 				t.Errorf("Full %d bytes, FullCut %d, Cut %d; want %d, %d", len(s.Full), s.FullCut, s.Cut, tt.wantFull, tt.wantFullCut)
 			}
 		})
+	}
+}
+
+// TestErrorKinds: a cell's Error is an error whose kernel-level kind
+// errors.Is finds, and a language exception is none of those kinds.
+func TestErrorKinds(t *testing.T) {
+	var err error = &kernels.Error{Name: kernels.KindInterrupted, Message: "idle for 10s"}
+	if !errors.Is(err, kernels.ErrInterrupted) || errors.Is(err, kernels.ErrKernelDied) {
+		t.Errorf("errors.Is on %v: interrupted %v, died %v", err, errors.Is(err, kernels.ErrInterrupted), errors.Is(err, kernels.ErrKernelDied))
+	}
+	if got := err.Error(); got != "Interrupted: idle for 10s" {
+		t.Errorf("Error() = %q", got)
+	}
+	var none *kernels.Error
+	exc := &kernels.Error{Name: "NameError", Message: "name 'x' is not defined"}
+	if errors.Is(none, kernels.ErrInterrupted) || errors.Is(exc, kernels.ErrUsage) {
+		t.Error("a nil error or a language exception matched a kernel kind")
 	}
 }

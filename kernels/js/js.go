@@ -270,7 +270,7 @@ func (k *Kernel) watch(ctx context.Context, c *cellRun, done <-chan outcome, res
 		case o := <-done:
 			res.Value = o.value
 			res.Error = o.err
-			if o.intr != nil && o.intr.kind == kernels.ErrMemoryLimit {
+			if o.intr != nil && o.intr.kind == kernels.KindMemoryLimit {
 				s.clearStack()
 				if guard.afterStop() > k.limit/2 {
 					res = finish()
@@ -299,14 +299,14 @@ func (k *Kernel) watch(ctx context.Context, c *cellRun, done <-chan outcome, res
 			}
 		case <-idle.C():
 			if outstanding == 0 {
-				interrupt(&interruption{kernels.ErrInterrupted, fmt.Sprintf("kernels: cell interrupted: its idle budget of %s was spent with no bridge call outstanding; the runtime came back and its state is kept", k.cfg.IdleTimeout)})
+				interrupt(&interruption{kernels.KindInterrupted, fmt.Sprintf("kernels: cell interrupted: its idle budget of %s was spent with no bridge call outstanding; the runtime came back and its state is kept", k.cfg.IdleTimeout)})
 			}
 		case <-ctxDone:
 			ctxDone = nil
-			interrupt(&interruption{kernels.ErrInterrupted, fmt.Sprintf("kernels: cell interrupted: %s; the runtime came back and its state is kept", kernels.StopReason(ctx))})
+			interrupt(&interruption{kernels.KindInterrupted, fmt.Sprintf("kernels: cell interrupted: %s; the runtime came back and its state is kept", kernels.StopReason(ctx))})
 		case <-monitor.C:
 			if grown, over := guard.over(); over && !interrupted {
-				interrupt(&interruption{kernels.ErrMemoryLimit, fmt.Sprintf("kernels: cell stopped: the heap grew by %d MiB, over the kernel's memory cap of %d MiB "+
+				interrupt(&interruption{kernels.KindMemoryLimit, fmt.Sprintf("kernels: cell stopped: the heap grew by %d MiB, over the kernel's memory cap of %d MiB "+
 					"(work on the data in smaller pieces, or ask the operator to raise the cap: tether's --eval-js-memory flag)", grown>>20, k.limit>>20)})
 			}
 		case <-grace:
@@ -316,7 +316,7 @@ func (k *Kernel) watch(ctx context.Context, c *cellRun, done <-chan outcome, res
 			k.lastLoss = "the previous one did not come back from an interrupt and was discarded"
 			res.StateLost = true
 			res.Error = &kernels.Error{
-				Name:    kernels.ErrKernelRestarted,
+				Name:    kernels.KindKernelRestarted,
 				Message: fmt.Sprintf("kernels: cell interrupted, but the runtime did not come back within %s (stuck in a built-in) and was discarded: its state is lost and the next cell starts fresh", k.cfg.InterruptGrace),
 			}
 			res.Stdout, res.Stderr = kernels.Stream{}, kernels.Stream{} // still owned by the stuck goroutine
@@ -365,7 +365,7 @@ func (s *session) runError(err error, cell string) (*kernels.Error, *interruptio
 	if errors.As(err, &ie) {
 		i, _ := ie.Value().(*interruption)
 		if i == nil {
-			i = &interruption{kernels.ErrInterrupted, fmt.Sprint(ie.Value())}
+			i = &interruption{kernels.KindInterrupted, fmt.Sprint(ie.Value())}
 		}
 		return &kernels.Error{Name: i.kind, Message: i.reason, Traceback: ie.String(), Line: cellLine(ie.Stack(), cell)}, i
 	}

@@ -23,14 +23,8 @@ func newKernel(t *testing.T, cfg kernels.Config) kernels.Kernel {
 	return k
 }
 
-func run(t *testing.T, k kernels.Kernel, code string) *kernels.Result {
-	t.Helper()
-	r, err := k.Execute(context.Background(), kernels.Cell{Code: code, Label: "test cell"})
-	if err != nil {
-		t.Fatalf("Execute(%q): %v", code, err)
-	}
-	return r
-}
+// run executes code as one cell of k.
+var run = kernelstest.Run
 
 // wantValue runs code and requires its value to print as want.
 func wantValue(t *testing.T, k kernels.Kernel, code, want string) {
@@ -144,7 +138,7 @@ func TestInfiniteLoopIsInterrupted(t *testing.T) {
 	k := newKernel(t, kernels.Config{IdleTimeout: time.Second, InterruptGrace: time.Minute, Clock: clock, Tools: tools})
 	value(t, run(t, k, "var kept = 'yes'; var n = 0"))
 	r := kernelstest.UntilIdle(t, k, clock, time.Second, started, "n++; tool('started'); while (true) { n++ }")
-	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.StateLost || !strings.Contains(r.Error.Message, "state is kept") {
+	if !errors.Is(r.Error, kernels.ErrInterrupted) || r.StateLost || !strings.Contains(r.Error.Message, "state is kept") {
 		t.Fatalf("infinite loop: %+v lost %v", r.Error, r.StateLost)
 	}
 	wantValue(t, k, "[kept, n > 0]", "[ 'yes', true ]")
@@ -167,7 +161,7 @@ func TestCancelInterrupts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "gave up") {
+	if !errors.Is(r.Error, kernels.ErrInterrupted) || !strings.Contains(r.Error.Message, "gave up") {
 		t.Fatalf("canceled: %+v", r.Error)
 	}
 	wantValue(t, k, "z", "3")
@@ -196,7 +190,7 @@ func TestStuckRuntimeIsDiscarded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Error == nil || r.Error.Name != kernels.ErrKernelRestarted || !r.StateLost || !strings.Contains(r.Error.Message, "state is lost") {
+	if !errors.Is(r.Error, kernels.ErrKernelRestarted) || !r.StateLost || !strings.Contains(r.Error.Message, "state is lost") {
 		t.Fatalf("stuck cell: %+v lost %v", r.Error, r.StateLost)
 	}
 	r = run(t, k, "typeof lost")
@@ -443,7 +437,7 @@ func TestTimers(t *testing.T) {
 	}
 	// A timer that never ends the cell is cut by the idle budget; state kept.
 	r = kernelstest.UntilIdle(t, k, clock, 2*time.Second, started, "var kept = 1; tool('started'); setInterval(() => {}, 50)")
-	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted {
+	if !errors.Is(r.Error, kernels.ErrInterrupted) {
 		t.Errorf("endless interval: %+v", r.Error)
 	}
 	wantValue(t, k, "kept", "1")
@@ -503,7 +497,7 @@ func TestPrintingCellIsNotIdle(t *testing.T) {
 		case r = <-done:
 		}
 	}
-	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "state is kept") || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
+	if !errors.Is(r.Error, kernels.ErrInterrupted) || !strings.Contains(r.Error.Message, "state is kept") || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
 		t.Fatalf("want the quiet wait interrupted, got %+v\nstdout %q", r.Error, r.Stdout.Text)
 	}
 	if n := strings.Count(r.Stdout.Text, "tick\n"); n != 50 {

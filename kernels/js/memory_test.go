@@ -1,6 +1,7 @@
 package js_test
 
 import (
+	"errors"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -53,14 +54,14 @@ func TestMemoryCap(t *testing.T) {
 	})
 	t.Run("local growth is freed and state kept", func(t *testing.T) {
 		r := run(t, k, "(function() { const a = []; let s = 'x'; while (true) { s = s + s; a.push(s) } })()")
-		if r.Error == nil || r.Error.Name != kernels.ErrMemoryLimit || r.StateLost || !strings.Contains(r.Error.Message, "state is kept") {
+		if !errors.Is(r.Error, kernels.ErrMemoryLimit) || r.StateLost || !strings.Contains(r.Error.Message, "state is kept") {
 			t.Fatalf("local bomb: %+v lost %v", r.Error, r.StateLost)
 		}
 		wantValue(t, k, "before", "1")
 	})
 	t.Run("global growth discards the runtime", func(t *testing.T) {
 		r := run(t, k, "var hoard = []; let s = 'x'; while (true) { s = s + s; hoard.push(s) }")
-		if r.Error == nil || r.Error.Name != kernels.ErrMemoryLimit || !r.StateLost || !strings.Contains(r.Error.Message, "state is lost") {
+		if !errors.Is(r.Error, kernels.ErrMemoryLimit) || !r.StateLost || !strings.Contains(r.Error.Message, "state is lost") {
 			t.Fatalf("global bomb: %+v lost %v", r.Error, r.StateLost)
 		}
 		r = run(t, k, "typeof before")
@@ -132,7 +133,7 @@ func TestMemoryCapCoversStrings(t *testing.T) {
 			// built (a concat or join whose result would pass the cap):
 			// which comes first depends on when the guard last looked.
 			upFront := r.Error != nil && r.Error.Name == "RangeError" && strings.Contains(r.Error.Message, "memory cap of 64 MiB")
-			guarded := r.Error != nil && r.Error.Name == kernels.ErrMemoryLimit && strings.Contains(r.Error.Message, "memory cap of 64 MiB") && strings.Contains(r.Error.Message, "--eval-js-memory")
+			guarded := r.Error != nil && r.Error.Name == kernels.KindMemoryLimit && strings.Contains(r.Error.Message, "memory cap of 64 MiB") && strings.Contains(r.Error.Message, "--eval-js-memory")
 			if !upFront && !guarded {
 				t.Fatalf("not stopped at the cap: %+v", r.Error)
 			}

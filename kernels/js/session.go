@@ -58,7 +58,7 @@ type session struct {
 
 // interruption is the value given to vm.Interrupt.
 type interruption struct {
-	kind   string // kernels.ErrInterrupted or kernels.ErrMemoryLimit
+	kind   string // kernels.KindInterrupted or kernels.KindMemoryLimit
 	reason string
 }
 

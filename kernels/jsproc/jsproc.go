@@ -291,7 +291,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			p.kill()
 			k.p = nil
 			k.lastLoss = "the previous process did not answer an interrupt and was ended"
-			return k.lost(loss, kernels.ErrKernelRestarted, fmt.Sprintf("kernels: cell interrupted, but the JavaScript kernel process did not answer within %s and was ended: its state is lost and the next cell starts fresh", 2*k.cfg.InterruptGrace+5*time.Second)), nil
+			return k.lost(loss, kernels.KindKernelRestarted, fmt.Sprintf("kernels: cell interrupted, but the JavaScript kernel process did not answer within %s and was ended: its state is lost and the next cell starts fresh", 2*k.cfg.InterruptGrace+5*time.Second)), nil
 		case <-hardWait:
 			hardWait = nil
 			if rss := residentBytes(proc.PeerPID(p.cmd)); rss > hard {
@@ -324,7 +324,7 @@ func (k *Kernel) overHard(p *child0, loss string, rss, hard int64) *kernels.Resu
 	p.kill()
 	k.p = nil
 	k.lastLoss = "the previous process was ended past the hard memory cap"
-	return k.lost(loss, kernels.ErrMemoryLimit, fmt.Sprintf("kernels: cell stopped: the JavaScript kernel process held %d MiB, past the hard cap of %d MiB behind the heap cap of %d MiB, and was ended: its state is lost and the next cell starts fresh "+
+	return k.lost(loss, kernels.KindMemoryLimit, fmt.Sprintf("kernels: cell stopped: the JavaScript kernel process held %d MiB, past the hard cap of %d MiB behind the heap cap of %d MiB, and was ended: its state is lost and the next cell starts fresh "+
 		"(work on the data in smaller pieces, or ask the operator to raise the cap: tether's --eval-js-memory flag)", rss>>20, hard>>20, k.cfg.MemoryLimit>>20))
 }
 
@@ -362,7 +362,7 @@ func (k *Kernel) died(p *child0, loss string) *kernels.Result {
 	k.p = nil
 	reason := p.exitReason()
 	k.lastLoss = "the previous one died (" + reason + ")"
-	res := k.lost(loss, kernels.ErrKernelDied, fmt.Sprintf("kernels: the JavaScript kernel process died during this cell: %s; its state is lost and the next cell starts a fresh runtime", reason))
+	res := k.lost(loss, kernels.KindKernelDied, fmt.Sprintf("kernels: the JavaScript kernel process died during this cell: %s; its state is lost and the next cell starts a fresh runtime", reason))
 	res.Error.Traceback = strings.TrimSpace(p.stderr.Stream().Text)
 	return res
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"strconv"
@@ -103,7 +104,7 @@ func heapCapIsAWall(t *testing.T, newKernel kernels.Constructor) {
 	<-entered
 	rb := run(t, b, "var hoard = []; let s = 'x'; while (true) { s = s + s; hoard.push(s) }")
 	close(bDone)
-	if rb.Error == nil || rb.Error.Name != kernels.ErrMemoryLimit {
+	if rb.Error == nil || rb.Error.Name != kernels.KindMemoryLimit {
 		t.Fatalf("b's cell past the cap: %+v", rb.Error)
 	}
 	ra := <-aRes
@@ -173,7 +174,7 @@ func TestChildDeathLosesState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Error == nil || r.Error.Name != kernels.ErrKernelDied || !r.StateLost || !strings.Contains(r.Error.Message, "signal: killed") || !strings.Contains(r.Error.Message, "state is lost") {
+	if !errors.Is(r.Error, kernels.ErrKernelDied) || !r.StateLost || !strings.Contains(r.Error.Message, "signal: killed") || !strings.Contains(r.Error.Message, "state is lost") {
 		t.Fatalf("a killed child: %+v lost %v", r.Error, r.StateLost)
 	}
 	r = run(t, k, "typeof x")
@@ -287,7 +288,7 @@ func TestCallTimeoutReachesChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "its per-call timeout of 1s passed") || !strings.Contains(r.Error.Message, "state is kept") {
+	if !errors.Is(r.Error, kernels.ErrInterrupted) || !strings.Contains(r.Error.Message, "its per-call timeout of 1s passed") || !strings.Contains(r.Error.Message, "state is kept") {
 		t.Fatalf("cell past its timeout: %+v", r.Error)
 	}
 	if got := value(t, run(t, k, "kept * 6")); got != "42" {

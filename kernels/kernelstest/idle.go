@@ -44,3 +44,14 @@ func UntilIdle(t testing.TB, k kernels.Kernel, clock *Clock, budget time.Duratio
 		}
 	}
 }
+
+// Run executes code as one cell of k and fails the test when the kernel
+// could not run it (an error the cell raised is in the result).
+func Run(t testing.TB, k kernels.Kernel, code string) *kernels.Result {
+	t.Helper()
+	r, err := k.Execute(context.Background(), kernels.Cell{Code: code, Label: "test cell"})
+	if err != nil {
+		t.Fatalf("Execute(%q): %v", code, err)
+	}
+	return r
+}

@@ -1,6 +1,7 @@
 package python_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -290,7 +291,7 @@ func TestOutputOrderAcrossSources(t *testing.T) {
 	t.Run("printed just before dying", func(t *testing.T) {
 		mustOK(t, run(t, k, "print('a cell just before')"))
 		r := run(t, k, "import os\nprint('step 3')\nos._exit(1)")
-		if r.Error == nil || r.Error.Name != kernels.ErrKernelDied || r.Stdout.Text != "step 3\n" {
+		if !errors.Is(r.Error, kernels.ErrKernelDied) || r.Stdout.Text != "step 3\n" {
 			t.Errorf("error %+v stdout %q", r.Error, r.Stdout.Text)
 		}
 	})

@@ -3,6 +3,7 @@ package python_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +46,7 @@ func TestInterruptKeepsState(t *testing.T) {
 	k := newKernel(t, kernels.Config{Dir: dir, IdleTimeout: 2 * time.Second, InterruptGrace: time.Minute, Clock: clock})
 	mustOK(t, run(t, k, "state = 'kept'"))
 	r := untilIdle(t, k, clock, 2*time.Second, dir, "n = 1\nopen('started', 'w').close()\nwhile True:\n    n += 1")
-	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.StateLost {
+	if !errors.Is(r.Error, kernels.ErrInterrupted) || r.StateLost {
 		t.Fatalf("runaway loop: error %+v stateLost %v", r.Error, r.StateLost)
 	}
 	if !strings.Contains(r.Error.Message, "idle budget") || !strings.Contains(r.Error.Message, "state is kept") || (r.Error.Line < 2 || r.Error.Line > 4) {
@@ -74,7 +75,7 @@ func TestCancelInterrupts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || !strings.Contains(r.Error.Message, "gave up") {
+	if !errors.Is(r.Error, kernels.ErrInterrupted) || !strings.Contains(r.Error.Message, "gave up") {
 		t.Fatalf("canceled cell: %+v", r.Error)
 	}
 	if got := value(t, run(t, k, "v")); got != "5" {
@@ -94,7 +95,7 @@ func TestCancelBeforeTheCellStarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted {
+	if !errors.Is(r.Error, kernels.ErrInterrupted) {
 		t.Fatalf("cell canceled up front: %+v", r.Error)
 	}
 	if got := value(t, run(t, k, "w")); got != "9" {
@@ -107,7 +108,7 @@ func TestUnresponsiveKernelIsRestarted(t *testing.T) {
 	k := newKernel(t, kernels.Config{Dir: dir, IdleTimeout: 3 * time.Second, InterruptGrace: time.Second, Clock: clock})
 	mustOK(t, run(t, k, "doomed = 1"))
 	r := untilIdle(t, k, clock, 3*time.Second, dir, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nopen('started', 'w').close()\nwhile True:\n    pass")
-	if r.Error == nil || r.Error.Name != kernels.ErrKernelRestarted || !r.StateLost || !strings.Contains(r.Error.Message, "state is lost") {
+	if !errors.Is(r.Error, kernels.ErrKernelRestarted) || !r.StateLost || !strings.Contains(r.Error.Message, "state is lost") {
 		t.Fatalf("kernel ignoring SIGINT: %+v stateLost %v", r.Error, r.StateLost)
 	}
 	r = run(t, k, "doomed")
@@ -183,7 +184,7 @@ func TestPrintingCellIsNotIdle(t *testing.T) {
 		case r = <-done:
 		}
 	}
-	if r.Error == nil || r.Error.Name != kernels.ErrInterrupted || r.Error.Line != silent {
+	if !errors.Is(r.Error, kernels.ErrInterrupted) || r.Error.Line != silent {
 		t.Fatalf("want the cell interrupted on line %d (the silent sleep), got %+v\nstdout %q", silent, r.Error, r.Stdout.Text)
 	}
 	if n := strings.Count(r.Stdout.Text, "tick\n"); n != 50 || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {

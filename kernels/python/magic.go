@@ -145,7 +145,7 @@ func Rewrite(code string) (string, *kernels.Error) {
 				continue
 			}
 			if why, ok := refused[name]; ok {
-				return "", &kernels.Error{Name: kernels.ErrUsage, Message: fmt.Sprintf("kernels: %s (cell line %d)", why, i+1), Line: i + 1}
+				return "", &kernels.Error{Name: kernels.KindUsage, Message: fmt.Sprintf("kernels: %s (cell line %d)", why, i+1), Line: i + 1}
 			}
 			if !lineMagics[name] {
 				return "", usage(i+1, fmt.Sprintf("unknown magic %%%s", name))
@@ -165,7 +165,7 @@ func Rewrite(code string) (string, *kernels.Error) {
 			}
 			name, args := splitMagic(rest)
 			if why, ok := refused[name]; ok {
-				return "", &kernels.Error{Name: kernels.ErrUsage, Message: fmt.Sprintf("kernels: %s (cell line %d)", why, i+1), Line: i + 1}
+				return "", &kernels.Error{Name: kernels.KindUsage, Message: fmt.Sprintf("kernels: %s (cell line %d)", why, i+1), Line: i + 1}
 			}
 			if !lineMagics[name] {
 				return "", usage(i+1, fmt.Sprintf("unknown magic %%%s", name))
@@ -206,7 +206,7 @@ func splitMagic(s string) (name, args string) {
 
 func usage(line int, what string) *kernels.Error {
 	return &kernels.Error{
-		Name:    kernels.ErrUsage,
+		Name:    kernels.KindUsage,
 		Message: fmt.Sprintf("kernels: %s on cell line %d: supported idioms are %s; write anything else as plain Python (subprocess.run, os.chdir, ...)", what, line, supported()),
 		Line:    line,
 	}

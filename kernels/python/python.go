@@ -481,7 +481,7 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 				<-p.exited
 				reason := p.exitReason()
 				res.Error = &kernels.Error{
-					Name:      kernels.ErrKernelDied,
+					Name:      kernels.KindKernelDied,
 					Message:   fmt.Sprintf("kernels: the python kernel died during this cell: %s; its state is lost and the next cell starts a fresh interpreter", reason),
 					Traceback: strings.TrimSpace(p.stderr.String()),
 				}
@@ -554,7 +554,7 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 					if res.Error == nil {
 						res.Notices = append(res.Notices, msg+" (the cell had finished just before the interrupt)")
 					} else if res.Error.Name == "KeyboardInterrupt" {
-						res.Error.Name = kernels.ErrInterrupted
+						res.Error.Name = kernels.KindInterrupted
 						res.Error.Message = msg
 					}
 				}
@@ -580,7 +580,7 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 			k.lastLoss = "the previous one did not come back from an interrupt and was killed"
 			res.StateLost = true
 			res.Error = &kernels.Error{
-				Name:    kernels.ErrKernelRestarted,
+				Name:    kernels.KindKernelRestarted,
 				Message: fmt.Sprintf("kernels: cell interrupted: %s; the kernel did not come back within %s and was killed: its state is lost and the next cell starts a fresh interpreter", interrupted, cfg.InterruptGrace),
 			}
 			return finish()

@@ -70,14 +70,8 @@ func newKernel(t *testing.T, cfg kernels.Config) kernels.Kernel {
 	return k
 }
 
-func run(t *testing.T, k kernels.Kernel, code string) *kernels.Result {
-	t.Helper()
-	r, err := k.Execute(context.Background(), kernels.Cell{Code: code, Label: "test cell"})
-	if err != nil {
-		t.Fatalf("Execute(%q): %v", code, err)
-	}
-	return r
-}
+// run executes code as one cell of k.
+var run = kernelstest.Run
 
 func mustOK(t *testing.T, r *kernels.Result) *kernels.Result {
 	t.Helper()
@@ -184,7 +178,7 @@ func TestErrorsPointAtCellLine(t *testing.T) {
 		{"x = 1\nif x:\n    y = (\n", "SyntaxError", 3},
 		{"def g():\n    return 1 / 0\n\ng()", "ZeroDivisionError", 2},
 		{"raise SystemExit(3)", "SystemExit", 1},
-		{"x = 1\n%nosuchmagic arg", kernels.ErrUsage, 2},
+		{"x = 1\n%nosuchmagic arg", kernels.KindUsage, 2},
 	}
 	for _, tt := range tests {
 		r := run(t, k, tt.code)
@@ -195,7 +189,7 @@ func TestErrorsPointAtCellLine(t *testing.T) {
 		if r.Error.Name != tt.name || r.Error.Line != tt.line {
 			t.Errorf("%q: error %s at line %d, want %s at line %d\n%s", tt.code, r.Error.Name, r.Error.Line, tt.name, tt.line, r.Error.Traceback)
 		}
-		if strings.Contains(r.Error.Traceback, "tether") && tt.name != kernels.ErrUsage {
+		if strings.Contains(r.Error.Traceback, "tether") && tt.name != kernels.KindUsage {
 			t.Errorf("%q: traceback shows driver frames:\n%s", tt.code, r.Error.Traceback)
 		}
 	}
@@ -329,11 +323,11 @@ func TestIPythonIdioms(t *testing.T) {
 	})
 	t.Run("unknown", func(t *testing.T) {
 		r := run(t, k, "x = 1\n%%bash\necho no")
-		if r.Error == nil || r.Error.Name != kernels.ErrUsage || r.Error.Line != 2 || !strings.Contains(r.Error.Message, "first line") {
+		if !errors.Is(r.Error, kernels.ErrUsage) || r.Error.Line != 2 || !strings.Contains(r.Error.Message, "first line") {
 			t.Errorf("%%%%bash on line 2: %+v", r.Error)
 		}
 		r = run(t, k, "%%javascript\n1")
-		if r.Error == nil || r.Error.Name != kernels.ErrUsage || !strings.Contains(r.Error.Message, "%%bash") {
+		if !errors.Is(r.Error, kernels.ErrUsage) || !strings.Contains(r.Error.Message, "%%bash") {
 			t.Errorf("unknown cell magic: %+v", r.Error)
 		}
 	})
@@ -429,7 +423,7 @@ func TestKernelDeathAndRecovery(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			mustOK(t, run(t, k, "before = 1"))
 			r := run(t, k, tt.code)
-			if r.Error == nil || r.Error.Name != kernels.ErrKernelDied || !r.StateLost {
+			if !errors.Is(r.Error, kernels.ErrKernelDied) || !r.StateLost {
 				t.Fatalf("error %+v stateLost %v", r.Error, r.StateLost)
 			}
 			if !strings.Contains(r.Error.Message, tt.reason) || !strings.Contains(r.Error.Message, "fresh interpreter") {
@@ -483,10 +477,10 @@ func TestAddressSpaceCap(t *testing.T) {
 		// says which cap the kernel ran under.
 		k := newKernel(t, kernels.Config{AddressSpaceLimit: 1 << 30})
 		r := run(t, k, "import os\nos.abort()")
-		if r.Error == nil || r.Error.Name != kernels.ErrKernelDied || !strings.Contains(r.Error.Message, "address-space cap of 1GiB") || !strings.Contains(r.Error.Message, "--eval-python-memory") {
+		if !errors.Is(r.Error, kernels.ErrKernelDied) || !strings.Contains(r.Error.Message, "address-space cap of 1GiB") || !strings.Contains(r.Error.Message, "--eval-python-memory") {
 			t.Errorf("abort under the cap: %+v", r.Error)
 		}
-		if r := run(t, k, "import os\nos._exit(3)"); r.Error == nil || r.Error.Name != kernels.ErrKernelDied || strings.Contains(r.Error.Message, "address-space cap") {
+		if r := run(t, k, "import os\nos._exit(3)"); !errors.Is(r.Error, kernels.ErrKernelDied) || strings.Contains(r.Error.Message, "address-space cap") {
 			t.Errorf("an exit is not put on the cap: %+v", r.Error)
 		}
 	})
@@ -743,7 +737,7 @@ func TestEnclosure(t *testing.T) {
 	mu.Lock()
 	prefix = nil // the enclosure is gone
 	mu.Unlock()
-	if r := run(t, k, "os._exit(3)"); r.Error == nil || r.Error.Name != kernels.ErrKernelDied {
+	if r := run(t, k, "os._exit(3)"); !errors.Is(r.Error, kernels.ErrKernelDied) {
 		t.Fatalf("exit: %+v", r.Error)
 	}
 	if got := value(t, run(t, k, "import os\nrepr(os.environ.get('TETHER_TEST_ENCLOSURE'))")); got != "'None'" {
