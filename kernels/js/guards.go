@@ -137,35 +137,8 @@ func (s *session) installGuards(limit int64) error {
 	arrayProto := vm.Get("Array").(*goja.Object).Get("prototype").(*goja.Object)
 	stringProto := vm.Get("String").(*goja.Object).Get("prototype").(*goja.Object)
 	json := vm.Get("JSON").(*goja.Object)
-	arg := func(c goja.FunctionCall, i int) goja.Value {
-		if i < len(c.Arguments) {
-			return c.Arguments[i]
-		}
-		return goja.Undefined()
-	}
 	guard := func(obj *goja.Object, name string, size func(c goja.FunctionCall) float64) error {
-		orig, ok := goja.AssertFunction(obj.Get(name))
-		if !ok {
-			return fmt.Errorf("kernels: js: no built-in %s to guard", name)
-		}
-		length := obj.Get(name).(*goja.Object).Get("length")
-		fn := vm.ToValue(func(c goja.FunctionCall) goja.Value {
-			if b := size(c); b > float64(limit) {
-				e, err := vm.New(rangeError, vm.ToValue(fmt.Sprintf("kernels: this %s() of about %d MiB would pass the kernel's memory cap of %d MiB", name, int64(b)>>20, limit>>20)))
-				if err != nil {
-					panic(err)
-				}
-				panic(e)
-			}
-			v, err := orig(c.This, c.Arguments...)
-			if err != nil {
-				panic(err)
-			}
-			return v
-		}).(*goja.Object)
-		_ = fn.DefineDataProperty("name", vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-		_ = fn.DefineDataProperty("length", length, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-		return obj.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		return s.guardBuiltin(rangeError, obj, name, limit, size)
 	}
 	sep := func(v goja.Value) float64 {
 		if goja.IsUndefined(v) {
@@ -182,7 +155,7 @@ func (s *session) installGuards(limit int64) error {
 		size func(c goja.FunctionCall) float64
 	}{
 		{arrayProto, "join", func(c goja.FunctionCall) float64 {
-			return joinedBytes(c.This, sep(arg(c, 0)), float64(limit))
+			return joinedBytes(c.This, sep(argAt(c, 0)), float64(limit))
 		}},
 		{stringProto, "concat", func(c goja.FunctionCall) float64 {
 			total := 0.0
@@ -207,7 +180,7 @@ func (s *session) installGuards(limit int64) error {
 		}},
 		{stringProto, "split", func(c goja.FunctionCall) float64 {
 			l, ok := stringLength(c.This)
-			p, isStr := stringLength(arg(c, 0))
+			p, isStr := stringLength(argAt(c, 0))
 			if !ok || !isStr {
 				return 0
 			}
@@ -215,23 +188,23 @@ func (s *session) installGuards(limit int64) error {
 			if p > 0 {
 				pieces = l/p + 1
 			}
-			if lim := arg(c, 1); !goja.IsUndefined(lim) {
+			if lim := argAt(c, 1); !goja.IsUndefined(lim) {
 				pieces = math.Min(pieces, float64(uint32(lim.ToInteger())))
 			}
 			return 32 * pieces
 		}},
 		{stringProto, "replace", func(c goja.FunctionCall) float64 {
 			l, ok := stringLength(c.This)
-			r, isStr := stringLength(arg(c, 1))
-			if _, pat := stringLength(arg(c, 0)); !ok || !isStr || !pat {
+			r, isStr := stringLength(argAt(c, 1))
+			if _, pat := stringLength(argAt(c, 0)); !ok || !isStr || !pat {
 				return 0
 			}
 			return 2 * (l + r)
 		}},
 		{stringProto, "replaceAll", func(c goja.FunctionCall) float64 {
 			l, ok := stringLength(c.This)
-			p, pat := stringLength(arg(c, 0))
-			r, isStr := stringLength(arg(c, 1))
+			p, pat := stringLength(argAt(c, 0))
+			r, isStr := stringLength(argAt(c, 1))
 			if !ok || !pat || !isStr {
 				return 0
 			}
@@ -243,7 +216,7 @@ func (s *session) installGuards(limit int64) error {
 		}},
 		{json, "stringify", func(c goja.FunctionCall) float64 {
 			budget := maxWalk
-			return jsonBytes(arg(c, 0), 0, &budget, float64(limit))
+			return jsonBytes(argAt(c, 0), 0, &budget, float64(limit))
 		}},
 	} {
 		if err := guard(g.obj, g.name, g.size); err != nil {
@@ -251,4 +224,41 @@ func (s *session) installGuards(limit int64) error {
 		}
 	}
 	return nil
+}
+
+// guardBuiltin replaces obj's built-in function name by one that throws a
+// RangeError instead of calling it when size says the call would build
+// more than limit bytes; the replacement keeps the name and length.
+func (s *session) guardBuiltin(rangeError, obj *goja.Object, name string, limit int64, size func(c goja.FunctionCall) float64) error {
+	vm := s.vm
+	orig, ok := goja.AssertFunction(obj.Get(name))
+	if !ok {
+		return fmt.Errorf("kernels: js: no built-in %s to guard", name)
+	}
+	length := obj.Get(name).(*goja.Object).Get("length")
+	fn := vm.ToValue(func(c goja.FunctionCall) goja.Value {
+		if b := size(c); b > float64(limit) {
+			e, err := vm.New(rangeError, vm.ToValue(fmt.Sprintf("kernels: this %s() of about %d MiB would pass the kernel's memory cap of %d MiB", name, int64(b)>>20, limit>>20)))
+			if err != nil {
+				panic(err)
+			}
+			panic(e)
+		}
+		v, err := orig(c.This, c.Arguments...)
+		if err != nil {
+			panic(err)
+		}
+		return v
+	}).(*goja.Object)
+	_ = fn.DefineDataProperty("name", vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	_ = fn.DefineDataProperty("length", length, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return obj.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// argAt is the call's i-th argument, or undefined.
+func argAt(c goja.FunctionCall, i int) goja.Value {
+	if i < len(c.Arguments) {
+		return c.Arguments[i]
+	}
+	return goja.Undefined()
 }

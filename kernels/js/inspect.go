@@ -242,19 +242,7 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 	}
 	obj, ok := v.(*goja.Object)
 	if !ok {
-		if _, isBig := v.Export().(*big.Int); isBig {
-			return v.String() + "n"
-		}
-		if _, isStr := v.Export().(string); isStr {
-			if quote || depth > 0 {
-				return quoteJS(v.String())
-			}
-			return v.String()
-		}
-		if f, ok := v.Export().(float64); ok && f == 0 && math.Signbit(f) {
-			return "-0"
-		}
-		return v.String()
+		return inspectPrimitive(v, quote || depth > 0)
 	}
 	if ctor, isObj := s.toolResult.(*goja.Object); isObj && s.vm.InstanceOf(obj, ctor) {
 		// A tool() result shows as its text, as it did when tool()
@@ -270,54 +258,97 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 	seen[obj] = true
 	defer delete(seen, obj)
 	if _, isFn := goja.AssertFunction(obj); isFn {
-		// As node: [Function: f], [class K extends P], [AsyncFunction: g].
-		n := ""
-		if name := obj.Get("name"); name != nil && !goja.IsUndefined(name) {
-			n = name.String()
-		}
-		src := strings.TrimSpace(obj.String())
-		switch {
-		case strings.HasPrefix(src, "class") && len(src) > 5 && !isIdentByte(src[5]):
-			out := "[class " + n
-			if n == "" {
-				out = "[class (anonymous)"
-			}
-			if p := obj.Prototype(); p != nil {
-				if pn := p.Get("name"); pn != nil && !goja.IsUndefined(pn) && pn.String() != "" {
-					out += " extends " + pn.String()
-				}
-			}
-			return out + "]"
-		case strings.HasPrefix(src, "async") && strings.Contains(src[:min(len(src), 20)], "*"):
-			return fnLabel("AsyncGeneratorFunction", n)
-		case strings.HasPrefix(src, "async"):
-			return fnLabel("AsyncFunction", n)
-		case strings.HasPrefix(src, "function*") || strings.HasPrefix(src, "function *"):
-			return fnLabel("GeneratorFunction", n)
-		}
-		return fnLabel("Function", n)
+		return inspectFunction(obj)
 	}
+	if out, ok := s.inspectBuiltin(obj, depth, seen); ok {
+		return out
+	}
+	if out, ok := s.inspectMapSet(obj, depth, seen); ok {
+		return out
+	}
+	if obj.ClassName() == "Array" {
+		return s.inspectArray(obj, depth, seen)
+	}
+	prefix := className(obj)
+	if name := strings.TrimSpace(prefix); typedArrays[name] {
+		return s.inspectTypedArray(obj, name, depth, seen)
+	}
+	return s.inspectObject(obj, prefix, depth, seen)
+}
+
+// inspectPrimitive formats a value that is not an object; strings are
+// quoted when quote is set.
+func inspectPrimitive(v goja.Value, quote bool) string {
+	if _, isBig := v.Export().(*big.Int); isBig {
+		return v.String() + "n"
+	}
+	if _, isStr := v.Export().(string); isStr {
+		if quote {
+			return quoteJS(v.String())
+		}
+		return v.String()
+	}
+	if f, ok := v.Export().(float64); ok && f == 0 && math.Signbit(f) {
+		return "-0"
+	}
+	return v.String()
+}
+
+// inspectFunction labels a function as node does: [Function: f],
+// [class K extends P], [AsyncFunction: g].
+func inspectFunction(obj *goja.Object) string {
+	n := ""
+	if name := obj.Get("name"); name != nil && !goja.IsUndefined(name) {
+		n = name.String()
+	}
+	src := strings.TrimSpace(obj.String())
+	switch {
+	case strings.HasPrefix(src, "class") && len(src) > 5 && !isIdentByte(src[5]):
+		out := "[class " + n
+		if n == "" {
+			out = "[class (anonymous)"
+		}
+		if p := obj.Prototype(); p != nil {
+			if pn := p.Get("name"); pn != nil && !goja.IsUndefined(pn) && pn.String() != "" {
+				out += " extends " + pn.String()
+			}
+		}
+		return out + "]"
+	case strings.HasPrefix(src, "async") && strings.Contains(src[:min(len(src), 20)], "*"):
+		return fnLabel("AsyncGeneratorFunction", n)
+	case strings.HasPrefix(src, "async"):
+		return fnLabel("AsyncFunction", n)
+	case strings.HasPrefix(src, "function*") || strings.HasPrefix(src, "function *"):
+		return fnLabel("GeneratorFunction", n)
+	}
+	return fnLabel("Function", n)
+}
+
+// inspectBuiltin formats the built-in objects node shows in a form of their
+// own (dates, errors, regular expressions, boxed primitives, promises); ok
+// is false for any other object.
+func (s *session) inspectBuiltin(obj *goja.Object, depth int, seen map[*goja.Object]bool) (string, bool) {
 	switch obj.ClassName() {
 	case "Date":
 		if iso, ok := goja.AssertFunction(obj.Get("toISOString")); ok {
 			if v, err := iso(obj); err == nil {
-				return v.String()
+				return v.String(), true
 			}
-			return "Invalid Date"
+			return "Invalid Date", true
 		}
-		return obj.String()
+		return obj.String(), true
 	case "Error":
 		if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
-			return s.fixStack(st.String())
+			return s.fixStack(st.String()), true
 		}
-		return obj.String()
+		return obj.String(), true
 	case "RegExp":
-		return obj.String()
+		return obj.String(), true
 	case "Number", "String", "Boolean":
 		// A boxed primitive, as node shows it: [Number: 3], [String: 's'].
 		if f, ok := goja.AssertFunction(obj.Get("valueOf")); ok {
 			if v, err := f(obj); err == nil {
-				return "[" + obj.ClassName() + ": " + s.inspect(v, depth+1, true, seen) + "]"
+				return "[" + obj.ClassName() + ": " + s.inspect(v, depth+1, true, seen) + "]", true
 			}
 		}
 	}
@@ -325,13 +356,20 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		if p, ok := obj.Export().(*goja.Promise); ok {
 			switch p.State() {
 			case goja.PromiseStateFulfilled:
-				return "Promise { " + s.inspect(p.Result(), depth+1, true, seen) + " }"
+				return "Promise { " + s.inspect(p.Result(), depth+1, true, seen) + " }", true
 			case goja.PromiseStateRejected:
-				return "Promise { <rejected> " + s.inspect(p.Result(), depth+1, true, seen) + " }"
+				return "Promise { <rejected> " + s.inspect(p.Result(), depth+1, true, seen) + " }", true
 			}
 		}
-		return "Promise { <pending> }"
+		return "Promise { <pending> }", true
 	}
+	return "", false
+}
+
+// inspectMapSet formats maps and sets (and their weak kinds) as node shows
+// them: Map(1) { 'k' => 1 }, Set(2) { 1, 2 }; ok is false for any other
+// object.
+func (s *session) inspectMapSet(obj *goja.Object, depth int, seen map[*goja.Object]bool) (string, bool) {
 	kind := ""
 	if s.inspectKind != nil {
 		if k, err := s.inspectKind(goja.Undefined(), obj); err == nil {
@@ -339,10 +377,10 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 		}
 	}
 	if kind == "WeakMap" || kind == "WeakSet" {
-		return kind + " { <items unknown> }"
+		return kind + " { <items unknown> }", true
 	}
-	if (kind == "Map" || kind == "Set") && s.inspectMapSet != nil {
-		if v, err := s.inspectMapSet(goja.Undefined(), obj); err == nil {
+	if (kind == "Map" || kind == "Set") && s.mapSetEntries != nil {
+		if v, err := s.mapSetEntries(goja.Undefined(), obj); err == nil {
 			// As node shows them: Map(1) { 'k' => 1 }, Set(2) { 1, 2 }.
 			arr, _ := v.(*goja.Object)
 			n := int64(0)
@@ -358,10 +396,10 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 				brand = " [" + kind + "]"
 			}
 			if n == 0 {
-				return fmt.Sprintf("%s(0)%s {}", label, brand)
+				return fmt.Sprintf("%s(0)%s {}", label, brand), true
 			}
 			if depth > 2 {
-				return "[" + label + "]"
+				return "[" + label + "]", true
 			}
 			s.look.cur = depth + 1
 			s.look.indent += 2
@@ -381,71 +419,79 @@ func (s *session) inspect(v goja.Value, depth int, quote bool, seen map[*goja.Ob
 				out = append(out, s.inspect(e, depth+1, true, seen))
 			}
 			s.look.indent -= 2
-			return s.look.reduce(out, fmt.Sprintf("%s(%d)%s {", label, n, brand), "}", false, false, depth)
+			return s.look.reduce(out, fmt.Sprintf("%s(%d)%s {", label, n, brand), "}", false, false, depth), true
 		}
 	}
-	if obj.ClassName() == "Array" {
-		// As node shows it: [ 1, 'two' ], [] when empty, more than six
-		// short items grouped in columns.
-		n := obj.Get("length").ToInteger()
-		if n == 0 {
-			return "[]"
-		}
-		if depth > 2 {
-			return "[Array]"
-		}
-		s.look.cur = depth + 1
-		var out []string
-		numeric := true
-		for i := int64(0); i < n; i++ {
-			if i >= maxInspectItems {
-				out = append(out, moreItems(n-i))
-				break
-			}
-			e := obj.Get(strconv.FormatInt(i, 10))
-			if e == nil { // a hole: node counts a run of them as one entry
-				j := i + 1
-				for j < n && obj.Get(strconv.FormatInt(j, 10)) == nil {
-					j++
-				}
-				if j-i == 1 {
-					out = append(out, "<1 empty item>")
-				} else {
-					out = append(out, fmt.Sprintf("<%d empty items>", j-i))
-				}
-				numeric = false
-				i = j - 1
-				continue
-			}
-			if !isNumber(e) {
-				numeric = false
-			}
-			s.look.indent += 2
-			out = append(out, s.inspect(e, depth+1, true, seen))
-			s.look.indent -= 2
-		}
-		return s.look.reduce(out, "[", "]", true, numeric, depth)
+	return "", false
+}
+
+// inspectArray formats an array as node shows it: [ 1, 'two' ], [] when
+// empty, more than six short items grouped in columns.
+func (s *session) inspectArray(obj *goja.Object, depth int, seen map[*goja.Object]bool) string {
+	n := obj.Get("length").ToInteger()
+	if n == 0 {
+		return "[]"
 	}
-	prefix := className(obj)
-	if name := strings.TrimSpace(prefix); typedArrays[name] {
-		n := obj.Get("length").ToInteger()
-		if n == 0 {
-			return fmt.Sprintf("%s(0) []", name)
-		}
-		if depth > 2 {
-			return "[" + name + "]"
-		}
-		s.look.cur = depth + 1
-		var out []string
-		for i := int64(0); i < n; i++ {
-			if i >= maxInspectItems {
-				out = append(out, moreItems(n-i))
-				break
-			}
-			out = append(out, s.inspect(obj.Get(strconv.FormatInt(i, 10)), depth+1, true, seen))
-		}
-		return s.look.reduce(out, fmt.Sprintf("%s(%d) [", name, n), "]", true, true, depth)
+	if depth > 2 {
+		return "[Array]"
 	}
+	s.look.cur = depth + 1
+	var out []string
+	numeric := true
+	for i := int64(0); i < n; i++ {
+		if i >= maxInspectItems {
+			out = append(out, moreItems(n-i))
+			break
+		}
+		e := obj.Get(strconv.FormatInt(i, 10))
+		if e == nil { // a hole: node counts a run of them as one entry
+			j := i + 1
+			for j < n && obj.Get(strconv.FormatInt(j, 10)) == nil {
+				j++
+			}
+			if j-i == 1 {
+				out = append(out, "<1 empty item>")
+			} else {
+				out = append(out, fmt.Sprintf("<%d empty items>", j-i))
+			}
+			numeric = false
+			i = j - 1
+			continue
+		}
+		if !isNumber(e) {
+			numeric = false
+		}
+		s.look.indent += 2
+		out = append(out, s.inspect(e, depth+1, true, seen))
+		s.look.indent -= 2
+	}
+	return s.look.reduce(out, "[", "]", true, numeric, depth)
+}
+
+// inspectTypedArray formats a typed array, name its class: Uint8Array(2) [ 1, 2 ].
+func (s *session) inspectTypedArray(obj *goja.Object, name string, depth int, seen map[*goja.Object]bool) string {
+	n := obj.Get("length").ToInteger()
+	if n == 0 {
+		return fmt.Sprintf("%s(0) []", name)
+	}
+	if depth > 2 {
+		return "[" + name + "]"
+	}
+	s.look.cur = depth + 1
+	var out []string
+	for i := int64(0); i < n; i++ {
+		if i >= maxInspectItems {
+			out = append(out, moreItems(n-i))
+			break
+		}
+		out = append(out, s.inspect(obj.Get(strconv.FormatInt(i, 10)), depth+1, true, seen))
+	}
+	return s.look.reduce(out, fmt.Sprintf("%s(%d) [", name, n), "]", true, true, depth)
+}
+
+// inspectObject formats a plain object, or any other, by its own keys and
+// symbols, prefix its class name as className gives it.
+func (s *session) inspectObject(obj *goja.Object, prefix string, depth int, seen map[*goja.Object]bool) string {
 	keys := obj.Keys()
 	syms := obj.Symbols()
 	if len(keys) == 0 && len(syms) == 0 {

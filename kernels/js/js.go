@@ -339,7 +339,7 @@ func (s *session) clearStack() {
 // something still points at the session. Called only while no cell runs.
 func (s *session) drop() {
 	s.vm, s.pending, s.sources, s.look = nil, nil, nil, inspectState{}
-	s.toolError, s.toolResult, s.inspectMapSet, s.inspectKind, s.conv, s.accessor = nil, nil, nil, nil, nil, nil
+	s.toolError, s.toolResult, s.mapSetEntries, s.inspectKind, s.conv, s.accessor = nil, nil, nil, nil, nil, nil
 }
 
 var promiseType = reflect.TypeOf((*goja.Promise)(nil))

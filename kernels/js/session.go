@@ -50,7 +50,7 @@ type session struct {
 
 	toolError     goja.Value // the ToolError constructor
 	toolResult    goja.Value // the ToolResult constructor
-	inspectMapSet goja.Callable
+	mapSetEntries goja.Callable
 	inspectKind   goja.Callable // "Map", "Set", "WeakMap", "WeakSet" or "", by brand check
 	conv          goja.Callable // util.format's %d, %i, %f, %j and %s conversions
 	accessor      goja.Callable // "[Getter]", "[Setter]", "[Getter/Setter]" or "" for a property
@@ -70,21 +70,69 @@ func (k *Kernel) newSession() (*session, error) {
 	vm.SetMaxCallStackSize(maxCallStackSize)
 	vm.SetTimeSource(k.cfg.Clock.Now)
 	s := &session{vm: vm, cfg: k.cfg, counts: map[string]int{}, timers: map[string]time.Time{}, wake: make(chan *interruption, 1), alive: make(chan struct{}, 1), sources: map[string]*cellSource{}}
-	console := vm.NewObject()
-	write := func(err bool, text string) {
-		if s.indent > 0 {
-			pad := strings.Repeat(" ", s.indent)
-			text = pad + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n"+pad) + "\n"
-		}
-		s.signalAlive()
-		if err {
-			s.stderr.WriteString(text)
-			s.order.Write("stderr", text)
-		} else {
-			s.stdout.WriteString(text)
-			s.order.Write("stdout", text)
-		}
+	if err := vm.Set("console", s.console()); err != nil {
+		return nil, fmt.Errorf("kernels: js: %w", err)
 	}
+	if err := vm.Set("display", s.display()); err != nil {
+		return nil, fmt.Errorf("kernels: js: %w", err)
+	}
+	clear := vm.ToValue(func(goja.FunctionCall) goja.Value {
+		_, _ = vm.RunString("undefined")
+		return goja.Undefined()
+	})
+	if err := vm.GlobalObject().DefineDataProperty("__tether_clear", clear, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+		return nil, fmt.Errorf("kernels: js: %w", err)
+	}
+	if err := s.installTimers(); err != nil {
+		return nil, fmt.Errorf("kernels: js: %w", err)
+	}
+	if err := vm.Set("tool", s.tool); err != nil {
+		return nil, fmt.Errorf("kernels: js: %w", err)
+	}
+	if _, err := vm.RunScript("tether-prelude", prelude); err != nil {
+		return nil, fmt.Errorf("kernels: js: prelude: %w", err)
+	}
+	guard, ok := goja.AssertFunction(vm.Get("__tether_guard"))
+	if !ok {
+		return nil, errors.New("kernels: js: prelude did not define its guard")
+	}
+	if _, err := guard(goja.Undefined(), vm.ToValue(k.limit), countFunc(vm)); err != nil {
+		return nil, fmt.Errorf("kernels: js: installing the memory guards: %w", err)
+	}
+	s.toolError = vm.Get("ToolError")
+	s.toolResult = vm.Get("ToolResult")
+	s.mapSetEntries, _ = goja.AssertFunction(vm.Get("__tether_entries"))
+	s.inspectKind, _ = goja.AssertFunction(vm.Get("__tether_kind"))
+	s.conv, _ = goja.AssertFunction(vm.Get("__tether_conv"))
+	s.accessor, _ = goja.AssertFunction(vm.Get("__tether_accessor"))
+	vm.GlobalObject().Delete("__tether_guard")
+	if err := s.installGuards(k.limit); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// write prints text to the cell's stdout or (err) stderr, indented by
+// the open console.group levels; output is a sign of life.
+func (s *session) write(err bool, text string) {
+	if s.indent > 0 {
+		pad := strings.Repeat(" ", s.indent)
+		text = pad + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n"+pad) + "\n"
+	}
+	s.signalAlive()
+	if err {
+		s.stderr.WriteString(text)
+		s.order.Write("stderr", text)
+	} else {
+		s.stdout.WriteString(text)
+		s.order.Write("stdout", text)
+	}
+}
+
+// console is node's console as notebook code uses it.
+func (s *session) console() *goja.Object {
+	console := s.vm.NewObject()
+	write := s.write
 	join := func(args []goja.Value) string { return s.format(args) }
 	out := func(err bool) func(goja.FunctionCall) goja.Value {
 		return func(c goja.FunctionCall) goja.Value {
@@ -171,10 +219,13 @@ func (k *Kernel) newSession() (*session, error) {
 		write(false, s.table(c.Argument(0))+"\n")
 		return goja.Undefined()
 	})
-	if err := vm.Set("console", console); err != nil {
-		return nil, fmt.Errorf("kernels: js: %w", err)
-	}
-	display := vm.ToValue(func(c goja.FunctionCall) goja.Value {
+	return console
+}
+
+// display is display(value...) and display.html(text): rich output of
+// the cell, in order with its streams.
+func (s *session) display() *goja.Object {
+	display := s.vm.ToValue(func(c goja.FunctionCall) goja.Value {
 		for _, a := range c.Arguments {
 			s.order.Display(s.bundle(a, false))
 		}
@@ -191,43 +242,7 @@ func (k *Kernel) newSession() (*session, error) {
 		s.signalAlive()
 		return goja.Undefined()
 	})
-	if err := vm.Set("display", display); err != nil {
-		return nil, fmt.Errorf("kernels: js: %w", err)
-	}
-	clear := vm.ToValue(func(goja.FunctionCall) goja.Value {
-		_, _ = vm.RunString("undefined")
-		return goja.Undefined()
-	})
-	if err := vm.GlobalObject().DefineDataProperty("__tether_clear", clear, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
-		return nil, fmt.Errorf("kernels: js: %w", err)
-	}
-	if err := s.installTimers(); err != nil {
-		return nil, fmt.Errorf("kernels: js: %w", err)
-	}
-	if err := vm.Set("tool", s.tool); err != nil {
-		return nil, fmt.Errorf("kernels: js: %w", err)
-	}
-	if _, err := vm.RunScript("tether-prelude", prelude); err != nil {
-		return nil, fmt.Errorf("kernels: js: prelude: %w", err)
-	}
-	guard, ok := goja.AssertFunction(vm.Get("__tether_guard"))
-	if !ok {
-		return nil, errors.New("kernels: js: prelude did not define its guard")
-	}
-	if _, err := guard(goja.Undefined(), vm.ToValue(k.limit), countFunc(vm)); err != nil {
-		return nil, fmt.Errorf("kernels: js: installing the memory guards: %w", err)
-	}
-	s.toolError = vm.Get("ToolError")
-	s.toolResult = vm.Get("ToolResult")
-	s.inspectMapSet, _ = goja.AssertFunction(vm.Get("__tether_entries"))
-	s.inspectKind, _ = goja.AssertFunction(vm.Get("__tether_kind"))
-	s.conv, _ = goja.AssertFunction(vm.Get("__tether_conv"))
-	s.accessor, _ = goja.AssertFunction(vm.Get("__tether_accessor"))
-	vm.GlobalObject().Delete("__tether_guard")
-	if err := s.installGuards(k.limit); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return display
 }
 
 // tool is tool(name, args): a synchronous bridge call.

@@ -478,20 +478,7 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 		select {
 		case f, ok := <-p.frames:
 			if !ok {
-				<-p.exited
-				reason := p.exitReason()
-				res.Error = &kernels.Error{
-					Name:      kernels.KindKernelDied,
-					Message:   fmt.Sprintf("kernels: the python kernel died during this cell: %s; its state is lost and the next cell starts a fresh interpreter", reason),
-					Traceback: strings.TrimSpace(p.stderr.String()),
-				}
-				if p.addressSpace > 0 && p.diedOfMemory() {
-					res.Error.Message += "; it ran under " + capWords(p.addressSpace) + ", and native code that cannot get memory ends the process: " + raiseCap
-				}
-				res.StateLost = true
-				k.lastLoss = fmt.Sprintf("the previous one died (%s)", reason)
-				p.stop()
-				k.proc = nil
+				k.died(p, res)
 				return finish()
 			}
 			switch f.Op {
@@ -540,24 +527,7 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 				if f.ID != id {
 					continue // a late answer to an abandoned cell
 				}
-				if f.Error != nil {
-					res.Error = &kernels.Error{Name: f.Error.Name, Message: f.Error.Message, Traceback: kernels.TrimTraceback(f.Error.Traceback, 8<<10), Line: f.Error.Line}
-					if f.Error.Name == "MemoryError" && p.addressSpace > 0 {
-						if res.Error.Message != "" {
-							res.Error.Message += ": "
-						}
-						res.Error.Message += "kernels: the cell reached " + capWords(p.addressSpace) + "; the kernel is alive and its state is kept: " + raiseCap
-					}
-				}
-				if interrupted != "" {
-					msg := fmt.Sprintf("kernels: cell interrupted: %s; the kernel came back and its state is kept", interrupted)
-					if res.Error == nil {
-						res.Notices = append(res.Notices, msg+" (the cell had finished just before the interrupt)")
-					} else if res.Error.Name == "KeyboardInterrupt" {
-						res.Error.Name = kernels.KindInterrupted
-						res.Error.Message = msg
-					}
-				}
+				cellDone(f, p, interrupted, res)
 				return finish()
 			}
 		case <-bridgeDone:
@@ -575,16 +545,64 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 		case <-resend:
 			_ = interruptGroup(p.cmd.Process.Pid)
 		case <-grace:
-			p.kill()
-			k.proc = nil
-			k.lastLoss = "the previous one did not come back from an interrupt and was killed"
-			res.StateLost = true
-			res.Error = &kernels.Error{
-				Name:    kernels.KindKernelRestarted,
-				Message: fmt.Sprintf("kernels: cell interrupted: %s; the kernel did not come back within %s and was killed: its state is lost and the next cell starts a fresh interpreter", interrupted, cfg.InterruptGrace),
-			}
+			k.killedAfterGrace(p, interrupted, res)
 			return finish()
 		}
+	}
+}
+
+// died records that the kernel died during the cell: its state is lost.
+func (k *Kernel) died(p *process, res *kernels.Result) {
+	<-p.exited
+	reason := p.exitReason()
+	res.Error = &kernels.Error{
+		Name:      kernels.KindKernelDied,
+		Message:   fmt.Sprintf("kernels: the python kernel died during this cell: %s; its state is lost and the next cell starts a fresh interpreter", reason),
+		Traceback: strings.TrimSpace(p.stderr.String()),
+	}
+	if p.addressSpace > 0 && p.diedOfMemory() {
+		res.Error.Message += "; it ran under " + capWords(p.addressSpace) + ", and native code that cannot get memory ends the process: " + raiseCap
+	}
+	res.StateLost = true
+	k.lastLoss = fmt.Sprintf("the previous one died (%s)", reason)
+	p.stop()
+	k.proc = nil
+}
+
+// cellDone records the cell's own error from its done frame, and the
+// interrupt (interrupted its reason) the kernel came back from.
+func cellDone(f *frame, p *process, interrupted string, res *kernels.Result) {
+	if f.Error != nil {
+		res.Error = &kernels.Error{Name: f.Error.Name, Message: f.Error.Message, Traceback: kernels.TrimTraceback(f.Error.Traceback, 8<<10), Line: f.Error.Line}
+		if f.Error.Name == "MemoryError" && p.addressSpace > 0 {
+			if res.Error.Message != "" {
+				res.Error.Message += ": "
+			}
+			res.Error.Message += "kernels: the cell reached " + capWords(p.addressSpace) + "; the kernel is alive and its state is kept: " + raiseCap
+		}
+	}
+	if interrupted == "" {
+		return
+	}
+	msg := fmt.Sprintf("kernels: cell interrupted: %s; the kernel came back and its state is kept", interrupted)
+	if res.Error == nil {
+		res.Notices = append(res.Notices, msg+" (the cell had finished just before the interrupt)")
+	} else if res.Error.Name == "KeyboardInterrupt" {
+		res.Error.Name = kernels.KindInterrupted
+		res.Error.Message = msg
+	}
+}
+
+// killedAfterGrace kills a kernel that did not come back from an
+// interrupt within the grace period: its state is lost.
+func (k *Kernel) killedAfterGrace(p *process, interrupted string, res *kernels.Result) {
+	p.kill()
+	k.proc = nil
+	k.lastLoss = "the previous one did not come back from an interrupt and was killed"
+	res.StateLost = true
+	res.Error = &kernels.Error{
+		Name:    kernels.KindKernelRestarted,
+		Message: fmt.Sprintf("kernels: cell interrupted: %s; the kernel did not come back within %s and was killed: its state is lost and the next cell starts a fresh interpreter", interrupted, k.cfg.InterruptGrace),
 	}
 }
 
