@@ -175,28 +175,10 @@ type snapshot struct {
 	mode    fs.FileMode
 }
 
-// Apply makes every change or none. All paths are confined to the root and
-// every precondition (Expected, MustExist, MustNotExist) is checked before the
-// first write; a failure while writing rolls the files already changed back to
-// their previous content (and removes files and directories it created). Two
-// changes to the same file are refused.
-//
-// All or none holds across a crash too: a change of more than one file first
-// writes an intent journal (the originals, see journal.go) and Recover, run
-// at the next start, rolls a change that was cut short back. When the journal
-// cannot be written (no space, no cache directory, over MaxJournalBytes of
-// originals), Apply changes nothing and says so.
-//
-// Every read and write goes through the root directory opened once (os.Root),
-// not through the path Resolve returned: a directory swapped for a symbolic
-// link that leads out, after the check and before the write, makes the change
-// fail with ErrOutside instead of writing outside the root.
-func (r *Root) Apply(changes []Change) ([]Applied, error) {
-	root, err := os.OpenRoot(r.real)
-	if err != nil {
-		return nil, fmt.Errorf("fsutil: the working directory: %w", r.relErr(err))
-	}
-	defer root.Close()
+// snapshots reads what each change would replace, checking it against
+// the change's conditions (must exist, must not, expected bytes) and
+// refusing a path changed twice, before anything is written.
+func (r *Root) snapshots(root *os.Root, changes []Change) ([]snapshot, error) {
 	snaps := make([]snapshot, len(changes))
 	seen := map[string]int{}
 	for i, c := range changes {
@@ -236,6 +218,35 @@ func (r *Root) Apply(changes []Change) ([]Applied, error) {
 			s.data = c.Expected // the same bytes: keep one copy of a large original, not two
 		}
 		snaps[i] = s
+	}
+	return snaps, nil
+}
+
+// Apply makes every change or none. All paths are confined to the root and
+// every precondition (Expected, MustExist, MustNotExist) is checked before the
+// first write; a failure while writing rolls the files already changed back to
+// their previous content (and removes files and directories it created). Two
+// changes to the same file are refused.
+//
+// All or none holds across a crash too: a change of more than one file first
+// writes an intent journal (the originals, see journal.go) and Recover, run
+// at the next start, rolls a change that was cut short back. When the journal
+// cannot be written (no space, no cache directory, over MaxJournalBytes of
+// originals), Apply changes nothing and says so.
+//
+// Every read and write goes through the root directory opened once (os.Root),
+// not through the path Resolve returned: a directory swapped for a symbolic
+// link that leads out, after the check and before the write, makes the change
+// fail with ErrOutside instead of writing outside the root.
+func (r *Root) Apply(changes []Change) ([]Applied, error) {
+	root, err := os.OpenRoot(r.real)
+	if err != nil {
+		return nil, fmt.Errorf("fsutil: the working directory: %w", r.relErr(err))
+	}
+	defer root.Close()
+	snaps, err := r.snapshots(root, changes)
+	if err != nil {
+		return nil, err
 	}
 
 	// A change of more than one file is journaled first (journal.go), so

@@ -210,22 +210,8 @@ func buildView(spec launchSpec) (extraRW []string, err error) {
 			unix.Close(fd)
 		}
 	}()
-	for _, d := range viewDevices {
-		fd, err := cloneTree("/dev/"+d, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NOEXEC)
-		if err != nil {
-			if errors.Is(err, unix.ENOENT) {
-				continue
-			}
-			return nil, err
-		}
-		devs[d] = fd
-	}
-	// Each shared cache: an overlay of a private layer on it, or the
-	// private layer alone when the overlay cannot be made (cold, but still
-	// nothing of it shared).
-	type cacheMount struct {
-		path string
-		fd   int
+	if err := openDevices(devs); err != nil {
+		return nil, err
 	}
 	var cms []cacheMount
 	defer func() {
@@ -233,19 +219,10 @@ func buildView(spec launchSpec) (extraRW []string, err error) {
 			unix.Close(m.fd)
 		}
 	}()
+	if err := openCaches(spec, &links, &cms); err != nil {
+		return nil, err
+	}
 	for _, c := range spec.Caches {
-		real, err := resolveHost(c.Path, &links)
-		if err != nil {
-			return nil, fmt.Errorf("the cache %s: %w", c.Path, err)
-		}
-		fd, err := overlayTree(c)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "tether sandbox: %s: the cache %s starts empty (its private layer alone: %v)\n", spec.Peer, c.Path, err)
-			if fd, err = cloneTree(c.Upper, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV); err != nil {
-				return nil, err
-			}
-		}
-		cms = append(cms, cacheMount{real, fd})
 		extraRW = append(extraRW, c.Path)
 	}
 	cgroupFD := -1
@@ -291,33 +268,11 @@ func buildView(spec launchSpec) (extraRW []string, err error) {
 			return nil, err
 		}
 	}
-	if err := os.MkdirAll(in("/dev"), 0o755); err != nil {
+	pts, err := mountDev(in("/dev"), devs)
+	if err != nil {
 		return nil, err
 	}
-	if err := unix.Mount("tmpfs", in("/dev"), "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755"); err != nil {
-		return nil, fmt.Errorf("mounting /dev: %w", err)
-	}
-	for d, fd := range devs {
-		if err := attach(fd, in("/dev/"+d), true); err != nil {
-			return nil, err
-		}
-	}
-	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
-		if err := os.Symlink(target, in("/dev/"+name)); err != nil {
-			return nil, err
-		}
-	}
-	// Pseudo-terminals of its own (a debugger gives its program one): a
-	// devpts instance of this namespace, none of the host's.
-	if err := os.Mkdir(in("/dev/pts"), 0o755); err != nil {
-		return nil, err
-	}
-	if unix.Mount("devpts", in("/dev/pts"), "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") == nil {
-		if err := os.Symlink("pts/ptmx", in("/dev/ptmx")); err != nil {
-			return nil, err
-		}
-		extraRW = append(extraRW, "/dev/pts", "/dev/ptmx")
-	}
+	extraRW = append(extraRW, pts...)
 	if err := os.MkdirAll(in("/proc"), 0o555); err != nil {
 		return nil, err
 	}
@@ -330,22 +285,106 @@ func buildView(spec launchSpec) (extraRW []string, err error) {
 		}
 	}
 
-	// Into it: the old root is stacked under the new one and detached.
-	if err := unix.Chdir(root); err != nil {
+	if err := pivotInto(root, cwd); err != nil {
 		return nil, err
 	}
+	return append(extraRW, "/tmp"), nil
+}
+
+// openDevices opens a detached copy of each of viewDevices the host has
+// into devs, by name.
+func openDevices(devs map[string]int) error {
+	for _, d := range viewDevices {
+		fd, err := cloneTree("/dev/"+d, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NOEXEC)
+		if err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue
+			}
+			return err
+		}
+		devs[d] = fd
+	}
+	return nil
+}
+
+// cacheMount is a shared cache's tree, open, and where the view shows it.
+type cacheMount struct {
+	path string
+	fd   int
+}
+
+// openCaches opens each shared cache of spec into cms: an overlay of a
+// private layer on it, or the private layer alone when the overlay cannot
+// be made (cold, but still nothing of it shared).
+func openCaches(spec launchSpec, links *[]link, cms *[]cacheMount) error {
+	for _, c := range spec.Caches {
+		real, err := resolveHost(c.Path, links)
+		if err != nil {
+			return fmt.Errorf("the cache %s: %w", c.Path, err)
+		}
+		fd, err := overlayTree(c)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "tether sandbox: %s: the cache %s starts empty (its private layer alone: %v)\n", spec.Peer, c.Path, err)
+			if fd, err = cloneTree(c.Upper, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV); err != nil {
+				return err
+			}
+		}
+		*cms = append(*cms, cacheMount{real, fd})
+	}
+	return nil
+}
+
+// mountDev makes the view's /dev at dev: a tmpfs with the opened devices,
+// the standard links and, where this kernel allows, a devpts instance of
+// this namespace (a debugger gives its program a terminal), none of the
+// host's. It returns the paths Landlock must grant for the terminals.
+func mountDev(dev string, devs map[string]int) (extraRW []string, err error) {
+	if err := os.MkdirAll(dev, 0o755); err != nil {
+		return nil, err
+	}
+	if err := unix.Mount("tmpfs", dev, "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755"); err != nil {
+		return nil, fmt.Errorf("mounting /dev: %w", err)
+	}
+	for d, fd := range devs {
+		if err := attach(fd, filepath.Join(dev, d), true); err != nil {
+			return nil, err
+		}
+	}
+	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
+		if err := os.Symlink(target, filepath.Join(dev, name)); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dev, "pts"), 0o755); err != nil {
+		return nil, err
+	}
+	if unix.Mount("devpts", filepath.Join(dev, "pts"), "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") == nil {
+		if err := os.Symlink("pts/ptmx", filepath.Join(dev, "ptmx")); err != nil {
+			return nil, err
+		}
+		return []string{"/dev/pts", "/dev/ptmx"}, nil
+	}
+	return nil, nil
+}
+
+// pivotInto makes root the process's root: the old root is stacked under
+// the new one and detached, and the new root takes no new entries. It
+// changes into cwd when the view has it, else /.
+func pivotInto(root, cwd string) error {
+	if err := unix.Chdir(root); err != nil {
+		return err
+	}
 	if err := unix.PivotRoot(".", "."); err != nil {
-		return nil, fmt.Errorf("pivot_root: %w", err)
+		return fmt.Errorf("pivot_root: %w", err)
 	}
 	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
-		return nil, fmt.Errorf("detaching the old root: %w", err)
+		return fmt.Errorf("detaching the old root: %w", err)
 	}
-	// The root itself takes no new entries.
 	if err := unix.Mount("", "/", "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
-		return nil, fmt.Errorf("making the new root read-only: %w", err)
+		return fmt.Errorf("making the new root read-only: %w", err)
 	}
 	if cwd == "" || unix.Chdir(cwd) != nil {
 		_ = unix.Chdir("/")
 	}
-	return append(extraRW, "/tmp"), nil
+	return nil
 }
