@@ -130,26 +130,8 @@ func compileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 		return nil, errAt("language", "unknown language %q: use one of %s", lang, strings.Join(grammars.IDs(), ", "))
 	}
 	r.Language = l.ID
-	for _, k := range []string{"files", "ignores"} {
-		v, ok := doc[k]
-		if !ok {
-			continue
-		}
-		l, ok := v.([]any)
-		if !ok {
-			return nil, errAt(k, "must be a list of globs, not %s", describe(v))
-		}
-		for i, g := range l {
-			s, ok := g.(string)
-			if !ok {
-				return nil, errAt(fmt.Sprintf("%s[%d]", k, i), "must be a glob string, not %s", describe(g))
-			}
-			if k == "files" {
-				r.Files = append(r.Files, s)
-			} else {
-				r.Ignores = append(r.Ignores, s)
-			}
-		}
+	if err := r.globs(doc); err != nil {
+		return nil, err
 	}
 	if _, ok := doc["rule"]; !ok {
 		return nil, errAt("rule", "the configuration has no rule: add a rule object (pattern, kind, ...)")
@@ -158,6 +140,50 @@ func compileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 	if c.kinds, err = c.kindsOf(r.Language); err != nil {
 		return nil, err
 	}
+	rws, err := c.rewriters(doc)
+	if err != nil {
+		return nil, err
+	}
+	cr, err := c.core(doc, "", rws)
+	if err != nil {
+		return nil, err
+	}
+	r.core = cr
+	r.HasFix = cr.fix != nil
+	r.tokens = tokensByLength(cr)
+	r.npats = c.pats
+	return r, nil
+}
+
+// globs reads the configuration's files and ignores lists.
+func (r *Rule) globs(doc map[string]any) error {
+	for _, k := range []string{"files", "ignores"} {
+		v, ok := doc[k]
+		if !ok {
+			continue
+		}
+		l, ok := v.([]any)
+		if !ok {
+			return errAt(k, "must be a list of globs, not %s", describe(v))
+		}
+		for i, g := range l {
+			s, ok := g.(string)
+			if !ok {
+				return errAt(fmt.Sprintf("%s[%d]", k, i), "must be a glob string, not %s", describe(g))
+			}
+			if k == "files" {
+				r.Files = append(r.Files, s)
+			} else {
+				r.Ignores = append(r.Ignores, s)
+			}
+		}
+	}
+	return nil
+}
+
+// rewriters compiles the configuration's rewriters, by id. They come
+// first: the rule's transform names them, and one may name another.
+func (c *compiler) rewriters(doc map[string]any) (map[string]*core, error) {
 	var rewriterDocs []any
 	if v, ok := doc["rewriters"]; ok {
 		l, ok := v.([]any)
@@ -167,7 +193,6 @@ func compileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 		rewriterDocs = l
 	}
 	rws := map[string]*core{}
-	// rewriters first: the rule's transform names them
 	for i, v := range rewriterDocs {
 		path := fmt.Sprintf("%s[%d]", "rewriters", i)
 		m, err := asMap(v, path, "rewriter")
@@ -198,25 +223,25 @@ func compileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 		}
 		rws[m["id"].(string)] = cr
 	}
-	cr, err := c.core(doc, "", rws)
-	if err != nil {
-		return nil, err
-	}
-	r.core = cr
-	r.HasFix = cr.fix != nil
+	return rws, nil
+}
+
+// tokensByLength lists the literal tokens every match of cr's rule
+// contains, longest first, for a prefilter.
+func tokensByLength(cr *core) []string {
 	toks := map[string]bool{}
 	tokensOf(cr.rule, toks, map[*utilRef]bool{})
+	out := make([]string, 0, len(toks))
 	for t := range toks {
-		r.tokens = append(r.tokens, t)
+		out = append(out, t)
 	}
-	sort.Slice(r.tokens, func(i, j int) bool {
-		if len(r.tokens[i]) != len(r.tokens[j]) {
-			return len(r.tokens[i]) > len(r.tokens[j])
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i]) != len(out[j]) {
+			return len(out[i]) > len(out[j])
 		}
-		return r.tokens[i] < r.tokens[j]
+		return out[i] < out[j]
 	})
-	r.npats = c.pats
-	return r, nil
+	return out
 }
 
 // core compiles a rule with its constraints, utils, transform and fix (a

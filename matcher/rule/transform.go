@@ -128,140 +128,176 @@ func (c *compiler) transforms(v any, path string, rws map[string]*core, defined 
 }
 
 func compileTransform(name string, v any, path string, rws map[string]*core) (*transform, error) {
-	var op string
-	var args map[string]any
-	switch x := v.(type) {
-	case string:
-		var err error
-		if op, args, err = parseStringStyle(x); err != nil {
-			return nil, errAt(path, "%v", err)
-		}
-	case map[string]any:
-		if len(x) != 1 {
-			return nil, errAt(path, "a transformation has one key, the operation (replace, substring, convert or rewrite)")
-		}
-		for k, a := range x {
-			op = k
-			m, err := asMap(a, join(path, k), k)
-			if err != nil {
-				return nil, err
-			}
-			args = m
-		}
-	default:
-		return nil, errAt(path, "a transformation is an object or a string such as substring($X, startChar=1), not %s", describe(v))
+	op, args, err := transformOp(v, path)
+	if err != nil {
+		return nil, err
 	}
-	path = join(path, op)
+	a := opArgs{args: args, path: join(path, op), op: op}
 	t := &transform{name: name, op: op}
 	src, ok := args["source"].(string)
 	if !ok {
-		return nil, errAt(join(path, "source"), "needs source, a metavariable such as $X")
+		return nil, errAt(join(a.path, "source"), "needs source, a metavariable such as $X")
 	}
 	src = strings.TrimPrefix(strings.TrimPrefix(src, "$$$"), "$")
 	if !isVarName(src) || !strings.HasPrefix(args["source"].(string), "$") {
-		return nil, errAt(join(path, "source"), "source %q is not a metavariable ($NAME)", args["source"])
+		return nil, errAt(join(a.path, "source"), "source %q is not a metavariable ($NAME)", args["source"])
 	}
 	t.source = src
-	str := func(k string, required bool) (string, error) {
-		v, ok := args[k]
-		if !ok {
-			if required {
-				return "", errAt(join(path, k), "%s needs %s", op, k)
-			}
-			return "", nil
-		}
-		s, ok := v.(string)
-		if !ok {
-			return "", errAt(join(path, k), "must be a string, not %s", describe(v))
-		}
-		return s, nil
-	}
-	var err error
 	switch op {
 	case "replace":
-		if err := checkKeys(args, path, "source", "replace", "by"); err != nil {
-			return nil, err
-		}
-		re, err := str("replace", true)
-		if err != nil {
-			return nil, err
-		}
-		if t.re, err = regexp.Compile(re); err != nil {
-			return nil, errAt(join(path, "replace"), "%v", err)
-		}
-		if t.by, err = str("by", true); err != nil {
-			return nil, err
-		}
+		err = t.compileReplace(a)
 	case "substring":
-		if err := checkKeys(args, path, "source", "startChar", "endChar"); err != nil {
-			return nil, err
-		}
-		for _, k := range []string{"startChar", "endChar"} {
-			v, ok := args[k]
-			if !ok {
-				continue
-			}
-			n, ok := toInt(v)
-			if !ok {
-				return nil, errAt(join(path, k), "must be a whole number, not %s", describe(v))
-			}
-			if k == "startChar" {
-				t.start, t.hasStart = n, true
-			} else {
-				t.end, t.hasEnd = n, true
-			}
-		}
+		err = t.compileSubstring(a)
 	case "convert":
-		if err := checkKeys(args, path, "source", "toCase", "separatedBy"); err != nil {
-			return nil, err
-		}
-		if t.toCase, err = str("toCase", true); err != nil {
-			return nil, err
-		}
-		if !contains(cases, t.toCase) {
-			return nil, errAt(join(path, "toCase"), "toCase %q: use one of %s", t.toCase, strings.Join(cases, ", "))
-		}
-		if v, ok := args["separatedBy"]; ok {
-			l, ok := v.([]any)
-			if !ok {
-				return nil, errAt(join(path, "separatedBy"), "must be a list of %s", strings.Join(separators, ", "))
-			}
-			for _, s := range l {
-				ss, _ := s.(string)
-				if !contains(separators, ss) {
-					return nil, errAt(join(path, "separatedBy"), "%v is not a separator: use %s", s, strings.Join(separators, ", "))
-				}
-				t.seps = append(t.seps, ss)
-			}
-		} else {
-			t.seps = separators
-		}
+		err = t.compileConvert(a)
 	case "rewrite":
-		if err := checkKeys(args, path, "source", "rewriters", "joinBy"); err != nil {
-			return nil, err
-		}
-		l, ok := args["rewriters"].([]any)
-		if !ok || len(l) == 0 {
-			return nil, errAt(join(path, "rewriters"), "rewrite needs rewriters, a list of rewriter ids")
-		}
-		for _, x := range l {
-			id, _ := x.(string)
-			if _, ok := rws[id]; !ok {
-				return nil, errAt(join(path, "rewriters"), "no rewriter has the id %v: define it under the rule's rewriters", x)
-			}
-			t.rewriters = append(t.rewriters, id)
-		}
-		if _, ok := args["joinBy"]; ok {
-			s, err := str("joinBy", false)
-			if err != nil {
-				return nil, err
-			}
-			t.joinBy = &s
-		}
+		err = t.compileRewrite(a, rws)
 	default:
-		return nil, errAt(path, "unknown transformation %q: use replace, substring, convert or rewrite", op)
+		return nil, errAt(a.path, "unknown transformation %q: use replace, substring, convert or rewrite", op)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return t, nil
+}
+
+// transformOp reads a transformation's operation and arguments, from the
+// object form ({replace: {...}}) or the string form (replace($X, ...)).
+func transformOp(v any, path string) (op string, args map[string]any, err error) {
+	switch x := v.(type) {
+	case string:
+		if op, args, err = parseStringStyle(x); err != nil {
+			return "", nil, errAt(path, "%v", err)
+		}
+		return op, args, nil
+	case map[string]any:
+		if len(x) != 1 {
+			return "", nil, errAt(path, "a transformation has one key, the operation (replace, substring, convert or rewrite)")
+		}
+		for k, a := range x {
+			m, err := asMap(a, join(path, k), k)
+			if err != nil {
+				return "", nil, err
+			}
+			op, args = k, m
+		}
+		return op, args, nil
+	}
+	return "", nil, errAt(path, "a transformation is an object or a string such as substring($X, startChar=1), not %s", describe(v))
+}
+
+// opArgs are one transformation's arguments, at path in the rule.
+type opArgs struct {
+	args     map[string]any
+	path, op string
+}
+
+// str returns the string argument k, "" when it is absent and not required.
+func (a opArgs) str(k string, required bool) (string, error) {
+	v, ok := a.args[k]
+	if !ok {
+		if required {
+			return "", errAt(join(a.path, k), "%s needs %s", a.op, k)
+		}
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", errAt(join(a.path, k), "must be a string, not %s", describe(v))
+	}
+	return s, nil
+}
+
+func (t *transform) compileReplace(a opArgs) error {
+	if err := checkKeys(a.args, a.path, "source", "replace", "by"); err != nil {
+		return err
+	}
+	re, err := a.str("replace", true)
+	if err != nil {
+		return err
+	}
+	if t.re, err = regexp.Compile(re); err != nil {
+		return errAt(join(a.path, "replace"), "%v", err)
+	}
+	t.by, err = a.str("by", true)
+	return err
+}
+
+func (t *transform) compileSubstring(a opArgs) error {
+	if err := checkKeys(a.args, a.path, "source", "startChar", "endChar"); err != nil {
+		return err
+	}
+	for _, k := range []string{"startChar", "endChar"} {
+		v, ok := a.args[k]
+		if !ok {
+			continue
+		}
+		n, ok := toInt(v)
+		if !ok {
+			return errAt(join(a.path, k), "must be a whole number, not %s", describe(v))
+		}
+		if k == "startChar" {
+			t.start, t.hasStart = n, true
+		} else {
+			t.end, t.hasEnd = n, true
+		}
+	}
+	return nil
+}
+
+func (t *transform) compileConvert(a opArgs) error {
+	if err := checkKeys(a.args, a.path, "source", "toCase", "separatedBy"); err != nil {
+		return err
+	}
+	var err error
+	if t.toCase, err = a.str("toCase", true); err != nil {
+		return err
+	}
+	if !contains(cases, t.toCase) {
+		return errAt(join(a.path, "toCase"), "toCase %q: use one of %s", t.toCase, strings.Join(cases, ", "))
+	}
+	v, ok := a.args["separatedBy"]
+	if !ok {
+		t.seps = separators
+		return nil
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return errAt(join(a.path, "separatedBy"), "must be a list of %s", strings.Join(separators, ", "))
+	}
+	for _, s := range l {
+		ss, _ := s.(string)
+		if !contains(separators, ss) {
+			return errAt(join(a.path, "separatedBy"), "%v is not a separator: use %s", s, strings.Join(separators, ", "))
+		}
+		t.seps = append(t.seps, ss)
+	}
+	return nil
+}
+
+func (t *transform) compileRewrite(a opArgs, rws map[string]*core) error {
+	if err := checkKeys(a.args, a.path, "source", "rewriters", "joinBy"); err != nil {
+		return err
+	}
+	l, ok := a.args["rewriters"].([]any)
+	if !ok || len(l) == 0 {
+		return errAt(join(a.path, "rewriters"), "rewrite needs rewriters, a list of rewriter ids")
+	}
+	for _, x := range l {
+		id, _ := x.(string)
+		if _, ok := rws[id]; !ok {
+			return errAt(join(a.path, "rewriters"), "no rewriter has the id %v: define it under the rule's rewriters", x)
+		}
+		t.rewriters = append(t.rewriters, id)
+	}
+	if _, ok := a.args["joinBy"]; ok {
+		s, err := a.str("joinBy", false)
+		if err != nil {
+			return err
+		}
+		t.joinBy = &s
+	}
+	return nil
 }
 
 func contains(l []string, s string) bool {
