@@ -22,6 +22,7 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
 	"github.com/tetherhq/tether/internal/proc"
 )
 
@@ -54,11 +55,11 @@ type nodeBridge struct {
 	exit chan struct{} // closed when node has exited and its output is read
 
 	mu       sync.Mutex
-	scripts  map[string]scriptParsed // by script id
-	maps     map[string]*sourceMap   // by script id; nil: none
-	fileMaps map[string]*sourceMap   // map files read, by generated path
-	scanned  bool                    // the project's map files were read
-	bps      map[string][]string     // inspector breakpoint ids, by DAP source path
+	scripts  map[string]scriptParsed   // by script id
+	maps     map[string]*sourcemap.Map // by script id; nil: none
+	fileMaps map[string]*sourcemap.Map // map files read, by generated path
+	scanned  bool                      // the project's map files were read
+	bps      map[string][]string       // inspector breakpoint ids, by DAP source path
 	// mapped are the breakpoints of files node does not run (.ts), by
 	// file: set again in each script whose source map names the file,
 	// when node loads it.
@@ -82,7 +83,7 @@ func startNode(a *resolved, root, scratch string, s *session) io.ReadWriteCloser
 	ours, theirs := net.Pipe()
 	b := &nodeBridge{
 		a: a, root: root, scratch: scratch, rw: ours, sess: s,
-		scripts: map[string]scriptParsed{}, maps: map[string]*sourceMap{}, fileMaps: map[string]*sourceMap{},
+		scripts: map[string]scriptParsed{}, maps: map[string]*sourcemap.Map{}, fileMaps: map[string]*sourcemap.Map{},
 		bps: map[string][]string{}, bpByID: map[string]int{}, mapped: map[string][]*mappedBP{}, frames: map[int]int{}, refs: map[int]string{},
 		excState: "none", exit: make(chan struct{}),
 	}
@@ -589,7 +590,7 @@ func (b *nodeBridge) thrownAt(stack string) (string, int) {
 			continue
 		}
 		if sm := b.mapFor(path); sm != nil {
-			if f, l, _, ok := sm.original(ln-1, max(col-1, 0)); ok {
+			if f, l, _, ok := sm.Original(ln-1, max(col-1, 0)); ok {
 				return f, l + 1
 			}
 		}
@@ -599,7 +600,7 @@ func (b *nodeBridge) thrownAt(stack string) (string, int) {
 }
 
 // mapFor is the source map read so far of a generated file.
-func (b *nodeBridge) mapFor(gen string) *sourceMap {
+func (b *nodeBridge) mapFor(gen string) *sourcemap.Map {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if m := b.fileMaps[gen]; m != nil {
@@ -620,17 +621,17 @@ func firstLine(s string) string {
 
 // loadScriptMap reads the source map a script names: inline (a data:
 // URL), or a file next to it inside the project or the scratch dir.
-func (b *nodeBridge) loadScriptMap(sp scriptParsed) *sourceMap {
+func (b *nodeBridge) loadScriptMap(sp scriptParsed) *sourcemap.Map {
 	gen := urlPath(sp.URL)
 	if gen == "" {
 		return nil
 	}
 	if strings.HasPrefix(sp.SourceMapURL, "data:") {
-		data, err := inlineSourceMap(sp.SourceMapURL)
+		data, err := sourcemap.Inline(sp.SourceMapURL)
 		if err != nil {
 			return nil
 		}
-		m, err := parseSourceMap(data, gen, gen)
+		m, err := sourcemap.Parse(data, gen, gen)
 		if err != nil {
 			return nil
 		}
@@ -650,7 +651,7 @@ func (b *nodeBridge) loadScriptMap(sp scriptParsed) *sourceMap {
 
 // readInlineMap reads the inline source map at the end of a generated file
 // of the project or the scratch dir.
-func (b *nodeBridge) readInlineMap(gen string) *sourceMap {
+func (b *nodeBridge) readInlineMap(gen string) *sourcemap.Map {
 	if !inTree(b.root, gen) && !inTree(b.scratch, gen) {
 		return nil
 	}
@@ -669,11 +670,11 @@ func (b *nodeBridge) readInlineMap(gen string) *sourceMap {
 	}
 	u := string(data[i+len("sourceMappingURL="):])
 	u, _, _ = strings.Cut(u, "\n")
-	raw, err := inlineSourceMap(strings.TrimSpace(u))
+	raw, err := sourcemap.Inline(strings.TrimSpace(u))
 	if err != nil {
 		return nil
 	}
-	m, err := parseSourceMap(raw, gen, gen)
+	m, err := sourcemap.Parse(raw, gen, gen)
 	if err != nil {
 		return nil
 	}
@@ -688,7 +689,7 @@ const maxMapSize = 32 << 20
 
 // readMapFile reads a map file of the project or the scratch dir (nil for
 // one outside them, or one that does not parse), cached by generated file.
-func (b *nodeBridge) readMapFile(mapPath, gen string) *sourceMap {
+func (b *nodeBridge) readMapFile(mapPath, gen string) *sourcemap.Map {
 	b.mu.Lock()
 	if m, ok := b.fileMaps[gen]; ok {
 		b.mu.Unlock()
@@ -706,7 +707,7 @@ func (b *nodeBridge) readMapFile(mapPath, gen string) *sourceMap {
 	if err != nil {
 		return nil
 	}
-	m, err := parseSourceMap(data, mapPath, gen)
+	m, err := sourcemap.Parse(data, mapPath, gen)
 	if err != nil {
 		m = nil
 	}
@@ -728,7 +729,7 @@ func inTree(dir, p string) bool {
 // mapsFor returns the maps that have file among their sources: those of
 // loaded scripts, and the map files of the project and the scratch dir
 // (read once, node_modules left out, at most maxMapFiles).
-func (b *nodeBridge) mapsFor(file string) []*sourceMap {
+func (b *nodeBridge) mapsFor(file string) []*sourcemap.Map {
 	b.mu.Lock()
 	scanned := b.scanned
 	b.scanned = true
@@ -743,10 +744,10 @@ func (b *nodeBridge) mapsFor(file string) []*sourceMap {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	seen := map[string]bool{}
-	var out []*sourceMap
-	add := func(m *sourceMap) {
-		if m != nil && !seen[m.generated] && m.hasSource(file) >= 0 {
-			seen[m.generated] = true
+	var out []*sourcemap.Map
+	add := func(m *sourcemap.Map) {
+		if m != nil && !seen[m.Generated()] && m.HasSource(file) >= 0 {
+			seen[m.Generated()] = true
 			out = append(out, m)
 		}
 	}
@@ -756,7 +757,7 @@ func (b *nodeBridge) mapsFor(file string) []*sourceMap {
 	for _, m := range b.fileMaps {
 		add(m)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].generated < out[j].generated })
+	sort.Slice(out, func(i, j int) bool { return out[i].Generated() < out[j].Generated() })
 	return out
 }
 
@@ -851,7 +852,7 @@ func (b *nodeBridge) setBreakpoints(raw json.RawMessage) (any, error) {
 		delete(b.bpByID, id)
 		b.mu.Unlock()
 	}
-	var maps []*sourceMap
+	var maps []*sourcemap.Map
 	if !jsExt(file) {
 		maps = b.mapsFor(file)
 	}
@@ -933,33 +934,33 @@ func (b *nodeBridge) setByURL(file string, n int, gen string, line, col int, con
 
 // setMapped sets a breakpoint of file in the generated file of map m, once;
 // found is the file's line it went to (0: none in this map).
-func (b *nodeBridge) setMapped(file string, mb *mappedBP, m *sourceMap) (found int, err error) {
+func (b *nodeBridge) setMapped(file string, mb *mappedBP, m *sourcemap.Map) (found int, err error) {
 	b.mu.Lock()
-	done := mb.gens[m.generated]
+	done := mb.gens[m.Generated()]
 	b.mu.Unlock()
 	if done {
 		return 0, nil
 	}
-	src := m.hasSource(file)
+	src := m.HasSource(file)
 	if src < 0 {
 		return 0, nil
 	}
-	gl, gc, at, ok := m.generatedFor(src, mb.line-1)
+	gl, gc, at, ok := m.GeneratedFor(src, mb.line-1)
 	if !ok {
 		return 0, nil
 	}
-	if _, err := b.setByURL(file, mb.n, m.generated, gl, gc, mb.cond); err != nil {
+	if _, err := b.setByURL(file, mb.n, m.Generated(), gl, gc, mb.cond); err != nil {
 		return 0, err
 	}
 	b.mu.Lock()
-	mb.gens[m.generated] = true
+	mb.gens[m.Generated()] = true
 	b.mu.Unlock()
 	return at + 1, nil
 }
 
 // bindMapped sets the mapped breakpoints that map m leads to, for a
 // script node is about to run, and tells the session of each newly set.
-func (b *nodeBridge) bindMapped(m *sourceMap) {
+func (b *nodeBridge) bindMapped(m *sourcemap.Map) {
 	b.bpMu.Lock()
 	defer b.bpMu.Unlock()
 	type todo struct {
@@ -969,11 +970,11 @@ func (b *nodeBridge) bindMapped(m *sourceMap) {
 	var list []todo
 	b.mu.Lock()
 	for file, bps := range b.mapped {
-		if m.hasSource(file) < 0 {
+		if m.HasSource(file) < 0 {
 			continue
 		}
 		for _, mb := range bps {
-			if !mb.gens[m.generated] {
+			if !mb.gens[m.Generated()] {
 				list = append(list, todo{file, mb})
 			}
 		}
@@ -1070,7 +1071,7 @@ func (b *nodeBridge) place(loc cdpLocation) (path, name string, line, col int) {
 		m = b.readMapFileIfKnown(path)
 	}
 	if m != nil {
-		if f, l, c, ok := m.original(loc.LineNumber, loc.ColumnNumber); ok {
+		if f, l, c, ok := m.Original(loc.LineNumber, loc.ColumnNumber); ok {
 			return f, filepath.Base(f), l + 1, c + 1
 		}
 	}
@@ -1080,7 +1081,7 @@ func (b *nodeBridge) place(loc cdpLocation) (path, name string, line, col int) {
 	return path, name, line, col
 }
 
-func (b *nodeBridge) readMapFileIfKnown(gen string) *sourceMap {
+func (b *nodeBridge) readMapFileIfKnown(gen string) *sourcemap.Map {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.fileMaps[gen]

@@ -83,7 +83,7 @@ func (b *nodeBridge) compileTS(program string) (string, error) {
 func (b *nodeBridge) compiledFor(out, program string) string {
 	for _, p := range findMapFiles(out) {
 		gen := strings.TrimSuffix(p, ".map")
-		if m := b.readMapFile(p, gen); m != nil && m.hasSource(program) >= 0 {
+		if m := b.readMapFile(p, gen); m != nil && m.HasSource(program) >= 0 {
 			return gen
 		}
 	}

@@ -1,4 +1,4 @@
-package dap
+package sourcemap
 
 import (
 	"encoding/base64"
@@ -37,64 +37,35 @@ const tsMap = `{"version":3,"file":"app.js","sourceRoot":"","sources":["../src/a
 func TestSourceMap(t *testing.T) {
 	dir := t.TempDir()
 	gen := filepath.Join(dir, "dist", "app.js")
-	m, err := parseSourceMap([]byte(tsMap), gen+".map", gen)
+	m, err := Parse([]byte(tsMap), gen+".map", gen)
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := filepath.Join(dir, "src", "app.ts")
-	i := m.hasSource(src)
+	i := m.HasSource(src)
 	if i != 0 {
 		t.Fatalf("sources %v, want %s", m.sources, src)
 	}
-	gl, _, found, ok := m.generatedFor(i, 5) // app.ts line 6: const total
+	gl, _, found, ok := m.GeneratedFor(i, 5) // app.ts line 6: const total
 	if !ok || gl != 1 || found != 5 {
 		t.Fatalf("app.ts:6 -> generated line %d (found %d, %v), want 2", gl+1, found+1, ok)
 	}
-	if f, l, _, ok := m.original(1, 4); !ok || f != src || l != 5 {
+	if f, l, _, ok := m.Original(1, 4); !ok || f != src || l != 5 {
 		t.Fatalf("generated 2:5 -> %s:%d %v, want app.ts:6", f, l+1, ok)
 	}
-	if _, _, found, ok := m.generatedFor(i, 0); !ok || found != 4 {
+	if _, _, found, ok := m.GeneratedFor(i, 0); !ok || found != 4 {
 		t.Fatalf("a line without code should slide to line 5, got %d %v", found+1, ok)
 	}
-	if _, _, _, ok := m.generatedFor(i, 100); ok {
+	if _, _, _, ok := m.GeneratedFor(i, 100); ok {
 		t.Fatal("a line past the end maps to nothing")
 	}
-	data, err := inlineSourceMap("data:application/json;charset=utf-8;base64," + base64.StdEncoding.EncodeToString([]byte(tsMap)))
+	data, err := Inline("data:application/json;charset=utf-8;base64," + base64.StdEncoding.EncodeToString([]byte(tsMap)))
 	if err != nil || !strings.Contains(string(data), `"mappings"`) {
 		t.Fatalf("inline map: %v %q", err, data)
 	}
 	for _, bad := range []string{`{"version":2,"sources":[],"mappings":""}`, `{"version":3,"sources":["a"],"mappings":"AACA,Z!"}`, `{"version":3,"sources":[],"mappings":"AAAA"}`} {
-		if _, err := parseSourceMap([]byte(bad), gen, gen); err == nil {
+		if _, err := Parse([]byte(bad), gen, gen); err == nil {
 			t.Errorf("%s should be refused", bad)
-		}
-	}
-}
-
-// TestBreakpointCondition: conditions, hit counts and log messages become
-// one JavaScript condition.
-func TestBreakpointCondition(t *testing.T) {
-	for _, tc := range []struct {
-		bp   dapSourceBreakpoint
-		want []string
-		err  string
-	}{
-		{bp: dapSourceBreakpoint{Condition: "i === 3"}, want: []string{"(i === 3\n)"}},
-		{bp: dapSourceBreakpoint{HitCondition: ">=2"}, want: []string{`[7] || 0) + 1) >= 2)`}},
-		{bp: dapSourceBreakpoint{HitCondition: "%3"}, want: []string{` % 3 === 0)`}},
-		{bp: dapSourceBreakpoint{LogMessage: "x={x} `y` {a.b({c: 1})} $z"}, want: []string{"console.log(`x=${x} \\`y\\` ${a.b({c: 1})} \\$z`), false"}},
-		{bp: dapSourceBreakpoint{HitCondition: "sometimes"}, err: "not a count"},
-	} {
-		got, err := breakpointCondition(7, tc.bp)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%+v: error %v, want %q", tc.bp, err, tc.err)
-			}
-			continue
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(got, w) {
-				t.Errorf("%+v: %q lacks %q", tc.bp, got, w)
-			}
 		}
 	}
 }
@@ -105,16 +76,16 @@ func FuzzSourceMap(f *testing.F) {
 	f.Add(tsMap)
 	f.Add(`{"version":3,"sources":["a.ts","b.ts"],"mappings":"AAAA;;CACC,EAAE;gBAAgB"}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		m, err := parseSourceMap([]byte(s), "/p/x.js.map", "/p/x.js")
+		m, err := Parse([]byte(s), "/p/x.js.map", "/p/x.js")
 		if err != nil {
 			return
 		}
 		for l := 0; l < len(m.lines)+1; l++ {
-			m.original(l, 0)
-			m.original(l, 1<<20)
+			m.Original(l, 0)
+			m.Original(l, 1<<20)
 		}
 		for i := range m.sources {
-			m.generatedFor(i, 0)
+			m.GeneratedFor(i, 0)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package dap
+package sourcemap
 
 import (
 	"encoding/base64"
@@ -11,11 +11,11 @@ import (
 	"strings"
 )
 
-// sourceMap is a decoded source map, revision 3
-// (https://tc39.es/ecma426/): for each line of the generated file, its
-// segments, each pointing at a line and column of one source. Lines and
-// columns are 0-based, as in the format and in the inspector protocol.
-type sourceMap struct {
+// Map is a decoded source map, revision 3 (https://tc39.es/ecma426/): for
+// each line of the generated file, its segments, each pointing at a line and
+// column of one source. Lines and columns are 0-based, as in the format and
+// in the inspector protocol.
+type Map struct {
 	// generated is the absolute path of the generated file.
 	generated string
 	// sources are the absolute paths of the original files ("" when a
@@ -40,10 +40,10 @@ type rawSourceMap struct {
 	Sections   []any    `json:"sections"`
 }
 
-// parseSourceMap decodes a source map's JSON. base is the path the map's
-// relative sources are resolved against (the map file's own path, or the
-// generated file's for an inline map); generated is the generated file.
-func parseSourceMap(data []byte, base, generated string) (*sourceMap, error) {
+// Parse decodes a source map's JSON. base is the path the map's relative
+// sources are resolved against (the map file's own path, or the generated
+// file's for an inline map); generated is the generated file.
+func Parse(data []byte, base, generated string) (*Map, error) {
 	var raw rawSourceMap
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("source map of %s: %w", generated, err)
@@ -54,7 +54,7 @@ func parseSourceMap(data []byte, base, generated string) (*sourceMap, error) {
 	if len(raw.Sections) > 0 {
 		return nil, fmt.Errorf("source map of %s: an index map (sections) is not read", generated)
 	}
-	m := &sourceMap{generated: generated}
+	m := &Map{generated: generated}
 	dir := filepath.Dir(base)
 	for _, s := range raw.Sources {
 		m.sources = append(m.sources, resolveSource(dir, raw.SourceRoot, s))
@@ -181,9 +181,12 @@ func vlq(s string, i int) (int, int, error) {
 	return v >> 1, i, nil
 }
 
-// original maps a generated place to the source it came from: the last
+// Generated is the absolute path of the generated file.
+func (m *Map) Generated() string { return m.generated }
+
+// Original maps a generated place to the source it came from: the last
 // segment at or before col on that line, else the line's first segment.
-func (m *sourceMap) original(line, col int) (file string, srcLine, srcCol int, ok bool) {
+func (m *Map) Original(line, col int) (file string, srcLine, srcCol int, ok bool) {
 	if line < 0 || line >= len(m.lines) || len(m.lines[line]) == 0 {
 		return "", 0, 0, false
 	}
@@ -199,8 +202,9 @@ func (m *sourceMap) original(line, col int) (file string, srcLine, srcCol int, o
 	return m.sources[sg.src], sg.line, sg.col, true
 }
 
-// hasSource reports whether file is one of the map's sources.
-func (m *sourceMap) hasSource(file string) int {
+// HasSource is the index of file among the map's sources, or -1 when it is
+// not one of them.
+func (m *Map) HasSource(file string) int {
 	for i, s := range m.sources {
 		if s == file {
 			return i
@@ -209,12 +213,12 @@ func (m *sourceMap) hasSource(file string) int {
 	return -1
 }
 
-// generatedFor maps a source line to the first generated place that maps
+// GeneratedFor maps a source line to the first generated place that maps
 // to it: the lowest generated line, and on it the lowest column. A line
 // with no code of its own (a comment, a blank) takes the next line that
 // has some, looking at most maxSlide lines on; found is the source line
 // used.
-func (m *sourceMap) generatedFor(src, line int) (genLine, genCol, found int, ok bool) {
+func (m *Map) GeneratedFor(src, line int) (genLine, genCol, found int, ok bool) {
 	const maxSlide = 20
 	for l := line; l <= line+maxSlide; l++ {
 		best := -1
@@ -238,9 +242,9 @@ func (m *sourceMap) generatedFor(src, line int) (genLine, genCol, found int, ok 
 	return 0, 0, 0, false
 }
 
-// inlineSourceMap decodes a data: URL source map ("data:application/json;
-// base64,..." or percent-encoded).
-func inlineSourceMap(u string) ([]byte, error) {
+// Inline decodes a data: URL source map ("data:application/json;base64,..."
+// or percent-encoded) into the map's JSON.
+func Inline(u string) ([]byte, error) {
 	rest, ok := strings.CutPrefix(u, "data:")
 	if !ok {
 		return nil, errors.New("not a data URL")

@@ -1,0 +1,35 @@
+package dap
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBreakpointCondition: conditions, hit counts and log messages become
+// one JavaScript condition.
+func TestBreakpointCondition(t *testing.T) {
+	for _, tc := range []struct {
+		bp   dapSourceBreakpoint
+		want []string
+		err  string
+	}{
+		{bp: dapSourceBreakpoint{Condition: "i === 3"}, want: []string{"(i === 3\n)"}},
+		{bp: dapSourceBreakpoint{HitCondition: ">=2"}, want: []string{`[7] || 0) + 1) >= 2)`}},
+		{bp: dapSourceBreakpoint{HitCondition: "%3"}, want: []string{` % 3 === 0)`}},
+		{bp: dapSourceBreakpoint{LogMessage: "x={x} `y` {a.b({c: 1})} $z"}, want: []string{"console.log(`x=${x} \\`y\\` ${a.b({c: 1})} \\$z`), false"}},
+		{bp: dapSourceBreakpoint{HitCondition: "sometimes"}, err: "not a count"},
+	} {
+		got, err := breakpointCondition(7, tc.bp)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%+v: error %v, want %q", tc.bp, err, tc.err)
+			}
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%+v: %q lacks %q", tc.bp, got, w)
+			}
+		}
+	}
+}
