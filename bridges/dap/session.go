@@ -524,8 +524,7 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		return nil
 	}
 	if a.Transport == Inspector {
-		s.c = newConn(startNode(a, s.root, s.scratch, s), s.onEvent, nil)
-		s.c.timeout = s.requestTimeout
+		s.connectInspector()
 		return nil
 	}
 	if s.kind == "attach" && a.AttachDirect && s.pid == 0 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tetherhq/tether/bridges/dap/internal/nodeadapter"
 	"github.com/tetherhq/tether/internal/fsutil"
 )
 
@@ -38,7 +39,7 @@ func isTestFile(a Adapter, program string) bool {
 	case "pytest":
 		return strings.HasSuffix(base, ".py") && (strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py"))
 	case "node":
-		return isNodeTestFile(base)
+		return nodeadapter.IsTestFile(base)
 	}
 	return false
 }
@@ -158,4 +159,22 @@ func isGoBinary(p string) bool {
 	defer f.Close()
 	_, err = buildinfo.Read(f)
 	return err == nil
+}
+
+// planNodeTests runs a test file's node:test tests in the one process node
+// runs the file in (node --test would start a child process per file):
+// test names one (or a regular expression's worth); AllTests or "" runs
+// them all.
+func planNodeTests(program string, isDir bool, test string, progArgs []string) (*testRun, error) {
+	if isDir {
+		return nil, fmt.Errorf("debug: launch: the node adapter runs one test file's tests; launch a test file (x.test.js) of %s", program)
+	}
+	tr := &testRun{program: program, cwd: filepath.Dir(program), title: "node:test " + filepath.Base(program)}
+	if test != "" && test != AllTests {
+		pattern := "^" + regexp.QuoteMeta(test) + "$"
+		tr.args = []string{nodeadapter.TestNamePattern + pattern}
+		tr.title += " --test-name-pattern " + pattern
+	}
+	tr.args = append(tr.args, progArgs...)
+	return tr, nil
 }

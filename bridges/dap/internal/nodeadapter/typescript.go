@@ -1,4 +1,4 @@
-package dap
+package nodeadapter
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -26,19 +25,19 @@ const tscTimeout = 2 * time.Minute
 // JavaScript file node runs. The project's tsconfig.json is used when
 // the program lies under one; else the file alone is compiled to CommonJS
 // (ES modules when its package.json says "type": "module").
-func (b *nodeBridge) compileTS(program string) (string, error) {
-	tsc := lookBinary("node_modules/.bin/tsc", b.root)
+func (a *adapter) compileTS(program string) (string, error) {
+	tsc := a.lookPath("node_modules/.bin/tsc")
 	if tsc == "" {
-		tsc = lookBinary("tsc", b.root)
+		tsc = a.lookPath("tsc")
 	}
 	if tsc == "" {
 		return "", fmt.Errorf("%s is TypeScript and no tsc was found (node_modules/.bin/tsc or PATH): npm install typescript (scripts/install-deps.sh installs it), or compile with sourceMap on and launch the JavaScript", filepath.Base(program))
 	}
-	out := filepath.Join(b.scratch, "tsc-out")
+	out := filepath.Join(a.cfg.Scratch, "tsc-out")
 	args := []string{"--outDir", out, "--sourceMap", "true", "--inlineSourceMap", "false", "--noEmit", "false",
 		"--declaration", "false", "--composite", "false", "--incremental", "false", "--noEmitOnError", "false"}
-	esm := packageType(filepath.Dir(program), b.root) == "module"
-	if cfg := findUp(filepath.Dir(program), b.root, "tsconfig.json"); cfg != "" {
+	esm := packageType(filepath.Dir(program), a.cfg.Root) == "module"
+	if cfg := findUp(filepath.Dir(program), a.cfg.Root, "tsconfig.json"); cfg != "" {
 		args = append([]string{"-p", cfg}, args...)
 	} else {
 		module := "commonjs"
@@ -55,14 +54,14 @@ func (b *nodeBridge) compileTS(program string) (string, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
-	if err := sandboxIf(cmd, "tsc", string(proc.Node), tsc, "", b.root, b.scratch, "", b.sess.procLimits()); err != nil {
+	if err := a.sandbox(cmd, "tsc", tsc); err != nil {
 		return "", err
 	}
 	err := proc.Run(cmd)
 	if ctx.Err() != nil {
 		return "", fmt.Errorf("tsc did not finish within %s", tscTimeout)
 	}
-	js := b.compiledFor(out, program)
+	js := a.compiledFor(out, program)
 	if js == "" {
 		msg := strings.TrimSpace(buf.String())
 		msg, _ = textcut.Chars(textcut.LastLines(msg, 20), 4000)
@@ -80,10 +79,10 @@ func (b *nodeBridge) compileTS(program string) (string, error) {
 
 // compiledFor finds the JavaScript tsc wrote for program under out: the
 // file whose source map names it.
-func (b *nodeBridge) compiledFor(out, program string) string {
+func (a *adapter) compiledFor(out, program string) string {
 	for _, p := range findMapFiles(out) {
 		gen := strings.TrimSuffix(p, ".map")
-		if m := b.readMapFile(p, gen); m != nil && m.HasSource(program) >= 0 {
+		if m := a.readMapFile(p, gen); m != nil && m.HasSource(program) >= 0 {
 			return gen
 		}
 	}
@@ -197,10 +196,10 @@ func sortedStrings(s []string) []string {
 	return out
 }
 
-// isNodeTestFile reports whether a file name is one node --test picks by
+// IsTestFile reports whether a file name is one node --test picks by
 // default (x.test.js, x-test.js, x_test.js, test-x.js, test.js), or its
 // TypeScript source.
-func isNodeTestFile(base string) bool {
+func IsTestFile(base string) bool {
 	ext := filepath.Ext(base)
 	if !jsExt(base) && !isTypeScript(base) {
 		return false
@@ -210,25 +209,7 @@ func isNodeTestFile(base string) bool {
 		strings.HasSuffix(stem, "-test") || strings.HasSuffix(stem, "_test") || strings.HasSuffix(stem, ".spec")
 }
 
-// testNamePattern is the node flag that selects tests by name; a node test
-// launch passes it first among the program's arguments, and the adapter
-// gives it to node.
-const testNamePattern = "--test-name-pattern="
-
-// planNodeTests runs a test file's node:test tests in the one process node
-// runs the file in (node --test would start a child process per file):
-// test names one (or a regular expression's worth); AllTests or "" runs
-// them all.
-func planNodeTests(program string, isDir bool, test string, progArgs []string) (*testRun, error) {
-	if isDir {
-		return nil, fmt.Errorf("debug: launch: the node adapter runs one test file's tests; launch a test file (x.test.js) of %s", program)
-	}
-	tr := &testRun{program: program, cwd: filepath.Dir(program), title: "node:test " + filepath.Base(program)}
-	if test != "" && test != AllTests {
-		pattern := "^" + regexp.QuoteMeta(test) + "$"
-		tr.args = []string{testNamePattern + pattern}
-		tr.title += " --test-name-pattern " + pattern
-	}
-	tr.args = append(tr.args, progArgs...)
-	return tr, nil
-}
+// TestNamePattern is the node flag that selects tests by name; a test
+// launch (launch argument "test": true) passes it first among the
+// program's arguments, and the adapter gives it to node.
+const TestNamePattern = "--test-name-pattern="

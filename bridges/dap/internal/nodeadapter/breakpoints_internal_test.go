@@ -1,4 +1,4 @@
-package dap
+package nodeadapter
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package dap
+package nodeadapter
 
 import (
 	"bufio"
@@ -11,7 +11,7 @@ import (
 )
 
 // cdpConn speaks the Chrome DevTools Protocol to node's inspector through
-// the relay node_relay.mjs runs in the debuggee: one JSON message a line,
+// the relay (relay.cjs) runs in the debuggee: one JSON message a line,
 // requests {id, method, params}, answers {id, result | error} and
 // notifications {method, params}.
 type cdpConn struct {
