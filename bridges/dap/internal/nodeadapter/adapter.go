@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -107,54 +106,75 @@ func (a *adapter) serve() {
 		if err != nil {
 			return
 		}
-		var req struct {
-			Seq       int             `json:"seq"`
-			Type      string          `json:"type"`
-			Command   string          `json:"command"`
-			Arguments json.RawMessage `json:"arguments"`
-		}
-		if json.Unmarshal(data, &req) != nil || req.Type != "request" {
-			continue
+		req, err := decodeRequest(data)
+		if req == nil {
+			continue // not a request
 		}
 		// Requests are answered one by one, in order; a request that waits
 		// for node (evaluate) holds the next, as an adapter's would.
-		body, err := a.handle(req.Command, req.Arguments)
-		resp := map[string]any{"type": "response", "request_seq": req.Seq, "command": req.Command, "success": err == nil}
-		if err != nil {
-			resp["message"] = err.Error()
-		} else if body != nil {
-			resp["body"] = body
+		var resp godap.ResponseMessage
+		if err == nil {
+			resp, err = a.handle(req)
 		}
-		a.send(resp)
-		if req.Command == "launch" && err == nil {
-			a.event("initialized", nil)
-		}
-		if req.Command == "disconnect" || req.Command == "terminate" {
+		a.respond(req.GetRequest(), resp, err)
+		switch req.(type) {
+		case *godap.LaunchRequest:
+			if err == nil {
+				a.send(&godap.InitializedEvent{Event: event("initialized")})
+			}
+		case *godap.DisconnectRequest, *godap.TerminateRequest:
 			return
 		}
 	}
 }
 
-// send writes one DAP message with the next sequence number.
-func (a *adapter) send(m map[string]any) {
+// decodeRequest decodes one message into go-dap's type for its request; a
+// request go-dap does not know is a bare Request, and one whose arguments do
+// not decode comes with the error. It is nil for any other message.
+func decodeRequest(data []byte) (godap.RequestMessage, error) {
+	msg, err := godap.DecodeProtocolMessage(data)
+	if req, ok := msg.(godap.RequestMessage); ok {
+		if err != nil {
+			err = fmt.Errorf("the arguments of %s do not decode: %w", req.GetRequest().Command, err)
+		}
+		return req, err
+	}
+	var fe *godap.DecodeProtocolMessageFieldError
+	if errors.As(err, &fe) && fe.SubType == "Request" && fe.FieldName == "command" {
+		req := &godap.Request{ProtocolMessage: godap.ProtocolMessage{Seq: fe.Seq, Type: "request"}, Command: fe.FieldValue}
+		return req, fmt.Errorf("the node adapter does not serve %s", fe.FieldValue)
+	}
+	return nil, nil
+}
+
+// respond answers request req with resp, or with err when it failed.
+func (a *adapter) respond(req *godap.Request, resp godap.ResponseMessage, err error) {
+	if err != nil {
+		resp = &godap.ErrorResponse{Response: godap.Response{Message: err.Error()}}
+	}
+	h := resp.GetResponse()
+	h.Type, h.RequestSeq, h.Command, h.Success = "response", req.Seq, req.Command, err == nil
+	a.send(resp)
+}
+
+// event is the header of an event called name.
+func event(name string) godap.Event {
+	return godap.Event{ProtocolMessage: godap.ProtocolMessage{Type: "event"}, Event: name}
+}
+
+// send writes one DAP message (a response or an event) with the next
+// sequence number.
+func (a *adapter) send(m godap.Message) {
 	a.wmu.Lock()
 	defer a.wmu.Unlock()
 	a.seq++
-	m["seq"] = a.seq
-	_ = godap.WriteBaseMessage(a.rw, mustJSON(m))
-}
-
-func (a *adapter) event(name string, body any) {
-	m := map[string]any{"type": "event", "event": name}
-	if body != nil {
-		m["body"] = body
+	switch m := m.(type) {
+	case godap.ResponseMessage:
+		m.GetResponse().Seq = a.seq
+	case godap.EventMessage:
+		m.GetEvent().Seq = a.seq
 	}
-	a.send(m)
-}
-
-func mustJSON(v any) []byte {
-	data, _ := json.Marshal(v)
-	return data
+	_ = godap.WriteProtocolMessage(a.rw, m)
 }
 
 // stop kills node's process tree and closes both connections.
@@ -221,100 +241,103 @@ func (a *adapter) call(method string, params, out any) error {
 	return a.cdp.call(ctx, method, params, out)
 }
 
-// nodeCaps is what the bridge offers (DAP Capabilities).
-func nodeCaps() map[string]any {
-	return map[string]any{
-		"supportsConfigurationDoneRequest":  true,
-		"supportsConditionalBreakpoints":    true,
-		"supportsHitConditionalBreakpoints": true,
-		"supportsLogPoints":                 true,
-		"supportsExceptionInfoRequest":      true,
-		"supportsTerminateRequest":          true,
-		"supportsEvaluateForHovers":         true,
-		"exceptionBreakpointFilters": []map[string]any{
-			{"filter": "uncaught", "label": "Uncaught exceptions", "default": true},
-			{"filter": "all", "label": "All exceptions (caught too)"},
+// capabilities is what the adapter offers.
+func capabilities() godap.Capabilities {
+	return godap.Capabilities{
+		SupportsConfigurationDoneRequest:  true,
+		SupportsConditionalBreakpoints:    true,
+		SupportsHitConditionalBreakpoints: true,
+		SupportsLogPoints:                 true,
+		SupportsExceptionInfoRequest:      true,
+		SupportsTerminateRequest:          true,
+		SupportsEvaluateForHovers:         true,
+		ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{
+			{Filter: "uncaught", Label: "Uncaught exceptions", Default: true},
+			{Filter: "all", Label: "All exceptions (caught too)"},
 		},
 	}
 }
 
-func (a *adapter) handle(cmd string, raw json.RawMessage) (any, error) {
-	switch cmd {
-	case "initialize":
-		return nodeCaps(), nil
-	case "launch":
-		return nil, a.launch(raw)
-	case "attach":
+// handle answers one request: the response, its header left to respond,
+// or why it failed.
+func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error) {
+	switch r := req.(type) {
+	case *godap.InitializeRequest:
+		return &godap.InitializeResponse{Body: capabilities()}, nil
+	case *godap.LaunchRequest:
+		return &godap.LaunchResponse{}, a.launch(r.Arguments)
+	case *godap.AttachRequest:
 		return nil, errors.New("the node adapter launches programs; it does not attach")
-	case "setBreakpoints":
-		return a.setBreakpoints(raw)
-	case "setFunctionBreakpoints":
+	case *godap.SetBreakpointsRequest:
+		return a.setBreakpoints(r.Arguments)
+	case *godap.SetFunctionBreakpointsRequest:
 		return nil, errors.New("the node adapter has no function breakpoints; set a line breakpoint in the function")
-	case "setExceptionBreakpoints":
-		var args struct {
-			Filters []string `json:"filters"`
-		}
-		_ = json.Unmarshal(raw, &args)
-		state := "none"
-		for _, f := range args.Filters {
-			switch f {
-			case "all":
-				state = "all"
-			case "uncaught":
-				if state == "none" {
-					state = "uncaught"
-				}
-			}
-		}
-		a.mu.Lock()
-		a.excState = state
-		a.mu.Unlock()
-		return nil, a.call("Debugger.setPauseOnExceptions", map[string]any{"state": state}, nil)
-	case "configurationDone":
+	case *godap.SetExceptionBreakpointsRequest:
+		return &godap.SetExceptionBreakpointsResponse{}, a.setExceptionBreakpoints(r.Arguments.Filters)
+	case *godap.ConfigurationDoneRequest:
 		if err := a.call("tether.run", nil, nil); err != nil && !errors.Is(err, errCDPClosed) {
 			return nil, err
 		}
-		return nil, nil
-	case "threads":
-		return map[string]any{"threads": []map[string]any{{"id": 1, "name": "main"}}}, nil
-	case "stackTrace":
-		return a.stackTrace(raw)
-	case "scopes":
-		return a.scopes(raw)
-	case "variables":
-		return a.variables(raw)
-	case "evaluate":
-		return a.evaluate(raw)
-	case "exceptionInfo":
+		return &godap.ConfigurationDoneResponse{}, nil
+	case *godap.ThreadsRequest:
+		return &godap.ThreadsResponse{Body: godap.ThreadsResponseBody{Threads: []godap.Thread{{Id: 1, Name: "main"}}}}, nil
+	case *godap.StackTraceRequest:
+		return a.stackTrace(r.Arguments)
+	case *godap.ScopesRequest:
+		return a.scopes(r.Arguments)
+	case *godap.VariablesRequest:
+		return a.variables(r.Arguments)
+	case *godap.EvaluateRequest:
+		return a.evaluate(r.Arguments)
+	case *godap.ExceptionInfoRequest:
 		return a.exceptionInfo()
-	case "continue":
-		return map[string]any{"allThreadsContinued": true}, a.run("continue", "Debugger.resume")
-	case "next":
-		return nil, a.run("next", "Debugger.stepOver")
-	case "stepIn":
-		return nil, a.run("stepIn", "Debugger.stepInto")
-	case "stepOut":
-		return nil, a.run("stepOut", "Debugger.stepOut")
-	case "pause":
+	case *godap.ContinueRequest:
+		return &godap.ContinueResponse{Body: godap.ContinueResponseBody{AllThreadsContinued: true}}, a.run("continue", "Debugger.resume")
+	case *godap.NextRequest:
+		return &godap.NextResponse{}, a.run("next", "Debugger.stepOver")
+	case *godap.StepInRequest:
+		return &godap.StepInResponse{}, a.run("stepIn", "Debugger.stepInto")
+	case *godap.StepOutRequest:
+		return &godap.StepOutResponse{}, a.run("stepOut", "Debugger.stepOut")
+	case *godap.PauseRequest:
 		a.mu.Lock()
 		a.lastCmd = "pause"
 		a.mu.Unlock()
-		return nil, a.call("Debugger.pause", nil, nil)
-	case "disconnect", "terminate":
+		return &godap.PauseResponse{}, a.call("Debugger.pause", nil, nil)
+	case *godap.DisconnectRequest:
 		a.stop()
-		return nil, nil
+		return &godap.DisconnectResponse{}, nil
+	case *godap.TerminateRequest:
+		a.stop()
+		return &godap.TerminateResponse{}, nil
 	}
-	return nil, fmt.Errorf("the node adapter does not serve %s", cmd)
+	return nil, fmt.Errorf("the node adapter does not serve %s", req.GetRequest().Command)
 }
 
-// nodeThreadCheck refuses a thread id other than node's main thread's.
-func nodeThreadCheck(raw json.RawMessage) error {
-	var args struct {
-		ThreadID int `json:"threadId"`
+// setExceptionBreakpoints chooses what exceptions the program stops on:
+// filter "all" every one, "uncaught" those nothing catches.
+func (a *adapter) setExceptionBreakpoints(filters []string) error {
+	state := "none"
+	for _, f := range filters {
+		switch f {
+		case "all":
+			state = "all"
+		case "uncaught":
+			if state == "none" {
+				state = "uncaught"
+			}
+		}
 	}
-	_ = json.Unmarshal(raw, &args)
-	if args.ThreadID != 0 && args.ThreadID != 1 {
-		return fmt.Errorf("unknown thread %d; node's program runs on thread 1", args.ThreadID)
+	a.mu.Lock()
+	a.excState = state
+	a.mu.Unlock()
+	return a.call("Debugger.setPauseOnExceptions", pauseOnExceptionsParams{State: state}, nil)
+}
+
+// checkThread refuses a thread id other than node's main thread's.
+func checkThread(id int) error {
+	if id != 0 && id != 1 {
+		return fmt.Errorf("unknown thread %d; node's program runs on thread 1", id)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package nodeadapter
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -11,14 +10,6 @@ import (
 	godap "github.com/google/go-dap"
 	"github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
 )
-
-// dapSourceBreakpoint is one breakpoint of a setBreakpoints request.
-type dapSourceBreakpoint struct {
-	Line         int    `json:"line"`
-	Condition    string `json:"condition"`
-	HitCondition string `json:"hitCondition"`
-	LogMessage   string `json:"logMessage"`
-}
 
 // mappedBP is a breakpoint of a file node does not run, and the generated
 // files it is set in.
@@ -33,14 +24,7 @@ type mappedBP struct {
 // set by its URL, so they bind when node loads it; another file's (a .ts
 // source) at the generated places its source maps give, those read so
 // far and those of scripts node loads later (bindMapped).
-func (a *adapter) setBreakpoints(raw json.RawMessage) (any, error) {
-	var args struct {
-		Source      godap.Source          `json:"source"`
-		Breakpoints []dapSourceBreakpoint `json:"breakpoints"`
-	}
-	if err := json.Unmarshal(raw, &args); err != nil {
-		return nil, err
-	}
+func (a *adapter) setBreakpoints(args godap.SetBreakpointsArguments) (*godap.SetBreakpointsResponse, error) {
 	a.bpMu.Lock()
 	defer a.bpMu.Unlock()
 	file := args.Source.Path
@@ -50,7 +34,7 @@ func (a *adapter) setBreakpoints(raw json.RawMessage) (any, error) {
 	delete(a.mapped, file)
 	a.mu.Unlock()
 	for _, id := range old {
-		_ = a.call("Debugger.removeBreakpoint", map[string]any{"breakpointId": id}, nil)
+		_ = a.call("Debugger.removeBreakpoint", removeBreakpointParams{BreakpointID: id}, nil)
 		a.mu.Lock()
 		delete(a.bpByID, id)
 		a.mu.Unlock()
@@ -59,67 +43,80 @@ func (a *adapter) setBreakpoints(raw json.RawMessage) (any, error) {
 	if !jsExt(file) {
 		maps = a.mapsFor(file)
 	}
-	out := []map[string]any{}
+	out := []godap.Breakpoint{}
 	for _, sb := range args.Breakpoints {
 		a.mu.Lock()
 		a.nextBP++
 		n := a.nextBP
 		a.mu.Unlock()
-		res := map[string]any{"id": n, "line": sb.Line, "verified": false}
-		out = append(out, res)
+		bp := godap.Breakpoint{Id: n, Line: sb.Line}
 		cond, err := breakpointCondition(n, sb)
-		if err != nil {
-			res["message"] = err.Error()
-			continue
-		}
-		if jsExt(file) {
-			bound, err := a.setByURL(file, n, file, sb.Line-1, -1, cond)
-			if err != nil {
-				res["message"] = err.Error()
-				continue
-			}
-			res["verified"] = true
-			if !bound && a.launched {
-				res["message"] = "set; binds when node loads " + filepath.Base(file)
-			}
-			continue
-		}
-		mb := &mappedBP{n: n, line: sb.Line, cond: cond, gens: map[string]bool{}}
-		a.mu.Lock()
-		a.mapped[file] = append(a.mapped[file], mb)
-		a.mu.Unlock()
-		var set bool
-		for _, m := range maps {
-			found, err := a.setMapped(file, mb, m)
-			if err != nil {
-				res["message"] = err.Error()
-				continue
-			}
-			if found > 0 {
-				set = true
-				res["line"] = found
-			}
-		}
 		switch {
-		case set:
-			res["verified"] = true
-			delete(res, "message")
-		case len(maps) == 0:
-			res["message"] = fmt.Sprintf("no source map read so far names %s: it binds when node loads a script whose map names it; node runs JavaScript, so compile it with source maps (tsc --sourceMap) and launch the output, or launch the .ts file itself", filepath.Base(file))
+		case err != nil:
+			bp.Message = err.Error()
+		case jsExt(file):
+			a.setScriptBP(file, cond, &bp)
 		default:
-			res["message"] = fmt.Sprintf("no code of %s at or after line %d in its source maps", filepath.Base(file), sb.Line)
+			a.setSourceBP(file, cond, maps, &bp)
+		}
+		out = append(out, bp)
+	}
+	return &godap.SetBreakpointsResponse{Body: godap.SetBreakpointsResponseBody{Breakpoints: out}}, nil
+}
+
+// setScriptBP sets breakpoint bp (its id and line set) of a file node runs
+// itself, with condition cond, and says what became of it.
+func (a *adapter) setScriptBP(file, cond string, bp *godap.Breakpoint) {
+	bound, err := a.setByURL(file, bp.Id, file, bp.Line-1, -1, cond)
+	if err != nil {
+		bp.Message = err.Error()
+		return
+	}
+	bp.Verified = true
+	if !bound && a.launched {
+		bp.Message = "set; binds when node loads " + filepath.Base(file)
+	}
+}
+
+// setSourceBP sets breakpoint bp (its id and line set) of a file node
+// does not run (a .ts source), with condition cond, in the generated files
+// of maps, and keeps it to set in those of scripts node loads later.
+func (a *adapter) setSourceBP(file, cond string, maps []*sourcemap.Map, bp *godap.Breakpoint) {
+	line := bp.Line
+	mb := &mappedBP{n: bp.Id, line: line, cond: cond, gens: map[string]bool{}}
+	a.mu.Lock()
+	a.mapped[file] = append(a.mapped[file], mb)
+	a.mu.Unlock()
+	var set bool
+	for _, m := range maps {
+		found, err := a.setMapped(file, mb, m)
+		if err != nil {
+			bp.Message = err.Error()
+			continue
+		}
+		if found > 0 {
+			set = true
+			bp.Line = found
 		}
 	}
-	return map[string]any{"breakpoints": out}, nil
+	switch {
+	case set:
+		bp.Verified = true
+		bp.Message = ""
+	case len(maps) == 0:
+		bp.Message = fmt.Sprintf("no source map read so far names %s: it binds when node loads a script whose map names it; node runs JavaScript, so compile it with source maps (tsc --sourceMap) and launch the output, or launch the .ts file itself", filepath.Base(file))
+	default:
+		bp.Message = fmt.Sprintf("no code of %s at or after line %d in its source maps", filepath.Base(file), line)
+	}
 }
 
 // setByURL sets one inspector breakpoint in a generated file (col < 0:
 // the line's first statement) for DAP breakpoint n of file; bound says
 // node has loaded the file and the breakpoint is in it.
 func (a *adapter) setByURL(file string, n int, gen string, line, col int, cond string) (bound bool, err error) {
-	params := map[string]any{"url": fileURL(gen), "lineNumber": line, "condition": cond}
+	params := breakpointByURLParams{URL: fileURL(gen), LineNumber: line, Condition: cond}
 	if col >= 0 {
-		params["columnNumber"] = col
+		params.ColumnNumber = &col
 	}
 	var r struct {
 		BreakpointID string        `json:"breakpointId"`
@@ -185,8 +182,8 @@ func (a *adapter) bindMapped(m *sourcemap.Map) {
 	a.mu.Unlock()
 	for _, t := range list {
 		if found, err := a.setMapped(t.file, t.mb, m); err == nil && found > 0 {
-			a.event("breakpoint", map[string]any{"reason": "changed",
-				"breakpoint": map[string]any{"id": t.mb.n, "verified": true, "line": found}})
+			a.send(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{
+				Reason: "changed", Breakpoint: godap.Breakpoint{Id: t.mb.n, Verified: true, Line: found}}})
 		}
 	}
 }
@@ -199,7 +196,7 @@ var hitCondition = sync.OnceValue(func() *regexp.Regexp { return regexp.MustComp
 // for one breakpoint: the condition, then the hit count (kept in the
 // program, per breakpoint, counted only when the condition holds), then a
 // logpoint's message written with console.log, which never stops.
-func breakpointCondition(id int, sb dapSourceBreakpoint) (string, error) {
+func breakpointCondition(id int, sb godap.SourceBreakpoint) (string, error) {
 	var parts []string
 	if c := strings.TrimSpace(sb.Condition); c != "" {
 		parts = append(parts, "("+c+"\n)")

@@ -3,21 +3,23 @@ package nodeadapter
 import (
 	"strings"
 	"testing"
+
+	godap "github.com/google/go-dap"
 )
 
 // TestBreakpointCondition: conditions, hit counts and log messages become
 // one JavaScript condition.
 func TestBreakpointCondition(t *testing.T) {
 	for _, tc := range []struct {
-		bp   dapSourceBreakpoint
+		bp   godap.SourceBreakpoint
 		want []string
 		err  string
 	}{
-		{bp: dapSourceBreakpoint{Condition: "i === 3"}, want: []string{"(i === 3\n)"}},
-		{bp: dapSourceBreakpoint{HitCondition: ">=2"}, want: []string{`[7] || 0) + 1) >= 2)`}},
-		{bp: dapSourceBreakpoint{HitCondition: "%3"}, want: []string{` % 3 === 0)`}},
-		{bp: dapSourceBreakpoint{LogMessage: "x={x} `y` {a.b({c: 1})} $z"}, want: []string{"console.log(`x=${x} \\`y\\` ${a.b({c: 1})} \\$z`), false"}},
-		{bp: dapSourceBreakpoint{HitCondition: "sometimes"}, err: "not a count"},
+		{bp: godap.SourceBreakpoint{Condition: "i === 3"}, want: []string{"(i === 3\n)"}},
+		{bp: godap.SourceBreakpoint{HitCondition: ">=2"}, want: []string{`[7] || 0) + 1) >= 2)`}},
+		{bp: godap.SourceBreakpoint{HitCondition: "%3"}, want: []string{` % 3 === 0)`}},
+		{bp: godap.SourceBreakpoint{LogMessage: "x={x} `y` {a.b({c: 1})} $z"}, want: []string{"console.log(`x=${x} \\`y\\` ${a.b({c: 1})} \\$z`), false"}},
+		{bp: godap.SourceBreakpoint{HitCondition: "sometimes"}, err: "not a count"},
 	} {
 		got, err := breakpointCondition(7, tc.bp)
 		if tc.err != "" {

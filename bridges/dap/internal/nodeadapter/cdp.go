@@ -27,6 +27,15 @@ type cdpConn struct {
 	done    chan struct{}
 }
 
+// cdpRequest is one request to the inspector.
+type cdpRequest struct {
+	ID     int    `json:"id"`
+	Method string `json:"method"`
+	Params any    `json:"params"`
+}
+
+// cdpMessage is one message from the inspector: an answer or a
+// notification.
 type cdpMessage struct {
 	ID     int             `json:"id"`
 	Method string          `json:"method"`
@@ -118,7 +127,7 @@ func (c *cdpConn) call(ctx context.Context, method string, params, out any) erro
 	ch := make(chan cdpMessage, 1)
 	c.pending[id] = ch
 	c.mu.Unlock()
-	b, err := json.Marshal(map[string]any{"id": id, "method": method, "params": params})
+	b, err := json.Marshal(cdpRequest{ID: id, Method: method, Params: params})
 	if err != nil {
 		return err
 	}
@@ -221,4 +230,54 @@ type propertyDescriptor struct {
 	Name  string        `json:"name"`
 	Value *remoteObject `json:"value"`
 	Get   *remoteObject `json:"get"`
+}
+
+// The parameters of the inspector requests the adapter makes.
+
+// enableParams are Debugger.enable's.
+type enableParams struct {
+	MaxScriptsCacheSize int `json:"maxScriptsCacheSize"`
+}
+
+// blackboxParams are Debugger.setBlackboxPatterns'.
+type blackboxParams struct {
+	Patterns []string `json:"patterns"`
+}
+
+// pauseOnExceptionsParams are Debugger.setPauseOnExceptions': state is
+// "none", "uncaught" or "all".
+type pauseOnExceptionsParams struct {
+	State string `json:"state"`
+}
+
+// breakpointByURLParams are Debugger.setBreakpointByUrl's; without a
+// column, the line's first statement.
+type breakpointByURLParams struct {
+	URL          string `json:"url"`
+	LineNumber   int    `json:"lineNumber"`
+	ColumnNumber *int   `json:"columnNumber,omitempty"`
+	Condition    string `json:"condition"`
+}
+
+// removeBreakpointParams are Debugger.removeBreakpoint's.
+type removeBreakpointParams struct {
+	BreakpointID string `json:"breakpointId"`
+}
+
+// evaluateOnCallFrameParams are Debugger.evaluateOnCallFrame's.
+type evaluateOnCallFrameParams struct {
+	CallFrameID string `json:"callFrameId"`
+	Expression  string `json:"expression"`
+}
+
+// evaluateParams are Runtime.evaluate's.
+type evaluateParams struct {
+	Expression string `json:"expression"`
+}
+
+// getPropertiesParams are Runtime.getProperties'.
+type getPropertiesParams struct {
+	ObjectID        string `json:"objectId"`
+	OwnProperties   bool   `json:"ownProperties"`
+	GeneratePreview bool   `json:"generatePreview"`
 }

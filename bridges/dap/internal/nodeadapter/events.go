@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	godap "github.com/google/go-dap"
 	"github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
 )
 
@@ -17,84 +18,14 @@ func (a *adapter) onCDP(method string, params json.RawMessage) {
 	switch method {
 	case "Debugger.scriptParsed":
 		var sp scriptParsed
-		if json.Unmarshal(params, &sp) != nil {
-			return
-		}
-		a.mu.Lock()
-		a.scripts[sp.ScriptID] = sp
-		a.mu.Unlock()
-		if sp.SourceMapURL != "" {
-			if m := a.loadScriptMap(sp); m != nil {
-				a.mu.Lock()
-				a.maps[sp.ScriptID] = m
-				a.mu.Unlock()
-			}
+		if json.Unmarshal(params, &sp) == nil {
+			a.scriptParsed(sp)
 		}
 	case "Debugger.paused":
 		var p pausedParams
-		if json.Unmarshal(params, &p) != nil {
-			return
+		if json.Unmarshal(params, &p) == nil {
+			a.onPaused(&p)
 		}
-		if len(p.CallFrames) > 0 && p.CallFrames[0].FunctionName == "tetherInlineSourceMap" {
-			// Not a stop: the relay is about to run a CommonJS module with
-			// an inline source map; set the breakpoints it leads to first.
-			cf := p.CallFrames[0].CallFrameID
-			go func() {
-				var r evalResult
-				if a.call("Debugger.evaluateOnCallFrame", map[string]any{"callFrameId": cf, "expression": "filename"}, &r) == nil {
-					var file string
-					if json.Unmarshal(r.Result.Value, &file) == nil {
-						if m := a.readInlineMap(file); m != nil {
-							a.bindMapped(m)
-						}
-					}
-				}
-				_ = a.call("Debugger.resume", nil, nil)
-			}()
-			return
-		}
-		a.mu.Lock()
-		a.paused = &p
-		clear(a.frames)
-		clear(a.refs)
-		last := a.lastCmd
-		a.lastCmd = ""
-		var hit []int
-		for _, id := range p.HitBreakpoints {
-			if n, ok := a.bpByID[id]; ok {
-				hit = append(hit, n)
-			}
-		}
-		a.mu.Unlock()
-		body := map[string]any{"threadId": 1, "allThreadsStopped": true}
-		switch {
-		case p.Reason == "exception" || p.Reason == "promiseRejection":
-			body["reason"] = "exception"
-			var ex remoteObject
-			_ = json.Unmarshal(p.Data, &ex)
-			body["description"] = "Paused on exception"
-			body["text"] = firstLine(ex.Description)
-			if len(p.CallFrames) > 0 {
-				if path, _, _, _ := a.place(p.CallFrames[0].Location); path == "" {
-					// Stopped in node's own code (an ES module's loader
-					// rethrowing): say where the error was thrown.
-					if f, l := a.thrownAt(ex.Description); f != "" {
-						body["description"] = fmt.Sprintf("Paused on exception thrown at %s:%d", relTo(a.cfg.Root, f), l)
-					}
-				}
-			}
-		case len(p.HitBreakpoints) > 0:
-			body["reason"] = "breakpoint"
-			body["hitBreakpointIds"] = hit
-		case last == "next" || last == "stepIn" || last == "stepOut":
-			body["reason"] = "step"
-		case last == "pause":
-			body["reason"] = "pause"
-		default:
-			body["reason"] = "breakpoint"
-			body["description"] = "debugger statement"
-		}
-		a.event("stopped", body)
 	case "Debugger.resumed":
 		a.mu.Lock()
 		a.paused = nil
@@ -102,6 +33,95 @@ func (a *adapter) onCDP(method string, params json.RawMessage) {
 		clear(a.refs)
 		a.mu.Unlock()
 	}
+}
+
+// scriptParsed keeps a script node has loaded, and its source map.
+func (a *adapter) scriptParsed(sp scriptParsed) {
+	a.mu.Lock()
+	a.scripts[sp.ScriptID] = sp
+	a.mu.Unlock()
+	if sp.SourceMapURL != "" {
+		if m := a.loadScriptMap(sp); m != nil {
+			a.mu.Lock()
+			a.maps[sp.ScriptID] = m
+			a.mu.Unlock()
+		}
+	}
+}
+
+// onPaused keeps the stop, whose frames and references the next requests
+// name, and tells the client why the program stopped.
+func (a *adapter) onPaused(p *pausedParams) {
+	if len(p.CallFrames) > 0 && p.CallFrames[0].FunctionName == "tetherInlineSourceMap" {
+		// Not a stop: the relay is about to run a CommonJS module with an
+		// inline source map; set the breakpoints it leads to first.
+		go a.bindInline(p.CallFrames[0].CallFrameID)
+		return
+	}
+	a.mu.Lock()
+	a.paused = p
+	clear(a.frames)
+	clear(a.refs)
+	last := a.lastCmd
+	a.lastCmd = ""
+	var hit []int
+	for _, id := range p.HitBreakpoints {
+		if n, ok := a.bpByID[id]; ok {
+			hit = append(hit, n)
+		}
+	}
+	a.mu.Unlock()
+	body := godap.StoppedEventBody{ThreadId: 1, AllThreadsStopped: true}
+	switch {
+	case p.Reason == "exception" || p.Reason == "promiseRejection":
+		body.Reason = "exception"
+		body.Description, body.Text = a.pausedOnException(p)
+	case len(p.HitBreakpoints) > 0:
+		body.Reason = "breakpoint"
+		body.HitBreakpointIds = hit
+	case last == "next" || last == "stepIn" || last == "stepOut":
+		body.Reason = "step"
+	case last == "pause":
+		body.Reason = "pause"
+	default:
+		body.Reason = "breakpoint"
+		body.Description = "debugger statement"
+	}
+	a.send(&godap.StoppedEvent{Event: event("stopped"), Body: body})
+}
+
+// pausedOnException describes a stop on an exception: where it was thrown
+// when the stop is in node's own code, and the exception's first line.
+func (a *adapter) pausedOnException(p *pausedParams) (description, text string) {
+	var ex remoteObject
+	_ = json.Unmarshal(p.Data, &ex)
+	description = "Paused on exception"
+	if len(p.CallFrames) > 0 {
+		if path, _, _, _ := a.place(p.CallFrames[0].Location); path == "" {
+			// Stopped in node's own code (an ES module's loader
+			// rethrowing): say where the error was thrown.
+			if f, l := a.thrownAt(ex.Description); f != "" {
+				description = fmt.Sprintf("Paused on exception thrown at %s:%d", relTo(a.cfg.Root, f), l)
+			}
+		}
+	}
+	return description, firstLine(ex.Description)
+}
+
+// bindInline sets the breakpoints the inline source map of the module the
+// relay is about to compile leads to (its file name is the paused frame's
+// filename), then resumes.
+func (a *adapter) bindInline(callFrameID string) {
+	var r evalResult
+	if a.call("Debugger.evaluateOnCallFrame", evaluateOnCallFrameParams{CallFrameID: callFrameID, Expression: "filename"}, &r) == nil {
+		var file string
+		if json.Unmarshal(r.Result.Value, &file) == nil {
+			if m := a.readInlineMap(file); m != nil {
+				a.bindMapped(m)
+			}
+		}
+	}
+	_ = a.call("Debugger.resume", nil, nil)
 }
 
 // stackPlace is a file location in an error's stack ("at f (file:///a.js:2:9)").

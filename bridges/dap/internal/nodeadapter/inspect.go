@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	godap "github.com/google/go-dap"
 	"github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
 )
 
@@ -35,21 +36,19 @@ func (a *adapter) place(loc cdpLocation) (path, name string, line, col int) {
 	return path, name, line, col
 }
 
+// readMapFileIfKnown is the map file read so far of a generated file.
 func (a *adapter) readMapFileIfKnown(gen string) *sourcemap.Map {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.fileMaps[gen]
 }
 
-func (a *adapter) stackTrace(raw json.RawMessage) (any, error) {
-	if err := nodeThreadCheck(raw); err != nil {
+// stackTrace lists the paused program's frames, each at the place in the
+// source a map leads to when its script has one.
+func (a *adapter) stackTrace(args godap.StackTraceArguments) (*godap.StackTraceResponse, error) {
+	if err := checkThread(args.ThreadId); err != nil {
 		return nil, err
 	}
-	var args struct {
-		StartFrame int `json:"startFrame"`
-		Levels     int `json:"levels"`
-	}
-	_ = json.Unmarshal(raw, &args)
 	a.mu.Lock()
 	p := a.paused
 	a.mu.Unlock()
@@ -62,7 +61,7 @@ func (a *adapter) stackTrace(raw json.RawMessage) (any, error) {
 	if args.Levels > 0 {
 		end = min(total, start+args.Levels)
 	}
-	frames := []map[string]any{}
+	frames := []godap.StackFrame{}
 	for i := start; i < end; i++ {
 		cf := p.CallFrames[i]
 		path, name, line, col := a.place(cf.Location)
@@ -75,16 +74,16 @@ func (a *adapter) stackTrace(raw json.RawMessage) (any, error) {
 		if fn == "" {
 			fn = "(anonymous)"
 		}
-		f := map[string]any{"id": id, "name": fn, "line": line, "column": col}
+		f := godap.StackFrame{Id: id, Name: fn, Line: line, Column: col}
 		if path != "" {
-			f["source"] = map[string]any{"name": filepath.Base(path), "path": path}
+			f.Source = &godap.Source{Name: filepath.Base(path), Path: path}
 		} else if name != "" {
-			f["source"] = map[string]any{"name": name}
-			f["presentationHint"] = "subtle"
+			f.Source = &godap.Source{Name: name}
+			f.PresentationHint = "subtle"
 		}
 		frames = append(frames, f)
 	}
-	return map[string]any{"stackFrames": frames, "totalFrames": total}, nil
+	return &godap.StackTraceResponse{Body: godap.StackTraceResponseBody{StackFrames: frames, TotalFrames: total}}, nil
 }
 
 // frame returns the paused call frame a DAP frame id names.
@@ -101,6 +100,8 @@ func (a *adapter) frame(id int) (*callFrame, error) {
 	return &a.paused.CallFrames[i], nil
 }
 
+// ref is a new variables reference for an inspector object (0 for none);
+// references die when the program runs.
 func (a *adapter) ref(objectID string) int {
 	if objectID == "" {
 		return 0
@@ -112,73 +113,62 @@ func (a *adapter) ref(objectID string) int {
 	return a.nextRef
 }
 
-func (a *adapter) scopes(raw json.RawMessage) (any, error) {
-	var args struct {
-		FrameID int `json:"frameId"`
-	}
-	_ = json.Unmarshal(raw, &args)
-	cf, err := a.frame(args.FrameID)
+// scopes lists a frame's scope chain, innermost first.
+func (a *adapter) scopes(args godap.ScopesArguments) (*godap.ScopesResponse, error) {
+	cf, err := a.frame(args.FrameId)
 	if err != nil {
 		return nil, err
 	}
-	scopes := []map[string]any{}
+	scopes := []godap.Scope{}
 	for _, sc := range cf.ScopeChain {
 		name := strings.ToUpper(sc.Type[:1]) + sc.Type[1:]
 		if sc.Name != "" && sc.Type == "closure" {
 			name += " (" + sc.Name + ")"
 		}
-		scopes = append(scopes, map[string]any{
-			"name": name, "variablesReference": a.ref(sc.Object.ObjectID),
-			"expensive": sc.Type == "global",
-		})
+		scopes = append(scopes, godap.Scope{Name: name, VariablesReference: a.ref(sc.Object.ObjectID), Expensive: sc.Type == "global"})
 	}
-	return map[string]any{"scopes": scopes}, nil
+	return &godap.ScopesResponse{Body: godap.ScopesResponseBody{Scopes: scopes}}, nil
 }
 
-func (a *adapter) variables(raw json.RawMessage) (any, error) {
-	var args struct {
-		Ref   int `json:"variablesReference"`
-		Start int `json:"start"`
-		Count int `json:"count"`
-	}
-	_ = json.Unmarshal(raw, &args)
+// variables lists an object's own properties (private and internal ones
+// too): a page of them when start or count is given.
+func (a *adapter) variables(args godap.VariablesArguments) (*godap.VariablesResponse, error) {
 	a.mu.Lock()
-	obj, ok := a.refs[args.Ref]
+	obj, ok := a.refs[args.VariablesReference]
 	a.mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("unknown variables reference %d; take reference from scopes, or from a variable of this stop", args.Ref)
+		return nil, fmt.Errorf("unknown variables reference %d; take reference from scopes, or from a variable of this stop", args.VariablesReference)
 	}
 	var r struct {
 		Result   []propertyDescriptor `json:"result"`
 		Internal []propertyDescriptor `json:"internalProperties"`
 		Private  []propertyDescriptor `json:"privateProperties"`
 	}
-	if err := a.call("Runtime.getProperties", map[string]any{"objectId": obj, "ownProperties": true, "generatePreview": false}, &r); err != nil {
+	if err := a.call("Runtime.getProperties", getPropertiesParams{ObjectID: obj, OwnProperties: true}, &r); err != nil {
 		return nil, err
 	}
 	props := append(append(r.Result, r.Private...), r.Internal...)
-	vars := []map[string]any{}
+	vars := []godap.Variable{}
 	for _, p := range props {
 		if p.Value == nil {
 			if p.Get == nil || p.Name == "__proto__" {
 				continue
 			}
-			vars = append(vars, map[string]any{"name": p.Name, "value": "(getter)", "variablesReference": 0})
+			vars = append(vars, godap.Variable{Name: p.Name, Value: "(getter)"})
 			continue
 		}
-		v := a.variable(p.Name, *p.Value)
-		vars = append(vars, v)
+		vars = append(vars, a.variable(p.Name, *p.Value))
 	}
 	start := min(max(args.Start, 0), len(vars))
 	end := len(vars)
 	if args.Count > 0 {
 		end = min(end, start+args.Count)
 	}
-	return map[string]any{"variables": vars[start:end]}, nil
+	return &godap.VariablesResponse{Body: godap.VariablesResponseBody{Variables: vars[start:end]}}, nil
 }
 
 // variable is one DAP variable for a remote object.
-func (a *adapter) variable(name string, o remoteObject) map[string]any {
+func (a *adapter) variable(name string, o remoteObject) godap.Variable {
 	typ := o.Type
 	if o.Subtype != "" {
 		typ = o.Subtype
@@ -190,7 +180,7 @@ func (a *adapter) variable(name string, o remoteObject) map[string]any {
 	if o.ObjectID != "" && o.Type != "function" {
 		ref = a.ref(o.ObjectID)
 	}
-	return map[string]any{"name": name, "value": renderRemote(o), "type": typ, "variablesReference": ref}
+	return godap.Variable{Name: name, Value: renderRemote(o), Type: typ, VariablesReference: ref}
 }
 
 // renderRemote shows a value as JavaScript would write it: strings quoted,
@@ -219,31 +209,29 @@ func renderRemote(o remoteObject) string {
 	return string(o.Value)
 }
 
-func (a *adapter) evaluate(raw json.RawMessage) (any, error) {
-	var args struct {
-		Expression string `json:"expression"`
-		FrameID    int    `json:"frameId"`
-	}
-	_ = json.Unmarshal(raw, &args)
+// evaluate evaluates an expression in a frame (by default the top frame of
+// the stop), or globally while the program runs.
+func (a *adapter) evaluate(args godap.EvaluateArguments) (*godap.EvaluateResponse, error) {
 	var r evalResult
 	var err error
-	a.mu.Lock()
-	paused := a.paused != nil
-	a.mu.Unlock()
-	switch {
-	case args.FrameID != 0:
-		cf, ferr := a.frame(args.FrameID)
+	callFrameID := ""
+	if args.FrameId != 0 {
+		cf, ferr := a.frame(args.FrameId)
 		if ferr != nil {
 			return nil, ferr
 		}
-		err = a.call("Debugger.evaluateOnCallFrame", map[string]any{"callFrameId": cf.CallFrameID, "expression": args.Expression}, &r)
-	case paused:
+		callFrameID = cf.CallFrameID
+	} else {
 		a.mu.Lock()
-		id := a.paused.CallFrames[0].CallFrameID
+		if a.paused != nil && len(a.paused.CallFrames) > 0 {
+			callFrameID = a.paused.CallFrames[0].CallFrameID
+		}
 		a.mu.Unlock()
-		err = a.call("Debugger.evaluateOnCallFrame", map[string]any{"callFrameId": id, "expression": args.Expression}, &r)
-	default:
-		err = a.call("Runtime.evaluate", map[string]any{"expression": args.Expression}, &r)
+	}
+	if callFrameID != "" {
+		err = a.call("Debugger.evaluateOnCallFrame", evaluateOnCallFrameParams{CallFrameID: callFrameID, Expression: args.Expression}, &r)
+	} else {
+		err = a.call("Runtime.evaluate", evaluateParams{Expression: args.Expression}, &r)
 	}
 	if err != nil {
 		return nil, err
@@ -256,12 +244,12 @@ func (a *adapter) evaluate(raw json.RawMessage) (any, error) {
 		return nil, errors.New(msg)
 	}
 	v := a.variable("", r.Result)
-	return map[string]any{"result": v["value"], "type": v["type"], "variablesReference": v["variablesReference"]}, nil
+	return &godap.EvaluateResponse{Body: godap.EvaluateResponseBody{Result: v.Value, Type: v.Type, VariablesReference: v.VariablesReference}}, nil
 }
 
 // exceptionInfo names the exception the program is stopped on: its class
 // and message, with its stack.
-func (a *adapter) exceptionInfo() (any, error) {
+func (a *adapter) exceptionInfo() (*godap.ExceptionInfoResponse, error) {
 	a.mu.Lock()
 	p := a.paused
 	state := a.excState
@@ -275,14 +263,13 @@ func (a *adapter) exceptionInfo() (any, error) {
 	if id == "" {
 		id = ex.Type
 	}
-	desc := renderRemote(ex)
-	msg, stack, _ := strings.Cut(desc, "\n")
-	mode := "unhandled"
+	msg, stack, _ := strings.Cut(renderRemote(ex), "\n")
+	mode := godap.ExceptionBreakMode("unhandled")
 	if state == "all" {
 		mode = "always"
 	}
-	return map[string]any{
-		"exceptionId": id, "description": msg, "breakMode": mode,
-		"details": map[string]any{"message": msg, "typeName": id, "stackTrace": stack},
-	}, nil
+	return &godap.ExceptionInfoResponse{Body: godap.ExceptionInfoResponseBody{
+		ExceptionId: id, Description: msg, BreakMode: mode,
+		Details: &godap.ExceptionDetails{Message: msg, TypeName: id, StackTrace: stack},
+	}}, nil
 }

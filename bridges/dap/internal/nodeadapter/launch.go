@@ -13,12 +13,13 @@ import (
 	"syscall"
 	"time"
 
+	godap "github.com/google/go-dap"
 	"github.com/tetherhq/tether/internal/proc"
 )
 
 // launchArgs are the launch request's arguments (the adapter's Launch or
 // Test template, expanded).
-type nodeLaunchArgs struct {
+type launchArgs struct {
 	Program string   `json:"program"`
 	Args    []string `json:"args"`
 	Cwd     string   `json:"cwd"`
@@ -29,60 +30,108 @@ type nodeLaunchArgs struct {
 	Test bool `json:"test"`
 }
 
+// nodeRun is the node command a launch runs.
+type nodeRun struct {
+	program  string   // the JavaScript file node runs
+	nodeArgs []string // node's own arguments, before the relay
+	args     []string // the program's
+	cwd      string
+}
+
+// launch starts the program stopped before its first line, with the
+// inspector enabled; configurationDone runs it.
 func (a *adapter) launch(raw json.RawMessage) error {
-	var args nodeLaunchArgs
+	var args launchArgs
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return fmt.Errorf("launch arguments: %w", err)
 	}
 	if args.Program == "" {
 		return errors.New("launch needs program")
 	}
-	if args.Cwd == "" {
-		args.Cwd = a.cfg.Root
+	run, err := a.plan(args)
+	if err != nil {
+		return err
 	}
-	program := args.Program
-	nodeArgs := append([]string(nil), args.NodeArgs...)
+	ready, exited, err := a.start(run)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-ready:
+	case <-exited:
+		return errors.New("node exited before its inspector was reachable; see the program output")
+	case <-time.After(nodeRequestTimeout):
+		return errors.New("node's inspector relay did not start within 30s")
+	}
+	if err := a.call("Debugger.enable", enableParams{MaxScriptsCacheSize: 10_000_000}, nil); err != nil {
+		return err
+	}
+	// Steps pass over node's own code (a step out of a test lands in the
+	// next test, not in the test runner). The ES module job stays
+	// visible: an ES module's uncaught exception stops there, and an
+	// exception is not stopped on where every frame is blackboxed.
+	if err := a.call("Debugger.setBlackboxPatterns", blackboxParams{Patterns: []string{`^node:(?!internal/modules/esm/module_job)`}}, nil); err != nil {
+		return err
+	}
+	a.launched = true
+	return nil
+}
+
+// plan is the node command a launch runs: a test run's name pattern goes
+// to node, a package.json script is resolved to the file it runs, and a
+// TypeScript program is compiled.
+func (a *adapter) plan(args launchArgs) (nodeRun, error) {
+	r := nodeRun{program: args.Program, nodeArgs: append([]string(nil), args.NodeArgs...), args: args.Args, cwd: args.Cwd}
+	if r.cwd == "" {
+		r.cwd = a.cfg.Root
+	}
 	if args.Test {
-		for len(args.Args) > 0 && strings.HasPrefix(args.Args[0], TestNamePattern) {
-			nodeArgs, args.Args = append(nodeArgs, args.Args[0]), args.Args[1:]
+		for len(r.args) > 0 && strings.HasPrefix(r.args[0], TestNamePattern) {
+			r.nodeArgs, r.args = append(r.nodeArgs, r.args[0]), r.args[1:]
 		}
 	}
-	if filepath.Base(program) == "package.json" {
-		p, extra, rest, err := packageScript(program, args.Args)
+	if filepath.Base(r.program) == "package.json" {
+		p, extra, rest, err := packageScript(r.program, r.args)
 		if err != nil {
-			return err
+			return nodeRun{}, err
 		}
-		program, nodeArgs, args.Args = p, append(nodeArgs, extra...), rest
-		args.Cwd = filepath.Dir(args.Program)
+		r.program, r.nodeArgs, r.args = p, append(r.nodeArgs, extra...), rest
+		r.cwd = filepath.Dir(args.Program)
 	}
-	if isTypeScript(program) {
-		out, err := a.compileTS(program)
+	if isTypeScript(r.program) {
+		out, err := a.compileTS(r.program)
 		if err != nil {
-			return err
+			return nodeRun{}, err
 		}
-		program = out
+		r.program = out
 	}
+	return r, nil
+}
+
+// start starts node on the relay, then the program, sandboxed; ready
+// closes when the relay has reached the inspector, exited when node has
+// exited (after the exited and terminated events are sent).
+func (a *adapter) start(r nodeRun) (ready, exited <-chan struct{}, err error) {
 	relayFile := filepath.Join(a.cfg.Scratch, "tether-inspector.cjs")
 	if err := os.WriteFile(relayFile, relay, 0o600); err != nil {
-		return fmt.Errorf("writing the inspector relay: %w", err)
+		return nil, nil, fmt.Errorf("writing the inspector relay: %w", err)
 	}
-	argv := append(append([]string{a.cfg.Node}, nodeArgs...), relayFile, program)
-	argv = append(argv, args.Args...)
+	argv := append(append([]string{a.cfg.Node}, r.nodeArgs...), relayFile, r.program)
+	argv = append(argv, r.args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = args.Cwd
+	cmd.Dir = r.cwd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// The program reads end-of-file from stdin, as under the other adapters.
-	toNode, fromBridge, err := os.Pipe()
+	toNode, fromAdapter, err := os.Pipe()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	fromNode, toBridge, err := os.Pipe()
+	fromNode, toAdapter, err := os.Pipe()
 	if err != nil {
-		toNode.Close()
-		fromBridge.Close()
-		return err
+		closeFiles(toNode, fromAdapter)
+		return nil, nil, err
 	}
-	cmd.ExtraFiles = []*os.File{toNode, toBridge}
+	cmd.ExtraFiles = []*os.File{toNode, toAdapter}
 	cmd.Stdout = &outputWriter{a: a, category: "stdout"}
 	cmd.Stderr = &outputWriter{a: a, category: "stderr"}
 	cmd.WaitDelay = 2 * time.Second
@@ -93,65 +142,50 @@ func (a *adapter) launch(raw json.RawMessage) error {
 		cmd.Env = append(cmd.Env, "NODE_PATH="+nm)
 	}
 	if err := a.sandbox(cmd, "node debuggee", a.cfg.Node); err != nil {
-		toNode.Close()
-		fromBridge.Close()
-		fromNode.Close()
-		toBridge.Close()
-		return err
+		closeFiles(toNode, fromAdapter, fromNode, toAdapter)
+		return nil, nil, err
 	}
 	if err := proc.Start(cmd); err != nil {
-		toNode.Close()
-		fromBridge.Close()
-		fromNode.Close()
-		toBridge.Close()
-		return fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
+		closeFiles(toNode, fromAdapter, fromNode, toAdapter)
+		return nil, nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
 	}
-	toNode.Close()
-	toBridge.Close()
+	closeFiles(toNode, toAdapter)
 	a.cmd = cmd
-	ready := make(chan struct{})
+	readyCh := make(chan struct{})
 	var readyOnce sync.Once
-	a.cdp = newCDPConn(fromNode, fromBridge, func(method string, params json.RawMessage) {
+	a.cdp = newCDPConn(fromNode, fromAdapter, func(method string, params json.RawMessage) {
 		if method == "tether.ready" {
-			readyOnce.Do(func() { close(ready) })
+			readyOnce.Do(func() { close(readyCh) })
 			return
 		}
 		a.onCDP(method, params)
 	})
-	exited := make(chan struct{})
-	go func() {
-		err := cmd.Wait()
-		close(exited)
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		}
-		close(a.exit)
-		a.event("exited", map[string]any{"exitCode": code})
-		a.event("terminated", nil)
-	}()
-	a.event("process", map[string]any{"name": program, "systemProcessId": cmd.Process.Pid, "isLocalProcess": true, "startMethod": "launch"})
-	select {
-	case <-ready:
-	case <-exited:
-		return errors.New("node exited before its inspector was reachable; see the program output")
-	case <-time.After(nodeRequestTimeout):
-		return errors.New("node's inspector relay did not start within 30s")
-	}
-	if err := a.call("Debugger.enable", map[string]any{"maxScriptsCacheSize": 10_000_000}, nil); err != nil {
-		return err
-	}
-	// Steps pass over node's own code (a step out of a test lands in the
-	// next test, not in the test runner). The ES module job stays
-	// visible: an ES module's uncaught exception stops there, and an
-	// exception is not stopped on where every frame is blackboxed.
-	if err := a.call("Debugger.setBlackboxPatterns", map[string]any{"patterns": []string{`^node:(?!internal/modules/esm/module_job)`}}, nil); err != nil {
-		return err
-	}
+	exitedCh := make(chan struct{})
+	go a.wait(cmd, exitedCh)
+	a.send(&godap.ProcessEvent{Event: event("process"), Body: godap.ProcessEventBody{
+		Name: r.program, SystemProcessId: cmd.Process.Pid, IsLocalProcess: true, StartMethod: "launch"}})
+	return readyCh, exitedCh, nil
+}
 
-	a.launched = true
-	return nil
+// wait waits for node to exit, closes exited and says so (exited and
+// terminated events).
+func (a *adapter) wait(cmd *exec.Cmd, exited chan struct{}) {
+	err := cmd.Wait()
+	close(exited)
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	}
+	close(a.exit)
+	a.send(&godap.ExitedEvent{Event: event("exited"), Body: godap.ExitedEventBody{ExitCode: code}})
+	a.send(&godap.TerminatedEvent{Event: event("terminated")})
+}
+
+func closeFiles(fs ...*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
 }
 
 func isDir(p string) bool {
@@ -197,6 +231,6 @@ func (w *outputWriter) Write(p []byte) (int, error) {
 		}
 		text = strings.Replace(text, "\n"+nodeWaiting, "\n", 1)
 	}
-	w.a.event("output", map[string]any{"category": w.category, "output": text})
+	w.a.send(&godap.OutputEvent{Event: event("output"), Body: godap.OutputEventBody{Category: w.category, Output: text}})
 	return len(p), nil
 }
