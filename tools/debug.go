@@ -209,55 +209,86 @@ func spellDuration(d time.Duration) string {
 	return d.String()
 }
 
-// debugBreakpoints is op breakpoints: file's line breakpoints, the function
-// breakpoints and the exception filters, each when given.
-func debugBreakpoints(ctx context.Context, sv *dap.Supervisor, conv, root string, req debugRequest, b *strings.Builder, r *debugReply) error {
-	if req.File == "" && req.FunctionBreakpoints == nil && req.ExceptionFilters == nil {
-		if len(req.Lines) > 0 || len(req.Breakpoints) > 0 {
-			return fmt.Errorf("debug: breakpoints needs file with lines or breakpoints (the source file they are in, relative to the working dir)")
-		}
-		return fmt.Errorf("debug: breakpoints needs file (with lines or breakpoints; neither clears the file), function_breakpoints, or exception_filters")
+// debugCall is one op's call: the supervisor, the conversation, its
+// working dir (absolute) and the request.
+type debugCall struct {
+	sv   *dap.Supervisor
+	conv string
+	root string
+	req  debugRequest
+}
+
+// debugNeeds is what an op needs beyond what its schema checks.
+type debugNeeds struct {
+	// session: the op drives one session, the main one or child session N
+	// (dap.Supervisor.UseSession); an op without it refuses session.
+	session bool
+	// args checks the request's arguments before the call; nil: nothing
+	// more to check.
+	args func(debugRequest) error
+}
+
+// drives is what an op that drives one session needs.
+var drives = debugNeeds{session: true}
+
+// debugAction is one op of the debug tool.
+type debugAction interface {
+	needs() debugNeeds
+	// do makes the op's call and renders what it found: the text and the
+	// structured reply.
+	do(ctx context.Context, c debugCall) (string, *debugReply, error)
+}
+
+// action is an op (gopls's one function per feature): call makes the one
+// Supervisor call the op is, and render says what it returned, in text and
+// in the structured reply.
+type action[T any] struct {
+	need   debugNeeds
+	call   func(context.Context, debugCall) (T, error)
+	render func(debugCall, T, *debugReply) string
+}
+
+func (a action[T]) needs() debugNeeds { return a.need }
+
+func (a action[T]) do(ctx context.Context, c debugCall) (string, *debugReply, error) {
+	res, err := a.call(ctx, c)
+	if err != nil {
+		return "", nil, err
 	}
-	if req.File != "" {
-		args := dap.BreakpointsArgs{File: req.File, Lines: req.Lines}
-		for _, x := range req.Breakpoints {
-			args.Breakpoints = append(args.Breakpoints, dap.SourceBreakpoint(x))
-		}
-		bp, err := sv.SetSourceBreakpoints(ctx, conv, root, args)
-		if err != nil {
-			return err
-		}
-		r.Breakpoints = append(r.Breakpoints, bp.States...)
-		if len(bp.Lines) == 0 {
-			fmt.Fprintf(b, "cleared breakpoints in %s\n", relTo(root, bp.File))
-		}
-	}
-	if req.FunctionBreakpoints != nil {
-		st, err := sv.SetFunctionBreakpoints(ctx, conv, req.FunctionBreakpoints)
-		if err != nil {
-			return err
-		}
-		r.Breakpoints = append(r.Breakpoints, st...)
-		if len(st) == 0 {
-			b.WriteString("cleared the function breakpoints\n")
-		}
-	}
-	if len(r.Breakpoints) > 0 {
-		writeBreakpoints(b, root, r.Breakpoints)
-		b.WriteString("\n")
-	}
-	if req.ExceptionFilters != nil {
-		fs, err := sv.SetExceptionFilters(ctx, conv, req.ExceptionFilters)
-		if err != nil {
-			return err
-		}
-		r.ExceptionFilters = fs
-		writeFilters(b, req.ExceptionFilters, fs)
-	}
-	text := strings.TrimRight(b.String(), "\n")
-	b.Reset()
-	b.WriteString(text)
-	return nil
+	r := &debugReply{}
+	return a.render(c, res, r), r, nil
+}
+
+// debugActions are the debug tool's ops (debugOps lists them in order); a
+// file per group: debug_session.go (adapters, status, launch, attach,
+// output, terminate), debug_breakpoints.go, debug_run.go (continue,
+// pause, steps), debug_inspect.go (threads, stack, scopes, variables,
+// evaluate) and debug_more.go (the optional ops).
+var debugActions = map[string]debugAction{
+	"adapters":    action[[]dap.AdapterStatus]{call: callAdapters, render: renderAdapters},
+	"status":      action[*debugStatus]{call: callStatus, render: renderStatus},
+	"breakpoints": action[*debugBreakpointsSet]{need: debugNeeds{args: needBreakpointsTarget}, call: callBreakpoints, render: renderBreakpoints},
+	"launch":      action[*dap.Started]{call: callLaunch, render: renderStarted},
+	"attach":      action[*dap.Started]{call: callAttach, render: renderStarted},
+	"continue":    action[*dap.Outcome]{need: drives, call: callResume((*dap.Supervisor).Continue), render: renderOutcome},
+	"pause":       action[*dap.Outcome]{need: drives, call: callResume((*dap.Supervisor).Pause), render: renderOutcome},
+	"step_over":   action[*dap.Outcome]{need: drives, call: callResume((*dap.Supervisor).StepOver), render: renderOutcome},
+	"step_in":     action[*dap.Outcome]{need: drives, call: callResume((*dap.Supervisor).StepIn), render: renderOutcome},
+	"step_out":    action[*dap.Outcome]{need: drives, call: callResume((*dap.Supervisor).StepOut), render: renderOutcome},
+	"threads":     action[*dap.Threads]{need: drives, call: callThreads, render: renderThreads},
+	"stack":       action[*dap.Stack]{need: drives, call: callStack, render: renderStack},
+	"scopes":      action[*dap.Scopes]{need: drives, call: callScopes, render: renderScopes},
+	"variables":   action[*dap.Variables]{need: drives, call: callVariables, render: renderVariables},
+	"evaluate":    action[*dap.Variable]{need: drives, call: callEvaluate, render: renderEvaluation},
+	"output":      action[*dap.Output]{call: callOutput, render: renderOutput},
+	"terminate":   action[*dap.Terminated]{call: callTerminate, render: renderTerminated},
+
+	"set_variable":   action[*dap.Variable]{need: drives, call: callSetVariable, render: renderSetVariable},
+	"set_expression": action[*dap.Variable]{need: drives, call: callSetExpression, render: renderSetExpression},
+	"modules":        action[*dap.Modules]{need: drives, call: callModules, render: renderModules},
+	"loaded_sources": action[*dap.Sources]{need: drives, call: callLoadedSources, render: renderSources},
+	"read_memory":    action[*dap.Memory]{need: drives, call: callReadMemory, render: renderMemory},
+	"disassemble":    action[*dap.Disassembly]{need: drives, call: callDisassemble, render: renderDisassembly},
 }
 
 // debugDo performs one op for a conversation whose working directory is
@@ -270,136 +301,28 @@ func debugDo(ctx context.Context, sv *dap.Supervisor, conv, root string, req deb
 	if err != nil {
 		return "", nil, fmt.Errorf("debug: working dir: %w", err)
 	}
-	var b strings.Builder
-	r := &debugReply{}
-	if drivesSession(req.Op) {
+	act, known := debugActions[req.Op]
+	var needs debugNeeds
+	if known {
+		needs = act.needs()
+	}
+	if needs.session {
 		if err := sv.UseSession(conv, req.Session); err != nil {
 			return "", nil, err
 		}
 	} else if req.Session != 0 {
 		return "", nil, fmt.Errorf("debug: %s does not take session; it applies to the whole session and its children", req.Op)
 	}
-	switch req.Op {
-	case "adapters":
-		r.Adapters = sv.Adapters(ctx, root)
-		writeAdapters(&b, root, r.Adapters)
-	case "status":
-		st, err := sv.Status(conv)
-		if err != nil {
-			return "", nil, err
-		}
-		r.Session, r.Stop, r.Children = st.Session, st.Stop, sv.Children(conv)
-		writeStatus(&b, st)
-	case "breakpoints":
-		if err := debugBreakpoints(ctx, sv, conv, root, req, &b, r); err != nil {
-			return "", nil, err
-		}
-	case "launch", "attach":
-		var st *dap.Started
-		if req.Op == "launch" {
-			ReportStep(ctx, "debug: launching "+req.Program+" (starting the debug adapter)")
-		} else {
-			ReportStep(ctx, fmt.Sprintf("debug: attaching (pid %d, port %d; starting the debug adapter)", req.PID, req.Port))
-		}
-		if req.Op == "launch" {
-			st, err = sv.Launch(ctx, conv, root, dap.LaunchArgs{Program: req.Program, Args: req.Args, Adapter: req.Adapter, Test: req.Test})
-		} else {
-			st, err = sv.Attach(ctx, conv, root, dap.AttachArgs{PID: req.PID, Port: req.Port, Host: req.Host, Adapter: req.Adapter})
-		}
-		if err != nil {
-			return "", nil, err
-		}
-		r.Breakpoints, r.Session, r.Stop, r.Exited = st.Breakpoints, st.Session, st.Outcome.Stop, st.Outcome.Exited
-		fmt.Fprintf(&b, "started %s\n", st.Title)
-		if st.Sandbox != "" {
-			fmt.Fprintf(&b, "%s\n", st.Sandbox)
-		}
-		if st.Limits != "" {
-			fmt.Fprintf(&b, "limits: %s\n", st.Limits)
-		}
-		if len(st.Ops) > 0 {
-			fmt.Fprintf(&b, "the adapter also offers %s\n", strings.Join(st.Ops, ", "))
-		}
-		writeOutcome(&b, &st.Outcome)
-		if len(st.Breakpoints) > 0 {
-			b.WriteString("\n")
-			writeBreakpoints(&b, root, st.Breakpoints)
-		}
-	case "continue", "pause", "step_over", "step_in", "step_out":
-		run := map[string]func(context.Context, string, int) (*dap.Outcome, error){
-			"continue": sv.Continue, "pause": sv.Pause, "step_over": sv.StepOver, "step_in": sv.StepIn, "step_out": sv.StepOut,
-		}[req.Op]
-		o, err := run(ctx, conv, req.ThreadID)
-		if err != nil {
-			return "", nil, err
-		}
-		r.Stop, r.Exited = o.Stop, o.Exited
-		writeOutcome(&b, o)
-	case "threads":
-		th, err := sv.Threads(ctx, conv)
-		if err != nil {
-			return "", nil, err
-		}
-		r.Threads = th.Threads
-		writeThreads(&b, th)
-	case "stack":
-		st, err := sv.Stack(ctx, conv, req.ThreadID, req.Start)
-		if err != nil {
-			return "", nil, err
-		}
-		r.Frames = st.Frames
-		writeStack(&b, st, req.ThreadID != 0)
-	case "scopes":
-		sc, err := sv.Scopes(ctx, conv, req.ThreadID, req.FrameID)
-		if err != nil {
-			return "", nil, err
-		}
-		r.Scopes = sc.Scopes
-		writeScopes(&b, sc)
-	case "variables":
-		vs, err := sv.Variables(ctx, conv, req.Reference, req.Start)
-		if err != nil {
-			return "", nil, err
-		}
-		r.Variables = vs.Variables
-		writeVariables(&b, vs)
-	case "evaluate":
-		v, err := sv.Evaluate(ctx, conv, req.Expression, req.ThreadID, req.FrameID)
-		if err != nil {
-			return "", nil, err
-		}
-		r.Value = v
-		writeEvaluation(&b, req.Expression, v)
-	case "output":
-		out, err := sv.Output(conv)
-		if err != nil {
-			return "", nil, err
-		}
-		r.Output = out.Text
-		writeOutput(&b, out)
-	case "terminate":
-		t, err := sv.Terminate(conv)
-		if err != nil {
-			return "", nil, err
-		}
-		writeTerminated(&b, t)
-	case "":
+	switch {
+	case req.Op == "":
 		return "", nil, fmt.Errorf("debug: missing op; use one of %s", strings.Join(debugOps, ", "))
-	default:
-		if ok, err := debugMore(ctx, sv, conv, req, &b, r); ok {
-			if err != nil {
-				return "", nil, err
-			}
-			break
-		}
-		if !slices.Contains(debugOps, req.Op) {
-			return "", nil, fmt.Errorf("debug: unknown op %q; use one of %s", req.Op, strings.Join(debugOps, ", "))
+	case !known:
+		return "", nil, fmt.Errorf("debug: unknown op %q; use one of %s", req.Op, strings.Join(debugOps, ", "))
+	}
+	if needs.args != nil {
+		if err := needs.args(req); err != nil {
+			return "", nil, err
 		}
 	}
-	text := b.String()
-	switch req.Op {
-	case "adapters", "launch", "attach", "continue", "pause", "step_over", "step_in", "step_out", "output", "read_memory":
-		text = strings.TrimRight(text, "\n")
-	}
-	return text, r, nil
+	return act.do(ctx, debugCall{sv: sv, conv: conv, root: root, req: req})
 }

@@ -4,69 +4,84 @@ package tools
 // capabilities say so (dap.OptionalOps), and their text.
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"slices"
 	"strings"
 
 	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/fsutil"
 )
 
-// debugMore performs an optional op; handled is false for any other op.
-func debugMore(ctx context.Context, sv *dap.Supervisor, conv string, req debugRequest, b *strings.Builder, r *debugReply) (handled bool, err error) {
-	mem := dap.MemoryArgs{Reference: req.MemoryReference, Expression: req.Expression, ThreadID: req.ThreadID, FrameID: req.FrameID, Offset: req.Offset, Count: req.Count}
-	switch req.Op {
-	case "set_variable":
-		v, err := sv.SetVariable(ctx, conv, req.Reference, req.Name, req.Value)
-		if err != nil {
-			return true, err
-		}
-		r.Value = v
-		fmt.Fprintf(b, "set ")
-		writeEvaluation(b, req.Name, v)
-	case "set_expression":
-		v, err := sv.SetExpression(ctx, conv, req.Expression, req.Value, req.ThreadID, req.FrameID)
-		if err != nil {
-			return true, err
-		}
-		r.Value = v
-		fmt.Fprintf(b, "set ")
-		writeEvaluation(b, req.Expression, v)
-	case "modules":
-		m, err := sv.Modules(ctx, conv, req.Start)
-		if err != nil {
-			return true, err
-		}
-		r.Modules = m.Modules
-		writeModules(b, m)
-	case "loaded_sources":
-		s, err := sv.LoadedSources(ctx, conv, req.Start)
-		if err != nil {
-			return true, err
-		}
-		r.Frames = s.Sources
-		writeSources(b, s)
-	case "read_memory":
-		m, err := sv.ReadMemory(ctx, conv, mem)
-		if err != nil {
-			return true, err
-		}
-		r.Memory = m
-		writeMemory(b, m)
-	case "disassemble":
-		d, err := sv.Disassemble(ctx, conv, mem)
-		if err != nil {
-			return true, err
-		}
-		r.Instructions = d.Instructions
-		writeDisassembly(b, d)
-	default:
-		return false, nil
-	}
-	return true, nil
+// memoryArgs are the request's arguments of read_memory and disassemble.
+func memoryArgs(req debugRequest) dap.MemoryArgs {
+	return dap.MemoryArgs{Reference: req.MemoryReference, Expression: req.Expression, ThreadID: req.ThreadID, FrameID: req.FrameID, Offset: req.Offset, Count: req.Count}
+}
+
+func callSetVariable(ctx context.Context, c debugCall) (*dap.Variable, error) {
+	return c.sv.SetVariable(ctx, c.conv, c.req.Reference, c.req.Name, c.req.Value)
+}
+
+func renderSetVariable(c debugCall, v *dap.Variable, r *debugReply) string {
+	r.Value = v
+	var b strings.Builder
+	b.WriteString("set ")
+	writeEvaluation(&b, c.req.Name, v)
+	return b.String()
+}
+
+func callSetExpression(ctx context.Context, c debugCall) (*dap.Variable, error) {
+	return c.sv.SetExpression(ctx, c.conv, c.req.Expression, c.req.Value, c.req.ThreadID, c.req.FrameID)
+}
+
+func renderSetExpression(c debugCall, v *dap.Variable, r *debugReply) string {
+	r.Value = v
+	var b strings.Builder
+	b.WriteString("set ")
+	writeEvaluation(&b, c.req.Expression, v)
+	return b.String()
+}
+
+func callModules(ctx context.Context, c debugCall) (*dap.Modules, error) {
+	return c.sv.Modules(ctx, c.conv, c.req.Start)
+}
+
+func renderModules(_ debugCall, m *dap.Modules, r *debugReply) string {
+	r.Modules = m.Modules
+	var b strings.Builder
+	writeModules(&b, m)
+	return b.String()
+}
+
+func callLoadedSources(ctx context.Context, c debugCall) (*dap.Sources, error) {
+	return c.sv.LoadedSources(ctx, c.conv, c.req.Start)
+}
+
+func renderSources(_ debugCall, s *dap.Sources, r *debugReply) string {
+	r.Frames = s.Sources
+	var b strings.Builder
+	writeSources(&b, s)
+	return b.String()
+}
+
+func callReadMemory(ctx context.Context, c debugCall) (*dap.Memory, error) {
+	return c.sv.ReadMemory(ctx, c.conv, memoryArgs(c.req))
+}
+
+func renderMemory(_ debugCall, m *dap.Memory, r *debugReply) string {
+	r.Memory = m
+	var b strings.Builder
+	writeMemory(&b, m)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func callDisassemble(ctx context.Context, c debugCall) (*dap.Disassembly, error) {
+	return c.sv.Disassemble(ctx, c.conv, memoryArgs(c.req))
+}
+
+func renderDisassembly(_ debugCall, d *dap.Disassembly, r *debugReply) string {
+	r.Instructions = d.Instructions
+	var b strings.Builder
+	writeDisassembly(&b, d)
+	return b.String()
 }
 
 func writeModules(b *strings.Builder, m *dap.Modules) {
@@ -147,108 +162,4 @@ func filepathBase(p string) string {
 		return p[i+1:]
 	}
 	return p
-}
-
-// drivesSession reports whether op acts on one session, the main one or a
-// child (argument session).
-func drivesSession(op string) bool {
-	switch op {
-	case "continue", "pause", "step_over", "step_in", "step_out", "threads", "stack", "scopes", "variables", "evaluate":
-		return true
-	}
-	return slices.Contains(dap.OptionalOps(), op)
-}
-
-// maxFollowBytes bounds the files debugFollowEdits reads before and after
-// a write.
-const maxFollowBytes = 8 << 20
-
-// debugFollowEdits is the middleware on every tool that writes files
-// (Tool.Writes: write, edit, apply_patch, ast_edit, resolve, lsp_rename,
-// and any other): it reads the files the conversation has breakpoints in
-// before and after the write, and for each one the write changed, moves
-// the breakpoints with the edit (dap.Supervisor.FollowEdit), sending them
-// to a live session's adapter again, and says so after the tool's result.
-func debugFollowEdits(sv *dap.Supervisor, conv, workDir string) Middleware {
-	return func(next Handler) Handler {
-		return func(ctx context.Context, call *Call) (*Result, error) {
-			files := sv.BreakpointFiles(conv)
-			root, rerr := fsutil.NewRoot(workDir)
-			if len(files) == 0 || rerr != nil {
-				return next(ctx, call)
-			}
-			read := func(f string) ([]byte, bool) {
-				if fi, err := os.Stat(f); err != nil || fi.Size() > maxFollowBytes {
-					return nil, false
-				}
-				b, err := root.ReadFile(f)
-				return b, err == nil
-			}
-			before := map[string][]byte{}
-			for _, f := range files {
-				if b, ok := read(f); ok {
-					before[f] = b
-				}
-			}
-			res, err := next(ctx, call)
-			var notes []string
-			for _, f := range files {
-				old, ok := before[f]
-				if !ok {
-					continue
-				}
-				now, ok := read(f)
-				if !ok || bytes.Equal(old, now) {
-					continue
-				}
-				m, ferr := sv.FollowEdit(ctx, conv, f, old, now)
-				if ferr != nil {
-					notes = append(notes, ferr.Error())
-				}
-				if m != nil {
-					notes = append(notes, movedNote(workDir, m))
-				}
-			}
-			if len(notes) > 0 && res != nil {
-				res.Content = append(res.Content, Content{Type: TextContent, Text: strings.Join(notes, "\n")})
-			}
-			return res, err
-		}
-	}
-}
-
-// movedNote says how an edit moved a file's breakpoints.
-func movedNote(workDir string, m *dap.Moved) string {
-	var b strings.Builder
-	if m.Deferred {
-		return fmt.Sprintf("debug: a debug op is waiting for the program; the breakpoints of %s move with this edit when it ends", relTo(workDir, m.File))
-	}
-	pairs := make([]string, len(m.From))
-	for i := range m.From {
-		pairs[i] = fmt.Sprintf("%d -> %d", m.From[i], m.To[i])
-	}
-	fmt.Fprintf(&b, "debug: breakpoints of %s moved with the edit: line %s", relTo(workDir, m.File), strings.Join(pairs, ", "))
-	if m.Gone > 0 {
-		fmt.Fprintf(&b, " (%d on removed lines, moved to the line in their place)", m.Gone)
-	}
-	if m.Adapter == "" {
-		b.WriteString("; kept for the next launch or attach")
-		return b.String()
-	}
-	var st []string
-	for _, s := range m.States {
-		switch {
-		case s.Verified && s.ActualLine != 0 && s.ActualLine != s.Line:
-			st = append(st, fmt.Sprintf("%d placed at %d", s.Line, s.ActualLine))
-		case s.Verified:
-			st = append(st, fmt.Sprintf("%d verified", s.Line))
-		default:
-			st = append(st, fmt.Sprintf("%d not verified", s.Line))
-		}
-	}
-	fmt.Fprintf(&b, "; sent again to the %s adapter: %s", m.Adapter, strings.Join(st, ", "))
-	if m.Running {
-		b.WriteString("; the program still runs the code it was started with: launch again to debug the edited code, where the breakpoints stay on these lines")
-	}
-	return b.String()
 }

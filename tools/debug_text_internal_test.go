@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -136,14 +137,46 @@ func TestDebugText(t *testing.T) {
 }
 
 // TestDebugDoOps: an op the schema would refuse still gets a clear answer
-// from the dispatch, which lists the ops.
+// from the dispatch, which lists the ops; an op that applies to the whole
+// session refuses session; and breakpoints needs something to set.
 func TestDebugDoOps(t *testing.T) {
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
-	for op, want := range map[string]string{"": "debug: missing op; use one of adapters, status", "frobnicate": `debug: unknown op "frobnicate"; use one of adapters`} {
-		_, _, err := debugDo(context.Background(), sv, "c", t.TempDir(), debugRequest{Op: op})
-		if err == nil || !strings.HasPrefix(err.Error(), want) {
-			t.Errorf("op %q: %v, want %q", op, err, want)
+	for _, tc := range []struct {
+		req  debugRequest
+		want string
+	}{
+		{debugRequest{Op: ""}, "debug: missing op; use one of adapters, status"},
+		{debugRequest{Op: "frobnicate"}, `debug: unknown op "frobnicate"; use one of adapters`},
+		{debugRequest{Op: "frobnicate", Session: 2}, "debug: frobnicate does not take session"},
+		{debugRequest{Op: "status", Session: 2}, "debug: status does not take session; it applies to the whole session"},
+		{debugRequest{Op: "breakpoints"}, "debug: breakpoints needs file (with lines or breakpoints; neither clears the file)"},
+		{debugRequest{Op: "breakpoints", Lines: []int{3}}, "debug: breakpoints needs file with lines or breakpoints"},
+		{debugRequest{Op: "continue"}, "debug: no debug session is running"},
+	} {
+		_, _, err := debugDo(context.Background(), sv, "c", t.TempDir(), tc.req)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.req, err, tc.want)
+		}
+	}
+}
+
+// TestDebugActions: every op the schema lists has an action and every
+// action is listed; the ops that drive one session (runs, steps,
+// inspection and the optional ops) take session, the others refuse it.
+func TestDebugActions(t *testing.T) {
+	for _, op := range debugOps {
+		if _, ok := debugActions[op]; !ok {
+			t.Errorf("op %s has no action", op)
+		}
+	}
+	if len(debugActions) != len(debugOps) {
+		t.Errorf("%d actions for %d ops", len(debugActions), len(debugOps))
+	}
+	driving := append([]string{"continue", "pause", "step_over", "step_in", "step_out", "threads", "stack", "scopes", "variables", "evaluate"}, dap.OptionalOps()...)
+	for op, a := range debugActions {
+		if got, want := a.needs().session, slices.Contains(driving, op); got != want {
+			t.Errorf("op %s: drives a session %v, want %v", op, got, want)
 		}
 	}
 }

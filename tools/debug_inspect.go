@@ -1,0 +1,66 @@
+package tools
+
+// The debug tool's inspection ops: threads, stack, scopes, variables and
+// evaluate, each a call and its rendering.
+
+import (
+	"context"
+	"strings"
+
+	"github.com/tetherhq/tether/bridges/dap"
+)
+
+func callThreads(ctx context.Context, c debugCall) (*dap.Threads, error) {
+	return c.sv.Threads(ctx, c.conv)
+}
+
+func renderThreads(_ debugCall, th *dap.Threads, r *debugReply) string {
+	r.Threads = th.Threads
+	var b strings.Builder
+	writeThreads(&b, th)
+	return b.String()
+}
+
+func callStack(ctx context.Context, c debugCall) (*dap.Stack, error) {
+	return c.sv.Stack(ctx, c.conv, c.req.ThreadID, c.req.Start)
+}
+
+func renderStack(c debugCall, st *dap.Stack, r *debugReply) string {
+	r.Frames = st.Frames
+	var b strings.Builder
+	writeStack(&b, st, c.req.ThreadID != 0)
+	return b.String()
+}
+
+func callScopes(ctx context.Context, c debugCall) (*dap.Scopes, error) {
+	return c.sv.Scopes(ctx, c.conv, c.req.ThreadID, c.req.FrameID)
+}
+
+func renderScopes(_ debugCall, sc *dap.Scopes, r *debugReply) string {
+	r.Scopes = sc.Scopes
+	var b strings.Builder
+	writeScopes(&b, sc)
+	return b.String()
+}
+
+func callVariables(ctx context.Context, c debugCall) (*dap.Variables, error) {
+	return c.sv.Variables(ctx, c.conv, c.req.Reference, c.req.Start)
+}
+
+func renderVariables(_ debugCall, vs *dap.Variables, r *debugReply) string {
+	r.Variables = vs.Variables
+	var b strings.Builder
+	writeVariables(&b, vs)
+	return b.String()
+}
+
+func callEvaluate(ctx context.Context, c debugCall) (*dap.Variable, error) {
+	return c.sv.Evaluate(ctx, c.conv, c.req.Expression, c.req.ThreadID, c.req.FrameID)
+}
+
+func renderEvaluation(c debugCall, v *dap.Variable, r *debugReply) string {
+	r.Value = v
+	var b strings.Builder
+	writeEvaluation(&b, c.req.Expression, v)
+	return b.String()
+}
