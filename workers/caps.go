@@ -55,7 +55,7 @@ type runCap struct {
 func newRunCap(limit int, as uint64) runCap {
 	var c runCap
 	if limit == 0 {
-		c.words = "processes: no cap (turned off: --workers-procs off)"
+		c.words = "processes: no cap (turned off by the operator)"
 	} else if g, err := proc.NewPidsCgroup("worker", limit); err != nil {
 		c.words = "processes: no cap (no cgroup: " + err.Error() + ")"
 	} else {

@@ -48,7 +48,7 @@ func (c Config) processLimit() int {
 // records what the first result says of it.
 func (s *session) capProcesses(limit int) {
 	if limit == 0 {
-		s.limits = "processes: no cap (turned off: --debug-procs off)"
+		s.limits = "processes: no cap (turned off by the operator)"
 		return
 	}
 	g, err := proc.NewPidsCgroup("debug", limit)

@@ -197,7 +197,7 @@ func TestTCPAdapterWithoutNetwork(t *testing.T) {
 	sv := dap.NewSupervisor(dap.Config{Adapters: table})
 	defer sv.Close()
 	msg := doErr(t, sv, "c", root, request{Op: "launch", Program: "main.scripted"})
-	if !strings.Contains(msg, "serves DAP over TCP") || !strings.Contains(msg, "--sandbox-net") {
+	if !strings.Contains(msg, "serves DAP over TCP") || !strings.Contains(msg, "give debug adapters the network") {
 		t.Fatal(msg)
 	}
 }

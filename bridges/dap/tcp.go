@@ -74,7 +74,7 @@ func tcpReachable(id string) error {
 	if !st.Available() || st.Net[proc.Debug] || !st.NetConfined() {
 		return nil
 	}
-	return fmt.Errorf("dap: the %s adapter serves DAP over TCP, and debug adapters have no network here (the operator's --sandbox-net leaves out debug), so the sandbox keeps it from listening where tether could connect; add debug to --sandbox-net, or use an adapter on stdio or a unix socket", id)
+	return fmt.Errorf("dap: the %s adapter serves DAP over TCP, and debug adapters have no network here (the operator's sandbox settings leave them none), so the sandbox keeps it from listening where tether could connect; ask the operator to give debug adapters the network, or use an adapter on stdio or a unix socket", id)
 }
 
 // freePort returns a TCP port free on 127.0.0.1 now.

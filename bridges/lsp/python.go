@@ -61,7 +61,7 @@ func (s *Supervisor) pythonFor(root string) pythonChoice {
 	if s.python != "" {
 		p := lookPath(s.python, s.env)
 		if p != "" && !insideDir(s.workdir, p) {
-			return pythonChoice{path: p, why: "the interpreter eval runs (--python)"}
+			return pythonChoice{path: p, why: "the interpreter eval runs"}
 		}
 		return pythonChoice{why: fmt.Sprintf("the interpreter eval runs, %s, was not found outside the workspace; pyright runs its default", s.python)}
 	}

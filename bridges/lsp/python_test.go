@@ -29,7 +29,7 @@ func TestPyrightInterpreter(t *testing.T) {
 			name:  "eval's interpreter",
 			files: map[string]string{"pyproject.toml": "[project]\nname = \"p\"\n", "app.py": "import pandas\n\nframe = pandas.DataFrame()\n"},
 			opts:  []lsp.Option{lsp.WithPython("/usr/bin/python3")},
-			why:   "/usr/bin/python3 (the interpreter eval runs (--python))",
+			why:   "/usr/bin/python3 (the interpreter eval runs)",
 		},
 		{
 			name: "venv",

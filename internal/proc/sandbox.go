@@ -135,7 +135,7 @@ func ParseNet(s string) (map[Family]bool, error) {
 	for _, w := range strings.Split(s, ",") {
 		f := Family(strings.TrimSpace(w))
 		if !slices.Contains(Families, f) {
-			return nil, fmt.Errorf("proc: --sandbox-net: unknown family %q; use none, all, or a list of %s", w, familyList())
+			return nil, fmt.Errorf("proc: sandbox network: unknown family %q; use none, all, or a list of %s", w, familyList())
 		}
 		out[f] = true
 	}
@@ -213,7 +213,7 @@ func (s Status) NetConfined() bool { return !s.Off && (s.Namespaces || s.Landloc
 // the logs.
 func (s Status) String() string {
 	if s.Off {
-		return "sandbox: off (--sandbox=off): every process tether starts runs with tether's full rights and reads whatever tether can read"
+		return "sandbox: off (turned off by the operator): every process tether starts runs with tether's full rights and reads whatever tether can read"
 	}
 	var b strings.Builder
 	b.WriteString("sandbox: ")
@@ -242,7 +242,7 @@ func (s Status) String() string {
 			b.WriteString(" and the network is not confined")
 		}
 	}
-	fmt.Fprintf(&b, "; network for %s (--sandbox-net)", FormatNet(s.Net))
+	fmt.Fprintf(&b, "; network for %s (the operator's choice)", FormatNet(s.Net))
 	return b.String()
 }
 
@@ -251,7 +251,7 @@ func (s Status) String() string {
 // missing. It is empty when a server family is fully sandboxed.
 func (s Status) Note(f Family) string {
 	if s.Off {
-		return "sandbox off (--sandbox=off): this process runs with tether's full rights"
+		return "sandbox off (turned off by the operator): this process runs with tether's full rights"
 	}
 	var gaps []string
 	if s.Landlock < 1 {
@@ -283,7 +283,7 @@ func (s Status) Note(f Family) string {
 	} else {
 		b.WriteString("; no network")
 	}
-	b.WriteString(" (the operator's --sandbox-net)")
+	b.WriteString(" (the operator's choice)")
 	return b.String()
 }
 

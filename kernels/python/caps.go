@@ -46,7 +46,7 @@ type procCap struct {
 func (k *Kernel) planProcCap(enclosed bool) (*procCap, []string) {
 	c := &procCap{limit: k.processLimit()}
 	if c.limit == 0 {
-		c.none = append(c.none, "turned off (--eval-python-procs off)")
+		c.none = append(c.none, "turned off by the operator")
 		return c, nil
 	}
 	if !enclosed {

@@ -74,7 +74,7 @@ func TestProcessCapStopsForkBomb(t *testing.T) {
 	}
 }
 
-// TestProcessCapOff: --eval-python-procs off says so in the first result.
+// TestProcessCapOff: a process cap turned off says so in the first result.
 func TestProcessCapOff(t *testing.T) {
 	k := newKernel(t, kernels.Config{ProcessLimit: -1})
 	r := mustOK(t, run(t, k, "1"))

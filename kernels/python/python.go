@@ -228,7 +228,7 @@ func capWords(limit int64) string {
 	return fmt.Sprintf("the python kernel's address-space cap of %s (RLIMIT_AS, counting mapped memory)", bytesize.Format(limit))
 }
 
-const raiseCap = "free what earlier cells hold (del big objects), work on the data in smaller pieces, or ask the operator to raise the cap (tether's --eval-python-memory flag)"
+const raiseCap = "free what earlier cells hold (del big objects), work on the data in smaller pieces, or ask the operator to raise the kernel's memory cap"
 
 func (k *Kernel) start(ctx context.Context) (*process, error) {
 	interp := Interpreter(k.cfg.Dir, k.cfg.Python)

@@ -452,7 +452,7 @@ func TestAddressSpaceCap(t *testing.T) {
 		mustOK(t, run(t, k, "kept = 'yes'"))
 		r := run(t, k, "hog = bytearray(2 << 30)")
 		if r.Error == nil || r.Error.Name != "MemoryError" || r.StateLost ||
-			!strings.Contains(r.Error.Message, "address-space cap of 1GiB (RLIMIT_AS") || !strings.Contains(r.Error.Message, "--eval-python-memory") {
+			!strings.Contains(r.Error.Message, "address-space cap of 1GiB (RLIMIT_AS") || !strings.Contains(r.Error.Message, "raise the kernel's memory cap") {
 			t.Fatalf("allocation over the cap: %+v lost %v", r.Error, r.StateLost)
 		}
 		if got := value(t, run(t, k, "kept")); got != "'yes'" {
@@ -477,7 +477,7 @@ func TestAddressSpaceCap(t *testing.T) {
 		// says which cap the kernel ran under.
 		k := newKernel(t, kernels.Config{AddressSpaceLimit: 1 << 30})
 		r := run(t, k, "import os\nos.abort()")
-		if !errors.Is(r.Error, kernels.ErrKernelDied) || !strings.Contains(r.Error.Message, "address-space cap of 1GiB") || !strings.Contains(r.Error.Message, "--eval-python-memory") {
+		if !errors.Is(r.Error, kernels.ErrKernelDied) || !strings.Contains(r.Error.Message, "address-space cap of 1GiB") || !strings.Contains(r.Error.Message, "raise the kernel's memory cap") {
 			t.Errorf("abort under the cap: %+v", r.Error)
 		}
 		if r := run(t, k, "import os\nos._exit(3)"); !errors.Is(r.Error, kernels.ErrKernelDied) || strings.Contains(r.Error.Message, "address-space cap") {
