@@ -191,135 +191,185 @@ func patch(file, old, new string) string {
 }
 
 func (g *generator) make(kind string) (change, bool) {
-	lang := g.p.lang
 	d := g.pick()
+	switch kind {
+	case "add-param":
+		return g.addParam(kind, d)
+	case "remove-param", "retype-param":
+		return g.changeParam(kind, d)
+	case "rename":
+		return g.rename(kind, d)
+	case "rename-one-letter":
+		return g.renameOneLetter(kind, d)
+	case "delete":
+		return g.deleteDecl(kind, d)
+	case "import":
+		return g.removeImport(kind, d)
+	case "new-error", "no-decl":
+		return g.insertLine(kind, d)
+	case "fix-error":
+		return g.fixError(kind, d)
+	}
+	return change{}, false
+}
+
+// addParam adds a parameter to d.
+func (g *generator) addParam(kind string, d decl) (change, bool) {
+	lang := g.p.lang
 	params := splitParams(d.params)
 	withParams := func(ps []string) string {
 		return d.text[:d.open+1] + strings.Join(ps, ", ") + d.text[d.open+1+len(d.params):]
 	}
-	switch kind {
-	case "add-param":
-		extra := map[string]string{"go": "benchExtra int", "python": "bench_extra", "typescript": "benchExtra: number", "c": "int bench_extra"}[lang]
-		ps := params
-		if lang == "c" && len(ps) == 1 && ps[0] == "void" {
-			ps = nil
-		}
-		if lang == "python" && strings.ContainsAny(d.params, "*/=") {
-			return change{}, false
-		}
-		return g.edit(kind, d, d.file, d.text, withParams(append(append([]string{}, ps...), extra)))
-	case "remove-param", "retype-param":
-		if len(params) == 0 || params[0] == "void" {
-			return change{}, false
-		}
-		last := params[len(params)-1]
-		if lang == "python" && (strings.ContainsAny(last, "*=/") || last == "self" || last == "cls") {
-			return change{}, false
-		}
-		if lang == "go" && !strings.Contains(last, " ") {
-			return change{}, false
-		}
-		if kind == "remove-param" {
-			return g.edit(kind, d, d.file, d.text, withParams(params[:len(params)-1]))
-		}
-		name := strings.Fields(last)[0]
-		switch lang {
-		case "go":
-			last = name + " complex128"
-		case "python":
-			last = strings.SplitN(last, ":", 2)[0] + ": bytes"
-		case "typescript":
-			last = strings.TrimSuffix(strings.SplitN(last, ":", 2)[0], "?") + ": symbol"
-		case "c":
-			f := strings.FieldsFunc(last, func(r rune) bool { return r == ' ' || r == '*' })
-			last = "struct bench_none *" + f[len(f)-1]
-		}
-		return g.edit(kind, d, d.file, d.text, withParams(append(append([]string{}, params[:len(params)-1]...), last)))
-	case "rename":
-		if len(d.name) < 3 || strings.HasPrefix(d.name, "__") {
-			return change{}, false
-		}
-		to := d.name + "Bench"
-		if g.rnd.Intn(2) == 0 {
-			// Every use in the declaration's file, by ast_edit staged and
-			// accepted with resolve: the uses in other files break.
-			text := strings.Join(g.files[d.file], "\n")
-			if strings.Contains(text, to) {
-				return change{}, false
-			}
-			lid := map[string]string{"go": "go", "python": "python", "typescript": "typescript", "c": "c"}[lang]
-			return change{kind: kind, writer: "ast_edit", file: d.file, what: d.name,
-				apply: map[string]any{"pattern": d.name, "rewrite": to, "path": d.file, "language": lid},
-				undo:  map[string]any{"pattern": to, "rewrite": d.name, "path": d.file, "language": lid}}, true
-		}
-		return change{kind: kind, writer: "lsp_rename", file: d.file, what: d.name,
-			apply: map[string]any{"file": d.file, "line": d.line + 1, "symbol": d.name, "new_name": to},
-			undo:  map[string]any{"file": d.file, "line": d.line + 1, "symbol": to, "new_name": d.name}}, true
-	case "rename-one-letter":
-		// The declaration takes a one-letter name (its callers break); the
-		// revert changes the one-letter name back.
-		if strings.Count(d.text, d.name+"(") != 1 {
-			return change{}, false
-		}
-		return g.edit(kind, d, d.file, d.text, strings.Replace(d.text, d.name+"(", "q(", 1))
-	case "delete":
-		lines := g.files[d.file]
-		end := blockEnd(lang, lines, d.line)
-		if end < 0 || end-d.line > 60 {
-			return change{}, false
-		}
-		old := strings.Join(lines[d.line:end+1], "\n")
-		return g.edit(kind, d, d.file, old+"\n", "")
-	case "import":
-		var cands []string
-		for f, lines := range g.files {
-			for _, l := range lines {
-				if importRes[lang].MatchString(l) {
-					cands = append(cands, f+"\x00"+l)
-				}
-			}
-		}
-		if len(cands) == 0 {
-			return change{}, false
-		}
-		sort.Strings(cands)
-		f, l, _ := strings.Cut(cands[g.rnd.Intn(len(cands))], "\x00")
-		return g.edit(kind, decl{name: strings.TrimSpace(l)}, f, l+"\n", "")
-	case "new-error", "no-decl":
-		lines := g.files[d.file]
-		if d.line+1 >= len(lines) {
-			return change{}, false
-		}
-		body := lines[d.line+1]
-		if lang != "python" && !strings.HasSuffix(strings.TrimSpace(d.text), "{") || lang == "python" && !strings.HasSuffix(strings.TrimSpace(d.text), ":") {
-			return change{}, false
-		}
-		indent := body[:len(body)-len(strings.TrimLeft(body, " \t"))]
-		if strings.TrimSpace(body) == "" || indent == "" {
-			return change{}, false
-		}
-		ins := map[string]string{"go": `var benchBad int = "x"; _ = benchBad`, "python": `bench_bad: int = "x"`,
-			"typescript": `const benchBad: number = "x"; void benchBad;`, "c": `int bench_bad = "x"; (void)bench_bad;`}[lang]
-		if kind == "no-decl" {
-			ins = map[string]string{"python": "# checked by the harness"}[lang]
-			if ins == "" {
-				ins = "// checked by the harness"
-			}
-		}
-		return g.edit(kind, d, d.file, d.text+"\n"+body, d.text+"\n"+indent+ins+"\n"+body)
-	case "fix-error":
-		if len(g.errLines) == 0 || lang == "go" || lang == "c" {
-			return change{}, false
-		}
-		f, l, _ := strings.Cut(g.errLines[g.rnd.Intn(len(g.errLines))], "\x00")
-		fixed := l + "  # type: ignore"
-		if lang == "typescript" {
-			indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
-			fixed = indent + "// @ts-ignore\n" + l
-		}
-		return g.edit(kind, decl{name: strings.TrimSpace(l)}, f, l, fixed)
+	extra := map[string]string{"go": "benchExtra int", "python": "bench_extra", "typescript": "benchExtra: number", "c": "int bench_extra"}[lang]
+	ps := params
+	if lang == "c" && len(ps) == 1 && ps[0] == "void" {
+		ps = nil
 	}
-	return change{}, false
+	if lang == "python" && strings.ContainsAny(d.params, "*/=") {
+		return change{}, false
+	}
+	return g.edit(kind, d, d.file, d.text, withParams(append(append([]string{}, ps...), extra)))
+}
+
+// changeParam removes or retypes d's last parameter.
+func (g *generator) changeParam(kind string, d decl) (change, bool) {
+	lang := g.p.lang
+	params := splitParams(d.params)
+	withParams := func(ps []string) string {
+		return d.text[:d.open+1] + strings.Join(ps, ", ") + d.text[d.open+1+len(d.params):]
+	}
+	if len(params) == 0 || params[0] == "void" {
+		return change{}, false
+	}
+	last := params[len(params)-1]
+	if lang == "python" && (strings.ContainsAny(last, "*=/") || last == "self" || last == "cls") {
+		return change{}, false
+	}
+	if lang == "go" && !strings.Contains(last, " ") {
+		return change{}, false
+	}
+	if kind == "remove-param" {
+		return g.edit(kind, d, d.file, d.text, withParams(params[:len(params)-1]))
+	}
+	name := strings.Fields(last)[0]
+	switch lang {
+	case "go":
+		last = name + " complex128"
+	case "python":
+		last = strings.SplitN(last, ":", 2)[0] + ": bytes"
+	case "typescript":
+		last = strings.TrimSuffix(strings.SplitN(last, ":", 2)[0], "?") + ": symbol"
+	case "c":
+		f := strings.FieldsFunc(last, func(r rune) bool { return r == ' ' || r == '*' })
+		last = "struct bench_none *" + f[len(f)-1]
+	}
+	return g.edit(kind, d, d.file, d.text, withParams(append(append([]string{}, params[:len(params)-1]...), last)))
+}
+
+// rename renames d by lsp_rename, or by ast_edit of every use in its file.
+func (g *generator) rename(kind string, d decl) (change, bool) {
+	lang := g.p.lang
+	if len(d.name) < 3 || strings.HasPrefix(d.name, "__") {
+		return change{}, false
+	}
+	to := d.name + "Bench"
+	if g.rnd.Intn(2) == 0 {
+		// Every use in the declaration's file, by ast_edit staged and
+		// accepted with resolve: the uses in other files break.
+		text := strings.Join(g.files[d.file], "\n")
+		if strings.Contains(text, to) {
+			return change{}, false
+		}
+		lid := map[string]string{"go": "go", "python": "python", "typescript": "typescript", "c": "c"}[lang]
+		return change{kind: kind, writer: "ast_edit", file: d.file, what: d.name,
+			apply: map[string]any{"pattern": d.name, "rewrite": to, "path": d.file, "language": lid},
+			undo:  map[string]any{"pattern": to, "rewrite": d.name, "path": d.file, "language": lid}}, true
+	}
+	return change{kind: kind, writer: "lsp_rename", file: d.file, what: d.name,
+		apply: map[string]any{"file": d.file, "line": d.line + 1, "symbol": d.name, "new_name": to},
+		undo:  map[string]any{"file": d.file, "line": d.line + 1, "symbol": to, "new_name": d.name}}, true
+}
+
+// renameOneLetter gives d a one-letter name (its callers break); the
+// revert changes the one-letter name back.
+func (g *generator) renameOneLetter(kind string, d decl) (change, bool) {
+	if strings.Count(d.text, d.name+"(") != 1 {
+		return change{}, false
+	}
+	return g.edit(kind, d, d.file, d.text, strings.Replace(d.text, d.name+"(", "q(", 1))
+}
+
+// deleteDecl deletes d.
+func (g *generator) deleteDecl(kind string, d decl) (change, bool) {
+	lang := g.p.lang
+	lines := g.files[d.file]
+	end := blockEnd(lang, lines, d.line)
+	if end < 0 || end-d.line > 60 {
+		return change{}, false
+	}
+	old := strings.Join(lines[d.line:end+1], "\n")
+	return g.edit(kind, d, d.file, old+"\n", "")
+}
+
+// removeImport deletes an import line of the project.
+func (g *generator) removeImport(kind string, d decl) (change, bool) {
+	lang := g.p.lang
+	var cands []string
+	for f, lines := range g.files {
+		for _, l := range lines {
+			if importRes[lang].MatchString(l) {
+				cands = append(cands, f+"\x00"+l)
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return change{}, false
+	}
+	sort.Strings(cands)
+	f, l, _ := strings.Cut(cands[g.rnd.Intn(len(cands))], "\x00")
+	return g.edit(kind, decl{name: strings.TrimSpace(l)}, f, l+"\n", "")
+}
+
+// insertLine puts a new type error (new-error) or a comment (no-decl) at
+// the top of d's body.
+func (g *generator) insertLine(kind string, d decl) (change, bool) {
+	lang := g.p.lang
+	lines := g.files[d.file]
+	if d.line+1 >= len(lines) {
+		return change{}, false
+	}
+	body := lines[d.line+1]
+	if lang != "python" && !strings.HasSuffix(strings.TrimSpace(d.text), "{") || lang == "python" && !strings.HasSuffix(strings.TrimSpace(d.text), ":") {
+		return change{}, false
+	}
+	indent := body[:len(body)-len(strings.TrimLeft(body, " \t"))]
+	if strings.TrimSpace(body) == "" || indent == "" {
+		return change{}, false
+	}
+	ins := map[string]string{"go": `var benchBad int = "x"; _ = benchBad`, "python": `bench_bad: int = "x"`,
+		"typescript": `const benchBad: number = "x"; void benchBad;`, "c": `int bench_bad = "x"; (void)bench_bad;`}[lang]
+	if kind == "no-decl" {
+		ins = map[string]string{"python": "# checked by the harness"}[lang]
+		if ins == "" {
+			ins = "// checked by the harness"
+		}
+	}
+	return g.edit(kind, d, d.file, d.text+"\n"+body, d.text+"\n"+indent+ins+"\n"+body)
+}
+
+// fixError silences an old error with a comment the checker honours.
+func (g *generator) fixError(kind string, d decl) (change, bool) {
+	lang := g.p.lang
+	if len(g.errLines) == 0 || lang == "go" || lang == "c" {
+		return change{}, false
+	}
+	f, l, _ := strings.Cut(g.errLines[g.rnd.Intn(len(g.errLines))], "\x00")
+	fixed := l + "  # type: ignore"
+	if lang == "typescript" {
+		indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		fixed = indent + "// @ts-ignore\n" + l
+	}
+	return g.edit(kind, decl{name: strings.TrimSpace(l)}, f, l, fixed)
 }
 
 // blockEnd returns the last line of the declaration starting at line.
