@@ -171,27 +171,35 @@ func consoleLogin(t *testing.T, client *http.Client, base, login string) string 
 	return strings.TrimPrefix("#"+to.Fragment, operator.TokenFragment)
 }
 
-// TestConsoleLogin: the console authenticates the human out of band. The page
-// carries no secret, a client without the session cookie cannot see the
-// cards, answer, or count as connected (a question fails closed), the one-time
-// login link works once and sets an HttpOnly SameSite=Strict cookie, and a
-// foreign Host or Origin is refused.
-func TestConsoleLogin(t *testing.T) {
-	c := operator.NewConsole()
-	defer c.Close()
-	srv := httptest.NewServer(c.Handler())
-	defer srv.Close()
-	login := c.LoginPath()
-	secret := strings.TrimPrefix(login, "/login?secret=")
+// loginConsole starts a console served over HTTP and returns it with its
+// server, its one-time login path and the secret in it.
+func loginConsole(t *testing.T) (c *operator.Console, srv *httptest.Server, login, secret string) {
+	t.Helper()
+	c = operator.NewConsole()
+	t.Cleanup(func() { c.Close() })
+	srv = httptest.NewServer(c.Handler())
+	t.Cleanup(srv.Close)
+	login = c.LoginPath()
+	secret = strings.TrimPrefix(login, "/login?secret=")
 	if secret == login || len(secret) < 32 {
 		t.Fatalf("LoginPath = %q, want /login?secret=<random>", login)
 	}
-	body := func(res *http.Response) string {
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		return string(b)
-	}
+	return c, srv, login, secret
+}
 
+// body reads and closes a response's body.
+func body(res *http.Response) string {
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	return string(b)
+}
+
+// TestConsoleLogin: the console authenticates the human out of band. A
+// client without the session cookie cannot see the page or the cards,
+// answer, or count as connected (a question fails closed); a forged cookie
+// or a wrong secret gets nothing either.
+func TestConsoleLogin(t *testing.T) {
+	c, srv, _, secret := loginConsole(t)
 	// Anyone without the cookie: no page, no secret, no stream, no reply.
 	anon := consoleClient(t)
 	for _, tc := range []struct{ method, path, body string }{
@@ -226,7 +234,13 @@ func TestConsoleLogin(t *testing.T) {
 		t.Errorf("login with a wrong secret: %v %v, want 403", res.Status, err)
 	}
 
-	// DNS rebinding: a foreign Host or Origin is refused, even at the login.
+}
+
+// TestConsoleLoginForeignHost: DNS rebinding; a foreign Host or Origin is
+// refused, even at the login.
+func TestConsoleLoginForeignHost(t *testing.T) {
+	_, srv, login, _ := loginConsole(t)
+	anon := consoleClient(t)
 	for _, tc := range []struct{ host, origin string }{
 		{"evil.example:" + strings.TrimPrefix(srv.URL, "http://127.0.0.1:"), ""},
 		{"evil.example", ""},
@@ -250,6 +264,13 @@ func TestConsoleLogin(t *testing.T) {
 		}
 	}
 
+}
+
+// TestConsoleLoginOnce: the page carries no secret; the one-time login link
+// works once and sets an HttpOnly SameSite=Strict cookie, which alone (sent
+// to every port of the host) answers nothing without the page's token.
+func TestConsoleLoginOnce(t *testing.T) {
+	c, srv, login, secret := loginConsole(t)
 	// The operator's browser: the login sets the cookie and redirects to a
 	// clean URL.
 	browser := consoleClient(t)
