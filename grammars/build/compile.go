@@ -52,123 +52,141 @@ func build(o *options, rt grammars.Package, langs []grammars.Language) (plans, m
 			missing = append(missing, p)
 		}
 	}
-	if len(missing) > 0 {
-		o.logf("building %d of %d modules with %s, %d jobs (cache %s)", len(missing), len(plans), o.clang, o.jobs, o.cache)
-		// Fetch the packages the missing modules need (and the runtime).
-		pkgs := map[string]grammars.Package{rt.Spec(): rt}
-		for _, p := range missing {
-			pkgs[p.l.Source().Spec()] = p.l.Source()
-		}
-		dirs, err := fetchAll(o, pkgs)
-		if err != nil {
-			return nil, nil, err
-		}
-		rtDir := filepath.Join(dirs[rt.Spec()], rt.Dir)
-		incRT := []string{"-I", filepath.Join(rtDir, "include"), "-I", filepath.Join(rtDir, "src")}
-		// Object jobs, deduplicated by key, biggest sources first.
-		jobs := map[string]*job{}
-		add := func(key, src, what string, args []string) {
-			if _, ok := jobs[key]; ok || exists(filepath.Join(o.cache, "obj", key+".o")) {
-				return
-			}
-			fi, _ := os.Stat(src)
-			var size int64
-			if fi != nil {
-				size = fi.Size()
-			}
-			jobs[key] = &job{key: key, src: src, what: what, args: args, size: size}
-		}
-		add(rtKey, filepath.Join(rtDir, "src", "lib.c"), "tree-sitter runtime", incRT)
-		for _, p := range missing {
-			l := p.l
-			src := filepath.Join(dirs[l.Source().Spec()], l.Dir, "src")
-			shimKey := hashOf("shim.o", string(o.shim), l.Function, rt.Integrity, o.chain, strings.Join(cflags, " "))
-			shimSrc := filepath.Join(o.cache, "obj", shimKey+".c")
-			if err := writeAtomic(shimSrc, o.shim); err != nil {
-				return nil, nil, err
-			}
-			add(shimKey, shimSrc, l.ID+" shim", append([]string{"-DTETHER_LANGUAGE=" + l.Function}, incRT...))
-			p.objKeys = []string{rtKey, shimKey}
-			hasCC := false
-			for _, f := range []string{"parser.c", "scanner.c", "scanner.cc"} {
-				path := filepath.Join(src, f)
-				if !exists(path) {
-					continue
-				}
-				args := append([]string{"-I", src}, incRT...)
-				k := hashOf("obj", l.Package, l.Version, l.Integrity, l.Dir, f, o.chain, strings.Join(cflags, " "), rt.Integrity)
-				if f == "scanner.cc" {
-					hasCC = true
-					if !p.cxx {
-						return nil, nil, fmt.Errorf("grammars: %s: %s has a C++ scanner (src/scanner.cc): mark the language \"cxx\": true in grammars/manifest.json", l.ID, l.Source().Spec())
-					}
-					// libc++'s headers before the C library's: they
-					// #include_next the C headers they wrap.
-					args = append(append(append([]string{}, cxxflags...), "-isystem", o.cxx.inc), args...)
-					k = hashOf("obj", l.Package, l.Version, l.Integrity, l.Dir, f, o.chain, strings.Join(cflags, " "), rt.Integrity,
-						o.cxx.id, strings.Join(cxxflags, " "))
-				}
-				add(k, path, l.ID+" "+f, args)
-				p.objKeys = append(p.objKeys, k)
-			}
-			if p.cxx && !hasCC {
-				return nil, nil, fmt.Errorf("grammars: %s: the manifest marks it \"cxx\" but %s has no src/scanner.cc under %q; remove the mark", l.ID, l.Source().Spec(), l.Dir)
-			}
-			if p.cxx {
-				k := cxxShimKey(o)
-				src := filepath.Join(o.cache, "obj", k+".cc")
-				if err := writeAtomic(src, o.cxxShim); err != nil {
-					return nil, nil, err
-				}
-				add(k, src, l.ID+" C++ shim", append(append([]string{}, cxxflags...), "-isystem", o.cxx.inc))
-				p.objKeys = append(p.objKeys, k)
-			}
-			if len(p.objKeys) < 3 {
-				return nil, nil, fmt.Errorf("grammars: %s: no parser.c under %s in %s", l.ID, filepath.Join(l.Dir, "src"), l.Source().Spec())
-			}
-		}
-		var list []*job
-		for _, j := range jobs {
-			list = append(list, j)
-		}
-		sort.Slice(list, func(a, b int) bool { return list[a].size > list[b].size })
-		var done atomic.Int32
-		err = parallel(o.jobs, len(list), func(i int) error {
-			j := list[i]
-			t0 := time.Now()
-			args := append(append(append([]string{}, cflags...), j.args...), "-c", j.src)
-			if err := clangTo(o, filepath.Join(o.cache, "obj", j.key+".o"), "compile "+j.what, args); err != nil {
-				return err
-			}
-			o.logf("[%d/%d] compiled %s (%.1fs)", done.Add(1), len(list), j.what, time.Since(t0).Seconds())
-			return nil
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-		err = parallel(o.jobs, len(missing), func(i int) error {
-			p := missing[i]
-			args := append([]string{}, ldflags...)
-			for _, k := range p.objKeys {
-				args = append(args, filepath.Join(o.cache, "obj", k+".o"))
-			}
-			for _, e := range o.export {
-				args = append(args, "-Wl,--export="+e)
-			}
-			if p.cxx {
-				args = append(args, cxxlibs...)
-			}
-			if err := clangTo(o, filepath.Join(o.cache, "wasm", p.key+".wasm"), "link "+p.l.ID, args); err != nil {
-				return err
-			}
-			o.logf("linked %s.wasm", p.l.ID)
-			return nil
-		})
-		if err != nil {
-			return nil, nil, err
-		}
+	if len(missing) == 0 {
+		return plans, missing, nil
+	}
+	o.logf("building %d of %d modules with %s, %d jobs (cache %s)", len(missing), len(plans), o.clang, o.jobs, o.cache)
+	// Fetch the packages the missing modules need (and the runtime).
+	pkgs := map[string]grammars.Package{rt.Spec(): rt}
+	for _, p := range missing {
+		pkgs[p.l.Source().Spec()] = p.l.Source()
+	}
+	dirs, err := fetchAll(o, pkgs)
+	if err != nil {
+		return nil, nil, err
+	}
+	jobs, err := objectJobs(o, rt, rtKey, dirs, missing)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := compileAll(o, jobs); err != nil {
+		return nil, nil, err
+	}
+	if err := linkAll(o, missing); err != nil {
+		return nil, nil, err
 	}
 	return plans, missing, nil
+}
+
+// objectJobs plans the object files the missing modules need and the cache
+// lacks, deduplicated by key, and sets each plan's object keys.
+func objectJobs(o *options, rt grammars.Package, rtKey string, dirs map[string]string, missing []*plan) (map[string]*job, error) {
+	rtDir := filepath.Join(dirs[rt.Spec()], rt.Dir)
+	incRT := []string{"-I", filepath.Join(rtDir, "include"), "-I", filepath.Join(rtDir, "src")}
+	jobs := map[string]*job{}
+	add := func(key, src, what string, args []string) {
+		if _, ok := jobs[key]; ok || exists(filepath.Join(o.cache, "obj", key+".o")) {
+			return
+		}
+		fi, _ := os.Stat(src)
+		var size int64
+		if fi != nil {
+			size = fi.Size()
+		}
+		jobs[key] = &job{key: key, src: src, what: what, args: args, size: size}
+	}
+	add(rtKey, filepath.Join(rtDir, "src", "lib.c"), "tree-sitter runtime", incRT)
+	for _, p := range missing {
+		l := p.l
+		src := filepath.Join(dirs[l.Source().Spec()], l.Dir, "src")
+		shimKey := hashOf("shim.o", string(o.shim), l.Function, rt.Integrity, o.chain, strings.Join(cflags, " "))
+		shimSrc := filepath.Join(o.cache, "obj", shimKey+".c")
+		if err := writeAtomic(shimSrc, o.shim); err != nil {
+			return nil, err
+		}
+		add(shimKey, shimSrc, l.ID+" shim", append([]string{"-DTETHER_LANGUAGE=" + l.Function}, incRT...))
+		p.objKeys = []string{rtKey, shimKey}
+		hasCC := false
+		for _, f := range []string{"parser.c", "scanner.c", "scanner.cc"} {
+			path := filepath.Join(src, f)
+			if !exists(path) {
+				continue
+			}
+			args := append([]string{"-I", src}, incRT...)
+			k := hashOf("obj", l.Package, l.Version, l.Integrity, l.Dir, f, o.chain, strings.Join(cflags, " "), rt.Integrity)
+			if f == "scanner.cc" {
+				hasCC = true
+				if !p.cxx {
+					return nil, fmt.Errorf("grammars: %s: %s has a C++ scanner (src/scanner.cc): mark the language \"cxx\": true in grammars/manifest.json", l.ID, l.Source().Spec())
+				}
+				// libc++'s headers before the C library's: they
+				// #include_next the C headers they wrap.
+				args = append(append(append([]string{}, cxxflags...), "-isystem", o.cxx.inc), args...)
+				k = hashOf("obj", l.Package, l.Version, l.Integrity, l.Dir, f, o.chain, strings.Join(cflags, " "), rt.Integrity,
+					o.cxx.id, strings.Join(cxxflags, " "))
+			}
+			add(k, path, l.ID+" "+f, args)
+			p.objKeys = append(p.objKeys, k)
+		}
+		if p.cxx && !hasCC {
+			return nil, fmt.Errorf("grammars: %s: the manifest marks it \"cxx\" but %s has no src/scanner.cc under %q; remove the mark", l.ID, l.Source().Spec(), l.Dir)
+		}
+		if p.cxx {
+			k := cxxShimKey(o)
+			src := filepath.Join(o.cache, "obj", k+".cc")
+			if err := writeAtomic(src, o.cxxShim); err != nil {
+				return nil, err
+			}
+			add(k, src, l.ID+" C++ shim", append(append([]string{}, cxxflags...), "-isystem", o.cxx.inc))
+			p.objKeys = append(p.objKeys, k)
+		}
+		if len(p.objKeys) < 3 {
+			return nil, fmt.Errorf("grammars: %s: no parser.c under %s in %s", l.ID, filepath.Join(l.Dir, "src"), l.Source().Spec())
+		}
+	}
+	return jobs, nil
+}
+
+// compileAll compiles the object jobs, biggest sources first, o.jobs at once.
+func compileAll(o *options, jobs map[string]*job) error {
+	var list []*job
+	for _, j := range jobs {
+		list = append(list, j)
+	}
+	sort.Slice(list, func(a, b int) bool { return list[a].size > list[b].size })
+	var done atomic.Int32
+	return parallel(o.jobs, len(list), func(i int) error {
+		j := list[i]
+		t0 := time.Now()
+		args := append(append(append([]string{}, cflags...), j.args...), "-c", j.src)
+		if err := clangTo(o, filepath.Join(o.cache, "obj", j.key+".o"), "compile "+j.what, args); err != nil {
+			return err
+		}
+		o.logf("[%d/%d] compiled %s (%.1fs)", done.Add(1), len(list), j.what, time.Since(t0).Seconds())
+		return nil
+	})
+}
+
+// linkAll links each missing module from its objects, o.jobs at once.
+func linkAll(o *options, missing []*plan) error {
+	return parallel(o.jobs, len(missing), func(i int) error {
+		p := missing[i]
+		args := append([]string{}, ldflags...)
+		for _, k := range p.objKeys {
+			args = append(args, filepath.Join(o.cache, "obj", k+".o"))
+		}
+		for _, e := range o.export {
+			args = append(args, "-Wl,--export="+e)
+		}
+		if p.cxx {
+			args = append(args, cxxlibs...)
+		}
+		if err := clangTo(o, filepath.Join(o.cache, "wasm", p.key+".wasm"), "link "+p.l.ID, args); err != nil {
+			return err
+		}
+		o.logf("linked %s.wasm", p.l.ID)
+		return nil
+	})
 }
 
 // linkKey is the cache key of l's module. Only a C++ module's key names

@@ -82,6 +82,69 @@ func (o *options) logf(format string, args ...any) {
 	}
 }
 
+// loadShims reads the C shim, the C++ shim and the export list every
+// module is built with.
+func (o *options) loadShims() error {
+	var err error
+	if o.shim, err = os.ReadFile(filepath.Join(o.root, "grammars", "shim", "shim.c")); err != nil {
+		return fmt.Errorf("grammars: %w", err)
+	}
+	if o.cxxShim, err = os.ReadFile(filepath.Join(o.root, "grammars", "shim", "cxx.cc")); err != nil {
+		return fmt.Errorf("grammars: %w", err)
+	}
+	eb, err := os.ReadFile(filepath.Join(o.root, "grammars", "shim", "exports.txt"))
+	if err != nil {
+		return fmt.Errorf("grammars: %w", err)
+	}
+	for _, line := range strings.Split(string(eb), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			o.export = append(o.export, line)
+		}
+	}
+	return nil
+}
+
+// selectLanguages narrows langs to the ids of -only (comma-separated),
+// when given.
+func (o *options) selectLanguages(langs []grammars.Language, only string) ([]grammars.Language, error) {
+	if only == "" {
+		return langs, nil
+	}
+	o.only = map[string]bool{}
+	for _, id := range strings.Split(only, ",") {
+		l, ok := grammars.Lookup(id)
+		if !ok {
+			return nil, fmt.Errorf("grammars: -only: unknown language %q", id)
+		}
+		o.only[l.ID] = true
+	}
+	var sel []grammars.Language
+	for _, l := range langs {
+		if o.only[l.ID] {
+			sel = append(sel, l)
+		}
+	}
+	return sel, nil
+}
+
+// printSources fetches the pinned packages and prints where each
+// language's sources are, building nothing (-src).
+func printSources(o *options, rt grammars.Package, langs []grammars.Language) error {
+	pkgs := map[string]grammars.Package{rt.Spec(): rt}
+	for _, l := range langs {
+		pkgs[l.Source().Spec()] = l.Source()
+	}
+	dirs, err := fetchAll(o, pkgs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("runtime %s\n", filepath.Join(dirs[rt.Spec()], rt.Dir))
+	for _, l := range langs {
+		fmt.Printf("%s %s\n", l.ID, filepath.Join(dirs[l.Source().Spec()], l.Dir, "src"))
+	}
+	return nil
+}
+
 func run(o *options, only string) error {
 	start := time.Now()
 	mb, err := os.ReadFile(filepath.Join(o.root, "grammars", "manifest.json"))
@@ -109,38 +172,12 @@ func run(o *options, only string) error {
 	if o.jobs < 1 {
 		o.jobs = 1
 	}
-	if o.shim, err = os.ReadFile(filepath.Join(o.root, "grammars", "shim", "shim.c")); err != nil {
-		return fmt.Errorf("grammars: %w", err)
+	if err := o.loadShims(); err != nil {
+		return err
 	}
-	if o.cxxShim, err = os.ReadFile(filepath.Join(o.root, "grammars", "shim", "cxx.cc")); err != nil {
-		return fmt.Errorf("grammars: %w", err)
-	}
-	eb, err := os.ReadFile(filepath.Join(o.root, "grammars", "shim", "exports.txt"))
+	langs, err := o.selectLanguages(m.Languages, only)
 	if err != nil {
-		return fmt.Errorf("grammars: %w", err)
-	}
-	for _, line := range strings.Split(string(eb), "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			o.export = append(o.export, line)
-		}
-	}
-	langs := m.Languages
-	if only != "" {
-		o.only = map[string]bool{}
-		for _, id := range strings.Split(only, ",") {
-			l, ok := grammars.Lookup(id)
-			if !ok {
-				return fmt.Errorf("grammars: -only: unknown language %q", id)
-			}
-			o.only[l.ID] = true
-		}
-		var sel []grammars.Language
-		for _, l := range langs {
-			if o.only[l.ID] {
-				sel = append(sel, l)
-			}
-		}
-		langs = sel
+		return err
 	}
 	if o.chain, o.tool, err = toolchain(o.clang); err != nil {
 		return err
@@ -160,19 +197,7 @@ func run(o *options, only string) error {
 
 	rt := m.Runtime
 	if o.srcOnly {
-		pkgs := map[string]grammars.Package{rt.Spec(): rt}
-		for _, l := range langs {
-			pkgs[l.Source().Spec()] = l.Source()
-		}
-		dirs, err := fetchAll(o, pkgs)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("runtime %s\n", filepath.Join(dirs[rt.Spec()], rt.Dir))
-		for _, l := range langs {
-			fmt.Printf("%s %s\n", l.ID, filepath.Join(dirs[l.Source().Spec()], l.Dir, "src"))
-		}
-		return nil
+		return printSources(o, rt, langs)
 	}
 
 	plans, missing, err := build(o, rt, langs)
