@@ -88,6 +88,30 @@ func TestClangd(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(dir, "main.c"), string(src))
 	})
+	t.Run("header_note_relative", func(t *testing.T) {
+		// clangd reports an error in an included header at the #include,
+		// with a note naming the header's line by its absolute path: the
+		// answer names it relative to the workspace, as everywhere else.
+		hdr, _ := os.ReadFile(filepath.Join(dir, "shapes.h"))
+		writeFile(t, filepath.Join(dir, "shapes.h"), string(hdr)+"int bad_in_header = \"x\";\n")
+		defer writeFile(t, filepath.Join(dir, "shapes.h"), string(hdr))
+		d, err := s.Diagnostics(ctx, "main.c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []string
+		for _, it := range d.Items {
+			msgs = append(msgs, it.Message)
+		}
+		all := strings.Join(msgs, "\n")
+		if !strings.Contains(all, "In included file") || !strings.Contains(all, "shapes.h:") || strings.Contains(all, dir) {
+			t.Fatalf("main.c's diagnostics after an error in shapes.h (want the note to name shapes.h relative to %s):\n%s", dir, all)
+		}
+		writeFile(t, filepath.Join(dir, "shapes.h"), string(hdr))
+		if _, err := s.AfterWrite(ctx, "shapes.h"); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("rename", func(t *testing.T) {
 		res, err := s.Rename(ctx, lsp.Position{File: "main.c", Line: 7, Symbol: "square_area"}, "sq_area")
 		if err != nil {

@@ -119,7 +119,25 @@ func (s *Supervisor) diagnostic(files fileCache, enc encoding, uri string, d wDi
 	if l.Outside {
 		return Diagnostic{Path: l.Path, Line: l.Line, Col: l.Col, Severity: sev, Code: code, Source: d.Source, Outside: true}
 	}
-	return Diagnostic{Path: l.Path, Line: l.Line, Col: l.Col, Severity: sev, Code: code, Source: d.Source, Message: strings.TrimSpace(d.Message)}
+	return Diagnostic{Path: l.Path, Line: l.Line, Col: l.Col, Severity: sev, Code: code, Source: d.Source, Message: s.relMessage(strings.TrimSpace(d.Message))}
+}
+
+// relMessage names the workspace's files in msg by their paths relative to
+// it, as every other part of an answer does: clangd's notes ("In included
+// file: ...", "note: previous definition is here") carry absolute paths,
+// which would tell the agent where the workspace lives on the host.
+func (s *Supervisor) relMessage(msg string) string {
+	if !strings.Contains(msg, "/") {
+		return msg
+	}
+	for _, dir := range []string{s.root.RealDir(), s.root.Dir()} {
+		if dir == "" || dir == "/" {
+			continue
+		}
+		msg = strings.ReplaceAll(msg, "file://"+dir+"/", "")
+		msg = strings.ReplaceAll(msg, dir+"/", "")
+	}
+	return msg
 }
 
 // Diagnostics returns the server's diagnostics for file's current content,
