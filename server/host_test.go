@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/server"
 	"github.com/tetherhq/tether/tools"
@@ -102,14 +103,6 @@ func newTestHostWith(t *testing.T, opts server.HostOptions, approve string, pars
 	return th
 }
 
-type bearer struct{ token string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 func (th *testHost) dir(ws string) string { return filepath.Join(th.root, ws) }
 
 // open connects a go-sdk client to workspace ws with token.
@@ -135,7 +128,7 @@ func (th *testHost) openWith(t *testing.T, ws, token string, co *mcp.ClientOptio
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, co)
 	return client.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint: th.url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1,
+		Endpoint: th.url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: testenv.Bearer(token)}, MaxRetries: -1,
 	}, sessionful)
 }
 
@@ -289,7 +282,7 @@ func TestHostSessionsPerToken(t *testing.T) {
 		t.Errorf("a third session of one token opened")
 	}
 	req, _ := http.NewRequest("POST", th.url+"/mcp/alpha", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`))
-	if resp, err := (&http.Client{Transport: bearer{tokAlpha}}).Do(req); err != nil {
+	if resp, err := (&http.Client{Transport: testenv.Bearer(tokAlpha)}).Do(req); err != nil {
 		t.Fatal(err)
 	} else {
 		body, _ := io.ReadAll(resp.Body)

@@ -17,21 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/server"
 )
-
-// convRT sends a bearer token and, when key is set, the conversation key
-// header with every request.
-type convRT struct{ token, key string }
-
-func (c convRT) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+c.token)
-	if c.key != "" {
-		r.Header.Set(server.ConversationHeader, c.key)
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
 
 // openModern connects a go-sdk client at MCP 2026-07-28 (no session) to
 // workspace ws with token, sending conversation key key ("" for none).
@@ -39,7 +27,7 @@ func (th *testHost) openModern(t *testing.T, ws, token, key string, co *mcp.Clie
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, co)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint: th.url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: convRT{token, key}}, MaxRetries: -1,
+		Endpoint: th.url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: testenv.HeaderTransport{"Authorization": "Bearer " + token, server.ConversationHeader: key}}, MaxRetries: -1,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tetherhq/tether/internal/logging"
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/server"
 )
 
@@ -24,7 +25,7 @@ func (l lateStream) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method == http.MethodGet {
 		time.Sleep(200 * time.Millisecond)
 	}
-	return bearer(l).RoundTrip(r)
+	return testenv.Bearer(l.token).RoundTrip(r)
 }
 
 // TestHostNormalSessionIsQuiet: sessions that open, call tools and close

@@ -97,14 +97,6 @@ func pssByKind(pid int) map[string]int {
 	return out
 }
 
-type bearer struct{}
-
-func (bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer t-bench-0123456789")
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // statusKB reads a field (VmRSS, VmHWM) of /proc/pid/status in KiB.
 func statusKB(pid int, field string) int {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -176,7 +168,7 @@ func runHost(b *testing.B, bin, root, tokens string, sessions int) {
 	open := func(i int) *mcp.ClientSession {
 		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil)
 		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-			Endpoint: fmt.Sprintf("%s/mcp/w%03d", url, i), HTTPClient: &http.Client{Transport: bearer{}}}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			Endpoint: fmt.Sprintf("%s/mcp/w%03d", url, i), HTTPClient: &http.Client{Transport: testenv.Bearer("t-bench-0123456789")}}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -20,20 +20,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/server"
 )
-
-// revRT sends a bearer token and, when key is set, the conversation key.
-type revRT struct{ token, key string }
-
-func (c revRT) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+c.token)
-	if c.key != "" {
-		r.Header.Set(server.ConversationHeader, c.key)
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
 
 // revClient is a go-sdk client of workspace alpha at one revision, with
 // the questions it was asked and the progress notifications it got.
@@ -67,7 +56,7 @@ func openRev(t *testing.T, url, rev, token, key string) *revClient {
 		},
 	})
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint: url + "/mcp/alpha", HTTPClient: &http.Client{Transport: revRT{token, key}}, MaxRetries: -1,
+		Endpoint: url + "/mcp/alpha", HTTPClient: &http.Client{Transport: testenv.HeaderTransport{"Authorization": "Bearer " + token, server.ConversationHeader: key}}, MaxRetries: -1,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: rev})
 	if err != nil {
 		t.Fatal(err)

@@ -23,14 +23,6 @@ import (
 	"github.com/tetherhq/tether/internal/testenv"
 )
 
-type bearerRT struct{ token string }
-
-func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // startHost runs `tether serve --http 127.0.0.1:0` over a root with
 // workspaces alpha and beta and returns the process and its base URL.
 func startHost(t *testing.T, extra ...string) (*exec.Cmd, string) {
@@ -120,7 +112,7 @@ func openHostSessionRetries(t *testing.T, url, ws string, retries int) *mcp.Clie
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint: url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: bearerRT{"t-ops-0123456789"}}, MaxRetries: retries,
+		Endpoint: url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: testenv.Bearer("t-ops-0123456789")}, MaxRetries: retries,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)

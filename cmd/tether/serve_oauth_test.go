@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 // rsaJWKS writes a JWK Set of key under kid to name.
@@ -121,7 +122,7 @@ func TestHostJWTTierCapsSurface(t *testing.T) {
 	names := func(tier string) []string {
 		client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
 		cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-			Endpoint: hp.url + "/mcp/alpha", HTTPClient: &http.Client{Transport: bearerRT{hostJWT(t, "k1", k, tier)}}, MaxRetries: -1,
+			Endpoint: hp.url + "/mcp/alpha", HTTPClient: &http.Client{Transport: testenv.Bearer(hostJWT(t, "k1", k, tier))}, MaxRetries: -1,
 		}, nil)
 		if err != nil {
 			t.Fatal(err)
