@@ -470,20 +470,20 @@ func (r *Roster) startLocked(w *worker, command, stdin string) error {
 	w.log = &textcut.Tail{Max: maxLogBytes}
 	cmd.Stdout, cmd.Stderr = out, w.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	caps := newRunCap(r.cfg.processLimit(), r.cfg.addressSpaceLimit())
+	caps := proc.NewCaps("worker", r.cfg.processLimit(), r.cfg.addressSpaceLimit(), "the command and what it starts")
 	if err := r.sandbox(cmd, command, w, caps); err != nil {
-		caps.stop()
+		caps.Stop()
 		return fmt.Errorf("workers: cannot start the %s worker: %w", w.tier, err)
 	}
 	// A process the worker left behind may hold stdout open; do not wait on it
 	// for long once the worker itself has exited (it is killed with the group).
 	cmd.WaitDelay = 2 * time.Second
 	if err := proc.Start(cmd); err != nil {
-		caps.stop()
+		caps.Stop()
 		return fmt.Errorf("workers: cannot start the %s worker: %w", w.tier, err)
 	}
-	caps.started(cmd.Process.Pid)
-	w.limits = caps.words
+	caps.Started(cmd.Process.Pid)
+	w.limits = caps.Describe()
 	done := make(chan struct{})
 	w.cmd, w.done = cmd, done
 	// The previous run's result stays readable (vibe_list's last result)
@@ -497,7 +497,7 @@ func (r *Roster) startLocked(w *worker, command, stdin string) error {
 		// The run is over; make sure nothing it started lives on, in its
 		// process group or out of it.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		caps.stop()
+		caps.Stop()
 		result, truncated := out.String(), out.Cut()
 		schemaErr := ""
 		if schema != nil {

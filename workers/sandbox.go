@@ -17,7 +17,7 @@ import (
 // the operator's choice (--sandbox-net workers). The run joins the pids
 // cgroup dir (when not "") before its command starts. Call it after
 // SysProcAttr is set.
-func (r *Roster) sandbox(cmd *exec.Cmd, command string, w *worker, caps runCap) error {
+func (r *Roster) sandbox(cmd *exec.Cmd, command string, w *worker, caps *proc.Caps) error {
 	t, tier := w.tree, w.tier
 	words := strings.Fields(command)
 	first := ""
@@ -50,5 +50,5 @@ func (r *Roster) sandbox(cmd *exec.Cmd, command string, w *worker, caps runCap) 
 	}
 	// Its state directory is its home: an agent's own configuration and
 	// history stay with the worker, never in the operator's home.
-	return proc.Sandbox(cmd, proc.Policy{Peer: tier + " worker", Family: proc.Workers, RO: ro, RW: rw, Home: w.state, PassEnv: r.cfg.PassEnv, Cgroup: caps.dir(), AddressSpace: caps.as})
+	return proc.Sandbox(cmd, proc.Policy{Peer: tier + " worker", Family: proc.Workers, RO: ro, RW: rw, Home: w.state, PassEnv: r.cfg.PassEnv, Cgroup: caps.Dir(), AddressSpace: caps.AS})
 }

@@ -130,7 +130,7 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 	c.bpStates = states
 	c.ttlTimer = time.AfterFunc(sv.cfg.TTL, func() { sv.expire(c, s) })
 
-	r := &Started{Title: s.title(), Breakpoints: states, Sandbox: sandboxNote(s.unconfined), Limits: s.limits, Ops: capsOps(s.caps)}
+	r := &Started{Title: s.title(), Breakpoints: states, Sandbox: sandboxNote(s.unconfined), Limits: s.limits.Describe(), Ops: capsOps(s.caps)}
 	// A launched program runs to its first stop; an attached one is waited
 	// for only when a breakpoint may stop it (else it runs until pause).
 	wait := sv.cfg.StopWait

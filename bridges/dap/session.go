@@ -20,12 +20,9 @@ import (
 type session struct {
 	adapter *resolved
 	root    string
-	// procs is the session's pids cgroup (nil without one); limits what
-	// the first result says of the caps.
-	procs  *proc.PidsCgroup
-	limits string
-	// as is the address-space limit each process it starts gets (0: none).
-	as uint64
+	// limits are the caps of the processes the session starts: its pids
+	// cgroup and their address-space limit.
+	limits *proc.Caps
 	// ws is the working dir the session was started in, which the source
 	// files the adapter names are read through; nil reads none.
 	ws       *fsutil.Root

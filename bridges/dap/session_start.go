@@ -47,8 +47,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 	}
 	s.attachWait = sv.cfg.AttachWait
 	s.startTimeout = sv.cfg.StartTimeout
-	s.capProcesses(sv.cfg.processLimit())
-	s.capAddressSpace(sv.cfg.addressSpaceLimit())
+	s.limits = proc.NewCaps("debug", sv.cfg.processLimit(), sv.cfg.addressSpaceLimit(), "the adapter, the program and what it starts")
 	if err := s.connect(ctx, sv.cfg.StartTimeout); err != nil {
 		s.kill()
 		return nil, nil, err
