@@ -141,6 +141,29 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 	return res, nil
 }
 
+// RenamePreview computes the edit of renaming the symbol at pos to newName
+// as Rename does, writing nothing.
+func (s *Supervisor) RenamePreview(ctx context.Context, pos Position, newName string) (*ProposedEdit, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	r, err := s.renameEdit(ctx, pos, newName)
+	if err != nil {
+		return nil, err
+	}
+	pe, err := s.propose(r.p.in, []wWorkspaceEdit{r.we}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("lsp: rename %w", err)
+	}
+	pe.Title = fmt.Sprintf("rename %s to %s", r.oldName, newName)
+	pe.Notes = append(r.p.notes, pe.Notes...)
+	pe.OldName, pe.Extensions = r.oldName, r.p.in.spec.Extensions
+	pe.Implementations = s.implementationsAt(ctx, r.p, r.params)
+	return pe, nil
+}
+
 // renamed is a rename's WorkspaceEdit as the server gave it, checked.
 type renamed struct {
 	p       *prepared
