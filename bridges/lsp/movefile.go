@@ -46,9 +46,38 @@ func (s *Supervisor) RenameFile(ctx context.Context, from, to string) (*Proposed
 	if dst == src || strings.HasPrefix(dst, src+string(os.PathSeparator)) {
 		return nil, fmt.Errorf("lsp: cannot move %s into itself (%s)", from, to)
 	}
-	var moves []Move
-	var files []string // the moved files, to find a server
+	moves, files, err := movesOf(from, src, dst, fi)
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.askWillRename(ctx, files, src, dst)
+	if err != nil {
+		return nil, err
+	}
+	pe, err := s.propose(a.in, a.edits, moves)
+	if err != nil {
+		return nil, fmt.Errorf("lsp: moving %s: %w", from, err)
+	}
+	pe.Title = fmt.Sprintf("move %s to %s", s.rel(src), s.rel(dst))
+	pe.Moves = []Move{{From: src, To: dst}}
 	if fi.IsDir() {
+		pe.EmptiedDirs = dirsUnder(src)
+	}
+	pe.Notes = append(a.notes, pe.Notes...)
+	if a.why != "" {
+		pe.Notes = append(pe.Notes, "imports and references were not updated: "+a.why)
+	} else if pe.Edits == 0 {
+		pe.Notes = append(pe.Notes, a.in.spec.Name+" found no import or reference to update")
+	}
+	return pe, nil
+}
+
+// movesOf lists the file moves of moving src (from, as asked, stat'ed as
+// fi) to dst: the file itself, or every regular file under the directory;
+// files are the moved files, to find a server by.
+func movesOf(from, src, dst string, fi os.FileInfo) (moves []Move, files []string, err error) {
+	switch {
+	case fi.IsDir():
 		count := 0
 		err := walkFiles(src, func(p string) error {
 			count++
@@ -60,69 +89,66 @@ func (s *Supervisor) RenameFile(ctx context.Context, from, to string) (*Proposed
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(moves) == 0 {
-			return nil, fmt.Errorf("lsp: %s holds no file to move", from)
+			return nil, nil, fmt.Errorf("lsp: %s holds no file to move", from)
 		}
-	} else if fi.Mode().IsRegular() {
-		moves = []Move{{From: src, To: dst}}
-		files = []string{src}
-	} else {
-		return nil, fmt.Errorf("lsp: %s is not a regular file or directory: tether moves only those", from)
+		return moves, files, nil
+	case fi.Mode().IsRegular():
+		return []Move{{From: src, To: dst}}, []string{src}, nil
+	default:
+		return nil, nil, fmt.Errorf("lsp: %s is not a regular file or directory: tether moves only those", from)
 	}
-	// The server of the first moved file that one serves is asked.
-	var in *instance
-	var notes []string
-	why := ""
+}
+
+// moveAnswer is what the server of a move's files answered about it.
+type moveAnswer struct {
+	in    *instance // the server asked; nil when none was
+	notes []string
+	edits []wWorkspaceEdit
+	// why says why imports and references are not updated ("" when the
+	// server was asked).
+	why string
+}
+
+// askWillRename asks the server of the first moved file that one serves
+// for the edits of moving src to dst (workspace/willRenameFiles).
+func (s *Supervisor) askWillRename(ctx context.Context, files []string, src, dst string) (moveAnswer, error) {
+	var a moveAnswer
 	for _, f := range files {
 		if _, err := s.specFor(f); err != nil {
 			continue
 		}
 		p, err := s.prepare(ctx, s.rel(f))
 		if err != nil {
-			why = strings.TrimPrefix(err.Error(), "lsp: ")
+			a.why = strings.TrimPrefix(err.Error(), "lsp: ")
 			break
 		}
-		in, notes = p.in, p.notes
+		a.in, a.notes = p.in, p.notes
 		break
 	}
-	var edits []wWorkspaceEdit
+	in := a.in
 	switch {
-	case in == nil && why == "":
-		why = "no language server serves the moved files"
+	case in == nil && a.why == "":
+		a.why = "no language server serves the moved files"
 	case in != nil && !in.fileOperation("willRename"):
-		why = in.spec.Name + " offers no file-rename edits (workspace/willRenameFiles)"
+		a.why = in.spec.Name + " offers no file-rename edits (workspace/willRenameFiles)"
 	case in != nil:
 		params := map[string]any{"files": []map[string]string{{"oldUri": pathToURI(src), "newUri": pathToURI(dst)}}}
 		raw, err := in.call(ctx, s.requestTimeout, "workspace/willRenameFiles", params)
 		if err != nil {
-			return nil, s.failed(in, err, notes)
+			return a, s.failed(in, err, a.notes)
 		}
 		if len(raw) > 0 && string(raw) != "null" {
 			var we wWorkspaceEdit
 			if err := json.Unmarshal(raw, &we); err != nil {
-				return nil, fmt.Errorf("lsp: %s answered willRenameFiles with something unreadable: %w", in.spec.Name, err)
+				return a, fmt.Errorf("lsp: %s answered willRenameFiles with something unreadable: %w", in.spec.Name, err)
 			}
-			edits = append(edits, we)
+			a.edits = append(a.edits, we)
 		}
 	}
-	pe, err := s.propose(in, edits, moves)
-	if err != nil {
-		return nil, fmt.Errorf("lsp: moving %s: %w", from, err)
-	}
-	pe.Title = fmt.Sprintf("move %s to %s", s.rel(src), s.rel(dst))
-	pe.Moves = []Move{{From: src, To: dst}}
-	if fi.IsDir() {
-		pe.EmptiedDirs = dirsUnder(src)
-	}
-	pe.Notes = append(notes, pe.Notes...)
-	if why != "" {
-		pe.Notes = append(pe.Notes, "imports and references were not updated: "+why)
-	} else if pe.Edits == 0 {
-		pe.Notes = append(pe.Notes, in.spec.Name+" found no import or reference to update")
-	}
-	return pe, nil
+	return a, nil
 }
 
 // walkFiles calls fn with every regular file under dir, in lexical order.
