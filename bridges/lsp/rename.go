@@ -47,12 +47,8 @@ type RenameResult struct {
 // server for the WorkspaceEdit and applies it to every file atomically (all
 // files or none), then syncs the changed files and collects their diagnostics.
 func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (*RenameResult, error) {
-	ctx, done, err := s.reading(ctx)
-	if err != nil {
-		return nil, err
-	}
+	ctx, done, r, err := s.readRename(ctx, pos, newName)
 	defer done()
-	r, err := s.renameEdit(ctx, pos, newName)
 	if err != nil {
 		return nil, err
 	}
@@ -144,12 +140,8 @@ func (s *Supervisor) Rename(ctx context.Context, pos Position, newName string) (
 // RenamePreview computes the edit of renaming the symbol at pos to newName
 // as Rename does, writing nothing.
 func (s *Supervisor) RenamePreview(ctx context.Context, pos Position, newName string) (*ProposedEdit, error) {
-	ctx, done, err := s.reading(ctx)
-	if err != nil {
-		return nil, err
-	}
+	ctx, done, r, err := s.readRename(ctx, pos, newName)
 	defer done()
-	r, err := s.renameEdit(ctx, pos, newName)
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +154,18 @@ func (s *Supervisor) RenamePreview(ctx context.Context, pos Position, newName st
 	pe.OldName, pe.Extensions = r.oldName, r.p.in.spec.Extensions
 	pe.Implementations = s.implementationsAt(ctx, r.p, r.params)
 	return pe, nil
+}
+
+// readRename starts a read of the workspace (see reading) and asks for the
+// edit of renaming the symbol at pos to newName (see renameEdit). done ends
+// the read; the caller defers it whatever the error.
+func (s *Supervisor) readRename(ctx context.Context, pos Position, newName string) (context.Context, func(), *renamed, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return ctx, done, nil, err
+	}
+	r, err := s.renameEdit(ctx, pos, newName)
+	return ctx, done, r, err
 }
 
 // renamed is a rename's WorkspaceEdit as the server gave it, checked.
