@@ -46,6 +46,17 @@ func (l Location) String() string {
 	return fmt.Sprintf("%s:%d:%d: %s", l.Path, l.Line, l.Col, strings.TrimSpace(l.Text))
 }
 
+// locationLess orders locations by path, line and column.
+func locationLess(a, b Location) bool {
+	if a.Path != b.Path {
+		return a.Path < b.Path
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	return a.Col < b.Col
+}
+
 // Locations is the answer of a navigation query.
 type Locations struct {
 	Items []Location `json:"items"`
@@ -331,16 +342,7 @@ func (s *Supervisor) navigate(ctx context.Context, method string, pos Position, 
 		seen[k] = true
 		out.Items = append(out.Items, loc)
 	}
-	sort.SliceStable(out.Items, func(i, j int) bool {
-		a, b := out.Items[i], out.Items[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
+	sort.SliceStable(out.Items, func(i, j int) bool { return locationLess(out.Items[i], out.Items[j]) })
 	out.Total = len(out.Items)
 	if max > 0 && len(out.Items) > max {
 		out.Items = out.Items[:max]
