@@ -67,40 +67,62 @@ type wHierarchyItem struct {
 	SelectionRange wRange `json:"selectionRange"`
 }
 
+// hierarchyKind is a call or a type hierarchy: the request that prepares
+// its items, the follow-up request of each direction, and the words its
+// errors and notes use.
+type hierarchyKind struct {
+	name    string            // "call hierarchy"
+	prepare string            // the request that prepares the items
+	follow  map[string]string // direction -> the follow-up request
+	use     string            // the directions, as a wrong one's error lists them
+	calls   bool              // follow-ups answer calls, with their sites
+	// what and instead say what a server without it does not offer and
+	// what to use instead; noun is what a position without an item lacks.
+	what, instead, noun string
+}
+
+var (
+	callHierarchy = hierarchyKind{
+		name:    "call hierarchy",
+		prepare: "textDocument/prepareCallHierarchy",
+		follow:  map[string]string{Incoming: "callHierarchy/incomingCalls", Outgoing: "callHierarchy/outgoingCalls"},
+		use:     Incoming + " (the callers) or " + Outgoing + " (the callees)",
+		calls:   true,
+		what:    "call hierarchies",
+		instead: "use references instead: it finds the calls",
+		noun:    "function to follow calls of (no call hierarchy item)",
+	}
+	typeHierarchy = hierarchyKind{
+		name:    "type hierarchy",
+		prepare: "textDocument/prepareTypeHierarchy",
+		follow:  map[string]string{Supertypes: "typeHierarchy/supertypes", Subtypes: "typeHierarchy/subtypes"},
+		use:     Supertypes + " or " + Subtypes,
+		what:    "type hierarchies",
+		instead: "use implementation instead: it finds the types that implement an interface",
+		noun:    "type to follow (no type hierarchy item)",
+	}
+)
+
 // CallHierarchy returns the callers (Incoming) or callees (Outgoing) of the
 // function at pos, each with its call sites, at most MaxHierarchy from
 // start on. A server that does not offer call hierarchies is an error that
 // says so.
 func (s *Supervisor) CallHierarchy(ctx context.Context, pos Position, direction string, start int) (*Hierarchy, error) {
-	var method string
-	switch direction {
-	case Incoming:
-		method = "callHierarchy/incomingCalls"
-	case Outgoing:
-		method = "callHierarchy/outgoingCalls"
-	default:
-		return nil, fmt.Errorf("lsp: call hierarchy direction %q: use %s (the callers) or %s (the callees)", direction, Incoming, Outgoing)
-	}
-	return s.hierarchy(ctx, pos, "textDocument/prepareCallHierarchy", method, direction, start)
+	return s.hierarchy(ctx, pos, callHierarchy, direction, start)
 }
 
 // TypeHierarchy returns the supertypes (Supertypes) or subtypes (Subtypes) of
 // the type at pos, at most MaxHierarchy from start on. A server that does not
 // offer type hierarchies is an error that says so.
 func (s *Supervisor) TypeHierarchy(ctx context.Context, pos Position, direction string, start int) (*Hierarchy, error) {
-	var method string
-	switch direction {
-	case Supertypes:
-		method = "typeHierarchy/supertypes"
-	case Subtypes:
-		method = "typeHierarchy/subtypes"
-	default:
-		return nil, fmt.Errorf("lsp: type hierarchy direction %q: use %s or %s", direction, Supertypes, Subtypes)
-	}
-	return s.hierarchy(ctx, pos, "textDocument/prepareTypeHierarchy", method, direction, start)
+	return s.hierarchy(ctx, pos, typeHierarchy, direction, start)
 }
 
-func (s *Supervisor) hierarchy(ctx context.Context, pos Position, prepare, method, direction string, start int) (*Hierarchy, error) {
+func (s *Supervisor) hierarchy(ctx context.Context, pos Position, k hierarchyKind, direction string, start int) (*Hierarchy, error) {
+	method, ok := k.follow[direction]
+	if !ok {
+		return nil, fmt.Errorf("lsp: %s direction %q: use %s", k.name, direction, k.use)
+	}
 	ctx, done, err := s.reading(ctx)
 	if err != nil {
 		return nil, err
@@ -113,142 +135,172 @@ func (s *Supervisor) hierarchy(ctx context.Context, pos Position, prepare, metho
 	if err != nil {
 		return nil, err
 	}
-	if err := p.in.supports(prepare); err != nil {
-		what, instead := "call hierarchies", "use references instead: it finds the calls"
-		if prepare == "textDocument/prepareTypeHierarchy" {
-			what, instead = "type hierarchies", "use implementation instead: it finds the types that implement an interface"
-		}
-		return nil, fmt.Errorf("lsp: %s does not offer %s (no %s in its capabilities), so this cannot be answered for %s files; %s",
-			p.in.spec.Name, what, providers[prepare], p.in.spec.Language, instead)
+	prepared, err := s.prepareHierarchy(ctx, p, params, k)
+	if err != nil {
+		return nil, err
 	}
-	raw, err := p.in.call(ctx, s.requestTimeout, prepare, params)
+	out := &Hierarchy{Direction: direction, Notes: p.notes, Items: []HierarchyItem{}, Of: []HierarchyItem{}}
+	c := &hierarchyCollector{s: s, enc: p.in.enc, files: fileCache{}, seen: map[string]int{}, sites: map[string]bool{}}
+	if k.calls && p.in.spec.Language == "go" {
+		c.labels = goLabels{}
+	}
+	for _, it := range prepared {
+		var w wHierarchyItem
+		if err := json.Unmarshal(it, &w); err != nil {
+			return nil, fmt.Errorf("lsp: %s answered %s with something unreadable: %w", p.in.spec.Name, k.prepare, err)
+		}
+		out.Of = append(out.Of, c.item(w))
+		entries, err := s.followHierarchy(ctx, p, method, k.calls, it)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			// Incoming call sites are in the caller's file; outgoing ones
+			// in the file of the function asked about.
+			siteURI := e.item.URI
+			if direction == Outgoing {
+				siteURI = w.URI
+			}
+			c.add(e, siteURI)
+		}
+	}
+	if len(prepared) == 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s found no %s at %q on line %d of %s", p.in.spec.Name, k.noun, pos.Symbol, pos.Line, pos.File))
+	}
+	all := c.sorted()
+	out.Total = len(all)
+	out.Start = min(start, len(all))
+	out.Items = append(out.Items, all[out.Start:min(len(all), out.Start+MaxHierarchy)]...)
+	return out, nil
+}
+
+// prepareHierarchy asks the server for the items of k at params, as raw
+// items to send back in the follow-up requests.
+func (s *Supervisor) prepareHierarchy(ctx context.Context, p *prepared, params wPositionParams, k hierarchyKind) ([]json.RawMessage, error) {
+	if err := p.in.supports(k.prepare); err != nil {
+		return nil, fmt.Errorf("lsp: %s does not offer %s (no %s in its capabilities), so this cannot be answered for %s files; %s",
+			p.in.spec.Name, k.what, providers[k.prepare], p.in.spec.Language, k.instead)
+	}
+	raw, err := p.in.call(ctx, s.requestTimeout, k.prepare, params)
 	if err != nil {
 		return nil, s.failed(p.in, err, p.notes)
 	}
 	var prepared []json.RawMessage
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &prepared); err != nil {
-			return nil, fmt.Errorf("lsp: %s answered %s with something unreadable: %w", p.in.spec.Name, prepare, err)
+			return nil, fmt.Errorf("lsp: %s answered %s with something unreadable: %w", p.in.spec.Name, k.prepare, err)
 		}
 	}
-	out := &Hierarchy{Direction: direction, Notes: p.notes, Items: []HierarchyItem{}, Of: []HierarchyItem{}}
-	files := fileCache{}
-	calls := method == "callHierarchy/incomingCalls" || method == "callHierarchy/outgoingCalls"
-	// gopls's call items: relabelled from their own files (golabel.go)
-	var labels goLabels
-	if calls && p.in.spec.Language == "go" {
-		labels = goLabels{}
+	return prepared, nil
+}
+
+// hierarchyEntry is one caller, callee or type of a follow-up answer, with
+// its call sites.
+type hierarchyEntry struct {
+	item  wHierarchyItem
+	sites []wRange
+}
+
+// followHierarchy sends method for the prepared item it and reads the
+// answer: calls (with their sites) or types.
+func (s *Supervisor) followHierarchy(ctx context.Context, p *prepared, method string, calls bool, it json.RawMessage) ([]hierarchyEntry, error) {
+	raw, err := p.in.call(ctx, s.requestTimeout, method, map[string]json.RawMessage{"item": it})
+	if err != nil {
+		return nil, s.failed(p.in, err, p.notes)
 	}
-	seen := map[string]int{} // an entry's place in all, by where it is declared
-	sites := map[string]bool{}
-	var all []HierarchyItem
-	for _, it := range prepared {
-		var w wHierarchyItem
-		if err := json.Unmarshal(it, &w); err != nil {
-			return nil, fmt.Errorf("lsp: %s answered %s with something unreadable: %w", p.in.spec.Name, prepare, err)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	unreadable := func(err error) error {
+		return fmt.Errorf("lsp: %s answered %s with something unreadable: %w", p.in.spec.Name, method, err)
+	}
+	var entries []hierarchyEntry
+	if !calls {
+		var ts []wHierarchyItem
+		if err := json.Unmarshal(raw, &ts); err != nil {
+			return nil, unreadable(err)
 		}
-		of := s.hierarchyItem(files, p.in.enc, w)
-		if labels != nil {
-			s.goLabel(labels, uriToPath(w.URI), &of)
+		for _, t := range ts {
+			entries = append(entries, hierarchyEntry{item: t})
 		}
-		out.Of = append(out.Of, of)
-		raw, err := p.in.call(ctx, s.requestTimeout, method, map[string]json.RawMessage{"item": it})
-		if err != nil {
-			return nil, s.failed(p.in, err, p.notes)
+		return entries, nil
+	}
+	var cs []struct {
+		From       *wHierarchyItem `json:"from"`
+		To         *wHierarchyItem `json:"to"`
+		FromRanges []wRange        `json:"fromRanges"`
+	}
+	if err := json.Unmarshal(raw, &cs); err != nil {
+		return nil, unreadable(err)
+	}
+	for _, c := range cs {
+		switch {
+		case c.From != nil:
+			entries = append(entries, hierarchyEntry{*c.From, c.FromRanges})
+		case c.To != nil:
+			entries = append(entries, hierarchyEntry{*c.To, c.FromRanges})
 		}
-		if len(raw) == 0 || string(raw) == "null" {
+	}
+	return entries, nil
+}
+
+// hierarchyCollector gathers the entries of a hierarchy answer, each once
+// by where it is declared, with its call sites, each once.
+type hierarchyCollector struct {
+	s     *Supervisor
+	enc   encoding
+	files fileCache
+	// labels, for gopls's call items: relabelled from their own files
+	// (golabel.go).
+	labels goLabels
+	seen   map[string]int // an entry's place in all, by where it is declared
+	sites  map[string]bool
+	all    []HierarchyItem
+}
+
+// item renders w, relabelled where labels are kept.
+func (c *hierarchyCollector) item(w wHierarchyItem) HierarchyItem {
+	h := c.s.hierarchyItem(c.files, c.enc, w)
+	if c.labels != nil {
+		c.s.goLabel(c.labels, uriToPath(w.URI), &h)
+	}
+	return h
+}
+
+// add records e, its call sites in the file of siteURI.
+func (c *hierarchyCollector) add(e hierarchyEntry, siteURI string) {
+	h := c.item(e.item)
+	k := fmt.Sprint(h.Location.Path, ":", h.Location.Line, ":", h.Location.Col, " ", h.Name)
+	i, ok := c.seen[k]
+	if !ok {
+		i = len(c.all)
+		c.seen[k] = i
+		c.all = append(c.all, h)
+	}
+	for _, r := range e.sites {
+		// A server may give one site twice (tsserver, for an
+		// overloaded callee).
+		sk := fmt.Sprint(k, siteURI, r.Start)
+		if c.sites[sk] {
 			continue
 		}
-		type entry struct {
-			item  wHierarchyItem
-			sites []wRange
-		}
-		var entries []entry
-		if calls {
-			var cs []struct {
-				From       *wHierarchyItem `json:"from"`
-				To         *wHierarchyItem `json:"to"`
-				FromRanges []wRange        `json:"fromRanges"`
-			}
-			if err := json.Unmarshal(raw, &cs); err != nil {
-				return nil, fmt.Errorf("lsp: %s answered %s with something unreadable: %w", p.in.spec.Name, method, err)
-			}
-			for _, c := range cs {
-				switch {
-				case c.From != nil:
-					entries = append(entries, entry{*c.From, c.FromRanges})
-				case c.To != nil:
-					entries = append(entries, entry{*c.To, c.FromRanges})
-				}
-			}
-		} else {
-			var ts []wHierarchyItem
-			if err := json.Unmarshal(raw, &ts); err != nil {
-				return nil, fmt.Errorf("lsp: %s answered %s with something unreadable: %w", p.in.spec.Name, method, err)
-			}
-			for _, t := range ts {
-				entries = append(entries, entry{item: t})
-			}
-		}
-		for _, e := range entries {
-			h := s.hierarchyItem(files, p.in.enc, e.item)
-			if labels != nil {
-				s.goLabel(labels, uriToPath(e.item.URI), &h)
-			}
-			// Incoming call sites are in the caller's file; outgoing ones
-			// in the file of the function asked about.
-			siteURI := e.item.URI
-			if method == "callHierarchy/outgoingCalls" {
-				siteURI = w.URI
-			}
-			k := fmt.Sprint(h.Location.Path, ":", h.Location.Line, ":", h.Location.Col, " ", h.Name)
-			i, ok := seen[k]
-			if !ok {
-				i = len(all)
-				seen[k] = i
-				all = append(all, h)
-			}
-			for _, r := range e.sites {
-				// A server may give one site twice (tsserver, for an
-				// overloaded callee).
-				sk := fmt.Sprint(k, siteURI, r.Start)
-				if sites[sk] {
-					continue
-				}
-				sites[sk] = true
-				all[i].CallCount++
-				if len(all[i].Calls) < MaxCallSites {
-					all[i].Calls = append(all[i].Calls, s.location(files, p.in.enc, wLocation{URI: siteURI, Range: r}))
-				}
-			}
+		c.sites[sk] = true
+		c.all[i].CallCount++
+		if len(c.all[i].Calls) < MaxCallSites {
+			c.all[i].Calls = append(c.all[i].Calls, c.s.location(c.files, c.enc, wLocation{URI: siteURI, Range: r}))
 		}
 	}
-	if len(prepared) == 0 {
-		out.Notes = append(out.Notes, fmt.Sprintf("%s found no %s at %q on line %d of %s", p.in.spec.Name, hierarchyNoun(method), pos.Symbol, pos.Line, pos.File))
-	}
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := all[i].Location, all[j].Location
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
+}
+
+// sorted returns the entries sorted by where they are declared, each with
+// its call sites sorted.
+func (c *hierarchyCollector) sorted() []HierarchyItem {
+	all := c.all
+	sort.SliceStable(all, func(i, j int) bool { return locationLess(all[i].Location, all[j].Location) })
 	for _, h := range all {
-		sort.SliceStable(h.Calls, func(i, j int) bool {
-			a, b := h.Calls[i], h.Calls[j]
-			if a.Path != b.Path {
-				return a.Path < b.Path
-			}
-			return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
-		})
+		sort.SliceStable(h.Calls, func(i, j int) bool { return locationLess(h.Calls[i], h.Calls[j]) })
 	}
-	out.Total = len(all)
-	out.Start = min(start, len(all))
-	out.Items = append(out.Items, all[out.Start:min(len(all), out.Start+MaxHierarchy)]...)
-	return out, nil
+	return all
 }
 
 // hierarchyItem renders w with its name's position as the location, read
@@ -256,11 +308,4 @@ func (s *Supervisor) hierarchy(ctx context.Context, pos Position, prepare, metho
 func (s *Supervisor) hierarchyItem(files fileCache, enc encoding, w wHierarchyItem) HierarchyItem {
 	return HierarchyItem{Name: w.Name, Kind: symbolKindName(w.Kind), Detail: w.Detail,
 		Location: s.location(files, enc, wLocation{URI: w.URI, Range: w.SelectionRange})}
-}
-
-func hierarchyNoun(method string) string {
-	if method == "callHierarchy/incomingCalls" || method == "callHierarchy/outgoingCalls" {
-		return "function to follow calls of (no call hierarchy item)"
-	}
-	return "type to follow (no type hierarchy item)"
 }
