@@ -198,17 +198,12 @@ func insideDir(dir, p string) bool {
 // node does (its own node_modules, then those of the directories above it),
 // else the package of tsserver on env's PATH. Neither may lie inside workdir.
 func pinTSServer(opts json.RawMessage, bin string, env []string, workdir string) (json.RawMessage, error) {
-	js := ""
-	if real, err := filepath.EvalSymlinks(bin); err == nil {
-		for d := filepath.Dir(real); js == ""; d = filepath.Dir(d) {
-			if c := filepath.Join(d, "node_modules", "typescript", "lib", "tsserver.js"); isFile(c, "") && !insideDir(workdir, c) {
-				js = c
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
+	js := nodeModulesUp(bin, func(nm string) string {
+		if c := filepath.Join(nm, "typescript", "lib", "tsserver.js"); isFile(c, "") && !insideDir(workdir, c) {
+			return c
 		}
-	}
+		return ""
+	})
 	if p := lookPath("tsserver", env); js == "" && p != "" {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			// node_modules/typescript/bin/tsserver -> lib/tsserver.js
@@ -268,17 +263,12 @@ var TrustedESLintRules = []string{
 // directories above it, none inside workdir), and with options that make
 // eslint lint with TrustedESLintRules and read no configuration file.
 func pinESLint(settings json.RawMessage, bin, workdir string) (json.RawMessage, error) {
-	nm := ""
-	if real, err := filepath.EvalSymlinks(bin); err == nil {
-		for d := filepath.Dir(real); nm == ""; d = filepath.Dir(d) {
-			if c := filepath.Join(d, "node_modules"); isFile(filepath.Join(c, "eslint", "package.json"), "") && !insideDir(workdir, c) {
-				nm = c
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
+	nm := nodeModulesUp(bin, func(c string) string {
+		if isFile(filepath.Join(c, "eslint", "package.json"), "") && !insideDir(workdir, c) {
+			return c
 		}
-	}
+		return ""
+	})
 	if nm == "" {
 		return nil, fmt.Errorf("no trusted eslint found next to %s, and it would load the workspace's own node_modules/eslint; install eslint next to it (scripts/npm/package.json)", bin)
 	}
@@ -303,4 +293,23 @@ func pinESLint(settings json.RawMessage, bin, workdir string) (json.RawMessage, 
 		return nil, fmt.Errorf("lsp: settings: %w", err)
 	}
 	return out, nil
+}
+
+// nodeModulesUp calls found with each node_modules directory node resolves
+// a package from for the program at bin (links resolved: its own, then
+// those of the directories above it) and returns found's first answer that
+// is not "", or "".
+func nodeModulesUp(bin string, found func(nodeModules string) string) string {
+	real, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		return ""
+	}
+	for d := filepath.Dir(real); ; d = filepath.Dir(d) {
+		if f := found(filepath.Join(d, "node_modules")); f != "" {
+			return f
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
