@@ -608,11 +608,7 @@ func withPullCapability(caps json.RawMessage) json.RawMessage {
 	if json.Unmarshal(caps, &m) != nil {
 		return caps
 	}
-	td, _ := m["textDocument"].(map[string]any)
-	if td == nil {
-		td = map[string]any{}
-		m["textDocument"] = td
-	}
+	td := child(m, "textDocument")
 	td["diagnostic"] = map[string]any{"dynamicRegistration": true, "relatedDocumentSupport": false}
 	out, err := json.Marshal(m)
 	if err != nil {

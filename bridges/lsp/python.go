@@ -146,26 +146,16 @@ func withPython(settings json.RawMessage, c pythonChoice) (json.RawMessage, erro
 	if c.path == "" && len(c.extra) == 0 {
 		return settings, nil
 	}
-	m := map[string]any{}
-	if len(settings) > 0 {
-		if err := json.Unmarshal(settings, &m); err != nil {
-			return nil, fmt.Errorf("lsp: settings: %w", err)
-		}
+	m, err := jsonObject(settings, "settings")
+	if err != nil {
+		return nil, err
 	}
-	py, _ := m["python"].(map[string]any)
-	if py == nil {
-		py = map[string]any{}
-		m["python"] = py
-	}
+	py := child(m, "python")
 	if c.path != "" {
 		py["pythonPath"] = c.path
 	}
 	if len(c.extra) > 0 {
-		an, _ := py["analysis"].(map[string]any)
-		if an == nil {
-			an = map[string]any{}
-			py["analysis"] = an
-		}
+		an := child(py, "analysis")
 		paths, _ := an["extraPaths"].([]any)
 		for _, e := range c.extra {
 			paths = append(paths, e)

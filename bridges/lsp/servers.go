@@ -215,20 +215,14 @@ func pinTSServer(opts json.RawMessage, bin string, env []string, workdir string)
 	if js == "" {
 		return nil, fmt.Errorf("no trusted TypeScript found for typescript-language-server (neither next to %s nor tsserver on PATH), and it would run the workspace's own node_modules/typescript; install typescript next to it (npm install -g typescript)", bin)
 	}
-	m := map[string]any{}
-	if len(opts) > 0 {
-		if err := json.Unmarshal(opts, &m); err != nil {
-			return nil, fmt.Errorf("lsp: initialization_options: %w", err)
-		}
+	m, err := jsonObject(opts, "initialization_options")
+	if err != nil {
+		return nil, err
 	}
-	ts, _ := m["tsserver"].(map[string]any)
-	if ts == nil {
-		ts = map[string]any{}
-	}
+	ts := child(m, "tsserver")
 	ts["path"] = js
 	// Not fallbackPath: the workspace's copy comes before it.
 	delete(ts, "fallbackPath")
-	m["tsserver"] = ts
 	out, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("lsp: initialization_options: %w", err)
@@ -272,11 +266,9 @@ func pinESLint(settings json.RawMessage, bin, workdir string) (json.RawMessage, 
 	if nm == "" {
 		return nil, fmt.Errorf("no trusted eslint found next to %s, and it would load the workspace's own node_modules/eslint; install eslint next to it (scripts/npm/package.json)", bin)
 	}
-	m := map[string]any{}
-	if len(settings) > 0 {
-		if err := json.Unmarshal(settings, &m); err != nil {
-			return nil, fmt.Errorf("lsp: settings: %w", err)
-		}
+	m, err := jsonObject(settings, "settings")
+	if err != nil {
+		return nil, err
 	}
 	rules := map[string]string{}
 	for _, r := range TrustedESLintRules {
@@ -312,4 +304,27 @@ func nodeModulesUp(bin string, found func(nodeModules string) string) string {
 			return ""
 		}
 	}
+}
+
+// jsonObject decodes raw, a JSON object or nothing, into a map to change;
+// what names raw in the error.
+func jsonObject(raw json.RawMessage, what string) (map[string]any, error) {
+	m := map[string]any{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("lsp: %s: %w", what, err)
+		}
+	}
+	return m, nil
+}
+
+// child returns the object under key in m, set to a new empty one where
+// there is no object.
+func child(m map[string]any, key string) map[string]any {
+	c, _ := m[key].(map[string]any)
+	if c == nil {
+		c = map[string]any{}
+		m[key] = c
+	}
+	return c
 }
