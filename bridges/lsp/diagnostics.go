@@ -238,13 +238,7 @@ func (s *Supervisor) diagnoseFile(ctx context.Context, in *instance, path string
 		e := in.diags[uri]
 		in.mu.Unlock()
 		if e != nil {
-			out := &Diagnostics{Ready: true, Notes: notes}
-			files := fileCache{}
-			for _, d := range e.diags {
-				out.Items = append(out.Items, s.diagnostic(files, in.enc, uri, d))
-			}
-			sortDiagnostics(out.Items)
-			return out, nil
+			return s.wholeSet(in, uri, e.diags, notes), nil
 		}
 	}
 	return s.collect(ctx, in, path, version, seq, notes)
@@ -339,22 +333,10 @@ func (s *Supervisor) collect(ctx context.Context, in *instance, path string, ver
 		if err != nil {
 			return nil, s.failed(in, err, notes)
 		}
-		out := &Diagnostics{Ready: true, Notes: notes}
-		files := fileCache{}
-		for _, d := range ds {
-			out.Items = append(out.Items, s.diagnostic(files, in.enc, uri, d))
-		}
-		sortDiagnostics(out.Items)
-		return out, nil
+		return s.wholeSet(in, uri, ds, notes), nil
 	}
 	if ds, ok := s.pullCheck(ctx, in, path); ok {
-		out := &Diagnostics{Ready: true, Notes: notes}
-		files := fileCache{}
-		for _, d := range ds {
-			out.Items = append(out.Items, s.diagnostic(files, in.enc, uri, d))
-		}
-		sortDiagnostics(out.Items)
-		return out, nil
+		return s.wholeSet(in, uri, ds, notes), nil
 	}
 	if s.stillClean(ctx, in, path, seq) {
 		return &Diagnostics{Ready: true, Notes: notes}, nil
@@ -382,6 +364,18 @@ func (s *Supervisor) collect(ctx context.Context, in *instance, path string, ver
 	}
 	sortDiagnostics(out.Items)
 	return out, nil
+}
+
+// wholeSet is the answer for the file of uri when ds are all its
+// diagnostics, known to be current: ready, converted and sorted.
+func (s *Supervisor) wholeSet(in *instance, uri string, ds []wDiagnostic, notes []string) *Diagnostics {
+	out := &Diagnostics{Ready: true, Notes: notes}
+	files := fileCache{}
+	for _, d := range ds {
+		out.Items = append(out.Items, s.diagnostic(files, in.enc, uri, d))
+	}
+	sortDiagnostics(out.Items)
+	return out
 }
 
 // pullCheck runs in.spec's CleanCheck requests, when their answers are
