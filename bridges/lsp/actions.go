@@ -254,16 +254,24 @@ func decodeAction(r json.RawMessage) (rawAction, bool) {
 	return a, true
 }
 
+// readActions starts a read of the workspace (see reading) and asks for the
+// code actions over q's range (see codeActionsAt). done ends the read; the
+// caller defers it whatever the error.
+func (s *Supervisor) readActions(ctx context.Context, q ActionQuery) (context.Context, func(), *prepared, []rawAction, error) {
+	ctx, done, err := s.reading(ctx)
+	if err != nil {
+		return ctx, done, nil, nil, err
+	}
+	p, acts, err := s.codeActionsAt(ctx, q)
+	return ctx, done, p, acts, err
+}
+
 // CodeActionsIn lists the actions the server offers over q's range (a
 // symbol, a line, or lines through EndLine), numbered from 1 in the order
 // the server gave them: the numbers ApplyCodeAction takes.
 func (s *Supervisor) CodeActionsIn(ctx context.Context, q ActionQuery) (*CodeActions, error) {
-	ctx, done, err := s.reading(ctx)
-	if err != nil {
-		return nil, err
-	}
+	_, done, p, acts, err := s.readActions(ctx, q)
 	defer done()
-	p, acts, err := s.codeActionsAt(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -360,12 +368,8 @@ func pickAction(acts []rawAction, which string) (int, error) {
 // sends back through workspace/applyEdit while it runs (captured, never
 // written). Nothing is written.
 func (s *Supervisor) ApplyCodeAction(ctx context.Context, q ActionQuery, which string) (*ProposedEdit, error) {
-	ctx, done, err := s.reading(ctx)
-	if err != nil {
-		return nil, err
-	}
+	ctx, done, p, acts, err := s.readActions(ctx, q)
 	defer done()
-	p, acts, err := s.codeActionsAt(ctx, q)
 	if err != nil {
 		return nil, err
 	}
