@@ -5,12 +5,13 @@
 // the repository's exclude files, and skipping hidden files, binaries and
 // files over a size cap), skips files that lack the literal tokens or the
 // node kinds the pattern needs before parsing them, parses and matches on
-// every core, and keeps parsed trees in a store (Cache) shared by every
-// search of the process, with an optional disk tier (DiskCache) shared by
+// every core, and keeps parsed trees in a store (package store) shared by
+// every search of the process, with an optional disk tier shared by
 // processes. Rewrite computes a Plan of every file's new content; a Stager
 // holds plans as staged edits (edit_1, edit_2, ...) that Accept writes, all
 // files or none, or Discard drops.
 //
-// search imports matcher, engine, grammars and internal packages; it must
-// not import tools, server or anything above them.
+// search imports its own packages below it (store), matcher, engine,
+// grammars and internal packages; it must not import tools, server or
+// anything above them.
 package search

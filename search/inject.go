@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // Embedded languages. A host file holds regions written in another
@@ -364,7 +364,7 @@ func fenceStart(src []byte, i int) bool {
 
 // noRegions is the stat memo's key for a host file that holds no region of
 // a language (as the memo's language, host ">" language).
-var noRegions = treeKey{}
+var noRegions = store.Key{}
 
 // RegionsCut is a host file that embeds more regions of the query's
 // language than MaxRegionsPerFile: only the first were searched.
@@ -392,7 +392,7 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 		j.none = true
 		return nil
 	}
-	at := time.Now()
+	at := s.now()
 	src, fi, ok := s.readText(fsys, j.path, &j.unread)
 	if !ok {
 		if j.skip == "binary" {
@@ -402,7 +402,7 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 		return nil
 	}
 	if !mayHoldRegions(j.host, lang, w.injs, src) {
-		s.cache.memo.remember(j.path, memoLang, fi, at, noRegions)
+		s.cache.Remember(j.path, memoLang, fi, at, noRegions)
 		j.none = true
 		return nil
 	}
@@ -412,8 +412,8 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 		j.prefilter = true
 		return nil
 	}
-	hkey := keyOf(s.partition, j.host, src)
-	s.cache.memo.remember(j.path, j.host, fi, at, hkey)
+	hkey := store.KeyOf(s.partition, j.host, src)
+	s.cache.Remember(j.path, j.host, fi, at, hkey)
 	ht, hit, err := s.wholeTree(ctx, j.host, hkey, src)
 	if err != nil {
 		j.err = err
@@ -425,7 +425,7 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 	}
 	if total == 0 {
 		if !custom {
-			s.cache.memo.remember(j.path, memoLang, fi, at, noRegions)
+			s.cache.Remember(j.path, memoLang, fi, at, noRegions)
 		}
 		j.none = true
 		return nil
@@ -508,12 +508,12 @@ func mayHoldRegions(hostLang, lang string, injs []Injection, src []byte) bool {
 // parsed: it holds every token, and its kind set, as the store knows it,
 // does not rule it out (the kind sets are keyed by the region's own
 // language and content, never the host's); key is its tree's key.
-func (s *Searcher) regionNeeded(kinds *kindFilter, tokens []string, lang string, rsrc []byte) (treeKey, bool) {
+func (s *Searcher) regionNeeded(kinds *store.KindFilter, tokens []string, lang string, rsrc []byte) (store.Key, bool) {
 	if !hasTokens(rsrc, tokens) {
-		return treeKey{}, false
+		return store.Key{}, false
 	}
-	key := keyOf(s.partition, lang, rsrc)
-	return key, !s.ruledOut(kinds, key)
+	key := store.KeyOf(s.partition, lang, rsrc)
+	return key, !s.cache.RuledOut(kinds, key)
 }
 
 // embedded returns the languages with rules (keys of byLang) that files of
@@ -536,7 +536,7 @@ func embedded(hostLang string, byLang map[string][]*scanRule) []string {
 // on its tree, and those of each embedded language in inner on its
 // regions of that language.
 func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []*scanRule, inner []string, byLang map[string][]*scanRule, pick func([]*scanRule) []*scanRule, runners map[*rule.Rule]*rule.Runner, injs []Injection, j *scanJob, fix bool) error {
-	at := time.Now()
+	at := s.now()
 	src, fi, ok := s.readText(fsys, j.path, &j.unread)
 	if !ok {
 		if j.skip == "binary" && len(rs) == 0 {
@@ -546,8 +546,8 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []
 		}
 		return nil
 	}
-	key := keyOf(s.partition, lang, src)
-	s.cache.memo.remember(j.path, lang, fi, at, key)
+	key := store.KeyOf(s.partition, lang, src)
+	s.cache.Remember(j.path, lang, fi, at, key)
 	withTokens := func(srs []*scanRule, text []byte) []*scanRule {
 		var out []*scanRule
 		for _, sr := range srs {
@@ -557,10 +557,10 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []
 		}
 		return out
 	}
-	live := func(srs []*scanRule, k treeKey) []*scanRule {
+	live := func(srs []*scanRule, k store.Key) []*scanRule {
 		var out []*scanRule
 		for _, sr := range srs {
-			if !s.ruledOut(sr.kinds, k) {
+			if !s.cache.RuledOut(sr.kinds, k) {
 				out = append(out, sr)
 			}
 		}
@@ -623,7 +623,7 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []
 				return err
 			}
 			rsrc, b := r.text(src)
-			rk := keyOf(s.partition, l, rsrc)
+			rk := store.KeyOf(s.partition, l, rsrc)
 			rrs := live(withTokens(lrs, rsrc), rk)
 			if len(rrs) == 0 {
 				continue

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // injectDiffHTML is the HTML both ast-grep 0.51.1 and tether search for
@@ -65,7 +66,7 @@ func TestInjectedDifferentialAstGrep(t *testing.T) {
 	if err := os.WriteFile(file, []byte(injectDiffHTML), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	cases := []struct{ lang, agLang, pattern string }{
 		{"javascript", "js", "console.log($$$A)"},
 		{"javascript", "js", "setup($X)"},
@@ -116,7 +117,7 @@ func TestInjectedDifferentialAstGrepRewrite(t *testing.T) {
 	if err := os.WriteFile(file, []byte(injectDiffHTML), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	for _, c := range []struct{ lang, agLang, pattern, rewrite string }{
 		{"javascript", "js", "console.log($$$A)", "logger.info($$$A)"},
 		{"javascript", "js", "setup($X)", "setup($X, { strict: true })"},
@@ -160,7 +161,7 @@ func TestInjectedDifferenceFromAstGrep(t *testing.T) {
 	if err := json.Unmarshal(out, &ag); err != nil {
 		t.Fatalf("ast-grep JSON: %v\n%s", err, out)
 	}
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	res, err := s.Search(context.Background(), search.Query{Pattern: "render($A)", Language: "javascript", Paths: []string{file}})
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +200,7 @@ func TestInjectedScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	res, err := s.Scan(context.Background(), search.ScanQuery{Rules: rules, Paths: []string{dir}, Fix: true})
 	if err != nil {
 		t.Fatal(err)
@@ -297,7 +298,7 @@ func TestInjectedProjectInjections(t *testing.T) {
 	if len(proj.Injections) != 2 {
 		t.Fatalf("%d injections, want 2", len(proj.Injections))
 	}
-	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	res, err := s.Scan(context.Background(), search.ScanQuery{Rules: proj.Rules, Injections: proj.Injections, Paths: []string{dir}, Base: dir})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // injectHTML has every kind of HTML region: a one-line script (a region
@@ -177,7 +178,7 @@ func TestInjectedRegions(t *testing.T) {
 			`notes.md:16:1 javascript console.log("js")`,
 		}},
 	}
-	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			paths := []string{dir}
@@ -221,7 +222,7 @@ func TestInjectedNotInferred(t *testing.T) {
 		// skipped
 		"bin.md": "```python\nprint(\"x\")\n```\n\x00",
 	})
-	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	res, err := s.Search(context.Background(), search.Query{Pattern: "print($A)", Paths: []string{dir}})
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +274,7 @@ func TestInjectedRewrite(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+			s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 			path := filepath.Join(dir, c.file)
 			old, err := os.ReadFile(path)
 			if err != nil {
@@ -320,7 +321,7 @@ func TestInjectedRegionCap(t *testing.T) {
 		fmt.Fprintf(&b, "Step %d:\n\n```go\nfmt.Println(%d)\n```\n\n", i, i)
 	}
 	dir := writeFiles(t, map[string]string{"many.md": b.String()})
-	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	res, err := s.Search(context.Background(), search.Query{Pattern: "fmt.Println($A)", Language: "go", Paths: []string{dir}, MaxResults: 5})
 	if err != nil {
 		t.Fatal(err)

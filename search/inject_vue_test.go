@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // injectVue is a Vue single-file component with every kind of region: a
@@ -63,7 +64,7 @@ func TestInjectedVue(t *testing.T) {
 		{"css", "css", "$S { color: red; }", []string{`App.vue:16:1 css .a { color: red; }`}},
 		{"scss", "scss", ".c { $$$ }", []string{`App.vue:20:6 scss .c { color: red; }`}},
 	}
-	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := s.Search(context.Background(), search.Query{Pattern: c.pattern, Language: c.lang, Paths: []string{dir}})

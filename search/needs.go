@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tetherhq/tether/matcher/rule"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // Chunk is the byte range [Start, End) of a file.
@@ -98,7 +99,7 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 			}
 			continue
 		}
-		if c.kinds != nil && s.ruledOut(c.kinds, keyOf(s.partition, c.lang, src)) {
+		if c.kinds != nil && s.cache.RuledOut(c.kinds, store.KeyOf(s.partition, c.lang, src)) {
 			continue
 		}
 		n := Need{Path: f, Size: len(src), Chunks: []Chunk{{0, len(src)}}}
@@ -122,16 +123,11 @@ func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src
 	if !mayHoldRegions(host, c.lang, injs, src) {
 		return nil, nil
 	}
-	ht := s.cache.get(keyOf(s.partition, host, src))
+	ht := s.cache.Get(store.KeyOf(s.partition, host, src))
 	if ht == nil {
-		release, err := parses.Load().acquire(ctx, int64(len(src)))
-		if err != nil {
-			return nil, fmt.Errorf("parse: %w", err)
-		}
-		ht, err = s.parser.Parse(ctx, host, src)
-		release()
-		if err != nil {
-			return nil, fmt.Errorf("parse: %w", err)
+		var err error
+		if ht, err = store.Parse(ctx, s.parser, host, src); err != nil {
+			return nil, err
 		}
 	}
 	rs, _, err := hostRegions(ctx, ht, host, c.lang, injs, runners)

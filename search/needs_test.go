@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 func TestNeedsIsWhatThePrefilterLetsThrough(t *testing.T) {
@@ -37,7 +38,7 @@ func TestNeedsIsWhatThePrefilterLetsThrough(t *testing.T) {
 		{"token nowhere", search.Config{}, `unsafe.Slice($P, $N)`, map[string][]search.Chunk{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.cfg.Cache = search.NewCache(0)
+			tc.cfg.Cache = store.NewCache(0)
 			s := search.NewSearcher(parser(t), tc.cfg)
 			needs, err := s.Needs(context.Background(), search.Query{Pattern: tc.pattern, Language: "go", Paths: []string{dir}})
 			if err != nil {
@@ -63,7 +64,7 @@ func TestNeedsOfARuleAndOfABadQuery(t *testing.T) {
 	dir := t.TempDir()
 	a, b := "package p\n\nfunc one() {\n\tmu.Lock()\n}\n\nfunc two() {}\n", "package p\n\nfunc three() {}\n"
 	write(t, dir, map[string]string{"a.go": a, "b.go": b})
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	ctx := context.Background()
 	needs, err := s.Needs(ctx, search.Query{Rule: map[string]any{"pattern": "mu.Lock()"}, Language: "go", Paths: []string{dir}})
 	if err != nil {
@@ -133,7 +134,7 @@ func TestNeedsHoldsEveryMatch(t *testing.T) {
 			name = "hosts/" + tc.lang + "/" + tc.pattern
 		}
 		t.Run(name, func(t *testing.T) {
-			cache := search.NewCache(0)
+			cache := store.NewCache(0)
 			s := search.NewSearcher(parser(t), search.Config{Cache: cache})
 			q := search.Query{Pattern: tc.pattern, Selector: tc.selector, Language: tc.lang, Paths: []string{tc.corpus}}
 			if tc.corpus == hosts {
@@ -186,7 +187,7 @@ func TestNeedsHoldsEveryMatch(t *testing.T) {
 func TestNeedsOfHostFiles(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, hostCorpus)
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	needs, err := s.Needs(context.Background(), search.Query{Pattern: `init(load(2))`, Language: "javascript", Paths: []string{dir}})
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +209,7 @@ func TestNeedsUsesTheStoresKindSets(t *testing.T) {
 		"plain.go": "package p\n\nfunc g() int { return 1 }\n",
 	})
 	ctx := context.Background()
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	q := search.Query{Pattern: `$A <- $B`, Language: "go", Paths: []string{dir}}
 	names := func() []string {
 		needs, err := s.Needs(ctx, q)

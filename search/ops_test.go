@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // TestRewriteOps combines ops into one plan in both parse modes: each op
@@ -24,7 +25,7 @@ func TestRewriteOps(t *testing.T) {
 		return search.Op{Name: name, Rewrite: rewrite, Query: search.Query{Pattern: pattern, Language: "go", Paths: []string{dir}}}
 	}
 	for _, whole := range []bool{false, true} {
-		s := search.NewSearcher(parser(t), search.Config{WholeFiles: whole, Cache: search.NewCache(0)})
+		s := search.NewSearcher(parser(t), search.Config{WholeFiles: whole, Cache: store.NewCache(0)})
 
 		// h(1) from op 0 is not seen by op 1's h($X): it matches the file as it was
 		plan, err := s.RewriteOps(ctx, []search.Op{op("op0", "f(1)", "h(1)"), op("op1", "h($X)", "k($X)"), op("op2", "errors.New($M)", "fmt.Errorf($M)")})

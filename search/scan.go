@@ -9,11 +9,11 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // ScanQuery runs several rules (ast-grep's scan) over paths. Each file is
@@ -83,7 +83,7 @@ type ScanResult struct {
 type scanRule struct {
 	r              *rule.Rule
 	files, ignores *globs
-	kinds          *kindFilter
+	kinds          *store.KindFilter
 }
 
 type scanJob struct {
@@ -104,8 +104,8 @@ type scanJob struct {
 
 // Scan runs q's rules over its paths.
 func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
-	s.warm.beginQuery()
-	defer s.warm.endQuery()
+	s.warm.BeginQuery()
+	defer s.warm.EndQuery()
 	if s.rootErr != nil {
 		return nil, s.rootErr
 	}
@@ -133,7 +133,7 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 				return nil, fmt.Errorf("search: rule %s: ignores: %w", r.ID, err)
 			}
 		}
-		sr.kinds = s.kindFilterOf(ctx, [][][]string{{r.Kinds()}}, r.Language)
+		sr.kinds = store.NewKindFilter(ctx, s.parser, [][][]string{{r.Kinds()}}, r.Language)
 		byLang[r.Language] = append(byLang[r.Language], sr)
 	}
 	gl, err := compileGlobs(q.Globs)
@@ -288,10 +288,10 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 		return s.scanHost(ctx, fsys, lang, rs, inner, byLang, pick, runners, injs, j, fix)
 	}
 	j.searched = true
-	live := func(key treeKey) []*scanRule {
+	live := func(key store.Key) []*scanRule {
 		var out []*scanRule
 		for _, sr := range rs {
-			if !s.ruledOut(sr.kinds, key) {
+			if !s.cache.RuledOut(sr.kinds, key) {
 				out = append(out, sr)
 			}
 		}
@@ -303,13 +303,13 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 			return nil
 		}
 	}
-	at := time.Now()
+	at := s.now()
 	src, fi, ok := s.readText(fsys, j.path, &j.unread)
 	if !ok {
 		return nil
 	}
-	key := keyOf(s.partition, lang, src)
-	s.cache.memo.remember(j.path, lang, fi, at, key)
+	key := store.KeyOf(s.partition, lang, src)
+	s.cache.Remember(j.path, lang, fi, at, key)
 	// a rule whose tokens the file lacks cannot match in it
 	withTokens := rs[:0:0]
 	for _, sr := range rs {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // TestScanSkips checks what a scan does not parse: a file lacking a
@@ -39,7 +40,7 @@ rule: {pattern: $M.Lock()}
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	res, err := s.Scan(context.Background(), search.ScanQuery{Rules: rules, Paths: []string{dir}})
 	if err != nil {
 		t.Fatal(err)

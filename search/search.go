@@ -18,6 +18,7 @@ import (
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // Defaults for a Searcher.
@@ -42,8 +43,8 @@ type Config struct {
 	// MaxFileSize skips larger files (default DefaultMaxFileSize).
 	MaxFileSize int64
 	// Cache keeps parsed trees across queries and searchers (default: the
-	// process's SharedCache).
-	Cache *Cache
+	// process's store.SharedCache).
+	Cache *store.Cache
 	// WholeFiles turns chunked parsing off: every file that passes the token
 	// prefilter is parsed whole (see chunk.go). Results are the same.
 	WholeFiles bool
@@ -80,17 +81,23 @@ type Config struct {
 type Searcher struct {
 	// testHookRead, when set by a test, is told of every file a search reads.
 	testHookRead func(path string)
-	parser       matcher.Parser
-	cache        *Cache
-	workers      int
-	maxSize      int64
-	whole        bool
-	wholeRoom    bool
-	maxText      int
-	root         *fsutil.Root
-	rootErr      error // why Config.Root cannot be used
-	partition    string
-	warm         warmState
+	// testHookListed, when set by a test, is called once a warm-up has
+	// listed its files.
+	testHookListed func()
+	// testHookNow, when set by a test, is the clock a file's read is timed
+	// by for the stat memo (store.Cache.Remember).
+	testHookNow func() time.Time
+	parser      matcher.Parser
+	cache       *store.Cache
+	workers     int
+	maxSize     int64
+	whole       bool
+	wholeRoom   bool
+	maxText     int
+	root        *fsutil.Root
+	rootErr     error // why Config.Root cannot be used
+	partition   string
+	warm        *store.Warmer
 }
 
 // NewSearcher returns a Searcher that parses with p.
@@ -102,9 +109,9 @@ func NewSearcher(p matcher.Parser, cfg Config) *Searcher {
 		}
 	}
 	if s.cache == nil {
-		s.cache = SharedCache()
+		s.cache = store.SharedCache()
 	}
-	s.warm.init()
+	s.warm = store.NewWarmer()
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
 	}
@@ -118,7 +125,15 @@ func NewSearcher(p matcher.Parser, cfg Config) *Searcher {
 }
 
 // Cache returns the searcher's tree cache.
-func (s *Searcher) Cache() *Cache { return s.cache }
+func (s *Searcher) Cache() *store.Cache { return s.cache }
+
+// now is the time a file's read is timed by for the stat memo.
+func (s *Searcher) now() time.Time {
+	if s.testHookNow != nil {
+		return s.testHookNow()
+	}
+	return time.Now()
+}
 
 // Query is one structural search.
 type Query struct {
@@ -281,7 +296,7 @@ type Result struct {
 	Parsed      int `json:"parsed"`
 	Prefiltered int `json:"prefiltered"`
 	// KindSkipped counts the files among Prefiltered whose node kinds, as the
-	// tree store knew them, lack what the pattern needs (kinds.go).
+	// tree store knew them, lack what the pattern needs (store/kinds.go).
 	KindSkipped int   `json:"kindSkipped,omitempty"`
 	CacheHits   int   `json:"cacheHits"`
 	Skipped     Skips `json:"skipped"`
@@ -296,7 +311,7 @@ type Result struct {
 	BrokenCount int          `json:"syntaxErrorFiles,omitempty"`
 	Broken      []BrokenFile `json:"syntaxErrors,omitempty"`
 	// RegionsCutCount counts the host files that embed more regions of the
-	// language than MaxRegionsPerFile (only the first were searched);
+	// language than inject.MaxRegionsPerFile (only the first were searched);
 	// RegionsCut names the first MaxBrokenListed.
 	RegionsCutCount int          `json:"regionsCutFiles,omitempty"`
 	RegionsCut      []RegionsCut `json:"regionsCut,omitempty"`
@@ -314,8 +329,8 @@ type worker struct {
 	fix  bool
 	// tokens are the literal tokens every match holds (the prefilter)
 	tokens []string
-	// kinds rules out files by their stored kind sets (kinds.go); nil: none
-	kinds *kindFilter
+	// kinds rules out files by their stored kind sets; nil: none
+	kinds *store.KindFilter
 	// tmpl is the rewrite's template; nil for a search
 	tmpl *matcher.Template
 	// injs are the query's injections, runners their rules' runners
@@ -442,8 +457,8 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 // run is the shared walk, prefilter, parse and match loop; with a rewrite
 // template it also computes each file's replacements.
 func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, []*fileJob, error) {
-	s.warm.beginQuery()
-	defer s.warm.endQuery()
+	s.warm.BeginQuery()
+	defer s.warm.EndQuery()
 	paths := q.Paths
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -580,7 +595,7 @@ type compiled struct {
 	pat   *matcher.Pattern
 	rule  *rule.Rule
 	tmpl  *matcher.Template
-	kinds *kindFilter
+	kinds *store.KindFilter
 }
 
 // compile resolves q's language and compiles its pattern or rule (and the
@@ -598,7 +613,7 @@ func (s *Searcher) compile(ctx context.Context, fsys *files, q Query, paths []st
 		if c.rule, err = compileQueryRule(ctx, s.parser, c.lang, q.Rule, rewrite); err != nil {
 			return c, err
 		}
-		c.kinds = s.kindFilterOf(ctx, [][][]string{{c.rule.Kinds()}}, c.lang)
+		c.kinds = store.NewKindFilter(ctx, s.parser, [][][]string{{c.rule.Kinds()}}, c.lang)
 		return c, nil
 	}
 	if c.lang, err = s.resolveLanguage(ctx, fsys, q.Language, q.Pattern, paths, gl); err != nil {
@@ -610,7 +625,7 @@ func (s *Searcher) compile(ctx context.Context, fsys *files, q Query, paths []st
 	if rewrite != nil {
 		c.tmpl = matcher.NewTemplate(c.pat, *rewrite)
 	}
-	c.kinds = s.kindFilterFor(ctx, c.pat, c.lang)
+	c.kinds = store.NewKindFilter(ctx, s.parser, c.pat.NeededKinds(), c.lang)
 	return c, nil
 }
 
@@ -644,15 +659,15 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 		return s.doHost(ctx, fsys, w, lang, j, limit)
 	}
 	// a file as it was when its tree went into the store is neither read
-	// nor hashed (statmemo.go), and one whose kinds rule it out is not read
+	// nor hashed (the store's stat memo), and one whose kinds rule it out is not read
 	// even when its tree is gone; a rewrite always reads what it changes
 	if !w.rewrites() {
 		if key, ok := s.unchanged(fsys, j.path, lang); ok {
-			if s.ruledOut(w.kinds, key) {
+			if s.cache.RuledOut(w.kinds, key) {
 				j.prefilter, j.kindSkip = true, true
 				return nil
 			}
-			if tree := s.cache.held(key); tree != nil {
+			if tree := s.cache.Held(key); tree != nil {
 				if !hasTokens(tree.Source(), w.tokens) {
 					j.prefilter = true
 					return nil
@@ -664,7 +679,7 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 		}
 	}
 	// one open: the size, the time and the content are the same file's
-	at := time.Now()
+	at := s.now()
 	src, fi, ok := s.readText(fsys, j.path, &j.unread)
 	if !ok {
 		return nil
@@ -673,16 +688,16 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 		j.prefilter = true
 		return nil
 	}
-	key := keyOf(s.partition, lang, src)
-	s.cache.memo.remember(j.path, lang, fi, at, key)
-	if s.ruledOut(w.kinds, key) {
+	key := store.KeyOf(s.partition, lang, src)
+	s.cache.Remember(j.path, lang, fi, at, key)
+	if s.cache.RuledOut(w.kinds, key) {
 		j.prefilter, j.kindSkip = true, true
 		return nil
 	}
 	// a whole-file tree another pattern, run or process left in the store
 	// beats parsing chunks
-	whole := s.whole || s.wholeRoom && s.cache.roomy()
-	if !whole && w.pat != nil && w.pat.WithinDeclaration() && !s.cache.holds(key) {
+	whole := s.whole || s.wholeRoom && s.cache.Roomy()
+	if !whole && w.pat != nil && w.pat.WithinDeclaration() && !s.cache.Holds(key) {
 		if split := splitters[lang]; split != nil {
 			if starts := split(src); len(starts) > 1 {
 				if done, err := s.doChunks(ctx, w, lang, j, src, starts, limit); done || err != nil {
@@ -700,7 +715,7 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 						j.noteBroken(tree, base{})
 						return nil
 					}
-					s.warm.want(j.path) // whole, for the next pattern
+					s.warm.Want(j.path) // whole, for the next pattern
 					return nil
 				}
 			}
@@ -727,8 +742,8 @@ func (w *worker) rewrites() bool { return w.tmpl != nil || w.fix }
 
 // unchanged returns the content key of the file at path when a stat says
 // it is as it was when last read (a file never read is not stat'ed).
-func (s *Searcher) unchanged(fsys *files, path, lang string) (treeKey, bool) {
-	return s.cache.memo.lookup(path, lang, func() (fs.FileInfo, error) { return fsys.stat(path) })
+func (s *Searcher) unchanged(fsys *files, path, lang string) (store.Key, bool) {
+	return s.cache.Unchanged(path, lang, func() (fs.FileInfo, error) { return fsys.stat(path) })
 }
 
 // read reads the file at path for a search, within the size cap.
@@ -788,40 +803,11 @@ func (s *Searcher) readText(fsys *files, path string, u *unread) ([]byte, fs.Fil
 	return src, fi, true
 }
 
-// tree returns src's tree (key is keyOf(s.partition, lang, src)) from the cache, its disk
-// tier, or a parse (then kept in both).
-func (s *Searcher) tree(ctx context.Context, lang string, key treeKey, src []byte) (*engine.Tree, bool, error) {
-	if t := s.cache.get(key); t != nil {
-		return t, true, nil
-	}
-	disk := s.cache.Disk()
-	dec, _ := s.parser.(treeDecoder)
-	if disk != nil && dec != nil {
-		if data, ok := disk.load(key); ok {
-			t, err := dec.DecodeTree(ctx, lang, src, data)
-			if err == nil {
-				s.cache.put(key, t)
-				return t, true, nil
-			}
-			if errors.Is(err, engine.ErrBadTree) {
-				disk.bad(key)
-			}
-		}
-	}
-	release, err := parses.Load().acquire(ctx, int64(len(src)))
-	if err != nil {
-		return nil, false, fmt.Errorf("parse: %w", err)
-	}
-	t, err := s.parser.Parse(ctx, lang, src)
-	release()
-	if err != nil {
-		return nil, false, fmt.Errorf("parse: %w", err)
-	}
-	s.cache.put(key, t)
-	if disk != nil && dec != nil {
-		disk.storeTree(key, t)
-	}
-	return t, false, nil
+// wholeTree returns a whole file's tree (key is store.KeyOf(s.partition,
+// lang, src)) from the store, its disk tier, or a parse, and keeps the
+// file's kind set.
+func (s *Searcher) wholeTree(ctx context.Context, lang string, key store.Key, src []byte) (*engine.Tree, bool, error) {
+	return s.cache.WholeTree(ctx, s.parser, lang, key, src)
 }
 
 // base locates a chunk's or a region's tree in its file: byte offset,
@@ -859,13 +845,13 @@ func (s *Searcher) doChunks(ctx context.Context, w *worker, lang string, j *file
 		chunk := src[start:rg.End]
 		line += bytes.Count(src[prev:start], []byte{'\n'})
 		prev = start
-		ck := keyOf(s.partition, lang, chunk)
-		t, hit, err := s.tree(ctx, lang, ck, chunk)
+		ck := store.KeyOf(s.partition, lang, chunk)
+		t, hit, err := s.cache.Tree(ctx, s.parser, lang, ck, chunk)
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
 		if err == nil && len(chunk) == len(src) {
-			s.cache.noteKinds(ck, t) // the whole file's tree
+			s.cache.NoteKinds(ck, t) // the whole file's tree
 		}
 		if err != nil || t.HasError() {
 			return false, nil

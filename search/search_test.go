@@ -8,10 +8,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 func write(t *testing.T, dir string, files map[string]string) {
@@ -79,7 +81,7 @@ func TestSearchReportsWhatItSkipped(t *testing.T) {
 func TestSearchCachesTrees(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{"a.go": "package a\n\nfunc f() { m.Lock() }\n", "b.go": "package a\n\nfunc g() { n.Lock() }\n"})
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	q := search.Query{Pattern: "$X.Lock()", Language: "go", Paths: []string{dir}}
 	first, err := s.Search(context.Background(), q)
 	if err != nil {
@@ -103,6 +105,16 @@ func TestSearchCachesTrees(t *testing.T) {
 	}
 }
 
+// openTier opens a disk tier for a test and settles it when the test ends,
+// before its temporary directory is removed (store's tests say why).
+func openTier(t testing.TB, dir string, budget int64) (*store.DiskCache, error) {
+	d, err := store.OpenDiskCache(dir, budget)
+	if d != nil {
+		t.Cleanup(func() { d.Settle(time.Minute) })
+	}
+	return d, err
+}
+
 // TestPartitionsKeepTreesApart: searchers of two partitions share a store
 // (and its disk tier) but not its trees: after one parses a content, the
 // other's search of the same content in its own directory is no hit, in
@@ -113,7 +125,7 @@ func TestPartitionsKeepTreesApart(t *testing.T) {
 	alpha, beta := t.TempDir(), t.TempDir()
 	write(t, alpha, map[string]string{"a.go": src})
 	write(t, beta, map[string]string{"b.go": src})
-	cache := search.NewCache(0)
+	cache := store.NewCache(0)
 	disk, err := openTier(t, t.TempDir(), 1<<30)
 	if err != nil {
 		t.Fatal(err)
@@ -146,8 +158,8 @@ func TestChunkedEqualsWhole(t *testing.T) {
 	ctx := context.Background()
 	// caches of their own: the shared one could hand the chunked searcher
 	// the whole files' trees
-	chunked := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
-	whole := search.NewSearcher(parser(t), search.Config{WholeFiles: true, Cache: search.NewCache(0)})
+	chunked := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
+	whole := search.NewSearcher(parser(t), search.Config{WholeFiles: true, Cache: store.NewCache(0)})
 	for _, p := range []string{"fmt.Errorf($$$ARGS)", "if err != nil { return $$$ }", "$X.Lock()", "for $I := range $X { $$$ }", "func $F($$$) error { $$$ }"} {
 		q := search.Query{Pattern: p, Language: "go", Paths: []string{filepath.Join(root, "matcher"), filepath.Join(root, "search"), filepath.Join(root, "tools")}}
 		a, err := chunked.Search(ctx, q)

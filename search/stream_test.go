@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // TestOnMatchesStreamsInOrder: a search with OnMatches hands on every file's
@@ -32,7 +33,7 @@ func TestOnMatchesStreamsInOrder(t *testing.T) {
 	ctx := context.Background()
 	for _, maxText := range []int{0, -1} {
 		t.Run(fmt.Sprintf("maxText=%d", maxText), func(t *testing.T) {
-			s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0), Workers: 4, MaxText: maxText})
+			s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0), Workers: 4, MaxText: maxText})
 			q := search.Query{Pattern: "$A && $B", Language: "javascript", Paths: []string{dir}}
 			want, err := s.Search(ctx, q)
 			if err != nil {

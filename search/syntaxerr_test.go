@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // brokenGo has a match in a clean declaration and a syntax error on line 7,
@@ -21,7 +22,7 @@ func TestSyntaxErrorsReportedAndLeftOutOfRewrites(t *testing.T) {
 	write(t, dir, map[string]string{"broken.go": brokenGo, "clean.go": cleanGo})
 	ctx := context.Background()
 	for _, whole := range []bool{false, true} {
-		s := search.NewSearcher(parser(t), search.Config{WholeFiles: whole, Cache: search.NewCache(0)})
+		s := search.NewSearcher(parser(t), search.Config{WholeFiles: whole, Cache: store.NewCache(0)})
 		q := search.Query{Pattern: "errors.New($M)", Language: "go", Paths: []string{dir}}
 		plan, err := s.Rewrite(ctx, q, "fmt.Errorf($M)")
 		if err != nil {
@@ -59,7 +60,7 @@ func TestSyntaxErrorsSearchListsBrokenFile(t *testing.T) {
 	dir := t.TempDir()
 	// the error lies in the one declaration that holds the token
 	write(t, dir, map[string]string{"a.go": "package a\n\nfunc f() {\n\terrors.New(\"x\")\n\tif {\n}\n", "b.go": cleanGo})
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	res, err := s.Search(context.Background(), search.Query{Pattern: "errors.New($M)", Language: "go", Paths: []string{dir}})
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +80,7 @@ func TestSyntaxErrorsListBounded(t *testing.T) {
 		files[filepath.Join("p", strings.Repeat("x", i+1)+".go")] = "package p\n\nvar v = g(1)\n\nvar w = (\n"
 	}
 	write(t, dir, files)
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	res, err := s.Search(context.Background(), search.Query{Pattern: "g($A)", Language: "go", Paths: []string{dir}})
 	if err != nil {
 		t.Fatal(err)

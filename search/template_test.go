@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // templateSvelte has JavaScript in every kind of Svelte template
@@ -106,7 +107,7 @@ func TestTemplateExpressions(t *testing.T) {
 		}},
 		{"typescript call", "ts", "console.log($A)", []string{`Typed.vue:2:43 typescript console.log(n as number)`}},
 	}
-	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := s.Search(context.Background(), search.Query{Pattern: c.pattern, Language: c.lang, Paths: []string{dir}})
@@ -200,7 +201,7 @@ func TestTemplateExpressions(t *testing.T) {
 func TestTemplateHint(t *testing.T) {
 	p := parser(t)
 	dir := writeFiles(t, map[string]string{"App.svelte": templateSvelte, "App.vue": templateVue})
-	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	for _, c := range []struct{ file, name string }{{"App.svelte", "Svelte"}, {"App.vue", "Vue"}} {
 		res, err := s.Search(context.Background(), search.Query{Pattern: "console.log($A)", Paths: []string{filepath.Join(dir, c.file)}})
 		if err != nil {
@@ -219,7 +220,7 @@ func TestTemplateRegionsCut(t *testing.T) {
 	p := parser(t)
 	src := "<template>" + strings.Repeat("{{ f(1) }}", search.MaxRegionsPerFile+1) + "</template>\n"
 	dir := writeFiles(t, map[string]string{"Many.vue": src})
-	s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	res, err := s.Search(context.Background(), search.Query{Pattern: "f($A)", Language: "javascript", Paths: []string{dir}})
 	if err != nil {
 		t.Fatal(err)

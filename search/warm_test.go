@@ -10,7 +10,24 @@ import (
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
+
+var storePatterns = []string{"fmt.Errorf($$$ARGS)", "if err != nil { return $$$ }", "$X.Lock()", "for $I := range $X { $$$ }", "$A = $B", "$F($$$A)"}
+
+// searchBoth runs q with s and with a fresh parse of whole files.
+func searchBoth(t *testing.T, s *search.Searcher, q search.Query) (got, fresh *search.Result) {
+	t.Helper()
+	got, err := s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err = search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0), WholeFiles: true}).Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, fresh
+}
 
 // TestWarmUpFillsStore: after a warm-up over a directory, every pattern's
 // first query finds all its trees in the store, with the matches of a fresh
@@ -18,7 +35,7 @@ import (
 func TestWarmUpFillsStore(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(testenv.RepoRoot(), "search")
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	if err := s.WarmUp(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
@@ -45,12 +62,12 @@ func TestWarmUpYieldsToQueries(t *testing.T) {
 	ctx := context.Background()
 	root := testenv.RepoRoot()
 	dirs := []string{filepath.Join(root, "matcher"), filepath.Join(root, "search"), filepath.Join(root, "engine"), filepath.Join(root, "tools")}
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	var wg sync.WaitGroup
 	var werr error
 	wg.Go(func() { werr = s.WarmUp(ctx, dirs...) })
 	q := search.Query{Pattern: "$X.Lock()", Language: "go", Paths: dirs[:1]}
-	want, err := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)}).Search(ctx, q)
+	want, err := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)}).Search(ctx, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +83,7 @@ func TestWarmUpYieldsToQueries(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	s2 := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s2 := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	if err := s2.WarmUp(cctx, dirs...); err == nil || s2.WarmStatus().Stopped != "cancelled" {
 		t.Errorf("a cancelled warm-up: %v, %+v", err, s2.WarmStatus())
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // TestWholeWhileRoom: with WholeWhileRoom a file whose token is in one of
@@ -29,21 +30,21 @@ func TestWholeWhileRoom(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.go"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	whole := keyOf("", "go", src)
+	whole := store.KeyOf("", "go", src)
 	for _, c := range []struct {
 		name      string
 		cfg       Config
 		wantWhole bool
 	}{
-		{"room", Config{Cache: NewCache(0), WholeWhileRoom: true}, true},
-		{"no room", Config{Cache: NewCache(1), WholeWhileRoom: true}, false},
-		{"chunks (the command line)", Config{Cache: NewCache(0)}, false},
+		{"room", Config{Cache: store.NewCache(0), WholeWhileRoom: true}, true},
+		{"no room", Config{Cache: store.NewCache(1), WholeWhileRoom: true}, false},
+		{"chunks (the command line)", Config{Cache: store.NewCache(0)}, false},
 	} {
 		s := NewSearcher(fuzzParser(t), c.cfg)
 		if r := memoSearch(t, s, dir, "$M.Lock()"); r.Total != 1 {
 			t.Fatalf("%s: %d matches, want 1", c.name, r.Total)
 		}
-		if got := s.cache.inMemory(whole); got != c.wantWhole {
+		if got := s.cache.InMemory(whole); got != c.wantWhole {
 			t.Errorf("%s: the whole file's tree in the store: %v, want %v", c.name, got, c.wantWhole)
 		}
 		if r := memoSearch(t, s, dir, "$X := $V"); r.Total != 40 {
@@ -87,18 +88,18 @@ func TestWarmUpTakesQueriedFilesFirst(t *testing.T) {
 		}
 	}
 	op := &recParser{p: fuzzParser(t)}
-	s := NewSearcher(op, Config{Cache: NewCache(0)})
+	s := NewSearcher(op, Config{Cache: store.NewCache(0)})
 	// a query in flight holds the warm-up off once it has listed the files
 	listed := make(chan struct{})
-	s.warm.testHookListed = func() { close(listed) }
-	s.warm.beginQuery()
+	s.testHookListed = func() { close(listed) }
+	s.warm.BeginQuery()
 	done := make(chan error)
 	go func() { done <- s.WarmUp(context.Background(), dir) }()
 	<-listed
 	if r := memoSearch(t, s, dir, "$M.Lock()"); r.Total != 1 {
 		t.Fatalf("%d matches, want 1", r.Total)
 	}
-	s.warm.endQuery()
+	s.warm.EndQuery()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // The session's floor: what its queries cannot do without, measured with
@@ -136,19 +137,19 @@ func Floor(ctx context.Context, corpus string, threads int, patterns []string, t
 	if _, err := e.Parse(ctx, "go", []byte("package p\n")); err != nil {
 		return nil, err
 	}
-	store, err := os.MkdirTemp("", "tether-bench-floor-")
+	tmp, err := os.MkdirTemp("", "tether-bench-floor-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(store)
-	cold := search.NewSearcher(e, search.Config{Workers: threads, Cache: search.NewCache(0)})
+	defer os.RemoveAll(tmp)
+	cold := search.NewSearcher(e, search.Config{Workers: threads, Cache: store.NewCache(0)})
 	warm := cold
 	if tier != "" {
-		d, err := search.OpenDiskCache(tier, 0)
+		d, err := store.OpenDiskCache(tier, 0)
 		if err != nil {
 			return nil, fmt.Errorf("floor: cannot open the warm rows' disk tier: %w", err)
 		}
-		c := search.NewCache(0)
+		c := store.NewCache(0)
 		c.SetDisk(d)
 		warm = search.NewSearcher(e, search.Config{Workers: threads, Cache: c})
 	}
@@ -170,7 +171,7 @@ func Floor(ctx context.Context, corpus string, threads int, patterns []string, t
 				rows[i].NewBytes += int64(c.End - c.Start)
 			}
 		}
-		made, d, err := parseAll(ctx, e, threads, jobs, store, written)
+		made, d, err := parseAll(ctx, e, threads, jobs, tmp, written)
 		if err != nil {
 			return nil, err
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // SessionPatterns are an agent session's 20 different queries: rare tokens,
@@ -119,7 +120,7 @@ var ServeModel = SessionModel{FirstQuery: 2 * time.Second}
 // process's shared store (no disk tier), as tether serve's ast_grep does.
 func sessionChild(corpus string, threads int, patterns []string, model SessionModel) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(serveMemoryLimit(search.SharedCache().Stats().Budget))
+		debug.SetMemoryLimit(serveMemoryLimit(store.SharedCache().Stats().Budget))
 	}
 	ctx := context.Background()
 	e, err := engine.New(ctx, engine.NewConfig())
@@ -257,7 +258,7 @@ func SessionTable(rows []SessionRow, agTotal, sess Proc, threads int, load strin
 	fmt.Fprintf(&b, "| | **tether / floor** | | | **%s** | | | %s of ast-grep | **%s** | | %s of ast-grep | **%s** | | | |\n",
 		times(cold, parse), parseOfAG, times(warm, read), readOfAG, times(inRun, parse))
 	fmt.Fprintf(&b, "\nratio = tether time / ast-grep time (lower is better for tether). The one-process session models `tether serve`: the warm-up starts at the run's start and the first query comes %s after it (the session's total counts the queries only, not that wait; the queries come back to back, so the warm-up has only that wait and what it takes between them); the files a query parsed in chunks are the warm-up's next; serve's soft memory limit (%d MiB). Its peak RSS: %d MB (its whole run, %s, includes starting the engine and the wait).\n",
-		ServeModel.FirstQuery, serveMemoryLimit(search.DefaultCacheBudget)>>20, sess.RSS>>10, secs(sess.Wall))
+		ServeModel.FirstQuery, serveMemoryLimit(store.DefaultCacheBudget)>>20, sess.RSS>>10, secs(sess.Wall))
 	if !floored {
 		b.WriteString("\nThe floor was not measured in this run (the benchmark's log says why): its cells are \"-\".\n")
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // hostRegistry is the registry of `tether serve --http`'s /metrics: the Go
@@ -18,18 +18,18 @@ import (
 // sessions, calls and latencies.
 func hostRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
-	stats := func(f func(search.CacheStats) float64) func() float64 {
-		return func() float64 { return f(search.SharedCache().Stats()) }
+	stats := func(f func(store.CacheStats) float64) func() float64 {
+		return func() float64 { return f(store.SharedCache().Stats()) }
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tether_tree_store_hits_total", Help: "Tree-store lookups served from memory."},
-			stats(func(s search.CacheStats) float64 { return float64(s.Hits) })),
+			stats(func(s store.CacheStats) float64 { return float64(s.Hits) })),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tether_tree_store_misses_total", Help: "Tree-store lookups that had to parse."},
-			stats(func(s search.CacheStats) float64 { return float64(s.Misses) })),
+			stats(func(s store.CacheStats) float64 { return float64(s.Misses) })),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_tree_store_bytes", Help: "Memory the shared tree store holds (estimated)."},
-			stats(func(s search.CacheStats) float64 { return float64(s.Bytes) })),
+			stats(func(s store.CacheStats) float64 { return float64(s.Bytes) })),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_child_processes", Help: "Processes descended from this one (kernels, language servers, debug adapters, workers); -1 where /proc cannot be read."},
 			func() float64 { return float64(descendants(os.Getpid())) }),
 	)

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
-// tierEntryMagic starts every disk tier entry (search/disk.go); the key's
+// tierEntryMagic starts every disk tier entry (search/store/disk.go); the key's
 // 32 bytes and the sha256 of the rest follow it.
 const tierEntryMagic = "tether-tree-v1\n\x00"
 
@@ -145,7 +145,7 @@ func TestSearchKilledDuringTierWrites(t *testing.T) {
 		if onDisk > budget {
 			t.Errorf("after the second search the tier holds %d bytes, over its budget of %d", onDisk, budget)
 		}
-		d, err := search.OpenDiskCache(tier, budget)
+		d, err := store.OpenDiskCache(tier, budget)
 		if err != nil {
 			t.Fatal(err)
 		}

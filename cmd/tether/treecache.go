@@ -9,7 +9,7 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // cliTreeMemory is tether ast-grep's memory budget for trees: one search
@@ -29,7 +29,7 @@ const parseHeadroom = 384 << 20
 // collector runs.
 func softMemoryLimit(budget int64) int64 { return budget + parseHeadroom }
 
-// treeCacheFlags set the process's tree store (search.SharedCache): its
+// treeCacheFlags set the process's tree store (store.SharedCache): its
 // memory budget and its disk tier under the user cache dir.
 type treeCacheFlags struct {
 	off    bool
@@ -44,15 +44,15 @@ type treeCacheFlags struct {
 	// cliMemoryLimit)
 	defaultLimit int64
 	// opened is the disk tier apply opened, nil for none
-	opened *search.DiskCache
+	opened *store.DiskCache
 	// deferWrites: the tier writes the trees a search parsed at settle,
-	// after the answer (a CLI search; see search.DiskCache.DeferWrites)
+	// after the answer (a CLI search; see store.DiskCache.DeferWrites)
 	deferWrites bool
 }
 
 // register adds the flags; memory is the default memory budget.
 func (f *treeCacheFlags) register(fs *flag.FlagSet, memory int64) {
-	f.disk.n, f.memory.n = search.DefaultDiskBudget, memory
+	f.disk.n, f.memory.n = store.DefaultDiskBudget, memory
 	fs.BoolVar(&f.off, "no-cache", false, "do not read or write parsed trees in the disk cache (under the user cache dir)")
 	fs.Var(&f.disk, "cache-size", "the most disk the parsed-tree cache holds (such as 1GiB; off: no disk cache)")
 	fs.Var(&f.memory, "tree-memory", "the most memory the process's parsed trees hold, shared by every run and pattern (such as 768MiB)")
@@ -74,7 +74,7 @@ func (f *treeCacheFlags) applyMemoryLimit() int64 {
 	case f.defaultLimit > 0:
 		n = f.defaultLimit
 	default:
-		n = softMemoryLimit(search.SharedCache().Stats().Budget)
+		n = softMemoryLimit(store.SharedCache().Stats().Budget)
 	}
 	if n <= 0 {
 		debug.SetMemoryLimit(math.MaxInt64)
@@ -95,17 +95,17 @@ func (f *treeCacheFlags) settle() {
 // apply sets the shared store up; a disk tier that cannot be opened is said
 // on stderr and the search goes on without it.
 func (f *treeCacheFlags) apply(stderr io.Writer) {
-	c := search.SharedCache()
+	c := store.SharedCache()
 	if f.memory.n > 0 {
 		c.SetBudget(f.memory.n)
 	}
 	if f.off || f.disk.n <= 0 {
 		return
 	}
-	dir, err := search.DefaultDiskCacheDir()
+	dir, err := store.DefaultDiskCacheDir()
 	if err == nil {
-		var d *search.DiskCache
-		if d, err = search.OpenDiskCache(dir, f.disk.n); err == nil {
+		var d *store.DiskCache
+		if d, err = store.OpenDiskCache(dir, f.disk.n); err == nil {
 			if f.deferWrites {
 				d.DeferWrites()
 			}

@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // TestServeMemoryLimit: serve's soft memory limit is the tree budget plus
@@ -16,7 +16,7 @@ import (
 func TestServeMemoryLimit(t *testing.T) {
 	prev := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
-	derived := search.SharedCache().Stats().Budget + parseHeadroom
+	derived := store.SharedCache().Stats().Budget + parseHeadroom
 	for _, c := range []struct {
 		name   string
 		args   []string
@@ -37,7 +37,7 @@ func TestServeMemoryLimit(t *testing.T) {
 			var f treeCacheFlags
 			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			f.register(fs, search.DefaultCacheBudget)
+			f.register(fs, store.DefaultCacheBudget)
 			if err := fs.Parse(c.args); err != nil {
 				t.Fatal(err)
 			}

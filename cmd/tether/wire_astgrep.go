@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -32,7 +32,7 @@ func init() {
 		name: "astgrep",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&enabled, "ast-grep", true, "offer ast_grep (read), ast_edit and resolve (write): structural search and staged rewrites")
-			trees.register(fs, search.DefaultCacheBudget)
+			trees.register(fs, store.DefaultCacheBudget)
 			fs.BoolVar(&shareTrees, "share-trees", false, "with --http: let every workspace's searches share parsed trees (less parsing when tenants hold the same files, but then how fast a search is, and /metrics' tree-store counters, tell one tenant what content another's workspace holds)")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {

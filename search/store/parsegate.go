@@ -1,4 +1,4 @@
-package search
+package store
 
 import (
 	"context"
@@ -12,10 +12,11 @@ import (
 // bundle 700 MB, up to the engine's cap), so with a worker a core each
 // parsing a bundle the memory grew with the cores. Under this budget a
 // bundle near the size cap is parsed alone, smaller files go on beside
-// smaller bundles, and a file larger than the budget is parsed alone.
-const parseBudget = DefaultMaxFileSize
+// smaller bundles, and a file larger than the budget is parsed alone. It is
+// the size cap of a search (search.DefaultMaxFileSize).
+const parseBudget = 16 << 20
 
-// parses admits the parses of the process (Searcher.tree).
+// parses admits the parses of the process (Parse).
 var parses = func() *atomic.Pointer[byteGate] {
 	var p atomic.Pointer[byteGate]
 	p.Store(newByteGate(parseBudget))

@@ -1,4 +1,4 @@
-package search_test
+package store_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 var storePatterns = []string{"fmt.Errorf($$$ARGS)", "if err != nil { return $$$ }", "$X.Lock()", "for $I := range $X { $$$ }", "$A = $B", "$F($$$A)"}
@@ -22,7 +23,7 @@ var storePatterns = []string{"fmt.Errorf($$$ARGS)", "if err != nil { return $$$ 
 func TestStoreMatchesFreshParse(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(testenv.RepoRoot(), "search")
-	store := search.NewCache(0)
+	c := store.NewCache(0)
 	run := func(s *search.Searcher, p string) *search.Result {
 		t.Helper()
 		r, err := s.Search(ctx, search.Query{Pattern: p, Language: "go", Paths: []string{dir}})
@@ -31,13 +32,13 @@ func TestStoreMatchesFreshParse(t *testing.T) {
 		}
 		return r
 	}
-	first := search.NewSearcher(parser(t), search.Config{Cache: store})
+	first := search.NewSearcher(parser(t), search.Config{Cache: c})
 	for _, p := range storePatterns {
 		run(first, p)
 	}
-	second := search.NewSearcher(parser(t), search.Config{Cache: store})
+	second := search.NewSearcher(parser(t), search.Config{Cache: c})
 	for _, p := range storePatterns {
-		fresh := run(search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0), WholeFiles: true}), p)
+		fresh := run(search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0), WholeFiles: true}), p)
 		got := run(second, p)
 		if got.Total == 0 || !reflect.DeepEqual(got.Matches, fresh.Matches) || got.Total != fresh.Total {
 			t.Errorf("%s: from the store %d matches, fresh %d (equal lists: %v)", p, got.Total, fresh.Total, reflect.DeepEqual(got.Matches, fresh.Matches))
@@ -56,18 +57,18 @@ func TestStoreIsPathIndependent(t *testing.T) {
 	files := map[string]string{"x.go": "package x\n\nfunc f() { mu.Lock(); defer mu.Unlock() }\n"}
 	write(t, a, files)
 	write(t, b, files)
-	store := search.NewCache(0)
+	c := store.NewCache(0)
 	q := search.Query{Pattern: "$X.Lock()", Language: "go"}
 	q.Paths = []string{a}
-	if r, err := search.NewSearcher(parser(t), search.Config{Cache: store}).Search(ctx, q); err != nil || r.Total != 1 || r.CacheHits != 0 {
+	if r, err := search.NewSearcher(parser(t), search.Config{Cache: c}).Search(ctx, q); err != nil || r.Total != 1 || r.CacheHits != 0 {
 		t.Fatalf("first checkout: %v %+v", err, r)
 	}
 	q.Paths = []string{b}
-	r, err := search.NewSearcher(parser(t), search.Config{Cache: store}).Search(ctx, q)
+	r, err := search.NewSearcher(parser(t), search.Config{Cache: c}).Search(ctx, q)
 	if err != nil || r.Total != 1 || r.CacheHits != 1 || r.Matches[0].Path != filepath.Join(b, "x.go") {
 		t.Fatalf("second checkout: %v %+v", err, r)
 	}
-	if st := store.Stats(); st.Entries != 1 {
+	if st := c.Stats(); st.Entries != 1 {
 		t.Errorf("store holds %d trees, want 1", st.Entries)
 	}
 }
@@ -83,7 +84,7 @@ func TestStoreNeverStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	q := search.Query{Pattern: "$X.Lock()", Language: "go", Paths: []string{dir}}
 	if r, err := s.Search(ctx, q); err != nil || r.Total != 1 || r.Matches[0].Text != "a.Lock()" {
 		t.Fatalf("before: %v %+v", err, r)
@@ -103,9 +104,9 @@ func TestStoreNeverStale(t *testing.T) {
 func TestStoreBudget(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(testenv.RepoRoot(), "search")
-	store := search.NewCache(64 << 10)
-	s := search.NewSearcher(parser(t), search.Config{Cache: store, WholeFiles: true})
-	fresh := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0), WholeFiles: true})
+	c := store.NewCache(64 << 10)
+	s := search.NewSearcher(parser(t), search.Config{Cache: c, WholeFiles: true})
+	fresh := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0), WholeFiles: true})
 	q := search.Query{Pattern: "$X.Lock()", Language: "go", Paths: []string{dir}}
 	for range 2 {
 		got, err := s.Search(ctx, q)
@@ -120,11 +121,11 @@ func TestStoreBudget(t *testing.T) {
 			t.Fatalf("under a small budget: %d matches, want %d", got.Total, want.Total)
 		}
 	}
-	if st := store.Stats(); st.Bytes > st.Budget || st.Entries == 0 {
+	if st := c.Stats(); st.Bytes > st.Budget || st.Entries == 0 {
 		t.Errorf("store holds %d bytes in %d trees, budget %d", st.Bytes, st.Entries, st.Budget)
 	}
-	store.SetBudget(1)
-	if st := store.Stats(); st.Entries != 0 || st.Bytes != 0 {
+	c.SetBudget(1)
+	if st := c.Stats(); st.Entries != 0 || st.Bytes != 0 {
 		t.Errorf("after shrinking the budget: %d bytes in %d trees", st.Bytes, st.Entries)
 	}
 }
@@ -134,10 +135,10 @@ func TestStoreBudget(t *testing.T) {
 func TestStoreConcurrentSearches(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(testenv.RepoRoot(), "search")
-	store := search.NewCache(0)
+	c := store.NewCache(0)
 	want := map[string]int{}
 	for _, p := range storePatterns[:4] {
-		r, err := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0), Workers: 1}).Search(ctx, search.Query{Pattern: p, Language: "go", Paths: []string{dir}})
+		r, err := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0), Workers: 1}).Search(ctx, search.Query{Pattern: p, Language: "go", Paths: []string{dir}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +148,7 @@ func TestStoreConcurrentSearches(t *testing.T) {
 	for i := range 8 {
 		p := storePatterns[i%4]
 		wg.Go(func() {
-			r, err := search.NewSearcher(parser(t), search.Config{Cache: store, Workers: 1}).Search(ctx, search.Query{Pattern: p, Language: "go", Paths: []string{dir}})
+			r, err := search.NewSearcher(parser(t), search.Config{Cache: c, Workers: 1}).Search(ctx, search.Query{Pattern: p, Language: "go", Paths: []string{dir}})
 			if err != nil {
 				t.Errorf("%s: %v", p, err)
 			} else if r.Total != want[p] {
@@ -165,7 +166,7 @@ func searchBoth(t *testing.T, s *search.Searcher, q search.Query) (got, fresh *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err = search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0), WholeFiles: true}).Search(context.Background(), q)
+	fresh, err = search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0), WholeFiles: true}).Search(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package search
+package store
 
 import "path/filepath"
 
@@ -9,7 +9,7 @@ import "path/filepath"
 func ClearKindSets(c *Cache) {
 	c.kinds.mu.Lock()
 	defer c.kinds.mu.Unlock()
-	c.kinds.sets = map[treeKey]kindSet{}
+	c.kinds.sets = map[Key]kindSet{}
 	c.kinds.order, c.kinds.head, c.kinds.used = nil, 0, 0
 }
 
@@ -18,22 +18,22 @@ func KindIndexDir(d *DiskCache) string { return filepath.Dir(d.kindShardPath(0))
 
 // KindShardPath is the file of the index shard that holds key's set.
 func KindShardPath(d *DiskCache, key [32]byte) string {
-	return d.kindShardPath(kindShardOf(treeKey(key)))
+	return d.kindShardPath(kindShardOf(Key(key)))
 }
 
 // KindShardCap is what one shard of the index holds before it is rewritten.
 func KindShardCap() int64 { return kindShardCap() }
 
 // AppendKindSet writes a record for the key (any 32 bytes) to d's index.
-func AppendKindSet(d *DiskCache, key [32]byte, set string) { d.appendKinds(treeKey(key), kindSet(set)) }
+func AppendKindSet(d *DiskCache, key [32]byte, set string) { d.appendKinds(Key(key), kindSet(set)) }
 
 // NoteKindSet keeps set under key in c and its disk tier's index, as
 // parsing a whole file whose kinds are set does.
-func NoteKindSet(c *Cache, key [32]byte, set string) { c.noteKindSet(treeKey(key), kindSet(set)) }
+func NoteKindSet(c *Cache, key [32]byte, set string) { c.noteKindSet(Key(key), kindSet(set)) }
 
 // KindSetOf is c's set of key, looked up as a search does.
 func KindSetOf(c *Cache, key [32]byte) (string, bool) {
-	s, ok := c.kindsOf(treeKey(key))
+	s, ok := c.kindsOf(Key(key))
 	return string(s), ok
 }
 
@@ -47,13 +47,13 @@ func KindIndexRead(c *Cache) (bytes, records int64) {
 
 // KindRecord is the index's record of set under key.
 func KindRecord(key [32]byte, set string) []byte {
-	return appendKindRecord(nil, treeKey(key), kindSet(set))
+	return appendKindRecord(nil, Key(key), kindSet(set))
 }
 
 // KindIndexRecords lists the records of the index file's bytes that check out.
 func KindIndexRecords(b []byte) map[[32]byte]string {
 	out := map[[32]byte]string{}
-	forEachKindRecord(b, func(k treeKey, s kindSet) { out[k] = string(s) })
+	forEachKindRecord(b, func(k Key, s kindSet) { out[k] = string(s) })
 	return out
 }
 

@@ -1,4 +1,4 @@
-package search
+package store
 
 import (
 	"container/list"
@@ -24,7 +24,7 @@ type Cache struct {
 	mu      sync.Mutex
 	budget  int64
 	used    int64
-	entries map[treeKey]*list.Element
+	entries map[Key]*list.Element
 	lru     list.List
 	hits    int64
 	misses  int64
@@ -36,11 +36,11 @@ type Cache struct {
 	memo statMemo
 }
 
-// treeKey is the sha256 of a tree's language, grammar module and source.
-type treeKey [sha256.Size]byte
+// Key is the sha256 of a tree's language, grammar module and source.
+type Key [sha256.Size]byte
 
 type cacheEntry struct {
-	key  treeKey
+	key  Key
 	tree *engine.Tree
 	cost int64
 }
@@ -51,13 +51,13 @@ func NewCache(budget int64) *Cache {
 	if budget <= 0 {
 		budget = DefaultCacheBudget
 	}
-	return &Cache{budget: budget, entries: map[treeKey]*list.Element{}, kinds: newKindStore(0)}
+	return &Cache{budget: budget, entries: map[Key]*list.Element{}, kinds: newKindStore(0)}
 }
 
 var shared = sync.OnceValue(func() *Cache { return NewCache(0) })
 
-// SharedCache returns the process's tree cache, which every Searcher without
-// its own Config.Cache uses: one budget for all runs and patterns.
+// SharedCache returns the process's tree cache, which every search.Searcher
+// without a cache of its own uses: one budget for all runs and patterns.
 func SharedCache() *Cache { return shared() }
 
 // SetBudget changes the memory budget (<= 0: DefaultCacheBudget), evicting
@@ -87,9 +87,9 @@ func (c *Cache) Disk() *DiskCache {
 	return c.disk
 }
 
-// keyOf returns the key of src parsed as lang (a canonical language id) in
+// KeyOf returns the key of src parsed as lang (a canonical language id) in
 // partition ("" for none, the key trees had before partitions).
-func keyOf(partition, lang string, src []byte) treeKey {
+func KeyOf(partition, lang string, src []byte) Key {
 	h := sha256.New()
 	mod := ""
 	if l, ok := grammars.Lookup(lang); ok {
@@ -103,12 +103,14 @@ func keyOf(partition, lang string, src []byte) treeKey {
 	h.Write([]byte(mod))
 	h.Write([]byte{0})
 	h.Write(src)
-	var k treeKey
+	var k Key
 	h.Sum(k[:0])
 	return k
 }
 
-func (c *Cache) get(k treeKey) *engine.Tree {
+// Get returns k's tree when the cache holds it in memory, counting a hit,
+// or nil, counting a miss.
+func (c *Cache) Get(k Key) *engine.Tree {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[k]
@@ -121,9 +123,9 @@ func (c *Cache) get(k treeKey) *engine.Tree {
 	return el.Value.(*cacheEntry).tree
 }
 
-// held returns k's tree when the cache holds it in memory (a hit), without
+// Held returns k's tree when the cache holds it in memory (a hit), without
 // counting a miss when it does not.
-func (c *Cache) held(k treeKey) *engine.Tree {
+func (c *Cache) Held(k Key) *engine.Tree {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[k]
@@ -135,18 +137,18 @@ func (c *Cache) held(k treeKey) *engine.Tree {
 	return el.Value.(*cacheEntry).tree
 }
 
-// inMemory reports whether the cache holds k's tree in memory, without
+// InMemory reports whether the cache holds k's tree in memory, without
 // counting or touching the entry's recency.
-func (c *Cache) inMemory(k treeKey) bool {
+func (c *Cache) InMemory(k Key) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := c.entries[k]
 	return ok
 }
 
-// holds reports whether the cache or its disk tier has k's tree, without
+// Holds reports whether the cache or its disk tier has k's tree, without
 // counting or touching the entry's recency.
-func (c *Cache) holds(k treeKey) bool {
+func (c *Cache) Holds(k Key) bool {
 	c.mu.Lock()
 	_, ok := c.entries[k]
 	disk := c.disk
@@ -154,7 +156,7 @@ func (c *Cache) holds(k treeKey) bool {
 	return ok || disk != nil && disk.has(k)
 }
 
-func (c *Cache) put(k treeKey, t *engine.Tree) {
+func (c *Cache) put(k Key, t *engine.Tree) {
 	cost := t.MemoryBytes()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -181,10 +183,11 @@ func (c *Cache) evict(room int64) {
 	}
 }
 
-// roomy reports whether the cache is below nine tenths of its budget: the
-// warm-up stops there, and WholeWhileRoom parses in chunks from there on, so
-// that neither evicts what queries put in.
-func (c *Cache) roomy() bool {
+// Roomy reports whether the cache is below nine tenths of its budget: the
+// warm-up stops there, and a searcher that parses whole files while there
+// is room parses in chunks from there on, so that neither evicts what
+// queries put in.
+func (c *Cache) Roomy() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.used < c.budget/10*9

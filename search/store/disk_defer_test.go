@@ -1,4 +1,4 @@
-package search_test
+package store_test
 
 import (
 	"encoding/binary"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // TestDiskTierDefersWrites: a tier that defers its writes (a CLI search)
@@ -29,11 +30,11 @@ func TestDiskTierDefersWrites(t *testing.T) {
 	if n := len(diskEntries(t, dir)); n != 0 {
 		t.Fatalf("%d entries written during the search, want them all deferred", n)
 	}
-	if search.DeferredBytes(d) == 0 {
+	if store.DeferredBytes(d) == 0 {
 		t.Fatal("nothing deferred")
 	}
 	// a new memory store over the same tier finds every tree
-	c := search.NewCache(0)
+	c := store.NewCache(0)
 	c.SetDisk(d)
 	again, err := search.NewSearcher(parser(t), search.Config{Cache: c, WholeFiles: true}).Search(t.Context(), q)
 	if err != nil {
@@ -43,8 +44,8 @@ func TestDiskTierDefersWrites(t *testing.T) {
 		t.Errorf("before Settle: %d matches (want %d), %d of %d trees from the tier", again.Total, first.Total, again.CacheHits, again.Parsed)
 	}
 	d.Settle(time.Minute)
-	if search.DeferredBytes(d) != 0 {
-		t.Errorf("%d bytes still deferred after Settle", search.DeferredBytes(d))
+	if store.DeferredBytes(d) != 0 {
+		t.Errorf("%d bytes still deferred after Settle", store.DeferredBytes(d))
 	}
 	onDisk, n := tierBytes(t, dir)
 	if n == 0 {
@@ -69,8 +70,8 @@ func TestDiskTierDeferredBound(t *testing.T) {
 	for i := range entries {
 		var k [32]byte
 		binary.LittleEndian.PutUint64(k[:], uint64(i+1))
-		search.DeferEntry(d, k, make([]byte, size))
-		if got := search.DeferredBytes(d); got > 16<<20 {
+		store.DeferEntry(d, k, make([]byte, size))
+		if got := store.DeferredBytes(d); got > 16<<20 {
 			t.Fatalf("after %d entries %d bytes deferred, over the 16 MiB bound", i+1, got)
 		}
 	}

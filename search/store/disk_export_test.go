@@ -1,4 +1,4 @@
-package search
+package store
 
 import "os"
 
@@ -10,7 +10,7 @@ func DiskListed(d *DiskCache) int64 { return d.touched.Load() }
 
 // WriteDiskEntry writes b as the entry for key (any 32 bytes), as a stored
 // tree is written: counted, recorded and pruned alike.
-func WriteDiskEntry(d *DiskCache, key [32]byte, b []byte) { d.write(treeKey(key), b) }
+func WriteDiskEntry(d *DiskCache, key [32]byte, b []byte) { d.write(Key(key), b) }
 
 // DiskLedgerPath is the disk tier's ledger of its size.
 func DiskLedgerPath(d *DiskCache) string { return d.ledgerPath() }
@@ -28,7 +28,7 @@ func DeferredBytes(d *DiskCache) int64 {
 // DeferEntry stores b as the entry for key as a parsed tree's entry is
 // stored: kept for Settle while writes are deferred and it fits.
 func DeferEntry(d *DiskCache, key [32]byte, b []byte) {
-	if !d.deferred(treeKey(key), b) {
-		d.write(treeKey(key), b)
+	if !d.deferred(Key(key), b) {
+		d.write(Key(key), b)
 	}
 }

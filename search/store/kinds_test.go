@@ -1,4 +1,4 @@
-package search_test
+package store_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // kindRun searches q twice over a store holding every tree of paths: once
@@ -26,7 +27,7 @@ import (
 func kindRun(t *testing.T, s *search.Searcher, q search.Query) *search.Result {
 	t.Helper()
 	ctx := context.Background()
-	search.ClearKindSets(s.Cache())
+	store.ClearKindSets(s.Cache())
 	base, err := s.Search(ctx, q)
 	if err != nil {
 		t.Fatalf("%s: %v", q.Pattern, err)
@@ -46,40 +47,6 @@ func kindRun(t *testing.T, s *search.Searcher, q search.Query) *search.Result {
 			q.Language, q.Pattern, got.Total, got.Searched, base.Total, base.Searched, reflect.DeepEqual(got.Matches, base.Matches))
 	}
 	return got
-}
-
-// TestKindPrefilterGolden: every golden pattern finds the same matches with
-// the kind sets of all the golden inputs of its language as without: each
-// language's inputs are one directory, searched by every pattern of the
-// language (its own input and the others').
-func TestKindPrefilterGolden(t *testing.T) {
-	p := parser(t)
-	byLang := map[string][]*goldenCase{}
-	for _, c := range loadCases(t) {
-		if _, bad := c.section("error"); !bad {
-			byLang[c.lang] = append(byLang[c.lang], c)
-		}
-	}
-	skipped, searched := 0, 0
-	for lang, cases := range byLang {
-		dir := t.TempDir()
-		for _, c := range cases {
-			name := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(c.path), ".txtar"), ".", "_") + filepath.Ext(c.inputName)
-			if err := os.WriteFile(filepath.Join(dir, name), c.input, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		s := search.NewSearcher(p, search.Config{Cache: search.NewCache(0)})
-		for _, c := range cases {
-			r := kindRun(t, s, search.Query{Pattern: c.pattern, Selector: c.selector, Language: lang, Paths: []string{dir}})
-			skipped += r.KindSkipped
-			searched += r.Searched
-		}
-	}
-	if skipped == 0 {
-		t.Errorf("no file of %d skipped by its kinds", searched)
-	}
-	t.Logf("%d of %d files skipped by their kinds", skipped, searched)
 }
 
 // TestKindPrefilterCorpus: token-free patterns find the same matches with
@@ -118,7 +85,7 @@ func TestKindPrefilterCorpus(t *testing.T) {
 		{"python", []string{py}, []string{"$A += $B", "$X[$I] = $V", "{$K: $V}", "$A[$B:$C]", "$F(*$A)", "[$X, $$$]", "$A @ $B", "$X.$Y = $Z"}},
 		{"typescript", []string{ts}, []string{"$A ?? $B", "$X!", "$X?.$Y", "[...$A]", "{ ...$O }", "$X++", "$A | $B", "($A) => $B", "$A += $B"}},
 	} {
-		s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+		s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 		skipped := 0
 		for _, pat := range tc.patterns {
 			r := kindRun(t, s, search.Query{Pattern: pat, Language: tc.lang, Paths: tc.paths})
@@ -155,7 +122,7 @@ func copyInto(t *testing.T, dir, ext string, files ...string) {
 
 // freshSearcher searches with whole files over a new store.
 func freshSearcher(t *testing.T) *search.Searcher {
-	return search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0), WholeFiles: true})
+	return search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0), WholeFiles: true})
 }
 
 // sameAsFresh fails unless got, q's result, has the matches fresh finds with
@@ -163,7 +130,7 @@ func freshSearcher(t *testing.T) *search.Searcher {
 // skipped files by their kinds.
 func sameAsFresh(t *testing.T, fresh *search.Searcher, q search.Query, got *search.Result) {
 	t.Helper()
-	search.ClearKindSets(fresh.Cache())
+	store.ClearKindSets(fresh.Cache())
 	want, err := fresh.Search(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +152,7 @@ func TestKindSetNeverStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	q := search.Query{Pattern: "$X++", Language: "go", Paths: []string{dir}}
 	for i := range 2 {
 		r, err := s.Search(ctx, q)
@@ -208,7 +175,7 @@ func TestKindSetNeverStale(t *testing.T) {
 func TestKindSetsOutliveTrees(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(testenv.RepoRoot(), "search")
-	store := search.NewCache(1)
+	store := store.NewCache(1)
 	s := search.NewSearcher(parser(t), search.Config{Cache: store, WholeFiles: true})
 	first, err := s.Search(ctx, search.Query{Pattern: "$X.Lock()", Language: "go", Paths: []string{dir}})
 	if err != nil {
@@ -238,7 +205,7 @@ func TestKindSetsOutliveTrees(t *testing.T) {
 // search package (a token-free search parses every file) and returns its
 // directory, the package's, the searcher, the tier and the index's shard
 // files' bytes by path.
-func filledIndex(t *testing.T) (dir, src string, s *search.Searcher, d *search.DiskCache, shards map[string][]byte) {
+func filledIndex(t *testing.T) (dir, src string, s *search.Searcher, d *store.DiskCache, shards map[string][]byte) {
 	t.Helper()
 	dir = t.TempDir()
 	src = filepath.Join(testenv.RepoRoot(), "search")
@@ -250,9 +217,9 @@ func filledIndex(t *testing.T) (dir, src string, s *search.Searcher, d *search.D
 }
 
 // readShards returns the bytes of every shard file of d's index by path.
-func readShards(t *testing.T, d *search.DiskCache) map[string][]byte {
+func readShards(t *testing.T, d *store.DiskCache) map[string][]byte {
 	t.Helper()
-	ents, err := os.ReadDir(search.KindIndexDir(d))
+	ents, err := os.ReadDir(store.KindIndexDir(d))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +228,7 @@ func readShards(t *testing.T, d *search.DiskCache) map[string][]byte {
 		if !strings.HasSuffix(e.Name(), ".idx") {
 			continue
 		}
-		p := filepath.Join(search.KindIndexDir(d), e.Name())
+		p := filepath.Join(store.KindIndexDir(d), e.Name())
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -273,13 +240,13 @@ func readShards(t *testing.T, d *search.DiskCache) map[string][]byte {
 
 // shardRecords lists the records of every shard file, failing on one that
 // is in a file not its shard's.
-func shardRecords(t *testing.T, d *search.DiskCache, shards map[string][]byte) map[[32]byte]string {
+func shardRecords(t *testing.T, d *store.DiskCache, shards map[string][]byte) map[[32]byte]string {
 	t.Helper()
 	out := map[[32]byte]string{}
 	for p, b := range shards {
-		for k, v := range search.KindIndexRecords(b) {
-			if search.KindShardPath(d, k) != p {
-				t.Fatalf("a record of %s is in %s", search.KindShardPath(d, k), p)
+		for k, v := range store.KindIndexRecords(b) {
+			if store.KindShardPath(d, k) != p {
+				t.Fatalf("a record of %s is in %s", store.KindShardPath(d, k), p)
 			}
 			out[k] = v
 		}
@@ -323,22 +290,22 @@ func TestKindIndexServesNewProcess(t *testing.T) {
 	sort.Strings(paths)
 	var inFirst, inLast [32]byte
 	for k := range recs {
-		switch search.KindShardPath(d, k) {
+		switch store.KindShardPath(d, k) {
 		case paths[0]:
 			inFirst = k
 		case paths[len(paths)-1]:
 			inLast = k
 		}
 	}
-	if err := os.WriteFile(paths[0], append(append([]byte(nil), shards[paths[0]]...), search.KindRecord(inLast, "")...), 0o600); err != nil {
+	if err := os.WriteFile(paths[0], append(append([]byte(nil), shards[paths[0]]...), store.KindRecord(inLast, "")...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := search.NewCache(0)
+	c := store.NewCache(0)
 	c.SetDisk(d)
-	if set, ok := search.KindSetOf(c, inFirst); !ok || set != recs[inFirst] {
+	if set, ok := store.KindSetOf(c, inFirst); !ok || set != recs[inFirst] {
 		t.Fatalf("the set of a key of the first shard: %v", ok)
 	}
-	if set, ok := search.KindSetOf(c, inLast); !ok || set != recs[inLast] {
+	if set, ok := store.KindSetOf(c, inLast); !ok || set != recs[inLast] {
 		t.Fatalf("a record in another shard's file was read as a set (found %v, %d bytes, want %d)", ok, len(set), len(recs[inLast]))
 	}
 	// damage in every shard: garbage before the records, a bit flipped in
@@ -354,7 +321,7 @@ func TestKindIndexServesNewProcess(t *testing.T) {
 		if err := os.WriteFile(p, damaged, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		maps.Copy(left, search.KindIndexRecords(damaged))
+		maps.Copy(left, store.KindIndexRecords(damaged))
 	}
 	if len(left) == 0 || len(left) >= len(recs) {
 		t.Fatalf("%d of %d records check out after the damage", len(left), len(recs))
@@ -381,9 +348,9 @@ func TestKindIndexIgnoresSingleFile(t *testing.T) {
 	dir, src, _, d, shards := filledIndex(t)
 	var old []byte
 	for k := range shardRecords(t, d, shards) {
-		old = append(old, search.KindRecord(k, "")...)
+		old = append(old, store.KindRecord(k, "")...)
 	}
-	oldPath := filepath.Join(filepath.Dir(search.KindIndexDir(d)), "kinds.idx")
+	oldPath := filepath.Join(filepath.Dir(store.KindIndexDir(d)), "kinds.idx")
 	if err := os.WriteFile(oldPath, old, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +373,7 @@ func TestKindIndexConcurrentWriters(t *testing.T) {
 	dir := t.TempDir()
 	var wg sync.WaitGroup
 	const n = 300
-	var d *search.DiskCache
+	var d *store.DiskCache
 	for w := range 2 {
 		dw, err := openTier(t, dir, 0)
 		if err != nil {
@@ -419,7 +386,7 @@ func TestKindIndexConcurrentWriters(t *testing.T) {
 			for i := range n {
 				var k [32]byte
 				k[0], k[1], k[2], k[3] = byte(i%4), byte(w), byte(i), byte(i>>8)
-				search.AppendKindSet(dw, k, strings.Repeat(string(rune('a'+w)), 1+i%40))
+				store.AppendKindSet(dw, k, strings.Repeat(string(rune('a'+w)), 1+i%40))
 			}
 		}()
 	}
@@ -436,7 +403,7 @@ func TestKindIndexConcurrentWriters(t *testing.T) {
 func TestKindPrefilterKeepsUncheckedTokens(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{"a.go": "package x\n\nfunc g() { f(a) }\n", "b.go": "package x\n\nfunc h() { f(b) }\n"})
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0)})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	for _, pat := range []string{"f($$$A,)", "f($$$M, $Z)"} {
 		if r := kindRun(t, s, search.Query{Pattern: pat, Language: "go", Paths: []string{dir}}); r.Total != 2 {
 			t.Errorf("%s: %d matches, want 2", pat, r.Total)
@@ -449,53 +416,53 @@ func TestKindPrefilterKeepsUncheckedTokens(t *testing.T) {
 // process appending to it and by one that finds it too large, and stays
 // readable and right; the other shards are left as they are.
 func TestKindIndexStaysWithinCap(t *testing.T) {
-	defer search.SetKindIndexCap(256 << 10)() // 1 KiB a shard
-	shardCap := search.KindShardCap()
+	defer store.SetKindIndexCap(256 << 10)() // 1 KiB a shard
+	shardCap := store.KindShardCap()
 	set := strings.Repeat("\x5a", 40) // 82 bytes a record
 	// the appending process: 300 sets in shard 7, 5 in shard 8
 	d, err := openTier(t, t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := search.NewCache(0)
+	c := store.NewCache(0)
 	c.SetDisk(d)
 	key := func(sh byte, i int) (k [32]byte) {
 		k[0], k[1], k[2] = sh, byte(i), byte(i>>8)
 		return k
 	}
 	for i := range 5 {
-		search.NoteKindSet(c, key(8, i), set)
+		store.NoteKindSet(c, key(8, i), set)
 	}
 	for i := range 300 {
-		search.NoteKindSet(c, key(7, i), set)
+		store.NoteKindSet(c, key(7, i), set)
 	}
 	shards := readShards(t, d)
-	seven, eight := shards[search.KindShardPath(d, key(7, 0))], shards[search.KindShardPath(d, key(8, 0))]
-	if int64(len(seven)) > shardCap+100 || len(search.KindIndexRecords(eight)) != 5 || len(shards) != 2 {
-		t.Fatalf("shard 7 of %d bytes (cap %d), shard 8 with %d records, %d shard files", len(seven), shardCap, len(search.KindIndexRecords(eight)), len(shards))
+	seven, eight := shards[store.KindShardPath(d, key(7, 0))], shards[store.KindShardPath(d, key(8, 0))]
+	if int64(len(seven)) > shardCap+100 || len(store.KindIndexRecords(eight)) != 5 || len(shards) != 2 {
+		t.Fatalf("shard 7 of %d bytes (cap %d), shard 8 with %d records, %d shard files", len(seven), shardCap, len(store.KindIndexRecords(eight)), len(shards))
 	}
-	if got := search.KindIndexRecords(seven)[key(7, 299)]; got != set {
+	if got := store.KindIndexRecords(seven)[key(7, 299)]; got != set {
 		t.Fatalf("the newest set is not in its rewritten shard")
 	}
 	// too large when a new process reads it: its newest records read,
 	// the shard rewritten at once
 	big := append([]byte(nil), seven...)
 	for i := 300; int64(len(big)) < 4*shardCap; i++ {
-		big = append(big, search.KindRecord(key(7, i), set)...)
+		big = append(big, store.KindRecord(key(7, i), set)...)
 	}
-	last := key(7, 300+(len(big)-len(seven))/len(search.KindRecord(key(7, 0), set))-1)
-	if err := os.WriteFile(search.KindShardPath(d, last), big, 0o600); err != nil {
+	last := key(7, 300+(len(big)-len(seven))/len(store.KindRecord(key(7, 0), set))-1)
+	if err := os.WriteFile(store.KindShardPath(d, last), big, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c2 := search.NewCache(0)
+	c2 := store.NewCache(0)
 	c2.SetDisk(d)
-	if got, ok := search.KindSetOf(c2, last); !ok || got != set {
+	if got, ok := store.KindSetOf(c2, last); !ok || got != set {
 		t.Fatalf("the newest record of an oversized shard is not read")
 	}
-	if read, _ := search.KindIndexRead(c2); read > 2*shardCap {
+	if read, _ := store.KindIndexRead(c2); read > 2*shardCap {
 		t.Errorf("%d bytes read of a shard of %d (cap %d)", read, len(big), shardCap)
 	}
-	if fi, err := os.Stat(search.KindShardPath(d, last)); err != nil || fi.Size() > shardCap {
+	if fi, err := os.Stat(store.KindShardPath(d, last)); err != nil || fi.Size() > shardCap {
 		t.Errorf("the oversized shard was not rewritten: %v", err)
 	}
 	// and over real files: every shard within its cap, right after a
@@ -536,7 +503,7 @@ func TestKindIndexStaysWithinCap(t *testing.T) {
 // not timed); with the default cap it reads that shard's file only.
 func TestKindIndexFirstLookupReadsOneShard(t *testing.T) {
 	set := strings.Repeat("\x33", 40)
-	fill := func(n int) (*search.DiskCache, [32]byte, int64) {
+	fill := func(n int) (*store.DiskCache, [32]byte, int64) {
 		d, err := openTier(t, t.TempDir(), 0)
 		if err != nil {
 			t.Fatal(err)
@@ -545,10 +512,10 @@ func TestKindIndexFirstLookupReadsOneShard(t *testing.T) {
 		var k [32]byte
 		for i := range n {
 			k = [32]byte{byte(i), byte(i >> 8), byte(i >> 16), byte(i >> 24)}
-			p := search.KindShardPath(d, k)
-			files[p] = append(files[p], search.KindRecord(k, set)...)
+			p := store.KindShardPath(d, k)
+			files[p] = append(files[p], store.KindRecord(k, set)...)
 		}
-		if err := os.MkdirAll(search.KindIndexDir(d), 0o700); err != nil {
+		if err := os.MkdirAll(store.KindIndexDir(d), 0o700); err != nil {
 			t.Fatal(err)
 		}
 		var total int64
@@ -560,18 +527,18 @@ func TestKindIndexFirstLookupReadsOneShard(t *testing.T) {
 		}
 		return d, k, total
 	}
-	first := func(d *search.DiskCache, k [32]byte) (bytes, records int64) {
-		c := search.NewCache(0)
+	first := func(d *store.DiskCache, k [32]byte) (bytes, records int64) {
+		c := store.NewCache(0)
 		c.SetDisk(d)
-		if got, ok := search.KindSetOf(c, k); !ok || got != set {
+		if got, ok := store.KindSetOf(c, k); !ok || got != set {
 			t.Fatalf("the newest set is not found")
 		}
-		return search.KindIndexRead(c)
+		return store.KindIndexRead(c)
 	}
 	// default cap: the one shard's file, 1/256 of the index
 	for _, n := range []int{1_000, 100_000} {
 		d, k, total := fill(n)
-		fi, err := os.Stat(search.KindShardPath(d, k))
+		fi, err := os.Stat(store.KindShardPath(d, k))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -581,13 +548,13 @@ func TestKindIndexFirstLookupReadsOneShard(t *testing.T) {
 		}
 	}
 	// a small cap, reached: the same bytes read at 10,000 as at 100,000
-	defer search.SetKindIndexCap(256 << 10)() // 1 KiB a shard
-	shardCap := search.KindShardCap()
+	defer store.SetKindIndexCap(256 << 10)() // 1 KiB a shard
+	shardCap := store.KindShardCap()
 	reads := map[int]int64{}
 	for _, n := range []int{1_000, 10_000, 100_000} {
 		d, k, total := fill(n)
 		read, recs := first(d, k)
-		if read > 2*shardCap || recs*int64(len(search.KindRecord(k, set))) > 2*shardCap {
+		if read > 2*shardCap || recs*int64(len(store.KindRecord(k, set))) > 2*shardCap {
 			t.Errorf("%d sets (%d bytes): read %d bytes, %d records (cap %d)", n, total, read, recs, shardCap)
 		}
 		reads[n] = read

@@ -1,4 +1,4 @@
-package search
+package store
 
 import (
 	"io/fs"
@@ -40,7 +40,7 @@ type memoKey struct{ path, lang string }
 
 type memoEntry struct {
 	stamp fileStamp
-	key   treeKey
+	key   Key
 }
 
 // statMemo maps a file's path and language to its stamp and content key.
@@ -52,7 +52,7 @@ type statMemo struct {
 // remember records that the file at path, stat'ed as fi at time at (taken
 // before the stat), holds the content whose key is key; a file whose times
 // are too recent to be told apart from a rewrite is forgotten instead.
-func (sm *statMemo) remember(path, lang string, fi fs.FileInfo, at time.Time, key treeKey) {
+func (sm *statMemo) remember(path, lang string, fi fs.FileInfo, at time.Time, key Key) {
 	st, ok := stampOf(fi)
 	k := memoKey{path, lang}
 	settled := ok && at.UnixNano()-max(st.mtime, st.ctime) > int64(racyWindow)
@@ -71,19 +71,33 @@ func (sm *statMemo) remember(path, lang string, fi fs.FileInfo, at time.Time, ke
 // lookup returns the content key remembered for path in lang when a fresh
 // stat of it (stat, called only when there is one) says the file is as it
 // was.
-func (sm *statMemo) lookup(path, lang string, stat func() (fs.FileInfo, error)) (treeKey, bool) {
+func (sm *statMemo) lookup(path, lang string, stat func() (fs.FileInfo, error)) (Key, bool) {
 	sm.mu.Lock()
 	e, found := sm.m[memoKey{path, lang}]
 	sm.mu.Unlock()
 	if !found {
-		return treeKey{}, false
+		return Key{}, false
 	}
 	fi, err := stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return treeKey{}, false
+		return Key{}, false
 	}
 	if st, ok := stampOf(fi); !ok || e.stamp != st {
-		return treeKey{}, false
+		return Key{}, false
 	}
 	return e.key, true
+}
+
+// Remember records that the file at path, read as lang and stat'ed as fi at
+// time at (taken before the stat), holds the content whose key is k, for
+// every searcher of the store (see statMemo).
+func (c *Cache) Remember(path, lang string, fi fs.FileInfo, at time.Time, k Key) {
+	c.memo.remember(path, lang, fi, at, k)
+}
+
+// Unchanged returns the content key remembered for path in lang when a
+// fresh stat of it (stat, called only when there is one) says the file is
+// as it was when last read.
+func (c *Cache) Unchanged(path, lang string, stat func() (fs.FileInfo, error)) (Key, bool) {
+	return c.memo.lookup(path, lang, stat)
 }

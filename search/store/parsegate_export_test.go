@@ -1,4 +1,4 @@
-package search
+package store
 
 // Hooks for the external tests of parsegate.go.
 

@@ -1,4 +1,4 @@
-package search
+package store
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ import (
 // evicted (they have their own, much smaller budget) and are appended to an
 // index in the disk tier, so a new process has them before it reads any
 // tree. A pattern yields the kinds a match must contain
-// (matcher.Pattern.NeededKinds): a file whose set lacks them, in every
+// (matcher.Pattern.NeededKinds, NewKindFilter): a file whose set lacks them, in every
 // reading of the pattern, is skipped without
 // loading or parsing its tree. A file with no stored set is searched as
 // before; a changed file has another key, so it is never judged by the set of
@@ -53,7 +53,7 @@ func (s kindSet) has(id uint16) bool {
 }
 
 // kindSetOf returns the set of the kinds of t's nodes. ERROR nodes have no id
-// in the table and are not in it (no pattern node needs one: kindFilterFor
+// in the table and are not in it (no pattern node needs one: NewKindFilter
 // drops a kind the table does not name).
 func kindSetOf(t *engine.Tree) kindSet {
 	b := make([]byte, (len(t.KindNames())+7)/8)
@@ -73,8 +73,8 @@ type kindStore struct {
 	mu     sync.Mutex
 	budget int64
 	used   int64
-	sets   map[treeKey]kindSet
-	order  []treeKey // insertion order; order[head:] are live or evicted keys
+	sets   map[Key]kindSet
+	order  []Key // insertion order; order[head:] are live or evicted keys
 	head   int
 	// loaded is the disk tier whose index shards are tracked in shards
 	loaded *DiskCache
@@ -94,11 +94,11 @@ func newKindStore(budget int64) kindStore {
 	if budget <= 0 {
 		budget = defaultKindBudget
 	}
-	return kindStore{budget: budget, sets: map[treeKey]kindSet{}}
+	return kindStore{budget: budget, sets: map[Key]kindSet{}}
 }
 
 // add keeps set under k and reports whether it was new. The caller holds mu.
-func (ks *kindStore) add(k treeKey, set kindSet) bool {
+func (ks *kindStore) add(k Key, set kindSet) bool {
 	if _, ok := ks.sets[k]; ok {
 		return false
 	}
@@ -127,7 +127,7 @@ func (ks *kindStore) add(k treeKey, set kindSet) bool {
 // syncShard reads the disk tier's index shard of the key k the first time
 // the store needs it with that tier: a lookup reads one shard, never the
 // whole index. The caller holds mu.
-func (ks *kindStore) syncShard(d *DiskCache, k treeKey) {
+func (ks *kindStore) syncShard(d *DiskCache, k Key) {
 	if d == nil {
 		return
 	}
@@ -148,7 +148,7 @@ func (ks *kindStore) syncShard(d *DiskCache, k treeKey) {
 	s.bytes = size
 	ks.readBytes += int64(len(b))
 	n := 0
-	forEachKindRecord(b, func(k treeKey, set kindSet) {
+	forEachKindRecord(b, func(k Key, set kindSet) {
 		if kindShardOf(k) == sh { // one of another shard's is foreign here
 			ks.add(k, set)
 			n++
@@ -183,7 +183,7 @@ func (ks *kindStore) snapshot(sh byte) []kindRecord {
 }
 
 // kindsOf returns the stored kind set of the whole file whose key is k.
-func (c *Cache) kindsOf(k treeKey) (kindSet, bool) {
+func (c *Cache) kindsOf(k Key) (kindSet, bool) {
 	d := c.Disk()
 	ks := &c.kinds
 	ks.mu.Lock()
@@ -193,9 +193,9 @@ func (c *Cache) kindsOf(k treeKey) (kindSet, bool) {
 	return s, ok
 }
 
-// noteKinds keeps the kind set of t, the tree of a whole file whose key is k,
+// NoteKinds keeps the kind set of t, the tree of a whole file whose key is k,
 // in memory and in the disk tier's index, unless the store has it already.
-func (c *Cache) noteKinds(k treeKey, t *engine.Tree) {
+func (c *Cache) NoteKinds(k Key, t *engine.Tree) {
 	if _, ok := c.kindsOf(k); ok {
 		return
 	}
@@ -205,7 +205,7 @@ func (c *Cache) noteKinds(k treeKey, t *engine.Tree) {
 // noteKindSet keeps set under k in memory and appends it to its shard of
 // the disk tier's index, which is rewritten with the store's newest sets of
 // that shard when it grows past the shard's cap.
-func (c *Cache) noteKindSet(k treeKey, set kindSet) {
+func (c *Cache) noteKindSet(k Key, set kindSet) {
 	d := c.Disk()
 	ks := &c.kinds
 	sh := kindShardOf(k)
@@ -240,7 +240,7 @@ func (c *Cache) noteKindSet(k treeKey, set kindSet) {
 // sets in the tier.
 const kindShards = 256
 
-func kindShardOf(k treeKey) byte { return k[0] }
+func kindShardOf(k Key) byte { return k[0] }
 
 // kindIndexCap bounds the disk tier's index of kind sets, all its shards
 // together: each shard holds at most 1/kindShards of it, and past that it is
@@ -259,18 +259,18 @@ var kindRecordMagic = [4]byte{'t', 'k', 's', 1}
 // CRC-32 (Castagnoli) of length, key and set. A record that does not check
 // out is skipped up to the next magic: several processes append to one
 // index, and a torn or foreign write costs the sets in it, never a wrong one.
-const kindRecordHead = len(kindRecordMagic) + 2 + len(treeKey{})
+const kindRecordHead = len(kindRecordMagic) + 2 + len(Key{})
 
 var kindCRC = crc32.MakeTable(crc32.Castagnoli)
 
 type kindRecord struct {
-	key treeKey
+	key Key
 	set kindSet
 }
 
 func kindRecordLen(set kindSet) int { return kindRecordHead + len(set) + 4 }
 
-func appendKindRecord(b []byte, k treeKey, set kindSet) []byte {
+func appendKindRecord(b []byte, k Key, set kindSet) []byte {
 	start := len(b)
 	b = append(b, kindRecordMagic[:]...)
 	b = binary.LittleEndian.AppendUint16(b, uint16(len(set)))
@@ -280,7 +280,7 @@ func appendKindRecord(b []byte, k treeKey, set kindSet) []byte {
 }
 
 // forEachKindRecord calls fn for every record of b that checks out, in order.
-func forEachKindRecord(b []byte, fn func(treeKey, kindSet)) {
+func forEachKindRecord(b []byte, fn func(Key, kindSet)) {
 	for len(b) > 0 {
 		i := bytes.Index(b, kindRecordMagic[:])
 		if i < 0 {
@@ -296,7 +296,7 @@ func forEachKindRecord(b []byte, fn func(treeKey, kindSet)) {
 			b = b[1:]
 			continue
 		}
-		var k treeKey
+		var k Key
 		copy(k[:], b[len(kindRecordMagic)+2:])
 		fn(k, kindSet(b[kindRecordHead:end]))
 		b = b[end+4:]
@@ -331,7 +331,7 @@ func readKindShard(path string) ([]byte, int64) {
 // written: a lost record costs a parse, and the set is noted again then).
 // One write of a file opened for appending: records of several processes
 // do not interleave.
-func (d *DiskCache) appendKinds(k treeKey, set kindSet) {
+func (d *DiskCache) appendKinds(k Key, set kindSet) {
 	path := d.kindShardPath(kindShardOf(k))
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if errors.Is(err, fs.ErrNotExist) && os.MkdirAll(filepath.Dir(path), 0o700) == nil {
@@ -359,15 +359,15 @@ func (d *DiskCache) rewriteKindShard(sh byte, recs []kindRecord) int64 {
 	return int64(len(b))
 }
 
-// kindFilter is what a pattern needs of a file's kinds, as symbol ids: a file
-// may hold a match when, for some reading, each of that reading's clauses has
-// one of its ids in the file's set.
-type kindFilter struct {
+// KindFilter is what a pattern or rule needs of a file's kinds, as symbol
+// ids: a file may hold a match when, for some reading, each of that
+// reading's clauses has one of its ids in the file's set.
+type KindFilter struct {
 	readings [][][]uint16
 }
 
 // admits reports whether a file whose kinds are set may hold a match.
-func (f *kindFilter) admits(set kindSet) bool {
+func (f *KindFilter) admits(set kindSet) bool {
 	for _, r := range f.readings {
 		ok := true
 		for _, clause := range r {
@@ -396,7 +396,7 @@ func anyKind(set kindSet, ids []uint16) bool {
 // process (from a parse of no source) by grammar module.
 var kindTables sync.Map // lang + "\x00" + module hash -> map[string][]uint16
 
-func (s *Searcher) kindTable(ctx context.Context, lang string) map[string][]uint16 {
+func kindTable(ctx context.Context, p matcher.Parser, lang string) map[string][]uint16 {
 	mod := ""
 	if l, ok := grammars.Lookup(lang); ok {
 		mod = l.Module.SHA256
@@ -405,7 +405,7 @@ func (s *Searcher) kindTable(ctx context.Context, lang string) map[string][]uint
 	if v, ok := kindTables.Load(key); ok {
 		return v.(map[string][]uint16)
 	}
-	t, err := s.parser.Parse(ctx, lang, []byte{})
+	t, err := p.Parse(ctx, lang, []byte{})
 	if err != nil {
 		return nil
 	}
@@ -417,20 +417,17 @@ func (s *Searcher) kindTable(ctx context.Context, lang string) map[string][]uint
 	return table
 }
 
-// kindFilterFor returns the filter of pat's needs in lang, or nil when it
-// cannot rule a file out (a reading that needs no kind, or no table).
-func (s *Searcher) kindFilterFor(ctx context.Context, pat *matcher.Pattern, lang string) *kindFilter {
-	return s.kindFilterOf(ctx, pat.NeededKinds(), lang)
-}
-
-// kindFilterOf returns the filter of needs (matcher.Pattern.NeededKinds's
-// shape) in lang, or nil when it cannot rule a file out.
-func (s *Searcher) kindFilterOf(ctx context.Context, needs [][][]string, lang string) *kindFilter {
-	table := s.kindTable(ctx, lang)
+// NewKindFilter returns the filter of needs in lang (the shape of
+// matcher.Pattern.NeededKinds: readings, each a list of clauses, each the
+// kind names one of which a match holds), with the kind table p's grammar
+// has, or nil when it cannot rule a file out (a reading that needs no
+// kind, or no table).
+func NewKindFilter(ctx context.Context, p matcher.Parser, needs [][][]string, lang string) *KindFilter {
+	table := kindTable(ctx, p, lang)
 	if table == nil {
 		return nil
 	}
-	f := &kindFilter{}
+	f := &KindFilter{}
 	for _, clauses := range needs {
 		var r [][]uint16
 		for _, names := range clauses {
@@ -458,21 +455,12 @@ func (s *Searcher) kindFilterOf(ctx context.Context, needs [][][]string, lang st
 	return f
 }
 
-// ruledOut reports whether the store's kind set of the file whose key is k
-// shows that f's pattern cannot match in it.
-func (s *Searcher) ruledOut(f *kindFilter, k treeKey) bool {
+// RuledOut reports whether the stored kind set of the whole file whose key
+// is k shows that f's pattern cannot match in it (nil f rules nothing out).
+func (c *Cache) RuledOut(f *KindFilter, k Key) bool {
 	if f == nil {
 		return false
 	}
-	set, ok := s.cache.kindsOf(k)
+	set, ok := c.kindsOf(k)
 	return ok && !f.admits(set)
-}
-
-// wholeTree is tree for a whole file: it also keeps the file's kind set.
-func (s *Searcher) wholeTree(ctx context.Context, lang string, key treeKey, src []byte) (*engine.Tree, bool, error) {
-	t, hit, err := s.tree(ctx, lang, key, src)
-	if err == nil {
-		s.cache.noteKinds(key, t)
-	}
-	return t, hit, err
 }

@@ -1,4 +1,4 @@
-package search
+package store
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func TestDiskEntryBuiltInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close(ctx)
-	src, err := os.ReadFile("search.go")
+	src, err := os.ReadFile("../search.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestDiskEntryBuiltInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := keyOf("", "go", src)
+	k := KeyOf("", "go", src)
 	d.storeTree(k, tree)
 	got, ok := d.load(k)
 	if !ok || !bytes.Equal(got, want) {

@@ -1,4 +1,4 @@
-package search_test
+package store_test
 
 import (
 	"encoding/binary"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // fillTier writes n entries of size bytes each into a new tier in dir and
@@ -27,7 +27,7 @@ func fillTier(t *testing.T, dir string, n, size int, budget int64) {
 		var k [32]byte
 		binary.LittleEndian.PutUint64(k[:], uint64(i))
 		k[31] = 0xa5
-		search.WriteDiskEntry(d, k, b)
+		store.WriteDiskEntry(d, k, b)
 	}
 	d.Settle(time.Minute)
 }
@@ -62,9 +62,9 @@ func TestDiskTierOpenListsNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := search.DiskListed(d)
+		l := store.DiskListed(d)
 		d.Settle(time.Minute)
-		if after := search.DiskListed(d); after != l {
+		if after := store.DiskListed(d); after != l {
 			t.Errorf("%d entries: %d listed in the background after the open", n, after-l)
 		}
 		if st := d.Stats(); st.Bytes != want {
@@ -89,10 +89,10 @@ func TestDiskTierLedgerRecovers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := search.DiskLedgerPath(d)
+		p := store.DiskLedgerPath(d)
 		switch damage {
 		case "missing":
-			err = search.RemoveDiskLedger(d)
+			err = store.RemoveDiskLedger(d)
 		case "torn":
 			var b []byte
 			if b, err = os.ReadFile(p); err == nil {
@@ -115,7 +115,7 @@ func TestDiskTierLedgerRecovers(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.Settle(time.Minute)
-		if l := search.DiskListed(d); l < int64(n) {
+		if l := store.DiskListed(d); l < int64(n) {
 			t.Errorf("%s ledger: %d entries listed to count the tier, want all %d", damage, l, n)
 		}
 		if st := d.Stats(); st.Bytes != want {
@@ -126,7 +126,7 @@ func TestDiskTierLedgerRecovers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if l := search.DiskListed(d); l != 0 || d.Stats().Bytes != want {
+		if l := store.DiskListed(d); l != 0 || d.Stats().Bytes != want {
 			t.Errorf("%s ledger, after the count: %d listed, %d bytes (want 0, %d)", damage, l, d.Stats().Bytes, want)
 		}
 	}
@@ -155,7 +155,7 @@ func TestDiskTierPrunesAtOpen(t *testing.T) {
 		}
 		var k [32]byte
 		binary.LittleEndian.PutUint64(k[:], uint64(10_000+i))
-		search.WriteDiskEntry(d, k, make([]byte, 100))
+		store.WriteDiskEntry(d, k, make([]byte, 100))
 		d.Settle(time.Minute)
 	}
 	fi, err := os.Stat(filepath.Join(dir, "size.ledger"))
@@ -190,7 +190,7 @@ func TestDiskTierLedgerOverAfterKill(t *testing.T) {
 		for i := range 40 {
 			var k [32]byte
 			binary.LittleEndian.PutUint64(k[:], uint64(1000*(round+1)+i))
-			search.WriteDiskEntry(d, k, make([]byte, 100_000))
+			store.WriteDiskEntry(d, k, make([]byte, 100_000))
 		}
 		// no Settle: the process is gone
 	}

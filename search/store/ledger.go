@@ -1,4 +1,4 @@
-package search
+package store
 
 import (
 	"encoding/binary"

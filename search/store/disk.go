@@ -1,4 +1,4 @@
-package search
+package store
 
 import (
 	"bytes"
@@ -50,9 +50,9 @@ type DiskCache struct {
 	// prune corrects), never under it (which nothing would)
 	reserved int64
 	pruning  bool
-	added    int64                // bytes written while a prune runs
-	inflight int64                // bytes of writes under way
-	writing  map[treeKey]struct{} // keys being written, under mu
+	added    int64            // bytes written while a prune runs
+	inflight int64            // bytes of writes under way
+	writing  map[Key]struct{} // keys being written, under mu
 	bg       sync.WaitGroup
 	lmu      sync.Mutex // serializes this process's ledger records
 
@@ -65,8 +65,8 @@ type DiskCache struct {
 	// key, in the order they came, and their bytes
 	qmu       sync.Mutex
 	deferring bool
-	queue     []treeKey
-	queued    map[treeKey][]byte
+	queue     []Key
+	queued    map[Key][]byte
 	qbytes    int64
 }
 
@@ -161,7 +161,7 @@ func (d *DiskCache) DeferWrites() {
 
 // deferred keeps the entry b under k for Settle and reports true, or
 // reports false when writes are not deferred or b does not fit.
-func (d *DiskCache) deferred(k treeKey, b []byte) bool {
+func (d *DiskCache) deferred(k Key, b []byte) bool {
 	d.qmu.Lock()
 	defer d.qmu.Unlock()
 	if !d.deferring || d.qbytes+int64(cap(b)) > maxDeferredBytes {
@@ -171,7 +171,7 @@ func (d *DiskCache) deferred(k treeKey, b []byte) bool {
 		return true
 	}
 	if d.queued == nil {
-		d.queued = map[treeKey][]byte{}
+		d.queued = map[Key][]byte{}
 	}
 	d.queued[k] = b
 	d.queue = append(d.queue, k)
@@ -180,7 +180,7 @@ func (d *DiskCache) deferred(k treeKey, b []byte) bool {
 }
 
 // pendingEntry returns the entry waiting under k, if one does.
-func (d *DiskCache) pendingEntry(k treeKey) ([]byte, bool) {
+func (d *DiskCache) pendingEntry(k Key) ([]byte, bool) {
 	d.qmu.Lock()
 	defer d.qmu.Unlock()
 	b, ok := d.queued[k]
@@ -191,12 +191,12 @@ func (d *DiskCache) pendingEntry(k treeKey) ([]byte, bool) {
 // has cores, until they are written or the deadline passes; the rest are
 // dropped.
 func (d *DiskCache) flush(deadline time.Time) {
-	next := func() (treeKey, []byte, bool) {
+	next := func() (Key, []byte, bool) {
 		d.qmu.Lock()
 		defer d.qmu.Unlock()
 		if len(d.queue) == 0 || time.Now().After(deadline) {
 			d.queue, d.queued, d.qbytes = nil, nil, 0
-			return treeKey{}, nil, false
+			return Key{}, nil, false
 		}
 		k := d.queue[0]
 		d.queue = d.queue[1:]
@@ -226,14 +226,14 @@ func (d *DiskCache) flush(deadline time.Time) {
 	wg.Wait()
 }
 
-func (d *DiskCache) path(k treeKey) string {
+func (d *DiskCache) path(k Key) string {
 	h := hex.EncodeToString(k[:])
 	return filepath.Join(d.dir, h[:2], h+".tree")
 }
 
 // load returns the encoded tree stored under k, or false when there is none
 // or what is there does not check out.
-func (d *DiskCache) load(k treeKey) ([]byte, bool) {
+func (d *DiskCache) load(k Key) ([]byte, bool) {
 	if b, ok := d.pendingEntry(k); ok {
 		return b[len(diskMagic)+2*sha256.Size:], true
 	}
@@ -261,7 +261,7 @@ func (d *DiskCache) load(k treeKey) ([]byte, bool) {
 }
 
 // has reports whether an entry for k exists (unchecked).
-func (d *DiskCache) has(k treeKey) bool {
+func (d *DiskCache) has(k Key) bool {
 	if _, ok := d.pendingEntry(k); ok {
 		return true
 	}
@@ -270,14 +270,14 @@ func (d *DiskCache) has(k treeKey) bool {
 }
 
 // bad removes an entry that checked out but did not decode.
-func (d *DiskCache) bad(k treeKey) { os.Remove(d.path(k)) }
+func (d *DiskCache) bad(k Key) { os.Remove(d.path(k)) }
 
 // storeTree writes t under k (best effort: a cache that cannot be written
 // only costs speed). The entry is built in one buffer sized for it (the
 // header, then the tree's binary form appended in place), taken from a pool:
 // a cold search writes thousands, and growing each by appending (then copying
 // it behind the header) made several times the tree's size in garbage.
-func (d *DiskCache) storeTree(k treeKey, t *engine.Tree) {
+func (d *DiskCache) storeTree(k Key, t *engine.Tree) {
 	head := len(diskMagic) + 2*sha256.Size
 	need := head + encodedSize(t)
 	bp, _ := entryBufs.Get().(*[]byte)
@@ -317,7 +317,7 @@ const maxPooledEntry = 4 << 20
 
 // write puts the whole entry b (header and tree) under k's path atomically
 // and prunes when the tier passes its budget.
-func (d *DiskCache) write(k treeKey, b []byte) {
+func (d *DiskCache) write(k Key, b []byte) {
 	p := d.path(k)
 	n := int64(len(b))
 	// An entry is its key's content: one this or another process wrote, or
@@ -330,7 +330,7 @@ func (d *DiskCache) write(k treeKey, b []byte) {
 		return
 	}
 	if d.writing == nil {
-		d.writing = map[treeKey]struct{}{}
+		d.writing = map[Key]struct{}{}
 	}
 	d.writing[k] = struct{}{}
 	d.mu.Unlock()

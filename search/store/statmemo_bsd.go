@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd
 
-package search
+package store
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package search_test
+package store_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // diskChildEnv makes the test binary a process that searches with a disk
@@ -29,12 +30,12 @@ func TestMain(m *testing.M) {
 }
 
 func diskChild(dir string) int {
-	d, err := search.OpenDiskCache(dir, 0)
+	d, err := store.OpenDiskCache(dir, 0)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	c := search.NewCache(0)
+	c := store.NewCache(0)
 	c.SetDisk(d)
 	e, err := engine.New(context.Background(), engine.NewConfig())
 	if err != nil {
@@ -54,13 +55,13 @@ func diskChild(dir string) int {
 
 // withDisk returns a searcher with an empty memory store over the disk tier
 // in dir, as a new process has.
-func withDisk(t *testing.T, dir string, budget int64, whole bool) (*search.Searcher, *search.DiskCache) {
+func withDisk(t *testing.T, dir string, budget int64, whole bool) (*search.Searcher, *store.DiskCache) {
 	t.Helper()
 	d, err := openTier(t, dir, budget)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := search.NewCache(0)
+	c := store.NewCache(0)
 	c.SetDisk(d)
 	return search.NewSearcher(parser(t), search.Config{Cache: c, WholeFiles: whole}), d
 }
@@ -224,8 +225,8 @@ func TestDiskTierBudget(t *testing.T) {
 // before its temporary directory is removed: a new tier counts itself and
 // prunes in the background, and a goroutine still writing there would make
 // the removal fail.
-func openTier(t testing.TB, dir string, budget int64) (*search.DiskCache, error) {
-	d, err := search.OpenDiskCache(dir, budget)
+func openTier(t testing.TB, dir string, budget int64) (*store.DiskCache, error) {
+	d, err := store.OpenDiskCache(dir, budget)
 	if d != nil {
 		t.Cleanup(func() { d.Settle(time.Minute) })
 	}

@@ -1,4 +1,4 @@
-package search_test
+package store_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // TestParsesWithinBudget: with four workers, the source bytes parsed at
@@ -30,8 +31,8 @@ func TestParsesWithinBudget(t *testing.T) {
 	files["large.js"] = body(large)
 	write(t, dir, files)
 	const budget = 250 << 10
-	restore := search.SetParseBudget(budget)
-	s := search.NewSearcher(parser(t), search.Config{Cache: search.NewCache(0), Workers: 4, WholeFiles: true})
+	restore := store.SetParseBudget(budget)
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0), Workers: 4, WholeFiles: true})
 	res, err := s.Search(context.Background(), search.Query{Pattern: "$A && $B", Language: "javascript", Paths: []string{dir}, MaxResults: 1})
 	peak := restore()
 	if err != nil {

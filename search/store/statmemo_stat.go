@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd
 
-package search
+package store
 
 import (
 	"io/fs"
