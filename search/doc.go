@@ -11,7 +11,10 @@
 // holds plans as staged edits (edit_1, edit_2, ...) that Accept writes, all
 // files or none, or Discard drops.
 //
-// search imports its own packages below it (store), matcher, engine,
+// Embedded code (a <script> in HTML, a fence in markdown) is found by
+// package inject, and searched as its own language.
+//
+// search imports its own packages below it (store, inject), matcher, engine,
 // grammars and internal packages; it must not import tools, server or
 // anything above them.
 package search

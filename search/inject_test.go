@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/inject"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -316,7 +317,7 @@ func TestInjectedRewrite(t *testing.T) {
 func TestInjectedRegionCap(t *testing.T) {
 	p := parser(t)
 	var b bytes.Buffer
-	n := search.MaxRegionsPerFile + 20
+	n := inject.MaxRegionsPerFile + 20
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "Step %d:\n\n```go\nfmt.Println(%d)\n```\n\n", i, i)
 	}
@@ -326,13 +327,13 @@ func TestInjectedRegionCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Total != search.MaxRegionsPerFile || len(res.Matches) != 5 {
-		t.Errorf("total %d (%d shown), want %d (5 shown)", res.Total, len(res.Matches), search.MaxRegionsPerFile)
+	if res.Total != inject.MaxRegionsPerFile || len(res.Matches) != 5 {
+		t.Errorf("total %d (%d shown), want %d (5 shown)", res.Total, len(res.Matches), inject.MaxRegionsPerFile)
 	}
-	if res.RegionsCutCount != 1 || len(res.RegionsCut) != 1 || res.RegionsCut[0].Regions != n || res.RegionsCut[0].Searched != search.MaxRegionsPerFile {
-		t.Errorf("regions cut: %d %+v, want many.md with %d regions, %d searched", res.RegionsCutCount, res.RegionsCut, n, search.MaxRegionsPerFile)
+	if res.RegionsCutCount != 1 || len(res.RegionsCut) != 1 || res.RegionsCut[0].Regions != n || res.RegionsCut[0].Searched != inject.MaxRegionsPerFile {
+		t.Errorf("regions cut: %d %+v, want many.md with %d regions, %d searched", res.RegionsCutCount, res.RegionsCut, n, inject.MaxRegionsPerFile)
 	}
-	if sum := res.Summary(); !strings.Contains(sum, fmt.Sprintf("1 file embeds more than %d regions", search.MaxRegionsPerFile)) || !strings.Contains(sum, fmt.Sprintf("%d of %d", search.MaxRegionsPerFile, n)) {
+	if sum := res.Summary(); !strings.Contains(sum, fmt.Sprintf("1 file embeds more than %d regions", inject.MaxRegionsPerFile)) || !strings.Contains(sum, fmt.Sprintf("%d of %d", inject.MaxRegionsPerFile, n)) {
 		t.Errorf("summary does not say regions were cut: %s", sum)
 	}
 }

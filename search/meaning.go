@@ -234,6 +234,8 @@ func trimSpan(src []byte, s, e int) (int, int) {
 	return s, e
 }
 
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
+
 // oneNode says whether some node of tree spans exactly [s, e) (white space
 // around it aside); an empty span is one.
 func oneNode(tree *engine.Tree, s, e int) bool {

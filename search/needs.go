@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tetherhq/tether/matcher/rule"
+	"github.com/tetherhq/tether/search/inject"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -67,7 +68,7 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 	}
 	var skips Skips
 	hostOf := map[string]string{}
-	files, err := s.walkAll(ctx, fsys, paths, c.lang, &skips, gl, hostOf, injectionHosts(q.Injections, c.lang))
+	files, err := s.walkAll(ctx, fsys, paths, c.lang, &skips, gl, hostOf, inject.HostsOf(q.Injections, c.lang))
 	if err != nil {
 		return nil, err
 	}
@@ -119,8 +120,8 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 // language host) a search parses: those it lists (hostRegions) that
 // regionNeeded keeps. The host is parsed to list them, or its tree taken
 // from the store; a parsed tree is not stored.
-func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src []byte, tokens []string, injs []Injection, runners map[*rule.Rule]*rule.Runner) ([]Chunk, error) {
-	if !mayHoldRegions(host, c.lang, injs, src) {
+func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src []byte, tokens []string, injs []inject.Injection, runners map[*rule.Rule]*rule.Runner) ([]Chunk, error) {
+	if !inject.MayHold(host, c.lang, injs, src) {
 		return nil, nil
 	}
 	ht := s.cache.Get(store.KeyOf(s.partition, host, src))
@@ -130,7 +131,7 @@ func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src
 			return nil, err
 		}
 	}
-	rs, _, err := hostRegions(ctx, ht, host, c.lang, injs, runners)
+	rs, _, err := inject.HostRegions(ctx, ht, host, c.lang, injs, runners)
 	if err != nil {
 		return nil, err
 	}
@@ -138,9 +139,8 @@ func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src
 	for _, r := range rs {
 		// what a search parses of the region: a template expression is
 		// wrapped
-		rsrc, _ := r.text(src)
-		if _, ok := s.regionNeeded(c.kinds, tokens, c.lang, rsrc); ok {
-			cs = append(cs, Chunk{r.start, r.end})
+		if _, ok := s.regionNeeded(c.kinds, tokens, c.lang, r.Text(src)); ok {
+			cs = append(cs, Chunk{r.Start, r.End})
 		}
 	}
 	return cs, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
+	"github.com/tetherhq/tether/search/inject"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -26,7 +27,7 @@ type Project struct {
 	// Rules are the rules of every ruleDirs file, in path order.
 	Rules []*rule.Rule
 	// Injections are its languageInjections, for ScanQuery.Injections.
-	Injections []Injection
+	Injections []inject.Injection
 }
 
 // maxRuleDocs bounds the YAML documents one rule file may hold.

@@ -13,6 +13,7 @@ import (
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
+	"github.com/tetherhq/tether/search/inject"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -35,8 +36,8 @@ type ScanQuery struct {
 	// counts them all.
 	MaxResults int
 	// Injections are a project's languageInjections (Project.Injections):
-	// more host languages and regions than the grammars' own (inject.go).
-	Injections []Injection
+	// more host languages and regions than the grammars' own (package inject).
+	Injections []inject.Injection
 	// Fix makes ScanResult.Plan: every finding's fix, applied to the
 	// content the scan read (of overlapping fixes in a file, the first in
 	// source order wins), to stage or apply as a rewrite's plan.
@@ -150,15 +151,24 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 		paths = []string{"."}
 	}
 	res := &ScanResult{}
-	// the host languages whose files may embed a language with rules
+	// the host languages whose files may embed a language with rules, as
+	// the walk meets them
 	hostsWithRules := map[string]bool{}
-	for h := range hosts {
-		hostsWithRules[h] = len(embedded(h, byLang)) > 0
-	}
 	for _, inj := range q.Injections {
 		if ok, _ := injects(inj.Host, q.Injections, byLang, nil); ok {
 			hostsWithRules[inj.Host] = true
 		}
+	}
+	withRules := func(l string) bool {
+		if len(byLang[l]) > 0 {
+			return true
+		}
+		has, known := hostsWithRules[l]
+		if !known {
+			has = len(embedded(l, byLang)) > 0
+			hostsWithRules[l] = has
+		}
+		return has
 	}
 	var files []string
 	seen := map[string]bool{}
@@ -168,7 +178,7 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 			return nil, fmt.Errorf("search: cannot scan %s: %w", p, err)
 		}
 		for _, f := range found {
-			if l := langForPath(f); !seen[f] && (len(byLang[l]) > 0 || hostsWithRules[l]) {
+			if !seen[f] && withRules(langForPath(f)) {
 				seen[f] = true
 				files = append(files, f)
 			}
@@ -245,7 +255,7 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 
 // scanFile runs the rules of the file's language that its path is for,
 // and, in a host file, those of each embedded language on its regions.
-func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLang map[string][]*scanRule, runners map[*rule.Rule]*rule.Runner, injs []Injection, j *scanJob, fix bool) error {
+func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLang map[string][]*scanRule, runners map[*rule.Rule]*rule.Runner, injs []inject.Injection, j *scanJob, fix bool) error {
 	lang := langForPath(j.path)
 	abs, err := filepath.Abs(j.path)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
+	"github.com/tetherhq/tether/search/inject"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -171,8 +172,8 @@ type Query struct {
 	IncludeErrors bool
 	// Injections are a project's languageInjections (Project.Injections,
 	// LoadInjections): more host languages and regions than the
-	// grammars' own (inject.go).
-	Injections []Injection
+	// grammars' own (package inject).
+	Injections []inject.Injection
 	// Progress, when set, is told how many of the files to search are done
 	// (when the first is, at most every progressEvery after, and when the
 	// last is), from the goroutines that search them, in increasing order.
@@ -334,7 +335,7 @@ type worker struct {
 	// tmpl is the rewrite's template; nil for a search
 	tmpl *matcher.Template
 	// injs are the query's injections, runners their rules' runners
-	injs    []Injection
+	injs    []inject.Injection
 	runners map[*rule.Rule]*rule.Runner
 }
 
@@ -357,7 +358,7 @@ type fileJob struct {
 	// when none was seen
 	brokenLine int
 	// host is the file's language when it is a host file searched for its
-	// regions of the query's language (inject.go), "" otherwise; regions
+	// regions of the query's language (host.go), "" otherwise; regions
 	// of them were searched, of regionsTotal
 	host                  string
 	regions, regionsTotal int
@@ -482,7 +483,7 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 	lang, pat, rl, tmpl, kinds := c.lang, c.pat, c.rule, c.tmpl, c.kinds
 	res := &Result{Pattern: pat, Rule: rl, SizeCap: s.maxSize, inferred: q.Language == "" && rl == nil}
 	hostOf := map[string]string{}
-	files, err := s.walkAll(ctx, fsys, paths, lang, &res.Skipped, gl, hostOf, injectionHosts(q.Injections, lang))
+	files, err := s.walkAll(ctx, fsys, paths, lang, &res.Skipped, gl, hostOf, inject.HostsOf(q.Injections, lang))
 	if err != nil {
 		return nil, nil, err
 	}

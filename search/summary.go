@@ -3,6 +3,8 @@ package search
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tetherhq/tether/search/inject"
 )
 
 // Summary says in one line what was found and where it was looked for:
@@ -46,7 +48,7 @@ func (r *Result) Summary() string {
 		}
 	}
 	if r.Total == 0 && r.inferred && r.Pattern != nil {
-		if hint := hostHint(r.Pattern.Language()); hint != "" {
+		if hint := inject.Hint(r.Pattern.Language()); hint != "" {
 			s += "; " + hint
 		}
 	}
@@ -56,7 +58,7 @@ func (r *Result) Summary() string {
 	if r.RegionsCutCount > 0 && len(r.RegionsCut) > 0 {
 		c := r.RegionsCut[0]
 		s += fmt.Sprintf("; %d %s more than %d regions of the language, only the first %d of each searched (%s: %d of %d; split such a file to search the rest)",
-			r.RegionsCutCount, plural(r.RegionsCutCount, "file embeds", "files embed"), MaxRegionsPerFile, MaxRegionsPerFile, c.Path, c.Searched, c.Regions)
+			r.RegionsCutCount, plural(r.RegionsCutCount, "file embeds", "files embed"), inject.MaxRegionsPerFile, inject.MaxRegionsPerFile, c.Path, c.Searched, c.Regions)
 	}
 	if len(r.Errors) > 0 {
 		s += fmt.Sprintf("; %d %s could not be searched (first: %s: %s)", len(r.Errors), plural(len(r.Errors), "file", "files"), r.Errors[0].Path, r.Errors[0].Err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/inject"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -218,17 +219,17 @@ func TestTemplateHint(t *testing.T) {
 // searched in one file, as scripts do, and the result names the file.
 func TestTemplateRegionsCut(t *testing.T) {
 	p := parser(t)
-	src := "<template>" + strings.Repeat("{{ f(1) }}", search.MaxRegionsPerFile+1) + "</template>\n"
+	src := "<template>" + strings.Repeat("{{ f(1) }}", inject.MaxRegionsPerFile+1) + "</template>\n"
 	dir := writeFiles(t, map[string]string{"Many.vue": src})
 	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	res, err := s.Search(context.Background(), search.Query{Pattern: "f($A)", Language: "javascript", Paths: []string{dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Total != search.MaxRegionsPerFile {
-		t.Errorf("%d matches, want the first %d regions'", res.Total, search.MaxRegionsPerFile)
+	if res.Total != inject.MaxRegionsPerFile {
+		t.Errorf("%d matches, want the first %d regions'", res.Total, inject.MaxRegionsPerFile)
 	}
-	if len(res.RegionsCut) != 1 || res.RegionsCut[0].Regions != search.MaxRegionsPerFile+1 || res.RegionsCut[0].Searched != search.MaxRegionsPerFile {
-		t.Errorf("regions cut %+v, want Many.vue with %d of %d searched", res.RegionsCut, search.MaxRegionsPerFile, search.MaxRegionsPerFile+1)
+	if len(res.RegionsCut) != 1 || res.RegionsCut[0].Regions != inject.MaxRegionsPerFile+1 || res.RegionsCut[0].Searched != inject.MaxRegionsPerFile {
+		t.Errorf("regions cut %+v, want Many.vue with %d of %d searched", res.RegionsCut, inject.MaxRegionsPerFile, inject.MaxRegionsPerFile+1)
 	}
 }

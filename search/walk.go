@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/tetherhq/tether/search/inject"
 )
 
 // Skips counts the files a search did not look at, by reason.
@@ -71,7 +73,7 @@ func walk(ctx context.Context, f *files, root, lang string, skips *Skips, gl *gl
 }
 
 // walkHosts is walk that, given hosts (not nil), also lists the host files
-// that may embed lang (inject.go), and the files of the extra languages
+// that may embed lang (package inject), and the files of the extra languages
 // (a project's injections' hosts), and records each in hosts with its own
 // language.
 func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, gl *globs, hosts map[string]string, extra []string) ([]string, error) {
@@ -91,7 +93,7 @@ func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, g
 			}
 		}
 		if l := langForPath(root); lang != anyLanguage && l != "" && l != lang && !related(l, lang) {
-			if hosts != nil && (embeds(l, lang) || slices.Contains(extra, l)) {
+			if hosts != nil && (inject.Embeds(l, lang) || slices.Contains(extra, l)) {
 				hosts[root] = l
 				return []string{root}, nil
 			}
@@ -132,7 +134,7 @@ func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, g
 				case lang == anyLanguage && l == "":
 					continue
 				case lang == anyLanguage || l == lang:
-				case hosts != nil && (embeds(l, lang) || slices.Contains(extra, l)):
+				case hosts != nil && (inject.Embeds(l, lang) || slices.Contains(extra, l)):
 					host = l
 				default:
 					continue

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/inject"
 )
 
 // paths resolves a's path and paths to the real paths to search, each
@@ -57,7 +58,7 @@ var sgconfigNames = []string{"sgconfig.yml", "sgconfig.yaml"}
 // file is workspace content: it is read through the root, and a link that
 // leads outside the working directory is refused, not followed. It is read
 // on every call, so an edit to it applies to the next one. None: nil.
-func (s *structural) injections(ctx context.Context, tool string) ([]search.Injection, error) {
+func (s *structural) injections(ctx context.Context, tool string) ([]inject.Injection, error) {
 	for _, name := range sgconfigNames {
 		data, err := s.run.root.ReadFile(name)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -11,6 +11,7 @@ import (
 	"github.com/tetherhq/tether/matcher/rule"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/format"
+	"github.com/tetherhq/tether/search/inject"
 )
 
 func init() {
@@ -65,7 +66,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	var rules []*rule.Rule
 	base := ""
-	var injections []search.Injection
+	var injections []inject.Injection
 	switch {
 	case inline != "":
 		rules, err = search.CompileRules(ctx, e, []byte(inline), "--inline-rules", nil)

@@ -1,11 +1,13 @@
-package search
+package inject
 
 import (
 	"context"
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/matcher"
 )
 
 // TestMayHoldNeverMissesARegion: the cheap look at a host's bytes says yes
@@ -34,12 +36,12 @@ func TestMayHoldNeverMissesARegion(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, l := range c.langs {
-			if rs, n := regionsOf(c.host, tree, l, MaxRegionsPerFile); n == 0 || len(rs) != n {
+			if rs, n := Regions(c.host, tree, l, MaxRegionsPerFile); n == 0 || len(rs) != n {
 				t.Errorf("%s %q: %d regions of %s, want some", c.host, c.src, n, l)
 			}
 		}
 		for _, l := range append(append([]string{}, c.langs...), "go", "python", "javascript", "typescript", "css", "json") {
-			if _, n := regionsOf(c.host, tree, l, MaxRegionsPerFile); n > 0 && !hosts[c.host].may([]byte(c.src), l) {
+			if _, n := Regions(c.host, tree, l, MaxRegionsPerFile); n > 0 && !hosts[c.host].may([]byte(c.src), l) {
 				t.Errorf("%s %q: a region of %s, and the look at its bytes rules it out", c.host, c.src, l)
 			}
 		}
@@ -73,16 +75,21 @@ func FuzzRegions(f *testing.F) {
 		}
 		last := 0
 		for _, r := range h.regions(tree) {
-			if r.start < last || r.end < r.start || r.end > len(src) {
+			if r.Start < last || r.End < r.Start || r.End > len(src) {
 				t.Fatalf("region %+v out of order or bounds (after %d, in %d bytes)", r, last, len(src))
 			}
-			last = r.end
-			if _, ok := grammars.Lookup(r.lang); !ok {
-				t.Fatalf("region of unknown language %q", r.lang)
+			last = r.End
+			if _, ok := grammars.Lookup(r.Lang); !ok {
+				t.Fatalf("region of unknown language %q", r.Lang)
 			}
-			if !h.may([]byte(src), r.lang) {
-				t.Fatalf("a region of %s at %d, and the look at the bytes rules it out", r.lang, r.start)
+			if !h.may([]byte(src), r.Lang) {
+				t.Fatalf("a region of %s at %d, and the look at the bytes rules it out", r.Lang, r.Start)
 			}
 		}
 	})
+}
+
+func fuzzParser(t testing.TB) matcher.Parser {
+	t.Helper()
+	return enginetest.Engine(t)
 }

@@ -1,4 +1,4 @@
-package search
+package inject
 
 import (
 	"context"
@@ -32,9 +32,9 @@ func TestVueHostRegions(t *testing.T) {
 		}
 		var got []string
 		for _, r := range hosts["vue"].regions(tree) {
-			got = append(got, r.lang)
-			if !hosts["vue"].may([]byte(c.src), r.lang) {
-				t.Errorf("%q: a region of %s, and the look at its bytes rules it out", c.src, r.lang)
+			got = append(got, r.Lang)
+			if !hosts["vue"].may([]byte(c.src), r.Lang) {
+				t.Errorf("%q: a region of %s, and the look at its bytes rules it out", c.src, r.Lang)
 			}
 		}
 		if !slices.Equal(got, c.langs) {
@@ -54,8 +54,8 @@ func TestVueHostRegions(t *testing.T) {
 			n := 0
 			for _, r := range hosts[host].regions(tree) {
 				n++
-				if !hosts[host].may([]byte(src), r.lang) {
-					t.Errorf("%s %q: a region of %s, and the look at its bytes rules it out", host, src, r.lang)
+				if !hosts[host].may([]byte(src), r.Lang) {
+					t.Errorf("%s %q: a region of %s, and the look at its bytes rules it out", host, src, r.Lang)
 				}
 			}
 			if n == 0 && host != "svelte" {
@@ -63,7 +63,7 @@ func TestVueHostRegions(t *testing.T) {
 			}
 		}
 	}
-	if !embeds("vue", "javascript") || !embeds("vue", "scss") || embeds("vue", "go") {
+	if !Embeds("vue", "javascript") || !Embeds("vue", "scss") || Embeds("vue", "go") {
 		t.Error("vue embeds: want javascript and scss, not go")
 	}
 }
@@ -86,12 +86,12 @@ func FuzzVueRegions(f *testing.F) {
 		}
 		last := 0
 		for _, r := range hosts["vue"].regions(tree) {
-			if r.start < last || r.end < r.start || r.end > len(src) {
+			if r.Start < last || r.End < r.Start || r.End > len(src) {
 				t.Fatalf("region %+v out of order or bounds (after %d, in %d bytes)", r, last, len(src))
 			}
-			last = r.end
-			if !hosts["vue"].may([]byte(src), r.lang) {
-				t.Fatalf("a region of %s at %d, and the look at the bytes rules it out", r.lang, r.start)
+			last = r.End
+			if !hosts["vue"].may([]byte(src), r.Lang) {
+				t.Fatalf("a region of %s at %d, and the look at the bytes rules it out", r.Lang, r.Start)
 			}
 		}
 	})

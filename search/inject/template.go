@@ -1,4 +1,4 @@
-package search
+package inject
 
 import (
 	"bytes"
@@ -17,9 +17,9 @@ import (
 
 // templateLang is the language of a component's template expressions:
 // TypeScript when one of its scripts is, JavaScript otherwise.
-func templateLang(tags []region) string {
+func templateLang(tags []Region) string {
 	for _, r := range tags {
-		if r.lang == "typescript" {
+		if r.Lang == "typescript" {
 			return "typescript"
 		}
 	}
@@ -28,12 +28,12 @@ func templateLang(tags []region) string {
 
 // exprRegion is the region of node n's text in lang, when it holds more
 // than white space.
-func exprRegion(out []region, n engine.Node, lang string, wrap bool) []region {
+func exprRegion(out []Region, n engine.Node, lang string, wrap bool) []Region {
 	if !n.Valid() || len(bytes.TrimSpace(n.Bytes())) == 0 {
 		return out
 	}
 	r := regionOf(n, lang)
-	r.wrap = wrap
+	r.Wrap = wrap
 	return append(out, r)
 }
 
@@ -48,8 +48,8 @@ func childOf(n engine.Node, kind string) engine.Node {
 }
 
 // byStart orders regions as they occur in the host file.
-func byStart(rs []region) []region {
-	slices.SortStableFunc(rs, func(a, b region) int { return a.start - b.start })
+func byStart(rs []Region) []Region {
+	slices.SortStableFunc(rs, func(a, b Region) int { return a.Start - b.Start })
 	return rs
 }
 
@@ -58,7 +58,7 @@ func byStart(rs []region) []region {
 // (on:click={handler}, bind:value={x}), {@html expr}, {#key expr}, the
 // condition of {#if} and {:else if}, the list of {#each} and the promise
 // of {#await}.
-func svelteRegions(t *engine.Tree) []region {
+func svelteRegions(t *engine.Tree) []Region {
 	out := tagRegions(t)
 	lang := templateLang(out)
 	t.Root().Walk(func(n engine.Node) bool {
@@ -92,7 +92,7 @@ func svelteRegions(t *engine.Tree) []region {
 // v-bind, v-model, custom directives; of v-for the part after "in" or
 // "of"). An event handler (@click, v-on) may be statements ("a++; b()"),
 // so it is parsed as a script rather than as one expression.
-func vueRegions(t *engine.Tree) []region {
+func vueRegions(t *engine.Tree) []Region {
 	out := tagRegions(t)
 	lang := templateLang(out)
 	t.Root().Walk(func(n engine.Node) bool {
@@ -131,9 +131,9 @@ func vueRegions(t *engine.Tree) []region {
 // awaitedRegion returns the region of an {#await} block's promise: the
 // text of v before a "then" or "catch" between white space
 // ("p then value" binds value); false when it is only white space.
-func awaitedRegion(v engine.Node, lang string) (region, bool) {
+func awaitedRegion(v engine.Node, lang string) (Region, bool) {
 	if !v.Valid() {
-		return region{}, false
+		return Region{}, false
 	}
 	text := v.Bytes()
 	end := len(text)
@@ -148,18 +148,18 @@ func awaitedRegion(v engine.Node, lang string) (region, bool) {
 		}
 	}
 	if len(bytes.TrimSpace(text[:end])) == 0 {
-		return region{}, false
+		return Region{}, false
 	}
 	r := regionOf(v, lang)
-	r.end = r.start + end
-	r.wrap = true
+	r.End = r.Start + end
+	r.Wrap = true
 	return r, true
 }
 
 // forSource returns the region of a v-for value's source list: the text
 // after the first "in" or "of" between white space ("(item, i) in items"),
 // as Vue's compiler splits it; false when the value has none.
-func forSource(v engine.Node, lang string) (region, bool) {
+func forSource(v engine.Node, lang string) (Region, bool) {
 	text := v.Bytes()
 	for i := 1; i+3 < len(text); i++ {
 		if !isSpace(text[i-1]) || !isSpace(text[i+2]) {
@@ -173,22 +173,22 @@ func forSource(v engine.Node, lang string) (region, bool) {
 			from++
 		}
 		if from == len(text) {
-			return region{}, false
+			return Region{}, false
 		}
 		r := regionOf(v, lang)
-		r.wrap = true
+		r.Wrap = true
 		// the row and column of the source list's start
 		for _, c := range text[:from] {
 			if c == '\n' {
-				r.line, r.col = r.line+1, 0
+				r.Line, r.Col = r.Line+1, 0
 			} else {
-				r.col++
+				r.Col++
 			}
 		}
-		r.start += from
+		r.Start += from
 		return r, true
 	}
-	return region{}, false
+	return Region{}, false
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
