@@ -7,9 +7,9 @@
 // node kinds the pattern needs before parsing them, parses and matches on
 // every core, and keeps parsed trees in a store (package store) shared by
 // every search of the process, with an optional disk tier shared by
-// processes. Rewrite computes a Plan of every file's new content; a Stager
-// holds plans as staged edits (edit_1, edit_2, ...) that Accept writes, all
-// files or none, or Discard drops.
+// processes. Rewrite computes a Plan of every file's new content, which
+// Plan.Apply writes, all files or none; package stage holds plans as staged
+// edits (edit_1, edit_2, ...) until they are accepted or discarded.
 //
 // Embedded code (a <script> in HTML, a fence in markdown) is found by
 // package inject, and searched as its own language.

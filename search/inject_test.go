@@ -11,6 +11,7 @@ import (
 
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/inject"
+	"github.com/tetherhq/tether/search/stage"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -296,7 +297,7 @@ func TestInjectedRewrite(t *testing.T) {
 				}
 				want = strings.Replace(want, c.from[i], c.to[i], 1)
 			}
-			stager := search.NewStager(dir)
+			stager := stage.New(dir)
 			id := stager.Stage(plan)
 			if _, err := stager.Accept(id); err != nil {
 				t.Fatal(err)

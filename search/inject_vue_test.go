@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/stage"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -94,7 +95,7 @@ func TestInjectedVue(t *testing.T) {
 		if len(plan.Changes) != 1 || plan.Replacements != 3 {
 			t.Fatalf("plan changes %d files with %d replacements, want App.vue with 3", len(plan.Changes), plan.Replacements)
 		}
-		stager := search.NewStager(dir)
+		stager := stage.New(dir)
 		if _, err := stager.Accept(stager.Stage(plan)); err != nil {
 			t.Fatal(err)
 		}

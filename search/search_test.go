@@ -13,6 +13,7 @@ import (
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/stage"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -195,7 +196,7 @@ func TestRewriteAcceptEndToEnd(t *testing.T) {
 	if !strings.Contains(diff, "-\treturn errors.New(\"x\")\n+\treturn fmt.Errorf(\"x\")") {
 		t.Errorf("diff:\n%s", diff)
 	}
-	st := search.NewStager("")
+	st := stage.New("")
 	id := st.Stage(plan)
 	if _, err := st.Accept(id); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/inject"
+	"github.com/tetherhq/tether/search/stage"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -148,7 +149,7 @@ func TestTemplateExpressions(t *testing.T) {
 			if len(plan.Changes) != 1 || plan.Replacements != len(rw.replaced) {
 				t.Fatalf("plan changes %d files with %d replacements, want %s with %d", len(plan.Changes), plan.Replacements, rw.file, len(rw.replaced))
 			}
-			stager := search.NewStager(dir)
+			stager := stage.New(dir)
 			if _, err := stager.Accept(stager.Stage(plan)); err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/stage"
 )
 
 // Bounds of the structural tools' results.
@@ -27,8 +28,8 @@ const (
 	stagedFilesListed = 40
 	// AstEditMaxStaged is how many unresolved edits a run keeps; staging one
 	// more drops the oldest, and the result says so (see also
-	// search.MaxStagedBytes).
-	AstEditMaxStaged = search.MaxStagedEdits
+	// stage.MaxBytes).
+	AstEditMaxStaged = stage.MaxEdits
 	// astGrepMaxText bounds ast_grep's text.
 	astGrepMaxText = 64 << 10
 	// astGrepMaxStart bounds ast_grep's start: the search keeps every match
@@ -56,7 +57,7 @@ func init() {
 type structural struct {
 	run    *Run
 	search *search.Searcher
-	stage  *search.Stager
+	stage  *stage.Stager
 
 	// warmNoted is set once an answer said the warm-up was still parsing:
 	// the note is given once per run, the structured Index every time.

@@ -13,6 +13,7 @@ import (
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/stage"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -223,7 +224,7 @@ func TestAstEditStagedEditsBounded(t *testing.T) {
 		t.Errorf("staging past the bound does not say which edit it dropped:\n%s", last)
 	}
 	_, err := call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
-	if !errors.Is(err, search.ErrUnknownEdit) || !strings.Contains(err.Error(), "dropped") || !strings.Contains(err.Error(), "run ast_edit again") {
+	if !errors.Is(err, stage.ErrUnknownEdit) || !strings.Contains(err.Error(), "dropped") || !strings.Contains(err.Error(), "run ast_edit again") {
 		t.Errorf("resolving a dropped edit: %v", err)
 	}
 	if _, err := call(t, r, "resolve", `{"edit_id":"edit_2","action":"discard"}`); err != nil {

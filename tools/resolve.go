@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/stage"
 )
 
 // resolve accepts, discards or shows a change that ast_edit, lsp_apply,
@@ -30,11 +30,11 @@ func init() {
 
 // stager is the run's staged changes, made on first use: every tool that
 // stages shares it, so resolve finds what any of them staged.
-func (r *Run) stager() *search.Stager {
+func (r *Run) stager() *stage.Stager {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stage == nil {
-		r.stage = search.NewStager(r.root.Dir())
+		r.stage = stage.New(r.root.Dir())
 	}
 	return r.stage
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/tetherhq/tether/kernels"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/operator"
-	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/stage"
 	"github.com/tetherhq/tether/workers"
 )
 
@@ -162,8 +162,8 @@ type Run struct {
 	wired     []string
 	notice    string // what recovery at start did, for the first call's result
 	statuses  []func() string
-	stage     *search.Stager // the run's staged changes (stager)
-	arts      artifactStore  // output too large for a result (artifacts.go)
+	stage     *stage.Stager // the run's staged changes (stager)
+	arts      artifactStore // output too large for a result (artifacts.go)
 }
 
 // NewRun starts a run: it checks the working directory, rolls back any change

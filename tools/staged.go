@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/stage"
 )
 
 // StagedDiff is the Structured result of ast_edit and of resolve's show
@@ -56,7 +57,7 @@ func droppedNote(dropped []string) string {
 		return ""
 	}
 	return fmt.Sprintf("note: %s was dropped unresolved: at most %d staged edits (%d MiB of files) are kept; resolve edits before staging more\n",
-		strings.Join(dropped, ", "), AstEditMaxStaged, search.MaxStagedBytes>>20)
+		strings.Join(dropped, ", "), AstEditMaxStaged, stage.MaxBytes>>20)
 }
 
 // StagedFile is one file of a staged edit.

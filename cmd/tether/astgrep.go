@@ -10,6 +10,7 @@ import (
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/format"
+	"github.com/tetherhq/tether/search/stage"
 )
 
 func init() {
@@ -211,7 +212,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if updateAll {
-		st := search.NewStager("")
+		st := stage.New("")
 		if _, err := st.Accept(st.Stage(plan)); err != nil {
 			fmt.Fprintln(stderr, "tether:", err)
 			return 2

@@ -12,6 +12,7 @@ import (
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/format"
 	"github.com/tetherhq/tether/search/inject"
+	"github.com/tetherhq/tether/search/stage"
 )
 
 func init() {
@@ -128,7 +129,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tether scan: %s: %s\n", fe.Path, fe.Err)
 	}
 	if *updateAll && res.Plan != nil && len(res.Plan.Changes) > 0 {
-		st := search.NewStager("")
+		st := stage.New("")
 		if _, err := st.Accept(st.Stage(res.Plan)); err != nil {
 			fmt.Fprintln(stderr, "tether scan:", err)
 			return 2

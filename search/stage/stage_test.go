@@ -1,4 +1,4 @@
-package search
+package stage
 
 import (
 	"errors"
@@ -7,19 +7,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search"
 )
 
-func stagedPlan(t *testing.T, dir string, names ...string) *Plan {
+func stagedPlan(t *testing.T, dir string, names ...string) *search.Plan {
 	t.Helper()
-	p := &Plan{}
+	p := &search.Plan{}
 	for _, n := range names {
 		path := filepath.Join(dir, n)
 		old := []byte("old " + n + "\n")
 		if err := os.WriteFile(path, old, 0o640); err != nil {
 			t.Fatal(err)
 		}
-		p.Changes = append(p.Changes, FileChange{Path: path, Old: old, New: []byte("new " + n + "\n"), Replacements: 1})
+		p.Changes = append(p.Changes, search.FileChange{Path: path, Old: old, New: []byte("new " + n + "\n"), Replacements: 1})
 		p.Replacements++
 	}
 	return p
@@ -40,9 +40,9 @@ func readAll(t *testing.T, dir string, names ...string) string {
 
 func TestStagerAcceptDiscard(t *testing.T) {
 	dir := t.TempDir()
-	s := NewStager("")
+	s := New("")
 	id1 := s.Stage(stagedPlan(t, dir, "a.go", "b.go"))
-	id2 := s.Stage(&Plan{})
+	id2 := s.Stage(&search.Plan{})
 	if id1 != "edit_1" || id2 != "edit_2" {
 		t.Fatalf("ids = %s, %s", id1, id2)
 	}
@@ -79,13 +79,13 @@ func TestStagerAcceptDiscard(t *testing.T) {
 
 func TestStagerRejectsStale(t *testing.T) {
 	dir := t.TempDir()
-	s := NewStager("")
+	s := New("")
 	id := s.Stage(stagedPlan(t, dir, "a.go", "b.go", "c.go"))
 	os.WriteFile(filepath.Join(dir, "b.go"), []byte("edited by hand\n"), 0o644)
 	os.Remove(filepath.Join(dir, "c.go"))
 	_, err := s.Accept(id)
-	if !errors.Is(err, ErrStale) {
-		t.Fatalf("accept = %v, want ErrStale", err)
+	if !errors.Is(err, search.ErrStale) {
+		t.Fatalf("accept = %v, want search.ErrStale", err)
 	}
 	for _, want := range []string{"b.go", "c.go", "edit_1", "nothing written"} {
 		if !strings.Contains(err.Error(), want) {
@@ -112,7 +112,7 @@ func TestStagerWithoutRootSpansDirectories(t *testing.T) {
 		os.MkdirAll(filepath.Join(dir, d), 0o755)
 	}
 	p := stagedPlan(t, dir, "x/a.go", "y/z/b.go")
-	s := NewStager("")
+	s := New("")
 	if _, err := s.Accept(s.Stage(p)); err != nil {
 		t.Fatal(err)
 	}
@@ -126,40 +126,9 @@ func TestStagerWithoutRootSpansDirectories(t *testing.T) {
 	}
 }
 
-func TestDiff(t *testing.T) {
-	old := []byte("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\nn\no\np\n")
-	reps := []matcher.Edit{{Start: 2, End: 3, Text: "B1\nB2"}, {Start: 28, End: 29, Text: "O"}}
-	c := FileChange{Path: "x.go", Old: old, New: matcher.Apply(old, reps), Replacements: 2}
-	p := &Plan{Changes: []FileChange{c}, Replacements: 2}
-	want := `--- a/x.go
-+++ b/x.go
-@@ -1,5 +1,6 @@
- a
--b
-+B1
-+B2
- c
- d
- e
-@@ -12,5 +13,5 @@
- l
- m
- n
--o
-+O
- p
-`
-	if got := p.Diff(0); got != want {
-		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
-	}
-	if got := p.Diff(4); !strings.HasSuffix(got, "... diff cut: 13 more lines\n") {
-		t.Errorf("cut diff:\n%s", got)
-	}
-}
-
 func TestStagerWithRoot(t *testing.T) {
 	dir := t.TempDir()
-	s := NewStager(dir)
+	s := New(dir)
 	id := s.Stage(stagedPlan(t, dir, "a.go", "b.go"))
 	if _, err := s.Accept(id); err != nil {
 		t.Fatal(err)
@@ -167,11 +136,11 @@ func TestStagerWithRoot(t *testing.T) {
 	if got := readAll(t, dir, "a.go", "b.go"); got != "new a.go\nnew b.go\n" {
 		t.Errorf("after accept: %q", got)
 	}
-	out := &Plan{Changes: []FileChange{{Path: filepath.Join(dir, "..", "escape.go"), Old: nil, New: []byte("x")}}}
+	out := &search.Plan{Changes: []search.FileChange{{Path: filepath.Join(dir, "..", "escape.go"), Old: nil, New: []byte("x")}}}
 	if _, err := s.Accept(s.Stage(out)); err == nil {
 		t.Error("a change outside the root was applied")
 	}
-	missing := NewStager(filepath.Join(dir, "missing"))
+	missing := New(filepath.Join(dir, "missing"))
 	if _, err := missing.Accept(missing.Stage(stagedPlan(t, dir, "c.go"))); err == nil || !strings.Contains(err.Error(), "cannot confine edits to the workspace") {
 		t.Errorf("a workspace that does not exist: %v; want an error that says edits cannot be confined", err)
 	}
@@ -182,9 +151,9 @@ func TestStagerWithRoot(t *testing.T) {
 
 // TestStagerUnknownIDSaysWhatToDo: every unknown-id error names the next step.
 func TestStagerUnknownIDSaysWhatToDo(t *testing.T) {
-	s := NewStager("")
-	id := s.Stage(&Plan{})
-	s.Stage(&Plan{})
+	s := New("")
+	id := s.Stage(&search.Plan{})
+	s.Stage(&search.Plan{})
 	if err := s.Discard(id); err != nil {
 		t.Fatal(err)
 	}
@@ -200,14 +169,14 @@ func TestStagerUnknownIDSaysWhatToDo(t *testing.T) {
 	}
 }
 
-// TestStagerBounded: unresolved edits are kept up to MaxStagedEdits and a
+// TestStagerBounded: unresolved edits are kept up to MaxEdits and a
 // byte budget; staging past either drops the oldest (the newest is always
 // kept, even alone over the budget), and resolving a dropped one says so.
 func TestStagerBounded(t *testing.T) {
-	plan := func(n int) *Plan {
-		return &Plan{Changes: []FileChange{{Path: "x", Old: make([]byte, n), New: make([]byte, n)}}}
+	plan := func(n int) *search.Plan {
+		return &search.Plan{Changes: []search.FileChange{{Path: "x", Old: make([]byte, n), New: make([]byte, n)}}}
 	}
-	s := NewStager("")
+	s := New("")
 	s.maxBytes = 100
 	a, _ := s.StageDropping(plan(20)) // 40 bytes
 	b, _ := s.StageDropping(plan(20)) // 80
@@ -226,19 +195,19 @@ func TestStagerBounded(t *testing.T) {
 		t.Error("the newest edit is not kept")
 	}
 
-	s = NewStager("")
+	s = New("")
 	var first string
-	for i := range MaxStagedEdits {
-		id, dropped := s.StageDropping(&Plan{})
+	for i := range MaxEdits {
+		id, dropped := s.StageDropping(&search.Plan{})
 		if i == 0 {
 			first = id
 		}
 		if len(dropped) > 0 {
-			t.Fatalf("edit %d of %d dropped %v", i+1, MaxStagedEdits, dropped)
+			t.Fatalf("edit %d of %d dropped %v", i+1, MaxEdits, dropped)
 		}
 	}
-	if _, dropped := s.StageDropping(&Plan{}); len(dropped) != 1 || dropped[0] != first {
-		t.Errorf("edit %d dropped %v, want [%s]", MaxStagedEdits+1, dropped, first)
+	if _, dropped := s.StageDropping(&search.Plan{}); len(dropped) != 1 || dropped[0] != first {
+		t.Errorf("edit %d dropped %v, want [%s]", MaxEdits+1, dropped, first)
 	}
 	if err := s.Discard(first); err == nil || !strings.Contains(err.Error(), "dropped") {
 		t.Errorf("discarding a dropped edit: %v", err)
@@ -265,11 +234,11 @@ func TestStagerCLIRelativePaths(t *testing.T) {
 		{filepath.Join("ws", "a.go")},
 		{filepath.Join("ws", "a.go"), filepath.Join("ws", "sub", "b.go")},
 	} {
-		st := NewStager("")
-		var p Plan
+		st := New("")
+		var p search.Plan
 		for _, path := range paths {
 			cur, _ := os.ReadFile(path)
-			p.Changes = append(p.Changes, FileChange{Path: path, Old: cur, New: repl, Replacements: 1})
+			p.Changes = append(p.Changes, search.FileChange{Path: path, Old: cur, New: repl, Replacements: 1})
 		}
 		if _, err := st.Accept(st.Stage(&p)); err != nil {
 			t.Fatalf("accept of %v: %v", paths, err)
@@ -296,13 +265,13 @@ func TestStagerMove(t *testing.T) {
 	}
 	write("a.ts", "export const a = 1;\n")
 	write("user.ts", "import { a } from \"./a\";\n")
-	plan := func() *Plan {
-		return &Plan{Source: "rename_file", Replacements: 1, Changes: []FileChange{
+	plan := func() *search.Plan {
+		return &search.Plan{Source: "rename_file", Replacements: 1, Changes: []search.FileChange{
 			{Path: filepath.Join(dir, "lib/a.ts"), From: filepath.Join(dir, "a.ts"), Old: []byte("export const a = 1;\n"), New: []byte("export const a = 1;\n")},
 			{Path: filepath.Join(dir, "user.ts"), Old: []byte("import { a } from \"./a\";\n"), New: []byte("import { a } from \"./lib/a\";\n"), Replacements: 1},
 		}}
 	}
-	s := NewStager(dir)
+	s := New(dir)
 
 	// The destination appears after staging: rejected, nothing moved.
 	id := s.Stage(plan())
@@ -310,8 +279,8 @@ func TestStagerMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("lib/a.ts", "taken\n")
-	if _, err := s.Accept(id); !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "run rename_file again") {
-		t.Fatalf("destination taken: want ErrStale, got %v", err)
+	if _, err := s.Accept(id); !errors.Is(err, search.ErrStale) || !strings.Contains(err.Error(), "run rename_file again") {
+		t.Fatalf("destination taken: want search.ErrStale, got %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a.ts")); err != nil {
 		t.Fatal("a rejected move removed its source")
@@ -320,8 +289,8 @@ func TestStagerMove(t *testing.T) {
 
 	// The source changed after staging: rejected.
 	write("a.ts", "export const a = 2;\n")
-	if _, err := s.Accept(id); !errors.Is(err, ErrStale) {
-		t.Fatalf("source changed: want ErrStale, got %v", err)
+	if _, err := s.Accept(id); !errors.Is(err, search.ErrStale) {
+		t.Fatalf("source changed: want search.ErrStale, got %v", err)
 	}
 	write("a.ts", "export const a = 1;\n")
 
@@ -356,8 +325,8 @@ func TestStagerDelete(t *testing.T) {
 	}
 	write("gone.go", "package p\n\nvar gone = 1\n")
 	write("kept.go", "package p\n\nvar x = gone\n")
-	plan := func() *Plan {
-		return &Plan{Source: "vibe_spawn with isolated", Replacements: 2, Changes: []FileChange{
+	plan := func() *search.Plan {
+		return &search.Plan{Source: "vibe_spawn with isolated", Replacements: 2, Changes: []search.FileChange{
 			{Path: filepath.Join(dir, "gone.go"), Display: "gone.go", Old: []byte("package p\n\nvar gone = 1\n"), Delete: true, Replacements: 1},
 			{Path: filepath.Join(dir, "kept.go"), Display: "kept.go", Old: []byte("package p\n\nvar x = gone\n"), New: []byte("package p\n\nvar x = 1\n"), Replacements: 1},
 		}}
@@ -368,19 +337,19 @@ func TestStagerDelete(t *testing.T) {
 			t.Errorf("the preview lacks %q:\n%s", want, d)
 		}
 	}
-	empty := (&Plan{Changes: []FileChange{{Path: "e.txt", Delete: true}}}).Diff(0)
+	empty := (&search.Plan{Changes: []search.FileChange{{Path: "e.txt", Delete: true}}}).Diff(0)
 	if empty != "--- a/e.txt\n+++ /dev/null\n(deleted, empty)\n" {
 		t.Errorf("an empty file's deletion: %q", empty)
 	}
 
-	s := NewStager(dir)
+	s := New(dir)
 	id := s.Stage(plan())
 
 	// Changed since staging: rejected whole, naming it; nothing written.
 	write("gone.go", "package p\n\nvar gone = 2\n")
 	_, err := s.Accept(id)
-	if !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), filepath.Join(dir, "gone.go")) || !strings.Contains(err.Error(), "run vibe_spawn with isolated again") {
-		t.Fatalf("changed: want ErrStale naming gone.go, got %v", err)
+	if !errors.Is(err, search.ErrStale) || !strings.Contains(err.Error(), filepath.Join(dir, "gone.go")) || !strings.Contains(err.Error(), "run vibe_spawn with isolated again") {
+		t.Fatalf("changed: want search.ErrStale naming gone.go, got %v", err)
 	}
 	if got := readAll(t, dir, "gone.go", "kept.go"); got != "package p\n\nvar gone = 2\npackage p\n\nvar x = gone\n" {
 		t.Fatalf("a rejected edit wrote: %q", got)
@@ -388,8 +357,8 @@ func TestStagerDelete(t *testing.T) {
 
 	// Already gone since staging: rejected whole, saying so.
 	os.Remove(filepath.Join(dir, "gone.go"))
-	if _, err := s.Accept(id); !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "gone.go (a file it deletes is gone)") {
-		t.Fatalf("gone: want ErrStale, got %v", err)
+	if _, err := s.Accept(id); !errors.Is(err, search.ErrStale) || !strings.Contains(err.Error(), "gone.go (a file it deletes is gone)") {
+		t.Fatalf("gone: want search.ErrStale, got %v", err)
 	}
 	if got := readAll(t, dir, "kept.go"); got != "package p\n\nvar x = gone\n" {
 		t.Fatalf("a rejected edit wrote kept.go: %q", got)
