@@ -1,9 +1,13 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
+
+	"github.com/tetherhq/tether/matcher"
 )
 
 // ErrSeveralLanguages is what a search without a language returns (wrapped
@@ -42,3 +46,88 @@ func (e *LanguagesError) Error() string {
 
 // Is reports whether target is ErrSeveralLanguages.
 func (e *LanguagesError) Is(target error) bool { return target == ErrSeveralLanguages }
+
+// resolveLanguage returns the language to search paths with: lang when given;
+// else the language of a single file; else, for directories, the one language
+// their files are written in, or the one language of several that the pattern
+// parses in. Several it parses in is a *LanguagesError; anything else is an
+// error that names the candidates.
+func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern string, paths []string, gl *globs) (string, error) {
+	if lang != "" {
+		return canonicalLang(lang)
+	}
+	if len(paths) == 1 {
+		if fi, err := f.stat(paths[0]); err == nil && !fi.IsDir() {
+			if l := langForPath(paths[0]); l != "" {
+				return l, nil
+			}
+			return "", fmt.Errorf("search: no language for %s: its extension is not a known grammar's; pass language", paths[0])
+		}
+	}
+	counts := map[string]int{}
+	for _, p := range paths {
+		var sk Skips
+		found, err := walk(ctx, f, p, anyLanguage, &sk, gl)
+		if err != nil {
+			return "", fmt.Errorf("search: cannot search %s: %w", p, err)
+		}
+		for _, file := range found {
+			counts[langForPath(file)]++
+		}
+	}
+	if len(counts) == 0 {
+		return "", fmt.Errorf("search: no source file of a shipped grammar under %s (hidden directories and ignored files aside): check the path, or pass language", strings.Join(paths, ", "))
+	}
+	langs := make([]string, 0, len(counts))
+	for l := range counts {
+		langs = append(langs, l)
+	}
+	sort.Slice(langs, func(i, j int) bool {
+		if counts[langs[i]] != counts[langs[j]] {
+			return counts[langs[i]] > counts[langs[j]]
+		}
+		return langs[i] < langs[j]
+	})
+	if len(langs) == 1 {
+		return langs[0], nil
+	}
+	var parses, held []string
+	for _, l := range langs {
+		held = append(held, fmt.Sprintf("%s (%d %s)", l, counts[l], plural(counts[l], "file", "files")))
+		if _, err := matcher.Compile(ctx, s.parser, l, pattern); err == nil {
+			parses = append(parses, l)
+		} else if !errors.Is(err, matcher.ErrUnparseable) {
+			return "", err
+		}
+	}
+	if len(parses) > 1 {
+		// A language whose grammar takes any text (markdown's: every text
+		// is a paragraph) parses every pattern; it counts only when no
+		// language with a syntax of its own does.
+		var strict []string
+		for _, l := range parses {
+			if !takesAnyText[l] {
+				strict = append(strict, l)
+			}
+		}
+		if len(strict) > 0 {
+			parses = strict
+		}
+	}
+	if len(parses) == 1 {
+		return parses[0], nil
+	}
+	if len(parses) == 0 {
+		return "", fmt.Errorf("%w in any language found under %s: %s; check its syntax, or pass language", matcher.ErrUnparseable, strings.Join(paths, ", "), strings.Join(held, ", "))
+	}
+	found := make([]LangCount, len(langs))
+	for i, l := range langs {
+		found[i] = LangCount{Language: l, Files: counts[l]}
+	}
+	return "", &LanguagesError{Paths: paths, Found: found, Parses: parses}
+}
+
+// takesAnyText are the languages whose grammar parses any text: in
+// markdown every text is at least a paragraph. (YAML takes most text as a
+// plain scalar too, but a pattern there still has a syntax to check.)
+var takesAnyText = map[string]bool{"markdown": true}

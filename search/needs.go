@@ -46,32 +46,12 @@ type Need struct {
 // trees, but their trees are not stored; a host file is needed when one of
 // its regions is (Need.Host). A rewrite needs the same as its search.
 func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
-	paths := q.Paths
-	if len(paths) == 0 {
-		paths = []string{"."}
-	}
-	gl, err := s.compileGlobs(q.Globs)
+	p, err := s.prepare(ctx, q, nil)
 	if err != nil {
 		return nil, err
 	}
-	if s.rootErr != nil {
-		return nil, s.rootErr
-	}
-	fsys, err := openFiles(s.root)
-	if err != nil {
-		return nil, err
-	}
-	defer fsys.close()
-	c, err := s.compile(ctx, fsys, q, paths, gl, nil)
-	if err != nil {
-		return nil, err
-	}
-	var skips Skips
-	hostOf := map[string]string{}
-	files, err := s.walkAll(ctx, fsys, paths, c.lang, &skips, gl, hostOf, inject.HostsOf(q.Injections, c.lang))
-	if err != nil {
-		return nil, err
-	}
+	defer p.fsys.close()
+	c := &p.compiled
 	var tokens []string
 	if c.rule != nil {
 		tokens = c.rule.Tokens()
@@ -82,16 +62,16 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 	cuts := split != nil && !s.whole && !s.wholeRoom && c.pat != nil && c.pat.WithinDeclaration()
 	var needs []Need
 	runners := map[*rule.Rule]*rule.Runner{}
-	for _, f := range files {
+	for _, f := range p.files {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("search: cancelled: %w", err)
 		}
-		src, fi, err := s.read(fsys, f)
+		src, fi, err := s.read(p.fsys, f)
 		if err != nil || fi.Size() > s.maxSize || int64(len(src)) > s.maxSize || looksBinary(src) || !hasTokens(src, tokens) {
 			continue
 		}
-		if host := hostOf[f]; host != "" {
-			cs, err := s.hostChunks(ctx, host, &c, src, tokens, q.Injections, runners)
+		if host := p.hostOf[f]; host != "" {
+			cs, err := s.hostChunks(ctx, host, c, src, tokens, q.Injections, runners)
 			if err != nil {
 				return nil, fmt.Errorf("search: %s: %w", f, err)
 			}
@@ -117,7 +97,7 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 }
 
 // hostChunks returns the regions of c's language in the host file src (of
-// language host) a search parses: those it lists (hostRegions) that
+// language host) a search parses: those it lists (inject.HostRegions) that
 // regionNeeded keeps. The host is parsed to list them, or its tree taken
 // from the store; a parsed tree is not stored.
 func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src []byte, tokens []string, injs []inject.Injection, runners map[*rule.Rule]*rule.Runner) ([]Chunk, error) {
