@@ -61,17 +61,7 @@ func (s *Searcher) RewriteOps(ctx context.Context, ops []Op) (*Plan, error) {
 	case len(ops) > MaxOps:
 		return nil, fmt.Errorf("search: %d ops: at most %d are combined in one edit; split them into several edits", len(ops), MaxOps)
 	}
-	type fileState struct {
-		src    []byte
-		edits  []opEdit
-		broken int
-		lang   string // "" when a host file's regions or two languages
-	}
-	files := map[string]*fileState{}
-	var order []string // paths in the order first met
-	p := &Plan{}
-	errPaths := map[string]bool{}
-	searched := map[string]int{} // files searched by language: the ops of one language search the same files
+	o := &opsPlan{p: &Plan{}, files: map[string]*opFile{}, errPaths: map[string]bool{}, searched: map[string]int{}}
 	for i, op := range ops {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -83,125 +73,33 @@ func (s *Searcher) RewriteOps(ctx context.Context, ops []Op) (*Plan, error) {
 		}
 		if res.Pattern != nil {
 			for _, u := range matcher.NewTemplate(res.Pattern, rw).Unbound() {
-				p.Unbound = append(p.Unbound, op.Name+": "+u)
+				o.p.Unbound = append(o.p.Unbound, op.Name+": "+u)
 			}
 		}
-		lang, _ := resultLang(res)
-		searched[lang] = max(searched[lang], res.Searched)
-		if p.Result == nil {
-			r := *res
-			r.Matches = slices.Clone(res.Matches)
-			r.Errors = slices.Clone(res.Errors)
-			for _, e := range res.Errors {
-				errPaths[e.Path] = true
-			}
-			p.Result = &r
-		} else {
-			p.Result.Matches = append(p.Result.Matches, res.Matches...)
-			p.Result.Total += res.Total
-			for _, e := range res.Errors {
-				// each op reads the same files: a file that could not be read is named once
-				if !errPaths[e.Path] {
-					errPaths[e.Path] = true
-					p.Result.Errors = append(p.Result.Errors, e)
-				}
-			}
-			for _, b := range res.Broken {
-				if !slices.ContainsFunc(p.Result.Broken, func(o BrokenFile) bool { return o.Path == b.Path }) && len(p.Result.Broken) < MaxBrokenListed {
-					p.Result.Broken = append(p.Result.Broken, b)
-				}
-			}
-			p.Result.BrokenCount = max(p.Result.BrokenCount, res.BrokenCount)
-		}
-		for _, j := range jobs {
-			if len(j.edits) == 0 {
-				continue
-			}
-			f := files[j.path]
-			if f == nil {
-				f = &fileState{src: j.src, broken: j.brokenLine, lang: j.lang}
-				files[j.path] = f
-				order = append(order, j.path)
-			} else if !bytes.Equal(f.src, j.src) {
-				return nil, fmt.Errorf("search: %s changed while the ops were matched; nothing staged: run the edit again", j.path)
-			}
-			if j.brokenLine != 0 {
-				f.broken = j.brokenLine
-			}
-			if f.lang != j.lang {
-				f.lang = ""
-			}
-			for _, e := range j.edits {
-				f.edits = append(f.edits, opEdit{Edit: e, op: i})
-			}
+		o.addResult(res)
+		if err := o.addEdits(i, jobs); err != nil {
+			return nil, err
 		}
 	}
+	p := o.p
 	p.Result.Searched = 0
-	for _, n := range searched {
+	for _, n := range o.searched {
 		p.Result.Searched += n
 	}
 	includeErrors := true
 	for _, op := range ops {
 		includeErrors = includeErrors && op.Query.IncludeErrors
 	}
-	for _, path := range order {
-		f := files[path]
-		sort.SliceStable(f.edits, func(a, b int) bool {
-			ea, eb := f.edits[a], f.edits[b]
-			if ea.Start != eb.Start {
-				return ea.Start < eb.Start
-			}
-			return ea.op < eb.op
-		})
-		for k := 1; k < len(f.edits); k++ {
-			prev, cur := f.edits[k-1], f.edits[k]
-			// edits of one op never overlap (matcher.Template.Edits keeps
-			// the outermost); two ops' do when they share a byte or a start
-			if prev.op == cur.op {
-				continue
-			}
-			if cur.Start < prev.End || cur.Start == prev.Start {
-				a, b := min(prev.op, cur.op), max(prev.op, cur.op)
-				return nil, &OverlapError{A: a, B: b, NameA: ops[a].Name, NameB: ops[b].Name,
-					Path: path, Line: 1 + bytes.Count(f.src[:cur.Start], []byte("\n"))}
-			}
-		}
-		// a later op's edit may still overlap an earlier one that is not
-		// its neighbour (a long edit spanning several of another op's)
-		end, endOp := -1, -1
-		for _, e := range f.edits {
-			if e.Start < end && e.op != endOp {
-				a, b := min(endOp, e.op), max(endOp, e.op)
-				return nil, &OverlapError{A: a, B: b, NameA: ops[a].Name, NameB: ops[b].Name,
-					Path: path, Line: 1 + bytes.Count(f.src[:e.Start], []byte("\n"))}
-			}
-			if e.End > end {
-				end, endOp = e.End, e.op
-			}
+	for _, path := range o.order {
+		f := o.files[path]
+		if err := f.overlaps(ops, path); err != nil {
+			return nil, err
 		}
 		if f.broken != 0 && !includeErrors {
 			p.LeftOut = append(p.LeftOut, BrokenFile{Path: path, Line: f.broken})
 			continue
 		}
-		edits := make([]matcher.Edit, len(f.edits))
-		for k, e := range f.edits {
-			edits[k] = e.Edit
-		}
-		p.Edits += len(edits)
-		if f.lang != "" {
-			var notes []Parenthesized
-			edits, notes = s.keepMeaning(ctx, f.lang, path, f.src, edits)
-			p.Parenthesized = append(p.Parenthesized, notes...)
-			if len(notes) > 0 {
-				replaced(p.Result.Matches, path, edits)
-			}
-		}
-		nw := matcher.Apply(f.src, edits)
-		if bytes.Equal(nw, f.src) {
-			continue
-		}
-		p.Changes = append(p.Changes, FileChange{Path: path, Old: f.src, New: nw, Replacements: len(edits)})
-		p.Replacements += len(edits)
+		s.opChange(ctx, p, path, f)
 	}
 	names := make([]string, len(ops))
 	for i, op := range ops {
@@ -209,6 +107,151 @@ func (s *Searcher) RewriteOps(ctx context.Context, ops []Op) (*Plan, error) {
 	}
 	p.Rewrite = strings.Join(names, "\n")
 	return p, nil
+}
+
+// opsPlan is the plan RewriteOps makes while it runs the ops.
+type opsPlan struct {
+	p     *Plan
+	files map[string]*opFile
+	order []string // paths in the order first met
+	// errPaths are the files named in p.Result.Errors
+	errPaths map[string]bool
+	// searched counts the files searched by language: the ops of one
+	// language search the same files
+	searched map[string]int
+}
+
+// opFile is what the ops replace in one file.
+type opFile struct {
+	src    []byte
+	edits  []opEdit
+	broken int
+	lang   string // "" when a host file's regions or two languages
+}
+
+// addResult adds an op's result to the plan's: its matches and total, and
+// the files it could not read or found broken, each named once.
+func (o *opsPlan) addResult(res *Result) {
+	lang, _ := resultLang(res)
+	o.searched[lang] = max(o.searched[lang], res.Searched)
+	if o.p.Result == nil {
+		r := *res
+		r.Matches = slices.Clone(res.Matches)
+		r.Errors = slices.Clone(res.Errors)
+		for _, e := range res.Errors {
+			o.errPaths[e.Path] = true
+		}
+		o.p.Result = &r
+		return
+	}
+	pr := o.p.Result
+	pr.Matches = append(pr.Matches, res.Matches...)
+	pr.Total += res.Total
+	for _, e := range res.Errors {
+		// each op reads the same files: a file that could not be read is named once
+		if !o.errPaths[e.Path] {
+			o.errPaths[e.Path] = true
+			pr.Errors = append(pr.Errors, e)
+		}
+	}
+	for _, b := range res.Broken {
+		if !slices.ContainsFunc(pr.Broken, func(x BrokenFile) bool { return x.Path == b.Path }) && len(pr.Broken) < MaxBrokenListed {
+			pr.Broken = append(pr.Broken, b)
+		}
+	}
+	pr.BrokenCount = max(pr.BrokenCount, res.BrokenCount)
+}
+
+// addEdits adds the replacements op made in its jobs' files; a file that
+// op read with other content than an earlier op refuses the plan.
+func (o *opsPlan) addEdits(op int, jobs []*fileJob) error {
+	for _, j := range jobs {
+		if len(j.edits) == 0 {
+			continue
+		}
+		f := o.files[j.path]
+		if f == nil {
+			f = &opFile{src: j.src, broken: j.brokenLine, lang: j.lang}
+			o.files[j.path] = f
+			o.order = append(o.order, j.path)
+		} else if !bytes.Equal(f.src, j.src) {
+			return fmt.Errorf("search: %s changed while the ops were matched; nothing staged: run the edit again", j.path)
+		}
+		if j.brokenLine != 0 {
+			f.broken = j.brokenLine
+		}
+		if f.lang != j.lang {
+			f.lang = ""
+		}
+		for _, e := range j.edits {
+			f.edits = append(f.edits, opEdit{Edit: e, op: op})
+		}
+	}
+	return nil
+}
+
+// overlaps sorts f's edits by where they start (then by op) and returns an
+// *OverlapError for the first two of different ops that overlap.
+func (f *opFile) overlaps(ops []Op, path string) error {
+	sort.SliceStable(f.edits, func(a, b int) bool {
+		ea, eb := f.edits[a], f.edits[b]
+		if ea.Start != eb.Start {
+			return ea.Start < eb.Start
+		}
+		return ea.op < eb.op
+	})
+	overlap := func(x, y, at int) error {
+		a, b := min(x, y), max(x, y)
+		return &OverlapError{A: a, B: b, NameA: ops[a].Name, NameB: ops[b].Name,
+			Path: path, Line: 1 + bytes.Count(f.src[:at], []byte("\n"))}
+	}
+	for k := 1; k < len(f.edits); k++ {
+		prev, cur := f.edits[k-1], f.edits[k]
+		// edits of one op never overlap (matcher.Template.Edits keeps
+		// the outermost); two ops' do when they share a byte or a start
+		if prev.op == cur.op {
+			continue
+		}
+		if cur.Start < prev.End || cur.Start == prev.Start {
+			return overlap(prev.op, cur.op, cur.Start)
+		}
+	}
+	// a later op's edit may still overlap an earlier one that is not
+	// its neighbour (a long edit spanning several of another op's)
+	end, endOp := -1, -1
+	for _, e := range f.edits {
+		if e.Start < end && e.op != endOp {
+			return overlap(endOp, e.op, e.Start)
+		}
+		if e.End > end {
+			end, endOp = e.End, e.op
+		}
+	}
+	return nil
+}
+
+// opChange adds the change f's edits make to path to p, with the edits
+// kept in their meaning (meaning.go) where the file has one language.
+func (s *Searcher) opChange(ctx context.Context, p *Plan, path string, f *opFile) {
+	edits := make([]matcher.Edit, len(f.edits))
+	for k, e := range f.edits {
+		edits[k] = e.Edit
+	}
+	p.Edits += len(edits)
+	if f.lang != "" {
+		var notes []Parenthesized
+		edits, notes = s.keepMeaning(ctx, f.lang, path, f.src, edits)
+		p.Parenthesized = append(p.Parenthesized, notes...)
+		if len(notes) > 0 {
+			replaced(p.Result.Matches, path, edits)
+		}
+	}
+	nw := matcher.Apply(f.src, edits)
+	if bytes.Equal(nw, f.src) {
+		return
+	}
+	p.Changes = append(p.Changes, FileChange{Path: path, Old: f.src, New: nw, Replacements: len(edits)})
+	p.Replacements += len(edits)
 }
 
 // resultLang is the language a result was searched in.

@@ -105,6 +105,62 @@ var sgconfigKeys = []string{"ruleDirs", "utilDirs", "testConfigs", "languageInje
 // LoadProject reads the sgconfig.yml at config (a file, or a directory
 // holding sgconfig.yml or sgconfig.yaml) and compiles its rules.
 func LoadProject(ctx context.Context, p matcher.Parser, config string) (*Project, error) {
+	config, cfg, err := readSgconfig(config)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(config)
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("search: project config: %w", err)
+	}
+	if err := confineTestConfigs(cfg["testConfigs"], config); err != nil {
+		return nil, err
+	}
+	ruleDirs, err := projectDirs(cfg, config, "ruleDirs")
+	if err != nil {
+		return nil, err
+	}
+	if len(ruleDirs) == 0 {
+		return nil, fmt.Errorf("%w: %s: no ruleDirs: list the directories that hold the rule files", rule.ErrInvalid, config)
+	}
+	utilDirs, err := projectDirs(cfg, config, "utilDirs")
+	if err != nil {
+		return nil, err
+	}
+	utils, err := loadUtils(ctx, root, utilDirs)
+	if err != nil {
+		return nil, err
+	}
+	proj := &Project{Dir: dir}
+	if proj.Injections, err = compileInjections(ctx, p, cfg["languageInjections"], config); err != nil {
+		return nil, err
+	}
+	for _, d := range ruleDirs {
+		files, err := yamlFiles(ctx, root, d)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, fmt.Errorf("search: rule: %w", err)
+			}
+			rel, _ := filepath.Rel(dir, f)
+			rs, err := CompileRules(ctx, p, data, rel, utils)
+			if err != nil {
+				return nil, err
+			}
+			proj.Rules = append(proj.Rules, rs...)
+		}
+	}
+	return proj, nil
+}
+
+// readSgconfig reads the project configuration at config (a file, or a
+// directory holding sgconfig.yml or sgconfig.yaml): its path and its one
+// document, whose keys must all be ones tether reads.
+func readSgconfig(config string) (string, map[string]any, error) {
 	if fi, err := os.Stat(config); err == nil && fi.IsDir() {
 		found := ""
 		for _, name := range []string{"sgconfig.yml", "sgconfig.yaml"} {
@@ -114,20 +170,20 @@ func LoadProject(ctx context.Context, p matcher.Parser, config string) (*Project
 			}
 		}
 		if found == "" {
-			return nil, fmt.Errorf("search: no sgconfig.yml in %s: write one (ruleDirs: [rules]) or pass rules with -r FILE or --inline-rules", config)
+			return "", nil, fmt.Errorf("search: no sgconfig.yml in %s: write one (ruleDirs: [rules]) or pass rules with -r FILE or --inline-rules", config)
 		}
 		config = found
 	}
 	data, err := os.ReadFile(config)
 	if err != nil {
-		return nil, fmt.Errorf("search: project config: %w", err)
+		return "", nil, fmt.Errorf("search: project config: %w", err)
 	}
 	docs, err := ParseRuleDocs(data, config)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if len(docs) != 1 {
-		return nil, fmt.Errorf("%w: %s: want one document with ruleDirs", rule.ErrInvalid, config)
+		return "", nil, fmt.Errorf("%w: %s: want one document with ruleDirs", rule.ErrInvalid, config)
 	}
 	cfg := docs[0]
 	var bad []string
@@ -142,52 +198,44 @@ func LoadProject(ctx context.Context, p matcher.Parser, config string) (*Project
 	}
 	if len(bad) > 0 {
 		sort.Strings(bad)
-		return nil, fmt.Errorf("%w: %s: %s: not supported (tether reads %s)", rule.ErrInvalid, config, bad[0], strings.Join(sgconfigKeys, ", "))
+		return "", nil, fmt.Errorf("%w: %s: %s: not supported (tether reads %s)", rule.ErrInvalid, config, bad[0], strings.Join(sgconfigKeys, ", "))
 	}
-	dir := filepath.Dir(config)
-	root, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return nil, fmt.Errorf("search: project config: %w", err)
+	return config, cfg, nil
+}
+
+// projectDirs returns the directories the list under key of cfg (read
+// from config) names, each inside the project and joined to its directory;
+// none when the key is absent.
+func projectDirs(cfg map[string]any, config, key string) ([]string, error) {
+	v, ok := cfg[key]
+	if !ok {
+		return nil, nil
 	}
-	if err := confineTestConfigs(cfg["testConfigs"], config); err != nil {
-		return nil, err
+	l, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s: %s must be a list of directories", rule.ErrInvalid, config, key)
 	}
-	dirs := func(key string) ([]string, error) {
-		v, ok := cfg[key]
-		if !ok {
-			return nil, nil
-		}
-		l, ok := v.([]any)
+	var out []string
+	for _, x := range l {
+		s, ok := x.(string)
 		if !ok {
 			return nil, fmt.Errorf("%w: %s: %s must be a list of directories", rule.ErrInvalid, config, key)
 		}
-		var out []string
-		for _, x := range l {
-			s, ok := x.(string)
-			if !ok {
-				return nil, fmt.Errorf("%w: %s: %s must be a list of directories", rule.ErrInvalid, config, key)
-			}
-			if err := insideProject(s); err != nil {
-				return nil, fmt.Errorf("%w: %s: %s entry %q %v", rule.ErrInvalid, config, key, s, err)
-			}
-			out = append(out, filepath.Join(dir, s))
+		if err := insideProject(s); err != nil {
+			return nil, fmt.Errorf("%w: %s: %s entry %q %v", rule.ErrInvalid, config, key, s, err)
 		}
-		return out, nil
+		out = append(out, filepath.Join(filepath.Dir(config), s))
 	}
-	ruleDirs, err := dirs("ruleDirs")
-	if err != nil {
-		return nil, err
-	}
-	if len(ruleDirs) == 0 {
-		return nil, fmt.Errorf("%w: %s: no ruleDirs: list the directories that hold the rule files", rule.ErrInvalid, config)
-	}
-	utilDirs, err := dirs("utilDirs")
-	if err != nil {
-		return nil, err
-	}
+	return out, nil
+}
+
+// loadUtils reads the global utils of the util files under dirs, which
+// lie in the project whose resolved directory is root; a util id defined
+// twice for one language is an error.
+func loadUtils(ctx context.Context, root string, dirs []string) ([]*rule.Util, error) {
 	var utils []*rule.Util
 	seen := map[string]string{}
-	for _, d := range utilDirs {
+	for _, d := range dirs {
 		files, err := yamlFiles(ctx, root, d)
 		if err != nil {
 			return nil, err
@@ -215,29 +263,7 @@ func LoadProject(ctx context.Context, p matcher.Parser, config string) (*Project
 			}
 		}
 	}
-	proj := &Project{Dir: dir}
-	if proj.Injections, err = compileInjections(ctx, p, cfg["languageInjections"], config); err != nil {
-		return nil, err
-	}
-	for _, d := range ruleDirs {
-		files, err := yamlFiles(ctx, root, d)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				return nil, fmt.Errorf("search: rule: %w", err)
-			}
-			rel, _ := filepath.Rel(dir, f)
-			rs, err := CompileRules(ctx, p, data, rel, utils)
-			if err != nil {
-				return nil, err
-			}
-			proj.Rules = append(proj.Rules, rs...)
-		}
-	}
-	return proj, nil
+	return utils, nil
 }
 
 func utilOf(d map[string]any, source string) (*rule.Util, error) {

@@ -71,7 +71,7 @@ type ScanResult struct {
 	Prefiltered int `json:"prefiltered,omitempty"`
 	KindSkipped int `json:"kindSkipped,omitempty"`
 	// RegionsCutCount counts the host files with more embedded regions of
-	// a rule's language than MaxRegionsPerFile; RegionsCut names the first
+	// a rule's language than inject.MaxRegionsPerFile; RegionsCut names the first
 	// MaxBrokenListed (as Result's).
 	RegionsCutCount int          `json:"regionsCutFiles,omitempty"`
 	RegionsCut      []RegionsCut `json:"regionsCut,omitempty"`
@@ -118,8 +118,41 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: scan base: %w", err)
 	}
+	byLang, err := s.scanRules(ctx, q.Rules, base)
+	if err != nil {
+		return nil, err
+	}
+	gl, err := compileGlobs(q.Globs)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := openFiles(s.root)
+	if err != nil {
+		return nil, err
+	}
+	defer fsys.close()
+	res := &ScanResult{}
+	files, err := scanFiles(ctx, fsys, q, gl, byLang, &res.Skipped)
+	if err != nil {
+		return nil, err
+	}
+	jobs := make([]*scanJob, len(files))
+	for i, f := range files {
+		jobs[i] = &scanJob{path: f}
+	}
+	if err := s.scanAll(ctx, fsys, base, byLang, q, jobs); err != nil {
+		return nil, err
+	}
+	res.tally(jobs, q)
+	return res, nil
+}
+
+// scanRules compiles the rules that are not off by their language, with
+// their files and ignores globs relative to base.
+func (s *Searcher) scanRules(ctx context.Context, rules []*rule.Rule, base string) (map[string][]*scanRule, error) {
 	byLang := map[string][]*scanRule{}
-	for _, r := range q.Rules {
+	var err error
+	for _, r := range rules {
 		if r.Severity == "off" {
 			continue
 		}
@@ -137,20 +170,17 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 		sr.kinds = store.NewKindFilter(ctx, s.parser, [][][]string{{r.Kinds()}}, r.Language)
 		byLang[r.Language] = append(byLang[r.Language], sr)
 	}
-	gl, err := compileGlobs(q.Globs)
-	if err != nil {
-		return nil, err
-	}
-	fsys, err := openFiles(s.root)
-	if err != nil {
-		return nil, err
-	}
-	defer fsys.close()
+	return byLang, nil
+}
+
+// scanFiles walks q's paths for the files a rule of byLang may be run on:
+// of a language with rules, or of a host language whose files may embed
+// one. Each is listed once, in walk order.
+func scanFiles(ctx context.Context, fsys *files, q ScanQuery, gl *globs, byLang map[string][]*scanRule, skipped *Skips) ([]string, error) {
 	paths := q.Paths
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	res := &ScanResult{}
 	// the host languages whose files may embed a language with rules, as
 	// the walk meets them
 	hostsWithRules := map[string]bool{}
@@ -173,7 +203,7 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 	var files []string
 	seen := map[string]bool{}
 	for _, p := range paths {
-		found, err := walk(ctx, fsys, p, anyLanguage, &res.Skipped, gl)
+		found, err := walk(ctx, fsys, p, anyLanguage, skipped, gl)
 		if err != nil {
 			return nil, fmt.Errorf("search: cannot scan %s: %w", p, err)
 		}
@@ -184,10 +214,12 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 			}
 		}
 	}
-	jobs := make([]*scanJob, len(files))
-	for i, f := range files {
-		jobs[i] = &scanJob{path: f}
-	}
+	return files, nil
+}
+
+// scanAll scans every job on the searcher's workers; an error of one (the
+// context is done, or a rule runs out of its budget) stops them all.
+func (s *Searcher) scanAll(ctx context.Context, fsys *files, base string, byLang map[string][]*scanRule, q ScanQuery, jobs []*scanJob) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	var next atomic.Int64
@@ -212,45 +244,50 @@ func (s *Searcher) Scan(ctx context.Context, q ScanQuery) (*ScanResult, error) {
 	wg.Wait()
 	if err := context.Cause(ctx); err != nil {
 		if errors.Is(err, matcher.ErrTooExpensive) {
-			return nil, err
+			return err
 		}
-		return nil, fmt.Errorf("search: cancelled: %w", err)
+		return fmt.Errorf("search: cancelled: %w", err)
 	}
+	return nil
+}
+
+// tally counts the scanned jobs into r, with their findings up to
+// q.MaxResults, and with q.Fix their fixes into r.Plan.
+func (r *ScanResult) tally(jobs []*scanJob, q ScanQuery) {
 	if q.Fix {
-		res.Plan = &Plan{Result: &Result{}, Source: "tether scan"}
+		r.Plan = &Plan{Result: &Result{}, Source: "tether scan"}
 	}
 	for _, j := range jobs {
-		if res.Plan != nil && j.src != nil {
-			fixPlan(res.Plan, j)
+		if r.Plan != nil && j.src != nil {
+			fixPlan(r.Plan, j)
 		}
-		if j.tally(j.path, &res.Skipped, &res.Errors) || !j.searched {
+		if j.tally(j.path, &r.Skipped, &r.Errors) || !j.searched {
 			continue
 		}
-		res.Searched++
+		r.Searched++
 		if len(j.regionsCut) > 0 {
-			res.RegionsCutCount++
-			if len(res.RegionsCut) < MaxBrokenListed {
-				res.RegionsCut = append(res.RegionsCut, j.regionsCut[0])
+			r.RegionsCutCount++
+			if len(r.RegionsCut) < MaxBrokenListed {
+				r.RegionsCut = append(r.RegionsCut, j.regionsCut[0])
 			}
 		}
 		if j.parsed {
-			res.Parsed++
+			r.Parsed++
 		}
 		if j.kindSkip {
-			res.KindSkipped++
+			r.KindSkipped++
 		}
 		if j.prefiltered {
-			res.Prefiltered++
+			r.Prefiltered++
 		}
-		res.Total += len(j.findings)
+		r.Total += len(j.findings)
 		for _, f := range j.findings {
-			if q.MaxResults > 0 && len(res.Findings) >= q.MaxResults {
+			if q.MaxResults > 0 && len(r.Findings) >= q.MaxResults {
 				break
 			}
-			res.Findings = append(res.Findings, f)
+			r.Findings = append(r.Findings, f)
 		}
 	}
-	return res, nil
 }
 
 // scanFile runs the rules of the file's language that its path is for,
