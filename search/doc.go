@@ -11,6 +11,10 @@
 // Plan.Apply writes, all files or none; package stage holds plans as staged
 // edits (edit_1, edit_2, ...) until they are accepted or discarded.
 //
+// Do and DoScan run a search, rewrite or scan as ast-grep's command line
+// does (tether ast-grep, tether scan): the rewrite or the fixes applied at
+// once when asked, the rules loaded from a project (LoadRules, FindProject).
+//
 // Embedded code (a <script> in HTML, a fence in markdown) is found by
 // package inject, and searched as its own language.
 //

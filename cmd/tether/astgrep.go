@@ -10,7 +10,6 @@ import (
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/format"
-	"github.com/tetherhq/tether/search/stage"
 )
 
 func init() {
@@ -18,47 +17,6 @@ func init() {
 }
 
 func runAstGrep(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("ast-grep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var pattern, lang, rewrite string
-	var updateAll bool
-	var asJSON jsonStyle
-	fs.StringVar(&pattern, "p", "", "the pattern: code with metavariables ($X, $$$ARGS, $_)")
-	fs.StringVar(&pattern, "pattern", "", "same as -p")
-	var selector string
-	fs.StringVar(&selector, "selector", "", "node KIND to match: the pattern is then the code around it and the first node of that kind in it is matched, as ast-grep's --selector (-p 'struct _S { $F: Vec<$T> }' --selector field_declaration)")
-	fs.StringVar(&lang, "l", "", "language id (go, python, rust, ...); inferred from a file's extension, or from the one language a directory holds")
-	fs.StringVar(&lang, "lang", "", "same as -l")
-	fs.StringVar(&rewrite, "r", "", "rewrite template: each match is replaced by it, captures substituted")
-	fs.StringVar(&rewrite, "rewrite", "", "same as -r")
-	fs.BoolVar(&updateAll, "U", false, "apply every rewrite without asking")
-	fs.BoolVar(&updateAll, "update-all", false, "same as -U")
-	includeErrors := fs.Bool("include-errors", false, "with -r: rewrite files whose tree has syntax errors too (by default they are left out and named on stderr with the line of their first error)")
-	fs.Var(&asJSON, "json", "print matches as ast-grep's JSON: --json or --json=pretty (an indented array), --json=compact (one line), --json=stream (one match per line)")
-	var debug debugFormat
-	fs.Var(&debug, "debug-query", "print the pattern's readings to stderr before searching, each with the context rung it came from: --debug-query or --debug-query=pattern (the compiled pattern), =ast (the tree's named nodes), =cst (all its nodes), =sexp (an S-expression), as ast-grep's; needs -l LANG")
-	var color, heading string
-	fs.StringVar(&color, "color", "auto", "colour the matches: auto (when printing to a terminal), always, ansi or never")
-	fs.StringVar(&heading, "heading", "auto", "print each file's name above its lines: auto (on a terminal), always or never")
-	var before, after, around int
-	fs.IntVar(&after, "A", 0, "show N lines after each match")
-	fs.IntVar(&after, "after", 0, "same as -A")
-	fs.IntVar(&before, "B", 0, "show N lines before each match")
-	fs.IntVar(&before, "before", 0, "same as -B")
-	fs.IntVar(&around, "C", 0, "show N lines around each match")
-	fs.IntVar(&around, "context", 0, "same as -C")
-	filesOnly := fs.Bool("files-with-matches", false, "print only the paths of the files with a match")
-	var globs globList
-	fs.Var(&globs, "globs", "include (GLOB) or exclude (!GLOB) files and directories, gitignore-style globs relative to the working directory; repeatable, the later winning; beats ignore files, as ast-grep's --globs")
-	maxResults := fs.Int("max-results", 0, "show at most N matches (0: no limit); the total is still counted")
-	threads := fs.Int("j", 0, "parse and match on N threads (default: every core)")
-	trees := treeCacheFlags{deferWrites: true}
-	trees.register(fs, cliTreeMemory)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [--selector KIND] [-l LANG] [-r REWRITE] [-U] [--include-errors] [--json[=pretty|compact|stream]] [--debug-query[=pattern|ast|cst|sexp]] [--globs GLOB]... [-A N] [-B N] [-C N] [--color WHEN] [--heading WHEN] [--files-with-matches] [--max-results N] [PATH...]")
-		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 2 on errors.")
-		fs.PrintDefaults()
-	}
 	// ast-grep's scan subcommand is tether scan (unless a path is named scan)
 	if len(args) > 0 && args[0] == "scan" {
 		if _, err := os.Stat("scan"); err != nil {
@@ -71,150 +29,241 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 			args = args[1:]
 		}
 	}
-	paths, err := parseAmidPaths(fs, args)
-	if err != nil {
+	f := astGrepFlags{trees: treeCacheFlags{deferWrites: true}}
+	if !f.parse(args, isTerminal(stdout), stderr) {
 		return 2
 	}
-	if pattern == "" {
+	ctx := signalCtx
+	e, stop, ok := startCLISearch(ctx, &f.trees, stderr)
+	if !ok {
+		return 2
+	}
+	defer stop()
+	if f.updateAll {
+		recoverCutChanges(stderr)
+	}
+	// texts are printed whole, as ast-grep prints them
+	s := search.NewSearcher(e, search.Config{Workers: f.threads, MaxText: -1})
+	job := search.Job{Query: f.query(), Apply: f.updateAll}
+	if f.rewriting {
+		job.Rewrite = &f.rewrite
+	}
+	// a project's languageInjections apply to a search as to a scan, as
+	// ast-grep run reads them
+	if config := search.FindProject("."); config != "" {
+		var err error
+		if job.Query.Injections, err = search.LoadInjections(ctx, e, config); err != nil {
+			fmt.Fprintln(stderr, "tether ast-grep:", err)
+			return 2
+		}
+	}
+	if f.debug != "" && !debugQuery(ctx, e, job.Query, string(f.debug), stderr) {
+		return 2
+	}
+	var out matchOutput
+	if !f.rewriting {
+		if !out.start(&job.Query, &f, stdout, stderr) {
+			return 2
+		}
+	}
+	res, plan, err := s.Do(ctx, job)
+	if err == nil {
+		err = out.close()
+	}
+	if err != nil && plan == nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		out.notePrinted(stderr)
+		return 2
+	}
+	return f.report(res, plan, err, stdout, stderr)
+}
+
+// astGrepFlags are tether ast-grep's flags.
+type astGrepFlags struct {
+	pattern, selector, lang, rewrite string
+	rewriting, updateAll             bool
+	includeErrors, filesOnly         bool
+	json                             jsonStyle
+	debug                            debugFormat
+	human                            format.HumanOptions
+	globs                            globList
+	maxResults, threads              int
+	trees                            treeCacheFlags
+	paths                            []string
+}
+
+// parse reads args into f and checks them, saying on stderr what is wrong;
+// tty says the output is a terminal (colour and headings by default).
+func (f *astGrepFlags) parse(args []string, tty bool, stderr io.Writer) bool {
+	fs := flag.NewFlagSet("ast-grep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.pattern, "p", "", "the pattern: code with metavariables ($X, $$$ARGS, $_)")
+	fs.StringVar(&f.pattern, "pattern", "", "same as -p")
+	fs.StringVar(&f.selector, "selector", "", "node KIND to match: the pattern is then the code around it and the first node of that kind in it is matched, as ast-grep's --selector (-p 'struct _S { $F: Vec<$T> }' --selector field_declaration)")
+	fs.StringVar(&f.lang, "l", "", "language id (go, python, rust, ...); inferred from a file's extension, or from the one language a directory holds")
+	fs.StringVar(&f.lang, "lang", "", "same as -l")
+	fs.StringVar(&f.rewrite, "r", "", "rewrite template: each match is replaced by it, captures substituted")
+	fs.StringVar(&f.rewrite, "rewrite", "", "same as -r")
+	fs.BoolVar(&f.updateAll, "U", false, "apply every rewrite without asking")
+	fs.BoolVar(&f.updateAll, "update-all", false, "same as -U")
+	fs.BoolVar(&f.includeErrors, "include-errors", false, "with -r: rewrite files whose tree has syntax errors too (by default they are left out and named on stderr with the line of their first error)")
+	fs.Var(&f.json, "json", "print matches as ast-grep's JSON: --json or --json=pretty (an indented array), --json=compact (one line), --json=stream (one match per line)")
+	fs.Var(&f.debug, "debug-query", "print the pattern's readings to stderr before searching, each with the context rung it came from: --debug-query or --debug-query=pattern (the compiled pattern), =ast (the tree's named nodes), =cst (all its nodes), =sexp (an S-expression), as ast-grep's; needs -l LANG")
+	var color, heading string
+	fs.StringVar(&color, "color", "auto", "colour the matches: auto (when printing to a terminal), always, ansi or never")
+	fs.StringVar(&heading, "heading", "auto", "print each file's name above its lines: auto (on a terminal), always or never")
+	var before, after, around int
+	fs.IntVar(&after, "A", 0, "show N lines after each match")
+	fs.IntVar(&after, "after", 0, "same as -A")
+	fs.IntVar(&before, "B", 0, "show N lines before each match")
+	fs.IntVar(&before, "before", 0, "same as -B")
+	fs.IntVar(&around, "C", 0, "show N lines around each match")
+	fs.IntVar(&around, "context", 0, "same as -C")
+	fs.BoolVar(&f.filesOnly, "files-with-matches", false, "print only the paths of the files with a match")
+	fs.Var(&f.globs, "globs", "include (GLOB) or exclude (!GLOB) files and directories, gitignore-style globs relative to the working directory; repeatable, the later winning; beats ignore files, as ast-grep's --globs")
+	fs.IntVar(&f.maxResults, "max-results", 0, "show at most N matches (0: no limit); the total is still counted")
+	fs.IntVar(&f.threads, "j", 0, "parse and match on N threads (default: every core)")
+	f.trees.register(fs, cliTreeMemory)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [--selector KIND] [-l LANG] [-r REWRITE] [-U] [--include-errors] [--json[=pretty|compact|stream]] [--debug-query[=pattern|ast|cst|sexp]] [--globs GLOB]... [-A N] [-B N] [-C N] [--color WHEN] [--heading WHEN] [--files-with-matches] [--max-results N] [PATH...]")
+		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 2 on errors.")
+		fs.PrintDefaults()
+	}
+	var err error
+	if f.paths, err = parseAmidPaths(fs, args); err != nil {
+		return false
+	}
+	if f.pattern == "" {
 		fmt.Fprintln(stderr, "tether ast-grep: -p PATTERN is required")
 		fs.Usage()
-		return 2
+		return false
 	}
-	rewriting := false
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "r" || f.Name == "rewrite" {
-			rewriting = true
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "r" || fl.Name == "rewrite" {
+			f.rewriting = true
 		}
 	})
-	if updateAll && !rewriting {
+	if f.updateAll && !f.rewriting {
 		fmt.Fprintln(stderr, "tether ast-grep: -U applies rewrites: give one with -r REWRITE")
-		return 2
+		return false
 	}
-	tty := isTerminal(stdout)
-	var hopts format.HumanOptions
 	switch color {
 	case "auto":
-		hopts.Color = tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+		f.human.Color = tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 	case "always", "ansi":
-		hopts.Color = true
+		f.human.Color = true
 	case "never":
 	default:
 		fmt.Fprintf(stderr, "tether ast-grep: --color %s: give auto, always, ansi or never\n", color)
-		return 2
+		return false
 	}
 	switch heading {
 	case "auto":
-		hopts.Heading = tty
+		f.human.Heading = tty
 	case "always":
-		hopts.Heading = true
+		f.human.Heading = true
 	case "never":
 	default:
 		fmt.Fprintf(stderr, "tether ast-grep: --heading %s: give auto, always or never\n", heading)
-		return 2
+		return false
 	}
 	if around > 0 {
 		before, after = max(before, around), max(after, around)
 	}
 	if before < 0 || after < 0 {
 		fmt.Fprintln(stderr, "tether ast-grep: -A, -B and -C take a number of lines, 0 or more")
-		return 2
+		return false
 	}
-	hopts.Before, hopts.After = before, after
-	if *filesOnly && (asJSON != "" || updateAll) {
+	f.human.Before, f.human.After = before, after
+	if f.filesOnly && (f.json != "" || f.updateAll) {
 		fmt.Fprintln(stderr, "tether ast-grep: --files-with-matches prints paths only: it does not go with --json or -U")
-		return 2
+		return false
 	}
-	ctx := signalCtx
-	e, stop, ok := startCLISearch(ctx, &trees, stderr)
-	if !ok {
-		return 2
-	}
-	defer stop()
-	// texts are printed whole, as ast-grep prints them
-	if updateAll {
-		recoverCutChanges(stderr)
-	}
-	s := search.NewSearcher(e, search.Config{Workers: *threads, MaxText: -1})
-	q := search.Query{Pattern: pattern, Selector: selector, Language: lang, Paths: paths, MaxResults: *maxResults, Globs: globs, IncludeErrors: *includeErrors}
-	// a project's languageInjections apply to a search as to a scan, as
-	// ast-grep run reads them
-	if config := findSgconfig(); config != "" {
-		if q.Injections, err = search.LoadInjections(ctx, e, config); err != nil {
-			fmt.Fprintln(stderr, "tether ast-grep:", err)
-			return 2
+	return true
+}
+
+// query is the search the flags ask for.
+func (f *astGrepFlags) query() search.Query {
+	return search.Query{Pattern: f.pattern, Selector: f.selector, Language: f.lang, Paths: f.paths, MaxResults: f.maxResults, Globs: f.globs, IncludeErrors: f.includeErrors}
+}
+
+// matchOutput prints a search's matches as the search hands them on: each
+// file's as soon as it and the files before it are searched, then let go,
+// so that a search's memory does not grow with its matches (a minified
+// bundle can hold millions).
+type matchOutput struct {
+	jw      *format.JSONWriter
+	printed int // matches printed
+}
+
+// start sets q.OnMatches to print in the form the flags ask for.
+func (o *matchOutput) start(q *search.Query, f *astGrepFlags, stdout, stderr io.Writer) bool {
+	var write func([]search.Match) error
+	switch {
+	case f.json != "":
+		var err error
+		if o.jw, err = format.NewJSONWriter(stdout, string(f.json)); err != nil {
+			fmt.Fprintln(stderr, "tether:", err)
+			return false
 		}
+		write = o.jw.Write
+	case f.filesOnly:
+		write = func(ms []search.Match) error {
+			_, err := fmt.Fprintln(stdout, ms[0].Path) // one file's matches
+			return err
+		}
+	default:
+		write = func(ms []search.Match) error { return format.WriteHumanOpts(stdout, ms, f.human) }
 	}
-	if debug != "" && !debugQuery(ctx, e, q, string(debug), stderr) {
-		return 2
+	q.OnMatches = func(ms []search.Match) error {
+		o.printed += len(ms)
+		return write(ms)
 	}
-	var res *search.Result
-	var plan *search.Plan
-	printed := 0 // matches printed as the search went
-	if rewriting {
-		plan, err = s.Rewrite(ctx, q, rewrite)
-		if plan != nil {
-			res = plan.Result
-		}
-	} else {
-		// each file's matches are printed as soon as it and the files
-		// before it are searched, then let go: a search's memory does not
-		// grow with its matches (a minified bundle can hold millions)
-		var jw *format.JSONWriter
-		switch {
-		case asJSON != "":
-			if jw, err = format.NewJSONWriter(stdout, string(asJSON)); err != nil {
-				fmt.Fprintln(stderr, "tether:", err)
-				return 2
-			}
-			q.OnMatches = jw.Write
-		case *filesOnly:
-			q.OnMatches = func(ms []search.Match) error {
-				_, err := fmt.Fprintln(stdout, ms[0].Path) // one file's matches
-				return err
-			}
-		default:
-			q.OnMatches = func(ms []search.Match) error { return format.WriteHumanOpts(stdout, ms, hopts) }
-		}
-		write := q.OnMatches
-		q.OnMatches = func(ms []search.Match) error {
-			printed += len(ms)
-			return write(ms)
-		}
-		res, err = s.Search(ctx, q)
-		if err == nil && jw != nil {
-			err = jw.Close()
-		}
+	return true
+}
+
+// close ends the output (a JSON array's closing bracket).
+func (o *matchOutput) close() error {
+	if o.jw == nil {
+		return nil
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "tether:", err)
-		if printed > 0 {
-			// the files before the one that stopped the search were
-			// printed as they were searched
-			word := "matches"
-			if printed == 1 {
-				word = "match"
-			}
-			fmt.Fprintf(stderr, "tether ast-grep: note: %d %s printed, from the files searched before the search stopped: not all there may be\n", printed, word)
-		}
-		return 2
+	return o.jw.Close()
+}
+
+// notePrinted says, after a search stopped, that the matches printed came
+// from the files searched before it did.
+func (o *matchOutput) notePrinted(stderr io.Writer) {
+	if o.printed == 0 {
+		return
 	}
+	word := "matches"
+	if o.printed == 1 {
+		word = "match"
+	}
+	fmt.Fprintf(stderr, "tether ast-grep: note: %d %s printed, from the files searched before the search stopped: not all there may be\n", o.printed, word)
+}
+
+// report prints what a search or rewrite left to say: a rewrite's JSON or
+// diff, whether -U applied it (applyErr: why not), notes and the summary;
+// it returns the exit code.
+func (f *astGrepFlags) report(res *search.Result, plan *search.Plan, applyErr error, stdout, stderr io.Writer) int {
 	if plan != nil && len(plan.Unbound) > 0 {
 		fmt.Fprintf(stderr, "tether ast-grep: note: the pattern does not bind %s of the rewrite: replaced by nothing, as ast-grep does\n", strings.Join(plan.Unbound, ", "))
 	}
+	var err error
 	switch {
-	case asJSON != "" && rewriting:
-		err = writeJSON(stdout, res.Matches, asJSON)
-	case rewriting && !updateAll:
+	case f.json != "" && f.rewriting:
+		err = writeJSON(stdout, res.Matches, f.json)
+	case f.rewriting && !f.updateAll:
 		_, err = io.WriteString(stdout, plan.Diff(0))
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)
 		return 2
 	}
-	if updateAll {
-		st := stage.New("")
-		if _, err := st.Accept(st.Stage(plan)); err != nil {
-			fmt.Fprintln(stderr, "tether:", err)
+	if f.updateAll {
+		if applyErr != nil {
+			fmt.Fprintln(stderr, "tether:", applyErr)
 			return 2
 		}
 		if plan.Edits > 0 {

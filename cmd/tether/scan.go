@@ -4,15 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 
-	"github.com/tetherhq/tether/matcher/rule"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/format"
-	"github.com/tetherhq/tether/search/inject"
-	"github.com/tetherhq/tether/search/stage"
 )
 
 func init() {
@@ -22,12 +17,13 @@ func init() {
 func runScan(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var ruleFile, inline, config, filter string
-	fs.StringVar(&ruleFile, "r", "", "run the rules of this rule file (YAML, documents separated by ---) instead of the project's")
-	fs.StringVar(&ruleFile, "rule", "", "same as -r")
-	fs.StringVar(&inline, "inline-rules", "", "run these rules, given as YAML text (documents separated by ---)")
-	fs.StringVar(&config, "c", "", "the project's sgconfig.yml (default: found in the working directory or above it)")
-	fs.StringVar(&config, "config", "", "same as -c")
+	var src search.RuleSource
+	fs.StringVar(&src.File, "r", "", "run the rules of this rule file (YAML, documents separated by ---) instead of the project's")
+	fs.StringVar(&src.File, "rule", "", "same as -r")
+	fs.StringVar(&src.Inline, "inline-rules", "", "run these rules, given as YAML text (documents separated by ---)")
+	fs.StringVar(&src.Config, "c", "", "the project's sgconfig.yml (default: found in the working directory or above it)")
+	fs.StringVar(&src.Config, "config", "", "same as -c")
+	var filter string
 	fs.StringVar(&filter, "filter", "", "run only the project's rules whose id matches this regular expression")
 	var asJSON jsonStyle
 	fs.Var(&asJSON, "json", "print findings as ast-grep's scan JSON: --json or --json=pretty, --json=compact, --json=stream")
@@ -48,13 +44,12 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	if ruleFile != "" && inline != "" {
+	if src.File != "" && src.Inline != "" {
 		fmt.Fprintln(stderr, "tether scan: give -r FILE or --inline-rules, not both")
 		return 2
 	}
-	var re *regexp.Regexp
 	if filter != "" {
-		if re, err = regexp.Compile(filter); err != nil {
+		if src.Filter, err = regexp.Compile(filter); err != nil {
 			fmt.Fprintf(stderr, "tether scan: --filter: %v\n", err)
 			return 2
 		}
@@ -65,44 +60,19 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer stop()
-	var rules []*rule.Rule
-	base := ""
-	var injections []inject.Injection
-	switch {
-	case inline != "":
-		rules, err = search.CompileRules(ctx, e, []byte(inline), "--inline-rules", nil)
-	case ruleFile != "":
-		var data []byte
-		if data, err = os.ReadFile(ruleFile); err == nil {
-			rules, err = search.CompileRules(ctx, e, data, ruleFile, nil)
-		}
-	default:
-		if config == "" {
-			config = findSgconfig()
-		}
-		if config == "" {
+	src.InlineName = "--inline-rules"
+	if src.Inline == "" && src.File == "" && src.Config == "" {
+		if src.Config = search.FindProject("."); src.Config == "" {
 			fmt.Fprintln(stderr, "tether scan: no sgconfig.yml in the working directory or above it: write one (ruleDirs: [rules]), or pass -r RULE_FILE or --inline-rules TEXT")
 			return 2
 		}
-		var proj *search.Project
-		if proj, err = search.LoadProject(ctx, e, config); err == nil {
-			rules, base, injections = proj.Rules, proj.Dir, proj.Injections
-		}
 	}
+	proj, err := search.LoadRules(ctx, e, src)
 	if err != nil {
 		fmt.Fprintln(stderr, "tether scan:", err)
 		return 2
 	}
-	if re != nil {
-		kept := rules[:0]
-		for _, r := range rules {
-			if re.MatchString(r.ID) {
-				kept = append(kept, r)
-			}
-		}
-		rules = kept
-	}
-	if len(rules) == 0 {
+	if len(proj.Rules) == 0 {
 		fmt.Fprintln(stderr, "tether scan: no rule to run")
 		return 2
 	}
@@ -110,12 +80,20 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		recoverCutChanges(stderr)
 	}
 	s := search.NewSearcher(e, search.Config{Workers: *threads, MaxText: -1})
-	res, err := s.Scan(ctx, search.ScanQuery{Rules: rules, Injections: injections, Paths: paths, Globs: globs, Base: base, MaxResults: *maxResults, Fix: *updateAll})
-	if err != nil {
+	q := search.ScanQuery{Rules: proj.Rules, Injections: proj.Injections, Paths: paths, Globs: globs, Base: proj.Dir, MaxResults: *maxResults}
+	res, err := s.DoScan(ctx, search.ScanJob{Query: q, Apply: *updateAll})
+	if res == nil {
 		fmt.Fprintln(stderr, "tether scan:", err)
 		return 2
 	}
-	search.SortFindings(res.Findings)
+	return reportScan(res, err, len(proj.Rules), asJSON, stdout, stderr)
+}
+
+// reportScan prints a scan's findings, its errors, whether -U applied its
+// fixes (applyErr: why not) and what was not shown; it returns the exit
+// code.
+func reportScan(res *search.ScanResult, applyErr error, rules int, asJSON jsonStyle, stdout, stderr io.Writer) int {
+	var err error
 	if asJSON != "" {
 		err = format.WriteFindingsJSON(stdout, res.Findings, string(asJSON))
 	} else {
@@ -128,12 +106,11 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	for _, fe := range res.Errors {
 		fmt.Fprintf(stderr, "tether scan: %s: %s\n", fe.Path, fe.Err)
 	}
-	if *updateAll && res.Plan != nil && len(res.Plan.Changes) > 0 {
-		st := stage.New("")
-		if _, err := st.Accept(st.Stage(res.Plan)); err != nil {
-			fmt.Fprintln(stderr, "tether scan:", err)
-			return 2
-		}
+	if applyErr != nil {
+		fmt.Fprintln(stderr, "tether scan:", applyErr)
+		return 2
+	}
+	if res.Plan != nil && len(res.Plan.Changes) > 0 {
 		// ast-grep's words, on stderr as it prints them
 		fmt.Fprintf(stderr, "Applied %d changes\n", res.Plan.Edits)
 	}
@@ -141,7 +118,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tether scan: %d of %d findings shown: raise --max-results to see more\n", len(res.Findings), res.Total)
 	}
 	if res.Total == 0 {
-		fmt.Fprintf(stderr, "tether scan: no findings in %d files (%d rules)\n", res.Searched, len(rules))
+		fmt.Fprintf(stderr, "tether scan: no findings in %d files (%d rules)\n", res.Searched, rules)
 	}
 	if len(res.Errors) > 0 {
 		return 2
@@ -152,27 +129,4 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
-}
-
-// findSgconfig returns the sgconfig.yml of the working directory or the
-// nearest directory above it, "" when there is none.
-func findSgconfig() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for i := 0; i < 256; i++ {
-		for _, name := range []string{"sgconfig.yml", "sgconfig.yaml"} {
-			p := filepath.Join(dir, name)
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			break
-		}
-		dir = up
-	}
-	return ""
 }
