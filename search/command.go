@@ -125,9 +125,9 @@ type ScanJob struct {
 	Apply bool
 }
 
-// DoScan runs j: its findings sorted (SortFindings), and with j.Apply its
-// fixes applied. Fixes that cannot be applied are returned with the error
-// that says why (nothing was written).
+// DoScan runs j: its findings sorted by file, position and rule id, and
+// with j.Apply its fixes applied. Fixes that cannot be applied are
+// returned with the error that says why (nothing was written).
 func (s *Searcher) DoScan(ctx context.Context, j ScanJob) (*ScanResult, error) {
 	q := j.Query
 	q.Fix = q.Fix || j.Apply
@@ -135,7 +135,7 @@ func (s *Searcher) DoScan(ctx context.Context, j ScanJob) (*ScanResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	SortFindings(res.Findings)
+	sortFindings(res.Findings)
 	if j.Apply && res.Plan != nil && len(res.Plan.Changes) > 0 {
 		if err := res.Plan.Apply(nil, "the change"); err != nil {
 			return res, err

@@ -451,8 +451,8 @@ func (s *Searcher) finding(tree *engine.Tree, txt *sourceText, path, lang string
 	return f
 }
 
-// SortFindings orders findings by file, then position, then rule id.
-func SortFindings(fs []Finding) {
+// sortFindings orders findings by file, then position, then rule id.
+func sortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(a, b int) bool {
 		x, y := &fs[a], &fs[b]
 		if x.Path != y.Path {
