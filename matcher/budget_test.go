@@ -3,22 +3,12 @@ package matcher
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
-)
 
-// manyArgs is Go source with one call of n arguments, the last two y and x.
-func manyArgs(n int) string {
-	var b strings.Builder
-	b.WriteString("package p\n\nvar _ = f(")
-	for i := 0; i < n-2; i++ {
-		fmt.Fprintf(&b, "a%d, ", i)
-	}
-	b.WriteString("y, x)\n")
-	return b.String()
-}
+	"github.com/tetherhq/tether/internal/testenv"
+)
 
 // TestPathologicalPatternHitsTheBudget: f($$$A, $$$A, $$$A, y, x) against
 // one call with 3000 arguments tries every pair of splits and compares the
@@ -29,7 +19,7 @@ func manyArgs(n int) string {
 func TestPathologicalPatternHitsTheBudget(t *testing.T) {
 	p := fuzzParser(t)
 	ctx := context.Background()
-	tree, err := p.Parse(ctx, "go", []byte(manyArgs(3000)))
+	tree, err := p.Parse(ctx, "go", []byte(testenv.ManyArgs(3000)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +59,7 @@ func TestCancelStopsRunningMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := p.Parse(ctx, "go", []byte(manyArgs(3000)))
+	tree, err := p.Parse(ctx, "go", []byte(testenv.ManyArgs(3000)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func FuzzMatch(f *testing.F) {
 	f.Add("$$$A, $$$B", fuzzSrc)
 	f.Add("f($$$A, $B, $$$C)", "package p\nvar _ = f(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)\n")
 	f.Add("$A == $A", "package p\nvar _ = a == a && b == c\n")
-	f.Add("f($$$A, $$$A, $$$A, y, x)", manyArgs(200))
+	f.Add("f($$$A, $$$A, $$$A, y, x)", testenv.ManyArgs(200))
 	f.Add("{ $$$A; $$$B; $$$A }", "package p\nfunc f() {\n"+strings.Repeat("a()\nb()\n", 300)+"}\n")
 	p := fuzzParser(f)
 	f.Fuzz(func(t *testing.T, pattern, src string) {

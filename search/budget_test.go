@@ -3,25 +3,14 @@ package search
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/matcher"
 )
-
-// manyArgs is Go source with one call of n arguments, the last two y and x.
-func manyArgs(n int) string {
-	var b strings.Builder
-	b.WriteString("package p\n\nvar _ = f(")
-	for i := 0; i < n-2; i++ {
-		fmt.Fprintf(&b, "a%d, ", i)
-	}
-	b.WriteString("y, x)\n")
-	return b.String()
-}
 
 // TestSearchPathologicalPatternHitsTheBudget: a search and a rewrite with
 // f($$$A, $$$A, $$$A, y, x) over a file with one call of 3000 arguments end
@@ -31,7 +20,7 @@ func manyArgs(n int) string {
 func TestSearchPathologicalPatternHitsTheBudget(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.go")
-	if err := os.WriteFile(path, []byte(manyArgs(3000)), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(testenv.ManyArgs(3000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct{ name, pattern string }{
@@ -70,7 +59,7 @@ func TestSearchPathologicalPatternHitsTheBudget(t *testing.T) {
 func TestCancelStopsSearch(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.go")
-	if err := os.WriteFile(path, []byte(manyArgs(3000)), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(testenv.ManyArgs(3000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s := NewSearcher(fuzzParser(t), Config{})

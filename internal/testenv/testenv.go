@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,4 +181,17 @@ func LSPProject(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// ManyArgs is Go source with one call of n arguments, the last two y and
+// x: with f($$$A, $$$A, $$$A, y, x) a matcher tries every pair of splits,
+// the pathological case the matchers' budgets are for.
+func ManyArgs(n int) string {
+	var b strings.Builder
+	b.WriteString("package p\n\nvar _ = f(")
+	for i := 0; i < n-2; i++ {
+		fmt.Fprintf(&b, "a%d, ", i)
+	}
+	b.WriteString("y, x)\n")
+	return b.String()
 }
