@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,6 +111,32 @@ func TestClangd(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "shapes.h"), string(hdr))
 		if _, err := s.AfterWrite(ctx, "shapes.h"); err != nil {
 			t.Fatal(err)
+		}
+	})
+	t.Run("no_error_limit", func(t *testing.T) {
+		// clang stops at 20 errors unless told otherwise; clangd runs with
+		// the limit lifted, so a file's set is whole.
+		var b strings.Builder
+		for i := 0; i < 30; i++ {
+			fmt.Fprintf(&b, "int bad%d = \"x\";\n", i)
+		}
+		writeFile(t, filepath.Join(dir, "many.c"), b.String())
+		defer os.Remove(filepath.Join(dir, "many.c"))
+		d, err := s.Diagnostics(ctx, "many.c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := 0
+		for _, it := range d.Items {
+			if strings.Contains(it.Message, "Too many errors") {
+				t.Fatalf("clangd stopped at its error limit: %s", it)
+			}
+			if it.Severity == "error" {
+				errs++
+			}
+		}
+		if errs < 30 { // two a line: the conversion, and a global's non-constant initializer
+			t.Fatalf("%d errors in many.c, want one or two for each of its 30 lines:\n%+v", errs, d.Items)
 		}
 	})
 	t.Run("rename", func(t *testing.T) {

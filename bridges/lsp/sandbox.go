@@ -28,6 +28,17 @@ func sandboxed(cmd *exec.Cmd, spec Server, binary, workdir string) (func(), erro
 	for _, k := range spec.ScratchEnv {
 		cmd.Env = append(cmd.Env, k+"="+scratch)
 	}
+	for name, content := range spec.ScratchFiles {
+		p := filepath.Join(scratch, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			done()
+			return func() {}, err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			done()
+			return func() {}, err
+		}
+	}
 	p := proc.Policy{Peer: spec.Name, Family: proc.Servers, RO: ro, RW: append(rw, workdir), Scratch: scratch, Caches: proc.TableCaches(tc, cmd.Env, workdir)}
 	if err := proc.Sandbox(cmd, p); err != nil {
 		done()

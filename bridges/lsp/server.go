@@ -138,6 +138,11 @@ type Server struct {
 	// removed when it ends), for a server that keeps state under a
 	// directory it takes from one (intelephense: XDG_CONFIG_HOME).
 	ScratchEnv []string `json:"scratch_env,omitempty"`
+	// ScratchFiles are written into the scratch directory (slash-separated
+	// path to content) before the server starts: a user-level configuration
+	// the server reads through ScratchEnv (clangd:
+	// XDG_CONFIG_HOME/clangd/config.yaml), never the operator's own.
+	ScratchFiles map[string]string `json:"scratch_files,omitempty"`
 	// PullDiagnostics is for a server that publishes no diagnostics and
 	// answers textDocument/diagnostic (LSP 3.17's pull model) instead
 	// (vscode-eslint-language-server): a file's diagnostics are asked for

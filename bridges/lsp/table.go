@@ -75,7 +75,14 @@ func projectServers() []Server {
 			// A header's text as tether last sent it, not as on disk: what
 			// diagnostics on write shows of a header before a write is
 			// what its includers are compiled against.
-			Args:            []string{"--use-dirty-headers"},
+			Args: []string{"--use-dirty-headers"},
+			// clang stops at 20 errors by default ("too many errors
+			// emitted"): a file's set would not be whole, and a write
+			// that breaks more would look like 20 new errors. The user
+			// configuration lifts the limit; the project's .clangd still
+			// applies on top of it.
+			ScratchEnv:      []string{"XDG_CONFIG_HOME"},
+			ScratchFiles:    map[string]string{"clangd/config.yaml": "CompileFlags:\n  Add: [-ferror-limit=0]\n"},
 			RepublishesOpen: true,
 			InitOptions:     json.RawMessage(`{"clangdFileStatus":true}`),
 			StatusNotice:    "textDocument/clangd.fileStatus",
