@@ -103,3 +103,22 @@ func TestScoreCutList(t *testing.T) {
 		t.Fatalf("1 left out: false %d, missed %d (named %d); want 0, 5 (4)", c.FalseNew, c.MissedNew, c.MissedNamed)
 	}
 }
+
+// TestScoreIncludedFile: clangd's summary of a header's errors at the
+// includer's #include ("In included file: <the header's first error>")
+// stands for that error of the header in the checker's delta, not for a
+// new error of the includer.
+func TestScoreIncludedFile(t *testing.T) {
+	h := &harness{p: &project{lang: "c"}}
+	after := Set{
+		key("c", "inc.h", "error", "", "use of undeclared identifier 'MaxLL'"): 2,
+		key("c", "a.c", "error", "", "use of undeclared identifier 'ID'"):      1,
+	}
+	rep := &tools.WriteDiagnostics{New: []lsp.Diagnostic{
+		{Path: "a.c", Severity: "error", Message: "In included file: use of undeclared identifier 'MaxLL'\n\ninc.h:30:38:\nnote: error occurred here"},
+		{Path: "a.c", Severity: "error", Message: "Use of undeclared identifier 'ID' (fix available)"},
+	}, Checked: []string{"a.c", "inc.h"}}
+	if c := h.score(Set{}, after, rep); c.FalseNew != 0 || c.MissedNew != 1 {
+		t.Fatalf("the header's summary and the includer's own error against 2 + 1 new: false %d, missed %d; want 0 and 1 (the header's second)", c.FalseNew, c.MissedNew)
+	}
+}

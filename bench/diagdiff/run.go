@@ -381,7 +381,8 @@ func (h *harness) score(before, after Set, rep *tools.WriteDiagnostics) counts {
 // report shows in a file whose delta lacks it, and that the delta holds
 // in a header with the same severity and message, moves to that file; so
 // do the cleared ones the report counts in a file beyond its delta, taken
-// from the headers' cleared ones.
+// from the headers' cleared ones. clangd's summary of an included header's
+// errors ("In included file: ...") moves the same way.
 func movedFromHeaders(fresh, cleared Set, rep *tools.WriteDiagnostics) (Set, Set) {
 	isHeader := func(f string) bool { return strings.HasSuffix(f, ".h") || strings.HasSuffix(f, ".hpp") }
 	for _, d := range rep.New {
@@ -389,8 +390,11 @@ func movedFromHeaders(fresh, cleared Set, rep *tools.WriteDiagnostics) (Set, Set
 		if fresh[k] > 0 || isHeader(k.File) {
 			continue
 		}
+		// clangd sums up a header's errors at the #include of the file it
+		// analyses: "In included file: <the header's first error>".
+		msg := strings.TrimPrefix(k.Message, "in included file: ")
 		for hk, n := range fresh {
-			if n > 0 && isHeader(hk.File) && hk.Severity == k.Severity && hk.Message == k.Message {
+			if n > 0 && isHeader(hk.File) && hk.Severity == k.Severity && hk.Message == msg {
 				fresh[hk]--
 				if fresh[hk] == 0 {
 					delete(fresh, hk)
