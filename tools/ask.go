@@ -141,7 +141,7 @@ func AskTool(port operator.QuestionPort, space string, timeout time.Duration) To
 // AskToolWith is AskTool with the operator's default-after timeout
 // (operator.Wait.DefaultAfter).
 func AskToolWith(port operator.QuestionPort, space string, wait operator.Wait) Tool {
-	return Tool{
+	return Typed(Tool{
 		Name: "ask_user",
 		Tier: TierRead,
 		Description: "Ask the human operator a question and wait for the answer. The only way to ask the operator: never ask the operator in your reply text " +
@@ -153,25 +153,17 @@ func AskToolWith(port operator.QuestionPort, space string, wait operator.Wait) T
 			"Returns the chosen labels and any text (per question for a card). A skip is not an error: continue on your stated assumption and do not ask again. " +
 			"If the operator set a default timeout, an unanswered question takes its recommended option and the result says so. " +
 			"A timeout is an error with the same instruction. With no human connected the call fails at once; decide yourself and say so.",
-		InputSchema: SchemaFor[askArgs](),
-		Handler: func(ctx context.Context, call *Call) (*Result, error) {
-			var a askArgs
-			if err := call.Decode(&a); err != nil {
-				return nil, err
-			}
-			q, err := a.card(space)
-			if err != nil {
-				return nil, err
-			}
-			ans, err := operator.AskWith(ctx, port, q, wait)
-			if err != nil {
-				return nil, err
-			}
-			res := Text(ans.Report())
-			res.Structured = askResult(ans)
-			return res, nil
-		},
-	}
+	}, func(ctx context.Context, call *Call, a askArgs) (*Result, AskResult, error) {
+		q, err := a.card(space)
+		if err != nil {
+			return nil, AskResult{}, err
+		}
+		ans, err := operator.AskWith(ctx, port, q, wait)
+		if err != nil {
+			return nil, AskResult{}, err
+		}
+		return Text(ans.Report()), askResult(ans), nil
+	})
 }
 
 // QuestionApprover returns an Approver that asks permission prompts through

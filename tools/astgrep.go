@@ -103,7 +103,7 @@ func astGrepTools(r *Run) []Tool {
 // tools returns the structural tools bound to s.
 func (s *structural) tools() []Tool {
 	return []Tool{
-		{
+		Typed(Tool{
 			Name: "ast_grep",
 			Tier: TierRead,
 			Description: "Find code by shape (structural search with tree-sitter). The pattern is code in the target language: " +
@@ -124,10 +124,8 @@ func (s *structural) tools() []Tool {
 				"and any language's fenced code blocks in markdown (```go, ```py; not fences inside block quotes or list items); " +
 				"matches are reported at the host file's line and column, and ast_edit rewrites them in place. " +
 				"The languageInjections of the working directory's sgconfig.yml add regions as ast-grep reads them (e.g. CSS in styled-components templates).",
-			InputSchema: SchemaFor[grepArgs](),
-			Handler:     s.grep,
-		},
-		{
+		}, s.grep),
+		Typed(Tool{
 			Name: "ast_edit",
 			Tier: TierWrite,
 			Description: "Structural rewrite: like ast_grep, plus a rewrite template into which the captures are " +
@@ -138,10 +136,8 @@ func (s *structural) tools() []Tool {
 				"paths and globs choose the files as for ast_grep. Files with syntax errors are left out unless include_errors. " +
 				"Nothing is written: the change is staged and the result names an edit_id for resolve, lists every file with its " +
 				"replacements and added and removed lines, and shows the first 400 lines of the diff (resolve with action show pages on).",
-			InputSchema: SchemaFor[astEditArgs](),
-			Preview:     s.previewAstEdit,
-			Handler:     s.edit,
-		},
+			Preview: previewFor(s.previewAstEdit),
+		}, s.edit),
 	}
 }
 
@@ -182,6 +178,9 @@ type astEditArgs struct {
 
 // tuneSchema lists the languages.
 func (astEditArgs) tuneSchema(s *jsonschema.Schema) { languageSchema(s) }
+
+// exactText: ast_edit writes the rewrite it is given.
+func (astEditArgs) exactText() {}
 
 // languageSchema adds the shipped grammar ids to the language argument's
 // description: the handler refuses any other (an alias such as py or ts is
@@ -247,23 +246,19 @@ func (s *structural) relResult(r *search.Result) {
 	}
 }
 
-func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
-	var a grepArgs
-	if err := call.Decode(&a); err != nil {
-		return nil, err
-	}
+func (s *structural) grep(ctx context.Context, call *Call, a grepArgs) (*Result, *AstGrepResult, error) {
 	q, err := s.query(call.Name, a.grepQuery, a.MaxResults)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if q.Injections, err = s.injections(ctx, call.Name); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if a.MaxResults > astGrepMaxResults {
-		return nil, fmt.Errorf("tools: ast_grep: max_results %d is out of range: pass 1 to %d, and start to page on (a result shows at most %d KiB)", a.MaxResults, astGrepMaxResults, astGrepMaxText>>10)
+		return nil, nil, fmt.Errorf("tools: ast_grep: max_results %d is out of range: pass 1 to %d, and start to page on (a result shows at most %d KiB)", a.MaxResults, astGrepMaxResults, astGrepMaxText>>10)
 	}
 	if a.Start < 0 || a.Start > astGrepMaxStart {
-		return nil, fmt.Errorf("tools: ast_grep: start %d is out of range: pass 0 to %d, or narrow the path or the pattern", a.Start, astGrepMaxStart)
+		return nil, nil, fmt.Errorf("tools: ast_grep: start %d is out of range: pass 0 to %d, or narrow the path or the pattern", a.Start, astGrepMaxStart)
 	}
 	limit := q.MaxResults
 	q.MaxResults += a.Start // the search keeps the matches before the page too
@@ -273,14 +268,14 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 		output = AstGrepOutputLines
 	case AstGrepOutputLines, AstGrepOutputFull, AstGrepOutputCaptures:
 	default:
-		return nil, fmt.Errorf("tools: ast_grep: output %q is not one of %s, %s or %s", a.Output, AstGrepOutputLines, AstGrepOutputFull, AstGrepOutputCaptures)
+		return nil, nil, fmt.Errorf("tools: ast_grep: output %q is not one of %s, %s or %s", a.Output, AstGrepOutputLines, AstGrepOutputFull, AstGrepOutputCaptures)
 	}
 	// the index as the query found it: the warm-up resumes once the query
 	// ends and may finish before the answer is written
 	warm := s.search.WarmStatus()
 	parts, err := s.searchLanguages(ctx, q)
 	if err != nil {
-		return nil, s.relErr(err)
+		return nil, nil, s.relErr(err)
 	}
 	res := mergeResults(parts, q.MaxResults)
 	s.relResult(res)
@@ -355,8 +350,7 @@ func (s *structural) grep(ctx context.Context, call *Call) (*Result, error) {
 	}
 	b.WriteString(o.b.String())
 	out := Text(truncateText(b.String(), astGrepMaxText+4<<10))
-	out.Structured = st
-	return out, nil
+	return out, st, nil
 }
 
 // searchLanguages runs q. Without a language, over directories holding files
@@ -451,14 +445,10 @@ func languagesNote(parts []*search.Result) string {
 	return fmt.Sprintf("the pattern parses in %d languages found here, all searched: %s; pass language to search one", len(parts), strings.Join(each, "; "))
 }
 
-func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
-	var a astEditArgs
-	if err := decodeText(call, &a); err != nil {
-		return nil, err
-	}
+func (s *structural) edit(ctx context.Context, call *Call, a astEditArgs) (*Result, *StagedDiff, error) {
 	plan, err := s.editPlan(ctx, call.Name, a)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i := range plan.Changes {
 		plan.Changes[i].Display = s.rel(plan.Changes[i].Path)
@@ -469,7 +459,7 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 	s.relResult(plan.Result)
 	leftOut := plan.LeftOutNote("include_errors: true")
 	if plan.Replacements == 0 && leftOut != "" {
-		return Text(fmt.Sprintf("nothing staged: %s (%s)", leftOut, plan.Result.Summary())), nil
+		return Text(fmt.Sprintf("nothing staged: %s (%s)", leftOut, plan.Result.Summary())), nil, nil
 	}
 	if plan.Replacements == 0 {
 		if n := plan.Result.Total; n > 0 {
@@ -477,9 +467,9 @@ func (s *structural) edit(ctx context.Context, call *Call) (*Result, error) {
 			if n == 1 {
 				what = "the 1 match as it is"
 			}
-			return Text(fmt.Sprintf("nothing staged: the rewrite leaves %s (%s)", what, plan.Result.Summary())), nil
+			return Text(fmt.Sprintf("nothing staged: the rewrite leaves %s (%s)", what, plan.Result.Summary())), nil, nil
 		}
-		return Text(fmt.Sprintf("nothing staged: %s", plan.Result.Summary())), nil
+		return Text(fmt.Sprintf("nothing staged: %s", plan.Result.Summary())), nil, nil
 	}
 	id, dropped := s.stage.StageDropping(plan)
 	var b strings.Builder

@@ -75,22 +75,48 @@ func TestAstGrepTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	txt := res.AllText()
-	for _, want := range []string{"4 matches in 2 of 2 files searched", "a.go:7:10-7:37", "sub/b.go:9:9-9:33", `$$$ARGS = "open: %w", err`, "parsed as statement"} {
-		if !strings.Contains(txt, want) {
-			t.Errorf("result lacks %q:\n%s", want, txt)
+	st := structured[*tools.AstGrepResult](t, res)
+	if st.Total != 4 || st.Searched != 2 || len(st.Matches) != 4 {
+		t.Errorf("total %d, searched %d, %d matches shown; want 4 in 2 files, all shown", st.Total, st.Searched, len(st.Matches))
+	}
+	if len(st.Languages) != 1 || st.Languages[0].Language != "go" || st.Languages[0].Context != "statement" {
+		t.Errorf("languages = %+v, want go parsed as statement", st.Languages)
+	}
+	at := map[string]tools.AstGrepMatch{}
+	for _, m := range st.Matches {
+		at[fmt.Sprintf("%s:%d:%d-%d:%d", m.File, m.Start.Line, m.Start.Column, m.End.Line, m.End.Column)] = m
+	}
+	for _, want := range []string{"a.go:7:10-7:37", "sub/b.go:9:9-9:33"} {
+		if _, ok := at[want]; !ok {
+			t.Errorf("no match at %s: %v", want, at)
 		}
+	}
+	if got := at["a.go:7:10-7:37"].Captures["$$$ARGS"]; got != `"open: %w", err` {
+		t.Errorf("$$$ARGS = %q", got)
+	}
+	// The text says the same, and the summary leads.
+	if txt := res.AllText(); !strings.HasPrefix(txt, "4 matches in 2 of 2 files searched") || !strings.Contains(txt, `$$$ARGS = "open: %w", err`) {
+		t.Errorf("result text:\n%s", txt)
 	}
 	res, err = call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"go","max_results":1}`)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if st := structured[*tools.AstGrepResult](t, res); st.Total != 4 || len(st.Matches) != 1 {
+		t.Errorf("max_results 1: total %d, %d shown; want 4, 1", st.Total, len(st.Matches))
+	}
 	if !strings.Contains(res.AllText(), "1 of 4 matches shown (raise max_results") {
 		t.Errorf("cut result:\n%s", res.AllText())
 	}
 	res, err = call(t, r, "ast_grep", `{"pattern":"panic($X)","path":"a.go"}`)
-	if err != nil || !strings.HasPrefix(res.AllText(), "no matches in 1 file") {
-		t.Errorf("no-match result: %v\n%s", err, res.AllText())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := structured[*tools.AstGrepResult](t, res); st.Total != 0 || st.Searched != 1 || st.Matches == nil {
+		t.Errorf("no-match result: total %d, searched %d, matches %v (want [], not null)", st.Total, st.Searched, st.Matches)
+	}
+	if !strings.HasPrefix(res.AllText(), "no matches in 1 file") {
+		t.Errorf("no-match text:\n%s", res.AllText())
 	}
 	if _, err = call(t, r, "ast_grep", `{"pattern":"func (","language":"go"}`); err == nil || !strings.Contains(err.Error(), "does not parse as statement") {
 		t.Errorf("unparseable pattern: %v", err)
@@ -99,8 +125,11 @@ func TestAstGrepTool(t *testing.T) {
 		t.Error("a path outside the working directory was searched")
 	}
 	// a directory of Go files alone: the language is inferred
-	if res, err = call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)"}`); err != nil || !strings.Contains(res.AllText(), "4 matches in 2 of 2 files searched") {
-		t.Errorf("directory search without language: %v\n%s", err, res.AllText())
+	if res, err = call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)"}`); err != nil {
+		t.Fatal(err)
+	}
+	if st := structured[*tools.AstGrepResult](t, res); st.Total != 4 || st.Searched != 2 || len(st.Languages) != 1 || st.Languages[0].Language != "go" {
+		t.Errorf("directory search without language: total %d, searched %d, languages %+v", st.Total, st.Searched, st.Languages)
 	}
 }
 
@@ -110,8 +139,13 @@ func TestAstEditResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sd := structured[*tools.StagedDiff](t, res)
+	if sd.EditID != "edit_1" || sd.Replacements != 4 || len(sd.Files) != 2 || sd.Files[0].Path != "a.go" || sd.Files[1].Path != "b.go" || sd.Files[0].Replacements != 2 {
+		t.Errorf("staged = %+v", sd)
+	}
+	// The diff itself is text only.
 	txt := res.AllText()
-	for _, want := range []string{`(proposed) 4 replacements in 2 files`, `call resolve with edit_id "edit_1"`, "--- a/a.go", `-		return fmt.Errorf("open: %w", err)`, `+		return errs.New("open: %w", err)`} {
+	for _, want := range []string{`call resolve with edit_id "edit_1"`, "--- a/a.go", `-		return fmt.Errorf("open: %w", err)`, `+		return errs.New("open: %w", err)`} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("ast_edit result lacks %q:\n%s", want, txt)
 		}
@@ -123,11 +157,12 @@ func TestAstEditResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(res.AllText(), "accepted edit_1: 4 replacements written to 2 files: a.go, b.go") {
-		t.Errorf("accept: %s", res.AllText())
+	fc := structured[*tools.FileChanges](t, res)
+	if len(fc.Changed) != 2 || fc.Changed[0] != (tools.FileChange{Path: "a.go", Action: "updated"}) || fc.Changed[1] != (tools.FileChange{Path: "b.go", Action: "updated"}) {
+		t.Errorf("accept: changed %+v", fc.Changed)
 	}
-	if got := tools.ChangedFiles(res); len(got) != 2 {
-		t.Errorf("changed files = %v", got)
+	if !strings.HasPrefix(res.AllText(), "accepted edit_1: 4 replacements written") {
+		t.Errorf("accept: %s", res.AllText())
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, "b.go"))
 	if strings.Contains(string(data), "fmt.Errorf") || !strings.Contains(string(data), `errs.New("done %d", 1)`) {
@@ -139,8 +174,11 @@ func TestAstEditResolve(t *testing.T) {
 
 	// a file changed after staging rejects the whole change
 	res, err = call(t, r, "ast_edit", `{"pattern":"errs.New($$$A)","rewrite":"fmt.Errorf($$$A)","language":"go"}`)
-	if err != nil || !strings.Contains(res.AllText(), `edit_id "edit_2"`) {
-		t.Fatalf("second edit: %v %s", err, res.AllText())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd := structured[*tools.StagedDiff](t, res); sd.EditID != "edit_2" {
+		t.Fatalf("second edit staged %q", sd.EditID)
 	}
 	os.WriteFile(filepath.Join(dir, "b.go"), []byte("package p\n"), 0o644)
 	_, err = call(t, r, "resolve", `{"edit_id":"edit_2","action":"accept"}`)
@@ -160,8 +198,8 @@ func TestAstEditResolve(t *testing.T) {
 		t.Errorf("unknown id: %v", err)
 	}
 	res, err = call(t, r, "ast_edit", `{"pattern":"panic($X)","rewrite":"x","language":"go"}`)
-	if err != nil || !strings.Contains(res.AllText(), "nothing staged: no matches in 2 files") {
-		t.Errorf("no-match edit: %v %s", err, res.AllText())
+	if err != nil || res.Structured != nil || !strings.Contains(res.AllText(), "nothing staged: no matches in 2 files") {
+		t.Errorf("no-match edit: %v %+v %s", err, res.Structured, res.AllText())
 	}
 }
 
@@ -243,11 +281,16 @@ func TestAstGrepSelector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	txt := res.AllText()
-	for _, want := range []string{"2 matches in 1 of 1 file searched", "parsed as selector field_declaration", "a.rs:2:5-2:16", "a.rs:7:5-7:20", "$T = String"} {
-		if !strings.Contains(txt, want) {
-			t.Errorf("result lacks %q:\n%s", want, txt)
-		}
+	st := structured[*tools.AstGrepResult](t, res)
+	var got []string
+	for _, m := range st.Matches {
+		got = append(got, fmt.Sprintf("%s:%d:%d-%d:%d $T=%s", m.File, m.Start.Line, m.Start.Column, m.End.Line, m.End.Column, m.Captures["$T"]))
+	}
+	if want := "a.rs:2:5-2:16 $T=u8; a.rs:7:5-7:20 $T=String"; st.Total != 2 || strings.Join(got, "; ") != want {
+		t.Errorf("matches (total %d) = %s, want %s", st.Total, strings.Join(got, "; "), want)
+	}
+	if txt := res.AllText(); !strings.Contains(txt, "parsed as selector field_declaration") {
+		t.Errorf("the text does not say how the pattern was read:\n%s", txt)
 	}
 	if _, err := call(t, r, "ast_grep", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"match_arm","language":"rust"}`); err == nil || !strings.Contains(err.Error(), "no match_arm node") {
 		t.Errorf("a selector the pattern does not hold: %v", err)
@@ -256,16 +299,16 @@ func TestAstGrepSelector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(res.AllText(), `edit_id "edit_1"`) {
-		t.Fatalf("ast_edit result:\n%s", res.AllText())
+	if sd := structured[*tools.StagedDiff](t, res); sd.EditID != "edit_1" || sd.Replacements != 2 {
+		t.Fatalf("ast_edit staged %+v", sd)
 	}
 	if _, err := call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := os.ReadFile(filepath.Join(dir, "a.rs"))
+	after, _ := os.ReadFile(filepath.Join(dir, "a.rs"))
 	want := "struct A {\n    xs: Box<[u8]>,\n    n: usize,\n}\n\nstruct B {\n    ys: Box<[String]>,\n}\n"
-	if string(got) != want {
-		t.Errorf("after the rewrite:\n%s\nwant:\n%s", got, want)
+	if string(after) != want {
+		t.Errorf("after the rewrite:\n%s\nwant:\n%s", after, want)
 	}
 }
 

@@ -158,7 +158,7 @@ type debugReply struct {
 func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 	table := sv.AdapterTable()
 	_, _, goTests := adapterRoles(table)
-	return Tool{
+	return typedTuned(Tool{
 		Name: "debug",
 		Tier: TierExec,
 		Description: "Drive a debugger over the Debug Adapter Protocol; adapters: " + dap.DescribeSupport(table) + ". " +
@@ -170,24 +170,18 @@ func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 			fmt.Sprintf("variables lists %d children and stack %d frames at a time: pass start to page through a longer container or a deeper stack. ", dap.MaxVariables, dap.MaxStackFrames) +
 			"ops: " + strings.Join(debugOps, ", ") + "; " + strings.Join(dap.OptionalOps(), ", ") + " work where the adapter's capabilities offer them, and are refused naming what it offers otherwise. Use adapters to see which debuggers can start here and why not. " +
 			"Calls run one at a time (a second call waits for the first to end): do not call debug in parallel.",
-		InputSchema: schemaForRun[debugRequest](func(s *jsonschema.Schema) {
-			s.Properties["adapter"].Enum = stringsAsAny(dap.AdapterIDs(table))
-			describeDebugArgs(s, table)
-		}),
 		Serial:  true,
-		Preview: previewDebug,
-		Handler: func(ctx context.Context, call *Call) (*Result, error) {
-			var req debugRequest
-			if err := call.Decode(&req); err != nil {
-				return nil, err
-			}
-			text, rep, err := debugDo(ctx, sv, conversationID, workDir, req)
-			if err != nil {
-				return nil, err
-			}
-			return &Result{Content: []Content{{Type: TextContent, Text: text}}, Structured: rep}, nil
-		},
-	}
+		Preview: previewFor(previewDebug),
+	}, func(s *jsonschema.Schema) {
+		s.Properties["adapter"].Enum = stringsAsAny(dap.AdapterIDs(table))
+		describeDebugArgs(s, table)
+	}, func(ctx context.Context, call *Call, req debugRequest) (*Result, *debugReply, error) {
+		text, rep, err := debugDo(ctx, sv, conversationID, workDir, req)
+		if err != nil {
+			return nil, nil, err
+		}
+		return Text(text), rep, nil
+	})
 }
 
 // spellDuration says d for a sentence: "30 minutes", "1 hour", "90 seconds".

@@ -94,7 +94,7 @@ func (e *evaluator) maxTimeout() time.Duration {
 }
 
 func (e *evaluator) tool() Tool {
-	return Tool{
+	return Typed(Tool{
 		Name: "eval",
 		Tier: TierExec,
 		Description: "Run a Python or JavaScript cell in a persistent interpreter: variables, imports and loaded data survive between calls, as in a notebook. " +
@@ -109,11 +109,9 @@ func (e *evaluator) tool() Tool {
 			"Output past the result's cap is written whole to a file the result names (artifact:...), which read opens. " +
 			"reset: true discards the interpreter first. " +
 			"Calls run one at a time (a second eval waits for the first to end): do not call eval in parallel, put the work in one cell.",
-		InputSchema: SchemaFor[evalArgs](),
-		Serial:      true,
-		Preview:     previewEval,
-		Handler:     e.handle,
-	}
+		Serial:  true,
+		Preview: previewFor(previewEval),
+	}, e.handle)
 }
 
 // plannedCell is a cell ready to run: its language and code.
@@ -122,43 +120,39 @@ type plannedCell struct {
 	code string
 }
 
-func (e *evaluator) handle(ctx context.Context, call *Call) (*Result, error) {
+func (e *evaluator) handle(ctx context.Context, call *Call, a evalArgs) (*Result, evalOutput, error) {
 	if call.Origin == FromBridge {
-		return nil, errEvalFromCell
+		return nil, nil, errEvalFromCell
 	}
-	var a evalArgs
 	if err := checkText(call.Name, call.Args); err != nil {
-		return nil, fmt.Errorf("%w (the cell was not run)", err)
-	}
-	if err := call.Decode(&a); err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("%w (the cell was not run)", err)
 	}
 	words := evalWords().FindAllString(a.Description, -1)
 	label := strings.Join(words, " ")
 	if n := len(words); n < 5 || n > 10 {
-		return nil, fmt.Errorf("tools: eval: description must be 5-10 words (got %d): say what the cell does, e.g. \"load the sales csv and plot monthly totals\"", n)
+		return nil, nil, fmt.Errorf("tools: eval: description must be 5-10 words (got %d): say what the cell does, e.g. \"load the sales csv and plot monthly totals\"", n)
 	}
 	lang, err := kernels.ParseLanguage(a.Language)
 	if err != nil {
-		return nil, fmt.Errorf("tools: eval: %w", err)
+		return nil, nil, fmt.Errorf("tools: eval: %w", err)
 	}
 	var cells []plannedCell
 	switch {
 	case len(a.Cells) > 0 && a.Code != "":
-		return nil, errors.New("tools: eval: give code (one cell) or cells (several), not both; nothing was run")
+		return nil, nil, errors.New("tools: eval: give code (one cell) or cells (several), not both; nothing was run")
 	case len(a.Cells) > 0:
 		for i, c := range a.Cells {
 			l := lang
 			if c.Language != "" {
 				if l, err = kernels.ParseLanguage(c.Language); err != nil {
-					return nil, fmt.Errorf("tools: eval: cells[%d]: %w; nothing was run", i, err)
+					return nil, nil, fmt.Errorf("tools: eval: cells[%d]: %w; nothing was run", i, err)
 				}
 			}
 			cells = append(cells, plannedCell{lang: l, code: c.Code})
 		}
 	default:
 		if !hasArg(call.Args, "code") {
-			return nil, errors.New("tools: eval: give code (one cell) or cells (a list of {language, code}); nothing was run")
+			return nil, nil, errors.New("tools: eval: give code (one cell) or cells (a list of {language, code}); nothing was run")
 		}
 		cells = []plannedCell{{lang: lang, code: a.Code}}
 	}
@@ -176,16 +170,17 @@ func (e *evaluator) handle(ctx context.Context, call *Call) (*Result, error) {
 	if len(cells) == 1 && len(a.Cells) == 0 {
 		res, err := e.runCell(ctx, cells[0].lang, cells[0].code, label, a.Reset, map[kernels.Language]bool{})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		res.Notices = append(notes, res.Notices...)
-		return e.spillResult(renderCell(cells[0].lang, label, res)), nil
+		out, st := renderCell(cells[0].lang, label, res)
+		return e.spillResult(out), st, nil
 	}
-	out, err := e.runCells(ctx, cells, label, a.Reset, notes)
+	out, st, err := e.runCells(ctx, cells, label, a.Reset, notes)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return e.spillResult(out), nil
+	return e.spillResult(out), st, nil
 }
 
 // spillResult writes a result whose text is past what the registry passes on
@@ -265,15 +260,10 @@ func (e *evaluator) spill(res *kernels.Result) {
 
 // runCells runs cells in order and stops at the first that fails (or when
 // the call's context ends); each has a header, and those not run are listed.
-func (e *evaluator) runCells(ctx context.Context, cells []plannedCell, label string, reset bool, notes []string) (*Result, error) {
+func (e *evaluator) runCells(ctx context.Context, cells []plannedCell, label string, reset bool, notes []string) (*Result, *cellsOutput, error) {
 	var b strings.Builder
 	var images []Content
-	type cellOut struct {
-		Index  int    `json:"index"`
-		Status string `json:"status"` // ok, error, not run
-		Result any    `json:"result,omitempty"`
-	}
-	outs := make([]cellOut, len(cells))
+	outs := make([]cellsOutputItem, len(cells))
 	fmt.Fprintf(&b, "%d cells: %s\n", len(cells), label)
 	for _, n := range notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
@@ -298,18 +288,18 @@ func (e *evaluator) runCells(ctx context.Context, cells []plannedCell, label str
 		res, err := e.runCell(ctx, c.lang, c.code, head, reset, done)
 		if err != nil {
 			if i == 0 {
-				return nil, err
+				return nil, nil, err
 			}
 			// Earlier cells ran: their results are reported with this error.
 			fmt.Fprintf(&b, "\n--- %s [%s]: could not run: %v\n", head, c.lang, err)
 			outs[i].Status, failed = "error", i
 			continue
 		}
-		r := renderCell(c.lang, head, res)
+		r, st := renderCell(c.lang, head, res)
 		_, body, _ := strings.Cut(r.Content[0].Text, "\n")
 		fmt.Fprintf(&b, "\n--- %s [%s]\n%s\n", head, c.lang, body)
 		images = append(images, r.Content[1:]...)
-		outs[i].Result = r.Structured
+		outs[i].Result = st
 		outs[i].Status = "ok"
 		if r.IsError {
 			outs[i].Status, failed = "error", i
@@ -318,12 +308,28 @@ func (e *evaluator) runCells(ctx context.Context, cells []plannedCell, label str
 	text := strings.TrimRight(b.String(), "\n")
 	return &Result{
 		Content: append([]Content{{Type: TextContent, Text: text}}, images...),
-		Structured: struct {
-			Label string    `json:"label"`
-			Cells []cellOut `json:"cells"`
-		}{label, outs},
 		IsError: failed >= 0,
-	}, nil
+	}, &cellsOutput{label, outs}, nil
+}
+
+// evalOutput is eval's structured output: *cellOutput for one cell,
+// *cellsOutput for several.
+type evalOutput interface{ evalOutput() }
+
+func (*cellOutput) evalOutput()  {}
+func (*cellsOutput) evalOutput() {}
+
+// cellsOutput is the structured output of eval with several cells.
+type cellsOutput struct {
+	Label string            `json:"label"`
+	Cells []cellsOutputItem `json:"cells"`
+}
+
+// cellsOutputItem is one cell of cellsOutput.
+type cellsOutputItem struct {
+	Index  int         `json:"index"`
+	Status string      `json:"status"` // ok, error, not run
+	Result *cellOutput `json:"result,omitempty"`
 }
 
 // kernel returns the run's kernel for lang, starting it on first use; with
@@ -389,7 +395,7 @@ func (e *evaluator) close() error {
 // renderCell turns a cell's result into tool content: text blocks for the
 // streams, values and errors, image blocks for PNGs. Structured output holds
 // the result with HTML representations and without image bytes.
-func renderCell(lang kernels.Language, label string, r *kernels.Result) *Result {
+func renderCell(lang kernels.Language, label string, r *kernels.Result) (*Result, *cellOutput) {
 	var b strings.Builder
 	var images []Content
 	fmt.Fprintf(&b, "[%s] %s\n", lang, label)
@@ -466,11 +472,10 @@ func renderCell(lang kernels.Language, label string, r *kernels.Result) *Result 
 		b.WriteString("(the cell ran and produced no output)\n")
 	}
 	out := &Result{
-		Content:    append([]Content{{Type: TextContent, Text: strings.TrimRight(b.String(), "\n")}}, images...),
-		Structured: structuredCell(lang, label, r),
-		IsError:    r.Error != nil,
+		Content: append([]Content{{Type: TextContent, Text: strings.TrimRight(b.String(), "\n")}}, images...),
+		IsError: r.Error != nil,
 	}
-	return out
+	return out, structuredCell(lang, label, r)
 }
 
 func withNewline(s string) string {
@@ -487,7 +492,7 @@ type cellDisplay struct {
 	Note  string `json:"note,omitempty"`
 }
 
-func structuredCell(lang kernels.Language, label string, r *kernels.Result) any {
+func structuredCell(lang kernels.Language, label string, r *kernels.Result) *cellOutput {
 	// The HTML form of a display the text already shows in plain form (a
 	// data frame's table) is left out: it repeats the text several times over
 	// and would push the structured part past the registry's bound, which
@@ -499,20 +504,7 @@ func structuredCell(lang kernels.Language, label string, r *kernels.Result) any 
 		}
 		return c
 	}
-	s := struct {
-		Language  kernels.Language `json:"language"`
-		Label     string           `json:"label"`
-		Stdout    kernels.Stream   `json:"stdout"`
-		Stderr    kernels.Stream   `json:"stderr"`
-		Value     *cellDisplay     `json:"value,omitempty"`
-		Displays  []cellDisplay    `json:"displays,omitempty"`
-		Outputs   []kernels.Output `json:"outputs,omitempty"`
-		Error     *kernels.Error   `json:"error,omitempty"`
-		Notices   []string         `json:"notices,omitempty"`
-		StateLost bool             `json:"stateLost,omitempty"`
-		Fresh     bool             `json:"fresh,omitempty"`
-		Limits    []string         `json:"limits,omitempty"`
-	}{Language: lang, Label: label, Stdout: r.Stdout, Stderr: r.Stderr, Error: r.Error, Notices: r.Notices, StateLost: r.StateLost, Fresh: r.Fresh, Outputs: r.Outputs, Limits: r.Limits}
+	s := &cellOutput{Language: lang, Label: label, Stdout: r.Stdout, Stderr: r.Stderr, Error: r.Error, Notices: r.Notices, StateLost: r.StateLost, Fresh: r.Fresh, Outputs: r.Outputs, Limits: r.Limits}
 	if r.Value != nil {
 		v := conv(*r.Value)
 		s.Value = &v
@@ -521,4 +513,20 @@ func structuredCell(lang kernels.Language, label string, r *kernels.Result) any 
 		s.Displays = append(s.Displays, conv(d))
 	}
 	return s
+}
+
+// cellOutput is the structured output of one cell.
+type cellOutput struct {
+	Language  kernels.Language `json:"language"`
+	Label     string           `json:"label"`
+	Stdout    kernels.Stream   `json:"stdout"`
+	Stderr    kernels.Stream   `json:"stderr"`
+	Value     *cellDisplay     `json:"value,omitempty"`
+	Displays  []cellDisplay    `json:"displays,omitempty"`
+	Outputs   []kernels.Output `json:"outputs,omitempty"`
+	Error     *kernels.Error   `json:"error,omitempty"`
+	Notices   []string         `json:"notices,omitempty"`
+	StateLost bool             `json:"stateLost,omitempty"`
+	Fresh     bool             `json:"fresh,omitempty"`
+	Limits    []string         `json:"limits,omitempty"`
 }

@@ -131,38 +131,32 @@ func init() {
 func newFileTools(root *fsutil.Root, arts *artifactStore) []Tool {
 	f := &fileTools{root: root, arts: arts}
 	return []Tool{
-		{
+		Typed(Tool{
 			Name: "read",
 			Tier: TierRead,
 			Description: "Read a text file in the working directory, with line numbers (cat -n style). " +
 				"Returns up to 2000 lines from offset (1-based); says when the output was cut and how to read on. " +
 				"Images (png, jpeg, gif, webp) come back as images; a directory lists its entries (offset and limit count entries there, at most 500). " +
 				"A path artifact:NAME opens output a result put in the run's artifacts area (an eval cell's whole stdout); it lasts as long as the run.",
-			InputSchema: SchemaFor[readArgs](),
-			Handler:     f.read,
-		},
-		{
+		}, f.read),
+		Typed(Tool{
 			Name: "write",
 			Tier: TierWrite,
 			Description: "Create or overwrite a file in the working directory with the given content (atomically; " +
 				"missing parent directories are created). Prefer edit or apply_patch to change part of an existing file.",
-			InputSchema: SchemaFor[writeArgs](),
-			Writes:      pathTarget,
-			Preview:     f.previewWrite,
-			Handler:     f.write,
-		},
-		{
+			Writes:  writesFor(writeArgs.targets),
+			Preview: previewFor(f.previewWrite),
+		}, f.write),
+		Typed(Tool{
 			Name: "edit",
 			Tier: TierWrite,
 			Description: "Replace an exact string in a file. old_string must match the file exactly (whitespace " +
 				"included) and only once, unless replace_all is true; otherwise nothing is changed and the error says " +
 				"how many matches there were. Include enough surrounding lines to make old_string unique.",
-			InputSchema: SchemaFor[editArgs](),
-			Writes:      pathTarget,
-			Preview:     f.previewEdit,
-			Handler:     f.edit,
-		},
-		{
+			Writes:  writesFor(editArgs.targets),
+			Preview: previewFor(f.previewEdit),
+		}, f.edit),
+		Typed(Tool{
 			Name: "apply_patch",
 			Tier: TierWrite,
 			Description: "Apply a patch to one or more files, all or nothing. Format:\n" +
@@ -170,11 +164,9 @@ func newFileTools(root *fsutil.Root, arts *artifactStore) []Tool {
 				"@@ a line near the change (optional)\n context line\n-removed line\n+added line\n" +
 				"*** Delete File: path\n*** End Patch\n" +
 				"Every hunk is checked before anything is written; if one does not apply, no file changes.",
-			InputSchema: SchemaFor[patchArgs](),
-			Writes:      patchTargets,
-			Preview:     f.previewPatch,
-			Handler:     f.applyPatch,
-		},
+			Writes:  writesFor(patchTargets),
+			Preview: previewFor(f.previewPatch),
+		}, f.applyPatch),
 	}
 }
 
@@ -209,24 +201,22 @@ type patchArgs struct {
 	Patch string `json:"patch" jsonschema:"the patch, from *** Begin Patch to *** End Patch" bounds:"minLength=1"`
 }
 
-// pathTarget is the file write and edit write: their path argument.
-func pathTarget(call *Call) []string {
-	var a struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal(call.Args, &a) != nil || a.Path == "" {
-		return nil
-	}
-	return []string{a.Path}
-}
+// exactText: a path that does not decode exactly names another file, and
+// write, edit and apply_patch write the text they are given.
+func (readArgs) exactText()  {}
+func (writeArgs) exactText() {}
+func (editArgs) exactText()  {}
+func (patchArgs) exactText() {}
+
+// targets is the file write writes: its path.
+func (a writeArgs) targets() []string { return []string{a.Path} }
+
+// targets is the file edit writes: its path.
+func (a editArgs) targets() []string { return []string{a.Path} }
 
 // patchTargets are the files apply_patch writes: those its patch adds,
 // updates, moves (from and to) or deletes; nil when it does not parse.
-func patchTargets(call *Call) []string {
-	var a patchArgs
-	if json.Unmarshal(call.Args, &a) != nil {
-		return nil
-	}
+func patchTargets(a patchArgs) []string {
 	ops, err := parsePatch(a.Patch)
 	if err != nil {
 		return nil
@@ -255,30 +245,28 @@ var imageTypes = map[string]string{
 	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
 }
 
-func (f *fileTools) read(ctx context.Context, call *Call) (*Result, error) {
-	var a readArgs
-	if err := decodeText(call, &a); err != nil {
-		return nil, err
-	}
+func (f *fileTools) read(ctx context.Context, call *Call, a readArgs) (*Result, noOutput, error) {
 	// Open through the root, not by the resolved path: a link swapped in
 	// after the check cannot lead the read out of the working directory.
 	if strings.HasPrefix(a.Path, ArtifactPrefix) && f.arts != nil {
 		fh, err := f.arts.open(a.Path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer fh.Close()
-		return f.readOpen(ctx, fh, a.Path, a)
+		res, err := f.readOpen(ctx, fh, a.Path, a)
+		return res, nil, err
 	}
 	fh, rel, err := f.root.Open(a.Path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("tools: read: %s does not exist; check the path (relative to the working directory)", rel)
+		return nil, nil, fmt.Errorf("tools: read: %s does not exist; check the path (relative to the working directory)", rel)
 	}
 	if err != nil {
-		return nil, pathErr("read", err)
+		return nil, nil, pathErr("read", err)
 	}
 	defer fh.Close()
-	return f.readOpen(ctx, fh, rel, a)
+	res, err := f.readOpen(ctx, fh, rel, a)
+	return res, nil, err
 }
 
 // readOpen reads the open file fh, named rel in what it says.
@@ -496,49 +484,43 @@ func countLines(s string) int {
 	return n
 }
 
-func (f *fileTools) write(ctx context.Context, call *Call) (*Result, error) {
-	var a writeArgs
-	if err := decodeText(call, &a); err != nil {
-		return nil, err
-	}
+func (f *fileTools) write(ctx context.Context, call *Call, a writeArgs) (*Result, *FileChanges, error) {
 	real, rel, err := f.root.Resolve(a.Path)
 	if err != nil {
-		return nil, pathErr("write", err)
+		return nil, nil, pathErr("write", err)
 	}
 	if fi, err := os.Stat(real); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("tools: write: %s is a directory; give a file path", rel)
+		return nil, nil, fmt.Errorf("tools: write: %s is a directory; give a file path", rel)
 	}
 	if strings.HasSuffix(filepath.ToSlash(a.Path), "/") {
-		return nil, fmt.Errorf("tools: write: %q ends with a slash, so it names a directory; give a file path (write creates missing parent directories)", a.Path)
+		return nil, nil, fmt.Errorf("tools: write: %q ends with a slash, so it names a directory; give a file path (write creates missing parent directories)", a.Path)
 	}
 	applied, err := f.root.Apply([]fsutil.Change{{Path: real, Content: []byte(a.Content)}})
 	if err != nil {
-		return nil, pathErr("write", err)
+		return nil, nil, pathErr("write", err)
 	}
 	action := "updated"
 	if applied[0].Created {
 		action = "created"
 	}
 	res := Text(fmt.Sprintf("wrote %s (%s) to %s (%s)", plural(len(a.Content), "byte"), plural(countLines(a.Content), "line"), rel, action))
-	res.Structured = &FileChanges{Changed: []FileChange{{Path: rel, Action: action}}}
-	return res, nil
+	return res, &FileChanges{Changed: []FileChange{{Path: rel, Action: action}}}, nil
 }
 
-func (f *fileTools) edit(ctx context.Context, call *Call) (*Result, error) {
-	e, err := f.planEdit(call)
+func (f *fileTools) edit(ctx context.Context, call *Call, a editArgs) (*Result, *FileChanges, error) {
+	e, err := f.planEdit(a)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := f.root.Apply([]fsutil.Change{{Path: e.real, Content: []byte(e.out), Expected: e.data}}); err != nil {
-		return nil, pathErr("edit", err)
+		return nil, nil, pathErr("edit", err)
 	}
 	msg := fmt.Sprintf("edited %s: replaced 1 occurrence at line %d", e.rel, e.line)
 	if e.n > 1 {
 		msg = fmt.Sprintf("edited %s: replaced %d occurrences (first at line %d)", e.rel, e.n, e.line)
 	}
 	res := Text(msg)
-	res.Structured = &FileChanges{Changed: []FileChange{{Path: e.rel, Action: "updated"}}}
-	return res, nil
+	return res, &FileChanges{Changed: []FileChange{{Path: e.rel, Action: "updated"}}}, nil
 }
 
 // plannedEdit is an edit worked out but not written: the file, its content
@@ -552,11 +534,7 @@ type plannedEdit struct {
 
 // planEdit checks an edit call against its file and computes the new
 // content without writing it (the edit itself and its permission preview).
-func (f *fileTools) planEdit(call *Call) (plannedEdit, error) {
-	var a editArgs
-	if err := decodeText(call, &a); err != nil {
-		return plannedEdit{}, err
-	}
+func (f *fileTools) planEdit(a editArgs) (plannedEdit, error) {
 	real, rel, err := f.root.Resolve(a.Path)
 	if err != nil {
 		return plannedEdit{}, pathErr("edit", err)
@@ -637,21 +615,17 @@ func matchLines(text, sub string, max int) string {
 	return strings.Join(parts, ", ")
 }
 
-func (f *fileTools) applyPatch(ctx context.Context, call *Call) (*Result, error) {
-	var a patchArgs
-	if err := decodeText(call, &a); err != nil {
-		return nil, err
-	}
+func (f *fileTools) applyPatch(ctx context.Context, call *Call, a patchArgs) (*Result, *FileChanges, error) {
 	ops, err := parsePatch(a.Patch)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	changes, links, summary, err := planPatch(f.root, ops)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := applyPlan(f.root, changes, links); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lines := make([]string, len(summary))
 	for i, c := range summary {
@@ -667,17 +641,7 @@ func (f *fileTools) applyPatch(ctx context.Context, call *Call) (*Result, error)
 		}
 	}
 	res := Text(fmt.Sprintf("applied the patch to %s:\n%s", plural(len(summary), "file"), strings.Join(lines, "\n")))
-	res.Structured = &FileChanges{Changed: summary}
-	return res, nil
-}
-
-// decodeText decodes a writing tool's arguments (the file tools, ast_edit,
-// lsp_rename) after checkText.
-func decodeText(call *Call, v any) error {
-	if err := checkText(call.Name, call.Args); err != nil {
-		return err
-	}
-	return call.Decode(v)
+	return res, &FileChanges{Changed: summary}, nil
 }
 
 // checkText refuses arguments whose strings are not exact Unicode text: bytes

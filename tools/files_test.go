@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -195,15 +196,18 @@ func TestConfinement(t *testing.T) {
 func TestWrite(t *testing.T) {
 	r, dir := newRun(t, map[string]string{"old.sh": "#!/bin/sh\n"})
 	os.Chmod(filepath.Join(dir, "old.sh"), 0o755)
-	got := mustCall(t, r, "write", map[string]any{"path": "new/deep/f.txt", "content": "a\nb\n"})
-	if got != "wrote 4 bytes (2 lines) to new/deep/f.txt (created)" {
+	res := callResult(t, r, "write", map[string]any{"path": "new/deep/f.txt", "content": "a\nb\n"})
+	if fc := structured[*tools.FileChanges](t, res); len(fc.Changed) != 1 || fc.Changed[0] != (tools.FileChange{Path: "new/deep/f.txt", Action: "created"}) {
+		t.Errorf("write changed %+v", fc.Changed)
+	}
+	if got := res.AllText(); got != "wrote 4 bytes (2 lines) to new/deep/f.txt (created)" {
 		t.Errorf("write said %q", got)
 	}
 	if readFile(t, filepath.Join(dir, "new", "deep", "f.txt")) != "a\nb\n" {
 		t.Error("content")
 	}
-	res, _ := call(t, r, "write", map[string]any{"path": "old.sh", "content": "#!/bin/sh\necho hi\n"})
-	if ch := tools.ChangedFiles(res); len(ch) != 1 || ch[0] != (tools.FileChange{Path: "old.sh", Action: "updated"}) {
+	res = callResult(t, r, "write", map[string]any{"path": "old.sh", "content": "#!/bin/sh\necho hi\n"})
+	if ch := structured[*tools.FileChanges](t, res).Changed; len(ch) != 1 || ch[0] != (tools.FileChange{Path: "old.sh", Action: "updated"}) {
 		t.Errorf("changed files %+v", ch)
 	}
 	if fi, _ := os.Stat(filepath.Join(dir, "old.sh")); fi.Mode().Perm() != 0o755 {
@@ -314,9 +318,14 @@ func TestApplyPatch(t *testing.T) {
 +deux
 *** End of File
 *** End Patch`
-	got := mustCall(t, r, "apply_patch", map[string]any{"patch": patch})
+	res := callResult(t, r, "apply_patch", map[string]any{"patch": patch})
+	wantChanged := []tools.FileChange{{Path: "pkg/new.go", Action: "created"}, {Path: "a.go", Action: "updated"},
+		{Path: "moved/new.txt", Action: "created", MovedFrom: "old.txt"}, {Path: "gone.txt", Action: "deleted"}, {Path: "crlf.txt", Action: "updated"}}
+	if got := structured[*tools.FileChanges](t, res).Changed; !slices.Equal(got, wantChanged) {
+		t.Errorf("changed %+v, want %+v", got, wantChanged)
+	}
 	want := "applied the patch to 5 files:\nA pkg/new.go\nM a.go\nR old.txt -> moved/new.txt\nD gone.txt\nM crlf.txt"
-	if got != want {
+	if got := res.AllText(); got != want {
 		t.Errorf("result %q, want %q", got, want)
 	}
 	checks := map[string]string{

@@ -57,3 +57,15 @@ func toolNames(run *tools.Run) []string {
 
 // hasTool reports whether run lists the tool name.
 func hasTool(run *tools.Run, name string) bool { return slices.Contains(toolNames(run), name) }
+
+// structured returns res's structured output as a T (the tool's typed
+// output, tools.Typed), failing the test when it is anything else.
+func structured[T any](t testing.TB, res *tools.Result) T {
+	t.Helper()
+	v, ok := res.Structured.(T)
+	if !ok {
+		var want T
+		t.Fatalf("structured output is %T, want %T; the text:\n%s", res.Structured, want, res.AllText())
+	}
+	return v
+}

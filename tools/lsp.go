@@ -54,7 +54,7 @@ var lspActions = []string{"diagnostics", "definition", "type_definition", "imple
 
 func (l *lspTools) tools() []Tool {
 	return []Tool{
-		{
+		Typed(Tool{
 			Name: "lsp",
 			Tier: TierRead,
 			Description: "Ask the project's language server (gopls, pyright, typescript-language-server, clangd, ...). " +
@@ -68,10 +68,8 @@ func (l *lspTools) tools() []Tool {
 				"type_hierarchy (direction supertypes, the default, or subtypes), where the server offers them; " +
 				"symbols (query: workspace search, cap 100, grouped by container; or file: its outline, cap 200, without functions' parameters and locals unless locals is true; start pages on, kind keeps function, method, type, field or variable; the answer says when the server capped its list); " +
 				"status (each server's state: starting, indexing, ready, failed and why, or why it is not running; its version); capabilities (what each running server supports and lacks, so a missing action is explained); reload (restart them; a server that crashes after a reload stays stopped until the next reload, one that crashes otherwise is restarted once). Every action takes timeout (seconds, at most 600).",
-			InputSchema: SchemaFor[lspArgs](),
-			Handler:     l.query,
-		},
-		{
+		}, l.query),
+		Typed(Tool{
 			Name: "lsp_rename",
 			Tier: TierWrite,
 			Description: "Rename a symbol across the project with the language server, applied to every file atomically (all or nothing). " +
@@ -79,13 +77,11 @@ func (l *lspTools) tools() []Tool {
 				"preview: true stages the rename instead and returns an edit_id and its diff for resolve (accept or discard). " +
 				"Reports the files changed, any new diagnostics, and the identifiers still spelled as the old name that the server did not rename (found with tree-sitter, so strings and comments do not count), declarations first, plus the docs that mention it; " +
 				"a leftover declaration that implements or overrides the renamed symbol is named as likely breaking the build. A new_name that is a reserved word of the file's language is refused before anything is asked or written.",
-			InputSchema: SchemaFor[renameArgs](),
 			// The files are known once the server's edit is (WillWrite).
 			Writes:  func(*Call) []string { return nil },
-			Preview: l.previewRename,
-			Handler: l.rename,
-		},
-		{
+			Preview: previewFor(l.previewRename),
+		}, l.rename),
+		Typed(Tool{
 			Name: "lsp_check",
 			Tier: TierExec,
 			Description: "Run the project's own checkers over the whole project and list their findings as file:line: " +
@@ -93,30 +89,23 @@ func (l *lspTools) tools() []Tool {
 				"go vet, and checkers that run the project's code (cargo check: build.rs and proc macros; dart analyze: analyzer plugins). " +
 				"Exec tier because these are programs from the workspace; lsp diagnostics \"*\" (read tier) runs only trusted checkers from PATH. " +
 				"Counts the findings by severity and code and shows 100 at a time, identical messages grouped: start pages on, severity narrows.",
-			InputSchema: SchemaFor[checkArgs](),
-			Handler:     l.checkProject,
-		},
+		}, l.checkProject),
 	}
 }
 
 // checkProject is lsp_check: the project's own checkers (exec tier).
-func (l *lspTools) checkProject(ctx context.Context, call *Call) (*Result, error) {
+func (l *lspTools) checkProject(ctx context.Context, call *Call, a checkArgs) (*Result, *CheckPage, error) {
 	rep, err := l.sup.CheckProject(ctx)
 	if err != nil {
-		return nil, err
-	}
-	var a checkArgs
-	if err := call.Decode(&a); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sev, err := severityArg(a.Severity)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	text, page := formatCheck(rep, sev, a.Start)
 	res := Text(text)
-	res.Structured = page
-	return res, nil
+	return res, page, nil
 }
 
 // notTrustedHint says how to run the checkers diagnostics "*" did not.
@@ -169,6 +158,9 @@ type renameArgs struct {
 	Timeout int    `json:"timeout,omitempty" jsonschema:"seconds to wait for the server (default: its request bound; at most 600)" bounds:"minimum=1,maximum=600"`
 }
 
+// exactText: lsp_rename writes the new name it is given.
+func (renameArgs) exactText() {}
+
 func (a lspArgs) pos() lsp.Position {
 	return lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}
 }
@@ -180,21 +172,17 @@ func (a lspArgs) needPos() error {
 	return nil
 }
 
-func (l *lspTools) query(ctx context.Context, call *Call) (*Result, error) {
-	var a lspArgs
-	if err := call.Decode(&a); err != nil {
-		return nil, err
-	}
+func (l *lspTools) query(ctx context.Context, call *Call, a lspArgs) (*Result, any, error) {
 	// A server starting for this query says so, as the call's progress.
 	ctx = lsp.WithNotice(ctx, func(m string) { ReportStep(ctx, "lsp: "+m) })
 	cctx, cancel := withTimeout(ctx, a.Timeout)
 	defer cancel()
-	res, err := l.answer(cctx, a)
-	return res, timeoutErr(cctx, a.Timeout, err)
+	res, data, err := l.answer(cctx, a)
+	return res, data, timeoutErr(cctx, a.Timeout, err)
 }
 
 // answer is the lsp tool's answer to a.
-func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, error) {
+func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, any, error) {
 	var (
 		out   string
 		notes []string
@@ -203,7 +191,7 @@ func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, error) {
 	switch a.Action {
 	case "definition", "type_definition", "implementation", "references":
 		if err := a.needPos(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var locs *lsp.Locations
 		var err error
@@ -218,7 +206,7 @@ func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, error) {
 			locs, err = l.sup.ReferencesPage(ctx, a.pos(), a.Start)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out, notes, data = formatLocations(a, locs), locs.Notes, locs
 		if a.Action == "references" {
@@ -236,16 +224,16 @@ func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, error) {
 	case "call_hierarchy", "type_hierarchy":
 		h, err := l.hierarchy(ctx, a)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out, notes, data = formatHierarchy(a, h), h.Notes, h
 	case "hover":
 		if err := a.needPos(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		h, err := l.sup.Hover(ctx, a.pos())
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out, notes, data = h.Text, h.Notes, h
 		if out == "" {
@@ -260,20 +248,20 @@ func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, error) {
 		case a.File != "":
 			syms, err = l.sup.DocumentSymbolsPage(ctx, a.File, lsp.Page{Start: a.Start, Kind: a.Kind, Locals: a.Locals})
 		default:
-			return nil, errors.New("lsp: symbols needs query (workspace search) or file (that file's symbols)")
+			return nil, nil, errors.New("lsp: symbols needs query (workspace search) or file (that file's symbols)")
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out, data = formatSymbols(a, syms)
 		notes = syms.Notes
 	case "code_actions":
 		if a.File == "" || a.Line == 0 && a.Diagnostic == "" {
-			return nil, errors.New("lsp: code_actions needs file and line (1-based), with symbol (a substring of that line naming it) or end_line for a range (without either, the whole line); or file and diagnostic, a part of a diagnostic's message or its code")
+			return nil, nil, errors.New("lsp: code_actions needs file and line (1-based), with symbol (a substring of that line naming it) or end_line for a range (without either, the whole line); or file and diagnostic, a part of a diagnostic's message or its code")
 		}
 		acts, err := l.sup.CodeActionsIn(ctx, lsp.ActionQuery{Position: a.pos(), EndLine: a.EndLine, Diagnostic: a.Diagnostic})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		notes, data = acts.Notes, acts
 		where := fmt.Sprintf("%q on %s:%d", a.Symbol, a.File, a.Line)
@@ -315,41 +303,41 @@ func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, error) {
 	case "diagnostics":
 		if len(a.Files) > 0 {
 			if a.File != "" {
-				return nil, errors.New("lsp: diagnostics takes file or files, not both")
+				return nil, nil, errors.New("lsp: diagnostics takes file or files, not both")
 			}
 			sev, err := severityArg(a.Severity)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			var page *DiagnosticsPage
 			out, page, notes, err = l.diagnoseFiles(ctx, a.Files, sev, a.Start)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			data = page
 			break
 		}
 		if a.File == "" {
-			return nil, errors.New(`lsp: diagnostics needs file: a workspace-relative path, or "*" to run the project's checker`)
+			return nil, nil, errors.New(`lsp: diagnostics needs file: a workspace-relative path, or "*" to run the project's checker`)
 		}
 		sev, err := severityArg(a.Severity)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if a.File == "*" {
 			rep, err := l.sup.Check(ctx)
 			if errors.Is(err, lsp.ErrNotTrusted) {
-				return nil, fmt.Errorf("%w; %s", err, notTrustedHint)
+				return nil, nil, fmt.Errorf("%w; %s", err, notTrustedHint)
 			}
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			out, data = formatCheck(rep, sev, a.Start)
 			break
 		}
 		d, err := l.sup.Diagnostics(ctx, a.File)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		// Every error and warning there is now counts as reported, shown on
 		// this page or not: the summary told of them, and none of them is
@@ -395,12 +383,12 @@ func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, error) {
 		out, data = strings.Join(lines, "\n"), lines
 		if err != nil {
 			if out != "" {
-				return nil, fmt.Errorf("%s\n%w", out, err)
+				return nil, nil, fmt.Errorf("%s\n%w", out, err)
 			}
-			return nil, err
+			return nil, nil, err
 		}
 	default:
-		return nil, fmt.Errorf("lsp: unknown action %q: use one of %s", a.Action, strings.Join(lspActions, ", "))
+		return nil, nil, fmt.Errorf("lsp: unknown action %q: use one of %s", a.Action, strings.Join(lspActions, ", "))
 	}
 	// A layer of the sandbox missing here (no Landlock, no namespaces, the
 	// sandbox off) is said in the run's first answer, never silently.
@@ -410,9 +398,7 @@ func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, error) {
 	if len(notes) > 0 {
 		out = strings.Join(notes, "\n") + "\n" + out
 	}
-	res := Text(out)
-	res.Structured = emptyAsList(data)
-	return res, nil
+	return Text(out), emptyAsList(data), nil
 }
 
 // emptyAsList makes the empty lists of an lsp answer [] in JSON, not null:

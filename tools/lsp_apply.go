@@ -42,7 +42,7 @@ type renameFileArgs struct {
 // lspApplyTools are lsp_apply and rename_file.
 func (l *lspTools) applyTools() []Tool {
 	return []Tool{
-		{
+		Typed(Tool{
 			Name: "lsp_apply",
 			Tier: TierWrite,
 			Description: "Stage a code action of the language server (a quick fix, organize imports, a refactoring) as a change for resolve: " +
@@ -50,29 +50,24 @@ func (l *lspTools) applyTools() []Tool {
 				"(source.organizeImports, quickfix). Nothing is written: the result names an edit_id and shows the diff; resolve accept applies it " +
 				"all or nothing (rejected whole if any file changed since) and reports new diagnostics. An action that runs a command is staged " +
 				"from the edit the server sends back; one whose edit touches a file outside the workspace is refused whole.",
-			InputSchema: SchemaFor[applyArgs](),
-			Handler:     l.apply,
-		},
-		{
+		}, l.apply),
+		Typed(Tool{
 			Name: "rename_file",
 			Tier: TierWrite,
 			Description: "Move or rename a file or directory inside the workspace, with the import and reference updates the language server " +
 				"gives for it (workspace/willRenameFiles): the move and the edits are applied together, all or nothing, and the server is told. " +
 				"Where no server offers such edits the move is still made and the result says imports were not updated. " +
 				"preview: true stages it for resolve (edit_id and diff) instead.",
-			InputSchema: SchemaFor[renameFileArgs](),
-			Writes:      renameFileTargets,
-			Handler:     l.renameFile,
-		},
+			Writes: writesFor(renameFileTargets),
+		}, l.renameFile),
 	}
 }
 
 // renameFileTargets are both ends of the move rename_file makes now (a
 // preview writes nothing); the importers it updates are named with
 // WillWrite once the server's edit is known.
-func renameFileTargets(call *Call) []string {
-	var a renameFileArgs
-	if call.Decode(&a) != nil || a.Preview {
+func renameFileTargets(a renameFileArgs) []string {
+	if a.Preview {
 		return nil
 	}
 	return []string{a.From, a.To}
@@ -95,33 +90,25 @@ func timeoutErr(ctx context.Context, seconds int, err error) error {
 	return err
 }
 
-func (l *lspTools) apply(ctx context.Context, call *Call) (*Result, error) {
-	var a applyArgs
-	if err := call.Decode(&a); err != nil {
-		return nil, err
-	}
+func (l *lspTools) apply(ctx context.Context, call *Call, a applyArgs) (*Result, *StagedDiff, error) {
 	cctx, cancel := withTimeout(ctx, a.Timeout)
 	defer cancel()
 	if a.Line == 0 && a.Diagnostic == "" {
-		return nil, errors.New("lsp: lsp_apply needs line (1-based), or diagnostic (a part of the message or the code of the diagnostic to fix)")
+		return nil, nil, errors.New("lsp: lsp_apply needs line (1-based), or diagnostic (a part of the message or the code of the diagnostic to fix)")
 	}
 	pe, err := l.sup.ApplyCodeAction(cctx, lsp.ActionQuery{Position: lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, EndLine: a.EndLine, Diagnostic: a.Diagnostic}, a.Action)
 	if err != nil {
-		return nil, timeoutErr(cctx, a.Timeout, err)
+		return nil, nil, timeoutErr(cctx, a.Timeout, err)
 	}
 	return l.stageProposed(pe, "lsp_apply")
 }
 
-func (l *lspTools) renameFile(ctx context.Context, call *Call) (*Result, error) {
-	var a renameFileArgs
-	if err := call.Decode(&a); err != nil {
-		return nil, err
-	}
+func (l *lspTools) renameFile(ctx context.Context, call *Call, a renameFileArgs) (*Result, Change, error) {
 	cctx, cancel := withTimeout(ctx, a.Timeout)
 	defer cancel()
 	pe, err := l.sup.RenameFile(cctx, a.From, a.To)
 	if err != nil {
-		return nil, timeoutErr(cctx, a.Timeout, err)
+		return nil, nil, timeoutErr(cctx, a.Timeout, err)
 	}
 	if a.Preview {
 		return l.stageProposed(pe, "rename_file")
@@ -137,7 +124,7 @@ func (l *lspTools) renameFile(ctx context.Context, call *Call) (*Result, error) 
 	}
 	WillWrite(ctx, written)
 	if err := l.run.stager().Apply(plan); err != nil {
-		return nil, l.run.relErr(err)
+		return nil, nil, l.run.relErr(err)
 	}
 	var b strings.Builder
 	for _, n := range pe.Notes {
@@ -164,8 +151,7 @@ func (l *lspTools) renameFile(ctx context.Context, call *Call) (*Result, error) 
 		b.WriteString("\n" + n)
 	}
 	out := Text(b.String())
-	out.Structured = fc
-	return out, nil
+	return out, fc, nil
 }
 
 // plan turns a server's proposed edit into a staged plan; once resolve
@@ -193,13 +179,13 @@ func (l *lspTools) plan(pe *lsp.ProposedEdit, source string) *search.Plan {
 }
 
 // stageProposed stages pe for resolve and says what it would do.
-func (l *lspTools) stageProposed(pe *lsp.ProposedEdit, source string) (*Result, error) {
+func (l *lspTools) stageProposed(pe *lsp.ProposedEdit, source string) (*Result, *StagedDiff, error) {
 	return l.stageProposedWith(pe, source, "", nil)
 }
 
 // stageProposedWith is stageProposed with note (lines ending in a newline)
 // after what was staged, and after's notes added to accepting it.
-func (l *lspTools) stageProposedWith(pe *lsp.ProposedEdit, source, note string, after func(context.Context) []string) (*Result, error) {
+func (l *lspTools) stageProposedWith(pe *lsp.ProposedEdit, source, note string, after func(context.Context) []string) (*Result, *StagedDiff, error) {
 	plan := l.plan(pe, source)
 	if after != nil {
 		applied := plan.After
@@ -208,7 +194,7 @@ func (l *lspTools) stageProposedWith(pe *lsp.ProposedEdit, source, note string, 
 		}
 	}
 	if len(plan.Changes) == 0 {
-		return nil, fmt.Errorf("lsp: %s changes no file; nothing was staged", pe.Title)
+		return nil, nil, fmt.Errorf("lsp: %s changes no file; nothing was staged", pe.Title)
 	}
 	id, dropped := l.run.stager().StageDropping(plan)
 	var b strings.Builder

@@ -9,22 +9,18 @@ import (
 	"github.com/tetherhq/tether/bridges/lsp"
 )
 
-func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
-	var a renameArgs
-	if err := decodeText(call, &a); err != nil {
-		return nil, err
-	}
+func (l *lspTools) rename(ctx context.Context, call *Call, a renameArgs) (*Result, Change, error) {
 	// A new name that cannot be the identifier (a reserved word) is refused
 	// before a server starts for the baseline.
 	if err := l.sup.CheckRename(lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, a.NewName); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ctx, cancel := withTimeout(ctx, a.Timeout)
 	defer cancel()
 	if a.Preview {
 		pe, err := l.sup.RenamePreview(ctx, lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, a.NewName)
 		if err != nil {
-			return nil, timeoutErr(ctx, a.Timeout, err)
+			return nil, nil, timeoutErr(ctx, a.Timeout, err)
 		}
 		return l.stageRename(ctx, pe, a.NewName)
 	}
@@ -33,7 +29,7 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 	applyCtx := lsp.WithBeforeApply(ctx, func(files []string) { WillWrite(ctx, files) })
 	res, err := l.sup.Rename(applyCtx, lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}, a.NewName)
 	if err != nil {
-		return nil, timeoutErr(ctx, a.Timeout, err)
+		return nil, nil, timeoutErr(ctx, a.Timeout, err)
 	}
 	var b strings.Builder
 	for _, n := range res.Notes {
@@ -48,14 +44,13 @@ func (l *lspTools) rename(ctx context.Context, call *Call) (*Result, error) {
 	for _, f := range res.Files {
 		changed = append(changed, FileChange{Path: f, Action: "updated"})
 	}
-	out.Structured = &FileChanges{Changed: changed}
-	return out, nil
+	return out, &FileChanges{Changed: changed}, nil
 }
 
 // stageRename stages a rename preview for resolve. Its reply names what the
 // rename would leave behind (leftBehind, over the files as the rename would
 // leave them), and accepting it names what it left, as a direct rename does.
-func (l *lspTools) stageRename(ctx context.Context, pe *lsp.ProposedEdit, newName string) (*Result, error) {
+func (l *lspTools) stageRename(ctx context.Context, pe *lsp.ProposedEdit, newName string) (*Result, *StagedDiff, error) {
 	res := &lsp.RenameResult{OldName: pe.OldName, Extensions: pe.Extensions, Implementations: pe.Implementations}
 	over := map[string][]byte{}
 	for _, f := range pe.Files {

@@ -45,11 +45,17 @@ func lspSupervisor(t *testing.T, dir string, diagnostics time.Duration) *lsp.Sup
 
 func lspCall(t *testing.T, r *tools.Run, name string, args any) (string, error) {
 	t.Helper()
+	res, err := lspResult(t, r, name, args)
+	return res.AllText(), err
+}
+
+// lspResult is lspCall returning the whole result, for its typed output.
+func lspResult(t *testing.T, r *tools.Run, name string, args any) (*tools.Result, error) {
+	t.Helper()
 	b, _ := json.Marshal(args)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := r.Call(ctx, name, b, tools.FromModel)
-	return res.AllText(), err
+	return r.Call(ctx, name, b, tools.FromModel)
 }
 
 func TestLSPToolsRegisteredOnlyWhenWired(t *testing.T) {
@@ -67,12 +73,13 @@ func TestLSPTools(t *testing.T) {
 	}
 
 	t.Run("definition", func(t *testing.T) {
-		out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "use.go", "line": 11, "symbol": "Total"})
+		res, err := lspResult(t, r, "lsp", map[string]any{"action": "definition", "file": "use.go", "line": 11, "symbol": "Total"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(out, "shapes.go:17:6: func Total(shapes []Shape) float64 {") {
-			t.Fatalf("definition:\n%s", out)
+		want := lsp.Location{Path: "shapes.go", Line: 17, Col: 6, Text: "func Total(shapes []Shape) float64 {"}
+		if locs := structured[*lsp.Locations](t, res); locs.Total != 1 || len(locs.Items) != 1 || locs.Items[0] != want {
+			t.Fatalf("definition: %+v, want %+v", locs, want)
 		}
 	})
 	t.Run("references", func(t *testing.T) {
@@ -96,9 +103,12 @@ func TestLSPTools(t *testing.T) {
 		if err != nil || !strings.Contains(out, "function Total  shapes.go:17:6") {
 			t.Fatalf("symbols: %v\n%s", err, out)
 		}
-		out, err = lspCall(t, r, "lsp", map[string]any{"action": "hover", "file": "use.go", "line": 11, "symbol": "Total"})
-		if err != nil || !strings.Contains(out, "sums the areas") {
-			t.Fatalf("hover: %v\n%s", err, out)
+		res, err := lspResult(t, r, "lsp", map[string]any{"action": "hover", "file": "use.go", "line": 11, "symbol": "Total"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h := structured[*lsp.Hover](t, res); !strings.Contains(h.Text, "func Total(shapes []Shape) float64") || !strings.Contains(h.Text, "sums the areas") {
+			t.Fatalf("hover: %+v", h)
 		}
 	})
 	t.Run("status", func(t *testing.T) {

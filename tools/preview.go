@@ -30,11 +30,7 @@ func previewDiff(changes []search.FileChange) string {
 	return strings.TrimSuffix(d, "\n")
 }
 
-func (f *fileTools) previewWrite(ctx context.Context, call *Call) (string, error) {
-	var a writeArgs
-	if err := decodeText(call, &a); err != nil {
-		return "", err
-	}
+func (f *fileTools) previewWrite(ctx context.Context, a writeArgs) (string, error) {
 	real, rel, err := f.root.Resolve(a.Path)
 	if err != nil {
 		return "", pathErr("write", err)
@@ -47,19 +43,15 @@ func (f *fileTools) previewWrite(ctx context.Context, call *Call) (string, error
 	return previewDiff([]search.FileChange{{Path: rel, Old: old, New: []byte(a.Content), Create: create}}), nil
 }
 
-func (f *fileTools) previewEdit(ctx context.Context, call *Call) (string, error) {
-	e, err := f.planEdit(call)
+func (f *fileTools) previewEdit(ctx context.Context, a editArgs) (string, error) {
+	e, err := f.planEdit(a)
 	if err != nil {
 		return "", err
 	}
 	return previewDiff([]search.FileChange{{Path: e.rel, Old: e.data, New: []byte(e.out)}}), nil
 }
 
-func (f *fileTools) previewPatch(ctx context.Context, call *Call) (string, error) {
-	var a patchArgs
-	if err := decodeText(call, &a); err != nil {
-		return "", err
-	}
+func (f *fileTools) previewPatch(ctx context.Context, a patchArgs) (string, error) {
 	ops, err := parsePatch(a.Patch)
 	if err != nil {
 		return "", err
@@ -94,11 +86,7 @@ func (f *fileTools) previewPatch(ctx context.Context, call *Call) (string, error
 // previewEval shows an eval call as its code with its language, cell by
 // cell, instead of JSON with escaped newlines; a cell's code is cut at
 // 4000 bytes.
-func previewEval(ctx context.Context, call *Call) (string, error) {
-	var a evalArgs
-	if err := call.Decode(&a); err != nil {
-		return "", err
-	}
+func previewEval(ctx context.Context, a evalArgs) (string, error) {
 	lang := func(l string) string {
 		if l == "" {
 			l = a.Language
@@ -138,11 +126,7 @@ func previewEval(ctx context.Context, call *Call) (string, error) {
 
 // previewDebug shows a debug launch as the program and its arguments (or
 // the test it runs); other ops keep their arguments.
-func previewDebug(ctx context.Context, call *Call) (string, error) {
-	var a debugRequest
-	if err := call.Decode(&a); err != nil {
-		return "", err
-	}
+func previewDebug(ctx context.Context, a debugRequest) (string, error) {
 	if a.Op != "launch" {
 		return "", nil
 	}
@@ -167,11 +151,7 @@ func previewDebug(ctx context.Context, call *Call) (string, error) {
 // previewResolve shows what resolve would do: accept, the staged edit's diff
 // (its first page, with every file's counts); discard and show write
 // nothing.
-func (s *stagedTools) previewResolve(ctx context.Context, call *Call) (string, error) {
-	var a resolveArgs
-	if err := call.Decode(&a); err != nil {
-		return "", err
-	}
+func (s *stagedTools) previewResolve(ctx context.Context, a resolveArgs) (string, error) {
 	switch a.Action {
 	case "accept":
 		p, ok := s.run.stager().Pending(a.EditID)
@@ -191,11 +171,7 @@ func (s *stagedTools) previewResolve(ctx context.Context, call *Call) (string, e
 
 // previewRename asks the language server for the rename's edit, writing
 // nothing, and shows its diff (cut at astEditDiffLines lines).
-func (l *lspTools) previewRename(ctx context.Context, call *Call) (string, error) {
-	var a renameArgs
-	if err := decodeText(call, &a); err != nil {
-		return "", err
-	}
+func (l *lspTools) previewRename(ctx context.Context, a renameArgs) (string, error) {
 	pos := lsp.Position{File: a.File, Line: a.Line, Symbol: a.Symbol}
 	if err := l.sup.CheckRename(pos, a.NewName); err != nil {
 		return "", err
@@ -215,12 +191,8 @@ func (l *lspTools) previewRename(ctx context.Context, call *Call) (string, error
 
 // previewAstEdit works the rewrite out as ast_edit does, stages nothing,
 // and shows the diff it would stage (cut at astEditDiffLines lines).
-func (s *structural) previewAstEdit(ctx context.Context, call *Call) (string, error) {
-	var a astEditArgs
-	if err := decodeText(call, &a); err != nil {
-		return "", err
-	}
-	plan, err := s.editPlan(ctx, call.Name, a)
+func (s *structural) previewAstEdit(ctx context.Context, a astEditArgs) (string, error) {
+	plan, err := s.editPlan(ctx, "ast_edit", a)
 	if err != nil {
 		return "", err
 	}

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -48,18 +47,16 @@ type stagedTools struct {
 }
 
 func (s *stagedTools) tools() []Tool {
-	return []Tool{{
+	return []Tool{Typed(Tool{
 		Name: "resolve",
 		Tier: TierWrite,
 		Description: "Accept or discard a change staged by " + stagingTools + ", or show it. accept re-reads every file: if any changed since " +
 			"staging, the whole change is rejected (nothing is written) and the changed files are named; otherwise all " +
 			"files are written atomically, all or none (a file move included). show writes nothing: it lists every file with its counts and shows " +
 			"400 lines of the diff from start (or of one file's diff, with file).",
-		InputSchema: SchemaFor[resolveArgs](),
-		Writes:      s.resolveTargets,
-		Preview:     s.previewResolve,
-		Handler:     s.resolve,
-	}}
+		Writes:  writesFor(s.resolveTargets),
+		Preview: previewFor(s.previewResolve),
+	}, s.resolve)}
 }
 
 // resolveArgs are resolve's arguments.
@@ -71,32 +68,28 @@ type resolveArgs struct {
 	Start int    `json:"start,omitempty" jsonschema:"show: the diff line to start at (0-based); a page is 400 lines and says the start of the next" bounds:"minimum=0"`
 }
 
-func (s *stagedTools) resolve(ctx context.Context, call *Call) (*Result, error) {
-	var a resolveArgs
-	if err := call.Decode(&a); err != nil {
-		return nil, err
-	}
+func (s *stagedTools) resolve(ctx context.Context, call *Call, a resolveArgs) (*Result, Change, error) {
 	if a.Action != "show" && (a.File != "" || a.Start != 0) {
-		return nil, fmt.Errorf("tools: resolve: file and start go with action \"show\", not %q", a.Action)
+		return nil, nil, fmt.Errorf("tools: resolve: file and start go with action \"show\", not %q", a.Action)
 	}
 	stage := s.run.stager()
 	switch a.Action {
 	case "show":
 		p, ok := stage.Pending(a.EditID)
 		if !ok {
-			return nil, fmt.Errorf("tools: resolve: no staged edit %q: it was resolved, dropped, or never staged; %s stages a new one", a.EditID, stagingTools)
+			return nil, nil, fmt.Errorf("tools: resolve: no staged edit %q: it was resolved, dropped, or never staged; %s stages a new one", a.EditID, stagingTools)
 		}
 		head := fmt.Sprintf("(proposed) %s, %s in %s; nothing written yet\n", a.EditID, plural(p.Replacements, "replacement"), plural(len(p.Changes), "file"))
 		return stagedResult(head, a.EditID, p, a.File, a.Start)
 	case "discard":
 		if err := stage.Discard(a.EditID); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return Text(fmt.Sprintf("discarded %s; no file was changed", a.EditID)), nil
+		return Text(fmt.Sprintf("discarded %s; no file was changed", a.EditID)), nil, nil
 	case "accept":
 		plan, err := stage.Accept(a.EditID)
 		if err != nil {
-			return nil, s.run.relErr(err)
+			return nil, nil, s.run.relErr(err)
 		}
 		fc := &FileChanges{}
 		var names []string
@@ -124,17 +117,15 @@ func (s *stagedTools) resolve(ctx context.Context, call *Call) (*Result, error) 
 			}
 		}
 		out := Text(text)
-		out.Structured = fc
-		return out, nil
+		return out, fc, nil
 	}
-	return nil, errors.New("tools: resolve: action must be accept, discard or show")
+	return nil, nil, errors.New("tools: resolve: action must be accept, discard or show")
 }
 
 // resolveTargets are the files resolve accept writes: those of the staged
 // change it names (both ends of a move).
-func (s *stagedTools) resolveTargets(call *Call) []string {
-	var a resolveArgs
-	if json.Unmarshal(call.Args, &a) != nil || a.Action != "accept" {
+func (s *stagedTools) resolveTargets(a resolveArgs) []string {
+	if a.Action != "accept" {
 		return nil
 	}
 	p, ok := s.run.stager().Pending(a.EditID)

@@ -39,15 +39,14 @@ func (d *StagedDiff) attachWhole(out *Result) {
 // (what was staged and how to resolve it) followed by the page of plan's
 // diff stagedDiff renders from start (of file's diff when file is set),
 // which is also its Structured content.
-func stagedResult(text, id string, plan *search.Plan, file string, start int) (*Result, error) {
+func stagedResult(text, id string, plan *search.Plan, file string, start int) (*Result, *StagedDiff, error) {
 	diff, st, err := stagedDiff(id, plan, file, start)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := Text(text + diff)
-	out.Structured = st
 	st.attachWhole(out)
-	return out, nil
+	return out, st, nil
 }
 
 // droppedNote is the note line naming the staged edits that staging a new
@@ -59,6 +58,14 @@ func droppedNote(dropped []string) string {
 	return fmt.Sprintf("note: %s was dropped unresolved: at most %d staged edits (%d MiB of files) are kept; resolve edits before staging more\n",
 		strings.Join(dropped, ", "), AstEditMaxStaged, stage.MaxBytes>>20)
 }
+
+// Change is the structured output of a tool that writes a change or
+// stages one (lsp_rename, rename_file, resolve): *FileChanges when files
+// were written, *StagedDiff when the change was staged for resolve.
+type Change interface{ change() }
+
+func (*FileChanges) change() {}
+func (*StagedDiff) change()  {}
 
 // StagedFile is one file of a staged edit.
 type StagedFile struct {

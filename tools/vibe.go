@@ -62,7 +62,7 @@ func vibeTools(ws *workers.Roster, run *Run) []Tool {
 	v := &vibe{ws: ws, run: run, staged: map[string]string{}}
 	tiers := strings.Join(ws.Tiers(), ", ")
 	return []Tool{
-		{
+		Typed(Tool{
 			Name: "vibe_spawn",
 			Tier: TierRead,
 			Description: "Start a background worker on a brief, or a batch of workers (tasks, each given the shared context " +
@@ -72,11 +72,9 @@ func vibeTools(ws *workers.Roster, run *Run) []Tool {
 				"output_schema: a JSON Schema each result must conform to (vibe_wait says whether it does, and why not). " +
 				"isolated: each worker works in its own git worktree of the workdir, which stays untouched; " +
 				"vibe_wait stages its changes for resolve (diff preview, accept or discard, all or nothing).",
-			InputSchema: SchemaFor[spawnArgs](),
-			Mutates:     true, // starts or stops a worker's processes
-			Handler:     v.spawn,
-		},
-		{
+			Mutates: true, // starts or stops a worker's processes
+		}, v.spawn),
+		Typed(Tool{
 			Name: "vibe_send",
 			Tier: TierRead,
 			Description: "Give a worker a follow-up: correct course, answer its question, or ask for more once it is done. " +
@@ -84,34 +82,26 @@ func vibeTools(ws *workers.Roster, run *Run) []Tool {
 				"otherwise (and for a running worker, which is stopped first) it reruns from the start with its brief and " +
 				"every message so far, and the result says so. An isolated worker keeps its worktree: the next vibe_wait " +
 				"stages what the follow-up changed since its last run.",
-			InputSchema: SchemaFor[sendArgs](),
-			Mutates:     true, // starts or stops a worker's processes
-			Handler:     v.send,
-		},
-		{
+			Mutates: true, // starts or stops a worker's processes
+		}, v.send),
+		Typed(Tool{
 			Name: "vibe_wait",
 			Tier: TierRead,
 			Description: fmt.Sprintf("Wait until a worker finishes and return its result (its stdout), or, if it fails, "+
 				"its exit status and the tail of its log. Waits at most timeout_seconds (default %d, max %d); "+
 				"a timeout is not an error, it says the worker is still running.", DefaultWaitSeconds, MaxWaitSeconds),
-			InputSchema: SchemaFor[waitArgs](),
-			Handler:     v.wait,
-		},
-		{
+		}, v.wait),
+		Typed(Tool{
 			Name:        "vibe_kill",
 			Tier:        TierRead,
 			Description: "Stop a worker and every process it started. Its last result stays readable with vibe_wait.",
-			InputSchema: SchemaFor[workerArgs](),
 			Mutates:     true, // starts or stops a worker's processes
-			Handler:     v.kill,
-		},
-		{
+		}, v.kill),
+		Typed(Tool{
 			Name:        "vibe_list",
 			Tier:        TierRead,
 			Description: "List the workers: id, label, tier, status (running, done, failed, killed), elapsed time, and the tail of the last result.",
-			InputSchema: SchemaFor[struct{}](),
-			Handler:     v.list,
-		},
+		}, v.list),
 	}
 }
 
@@ -197,19 +187,15 @@ func readOnlySpawnRefusal(s Surface) Handler {
 	}
 }
 
-func (v *vibe) spawn(ctx context.Context, call *Call) (*Result, error) {
-	var a spawnArgs
-	if err := call.Decode(&a); err != nil {
-		return nil, err
-	}
+func (v *vibe) spawn(ctx context.Context, call *Call, a spawnArgs) (*Result, any, error) {
 	specs, err := a.specs()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The whole batch is checked before any of it starts.
 	for i, s := range specs {
 		if err := v.ws.Check(s); err != nil {
-			return nil, fmt.Errorf("tools: vibe_spawn: %s: %w; nothing was started", a.taskName(i), err)
+			return nil, nil, fmt.Errorf("tools: vibe_spawn: %s: %w; nothing was started", a.taskName(i), err)
 		}
 	}
 	var ids []string
@@ -223,7 +209,7 @@ func (v *vibe) spawn(ctx context.Context, call *Call) (*Result, error) {
 			if len(ids) > 0 {
 				stopped = fmt.Sprintf(" (%s, started before it, stopped)", strings.Join(ids, ", "))
 			}
-			return nil, fmt.Errorf("tools: vibe_spawn: %s: %w; nothing of the batch runs%s", a.taskName(i), err, stopped)
+			return nil, nil, fmt.Errorf("tools: vibe_spawn: %s: %w; nothing of the batch runs%s", a.taskName(i), err, stopped)
 		}
 		ids = append(ids, id)
 	}
@@ -246,8 +232,7 @@ func (v *vibe) spawn(ctx context.Context, call *Call) (*Result, error) {
 		fmt.Fprintf(&b, "Started worker %s (%s, %s tier). It runs in the background: vibe_wait %s collects the result, vibe_list shows progress.%s",
 			ids[0], infos[0].Label, infos[0].Tier, ids[0], extra)
 		res := Text(b.String())
-		res.Structured = infos[0]
-		return res, nil
+		return res, infos[0], nil
 	}
 	fmt.Fprintf(&b, "Started %d workers:", len(ids))
 	for _, in := range infos {
@@ -256,8 +241,7 @@ func (v *vibe) spawn(ctx context.Context, call *Call) (*Result, error) {
 	fmt.Fprintf(&b, ". They run in the background: vibe_wait collects each result, vibe_list shows progress.%s",
 		strings.ReplaceAll(strings.ReplaceAll(extra, "Its result is", "Each result is"), "It works", "Each works"))
 	res := Text(b.String())
-	res.Structured = infos
-	return res, nil
+	return res, infos, nil
 }
 
 // specs turns the arguments into one spec per worker.
@@ -314,14 +298,10 @@ func (a *spawnArgs) taskName(i int) string {
 	return fmt.Sprintf("task %d", i+1)
 }
 
-func (v *vibe) send(ctx context.Context, call *Call) (*Result, error) {
-	var a sendArgs
-	if err := call.Decode(&a); err != nil {
-		return nil, err
-	}
+func (v *vibe) send(ctx context.Context, call *Call, a sendArgs) (*Result, workers.Info, error) {
 	was := v.info(a.WorkerID).Status
 	if err := v.ws.Send(a.WorkerID, a.Message); err != nil {
-		return nil, err
+		return nil, workers.Info{}, err
 	}
 	info := v.info(a.WorkerID)
 	var msg string
@@ -335,15 +315,10 @@ func (v *vibe) send(ctx context.Context, call *Call) (*Result, error) {
 			info.ID, info.Label, info.Runs, info.Tier, workers.EnvState)
 	}
 	res := Text(msg)
-	res.Structured = info
-	return res, nil
+	return res, info, nil
 }
 
-func (v *vibe) wait(ctx context.Context, call *Call) (*Result, error) {
-	var a waitArgs
-	if err := call.Decode(&a); err != nil {
-		return nil, err
-	}
+func (v *vibe) wait(ctx context.Context, call *Call, a waitArgs) (*Result, VibeReport, error) {
 	secs := float64(DefaultWaitSeconds)
 	if a.TimeoutSeconds != nil {
 		secs = min(*a.TimeoutSeconds, MaxWaitSeconds)
@@ -354,7 +329,7 @@ func (v *vibe) wait(ctx context.Context, call *Call) (*Result, error) {
 	}
 	rep, err := v.ws.Wait(ctx, a.WorkerID, timeout)
 	if err != nil {
-		return nil, fmt.Errorf("tools: vibe_wait %s: %w", a.WorkerID, err)
+		return nil, VibeReport{}, fmt.Errorf("tools: vibe_wait %s: %w", a.WorkerID, err)
 	}
 	var b strings.Builder
 	switch {
@@ -386,15 +361,14 @@ func (v *vibe) wait(ctx context.Context, call *Call) (*Result, error) {
 		b.WriteString("\n\n")
 		var err error
 		if staged, err = v.stageChanges(rep, &b); err != nil {
-			return nil, err
+			return nil, VibeReport{}, err
 		}
 	}
 	res := Text(b.String())
-	res.Structured = VibeReport{Report: rep, Staged: staged}
 	if staged != nil {
 		staged.attachWhole(res)
 	}
-	return res, nil
+	return res, VibeReport{Report: rep, Staged: staged}, nil
 }
 
 // VibeReport is vibe_wait's Structured result: the worker's report and, for
@@ -482,28 +456,23 @@ func resultText(rep workers.Report) string {
 	return s
 }
 
-func (v *vibe) kill(ctx context.Context, call *Call) (*Result, error) {
-	var a workerArgs
-	if err := call.Decode(&a); err != nil {
-		return nil, err
-	}
+func (v *vibe) kill(ctx context.Context, call *Call, a workerArgs) (*Result, workers.Info, error) {
 	info, err := v.ws.Kill(a.WorkerID)
 	if err != nil {
-		return nil, err
+		return nil, workers.Info{}, err
 	}
 	msg := fmt.Sprintf("Worker %s (%s) was stopped with every process it started.", info.ID, info.Label)
 	if info.Status != workers.Killed {
 		msg = fmt.Sprintf("Worker %s (%s) had already ended (%s); nothing was running.", info.ID, info.Label, info.Status)
 	}
 	res := Text(msg)
-	res.Structured = info
-	return res, nil
+	return res, info, nil
 }
 
-func (v *vibe) list(ctx context.Context, call *Call) (*Result, error) {
+func (v *vibe) list(ctx context.Context, call *Call, _ struct{}) (*Result, []workers.Info, error) {
 	infos := v.ws.List()
 	if len(infos) == 0 {
-		return Text("No workers yet; vibe_spawn starts one."), nil
+		return Text("No workers yet; vibe_spawn starts one."), nil, nil
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d worker(s):\n", len(infos))
@@ -525,8 +494,7 @@ func (v *vibe) list(ctx context.Context, call *Call) (*Result, error) {
 		b.WriteString("\n")
 	}
 	res := Text(strings.TrimRight(b.String(), "\n"))
-	res.Structured = infos
-	return res, nil
+	return res, infos, nil
 }
 
 func (v *vibe) info(id string) workers.Info {

@@ -66,25 +66,32 @@ func TestVibeTools(t *testing.T) {
 	}
 
 	res := callResult(t, run, "vibe_spawn", `{"brief":"rename Foo to Bar","label":"renamer"}`)
-	fast := res.Structured.(workers.Info).ID
+	info := structured[workers.Info](t, res)
+	fast := info.ID
+	if info.Label != "renamer" || info.Tier != workers.Fast || info.Status != workers.Running {
+		t.Errorf("spawned %+v", info)
+	}
 	if !strings.Contains(res.AllText(), "Started worker "+fast) {
 		t.Errorf("spawn = %q", res.AllText())
 	}
 	res = callResult(t, run, "vibe_spawn", `{"brief":"design the cache","label":"designer","tier":"good"}`)
-	good := res.Structured.(workers.Info).ID
+	good := structured[workers.Info](t, res).ID
 
 	t.Run("wait for the result", func(t *testing.T) {
 		res := callResult(t, run, "vibe_wait", `{"worker_id":"`+fast+`","timeout_seconds":3600}`)
-		text := res.AllText()
-		if !strings.Contains(text, "is done") || !strings.Contains(text, "label=renamer tier=fast\nrename Foo to Bar") {
+		rep := structured[tools.VibeReport](t, res).Report
+		if !rep.Finished || rep.Status != workers.Done || !strings.Contains(rep.Result, "label=renamer tier=fast\nrename Foo to Bar") {
+			t.Errorf("wait = %+v", rep)
+		}
+		if text := res.AllText(); !strings.Contains(text, "is done") {
 			t.Errorf("wait = %q", text)
 		}
 	})
 
 	t.Run("wait times out while running", func(t *testing.T) {
 		res := callResult(t, run, "vibe_wait", `{"worker_id":"`+good+`","timeout_seconds":0.01}`)
-		if res.IsError || !strings.Contains(res.AllText(), "still running") {
-			t.Errorf("wait on a gated worker = %q (error %v), want still running", res.AllText(), res.IsError)
+		if rep := structured[tools.VibeReport](t, res).Report; res.IsError || rep.Finished || rep.Status != workers.Running {
+			t.Errorf("wait on a gated worker = %+v (error %v), want still running", rep, res.IsError)
 		}
 	})
 
@@ -100,17 +107,20 @@ func TestVibeTools(t *testing.T) {
 
 	t.Run("send reruns with the appended brief", func(t *testing.T) {
 		res := callResult(t, run, "vibe_send", `{"worker_id":"`+good+`","message":"go-ahead: keep it small"}`)
-		if !strings.Contains(res.AllText(), "run 2") {
-			t.Errorf("send = %q", res.AllText())
+		if in := structured[workers.Info](t, res); in.Runs != 2 || in.Status != workers.Running {
+			t.Errorf("send = %+v", in)
 		}
 		res = callResult(t, run, "vibe_wait", `{"worker_id":"`+good+`"}`)
-		if !strings.Contains(res.AllText(), "design the cache\n\ngo-ahead: keep it small") || !strings.Contains(res.AllText(), "is done") {
-			t.Errorf("rerun result = %q", res.AllText())
+		if rep := structured[tools.VibeReport](t, res).Report; rep.Status != workers.Done || rep.Runs != 2 || !strings.Contains(rep.Result, "design the cache\n\ngo-ahead: keep it small") {
+			t.Errorf("rerun result = %+v", rep)
 		}
 	})
 
 	t.Run("kill an ended worker", func(t *testing.T) {
 		res := callResult(t, run, "vibe_kill", `{"worker_id":"`+fast+`"}`)
+		if in := structured[workers.Info](t, res); in.Status != workers.Done {
+			t.Errorf("kill of a done worker = %+v", in)
+		}
 		if !strings.Contains(res.AllText(), "already ended") {
 			t.Errorf("kill = %q", res.AllText())
 		}
@@ -126,8 +136,11 @@ func TestVibeTools(t *testing.T) {
 
 func TestVibeFailingWorker(t *testing.T) {
 	run := vibeRun(t, workers.Config{Commands: map[string]string{workers.Fast: workerScript(t, "fail.sh")}, Surface: "plan"})
-	id := callResult(t, run, "vibe_spawn", `{"brief":"frobnicate","label":"frob"}`).Structured.(workers.Info).ID
+	id := structured[workers.Info](t, callResult(t, run, "vibe_spawn", `{"brief":"frobnicate","label":"frob"}`)).ID
 	res := callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
+	if rep := structured[tools.VibeReport](t, res).Report; rep.Status != workers.Failed || rep.Exit != "exit status 3" || !strings.Contains(rep.LogTail, "fatal: the frobnicator is missing") {
+		t.Errorf("failed worker report %+v", rep)
+	}
 	text := res.AllText()
 	for _, want := range []string{"failed", "exit status 3", "partial result", "fatal: the frobnicator is missing"} {
 		if !strings.Contains(text, want) {
@@ -170,8 +183,8 @@ func TestVibeKillAndClose(t *testing.T) {
 		pids = append(pids, []int{testenv.ReadPid(t, d, "leader"), testenv.ReadPid(t, d, "child"), testenv.ReadPid(t, d, "grandchild")})
 	}
 	res := callResult(t, run, "vibe_kill", `{"worker_id":"`+ids[0]+`"}`)
-	if !strings.Contains(res.AllText(), "stopped with every process") {
-		t.Errorf("kill = %q", res.AllText())
+	if in := structured[workers.Info](t, res); in.Status != workers.Killed {
+		t.Errorf("kill = %+v", in)
 	}
 	for _, p := range pids[0] {
 		if testenv.Alive(p) {
