@@ -272,7 +272,7 @@ func (s *Server) Refresh() {
 	if s.run == nil {
 		return
 	}
-	want := map[string]tools.Tool{}
+	want := map[string]tools.ToolInfo{}
 	for _, t := range s.run.List() {
 		want[t.Name] = t
 	}
@@ -294,7 +294,7 @@ func (s *Server) Refresh() {
 	}
 }
 
-func mcpTool(t tools.Tool) *mcp.Tool {
+func mcpTool(t tools.ToolInfo) *mcp.Tool {
 	schema := json.RawMessage(t.InputSchema)
 	if len(schema) == 0 {
 		schema = json.RawMessage(`{"type":"object"}`)
@@ -342,7 +342,7 @@ func (s *Server) call(ctx context.Context, ss *mcp.ServerSession, name string, p
 		if id == "" {
 			id = s.opts.SessionID // a stateless request's session has no id
 		}
-		_, known := s.run.Registry().Lookup(name)
+		_, known := s.run.Lookup(name)
 		oc := outcome(res, err)
 		if asked {
 			oc = "asked"

@@ -147,7 +147,7 @@ func TestRefresh(t *testing.T) {
 		t.Fatalf("tools/list = %s", got)
 	}
 	h := func(ctx context.Context, c *tools.Call) (*tools.Result, error) { return tools.Text("hi"), nil }
-	run.Registry().Register(tools.Tool{Name: "vibe_list", Tier: tools.TierRead, Handler: h}, tools.Tool{Name: "eval", Tier: tools.TierExec, Handler: h})
+	run.Register(tools.Tool{Name: "vibe_list", Tier: tools.TierRead, Handler: h}, tools.Tool{Name: "eval", Tier: tools.TierExec, Handler: h})
 	if got := list(); got != "read,vibe_list" {
 		t.Fatalf("after registering: tools/list = %s", got)
 	}
@@ -155,7 +155,7 @@ func TestRefresh(t *testing.T) {
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "plan surface") {
 		t.Fatalf("hidden eval: %v %+v", err, res)
 	}
-	run.Registry().Unregister("vibe_list")
+	run.Unregister("vibe_list")
 	if got := list(); got != "read" {
 		t.Fatalf("after unregistering: tools/list = %s", got)
 	}
@@ -368,7 +368,7 @@ func TestToolListChangedBothRevisions(t *testing.T) {
 				t.Fatal(err)
 			}
 			h := func(context.Context, *tools.Call) (*tools.Result, error) { return tools.Text("hi"), nil }
-			run.Registry().Register(tools.Tool{Name: "vibe_list", Tier: tools.TierRead, Handler: h})
+			run.Register(tools.Tool{Name: "vibe_list", Tier: tools.TierRead, Handler: h})
 			srv.Refresh()
 			select {
 			case <-changed:
@@ -422,9 +422,9 @@ func TestRefreshWhileListingHammer(t *testing.T) {
 	finished := make(chan error, 5)
 	go func() {
 		for range 300 {
-			run.Registry().Register(tools.Tool{Name: "vibe_list", Tier: tools.TierRead, Handler: h})
+			run.Register(tools.Tool{Name: "vibe_list", Tier: tools.TierRead, Handler: h})
 			srv.Refresh()
-			run.Registry().Unregister("vibe_list")
+			run.Unregister("vibe_list")
 			srv.Refresh()
 		}
 		finished <- nil

@@ -25,7 +25,11 @@ func TestArgumentsReachHandlerAsValidated(t *testing.T) {
 		} `json:"opts"`
 	}
 	var got args
-	r := tools.NewRegistry()
+	var asked string
+	r := startRun(t, tools.Config{WorkDir: t.TempDir(), Approver: tools.ApproverFunc(func(ctx context.Context, q tools.ApprovalRequest) (bool, error) {
+		asked = string(q.Args)
+		return true, nil
+	})})
 	err := r.Register(tools.Tool{Name: "t", Tier: tools.TierWrite,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{
 			"path":{"type":"string"},
@@ -43,11 +47,6 @@ func TestArgumentsReachHandlerAsValidated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var asked string
-	g := tools.Guard{Surface: tools.SurfaceDefault, Approver: tools.ApproverFunc(func(ctx context.Context, q tools.ApprovalRequest) (bool, error) {
-		asked = string(q.Args)
-		return true, nil
-	})}
 	tests := []struct {
 		args string
 		line int    // when valid
@@ -66,7 +65,7 @@ func TestArgumentsReachHandlerAsValidated(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
 			asked = ""
-			res, err := r.Call(context.Background(), g, tools.Call{Name: "t", Args: json.RawMessage(tt.args)})
+			res, err := r.Call(context.Background(), "t", json.RawMessage(tt.args), tools.FromModel)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("valid arguments failed: %v", err)

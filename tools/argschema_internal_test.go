@@ -34,7 +34,7 @@ func TestSchemasSayTheHandlersTables(t *testing.T) {
 		t.Errorf("lsp action enum = %v, want lspActions %v", got, lspActions)
 	}
 	table := dap.DefaultAdapters()
-	debug := schemaOf(DebugTool(dap.NewSupervisor(dap.Config{Adapters: table}), "", "").InputSchema)
+	debug := schemaOf(debugTool(dap.NewSupervisor(dap.Config{Adapters: table}), "", "").InputSchema)
 	if got := enum(debug, "adapter"); !slices.Equal(got, dap.AdapterIDs(table)) {
 		t.Errorf("debug adapter enum = %v, want the table's %v", got, dap.AdapterIDs(table))
 	}

@@ -39,7 +39,7 @@ func TestSchemaFor(t *testing.T) {
 	if free := s["properties"].(map[string]any)["free"].(map[string]any); free["type"] != "boolean" {
 		t.Errorf("pointer field type = %v, want boolean (no null)", free["type"])
 	}
-	r := tools.NewRegistry()
+	r := startRun(t, tools.Config{WorkDir: t.TempDir(), Surface: tools.SurfaceReadonly})
 	if err := r.Register(tools.Tool{Name: "t", Tier: tools.TierRead, InputSchema: raw,
 		Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
 			var a sampleArgs
@@ -60,7 +60,7 @@ func TestSchemaFor(t *testing.T) {
 		{`{"question":"q","extra":1}`, `unknown argument "extra": expected only count, free, lines, mode, name, options, question`},
 	} {
 		t.Run(tc.args, func(t *testing.T) {
-			res, err := r.Call(context.Background(), tools.Guard{Surface: tools.SurfaceReadonly}, tools.Call{Name: "t", Args: json.RawMessage(tc.args)})
+			res, err := r.Call(context.Background(), "t", json.RawMessage(tc.args), tools.FromModel)
 			if tc.err == "" {
 				if err != nil || res.AllText() != "ok" {
 					t.Fatalf("valid arguments refused: %v", err)

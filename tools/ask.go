@@ -19,9 +19,9 @@ func init() {
 		name:  "operator",
 		wired: func(cfg *Config) bool { return cfg.Questions != nil && cfg.TargetSpace != "" },
 		register: func(r *Run) (func() error, error) {
-			return nil, r.Registry().Register(AskToolWith(r.cfg.Questions, r.cfg.TargetSpace, operator.Wait{Timeout: r.cfg.QuestionTimeout, DefaultAfter: r.cfg.AskDefaultAfter}))
+			return nil, r.reg.Register(askTool(r.cfg.Questions, r.cfg.TargetSpace, operator.Wait{Timeout: r.cfg.QuestionTimeout, DefaultAfter: r.cfg.AskDefaultAfter}))
 		},
-		tools: func() []Tool { return []Tool{AskTool(nil, "", 0)} },
+		tools: func() []Tool { return []Tool{askTool(nil, "", operator.Wait{})} },
 	})
 }
 
@@ -132,15 +132,9 @@ func askResult(a operator.Answer) AskResult {
 	return r
 }
 
-// AskTool returns the ask_user tool asking through port in space; timeout
-// bounds the wait (0: operator.DefaultTimeout).
-func AskTool(port operator.QuestionPort, space string, timeout time.Duration) Tool {
-	return AskToolWith(port, space, operator.Wait{Timeout: timeout})
-}
-
-// AskToolWith is AskTool with the operator's default-after timeout
-// (operator.Wait.DefaultAfter).
-func AskToolWith(port operator.QuestionPort, space string, wait operator.Wait) Tool {
+// askTool returns the ask_user tool asking through port in space; wait
+// bounds the wait and may take the recommended option (operator.Wait).
+func askTool(port operator.QuestionPort, space string, wait operator.Wait) Tool {
 	return Typed(Tool{
 		Name: "ask_user",
 		Tier: TierRead,

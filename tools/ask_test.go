@@ -381,14 +381,12 @@ func TestAskUserRegistration(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer run.Close()
-			_, got := run.Registry().Lookup("ask_user")
+			_, got := run.Lookup("ask_user")
 			if got != tc.want {
 				t.Errorf("ask_user registered = %v, want %v", got, tc.want)
 			}
-			for _, s := range tools.Surfaces() {
-				if got && s.Allows(tools.TierRead) != slices.ContainsFunc(run.Registry().List(s), func(t tools.Tool) bool { return t.Name == "ask_user" }) {
-					t.Errorf("ask_user not listed on %s", s)
-				}
+			if got != slices.ContainsFunc(run.List(), func(t tools.ToolInfo) bool { return t.Name == "ask_user" }) {
+				t.Errorf("ask_user registered %v but listed %v on %s", got, !got, run.Surface())
 			}
 		})
 	}

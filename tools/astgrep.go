@@ -46,7 +46,7 @@ func init() {
 		name:  "astgrep",
 		wired: func(cfg *Config) bool { return cfg.Parser != nil },
 		register: func(r *Run) (func() error, error) {
-			return nil, r.Registry().Register(astGrepTools(r)...)
+			return nil, r.reg.Register(astGrepTools(r)...)
 		},
 		tools: func() []Tool { return (&structural{}).tools() },
 	})

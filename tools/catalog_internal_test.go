@@ -117,7 +117,7 @@ func TestCatalogHoldsAWiredRunsTools(t *testing.T) {
 	}
 	cat := catalog(fams)
 	registered := map[string]Tier{}
-	for _, tool := range r.Registry().All() {
+	for _, tool := range r.reg.All() {
 		registered[tool.Name] = tool.Tier
 	}
 	if !maps.Equal(registered, cat) {

@@ -23,15 +23,15 @@ func init() {
 		},
 		register: func(r *Run) (func() error, error) {
 			sv, conv := r.cfg.Debug, r.cfg.ConversationID
-			if err := r.Registry().Register(DebugTool(sv, r.WorkDir(), conv)); err != nil {
+			if err := r.reg.Register(debugTool(sv, r.WorkDir(), conv)); err != nil {
 				return nil, err
 			}
 			// Breakpoints follow the edits of the files they are in.
-			r.Registry().WrapWriters(debugFollowEdits(sv, conv, r.WorkDir()))
+			r.reg.WrapWriters(debugFollowEdits(sv, conv, r.WorkDir()))
 			// Run.Close ends the conversation's session: adapter and program tree.
 			return func() error { sv.Forget(conv); return nil }, nil
 		},
-		tools: func() []Tool { return []Tool{DebugTool(dap.NewSupervisor(dap.Config{}), "", "")} },
+		tools: func() []Tool { return []Tool{debugTool(dap.NewSupervisor(dap.Config{}), "", "")} },
 	})
 }
 
@@ -49,7 +49,7 @@ type debugRequest struct {
 	FunctionBreakpoints []string `json:"function_breakpoints,omitempty" jsonschema:"breakpoints: functions to stop in (Go: main.add, pkg.(*T).M; Python: add), replacing the previous ones; [] clears them"`
 	// ExceptionFilters choose among the adapter's exception filters.
 	ExceptionFilters []string `json:"exception_filters,omitempty" jsonschema:"breakpoints: the adapter's exception filters to stop on (debugpy: raised, uncaught, userUnhandled; lldb: cpp_throw, cpp_catch...), replacing its defaults; [] stops on no exception; an id the adapter lacks is refused, naming those it offers"`
-	// Its description names adapters from the table (DebugTool).
+	// Its description names adapters from the table (debugTool).
 	Program   string   `json:"program,omitempty"`
 	Args      []string `json:"args,omitempty" jsonschema:"launch: the program's arguments"`
 	Port      int      `json:"port,omitempty" jsonschema:"attach (required without pid): the port the program's debug server listens on" bounds:"minimum=1,maximum=65535"`
@@ -65,7 +65,7 @@ type debugRequest struct {
 	Expression string `json:"expression,omitempty" jsonschema:"evaluate, set_expression (required): expression in the program's language; read_memory, disassemble: an address or pointer (&x) to look at, instead of memory_reference"`
 	// Adapter picks an adapter by id instead of inferring it from the program
 	// or the root markers.
-	// Its enum is the supervisor's adapter table (DebugTool).
+	// Its enum is the supervisor's adapter table (debugTool).
 	Adapter string `json:"adapter,omitempty" jsonschema:"launch, attach: adapter id, when it cannot be inferred from the program or the root markers"`
 	// Test runs tests instead of the program (dap.LaunchArgs.Test).
 	Test string `json:"test,omitempty" bounds:"minLength=1"`
@@ -152,10 +152,10 @@ type debugReply struct {
 	Children         []dap.Child           `json:"children,omitempty"`
 }
 
-// DebugTool returns the debug tool bound to a supervisor, a working dir and a
+// debugTool returns the debug tool bound to a supervisor, a working dir and a
 // conversation (docs/tools.md, "debug"). It is exec tier and
 // Serial: the session is state across calls.
-func DebugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
+func debugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 	table := sv.AdapterTable()
 	_, _, goTests := adapterRoles(table)
 	return typedTuned(Tool{

@@ -24,7 +24,7 @@ const maxFollowBytes = 8 << 20
 // before and after the write, and for each one the write changed, moves
 // the breakpoints with the edit (dap.Supervisor.FollowEdit), sending them
 // to a live session's adapter again, and says so after the tool's result.
-func debugFollowEdits(sv *dap.Supervisor, conv, workDir string) Middleware {
+func debugFollowEdits(sv *dap.Supervisor, conv, workDir string) middleware {
 	return func(next Handler) Handler {
 		return func(ctx context.Context, call *Call) (*Result, error) {
 			files := sv.BreakpointFiles(conv)

@@ -312,7 +312,7 @@ func TestDebugToolBreakpointsFollowEdits(t *testing.T) {
 func TestDebugToolSchemaListsSupport(t *testing.T) {
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
-	tool := tools.DebugTool(sv, t.TempDir(), "c1")
+	tool, _ := debugRun(t, t.TempDir(), "c1", sv, tools.SurfaceDefault).Lookup("debug")
 	if want := dap.DescribeSupport(dap.DefaultAdapters()); !strings.Contains(tool.Description, want) {
 		t.Errorf("the description should say what each adapter supports (%s):\n%s", want, tool.Description)
 	}

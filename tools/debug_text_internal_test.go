@@ -186,7 +186,7 @@ func TestDebugActions(t *testing.T) {
 func TestDebugToolNumbers(t *testing.T) {
 	for ttl, want := range map[time.Duration]string{0: "ended after 30 minutes", time.Hour: "ended after 1 hour", 90 * time.Second: "ended after 90 seconds"} {
 		sv := dap.NewSupervisor(dap.Config{TTL: ttl})
-		tool := DebugTool(sv, t.TempDir(), "c")
+		tool := debugTool(sv, t.TempDir(), "c")
 		sv.Close()
 		if !strings.Contains(tool.Description, want) || !strings.Contains(tool.Description, "variables lists 50 children and stack 30 frames at a time") {
 			t.Errorf("TTL %s: %s", ttl, tool.Description)

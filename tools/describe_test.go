@@ -17,7 +17,7 @@ import (
 func TestDescriptionsSayWhatTheModelMustKnow(t *testing.T) {
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
-	debug := tools.DebugTool(sv, t.TempDir(), "c1")
+	debug, _ := startRun(t, tools.Config{WorkDir: t.TempDir(), ConversationID: "c1", Debug: sv}).Lookup("debug")
 	if !debug.Serial || !strings.Contains(debug.Description, "one at a time") {
 		t.Errorf("debug: serial %v, description does not say calls run one at a time:\n%s", debug.Serial, debug.Description)
 	}
@@ -28,7 +28,7 @@ func TestDescriptionsSayWhatTheModelMustKnow(t *testing.T) {
 	}
 
 	r := newEvalRun(t, allowAll, kernels.Config{})
-	eval, ok := r.Registry().Lookup("eval")
+	eval, ok := r.Lookup("eval")
 	if !ok {
 		t.Fatal("eval not registered")
 	}
@@ -41,7 +41,7 @@ func TestDescriptionsSayWhatTheModelMustKnow(t *testing.T) {
 
 	console := operator.NewConsole()
 	defer console.Close()
-	ask := tools.AskTool(console, "s", 0)
+	ask, _ := startRun(t, tools.Config{WorkDir: t.TempDir(), Questions: console, TargetSpace: "s"}).Lookup("ask_user")
 	if !strings.Contains(ask.Description, "never ask the operator in your reply text") {
 		t.Errorf("ask_user description does not forbid asking in chat text:\n%s", ask.Description)
 	}

@@ -30,7 +30,7 @@ func init() {
 				factory = &f
 			}
 			ev := &evaluator{run: r, factory: factory, kernels: map[kernels.Language]kernels.Kernel{}}
-			if err := r.Registry().Register(ev.tool()); err != nil {
+			if err := r.reg.Register(ev.tool()); err != nil {
 				return nil, err
 			}
 			// Run.Close discards every kernel: no interpreter outlives the run.

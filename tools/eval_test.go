@@ -73,7 +73,7 @@ func TestEvalRegisteredOnlyWithKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, ok := r.Registry().Lookup("eval"); ok {
+	if _, ok := r.Lookup("eval"); ok {
 		t.Error("eval registered without a kernel factory")
 	}
 	r2, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Kernels: std.NewFactory(kernels.Config{}, nil), Surface: tools.SurfacePlan})
@@ -81,7 +81,7 @@ func TestEvalRegisteredOnlyWithKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r2.Close()
-	tl, ok := r2.Registry().Lookup("eval")
+	tl, ok := r2.Lookup("eval")
 	if !ok || tl.Tier != tools.TierExec {
 		t.Fatalf("eval with a factory: %v tier %v", ok, tl.Tier)
 	}
@@ -225,7 +225,7 @@ func TestEvalBridge(t *testing.T) {
 					t.Fatal(err)
 				}
 				var origins []tools.Origin
-				r.Registry().Wrap("edit", func(next tools.Handler) tools.Handler {
+				tools.Wrap(r, "edit", func(next tools.Handler) tools.Handler {
 					return func(ctx context.Context, call *tools.Call) (*tools.Result, error) {
 						origins = append(origins, call.Origin)
 						res, err := next(ctx, call)
@@ -246,7 +246,7 @@ func TestEvalBridge(t *testing.T) {
 			t.Run("slow bridge call outlives the idle budget", func(t *testing.T) {
 				clock := kernelstest.NewClock()
 				r := newEvalRun(t, allowAll, kernels.Config{IdleTimeout: 2 * time.Second, Clock: clock})
-				if err := r.Registry().Register(slowTool(clock, 5*time.Second)); err != nil {
+				if err := r.Register(slowTool(clock, 5*time.Second)); err != nil {
 					t.Fatal(err)
 				}
 				res := evalCall(t, r, l.lang, l.slow)

@@ -120,7 +120,7 @@ func init() {
 	addFamily(family{
 		name: "files",
 		register: func(r *Run) (func() error, error) {
-			return nil, r.Registry().Register(newFileTools(r.root, &r.arts)...)
+			return nil, r.reg.Register(newFileTools(r.root, &r.arts)...)
 		},
 		tools: func() []Tool { return newFileTools(nil, nil) },
 	})

@@ -25,10 +25,10 @@ func init() {
 		wired: func(cfg *Config) bool { return cfg.LSP != nil && cfg.WorkDir != "" },
 		register: func(r *Run) (func() error, error) {
 			l := &lspTools{run: r, sup: r.Config().LSP, root: r.root, parser: r.Config().Parser, seen: &lsp.Seen{}, noted: map[string]bool{}}
-			if err := r.Registry().Register(append(l.tools(), l.applyTools()...)...); err != nil {
+			if err := r.reg.Register(append(l.tools(), l.applyTools()...)...); err != nil {
 				return nil, err
 			}
-			r.Registry().WrapWriters(l.diagnosticsOnWrite)
+			r.reg.WrapWriters(l.diagnosticsOnWrite)
 			return l.sup.Close, nil
 		},
 		tools: func() []Tool { l := &lspTools{}; return append(l.tools(), l.applyTools()...) },

@@ -250,7 +250,7 @@ func TestDiagnosticsOnWriteCoversDeclaredWriter(t *testing.T) {
 			return tools.Text("stamped " + a.File), nil
 		},
 	}
-	if err := r.Registry().Register(stamp); err != nil {
+	if err := r.Register(stamp); err != nil {
 		t.Fatal(err)
 	}
 	lib := "package p\n\n// Need measures s.\nfunc Need(s string) int { return len(s) }\n\nvar Old int = \"old\"\n\nvar New int = \"new\"\n"

@@ -190,7 +190,7 @@ func (l *lspTools) writtenFiles(res *Result, declared []string) []string {
 func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
 	return func(ctx context.Context, call *Call) (*Result, error) {
 		w := newWriteCall()
-		declared := declaredWrites(l.run.Registry(), call)
+		declared := declaredWrites(l.run.reg, call)
 		l.prepare(ctx, w, declared)
 		res, err := next(withWillWrite(ctx, func(paths []string) { l.prepare(ctx, w, paths) }), call)
 		if err != nil || res == nil || res.IsError {

@@ -16,14 +16,16 @@ import (
 // Handler performs one call of a tool.
 type Handler func(ctx context.Context, call *Call) (*Result, error)
 
-// Middleware wraps a tool's handler: it may inspect the call, run next, and
+// middleware wraps a tool's handler: it may inspect the call, run next, and
 // amend the result (the language-server family folds new diagnostics into the
 // results of every tool that declares the files it writes this way).
-type Middleware func(next Handler) Handler
+type middleware func(next Handler) Handler
 
-// Guard is what the registry checks a call against besides the tool's schema:
-// the surface (tier cap), the approval policy and the approver that asks a human.
-type Guard struct {
+// guard is what the registry checks a call against besides the tool's schema:
+// the surface (tier cap), the approval policy and the approver that asks a
+// human. A run makes one per call from its Config (Run.Call); nothing else
+// calls a registry, so no caller can choose its own.
+type guard struct {
 	// Surface decides which tools are visible and callable.
 	Surface Surface
 	// Policy decides whether write and exec calls are allowed, denied or asked about.
@@ -41,30 +43,31 @@ type entry struct {
 	serial sync.Mutex // held across calls of a Serial tool
 }
 
-// Registry holds a run's tools. It lists them per surface and calls them by
+// registry holds a run's tools. It lists them per surface and calls them by
 // name, checking the arguments against the tool's schema, the tier against the
 // surface (again, at call time), and the approval policy, then running the
 // handler through any wrappers registered for that tool. It is safe for
-// concurrent use.
-type Registry struct {
+// concurrent use. It is the run's own: families register on it from their
+// register func, and only Run.Call calls it.
+type registry struct {
 	mu      sync.RWMutex
 	tools   map[string]*entry
-	wraps   map[string][]Middleware
-	writers []Middleware // wrap every tool that declares Writes
+	wraps   map[string][]middleware
+	writers []middleware // wrap every tool that declares Writes
 }
 
 // validName is what MCP clients accept as a tool name.
 var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`) })
 
-// NewRegistry returns an empty registry.
-func NewRegistry() *Registry {
-	return &Registry{tools: map[string]*entry{}, wraps: map[string][]Middleware{}}
+// newRegistry returns an empty registry.
+func newRegistry() *registry {
+	return &registry{tools: map[string]*entry{}, wraps: map[string][]middleware{}}
 }
 
 // Register adds tools. It refuses a tool without a name, a valid tier or a
 // handler, a duplicate name, or an input schema it cannot compile; on error
 // none of the given tools is added.
-func (r *Registry) Register(tools ...Tool) error {
+func (r *registry) Register(tools ...Tool) error {
 	entries := make([]*entry, 0, len(tools))
 	seen := map[string]bool{}
 	for _, t := range tools {
@@ -101,7 +104,7 @@ func (r *Registry) Register(tools ...Tool) error {
 }
 
 // Unregister removes the named tools (unknown names are ignored).
-func (r *Registry) Unregister(names ...string) {
+func (r *registry) Unregister(names ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, n := range names {
@@ -111,7 +114,7 @@ func (r *Registry) Unregister(names ...string) {
 
 // Wrap adds middleware to the named tool. It may be called before or after the
 // tool is registered. The middleware added last runs outermost.
-func (r *Registry) Wrap(name string, mw ...Middleware) {
+func (r *registry) Wrap(name string, mw ...middleware) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.wraps[name] = append(r.wraps[name], mw...)
@@ -120,14 +123,14 @@ func (r *Registry) Wrap(name string, mw ...Middleware) {
 // WrapWriters adds middleware to every tool that declares the files it
 // writes (Tool.Writes), registered before or after; it runs outside the
 // middleware added with Wrap.
-func (r *Registry) WrapWriters(mw ...Middleware) {
+func (r *registry) WrapWriters(mw ...middleware) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.writers = append(r.writers, mw...)
 }
 
 // Lookup returns the named tool, whatever its tier.
-func (r *Registry) Lookup(name string) (Tool, bool) {
+func (r *registry) Lookup(name string) (Tool, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	e, ok := r.tools[name]
@@ -138,7 +141,7 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 }
 
 // All returns every registered tool, sorted by name.
-func (r *Registry) All() []Tool {
+func (r *registry) All() []Tool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := make([]Tool, 0, len(r.tools))
@@ -151,7 +154,7 @@ func (r *Registry) All() []Tool {
 
 // List returns the tools visible on surface s (tier at or below its cap),
 // sorted by name. Tools above the cap are omitted entirely.
-func (r *Registry) List(s Surface) []Tool {
+func (r *registry) List(s Surface) []Tool {
 	all := r.All()
 	out := all[:0]
 	for _, t := range all {
@@ -169,7 +172,7 @@ func (r *Registry) List(s Surface) []Tool {
 // ErrDeclined, ErrNoApprover) or when the handler returned an error; the Result
 // is then an error result carrying the same message. A tool's own error result
 // (IsError with a nil error) is passed on with a nil error.
-func (r *Registry) Call(ctx context.Context, g Guard, call Call) (*Result, error) {
+func (r *registry) Call(ctx context.Context, g guard, call Call) (*Result, error) {
 	res, err := r.call(ctx, g, &call)
 	if err != nil {
 		res = &Result{Content: []Content{{Type: TextContent, Text: err.Error()}}, IsError: true}
@@ -189,10 +192,10 @@ func (r *Registry) Call(ctx context.Context, g Guard, call Call) (*Result, error
 	return res, nil
 }
 
-func (r *Registry) call(ctx context.Context, g Guard, call *Call) (*Result, error) {
+func (r *registry) call(ctx context.Context, g guard, call *Call) (*Result, error) {
 	r.mu.RLock()
 	e, ok := r.tools[call.Name]
-	var wraps []Middleware
+	var wraps []middleware
 	if ok {
 		wraps = append(wraps, r.wraps[call.Name]...)
 		if e.tool.Writes != nil {
@@ -245,7 +248,7 @@ func runHandler(ctx context.Context, name string, h Handler, call *Call) (res *R
 	return h(ctx, call)
 }
 
-func approve(ctx context.Context, g Guard, t Tool, call *Call) error {
+func approve(ctx context.Context, g guard, t Tool, call *Call) error {
 	switch d := g.Policy.Decide(t.Name, t.Tier); d {
 	case Allow:
 		return nil
@@ -289,7 +292,7 @@ func askApprover(ctx context.Context, a Approver, q ApprovalRequest) (ok bool, e
 // made-up name can be megabytes, and the caller knows what it sent.
 const maxEchoedName = 64
 
-func (r *Registry) unknown(name string, s Surface) error {
+func (r *registry) unknown(name string, s Surface) error {
 	shown := fmt.Sprintf("%q", name)
 	if cut := textcut.Prefix(name, maxEchoedName); len(cut) < len(name) {
 		shown = fmt.Sprintf("%q... (the first %d of %d bytes)", cut, len(cut), len(name))

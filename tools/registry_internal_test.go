@@ -21,7 +21,7 @@ func fakeFamily(name string, res **fakeResource, tools ...Tool) family {
 		wired: func(*Config) bool { return *res != nil },
 		register: func(r *Run) (func() error, error) {
 			rr := *res
-			return func() error { rr.closed++; return nil }, r.Registry().Register(tools...)
+			return func() error { rr.closed++; return nil }, r.reg.Register(tools...)
 		},
 		tools: func() []Tool { return tools },
 	}
@@ -73,7 +73,7 @@ func TestRegistrationFollowsWiredResources(t *testing.T) {
 				t.Errorf("tools = %v, want %v", got, tt.want)
 			}
 			for _, name := range []string{"lsp", "debug"} {
-				if _, ok := r.Registry().Lookup(name); !ok {
+				if _, ok := r.reg.Lookup(name); !ok {
 					_, err := r.Call(context.Background(), name, nil, FromModel)
 					if !errors.Is(err, ErrUnknownTool) {
 						t.Errorf("call of unwired %s: err = %v, want ErrUnknownTool", name, err)
@@ -117,7 +117,7 @@ func TestFileToolsAlwaysRegistered(t *testing.T) {
 	}
 	defer r.Close()
 	for _, n := range []string{"read", "write", "edit", "apply_patch"} {
-		if _, ok := r.Registry().Lookup(n); !ok {
+		if _, ok := r.reg.Lookup(n); !ok {
 			t.Errorf("%s is not registered", n)
 		}
 	}

@@ -21,7 +21,7 @@ func init() {
 			return cfg.Parser != nil || ((cfg.LSP != nil || cfg.Vibe && cfg.Workers != nil) && cfg.WorkDir != "")
 		},
 		register: func(r *Run) (func() error, error) {
-			return nil, r.Registry().Register((&stagedTools{run: r}).tools()...)
+			return nil, r.reg.Register((&stagedTools{run: r}).tools()...)
 		},
 		tools: func() []Tool { return (&stagedTools{}).tools() },
 	})

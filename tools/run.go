@@ -105,7 +105,7 @@ type family struct {
 	name string
 	// wired reports whether cfg wires the family's resource. Nil means always.
 	wired func(cfg *Config) bool
-	// register builds the family's tools for r and registers them (r.Registry()),
+	// register builds the family's tools for r and registers them (r.reg),
 	// returning a closer that releases what it started (nil if nothing).
 	register func(r *Run) (closer func() error, err error)
 	// tools builds the tools register registers, bound to no resource (their
@@ -149,7 +149,7 @@ type closer struct {
 type Run struct {
 	cfg    Config
 	root   *fsutil.Root
-	reg    *Registry
+	reg    *registry
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -193,7 +193,7 @@ func newRun(ctx context.Context, cfg Config, fams []family) (*Run, error) {
 		return nil, fmt.Errorf("tools: surface %s has no valid tier cap", cfg.Surface)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	r := &Run{cfg: cfg, root: root, reg: NewRegistry(), ctx: rctx, cancel: cancel, approver: cfg.Approver, notice: recoverChanges()}
+	r := &Run{cfg: cfg, root: root, reg: newRegistry(), ctx: rctx, cancel: cancel, approver: cfg.Approver, notice: recoverChanges()}
 	r.OnClose("artifacts", r.arts.close)
 	for _, f := range fams {
 		if f.wired != nil && !f.wired(&r.cfg) {
@@ -296,8 +296,16 @@ func (r *Run) checkPolicy(fams []family) error {
 }
 
 // Call calls the named tool with JSON arguments on the run's surface, under
-// its approval policy and approver, through every wrapper. See Registry.Call
-// for what the Result and error mean. Calls made after Close are refused.
+// its approval policy and approver, through every wrapper: the one way to
+// call a tool, for the model's surface, `tether call`, the eval bridge and
+// an embedder alike. It always returns a non-nil Result. The error is
+// non-nil when the call was refused (unknown tool, tier above the surface's
+// cap, invalid arguments, denied, declined, no approver connected: test
+// with errors.Is against ErrUnknownTool, ErrNotOnSurface, ErrInvalidArgs,
+// ErrDenied, ErrDeclined, ErrNoApprover) or when the tool failed; the
+// Result is then an error result carrying the same message. A tool's own
+// error result (IsError with a nil error) comes with a nil error. Calls made
+// after Close are refused.
 func (r *Run) Call(ctx context.Context, name string, args json.RawMessage, origin Origin) (*Result, error) {
 	r.mu.Lock()
 	closed, approver := r.closed, r.approver
@@ -311,7 +319,7 @@ func (r *Run) Call(ctx context.Context, name string, args json.RawMessage, origi
 	defer cancel()
 	stop := context.AfterFunc(r.ctx, cancel)
 	defer stop()
-	g := Guard{Surface: r.cfg.Surface, Policy: r.cfg.Policy, Approver: approver, ConversationID: r.cfg.ConversationID}
+	g := guard{Surface: r.cfg.Surface, Policy: r.cfg.Policy, Approver: approver, ConversationID: r.cfg.ConversationID}
 	res, err := r.reg.Call(cctx, g, Call{Name: name, Args: args, Origin: origin})
 	r.mu.Lock()
 	notice := r.notice
@@ -328,11 +336,38 @@ func (r *Run) Call(ctx context.Context, name string, args json.RawMessage, origi
 	return res, err
 }
 
-// List returns the tools visible on the run's surface, sorted by name.
-func (r *Run) List() []Tool { return r.reg.List(r.cfg.Surface) }
+// List describes the tools visible on the run's surface, sorted by name.
+func (r *Run) List() []ToolInfo {
+	ts := r.reg.List(r.cfg.Surface)
+	out := make([]ToolInfo, len(ts))
+	for i, t := range ts {
+		out[i] = t.info()
+	}
+	return out
+}
 
-// Registry returns the run's registry (families register tools and wrappers on it).
-func (r *Run) Registry() *Registry { return r.reg }
+// Lookup describes the named tool of the run, whether or not its surface
+// shows it.
+func (r *Run) Lookup(name string) (ToolInfo, bool) {
+	t, ok := r.reg.Lookup(name)
+	if !ok {
+		return ToolInfo{}, false
+	}
+	return t.info(), true
+}
+
+// Register adds tools of the embedder's own to the run (a tool bound to a
+// resource of the host). They are listed and called as the run's own
+// tools are: only through Run.Call, under the run's surface, approval
+// policy and wrappers. It refuses a tool without a name, a valid tier or a
+// handler, a name the run already has, or an input schema it cannot
+// compile; on error none of ts is added.
+func (r *Run) Register(ts ...Tool) error { return r.reg.Register(ts...) }
+
+// Unregister removes the named tools from the run (unknown names are
+// ignored). A host serving the run (server.Server.Refresh) tells its
+// clients.
+func (r *Run) Unregister(names ...string) { r.reg.Unregister(names...) }
 
 // Config returns the run's configuration (WorkDir made absolute, Surface filled in).
 func (r *Run) Config() Config { return r.cfg }

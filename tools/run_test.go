@@ -75,7 +75,7 @@ func TestRunHammer(t *testing.T) {
 func TestRunCloseCancelsCalls(t *testing.T) {
 	r, _ := newRun(t, nil)
 	started := make(chan struct{})
-	err := r.Registry().Register(tools.Tool{Name: "block", Tier: tools.TierRead, Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
+	err := r.Register(tools.Tool{Name: "block", Tier: tools.TierRead, Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
 		close(started)
 		<-ctx.Done()
 		return nil, fmt.Errorf("tools: block: %w", ctx.Err())

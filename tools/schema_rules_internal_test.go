@@ -234,7 +234,7 @@ func TestHandlerRulesAreInTheSchema(t *testing.T) {
 				return
 			}
 			var tool Tool
-			for _, x := range r.Registry().All() {
+			for _, x := range r.reg.All() {
 				if x.Name == tc.tool {
 					tool = x
 				}

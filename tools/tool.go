@@ -84,7 +84,7 @@ type Tool struct {
 	// from the call's own arguments (and the tool's own state: the staged
 	// change an edit_id names), or none when the tool learns them only while
 	// it runs; such a tool calls WillWrite with them before it writes.
-	// Wrappers added with Registry.WrapWriters (diagnostics on write) cover
+	// Wrappers added with registry.WrapWriters (diagnostics on write) cover
 	// every tool that sets it, without naming any. After a call the files
 	// written are those its result reports (FileChanges), else those declared.
 	Writes func(call *Call) []string
@@ -95,6 +95,24 @@ type Tool struct {
 	// Handler performs a call. Returning an error yields an error result whose
 	// text is the error's message; it should say what failed and what to do next.
 	Handler Handler
+}
+
+// ToolInfo is what a run shows of one of its tools: enough to list it (an
+// MCP tools/list entry), nothing to call it with; calls go through Run.Call.
+type ToolInfo struct {
+	// Name, Tier, Description, InputSchema, Serial and Mutates are the
+	// tool's own (see Tool).
+	Name        string
+	Tier        Tier
+	Description string
+	InputSchema json.RawMessage
+	Serial      bool
+	Mutates     bool
+}
+
+// info is what a run shows of t.
+func (t Tool) info() ToolInfo {
+	return ToolInfo{Name: t.Name, Tier: t.Tier, Description: t.Description, InputSchema: t.InputSchema, Serial: t.Serial, Mutates: t.Mutates}
 }
 
 // Origin says who made a call.

@@ -41,7 +41,7 @@ func init() {
 					}
 				}
 			}
-			return ws.Close, r.Registry().Register(ts...)
+			return ws.Close, r.reg.Register(ts...)
 		},
 		// a roster with no tier configured: only the descriptions read it
 		tools: func() []Tool { return vibeTools(&workers.Roster{}, nil) },

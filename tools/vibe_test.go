@@ -220,7 +220,7 @@ func TestVibeRegisteredOnlyInVibeMode(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, name := range []string{"vibe_spawn", "vibe_send", "vibe_wait", "vibe_kill", "vibe_list"} {
-			if _, ok := run.Registry().Lookup(name); ok {
+			if _, ok := run.Lookup(name); ok {
 				t.Errorf("%s registered with vibe=%v workers=%v", name, cfg.Vibe, cfg.Workers != nil)
 			}
 		}

@@ -24,7 +24,7 @@ func withWillWrite(ctx context.Context, f func([]string)) context.Context {
 
 // declaredWrites returns the files the call of the registry's tool name
 // declares it will write (nil for a tool that declares none).
-func declaredWrites(reg *Registry, call *Call) []string {
+func declaredWrites(reg *registry, call *Call) []string {
 	t, ok := reg.Lookup(call.Name)
 	if !ok || t.Writes == nil {
 		return nil

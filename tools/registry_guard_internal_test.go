@@ -1,4 +1,4 @@
-package tools_test
+package tools
 
 import (
 	"context"
@@ -10,25 +10,23 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-
-	"github.com/tetherhq/tether/tools"
 )
 
-func tool(name string, tier tools.Tier) tools.Tool {
-	return tools.Tool{Name: name, Tier: tier, Description: "test tool " + name,
+func testTool(name string, tier Tier) Tool {
+	return Tool{Name: name, Tier: tier, Description: "test tool " + name,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`),
-		Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
-			return tools.Text("ran " + name), nil
+		Handler: func(ctx context.Context, c *Call) (*Result, error) {
+			return Text("ran " + name), nil
 		}}
 }
 
-func newRegistry(t *testing.T) *tools.Registry {
+func testRegistry(t *testing.T) *registry {
 	t.Helper()
-	r := tools.NewRegistry()
+	r := newRegistry()
 	err := r.Register(
-		tool("lsp", tools.TierRead), tool("ast_grep", tools.TierRead), tool("ask_user", tools.TierRead),
-		tool("lsp_rename", tools.TierWrite), tool("ast_edit", tools.TierWrite), tool("resolve", tools.TierWrite),
-		tool("debug", tools.TierExec), tool("eval", tools.TierExec),
+		testTool("lsp", TierRead), testTool("ast_grep", TierRead), testTool("ask_user", TierRead),
+		testTool("lsp_rename", TierWrite), testTool("ast_edit", TierWrite), testTool("resolve", TierWrite),
+		testTool("debug", TierExec), testTool("eval", TierExec),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +34,7 @@ func newRegistry(t *testing.T) *tools.Registry {
 	return r
 }
 
-func names(ts []tools.Tool) []string {
+func toolNames(ts []Tool) []string {
 	var out []string
 	for _, t := range ts {
 		out = append(out, t.Name)
@@ -47,17 +45,17 @@ func names(ts []tools.Tool) []string {
 func TestSurfaces(t *testing.T) {
 	all := []string{"ask_user", "ast_edit", "ast_grep", "debug", "eval", "lsp", "lsp_rename", "resolve"}
 	tests := []struct {
-		surface tools.Surface
+		surface Surface
 		listed  []string
 	}{
-		{tools.SurfaceDefault, all},
-		{tools.SurfacePlan, []string{"ask_user", "ast_grep", "lsp"}},
-		{tools.SurfaceReadonly, []string{"ask_user", "ast_grep", "lsp"}},
+		{SurfaceDefault, all},
+		{SurfacePlan, []string{"ask_user", "ast_grep", "lsp"}},
+		{SurfaceReadonly, []string{"ask_user", "ast_grep", "lsp"}},
 	}
-	r := newRegistry(t)
+	r := testRegistry(t)
 	for _, tt := range tests {
 		t.Run(tt.surface.Name, func(t *testing.T) {
-			got := names(r.List(tt.surface))
+			got := toolNames(r.List(tt.surface))
 			if !reflect.DeepEqual(got, tt.listed) {
 				t.Fatalf("listed %v, want %v", got, tt.listed)
 			}
@@ -65,16 +63,16 @@ func TestSurfaces(t *testing.T) {
 			for _, n := range got {
 				listed[n] = true
 			}
-			g := tools.Guard{Surface: tt.surface, Policy: tools.PolicyOf(tools.Allow)}
+			g := guard{Surface: tt.surface, Policy: PolicyOf(Allow)}
 			for _, n := range all {
-				res, err := r.Call(context.Background(), g, tools.Call{Name: n})
+				res, err := r.Call(context.Background(), g, Call{Name: n})
 				if listed[n] {
 					if err != nil || res.IsError || res.AllText() != "ran "+n {
 						t.Errorf("%s: listed but the call gave %v %q", n, err, res.AllText())
 					}
 					continue
 				}
-				if !errors.Is(err, tools.ErrNotOnSurface) || !res.IsError {
+				if !errors.Is(err, ErrNotOnSurface) || !res.IsError {
 					t.Errorf("%s: hidden but the call gave err=%v isError=%v", n, err, res.IsError)
 				}
 				if msg := res.AllText(); !strings.Contains(msg, n) || !strings.Contains(msg, tt.surface.Name) || !strings.HasPrefix(msg, "tools: ") {
@@ -86,25 +84,25 @@ func TestSurfaces(t *testing.T) {
 }
 
 func TestParseSurface(t *testing.T) {
-	for in, want := range map[string]tools.Surface{"": tools.SurfaceDefault, "default": tools.SurfaceDefault, "plan": tools.SurfacePlan, "readonly": tools.SurfaceReadonly} {
-		got, err := tools.ParseSurface(in)
+	for in, want := range map[string]Surface{"": SurfaceDefault, "default": SurfaceDefault, "plan": SurfacePlan, "readonly": SurfaceReadonly} {
+		got, err := ParseSurface(in)
 		if err != nil || got != want {
 			t.Errorf("ParseSurface(%q) = %v, %v", in, got, err)
 		}
 	}
-	if _, err := tools.ParseSurface("admin"); err == nil || !strings.Contains(err.Error(), "default, plan or readonly") {
+	if _, err := ParseSurface("admin"); err == nil || !strings.Contains(err.Error(), "default, plan or readonly") {
 		t.Errorf("ParseSurface(admin): %v", err)
 	}
 }
 
 type recorder struct {
 	mu     sync.Mutex
-	asked  []tools.ApprovalRequest
+	asked  []ApprovalRequest
 	answer bool
 	err    error
 }
 
-func (a *recorder) Approve(ctx context.Context, q tools.ApprovalRequest) (bool, error) {
+func (a *recorder) Approve(ctx context.Context, q ApprovalRequest) (bool, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.asked = append(a.asked, q)
@@ -112,35 +110,35 @@ func (a *recorder) Approve(ctx context.Context, q tools.ApprovalRequest) (bool, 
 }
 
 func TestApprovals(t *testing.T) {
-	r := newRegistry(t)
+	r := testRegistry(t)
 	tests := []struct {
 		name     string
-		policy   tools.Policy
+		policy   Policy
 		approver *recorder
 		tool     string
 		wantErr  error // nil: the call runs
 		asked    bool
 	}{
-		{"read never asks", tools.Policy{}, nil, "lsp", nil, false},
-		{"read ignores deny", tools.PolicyOf(tools.Deny), nil, "ast_grep", nil, false},
-		{"ask without approver fails closed", tools.Policy{}, nil, "lsp_rename", tools.ErrNoApprover, false},
-		{"ask exec without approver fails closed", tools.PolicyOf(tools.Ask), nil, "eval", tools.ErrNoApprover, false},
-		{"approver cannot reach anyone fails closed", tools.Policy{}, &recorder{err: fmt.Errorf("client lacks elicitation: %w", tools.ErrNoApprover)}, "debug", tools.ErrNoApprover, true},
-		{"approver error refuses", tools.Policy{}, &recorder{err: errors.New("broken pipe")}, "debug", errors.New(""), true},
-		{"ask approved", tools.Policy{}, &recorder{answer: true}, "resolve", nil, true},
-		{"ask declined", tools.Policy{}, &recorder{answer: false}, "resolve", tools.ErrDeclined, true},
-		{"allow", tools.PolicyOf(tools.Allow), nil, "eval", nil, false},
-		{"deny", tools.PolicyOf(tools.Deny), &recorder{answer: true}, "eval", tools.ErrDenied, false},
-		{"tier override", tools.Policy{Default: tools.Deny, Tiers: map[tools.Tier]tools.Decision{tools.TierWrite: tools.Allow}}, nil, "ast_edit", nil, false},
-		{"tool override beats tier", tools.Policy{Tiers: map[tools.Tier]tools.Decision{tools.TierExec: tools.Allow}, Tools: map[string]tools.Decision{"debug": tools.Deny}}, nil, "debug", tools.ErrDenied, false},
+		{"read never asks", Policy{}, nil, "lsp", nil, false},
+		{"read ignores deny", PolicyOf(Deny), nil, "ast_grep", nil, false},
+		{"ask without approver fails closed", Policy{}, nil, "lsp_rename", ErrNoApprover, false},
+		{"ask exec without approver fails closed", PolicyOf(Ask), nil, "eval", ErrNoApprover, false},
+		{"approver cannot reach anyone fails closed", Policy{}, &recorder{err: fmt.Errorf("client lacks elicitation: %w", ErrNoApprover)}, "debug", ErrNoApprover, true},
+		{"approver error refuses", Policy{}, &recorder{err: errors.New("broken pipe")}, "debug", errors.New(""), true},
+		{"ask approved", Policy{}, &recorder{answer: true}, "resolve", nil, true},
+		{"ask declined", Policy{}, &recorder{answer: false}, "resolve", ErrDeclined, true},
+		{"allow", PolicyOf(Allow), nil, "eval", nil, false},
+		{"deny", PolicyOf(Deny), &recorder{answer: true}, "eval", ErrDenied, false},
+		{"tier override", Policy{Default: Deny, Tiers: map[Tier]Decision{TierWrite: Allow}}, nil, "ast_edit", nil, false},
+		{"tool override beats tier", Policy{Tiers: map[Tier]Decision{TierExec: Allow}, Tools: map[string]Decision{"debug": Deny}}, nil, "debug", ErrDenied, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := tools.Guard{Surface: tools.SurfaceDefault, Policy: tt.policy, ConversationID: "c1"}
+			g := guard{Surface: SurfaceDefault, Policy: tt.policy, ConversationID: "c1"}
 			if tt.approver != nil {
 				g.Approver = tt.approver
 			}
-			res, err := r.Call(context.Background(), g, tools.Call{Name: tt.tool, Args: json.RawMessage(`{"n":1}`), Origin: tools.FromBridge})
+			res, err := r.Call(context.Background(), g, Call{Name: tt.tool, Args: json.RawMessage(`{"n":1}`), Origin: FromBridge})
 			switch {
 			case tt.wantErr == nil && err != nil:
 				t.Fatalf("refused: %v", err)
@@ -159,7 +157,7 @@ func TestApprovals(t *testing.T) {
 				}
 				if tt.asked {
 					q := tt.approver.asked[0]
-					if q.Tool != tt.tool || q.ConversationID != "c1" || q.Origin != tools.FromBridge || string(q.Args) != `{"n":1}` {
+					if q.Tool != tt.tool || q.ConversationID != "c1" || q.Origin != FromBridge || string(q.Args) != `{"n":1}` {
 						t.Errorf("approval request %+v", q)
 					}
 					if p := q.Prompt(); !strings.Contains(p, tt.tool) || !strings.Contains(p, `{"n":1}`) {
@@ -172,32 +170,32 @@ func TestApprovals(t *testing.T) {
 }
 
 func TestParsePolicy(t *testing.T) {
-	p, err := tools.ParsePolicy("write=allow,exec=ask,debug=deny")
+	p, err := ParsePolicy("write=allow,exec=ask,debug=deny")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name string
-		tier tools.Tier
-		want tools.Decision
-	}{{"edit", tools.TierWrite, tools.Allow}, {"eval", tools.TierExec, tools.Ask}, {"debug", tools.TierExec, tools.Deny}, {"lsp", tools.TierRead, tools.Allow}} {
+		tier Tier
+		want Decision
+	}{{"edit", TierWrite, Allow}, {"eval", TierExec, Ask}, {"debug", TierExec, Deny}, {"lsp", TierRead, Allow}} {
 		if got := p.Decide(c.name, c.tier); got != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
 	}
-	if p, _ := tools.ParsePolicy("deny"); p.Decide("write", tools.TierWrite) != tools.Deny {
+	if p, _ := ParsePolicy("deny"); p.Decide("write", TierWrite) != Deny {
 		t.Error("deny")
 	}
 	for _, bad := range []string{"maybe", "write=perhaps", "read=deny", "write"} {
-		if _, err := tools.ParsePolicy(bad); err == nil {
+		if _, err := ParsePolicy(bad); err == nil {
 			t.Errorf("ParsePolicy(%q) accepted", bad)
 		}
 	}
 }
 
 func TestArgumentValidation(t *testing.T) {
-	r := tools.NewRegistry()
-	err := r.Register(tools.Tool{Name: "t", Tier: tools.TierRead,
+	r := newRegistry()
+	err := r.Register(Tool{Name: "t", Tier: TierRead,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{
 			"path":{"type":"string","minLength":1},
 			"line":{"type":"integer","minimum":1},
@@ -205,11 +203,11 @@ func TestArgumentValidation(t *testing.T) {
 			"lines":{"type":"array","items":{"type":"integer"}},
 			"opts":{"type":"object","properties":{"deep":{"type":"boolean"}},"required":["deep"]}},
 			"required":["path"],"additionalProperties":false}`),
-		Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) { return tools.Text("ok"), nil }})
+		Handler: func(ctx context.Context, c *Call) (*Result, error) { return Text("ok"), nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := tools.Guard{Surface: tools.SurfaceReadonly}
+	g := guard{Surface: SurfaceReadonly}
 	tests := []struct {
 		args string
 		want string // "" = valid; else substrings of the error
@@ -232,14 +230,14 @@ func TestArgumentValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			res, err := r.Call(context.Background(), g, tools.Call{Name: "t", Args: json.RawMessage(tt.args)})
+			res, err := r.Call(context.Background(), g, Call{Name: "t", Args: json.RawMessage(tt.args)})
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("refused valid arguments: %v", err)
 				}
 				return
 			}
-			if !errors.Is(err, tools.ErrInvalidArgs) {
+			if !errors.Is(err, ErrInvalidArgs) {
 				t.Fatalf("err = %v, want ErrInvalidArgs", err)
 			}
 			if !strings.Contains(res.AllText(), tt.want) {
@@ -250,19 +248,19 @@ func TestArgumentValidation(t *testing.T) {
 }
 
 func TestRegisterRefuses(t *testing.T) {
-	ok := func(ctx context.Context, c *tools.Call) (*tools.Result, error) { return nil, nil }
-	r := tools.NewRegistry()
-	if err := r.Register(tools.Tool{Name: "a", Tier: tools.TierRead, Handler: ok}); err != nil {
+	ok := func(ctx context.Context, c *Call) (*Result, error) { return nil, nil }
+	r := newRegistry()
+	if err := r.Register(Tool{Name: "a", Tier: TierRead, Handler: ok}); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []tools.Tool{
-		{Name: "", Tier: tools.TierRead, Handler: ok},
-		{Name: "has space", Tier: tools.TierRead, Handler: ok},
-		{Name: "a", Tier: tools.TierRead, Handler: ok},
+	for _, bad := range []Tool{
+		{Name: "", Tier: TierRead, Handler: ok},
+		{Name: "has space", Tier: TierRead, Handler: ok},
+		{Name: "a", Tier: TierRead, Handler: ok},
 		{Name: "b", Tier: 0, Handler: ok},
-		{Name: "c", Tier: tools.TierRead},
-		{Name: "d", Tier: tools.TierRead, Handler: ok, InputSchema: json.RawMessage(`{"type":"string"}`)},
-		{Name: "e", Tier: tools.TierRead, Handler: ok, InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/defs/x"}}}`)},
+		{Name: "c", Tier: TierRead},
+		{Name: "d", Tier: TierRead, Handler: ok, InputSchema: json.RawMessage(`{"type":"string"}`)},
+		{Name: "e", Tier: TierRead, Handler: ok, InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/defs/x"}}}`)},
 	} {
 		if err := r.Register(bad); err == nil || !strings.HasPrefix(err.Error(), "tools: ") {
 			t.Errorf("Register(%q) = %v", bad.Name, err)
@@ -271,27 +269,27 @@ func TestRegisterRefuses(t *testing.T) {
 }
 
 func TestWrap(t *testing.T) {
-	r := tools.NewRegistry()
+	r := newRegistry()
 	var order []string
-	mw := func(tag string) tools.Middleware {
-		return func(next tools.Handler) tools.Handler {
-			return func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
+	mw := func(tag string) middleware {
+		return func(next Handler) Handler {
+			return func(ctx context.Context, c *Call) (*Result, error) {
 				order = append(order, tag)
 				res, err := next(ctx, c)
 				if err == nil {
-					res.Content = append(res.Content, tools.Content{Type: tools.TextContent, Text: tag})
+					res.Content = append(res.Content, Content{Type: TextContent, Text: tag})
 				}
 				return res, err
 			}
 		}
 	}
 	r.Wrap("w", mw("before-register"))
-	if err := r.Register(tool("w", tools.TierWrite), tool("other", tools.TierWrite)); err != nil {
+	if err := r.Register(testTool("w", TierWrite), testTool("other", TierWrite)); err != nil {
 		t.Fatal(err)
 	}
 	r.Wrap("w", mw("after-register"))
-	g := tools.Guard{Surface: tools.SurfaceDefault, Policy: tools.PolicyOf(tools.Allow)}
-	res, err := r.Call(context.Background(), g, tools.Call{Name: "w"})
+	g := guard{Surface: SurfaceDefault, Policy: PolicyOf(Allow)}
+	res, err := r.Call(context.Background(), g, Call{Name: "w"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,32 +300,32 @@ func TestWrap(t *testing.T) {
 		t.Errorf("order %v", order)
 	}
 	order = nil
-	res, _ = r.Call(context.Background(), g, tools.Call{Name: "other"})
+	res, _ = r.Call(context.Background(), g, Call{Name: "other"})
 	if res.AllText() != "ran other" || len(order) != 0 {
 		t.Errorf("wrapper leaked onto another tool: %q %v", res.AllText(), order)
 	}
 	// A refused call never reaches the wrappers.
-	_, err = r.Call(context.Background(), tools.Guard{Surface: tools.SurfacePlan}, tools.Call{Name: "w"})
-	if !errors.Is(err, tools.ErrNotOnSurface) || len(order) != 0 {
+	_, err = r.Call(context.Background(), guard{Surface: SurfacePlan}, Call{Name: "w"})
+	if !errors.Is(err, ErrNotOnSurface) || len(order) != 0 {
 		t.Errorf("refused call: %v, wrappers ran %v", err, order)
 	}
 }
 
 func TestResultsAreBounded(t *testing.T) {
-	r := tools.NewRegistry()
-	big := strings.Repeat("x", tools.MaxResultText+100)
-	r.Register(tools.Tool{Name: "big", Tier: tools.TierRead, Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
-		return tools.Text(big), nil
+	r := newRegistry()
+	big := strings.Repeat("x", MaxResultText+100)
+	r.Register(Tool{Name: "big", Tier: TierRead, Handler: func(ctx context.Context, c *Call) (*Result, error) {
+		return Text(big), nil
 	}})
-	res, err := r.Call(context.Background(), tools.Guard{Surface: tools.SurfaceDefault}, tools.Call{Name: "big"})
+	res, err := r.Call(context.Background(), guard{Surface: SurfaceDefault}, Call{Name: "big"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("(%d of %d bytes shown)", tools.MaxResultText, len(big))
-	if txt := res.AllText(); len(txt) > tools.MaxResultText+100 || !strings.HasSuffix(txt, want) {
+	want := fmt.Sprintf("(%d of %d bytes shown)", MaxResultText, len(big))
+	if txt := res.AllText(); len(txt) > MaxResultText+100 || !strings.HasSuffix(txt, want) {
 		t.Errorf("result of %d bytes ends %q, want the note %q", len(txt), txt[len(txt)-40:], want)
 	}
-	if got := tools.TruncateText("héllo", 2); got != "h\n... (1 of 6 bytes shown)" {
+	if got := TruncateText("héllo", 2); got != "h\n... (1 of 6 bytes shown)" {
 		t.Errorf("TruncateText cut inside a rune: %q", got)
 	}
 }
@@ -336,9 +334,9 @@ func TestResultsAreBounded(t *testing.T) {
 // -race): listing, calling, wrapping and registering at once, with a Serial
 // tool that must never run twice at the same time.
 func TestHammer(t *testing.T) {
-	r := newRegistry(t)
+	r := testRegistry(t)
 	var inSerial, maxSerial, serialCalls atomic.Int64
-	r.Register(tools.Tool{Name: "serial", Tier: tools.TierExec, Serial: true, Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
+	r.Register(Tool{Name: "serial", Tier: TierExec, Serial: true, Handler: func(ctx context.Context, c *Call) (*Result, error) {
 		n := inSerial.Add(1)
 		defer inSerial.Add(-1)
 		for {
@@ -348,10 +346,10 @@ func TestHammer(t *testing.T) {
 			}
 		}
 		serialCalls.Add(1)
-		return tools.Text("serial"), nil
+		return Text("serial"), nil
 	}})
 	var approvals atomic.Int64
-	g := tools.Guard{Surface: tools.SurfaceDefault, Approver: tools.ApproverFunc(func(ctx context.Context, q tools.ApprovalRequest) (bool, error) {
+	g := guard{Surface: SurfaceDefault, Approver: ApproverFunc(func(ctx context.Context, q ApprovalRequest) (bool, error) {
 		approvals.Add(1)
 		return q.Tool != "eval", nil
 	})}
@@ -365,39 +363,39 @@ func TestHammer(t *testing.T) {
 			for i := 0; i < perWorker; i++ {
 				switch i % 6 {
 				case 0:
-					if n := len(r.List(tools.SurfacePlan)); n < 3 {
+					if n := len(r.List(SurfacePlan)); n < 3 {
 						errs <- fmt.Errorf("plan lists %d tools", n)
 						return
 					}
 				case 1:
-					res, err := r.Call(context.Background(), g, tools.Call{Name: "lsp", Args: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))})
+					res, err := r.Call(context.Background(), g, Call{Name: "lsp", Args: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))})
 					if err != nil || res.AllText() != "ran lsp" {
 						errs <- fmt.Errorf("lsp: %v %q", err, res.AllText())
 						return
 					}
 				case 2:
-					if _, err := r.Call(context.Background(), g, tools.Call{Name: "eval"}); !errors.Is(err, tools.ErrDeclined) {
+					if _, err := r.Call(context.Background(), g, Call{Name: "eval"}); !errors.Is(err, ErrDeclined) {
 						errs <- fmt.Errorf("eval: %v", err)
 						return
 					}
 				case 3:
-					if _, err := r.Call(context.Background(), g, tools.Call{Name: "serial"}); err != nil {
+					if _, err := r.Call(context.Background(), g, Call{Name: "serial"}); err != nil {
 						errs <- err
 						return
 					}
 				case 4:
-					if _, err := r.Call(context.Background(), tools.Guard{Surface: tools.SurfaceReadonly}, tools.Call{Name: "debug"}); !errors.Is(err, tools.ErrNotOnSurface) {
+					if _, err := r.Call(context.Background(), guard{Surface: SurfaceReadonly}, Call{Name: "debug"}); !errors.Is(err, ErrNotOnSurface) {
 						errs <- fmt.Errorf("debug on readonly: %v", err)
 						return
 					}
 				case 5:
 					name := fmt.Sprintf("extra_%d_%d", w, i)
-					if err := r.Register(tool(name, tools.TierRead)); err != nil {
+					if err := r.Register(testTool(name, TierRead)); err != nil {
 						errs <- err
 						return
 					}
-					r.Wrap(name, func(next tools.Handler) tools.Handler { return next })
-					if res, err := r.Call(context.Background(), g, tools.Call{Name: name}); err != nil || res.AllText() != "ran "+name {
+					r.Wrap(name, func(next Handler) Handler { return next })
+					if res, err := r.Call(context.Background(), g, Call{Name: name}); err != nil || res.AllText() != "ran "+name {
 						errs <- fmt.Errorf("%s: %v", name, err)
 						return
 					}
@@ -425,13 +423,13 @@ func TestHammer(t *testing.T) {
 // BenchmarkCall measures the registry's own cost per call (lookup, tier check,
 // schema validation, policy) around a trivial handler.
 func BenchmarkCall(b *testing.B) {
-	r := tools.NewRegistry()
-	r.Register(tool("t", tools.TierWrite))
-	g := tools.Guard{Surface: tools.SurfaceDefault, Policy: tools.PolicyOf(tools.Allow)}
+	r := newRegistry()
+	r.Register(testTool("t", TierWrite))
+	g := guard{Surface: SurfaceDefault, Policy: PolicyOf(Allow)}
 	ctx := context.Background()
 	for _, bc := range []struct{ name, args string }{{"no args", `{}`}, {"one arg", `{"n":42}`}} {
 		b.Run(bc.name, func(b *testing.B) {
-			call := tools.Call{Name: "t", Args: json.RawMessage(bc.args)}
+			call := Call{Name: "t", Args: json.RawMessage(bc.args)}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -444,13 +442,13 @@ func BenchmarkCall(b *testing.B) {
 }
 
 func TestHandlerPanicIsAnError(t *testing.T) {
-	r := tools.NewRegistry()
-	r.Register(tools.Tool{Name: "boom", Tier: tools.TierRead, Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
+	r := newRegistry()
+	r.Register(Tool{Name: "boom", Tier: TierRead, Handler: func(ctx context.Context, c *Call) (*Result, error) {
 		var m map[string]int
 		m["x"]++
 		return nil, nil
 	}})
-	res, err := r.Call(context.Background(), tools.Guard{Surface: tools.SurfaceDefault}, tools.Call{Name: "boom"})
+	res, err := r.Call(context.Background(), guard{Surface: SurfaceDefault}, Call{Name: "boom"})
 	if err == nil || !res.IsError || !strings.Contains(res.AllText(), "tools: boom failed with an internal error (panic: assignment to entry in nil map)") {
 		t.Fatalf("%v %q", err, res.AllText())
 	}
@@ -459,18 +457,18 @@ func TestHandlerPanicIsAnError(t *testing.T) {
 // TestApproverPanicFailsClosed: an approver that panics refuses the call (and
 // does not take the process, and every other tool of the run, down with it).
 func TestApproverPanicFailsClosed(t *testing.T) {
-	r := tools.NewRegistry()
+	r := newRegistry()
 	ran := false
-	r.Register(tools.Tool{Name: "w", Tier: tools.TierWrite, Handler: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
+	r.Register(Tool{Name: "w", Tier: TierWrite, Handler: func(ctx context.Context, c *Call) (*Result, error) {
 		ran = true
-		return tools.Text("ran"), nil
+		return Text("ran"), nil
 	}})
-	g := tools.Guard{Surface: tools.SurfaceDefault, Approver: tools.ApproverFunc(func(ctx context.Context, q tools.ApprovalRequest) (bool, error) {
+	g := guard{Surface: SurfaceDefault, Approver: ApproverFunc(func(ctx context.Context, q ApprovalRequest) (bool, error) {
 		var m map[string]int
 		m["x"]++
 		return true, nil
 	})}
-	res, err := r.Call(context.Background(), g, tools.Call{Name: "w"})
+	res, err := r.Call(context.Background(), g, Call{Name: "w"})
 	if err == nil || !res.IsError || ran || !strings.Contains(res.AllText(), "refused") || !strings.Contains(res.AllText(), "panic") {
 		t.Fatalf("ran=%v %v %q", ran, err, res.AllText())
 	}
