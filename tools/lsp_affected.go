@@ -1,380 +1,102 @@
 package tools
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"io/fs"
-	"path"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"sort"
 	"strings"
-	"sync"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
+	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/matcher"
 )
 
-// Bounds of the search for the files a write can break.
-const (
-	// maxAffected is how many other files are diagnosed after a write.
-	maxAffected = 20
-	// affectedScanEntries is how many directory entries the search walks.
-	affectedScanEntries = 20000
-	// affectedScanBytes skips larger files.
-	affectedScanBytes = 2 << 20
-	// maxChangedNames bounds the names searched for.
-	maxChangedNames = 30
-	// maxChangedRanges bounds the changed regions looked at per file; more
-	// are merged into one.
-	maxChangedRanges = 200
-)
+// The language-server family's workspace scans (the files a write can
+// break, the identifiers a rename left behind or references did not
+// confirm) live in bridges/lsp; this file hands them what that package
+// cannot import: tether's tree-sitter parser and a line diff.
 
-// affected is what a write can have broken elsewhere: the other files of
-// the written files' servers that mention a declaration the write changed.
-type affected struct {
-	names []string // the changed declarations' names, sorted
-	// headers are the base names of the written C and C++ headers: the
-	// files including one are affected too.
-	headers []string
-	files   []string // the files to diagnose, at most maxAffected
-	// more are the files that mention them and were not diagnosed (over
-	// maxAffected); incomplete says why the search itself stopped short.
-	more       []string
-	incomplete string
+// maxChangedRanges bounds the changed regions looked at per file; more
+// are merged into one.
+const maxChangedRanges = 200
+
+// noParserNote is why no other file was searched after a write, in a run
+// without a structural parser.
+const noParserNote = "this run has no structural parser (tools.Config.Parser), so no other file was searched"
+
+// lspParser is p as bridges/lsp's scans take it: each tree copied into a
+// flat lsp.Syntax in one walk. Nil without a parser.
+func lspParser(p matcher.Parser) lsp.Parser {
+	if p == nil {
+		return nil
+	}
+	return func(ctx context.Context, lang string, src []byte) (*lsp.Syntax, error) {
+		tree, err := p.Parse(ctx, lang, src)
+		if err != nil {
+			return nil, err
+		}
+		return syntaxOf(tree), nil
+	}
 }
 
-// affectedFiles finds the files other than written that mention, as a
-// whole word, the name of a declaration (function, method, class, type,
-// top-level variable) the write changed: written's content now against
-// old (nil for a file the write created). Those are the files whose
-// diagnostics a changed signature can change: callers and importers. Files
-// that mention more of the names come first.
-func (l *lspTools) affectedFiles(ctx context.Context, old map[string][]byte, written []string) affected {
-	var a affected
+// syntaxOf copies t's nodes, in preorder, into an lsp.Syntax.
+func syntaxOf(t *engine.Tree) *lsp.Syntax {
+	s := &lsp.Syntax{Language: t.Language(), Source: t.Source(), Nodes: make([]lsp.SyntaxNode, t.Len())}
+	var open []int // the nodes whose subtree holds the one walked, innermost last
+	t.Root().Walk(func(n engine.Node) bool {
+		i := n.Index()
+		for len(open) > 0 && i > open[len(open)-1]+s.Nodes[open[len(open)-1]].Descendants {
+			open = open[:len(open)-1]
+		}
+		parent := -1
+		if len(open) > 0 {
+			parent = open[len(open)-1]
+			s.Nodes[parent].Children++
+		}
+		s.Nodes[i] = lsp.SyntaxNode{Kind: n.Kind(), Field: n.Field(), Named: n.IsNamed(),
+			Start: int(n.StartByte()), End: int(n.EndByte()), Parent: parent, Descendants: n.DescendantCount()}
+		open = append(open, i)
+		return true
+	})
+	return s
+}
+
+// writtenFiles are files, just written, with their content from before
+// the write when it was kept (old, by seenPath), as the scans read them.
+func (l *lspTools) written(old map[string][]byte, files []string) []lsp.WrittenFile {
+	out := make([]lsp.WrittenFile, len(files))
+	for i, f := range files {
+		key := l.seenPath(f)
+		out[i] = lsp.WrittenFile{Path: key, Old: old[key]}
+	}
+	return out
+}
+
+// affectedFiles finds the files other than the written ones that a write
+// can have broken (lsp.Supervisor.AffectedFiles): those that mention a
+// declaration it changed, or include a written header.
+func (l *lspTools) affectedFiles(ctx context.Context, written []lsp.WrittenFile) lsp.Affected {
 	if l.root == nil {
-		return a
+		return lsp.Affected{}
 	}
-	names := map[string]bool{}
-	var exts []string
-	skip := map[string]bool{}
-	for _, w := range written {
-		key := l.seenPath(w)
-		skip[key] = true
-		served := l.sup.Extensions(key)
-		if len(served) == 0 {
-			continue // no server reads it: nothing else can break
-		}
-		if l.parser == nil {
-			// Without a parser the changed declarations cannot be told:
-			// say so rather than report the other files as fine.
-			a.incomplete = "this run has no structural parser (tools.Config.Parser; the CLI's --ast-grep=false), so no other file was searched"
-			return a
-		}
-		now, err := l.root.ReadFile(key)
-		if err != nil || len(now) > affectedScanBytes {
-			continue
-		}
-		for _, n := range l.changedNames(ctx, key, old[key], now) {
-			names[n] = true
-		}
-		for _, e := range served {
-			if !slices.Contains(exts, e) {
-				exts = append(exts, e)
-			}
-		}
+	a := l.sup.AffectedFiles(ctx, lspParser(l.parser), changedRanges, written)
+	if a.NoParser {
+		a.Incomplete = noParserNote
 	}
-	for n := range names {
-		a.names = append(a.names, n)
-	}
-	sort.Strings(a.names)
-	if len(a.names) > maxChangedNames {
-		a.names = a.names[:maxChangedNames]
-	}
-	// A written C or C++ header is compiled as part of each file that
-	// includes it, where code its include guards hide from a check of the
-	// header alone (an implementation section) is compiled: its includers
-	// are affected whatever names the write changed.
-	for _, w := range written {
-		key := l.seenPath(w)
-		if isCHeader(key) && len(l.sup.Extensions(key)) > 0 && !slices.Contains(a.headers, filepath.Base(key)) {
-			a.headers = append(a.headers, filepath.Base(key))
-		}
-	}
-	headers := a.headers
-	if len(a.names) == 0 && len(headers) == 0 || len(exts) == 0 {
-		return a
-	}
-	words := make([][]byte, len(a.names))
-	for i, n := range a.names {
-		words[i] = []byte(n)
-	}
-	// The written files' directories and module names: a file beside a
-	// written one, or naming its module (an import of it), is likelier a
-	// caller than one that only shares a word with it (a test's helper of
-	// the same name), and is diagnosed first when there are more than
-	// maxAffected.
-	var dirs, stems []string
-	for _, w := range written {
-		key := l.seenPath(w)
-		dirs = append(dirs, filepath.ToSlash(filepath.Dir(key)))
-		if stem := strings.TrimSuffix(filepath.Base(key), filepath.Ext(key)); identRe().MatchString(stem) {
-			stems = append(stems, stem)
-		}
-	}
-	type hit struct {
-		path string
-		n    int
-		near int // 2: names a written module, 1: beside a written file, -4: a build's output; they add
-	}
-	var hits []hit
-	seen := 0
-	_ = filepath.WalkDir(l.root.Dir(), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			a.incomplete = "the search was cancelled"
-			return filepath.SkipAll
-		}
-		if seen++; seen > affectedScanEntries {
-			a.incomplete = fmt.Sprintf("only the first %d entries of the workspace were searched", affectedScanEntries)
-			return filepath.SkipAll
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != l.root.Dir() && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "__pycache__" || name == "venv") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || !slices.Contains(exts, strings.ToLower(filepath.Ext(name))) {
-			return nil
-		}
-		rel, err := filepath.Rel(l.root.Dir(), p)
-		if err != nil {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		if skip[rel] {
-			return nil
-		}
-		if fi, err := d.Info(); err != nil || fi.Size() > affectedScanBytes {
-			return nil
-		}
-		src, err := l.root.ReadFile(rel)
-		if err != nil {
-			return nil
-		}
-		n := 0
-		for i, w := range words {
-			if bytes.Contains(src, w) && countWord(src, a.names[i]) > 0 {
-				n++
-			}
-		}
-		includes := len(headers) > 0 && includesAny(src, headers)
-		if includes {
-			n++
-		}
-		if n > 0 {
-			h := hit{path: rel, n: n}
-			if includes || slices.ContainsFunc(stems, func(st string) bool { return countWord(src, st) > 0 }) {
-				h.near += 2
-			}
-			if slices.Contains(dirs, filepath.ToSlash(filepath.Dir(rel))) {
-				h.near++
-			}
-			if generatedPath(rel) {
-				h.near -= 4 // a build's output: checked last
-			}
-			hits = append(hits, h)
-		}
-		return nil
-	})
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].near != hits[j].near {
-			return hits[i].near > hits[j].near
-		}
-		if hits[i].n != hits[j].n {
-			return hits[i].n > hits[j].n
-		}
-		return hits[i].path < hits[j].path
-	})
-	for i, h := range hits {
-		if i < maxAffected {
-			a.files = append(a.files, h.path)
-		} else {
-			a.more = append(a.more, h.path)
-		}
-	}
-	sort.Strings(a.files)
-	sort.Strings(a.more)
 	return a
 }
 
-// generatedPath reports whether rel looks like a build's output rather
-// than a source: under build/, dist/ or out/, or a TypeScript declaration
-// file (.d.ts, .d.cts, .d.mts), which a build emits.
-func generatedPath(rel string) bool {
-	for _, d := range strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/") {
-		if d == "build" || d == "dist" || d == "out" {
-			return true
-		}
+// affectedMention says what the affected files have in common: the names
+// they mention, the headers they include.
+func affectedMention(a lsp.Affected) string {
+	var parts []string
+	if len(a.Names) > 0 {
+		parts = append(parts, "mention "+nameList(a.Names))
 	}
-	base := filepath.Base(rel)
-	return strings.HasSuffix(base, ".d.ts") || strings.HasSuffix(base, ".d.cts") || strings.HasSuffix(base, ".d.mts")
-}
-
-// isCHeader reports whether path names a C or C++ header.
-func isCHeader(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tcc":
-		return true
+	if len(a.Headers) > 0 {
+		parts = append(parts, "include "+strings.Join(a.Headers, ", "))
 	}
-	return false
-}
-
-// includeRe matches a preprocessor include and captures the path it names.
-var includeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]`) })
-
-// includesAny reports whether src includes a file whose base name is one
-// of headers (the search path is the compile command's: a base name that
-// matches is taken as the header, erring towards checking one more file).
-func includesAny(src []byte, headers []string) bool {
-	if !bytes.Contains(src, []byte("include")) {
-		return false
-	}
-	for _, m := range includeRe().FindAllSubmatch(src, -1) {
-		if slices.Contains(headers, filepath.Base(string(m[1]))) {
-			return true
-		}
-	}
-	return false
-}
-
-// identRe is what a declaration's name must look like to be searched for.
-var identRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`) })
-
-// changedNames returns the names of the declarations of file (at module,
-// package or class level: not the locals of a function) whose text differs
-// between old and now, on either side: a signature, a body a caller's
-// inferred types depend on, a declaration added or removed.
-func (l *lspTools) changedNames(ctx context.Context, file string, old, now []byte) []string {
-	lang, ok := grammars.ForPath(file)
-	if !ok {
-		return nil
-	}
-	oldR, nowR := changedRanges(old, now)
-	var out []string
-	var nowTree *engine.Tree
-	add := func(src []byte, ranges [][2]int, isNow bool) {
-		if len(src) == 0 {
-			return
-		}
-		tree, err := l.parser.Parse(ctx, lang.ID, src)
-		if err != nil {
-			return
-		}
-		if isNow {
-			nowTree = tree
-		}
-		if len(ranges) == 0 {
-			return
-		}
-		names := declarationNames(tree, ranges)
-		// An import added or removed changes the declarations that use
-		// what it imports (a class whose base it named), and what the
-		// module itself offers (Python's from core import * hands its
-		// imports on).
-		if imported := importedNames(tree, ranges); len(imported) > 0 {
-			names = append(names, imported...)
-			names = append(names, declarationsUsing(tree, imported, false)...)
-		}
-		for _, n := range names {
-			if !slices.Contains(out, n) {
-				out = append(out, n)
-			}
-		}
-	}
-	add(old, oldR, false)
-	add(now, nowR, true)
-	// A value built from a changed declaration changes with it (the
-	// instance a module exports of a changed class): once more, within
-	// the file. Functions that merely call it keep their signatures.
-	if nowTree != nil && len(out) > 0 && len(out) < maxChangedNames {
-		for _, n := range declarationsUsing(nowTree, out, true) {
-			if !slices.Contains(out, n) {
-				out = append(out, n)
-			}
-		}
-	}
-	return out
-}
-
-// importedNames returns the names that the import statements of tree
-// overlapping ranges bind (import { A as B } binds B; Go's import of
-// "a/b" binds b).
-func importedNames(tree *engine.Tree, ranges [][2]int) []string {
-	var out []string
-	for i := 0; i < tree.Len(); i++ {
-		n := tree.NodeAt(i)
-		if !n.IsNamed() || !strings.Contains(n.Kind(), "import") || !overlaps(int(n.StartByte()), int(n.EndByte()), ranges) {
-			continue
-		}
-		if p, ok := n.Parent(); ok && strings.Contains(p.Kind(), "import") {
-			continue // its import statement is looked at whole
-		}
-		for j := n.Index() + 1; j <= n.Index()+n.DescendantCount(); j++ { // its descendants, in order
-			d := tree.NodeAt(j)
-			text := d.Text()
-			switch k := d.Kind(); {
-			case strings.HasSuffix(k, "identifier") && k != "property_identifier":
-			case k == "interpreted_string_literal" && tree.Language() == "go":
-				text = path.Base(strings.Trim(text, `"`))
-			default:
-				continue
-			}
-			if identRe().MatchString(text) && !slices.Contains(out, text) {
-				out = append(out, text)
-			}
-		}
-	}
-	return out
-}
-
-// declarationsUsing returns the names of tree's declarations (not inside a
-// function) whose text mentions one of names as a word, other than those
-// names' own; with values, only those that are not functions or methods.
-func declarationsUsing(tree *engine.Tree, names []string, values bool) []string {
-	var out []string
-	src := tree.Source()
-	all := declarationNames(tree, [][2]int{{0, len(src)}})
-	for i := 0; i < tree.Len() && len(out) < maxChangedNames; i++ {
-		n := tree.NodeAt(i)
-		if !n.IsNamed() || n.ChildCount() == 0 {
-			continue
-		}
-		k := n.Kind()
-		if strings.Contains(k, "parameter") || !slices.ContainsFunc(declKinds, func(d string) bool { return strings.Contains(k, d) }) || insideFunction(n) {
-			continue
-		}
-		if values && (strings.Contains(k, "function") || strings.Contains(k, "method")) {
-			continue
-		}
-		name := declName(n)
-		if name == "" || slices.Contains(names, name) || slices.Contains(out, name) || !slices.Contains(all, name) {
-			continue
-		}
-		body := n.Bytes()
-		if slices.ContainsFunc(names, func(w string) bool { return countWord(body, w) > 0 }) {
-			out = append(out, name)
-		}
-	}
-	return out
+	return strings.Join(parts, " or ")
 }
 
 // changedRanges returns the byte ranges of old and of now that a line diff
@@ -399,80 +121,4 @@ func changedRanges(old, now []byte) (oldR, nowR [][2]int) {
 		return [][2]int{{r[0][0], r[len(r)-1][1]}}
 	}
 	return merge(oldR), merge(nowR)
-}
-
-// declKinds are parts of the node kinds of declarations across tree-sitter
-// grammars (function_definition, method_declaration, class_specifier,
-// type_spec, variable_declarator, interface_declaration, ...).
-var declKinds = []string{"definition", "declaration", "declarator", "signature", "method", "function", "class", "interface", "enum", "struct", "type_alias", "type_spec", "module"}
-
-// declarationNames returns the names of tree's declarations that overlap
-// ranges and are not inside a function or method (a local).
-func declarationNames(tree *engine.Tree, ranges [][2]int) []string {
-	var out []string
-	for i := 0; i < tree.Len(); i++ {
-		n := tree.NodeAt(i)
-		if !n.IsNamed() || n.ChildCount() == 0 {
-			continue
-		}
-		k := n.Kind()
-		if strings.Contains(k, "parameter") || !slices.ContainsFunc(declKinds, func(d string) bool { return strings.Contains(k, d) }) {
-			continue
-		}
-		if !overlaps(int(n.StartByte()), int(n.EndByte()), ranges) || insideFunction(n) {
-			continue
-		}
-		if name := declName(n); name != "" && !slices.Contains(out, name) {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-// overlaps reports whether [from, to) meets one of ranges (an empty range
-// meets the node it lies in).
-func overlaps(from, to int, ranges [][2]int) bool {
-	for _, r := range ranges {
-		if r[0] < to && (r[1] > from || r[0] == r[1] && r[0] >= from) {
-			return true
-		}
-	}
-	return false
-}
-
-// insideFunction reports whether n lies in a function's or method's body.
-func insideFunction(n engine.Node) bool {
-	for p, ok := n.Parent(); ok; p, ok = p.Parent() {
-		k := p.Kind()
-		if strings.Contains(k, "function") || strings.Contains(k, "method") || strings.Contains(k, "lambda") {
-			return true
-		}
-	}
-	return false
-}
-
-// declName is the name a declaration node declares: its name field, or
-// the innermost of a C declarator chain, however short (def f(x) has
-// callers too); "" when neither is an identifier, or for a dunder method
-// (__init__: never called by its name).
-func declName(n engine.Node) string {
-	for range 6 {
-		if c, ok := n.ChildByField("name"); ok {
-			n = c
-			break
-		}
-		c, ok := n.ChildByField("declarator")
-		if !ok {
-			break
-		}
-		n = c
-	}
-	name := n.Text()
-	if i := strings.LastIndexAny(name, ".:"); i >= 0 {
-		name = name[i+1:]
-	}
-	if name == "" || !identRe().MatchString(name) || strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__") {
-		return ""
-	}
-	return name
 }

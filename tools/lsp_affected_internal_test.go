@@ -2,33 +2,38 @@ package tools
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/engine/enginetest"
 )
 
-// TestAffectedHelpers: what ranks a file last (a build's output) and what
-// makes a file an includer of a written header.
-func TestAffectedHelpers(t *testing.T) {
-	for rel, want := range map[string]bool{
-		"build/modern/utils.js": true, "dist/index.d.ts": true, "src/types.d.ts": true, "pkg/out/x.py": true,
-		"src/utils.ts": false, "src/__tests__/utils.ts": false, "builder/x.go": false, "lib/x.c": false,
-	} {
-		if got := generatedPath(rel); got != want {
-			t.Errorf("generatedPath(%q) = %v, want %v", rel, got, want)
-		}
+// TestSyntaxOf: the flat tree bridges/lsp's scans read is the engine's,
+// node for node: kind, field, span, parent and children.
+func TestSyntaxOf(t *testing.T) {
+	e := enginetest.Engine(t)
+	src := "package p\n\n// F adds.\nfunc F(a, b int) (int, error) {\n\tif a > b {\n\t\treturn a + b, nil\n\t}\n\treturn 0, nil\n}\n"
+	tree, err := e.Parse(context.Background(), "go", []byte(src))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for src, want := range map[string]bool{
-		"#include \"h.h\"\n":            true,
-		"  #  include <dir/h.h>\n":      true,
-		"#include \"sub/h.hpp\"\n":      false,
-		"// #include \"h.h\"\n":         false,
-		"#include \"hh.h\"\n":           false,
-		"int x;\n#include \"../h.h\"\n": true,
-	} {
-		if got := includesAny([]byte(src), []string{"h.h"}); got != want {
-			t.Errorf("includesAny(%q) = %v, want %v", src, got, want)
+	s := syntaxOf(tree)
+	if len(s.Nodes) != tree.Len() || s.Language != "go" || string(s.Source) != src {
+		t.Fatalf("%d nodes of %s, want %d of go", len(s.Nodes), s.Language, tree.Len())
+	}
+	for i, got := range s.Nodes {
+		n := tree.NodeAt(i)
+		parent := -1
+		if p, ok := n.Parent(); ok {
+			parent = p.Index()
+		}
+		want := lsp.SyntaxNode{Kind: n.Kind(), Field: n.Field(), Named: n.IsNamed(), Start: int(n.StartByte()), End: int(n.EndByte()),
+			Parent: parent, Descendants: n.DescendantCount(), Children: n.ChildCount()}
+		if got != want {
+			t.Errorf("node %d = %+v, want %+v", i, got, want)
 		}
 	}
 }
@@ -38,15 +43,22 @@ func TestAffectedHelpers(t *testing.T) {
 func TestHeaderBranchLeftOut(t *testing.T) {
 	e := enginetest.Engine(t)
 	const h = "#ifndef WRAP\n#ifndef H_H\n#define H_H\nint a;\n#ifdef H_IMPL\nint b;\n#else\nint c;\n#endif\n#ifndef NO_D\nint d;\n#else\nint e;\n#endif\n#define HAVE_F\n#if defined(HAVE_F)\nint f;\n#endif\n#if FANCY > 1\nint g;\n#endif\n#if !defined(X)\nint h;\n#endif\n#endif\n#endif\n"
-	tree, err := e.Parse(context.Background(), "c", []byte(h))
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "h.h"), []byte(h), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sup, err := lsp.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer sup.Close()
 	for decl, want := range map[string]string{"int a;": "", "int b;": "#ifdef H_IMPL", "int c;": "", "int d;": "", "int e;": "#else",
 		"int f;": "", "int g;": "#if FANCY > 1", "int h;": ""} {
 		at := strings.Index(h, decl)
-		if got := enclosingCondition(tree, [2]int{at, at + len(decl)}); got != want {
-			t.Errorf("%s: left out by %q, want %q", decl, got, want)
+		changed := func(old, now []byte) (oldR, nowR [][2]int) { return nil, [][2]int{{at, at + len(decl)}} }
+		got := sup.HiddenHeaderChange(context.Background(), lspParser(e), changed, lsp.WrittenFile{Path: "h.h", Old: []byte{}})
+		if want == "" && got != "" || want != "" && !strings.HasPrefix(got, "the change is under "+want+",") {
+			t.Errorf("%s: %q, want it left out by %q", decl, got, want)
 		}
 	}
 }

@@ -21,8 +21,8 @@ type unconfirmedRefs struct {
 	Count int `json:"count"`
 	// Start is how many were skipped before Items: a page's start past the
 	// server's locations pages through them.
-	Start int        `json:"start,omitempty"`
-	Items []sameName `json:"items"`
+	Start int            `json:"start,omitempty"`
+	Items []lsp.SameName `json:"items"`
 	// Next is the references start that shows the next of them, 0 when
 	// this page shows the last.
 	Next int `json:"next,omitempty"`
@@ -48,7 +48,7 @@ type refsAnswer struct {
 	Unconfirmed *unconfirmedRefs `json:"unconfirmed,omitempty"`
 }
 
-// unconfirmed scans the workspace (scanSameName) for identifiers spelled as
+// unconfirmed scans the workspace (lsp.Supervisor.ScanSameName) for identifiers spelled as
 // the symbol locs answers for, in the files its server reads, and returns
 // those not among the server's locations; nil when there is nothing to
 // say (none found, and the scan looked at everything).
@@ -71,8 +71,8 @@ func (l *lspTools) unconfirmed(ctx context.Context, locs *lsp.Locations, file st
 	for _, c := range locs.All {
 		confirmed[fmt.Sprintf("%s:%d:%d", c.Path, c.Line, c.Col)] = true
 	}
-	out := &unconfirmedRefs{Items: []sameName{}, Start: from, total: locs.Total}
-	scan := l.scanSameName(ctx, locs.Name, locs.Extensions, false, nil, func(id sameName) {
+	out := &unconfirmedRefs{Items: []lsp.SameName{}, Start: from, total: locs.Total}
+	scan := l.sup.ScanSameName(ctx, lspParser(l.parser), locs.Name, locs.Extensions, false, nil, func(id lsp.SameName) {
 		if confirmed[fmt.Sprintf("%s:%d:%d", id.Path, id.Line, id.Col)] {
 			return
 		}
@@ -96,7 +96,7 @@ func (l *lspTools) unconfirmed(ctx context.Context, locs *lsp.Locations, file st
 	if from+len(out.Items) < out.Count {
 		out.Next = locs.Total + from + len(out.Items)
 	}
-	out.Incomplete = scan.incomplete
+	out.Incomplete = scan.Incomplete
 	if out.Count == 0 && len(out.Incomplete) == 0 {
 		return nil
 	}
@@ -109,7 +109,7 @@ func formatUnconfirmed(name string, u *unconfirmedRefs) string {
 	if u.Count > 0 {
 		at := make([]string, len(u.Items))
 		for i, id := range u.Items {
-			at[i] = id.at()
+			at[i] = id.At()
 		}
 		fmt.Fprintf(&b, "+%d same-name identifier(s) the server did not confirm (uses it could not resolve, such as calls on a receiver it cannot type, or other symbols named %s; the list above may be partial): %s",
 			u.Count, name, strings.Join(at, " "))

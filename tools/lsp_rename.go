@@ -74,7 +74,7 @@ func (l *lspTools) stageRename(ctx context.Context, pe *lsp.ProposedEdit, newNam
 const renameShown = 20
 
 // leftBehind searches the workspace's files of the renaming server's
-// language for identifiers still spelled as the old name (scanSameName: so
+// language for identifiers still spelled as the old name (ScanSameName: so
 // strings and comments do not count), and counts the non-code files that
 // mention it: a server that could not type a receiver (pyright on an
 // untyped parameter) renames the declaration and leaves callers behind, and
@@ -106,29 +106,29 @@ func (l *lspTools) leftBehind(ctx context.Context, res *lsp.RenameResult, newNam
 		if err != nil || !strings.Contains(string(src), newName) {
 			continue
 		}
-		ids, _ := l.identifiers(ctx, f, src, newName)
+		ids, _ := lsp.Identifiers(ctx, lspParser(l.parser), f, src, newName)
 		for _, id := range ids {
-			if id.sig != "" {
-				sigs[id.sig] = true
+			if id.Sig != "" {
+				sigs[id.Sig] = true
 			}
 		}
 	}
 	var implements, sameSig, decls, mentions []string
 	total := 0
-	scan := l.scanSameName(ctx, old, res.Extensions, true, over, func(id sameName) {
+	scan := l.sup.ScanSameName(ctx, lspParser(l.parser), old, res.Extensions, true, over, func(id lsp.SameName) {
 		total++
 		switch {
-		case id.Decl != "" && impl[id.at()]:
-			implements = append(implements, id.at())
-		case id.Decl != "" && id.sig != "" && sigs[id.sig]:
-			sameSig = append(sameSig, id.at())
+		case id.Decl != "" && impl[id.At()]:
+			implements = append(implements, id.At())
+		case id.Decl != "" && id.Sig != "" && sigs[id.Sig]:
+			sameSig = append(sameSig, id.At())
 		case id.Decl != "":
 			if len(decls) < renameShown {
-				decls = append(decls, id.at())
+				decls = append(decls, id.At())
 			}
 		default:
 			if len(mentions) < renameShown {
-				mentions = append(mentions, id.at())
+				mentions = append(mentions, id.At())
 			}
 		}
 	})
@@ -174,19 +174,19 @@ func (l *lspTools) leftBehind(ctx context.Context, res *lsp.RenameResult, newNam
 	} else {
 		b = append(b, fmt.Sprintf("no identifier spelled %s remains in the workspace's %s files", old, strings.Join(res.Extensions, ", ")))
 	}
-	if len(scan.docNames) > 0 {
+	if len(scan.DocNames) > 0 {
 		var parts []string
-		for i, f := range scan.docNames {
+		for i, f := range scan.DocNames {
 			if i == renameShown {
-				parts = append(parts, fmt.Sprintf("... %d more", len(scan.docNames)-i))
+				parts = append(parts, fmt.Sprintf("... %d more", len(scan.DocNames)-i))
 				break
 			}
-			parts = append(parts, fmt.Sprintf("%s (%d)", f, scan.docs[f]))
+			parts = append(parts, fmt.Sprintf("%s (%d)", f, scan.Docs[f]))
 		}
-		b = append(b, fmt.Sprintf("%s is still mentioned in %d non-code file(s): %s", old, len(scan.docNames), strings.Join(parts, ", ")))
+		b = append(b, fmt.Sprintf("%s is still mentioned in %d non-code file(s): %s", old, len(scan.DocNames), strings.Join(parts, ", ")))
 	}
-	if len(scan.incomplete) > 0 {
-		b = append(b, "the search for what the rename left behind is incomplete: "+strings.Join(scan.incomplete, "; "))
+	if len(scan.Incomplete) > 0 {
+		b = append(b, "the search for what the rename left behind is incomplete: "+strings.Join(scan.Incomplete, "; "))
 	}
 	return strings.Join(b, "\n")
 }

@@ -114,7 +114,7 @@ func (l *lspTools) prepare(ctx context.Context, w *writeCall, paths []string) {
 		if err != nil {
 			continue // created by the write, or not a file
 		}
-		if len(old) <= affectedScanBytes {
+		if len(old) <= lsp.AffectedScanBytes {
 			w.mu.Lock()
 			w.old[key] = old
 			w.mu.Unlock()
@@ -224,18 +224,14 @@ func diagnoseAll(files []string, diag func(string) (*lsp.Diagnostics, error)) ([
 // can have broken, and says what is new, what was cleared and what was not
 // checked.
 func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string, rep *WriteDiagnostics) []string {
-	aff := l.affectedFiles(ctx, w.old, files)
-	otherUnknown := l.baselineAffected(ctx, w, files, aff.files)
+	written := l.written(w.old, files)
+	aff := l.affectedFiles(ctx, written)
+	otherUnknown := l.baselineAffected(ctx, w, files, aff.Files)
 	diags, errs := diagnoseAll(files, func(f string) (*lsp.Diagnostics, error) { return l.sup.AfterWrite(ctx, f) })
 	var lines, clean []string
-	for _, path := range files {
-		key := l.seenPath(path)
-		if old, ok := w.old[key]; ok {
-			if now, err := l.root.ReadFile(key); err == nil {
-				if why := l.hiddenHeaderChange(ctx, key, old, now); why != "" {
-					rep.Unseen[key] = why
-				}
-			}
+	for _, wf := range written {
+		if why := l.sup.HiddenHeaderChange(ctx, lspParser(l.parser), changedRanges, wf); why != "" {
+			rep.Unseen[wf.Path] = why
 		}
 	}
 	// The directories (Go packages) with errors after the write, where a
@@ -436,7 +432,7 @@ func (l *lspTools) notChecked(path string, err error) (line string, show bool) {
 // most budget new diagnostics, sorted by file, counts those cleared, lists
 // those of files whose baseline is unknown (otherUnknown) apart, and names
 // the files not checked.
-func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*lsp.Diagnostics, aff affected, otherUnknown map[string]string, budget int, errDirs map[string]bool, rep *WriteDiagnostics) []string {
+func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*lsp.Diagnostics, aff lsp.Affected, otherUnknown map[string]string, budget int, errDirs map[string]bool, rep *WriteDiagnostics) []string {
 	skip := map[string]bool{}
 	for _, f := range written {
 		skip[l.seenPath(f)] = true
@@ -479,7 +475,7 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 	// that is not a whole set (every server but gopls) is asked for again
 	// whole, when the run holds a whole set of the file from before;
 	// otherwise it is not compared (a changed publication says so).
-	exact := append([]string(nil), aff.files...)
+	exact := append([]string(nil), aff.Files...)
 	var notCompared []string
 	type other struct {
 		key        string
@@ -494,7 +490,7 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 		cut = max(cut, d.OthersCut)
 		for _, o := range d.Others {
 			key := l.seenPath(o.Path)
-			if skip[key] || slices.Contains(aff.files, o.Path) {
+			if skip[key] || slices.Contains(aff.Files, o.Path) {
 				continue
 			}
 			skip[key] = true
@@ -569,8 +565,8 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 		lines = append(lines, head+":")
 		lines = append(lines, groupedLines(unknownItems, "  ")...)
 	}
-	if n := len(aff.files) - len(failed); n > 0 && len(fresh)+more == 0 {
-		lines = append(lines, fmt.Sprintf("%d other file(s) that %s checked: no new diagnostics", n, aff.mention()))
+	if n := len(aff.Files) - len(failed); n > 0 && len(fresh)+more == 0 {
+		lines = append(lines, fmt.Sprintf("%d other file(s) that %s checked: no new diagnostics", n, affectedMention(aff)))
 	}
 	var unchecked []string
 	if len(failed) > 0 {
@@ -583,17 +579,17 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 		}
 		unchecked = append(unchecked, fmt.Sprintf("the server published changed diagnostics for %d other file(s) not compared (no whole set of theirs from before the write): %s", len(notCompared), strings.Join(shown, ", ")))
 	}
-	if len(aff.more) > 0 {
-		rep.NotChecked = append(rep.NotChecked, aff.more...)
-		shown := aff.more
+	if len(aff.More) > 0 {
+		rep.NotChecked = append(rep.NotChecked, aff.More...)
+		shown := aff.More
 		if len(shown) > renameShown {
-			shown = append(shown[:renameShown:renameShown], fmt.Sprintf("... %d more", len(aff.more)-renameShown))
+			shown = append(shown[:renameShown:renameShown], fmt.Sprintf("... %d more", len(aff.More)-renameShown))
 		}
-		unchecked = append(unchecked, fmt.Sprintf("%d more file(s) that %s were not checked (at most %d are): %s", len(aff.more), aff.mention(), maxAffected, strings.Join(shown, ", ")))
+		unchecked = append(unchecked, fmt.Sprintf("%d more file(s) that %s were not checked (at most %d are): %s", len(aff.More), affectedMention(aff), lsp.MaxAffected, strings.Join(shown, ", ")))
 	}
-	if aff.incomplete != "" {
-		rep.SearchIncomplete = aff.incomplete
-		unchecked = append(unchecked, "the search for files that use the changed declarations is incomplete: "+aff.incomplete)
+	if aff.Incomplete != "" {
+		rep.SearchIncomplete = aff.Incomplete
+		unchecked = append(unchecked, "the search for files that use the changed declarations is incomplete: "+aff.Incomplete)
 	}
 	if cut > 0 {
 		unchecked = append(unchecked, fmt.Sprintf("the server published diagnostics for %d more other file(s), not looked at", cut))
@@ -623,19 +619,6 @@ func sameDiagnostics(a, b []lsp.Diagnostic) bool {
 }
 
 // nameList is names for a sentence, at most five of them.
-// mention says what the affected files have in common: the names they
-// mention, the headers they include.
-func (a affected) mention() string {
-	var parts []string
-	if len(a.names) > 0 {
-		parts = append(parts, "mention "+nameList(a.names))
-	}
-	if len(a.headers) > 0 {
-		parts = append(parts, "include "+strings.Join(a.headers, ", "))
-	}
-	return strings.Join(parts, " or ")
-}
-
 func nameList(names []string) string {
 	if len(names) > 5 {
 		return strings.Join(names[:5], ", ") + fmt.Sprintf(" (and %d more names)", len(names)-5)

@@ -16,6 +16,13 @@
 // missing otherwise. What the lsp tools do for their caller is in
 // docs/tools.md ("lsp").
 //
-// lsp imports only internal/ packages, jsonrpc2 and the standard library:
-// never tools, server or cmd, which sit above it, nor another bridge.
+// The language logic around the servers lives here too: which other files
+// a write can break (AffectedFiles), the identifiers spelled as a symbol
+// that a server did not rename or confirm (ScanSameName), and a C header's
+// change that clangd does not see (HiddenHeaderChange). They read
+// tree-sitter trees that the layer above parses for them (Syntax, Parser).
+//
+// lsp imports only internal/ packages, grammars (the grammar table),
+// jsonrpc2 and the standard library: never tools, server or cmd, which sit
+// above it, nor the engine, search, or another bridge.
 package lsp

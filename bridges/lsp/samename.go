@@ -1,4 +1,4 @@
-package tools
+package lsp
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
 )
 
@@ -25,11 +24,11 @@ const (
 	sameNameScanBytes = 2 << 20
 )
 
-// docExts are the non-code files a rename leftover is counted in.
-var docExts = []string{".md", ".markdown", ".rst", ".txt", ".adoc"}
+// DocExts are the non-code files a same-name scan counts mentions in.
+var DocExts = []string{".md", ".markdown", ".rst", ".txt", ".adoc"}
 
-// sameName is one identifier spelled as the name a scan looks for.
-type sameName struct {
+// SameName is one identifier spelled as the name a scan looks for.
+type SameName struct {
 	Path string `json:"path"`
 	Line int    `json:"line"`
 	// Col is the 1-based column in characters, as lsp.Location's.
@@ -37,41 +36,44 @@ type sameName struct {
 	// Decl is the kind of declaration the identifier is the name of
 	// ("method_declaration", "function_definition"), "" for a mention.
 	Decl string `json:"decl,omitempty"`
-	// sig is a declared function's parameter count and result ("2|error"),
+	// Sig is a declared function's parameter count and result ("2|error"),
 	// "" when it declares no function.
-	sig string
+	Sig string `json:"-"`
 }
 
-func (s sameName) at() string { return fmt.Sprintf("%s:%d", s.Path, s.Line) }
+// At is where the identifier is: "path:line".
+func (s SameName) At() string { return fmt.Sprintf("%s:%d", s.Path, s.Line) }
 
-// sameNameScan is what a scan found besides the identifiers it visited.
-type sameNameScan struct {
-	// docs counts the whole-word mentions per non-code file, in docNames'
+// SameNameScan is what a scan found besides the identifiers it visited.
+type SameNameScan struct {
+	// Docs counts the whole-word mentions per non-code file, in DocNames'
 	// order (when the scan counted them).
-	docs     map[string]int
-	docNames []string
-	// incomplete says why the scan did not look at everything.
-	incomplete []string
+	Docs     map[string]int
+	DocNames []string
+	// Incomplete says why the scan did not look at everything.
+	Incomplete []string
 }
 
-// scanSameName walks the workspace's files with one of exts for identifiers
-// spelled name, with tether's own tree-sitter parser (strings and comments
-// do not count), and calls visit for each in path order. With docs it also
-// counts the non-code files (docExts) mentioning name as a word. The walk is
+// ScanSameName walks the workspace's files with one of exts for identifiers
+// spelled name, parsed with parse (tether's tree-sitter parser: strings
+// and comments do not count), and calls visit for each in path order. With
+// docs it also counts the non-code files (DocExts) mentioning name as a
+// word. The walk is
 // bounded (sameNameScanFiles entries, sameNameParsed parsed files,
 // sameNameScanBytes per file) and stops when ctx is done; the result says
 // when it did not look at everything. A file in over (workspace-relative)
 // is read from there instead of the disk: a staged edit's new content.
-func (l *lspTools) scanSameName(ctx context.Context, name string, exts []string, docs bool, over map[string][]byte, visit func(sameName)) *sameNameScan {
-	out := &sameNameScan{docs: map[string]int{}}
-	if name == "" || l.parser == nil || l.root == nil {
-		out.incomplete = append(out.incomplete, "no parser to look with")
+func (s *Supervisor) ScanSameName(ctx context.Context, parse Parser, name string, exts []string, docs bool, over map[string][]byte, visit func(SameName)) *SameNameScan {
+	out := &SameNameScan{Docs: map[string]int{}}
+	if name == "" || parse == nil {
+		out.Incomplete = append(out.Incomplete, "no parser to look with")
 		return out
 	}
 	seen, parsed, failed := 0, 0, 0
 	cut, capped := false, false
 	word := []byte(name)
-	_ = filepath.WalkDir(l.root.Dir(), func(p string, d fs.DirEntry, err error) error {
+	root := s.root.Dir()
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || ctx.Err() != nil {
 			return nil
 		}
@@ -81,7 +83,7 @@ func (l *lspTools) scanSameName(ctx context.Context, name string, exts []string,
 		}
 		base := d.Name()
 		if d.IsDir() {
-			if p != l.root.Dir() && (strings.HasPrefix(base, ".") || base == "node_modules" || base == "__pycache__" || base == "venv") {
+			if p != root && skippedDir(base) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -91,15 +93,15 @@ func (l *lspTools) scanSameName(ctx context.Context, name string, exts []string,
 		}
 		ext := strings.ToLower(filepath.Ext(base))
 		code := slices.Contains(exts, ext)
-		if !code && !(docs && slices.Contains(docExts, ext)) {
+		if !code && !(docs && slices.Contains(DocExts, ext)) {
 			return nil
 		}
 		if fi, err := d.Info(); err != nil || fi.Size() > sameNameScanBytes {
 			return nil
 		}
-		rel, _ := filepath.Rel(l.root.Dir(), p)
+		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
-		src, err := l.root.ReadFile(rel)
+		src, err := s.root.ReadFile(rel)
 		if o, ok := over[rel]; ok {
 			src, err = o, nil
 		}
@@ -108,8 +110,8 @@ func (l *lspTools) scanSameName(ctx context.Context, name string, exts []string,
 		}
 		if !code {
 			if n := countWord(src, name); n > 0 {
-				out.docs[rel] = n
-				out.docNames = append(out.docNames, rel)
+				out.Docs[rel] = n
+				out.DocNames = append(out.DocNames, rel)
 			}
 			return nil
 		}
@@ -117,7 +119,7 @@ func (l *lspTools) scanSameName(ctx context.Context, name string, exts []string,
 			capped = true
 			return filepath.SkipAll
 		}
-		ids, err := l.identifiers(ctx, rel, src, name)
+		ids, err := Identifiers(ctx, parse, rel, src, name)
 		if err != nil {
 			failed++
 			return nil
@@ -128,36 +130,36 @@ func (l *lspTools) scanSameName(ctx context.Context, name string, exts []string,
 		return nil
 	})
 	if cut {
-		out.incomplete = append(out.incomplete, fmt.Sprintf("only the first %d entries of the workspace were looked at", sameNameScanFiles))
+		out.Incomplete = append(out.Incomplete, fmt.Sprintf("only the first %d entries of the workspace were looked at", sameNameScanFiles))
 	}
 	if capped {
-		out.incomplete = append(out.incomplete, fmt.Sprintf("only the first %d files holding %s were parsed", sameNameParsed, name))
+		out.Incomplete = append(out.Incomplete, fmt.Sprintf("only the first %d files holding %s were parsed", sameNameParsed, name))
 	}
 	if failed > 0 {
-		out.incomplete = append(out.incomplete, fmt.Sprintf("%d file(s) could not be parsed", failed))
+		out.Incomplete = append(out.Incomplete, fmt.Sprintf("%d file(s) could not be parsed", failed))
 	}
 	if ctx.Err() != nil {
-		out.incomplete = append(out.incomplete, "the search was cancelled")
+		out.Incomplete = append(out.Incomplete, "the search was cancelled")
 	}
 	return out
 }
 
-// identifiers returns src's identifier nodes spelled name (identifier,
-// field_identifier, type_identifier, ...; PHP's name and Ruby's constant):
-// never text inside a string or a comment. Each says whether it is the name
-// of a declaration.
-func (l *lspTools) identifiers(ctx context.Context, rel string, src []byte, name string) ([]sameName, error) {
+// Identifiers returns the identifier nodes of src, the file rel, spelled
+// name (identifier, field_identifier, type_identifier, ...; PHP's name and
+// Ruby's constant), parsed with parse: never text inside a string or a
+// comment. Each says whether it is the name of a declaration.
+func Identifiers(ctx context.Context, parse Parser, rel string, src []byte, name string) ([]SameName, error) {
 	lang, ok := grammars.ForPath(rel)
 	if !ok {
-		return nil, fmt.Errorf("tools: no grammar for %s", rel)
+		return nil, fmt.Errorf("lsp: no grammar for %s", rel)
 	}
-	tree, err := l.parser.Parse(ctx, lang.ID, src)
+	tree, err := parse(ctx, lang.ID, src)
 	if err != nil {
 		return nil, err
 	}
-	var out []sameName
-	for i := 0; i < tree.Len(); i++ {
-		n := tree.NodeAt(i)
+	var out []SameName
+	for i := range tree.Nodes {
+		n := tree.node(i)
 		if n.ChildCount() != 0 || !n.IsNamed() {
 			continue
 		}
@@ -168,11 +170,11 @@ func (l *lspTools) identifiers(ctx context.Context, rel string, src []byte, name
 		if n.Text() != name {
 			continue
 		}
-		r := n.Range()
-		lineStart := int(r.StartByte) - int(r.StartPoint.Column)
-		id := sameName{Path: rel, Line: int(r.StartPoint.Row) + 1,
-			Col: utf8.RuneCount(src[max(lineStart, 0):r.StartByte]) + 1}
-		id.Decl, id.sig = declaration(n)
+		row, column := n.start()
+		lineStart := n.StartByte() - column
+		id := SameName{Path: rel, Line: row + 1,
+			Col: utf8.RuneCount(src[max(lineStart, 0):n.StartByte()]) + 1}
+		id.Decl, id.Sig = declaration(n)
 		out = append(out, id)
 	}
 	return out, nil
@@ -187,7 +189,7 @@ var declKindSuffixes = []string{"_declaration", "_definition", "_spec", "_signat
 // declaration returns the kind of declaration n is the name of ("" for a
 // mention) and, for a function or method, its signature: the parameter
 // count and the result as written, without spaces.
-func declaration(n engine.Node) (kind, sig string) {
+func declaration(n node) (kind, sig string) {
 	f := n.Field()
 	if f != "name" && f != "declarator" {
 		return "", ""

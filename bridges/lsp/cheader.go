@@ -1,4 +1,4 @@
-package tools
+package lsp
 
 import (
 	"context"
@@ -6,27 +6,33 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
 )
 
-// hiddenHeaderChange says why a write to the C or C++ header file cannot
-// be checked whole ("" when it can): its change lies under a preprocessor
-// conditional other than the include guard (an implementation section an
-// includer enables: #ifdef H_IMPL). clangd checks a header alone with the
-// conditional as the header leaves it, and compiles an includer's headers
-// without their function bodies (its preamble skips them), so an error
-// the change makes there for an includer is seen by neither.
-func (l *lspTools) hiddenHeaderChange(ctx context.Context, file string, old, now []byte) string {
-	if !isCHeader(file) || l.parser == nil || old == nil {
+// HiddenHeaderChange says why a write to w, a C or C++ header file, cannot
+// be checked whole ("" when it can, or w is no header): its change lies
+// under a preprocessor conditional other than the include guard (an
+// implementation section an includer enables: #ifdef H_IMPL). clangd
+// checks a header alone with the conditional as the header leaves it, and
+// compiles an includer's headers without their function bodies (its
+// preamble skips them), so an error the change makes there for an
+// includer is seen by neither. A created header (w.Old nil) has no such
+// change.
+func (s *Supervisor) HiddenHeaderChange(ctx context.Context, parse Parser, diff LineDiff, w WrittenFile) string {
+	if !isCHeader(w.Path) || parse == nil || w.Old == nil {
 		return ""
 	}
-	lang, ok := grammars.ForPath(file)
+	lang, ok := grammars.ForPath(w.Path)
 	if !ok {
 		return ""
 	}
-	_, nowR := changedRanges(old, now)
-	tree, err := l.parser.Parse(ctx, lang.ID, now)
+	file := w.Path
+	now, err := s.root.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	_, nowR := diff(w.Old, now)
+	tree, err := parse(ctx, lang.ID, now)
 	if err != nil {
 		return ""
 	}
@@ -45,19 +51,19 @@ func (l *lspTools) hiddenHeaderChange(ctx context.Context, file string, old, now
 // an #ifndef NAME body kept (and its #else left out); an include guard is
 // kept whatever its depth (a file-wide wrapper such as #ifndef
 // USE_EXTERNAL_ZSTD is an #ifndef, kept).
-func enclosingCondition(tree *engine.Tree, r [2]int) string {
-	src := tree.Source()
+func enclosingCondition(tree *Syntax, r [2]int) string {
+	src := tree.Source
 	best := ""
 	bestLen := -1
-	for i := 0; i < tree.Len(); i++ {
-		n := tree.NodeAt(i)
+	for i := range tree.Nodes {
+		n := tree.node(i)
 		k := n.Kind()
 		if k != "preproc_if" && k != "preproc_ifdef" && k != "preproc_elif" && k != "preproc_else" && k != "preproc_elifdef" {
 			continue
 		}
-		from, to := int(n.StartByte()), int(n.EndByte())
+		from, to := n.StartByte(), n.EndByte()
 		if alt, ok := n.ChildByField("alternative"); ok {
-			to = int(alt.StartByte()) // the alternative is a node of its own
+			to = alt.StartByte() // the alternative is a node of its own
 		}
 		if r[0] < from || r[1] > to {
 			continue
@@ -75,7 +81,7 @@ func enclosingCondition(tree *engine.Tree, r [2]int) string {
 
 // branchLeftOut reports whether the body of the conditional branch n is
 // left out when the header is compiled alone.
-func branchLeftOut(n engine.Node, src []byte) bool {
+func branchLeftOut(n node, src []byte) bool {
 	before := src[:n.StartByte()]
 	definedBefore := func(name string) bool {
 		return regexp.MustCompile(`(?m)^[ \t]*#[ \t]*define[ \t]+` + regexp.QuoteMeta(name) + `\b`).Match(before)
