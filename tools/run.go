@@ -179,7 +179,7 @@ func NewRun(ctx context.Context, cfg Config) (*Run, error) {
 
 func newRun(ctx context.Context, cfg Config, fams []family) (*Run, error) {
 	if cfg.WorkDir == "" {
-		return nil, errors.New("tools: no working directory: set Config.WorkDir (--workdir)")
+		return nil, errors.New("tools: no working directory: set Config.WorkDir")
 	}
 	root, err := fsutil.NewRoot(cfg.WorkDir)
 	if err != nil {

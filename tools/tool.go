@@ -189,13 +189,6 @@ type Result struct {
 // Text returns a result holding one text block.
 func Text(s string) *Result { return &Result{Content: []Content{{Type: TextContent, Text: s}}} }
 
-// Errorf returns an error result with a formatted message.
-func Errorf(format string, args ...any) *Result {
-	r := Text(fmt.Sprintf(format, args...))
-	r.IsError = true
-	return r
-}
-
 // AllText joins the result's text blocks with newlines.
 func (r *Result) AllText() string {
 	if r == nil {

@@ -85,6 +85,9 @@ func (f *runFlags) sandboxOptions() (proc.Options, error) {
 // logger the log flags ask for as slog's default, writing to the command's
 // stderr.
 func (f *runFlags) config() (tools.Config, error) {
+	if f.workdir == "" {
+		return tools.Config{}, errors.New("--workdir is empty: give the directory the run's file tools are confined to")
+	}
 	logger, err := logging.New(f.logTo, f.logLevel, f.logFormat)
 	if err != nil {
 		return tools.Config{}, err
