@@ -128,10 +128,10 @@ func NewHost(opts HostOptions) (*Host, error) {
 		root, err = filepath.EvalSymlinks(root)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("server: --root: %w", err)
+		return nil, &OptionError{Option: "Root", Why: "cannot be resolved", Err: err}
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("server: --root %s is not a directory; give the directory whose subdirectories are the workspaces", opts.Root)
+		return nil, &OptionError{Option: "Root", Why: fmt.Sprintf("%s is not a directory; give the directory whose subdirectories are the workspaces", opts.Root)}
 	}
 	h := &Host{opts: opts, root: root, sessions: map[string]*hostSession{}, held: map[string]int{}, convs: map[string]*hostConv{}, gone: map[string]struct{}{}}
 	h.tokens.Store(opts.Tokens)
@@ -530,3 +530,22 @@ func (s *Server) httpSession() *mcp.ServerSession {
 	}
 	return nil
 }
+
+// OptionError says that a field of HostOptions or OAuthOptions cannot be
+// used: Option names the field ("ResourceURL"), Why says what is wrong
+// with it. A command line maps Option to its flag (errors.As).
+type OptionError struct {
+	Option string
+	Why    string
+	Err    error // what the check failed with, if anything
+}
+
+func (e *OptionError) Error() string {
+	msg := "server: " + e.Option + ": " + e.Why
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *OptionError) Unwrap() error { return e.Err }

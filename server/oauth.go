@@ -79,19 +79,19 @@ type OAuth struct {
 // NewOAuth checks opts and returns an OAuth verifying with keys.
 func NewOAuth(opts OAuthOptions, keys *JWKS) (*OAuth, error) {
 	if keys == nil {
-		return nil, errors.New("server: OAuth needs a JWK Set (--jwks FILE)")
+		return nil, errors.New("server: OAuth needs a JWK Set (keys is nil)")
 	}
 	u, err := url.Parse(opts.ResourceURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("server: --public-url %q is not an absolute http(s) URL without query or fragment; give the URL clients reach the host at, such as https://tether.example.com", opts.ResourceURL)
+		return nil, &OptionError{Option: "ResourceURL", Why: fmt.Sprintf("%q is not an absolute http(s) URL without query or fragment; give the URL clients reach the host at, such as https://tether.example.com", opts.ResourceURL)}
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	if u.Path != "" {
-		return nil, fmt.Errorf("server: --public-url %q has a path; the host serves /mcp/NAME and the metadata at the root, so give its origin, such as https://tether.example.com", opts.ResourceURL)
+		return nil, &OptionError{Option: "ResourceURL", Why: fmt.Sprintf("%q has a path; the host serves /mcp/NAME and the metadata at the root, so give its origin, such as https://tether.example.com", opts.ResourceURL)}
 	}
 	opts.ResourceURL = u.String()
 	if opts.Issuer == "" {
-		return nil, errors.New("server: --jwt-issuer is empty; give the iss your identity provider writes in its access tokens")
+		return nil, &OptionError{Option: "Issuer", Why: "is empty; give the iss your identity provider writes in its access tokens"}
 	}
 	if len(opts.Audiences) == 0 {
 		opts.Audiences = []string{opts.ResourceURL}

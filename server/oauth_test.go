@@ -8,10 +8,13 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/tetherhq/tether/server"
+	"github.com/tetherhq/tether/tools"
 )
 
 const (
@@ -375,5 +379,48 @@ func TestConversationJWT(t *testing.T) {
 	res, err := other.ListTools(context.Background(), nil)
 	if err != nil || res.Meta[server.ConversationNewMetaKey] != true {
 		t.Errorf("another subject with the key: %v, _meta %v; want a new conversation", err, res)
+	}
+}
+
+// TestOptionErrorsNameFields: NewOAuth and NewHost refuse an option with a
+// *server.OptionError naming the field, not a command line's flag (the
+// command maps the field to its flag).
+func TestOptionErrorsNameFields(t *testing.T) {
+	keys, err := server.ParseJWKS([]byte(newSigners(t).jwksJSON()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, option string
+		err          func() error
+	}{
+		{"no URL", "ResourceURL", func() error { _, err := server.NewOAuth(server.OAuthOptions{Issuer: testIssuer}, keys); return err }},
+		{"URL with a path", "ResourceURL", func() error {
+			_, err := server.NewOAuth(server.OAuthOptions{ResourceURL: testResource + "/mcp", Issuer: testIssuer}, keys)
+			return err
+		}},
+		{"no issuer", "Issuer", func() error {
+			_, err := server.NewOAuth(server.OAuthOptions{ResourceURL: testResource}, keys)
+			return err
+		}},
+		{"root a file", "Root", func() error {
+			start := func(context.Context, string, string, *server.Server) (*tools.Run, func() error, error) {
+				return nil, nil, nil
+			}
+			_, err := server.NewHost(server.HostOptions{Root: file, StartRun: start})
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.err()
+			var oe *server.OptionError
+			if !errors.As(err, &oe) || oe.Option != c.option || strings.Contains(err.Error(), "--") {
+				t.Errorf("err = %v (%T), want an OptionError for %s naming no flag", err, err, c.option)
+			}
+		})
 	}
 }

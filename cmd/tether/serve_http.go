@@ -72,7 +72,7 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 	}
 	oauth, err := f.oauth.load()
 	if err != nil {
-		fmt.Fprintln(stderr, "tether:", err)
+		fmt.Fprintln(stderr, "tether:", flagErr(err))
 		return 2
 	}
 	mtok, err := f.loadMetricsToken()
@@ -93,7 +93,7 @@ func runServeHTTP(f httpFlags, cfg tools.Config, version string, stderr io.Write
 		},
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, "tether:", err)
+		fmt.Fprintln(stderr, "tether:", flagErr(err))
 		return 2
 	}
 	ln, err := net.Listen("tcp", f.addr)
@@ -224,4 +224,26 @@ func hostSandbox(cfg tools.Config, execUnsandboxed bool) error {
 		return nil
 	}
 	return fmt.Errorf("serve --http: exec tools (eval, debug) are allowed but nothing sandboxes the processes they start (%s): a tenant's kernel could read every workspace and tether's tokens. Turn the sandbox on (--sandbox=on, on a kernel with Landlock), deny exec (--approve exec=deny), or accept it with --exec-without-sandbox", st)
+}
+
+// optionFlags are the flags that set server's HostOptions and OAuthOptions
+// fields, by field.
+var optionFlags = map[string]string{"Root": "--root", "ResourceURL": "--public-url", "Issuer": "--jwt-issuer"}
+
+// flagErr names the flag of the server option err is about (a
+// server.OptionError), as the library does not know the command line.
+func flagErr(err error) error {
+	var oe *server.OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	flag, ok := optionFlags[oe.Option]
+	if !ok {
+		return err
+	}
+	msg := oe.Why
+	if oe.Err != nil {
+		msg += ": " + oe.Err.Error()
+	}
+	return fmt.Errorf("%s: %s", flag, msg)
 }
