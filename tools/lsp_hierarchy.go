@@ -15,23 +15,37 @@ var hierarchyDirections = map[string][]string{
 	"type_hierarchy": {lsp.Supertypes, lsp.Subtypes},
 }
 
-// hierarchy answers call_hierarchy and type_hierarchy.
-func (l *lspTools) hierarchy(ctx context.Context, a lspArgs) (*lsp.Hierarchy, error) {
+// needHierarchy checks the position and the direction of a hierarchy
+// action.
+func needHierarchy(a lspArgs) error {
 	if err := a.needPos(); err != nil {
-		return nil, err
+		return err
 	}
 	dirs := hierarchyDirections[a.Action]
-	dir := a.Direction
-	if dir == "" {
-		dir = dirs[0]
+	if dir := hierarchyDirection(a); dir != dirs[0] && dir != dirs[1] {
+		return fmt.Errorf("lsp: %s takes direction %s (the default) or %s, not %q", a.Action, dirs[0], dirs[1], dir)
 	}
-	if dir != dirs[0] && dir != dirs[1] {
-		return nil, fmt.Errorf("lsp: %s takes direction %s (the default) or %s, not %q", a.Action, dirs[0], dirs[1], dir)
+	return nil
+}
+
+// hierarchyDirection is a's direction, its action's default when unset.
+func hierarchyDirection(a lspArgs) string {
+	if a.Direction == "" {
+		return hierarchyDirections[a.Action][0]
 	}
+	return a.Direction
+}
+
+// hierarchy answers call_hierarchy and type_hierarchy.
+func hierarchy(ctx context.Context, l *lspTools, a lspArgs) (*lsp.Hierarchy, error) {
 	if a.Action == "call_hierarchy" {
-		return l.sup.CallHierarchy(ctx, a.pos(), dir, a.Start)
+		return l.sup.CallHierarchy(ctx, a.pos(), hierarchyDirection(a), a.Start)
 	}
-	return l.sup.TypeHierarchy(ctx, a.pos(), dir, a.Start)
+	return l.sup.TypeHierarchy(ctx, a.pos(), hierarchyDirection(a), a.Start)
+}
+
+func renderHierarchy(a lspArgs, h *lsp.Hierarchy) lspAnswer {
+	return lspAnswer{text: formatHierarchy(a, h), notes: h.Notes, data: h}
 }
 
 // formatHierarchy renders h: what was asked about, then one line per

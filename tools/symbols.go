@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -53,6 +55,28 @@ type SymbolGroup struct {
 type SymbolAt struct {
 	Name string `json:"name"`
 	At   string `json:"at"`
+}
+
+// needSymbols checks that symbols has what to look for.
+func needSymbols(a lspArgs) error {
+	if a.Query == "" && a.File == "" {
+		return errors.New("lsp: symbols needs query (workspace search) or file (that file's symbols)")
+	}
+	return nil
+}
+
+// symbols asks for a page of a workspace search's symbols (query) or of a
+// file's (file).
+func symbols(ctx context.Context, l *lspTools, a lspArgs) (*lsp.Symbols, error) {
+	if a.Query != "" {
+		return l.sup.WorkspaceSymbolsPage(ctx, a.Query, a.File, lsp.Page{Start: a.Start, Kind: a.Kind})
+	}
+	return l.sup.DocumentSymbolsPage(ctx, a.File, lsp.Page{Start: a.Start, Kind: a.Kind, Locals: a.Locals})
+}
+
+func renderSymbols(a lspArgs, syms *lsp.Symbols) lspAnswer {
+	text, page := formatSymbols(a, syms)
+	return lspAnswer{text: text, notes: syms.Notes, data: page}
 }
 
 // formatSymbols renders a page of symbols: a file's as its outline, a
