@@ -54,7 +54,7 @@ var lspTable = map[string]lspAction{
 	"diagnostics":       lspAct(needDiagnostics, diagnoseFile, renderFileDiagnostics),
 	"diagnostics files": lspAct(needFilesDiagnostics, diagnoseFiles, renderFilesDiagnosed),
 	"diagnostics *":     lspAct(needDiagnostics, checkWorkspace, renderCheck),
-	"status":            lspAct(nil, status, renderStatus),
+	"status":            lspAct(nil, status, renderServerStatus),
 	"capabilities":      lspAct(nil, capabilities, renderCapabilities),
 	"reload":            lspAct(nil, reload, renderReload),
 }

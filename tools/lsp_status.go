@@ -25,7 +25,7 @@ func status(ctx context.Context, l *lspTools, a lspArgs) (serverStatus, error) {
 	return serverStatus{rows, lines}, nil
 }
 
-func renderStatus(a lspArgs, st serverStatus) lspAnswer {
+func renderServerStatus(a lspArgs, st serverStatus) lspAnswer {
 	var lines []string
 	for _, r := range st.rows {
 		lines = append(lines, r.String())
