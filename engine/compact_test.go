@@ -50,7 +50,7 @@ func TestCompactTreeAgreesWithShim(t *testing.T) {
 			t.Fatalf("%s: no language", f)
 		}
 		recs = recs[:0]
-		tree, err := e.Parse(context.Background(), l.ID, src)
+		tree, err := e.Parse(context.Background(), l, src)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}

@@ -31,7 +31,7 @@ func TestCXXScanner(t *testing.T) {
 	requireBuilt(t, "vue")
 	ctx := context.Background()
 	e := newTestEngine(t, NewConfig().WithMemoryLimit(512<<20))
-	m, err := e.module("vue")
+	m, err := e.module(mustLang("vue"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +46,11 @@ func TestCXXScanner(t *testing.T) {
 	defer p.Close(ctx)
 	src := vueNested(30000)
 	for i := 0; i < 2; i++ {
-		_, err := p.Parse(ctx, "vue", src)
+		_, err := p.Parse(ctx, mustLang("vue"), src)
 		if !errors.Is(err, ErrMemoryLimit) {
 			t.Fatalf("parse over the cap: %v", err)
 		}
-		tree, err := p.Parse(ctx, "vue", small)
+		tree, err := p.Parse(ctx, mustLang("vue"), small)
 		if err != nil || tree.HasError() {
 			t.Fatalf("parse after hitting the cap: %v", err)
 		}

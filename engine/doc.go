@@ -8,6 +8,10 @@
 // engine's default tenant. Instances have no filesystem, network, environment
 // or real clock, a memory cap, and stop when the parse's context is done.
 //
+// A parse takes the language as a *grammars.Language that its caller
+// resolved once (grammars.Lookup, grammars.ForPath): the engine never looks
+// a name up on a parse; only Precompile, given names, resolves them.
+//
 // A parse crosses into wasm a few times, not per node: the shim
 // (grammars/shim) walks the tree inside the module and writes a flat pre-order
 // node table that the host copies out in one read into an immutable Tree.

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/tetherhq/tether/grammars"
 )
 
 // The binary form of a tree's node table (AppendBinary, DecodeTree), for
@@ -39,16 +41,15 @@ func (t *Tree) AppendBinary(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// DecodeTree rebuilds a tree of lang over src from data written by
+// DecodeTree rebuilds a tree of language l over src from data written by
 // AppendBinary. Nothing in data is trusted: every node's kind, field, byte
 // range and subtree must be valid for the language and the source, or the
 // error wraps ErrBadTree. src is kept by the Tree.
-func (p *Parser) DecodeTree(ctx context.Context, lang string, src, data []byte) (*Tree, error) {
-	l, err := resolve(lang)
-	if err != nil {
-		return nil, err
+func (p *Parser) DecodeTree(ctx context.Context, l *grammars.Language, src, data []byte) (*Tree, error) {
+	if l == nil {
+		return nil, errNoLanguage
 	}
-	pl, inst, err := p.instance(ctx, l.ID)
+	pl, inst, err := p.instance(ctx, l)
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +63,8 @@ func (p *Parser) DecodeTree(ctx context.Context, lang string, src, data []byte) 
 }
 
 // DecodeTree is Parser.DecodeTree with the engine's default tenant.
-func (e *Engine) DecodeTree(ctx context.Context, lang string, src, data []byte) (*Tree, error) {
-	return e.fallback.DecodeTree(ctx, lang, src, data)
+func (e *Engine) DecodeTree(ctx context.Context, l *grammars.Language, src, data []byte) (*Tree, error) {
+	return e.fallback.DecodeTree(ctx, l, src, data)
 }
 
 func decodeTable(data []byte, info *langInfo, srcLen int) ([]node, error) {

@@ -14,12 +14,12 @@ func TestEncodeRoundTrip(t *testing.T) {
 		"go":     "package a\n\nfunc f(x int) error {\n\tif x > 0 { return nil }\n\treturn g(x, \"é\")\n}\n",
 		"python": "def f(x):\n    return [y for y in x if y]\n\nclass C(:\n",
 	} {
-		tree, err := e.Parse(ctx, lang, []byte(src))
+		tree, err := e.Parse(ctx, mustLang(lang), []byte(src))
 		if err != nil {
 			t.Fatal(err)
 		}
 		data, _ := tree.AppendBinary(nil)
-		got, err := e.DecodeTree(ctx, lang, []byte(src), data)
+		got, err := e.DecodeTree(ctx, mustLang(lang), []byte(src), data)
 		if err != nil {
 			t.Fatalf("%s: %v", lang, err)
 		}
@@ -32,7 +32,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 				t.Fatalf("%s: node %d differs", lang, i)
 			}
 		}
-		if _, err := e.DecodeTree(ctx, lang, []byte(src+" "), data); !errors.Is(err, ErrBadTree) {
+		if _, err := e.DecodeTree(ctx, mustLang(lang), []byte(src+" "), data); !errors.Is(err, ErrBadTree) {
 			t.Errorf("%s: decoded for another source: %v", lang, err)
 		}
 	}
@@ -45,13 +45,13 @@ func TestDecodeNeverTrustsData(t *testing.T) {
 	ctx := context.Background()
 	e := newTestEngine(t, NewConfig())
 	src := []byte("package a\n\nfunc f() { g(1, \"x\") }\n")
-	tree, err := e.Parse(ctx, "go", src)
+	tree, err := e.Parse(ctx, mustLang("go"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	data, _ := tree.AppendBinary(nil)
 	try := func(d []byte) {
-		got, err := e.DecodeTree(ctx, "go", src, d)
+		got, err := e.DecodeTree(ctx, mustLang("go"), src, d)
 		if err != nil {
 			if !errors.Is(err, ErrBadTree) {
 				t.Fatalf("error does not wrap ErrBadTree: %v", err)

@@ -96,10 +96,9 @@ func shouldStop(ctx context.Context, stack []uint64) {
 	}
 }
 
-// Parse parses src as lang (an id, alias or, failing those, a file name whose
-// extension names the language) with the engine's default tenant limits.
-func (e *Engine) Parse(ctx context.Context, lang string, src []byte) (*Tree, error) {
-	return e.fallback.Parse(ctx, lang, src)
+// Parse parses src as language l with the engine's default tenant limits.
+func (e *Engine) Parse(ctx context.Context, l *grammars.Language, src []byte) (*Tree, error) {
+	return e.fallback.Parse(ctx, l, src)
 }
 
 // Precompile compiles the named languages' modules now (all embedded ones
@@ -121,7 +120,7 @@ func (e *Engine) Precompile(ctx context.Context, langs ...string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := e.module(l.ID); err != nil {
+		if _, err := e.module(l); err != nil {
 			return err
 		}
 	}
@@ -155,20 +154,25 @@ func (e *Engine) Close(ctx context.Context) error {
 	return nil
 }
 
-// resolve maps a user's language name to a shipped language.
-func resolve(lang string) (grammars.Language, error) {
+// resolve maps a user's language name (an id, alias or, failing those, a
+// file name whose extension names the language) to a shipped language.
+func resolve(lang string) (*grammars.Language, error) {
 	if l, ok := grammars.Lookup(lang); ok {
 		return l, nil
 	}
 	if l, ok := grammars.ForPath(lang); ok {
 		return l, nil
 	}
-	return grammars.Language{}, fmt.Errorf("engine: %w %q (shipped: %s)", ErrUnknownLanguage, lang, strings.Join(grammars.IDs(), ", "))
+	return nil, fmt.Errorf("engine: %w %q (shipped: %s)", ErrUnknownLanguage, lang, strings.Join(grammars.IDs(), ", "))
 }
+
+// errNoLanguage is what a parse given no language returns.
+var errNoLanguage = fmt.Errorf("engine: %w: none given", ErrUnknownLanguage)
 
 // module is one grammar's compiled module, compiled once; err is kept.
 type module struct {
 	id       string
+	lang     *grammars.Language
 	once     sync.Once
 	compiled wazero.CompiledModule
 	err      error
@@ -181,7 +185,9 @@ type module struct {
 // required exports of a grammar module (grammars/shim/exports.txt).
 var requiredExports = []string{"tether_init", "tether_names", "tether_input", "tether_parse", "tether_table", "tether_set_limit", "tether_oom"}
 
-func (e *Engine) module(id string) (*module, error) {
+// module returns l's module, compiling it on first use.
+func (e *Engine) module(l *grammars.Language) (*module, error) {
+	id := l.ID
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -189,12 +195,12 @@ func (e *Engine) module(id string) (*module, error) {
 	}
 	m := e.modules[id]
 	if m == nil {
-		m = &module{id: id}
+		m = &module{id: id, lang: l}
 		e.modules[id] = m
 	}
 	e.mu.Unlock()
 	m.once.Do(func() {
-		wasm, err := grammars.Wasm(id)
+		wasm, err := grammars.Wasm(m.lang)
 		if err != nil {
 			m.err = fmt.Errorf("engine: %w", err)
 			return

@@ -54,9 +54,9 @@ func TestFixtures(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				lang := l.ID
-				if fl, ok := grammars.ForPath(strings.TrimSuffix(c.file, ".txt")); !ok || fl.ID != l.ID {
-					t.Errorf("ForPath(%s) = %q, %v; want %s", c.file, fl.ID, ok, l.ID)
+				lang, ok := grammars.ForPath(strings.TrimSuffix(c.file, ".txt"))
+				if !ok || lang.ID != l.ID {
+					t.Fatalf("ForPath(%s) = %v, %v; want %s", c.file, lang, ok, l.ID)
 				}
 				tree, err := e.Parse(ctx, lang, src)
 				if err != nil {
@@ -138,7 +138,7 @@ func checkInvariants(t *testing.T, tree *engine.Tree) {
 func TestSExpression(t *testing.T) {
 	e := enginetest.Engine(t, "go")
 	src := "package main\n\nfunc main() {\n\tx := f(1, \"a\") // c\n}\n"
-	tree, err := e.Parse(context.Background(), "go", []byte(src))
+	tree, err := e.Parse(context.Background(), enginetest.Language(t, "go"), []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestSExpression(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	// MISSING nodes print as the CLI prints them.
-	tree, err = e.Parse(context.Background(), "go", []byte("package main\nvar x = f(1\n"))
+	tree, err = e.Parse(context.Background(), enginetest.Language(t, "go"), []byte("package main\nvar x = f(1\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestSExpression(t *testing.T) {
 func TestTreeAPI(t *testing.T) {
 	e := enginetest.Engine(t, "python")
 	src := []byte("def f(a, b=2):\n    return a + b\n")
-	tree, err := e.Parse(context.Background(), "py", src)
+	tree, err := e.Parse(context.Background(), enginetest.Language(t, "py"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,25 +210,28 @@ func TestTreeAPI(t *testing.T) {
 func TestErrors(t *testing.T) {
 	e := enginetest.Engine(t, "go")
 	ctx := context.Background()
-	if _, err := e.Parse(ctx, "cobol", []byte("x")); !errors.Is(err, engine.ErrUnknownLanguage) || !strings.Contains(err.Error(), "shipped: ") {
+	if _, err := e.Parse(ctx, nil, []byte("x")); !errors.Is(err, engine.ErrUnknownLanguage) {
+		t.Errorf("no language: %v", err)
+	}
+	if err := e.Precompile(ctx, "cobol"); !errors.Is(err, engine.ErrUnknownLanguage) || !strings.Contains(err.Error(), "shipped: ") {
 		t.Errorf("unknown language: %v", err)
 	}
-	// A file name selects the language by its extension.
-	if tree, err := e.Parse(ctx, "main.go", []byte("package main\n")); err != nil || tree.Language() != "go" {
+	// Precompile takes a file name, the language of its extension.
+	if err := e.Precompile(ctx, "main.go"); err != nil {
 		t.Errorf("by file name: %v", err)
 	}
 	p := e.NewParser(engine.Limits{MaxSource: 10})
 	defer p.Close(ctx)
-	if _, err := p.Parse(ctx, "go", []byte("package main\n")); !errors.Is(err, engine.ErrTooLarge) {
+	if _, err := p.Parse(ctx, enginetest.Language(t, "go"), []byte("package main\n")); !errors.Is(err, engine.ErrTooLarge) {
 		t.Errorf("too large: %v", err)
 	}
 	// Empty source is a valid parse.
-	if tree, err := e.Parse(ctx, "go", nil); err != nil || tree.Len() != 1 || tree.HasError() {
+	if tree, err := e.Parse(ctx, enginetest.Language(t, "go"), nil); err != nil || tree.Len() != 1 || tree.HasError() {
 		t.Errorf("empty source: %v", err)
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := e.Parse(cancelled, "go", []byte("package main\n")); !errors.Is(err, context.Canceled) {
+	if _, err := e.Parse(cancelled, enginetest.Language(t, "go"), []byte("package main\n")); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
 	}
 }
@@ -253,6 +256,7 @@ func TestHammer(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			id := langs[i%len(langs)]
+			lang, _ := grammars.Lookup(id)
 			okFile, _ := fixtures(t, id)
 			src, err := os.ReadFile(okFile)
 			if err != nil {
@@ -267,9 +271,9 @@ func TestHammer(t *testing.T) {
 				}
 				var tree *engine.Tree
 				if pr == nil {
-					tree, err = e.Parse(ctx, id, src)
+					tree, err = e.Parse(ctx, lang, src)
 				} else {
-					tree, err = pr.Parse(ctx, id, src)
+					tree, err = pr.Parse(ctx, lang, src)
 				}
 				if err != nil {
 					errs <- fmt.Errorf("%s: %w", id, err)
@@ -309,7 +313,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, src []byte) {
 		e := enginetest.Engine(t, langs...)
 		id := langs[int(which)%len(langs)]
-		tree, err := e.Parse(context.Background(), id, src)
+		tree, err := e.Parse(context.Background(), enginetest.Language(t, id), src)
 		if err != nil {
 			t.Fatalf("%s: %v", id, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 )
 
 func ExampleEngine_Parse() {
@@ -16,7 +17,8 @@ func ExampleEngine_Parse() {
 		panic(err)
 	}
 	defer e.Close(ctx)
-	tree, err := e.Parse(ctx, "python", []byte("x = f(1)\n"))
+	python, _ := grammars.Lookup("python")
+	tree, err := e.Parse(ctx, python, []byte("x = f(1)\n"))
 	if err != nil {
 		panic(err)
 	}
@@ -38,13 +40,14 @@ func ExampleEngine_NewParser() {
 	defer e.Close(ctx)
 	p := e.NewParser(engine.Limits{Memory: 64 << 20, Timeout: 10 * time.Second, Instances: 2})
 	defer p.Close(ctx)
-	tree, err := p.Parse(ctx, "main.go", []byte("package main\n\nfunc main() { go f() }\n"))
+	lang, _ := grammars.ForPath("main.go")
+	tree, err := p.Parse(ctx, lang, []byte("package main\n\nfunc main() { go f() }\n"))
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(tree.Language(), tree.Root().Kind(), tree.Len())
 
-	_, err = p.Parse(ctx, "cobol", nil)
+	_, err = p.Parse(ctx, nil, nil)
 	fmt.Println(errors.Is(err, engine.ErrUnknownLanguage))
 	// Output:
 	// go source_file 21
@@ -58,7 +61,8 @@ func ExampleNode_Walk() {
 		panic(err)
 	}
 	defer e.Close(ctx)
-	tree, err := e.Parse(ctx, "javascript", []byte("let a = b +\n  c;\n"))
+	js, _ := grammars.Lookup("javascript")
+	tree, err := e.Parse(ctx, js, []byte("let a = b +\n  c;\n"))
 	if err != nil {
 		panic(err)
 	}
@@ -83,7 +87,8 @@ func ExampleNode_Outline() {
 		panic(err)
 	}
 	defer e.Close(ctx)
-	tree, err := e.Parse(ctx, "python", []byte("x = f(1)\n"))
+	python, _ := grammars.Lookup("python")
+	tree, err := e.Parse(ctx, python, []byte("x = f(1)\n"))
 	if err != nil {
 		panic(err)
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/tetherhq/tether/grammars"
 )
 
 // Parser is one tenant's view of an Engine: its own instance pools and limits
@@ -43,18 +45,17 @@ func (e *Engine) NewParser(l Limits) *Parser {
 // Limits returns the parser's effective limits.
 func (p *Parser) Limits() Limits { return p.limits }
 
-// Parse parses src as lang: a language id or alias ("go", "py", "csharp"), or
-// a file name whose extension names one. src is kept by the returned Tree and
-// must not be modified afterwards.
+// Parse parses src as language l, as grammars.Lookup or grammars.ForPath
+// resolve it. src is kept by the returned Tree and must not be modified
+// afterwards.
 //
 // The parse stops when ctx is done (or the tenant's Timeout passes) and then
 // returns an error wrapping the context's error. An input that needs more than
 // the tenant's memory cap fails with ErrMemoryLimit. Either way the parser
 // stays usable.
-func (p *Parser) Parse(ctx context.Context, lang string, src []byte) (*Tree, error) {
-	l, err := resolve(lang)
-	if err != nil {
-		return nil, err
+func (p *Parser) Parse(ctx context.Context, l *grammars.Language, src []byte) (*Tree, error) {
+	if l == nil {
+		return nil, errNoLanguage
 	}
 	if len(src) > p.limits.MaxSource {
 		return nil, fmt.Errorf("engine: %s: %w: %d bytes, the limit is %d", l.ID, ErrTooLarge, len(src), p.limits.MaxSource)
@@ -64,7 +65,7 @@ func (p *Parser) Parse(ctx context.Context, lang string, src []byte) (*Tree, err
 		ctx, cancel = context.WithTimeout(ctx, p.limits.Timeout)
 		defer cancel()
 	}
-	pl, inst, err := p.instance(ctx, l.ID)
+	pl, inst, err := p.instance(ctx, l)
 	if err != nil {
 		return nil, err
 	}
@@ -80,10 +81,10 @@ func (p *Parser) Parse(ctx context.Context, lang string, src []byte) (*Tree, err
 	return t, nil
 }
 
-// instance takes an instance of language id's module from the tenant's pool;
+// instance takes an instance of language l's module from the tenant's pool;
 // the caller puts it back or discards it.
-func (p *Parser) instance(ctx context.Context, id string) (*pool, *instance, error) {
-	m, err := p.e.module(id)
+func (p *Parser) instance(ctx context.Context, l *grammars.Language) (*pool, *instance, error) {
+	m, err := p.e.module(l)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -93,7 +94,7 @@ func (p *Parser) instance(ctx context.Context, id string) (*pool, *instance, err
 	}
 	inst, err := pl.get(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("engine: %s: %w", id, err)
+		return nil, nil, fmt.Errorf("engine: %s: %w", l.ID, err)
 	}
 	return pl, inst, nil
 }

@@ -26,6 +26,15 @@ func requireBuilt(t *testing.T, ids ...string) {
 	}
 }
 
+// mustLang returns the shipped language named name.
+func mustLang(name string) *grammars.Language {
+	l, ok := grammars.Lookup(name)
+	if !ok {
+		panic("no language " + name)
+	}
+	return l
+}
+
 func newTestEngine(t *testing.T, cfg Config) *Engine {
 	t.Helper()
 	e, err := New(context.Background(), cfg)
@@ -130,7 +139,7 @@ func TestSandboxNoHostAccess(t *testing.T) {
 func TestGrammarImports(t *testing.T) {
 	requireBuilt(t, "go")
 	e := newTestEngine(t, NewConfig())
-	m, err := e.module("go")
+	m, err := e.module(mustLang("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,17 +174,17 @@ func TestDeadline(t *testing.T) {
 			p := e.NewParser(Limits{Instances: 1})
 			defer p.Close(context.Background())
 			// Warm up so the deadline hits the parse, not compilation.
-			if _, err := p.Parse(context.Background(), "go", small); err != nil {
+			if _, err := p.Parse(context.Background(), mustLang("go"), small); err != nil {
 				t.Fatal(err)
 			}
 			for i := 0; i < 3; i++ {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
-				_, err := p.Parse(ctx, "go", src)
+				_, err := p.Parse(ctx, mustLang("go"), src)
 				cancel()
 				if !errors.Is(err, context.DeadlineExceeded) {
 					t.Fatalf("parse past deadline: %v", err)
 				}
-				tree, err := p.Parse(context.Background(), "go", small)
+				tree, err := p.Parse(context.Background(), mustLang("go"), small)
 				if err != nil || tree.HasError() {
 					t.Fatalf("parse after deadline: %v", err)
 				}
@@ -183,7 +192,7 @@ func TestDeadline(t *testing.T) {
 			// The tenant's own Timeout works the same way.
 			pt := e.NewParser(Limits{Instances: 1, Timeout: time.Millisecond})
 			defer pt.Close(context.Background())
-			if _, err := pt.Parse(context.Background(), "go", src); !errors.Is(err, context.DeadlineExceeded) {
+			if _, err := pt.Parse(context.Background(), mustLang("go"), src); !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("parse past Limits.Timeout: %v", err)
 			}
 		})
@@ -201,18 +210,18 @@ func TestMemoryLimit(t *testing.T) {
 	p := e.NewParser(Limits{Instances: 1, Memory: 8 << 20})
 	defer p.Close(ctx)
 	for i := 0; i < 2; i++ {
-		_, err := p.Parse(ctx, "go", src)
+		_, err := p.Parse(ctx, mustLang("go"), src)
 		if !errors.Is(err, ErrMemoryLimit) {
 			t.Fatalf("parse over the cap: %v", err)
 		}
-		tree, err := p.Parse(ctx, "go", []byte("package main\n"))
+		tree, err := p.Parse(ctx, mustLang("go"), []byte("package main\n"))
 		if err != nil || tree.HasError() {
 			t.Fatalf("parse after hitting the cap: %v", err)
 		}
 	}
 	big := e.NewParser(Limits{Instances: 1})
 	defer big.Close(ctx)
-	tree, err := big.Parse(ctx, "go", src)
+	tree, err := big.Parse(ctx, mustLang("go"), src)
 	if err != nil {
 		t.Fatalf("parse under the engine cap: %v", err)
 	}
@@ -221,10 +230,10 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	// The engine-wide cap (wazero's memory limit) holds without a tenant cap.
 	tiny := newTestEngine(t, NewConfig().WithMemoryLimit(8<<20))
-	if _, err := tiny.Parse(ctx, "go", src); !errors.Is(err, ErrMemoryLimit) {
+	if _, err := tiny.Parse(ctx, mustLang("go"), src); !errors.Is(err, ErrMemoryLimit) {
 		t.Fatalf("parse over the engine cap: %v", err)
 	}
-	if _, err := tiny.Parse(ctx, "go", []byte("package main\n")); err != nil {
+	if _, err := tiny.Parse(ctx, mustLang("go"), []byte("package main\n")); err != nil {
 		t.Fatalf("parse after the engine cap: %v", err)
 	}
 }
@@ -250,20 +259,20 @@ func TestLargeParseDoesNotPinMemory(t *testing.T) {
 		}
 		return len(pl.idle), largest
 	}
-	if _, err := p.Parse(ctx, "go", []byte("package main\n")); err != nil {
+	if _, err := p.Parse(ctx, mustLang("go"), []byte("package main\n")); err != nil {
 		t.Fatal(err)
 	}
 	if n, size := idle(); n != 1 || size > retainMemory {
 		t.Fatalf("after a small parse: %d idle instances, largest %d bytes; want 1 kept", n, size)
 	}
-	tree, err := p.Parse(ctx, "go", bigGo(1<<20))
+	tree, err := p.Parse(ctx, mustLang("go"), bigGo(1<<20))
 	if err != nil || tree.HasError() {
 		t.Fatalf("large parse: %v", err)
 	}
 	if n, size := idle(); size > retainMemory {
 		t.Errorf("after a large parse: %d idle instances, largest %d MiB; want none over %d MiB", n, size>>20, retainMemory>>20)
 	}
-	if _, err := p.Parse(ctx, "go", []byte("package main\n")); err != nil {
+	if _, err := p.Parse(ctx, mustLang("go"), []byte("package main\n")); err != nil {
 		t.Fatalf("parse after dropping the large instance: %v", err)
 	}
 	_, small := idle()
@@ -273,7 +282,7 @@ func TestLargeParseDoesNotPinMemory(t *testing.T) {
 	low := e.NewParser(Limits{Instances: 1, Retain: uint64(small)})
 	defer low.Close(ctx)
 	for _, q := range []*Parser{p, low} {
-		if _, err := q.Parse(ctx, "go", bigGo(64<<10)); err != nil {
+		if _, err := q.Parse(ctx, mustLang("go"), bigGo(64<<10)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -213,45 +214,41 @@ func IDs() []string {
 func Runtime() Package { return mustTable().Runtime }
 
 // Lookup finds a language by id or alias, case-insensitively ("go", "py",
-// "TypeScript", "csharp").
-func Lookup(idOrAlias string) (Language, bool) {
+// "TypeScript", "csharp"). The language is the table's own, shared by every
+// caller: it must not be modified. Resolve a name once, where it enters
+// (a flag, a query, a rule's language key), and pass the language on.
+func Lookup(idOrAlias string) (*Language, bool) {
 	name := strings.ToLower(strings.TrimSpace(idOrAlias))
-	for _, l := range mustTable().Languages {
-		if l.ID == name {
-			return l, true
-		}
-		for _, a := range l.Aliases {
-			if a == name {
-				return l, true
-			}
+	langs := mustTable().Languages
+	for i := range langs {
+		if langs[i].ID == name || slices.Contains(langs[i].Aliases, name) {
+			return &langs[i], true
 		}
 	}
-	return Language{}, false
+	return nil, false
 }
 
 // ForPath finds a language by the file's name ("Makefile") or, failing
-// that, its extension (case-insensitive).
-func ForPath(p string) (Language, bool) {
+// that, its extension (case-insensitive). The language is shared, as
+// Lookup's is.
+func ForPath(p string) (*Language, bool) {
+	langs := mustTable().Languages
 	base := filepath.Base(p)
-	for _, l := range mustTable().Languages {
-		for _, name := range l.Filenames {
-			if name == base {
-				return l, true
-			}
+	for i := range langs {
+		if slices.Contains(langs[i].Filenames, base) {
+			return &langs[i], true
 		}
 	}
 	ext := strings.ToLower(filepath.Ext(p))
 	if ext == "" {
-		return Language{}, false
+		return nil, false
 	}
-	for _, l := range mustTable().Languages {
-		for _, e := range l.Extensions {
-			if e == ext {
-				return l, true
-			}
+	for i := range langs {
+		if slices.Contains(langs[i].Extensions, ext) {
+			return &langs[i], true
 		}
 	}
-	return Language{}, false
+	return nil, false
 }
 
 // WasmFile is the name of a language's uncompressed module ("go.wasm").
@@ -290,24 +287,23 @@ var (
 	})
 )
 
-// Wasm returns the WebAssembly module of the language id, decompressed from
-// the embedded file on first use (once per process; later calls return the
-// same bytes, which callers must not modify) and checked against the
-// manifest's sha256. A module that is not embedded, or does not match the
-// manifest, is an error wrapping ErrNotBuilt.
-func Wasm(id string) ([]byte, error) {
-	l, ok := Lookup(id)
-	if !ok {
-		return nil, fmt.Errorf("grammars: unknown language %q (known: %s)", id, strings.Join(IDs(), ", "))
-	}
+// Wasm returns the WebAssembly module of l, decompressed from the embedded
+// file on first use (once per process; later calls return the same bytes,
+// which callers must not modify) and checked against the manifest's
+// sha256. A module that is not embedded, or does not match the manifest,
+// is an error wrapping ErrNotBuilt.
+func Wasm(l *Language) ([]byte, error) {
 	bl := blobs()[l.ID]
+	if bl == nil {
+		return nil, fmt.Errorf("grammars: unknown language %q (known: %s)", l.ID, strings.Join(IDs(), ", "))
+	}
 	bl.once.Do(func() {
 		bl.b, bl.err = load(l)
 	})
 	return bl.b, bl.err
 }
 
-func load(l Language) ([]byte, error) {
+func load(l *Language) ([]byte, error) {
 	if l.Module == nil {
 		return nil, fmt.Errorf("grammars: %s: %w: the manifest records no module for it; run `%s` and rebuild tether", l.ID, ErrNotBuilt, UpdateCommand)
 	}
@@ -315,7 +311,7 @@ func load(l Language) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("grammars: %s: %w into this binary (%v); run `%s` and rebuild tether", l.ID, ErrNotBuilt, err, UpdateCommand)
 	}
-	return Decompress(l, z)
+	return Decompress(*l, z)
 }
 
 // Decompress decompresses a committed module file of language l and checks

@@ -35,7 +35,7 @@ func TestManifestShipsTheRequiredLanguages(t *testing.T) {
 		t.Errorf("runtime = %+v", rt)
 	}
 	// The known-bad Lua package must not come back.
-	if l, _ := grammars.Lookup("lua"); l.Package == "tree-sitter-lua" {
+	if l, ok := grammars.Lookup("lua"); ok && l.Package == "tree-sitter-lua" {
 		t.Error("lua must come from @tree-sitter-grammars/tree-sitter-lua")
 	}
 }
@@ -48,9 +48,8 @@ func TestLookup(t *testing.T) {
 		// every name the pinned ast-grep (scripts/npm/package.json) takes for a shipped language (its --lang)
 		{"cc", "cpp"}, {"cpp", "cpp"}, {"cxx", "cpp"}, {"jsx", "javascript"}, {"rs", "rust"}, {"rb", "ruby"}, {"GO", "go"},
 	} {
-		l, ok := grammars.Lookup(c.name)
-		if !ok || l.ID != c.want {
-			t.Errorf("Lookup(%q) = %q, %v; want %q", c.name, l.ID, ok, c.want)
+		if l, ok := grammars.Lookup(c.name); !ok || l.ID != c.want {
+			t.Errorf("Lookup(%q) = %v, %v; want %q", c.name, l, ok, c.want)
 		}
 	}
 	if _, ok := grammars.Lookup("cobol"); ok {
@@ -70,9 +69,8 @@ func TestForPath(t *testing.T) {
 		{"App.svelte", "svelte"}, {"App.vue", "vue"}, {"q.sql", "sql"}, {"x.ml", "ocaml"}, {"build.gradle", "groovy"},
 		{"a.R", "r"}, {"flake.nix", "nix"}, {"Token.sol", "solidity"}, {"main.zig", "zig"},
 	} {
-		l, ok := grammars.ForPath(c.path)
-		if !ok || l.ID != c.want {
-			t.Errorf("ForPath(%q) = %q, %v; want %q", c.path, l.ID, ok, c.want)
+		if l, ok := grammars.ForPath(c.path); !ok || l.ID != c.want {
+			t.Errorf("ForPath(%q) = %v, %v; want %q", c.path, l, ok, c.want)
 		}
 	}
 	// a file name matches whole and exactly: "makefile.txt" and "MAKEFILE" are not make
@@ -115,14 +113,14 @@ func TestParseManifestRejects(t *testing.T) {
 // manifest: every shipped language is embedded, there is no other module, a
 // module is decompressed once per process, and an alias names its language.
 func TestWasm(t *testing.T) {
-	if _, err := grammars.Wasm("cobol"); err == nil || !strings.Contains(err.Error(), "unknown language") {
+	if _, err := grammars.Wasm(&grammars.Language{ID: "cobol"}); err == nil || !strings.Contains(err.Error(), "unknown language") {
 		t.Errorf("Wasm(cobol) = %v", err)
 	}
 	for _, l := range grammars.All() {
 		if !grammars.Built(l.ID) {
 			t.Errorf("%s is not embedded", l.ID)
 		}
-		b, err := grammars.Wasm(l.ID)
+		b, err := grammars.Wasm(&l)
 		if err != nil || len(b) < 8 || string(b[:4]) != "\x00asm" {
 			t.Errorf("%s: Wasm = %d bytes, %v", l.ID, len(b), err)
 			continue
@@ -130,13 +128,13 @@ func TestWasm(t *testing.T) {
 		if got := grammars.SHA256(b); got != l.Module.SHA256 || int64(len(b)) != l.Module.Size {
 			t.Errorf("%s: sha256 %s (%d bytes), manifest %s (%d)", l.ID, got, len(b), l.Module.SHA256, l.Module.Size)
 		}
-		again, _ := grammars.Wasm(l.ID)
-		if &again[0] != &b[0] {
+		shared, _ := grammars.Lookup(l.ID)
+		if again, _ := grammars.Wasm(shared); &again[0] != &b[0] {
 			t.Errorf("%s: decompressed twice", l.ID)
 		}
 		for _, a := range l.Aliases {
-			if ab, err := grammars.Wasm(a); err != nil || &ab[0] != &b[0] {
-				t.Errorf("Wasm(%q) = %v, not %s's module", a, err, l.ID)
+			if al, ok := grammars.Lookup(a); !ok || al != shared {
+				t.Errorf("Lookup(%q) is not %s's language", a, l.ID)
 			}
 		}
 	}
@@ -167,7 +165,7 @@ func TestDecompressChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := grammars.Decompress(l, z); err != nil {
+	if _, err := grammars.Decompress(*l, z); err != nil {
 		t.Fatalf("committed json module: %v", err)
 	}
 	bad := append([]byte(nil), z...)
@@ -176,10 +174,10 @@ func TestDecompressChecks(t *testing.T) {
 		l grammars.Language
 		z []byte
 	}{
-		"changed file":         {l, bad},
-		"file of another":      {l, mustRead(t, filepath.Join("wasm", grammars.CompressedFile("css")))},
-		"module not in record": {withModule(l, func(m *grammars.Module) { m.SHA256 = strings.Repeat("0", 64) }), z},
-		"no record":            {withModule(l, nil), z},
+		"changed file":         {*l, bad},
+		"file of another":      {*l, mustRead(t, filepath.Join("wasm", grammars.CompressedFile("css")))},
+		"module not in record": {withModule(*l, func(m *grammars.Module) { m.SHA256 = strings.Repeat("0", 64) }), z},
+		"no record":            {withModule(*l, nil), z},
 	} {
 		_, err := grammars.Decompress(c.l, c.z)
 		if !errors.Is(err, grammars.ErrNotBuilt) || !strings.HasPrefix(err.Error(), "grammars: json: ") {

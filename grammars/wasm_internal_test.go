@@ -25,7 +25,8 @@ func TestWasmConcurrentFirstUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for _, id := range ids {
-				b, err := Wasm(id)
+				l, _ := Lookup(id)
+				b, err := Wasm(l)
 				if err != nil {
 					t.Error(err)
 					return

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/matcher"
 )
@@ -34,7 +35,7 @@ func BenchmarkFind(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tree, err := p.Parse(ctx, "go", src)
+	tree, err := p.Parse(ctx, enginetest.Language(b, "go"), src)
 	if err != nil {
 		b.Fatal(err)
 	}

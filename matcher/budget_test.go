@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherhq/tether/engine/enginetest"
+
 	"github.com/tetherhq/tether/internal/testenv"
 )
 
@@ -19,7 +21,7 @@ import (
 func TestPathologicalPatternHitsTheBudget(t *testing.T) {
 	p := fuzzParser(t)
 	ctx := context.Background()
-	tree, err := p.Parse(ctx, "go", []byte(testenv.ManyArgs(3000)))
+	tree, err := p.Parse(ctx, enginetest.Language(t, "go"), []byte(testenv.ManyArgs(3000)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +61,7 @@ func TestCancelStopsRunningMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := p.Parse(ctx, "go", []byte(testenv.ManyArgs(3000)))
+	tree, err := p.Parse(ctx, enginetest.Language(t, "go"), []byte(testenv.ManyArgs(3000)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"log"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -24,7 +25,8 @@ func Example() {
 		log.Fatal(err)
 	}
 	src := []byte("package p\n\nfunc f(err error) error {\n\treturn fmt.Errorf(\"open: %w\", err)\n}\n")
-	tree, err := eng.Parse(ctx, "go", src)
+	goLang, _ := grammars.Lookup("go")
+	tree, err := eng.Parse(ctx, goLang, src)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func FuzzMatch(f *testing.F) {
 		if err != nil {
 			return
 		}
-		tree, err := p.Parse(ctx, "go", []byte(src))
+		tree, err := p.Parse(ctx, enginetest.Language(t, "go"), []byte(src))
 		if err != nil {
 			return
 		}

@@ -21,7 +21,7 @@ func parser(t testing.TB) matcher.Parser {
 // committed and embedded: a failure is a defect, never a reason to skip).
 func requireGrammar(t testing.TB, p matcher.Parser, lang string) {
 	t.Helper()
-	if _, err := p.Parse(context.Background(), lang, []byte("")); err != nil {
+	if _, err := p.Parse(context.Background(), enginetest.Language(t, lang), []byte("")); err != nil {
 		t.Fatalf("the %s grammar does not load: %v", lang, err)
 	}
 }
@@ -57,7 +57,7 @@ func matchSource(p matcher.Parser, name, src, pattern string) (*sourceResult, er
 	if err != nil {
 		return nil, err
 	}
-	tree, err := p.Parse(ctx, l.ID, []byte(src))
+	tree, err := p.Parse(ctx, l, []byte(src))
 	if err != nil {
 		return nil, err
 	}

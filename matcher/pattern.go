@@ -11,11 +11,13 @@ import (
 	"unicode"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 )
 
-// Parser parses source with a language's grammar. *engine.Engine implements it.
+// Parser parses source with a language's grammar. *engine.Engine and
+// *engine.Parser implement it.
 type Parser interface {
-	Parse(ctx context.Context, lang string, src []byte) (*engine.Tree, error)
+	Parse(ctx context.Context, lang *grammars.Language, src []byte) (*engine.Tree, error)
 }
 
 // ErrUnparseable is wrapped by the error Compile returns for a pattern that no
@@ -172,12 +174,16 @@ func compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	if standaloneMulti(src) {
 		return nil, fmt.Errorf("%w: %q alone stands for any run of code: use $X for one node, or write the code around the $$$ (f($$$ARGS), { $$$BODY })", ErrUnparseable, src)
 	}
+	g, ok := grammars.Lookup(lang)
+	if !ok {
+		return nil, fmt.Errorf("matcher: unknown language %q", lang)
+	}
 	spec := langSpecFor(lang)
 	sub := substitute(src, spec.expando)
 	if spec.quoted {
 		sub = quoteMetas(sub)
 	}
-	rs := &readings{parse: func(b []byte) (*engine.Tree, error) { return p.Parse(ctx, lang, b) }, lang: lang, src: src, sub: sub, spec: spec}
+	rs := &readings{parse: func(b []byte) (*engine.Tree, error) { return p.Parse(ctx, g, b) }, lang: lang, src: src, sub: sub, spec: spec}
 	pat, err := rs.choose()
 	if err != nil {
 		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 )
 
 // CompileSelector compiles pattern as the context of the code to find and
@@ -30,12 +31,16 @@ func CompileSelector(ctx context.Context, p Parser, lang, pattern, selector stri
 	case !validKind(selector):
 		return nil, fmt.Errorf("matcher: selector %q is not a node kind: pass a kind of the language's grammar, such as field_declaration or match_arm", selector)
 	}
+	g, ok := grammars.Lookup(lang)
+	if !ok {
+		return nil, fmt.Errorf("matcher: unknown language %q", lang)
+	}
 	spec := langSpecFor(lang)
 	sub := substitute(src, spec.expando)
 	if spec.quoted {
 		sub = quoteMetas(sub)
 	}
-	rs := &readings{parse: func(b []byte) (*engine.Tree, error) { return p.Parse(ctx, lang, b) }, lang: lang, src: src, sub: sub, spec: spec}
+	rs := &readings{parse: func(b []byte) (*engine.Tree, error) { return p.Parse(ctx, g, b) }, lang: lang, src: src, sub: sub, spec: spec}
 	rungs := append([]rung{newRung("file", "", "")}, spec.ladder...)
 	var clean []*reading
 	for _, c := range rungs {

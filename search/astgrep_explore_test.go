@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/search"
@@ -66,7 +67,7 @@ func TestExploreAstGrep(t *testing.T) {
 			if err != nil || len(src) > 200_000 {
 				continue
 			}
-			tree, err := p.Parse(context.Background(), lang, src)
+			tree, err := p.Parse(context.Background(), enginetest.Language(t, lang), src)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -31,7 +31,7 @@ func parser(t testing.TB) matcher.Parser {
 // committed and embedded: a failure is a defect, never a reason to skip).
 func requireGrammar(t testing.TB, p matcher.Parser, lang string) {
 	t.Helper()
-	if _, err := p.Parse(context.Background(), lang, []byte("")); err != nil {
+	if _, err := p.Parse(context.Background(), enginetest.Language(t, lang), []byte("")); err != nil {
 		t.Fatalf("the %s grammar does not load: %v", lang, err)
 	}
 }

@@ -9,8 +9,10 @@ import (
 
 // langForPath returns the language id of a file by its extension, "" if none.
 func langForPath(path string) string {
-	l, _ := grammars.ForPath(path)
-	return l.ID
+	if l, ok := grammars.ForPath(path); ok {
+		return l.ID
+	}
+	return ""
 }
 
 // canonicalLang resolves a language id or alias ("py", "ts") to its id.

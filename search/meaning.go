@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -63,8 +64,9 @@ func (s *Searcher) keepMeaning(ctx context.Context, lang, path string, src []byt
 	if paren == "" || !checkable(edits) {
 		return edits, nil
 	}
+	l, _ := grammars.Lookup(lang)
 	out, at := applyAt(src, edits)
-	tree, err := s.parser.Parse(ctx, lang, out)
+	tree, err := s.parser.Parse(ctx, l, out)
 	if err != nil {
 		return edits, nil
 	}
@@ -87,7 +89,7 @@ func (s *Searcher) keepMeaning(ctx context.Context, lang, path string, src []byt
 	// spanning exactly them
 	tried := wrapPieces(edits, wrap)
 	out2, at2 := applyAt(src, tried)
-	tree2, err := s.parser.Parse(ctx, lang, out2)
+	tree2, err := s.parser.Parse(ctx, l, out2)
 	if err != nil {
 		return edits, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher/rule"
 	"github.com/tetherhq/tether/search/inject"
 	"github.com/tetherhq/tether/search/store"
@@ -107,7 +108,8 @@ func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src
 	ht := s.cache.Get(store.KeyOf(s.partition, host, src))
 	if ht == nil {
 		var err error
-		if ht, err = store.Parse(ctx, s.parser, host, src); err != nil {
+		hl, _ := grammars.Lookup(host)
+		if ht, err = store.Parse(ctx, s.parser, hl, src); err != nil {
 			return nil, err
 		}
 	}

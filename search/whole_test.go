@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/search/store"
 )
@@ -60,7 +61,7 @@ type recParser struct {
 	parsed []string
 }
 
-func (r *recParser) Parse(ctx context.Context, lang string, src []byte) (*engine.Tree, error) {
+func (r *recParser) Parse(ctx context.Context, lang *grammars.Language, src []byte) (*engine.Tree, error) {
 	r.mu.Lock()
 	r.parsed = append(r.parsed, string(src))
 	r.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/tools"
@@ -53,7 +54,7 @@ type gateParser struct {
 	entered chan struct{}
 }
 
-func (g *gateParser) Parse(ctx context.Context, lang string, src []byte) (*engine.Tree, error) {
+func (g *gateParser) Parse(ctx context.Context, lang *grammars.Language, src []byte) (*engine.Tree, error) {
 	first := false
 	g.once.Do(func() { first = true })
 	if first {

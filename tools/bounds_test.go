@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/tools"
@@ -277,7 +278,7 @@ type warmGate struct {
 	entered chan struct{}
 }
 
-func (g *warmGate) Parse(ctx context.Context, lang string, src []byte) (*engine.Tree, error) {
+func (g *warmGate) Parse(ctx context.Context, lang *grammars.Language, src []byte) (*engine.Tree, error) {
 	if bytes.Contains(src, []byte("WARMGATE")) {
 		g.once.Do(func() { close(g.entered) })
 		<-ctx.Done()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -30,7 +31,7 @@ func lspParser(p matcher.Parser) lsp.Parser {
 	if p == nil {
 		return nil
 	}
-	return func(ctx context.Context, lang string, src []byte) (*lsp.Syntax, error) {
+	return func(ctx context.Context, lang *grammars.Language, src []byte) (*lsp.Syntax, error) {
 		tree, err := p.Parse(ctx, lang, src)
 		if err != nil {
 			return nil, err

@@ -16,7 +16,7 @@ import (
 func TestSyntaxOf(t *testing.T) {
 	e := enginetest.Engine(t)
 	src := "package p\n\n// F adds.\nfunc F(a, b int) (int, error) {\n\tif a > b {\n\t\treturn a + b, nil\n\t}\n\treturn 0, nil\n}\n"
-	tree, err := e.Parse(context.Background(), "go", []byte(src))
+	tree, err := e.Parse(context.Background(), enginetest.Language(t, "go"), []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/store"
 )
@@ -133,8 +134,9 @@ func Floor(ctx context.Context, corpus string, threads int, patterns []string, t
 		return nil, err
 	}
 	defer e.Close(ctx)
+	goLang, _ := grammars.Lookup("go")
 	// the grammar's module compiled and instantiated before any timing
-	if _, err := e.Parse(ctx, "go", []byte("package p\n")); err != nil {
+	if _, err := e.Parse(ctx, goLang, []byte("package p\n")); err != nil {
 		return nil, err
 	}
 	tmp, err := os.MkdirTemp("", "tether-bench-floor-")
@@ -210,6 +212,7 @@ func Floor(ctx context.Context, corpus string, threads int, patterns []string, t
 // inside Parse (reading the files and writing the entries are not the
 // parse).
 func parseAll(ctx context.Context, e *engine.Engine, threads int, jobs []parseJob, store string, first int) ([]entry, time.Duration, error) {
+	goLang, _ := grammars.Lookup("go")
 	made := make([]entry, len(jobs))
 	busy := make([]time.Duration, threads)
 	errs := make([]error, threads)
@@ -236,7 +239,7 @@ func parseAll(ctx context.Context, e *engine.Engine, threads int, jobs []parseJo
 					return
 				}
 				t := time.Now()
-				tree, err := e.Parse(ctx, "go", src[j.c.Start:j.c.End])
+				tree, err := e.Parse(ctx, goLang, src[j.c.Start:j.c.End])
 				busy[w] += time.Since(t)
 				if err != nil {
 					errs[w] = fmt.Errorf("floor: parse %s: %w", j.file, err)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 )
 
 func main() {
@@ -125,9 +126,10 @@ func run(root, native string, maxMB float64, reps int, hard bool) error {
 		return err
 	}
 	defer e.Close(ctx)
+	goLang, _ := grammars.Lookup("go")
 	// Warm up: compile (or load from the cache) and size the instances.
 	warm := e.NewParser(engine.Limits{})
-	if _, err := warm.Parse(ctx, "go", c.srcs[0]); err != nil {
+	if _, err := warm.Parse(ctx, goLang, c.srcs[0]); err != nil {
 		return err
 	}
 	warm.Close(ctx)
@@ -153,7 +155,7 @@ func run(root, native string, maxMB float64, reps int, hard bool) error {
 					if i >= total {
 						return
 					}
-					t, err := p.Parse(ctx, "go", c.srcs[i%int64(len(c.srcs))])
+					t, err := p.Parse(ctx, goLang, c.srcs[i%int64(len(c.srcs))])
 					if err != nil {
 						mu.Lock()
 						if firstErr == nil {

@@ -57,11 +57,12 @@ func BenchmarkParseGoStdlib(b *testing.B) {
 	e := enginetest.Engine(b, "go")
 	srcs, total := stdlibSubset(b)
 	ctx := context.Background()
+	goLang := enginetest.Language(b, "go")
 	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run("cores="+strconv.Itoa(workers), func(b *testing.B) {
 			p := e.NewParser(engine.Limits{Instances: workers})
 			defer p.Close(ctx)
-			if _, err := p.Parse(ctx, "go", srcs[0]); err != nil { // warm: compile, instantiate
+			if _, err := p.Parse(ctx, goLang, srcs[0]); err != nil { // warm: compile, instantiate
 				b.Fatal(err)
 			}
 			b.SetBytes(total)
@@ -79,7 +80,7 @@ func BenchmarkParseGoStdlib(b *testing.B) {
 							if j >= int64(len(srcs)) {
 								return
 							}
-							t, err := p.Parse(ctx, "go", srcs[j])
+							t, err := p.Parse(ctx, goLang, srcs[j])
 							if err != nil {
 								failed.Store(err)
 								return

@@ -311,7 +311,7 @@ func changedNames(ctx context.Context, parse Parser, file string, old, now []byt
 		if len(src) == 0 {
 			return
 		}
-		tree, err := parse(ctx, lang.ID, src)
+		tree, err := parse(ctx, lang, src)
 		if err != nil {
 			return
 		}

@@ -32,7 +32,7 @@ func (s *Supervisor) HiddenHeaderChange(ctx context.Context, parse Parser, diff 
 		return ""
 	}
 	_, nowR := diff(w.Old, now)
-	tree, err := parse(ctx, lang.ID, now)
+	tree, err := parse(ctx, lang, now)
 	if err != nil {
 		return ""
 	}

@@ -94,8 +94,11 @@ var rulesByLang = map[string]identRules{
 // refused there.
 func rulesFor(path, language string) identRules {
 	l, ok := grammars.ForPath(path)
+	if !ok {
+		return identRules{name: language}
+	}
 	r, known := rulesByLang[l.ID]
-	if !ok || !known {
+	if !known {
 		return identRules{name: language}
 	}
 	r.name = l.Name

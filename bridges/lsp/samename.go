@@ -153,7 +153,7 @@ func Identifiers(ctx context.Context, parse Parser, rel string, src []byte, name
 	if !ok {
 		return nil, fmt.Errorf("lsp: no grammar for %s", rel)
 	}
-	tree, err := parse(ctx, lang.ID, src)
+	tree, err := parse(ctx, lang, src)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package lsp
 import (
 	"bytes"
 	"context"
+
+	"github.com/tetherhq/tether/grammars"
 )
 
 // Syntax is a parsed source file as the workspace scans read it
@@ -37,7 +39,7 @@ type SyntaxNode struct {
 }
 
 // Parser parses src with the grammar lang (a grammars id).
-type Parser func(ctx context.Context, lang string, src []byte) (*Syntax, error)
+type Parser func(ctx context.Context, lang *grammars.Language, src []byte) (*Syntax, error)
 
 // node is a handle on one node of a Syntax, read as the scans read a
 // tree-sitter node.

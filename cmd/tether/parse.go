@@ -39,6 +39,14 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	var given *grammars.Language
+	if *lang != "" {
+		var ok bool
+		if given, ok = grammars.Lookup(*lang); !ok {
+			fmt.Fprintf(stderr, "tether: unknown language %q: pass one of %s (see `tether languages`)\n", *lang, strings.Join(grammars.IDs(), ", "))
+			return 2
+		}
+	}
 	ctx := signalCtx
 	e, ok := startEngine(ctx, stderr)
 	if !ok {
@@ -47,15 +55,15 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 	defer e.Close(ctx)
 	status := 0
 	for _, file := range fs.Args() {
-		l := *lang
-		if l == "" {
+		l := given
+		if l == nil {
 			found, ok := grammars.ForPath(file)
 			if !ok {
 				fmt.Fprintf(stderr, "tether: %s: no grammar for this extension; pass -l LANG (see `tether languages`)\n", file)
 				status = 2
 				continue
 			}
-			l = found.ID
+			l = found
 		}
 		src, err := os.ReadFile(file)
 		if err != nil {

@@ -27,6 +27,17 @@ func Engine(t testing.TB, langs ...string) *engine.Engine {
 	return e
 }
 
+// Language returns the shipped language named name (an id or alias),
+// failing the test when there is none.
+func Language(tb testing.TB, name string) *grammars.Language {
+	tb.Helper()
+	l, ok := grammars.Lookup(name)
+	if !ok {
+		tb.Fatalf("enginetest: no language %q", name)
+	}
+	return l
+}
+
 // RequireGrammars fails the test unless the named languages, or all shipped
 // ones when none are named, are embedded.
 func RequireGrammars(t testing.TB, langs ...string) {

@@ -100,7 +100,8 @@ func TestCommittedFilesRecompress(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"json", "html", "css", "lua", "go"} {
-		l, _ := grammars.Lookup(id)
+		found, _ := grammars.Lookup(id)
+		l := *found
 		dst := filepath.Join("..", "wasm", grammars.CompressedFile(l.ID))
 		z, err := os.ReadFile(dst)
 		if err != nil {
@@ -220,7 +221,8 @@ func TestFindCXX(t *testing.T) {
 // without libc++ it is refused with what to install.
 func TestLinkKeyCXX(t *testing.T) {
 	o := &options{chain: "clang", shim: []byte("shim"), export: []string{"tether_init"}}
-	goLang, _ := grammars.Lookup("go")
+	found, _ := grammars.Lookup("go")
+	goLang := *found
 	vue := grammars.Language{ID: "vue", Package: "tree-sitter-vue", Version: "0.2.1", Function: "tree_sitter_vue", CXX: true}
 	keys := func(c cxxLib) (string, string, error) {
 		o.cxx = c

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -75,10 +76,10 @@ type utilRef struct {
 	known bool // kinds is the whole set of kinds a match can have
 }
 
-func (c *compiler) kindsOf(lang string) (map[string]bool, error) {
+func (c *compiler) kindsOf(lang *grammars.Language) (map[string]bool, error) {
 	t, err := c.parser.Parse(c.ctx, lang, nil)
 	if err != nil {
-		return nil, fmt.Errorf("rule: cannot load the %s grammar: %w", lang, err)
+		return nil, fmt.Errorf("rule: cannot load the %s grammar: %w", lang.ID, err)
 	}
 	out := map[string]bool{}
 	for _, k := range t.KindNames() {

@@ -137,7 +137,7 @@ func compileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 		return nil, errAt("rule", "the configuration has no rule: add a rule object (pattern, kind, ...)")
 	}
 	c := &compiler{ctx: ctx, parser: p, lang: r.Language, global: opt.Utils}
-	if c.kinds, err = c.kindsOf(r.Language); err != nil {
+	if c.kinds, err = c.kindsOf(l); err != nil {
 		return nil, err
 	}
 	rws, err := c.rewriters(doc)

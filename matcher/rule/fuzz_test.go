@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
 )
@@ -41,7 +42,7 @@ func FuzzCompileRule(f *testing.F) {
 		f.Add(seed)
 	}
 	p := parser(f)
-	tree, err := p.Parse(context.Background(), "go", []byte(fuzzSrc))
+	tree, err := p.Parse(context.Background(), enginetest.Language(f, "go"), []byte(fuzzSrc))
 	if err != nil {
 		f.Fatal(err)
 	}

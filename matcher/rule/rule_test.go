@@ -29,7 +29,7 @@ func run(t *testing.T, lang, ruleJSON, src string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	tree, err := p.Parse(context.Background(), lang, []byte(src))
+	tree, err := p.Parse(context.Background(), enginetest.Language(t, lang), []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,10 +119,10 @@ func regionOf(n engine.Node, lang string) Region {
 // language).
 func Hint(lang string) string {
 	h, ok := hosts[lang]
-	if !ok {
+	l, known := grammars.Lookup(lang)
+	if !ok || !known {
 		return ""
 	}
-	l, _ := grammars.Lookup(lang)
 	if h.embeds == nil {
 		return fmt.Sprintf("searched as %s; to search the code in its fences pass their language (go, python, ...)", l.Name)
 	}

@@ -31,7 +31,7 @@ func TestMayHoldNeverMissesARegion(t *testing.T) {
 		{"svelte", "<script>let a = 1</script>\n<style>p{}</style>\n", []string{"javascript", "css"}, nil},
 	}
 	for _, c := range cases {
-		tree, err := p.Parse(context.Background(), c.host, []byte(c.src))
+		tree, err := p.Parse(context.Background(), enginetest.Language(t, c.host), []byte(c.src))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,8 @@ func FuzzRegions(f *testing.F) {
 		if !ok || len(src) > 1<<12 {
 			return
 		}
-		tree, err := p.Parse(context.Background(), host, []byte(src))
+		hl, _ := grammars.Lookup(host)
+		tree, err := p.Parse(context.Background(), hl, []byte(src))
 		if err != nil {
 			return
 		}

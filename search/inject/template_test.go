@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"testing"
+
+	"github.com/tetherhq/tether/engine/enginetest"
 )
 
 // TestVueHostRegions: a Vue component's regions come from its own tree
@@ -23,7 +25,7 @@ func TestVueHostRegions(t *testing.T) {
 		{"<template><li v-for=\"x in xs\" #item=\"{ y }\" title=\"t\">{{ }}</li></template>\n<script lang=\"ts\"></script>", []string{"typescript", "typescript"}},
 	}
 	for _, c := range cases {
-		tree, err := p.Parse(context.Background(), "vue", []byte(c.src))
+		tree, err := p.Parse(context.Background(), enginetest.Language(t, "vue"), []byte(c.src))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +49,7 @@ func TestVueHostRegions(t *testing.T) {
 	// such tags; the look may say yes for more).
 	for _, host := range []string{"vue", "html", "svelte"} {
 		for _, src := range []string{"< stYle</stYle ", "<\n\tstyle>p{}</style>", "<ſtyle>p{}</style>", "<scrıpt>a</script>", "<\u3000style>p{}</style>"} {
-			tree, err := p.Parse(context.Background(), host, []byte(src))
+			tree, err := p.Parse(context.Background(), enginetest.Language(t, host), []byte(src))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +82,7 @@ func FuzzVueRegions(f *testing.F) {
 		if len(src) > 1<<12 {
 			return
 		}
-		tree, err := p.Parse(context.Background(), "vue", []byte(src))
+		tree, err := p.Parse(context.Background(), enginetest.Language(t, "vue"), []byte(src))
 		if err != nil {
 			t.Fatalf("parse: %v", err)
 		}

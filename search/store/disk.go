@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/internal/fsutil"
 )
 
@@ -510,5 +511,12 @@ func (d *DiskCache) Stats() DiskStats {
 // treeDecoder is what of a Parser the disk tier needs: *engine.Engine and
 // *engine.Parser have it.
 type treeDecoder interface {
-	DecodeTree(ctx context.Context, lang string, src, data []byte) (*engine.Tree, error)
+	DecodeTree(ctx context.Context, lang *grammars.Language, src, data []byte) (*engine.Tree, error)
 }
+
+// A parser without DecodeTree leaves the disk tier unused: the engine's
+// must keep theirs.
+var (
+	_ treeDecoder = (*engine.Engine)(nil)
+	_ treeDecoder = (*engine.Parser)(nil)
+)

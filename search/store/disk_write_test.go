@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
 )
 
 // TestDiskEntryBuiltInPlace: the disk tier writes an entry from one pooled
@@ -26,7 +27,7 @@ func TestDiskEntryBuiltInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := e.Parse(ctx, "go", src)
+	tree, err := e.Parse(ctx, enginetest.Language(t, "go"), src)
 	if err != nil {
 		t.Fatal(err)
 	}

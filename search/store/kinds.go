@@ -397,15 +397,15 @@ func anyKind(set kindSet, ids []uint16) bool {
 var kindTables sync.Map // lang + "\x00" + module hash -> map[string][]uint16
 
 func kindTable(ctx context.Context, p matcher.Parser, lang string) map[string][]uint16 {
-	mod := ""
-	if l, ok := grammars.Lookup(lang); ok {
-		mod = l.Module.SHA256
+	l, ok := grammars.Lookup(lang)
+	if !ok {
+		return nil
 	}
-	key := lang + "\x00" + mod
+	key := lang + "\x00" + l.Module.SHA256
 	if v, ok := kindTables.Load(key); ok {
 		return v.(map[string][]uint16)
 	}
-	t, err := p.Parse(ctx, lang, []byte{})
+	t, err := p.Parse(ctx, l, []byte{})
 	if err != nil {
 		return nil
 	}

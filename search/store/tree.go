@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -16,11 +17,15 @@ func (c *Cache) Tree(ctx context.Context, p matcher.Parser, lang string, k Key, 
 	if t := c.Get(k); t != nil {
 		return t, true, nil
 	}
+	l, ok := grammars.Lookup(lang)
+	if !ok {
+		return nil, false, fmt.Errorf("parse: unknown language %q", lang)
+	}
 	disk := c.Disk()
 	dec, _ := p.(treeDecoder)
 	if disk != nil && dec != nil {
 		if data, ok := disk.load(k); ok {
-			t, err := dec.DecodeTree(ctx, lang, src, data)
+			t, err := dec.DecodeTree(ctx, l, src, data)
 			if err == nil {
 				c.put(k, t)
 				return t, true, nil
@@ -30,7 +35,7 @@ func (c *Cache) Tree(ctx context.Context, p matcher.Parser, lang string, k Key, 
 			}
 		}
 	}
-	t, err := Parse(ctx, p, lang, src)
+	t, err := Parse(ctx, p, l, src)
 	if err != nil {
 		return nil, false, err
 	}
@@ -53,7 +58,7 @@ func (c *Cache) WholeTree(ctx context.Context, p matcher.Parser, lang string, k 
 
 // Parse parses src with p within the process's parse budget (parsegate.go),
 // without storing the tree.
-func Parse(ctx context.Context, p matcher.Parser, lang string, src []byte) (*engine.Tree, error) {
+func Parse(ctx context.Context, p matcher.Parser, lang *grammars.Language, src []byte) (*engine.Tree, error) {
 	release, err := parses.Load().acquire(ctx, int64(len(src)))
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
