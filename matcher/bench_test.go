@@ -18,7 +18,7 @@ func BenchmarkCompile(b *testing.B) {
 	for _, pat := range []string{"fmt.Errorf($$$ARGS)", "if err != nil { return $$$ }", "case $X:"} {
 		b.Run(pat, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := matcher.Compile(context.Background(), p, "go", pat); err != nil {
+				if _, err := matcher.Compile(context.Background(), p, enginetest.Language(b, "go"), pat); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -41,7 +41,7 @@ func BenchmarkFind(b *testing.B) {
 	}
 	for _, pat := range []string{"fmt.Errorf($$$ARGS)", "if err != nil { return $$$ }", "$A == $A", "$F($$$A)"} {
 		b.Run(pat, func(b *testing.B) {
-			cp, err := matcher.Compile(ctx, p, "go", pat)
+			cp, err := matcher.Compile(ctx, p, enginetest.Language(b, "go"), pat)
 			if err != nil {
 				b.Fatal(err)
 			}

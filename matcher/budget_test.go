@@ -25,14 +25,14 @@ func TestPathologicalPatternHitsTheBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cheap, err := Compile(ctx, p, "go", "f($$$A, y, x)")
+	cheap, err := Compile(ctx, p, enginetest.Language(t, "go"), "f($$$A, y, x)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ms, err := NewMatcher(cheap).Find(ctx, tree); err != nil || len(ms) != 1 {
 		t.Fatalf("f($$$A, y, x): %d matches, %v; want the one match", len(ms), err)
 	}
-	costly, err := Compile(ctx, p, "go", "f($$$A, $$$A, $$$A, y, x)")
+	costly, err := Compile(ctx, p, enginetest.Language(t, "go"), "f($$$A, $$$A, $$$A, y, x)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestPathologicalPatternHitsTheBudget(t *testing.T) {
 func TestCancelStopsRunningMatch(t *testing.T) {
 	p := fuzzParser(t)
 	ctx := context.Background()
-	pat, err := Compile(ctx, p, "go", "f($$$A, $$$A, $$$A, y, x)")
+	pat, err := Compile(ctx, p, enginetest.Language(t, "go"), "f($$$A, $$$A, $$$A, y, x)")
 	if err != nil {
 		t.Fatal(err)
 	}

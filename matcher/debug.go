@@ -102,7 +102,7 @@ func (p *Pattern) point(off uint32) string {
 		return "(0,0)"
 	}
 	// the pattern as written: "$X", not the "µX" some grammars read
-	src := unsubstitute(string(p.nodes[0].Tree().Source()[p.base:off]), langSpecFor(p.lang).expando)
+	src := unsubstitute(string(p.nodes[0].Tree().Source()[p.base:off]), p.spec.expando)
 	line := strings.Count(src, "\n")
 	col := len(src) - (strings.LastIndexByte(src, '\n') + 1)
 	return fmt.Sprintf("(%d,%d)", line, col)

@@ -20,12 +20,12 @@ func Example() {
 	}
 	defer eng.Close(ctx)
 
-	pat, err := matcher.Compile(ctx, eng, "go", "fmt.Errorf($MSG, $$$ARGS)")
+	goLang, _ := grammars.Lookup("go")
+	pat, err := matcher.Compile(ctx, eng, goLang, "fmt.Errorf($MSG, $$$ARGS)")
 	if err != nil {
 		log.Fatal(err)
 	}
 	src := []byte("package p\n\nfunc f(err error) error {\n\treturn fmt.Errorf(\"open: %w\", err)\n}\n")
-	goLang, _ := grammars.Lookup("go")
 	tree, err := eng.Parse(ctx, goLang, src)
 	if err != nil {
 		log.Fatal(err)

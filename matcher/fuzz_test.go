@@ -39,13 +39,14 @@ func FuzzCompile(f *testing.F) {
 		f.Add(s)
 	}
 	p := fuzzParser(f)
+	goLang := enginetest.Language(f, "go")
 	f.Fuzz(func(t *testing.T, pattern string) {
 		if len(pattern) > 512 {
 			return
 		}
 		var pat *Pattern
 		var err error
-		testenv.Bounded(t, "compiling the pattern", func() { pat, err = Compile(context.Background(), p, "go", pattern) })
+		testenv.Bounded(t, "compiling the pattern", func() { pat, err = Compile(context.Background(), p, goLang, pattern) })
 		if err != nil {
 			return
 		}
@@ -69,16 +70,17 @@ func FuzzMatch(f *testing.F) {
 	f.Add("f($$$A, $$$A, $$$A, y, x)", testenv.ManyArgs(200))
 	f.Add("{ $$$A; $$$B; $$$A }", "package p\nfunc f() {\n"+strings.Repeat("a()\nb()\n", 300)+"}\n")
 	p := fuzzParser(f)
+	goLang := enginetest.Language(f, "go")
 	f.Fuzz(func(t *testing.T, pattern, src string) {
 		if len(pattern) > 256 || len(src) > 8192 {
 			return
 		}
 		ctx := context.Background()
-		pat, err := Compile(ctx, p, "go", pattern)
+		pat, err := Compile(ctx, p, goLang, pattern)
 		if err != nil {
 			return
 		}
-		tree, err := p.Parse(ctx, enginetest.Language(t, "go"), []byte(src))
+		tree, err := p.Parse(ctx, goLang, []byte(src))
 		if err != nil {
 			return
 		}

@@ -53,7 +53,7 @@ func matchSource(p matcher.Parser, name, src, pattern string) (*sourceResult, er
 		return nil, fmt.Errorf("no grammar for %s", name)
 	}
 	ctx := context.Background()
-	pat, err := matcher.Compile(ctx, p, l.ID, pattern)
+	pat, err := matcher.Compile(ctx, p, l, pattern)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -175,12 +176,12 @@ func TestStatementPlaceholders(t *testing.T) {
 func TestLowercaseMetavariableHint(t *testing.T) {
 	p := parser(t)
 	for _, lang := range []string{"python", "go"} {
-		_, err := matcher.Compile(context.Background(), p, lang, "foo($x, $args)")
+		_, err := matcher.Compile(context.Background(), p, enginetest.Language(t, lang), "foo($x, $args)")
 		if !errors.Is(err, matcher.ErrUnparseable) || !strings.Contains(err.Error(), "metavariable names are upper case ($X, $$$ARGS): $x is not one") {
 			t.Errorf("%s: %v", lang, err)
 		}
 	}
-	if _, err := matcher.Compile(context.Background(), p, "php", "foo($x)"); err != nil {
+	if _, err := matcher.Compile(context.Background(), p, enginetest.Language(t, "php"), "foo($x)"); err != nil {
 		t.Errorf("php: $x is a variable: %v", err)
 	}
 }

@@ -2,6 +2,8 @@ package matcher
 
 import (
 	"strings"
+
+	"github.com/tetherhq/tether/grammars"
 )
 
 // rung is one rung of a language's scaffold ladder: the pattern is placed
@@ -60,7 +62,7 @@ var (
 // parameters, entries, attributes, types): they come last, so the first
 // clean reading of a pattern those first rungs read stays what it is, and
 // they add readings or read what nothing before them read.
-var langs = map[string]langSpec{
+var langs = map[string]*langSpec{
 	"go": {expando: 'µ', importPath: ` "_"`, ladder: []rung{
 		newRung("statement", "package _\nfunc _() {\n", "\n}\n"),
 		newRung("expression", "package _\nvar _ = ", "\n"),
@@ -477,13 +479,18 @@ var (
 	tsxLadder = append(append([]rung(nil), tsLadder...), jsxAttribute)
 )
 
-// langSpecFor returns the spec for a language id; unknown ids get a bare
-// ladder with the '$' expando, so a grammar the table gains later still works.
-func langSpecFor(id string) langSpec {
-	if s, ok := langs[id]; ok {
+// bareSpec is the spec of a language langs does not list.
+var bareSpec = &langSpec{expando: '$', ladder: []rung{bare}}
+
+// langSpecFor returns l's spec; a language langs does not list gets a bare
+// ladder with the '$' expando, so a grammar the table gains later still
+// works. A compile asks once (newReadings) and the spec travels with its
+// readings and patterns.
+func langSpecFor(l *grammars.Language) *langSpec {
+	if s, ok := langs[l.ID]; ok {
 		return s
 	}
-	return langSpec{expando: '$', ladder: []rung{bare}}
+	return bareSpec
 }
 
 // contextNames lists a ladder's rung names for error messages.

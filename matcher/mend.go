@@ -196,7 +196,7 @@ func isWordByte(c byte) bool {
 // or a filled-in one is not a node of its own.
 func (m *mended) build(rs *readings) *Pattern {
 	cv := converter{expando: rs.spec.expando, quoted: rs.spec.quoted, ph: m.ph, omit: m.omit, metas: m.metas, done: map[uint32]bool{}}
-	pat := newPattern(rs.lang, rs.src, m.r.rung.name, m.r.tree, m.r.nodes, m.r.start)
+	pat := rs.newPattern(m.r.rung.name, m.r.tree, m.r.nodes, m.r.start)
 	for _, n := range m.r.nodes {
 		pat.roots = append(pat.roots, cv.node(n))
 	}
@@ -276,8 +276,8 @@ func treeFault(t *engine.Tree, expando rune) string {
 // newPattern starts the pattern of a reading from tree, its nodes and the
 // offset the pattern starts at in it, noting the tree's first fault (none,
 // for every reading that is searched). The nodes are kept for Debug.
-func newPattern(lang, src, contextName string, tree *engine.Tree, nodes []engine.Node, base uint32) *Pattern {
-	return &Pattern{lang: lang, src: src, contextName: contextName, fault: treeFault(tree, langSpecFor(lang).expando), nodes: nodes, base: base}
+func (rs *readings) newPattern(contextName string, tree *engine.Tree, nodes []engine.Node, base uint32) *Pattern {
+	return &Pattern{lang: rs.lang, spec: rs.spec, src: rs.src, contextName: contextName, fault: treeFault(tree, rs.spec.expando), nodes: nodes, base: base}
 }
 
 // checkClean makes sure every reading p searches came from a tree with no

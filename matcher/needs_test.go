@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -28,7 +29,7 @@ func TestKindNeeds(t *testing.T) {
 		{"python", "[$X, $$$]", []string{`, [ list`}},
 		{"typescript", "$A | $B", []string{`binary_expression |`, `union_type |`}},
 	} {
-		pat, err := matcher.Compile(context.Background(), p, tc.lang, tc.pattern)
+		pat, err := matcher.Compile(context.Background(), p, enginetest.Language(t, tc.lang), tc.pattern)
 		if err != nil {
 			t.Fatalf("%s %s: %v", tc.lang, tc.pattern, err)
 		}

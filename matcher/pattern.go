@@ -24,6 +24,9 @@ type Parser interface {
 // context of the language's ladder accepts.
 var ErrUnparseable = errors.New("matcher: pattern does not parse")
 
+// errNoLanguage is what a compile given no language returns.
+var errNoLanguage = errors.New("matcher: no language for the pattern: pass a language id such as go, python or dart")
+
 // pnode is one node of a compiled pattern.
 type pnode struct {
 	kind  string
@@ -40,7 +43,8 @@ type pnode struct {
 // Pattern is a compiled structural pattern for one language. It is immutable
 // and safe for concurrent use.
 type Pattern struct {
-	lang        string
+	lang        *grammars.Language
+	spec        *langSpec
 	src         string
 	contextName string
 	// fault is the first ERROR or MISSING node of the tree the reading came
@@ -82,7 +86,7 @@ func (p *Pattern) WithinDeclaration() bool {
 }
 
 // Language returns the language id the pattern was compiled for.
-func (p *Pattern) Language() string { return p.lang }
+func (p *Pattern) Language() string { return p.lang.ID }
 
 // Source returns the pattern text as given.
 func (p *Pattern) Source() string { return p.src }
@@ -152,7 +156,7 @@ func (n *pnode) sexp(b *strings.Builder) {
 // readings that give a metavariable the code its grammar needs there
 // (compilePlaceholders) and, last, one that reads a metavariable as the
 // string it stands for. A pattern none of them accepts is ErrUnparseable.
-func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, error) {
+func Compile(ctx context.Context, p Parser, lang *grammars.Language, pattern string) (*Pattern, error) {
 	pat, err := compile(ctx, p, lang, pattern)
 	if err != nil {
 		return nil, err
@@ -163,50 +167,41 @@ func Compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	return pat, nil
 }
 
-func compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, error) {
+func compile(ctx context.Context, p Parser, lang *grammars.Language, pattern string) (*Pattern, error) {
 	src := strings.TrimSpace(pattern)
 	if src == "" {
 		return nil, errors.New("matcher: empty pattern: pass the code shape to find, e.g. fmt.Errorf($$$ARGS)")
 	}
-	if lang == "" {
-		return nil, errors.New("matcher: no language for the pattern: pass a language id such as go, python or dart")
+	if lang == nil {
+		return nil, errNoLanguage
 	}
 	if standaloneMulti(src) {
 		return nil, fmt.Errorf("%w: %q alone stands for any run of code: use $X for one node, or write the code around the $$$ (f($$$ARGS), { $$$BODY })", ErrUnparseable, src)
 	}
-	g, ok := grammars.Lookup(lang)
-	if !ok {
-		return nil, fmt.Errorf("matcher: unknown language %q", lang)
-	}
-	spec := langSpecFor(lang)
-	sub := substitute(src, spec.expando)
-	if spec.quoted {
-		sub = quoteMetas(sub)
-	}
-	rs := &readings{parse: func(b []byte) (*engine.Tree, error) { return p.Parse(ctx, g, b) }, lang: lang, src: src, sub: sub, spec: spec}
+	rs := newReadings(ctx, p, lang, src)
 	pat, err := rs.choose()
 	if err != nil {
-		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang.ID, err)
 	}
 	if pat != nil {
 		if pat, err = rs.withOthers(pat); err != nil {
-			return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+			return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang.ID, err)
 		}
 		return pat, nil
 	}
 	// Then: metavariables standing for statements or a loop header, given
 	// the code the grammar needs there ("for ($$$) { $$$ }" everywhere,
 	// "while ($C) $S" in C#).
-	pat, err = compilePlaceholders(rs.parse, lang, src, sub, spec)
+	pat, err = rs.compilePlaceholders()
 	if err != nil {
-		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang.ID, err)
 	}
 	if pat != nil {
 		return pat, nil
 	}
 	// Then: metavariables standing where PHP wants a $variable.
-	if pat, err = compileVariables(rs.parse, lang, src, sub, spec); err != nil {
-		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+	if pat, err = rs.compileVariables(); err != nil {
+		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang.ID, err)
 	}
 	if pat != nil {
 		return pat, nil
@@ -215,11 +210,12 @@ func compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 	// literal (JavaScript's "import { $$$N } from $M") is read as the string
 	// it stands for, the way ast-grep searches such a pattern anyway.
 	if pat, err = rs.quotedReading(); err != nil {
-		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+		return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang.ID, err)
 	}
 	if pat != nil {
 		return pat, nil
 	}
+	spec := rs.spec
 	hint := ""
 	if m := lowerMeta.FindString(src); m != "" && spec.expando != '$' {
 		hint = fmt.Sprintf("; metavariable names are upper case ($X, $$$ARGS): %s is not one", m)
@@ -229,7 +225,7 @@ func compile(ctx context.Context, p Parser, lang, pattern string) (*Pattern, err
 		broke = "; as " + article(name) + " (the reading that gets furthest) it breaks here: " + at
 	}
 	return nil, fmt.Errorf("%w as %s for %s: %q%s; check its syntax there (a complete expression, statement, member or declaration of the language, with metavariables like $X, $$$ARGS), or write the code around it as the pattern and pass selector (--selector KIND on the command line) naming the kind of the node to match%s",
-		ErrUnparseable, contextNames(spec.ladder), lang, src, broke, hint)
+		ErrUnparseable, contextNames(spec.ladder), lang.ID, src, broke, hint)
 }
 
 // article is name after "a" or "an" ("an expression", "a statement").
@@ -244,7 +240,7 @@ func article(name string) string {
 // case, as ast-grep's reading of it does: a type switch's case and a
 // select's send or receive clause as well as an expression switch's case.
 func anyClause(pat *Pattern) {
-	if pat.lang != "go" || pat.contextName != "case clause" || len(pat.roots) != 1 {
+	if pat.lang.ID != "go" || pat.contextName != "case clause" || len(pat.roots) != 1 {
 		return
 	}
 	r := pat.roots[0]
@@ -633,7 +629,7 @@ func (p *Pattern) collect() {
 				// ("# define") and, for PHP's keywords, in case; only its
 				// longest run of word characters is required
 				t = longestWord(t)
-				if p.lang == "php" {
+				if p.lang.ID == "php" {
 					t = ""
 				}
 			}

@@ -46,7 +46,7 @@ func placeholderRegexps(expando rune) placeholderRes {
 // language's stmtSuffix (";", or "();" in C#, which takes no bare name as a
 // statement). It returns the new text and, in it, the stretch each
 // metavariable now spans with its filler; ok is false when nothing applies.
-func withPlaceholders(sub string, spec langSpec) (string, []placeholder, bool) {
+func withPlaceholders(sub string, spec *langSpec) (string, []placeholder, bool) {
 	if spec.quoted {
 		return jsonPlaceholders(sub)
 	}
@@ -104,24 +104,25 @@ func withPlaceholders(sub string, spec langSpec) (string, []placeholder, bool) {
 // compilePlaceholders is the ladder's last pass: the pattern with
 // placeholders (withPlaceholders), read in the first rung that parses it
 // without error; each placeholder's nodes become its metavariable.
-func compilePlaceholders(p parseFunc, lang, src, sub string, spec langSpec) (*Pattern, error) {
-	text, phs, ok := withPlaceholders(sub, spec)
+func (rs *readings) compilePlaceholders() (*Pattern, error) {
+	text, phs, ok := withPlaceholders(rs.sub, rs.spec)
 	if !ok {
 		return nil, nil
 	}
-	return readPlaceholders(p, lang, src, text, phs, spec)
+	return rs.readPlaceholders(text, phs)
 }
 
 // readPlaceholders reads text, the pattern with placeholders (offsets of
 // text), in the first rung that parses it without error; each
 // placeholder's nodes become its metavariable. nil when no rung does.
-func readPlaceholders(p parseFunc, lang, src, text string, phs []placeholder, spec langSpec) (*Pattern, error) {
+func (rs *readings) readPlaceholders(text string, phs []placeholder) (*Pattern, error) {
+	spec := rs.spec
 	for _, c := range spec.ladder {
 		if c.indent != "" {
 			continue
 		}
 		full, start, end := c.scaffold(text)
-		tree, err := p([]byte(full))
+		tree, err := rs.parse([]byte(full))
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +139,7 @@ func readPlaceholders(p parseFunc, lang, src, text string, phs []placeholder, sp
 			ph.end += uint32(start)
 			cv.ph = append(cv.ph, ph)
 		}
-		pat := newPattern(lang, src, c.name, tree, nodes, uint32(start))
+		pat := rs.newPattern(c.name, tree, nodes, uint32(start))
 		for _, n := range nodes {
 			pat.roots = append(pat.roots, cv.node(n))
 		}

@@ -1,9 +1,11 @@
 package matcher
 
 import (
+	"context"
 	"strings"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 )
 
 // reading is the pattern parsed in one rung: the tree and the nodes that
@@ -23,9 +25,9 @@ type reading struct {
 // it is asked for; choose ranks them.
 type readings struct {
 	parse    parseFunc
-	lang     string
+	lang     *grammars.Language
+	spec     *langSpec
 	src, sub string
-	spec     langSpec
 	written  []*reading // the pattern as written, in each rung
 	braced   []*reading // with the ";" a "$$$" before a "}" needs, in each rung
 	semiDone bool
@@ -36,6 +38,19 @@ type readings struct {
 	// demoted counts the later clean readings with a keyword where picked
 	// has a name; they rank first, in ladder order, and picked goes
 	demoted int
+}
+
+// newReadings starts the readings of the pattern src in lang, parsed with
+// p. lang's spec is looked up here, once per compile; the readings and the
+// patterns they make carry both.
+func newReadings(ctx context.Context, p Parser, lang *grammars.Language, src string) *readings {
+	spec := langSpecFor(lang)
+	sub := substitute(src, spec.expando)
+	if spec.quoted {
+		sub = quoteMetas(sub)
+	}
+	parse := func(b []byte) (*engine.Tree, error) { return p.Parse(ctx, lang, b) }
+	return &readings{parse: parse, lang: lang, spec: spec, src: src, sub: sub}
 }
 
 // read parses text in rung c.
@@ -101,7 +116,7 @@ func (rs *readings) build(r *reading) *Pattern {
 		pat.collect()
 		return pat
 	}
-	pat := newPattern(rs.lang, rs.src, r.rung.name, r.tree, r.nodes, r.start)
+	pat := rs.newPattern(r.rung.name, r.tree, r.nodes, r.start)
 	for _, n := range r.nodes {
 		pat.roots = append(pat.roots, convert(n, rs.spec.expando, rs.spec.quoted))
 	}
@@ -121,7 +136,7 @@ func (rs *readings) buildSemi(r *reading) *Pattern {
 		return nil
 	}
 	root.kids = root.kids[:k-1]
-	pat := newPattern(rs.lang, rs.src, r.rung.name, r.tree, r.nodes, r.start)
+	pat := rs.newPattern(r.rung.name, r.tree, r.nodes, r.start)
 	pat.roots = []*pnode{root}
 	pat.collect()
 	return pat
@@ -260,7 +275,7 @@ func (rs *readings) quotedReading() (*Pattern, error) {
 			if r.tree.HasError() || len(r.nodes) == 0 {
 				continue
 			}
-			pat := newPattern(rs.lang, rs.src, c.name, r.tree, r.nodes, r.start)
+			pat := rs.newPattern(c.name, r.tree, r.nodes, r.start)
 			for _, n := range r.nodes {
 				pat.roots = append(pat.roots, convert(n, rs.spec.expando, true))
 			}

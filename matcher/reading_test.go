@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -80,7 +81,7 @@ func TestMalformedPatternRefused(t *testing.T) {
 	langs := map[string]bool{}
 	for _, tt := range refused {
 		langs[tt.lang] = true
-		_, err := matcher.Compile(context.Background(), p, tt.lang, tt.pattern)
+		_, err := matcher.Compile(context.Background(), p, enginetest.Language(t, tt.lang), tt.pattern)
 		if !errors.Is(err, matcher.ErrUnparseable) || !strings.Contains(err.Error(), tt.where) {
 			t.Errorf("%s %q: err = %v, want ErrUnparseable saying %q", tt.lang, tt.pattern, err, tt.where)
 		} else if !strings.Contains(tt.where, "alone") && !strings.Contains(err.Error(), "or write the code around it as the pattern and pass selector (--selector KIND on the command line)") {
@@ -99,7 +100,7 @@ func TestMalformedPatternRefused(t *testing.T) {
 		{"go", "f($$$)"},
 	}
 	for _, tt := range accepted {
-		if _, err := matcher.Compile(context.Background(), p, tt.lang, tt.pattern); err != nil {
+		if _, err := matcher.Compile(context.Background(), p, enginetest.Language(t, tt.lang), tt.pattern); err != nil {
 			t.Errorf("%s %q: %v", tt.lang, tt.pattern, err)
 		}
 	}
@@ -129,7 +130,7 @@ func TestEveryReading(t *testing.T) {
 		{"ruby", "when $X then $Y", "when clause"},
 		{"cpp", "catch (const $T &$E) { $$$B }", "catch clause"},
 	} {
-		pat, err := matcher.Compile(context.Background(), p, tt.lang, tt.pattern)
+		pat, err := matcher.Compile(context.Background(), p, enginetest.Language(t, tt.lang), tt.pattern)
 		if err != nil || strings.Join(pat.Contexts(), ",") != tt.want {
 			t.Errorf("%s %q: readings %v, %v; want %s alone", tt.lang, tt.pattern, pat.Readings(), err, tt.want)
 		}
@@ -216,7 +217,7 @@ func TestRungsRead(t *testing.T) {
 		{"javascript", "onClick={$H}", "jsx_attribute"},
 	}
 	for _, tt := range tests {
-		pat, err := matcher.Compile(context.Background(), p, tt.lang, tt.pattern)
+		pat, err := matcher.Compile(context.Background(), p, enginetest.Language(t, tt.lang), tt.pattern)
 		if err != nil {
 			t.Errorf("%s %q: %v", tt.lang, tt.pattern, err)
 			continue

@@ -20,40 +20,32 @@ import (
 // holds a node of that kind gives its first one, in source order, outermost
 // first. It is for what the ladder cannot guess; the rest of the context is
 // not matched.
-func CompileSelector(ctx context.Context, p Parser, lang, pattern, selector string) (*Pattern, error) {
+func CompileSelector(ctx context.Context, p Parser, lang *grammars.Language, pattern, selector string) (*Pattern, error) {
 	src := strings.TrimSpace(pattern)
 	selector = strings.TrimSpace(selector)
 	switch {
 	case src == "":
 		return nil, errors.New("matcher: empty pattern: with selector, pass the code around the node to find, e.g. struct _S { $F: Vec<$T> } with selector field_declaration")
-	case lang == "":
-		return nil, errors.New("matcher: no language for the pattern: pass a language id such as go, python or dart")
+	case lang == nil:
+		return nil, errNoLanguage
 	case !validKind(selector):
 		return nil, fmt.Errorf("matcher: selector %q is not a node kind: pass a kind of the language's grammar, such as field_declaration or match_arm", selector)
 	}
-	g, ok := grammars.Lookup(lang)
-	if !ok {
-		return nil, fmt.Errorf("matcher: unknown language %q", lang)
-	}
-	spec := langSpecFor(lang)
-	sub := substitute(src, spec.expando)
-	if spec.quoted {
-		sub = quoteMetas(sub)
-	}
-	rs := &readings{parse: func(b []byte) (*engine.Tree, error) { return p.Parse(ctx, g, b) }, lang: lang, src: src, sub: sub, spec: spec}
+	rs := newReadings(ctx, p, lang, src)
+	spec := rs.spec
 	rungs := append([]rung{newRung("file", "", "")}, spec.ladder...)
 	var clean []*reading
 	for _, c := range rungs {
-		r, err := rs.read(c, sub)
+		r, err := rs.read(c, rs.sub)
 		if err != nil {
-			return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang, err)
+			return nil, fmt.Errorf("matcher: cannot parse the pattern as %s: %w", lang.ID, err)
 		}
 		if r.tree.HasError() {
 			continue
 		}
 		clean = append(clean, r)
 		if n, ok := selectKind(r, selector); ok {
-			pat := newPattern(lang, src, "selector "+selector, r.tree, []engine.Node{n}, r.start)
+			pat := rs.newPattern("selector "+selector, r.tree, []engine.Node{n}, r.start)
 			pat.roots = []*pnode{convert(n, spec.expando, spec.quoted)}
 			pat.collect()
 			if err := pat.checkClean(); err != nil {
@@ -68,7 +60,7 @@ func CompileSelector(ctx context.Context, p Parser, lang, pattern, selector stri
 			broke = "; as " + article(name) + " it breaks here: " + at
 		}
 		return nil, fmt.Errorf("%w as a file or as %s for %s: %q%s; with selector, the pattern is the complete code around the node to find",
-			ErrUnparseable, contextNames(spec.ladder), lang, src, broke)
+			ErrUnparseable, contextNames(spec.ladder), lang.ID, src, broke)
 	}
 	return nil, fmt.Errorf("matcher: the pattern has no %s node (read as a %s, it holds %s): pass one of those kinds as selector, or write the code that holds a %s",
 		selector, clean[0].rung.name, strings.Join(kindsIn(clean[0]), ", "), selector)

@@ -18,13 +18,14 @@ const maxSigilMetas = 4
 // a variant reads cleanly in a rung (with the placeholders, if any); each
 // sigil and metavariable ("$µX", the variable) stands for the
 // metavariable, so it binds the variable, "$e". nil when none reads.
-func compileVariables(p parseFunc, lang, src, sub string, spec langSpec) (*Pattern, error) {
+func (rs *readings) compileVariables() (*Pattern, error) {
+	spec := rs.spec
 	if spec.sigil == "" {
 		return nil, nil
 	}
-	text, phs, ok := withPlaceholders(sub, spec)
+	text, phs, ok := withPlaceholders(rs.sub, spec)
 	if !ok {
-		text, phs = sub, nil
+		text, phs = rs.sub, nil
 	}
 	metas := singleMetas(text, spec.expando, phs)
 	if len(metas) == 0 || len(metas) > maxSigilMetas {
@@ -36,7 +37,7 @@ func compileVariables(p parseFunc, lang, src, sub string, spec langSpec) (*Patte
 				continue
 			}
 			t, ph := withSigils(text, phs, metas, set, spec)
-			pat, err := readPlaceholders(p, lang, src, t, ph, spec)
+			pat, err := rs.readPlaceholders(t, ph)
 			if err != nil || pat != nil {
 				return pat, err
 			}
@@ -70,7 +71,7 @@ func singleMetas(text string, expando rune, phs []placeholder) [][2]int {
 // withSigils writes spec.sigil before the metavariables of metas that set
 // names (bit i: metas[i]) and returns the text and the placeholders, the
 // given ones moved past the sigils and one for each "$µX".
-func withSigils(text string, phs []placeholder, metas [][2]int, set int, spec langSpec) (string, []placeholder) {
+func withSigils(text string, phs []placeholder, metas [][2]int, set int, spec *langSpec) (string, []placeholder) {
 	var b strings.Builder
 	out := append([]placeholder(nil), phs...)
 	at, shift := 0, 0

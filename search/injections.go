@@ -48,26 +48,26 @@ func compileInjections(ctx context.Context, p matcher.Parser, v any, source stri
 		if hostName == "" {
 			return nil, fmt.Errorf("%w: %s: hostLanguage is missing: name the language of the files that hold the code (js, html, ...)", rule.ErrInvalid, at)
 		}
-		host, err := canonicalLang(hostName)
+		host, err := lookupLang(hostName)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: hostLanguage: %v", rule.ErrInvalid, at, err)
 		}
-		inj := inject.Injection{Host: host}
+		inj := inject.Injection{Host: host.ID}
 		switch t := m["injected"].(type) {
 		case string:
-			l, err := canonicalLang(t)
+			l, err := lookupLang(t)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s: injected: %v", rule.ErrInvalid, at, err)
 			}
-			inj.Injected, inj.Static = []string{l}, l
+			inj.Injected, inj.Static = []string{l.ID}, l.ID
 		case []any:
 			for _, n := range t {
 				name, _ := n.(string)
-				l, err := canonicalLang(name)
+				l, err := lookupLang(name)
 				if err != nil {
 					return nil, fmt.Errorf("%w: %s: injected: %v", rule.ErrInvalid, at, err)
 				}
-				inj.Injected = append(inj.Injected, l)
+				inj.Injected = append(inj.Injected, l.ID)
 			}
 		}
 		if len(inj.Injected) == 0 {

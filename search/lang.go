@@ -15,11 +15,13 @@ func langForPath(path string) string {
 	return ""
 }
 
-// canonicalLang resolves a language id or alias ("py", "ts") to its id.
-func canonicalLang(id string) (string, error) {
-	l, ok := grammars.Lookup(id)
+// lookupLang resolves a language id or alias ("py", "ts"), where a query's
+// or a configuration's language name enters a search; the language is
+// passed on from there.
+func lookupLang(name string) (*grammars.Language, error) {
+	l, ok := grammars.Lookup(name)
 	if !ok {
-		return "", fmt.Errorf("search: unknown language %q: use one of %s", id, strings.Join(grammars.IDs(), ", "))
+		return nil, fmt.Errorf("search: unknown language %q: use one of %s", name, strings.Join(grammars.IDs(), ", "))
 	}
-	return l.ID, nil
+	return l, nil
 }

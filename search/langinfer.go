@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -52,33 +53,35 @@ func (e *LanguagesError) Is(target error) bool { return target == ErrSeveralLang
 // their files are written in, or the one language of several that the pattern
 // parses in. Several it parses in is a *LanguagesError; anything else is an
 // error that names the candidates.
-func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern string, paths []string, gl *globs) (string, error) {
+func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern string, paths []string, gl *globs) (*grammars.Language, error) {
 	if lang != "" {
-		return canonicalLang(lang)
+		return lookupLang(lang)
 	}
 	if len(paths) == 1 {
 		if fi, err := f.stat(paths[0]); err == nil && !fi.IsDir() {
-			if l := langForPath(paths[0]); l != "" {
+			if l, ok := grammars.ForPath(paths[0]); ok {
 				return l, nil
 			}
-			return "", fmt.Errorf("search: no language for %s: its extension is not a known grammar's; pass language", paths[0])
+			return nil, fmt.Errorf("search: no language for %s: its extension is not a known grammar's; pass language", paths[0])
 		}
 	}
-	counts := map[string]int{}
+	counts := map[*grammars.Language]int{}
 	for _, p := range paths {
 		var sk Skips
 		found, err := walk(ctx, f, p, anyLanguage, &sk, gl)
 		if err != nil {
-			return "", fmt.Errorf("search: cannot search %s: %w", p, err)
+			return nil, fmt.Errorf("search: cannot search %s: %w", p, err)
 		}
 		for _, file := range found {
-			counts[langForPath(file)]++
+			if l, ok := grammars.ForPath(file); ok {
+				counts[l]++
+			}
 		}
 	}
 	if len(counts) == 0 {
-		return "", fmt.Errorf("search: no source file of a shipped grammar under %s (hidden directories and ignored files aside): check the path, or pass language", strings.Join(paths, ", "))
+		return nil, fmt.Errorf("search: no source file of a shipped grammar under %s (hidden directories and ignored files aside): check the path, or pass language", strings.Join(paths, ", "))
 	}
-	langs := make([]string, 0, len(counts))
+	langs := make([]*grammars.Language, 0, len(counts))
 	for l := range counts {
 		langs = append(langs, l)
 	}
@@ -86,27 +89,28 @@ func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern 
 		if counts[langs[i]] != counts[langs[j]] {
 			return counts[langs[i]] > counts[langs[j]]
 		}
-		return langs[i] < langs[j]
+		return langs[i].ID < langs[j].ID
 	})
 	if len(langs) == 1 {
 		return langs[0], nil
 	}
-	var parses, held []string
+	var parses []*grammars.Language
+	var held []string
 	for _, l := range langs {
-		held = append(held, fmt.Sprintf("%s (%d %s)", l, counts[l], plural(counts[l], "file", "files")))
+		held = append(held, fmt.Sprintf("%s (%d %s)", l.ID, counts[l], plural(counts[l], "file", "files")))
 		if _, err := matcher.Compile(ctx, s.parser, l, pattern); err == nil {
 			parses = append(parses, l)
 		} else if !errors.Is(err, matcher.ErrUnparseable) {
-			return "", err
+			return nil, err
 		}
 	}
 	if len(parses) > 1 {
 		// A language whose grammar takes any text (markdown's: every text
 		// is a paragraph) parses every pattern; it counts only when no
 		// language with a syntax of its own does.
-		var strict []string
+		var strict []*grammars.Language
 		for _, l := range parses {
-			if !takesAnyText[l] {
+			if !takesAnyText[l.ID] {
 				strict = append(strict, l)
 			}
 		}
@@ -118,13 +122,17 @@ func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern 
 		return parses[0], nil
 	}
 	if len(parses) == 0 {
-		return "", fmt.Errorf("%w in any language found under %s: %s; check its syntax, or pass language", matcher.ErrUnparseable, strings.Join(paths, ", "), strings.Join(held, ", "))
+		return nil, fmt.Errorf("%w in any language found under %s: %s; check its syntax, or pass language", matcher.ErrUnparseable, strings.Join(paths, ", "), strings.Join(held, ", "))
 	}
 	found := make([]LangCount, len(langs))
 	for i, l := range langs {
-		found[i] = LangCount{Language: l, Files: counts[l]}
+		found[i] = LangCount{Language: l.ID, Files: counts[l]}
 	}
-	return "", &LanguagesError{Paths: paths, Found: found, Parses: parses}
+	ids := make([]string, len(parses))
+	for i, l := range parses {
+		ids[i] = l.ID
+	}
+	return nil, &LanguagesError{Paths: paths, Found: found, Parses: ids}
 }
 
 // takesAnyText are the languages whose grammar parses any text: in

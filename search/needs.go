@@ -59,7 +59,7 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 	} else {
 		tokens = c.pat.Tokens()
 	}
-	split := splitters[c.lang]
+	split := splitters[c.lang.ID]
 	cuts := split != nil && !s.whole && !s.wholeRoom && c.pat != nil && c.pat.WithinDeclaration()
 	var needs []Need
 	runners := map[*rule.Rule]*rule.Runner{}
@@ -81,7 +81,7 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 			}
 			continue
 		}
-		if c.kinds != nil && s.cache.RuledOut(c.kinds, store.KeyOf(s.partition, c.lang, src)) {
+		if c.kinds != nil && s.cache.RuledOut(c.kinds, store.KeyOf(s.partition, c.lang.ID, src)) {
 			continue
 		}
 		n := Need{Path: f, Size: len(src), Chunks: []Chunk{{0, len(src)}}}
@@ -102,7 +102,7 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 // regionNeeded keeps. The host is parsed to list them, or its tree taken
 // from the store; a parsed tree is not stored.
 func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src []byte, tokens []string, injs []inject.Injection, runners map[*rule.Rule]*rule.Runner) ([]Chunk, error) {
-	if !inject.MayHold(host, c.lang, injs, src) {
+	if !inject.MayHold(host, c.lang.ID, injs, src) {
 		return nil, nil
 	}
 	ht := s.cache.Get(store.KeyOf(s.partition, host, src))
@@ -113,7 +113,7 @@ func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src
 			return nil, err
 		}
 	}
-	rs, _, err := inject.HostRegions(ctx, ht, host, c.lang, injs, runners)
+	rs, _, err := inject.HostRegions(ctx, ht, host, c.lang.ID, injs, runners)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src
 	for _, r := range rs {
 		// what a search parses of the region: a template expression is
 		// wrapped
-		if _, ok := s.regionNeeded(c.kinds, tokens, c.lang, r.Text(src)); ok {
+		if _, ok := s.regionNeeded(c.kinds, tokens, c.lang.ID, r.Text(src)); ok {
 			cs = append(cs, Chunk{r.Start, r.End})
 		}
 	}

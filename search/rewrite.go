@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -123,7 +124,7 @@ func replaced(ms []Match, path string, edits []matcher.Edit) {
 
 // CompileQuery compiles q's pattern for lang: with q.Selector, as
 // matcher.CompileSelector; otherwise as matcher.Compile.
-func CompileQuery(ctx context.Context, p matcher.Parser, lang string, q Query) (*matcher.Pattern, error) {
+func CompileQuery(ctx context.Context, p matcher.Parser, lang *grammars.Language, q Query) (*matcher.Pattern, error) {
 	if q.Selector != "" {
 		return matcher.CompileSelector(ctx, p, lang, q.Pattern, q.Selector)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
@@ -284,7 +285,7 @@ func (s *Searcher) prepare(ctx context.Context, q Query, rewrite *string) (*prep
 	}
 	p := &prepared{fsys: fsys, hostOf: map[string]string{}}
 	if p.compiled, err = s.compile(ctx, fsys, q, paths, gl, rewrite); err == nil {
-		p.files, err = s.walkAll(ctx, fsys, paths, p.lang, &p.skips, gl, p.hostOf, inject.HostsOf(q.Injections, p.lang))
+		p.files, err = s.walkAll(ctx, fsys, paths, p.lang.ID, &p.skips, gl, p.hostOf, inject.HostsOf(q.Injections, p.lang.ID))
 	}
 	if err != nil {
 		fsys.close()
@@ -322,7 +323,7 @@ func (s *Searcher) searchAll(ctx context.Context, q Query, p *prepared, jobs []*
 				if stream != nil && !stream.wait(ctx, i) {
 					return
 				}
-				if err := s.doFile(ctx, p.fsys, w, p.lang, jobs[i], q.MaxResults); err != nil {
+				if err := s.doFile(ctx, p.fsys, w, p.lang.ID, jobs[i], q.MaxResults); err != nil {
 					stop(err)
 					return
 				}
@@ -352,15 +353,16 @@ func (s *Searcher) searchAll(ctx context.Context, q Query, p *prepared, jobs []*
 // compiled is a query made ready to run: its language, its pattern or
 // rule, a rewrite's template, and the kind filter of what it needs.
 type compiled struct {
-	lang  string
+	lang  *grammars.Language
 	pat   *matcher.Pattern
 	rule  *rule.Rule
 	tmpl  *matcher.Template
 	kinds *store.KindFilter
 }
 
-// compile resolves q's language and compiles its pattern or rule (and the
-// rewrite template when rewrite is set).
+// compile resolves q's language, once: the language travels from here as
+// a *grammars.Language. It compiles q's pattern or rule (and the rewrite
+// template when rewrite is set).
 func (s *Searcher) compile(ctx context.Context, fsys *files, q Query, paths []string, gl *globs, rewrite *string) (compiled, error) {
 	var c compiled
 	var err error
@@ -368,13 +370,19 @@ func (s *Searcher) compile(ctx context.Context, fsys *files, q Query, paths []st
 		if q.Pattern != "" || q.Selector != "" {
 			return c, errors.New("search: give a pattern or a rule, not both")
 		}
-		if c.lang, err = s.ruleLanguage(fsys, q, paths); err != nil {
+		given, err := s.ruleLanguage(fsys, q, paths)
+		if err != nil {
 			return c, err
 		}
-		if c.rule, err = compileQueryRule(ctx, s.parser, c.lang, q.Rule, rewrite); err != nil {
+		if c.rule, err = compileQueryRule(ctx, s.parser, given, q.Rule, rewrite); err != nil {
 			return c, err
 		}
-		c.kinds = store.NewKindFilter(ctx, s.parser, [][][]string{{c.rule.Kinds()}}, c.lang)
+		// the query's language is searched even where the rule's
+		// language key names another
+		if c.lang = c.rule.Grammar(); q.Language != "" {
+			c.lang = given
+		}
+		c.kinds = store.NewKindFilter(ctx, s.parser, [][][]string{{c.rule.Kinds()}}, c.lang.ID)
 		return c, nil
 	}
 	if c.lang, err = s.resolveLanguage(ctx, fsys, q.Language, q.Pattern, paths, gl); err != nil {
@@ -386,7 +394,7 @@ func (s *Searcher) compile(ctx context.Context, fsys *files, q Query, paths []st
 	if rewrite != nil {
 		c.tmpl = matcher.NewTemplate(c.pat, *rewrite)
 	}
-	c.kinds = store.NewKindFilter(ctx, s.parser, c.pat.NeededKinds(), c.lang)
+	c.kinds = store.NewKindFilter(ctx, s.parser, c.pat.NeededKinds(), c.lang.ID)
 	return c, nil
 }
 
@@ -411,33 +419,33 @@ func (s *Searcher) walkAll(ctx context.Context, fsys *files, paths []string, lan
 	return files, nil
 }
 
-// ruleLanguage returns the language of a query with a rule: its
-// Language, the rule configuration's language key, or the extension of a
-// single file.
-func (s *Searcher) ruleLanguage(f *files, q Query, paths []string) (string, error) {
-	lang := q.Language
-	if lang == "" {
-		if m, ok := q.Rule.(map[string]any); ok {
-			lang, _ = m["language"].(string)
-		}
+// ruleLanguage returns the language a query's rule is compiled for
+// unless its configuration's language key names one: the query's
+// Language, else the extension of a single file. It is nil when the key
+// names one and the query none: rule.Compile resolves the key.
+func (s *Searcher) ruleLanguage(f *files, q Query, paths []string) (*grammars.Language, error) {
+	if q.Language != "" {
+		return lookupLang(q.Language)
 	}
-	if lang != "" {
-		return canonicalLang(lang)
+	if m, ok := q.Rule.(map[string]any); ok {
+		if name, _ := m["language"].(string); name != "" {
+			return nil, nil
+		}
 	}
 	if len(paths) == 1 {
 		if fi, err := f.stat(paths[0]); err == nil && !fi.IsDir() {
-			if l := langForPath(paths[0]); l != "" {
+			if l, ok := grammars.ForPath(paths[0]); ok {
 				return l, nil
 			}
 		}
 	}
-	return "", errors.New("search: a rule needs a language: pass language, or give the rule a language key (go, python, typescript, ...)")
+	return nil, errors.New("search: a rule needs a language: pass language, or give the rule a language key (go, python, typescript, ...)")
 }
 
 // compileQueryRule compiles a query's rule; for a rewrite whose template
 // is given (not empty), the template is the rule's fix, which it must not
 // have already.
-func compileQueryRule(ctx context.Context, p matcher.Parser, lang string, v any, rewrite *string) (*rule.Rule, error) {
+func compileQueryRule(ctx context.Context, p matcher.Parser, lang *grammars.Language, v any, rewrite *string) (*rule.Rule, error) {
 	if rewrite != nil && *rewrite != "" {
 		m, ok := v.(map[string]any)
 		if !ok {

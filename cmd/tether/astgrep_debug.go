@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/search"
 )
@@ -40,7 +41,12 @@ func debugQuery(ctx context.Context, p matcher.Parser, q search.Query, format st
 		fmt.Fprintln(stderr, "tether ast-grep: --debug-query needs the language: pass -l LANG")
 		return false
 	}
-	pat, err := search.CompileQuery(ctx, p, q.Language, q)
+	lang, ok := grammars.Lookup(q.Language)
+	if !ok {
+		fmt.Fprintf(stderr, "tether: unknown language %q: use one of %s\n", q.Language, strings.Join(grammars.IDs(), ", "))
+		return false
+	}
+	pat, err := search.CompileQuery(ctx, p, lang, q)
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)
 		return false

@@ -46,7 +46,7 @@ type Util struct {
 type compiler struct {
 	ctx    context.Context
 	parser matcher.Parser
-	lang   string
+	lang   *grammars.Language
 	kinds  map[string]bool
 	global Utils
 	pats   int // patterns compiled so far: each has its matcher in a Runner
@@ -180,7 +180,7 @@ func (c *compiler) rule(v any, path string, sc *scope) (node, error) {
 			return nil, errAt(join(path, "kind"), "kind must be a node kind's name, not %s", describe(k))
 		}
 		if !c.kinds[s] {
-			return nil, errAt(join(path, "kind"), "%q is not a node kind of %s: `tether parse` on a sample prints the kinds", s, c.lang)
+			return nil, errAt(join(path, "kind"), "%q is not a node kind of %s: `tether parse` on a sample prints the kinds", s, c.lang.ID)
 		}
 		parts = append(parts, &kindNode{kind: s})
 	}

@@ -21,7 +21,8 @@ type Rule struct {
 	// ID names the rule in reports ("no-await-in-loop"); "" for a rule
 	// given without one.
 	ID string
-	// Language is the grammar id the rule is compiled for.
+	// Language is the grammar id the rule is compiled for (Grammar is
+	// the language itself).
 	Language string
 	// Severity is hint, info, warning, error or off (default hint).
 	Severity string
@@ -33,10 +34,14 @@ type Rule struct {
 	// HasFix says the rule has a fix.
 	HasFix bool
 
+	lang   *grammars.Language
 	core   *core
 	npats  int
 	tokens []string
 }
+
+// Grammar returns the language the rule is compiled for.
+func (r *Rule) Grammar() *grammars.Language { return r.lang }
 
 type core struct {
 	rule        node
@@ -57,7 +62,7 @@ type constraint struct {
 type Options struct {
 	// Language is used when the document names none (a bare rule object
 	// given with a language).
-	Language string
+	Language *grammars.Language
 	// Utils are the global utils (a project's utilDirs).
 	Utils Utils
 	// Source names where the document was read, for errors ("rules/x.yml").
@@ -68,7 +73,7 @@ var configKeys = []string{"id", "language", "rule", "constraints", "utils", "tra
 
 // Compile compiles v for lang: a whole configuration (an object with a
 // rule key) or a bare rule object.
-func Compile(ctx context.Context, p matcher.Parser, lang string, v any, opt Options) (*Rule, error) {
+func Compile(ctx context.Context, p matcher.Parser, lang *grammars.Language, v any, opt Options) (*Rule, error) {
 	m, err := asMap(v, "rule", "rule")
 	if err != nil {
 		return nil, err
@@ -76,14 +81,14 @@ func Compile(ctx context.Context, p matcher.Parser, lang string, v any, opt Opti
 	if _, ok := m["rule"]; !ok {
 		m = map[string]any{"rule": m}
 	}
-	if opt.Language == "" {
+	if opt.Language == nil {
 		opt.Language = lang
 	}
 	return CompileConfig(ctx, p, m, opt)
 }
 
 // CompileConfig compiles one rule configuration. Its language is its
-// language key's, else opt.Language.
+// language key's, looked up here, else opt.Language.
 func CompileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, opt Options) (*Rule, error) {
 	r, err := compileConfig(ctx, p, doc, opt)
 	if err != nil && opt.Source != "" && errors.Is(err, ErrInvalid) {
@@ -112,8 +117,9 @@ func compileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 	str("severity", &r.Severity)
 	str("message", &r.Message)
 	str("note", &r.Note)
-	lang := opt.Language
-	str("language", &lang)
+	_, named := doc["language"]
+	var name string
+	str("language", &name)
 	if err != nil {
 		return nil, err
 	}
@@ -122,21 +128,27 @@ func compileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 	default:
 		return nil, errAt("severity", "severity %q: use hint, info, warning, error or off", r.Severity)
 	}
-	if lang == "" {
+	l := opt.Language
+	if named {
+		l = nil
+		if name != "" {
+			var ok bool
+			if l, ok = grammars.Lookup(name); !ok {
+				return nil, errAt("language", "unknown language %q: use one of %s", name, strings.Join(grammars.IDs(), ", "))
+			}
+		}
+	}
+	if l == nil {
 		return nil, errAt("language", "no language: give the rule a language key (go, python, typescript, ...)")
 	}
-	l, ok := grammars.Lookup(lang)
-	if !ok {
-		return nil, errAt("language", "unknown language %q: use one of %s", lang, strings.Join(grammars.IDs(), ", "))
-	}
-	r.Language = l.ID
+	r.Language, r.lang = l.ID, l
 	if err := r.globs(doc); err != nil {
 		return nil, err
 	}
 	if _, ok := doc["rule"]; !ok {
 		return nil, errAt("rule", "the configuration has no rule: add a rule object (pattern, kind, ...)")
 	}
-	c := &compiler{ctx: ctx, parser: p, lang: r.Language, global: opt.Utils}
+	c := &compiler{ctx: ctx, parser: p, lang: l, global: opt.Utils}
 	if c.kinds, err = c.kindsOf(l); err != nil {
 		return nil, err
 	}

@@ -42,7 +42,8 @@ func FuzzCompileRule(f *testing.F) {
 		f.Add(seed)
 	}
 	p := parser(f)
-	tree, err := p.Parse(context.Background(), enginetest.Language(f, "go"), []byte(fuzzSrc))
+	goLang := enginetest.Language(f, "go")
+	tree, err := p.Parse(context.Background(), goLang, []byte(fuzzSrc))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func FuzzCompileRule(f *testing.F) {
 		if json.Unmarshal([]byte(text), &v) != nil {
 			return
 		}
-		r, err := rule.Compile(context.Background(), p, "go", v, rule.Options{})
+		r, err := rule.Compile(context.Background(), p, goLang, v, rule.Options{})
 		if err != nil {
 			if !errors.Is(err, rule.ErrInvalid) && !errors.Is(err, matcher.ErrUnparseable) {
 				t.Fatalf("error %v wraps neither rule.ErrInvalid nor matcher.ErrUnparseable", err)

@@ -25,11 +25,12 @@ func run(t *testing.T, lang, ruleJSON, src string) ([]string, error) {
 		t.Fatalf("bad test JSON: %v", err)
 	}
 	p := parser(t)
-	r, err := rule.Compile(context.Background(), p, lang, v, rule.Options{})
+	l := enginetest.Language(t, lang)
+	r, err := rule.Compile(context.Background(), p, l, v, rule.Options{})
 	if err != nil {
 		return nil, err
 	}
-	tree, err := p.Parse(context.Background(), enginetest.Language(t, lang), []byte(src))
+	tree, err := p.Parse(context.Background(), l, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
