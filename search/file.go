@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
 	"github.com/tetherhq/tether/search/inject"
@@ -53,7 +54,7 @@ type fileJob struct {
 	count     int
 	held      int64 // the memory matches hold (heldBytes)
 	edits     []matcher.Edit
-	lang      string // the language of edits' file (not set for a host file's regions)
+	lang      *grammars.Language // the language of edits' file (not set for a host file's regions)
 	parsed    bool
 	cacheHit  bool
 	prefilter bool
@@ -63,9 +64,9 @@ type fileJob struct {
 	// when none was seen
 	brokenLine int
 	// host is the file's language when it is a host file searched for its
-	// regions of the query's language (host.go), "" otherwise; regions
+	// regions of the query's language (host.go), nil otherwise; regions
 	// of them were searched, of regionsTotal
-	host                  string
+	host                  *grammars.Language
 	regions, regionsTotal int
 	// none: the host file holds no region of the language (not counted)
 	none bool
@@ -75,15 +76,15 @@ type fileJob struct {
 // file. A file that cannot be searched is recorded in j; the error returned
 // stops the whole search (the context is done, or the pattern is too
 // expensive).
-func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang string, j *fileJob, limit int) error {
-	if j.host != "" {
+func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang *grammars.Language, j *fileJob, limit int) error {
+	if j.host != nil {
 		return s.doHost(ctx, fsys, w, lang, j, limit)
 	}
 	// a file as it was when its tree went into the store is neither read
 	// nor hashed (the store's stat memo), and one whose kinds rule it out is not read
 	// even when its tree is gone; a rewrite always reads what it changes
 	if !w.rewrites() {
-		if key, ok := s.unchanged(fsys, j.path, lang); ok {
+		if key, ok := s.unchanged(fsys, j.path, lang.ID); ok {
 			if s.cache.RuledOut(w.kinds, key) {
 				j.prefilter, j.kindSkip = true, true
 				return nil
@@ -110,7 +111,7 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 		return nil
 	}
 	key := store.KeyOf(s.partition, lang, src)
-	s.cache.Remember(j.path, lang, fi, at, key)
+	s.cache.Remember(j.path, lang.ID, fi, at, key)
 	if s.cache.RuledOut(w.kinds, key) {
 		j.prefilter, j.kindSkip = true, true
 		return nil
@@ -119,7 +120,7 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 	// beats parsing chunks
 	whole := s.whole || s.wholeRoom && s.cache.Roomy()
 	if !whole && w.pat != nil && w.pat.WithinDeclaration() && !s.cache.Holds(key) {
-		if split := splitters[lang]; split != nil {
+		if split := splitters[lang.ID]; split != nil {
 			if starts := split(src); len(starts) > 1 {
 				if done, err := s.doChunks(ctx, w, lang, j, src, starts, limit); done || err != nil {
 					if err != nil {
@@ -162,9 +163,10 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang stri
 func (w *worker) rewrites() bool { return w.tmpl != nil || w.fix }
 
 // unchanged returns the content key of the file at path when a stat says
-// it is as it was when last read (a file never read is not stat'ed).
-func (s *Searcher) unchanged(fsys *files, path, lang string) (store.Key, bool) {
-	return s.cache.Unchanged(path, lang, func() (fs.FileInfo, error) { return fsys.stat(path) })
+// it is as it was when last read (a file never read is not stat'ed);
+// memo is the stat memo's language (its id, or a host's and a region's).
+func (s *Searcher) unchanged(fsys *files, path, memo string) (store.Key, bool) {
+	return s.cache.Unchanged(path, memo, func() (fs.FileInfo, error) { return fsys.stat(path) })
 }
 
 // read reads the file at path for a search, within the size cap.
@@ -227,7 +229,7 @@ func (s *Searcher) readText(fsys *files, path string, u *unread) ([]byte, fs.Fil
 // wholeTree returns a whole file's tree (key is store.KeyOf(s.partition,
 // lang, src)) from the store, its disk tier, or a parse, and keeps the
 // file's kind set.
-func (s *Searcher) wholeTree(ctx context.Context, lang string, key store.Key, src []byte) (*engine.Tree, bool, error) {
+func (s *Searcher) wholeTree(ctx context.Context, lang *grammars.Language, key store.Key, src []byte) (*engine.Tree, bool, error) {
 	return s.cache.WholeTree(ctx, s.parser, lang, key, src)
 }
 
@@ -252,7 +254,7 @@ func (b base) keeps(first, last engine.Node) bool {
 // matches in them. It returns false (having recorded nothing) when a chunk
 // does not parse cleanly: the caller then parses the whole file. An error
 // stops the search, as doFile's does.
-func (s *Searcher) doChunks(ctx context.Context, w *worker, lang string, j *fileJob, src []byte, starts []int, limit int) (bool, error) {
+func (s *Searcher) doChunks(ctx context.Context, w *worker, lang *grammars.Language, j *fileJob, src []byte, starts []int, limit int) (bool, error) {
 	type part struct {
 		tree *engine.Tree
 		b    base

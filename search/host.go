@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher/rule"
 	"github.com/tetherhq/tether/search/inject"
 	"github.com/tetherhq/tether/search/store"
@@ -33,13 +34,13 @@ type RegionsCut struct {
 // j.host): the host is parsed (or taken from the store), its regions of
 // lang listed, and each region that holds the pattern's tokens parsed as
 // lang and matched, its matches placed in the host file.
-func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang string, j *fileJob, limit int) error {
+func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang *grammars.Language, j *fileJob, limit int) error {
 	// a host file without a region of lang is no file of lang: it is not
 	// counted, and while it is as it was it is not read again
-	memoLang := j.host + ">" + lang
+	memoLang := j.host.ID + ">" + lang.ID
 	// a project's injections find regions the grammar's own look and the
 	// memo know nothing of
-	custom := inject.Injects(j.host, lang, w.injs)
+	custom := inject.Injects(j.host.ID, lang.ID, w.injs)
 	if custom {
 		memoLang = ""
 	}
@@ -56,7 +57,7 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 		}
 		return nil
 	}
-	if !inject.MayHold(j.host, lang, w.injs, src) {
+	if !inject.MayHold(j.host.ID, lang.ID, w.injs, src) {
 		s.cache.Remember(j.path, memoLang, fi, at, noRegions)
 		j.none = true
 		return nil
@@ -68,13 +69,13 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 		return nil
 	}
 	hkey := store.KeyOf(s.partition, j.host, src)
-	s.cache.Remember(j.path, j.host, fi, at, hkey)
+	s.cache.Remember(j.path, j.host.ID, fi, at, hkey)
 	ht, hit, err := s.wholeTree(ctx, j.host, hkey, src)
 	if err != nil {
 		j.err = err
 		return nil
 	}
-	rs, total, err := inject.HostRegions(ctx, ht, j.host, lang, w.injs, w.runners)
+	rs, total, err := inject.HostRegions(ctx, ht, j.host.ID, lang.ID, w.injs, w.runners)
 	if err != nil {
 		return fmt.Errorf("search: %s: %w", j.path, err)
 	}
@@ -98,7 +99,7 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 		}
 		t, rhit, err := s.wholeTree(ctx, lang, key, rsrc)
 		if err != nil {
-			j.err = fmt.Errorf("the %s at line %d: %w", lang, r.Line+1, err)
+			j.err = fmt.Errorf("the %s at line %d: %w", lang.ID, r.Line+1, err)
 			return nil
 		}
 		parsed++
@@ -127,7 +128,7 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang stri
 // parsed: it holds every token, and its kind set, as the store knows it,
 // does not rule it out (the kind sets are keyed by the region's own
 // language and content, never the host's); key is its tree's key.
-func (s *Searcher) regionNeeded(kinds *store.KindFilter, tokens []string, lang string, rsrc []byte) (store.Key, bool) {
+func (s *Searcher) regionNeeded(kinds *store.KindFilter, tokens []string, lang *grammars.Language, rsrc []byte) (store.Key, bool) {
 	if !hasTokens(rsrc, tokens) {
 		return store.Key{}, false
 	}
@@ -154,7 +155,7 @@ func embedded(hostLang string, byLang map[string][]*scanRule) []string {
 // scanHost is scanFile for a host file: the rules of its own language (rs)
 // on its tree, and those of each embedded language in inner on its
 // regions of that language.
-func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []*scanRule, inner []string, byLang map[string][]*scanRule, pick func([]*scanRule) []*scanRule, runners map[*rule.Rule]*rule.Runner, injs []inject.Injection, j *scanJob, fix bool) error {
+func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang *grammars.Language, rs []*scanRule, inner []string, byLang map[string][]*scanRule, pick func([]*scanRule) []*scanRule, runners map[*rule.Rule]*rule.Runner, injs []inject.Injection, j *scanJob, fix bool) error {
 	at := s.now()
 	src, fi, ok := s.readText(fsys, j.path, &j.unread)
 	if !ok {
@@ -166,7 +167,7 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []
 		return nil
 	}
 	key := store.KeyOf(s.partition, lang, src)
-	s.cache.Remember(j.path, lang, fi, at, key)
+	s.cache.Remember(j.path, lang.ID, fi, at, key)
 	withTokens := func(srs []*scanRule, text []byte) []*scanRule {
 		var out []*scanRule
 		for _, sr := range srs {
@@ -185,12 +186,12 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []
 		}
 		return out
 	}
-	custom, _ := injects(lang, injs, byLang, nil)
+	custom, _ := injects(lang.ID, injs, byLang, nil)
 	var mayInner []string
 	for _, l := range inner {
 		// the look at the bytes knows the grammar's regions, not a
 		// project's injections
-		if custom || inject.May(lang, l, src) {
+		if custom || inject.May(lang.ID, l, src) {
 			mayInner = append(mayInner, l)
 		}
 	}
@@ -209,18 +210,18 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []
 	}
 	if len(rs) > 0 {
 		j.parsed = true
-		if err := s.runRules(ctx, j, tree, lang, rs, runners, base{}, src, fix); err != nil {
+		if err := s.runRules(ctx, j, tree, lang.ID, rs, runners, base{}, src, fix); err != nil {
 			return err
 		}
 	}
 	var extra []inject.Region
 	if custom {
-		if extra, err = inject.Find(ctx, tree, lang, injs, runners); err != nil {
+		if extra, err = inject.Find(ctx, tree, lang.ID, injs, runners); err != nil {
 			return fmt.Errorf("search: %s: %w", j.path, err)
 		}
 	}
 	for _, l := range mayInner {
-		regions, total := inject.Regions(lang, tree, l, inject.MaxRegionsPerFile)
+		regions, total := inject.Regions(lang.ID, tree, l, inject.MaxRegionsPerFile)
 		for _, r := range extra {
 			if r.Lang == l {
 				if total++; len(regions) < inject.MaxRegionsPerFile {
@@ -236,17 +237,19 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang string, rs []
 			j.regionsCut = append(j.regionsCut, RegionsCut{Path: j.path, Regions: total, Searched: len(regions)})
 		}
 		lrs := withTokens(pick(byLang[l]), src)
+		// l has rules (inner), each compiled for the language l names
+		rl := byLang[l][0].r.Grammar()
 		for _, r := range regions {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			rsrc, b := regionText(r, src)
-			rk := store.KeyOf(s.partition, l, rsrc)
+			rk := store.KeyOf(s.partition, rl, rsrc)
 			rrs := live(withTokens(lrs, rsrc), rk)
 			if len(rrs) == 0 {
 				continue
 			}
-			t, _, err := s.wholeTree(ctx, l, rk, rsrc)
+			t, _, err := s.wholeTree(ctx, rl, rk, rsrc)
 			if err != nil {
 				j.err = fmt.Errorf("the %s at line %d: %w", l, r.Line+1, err)
 				return nil

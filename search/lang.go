@@ -7,12 +7,11 @@ import (
 	"github.com/tetherhq/tether/grammars"
 )
 
-// langForPath returns the language id of a file by its extension, "" if none.
-func langForPath(path string) string {
-	if l, ok := grammars.ForPath(path); ok {
-		return l.ID
-	}
-	return ""
+// langForPath returns the language of a file by its name or extension
+// (nil if none): where a file's language is inferred.
+func langForPath(path string) *grammars.Language {
+	l, _ := grammars.ForPath(path)
+	return l
 }
 
 // lookupLang resolves a language id or alias ("py", "ts"), where a query's

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
 )
@@ -16,7 +17,7 @@ import (
 // matches, their count and, for a rewrite, the replacements. It fails when
 // the context is done or matching runs out of its budget (a
 // *matcher.BudgetError naming the place).
-func (s *Searcher) collect(ctx context.Context, w *worker, lang string, j *fileJob, tree *engine.Tree, b base, limit int) error {
+func (s *Searcher) collect(ctx context.Context, w *worker, lang *grammars.Language, j *fileJob, tree *engine.Tree, b base, limit int) error {
 	if w.rule != nil {
 		return s.collectRule(ctx, w, lang, j, tree, b, limit)
 	}
@@ -39,7 +40,7 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang string, j *fileJ
 		if limit > 0 && len(j.matches) >= limit {
 			break
 		}
-		j.matches = append(j.matches, toMatch(j.path, lang, &raws[i], b, txt))
+		j.matches = append(j.matches, toMatch(j.path, lang.ID, &raws[i], b, txt))
 		j.held += heldBytes(&j.matches[len(j.matches)-1], txt.shared())
 	}
 	j.held += txt.size()
@@ -47,7 +48,7 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang string, j *fileJ
 		return nil
 	}
 	edits := w.tmpl.Edits(tree.Source(), raws)
-	if j.host == "" {
+	if j.host == nil {
 		j.lang = lang
 	}
 	for k := range edits {
@@ -80,7 +81,7 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang string, j *fileJ
 // collectRule is collect for a rule: its matches, and for a rewrite each
 // match's fix; of fixes that overlap the first (outermost) is applied, as
 // for a pattern's rewrite.
-func (s *Searcher) collectRule(ctx context.Context, w *worker, lang string, j *fileJob, tree *engine.Tree, b base, limit int) error {
+func (s *Searcher) collectRule(ctx context.Context, w *worker, lang *grammars.Language, j *fileJob, tree *engine.Tree, b base, limit int) error {
 	rms, err := w.rule.Find(ctx, tree)
 	if err != nil {
 		return fmt.Errorf("search: %s: %w", j.path, err)
@@ -107,7 +108,7 @@ func (s *Searcher) collectRule(ctx context.Context, w *worker, lang string, j *f
 		var mt Match
 		keep := limit <= 0 || len(j.matches) < limit
 		if keep {
-			mt = toMatch(j.path, lang, &raw, b, txt)
+			mt = toMatch(j.path, lang.ID, &raw, b, txt)
 		}
 		if w.fix {
 			if e, ok := w.rule.Fix(m); ok {

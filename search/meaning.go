@@ -59,14 +59,13 @@ type piece struct{ edit, hole int }
 // the pieces that the rewritten source would bind differently put in
 // parentheses, and what it parenthesized. A parse that fails leaves the
 // edits as they were.
-func (s *Searcher) keepMeaning(ctx context.Context, lang, path string, src []byte, edits []matcher.Edit) ([]matcher.Edit, []Parenthesized) {
-	paren := parenKinds[lang]
+func (s *Searcher) keepMeaning(ctx context.Context, lang *grammars.Language, path string, src []byte, edits []matcher.Edit) ([]matcher.Edit, []Parenthesized) {
+	paren := parenKinds[lang.ID]
 	if paren == "" || !checkable(edits) {
 		return edits, nil
 	}
-	l, _ := grammars.Lookup(lang)
 	out, at := applyAt(src, edits)
-	tree, err := s.parser.Parse(ctx, l, out)
+	tree, err := s.parser.Parse(ctx, lang, out)
 	if err != nil {
 		return edits, nil
 	}
@@ -89,7 +88,7 @@ func (s *Searcher) keepMeaning(ctx context.Context, lang, path string, src []byt
 	// spanning exactly them
 	tried := wrapPieces(edits, wrap)
 	out2, at2 := applyAt(src, tried)
-	tree2, err := s.parser.Parse(ctx, l, out2)
+	tree2, err := s.parser.Parse(ctx, lang, out2)
 	if err != nil {
 		return edits, nil
 	}

@@ -71,17 +71,17 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 		if err != nil || fi.Size() > s.maxSize || int64(len(src)) > s.maxSize || looksBinary(src) || !hasTokens(src, tokens) {
 			continue
 		}
-		if host := p.hostOf[f]; host != "" {
+		if host := p.hostOf[f]; host != nil {
 			cs, err := s.hostChunks(ctx, host, c, src, tokens, q.Injections, runners)
 			if err != nil {
 				return nil, fmt.Errorf("search: %s: %w", f, err)
 			}
 			if len(cs) > 0 {
-				needs = append(needs, Need{Path: f, Size: len(src), Chunks: cs, Host: host})
+				needs = append(needs, Need{Path: f, Size: len(src), Chunks: cs, Host: host.ID})
 			}
 			continue
 		}
-		if c.kinds != nil && s.cache.RuledOut(c.kinds, store.KeyOf(s.partition, c.lang.ID, src)) {
+		if c.kinds != nil && s.cache.RuledOut(c.kinds, store.KeyOf(s.partition, c.lang, src)) {
 			continue
 		}
 		n := Need{Path: f, Size: len(src), Chunks: []Chunk{{0, len(src)}}}
@@ -101,19 +101,18 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 // language host) a search parses: those it lists (inject.HostRegions) that
 // regionNeeded keeps. The host is parsed to list them, or its tree taken
 // from the store; a parsed tree is not stored.
-func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src []byte, tokens []string, injs []inject.Injection, runners map[*rule.Rule]*rule.Runner) ([]Chunk, error) {
-	if !inject.MayHold(host, c.lang.ID, injs, src) {
+func (s *Searcher) hostChunks(ctx context.Context, host *grammars.Language, c *compiled, src []byte, tokens []string, injs []inject.Injection, runners map[*rule.Rule]*rule.Runner) ([]Chunk, error) {
+	if !inject.MayHold(host.ID, c.lang.ID, injs, src) {
 		return nil, nil
 	}
 	ht := s.cache.Get(store.KeyOf(s.partition, host, src))
 	if ht == nil {
 		var err error
-		hl, _ := grammars.Lookup(host)
-		if ht, err = store.Parse(ctx, s.parser, hl, src); err != nil {
+		if ht, err = store.Parse(ctx, s.parser, host, src); err != nil {
 			return nil, err
 		}
 	}
-	rs, _, err := inject.HostRegions(ctx, ht, host, c.lang.ID, injs, runners)
+	rs, _, err := inject.HostRegions(ctx, ht, host.ID, c.lang.ID, injs, runners)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +120,7 @@ func (s *Searcher) hostChunks(ctx context.Context, host string, c *compiled, src
 	for _, r := range rs {
 		// what a search parses of the region: a template expression is
 		// wrapped
-		if _, ok := s.regionNeeded(c.kinds, tokens, c.lang.ID, r.Text(src)); ok {
+		if _, ok := s.regionNeeded(c.kinds, tokens, c.lang, r.Text(src)); ok {
 			cs = append(cs, Chunk{r.Start, r.End})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -126,7 +127,7 @@ type opFile struct {
 	src    []byte
 	edits  []opEdit
 	broken int
-	lang   string // "" when a host file's regions or two languages
+	lang   *grammars.Language // nil when a host file's regions or two languages
 }
 
 // addResult adds an op's result to the plan's: its matches and total, and
@@ -181,7 +182,7 @@ func (o *opsPlan) addEdits(op int, jobs []*fileJob) error {
 			f.broken = j.brokenLine
 		}
 		if f.lang != j.lang {
-			f.lang = ""
+			f.lang = nil
 		}
 		for _, e := range j.edits {
 			f.edits = append(f.edits, opEdit{Edit: e, op: op})
@@ -238,7 +239,7 @@ func (s *Searcher) opChange(ctx context.Context, p *Plan, path string, f *opFile
 		edits[k] = e.Edit
 	}
 	p.Edits += len(edits)
-	if f.lang != "" {
+	if f.lang != nil {
 		var notes []Parenthesized
 		edits, notes = s.keepMeaning(ctx, f.lang, path, f.src, edits)
 		p.Parenthesized = append(p.Parenthesized, notes...)

@@ -91,7 +91,7 @@ func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan,
 		}
 		p.Edits += len(j.edits)
 		edits := j.edits
-		if j.lang != "" {
+		if j.lang != nil {
 			var notes []Parenthesized
 			edits, notes = s.keepMeaning(ctx, j.lang, j.path, j.src, j.edits)
 			p.Parenthesized = append(p.Parenthesized, notes...)

@@ -167,7 +167,7 @@ func (s *Searcher) scanRules(ctx context.Context, rules []*rule.Rule, base strin
 				return nil, fmt.Errorf("search: rule %s: ignores: %w", r.ID, err)
 			}
 		}
-		sr.kinds = store.NewKindFilter(ctx, s.parser, [][][]string{{r.Kinds()}}, r.Language)
+		sr.kinds = store.NewKindFilter(ctx, s.parser, [][][]string{{r.Kinds()}}, r.Grammar())
 		byLang[r.Language] = append(byLang[r.Language], sr)
 	}
 	return byLang, nil
@@ -208,7 +208,7 @@ func scanFiles(ctx context.Context, fsys *files, q ScanQuery, gl *globs, byLang 
 			return nil, fmt.Errorf("search: cannot scan %s: %w", p, err)
 		}
 		for _, f := range found {
-			if !seen[f] && withRules(langForPath(f)) {
+			if l := langForPath(f); !seen[f] && l != nil && withRules(l.ID) {
 				seen[f] = true
 				files = append(files, f)
 			}
@@ -294,6 +294,9 @@ func (r *ScanResult) tally(jobs []*scanJob, q ScanQuery) {
 // and, in a host file, those of each embedded language on its regions.
 func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLang map[string][]*scanRule, runners map[*rule.Rule]*rule.Runner, injs []inject.Injection, j *scanJob, fix bool) error {
 	lang := langForPath(j.path)
+	if lang == nil {
+		return nil // scanFiles lists no such file
+	}
 	abs, err := filepath.Abs(j.path)
 	if err != nil {
 		j.err = err
@@ -316,12 +319,12 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 		}
 		return out
 	}
-	rs := pick(byLang[lang])
+	rs := pick(byLang[lang.ID])
 	// the embedded languages with rules for this file
 	var inner []string
-	candidates := embedded(lang, byLang)
+	candidates := embedded(lang.ID, byLang)
 	if len(injs) > 0 {
-		_, candidates = injects(lang, injs, byLang, candidates)
+		_, candidates = injects(lang.ID, injs, byLang, candidates)
 	}
 	for _, l := range candidates {
 		if len(pick(byLang[l])) > 0 {
@@ -344,7 +347,7 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 		}
 		return out
 	}
-	if key, ok := s.unchanged(fsys, j.path, lang); ok {
+	if key, ok := s.unchanged(fsys, j.path, lang.ID); ok {
 		if rs = live(key); len(rs) == 0 {
 			j.kindSkip = true
 			return nil
@@ -356,7 +359,7 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 		return nil
 	}
 	key := store.KeyOf(s.partition, lang, src)
-	s.cache.Remember(j.path, lang, fi, at, key)
+	s.cache.Remember(j.path, lang.ID, fi, at, key)
 	// a rule whose tokens the file lacks cannot match in it
 	withTokens := rs[:0:0]
 	for _, sr := range rs {
@@ -378,7 +381,7 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 		return nil
 	}
 	j.parsed = true
-	return s.runRules(ctx, j, tree, lang, rs, runners, atFileStart, src, fix)
+	return s.runRules(ctx, j, tree, lang.ID, rs, runners, atFileStart, src, fix)
 }
 
 // runRules runs rs on tree, a file's or a region's at b, and records their

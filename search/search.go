@@ -260,7 +260,7 @@ type prepared struct {
 	files []string
 	// hostOf is the language of each host file searched for its regions
 	// of the query's language (host.go)
-	hostOf map[string]string
+	hostOf map[string]*grammars.Language
 	// skips counts what the walk skipped
 	skips Skips
 }
@@ -283,7 +283,7 @@ func (s *Searcher) prepare(ctx context.Context, q Query, rewrite *string) (*prep
 	if err != nil {
 		return nil, err
 	}
-	p := &prepared{fsys: fsys, hostOf: map[string]string{}}
+	p := &prepared{fsys: fsys, hostOf: map[string]*grammars.Language{}}
 	if p.compiled, err = s.compile(ctx, fsys, q, paths, gl, rewrite); err == nil {
 		p.files, err = s.walkAll(ctx, fsys, paths, p.lang.ID, &p.skips, gl, p.hostOf, inject.HostsOf(q.Injections, p.lang.ID))
 	}
@@ -323,7 +323,7 @@ func (s *Searcher) searchAll(ctx context.Context, q Query, p *prepared, jobs []*
 				if stream != nil && !stream.wait(ctx, i) {
 					return
 				}
-				if err := s.doFile(ctx, p.fsys, w, p.lang.ID, jobs[i], q.MaxResults); err != nil {
+				if err := s.doFile(ctx, p.fsys, w, p.lang, jobs[i], q.MaxResults); err != nil {
 					stop(err)
 					return
 				}
@@ -382,7 +382,7 @@ func (s *Searcher) compile(ctx context.Context, fsys *files, q Query, paths []st
 		if c.lang = c.rule.Grammar(); q.Language != "" {
 			c.lang = given
 		}
-		c.kinds = store.NewKindFilter(ctx, s.parser, [][][]string{{c.rule.Kinds()}}, c.lang.ID)
+		c.kinds = store.NewKindFilter(ctx, s.parser, [][][]string{{c.rule.Kinds()}}, c.lang)
 		return c, nil
 	}
 	if c.lang, err = s.resolveLanguage(ctx, fsys, q.Language, q.Pattern, paths, gl); err != nil {
@@ -394,14 +394,14 @@ func (s *Searcher) compile(ctx context.Context, fsys *files, q Query, paths []st
 	if rewrite != nil {
 		c.tmpl = matcher.NewTemplate(c.pat, *rewrite)
 	}
-	c.kinds = store.NewKindFilter(ctx, s.parser, c.pat.NeededKinds(), c.lang.ID)
+	c.kinds = store.NewKindFilter(ctx, s.parser, c.pat.NeededKinds(), c.lang)
 	return c, nil
 }
 
 // walkAll returns the files of lang under paths, each once, in walk order;
 // given hosts (not nil), also the host files that may embed lang, recorded
 // in hosts with their own language (walkHosts).
-func (s *Searcher) walkAll(ctx context.Context, fsys *files, paths []string, lang string, skips *Skips, gl *globs, hosts map[string]string, extra []string) ([]string, error) {
+func (s *Searcher) walkAll(ctx context.Context, fsys *files, paths []string, lang string, skips *Skips, gl *globs, hosts map[string]*grammars.Language, extra []string) ([]string, error) {
 	var files []string
 	seen := map[string]bool{}
 	for _, p := range paths {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/search/inject"
 )
 
@@ -76,7 +77,7 @@ func walk(ctx context.Context, f *files, root, lang string, skips *Skips, gl *gl
 // that may embed lang (package inject), and the files of the extra languages
 // (a project's injections' hosts), and records each in hosts with its own
 // language.
-func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, gl *globs, hosts map[string]string, extra []string) ([]string, error) {
+func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, gl *globs, hosts map[string]*grammars.Language, extra []string) ([]string, error) {
 	fi, err := f.lstat(root)
 	if err != nil {
 		return nil, err
@@ -92,13 +93,13 @@ func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, g
 				return nil, nil
 			}
 		}
-		if l := langForPath(root); lang != anyLanguage && l != "" && l != lang && !related(l, lang) {
-			if hosts != nil && (inject.Embeds(l, lang) || slices.Contains(extra, l)) {
+		if l := langForPath(root); lang != anyLanguage && l != nil && l.ID != lang && !related(l.ID, lang) {
+			if hosts != nil && (inject.Embeds(l.ID, lang) || slices.Contains(extra, l.ID)) {
 				hosts[root] = l
 				return []string{root}, nil
 			}
 			skips.OtherLanguage++
-			skips.note(root, fmt.Sprintf("a %s file: pass language %s", l, l))
+			skips.note(root, fmt.Sprintf("a %s file: pass language %s", l.ID, l.ID))
 			return nil, nil
 		}
 		return []string{root}, nil
@@ -128,13 +129,13 @@ func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, g
 			if e.Type()&fs.ModeSymlink != 0 || !isDir && !e.Type().IsRegular() {
 				continue
 			}
-			host := ""
+			var host *grammars.Language
 			if !isDir {
 				switch l := langForPath(name); {
-				case lang == anyLanguage && l == "":
+				case lang == anyLanguage && l == nil:
 					continue
-				case lang == anyLanguage || l == lang:
-				case hosts != nil && (inject.Embeds(l, lang) || slices.Contains(extra, l)):
+				case lang == anyLanguage || l != nil && l.ID == lang:
+				case hosts != nil && l != nil && (inject.Embeds(l.ID, lang) || slices.Contains(extra, l.ID)):
 					host = l
 				default:
 					continue
@@ -166,7 +167,7 @@ func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, g
 				continue
 			}
 			found = append(found, p)
-			if host != "" {
+			if host != nil {
 				hosts[p] = host
 			}
 		}

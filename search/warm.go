@@ -50,7 +50,10 @@ func (s *Searcher) WarmUp(ctx context.Context, paths ...string) error {
 // interrupted the parse (ctx was cancelled) and the file is to be tried again.
 func (s *Searcher) warmFile(ctx context.Context, fsys *files, path string) bool {
 	lang := langForPath(path)
-	if key, ok := s.unchanged(fsys, path, lang); ok && s.cache.InMemory(key) {
+	if lang == nil {
+		return false // the warm-up lists files of a shipped grammar only
+	}
+	if key, ok := s.unchanged(fsys, path, lang.ID); ok && s.cache.InMemory(key) {
 		return false // as it was, and its tree is in memory
 	}
 	at := s.now()
@@ -59,7 +62,7 @@ func (s *Searcher) warmFile(ctx context.Context, fsys *files, path string) bool 
 		return false
 	}
 	key := store.KeyOf(s.partition, lang, src)
-	s.cache.Remember(path, lang, fi, at, key)
+	s.cache.Remember(path, lang.ID, fi, at, key)
 	if s.cache.Holds(key) {
 		// on disk only: bring it into memory
 		if _, _, err := s.wholeTree(ctx, lang, key, src); err != nil && ctx.Err() != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/search/store"
@@ -31,7 +32,7 @@ func TestWholeWhileRoom(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.go"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	whole := store.KeyOf("", "go", src)
+	whole := store.KeyOf("", enginetest.Language(t, "go"), src)
 	for _, c := range []struct {
 		name      string
 		cfg       Config

@@ -87,18 +87,19 @@ func (c *Cache) Disk() *DiskCache {
 	return c.disk
 }
 
-// KeyOf returns the key of src parsed as lang (a canonical language id) in
-// partition ("" for none, the key trees had before partitions).
-func KeyOf(partition, lang string, src []byte) Key {
+// KeyOf returns the key of src parsed as lang in partition ("" for none,
+// the key trees had before partitions). It holds the language's id and
+// the sha256 of its module, so a rebuilt grammar never reads an old tree.
+func KeyOf(partition string, lang *grammars.Language, src []byte) Key {
 	h := sha256.New()
 	mod := ""
-	if l, ok := grammars.Lookup(lang); ok {
-		mod = l.Module.SHA256
+	if lang.Module != nil {
+		mod = lang.Module.SHA256
 	}
 	if partition != "" {
 		h.Write([]byte("partition\x00" + partition + "\x00"))
 	}
-	h.Write([]byte(lang))
+	h.Write([]byte(lang.ID))
 	h.Write([]byte{0})
 	h.Write([]byte(mod))
 	h.Write([]byte{0})

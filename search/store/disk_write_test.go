@@ -42,7 +42,7 @@ func TestDiskEntryBuiltInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := KeyOf("", "go", src)
+	k := KeyOf("", enginetest.Language(t, "go"), src)
 	d.storeTree(k, tree)
 	got, ok := d.load(k)
 	if !ok || !bytes.Equal(got, want) {

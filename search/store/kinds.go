@@ -396,16 +396,15 @@ func anyKind(set kindSet, ids []uint16) bool {
 // process (from a parse of no source) by grammar module.
 var kindTables sync.Map // lang + "\x00" + module hash -> map[string][]uint16
 
-func kindTable(ctx context.Context, p matcher.Parser, lang string) map[string][]uint16 {
-	l, ok := grammars.Lookup(lang)
-	if !ok {
-		return nil
+func kindTable(ctx context.Context, p matcher.Parser, lang *grammars.Language) map[string][]uint16 {
+	key := lang.ID + "\x00"
+	if lang.Module != nil {
+		key += lang.Module.SHA256
 	}
-	key := lang + "\x00" + l.Module.SHA256
 	if v, ok := kindTables.Load(key); ok {
 		return v.(map[string][]uint16)
 	}
-	t, err := p.Parse(ctx, l, []byte{})
+	t, err := p.Parse(ctx, lang, []byte{})
 	if err != nil {
 		return nil
 	}
@@ -422,7 +421,7 @@ func kindTable(ctx context.Context, p matcher.Parser, lang string) map[string][]
 // kind names one of which a match holds), with the kind table p's grammar
 // has, or nil when it cannot rule a file out (a reading that needs no
 // kind, or no table).
-func NewKindFilter(ctx context.Context, p matcher.Parser, needs [][][]string, lang string) *KindFilter {
+func NewKindFilter(ctx context.Context, p matcher.Parser, needs [][][]string, lang *grammars.Language) *KindFilter {
 	table := kindTable(ctx, p, lang)
 	if table == nil {
 		return nil

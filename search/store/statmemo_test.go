@@ -1,11 +1,14 @@
 package store
 
 import (
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/tetherhq/tether/engine/enginetest"
 )
 
 func mustStat(t *testing.T, p string) os.FileInfo {
@@ -29,7 +32,7 @@ func TestRecentFileIsNotTrusted(t *testing.T) {
 	}
 	fi := mustStat(t, p)
 	var sm statMemo
-	key := KeyOf("", "go", []byte("package p\n"))
+	key := KeyOf("", enginetest.Language(t, "go"), []byte("package p\n"))
 	sm.remember(p, "go", fi, fi.ModTime().Add(racyWindow/2), key)
 	stat := func() (os.FileInfo, error) { return fi, nil }
 	if _, ok := sm.lookup(p, "go", stat); ok {
@@ -41,5 +44,21 @@ func TestRecentFileIsNotTrusted(t *testing.T) {
 	}
 	if _, ok := sm.lookup(p, "c", stat); ok {
 		t.Errorf("the stamp is remembered for another language")
+	}
+}
+
+// TestKeyOfUnchanged: a key is the sha256 of the language's id, its
+// module's sha256 and the source, as the disk tier's entries were
+// written, so that they stay readable.
+func TestKeyOfUnchanged(t *testing.T) {
+	goLang := enginetest.Language(t, "go")
+	src := []byte("package p\n")
+	want := sha256.Sum256([]byte("go\x00" + goLang.Module.SHA256 + "\x00" + string(src)))
+	if got := KeyOf("", goLang, src); got != Key(want) {
+		t.Errorf("KeyOf = %x, want %x", got, want)
+	}
+	want = sha256.Sum256([]byte("partition\x00t\x00go\x00" + goLang.Module.SHA256 + "\x00" + string(src)))
+	if got := KeyOf("t", goLang, src); got != Key(want) {
+		t.Errorf("KeyOf in a partition = %x, want %x", got, want)
 	}
 }

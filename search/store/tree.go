@@ -13,19 +13,15 @@ import (
 // Tree returns src's tree (k is KeyOf(partition, lang, src)) from the
 // cache, its disk tier, or a parse with p (then kept in both), and whether
 // it came from the cache or its tier.
-func (c *Cache) Tree(ctx context.Context, p matcher.Parser, lang string, k Key, src []byte) (*engine.Tree, bool, error) {
+func (c *Cache) Tree(ctx context.Context, p matcher.Parser, lang *grammars.Language, k Key, src []byte) (*engine.Tree, bool, error) {
 	if t := c.Get(k); t != nil {
 		return t, true, nil
-	}
-	l, ok := grammars.Lookup(lang)
-	if !ok {
-		return nil, false, fmt.Errorf("parse: unknown language %q", lang)
 	}
 	disk := c.Disk()
 	dec, _ := p.(treeDecoder)
 	if disk != nil && dec != nil {
 		if data, ok := disk.load(k); ok {
-			t, err := dec.DecodeTree(ctx, l, src, data)
+			t, err := dec.DecodeTree(ctx, lang, src, data)
 			if err == nil {
 				c.put(k, t)
 				return t, true, nil
@@ -35,7 +31,7 @@ func (c *Cache) Tree(ctx context.Context, p matcher.Parser, lang string, k Key, 
 			}
 		}
 	}
-	t, err := Parse(ctx, p, l, src)
+	t, err := Parse(ctx, p, lang, src)
 	if err != nil {
 		return nil, false, err
 	}
@@ -48,7 +44,7 @@ func (c *Cache) Tree(ctx context.Context, p matcher.Parser, lang string, k Key, 
 
 // WholeTree is Tree for a whole file's source: it also keeps the file's
 // kind set (kinds.go).
-func (c *Cache) WholeTree(ctx context.Context, p matcher.Parser, lang string, k Key, src []byte) (*engine.Tree, bool, error) {
+func (c *Cache) WholeTree(ctx context.Context, p matcher.Parser, lang *grammars.Language, k Key, src []byte) (*engine.Tree, bool, error) {
 	t, hit, err := c.Tree(ctx, p, lang, k, src)
 	if err == nil {
 		c.NoteKinds(k, t)
