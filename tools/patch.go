@@ -598,128 +598,157 @@ func applyPlan(root *fsutil.Root, changes []fsutil.Change, links []linkRemoval) 
 // changes to apply all at once (with the content each file must still have)
 // and the symbolic links to delete, or the first problem. Nothing is written.
 func planPatch(root *fsutil.Root, ops []patchOp) ([]fsutil.Change, []linkRemoval, []FileChange, error) {
-	var changes []fsutil.Change
-	var links []linkRemoval
-	var summary []FileChange
-	touched := map[string]string{}
-	claim := func(real, rel, what string) error {
-		if prev, ok := touched[real]; ok {
-			return fmt.Errorf("tools: apply_patch: %s appears twice in the patch (%s and %s); put all its changes in one section. Nothing was written", rel, prev, what)
+	pl := &patchPlan{root: root, touched: map[string]string{}}
+	for _, op := range ops {
+		if err := pl.add(op); err != nil {
+			return nil, nil, nil, err
 		}
-		touched[real] = what
+	}
+	return pl.changes, pl.links, pl.summary, nil
+}
+
+// patchPlan is what planPatch has gathered so far: the changes, the links
+// to delete, the summary, and which section claimed each file.
+type patchPlan struct {
+	root    *fsutil.Root
+	changes []fsutil.Change
+	links   []linkRemoval
+	summary []FileChange
+	touched map[string]string // real path -> the section that names it
+}
+
+// claim records that the section what changes real, refusing a file two
+// sections name.
+func (pl *patchPlan) claim(real, rel, what string) error {
+	if prev, ok := pl.touched[real]; ok {
+		return fmt.Errorf("tools: apply_patch: %s appears twice in the patch (%s and %s); put all its changes in one section. Nothing was written", rel, prev, what)
+	}
+	pl.touched[real] = what
+	return nil
+}
+
+// read returns the content of the file the section what changes.
+func (pl *patchPlan) read(real, rel, what string) ([]byte, error) {
+	data, err := pl.root.ReadFile(real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("tools: apply_patch: %s: %s does not exist. Nothing was written", what, rel)
+	case errors.Is(err, fsutil.ErrNotRegular):
+		return nil, fmt.Errorf("tools: apply_patch: %s: %s is not a regular file. Nothing was written", what, rel)
+	case err != nil:
+		return nil, fmt.Errorf("tools: apply_patch: %s: %s. Nothing was written", what, strings.TrimPrefix(err.Error(), "fsutil: "))
+	}
+	return data, nil
+}
+
+// add plans one section of the patch.
+func (pl *patchPlan) add(op patchOp) error {
+	real, rel, err := pl.root.Resolve(op.path)
+	if err != nil {
+		return pathErr("apply_patch", err)
+	}
+	if op.kind == opDelete {
+		// Delete a link itself, never the file it points to (a link
+		// that leads out is refused above, as every path that does).
+		lreal, lrel, target, isLink, err := symlinkAt(pl.root, op.path)
+		if err != nil {
+			return pathErr("apply_patch", err)
+		}
+		if isLink {
+			if err := pl.claim(lreal, lrel, "\"*** Delete File: "+op.path+"\""); err != nil {
+				return err
+			}
+			pl.links = append(pl.links, linkRemoval{rel: lrel, target: target})
+			pl.summary = append(pl.summary, FileChange{Path: lrel, Action: "deleted"})
+			return nil
+		}
+	}
+	switch op.kind {
+	case opAdd:
+		return pl.addFile(op, real, rel)
+	case opDelete:
+		what := "\"*** Delete File: " + op.path + "\""
+		if err := pl.claim(real, rel, what); err != nil {
+			return err
+		}
+		data, err := pl.read(real, rel, what)
+		if err != nil {
+			return err
+		}
+		pl.changes = append(pl.changes, fsutil.Change{Path: real, Delete: true, Expected: data})
+		pl.summary = append(pl.summary, FileChange{Path: rel, Action: "deleted"})
+	case opUpdate:
+		return pl.updateFile(op, real, rel)
+	}
+	return nil
+}
+
+// addFile plans an "*** Add File:" section.
+func (pl *patchPlan) addFile(op patchOp, real, rel string) error {
+	what := "\"*** Add File: " + op.path + "\""
+	if err := pl.claim(real, rel, what); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(real); err == nil {
+		return fmt.Errorf("tools: apply_patch: %s: %s already exists; use \"*** Update File:\" to change it. Nothing was written", what, rel)
+	}
+	content := ""
+	if len(op.lines) > 0 {
+		content = strings.Join(op.lines, "\n") + "\n"
+	}
+	pl.changes = append(pl.changes, fsutil.Change{Path: real, Content: []byte(content), MustNotExist: true})
+	pl.summary = append(pl.summary, FileChange{Path: rel, Action: "created"})
+	return nil
+}
+
+// updateFile plans an "*** Update File:" section, with its "*** Move to:".
+func (pl *patchPlan) updateFile(op patchOp, real, rel string) error {
+	what := "\"*** Update File: " + op.path + "\""
+	if err := pl.claim(real, rel, what); err != nil {
+		return err
+	}
+	data, err := pl.read(real, rel, what)
+	if err != nil {
+		return err
+	}
+	out, err := applyHunks(op, string(data))
+	if err != nil {
+		return err
+	}
+	dreal, drel := real, rel
+	if op.moveTo != "" {
+		if dreal, drel, err = pl.root.Resolve(op.moveTo); err != nil {
+			return pathErr("apply_patch", err)
+		}
+	}
+	if dreal == real {
+		pl.changes = append(pl.changes, fsutil.Change{Path: real, Content: []byte(out), Expected: data})
+		pl.summary = append(pl.summary, FileChange{Path: rel, Action: "updated"})
 		return nil
 	}
-	read := func(real, rel, what string) ([]byte, error) {
-		data, err := root.ReadFile(real)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("tools: apply_patch: %s: %s does not exist. Nothing was written", what, rel)
-		case errors.Is(err, fsutil.ErrNotRegular):
-			return nil, fmt.Errorf("tools: apply_patch: %s: %s is not a regular file. Nothing was written", what, rel)
-		case err != nil:
-			return nil, fmt.Errorf("tools: apply_patch: %s: %s. Nothing was written", what, strings.TrimPrefix(err.Error(), "fsutil: "))
-		}
-		return data, nil
+	if err := pl.claim(dreal, drel, "\"*** Move to: "+op.moveTo+"\""); err != nil {
+		return err
 	}
-	for _, op := range ops {
-		real, rel, err := root.Resolve(op.path)
-		if err != nil {
-			return nil, nil, nil, pathErr("apply_patch", err)
-		}
-		if op.kind == opDelete {
-			// Delete a link itself, never the file it points to (a link
-			// that leads out is refused above, as every path that does).
-			lreal, lrel, target, isLink, err := symlinkAt(root, op.path)
-			if err != nil {
-				return nil, nil, nil, pathErr("apply_patch", err)
-			}
-			if isLink {
-				if err := claim(lreal, lrel, "\"*** Delete File: "+op.path+"\""); err != nil {
-					return nil, nil, nil, err
-				}
-				links = append(links, linkRemoval{rel: lrel, target: target})
-				summary = append(summary, FileChange{Path: lrel, Action: "deleted"})
-				continue
-			}
-		}
-		switch op.kind {
-		case opAdd:
-			what := "\"*** Add File: " + op.path + "\""
-			if err := claim(real, rel, what); err != nil {
-				return nil, nil, nil, err
-			}
-			if _, err := os.Lstat(real); err == nil {
-				return nil, nil, nil, fmt.Errorf("tools: apply_patch: %s: %s already exists; use \"*** Update File:\" to change it. Nothing was written", what, rel)
-			}
-			content := ""
-			if len(op.lines) > 0 {
-				content = strings.Join(op.lines, "\n") + "\n"
-			}
-			changes = append(changes, fsutil.Change{Path: real, Content: []byte(content), MustNotExist: true})
-			summary = append(summary, FileChange{Path: rel, Action: "created"})
-		case opDelete:
-			what := "\"*** Delete File: " + op.path + "\""
-			if err := claim(real, rel, what); err != nil {
-				return nil, nil, nil, err
-			}
-			data, err := read(real, rel, what)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			changes = append(changes, fsutil.Change{Path: real, Delete: true, Expected: data})
-			summary = append(summary, FileChange{Path: rel, Action: "deleted"})
-		case opUpdate:
-			what := "\"*** Update File: " + op.path + "\""
-			if err := claim(real, rel, what); err != nil {
-				return nil, nil, nil, err
-			}
-			data, err := read(real, rel, what)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			out, err := applyHunks(op, string(data))
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			if op.moveTo == "" {
-				changes = append(changes, fsutil.Change{Path: real, Content: []byte(out), Expected: data})
-				summary = append(summary, FileChange{Path: rel, Action: "updated"})
-				continue
-			}
-			dreal, drel, err := root.Resolve(op.moveTo)
-			if err != nil {
-				return nil, nil, nil, pathErr("apply_patch", err)
-			}
-			if dreal == real {
-				changes = append(changes, fsutil.Change{Path: real, Content: []byte(out), Expected: data})
-				summary = append(summary, FileChange{Path: rel, Action: "updated"})
-				continue
-			}
-			if err := claim(dreal, drel, "\"*** Move to: "+op.moveTo+"\""); err != nil {
-				return nil, nil, nil, err
-			}
-			if _, err := os.Lstat(dreal); err == nil {
-				return nil, nil, nil, fmt.Errorf("tools: apply_patch: %s: cannot move to %s: it already exists. Nothing was written", what, drel)
-			}
-			// The moved file keeps its read and write permissions but no
-			// execute bit: the patch format cannot say "executable", so a
-			// write-tier call must not plant a program (an executable moved
-			// to node_modules/.bin/tsc) that something else then runs.
-			mode := fs.FileMode(0)
-			if fi, err := os.Stat(real); err == nil {
-				mode = fi.Mode().Perm() &^ 0o111
-			}
-			changes = append(changes, fsutil.Change{Path: dreal, Content: []byte(out), MustNotExist: true, Mode: mode})
-			if _, lrel, target, isLink, err := symlinkAt(root, op.path); err == nil && isLink {
-				// Moving a link moves the content; the link goes, its
-				// target stays.
-				links = append(links, linkRemoval{rel: lrel, target: target})
-				summary = append(summary, FileChange{Path: drel, Action: "created", MovedFrom: lrel})
-				continue
-			}
-			changes = append(changes, fsutil.Change{Path: real, Delete: true, Expected: data})
-			summary = append(summary, FileChange{Path: drel, Action: "created", MovedFrom: rel})
-		}
+	if _, err := os.Lstat(dreal); err == nil {
+		return fmt.Errorf("tools: apply_patch: %s: cannot move to %s: it already exists. Nothing was written", what, drel)
 	}
-	return changes, links, summary, nil
+	// The moved file keeps its read and write permissions but no
+	// execute bit: the patch format cannot say "executable", so a
+	// write-tier call must not plant a program (an executable moved
+	// to node_modules/.bin/tsc) that something else then runs.
+	mode := fs.FileMode(0)
+	if fi, err := os.Stat(real); err == nil {
+		mode = fi.Mode().Perm() &^ 0o111
+	}
+	pl.changes = append(pl.changes, fsutil.Change{Path: dreal, Content: []byte(out), MustNotExist: true, Mode: mode})
+	if _, lrel, target, isLink, err := symlinkAt(pl.root, op.path); err == nil && isLink {
+		// Moving a link moves the content; the link goes, its
+		// target stays.
+		pl.links = append(pl.links, linkRemoval{rel: lrel, target: target})
+		pl.summary = append(pl.summary, FileChange{Path: drel, Action: "created", MovedFrom: lrel})
+		return nil
+	}
+	pl.changes = append(pl.changes, fsutil.Change{Path: real, Delete: true, Expected: data})
+	pl.summary = append(pl.summary, FileChange{Path: drel, Action: "created", MovedFrom: rel})
+	return nil
 }

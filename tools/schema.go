@@ -338,6 +338,24 @@ func explain(s *jsonschema.Schema, v any, at string) error {
 	if s == nil {
 		return nil
 	}
+	if err := explainKind(s, v, at); err != nil {
+		return err
+	}
+	switch x := v.(type) {
+	case json.Number:
+		return explainNumber(s, x, at)
+	case string:
+		return explainString(s, x, at)
+	case []any:
+		return explainArray(s, x, at)
+	case map[string]any:
+		return explainObject(s, x, at)
+	}
+	return nil
+}
+
+// explainKind words a value of the wrong type, or not in the enum.
+func explainKind(s *jsonschema.Schema, v any, at string) error {
 	if len(types(s)) > 0 {
 		got := jsonType(v)
 		ok := false
@@ -367,93 +385,103 @@ func explain(s *jsonschema.Schema, v any, at string) error {
 			return fmt.Errorf("%s: expected one of %s, got %s", field(at), listValues(s.Enum), describe(v))
 		}
 	}
-	switch x := v.(type) {
-	case json.Number:
-		if integerOnly(s) {
-			if _, ok := exactInt64(x); !ok {
-				return fmt.Errorf("%s: %s is out of range for an integer", field(at), x)
-			}
+	return nil
+}
+
+func explainNumber(s *jsonschema.Schema, x json.Number, at string) error {
+	if integerOnly(s) {
+		if _, ok := exactInt64(x); !ok {
+			return fmt.Errorf("%s: %s is out of range for an integer", field(at), x)
 		}
-		f, _ := x.Float64()
-		switch {
-		case s.Minimum != nil && f < *s.Minimum:
-			return fmt.Errorf("%s: expected a number >= %v, got %s", field(at), *s.Minimum, x)
-		case s.Maximum != nil && f > *s.Maximum:
-			return fmt.Errorf("%s: expected a number <= %v, got %s", field(at), *s.Maximum, x)
-		case s.ExclusiveMinimum != nil && f <= *s.ExclusiveMinimum:
-			return fmt.Errorf("%s: expected a number > %v, got %s", field(at), *s.ExclusiveMinimum, x)
-		case s.ExclusiveMaximum != nil && f >= *s.ExclusiveMaximum:
-			return fmt.Errorf("%s: expected a number < %v, got %s", field(at), *s.ExclusiveMaximum, x)
-		}
-	case string:
-		n := utf8.RuneCountInString(x)
-		switch {
-		case s.MinLength != nil && n < *s.MinLength:
-			if *s.MinLength == 1 {
-				if s.Description != "" {
-					return fmt.Errorf("%s: expected a non-empty string (%s)", field(at), s.Description)
-				}
-				return fmt.Errorf("%s: expected a non-empty string", field(at))
-			}
-			return fmt.Errorf("%s: expected at least %d characters, got %d", field(at), *s.MinLength, n)
-		case s.MaxLength != nil && n > *s.MaxLength:
-			return fmt.Errorf("%s: expected at most %d characters, got %d", field(at), *s.MaxLength, n)
-		case s.Pattern != "" && !matches(s.Pattern, x):
+	}
+	f, _ := x.Float64()
+	switch {
+	case s.Minimum != nil && f < *s.Minimum:
+		return fmt.Errorf("%s: expected a number >= %v, got %s", field(at), *s.Minimum, x)
+	case s.Maximum != nil && f > *s.Maximum:
+		return fmt.Errorf("%s: expected a number <= %v, got %s", field(at), *s.Maximum, x)
+	case s.ExclusiveMinimum != nil && f <= *s.ExclusiveMinimum:
+		return fmt.Errorf("%s: expected a number > %v, got %s", field(at), *s.ExclusiveMinimum, x)
+	case s.ExclusiveMaximum != nil && f >= *s.ExclusiveMaximum:
+		return fmt.Errorf("%s: expected a number < %v, got %s", field(at), *s.ExclusiveMaximum, x)
+	}
+	return nil
+}
+
+func explainString(s *jsonschema.Schema, x string, at string) error {
+	n := utf8.RuneCountInString(x)
+	switch {
+	case s.MinLength != nil && n < *s.MinLength:
+		if *s.MinLength == 1 {
 			if s.Description != "" {
-				return fmt.Errorf("%s: expected a string matching %s (%s), got %s", field(at), s.Pattern, s.Description, describe(x))
+				return fmt.Errorf("%s: expected a non-empty string (%s)", field(at), s.Description)
 			}
-			return fmt.Errorf("%s: expected a string matching %s, got %s", field(at), s.Pattern, describe(x))
+			return fmt.Errorf("%s: expected a non-empty string", field(at))
 		}
-	case []any:
-		switch {
-		case s.MinItems != nil && len(x) < *s.MinItems:
-			return fmt.Errorf("%s: expected at least %d items, got %d", field(at), *s.MinItems, len(x))
-		case s.MaxItems != nil && len(x) > *s.MaxItems:
-			return fmt.Errorf("%s: expected at most %d items, got %d", field(at), *s.MaxItems, len(x))
+		return fmt.Errorf("%s: expected at least %d characters, got %d", field(at), *s.MinLength, n)
+	case s.MaxLength != nil && n > *s.MaxLength:
+		return fmt.Errorf("%s: expected at most %d characters, got %d", field(at), *s.MaxLength, n)
+	case s.Pattern != "" && !matches(s.Pattern, x):
+		if s.Description != "" {
+			return fmt.Errorf("%s: expected a string matching %s (%s), got %s", field(at), s.Pattern, s.Description, describe(x))
 		}
-		if s.Items != nil {
-			for i, e := range x {
-				if err := explain(s.Items, e, fmt.Sprintf("%s[%d]", at, i)); err != nil {
-					return err
-				}
-			}
-		}
-	case map[string]any:
-		for _, r := range s.Required {
-			if _, ok := x[r]; !ok {
-				msg := fmt.Sprintf("missing required %s", field(join(at, r)))
-				if p := s.Properties[r]; p != nil && len(types(p)) > 0 {
-					what := article(strings.Join(types(p), " or "))
-					if p.Description != "" {
-						what += ": " + p.Description
-					}
-					msg += fmt.Sprintf(" (%s)", what)
-				}
-				return fmt.Errorf("%s", msg)
+		return fmt.Errorf("%s: expected a string matching %s, got %s", field(at), s.Pattern, describe(x))
+	}
+	return nil
+}
+
+func explainArray(s *jsonschema.Schema, x []any, at string) error {
+	switch {
+	case s.MinItems != nil && len(x) < *s.MinItems:
+		return fmt.Errorf("%s: expected at least %d items, got %d", field(at), *s.MinItems, len(x))
+	case s.MaxItems != nil && len(x) > *s.MaxItems:
+		return fmt.Errorf("%s: expected at most %d items, got %d", field(at), *s.MaxItems, len(x))
+	}
+	if s.Items != nil {
+		for i, e := range x {
+			if err := explain(s.Items, e, fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
 			}
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+	}
+	return nil
+}
+
+func explainObject(s *jsonschema.Schema, x map[string]any, at string) error {
+	for _, r := range s.Required {
+		if _, ok := x[r]; !ok {
+			msg := fmt.Sprintf("missing required %s", field(join(at, r)))
+			if p := s.Properties[r]; p != nil && len(types(p)) > 0 {
+				what := article(strings.Join(types(p), " or "))
+				if p.Description != "" {
+					what += ": " + p.Description
+				}
+				msg += fmt.Sprintf(" (%s)", what)
+			}
+			return fmt.Errorf("%s", msg)
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if p := s.Properties[k]; p != nil {
-				if err := explain(p, x[k], join(at, k)); err != nil {
-					return err
-				}
-				continue
+	}
+	keys := make([]string, 0, len(x))
+	for k := range x {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if p := s.Properties[k]; p != nil {
+			if err := explain(p, x[k], join(at, k)); err != nil {
+				return err
 			}
-			if denies(s.AdditionalProperties) {
-				if len(s.Properties) == 0 {
-					return fmt.Errorf("unknown %s: this takes no arguments", field(join(at, k)))
-				}
-				return fmt.Errorf("unknown %s: expected only %s", field(join(at, k)), strings.Join(slices.Sorted(maps.Keys(s.Properties)), ", "))
+			continue
+		}
+		if denies(s.AdditionalProperties) {
+			if len(s.Properties) == 0 {
+				return fmt.Errorf("unknown %s: this takes no arguments", field(join(at, k)))
 			}
-			if a := s.AdditionalProperties; a != nil && !denies(a) {
-				if err := explain(a, x[k], join(at, k)); err != nil {
-					return err
-				}
+			return fmt.Errorf("unknown %s: expected only %s", field(join(at, k)), strings.Join(slices.Sorted(maps.Keys(s.Properties)), ", "))
+		}
+		if a := s.AdditionalProperties; a != nil && !denies(a) {
+			if err := explain(a, x[k], join(at, k)); err != nil {
+				return err
 			}
 		}
 	}
