@@ -70,38 +70,6 @@ func TestGopls(t *testing.T) {
 			t.Fatalf("diagnostics of a .txt file: %v", err)
 		}
 	})
-	t.Run("position_errors", func(t *testing.T) {
-		_, err := s.Definition(ctx, lsp.Position{File: "use.go", Line: 11})
-		if err == nil || !strings.Contains(err.Error(), "symbol is required") {
-			t.Fatalf("missing symbol: %v", err)
-		}
-		_, err = s.Definition(ctx, lsp.Position{File: "use.go", Line: 11, Symbol: "Nope"})
-		if err == nil || !strings.Contains(err.Error(), "return Total([]Shape{Big(), Square{Side: 1}})") {
-			t.Fatalf("symbol not on line should show the line: %v", err)
-		}
-		// "s" occurs many times on line 20 of shapes.go: "sum += s.Area()" has one whole "s".
-		got, err := s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 20, Symbol: "s"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !hasLoc(got.Items, "shapes.go", 19) {
-			t.Fatalf("whole-identifier s should resolve to the range variable:\n%s", locStrings(got.Items))
-		}
-		// "Square" twice on no line; "Side" twice on line 14: ambiguous, candidates listed.
-		_, err = s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 14, Symbol: "Side"})
-		if err == nil || !strings.Contains(err.Error(), "Side#2") {
-			t.Fatalf("ambiguous symbol should list candidates: %v", err)
-		}
-		// Occurrences count from 1: #0 says so instead of "not on line".
-		_, err = s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 14, Symbol: "Side#0"})
-		if err == nil || !strings.Contains(err.Error(), "Side#1 is the first") {
-			t.Fatalf("Side#0 should say occurrences count from 1: %v", err)
-		}
-		got, err = s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 14, Symbol: "Side#2"})
-		if err != nil || !hasLoc(got.Items, "shapes.go", 10) {
-			t.Fatalf("Side#2: %v %v", err, got)
-		}
-	})
 	t.Run("check", func(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "vet.go"), "package shapes\n\nimport \"fmt\"\n\nfunc Bad() { fmt.Printf(\"%d\\n\", \"x\") }\n")
 		defer os.Remove(filepath.Join(dir, "vet.go"))
@@ -148,57 +116,6 @@ func TestGopls(t *testing.T) {
 		}
 		if !row.Running || row.PID == 0 || row.Root != "." {
 			t.Fatalf("gopls row: %+v", row)
-		}
-	})
-	t.Run("rename", func(t *testing.T) {
-		res, err := s.Rename(ctx, lsp.Position{File: "shapes.go", Line: 9, Symbol: "Square"}, "Box")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Join(res.Files, ",") != "shapes.go,use.go" || res.Edits < 5 { // gopls also renames the doc comment
-			t.Fatalf("rename result: %+v", res)
-		}
-		for _, f := range []string{"shapes.go", "use.go"} {
-			b, _ := os.ReadFile(filepath.Join(dir, f))
-			if strings.Contains(string(b), "Square") || !strings.Contains(string(b), "Box") {
-				t.Fatalf("%s after rename:\n%s", f, b)
-			}
-		}
-		if len(res.Diagnostics) != 0 {
-			t.Fatalf("rename left diagnostics: %v", res.Diagnostics)
-		}
-		// The server sees the renamed code.
-		got, err := s.Definition(ctx, lsp.Position{File: "use.go", Line: 5, Symbol: "Box"})
-		if err != nil || !hasLoc(got.Items, "shapes.go", 9) {
-			t.Fatalf("definition after rename: %v %v", err, got)
-		}
-	})
-	t.Run("crash_recovers", func(t *testing.T) {
-		pid := 0
-		for _, r := range s.Status() {
-			if r.Server == "gopls" {
-				pid = r.PID
-			}
-		}
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		// Wait for the exit to be noticed, then call again.
-		for i := 0; i < 100; i++ {
-			if st := s.Status(); !st[0].Running {
-				break
-			}
-			sleep()
-		}
-		got, err := s.Definition(ctx, lsp.Position{File: "use.go", Line: 11, Symbol: "Total"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !hasLoc(got.Items, "shapes.go", 17) {
-			t.Fatalf("after restart:\n%s", locStrings(got.Items))
-		}
-		if len(got.Notes) == 0 || !strings.Contains(got.Notes[0], "crashed") {
-			t.Fatalf("crash not reported: %v", got.Notes)
 		}
 	})
 }
@@ -260,4 +177,100 @@ func TestCheckNestedProjects(t *testing.T) {
 	if len(syms.Items) != lsp.MaxWorkspaceSymbols || !syms.Capped {
 		t.Fatalf("%d symbols (total %d), capped %v: want the cap, marked as the server's (there may be more)", len(syms.Items), syms.Total, syms.Capped)
 	}
+}
+
+// TestGoplsPositions: a position names its symbol, and the errors for one
+// missing, absent from the line or ambiguous say what to write instead.
+func TestGoplsPositions(t *testing.T) {
+	_, s := peerProject(t, "gopls", "goproj")
+	ctx := ctxT(t)
+	_, err := s.Definition(ctx, lsp.Position{File: "use.go", Line: 11})
+	if err == nil || !strings.Contains(err.Error(), "symbol is required") {
+		t.Fatalf("missing symbol: %v", err)
+	}
+	_, err = s.Definition(ctx, lsp.Position{File: "use.go", Line: 11, Symbol: "Nope"})
+	if err == nil || !strings.Contains(err.Error(), "return Total([]Shape{Big(), Square{Side: 1}})") {
+		t.Fatalf("symbol not on line should show the line: %v", err)
+	}
+	// "s" occurs many times on line 20 of shapes.go: "sum += s.Area()" has one whole "s".
+	got, err := s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 20, Symbol: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasLoc(got.Items, "shapes.go", 19) {
+		t.Fatalf("whole-identifier s should resolve to the range variable:\n%s", locStrings(got.Items))
+	}
+	// "Square" twice on no line; "Side" twice on line 14: ambiguous, candidates listed.
+	_, err = s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 14, Symbol: "Side"})
+	if err == nil || !strings.Contains(err.Error(), "Side#2") {
+		t.Fatalf("ambiguous symbol should list candidates: %v", err)
+	}
+	// Occurrences count from 1: #0 says so instead of "not on line".
+	_, err = s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 14, Symbol: "Side#0"})
+	if err == nil || !strings.Contains(err.Error(), "Side#1 is the first") {
+		t.Fatalf("Side#0 should say occurrences count from 1: %v", err)
+	}
+	got, err = s.Definition(ctx, lsp.Position{File: "shapes.go", Line: 14, Symbol: "Side#2"})
+	if err != nil || !hasLoc(got.Items, "shapes.go", 10) {
+		t.Fatalf("Side#2: %v %v", err, got)
+	}
+}
+
+// TestGoplsRenameAndRestart: a rename edits every file, leaves the server
+// seeing the renamed code, and a server killed afterwards is started again
+// by the next call, which says it crashed.
+func TestGoplsRenameAndRestart(t *testing.T) {
+	dir, s := peerProject(t, "gopls", "goproj")
+	ctx := ctxT(t)
+	t.Run("rename", func(t *testing.T) {
+		res, err := s.Rename(ctx, lsp.Position{File: "shapes.go", Line: 9, Symbol: "Square"}, "Box")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(res.Files, ",") != "shapes.go,use.go" || res.Edits < 5 { // gopls also renames the doc comment
+			t.Fatalf("rename result: %+v", res)
+		}
+		for _, f := range []string{"shapes.go", "use.go"} {
+			b, _ := os.ReadFile(filepath.Join(dir, f))
+			if strings.Contains(string(b), "Square") || !strings.Contains(string(b), "Box") {
+				t.Fatalf("%s after rename:\n%s", f, b)
+			}
+		}
+		if len(res.Diagnostics) != 0 {
+			t.Fatalf("rename left diagnostics: %v", res.Diagnostics)
+		}
+		// The server sees the renamed code.
+		got, err := s.Definition(ctx, lsp.Position{File: "use.go", Line: 5, Symbol: "Box"})
+		if err != nil || !hasLoc(got.Items, "shapes.go", 9) {
+			t.Fatalf("definition after rename: %v %v", err, got)
+		}
+	})
+	t.Run("crash_recovers", func(t *testing.T) {
+		pid := 0
+		for _, r := range s.Status() {
+			if r.Server == "gopls" {
+				pid = r.PID
+			}
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		// Wait for the exit to be noticed, then call again.
+		for i := 0; i < 100; i++ {
+			if st := s.Status(); !st[0].Running {
+				break
+			}
+			sleep()
+		}
+		got, err := s.Definition(ctx, lsp.Position{File: "use.go", Line: 11, Symbol: "Total"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasLoc(got.Items, "shapes.go", 17) {
+			t.Fatalf("after restart:\n%s", locStrings(got.Items))
+		}
+		if len(got.Notes) == 0 || !strings.Contains(got.Notes[0], "crashed") {
+			t.Fatalf("crash not reported: %v", got.Notes)
+		}
+	})
 }
