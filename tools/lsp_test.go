@@ -127,6 +127,32 @@ func TestLSPTools(t *testing.T) {
 		}
 	})
 
+	t.Run("rename", func(t *testing.T) {
+		out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "use.go", "line": 4, "symbol": "Big", "new_name": "Large"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "in 1 file(s): use.go") {
+			t.Fatalf("rename:\n%s", out)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "use.go"))
+		if strings.Contains(string(b), "Big()") || strings.Count(string(b), "Large()") != 2 {
+			t.Fatalf("use.go after rename:\n%s", b)
+		}
+	})
+	t.Run("check", func(t *testing.T) {
+		out, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "*"})
+		if err != nil || !regexp.MustCompile(`ran: /\S+/go vet \./\.\.\. \(exit 0\)`).MatchString(out) {
+			t.Fatalf("check: %v\n%s", err, out)
+		}
+	})
+}
+
+// TestLSPToolsDiagnosticsOnWrite: write, edit and apply_patch report the
+// diagnostics they made new, not an old one that moved, and nothing for a
+// file no server reads.
+func TestLSPToolsDiagnosticsOnWrite(t *testing.T) {
+	r, dir := lspRun(t)
 	t.Run("diagnostics_on_write", func(t *testing.T) {
 		t.Cleanup(func() { os.Remove(filepath.Join(dir, "broken.go")) })
 		bad := "package shapes\n\nfunc Broken() int {\n\treturn \"not an int\"\n}\n"
@@ -182,25 +208,15 @@ func TestLSPTools(t *testing.T) {
 		os.Remove(filepath.Join(dir, "p1.go"))
 		os.Remove(filepath.Join(dir, "p2.go"))
 	})
-	t.Run("rename", func(t *testing.T) {
-		out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "use.go", "line": 4, "symbol": "Big", "new_name": "Large"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(out, "in 1 file(s): use.go") {
-			t.Fatalf("rename:\n%s", out)
-		}
-		b, _ := os.ReadFile(filepath.Join(dir, "use.go"))
-		if strings.Contains(string(b), "Big()") || strings.Count(string(b), "Large()") != 2 {
-			t.Fatalf("use.go after rename:\n%s", b)
-		}
-	})
-	t.Run("check", func(t *testing.T) {
-		out, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "*"})
-		if err != nil || !regexp.MustCompile(`ran: /\S+/go vet \./\.\.\. \(exit 0\)`).MatchString(out) {
-			t.Fatalf("check: %v\n%s", err, out)
-		}
-	})
+}
+
+// TestLSPToolsRestart: a killed gopls is started again by the next call,
+// which says it crashed; reload restarts it on request.
+func TestLSPToolsRestart(t *testing.T) {
+	r, _ := lspRun(t)
+	if _, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "use.go", "line": 11, "symbol": "Total"}); err != nil {
+		t.Fatal(err) // gopls starts on the first call for a Go file
+	}
 	t.Run("killed_server_recovers", func(t *testing.T) {
 		out, _ := lspCall(t, r, "lsp", map[string]any{"action": "status"})
 		m := regexp.MustCompile(`gopls \(go\): running, pid (\d+)`).FindStringSubmatch(out)
