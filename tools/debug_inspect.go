@@ -16,9 +16,7 @@ func callThreads(ctx context.Context, c debugCall) (*dap.Threads, error) {
 
 func renderThreads(_ debugCall, th *dap.Threads, r *debugReply) string {
 	r.Threads = th.Threads
-	var b strings.Builder
-	writeThreads(&b, th)
-	return b.String()
+	return written(th, writeThreads)
 }
 
 func callStack(ctx context.Context, c debugCall) (*dap.Stack, error) {
@@ -38,9 +36,7 @@ func callScopes(ctx context.Context, c debugCall) (*dap.Scopes, error) {
 
 func renderScopes(_ debugCall, sc *dap.Scopes, r *debugReply) string {
 	r.Scopes = sc.Scopes
-	var b strings.Builder
-	writeScopes(&b, sc)
-	return b.String()
+	return written(sc, writeScopes)
 }
 
 func callVariables(ctx context.Context, c debugCall) (*dap.Variables, error) {
@@ -49,9 +45,7 @@ func callVariables(ctx context.Context, c debugCall) (*dap.Variables, error) {
 
 func renderVariables(_ debugCall, vs *dap.Variables, r *debugReply) string {
 	r.Variables = vs.Variables
-	var b strings.Builder
-	writeVariables(&b, vs)
-	return b.String()
+	return written(vs, writeVariables)
 }
 
 func callEvaluate(ctx context.Context, c debugCall) (*dap.Variable, error) {

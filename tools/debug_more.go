@@ -46,9 +46,7 @@ func callModules(ctx context.Context, c debugCall) (*dap.Modules, error) {
 
 func renderModules(_ debugCall, m *dap.Modules, r *debugReply) string {
 	r.Modules = m.Modules
-	var b strings.Builder
-	writeModules(&b, m)
-	return b.String()
+	return written(m, writeModules)
 }
 
 func callLoadedSources(ctx context.Context, c debugCall) (*dap.Sources, error) {
@@ -57,9 +55,7 @@ func callLoadedSources(ctx context.Context, c debugCall) (*dap.Sources, error) {
 
 func renderSources(_ debugCall, s *dap.Sources, r *debugReply) string {
 	r.Frames = s.Sources
-	var b strings.Builder
-	writeSources(&b, s)
-	return b.String()
+	return written(s, writeSources)
 }
 
 func callReadMemory(ctx context.Context, c debugCall) (*dap.Memory, error) {
@@ -79,9 +75,7 @@ func callDisassemble(ctx context.Context, c debugCall) (*dap.Disassembly, error)
 
 func renderDisassembly(_ debugCall, d *dap.Disassembly, r *debugReply) string {
 	r.Instructions = d.Instructions
-	var b strings.Builder
-	writeDisassembly(&b, d)
-	return b.String()
+	return written(d, writeDisassembly)
 }
 
 func writeModules(b *strings.Builder, m *dap.Modules) {
@@ -162,4 +156,11 @@ func filepathBase(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// written is what write makes of v.
+func written[T any](v T, write func(*strings.Builder, T)) string {
+	var b strings.Builder
+	write(&b, v)
+	return b.String()
 }

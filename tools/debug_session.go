@@ -95,7 +95,5 @@ func callTerminate(_ context.Context, c debugCall) (*dap.Terminated, error) {
 }
 
 func renderTerminated(_ debugCall, t *dap.Terminated, _ *debugReply) string {
-	var b strings.Builder
-	writeTerminated(&b, t)
-	return b.String()
+	return written(t, writeTerminated)
 }
