@@ -42,7 +42,19 @@ func main() {
 	cacheDir := flag.String("cache", filepath.Join(cache, "tether-diagdiff"), "where fetched archives are kept")
 	logFile := flag.String("log", "", "write every write's score here (default stderr)")
 	budget := flag.Duration("time", 0, "stop starting changes after this long per language (0: no limit)")
+	var one change
+	flag.StringVar(&one.file, "edit-file", "", "run only this change, idle and busy: an edit of this file (relative to the project)...")
+	editOld := flag.String("edit-old", "", "...replacing this text (unique in the file)...")
+	editNew := flag.String("edit-new", "", "...with this one; the revert puts it back")
 	flag.Parse()
+	if one.file != "" {
+		one.kind, one.writer, one.what = "given", "edit", *editOld
+		one.apply = map[string]any{"path": one.file, "old_string": *editOld, "new_string": *editNew}
+		one.undo = map[string]any{"path": one.file, "old_string": *editNew, "new_string": *editOld}
+		if *editNew == "" {
+			fail(errors.New("-edit-new is empty: an edit that deletes text needs the text after it in both -edit-old and -edit-new, so that the revert can find its place"))
+		}
+	}
 	var log io.Writer = os.Stderr
 	if *logFile != "" {
 		f, err := os.Create(*logFile)
@@ -68,7 +80,12 @@ func main() {
 			fail(err)
 		}
 		fmt.Fprintf(os.Stderr, "diagdiff: %s (%s %s)\n", p.name, pn.how, pn.what)
-		if err := runProject(ctx, p, *n, *seed, *busy, *budget, log, tab); err != nil {
+		if one.file != "" {
+			err = runOne(ctx, p, one, *busy, log, tab)
+		} else {
+			err = runProject(ctx, p, *n, *seed, *busy, *budget, log, tab)
+		}
+		if err != nil {
 			fail(err)
 		}
 	}
@@ -90,6 +107,25 @@ func (t table) add(r row, c counts) {
 		t[r] = &counts{}
 	}
 	t[r].add(c)
+}
+
+// runOne runs the one change c of p, idle and (when busy) loaded: a
+// change a seeded run found wrong, again, without the changes before it.
+func runOne(ctx context.Context, p *project, c change, busy bool, log io.Writer, tab table) error {
+	h, err := newHarness(ctx, p, lsp.NewPool(), log)
+	if err != nil {
+		return err
+	}
+	defer h.close()
+	for _, b := range []bool{false, true}[:map[bool]int{false: 1, true: 2}[busy]] {
+		apply, undo, err := h.runChange(ctx, "given", c, b)
+		if err != nil {
+			return err
+		}
+		apply.add(undo)
+		tab.add(row{p.lang, c.writer, map[bool]string{false: "idle", true: "busy"}[b]}, apply)
+	}
+	return nil
 }
 
 // runProject runs n changes of p, each idle and (when busy) loaded.
