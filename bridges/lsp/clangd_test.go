@@ -139,6 +139,35 @@ func TestClangd(t *testing.T) {
 			t.Fatalf("%d errors in many.c, want one or two for each of its 30 lines:\n%+v", errs, d.Items)
 		}
 	})
+	t.Run("include_removed", func(t *testing.T) {
+		// An edit to a header's own includes: clangd first publishes for
+		// the new version from the AST built on the old includes (still
+		// clean), then rebuilds them and publishes the errors. The answer
+		// is the second set. A large include makes the rebuild slow
+		// enough for the first publication to come.
+		var big strings.Builder
+		for i := 0; i < 20000; i++ {
+			fmt.Fprintf(&big, "struct big%d { int a, b; }; int big_fn%d(struct big%d *p, int n);\n", i, i, i)
+		}
+		writeFile(t, filepath.Join(dir, "big.h"), big.String())
+		writeFile(t, filepath.Join(dir, "limits.h"), "#define LIMIT 3\n")
+		clean := "#pragma once\n#include \"big.h\"\n#include \"limits.h\" /* LIMIT */\nstatic inline int limit(void) { return LIMIT; }\n"
+		writeFile(t, filepath.Join(dir, "user.h"), clean)
+		for _, f := range []string{"big.h", "limits.h", "user.h"} {
+			defer os.Remove(filepath.Join(dir, f))
+		}
+		if d, err := s.Diagnostics(ctx, "user.h"); err != nil || !d.Ready || len(d.Items) != 0 {
+			t.Fatalf("user.h before the edit, want clean: %+v %v", d, err)
+		}
+		writeFile(t, filepath.Join(dir, "user.h"), strings.Replace(clean, "#include \"limits.h\" /* LIMIT */\n", "", 1))
+		d, err := s.AfterWrite(ctx, "user.h")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.Ready || len(d.Items) == 0 || !strings.Contains(d.Items[0].Message, "LIMIT") {
+			t.Fatalf("user.h without the include that defines LIMIT, want the undeclared identifier: %+v", d)
+		}
+	})
 	t.Run("rename", func(t *testing.T) {
 		res, err := s.Rename(ctx, lsp.Position{File: "main.c", Line: 7, Symbol: "square_area"}, "sq_area")
 		if err != nil {

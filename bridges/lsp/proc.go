@@ -52,10 +52,14 @@ type instance struct {
 	// sawStatus whether it ever sent one.
 	status    map[string]int
 	sawStatus bool
-	active    map[string]bool // work-done progress tokens begun and not ended
-	sawBegin  bool
-	sawEnd    bool
-	sawDiag   bool
+	// preamble holds, per URI, the publication sequence number when the
+	// server last said it was rebuilding the file's includes
+	// (Server.StatusPreamble) since an edit changed them.
+	preamble map[string]int
+	active   map[string]bool // work-done progress tokens begun and not ended
+	sawBegin bool
+	sawEnd   bool
+	sawDiag  bool
 	// sawRefresh is set once the server asked the client to pull
 	// diagnostics again (workspace/diagnostic/refresh): pyright, told the
 	// client pulls, asks once it has found the project's files.
@@ -128,9 +132,12 @@ type docState struct {
 	// change that made it stale was sent: a publication of base or later
 	// that came after baseSeq answers for it. Zero otherwise.
 	base, baseSeq int
-	text          []byte
-	mtime         time.Time
-	size          int64
+	// includes is set when this version changed the #include lines at
+	// the top of the text (Server.StatusPreamble).
+	includes bool
+	text     []byte
+	mtime    time.Time
+	size     int64
 }
 
 type diagEntry struct {
@@ -169,14 +176,15 @@ func (p pipeRWC) Close() error {
 func newInstance(spec Server, root, binary string) *instance {
 	return &instance{
 		spec: spec, root: root, binary: binary, started: time.Now(),
-		stderr:  &textcut.Tail{Max: 8 << 10},
-		exited:  make(chan struct{}),
-		changed: make(chan struct{}),
-		docs:    map[string]*docState{},
-		status:  map[string]int{},
-		diags:   map[string]*diagEntry{},
-		active:  map[string]bool{},
-		lastMsg: time.Now(),
+		stderr:   &textcut.Tail{Max: 8 << 10},
+		exited:   make(chan struct{}),
+		changed:  make(chan struct{}),
+		docs:     map[string]*docState{},
+		status:   map[string]int{},
+		preamble: map[string]int{},
+		diags:    map[string]*diagEntry{},
+		active:   map[string]bool{},
+		lastMsg:  time.Now(),
 	}
 }
 
@@ -321,6 +329,9 @@ func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 				in.status[p.URI] = in.pubSeq
 			} else {
 				delete(in.status, p.URI)
+			}
+			if in.spec.StatusPreamble != "" && strings.HasPrefix(p.State, in.spec.StatusPreamble) {
+				in.preamble[p.URI] = in.pubSeq
 			}
 			in.bump()
 			in.mu.Unlock()

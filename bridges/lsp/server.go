@@ -177,6 +177,14 @@ type Server struct {
 	// rebuilds them, and publish again, under the same version, after.
 	StatusNotice string `json:"status_notice,omitempty"`
 	StatusIdle   string `json:"status_idle,omitempty"`
+	// StatusPreamble begins the states a StatusNotice server reports
+	// while it rebuilds a file's includes (clangd: "parsing includes",
+	// "parsing includes, running Build AST"). After an edit that changed
+	// the #include lines at the top of a file, clangd may first publish
+	// for the new version from an AST built on the old includes, report
+	// that it is still rebuilding them, and publish again once done: a
+	// publication followed by such a state is not the edit's answer.
+	StatusPreamble string `json:"status_preamble,omitempty"`
 	// IndexProgress is for a server that publishes its first diagnostics
 	// before it announces indexing the workspace with work-done progress
 	// (intelephense): it is ready only once that progress has ended, not

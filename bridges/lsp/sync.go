@@ -43,6 +43,14 @@ func (s *Supervisor) syncDoc(ctx context.Context, in *instance, path string, sav
 		}
 		changed = true
 	case !bytes.Equal(doc.text, text):
+		includes := in.spec.StatusPreamble != "" && !slices.Equal(leadingIncludes(doc.text), leadingIncludes(text))
+		in.mu.Lock()
+		doc.includes = includes
+		if includes {
+			// A rebuild reported from now on is this version's.
+			delete(in.preamble, uri)
+		}
+		in.mu.Unlock()
 		doc.version++
 		doc.seq = seqBefore
 		doc.text = text
@@ -124,6 +132,7 @@ func (s *Supervisor) touch(ctx context.Context, in *instance, path string) (vers
 	}
 	in.mu.Lock()
 	doc.sent = edits
+	doc.includes = false
 	in.mu.Unlock()
 	return doc.version, seqBefore, true, nil
 }
@@ -240,9 +249,11 @@ func (s *Supervisor) waitDiagnostics(ctx context.Context, in *instance, uri stri
 		needIdle := in.spec.StatusNotice != "" && in.sawStatus
 		doc := in.docs[uri]
 		base, baseSeq := 0, 0
+		includes := false
 		if doc != nil {
-			base, baseSeq = doc.base, doc.baseSeq
+			base, baseSeq, includes = doc.base, doc.baseSeq, doc.includes && in.sawStatus
 		}
+		rebuiltAt, rebuilt := in.preamble[uri]
 		in.mu.Unlock()
 		if cur != nil && (got == nil || cur.seq != got.seq) {
 			fresh := cur.seq > seqBefore
@@ -258,7 +269,10 @@ func (s *Supervisor) waitDiagnostics(ctx context.Context, in *instance, uri stri
 		if got != nil {
 			settle = in.spec.settle(len(got.diags) == 0)
 		}
-		pendingIdle := needIdle && got != nil && (!idle || idleAt < got.seq)
+		// After an edit to the file's includes, a publication that the
+		// server followed by still rebuilding them came from the old ones.
+		oldIncludes := includes && got != nil && rebuilt && rebuiltAt >= got.seq
+		pendingIdle := needIdle && got != nil && (!idle || idleAt < got.seq || oldIncludes)
 		if pendingIdle {
 			busy = true // the file has work left: a later publication may follow
 		}
@@ -486,4 +500,59 @@ func (s *Supervisor) announceDiskChanges(ctx context.Context, in *instance, chan
 		}
 	}
 	return in.notify(ctx, "workspace/didChangeWatchedFiles", map[string]any{"changes": changes})
+}
+
+// leadingIncludes returns the #include and #import lines of a C-family
+// text's preamble: the directives, comments and blank lines it starts
+// with, whose includes clangd builds once and reuses until they change.
+func leadingIncludes(text []byte) []string {
+	var out []string
+	inComment, continued := false, false
+	for line := range bytes.Lines(text) {
+		l := strings.TrimSpace(string(line))
+		wasContinued := continued
+		continued = strings.HasSuffix(l, "\\")
+		switch {
+		case inComment:
+			if i := strings.Index(l, "*/"); i >= 0 {
+				inComment = false
+				if rest := strings.TrimSpace(l[i+2:]); rest != "" && !strings.HasPrefix(rest, "//") {
+					return out
+				}
+			}
+		case wasContinued, l == "", strings.HasPrefix(l, "//"):
+		case strings.HasPrefix(l, "/*"):
+			inComment = !strings.Contains(l[2:], "*/")
+		case strings.HasPrefix(l, "#"):
+			if name, ok := includeTarget(l); ok {
+				out = append(out, name)
+			}
+		default:
+			return out
+		}
+	}
+	return out
+}
+
+// includeTarget returns the "name" or <name> that an #include,
+// #include_next or #import line names, without what follows it.
+func includeTarget(line string) (string, bool) {
+	d := strings.TrimSpace(strings.TrimPrefix(line, "#"))
+	for _, kw := range []string{"include_next", "include", "import"} {
+		if rest, ok := strings.CutPrefix(d, kw); ok {
+			rest = strings.TrimSpace(rest)
+			if rest == "" {
+				return "", false
+			}
+			end := map[byte]byte{'"': '"', '<': '>'}[rest[0]]
+			if end == 0 {
+				return kw + " " + rest, true // a macro: compared whole
+			}
+			if i := strings.IndexByte(rest[1:], end); i >= 0 {
+				return rest[:i+2], true
+			}
+			return rest, true
+		}
+	}
+	return "", false
 }

@@ -87,6 +87,7 @@ func projectServers() []Server {
 			InitOptions:     json.RawMessage(`{"clangdFileStatus":true}`),
 			StatusNotice:    "textDocument/clangd.fileStatus",
 			StatusIdle:      "idle",
+			StatusPreamble:  "parsing includes",
 			Extensions:      []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".m", ".mm"},
 			LanguageIDs:     map[string]string{".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".m": "objective-c", ".mm": "objective-cpp"},
 			RootMarkers:     []string{"compile_commands.json", "CMakeLists.txt"},
