@@ -200,8 +200,10 @@ func TestLSPHeaderImplementationChangeSaysUnseen(t *testing.T) {
 		"h.h": "#ifndef H_H\n#define H_H\nint api(void);\n#ifdef H_IMPL\nstatic int rd(int a) { return a; }\nstatic int g(void) { return rd(1); }\nint api(void) { return g(); }\n#endif\n#endif\n",
 		"a.c": "#define H_IMPL\n#include \"h.h\"\n",
 		"b.c": "#include \"h.h\"\nint main(void) { return api(); }\n",
+		"x.h": "#ifndef X_H\n#define X_H\n#if !defined(X_NO_API) || defined(X_FORCE)\nint x_api(int);\n#endif\n#if (defined(X_INLINE) || defined(X_IMPL)) \\\n   && !defined(X_DONE)\n#define X_DONE\nstatic int xr(int a) { return a; }\nint x_api(int a) { return xr(a); }\n#endif\n#endif\n",
+		"c.c": "#define X_IMPL\n#include \"x.h\"\n",
 	})
-	r := clangdRun(t, dir, "a.c", "b.c")
+	r := clangdRun(t, dir, "a.c", "b.c", "c.c")
 	rep, out := writeCall(t, r, "edit", map[string]any{"path": "h.h", "old_string": "static int rd(int a) { return a; }", "new_string": "static int rd(void) { return 0; }"})
 	if !strings.Contains(rep.Unseen["h.h"], "#ifdef H_IMPL") || !strings.Contains(out, "h.h: not checked where it changed") || strings.Contains(out, "h.h: no errors or warnings\n") {
 		t.Fatalf("want h.h named as not checked where it changed (under #ifdef H_IMPL):\n%s", out)
@@ -220,6 +222,17 @@ func TestLSPHeaderImplementationChangeSaysUnseen(t *testing.T) {
 	rep, out = writeCall(t, r, "edit", map[string]any{"path": "h.h", "old_string": "int api(void);", "new_string": "int api(void); /* the entry */"})
 	if len(rep.Unseen) != 0 {
 		t.Fatalf("a change under the include guard only is checked; got unseen %v:\n%s", rep.Unseen, out)
+	}
+	// A condition no guess from the text reads (xxhash.h's implementation
+	// section): clangd's own inactive regions say it is left out.
+	rep, out = writeCall(t, r, "edit", map[string]any{"path": "x.h", "old_string": "static int xr(int a)", "new_string": "static int xr()"})
+	if !strings.Contains(rep.Unseen["x.h"], "defined(X_IMPL)") || strings.Contains(out, "x.h: no errors or warnings\n") {
+		t.Fatalf("want x.h named as not checked where it changed (clangd leaves the section out):\n%s", out)
+	}
+	// Active code under a condition with the same shape is checked.
+	rep, out = writeCall(t, r, "edit", map[string]any{"path": "x.h", "old_string": "int x_api(int);", "new_string": "int x_api(int); /* the entry */"})
+	if len(rep.Unseen) != 0 {
+		t.Fatalf("a change in code clangd compiles is checked; got unseen %v:\n%s", rep.Unseen, out)
 	}
 }
 

@@ -145,6 +145,12 @@ type diagEntry struct {
 	seq     int
 	at      time.Time
 	diags   []wDiagnostic
+	// inactive are the lines (0-based, first and last) the server said
+	// the analysis behind this publication left out under the
+	// preprocessor (clangd's textDocument/inactiveRegions), when
+	// inactiveKnown.
+	inactive      [][2]int
+	inactiveKnown bool
 }
 
 // lastLines returns the last k non-empty lines of what t kept, joined by " | ".
@@ -294,6 +300,28 @@ func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 			in.diags[p.URI] = &diagEntry{version: p.Version, seq: in.pubSeq, at: time.Now(), diags: p.Diagnostics}
 			in.sawDiag = true
 			in.bump()
+			in.mu.Unlock()
+		}
+		return reply(ctx, nil, nil)
+	case "textDocument/inactiveRegions":
+		var p struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+			Regions []wRange `json:"regions"`
+		}
+		if err := json.Unmarshal(req.Params(), &p); err == nil {
+			var lines [][2]int
+			for _, r := range p.Regions {
+				lines = append(lines, [2]int{r.Start.Line, r.End.Line})
+			}
+			// clangd sends a file's regions right after the publication
+			// from the same analysis, and stamps them with no version:
+			// they belong to that publication.
+			in.mu.Lock()
+			if e := in.diags[p.TextDocument.URI]; e != nil {
+				e.inactive, e.inactiveKnown = lines, true
+			}
 			in.mu.Unlock()
 		}
 		return reply(ctx, nil, nil)
@@ -596,6 +624,7 @@ var clientCapabilities = json.RawMessage(`{
  "textDocument": {
    "synchronization": {"didSave": true, "dynamicRegistration": false},
    "publishDiagnostics": {"versionSupport": true, "relatedInformation": false},
+   "inactiveRegionsCapabilities": {"inactiveRegions": true},
    "hover": {"contentFormat": ["markdown", "plaintext"]},
    "definition": {"linkSupport": true},
    "typeDefinition": {"linkSupport": true},
