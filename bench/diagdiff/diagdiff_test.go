@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,8 +59,18 @@ func TestDiagnosticsOnWriteAgreeWithChecker(t *testing.T) {
 				p.tsconfig = "tsconfig.json"
 			}
 			tab := table{}
-			if err := runProject(context.Background(), p, 5, 1, false, 0, testLog{t}, tab); err != nil {
+			if err := runProject(context.Background(), p, 5, 1, kinds, false, 0, testLog{t}, tab); err != nil {
 				t.Fatal(err)
+			}
+			// A code action by lsp_apply, on a declaration added for it
+			// (the projects have none the servers refactor).
+			if add, ok := codeActionDecl[c.lang]; ok {
+				if err := os.WriteFile(filepath.Join(p.dir, add[0]), []byte(add[1]), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := runProject(context.Background(), p, 1, 1, []string{"code-action"}, false, 0, testLog{t}, tab); err != nil {
+					t.Fatal(err)
+				}
 			}
 			t.Logf("\n%s", tab.markdown())
 			writers := map[string]bool{}
@@ -74,8 +86,18 @@ func TestDiagnosticsOnWriteAgreeWithChecker(t *testing.T) {
 			if !writers["lsp_rename"] && !writers["ast_edit"] || !writers["edit"] && !writers["apply_patch"] {
 				t.Errorf("the changes did not use both a rename (lsp_rename or ast_edit) and edit or apply_patch: %v", writers)
 			}
+			if _, ok := codeActionDecl[c.lang]; ok && !writers["lsp_apply"] {
+				t.Errorf("no code action was applied (lsp_apply): %v", writers)
+			}
 		})
 	}
+}
+
+// codeActionDecl is, per language, a file to add to the project with a
+// declaration its server offers a refactoring for (codeAction).
+var codeActionDecl = map[string][2]string{
+	"go":         {"actions.go", "package shapes\n\nfunc joinBench(a int, b string) string { return b }\n"},
+	"typescript": {"src/infer.ts", "export function twiceBench(n: number) {\n  return n * 2;\n}\n"},
 }
 
 // TestScoreCutList: the new diagnostics a cut list left out count against

@@ -11,9 +11,11 @@ import (
 )
 
 // change is one scripted change: the writer that makes it, the arguments
-// of the call that applies it and of the one that reverts it.
+// of the call that applies it and of the one that reverts it, made by
+// undoWriter when another writer reverts it.
 type change struct {
 	kind, writer string
+	undoWriter   string
 	file         string
 	apply, undo  map[string]any
 	// what, for the log: the declaration or line changed.
@@ -22,6 +24,11 @@ type change struct {
 
 // kinds are the change kinds, each tried in turn from a seeded order.
 var kinds = []string{"add-param", "remove-param", "retype-param", "rename", "rename-one-letter", "delete", "import", "new-error", "fix-error", "no-decl"}
+
+// moreKinds are the kinds run only when asked for (-kinds), so that the
+// seeded order of kinds, and the changes a seed draws, stay as measured:
+// moving a file (rename_file) and a code action of the server (lsp_apply).
+var moreKinds = []string{"move-file", "code-action"}
 
 // decl is one function declaration found on one line with its whole
 // parameter list.
@@ -57,10 +64,11 @@ type generator struct {
 	// errLines are lines holding a checker error from before (for fix-error).
 	errLines []string
 	n        int
+	kinds    []string // the kinds drawn, in turn
 }
 
 func newGenerator(p *project, seed int64) (*generator, error) {
-	g := &generator{p: p, rnd: rand.New(rand.NewSource(seed)), files: map[string][]string{}}
+	g := &generator{p: p, rnd: rand.New(rand.NewSource(seed)), files: map[string][]string{}, kinds: kinds}
 	files, err := p.sources()
 	if err != nil {
 		return nil, err
@@ -141,7 +149,7 @@ func splitParams(s string) []string {
 // seeded order, or an error when none of any kind could be made.
 func (g *generator) next() (change, error) {
 	for try := 0; try < 200; try++ {
-		kind := kinds[(g.n+try/8)%len(kinds)]
+		kind := g.kinds[(g.n+try/8)%len(g.kinds)]
 		if c, ok := g.make(kind); ok {
 			g.n++
 			return c, nil
@@ -209,6 +217,10 @@ func (g *generator) make(kind string) (change, bool) {
 		return g.insertLine(kind, d)
 	case "fix-error":
 		return g.fixError(kind, d)
+	case "move-file":
+		return g.moveFile(kind, d)
+	case "code-action":
+		return g.codeAction(kind, d)
 	}
 	return change{}, false
 }
@@ -403,3 +415,54 @@ func blockEnd(lang string, lines []string, line int) int {
 // setErrLines records the lines holding a checker error from before whose
 // text is unique in its file (a fix-error change silences one).
 func (g *generator) setErrLines(lines []string) { g.errLines = lines }
+
+// moveFile moves d's file beside itself under another name by
+// rename_file, which updates its importers where the server gives the
+// edits (typescript-language-server) and else leaves them broken
+// (pyright); the revert moves it back. Not C: the compile database names
+// each source by its path, so a moved one is compiled by neither side.
+func (g *generator) moveFile(kind string, d decl) (change, bool) {
+	if g.p.lang == "c" {
+		return change{}, false
+	}
+	ext := filepath.Ext(d.file)
+	base := strings.TrimSuffix(d.file, ext)
+	if strings.HasSuffix(base, "_test") || strings.HasSuffix(base, ".test") || filepath.Base(base) == "__init__" || filepath.Base(base) == "index" {
+		return change{}, false
+	}
+	to := base + "_moved" + ext
+	if _, taken := g.files[to]; taken {
+		return change{}, false
+	}
+	return change{kind: kind, writer: "rename_file", file: d.file, what: d.file + " -> " + to,
+		apply: map[string]any{"from": d.file, "to": to}, undo: map[string]any{"from": to, "to": d.file}}, true
+}
+
+// codeAction applies a refactoring the server offers on d's declaration
+// line by lsp_apply, accepted with resolve: gopls splits a parameter list
+// over lines, tsserver writes out an inferred return type. The revert
+// writes the file's text back (write). pyright offers no refactoring and
+// clangd none on a C declaration.
+func (g *generator) codeAction(kind string, d decl) (change, bool) {
+	params := splitParams(d.params)
+	var action, symbol string
+	switch g.p.lang {
+	case "go":
+		if len(params) < 2 {
+			return change{}, false
+		}
+		action, symbol = "refactor.rewrite.splitLines", strings.Fields(params[0])[0]
+	case "typescript":
+		rest := strings.TrimSpace(d.text[d.open+1+len(d.params):])
+		if !strings.HasPrefix(rest, ") {") {
+			return change{}, false // has a return type already
+		}
+		action, symbol = "refactor.rewrite.function.returnType", d.name
+	default:
+		return change{}, false
+	}
+	text := strings.Join(g.files[d.file], "\n")
+	return change{kind: kind, writer: "lsp_apply", undoWriter: "write", file: d.file, what: d.name,
+		apply: map[string]any{"file": d.file, "line": d.line + 1, "symbol": symbol, "action": action},
+		undo:  map[string]any{"path": d.file, "content": text}}, true
+}

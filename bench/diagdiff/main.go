@@ -42,6 +42,7 @@ func main() {
 	cacheDir := flag.String("cache", filepath.Join(cache, "tether-diagdiff"), "where fetched archives are kept")
 	logFile := flag.String("log", "", "write every write's score here (default stderr)")
 	budget := flag.Duration("time", 0, "stop starting changes after this long per language (0: no limit)")
+	kindList := flag.String("kinds", strings.Join(kinds, ","), "the change kinds drawn in turn, comma-separated; also: "+strings.Join(moreKinds, ", "))
 	var one change
 	flag.StringVar(&one.file, "edit-file", "", "run only this change, idle and busy: an edit of this file (relative to the project)...")
 	editOld := flag.String("edit-old", "", "...replacing this text (unique in the file)...")
@@ -53,6 +54,12 @@ func main() {
 		one.undo = map[string]any{"path": one.file, "old_string": *editNew, "new_string": *editOld}
 		if *editNew == "" {
 			fail(errors.New("-edit-new is empty: an edit that deletes text needs the text after it in both -edit-old and -edit-new, so that the revert can find its place"))
+		}
+	}
+	drawn := strings.Split(*kindList, ",")
+	for _, k := range drawn {
+		if !slices.Contains(kinds, k) && !slices.Contains(moreKinds, k) {
+			fail(fmt.Errorf("-kinds: no change kind %q; the kinds are %s", k, strings.Join(append(slices.Clone(kinds), moreKinds...), ", ")))
 		}
 	}
 	var log io.Writer = os.Stderr
@@ -83,7 +90,7 @@ func main() {
 		if one.file != "" {
 			err = runOne(ctx, p, one, *busy, log, tab)
 		} else {
-			err = runProject(ctx, p, *n, *seed, *busy, *budget, log, tab)
+			err = runProject(ctx, p, *n, *seed, drawn, *busy, *budget, log, tab)
 		}
 		if err != nil {
 			fail(err)
@@ -128,8 +135,9 @@ func runOne(ctx context.Context, p *project, c change, busy bool, log io.Writer,
 	return nil
 }
 
-// runProject runs n changes of p, each idle and (when busy) loaded.
-func runProject(ctx context.Context, p *project, n int, seed int64, busy bool, budget time.Duration, log io.Writer, tab table) error {
+// runProject runs n changes of p, of the kinds drawn in turn, each idle
+// and (when busy) loaded.
+func runProject(ctx context.Context, p *project, n int, seed int64, drawn []string, busy bool, budget time.Duration, log io.Writer, tab table) error {
 	pool := lsp.NewPool()
 	h, err := newHarness(ctx, p, pool, log)
 	if err != nil {
@@ -141,6 +149,7 @@ func runProject(ctx context.Context, p *project, n int, seed int64, busy bool, b
 		return err
 	}
 	g.setErrLines(h.errLines())
+	g.kinds = drawn
 	start := time.Now()
 	modes := []bool{false}
 	if busy {

@@ -162,7 +162,11 @@ func (h *harness) runChange(ctx context.Context, id string, c change, busy bool)
 	apply = h.score(h.sets[""], after, rep)
 	apply.Times = []time.Duration{dt}
 	h.logWrite(id+" apply", c, busy, apply, h.sets[""], after, rep)
-	rep, dt, err = h.write(ctx, run, c.writer, c.undo, busy)
+	undoWriter := c.writer
+	if c.undoWriter != "" {
+		undoWriter = c.undoWriter
+	}
+	rep, dt, err = h.write(ctx, run, undoWriter, c.undo, busy)
 	if err != nil {
 		h.restore()
 		return apply, undo, fmt.Errorf("%s %s revert: %w", c.kind, c.writer, err)
@@ -192,11 +196,11 @@ func (h *harness) write(ctx context.Context, run *tools.Run, writer string, args
 	}
 	t0 := time.Now()
 	res, err := run.Call(ctx, writer, b, tools.FromModel)
-	if err == nil && !res.IsError && writer == "ast_edit" {
+	if err == nil && !res.IsError && (writer == "ast_edit" || writer == "lsp_apply") {
 		// Staged: accepting it with resolve is the write.
 		id := editIDRe.FindStringSubmatch(res.AllText())
 		if id == nil {
-			return nil, time.Since(t0), fmt.Errorf("%w: ast_edit staged nothing: %s", errRefused, res.AllText())
+			return nil, time.Since(t0), fmt.Errorf("%w: %s staged nothing: %s", errRefused, writer, res.AllText())
 		}
 		b, _ = json.Marshal(map[string]any{"edit_id": id[1], "action": "accept"})
 		res, err = run.Call(ctx, "resolve", b, tools.FromModel)
