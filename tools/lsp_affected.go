@@ -64,11 +64,13 @@ func syntaxOf(t *engine.Tree) *lsp.Syntax {
 
 // writtenFiles are files, just written, with their content from before
 // the write when it was kept (old, by seenPath), as the scans read them.
-func (l *lspTools) written(old map[string][]byte, files []string) []lsp.WrittenFile {
+func (l *lspTools) written(w *writeCall, files []string) []lsp.WrittenFile {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	out := make([]lsp.WrittenFile, len(files))
 	for i, f := range files {
 		key := l.seenPath(f)
-		out[i] = lsp.WrittenFile{Path: key, Old: old[key]}
+		out[i] = lsp.WrittenFile{Path: key, Old: w.old[key], Moved: w.movedFrom[key]}
 	}
 	return out
 }

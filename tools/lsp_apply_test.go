@@ -414,3 +414,35 @@ func TestLSPApplyAddTest(t *testing.T) {
 		t.Fatalf("accept: %s\n%s", res.AllText(), got)
 	}
 }
+
+// TestRenameFileDiagnostics: a moved file carries its diagnostics with it
+// (its old error is not new at its new path, nor cleared at its old one),
+// and a file that imports it by its old path, which pyright gives no edit
+// for, is checked and its broken import reported new; moving it back
+// clears that and reports nothing of the old path.
+func TestRenameFileDiagnostics(t *testing.T) {
+	r, _ := projectRun(t, "pyright-langserver", map[string]string{
+		"pyproject.toml":  "[project]\nname = \"p\"\n",
+		"pkg/__init__.py": "",
+		"pkg/util.py":     "def helper(x: int) -> int:\n    return x\n\n\nBAD: int = \"x\"\n",
+		"pkg/main.py":     "from pkg.util import helper\n\nprint(helper(1))\n",
+	})
+	if out, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "pkg/util.py"}); err != nil || !strings.Contains(out, "pkg/util.py:5:") {
+		t.Fatalf("pkg/util.py before the move, want its one error: %v\n%s", err, out)
+	}
+	rep, out := writeCall(t, r, "rename_file", map[string]any{"from": "pkg/util.py", "to": "pkg/tools.py"})
+	importBroken := false
+	for _, d := range rep.New {
+		if d.Path == "pkg/tools.py" || d.Path == "pkg/util.py" {
+			t.Errorf("the moved file's old error reported new: %s", d)
+		}
+		importBroken = importBroken || d.Path == "pkg/main.py" && strings.Contains(d.Message, "pkg.util")
+	}
+	if !importBroken || rep.Cleared["pkg/util.py"] != 0 || rep.Incomplete["pkg/util.py"] != "" {
+		t.Fatalf("after moving pkg/util.py, want main.py's import reported new and nothing of the old path:\n%s", out)
+	}
+	rep, out = writeCall(t, r, "rename_file", map[string]any{"from": "pkg/tools.py", "to": "pkg/util.py"})
+	if len(rep.New) != 0 || rep.Cleared["pkg/main.py"] == 0 || rep.Cleared["pkg/tools.py"] != 0 || rep.Incomplete["pkg/tools.py"] != "" {
+		t.Fatalf("after moving it back, want main.py's error cleared and nothing else:\n%s", out)
+	}
+}

@@ -71,10 +71,36 @@ type writeCall struct {
 	// unknown are the files whose diagnostics before the write could not
 	// be had, and why: none of theirs can be told new.
 	unknown map[string]string
+	// movedFrom holds, for each file the write moved, where it was.
+	movedFrom map[string]string
 }
 
 func newWriteCall() *writeCall {
-	return &writeCall{taken: map[string]bool{}, old: map[string][]byte{}, unknown: map[string]string{}}
+	return &writeCall{taken: map[string]bool{}, old: map[string][]byte{}, unknown: map[string]string{}, movedFrom: map[string]string{}}
+}
+
+// moved carries what was learned of each file the call moved (res's
+// FileChanges with MovedFrom) to its new path: its old content and its
+// baseline, so that a move alone makes none of its diagnostics new, and
+// the move itself, so that what imported it by its old path is checked.
+func (l *lspTools) moved(w *writeCall, res *Result) {
+	for _, c := range ChangedFiles(res) {
+		if c.MovedFrom == "" {
+			continue
+		}
+		from, to := l.seenPath(c.MovedFrom), l.seenPath(c.Path)
+		w.mu.Lock()
+		if old, ok := w.old[from]; ok {
+			w.old[to] = old
+		}
+		if why, ok := w.unknown[from]; ok {
+			w.unknown[to] = why
+			delete(w.unknown, from)
+		}
+		w.movedFrom[to] = from
+		w.mu.Unlock()
+		l.seen.Move(from, to)
+	}
 }
 
 func (w *writeCall) unknownWhy(key string) string {
@@ -150,6 +176,30 @@ func (l *lspTools) prepare(ctx context.Context, w *writeCall, paths []string) {
 	wg.Wait()
 }
 
+// prepareMoves takes, before a move, the baseline of the files that can
+// import the files about to move by their old or new paths (those that
+// mention their module or file names): a server shown a moved file at
+// its old path does not resolve imports to it (pyright reads the disk),
+// so the baseline could not be had after.
+func (l *lspTools) prepareMoves(ctx context.Context, w *writeCall, moves [][2]string) {
+	if l.root == nil {
+		return
+	}
+	var moving []lsp.WrittenFile
+	for _, m := range moves {
+		from := l.seenPath(m[0])
+		text, err := l.root.ReadFile(from)
+		if err != nil || len(text) > lsp.AffectedScanBytes {
+			continue
+		}
+		moving = append(moving, lsp.WrittenFile{Path: from, Old: text, Moved: l.seenPath(m[1])})
+	}
+	if len(moving) == 0 {
+		return
+	}
+	l.prepare(ctx, w, l.affectedFiles(ctx, moving).Files)
+}
+
 // writtenFiles are the files call wrote that still exist: those its result
 // reports (FileChanges), else those it declared that exist now.
 func (l *lspTools) writtenFiles(res *Result, declared []string) []string {
@@ -192,11 +242,14 @@ func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
 		w := newWriteCall()
 		declared := declaredWrites(l.run.reg, call)
 		l.prepare(ctx, w, declared)
-		res, err := next(withWillWrite(ctx, func(paths []string) { l.prepare(ctx, w, paths) }), call)
+		hooked := withWillWrite(ctx, func(paths []string) { l.prepare(ctx, w, paths) })
+		hooked = withWillMove(hooked, func(moves [][2]string) { l.prepareMoves(ctx, w, moves) })
+		res, err := next(hooked, call)
 		if err != nil || res == nil || res.IsError {
 			return res, err
 		}
 		res.Diagnostics = newWriteDiagnostics()
+		l.moved(w, res)
 		if lines := l.afterWrite(ctx, w, l.writtenFiles(res, declared), res.Diagnostics); len(lines) > 0 {
 			res.Content = append(res.Content, Content{Type: TextContent, Text: "lsp: " + strings.Join(lines, "\nlsp: ")})
 		}
@@ -224,7 +277,7 @@ func diagnoseAll(files []string, diag func(string) (*lsp.Diagnostics, error)) ([
 // can have broken, and says what is new, what was cleared and what was not
 // checked.
 func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string, rep *WriteDiagnostics) []string {
-	written := l.written(w.old, files)
+	written := l.written(w, files)
 	aff := l.affectedFiles(ctx, written)
 	otherUnknown := l.baselineAffected(ctx, w, files, aff.Files)
 	diags, errs := diagnoseAll(files, func(f string) (*lsp.Diagnostics, error) { return l.sup.AfterWrite(ctx, f) })
@@ -374,11 +427,15 @@ func (l *lspTools) baselineAffected(ctx context.Context, w *writeCall, written, 
 		key := l.seenPath(f)
 		w.mu.Lock()
 		old, had := w.old[key]
+		at := key
+		if from := w.movedFrom[key]; from != "" {
+			at = from // moved: before, it was there, and not at key
+		}
 		w.mu.Unlock()
 		if !had {
 			continue // created: the others did not see it before either way
 		}
-		undo, err := l.sup.ShowContent(ctx, key, old)
+		undo, err := l.sup.ShowContent(ctx, at, old)
 		defer undo()
 		if err != nil && !errors.Is(err, lsp.ErrNoLanguage) {
 			for _, n := range need {

@@ -87,6 +87,9 @@ func (s *stagedTools) resolve(ctx context.Context, call *Call, a resolveArgs) (*
 		}
 		return Text(fmt.Sprintf("discarded %s; no file was changed", a.EditID)), nil, nil
 	case "accept":
+		if p, ok := stage.Pending(a.EditID); ok {
+			WillMove(ctx, moves(p))
+		}
 		plan, err := stage.Accept(a.EditID)
 		if err != nil {
 			return nil, nil, s.run.relErr(err)

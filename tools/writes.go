@@ -17,6 +17,23 @@ func WillWrite(ctx context.Context, paths []string) {
 	}
 }
 
+type willMoveKey struct{}
+
+// WillMove tells diagnostics on write, before a tool moves files, which
+// (each from and to): the files that import one by either path are
+// diagnosed now, while it is still where it was, as their baseline (after
+// the move, what broke or was fixed in them is new or cleared).
+func WillMove(ctx context.Context, moves [][2]string) {
+	if f, ok := ctx.Value(willMoveKey{}).(func([][2]string)); ok {
+		f(moves)
+	}
+}
+
+// withWillMove returns ctx with f as what WillMove calls.
+func withWillMove(ctx context.Context, f func([][2]string)) context.Context {
+	return context.WithValue(ctx, willMoveKey{}, f)
+}
+
 // withWillWrite returns ctx with f as what WillWrite calls.
 func withWillWrite(ctx context.Context, f func([]string)) context.Context {
 	return context.WithValue(ctx, willWriteKey{}, f)

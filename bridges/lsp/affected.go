@@ -36,8 +36,12 @@ type WrittenFile struct {
 	// Path is workspace-relative, with forward slashes.
 	Path string
 	// Old is its content before the write, nil when the write created it
-	// (or it was not kept).
+	// (or it was not kept). A moved file's is its content at MovedFrom.
 	Old []byte
+	// Moved is, for a file a write moves, the path at the move's other
+	// end: where it was (after the move) or where it goes (before). What
+	// imports it by either path can change.
+	Moved string
 }
 
 // LineDiff returns the byte ranges of old and of now that a line diff
@@ -125,6 +129,14 @@ func (s *Supervisor) changedDeclarations(ctx context.Context, parse Parser, diff
 		for _, n := range changedNames(ctx, parse, w.Path, w.Old, now, diff) {
 			names[n] = true
 		}
+		if w.Moved != "" {
+			// Its importers name it by its module or file name, the old
+			// one or the new.
+			for _, p := range []string{w.Path, w.Moved} {
+				base := path.Base(p)
+				names[strings.TrimSuffix(base, path.Ext(base))] = true
+			}
+		}
 		for _, e := range served {
 			if !slices.Contains(exts, e) {
 				exts = append(exts, e)
@@ -176,8 +188,10 @@ func (s *Supervisor) mentions(ctx context.Context, a *Affected, exts []string, w
 	for _, w := range written {
 		skip[w.Path] = true
 		dirs = append(dirs, filepath.ToSlash(filepath.Dir(w.Path)))
-		if stem := strings.TrimSuffix(filepath.Base(w.Path), filepath.Ext(w.Path)); identRe().MatchString(stem) {
-			stems = append(stems, stem)
+		for _, p := range []string{w.Path, w.Moved} {
+			if stem := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)); p != "" && identRe().MatchString(stem) {
+				stems = append(stems, stem)
+			}
 		}
 	}
 	root, seen := s.root.Dir(), 0

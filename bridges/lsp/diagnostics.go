@@ -533,6 +533,23 @@ func (s *Seen) Baseline(file string, ds []Diagnostic) {
 	s.m[file] = known
 }
 
+// Move records that the file from is now to (a rename or a move): what
+// was known of from is known of to, and nothing of from, which is gone.
+// A file moved carries its diagnostics with it; none is new or cleared
+// for the move alone.
+func (s *Seen) Move(from, to string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if known, ok := s.m[from]; ok {
+		s.m[to] = known
+		delete(s.m, from)
+	}
+	if u, ok := s.unshown[from]; ok {
+		s.unshown[to] = u
+		delete(s.unshown, from)
+	}
+}
+
 // FreshN takes ds, file's current diagnostics, and returns those not
 // reported before, at most max (all when max < 0), recording them: a key
 // known n times shows its occurrences after the first n. Only the
