@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/store"
 )
@@ -15,7 +16,7 @@ import (
 // nearest one above it, sgconfig.yml before sgconfig.yaml.
 func TestFindProject(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, map[string]string{
+	testenv.WriteFiles(t, root, map[string]string{
 		"a/sgconfig.yaml": "ruleDirs: [rules]\n",
 		"a/b/c/x.go":      "package c\n",
 		"d/sgconfig.yml":  "ruleDirs: [rules]\n",
@@ -41,7 +42,7 @@ func TestFindProject(t *testing.T) {
 func TestDo(t *testing.T) {
 	dir := t.TempDir()
 	const src = "package p\n\nfunc f() { old(1); old(2) }\n"
-	write(t, dir, map[string]string{"a.go": src})
+	testenv.WriteFiles(t, dir, map[string]string{"a.go": src})
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	q := search.Query{Pattern: "old($A)", Language: "go", Paths: []string{dir}}
 	ctx := context.Background()
@@ -69,7 +70,7 @@ func TestDo(t *testing.T) {
 // scan job applies the fixes of the rules kept.
 func TestLoadRulesAndDoScan(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, map[string]string{"a.py": "if x == None:\n    pass\nprint(y)\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"a.py": "if x == None:\n    pass\nprint(y)\n"})
 	ctx := context.Background()
 	p := parser(t)
 	rules := "id: none\nlanguage: python\nrule: {pattern: $X == None}\nfix: $X is None\n---\n" +

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/internal/fsutil"
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
 )
 
@@ -18,8 +19,8 @@ import (
 // root (the command line) paths are used as they are.
 func TestSearchConfinedToRoot(t *testing.T) {
 	dir, outside := t.TempDir(), t.TempDir()
-	write(t, dir, map[string]string{"in/a.go": "package a\n\nfunc f() { call(\"inside\") }\n"})
-	write(t, outside, map[string]string{"a.go": "package a\n\nfunc f() { call(\"OUTSIDE\") }\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"in/a.go": "package a\n\nfunc f() { call(\"inside\") }\n"})
+	testenv.WriteFiles(t, outside, map[string]string{"a.go": "package a\n\nfunc f() { call(\"OUTSIDE\") }\n"})
 	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
 		t.Fatal(err)
 	}

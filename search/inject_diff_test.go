@@ -263,15 +263,7 @@ func TestInjectedProjectInjections(t *testing.T) {
 			"const a = css`color: red;`;\nconst b = html`<p style=\"color: red\"></p>`;\nconst c = `color: red;`;\n",
 		"src/page.html": "<style>p { color: red; }</style>\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, files)
 	cmd := exec.Command(bin, "scan", "--json=compact", ".")
 	cmd.Dir = dir
 	out, err := cmd.Output()

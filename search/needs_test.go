@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/store"
 )
@@ -17,7 +18,7 @@ func TestNeedsIsWhatThePrefilterLetsThrough(t *testing.T) {
 	a := "package p\n\nfunc one() {\n\tmu.Lock()\n}\n\nfunc two() {\n\tmu.Lock()\n}\n\nfunc three() {\n\tx++\n}\n\nfunc four() {\n\tmu.Lock()\n}\n"
 	// b holds x++ only; c holds mu and Lock, but in no one declaration
 	b, c := "package p\n\nfunc five() { x++ }\n", "package p\n\nfunc six() { Lock() }\n\nfunc seven() { mu.x() }\n"
-	write(t, dir, map[string]string{"a.go": a, "b.go": b, "c.go": c, "bin.go": "package p\x00\x00 mu.Lock()"})
+	testenv.WriteFiles(t, dir, map[string]string{"a.go": a, "b.go": b, "c.go": c, "bin.go": "package p\x00\x00 mu.Lock()"})
 	// a's chunks: before "func one", the merged one+two, three, four
 	one, three, four := strings.Index(a, "func one"), strings.Index(a, "func three"), strings.Index(a, "func four")
 	for _, tc := range []struct {
@@ -63,7 +64,7 @@ func TestNeedsIsWhatThePrefilterLetsThrough(t *testing.T) {
 func TestNeedsOfARuleAndOfABadQuery(t *testing.T) {
 	dir := t.TempDir()
 	a, b := "package p\n\nfunc one() {\n\tmu.Lock()\n}\n\nfunc two() {}\n", "package p\n\nfunc three() {}\n"
-	write(t, dir, map[string]string{"a.go": a, "b.go": b})
+	testenv.WriteFiles(t, dir, map[string]string{"a.go": a, "b.go": b})
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	ctx := context.Background()
 	needs, err := s.Needs(ctx, search.Query{Rule: map[string]any{"pattern": "mu.Lock()"}, Language: "go", Paths: []string{dir}})
@@ -105,8 +106,8 @@ const hostInjections = "languageInjections:\n- hostLanguage: js\n  rule:\n    pa
 func TestNeedsHoldsEveryMatch(t *testing.T) {
 	ctx := context.Background()
 	hosts := t.TempDir()
-	write(t, hosts, hostCorpus)
-	write(t, hosts, map[string]string{"sgconfig.yml": hostInjections})
+	testenv.WriteFiles(t, hosts, hostCorpus)
+	testenv.WriteFiles(t, hosts, map[string]string{"sgconfig.yml": hostInjections})
 	injs, err := search.LoadInjections(ctx, parser(t), filepath.Join(hosts, "sgconfig.yml"))
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +187,7 @@ func TestNeedsHoldsEveryMatch(t *testing.T) {
 // hold none, or that has none of the language, is not needed.
 func TestNeedsOfHostFiles(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, hostCorpus)
+	testenv.WriteFiles(t, dir, hostCorpus)
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	needs, err := s.Needs(context.Background(), search.Query{Pattern: `init(load(2))`, Language: "javascript", Paths: []string{dir}})
 	if err != nil {
@@ -204,7 +205,7 @@ func TestNeedsOfHostFiles(t *testing.T) {
 // is not needed.
 func TestNeedsUsesTheStoresKindSets(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, map[string]string{
+	testenv.WriteFiles(t, dir, map[string]string{
 		"send.go":  "package p\n\nfunc f(c chan int) { c <- 1 }\n",
 		"plain.go": "package p\n\nfunc g() int { return 1 }\n",
 	})

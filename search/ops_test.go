@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/store"
 )
@@ -16,7 +17,7 @@ import (
 // names both ops and its line, and a broken file is left out.
 func TestRewriteOps(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, map[string]string{
+	testenv.WriteFiles(t, dir, map[string]string{
 		"a.go":      "package a\n\nfunc f(x int) int { return x }\n\nvar (\n\tp = f(1)\n\tq = g(f(2), f(3))\n)\n",
 		"broken.go": brokenGo,
 	})

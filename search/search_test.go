@@ -17,22 +17,9 @@ import (
 	"github.com/tetherhq/tether/search/store"
 )
 
-func write(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func TestSearchReportsWhatItSkipped(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, map[string]string{
+	testenv.WriteFiles(t, dir, map[string]string{
 		"a.go":          "package a\n\nfunc f() { gee(1); gee(2) }\n",
 		"b.go":          "package a\n\nfunc h() {}\n",
 		"bin.go":        "package a\x00\x00binary",
@@ -81,7 +68,7 @@ func TestSearchReportsWhatItSkipped(t *testing.T) {
 
 func TestSearchCachesTrees(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, map[string]string{"a.go": "package a\n\nfunc f() { m.Lock() }\n", "b.go": "package a\n\nfunc g() { n.Lock() }\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"a.go": "package a\n\nfunc f() { m.Lock() }\n", "b.go": "package a\n\nfunc g() { n.Lock() }\n"})
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	q := search.Query{Pattern: "$X.Lock()", Language: "go", Paths: []string{dir}}
 	first, err := s.Search(context.Background(), q)
@@ -96,7 +83,7 @@ func TestSearchCachesTrees(t *testing.T) {
 		t.Errorf("cache hits %d then %d (want 0 then 2); same matches: %v", first.CacheHits, second.CacheHits, reflect.DeepEqual(first.Matches, second.Matches))
 	}
 	// a changed file is parsed again
-	write(t, dir, map[string]string{"b.go": "package a\n\nfunc g() { n.Lock(); o.Lock() }\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"b.go": "package a\n\nfunc g() { n.Lock(); o.Lock() }\n"})
 	third, err := s.Search(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
@@ -124,8 +111,8 @@ func openTier(t testing.TB, dir string, budget int64) (*store.DiskCache, error) 
 func TestPartitionsKeepTreesApart(t *testing.T) {
 	const src = "package a\n\nfunc f() { secret.Lock() }\n"
 	alpha, beta := t.TempDir(), t.TempDir()
-	write(t, alpha, map[string]string{"a.go": src})
-	write(t, beta, map[string]string{"b.go": src})
+	testenv.WriteFiles(t, alpha, map[string]string{"a.go": src})
+	testenv.WriteFiles(t, beta, map[string]string{"b.go": src})
 	cache := store.NewCache(0)
 	disk, err := openTier(t, t.TempDir(), 1<<30)
 	if err != nil {
@@ -180,7 +167,7 @@ func TestChunkedEqualsWhole(t *testing.T) {
 func TestRewriteAcceptEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	src := "package a\n\nimport \"errors\"\n\nfunc f() error {\n\treturn errors.New(\"x\")\n}\n\nfunc g() error { return errors.New(\"y\") }\n"
-	write(t, dir, map[string]string{"a.go": src})
+	testenv.WriteFiles(t, dir, map[string]string{"a.go": src})
 	s := search.NewSearcher(parser(t), search.Config{})
 	plan, err := s.Rewrite(context.Background(), search.Query{Pattern: "errors.New($M)", Language: "go", Paths: []string{dir}}, "fmt.Errorf($M)")
 	if err != nil {
@@ -209,7 +196,7 @@ func TestRewriteAcceptEndToEnd(t *testing.T) {
 
 func TestSearchCancelled(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, map[string]string{"a.go": "package a\n\nfunc f() { g(1) }\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"a.go": "package a\n\nfunc f() { g(1) }\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	s := search.NewSearcher(parser(t), search.Config{})
@@ -226,7 +213,7 @@ func TestSearchInfersLanguage(t *testing.T) {
 	s := search.NewSearcher(p, search.Config{})
 	ctx := context.Background()
 	goOnly := t.TempDir()
-	write(t, goOnly, map[string]string{"a.go": "package a\n\nfunc f() { gee(1) }\n", "README.md": "gee(2)\n"})
+	testenv.WriteFiles(t, goOnly, map[string]string{"a.go": "package a\n\nfunc f() { gee(1) }\n", "README.md": "gee(2)\n"})
 	res, err := s.Search(ctx, search.Query{Pattern: "gee($X)", Paths: []string{goOnly}})
 	if err != nil || res.Total != 1 || res.Matches[0].Language != "go" {
 		t.Fatalf("go-only dir: %v %+v", err, res)
@@ -234,13 +221,13 @@ func TestSearchInfersLanguage(t *testing.T) {
 	// Markdown takes any text, so it counts only for a pattern no language
 	// with a syntax of its own parses: prose.
 	prose := t.TempDir()
-	write(t, prose, map[string]string{"a.go": "package a\n", "notes.md": "# Notes\n\nsome prose here\n"})
+	testenv.WriteFiles(t, prose, map[string]string{"a.go": "package a\n", "notes.md": "# Notes\n\nsome prose here\n"})
 	res, err = s.Search(ctx, search.Query{Pattern: "some prose here", Paths: []string{prose}})
 	if err != nil || res.Total != 1 || res.Matches[0].Language != "markdown" {
 		t.Fatalf("a prose pattern in a dir of Go and markdown: %v %+v", err, res)
 	}
 	mixed := t.TempDir()
-	write(t, mixed, map[string]string{
+	testenv.WriteFiles(t, mixed, map[string]string{
 		"a.go": "package a\n\nfunc f() { gee(1) }\n",
 		"b.go": "package a\n\nfunc g() { gee(2) }\n",
 		"c.py": "gee(3)\nif k is None:\n    pass\n",
@@ -267,7 +254,7 @@ func TestSearchInfersLanguage(t *testing.T) {
 	}
 	// nothing of a known language at all
 	empty := t.TempDir()
-	write(t, empty, map[string]string{"notes.txt": "gee(1)\n"})
+	testenv.WriteFiles(t, empty, map[string]string{"notes.txt": "gee(1)\n"})
 	if _, err = s.Search(ctx, search.Query{Pattern: "gee($X)", Paths: []string{empty}}); err == nil || !strings.Contains(err.Error(), "no source file of a shipped grammar") {
 		t.Fatalf("dir without sources: %v", err)
 	}
@@ -277,7 +264,7 @@ func TestSearchInfersLanguage(t *testing.T) {
 // says it did not look, never "no matches".
 func TestSearchNothingToSearch(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, map[string]string{"a.go": "package a\n\nfunc f() { gee(1) }\n", ".hidden/b.py": "gee(2)\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"a.go": "package a\n\nfunc f() { gee(1) }\n", ".hidden/b.py": "gee(2)\n"})
 	s := search.NewSearcher(parser(t), search.Config{})
 	res, err := s.Search(context.Background(), search.Query{Pattern: "gee($X)", Language: "python", Paths: []string{dir}})
 	if err != nil {
@@ -295,7 +282,7 @@ func TestSearchNothingToSearch(t *testing.T) {
 // unknown extensions are searched as asked.
 func TestSearchExplicitFileOfAnotherLanguage(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, map[string]string{
+	testenv.WriteFiles(t, dir, map[string]string{
 		"a.js": "function f() { foo(1); }\n", "b.h": "void f() { foo(2); }\n", "c.txt": "foo(3)\n", "d.go": "package d\n\nfunc f() { foo(4) }\n",
 	})
 	s := search.NewSearcher(parser(t), search.Config{})

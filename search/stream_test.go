@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/store"
 )
@@ -29,7 +30,7 @@ func TestOnMatchesStreamsInOrder(t *testing.T) {
 		b.WriteString("const x = 1;\n")
 		files[fmt.Sprintf("d%02d/f%03d.js", i%7, i)] = b.String()
 	}
-	write(t, dir, files)
+	testenv.WriteFiles(t, dir, files)
 	ctx := context.Background()
 	for _, maxText := range []int{0, -1} {
 		t.Run(fmt.Sprintf("maxText=%d", maxText), func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/store"
 )
@@ -19,7 +20,7 @@ const cleanGo = "package a\n\nimport \"errors\"\n\nfunc h() error { return error
 
 func TestSyntaxErrorsReportedAndLeftOutOfRewrites(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, map[string]string{"broken.go": brokenGo, "clean.go": cleanGo})
+	testenv.WriteFiles(t, dir, map[string]string{"broken.go": brokenGo, "clean.go": cleanGo})
 	ctx := context.Background()
 	for _, whole := range []bool{false, true} {
 		s := search.NewSearcher(parser(t), search.Config{WholeFiles: whole, Cache: store.NewCache(0)})
@@ -59,7 +60,7 @@ func TestSyntaxErrorsReportedAndLeftOutOfRewrites(t *testing.T) {
 func TestSyntaxErrorsSearchListsBrokenFile(t *testing.T) {
 	dir := t.TempDir()
 	// the error lies in the one declaration that holds the token
-	write(t, dir, map[string]string{"a.go": "package a\n\nfunc f() {\n\terrors.New(\"x\")\n\tif {\n}\n", "b.go": cleanGo})
+	testenv.WriteFiles(t, dir, map[string]string{"a.go": "package a\n\nfunc f() {\n\terrors.New(\"x\")\n\tif {\n}\n", "b.go": cleanGo})
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	res, err := s.Search(context.Background(), search.Query{Pattern: "errors.New($M)", Language: "go", Paths: []string{dir}})
 	if err != nil {
@@ -79,7 +80,7 @@ func TestSyntaxErrorsListBounded(t *testing.T) {
 	for i := 0; i < search.MaxBrokenListed+5; i++ {
 		files[filepath.Join("p", strings.Repeat("x", i+1)+".go")] = "package p\n\nvar v = g(1)\n\nvar w = (\n"
 	}
-	write(t, dir, files)
+	testenv.WriteFiles(t, dir, files)
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	res, err := s.Search(context.Background(), search.Query{Pattern: "g($A)", Language: "go", Paths: []string{dir}})
 	if err != nil {

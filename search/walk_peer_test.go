@@ -82,7 +82,7 @@ func TestWalkIgnoreFilesAsAstGrep(t *testing.T) {
 			}
 			t.Setenv("HOME", base) // no global excludes file
 			t.Setenv("XDG_CONFIG_HOME", "")
-			writeTree(t, base, c.files)
+			testenv.WriteFiles(t, base, c.files)
 			dir := filepath.Join(base, c.dir)
 			gl, err := compileGlobsAt(c.globs, base)
 			if err != nil {

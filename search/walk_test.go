@@ -8,24 +8,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-)
 
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/tetherhq/tether/internal/testenv"
+)
 
 func TestWalkRespectsIgnores(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testenv.WriteFiles(t, root, map[string]string{
 		".git/HEAD":              "ref: refs/heads/main\n",
 		".gitignore":             "# build output\n/gen/\n*_gen.go\n!keep_gen.go\nvendor/\ndocs/**/*.go\n",
 		"a.go":                   "package a\n",
@@ -174,13 +163,13 @@ func TestWalkRepositoryExcludes(t *testing.T) {
 			if err := os.MkdirAll(repo, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			writeTree(t, repo, all)
+			testenv.WriteFiles(t, repo, all)
 			for name, body := range c.files {
 				if strings.HasPrefix(name, "../home/") {
-					writeTree(t, home, map[string]string{strings.TrimPrefix(name, "../home/"): body})
+					testenv.WriteFiles(t, home, map[string]string{strings.TrimPrefix(name, "../home/"): body})
 					continue
 				}
-				writeTree(t, repo, map[string]string{name: body})
+				testenv.WriteFiles(t, repo, map[string]string{name: body})
 			}
 			var sk Skips
 			dir := filepath.Join(repo, c.dir)
@@ -199,7 +188,7 @@ func TestWalkRepositoryExcludes(t *testing.T) {
 // searches it; a hidden directory is skipped whole and counted.
 func TestWalkCountsHiddenFiles(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.go": "package a\n", ".b.go": "package a\n", ".c.py": "x\n", ".env": "X=1\n", ".d/e.go": "package d\n"})
+	testenv.WriteFiles(t, root, map[string]string{"a.go": "package a\n", ".b.go": "package a\n", ".c.py": "x\n", ".env": "X=1\n", ".d/e.go": "package d\n"})
 	var sk Skips
 	files, err := walk(context.Background(), nil, root, "go", &sk, nil)
 	if err != nil {

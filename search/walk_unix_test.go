@@ -31,29 +31,29 @@ func TestWalkRepositoryFilesNeverBlockOrFlood(t *testing.T) {
 	}{
 		{".git is a named pipe", func(repo string) error { return syscall.Mkfifo(filepath.Join(repo, ".git"), 0o644) }},
 		{"info/exclude links to a pipe", func(repo string) error {
-			writeTree(t, repo, map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
+			testenv.WriteFiles(t, repo, map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
 			os.MkdirAll(filepath.Join(repo, ".git", "info"), 0o755)
 			return os.Symlink(fifo, filepath.Join(repo, ".git", "info", "exclude"))
 		}},
 		{"info/exclude links to /dev/zero", func(repo string) error {
-			writeTree(t, repo, map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
+			testenv.WriteFiles(t, repo, map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
 			os.MkdirAll(filepath.Join(repo, ".git", "info"), 0o755)
 			return os.Symlink("/dev/zero", filepath.Join(repo, ".git", "info", "exclude"))
 		}},
 		{"core.excludesFile names a pipe", func(repo string) error {
-			writeTree(t, repo, map[string]string{".git/config": "[core]\n\texcludesFile = " + fifo + "\n"})
+			testenv.WriteFiles(t, repo, map[string]string{".git/config": "[core]\n\texcludesFile = " + fifo + "\n"})
 			return nil
 		}},
 		{"worktree commondir is a pipe", func(repo string) error {
 			gd := filepath.Join(filepath.Dir(repo), "gd")
 			os.MkdirAll(gd, 0o755)
-			writeTree(t, repo, map[string]string{".git": "gitdir: " + gd + "\n"})
+			testenv.WriteFiles(t, repo, map[string]string{".git": "gitdir: " + gd + "\n"})
 			return syscall.Mkfifo(filepath.Join(gd, "commondir"), 0o644)
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			repo := filepath.Join(t.TempDir(), "repo")
-			writeTree(t, repo, map[string]string{"a.go": "package a\n", "sub/b.go": "package sub\n"})
+			testenv.WriteFiles(t, repo, map[string]string{"a.go": "package a\n", "sub/b.go": "package sub\n"})
 			if _, err := os.Stat("/dev/zero"); err != nil && strings.Contains(c.name, "/dev/zero") {
 				t.Skip("no /dev/zero")
 			}

@@ -55,8 +55,8 @@ func TestStoreIsPathIndependent(t *testing.T) {
 	ctx := context.Background()
 	a, b := t.TempDir(), t.TempDir()
 	files := map[string]string{"x.go": "package x\n\nfunc f() { mu.Lock(); defer mu.Unlock() }\n"}
-	write(t, a, files)
-	write(t, b, files)
+	testenv.WriteFiles(t, a, files)
+	testenv.WriteFiles(t, b, files)
 	c := store.NewCache(0)
 	q := search.Query{Pattern: "$X.Lock()", Language: "go"}
 	q.Paths = []string{a}
@@ -78,7 +78,7 @@ func TestStoreIsPathIndependent(t *testing.T) {
 func TestStoreNeverStale(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	write(t, dir, map[string]string{"x.go": "package x\n\nfunc f() { a.Lock() }\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"x.go": "package x\n\nfunc f() { a.Lock() }\n"})
 	p := filepath.Join(dir, "x.go")
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -89,7 +89,7 @@ func TestStoreNeverStale(t *testing.T) {
 	if r, err := s.Search(ctx, q); err != nil || r.Total != 1 || r.Matches[0].Text != "a.Lock()" {
 		t.Fatalf("before: %v %+v", err, r)
 	}
-	write(t, dir, map[string]string{"x.go": "package x\n\nfunc f() { b.Lock() }\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"x.go": "package x\n\nfunc f() { b.Lock() }\n"})
 	if err := os.Chtimes(p, time.Time{}, fi.ModTime()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package store_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tetherhq/tether/engine/enginetest"
@@ -16,17 +14,4 @@ import (
 func parser(t testing.TB) matcher.Parser {
 	t.Helper()
 	return enginetest.Engine(t)
-}
-
-func write(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }

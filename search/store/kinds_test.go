@@ -146,7 +146,7 @@ func sameAsFresh(t *testing.T, fresh *search.Searcher, q search.Query, got *sear
 func TestKindSetNeverStale(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	write(t, dir, map[string]string{"x.go": "package x\n\nfunc f() { i = 1 }\n", "y.go": "package x\n\nfunc g() { j = 2 }\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"x.go": "package x\n\nfunc f() { i = 1 }\n", "y.go": "package x\n\nfunc g() { j = 2 }\n"})
 	p := filepath.Join(dir, "x.go")
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -160,7 +160,7 @@ func TestKindSetNeverStale(t *testing.T) {
 			t.Fatalf("search %d: %v, %d matches, %d files skipped by kind", i, err, r.Total, r.KindSkipped)
 		}
 	}
-	write(t, dir, map[string]string{"x.go": "package x\n\nfunc f() { i++;  }\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"x.go": "package x\n\nfunc f() { i++;  }\n"})
 	if err := os.Chtimes(p, time.Time{}, fi.ModTime()); err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +402,7 @@ func TestKindIndexConcurrentWriters(t *testing.T) {
 // without a comma, with kind sets as without.
 func TestKindPrefilterKeepsUncheckedTokens(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, map[string]string{"a.go": "package x\n\nfunc g() { f(a) }\n", "b.go": "package x\n\nfunc h() { f(b) }\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"a.go": "package x\n\nfunc g() { f(a) }\n", "b.go": "package x\n\nfunc h() { f(b) }\n"})
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	for _, pat := range []string{"f($$$A,)", "f($$$M, $Z)"} {
 		if r := kindRun(t, s, search.Query{Pattern: pat, Language: "go", Paths: []string{dir}}); r.Total != 2 {

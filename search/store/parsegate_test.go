@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/store"
 )
@@ -29,7 +30,7 @@ func TestParsesWithinBudget(t *testing.T) {
 		files[fmt.Sprintf("s%d.js", i)] = body(small)
 	}
 	files["large.js"] = body(large)
-	write(t, dir, files)
+	testenv.WriteFiles(t, dir, files)
 	const budget = 250 << 10
 	restore := store.SetParseBudget(budget)
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0), Workers: 4, WholeFiles: true})
