@@ -17,15 +17,6 @@ func parser(t testing.TB) matcher.Parser {
 	return enginetest.Engine(t)
 }
 
-// requireGrammar fails when lang's grammar does not load (the modules are
-// committed and embedded: a failure is a defect, never a reason to skip).
-func requireGrammar(t testing.TB, p matcher.Parser, lang string) {
-	t.Helper()
-	if _, err := p.Parse(context.Background(), enginetest.Language(t, lang), []byte("")); err != nil {
-		t.Fatalf("the %s grammar does not load: %v", lang, err)
-	}
-}
-
 // sourceResult is what matchSource found.
 type sourceResult struct {
 	Pattern *matcher.Pattern

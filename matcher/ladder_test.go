@@ -61,7 +61,7 @@ func TestEveryLanguageLadder(t *testing.T) {
 	p := parser(t)
 	for _, tt := range tests {
 		t.Run(tt.lang, func(t *testing.T) {
-			requireGrammar(t, p, tt.lang)
+			enginetest.RequireLoads(t, tt.lang)
 			res, err := matchSource(p, tt.file, tt.src, tt.pattern)
 			if err != nil {
 				t.Fatal(err)
@@ -146,7 +146,7 @@ func TestStatementPlaceholders(t *testing.T) {
 	p := parser(t)
 	for _, tt := range tests {
 		t.Run(tt.lang+"/"+tt.pattern, func(t *testing.T) {
-			requireGrammar(t, p, tt.lang)
+			enginetest.RequireLoads(t, tt.lang)
 			res, err := matchSource(p, tt.file, tt.src, tt.pattern)
 			if err != nil {
 				t.Fatal(err)

@@ -27,15 +27,6 @@ func parser(t testing.TB) matcher.Parser {
 	return enginetest.Engine(t)
 }
 
-// requireGrammar fails when lang's grammar does not load (the modules are
-// committed and embedded: a failure is a defect, never a reason to skip).
-func requireGrammar(t testing.TB, p matcher.Parser, lang string) {
-	t.Helper()
-	if _, err := p.Parse(context.Background(), enginetest.Language(t, lang), []byte("")); err != nil {
-		t.Fatalf("the %s grammar does not load: %v", lang, err)
-	}
-}
-
 // goldenCase is one testdata/matcher/LANG/NAME.txtar file.
 //
 // The archive comment describes the case; lines "astgrep: differs: WHY" and
@@ -226,9 +217,7 @@ func TestGolden(t *testing.T) {
 		ids = append(ids, l)
 	}
 	sort.Strings(ids)
-	for _, l := range ids {
-		requireGrammar(t, p, l)
-	}
+	enginetest.RequireLoads(t, ids...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			matches, output, errText := runCase(t, p, c)

@@ -47,6 +47,20 @@ func RequireGrammars(t testing.TB, langs ...string) {
 	}
 }
 
+// RequireLoads fails the test unless the shared Engine parses an empty
+// source of each named language: its module is embedded and instantiates
+// (the modules are committed, so a failure is a defect, never a reason to
+// skip).
+func RequireLoads(t testing.TB, langs ...string) {
+	t.Helper()
+	e := Engine(t, langs...)
+	for _, name := range langs {
+		if _, err := e.Parse(context.Background(), Language(t, name), []byte("")); err != nil {
+			t.Fatalf("enginetest: the %s grammar does not load: %v", name, err)
+		}
+	}
+}
+
 // Unbuilt returns which of the named languages (all when none are named) are
 // not embedded in this binary; unknown names are returned too.
 func Unbuilt(langs ...string) []string {
