@@ -112,6 +112,28 @@ func where(t *testing.T, src string, m search.Match) string {
 	return fmt.Sprintf("%s:%d:%d %s %s", filepath.Base(m.Path), m.Span.Start.Line, m.Span.Start.Column, m.Language, m.Text)
 }
 
+// wantWheres searches q with s and fails unless where renders the matches,
+// checked against their files as they stand, as want; it returns the result.
+func wantWheres(t *testing.T, s *search.Searcher, q search.Query, want []string) *search.Result {
+	t.Helper()
+	res, err := s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range res.Matches {
+		src, err := os.ReadFile(m.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, where(t, string(src), m))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	return res
+}
+
 func TestInjectedRegions(t *testing.T) {
 	p := parser(t)
 	dir := writeFiles(t, map[string]string{

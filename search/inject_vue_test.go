@@ -68,21 +68,7 @@ func TestInjectedVue(t *testing.T) {
 	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := s.Search(context.Background(), search.Query{Pattern: c.pattern, Language: c.lang, Paths: []string{dir}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, m := range res.Matches {
-				src := injectVue
-				if filepath.Base(m.Path) != "App.vue" {
-					src = "console.log(\"file\")\n"
-				}
-				got = append(got, where(t, src, m))
-			}
-			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
-				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
-			}
+			wantWheres(t, s, search.Query{Pattern: c.pattern, Language: c.lang, Paths: []string{dir}}, c.want)
 		})
 	}
 

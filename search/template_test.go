@@ -112,17 +112,7 @@ func TestTemplateExpressions(t *testing.T) {
 	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := s.Search(context.Background(), search.Query{Pattern: c.pattern, Language: c.lang, Paths: []string{dir}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, m := range res.Matches {
-				got = append(got, where(t, srcs[filepath.Base(m.Path)], m))
-			}
-			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
-				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
-			}
+			res := wantWheres(t, s, search.Query{Pattern: c.pattern, Language: c.lang, Paths: []string{dir}}, c.want)
 			if res.Total != len(c.want) {
 				t.Errorf("total %d, want %d", res.Total, len(c.want))
 			}
