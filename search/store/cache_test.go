@@ -2,12 +2,10 @@ package store_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
@@ -79,20 +77,12 @@ func TestStoreNeverStale(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{"x.go": "package x\n\nfunc f() { a.Lock() }\n"})
-	p := filepath.Join(dir, "x.go")
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	q := search.Query{Pattern: "$X.Lock()", Language: "go", Paths: []string{dir}}
 	if r, err := s.Search(ctx, q); err != nil || r.Total != 1 || r.Matches[0].Text != "a.Lock()" {
 		t.Fatalf("before: %v %+v", err, r)
 	}
-	testenv.WriteFiles(t, dir, map[string]string{"x.go": "package x\n\nfunc f() { b.Lock() }\n"})
-	if err := os.Chtimes(p, time.Time{}, fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
+	rewriteKeepingTime(t, filepath.Join(dir, "x.go"), "package x\n\nfunc f() { b.Lock() }\n")
 	r, err := s.Search(ctx, q)
 	if err != nil || r.Total != 1 || r.Matches[0].Text != "b.Lock()" || r.CacheHits != 0 {
 		t.Fatalf("after the change: %v %+v", err, r)

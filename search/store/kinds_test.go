@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
@@ -147,11 +146,6 @@ func TestKindSetNeverStale(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{"x.go": "package x\n\nfunc f() { i = 1 }\n", "y.go": "package x\n\nfunc g() { j = 2 }\n"})
-	p := filepath.Join(dir, "x.go")
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	q := search.Query{Pattern: "$X++", Language: "go", Paths: []string{dir}}
 	for i := range 2 {
@@ -160,10 +154,7 @@ func TestKindSetNeverStale(t *testing.T) {
 			t.Fatalf("search %d: %v, %d matches, %d files skipped by kind", i, err, r.Total, r.KindSkipped)
 		}
 	}
-	testenv.WriteFiles(t, dir, map[string]string{"x.go": "package x\n\nfunc f() { i++;  }\n"})
-	if err := os.Chtimes(p, time.Time{}, fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
+	rewriteKeepingTime(t, filepath.Join(dir, "x.go"), "package x\n\nfunc f() { i++;  }\n")
 	r, err := s.Search(ctx, q)
 	if err != nil || r.Total != 1 || r.Matches[0].Text != "i++" || r.KindSkipped != 1 {
 		t.Fatalf("after the change: %v %+v", err, r)
