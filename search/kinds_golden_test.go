@@ -4,11 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/internal/searchtest"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -18,26 +18,11 @@ import (
 // the first result. (search/store's tests hold the rest of the kind sets'.)
 func goldenKindRun(t *testing.T, s *search.Searcher, q search.Query) *search.Result {
 	t.Helper()
-	ctx := context.Background()
-	base, err := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)}).Search(ctx, q)
+	base, err := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)}).Search(context.Background(), q)
 	if err != nil {
 		t.Fatalf("%s: %v", q.Pattern, err)
 	}
-	if base.KindSkipped != 0 {
-		t.Fatalf("%s: %d files skipped by kind sets an empty store had", q.Pattern, base.KindSkipped)
-	}
-	if err := s.WarmUp(ctx, q.Paths...); err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.Search(ctx, q)
-	if err != nil {
-		t.Fatalf("%s: %v", q.Pattern, err)
-	}
-	if got.Total != base.Total || !reflect.DeepEqual(got.Matches, base.Matches) || got.Searched != base.Searched || len(got.Errors) != len(base.Errors) {
-		t.Errorf("%s %s: with kind sets %d matches in %d files, without %d in %d (equal lists: %v)",
-			q.Language, q.Pattern, got.Total, got.Searched, base.Total, base.Searched, reflect.DeepEqual(got.Matches, base.Matches))
-	}
-	return got
+	return searchtest.SameWithKindSets(t, s, q, base)
 }
 
 // TestKindPrefilterGolden: every golden pattern finds the same matches with

@@ -10,24 +10,11 @@ import (
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/internal/searchtest"
 	"github.com/tetherhq/tether/search/store"
 )
 
 var storePatterns = []string{"fmt.Errorf($$$ARGS)", "if err != nil { return $$$ }", "$X.Lock()", "for $I := range $X { $$$ }", "$A = $B", "$F($$$A)"}
-
-// searchBoth runs q with s and with a fresh parse of whole files.
-func searchBoth(t *testing.T, s *search.Searcher, q search.Query) (got, fresh *search.Result) {
-	t.Helper()
-	got, err := s.Search(context.Background(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh, err = search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0), WholeFiles: true}).Search(context.Background(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got, fresh
-}
 
 // TestWarmUpFillsStore: after a warm-up over a directory, every pattern's
 // first query finds all its trees in the store, with the matches of a fresh
@@ -48,7 +35,7 @@ func TestWarmUpFillsStore(t *testing.T) {
 	}
 	for _, p := range storePatterns {
 		q := search.Query{Pattern: p, Language: "go", Paths: []string{dir}}
-		got, want := searchBoth(t, s, q)
+		got, want := searchtest.SearchBoth(t, s, q)
 		if got.CacheHits != got.Parsed || !reflect.DeepEqual(got.Matches, want.Matches) {
 			t.Errorf("%s: %d of %d trees warm; %d matches, fresh %d", p, got.CacheHits, got.Parsed, got.Total, want.Total)
 		}

@@ -148,17 +148,3 @@ func TestStoreConcurrentSearches(t *testing.T) {
 	}
 	wg.Wait()
 }
-
-// searchBoth runs q with s and with a fresh parse of whole files.
-func searchBoth(t *testing.T, s *search.Searcher, q search.Query) (got, fresh *search.Result) {
-	t.Helper()
-	got, err := s.Search(context.Background(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh, err = search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0), WholeFiles: true}).Search(context.Background(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got, fresh
-}

@@ -15,6 +15,7 @@ import (
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/internal/searchtest"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -87,7 +88,7 @@ func checkFromDisk(t *testing.T, dir string, patterns []string, warm bool) {
 	s, _ := withDisk(t, dir, 0, true)
 	for _, p := range patterns {
 		q := search.Query{Pattern: p, Language: "go", Paths: []string{src}}
-		got, want := searchBoth(t, s, q)
+		got, want := searchtest.SearchBoth(t, s, q)
 		if got.Total == 0 || got.Total != want.Total || !reflect.DeepEqual(got.Matches, want.Matches) {
 			t.Fatalf("%s: through the disk tier %d matches, fresh %d", p, got.Total, want.Total)
 		}

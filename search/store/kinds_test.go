@@ -16,6 +16,7 @@ import (
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/internal/searchtest"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -25,27 +26,12 @@ import (
 // find the same. It returns the second result.
 func kindRun(t *testing.T, s *search.Searcher, q search.Query) *search.Result {
 	t.Helper()
-	ctx := context.Background()
 	store.ClearKindSets(s.Cache())
-	base, err := s.Search(ctx, q)
+	base, err := s.Search(context.Background(), q)
 	if err != nil {
 		t.Fatalf("%s: %v", q.Pattern, err)
 	}
-	if base.KindSkipped != 0 {
-		t.Fatalf("%s: %d files skipped by kind sets the store had forgotten", q.Pattern, base.KindSkipped)
-	}
-	if err := s.WarmUp(ctx, q.Paths...); err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.Search(ctx, q)
-	if err != nil {
-		t.Fatalf("%s: %v", q.Pattern, err)
-	}
-	if got.Total != base.Total || !reflect.DeepEqual(got.Matches, base.Matches) || got.Searched != base.Searched || len(got.Errors) != len(base.Errors) {
-		t.Errorf("%s %s: with kind sets %d matches in %d files, without %d in %d (equal lists: %v)",
-			q.Language, q.Pattern, got.Total, got.Searched, base.Total, base.Searched, reflect.DeepEqual(got.Matches, base.Matches))
-	}
-	return got
+	return searchtest.SameWithKindSets(t, s, q, base)
 }
 
 // TestKindPrefilterCorpus: token-free patterns find the same matches with
