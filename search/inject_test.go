@@ -134,6 +134,31 @@ func wantWheres(t *testing.T, s *search.Searcher, q search.Query, want []string)
 	return res
 }
 
+// stageLogToInfo rewrites console.log($A) to console.info($A) in dir's
+// file as lang, fails unless the plan changes that file alone with
+// replacements replacements, stages and accepts it, and returns the file's
+// new content.
+func stageLogToInfo(t *testing.T, s *search.Searcher, dir, file, lang string, replacements int) string {
+	t.Helper()
+	path := filepath.Join(dir, file)
+	plan, err := s.Rewrite(context.Background(), search.Query{Pattern: "console.log($A)", Language: lang, Paths: []string{path}}, "console.info($A)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Changes) != 1 || plan.Replacements != replacements {
+		t.Fatalf("plan changes %d files with %d replacements, want %s with %d", len(plan.Changes), plan.Replacements, file, replacements)
+	}
+	stager := stage.New(dir)
+	if _, err := stager.Accept(stager.Stage(plan)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(got)
+}
+
 func TestInjectedRegions(t *testing.T) {
 	p := parser(t)
 	dir := writeFiles(t, map[string]string{

@@ -1,14 +1,10 @@
 package search_test
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/stage"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -73,27 +69,12 @@ func TestInjectedVue(t *testing.T) {
 	}
 
 	t.Run("rewrite", func(t *testing.T) {
-		path := filepath.Join(dir, "App.vue")
-		plan, err := s.Rewrite(context.Background(), search.Query{Pattern: "console.log($A)", Language: "typescript", Paths: []string{path}}, "console.info($A)")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(plan.Changes) != 1 || plan.Replacements != 3 {
-			t.Fatalf("plan changes %d files with %d replacements, want App.vue with 3", len(plan.Changes), plan.Replacements)
-		}
-		stager := stage.New(dir)
-		if _, err := stager.Accept(stager.Stage(plan)); err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := stageLogToInfo(t, s, dir, "App.vue", "typescript", 3)
 		// the script setup's call and the template's (TypeScript too)
 		// change; the template's text and the other script's stay
 		want := strings.Replace(injectVue, "\nconsole.log(n)\n", "\nconsole.info(n)\n", 1)
 		want = strings.Replace(want, `"console.log(1)">{{ console.log(2) }}`, `"console.info(1)">{{ console.info(2) }}`, 1)
-		if string(got) != want {
+		if got != want {
 			t.Errorf("after the staged edit App.vue is\n%s\nwant\n%s", got, want)
 		}
 	})

@@ -9,7 +9,6 @@ import (
 
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/inject"
-	"github.com/tetherhq/tether/search/stage"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -131,22 +130,7 @@ func TestTemplateExpressions(t *testing.T) {
 	}
 	for _, rw := range rewrites {
 		t.Run("rewrite "+rw.file, func(t *testing.T) {
-			path := filepath.Join(dir, rw.file)
-			plan, err := s.Rewrite(context.Background(), search.Query{Pattern: "console.log($A)", Language: rw.lang, Paths: []string{path}}, "console.info($A)")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(plan.Changes) != 1 || plan.Replacements != len(rw.replaced) {
-				t.Fatalf("plan changes %d files with %d replacements, want %s with %d", len(plan.Changes), plan.Replacements, rw.file, len(rw.replaced))
-			}
-			stager := stage.New(dir)
-			if _, err := stager.Accept(stager.Stage(plan)); err != nil {
-				t.Fatal(err)
-			}
-			got, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := stageLogToInfo(t, s, dir, rw.file, rw.lang, len(rw.replaced))
 			want := srcs[rw.file]
 			for _, r := range rw.replaced {
 				if strings.Count(want, r) != 1 {
@@ -154,10 +138,10 @@ func TestTemplateExpressions(t *testing.T) {
 				}
 				want = strings.Replace(want, r, strings.Replace(r, "log", "info", 1), 1)
 			}
-			if string(got) != want {
+			if got != want {
 				t.Errorf("after the staged edit %s is\n%s\nwant\n%s", rw.file, got, want)
 			}
-			if err := os.WriteFile(path, []byte(srcs[rw.file]), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, rw.file), []byte(srcs[rw.file]), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		})
