@@ -82,6 +82,45 @@ func canonOurs(ms []search.Match) []string {
 	return out
 }
 
+// agCases returns the golden cases compared with ast-grep: those with a
+// rewrite, or those without, that are neither skipped for ast-grep nor
+// expected to fail.
+func agCases(t *testing.T, rewrites bool) []*goldenCase {
+	t.Helper()
+	var cs []*goldenCase
+	for _, c := range loadCases(t) {
+		if c.hasRewrite != rewrites || strings.HasPrefix(c.astgrep, "skip:") {
+			continue
+		}
+		if _, isErr := c.section("error"); isErr {
+			continue
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// runAgCase writes c's input to a new directory, runs ast-grep's run
+// command with c's pattern, args and --json=compact on it, and returns the
+// input's path and ast-grep's output. ok is false when ast-grep failed on
+// a case that documents a difference from it; any other failure fails t.
+func runAgCase(t *testing.T, bin string, c *goldenCase, args ...string) (file string, out []byte, ok bool) {
+	t.Helper()
+	file = filepath.Join(t.TempDir(), c.inputName)
+	if err := os.WriteFile(file, c.input, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args = append(append(append([]string{"run"}, c.astgrepArgs()...), args...), "-l", agLang(c.lang), "--json=compact", file)
+	out, err := exec.Command(bin, args...).Output()
+	if ee, isExit := err.(*exec.ExitError); err != nil && (!isExit || ee.ExitCode() != 1) {
+		if !strings.HasPrefix(c.astgrep, "differs:") {
+			t.Fatalf("ast-grep: %v\n%s", err, out)
+		}
+		return file, out, false
+	}
+	return file, out, true
+}
+
 func TestDifferentialAstGrep(t *testing.T) {
 	bin := testenv.RequireBinary(t, "ast-grep")
 	if out, err := exec.Command(bin, "--version").Output(); err != nil || !strings.Contains(string(out), "0.51.1") {
@@ -89,31 +128,11 @@ func TestDifferentialAstGrep(t *testing.T) {
 	}
 	p := parser(t)
 	compared, differs := 0, 0
-	for _, c := range loadCases(t) {
-		if c.hasRewrite || strings.HasPrefix(c.astgrep, "skip:") {
-			continue
-		}
-		if _, isErr := c.section("error"); isErr {
-			continue
-		}
+	for _, c := range agCases(t, false) {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			file := filepath.Join(dir, c.inputName)
-			if err := os.WriteFile(file, c.input, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(bin, append(append([]string{"run"}, c.astgrepArgs()...), "-l", agLang(c.lang), "--json=compact", file)...)
+			file, out, ok := runAgCase(t, bin, c)
 			documented := strings.HasPrefix(c.astgrep, "differs:")
-			out, err := cmd.Output()
-			agFailed := false
-			if err != nil {
-				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-					if !documented {
-						t.Fatalf("ast-grep: %v\n%s", err, out)
-					}
-					agFailed = true // a pattern ast-grep cannot parse: a documented difference
-				}
-			}
+			agFailed := !ok // a pattern ast-grep cannot parse: a documented difference
 			var ag []agMatch
 			if !agFailed && len(strings.TrimSpace(string(out))) > 0 {
 				if err := json.Unmarshal(out, &ag); err != nil {
@@ -186,27 +205,13 @@ func compareJSON(t *testing.T, agOut []byte, ms []search.Match) {
 func TestDifferentialAstGrepRewrite(t *testing.T) {
 	bin := testenv.RequireBinary(t, "ast-grep")
 	p := parser(t)
-	for _, c := range loadCases(t) {
-		if !c.hasRewrite || strings.HasPrefix(c.astgrep, "skip:") {
-			continue
-		}
-		if _, isErr := c.section("error"); isErr {
-			continue
-		}
+	for _, c := range agCases(t, true) {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			file := filepath.Join(dir, c.inputName)
-			if err := os.WriteFile(file, c.input, 0o644); err != nil {
-				t.Fatal(err)
+			file, out, ok := runAgCase(t, bin, c, "-r", c.rewrite)
+			if !ok {
+				return
 			}
 			documented := strings.HasPrefix(c.astgrep, "differs:")
-			out, err := exec.Command(bin, append(append([]string{"run"}, c.astgrepArgs()...), "-r", c.rewrite, "-l", agLang(c.lang), "--json=compact", file)...).Output()
-			if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
-				if documented {
-					return
-				}
-				t.Fatalf("ast-grep: %v\n%s", err, out)
-			}
 			var ag []struct {
 				Range struct {
 					ByteOffset struct{ Start, End int } `json:"byteOffset"`
