@@ -136,23 +136,17 @@ func LoadProject(ctx context.Context, p matcher.Parser, config string) (*Project
 	if proj.Injections, err = compileInjections(ctx, p, cfg["languageInjections"], config); err != nil {
 		return nil, err
 	}
-	for _, d := range ruleDirs {
-		files, err := yamlFiles(ctx, root, d)
+	files, err := readYAMLFiles(ctx, root, ruleDirs, "rule")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f.path)
+		rs, err := CompileRules(ctx, p, f.data, rel, utils)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				return nil, fmt.Errorf("search: rule: %w", err)
-			}
-			rel, _ := filepath.Rel(dir, f)
-			rs, err := CompileRules(ctx, p, data, rel, utils)
-			if err != nil {
-				return nil, err
-			}
-			proj.Rules = append(proj.Rules, rs...)
-		}
+		proj.Rules = append(proj.Rules, rs...)
 	}
 	return proj, nil
 }
@@ -235,32 +229,26 @@ func projectDirs(cfg map[string]any, config, key string) ([]string, error) {
 func loadUtils(ctx context.Context, root string, dirs []string) ([]*rule.Util, error) {
 	var utils []*rule.Util
 	seen := map[string]string{}
-	for _, d := range dirs {
-		files, err := yamlFiles(ctx, root, d)
+	files, err := readYAMLFiles(ctx, root, dirs, "util")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		docs, err := ParseRuleDocs(f.data, f.path)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				return nil, fmt.Errorf("search: util: %w", err)
-			}
-			docs, err := ParseRuleDocs(data, f)
+		for _, d := range docs {
+			u, err := utilOf(d, f.path)
 			if err != nil {
 				return nil, err
 			}
-			for _, d := range docs {
-				u, err := utilOf(d, f)
-				if err != nil {
-					return nil, err
-				}
-				key := u.Language + "\x00" + u.ID
-				if prev, dup := seen[key]; dup {
-					return nil, fmt.Errorf("%w: %s: util %q is also defined in %s", rule.ErrInvalid, f, u.ID, prev)
-				}
-				seen[key] = f
-				utils = append(utils, u)
+			key := u.Language + "\x00" + u.ID
+			if prev, dup := seen[key]; dup {
+				return nil, fmt.Errorf("%w: %s: util %q is also defined in %s", rule.ErrInvalid, f.path, u.ID, prev)
 			}
+			seen[key] = f.path
+			utils = append(utils, u)
 		}
 	}
 	return utils, nil
@@ -339,6 +327,32 @@ func confineTestConfigs(v any, config string) error {
 		}
 	}
 	return nil
+}
+
+// yamlFile is one file readYAMLFiles read.
+type yamlFile struct {
+	path string
+	data []byte
+}
+
+// readYAMLFiles reads the YAML files under each of dirs in turn (see
+// yamlFiles); what ("rule", "util") names them in a read error.
+func readYAMLFiles(ctx context.Context, root string, dirs []string, what string) ([]yamlFile, error) {
+	var out []yamlFile
+	for _, d := range dirs {
+		files, err := yamlFiles(ctx, root, d)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, fmt.Errorf("search: %s: %w", what, err)
+			}
+			out = append(out, yamlFile{f, data})
+		}
+	}
+	return out, nil
 }
 
 // yamlFiles lists the .yml and .yaml files under dir, sorted. Every
