@@ -70,9 +70,9 @@ func TestHashOfSeparatesParts(t *testing.T) {
 	}
 }
 
-// TestFormatManifest: what -update writes is the committed manifest's own
-// layout, so rewriting it changes only what changed.
-func TestFormatManifest(t *testing.T) {
+// committedManifest reads and parses grammars/manifest.json.
+func committedManifest(t *testing.T) ([]byte, *grammars.Manifest) {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +81,13 @@ func TestFormatManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b, m
+}
+
+// TestFormatManifest: what -update writes is the committed manifest's own
+// layout, so rewriting it changes only what changed.
+func TestFormatManifest(t *testing.T) {
+	b, m := committedManifest(t)
 	if got := formatManifest(m); string(got) != string(b) {
 		t.Errorf("formatManifest does not reproduce grammars/manifest.json:\n%s", got)
 	}
@@ -157,14 +164,7 @@ func TestSplitSpecAndPin(t *testing.T) {
 			t.Errorf("splitSpec(%q) = %q, want %q", spec, got, want)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join("..", "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := grammars.ParseManifest(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m := committedManifest(t)
 	integrity := "sha512-" + strings.Repeat("A", 86) + "=="
 	if n, err := pin(m, "tree-sitter-typescript", "0.23.3", integrity); err != nil || n != 2 {
 		t.Fatalf("pin tree-sitter-typescript = %d, %v; want both typescript and tsx", n, err)
