@@ -50,437 +50,454 @@ func newRung(name, prefix, suffix string) rung {
 	return rung{name: name, prefix: prefix, suffix: suffix}
 }
 
-// c-like scaffolds shared by several languages.
-var (
-	bare = newRung("declaration", "", "")
-)
+// expandos lists the languages by the character that replaces '$' in their
+// metavariables (langSpec.expando).
+var expandos = map[rune][]string{
+	'µ': {"go", "python", "rust", "c", "cpp", "c_sharp", "kotlin", "swift", "php", "ruby", "lua", "elixir", "haskell", "hcl", "elm", "julia", "objc", "r"},
+	'$': {"javascript", "typescript", "tsx", "java", "dart", "scala", "bash", "json", "yaml", "solidity", "markdown", "toml", "make", "powershell", "groovy", "perl"},
+	'_': {"css", "nix", "zig", "sql", "ocaml", "scss", "verilog", "awk"},
+	'z': {"html", "xml", "svelte", "vue"},
+}
 
-// langs holds the ladder and expando character per language id. The order of a
-// ladder is statement, expression, member, declaration; languages whose files
-// accept statements at top level start with the bare file. The rungs after
-// those read constructs that only parse in their own context (clauses, arms,
-// parameters, entries, attributes, types): they come last, so the first
-// clean reading of a pattern those first rungs read stays what it is, and
-// they add readings or read what nothing before them read.
-var langs = map[string]*langSpec{
-	"go": {expando: 'µ', importPath: ` "_"`, ladder: []rung{
-		newRung("statement", "package _\nfunc _() {\n", "\n}\n"),
-		newRung("expression", "package _\nvar _ = ", "\n"),
-		newRung("member", "package _\ntype _ struct {\n", "\n}\n"),
-		newRung("declaration", "package _\n", "\n"),
-		newRung("file", "", ""),
-		// a type alone: struct { $$$ }, map[$K]$V, []$T, chan $T
-		newRung("type", "package _\nvar _ ", "\n"),
-		// a switch's or select's clause alone: case $X:, default: $$$,
-		// case $V := <-$C: $$$ (a clause both read is a switch's; "case $X:"
-		// matches type switch and select clauses too, see anyClause)
-		newRung("case clause", "package _\nfunc _() {\nswitch {\n", "}\n}\n"),
-		newRung("select clause", "package _\nfunc _() {\nselect {\n", "}\n}\n"),
-		// then members, parameters, results and entries
-		newRung("type switch clause", "package _\nfunc _() {\nswitch _.(type) {\n", "}\n}\n"),
-		newRung("interface member", "package _\ntype _ interface {\n", "\n}\n"),
-		newRung("parameter", "package _\nfunc _(", ") {}\n"),
-		newRung("result", "package _\nfunc _() ", " {}\n"),
-		newRung("literal entry", "package _\nvar _ = _{", "}\n"),
-	}},
-	"python": {expando: 'µ', ladder: []rung{
-		newRung("statement", "", ""),
-		newRung("expression", "_ = ", ""),
-		{name: "member", prefix: "class _:\n    ", indent: "    "},
-		{name: "function body", prefix: "def _():\n    ", indent: "    "},
-		// a decorator alone ("@$D", "@app.route($$$)") stands before a function
-		newRung("decorator", "", "\ndef _():\n    pass\n"),
-		// then clauses, arms, parameters and entries
-		{name: "except clause", prefix: "try:\n    pass\n"},
-		{name: "case clause", prefix: "match _:\n    ", indent: "    "},
-		{name: "elif clause", prefix: "if _:\n    pass\n"},
-		newRung("parameter", "def _(", "):\n    pass\n"),
-		newRung("argument", "_(", ")\n"),
-		newRung("dict entry", "_ = {", "}\n"),
-		newRung("type", "def _(_: ", "):\n    pass\n"),
-	}},
-	"javascript": {expando: '$', ladder: append(append([]rung(nil), jsLadder...), jsxAttribute)},
-	"typescript": {expando: '$', ladder: tsLadder},
-	"tsx":        {expando: '$', ladder: tsxLadder},
-	"rust": {expando: 'µ', ladder: []rung{
-		newRung("statement", "fn _() {\n", "\n}\n"),
-		newRung("expression", "const _: () = ", ";\n"),
-		newRung("member", "impl _ {\n", "\n}\n"),
-		bare,
-		// then fields, variants, arms, types, parameters, attributes
-		newRung("field", "struct _ {\n", "\n}\n"),
-		newRung("variant", "enum _ {\n", "\n}\n"),
-		newRung("match arm", "fn _() {\nmatch _ {\n", "\n}\n}\n"),
-		newRung("type", "type _ = ", ";\n"),
-		newRung("parameter", "fn _(", ") {}\n"),
-		newRung("trait member", "trait _ {\n", "\n}\n"),
-		newRung("attribute", "", "\nstruct _;\n"),
-		newRung("field initializer", "const _: _ = _ {", "};\n"),
-		newRung("type parameters", "fn _", "() {}\n"),
-	}},
-	"c": {expando: 'µ', ladder: []rung{
-		newRung("statement", "void _() {\n", "\n}\n"),
-		newRung("expression", "int _ = ", ";\n"),
-		newRung("member", "struct _ {\n", "\n};\n"),
-		bare,
-		// then clauses, enumerators, parameters, types, initializers
-		newRung("case clause", "void _() {\nswitch (0) {\n", "\n}\n}\n"),
-		newRung("enumerator", "enum _ {\n", "\n};\n"),
-		newRung("parameter", "void _(", ");\n"),
-		newRung("initializer", "struct _ _ = {", "};\n"),
-		// a parameter list alone ("(int $X)", "()"), as ast-grep reads it
-		newRung("parameter list", "void _", ";\n"),
-	}},
-	"cpp": {expando: 'µ', ladder: []rung{
-		newRung("statement", "void _() {\n", "\n}\n"),
-		newRung("expression", "auto _ = ", ";\n"),
-		newRung("member", "class _ {\n", "\n};\n"),
-		bare,
-		// then clauses, handlers, enumerators, parameters, types
-		newRung("case clause", "void _() {\nswitch (0) {\n", "\n}\n}\n"),
-		newRung("catch clause", "void _() {\ntry {}\n", "\n}\n"),
-		newRung("enumerator", "enum _ {\n", "\n};\n"),
-		newRung("parameter", "void _(", ");\n"),
-		newRung("initializer", "_ _ = {", "};\n"),
-		newRung("parameter list", "void _", ";\n"),
-	}},
-	"java": {expando: '$', ladder: []rung{
-		newRung("statement", "class X_ { void x_() {\n", "\n} }\n"),
-		newRung("expression", "class X_ { Object x_ = ", "; }\n"),
-		newRung("member", "class X_ {\n", "\n}\n"),
-		bare,
-		// an annotation alone ("@Override", "@Test($$$)") stands before a method
-		newRung("annotation", "class X_ {\n", "\nvoid x_() {} }\n"),
-		// then clauses, constants, parameters, types
-		newRung("catch clause", "class X_ { void x_() {\ntry {}\n", "\n} }\n"),
-		newRung("case clause", "class X_ { void x_() {\nswitch (x_) {\n", "\n}\n} }\n"),
-		newRung("enum constant", "enum X_ {\n", "\n}\n"),
-		newRung("interface member", "interface X_ {\n", "\n}\n"),
-		newRung("parameter", "class X_ { void x_(", ") {} }\n"),
-		newRung("type", "class X_ { ", " x_; }\n"),
-		newRung("parameter list", "class X_ { void x_", " {} }\n"),
-	}},
-	"dart": {expando: '$', ladder: []rung{
-		newRung("statement", "void _() {\n", "\n}\n"),
-		newRung("expression", "var _ = ", ";\n"),
-		newRung("member", "class _ {\n", "\n}\n"),
-		bare,
-		// then clauses, annotations, parameters, types
-		newRung("catch clause", "void _() {\ntry {}\n", "\n}\n"),
-		newRung("case clause", "void _() {\nswitch (_) {\n", "\n}\n}\n"),
-		newRung("annotation", "class _ {\n", "\nvoid _() {}\n}\n"),
-		newRung("parameter", "void _(", ") {}\n"),
-		newRung("named parameter", "void _({", "}) {}\n"),
-		newRung("type", "", " _;\n"),
-		newRung("enum constant", "enum _ {\n", "\n}\n"),
-	}},
-	"c_sharp": {expando: 'µ', stmtSuffix: "();", ladder: []rung{
-		newRung("statement", "class X_ { void x_() {\n", "\n} }\n"),
-		newRung("expression", "class X_ { object x_ = ", "; }\n"),
-		newRung("member", "class X_ {\n", "\n}\n"),
-		bare,
-		// then clauses, arms, attributes, parameters, types
-		newRung("catch clause", "class X_ { void x_() {\ntry {}\n", "\n} }\n"),
-		newRung("case clause", "class X_ { void x_() {\nswitch (x_) {\n", "\n}\n} }\n"),
-		newRung("switch arm", "class X_ { object x_ = x_ switch {\n", "\n}; }\n"),
-		newRung("attribute", "class X_ {\n", "\nvoid x_() {} }\n"),
-		newRung("interface member", "interface X_ {\n", "\n}\n"),
-		newRung("enum member", "enum X_ {\n", "\n}\n"),
-		newRung("parameter", "class X_ { void x_(", ") {} }\n"),
-		newRung("type", "class X_ { ", " x_; }\n"),
-		newRung("parameter list", "class X_ { void x_", " {} }\n"),
-		newRung("type parameters", "class X_", " {}\n"),
-	}},
-	"kotlin": {expando: 'µ', forHeader: " in µ", ladder: []rung{
-		newRung("statement", "fun _() {\n", "\n}\n"),
-		newRung("expression", "val _ = ", "\n"),
-		newRung("member", "class _ {\n", "\n}\n"),
-		bare,
-		// then entries, handlers, annotations, parameters, types
-		newRung("when entry", "fun _() {\nwhen (_) {\n", "\n}\n}\n"),
-		newRung("catch clause", "fun _() {\ntry {}\n", "\n}\n"),
-		newRung("annotation", "", "\nfun _() {}\n"),
-		newRung("parameter", "fun _(", ") {}\n"),
-		newRung("type", "val _: ", " = _\n"),
-		newRung("enum entry", "enum class _ {\n", "\n}\n"),
-		newRung("type parameters", "fun ", " _() {}\n"),
-		newRung("parameter list", "fun _", " {}\n"),
-	}},
-	"swift": {expando: 'µ', ladder: []rung{
-		newRung("statement", "func _() {\n", "\n}\n"),
-		newRung("expression", "let _ = ", "\n"),
-		newRung("member", "class _ {\n", "\n}\n"),
-		bare,
-		// an attribute alone ("@objc", "@available($$$)") stands before a function
-		newRung("attribute", "", "\nfunc _() {}\n"),
-		// then protocol members, switch cases, catch clauses, enum
-		// cases, parameters, types
-		newRung("protocol member", "protocol _ {\n", "\n}\n"),
-		newRung("case clause", "func _() {\nswitch _ {\n", "}\n}\n"),
-		newRung("catch clause", "func _() {\ndo {\n}\n", "\n}\n"),
-		newRung("enum case", "enum _ {\n", "\n}\n"),
-		newRung("parameter", "func _(", ") {}\n"),
-		newRung("type", "var _: ", "\n"),
-	}},
-	"scala": {expando: '$', ladder: []rung{
-		newRung("statement", "object X_ {\ndef x_() = {\n", "\n}\n}\n"),
-		newRung("expression", "object X_ {\nval x_ = ", "\n}\n"),
-		newRung("member", "class X_ {\n", "\n}\n"),
-		bare,
-		// then case clauses, parameters, annotations, types, enum cases
-		newRung("case clause", "object X_ {\nx_ match {\n", "\n}\n}\n"),
-		newRung("parameter", "object X_ {\ndef x_(", ") = ()\n}\n"),
-		newRung("annotation", "object X_ {\n", "\ndef x_() = ()\n}\n"),
-		newRung("type", "type X_ = ", "\n"),
-		newRung("enum case", "enum X_ {\n", "\n}\n"),
-		newRung("catch clause", "object X_ {\ndef x_() = try x_\n", "\n}\n"),
-	}},
-	"php": {expando: 'µ', sigil: "$", ladder: []rung{
-		newRung("statement", "<?php\nfunction _() {\n", "\n}\n"),
-		newRung("expression", "<?php\n$_ = ", ";\n"),
-		newRung("member", "<?php\nclass _ {\n", "\n}\n"),
-		newRung("declaration", "<?php\n", "\n"),
-		// then clauses, arms, enum cases, attributes, parameters,
-		// entries, types
-		newRung("catch clause", "<?php\ntry {\n}\n", "\n"),
-		newRung("case clause", "<?php\nswitch ($_) {\n", "\n}\n"),
-		newRung("enum case", "<?php\nenum _ {\n", "\n}\n"),
-		newRung("attribute", "<?php\n", "\nfunction _() {}\n"),
-		newRung("parameter", "<?php\nfunction _(", ") {}\n"),
-		newRung("array entry", "<?php\n$_ = [", "];\n"),
-		newRung("match arm", "<?php\n$_ = match ($_) {\n", "\n};\n"),
-		newRung("type", "<?php\nfunction _(): ", " {}\n"),
-	}},
-	"ruby": {expando: 'µ', sigil: "C", ladder: []rung{
-		newRung("statement", "", ""),
-		newRung("expression", "_ = ", "\n"),
-		newRung("member", "class X_\n", "\nend\n"),
-		newRung("declaration", "def _\n", "\nend\n"),
-		// then clauses, pairs, parameters
-		newRung("rescue clause", "begin\n_\n", "\nend\n"),
-		newRung("when clause", "case _\n", "\nend\n"),
-		newRung("elsif clause", "if _\n_\n", "\nend\n"),
-		newRung("hash entry", "_ = {", "}\n"),
-		newRung("parameter", "def _(", ")\nend\n"),
-	}},
-	"bash": {expando: '$', ladder: []rung{
-		newRung("statement", "", ""),
-		newRung("declaration", "_() {\n", "\n}\n"),
-		// then case items
-		newRung("case item", "case _ in\n", "\nesac\n"),
-	}},
-	"lua": {expando: 'µ', ladder: []rung{
-		newRung("statement", "", ""),
-		newRung("expression", "local _ = ", "\n"),
-		newRung("declaration", "function _()\n", "\nend\n"),
-		// then table entries
-		newRung("table entry", "local _ = {", "}\n"),
-	}},
-	"json": {expando: '$', quoted: true, ladder: []rung{newRung("value", "", ""), newRung("member", "{\n", "\n}\n"), newRung("element", "[\n", "\n]\n")}},
-	"yaml": {expando: '$', ladder: []rung{newRung("document", "", "")}},
-	"css": {expando: '_', ladder: []rung{
-		newRung("rule", "", ""),
-		newRung("declaration", "_ {\n", "\n}\n"),
-		// then keyframe blocks
-		newRung("keyframe", "@keyframes _ {\n", "\n}\n"),
-	}},
-	"html": {expando: 'z', ladder: []rung{
-		newRung("document", "", ""),
-		// then an attribute alone (class="$C"), which the document
-		// reads as text
-		newRung("attribute", "<x ", "></x>\n"),
-	}},
+// langExtras holds what a language's spec sets besides its expando and its
+// ladder.
+var langExtras = map[string]langSpec{
+	"go":      {importPath: ` "_"`},
+	"c_sharp": {stmtSuffix: "();"},
+	"kotlin":  {forHeader: " in µ"},
+	"php":     {sigil: "$"},
+	"ruby":    {sigil: "C"},
+	"json":    {quoted: true},
+	"hcl":     {stmtSuffix: " = 0"},
+}
+
+// langs holds each language's spec, which init builds from expandos,
+// langExtras and ladderRows.
+var langs = map[string]*langSpec{}
+
+// ladderGroups lists, for a language whose ladder joins groups of
+// ladderRows, those groups in order; any other language's ladder is the
+// rows of its own id.
+var ladderGroups = map[string][]string{
+	"javascript": {"js", "jsx"},
+	"typescript": {"js", "ts"},
+	"tsx":        {"js", "ts", "jsx"},
+}
+
+// ladderRows holds every language's ladder, rung by rung: a language id
+// (or a group of ladderGroups), then the rung's name, prefix, suffix and
+// indent. The order of a ladder is statement, expression, member,
+// declaration; languages whose files accept statements at top level start
+// with the bare file. The rungs after those read constructs that only parse
+// in their own context (clauses, arms, parameters, entries, attributes,
+// types): they come last, so the first clean reading of a pattern those
+// first rungs read stays what it is, and they add readings or read what
+// nothing before them read.
+var ladderRows = []struct{ lang, name, prefix, suffix, indent string }{
+	{"go", "statement", "package _\nfunc _() {\n", "\n}\n", ""},
+	{"go", "expression", "package _\nvar _ = ", "\n", ""},
+	{"go", "member", "package _\ntype _ struct {\n", "\n}\n", ""},
+	{"go", "declaration", "package _\n", "\n", ""},
+	{"go", "file", "", "", ""},
+	// a type alone: struct { $$$ }, map[$K]$V, []$T, chan $T
+	{"go", "type", "package _\nvar _ ", "\n", ""},
+	// a switch's or select's clause alone: case $X:, default: $$$,
+	// case $V := <-$C: $$$ (a clause both read is a switch's; "case $X:"
+	// matches type switch and select clauses too, see anyClause)
+	{"go", "case clause", "package _\nfunc _() {\nswitch {\n", "}\n}\n", ""},
+	{"go", "select clause", "package _\nfunc _() {\nselect {\n", "}\n}\n", ""},
+	// then members, parameters, results and entries
+	{"go", "type switch clause", "package _\nfunc _() {\nswitch _.(type) {\n", "}\n}\n", ""},
+	{"go", "interface member", "package _\ntype _ interface {\n", "\n}\n", ""},
+	{"go", "parameter", "package _\nfunc _(", ") {}\n", ""},
+	{"go", "result", "package _\nfunc _() ", " {}\n", ""},
+	{"go", "literal entry", "package _\nvar _ = _{", "}\n", ""},
+
+	{"python", "statement", "", "", ""},
+	{"python", "expression", "_ = ", "", ""},
+	{"python", "member", "class _:\n    ", "", "    "},
+	{"python", "function body", "def _():\n    ", "", "    "},
+	// a decorator alone ("@$D", "@app.route($$$)") stands before a function
+	{"python", "decorator", "", "\ndef _():\n    pass\n", ""},
+	// then clauses, arms, parameters and entries
+	{"python", "except clause", "try:\n    pass\n", "", ""},
+	{"python", "case clause", "match _:\n    ", "", "    "},
+	{"python", "elif clause", "if _:\n    pass\n", "", ""},
+	{"python", "parameter", "def _(", "):\n    pass\n", ""},
+	{"python", "argument", "_(", ")\n", ""},
+	{"python", "dict entry", "_ = {", "}\n", ""},
+	{"python", "type", "def _(_: ", "):\n    pass\n", ""},
+
+	{"rust", "statement", "fn _() {\n", "\n}\n", ""},
+	{"rust", "expression", "const _: () = ", ";\n", ""},
+	{"rust", "member", "impl _ {\n", "\n}\n", ""},
+	{"rust", "declaration", "", "", ""},
+	// then fields, variants, arms, types, parameters, attributes
+	{"rust", "field", "struct _ {\n", "\n}\n", ""},
+	{"rust", "variant", "enum _ {\n", "\n}\n", ""},
+	{"rust", "match arm", "fn _() {\nmatch _ {\n", "\n}\n}\n", ""},
+	{"rust", "type", "type _ = ", ";\n", ""},
+	{"rust", "parameter", "fn _(", ") {}\n", ""},
+	{"rust", "trait member", "trait _ {\n", "\n}\n", ""},
+	{"rust", "attribute", "", "\nstruct _;\n", ""},
+	{"rust", "field initializer", "const _: _ = _ {", "};\n", ""},
+	{"rust", "type parameters", "fn _", "() {}\n", ""},
+
+	{"c", "statement", "void _() {\n", "\n}\n", ""},
+	{"c", "expression", "int _ = ", ";\n", ""},
+	{"c", "member", "struct _ {\n", "\n};\n", ""},
+	{"c", "declaration", "", "", ""},
+	// then clauses, enumerators, parameters, types, initializers
+	{"c", "case clause", "void _() {\nswitch (0) {\n", "\n}\n}\n", ""},
+	{"c", "enumerator", "enum _ {\n", "\n};\n", ""},
+	{"c", "parameter", "void _(", ");\n", ""},
+	{"c", "initializer", "struct _ _ = {", "};\n", ""},
+	// a parameter list alone ("(int $X)", "()"), as ast-grep reads it
+	{"c", "parameter list", "void _", ";\n", ""},
+
+	{"cpp", "statement", "void _() {\n", "\n}\n", ""},
+	{"cpp", "expression", "auto _ = ", ";\n", ""},
+	{"cpp", "member", "class _ {\n", "\n};\n", ""},
+	{"cpp", "declaration", "", "", ""},
+	// then clauses, handlers, enumerators, parameters, types
+	{"cpp", "case clause", "void _() {\nswitch (0) {\n", "\n}\n}\n", ""},
+	{"cpp", "catch clause", "void _() {\ntry {}\n", "\n}\n", ""},
+	{"cpp", "enumerator", "enum _ {\n", "\n};\n", ""},
+	{"cpp", "parameter", "void _(", ");\n", ""},
+	{"cpp", "initializer", "_ _ = {", "};\n", ""},
+	{"cpp", "parameter list", "void _", ";\n", ""},
+
+	{"java", "statement", "class X_ { void x_() {\n", "\n} }\n", ""},
+	{"java", "expression", "class X_ { Object x_ = ", "; }\n", ""},
+	{"java", "member", "class X_ {\n", "\n}\n", ""},
+	{"java", "declaration", "", "", ""},
+	// an annotation alone ("@Override", "@Test($$$)") stands before a method
+	{"java", "annotation", "class X_ {\n", "\nvoid x_() {} }\n", ""},
+	// then clauses, constants, parameters, types
+	{"java", "catch clause", "class X_ { void x_() {\ntry {}\n", "\n} }\n", ""},
+	{"java", "case clause", "class X_ { void x_() {\nswitch (x_) {\n", "\n}\n} }\n", ""},
+	{"java", "enum constant", "enum X_ {\n", "\n}\n", ""},
+	{"java", "interface member", "interface X_ {\n", "\n}\n", ""},
+	{"java", "parameter", "class X_ { void x_(", ") {} }\n", ""},
+	{"java", "type", "class X_ { ", " x_; }\n", ""},
+	{"java", "parameter list", "class X_ { void x_", " {} }\n", ""},
+
+	{"dart", "statement", "void _() {\n", "\n}\n", ""},
+	{"dart", "expression", "var _ = ", ";\n", ""},
+	{"dart", "member", "class _ {\n", "\n}\n", ""},
+	{"dart", "declaration", "", "", ""},
+	// then clauses, annotations, parameters, types
+	{"dart", "catch clause", "void _() {\ntry {}\n", "\n}\n", ""},
+	{"dart", "case clause", "void _() {\nswitch (_) {\n", "\n}\n}\n", ""},
+	{"dart", "annotation", "class _ {\n", "\nvoid _() {}\n}\n", ""},
+	{"dart", "parameter", "void _(", ") {}\n", ""},
+	{"dart", "named parameter", "void _({", "}) {}\n", ""},
+	{"dart", "type", "", " _;\n", ""},
+	{"dart", "enum constant", "enum _ {\n", "\n}\n", ""},
+
+	{"c_sharp", "statement", "class X_ { void x_() {\n", "\n} }\n", ""},
+	{"c_sharp", "expression", "class X_ { object x_ = ", "; }\n", ""},
+	{"c_sharp", "member", "class X_ {\n", "\n}\n", ""},
+	{"c_sharp", "declaration", "", "", ""},
+	// then clauses, arms, attributes, parameters, types
+	{"c_sharp", "catch clause", "class X_ { void x_() {\ntry {}\n", "\n} }\n", ""},
+	{"c_sharp", "case clause", "class X_ { void x_() {\nswitch (x_) {\n", "\n}\n} }\n", ""},
+	{"c_sharp", "switch arm", "class X_ { object x_ = x_ switch {\n", "\n}; }\n", ""},
+	{"c_sharp", "attribute", "class X_ {\n", "\nvoid x_() {} }\n", ""},
+	{"c_sharp", "interface member", "interface X_ {\n", "\n}\n", ""},
+	{"c_sharp", "enum member", "enum X_ {\n", "\n}\n", ""},
+	{"c_sharp", "parameter", "class X_ { void x_(", ") {} }\n", ""},
+	{"c_sharp", "type", "class X_ { ", " x_; }\n", ""},
+	{"c_sharp", "parameter list", "class X_ { void x_", " {} }\n", ""},
+	{"c_sharp", "type parameters", "class X_", " {}\n", ""},
+
+	{"kotlin", "statement", "fun _() {\n", "\n}\n", ""},
+	{"kotlin", "expression", "val _ = ", "\n", ""},
+	{"kotlin", "member", "class _ {\n", "\n}\n", ""},
+	{"kotlin", "declaration", "", "", ""},
+	// then entries, handlers, annotations, parameters, types
+	{"kotlin", "when entry", "fun _() {\nwhen (_) {\n", "\n}\n}\n", ""},
+	{"kotlin", "catch clause", "fun _() {\ntry {}\n", "\n}\n", ""},
+	{"kotlin", "annotation", "", "\nfun _() {}\n", ""},
+	{"kotlin", "parameter", "fun _(", ") {}\n", ""},
+	{"kotlin", "type", "val _: ", " = _\n", ""},
+	{"kotlin", "enum entry", "enum class _ {\n", "\n}\n", ""},
+	{"kotlin", "type parameters", "fun ", " _() {}\n", ""},
+	{"kotlin", "parameter list", "fun _", " {}\n", ""},
+
+	{"swift", "statement", "func _() {\n", "\n}\n", ""},
+	{"swift", "expression", "let _ = ", "\n", ""},
+	{"swift", "member", "class _ {\n", "\n}\n", ""},
+	{"swift", "declaration", "", "", ""},
+	// an attribute alone ("@objc", "@available($$$)") stands before a function
+	{"swift", "attribute", "", "\nfunc _() {}\n", ""},
+	// then protocol members, switch cases, catch clauses, enum
+	// cases, parameters, types
+	{"swift", "protocol member", "protocol _ {\n", "\n}\n", ""},
+	{"swift", "case clause", "func _() {\nswitch _ {\n", "}\n}\n", ""},
+	{"swift", "catch clause", "func _() {\ndo {\n}\n", "\n}\n", ""},
+	{"swift", "enum case", "enum _ {\n", "\n}\n", ""},
+	{"swift", "parameter", "func _(", ") {}\n", ""},
+	{"swift", "type", "var _: ", "\n", ""},
+
+	{"scala", "statement", "object X_ {\ndef x_() = {\n", "\n}\n}\n", ""},
+	{"scala", "expression", "object X_ {\nval x_ = ", "\n}\n", ""},
+	{"scala", "member", "class X_ {\n", "\n}\n", ""},
+	{"scala", "declaration", "", "", ""},
+	// then case clauses, parameters, annotations, types, enum cases
+	{"scala", "case clause", "object X_ {\nx_ match {\n", "\n}\n}\n", ""},
+	{"scala", "parameter", "object X_ {\ndef x_(", ") = ()\n}\n", ""},
+	{"scala", "annotation", "object X_ {\n", "\ndef x_() = ()\n}\n", ""},
+	{"scala", "type", "type X_ = ", "\n", ""},
+	{"scala", "enum case", "enum X_ {\n", "\n}\n", ""},
+	{"scala", "catch clause", "object X_ {\ndef x_() = try x_\n", "\n}\n", ""},
+
+	{"php", "statement", "<?php\nfunction _() {\n", "\n}\n", ""},
+	{"php", "expression", "<?php\n$_ = ", ";\n", ""},
+	{"php", "member", "<?php\nclass _ {\n", "\n}\n", ""},
+	{"php", "declaration", "<?php\n", "\n", ""},
+	// then clauses, arms, enum cases, attributes, parameters,
+	// entries, types
+	{"php", "catch clause", "<?php\ntry {\n}\n", "\n", ""},
+	{"php", "case clause", "<?php\nswitch ($_) {\n", "\n}\n", ""},
+	{"php", "enum case", "<?php\nenum _ {\n", "\n}\n", ""},
+	{"php", "attribute", "<?php\n", "\nfunction _() {}\n", ""},
+	{"php", "parameter", "<?php\nfunction _(", ") {}\n", ""},
+	{"php", "array entry", "<?php\n$_ = [", "];\n", ""},
+	{"php", "match arm", "<?php\n$_ = match ($_) {\n", "\n};\n", ""},
+	{"php", "type", "<?php\nfunction _(): ", " {}\n", ""},
+
+	{"ruby", "statement", "", "", ""},
+	{"ruby", "expression", "_ = ", "\n", ""},
+	{"ruby", "member", "class X_\n", "\nend\n", ""},
+	{"ruby", "declaration", "def _\n", "\nend\n", ""},
+	// then clauses, pairs, parameters
+	{"ruby", "rescue clause", "begin\n_\n", "\nend\n", ""},
+	{"ruby", "when clause", "case _\n", "\nend\n", ""},
+	{"ruby", "elsif clause", "if _\n_\n", "\nend\n", ""},
+	{"ruby", "hash entry", "_ = {", "}\n", ""},
+	{"ruby", "parameter", "def _(", ")\nend\n", ""},
+
+	{"bash", "statement", "", "", ""},
+	{"bash", "declaration", "_() {\n", "\n}\n", ""},
+	// then case items
+	{"bash", "case item", "case _ in\n", "\nesac\n", ""},
+
+	{"lua", "statement", "", "", ""},
+	{"lua", "expression", "local _ = ", "\n", ""},
+	{"lua", "declaration", "function _()\n", "\nend\n", ""},
+	// then table entries
+	{"lua", "table entry", "local _ = {", "}\n", ""},
+
+	{"json", "value", "", "", ""},
+	{"json", "member", "{\n", "\n}\n", ""},
+	{"json", "element", "[\n", "\n]\n", ""},
+
+	{"yaml", "document", "", "", ""},
+
+	{"css", "rule", "", "", ""},
+	{"css", "declaration", "_ {\n", "\n}\n", ""},
+	// then keyframe blocks
+	{"css", "keyframe", "@keyframes _ {\n", "\n}\n", ""},
+
+	{"html", "document", "", "", ""},
+	// then an attribute alone (class="$C"), which the document
+	// reads as text
+	{"html", "attribute", "<x ", "></x>\n", ""},
+
 	// Languages past ast-grep's first 26. Each reads the forms its files
 	// hold at top level first, then the contexts a snippet needs.
-	"elixir": {expando: 'µ', ladder: []rung{
-		newRung("statement", "", ""),
-		newRung("function body", "def _ do\n", "\nend\n"),
-		// then clauses, arms and entries
-		// " end" on the clause's line: a clause ending a line takes the newline
-		newRung("case clause", "case _ do\n", " end\n"),
-		newRung("map entry", "%{", "}\n"),
-		newRung("keyword entry", "_(", ")\n"),
-	}},
-	"haskell": {expando: 'µ', ladder: []rung{
-		newRung("declaration", "", ""),
-		newRung("expression", "_ = ", "\n"),
-		{name: "do statement", prefix: "_ = do\n  ", suffix: "\n", indent: "  "},
-		// then alternatives, fields and types
-		{name: "case alternative", prefix: "_ = case _ of\n  ", suffix: "\n", indent: "  "},
-		newRung("record field", "data X_ = X_ { ", " }\n"),
-		newRung("type", "_ :: ", "\n"),
-	}},
-	"hcl": {expando: 'µ', stmtSuffix: " = 0", ladder: []rung{
-		newRung("body", "", ""),
-		newRung("expression", "_ = ", "\n"),
-		// then an object's entries
-		newRung("object entry", "_ = {\n", "\n}\n"),
-	}},
-	"nix": {expando: '_', ladder: []rung{
-		newRung("expression", "", ""),
-		// then bindings of an attribute set or a let
-		newRung("binding", "{\n", "\n}\n"),
-		newRung("parameter", "{ ", " }: _\n"),
-	}},
-	"solidity": {expando: '$', ladder: []rung{
-		newRung("statement", "contract X_ { function x_() public {\n", "\n} }\n"),
-		newRung("expression", "contract X_ { function x_() public { x_(", "); } }\n"),
-		newRung("member", "contract X_ {\n", "\n}\n"),
-		bare,
-		// then parameters and modifiers' uses
-		newRung("parameter", "contract X_ { function x_(", ") public {} }\n"),
-	}},
-	"zig": {expando: '_', ladder: []rung{
-		newRung("statement", "fn _() void {\n", "\n}\n"),
-		newRung("expression", "const _ = ", ";\n"),
-		newRung("member", "const _ = struct {\n", "\n};\n"),
-		bare,
-		// then switch prongs, parameters, field initializers
-		newRung("switch prong", "const _ = switch (_) {\n", "\n};\n"),
-		newRung("parameter", "fn _(", ") void {}\n"),
-		newRung("field initializer", "const _ = _{ ", " };\n"),
-	}},
-	"markdown": {expando: '$', ladder: []rung{
-		newRung("document", "", ""),
-		// a heading or a table row reads only as a whole line
-		newRung("line", "", "\n"),
-	}},
-	"toml":   {expando: '$', ladder: []rung{newRung("document", "", ""), newRung("inline table entry", "_ = { ", " }\n")}},
-	"xml":    {expando: 'z', ladder: []rung{newRung("document", "", ""), newRung("attribute", "<x ", "/>\n")}},
-	"make":   {expando: '$', ladder: []rung{newRung("makefile", "", "\n")}},
-	"svelte": {expando: 'z', ladder: []rung{newRung("document", "", ""), newRung("attribute", "<x ", "></x>\n")}},
+
+	{"elixir", "statement", "", "", ""},
+	{"elixir", "function body", "def _ do\n", "\nend\n", ""},
+	// then clauses, arms and entries
+	// " end" on the clause's line: a clause ending a line takes the newline
+	{"elixir", "case clause", "case _ do\n", " end\n", ""},
+	{"elixir", "map entry", "%{", "}\n", ""},
+	{"elixir", "keyword entry", "_(", ")\n", ""},
+
+	{"haskell", "declaration", "", "", ""},
+	{"haskell", "expression", "_ = ", "\n", ""},
+	{"haskell", "do statement", "_ = do\n  ", "\n", "  "},
+	// then alternatives, fields and types
+	{"haskell", "case alternative", "_ = case _ of\n  ", "\n", "  "},
+	{"haskell", "record field", "data X_ = X_ { ", " }\n", ""},
+	{"haskell", "type", "_ :: ", "\n", ""},
+
+	{"hcl", "body", "", "", ""},
+	{"hcl", "expression", "_ = ", "\n", ""},
+	// then an object's entries
+	{"hcl", "object entry", "_ = {\n", "\n}\n", ""},
+
+	{"nix", "expression", "", "", ""},
+	// then bindings of an attribute set or a let
+	{"nix", "binding", "{\n", "\n}\n", ""},
+	{"nix", "parameter", "{ ", " }: _\n", ""},
+
+	{"solidity", "statement", "contract X_ { function x_() public {\n", "\n} }\n", ""},
+	{"solidity", "expression", "contract X_ { function x_() public { x_(", "); } }\n", ""},
+	{"solidity", "member", "contract X_ {\n", "\n}\n", ""},
+	{"solidity", "declaration", "", "", ""},
+	// then parameters and modifiers' uses
+	{"solidity", "parameter", "contract X_ { function x_(", ") public {} }\n", ""},
+
+	{"zig", "statement", "fn _() void {\n", "\n}\n", ""},
+	{"zig", "expression", "const _ = ", ";\n", ""},
+	{"zig", "member", "const _ = struct {\n", "\n};\n", ""},
+	{"zig", "declaration", "", "", ""},
+	// then switch prongs, parameters, field initializers
+	{"zig", "switch prong", "const _ = switch (_) {\n", "\n};\n", ""},
+	{"zig", "parameter", "fn _(", ") void {}\n", ""},
+	{"zig", "field initializer", "const _ = _{ ", " };\n", ""},
+
+	{"markdown", "document", "", "", ""},
+	// a heading or a table row reads only as a whole line
+	{"markdown", "line", "", "\n", ""},
+
+	{"toml", "document", "", "", ""},
+	{"toml", "inline table entry", "_ = { ", " }\n", ""},
+
+	{"xml", "document", "", "", ""},
+	{"xml", "attribute", "<x ", "/>\n", ""},
+
+	{"make", "makefile", "", "\n", ""},
+
+	{"svelte", "document", "", "", ""},
+	{"svelte", "attribute", "<x ", "></x>\n", ""},
+
 	// A Vue component's top level holds elements and its template, script
 	// and style blocks; text and interpolations ({{ $X }}) read only inside
 	// an element, and an attribute or directive (:title="$V", v-if="$C")
 	// only in a start tag.
-	"vue": {expando: 'z', ladder: []rung{
-		newRung("component", "", ""),
-		newRung("template", "<template>\n", "\n</template>\n"),
-		newRung("attribute", "<x ", "></x>\n"),
-	}},
-	"elm": {expando: 'µ', ladder: []rung{
-		newRung("declaration", "", ""),
-		newRung("expression", "x_ =\n    ", "\n"),
-		// then case branches, record fields, types
-		{name: "case branch", prefix: "x_ =\n    case x_ of\n        ", suffix: "\n", indent: "        "},
-		newRung("record field", "x_ = { ", " }\n"),
-		newRung("type", "x_ : ", "\nx_ = x_\n"),
-	}},
-	"sql": {expando: '_', ladder: []rung{
-		newRung("statement", "", ""),
-		newRung("expression", "SELECT ", ";\n"),
-		// then conditions, tables and column definitions
-		newRung("condition", "SELECT _ FROM _ WHERE ", ";\n"),
-		newRung("table", "SELECT _ FROM ", ";\n"),
-		newRung("column definition", "CREATE TABLE _ (", ");\n"),
-	}},
-	"ocaml": {expando: '_', ladder: []rung{
-		newRung("declaration", "", ""),
-		newRung("expression", "let _ = ", "\n"),
-		// then match cases, record fields, types
-		newRung("match case", "let _ = match _ with\n", "\n"),
-		newRung("record field", "type _ = { ", " }\n"),
-		newRung("type", "type _ = ", "\n"),
-	}},
-	"julia": {expando: 'µ', ladder: []rung{
-		newRung("statement", "", ""),
-		newRung("function body", "function _()\n", "\nend\n"),
-		// then members, arguments
-		newRung("field", "struct X_\n", "\nend\n"),
-		newRung("argument", "_(", ")\n"),
-	}},
-	"powershell": {expando: '$', ladder: []rung{
-		newRung("statement", "", ""),
-		// then hashtable entries, switch clauses, parameters
-		newRung("hashtable entry", "@{\n", "\n}\n"),
-		newRung("switch clause", "switch ($_) {\n", "\n}\n"),
-		newRung("parameter", "param(", ")\n"),
-	}},
-	"objc": {expando: 'µ', ladder: []rung{
-		newRung("statement", "void _() {\n", "\n}\n"),
-		newRung("expression", "int _ = ", ";\n"),
-		newRung("member", "struct _ {\n", "\n};\n"),
-		bare,
-		// then methods, interface members, clauses, parameters
-		newRung("method", "@implementation X_\n", "\n@end\n"),
-		newRung("interface member", "@interface X_\n", "\n@end\n"),
-		newRung("case clause", "void _() {\nswitch (0) {\n", "\n}\n}\n"),
-		newRung("parameter", "void _(", ");\n"),
-	}},
-	"groovy": {expando: '$', ladder: []rung{
-		newRung("statement", "", ""),
-		newRung("member", "class X_ {\n", "\n}\n"),
-		// then parameters and annotations
-		newRung("parameter", "def x_(", ") {}\n"),
-		newRung("annotation", "", "\ndef x_() {}\n"),
-	}},
-	"scss": {expando: '_', ladder: []rung{
-		newRung("rule", "", ""),
-		newRung("declaration", "_ {\n", "\n}\n"),
-		newRung("keyframe", "@keyframes _ {\n", "\n}\n"),
-	}},
-	"r": {expando: 'µ', ladder: []rung{
-		newRung("statement", "", ""),
-		// then arguments and parameters
-		newRung("argument", "_(", ")\n"),
-		newRung("parameter", "function(", ") _\n"),
-	}},
-	"perl": {expando: '$', ladder: []rung{
-		newRung("statement", "", ""),
-		newRung("sub body", "sub _ {\n", "\n}\n"),
-		// then hash entries
-		newRung("list entry", "my %_ = (", ");\n"),
-	}},
-	"verilog": {expando: '_', ladder: []rung{
-		newRung("statement", "module _;\ninitial begin\n", "\nend\nendmodule\n"),
-		newRung("expression", "module _;\nassign _ = ", ";\nendmodule\n"),
-		newRung("module item", "module _;\n", "\nendmodule\n"),
-		bare,
-		// then ports and connections
-		newRung("port", "module _(", ");\nendmodule\n"),
-		newRung("connection", "module _;\n_ _(", ");\nendmodule\n"),
-	}},
-	"awk": {expando: '_', ladder: []rung{
-		newRung("program", "", ""),
-		newRung("statement", "{\n", "\n}\n"),
-		newRung("expression", "{ _ = ", " }\n"),
-	}},
-}
 
-var jsLadder = []rung{
-	newRung("statement", "", ""),
-	newRung("expression", "(", ")\n"),
-	newRung("member", "class _ {\n", "\n}\n"),
+	{"vue", "component", "", "", ""},
+	{"vue", "template", "<template>\n", "\n</template>\n", ""},
+	{"vue", "attribute", "<x ", "></x>\n", ""},
+
+	{"elm", "declaration", "", "", ""},
+	{"elm", "expression", "x_ =\n    ", "\n", ""},
+	// then case branches, record fields, types
+	{"elm", "case branch", "x_ =\n    case x_ of\n        ", "\n", "        "},
+	{"elm", "record field", "x_ = { ", " }\n", ""},
+	{"elm", "type", "x_ : ", "\nx_ = x_\n", ""},
+
+	{"sql", "statement", "", "", ""},
+	{"sql", "expression", "SELECT ", ";\n", ""},
+	// then conditions, tables and column definitions
+	{"sql", "condition", "SELECT _ FROM _ WHERE ", ";\n", ""},
+	{"sql", "table", "SELECT _ FROM ", ";\n", ""},
+	{"sql", "column definition", "CREATE TABLE _ (", ");\n", ""},
+
+	{"ocaml", "declaration", "", "", ""},
+	{"ocaml", "expression", "let _ = ", "\n", ""},
+	// then match cases, record fields, types
+	{"ocaml", "match case", "let _ = match _ with\n", "\n", ""},
+	{"ocaml", "record field", "type _ = { ", " }\n", ""},
+	{"ocaml", "type", "type _ = ", "\n", ""},
+
+	{"julia", "statement", "", "", ""},
+	{"julia", "function body", "function _()\n", "\nend\n", ""},
+	// then members, arguments
+	{"julia", "field", "struct X_\n", "\nend\n", ""},
+	{"julia", "argument", "_(", ")\n", ""},
+
+	{"powershell", "statement", "", "", ""},
+	// then hashtable entries, switch clauses, parameters
+	{"powershell", "hashtable entry", "@{\n", "\n}\n", ""},
+	{"powershell", "switch clause", "switch ($_) {\n", "\n}\n", ""},
+	{"powershell", "parameter", "param(", ")\n", ""},
+
+	{"objc", "statement", "void _() {\n", "\n}\n", ""},
+	{"objc", "expression", "int _ = ", ";\n", ""},
+	{"objc", "member", "struct _ {\n", "\n};\n", ""},
+	{"objc", "declaration", "", "", ""},
+	// then methods, interface members, clauses, parameters
+	{"objc", "method", "@implementation X_\n", "\n@end\n", ""},
+	{"objc", "interface member", "@interface X_\n", "\n@end\n", ""},
+	{"objc", "case clause", "void _() {\nswitch (0) {\n", "\n}\n}\n", ""},
+	{"objc", "parameter", "void _(", ");\n", ""},
+
+	{"groovy", "statement", "", "", ""},
+	{"groovy", "member", "class X_ {\n", "\n}\n", ""},
+	// then parameters and annotations
+	{"groovy", "parameter", "def x_(", ") {}\n", ""},
+	{"groovy", "annotation", "", "\ndef x_() {}\n", ""},
+
+	{"scss", "rule", "", "", ""},
+	{"scss", "declaration", "_ {\n", "\n}\n", ""},
+	{"scss", "keyframe", "@keyframes _ {\n", "\n}\n", ""},
+
+	{"r", "statement", "", "", ""},
+	// then arguments and parameters
+	{"r", "argument", "_(", ")\n", ""},
+	{"r", "parameter", "function(", ") _\n", ""},
+
+	{"perl", "statement", "", "", ""},
+	{"perl", "sub body", "sub _ {\n", "\n}\n", ""},
+	// then hash entries
+	{"perl", "list entry", "my %_ = (", ");\n", ""},
+
+	{"verilog", "statement", "module _;\ninitial begin\n", "\nend\nendmodule\n", ""},
+	{"verilog", "expression", "module _;\nassign _ = ", ";\nendmodule\n", ""},
+	{"verilog", "module item", "module _;\n", "\nendmodule\n", ""},
+	{"verilog", "declaration", "", "", ""},
+	// then ports and connections
+	{"verilog", "port", "module _(", ");\nendmodule\n", ""},
+	{"verilog", "connection", "module _;\n_ _(", ");\nendmodule\n", ""},
+
+	{"awk", "program", "", "", ""},
+	{"awk", "statement", "{\n", "\n}\n", ""},
+	{"awk", "expression", "{ _ = ", " }\n", ""},
+
+	// JavaScript's ladder, which TypeScript's and TSX's start with
+	{"js", "statement", "", "", ""},
+	{"js", "expression", "(", ")\n", ""},
+	{"js", "member", "class _ {\n", "\n}\n", ""},
 	// a decorator alone ("@Component($$$)") stands before a class
-	newRung("decorator", "", "\nclass _ {}\n"),
+	{"js", "decorator", "", "\nclass _ {}\n", ""},
 	// then clauses, entries, parameters
-	newRung("case clause", "switch (_) {\n", "\n}\n"),
-	newRung("catch clause", "try {}\n", "\n"),
-	newRung("object entry", "({", "})\n"),
-	newRung("parameter", "function _(", ") {}\n"),
-	newRung("parameter list", "function _", " {}\n"),
+	{"js", "case clause", "switch (_) {\n", "\n}\n", ""},
+	{"js", "catch clause", "try {}\n", "\n", ""},
+	{"js", "object entry", "({", "})\n", ""},
+	{"js", "parameter", "function _(", ") {}\n", ""},
+	{"js", "parameter list", "function _", " {}\n", ""},
+
+	// TypeScript's own: types, interface members, enum members
+	{"ts", "type", "let _: ", ";\n", ""},
+	{"ts", "interface member", "interface _ {\n", "\n}\n", ""},
+	{"ts", "enum member", "enum _ {\n", "\n}\n", ""},
+	// a generic declaration's parameters ("<$T>" reads as type
+	// arguments first)
+	{"ts", "type parameters", "function _", "() {}\n", ""},
+
+	// a JSX attribute ("className={$C}") in an element, in JavaScript and
+	// TSX (TypeScript reads no JSX)
+	{"jsx", "jsx attribute", "(<_ ", " />)\n", ""},
 }
 
-// jsxAttribute reads a JSX attribute ("className={$C}") in an element, in
-// JavaScript and TSX (TypeScript reads no JSX).
-var jsxAttribute = newRung("jsx attribute", "(<_ ", " />)\n")
-
-// tsLadder is TypeScript's: JavaScript's and its own types, interface
-// members, enum members; tsxLadder is TSX's, with JSX attributes.
-var (
-	tsLadder = append(append([]rung(nil), jsLadder...),
-		newRung("type", "let _: ", ";\n"),
-		newRung("interface member", "interface _ {\n", "\n}\n"),
-		newRung("enum member", "enum _ {\n", "\n}\n"),
-		// a generic declaration's parameters ("<$T>" reads as type
-		// arguments first)
-		newRung("type parameters", "function _", "() {}\n"),
-	)
-	tsxLadder = append(append([]rung(nil), tsLadder...), jsxAttribute)
-)
+func init() {
+	groups := map[string][]rung{}
+	for _, r := range ladderRows {
+		groups[r.lang] = append(groups[r.lang], rung{name: r.name, prefix: r.prefix, suffix: r.suffix, indent: r.indent})
+	}
+	for expando, ids := range expandos {
+		for _, id := range ids {
+			s := langExtras[id]
+			s.expando = expando
+			names, ok := ladderGroups[id]
+			if !ok {
+				names = []string{id}
+			}
+			for _, g := range names {
+				s.ladder = append(s.ladder, groups[g]...)
+			}
+			langs[id] = &s
+		}
+	}
+}
 
 // bareSpec is the spec of a language langs does not list.
-var bareSpec = &langSpec{expando: '$', ladder: []rung{bare}}
+var bareSpec = &langSpec{expando: '$', ladder: []rung{newRung("declaration", "", "")}}
 
 // langSpecFor returns l's spec; a language langs does not list gets a bare
 // ladder with the '$' expando, so a grammar the table gains later still

@@ -84,3 +84,32 @@ func TestLaddersCoverLanguages(t *testing.T) {
 		t.Errorf("contextNames(dart) = %q", got)
 	}
 }
+
+// TestLadderRowsBelong: every language with an expando has a ladder, and
+// every group of ladderRows belongs to a language's ladder (a row under a
+// mistyped id would be read by none).
+func TestLadderRowsBelong(t *testing.T) {
+	used := map[string]bool{}
+	for id, spec := range langs {
+		if len(spec.ladder) == 0 {
+			t.Errorf("%s: no context ladder", id)
+		}
+		groups, ok := ladderGroups[id]
+		if !ok {
+			groups = []string{id}
+		}
+		for _, g := range groups {
+			used[g] = true
+		}
+	}
+	for _, r := range ladderRows {
+		if !used[r.lang] {
+			t.Errorf("ladderRows: %s/%s is in no language's ladder", r.lang, r.name)
+		}
+	}
+	for id := range langExtras {
+		if langs[id] == nil {
+			t.Errorf("langExtras: %s has no expando", id)
+		}
+	}
+}
