@@ -11,10 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/tetherhq/tether/grammars"
@@ -23,11 +24,7 @@ import (
 // fetchAll makes sure every package is in the cache, verified and extracted,
 // and returns spec -> extracted package directory.
 func fetchAll(o *options, pkgs map[string]grammars.Package) (map[string]string, error) {
-	specs := make([]string, 0, len(pkgs))
-	for s := range pkgs {
-		specs = append(specs, s)
-	}
-	sort.Strings(specs)
+	specs := slices.Sorted(maps.Keys(pkgs))
 	dirs := make([]string, len(specs))
 	err := parallel(4, len(specs), func(i int) error {
 		d, err := fetch(o, pkgs[specs[i]])

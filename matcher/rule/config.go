@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -273,11 +274,7 @@ func (c *compiler) core(doc map[string]any, path string, rws map[string]*core) (
 	}
 	// every local util is compiled, named or not: an error in one is an
 	// error, and a cycle too
-	ids := make([]string, 0, len(sc.local))
-	for id := range sc.local {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(sc.local))
 	for _, id := range ids {
 		if _, err := c.localUtil(id, join(sc.path, id), sc); err != nil {
 			return nil, err
@@ -296,11 +293,7 @@ func (c *compiler) core(doc map[string]any, path string, rws map[string]*core) (
 		if err != nil {
 			return nil, err
 		}
-		names := make([]string, 0, len(m))
-		for k := range m {
-			names = append(names, k)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(m))
 		for _, name := range names {
 			if !isVarName(name) {
 				return nil, errAt(join(join(path, "constraints"), name), "a constraint's key is a metavariable's name without its $ (%q is not one)", name)

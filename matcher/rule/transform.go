@@ -2,8 +2,9 @@ package rule
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -75,11 +76,7 @@ func (c *compiler) transforms(v any, path string, rws map[string]*core, defined 
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(m))
 	byName := map[string]*transform{}
 	for _, name := range names {
 		p := join(path, name)
