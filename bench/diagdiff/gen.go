@@ -198,29 +198,26 @@ func patch(file, old, new string) string {
 	return "*** Begin Patch\n*** Update File: " + file + "\n@@\n-" + old + "\n+" + new + "\n*** End Patch"
 }
 
+// makers makes a change of each kind from a declaration.
+var makers = map[string]func(g *generator, kind string, d decl) (change, bool){
+	"add-param":         (*generator).addParam,
+	"remove-param":      (*generator).changeParam,
+	"retype-param":      (*generator).changeParam,
+	"rename":            (*generator).rename,
+	"rename-one-letter": (*generator).renameOneLetter,
+	"delete":            (*generator).deleteDecl,
+	"import":            (*generator).removeImport,
+	"new-error":         (*generator).insertLine,
+	"no-decl":           (*generator).insertLine,
+	"fix-error":         (*generator).fixError,
+	"move-file":         (*generator).moveFile,
+	"code-action":       (*generator).codeAction,
+}
+
 func (g *generator) make(kind string) (change, bool) {
 	d := g.pick()
-	switch kind {
-	case "add-param":
-		return g.addParam(kind, d)
-	case "remove-param", "retype-param":
-		return g.changeParam(kind, d)
-	case "rename":
-		return g.rename(kind, d)
-	case "rename-one-letter":
-		return g.renameOneLetter(kind, d)
-	case "delete":
-		return g.deleteDecl(kind, d)
-	case "import":
-		return g.removeImport(kind, d)
-	case "new-error", "no-decl":
-		return g.insertLine(kind, d)
-	case "fix-error":
-		return g.fixError(kind, d)
-	case "move-file":
-		return g.moveFile(kind, d)
-	case "code-action":
-		return g.codeAction(kind, d)
+	if mk, ok := makers[kind]; ok {
+		return mk(g, kind, d)
 	}
 	return change{}, false
 }

@@ -108,14 +108,7 @@ func fetch(ctx context.Context, p pin, cache, work string) (*project, error) {
 		}
 	case "deb":
 		name, _, _ := strings.Cut(p.what, "=")
-		deb, err := cached(ctx, cache, p, func(dir string) error {
-			c := exec.CommandContext(ctx, "apt-get", "download", p.what)
-			c.Dir = dir
-			if out, err := c.CombinedOutput(); err != nil {
-				return fmt.Errorf("apt-get download %s: %v: %s", p.what, err, out)
-			}
-			return nil
-		})
+		deb, err := cached(ctx, cache, p, runIn(ctx, "apt-get download "+p.what, "apt-get", "download", p.what))
 		if err != nil {
 			return nil, err
 		}
@@ -133,14 +126,7 @@ func fetch(ctx context.Context, p pin, cache, work string) (*project, error) {
 		}
 		os.RemoveAll(tmp)
 	case "npm":
-		tgz, err := cached(ctx, cache, p, func(dir string) error {
-			c := exec.CommandContext(ctx, "npm", "pack", "--silent", p.what)
-			c.Dir = dir
-			if out, err := c.CombinedOutput(); err != nil {
-				return fmt.Errorf("npm pack %s: %v: %s", p.what, err, out)
-			}
-			return nil
-		})
+		tgz, err := cached(ctx, cache, p, runIn(ctx, "npm pack "+p.what, "npm", "pack", "--silent", p.what))
 		if err != nil {
 			return nil, err
 		}
@@ -156,6 +142,19 @@ func fetch(ctx context.Context, p pin, cache, work string) (*project, error) {
 		return nil, err
 	}
 	return pr, nil
+}
+
+// runIn returns a function, for cached, that runs name with args in the
+// directory it is given; label names the command in its error.
+func runIn(ctx context.Context, label, name string, args ...string) func(dir string) error {
+	return func(dir string) error {
+		c := exec.CommandContext(ctx, name, args...)
+		c.Dir = dir
+		if out, err := c.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %v: %s", label, err, out)
+		}
+		return nil
+	}
 }
 
 // cached returns the one file get puts into cache/p.name, getting it when
