@@ -252,17 +252,24 @@ func TestStagerCLIRelativePaths(t *testing.T) {
 	}
 }
 
+// writer returns a function that writes a file under dir with mode 0640
+// (which a move must keep).
+func writer(t *testing.T, dir string) func(name, content string) {
+	return func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestStagerMove: a plan that moves a file (and edits another) is applied
 // whole: the source is gone, the destination has the new content and the
 // source's mode, its directory is created. A destination that appeared
 // since staging, or a source changed since, rejects the whole plan.
 func TestStagerMove(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o640); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := writer(t, dir)
 	write("a.ts", "export const a = 1;\n")
 	write("user.ts", "import { a } from \"./a\";\n")
 	plan := func() *search.Plan {
@@ -318,11 +325,7 @@ func TestStagerMove(t *testing.T) {
 // applied with the rest of the edit.
 func TestStagerDelete(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o640); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := writer(t, dir)
 	write("gone.go", "package p\n\nvar gone = 1\n")
 	write("kept.go", "package p\n\nvar x = gone\n")
 	plan := func() *search.Plan {
