@@ -81,45 +81,39 @@ func confined(err error) error {
 	return err
 }
 
-func (f *files) lstat(p string) (fs.FileInfo, error) {
+// access calls plain with p on the plain file system, or rooted with the
+// root and p relative to it, its error read by confined.
+func access[T any](f *files, p string, plain func(string) (T, error), rooted func(*os.Root, string) (T, error)) (T, error) {
 	if f == nil {
-		return os.Lstat(p)
+		return plain(p)
 	}
 	r, err := f.rel(p)
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
-	fi, err := f.root.Lstat(r)
-	return fi, confined(err)
+	v, err := rooted(f.root, r)
+	return v, confined(err)
+}
+
+func (f *files) lstat(p string) (fs.FileInfo, error) {
+	return access(f, p, os.Lstat, (*os.Root).Lstat)
 }
 
 func (f *files) stat(p string) (fs.FileInfo, error) {
-	if f == nil {
-		return os.Stat(p)
-	}
-	r, err := f.rel(p)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.root.Stat(r)
-	return fi, confined(err)
+	return access(f, p, os.Stat, (*os.Root).Stat)
 }
 
 // readDir lists the directory p.
 func (f *files) readDir(p string) ([]fs.DirEntry, error) {
-	if f == nil {
-		return os.ReadDir(p)
-	}
-	r, err := f.rel(p)
-	if err != nil {
-		return nil, err
-	}
-	d, err := f.root.Open(r)
-	if err != nil {
-		return nil, confined(err)
-	}
-	defer d.Close()
-	return d.ReadDir(-1)
+	return access(f, p, os.ReadDir, func(root *os.Root, r string) ([]fs.DirEntry, error) {
+		d, err := root.Open(r)
+		if err != nil {
+			return nil, err
+		}
+		defer d.Close()
+		return d.ReadDir(-1)
+	})
 }
 
 // errNotRegular is a path that is no regular file (a directory, a named
@@ -130,20 +124,11 @@ var errNotRegular = errors.New("not a regular file")
 // swapped in after the walk listed a file, and returns its information, read
 // from the open file.
 func (f *files) open(p string) (*os.File, fs.FileInfo, error) {
-	var (
-		file *os.File
-		err  error
-	)
-	if f == nil {
-		file, err = os.OpenFile(p, os.O_RDONLY|openNonblock, 0)
-	} else {
-		var r string
-		if r, err = f.rel(p); err != nil {
-			return nil, nil, err
-		}
-		file, err = f.root.OpenFile(r, os.O_RDONLY|openNonblock, 0)
-		err = confined(err)
-	}
+	file, err := access(f, p, func(p string) (*os.File, error) {
+		return os.OpenFile(p, os.O_RDONLY|openNonblock, 0)
+	}, func(root *os.Root, r string) (*os.File, error) {
+		return root.OpenFile(r, os.O_RDONLY|openNonblock, 0)
+	})
 	if err != nil {
 		return nil, nil, err
 	}
