@@ -64,8 +64,7 @@ func (s *Searcher) keepMeaning(ctx context.Context, lang *grammars.Language, pat
 	if paren == "" || !checkable(edits) {
 		return edits, nil
 	}
-	out, at := applyAt(src, edits)
-	tree, err := s.parser.Parse(ctx, lang, out)
+	tree, at, err := s.parseApplied(ctx, lang, src, edits)
 	if err != nil {
 		return edits, nil
 	}
@@ -87,8 +86,7 @@ func (s *Searcher) keepMeaning(ctx context.Context, lang *grammars.Language, pat
 	// parentheses that the grammar reads as a parenthesized expression
 	// spanning exactly them
 	tried := wrapPieces(edits, wrap)
-	out2, at2 := applyAt(src, tried)
-	tree2, err := s.parser.Parse(ctx, lang, out2)
+	tree2, at2, err := s.parseApplied(ctx, lang, src, tried)
 	if err != nil {
 		return edits, nil
 	}
@@ -113,6 +111,14 @@ func (s *Searcher) keepMeaning(ctx context.Context, lang *grammars.Language, pat
 		notes = append(notes, Parenthesized{Path: path, Line: 1 + strings.Count(string(src[:e.Start]), "\n"), Text: text})
 	}
 	return res, notes
+}
+
+// parseApplied parses src with edits applied, and returns the tree and
+// where each edit starts in it (see applyAt).
+func (s *Searcher) parseApplied(ctx context.Context, lang *grammars.Language, src []byte, edits []matcher.Edit) (*engine.Tree, []int, error) {
+	out, at := applyAt(src, edits)
+	tree, err := s.parser.Parse(ctx, lang, out)
+	return tree, at, err
 }
 
 // checkable says whether any edit asks for a check.
