@@ -59,12 +59,20 @@ func requireStamps(t *testing.T) {
 	}
 }
 
-func mustStat(t *testing.T, p string) os.FileInfo {
-	fi, err := os.Stat(p)
+// writeTimedAs writes body to dst and sets its times to the modification
+// time that from had before the write (dst and from may be one file).
+func writeTimedAs(t *testing.T, dst, from, body string) {
+	t.Helper()
+	fi, err := os.Stat(from)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fi
+	if err := os.WriteFile(dst, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(dst, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestUnchangedFilesAreNotRead: a second, different query over files whose
@@ -120,23 +128,11 @@ func TestChangedFileIsNeverServedStale(t *testing.T) {
 		change  func(t *testing.T, p string)
 	}{
 		{"same size, modification time put back", true, func(t *testing.T, p string) {
-			mt := mustStat(t, p).ModTime()
-			if err := os.WriteFile(p, []byte(after), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Chtimes(p, mt, mt); err != nil {
-				t.Fatal(err)
-			}
+			writeTimedAs(t, p, p, after)
 		}},
 		{"replaced by a rename, same size and times", true, func(t *testing.T, p string) {
-			mt := mustStat(t, p).ModTime()
 			tmp := p + ".new"
-			if err := os.WriteFile(tmp, []byte(after), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Chtimes(tmp, mt, mt); err != nil {
-				t.Fatal(err)
-			}
+			writeTimedAs(t, tmp, p, after)
 			if err := os.Rename(tmp, p); err != nil {
 				t.Fatal(err)
 			}
