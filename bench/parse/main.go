@@ -139,38 +139,10 @@ func run(root, native string, maxMB float64, reps int, hard bool) error {
 	measure := func(workers int) (float64, float64, int64, error) {
 		p := e.NewParser(engine.Limits{Instances: workers})
 		defer p.Close(ctx)
-		var next atomic.Int64
-		var nodes atomic.Int64
-		var firstErr error
-		var mu sync.Mutex
-		var wg sync.WaitGroup
 		start, cpu0 := time.Now(), cpuTime()
-		total := int64(len(c.srcs) * reps)
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					i := next.Add(1) - 1
-					if i >= total {
-						return
-					}
-					t, err := p.Parse(ctx, goLang, c.srcs[i%int64(len(c.srcs))])
-					if err != nil {
-						mu.Lock()
-						if firstErr == nil {
-							firstErr = err
-						}
-						mu.Unlock()
-						return
-					}
-					nodes.Add(int64(t.Len()))
-				}
-			}()
-		}
-		wg.Wait()
+		nodes, err := parseAll(ctx, p, goLang, c.srcs, int64(len(c.srcs)*reps), workers, false)
 		wall, cpu := time.Since(start), cpuTime()-cpu0
-		return mbps(c.bytes*int64(reps), wall), mbps(c.bytes*int64(reps), cpu), nodes.Load(), firstErr
+		return mbps(c.bytes*int64(reps), wall), mbps(c.bytes*int64(reps), cpu), nodes, err
 	}
 	one, oneCPU, nodes1, err := measure(1)
 	if err != nil {
@@ -190,6 +162,46 @@ func run(root, native string, maxMB float64, reps int, hard bool) error {
 	fmt.Printf("wasm   (wazero, %d cores)         %9.2f\n", runtime.GOMAXPROCS(0), all)
 	fmt.Printf("ratio native/wasm (1 core)       %9.2f   %13.2f\n", nativeMBps/one, nativeCPU/oneCPU)
 	return nil
+}
+
+// parseAll parses n sources, source i being srcs[i%len(srcs)], on workers
+// goroutines sharing p, and returns how many nodes their trees hold. A
+// worker stops at a parse error, or, with strict, at a tree that holds a
+// syntax error; the first such error is returned.
+func parseAll(ctx context.Context, p *engine.Parser, lang *grammars.Language, srcs [][]byte, n int64, workers int, strict bool) (int64, error) {
+	var next, nodes atomic.Int64
+	var firstErr error
+	var mu sync.Mutex
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= n {
+					return
+				}
+				t, err := p.Parse(ctx, lang, srcs[i%int64(len(srcs))])
+				if err != nil {
+					fail(err)
+					return
+				}
+				if strict && t.HasError() {
+					fail(fmt.Errorf("source %d parses with errors", i%int64(len(srcs))))
+					return
+				}
+				nodes.Add(int64(t.Len()))
+			}
+		})
+	}
+	wg.Wait()
+	return nodes.Load(), firstErr
 }
 
 func cpuTime() time.Duration {

@@ -6,15 +6,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/tetherhq/tether/engine"
@@ -68,32 +65,7 @@ func BenchmarkParseGoStdlib(b *testing.B) {
 			b.SetBytes(total)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				var next atomic.Int64
-				var wg sync.WaitGroup
-				var failed atomic.Value
-				for w := 0; w < workers; w++ {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for {
-							j := next.Add(1) - 1
-							if j >= int64(len(srcs)) {
-								return
-							}
-							t, err := p.Parse(ctx, goLang, srcs[j])
-							if err != nil {
-								failed.Store(err)
-								return
-							}
-							if t.HasError() {
-								failed.Store(fmt.Errorf("stdlib file %d parses with errors", j))
-								return
-							}
-						}
-					}()
-				}
-				wg.Wait()
-				if err, _ := failed.Load().(error); err != nil {
+				if _, err := parseAll(ctx, p, goLang, srcs, int64(len(srcs)), workers, true); err != nil {
 					b.Fatal(err)
 				}
 			}
