@@ -13,6 +13,7 @@ import (
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/internal/searchtest"
 	"github.com/tetherhq/tether/search/stage"
 	"github.com/tetherhq/tether/search/store"
 )
@@ -143,21 +144,12 @@ func TestPartitionsKeepTreesApart(t *testing.T) {
 // finds exactly what parsing whole files finds, over this repository's Go code.
 func TestChunkedEqualsWhole(t *testing.T) {
 	root := testenv.RepoRoot()
-	ctx := context.Background()
-	// caches of their own: the shared one could hand the chunked searcher
-	// the whole files' trees
+	// a store of its own (SearchBoth's whole-file searcher has another): the
+	// shared one could hand the chunked searcher the whole files' trees
 	chunked := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
-	whole := search.NewSearcher(parser(t), search.Config{WholeFiles: true, Cache: store.NewCache(0)})
 	for _, p := range []string{"fmt.Errorf($$$ARGS)", "if err != nil { return $$$ }", "$X.Lock()", "for $I := range $X { $$$ }", "func $F($$$) error { $$$ }"} {
 		q := search.Query{Pattern: p, Language: "go", Paths: []string{filepath.Join(root, "matcher"), filepath.Join(root, "search"), filepath.Join(root, "tools")}}
-		a, err := chunked.Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := whole.Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, b := searchtest.SearchBoth(t, chunked, q)
 		if a.Total == 0 || !reflect.DeepEqual(a.Matches, b.Matches) {
 			t.Errorf("%s: chunked found %d, whole files %d (equal lists: %v)", p, a.Total, b.Total, reflect.DeepEqual(a.Matches, b.Matches))
 		}

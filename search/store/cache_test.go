@@ -9,6 +9,7 @@ import (
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/internal/searchtest"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -92,21 +93,12 @@ func TestStoreNeverStale(t *testing.T) {
 // TestStoreBudget: a store keeps within its budget, evicting the least
 // recently used trees, and searches through it stay correct.
 func TestStoreBudget(t *testing.T) {
-	ctx := context.Background()
 	dir := filepath.Join(testenv.RepoRoot(), "search")
 	c := store.NewCache(64 << 10)
 	s := search.NewSearcher(parser(t), search.Config{Cache: c, WholeFiles: true})
-	fresh := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0), WholeFiles: true})
 	q := search.Query{Pattern: "$X.Lock()", Language: "go", Paths: []string{dir}}
 	for range 2 {
-		got, err := s.Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := fresh.Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, want := searchtest.SearchBoth(t, s, q)
 		if !reflect.DeepEqual(got.Matches, want.Matches) {
 			t.Fatalf("under a small budget: %d matches, want %d", got.Total, want.Total)
 		}
