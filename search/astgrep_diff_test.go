@@ -82,6 +82,17 @@ func canonOurs(ms []search.Match) []string {
 	return out
 }
 
+// pinnedAstGrep returns the ast-grep binary, failing unless it is the
+// pinned 0.51.1 the differential tests compare with.
+func pinnedAstGrep(t *testing.T) string {
+	t.Helper()
+	bin := testenv.RequireBinary(t, "ast-grep")
+	if out, err := exec.Command(bin, "--version").Output(); err != nil || !strings.Contains(string(out), "0.51.1") {
+		t.Fatalf("ast-grep --version = %q, %v; want the pinned 0.51.1 (scripts/install-deps.sh)", out, err)
+	}
+	return bin
+}
+
 // agCases returns the golden cases compared with ast-grep: those with a
 // rewrite, or those without, that are neither skipped for ast-grep nor
 // expected to fail.
@@ -122,10 +133,7 @@ func runAgCase(t *testing.T, bin string, c *goldenCase, args ...string) (file st
 }
 
 func TestDifferentialAstGrep(t *testing.T) {
-	bin := testenv.RequireBinary(t, "ast-grep")
-	if out, err := exec.Command(bin, "--version").Output(); err != nil || !strings.Contains(string(out), "0.51.1") {
-		t.Fatalf("ast-grep --version = %q, %v; want the pinned 0.51.1 (scripts/install-deps.sh)", out, err)
-	}
+	bin := pinnedAstGrep(t)
 	p := parser(t)
 	compared, differs := 0, 0
 	for _, c := range agCases(t, false) {

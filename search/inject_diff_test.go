@@ -57,15 +57,8 @@ const injectDiffHTML = `<!doctype html>
 // for field, as ast-grep's --json prints them (ranges in the host file,
 // lines, language JavaScript, TypeScript or Css).
 func TestInjectedDifferentialAstGrep(t *testing.T) {
-	bin := testenv.RequireBinary(t, "ast-grep")
-	if out, err := exec.Command(bin, "--version").Output(); err != nil || !strings.Contains(string(out), "0.51.1") {
-		t.Fatalf("ast-grep --version = %q, %v; want the pinned 0.51.1 (scripts/install-deps.sh)", out, err)
-	}
-	dir := t.TempDir()
-	file := filepath.Join(dir, "page.html")
-	if err := os.WriteFile(file, []byte(injectDiffHTML), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bin := pinnedAstGrep(t)
+	file := filepath.Join(writeFiles(t, map[string]string{"page.html": injectDiffHTML}), "page.html")
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	cases := []struct{ lang, agLang, pattern string }{
 		{"javascript", "js", "console.log($$$A)"},
@@ -112,11 +105,7 @@ func TestInjectedDifferentialAstGrep(t *testing.T) {
 // offsets in the host file, field for field in --json.
 func TestInjectedDifferentialAstGrepRewrite(t *testing.T) {
 	bin := testenv.RequireBinary(t, "ast-grep")
-	dir := t.TempDir()
-	file := filepath.Join(dir, "page.html")
-	if err := os.WriteFile(file, []byte(injectDiffHTML), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := filepath.Join(writeFiles(t, map[string]string{"page.html": injectDiffHTML}), "page.html")
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
 	for _, c := range []struct{ lang, agLang, pattern, rewrite string }{
 		{"javascript", "js", "console.log($$$A)", "logger.info($$$A)"},
@@ -147,12 +136,8 @@ func TestInjectedDifferentialAstGrepRewrite(t *testing.T) {
 // are searched as JSON). The test fails when the difference goes away.
 func TestInjectedDifferenceFromAstGrep(t *testing.T) {
 	bin := testenv.RequireBinary(t, "ast-grep")
-	dir := t.TempDir()
-	file := filepath.Join(dir, "t.html")
 	src := `<script type="text/x-template">render(1)</script>` + "\n" + `<script>render(2)</script>` + "\n"
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := filepath.Join(writeFiles(t, map[string]string{"t.html": src}), "t.html")
 	out, err := exec.Command(bin, "run", "-p", "render($A)", "-l", "js", "--json=compact", file).Output()
 	if err != nil {
 		t.Fatalf("ast-grep: %v\n%s", err, out)
@@ -178,15 +163,9 @@ func TestInjectedDifferenceFromAstGrep(t *testing.T) {
 func TestInjectedScan(t *testing.T) {
 	bin := testenv.RequireBinary(t, "ast-grep")
 	p := parser(t)
-	dir := t.TempDir()
+	dir := writeFiles(t, map[string]string{"page.html": injectDiffHTML, "notes.md": injectMarkdown})
 	html := filepath.Join(dir, "page.html")
 	md := filepath.Join(dir, "notes.md")
-	if err := os.WriteFile(html, []byte(injectDiffHTML), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(md, []byte(injectMarkdown), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	jsRule := `{"id":"no-log","language":"JavaScript","severity":"warning","rule":{"pattern":"console.log($$$A)"},"message":"log call","fix":"console.debug($$$A)"}`
 	out, err := exec.Command(bin, "scan", "--inline-rules", jsRule, "--json=compact", html).Output()
 	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
