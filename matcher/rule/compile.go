@@ -523,23 +523,9 @@ func (c *compiler) util(id, path string, sc *scope) (*utilRef, error) {
 		if c.globalDone == nil {
 			c.globalDone = map[string]*utilRef{}
 		}
-		if ref, ok := c.globalDone[id]; ok {
-			if ref.rule == nil {
-				return nil, errAt(path, "utils form a cycle: %s -> %s: a util cannot match itself, directly or through others", strings.Join(c.globalVisiting, " -> "), id)
-			}
-			return ref, nil
-		}
-		ref := &utilRef{id: id}
-		c.globalDone[id] = ref
-		c.globalVisiting = append(c.globalVisiting, id)
-		n, err := c.rule(g.Rule, g.Source+": rule", c.globalScope(g))
-		c.globalVisiting = c.globalVisiting[:len(c.globalVisiting)-1]
-		if err != nil {
-			return nil, err
-		}
-		ref.rule = n
-		ref.kinds, ref.known = kindsOf(n)
-		return ref, nil
+		return compileOnce(id, path, c.globalDone, &c.globalVisiting, func() (node, error) {
+			return c.rule(g.Rule, g.Source+": rule", c.globalScope(g))
+		})
 	}
 	var known []string
 	for s := sc; s != nil; s = s.parent {
@@ -558,17 +544,26 @@ func (c *compiler) util(id, path string, sc *scope) (*utilRef, error) {
 }
 
 func (c *compiler) localUtil(id, path string, sc *scope) (*utilRef, error) {
-	if ref, ok := sc.done[id]; ok {
+	return compileOnce(id, path, sc.done, &sc.visiting, func() (node, error) {
+		return c.rule(sc.local[id], join(sc.path, id), sc)
+	})
+}
+
+// compileOnce returns the util id of done, compiling it first with compile
+// while visiting (the chain of utils being compiled) holds it; a util met
+// again on its own chain is a cycle.
+func compileOnce(id, path string, done map[string]*utilRef, visiting *[]string, compile func() (node, error)) (*utilRef, error) {
+	if ref, ok := done[id]; ok {
 		if ref.rule == nil {
-			return nil, errAt(path, "utils form a cycle: %s -> %s: a util cannot match itself, directly or through others", strings.Join(sc.visiting, " -> "), id)
+			return nil, errAt(path, "utils form a cycle: %s -> %s: a util cannot match itself, directly or through others", strings.Join(*visiting, " -> "), id)
 		}
 		return ref, nil
 	}
 	ref := &utilRef{id: id}
-	sc.done[id] = ref
-	sc.visiting = append(sc.visiting, id)
-	n, err := c.rule(sc.local[id], join(sc.path, id), sc)
-	sc.visiting = sc.visiting[:len(sc.visiting)-1]
+	done[id] = ref
+	*visiting = append(*visiting, id)
+	n, err := compile()
+	*visiting = (*visiting)[:len(*visiting)-1]
 	if err != nil {
 		return nil, err
 	}
