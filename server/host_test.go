@@ -78,8 +78,15 @@ func newTestHostWith(t *testing.T, opts server.HostOptions, approve string, pars
 	th := &testHost{root: root, closed: make(chan string, 16), parser: parser}
 	opts.Root, opts.Tokens = root, toks
 	opts.StartRun = func(ctx context.Context, workdir, id string, srv *server.Server) (*tools.Run, func() error, error) {
-		run, err := tools.NewRun(ctx, tools.Config{WorkDir: workdir, ConversationID: id, Policy: policy, Approver: srv.Approver(), Parser: th.parser,
-			Questions: tools.ElicitationPort(srv), TargetSpace: "test"})
+		run, err := tools.NewRun(ctx, tools.Config{
+			WorkDir:        workdir,
+			ConversationID: id,
+			Policy:         policy,
+			Approver:       srv.Approver(),
+			Questions:      tools.ElicitationPort(srv),
+			TargetSpace:    "test",
+			Search:         tools.SearchConfig{Parser: th.parser},
+		})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -44,7 +44,7 @@ const (
 func init() {
 	addFamily(family{
 		name:  "astgrep",
-		wired: func(cfg *Config) bool { return cfg.Parser != nil },
+		wired: func(cfg *Config) bool { return cfg.Search.Parser != nil },
 		register: func(r *Run) (func() error, error) {
 			return nil, r.reg.Register(astGrepTools(r)...)
 		},
@@ -91,10 +91,10 @@ func (s *structural) warmUp() {
 func astGrepTools(r *Run) []Tool {
 	s := &structural{
 		run:    r,
-		search: search.NewSearcher(r.cfg.Parser, search.Config{Root: r.root.Dir(), Partition: r.cfg.TreePartition}),
+		search: search.NewSearcher(r.cfg.Search.Parser, search.Config{Root: r.root.Dir(), Partition: r.cfg.Search.Partition}),
 		stage:  r.stager(),
 	}
-	if r.cfg.WarmUp {
+	if r.cfg.Search.WarmUp {
 		s.warmUp()
 	}
 	return s.tools()

@@ -67,7 +67,7 @@ func (s *structural) injections(ctx context.Context, tool string) ([]inject.Inje
 		if err != nil {
 			return nil, fmt.Errorf("tools: %s: the project's %s (read for its languageInjections): %w; make it a regular file inside the working directory, or remove it", tool, name, err)
 		}
-		injs, err := search.ParseInjections(ctx, s.run.cfg.Parser, data, name)
+		injs, err := search.ParseInjections(ctx, s.run.cfg.Search.Parser, data, name)
 		if err != nil {
 			return nil, fmt.Errorf("tools: %s: the project's languageInjections: %w", tool, err)
 		}

@@ -33,7 +33,10 @@ func structuralRun(t *testing.T, surface tools.Surface, files map[string]string)
 		}
 	}
 	r, err := tools.NewRun(context.Background(), tools.Config{
-		WorkDir: dir, Surface: surface, Policy: tools.PolicyOf(tools.Allow), Parser: parseEngine(t),
+		WorkDir: dir,
+		Surface: surface,
+		Policy:  tools.PolicyOf(tools.Allow),
+		Search:  tools.SearchConfig{Parser: parseEngine(t)},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,9 @@ func TestAstGrepWarmUp(t *testing.T) {
 		}
 	}
 	r, err := tools.NewRun(context.Background(), tools.Config{
-		WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Parser: parseEngine(t), WarmUp: true,
+		WorkDir: dir,
+		Policy:  tools.PolicyOf(tools.Allow),
+		Search:  tools.SearchConfig{Parser: parseEngine(t), WarmUp: true},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +83,7 @@ func TestAstGrepWarmUpProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	gate := &gateParser{p: parseEngine(t), entered: make(chan struct{})}
-	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Parser: gate, WarmUp: true, LSP: sup})
+	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Search: tools.SearchConfig{Parser: gate, WarmUp: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -298,7 +298,7 @@ func TestAstGrepWarmUpNotedOnce(t *testing.T) {
 		"slow/x/y.go": "package x // WARMGATE\n",
 	})
 	gate := &warmGate{p: parseEngine(t), entered: make(chan struct{})}
-	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Parser: gate, WarmUp: true})
+	r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Search: tools.SearchConfig{Parser: gate, WarmUp: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

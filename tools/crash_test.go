@@ -177,7 +177,7 @@ func patchCrashChild(t *testing.T, dir, tool string) {
 	}
 	if tool == "resolve_delete" {
 		// the deletes and edits an isolated worker's run stages
-		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Parser: parseEngine(t)})
+		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Search: tools.SearchConfig{Parser: parseEngine(t)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func patchCrashChild(t *testing.T, dir, tool string) {
 		t.Fatalf("resolve returned (%v %s) instead of being killed", err, res.AllText())
 	}
 	if tool == "resolve" || tool == "resolve_ops" {
-		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Parser: parseEngine(t)})
+		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Search: tools.SearchConfig{Parser: parseEngine(t)}})
 		if err != nil {
 			t.Fatal(err)
 		}

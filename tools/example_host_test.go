@@ -46,7 +46,7 @@ func Example_host() {
 			WorkDir:        dir,
 			ConversationID: conv,
 			Surface:        tools.SurfaceReadonly,
-			Parser:         parser,
+			Search:         tools.SearchConfig{Parser: parser},
 		})
 		if err != nil {
 			fmt.Println(err)

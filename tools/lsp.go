@@ -21,7 +21,7 @@ func init() {
 		name:  "lsp",
 		wired: func(cfg *Config) bool { return cfg.LSP != nil && cfg.WorkDir != "" },
 		register: func(r *Run) (func() error, error) {
-			l := &lspTools{run: r, sup: r.Config().LSP, root: r.root, parser: r.Config().Parser, seen: &lsp.Seen{}, noted: map[string]bool{}}
+			l := &lspTools{run: r, sup: r.Config().LSP, root: r.root, parser: r.Config().Search.Parser, seen: &lsp.Seen{}, noted: map[string]bool{}}
 			if err := r.reg.Register(append(l.tools(), l.applyTools()...)...); err != nil {
 				return nil, err
 			}

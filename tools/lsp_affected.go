@@ -23,7 +23,7 @@ const maxChangedRanges = 200
 
 // noParserNote is why no other file was searched after a write, in a run
 // without a structural parser.
-const noParserNote = "this run has no structural parser (tools.Config.Parser), so no other file was searched"
+const noParserNote = "this run has no structural parser (tools.Config.Search.Parser), so no other file was searched"
 
 // lspParser is p as bridges/lsp's scans take it: each tree copied into a
 // flat lsp.Syntax in one walk. Nil without a parser.

@@ -188,7 +188,7 @@ func TestLSPRenameMissedImplementation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Parser: parseEngine(t)})
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Search: tools.SearchConfig{Parser: parseEngine(t)}})
 	out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "shapes.go", "line": 5, "symbol": "Area", "new_name": "Size"})
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +277,7 @@ func TestLSPReferencesUnconfirmed(t *testing.T) {
 func TestLSPReferencesAllConfirmed(t *testing.T) {
 	testenv.RequireBinary(t, "gopls")
 	dir := testenv.LSPProject(t, "goproj")
-	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second), Parser: parseEngine(t)})
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second), Search: tools.SearchConfig{Parser: parseEngine(t)}})
 	out, err := lspCall(t, r, "lsp", map[string]any{"action": "references", "file": "shapes.go", "line": 9, "symbol": "Square"})
 	if err != nil {
 		t.Fatal(err)

@@ -38,7 +38,7 @@ func clangdRun(t *testing.T, dir string, sources ...string) *tools.Run {
 	if err := os.WriteFile(filepath.Join(dir, "compile_commands.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 30*time.Second), Parser: parseEngine(t)})
+	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 30*time.Second), Search: tools.SearchConfig{Parser: parseEngine(t)}})
 }
 
 // TestLSPSignatureBreaksCallersClangd: a parameter added to a prototype in
@@ -80,7 +80,7 @@ func TestLSPSignatureCallersPylsp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Parser: parseEngine(t)})
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Search: tools.SearchConfig{Parser: parseEngine(t)}})
 	out, err := lspCall(t, r, "edit", map[string]any{"path": "pkg/util.py", "old_string": "def _flatten(items):", "new_string": "def _flatten(items, depth):"})
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestLSPWriteBaselineUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Parser: parseEngine(t)})
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Search: tools.SearchConfig{Parser: parseEngine(t)}})
 	out, err := lspCall(t, r, "edit", map[string]any{"path": "x.slow", "old_string": "ok\n", "new_string": "ok\nERR two\n"})
 	if err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func breakRun(t *testing.T, p breakProject) (*tools.Run, string) {
 	t.Helper()
 	testenv.RequireBinary(t, p.bin)
 	dir := testenv.LSPProject(t, p.dir)
-	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 30*time.Second), Parser: parseEngine(t)}), dir
+	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 30*time.Second), Search: tools.SearchConfig{Parser: parseEngine(t)}}), dir
 }
 
 // noOldAsNew fails when out reports a diagnostic as new, or shows an error

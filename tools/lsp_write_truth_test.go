@@ -88,7 +88,7 @@ func pyparsingRun(t *testing.T) (*tools.Run, string) {
 		return nil
 	})
 	dir := testenv.Workspace(t, files)
-	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second), Parser: parseEngine(t)}), dir
+	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second), Search: tools.SearchConfig{Parser: parseEngine(t)}}), dir
 }
 
 // TestLSPWriteTruthPyparsingRename: renaming util.py's col (21 edits over

@@ -123,14 +123,17 @@ func TestPermissionPreviewOfOtherTools(t *testing.T) {
 	var mu sync.Mutex
 	var asked []tools.ApprovalRequest
 	run, err := tools.NewRun(context.Background(), tools.Config{
-		WorkDir: dir, ConversationID: "c", Parser: parseEngine(t),
-		Debug: dap.NewSupervisor(dap.Config{}), Kernels: std.NewFactory(kernels.Config{}, nil),
+		WorkDir:        dir,
+		ConversationID: "c",
+		Debug:          dap.NewSupervisor(dap.Config{}),
+		Kernels:        std.NewFactory(kernels.Config{}, nil),
 		Approver: tools.ApproverFunc(func(_ context.Context, req tools.ApprovalRequest) (bool, error) {
 			mu.Lock()
 			asked = append(asked, req)
 			mu.Unlock()
 			return req.Tool == "ast_edit", nil // stage the edit; refuse the rest unrun
 		}),
+		Search: tools.SearchConfig{Parser: parseEngine(t)},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -22,9 +22,10 @@ import (
 )
 
 // Config wires one run: its working directory and conversation, the surface and
-// approval policy its calls go through, and the live resources its tool
-// families are bound to. A family's tools are registered only when its
-// resource is wired (docs/tools.md); the file tools are always there.
+// approval policy its calls go through, and the options of each tool family.
+// A family's tools are registered only when its options wire it (docs/tools.md);
+// the file tools are always there. The zero value of a family's options leaves
+// the family out.
 type Config struct {
 	// WorkDir is the working directory; the file tools are confined to it.
 	// Required.
@@ -42,28 +43,19 @@ type Config struct {
 	// connected: such calls fail closed. Run.SetApprover can connect one later.
 	Approver Approver
 
-	// Resources. Each tool family adds its field below (a small local edit) and
-	// registers itself with addFamily from its own file.
+	// The tool families. Each family adds its field below (a small local edit)
+	// and registers itself with addFamily from its own file.
 
+	// Search wires ast_grep and ast_edit, and with them resolve, when it has
+	// a Parser (tools/astgrep.go).
+	Search SearchConfig
+	// LSP is the run's language-server supervisor (tools/lsp.go): with WorkDir
+	// it wires lsp, lsp_rename and diagnostics on write. Run.Close closes it.
+	LSP *lsp.Supervisor
 	// Debug is the debug-session supervisor; with WorkDir and ConversationID it
 	// wires the debug tool (tools/debug.go).
 	Debug *dap.Supervisor
 
-	// Parser is the tree-sitter parser engine; it wires ast_grep, ast_edit and
-	// resolve (tools/astgrep.go).
-	Parser matcher.Parser
-	// WarmUp has ast_grep parse the working directory into the process's tree
-	// store in the background from the run's start (search.Searcher.WarmUp),
-	// yielding to every query and taking first the files a query parsed
-	// only in chunks; the run's Close stops it. Its progress is in the lsp
-	// tool's status and in a note on an ast_grep answered before it is done.
-	WarmUp bool
-	// TreePartition, when set, keeps the trees this run's searches parse
-	// apart from those of runs with another in the process's tree store
-	// (search.Config.Partition): tether serve --http gives each workspace
-	// its own, so that one tenant's searches do not tell it what another's
-	// workspace holds.
-	TreePartition string
 	// Questions is the port that reaches the human operator; with TargetSpace it
 	// wires ask_user (tools/ask.go).
 	Questions operator.QuestionPort
@@ -81,9 +73,6 @@ type Config struct {
 	// Vibe turns vibe mode on.
 	Vibe bool
 
-	// LSP is the run's language-server supervisor (tools/lsp.go): wires lsp,
-	// lsp_rename and diagnostics on write. Run.Close closes it.
-	LSP *lsp.Supervisor
 	// Kernels is the kernel factory; it wires eval (tools/eval.go). The run
 	// owns the kernels it starts: Close discards them all.
 	Kernels *kernels.Factory
@@ -99,11 +88,32 @@ type Config struct {
 	Enclosure func(conversationID string) []string
 }
 
+// SearchConfig holds the options of the structural tools: ast_grep, ast_edit
+// and resolve.
+type SearchConfig struct {
+	// Parser is the tree-sitter parser engine the structural tools parse
+	// with; nil leaves them out.
+	Parser matcher.Parser
+	// WarmUp has ast_grep parse the working directory into the process's tree
+	// store in the background from the run's start (search.Searcher.WarmUp),
+	// yielding to every query and taking first the files a query parsed
+	// only in chunks; the run's Close stops it. Its progress is in the lsp
+	// tool's status and in a note on an ast_grep answered before it is done.
+	WarmUp bool
+	// Partition, when set, keeps the trees this run's searches parse apart
+	// from those of runs with another in the process's tree store
+	// (search.Config.Partition): tether serve --http gives each workspace
+	// its own, so that one tenant's searches do not tell it what another's
+	// workspace holds.
+	Partition string
+}
+
 // family is one tool family: the tools bound to one kind of resource.
 type family struct {
 	// name identifies the family in errors ("files", "lsp", "debug").
 	name string
-	// wired reports whether cfg wires the family's resource. Nil means always.
+	// wired reports whether cfg wires the family: its options in cfg, and
+	// WorkDir or ConversationID where the family needs them. Nil means always.
 	wired func(cfg *Config) bool
 	// register builds the family's tools for r and registers them (r.reg),
 	// returning a closer that releases what it started (nil if nothing).

@@ -159,10 +159,17 @@ func wiredRun(t *testing.T) (*Run, string) {
 		t.Fatal(err)
 	}
 	r, err := NewRun(context.Background(), Config{
-		WorkDir: dir, ConversationID: "c", Policy: PolicyOf(Allow),
-		Debug: dap.NewSupervisor(dap.Config{}), Parser: eng,
-		Questions: operator.NewConsole(), TargetSpace: "s",
-		Workers: ws, Vibe: true, LSP: sup, Kernels: std.NewFactory(kernels.Config{}, nil),
+		WorkDir:        dir,
+		ConversationID: "c",
+		Policy:         PolicyOf(Allow),
+		Debug:          dap.NewSupervisor(dap.Config{}),
+		Questions:      operator.NewConsole(),
+		TargetSpace:    "s",
+		Workers:        ws,
+		Vibe:           true,
+		LSP:            sup,
+		Kernels:        std.NewFactory(kernels.Config{}, nil),
+		Search:         SearchConfig{Parser: eng},
 	})
 	if err != nil {
 		t.Fatal(err)

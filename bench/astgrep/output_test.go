@@ -28,8 +28,10 @@ func BenchmarkOutputSize(b *testing.B) {
 	}
 	defer eng.Close(ctx)
 	r, err := tools.NewRun(ctx, tools.Config{
-		WorkDir: filepath.Join(runtime.GOROOT(), "src", "strings"), Surface: tools.SurfacePlan,
-		Policy: tools.PolicyOf(tools.Allow), Parser: eng,
+		WorkDir: filepath.Join(runtime.GOROOT(), "src", "strings"),
+		Surface: tools.SurfacePlan,
+		Policy:  tools.PolicyOf(tools.Allow),
+		Search:  tools.SearchConfig{Parser: eng},
 	})
 	if err != nil {
 		b.Fatal(err)

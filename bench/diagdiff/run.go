@@ -138,7 +138,7 @@ func (h *harness) errLines() []string {
 // writer in one fresh run (the servers shared), busy or not, and scores
 // both writes. id names the applied state for the checker's cache.
 func (h *harness) runChange(ctx context.Context, id string, c change, busy bool) (apply, undo counts, err error) {
-	run, err := tools.NewRun(ctx, tools.Config{WorkDir: h.p.dir, Policy: tools.PolicyOf(tools.Allow), LSP: h.sup, Parser: h.parser})
+	run, err := tools.NewRun(ctx, tools.Config{WorkDir: h.p.dir, Policy: tools.PolicyOf(tools.Allow), LSP: h.sup, Search: tools.SearchConfig{Parser: h.parser}})
 	if err != nil {
 		return apply, undo, err
 	}

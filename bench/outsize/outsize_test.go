@@ -67,7 +67,7 @@ func TestOutputSizes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := tools.NewRun(ctx, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Parser: eng})
+		r, err := tools.NewRun(ctx, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Search: tools.SearchConfig{Parser: eng}})
 		if err != nil {
 			t.Fatal(err)
 		}

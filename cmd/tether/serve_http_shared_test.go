@@ -104,19 +104,19 @@ func TestHostSessionsShareOneEngine(t *testing.T) {
 		if cleanup != nil {
 			t.Cleanup(cleanup)
 		}
-		if cfg.Parser == nil {
+		if cfg.Search.Parser == nil {
 			t.Fatal("no parser wired")
 		}
 		return cfg
 	}
 	a, b := wire(true), wire(true)
-	if a.Parser != b.Parser {
+	if a.Search.Parser != b.Search.Parser {
 		t.Error("two host sessions got two engines")
 	}
-	if !a.WarmUp {
+	if !a.Search.WarmUp {
 		t.Error("a host session does not warm the shared store up")
 	}
-	if c := wire(false); c.Parser == a.Parser {
+	if c := wire(false); c.Search.Parser == a.Search.Parser {
 		t.Error("a stdio run got the host's shared engine")
 	}
 }

@@ -49,10 +49,10 @@ func init() {
 				if sharedEngine.err != nil {
 					return nil, sharedEngine.err
 				}
-				cfg.Parser, cfg.WarmUp = sharedEngine.e, true
+				cfg.Search.Parser, cfg.Search.WarmUp = sharedEngine.e, true
 				if !shareTrees {
 					// One store and budget, each workspace's trees its own.
-					cfg.TreePartition = cfg.WorkDir
+					cfg.Search.Partition = cfg.WorkDir
 				}
 				return nil, nil
 			}
@@ -60,8 +60,8 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			cfg.Parser = e
-			cfg.WarmUp = env.Serve
+			cfg.Search.Parser = e
+			cfg.Search.WarmUp = env.Serve
 			trees.apply(env.Stderr)
 			if env.Serve {
 				trees.applyMemoryLimit()
