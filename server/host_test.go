@@ -83,9 +83,8 @@ func newTestHostWith(t *testing.T, opts server.HostOptions, approve string, pars
 			ConversationID: id,
 			Policy:         policy,
 			Approver:       srv.Approver(),
-			Questions:      tools.ElicitationPort(srv),
-			TargetSpace:    "test",
 			Search:         tools.SearchConfig{Parser: th.parser},
+			Ask:            tools.AskConfig{Questions: tools.ElicitationPort(srv), TargetSpace: "test"},
 		})
 		if err != nil {
 			return nil, nil, err

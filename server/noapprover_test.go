@@ -21,8 +21,11 @@ import (
 func TestPermissionWithNoClientSessionSaysRefused(t *testing.T) {
 	port := tools.ElicitationPort(server.New(server.Options{}))
 	dir := t.TempDir()
-	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Questions: port, TargetSpace: "s",
-		Approver: tools.QuestionApprover(port, "s", 0)})
+	run, err := tools.NewRun(context.Background(), tools.Config{
+		WorkDir:  dir,
+		Approver: tools.QuestionApprover(port, "s", 0),
+		Ask:      tools.AskConfig{Questions: port, TargetSpace: "s"},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

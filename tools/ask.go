@@ -17,9 +17,10 @@ import (
 func init() {
 	addFamily(family{
 		name:  "operator",
-		wired: func(cfg *Config) bool { return cfg.Questions != nil && cfg.TargetSpace != "" },
+		wired: func(cfg *Config) bool { return cfg.Ask.Questions != nil && cfg.Ask.TargetSpace != "" },
 		register: func(r *Run) (func() error, error) {
-			return nil, r.reg.Register(askTool(r.cfg.Questions, r.cfg.TargetSpace, operator.Wait{Timeout: r.cfg.QuestionTimeout, DefaultAfter: r.cfg.AskDefaultAfter}))
+			ask := r.cfg.Ask
+			return nil, r.reg.Register(askTool(ask.Questions, ask.TargetSpace, operator.Wait{Timeout: ask.Timeout, DefaultAfter: ask.DefaultAfter}))
 		},
 		tools: func() []Tool { return []Tool{askTool(nil, "", operator.Wait{})} },
 	})

@@ -56,10 +56,9 @@ func TestAskUserInChromium(t *testing.T) {
 	defer console.Close()
 	dir := t.TempDir()
 	run, err := tools.NewRun(context.Background(), tools.Config{
-		WorkDir:     dir,
-		Questions:   console,
-		TargetSpace: "conv-42",
-		Approver:    tools.QuestionApprover(console, "conv-42", 0),
+		WorkDir:  dir,
+		Approver: tools.QuestionApprover(console, "conv-42", 0),
+		Ask:      tools.AskConfig{Questions: console, TargetSpace: "conv-42"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +338,7 @@ func TestAskUserInChromium(t *testing.T) {
 // continue instruction, and its card is withdrawn.
 func TestAskUserTimeout(t *testing.T) {
 	port := &waitingPort{asked: make(chan struct{}, 1)}
-	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Questions: port, TargetSpace: "s", QuestionTimeout: time.Millisecond})
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Ask: tools.AskConfig{Questions: port, TargetSpace: "s", Timeout: time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,9 +368,9 @@ func TestAskUserRegistration(t *testing.T) {
 		cfg  tools.Config
 		want bool
 	}{
-		{"port and space", tools.Config{Questions: console, TargetSpace: "s"}, true},
-		{"port only", tools.Config{Questions: console}, false},
-		{"space only", tools.Config{TargetSpace: "s"}, false},
+		{"port and space", tools.Config{Ask: tools.AskConfig{Questions: console, TargetSpace: "s"}}, true},
+		{"port only", tools.Config{Ask: tools.AskConfig{Questions: console}}, false},
+		{"space only", tools.Config{Ask: tools.AskConfig{TargetSpace: "s"}}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -399,7 +398,7 @@ func TestElicitationPortMapsNoApprover(t *testing.T) {
 	wrapped := elicitorFunc(func(context.Context, string, any) (string, map[string]any, error) {
 		return "", nil, errors.Join(errors.New("server: no elicitation"), tools.ErrNoApprover)
 	})
-	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Questions: tools.ElicitationPort(wrapped), TargetSpace: "s"})
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Ask: tools.AskConfig{Questions: tools.ElicitationPort(wrapped), TargetSpace: "s"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,8 +440,11 @@ func TestPermissionWithNoHumanSaysRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Questions: tc.port, TargetSpace: "s",
-				Approver: tools.QuestionApprover(tc.port, "s", 0)})
+			run, err := tools.NewRun(context.Background(), tools.Config{
+				WorkDir:  dir,
+				Approver: tools.QuestionApprover(tc.port, "s", 0),
+				Ask:      tools.AskConfig{Questions: tc.port, TargetSpace: "s"},
+			})
 			if err != nil {
 				t.Fatal(err)
 			}

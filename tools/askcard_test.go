@@ -68,7 +68,7 @@ func TestAskCardInTerminal(t *testing.T) {
 // single question does the same. Without the flag nothing is answered for
 // the operator: the question times out as an error.
 func TestAskCardDefaultsAtOperatorTimeout(t *testing.T) {
-	run, scr, _ := newTerminalRun(t, tools.Config{WorkDir: t.TempDir(), AskDefaultAfter: 50 * time.Millisecond})
+	run, scr, _ := newTerminalRun(t, tools.Config{WorkDir: t.TempDir(), Ask: tools.AskConfig{DefaultAfter: 50 * time.Millisecond}})
 	c := <-callAsync(run, "ask_user", threeQuestions)
 	scr.Expect(t, "(question withdrawn")
 	a := askAnswer(t, c)
@@ -102,7 +102,7 @@ func TestAskCardDefaultsAtOperatorTimeout(t *testing.T) {
 	// An answer typed before the timeout is kept; only the questions still
 	// open take their defaults. (The default-after is long enough for the
 	// first answer to arrive well before it on a loaded machine.)
-	partial, pscr, ptmx := newTerminalRun(t, tools.Config{WorkDir: t.TempDir(), AskDefaultAfter: 3 * time.Second})
+	partial, pscr, ptmx := newTerminalRun(t, tools.Config{WorkDir: t.TempDir(), Ask: tools.AskConfig{DefaultAfter: 3 * time.Second}})
 	done := callAsync(partial, "ask_user", threeQuestions)
 	pscr.Expect(t, "Q1> ")
 	ptmx.Write([]byte("2\n"))
@@ -120,12 +120,12 @@ func TestAskCardDefaultsAtOperatorTimeout(t *testing.T) {
 	// Without the operator's flag nothing is answered for them, and with it
 	// a question without a recommendation still waits for its own timeout:
 	// both end as an error.
-	strict, _, _ := newTerminalRun(t, tools.Config{WorkDir: t.TempDir(), QuestionTimeout: 50 * time.Millisecond})
+	strict, _, _ := newTerminalRun(t, tools.Config{WorkDir: t.TempDir(), Ask: tools.AskConfig{Timeout: 50 * time.Millisecond}})
 	c = <-callAsync(strict, "ask_user", threeQuestions)
 	if !errors.Is(c.err, operator.ErrTimedOut) {
 		t.Errorf("card without the operator's default: %v, want ErrTimedOut", c.err)
 	}
-	norec, _, _ := newTerminalRun(t, tools.Config{WorkDir: t.TempDir(), QuestionTimeout: 100 * time.Millisecond, AskDefaultAfter: time.Millisecond})
+	norec, _, _ := newTerminalRun(t, tools.Config{WorkDir: t.TempDir(), Ask: tools.AskConfig{Timeout: 100 * time.Millisecond, DefaultAfter: time.Millisecond}})
 	c = <-callAsync(norec, "ask_user", `{"question":"Which database?","options":[{"label":"Postgres"},{"label":"SQLite"}]}`)
 	if !errors.Is(c.err, operator.ErrTimedOut) {
 		t.Errorf("question without a recommendation at the default timeout: %v, want ErrTimedOut", c.err)

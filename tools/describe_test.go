@@ -41,7 +41,7 @@ func TestDescriptionsSayWhatTheModelMustKnow(t *testing.T) {
 
 	console := operator.NewConsole()
 	defer console.Close()
-	ask, _ := startRun(t, tools.Config{WorkDir: t.TempDir(), Questions: console, TargetSpace: "s"}).Lookup("ask_user")
+	ask, _ := startRun(t, tools.Config{WorkDir: t.TempDir(), Ask: tools.AskConfig{Questions: console, TargetSpace: "s"}}).Lookup("ask_user")
 	if !strings.Contains(ask.Description, "never ask the operator in your reply text") {
 		t.Errorf("ask_user description does not forbid asking in chat text:\n%s", ask.Description)
 	}

@@ -31,7 +31,7 @@ func newTerminalRun(t *testing.T, cfg tools.Config) (*tools.Run, *testenv.Screen
 	t.Cleanup(func() { ptmx.Close(); tty.Close() })
 	scr := testenv.NewScreen(ptmx)
 	port := operator.NewTerminal(tty, tty)
-	cfg.Questions, cfg.TargetSpace = port, "conv-7"
+	cfg.Ask.Questions, cfg.Ask.TargetSpace = port, "conv-7"
 	cfg.Approver = tools.QuestionApprover(port, "conv-7", 0)
 	run, err := tools.NewRun(context.Background(), cfg)
 	if err != nil {

@@ -49,6 +49,9 @@ type Config struct {
 	// Search wires ast_grep and ast_edit, and with them resolve, when it has
 	// a Parser (tools/astgrep.go).
 	Search SearchConfig
+	// Ask wires ask_user when it has a question port and a target space
+	// (tools/ask.go).
+	Ask AskConfig
 	// LSP is the run's language-server supervisor (tools/lsp.go): with WorkDir
 	// it wires lsp, lsp_rename and diagnostics on write. Run.Close closes it.
 	LSP *lsp.Supervisor
@@ -56,17 +59,6 @@ type Config struct {
 	// wires the debug tool (tools/debug.go).
 	Debug *dap.Supervisor
 
-	// Questions is the port that reaches the human operator; with TargetSpace it
-	// wires ask_user (tools/ask.go).
-	Questions operator.QuestionPort
-	// TargetSpace names where questions are asked (shown on the card).
-	TargetSpace string
-	// QuestionTimeout bounds how long ask_user waits (0: operator.DefaultTimeout).
-	QuestionTimeout time.Duration
-	// AskDefaultAfter, when > 0, takes the recommended options of an
-	// ask_user question nobody answered in that time (operator.Wait); 0, the
-	// default, never answers for the operator.
-	AskDefaultAfter time.Duration
 	// Workers is the background-worker roster; with Vibe on it wires vibe_*
 	// (tools/vibe.go). The run owns it: Close kills every live worker.
 	Workers *workers.Roster
@@ -106,6 +98,23 @@ type SearchConfig struct {
 	// its own, so that one tenant's searches do not tell it what another's
 	// workspace holds.
 	Partition string
+}
+
+// AskConfig holds the options of ask_user, which puts a question to the
+// human operator.
+type AskConfig struct {
+	// Questions is the port that reaches the human operator; nil leaves
+	// ask_user out.
+	Questions operator.QuestionPort
+	// TargetSpace names where questions are asked (shown on the card); ""
+	// leaves ask_user out.
+	TargetSpace string
+	// Timeout bounds how long ask_user waits (0: operator.DefaultTimeout).
+	Timeout time.Duration
+	// DefaultAfter, when > 0, takes the recommended options of an ask_user
+	// question nobody answered in that time (operator.Wait); 0, the default,
+	// never answers for the operator.
+	DefaultAfter time.Duration
 }
 
 // family is one tool family: the tools bound to one kind of resource.

@@ -163,13 +163,12 @@ func wiredRun(t *testing.T) (*Run, string) {
 		ConversationID: "c",
 		Policy:         PolicyOf(Allow),
 		Debug:          dap.NewSupervisor(dap.Config{}),
-		Questions:      operator.NewConsole(),
-		TargetSpace:    "s",
 		Workers:        ws,
 		Vibe:           true,
 		LSP:            sup,
 		Kernels:        std.NewFactory(kernels.Config{}, nil),
 		Search:         SearchConfig{Parser: eng},
+		Ask:            AskConfig{Questions: operator.NewConsole(), TargetSpace: "s"},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -125,14 +125,14 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 			cleanups[i]()
 		}
 	}
-	if cfg.TargetSpace == "" {
-		cfg.TargetSpace = cfg.ConversationID
+	if cfg.Ask.TargetSpace == "" {
+		cfg.Ask.TargetSpace = cfg.ConversationID
 	}
-	cfg.QuestionTimeout = f.askTimeout
+	cfg.Ask.Timeout = f.askTimeout
 	if f.askDefault < 0 {
 		return cleanup, fmt.Errorf("--ask-default-after %s is negative: give a duration such as 2m, or 0 to never answer for the operator", f.askDefault)
 	}
-	cfg.AskDefaultAfter = f.askDefault
+	cfg.Ask.DefaultAfter = f.askDefault
 
 	// Where a human can be reached: the console when asked for, then the MCP
 	// client in serve, or the terminal for the CLI commands.
@@ -159,10 +159,10 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 	}
 	if len(ports) > 0 {
 		port := operator.FirstConnected(ports...)
-		cfg.Questions = port
+		cfg.Ask.Questions = port
 		if f.console != "" || cfg.Approver == nil {
 			// Permission prompts render as the same card as ask_user.
-			cfg.Approver = tools.QuestionApprover(port, cfg.TargetSpace, f.askTimeout)
+			cfg.Approver = tools.QuestionApprover(port, cfg.Ask.TargetSpace, f.askTimeout)
 		}
 	}
 
