@@ -20,7 +20,7 @@ func TestAnnotationsTellTheTruth(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	_, cs := connect(t, tools.Config{WorkDir: t.TempDir(), Vibe: true, Workers: ws, Surface: tools.SurfacePlan}, nil)
+	_, cs := connect(t, tools.Config{WorkDir: t.TempDir(), Surface: tools.SurfacePlan, Vibe: tools.VibeConfig{On: true, Workers: ws}}, nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

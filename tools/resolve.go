@@ -18,7 +18,7 @@ func init() {
 	addFamily(family{
 		name: "resolve",
 		wired: func(cfg *Config) bool {
-			return cfg.Search.Parser != nil || ((cfg.LSP != nil || cfg.Vibe && cfg.Workers != nil) && cfg.WorkDir != "")
+			return cfg.Search.Parser != nil || ((cfg.LSP != nil || cfg.Vibe.On && cfg.Vibe.Workers != nil) && cfg.WorkDir != "")
 		},
 		register: func(r *Run) (func() error, error) {
 			return nil, r.reg.Register((&stagedTools{run: r}).tools()...)

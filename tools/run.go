@@ -52,18 +52,15 @@ type Config struct {
 	// Ask wires ask_user when it has a question port and a target space
 	// (tools/ask.go).
 	Ask AskConfig
+	// Vibe wires vibe_* when vibe mode is on and it has a worker roster
+	// (tools/vibe.go).
+	Vibe VibeConfig
 	// LSP is the run's language-server supervisor (tools/lsp.go): with WorkDir
 	// it wires lsp, lsp_rename and diagnostics on write. Run.Close closes it.
 	LSP *lsp.Supervisor
 	// Debug is the debug-session supervisor; with WorkDir and ConversationID it
 	// wires the debug tool (tools/debug.go).
 	Debug *dap.Supervisor
-
-	// Workers is the background-worker roster; with Vibe on it wires vibe_*
-	// (tools/vibe.go). The run owns it: Close kills every live worker.
-	Workers *workers.Roster
-	// Vibe turns vibe mode on.
-	Vibe bool
 
 	// Kernels is the kernel factory; it wires eval (tools/eval.go). The run
 	// owns the kernels it starts: Close discards them all.
@@ -115,6 +112,16 @@ type AskConfig struct {
 	// question nobody answered in that time (operator.Wait); 0, the default,
 	// never answers for the operator.
 	DefaultAfter time.Duration
+}
+
+// VibeConfig holds the options of vibe mode: the vibe_* tools, which start
+// and steer background workers.
+type VibeConfig struct {
+	// On turns vibe mode on; without it the roster is not used.
+	On bool
+	// Workers is the background-worker roster; nil leaves vibe_* out. The
+	// run owns it while vibe mode is on: Close kills every live worker.
+	Workers *workers.Roster
 }
 
 // family is one tool family: the tools bound to one kind of resource.

@@ -163,12 +163,11 @@ func wiredRun(t *testing.T) (*Run, string) {
 		ConversationID: "c",
 		Policy:         PolicyOf(Allow),
 		Debug:          dap.NewSupervisor(dap.Config{}),
-		Workers:        ws,
-		Vibe:           true,
 		LSP:            sup,
 		Kernels:        std.NewFactory(kernels.Config{}, nil),
 		Search:         SearchConfig{Parser: eng},
 		Ask:            AskConfig{Questions: operator.NewConsole(), TargetSpace: "s"},
+		Vibe:           VibeConfig{On: true, Workers: ws},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -16,15 +16,15 @@ import (
 )
 
 // vibe_* (docs/tools.md, "ask_user and vibe mode"). Registered only while vibe
-// mode is on (Config.Vibe with a Config.Workers roster). All five are read
-// tier: the gate belongs on the workers' own tools.
+// mode is on (Config.Vibe.On, with a Config.Vibe.Workers roster). All five are
+// read tier: the gate belongs on the workers' own tools.
 
 func init() {
 	addFamily(family{
 		name:  "vibe",
-		wired: func(cfg *Config) bool { return cfg.Vibe && cfg.Workers != nil },
+		wired: func(cfg *Config) bool { return cfg.Vibe.On && cfg.Vibe.Workers != nil },
 		register: func(r *Run) (func() error, error) {
-			ws := r.cfg.Workers
+			ws := r.cfg.Vibe.Workers
 			surface := r.cfg.Surface
 			if surface == (Surface{}) {
 				surface = SurfaceDefault

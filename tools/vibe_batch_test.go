@@ -92,7 +92,7 @@ func isolatedRunWith(t *testing.T, script string, files map[string]string) (*too
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Vibe: true, Workers: ws, Policy: tools.PolicyOf(tools.Allow)})
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Vibe: tools.VibeConfig{On: true, Workers: ws}})
 	if err != nil {
 		t.Fatal(err)
 	}

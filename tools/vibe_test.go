@@ -36,7 +36,7 @@ func vibeRun(t *testing.T, cfg workers.Config) *tools.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Vibe: true, Workers: ws, Surface: tools.SurfacePlan})
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Surface: tools.SurfacePlan, Vibe: tools.VibeConfig{On: true, Workers: ws}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestVibeKillAndClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Vibe: true, Workers: ws})
+	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Vibe: tools.VibeConfig{On: true, Workers: ws}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestVibeRegisteredOnlyInVibeMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	for _, cfg := range []tools.Config{{Workers: ws}, {Vibe: true}} {
+	for _, cfg := range []tools.Config{{Vibe: tools.VibeConfig{Workers: ws}}, {Vibe: tools.VibeConfig{On: true}}} {
 		cfg.WorkDir = t.TempDir()
 		run, err := tools.NewRun(context.Background(), cfg)
 		if err != nil {
@@ -221,7 +221,7 @@ func TestVibeRegisteredOnlyInVibeMode(t *testing.T) {
 		}
 		for _, name := range []string{"vibe_spawn", "vibe_send", "vibe_wait", "vibe_kill", "vibe_list"} {
 			if _, ok := run.Lookup(name); ok {
-				t.Errorf("%s registered with vibe=%v workers=%v", name, cfg.Vibe, cfg.Workers != nil)
+				t.Errorf("%s registered with vibe=%v workers=%v", name, cfg.Vibe.On, cfg.Vibe.Workers != nil)
 			}
 		}
 		run.Close()
@@ -256,7 +256,7 @@ func TestVibeTellsWorkersTheRunLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Vibe: true, Workers: ws, Surface: tc.surface, Policy: p})
+			run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Surface: tc.surface, Policy: p, Vibe: tools.VibeConfig{On: true, Workers: ws}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -191,7 +191,7 @@ func wireOperator(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), 
 			return cleanup, err
 		}
 		cleanups = append(cleanups, func() { ws.Close() })
-		cfg.Workers, cfg.Vibe = ws, true
+		cfg.Vibe = tools.VibeConfig{On: true, Workers: ws}
 	} else if len(f.workers) > 0 {
 		return cleanup, errors.New("--worker is only used in vibe mode: add --vibe")
 	} else if f.workerSurface != "" {
