@@ -18,10 +18,10 @@ func init() {
 	addFamily(family{
 		name: "eval",
 		// Registered when the run has a kernel factory.
-		wired: func(cfg *Config) bool { return cfg.Kernels != nil },
+		wired: func(cfg *Config) bool { return cfg.Eval.Kernels != nil },
 		register: func(r *Run) (func() error, error) {
-			factory := r.cfg.Kernels
-			if lookup := r.cfg.Enclosure; lookup != nil {
+			factory := r.cfg.Eval.Kernels
+			if lookup := r.cfg.Eval.Enclosure; lookup != nil {
 				// This run's kernels run in its conversation's enclosure
 				// when there is one; the factory may be shared.
 				f := *factory
@@ -82,13 +82,13 @@ type evalCell struct {
 }
 
 // DefaultEvalMaxTimeout is the longest timeout an eval call may ask for
-// unless Config.EvalMaxTimeout says otherwise.
+// unless Config.Eval.MaxTimeout says otherwise.
 const DefaultEvalMaxTimeout = 10 * time.Minute
 
 // maxTimeout is the operator's bound on a call's timeout.
 func (e *evaluator) maxTimeout() time.Duration {
-	if e.run != nil && e.run.cfg.EvalMaxTimeout > 0 {
-		return e.run.cfg.EvalMaxTimeout
+	if e.run != nil && e.run.cfg.Eval.MaxTimeout > 0 {
+		return e.run.cfg.Eval.MaxTimeout
 	}
 	return DefaultEvalMaxTimeout
 }

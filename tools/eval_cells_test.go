@@ -137,10 +137,9 @@ func TestEvalCallTimeout(t *testing.T) {
 // to it, and the result says so.
 func TestEvalTimeoutClamped(t *testing.T) {
 	r, err := tools.NewRun(context.Background(), tools.Config{
-		WorkDir:        t.TempDir(),
-		Policy:         allowAll,
-		Kernels:        std.NewFactory(kernels.Config{}, nil),
-		EvalMaxTimeout: time.Second,
+		WorkDir: t.TempDir(),
+		Policy:  allowAll,
+		Eval:    tools.EvalConfig{Kernels: std.NewFactory(kernels.Config{}, nil), MaxTimeout: time.Second},
 	})
 	if err != nil {
 		t.Fatal(err)

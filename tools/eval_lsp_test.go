@@ -16,7 +16,7 @@ import (
 func TestEvalBridgeWriteGetsDiagnostics(t *testing.T) {
 	testenv.RequireBinary(t, "gopls")
 	dir := testenv.LSPProject(t, "goproj")
-	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 30*time.Second), Kernels: std.NewFactory(kernels.Config{}, nil)})
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 30*time.Second), Eval: tools.EvalConfig{Kernels: std.NewFactory(kernels.Config{}, nil)}})
 	res := evalCall(t, r, "javascript", "tool('write', {path: 'broken.go', content: 'package shapes\\n\\nfunc Broken() int {\\n\\treturn \"not an int\"\\n}\\n'})")
 	out := res.AllText()
 	if res.IsError || !strings.Contains(out, "new diagnostics in broken.go") || !strings.Contains(out, "not an int") {

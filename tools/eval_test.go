@@ -38,7 +38,7 @@ func newEvalRun(t *testing.T, policy tools.Policy, defaults kernels.Config) *too
 	r, err := tools.NewRun(context.Background(), tools.Config{
 		WorkDir: t.TempDir(),
 		Policy:  policy,
-		Kernels: std.NewFactory(defaults, nil),
+		Eval:    tools.EvalConfig{Kernels: std.NewFactory(defaults, nil)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestEvalRegisteredOnlyWithKernels(t *testing.T) {
 	if _, ok := r.Lookup("eval"); ok {
 		t.Error("eval registered without a kernel factory")
 	}
-	r2, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Kernels: std.NewFactory(kernels.Config{}, nil), Surface: tools.SurfacePlan})
+	r2, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Surface: tools.SurfacePlan, Eval: tools.EvalConfig{Kernels: std.NewFactory(kernels.Config{}, nil)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,10 +325,12 @@ func TestEvalEnclosure(t *testing.T) {
 		WorkDir:        t.TempDir(),
 		ConversationID: "conv-7",
 		Policy:         allowAll,
-		Kernels:        std.NewFactory(kernels.Config{Python: evalPython}, nil),
-		Enclosure: func(conv string) []string {
-			asked = append(asked, conv)
-			return []string{"env", "TETHER_TEST_ENCLOSURE=" + conv}
+		Eval: tools.EvalConfig{
+			Kernels: std.NewFactory(kernels.Config{Python: evalPython}, nil),
+			Enclosure: func(conv string) []string {
+				asked = append(asked, conv)
+				return []string{"env", "TETHER_TEST_ENCLOSURE=" + conv}
+			},
 		},
 	})
 	if err != nil {

@@ -126,7 +126,6 @@ func TestPermissionPreviewOfOtherTools(t *testing.T) {
 		WorkDir:        dir,
 		ConversationID: "c",
 		Debug:          dap.NewSupervisor(dap.Config{}),
-		Kernels:        std.NewFactory(kernels.Config{}, nil),
 		Approver: tools.ApproverFunc(func(_ context.Context, req tools.ApprovalRequest) (bool, error) {
 			mu.Lock()
 			asked = append(asked, req)
@@ -134,6 +133,7 @@ func TestPermissionPreviewOfOtherTools(t *testing.T) {
 			return req.Tool == "ast_edit", nil // stage the edit; refuse the rest unrun
 		}),
 		Search: tools.SearchConfig{Parser: parseEngine(t)},
+		Eval:   tools.EvalConfig{Kernels: std.NewFactory(kernels.Config{}, nil)},
 	})
 	if err != nil {
 		t.Fatal(err)

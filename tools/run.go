@@ -55,26 +55,14 @@ type Config struct {
 	// Vibe wires vibe_* when vibe mode is on and it has a worker roster
 	// (tools/vibe.go).
 	Vibe VibeConfig
+	// Eval wires eval when it has a kernel factory (tools/eval.go).
+	Eval EvalConfig
 	// LSP is the run's language-server supervisor (tools/lsp.go): with WorkDir
 	// it wires lsp, lsp_rename and diagnostics on write. Run.Close closes it.
 	LSP *lsp.Supervisor
 	// Debug is the debug-session supervisor; with WorkDir and ConversationID it
 	// wires the debug tool (tools/debug.go).
 	Debug *dap.Supervisor
-
-	// Kernels is the kernel factory; it wires eval (tools/eval.go). The run
-	// owns the kernels it starts: Close discards them all.
-	Kernels *kernels.Factory
-	// EvalMaxTimeout bounds the timeout an eval call may ask for: a larger
-	// one is clamped and the result says so (0: DefaultEvalMaxTimeout).
-	EvalMaxTimeout time.Duration
-	// Enclosure, when set, looks up the conversation's enclosure (a
-	// container or sandbox it already runs in) and returns the command
-	// prefix that runs a process inside it, or nil when there is none: the
-	// Python kernel then runs on the host. It is asked each time a kernel
-	// process starts and is never asked to start an enclosure
-	// (docs/tools.md, "eval").
-	Enclosure func(conversationID string) []string
 }
 
 // SearchConfig holds the options of the structural tools: ast_grep, ast_edit
@@ -122,6 +110,23 @@ type VibeConfig struct {
 	// Workers is the background-worker roster; nil leaves vibe_* out. The
 	// run owns it while vibe mode is on: Close kills every live worker.
 	Workers *workers.Roster
+}
+
+// EvalConfig holds the options of eval, which runs code in a kernel.
+type EvalConfig struct {
+	// Kernels is the kernel factory; nil leaves eval out. The run owns the
+	// kernels it starts: Close discards them all.
+	Kernels *kernels.Factory
+	// MaxTimeout bounds the timeout an eval call may ask for: a larger one
+	// is clamped and the result says so (0: DefaultEvalMaxTimeout).
+	MaxTimeout time.Duration
+	// Enclosure, when set, looks up the conversation's enclosure (a
+	// container or sandbox it already runs in) and returns the command
+	// prefix that runs a process inside it, or nil when there is none: the
+	// Python kernel then runs on the host. It is asked each time a kernel
+	// process starts and is never asked to start an enclosure
+	// (docs/tools.md, "eval").
+	Enclosure func(conversationID string) []string
 }
 
 // family is one tool family: the tools bound to one kind of resource.

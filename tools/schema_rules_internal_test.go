@@ -164,10 +164,10 @@ func wiredRun(t *testing.T) (*Run, string) {
 		Policy:         PolicyOf(Allow),
 		Debug:          dap.NewSupervisor(dap.Config{}),
 		LSP:            sup,
-		Kernels:        std.NewFactory(kernels.Config{}, nil),
 		Search:         SearchConfig{Parser: eng},
 		Ask:            AskConfig{Questions: operator.NewConsole(), TargetSpace: "s"},
 		Vibe:           VibeConfig{On: true, Workers: ws},
+		Eval:           EvalConfig{Kernels: std.NewFactory(kernels.Config{}, nil)},
 	})
 	if err != nil {
 		t.Fatal(err)

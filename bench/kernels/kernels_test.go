@@ -173,7 +173,7 @@ func BenchmarkBridge(b *testing.B) {
 			if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Kernels: std.NewFactory(kernels.Config{Python: debianPython}, nil)})
+			run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Eval: tools.EvalConfig{Kernels: std.NewFactory(kernels.Config{Python: debianPython}, nil)}})
 			if err != nil {
 				b.Fatal(err)
 			}

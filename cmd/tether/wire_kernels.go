@@ -100,10 +100,10 @@ func init() {
 				if err != nil {
 					return nil, err
 				}
-				cfg.Kernels = std.NewFactory(kernels.Config{Python: pythonPath, IdleTimeout: idle, MemoryLimit: jsMemory.n, AddressSpaceLimit: pyMemory.n, ProcessLimit: pyProcs.n}, jsChild)
-				cfg.EvalMaxTimeout = maxTimeout
+				cfg.Eval.Kernels = std.NewFactory(kernels.Config{Python: pythonPath, IdleTimeout: idle, MemoryLimit: jsMemory.n, AddressSpaceLimit: pyMemory.n, ProcessLimit: pyProcs.n}, jsChild)
+				cfg.Eval.MaxTimeout = maxTimeout
 				if prefix := strings.Fields(enclosure); len(prefix) > 0 {
-					cfg.Enclosure = func(string) []string { return prefix }
+					cfg.Eval.Enclosure = func(string) []string { return prefix }
 				}
 			}
 			return nil, nil
