@@ -156,6 +156,13 @@ func TestAttachPIDDebugpy(t *testing.T) {
 		t.Fatalf("attach by pid should stop at the breakpoint in step: %s", a)
 	}
 	evaluates(t, sv, root, "n >= 0", "True")
+	terminateLeavesAlive(t, sv, root, pid)
+}
+
+// terminateLeavesAlive ends the attached session and requires the process
+// pid to be alive after it.
+func terminateLeavesAlive(t *testing.T, sv *dap.Supervisor, root string, pid int) {
+	t.Helper()
 	do(t, sv, "c", root, request{Op: "terminate"})
 	if err := syscall.Kill(pid, 0); err != nil {
 		t.Fatalf("the attached process should be alive after terminate: %v", err)
@@ -200,10 +207,7 @@ func TestAttachPIDLLDB(t *testing.T) {
 		t.Fatalf("attach by pid should stop at the breakpoint in step: %s", a)
 	}
 	evaluates(t, sv, root, "n >= 0", "true")
-	do(t, sv, "c", root, request{Op: "terminate"})
-	if err := syscall.Kill(pid, 0); err != nil {
-		t.Fatalf("the attached process should be alive after terminate: %v", err)
-	}
+	terminateLeavesAlive(t, sv, root, pid)
 	if st := procState(t, pid); st.state == "t" || st.state == "T" || st.tracer != "0" {
 		t.Fatalf("the process should run untraced after detach: state %s, TracerPid %s", st.state, st.tracer)
 	}

@@ -10,6 +10,26 @@ import (
 	"github.com/tetherhq/tether/internal/testenv"
 )
 
+// launchCapped launches the Python program file, holding src, under a
+// supervisor with cfg (closed with the test), and returns the launch's
+// reply and a function that waits for the program's end and returns its
+// output.
+func launchCapped(t *testing.T, cfg dap.Config, file, src string) (*reply, func() string) {
+	t.Helper()
+	python(t)
+	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", file: src})
+	sv := dap.NewSupervisor(cfg)
+	t.Cleanup(func() { sv.Close() })
+	r := do(t, sv, "c", root, request{Op: "launch", Program: file})
+	return r, func() string {
+		t.Helper()
+		if r.Exited == nil {
+			awaitEnded(t, sv, root)
+		}
+		return do(t, sv, "c", root, request{Op: "output"}).Output
+	}
+}
+
 // pyForkBomb starts up to 600 children that sleep, stops at the first
 // start refused, says how far it got and why, and ends them. The children
 // are not Python, so debugpy does not follow them with sessions (and
@@ -34,22 +54,15 @@ for k in kids:
 // with EAGAIN, the program goes on), and the launch result states the cap.
 func TestDebuggeeProcessCap(t *testing.T) {
 	t.Parallel()
-	python(t)
 	const limit = 100
-	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "bomb.py": pyForkBomb})
-	sv := dap.NewSupervisor(dap.Config{ProcessLimit: limit})
-	t.Cleanup(func() { sv.Close() })
-	r := do(t, sv, "c", root, request{Op: "launch", Program: "bomb.py"})
+	r, output := launchCapped(t, dap.Config{ProcessLimit: limit}, "bomb.py", pyForkBomb)
 	if strings.HasPrefix(r.Started.Limits, "processes: no cap (no cgroup") {
 		t.Skipf("this machine gives tether no pids cgroup: %s", r.Started.Limits)
 	}
 	if !strings.Contains(r.Started.Limits, "at most "+strconv.Itoa(limit)+" processes and threads at once") {
 		t.Errorf("the launch result does not state the cap: %q", r.Started.Limits)
 	}
-	if r.Exited == nil {
-		awaitEnded(t, sv, root)
-	}
-	out := do(t, sv, "c", root, request{Op: "output"}).Output
+	out := output()
 	m := regexp.MustCompile(`forked (\d+) (.*)`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no report from the program; output %q", out)
@@ -63,11 +76,7 @@ func TestDebuggeeProcessCap(t *testing.T) {
 // TestDebugProcessCapOff: with the cap off the result says so.
 func TestDebugProcessCapOff(t *testing.T) {
 	t.Parallel()
-	python(t)
-	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "main.py": "print('hi')\n"})
-	sv := dap.NewSupervisor(dap.Config{ProcessLimit: -1})
-	t.Cleanup(func() { sv.Close() })
-	r := do(t, sv, "c", root, request{Op: "launch", Program: "main.py"})
+	r, _ := launchCapped(t, dap.Config{ProcessLimit: -1}, "main.py", "print('hi')\n")
 	if !strings.Contains(r.Started.Limits, "processes: no cap (turned off") {
 		t.Errorf("limits %q", r.Started.Limits)
 	}
@@ -91,22 +100,15 @@ print("as", soft, hard, r, flush=True)
 // cap. The adapter itself runs under the same cap.
 func TestDebuggeeAddressSpaceCap(t *testing.T) {
 	t.Parallel()
-	python(t)
 	const limit = 1 << 30
-	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "alloc.py": pyAlloc})
-	sv := dap.NewSupervisor(dap.Config{AddressSpaceLimit: limit})
-	t.Cleanup(func() { sv.Close() })
-	r := do(t, sv, "c", root, request{Op: "launch", Program: "alloc.py"})
+	r, output := launchCapped(t, dap.Config{AddressSpaceLimit: limit}, "alloc.py", pyAlloc)
 	if strings.Contains(r.Started.Limits, "address space: no cap (the sandbox") {
 		t.Skipf("no sandbox here to set it: %s", r.Started.Limits)
 	}
 	if !strings.Contains(r.Started.Limits, "address space: at most 1GiB (RLIMIT_AS)") {
 		t.Errorf("the launch result does not state the cap: %q", r.Started.Limits)
 	}
-	if r.Exited == nil {
-		awaitEnded(t, sv, root)
-	}
-	out := do(t, sv, "c", root, request{Op: "output"}).Output
+	out := output()
 	if want := "as " + strconv.Itoa(limit) + " " + strconv.Itoa(limit) + " MemoryError"; !strings.Contains(out, want) {
 		t.Errorf("the program's output %q; want %q", out, want)
 	}

@@ -18,9 +18,15 @@ import (
 func stopAt(t *testing.T, sv *dap.Supervisor, root, file string, line int, program string, args ...string) *reply {
 	t.Helper()
 	do(t, sv, "c", root, request{Op: "breakpoints", File: file, Lines: []int{line}})
+	return launchStops(t, sv, root, line, program, args...)
+}
+
+// launchStops launches program and requires it to stop at line.
+func launchStops(t *testing.T, sv *dap.Supervisor, root string, line int, program string, args ...string) *reply {
+	t.Helper()
 	l := do(t, sv, "c", root, request{Op: "launch", Program: program, Args: args})
 	if l.Stop == nil || l.Stop.Line != line {
-		t.Fatalf("launch should stop at %s:%d:\n%s", file, line, l)
+		t.Fatalf("launch should stop at line %d:\n%s", line, l)
 	}
 	return l
 }
@@ -165,11 +171,7 @@ func TestVariablesPaging(t *testing.T) {
 	// debugpy counts no elements: its children list is paged by tether.
 	t.Run("debugpy", func(t *testing.T) {
 		t.Parallel()
-		python(t)
-		root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "main.py": "big = list(range(80))\nprint(len(big))\n"})
-		sv := dap.NewSupervisor(dap.Config{})
-		defer sv.Close()
-		stopAt(t, sv, root, "main.py", 2, "main.py")
+		sv, root := breakAt{pyTarget("debugpy", "main.py", "big = list(range(80))\nprint(len(big))\n"), "main.py", 2}.stopped(t)
 		ev := do(t, sv, "c", root, request{Op: "evaluate", Expression: "big"})
 		p0 := do(t, sv, "c", root, request{Op: "variables", Reference: ev.Value.Reference})
 		if len(p0.Variables) != dap.MaxVariables || !isPage(p0, false, 0, 50, -1, 50) {
@@ -277,10 +279,7 @@ func TestExceptionStops(t *testing.T) {
 	}
 	t.Run("debugpy-sys.exit", func(t *testing.T) {
 		t.Parallel()
-		python(t)
-		root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "main.py": "import sys\nprint('bye')\nsys.exit(3)\n"})
-		sv := dap.NewSupervisor(dap.Config{})
-		defer sv.Close()
+		sv, root := pyTarget("debugpy", "main.py", "import sys\nprint('bye')\nsys.exit(3)\n").start(t)
 		l := do(t, sv, "c", root, request{Op: "launch", Program: "main.py"})
 		if l.Exited == nil || l.Exited.Code != 3 || !strings.Contains(l.Exited.Output, "bye") {
 			t.Fatalf("sys.exit(3) should end the program with code 3 and its output:\n%s", l)
@@ -387,11 +386,7 @@ func TestBreakpointsNotPlaced(t *testing.T) {
 // says it has no value instead of "import os = ".
 func TestEvaluateStatement(t *testing.T) {
 	t.Parallel()
-	python(t)
-	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "main.py": pyProgram})
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
-	stopAt(t, sv, root, "main.py", 10, "main.py")
+	sv, root := breakAt{pyTarget("debugpy", "main.py", pyProgram), "main.py", 10}.stopped(t)
 	ev := do(t, sv, "c", root, request{Op: "evaluate", Expression: "import os"})
 	if v := ev.Value; v == nil || v.Value != "" || v.Type != "" || v.Reference != 0 {
 		t.Fatal(ev)

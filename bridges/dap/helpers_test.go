@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
+	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/internal/testenv"
 )
 
@@ -373,6 +375,12 @@ func goFiles(module, src string) map[string]string {
 	return map[string]string{"go.mod": "module " + module + "\n\ngo 1.21\n", "main.go": src}
 }
 
+// goTarget is a Go module's main package holding src, debugged with
+// delve.
+func goTarget(name, module, src string) target {
+	return target{name: name, need: needDelve, files: goFiles(module, src), program: "."}
+}
+
 // pyTarget is a Python program, file holding src, debugged with debugpy.
 func pyTarget(name, file, src string) target {
 	return target{name: name, need: python, files: map[string]string{"requirements.txt": "", file: src}, program: file}
@@ -404,6 +412,67 @@ func evaluates(t *testing.T, sv *dap.Supervisor, root, expr, want string) {
 	if ev.Value == nil || ev.Value.Value != want {
 		t.Fatalf("evaluate %s = %+v, want %s", expr, ev.Value, want)
 	}
+}
+
+// logsWithoutStop requires the launch l to run to its end without
+// stopping (the breakpoints are logpoints) and the session's output to hold
+// each of want.
+func logsWithoutStop(t *testing.T, sv *dap.Supervisor, root string, l *reply, want ...string) {
+	t.Helper()
+	if l.Exited == nil {
+		t.Fatalf("a logpoint should not stop the program: %s", l)
+	}
+	out := do(t, sv, "c", root, request{Op: "output"})
+	for _, w := range want {
+		if !strings.Contains(out.Output, w) {
+			t.Fatalf("the logpoint's messages should be in the output, %q among them: %s", w, out)
+		}
+	}
+}
+
+// runsToEnd continues and requires the program to run to its end, its
+// output holding each of want.
+func runsToEnd(t *testing.T, sv *dap.Supervisor, root string, want ...string) *reply {
+	t.Helper()
+	c := do(t, sv, "c", root, request{Op: "continue"})
+	if c.Exited == nil {
+		t.Fatalf("continue should run the program to its end: %s", c)
+	}
+	for _, w := range want {
+		if !strings.Contains(c.Exited.Output, w) {
+			t.Fatalf("the program's output should hold %q: %s", w, c)
+		}
+	}
+	return c
+}
+
+// refused requires err to be a refusal whose text holds each of want; what
+// names the call refused.
+func refused(t *testing.T, err error, what string, want ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s should be refused", what)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Fatalf("%s should be refused saying %q: %v", what, w, err)
+		}
+	}
+}
+
+// withoutNetwork has the sandbox give the processes started until the test
+// ends no network, or skips the test where the sandbox cannot.
+func withoutNetwork(t *testing.T) {
+	t.Helper()
+	st := proc.SandboxStatus()
+	if !st.Available() || !st.NetConfined() {
+		t.Skip("the sandbox cannot confine the network here")
+	}
+	prev := st.Options()
+	t.Cleanup(func() { proc.Configure(prev) })
+	o := prev
+	o.Net = map[proc.Family]bool{}
+	proc.Configure(o)
 }
 
 // awaitEnded polls status until the program's end has freed the session

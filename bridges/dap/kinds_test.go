@@ -41,23 +41,15 @@ func main() {
 // third hit only (i == 2), and continuing runs to the end.
 func TestHitConditionDebugpy(t *testing.T) {
 	t.Parallel()
-	python(t)
-	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "count.py": pyCount})
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
+	sv, root := pyTarget("debugpy", "count.py", pyCount).start(t)
 	bp := do(t, sv, "c", root, request{Op: "breakpoints", File: "count.py", Breakpoints: []dap.SourceBreakpoint{{Line: 3, HitCondition: "3"}}})
 	if len(bp.Breakpoints) != 1 || bp.Breakpoints[0].HitCondition != "3" || !bp.Breakpoints[0].Pending {
 		t.Fatalf("the pending breakpoint should keep its hit condition: %s", bp)
 	}
-	l := do(t, sv, "c", root, request{Op: "launch", Program: "count.py"})
-	if l.Stop == nil || l.Stop.Line != 3 {
-		t.Fatalf("launch should stop at the hit-count breakpoint: %s", l)
-	}
+	launchStops(t, sv, root, 3, "count.py")
 	evaluates(t, sv, root, "i", "2")
-	c := do(t, sv, "c", root, request{Op: "continue"})
-	if c.Exited == nil {
-		t.Fatalf("after the third hit the program should run to its end: %s", c)
-	}
+	// After the third hit the program runs to its end.
+	runsToEnd(t, sv, root)
 	testenv.RequireNoProcs(t, root)
 }
 
@@ -65,30 +57,20 @@ func TestHitConditionDebugpy(t *testing.T) {
 // holds, and only there.
 func TestConditionDelve(t *testing.T) {
 	t.Parallel()
-	needDelve(t)
-	root := testenv.Workspace(t, goFiles("loop", goLoop))
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
+	sv, root := goTarget("delve", "loop", goLoop).start(t)
 	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go", Breakpoints: []dap.SourceBreakpoint{{Line: 12, Condition: "i == 3"}}})
-	l := do(t, sv, "c", root, request{Op: "launch", Program: "."})
-	if l.Stop == nil || l.Stop.Line != 12 {
-		t.Fatalf("launch should stop at the conditional breakpoint: %s", l)
-	}
+	launchStops(t, sv, root, 12, ".")
 	evaluates(t, sv, root, "i", "3")
 	evaluates(t, sv, root, "sum", "3")
-	if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil {
-		t.Fatalf("the condition holds once; continue should run to the end: %s", c)
-	}
+	// The condition holds once.
+	runsToEnd(t, sv, root)
 }
 
 // TestFunctionBreakpointDelve: a function breakpoint on main.add stops in
 // add; a live change to a line logpoint prints without stopping.
 func TestFunctionBreakpointDelve(t *testing.T) {
 	t.Parallel()
-	needDelve(t)
-	root := testenv.Workspace(t, goFiles("loop", goLoop))
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
+	sv, root := goTarget("delve", "loop", goLoop).start(t)
 	do(t, sv, "c", root, request{Op: "functions", Functions: []string{"main.add"}})
 	l := do(t, sv, "c", root, request{Op: "launch", Program: "."})
 	if l.Stop == nil || l.Stop.Line != 5 || len(l.Stop.Frames) == 0 || !strings.Contains(l.Stop.Frames[0].Name, "add") {
@@ -104,14 +86,7 @@ func TestFunctionBreakpointDelve(t *testing.T) {
 	}
 	do(t, sv, "c", root, request{Op: "functions", Functions: []string{}})
 	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go", Breakpoints: []dap.SourceBreakpoint{{Line: 6, LogMessage: "adding {a} and {b}"}}})
-	c := do(t, sv, "c", root, request{Op: "continue"})
-	if c.Exited == nil {
-		t.Fatalf("a logpoint should not stop the program: %s", c)
-	}
-	out := do(t, sv, "c", root, request{Op: "output"})
-	if !strings.Contains(out.Output, "adding 0 and 1") || !strings.Contains(out.Output, "sum 10") {
-		t.Fatalf("the logpoint's messages should be in the output: %s", out)
-	}
+	logsWithoutStop(t, sv, root, do(t, sv, "c", root, request{Op: "continue"}), "adding 0 and 1", "sum 10")
 }
 
 // TestLogpointDebugpy: a logpoint writes each hit to the output and never
@@ -119,10 +94,7 @@ func TestFunctionBreakpointDelve(t *testing.T) {
 // offers.
 func TestLogpointDebugpy(t *testing.T) {
 	t.Parallel()
-	python(t)
-	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "count.py": pyCount})
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
+	sv, root := pyTarget("debugpy", "count.py", pyCount).start(t)
 	do(t, sv, "c", root, request{Op: "breakpoints", File: "count.py", Breakpoints: []dap.SourceBreakpoint{{Line: 3, LogMessage: "total is {total}"}}})
 	do(t, sv, "c", root, request{Op: "exception_filters", Filters: []string{"nosuch"}})
 	msg := doErr(t, sv, "c", root, request{Op: "launch", Program: "count.py"})
@@ -130,14 +102,7 @@ func TestLogpointDebugpy(t *testing.T) {
 		t.Fatal(msg)
 	}
 	do(t, sv, "c", root, request{Op: "exception_filters", Filters: []string{"uncaught"}})
-	l := do(t, sv, "c", root, request{Op: "launch", Program: "count.py"})
-	if l.Exited == nil {
-		t.Fatalf("a logpoint should not stop the program: %s", l)
-	}
-	out := do(t, sv, "c", root, request{Op: "output"})
-	if !strings.Contains(out.Output, "total is 40") || !strings.Contains(out.Output, "done") {
-		t.Fatalf("the logpoint's messages should be in the output: %s", out)
-	}
+	logsWithoutStop(t, sv, root, do(t, sv, "c", root, request{Op: "launch", Program: "count.py"}), "total is 40", "done")
 }
 
 // TestFakeRefusesKinds: an adapter whose initialize answer offers no

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
 )
 
 // cMemory keeps a number and a string on the stack where the breakpoint
@@ -25,35 +24,49 @@ int main(void) {
 }
 `
 
+// cMem is cMemory built as mem, debugged with lldb-dap.
+var cMem = cTarget("lldb", "mem", "main.c", cMemory)
+
+// setsVariable sets name in the top frame's first scope to value, requires
+// the adapter's answer and an evaluate of name to give value, and returns
+// the scope's reference.
+func setsVariable(t *testing.T, sv *dap.Supervisor, root, name, value string) int {
+	t.Helper()
+	ref := do(t, sv, "c", root, request{Op: "scopes"}).Scopes[0].Reference
+	v, err := sv.SetVariable(ctxT(t), "c", ref, name, value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Value != value {
+		t.Fatalf("set_variable %s = %s answered %+v", name, value, v)
+	}
+	evaluates(t, sv, root, name, value)
+	return ref
+}
+
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-// TestMoreOpsLLDB: with real lldb-dap on a program the system cc built,
+// TestMoreOpsLLDB: with real lldb-dap on a program gcc built,
 // disassemble lists the instructions at the stop, bounded at
 // MaxInstructions; set_variable changes a local the program then prints;
 // modules lists the program; the ops lldb-dap lacks is refused naming the
 // adapter and the ops it offers.
 func TestMoreOpsLLDB(t *testing.T) {
 	t.Parallel()
-	needLLDB(t)
-	cc := testenv.RequireBinary(t, "cc")
-	root := testenv.Workspace(t, map[string]string{"main.c": cMemory})
-	buildIn(t, root, cc, "-g", "-O0", "-o", "mem", "main.c")
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
+	sv, root := breakAt{cMem, "main.c", 8}.stopped(t)
 	ctx := ctxT(t)
-	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.c", Lines: []int{8}})
-	if l := do(t, sv, "c", root, request{Op: "launch", Program: "mem"}); l.Stop == nil || l.Stop.Line != 8 {
-		t.Fatalf("launch should stop at line 8: %s", l)
-	}
 
 	// lldb-dap 19 has no readMemory (TestReadMemoryLLDB uses a newer one).
 	if _, err := sv.ReadMemory(ctx, "c", dap.MemoryArgs{Expression: "&x"}); err != nil && (!strings.Contains(err.Error(), "the lldb adapter cannot read memory") || !strings.Contains(err.Error(), "disassemble")) {
 		t.Fatalf("read_memory, where lldb-dap lacks it, should be refused naming lldb and what it offers: %v", err)
 	}
+
+	_, err := sv.LoadedSources(ctx, "c", 0)
+	refused(t, err, "loaded_sources", "the lldb adapter cannot", "disassemble")
 
 	d, err := sv.Disassemble(ctx, "c", dap.MemoryArgs{Count: 500})
 	if err != nil {
@@ -76,58 +89,30 @@ func TestMoreOpsLLDB(t *testing.T) {
 		t.Fatalf("modules should list the program mem: %+v", mods)
 	}
 
-	x := localVar(t, sv, root, "x")
-	sc := do(t, sv, "c", root, request{Op: "scopes"})
-	v, err := sv.SetVariable(ctx, "c", sc.Scopes[0].Reference, "x", "7")
-	if err != nil {
-		t.Fatal(err)
+	if x := localVar(t, sv, root, "x"); x.Value != "41" {
+		t.Fatalf("x before set_variable: %+v", x)
 	}
-	if v.Value != "7" || x.Value != "41" {
-		t.Fatalf("set_variable x = 7 answered %+v (was %+v)", v, x)
-	}
-	evaluates(t, sv, root, "x", "7")
+	setsVariable(t, sv, root, "x", "7")
 
-	if _, err := sv.LoadedSources(ctx, "c", 0); err == nil || !strings.Contains(err.Error(), "the lldb adapter cannot") || !strings.Contains(err.Error(), "disassemble") {
-		t.Fatalf("loaded_sources should be refused naming lldb and what it offers: %v", err)
-	}
 	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.c"})
-	if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil || !strings.Contains(c.Exited.Output, "hello memory 7") {
-		t.Fatalf("the program should print the value set_variable gave x: %s", c)
-	}
+	// The program should print the value set_variable gave x.
+	runsToEnd(t, sv, root, "hello memory 7")
 }
 
 // TestSetVariableDelve: set_variable on a Go local changes what the
 // program computes from it; an op delve lacks is refused naming delve.
 func TestSetVariableDelve(t *testing.T) {
 	t.Parallel()
-	needDelve(t)
-	root := testenv.Workspace(t, goFiles("loop", goLoop))
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
+	sv, root := breakAt{goTarget("delve", "loop", goLoop), "main.go", 12}.stopped(t)
 	ctx := ctxT(t)
-	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go", Lines: []int{12}})
-	if l := do(t, sv, "c", root, request{Op: "launch", Program: "."}); l.Stop == nil || l.Stop.Line != 12 {
-		t.Fatalf("launch should stop at line 12: %s", l)
-	}
-	sc := do(t, sv, "c", root, request{Op: "scopes"})
-	v, err := sv.SetVariable(ctx, "c", sc.Scopes[0].Reference, "sum", "100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.Value != "100" {
-		t.Fatalf("set_variable sum = 100 answered %+v", v)
-	}
-	evaluates(t, sv, root, "sum", "100")
-	if _, err := sv.SetVariable(ctx, "c", sc.Scopes[0].Reference, "nosuch", "1"); err == nil || !strings.Contains(err.Error(), "the adapter says") {
-		t.Fatalf("set_variable of a missing variable should be refused by the adapter: %v", err)
-	}
-	if _, err := sv.LoadedSources(ctx, "c", 0); err == nil || !strings.Contains(err.Error(), "the delve adapter cannot") || !strings.Contains(err.Error(), "set_variable") {
-		t.Fatalf("loaded_sources should be refused naming delve and what it offers: %v", err)
-	}
+	ref := setsVariable(t, sv, root, "sum", "100")
+	_, err := sv.SetVariable(ctx, "c", ref, "nosuch", "1")
+	refused(t, err, "set_variable of a missing variable", "the adapter says")
+	_, err = sv.LoadedSources(ctx, "c", 0)
+	refused(t, err, "loaded_sources", "the delve adapter cannot", "set_variable")
 	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go"})
-	if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil || !strings.Contains(c.Exited.Output, "sum 110") {
-		t.Fatalf("the loop should add to the value set (100+0+1+2+3+4): %s", c)
-	}
+	// The loop should add to the value set (100+0+1+2+3+4).
+	runsToEnd(t, sv, root, "sum 110")
 }
 
 // TestSetVariableDebugpy: set_variable and set_expression on Python
@@ -135,25 +120,11 @@ func TestSetVariableDelve(t *testing.T) {
 // bounded and paged.
 func TestSetVariableDebugpy(t *testing.T) {
 	t.Parallel()
-	python(t)
 	src := "def tick(i):\n    total = i * 10\n    return total\n\n\nprint('got', tick(4))\n"
-	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "tick.py": src})
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
+	sv, root := breakAt{pyTarget("debugpy", "tick.py", src), "tick.py", 3}.stopped(t)
 	ctx := ctxT(t)
-	do(t, sv, "c", root, request{Op: "breakpoints", File: "tick.py", Lines: []int{3}})
-	if l := do(t, sv, "c", root, request{Op: "launch", Program: "tick.py"}); l.Stop == nil || l.Stop.Line != 3 {
-		t.Fatalf("launch should stop at line 3: %s", l)
-	}
-	sc := do(t, sv, "c", root, request{Op: "scopes"})
-	v, err := sv.SetVariable(ctx, "c", sc.Scopes[0].Reference, "total", "7")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.Value != "7" {
-		t.Fatalf("set_variable total = 7 answered %+v", v)
-	}
-	v, err = sv.SetExpression(ctx, "c", "total", "total * 6", 0, 0)
+	setsVariable(t, sv, root, "total", "7")
+	v, err := sv.SetExpression(ctx, "c", "total", "total * 6", 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,12 +138,10 @@ func TestSetVariableDebugpy(t *testing.T) {
 	if len(mods.Modules) == 0 || len(mods.Modules) > dap.MaxModules {
 		t.Fatalf("modules should list up to %d modules: %+v", dap.MaxModules, mods)
 	}
-	if _, err := sv.ReadMemory(ctx, "c", dap.MemoryArgs{Expression: "total"}); err == nil || !strings.Contains(err.Error(), "the debugpy adapter cannot read memory") {
-		t.Fatalf("read_memory should be refused naming debugpy: %v", err)
-	}
-	if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil || !strings.Contains(c.Exited.Output, "got 42") {
-		t.Fatalf("the program should return the value set: %s", c)
-	}
+	_, err = sv.ReadMemory(ctx, "c", dap.MemoryArgs{Expression: "total"})
+	refused(t, err, "read_memory", "the debugpy adapter cannot read memory")
+	// The program should return the value set.
+	runsToEnd(t, sv, root, "got 42")
 }
 
 // goMemory keeps a long string and a slice where the breakpoint (line 11)
@@ -197,15 +166,8 @@ func main() {
 // a negative count is refused.
 func TestReadMemoryDelve(t *testing.T) {
 	t.Parallel()
-	needDelve(t)
-	root := testenv.Workspace(t, goFiles("mem", goMemory))
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
+	sv, root := breakAt{goTarget("delve", "mem", goMemory), "main.go", 11}.stopped(t)
 	ctx := ctxT(t)
-	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go", Lines: []int{11}})
-	if l := do(t, sv, "c", root, request{Op: "launch", Program: "."}); l.Stop == nil || l.Stop.Line != 11 {
-		t.Fatalf("launch should stop at line 11: %s", l)
-	}
 	m, err := sv.ReadMemory(ctx, "c", dap.MemoryArgs{Expression: "xs", Count: 16})
 	if err != nil {
 		t.Fatal(err)
@@ -237,9 +199,7 @@ func TestReadMemoryDelve(t *testing.T) {
 	if _, err := sv.Disassemble(ctx, "c", dap.MemoryArgs{Count: -2}); err == nil || !strings.Contains(err.Error(), "disassemble: count -2 is not an instruction count") {
 		t.Errorf("disassemble of -2 instructions: %v", err)
 	}
-	if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil || !strings.Contains(c.Exited.Output, "1300 [41 42]") {
-		t.Fatalf("the program should run to its end: %s", c)
-	}
+	runsToEnd(t, sv, root, "1300 [41 42]")
 }
 
 // TestAdapterOpsMatchCapabilities: the optional ops each built-in adapter's
@@ -252,32 +212,13 @@ func TestAdapterOpsMatchCapabilities(t *testing.T) {
 	for _, a := range table {
 		want[a.ID] = a.Ops
 	}
-	cases := []struct {
-		id    string
-		files map[string]string
-		prog  string
-		need  func(t *testing.T)
-		build func(t *testing.T, root string)
-	}{
-		{"delve", goFiles("loop", goLoop), ".", func(t *testing.T) { needDelve(t) }, nil},
-		{"debugpy", map[string]string{"requirements.txt": "", "count.py": pyCount}, "count.py", func(t *testing.T) { python(t) }, nil},
-		{"lldb", map[string]string{"main.c": cMemory}, "mem", func(t *testing.T) { needLLDB(t) }, func(t *testing.T, root string) {
-			buildIn(t, root, testenv.RequireBinary(t, "cc"), "-g", "-O0", "-o", "mem", "main.c")
-		}},
-	}
-	for _, c := range cases {
-		t.Run(c.id, func(t *testing.T) {
+	for _, tg := range []target{goTarget("delve", "loop", goLoop), pyTarget("debugpy", "count.py", pyCount), cMem} {
+		t.Run(tg.name, func(t *testing.T) {
 			t.Parallel()
-			c.need(t)
-			root := testenv.Workspace(t, c.files)
-			if c.build != nil {
-				c.build(t, root)
-			}
-			sv := dap.NewSupervisor(dap.Config{})
-			defer sv.Close()
-			l := do(t, sv, "c", root, request{Op: "launch", Program: c.prog})
-			if strings.Join(l.Started.Ops, ",") != strings.Join(want[c.id], ",") {
-				t.Errorf("%s offers %v; its table entry says %v", c.id, l.Started.Ops, want[c.id])
+			sv, root := tg.start(t)
+			l := do(t, sv, "c", root, request{Op: "launch", Program: tg.program})
+			if strings.Join(l.Started.Ops, ",") != strings.Join(want[tg.name], ",") {
+				t.Errorf("%s offers %v; its table entry says %v", tg.name, l.Started.Ops, want[tg.name])
 			}
 		})
 	}
@@ -288,14 +229,7 @@ func TestAdapterOpsMatchCapabilities(t *testing.T) {
 // and sends it to delve again, which places it.
 func TestFollowEditDelve(t *testing.T) {
 	t.Parallel()
-	needDelve(t)
-	root := testenv.Workspace(t, goFiles("loop", goLoop))
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
-	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.go", Lines: []int{12}})
-	if l := do(t, sv, "c", root, request{Op: "launch", Program: "."}); l.Stop == nil || l.Stop.Line != 12 {
-		t.Fatalf("launch should stop at line 12: %s", l)
-	}
+	sv, root := breakAt{goTarget("delve", "loop", goLoop), "main.go", 12}.stopped(t)
 	file := filepath.Join(root, "main.go")
 	if got := sv.BreakpointFiles("c"); len(got) != 1 || got[0] != file {
 		t.Fatalf("BreakpointFiles = %v", got)
@@ -334,14 +268,9 @@ time.sleep(4)
 // the continue ends.
 func TestFollowEditWhileRunning(t *testing.T) {
 	t.Parallel()
-	python(t)
-	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "sleeps.py": pySleeps})
-	sv := dap.NewSupervisor(dap.Config{})
-	defer sv.Close()
+	sv, root := pyTarget("debugpy", "sleeps.py", pySleeps).start(t)
 	do(t, sv, "c", root, request{Op: "breakpoints", File: "sleeps.py", Lines: []int{5, 8}})
-	if l := do(t, sv, "c", root, request{Op: "launch", Program: "sleeps.py"}); l.Stop == nil || l.Stop.Line != 8 {
-		t.Fatalf("launch should stop at line 8: %s", l)
-	}
+	launchStops(t, sv, root, 8, "sleeps.py")
 	contDone := make(chan *reply, 1)
 	go func() {
 		r, _ := call(sv, ctxT(t), "c", root, request{Op: "continue"})

@@ -2,7 +2,6 @@ package dap_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/internal/testenv"
 )
 
@@ -98,31 +96,19 @@ func TestNodeBreakpointKinds(t *testing.T) {
 		}
 		evaluates(t, sv, root, "i", "3")
 		evaluates(t, sv, root, "total", "30")
-		if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil {
-			t.Fatalf("the condition holds once; continue should run to the end: %s", c)
-		}
+		// The condition holds once.
+		runsToEnd(t, sv, root)
 	})
 	t.Run("hit_condition", func(t *testing.T) {
 		do(t, sv, "c", root, request{Op: "breakpoints", File: "count.js", Breakpoints: []dap.SourceBreakpoint{{Line: 3, HitCondition: "3"}}})
-		l := do(t, sv, "c", root, request{Op: "launch", Program: "count.js"})
-		if l.Stop == nil || l.Stop.Line != 3 {
-			t.Fatalf("launch should stop at the hit-count breakpoint: %s", l)
-		}
+		launchStops(t, sv, root, 3, "count.js")
 		evaluates(t, sv, root, "i", "2")
-		if c := do(t, sv, "c", root, request{Op: "continue"}); c.Exited == nil {
-			t.Fatalf("after the third hit the program should run to its end: %s", c)
-		}
+		// After the third hit the program runs to its end.
+		runsToEnd(t, sv, root)
 	})
 	t.Run("logpoint", func(t *testing.T) {
 		do(t, sv, "c", root, request{Op: "breakpoints", File: "count.js", Breakpoints: []dap.SourceBreakpoint{{Line: 3, LogMessage: "total is {total} `{i}`"}}})
-		l := do(t, sv, "c", root, request{Op: "launch", Program: "count.js"})
-		if l.Exited == nil {
-			t.Fatalf("a logpoint should not stop the program: %s", l)
-		}
-		out := do(t, sv, "c", root, request{Op: "output"})
-		if !strings.Contains(out.Output, "total is 40 `4`") || !strings.Contains(out.Output, "done") {
-			t.Fatalf("the logpoint's messages should be in the output: %s", out)
-		}
+		logsWithoutStop(t, sv, root, do(t, sv, "c", root, request{Op: "launch", Program: "count.js"}), "total is 40 `4`", "done")
 	})
 	t.Run("bad_hit_condition", func(t *testing.T) {
 		bp := do(t, sv, "c", root, request{Op: "breakpoints", File: "count.js", Breakpoints: []dap.SourceBreakpoint{{Line: 3, HitCondition: "often"}}})
@@ -178,20 +164,12 @@ func TestNodeTypeScript(t *testing.T) {
 	}
 	t.Run("ts_file", func(t *testing.T) { check(t, "src/app.ts") })
 	t.Run("compiled_by_the_project", func(t *testing.T) {
-		tsc := exec.Command(filepath.Join(root, "node_modules", ".bin", "tsc"), "--sourceMap", "--outDir", "dist", "--rootDir", "src", "--module", "commonjs", "--target", "es2022", "src/app.ts")
-		tsc.Dir = root
-		if out, err := tsc.CombinedOutput(); err != nil {
-			t.Fatalf("tsc: %v\n%s", err, out)
-		}
+		buildIn(t, root, filepath.Join(root, "node_modules", ".bin", "tsc"), "--sourceMap", "--outDir", "dist", "--rootDir", "src", "--module", "commonjs", "--target", "es2022", "src/app.ts")
 		check(t, "dist/app.js")
 	})
 	t.Run("inline_map", func(t *testing.T) {
 		// Known only once node parses the script: set before it runs.
-		tsc := exec.Command(filepath.Join(root, "node_modules", ".bin", "tsc"), "--inlineSourceMap", "--outDir", "inline", "--rootDir", "src", "--module", "commonjs", "--target", "es2022", "src/app.ts")
-		tsc.Dir = root
-		if out, err := tsc.CombinedOutput(); err != nil {
-			t.Fatalf("tsc: %v\n%s", err, out)
-		}
+		buildIn(t, root, filepath.Join(root, "node_modules", ".bin", "tsc"), "--inlineSourceMap", "--outDir", "inline", "--rootDir", "src", "--module", "commonjs", "--target", "es2022", "src/app.ts")
 		check(t, "inline/app.js")
 	})
 	testenv.RequireNoProcs(t, root)
@@ -321,15 +299,7 @@ func TestNodeTests(t *testing.T) {
 // inspector, which it talks to over pipes, not a port.
 func TestNodeWithoutNetwork(t *testing.T) {
 	testenv.RequireBinary(t, "node")
-	st := proc.SandboxStatus()
-	if !st.Available() || !st.NetConfined() {
-		t.Skip("the sandbox cannot confine the network here")
-	}
-	prev := st.Options()
-	defer proc.Configure(prev)
-	o := prev
-	o.Net = map[proc.Family]bool{}
-	proc.Configure(o)
+	withoutNetwork(t)
 	root := testenv.Workspace(t, map[string]string{"package.json": "{}\n", "count.js": jsCount})
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/internal/testenv/dapscript"
 )
@@ -183,15 +182,7 @@ func TestScriptedStdioChild(t *testing.T) {
 // sandbox keeps a TCP adapter from listening where tether can connect, so
 // its start is refused, saying what to change.
 func TestTCPAdapterWithoutNetwork(t *testing.T) {
-	st := proc.SandboxStatus()
-	if !st.Available() || !st.NetConfined() {
-		t.Skip("the sandbox cannot confine the network here")
-	}
-	prev := st.Options()
-	defer proc.Configure(prev)
-	o := prev
-	o.Net = map[proc.Family]bool{}
-	proc.Configure(o)
+	withoutNetwork(t)
 	root := testenv.Workspace(t, map[string]string{"main.scripted": "parent\n"})
 	table := dap.MergeAdapters(dap.DefaultAdapters(), []dap.Adapter{scriptedEntry(t, dap.TCP, "")})
 	sv := dap.NewSupervisor(dap.Config{Adapters: table})
