@@ -52,19 +52,7 @@ func (f *confineFake) dial(spec Server, root string) (*instance, error) {
 			}()
 			return nil
 		case "textDocument/didOpen", "textDocument/didChange":
-			var p struct {
-				TextDocument struct {
-					URI     string `json:"uri"`
-					Version int    `json:"version"`
-				} `json:"textDocument"`
-			}
-			_ = json.Unmarshal(req.Params(), &p)
-			diags := f.diags
-			if diags == nil {
-				diags = []any{}
-			}
-			go conn.Notify(context.Background(), "textDocument/publishDiagnostics", map[string]any{
-				"uri": p.TextDocument.URI, "version": p.TextDocument.Version, "diagnostics": diags})
+			publishFor(conn, req, f.diags)
 			return nil
 		case "shutdown":
 			return reply(ctx, nil, nil)

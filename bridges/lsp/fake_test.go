@@ -52,15 +52,7 @@ func (f *fakeServer) dial(spec Server, root string) (*instance, error) {
 			return nil
 		case "textDocument/didOpen", "textDocument/didChange":
 			if !indexing {
-				var p struct {
-					TextDocument struct {
-						URI     string `json:"uri"`
-						Version int    `json:"version"`
-					} `json:"textDocument"`
-				}
-				_ = json.Unmarshal(req.Params(), &p)
-				go conn.Notify(context.Background(), "textDocument/publishDiagnostics", map[string]any{
-					"uri": p.TextDocument.URI, "version": p.TextDocument.Version, "diagnostics": []any{}})
+				publishFor(conn, req, nil)
 			}
 			return nil
 		case "$/cancelRequest":
@@ -104,6 +96,23 @@ func (f *fakeServer) dial(spec Server, root string) (*instance, error) {
 		return nil
 	})
 	return attachPipe(spec, root, client), nil
+}
+
+// publishFor answers a didOpen or didChange as a server does: it publishes
+// diags (none when nil) for the document's URI and version.
+func publishFor(conn jsonrpc2.Conn, req jsonrpc2.Request, diags []any) {
+	var p struct {
+		TextDocument struct {
+			URI     string `json:"uri"`
+			Version int    `json:"version"`
+		} `json:"textDocument"`
+	}
+	_ = json.Unmarshal(req.Params(), &p)
+	if diags == nil {
+		diags = []any{}
+	}
+	go conn.Notify(context.Background(), "textDocument/publishDiagnostics", map[string]any{
+		"uri": p.TextDocument.URI, "version": p.TextDocument.Version, "diagnostics": diags})
 }
 
 func (f *fakeServer) crash() {
@@ -160,14 +169,22 @@ func TestFakeHungRequestTimesOutAndCancels(t *testing.T) {
 	}
 }
 
-func TestFakeCrashRestartsOnceAndReports(t *testing.T) {
+// hoveredFake returns a fake server and its supervisor, started by a hover
+// at the position it returns.
+func hoveredFake(t *testing.T) (*fakeServer, *Supervisor, Position) {
+	t.Helper()
 	f := &fakeServer{}
 	s := fakeSupervisor(t, f)
-	ctx := context.Background()
 	pos := Position{File: "a.go", Line: 3, Symbol: "A"}
-	if _, err := s.Hover(ctx, pos); err != nil {
+	if _, err := s.Hover(context.Background(), pos); err != nil {
 		t.Fatal(err)
 	}
+	return f, s, pos
+}
+
+func TestFakeCrashRestartsOnceAndReports(t *testing.T) {
+	f, s, pos := hoveredFake(t)
+	ctx := context.Background()
 	f.crash()
 	waitDead(t, s)
 	if rows := s.Status(); !strings.Contains(rows[0].Reason, "crashed") {
@@ -202,13 +219,8 @@ func TestFakeCrashRestartsOnceAndReports(t *testing.T) {
 // start anew on each); it stays stopped, and Status says so and why, until
 // reload is called again.
 func TestFakeReloadedCrashStaysStopped(t *testing.T) {
-	f := &fakeServer{}
-	s := fakeSupervisor(t, f)
+	f, s, pos := hoveredFake(t)
 	ctx := context.Background()
-	pos := Position{File: "a.go", Line: 3, Symbol: "A"}
-	if _, err := s.Hover(ctx, pos); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := s.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,10 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // clangd). The project's server binary is required where there is one, so
 // the refusal is shown to come first even when the server could start.
 func TestRenameToInvalidName(t *testing.T) {
+	pyTotal := lsp.Position{File: "pkg/shapes.py", Line: 21, Symbol: "total"}
+	tsTotal := lsp.Position{File: "src/shapes.ts", Line: 16, Symbol: "total"}
+	goTotal := lsp.Position{File: "shapes.go", Line: 17, Symbol: "Total"}
+	javaTotal := lsp.Position{File: "src/Shapes.java", Line: 2, Symbol: "total"}
 	cases := []struct {
 		server  string
 		project string
@@ -43,32 +47,19 @@ func TestRenameToInvalidName(t *testing.T) {
 		newName string
 		want    string
 	}{
-		{"pyright-langserver", "pyproj", lsp.Position{File: "pkg/shapes.py", Line: 21, Symbol: "total"}, "1bad",
-			`cannot rename "total" to "1bad": "1bad" is not a valid Python identifier`},
-		{"pyright-langserver", "pyproj", lsp.Position{File: "pkg/shapes.py", Line: 21, Symbol: "total"}, "class",
-			`"class" is a reserved word in Python`},
-		{"pyright-langserver", "pyproj", lsp.Position{File: "pkg/shapes.py", Line: 21, Symbol: "total"}, "def",
-			`cannot rename "total" to "def": "def" is a reserved word in Python; nothing was changed`},
-		{"pyright-langserver", "pyproj", lsp.Position{File: "pkg/shapes.py", Line: 21, Symbol: "total"}, "sum areas",
-			`"sum areas" is not a valid Python identifier`},
-		{"typescript-language-server", "tsproj", lsp.Position{File: "src/shapes.ts", Line: 16, Symbol: "total"}, "1bad",
-			`cannot rename "total" to "1bad": "1bad" is not a valid TypeScript identifier`},
-		{"typescript-language-server", "tsproj", lsp.Position{File: "src/shapes.ts", Line: 16, Symbol: "total"}, "sum-areas",
-			`"sum-areas" is not a valid TypeScript identifier`},
-		{"typescript-language-server", "tsproj", lsp.Position{File: "src/shapes.ts", Line: 16, Symbol: "total"}, "class",
-			`cannot rename "total" to "class": "class" is a reserved word in TypeScript; nothing was changed`},
-		{"typescript-language-server", "tsproj", lsp.Position{File: "src/shapes.ts", Line: 7, Symbol: "Square"}, "interface",
-			`"interface" is a reserved word in TypeScript`},
-		{"gopls", "goproj", lsp.Position{File: "shapes.go", Line: 17, Symbol: "Total"}, "9lives",
-			`"9lives" is not a valid Go identifier`},
-		{"gopls", "goproj", lsp.Position{File: "shapes.go", Line: 17, Symbol: "Total"}, "func",
-			`cannot rename "Total" to "func": "func" is a reserved word in Go; nothing was changed`},
-		{"", "javaproj", lsp.Position{File: "src/Shapes.java", Line: 2, Symbol: "total"}, "class",
-			`cannot rename "total" to "class": "class" is a reserved word in Java; nothing was changed`},
-		{"", "javaproj", lsp.Position{File: "src/Shapes.java", Line: 2, Symbol: "total"}, "synchronized",
-			`"synchronized" is a reserved word in Java`},
-		{"", "cproj", lsp.Position{File: "shapes.h", Line: 10, Symbol: "square_area"}, "class",
-			`"class" is a reserved word in C/C++`},
+		{"pyright-langserver", "pyproj", pyTotal, "1bad", `cannot rename "total" to "1bad": "1bad" is not a valid Python identifier`},
+		{"pyright-langserver", "pyproj", pyTotal, "class", `"class" is a reserved word in Python`},
+		{"pyright-langserver", "pyproj", pyTotal, "def", `cannot rename "total" to "def": "def" is a reserved word in Python; nothing was changed`},
+		{"pyright-langserver", "pyproj", pyTotal, "sum areas", `"sum areas" is not a valid Python identifier`},
+		{"typescript-language-server", "tsproj", tsTotal, "1bad", `cannot rename "total" to "1bad": "1bad" is not a valid TypeScript identifier`},
+		{"typescript-language-server", "tsproj", tsTotal, "sum-areas", `"sum-areas" is not a valid TypeScript identifier`},
+		{"typescript-language-server", "tsproj", tsTotal, "class", `cannot rename "total" to "class": "class" is a reserved word in TypeScript; nothing was changed`},
+		{"typescript-language-server", "tsproj", lsp.Position{File: "src/shapes.ts", Line: 7, Symbol: "Square"}, "interface", `"interface" is a reserved word in TypeScript`},
+		{"gopls", "goproj", goTotal, "9lives", `"9lives" is not a valid Go identifier`},
+		{"gopls", "goproj", goTotal, "func", `cannot rename "Total" to "func": "func" is a reserved word in Go; nothing was changed`},
+		{"", "javaproj", javaTotal, "class", `cannot rename "total" to "class": "class" is a reserved word in Java; nothing was changed`},
+		{"", "javaproj", javaTotal, "synchronized", `"synchronized" is a reserved word in Java`},
+		{"", "cproj", lsp.Position{File: "shapes.h", Line: 10, Symbol: "square_area"}, "class", `"class" is a reserved word in C/C++`},
 	}
 	sups := map[string]*lsp.Supervisor{}
 	dirs := map[string]string{}

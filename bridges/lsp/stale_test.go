@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,75 @@ func diagText(d *lsp.Diagnostics) string {
 		s = append(s, x.String())
 	}
 	return strings.Join(s, "\n")
+}
+
+// diagStep is one change to a project and the diagnostics asked after it.
+type diagStep struct {
+	name   string
+	change func()
+	ask    func() (*lsp.Diagnostics, error)
+	want   string // "" means no errors
+	// findings compares every item, not the errors alone (an analysis
+	// finding is a warning).
+	findings bool
+}
+
+// runDiagSteps makes each step's change and requires the diagnostics it
+// asks for to be ready and to hold its want.
+func runDiagSteps(t *testing.T, steps []diagStep) {
+	t.Helper()
+	for _, st := range steps {
+		st.change()
+		d, err := st.ask()
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if !d.Ready {
+			t.Fatalf("%s: not ready: %v\n%s", st.name, d.Notes, diagText(d))
+		}
+		var errs []string
+		for _, x := range d.Items {
+			if x.Severity == "error" || st.findings {
+				errs = append(errs, x.String())
+			}
+		}
+		got := strings.Join(errs, "\n")
+		if st.want == "" && got != "" || st.want != "" && !strings.Contains(got, st.want) {
+			t.Fatalf("%s: want %q, got:\n%s", st.name, st.want, diagText(d))
+		}
+	}
+}
+
+// afterWrite asks then's diagnostics after AfterWrite of file.
+func afterWrite(ctx context.Context, s *lsp.Supervisor, file string, then func() (*lsp.Diagnostics, error)) func() (*lsp.Diagnostics, error) {
+	return func() (*lsp.Diagnostics, error) {
+		if _, err := s.AfterWrite(ctx, file); err != nil {
+			return nil, err
+		}
+		return then()
+	}
+}
+
+// callerProject starts peer on a copy of project, where the file caller
+// uses the file callee, and returns the project's directory, the
+// supervisor, a context, the callee's path and text, and a function asking
+// the caller's diagnostics.
+func callerProject(t *testing.T, peer, project, caller, callee string) (string, *lsp.Supervisor, context.Context, string, string, func() (*lsp.Diagnostics, error)) {
+	t.Helper()
+	dir, s := peerProject(t, peer, project)
+	ctx := ctxT(t)
+	path := filepath.Join(dir, callee)
+	return dir, s, ctx, path, readText(t, path), func() (*lsp.Diagnostics, error) { return s.Diagnostics(ctx, caller) }
+}
+
+// readText returns the text of the file at path.
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TestDiagnosticsFollowOtherFiles: a file's diagnostics asked for after
@@ -38,61 +108,21 @@ func TestDiagnosticsFollowOtherFiles(t *testing.T) {
 	for _, sv := range servers {
 		t.Run(sv.peer, func(t *testing.T) {
 			t.Parallel() // each server has its own project and supervisor
-			dir, s := peerProject(t, sv.peer, sv.project)
-			ctx := ctxT(t)
-			callee := filepath.Join(dir, sv.callee)
-			orig, err := os.ReadFile(callee)
-			if err != nil {
-				t.Fatal(err)
-			}
-			broken := strings.Replace(string(orig), sv.decl, sv.broken, 1)
-			caller := func() (*lsp.Diagnostics, error) { return s.Diagnostics(ctx, sv.caller) }
-			steps := []struct {
-				name   string
-				change func()
-				ask    func() (*lsp.Diagnostics, error)
-				want   string // "" means no errors
-			}{
-				{"clean at first", func() {}, caller, ""},
-				{"callee renamed on disk by other means", func() { writeFile(t, callee, broken) }, caller, sv.want},
-				{"callee restored through a write", func() { writeFile(t, callee, string(orig)) }, func() (*lsp.Diagnostics, error) {
-					if _, err := s.AfterWrite(ctx, sv.callee); err != nil {
-						return nil, err
-					}
-					return caller()
-				}, ""},
-				{"callee deleted", func() { os.Remove(callee) }, caller, ": error: "}, // the message differs by server
-				{"callee recreated", func() { writeFile(t, callee, string(orig)) }, caller, ""},
+			dir, s, ctx, callee, orig, caller := callerProject(t, sv.peer, sv.project, sv.caller, sv.callee)
+			broken := strings.Replace(orig, sv.decl, sv.broken, 1)
+			steps := []diagStep{
+				{name: "clean at first", change: func() {}, ask: caller},
+				{name: "callee renamed on disk by other means", change: func() { writeFile(t, callee, broken) }, ask: caller, want: sv.want, findings: true},
+				{name: "callee restored through a write", change: func() { writeFile(t, callee, orig) }, ask: afterWrite(ctx, s, sv.callee, caller)},
+				// The message differs by server.
+				{name: "callee deleted", change: func() { os.Remove(callee) }, ask: caller, want: ": error: ", findings: true},
+				{name: "callee recreated", change: func() { writeFile(t, callee, orig) }, ask: caller},
 			}
 			if sv.analysis != "" {
-				steps = append(steps, struct {
-					name   string
-					change func()
-					ask    func() (*lsp.Diagnostics, error)
-					want   string
-				}{"analysis finding on write", func() { writeFile(t, filepath.Join(dir, "loop.go"), sv.analysis) },
-					func() (*lsp.Diagnostics, error) { return s.AfterWrite(ctx, "loop.go") }, "unreachable code"})
+				steps = append(steps, diagStep{name: "analysis finding on write", change: func() { writeFile(t, filepath.Join(dir, "loop.go"), sv.analysis) },
+					ask: func() (*lsp.Diagnostics, error) { return s.AfterWrite(ctx, "loop.go") }, want: "unreachable code", findings: true})
 			}
-			for _, st := range steps {
-				st.change()
-				d, err := st.ask()
-				if err != nil {
-					t.Fatalf("%s: %v", st.name, err)
-				}
-				var errs []string
-				for _, x := range d.Items {
-					if x.Severity == "error" || st.want != "" {
-						errs = append(errs, x.String())
-					}
-				}
-				got := strings.Join(errs, "\n")
-				if !d.Ready {
-					t.Fatalf("%s: not ready: %v\n%s", st.name, d.Notes, diagText(d))
-				}
-				if st.want == "" && got != "" || st.want != "" && !strings.Contains(got, st.want) {
-					t.Fatalf("%s: want %q, got:\n%s", st.name, st.want, diagText(d))
-				}
-			}
+			runDiagSteps(t, steps)
 		})
 	}
 }
@@ -124,57 +154,17 @@ func TestDiagnosticsFollowFilesCreatedAndDeleted(t *testing.T) {
 	for _, sv := range servers {
 		t.Run(sv.peer, func(t *testing.T) {
 			t.Parallel() // each server has its own project and supervisor
-			dir, s := peerProject(t, sv.peer, sv.project)
-			ctx := ctxT(t)
-			callee := filepath.Join(dir, sv.callee)
-			orig, err := os.ReadFile(callee)
-			if err != nil {
-				t.Fatal(err)
-			}
-			callerText, err := os.ReadFile(filepath.Join(dir, sv.caller))
-			if err != nil {
-				t.Fatal(err)
-			}
-			caller := func() (*lsp.Diagnostics, error) { return s.Diagnostics(ctx, sv.caller) }
-			steps := []struct {
-				name   string
-				change func()
-				ask    func() (*lsp.Diagnostics, error)
-				want   string // "" means no errors
-			}{
-				{"clean at first", func() {}, caller, ""},
-				{"callee, never opened, deleted", func() { os.Remove(callee) }, caller, sv.missing},
-				{"callee recreated", func() { writeFile(t, callee, string(orig)) }, caller, ""},
-				{"caller written to use a module not there yet", func() {
-					writeFile(t, filepath.Join(dir, sv.caller), strings.Replace(string(callerText), sv.old, sv.new, 1))
-				}, func() (*lsp.Diagnostics, error) { return s.AfterWrite(ctx, sv.caller) }, ": error: "},
-				{"that module written", func() { writeFile(t, filepath.Join(dir, sv.extra), sv.extraText) }, func() (*lsp.Diagnostics, error) {
-					if _, err := s.AfterWrite(ctx, sv.extra); err != nil {
-						return nil, err
-					}
-					return caller()
-				}, ""},
-			}
-			for _, st := range steps {
-				st.change()
-				d, err := st.ask()
-				if err != nil {
-					t.Fatalf("%s: %v", st.name, err)
-				}
-				if !d.Ready {
-					t.Fatalf("%s: not ready: %v\n%s", st.name, d.Notes, diagText(d))
-				}
-				var errs []string
-				for _, x := range d.Items {
-					if x.Severity == "error" {
-						errs = append(errs, x.String())
-					}
-				}
-				got := strings.Join(errs, "\n")
-				if st.want == "" && got != "" || st.want != "" && !strings.Contains(got, st.want) {
-					t.Fatalf("%s: want %q, got:\n%s", st.name, st.want, diagText(d))
-				}
-			}
+			dir, s, ctx, callee, orig, caller := callerProject(t, sv.peer, sv.project, sv.caller, sv.callee)
+			callerText := readText(t, filepath.Join(dir, sv.caller))
+			runDiagSteps(t, []diagStep{
+				{name: "clean at first", change: func() {}, ask: caller},
+				{name: "callee, never opened, deleted", change: func() { os.Remove(callee) }, ask: caller, want: sv.missing},
+				{name: "callee recreated", change: func() { writeFile(t, callee, orig) }, ask: caller},
+				{name: "caller written to use a module not there yet", change: func() {
+					writeFile(t, filepath.Join(dir, sv.caller), strings.Replace(callerText, sv.old, sv.new, 1))
+				}, ask: func() (*lsp.Diagnostics, error) { return s.AfterWrite(ctx, sv.caller) }, want: ": error: "},
+				{name: "that module written", change: func() { writeFile(t, filepath.Join(dir, sv.extra), sv.extraText) }, ask: afterWrite(ctx, s, sv.extra, caller)},
+			})
 		})
 	}
 }
