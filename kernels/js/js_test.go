@@ -468,35 +468,10 @@ func TestPrintingCellIsNotIdle(t *testing.T) {
 		return kernels.ToolReply{}, nil
 	}
 	k := newKernel(t, kernels.Config{IdleTimeout: budget, InterruptGrace: time.Minute, Clock: clock, Tools: tools})
-	done := make(chan *kernels.Result, 1)
-	go func() {
-		r, err := k.Execute(context.Background(), kernels.Cell{Code: "var ticks = 0\n" +
-			"for (let i = 0; i < 50; i++) { const t = Date.now(); console.log('tick'); ticks++; while (Date.now() === t) {} }\n" +
-			"console.log('quiet now'); tool('quiet')\nawait new Promise(r => setTimeout(r, 600000))"})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- r
-	}()
-	start, step := clock.Now(), budget*9/10
-	var r *kernels.Result
-	for isQuiet, last := false, start; r == nil; {
-		select {
-		case last = <-clock.Arms():
-			if isQuiet {
-				clock.AdvanceTo(last.Add(budget))
-			} else {
-				clock.AdvanceTo(last.Add(step))
-			}
-		case <-quiet:
-			quiet, isQuiet = nil, true
-			if printing := clock.Now().Sub(start); printing < 10*budget {
-				t.Errorf("the clock moved %s while the cell printed, want at least 10 budgets", printing)
-			}
-			clock.AdvanceTo(last.Add(budget)) // the last arm may have come first
-		case r = <-done:
-		}
-	}
+	code := "var ticks = 0\n" +
+		"for (let i = 0; i < 50; i++) { const t = Date.now(); console.log('tick'); ticks++; while (Date.now() === t) {} }\n" +
+		"console.log('quiet now'); tool('quiet')\nawait new Promise(r => setTimeout(r, 600000))"
+	r := kernelstest.UntilQuiet(t, k, clock, budget, quiet, code, clock.AdvanceTo)
 	if !errors.Is(r.Error, kernels.ErrInterrupted) || !strings.Contains(r.Error.Message, "state is kept") || !strings.HasSuffix(r.Stdout.Text, "quiet now\n") {
 		t.Fatalf("want the quiet wait interrupted, got %+v\nstdout %q", r.Error, r.Stdout.Text)
 	}

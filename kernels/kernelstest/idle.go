@@ -22,14 +22,7 @@ func UntilIdle(t testing.TB, k kernels.Kernel, clock *Clock, budget time.Duratio
 			drained = true
 		}
 	}
-	done := make(chan *kernels.Result, 1)
-	go func() {
-		r, err := k.Execute(context.Background(), kernels.Cell{Code: code})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- r
-	}()
+	done := execute(t, k, code)
 	for begun, last := false, clock.Now(); ; {
 		select {
 		case last = <-clock.Arms():
@@ -43,6 +36,52 @@ func UntilIdle(t testing.TB, k kernels.Kernel, clock *Clock, budget time.Duratio
 			return r
 		}
 	}
+}
+
+// UntilQuiet runs a cell that prints for a while, then signals quiet
+// (closing or sending on it) and waits for ever. Output is a sign of life:
+// while the cell prints, each time the kernel arms the budget the clock is
+// moved to 9/10 of the budget past the arm, and once the cell is quiet, a
+// whole budget past it, so machine load cannot decide whether the cell is
+// idle. move moves the clock (and may tell the cell its time). The test
+// fails when the clock moved less than 10 budgets while the cell printed.
+// It returns the cell's result.
+func UntilQuiet(t testing.TB, k kernels.Kernel, clock *Clock, budget time.Duration, quiet <-chan struct{}, code string, move func(time.Time)) *kernels.Result {
+	t.Helper()
+	done := execute(t, k, code)
+	start, step := clock.Now(), budget*9/10
+	for isQuiet, last := false, start; ; {
+		select {
+		case last = <-clock.Arms():
+			if isQuiet {
+				move(last.Add(budget))
+			} else {
+				move(last.Add(step))
+			}
+		case <-quiet:
+			quiet, isQuiet = nil, true
+			if printing := clock.Now().Sub(start); printing < 10*budget {
+				t.Errorf("the clock moved %s while the cell printed, want at least 10 budgets", printing)
+			}
+			move(last.Add(budget)) // the last arm may have come first
+		case r := <-done:
+			return r
+		}
+	}
+}
+
+// execute runs code as one cell of k on its own goroutine and returns where
+// its result will be sent.
+func execute(t testing.TB, k kernels.Kernel, code string) <-chan *kernels.Result {
+	done := make(chan *kernels.Result, 1)
+	go func() {
+		r, err := k.Execute(context.Background(), kernels.Cell{Code: code})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	return done
 }
 
 // Run executes code as one cell of k and fails the test when the kernel

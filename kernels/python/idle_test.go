@@ -146,14 +146,6 @@ func TestPrintingCellIsNotIdle(t *testing.T) {
 		"    while now() == t:\n        time.sleep(0.005)\n" +
 		"print('quiet now', flush=True)\ntool('quiet'); time.sleep(600)"
 	silent := strings.Count(code, "\n") + 1
-	done := make(chan *kernels.Result, 1)
-	go func() {
-		r, err := k.Execute(context.Background(), kernels.Cell{Code: code})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- r
-	}()
 	// tell moves the clock and writes its time where the cell reads it.
 	tell := func(at time.Time) {
 		clock.AdvanceTo(at)
@@ -165,25 +157,7 @@ func TestPrintingCellIsNotIdle(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	start, step := clock.Now(), budget*9/10
-	var r *kernels.Result
-	for isQuiet, last := false, start; r == nil; {
-		select {
-		case last = <-clock.Arms():
-			if isQuiet {
-				tell(last.Add(budget))
-			} else {
-				tell(last.Add(step))
-			}
-		case <-quiet:
-			quiet, isQuiet = nil, true
-			if printing := clock.Now().Sub(start); printing < 10*budget {
-				t.Errorf("the clock moved %s while the cell printed, want at least 10 budgets", printing)
-			}
-			tell(last.Add(budget)) // the last arm may have come first
-		case r = <-done:
-		}
-	}
+	r := kernelstest.UntilQuiet(t, k, clock, budget, quiet, code, tell)
 	if !errors.Is(r.Error, kernels.ErrInterrupted) || r.Error.Line != silent {
 		t.Fatalf("want the cell interrupted on line %d (the silent sleep), got %+v\nstdout %q", silent, r.Error, r.Stdout.Text)
 	}
