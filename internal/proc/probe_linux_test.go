@@ -298,10 +298,7 @@ func probePython(t *testing.T) string {
 // nor even found (Landlock before ABI 9 does not cover connecting to one;
 // the filesystem view leaves it out).
 func TestProbeUnixSockets(t *testing.T) {
-	st := requireSandbox(t)
-	if !st.View {
-		t.Skipf("no filesystem view here: %s", st)
-	}
+	requireView(t)
 	py := probePython(t)
 	inDir := filepath.Join(t.TempDir(), "agent.sock")
 	tmp, err := os.MkdirTemp("/tmp", "probe-")
@@ -317,16 +314,7 @@ func TestProbeUnixSockets(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ln.Close()
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				accepted.Add(1)
-				c.Close()
-			}
-		}()
+		go acceptAndClose(ln, &accepted)
 	}
 	const script = `
 import os, socket, sys
@@ -379,10 +367,7 @@ func newCgroup(t *testing.T, name string) string {
 // TestProbeCgroups: /sys/fs/cgroup shows a sandboxed process no other
 // cgroup (another tether's kernel): only its own, when it has one.
 func TestProbeCgroups(t *testing.T) {
-	st := requireSandbox(t)
-	if !st.View {
-		t.Skipf("no filesystem view here: %s", st)
-	}
+	requireView(t)
 	sibling := newCgroup(t, "tether-probe-sibling")
 	own := newCgroup(t, "tether-probe-own")
 	for _, f := range proc.Families {
@@ -406,10 +391,7 @@ func TestProbeCgroups(t *testing.T) {
 // TestProbeOutsideNotNamed: paths outside the grants are not in the view:
 // stat of a file next to the workspace, of /root, of /run fails.
 func TestProbeOutsideNotNamed(t *testing.T) {
-	st := requireSandbox(t)
-	if !st.View {
-		t.Skipf("no filesystem view here: %s", st)
-	}
+	requireView(t)
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
 	secret := filepath.Join(base, "other", "secret.txt")
@@ -436,10 +418,7 @@ func TestProbeOutsideNotNamed(t *testing.T) {
 // cache see neither, and A's next process still sees both (its layer is
 // kept, so its builds stay warm).
 func TestProbeSharedCache(t *testing.T) {
-	st := requireSandbox(t)
-	if !st.View {
-		t.Skipf("no filesystem view here: %s", st)
-	}
+	requireView(t)
 	base := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(base, "xdg")) // tether's own cache directory
 	shared := filepath.Join(base, "go-build")
@@ -544,10 +523,7 @@ func TestStatusWithoutView(t *testing.T) {
 // does not see what the first wrote while it runs; the layer the first
 // kept is the next process's once the first has ended.
 func TestProbeConcurrentCacheLayers(t *testing.T) {
-	st := requireSandbox(t)
-	if !st.View {
-		t.Skipf("no filesystem view here: %s", st)
-	}
+	requireView(t)
 	base := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(base, "xdg"))
 	shared := filepath.Join(base, "go-build")

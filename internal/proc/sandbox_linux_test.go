@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -29,6 +30,32 @@ func requireSandbox(t *testing.T) proc.Status {
 		t.Skipf("no sandbox here: %s", st)
 	}
 	return st
+}
+
+// requireView is requireSandbox for a test that needs the filesystem view
+// too: it skips where there is none.
+func requireView(t *testing.T) proc.Status {
+	t.Helper()
+	st := requireSandbox(t)
+	if !st.View {
+		t.Skipf("no filesystem view here: %s", st)
+	}
+	return st
+}
+
+// acceptAndClose accepts connections on ln and closes each at once,
+// counting them in accepted (when not nil), until ln is closed.
+func acceptAndClose(ln net.Listener, accepted *atomic.Int32) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		if accepted != nil {
+			accepted.Add(1)
+		}
+		c.Close()
+	}
 }
 
 // runIn runs argv under p and returns its combined output and error.
@@ -276,15 +303,7 @@ func TestSandboxNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	go acceptAndClose(ln, nil)
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ws := t.TempDir()
 	dial := []string{"bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/" + port}
