@@ -35,30 +35,28 @@ for k in kids:
     os.waitpid(k, 0)
 `
 
+// spawnPython writes src to a file named file and spawns a worker on a
+// roster with cfg whose fast tier runs it with python3. It returns the
+// roster (closed with the test), the worker's id and its info.
+func spawnPython(t *testing.T, cfg workers.Config, file, src string) (*workers.Roster, string, workers.Info) {
+	t.Helper()
+	py := testenv.RequireBinary(t, "python3")
+	path := filepath.Join(t.TempDir(), file)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Commands = map[string]string{workers.Fast: py + " " + path}
+	r := newRoster(t, cfg)
+	id := spawn(t, r, strings.TrimSuffix(file, ".py"), strings.TrimSuffix(file, ".py"), "")
+	return r, id, r.List()[0]
+}
+
 // TestWorkerProcessCap runs a worker whose command forks 600 processes: its
 // run's pids cgroup stops it at the cap (a fork fails with EAGAIN), and the
 // worker's info, which vibe_spawn's result shows, states the cap.
 func TestWorkerProcessCap(t *testing.T) {
-	py := testenv.RequireBinary(t, "python3")
 	const limit = 50
-	dir := t.TempDir()
-	bomb := filepath.Join(dir, "bomb.py")
-	if err := os.WriteFile(bomb, []byte(forkBomb), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := workers.New(workers.Config{
-		Commands:     map[string]string{workers.Fast: py + " " + bomb},
-		ProcessLimit: limit,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	id, err := r.Spawn("fork", "bomb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := r.List()[0]
+	r, id, info := spawnPython(t, workers.Config{ProcessLimit: limit}, "bomb.py", forkBomb)
 	if strings.HasPrefix(info.Limits, "processes: no cap (no cgroup") {
 		t.Skipf("this machine gives tether no pids cgroup: %s", info.Limits)
 	}
@@ -80,27 +78,9 @@ func TestWorkerProcessCap(t *testing.T) {
 // address-space cap, which the info states, and an allocation past it
 // fails in the worker instead of taking the host's memory.
 func TestWorkerAddressSpaceCap(t *testing.T) {
-	py := testenv.RequireBinary(t, "python3")
 	const limit = 1 << 30
-	dir := t.TempDir()
-	script := filepath.Join(dir, "alloc.py")
 	src := "import resource\nsoft, hard = resource.getrlimit(resource.RLIMIT_AS)\ntry:\n    b = bytearray(2 << 30)\n    r = 'allocated'\nexcept MemoryError:\n    r = 'MemoryError'\nprint('as', soft, hard, r)\n"
-	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := workers.New(workers.Config{
-		Commands:          map[string]string{workers.Fast: py + " " + script},
-		AddressSpaceLimit: limit,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	id, err := r.Spawn("alloc", "alloc", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := r.List()[0]
+	r, id, info := spawnPython(t, workers.Config{AddressSpaceLimit: limit}, "alloc.py", src)
 	if strings.Contains(info.Limits, "address space: no cap (the sandbox") {
 		t.Skipf("no sandbox here to set it: %s", info.Limits)
 	}

@@ -28,10 +28,7 @@ func TestWorkerGetsNoHostEnvironment(t *testing.T) {
 		Env:      []string{"WORKER_SETTING=explicit"},
 		PassEnv:  []string{"AGENT_API_KEY"},
 	})
-	id, err := r.Spawn("print the environment", "env", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := spawn(t, r, "print the environment", "env", "")
 	rep := wait(t, r, id)
 	if rep.Status != workers.Done {
 		t.Fatalf("status %s: %s", rep.Status, rep.LogTail)

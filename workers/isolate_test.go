@@ -127,9 +127,7 @@ func TestIsolatedWorker(t *testing.T) {
 	}
 	// A follow-up (a rerun: edit.sh appends its brief's first line again)
 	// has its changes against what the first run left.
-	if err := r.Send(id, "three"); err != nil {
-		t.Fatal(err)
-	}
+	send(t, r, id, "three")
 	rep2 := wait(t, r, id)
 	if c := rep2.Changes; c == nil || len(c.Files) != 1 || c.Files[0].Path != "a.txt" ||
 		string(c.Files[0].Old) != "one\ntwo\n" || string(c.Files[0].New) != "one\ntwo\ntwo\n" || c.Base == rep.Changes.Base {

@@ -138,9 +138,7 @@ func TestIsolatedRunsNoRepositoryProgram(t *testing.T) {
 		t.Errorf("left out: %v", rep.Changes.LeftOut)
 	}
 	// A follow-up commits the first run's changes (signing on, hooks there).
-	if err := r.Send(id, "three"); err != nil {
-		t.Fatal(err)
-	}
+	send(t, r, id, "three")
 	wait(t, r, id)
 	if _, err := r.Kill(id); err != nil {
 		t.Fatal(err)

@@ -34,6 +34,37 @@ func newRoster(t *testing.T, cfg workers.Config) *workers.Roster {
 	return r
 }
 
+// spawn starts a worker and returns its id.
+func spawn(t *testing.T, r *workers.Roster, brief, name, tier string) string {
+	t.Helper()
+	id, err := r.Spawn(brief, name, tier)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// send sends the worker id a follow-up.
+func send(t *testing.T, r *workers.Roster, id, message string) {
+	t.Helper()
+	if err := r.Send(id, message); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gateRoster returns a roster whose fast tier runs gate.sh, which echoes
+// the brief and then waits until the file gate exists (or the brief says
+// go-ahead).
+func gateRoster(t *testing.T, gate string) *workers.Roster {
+	t.Helper()
+	return newRoster(t, workers.Config{
+		Commands: map[string]string{workers.Fast: script(t, "gate.sh")},
+		Env:      []string{"GATE=" + gate},
+		// The worker sees only what it is granted: the gate's directory.
+		ReadOnly: []string{filepath.Dir(gate)},
+	})
+}
+
 // wait waits without a timeout: the test's own deadline bounds it.
 func wait(t *testing.T, r *workers.Roster, id string) workers.Report {
 	t.Helper()
@@ -52,14 +83,8 @@ func TestSpawnListWait(t *testing.T) {
 		workers.Fast: script(t, "echo.sh"),
 		workers.Good: script(t, "echo.sh"),
 	}})
-	a, err := r.Spawn("rename Foo to Bar", "renamer", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := r.Spawn("review the rename", "reviewer", workers.Good)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := spawn(t, r, "rename Foo to Bar", "renamer", "")
+	b := spawn(t, r, "review the rename", "reviewer", workers.Good)
 	if a == b {
 		t.Fatalf("two workers share id %q", a)
 	}
@@ -101,21 +126,11 @@ func TestSpawnListWait(t *testing.T) {
 
 func TestSendRerunsWithAppendedBrief(t *testing.T) {
 	gate := filepath.Join(t.TempDir(), "gate")
-	r := newRoster(t, workers.Config{
-		Commands: map[string]string{workers.Fast: script(t, "gate.sh")},
-		Env:      []string{"GATE=" + gate},
-		// The worker sees only what it is granted: the gate's directory.
-		ReadOnly: []string{filepath.Dir(gate)},
-	})
-	id, err := r.Spawn("fix the tests", "fixer", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := gateRoster(t, gate)
+	id := spawn(t, r, "fix the tests", "fixer", "")
 	// The first run blocks on the gate; send stops it and reruns with the
 	// appended brief, which lets the run finish.
-	if err := r.Send(id, "go-ahead: only the parser tests"); err != nil {
-		t.Fatal(err)
-	}
+	send(t, r, id, "go-ahead: only the parser tests")
 	rep := wait(t, r, id)
 	if rep.Status != workers.Done || rep.Runs != 2 {
 		t.Fatalf("after send: status %s runs %d, want done after 2 runs", rep.Status, rep.Runs)
@@ -124,9 +139,7 @@ func TestSendRerunsWithAppendedBrief(t *testing.T) {
 		t.Errorf("rerun result = %q, want %q", rep.Result, want)
 	}
 	// Send to a finished worker reruns it too.
-	if err := r.Send(id, "and the lexer"); err != nil {
-		t.Fatal(err)
-	}
+	send(t, r, id, "and the lexer")
 	rep = wait(t, r, id)
 	if !strings.HasSuffix(rep.Result, "go-ahead: only the parser tests\n\nand the lexer\n") || rep.Runs != 3 {
 		t.Errorf("third run: runs %d result %q", rep.Runs, rep.Result)
@@ -135,16 +148,8 @@ func TestSendRerunsWithAppendedBrief(t *testing.T) {
 
 func TestWaitTimeoutSaysStillRunning(t *testing.T) {
 	gate := filepath.Join(t.TempDir(), "gate")
-	r := newRoster(t, workers.Config{
-		Commands: map[string]string{workers.Fast: script(t, "gate.sh")},
-		Env:      []string{"GATE=" + gate},
-		// The worker sees only what it is granted: the gate's directory.
-		ReadOnly: []string{filepath.Dir(gate)},
-	})
-	id, err := r.Spawn("wait for the gate", "waiter", workers.Fast)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := gateRoster(t, gate)
+	id := spawn(t, r, "wait for the gate", "waiter", workers.Fast)
 	rep, err := r.Wait(context.Background(), id, 10*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -163,10 +168,7 @@ func TestWaitTimeoutSaysStillRunning(t *testing.T) {
 
 func TestFailingWorker(t *testing.T) {
 	r := newRoster(t, workers.Config{Commands: map[string]string{workers.Fast: script(t, "fail.sh")}})
-	id, err := r.Spawn("frobnicate", "frob", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := spawn(t, r, "frobnicate", "frob", "")
 	rep := wait(t, r, id)
 	if rep.Status != workers.Failed {
 		t.Fatalf("status = %s, want failed", rep.Status)
@@ -199,10 +201,7 @@ func TestKillStopsTheWholeTree(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			id, err := r.Spawn("start a tree", "tree", "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			id := spawn(t, r, "start a tree", "tree", "")
 			pids := []int{testenv.ReadPid(t, dir, "leader"), testenv.ReadPid(t, dir, "child"), testenv.ReadPid(t, dir, "grandchild")}
 			for _, p := range pids {
 				if !testenv.Alive(p) {
@@ -279,10 +278,7 @@ func TestResultsKeptUntilRead(t *testing.T) {
 	r := newRoster(t, workers.Config{Commands: map[string]string{workers.Fast: script(t, "echo.sh")}})
 	var ids []string
 	for i := 0; i < workers.MaxWorkers; i++ {
-		id, err := r.Spawn("task "+strconv.Itoa(i), "", "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := spawn(t, r, "task "+strconv.Itoa(i), "", "")
 		ids = append(ids, id)
 	}
 	// Let every worker end without reading any result (bounded: a worker
@@ -375,23 +371,13 @@ func TestListKeepsLastResultWhileRerunning(t *testing.T) {
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := newRoster(t, workers.Config{
-		Commands: map[string]string{workers.Fast: script(t, "gate.sh")},
-		Env:      []string{"GATE=" + gate},
-		// The worker sees only what it is granted: the gate's directory.
-		ReadOnly: []string{filepath.Dir(gate)},
-	})
-	id, err := r.Spawn("first pass", "passes", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := gateRoster(t, gate)
+	id := spawn(t, r, "first pass", "passes", "")
 	wait(t, r, id)
 	if err := os.Remove(gate); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Send(id, "second pass"); err != nil {
-		t.Fatal(err)
-	}
+	send(t, r, id, "second pass")
 	in := r.List()[0]
 	if in.Status != workers.Running || in.Runs != 2 || in.ResultRun != 1 || !strings.Contains(in.ResultTail, "first pass\nreleased") {
 		t.Errorf("list during the rerun: %+v", in)

@@ -17,16 +17,11 @@ func TestFollowUpResumes(t *testing.T) {
 		Commands: map[string]string{workers.Fast: script(t, "chat.sh")},
 		Resume:   map[string]string{workers.Fast: script(t, "chat.sh")},
 	})
-	id, err := r.Spawn("count the files\n", "counter", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := spawn(t, r, "count the files\n", "counter", "")
 	if rep := wait(t, r, id); rep.Result != "run 1\ncount the files\n" {
 		t.Fatalf("first run = %q (log %s)", rep.Result, rep.LogTail)
 	}
-	if err := r.Send(id, "now only the .go ones\n"); err != nil {
-		t.Fatal(err)
-	}
+	send(t, r, id, "now only the .go ones\n")
 	rep := wait(t, r, id)
 	if !rep.Resumed || rep.Result != "run 2\ncount the files\nnow only the .go ones\n" {
 		t.Errorf("follow-up: resumed %v result %q, want the kept history plus only the message", rep.Resumed, rep.Result)
@@ -38,16 +33,11 @@ func TestFollowUpResumes(t *testing.T) {
 // state directory.
 func TestFollowUpWithoutResume(t *testing.T) {
 	r := newRoster(t, workers.Config{Commands: map[string]string{workers.Fast: "cat; printf 'last: '; cat \"$TETHER_WORKER_STATE/last_result\" 2>/dev/null || echo none"}})
-	id, err := r.Spawn("list the files", "lister", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := spawn(t, r, "list the files", "lister", "")
 	if rep := wait(t, r, id); rep.Result != "list the fileslast: none\n" {
 		t.Fatalf("first run = %q (log %s)", rep.Result, rep.LogTail)
 	}
-	if err := r.Send(id, "sorted"); err != nil {
-		t.Fatal(err)
-	}
+	send(t, r, id, "sorted")
 	rep := wait(t, r, id)
 	if rep.Resumed || rep.Result != "list the files\n\nsortedlast: list the fileslast: none\n" {
 		t.Errorf("rerun: resumed %v result %q", rep.Resumed, rep.Result)
