@@ -147,20 +147,9 @@ func TestInfiniteLoopIsInterrupted(t *testing.T) {
 func TestCancelInterrupts(t *testing.T) {
 	// The caller gives up once the cell is in its loop: the cell says when
 	// it gets there.
-	started := make(chan struct{})
-	k := newKernel(t, kernels.Config{InterruptGrace: time.Minute, Tools: func(context.Context, string, json.RawMessage) (kernels.ToolReply, error) {
-		close(started)
-		return kernels.ToolReply{}, nil
-	}})
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		<-started
-		cancel()
-	}()
-	r, err := k.Execute(ctx, kernels.Cell{Code: "var z = 3; tool('started'); for (;;) {}"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	started, tools := kernelstest.SignalTool()
+	k := newKernel(t, kernels.Config{InterruptGrace: time.Minute, Tools: tools})
+	r := kernelstest.CancelOn(t, k, started, "var z = 3; tool('started'); for (;;) {}")
 	if !errors.Is(r.Error, kernels.ErrInterrupted) || !strings.Contains(r.Error.Message, "gave up") {
 		t.Fatalf("canceled: %+v", r.Error)
 	}
@@ -462,11 +451,7 @@ func TestRequireSaysWhatToDo(t *testing.T) {
 func TestPrintingCellIsNotIdle(t *testing.T) {
 	const budget = 3 * time.Second
 	clock := kernelstest.NewClock()
-	quiet := make(chan struct{})
-	tools := func(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
-		close(quiet)
-		return kernels.ToolReply{}, nil
-	}
+	quiet, tools := kernelstest.SignalTool()
 	k := newKernel(t, kernels.Config{IdleTimeout: budget, InterruptGrace: time.Minute, Clock: clock, Tools: tools})
 	code := "var ticks = 0\n" +
 		"for (let i = 0; i < 50; i++) { const t = Date.now(); console.log('tick'); ticks++; while (Date.now() === t) {} }\n" +

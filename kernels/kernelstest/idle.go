@@ -2,6 +2,8 @@ package kernelstest
 
 import (
 	"context"
+	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +38,39 @@ func UntilIdle(t testing.TB, k kernels.Kernel, clock *Clock, budget time.Duratio
 			return r
 		}
 	}
+}
+
+// SignalTool returns a channel and a bridge (Config.Tools) that closes it
+// on its first call: a cell calls tool() to say it got somewhere (into its
+// loop, quiet after printing).
+func SignalTool() (<-chan struct{}, kernels.ToolCaller) {
+	signal := make(chan struct{})
+	var once sync.Once
+	return signal, func(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
+		once.Do(func() { close(signal) })
+		return kernels.ToolReply{}, nil
+	}
+}
+
+// CancelOn runs code as one cell of k under a context canceled once signal
+// is closed, and returns the cell's result; it fails the test when the
+// kernel could not run the cell.
+func CancelOn(t testing.TB, k kernels.Kernel, signal <-chan struct{}, code string) *kernels.Result {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-signal:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	r, err := k.Execute(ctx, kernels.Cell{Code: code})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // UntilQuiet runs a cell that prints for a while, then signals quiet

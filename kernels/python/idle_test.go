@@ -2,7 +2,6 @@ package python_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -60,21 +59,10 @@ func TestInterruptKeepsState(t *testing.T) {
 func TestCancelInterrupts(t *testing.T) {
 	// The caller gives up once the cell is in its loop: the cell says when
 	// it gets there.
-	started := make(chan struct{})
-	k := newKernel(t, kernels.Config{InterruptGrace: time.Minute, Tools: func(context.Context, string, json.RawMessage) (kernels.ToolReply, error) {
-		close(started)
-		return kernels.ToolReply{}, nil
-	}})
+	started, tools := kernelstest.SignalTool()
+	k := newKernel(t, kernels.Config{InterruptGrace: time.Minute, Tools: tools})
 	mustOK(t, run(t, k, "v = 5"))
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		<-started
-		cancel()
-	}()
-	r, err := k.Execute(ctx, kernels.Cell{Code: "import time\ntool('started')\nwhile True:\n    time.sleep(0.01)"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := kernelstest.CancelOn(t, k, started, "import time\ntool('started')\nwhile True:\n    time.sleep(0.01)")
 	if !errors.Is(r.Error, kernels.ErrInterrupted) || !strings.Contains(r.Error.Message, "gave up") {
 		t.Fatalf("canceled cell: %+v", r.Error)
 	}
@@ -133,11 +121,7 @@ func TestUnresponsiveKernelIsRestarted(t *testing.T) {
 func TestPrintingCellIsNotIdle(t *testing.T) {
 	const budget = 3 * time.Second
 	clock := kernelstest.NewClock()
-	quiet := make(chan struct{})
-	tools := func(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
-		close(quiet)
-		return kernels.ToolReply{}, nil
-	}
+	quiet, tools := kernelstest.SignalTool()
 	dir := t.TempDir()
 	k := newKernel(t, kernels.Config{Dir: dir, IdleTimeout: budget, InterruptGrace: time.Minute, Clock: clock, Tools: tools})
 	code := "import time\n" +
