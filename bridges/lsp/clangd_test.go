@@ -68,11 +68,7 @@ func TestClangd(t *testing.T) {
 	t.Run("diagnostics_and_code_actions", func(t *testing.T) {
 		src, _ := os.ReadFile(filepath.Join(dir, "main.c"))
 		bad := strings.Replace(string(src), "double a = square_area(&big);", "double a = square_area(big);", 1)
-		writeFile(t, filepath.Join(dir, "main.c"), bad)
-		d, err := s.AfterWrite(ctx, "main.c")
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := written(t, ctx, s, dir, "main.c", bad)
 		if !d.Ready || len(d.Items) == 0 || d.Items[0].Line != 7 {
 			t.Fatalf("want an error on line 7: %+v", d)
 		}
@@ -159,23 +155,13 @@ func TestClangd(t *testing.T) {
 		if d, err := s.Diagnostics(ctx, "user.h"); err != nil || !d.Ready || len(d.Items) != 0 {
 			t.Fatalf("user.h before the edit, want clean: %+v %v", d, err)
 		}
-		writeFile(t, filepath.Join(dir, "user.h"), strings.Replace(clean, "#include \"limits.h\" /* LIMIT */\n", "", 1))
-		d, err := s.AfterWrite(ctx, "user.h")
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := written(t, ctx, s, dir, "user.h", strings.Replace(clean, "#include \"limits.h\" /* LIMIT */\n", "", 1))
 		if !d.Ready || len(d.Items) == 0 || !strings.Contains(d.Items[0].Message, "LIMIT") {
 			t.Fatalf("user.h without the include that defines LIMIT, want the undeclared identifier: %+v", d)
 		}
 	})
 	t.Run("rename", func(t *testing.T) {
-		res, err := s.Rename(ctx, lsp.Position{File: "main.c", Line: 7, Symbol: "square_area"}, "sq_area")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Join(res.Files, ",") != "main.c,shapes.c,shapes.h" {
-			t.Fatalf("rename: %+v", res)
-		}
+		renamed(t, ctx, s, lsp.Position{File: "main.c", Line: 7, Symbol: "square_area"}, "sq_area", "main.c,shapes.c,shapes.h")
 		for _, f := range []string{"main.c", "shapes.c", "shapes.h"} {
 			b, _ := os.ReadFile(filepath.Join(dir, f))
 			if strings.Contains(string(b), "square_area(") || !strings.Contains(string(b), "sq_area(") {

@@ -73,19 +73,9 @@ func TestGopls(t *testing.T) {
 	t.Run("check", func(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "vet.go"), "package shapes\n\nimport \"fmt\"\n\nfunc Bad() { fmt.Printf(\"%d\\n\", \"x\") }\n")
 		defer os.Remove(filepath.Join(dir, "vet.go"))
-		rep, err := s.Check(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, d := range rep.Items {
-			if d.Path == "vet.go" && d.Line == 5 && strings.Contains(d.Message, "Printf") {
-				found = true
-			}
-		}
-		if !found {
-			t.Fatalf("go vet finding not parsed: %+v (ran %v, unparsed %v)", rep.Items, rep.Ran, rep.Unparsed)
-		}
+		checkFinds(t, ctx, s, "go vet", func(d lsp.Diagnostic) bool {
+			return d.Path == "vet.go" && d.Line == 5 && strings.Contains(d.Message, "Printf")
+		})
 	})
 	t.Run("changed_on_disk", func(t *testing.T) {
 		// Files changed by other means (git, a shell) are seen by the next
@@ -223,11 +213,8 @@ func TestGoplsRenameAndRestart(t *testing.T) {
 	dir, s := peerProject(t, "gopls", "goproj")
 	ctx := ctxT(t)
 	t.Run("rename", func(t *testing.T) {
-		res, err := s.Rename(ctx, lsp.Position{File: "shapes.go", Line: 9, Symbol: "Square"}, "Box")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Join(res.Files, ",") != "shapes.go,use.go" || res.Edits < 5 { // gopls also renames the doc comment
+		res := renamed(t, ctx, s, lsp.Position{File: "shapes.go", Line: 9, Symbol: "Square"}, "Box", "shapes.go,use.go")
+		if res.Edits < 5 { // gopls also renames the doc comment
 			t.Fatalf("rename result: %+v", res)
 		}
 		for _, f := range []string{"shapes.go", "use.go"} {

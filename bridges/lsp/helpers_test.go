@@ -3,6 +3,8 @@ package lsp_test
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,4 +175,43 @@ func requireCodeActions(t *testing.T, ctx context.Context, s *lsp.Supervisor, po
 		t.Fatal("no code actions")
 	}
 	t.Logf("actions: %+v", acts.Items)
+}
+
+// written writes text to file in the workspace dir and returns the
+// diagnostics AfterWrite reports for it.
+func written(t *testing.T, ctx context.Context, s *lsp.Supervisor, dir, file, text string) *lsp.Diagnostics {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, file), text)
+	d, err := s.AfterWrite(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// renamed renames the symbol at pos to name, requires the files written
+// to be files (comma-separated, in order), and returns the result.
+func renamed(t *testing.T, ctx context.Context, s *lsp.Supervisor, pos lsp.Position, name, files string) *lsp.RenameResult {
+	t.Helper()
+	res, err := s.Rename(ctx, pos, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Files, ",") != files {
+		t.Fatalf("rename to %s: want files %s: %+v", name, files, res)
+	}
+	return res
+}
+
+// checkFinds runs Check and requires a finding that found accepts; what
+// names the checker.
+func checkFinds(t *testing.T, ctx context.Context, s *lsp.Supervisor, what string, found func(lsp.Diagnostic) bool) {
+	t.Helper()
+	rep, err := s.Check(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(rep.Items, found) {
+		t.Fatalf("%s finding not parsed: %+v (ran %v, unparsed %v)", what, rep.Items, rep.Ran, rep.Unparsed)
+	}
 }

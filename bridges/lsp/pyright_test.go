@@ -53,11 +53,7 @@ func TestPyright(t *testing.T) {
 		requireWorkspaceSymbol(t, ctx, s, "total", "total", "pkg/shapes.py", 21)
 	})
 	t.Run("diagnostics", func(t *testing.T) {
-		writeFile(t, filepath.Join(dir, "bad.py"), "from pkg.shapes import Square\n\nx: int = Square(1)\n")
-		d, err := s.AfterWrite(ctx, "bad.py")
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := written(t, ctx, s, dir, "bad.py", "from pkg.shapes import Square\n\nx: int = Square(1)\n")
 		if !d.Ready || len(d.Items) == 0 || d.Items[0].Line != 3 || d.Items[0].Severity != "error" {
 			t.Fatalf("want a type error on line 3: %+v", d)
 		}
@@ -77,13 +73,7 @@ func TestPyright(t *testing.T) {
 		}
 	})
 	t.Run("rename", func(t *testing.T) {
-		res, err := s.Rename(ctx, lsp.Position{File: "pkg/shapes.py", Line: 21, Symbol: "total"}, "sum_areas")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Join(res.Files, ",") != "app.py,pkg/shapes.py" {
-			t.Fatalf("rename files: %+v", res)
-		}
+		renamed(t, ctx, s, lsp.Position{File: "pkg/shapes.py", Line: 21, Symbol: "total"}, "sum_areas", "app.py,pkg/shapes.py")
 		app, _ := os.ReadFile(filepath.Join(dir, "app.py"))
 		if !strings.Contains(string(app), "import Shape, Square, sum_areas") || !strings.Contains(string(app), "return sum_areas(items)") {
 			t.Fatalf("app.py after rename:\n%s", app)
@@ -92,16 +82,8 @@ func TestPyright(t *testing.T) {
 	t.Run("check", func(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "bad2.py"), "x: int = \"no\"\n")
 		defer os.Remove(filepath.Join(dir, "bad2.py"))
-		rep, err := s.Check(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, d := range rep.Items {
-			found = found || (d.Path == "bad2.py" && d.Line == 1 && d.Severity == "error")
-		}
-		if !found {
-			t.Fatalf("pyright finding not parsed: %+v ran %v unparsed %v", rep.Items, rep.Ran, rep.Unparsed)
-		}
+		checkFinds(t, ctx, s, "pyright", func(d lsp.Diagnostic) bool {
+			return d.Path == "bad2.py" && d.Line == 1 && d.Severity == "error"
+		})
 	})
 }

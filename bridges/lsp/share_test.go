@@ -86,29 +86,30 @@ func definitionOK(t *testing.T, ctx context.Context, s *lsp.Supervisor) {
 	}
 }
 
+// pooled gets a supervisor for dir and the server config from pool, with the
+// options these tests share.
+func pooled(t *testing.T, pool *lsp.Pool, dir, config string) (*lsp.Supervisor, func(), bool) {
+	t.Helper()
+	s, release, shared, err := pool.Get(dir, config, lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(20*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, release, shared
+}
+
 func TestPoolSharesOneGopls(t *testing.T) {
 	dir := shareProject(t)
 	ctx := ctxT(t)
 	before := goplsDescendants(t)
 	pool := lsp.NewPool()
-	opts := []lsp.Option{lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(20 * time.Second)}
-	a, releaseA, sharedA, err := pool.Get(dir, "", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, releaseA, sharedA := pooled(t, pool, dir, "")
 	defer releaseA()
-	b, releaseB, sharedB, err := pool.Get(dir+string(filepath.Separator)+".", "", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, releaseB, sharedB := pooled(t, pool, dir+string(filepath.Separator)+".", "")
 	defer releaseB()
 	if a != b || sharedA || !sharedB {
 		t.Fatalf("two sessions on one workspace: same supervisor %v, shared %v then %v; want the same, false then true", a == b, sharedA, sharedB)
 	}
-	other, releaseOther, sharedOther, err := pool.Get(dir, "other servers", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other, releaseOther, sharedOther := pooled(t, pool, dir, "other servers")
 	releaseOther()
 	if other == a || sharedOther {
 		t.Fatal("a session with another server config was given the shared supervisor")
@@ -178,16 +179,9 @@ func TestViewNotSeenByOtherSession(t *testing.T) {
 	dir := shareProject(t)
 	ctx := ctxT(t)
 	pool := lsp.NewPool()
-	opts := []lsp.Option{lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(20 * time.Second)}
-	s, release, _, err := pool.Get(dir, "", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, release, _ := pooled(t, pool, dir, "")
 	defer release()
-	_, release2, _, err := pool.Get(dir, "", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, release2, _ := pooled(t, pool, dir, "")
 	defer release2()
 	if d, err := s.Diagnostics(ctx, "b.go"); err != nil || !d.Ready || len(d.Items) != 0 {
 		t.Fatalf("b.go before any view: %+v, %v; want ready and clean", d, err)

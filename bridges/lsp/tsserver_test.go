@@ -42,11 +42,7 @@ func TestTypeScript(t *testing.T) {
 		requireCodeActions(t, ctx, s, lsp.Position{File: "src/app.ts", Line: 4, Symbol: "new Square(10)"})
 	})
 	t.Run("diagnostics", func(t *testing.T) {
-		writeFile(t, filepath.Join(dir, "src/bad.ts"), "import { Square } from \"./shapes\";\n\nexport const x: string = new Square(1);\n")
-		d, err := s.AfterWrite(ctx, "src/bad.ts")
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := written(t, ctx, s, dir, "src/bad.ts", "import { Square } from \"./shapes\";\n\nexport const x: string = new Square(1);\n")
 		if !d.Ready || len(d.Items) == 0 || d.Items[0].Line != 3 || d.Items[0].Code != "2322" {
 			t.Fatalf("want TS2322 on line 3: %+v", d)
 		}
@@ -60,17 +56,9 @@ func TestTypeScript(t *testing.T) {
 		if !again.Ready || len(again.Items) != len(d.Items) || len(again.Notes) != 0 {
 			t.Fatalf("unchanged file asked again: want the same %d diagnostics, ready: %+v", len(d.Items), again)
 		}
-		rep, err := s.Check(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, d := range rep.Items {
-			found = found || (d.Path == "src/bad.ts" && d.Line == 3 && d.Code == "TS2322")
-		}
-		if !found {
-			t.Fatalf("tsc finding not parsed: %+v ran %v unparsed %v", rep.Items, rep.Ran, rep.Unparsed)
-		}
+		checkFinds(t, ctx, s, "tsc", func(d lsp.Diagnostic) bool {
+			return d.Path == "src/bad.ts" && d.Line == 3 && d.Code == "TS2322"
+		})
 		// Fixed again: the error is gone from the server's view too.
 		writeFile(t, filepath.Join(dir, "src/bad.ts"), "export const x: string = \"ok\";\n")
 		if d, err := s.AfterWrite(ctx, "src/bad.ts"); err != nil || !d.Ready || len(d.Items) != 0 {
@@ -90,13 +78,7 @@ func TestTypeScript(t *testing.T) {
 		}
 	})
 	t.Run("rename", func(t *testing.T) {
-		res, err := s.Rename(ctx, lsp.Position{File: "src/shapes.ts", Line: 16, Symbol: "total"}, "sumAreas")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Join(res.Files, ",") != "src/app.ts,src/shapes.ts" {
-			t.Fatalf("rename: %+v", res)
-		}
+		renamed(t, ctx, s, lsp.Position{File: "src/shapes.ts", Line: 16, Symbol: "total"}, "sumAreas", "src/app.ts,src/shapes.ts")
 		app, _ := os.ReadFile(filepath.Join(dir, "src/app.ts"))
 		if strings.Contains(string(app), "total") || strings.Count(string(app), "sumAreas") != 2 {
 			t.Fatalf("app.ts after rename:\n%s", app)
