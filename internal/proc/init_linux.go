@@ -242,7 +242,7 @@ func PeerPID(cmd *exec.Cmd) int {
 func childOf(pid int) int {
 	first, at := 0, uint64(0)
 	for _, p := range pids() {
-		if ppid(p) != pid {
+		if ParentPID(p) != pid {
 			continue
 		}
 		st, err := startTime(p)
@@ -254,25 +254,6 @@ func childOf(pid int) int {
 		}
 	}
 	return first
-}
-
-// ppid reads a process's parent from /proc/PID/stat (0 when gone).
-func ppid(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// The command name is in parentheses and may hold anything.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 2 {
-		return 0
-	}
-	n, _ := strconv.Atoi(string(f[1]))
-	return n
 }
 
 // HostPID translates nsPid, a pid in the PID namespace cmd's process runs

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // Alive reports whether process pid exists and runs: a zombie (or a dead
@@ -125,27 +127,9 @@ func namesDir(pid int, dir string) bool {
 				return true
 			}
 		}
-		pid = parentOf(pid)
+		pid = proc.ParentPID(pid)
 	}
 	return false
-}
-
-func parentOf(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[1])
-	return n
 }
 
 // HostPidIn translates nsPid, a pid as seen inside the PID namespace that
