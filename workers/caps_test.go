@@ -1,11 +1,8 @@
 package workers_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -57,21 +54,7 @@ func spawnPython(t *testing.T, cfg workers.Config, file, src string) (*workers.R
 func TestWorkerProcessCap(t *testing.T) {
 	const limit = 50
 	r, id, info := spawnPython(t, workers.Config{ProcessLimit: limit}, "bomb.py", forkBomb)
-	if strings.HasPrefix(info.Limits, "processes: no cap (no cgroup") {
-		t.Skipf("this machine gives tether no pids cgroup: %s", info.Limits)
-	}
-	if !strings.Contains(info.Limits, "at most "+strconv.Itoa(limit)+" processes and threads at once") {
-		t.Errorf("the worker's info does not state the cap: %q", info.Limits)
-	}
-	rep := wait(t, r, id)
-	m := regexp.MustCompile(`forked (\d+) (.*)`).FindStringSubmatch(rep.Result)
-	if m == nil {
-		t.Fatalf("no report from the worker: %+v", rep)
-	}
-	n, _ := strconv.Atoi(m[1])
-	if n >= limit || !strings.Contains(m[2], "BlockingIOError 11") {
-		t.Errorf("the worker forked %d processes (%s); want fewer than the cap of %d and EAGAIN", n, m[2], limit)
-	}
+	testenv.RequireProcessCap(t, info.Limits, limit, func() string { return wait(t, r, id).Result })
 }
 
 // TestWorkerAddressSpaceCap: a worker's command runs under the operator's
@@ -79,17 +62,6 @@ func TestWorkerProcessCap(t *testing.T) {
 // fails in the worker instead of taking the host's memory.
 func TestWorkerAddressSpaceCap(t *testing.T) {
 	const limit = 1 << 30
-	src := "import resource\nsoft, hard = resource.getrlimit(resource.RLIMIT_AS)\ntry:\n    b = bytearray(2 << 30)\n    r = 'allocated'\nexcept MemoryError:\n    r = 'MemoryError'\nprint('as', soft, hard, r)\n"
-	r, id, info := spawnPython(t, workers.Config{AddressSpaceLimit: limit}, "alloc.py", src)
-	if strings.Contains(info.Limits, "address space: no cap (the sandbox") {
-		t.Skipf("no sandbox here to set it: %s", info.Limits)
-	}
-	if !strings.Contains(info.Limits, "address space: at most 1GiB (RLIMIT_AS)") {
-		t.Errorf("the worker's info does not state the cap: %q", info.Limits)
-	}
-	rep := wait(t, r, id)
-	want := fmt.Sprintf("as %d %d MemoryError", limit, limit)
-	if !strings.Contains(rep.Result, want) {
-		t.Errorf("the worker's report %q; want %q", rep.Result, want)
-	}
+	r, id, info := spawnPython(t, workers.Config{AddressSpaceLimit: limit}, "alloc.py", testenv.AllocPython)
+	testenv.RequireAddressSpaceCap(t, info.Limits, limit, func() string { return wait(t, r, id).Result })
 }

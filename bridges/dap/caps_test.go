@@ -1,8 +1,6 @@
 package dap_test
 
 import (
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -56,21 +54,7 @@ func TestDebuggeeProcessCap(t *testing.T) {
 	t.Parallel()
 	const limit = 100
 	r, output := launchCapped(t, dap.Config{ProcessLimit: limit}, "bomb.py", pyForkBomb)
-	if strings.HasPrefix(r.Started.Limits, "processes: no cap (no cgroup") {
-		t.Skipf("this machine gives tether no pids cgroup: %s", r.Started.Limits)
-	}
-	if !strings.Contains(r.Started.Limits, "at most "+strconv.Itoa(limit)+" processes and threads at once") {
-		t.Errorf("the launch result does not state the cap: %q", r.Started.Limits)
-	}
-	out := output()
-	m := regexp.MustCompile(`forked (\d+) (.*)`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no report from the program; output %q", out)
-	}
-	n, _ := strconv.Atoi(m[1])
-	if n >= limit || !strings.Contains(m[2], "BlockingIOError 11") {
-		t.Errorf("the program forked %d processes (%s); want fewer than the cap of %d and EAGAIN", n, m[2], limit)
-	}
+	testenv.RequireProcessCap(t, r.Started.Limits, limit, output)
 }
 
 // TestDebugProcessCapOff: with the cap off the result says so.
@@ -82,18 +66,6 @@ func TestDebugProcessCapOff(t *testing.T) {
 	}
 }
 
-// pyAlloc says the address-space limit it runs under and tries to allocate
-// past a 1 GiB one.
-const pyAlloc = `import resource
-soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-try:
-    b = bytearray(2 << 30)
-    r = "allocated"
-except MemoryError:
-    r = "MemoryError"
-print("as", soft, hard, r, flush=True)
-`
-
 // TestDebuggeeAddressSpaceCap launches, under debugpy, a program that
 // allocates 2 GiB under a 1 GiB cap: the allocation fails in the program
 // (a MemoryError, the session goes on), and the launch result states the
@@ -101,15 +73,6 @@ print("as", soft, hard, r, flush=True)
 func TestDebuggeeAddressSpaceCap(t *testing.T) {
 	t.Parallel()
 	const limit = 1 << 30
-	r, output := launchCapped(t, dap.Config{AddressSpaceLimit: limit}, "alloc.py", pyAlloc)
-	if strings.Contains(r.Started.Limits, "address space: no cap (the sandbox") {
-		t.Skipf("no sandbox here to set it: %s", r.Started.Limits)
-	}
-	if !strings.Contains(r.Started.Limits, "address space: at most 1GiB (RLIMIT_AS)") {
-		t.Errorf("the launch result does not state the cap: %q", r.Started.Limits)
-	}
-	out := output()
-	if want := "as " + strconv.Itoa(limit) + " " + strconv.Itoa(limit) + " MemoryError"; !strings.Contains(out, want) {
-		t.Errorf("the program's output %q; want %q", out, want)
-	}
+	r, output := launchCapped(t, dap.Config{AddressSpaceLimit: limit}, "alloc.py", testenv.AllocPython)
+	testenv.RequireAddressSpaceCap(t, r.Started.Limits, limit, output)
 }

@@ -1,13 +1,16 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tetherhq/tether/internal/bytesize"
 	"github.com/tetherhq/tether/internal/proc"
 )
 
@@ -178,4 +181,60 @@ func HostPidInNS(ns string, nsPid int) int {
 		}
 	}
 	return 0
+}
+
+// RequireProcessCap checks a process cap of limit end to end. limits is
+// what a result says of its caps: it must state this one, and the test is
+// skipped where the machine gives tether no pids cgroup. report waits for
+// the output of a fork bomb that prints "forked N WHY" once a fork is
+// refused: it must have been stopped short of limit, with EAGAIN.
+func RequireProcessCap(t testing.TB, limits string, limit int, report func() string) {
+	t.Helper()
+	if strings.HasPrefix(limits, "processes: no cap (no cgroup") {
+		t.Skipf("this machine gives tether no pids cgroup: %s", limits)
+	}
+	if !strings.Contains(limits, "at most "+strconv.Itoa(limit)+" processes and threads at once") {
+		t.Errorf("the result does not state the cap: %q", limits)
+	}
+	out := report()
+	m := regexp.MustCompile(`forked (\d+) (.*)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no report from the fork bomb; output %q", out)
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n >= limit || !strings.Contains(m[2], "BlockingIOError 11") {
+		t.Errorf("the fork bomb forked %d processes (%s); want fewer than the cap of %d and EAGAIN", n, m[2], limit)
+	}
+}
+
+// AllocPython is a Python program that says the address-space limit it
+// runs under and tries to allocate 2 GiB: it prints "as SOFT HARD
+// MemoryError", or "allocated" in place of MemoryError.
+const AllocPython = `import resource
+soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+try:
+    b = bytearray(2 << 30)
+    r = "allocated"
+except MemoryError:
+    r = "MemoryError"
+print("as", soft, hard, r, flush=True)
+`
+
+// RequireAddressSpaceCap checks an address-space cap of limit bytes, under
+// 2 GiB, end to end. limits is what a result says of its caps: it must
+// state this one, and the test is skipped where there is no sandbox to set
+// it. report waits for AllocPython's output, which must show the limit and
+// the allocation failed.
+func RequireAddressSpaceCap(t testing.TB, limits string, limit int64, report func() string) {
+	t.Helper()
+	if strings.Contains(limits, "address space: no cap (the sandbox") {
+		t.Skipf("no sandbox here to set it: %s", limits)
+	}
+	if want := "address space: at most " + bytesize.Format(limit) + " (RLIMIT_AS)"; !strings.Contains(limits, want) {
+		t.Errorf("the result does not state the cap: %q, want %q", limits, want)
+	}
+	out := report()
+	if want := fmt.Sprintf("as %d %d MemoryError", limit, limit); !strings.Contains(out, want) {
+		t.Errorf("the program's output %q; want %q", out, want)
+	}
 }
