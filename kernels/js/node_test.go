@@ -49,6 +49,20 @@ func TestErrorsAsNode(t *testing.T) {
 	}
 }
 
+// prints runs code and requires it to print want and a newline, and
+// nothing else (want is node 20's output for the same code).
+func prints(t *testing.T, k kernels.Kernel, code, want string) {
+	t.Helper()
+	r := run(t, k, code)
+	if r.Error != nil {
+		t.Errorf("%s: %s: %s", code, r.Error.Name, r.Error.Message)
+		return
+	}
+	if r.Stdout.Text != want+"\n" {
+		t.Errorf("%s:\n got %s\nwant %s", code, r.Stdout.Text, want)
+	}
+}
+
 // TestInspectBreaksLinesAsNode: console.log shows containers as node 20's
 // util.inspect does with its defaults: one line when it fits in 80 columns
 // and nests at most three levels, else one entry a line; more than six short
@@ -94,14 +108,7 @@ func TestInspectBreaksLinesAsNode(t *testing.T) {
 		{"[true, false, null, undefined, 1, 'x', 2]",
 			"[ true, false, null, undefined, 1, 'x', 2 ]"},
 	} {
-		r := run(t, k, "console.log("+tt.expr+")")
-		if r.Error != nil {
-			t.Errorf("%s: %s: %s", tt.expr, r.Error.Name, r.Error.Message)
-			continue
-		}
-		if r.Stdout.Text != tt.want+"\n" {
-			t.Errorf("console.log(%s):\n got %s\nwant %s", tt.expr, r.Stdout.Text, tt.want)
-		}
+		prints(t, k, "console.log("+tt.expr+")", tt.want)
 	}
 }
 
@@ -144,14 +151,7 @@ func TestConsoleAsNode(t *testing.T) {
 		{"console.log(new (class M extends Map {})([[1, 2]]))",
 			"M(1) [Map] { 1 => 2 }"},
 	} {
-		r := run(t, k, tt.code)
-		if r.Error != nil {
-			t.Errorf("%s: %s: %s", tt.code, r.Error.Name, r.Error.Message)
-			continue
-		}
-		if r.Stdout.Text != tt.want+"\n" {
-			t.Errorf("%s:\n got %s\nwant %s", tt.code, r.Stdout.Text, tt.want)
-		}
+		prints(t, k, tt.code, tt.want)
 	}
 	r := run(t, k, "console.log('%j', 1n)")
 	if r.Error == nil || r.Error.Name != "TypeError" || r.Error.Message != "Do not know how to serialize a BigInt" {
@@ -164,13 +164,8 @@ func TestConsoleAsNode(t *testing.T) {
 // output for the same cell).
 func TestWebGlobals(t *testing.T) {
 	k := newKernel(t, kernels.Config{})
-	r := run(t, k, "console.log(btoa('hi there'), atob('aGkgdGhlcmU='), atob(' aGk= '), btoa(''), atob(''))\ntry { btoa('€') } catch (e) { console.log(e.name, e.message) }\ntry { atob('a') } catch (e) { console.log(e.name, e.message) }\nconsole.log(new TextEncoder().encode('héllo €😀'), new TextEncoder().encoding)\nconsole.log(new TextDecoder().decode(new TextEncoder().encode('héllo €😀')), new TextDecoder().decode(new Uint8Array([0xff, 0x41])))\nconst o = {a: [1, {b: new Date(0)}], m: new Map([[1, new Set([2])]])}; o.self = o\nconst c = structuredClone(o); console.log(c.a[1].b instanceof Date, c !== o, c.self === c, c.m.get(1).has(2), c.a !== o.a)\ntry { structuredClone({f() {}}) } catch (e) { console.log(e.name, e.message) }\n")
-	if r.Error != nil {
-		t.Fatalf("%s: %s", r.Error.Name, r.Error.Message)
-	}
-	if want := "aGkgdGhlcmU= hi there hi  \nInvalidCharacterError Invalid character\nInvalidCharacterError The string to be decoded is not correctly encoded.\nUint8Array(14) [\n  104, 195, 169, 108,\n  108, 111,  32, 226,\n  130, 172, 240, 159,\n  152, 128\n] utf-8\nhéllo €😀 �A\ntrue true true true true\nDataCloneError f() {} could not be cloned.\n"; r.Stdout.Text != want {
-		t.Errorf("got:\n%s\nwant (node 20):\n%s", r.Stdout.Text, want)
-	}
+	prints(t, k, "console.log(btoa('hi there'), atob('aGkgdGhlcmU='), atob(' aGk= '), btoa(''), atob(''))\ntry { btoa('€') } catch (e) { console.log(e.name, e.message) }\ntry { atob('a') } catch (e) { console.log(e.name, e.message) }\nconsole.log(new TextEncoder().encode('héllo €😀'), new TextEncoder().encoding)\nconsole.log(new TextDecoder().decode(new TextEncoder().encode('héllo €😀')), new TextDecoder().decode(new Uint8Array([0xff, 0x41])))\nconst o = {a: [1, {b: new Date(0)}], m: new Map([[1, new Set([2])]])}; o.self = o\nconst c = structuredClone(o); console.log(c.a[1].b instanceof Date, c !== o, c.self === c, c.m.get(1).has(2), c.a !== o.a)\ntry { structuredClone({f() {}}) } catch (e) { console.log(e.name, e.message) }\n",
+		"aGkgdGhlcmU= hi there hi  \nInvalidCharacterError Invalid character\nInvalidCharacterError The string to be decoded is not correctly encoded.\nUint8Array(14) [\n  104, 195, 169, 108,\n  108, 111,  32, 226,\n  130, 172, 240, 159,\n  152, 128\n] utf-8\nhéllo €😀 �A\ntrue true true true true\nDataCloneError f() {} could not be cloned.")
 }
 
 // TestForAwaitSaysWhatToDo: goja cannot parse for await...of; the error says
@@ -188,11 +183,6 @@ func TestForAwaitSaysWhatToDo(t *testing.T) {
 // (en-US) as node 20 does; goja has no Intl and printed 1234.5 for 1,234.5.
 func TestToLocaleString(t *testing.T) {
 	k := newKernel(t, kernels.Config{})
-	r := run(t, k, "for (const v of [1234.5, 1234.5678, 0.1+0.2, -1234567, 1e21, NaN, Infinity, -0, 0.0005, 123456789.987654, 5, -0.0001]) console.log(JSON.stringify([v, v.toLocaleString(), v.toLocaleString('en-US', {maximumFractionDigits: 1}), v.toLocaleString(undefined, {minimumFractionDigits: 2})]))\nconsole.log(1234n.toLocaleString(), (-1234567n).toLocaleString(), (1234.5).toLocaleString('en-US', {useGrouping: false}))\n")
-	if r.Error != nil {
-		t.Fatalf("%s: %s", r.Error.Name, r.Error.Message)
-	}
-	if want := "[1234.5,\"1,234.5\",\"1,234.5\",\"1,234.50\"]\n[1234.5678,\"1,234.568\",\"1,234.6\",\"1,234.568\"]\n[0.30000000000000004,\"0.3\",\"0.3\",\"0.30\"]\n[-1234567,\"-1,234,567\",\"-1,234,567\",\"-1,234,567.00\"]\n[1e+21,\"1,000,000,000,000,000,000,000\",\"1,000,000,000,000,000,000,000\",\"1,000,000,000,000,000,000,000.00\"]\n[null,\"NaN\",\"NaN\",\"NaN\"]\n[null,\"∞\",\"∞\",\"∞\"]\n[0,\"-0\",\"-0\",\"-0.00\"]\n[0.0005,\"0.001\",\"0\",\"0.001\"]\n[123456789.987654,\"123,456,789.988\",\"123,456,790\",\"123,456,789.988\"]\n[5,\"5\",\"5\",\"5.00\"]\n[-0.0001,\"-0\",\"-0\",\"-0.00\"]\n1,234 -1,234,567 1234.5\n"; r.Stdout.Text != want {
-		t.Errorf("got:\n%s\nwant (node 20):\n%s", r.Stdout.Text, want)
-	}
+	prints(t, k, "for (const v of [1234.5, 1234.5678, 0.1+0.2, -1234567, 1e21, NaN, Infinity, -0, 0.0005, 123456789.987654, 5, -0.0001]) console.log(JSON.stringify([v, v.toLocaleString(), v.toLocaleString('en-US', {maximumFractionDigits: 1}), v.toLocaleString(undefined, {minimumFractionDigits: 2})]))\nconsole.log(1234n.toLocaleString(), (-1234567n).toLocaleString(), (1234.5).toLocaleString('en-US', {useGrouping: false}))\n",
+		"[1234.5,\"1,234.5\",\"1,234.5\",\"1,234.50\"]\n[1234.5678,\"1,234.568\",\"1,234.6\",\"1,234.568\"]\n[0.30000000000000004,\"0.3\",\"0.3\",\"0.30\"]\n[-1234567,\"-1,234,567\",\"-1,234,567\",\"-1,234,567.00\"]\n[1e+21,\"1,000,000,000,000,000,000,000\",\"1,000,000,000,000,000,000,000\",\"1,000,000,000,000,000,000,000.00\"]\n[null,\"NaN\",\"NaN\",\"NaN\"]\n[null,\"∞\",\"∞\",\"∞\"]\n[0,\"-0\",\"-0\",\"-0.00\"]\n[0.0005,\"0.001\",\"0\",\"0.001\"]\n[123456789.987654,\"123,456,789.988\",\"123,456,790\",\"123,456,789.988\"]\n[5,\"5\",\"5\",\"5.00\"]\n[-0.0001,\"-0\",\"-0\",\"-0.00\"]\n1,234 -1,234,567 1234.5")
 }
