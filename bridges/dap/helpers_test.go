@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -77,32 +78,14 @@ func (r *reply) String() string {
 	if r == nil {
 		return "<nil reply>"
 	}
-	var v any
-	switch {
-	case r.Status != nil:
-		v = r.Status
-	case r.Started != nil:
-		v = r.Started
-	case r.Outcome != nil:
-		v = r.Outcome
-	case r.ThreadList != nil:
-		v = r.ThreadList
-	case r.Stack != nil:
-		v = r.Stack
-	case r.Vars != nil:
-		v = r.Vars
-	case r.Out != nil:
-		v = r.Out
-	case r.Terminated != nil:
-		v = r.Terminated
-	case r.Set != nil:
-		v = r.Set
-	case r.Value != nil:
-		v = r.Value
-	case r.Scopes != nil:
-		v = r.Scopes
-	default:
-		v = r.Adapters
+	// The first typed result set, in this order; the adapters list when
+	// none is.
+	var v any = r.Adapters
+	for _, x := range []any{r.Status, r.Started, r.Outcome, r.ThreadList, r.Stack, r.Vars, r.Out, r.Terminated, r.Set, r.Value, r.Scopes} {
+		if !reflect.ValueOf(x).IsNil() {
+			v = x
+			break
+		}
 	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
