@@ -15,11 +15,8 @@ func (q Question) validateCard() error {
 	if len(q.Questions) > MaxQuestions {
 		return fmt.Errorf("operator: %d questions on one card, over the %d limit: ask the rest in another call", len(q.Questions), MaxQuestions)
 	}
-	if len(q.Question) > MaxQuestionBytes {
-		return fmt.Errorf("operator: the card's heading is %d bytes, over the %d limit: move the detail into context", len(q.Question), MaxQuestionBytes)
-	}
-	if len(q.Context) > MaxContextBytes {
-		return fmt.Errorf("operator: the context is %d bytes, over the %d limit: shorten it", len(q.Context), MaxContextBytes)
+	if err := q.checkSizes("the card's heading"); err != nil {
+		return err
 	}
 	if len(q.Options) > 0 || q.AllowFreeText || q.MultiSelect || q.Recommended != "" {
 		return errors.New("operator: a card with questions has no options of its own: put options, free text and the recommendation on each question")
@@ -136,13 +133,7 @@ func (a Answer) reportCard() string {
 		case sub.Outcome == Skipped:
 			b.WriteString("Skipped.")
 		default:
-			switch len(sub.Labels) {
-			case 0:
-			case 1:
-				fmt.Fprintf(&b, "Chosen: %s", sub.Labels[0])
-			default:
-				fmt.Fprintf(&b, "Chosen (%d): %s", len(sub.Labels), strings.Join(sub.Labels, "; "))
-			}
+			b.WriteString(chosen(sub.Labels))
 			if sub.Text != "" {
 				if len(sub.Labels) > 0 {
 					b.WriteString(". ")

@@ -70,11 +70,8 @@ func (q Question) Validate() error {
 	if strings.TrimSpace(q.Question) == "" {
 		return errors.New("operator: the question is empty: say what you want the operator to decide")
 	}
-	if len(q.Question) > MaxQuestionBytes {
-		return fmt.Errorf("operator: the question is %d bytes, over the %d limit: move the detail into context", len(q.Question), MaxQuestionBytes)
-	}
-	if len(q.Context) > MaxContextBytes {
-		return fmt.Errorf("operator: the context is %d bytes, over the %d limit: shorten it", len(q.Context), MaxContextBytes)
+	if err := q.checkSizes("the question"); err != nil {
+		return err
 	}
 	if len(q.Options) > MaxOptions {
 		return fmt.Errorf("operator: %d options, over the %d limit: offer fewer choices", len(q.Options), MaxOptions)
@@ -106,6 +103,18 @@ func (q Question) Validate() error {
 	case "", KindQuestion, KindPermission:
 	default:
 		return fmt.Errorf("operator: unknown card kind %q", q.Kind)
+	}
+	return nil
+}
+
+// checkSizes checks the question text, named heading in the error, and the
+// context against their byte limits.
+func (q Question) checkSizes(heading string) error {
+	if len(q.Question) > MaxQuestionBytes {
+		return fmt.Errorf("operator: %s is %d bytes, over the %d limit: move the detail into context", heading, len(q.Question), MaxQuestionBytes)
+	}
+	if len(q.Context) > MaxContextBytes {
+		return fmt.Errorf("operator: the context is %d bytes, over the %d limit: shorten it", len(q.Context), MaxContextBytes)
 	}
 	return nil
 }
@@ -289,6 +298,18 @@ func normalize(q Question, labels []string) []string {
 	return out
 }
 
+// chosen shows the labels chosen, "Chosen: a" or "Chosen (2): a; b"; ""
+// when there are none.
+func chosen(labels []string) string {
+	switch len(labels) {
+	case 0:
+		return ""
+	case 1:
+		return "Chosen: " + labels[0]
+	}
+	return fmt.Sprintf("Chosen (%d): %s", len(labels), strings.Join(labels, "; "))
+}
+
 // Report renders an answer for the agent.
 func (a Answer) Report() string {
 	if len(a.Answers) > 0 {
@@ -305,12 +326,8 @@ func (a Answer) Report() string {
 	}
 	var b strings.Builder
 	b.WriteString("The operator answered.")
-	switch len(a.Labels) {
-	case 0:
-	case 1:
-		fmt.Fprintf(&b, "\nChosen: %s", a.Labels[0])
-	default:
-		fmt.Fprintf(&b, "\nChosen (%d): %s", len(a.Labels), strings.Join(a.Labels, "; "))
+	if c := chosen(a.Labels); c != "" {
+		b.WriteString("\n" + c)
 	}
 	if a.Text != "" {
 		fmt.Fprintf(&b, "\nText: %s", a.Text)
