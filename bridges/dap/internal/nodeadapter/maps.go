@@ -43,15 +43,8 @@ func (a *adapter) loadScriptMap(sp scriptParsed) *sourcemap.Map {
 // readInlineMap reads the inline source map at the end of a generated file
 // of the project or the scratch dir.
 func (a *adapter) readInlineMap(gen string) *sourcemap.Map {
-	if !inTree(a.cfg.Root, gen) && !inTree(a.cfg.Scratch, gen) {
-		return nil
-	}
-	fi, err := os.Stat(gen)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxMapSize {
-		return nil
-	}
-	data, err := os.ReadFile(gen)
-	if err != nil {
+	data := a.readTreeFile(gen)
+	if data == nil {
 		return nil
 	}
 	const marker = "sourceMappingURL=data:"
@@ -87,15 +80,8 @@ func (a *adapter) readMapFile(mapPath, gen string) *sourcemap.Map {
 		return m
 	}
 	a.mu.Unlock()
-	if !inTree(a.cfg.Root, mapPath) && !inTree(a.cfg.Scratch, mapPath) {
-		return nil
-	}
-	fi, err := os.Stat(mapPath)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxMapSize {
-		return nil
-	}
-	data, err := os.ReadFile(mapPath)
-	if err != nil {
+	data := a.readTreeFile(mapPath)
+	if data == nil {
 		return nil
 	}
 	m, err := sourcemap.Parse(data, mapPath, gen)
@@ -106,6 +92,23 @@ func (a *adapter) readMapFile(mapPath, gen string) *sourcemap.Map {
 	a.fileMaps[gen] = m
 	a.mu.Unlock()
 	return m
+}
+
+// readTreeFile reads a regular file of the project or the scratch dir of at
+// most maxMapSize bytes; nil for any other, or one that cannot be read.
+func (a *adapter) readTreeFile(p string) []byte {
+	if !inTree(a.cfg.Root, p) && !inTree(a.cfg.Scratch, p) {
+		return nil
+	}
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxMapSize {
+		return nil
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	return data
 }
 
 // inTree reports whether p is dir or lies beneath it.
