@@ -69,21 +69,12 @@ const noHome = "/nonexistent"
 
 // allowedName reports whether tether's variable name passes to a child.
 func allowedName(name string, extra ...[]string) bool {
-	if slices.Contains(baseEnv, name) {
+	prefix := func(p string) bool { return strings.HasPrefix(name, p) }
+	if slices.Contains(baseEnv, name) || slices.ContainsFunc(basePrefixes, prefix) || slices.ContainsFunc(toolchainPrefixes, prefix) {
 		return true
-	}
-	for _, p := range basePrefixes {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
 	}
 	for _, names := range toolchainEnv {
 		if slices.Contains(names, name) {
-			return true
-		}
-	}
-	for _, p := range toolchainPrefixes {
-		if strings.HasPrefix(name, p) {
 			return true
 		}
 	}

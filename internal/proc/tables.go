@@ -74,9 +74,7 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 			ro = append(ro, filepath.Join(p, "bin"))
 		}
 	case Node:
-		if node := lookPathIn("node", env); node != "" {
-			ro = append(ro, Paths(node, 2)...)
-		}
+		ro = append(ro, installDirs("node", env)...)
 		if real, err := filepath.EvalSymlinks(binary); err == nil {
 			if nm := nodeModules(real); nm != "" {
 				ro = append(ro, nm)
@@ -88,15 +86,11 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 		ro = append(ro, filepath.SplitList(getenv(env, "NODE_PATH"))...)
 	case Python:
 		ro = append(ro, "/etc/matplotlibrc", "/etc/python3", "/etc/pythonstart")
-		if v := getenv(env, "VIRTUAL_ENV"); v != "" {
-			ro = append(ro, v)
-		}
+		ro = append(ro, envDir(env, "VIRTUAL_ENV")...)
 		if home != "" {
 			ro = append(ro, filepath.Join(home, ".local", "lib"))
 		}
-		if pyenv := getenv(env, "PYENV_ROOT"); pyenv != "" {
-			ro = append(ro, pyenv)
-		}
+		ro = append(ro, envDir(env, "PYENV_ROOT")...)
 	case Dart:
 		if home != "" {
 			// pub's packages, not its credentials.json.
@@ -104,16 +98,10 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 				ro = append(ro, filepath.Join(home, ".pub-cache", d))
 			}
 		}
-		if dart := lookPathIn("dart", env); dart != "" {
-			ro = append(ro, Paths(dart, 2)...)
-		}
+		ro = append(ro, installDirs("dart", env)...)
 	case Java:
-		if v := getenv(env, "JAVA_HOME"); v != "" {
-			ro = append(ro, v)
-		}
-		if java := lookPathIn("java", env); java != "" {
-			ro = append(ro, Paths(java, 2)...)
-		}
+		ro = append(ro, envDir(env, "JAVA_HOME")...)
+		ro = append(ro, installDirs("java", env)...)
 		if home != "" {
 			// Maven's repository, not settings.xml; gradle's caches and
 			// wrappers, not gradle.properties: both hold credentials.
@@ -121,20 +109,14 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 				filepath.Join(home, ".gradle", "caches"), filepath.Join(home, ".gradle", "wrapper"))
 		}
 	case Dotnet:
-		if v := getenv(env, "DOTNET_ROOT"); v != "" {
-			ro = append(ro, v)
-		}
-		if dotnet := lookPathIn("dotnet", env); dotnet != "" {
-			ro = append(ro, Paths(dotnet, 2)...)
-		}
+		ro = append(ro, envDir(env, "DOTNET_ROOT")...)
+		ro = append(ro, installDirs("dotnet", env)...)
 		if home != "" {
 			// NuGet's packages, not its NuGet.Config (feed credentials).
 			ro = append(ro, filepath.Join(home, ".dotnet"), filepath.Join(home, ".nuget", "packages"))
 		}
 	case Ruby:
-		if ruby := lookPathIn("ruby", env); ruby != "" {
-			ro = append(ro, Paths(ruby, 2)...)
-		}
+		ro = append(ro, installDirs("ruby", env)...)
 		ro = append(ro, getenv(env, "GEM_HOME"))
 		ro = append(ro, filepath.SplitList(getenv(env, "GEM_PATH"))...)
 		if home != "" {
@@ -275,6 +257,24 @@ func getenv(env []string, key string) string {
 		}
 	}
 	return v
+}
+
+// installDirs are the directories of name's install (Paths of the binary,
+// two levels) when env's PATH has it; none when it does not.
+func installDirs(name string, env []string) []string {
+	if bin := lookPathIn(name, env); bin != "" {
+		return Paths(bin, 2)
+	}
+	return nil
+}
+
+// envDir is the directory env's variable key names; none when it is unset
+// or empty.
+func envDir(env []string, key string) []string {
+	if v := getenv(env, key); v != "" {
+		return []string{v}
+	}
+	return nil
 }
 
 // lookPathIn finds name on env's PATH.
