@@ -314,31 +314,26 @@ func (t wallTimer) C() <-chan time.Time { return t.Timer.C }
 
 // WithDefaults returns c with zero fields set to their defaults.
 func (c Config) WithDefaults() Config {
-	if c.IdleTimeout <= 0 {
-		c.IdleTimeout = DefaultIdleTimeout
-	}
-	if c.InterruptGrace <= 0 {
-		c.InterruptGrace = DefaultInterruptGrace
-	}
-	if c.MaxOutput <= 0 {
-		c.MaxOutput = DefaultMaxOutput
-	}
+	setDefault(&c.IdleTimeout, DefaultIdleTimeout)
+	setDefault(&c.InterruptGrace, DefaultInterruptGrace)
+	setDefault(&c.MaxOutput, DefaultMaxOutput)
 	if c.MaxSpill == 0 {
 		c.MaxSpill = DefaultMaxSpill
 	}
-	if c.MaxText <= 0 {
-		c.MaxText = DefaultMaxText
-	}
-	if c.MaxImage <= 0 {
-		c.MaxImage = DefaultMaxImage
-	}
-	if c.MaxDisplays <= 0 {
-		c.MaxDisplays = DefaultMaxDisplays
-	}
+	setDefault(&c.MaxText, DefaultMaxText)
+	setDefault(&c.MaxImage, DefaultMaxImage)
+	setDefault(&c.MaxDisplays, DefaultMaxDisplays)
 	if c.Clock == nil {
 		c.Clock = WallClock
 	}
 	return c
+}
+
+// setDefault sets *v to def when it is zero or negative.
+func setDefault[T ~int | ~int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Constructor starts a kernel of one language.
