@@ -19,15 +19,7 @@ func (s *session) table(v goja.Value) string {
 	if !ok {
 		return s.inspect(v, 0, false, nil)
 	}
-	var keys []string
-	if obj.ClassName() == "Array" {
-		n := obj.Get("length").ToInteger()
-		for i := int64(0); i < n; i++ {
-			keys = append(keys, strconv.FormatInt(i, 10))
-		}
-	} else {
-		keys = obj.Keys()
-	}
+	keys := tableKeys(obj)
 	more := 0
 	if len(keys) > maxTableRows {
 		more, keys = len(keys)-maxTableRows, keys[:maxTableRows]
@@ -40,15 +32,7 @@ func (s *session) table(v goja.Value) string {
 		rows[i] = map[string]string{}
 		cell := obj.Get(k)
 		if o, ok := cell.(*goja.Object); ok && o.ClassName() != "Function" {
-			var ks []string
-			if o.ClassName() == "Array" {
-				n := o.Get("length").ToInteger()
-				for j := int64(0); j < n; j++ {
-					ks = append(ks, strconv.FormatInt(j, 10))
-				}
-			} else {
-				ks = o.Keys()
-			}
+			ks := tableKeys(o)
 			for _, c := range ks {
 				if !seen[c] {
 					seen[c] = true
@@ -112,4 +96,18 @@ func (s *session) table(v goja.Value) string {
 		out = append(out, "... "+strconv.Itoa(more)+" more rows")
 	}
 	return strings.Join(out, "\n")
+}
+
+// tableKeys are the keys console.table shows of o: an array's indexes, an
+// object's own enumerable keys.
+func tableKeys(o *goja.Object) []string {
+	if o.ClassName() != "Array" {
+		return o.Keys()
+	}
+	var keys []string
+	n := o.Get("length").ToInteger()
+	for i := int64(0); i < n; i++ {
+		keys = append(keys, strconv.FormatInt(i, 10))
+	}
+	return keys
 }
