@@ -25,16 +25,24 @@ const DefaultFileMode fs.FileMode = 0o644
 // directory): to write inside a workspace use Root.Apply, which confines the
 // whole path.
 func WriteFileAtomic(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	root, err := os.OpenRoot(dir)
+	return writePath(path, data, mode, true)
+}
+
+// writePath writes data to path through a root on its directory
+// (writeAtomicSync); with sync set, the file before its rename and the
+// directory after it are synced.
+func writePath(path string, data []byte, mode fs.FileMode, sync bool) error {
+	root, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
 		return fmt.Errorf("fsutil: write %s: %w", path, err)
 	}
 	defer root.Close()
-	if err := writeAtomic(root, filepath.Base(path), data, mode, ""); err != nil {
+	if err := writeAtomicSync(root, filepath.Base(path), data, mode, "", sync); err != nil {
 		return fmt.Errorf("fsutil: write %s: %w", path, err)
 	}
-	syncDir(root, ".")
+	if sync {
+		syncDir(root, ".")
+	}
 	return nil
 }
 
