@@ -177,27 +177,25 @@ func TestConfineLocations(t *testing.T) {
 			t.Errorf("locations missing: %v in %v", want, items)
 		}
 	}
-	t.Run("definition", func(t *testing.T) {
-		got, err := s.Definition(ctx, pos)
-		if err != nil {
-			t.Fatal(err)
-		}
-		noSecret(t, "definition", got)
-		check(t, got.Items)
-		for _, l := range got.Items {
-			if l.Path == outside && l.String() != outside+":3:7 "+OutsideNote {
-				t.Errorf("rendered %q", l.String())
+	// The fake answers both with the same locations.
+	for _, q := range []struct {
+		name string
+		ask  func(context.Context, Position) (*Locations, error)
+	}{{"definition", s.Definition}, {"references", s.References}} {
+		t.Run(q.name, func(t *testing.T) {
+			got, err := q.ask(ctx, pos)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	})
-	t.Run("references", func(t *testing.T) {
-		got, err := s.References(ctx, pos)
-		if err != nil {
-			t.Fatal(err)
-		}
-		noSecret(t, "references", got)
-		check(t, got.Items)
-	})
+			noSecret(t, q.name, got)
+			check(t, got.Items)
+			for _, l := range got.Items {
+				if l.Path == outside && l.String() != outside+":3:7 "+OutsideNote {
+					t.Errorf("rendered %q", l.String())
+				}
+			}
+		})
+	}
 	t.Run("document_symbols", func(t *testing.T) {
 		got, err := s.DocumentSymbols(ctx, "a.go")
 		if err != nil {
