@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -72,13 +73,8 @@ func (f *confineFake) dial(spec Server, root string) (*instance, error) {
 // link to a file outside it, and that outside file (its secret on line 3).
 func confineWorkspace(t *testing.T) (dir, outside string) {
 	t.Helper()
-	base := t.TempDir()
-	dir, other := filepath.Join(base, "ws"), filepath.Join(base, "elsewhere")
-	for _, d := range []string{dir, other} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dirs := testenv.Siblings(t, "ws", "elsewhere")
+	dir, other := dirs[0], dirs[1]
 	outside = filepath.Join(other, "secret.go")
 	files := map[string]string{
 		filepath.Join(dir, "go.mod"): "module x\n",

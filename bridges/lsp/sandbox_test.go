@@ -2,12 +2,12 @@ package lsp_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tetherhq/tether/internal/proc"
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 // TestSandboxedServerReadsNothingOutside: clangd, told by the workspace to
@@ -20,14 +20,8 @@ func TestSandboxedServerReadsNothingOutside(t *testing.T) {
 	if st := proc.SandboxStatus(); !st.Files() {
 		t.Skipf("no sandbox here: %s", st)
 	}
-	base := t.TempDir()
-	dir := filepath.Join(base, "ws")
-	outside := filepath.Join(base, "outside")
-	for _, d := range []string{dir, outside} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dirs := testenv.Siblings(t, "ws", "outside")
+	dir, outside := dirs[0], dirs[1]
 	secret := filepath.Join(outside, "secret.h")
 	writeFile(t, secret, "int secret_value_1234 = 42;\n")
 	files := map[string]string{"a.c": secret, "b.c": "/etc/shadow"}

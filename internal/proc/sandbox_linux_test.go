@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/internal/proc"
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 // requireSandbox skips where the machine offers no Landlock (the status
@@ -81,14 +82,8 @@ var denied = regexp.MustCompile(`Permission denied|No such file|nonexistent|cann
 // else: a file next to the workspace, /etc/shadow, the home directory.
 func TestSandboxFiles(t *testing.T) {
 	requireSandbox(t)
-	base := t.TempDir()
-	ws := filepath.Join(base, "ws")
-	other := filepath.Join(base, "other")
-	for _, d := range []string{ws, other} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dirs := testenv.Siblings(t, "ws", "other")
+	ws, other := dirs[0], dirs[1]
 	if err := os.WriteFile(filepath.Join(ws, "mine.txt"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +91,7 @@ func TestSandboxFiles(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("API_KEY=s3cret\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := proc.Policy{Peer: "test", Family: proc.Servers, RW: []string{ws}, Scratch: filepath.Join(base, "scratch")}
+	p := proc.Policy{Peer: "test", Family: proc.Servers, RW: []string{ws}, Scratch: filepath.Join(filepath.Dir(ws), "scratch")}
 
 	cases := []struct {
 		name   string

@@ -155,6 +155,21 @@ func Workspace(t testing.TB, files map[string]string) string {
 	return dir
 }
 
+// Siblings makes directories named names side by side in a new temporary
+// directory and returns their paths, in order.
+func Siblings(t testing.TB, names ...string) []string {
+	t.Helper()
+	base := t.TempDir()
+	dirs := make([]string, len(names))
+	for i, n := range names {
+		dirs[i] = filepath.Join(base, n)
+		if err := os.Mkdir(dirs[i], 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dirs
+}
+
 // LSPProject copies the sample project testdata/lsp/name into a new
 // temporary directory (tests change its files) and returns that directory,
 // its symbolic links resolved (see Workspace).
