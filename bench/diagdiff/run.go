@@ -159,9 +159,10 @@ func (h *harness) runChange(ctx context.Context, id string, c change, busy bool)
 		}
 		h.sets[id] = after
 	}
-	apply = h.score(h.sets[""], after, rep)
+	before := movedSet(h.sets[""], c.writer, c.apply)
+	apply = h.score(before, after, rep)
 	apply.Times = []time.Duration{dt}
-	h.logWrite(id+" apply", c, busy, apply, h.sets[""], after, rep)
+	h.logWrite(id+" apply", c, busy, apply, before, after, rep)
 	undoWriter := c.writer
 	if c.undoWriter != "" {
 		undoWriter = c.undoWriter
@@ -175,10 +176,35 @@ func (h *harness) runChange(ctx context.Context, id string, c change, busy bool)
 		undo.RevertFailed = 1
 		return apply, undo, nil
 	}
-	undo = h.score(after, h.sets[""], rep)
+	applied := movedSet(after, undoWriter, c.undo)
+	undo = h.score(applied, h.sets[""], rep)
 	undo.Times = []time.Duration{dt}
-	h.logWrite(id+" revert", c, busy, undo, after, h.sets[""], rep)
+	h.logWrite(id+" revert", c, busy, undo, applied, h.sets[""], rep)
 	return apply, undo, nil
+}
+
+// movedSet returns s as seen after a move by rename_file with args: the
+// diagnostics of the file moved (or of the files under a directory
+// moved) at its new path. A file moved carries its diagnostics with it;
+// what the move changed is what differs from them there, as tether's
+// report counts it. Other writers' sets are returned as they are.
+func movedSet(s Set, writer string, args map[string]any) Set {
+	from, _ := args["from"].(string)
+	to, _ := args["to"].(string)
+	if writer != "rename_file" || from == "" || to == "" {
+		return s
+	}
+	out := Set{}
+	for k, n := range s {
+		switch {
+		case k.File == from:
+			k.File = to
+		case strings.HasPrefix(k.File, from+"/"):
+			k.File = to + strings.TrimPrefix(k.File, from)
+		}
+		out[k] += n
+	}
+	return out
 }
 
 // write makes one call, with a CPU-bound process on every core beside it
