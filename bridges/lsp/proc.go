@@ -304,26 +304,7 @@ func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 		}
 		return reply(ctx, nil, nil)
 	case "textDocument/inactiveRegions":
-		var p struct {
-			TextDocument struct {
-				URI string `json:"uri"`
-			} `json:"textDocument"`
-			Regions []wRange `json:"regions"`
-		}
-		if err := json.Unmarshal(req.Params(), &p); err == nil {
-			var lines [][2]int
-			for _, r := range p.Regions {
-				lines = append(lines, [2]int{r.Start.Line, r.End.Line})
-			}
-			// clangd sends a file's regions right after the publication
-			// from the same analysis, and stamps them with no version:
-			// they belong to that publication.
-			in.mu.Lock()
-			if e := in.diags[p.TextDocument.URI]; e != nil {
-				e.inactive, e.inactiveKnown = lines, true
-			}
-			in.mu.Unlock()
-		}
+		in.inactiveRegions(req.Params())
 		return reply(ctx, nil, nil)
 	case "$/progress":
 		var p wProgressParams
@@ -343,26 +324,8 @@ func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 		}
 		return reply(ctx, nil, nil)
 	case in.spec.StatusNotice:
-		if in.spec.StatusNotice == "" {
-			return reply(ctx, nil, nil)
-		}
-		var p struct {
-			URI   string `json:"uri"`
-			State string `json:"state"`
-		}
-		if err := json.Unmarshal(req.Params(), &p); err == nil {
-			in.mu.Lock()
-			in.sawStatus = true
-			if p.State == in.spec.StatusIdle {
-				in.status[p.URI] = in.pubSeq
-			} else {
-				delete(in.status, p.URI)
-			}
-			if in.spec.StatusPreamble != "" && strings.HasPrefix(p.State, in.spec.StatusPreamble) {
-				in.preamble[p.URI] = in.pubSeq
-			}
-			in.bump()
-			in.mu.Unlock()
+		if in.spec.StatusNotice != "" {
+			in.fileStatus(req.Params())
 		}
 		return reply(ctx, nil, nil)
 	case "workspace/diagnostic/refresh":
@@ -432,6 +395,57 @@ func settingsSection(settings json.RawMessage, section string) json.RawMessage {
 		cur = v
 	}
 	return cur
+}
+
+// inactiveRegions records clangd's textDocument/inactiveRegions: the
+// lines its analysis of a file left out under the preprocessor. clangd
+// sends a file's regions right after the publication from the same
+// analysis, and stamps them with no version: they belong to that
+// publication.
+func (in *instance) inactiveRegions(params json.RawMessage) {
+	var p struct {
+		TextDocument struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+		Regions []wRange `json:"regions"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	var lines [][2]int
+	for _, r := range p.Regions {
+		lines = append(lines, [2]int{r.Start.Line, r.End.Line})
+	}
+	in.mu.Lock()
+	if e := in.diags[p.TextDocument.URI]; e != nil {
+		e.inactive, e.inactiveKnown = lines, true
+	}
+	in.mu.Unlock()
+}
+
+// fileStatus records a per-file status notice (Server.StatusNotice):
+// whether the file went idle, and when clangd was rebuilding its
+// includes.
+func (in *instance) fileStatus(params json.RawMessage) {
+	var p struct {
+		URI   string `json:"uri"`
+		State string `json:"state"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.sawStatus = true
+	if p.State == in.spec.StatusIdle {
+		in.status[p.URI] = in.pubSeq
+	} else {
+		delete(in.status, p.URI)
+	}
+	if in.spec.StatusPreamble != "" && strings.HasPrefix(p.State, in.spec.StatusPreamble) {
+		in.preamble[p.URI] = in.pubSeq
+	}
+	in.bump()
 }
 
 // traceWire logs one message to or from a server at debug level (tether
