@@ -258,12 +258,16 @@ func checkC(ctx context.Context, p *project) (Set, []pos, error) {
 			if m == nil {
 				continue
 			}
-			pos := strings.SplitN(line, ": ", 2)[0]
-			if seen[pos+m[3]] {
+			// The file as a compile names it differs with how it was
+			// reached ("./h.h" from an includer, "h.h" alone): the
+			// position is compared by the workspace path.
+			file := p.rel(m[1])
+			at := file + ":" + strings.TrimPrefix(strings.SplitN(line, ": ", 2)[0], m[1]) + " " + m[3]
+			if seen[at] {
 				continue
 			}
-			seen[pos+m[3]] = true
-			set[key("c", p.rel(m[1]), m[2], "", m[3])]++
+			seen[at] = true
+			set[key("c", file, m[2], "", m[3])]++
 		}
 	}
 	return set, nil, nil

@@ -144,3 +144,28 @@ func TestScoreIncludedFile(t *testing.T) {
 		t.Fatalf("the header's summary and the includer's own error against 2 + 1 new: false %d, missed %d; want 0 and 1 (the header's second)", c.FalseNew, c.MissedNew)
 	}
 }
+
+// TestCheckCHeaderOnce: an error in a header is one diagnostic, though
+// clang reports it in every file that includes the header and in the
+// header compiled alone, naming the header "./h.h" from an includer and
+// "h.h" alone.
+func TestCheckCHeaderOnce(t *testing.T) {
+	testenv.RequireBinary(t, clangBin())
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"h.h": "static inline int f(void) { int bad = \"x\"; return bad; }\n",
+		"a.c": "#include \"h.h\"\nint a(void) { return f(); }\n",
+		"b.c": "#include \"h.h\"\nint b(void) { return f(); }\n",
+	})
+	p := &project{name: "once", lang: "c", dir: dir, exts: []string{".c", ".h"}}
+	if err := compileDB(p, nil); err != nil {
+		t.Fatal(err)
+	}
+	set, _, err := checkC(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total(set) != 1 {
+		t.Fatalf("want the header's one error once, got %v", set)
+	}
+}
