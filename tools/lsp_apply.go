@@ -119,7 +119,7 @@ func (l *lspTools) renameFile(ctx context.Context, call *Call, a renameFileArgs)
 		}
 	}
 	WillWrite(ctx, written)
-	WillMove(ctx, moves(plan))
+	WillMove(ctx, plan)
 	if err := l.run.stager().Apply(plan); err != nil {
 		return nil, nil, l.run.relErr(err)
 	}
@@ -149,17 +149,6 @@ func (l *lspTools) renameFile(ctx context.Context, call *Call, a renameFileArgs)
 	}
 	out := Text(b.String())
 	return out, fc, nil
-}
-
-// moves lists the files plan moves, each from and to.
-func moves(plan *search.Plan) [][2]string {
-	var out [][2]string
-	for _, c := range plan.Changes {
-		if c.From != "" {
-			out = append(out, [2]string{c.From, c.Path})
-		}
-	}
-	return out
 }
 
 // plan turns a server's proposed edit into a staged plan; once resolve

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -444,5 +445,44 @@ func TestRenameFileDiagnostics(t *testing.T) {
 	rep, out = writeCall(t, r, "rename_file", map[string]any{"from": "pkg/tools.py", "to": "pkg/util.py"})
 	if len(rep.New) != 0 || rep.Cleared["pkg/main.py"] == 0 || rep.Cleared["pkg/tools.py"] != 0 || rep.Incomplete["pkg/tools.py"] != "" {
 		t.Fatalf("after moving it back, want main.py's error cleared and nothing else:\n%s", out)
+	}
+}
+
+// TestRenameFileTypeScriptExcludedTests: a test file outside the tsconfig
+// (tsserver checks it in an inferred project) that mentions a name on an
+// import line the move rewrites, but not the moved module, has nothing
+// cleared by the move: its one error is there before and after. Its
+// baseline cannot be had after the move by showing the server the old
+// text (tsserver resolves imports on disk, where the moved file is at its
+// new path only: the old api.ts would not find util and the test would
+// get an error it never had), so it is taken before the move.
+func TestRenameFileTypeScriptExcludedTests(t *testing.T) {
+	r, dir := projectRun(t, "typescript-language-server", map[string]string{
+		"package.json":  `{ "name": "p", "version": "0.1.0", "private": true }` + "\n",
+		"tsconfig.json": `{"compilerOptions":{"target":"ES2020","module":"ESNext","moduleResolution":"Bundler","strict":true,"noEmit":true},"include":["src"],"exclude":["src/__tests__"]}` + "\n",
+		"src/util.ts":   "export interface Filters {\n  key: string\n}\n",
+		"src/api.ts": "import type { Filters } from './util'\n\nexport type { Filters } from './util'\n\n" +
+			"export interface RefetchFilters extends Filters {\n  refetch?: boolean\n}\n\nexport function refetch(f: RefetchFilters): string {\n  return f.key\n}\n",
+		"src/__tests__/api.test.ts": "import { refetch, type Filters } from '../api'\n\n" +
+			"const f: Filters = { key: 'a' }\nrefetch({ key: f.key, refetch: true })\n\nexport const bad: number = 'not a number'\n",
+	})
+	const test = "src/__tests__/api.test.ts"
+	rep, out := writeCall(t, r, "rename_file", map[string]any{"from": "src/util.ts", "to": "src/util_moved.ts"})
+	if !strings.Contains(readFile(t, filepath.Join(dir, "src/api.ts")), "'./util_moved'") {
+		t.Fatalf("the importer was not updated:\n%s", out)
+	}
+	for _, d := range rep.New {
+		if d.Path == test {
+			t.Errorf("reported new in %s: %s", test, d)
+		}
+	}
+	if n := rep.Cleared[test]; n != 0 {
+		t.Fatalf("%d diagnostic(s) of %s reported cleared; its one error is there before and after:\n%s", n, test, out)
+	}
+	if !slices.Contains(rep.Checked, test) || rep.Unknown[test] != "" {
+		t.Fatalf("%s not compared with its diagnostics from before the move:\n%s", test, out)
+	}
+	if got, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": test}); err != nil || !strings.Contains(got, "1 error") {
+		t.Fatalf("%s after the move, want its one error: %v\n%s", test, err, got)
 	}
 }

@@ -2,7 +2,10 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -137,6 +140,9 @@ func (o *others) published(diags []*lsp.Diagnostics, aff lsp.Affected) (exact []
 					o.l.seen.Baseline(key, before)
 				}
 				whole = append(whole, other{key, items, d.NeedsTypes})
+			case len(items) == 0 && o.gone(key):
+				// The server dropping the diagnostics of a file the write
+				// moved or deleted: nothing is left to compare.
 			case o.l.seen.Known(key):
 				exact = append(exact, p.Path)
 			default:
@@ -217,4 +223,17 @@ func (o *others) unchecked(aff lsp.Affected) []string {
 		unchecked = append(unchecked, `to check the files not checked: lsp diagnostics for each, or lsp diagnostics "*" for the whole project`)
 	}
 	return unchecked
+}
+
+// gone reports whether the workspace file key no longer exists.
+func (o *others) gone(key string) bool {
+	if o.l.root == nil {
+		return false
+	}
+	real, _, err := o.l.root.Resolve(key)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(real)
+	return errors.Is(err, fs.ErrNotExist)
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/search"
 )
 
 // maxWriteDiagnostics bounds the new diagnostics a write (or a rename) adds
@@ -103,6 +104,19 @@ func (l *lspTools) moved(w *writeCall, res *Result) {
 	}
 }
 
+// movedAway returns the old path of one of written that the call moved,
+// "" when it moved none of them.
+func (w *writeCall) movedAway(l *lspTools, written []string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, f := range written {
+		if from := w.movedFrom[l.seenPath(f)]; from != "" {
+			return from
+		}
+	}
+	return ""
+}
+
 func (w *writeCall) unknownWhy(key string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -176,28 +190,33 @@ func (l *lspTools) prepare(ctx context.Context, w *writeCall, paths []string) {
 	wg.Wait()
 }
 
-// prepareMoves takes, before a move, the baseline of the files that can
-// import the files about to move by their old or new paths (those that
-// mention their module or file names): a server shown a moved file at
-// its old path does not resolve imports to it (pyright reads the disk),
-// so the baseline could not be had after.
-func (l *lspTools) prepareMoves(ctx context.Context, w *writeCall, moves [][2]string) {
-	if l.root == nil {
+// prepareMoves takes, before plan moves files, the baseline of the files
+// the move can break or fix: those that mention the moved files' module
+// or file names, old or new (their importers), or a declaration plan
+// changes (on an import line it rewrites), as afterWrite finds them. A
+// server resolves imports on disk, so after the move their state before
+// it cannot be shown to it (baselineAffected).
+func (l *lspTools) prepareMoves(ctx context.Context, w *writeCall, plan *search.Plan) {
+	if l.root == nil || plan == nil {
 		return
 	}
-	var moving []lsp.WrittenFile
-	for _, m := range moves {
-		from := l.seenPath(m[0])
-		text, err := l.root.ReadFile(from)
-		if err != nil || len(text) > lsp.AffectedScanBytes {
+	var written []lsp.WrittenFile
+	moving := false
+	for _, c := range plan.Changes {
+		if c.Create || c.Delete || len(c.Old) > lsp.AffectedScanBytes || len(c.New) > lsp.AffectedScanBytes {
 			continue
 		}
-		moving = append(moving, lsp.WrittenFile{Path: from, Old: text, Moved: l.seenPath(m[1])})
+		wf := lsp.WrittenFile{Path: l.seenPath(l.run.rel(c.Path)), Old: c.Old, Now: c.New}
+		if c.From != "" {
+			moving = true
+			wf.Path, wf.Moved = l.seenPath(l.run.rel(c.From)), wf.Path
+		}
+		written = append(written, wf)
 	}
-	if len(moving) == 0 {
+	if !moving {
 		return
 	}
-	l.prepare(ctx, w, l.affectedFiles(ctx, moving).Files)
+	l.prepare(ctx, w, l.affectedFiles(ctx, written).Files)
 }
 
 // writtenFiles are the files call wrote that still exist: those its result
@@ -243,7 +262,7 @@ func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
 		declared := declaredWrites(l.run.reg, call)
 		l.prepare(ctx, w, declared)
 		hooked := withWillWrite(ctx, func(paths []string) { l.prepare(ctx, w, paths) })
-		hooked = withWillMove(hooked, func(moves [][2]string) { l.prepareMoves(ctx, w, moves) })
+		hooked = withWillMove(hooked, func(plan *search.Plan) { l.prepareMoves(ctx, w, plan) })
 		res, err := next(hooked, call)
 		if err != nil || res == nil || res.IsError {
 			return res, err
@@ -401,7 +420,9 @@ func pathDir(key string) string { return filepath.ToSlash(filepath.Dir(key)) }
 // baselineAffected takes the baseline of the affected files this run has
 // not looked at: the written files are shown to their servers with their
 // text from before the write (not on disk: ShowContent), and those files
-// diagnosed. It returns the files whose baseline could not be had, and why.
+// diagnosed; after a move there is no such view (the files' baseline is
+// what prepareMoves took, else unknown). It returns the files whose
+// baseline could not be had, and why.
 func (l *lspTools) baselineAffected(ctx context.Context, w *writeCall, written, affected []string) map[string]string {
 	var need []string
 	for _, f := range affected {
@@ -411,6 +432,19 @@ func (l *lspTools) baselineAffected(ctx context.Context, w *writeCall, written, 
 	}
 	unknown := map[string]string{}
 	if len(need) == 0 {
+		return unknown
+	}
+	if from := w.movedAway(l, written); from != "" {
+		// A server resolves imports on disk, where a moved file is only
+		// at its new path now: shown the old text (importing the old
+		// path), it would check the others against neither layout
+		// (tsserver finds no module at the old path, and an interface
+		// extending one of its types loses its members), and what it
+		// reported would be told cleared. Their baseline is what
+		// prepareMoves took before the move, or none.
+		for _, n := range need {
+			unknown[l.seenPath(n)] = fmt.Sprintf("the state before the move cannot be shown to its server, which resolves imports on disk, where %s no longer exists", from)
+		}
 		return unknown
 	}
 	// The view keeps other sessions sharing the servers from seeing the
@@ -427,15 +461,11 @@ func (l *lspTools) baselineAffected(ctx context.Context, w *writeCall, written, 
 		key := l.seenPath(f)
 		w.mu.Lock()
 		old, had := w.old[key]
-		at := key
-		if from := w.movedFrom[key]; from != "" {
-			at = from // moved: before, it was there, and not at key
-		}
 		w.mu.Unlock()
 		if !had {
 			continue // created: the others did not see it before either way
 		}
-		undo, err := l.sup.ShowContent(ctx, at, old)
+		undo, err := l.sup.ShowContent(ctx, key, old)
 		defer undo()
 		if err != nil && !errors.Is(err, lsp.ErrNoLanguage) {
 			for _, n := range need {

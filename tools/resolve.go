@@ -88,7 +88,7 @@ func (s *stagedTools) resolve(ctx context.Context, call *Call, a resolveArgs) (*
 		return Text(fmt.Sprintf("discarded %s; no file was changed", a.EditID)), nil, nil
 	case "accept":
 		if p, ok := stage.Pending(a.EditID); ok {
-			WillMove(ctx, moves(p))
+			WillMove(ctx, p)
 		}
 		plan, err := stage.Accept(a.EditID)
 		if err != nil {

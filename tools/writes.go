@@ -1,6 +1,10 @@
 package tools
 
-import "context"
+import (
+	"context"
+
+	"github.com/tetherhq/tether/search"
+)
 
 // willWriteKey carries, in the context of a call of a tool that declares
 // Writes, the function WillWrite calls.
@@ -19,18 +23,19 @@ func WillWrite(ctx context.Context, paths []string) {
 
 type willMoveKey struct{}
 
-// WillMove tells diagnostics on write, before a tool moves files, which
-// (each from and to): the files that import one by either path are
-// diagnosed now, while it is still where it was, as their baseline (after
-// the move, what broke or was fixed in them is new or cleared).
-func WillMove(ctx context.Context, moves [][2]string) {
-	if f, ok := ctx.Value(willMoveKey{}).(func([][2]string)); ok {
-		f(moves)
+// WillMove tells diagnostics on write, before a tool applies plan, which
+// moves files: the files that import one by either path, or mention a
+// declaration plan changes, are diagnosed now, while the moved files are
+// still where they were, as their baseline (after the move, what broke
+// or was fixed in them is new or cleared).
+func WillMove(ctx context.Context, plan *search.Plan) {
+	if f, ok := ctx.Value(willMoveKey{}).(func(*search.Plan)); ok {
+		f(plan)
 	}
 }
 
 // withWillMove returns ctx with f as what WillMove calls.
-func withWillMove(ctx context.Context, f func([][2]string)) context.Context {
+func withWillMove(ctx context.Context, f func(*search.Plan)) context.Context {
 	return context.WithValue(ctx, willMoveKey{}, f)
 }
 

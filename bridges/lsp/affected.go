@@ -42,6 +42,9 @@ type WrittenFile struct {
 	// end: where it was (after the move) or where it goes (before). What
 	// imports it by either path can change.
 	Moved string
+	// Now is its content after the write, for a write not made yet (a
+	// move's baseline is taken before it); nil: read from the workspace.
+	Now []byte
 }
 
 // LineDiff returns the byte ranges of old and of now that a line diff
@@ -122,8 +125,14 @@ func (s *Supervisor) changedDeclarations(ctx context.Context, parse Parser, diff
 			a.NoParser = true
 			return a, nil
 		}
-		now, err := s.root.ReadFile(w.Path)
-		if err != nil || len(now) > AffectedScanBytes {
+		now := w.Now
+		if now == nil {
+			var err error
+			if now, err = s.root.ReadFile(w.Path); err != nil {
+				continue
+			}
+		}
+		if len(now) > AffectedScanBytes {
 			continue
 		}
 		for _, n := range changedNames(ctx, parse, w.Path, w.Old, now, diff) {
