@@ -140,8 +140,19 @@ func TestScoreIncludedFile(t *testing.T) {
 		{Path: "a.c", Severity: "error", Message: "In included file: use of undeclared identifier 'MaxLL'\n\ninc.h:30:38:\nnote: error occurred here"},
 		{Path: "a.c", Severity: "error", Message: "Use of undeclared identifier 'ID' (fix available)"},
 	}, Checked: []string{"a.c", "inc.h"}}
-	if c := h.score(Set{}, after, rep); c.FalseNew != 0 || c.MissedNew != 1 {
-		t.Fatalf("the header's summary and the includer's own error against 2 + 1 new: false %d, missed %d; want 0 and 1 (the header's second)", c.FalseNew, c.MissedNew)
+	if c := h.score(Set{}, after, rep); c.FalseNew != 0 || c.MissedNew != 2 {
+		t.Fatalf("the header's summary and the includer's own error against 2 + 1 new: false %d, missed %d; want 0 and 2 (the header's, which its own check shows)", c.FalseNew, c.MissedNew)
+	}
+	// The header's errors shown in it too: the summary takes none of them.
+	rep.New = append(rep.New, lsp.Diagnostic{Path: "inc.h", Severity: "error", Message: "Use of undeclared identifier 'MaxLL'"}, lsp.Diagnostic{Path: "inc.h", Severity: "error", Message: "Use of undeclared identifier 'MaxLL'"})
+	if c := h.score(Set{}, after, rep); c.FalseNew != 0 || c.MissedNew != 0 {
+		t.Fatalf("the header's two errors, its summary and the includer's own error: false %d, missed %d; want 0 and 0", c.FalseNew, c.MissedNew)
+	}
+	// The revert clears the summary with the header's errors.
+	h.summaries = includedSummaries(rep)
+	undo := &tools.WriteDiagnostics{Cleared: map[string]int{"a.c": 2, "inc.h": 2}, Checked: []string{"a.c", "inc.h"}}
+	if c := h.score(after, Set{}, undo); c.FalseCleared != 0 || c.MissedCleared != 0 {
+		t.Fatalf("the revert: false cleared %d, missed cleared %d; want 0 and 0", c.FalseCleared, c.MissedCleared)
 	}
 }
 

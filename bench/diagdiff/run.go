@@ -36,8 +36,11 @@ type harness struct {
 	// sets caches the checker's diagnostics per project state: "" is the
 	// pristine project, a change's id the project with it applied.
 	sets map[string]Set
-	at   []pos
-	log  io.Writer
+	// summaries counts, per file, the summaries of a header's errors the
+	// change's apply showed as new, for scoring its revert.
+	summaries map[string]int
+	at        []pos
+	log       io.Writer
 	// writeTimeout bounds one write call (its report included).
 	writeTimeout time.Duration
 }
@@ -160,7 +163,10 @@ func (h *harness) runChange(ctx context.Context, id string, c change, busy bool)
 		h.sets[id] = after
 	}
 	before := movedSet(h.sets[""], c.writer, c.apply)
+	h.summaries = nil
 	apply = h.score(before, after, rep)
+	h.summaries = includedSummaries(rep)
+	defer func() { h.summaries = nil }()
 	apply.Times = []time.Duration{dt}
 	h.logWrite(id+" apply", c, busy, apply, before, after, rep)
 	undoWriter := c.writer
@@ -337,7 +343,7 @@ func byFile(s Set) map[string]Set {
 func (h *harness) score(before, after Set, rep *tools.WriteDiagnostics) counts {
 	fresh, cleared := delta(before, after)
 	if h.p.lang == "c" {
-		fresh, cleared = movedFromHeaders(fresh, cleared, rep)
+		fresh, cleared = movedFromHeaders(fresh, cleared, rep, h.summaries)
 	}
 	freshBy, clearedBy := byFile(fresh), byFile(cleared)
 	c := counts{Writes: 1, Unknown: len(rep.Unknown), NotChecked: len(rep.Incomplete) + len(rep.NotChecked) + len(rep.Unseen)}
@@ -413,7 +419,7 @@ func (h *harness) score(before, after Set, rep *tools.WriteDiagnostics) counts {
 // do the cleared ones the report counts in a file beyond its delta, taken
 // from the headers' cleared ones. clangd's summary of an included header's
 // errors ("In included file: ...") moves the same way.
-func movedFromHeaders(fresh, cleared Set, rep *tools.WriteDiagnostics) (Set, Set) {
+func movedFromHeaders(fresh, cleared Set, rep *tools.WriteDiagnostics, summaries map[string]int) (Set, Set) {
 	isHeader := func(f string) bool { return strings.HasSuffix(f, ".h") || strings.HasSuffix(f, ".hpp") }
 	for _, d := range rep.New {
 		k := key("c", d.Path, d.Severity, d.Code, d.Message)
@@ -421,10 +427,21 @@ func movedFromHeaders(fresh, cleared Set, rep *tools.WriteDiagnostics) (Set, Set
 			continue
 		}
 		// clangd sums up a header's errors at the #include of the file it
-		// analyses: "In included file: <the header's first error>".
-		msg := strings.TrimPrefix(k.Message, "in included file: ")
+		// analyses: "In included file: <the header's first error>". The
+		// header's error is there too (in its own check): the summary is
+		// true of the includer when the delta holds the error in a header,
+		// which it leaves in place.
+		if msg, ok := strings.CutPrefix(k.Message, "in included file: "); ok {
+			for hk, n := range fresh {
+				if n > 0 && isHeader(hk.File) && hk.Severity == k.Severity && hk.Message == msg {
+					fresh[k]++
+					break
+				}
+			}
+			continue
+		}
 		for hk, n := range fresh {
-			if n > 0 && isHeader(hk.File) && hk.Severity == k.Severity && hk.Message == msg {
+			if n > 0 && isHeader(hk.File) && hk.Severity == k.Severity && hk.Message == k.Message {
 				fresh[hk]--
 				if fresh[hk] == 0 {
 					delete(fresh, hk)
@@ -436,7 +453,14 @@ func movedFromHeaders(fresh, cleared Set, rep *tools.WriteDiagnostics) (Set, Set
 	}
 	by := byFile(cleared)
 	for f, n := range rep.Cleared {
-		for excess := n - total(by[f]); excess > 0 && !isHeader(f); excess-- {
+		excess := n - total(by[f])
+		// The summaries the write before showed in f, gone now with the
+		// header's errors they summed up.
+		for ; excess > 0 && summaries[f] > 0 && !isHeader(f); excess-- {
+			summaries[f]--
+			cleared[Diag{File: f, Severity: "error", Message: "in included file"}]++
+		}
+		for ; excess > 0 && !isHeader(f); excess-- {
 			moved := false
 			for hk, m := range cleared {
 				if m > 0 && isHeader(hk.File) {
@@ -455,6 +479,18 @@ func movedFromHeaders(fresh, cleared Set, rep *tools.WriteDiagnostics) (Set, Set
 		}
 	}
 	return fresh, cleared
+}
+
+// includedSummaries counts, per file, the summaries of a header's errors
+// ("In included file: ...") that rep shows as new.
+func includedSummaries(rep *tools.WriteDiagnostics) map[string]int {
+	out := map[string]int{}
+	for _, d := range rep.New {
+		if strings.HasPrefix(key("c", d.Path, d.Severity, d.Code, d.Message).Message, "in included file: ") {
+			out[d.Path]++
+		}
+	}
+	return out
 }
 
 // logWrite logs one write's score and, when it is off, the two sides.
