@@ -53,7 +53,7 @@ type debugRequest struct {
 	Program   string   `json:"program,omitempty"`
 	Args      []string `json:"args,omitempty" jsonschema:"launch: the program's arguments"`
 	Port      int      `json:"port,omitempty" jsonschema:"attach (required without pid): the port the program's debug server listens on" bounds:"minimum=1,maximum=65535"`
-	PID       int      `json:"pid,omitempty" jsonschema:"attach (required without port): a running process to attach to by its process id (delve, lldb; debugpy needs gdb and ptrace); terminate detaches and leaves it running; the adapter then runs outside the sandbox (ptrace needs it), so a host (serve --http) refuses it: attach by port instead" bounds:"minimum=1"`
+	PID       int      `json:"pid,omitempty" jsonschema:"attach (required without port): a running process to attach to by its process id; the adapter is inferred from what it runs (a Go binary: delve; python: debugpy, which needs gdb and ptrace; else lldb) unless adapter names one, and the result says which and why; no project (root marker) is needed; terminate detaches and leaves it running; the adapter then runs outside the sandbox (ptrace needs it), so a host (serve --http) refuses it: attach by port instead" bounds:"minimum=1"`
 	Host      string   `json:"host,omitempty" jsonschema:"attach: the host of port (default 127.0.0.1)"`
 	ThreadID  int      `json:"thread_id,omitempty" jsonschema:"continue, pause, step_*, stack, scopes, evaluate, set_expression, read_memory, disassemble: thread (default: the last stopped one)"`
 	FrameID   int      `json:"frame_id,omitempty" jsonschema:"scopes, evaluate, set_expression, read_memory, disassemble: frame id from stack (default: the top frame)"`
@@ -63,10 +63,10 @@ type debugRequest struct {
 	// dap.MaxVariables or of a stack deeper than dap.MaxStackFrames.
 	Start      int    `json:"start,omitempty" bounds:"minimum=0"`
 	Expression string `json:"expression,omitempty" jsonschema:"evaluate, set_expression (required): expression in the program's language; read_memory, disassemble: an address or pointer (&x) to look at, instead of memory_reference"`
-	// Adapter picks an adapter by id instead of inferring it from the program
-	// or the root markers.
+	// Adapter picks an adapter by id instead of inferring it from the
+	// program, the attached process or the root markers.
 	// Its enum is the supervisor's adapter table (debugTool).
-	Adapter string `json:"adapter,omitempty" jsonschema:"launch, attach: adapter id, when it cannot be inferred from the program or the root markers"`
+	Adapter string `json:"adapter,omitempty" jsonschema:"launch, attach: adapter id, when it cannot be inferred from the program, the attached process (pid) or the root markers (port)"`
 	// Test runs tests instead of the program (dap.LaunchArgs.Test).
 	Test string `json:"test,omitempty" bounds:"minLength=1"`
 	// Session picks a child session (dap.Supervisor.UseSession).
@@ -133,17 +133,21 @@ var debugOps = []string{"adapters", "status", "breakpoints", "launch", "attach",
 
 // debugReply is an op's structured result: the same facts as its text.
 type debugReply struct {
-	Adapters    []dap.AdapterStatus   `json:"adapters,omitempty"`
-	Session     string                `json:"session,omitempty"`
-	Stop        *dap.Stop             `json:"stop,omitempty"`
-	Exited      *dap.Exit             `json:"exited,omitempty"`
-	Breakpoints []dap.BreakpointState `json:"breakpoints,omitempty"`
-	Threads     []dap.Thread          `json:"threads,omitempty"`
-	Frames      []dap.Frame           `json:"frames,omitempty"`
-	Scopes      []dap.Scope           `json:"scopes,omitempty"`
-	Variables   []dap.Variable        `json:"variables,omitempty"`
-	Value       *dap.Variable         `json:"value,omitempty"`
-	Output      string                `json:"output,omitempty"`
+	Adapters []dap.AdapterStatus `json:"adapters,omitempty"`
+	// Adapter is the adapter a launch or attach started, and
+	// AdapterReason why that one (named, or inferred from what).
+	Adapter       string                `json:"adapter,omitempty"`
+	AdapterReason string                `json:"adapter_reason,omitempty"`
+	Session       string                `json:"session,omitempty"`
+	Stop          *dap.Stop             `json:"stop,omitempty"`
+	Exited        *dap.Exit             `json:"exited,omitempty"`
+	Breakpoints   []dap.BreakpointState `json:"breakpoints,omitempty"`
+	Threads       []dap.Thread          `json:"threads,omitempty"`
+	Frames        []dap.Frame           `json:"frames,omitempty"`
+	Scopes        []dap.Scope           `json:"scopes,omitempty"`
+	Variables     []dap.Variable        `json:"variables,omitempty"`
+	Value         *dap.Variable         `json:"value,omitempty"`
+	Output        string                `json:"output,omitempty"`
 	// ExceptionFilters are the filters the adapter offers, which chosen.
 	ExceptionFilters []dap.ExceptionFilter `json:"exception_filters,omitempty"`
 	Modules          []dap.Module          `json:"modules,omitempty"`

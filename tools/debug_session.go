@@ -60,8 +60,12 @@ func callAttach(ctx context.Context, c debugCall) (*dap.Started, error) {
 // where the program stopped (or that it ended) and the breakpoints' state.
 func renderStarted(c debugCall, st *dap.Started, r *debugReply) string {
 	r.Breakpoints, r.Session, r.Stop, r.Exited = st.Breakpoints, st.Session, st.Outcome.Stop, st.Outcome.Exited
+	r.Adapter, r.AdapterReason = st.Adapter, st.AdapterReason
 	var b strings.Builder
 	fmt.Fprintf(&b, "started %s\n", st.Title)
+	if st.AdapterReason != "" {
+		fmt.Fprintf(&b, "adapter %s: %s\n", st.Adapter, st.AdapterReason)
+	}
 	if st.Sandbox != "" {
 		fmt.Fprintf(&b, "%s\n", st.Sandbox)
 	}

@@ -3,6 +3,7 @@ package dap_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -86,6 +87,73 @@ func TestAttachPIDDelve(t *testing.T) {
 	do(t, sv, "c", root, request{Op: "terminate"})
 	if err := syscall.Kill(pid, 0); err != nil {
 		t.Fatalf("the attached process should be alive after the second terminate: %v", err)
+	}
+}
+
+// TestAttachPIDInfersAdapter: a Go process built outside the workspace,
+// in a module of its own, is attached by pid with no adapter named and no
+// go.mod in the working dir: its build info names delve, the result says
+// so and why, the program is paused and its stack read, and terminate
+// leaves it running.
+func TestAttachPIDInfersAdapter(t *testing.T) {
+	t.Parallel()
+	needDelve(t)
+	elsewhere := t.TempDir()
+	testenv.WriteFiles(t, elsewhere, goFiles("example.com/ticker", goStepper))
+	buildIn(t, elsewhere, testenv.RequireBinary(t, "go"), "build", "-gcflags=all=-N -l", "-o", "ticker", ".")
+	pid := startReady(t, elsewhere, "./ticker")
+	root := testenv.Workspace(t, map[string]string{"notes.txt": "no project here\n"})
+
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	a := do(t, sv, "c", root, request{Op: "attach", PID: pid})
+	st := a.Started
+	if st.Adapter != "delve" || !strings.Contains(st.AdapterReason, "is a Go binary") ||
+		!strings.Contains(st.AdapterReason, "example.com/ticker") || !strings.Contains(st.AdapterReason, strconv.Itoa(pid)) {
+		t.Fatalf("attach by pid should infer delve from the build info and say why: %q %q", st.Adapter, st.AdapterReason)
+	}
+	if !a.Outcome.Running {
+		t.Fatalf("with no breakpoint the attached program should run on: %s", a)
+	}
+	p := do(t, sv, "c", root, request{Op: "pause"})
+	if p.Stop == nil || p.Stop.Reason != "pause" {
+		t.Fatalf("pause should stop the attached program: %s", p)
+	}
+	s := do(t, sv, "c", root, request{Op: "stack", ThreadID: p.Stop.ThreadID})
+	var inMain bool
+	for _, f := range s.Frames {
+		if f.Name == "main.main" && filepath.Dir(f.File) == elsewhere {
+			inMain = true
+		}
+	}
+	if !inMain {
+		t.Fatalf("the paused goroutine's stack should run through main.main in %s: %s", elsewhere, s)
+	}
+	terminateLeavesAlive(t, sv, root, pid)
+	if st := procState(t, pid); st.state == "t" || st.state == "T" || st.tracer != "0" {
+		t.Fatalf("the process should run untraced after detach: state %s, TracerPid %s", st.state, st.tracer)
+	}
+}
+
+// TestAttachPIDNamesWhatItRuns: with no adapter named, attach by pid picks
+// the adapter from what the process runs, and a process it cannot tell
+// (gone) is refused saying to name one.
+func TestAttachPIDNamesWhatItRuns(t *testing.T) {
+	t.Parallel()
+	sleep := testenv.RequireBinary(t, "sleep")
+	root := testenv.Workspace(t, map[string]string{"notes.txt": "x\n"})
+	cmd := server(root, sleep, "600")
+	startServer(t, cmd)
+	sv := dap.NewSupervisor(dap.Config{Adapters: []dap.Adapter{{ID: "gdbish", Executables: true, Commands: [][]string{{"no-such-adapter-binary"}}, AttachPID: map[string]any{"pid": "${pid}"}}}})
+	defer sv.Close()
+	msg := doErr(t, sv, "c", root, request{Op: "attach", PID: cmd.Process.Pid})
+	for _, want := range []string{"gdbish adapter cannot start", "is a native executable", "binary missing"} {
+		if !strings.Contains(msg, want) {
+			t.Fatalf("a native process should go to the native adapter, which is missing here; want %q in: %s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "marker") {
+		t.Fatalf("an attach by pid should not ask for a root marker: %s", msg)
 	}
 }
 

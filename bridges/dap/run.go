@@ -26,9 +26,11 @@ func (sv *Supervisor) Launch(ctx context.Context, conversationID, root string, a
 }
 
 // Attach starts a session attached to a running process by its pid, or to
-// a program's debug server on a port, with the adapter the root markers
-// name (or args.Adapter). It waits for a stop only when a breakpoint may
-// stop the program. Ending the session detaches: the process keeps running.
+// a program's debug server on a port, with args.Adapter, else the adapter
+// that what the process runs names (by pid) or the root markers name (by
+// port); the adapter needs no root marker. It waits for a stop only when a
+// breakpoint may stop the program. Ending the session detaches: the
+// process keeps running.
 func (sv *Supervisor) Attach(ctx context.Context, conversationID, root string, args AttachArgs) (*Started, error) {
 	return sv.start(ctx, conversationID, root, "attach", "", nil, args, args.Adapter, "")
 }
@@ -61,7 +63,7 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 	} else if err := checkAttachSandbox(at); err != nil {
 		return nil, err
 	}
-	a, err := sv.pickAdapter(ctx, root, op, adapterID, program, at.PID != 0)
+	a, why, err := sv.pickAdapter(ctx, root, op, adapterID, program, at.PID)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +132,7 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 	c.bpStates = states
 	c.ttlTimer = time.AfterFunc(sv.cfg.TTL, func() { sv.expire(c, s) })
 
-	r := &Started{Title: s.title(), Breakpoints: states, Sandbox: sandboxNote(s.unconfined), Limits: s.limits.Describe(), Ops: capsOps(s.caps)}
+	r := &Started{Title: s.title(), Adapter: a.ID, AdapterReason: why, Breakpoints: states, Sandbox: sandboxNote(s.unconfined), Limits: s.limits.Describe(), Ops: capsOps(s.caps)}
 	// A launched program runs to its first stop; an attached one is waited
 	// for only when a breakpoint may stop it (else it runs until pause).
 	wait := sv.cfg.StopWait
@@ -191,82 +193,6 @@ func ptraceHint(adapterID, failed string) string {
 		return ""
 	}
 	return "; " + strings.Join(hints, "; ")
-}
-
-// pickAdapter chooses the adapter for a launch or attach (byPID: by pid).
-func (sv *Supervisor) pickAdapter(ctx context.Context, root, op, adapterID, program string, byPID bool) (*resolved, error) {
-	table := sv.cfg.Adapters
-	find := func(id string) (Adapter, bool) {
-		for _, a := range table {
-			if a.ID == id {
-				return a, true
-			}
-		}
-		return Adapter{}, false
-	}
-	var chosen Adapter
-	switch {
-	case adapterID != "":
-		a, ok := find(adapterID)
-		if !ok {
-			return nil, fmt.Errorf("debug: unknown adapter %q; use one of %s", adapterID, strings.Join(AdapterIDs(table), ", "))
-		}
-		chosen = a
-	case op == "launch":
-		a, err := adapterForProgram(table, program)
-		if err != nil {
-			return nil, err
-		}
-		chosen = a
-	default: // attach: the first adapter whose marker is in root and that can attach
-		var why []string
-		for _, a := range table {
-			if (!byPID && a.Attach == nil) || (byPID && a.AttachPID == nil) {
-				continue
-			}
-			if findMarker(a.Markers, root) != "" {
-				chosen = a
-				break
-			}
-			why = append(why, a.ID)
-		}
-		if chosen.ID == "" {
-			return nil, fmt.Errorf("debug: attach: no root marker in %s names the adapter (tried %s); pass adapter", root, strings.Join(why, ", "))
-		}
-	}
-	switch {
-	case op == "attach" && byPID && chosen.AttachPID == nil:
-		how := "it cannot attach at all; launch the program instead"
-		if chosen.Attach != nil {
-			how = "it attaches by port: start the program with its debug server listening and pass port"
-		}
-		return nil, fmt.Errorf("debug: the %s adapter cannot attach by pid; %s", chosen.ID, how)
-	case op == "attach" && !byPID && chosen.Attach == nil:
-		how := "it cannot attach at all; launch the program instead"
-		if chosen.AttachPID != nil {
-			how = "it attaches by pid: pass pid"
-		}
-		return nil, fmt.Errorf("debug: the %s adapter cannot attach by port; %s", chosen.ID, how)
-	}
-	if op == "launch" {
-		root = projectDir(chosen, root, program)
-	}
-	st, r := checkAdapter(ctx, chosen, root)
-	if r == nil {
-		return nil, fmt.Errorf("debug: the %s adapter cannot start here: %s; %s", chosen.ID, st.Reason, startHint(st.Reason))
-	}
-	return r, nil
-}
-
-// startHint says what to do about an adapter that cannot start.
-func startHint(reason string) string {
-	if strings.Contains(reason, "marker missing") {
-		return "a session starts in a project root: launch a program that lives under a directory with the marker, use that directory as the working directory, or create the marker; see op adapters"
-	}
-	if strings.Contains(reason, "install") {
-		return "see op adapters"
-	}
-	return "install the adapter or put it on PATH, and see op adapters"
 }
 
 // projectDir returns the directory nearest to program, between program's own

@@ -83,8 +83,9 @@ type AttachArgs struct {
 	// (127.0.0.1 when empty).
 	Port int
 	Host string
-	// Adapter picks an adapter by id instead of inferring it from the root
-	// markers.
+	// Adapter picks an adapter by id instead of inferring it: by pid from
+	// what the process runs (a Go binary, a python or node interpreter, a
+	// native executable), by port from the root markers.
 	Adapter string
 }
 
@@ -93,6 +94,10 @@ type Started struct {
 	// Title names the session: adapter, what it debugs, when it started
 	// and when its TTL ends it.
 	Title string
+	// Adapter is the adapter's id, and AdapterReason why it is that one
+	// ("named by the adapter argument", "inferred from process 4242:
+	// /srv/ticker is a Go binary ...").
+	Adapter, AdapterReason string
 	// Session is Title plus the session's state after Outcome.
 	Session string
 	// Outcome is where the program stopped, or that it ended or runs.
