@@ -91,6 +91,12 @@ type Limits struct {
 	Memory uint64
 	// Timeout bounds each parse in addition to its context (0: none).
 	Timeout time.Duration
+	// CustomTimeout bounds each parse of a custom language, and the
+	// loading of its module, in addition to Timeout (default
+	// DefaultCustomTimeout): a grammar tether did not build may loop
+	// where the shipped ones cannot, and is then stopped with an error
+	// wrapping ErrCustomTimeout.
+	CustomTimeout time.Duration
 	// Instances is the most instances per language, which is the most parses
 	// of one language at a time (default GOMAXPROCS).
 	Instances int
@@ -124,6 +130,9 @@ func (l Limits) withDefaults(engineMemory uint64) Limits {
 	}
 	if l.Retain == 0 {
 		l.Retain = retainMemory
+	}
+	if l.CustomTimeout <= 0 {
+		l.CustomTimeout = DefaultCustomTimeout
 	}
 	if l.Memory == 0 || l.Memory > engineMemory {
 		l.Memory = engineMemory

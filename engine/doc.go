@@ -16,6 +16,12 @@
 // (grammars/shim) walks the tree inside the module and writes a flat pre-order
 // node table that the host copies out in one read into an immutable Tree.
 //
+// A custom language (grammars.NewCustom: a grammar's web-tree-sitter side
+// module) runs in the host module (grammars.HostWasm) in a runtime of its
+// own that stops a call when its context is done, with a deadline on every
+// parse (Limits.CustomTimeout); a module that traps, loops or outgrows its
+// memory fails with a *CustomError naming it (custom.go).
+//
 // engine imports grammars, internal/ and wazero only: never matcher, tools,
 // bridges, kernels or anything above them, and no type of wazero's appears in
 // its exported API beyond what the Config takes.

@@ -38,8 +38,10 @@ type Engine struct {
 	runtime wazero.Runtime
 	cache   wazero.CompilationCache
 
+	custom customRuntime // for custom languages, made on first use
+
 	mu       sync.Mutex
-	modules  map[string]*module
+	modules  map[string]*module // by grammars.Language.Key
 	parsers  map[*Parser]struct{}
 	closed   bool
 	fallback *Parser
@@ -68,17 +70,9 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	rc = rc.WithCompilationCache(cache)
 	r := wazero.NewRuntimeWithConfig(ctx, rc)
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
+	if err := hostModules(ctx, r); err != nil {
 		r.Close(ctx)
-		return nil, fmt.Errorf("engine: wasi: %w", err)
-	}
-	if _, err := r.NewHostModuleBuilder("tether").
-		NewFunctionBuilder().
-		WithGoFunction(api.GoFunc(shouldStop), nil, []api.ValueType{api.ValueTypeI32}).
-		Export("should_stop").
-		Instantiate(ctx); err != nil {
-		r.Close(ctx)
-		return nil, fmt.Errorf("engine: host module: %w", err)
+		return nil, err
 	}
 	e := &Engine{cfg: cfg, runtime: r, cache: cache, modules: map[string]*module{}, parsers: map[*Parser]struct{}{}}
 	e.fallback = e.NewParser(cfg.limits)
@@ -148,6 +142,9 @@ func (e *Engine) Close(ctx context.Context) error {
 		p.Close(ctx)
 	}
 	err := e.runtime.Close(ctx)
+	if e.custom.rt != nil {
+		err = errors.Join(err, e.custom.rt.Close(ctx))
+	}
 	if err != nil {
 		return fmt.Errorf("engine: close: %w", err)
 	}
@@ -180,6 +177,8 @@ type module struct {
 	infoOnce sync.Once
 	info     *langInfo
 	infoErr  error
+
+	custom *customModule // a custom language's: how to link it
 }
 
 // required exports of a grammar module (grammars/shim/exports.txt).
@@ -187,7 +186,7 @@ var requiredExports = []string{"tether_init", "tether_names", "tether_input", "t
 
 // module returns l's module, compiling it on first use.
 func (e *Engine) module(l *grammars.Language) (*module, error) {
-	id := l.ID
+	id := l.Key()
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -200,6 +199,10 @@ func (e *Engine) module(l *grammars.Language) (*module, error) {
 	}
 	e.mu.Unlock()
 	m.once.Do(func() {
+		if m.lang.Custom != nil {
+			m.err = e.compileCustom(m)
+			return
+		}
 		wasm, err := grammars.Wasm(m.lang)
 		if err != nil {
 			m.err = fmt.Errorf("engine: %w", err)

@@ -69,7 +69,23 @@ func (p *Parser) Parse(ctx context.Context, l *grammars.Language, src []byte) (*
 	if err != nil {
 		return nil, err
 	}
-	t, err := inst.parse(ctx, src)
+	pctx := ctx
+	if l.Custom != nil {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeout(ctx, p.limits.CustomTimeout)
+		defer cancel()
+	}
+	t, err := inst.parse(pctx, src)
+	if err != nil && l.Custom != nil {
+		// before the instance is discarded: the failure is read from it
+		if ctx.Err() == nil && pctx.Err() != nil {
+			err = inst.customFailure(pctx, p.limits, err, "parsing")
+		}
+		var ce *CustomError
+		if !errors.As(err, &ce) {
+			err = customErr(l, err)
+		}
+	}
 	if (err != nil && inst.broken) || uint64(inst.mem.Size()) > p.limits.Retain {
 		pl.discard(inst)
 	} else {
@@ -216,9 +232,18 @@ type instance struct {
 
 	fnInput, fnParse, fnTable, fnOOM api.Function
 	stack                            [1]uint64
+
+	// a custom language's instance: the language, its limits, and the
+	// link and side modules that live with the host (mod)
+	custom *grammars.Language
+	lim    Limits
+	extra  []api.Module
 }
 
 func (pl *pool) newInstance(ctx context.Context) (*instance, error) {
+	if pl.m.custom != nil {
+		return pl.newCustomInstance(ctx)
+	}
 	// Instantiation runs no grammar code beyond libc's start-up; it must not be
 	// cut short by one caller's deadline halfway, so use a detached context.
 	ictx := experimental.WithMemoryAllocator(context.WithoutCancel(ctx), pl.p.alloc)
@@ -257,6 +282,9 @@ func (pl *pool) newInstance(ctx context.Context) (*instance, error) {
 
 func (inst *instance) close(ctx context.Context) {
 	inst.broken = true
+	for i := len(inst.extra) - 1; i >= 0; i-- {
+		inst.extra[i].Close(ctx)
+	}
 	inst.mod.Close(ctx)
 }
 
@@ -287,7 +315,7 @@ func (m *module) langInfo(inst *instance) (*langInfo, error) {
 			m.infoErr = fmt.Errorf("names: want %d names, got %d", nsym+nfield, len(words))
 			return
 		}
-		info := &langInfo{id: m.id, kinds: words[:nsym], fields: append([]string{""}, words[nsym:]...)}
+		info := &langInfo{id: m.lang.ID, kinds: words[:nsym], fields: append([]string{""}, words[nsym:]...)}
 		m.info = info
 	})
 	return m.info, m.infoErr
@@ -370,6 +398,9 @@ func (inst *instance) parse(ctx context.Context, src []byte) (*Tree, error) {
 // failed classifies an error from a call into the module.
 func (inst *instance) failed(ctx context.Context, err error) error {
 	inst.broken = true
+	if inst.custom != nil {
+		return inst.customFailure(ctx, inst.lim, err, "parsing")
+	}
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
 	}

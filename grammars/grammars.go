@@ -83,8 +83,12 @@ type Language struct {
 	// compiled against libc++ and linked with it (Build.CXXFlags, CXXLibs).
 	CXX bool `json:"cxx,omitempty"`
 	// Module describes the committed module built from the above; written by
-	// `go run ./grammars/build -update`, nil before the first build.
+	// `go run ./grammars/build -update`, nil before the first build. A
+	// custom language's records its module's sha256 and size.
 	Module *Module `json:"module,omitempty"`
+	// Custom is set on a language registered at run time (NewCustom,
+	// RegisterCustom) instead of shipped.
+	Custom *Custom `json:"-"`
 }
 
 // Module is the record of one committed grammar module.
@@ -126,7 +130,10 @@ type Manifest struct {
 	// Runtime is the tree-sitter library package; Dir holds include/ and src/.
 	Runtime Package `json:"runtime"`
 	// Build is how the committed modules were built (nil before the first).
-	Build     *Build     `json:"build,omitempty"`
+	Build *Build `json:"build,omitempty"`
+	// Host is the record of the host module custom languages run in
+	// (HostWasm), written by the build as the languages' modules are.
+	Host      *Module    `json:"host,omitempty"`
 	Languages []Language `json:"languages"`
 }
 
@@ -181,6 +188,9 @@ func ParseManifest(b []byte) (*Manifest, error) {
 			}
 		}
 	}
+	if h := m.Host; h != nil && (len(h.SHA256) != 64 || len(h.FileSHA256) != 64 || h.Size <= 0 || h.File != HostFile) {
+		return nil, fmt.Errorf("grammars: manifest: host needs sha256, size, file %q and file_sha256", HostFile)
+	}
 	return &m, nil
 }
 
@@ -217,6 +227,9 @@ func Runtime() Package { return mustTable().Runtime }
 // "TypeScript", "csharp"). The language is the table's own, shared by every
 // caller: it must not be modified. Resolve a name once, where it enters
 // (a flag, a query, a rule's language key), and pass the language on.
+//
+// A custom language (RegisterCustom) is found by its name after the
+// shipped ones.
 func Lookup(idOrAlias string) (*Language, bool) {
 	name := strings.ToLower(strings.TrimSpace(idOrAlias))
 	langs := mustTable().Languages
@@ -225,13 +238,17 @@ func Lookup(idOrAlias string) (*Language, bool) {
 			return &langs[i], true
 		}
 	}
-	return nil, false
+	return lookupCustom(name)
 }
 
 // ForPath finds a language by the file's name ("Makefile") or, failing
 // that, its extension (case-insensitive). The language is shared, as
-// Lookup's is.
+// Lookup's is. A custom language's extensions (RegisterCustom) come
+// first: a project that names one for an extension means it.
 func ForPath(p string) (*Language, bool) {
+	if l, ok := customForPath(p); ok {
+		return l, true
+	}
 	langs := mustTable().Languages
 	base := filepath.Base(p)
 	for i := range langs {
@@ -292,7 +309,12 @@ var (
 // which callers must not modify) and checked against the manifest's
 // sha256. A module that is not embedded, or does not match the manifest,
 // is an error wrapping ErrNotBuilt.
+//
+// A custom language's module is its Custom.Wasm.
 func Wasm(l *Language) ([]byte, error) {
+	if l.Custom != nil {
+		return l.Custom.Wasm, nil
+	}
 	bl := blobs()[l.ID]
 	if bl == nil {
 		return nil, fmt.Errorf("grammars: unknown language %q (known: %s)", l.ID, strings.Join(IDs(), ", "))

@@ -112,6 +112,8 @@ func TestParseManifestRejects(t *testing.T) {
 // TestWasm decompresses every committed module and checks it against the
 // manifest: every shipped language is embedded, there is no other module, a
 // module is decompressed once per process, and an alias names its language.
+//
+// The host module (custom languages run in it) is checked the same way.
 func TestWasm(t *testing.T) {
 	if _, err := grammars.Wasm(&grammars.Language{ID: "cobol"}); err == nil || !strings.Contains(err.Error(), "unknown language") {
 		t.Errorf("Wasm(cobol) = %v", err)
@@ -145,6 +147,13 @@ func TestWasm(t *testing.T) {
 	for _, f := range files {
 		name := filepath.Base(f)
 		if name == "README.md" || strings.HasSuffix(name, ".wasm") { // .wasm: left by an older build, never embedded
+			continue
+		}
+		if "wasm/"+name == grammars.HostFile {
+			b, err := grammars.HostWasm()
+			if err != nil || string(b[:4]) != "\x00asm" {
+				t.Errorf("HostWasm = %d bytes, %v", len(b), err)
+			}
 			continue
 		}
 		id, ok := strings.CutSuffix(name, ".wasm.zst")

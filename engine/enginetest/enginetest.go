@@ -2,6 +2,8 @@ package enginetest
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -75,4 +77,55 @@ func Unbuilt(langs ...string) []string {
 		}
 	}
 	return missing
+}
+
+// A custom grammar the tests load as a user's project would: the .wasm
+// that tree-sitter-properties (a pinned npm peer, scripts/npm/package.json,
+// not a shipped language) ships for web-tree-sitter, checked against its
+// sha256 here so another build of it fails loudly.
+const (
+	PropertiesPackage = "tree-sitter-properties"
+	PropertiesWasm    = "tree-sitter-properties.wasm"
+	PropertiesSHA256  = "817743f1f33c15e315f10a59595127813806bbf7104dc1974feaabb9e38da908"
+)
+
+// PropertiesModule returns the path and bytes of tree-sitter-properties'
+// wasm in the repository's npm peers (.deps/npm).
+func PropertiesModule(tb testing.TB) (string, []byte) {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			tb.Fatal("enginetest: no go.mod above the test's directory")
+		}
+		dir = up
+	}
+	p := filepath.Join(dir, ".deps", "npm", "node_modules", PropertiesPackage, PropertiesWasm)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		tb.Fatalf("enginetest: %v: install the npm peers with scripts/install-deps.sh", err)
+	}
+	if got := grammars.SHA256(b); got != PropertiesSHA256 {
+		tb.Fatalf("enginetest: %s has sha256 %s, want %s (the version pinned in scripts/npm/package.json)", p, got, PropertiesSHA256)
+	}
+	return p, b
+}
+
+// Properties returns tree-sitter-properties' module as a custom language
+// named name for .properties files (not registered).
+func Properties(tb testing.TB, name string) *grammars.Language {
+	tb.Helper()
+	p, b := PropertiesModule(tb)
+	l, err := grammars.NewCustom(name, b, grammars.CustomSpec{Source: p, Extensions: []string{"properties"}, Symbol: "tree_sitter_properties"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return l
 }

@@ -95,6 +95,10 @@ func install(o *options, m *grammars.Manifest, plans []*plan) (diffs []string, c
 		rec := &grammars.Module{SHA256: grammars.SHA256(b), Size: int64(len(b)),
 			File: "wasm/" + grammars.CompressedFile(p.l.ID), FileSHA256: grammars.SHA256(z)}
 		dst := filepath.Join(wasmDir, grammars.CompressedFile(p.l.ID))
+		if p.host {
+			rec.File = grammars.HostFile
+			dst = filepath.Join(o.root, "grammars", grammars.HostFile)
+		}
 		if !o.update {
 			if why := compare(p.l, rec, dst, z); why != "" {
 				diffs = append(diffs, p.l.ID+": "+why)
@@ -106,6 +110,13 @@ func install(o *options, m *grammars.Manifest, plans []*plan) (diffs []string, c
 				return nil, 0, err
 			}
 			changed++
+		}
+		if p.host {
+			if m.Host == nil || *m.Host != *rec {
+				m.Host = rec
+				changed++
+			}
+			continue
 		}
 		l := byID[p.l.ID]
 		if l.Module == nil || *l.Module != *rec {

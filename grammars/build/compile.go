@@ -28,6 +28,7 @@ type plan struct {
 	objKeys []string // runtime, shim, parser, [scanner], [C++ shim]
 	key     string
 	cxx     bool // a C++ scanner: the link adds cxxlibs
+	host    bool // the host module: the shim with no grammar (grammars.HostWasm)
 }
 
 // job compiles one object.
@@ -40,8 +41,13 @@ type job struct {
 // build makes sure every language's module is in the cache: it fetches,
 // compiles and links only what is missing (when every module is cached,
 // nothing is fetched or compiled), and returns the plans and the missing ones.
-func build(o *options, rt grammars.Package, langs []grammars.Language) (plans, missing []*plan, err error) {
+func build(o *options, rt grammars.Package, langs []grammars.Language, host *grammars.Module) (plans, missing []*plan, err error) {
 	rtKey := hashOf("runtime.o", rt.Spec(), rt.Integrity, rt.Dir, o.chain, strings.Join(cflags, " "))
+	hp := &plan{l: grammars.HostLanguage(host), host: true, key: hostLinkKey(o, rtKey)}
+	plans = append(plans, hp)
+	if !exists(filepath.Join(o.cache, "wasm", hp.key+".wasm")) {
+		missing = append(missing, hp)
+	}
 	for _, l := range langs {
 		p := &plan{l: l, cxx: l.CXX}
 		plans = append(plans, p)
@@ -59,7 +65,9 @@ func build(o *options, rt grammars.Package, langs []grammars.Language) (plans, m
 	// Fetch the packages the missing modules need (and the runtime).
 	pkgs := map[string]grammars.Package{rt.Spec(): rt}
 	for _, p := range missing {
-		pkgs[p.l.Source().Spec()] = p.l.Source()
+		if !p.host {
+			pkgs[p.l.Source().Spec()] = p.l.Source()
+		}
 	}
 	dirs, err := fetchAll(o, pkgs)
 	if err != nil {
@@ -98,6 +106,16 @@ func objectJobs(o *options, rt grammars.Package, rtKey string, dirs map[string]s
 	add(rtKey, filepath.Join(rtDir, "src", "lib.c"), "tree-sitter runtime", incRT)
 	for _, p := range missing {
 		l := p.l
+		if p.host {
+			k := hostShimKey(o, rt)
+			src := filepath.Join(o.cache, "obj", k+".c")
+			if err := writeAtomic(src, o.hostSource()); err != nil {
+				return nil, err
+			}
+			add(k, src, "host shim", incRT)
+			p.objKeys = []string{rtKey, k}
+			continue
+		}
 		src := filepath.Join(dirs[l.Source().Spec()], l.Dir, "src")
 		shimKey := hashOf("shim.o", string(o.shim), l.Function, rt.Integrity, o.chain, strings.Join(cflags, " "))
 		shimSrc := filepath.Join(o.cache, "obj", shimKey+".c")
@@ -178,6 +196,12 @@ func linkAll(o *options, missing []*plan) error {
 		for _, e := range o.export {
 			args = append(args, "-Wl,--export="+e)
 		}
+		if p.host {
+			args = append(args, hostLDFlags...)
+			for _, e := range o.hostExport {
+				args = append(args, "-Wl,--export="+e)
+			}
+		}
 		if p.cxx {
 			args = append(args, cxxlibs...)
 		}
@@ -201,6 +225,17 @@ func linkKey(o *options, rtKey string, l grammars.Language) (string, error) {
 		parts = append(parts, o.cxx.id, strings.Join(cxxflags, " "), strings.Join(cxxlibs, " "), string(o.cxxShim))
 	}
 	return hashOf(parts...), nil
+}
+
+// hostShimKey is the cache key of the host module's shim object.
+func hostShimKey(o *options, rt grammars.Package) string {
+	return hashOf("shim.o", string(o.hostSource()), rt.Integrity, o.chain, strings.Join(cflags, " "))
+}
+
+// hostLinkKey is the cache key of the host module.
+func hostLinkKey(o *options, rtKey string) string {
+	return hashOf("link", rtKey, "host", string(o.hostSource()), strings.Join(o.export, ","), strings.Join(o.hostExport, ","),
+		strings.Join(ldflags, " "), strings.Join(hostLDFlags, " "), strings.Join(cflags, " "), o.chain)
 }
 
 // cxxShimKey is the cache key of shim/cxx.cc's object, one for every C++

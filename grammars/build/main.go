@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -26,6 +28,10 @@ var (
 	// pinned so a newer clang's default cannot change the module.
 	cxxflags = []string{"-std=c++17", "-fno-rtti"}
 	cxxlibs  = []string{"-lc++", "-lc++abi"}
+	// The host module (grammars.HostWasm) exports its function table and
+	// lets it grow: a custom grammar's side module places its functions
+	// there, at the __table_base the engine gives it.
+	hostLDFlags = []string{"-Wl,--export-table", "-Wl,--growable-table"}
 )
 
 type options struct {
@@ -46,6 +52,16 @@ type options struct {
 	shim    []byte
 	cxxShim []byte // shim/cxx.cc, linked into C++ modules
 	export  []string
+	// hostExport is what the host module exports besides export
+	// (shim/host-exports.txt).
+	hostExport []string
+	hostShim   []byte // shim/host.c, which includes shim.c
+}
+
+// hostSource is the host module's one C source: shim/host.c with shim.c's
+// text in place of its include.
+func (o *options) hostSource() []byte {
+	return bytes.Replace(o.hostShim, []byte("#include \"shim.c\"\n"), o.shim, 1)
 }
 
 func main() {
@@ -92,16 +108,32 @@ func (o *options) loadShims() error {
 	if o.cxxShim, err = os.ReadFile(filepath.Join(o.root, "grammars", "shim", "cxx.cc")); err != nil {
 		return fmt.Errorf("grammars: %w", err)
 	}
-	eb, err := os.ReadFile(filepath.Join(o.root, "grammars", "shim", "exports.txt"))
-	if err != nil {
+	if o.hostShim, err = os.ReadFile(filepath.Join(o.root, "grammars", "shim", "host.c")); err != nil {
 		return fmt.Errorf("grammars: %w", err)
 	}
-	for _, line := range strings.Split(string(eb), "\n") {
+	if !bytes.Contains(o.hostShim, []byte("#include \"shim.c\"\n")) {
+		return errors.New("grammars: shim/host.c must #include \"shim.c\"")
+	}
+	if o.export, err = readList(filepath.Join(o.root, "grammars", "shim", "exports.txt")); err != nil {
+		return err
+	}
+	o.hostExport, err = readList(filepath.Join(o.root, "grammars", "shim", "host-exports.txt"))
+	return err
+}
+
+// readList reads a list file: one item a line, '#' comments.
+func readList(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("grammars: %w", err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			o.export = append(o.export, line)
+			out = append(out, line)
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // selectLanguages narrows langs to the ids of -only (comma-separated),
@@ -200,7 +232,7 @@ func run(o *options, only string) error {
 		return printSources(o, rt, langs)
 	}
 
-	plans, missing, err := build(o, rt, langs)
+	plans, missing, err := build(o, rt, langs, m.Host)
 	if err != nil {
 		return err
 	}

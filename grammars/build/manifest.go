@@ -101,6 +101,9 @@ func formatManifest(m *grammars.Manifest) []byte {
 		buf.WriteString("    \"codec\": " + oneLine(m.Build.Codec) + "\n")
 		buf.WriteString("  },\n")
 	}
+	if m.Host != nil {
+		buf.WriteString("  \"host\": " + oneLine(m.Host) + ",\n")
+	}
 	buf.WriteString("  \"languages\": [\n")
 	writeItems(&buf, m.Languages)
 	buf.WriteString("  ]\n}\n")
