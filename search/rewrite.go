@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"context"
+	"errors"
 
 	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
@@ -125,8 +126,28 @@ func replaced(ms []Match, path string, edits []matcher.Edit) {
 // CompileQuery compiles q's pattern for lang: with q.Selector, as
 // matcher.CompileSelector; otherwise as matcher.Compile.
 func CompileQuery(ctx context.Context, p matcher.Parser, lang *grammars.Language, q Query) (*matcher.Pattern, error) {
+	var pat *matcher.Pattern
+	var err error
 	if q.Selector != "" {
-		return matcher.CompileSelector(ctx, p, lang, q.Pattern, q.Selector)
+		pat, err = matcher.CompileSelector(ctx, p, lang, q.Pattern, q.Selector)
+	} else {
+		pat, err = matcher.Compile(ctx, p, lang, q.Pattern)
 	}
-	return matcher.Compile(ctx, p, lang, q.Pattern)
+	if err != nil && ctx.Err() == nil {
+		return nil, invalidQuery{err}
+	}
+	return pat, err
 }
+
+// ErrInvalidQuery is matched (errors.Is) by the error of a pattern or
+// selector that does not compile: the query as written is wrong, not the
+// files searched (a command line exits 8 for it, as ast-grep does).
+var ErrInvalidQuery = errors.New("search: invalid query")
+
+// invalidQuery marks a pattern's error as ErrInvalidQuery, its message
+// left as it is.
+type invalidQuery struct{ err error }
+
+func (e invalidQuery) Error() string        { return e.err.Error() }
+func (e invalidQuery) Unwrap() error        { return e.err }
+func (e invalidQuery) Is(target error) bool { return target == ErrInvalidQuery }

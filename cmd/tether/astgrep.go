@@ -54,11 +54,13 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		var err error
 		if job.Query.Injections, err = search.LoadInjections(ctx, e, config); err != nil {
 			fmt.Fprintln(stderr, "tether ast-grep:", err)
-			return 2
+			return exitFor(err)
 		}
 	}
-	if f.debug != "" && !debugQuery(ctx, e, job.Query, string(f.debug), stderr) {
-		return 2
+	if f.debug != "" {
+		if code := debugQuery(ctx, e, job.Query, string(f.debug), stderr); code != 0 {
+			return code
+		}
 	}
 	var out matchOutput
 	if !f.rewriting {
@@ -73,7 +75,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	if err != nil && plan == nil {
 		fmt.Fprintln(stderr, "tether:", err)
 		out.notePrinted(stderr)
-		return 2
+		return exitFor(err)
 	}
 	return f.report(res, plan, err, stdout, stderr)
 }
@@ -126,7 +128,7 @@ func (f *astGrepFlags) parse(args []string, tty bool, stderr io.Writer) bool {
 	f.trees.register(fs, cliTreeMemory)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tether ast-grep [run] -p PATTERN [--selector KIND] [-l LANG] [-r REWRITE] [-U] [--include-errors] [--json[=pretty|compact|stream]] [--debug-query[=pattern|ast|cst|sexp]] [--globs GLOB]... [-A N] [-B N] [-C N] [--color WHEN] [--heading WHEN] [--files-with-matches] [--max-results N] [PATH...]")
-		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 2 on errors.")
+		fmt.Fprintln(stderr, "Finds code by shape in PATH (default .). Exits 0 with matches, 1 with none, 8 for a pattern or selector that does not compile, 2 on other errors.")
 		fs.PrintDefaults()
 	}
 	var err error

@@ -33,29 +33,29 @@ func (d *debugFormat) Set(v string) error {
 }
 
 // debugQuery prints q's pattern's readings to stderr in format, as
-// ast-grep's --debug-query prints its pattern before it searches; false
-// (the reason printed) when the language is not given or the pattern does
-// not compile.
-func debugQuery(ctx context.Context, p matcher.Parser, q search.Query, format string, stderr io.Writer) bool {
+// ast-grep's --debug-query prints its pattern before it searches; it
+// returns 0, else the exit status (the reason printed): 2 when the
+// language is not given, exitInvalid when the pattern does not compile.
+func debugQuery(ctx context.Context, p matcher.Parser, q search.Query, format string, stderr io.Writer) int {
 	if q.Language == "" {
 		fmt.Fprintln(stderr, "tether ast-grep: --debug-query needs the language: pass -l LANG")
-		return false
+		return 2
 	}
 	lang, ok := grammars.Lookup(q.Language)
 	if !ok {
 		fmt.Fprintf(stderr, "tether: unknown language %q: use one of %s\n", q.Language, strings.Join(grammars.IDs(), ", "))
-		return false
+		return 2
 	}
 	pat, err := search.CompileQuery(ctx, p, lang, q)
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)
-		return false
+		return exitFor(err)
 	}
 	text, err := pat.Debug(format)
 	if err != nil {
 		fmt.Fprintln(stderr, "tether:", err)
-		return false
+		return 2
 	}
 	fmt.Fprintln(stderr, text)
-	return true
+	return 0
 }

@@ -54,16 +54,17 @@ func TestAstGrepCLIDebugQuery(t *testing.T) {
 	}
 	refused := []struct {
 		args []string
+		code int
 		want string
 	}{
-		{[]string{"-p", "return $X", "--debug-query", java}, "--debug-query needs the language: pass -l LANG"},
-		{[]string{"-p", "return $X", "-l", "java", "--debug-query=tree", java}, "--debug-query=tree: give pattern, ast, cst, sexp"},
-		{[]string{"-p", "foo($A", "-l", "java", "--debug-query", java}, `missing ")" at 1:7, the end of the pattern, here: "foo($A‸"`},
+		{[]string{"-p", "return $X", "--debug-query", java}, 2, "--debug-query needs the language: pass -l LANG"},
+		{[]string{"-p", "return $X", "-l", "java", "--debug-query=tree", java}, 2, "--debug-query=tree: give pattern, ast, cst, sexp"},
+		{[]string{"-p", "foo($A", "-l", "java", "--debug-query", java}, exitInvalid, `missing ")" at 1:7, the end of the pattern, here: "foo($A‸"`},
 	}
 	for _, tt := range refused {
 		code, out, errOut := runCLI(t, tt.args...)
-		if code != 2 || out != "" || !strings.Contains(errOut, tt.want) {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", tt.args, code, out, errOut, tt.want)
+		if code != tt.code || out != "" || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d and %q", tt.args, code, out, errOut, tt.code, tt.want)
 		}
 	}
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"regexp"
 
+	"github.com/tetherhq/tether/matcher/rule"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/format"
 )
@@ -37,7 +39,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	trees.register(fs, cliTreeMemory)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tether scan [-r RULE_FILE | --inline-rules TEXT | -c sgconfig.yml] [--filter REGEX] [-U] [--json[=pretty|compact|stream]] [--globs GLOB]... [--max-results N] [PATH...]")
-		fmt.Fprintln(stderr, "Runs ast-grep rules over PATH (default .). Exits 0 unless a finding has severity error (1) or the scan fails (2).")
+		fmt.Fprintln(stderr, "Runs ast-grep rules over PATH (default .). Exits 0 unless a finding of a severity error rule is shown (1; with -U, one of a rule without a fix), a rule or sgconfig.yml is wrong (8) or the scan fails (2).")
 		fs.PrintDefaults()
 	}
 	paths, err := parseAmidPaths(fs, args)
@@ -70,7 +72,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	proj, err := search.LoadRules(ctx, e, src)
 	if err != nil {
 		fmt.Fprintln(stderr, "tether scan:", err)
-		return 2
+		return exitFor(err)
 	}
 	if len(proj.Rules) == 0 {
 		fmt.Fprintln(stderr, "tether scan: no rule to run")
@@ -86,13 +88,27 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tether scan:", err)
 		return 2
 	}
-	return reportScan(res, err, len(proj.Rules), asJSON, stdout, stderr)
+	return reportScan(res, err, len(proj.Rules), *updateAll, asJSON, stdout, stderr)
+}
+
+// exitInvalid is the exit status for a rule, pattern or configuration
+// that is wrong as written, as ast-grep's (8); other failures exit 2.
+const exitInvalid = 8
+
+// exitFor returns the exit status for err: exitInvalid for a rule or
+// configuration error (rule.ErrInvalid) or a pattern that does not
+// compile (search.ErrInvalidQuery), else 2.
+func exitFor(err error) int {
+	if errors.Is(err, rule.ErrInvalid) || errors.Is(err, search.ErrInvalidQuery) {
+		return exitInvalid
+	}
+	return 2
 }
 
 // reportScan prints a scan's findings, its errors, whether -U applied its
 // fixes (applyErr: why not) and what was not shown; it returns the exit
 // code.
-func reportScan(res *search.ScanResult, applyErr error, rules int, asJSON jsonStyle, stdout, stderr io.Writer) int {
+func reportScan(res *search.ScanResult, applyErr error, rules int, applying bool, asJSON jsonStyle, stdout, stderr io.Writer) int {
 	var err error
 	if asJSON != "" {
 		err = format.WriteFindingsJSON(stdout, res.Findings, string(asJSON))
@@ -123,8 +139,11 @@ func reportScan(res *search.ScanResult, applyErr error, rules int, asJSON jsonSt
 	if len(res.Errors) > 0 {
 		return 2
 	}
+	// as ast-grep: 1 for a finding of an error rule shown, but with -U
+	// only for one the fixes left (its rule has no fix), even when JSON
+	// is printed and nothing applied
 	for _, f := range res.Findings {
-		if f.Rule.Severity == "error" {
+		if f.Rule.Severity == "error" && !(applying && f.Rule.HasFix) {
 			return 1
 		}
 	}

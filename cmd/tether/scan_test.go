@@ -55,7 +55,7 @@ func TestScanCLI(t *testing.T) {
 		t.Errorf("-r: %d\n%s", code, out)
 	}
 	code, _, errs = runScanCLI(t, "--inline-rules", "id: a\nlanguage: go\nrule: {kind: call_expression, hass: {kind: identifier}}", "src")
-	if code != 2 || !strings.Contains(errs, "rule.hass: unknown key") {
+	if code != exitInvalid || !strings.Contains(errs, "rule.hass: unknown key") {
 		t.Errorf("a bad rule: %d %q", code, errs)
 	}
 	// -U applies the fixes: two overlapping findings, the outer one wins
