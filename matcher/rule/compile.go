@@ -7,10 +7,8 @@ import (
 	"math"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
-	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 )
@@ -51,11 +49,20 @@ type compiler struct {
 	global Utils
 	pats   int // patterns compiled so far: each has its matcher in a Runner
 	// globalDone are the global utils compiled (a nil rule: being
-	// compiled, so naming it again is a cycle), globalVisiting the chain
-	// being compiled, globalScopes each global util's own scope
+	// compiled), globalVisiting the chain being compiled, globalScopes
+	// each global util's own scope
 	globalDone     map[string]*utilRef
-	globalVisiting []string
+	globalVisiting []visit
 	globalScopes   map[*Util]*scope
+	// rels counts the relational rules and nthChild ofRules the rule
+	// being compiled is inside: a util may name itself through one
+	rels int
+}
+
+// visit is a util being compiled, with the compiler's rels when it began.
+type visit struct {
+	id   string
+	rels int
 }
 
 // scope is the utils visible from a rule: its configuration's local ones,
@@ -64,7 +71,7 @@ type scope struct {
 	local    map[string]any
 	path     string // where local utils are written ("utils")
 	done     map[string]*utilRef
-	visiting []string
+	visiting []visit
 	parent   *scope // the enclosing scope for a global util's own locals
 }
 
@@ -176,13 +183,14 @@ func (c *compiler) rule(v any, path string, sc *scope) (node, error) {
 	}
 	if k, ok := m["kind"]; ok {
 		s, ok := k.(string)
-		if !ok || s == "" {
-			return nil, errAt(join(path, "kind"), "kind must be a node kind's name, not %s", describe(k))
+		if !ok || strings.TrimSpace(s) == "" {
+			return nil, errAt(join(path, "kind"), "kind must be a node kind's name or a selector of them, not %s", describe(k))
 		}
-		if !c.kinds[s] {
-			return nil, errAt(join(path, "kind"), "%q is not a node kind of %s: `tether parse` on a sample prints the kinds", s, c.lang.ID)
+		n, err := c.kind(strings.TrimSpace(s), join(path, "kind"))
+		if err != nil {
+			return nil, err
 		}
-		parts = append(parts, &kindNode{kind: s})
+		parts = append(parts, n)
 	}
 	if r, ok := m["regex"]; ok {
 		s, ok := r.(string)
@@ -254,6 +262,25 @@ func (c *compiler) rule(v any, path string, sc *scope) (node, error) {
 		return parts[0], nil
 	}
 	return &allNode{rules: parts}, nil
+}
+
+// kind compiles a kind: a node kind's name, or a selector of kinds
+// (selector.go).
+func (c *compiler) kind(s, path string) (node, error) {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if !isIdentStart(s[i]) && (i == 0 || s[i] < '0' || s[i] > '9') {
+			plain = false
+			break
+		}
+	}
+	if !plain {
+		return c.selectorRule(s, path)
+	}
+	if !c.kinds[s] {
+		return nil, errAt(path, "%q is not a node kind of %s: `tether parse` on a sample prints the kinds", s, c.lang.ID)
+	}
+	return &kindNode{kind: s}, nil
 }
 
 func (c *compiler) list(v any, path string, sc *scope) ([]node, error) {
@@ -349,7 +376,9 @@ func (c *compiler) nthChild(v any, path string, sc *scope) (node, error) {
 			n.reverse = b
 		}
 		if r, ok := x["ofRule"]; ok {
+			c.rels++
 			sub, err := c.rule(r, join(path, "ofRule"), sc)
+			c.rels--
 			if err != nil {
 				return nil, err
 			}
@@ -366,8 +395,8 @@ func (c *compiler) nthChild(v any, path string, sc *scope) (node, error) {
 	return n, nil
 }
 
-// parseNth reads a position: a number (1-based) or An+B ("2n+1", "-n+3",
-// "odd", "even").
+// parseNth reads a position: a number (1-based) or An+B ("2n+1", "-n+3"),
+// as ast-grep reads it; a position no node has (0, -1) is refused.
 func parseNth(v any) (a, b int, err error) {
 	if k, ok := toInt(v); ok {
 		if k < 1 {
@@ -379,37 +408,10 @@ func parseNth(v any) (a, b int, err error) {
 	if !ok {
 		return 0, 0, fmt.Errorf("position must be a number or An+B, not %s", describe(v))
 	}
-	t := strings.ReplaceAll(strings.ToLower(s), " ", "")
-	switch t {
-	case "odd":
-		return 2, 1, nil
-	case "even":
-		return 2, 0, nil
+	if a, b, err = parseAnB(s); err == nil && a == 0 && b < 1 {
+		err = fmt.Errorf("position %q: positions start at 1", s)
 	}
-	i := strings.IndexByte(t, 'n')
-	if i < 0 {
-		k, err := strconv.Atoi(t)
-		if err != nil || k < 1 {
-			return 0, 0, fmt.Errorf("position %q is not a number from 1 nor An+B", s)
-		}
-		return 0, k, nil
-	}
-	switch as := t[:i]; as {
-	case "", "+":
-		a = 1
-	case "-":
-		a = -1
-	default:
-		if a, err = strconv.Atoi(as); err != nil {
-			return 0, 0, fmt.Errorf("position %q: %q is not a number", s, as)
-		}
-	}
-	if rest := t[i+1:]; rest != "" {
-		if b, err = strconv.Atoi(rest); err != nil {
-			return 0, 0, fmt.Errorf("position %q: %q is not +B or -B", s, rest)
-		}
-	}
-	return a, b, nil
+	return a, b, err
 }
 
 func toInt(v any) (int, bool) {
@@ -428,6 +430,8 @@ func toInt(v any) (int, bool) {
 	return 0, false
 }
 
+// rangeRule reads a range: start and end, each a 0-based line and an
+// optional column counted in characters, as ast-grep counts them.
 func rangeRule(v any, path string) (node, error) {
 	m, err := asMap(v, path, "range")
 	if err != nil {
@@ -436,7 +440,7 @@ func rangeRule(v any, path string) (node, error) {
 	if err := checkKeys(m, path, "start", "end"); err != nil {
 		return nil, err
 	}
-	var pts [2]engine.Point
+	var pts [2]rangePos
 	for i, k := range []string{"start", "end"} {
 		pm, err := asMap(m[k], join(path, k), "position")
 		if err != nil {
@@ -445,14 +449,24 @@ func rangeRule(v any, path string) (node, error) {
 		if err := checkKeys(pm, join(path, k), "line", "column"); err != nil {
 			return nil, err
 		}
-		line, ok1 := toInt(pm["line"])
-		col, ok2 := toInt(pm["column"])
-		if !ok1 || !ok2 || line < 0 || col < 0 {
-			return nil, errAt(join(path, k), "needs line and column, 0-based numbers")
+		line, ok := toInt(pm["line"])
+		if !ok || line < 0 {
+			return nil, errAt(join(path, k), "needs line, a 0-based number (and column, a 0-based number of characters, if the column matters)")
 		}
-		pts[i] = engine.Point{Row: uint32(line), Column: uint32(col)}
+		pts[i] = rangePos{line: line, col: -1}
+		if c, has := pm["column"]; has {
+			col, ok := toInt(c)
+			if !ok || col < 0 {
+				return nil, errAt(join(join(path, k), "column"), "column must be a 0-based number of characters, not %s", describe(c))
+			}
+			pts[i].col = col
+		}
 	}
-	return &rangeNode{start: pts[0], end: pts[1]}, nil
+	s, e := pts[0], pts[1]
+	if s.line > e.line || s.line == e.line && s.col > e.col {
+		return nil, errAt(path, "the start (line %d, column %d) is after the end (line %d, column %d)", s.line, s.col, e.line, e.col)
+	}
+	return &rangeNode{start: s, end: e}, nil
 }
 
 func (c *compiler) relation(rel string, v any, path string, sc *scope) (node, error) {
@@ -476,6 +490,8 @@ func (c *compiler) relation(rel string, v any, path string, sc *scope) (node, er
 	if err := checkKeys(m, path, append([]string{"stopBy", "field"}, ruleKeys...)...); err != nil {
 		return nil, err
 	}
+	c.rels++
+	defer func() { c.rels-- }()
 	sub, err := c.rule(inner, path, sc)
 	if err != nil {
 		return nil, err
@@ -523,7 +539,7 @@ func (c *compiler) util(id, path string, sc *scope) (*utilRef, error) {
 		if c.globalDone == nil {
 			c.globalDone = map[string]*utilRef{}
 		}
-		return compileOnce(id, path, c.globalDone, &c.globalVisiting, func() (node, error) {
+		return c.compileOnce(id, path, c.globalDone, &c.globalVisiting, func() (node, error) {
 			return c.rule(g.Rule, g.Source+": rule", c.globalScope(g))
 		})
 	}
@@ -544,27 +560,40 @@ func (c *compiler) util(id, path string, sc *scope) (*utilRef, error) {
 }
 
 func (c *compiler) localUtil(id, path string, sc *scope) (*utilRef, error) {
-	return compileOnce(id, path, sc.done, &sc.visiting, func() (node, error) {
+	return c.compileOnce(id, path, sc.done, &sc.visiting, func() (node, error) {
 		return c.rule(sc.local[id], join(sc.path, id), sc)
 	})
 }
 
 // compileOnce returns the util id of done, compiling it first with compile
-// while visiting (the chain of utils being compiled) holds it; a util met
-// again on its own chain is a cycle.
-func compileOnce(id, path string, done map[string]*utilRef, visiting *[]string, compile func() (node, error)) (*utilRef, error) {
+// while visiting (the chain of utils being compiled) holds it. A util met
+// again on its own chain is a cycle, refused, unless a relational rule or
+// an nthChild ofRule came between (a util may match a node whose child
+// matches it, as ast-grep allows): that reference is returned before its
+// rule is set, and matching it is bounded by the Runner's util depth.
+func (c *compiler) compileOnce(id, path string, done map[string]*utilRef, visiting *[]visit, compile func() (node, error)) (*utilRef, error) {
 	if ref, ok := done[id]; ok {
-		if ref.rule == nil {
-			return nil, errAt(path, "utils form a cycle: %s -> %s: a util cannot match itself, directly or through others", strings.Join(*visiting, " -> "), id)
+		if ref.rule != nil {
+			return ref, nil
 		}
-		return ref, nil
+		var chain []string
+		for _, v := range *visiting {
+			if v.id == id || len(chain) > 0 {
+				chain = append(chain, v.id)
+			}
+			if v.id == id && c.rels > v.rels {
+				return ref, nil
+			}
+		}
+		return nil, errAt(path, "utils form a cycle: %s -> %s: a util cannot match itself but through a relational rule (has, inside, follows, precedes) or an nthChild ofRule", strings.Join(chain, " -> "), id)
 	}
 	ref := &utilRef{id: id}
 	done[id] = ref
-	*visiting = append(*visiting, id)
+	*visiting = append(*visiting, visit{id: id, rels: c.rels})
 	n, err := compile()
 	*visiting = (*visiting)[:len(*visiting)-1]
 	if err != nil {
+		delete(done, id)
 		return nil, err
 	}
 	ref.rule = n

@@ -344,6 +344,8 @@ type Runner struct {
 	treeTicks int
 	// ret is the node the last successful match yielded (relNode)
 	ret engine.Node
+	// depth is how many utils the current match is inside (matchesNode)
+	depth int
 }
 
 // maxTicks bounds the rule steps (a node tried by a relational rule, a

@@ -1,6 +1,7 @@
 // Package rule compiles ast-grep's rule language (a YAML or JSON rule
 // object) into a matcher over the trees of package engine: the atomic rules
-// (pattern, kind, regex, nthChild, range), the relational ones (inside, has,
+// (pattern, kind, regex, nthChild, range; a kind may be an ESQuery-style
+// selector, compiled to the rules it stands for), the relational ones (inside, has,
 // follows, precedes, with stopBy and field), the composite ones (all, any,
 // not, matches), and around a rule its constraints, utils, transform, fix
 // and rewriters.

@@ -1,6 +1,7 @@
 package rule
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 
@@ -60,12 +61,37 @@ func (x *regexNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 	return e, x.re.Match(n.Bytes())
 }
 
-type rangeNode struct{ start, end engine.Point }
+// rangeNode matches a node by where it starts and ends; a column of -1 is
+// not compared.
+type rangeNode struct{ start, end rangePos }
+
+type rangePos struct{ line, col int }
 
 func (x *rangeNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 	rg := n.Range()
+	if int(rg.StartPoint.Row) != x.start.line || int(rg.EndPoint.Row) != x.end.line {
+		return nil, false
+	}
+	src := n.Tree().Source()
+	if x.start.col >= 0 && charColumn(src, rg.StartByte) != x.start.col ||
+		x.end.col >= 0 && charColumn(src, rg.EndByte) != x.end.col {
+		return nil, false
+	}
 	r.ret = n
-	return e, rg.StartPoint == x.start && rg.EndPoint == x.end
+	return e, true
+}
+
+// charColumn is the column of byte offset at in src counted in
+// characters (UTF-8 sequences) from the line's start, as ast-grep counts
+// a range's columns.
+func charColumn(src []byte, at uint32) int {
+	col := 0
+	for i := int(at) - 1; i >= 0 && src[i] != '\n'; i-- {
+		if src[i]&0xC0 != 0x80 {
+			col++
+		}
+	}
+	return col
 }
 
 // nthNode matches a node by its 1-based position An+B among its named
@@ -83,6 +109,7 @@ func (x *nthNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 		return nil, false
 	}
 	var sibs []engine.Node
+	own := e
 	for c, ok := parent.FirstChild(); ok; c, ok = c.NextSibling() {
 		if !c.IsNamed() {
 			continue
@@ -91,8 +118,14 @@ func (x *nthNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 			return nil, false
 		}
 		if x.of != nil {
-			if _, ok := x.of.match(r, c, e); !ok {
+			// each sibling is tried with e; the node's own captures of
+			// of are kept, as ast-grep keeps them
+			out, ok := x.of.match(r, c, e)
+			if !ok {
 				continue
+			}
+			if c.Index() == n.Index() {
+				own = out
 			}
 		}
 		sibs = append(sibs, c)
@@ -111,10 +144,10 @@ func (x *nthNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 	}
 	r.ret = n
 	if x.a == 0 {
-		return e, pos == x.b
+		return own, pos == x.b
 	}
 	d := pos - x.b
-	return e, d%x.a == 0 && d/x.a >= 0
+	return own, d%x.a == 0 && d/x.a >= 0
 }
 
 type allNode struct{ rules []node }
@@ -157,8 +190,22 @@ func (x *notNode) match(r *Runner, n engine.Node, e env) (env, bool) {
 type matchesNode struct{ ref *utilRef }
 
 func (x *matchesNode) match(r *Runner, n engine.Node, e env) (env, bool) {
-	return x.ref.rule.match(r, n, e)
+	// a util that names itself through a relation recurses as deep as
+	// the tree, or forever where two relations lead back (has, then
+	// inside): bounded here
+	if r.depth >= maxUtilDepth {
+		r.fail(fmt.Errorf("%w: util %q matched itself through its relational rules more than %d deep at one node; make its relations lead one way (has or inside, not both)", matcher.ErrTooExpensive, x.ref.id, maxUtilDepth))
+		return nil, false
+	}
+	r.depth++
+	out, ok := x.ref.rule.match(r, n, e)
+	r.depth--
+	return out, ok
 }
+
+// maxUtilDepth bounds how deep utils nest in one match: deeper than
+// trees are, far below what the goroutine's stack holds.
+const maxUtilDepth = 5000
 
 // relNode is inside, has, follows or precedes: the node relates so to a
 // node that matches rule. As in ast-grep, a rule's match yields a node
@@ -297,6 +344,11 @@ func kindsOf(n node) ([]string, bool) {
 		return x.kinds, x.all
 	case *kindNode:
 		return []string{x.kind}, true
+	case *nthNode:
+		// a node counted among those of matches them
+		if x.of != nil {
+			return kindsOf(x.of)
+		}
 	case *matchesNode:
 		return x.ref.kinds, x.ref.known
 	case *allNode:
