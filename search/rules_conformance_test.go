@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -178,4 +179,54 @@ func TestRuleConformance(t *testing.T) {
 		})
 	}
 	t.Logf("compared %d rules in %d languages with ast-grep 0.51.1; %d documented differences", total, langs, differs)
+}
+
+// TestRuleCorpusAsPeer runs the pinned ast-grep over each rule corpus
+// (testdata/rules/LANG) as scripts/record-rule-conformance.sh does and
+// checks that astgrep.json is what it prints now, rule by rule: with
+// TestRuleConformance, tether is compared with the live ast-grep, and a
+// corpus edited without recording again fails here.
+func TestRuleCorpusAsPeer(t *testing.T) {
+	bin := pinnedAstGrep(t)
+	dirs, err := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "rules.yml"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no rule corpus under testdata/rules: %v", err)
+	}
+	for _, rulesFile := range dirs {
+		dir := filepath.Dir(rulesFile)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			text, err := os.ReadFile(rulesFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "scan", "--inline-rules", string(text), "--json=compact", "src")
+			cmd.Dir = dir
+			out, err := cmd.Output()
+			if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+				t.Fatalf("ast-grep scan: %v", err)
+			}
+			var live, recorded []agFinding
+			if err := json.Unmarshal(out, &live); err != nil {
+				t.Fatalf("ast-grep's JSON: %v", err)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, "astgrep.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(data, &recorded); err != nil {
+				t.Fatal(err)
+			}
+			now, then := canonByRule(live), canonByRule(recorded)
+			for id, fs := range now {
+				if a, b := strings.Join(fs, "\n"), strings.Join(then[id], "\n"); a != b {
+					t.Errorf("%s: ast-grep now finds\n  %s\nastgrep.json has\n  %s\nrun scripts/record-rule-conformance.sh %s", id, strings.ReplaceAll(a, "\n", "\n  "), strings.ReplaceAll(b, "\n", "\n  "), filepath.ToSlash(dir))
+				}
+			}
+			for id := range then {
+				if _, ok := now[id]; !ok {
+					t.Errorf("%s: astgrep.json has findings ast-grep no longer prints: run scripts/record-rule-conformance.sh", id)
+				}
+			}
+		})
+	}
 }
