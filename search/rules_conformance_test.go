@@ -119,20 +119,37 @@ func ourFindings(t *testing.T, res *search.ScanResult, dir string) []agFinding {
 	return out
 }
 
-func TestRuleConformance(t *testing.T) {
-	p := parser(t)
-	dirs, err := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "rules.yml"))
-	if err != nil || len(dirs) == 0 {
+// ruleCorpus is one corpus under testdata/rules: its directory, its
+// rules.yml and that file's text.
+type ruleCorpus struct {
+	dir, rulesFile string
+	text           []byte
+}
+
+// ruleCorpora reads each corpus under testdata/rules.
+func ruleCorpora(t *testing.T) []ruleCorpus {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "rules.yml"))
+	if err != nil || len(files) == 0 {
 		t.Fatalf("no rule corpus under testdata/rules: %v", err)
 	}
+	var out []ruleCorpus
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ruleCorpus{dir: filepath.Dir(f), rulesFile: f, text: text})
+	}
+	return out
+}
+
+func TestRuleConformance(t *testing.T) {
+	p := parser(t)
 	total, differs, langs := 0, 0, 0
-	for _, rulesFile := range dirs {
-		dir := filepath.Dir(rulesFile)
+	for _, c := range ruleCorpora(t) {
+		dir, rulesFile, text := c.dir, c.rulesFile, c.text
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			text, err := os.ReadFile(rulesFile)
-			if err != nil {
-				t.Fatal(err)
-			}
 			docs, err := search.ParseRuleDocs(text, rulesFile)
 			if err != nil {
 				t.Fatal(err)
@@ -188,17 +205,9 @@ func TestRuleConformance(t *testing.T) {
 // corpus edited without recording again fails here.
 func TestRuleCorpusAsPeer(t *testing.T) {
 	bin := pinnedAstGrep(t)
-	dirs, err := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "rules.yml"))
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no rule corpus under testdata/rules: %v", err)
-	}
-	for _, rulesFile := range dirs {
-		dir := filepath.Dir(rulesFile)
+	for _, c := range ruleCorpora(t) {
+		dir, text := c.dir, c.text
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			text, err := os.ReadFile(rulesFile)
-			if err != nil {
-				t.Fatal(err)
-			}
 			cmd := exec.Command(bin, "scan", "--inline-rules", string(text), "--json=compact", "src")
 			cmd.Dir = dir
 			out, err := cmd.Output()
