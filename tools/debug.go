@@ -46,14 +46,14 @@ type debugRequest struct {
 	Breakpoints []debugBreakpoint `json:"breakpoints,omitempty" jsonschema:"breakpoints: breakpoints of file with a condition (stop only where the expression is true), a hit_condition (stop only on the hits it selects, e.g. \"3\" or \">= 3\", in the adapter's syntax) or a log_message (a logpoint: print the message, {expression} interpolated, to the session's output and do not stop); an adapter that lacks a kind refuses it and says what it offers"`
 	// FunctionBreakpoints replace the conversation's function
 	// breakpoints; an empty list clears them.
-	FunctionBreakpoints []string `json:"function_breakpoints,omitempty" jsonschema:"breakpoints: functions to stop in (Go: main.add, pkg.(*T).M; Python: add), replacing the previous ones; [] clears them"`
+	FunctionBreakpoints []string `json:"function_breakpoints,omitempty" jsonschema:"breakpoints: functions to stop in (Go: main.add, pkg.(*T).M; Python: add; JavaScript: add, Class.method), replacing the previous ones; [] clears them"`
 	// ExceptionFilters choose among the adapter's exception filters.
 	ExceptionFilters []string `json:"exception_filters,omitempty" jsonschema:"breakpoints: the adapter's exception filters to stop on (debugpy: raised, uncaught, userUnhandled; lldb: cpp_throw, cpp_catch...), replacing its defaults; [] stops on no exception; an id the adapter lacks is refused, naming those it offers"`
 	// Its description names adapters from the table (debugTool).
 	Program   string   `json:"program,omitempty"`
 	Args      []string `json:"args,omitempty" jsonschema:"launch: the program's arguments"`
-	Port      int      `json:"port,omitempty" jsonschema:"attach (required without pid): the port the program's debug server listens on" bounds:"minimum=1,maximum=65535"`
-	PID       int      `json:"pid,omitempty" jsonschema:"attach (required without port): a running process to attach to by its process id; the adapter is inferred from what it runs (a Go binary: delve; python: debugpy, which needs gdb and ptrace; else lldb) unless adapter names one, and the result says which and why; no project (root marker) is needed; terminate detaches and leaves it running; the adapter then runs outside the sandbox (ptrace needs it), so a host (serve --http) refuses it: attach by port instead" bounds:"minimum=1"`
+	Port      int      `json:"port,omitempty" jsonschema:"attach (required without pid): the port the program's debug server listens on (node: its --inspect port)" bounds:"minimum=1,maximum=65535"`
+	PID       int      `json:"pid,omitempty" jsonschema:"attach (required without port): a running process to attach to by its process id; the adapter is inferred from what it runs (a Go binary: delve; python: debugpy, which needs gdb and ptrace; node: its inspector, opened with SIGUSR1; else lldb) unless adapter names one, and the result says which and why; no project (root marker) is needed; terminate detaches and leaves it running; the adapter then runs outside the sandbox (ptrace needs it), so a host (serve --http) refuses it: attach by port instead" bounds:"minimum=1"`
 	Host      string   `json:"host,omitempty" jsonschema:"attach: the host of port (default 127.0.0.1)"`
 	ThreadID  int      `json:"thread_id,omitempty" jsonschema:"continue, pause, step_*, stack, scopes, evaluate, set_expression, read_memory, disassemble: thread (default: the last stopped one)"`
 	FrameID   int      `json:"frame_id,omitempty" jsonschema:"scopes, evaluate, set_expression, read_memory, disassemble: frame id from stack (default: the top frame)"`

@@ -210,7 +210,8 @@ func DefaultAdapters() []Adapter {
 			// node's inspector, so node is the only binary it needs. A .ts
 			// program is compiled with tsc (source maps on) into the
 			// session's scratch dir; breakpoints on .ts lines and frames
-			// go through the maps.
+			// go through the maps. It attaches to a running node through
+			// its inspector's WebSocket.
 			ID:         "node",
 			Toolchain:  "node",
 			Markers:    []string{"package.json", "tsconfig.json", "jsconfig.json", "*.js", "*.mjs", "*.cjs", "*.ts"},
@@ -220,7 +221,11 @@ func DefaultAdapters() []Adapter {
 			Launch:     map[string]any{"program": "${program}", "args": "${args}", "cwd": "${cwd}"},
 			Test:       map[string]any{"program": "${program}", "args": "${args}", "cwd": "${cwd}", "test": true},
 			TestRunner: "node",
-			Install:    "install Node.js 20 or later (apt-get install nodejs, or https://nodejs.org) and put node on PATH; for .ts files also npm install typescript",
+			// By the port of node's inspector (--inspect), or by pid:
+			// SIGUSR1 opens a running node's inspector.
+			Attach:    map[string]any{"host": "${host}", "port": "${port}"},
+			AttachPID: map[string]any{"processId": "${pid}"},
+			Install:   "install Node.js 20 or later (apt-get install nodejs, or https://nodejs.org) and put node on PATH; for .ts files also npm install typescript",
 		},
 		{
 			ID:         "dart",

@@ -43,7 +43,7 @@ func checkAttachSandbox(at AttachArgs) error {
 	if at.PID == 0 || !st.Files() || !st.Options().Strict {
 		return nil
 	}
-	return fmt.Errorf("debug: attach by pid is refused on this host: tracing process %d, which tether did not start, needs the debug adapter outside the sandbox (Landlock refuses ptrace of a process outside it), and this host runs every process sandboxed; start the program under a debug server instead (dlv exec --headless --listen 127.0.0.1:PORT, python -m debugpy --listen PORT, lldb-server gdbserver) and attach with port (and host), or use launch", at.PID)
+	return fmt.Errorf("debug: attach by pid is refused on this host: tracing process %d, which tether did not start, needs the debug adapter outside the sandbox (Landlock refuses ptrace of a process outside it), and this host runs every process sandboxed; start the program under a debug server instead (dlv exec --headless --listen 127.0.0.1:PORT, python -m debugpy --listen PORT, lldb-server gdbserver, node --inspect=127.0.0.1:PORT) and attach with port (and host), or use launch", at.PID)
 }
 
 // sandboxNote is the sentence a session's first result carries about what

@@ -72,6 +72,8 @@ type adapter struct {
 	mapped    map[string][]*mappedBP
 	bpMu      sync.Mutex     // serializes changes to breakpoints
 	bpByID    map[string]int // inspector breakpoint id -> DAP breakpoint id
+	funcBPs   []string       // the function breakpoints' inspector ids
+	funcIDs   map[int]bool   // the DAP ids of function breakpoints
 	nextBP    int
 	paused    *pausedParams
 	frames    map[int]int // DAP frame id -> index in paused.CallFrames
@@ -80,18 +82,23 @@ type adapter struct {
 	nextRef   int
 	lastCmd   string // the last run command: "next", "stepIn", "stepOut", "pause", "continue"
 	excState  string // setPauseOnExceptions state
-	launched  bool
+	launched  bool   // the program runs (launched, or attached to)
+	// attached: the program is one tether did not start, reached through
+	// its inspector's WebSocket; stopping: the client is ending the
+	// session (the connection's close is no news then).
+	attached bool
+	stopping bool
 }
 
 // Serve is the adapter: it answers the DAP requests that arrive on rw
 // until the client disconnects (disconnect, terminate) or closes rw, then
-// kills the program's process tree and closes rw. It launches programs;
-// it does not attach.
+// kills the program's process tree (a launched one; an attached program is
+// detached from and runs on) and closes rw.
 func Serve(rw io.ReadWriteCloser, cfg Config) {
 	a := &adapter{
 		cfg: cfg, rw: rw,
 		scripts: map[string]scriptParsed{}, maps: map[string]*sourcemap.Map{}, fileMaps: map[string]*sourcemap.Map{},
-		bps: map[string][]string{}, bpByID: map[string]int{}, mapped: map[string][]*mappedBP{}, frames: map[int]int{}, refs: map[int]string{},
+		bps: map[string][]string{}, bpByID: map[string]int{}, funcIDs: map[int]bool{}, mapped: map[string][]*mappedBP{}, frames: map[int]int{}, refs: map[int]string{},
 		excState: "none", exit: make(chan struct{}),
 	}
 	a.serve()
@@ -118,7 +125,7 @@ func (a *adapter) serve() {
 		}
 		a.respond(req.GetRequest(), resp, err)
 		switch req.(type) {
-		case *godap.LaunchRequest:
+		case *godap.LaunchRequest, *godap.AttachRequest:
 			if err == nil {
 				a.send(&godap.InitializedEvent{Event: event("initialized")})
 			}
@@ -177,7 +184,8 @@ func (a *adapter) send(m godap.Message) {
 	_ = godap.WriteProtocolMessage(a.rw, m)
 }
 
-// stop kills node's process tree and closes both connections.
+// stop kills node's process tree (detaches from an attached node) and
+// closes both connections.
 func (a *adapter) stop() {
 	if a.cmd != nil && a.cmd.Process != nil {
 		select {
@@ -188,7 +196,10 @@ func (a *adapter) stop() {
 			a.kill(a.cmd.Process.Pid)
 		}
 	}
-	if a.cdp != nil {
+	switch {
+	case a.attached:
+		a.detach()
+	case a.cdp != nil:
 		a.cdp.close()
 	}
 	_ = a.rw.Close()
@@ -246,6 +257,7 @@ func capabilities() godap.Capabilities {
 	return godap.Capabilities{
 		SupportsConfigurationDoneRequest:  true,
 		SupportsConditionalBreakpoints:    true,
+		SupportsFunctionBreakpoints:       true,
 		SupportsHitConditionalBreakpoints: true,
 		SupportsLogPoints:                 true,
 		SupportsExceptionInfoRequest:      true,
@@ -267,14 +279,20 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 	case *godap.LaunchRequest:
 		return &godap.LaunchResponse{}, a.launch(r.Arguments)
 	case *godap.AttachRequest:
-		return nil, errors.New("the node adapter launches programs; it does not attach")
+		return &godap.AttachResponse{}, a.attach(r.Arguments)
 	case *godap.SetBreakpointsRequest:
 		return a.setBreakpoints(r.Arguments)
 	case *godap.SetFunctionBreakpointsRequest:
-		return nil, errors.New("the node adapter has no function breakpoints; set a line breakpoint in the function")
+		return a.setFunctionBreakpoints(r.Arguments)
 	case *godap.SetExceptionBreakpointsRequest:
 		return &godap.SetExceptionBreakpointsResponse{}, a.setExceptionBreakpoints(r.Arguments.Filters)
 	case *godap.ConfigurationDoneRequest:
+		if a.attached {
+			// A program started with --inspect-brk waits for this; any
+			// other answers it at once.
+			_ = a.call("Runtime.runIfWaitingForDebugger", nil, nil)
+			return &godap.ConfigurationDoneResponse{}, nil
+		}
 		if err := a.call("tether.run", nil, nil); err != nil && !errors.Is(err, errCDPClosed) {
 			return nil, err
 		}

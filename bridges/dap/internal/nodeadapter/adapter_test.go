@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -142,7 +143,7 @@ func (c *client) output() string {
 func TestServeRefuses(t *testing.T) {
 	c := newClient(t, nodeadapter.Config{Node: "node", Root: t.TempDir(), Scratch: t.TempDir()})
 	caps := c.ok("initialize", map[string]any{"adapterID": "node"}).(*godap.InitializeResponse).Body
-	if !caps.SupportsConfigurationDoneRequest || !caps.SupportsLogPoints || len(caps.ExceptionBreakpointFilters) != 2 ||
+	if !caps.SupportsConfigurationDoneRequest || !caps.SupportsLogPoints || !caps.SupportsFunctionBreakpoints || len(caps.ExceptionBreakpointFilters) != 2 ||
 		caps.ExceptionBreakpointFilters[0].Filter != "uncaught" || !caps.ExceptionBreakpointFilters[0].Default {
 		t.Fatalf("capabilities %+v", caps)
 	}
@@ -151,8 +152,9 @@ func TestServeRefuses(t *testing.T) {
 		args    any
 		want    string
 	}{
-		{"attach", map[string]any{}, "does not attach"},
-		{"setFunctionBreakpoints", map[string]any{"breakpoints": []any{}}, "no function breakpoints"},
+		{"attach", map[string]any{}, "attach needs a port"},
+		// The test binary is no node: SIGUSR1 would end it.
+		{"attach", map[string]any{"processId": os.Getpid()}, "not node"},
 		{"setVariable", map[string]any{"variablesReference": 1, "name": "x", "value": "1"}, "does not serve setVariable"},
 		{"frobnicate", nil, "does not serve frobnicate"},
 		{"stackTrace", map[string]any{"threadId": 2}, "unknown thread 2"},

@@ -33,12 +33,7 @@ func (a *adapter) setBreakpoints(args godap.SetBreakpointsArguments) (*godap.Set
 	delete(a.bps, file)
 	delete(a.mapped, file)
 	a.mu.Unlock()
-	for _, id := range old {
-		_ = a.call("Debugger.removeBreakpoint", removeBreakpointParams{BreakpointID: id}, nil)
-		a.mu.Lock()
-		delete(a.bpByID, id)
-		a.mu.Unlock()
-	}
+	a.removeBPs(old)
 	var maps []*sourcemap.Map
 	if !jsExt(file) {
 		maps = a.mapsFor(file)
@@ -62,6 +57,16 @@ func (a *adapter) setBreakpoints(args godap.SetBreakpointsArguments) (*godap.Set
 		out = append(out, bp)
 	}
 	return &godap.SetBreakpointsResponse{Body: godap.SetBreakpointsResponseBody{Breakpoints: out}}, nil
+}
+
+// removeBPs removes inspector breakpoints by id.
+func (a *adapter) removeBPs(ids []string) {
+	for _, id := range ids {
+		_ = a.call("Debugger.removeBreakpoint", removeBreakpointParams{BreakpointID: id}, nil)
+		a.mu.Lock()
+		delete(a.bpByID, id)
+		a.mu.Unlock()
+	}
 }
 
 // setScriptBP sets breakpoint bp (its id and line set) of a file node runs

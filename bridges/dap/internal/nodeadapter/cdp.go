@@ -281,3 +281,8 @@ type getPropertiesParams struct {
 	OwnProperties   bool   `json:"ownProperties"`
 	GeneratePreview bool   `json:"generatePreview"`
 }
+
+// scriptSourceParams are Debugger.getScriptSource's.
+type scriptSourceParams struct {
+	ScriptID string `json:"scriptId"`
+}

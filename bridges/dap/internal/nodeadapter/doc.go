@@ -11,7 +11,10 @@
 // inspector session on the main thread and relays it over fds 3 and 4, so no
 // port is opened. A .ts program is compiled with tsc into the session's
 // scratch dir; breakpoints on .ts lines and frames in compiled code go
-// through source maps (../sourcemap).
+// through source maps (../sourcemap). It attaches to a node tether did not
+// start through that node's own inspector: by its port, or by its pid,
+// whose inspector SIGUSR1 opens; the inspector's WebSocket is dialled by
+// a small client of its own (ws.go), the standard library having none.
 //
 // It imports internal/ packages, go-dap (for DAP's messages) and its sibling
 // sourcemap only: never bridges/dap, which serves it, nor anything above.

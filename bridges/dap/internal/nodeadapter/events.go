@@ -65,9 +65,11 @@ func (a *adapter) onPaused(p *pausedParams) {
 	last := a.lastCmd
 	a.lastCmd = ""
 	var hit []int
+	inFunc := false
 	for _, id := range p.HitBreakpoints {
 		if n, ok := a.bpByID[id]; ok {
 			hit = append(hit, n)
+			inFunc = inFunc || a.funcIDs[n]
 		}
 	}
 	a.mu.Unlock()
@@ -76,6 +78,9 @@ func (a *adapter) onPaused(p *pausedParams) {
 	case p.Reason == "exception" || p.Reason == "promiseRejection":
 		body.Reason = "exception"
 		body.Description, body.Text = a.pausedOnException(p)
+	case inFunc:
+		body.Reason = "function breakpoint"
+		body.HitBreakpointIds = hit
 	case len(p.HitBreakpoints) > 0:
 		body.Reason = "breakpoint"
 		body.HitBreakpointIds = hit

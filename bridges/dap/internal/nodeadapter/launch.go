@@ -38,6 +38,9 @@ type nodeRun struct {
 	cwd      string
 }
 
+// relayName is the relay's file name in the scratch dir.
+const relayName = "tether-inspector.cjs"
+
 // launch starts the program stopped before its first line, with the
 // inspector enabled; configurationDone runs it.
 func (a *adapter) launch(raw json.RawMessage) error {
@@ -63,6 +66,16 @@ func (a *adapter) launch(raw json.RawMessage) error {
 	case <-time.After(nodeRequestTimeout):
 		return errors.New("node's inspector relay did not start within 30s")
 	}
+	if err := a.enableDebugger(); err != nil {
+		return err
+	}
+	a.launched = true
+	return nil
+}
+
+// enableDebugger enables the inspector's debugger (the scripts loaded so
+// far are announced) and keeps steps out of node's own code.
+func (a *adapter) enableDebugger() error {
 	if err := a.call("Debugger.enable", enableParams{MaxScriptsCacheSize: 10_000_000}, nil); err != nil {
 		return err
 	}
@@ -70,11 +83,7 @@ func (a *adapter) launch(raw json.RawMessage) error {
 	// next test, not in the test runner). The ES module job stays
 	// visible: an ES module's uncaught exception stops there, and an
 	// exception is not stopped on where every frame is blackboxed.
-	if err := a.call("Debugger.setBlackboxPatterns", blackboxParams{Patterns: []string{`^node:(?!internal/modules/esm/module_job)`}}, nil); err != nil {
-		return err
-	}
-	a.launched = true
-	return nil
+	return a.call("Debugger.setBlackboxPatterns", blackboxParams{Patterns: []string{`^node:(?!internal/modules/esm/module_job)`}}, nil)
 }
 
 // plan is the node command a launch runs: a test run's name pattern goes
@@ -112,7 +121,7 @@ func (a *adapter) plan(args launchArgs) (nodeRun, error) {
 // closes when the relay has reached the inspector, exited when node has
 // exited (after the exited and terminated events are sent).
 func (a *adapter) start(r nodeRun) (ready, exited <-chan struct{}, err error) {
-	relayFile := filepath.Join(a.cfg.Scratch, "tether-inspector.cjs")
+	relayFile := filepath.Join(a.cfg.Scratch, relayName)
 	if err := os.WriteFile(relayFile, relay, 0o600); err != nil {
 		return nil, nil, fmt.Errorf("writing the inspector relay: %w", err)
 	}

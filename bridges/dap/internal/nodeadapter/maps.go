@@ -159,31 +159,9 @@ func (a *adapter) mapsFor(file string) []*sourcemap.Map {
 const maxMapFiles = 2000
 
 func findMapFiles(dir string) []string {
-	if dir == "" {
-		return nil
-	}
-	var out []string
-	visited := 0
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		visited++
-		if visited > 50_000 || len(out) >= maxMapFiles {
-			return filepath.SkipAll
-		}
-		if d.IsDir() {
-			if n := d.Name(); p != dir && (n == "node_modules" || strings.HasPrefix(n, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasSuffix(p, ".js.map") || strings.HasSuffix(p, ".mjs.map") || strings.HasSuffix(p, ".cjs.map") {
-			out = append(out, p)
-		}
-		return nil
+	return findFiles(dir, maxMapFiles, func(p string) bool {
+		return strings.HasSuffix(p, ".js.map") || strings.HasSuffix(p, ".mjs.map") || strings.HasSuffix(p, ".cjs.map")
 	})
-	return out
 }
 
 // jsExt reports whether node runs a file itself (not through a map).
