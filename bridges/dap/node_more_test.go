@@ -83,16 +83,20 @@ func TestNodeFunctionBreakpoints(t *testing.T) {
 	testenv.RequireNoProcs(t, root)
 }
 
-// jsTicker steps a counter every 10ms and prints every 20th step.
+// jsTicker steps a counter every 10ms and prints every 20th step; it
+// serves HTTP on a port of its own too, counting the requests.
 const jsTicker = `function step(n) {
   return n + 1;
 }
-console.log("ready");
 let n = 0;
-setInterval(() => {
-  n = step(n);
-  if (n % 20 === 0) console.log("tick", n);
-}, 10);
+let appHits = 0;
+require("node:http").createServer((req, res) => { appHits++; res.end("app"); }).listen(0, "127.0.0.1", () => {
+  console.log("ready");
+  setInterval(() => {
+    n = step(n);
+    if (n % 20 === 0) console.log("tick", n);
+  }, 10);
+});
 `
 
 // nodeTicker is a node program tether did not start: its pid, the port
@@ -196,7 +200,8 @@ func TestNodeAttachPort(t *testing.T) {
 // TestNodeAttachPID: a node started outside the workspace with no
 // inspector open is attached by pid with no adapter named: the adapter is
 // inferred from the process, SIGUSR1 opens its inspector (on a port of its
-// choosing, --inspect-port=0, found from its sockets), a function
+// choosing, --inspect-port=0, found among its sockets, beside the
+// program's own HTTP server, asked once), a function
 // breakpoint is found in the script node loaded, and terminate leaves the
 // program running; a second attach finds the inspector open.
 func TestNodeAttachPID(t *testing.T) {
@@ -219,6 +224,11 @@ func TestNodeAttachPID(t *testing.T) {
 			t.Fatalf("round %d: the function breakpoint should be verified at line 2: %s", round, a)
 		}
 		evaluates(t, sv, root, "typeof n", `"number"`)
+		if round == 0 {
+			// The program's own server was asked once whether it is the
+			// inspector, not at every poll for the inspector SIGUSR1 opens.
+			evaluates(t, sv, root, "appHits", "1")
+		}
 		do(t, sv, "c", root, request{Op: "terminate"})
 		tk.runsOn(t)
 	}

@@ -126,7 +126,9 @@ func openInspector(pid int) (host string, port int, target *inspectorTarget, err
 	if !nodeName().MatchString(filepath.Base(exe)) {
 		return "", 0, nil, fmt.Errorf("process %d runs %s, not node: the node adapter opens a process's inspector with SIGUSR1, which would end most other programs; attach with the adapter for %s", pid, exe, filepath.Base(exe))
 	}
-	if host, port, target := findInspector(pid); target != nil {
+	// The program's own servers are asked once, not at every poll.
+	tried := map[hostPort]bool{}
+	if host, port, target := findInspector(pid, tried); target != nil {
 		return host, port, target, nil
 	}
 	if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
@@ -135,7 +137,7 @@ func openInspector(pid int) (host string, port int, target *inspectorTarget, err
 	deadline := time.Now().Add(inspectorWait)
 	for time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
-		if host, port, target := findInspector(pid); target != nil {
+		if host, port, target := findInspector(pid, tried); target != nil {
 			return host, port, target, nil
 		}
 		if syscall.Kill(pid, 0) == syscall.ESRCH {
@@ -149,12 +151,20 @@ func openInspector(pid int) (host string, port int, target *inspectorTarget, err
 var nodeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(node|nodejs)[0-9.]*$`) })
 
 // findInspector is the inspector among the TCP ports process pid listens
-// on: the first that answers /json/list.
-func findInspector(pid int) (string, int, *inspectorTarget) {
+// on that are not in tried: the first that answers /json/list. A port
+// whose server answers as another one is added to tried.
+func findInspector(pid int, tried map[hostPort]bool) (string, int, *inspectorTarget) {
 	for _, hp := range listeningPorts(pid) {
-		if t, err := inspectorAt(hp.host, hp.port); err == nil {
+		if tried[hp] {
+			continue
+		}
+		t, err := inspectorAt(hp.host, hp.port)
+		if err == nil {
 			return hp.host, hp.port, t
 		}
+		// A server that answered as something else is not asked again;
+		// one that did not answer (yet) is.
+		tried[hp] = errors.Is(err, errNotInspector)
 	}
 	return "", 0, nil
 }
@@ -176,6 +186,9 @@ func waitInspector(host string, port int) (*inspectorTarget, error) {
 	}
 }
 
+// errNotInspector is a server that answers, as something else.
+var errNotInspector = errors.New("not as node's inspector")
+
 // inspectorAt reads the inspector's /json/list at host:port and returns
 // its first target with a WebSocket URL.
 func inspectorAt(host string, port int) (*inspectorTarget, error) {
@@ -192,7 +205,7 @@ func inspectorAt(host string, port int) (*inspectorTarget, error) {
 	defer resp.Body.Close()
 	var targets []inspectorTarget
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&targets) != nil {
-		return nil, fmt.Errorf("%s answers, but not as node's inspector (/json/list: %s)", addr, resp.Status)
+		return nil, fmt.Errorf("%s answers, but %w (/json/list: %s)", addr, errNotInspector, resp.Status)
 	}
 	for i := range targets {
 		if targets[i].WS != "" {
