@@ -46,6 +46,14 @@ type agFinding struct {
 		} `json:"multi"`
 		Transformed map[string]string `json:"transformed"`
 	} `json:"metaVariables"`
+	Labels []struct {
+		Text    string  `json:"text"`
+		Style   string  `json:"style"`
+		Message *string `json:"message"`
+		Range   struct {
+			ByteOffset struct{ Start, End int } `json:"byteOffset"`
+		} `json:"range"`
+	} `json:"labels"`
 }
 
 // canonFinding renders one finding as a comparable line: place, captures,
@@ -76,6 +84,17 @@ func canonFinding(f agFinding) string {
 	if f.Message != "" {
 		fmt.Fprintf(&b, " message=%q", f.Message)
 	}
+	// labels in ast-grep's order is its hash order: sorted
+	var labels []string
+	for _, l := range f.Labels {
+		s := fmt.Sprintf("%s@%d-%d", l.Style, l.Range.ByteOffset.Start, l.Range.ByteOffset.End)
+		if l.Message != nil {
+			s += fmt.Sprintf("%q", *l.Message)
+		}
+		labels = append(labels, s)
+	}
+	sort.Strings(labels)
+	fmt.Fprintf(&b, " labels=%s", strings.Join(labels, ","))
 	if f.Replacement != nil {
 		fmt.Fprintf(&b, " fix=%q", *f.Replacement)
 		if o := f.ReplacementOffsets; o != nil {

@@ -34,6 +34,10 @@ type Rule struct {
 	Files, Ignores []string
 	// HasFix says the rule has a fix.
 	HasFix bool
+	// Labels are the configuration's labels, by metavariable name; none:
+	// the match is the primary label and the nodes its relational rules
+	// matched the secondary ones.
+	Labels []Label
 
 	lang   *grammars.Language
 	core   *core
@@ -163,6 +167,11 @@ func compileConfig(ctx context.Context, p matcher.Parser, doc map[string]any, op
 	}
 	r.core = cr
 	r.HasFix = cr.fix != nil
+	if v, ok := doc["labels"]; ok {
+		if r.Labels, err = labels(v, cr); err != nil {
+			return nil, err
+		}
+	}
 	r.tokens = tokensByLength(cr)
 	r.npats = c.pats
 	return r, nil

@@ -127,15 +127,18 @@ func (c *jsonConverter) lineOf(path string) func(int) string {
 	}
 }
 
+// rangeOf is span of the file at path in ast-grep's shape.
+func (c *jsonConverter) rangeOf(path string, s search.Span) Range {
+	lf := c.lineOf(path)
+	var r Range
+	r.ByteOffset.Start, r.ByteOffset.End = s.StartByte, s.EndByte
+	r.Start = agPoint(s.Start, lf)
+	r.End = agPoint(s.End, lf)
+	return r
+}
+
 func (c *jsonConverter) convert(m search.Match) Match {
-	lf := c.lineOf(m.Path)
-	rng := func(s search.Span) Range {
-		var r Range
-		r.ByteOffset.Start, r.ByteOffset.End = s.StartByte, s.EndByte
-		r.Start = agPoint(s.Start, lf)
-		r.End = agPoint(s.End, lf)
-		return r
-	}
+	rng := func(s search.Span) Range { return c.rangeOf(m.Path, s) }
 	a := Match{Text: m.Text, Range: rng(m.Span), File: m.Path, Lines: m.Lines, Language: m.Language}
 	if l, ok := grammars.Lookup(m.Language); ok {
 		a.Language = l.AstGrep

@@ -11,9 +11,10 @@ import (
 
 // Label is a range a finding points at, in ast-grep's JSON shape.
 type Label struct {
-	Text  string `json:"text"`
-	Range Range  `json:"range"`
-	Style string `json:"style"`
+	Text    string  `json:"text"`
+	Range   Range   `json:"range"`
+	Message *string `json:"message,omitempty"`
+	Style   string  `json:"style"`
 }
 
 // Finding is one finding in the JSON shape `ast-grep scan --json` prints:
@@ -42,6 +43,10 @@ func (c *jsonConverter) finding(f search.Finding) Finding {
 		}
 		a.MetaVariables.Transformed = f.Transformed
 	}
+	if len(f.Rule.Labels) > 0 {
+		a.Labels = c.ruleLabels(f)
+		return a
+	}
 	a.Labels = []Label{{Text: a.Text, Range: a.Range, Style: "primary"}}
 	if a.MetaVariables != nil {
 		for _, c := range a.MetaVariables.Multi["secondary"] {
@@ -49,6 +54,23 @@ func (c *jsonConverter) finding(f search.Finding) Finding {
 		}
 	}
 	return a
+}
+
+// ruleLabels are the labels of f's rule: each the capture of its
+// metavariable (a $$$ capture from its first node to its last; an empty
+// one has no label), with the label's style and message, as written.
+func (c *jsonConverter) ruleLabels(f search.Finding) []Label {
+	out := []Label{}
+	for _, l := range f.Rule.Labels {
+		for _, b := range f.Bindings {
+			if b.Name != l.Var || b.Multi && len(b.Parts) == 0 {
+				continue
+			}
+			out = append(out, Label{Text: b.Text, Range: c.rangeOf(f.Path, b.Span), Message: l.Message, Style: l.Style})
+			break
+		}
+	}
+	return out
 }
 
 // FindingsJSON converts findings to ast-grep's scan JSON shape.
