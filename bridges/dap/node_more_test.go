@@ -83,6 +83,51 @@ func TestNodeFunctionBreakpoints(t *testing.T) {
 	testenv.RequireNoProcs(t, root)
 }
 
+// jsLazy, once the file its argument names plus ".go" exists, loads the
+// module its argument names and calls its later() every 50ms.
+const jsLazy = `const fs = require("node:fs");
+console.log("ready");
+let m = null;
+let i = 0;
+setInterval(() => {
+  if (!m && fs.existsSync(process.argv[2] + ".go")) m = require(process.argv[2]);
+  if (m) m.later(i++);
+}, 50);
+`
+
+// TestNodeFunctionBreakpointLoadedLater: attached to a node that loads a
+// module only later, a function breakpoint declared in that module is not
+// found at attach, and is looked up when node loads the module: a call
+// then stops there.
+func TestNodeFunctionBreakpointLoadedLater(t *testing.T) {
+	t.Parallel()
+	node := testenv.RequireBinary(t, "node")
+	elsewhere := t.TempDir()
+	lib := filepath.Join(elsewhere, "lib.js")
+	testenv.WriteFiles(t, elsewhere, map[string]string{"lazy.js": jsLazy, "lib.js": "exports.later = function later(x) {\n  return x + 1;\n};\n"})
+	pid := startReady(t, elsewhere, node, "--inspect-port=0", "lazy.js", lib)
+	root := testenv.Workspace(t, map[string]string{"notes.txt": "x\n"})
+	sv := dap.NewSupervisor(dap.Config{StopWait: time.Second})
+	defer sv.Close()
+	do(t, sv, "c", root, request{Op: "functions", Functions: []string{"later"}})
+	a := do(t, sv, "c", root, request{Op: "attach", PID: pid})
+	if a.Stop != nil || len(a.Breakpoints) != 1 || a.Breakpoints[0].Verified || !strings.Contains(a.Breakpoints[0].Message, "no function later") {
+		t.Fatalf("before node loads lib.js, later is found nowhere, and says so: %s", a)
+	}
+	testenv.WriteFiles(t, elsewhere, map[string]string{"lib.js.go": ""})
+	deadline := time.Now().Add(time.Minute)
+	st := do(t, sv, "c", root, request{Op: "status"})
+	for st.Stop == nil && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		st = do(t, sv, "c", root, request{Op: "status"})
+	}
+	if st.Stop == nil || st.Stop.Reason != "function breakpoint" || st.Stop.File != lib || st.Stop.Line != 2 {
+		t.Fatalf("a call of later after node loaded lib.js should stop there: %s", st)
+	}
+	evaluates(t, sv, root, "typeof x", `"number"`)
+	terminateLeavesAlive(t, sv, root, pid)
+}
+
 // jsTicker steps a counter every 10ms and prints every 20th step; it
 // serves HTTP on a port of its own too, counting the requests.
 const jsTicker = `function step(n) {

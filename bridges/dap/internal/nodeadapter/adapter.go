@@ -70,10 +70,12 @@ type adapter struct {
 	// file: set again in each script whose source map names the file,
 	// when node loads it.
 	mapped    map[string][]*mappedBP
-	bpMu      sync.Mutex     // serializes changes to breakpoints
-	bpByID    map[string]int // inspector breakpoint id -> DAP breakpoint id
-	funcBPs   []string       // the function breakpoints' inspector ids
-	funcIDs   map[int]bool   // the DAP ids of function breakpoints
+	bpMu      sync.Mutex      // serializes changes to breakpoints
+	bpByID    map[string]int  // inspector breakpoint id -> DAP breakpoint id
+	funcBPs   []string        // the function breakpoints' inspector ids
+	funcIDs   map[int]bool    // the DAP ids of function breakpoints
+	funcReqs  []funcReq       // the function breakpoints as set
+	funcSeen  map[string]bool // the files funcReqs were looked up in
 	nextBP    int
 	paused    *pausedParams
 	frames    map[int]int // DAP frame id -> index in paused.CallFrames

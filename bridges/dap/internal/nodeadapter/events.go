@@ -40,6 +40,7 @@ func (a *adapter) scriptParsed(sp scriptParsed) {
 	a.mu.Lock()
 	a.scripts[sp.ScriptID] = sp
 	a.mu.Unlock()
+	a.laterScript(sp)
 	if sp.SourceMapURL != "" {
 		if m := a.loadScriptMap(sp); m != nil {
 			a.mu.Lock()

@@ -48,6 +48,16 @@ func (a *adapter) setFunctionBreakpoints(args godap.SetFunctionBreakpointsArgume
 		return &godap.SetFunctionBreakpointsResponse{Body: godap.SetFunctionBreakpointsResponseBody{Breakpoints: out}}, nil
 	}
 	sources := a.funcSources()
+	seen := map[string]bool{}
+	for _, s := range sources {
+		seen[s.path] = true
+	}
+	var reqs []funcReq
+	defer func() {
+		a.mu.Lock()
+		a.funcReqs, a.funcSeen = reqs, seen
+		a.mu.Unlock()
+	}()
 	for _, fb := range args.Breakpoints {
 		a.mu.Lock()
 		a.nextBP++
@@ -60,6 +70,7 @@ func (a *adapter) setFunctionBreakpoints(args godap.SetFunctionBreakpointsArgume
 			bp.Message = err.Error()
 		} else {
 			a.setFunctionBP(fb.Name, cond, sources, &bp)
+			reqs = append(reqs, funcReq{name: fb.Name, cond: cond, id: n, verified: bp.Verified})
 		}
 		out = append(out, bp)
 	}
@@ -101,7 +112,61 @@ func (a *adapter) setFunctionBP(name, cond string, sources []funcSource, bp *god
 	case len(places) > 1:
 		bp.Message = fmt.Sprintf("function %s is declared in %d places, each has the breakpoint: %s", name, len(places), strings.Join(places, ", "))
 	case len(places) == 0 && bp.Message == "":
-		bp.Message = fmt.Sprintf("no function %s in the %d sources searched (the scripts node has loaded and the project's JavaScript files, node_modules left out); node has no breakpoints by function name, so tether looks the name up: give a function declaration's name, a name assigned a function or arrow (name = function, name: () =>), or Class.method, or set a line breakpoint in it", name, len(sources))
+		bp.Message = fmt.Sprintf("no function %s in the %d sources searched (the scripts node has loaded and the project's JavaScript files, node_modules left out; a script node loads later is searched when it does); node has no breakpoints by function name, so tether looks the name up: give a function declaration's name, a name assigned a function or arrow (name = function, name: () =>), or Class.method, or set a line breakpoint in it", name, len(sources))
+	}
+}
+
+// funcReq is one function breakpoint as the client set it: its name, its
+// condition, its DAP id, and whether a declaration of it was found.
+type funcReq struct {
+	name, cond string
+	id         int
+	verified   bool
+}
+
+// laterScript looks the function breakpoints up in a script node loaded
+// after they were set, from a file not searched then (one outside the
+// project, loaded lazily), and sets them there. The script may run before
+// that is done: a call made at once may be missed, later ones stop.
+func (a *adapter) laterScript(sp scriptParsed) {
+	p := urlPath(sp.URL)
+	a.mu.Lock()
+	want := len(a.funcReqs) > 0 && p != "" && !a.funcSeen[p] && !a.isRelay(p) && !strings.Contains(p, "/node_modules/")
+	if want {
+		a.funcSeen[p] = true
+	}
+	a.mu.Unlock()
+	if want {
+		go a.bindFunctionsIn(sp.ScriptID, p)
+	}
+}
+
+// bindFunctionsIn sets the function breakpoints declared in script id
+// (from file path), and tells the client of each found for the first time.
+func (a *adapter) bindFunctionsIn(id, path string) {
+	var r struct {
+		ScriptSource string `json:"scriptSource"`
+	}
+	if a.call("Debugger.getScriptSource", scriptSourceParams{ScriptID: id}, &r) != nil {
+		return
+	}
+	src := []funcSource{{path, r.ScriptSource}}
+	a.bpMu.Lock()
+	defer a.bpMu.Unlock()
+	a.mu.Lock()
+	reqs := a.funcReqs
+	a.mu.Unlock()
+	for i := range reqs {
+		bp := godap.Breakpoint{Id: reqs[i].id}
+		a.setFunctionBP(reqs[i].name, reqs[i].cond, src, &bp)
+		if !bp.Verified || reqs[i].verified {
+			continue
+		}
+		a.mu.Lock()
+		reqs[i].verified = true
+		a.mu.Unlock()
+		bp.Message = ""
+		a.send(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{Reason: "changed", Breakpoint: bp}})
 	}
 }
 
