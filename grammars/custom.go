@@ -120,10 +120,10 @@ var customs struct {
 
 // RegisterCustom makes l (from NewCustom) a language of this process:
 // Lookup and ForPath find it by its name and extensions. A name already
-// registered with the same module returns the registered language; with
-// another module, l replaces it for later lookups (what holds the old one
-// keeps it: caches key languages by Key). An extension another custom
-// language claims is an error.
+// registered with the same module and spec returns the registered
+// language; otherwise l replaces it for later lookups (what holds the old
+// one keeps it: caches key languages by Key). An extension that more than
+// one custom language claims is the latest registered one's.
 func RegisterCustom(l *Language) (*Language, error) {
 	if l == nil || l.Custom == nil {
 		return nil, fmt.Errorf("grammars: %w: not a custom language (use NewCustom)", ErrCustom)
@@ -137,13 +137,6 @@ func RegisterCustom(l *Language) (*Language, error) {
 			}
 			customs.langs = slices.Delete(customs.langs, i, i+1)
 			break
-		}
-	}
-	for _, c := range customs.langs {
-		for _, e := range l.Extensions {
-			if slices.Contains(c.Extensions, e) {
-				return nil, fmt.Errorf("grammars: %w %s: extension %s is already custom language %s's", ErrCustom, l.ID, e, c.ID)
-			}
 		}
 	}
 	customs.langs = append(customs.langs, l)
@@ -177,8 +170,8 @@ func customForPath(p string) (*Language, bool) {
 	}
 	customs.mu.RLock()
 	defer customs.mu.RUnlock()
-	for _, c := range customs.langs {
-		if slices.Contains(c.Extensions, ext) {
+	for i := len(customs.langs) - 1; i >= 0; i-- {
+		if c := customs.langs[i]; slices.Contains(c.Extensions, ext) {
 			return c, true
 		}
 	}

@@ -503,7 +503,13 @@ var bareSpec = &langSpec{expando: '$', ladder: []rung{newRung("declaration", "",
 // ladder with the '$' expando, so a grammar the table gains later still
 // works. A compile asks once (newReadings) and the spec travels with its
 // readings and patterns.
+//
+// A custom language (grammars.NewCustom) gets the bare ladder with its own
+// expando (its project's expandoChar).
 func langSpecFor(l *grammars.Language) *langSpec {
+	if l.Custom != nil {
+		return &langSpec{expando: l.Custom.Expando, ladder: bareSpec.ladder}
+	}
 	if s, ok := langs[l.ID]; ok {
 		return s
 	}

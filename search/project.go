@@ -100,13 +100,17 @@ func utilsFor(all []*rule.Util, lang string) rule.Utils {
 	return out
 }
 
-var sgconfigKeys = []string{"ruleDirs", "utilDirs", "testConfigs", "languageInjections"}
+var sgconfigKeys = []string{"ruleDirs", "utilDirs", "testConfigs", "languageInjections", "customLanguages"}
 
 // LoadProject reads the sgconfig.yml at config (a file, or a directory
-// holding sgconfig.yml or sgconfig.yaml) and compiles its rules.
+// holding sgconfig.yml or sgconfig.yaml), registers its customLanguages
+// (LoadCustomLanguages) and compiles its rules.
 func LoadProject(ctx context.Context, p matcher.Parser, config string) (*Project, error) {
 	config, cfg, err := readSgconfig(config)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := registerCustomLanguages(cfg["customLanguages"], config, projectReader(config)); err != nil {
 		return nil, err
 	}
 	dir := filepath.Dir(config)

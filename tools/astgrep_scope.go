@@ -51,7 +51,8 @@ func (s *structural) paths(tool string, a grepQuery) ([]string, error) {
 // tether ast-grep looks for them.
 var sgconfigNames = []string{"sgconfig.yml", "sgconfig.yaml"}
 
-// injections reads the languageInjections of the working directory's
+// injections registers the customLanguages and reads the
+// languageInjections of the working directory's
 // sgconfig.yml (or sgconfig.yaml), as tether ast-grep reads the project's
 // config in the directory it runs in, so that ast_grep and ast_edit search
 // the regions they name too (CSS in styled-components templates, ...). The
@@ -66,6 +67,11 @@ func (s *structural) injections(ctx context.Context, tool string) ([]inject.Inje
 		}
 		if err != nil {
 			return nil, fmt.Errorf("tools: %s: the project's %s (read for its languageInjections): %w; make it a regular file inside the working directory, or remove it", tool, name, err)
+		}
+		// its customLanguages first: its injections and the call may name
+		// them; their modules are read through the root as the file is
+		if _, err := search.ParseCustomLanguages(data, name, s.run.root.ReadFile); err != nil {
+			return nil, fmt.Errorf("tools: %s: the project's customLanguages: %w", tool, err)
 		}
 		injs, err := search.ParseInjections(ctx, s.run.cfg.Search.Parser, data, name)
 		if err != nil {

@@ -51,6 +51,11 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 	// a project's languageInjections apply to a search as to a scan, as
 	// ast-grep run reads them
 	if config := search.FindProject("."); config != "" {
+		// and its customLanguages, which the query and the injections may name
+		if _, err := search.LoadCustomLanguages(config); err != nil {
+			fmt.Fprintln(stderr, "tether ast-grep:", err)
+			return 2
+		}
 		var err error
 		if job.Query.Injections, err = search.LoadInjections(ctx, e, config); err != nil {
 			fmt.Fprintln(stderr, "tether ast-grep:", err)
@@ -100,6 +105,7 @@ func (f *astGrepFlags) parse(args []string, tty bool, stderr io.Writer) bool {
 	fs := flag.NewFlagSet("ast-grep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.pattern, "p", "", "the pattern: code with metavariables ($X, $$$ARGS, $_)")
+	fs.Var(&grammarFlag{}, "grammar", grammarUsage)
 	fs.StringVar(&f.pattern, "pattern", "", "same as -p")
 	fs.StringVar(&f.selector, "selector", "", "node KIND to match: the pattern is then the code around it and the first node of that kind in it is matched, as ast-grep's --selector (-p 'struct _S { $F: Vec<$T> }' --selector field_declaration)")
 	fs.StringVar(&f.lang, "l", "", "language id (go, python, rust, ...); inferred from a file's extension, or from the one language a directory holds")

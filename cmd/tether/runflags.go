@@ -32,6 +32,7 @@ type runFlags struct {
 
 func (f *runFlags) add(fs *flag.FlagSet, approveDefault string) {
 	fs.StringVar(&f.workdir, "workdir", ".", "working directory the run's file tools are confined to")
+	fs.Var(&grammarFlag{}, "grammar", grammarUsage)
 	fs.StringVar(&f.surface, "surface", "default", "surface: default (every tier), plan or readonly (read tier only)")
 	f.approve = onceFlag{value: approveDefault}
 	fs.Var(&f.approve, "approve", "approval policy for write and exec tools: ask, allow, deny, or a list such as write=allow,exec=ask,debug=deny (given once; a tier or tool named twice is refused)")

@@ -25,6 +25,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&src.Inline, "inline-rules", "", "run these rules, given as YAML text (documents separated by ---)")
 	fs.StringVar(&src.Config, "c", "", "the project's sgconfig.yml (default: found in the working directory or above it)")
 	fs.StringVar(&src.Config, "config", "", "same as -c")
+	fs.Var(&grammarFlag{}, "grammar", grammarUsage)
 	var filter string
 	fs.StringVar(&filter, "filter", "", "run only the project's rules whose id matches this regular expression")
 	var asJSON jsonStyle

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/engine/enginetest"
+)
+
+// TestGrammarFlag: --grammar gives tether ast-grep and tether scan a
+// custom language from a grammar's web module (tree-sitter-properties'
+// .wasm), and a project's customLanguages give it to tether ast-grep run
+// in the project; a bad --grammar is a usage error that says what to give.
+func TestGrammarFlag(t *testing.T) {
+	wasmPath, wasm := enginetest.PropertiesModule(t)
+	dir := t.TempDir()
+	for rel, text := range map[string]string{
+		"conf/app.cprops": "url = jdbc:x\npassword = hunter2\n",
+		"sgconfig.yml":    "ruleDirs: [rules]\ncustomLanguages:\n  projprops:\n    libraryPath: g/props.wasm\n    extensions: [pprops]\n    languageSymbol: tree_sitter_properties\n",
+		"rules/.keep":     "",
+		"g/props.wasm":    string(wasm),
+		"conf/dev.pprops": "password = dev\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	flagVal := "name=cprops,wasm=" + wasmPath + ",ext=cprops,symbol=tree_sitter_properties"
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := dispatch(args, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"ast-grep", "--grammar", flagVal, "-p", "password = $V", "--json=compact", "conf/app.cprops"}, 0, `"text":"password = hunter2"`},
+		{[]string{"ast-grep", "--grammar", flagVal, "-p", "password = $V", "-r", "password = $V-2", "-U", "conf/app.cprops"}, 0, "Applied 1 changes"},
+		{[]string{"scan", "--grammar", flagVal, "--inline-rules", "id: pw\nlanguage: cprops\nseverity: warning\nmessage: plain $V\nrule: {pattern: password = $V}\n", "conf"}, 0, "plain hunter2-2"},
+		{[]string{"ast-grep", "-p", "password = $V", "-l", "projprops", "conf"}, 0, "conf/dev.pprops"},
+		{[]string{"ast-grep", "--grammar", "name=x", "-p", "a", "conf"}, 2, "name= and wasm= are needed"},
+		{[]string{"scan", "--grammar", "name=python,wasm=" + wasmPath + ",ext=pyx", "--inline-rules", "id: a\nlanguage: go\nrule: {pattern: a}\n"}, 2, "names a shipped language"},
+	} {
+		code, out, errs := run(c.args...)
+		if code != c.code || !strings.Contains(out+errs, c.want) {
+			t.Errorf("tether %s = %d\n%s%s\nwant %d and %q", strings.Join(c.args, " "), code, out, errs, c.code, c.want)
+		}
+	}
+	if got, _ := os.ReadFile("conf/app.cprops"); string(got) != "url = jdbc:x\npassword = hunter2-2\n" {
+		t.Errorf("after -U: %q", got)
+	}
+}

@@ -1,0 +1,52 @@
+package tools_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/engine/enginetest"
+	"github.com/tetherhq/tether/tools"
+)
+
+// TestAstGrepCustomLanguage: the working directory's sgconfig.yml
+// customLanguages make ast_grep and ast_edit search and rewrite a language
+// tether does not ship, parsed by the grammar's web module (here
+// tree-sitter-properties' .wasm) in the engine's sandbox; a libraryPath
+// that leaves the workspace is refused with what to do.
+func TestAstGrepCustomLanguage(t *testing.T) {
+	_, wasm := enginetest.PropertiesModule(t)
+	const cfg = "ruleDirs: [rules]\ncustomLanguages:\n  javaprops:\n    libraryPath: grammars/props.wasm\n    extensions: [properties]\n    languageSymbol: tree_sitter_properties\n"
+	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{
+		"sgconfig.yml":        cfg,
+		"grammars/props.wasm": string(wasm),
+		"conf/app.properties": "# app\nurl = jdbc:x\npassword = hunter2\n",
+	})
+	res, err := call(t, r, "ast_grep", `{"pattern":"password = $V","language":"javaprops"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt := res.AllText(); !strings.Contains(txt, "1 match") || !strings.Contains(txt, "conf/app.properties:3:1") {
+		t.Errorf("ast_grep: want the password line of conf/app.properties:\n%s", txt)
+	}
+	res, err = call(t, r, "ast_edit", `{"pattern":"password = $V","rewrite":"password = $V-2","path":"conf/app.properties"}`)
+	if err != nil || !strings.Contains(res.AllText(), "(proposed) 1 replacement in 1 file") {
+		t.Fatalf("ast_edit: %v\n%s", err, res.AllText())
+	}
+	if _, err := call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "conf/app.properties")); string(got) != "# app\nurl = jdbc:x\npassword = hunter2-2\n" {
+		t.Errorf("after the edit:\n%s", got)
+	}
+
+	outside := strings.Replace(cfg, "grammars/props.wasm", "../props.wasm", 1)
+	if err := os.WriteFile(filepath.Join(dir, "sgconfig.yml"), []byte(outside), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = call(t, r, "ast_grep", `{"pattern":"password = $V","language":"javaprops"}`)
+	if err == nil || !strings.Contains(err.Error(), "customLanguages") || !strings.Contains(err.Error(), "leads outside the project") {
+		t.Errorf("a libraryPath outside the workspace: %v", err)
+	}
+}
