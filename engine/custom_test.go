@@ -12,6 +12,7 @@ import (
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 const propertiesSrc = "# db\ndb.url = jdbc:x\ndb.password: hunter2\n"
@@ -80,11 +81,10 @@ func TestCustomLanguage(t *testing.T) {
 // pinned npm peer) ships for web-tree-sitter, as a custom language.
 func bashWebModule(t *testing.T, name string) *grammars.Language {
 	t.Helper()
-	p, _ := enginetest.PropertiesModule(t)
-	mod := filepath.Join(filepath.Dir(filepath.Dir(p)), "bash-language-server", "tree-sitter-bash.wasm")
+	mod := filepath.Join(testenv.RepoRoot(), ".deps", "npm", "node_modules", "bash-language-server", "tree-sitter-bash.wasm")
 	b, err := os.ReadFile(mod)
 	if err != nil {
-		t.Fatalf("%v: install the npm peers with scripts/install-deps.sh", err)
+		testenv.Missing(t, "bash-language-server (npm)")
 	}
 	l, err := grammars.NewCustom(name, b, grammars.CustomSpec{Source: mod, Extensions: []string{"websh"}, Symbol: "tree_sitter_bash"})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/matcher/rule"
 	"github.com/tetherhq/tether/search"
 )
@@ -33,15 +34,7 @@ func customProject(t *testing.T, name, extra string) string {
 		"conf/dev.props":      "password = dev\nuser = x\n",
 		"conf/main.go":        "package main\n\nvar s = \"password = hunter2\"\n",
 	}
-	for rel, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, files)
 	return dir
 }
 

@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tetherhq/tether/engine/enginetest"
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 // TestGrammarFlag: --grammar gives tether ast-grep and tether scan a
@@ -17,21 +17,13 @@ import (
 func TestGrammarFlag(t *testing.T) {
 	wasmPath, wasm := enginetest.PropertiesModule(t)
 	dir := t.TempDir()
-	for rel, text := range map[string]string{
+	testenv.WriteFiles(t, dir, map[string]string{
 		"conf/app.cprops": "url = jdbc:x\npassword = hunter2\n",
 		"sgconfig.yml":    "ruleDirs: [rules]\ncustomLanguages:\n  projprops:\n    libraryPath: g/props.wasm\n    extensions: [pprops]\n    languageSymbol: tree_sitter_properties\n",
 		"rules/.keep":     "",
 		"g/props.wasm":    string(wasm),
 		"conf/dev.pprops": "password = dev\n",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	t.Chdir(dir)
 	flagVal := "name=cprops,wasm=" + wasmPath + ",ext=cprops,symbol=tree_sitter_properties"
 	run := func(args ...string) (int, string, string) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 var shared = sync.OnceValues(func() (*engine.Engine, error) {
@@ -93,24 +94,10 @@ const (
 // wasm in the repository's npm peers (.deps/npm).
 func PropertiesModule(tb testing.TB) (string, []byte) {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			tb.Fatal("enginetest: no go.mod above the test's directory")
-		}
-		dir = up
-	}
-	p := filepath.Join(dir, ".deps", "npm", "node_modules", PropertiesPackage, PropertiesWasm)
+	p := filepath.Join(testenv.RepoRoot(), ".deps", "npm", "node_modules", PropertiesPackage, PropertiesWasm)
 	b, err := os.ReadFile(p)
 	if err != nil {
-		tb.Fatalf("enginetest: %v: install the npm peers with scripts/install-deps.sh", err)
+		testenv.Missing(tb, PropertiesPackage+" (npm)")
 	}
 	if got := grammars.SHA256(b); got != PropertiesSHA256 {
 		tb.Fatalf("enginetest: %s has sha256 %s, want %s (the version pinned in scripts/npm/package.json)", p, got, PropertiesSHA256)
