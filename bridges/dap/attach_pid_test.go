@@ -223,6 +223,9 @@ func TestAttachPIDDebugpy(t *testing.T) {
 	if a.Stop == nil || a.Stop.Line != 6 {
 		t.Fatalf("attach by pid should stop at the breakpoint in step: %s", a)
 	}
+	if a.Started.Adapter != "debugpy" || !strings.Contains(a.Started.AdapterReason, "is a python interpreter") {
+		t.Fatalf("attach by pid should infer debugpy from the python process and say so: %q %q", a.Started.Adapter, a.Started.AdapterReason)
+	}
 	evaluates(t, sv, root, "n >= 0", "True")
 	terminateLeavesAlive(t, sv, root, pid)
 }
@@ -268,6 +271,9 @@ func TestAttachPIDLLDB(t *testing.T) {
 	defer sv.Close()
 	do(t, sv, "c", root, request{Op: "breakpoints", File: "stepper.c", Lines: []int{5}})
 	a := do(t, sv, "c", root, request{Op: "attach", PID: pid})
+	if a.Started.Adapter != "lldb" || !strings.Contains(a.Started.AdapterReason, "is a native executable") {
+		t.Fatalf("attach by pid should infer lldb from the C process and say so: %q %q", a.Started.Adapter, a.Started.AdapterReason)
+	}
 	if a.Stop == nil {
 		a = do(t, sv, "c", root, request{Op: "status"})
 	}
