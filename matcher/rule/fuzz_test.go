@@ -38,6 +38,8 @@ func FuzzCompileRule(f *testing.F) {
 		`{"rule":{"kind":"block","has":{"pattern":"$S","kind":"return_statement","stopBy":{"kind":"if_statement"}}},"rewriters":[{"id":"r","rule":{"kind":"int_literal"},"fix":"0"}],"transform":{"X":{"rewrite":{"source":"$S","rewriters":["r"],"joinBy":","}}}}`,
 		`{"pattern":{"context":"func _() { g($A, $B) }","selector":"call_expression","strictness":"signature"}}`,
 		`{"all":[{"kind":"identifier"},{"range":{"start":{"line":3,"column":1},"end":{"line":3,"column":3}}}]}`,
+		`{"kind":"call_expression > argument_list > :is(identifier, int_literal):nth-child(-n+2 of identifier) ~ identifier:has(> identifier):not(int_literal)"}`,
+		`{"rule":{"kind":"call_expression","has":{"matches":"e","stopBy":"end"}},"utils":{"e":{"any":[{"kind":"int_literal"},{"kind":"call_expression","has":{"matches":"e"}},{"kind":"identifier","inside":{"matches":"e"}}]}}}`,
 	} {
 		f.Add(seed)
 	}
