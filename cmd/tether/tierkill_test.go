@@ -3,7 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -17,45 +17,42 @@ import (
 	"github.com/tetherhq/tether/search/store"
 )
 
-// tierEntryMagic starts every disk tier entry (search/store/disk.go); the key's
-// 32 bytes and the sha256 of the rest follow it.
-const tierEntryMagic = "tether-tree-v1\n\x00"
-
-// checkTierWhole reads every entry of the disk tier in dir and fails on one
-// that is not whole (its body's sha256 is not the one its header holds). It
-// returns the entries and their bytes; temporary files a killed writer left
-// are not entries.
+// checkTierWhole checks every entry the index of the disk tier in dir
+// points to and fails on one that is not whole. It returns the entries and
+// the bytes of the tier's packs.
 func checkTierWhole(t *testing.T, dir string) (entries int, bytesOnDisk int64) {
 	t.Helper()
-	err := filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
-		if err != nil || de.IsDir() || !strings.HasSuffix(p, ".tree") || strings.HasPrefix(de.Name(), ".") {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		head := len(tierEntryMagic) + 2*sha256.Size
-		if len(b) < head || string(b[:len(tierEntryMagic)]) != tierEntryMagic {
-			t.Errorf("%s: not a whole entry (%d bytes, no header)", p, len(b))
-			return nil
-		}
-		if sum := sha256.Sum256(b[head:]); !bytes.Equal(sum[:], b[len(tierEntryMagic)+sha256.Size:head]) {
-			t.Errorf("%s: torn entry: its body does not match its checksum", p)
-		}
-		entries++
-		bytesOnDisk += int64(len(b))
-		return nil
-	})
-	if err != nil && !os.IsNotExist(err) {
+	c, err := store.VerifyDiskCache(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, 0
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
-	return entries, bytesOnDisk
+	if c.Bad > 0 {
+		t.Errorf("%d entries the tier's index points to are not whole", c.Bad)
+	}
+	return c.Entries, c.PackBytes
+}
+
+// packBytes is what the packs of the tier in dir hold so far.
+func packBytes(dir string) (n int64) {
+	filepath.WalkDir(filepath.Join(dir, "packs"), func(p string, de fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".pack") {
+			if fi, err := de.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // TestSearchKilledDuringTierWrites: tether ast-grep prints its answer, then
-// writes the trees it parsed to the disk tier. Killed (SIGKILL) while it
-// writes them, it leaves only whole entries; the next search reads the tier,
+// writes the trees it parsed to the disk tier's packs. Killed (SIGKILL)
+// while it writes them, it leaves a tier whose index points only to whole
+// entries (a torn pack's tail is pointed to by nothing); the next search
+// reads the tier,
 // finds every match, and leaves the tier within its budget with a ledger
 // that counts at least what is on disk.
 func TestSearchKilledDuringTierWrites(t *testing.T) {
@@ -99,13 +96,10 @@ func TestSearchKilledDuringTierWrites(t *testing.T) {
 			}
 			if kill && matches == files {
 				// the whole answer is out (the writes come after it): kill
-				// once an entry is made
+				// once a pack holds something
 				deadline := time.Now().Add(time.Minute)
-				for time.Now().Before(deadline) {
-					if n, _ := checkTierWhole(t, tier); n > 0 {
-						break
-					}
-					time.Sleep(time.Millisecond)
+				for time.Now().Before(deadline) && packBytes(tier) == 0 {
+					time.Sleep(100 * time.Microsecond)
 				}
 				cmd.Process.Signal(syscall.SIGKILL)
 				break
@@ -129,12 +123,12 @@ func TestSearchKilledDuringTierWrites(t *testing.T) {
 		if n != files {
 			t.Fatalf("first search: %d matches, want %d", n, files)
 		}
-		left, _ := checkTierWhole(t, tier)
-		if !killed || left == 0 {
+		left, packed := checkTierWhole(t, tier)
+		if !killed {
 			t.Logf("attempt %d: the search had ended before the kill (%d entries)", attempt, left)
 			continue
 		}
-		t.Logf("killed with %d of %d entries written", left, files)
+		t.Logf("killed with %d of %d entries indexed, %d bytes in packs", left, files, packed)
 		if n, killed := run(t, cache, tier, false); killed || n != files {
 			t.Fatalf("second search over the tier a kill left: %d matches, want %d", n, files)
 		}

@@ -1,15 +1,11 @@
 package store
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -18,21 +14,22 @@ import (
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/fsutil"
 )
 
 // DefaultDiskBudget is the disk a DiskCache may hold when none is given.
 const DefaultDiskBudget = 1 << 30
 
-// DiskCache is the tree store's disk tier: one file a tree under a directory
-// (by default under the user cache dir), so that a new process reads trees
-// instead of parsing them. An entry is written atomically (a temporary file
-// renamed into place), holds its key and the sha256 of its content, and is
-// checked in full when read: a damaged, foreign or truncated entry is a miss
-// (and removed), never a tree. Several processes may share the directory:
-// each write is one rename, and entries are only ever added whole or
-// removed. When the files pass the budget, the least recently used (by
-// modification time, which a hit refreshes) are removed down to 80% of it.
+// DiskCache is the tree store's disk tier: trees appended to packs under a
+// directory (by default under the user cache dir), with an index of where
+// each key's entry is (pack.go), so that a new process reads trees instead
+// of parsing them. An entry holds its key and the CRC-32C of its body and
+// is checked in full when read: a damaged, foreign or torn entry is a
+// miss, never a tree. Several processes may share the directory: each
+// appends to packs of its own, and to the index with one write a shard.
+// The writes are made off the search's path (writer.go) and Settle makes
+// them, bounded, before the process exits. When the packs pass the budget,
+// the least recently used (by modification time, which a hit refreshes)
+// are removed down to 80% of it.
 //
 // Opening a tier costs the same whatever it holds: its size is read from a
 // ledger (ledger.go) that writers append to, not counted by listing it. The
@@ -40,44 +37,48 @@ const DefaultDiskBudget = 1 << 30
 // the background; Settle waits for it, bounded. It is safe for concurrent
 // use.
 type DiskCache struct {
-	dir    string
-	budget int64
+	dir     string
+	budget  int64
+	packMax int64 // the size at which a process starts a new pack
 
 	mu   sync.Mutex
-	size int64 // bytes of entries, as the ledger said at open plus written since
+	size int64 // bytes of packs, as the ledger said at open plus written since
 	// reserved is what the ledger counts for this process's writes ahead
 	// of them: a writer records a reservation before it writes, so that a
 	// process killed mid-search leaves the ledger over its tier (which a
 	// prune corrects), never under it (which nothing would)
 	reserved int64
 	pruning  bool
-	added    int64            // bytes written while a prune runs
-	inflight int64            // bytes of writes under way
-	writing  map[Key]struct{} // keys being written, under mu
-	bg       sync.WaitGroup
-	lmu      sync.Mutex // serializes this process's ledger records
+	added    int64 // bytes written while a prune runs
+	inflight int64 // bytes of writes under way
+	// ownPack is the pack this process appends to while writingPack:
+	// pruning leaves it
+	ownPack     packID
+	writingPack bool
+	bg          sync.WaitGroup
+	lmu         sync.Mutex // serializes this process's ledger records
 
 	// ledgerDamaged: the ledger was missing or not whole at open, and the
 	// next count replaces it
 	ledgerDamaged atomic.Bool
 	touched       atomic.Int64 // directory entries listed, for tests
 
-	// deferred writes (DeferWrites): whole entries waiting in memory, by
-	// key, in the order they came, and their bytes
-	qmu       sync.Mutex
-	deferring bool
-	queue     []Key
-	queued    map[Key][]byte
-	qbytes    int64
+	index   packIndex   // where entries are, as this process knows
+	readers packReaders // packs open for reading
+	queue   writeQueue  // entries waiting for the writer
+
+	// the writer's, under wmu: the pack it appends to, its batch buffer
+	// and the index records of what it wrote, by shard, not yet appended
+	wmu        sync.Mutex
+	pack       *packWriter
+	wbuf       []byte
+	pendingIdx [indexShards][]byte
+	pendingN   int
+
+	// kind-set records not yet appended, by shard (kinds.go)
+	kmu          sync.Mutex
+	pendingKinds map[byte][]byte
 }
-
-// maxDeferredBytes bounds the entries a tier that defers its writes holds
-// in memory: past it an entry is written at once. Go's src/net (390 files)
-// makes about 10 MiB of entries.
-const maxDeferredBytes = 16 << 20
-
-// diskMagic starts every entry; the version changes with the layout.
-const diskMagic = "tether-tree-v1\n\x00"
 
 // DefaultDiskCacheDir is where the disk tier lives: tether/trees under the
 // user cache dir.
@@ -98,7 +99,7 @@ func OpenDiskCache(dir string, budget int64) (*DiskCache, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	d := &DiskCache{dir: dir, budget: budget}
+	d := &DiskCache{dir: dir, budget: budget, packMax: packSize(budget)}
 	size, records, ok := d.readLedger()
 	d.size = size
 	switch {
@@ -120,19 +121,25 @@ func OpenDiskCache(dir string, budget int64) (*DiskCache, error) {
 	return d, nil
 }
 
-// Settle waits, at most until the bound passes, for what the tier does in
-// the background (pruning, counting, the ledger's upkeep) and then appends
-// the bytes written since the last record to the ledger. A process calls it
-// after its answer, before it exits; what a bound or a kill cuts short
-// leaves the tier readable (every removal and record is whole) and is done
-// again by a later process.
-//
-// Writes deferred (DeferWrites) are made first, within the same bound; the
-// ones the bound leaves are dropped (a later process parses those files
-// again).
+// Settle makes the writes still queued, then waits for what the tier does
+// in the background (pruning, counting, the ledger's upkeep), all at most
+// until the bound passes, and appends the bytes written since the last
+// record to the ledger. A process calls it after its answer, before it
+// exits; the entries the bound leaves unwritten are dropped (a later
+// process parses those files again), and what a bound or a kill cuts short
+// leaves the tier readable (every entry is checked when read, every
+// removal and record is whole) and is done again by a later process. The
+// tier may be used again after it.
 func (d *DiskCache) Settle(bound time.Duration) {
 	deadline := time.Now().Add(bound)
-	d.flush(deadline)
+	d.settleWrites(deadline)
+	d.mu.Lock()
+	over := d.size > d.budget
+	d.mu.Unlock()
+	if over {
+		// a prune leaves the pack being written: now it is not
+		d.startPrune()
+	}
 	done := make(chan struct{})
 	go func() {
 		d.bg.Wait()
@@ -147,229 +154,65 @@ func (d *DiskCache) Settle(bound time.Duration) {
 	d.releaseLedger()
 }
 
-// DeferWrites makes the tier keep the entries it is given in memory, up to
-// a bound (16 MiB), and write them at Settle: a CLI search prints its
-// answer before it writes the trees it parsed. An entry past the bound is
-// written at once. Each entry is still written whole (a temporary file
-// renamed into place), so a process killed before or while it settles
-// leaves only whole entries; the trees it did not write are parsed again
-// by a later process.
+// DeferWrites makes the tier keep the entries it is given in memory until
+// Settle, or until deferStartBytes (1 MiB) wait: a CLI search that parses
+// little prints its answer before it writes the trees it parsed, and one
+// that parses more writes them as it goes, off the search's path. What waits is bounded
+// (maxQueuedBytes, 32 MiB); an entry past that is dropped, not waited for.
 func (d *DiskCache) DeferWrites() {
-	d.qmu.Lock()
-	defer d.qmu.Unlock()
-	d.deferring = true
-}
-
-// deferred keeps the entry b under k for Settle and reports true, or
-// reports false when writes are not deferred or b does not fit.
-func (d *DiskCache) deferred(k Key, b []byte) bool {
-	d.qmu.Lock()
-	defer d.qmu.Unlock()
-	if !d.deferring || d.qbytes+int64(cap(b)) > maxDeferredBytes {
-		return false
-	}
-	if _, ok := d.queued[k]; ok {
-		return true
-	}
-	if d.queued == nil {
-		d.queued = map[Key][]byte{}
-	}
-	d.queued[k] = b
-	d.queue = append(d.queue, k)
-	d.qbytes += int64(cap(b))
-	return true
-}
-
-// pendingEntry returns the entry waiting under k, if one does.
-func (d *DiskCache) pendingEntry(k Key) ([]byte, bool) {
-	d.qmu.Lock()
-	defer d.qmu.Unlock()
-	b, ok := d.queued[k]
-	return b, ok
-}
-
-// flush writes the deferred entries, on as many goroutines as the process
-// has cores, until they are written or the deadline passes; the rest are
-// dropped.
-func (d *DiskCache) flush(deadline time.Time) {
-	next := func() (Key, []byte, bool) {
-		d.qmu.Lock()
-		defer d.qmu.Unlock()
-		if len(d.queue) == 0 || time.Now().After(deadline) {
-			d.queue, d.queued, d.qbytes = nil, nil, 0
-			return Key{}, nil, false
-		}
-		k := d.queue[0]
-		d.queue = d.queue[1:]
-		return k, d.queued[k], true
-	}
-	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), 4)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k, b, ok := next()
-				if !ok {
-					return
-				}
-				d.write(k, b)
-				// the entry stays readable under its key until written
-				d.qmu.Lock()
-				if d.queued != nil {
-					delete(d.queued, k)
-					d.qbytes -= int64(cap(b))
-				}
-				d.qmu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-func (d *DiskCache) path(k Key) string {
-	h := hex.EncodeToString(k[:])
-	return filepath.Join(d.dir, h[:2], h+".tree")
+	q := &d.queue
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.deferring = true
 }
 
 // load returns the encoded tree stored under k, or false when there is none
 // or what is there does not check out.
 func (d *DiskCache) load(k Key) ([]byte, bool) {
-	if b, ok := d.pendingEntry(k); ok {
-		return b[len(diskMagic)+2*sha256.Size:], true
+	if b, ok := d.queuedBody(k); ok {
+		return b, true
 	}
-	p := d.path(k)
-	b, err := os.ReadFile(p)
-	if err != nil {
+	l, ok := d.lookup(k)
+	if !ok {
 		return nil, false
 	}
-	head := len(diskMagic) + 2*sha256.Size
-	if len(b) < head || string(b[:len(diskMagic)]) != diskMagic || !bytes.Equal(b[len(diskMagic):len(diskMagic)+sha256.Size], k[:]) {
-		os.Remove(p)
-		return nil, false
+	b, ok := d.readEntry(k, l)
+	if !ok {
+		d.forget(k)
 	}
-	sum := sha256.Sum256(b[head:])
-	if !bytes.Equal(sum[:], b[len(diskMagic)+sha256.Size:head]) {
-		os.Remove(p)
-		return nil, false
-	}
-	// a hit makes the entry recent; not more than once a minute
-	if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Minute {
-		now := time.Now()
-		os.Chtimes(p, now, now)
-	}
-	return b[head:], true
+	return b, ok
 }
 
 // has reports whether an entry for k exists (unchecked).
 func (d *DiskCache) has(k Key) bool {
-	if _, ok := d.pendingEntry(k); ok {
+	if d.isQueued(k) {
 		return true
 	}
-	_, err := os.Stat(d.path(k))
-	return err == nil
+	_, ok := d.lookup(k)
+	return ok
 }
 
-// bad removes an entry that checked out but did not decode.
-func (d *DiskCache) bad(k Key) { os.Remove(d.path(k)) }
+// bad forgets an entry that checked out but did not decode: the next
+// write of its key records a new one.
+func (d *DiskCache) bad(k Key) { d.forget(k) }
 
-// storeTree writes t under k (best effort: a cache that cannot be written
-// only costs speed). The entry is built in one buffer sized for it (the
-// header, then the tree's binary form appended in place), taken from a pool:
-// a cold search writes thousands, and growing each by appending (then copying
-// it behind the header) made several times the tree's size in garbage.
+// storeTree queues t under k for the writer (best effort: a cache that
+// cannot be written only costs speed). The writer encodes it, in place in
+// the batch it appends to its pack: a cold search writes thousands of
+// trees, and an entry buffer of each one's own (growing, copied behind its
+// header, or taken from a pool that mostly held the wrong size) made new
+// memory for every tree, which cost more in page faults and collections
+// than the writes.
 func (d *DiskCache) storeTree(k Key, t *engine.Tree) {
-	head := len(diskMagic) + 2*sha256.Size
-	need := head + encodedSize(t)
-	bp, _ := entryBufs.Get().(*[]byte)
-	if bp == nil || cap(*bp) < need {
-		b := make([]byte, 0, need)
-		bp = &b
+	if d.has(k) {
+		return
 	}
-	b := append((*bp)[:0], diskMagic...)
-	b = append(b, k[:]...)
-	b = append(b, make([]byte, sha256.Size)...)
-	b, err := t.AppendBinary(b)
-	if err == nil {
-		sum := sha256.Sum256(b[head:])
-		copy(b[len(diskMagic)+sha256.Size:], sum[:])
-		if d.deferred(k, b) {
-			// the buffer is the entry's until the process ends (a
-			// load may hand out its tree's bytes): not pooled
-			return
-		}
-		d.write(k, b)
-	}
-	if cap(b) <= maxPooledEntry {
-		*bp = b[:0]
-		entryBufs.Put(bp)
-	}
+	d.enqueue(queuedEntry{key: k, tree: t, n: entryHead + encodedSize(t)})
 }
 
 // encodedSize is the length of t's binary form (engine.Tree.AppendBinary: a
 // 16-byte header, then engine.NodeBytes a node).
 func encodedSize(t *engine.Tree) int { return 16 + t.Len()*engine.NodeBytes }
-
-// entryBufs holds entry buffers for reuse; one larger than maxPooledEntry is
-// let go instead of pinned.
-var entryBufs sync.Pool
-
-const maxPooledEntry = 4 << 20
-
-// write puts the whole entry b (header and tree) under k's path atomically
-// and prunes when the tier passes its budget.
-func (d *DiskCache) write(k Key, b []byte) {
-	p := d.path(k)
-	n := int64(len(b))
-	// An entry is its key's content: one this or another process wrote, or
-	// a write of it under way here (two files or regions of the same text
-	// parsed at once), is not written again, which would count its bytes
-	// twice against the budget.
-	d.mu.Lock()
-	if _, busy := d.writing[k]; busy {
-		d.mu.Unlock()
-		return
-	}
-	if d.writing == nil {
-		d.writing = map[Key]struct{}{}
-	}
-	d.writing[k] = struct{}{}
-	d.mu.Unlock()
-	defer func() {
-		d.mu.Lock()
-		delete(d.writing, k)
-		d.mu.Unlock()
-	}()
-	if _, err := os.Stat(p); err == nil {
-		return
-	}
-	d.reserve(n)
-	// counted as under way before the file exists, so that a prune's
-	// count (which may or may not list it) is never short of it
-	d.mu.Lock()
-	d.inflight += n
-	if d.pruning {
-		d.added += n
-	}
-	d.mu.Unlock()
-	if err := fsutil.WriteCacheFile(p, b, 0o600); err != nil {
-		if os.MkdirAll(filepath.Dir(p), 0o700) != nil || fsutil.WriteCacheFile(p, b, 0o600) != nil {
-			d.mu.Lock()
-			d.inflight -= n
-			d.reserved += n
-			d.mu.Unlock()
-			return
-		}
-	}
-	d.mu.Lock()
-	d.inflight -= n
-	d.size += n
-	prune := d.size > d.budget
-	d.mu.Unlock()
-	if prune {
-		d.startPrune()
-	}
-}
 
 // startPrune starts a prune in the background unless one runs.
 func (d *DiskCache) startPrune() {
@@ -391,10 +234,14 @@ type diskEntry struct {
 	path  string
 	size  int64
 	mtime time.Time
+	pack  packID
+	// legacy: a tree file of the layout before packs, never read again:
+	// removed first
+	legacy bool
 }
 
-// entries lists the entries, removing temporary files an interrupted write
-// left more than an hour ago.
+// entries lists the packs (and tree files of the earlier layout), removing
+// temporary files an interrupted write left more than an hour ago.
 func (d *DiskCache) entries() []diskEntry {
 	var out []diskEntry
 	filepath.WalkDir(d.dir, func(p string, de fs.DirEntry, err error) error {
@@ -412,8 +259,10 @@ func (d *DiskCache) entries() []diskEntry {
 			}
 			return nil
 		}
-		if strings.HasSuffix(de.Name(), ".tree") {
-			out = append(out, diskEntry{p, fi.Size(), fi.ModTime()})
+		if id, ok := packOf(p); ok {
+			out = append(out, diskEntry{path: p, size: fi.Size(), mtime: fi.ModTime(), pack: id})
+		} else if strings.HasSuffix(de.Name(), ".tree") {
+			out = append(out, diskEntry{path: p, size: fi.Size(), mtime: fi.ModTime(), legacy: true})
 		}
 		return nil
 	})
@@ -474,22 +323,43 @@ func (d *DiskCache) prune() {
 	}
 }
 
-// pruneOnce removes the least recently used entries it lists down to 80% of
-// the budget and returns the bytes of the listed entries left.
+// pruneOnce removes the least recently used packs it lists (tree files of
+// the earlier layout first) down to 80% of the budget, leaving the one
+// this process writes, and returns the bytes of the listed packs left.
+// The index then drops the records of the packs removed.
 func (d *DiskCache) pruneOnce() int64 {
 	es := d.entries()
-	sort.Slice(es, func(i, j int) bool { return es[i].mtime.Before(es[j].mtime) })
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].legacy != es[j].legacy {
+			return es[i].legacy
+		}
+		return es[i].mtime.Before(es[j].mtime)
+	})
 	var total int64
 	for _, e := range es {
 		total += e.size
 	}
+	d.mu.Lock()
+	own, writing := d.ownPack, d.writingPack
+	d.mu.Unlock()
+	removed := map[packID]bool{}
 	for _, e := range es {
 		if total <= d.budget/5*4 {
 			break
 		}
+		if !e.legacy && writing && e.pack == own {
+			continue
+		}
 		if err := os.Remove(e.path); err == nil || errors.Is(err, fs.ErrNotExist) {
 			total -= e.size
+			if !e.legacy {
+				removed[e.pack] = true
+				d.closePack(e.pack)
+			}
 		}
+	}
+	if len(removed) > 0 {
+		d.compactIndex(removed)
 	}
 	return total
 }
@@ -497,15 +367,21 @@ func (d *DiskCache) pruneOnce() int64 {
 // DiskStats describes the disk tier.
 type DiskStats struct {
 	Dir    string
-	Bytes  int64 // bytes of entries (as the ledger said at open, and written since)
+	Bytes  int64 // bytes of packs (as the ledger said at open, and written since)
 	Budget int64
+	// Dropped counts the trees not written: the queue was full, or Settle's
+	// bound passed first
+	Dropped int64
 }
 
 // Stats returns the disk tier's statistics.
 func (d *DiskCache) Stats() DiskStats {
+	d.queue.mu.Lock()
+	dropped := d.queue.dropped
+	d.queue.mu.Unlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return DiskStats{Dir: d.dir, Bytes: d.size, Budget: d.budget}
+	return DiskStats{Dir: d.dir, Bytes: d.size, Budget: d.budget, Dropped: dropped}
 }
 
 // treeDecoder is what of a Parser the disk tier needs: *engine.Engine and

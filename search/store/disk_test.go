@@ -67,16 +67,10 @@ func withDisk(t *testing.T, dir string, budget int64, whole bool) (*search.Searc
 	return search.NewSearcher(parser(t), search.Config{Cache: c, WholeFiles: whole}), d
 }
 
-func diskEntries(t *testing.T, dir string) []string {
+// diskEntries lists the entries the tier's index points to.
+func diskEntries(t *testing.T, dir string) []store.TierEntry {
 	t.Helper()
-	var out []string
-	filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".tree") {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
+	return store.TierEntries(dir)
 }
 
 // checkFromDisk searches the search package with each pattern through a new
@@ -85,7 +79,8 @@ func diskEntries(t *testing.T, dir string) []string {
 func checkFromDisk(t *testing.T, dir string, patterns []string, warm bool) {
 	t.Helper()
 	src := filepath.Join(testenv.RepoRoot(), "search")
-	s, _ := withDisk(t, dir, 0, true)
+	s, d := withDisk(t, dir, 0, true)
+	defer d.Settle(time.Minute) // as a process exits
 	for _, p := range patterns {
 		q := search.Query{Pattern: p, Language: "go", Paths: []string{src}}
 		got, want := searchtest.SearchBoth(t, s, q)
@@ -109,9 +104,9 @@ func TestDiskTierServesNewProcess(t *testing.T) {
 	checkFromDisk(t, dir, storePatterns, true)
 }
 
-// TestDiskTierIgnoresDamage: entries flipped, cut short, emptied, swapped
-// for another key's or replaced by foreign data are misses (parsed again and
-// rewritten), never trees.
+// TestDiskTierIgnoresDamage: entries in their packs flipped, cut short,
+// zeroed, overwritten by another key's or by foreign data are misses (parsed
+// again and written anew), never trees.
 func TestDiskTierIgnoresDamage(t *testing.T) {
 	dir := t.TempDir()
 	checkFromDisk(t, dir, storePatterns[:1], false)
@@ -119,37 +114,49 @@ func TestDiskTierIgnoresDamage(t *testing.T) {
 	if len(es) < 5 {
 		t.Fatalf("%d entries", len(es))
 	}
-	read := func(p string) []byte {
-		b, err := os.ReadFile(p)
+	read := func(e store.TierEntry) []byte {
+		f, err := os.Open(e.Pack)
 		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		b := make([]byte, e.Len)
+		if _, err := f.ReadAt(b, e.Off); err != nil {
 			t.Fatal(err)
 		}
 		return b
 	}
-	for i, p := range es {
-		b := read(p)
+	for i, e := range es {
+		b := read(e)
 		switch i % 5 {
 		case 0: // a bit flipped in the node table
 			b[len(b)-3] ^= 0x40
-		case 1:
-			b = b[:len(b)/2]
+		case 1: // cut short: its second half zeros
+			clear(b[len(b)/2:])
 		case 2:
-			b = nil
-		case 3: // another key's entry under this key's name
-			b = read(es[(i+1)%len(es)])
+			clear(b)
+		case 3: // another key's entry in its place
+			copy(b, read(es[(i+1)%len(es)]))
 		case 4:
-			b = []byte("not a tree at all\n")
+			copy(b, "not a tree at all\n")
 		}
-		if err := os.WriteFile(p, b, 0o600); err != nil {
+		f, err := os.OpenFile(e.Pack, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.WriteAt(b, e.Off)
+		f.Close()
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	s, _ := withDisk(t, dir, 0, true)
+	s, d := withDisk(t, dir, 0, true)
 	q := search.Query{Pattern: storePatterns[0], Language: "go", Paths: []string{filepath.Join(testenv.RepoRoot(), "search")}}
 	r, err := s.Search(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.Settle(time.Minute)
 	if r.CacheHits != r.Parsed-len(es) {
 		t.Errorf("%d trees from a damaged disk tier, want %d (the undamaged)", r.CacheHits, r.Parsed-len(es))
 	}
@@ -184,6 +191,9 @@ func TestDiskTierConcurrentProcesses(t *testing.T) {
 	if m := len(diskEntries(t, dir)); m != n || n == 0 {
 		t.Errorf("%d entries after the children, %d after reading them all", n, m)
 	}
+	if c, err := store.VerifyDiskCache(dir); err != nil || c.Bad != 0 || c.Entries != n {
+		t.Errorf("verify: %+v (%v), want %d entries and none bad", c, err, n)
+	}
 	var temps []string
 	filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
 		if err == nil && strings.HasPrefix(de.Name(), ".") {
@@ -206,14 +216,7 @@ func TestDiskTierBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Settle(time.Minute) // the prune runs in the background
-	var total int64
-	for _, p := range diskEntries(t, dir) {
-		fi, err := os.Stat(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		total += fi.Size()
-	}
+	total, _ := tierBytes(t, dir)
 	// the count may be over what is on disk (writes made while a prune
 	// listed the tier are counted on top of its listing, until a later
 	// prune), never under it

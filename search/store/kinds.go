@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,6 +144,8 @@ func (ks *kindStore) syncShard(d *DiskCache, k Key) {
 	s.read = true
 	b, size := readKindShard(d.kindShardPath(sh))
 	s.bytes = size
+	// with the records this tier holds for the writer
+	b = append(b, d.pendingKindRecords(sh)...)
 	ks.readBytes += int64(len(b))
 	n := 0
 	forEachKindRecord(b, func(k Key, set kindSet) {
@@ -325,23 +325,6 @@ func readKindShard(path string) ([]byte, int64) {
 	from := max(0, size-2*kindShardCap())
 	b, _ := io.ReadAll(io.NewSectionReader(f, from, size-from))
 	return b, size
-}
-
-// appendKinds adds one record to the index (best effort, as the trees are
-// written: a lost record costs a parse, and the set is noted again then).
-// One write of a file opened for appending: records of several processes
-// do not interleave.
-func (d *DiskCache) appendKinds(k Key, set kindSet) {
-	path := d.kindShardPath(kindShardOf(k))
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if errors.Is(err, fs.ErrNotExist) && os.MkdirAll(filepath.Dir(path), 0o700) == nil {
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	}
-	if err != nil {
-		return
-	}
-	f.Write(appendKindRecord(nil, k, set))
-	f.Close()
 }
 
 // rewriteKindShard replaces shard sh of the index with recs (atomically: a

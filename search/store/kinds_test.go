@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
@@ -365,6 +366,7 @@ func TestKindIndexConcurrentWriters(t *testing.T) {
 				k[0], k[1], k[2], k[3] = byte(i%4), byte(w), byte(i), byte(i>>8)
 				store.AppendKindSet(dw, k, strings.Repeat(string(rune('a'+w)), 1+i%40))
 			}
+			dw.Settle(time.Minute) // as the process exits
 		}()
 	}
 	wg.Wait()

@@ -5,11 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tetherhq/tether/search/store"
 )
+
+// fillKeys numbers the keys fillTier writes, new ones at every call.
+var fillKeys atomic.Uint64
 
 // fillTier writes n entries of size bytes each into a new tier in dir and
 // lets it settle, as a process that searched and exited. It lets the count
@@ -23,27 +27,27 @@ func fillTier(t *testing.T, dir string, n, size int, budget int64) {
 	}
 	d.Settle(time.Minute)
 	b := make([]byte, size)
-	for i := range n {
+	for range n {
 		var k [32]byte
-		binary.LittleEndian.PutUint64(k[:], uint64(i))
+		binary.LittleEndian.PutUint64(k[:], fillKeys.Add(1))
 		k[31] = 0xa5
 		store.WriteDiskEntry(d, k, b)
 	}
 	d.Settle(time.Minute)
 }
 
-// tierBytes is what the tier's entries hold on disk.
+// tierBytes is what the tier's packs hold on disk and how many entries its
+// index points to.
 func tierBytes(t *testing.T, dir string) (total int64, n int) {
 	t.Helper()
-	for _, p := range diskEntries(t, dir) {
+	for _, p := range store.PackFiles(dir) {
 		fi, err := os.Stat(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		total += fi.Size()
-		n++
 	}
-	return total, n
+	return total, len(diskEntries(t, dir))
 }
 
 // TestDiskTierOpenListsNothing: opening a tier lists none of its entries,
@@ -84,6 +88,9 @@ func TestDiskTierLedgerRecovers(t *testing.T) {
 	dir := t.TempDir()
 	fillTier(t, dir, 300, 1000, 0)
 	want, n := tierBytes(t, dir)
+	if n != 300 {
+		t.Fatalf("%d of 300 entries in the index", n)
+	}
 	for _, damage := range []string{"missing", "torn", "foreign", "appended"} {
 		d, err := openTier(t, dir, 0)
 		if err != nil {
@@ -115,8 +122,8 @@ func TestDiskTierLedgerRecovers(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.Settle(time.Minute)
-		if l := store.DiskListed(d); l < int64(n) {
-			t.Errorf("%s ledger: %d entries listed to count the tier, want all %d", damage, l, n)
+		if l, packs := store.DiskListed(d), len(store.PackFiles(dir)); l < int64(packs) {
+			t.Errorf("%s ledger: %d files listed to count the tier, want all %d packs", damage, l, packs)
 		}
 		if st := d.Stats(); st.Bytes != want {
 			t.Errorf("%s ledger: counted %d bytes, %d on disk", damage, st.Bytes, want)
@@ -134,10 +141,13 @@ func TestDiskTierLedgerRecovers(t *testing.T) {
 
 // TestDiskTierPrunesAtOpen: a tier that other processes filled past this
 // one's budget is pruned in the background after the open, down to 80% of
-// the budget, and the ledger stays compact across many processes.
+// the budget (whole packs, the oldest first), and the ledger stays compact
+// across many processes.
 func TestDiskTierPrunesAtOpen(t *testing.T) {
 	dir := t.TempDir()
-	fillTier(t, dir, 400, 1000, 0)
+	for range 40 { // 40 processes, a pack each
+		fillTier(t, dir, 10, 1000, 0)
+	}
 	d, err := openTier(t, dir, 100_000)
 	if err != nil {
 		t.Fatal(err)
