@@ -144,11 +144,19 @@ func LoadProject(ctx context.Context, p matcher.Parser, config string) (*Project
 	if err != nil {
 		return nil, err
 	}
+	// a rule id names one rule of the project, as ast-grep requires
+	ids := map[string]string{}
 	for _, f := range files {
 		rel, _ := filepath.Rel(dir, f.path)
 		rs, err := CompileRules(ctx, p, f.data, rel, utils)
 		if err != nil {
 			return nil, err
+		}
+		for _, r := range rs {
+			if prev, dup := ids[r.ID]; dup && r.ID != "" {
+				return nil, fmt.Errorf("%w: %s: rule id %q is also the id of a rule in %s: give each rule of the project its own id", rule.ErrInvalid, rel, r.ID, prev)
+			}
+			ids[r.ID] = rel
 		}
 		proj.Rules = append(proj.Rules, rs...)
 	}

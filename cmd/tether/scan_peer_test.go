@@ -153,3 +153,53 @@ func TestAstGrepCLIPatternErrorsExitAsPeer(t *testing.T) {
 		})
 	}
 }
+
+// TestScanCLIProjectErrorsExitAsPeer: a project whose sgconfig.yml or
+// rule files are wrong exits 8, as ast-grep's scan does; an unknown
+// sgconfig.yml key is refused where ast-grep ignores it (a documented
+// difference, docs/search.md).
+func TestScanCLIProjectErrorsExitAsPeer(t *testing.T) {
+	sg := testenv.RequireBinary(t, "ast-grep")
+	const ruleR = "id: r\nlanguage: go\nrule: {kind: identifier}\n"
+	tests := []struct {
+		name    string
+		files   map[string]string
+		differs bool
+	}{
+		{"a project", map[string]string{"rules/a.yml": ruleR}, false},
+		{"one id in two files", map[string]string{"rules/a.yml": ruleR, "rules/b.yml": strings.Replace(ruleR, "go", "python", 1)}, false},
+		{"one id twice in a file", map[string]string{"rules/a.yml": ruleR + "---\n" + ruleR}, false},
+		{"a rule file that is not YAML", map[string]string{"rules/a.yml": "id: r\nrule: {kind: x\n"}, false},
+		{"an sgconfig.yml that is not YAML", map[string]string{"sgconfig.yml": "ruleDirs: [rules\n", "rules/a.yml": ruleR}, false},
+		{"an unknown sgconfig.yml key", map[string]string{"sgconfig.yml": "ruleDirs: [rules]\nbogus: 1\n", "rules/a.yml": ruleR}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"sgconfig.yml": "ruleDirs: [rules]\n", "a.go": "package p\n"}
+			for name, body := range tt.files {
+				files[name] = body
+			}
+			for name, body := range files {
+				path := filepath.Join(dir, name)
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, agErr := peerExit(t, sg, dir, "scan", "--json=compact")
+			t.Chdir(dir)
+			code, _, errOut := runScanCLI(t, "--json=compact")
+			switch {
+			case tt.differs && code == want:
+				t.Errorf("documented difference no longer shows: both exit %d", code)
+			case tt.differs && code != exitInvalid:
+				t.Errorf("exit %d (%s), want %d", code, errOut, exitInvalid)
+			case !tt.differs && code != want:
+				t.Errorf("exit %d (%s), ast-grep %d (%s)", code, errOut, want, agErr)
+			}
+		})
+	}
+}
