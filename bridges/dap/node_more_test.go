@@ -152,13 +152,13 @@ type nodeTicker struct {
 	ticks     atomic.Int64
 }
 
-// startTicker runs jsTicker in dir with node's flags and waits for it to
-// be ready; with an --inspect flag it reads the inspector's port from
+// startTicker runs src (jsTicker) as ticker.js in dir with node's flags
+// and waits for it to print "ready"; with an --inspect flag it reads the inspector's port from
 // stderr. The process group is killed when the test ends.
-func startTicker(t *testing.T, dir string, flags ...string) *nodeTicker {
+func startTicker(t *testing.T, dir, src string, flags ...string) *nodeTicker {
 	t.Helper()
 	node := testenv.RequireBinary(t, "node")
-	testenv.WriteFiles(t, dir, map[string]string{"ticker.js": jsTicker})
+	testenv.WriteFiles(t, dir, map[string]string{"ticker.js": src})
 	cmd := server(dir, node, append(flags, "ticker.js")...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -218,7 +218,7 @@ func (tk *nodeTicker) runsOn(t *testing.T) {
 func TestNodeAttachPort(t *testing.T) {
 	t.Parallel()
 	root := testenv.Workspace(t, map[string]string{"package.json": "{}\n"})
-	tk := startTicker(t, root, "--inspect=127.0.0.1:0")
+	tk := startTicker(t, root, jsTicker, "--inspect=127.0.0.1:0")
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
 	do(t, sv, "c", root, request{Op: "breakpoints", File: "ticker.js", Lines: []int{2}})
@@ -252,7 +252,7 @@ func TestNodeAttachPort(t *testing.T) {
 func TestNodeAttachPID(t *testing.T) {
 	t.Parallel()
 	elsewhere := t.TempDir()
-	tk := startTicker(t, elsewhere, "--inspect-port=0")
+	tk := startTicker(t, elsewhere, jsTicker, "--inspect-port=0")
 	root := testenv.Workspace(t, map[string]string{"notes.txt": "no project here\n"})
 	sv := dap.NewSupervisor(dap.Config{})
 	defer sv.Close()
@@ -277,4 +277,33 @@ func TestNodeAttachPID(t *testing.T) {
 		do(t, sv, "c", root, request{Op: "terminate"})
 		tk.runsOn(t)
 	}
+}
+
+// TestNodeFunctionBreakpointOnObject: a function no source declares (made
+// with new Function, kept in a global) is found by evaluating its name in
+// the attached program, and its next call stops, as a function breakpoint.
+func TestNodeFunctionBreakpointOnObject(t *testing.T) {
+	t.Parallel()
+	root := testenv.Workspace(t, map[string]string{"package.json": "{}\n"})
+	tk := startTicker(t, root, `globalThis.tickHook = new Function("n", "return n + 1");
+console.log("ready");
+let n = 0;
+setInterval(() => {
+  n = tickHook(n);
+  if (n % 20 === 0) console.log("tick", n);
+}, 10);
+`, "--inspect=127.0.0.1:0")
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	do(t, sv, "c", root, request{Op: "functions", Functions: []string{"tickHook"}})
+	a := do(t, sv, "c", root, request{Op: "attach", Port: tk.port})
+	if len(a.Breakpoints) != 1 || !a.Breakpoints[0].Verified || !strings.Contains(a.Breakpoints[0].Message, "evaluates to") {
+		t.Fatalf("tickHook should be set on the function it evaluates to, saying so: %s", a)
+	}
+	if a.Stop == nil || a.Stop.Reason != "function breakpoint" {
+		t.Fatalf("the next call of tickHook should stop, as a function breakpoint: %s", a)
+	}
+	evaluates(t, sv, root, "typeof n", `"number"`)
+	do(t, sv, "c", root, request{Op: "terminate"})
+	tk.runsOn(t)
 }

@@ -273,6 +273,17 @@ type evaluateOnCallFrameParams struct {
 // evaluateParams are Runtime.evaluate's.
 type evaluateParams struct {
 	Expression string `json:"expression"`
+	// ThrowOnSideEffect refuses an expression that would change the
+	// program (a getter, a call); Silent keeps its exception from the
+	// program's pause-on-exception.
+	ThrowOnSideEffect bool `json:"throwOnSideEffect,omitempty"`
+	Silent            bool `json:"silent,omitempty"`
+}
+
+// functionCallBPParams are Debugger.setBreakpointOnFunctionCall's.
+type functionCallBPParams struct {
+	ObjectID  string `json:"objectId"`
+	Condition string `json:"condition,omitempty"`
 }
 
 // getPropertiesParams are Runtime.getProperties'.

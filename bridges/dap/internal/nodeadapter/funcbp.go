@@ -70,6 +70,9 @@ func (a *adapter) setFunctionBreakpoints(args godap.SetFunctionBreakpointsArgume
 			bp.Message = err.Error()
 		} else {
 			a.setFunctionBP(fb.Name, cond, sources, &bp)
+			if !bp.Verified {
+				a.setOnFunctionObject(fb.Name, cond, &bp)
+			}
 			reqs = append(reqs, funcReq{name: fb.Name, cond: cond, id: n, verified: bp.Verified})
 		}
 		out = append(out, bp)
@@ -114,6 +117,66 @@ func (a *adapter) setFunctionBP(name, cond string, sources []funcSource, bp *god
 	case len(places) == 0 && bp.Message == "":
 		bp.Message = fmt.Sprintf("no function %s in the %d sources searched (the scripts node has loaded and the project's JavaScript files, node_modules left out; a script node loads later is searched when it does); node has no breakpoints by function name, so tether looks the name up: give a function declaration's name, a name assigned a function or arrow (name = function, name: () =>), or Class.method, or set a line breakpoint in it", name, len(sources))
 	}
+}
+
+// identPath matches a name, or names joined by dots (Class.method,
+// globalThis.hook): what a function breakpoint may evaluate.
+var identPath = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$`)
+
+// setOnFunctionObject sets breakpoint bp on the function name evaluates to
+// in the running program's global scope, when the sources declare none of
+// that name (a function made with new Function or by eval, a global
+// assigned from elsewhere): the inspector stops at its next call. The
+// evaluation is refused if it would change the program (a getter).
+func (a *adapter) setOnFunctionObject(name, cond string, bp *godap.Breakpoint) {
+	if !a.launched || !identPath.MatchString(name) {
+		return
+	}
+	var r evalResult
+	err := a.call("Runtime.evaluate", evaluateParams{Expression: name, ThrowOnSideEffect: true, Silent: true}, &r)
+	if err != nil || r.ExceptionDetails != nil || r.Result.Type != "function" || r.Result.ObjectID == "" {
+		return
+	}
+	var set struct {
+		BreakpointID string `json:"breakpointId"`
+	}
+	if err := a.call("Debugger.setBreakpointOnFunctionCall", functionCallBPParams{ObjectID: r.Result.ObjectID, Condition: cond}, &set); err != nil {
+		bp.Message = err.Error()
+		return
+	}
+	a.mu.Lock()
+	a.funcBPs = append(a.funcBPs, set.BreakpointID)
+	a.bpByID[set.BreakpointID] = bp.Id
+	a.mu.Unlock()
+	bp.Verified = true
+	bp.Message = fmt.Sprintf("no declaration of %s in the sources; set on the function it evaluates to in the program's global scope", name)
+	if loc, ok := a.functionLocation(r.Result.ObjectID); ok {
+		if path, base, line, _ := a.place(loc); path != "" {
+			bp.Source, bp.Line = &godap.Source{Name: base, Path: path}, line
+		}
+	}
+}
+
+// functionLocation is where a function object's code is
+// ([[FunctionLocation]]).
+func (a *adapter) functionLocation(objectID string) (cdpLocation, bool) {
+	var r struct {
+		Internal []struct {
+			Name  string `json:"name"`
+			Value struct {
+				Value cdpLocation `json:"value"`
+			} `json:"value"`
+		} `json:"internalProperties"`
+	}
+	if a.call("Runtime.getProperties", getPropertiesParams{ObjectID: objectID, OwnProperties: true}, &r) != nil {
+		return cdpLocation{}, false
+	}
+	for _, p := range r.Internal {
+		if p.Name == "[[FunctionLocation]]" {
+			return p.Value.Value, true
+		}
+	}
+	return cdpLocation{}, false
 }
 
 // funcReq is one function breakpoint as the client set it: its name, its
