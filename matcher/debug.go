@@ -41,9 +41,7 @@ func (p *Pattern) Debug(format string) (string, error) {
 				fmt.Fprintf(&b, "  %s\n", n.String())
 			}
 		default:
-			for _, n := range r.nodes {
-				r.debugTree(&b, n, "", 1, format == "cst")
-			}
+			r.debugTree(&b, format == "cst")
 		}
 	}
 	return b.String(), nil
@@ -77,33 +75,30 @@ func (n *pnode) debug(b *strings.Builder, depth int) {
 	}
 }
 
-// debugTree writes the tree under n, named nodes only unless all, with
-// fields and ranges relative to the pattern's start.
-func (p *Pattern) debugTree(b *strings.Builder, n engine.Node, field string, depth int, all bool) {
-	if !all && !n.IsNamed() {
-		return
-	}
-	if field != "" {
-		field += ": "
-	}
-	kind := n.Kind()
-	if n.IsMissing() {
-		kind = "MISSING " + kind
-	}
-	fmt.Fprintf(b, "%s%s%s %s-%s\n", strings.Repeat("  ", depth), field, kind, p.point(n.StartByte()), p.point(n.EndByte()))
-	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
-		p.debugTree(b, c, c.Field(), depth+1, all)
+// debugTree writes the reading's tree (Tree), named nodes only unless
+// all, with fields and ranges relative to the pattern's start.
+func (p *Pattern) debugTree(b *strings.Builder, all bool) {
+	for _, n := range p.Tree(SyntaxOptions{All: all}).Nodes {
+		field := ""
+		if n.Field != "" {
+			field = n.Field + ": "
+		}
+		kind := n.Kind
+		if n.Missing {
+			kind = "MISSING " + kind
+		}
+		fmt.Fprintf(b, "%s%s%s (%d,%d)-(%d,%d)\n", strings.Repeat("  ", n.Depth+1), field, kind, n.Start.Row, n.Start.Column, n.End.Row, n.End.Column)
 	}
 }
 
-// point is off as "(line,column)" from the pattern's start, 0-based.
-func (p *Pattern) point(off uint32) string {
+// pointAt places off in the pattern as written, zero-based from its start.
+func (p *Pattern) pointAt(off uint32) engine.Point {
 	if len(p.nodes) == 0 || off < p.base {
-		return "(0,0)"
+		return engine.Point{}
 	}
 	// the pattern as written: "$X", not the "µX" some grammars read
 	src := unsubstitute(string(p.nodes[0].Tree().Source()[p.base:off]), p.spec.expando)
 	line := strings.Count(src, "\n")
 	col := len(src) - (strings.LastIndexByte(src, '\n') + 1)
-	return fmt.Sprintf("(%d,%d)", line, col)
+	return engine.Point{Row: uint32(line), Column: uint32(col)}
 }

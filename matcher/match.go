@@ -142,6 +142,12 @@ type Matcher struct {
 	perTree   bool
 	// strict is the pattern's strictness (Pattern.WithStrictness)
 	strict Strictness
+	// tried counts the nodes of the first reading's root kind the last
+	// Find compared with it; near is the one of them that did not match
+	// where matching took the most steps (nearSteps), for Candidates
+	tried     int
+	near      engine.Node
+	nearSteps int
 	// testHookCheck, when set by a test, runs at each look at the context.
 	testHookCheck func()
 }
@@ -172,6 +178,16 @@ func (m *Matcher) Find(ctx context.Context, t *engine.Tree) ([]Match, error) {
 		return nil, &BudgetError{At: m.candidate.Range().StartPoint, PerTree: m.perTree, Budget: budget}
 	}
 	return ms, err
+}
+
+// Candidates says, of the last Find, how many nodes of the kind of the
+// pattern's root (Pattern.RootKind, in its first reading) it compared with
+// the pattern, and which of them that did not match took the most
+// matching work (steps, as the budgets count them): the nearest miss, a
+// heuristic (work is 0 when there is none, or the root has no one kind).
+// Counting costs Find nothing beyond the comparison it makes anyway.
+func (m *Matcher) Candidates() (n int, near engine.Node, work int) {
+	return m.tried, m.near, m.nearSteps
 }
 
 // tick counts n steps of work and reports whether matching may go on: false
@@ -214,6 +230,7 @@ func (m *Matcher) findAll(t *engine.Tree, limit int) ([]Match, error) {
 	m.src = t.Source()
 	m.treeSteps = 0
 	m.stop = nil
+	m.tried, m.near, m.nearSteps = 0, engine.Node{}, 0
 	if err := m.ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -286,6 +303,11 @@ func (m *Matcher) findIn(t *engine.Tree, p *Pattern, limit int) ([]Match, error)
 			m.env = m.env[:0]
 			if m.node(roots[0], n) {
 				out = append(out, m.withExtras(Match{Nodes: []engine.Node{n}, Captures: m.snapshot()}))
+			} else if rootKind != "" && m.steps > m.nearSteps && p == m.pat {
+				m.near, m.nearSteps = n, m.steps
+			}
+			if rootKind != "" && p == m.pat {
+				m.tried++
 			}
 			return m.stop == nil
 		}

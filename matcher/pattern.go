@@ -63,6 +63,9 @@ type Pattern struct {
 	varMulti map[string]bool
 	// strict is how closely a match must follow the pattern
 	strict Strictness
+	// mended: the reading came from the pattern read again without its
+	// faults (mend)
+	mended bool
 }
 
 // WithinDeclaration reports whether every match of p lies inside one

@@ -112,6 +112,10 @@ func (rs *readings) build(r *reading) *Pattern {
 			return nil
 		}
 		pat := m.build(rs)
+		if pat == nil {
+			return nil
+		}
+		pat.mended = true
 		anyClause(pat)
 		pat.collect()
 		return pat

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/matcher"
 )
 
 func init() {
@@ -27,8 +28,9 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("q", false, "print nothing but errors; the exit status still says whether a tree has errors")
 	outline := fs.Bool("outline", false, "print as `tree-sitter parse` does: one named node a line, indented, with [row, column] ranges")
 	noRanges := fs.Bool("no-ranges", false, "with -outline, leave the ranges out")
+	cst := fs.Bool("cst", false, "with -outline, print the anonymous nodes too (punctuation and keywords, quoted)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether parse [-l LANG] [-q] [-outline [-no-ranges]] FILE...")
+		fmt.Fprintln(stderr, "usage: tether parse [-l LANG] [-q] [-outline [-no-ranges] [-cst]] FILE...")
 		fmt.Fprintln(stderr, "Prints each file's syntax tree as an S-expression. Exits 1 when a tree has ERROR or MISSING nodes, 2 on other failures.")
 		fs.PrintDefaults()
 	}
@@ -84,7 +86,11 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "# %s\n", file)
 			}
 			if *outline {
-				fmt.Fprintln(stdout, tree.Root().Outline(!*noRanges))
+				style := matcher.SyntaxOutline
+				if *noRanges {
+					style = matcher.SyntaxOutlineBare
+				}
+				matcher.WriteSyntax(stdout, matcher.SyntaxOf([]engine.Node{tree.Root()}, matcher.SyntaxOptions{All: *cst}).Nodes, style)
 			} else {
 				fmt.Fprintln(stdout, tree.String())
 			}

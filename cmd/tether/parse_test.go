@@ -32,6 +32,8 @@ func TestParseCommand(t *testing.T) {
 			"    body: (block [2, 12] - [2, 14])))\n", ""},
 		{[]string{"parse", "-outline", "-no-ranges", good}, 0, "(source_file\n  (package_clause\n    (package_identifier))\n" +
 			"  (function_declaration\n    name: (identifier)\n    parameters: (parameter_list)\n    body: (block)))\n", ""},
+		{[]string{"parse", "-outline", "-no-ranges", "-cst", good}, 0, "(source_file\n  (package_clause\n    (\"package\")\n    (package_identifier))\n" +
+			"  (function_declaration\n    (\"func\")\n    name: (identifier)\n    parameters: (parameter_list\n      (\"(\")\n      (\")\"))\n    body: (block\n      (\"{\")\n      (\"}\"))))\n", ""},
 		{[]string{"parse", "-outline", bad}, 1, "(module [0, 0] - [2, 0]", "bad.py:1:"},
 		{[]string{"parse", bad}, 1, "(module", "bad.py:1:"},
 		{[]string{"parse", "-l", "python", good}, 1, "(module", "syntax error"},
