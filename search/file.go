@@ -70,6 +70,10 @@ type fileJob struct {
 	regions, regionsTotal int
 	// none: the host file holds no region of the language (not counted)
 	none bool
+	// tried counts the nodes of the pattern's root kind matched against,
+	// near is the nearest miss among them (NoMatch)
+	tried int
+	near  *NearMiss
 }
 
 // doFile reads, prefilters, parses (or takes from the cache) and matches one

@@ -172,6 +172,16 @@ func formatMatches(pat *matcher.Pattern, res *search.Result) string {
 	for i := range res.Broken {
 		res.Broken[i].Path = filepath.Base(res.Broken[i].Path)
 	}
+	if nm := res.NoMatch; nm != nil {
+		// the reading and its hints; the counts depend on what the tree
+		// store held (a file its kinds rule out is not parsed)
+		res.NoMatch = nil
+		var hints []string
+		for _, h := range nm.Hints {
+			hints = append(hints, h.Kind)
+		}
+		fmt.Fprintf(&b, "no match: read as %s (%s), hints %v\n", nm.Reading.Context, strings.Join(nm.Reading.Roots, ", "), hints)
+	}
 	fmt.Fprintf(&b, "summary: %s\n", res.Summary())
 	return b.String()
 }

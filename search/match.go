@@ -30,6 +30,9 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang *grammars.Langua
 	if err != nil {
 		return err
 	}
+	if !s.testHookNoHints {
+		j.noteCandidates(w.m, b)
+	}
 	if b.hi != 0 {
 		raws = slices.DeleteFunc(raws, func(m matcher.Match) bool { return !b.keeps(m.Nodes[0], m.Nodes[len(m.Nodes)-1]) })
 	}

@@ -100,6 +100,10 @@ type Result struct {
 	// RegionsCut names the first MaxBrokenListed.
 	RegionsCutCount int          `json:"regionsCutFiles,omitempty"`
 	RegionsCut      []RegionsCut `json:"regionsCut,omitempty"`
+	// NoMatch says how the pattern was read and what of its shape the
+	// files hold, when a pattern search looked at files and found nothing;
+	// nil otherwise (a match, a rule, or nothing searched).
+	NoMatch *NoMatch `json:"noMatch,omitempty"`
 	// inferred: the query's language was not given but inferred
 	inferred bool
 }

@@ -80,6 +80,9 @@ type Searcher struct {
 	// testHookListed, when set by a test, is called once a warm-up has
 	// listed its files.
 	testHookListed func()
+	// testHookNoHints, set by a benchmark, leaves out what NoMatch needs
+	// of each file, to time what it costs.
+	testHookNoHints bool
 	// testHookNow, when set by a test, is the clock a file's read is timed
 	// by for the stat memo (store.Cache.Remember).
 	testHookNow func() time.Time
@@ -246,6 +249,9 @@ func (s *Searcher) run(ctx context.Context, q Query, rewrite *string) (*Result, 
 	}
 	res := &Result{Pattern: p.pat, Rule: p.rule, SizeCap: s.maxSize, inferred: q.Language == "" && p.rule == nil, Skipped: p.skips}
 	res.tally(jobs, q.MaxResults)
+	if !s.testHookNoHints {
+		res.noteNoMatch(jobs)
+	}
 	if stream != nil {
 		res.Handed, res.handedFiles = stream.handed, stream.handedFiles
 	}

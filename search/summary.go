@@ -30,6 +30,9 @@ func (r *Result) Summary() string {
 		}
 	case r.Total == 0:
 		s = fmt.Sprintf("no matches in %d %s", r.Searched, plural(r.Searched, "file", "files"))
+		if r.NoMatch != nil {
+			s += " (" + r.NoMatch.String() + ")"
+		}
 	case shown < r.Total:
 		s = fmt.Sprintf("%d of %d matches shown (raise max_results or narrow the path for more), %d %s searched", shown, r.Total, r.Searched, plural(r.Searched, "file", "files"))
 	default:
