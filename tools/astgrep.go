@@ -118,6 +118,8 @@ func (s *structural) tools() []Tool {
 				"(inside, has, follows, precedes, not, any, all; e.g. a Lock() call not followed by defer Unlock()). " +
 				"paths (a list) and globs (include GLOB, exclude !GLOB, the later winning, as ast-grep's --globs) choose the files, with or instead of path. " +
 				"Files with syntax errors are searched and listed (a count and the first ones with the line of their first error). " +
+				"When nothing matches, the result says how the pattern was read, how many nodes of its root kind the files hold, the nearest miss and hints (no_match); " +
+				"ast_tree shows how a pattern is read and the code's syntax tree, and tests a pattern or rule on a snippet. " +
 				"Embedded code is searched as its language: JavaScript, TypeScript (lang=\"ts\"), JSON and CSS/SCSS in HTML, Svelte and Vue <script> and <style>, " +
 				"JavaScript (TypeScript when the component's script is lang=\"ts\") in Svelte template expressions ({expr}, {#if expr}, {#each list as x}: the list, on:click={f}) " +
 				"and Vue's ({{ expr }}, v-if=\"expr\", :prop, @click, the list of v-for; not slot props or v-for aliases), " +
@@ -138,6 +140,7 @@ func (s *structural) tools() []Tool {
 				"replacements and added and removed lines, and shows the first 400 lines of the diff (resolve with action show pages on).",
 			Preview: previewFor(s.previewAstEdit),
 		}, s.edit),
+		s.treeTool(),
 	}
 }
 
@@ -238,6 +241,9 @@ func (s *structural) relResult(r *search.Result) {
 	for i := range r.Broken {
 		r.Broken[i].Path = s.rel(r.Broken[i].Path)
 	}
+	if r.NoMatch != nil && r.NoMatch.Nearest != nil {
+		r.NoMatch.Nearest.Path = s.rel(r.NoMatch.Nearest.Path)
+	}
 	for i, e := range r.Skipped.Examples {
 		r.Skipped.Examples[i] = strings.Replace(e, s.run.root.RealDir()+string(filepath.Separator), "", 1)
 	}
@@ -336,6 +342,7 @@ func (s *structural) grep(ctx context.Context, call *Call, a grepArgs) (*Result,
 	st.More = o.more(res.Total)
 	st.Errors = res.Errors[:min(len(res.Errors), astGrepMaxErrors)]
 	st.SyntaxErrorFiles, st.SyntaxErrors = res.BrokenCount, res.Broken
+	st.NoMatch = res.NoMatch
 	if w := warm; w.Running {
 		// answered while the warm-up parses: later queries find more ready
 		st.Index = w.String()
@@ -387,6 +394,7 @@ func mergeResults(parts []*search.Result, max int) *search.Result {
 		return parts[0]
 	}
 	m := *parts[0]
+	m.NoMatch = nil // each language's is its part's
 	m.Matches = append([]search.Match(nil), m.Matches...)
 	m.Errors = append([]search.FileError(nil), m.Errors...)
 	m.Skipped.Large = append([]string(nil), m.Skipped.Large...)

@@ -54,6 +54,11 @@ type AstGrepResult struct {
 	// error. Their matches are in Matches all the same.
 	SyntaxErrorFiles int                 `json:"syntax_error_files,omitempty"`
 	SyntaxErrors     []search.BrokenFile `json:"syntax_errors,omitempty"`
+	// NoMatch, when the pattern found nothing in the files it searched
+	// (in one language), says how it was read, how many nodes of its root
+	// kind the files parsed hold, the nearest miss and hints; the summary
+	// says the same. Nil when something matched or nothing was searched.
+	NoMatch *search.NoMatch `json:"no_match,omitempty"`
 }
 
 // AstGrepLanguage is one language a search ran in.
