@@ -3,9 +3,11 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -227,3 +229,43 @@ func sideWithImport(module, name string, kind byte) []byte {
 }
 
 func vname(s string) []byte { return append([]byte{byte(len(s))}, s...) }
+
+// TestCustomLanguageHammer: many goroutines parse a custom language through
+// one tenant's pool of several instances at once (each its own host, link
+// and side module, the side module's data at the same address in each),
+// with the shipped Go grammar alongside; every tree is the grammar's.
+func TestCustomLanguageHammer(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(t, engine.NewConfig())
+	p := e.NewParser(engine.Limits{Instances: 4})
+	defer p.Close(ctx)
+	props := enginetest.Properties(t, "properties")
+	goLang := enginetest.Language(t, "go")
+	const want = "(file (comment) (property (key) (value)) (property (key) (value)))"
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := 0; g < 16; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				tr, err := p.Parse(ctx, props, []byte(propertiesSrc))
+				if err == nil && tr.Root().String() != want {
+					err = fmt.Errorf("tree %s", tr.Root())
+				}
+				if err == nil && i%5 == 0 {
+					_, err = p.Parse(ctx, goLang, []byte("package p\n"))
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

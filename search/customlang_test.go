@@ -204,3 +204,4 @@ func deref(s *string) string {
 	}
 	return *s
 }
+

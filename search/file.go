@@ -88,7 +88,7 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang *gra
 	// nor hashed (the store's stat memo), and one whose kinds rule it out is not read
 	// even when its tree is gone; a rewrite always reads what it changes
 	if !w.rewrites() {
-		if key, ok := s.unchanged(fsys, j.path, lang.ID); ok {
+		if key, ok := s.unchanged(fsys, j.path, lang.Key()); ok {
 			if s.cache.RuledOut(w.kinds, key) {
 				j.prefilter, j.kindSkip = true, true
 				return nil
@@ -115,7 +115,7 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang *gra
 		return nil
 	}
 	key := store.KeyOf(s.partition, lang, src)
-	s.cache.Remember(j.path, lang.ID, fi, at, key)
+	s.cache.Remember(j.path, lang.Key(), fi, at, key)
 	if s.cache.RuledOut(w.kinds, key) {
 		j.prefilter, j.kindSkip = true, true
 		return nil

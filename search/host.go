@@ -37,7 +37,7 @@ type RegionsCut struct {
 func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang *grammars.Language, j *fileJob, limit int) error {
 	// a host file without a region of lang is no file of lang: it is not
 	// counted, and while it is as it was it is not read again
-	memoLang := j.host.ID + ">" + lang.ID
+	memoLang := j.host.Key() + ">" + lang.Key()
 	// a project's injections find regions the grammar's own look and the
 	// memo know nothing of
 	custom := inject.Injects(j.host.ID, lang.ID, w.injs)
@@ -69,7 +69,7 @@ func (s *Searcher) doHost(ctx context.Context, fsys *files, w *worker, lang *gra
 		return nil
 	}
 	hkey := store.KeyOf(s.partition, j.host, src)
-	s.cache.Remember(j.path, j.host.ID, fi, at, hkey)
+	s.cache.Remember(j.path, j.host.Key(), fi, at, hkey)
 	ht, hit, err := s.wholeTree(ctx, j.host, hkey, src)
 	if err != nil {
 		j.err = err
@@ -167,7 +167,7 @@ func (s *Searcher) scanHost(ctx context.Context, fsys *files, lang *grammars.Lan
 		return nil
 	}
 	key := store.KeyOf(s.partition, lang, src)
-	s.cache.Remember(j.path, lang.ID, fi, at, key)
+	s.cache.Remember(j.path, lang.Key(), fi, at, key)
 	withTokens := func(srs []*scanRule, text []byte) []*scanRule {
 		var out []*scanRule
 		for _, sr := range srs {

@@ -53,7 +53,7 @@ func (s *Searcher) warmFile(ctx context.Context, fsys *files, path string) bool 
 	if lang == nil {
 		return false // the warm-up lists files of a shipped grammar only
 	}
-	if key, ok := s.unchanged(fsys, path, lang.ID); ok && s.cache.InMemory(key) {
+	if key, ok := s.unchanged(fsys, path, lang.Key()); ok && s.cache.InMemory(key) {
 		return false // as it was, and its tree is in memory
 	}
 	at := s.now()
@@ -62,7 +62,7 @@ func (s *Searcher) warmFile(ctx context.Context, fsys *files, path string) bool 
 		return false
 	}
 	key := store.KeyOf(s.partition, lang, src)
-	s.cache.Remember(path, lang.ID, fi, at, key)
+	s.cache.Remember(path, lang.Key(), fi, at, key)
 	if s.cache.Holds(key) {
 		// on disk only: bring it into memory
 		if _, _, err := s.wholeTree(ctx, lang, key, src); err != nil && ctx.Err() != nil {

@@ -90,7 +90,8 @@ func (sm *statMemo) lookup(path, lang string, stat func() (fs.FileInfo, error)) 
 
 // Remember records that the file at path, read as lang and stat'ed as fi at
 // time at (taken before the stat), holds the content whose key is k, for
-// every searcher of the store (see statMemo).
+// every searcher of the store (see statMemo). lang is the language's
+// grammars.Language.Key, which tells two custom modules of one name apart.
 func (c *Cache) Remember(path, lang string, fi fs.FileInfo, at time.Time, k Key) {
 	c.memo.remember(path, lang, fi, at, k)
 }
