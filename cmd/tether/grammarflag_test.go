@@ -40,6 +40,7 @@ func TestGrammarFlag(t *testing.T) {
 		{[]string{"ast-grep", "--grammar", flagVal, "-p", "password = $V", "-r", "password = $V-2", "-U", "conf/app.cprops"}, 0, "Applied 1 changes"},
 		{[]string{"scan", "--grammar", flagVal, "--inline-rules", "id: pw\nlanguage: cprops\nseverity: warning\nmessage: plain $V\nrule: {pattern: password = $V}\n", "conf"}, 0, "plain hunter2-2"},
 		{[]string{"ast-grep", "-p", "password = $V", "-l", "projprops", "conf"}, 0, "conf/dev.pprops"},
+		{[]string{"parse", "--grammar", flagVal, "conf/app.cprops"}, 0, "(file (property (key) (value)) (property (key) (value)))"},
 		{[]string{"ast-grep", "--grammar", "name=x", "-p", "a", "conf"}, 2, "name= and wasm= are needed"},
 		{[]string{"scan", "--grammar", "name=python,wasm=" + wasmPath + ",ext=pyx", "--inline-rules", "id: a\nlanguage: go\nrule: {pattern: a}\n"}, 2, "names a shipped language"},
 	} {

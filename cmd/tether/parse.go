@@ -29,8 +29,9 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 	outline := fs.Bool("outline", false, "print as `tree-sitter parse` does: one named node a line, indented, with [row, column] ranges")
 	noRanges := fs.Bool("no-ranges", false, "with -outline, leave the ranges out")
 	cst := fs.Bool("cst", false, "with -outline, print the anonymous nodes too (punctuation and keywords, quoted)")
+	fs.Var(&grammarFlag{}, "grammar", grammarUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether parse [-l LANG] [-q] [-outline [-no-ranges] [-cst]] FILE...")
+		fmt.Fprintln(stderr, "usage: tether parse [-l LANG] [--grammar SPEC] [-q] [-outline [-no-ranges] [-cst]] FILE...")
 		fmt.Fprintln(stderr, "Prints each file's syntax tree as an S-expression. Exits 1 when a tree has ERROR or MISSING nodes, 2 on other failures.")
 		fs.PrintDefaults()
 	}
