@@ -142,6 +142,9 @@ func (e *Engine) Close(ctx context.Context) error {
 		p.Close(ctx)
 	}
 	err := e.runtime.Close(ctx)
+	// a custom runtime being made now is finished first, one not made yet
+	// never will be
+	e.custom.once.Do(func() { e.custom.err = fmt.Errorf("engine: %w", ErrClosed) })
 	if e.custom.rt != nil {
 		err = errors.Join(err, e.custom.rt.Close(ctx))
 	}
