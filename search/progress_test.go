@@ -13,7 +13,10 @@ func TestProgressFirstAndLast(t *testing.T) {
 	for _, total := range []int{1, 2, 7, 500} {
 		for range 20 {
 			var got []int
-			p := &progress{fn: func(done, n int) {
+			p := &progress{fn: func(done, n, found int) {
+				if found != done {
+					t.Errorf("told %d found after %d files of one each", found, done)
+				}
 				if n != total {
 					t.Errorf("told total %d, want %d", n, total)
 				}
@@ -31,7 +34,7 @@ func TestProgressFirstAndLast(t *testing.T) {
 					defer wg.Done()
 					for range k {
 						runtime.Gosched()
-						p.step()
+						p.step(1)
 					}
 				}()
 			}

@@ -38,6 +38,9 @@ type ScanQuery struct {
 	// Injections are a project's languageInjections (Project.Injections):
 	// more host languages and regions than the grammars' own (package inject).
 	Injections []inject.Injection
+	// Progress, when set, is told how many of the files to scan are done
+	// and how many findings they held, as Query.Progress is.
+	Progress func(done, total, found int)
 	// Fix makes ScanResult.Plan: every finding's fix, applied to the
 	// content the scan read (of overlapping fixes in a file, the first in
 	// source order wins), to stage or apply as a rewrite's plan.
@@ -222,6 +225,7 @@ func scanFiles(ctx context.Context, fsys *files, q ScanQuery, gl *globs, byLang 
 func (s *Searcher) scanAll(ctx context.Context, fsys *files, base string, byLang map[string][]*scanRule, q ScanQuery, jobs []*scanJob) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
+	prog := &progress{fn: q.Progress, total: len(jobs)}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < min(s.workers, len(jobs)); w++ {
@@ -238,6 +242,7 @@ func (s *Searcher) scanAll(ctx context.Context, fsys *files, base string, byLang
 					stop(err)
 					return
 				}
+				prog.step(len(jobs[i].findings))
 			}
 		}()
 	}

@@ -173,9 +173,10 @@ type Query struct {
 	// grammars' own (package inject).
 	Injections []inject.Injection
 	// Progress, when set, is told how many of the files to search are done
-	// (when the first is, at most every progressEvery after, and when the
-	// last is), from the goroutines that search them, in increasing order.
-	Progress func(done, total int)
+	// and how many matches they held (when the first is, at most every
+	// progressEvery after, and when the last is), from the goroutines that
+	// search them, in increasing order.
+	Progress func(done, total, found int)
 	// OnMatches, when set, is handed each file's matches (of a search, not
 	// a rewrite) in the order Result.Matches lists them, as soon as that
 	// file and every one before it are searched, and the search keeps
@@ -190,33 +191,37 @@ type Query struct {
 // progressEvery is how often Query.Progress is told at most.
 const progressEvery = 250 * time.Millisecond
 
-// progress counts the files a search has done for Query.Progress.
+// progress counts the files a search or scan has done, and the matches
+// or findings they held, for Query.Progress and ScanQuery.Progress.
 type progress struct {
-	fn    func(done, total int)
+	fn    func(done, total, found int)
 	total int
 	mu    sync.Mutex
 	done  int
+	found int
 	last  time.Time
 }
 
-// step counts one file done and tells fn when it is due. The count is
+// step counts one file done, which held found matches, and tells fn when
+// it is due. The count is
 // taken under the lock that orders the calls to fn: counted apart, a
 // worker that took the first count and was descheduled before telling it
 // found the last one told already and dropped its own, so a fast search
 // reported only its end.
-func (p *progress) step() {
+func (p *progress) step(found int) {
 	if p.fn == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
+	p.found += found
 	n := p.done
 	if n != 1 && n != p.total && time.Since(p.last) < progressEvery {
 		return
 	}
 	p.last = time.Now()
-	p.fn(n, p.total)
+	p.fn(n, p.total, p.found)
 }
 
 // Search compiles q.Pattern and runs it over q.Paths.
@@ -339,7 +344,7 @@ func (s *Searcher) searchAll(ctx context.Context, q Query, p *prepared, jobs []*
 						return
 					}
 				}
-				prog.step()
+				prog.step(jobs[i].count)
 			}
 		}()
 	}

@@ -35,11 +35,11 @@ func ReportStep(ctx context.Context, message string) {
 
 // filesProgress returns the search.Query.Progress of a call under ctx: the
 // files searched of the total; nil when no one listens.
-func filesProgress(ctx context.Context) func(done, total int) {
+func filesProgress(ctx context.Context) func(done, total, found int) {
 	if fn, _ := ctx.Value(progressKey{}).(ProgressFunc); fn == nil {
 		return nil
 	}
-	return func(done, total int) {
+	return func(done, total, _ int) {
 		ReportProgress(ctx, float64(done), float64(total), fmt.Sprintf("%d of %d files searched", done, total))
 	}
 }
@@ -51,13 +51,13 @@ func filesProgress(ctx context.Context) func(done, total int) {
 // Counted apart, every search started again at 1, below what was sent, and
 // its reports were dropped until they passed the search before.
 type filesRuns struct {
-	fn         func(done, total int)
+	fn         func(done, total, found int)
 	base, last int // files of the searches before; the running one's total
 }
 
 // next returns the search.Query.Progress of the next search; nil when no
 // one listens. The search before must have returned.
-func (r *filesRuns) next() func(done, total int) {
+func (r *filesRuns) next() func(done, total, found int) {
 	if r.fn == nil {
 		return nil
 	}
@@ -65,8 +65,8 @@ func (r *filesRuns) next() func(done, total int) {
 	base := r.base
 	// a search calls its Progress one call at a time, and returns after
 	// its last
-	return func(done, total int) {
+	return func(done, total, found int) {
 		r.last = total
-		r.fn(base+done, base+total)
+		r.fn(base+done, base+total, found)
 	}
 }

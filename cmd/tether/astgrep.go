@@ -68,12 +68,19 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	var out matchOutput
+	prog := newTermProgress(stderr, "matches")
+	job.Query.Progress = prog.update
 	if !f.rewriting {
 		if !out.start(&job.Query, &f, stdout, stderr) {
 			return 2
 		}
+		write := job.Query.OnMatches
+		job.Query.OnMatches = func(ms []search.Match) error {
+			return prog.around(func() error { return write(ms) })
+		}
 	}
 	res, plan, err := s.Do(ctx, job)
+	prog.clear()
 	if err == nil {
 		err = out.close()
 	}

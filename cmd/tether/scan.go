@@ -84,7 +84,10 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	}
 	s := search.NewSearcher(e, search.Config{Workers: *threads, MaxText: -1})
 	q := search.ScanQuery{Rules: proj.Rules, Injections: proj.Injections, Paths: paths, Globs: globs, Base: proj.Dir, MaxResults: *maxResults}
+	prog := newTermProgress(stderr, "findings")
+	q.Progress = prog.update
 	res, err := s.DoScan(ctx, search.ScanJob{Query: q, Apply: *updateAll})
+	prog.clear()
 	if res == nil {
 		fmt.Fprintln(stderr, "tether scan:", err)
 		return 2
