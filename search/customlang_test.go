@@ -204,4 +204,3 @@ func deref(s *string) string {
 	}
 	return *s
 }
-
