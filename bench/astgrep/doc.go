@@ -5,6 +5,7 @@
 //
 //	go run ./bench/astgrep [-corpus DIR] [-j N] [-tether bin/tether] [-readme bench/README.md]
 //	go run ./bench/astgrep -session [...]
+//	go run ./bench/astgrep -tier [-corpus DIR] [-rounds N] [...]
 //
 // cold: a new process per query for both (tether's wasm compilation cache on
 // disk is warm, as after any earlier run; the OS file cache is warm for both).
@@ -18,6 +19,12 @@
 // runs it, without the MCP framing); then the session's floor (floor.go):
 // one wasm parse of what its queries need, and for the warm rows the read of
 // the files and trees they need.
+//
+// -tier: the disk tier benchmark (tier.go): each of TierPatterns over the
+// corpus, then a one-file search, as tether with an empty disk tier, tether
+// with --no-cache and ast-grep, in turn in every round; the medians of the
+// rounds and their ratios, with the load average, since the machine may be
+// shared.
 //
 // A benchmark command: it may import whatever it measures, and nothing imports
 // it.

@@ -47,7 +47,9 @@ func main() {
 	child := flag.Bool("session-child", false, "internal: answer the session's patterns in this process")
 	firstQuery := flag.Duration("first-query", ServeModel.FirstQuery, "with -session-child: when the first query comes after the warm-up starts (negative: no warm-up)")
 	whole := flag.Bool("whole", ServeModel.Whole, "with -session-child: parse whole files while the store has room")
-	only := flag.String("patterns", "", "with -session-child: the patterns to answer, one a line (default the session's 20)")
+	only := flag.String("patterns", "", "with -session-child or -tier: the patterns, one a line (default the session's 20, or the tier benchmark's 4)")
+	tierBench := flag.Bool("tier", false, "run the disk tier benchmark (tether with an empty disk tier, with --no-cache, and ast-grep, in turn: the corpus with 4 patterns, then one small file) instead")
+	rounds := flag.Int("rounds", 5, "with -tier: rounds over the corpus (the one-file search runs 6 times as many)")
 	flag.Parse()
 	if *child {
 		pats := SessionPatterns
@@ -65,6 +67,16 @@ func main() {
 	}
 	if *session {
 		runSession(ag, *tether, *corpus, *threads, *readmePath)
+		return
+	}
+	if *tierBench {
+		pats := TierPatterns
+		if *only != "" {
+			pats = strings.Split(strings.TrimSpace(*only), "\n")
+		}
+		if err := runTier(ag, *tether, *corpus, pats, *threads, *rounds, 6**rounds, *readmePath); err != nil {
+			log.Fatal(err)
+		}
 		return
 	}
 	rows, err := Run(context.Background(), ag, *tether, *corpus, *threads, Patterns)
