@@ -40,6 +40,8 @@ type DiskCache struct {
 	dir     string
 	budget  int64
 	packMax int64 // the size at which a process starts a new pack
+	// readOnly: reads leave the packs' times alone (VerifyDiskCache)
+	readOnly bool
 
 	mu   sync.Mutex
 	size int64 // bytes of packs, as the ledger said at open plus written since
@@ -69,9 +71,12 @@ type DiskCache struct {
 
 	// the writer's, under wmu: the pack it appends to, its batch buffer
 	// and the index records of what it wrote, by shard, not yet appended
-	wmu        sync.Mutex
-	pack       *packWriter
-	wbuf       []byte
+	wmu  sync.Mutex
+	pack *packWriter
+	wbuf []byte
+	// broken: a pack could not be made or written; this process writes no
+	// more (a full or read-only disk costs speed, not a file a tree)
+	broken     bool
 	pendingIdx [indexShards][]byte
 	pendingN   int
 

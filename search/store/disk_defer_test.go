@@ -2,12 +2,14 @@ package store_test
 
 import (
 	"encoding/binary"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/internal/searchtest"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -84,5 +86,29 @@ func TestDiskTierDeferredBound(t *testing.T) {
 	_, n := tierBytes(t, dir)
 	if dropped := d.Stats().Dropped; n == 0 || int64(n)+dropped != entries {
 		t.Errorf("after Settle %d entries on disk and %d dropped, want %d in all", n, dropped, entries)
+	}
+}
+
+// TestDiskTierUnwritable: a tier whose packs cannot be made (here a file
+// where their directory goes) costs speed, never an answer: the search
+// finds what a fresh one finds, the trees are counted as dropped, and the
+// process tries no more packs once one failed.
+func TestDiskTierUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "packs"), []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, d := withDisk(t, dir, 0, true)
+	q := search.Query{Pattern: "$X.Lock()", Language: "go", Paths: []string{filepath.Join(testenv.RepoRoot(), "search")}}
+	got, want := searchtest.SearchBoth(t, s, q)
+	if got.Total == 0 || got.Total != want.Total {
+		t.Fatalf("%d matches over an unwritable tier, %d fresh", got.Total, want.Total)
+	}
+	d.Settle(time.Minute)
+	if st := d.Stats(); st.Dropped == 0 || st.Bytes != 0 {
+		t.Errorf("unwritable tier: %d trees dropped, %d bytes counted; want some dropped and none counted", st.Dropped, st.Bytes)
+	}
+	if n := len(store.PackFiles(dir)); n != 0 {
+		t.Errorf("%d packs made in an unwritable tier", n)
 	}
 }

@@ -263,9 +263,12 @@ func (d *DiskCache) readEntry(k Key, l loc) ([]byte, bool) {
 	if l.n < uint32(entryHead) || l.off < 0 {
 		return nil, false
 	}
-	f := d.packFile(l.pack)
+	f, once := d.packFile(l.pack)
 	if f == nil {
 		return nil, false
+	}
+	if once {
+		defer f.Close()
 	}
 	b := make([]byte, l.n)
 	if _, err := f.ReadAt(b, l.off); err != nil {
@@ -274,39 +277,37 @@ func (d *DiskCache) readEntry(k Key, l loc) ([]byte, bool) {
 	return entryBody(b, k)
 }
 
-// packFile returns pack id open for reading, nil when it is gone. A hit
-// makes the pack recent (its modification time, which pruning goes by),
-// once a process and not more than once a minute.
-func (d *DiskCache) packFile(id packID) *os.File {
+// packFile returns pack id open for reading, nil when it is gone, and
+// whether the caller closes it (past maxOpenPacks a pack is opened for one
+// read: one kept open is never closed under a reader). A hit makes the
+// pack recent (its modification time, which pruning goes by), once a
+// process and not more than once a minute.
+func (d *DiskCache) packFile(id packID) (*os.File, bool) {
 	r := &d.readers
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if f, ok := r.open[id]; ok {
-		return f
+		return f, false
 	}
 	f, err := os.Open(d.packPath(id))
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	if r.open == nil {
 		r.open, r.touched = map[packID]*os.File{}, map[packID]bool{}
 	}
-	if len(r.open) >= maxOpenPacks {
-		for old, of := range r.open {
-			of.Close()
-			delete(r.open, old)
-			break
-		}
-	}
-	r.open[id] = f
-	if !r.touched[id] {
+	if !r.touched[id] && !d.readOnly {
 		r.touched[id] = true
 		if fi, err := f.Stat(); err == nil && time.Since(fi.ModTime()) > time.Minute {
 			now := time.Now()
 			os.Chtimes(f.Name(), now, now)
 		}
 	}
-	return f
+	if len(r.open) >= maxOpenPacks {
+		return f, true
+	}
+	r.open[id] = f
+	return f, false
 }
 
 // closePack closes pack id when this process reads it (it was removed).
@@ -374,7 +375,7 @@ func VerifyDiskCache(dir string) (DiskCheck, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return c, err
 	}
-	d := &DiskCache{dir: dir}
+	d := &DiskCache{dir: dir, readOnly: true}
 	err := filepath.WalkDir(filepath.Join(dir, "packs"), func(p string, de fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -163,6 +163,13 @@ func (d *DiskCache) dropQueuedLocked() {
 	q.entries = nil
 }
 
+// dropped counts n trees not written.
+func (d *DiskCache) dropped(n int64) {
+	d.queue.mu.Lock()
+	d.queue.dropped += n
+	d.queue.mu.Unlock()
+}
+
 // doneBatch takes the written batch off the queue.
 func (d *DiskCache) doneBatch(batch []queuedEntry) {
 	q := &d.queue
@@ -253,13 +260,23 @@ func (d *DiskCache) writeBatch(batch []queuedEntry) {
 			}
 		}
 		if err != nil {
+			d.broken = true
+			empty := d.pack.size == 0
+			path := d.packPath(d.pack.id)
 			d.closeOwnPack()
+			if empty {
+				os.Remove(path)
+			}
 		} else {
 			d.pack.size += int64(len(buf))
 		}
 		buf, put = buf[:0], put[:0]
 	}
 	for _, e := range batch {
+		if d.broken {
+			d.dropped(1)
+			continue
+		}
 		if _, ok := d.lookup(e.key); ok {
 			continue // this or another process wrote it
 		}
@@ -272,7 +289,7 @@ func (d *DiskCache) writeBatch(batch []queuedEntry) {
 			}
 		}
 		if d.pack == nil && !d.openOwnPack() {
-			break
+			continue
 		}
 		d.reserve(n)
 		// counted as under way before it is written, so that a prune's
@@ -317,6 +334,7 @@ func (d *DiskCache) openOwnPack() bool {
 		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	}
 	if err != nil {
+		d.broken = true
 		return false
 	}
 	d.pack = &packWriter{id: id, f: f}
