@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/kernels"
@@ -105,19 +106,15 @@ func retained() int64 {
 // millisecond and a step copying tens of MiB takes longer, so the cell
 // allocates twice the cap in all: the strings up to the cap (as much again as
 // the last one) and the one in flight when the guard trips (at most twice the
-// largest, itself under the cap). The margin, 6 times the cap, allows one
-// doubling more (4 times) for a machine so loaded that the guard's goroutine
-// missed the copy in flight, and some slack; the old guard reached 8 to 16.
-// The runtime's own collections are off while it runs: a collection that
-// stops the world during a copy holds the guard back until the copy is done,
-// and can let one more doubling through (8 times, seen with every core
-// busy), which no guard that looks from another goroutine can prevent
-// (kernels/RATIONALE.md); what is measured here is the guard itself,
-// including the collections it starts. The kernel survives, the next cell
-// works, and after a reset the memory is returned to the operating system.
+// largest, itself under the cap). A collection by the runtime that stops the
+// world during a copy holds the guard back until the copy is done, and one
+// collection can do so at its start and at its end: two doublings more, 8
+// times the cap, seen with every core busy (kernels/RATIONALE.md). The margin,
+// 9 times, is that and some slack; the old guard reached 8 to 16 times, and
+// 16 fails. The kernel survives, the next cell works, and after a reset the
+// memory is returned to the operating system.
 func TestMemoryCapCoversStrings(t *testing.T) {
 	testenv.Quiet(t)
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	const limit = 64 << 20
 	for _, tt := range []struct{ name, code string }{
 		{"plus", "let s = 'x'; while (true) s = s + s"},
@@ -129,7 +126,11 @@ func TestMemoryCapCoversStrings(t *testing.T) {
 		{"local", "(function () { let s = 'x'; while (true) s = s + s })()"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			k := newKernel(t, kernels.Config{MemoryLimit: limit})
+			// A two-byte string is copied by a Go loop, which -race
+			// instruments: with every core busy, copying the one in flight
+			// when the guard trips outlasts the default grace for an
+			// interrupted cell to come back.
+			k := newKernel(t, kernels.Config{MemoryLimit: limit, InterruptGrace: 2 * time.Minute})
 			value(t, run(t, k, "var before = 1"))
 			runtime.GC()
 			held := retained()
@@ -144,8 +145,8 @@ func TestMemoryCapCoversStrings(t *testing.T) {
 			if !upFront && !guarded {
 				t.Fatalf("not stopped at the cap: %+v", r.Error)
 			}
-			if grew > 6*limit {
-				t.Errorf("the cell allocated %d MiB under a cap of %d MiB: over the margin of 6 times the cap", grew>>20, limit>>20)
+			if grew > 9*limit {
+				t.Errorf("the cell allocated %d MiB under a cap of %d MiB: over the margin of 9 times the cap", grew>>20, limit>>20)
 			}
 			// A local string is freed and the state kept; a global one is
 			// kept too unless it holds more than half the cap (where the
