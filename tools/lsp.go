@@ -47,7 +47,7 @@ type lspTools struct {
 }
 
 // lspActions are the lsp tool's actions.
-var lspActions = []string{"diagnostics", "definition", "type_definition", "implementation", "references", "hover", "symbols", "code_actions", "call_hierarchy", "type_hierarchy", "status", "capabilities", "reload"}
+var lspActions = []string{"diagnostics", "definition", "type_definition", "implementation", "references", "hover", "symbols", "code_actions", "call_hierarchy", "type_hierarchy", "status", "capabilities", "reload", "request"}
 
 func (l *lspTools) tools() []Tool {
 	return []Tool{
@@ -64,6 +64,9 @@ func (l *lspTools) tools() []Tool {
 				"call_hierarchy (file, line, symbol; direction incoming, the default: the callers, or outgoing: the callees; cap 50, start pages on) and " +
 				"type_hierarchy (direction supertypes, the default, or subtypes), where the server offers them; " +
 				"symbols (query: workspace search, cap 100, grouped by container; or file: its outline, cap 200, without functions' parameters and locals unless locals is true; start pages on, kind keeps function, method, type, field or variable; the answer says when the server capped its list); " +
+				"request (file, method, params: send an LSP method that only reads to the file's server and get its answer as JSON, file URIs as workspace paths, 400 lines at a time, start pages on; textDocument is filled in from file, position from line and symbol; " +
+				"the read methods are the textDocument queries, the hierarchy and resolve follow-ups, workspace/symbol, clangd's textDocument/switchSourceHeader and textDocument/ast, rust-analyzer's views and expandMacro, and gopls's listing commands through workspace/executeCommand; " +
+				"any other method may change files and is lsp_request's, write tier, which stages its edit for resolve; other server commands are lsp_command's, exec tier); " +
 				"status (each server's state: starting, indexing, ready, failed and why, or why it is not running; its version); capabilities (what each running server supports and lacks, so a missing action is explained); reload (restart them; a server that crashes after a reload stays stopped until the next reload, one that crashes otherwise is restarted once). Every action takes timeout (seconds, at most 600).",
 		}, l.query),
 		Typed(Tool{
@@ -116,7 +119,7 @@ type lspArgs struct {
 	Symbol string `json:"symbol,omitempty" jsonschema:"substring of that line naming the symbol (a qualified name such as fmt.Println names its last part); name#2 picks the second occurrence"`
 	Query  string `json:"query,omitempty" jsonschema:"symbols: workspace search text"`
 	// Start and Kind page and narrow references, symbols, hierarchies and diagnostics.
-	Start int    `json:"start,omitempty" jsonschema:"references, symbols, call_hierarchy, type_hierarchy, diagnostics: skip this many results (0-based), to page past the cap (references 50, symbols 100 or 200, diagnostics 100); the result says the start of the next page" bounds:"minimum=0"`
+	Start int    `json:"start,omitempty" jsonschema:"references, symbols, call_hierarchy, type_hierarchy, diagnostics, request: skip this many results (0-based; request: lines of the answer), to page past the cap (references 50, symbols 100 or 200, diagnostics 100, request 400 lines); the result says the start of the next page" bounds:"minimum=0"`
 	Kind  string `json:"kind,omitempty" jsonschema:"symbols: keep only symbols of this kind" bounds:"enum=function|method|type|field|variable"`
 	// Locals widens a file's symbols.
 	Locals bool `json:"locals,omitempty" jsonschema:"symbols of a file: also list the parameters and local variables of functions (left out by default)"`
@@ -130,6 +133,9 @@ type lspArgs struct {
 	EndLine int `json:"end_line,omitempty" jsonschema:"code_actions: the last line (1-based) of a range from line (symbol then omitted)" bounds:"minimum=1"`
 	// Diagnostic narrows code_actions to one diagnostic.
 	Diagnostic string `json:"diagnostic,omitempty" jsonschema:"code_actions: only the fixes for the diagnostics whose message holds this (any case) or whose code it is; without line, the one such diagnostic in file gives the place"`
+	// Method and Params make a raw request.
+	Method string         `json:"method,omitempty" jsonschema:"request: the LSP method (textDocument/documentHighlight, textDocument/switchSourceHeader, workspace/executeCommand with a read-only command)"`
+	Params map[string]any `json:"params,omitempty" jsonschema:"request: the method's params as the LSP specification gives them (positions 0-based, file:// URIs of workspace files); textDocument is filled in from file, position from line and symbol"`
 	// Timeout bounds the call.
 	Timeout int `json:"timeout,omitempty" jsonschema:"seconds to wait for the answer (default: the server's request bound; at most 600)" bounds:"minimum=1,maximum=600"`
 }

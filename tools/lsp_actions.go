@@ -40,7 +40,8 @@ func lspAct[T any](needs func(lspArgs) error, call func(ctx context.Context, l *
 // lspTable holds the lsp tool's actions by lspKey: one entry per action
 // (lspActions), and diagnostics in its three forms. The calls and renders
 // live in a file per group: lsp_navigate.go, lsp_hierarchy.go,
-// symbols.go, lsp_codeactions.go, lsp_diagnostics.go, lsp_status.go.
+// symbols.go, lsp_codeactions.go, lsp_diagnostics.go, lsp_status.go,
+// lsp_request.go.
 var lspTable = map[string]lspAction{
 	"definition":        lspAct(lspArgs.needPos, definition, renderLocations),
 	"type_definition":   lspAct(lspArgs.needPos, typeDefinition, renderLocations),
@@ -57,6 +58,7 @@ var lspTable = map[string]lspAction{
 	"status":            lspAct(nil, status, renderServerStatus),
 	"capabilities":      lspAct(nil, capabilities, renderCapabilities),
 	"reload":            lspAct(nil, reload, renderReload),
+	"request":           lspAct(needRequest, request, renderRequest),
 }
 
 // lspKey is the entry of lspTable that answers a: its action, and for

@@ -35,9 +35,10 @@ type renameFileArgs struct {
 	Timeout int    `json:"timeout,omitempty" jsonschema:"seconds to wait for the server (default: its request bound; at most 600)" bounds:"minimum=1,maximum=600"`
 }
 
-// lspApplyTools are lsp_apply and rename_file.
+// applyTools are lsp_apply, rename_file, lsp_format, lsp_request and
+// lsp_command.
 func (l *lspTools) applyTools() []Tool {
-	return []Tool{
+	return append([]Tool{
 		Typed(Tool{
 			Name: "lsp_apply",
 			Tier: TierWrite,
@@ -56,7 +57,8 @@ func (l *lspTools) applyTools() []Tool {
 				"preview: true stages it for resolve (edit_id and diff) instead.",
 			Writes: writesFor(renameFileTargets),
 		}, l.renameFile),
-	}
+		l.formatTool(),
+	}, l.requestTools()...)
 }
 
 // renameFileTargets are both ends of the move rename_file makes now (a

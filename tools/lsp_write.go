@@ -57,6 +57,10 @@ type WriteDiagnostics struct {
 	// that type-checks (gopls's analyzers): not computed, not fixed, so
 	// neither cleared nor, when they come back, new.
 	Held map[string]int
+	// Formatted is what format on write did to each written file whose
+	// server formats on write (lsp.WithFormatOnWrite), before the
+	// diagnostics above were taken; nil when it is off.
+	Formatted []FormatOutcome
 }
 
 func newWriteDiagnostics() *WriteDiagnostics {
@@ -269,7 +273,13 @@ func (l *lspTools) diagnosticsOnWrite(next Handler) Handler {
 		}
 		res.Diagnostics = newWriteDiagnostics()
 		l.moved(w, res)
-		if lines := l.afterWrite(ctx, w, l.writtenFiles(res, declared), res.Diagnostics); len(lines) > 0 {
+		files := l.writtenFiles(res, declared)
+		// Format on write comes first: the diagnostics are the formatted
+		// files'.
+		formatted, lines := l.formatWritten(ctx, files)
+		res.Diagnostics.Formatted = formatted
+		lines = append(lines, l.afterWrite(ctx, w, files, res.Diagnostics)...)
+		if len(lines) > 0 {
 			res.Content = append(res.Content, Content{Type: TextContent, Text: "lsp: " + strings.Join(lines, "\nlsp: ")})
 		}
 		return res, nil

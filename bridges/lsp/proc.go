@@ -85,15 +85,17 @@ type instance struct {
 
 // providers maps a request to the server capability that announces it.
 var providers = map[string]string{
-	"textDocument/definition":     "definitionProvider",
-	"textDocument/typeDefinition": "typeDefinitionProvider",
-	"textDocument/implementation": "implementationProvider",
-	"textDocument/references":     "referencesProvider",
-	"textDocument/hover":          "hoverProvider",
-	"textDocument/documentSymbol": "documentSymbolProvider",
-	"workspace/symbol":            "workspaceSymbolProvider",
-	"textDocument/codeAction":     "codeActionProvider",
-	"textDocument/rename":         "renameProvider",
+	"textDocument/definition":      "definitionProvider",
+	"textDocument/typeDefinition":  "typeDefinitionProvider",
+	"textDocument/implementation":  "implementationProvider",
+	"textDocument/references":      "referencesProvider",
+	"textDocument/hover":           "hoverProvider",
+	"textDocument/documentSymbol":  "documentSymbolProvider",
+	"workspace/symbol":             "workspaceSymbolProvider",
+	"textDocument/codeAction":      "codeActionProvider",
+	"textDocument/rename":          "renameProvider",
+	"textDocument/formatting":      "documentFormattingProvider",
+	"textDocument/rangeFormatting": "documentRangeFormattingProvider",
 	// The follow-up requests (incomingCalls, supertypes, ...) need no
 	// check: a server that prepares an item answers them.
 	"textDocument/prepareCallHierarchy": "callHierarchyProvider",

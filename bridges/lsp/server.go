@@ -66,6 +66,10 @@ type Server struct {
 	// typescript package installed with the server or tsserver on the
 	// trusted PATH, and does not start the server when there is neither.
 	PinTSServer bool `json:"pin_tsserver,omitempty"`
+	// FormatOnWrite, when set, says whether the files this server serves
+	// are formatted by it after tether's writers write them, whatever
+	// WithFormatOnWrite says for the others.
+	FormatOnWrite *bool `json:"format_on_write,omitempty"`
 	// Settings answers workspace/configuration requests (every section gets it).
 	Settings json.RawMessage `json:"settings,omitempty"`
 	// Settle is how long to wait for further diagnostics publications for a

@@ -95,6 +95,7 @@ type Supervisor struct {
 	diagTimeout    time.Duration
 	checkerTimeout time.Duration
 	python         string // WithPython
+	formatOnWrite  bool   // WithFormatOnWrite
 
 	gate     viewGate     // views (ShowContent) exclusive against queries
 	sessions atomic.Int32 // the Pool's sessions using it; 0 when not pooled

@@ -20,6 +20,7 @@ func init() {
 		enabled bool
 		share   bool
 		servers string
+		format  bool
 		pool    = lsp.NewPool()
 	)
 	addWiring(familyWiring{
@@ -27,6 +28,7 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&enabled, "lsp", true, "offer the lsp, lsp_rename and lsp_check tools and diagnostics on write (language servers start lazily)")
 			fs.BoolVar(&share, "share-lsp", true, "with --http: sessions on the same workspace share its language servers (one process per language; what a session shows a server unsaved stays its own); false gives each session its own")
+			fs.BoolVar(&format, "format-on-write", false, "format each file tether's writers write (write, edit, apply_patch, resolve, lsp_rename, rename_file) with its language server, before diagnostics on write; the result says what was formatted, by which server, or why not (a server row's format_on_write overrides it)")
 			fs.StringVar(&servers, "lsp-servers", "", "JSON file with more language servers (a list of {name, language, binaries, args, extensions, root_markers, checker, position_encoding, ...})")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
@@ -35,6 +37,10 @@ func init() {
 			}
 			opts := []lsp.Option{lsp.WithPython(pythonPath)}
 			config := "python=" + pythonPath
+			if format {
+				opts = append(opts, lsp.WithFormatOnWrite(true))
+				config += " format-on-write"
+			}
 			if servers != "" {
 				b, err := os.ReadFile(servers)
 				if err != nil {

@@ -1,0 +1,167 @@
+package tools_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/tools"
+)
+
+// requestPage calls name and returns its typed raw-request answer,
+// failing unless it is one.
+func requestPage(t *testing.T, r *tools.Run, name string, args map[string]any) *tools.RequestPage {
+	t.Helper()
+	res := callResult(t, r, name, args)
+	pg, ok := res.Structured.(*tools.RequestPage)
+	if res.IsError || !ok {
+		t.Fatalf("%s %v: want a request answer, got %T %s", name, args, res.Structured, res.AllText())
+	}
+	return pg
+}
+
+// fileURI is the file:// URI of path.
+func fileURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// refusedFor requires err to refuse a method of class for the tier, naming
+// the tool that takes it.
+func refusedFor(t *testing.T, err error, class lsp.MethodClass, tool string) {
+	t.Helper()
+	var ce *lsp.ClassError
+	if !errors.As(err, &ce) || ce.Class != class || !strings.Contains(err.Error(), tool) {
+		t.Fatalf("want a refusal of a %s-class method naming %s, got %v", class, tool, err)
+	}
+}
+
+// TestLSPRequestGopls: a read method (documentHighlight, the position
+// from line and symbol) and a gopls read command answer at read tier as
+// JSON with workspace paths; a rename is refused there and, through
+// lsp_request, staged for resolve; executeCommand of another command
+// goes to lsp_command; tether's own messages and files outside the
+// workspace are refused at every tier.
+func TestLSPRequestGopls(t *testing.T) {
+	r, dir := lspRun(t)
+	t.Run("read method", func(t *testing.T) {
+		pg := requestPage(t, r, "lsp", map[string]any{"action": "request", "file": "shapes.go", "method": "textDocument/documentHighlight", "line": 14, "symbol": "Side#2"})
+		var hl []struct {
+			Range struct {
+				Start struct{ Line, Character int }
+			}
+		}
+		if err := json.Unmarshal(pg.Result, &hl); err != nil || pg.Server != "gopls" || pg.Class != lsp.ReadMethod {
+			t.Fatalf("documentHighlight: %+v (%v)", pg, err)
+		}
+		// Side is declared on line 10 and used twice on line 14 (0-based
+		// 9 and 13; positions as gopls gives them, UTF-16 columns).
+		at := map[[2]int]bool{}
+		for _, h := range hl {
+			at[[2]int{h.Range.Start.Line, h.Range.Start.Character}] = true
+		}
+		if !at[[2]int{9, 1}] || !at[[2]int{13, 42}] || !at[[2]int{13, 51}] {
+			t.Fatalf("highlights of Side: want 10:2, 14:43 and 14:52 among %+v", hl)
+		}
+	})
+	t.Run("read command", func(t *testing.T) {
+		pg := requestPage(t, r, "lsp", map[string]any{"action": "request", "file": "use.go", "method": "workspace/executeCommand",
+			"params": map[string]any{"command": "gopls.package_symbols", "arguments": []any{map[string]any{"URI": fileURI(filepath.Join(dir, "shapes.go"))}}}})
+		var syms struct {
+			PackageName string
+			Files       []string
+			Symbols     []struct{ Name string }
+		}
+		if err := json.Unmarshal(pg.Result, &syms); err != nil || pg.Class != lsp.ReadMethod {
+			t.Fatalf("package_symbols: %+v (%v)", pg, err)
+		}
+		names := map[string]bool{}
+		for _, s := range syms.Symbols {
+			names[s.Name] = true
+		}
+		if syms.PackageName != "shapes" || !names["Square"] || !names["Total"] || len(syms.Files) == 0 || syms.Files[0] != "shapes.go" {
+			t.Fatalf("package_symbols: want shapes' symbols and workspace paths, got %s", pg.Result)
+		}
+	})
+	src := readFile(t, filepath.Join(dir, "shapes.go"))
+	rename := map[string]any{"file": "shapes.go", "method": "textDocument/rename", "params": map[string]any{"newName": "Width"}, "line": 10, "symbol": "Side"}
+	t.Run("write method refused at read tier", func(t *testing.T) {
+		_, err := call(t, r, "lsp", map[string]any{"action": "request", "file": "shapes.go", "method": "textDocument/rename", "params": map[string]any{"newName": "Width"}, "line": 10, "symbol": "Side"})
+		refusedFor(t, err, lsp.WriteMethod, "lsp_request")
+		_, err = call(t, r, "lsp", map[string]any{"action": "request", "file": "shapes.go", "method": "gopls/noSuchMethod"})
+		refusedFor(t, err, lsp.WriteMethod, "lsp_request")
+		_, err = call(t, r, "lsp", map[string]any{"action": "request", "file": "shapes.go", "method": "workspace/executeCommand", "params": map[string]any{"command": "gopls.tidy"}})
+		refusedFor(t, err, lsp.ExecMethod, "lsp_command")
+		_, err = call(t, r, "lsp_request", map[string]any{"file": "shapes.go", "method": "workspace/executeCommand", "params": map[string]any{"command": "gopls.tidy"}})
+		if err == nil || !strings.Contains(err.Error(), "lsp_command") {
+			t.Fatalf("executeCommand through lsp_request: want it sent to lsp_command, got %v", err)
+		}
+		if readFile(t, filepath.Join(dir, "shapes.go")) != src {
+			t.Fatal("a refused request changed the file")
+		}
+	})
+	t.Run("owned and outside refused", func(t *testing.T) {
+		_, err := call(t, r, "lsp_request", map[string]any{"file": "shapes.go", "method": "textDocument/didClose"})
+		if err == nil || !strings.Contains(err.Error(), "tether runs the server") {
+			t.Fatalf("didClose: want it refused as tether's own, got %v", err)
+		}
+		out := filepath.Join(filepath.Dir(dir), "elsewhere.go")
+		_, err = call(t, r, "lsp", map[string]any{"action": "request", "file": "shapes.go", "method": "textDocument/hover",
+			"params": map[string]any{"textDocument": map[string]any{"uri": fileURI(out)}, "position": map[string]any{"line": 0, "character": 0}}})
+		if err == nil || !strings.Contains(err.Error(), "outside the workspace") {
+			t.Fatalf("a URI outside the workspace: want it refused, got %v", err)
+		}
+	})
+	t.Run("write method staged", func(t *testing.T) {
+		pg := requestPage(t, r, "lsp_request", rename)
+		if pg.Class != lsp.WriteMethod || pg.Staged == nil || pg.Staged.EditID == "" || len(pg.Staged.Files) != 2 || pg.Staged.Files[0].Path != "shapes.go" || pg.Staged.Files[1].Path != "use.go" {
+			t.Fatalf("rename: want its edit staged for shapes.go and use.go, got %+v", pg.Staged)
+		}
+		var we struct{ DocumentChanges []struct{ TextDocument struct{ URI string } } }
+		if json.Unmarshal(pg.Result, &we) != nil || len(we.DocumentChanges) != 2 || we.DocumentChanges[0].TextDocument.URI != "use.go" && we.DocumentChanges[0].TextDocument.URI != "shapes.go" {
+			t.Fatalf("rename answer: want the WorkspaceEdit with workspace paths, got %s", pg.Result)
+		}
+		if readFile(t, filepath.Join(dir, "shapes.go")) != src {
+			t.Fatal("lsp_request wrote the file before resolve")
+		}
+		res := callResult(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
+		if got := readFile(t, filepath.Join(dir, "shapes.go")); res.IsError || strings.Contains(got, "Side") || !strings.Contains(got, "s.Width * s.Width") {
+			t.Fatalf("accept: %s\n%s", res.AllText(), got)
+		}
+	})
+}
+
+// TestLSPRequestPaged: an answer longer than a page is shown 400 lines
+// at a time, the structured Result only with the whole answer, and start
+// pages on to the last line.
+func TestLSPRequestPaged(t *testing.T) {
+	r, dir := lspRun(t)
+	var big strings.Builder
+	big.WriteString("package shapes\n")
+	for i := range 100 {
+		fmt.Fprintf(&big, "\nfunc F%d() int { return %d }\n", i, i)
+	}
+	writeFiles(t, dir, map[string]string{"big.go": big.String()})
+	args := map[string]any{"action": "request", "file": "big.go", "method": "textDocument/documentSymbol"}
+	first := requestPage(t, r, "lsp", args)
+	if first.Lines <= 400 || first.Shown != 400 || first.Next != 400 || first.Result != nil {
+		t.Fatalf("first page: %d lines, %d shown, next %d, result %d bytes", first.Lines, first.Shown, first.Next, len(first.Result))
+	}
+	seen := first.Shown
+	for next := first.Next; next > 0; {
+		args["start"] = next
+		pg := requestPage(t, r, "lsp", args)
+		if pg.Start != next || pg.Lines != first.Lines {
+			t.Fatalf("page at %d: %+v", next, pg)
+		}
+		seen += pg.Shown
+		next = pg.Next
+	}
+	if seen != first.Lines {
+		t.Fatalf("pages showed %d of %d lines", seen, first.Lines)
+	}
+}
