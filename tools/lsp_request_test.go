@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -163,5 +164,82 @@ func TestLSPRequestPaged(t *testing.T) {
 	}
 	if seen != first.Lines {
 		t.Fatalf("pages showed %d of %d lines", seen, first.Lines)
+	}
+}
+
+// TestLSPRequestClangd: clangd's own read requests (switchSourceHeader,
+// ast) answer at read tier with workspace paths; a rename is refused
+// there and staged through lsp_request; lsp_format stages clang-format's
+// formatting of a range.
+func TestLSPRequestClangd(t *testing.T) {
+	dir := testenv.LSPProject(t, "cproj")
+	r := clangdRun(t, dir, "main.c", "shapes.c")
+	t.Run("switchSourceHeader", func(t *testing.T) {
+		pg := requestPage(t, r, "lsp", map[string]any{"action": "request", "file": "shapes.c", "method": "textDocument/switchSourceHeader",
+			"params": map[string]any{"uri": fileURI(filepath.Join(dir, "shapes.c"))}})
+		var other string
+		if err := json.Unmarshal(pg.Result, &other); err != nil || pg.Server != "clangd" || pg.Class != lsp.ReadMethod || other != "shapes.h" {
+			t.Fatalf("switchSourceHeader: want shapes.h, got %+v (%v)", pg, err)
+		}
+	})
+	t.Run("ast", func(t *testing.T) {
+		pg := requestPage(t, r, "lsp", map[string]any{"action": "request", "file": "shapes.c", "method": "textDocument/ast",
+			"params": map[string]any{"range": map[string]any{"start": map[string]any{"line": 4, "character": 1}, "end": map[string]any{"line": 4, "character": 30}}}})
+		var node struct{ Role, Kind string }
+		if err := json.Unmarshal(pg.Result, &node); err != nil || node.Role != "statement" || node.Kind != "Return" {
+			t.Fatalf("ast of the return statement: %+v (%v)", pg, err)
+		}
+	})
+	rename := map[string]any{"file": "shapes.h", "method": "textDocument/rename", "params": map[string]any{"newName": "edge"}, "line": 6, "symbol": "side"}
+	t.Run("rename refused at read tier", func(t *testing.T) {
+		_, err := call(t, r, "lsp", map[string]any{"action": "request", "file": "shapes.h", "method": "textDocument/rename", "params": map[string]any{"newName": "edge"}, "line": 6, "symbol": "side"})
+		refusedFor(t, err, lsp.WriteMethod, "lsp_request")
+	})
+	t.Run("rename staged", func(t *testing.T) {
+		before := readFile(t, filepath.Join(dir, "shapes.c"))
+		pg := requestPage(t, r, "lsp_request", rename)
+		if pg.Staged == nil || pg.Staged.EditID == "" || len(pg.Staged.Files) != 2 || pg.Staged.Files[0].Path != "shapes.c" || pg.Staged.Files[1].Path != "shapes.h" {
+			t.Fatalf("rename: want shapes.c and shapes.h staged, got %+v", pg.Staged)
+		}
+		if readFile(t, filepath.Join(dir, "shapes.c")) != before {
+			t.Fatal("lsp_request wrote before resolve")
+		}
+		callResult(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
+		if got := readFile(t, filepath.Join(dir, "shapes.c")); !strings.Contains(got, "sq->edge * sq->edge") {
+			t.Fatalf("accept: %s", got)
+		}
+	})
+	t.Run("format a range", func(t *testing.T) {
+		writeFiles(t, dir, map[string]string{"fmt.c": "int f(int a){\nint b=a*2;\nreturn b;}\nint g(int a){return a;}\n"})
+		id := stageID(t, r, "lsp_format", map[string]any{"file": "fmt.c", "line": 1, "end_line": 3}, "+int f(int a) {")
+		callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
+		// LLVM style, two spaces; g, outside the range, is left as it was.
+		want := "int f(int a) {\n  int b = a * 2;\n  return b;\n}\nint g(int a){return a;}\n"
+		if got := readFile(t, filepath.Join(dir, "fmt.c")); got != want {
+			t.Fatalf("range format: got %q, want %q", got, want)
+		}
+	})
+}
+
+// TestLSPRequestTypeScript: typescript-language-server answers a read
+// method at read tier, and its rename's edit (changes by file) is staged
+// through lsp_request after being refused at read tier.
+func TestLSPRequestTypeScript(t *testing.T) {
+	r, dir := tsRun(t)
+	pg := requestPage(t, r, "lsp", map[string]any{"action": "request", "file": "src/app.ts", "method": "textDocument/documentHighlight", "line": 4, "symbol": "sq"})
+	var hl []struct{ Range struct{ Start struct{ Line int } } }
+	if err := json.Unmarshal(pg.Result, &hl); err != nil || pg.Server != "typescript-language-server" || len(hl) != 2 || hl[0].Range.Start.Line != 3 || hl[1].Range.Start.Line != 4 {
+		t.Fatalf("documentHighlight of sq: want lines 4 and 5, got %+v (%v)", pg, err)
+	}
+	args := map[string]any{"file": "src/shapes.ts", "method": "textDocument/rename", "params": map[string]any{"newName": "sum"}, "line": 16, "symbol": "total"}
+	_, err := call(t, r, "lsp", map[string]any{"action": "request", "file": "src/shapes.ts", "method": "textDocument/rename", "params": map[string]any{"newName": "sum"}, "line": 16, "symbol": "total"})
+	refusedFor(t, err, lsp.WriteMethod, "lsp_request")
+	pg = requestPage(t, r, "lsp_request", args)
+	if pg.Staged == nil || len(pg.Staged.Files) != 2 || pg.Staged.Files[0].Path != "src/app.ts" || pg.Staged.Files[1].Path != "src/shapes.ts" {
+		t.Fatalf("rename total: want app.ts and shapes.ts staged, got %+v", pg.Staged)
+	}
+	callResult(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
+	if got := readFile(t, filepath.Join(dir, "src/shapes.ts")); !strings.Contains(got, "export function sum(") {
+		t.Fatalf("accept: %s", got)
 	}
 }

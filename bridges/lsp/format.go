@@ -44,6 +44,11 @@ func (s *Supervisor) FormatOnWrite(file string) (on bool, server string) {
 // with no Files. Formatting options are read from the file: tabs or
 // spaces, and the indent width its lines use.
 func (s *Supervisor) Format(ctx context.Context, file string, start, end int) (*ProposedEdit, error) {
+	if path, err := s.abs(file); err == nil {
+		if _, err := s.specFor(path); err != nil {
+			return nil, fmt.Errorf("%w: %s", ErrNoLanguage, strings.TrimPrefix(err.Error(), "lsp: "))
+		}
+	}
 	ctx, done, err := s.reading(ctx)
 	if err != nil {
 		return nil, err
