@@ -122,7 +122,9 @@ func TestLSPRequestGopls(t *testing.T) {
 		if pg.Class != lsp.WriteMethod || pg.Staged == nil || pg.Staged.EditID == "" || len(pg.Staged.Files) != 2 || pg.Staged.Files[0].Path != "shapes.go" || pg.Staged.Files[1].Path != "use.go" {
 			t.Fatalf("rename: want its edit staged for shapes.go and use.go, got %+v", pg.Staged)
 		}
-		var we struct{ DocumentChanges []struct{ TextDocument struct{ URI string } } }
+		var we struct {
+			DocumentChanges []struct{ TextDocument struct{ URI string } }
+		}
 		if json.Unmarshal(pg.Result, &we) != nil || len(we.DocumentChanges) != 2 || we.DocumentChanges[0].TextDocument.URI != "use.go" && we.DocumentChanges[0].TextDocument.URI != "shapes.go" {
 			t.Fatalf("rename answer: want the WorkspaceEdit with workspace paths, got %s", pg.Result)
 		}
@@ -227,7 +229,9 @@ func TestLSPRequestClangd(t *testing.T) {
 func TestLSPRequestTypeScript(t *testing.T) {
 	r, dir := tsRun(t)
 	pg := requestPage(t, r, "lsp", map[string]any{"action": "request", "file": "src/app.ts", "method": "textDocument/documentHighlight", "line": 4, "symbol": "sq"})
-	var hl []struct{ Range struct{ Start struct{ Line int } } }
+	var hl []struct {
+		Range struct{ Start struct{ Line int } }
+	}
 	if err := json.Unmarshal(pg.Result, &hl); err != nil || pg.Server != "typescript-language-server" || len(hl) != 2 || hl[0].Range.Start.Line != 3 || hl[1].Range.Start.Line != 4 {
 		t.Fatalf("documentHighlight of sq: want lines 4 and 5, got %+v (%v)", pg, err)
 	}
