@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tetherhq/tether/bridges/lsp"
@@ -83,15 +84,31 @@ func (l *lspTools) format(ctx context.Context, call *Call, a formatArgs) (*Resul
 // server, or why not. Nothing is said when format on write is off for
 // every file.
 func (l *lspTools) formatWritten(ctx context.Context, files []string) ([]FormatOutcome, []string) {
-	var outs []FormatOutcome
-	var lines []string
+	var on []string
+	servers := map[string]string{}
 	for _, f := range files {
-		on, server := l.sup.FormatOnWrite(f)
-		if !on {
-			continue
+		if yes, server := l.sup.FormatOnWrite(f); yes {
+			on = append(on, f)
+			servers[f] = server
 		}
-		o := l.formatOne(ctx, f, server)
-		outs = append(outs, o)
+	}
+	if len(on) == 0 {
+		return nil, nil
+	}
+	// The files are formatted at once (each bounded by formatOnWriteTimeout).
+	outs := make([]FormatOutcome, len(on))
+	var wg sync.WaitGroup
+	for i, f := range on {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = l.formatOne(ctx, f, servers[f])
+		}()
+	}
+	wg.Wait()
+	var lines []string
+	for i, f := range on {
+		o := outs[i]
 		switch {
 		case o.Formatted:
 			lines = append(lines, fmt.Sprintf("formatted %s with %s (%s)", f, o.Server, plural(o.Edits, "edit")))
@@ -107,6 +124,10 @@ func (l *lspTools) formatWritten(ctx context.Context, files []string) ([]FormatO
 // formatOne formats file, written just now, with server's formatting.
 func (l *lspTools) formatOne(ctx context.Context, file, server string) FormatOutcome {
 	o := FormatOutcome{Path: l.seenPath(file), Server: server}
+	if server == "" {
+		o.Reason = "no language server reads such files"
+		return o
+	}
 	fctx, cancel := context.WithTimeout(ctx, formatOnWriteTimeout)
 	defer cancel()
 	pe, err := l.sup.Format(fctx, file, 0, 0)

@@ -95,6 +95,12 @@ func TestLSPFormatOnWriteGopls(t *testing.T) {
 		!strings.Contains(res.AllText(), "formatted double.go with gopls") {
 		t.Fatalf("want double.go formatted by gopls, reported: %+v\n%s", f, res.AllText())
 	}
+	// Another writer: edit.
+	res = callResult(t, r, "edit", map[string]any{"path": "double.go", "old_string": "return x * 2", "new_string": "return   x*3"})
+	if got := readFile(t, filepath.Join(dir, "double.go")); res.IsError || got != strings.Replace(gofmtGo, "x * 2", "x * 3", 1) ||
+		len(res.Diagnostics.Formatted) != 1 || !res.Diagnostics.Formatted[0].Formatted {
+		t.Fatalf("edit with format on write: %s\n%q", res.AllText(), got)
+	}
 	res = callResult(t, r, "write", map[string]any{"path": "notes.txt", "content": "x  y\n"})
 	if f := res.Diagnostics.Formatted; len(f) != 1 || f[0].Formatted || f[0].Reason != "no language server reads such files" ||
 		!strings.Contains(res.AllText(), "not formatted notes.txt: no language server reads such files") {

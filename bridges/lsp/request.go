@@ -281,10 +281,11 @@ func (s *Supervisor) confineParams(params map[string]any) error {
 	return nil
 }
 
-// fillParams gives params the document of p when they name none, and the
-// position of q's symbol when q has a line and they have no position.
+// fillParams gives params the document of p when they name none (for a
+// textDocument method, or one given a position), and the position of q's
+// symbol when q has a line and they have no position.
 func (s *Supervisor) fillParams(p *prepared, q RequestQuery, params map[string]any) error {
-	if _, ok := params["textDocument"]; !ok && strings.HasPrefix(q.Method, "textDocument/") {
+	if _, ok := params["textDocument"]; !ok && (strings.HasPrefix(q.Method, "textDocument/") || q.Line > 0) {
 		params["textDocument"] = map[string]any{"uri": pathToURI(p.path)}
 	}
 	if q.Line == 0 {
