@@ -32,6 +32,8 @@ var serverFeatures = []struct{ name, capability string }{
 	{"workspace_symbols", "workspaceSymbolProvider"},
 	{"code_actions", "codeActionProvider"},
 	{"rename", "renameProvider"},
+	{"format", "documentFormattingProvider"},
+	{"range_format", "documentRangeFormattingProvider"},
 	{"call_hierarchy", "callHierarchyProvider"},
 	{"type_hierarchy", "typeHierarchyProvider"},
 	{"pull_diagnostics", "diagnosticProvider"},
