@@ -155,3 +155,19 @@ func TestLSPFormatTypeScript(t *testing.T) {
 		t.Fatalf("accept: %s\n%q", res.AllText(), got)
 	}
 }
+
+// TestLSPFormatOnWriteNoServer: a Go file where gopls cannot start (no
+// go.mod above it) says so in the write's result, and stays as written.
+func TestLSPFormatOnWriteNoServer(t *testing.T) {
+	dir := t.TempDir()
+	r := formatRun(t, dir)
+	res := callResult(t, r, "write", map[string]any{"path": "double.go", "content": unformattedGo})
+	f := res.Diagnostics.Formatted
+	if len(f) != 1 || f[0].Formatted || f[0].Server != "gopls" || !strings.HasPrefix(f[0].Reason, "no server: ") || !strings.Contains(f[0].Reason, "go.mod") ||
+		!strings.Contains(res.AllText(), "not formatted double.go: no server") {
+		t.Fatalf("no go.mod: want it said that no server formats it, got %+v\n%s", f, res.AllText())
+	}
+	if readFile(t, filepath.Join(dir, "double.go")) != unformattedGo {
+		t.Fatal("the file changed")
+	}
+}

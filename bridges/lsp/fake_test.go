@@ -21,7 +21,7 @@ import (
 
 type fakeServer struct {
 	mu        sync.Mutex
-	hang      bool // never answer hover
+	hang      bool // never answer hover or formatting
 	indexing  bool // begin progress and never end it, publish nothing
 	cancelled []string
 	conns     []jsonrpc2.Conn
@@ -44,7 +44,7 @@ func (f *fakeServer) dial(spec Server, root string) (*instance, error) {
 		f.mu.Unlock()
 		switch req.Method() {
 		case "initialize":
-			return reply(ctx, map[string]any{"capabilities": map[string]any{"hoverProvider": true, "definitionProvider": true}}, nil)
+			return reply(ctx, map[string]any{"capabilities": map[string]any{"hoverProvider": true, "definitionProvider": true, "documentFormattingProvider": true}}, nil)
 		case "initialized":
 			if indexing {
 				go conn.Notify(context.Background(), "$/progress", map[string]any{"token": 1, "value": map[string]any{"kind": "begin", "title": "indexing"}})
@@ -68,6 +68,11 @@ func (f *fakeServer) dial(spec Server, root string) (*instance, error) {
 				return nil // never reply
 			}
 			return reply(ctx, map[string]any{"contents": map[string]string{"kind": "markdown", "value": "fake hover"}}, nil)
+		case "textDocument/formatting":
+			if hang {
+				return nil // never reply
+			}
+			return reply(ctx, []any{}, nil)
 		case "workspace/executeCommand":
 			var p struct {
 				Command string `json:"command"`

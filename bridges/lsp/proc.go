@@ -554,8 +554,16 @@ func (in *instance) gaveUp(ctx context.Context, id any, method string, timeout t
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("lsp: %s %s cancelled: %w", in.spec.Name, method, err)
 	}
-	return fmt.Errorf("lsp: %s did not answer %s within %s (request cancelled); it may be hung: retry, or call reload to restart it", in.spec.Name, method, timeout)
+	return hungError(fmt.Sprintf("lsp: %s did not answer %s within %s (request cancelled); it may be hung: retry, or call reload to restart it", in.spec.Name, method, timeout))
 }
+
+// hungError is a request the server did not answer within the request
+// bound: a timeout (errors.Is context.DeadlineExceeded), whatever the
+// caller's own deadline.
+type hungError string
+
+func (e hungError) Error() string        { return string(e) }
+func (e hungError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 func (in *instance) notify(ctx context.Context, method string, params any) error {
 	traceParams(ctx, in.spec.Name, "->", method, params)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestClassOf: the read methods, gopls's read commands, the write class
@@ -100,5 +101,24 @@ func TestRequestConfined(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.go")); string(b) != "package x\n\nfunc A() {}\n" {
 		t.Fatalf("the command's edit was written: %q", b)
+	}
+}
+
+// TestFormatHungServer: a server that never answers formatting gives a
+// timeout within the request bound, which FormatReason names as one (the
+// reason format on write reports), and the file stays as it is.
+func TestFormatHungServer(t *testing.T) {
+	f := &fakeServer{hang: true}
+	s := fakeSupervisor(t, f, WithRequestTimeout(300*time.Millisecond))
+	_, err := s.Format(context.Background(), "a.go", 0, 0)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.HasPrefix(FormatReason(err), "timeout: ") || !strings.Contains(err.Error(), "did not answer textDocument/formatting within 300ms") {
+		t.Fatalf("hung formatting: %v (%s)", err, FormatReason(err))
+	}
+	f.mu.Lock()
+	f.hang = false
+	f.mu.Unlock()
+	pe, err := s.Format(context.Background(), "a.go", 0, 0)
+	if err != nil || len(pe.Files) != 0 {
+		t.Fatalf("no edits: want an edit changing nothing, got %+v, %v", pe, err)
 	}
 }
