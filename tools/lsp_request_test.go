@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/testenv"
@@ -244,6 +245,30 @@ func TestLSPRequestTypeScript(t *testing.T) {
 	}
 	callResult(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
 	if got := readFile(t, filepath.Join(dir, "src/shapes.ts")); !strings.Contains(got, "export function sum(") {
+		t.Fatalf("accept: %s", got)
+	}
+}
+
+// TestLSPRequestPyright: pyright answers a read method (its locals'
+// highlights) at read tier, and its rename of a local is staged through
+// lsp_request after being refused at read tier.
+func TestLSPRequestPyright(t *testing.T) {
+	testenv.RequireBinary(t, "pyright-langserver")
+	dir := testenv.LSPProject(t, "pyproj")
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second)})
+	pg := requestPage(t, r, "lsp", map[string]any{"action": "request", "file": "app.py", "method": "textDocument/documentHighlight", "line": 5, "symbol": "sq"})
+	var hl []struct{ Range struct{ Start struct{ Line int } } }
+	if err := json.Unmarshal(pg.Result, &hl); err != nil || pg.Server != "pyright" || len(hl) != 2 || hl[0].Range.Start.Line != 4 || hl[1].Range.Start.Line != 5 {
+		t.Fatalf("documentHighlight of sq: want lines 5 and 6, got %+v (%v)", pg, err)
+	}
+	_, err := call(t, r, "lsp", map[string]any{"action": "request", "file": "app.py", "method": "textDocument/rename", "params": map[string]any{"newName": "s"}, "line": 5, "symbol": "sq"})
+	refusedFor(t, err, lsp.WriteMethod, "lsp_request")
+	pg = requestPage(t, r, "lsp_request", map[string]any{"file": "app.py", "method": "textDocument/rename", "params": map[string]any{"newName": "s"}, "line": 5, "symbol": "sq"})
+	if pg.Staged == nil || len(pg.Staged.Files) != 1 || pg.Staged.Files[0].Path != "app.py" || pg.Staged.Files[0].Replacements != 2 {
+		t.Fatalf("rename sq: want app.py staged with 2 edits, got %+v", pg.Staged)
+	}
+	callResult(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
+	if got := readFile(t, filepath.Join(dir, "app.py")); !strings.Contains(got, "    s = Square(10)\n    return s\n") {
 		t.Fatalf("accept: %s", got)
 	}
 }
