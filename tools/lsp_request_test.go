@@ -257,7 +257,9 @@ func TestLSPRequestPyright(t *testing.T) {
 	dir := testenv.LSPProject(t, "pyproj")
 	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second)})
 	pg := requestPage(t, r, "lsp", map[string]any{"action": "request", "file": "app.py", "method": "textDocument/documentHighlight", "line": 5, "symbol": "sq"})
-	var hl []struct{ Range struct{ Start struct{ Line int } } }
+	var hl []struct {
+		Range struct{ Start struct{ Line int } }
+	}
 	if err := json.Unmarshal(pg.Result, &hl); err != nil || pg.Server != "pyright" || len(hl) != 2 || hl[0].Range.Start.Line != 4 || hl[1].Range.Start.Line != 5 {
 		t.Fatalf("documentHighlight of sq: want lines 5 and 6, got %+v (%v)", pg, err)
 	}
