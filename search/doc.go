@@ -14,6 +14,8 @@
 // Do and DoScan run a search, rewrite or scan as ast-grep's command line
 // does (tether ast-grep, tether scan): the rewrite or the fixes applied at
 // once when asked, the rules loaded from a project (LoadRules, FindProject).
+// RunRuleTests runs a project's rule tests (LoadRuleTests) and CreateItem
+// writes a new project, rule, test or util, as ast-grep's test and new do.
 //
 // Embedded code (a <script> in HTML, a fence in markdown) is found by
 // package inject, and searched as its own language.

@@ -313,8 +313,8 @@ func within(root, p string) bool {
 }
 
 // confineTestConfigs checks the directories of testConfigs entries
-// (testDir, snapshotDir): tether does not run rule tests, but it refuses a
-// configuration that names a place outside the project all the same.
+// (testDir, snapshotDir): a configuration that names a place outside the
+// project is refused, for a scan too.
 func confineTestConfigs(v any, config string) error {
 	if v == nil {
 		return nil

@@ -17,10 +17,12 @@ func init() {
 }
 
 func runAstGrep(args []string, stdout, stderr io.Writer) int {
-	// ast-grep's scan subcommand is tether scan (unless a path is named scan)
-	if len(args) > 0 && args[0] == "scan" {
-		if _, err := os.Stat("scan"); err != nil {
-			return runScan(args[1:], stdout, stderr)
+	// ast-grep's scan, test and new subcommands are tether's (unless a
+	// path has the name)
+	if len(args) > 0 {
+		sub := map[string]func([]string, io.Writer, io.Writer) int{"scan": runScan, "test": runRuleTest, "new": runNew}[args[0]]
+		if _, err := os.Stat(args[0]); sub != nil && err != nil {
+			return sub(args[1:], stdout, stderr)
 		}
 	}
 	// ast-grep's own "run" subcommand may lead (unless a path is named run)
