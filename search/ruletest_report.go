@@ -285,17 +285,31 @@ func writeSnapshotBody(b *strings.Builder, s *TestSnapshot, ind string) {
 // yamlKey is s as a mapping key: plain when that reads back as s, else
 // double-quoted.
 func yamlKey(s string) string {
-	if plainOK(s) {
+	if plainOK(s, true) {
 		return s
 	}
-	return strconv.Quote(s)
+	return yamlQuote(s)
+}
+
+// yamlQuote is s double-quoted, with YAML's escapes for the line and
+// paragraph separators.
+func yamlQuote(s string) string {
+	q := strconv.Quote(s)
+	return strings.NewReplacer(`\u2028`, `\L`, `\u2029`, `\P`, `\u0085`, `\N`).Replace(q)
 }
 
 // yamlScalar is s as a mapping value at indentation ind: a literal block
-// for text of several lines, else as yamlKey.
+// for text of several lines, else plain when that reads back as s, else
+// quoted.
 func yamlScalar(s string, ind int) string {
 	if !strings.Contains(s, "\n") || strings.Contains(s, "\r") || strings.TrimLeft(s, " ") != s {
-		return yamlKey(s)
+		switch {
+		case plainOK(s, false):
+			return s
+		case s == "-":
+			return "'-'"
+		}
+		return yamlQuote(s)
 	}
 	head := "|-"
 	body := s
@@ -310,23 +324,25 @@ func yamlScalar(s string, ind int) string {
 	var b strings.Builder
 	b.WriteString(head)
 	for _, l := range strings.Split(body, "\n") {
-		b.WriteString("\n")
-		if l != "" {
-			b.WriteString(pad + l)
-		}
+		// blank lines are indented too, as ast-grep writes them
+		b.WriteString("\n" + pad + l)
 	}
 	return b.String()
 }
 
 // plainOK reports whether s may be written as a plain YAML scalar and read
-// back as the same string: not empty, no leading indicator or surrounding
-// space, no ": ", " #", flow indicators or control characters, and not a
-// null, boolean or number.
-func plainOK(s string) bool {
+// back as the same string, in the style ast-grep's snapshots have: not
+// empty, no leading indicator or surrounding space, no ": ", " #" or
+// control characters, not a null, boolean, number or special token, and
+// as a key no flow indicator or colon at all.
+func plainOK(s string, key bool) bool {
 	if s == "" || strings.TrimSpace(s) != s || strings.ContainsAny(s[:1], "-?:,[]{}#&*!|>'\"%@`") {
 		return false
 	}
-	if strings.Contains(s, ": ") || strings.Contains(s, " #") || strings.HasSuffix(s, ":") || strings.ContainsAny(s, "{}[],\n\r\t") {
+	if strings.Contains(s, ": ") || strings.Contains(s, " #") || strings.HasSuffix(s, ":") || strings.ContainsAny(s, "\n\r\t\u2028\u2029\u0085") {
+		return false
+	}
+	if key && strings.ContainsAny(s, "{}[],:") {
 		return false
 	}
 	for _, r := range s {
@@ -335,7 +351,7 @@ func plainOK(s string) bool {
 		}
 	}
 	switch strings.ToLower(s) {
-	case "~", "null", "true", "false", "yes", "no", "on", "off", "y", "n":
+	case "~", "null", "true", "false", "yes", "no", "on", "off", "y", "n", "<<", "=", ".inf", "-.inf", "+.inf", ".nan":
 		return false
 	}
 	if _, err := strconv.ParseFloat(s, 64); err == nil {
