@@ -136,6 +136,10 @@ var ruleTestCases = []struct {
 	{name: "severity off", exit: 0, edit: map[string]string{"rules/no-var.yml": offRule}},
 	{name: "severity off included", exit: 0, edit: map[string]string{"rules/no-var.yml": offRule}, args: []string{"--include-off"}},
 	{name: "broken test file", exit: 8, edit: map[string]string{"rule-tests/bad-test.yml": "valid: [a]\n"}},
+	{name: "broken snapshot file", exit: 8, edit: map[string]string{"rule-tests/__snapshots__/no-var-snapshot.yml": "id: no-var\nsnapshots: [\n"}},
+	{name: "valid not a list", exit: 8, edit: map[string]string{"rule-tests/no-var-test.yml": "id: no-var\nvalid: \"let a\"\n"}},
+	{name: "two tests in a file", exit: 4, edit: map[string]string{"rule-tests/no-var-test.yml": "id: no-var\nvalid: [\"let a\"]\n---\nid: no-console\ninvalid: [\"foo()\"]\n"}},
+	{name: "no testConfigs", exit: 0, edit: map[string]string{"sgconfig.yml": "ruleDirs: [rules]\nutilDirs: [utils]\n"}},
 	{name: "broken rule", exit: 8, edit: map[string]string{"rules/bad.yml": "id: bad\nlanguage: JavaScript\nrule:\n  nosuch: 1\n"}},
 }
 
@@ -191,5 +195,21 @@ func TestRuleTestAsPeer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAstGrepSubcommandsRoute checks that `tether ast-grep test` and
+// `tether ast-grep new` are tether test and tether new, as ast-grep's
+// subcommands are.
+func TestAstGrepSubcommandsRoute(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, sampleRuleProject, dir)
+	code, out, errOut := tetherIn(t, dir, "ast-grep", "test")
+	if code != 0 || !strings.Contains(out, "test result: ok. 3 passed; 0 failed;") {
+		t.Errorf("tether ast-grep test = %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = tetherIn(t, dir, "ast-grep", "new", "test", "no-var", "-y")
+	if code != exitItemExists || !strings.Contains(errOut, "no-var-test.yml") {
+		t.Errorf("tether ast-grep new test no-var = %d, want %d naming the file\n%s%s", code, exitItemExists, out, errOut)
 	}
 }
