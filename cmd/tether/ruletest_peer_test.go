@@ -115,6 +115,10 @@ const offRule = "id: no-var\nlanguage: JavaScript\nseverity: off\nrule:\n  patte
 // snapshot's keys and values, for a rule that reports the whole code.
 const quotingTest = "id: whole\ninvalid:\n- \"a{b\"\n- \"a {b}\"\n- \"a }\"\n- \"a [b]\"\n- \"a,b\"\n- \"x}y\"\n- \"f() {}\"\n- \"a: b\"\n- \"a #b\"\n- \"a#b\"\n- \"a - b\"\n- \"a ? b\"\n- \"a ! b\"\n- \"a & b\"\n- \"a | b\"\n- \"a > b\"\n- \"a ' b\"\n- \"a \\\" b\"\n- \"null\"\n- \"~\"\n- \"TRUE\"\n- \"yes\"\n- \"on\"\n- \"0o7\"\n- \"1_000\"\n- \".5\"\n- \"+1\"\n- \"-1\"\n- \"1e3\"\n- \".inf\"\n- \"a\\tb\"\n- \"\\u00e9\"\n- \"a\\\\b\"\n- \"x:y\"\n- \"x:\"\n- \" a\"\n- \"a \"\n- \"a\\u00a0b\"\n- \"=\"\n- \"<<\"\n- \"?\"\n- \"-\"\n- \"a\\u2028b\"\n- \"a\\nb\\n\"\n- \"a\\n\\nb\\n\\n\"\n- \"{\\n  x\\n}\"\n"
 
+// labelRule is the sample's no-literal-throw rule with a label of its own
+// (with a message) and a fix.
+const labelRule = "id: no-literal-throw\nlanguage: JavaScript\nseverity: error\nrule:\n  pattern: throw $E\n  has:\n    matches: is-literal\nlabels:\n  E:\n    style: secondary\n    message: a literal\nfix: throw new Error($E)\n"
+
 // ruleTestCases are changes to the sample project and the test flags to
 // run on them.
 var ruleTestCases = []struct {
@@ -130,6 +134,7 @@ var ruleTestCases = []struct {
 	{name: "stale snapshot skipped", exit: 0, edit: map[string]string{"rule-tests/__snapshots__/no-console-snapshot.yml": "id: no-console\nsnapshots: {}\n"}, args: []string{"--skip-snapshot-tests"}},
 	{name: "update all", exit: 0, edit: map[string]string{"rule-tests/__snapshots__/no-var-snapshot.yml": "", "rule-tests/__snapshots__/no-console-snapshot.yml": "id: no-console\nsnapshots: {}\n"}, args: []string{"-U"}},
 	{name: "update all quoting", exit: 0, edit: map[string]string{"rules/whole.yml": "id: whole\nlanguage: JavaScript\nrule:\n  kind: program\n", "rule-tests/whole-test.yml": quotingTest}, args: []string{"-U"}},
+	{name: "rule labels and fix", exit: 0, edit: map[string]string{"rules/no-literal-throw.yml": labelRule, "rule-tests/__snapshots__/no-literal-throw-snapshot.yml": ""}, args: []string{"-U"}},
 	{name: "filter", exit: 0, edit: map[string]string{"rule-tests/__snapshots__/no-var-snapshot.yml": ""}, args: []string{"--filter", "^no-(console|literal)"}},
 	{name: "no such rule", exit: 0, edit: map[string]string{"rule-tests/nosuch-test.yml": "id: nosuch\nvalid: [a]\n"}},
 	{name: "filter matching no rule", exit: 3, args: []string{"--filter", "^zzz"}},
