@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,6 +53,11 @@ var rowCases = []rowCase{
 	{server: "pyright", tested: "bridges/lsp/pyright_test.go:TestPyright"},
 	{server: "typescript-language-server", tested: "bridges/lsp/tsserver_test.go:TestTypeScript"},
 	{server: "clangd", tested: "bridges/lsp/clangd_test.go:TestClangd"},
+	{server: "templ", tested: "bridges/lsp/rows_more_test.go:TestMoreRows"},
+	{server: "vim-language-server", tested: "bridges/lsp/rows_more_test.go:TestMoreRows"},
+	{server: "some-sass-language-server", tested: "bridges/lsp/rows_more_test.go:TestMoreRows"},
+	{server: "compose-language-service", tested: "bridges/lsp/rows_more_test.go:TestMoreRows"},
+	{server: "postgres-language-server", tested: "bridges/lsp/rows_more_test.go:TestMoreRows"},
 	{server: "dart", absent: "lib/a.dart", files: map[string]string{"pubspec.yaml": "name: p\n", "lib/a.dart": "void main() {}\n"}},
 	{server: "rust-analyzer", absent: "src/main.rs", files: map[string]string{"Cargo.toml": "[package]\nname = \"p\"\n", "src/main.rs": "fn main() {}\n"}},
 	{
@@ -175,6 +181,21 @@ var rowCases = []rowCase{
 	{server: "svelte-language-server", absent: "A.svelte", files: map[string]string{"svelte.config.js": "export default {}\n", "A.svelte": "<p>a</p>\n"}},
 	{server: "verible", absent: "a.sv", files: map[string]string{"verible.filelist": "a.sv\n", "a.sv": "module a; endmodule\n"}},
 	{server: "lemminx", absent: "a.xml", files: map[string]string{"catalog.xml": "<catalog/>\n", "a.xml": "<a/>\n"}},
+	{server: "vue-language-server", absent: "App.vue", files: map[string]string{"App.vue": "<template><p/></template>\n"}},
+	{server: "astro-ls", absent: "a.astro", files: map[string]string{"astro.config.mjs": "export default {}\n", "a.astro": "<p>a</p>\n"}},
+	{server: "graphql-lsp", absent: "a.graphql", files: map[string]string{".graphqlrc.yml": "schema: a.graphql\n", "a.graphql": "type Query { a: Int }\n"}},
+	{server: "mdx-language-server", absent: "a.mdx", files: map[string]string{"a.mdx": "# A\n"}},
+	{server: "prisma-language-server", absent: "schema.prisma", files: map[string]string{"schema.prisma": "model A {\n  id Int @id\n}\n"}},
+	{server: "herb-language-server", absent: "a.html.erb", files: map[string]string{"a.html.erb": "<p><%= 1 %></p>\n"}},
+	{server: "fish-lsp", absent: "a.fish", files: map[string]string{"a.fish": "echo 1\n"}},
+	{server: "tsp-server", absent: "main.tsp", files: map[string]string{"tspconfig.yaml": "\n", "main.tsp": "model A {}\n"}},
+	{server: "purescript-language-server", absent: "src/Main.purs", files: map[string]string{"spago.yaml": "\n", "src/Main.purs": "module Main where\n"}},
+	{server: "gleam", absent: "src/a.gleam", files: map[string]string{"gleam.toml": "name = \"a\"\n", "src/a.gleam": "pub fn main() { 1 }\n"}},
+	{server: "texlab", absent: "a.tex", files: map[string]string{".latexmkrc": "\n", "a.tex": "\\documentclass{article}\n"}},
+	{server: "clojure-lsp", absent: "src/a.clj", files: map[string]string{"deps.edn": "{}\n", "src/a.clj": "(ns a)\n"}},
+	{server: "cucumber-language-server", absent: "features/a.feature", files: map[string]string{"features/a.feature": "Feature: A\n"}},
+	{server: "cue", absent: "a.cue", files: map[string]string{"cue.mod/module.cue": "module: \"a.example/a@v0\"\n", "a.cue": "package a\n"}},
+	{server: "fortls", absent: "a.f90", files: map[string]string{"a.f90": "program a\nend program a\n"}},
 }
 
 // TestBuiltinRows drives every row of DefaultServers against its real
@@ -279,19 +300,27 @@ func testRow(t *testing.T, row lsp.Server, c rowCase) {
 	nav("definition", func() (*lsp.Locations, error) { return s.Definition(ctx, c.def.pos) }, c.def, "textDocument/definition")
 	nav("references", func() (*lsp.Locations, error) { return s.References(ctx, c.refs.pos) }, c.refs, "textDocument/references")
 	t.Run("diagnostics", func(t *testing.T) {
-		writeFile(t, filepath.Join(dir, c.diagFile), c.diagText)
-		d, err := s.AfterWrite(ctx, c.diagFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		re := regexp.MustCompile(c.diagWant)
-		for _, it := range d.Items {
-			if it.Line == c.diagLine && re.MatchString(it.Source+" "+it.Code+" "+it.Message) {
-				return
-			}
-		}
-		t.Fatalf("want a diagnostic on line %d matching %q: ready %v %+v notes %v", c.diagLine, c.diagWant, d.Ready, d.Items, d.Notes)
+		requireDiagOnWrite(ctx, t, s, c.diagFile, c.diagText, c.diagLine, c.diagWant)
 	})
+}
+
+// requireDiagOnWrite writes text to file, in s's workspace, and requires
+// AfterWrite to report a diagnostic on line whose "source code message"
+// matches the regular expression want.
+func requireDiagOnWrite(ctx context.Context, t *testing.T, s *lsp.Supervisor, file, text string, line int, want string) {
+	t.Helper()
+	writeFile(t, filepath.Join(s.WorkDir(), file), text)
+	d, err := s.AfterWrite(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(want)
+	for _, it := range d.Items {
+		if it.Line == line && re.MatchString(it.Source+" "+it.Code+" "+it.Message) {
+			return
+		}
+	}
+	t.Fatalf("want a diagnostic on line %d matching %q: %s", line, want, diagString(d))
 }
 
 // TestLinterWithoutServer: where the file's server cannot start (a .js file

@@ -209,6 +209,10 @@ type Server struct {
 	// workspace's eslint nor its configuration runs; without a trusted
 	// eslint the server does not start.
 	PinESLint bool `json:"pin_eslint,omitempty"`
+	// Diagnoses says what the server's diagnostics on write report
+	// ("syntax errors and unknown names"), for the table in
+	// docs/languages.md; empty leaves it unsaid.
+	Diagnoses string `json:"diagnoses,omitempty"`
 	// Install says how scripts/install-deps.sh installs the server, or why
 	// it cannot be had from the registries tether installs from; a start
 	// that finds no binary says it.

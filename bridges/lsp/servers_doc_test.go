@@ -21,15 +21,21 @@ const (
 )
 
 // serverTableMarkdown renders the built-in server table as docs/languages.md shows
-// it: what each row covers and how it is had.
+// it: what each row covers, how it is had, and whether `make test` drives it
+// against the real server here (from rowCases, the cases TestBuiltinRows
+// runs, so the column cannot claim a test that does not run).
 func serverTableMarkdown(table []lsp.Server) string {
 	var b strings.Builder
-	b.WriteString("| server | language | files | covers | root markers | installed by |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| server | language | files | covers | root markers | installed by | tested here |\n|---|---|---|---|---|---|---|\n")
 	code := func(ss []string) string {
 		if len(ss) == 0 {
 			return "-"
 		}
 		return "`" + strings.Join(ss, "`, `") + "`"
+	}
+	cases := map[string]rowCase{}
+	for _, c := range rowCases {
+		cases[c.server] = c
 	}
 	for _, s := range table {
 		var primary []string // the rows a linter's diagnostics join
@@ -39,6 +45,9 @@ func serverTableMarkdown(table []lsp.Server) string {
 			}
 		}
 		covers := "the queries it offers, diagnostics on write"
+		if s.Diagnoses != "" {
+			covers += " (" + s.Diagnoses + ")"
+		}
 		if s.Checker != nil {
 			covers += ", `diagnostics \"*\"` (`" + strings.Join(s.Checker, " ") + "`)"
 		}
@@ -53,9 +62,25 @@ func serverTableMarkdown(table []lsp.Server) string {
 		if install == "" {
 			install = "-"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", s.Name, s.Language, code(s.Extensions), covers, markers, install)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", s.Name, s.Language, code(append(slices.Clone(s.Extensions), s.FileNames...)), covers, markers, install, testedHere(cases[s.Name]))
 	}
 	return b.String()
+}
+
+// testedHere says whether make test drives a row's real server, and which
+// test does.
+func testedHere(c rowCase) string {
+	switch {
+	case c.server == "":
+		return "no case in rowCases"
+	case c.absent != "":
+		return "no: not installed (only its start error is tested)"
+	case c.tested != "":
+		_, name, _ := strings.Cut(c.tested, ":")
+		return "yes: " + name
+	default:
+		return "yes: TestBuiltinRows"
+	}
 }
 
 // TestServerTableDocs checks that docs/languages.md lists the rows of

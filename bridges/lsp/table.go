@@ -10,7 +10,7 @@ import (
 // copy the caller may change. Order counts: a file's server is the first row
 // that serves it and is no linter.
 func DefaultServers() []Server {
-	return slices.Concat(projectServers(), scriptAndConfigServers(), linterServers(), uninstalledServers())
+	return slices.Concat(projectServers(), templateAndQueryServers(), scriptAndConfigServers(), linterServers(), uninstalledServers(), refusedServers())
 }
 
 // projectServers are the rows of the languages tether is tuned for most: Go,
