@@ -140,6 +140,18 @@ func (s *Supervisor) projectRoots(spec Server) []projectRoot {
 
 // runChecker runs spec's checker in dir and adds its outcome to rep; with
 // project, the project's own binary and checkers that run its code too.
+// checkedByOther reports whether another row with a checker has a root
+// marker in dir (gopls's go.mod, where templ's is too): that checker
+// checks the project, and spec having none is no news.
+func (s *Supervisor) checkedByOther(spec Server, dir string) bool {
+	for _, o := range s.servers {
+		if o.Name != spec.Name && !o.Linter && len(o.Checker) > 0 && o.markerIn(dir) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Server, dir, marker string, project bool) {
 	where := ""
 	if dir != s.workdir {
@@ -147,7 +159,9 @@ func (s *Supervisor) runChecker(ctx context.Context, rep *CheckReport, spec Serv
 		marker = s.rel(filepath.Join(dir, marker))
 	}
 	if len(spec.Checker) == 0 {
-		rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: no project checker configured for %s", marker, spec.Language))
+		if !s.checkedByOther(spec, dir) {
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: no project checker configured for %s", marker, spec.Language))
+		}
 		return
 	}
 	if len(spec.CheckerNeeds) > 0 {

@@ -157,3 +157,27 @@ func diagString(d *lsp.Diagnostics) string {
 	}
 	return fmt.Sprintf("ready %v items [%s] notes %q", d.Ready, strings.Join(items, "; "), d.Notes)
 }
+
+// TestCheckQuietOnCoveredRoot: templ's row shares go.mod with gopls's and
+// has no checker; diagnostics "*" in a Go project runs go vet and does not
+// list templ as a language left unchecked.
+func TestCheckQuietOnCoveredRoot(t *testing.T) {
+	testenv.RequireBinary(t, "go")
+	var rows []lsp.Server
+	for _, r := range lsp.DefaultServers() {
+		if r.Name == "gopls" || r.Name == "templ" {
+			rows = append(rows, r)
+		}
+	}
+	dir := testenv.Workspace(t, map[string]string{
+		"go.mod": "module example.com/svc\n\ngo 1.21\n",
+		"vet.go": "package svc\n\nimport \"fmt\"\n\nfunc Bad() { fmt.Printf(\"%d\\n\", \"x\") }\n",
+	})
+	rep, err := newSupervisor(t, dir, lsp.WithOnlyServers(rows...)).Check(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Ran) != 1 || len(rep.Items) == 0 || len(rep.Skipped) > 0 {
+		t.Fatalf("want go vet's finding and nothing skipped: ran %v, items %+v, skipped %q", rep.Ran, rep.Items, rep.Skipped)
+	}
+}
