@@ -39,6 +39,11 @@ var serverProjects = map[string]serverProject{
 	"dockerfile-language-server":  {files: map[string]string{"Dockerfile": "FROM alpine AS base\nRUN echo hi\n"}, file: "Dockerfile"},
 	"tombi":                       {files: map[string]string{"a.toml": "[a]\nb = 1\n"}, file: "a.toml"},
 	"buf":                         {files: map[string]string{"buf.yaml": "version: v2\n", "a.proto": "syntax = \"proto3\";\n\nmessage A {\n  string n = 1;\n}\n"}, file: "a.proto"},
+	"templ":                       {copyOf: "rows/templ", file: "hello.templ"},
+	"vim-language-server":         {copyOf: "rows/vim", file: "plugin.vim"},
+	"some-sass-language-server":   {copyOf: "rows/sass", file: "main.sass"},
+	"compose-language-service":    {copyOf: "rows/compose", file: "compose.yaml"},
+	"postgres-language-server":    {copyOf: "rows/sql", file: "schema.sql"},
 	// A linter starts with the file's server: its start time includes
 	// typescript-language-server's; its memory is its own.
 	"eslint": {files: map[string]string{"package.json": "{}\n", "eslint.config.js": "export default [];\n", "a.js": "let unused = 1;\n"}, file: "a.js"},
@@ -56,7 +61,7 @@ func BenchmarkServerStart(b *testing.B) {
 		p, ok := serverProjects[row.Name]
 		b.Run(row.Name, func(b *testing.B) {
 			if !ok {
-				b.Skipf("%s: no project in serverProjects (its server cannot be installed here: %s)", row.Name, row.Install)
+				b.Skipf("%s: no project in serverProjects (a row not installed here: %s)", row.Name, row.Install)
 			}
 			found := false
 			for _, bin := range row.Binaries {
