@@ -31,31 +31,11 @@ const samplePeriod = time.Millisecond
 // below the cap: garbage is collected long before it could reach the cap, and
 // what remains over it is live (or was allocated in one step faster than a
 // collection could run, which the cap is for).
-//
-// Except while a large allocation may still be being filled. A collection
-// stops the world at its start and again at its end, and each stop waits for
-// a goroutine copying a large string to finish; while it waits the guard
-// cannot run either, and when the world starts again the cell's goroutine
-// begins its next allocation (twice as large, for a doubling string) before
-// the guard gets to look. One collection overlapping two copies let a
-// doubling string reach 8 times the cap. So after an interval in which the
-// heap grew by a large allocation (a sixteenth of the cap or more, in objects
-// of 32 KiB and over), the guard starts no collection until that allocation
-// could have been filled at copyFloor bytes a second; the runtime's own
-// collections still run.
 type heapGuard struct {
 	limit int64
 	base  int64 // the live heap when the cell started
 	gcing atomic.Bool
-
-	// Read and written by over only, which one goroutine calls.
-	allocs, large int64     // /gc/heap/allocs:bytes and objects of 32 KiB and over, at the last look
-	quietFrom     time.Time // no collection is started before this
 }
-
-// copyFloor is the slowest rate at which the guard expects a goroutine to
-// fill a large allocation: a copy on a machine with every core busy.
-const copyFloor = 32 << 20
 
 // newHeapGuard measures the heap a cell starts from. When the last
 // collection's figure is stale (a quarter of the cap or more allocated since,
@@ -66,9 +46,7 @@ func newHeapGuard(limit int64) *heapGuard {
 	if objects-live > limit/4 {
 		live = liveAfterGC()
 	}
-	g := &heapGuard{limit: limit, base: live}
-	g.allocs, g.large = allocCounts()
-	return g
+	return &heapGuard{limit: limit, base: live}
 }
 
 // over reports whether the heap has grown past the cap since the cell
@@ -77,14 +55,6 @@ func (g *heapGuard) over() (grown int64, over bool) {
 	objects, live := heapBytes()
 	if grown := objects - g.base; grown > g.limit {
 		return grown, true
-	}
-	allocs, large := allocCounts()
-	if step := allocs - g.allocs; large > g.large && step >= g.limit/16 {
-		g.quietFrom = time.Now().Add(time.Duration(step) * time.Second / copyFloor)
-	}
-	g.allocs, g.large = allocs, large
-	if time.Now().Before(g.quietFrom) {
-		return 0, false
 	}
 	if headroom := g.base + g.limit - live; objects-live > headroom/2 && g.gcing.CompareAndSwap(false, true) {
 		go func() {
@@ -102,33 +72,6 @@ func (g *heapGuard) afterStop() (kept int64) {
 	debug.FreeOSMemory()
 	_, live := heapBytes()
 	return live - g.base
-}
-
-var (
-	allocMu      sync.Mutex
-	allocSamples = []metrics.Sample{
-		{Name: "/gc/heap/allocs:bytes"},
-		{Name: "/gc/heap/allocs-by-size:bytes"},
-	}
-)
-
-// allocCounts returns the bytes the heap has allocated since the process
-// started and how many of its allocations were of 32 KiB or more (the last
-// bucket of the size histogram: large objects, each its own span).
-func allocCounts() (bytes, large int64) {
-	allocMu.Lock()
-	defer allocMu.Unlock()
-	metrics.Read(allocSamples)
-	if allocSamples[0].Value.Kind() == metrics.KindUint64 {
-		bytes = int64(allocSamples[0].Value.Uint64())
-	}
-	if allocSamples[1].Value.Kind() == metrics.KindFloat64Histogram {
-		h := allocSamples[1].Value.Float64Histogram()
-		for i := len(h.Counts) - 1; i >= 0 && h.Buckets[i] >= 32<<10; i-- {
-			large += int64(h.Counts[i])
-		}
-	}
-	return bytes, large
 }
 
 var (
