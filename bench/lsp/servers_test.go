@@ -39,7 +39,6 @@ var serverProjects = map[string]serverProject{
 	"dockerfile-language-server":  {files: map[string]string{"Dockerfile": "FROM alpine AS base\nRUN echo hi\n"}, file: "Dockerfile"},
 	"tombi":                       {files: map[string]string{"a.toml": "[a]\nb = 1\n"}, file: "a.toml"},
 	"buf":                         {files: map[string]string{"buf.yaml": "version: v2\n", "a.proto": "syntax = \"proto3\";\n\nmessage A {\n  string n = 1;\n}\n"}, file: "a.proto"},
-	"templ":                       {copyOf: "rows/templ", file: "hello.templ"},
 	"vim-language-server":         {copyOf: "rows/vim", file: "plugin.vim"},
 	"some-sass-language-server":   {copyOf: "rows/sass", file: "main.sass"},
 	"compose-language-service":    {copyOf: "rows/compose", file: "compose.yaml"},

@@ -141,7 +141,7 @@ func (s *Supervisor) projectRoots(spec Server) []projectRoot {
 // runChecker runs spec's checker in dir and adds its outcome to rep; with
 // project, the project's own binary and checkers that run its code too.
 // checkedByOther reports whether another row with a checker has a root
-// marker in dir (gopls's go.mod, where templ's is too): that checker
+// marker in dir (a row sharing gopls's go.mod, say): that checker
 // checks the project, and spec having none is no news.
 func (s *Supervisor) checkedByOther(spec Server, dir string) bool {
 	for _, o := range s.servers {

@@ -37,14 +37,6 @@ type moreCase struct {
 
 var moreCases = []moreCase{
 	{
-		server: "templ", project: "templ", file: "hello.templ", symbol: "Greeting",
-		// gopls's findings on the Go generated from hello.templ come in
-		// later publications, whenever gopls has loaded the package.
-		noClean:  "gopls's publications for the generated Go follow templ's own at their own pace",
-		diagFile: "bad.templ", diagText: "package hello\n\ntempl Bad( {\n", diagLine: 3,
-		diagWant: `^templ .*invalid templ\s+declaration`,
-	},
-	{
 		server: "vim-language-server", project: "vim", file: "plugin.vim", symbol: "Hello",
 		diagFile: "bad.vim", diagText: "function! X()\n  if 1\nendfunction\n", diagLine: 3,
 		diagWant: `^vimlsp .*E171: Missing :endif`,
@@ -156,28 +148,4 @@ func diagString(d *lsp.Diagnostics) string {
 		items = append(items, fmt.Sprintf("%d: %q %q %q", it.Line, it.Source, it.Code, it.Message))
 	}
 	return fmt.Sprintf("ready %v items [%s] notes %q", d.Ready, strings.Join(items, "; "), d.Notes)
-}
-
-// TestCheckQuietOnCoveredRoot: templ's row shares go.mod with gopls's and
-// has no checker; diagnostics "*" in a Go project runs go vet and does not
-// list templ as a language left unchecked.
-func TestCheckQuietOnCoveredRoot(t *testing.T) {
-	testenv.RequireBinary(t, "go")
-	var rows []lsp.Server
-	for _, r := range lsp.DefaultServers() {
-		if r.Name == "gopls" || r.Name == "templ" {
-			rows = append(rows, r)
-		}
-	}
-	dir := testenv.Workspace(t, map[string]string{
-		"go.mod": "module example.com/svc\n\ngo 1.21\n",
-		"vet.go": "package svc\n\nimport \"fmt\"\n\nfunc Bad() { fmt.Printf(\"%d\\n\", \"x\") }\n",
-	})
-	rep, err := newSupervisor(t, dir, lsp.WithOnlyServers(rows...)).Check(ctxT(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Ran) != 1 || len(rep.Items) == 0 || len(rep.Skipped) > 0 {
-		t.Fatalf("want go vet's finding and nothing skipped: ran %v, items %+v, skipped %q", rep.Ran, rep.Items, rep.Skipped)
-	}
 }

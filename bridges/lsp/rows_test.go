@@ -53,7 +53,6 @@ var rowCases = []rowCase{
 	{server: "pyright", tested: "bridges/lsp/pyright_test.go:TestPyright"},
 	{server: "typescript-language-server", tested: "bridges/lsp/tsserver_test.go:TestTypeScript"},
 	{server: "clangd", tested: "bridges/lsp/clangd_test.go:TestClangd"},
-	{server: "templ", tested: "bridges/lsp/rows_more_test.go:TestMoreRows"},
 	{server: "vim-language-server", tested: "bridges/lsp/rows_more_test.go:TestMoreRows"},
 	{server: "some-sass-language-server", tested: "bridges/lsp/rows_more_test.go:TestMoreRows"},
 	{server: "compose-language-service", tested: "bridges/lsp/rows_more_test.go:TestMoreRows"},

@@ -2,27 +2,12 @@ package lsp
 
 import "encoding/json"
 
-// templateAndQueryServers are the rows of template languages (templ),
-// editor scripts (Vim script), stylesheets in Sass's indented syntax,
+// templateAndQueryServers are the rows of editor scripts (Vim script), stylesheets in Sass's indented syntax,
 // and Compose files and SQL. They come before
 // scriptAndConfigServers: a Compose file's name must win over
 // yaml-language-server's extension.
 func templateAndQueryServers() []Server {
 	return []Server{
-		{
-			Name: "templ", Language: "templ", Toolchain: "go", Binaries: []string{"templ"}, Args: []string{"lsp"}, Probe: []string{"version"},
-			Extensions:  []string{".templ"},
-			RootMarkers: []string{"go.mod"},
-			// templ lsp runs gopls, from the trusted PATH, for the Go it
-			// generates from a template; gopls runs only the go command
-			// (GOTOOLCHAIN=local), never the project's code. gopls's
-			// findings on that Go come in later publications, once it has
-			// loaded the package (with templ's _templ.go files generated
-			// on disk, else it reports their imports as broken): a write's
-			// answer is templ's own and does not wait for them.
-			Diagnoses: "templ's parse errors; gopls's findings on the generated Go only as later publications bring them",
-			Install:   "go install (scripts/go-peers.txt), with gopls",
-		},
 		{
 			Name: "vim-language-server", Language: "vim", Toolchain: "node", Binaries: []string{"vim-language-server"}, Args: []string{"--stdio"},
 			Extensions: []string{".vim"},

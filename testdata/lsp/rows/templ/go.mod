@@ -1,3 +1,0 @@
-module example.com/hello
-
-go 1.21
