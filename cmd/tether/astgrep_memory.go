@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
-	"runtime"
 	"runtime/debug"
-	"sync"
 
 	"github.com/tetherhq/tether/engine"
 )
@@ -64,32 +61,5 @@ func applyCLIMemoryLimit(f *treeCacheFlags) (restore func()) {
 	prev := debug.SetMemoryLimit(-1)
 	f.defaultLimit = cliMemoryLimit
 	f.applyMemoryLimit()
-	gc := deferFirstGC()
-	return func() {
-		gc()
-		debug.SetMemoryLimit(prev)
-	}
+	return func() { debug.SetMemoryLimit(prev) }
 }
-
-// deferFirstGC turns the collector's pacing off until the first collection
-// the memory limit forces, then puts it back (GOGC's), and returns what
-// puts it back at once. Starting a search (the grammar's module decoded
-// and loaded, its compiled code read) allocates a few MiB, which made the
-// collector run once or twice before the first file was parsed: about a
-// tenth of a one-file search's CPU. A search that allocates more meets the
-// limit and collects from there on as before. Without a limit in effect
-// (--memory-limit off) nothing changes.
-func deferFirstGC() (restore func()) {
-	if limit := debug.SetMemoryLimit(-1); limit <= 0 || limit == math.MaxInt64 {
-		return func() {}
-	}
-	prev := debug.SetGCPercent(-1)
-	var once sync.Once
-	back := func() { once.Do(func() { debug.SetGCPercent(prev) }) }
-	// collected by the first collection, whose finalizer puts the pacing
-	// back (large enough to be an object of its own, not a tiny one)
-	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) { go back() })
-	return back
-}
-
-type gcSentinel struct{ _ [64]byte }

@@ -6,10 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"testing"
-	"time"
 )
 
 // TestAstGrepMemoryLimit: tether ast-grep runs under cliMemoryLimit unless
@@ -62,54 +60,5 @@ func TestAstGrepMemoryLimit(t *testing.T) {
 	}
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("limit after tether ast-grep: %d, want %d back", got, before)
-	}
-}
-
-// gcPercent is the collector's GOGC setting now.
-func gcPercent() int {
-	p := debug.SetGCPercent(-1)
-	debug.SetGCPercent(p)
-	return p
-}
-
-// TestDeferFirstGC: under a memory limit a CLI search starts with the
-// collector's pacing off, and the first collection (here forced) puts it
-// back; without a limit nothing changes, and restore puts it back at once.
-func TestDeferFirstGC(t *testing.T) {
-	prevLimit, prevGC := debug.SetMemoryLimit(-1), debug.SetGCPercent(100)
-	defer func() {
-		debug.SetMemoryLimit(prevLimit)
-		debug.SetGCPercent(prevGC)
-	}()
-	debug.SetMemoryLimit(64 << 20)
-	restore := deferFirstGC()
-	if p := gcPercent(); p != -1 {
-		t.Fatalf("GOGC %d after deferFirstGC under a limit, want off (-1)", p)
-	}
-	runtime.GC()
-	deadline := time.Now().Add(time.Minute)
-	for gcPercent() != 100 && time.Now().Before(deadline) {
-		runtime.GC() // the finalizer runs after a collection, on its own goroutine
-		time.Sleep(time.Millisecond)
-	}
-	if p := gcPercent(); p != 100 {
-		t.Errorf("GOGC %d after the first collection, want 100 back", p)
-	}
-	restore()
-	if p := gcPercent(); p != 100 {
-		t.Errorf("GOGC %d after restore, want 100", p)
-	}
-
-	// pacing off, restored by the caller before any collection
-	restore = deferFirstGC()
-	restore()
-	if p := gcPercent(); p != 100 {
-		t.Errorf("GOGC %d after an early restore, want 100", p)
-	}
-
-	debug.SetMemoryLimit(math.MaxInt64)
-	deferFirstGC()
-	if p := gcPercent(); p != 100 {
-		t.Errorf("GOGC %d after deferFirstGC without a limit, want it left at 100", p)
 	}
 }
