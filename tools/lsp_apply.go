@@ -16,6 +16,12 @@ import (
 // deadline, when it has an earlier one, still wins).
 const maxLSPTimeout = 600
 
+// serverTimeout is the timeout argument of the tools that wait for a
+// language server's answer.
+type serverTimeout struct {
+	Timeout int `json:"timeout,omitempty" jsonschema:"seconds to wait for the server (default: its request bound; at most 600)" bounds:"minimum=1,maximum=600"`
+}
+
 // applyArgs are lsp_apply's arguments.
 type applyArgs struct {
 	File       string `json:"file" jsonschema:"workspace-relative file" bounds:"minLength=1"`
@@ -24,7 +30,7 @@ type applyArgs struct {
 	EndLine    int    `json:"end_line,omitempty" jsonschema:"last line (1-based) of a range of lines, from line; omitted: line alone" bounds:"minimum=1"`
 	Diagnostic string `json:"diagnostic,omitempty" jsonschema:"the diagnostic to fix: a part of its message (any case) or its code; only it is passed to the server, and without line the one such diagnostic in file gives the place"`
 	Action     string `json:"action" jsonschema:"which action: its number as lsp code_actions lists it (1 is the first), its title (whole, or a part of one title only), or a kind such as source.organizeImports or quickfix (the preferred one when several are of that kind)" bounds:"minLength=1"`
-	Timeout    int    `json:"timeout,omitempty" jsonschema:"seconds to wait for the server (default: its request bound; at most 600)" bounds:"minimum=1,maximum=600"`
+	serverTimeout
 }
 
 // renameFileArgs are rename_file's arguments.
@@ -32,7 +38,7 @@ type renameFileArgs struct {
 	From    string `json:"from" jsonschema:"workspace-relative file or directory to move" bounds:"minLength=1"`
 	To      string `json:"to" jsonschema:"its new workspace-relative path; must not exist (its directory is created)" bounds:"minLength=1"`
 	Preview bool   `json:"preview,omitempty" jsonschema:"stage the move and the import updates and return an edit_id and the diff for resolve, instead of applying them now"`
-	Timeout int    `json:"timeout,omitempty" jsonschema:"seconds to wait for the server (default: its request bound; at most 600)" bounds:"minimum=1,maximum=600"`
+	serverTimeout
 }
 
 // applyTools are lsp_apply, rename_file, lsp_format, lsp_request and

@@ -40,7 +40,7 @@ type formatArgs struct {
 	File    string `json:"file" jsonschema:"workspace-relative file to format" bounds:"minLength=1"`
 	Line    int    `json:"line,omitempty" jsonschema:"1-based first line of a range to format (textDocument/rangeFormatting); omitted: the whole file" bounds:"minimum=1"`
 	EndLine int    `json:"end_line,omitempty" jsonschema:"1-based last line of the range (omitted: line alone)" bounds:"minimum=1"`
-	Timeout int    `json:"timeout,omitempty" jsonschema:"seconds to wait for the server (default: its request bound; at most 600)" bounds:"minimum=1,maximum=600"`
+	serverTimeout
 }
 
 func (l *lspTools) formatTool() Tool {

@@ -136,15 +136,21 @@ func requestPage(ans *lsp.RequestAnswer, start int, file string) (string, *Reque
 	return b.String(), pg
 }
 
+// requestPaging are the arguments lsp_request and lsp_command share: the
+// page of the answer and how long to wait for it.
+type requestPaging struct {
+	Start int `json:"start,omitempty" jsonschema:"skip this many lines of the answer (0-based) to page past the first 400" bounds:"minimum=0"`
+	serverTimeout
+}
+
 // lspRequestArgs are lsp_request's arguments.
 type lspRequestArgs struct {
-	File    string         `json:"file" jsonschema:"workspace-relative file: its server answers, and params without textDocument get it" bounds:"minLength=1"`
-	Method  string         `json:"method" jsonschema:"the LSP method (textDocument/rename, codeAction/resolve, a server's own); workspace/executeCommand is lsp_command's" bounds:"minLength=1"`
-	Params  map[string]any `json:"params,omitempty" jsonschema:"the method's params as the LSP specification gives them (positions 0-based, file:// URIs of workspace files)"`
-	Line    int            `json:"line,omitempty" jsonschema:"1-based line: with symbol, fills in params' position" bounds:"minimum=1"`
-	Symbol  string         `json:"symbol,omitempty" jsonschema:"substring of line naming the symbol whose position params get; name#2 for the second occurrence"`
-	Start   int            `json:"start,omitempty" jsonschema:"skip this many lines of the answer (0-based) to page past the first 400" bounds:"minimum=0"`
-	Timeout int            `json:"timeout,omitempty" jsonschema:"seconds to wait for the server (default: its request bound; at most 600)" bounds:"minimum=1,maximum=600"`
+	File   string         `json:"file" jsonschema:"workspace-relative file: its server answers, and params without textDocument get it" bounds:"minLength=1"`
+	Method string         `json:"method" jsonschema:"the LSP method (textDocument/rename, codeAction/resolve, a server's own); workspace/executeCommand is lsp_command's" bounds:"minLength=1"`
+	Params map[string]any `json:"params,omitempty" jsonschema:"the method's params as the LSP specification gives them (positions 0-based, file:// URIs of workspace files)"`
+	Line   int            `json:"line,omitempty" jsonschema:"1-based line: with symbol, fills in params' position" bounds:"minimum=1"`
+	Symbol string         `json:"symbol,omitempty" jsonschema:"substring of line naming the symbol whose position params get; name#2 for the second occurrence"`
+	requestPaging
 }
 
 // lspCommandArgs are lsp_command's arguments.
@@ -152,8 +158,7 @@ type lspCommandArgs struct {
 	File      string `json:"file" jsonschema:"workspace-relative file whose server runs the command" bounds:"minLength=1"`
 	Command   string `json:"command" jsonschema:"the server's command (as code_actions lists it after runs, or from the server's documentation)" bounds:"minLength=1"`
 	Arguments []any  `json:"arguments,omitempty" jsonschema:"the command's arguments (file:// URIs of workspace files)"`
-	Start     int    `json:"start,omitempty" jsonschema:"skip this many lines of the answer (0-based) to page past the first 400" bounds:"minimum=0"`
-	Timeout   int    `json:"timeout,omitempty" jsonschema:"seconds to wait for the server (default: its request bound; at most 600)" bounds:"minimum=1,maximum=600"`
+	requestPaging
 }
 
 // requestTools are lsp_request and lsp_command.
