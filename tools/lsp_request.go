@@ -188,7 +188,7 @@ func (l *lspTools) lspRequest(ctx context.Context, call *Call, a lspRequestArgs)
 			return nil, nil, errors.New("lsp: workspace/executeCommand runs a command of the server: call lsp_command (exec tier) with command and arguments")
 		}
 	}
-	return l.stagingRequest(ctx, requestQuery(a.File, a.Method, a.Params, a.Line, a.Symbol), lsp.WriteMethod, a.Start, a.Timeout)
+	return l.stagingRequest(ctx, "lsp_request", requestQuery(a.File, a.Method, a.Params, a.Line, a.Symbol), lsp.WriteMethod, a.requestPaging)
 }
 
 func (l *lspTools) lspCommand(ctx context.Context, call *Call, a lspCommandArgs) (*Result, *RequestPage, error) {
@@ -196,12 +196,13 @@ func (l *lspTools) lspCommand(ctx context.Context, call *Call, a lspCommandArgs)
 	if a.Arguments != nil {
 		params["arguments"] = a.Arguments
 	}
-	return l.stagingRequest(ctx, requestQuery(a.File, "workspace/executeCommand", params, 0, ""), lsp.ExecMethod, a.Start, a.Timeout)
+	return l.stagingRequest(ctx, "lsp_command", requestQuery(a.File, "workspace/executeCommand", params, 0, ""), lsp.ExecMethod, a.requestPaging)
 }
 
 // stagingRequest sends q, allowed up to class, and stages the edit the
-// answer yields.
-func (l *lspTools) stagingRequest(ctx context.Context, q lsp.RequestQuery, allowed lsp.MethodClass, start, timeout int) (*Result, *RequestPage, error) {
+// answer yields as tool's (which a stale edit says to run again).
+func (l *lspTools) stagingRequest(ctx context.Context, tool string, q lsp.RequestQuery, allowed lsp.MethodClass, pg requestPaging) (*Result, *RequestPage, error) {
+	start, timeout := pg.Start, pg.Timeout
 	ctx = lsp.WithNotice(ctx, func(m string) { ReportStep(ctx, "lsp: "+m) })
 	cctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
@@ -219,7 +220,7 @@ func (l *lspTools) stagingRequest(ctx context.Context, q lsp.RequestQuery, allow
 	if len(ans.Proposed.Files) == 0 {
 		return Text(text + "\nits edit leaves every file as it is: nothing was staged"), page, nil
 	}
-	staged, st, err := l.stageProposed(ans.Proposed, "lsp_request")
+	staged, st, err := l.stageProposed(ans.Proposed, tool)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -273,4 +274,66 @@ func TestLSPRequestPyright(t *testing.T) {
 	if got := readFile(t, filepath.Join(dir, "app.py")); !strings.Contains(got, "    s = Square(10)\n    return s\n") {
 		t.Fatalf("accept: %s", got)
 	}
+}
+
+// TestLSPCommandGopls runs gopls's commands through lsp_command (exec
+// tier, workspace/executeCommand): gopls.add_import edits use.go through
+// workspace/applyEdit, which is staged for resolve and written only on
+// accept (rejected whole, naming lsp_command, when use.go changed since),
+// after which gopls reports the new import as unused;
+// gopls.list_known_packages only answers, with the importable packages,
+// and stages nothing.
+func TestLSPCommandGopls(t *testing.T) {
+	r, dir := lspRun(t)
+	use := filepath.Join(dir, "use.go")
+	src := readFile(t, use)
+	addImport := map[string]any{"file": "use.go", "command": "gopls.add_import", "arguments": []any{map[string]any{"ImportPath": "strings", "URI": fileURI(use)}}}
+	t.Run("stale edit rejected", func(t *testing.T) {
+		pg := requestPage(t, r, "lsp_command", addImport)
+		if pg.Staged == nil {
+			t.Fatalf("add_import: want its edit staged, got %+v", pg)
+		}
+		writeFiles(t, dir, map[string]string{"use.go": src + "\n// changed since\n"})
+		_, err := call(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
+		if err == nil || !strings.Contains(err.Error(), "run lsp_command again") || readFile(t, use) != src+"\n// changed since\n" {
+			t.Fatalf("accept after use.go changed: want it rejected, naming lsp_command, got %v", err)
+		}
+		writeFiles(t, dir, map[string]string{"use.go": src})
+	})
+	t.Run("edit staged", func(t *testing.T) {
+		pg := requestPage(t, r, "lsp_command", addImport)
+		if pg.Server != "gopls" || pg.Method != "workspace/executeCommand" || pg.Class != lsp.ExecMethod {
+			t.Fatalf("add_import: want gopls's answer at exec class, got %+v", pg)
+		}
+		if pg.Staged == nil || pg.Staged.EditID == "" || len(pg.Staged.Files) != 1 || pg.Staged.Files[0].Path != "use.go" || pg.Staged.Files[0].Added == 0 {
+			t.Fatalf("add_import: want its edit of use.go staged, got %+v", pg.Staged)
+		}
+		if readFile(t, use) != src {
+			t.Fatal("lsp_command wrote use.go before resolve")
+		}
+		res := callResult(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
+		got := readFile(t, use)
+		if res.IsError || !strings.HasPrefix(got, "package shapes\n\nimport \"strings\"\n") || !strings.HasSuffix(got, strings.TrimPrefix(src, "package shapes\n")) {
+			t.Fatalf("accept: want the import added and the rest as it was: %s\n%s", res.AllText(), got)
+		}
+		// Diagnostics on accept: the import nothing uses is new.
+		if text := res.AllText(); !strings.Contains(text, `"strings" imported and not used`) {
+			t.Fatalf("accept: want the unused import reported, got %s", text)
+		}
+	})
+	t.Run("answer only", func(t *testing.T) {
+		before := readFile(t, use)
+		pg := requestPage(t, r, "lsp_command", map[string]any{"file": "use.go", "command": "gopls.list_known_packages",
+			"arguments": []any{map[string]any{"URI": fileURI(use)}}})
+		var known struct{ Packages []string }
+		if err := json.Unmarshal(pg.Result, &known); err != nil || pg.Staged != nil {
+			t.Fatalf("list_known_packages: want an answer and nothing staged, got %+v (%v)", pg, err)
+		}
+		if !slices.Contains(known.Packages, "fmt") || !slices.Contains(known.Packages, "net/http") {
+			t.Fatalf("list_known_packages: want the standard library among %d packages: %.300s", len(known.Packages), pg.Result)
+		}
+		if readFile(t, use) != before {
+			t.Fatal("a command that only answers changed use.go")
+		}
+	})
 }
