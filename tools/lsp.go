@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -175,30 +174,11 @@ func (a lspArgs) needPos() error {
 	return nil
 }
 
-func (l *lspTools) query(ctx context.Context, call *Call, a lspArgs) (*Result, any, error) {
+func (l *lspTools) query(ctx context.Context, call *Call, a lspArgs) (*Result, *LSPResult, error) {
 	// A server starting for this query says so, as the call's progress.
 	ctx = lsp.WithNotice(ctx, func(m string) { ReportStep(ctx, "lsp: "+m) })
 	cctx, cancel := withTimeout(ctx, a.Timeout)
 	defer cancel()
 	res, data, err := l.answer(cctx, a)
 	return res, data, timeoutErr(cctx, a.Timeout, err)
-}
-
-// emptyAsList makes the empty lists of an lsp answer [] in JSON, not null:
-// "none" reads as an answer, not as a missing field.
-func emptyAsList(data any) any {
-	switch d := data.(type) {
-	case *lsp.Locations:
-		if d.Items == nil {
-			d.Items = []lsp.Location{}
-		}
-	case *lsp.CodeActions:
-		if d.Items == nil {
-			d.Items = []lsp.CodeAction{}
-		}
-	}
-	if v := reflect.ValueOf(data); v.Kind() == reflect.Slice && v.IsNil() {
-		return reflect.MakeSlice(v.Type(), 0, 0).Interface() // status, reload
-	}
-	return data
 }

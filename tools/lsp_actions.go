@@ -18,11 +18,12 @@ type lspAction struct {
 }
 
 // lspAnswer is an action's answer as the result shows it: the text, the
-// notes that go before it, and the structured part.
+// notes that go before it, and the structured part (answer sets its
+// Action).
 type lspAnswer struct {
 	text  string
 	notes []string
-	data  any
+	out   LSPResult
 }
 
 // lspAct makes an action of a call and a render that agree on the type
@@ -77,7 +78,7 @@ func lspKey(a lspArgs) string {
 
 // answer is the lsp tool's answer to a: its action's, after the notes of
 // the call (a server restarted) and, once per run, what the sandbox lacks.
-func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, any, error) {
+func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, *LSPResult, error) {
 	act, ok := lspTable[lspKey(a)]
 	if !ok || !slices.Contains(lspActions, a.Action) {
 		return nil, nil, fmt.Errorf("lsp: unknown action %q: use one of %s", a.Action, strings.Join(lspActions, ", "))
@@ -101,5 +102,6 @@ func (l *lspTools) answer(ctx context.Context, a lspArgs) (*Result, any, error) 
 	if len(notes) > 0 {
 		out = strings.Join(notes, "\n") + "\n" + out
 	}
-	return Text(out), emptyAsList(ans.data), nil
+	ans.out.Action = a.Action
+	return Text(out), ans.out.emptyAsLists(), nil
 }

@@ -1,7 +1,9 @@
 package tools_test
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/tools"
@@ -268,9 +271,20 @@ func TestRenameFileTypeScript(t *testing.T) {
 func TestLSPStatusAndCapabilities(t *testing.T) {
 	r, _ := lspRun(t)
 	callResult(t, r, "lsp", map[string]any{"action": "hover", "file": "use.go", "line": 4, "symbol": "Big", "timeout": 120})
-	status := callResult(t, r, "lsp", map[string]any{"action": "status"}).AllText()
+	res := callResult(t, r, "lsp", map[string]any{"action": "status"})
+	status := res.AllText()
 	if !strings.Contains(status, "gopls (go): running, pid ") || !strings.Contains(status, ", ready, ") || !strings.Contains(status, "v0.") {
 		t.Fatalf("status: %s", status)
+	}
+	// The typed answer holds the rows; its JSON puts them in an object.
+	out := structured[*tools.LSPResult](t, res)
+	i := slices.IndexFunc(out.Servers, func(row lsp.StatusRow) bool { return row.Server == "gopls" })
+	if out.Action != "status" || i < 0 || !out.Servers[i].Running || out.Servers[i].PID <= 0 || !strings.Contains(status, fmt.Sprintf("pid %d", out.Servers[i].PID)) {
+		t.Fatalf("status: want gopls's running row, got %+v", out)
+	}
+	var rows struct{ Servers []lsp.StatusRow }
+	if b, err := json.Marshal(out); err != nil || json.Unmarshal(b, &rows) != nil || len(rows.Servers) != len(out.Servers) {
+		t.Fatalf("status JSON: want {\"servers\": [...]}, got %s (%v)", b, err)
 	}
 	caps := callResult(t, r, "lsp", map[string]any{"action": "capabilities"}).AllText()
 	for _, want := range []string{"gopls (go): ready", "supports: definition", "rename", "code_actions (", "source.organizeImports", "execute_command", "dart (dart): not started: pubspec.yaml found, dart not on PATH"} {
@@ -299,12 +313,12 @@ func TestLSPDiagnosticsFiles(t *testing.T) {
 	}
 	res := callResult(t, r, "lsp", map[string]any{"action": "diagnostics", "files": []string{"**/*.go"}, "timeout": 120})
 	out := res.AllText()
-	page, ok := res.Structured.(*tools.DiagnosticsPage)
-	if !ok || page.Total != 2 || !strings.Contains(out, "broken.go") || !strings.Contains(out, "sub/more.go") {
+	page := structured[*tools.LSPResult](t, res).Diagnostics
+	if page == nil || page.Total != 2 || !strings.Contains(out, "broken.go") || !strings.Contains(out, "sub/more.go") {
 		t.Fatalf("diagnostics over **/*.go: %s", out)
 	}
 	res = callResult(t, r, "lsp", map[string]any{"action": "diagnostics", "files": []string{"use.go", "sub/*.go"}})
-	if page, ok := res.Structured.(*tools.DiagnosticsPage); !ok || page.Total != 1 || !strings.Contains(res.AllText(), "sub/more.go") {
+	if page := structured[*tools.LSPResult](t, res).Diagnostics; page == nil || page.Total != 1 || !strings.Contains(res.AllText(), "sub/more.go") {
 		t.Fatalf("diagnostics over a list: %s", res.AllText())
 	}
 	if out := callResult(t, r, "lsp", map[string]any{"action": "diagnostics", "files": []string{"nope/**/*.go"}}).AllText(); !strings.Contains(out, "matches no file") {

@@ -39,7 +39,7 @@ func renderCodeActions(a lspArgs, acts *lsp.CodeActions) lspAnswer {
 		where += fmt.Sprintf(" for the diagnostic %q", a.Diagnostic)
 	}
 	if len(acts.Items) == 0 {
-		return lspAnswer{text: "no code actions offered at " + where, notes: acts.Notes, data: acts}
+		return lspAnswer{text: "no code actions offered at " + where, notes: acts.Notes, out: LSPResult{CodeActions: acts}}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d code action(s) at %s (lsp_apply with action set to a number, title or kind stages one):\n", len(acts.Items), where)
@@ -59,5 +59,5 @@ func renderCodeActions(a lspArgs, acts *lsp.CodeActions) lspAnswer {
 		}
 		b.WriteString("\n")
 	}
-	return lspAnswer{text: strings.TrimRight(b.String(), "\n"), notes: acts.Notes, data: acts}
+	return lspAnswer{text: strings.TrimRight(b.String(), "\n"), notes: acts.Notes, out: LSPResult{CodeActions: acts}}
 }

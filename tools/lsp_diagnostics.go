@@ -52,7 +52,7 @@ func diagnoseFile(ctx context.Context, l *lspTools, a lspArgs) (*lsp.Diagnostics
 func renderFileDiagnostics(a lspArgs, d *lsp.Diagnostics) lspAnswer {
 	sev, _ := severityArg(a.Severity)
 	text, page := formatDiagnostics(a.File, d, sev, a.Start)
-	return lspAnswer{text: text, notes: d.Notes, data: page}
+	return lspAnswer{text: text, notes: d.Notes, out: LSPResult{Diagnostics: page}}
 }
 
 // checkWorkspace runs the trusted checkers over the whole project.
@@ -68,7 +68,7 @@ func checkWorkspace(ctx context.Context, l *lspTools, a lspArgs) (*lsp.CheckRepo
 func renderCheck(a lspArgs, rep *lsp.CheckReport) lspAnswer {
 	sev, _ := severityArg(a.Severity)
 	text, page := formatCheck(rep, sev, a.Start)
-	return lspAnswer{text: text, data: page}
+	return lspAnswer{text: text, out: LSPResult{Check: page}}
 }
 
 // filesDiagnosed is the answer of lsp diagnostics over several files: their
@@ -140,11 +140,11 @@ func diagnoseFiles(ctx context.Context, l *lspTools, a lspArgs) (*filesDiagnosed
 // renderFilesDiagnosed renders a page of several files' diagnostics.
 func renderFilesDiagnosed(a lspArgs, f *filesDiagnosed) lspAnswer {
 	if f.none != "" {
-		return lspAnswer{text: f.none, notes: f.notes, data: &DiagnosticsPage{Groups: []DiagnosticGroup{}}}
+		return lspAnswer{text: f.none, notes: f.notes, out: LSPResult{Diagnostics: &DiagnosticsPage{Groups: []DiagnosticGroup{}}}}
 	}
 	sev, _ := severityArg(a.Severity)
 	text, page := formatDiagnostics(f.label, f.merged, sev, a.Start)
-	return lspAnswer{text: text, notes: f.notes, data: page}
+	return lspAnswer{text: text, notes: f.notes, out: LSPResult{Diagnostics: page}}
 }
 
 // Bounds of diagnostics over several files.

@@ -45,7 +45,7 @@ func hierarchy(ctx context.Context, l *lspTools, a lspArgs) (*lsp.Hierarchy, err
 }
 
 func renderHierarchy(a lspArgs, h *lsp.Hierarchy) lspAnswer {
-	return lspAnswer{text: formatHierarchy(a, h), notes: h.Notes, data: h}
+	return lspAnswer{text: formatHierarchy(a, h), notes: h.Notes, out: LSPResult{Hierarchy: h}}
 }
 
 // formatHierarchy renders h: what was asked about, then one line per

@@ -25,7 +25,7 @@ func implementation(ctx context.Context, l *lspTools, a lspArgs) (*lsp.Locations
 }
 
 func renderLocations(a lspArgs, locs *lsp.Locations) lspAnswer {
-	return lspAnswer{text: formatLocations(a, locs), notes: locs.Notes, data: locs}
+	return lspAnswer{text: formatLocations(a, locs), notes: locs.Notes, out: LSPResult{Locations: locs}}
 }
 
 // references asks for a page of the symbol's references, then looks for
@@ -50,7 +50,7 @@ func renderReferences(a lspArgs, r refsAnswer) lspAnswer {
 			a.Symbol, a.File, a.Line, locs.Total, locs.Total)
 	}
 	ans.text += "\n" + formatUnconfirmed(locs.Name, u)
-	ans.data = r
+	ans.out.Unconfirmed = u
 	return ans
 }
 
@@ -63,7 +63,7 @@ func renderHover(a lspArgs, h *lsp.Hover) lspAnswer {
 	if text == "" {
 		text = fmt.Sprintf("no hover information for %q at %s:%d (the server answered with none)", a.Symbol, a.File, a.Line)
 	}
-	return lspAnswer{text: text, notes: h.Notes, data: h}
+	return lspAnswer{text: text, notes: h.Notes, out: LSPResult{Hover: h}}
 }
 
 func formatLocations(a lspArgs, locs *lsp.Locations) string {

@@ -14,10 +14,10 @@ import (
 // past the server's locations.
 const unconfirmedShown = 20
 
-// unconfirmedRefs are the identifiers spelled as the symbol that the
+// UnconfirmedRefs are the identifiers spelled as the symbol that the
 // server's references did not include: uses it could not resolve (pyright
 // on a receiver it cannot type) or other symbols of the same name.
-type unconfirmedRefs struct {
+type UnconfirmedRefs struct {
 	Count int `json:"count"`
 	// Start is how many were skipped before Items: a page's start past the
 	// server's locations pages through them.
@@ -41,11 +41,11 @@ type unconfirmedRefs struct {
 	total int // the server's locations, before these in references' start
 }
 
-// refsAnswer is references' structured result: the server's locations and
-// the same-name identifiers it did not confirm.
+// refsAnswer is references' answer, as its JSON reads: the server's
+// locations and the same-name identifiers it did not confirm.
 type refsAnswer struct {
 	*lsp.Locations
-	Unconfirmed *unconfirmedRefs `json:"unconfirmed,omitempty"`
+	Unconfirmed *UnconfirmedRefs `json:"unconfirmed,omitempty"`
 }
 
 // unconfirmed scans the workspace (lsp.Supervisor.ScanSameName) for identifiers spelled as
@@ -57,7 +57,7 @@ type refsAnswer struct {
 // locations come first, so the identifiers from start-Total on). For a
 // TypeScript or JavaScript file with a tsconfig, those in files outside
 // its project are counted apart.
-func (l *lspTools) unconfirmed(ctx context.Context, locs *lsp.Locations, file string, start int) *unconfirmedRefs {
+func (l *lspTools) unconfirmed(ctx context.Context, locs *lsp.Locations, file string, start int) *UnconfirmedRefs {
 	if locs.Name == "" || l.parser == nil || l.root == nil {
 		return nil
 	}
@@ -71,7 +71,7 @@ func (l *lspTools) unconfirmed(ctx context.Context, locs *lsp.Locations, file st
 	for _, c := range locs.All {
 		confirmed[fmt.Sprintf("%s:%d:%d", c.Path, c.Line, c.Col)] = true
 	}
-	out := &unconfirmedRefs{Items: []lsp.SameName{}, Start: from, total: locs.Total}
+	out := &UnconfirmedRefs{Items: []lsp.SameName{}, Start: from, total: locs.Total}
 	scan := l.sup.ScanSameName(ctx, lspParser(l.parser), locs.Name, locs.Extensions, false, nil, func(id lsp.SameName) {
 		if confirmed[fmt.Sprintf("%s:%d:%d", id.Path, id.Line, id.Col)] {
 			return
@@ -104,7 +104,7 @@ func (l *lspTools) unconfirmed(ctx context.Context, locs *lsp.Locations, file st
 }
 
 // formatUnconfirmed renders u after the server's locations.
-func formatUnconfirmed(name string, u *unconfirmedRefs) string {
+func formatUnconfirmed(name string, u *UnconfirmedRefs) string {
 	var b strings.Builder
 	if u.Count > 0 {
 		at := make([]string, len(u.Items))
@@ -141,7 +141,7 @@ func formatUnconfirmed(name string, u *unconfirmedRefs) string {
 // unconfirmedPageNote says which of u's identifiers the page shows and the
 // references start of the next: "1-20 of 64 shown; pass start 84 for the
 // next".
-func unconfirmedPageNote(u *unconfirmedRefs) string {
+func unconfirmedPageNote(u *UnconfirmedRefs) string {
 	note := fmt.Sprintf("%d-%d of %d shown", u.Start+1, u.Start+len(u.Items), u.Count)
 	if u.Next > 0 {
 		note += fmt.Sprintf("; pass start %d for the next", u.Next)

@@ -89,7 +89,7 @@ func (l *lspTools) sendRequest(ctx context.Context, q lsp.RequestQuery, allowed 
 
 func renderRequest(a lspArgs, ans *lsp.RequestAnswer) lspAnswer {
 	text, page := requestPage(ans, a.Start, a.File)
-	return lspAnswer{text: text, notes: ans.Notes, data: page}
+	return lspAnswer{text: text, notes: ans.Notes, out: LSPResult{Request: page}}
 }
 
 // requestPage renders the page of ans from start (a line of its indented

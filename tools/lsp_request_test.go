@@ -16,12 +16,15 @@ import (
 	"github.com/tetherhq/tether/tools"
 )
 
-// requestPage calls name and returns its typed raw-request answer,
-// failing unless it is one.
+// requestPage calls name and returns its typed raw-request answer (the
+// lsp tool's is its result's Request), failing unless it is one.
 func requestPage(t *testing.T, r *tools.Run, name string, args map[string]any) *tools.RequestPage {
 	t.Helper()
 	res := callResult(t, r, name, args)
 	pg, ok := res.Structured.(*tools.RequestPage)
+	if out, isLSP := res.Structured.(*tools.LSPResult); isLSP {
+		pg, ok = out.Request, out.Request != nil && out.Action == "request"
+	}
 	if res.IsError || !ok {
 		t.Fatalf("%s %v: want a request answer, got %T %s", name, args, res.Structured, res.AllText())
 	}

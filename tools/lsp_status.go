@@ -31,7 +31,7 @@ func renderServerStatus(a lspArgs, st serverStatus) lspAnswer {
 		lines = append(lines, r.String())
 	}
 	lines = append(lines, st.lines...)
-	return lspAnswer{text: strings.Join(lines, "\n"), data: st.rows}
+	return lspAnswer{text: strings.Join(lines, "\n"), out: LSPResult{Servers: st.rows}}
 }
 
 func capabilities(ctx context.Context, l *lspTools, a lspArgs) ([]lsp.StatusRow, error) {
@@ -61,7 +61,7 @@ func renderCapabilities(a lspArgs, rows []lsp.StatusRow) lspAnswer {
 		}
 		lines = append(lines, line)
 	}
-	return lspAnswer{text: strings.Join(lines, "\n"), data: rows}
+	return lspAnswer{text: strings.Join(lines, "\n"), out: LSPResult{Servers: rows}}
 }
 
 // reload restarts the servers; a failure says what was done before it.
@@ -77,5 +77,5 @@ func reload(ctx context.Context, l *lspTools, a lspArgs) ([]string, error) {
 }
 
 func renderReload(a lspArgs, lines []string) lspAnswer {
-	return lspAnswer{text: strings.Join(lines, "\n"), data: lines}
+	return lspAnswer{text: strings.Join(lines, "\n"), out: LSPResult{Reloaded: lines}}
 }

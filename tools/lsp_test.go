@@ -78,7 +78,7 @@ func TestLSPTools(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := lsp.Location{Path: "shapes.go", Line: 17, Col: 6, Text: "func Total(shapes []Shape) float64 {"}
-		if locs := structured[*lsp.Locations](t, res); locs.Total != 1 || len(locs.Items) != 1 || locs.Items[0] != want {
+		if locs := structured[*tools.LSPResult](t, res).Locations; locs == nil || locs.Total != 1 || len(locs.Items) != 1 || locs.Items[0] != want {
 			t.Fatalf("definition: %+v, want %+v", locs, want)
 		}
 	})
@@ -107,7 +107,7 @@ func TestLSPTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h := structured[*lsp.Hover](t, res); !strings.Contains(h.Text, "func Total(shapes []Shape) float64") || !strings.Contains(h.Text, "sums the areas") {
+		if h := structured[*tools.LSPResult](t, res).Hover; h == nil || !strings.Contains(h.Text, "func Total(shapes []Shape) float64") || !strings.Contains(h.Text, "sums the areas") {
 			t.Fatalf("hover: %+v", h)
 		}
 	})

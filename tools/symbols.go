@@ -76,7 +76,7 @@ func symbols(ctx context.Context, l *lspTools, a lspArgs) (*lsp.Symbols, error) 
 
 func renderSymbols(a lspArgs, syms *lsp.Symbols) lspAnswer {
 	text, page := formatSymbols(a, syms)
-	return lspAnswer{text: text, notes: syms.Notes, data: page}
+	return lspAnswer{text: text, notes: syms.Notes, out: LSPResult{Symbols: page}}
 }
 
 // formatSymbols renders a page of symbols: a file's as its outline, a

@@ -187,7 +187,13 @@ func readOnlySpawnRefusal(s Surface) Handler {
 	}
 }
 
-func (v *vibe) spawn(ctx context.Context, call *Call, a spawnArgs) (*Result, any, error) {
+// VibeSpawned is vibe_spawn's Structured result: the workers it started,
+// in the order of its tasks (one for a brief).
+type VibeSpawned struct {
+	Workers []workers.Info `json:"workers"`
+}
+
+func (v *vibe) spawn(ctx context.Context, call *Call, a spawnArgs) (*Result, *VibeSpawned, error) {
 	specs, err := a.specs()
 	if err != nil {
 		return nil, nil, err
@@ -231,8 +237,7 @@ func (v *vibe) spawn(ctx context.Context, call *Call, a spawnArgs) (*Result, any
 	if len(ids) == 1 {
 		fmt.Fprintf(&b, "Started worker %s (%s, %s tier). It runs in the background: vibe_wait %s collects the result, vibe_list shows progress.%s",
 			ids[0], infos[0].Label, infos[0].Tier, ids[0], extra)
-		res := Text(b.String())
-		return res, infos[0], nil
+		return Text(b.String()), &VibeSpawned{Workers: infos}, nil
 	}
 	fmt.Fprintf(&b, "Started %d workers:", len(ids))
 	for _, in := range infos {
@@ -240,8 +245,7 @@ func (v *vibe) spawn(ctx context.Context, call *Call, a spawnArgs) (*Result, any
 	}
 	fmt.Fprintf(&b, ". They run in the background: vibe_wait collects each result, vibe_list shows progress.%s",
 		strings.ReplaceAll(strings.ReplaceAll(extra, "Its result is", "Each result is"), "It works", "Each works"))
-	res := Text(b.String())
-	return res, infos, nil
+	return Text(b.String()), &VibeSpawned{Workers: infos}, nil
 }
 
 // specs turns the arguments into one spec per worker.

@@ -25,8 +25,8 @@ func TestVibeBatchWithSchema(t *testing.T) {
 	run := vibeRun(t, workers.Config{Commands: map[string]string{workers.Fast: workerScript(t, "json.sh")}, Surface: "plan"})
 	res := callResult(t, run, "vibe_spawn", `{"context":"You count things.","output_schema":`+answerSchema+`,
 		"tasks":[{"brief":"NUMBER of apples","label":"apples"},{"brief":"how many pears","label":"pears"}]}`)
-	infos, ok := res.Structured.([]workers.Info)
-	if !ok || len(infos) != 2 || infos[0].Label != "apples" || infos[1].Label != "pears" {
+	infos := structured[*tools.VibeSpawned](t, res).Workers
+	if len(infos) != 2 || infos[0].Label != "apples" || infos[1].Label != "pears" {
 		t.Fatalf("spawn structured = %#v; text %q", res.Structured, res.AllText())
 	}
 	if text := res.AllText(); !strings.Contains(text, "Started 2 workers: "+infos[0].ID) || !strings.Contains(text, "checked against the output schema") {
@@ -114,7 +114,7 @@ func fileText(t *testing.T, path string) string {
 // untouched until resolve accepts it, and vibe_kill removes the worktree.
 func TestVibeIsolatedStagedAndResolved(t *testing.T) {
 	run, dir := isolatedRun(t)
-	id := callResult(t, run, "vibe_spawn", `{"brief":"two\n","label":"editor","isolated":true}`).Structured.(workers.Info).ID
+	id := spawnedOne(t, callResult(t, run, "vibe_spawn", `{"brief":"two\n","label":"editor","isolated":true}`)).ID
 	res := callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
 	text := res.AllText()
 	for _, want := range []string{"(proposed) its changes to 2 files", `edit_id "edit_1"`, "--- a/a.txt", "+two", "+new file"} {
@@ -158,7 +158,7 @@ func TestVibeIsolatedStagedAndResolved(t *testing.T) {
 // workdir before resolve; the whole edit is rejected and nothing written.
 func TestVibeIsolatedDrift(t *testing.T) {
 	run, dir := isolatedRun(t)
-	id := callResult(t, run, "vibe_spawn", `{"brief":"two\n","isolated":true}`).Structured.(workers.Info).ID
+	id := spawnedOne(t, callResult(t, run, "vibe_spawn", `{"brief":"two\n","isolated":true}`)).ID
 	callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\nmine\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestVibeIsolatedDrift(t *testing.T) {
 // accepting removes it and writes the rest.
 func TestVibeIsolatedDelete(t *testing.T) {
 	run, dir := isolatedRunWith(t, "delete.sh", map[string]string{"old.txt": "stale\nlines\n"})
-	id := callResult(t, run, "vibe_spawn", `{"brief":"old.txt\n","label":"pruner","isolated":true}`).Structured.(workers.Info).ID
+	id := spawnedOne(t, callResult(t, run, "vibe_spawn", `{"brief":"old.txt\n","label":"pruner","isolated":true}`)).ID
 	res := callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
 	text := res.AllText()
 	for _, want := range []string{"(proposed) its changes to 2 files (1 deleted)", `edit_id "edit_1"`,
@@ -253,7 +253,7 @@ func TestVibeSendFollowUp(t *testing.T) {
 		{"good", "does not keep its conversation", "run 2\ncount the files\ncount the files\n\n\nonly the .go ones"},
 	} {
 		t.Run(c.tier, func(t *testing.T) {
-			id := callResult(t, run, "vibe_spawn", `{"brief":"count the files\n","label":"counter","tier":"`+c.tier+`"}`).Structured.(workers.Info).ID
+			id := spawnedOne(t, callResult(t, run, "vibe_spawn", `{"brief":"count the files\n","label":"counter","tier":"`+c.tier+`"}`)).ID
 			callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
 			if text := callResult(t, run, "vibe_send", `{"worker_id":"`+id+`","message":"only the .go ones"}`).AllText(); !strings.Contains(text, c.send) {
 				t.Errorf("send = %q, want %q", text, c.send)

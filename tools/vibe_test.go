@@ -26,6 +26,17 @@ func workerScript(t *testing.T, name string) string {
 	return "sh " + p
 }
 
+// spawnedOne returns the worker vibe_spawn's result says it started,
+// failing unless it started exactly one.
+func spawnedOne(t testing.TB, res *tools.Result) workers.Info {
+	t.Helper()
+	sp := structured[*tools.VibeSpawned](t, res)
+	if len(sp.Workers) != 1 {
+		t.Fatalf("vibe_spawn: want one worker started, got %+v; text %q", sp.Workers, res.AllText())
+	}
+	return sp.Workers[0]
+}
+
 func vibeRun(t *testing.T, cfg workers.Config) *tools.Run {
 	t.Helper()
 	if cfg.Surface == "" {
@@ -66,7 +77,7 @@ func TestVibeTools(t *testing.T) {
 	}
 
 	res := callResult(t, run, "vibe_spawn", `{"brief":"rename Foo to Bar","label":"renamer"}`)
-	info := structured[workers.Info](t, res)
+	info := spawnedOne(t, res)
 	fast := info.ID
 	if info.Label != "renamer" || info.Tier != workers.Fast || info.Status != workers.Running {
 		t.Errorf("spawned %+v", info)
@@ -75,7 +86,7 @@ func TestVibeTools(t *testing.T) {
 		t.Errorf("spawn = %q", res.AllText())
 	}
 	res = callResult(t, run, "vibe_spawn", `{"brief":"design the cache","label":"designer","tier":"good"}`)
-	good := structured[workers.Info](t, res).ID
+	good := spawnedOne(t, res).ID
 
 	t.Run("wait for the result", func(t *testing.T) {
 		res := callResult(t, run, "vibe_wait", `{"worker_id":"`+fast+`","timeout_seconds":3600}`)
@@ -136,7 +147,7 @@ func TestVibeTools(t *testing.T) {
 
 func TestVibeFailingWorker(t *testing.T) {
 	run := vibeRun(t, workers.Config{Commands: map[string]string{workers.Fast: workerScript(t, "fail.sh")}, Surface: "plan"})
-	id := structured[workers.Info](t, callResult(t, run, "vibe_spawn", `{"brief":"frobnicate","label":"frob"}`)).ID
+	id := spawnedOne(t, callResult(t, run, "vibe_spawn", `{"brief":"frobnicate","label":"frob"}`)).ID
 	res := callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
 	if rep := structured[tools.VibeReport](t, res).Report; rep.Status != workers.Failed || rep.Exit != "exit status 3" || !strings.Contains(rep.LogTail, "fatal: the frobnicator is missing") {
 		t.Errorf("failed worker report %+v", rep)
@@ -179,7 +190,7 @@ func TestVibeKillAndClose(t *testing.T) {
 	var ids []string
 	var pids [][]int
 	for _, d := range dirs {
-		ids = append(ids, callResult(t, run, "vibe_spawn", `{"brief":"`+d+`\n","label":"tree"}`).Structured.(workers.Info).ID)
+		ids = append(ids, spawnedOne(t, callResult(t, run, "vibe_spawn", `{"brief":"`+d+`\n","label":"tree"}`)).ID)
 		pids = append(pids, []int{testenv.ReadPid(t, d, "leader"), testenv.ReadPid(t, d, "child"), testenv.ReadPid(t, d, "grandchild")})
 	}
 	res := callResult(t, run, "vibe_kill", `{"worker_id":"`+ids[0]+`"}`)
@@ -282,7 +293,7 @@ func TestVibeTellsWorkersTheRunLimits(t *testing.T) {
 			if err != nil {
 				t.Fatalf("vibe_spawn: %v %q", err, res.AllText())
 			}
-			id := res.Structured.(workers.Info).ID
+			id := spawnedOne(t, res).ID
 			if text := callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`).AllText(); !strings.Contains(text, "is done") || !strings.Contains(text, tc.want+"\n") {
 				t.Errorf("worker report = %q, want %q", text, tc.want)
 			}
