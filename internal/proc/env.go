@@ -57,6 +57,7 @@ var toolchainEnv = map[Toolchain][]string{
 	Java:   {"JAVA_HOME", "JDK_HOME", "MAVEN_HOME", "M2_HOME", "GRADLE_HOME"},
 	Dotnet: {"DOTNET_ROOT", "NUGET_PACKAGES", "DOTNET_CLI_TELEMETRY_OPTOUT"},
 	Ruby:   {"GEM_HOME", "GEM_PATH", "RBENV_ROOT", "RBENV_VERSION"},
+	PHP:    {"PHPRC", "PHP_INI_SCAN_DIR"},
 }
 
 // toolchainPrefixes are prefixes of toolchain names passed the same way.

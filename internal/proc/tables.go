@@ -22,6 +22,7 @@ const (
 	Java   Toolchain = "java"   // jdtls, kotlin-language-server, metals
 	Dotnet Toolchain = "dotnet" // csharp-ls
 	Ruby   Toolchain = "ruby"   // ruby-lsp
+	PHP    Toolchain = "php"    // php and Xdebug under the debugger
 )
 
 // Table is the one table of what a peer reads beyond the system (every
@@ -48,6 +49,8 @@ const (
 //	dotnet  DOTNET_ROOT or dotnet's install, ~/.dotnet, ~/.nuget/packages (read)
 //	ruby    ruby's install, GEM_HOME, GEM_PATH, ~/.gem's gems,
 //	        ~/.local/share/gem (read)
+//	php     php's install, its configuration (/etc/php, PHPRC,
+//	        PHP_INI_SCAN_DIR: php.ini loads Xdebug) (read)
 //
 // No table grants a credential file (credentialFiles: ~/.gitconfig,
 // ~/.netrc, ~/.cargo/credentials.toml, ~/.m2/settings.xml...) or a
@@ -123,6 +126,10 @@ func Table(tc Toolchain, binary string, env []string) (ro, rw []string) {
 			// Installed gems, not ~/.gem/credentials (the rubygems key).
 			ro = append(ro, filepath.Join(home, ".gem", "ruby"), filepath.Join(home, ".gem", "specs"), filepath.Join(home, ".local", "share", "gem"))
 		}
+	case PHP:
+		ro = append(ro, installDirs("php", env)...)
+		ro = append(ro, "/etc/php", getenv(env, "PHPRC"))
+		ro = append(ro, filepath.SplitList(getenv(env, "PHP_INI_SCAN_DIR"))...)
 	case Rust:
 		// cargo's binaries and downloaded sources, never its
 		// credentials.toml or config.toml (which may hold a token).

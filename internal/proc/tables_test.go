@@ -55,7 +55,7 @@ func fakeHome(t *testing.T) string {
 // grants its own directories there (a unit check over every Toolchain).
 func TestTablesGrantNoCredentials(t *testing.T) {
 	home := fakeHome(t)
-	all := []proc.Toolchain{proc.Go, proc.Node, proc.Python, proc.Native, proc.Dart, proc.Rust, proc.Shell, proc.Java, proc.Dotnet, proc.Ruby}
+	all := []proc.Toolchain{proc.Go, proc.Node, proc.Python, proc.Native, proc.Dart, proc.Rust, proc.Shell, proc.Java, proc.Dotnet, proc.Ruby, proc.PHP}
 	granted := map[string]bool{}
 	for _, tc := range all {
 		ro, rw := proc.Table(tc, "/bin/sh", nil)
