@@ -23,9 +23,10 @@ apt_pkgs_build=(clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32 libc++-16-de
 # (Debian may also start its nginx or haproxy service; `systemctl disable --now nginx haproxy`).
 # clang-19 (the version of clangd-19) is the C checker of bench/diagdiff;
 # python3-pyparsing is the real package the diagnostics-on-write tests edit.
+# php-cli, php-xdebug: the debug tool's PHP adapter drives Xdebug (3.1 or later).
 apt_pkgs_peers=(clangd-19 lldb-19 python3 python3-debugpy python3-pandas python3-matplotlib
   python3-pip python3-venv python3-wheel python3-setuptools chromium procps python3-pylsp
-  python3-pytest python3-pyparsing nginx-light haproxy shellcheck clang-19)
+  python3-pytest python3-pyparsing nginx-light haproxy shellcheck clang-19 php-cli php-xdebug)
 
 need_apt=()
 want=()

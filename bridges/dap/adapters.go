@@ -231,6 +231,22 @@ func DefaultAdapters() []Adapter {
 			Install:   "install Node.js 20 or later (apt-get install nodejs, or https://nodejs.org) and put node on PATH; for .ts files also npm install typescript",
 		},
 		{
+			// tether's own adapter: it serves DAP in-process and speaks
+			// DBGp to Xdebug, which the php it launches (Xdebug in debug
+			// mode, start_with_request) connects back to.
+			ID:         "xdebug",
+			Toolchain:  "php",
+			Markers:    []string{"composer.json", "*.php"},
+			Extensions: []string{".php"},
+			Commands:   [][]string{{"php"}},
+			// Xdebug is a zend extension php may lack.
+			Probe:        []string{"-r", "exit(extension_loaded('xdebug') ? 0 : 1);"},
+			ProbeFailure: "has no Xdebug extension loaded",
+			Transport:    Xdebug,
+			Launch:       map[string]any{"program": "${program}", "args": "${args}", "cwd": "${cwd}"},
+			Install:      "apt-get install php-cli php-xdebug (Xdebug 3.1 or later)",
+		},
+		{
 			ID:         "dart",
 			Toolchain:  "dart",
 			Markers:    []string{"pubspec.yaml"},
@@ -288,9 +304,9 @@ func LoadAdapters(r io.Reader) ([]Adapter, error) {
 			return nil, fmt.Errorf("dap: adapter table: entry %d needs an id and at least one command (or, for a running TCP adapter, address)", i+1)
 		}
 		switch a.Transport {
-		case "", Stdio, DialIn, TCP, Inspector:
+		case "", Stdio, DialIn, TCP, Inspector, Xdebug:
 		default:
-			return nil, fmt.Errorf("dap: adapter table: %s: unknown transport %q; use %q, %q, %q or %q", a.ID, a.Transport, Stdio, DialIn, TCP, Inspector)
+			return nil, fmt.Errorf("dap: adapter table: %s: unknown transport %q; use %q, %q, %q, %q or %q", a.ID, a.Transport, Stdio, DialIn, TCP, Inspector, Xdebug)
 		}
 		if err := checkTCPEntry(a); err != nil {
 			return nil, err

@@ -206,6 +206,10 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		s.connectInspector()
 		return nil
 	}
+	if a.Transport == Xdebug {
+		s.connectXdebug()
+		return nil
+	}
 	if s.kind == "attach" && a.AttachDirect && s.pid == 0 {
 		addr := net.JoinHostPort(s.host, strconv.Itoa(s.port))
 		// A debug server that is still starting refuses for a moment; give

@@ -1,0 +1,303 @@
+package phpadapter
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	godap "github.com/google/go-dap"
+)
+
+// Config is what the adapter needs of the session that serves it.
+type Config struct {
+	// PHP is the php binary.
+	PHP string
+	// Root is the project: a program's working dir by default.
+	Root string
+	// Scratch is the session's private directory: Xdebug's socket is
+	// made in a directory of its own there.
+	Scratch string
+	// Sandbox confines the php command (peer "php debuggee") before it
+	// starts; binary is its executable. nil: it is not confined.
+	Sandbox func(cmd *exec.Cmd, peer, binary string) error
+	// Kill ends the program's process tree (pid leads its process group).
+	// nil: the group is sent SIGKILL.
+	Kill func(pid int)
+}
+
+// requestTimeout bounds one DBGp command other than a run, which lasts
+// until the program stops.
+const requestTimeout = 30 * time.Second
+
+// adapter is the in-process debug adapter for PHP: DAP on one side,
+// Xdebug's DBGp on the other.
+type adapter struct {
+	cfg Config
+
+	rw  io.ReadWriteCloser
+	wmu sync.Mutex
+	seq int
+
+	cmd  *exec.Cmd
+	x    *dbgpConn
+	exit chan struct{} // closed when php has exited and its output is read
+
+	mu      sync.Mutex
+	bps     map[string][]string // Xdebug breakpoint ids, by file path
+	stopped bool                // Xdebug waits for a command at a stop
+	ended   bool                // the script ran to its end
+	lastCmd string              // the last run command
+	frames  map[int]int         // DAP frame id -> stack level, for this stop
+	refs    map[int]varRef      // variables reference -> what it lists
+	nextID  int                 // the last frame id or reference given
+}
+
+// Serve is the adapter: it answers the DAP requests that arrive on rw
+// until the client disconnects (disconnect, terminate) or closes rw, then
+// ends php's process tree and closes rw.
+func Serve(rw io.ReadWriteCloser, cfg Config) {
+	a := &adapter{cfg: cfg, rw: rw, exit: make(chan struct{}), bps: map[string][]string{},
+		frames: map[int]int{}, refs: map[int]varRef{}}
+	defer a.stop()
+	r := bufio.NewReader(rw)
+	for {
+		data, err := godap.ReadBaseMessage(r)
+		if err != nil {
+			return
+		}
+		msg, err := godap.DecodeProtocolMessage(data)
+		req, ok := msg.(godap.RequestMessage)
+		if !ok {
+			if req = unknownRequest(err); req == nil {
+				continue // not a request
+			}
+			err = fmt.Errorf("the PHP adapter does not serve %s", req.GetRequest().Command)
+		} else if err != nil {
+			err = fmt.Errorf("the arguments of %s do not decode: %w", req.GetRequest().Command, err)
+		}
+		var resp godap.ResponseMessage
+		if err == nil {
+			resp, err = a.handle(req)
+		}
+		a.respond(req.GetRequest(), resp, err)
+		switch req.(type) {
+		case *godap.LaunchRequest:
+			if err == nil {
+				a.send(&godap.InitializedEvent{Event: event("initialized")})
+			}
+		case *godap.DisconnectRequest, *godap.TerminateRequest:
+			return
+		}
+	}
+}
+
+// unknownRequest is the bare request of a command go-dap does not know.
+func unknownRequest(err error) godap.RequestMessage {
+	var fe *godap.DecodeProtocolMessageFieldError
+	if errors.As(err, &fe) && fe.SubType == "Request" && fe.FieldName == "command" {
+		return &godap.Request{ProtocolMessage: godap.ProtocolMessage{Seq: fe.Seq, Type: "request"}, Command: fe.FieldValue}
+	}
+	return nil
+}
+
+// respond answers request req with resp, or with err when it failed.
+func (a *adapter) respond(req *godap.Request, resp godap.ResponseMessage, err error) {
+	if err != nil {
+		resp = &godap.ErrorResponse{Response: godap.Response{Message: err.Error()}}
+	}
+	h := resp.GetResponse()
+	h.Type, h.RequestSeq, h.Command, h.Success = "response", req.Seq, req.Command, err == nil
+	a.send(resp)
+}
+
+// event is the header of an event called name.
+func event(name string) godap.Event {
+	return godap.Event{ProtocolMessage: godap.ProtocolMessage{Type: "event"}, Event: name}
+}
+
+// send writes one DAP message with the next sequence number.
+func (a *adapter) send(m godap.Message) {
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	a.seq++
+	switch m := m.(type) {
+	case godap.ResponseMessage:
+		m.GetResponse().Seq = a.seq
+	case godap.EventMessage:
+		m.GetEvent().Seq = a.seq
+	}
+	_ = godap.WriteProtocolMessage(a.rw, m)
+}
+
+// capabilities is what the adapter offers.
+func capabilities() godap.Capabilities {
+	return godap.Capabilities{
+		SupportsConfigurationDoneRequest: true,
+		SupportsConditionalBreakpoints:   true,
+		SupportsTerminateRequest:         true,
+		SupportsEvaluateForHovers:        true,
+	}
+}
+
+// handle answers one request: the response, its header left to respond,
+// or why it failed.
+func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error) {
+	switch r := req.(type) {
+	case *godap.InitializeRequest:
+		return &godap.InitializeResponse{Body: capabilities()}, nil
+	case *godap.LaunchRequest:
+		return &godap.LaunchResponse{}, a.launch(r.Arguments)
+	case *godap.AttachRequest:
+		return nil, errors.New("the PHP adapter launches programs only; Xdebug connects to it from the php it starts")
+	case *godap.SetBreakpointsRequest:
+		return a.setBreakpoints(r.Arguments)
+	case *godap.SetExceptionBreakpointsRequest:
+		return &godap.SetExceptionBreakpointsResponse{}, nil
+	case *godap.ConfigurationDoneRequest:
+		return &godap.ConfigurationDoneResponse{}, a.run("run")
+	case *godap.ThreadsRequest:
+		return &godap.ThreadsResponse{Body: godap.ThreadsResponseBody{Threads: []godap.Thread{{Id: 1, Name: "main"}}}}, nil
+	case *godap.StackTraceRequest:
+		return a.stackTrace(r.Arguments)
+	case *godap.ScopesRequest:
+		return a.scopes(r.Arguments)
+	case *godap.VariablesRequest:
+		return a.variables(r.Arguments)
+	case *godap.EvaluateRequest:
+		return a.evaluate(r.Arguments)
+	case *godap.ContinueRequest:
+		return &godap.ContinueResponse{Body: godap.ContinueResponseBody{AllThreadsContinued: true}}, a.run("run")
+	case *godap.NextRequest:
+		return &godap.NextResponse{}, a.run("step_over")
+	case *godap.StepInRequest:
+		return &godap.StepInResponse{}, a.run("step_into")
+	case *godap.StepOutRequest:
+		return &godap.StepOutResponse{}, a.run("step_out")
+	case *godap.PauseRequest:
+		return nil, errors.New("Xdebug cannot pause a running PHP script; set a breakpoint where it should stop")
+	case *godap.DisconnectRequest:
+		a.stop()
+		return &godap.DisconnectResponse{}, nil
+	case *godap.TerminateRequest:
+		a.stop()
+		return &godap.TerminateResponse{}, nil
+	}
+	return nil, fmt.Errorf("the PHP adapter does not serve %s", req.GetRequest().Command)
+}
+
+// call sends a DBGp command and waits for its answer.
+func (a *adapter) call(name string, args []string, data string) (*packet, error) {
+	if a.x == nil {
+		return nil, errors.New("the program is not started")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	return a.x.call(ctx, name, args, data)
+}
+
+// checkStopped refuses a look at a program that runs or has ended.
+func (a *adapter) checkStopped() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case a.ended:
+		return errors.New("the PHP script has ended")
+	case !a.stopped:
+		return errors.New("the program is running; Xdebug answers only at a stop (breakpoint or step)")
+	}
+	return nil
+}
+
+// run resumes the program with a DBGp continuation command (run,
+// step_into, step_over, step_out). Its answer comes when the program
+// stops again, or ends: a stopped event, or the end of the session.
+func (a *adapter) run(name string) error {
+	a.mu.Lock()
+	if a.x == nil || !a.stopped || a.ended {
+		a.mu.Unlock()
+		if name == "run" && a.x != nil && a.ended {
+			return nil
+		}
+		return errors.New("the program is not stopped")
+	}
+	a.stopped, a.lastCmd = false, name
+	a.frames, a.refs = map[int]int{}, map[int]varRef{}
+	a.mu.Unlock()
+	ch, err := a.x.send(name, nil, "")
+	if err != nil {
+		return nil // the program ended; the exited event says so
+	}
+	go a.awaitStop(name, ch)
+	return nil
+}
+
+// awaitStop waits for a continuation command's answer: a stop, or the end
+// of the script, after which Xdebug is told to stop so that php exits.
+func (a *adapter) awaitStop(name string, ch chan *packet) {
+	p, err := a.x.await(context.Background(), name, ch)
+	if err != nil {
+		return
+	}
+	if p.Status != "break" {
+		a.mu.Lock()
+		a.ended = true
+		a.mu.Unlock()
+		// The script ran to its end; php exits once Xdebug is released.
+		if sch, err := a.x.send("stop", nil, ""); err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_, _ = a.x.await(ctx, "stop", sch)
+			cancel()
+		}
+		a.x.close()
+		return
+	}
+	body := godap.StoppedEventBody{Reason: "step", ThreadId: 1, AllThreadsStopped: true}
+	if name == "run" {
+		body.Reason = "breakpoint"
+	}
+	if m := p.Message; m != nil && m.Exception != "" {
+		body.Reason, body.Text = "exception", m.Exception+": "+m.Text
+	}
+	a.mu.Lock()
+	a.stopped = true
+	a.mu.Unlock()
+	a.send(&godap.StoppedEvent{Event: event("stopped"), Body: body})
+}
+
+// stop ends the program: Xdebug is told to stop when it waits at a stop,
+// php's process tree is killed and both connections close.
+func (a *adapter) stop() {
+	a.mu.Lock()
+	stopped := a.stopped && !a.ended
+	a.stopped, a.ended = false, true
+	a.mu.Unlock()
+	if a.x != nil {
+		if stopped {
+			if ch, err := a.x.send("stop", nil, ""); err == nil {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				_, _ = a.x.await(ctx, "stop", ch)
+				cancel()
+			}
+		}
+		a.x.close()
+	}
+	if a.cmd != nil && a.cmd.Process != nil {
+		select {
+		case <-a.exit:
+			// Reaped: its pid may be another process's by now.
+		default:
+			if a.cfg.Kill != nil {
+				a.cfg.Kill(a.cmd.Process.Pid)
+			} else {
+				_ = syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+			}
+		}
+	}
+	_ = a.rw.Close()
+}
