@@ -1,10 +1,12 @@
 // Package dap drives debug adapters over the Debug Adapter Protocol
 // (https://microsoft.github.io/debug-adapter-protocol/) for tether's `debug`
 // tool. The adapters of DefaultAdapters (the one table that names them) are
-// external processes reached over stdio or a unix socket, except node's:
-// its transport, Inspector, is tether's own adapter (internal/nodeadapter),
-// which serves DAP in-process over a net.Pipe and drives node's inspector,
-// so the session sees one more DAP connection. A user adds or replaces
+// external processes reached over stdio or a unix socket, except node's
+// and PHP's: their transports, Inspector and Xdebug, are tether's own
+// adapters (internal/nodeadapter, internal/phpadapter, which share
+// internal/dapserve), which serve DAP in-process over a net.Pipe and drive
+// node's inspector or speak DBGp to Xdebug, so the session sees one more
+// DAP connection. A user adds or replaces
 // entries with LoadAdapters and MergeAdapters, including adapters that serve
 // DAP on TCP (started on a free port, or already running). The reverse
 // requests runInTerminal and startDebugging are served: a program run as a
@@ -17,7 +19,8 @@
 // What each op does for the tool's caller is in docs/tools.md ("debug").
 //
 // dap imports only internal/ packages (tether's, and its own
-// internal/nodeadapter and internal/sourcemap), go-dap, golang.org/x/sys and
+// internal/nodeadapter, internal/phpadapter, internal/dapserve and
+// internal/sourcemap), go-dap, golang.org/x/sys and
 // the standard library: never tools, server or cmd, which sit above it, nor
 // another bridge.
 package dap

@@ -1,7 +1,6 @@
 package nodeadapter
 
 import (
-	"bufio"
 	"context"
 	_ "embed"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
 	"github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
 )
 
@@ -53,8 +53,7 @@ type adapter struct {
 	cfg Config
 
 	rw  io.ReadWriteCloser
-	wmu sync.Mutex
-	seq int
+	out *dapserve.Conn
 
 	cmd  *exec.Cmd
 	cdp  *cdpConn
@@ -98,7 +97,7 @@ type adapter struct {
 // detached from and runs on) and closes rw.
 func Serve(rw io.ReadWriteCloser, cfg Config) {
 	a := &adapter{
-		cfg: cfg, rw: rw,
+		cfg: cfg, rw: rw, out: dapserve.New(rw, "the node adapter"),
 		scripts: map[string]scriptParsed{}, maps: map[string]*sourcemap.Map{}, fileMaps: map[string]*sourcemap.Map{},
 		bps: map[string][]string{}, bpByID: map[string]int{}, funcIDs: map[int]bool{}, mapped: map[string][]*mappedBP{}, frames: map[int]int{}, refs: map[int]string{},
 		excState: "none", exit: make(chan struct{}),
@@ -107,84 +106,18 @@ func Serve(rw io.ReadWriteCloser, cfg Config) {
 }
 
 // serve answers DAP requests until the session closes the connection.
+// A request that waits for node (evaluate) holds the next, as an
+// adapter's would.
 func (a *adapter) serve() {
 	defer a.stop()
-	r := bufio.NewReader(a.rw)
-	for {
-		data, err := godap.ReadBaseMessage(r)
-		if err != nil {
-			return
-		}
-		req, err := decodeRequest(data)
-		if req == nil {
-			continue // not a request
-		}
-		// Requests are answered one by one, in order; a request that waits
-		// for node (evaluate) holds the next, as an adapter's would.
-		var resp godap.ResponseMessage
-		if err == nil {
-			resp, err = a.handle(req)
-		}
-		a.respond(req.GetRequest(), resp, err)
-		switch req.(type) {
-		case *godap.LaunchRequest, *godap.AttachRequest:
-			if err == nil {
-				a.send(&godap.InitializedEvent{Event: event("initialized")})
-			}
-		case *godap.DisconnectRequest, *godap.TerminateRequest:
-			return
-		}
-	}
-}
-
-// decodeRequest decodes one message into go-dap's type for its request; a
-// request go-dap does not know is a bare Request, and one whose arguments do
-// not decode comes with the error. It is nil for any other message.
-func decodeRequest(data []byte) (godap.RequestMessage, error) {
-	msg, err := godap.DecodeProtocolMessage(data)
-	if req, ok := msg.(godap.RequestMessage); ok {
-		if err != nil {
-			err = fmt.Errorf("the arguments of %s do not decode: %w", req.GetRequest().Command, err)
-		}
-		return req, err
-	}
-	var fe *godap.DecodeProtocolMessageFieldError
-	if errors.As(err, &fe) && fe.SubType == "Request" && fe.FieldName == "command" {
-		req := &godap.Request{ProtocolMessage: godap.ProtocolMessage{Seq: fe.Seq, Type: "request"}, Command: fe.FieldValue}
-		return req, fmt.Errorf("the node adapter does not serve %s", fe.FieldValue)
-	}
-	return nil, nil
-}
-
-// respond answers request req with resp, or with err when it failed.
-func (a *adapter) respond(req *godap.Request, resp godap.ResponseMessage, err error) {
-	if err != nil {
-		resp = &godap.ErrorResponse{Response: godap.Response{Message: err.Error()}}
-	}
-	h := resp.GetResponse()
-	h.Type, h.RequestSeq, h.Command, h.Success = "response", req.Seq, req.Command, err == nil
-	a.send(resp)
+	a.out.Serve(a.handle)
 }
 
 // event is the header of an event called name.
-func event(name string) godap.Event {
-	return godap.Event{ProtocolMessage: godap.ProtocolMessage{Type: "event"}, Event: name}
-}
+var event = dapserve.Event
 
-// send writes one DAP message (a response or an event) with the next
-// sequence number.
-func (a *adapter) send(m godap.Message) {
-	a.wmu.Lock()
-	defer a.wmu.Unlock()
-	a.seq++
-	switch m := m.(type) {
-	case godap.ResponseMessage:
-		m.GetResponse().Seq = a.seq
-	case godap.EventMessage:
-		m.GetEvent().Seq = a.seq
-	}
-	_ = godap.WriteProtocolMessage(a.rw, m)
-}
+// send writes one DAP message (a response or an event) to the client.
+func (a *adapter) send(m godap.Message) { a.out.Send(m) }
 
 // stop kills node's process tree (detaches from an attached node) and
 // closes both connections.
@@ -331,7 +264,7 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 		a.stop()
 		return &godap.TerminateResponse{}, nil
 	}
-	return nil, fmt.Errorf("the node adapter does not serve %s", req.GetRequest().Command)
+	return nil, a.out.Unserved(req.GetRequest().Command)
 }
 
 // setExceptionBreakpoints chooses what exceptions the program stops on:

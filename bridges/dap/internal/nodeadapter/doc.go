@@ -16,8 +16,8 @@
 // whose inspector SIGUSR1 opens; the inspector's WebSocket is dialled by
 // a small client of its own (ws.go), the standard library having none.
 //
-// It imports internal/ packages, go-dap (for DAP's messages) and its sibling
-// sourcemap only: never bridges/dap, which serves it, nor anything above.
+// It imports internal/ packages, go-dap (for DAP's messages) and its siblings
+// sourcemap and dapserve only: never bridges/dap, which serves it, nor anything above.
 // What it needs of the session (sandboxing a command, finding a binary,
 // killing a process tree) it is given in Config.
 package nodeadapter

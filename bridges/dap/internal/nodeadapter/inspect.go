@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
 	"github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
 )
 
@@ -56,11 +57,7 @@ func (a *adapter) stackTrace(args godap.StackTraceArguments) (*godap.StackTraceR
 		return nil, errors.New("the program is running; pause it first")
 	}
 	total := len(p.CallFrames)
-	start := min(max(args.StartFrame, 0), total)
-	end := total
-	if args.Levels > 0 {
-		end = min(total, start+args.Levels)
-	}
+	start, end := dapserve.Window(args.StartFrame, args.Levels, total)
 	frames := []godap.StackFrame{}
 	for i := start; i < end; i++ {
 		cf := p.CallFrames[i]
@@ -159,11 +156,7 @@ func (a *adapter) variables(args godap.VariablesArguments) (*godap.VariablesResp
 		}
 		vars = append(vars, a.variable(p.Name, *p.Value))
 	}
-	start := min(max(args.Start, 0), len(vars))
-	end := len(vars)
-	if args.Count > 0 {
-		end = min(end, start+args.Count)
-	}
+	start, end := dapserve.Window(args.Start, args.Count, len(vars))
 	return &godap.VariablesResponse{Body: godap.VariablesResponseBody{Variables: vars[start:end]}}, nil
 }
 

@@ -181,14 +181,8 @@ func (a *adapter) start(r nodeRun) (ready, exited <-chan struct{}, err error) {
 func (a *adapter) wait(cmd *exec.Cmd, exited chan struct{}) {
 	err := cmd.Wait()
 	close(exited)
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	}
 	close(a.exit)
-	a.send(&godap.ExitedEvent{Event: event("exited"), Body: godap.ExitedEventBody{ExitCode: code}})
-	a.send(&godap.TerminatedEvent{Event: event("terminated")})
+	a.out.Exited(err)
 }
 
 func closeFiles(fs ...*os.File) {

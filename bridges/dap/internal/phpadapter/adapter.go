@@ -1,10 +1,8 @@
 package phpadapter
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os/exec"
 	"sync"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
 )
 
 // Config is what the adapter needs of the session that serves it.
@@ -41,8 +40,7 @@ type adapter struct {
 	cfg Config
 
 	rw  io.ReadWriteCloser
-	wmu sync.Mutex
-	seq int
+	out *dapserve.Conn
 
 	cmd  *exec.Cmd
 	x    *dbgpConn
@@ -62,78 +60,17 @@ type adapter struct {
 // until the client disconnects (disconnect, terminate) or closes rw, then
 // ends php's process tree and closes rw.
 func Serve(rw io.ReadWriteCloser, cfg Config) {
-	a := &adapter{cfg: cfg, rw: rw, exit: make(chan struct{}), bps: map[string][]string{},
-		frames: map[int]int{}, refs: map[int]varRef{}}
+	a := &adapter{cfg: cfg, rw: rw, out: dapserve.New(rw, "the PHP adapter"), exit: make(chan struct{}),
+		bps: map[string][]string{}, frames: map[int]int{}, refs: map[int]varRef{}}
 	defer a.stop()
-	r := bufio.NewReader(rw)
-	for {
-		data, err := godap.ReadBaseMessage(r)
-		if err != nil {
-			return
-		}
-		msg, err := godap.DecodeProtocolMessage(data)
-		req, ok := msg.(godap.RequestMessage)
-		if !ok {
-			if req = unknownRequest(err); req == nil {
-				continue // not a request
-			}
-			err = fmt.Errorf("the PHP adapter does not serve %s", req.GetRequest().Command)
-		} else if err != nil {
-			err = fmt.Errorf("the arguments of %s do not decode: %w", req.GetRequest().Command, err)
-		}
-		var resp godap.ResponseMessage
-		if err == nil {
-			resp, err = a.handle(req)
-		}
-		a.respond(req.GetRequest(), resp, err)
-		switch req.(type) {
-		case *godap.LaunchRequest:
-			if err == nil {
-				a.send(&godap.InitializedEvent{Event: event("initialized")})
-			}
-		case *godap.DisconnectRequest, *godap.TerminateRequest:
-			return
-		}
-	}
+	a.out.Serve(a.handle)
 }
 
-// unknownRequest is the bare request of a command go-dap does not know.
-func unknownRequest(err error) godap.RequestMessage {
-	var fe *godap.DecodeProtocolMessageFieldError
-	if errors.As(err, &fe) && fe.SubType == "Request" && fe.FieldName == "command" {
-		return &godap.Request{ProtocolMessage: godap.ProtocolMessage{Seq: fe.Seq, Type: "request"}, Command: fe.FieldValue}
-	}
-	return nil
-}
-
-// respond answers request req with resp, or with err when it failed.
-func (a *adapter) respond(req *godap.Request, resp godap.ResponseMessage, err error) {
-	if err != nil {
-		resp = &godap.ErrorResponse{Response: godap.Response{Message: err.Error()}}
-	}
-	h := resp.GetResponse()
-	h.Type, h.RequestSeq, h.Command, h.Success = "response", req.Seq, req.Command, err == nil
-	a.send(resp)
-}
+// send writes one DAP message to the client.
+func (a *adapter) send(m godap.Message) { a.out.Send(m) }
 
 // event is the header of an event called name.
-func event(name string) godap.Event {
-	return godap.Event{ProtocolMessage: godap.ProtocolMessage{Type: "event"}, Event: name}
-}
-
-// send writes one DAP message with the next sequence number.
-func (a *adapter) send(m godap.Message) {
-	a.wmu.Lock()
-	defer a.wmu.Unlock()
-	a.seq++
-	switch m := m.(type) {
-	case godap.ResponseMessage:
-		m.GetResponse().Seq = a.seq
-	case godap.EventMessage:
-		m.GetEvent().Seq = a.seq
-	}
-	_ = godap.WriteProtocolMessage(a.rw, m)
-}
+var event = dapserve.Event
 
 // capabilities is what the adapter offers.
 func capabilities() godap.Capabilities {
@@ -188,7 +125,7 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 		a.stop()
 		return &godap.TerminateResponse{}, nil
 	}
-	return nil, fmt.Errorf("the PHP adapter does not serve %s", req.GetRequest().Command)
+	return nil, a.out.Unserved(req.GetRequest().Command)
 }
 
 // call sends a DBGp command and waits for its answer.

@@ -16,7 +16,8 @@
 // oversized packets end the connection with an error, and names it sends
 // are never passed back in a command unquoted.
 //
-// It imports internal/ packages and go-dap (for DAP's messages) only:
+// It imports internal/ packages, go-dap (for DAP's messages) and its sibling
+// dapserve only:
 // never bridges/dap, which serves it, nor anything above. What it needs of
 // the session (sandboxing a command, killing a process tree) it is given
 // in Config.

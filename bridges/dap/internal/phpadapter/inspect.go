@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
 )
 
 // maxChildren bounds the children one unpaged variables request lists.
@@ -89,11 +90,7 @@ func (a *adapter) stackTrace(args godap.StackTraceArguments) (*godap.StackTraceR
 		return nil, err
 	}
 	total := len(p.Stack)
-	start := min(max(args.StartFrame, 0), total)
-	end := total
-	if args.Levels > 0 {
-		end = min(total, start+args.Levels)
-	}
+	start, end := dapserve.Window(args.StartFrame, args.Levels, total)
 	frames := []godap.StackFrame{}
 	for _, f := range p.Stack[start:end] {
 		a.mu.Lock()

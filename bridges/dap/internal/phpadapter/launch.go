@@ -185,14 +185,8 @@ func (a *adapter) accept(ln net.Listener, program string) (*dbgpConn, error) {
 // wait waits for php to exit and says so (exited and terminated events).
 func (a *adapter) wait(cmd *exec.Cmd) {
 	err := cmd.Wait()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	}
 	close(a.exit)
-	a.send(&godap.ExitedEvent{Event: event("exited"), Body: godap.ExitedEventBody{ExitCode: code}})
-	a.send(&godap.TerminatedEvent{Event: event("terminated")})
+	a.out.Exited(err)
 }
 
 // fileURI is the file: URI Xdebug names a script by.
