@@ -6,7 +6,11 @@
 // latency, failed calls, the process's peak RSS, and the PSS of the host and
 // its kernel processes (with their sandbox inits), per session and by kind.
 // It fails when opening sessions starts a process (kernels start on a
-// session's first cell). Nothing is asserted about time.
+// session's first cell). BenchmarkHostSharedLSP opens 20 sessions on one
+// Go workspace, each asking lsp, and reports the memory of tether and its
+// language servers and how many gopls servers ran, shared and with
+// --share-lsp=false; TestHostSharedLSP asserts that the sessions of a
+// workspace share one gopls. Nothing is asserted about time.
 //
 // A benchmark: its tests may import whatever they measure, and nothing
 // imports it. It holds no code outside its tests.

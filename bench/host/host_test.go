@@ -34,19 +34,10 @@ func children(pid int) []int {
 	kids := map[int][]int{}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
-		if err != nil {
-			continue
-		}
-		// the fields after the command's closing parenthesis: state, ppid
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		if len(f) > 1 {
-			pp, _ := strconv.Atoi(f[1])
-			kids[pp] = append(kids[pp], p)
+		if p, err := strconv.Atoi(e.Name()); err == nil {
+			if pp := parent(p); pp > 0 {
+				kids[pp] = append(kids[pp], p)
+			}
 		}
 	}
 	var out []int
@@ -61,6 +52,21 @@ func children(pid int) []int {
 	return out
 }
 
+// parent returns p's parent pid (0 when p is gone).
+func parent(p int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+	if err != nil {
+		return 0
+	}
+	// the fields after the command's closing parenthesis: state, ppid
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	pp, _ := strconv.Atoi(f[1])
+	return pp
+}
+
 // pssKB is the proportional set size of pid and all its descendants in KiB
 // (shared pages counted once, split among the processes that map them).
 func pssKB(pid int) int {
@@ -71,18 +77,37 @@ func pssKB(pid int) int {
 	return total
 }
 
-// pssByKind splits pssKB by process: the host, JavaScript kernels, Python
-// kernels, and the rest (the sandbox inits the kernels run under).
+// pssByKind splits pssKB by kind of process (memByKind).
 func pssByKind(pid int) map[string]int {
 	out := map[string]int{}
+	for kind, m := range memByKind(pid) {
+		out[kind] = m.pss
+	}
+	return out
+}
+
+// kindMem is the memory of the processes of one kind in KiB, how many
+// there are, and how many of them another of that kind did not start (a
+// gopls server starts a gopls child to report its crashes: two processes,
+// one server).
+type kindMem struct{ pss, rss, procs, tops int }
+
+// memByKind sums the PSS and RSS (/proc/PID/smaps_rollup) of pid and its
+// descendants by process: the host, JavaScript kernels, Python kernels,
+// gopls, and the rest (the sandbox inits the kernels and servers run
+// under, the go commands gopls runs).
+func memByKind(pid int) map[string]kindMem {
+	out := map[string]kindMem{}
+	kinds := map[int]string{}
 	for _, p := range append([]int{pid}, children(pid)...) {
 		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", p))
-		m := regexp.MustCompile(`(?m)^Pss:\s+(\d+) kB`).FindSubmatch(b)
-		if m == nil {
+		pss := regexp.MustCompile(`(?m)^Pss:\s+(\d+) kB`).FindSubmatch(b)
+		rss := regexp.MustCompile(`(?m)^Rss:\s+(\d+) kB`).FindSubmatch(b)
+		if pss == nil || rss == nil {
 			continue
 		}
-		n, _ := strconv.Atoi(string(m[1]))
 		argv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p))
 		kind := "init"
 		switch {
 		case p == pid:
@@ -91,8 +116,18 @@ func pssByKind(pid int) map[string]int {
 			kind = "js"
 		case strings.Contains(string(argv), "python"):
 			kind = "python"
+		case strings.TrimSpace(string(comm)) == "gopls":
+			kind = "gopls"
 		}
-		out[kind] += n
+		kinds[p] = kind
+		m := out[kind]
+		n, _ := strconv.Atoi(string(pss[1]))
+		r, _ := strconv.Atoi(string(rss[1]))
+		m.pss, m.rss, m.procs = m.pss+n, m.rss+r, m.procs+1
+		if kinds[parent(p)] != kind {
+			m.tops++
+		}
+		out[kind] = m
 	}
 	return out
 }
@@ -133,24 +168,33 @@ func BenchmarkHostSessions(b *testing.B) {
 			os.WriteFile(filepath.Join(ws, fmt.Sprintf("f%02d.go", f)), []byte(src.String()), 0o644)
 		}
 	}
-	tokens := filepath.Join(base, "tokens.json")
-	os.WriteFile(tokens, []byte(`{"t-bench-0123456789": ["*"]}`), 0o600)
 	for i := 0; i < b.N; i++ {
-		runHost(b, bin, root, tokens, sessions)
+		runHost(b, bin, root, sessions)
 	}
 }
 
-func runHost(b *testing.B, bin, root, tokens string, sessions int) {
+// benchToken is the bearer token of the hosts the benchmarks start.
+const benchToken = "t-bench-0123456789"
+
+// startHost starts bin serve --http on loopback for the workspaces under
+// root, allowing sessions (and a few more) with benchToken, with flags
+// added; it returns the URL it listens on, its pid, and the function that
+// stops it.
+func startHost(tb testing.TB, bin, root string, sessions int, flags ...string) (url string, pid int, stop func()) {
+	tokens := filepath.Join(tb.TempDir(), "tokens.json")
+	if err := os.WriteFile(tokens, []byte(`{"`+benchToken+`": ["*"]}`), 0o600); err != nil {
+		tb.Fatal(err)
+	}
 	limit := strconv.Itoa(sessions + 10)
-	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0", "--root", root, "--tokens", tokens,
-		"--approve", "allow", "--max-sessions", limit, "--max-sessions-per-token", limit, "--log-level", "info", "--lsp=false", "--no-cache")
+	cmd := exec.Command(bin, append([]string{"serve", "--http", "127.0.0.1:0", "--root", root, "--tokens", tokens,
+		"--approve", "allow", "--max-sessions", limit, "--max-sessions-per-token", limit, "--log-level", "info"}, flags...)...)
+	cmd.Env = testenv.WithPeersOnPath()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	stop = func() { cmd.Process.Kill(); cmd.Wait() }
 	sc := bufio.NewScanner(stderr)
-	url := ""
 	re := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
 	for url == "" && sc.Scan() {
 		if m := re.FindStringSubmatch(sc.Text()); m != nil {
@@ -158,22 +202,31 @@ func runHost(b *testing.B, bin, root, tokens string, sessions int) {
 		}
 	}
 	if url == "" {
-		b.Fatal("tether serve --http did not listen")
+		stop()
+		tb.Fatal("tether serve --http did not listen")
 	}
 	go func() {
 		for sc.Scan() {
 		}
 	}()
-	pid := cmd.Process.Pid
-	open := func(i int) *mcp.ClientSession {
-		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil)
-		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-			Endpoint: fmt.Sprintf("%s/mcp/w%03d", url, i), HTTPClient: &http.Client{Transport: testenv.Bearer("t-bench-0123456789")}}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return cs
+	return url, cmd.Process.Pid, stop
+}
+
+// openSession opens an MCP session on the host at url, on its workspace ws.
+func openSession(tb testing.TB, url, ws string) *mcp.ClientSession {
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: testenv.Bearer(benchToken)}}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		tb.Fatal(err)
 	}
+	return cs
+}
+
+func runHost(b *testing.B, bin, root string, sessions int) {
+	url, pid, stop := startHost(b, bin, root, sessions, "--lsp=false", "--no-cache")
+	defer stop()
+	open := func(i int) *mcp.ClientSession { return openSession(b, url, fmt.Sprintf("w%03d", i)) }
 	work := []struct {
 		name string
 		args map[string]any
