@@ -207,9 +207,15 @@ func (a *adapter) awaitStop(name string, ch chan *packet) {
 	a.send(&godap.StoppedEvent{Event: event("stopped"), Body: body})
 }
 
-// stop ends the program: Xdebug is told to stop when it waits at a stop,
-// php's process tree is killed and both connections close.
+// stop ends the program (endProgram) and closes the client's connection.
 func (a *adapter) stop() {
+	a.endProgram()
+	_ = a.rw.Close()
+}
+
+// endProgram ends the program: Xdebug is told to stop when it waits at a
+// stop, php's process tree is killed and Xdebug's connection closes.
+func (a *adapter) endProgram() {
 	a.mu.Lock()
 	stopped := a.stopped && !a.ended
 	a.stopped, a.ended = false, true
@@ -236,5 +242,4 @@ func (a *adapter) stop() {
 			}
 		}
 	}
-	_ = a.rw.Close()
 }

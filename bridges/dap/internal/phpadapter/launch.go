@@ -67,12 +67,12 @@ func (a *adapter) launch(raw json.RawMessage) error {
 	}
 	x, err := a.accept(ln, args.Program)
 	if err != nil {
-		a.stop()
+		a.endProgram()
 		return err
 	}
 	for _, f := range [][]string{{"max_children", strconv.Itoa(pageSize)}, {"max_depth", "1"}, {"max_data", strconv.Itoa(maxData)}} {
 		if _, err := x.call(context.Background(), "feature_set", []string{"-n", f[0], "-v", f[1]}, ""); err != nil {
-			a.stop()
+			a.endProgram()
 			return err
 		}
 	}

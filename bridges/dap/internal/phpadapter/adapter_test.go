@@ -1,0 +1,121 @@
+package phpadapter_test
+
+import (
+	"bufio"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/bridges/dap/internal/phpadapter"
+	"github.com/tetherhq/tether/internal/testenv"
+)
+
+// TestLaunchWithoutXdebug: a php that does not load Xdebug (its ini scan
+// directory empty) runs the program, whose output still arrives, and the
+// launch fails at once saying what to install, not after the connect
+// timeout.
+func TestLaunchWithoutXdebug(t *testing.T) {
+	php := testenv.RequireBinary(t, "php")
+	t.Setenv("PHP_INI_SCAN_DIR", t.TempDir())
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "hi.php")
+	if err := os.WriteFile(prog, []byte("<?php echo \"hi from php\\n\";\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	theirs := serve(t, php, dir, t.TempDir())
+	send(theirs, 1, "launch", `{"program": "`+prog+`"}`)
+	start := time.Now()
+	r := bufio.NewReader(theirs)
+	var out strings.Builder
+	for {
+		m, err := godap.ReadProtocolMessage(r)
+		if err != nil {
+			t.Fatalf("the connection ended before launch was answered: %v", err)
+		}
+		switch m := m.(type) {
+		case *godap.OutputEvent:
+			out.WriteString(m.Body.Output)
+			continue
+		case *godap.ErrorResponse:
+			if !strings.Contains(m.Message, "php-xdebug") || time.Since(start) > 20*time.Second {
+				t.Fatalf("launch should fail at once saying to install php-xdebug: %q after %s", m.Message, time.Since(start))
+			}
+		case godap.ResponseMessage:
+			t.Fatalf("launch without Xdebug should fail: %#v", m)
+		default:
+			continue
+		}
+		break
+	}
+	if !strings.Contains(out.String(), "hi from php") {
+		t.Fatalf("the program's output should arrive: %q", out.String())
+	}
+}
+
+// serve starts the adapter on one end of a pipe and returns the other.
+func serve(t *testing.T, php, root, scratch string) net.Conn {
+	ours, theirs := net.Pipe()
+	t.Cleanup(func() { _ = theirs.Close() })
+	go phpadapter.Serve(ours, phpadapter.Config{PHP: php, Root: root, Scratch: scratch})
+	return theirs
+}
+
+// send writes a request without waiting for the adapter to read it.
+func send(c net.Conn, seq int, command, args string) {
+	req := godap.Request{ProtocolMessage: godap.ProtocolMessage{Seq: seq, Type: "request"}, Command: command}
+	var m godap.Message = &req
+	if args != "" {
+		m = &godap.LaunchRequest{Request: req, Arguments: []byte(args)}
+	}
+	go func() { _ = godap.WriteProtocolMessage(c, m) }()
+}
+
+// TestLaunchOverLoopback: where the scratch dir's path is too long for a
+// unix socket, Xdebug connects to a loopback port instead, and the
+// program runs to its end with its output and exit code.
+func TestLaunchOverLoopback(t *testing.T) {
+	php := testenv.RequireBinary(t, "php")
+	if out, err := exec.Command(php, "-m").Output(); err != nil || !strings.Contains(string(out), "Xdebug") {
+		testenv.Missing(t, "php-xdebug (php -m lists no Xdebug)")
+	}
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "end.php")
+	if err := os.WriteFile(prog, []byte("<?php echo \"done\\n\";\nexit(3);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scratch := filepath.Join(t.TempDir(), strings.Repeat("s", 100))
+	if err := os.Mkdir(scratch, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c := serve(t, php, dir, scratch)
+	send(c, 1, "launch", `{"program": "`+prog+`"}`)
+	r := bufio.NewReader(c)
+	var out strings.Builder
+	deadline := time.Now().Add(time.Minute)
+	_ = c.SetReadDeadline(deadline)
+	for {
+		m, err := godap.ReadProtocolMessage(r)
+		if err != nil {
+			t.Fatalf("the session ended before the program did: %v (output %q)", err, out.String())
+		}
+		switch m := m.(type) {
+		case *godap.ErrorResponse:
+			t.Fatalf("%s: %s", m.Command, m.Message)
+		case *godap.InitializedEvent:
+			send(c, 2, "configurationDone", "")
+		case *godap.OutputEvent:
+			out.WriteString(m.Body.Output)
+		case *godap.ExitedEvent:
+			if m.Body.ExitCode != 3 || !strings.Contains(out.String(), "done") {
+				t.Fatalf("want exit code 3 after the output \"done\": %d, %q", m.Body.ExitCode, out.String())
+			}
+			send(c, 3, "disconnect", "")
+			return
+		}
+	}
+}
