@@ -146,3 +146,44 @@ func TestXdebugData(t *testing.T) {
 	runsToEnd(t, sv, root, "total 122")
 	testenv.RequireNoProcs(t, root)
 }
+
+const phpThrows = `<?php
+function f($why) { throw new RuntimeException($why); }
+try { f("first"); } catch (Exception $e) { echo "caught\n"; }
+f("second");
+`
+
+// TestXdebugExceptions: by default an uncaught exception (a fatal error
+// to PHP) stops where it was thrown and names it; with filter "all" a
+// caught one stops too, by class and message.
+func TestXdebugExceptions(t *testing.T) {
+	t.Parallel()
+	needXdebug(t)
+	root := testenv.Workspace(t, map[string]string{"throws.php": phpThrows})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+
+	l := do(t, sv, "c", root, request{Op: "launch", Program: "throws.php"})
+	if l.Stop == nil || l.Stop.Reason != "exception" || l.Stop.Line != 2 || !strings.Contains(l.Stop.Exception, "Uncaught RuntimeException: second") {
+		t.Fatalf("the uncaught exception should stop at its throw, named: %s", l)
+	}
+	if out := do(t, sv, "c", root, request{Op: "output"}); !strings.Contains(out.Output, "caught") {
+		t.Fatalf("the caught exception should not stop: %s", out)
+	}
+	c := do(t, sv, "c", root, request{Op: "continue"})
+	if c.Exited == nil {
+		t.Fatalf("continue after the fatal error should end the program: %s", c)
+	}
+
+	do(t, sv, "c", root, request{Op: "exception_filters", Filters: []string{"all"}})
+	l = do(t, sv, "c", root, request{Op: "launch", Program: "throws.php"})
+	if l.Stop == nil || l.Stop.Exception != "RuntimeException: first" {
+		t.Fatalf("with filter all the caught exception should stop: %s", l)
+	}
+	evaluates(t, sv, root, "$why", `"first"`)
+	if c := do(t, sv, "c", root, request{Op: "continue"}); c.Stop == nil || c.Stop.Exception != "RuntimeException: second" {
+		t.Fatalf("then the second throw: %s", c)
+	}
+	do(t, sv, "c", root, request{Op: "terminate"})
+	testenv.RequireNoProcs(t, root)
+}

@@ -3,8 +3,10 @@ package phpadapter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -51,6 +53,8 @@ type adapter struct {
 	stopped bool                // Xdebug waits for a command at a stop
 	ended   bool                // the script ran to its end
 	lastCmd string              // the last run command
+	excIDs  []string            // Xdebug's exception breakpoint ids
+	where   *stopMsg            // where the program stopped, as Xdebug said
 	frames  map[int]int         // DAP frame id -> stack level, for this stop
 	refs    map[int]varRef      // variables reference -> what it lists
 	nextID  int                 // the last frame id or reference given
@@ -79,6 +83,11 @@ func capabilities() godap.Capabilities {
 		SupportsConditionalBreakpoints:   true,
 		SupportsTerminateRequest:         true,
 		SupportsEvaluateForHovers:        true,
+		SupportsExceptionInfoRequest:     true,
+		ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{
+			{Filter: "uncaught", Label: "Uncaught exceptions and fatal errors", Default: true},
+			{Filter: "all", Label: "Every exception thrown (caught too)"},
+		},
 	}
 }
 
@@ -95,7 +104,7 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 	case *godap.SetBreakpointsRequest:
 		return a.setBreakpoints(r.Arguments)
 	case *godap.SetExceptionBreakpointsRequest:
-		return &godap.SetExceptionBreakpointsResponse{}, nil
+		return &godap.SetExceptionBreakpointsResponse{}, a.setExceptionBreakpoints(r.Arguments.Filters)
 	case *godap.ConfigurationDoneRequest:
 		return &godap.ConfigurationDoneResponse{}, a.run("run")
 	case *godap.ThreadsRequest:
@@ -108,6 +117,8 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 		return a.variables(r.Arguments)
 	case *godap.EvaluateRequest:
 		return a.evaluate(r.Arguments)
+	case *godap.ExceptionInfoRequest:
+		return a.exceptionInfo()
 	case *godap.ContinueRequest:
 		return &godap.ContinueResponse{Body: godap.ContinueResponseBody{AllThreadsContinued: true}}, a.run("run")
 	case *godap.NextRequest:
@@ -126,6 +137,71 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 		return &godap.TerminateResponse{}, nil
 	}
 	return nil, a.out.Unserved(req.GetRequest().Command)
+}
+
+// setExceptionBreakpoints chooses what stops the program: "uncaught" a
+// fatal error (an exception nothing catches is one), "all" every
+// exception thrown. Xdebug knows no other kind of catch.
+func (a *adapter) setExceptionBreakpoints(filters []string) error {
+	if err := a.checkStopped(); err != nil {
+		return fmt.Errorf("exception filters change only at a stop: %w", err)
+	}
+	name := ""
+	for _, f := range filters {
+		switch {
+		case f == "all":
+			name = "*"
+		case f == "uncaught" && name == "":
+			name = "Fatal error"
+		}
+	}
+	a.mu.Lock()
+	old := a.excIDs
+	a.excIDs = nil
+	a.mu.Unlock()
+	for _, id := range old {
+		if _, err := a.call("breakpoint_remove", []string{"-d", id}, ""); err != nil {
+			return err
+		}
+	}
+	if name == "" {
+		return nil
+	}
+	p, err := a.call("breakpoint_set", []string{"-t", "exception", "-x", name}, "")
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.excIDs = []string{p.ID}
+	a.mu.Unlock()
+	return nil
+}
+
+// exceptionText is what a stop at an exception says: its class and
+// message, or, for a fatal error, PHP's first line of it ("Uncaught
+// RuntimeException: boom in /p/a.php:2").
+func exceptionText(m *stopMsg) string {
+	text, _, _ := strings.Cut(strings.TrimSpace(m.Text), "\n")
+	if m.Exception == "Fatal error" {
+		return text
+	}
+	return m.Exception + ": " + text
+}
+
+// exceptionInfo names the exception the program stopped at.
+func (a *adapter) exceptionInfo() (*godap.ExceptionInfoResponse, error) {
+	a.mu.Lock()
+	w := a.where
+	a.mu.Unlock()
+	if w == nil || w.Exception == "" {
+		return nil, errors.New("the program did not stop at an exception")
+	}
+	mode := godap.ExceptionBreakMode("always")
+	if w.Exception == "Fatal error" {
+		mode = "unhandled"
+	}
+	return &godap.ExceptionInfoResponse{Body: godap.ExceptionInfoResponseBody{
+		ExceptionId: w.Exception, Description: exceptionText(w), BreakMode: mode}}, nil
 }
 
 // call sends a DBGp command and waits for its answer.
@@ -163,7 +239,7 @@ func (a *adapter) run(name string) error {
 		}
 		return errors.New("the program is not stopped")
 	}
-	a.stopped, a.lastCmd = false, name
+	a.stopped, a.lastCmd, a.where = false, name, nil
 	a.frames, a.refs = map[int]int{}, map[int]varRef{}
 	a.mu.Unlock()
 	ch, err := a.x.send(name, nil, "")
@@ -199,10 +275,10 @@ func (a *adapter) awaitStop(name string, ch chan *packet) {
 		body.Reason = "breakpoint"
 	}
 	if m := p.Message; m != nil && m.Exception != "" {
-		body.Reason, body.Text = "exception", m.Exception+": "+m.Text
+		body.Reason, body.Text = "exception", exceptionText(m)
 	}
 	a.mu.Lock()
-	a.stopped = true
+	a.stopped, a.where = true, p.Message
 	a.mu.Unlock()
 	a.send(&godap.StoppedEvent{Event: event("stopped"), Body: body})
 }

@@ -89,10 +89,18 @@ func (a *adapter) stackTrace(args godap.StackTraceArguments) (*godap.StackTraceR
 	if err != nil {
 		return nil, err
 	}
-	total := len(p.Stack)
+	stack := p.Stack
+	a.mu.Lock()
+	if w := a.where; len(stack) == 0 && w != nil {
+		// At a fatal error PHP has unwound its stack: the frame is the
+		// place Xdebug named.
+		stack = []frame{{Where: "{" + w.Exception + "}", Filename: w.Filename, Lineno: w.Lineno}}
+	}
+	a.mu.Unlock()
+	total := len(stack)
 	start, end := dapserve.Window(args.StartFrame, args.Levels, total)
 	frames := []godap.StackFrame{}
-	for _, f := range p.Stack[start:end] {
+	for _, f := range stack[start:end] {
 		a.mu.Lock()
 		a.nextID++
 		id := a.nextID

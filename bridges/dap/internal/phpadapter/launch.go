@@ -145,10 +145,15 @@ func (a *adapter) start(args launchArgs, clientArgs []string) error {
 // waited past.
 func (a *adapter) accept(ln net.Listener, program string) (*dbgpConn, error) {
 	deadline := time.Now().Add(connectTimeout)
+	accepted := make(chan struct{})
+	defer close(accepted)
 	go func() {
+		t := time.NewTimer(connectTimeout)
+		defer t.Stop()
 		select {
 		case <-a.exit:
-		case <-time.After(connectTimeout):
+		case <-t.C:
+		case <-accepted:
 		}
 		_ = ln.Close()
 	}()
