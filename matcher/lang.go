@@ -53,10 +53,10 @@ func newRung(name, prefix, suffix string) rung {
 // expandos lists the languages by the character that replaces '$' in their
 // metavariables (langSpec.expando).
 var expandos = map[rune][]string{
-	'µ': {"go", "python", "rust", "c", "cpp", "c_sharp", "kotlin", "swift", "php", "ruby", "lua", "elixir", "haskell", "hcl", "elm", "julia", "objc", "r"},
-	'$': {"javascript", "typescript", "tsx", "java", "dart", "scala", "bash", "json", "yaml", "solidity", "markdown", "toml", "make", "powershell", "groovy", "perl"},
-	'_': {"css", "nix", "zig", "sql", "ocaml", "scss", "verilog", "awk"},
-	'z': {"html", "xml", "svelte", "vue"},
+	'µ': {"go", "python", "rust", "c", "cpp", "c_sharp", "kotlin", "swift", "php", "ruby", "lua", "elixir", "haskell", "hcl", "elm", "julia", "objc", "r", "cuda", "glsl", "ron"},
+	'$': {"javascript", "typescript", "tsx", "java", "dart", "scala", "bash", "json", "yaml", "solidity", "markdown", "toml", "make", "powershell", "groovy", "perl", "apex", "commonlisp", "elisp", "embedded_template", "kdl", "prisma"},
+	'_': {"css", "nix", "zig", "sql", "ocaml", "scss", "verilog", "awk", "bicep", "devicetree", "gdscript", "openscad", "pascal", "thrift", "tlaplus", "wgsl"},
+	'z': {"html", "xml", "svelte", "vue", "soql", "sosl"},
 }
 
 // langExtras holds what a language's spec sets besides its expando and its
@@ -448,6 +448,96 @@ var ladderRows = []struct{ lang, name, prefix, suffix, indent string }{
 	{"awk", "program", "", "", ""},
 	{"awk", "statement", "{\n", "\n}\n", ""},
 	{"awk", "expression", "{ _ = ", " }\n", ""},
+
+	{"apex", "statement", "class X_ { void x_() {\n", "\n} }\n", ""},
+	{"apex", "expression", "class X_ { Object x_ = ", "; }\n", ""},
+	{"apex", "member", "class X_ {\n", "\n}\n", ""},
+	{"apex", "declaration", "", "", ""},
+	// then annotations, parameters
+	{"apex", "annotation", "class X_ {\n", "\nvoid x_() {} }\n", ""},
+	{"apex", "parameter", "class X_ { void x_(", ") {} }\n", ""},
+
+	{"soql", "query", "", "", ""},
+	// then clauses, conditions and fields
+	{"soql", "clause", "SELECT Id FROM X ", "\n", ""},
+	{"soql", "condition", "SELECT Id FROM X WHERE ", "\n", ""},
+	{"soql", "field", "SELECT ", " FROM X\n", ""},
+
+	{"sosl", "query", "", "", ""},
+	// then clauses after FIND
+	{"sosl", "clause", "FIND {x_} IN ALL FIELDS ", "\n", ""},
+	{"sosl", "returned object", "FIND {x_} IN ALL FIELDS RETURNING ", "\n", ""},
+
+	{"bicep", "declaration", "", "", ""},
+	{"bicep", "expression", "var x_ = ", "\n", ""},
+	// then object properties
+	{"bicep", "object property", "var x_ = {\n", "\n}\n", ""},
+
+	{"commonlisp", "form", "", "", ""},
+
+	{"cuda", "statement", "void _() {\n", "\n}\n", ""},
+	{"cuda", "expression", "auto _ = ", ";\n", ""},
+	{"cuda", "member", "class _ {\n", "\n};\n", ""},
+	{"cuda", "declaration", "", "", ""},
+	// then parameters
+	{"cuda", "parameter", "void _(", ");\n", ""},
+
+	{"devicetree", "document", "", "", ""},
+	// then a node's properties and children
+	{"devicetree", "node body", "/ {\n", "\n};\n", ""},
+
+	{"elisp", "form", "", "", ""},
+
+	{"embedded_template", "template", "", "", ""},
+
+	{"gdscript", "statement", "", "", ""},
+	{"gdscript", "function body", "func _():\n\t", "\n", "\t"},
+	// then arguments
+	{"gdscript", "argument", "_(", ")\n", ""},
+
+	{"glsl", "statement", "void _() {\n", "\n}\n", ""},
+	{"glsl", "expression", "float _ = ", ";\n", ""},
+	{"glsl", "member", "struct _ {\n", "\n};\n", ""},
+	{"glsl", "declaration", "", "", ""},
+	// then parameters
+	{"glsl", "parameter", "void _(", ");\n", ""},
+
+	{"kdl", "document", "", "", ""},
+
+	{"openscad", "statement", "", "", ""},
+	{"openscad", "expression", "_x = ", ";\n", ""},
+	// then arguments
+	{"openscad", "argument", "_x(", ");\n", ""},
+
+	{"pascal", "statement", "program X_;\nbegin\n", "\nend.\n", ""},
+	{"pascal", "expression", "program X_;\nbegin\nX_ := ", ";\nend.\n", ""},
+	{"pascal", "declaration", "program X_;\n", "\nbegin\nend.\n", ""},
+	{"pascal", "program", "", "", ""},
+
+	{"prisma", "declaration", "", "", ""},
+	// then fields and attributes of a model
+	{"prisma", "field", "model X_ {\n", "\n}\n", ""},
+	{"prisma", "key value", "datasource x_ {\n", "\n}\n", ""},
+
+	{"ron", "value", "", "", ""},
+	// then struct fields and map entries
+	{"ron", "field", "X_(\n", "\n)\n", ""},
+	{"ron", "map entry", "{\n", "\n}\n", ""},
+
+	{"thrift", "definition", "", "", ""},
+	// then fields, functions and enum values
+	{"thrift", "field", "struct X_ {\n", "\n}\n", ""},
+	{"thrift", "function", "service X_ {\n", "\n}\n", ""},
+	{"thrift", "enum value", "enum X_ {\n", "\n}\n", ""},
+
+	{"tlaplus", "unit", "---- MODULE X_ ----\n", "\n====\n", ""},
+	{"tlaplus", "expression", "---- MODULE X_ ----\nX_ == ", "\n====\n", ""},
+
+	{"wgsl", "statement", "fn x_() {\n", "\n}\n", ""},
+	{"wgsl", "expression", "const x_ = ", ";\n", ""},
+	{"wgsl", "declaration", "", "", ""},
+	// then struct members
+	{"wgsl", "member", "struct X_ {\n", "\n};\n", ""},
 
 	// JavaScript's ladder, which TypeScript's and TSX's start with
 	{"js", "statement", "", "", ""},

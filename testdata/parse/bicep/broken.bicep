@@ -1,0 +1,3 @@
+param location string =
+resource storage 'Microsoft.Storage/storageAccounts@2023-01-01' = {
+  name: 

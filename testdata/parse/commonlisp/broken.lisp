@@ -1,0 +1,2 @@
+(defun greet (name
+  (format nil "~a" name)

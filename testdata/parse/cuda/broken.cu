@@ -1,0 +1,2 @@
+__global__ void add(const float *a, int n {
+    int i = blockIdx.x * ;

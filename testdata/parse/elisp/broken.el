@@ -1,0 +1,2 @@
+(defun greeter-greet (name
+  (format "hello, %s" name)

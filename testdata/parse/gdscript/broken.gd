@@ -1,0 +1,3 @@
+func greet(name: String) -> String
+	var text = "%s" % [
+	return

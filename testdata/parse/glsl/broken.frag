@@ -1,0 +1,3 @@
+void main() {
+    vec4 base = texture(tex, uv;
+    fragColor = 

@@ -1,0 +1,3 @@
+module holed_box(s, r {
+    difference() {
+        cube(s, center = 

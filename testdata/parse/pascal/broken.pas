@@ -1,0 +1,5 @@
+program Greeter;
+begin
+  WriteLn('hello';
+  if then
+end

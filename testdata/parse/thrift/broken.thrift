@@ -1,0 +1,4 @@
+struct Greeting {
+  1: required string name
+  2: optional Kind kind = 
+service Greeter {

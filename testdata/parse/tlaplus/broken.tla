@@ -1,0 +1,4 @@
+---- MODULE Counter ----
+Init == /\ count = 
+Next == Inc \/
+====
