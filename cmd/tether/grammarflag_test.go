@@ -52,4 +52,22 @@ func TestGrammarFlag(t *testing.T) {
 	if got, _ := os.ReadFile("conf/app.cprops"); string(got) != "url = jdbc:x\npassword = hunter2-2\n" {
 		t.Errorf("after -U: %q", got)
 	}
+	// tether languages lists the custom languages after the shipped ones,
+	// --grammar's and the project's, each marked custom
+	code, out, errs := run("languages", "--grammar", flagVal)
+	if code != 0 {
+		t.Fatalf("tether languages = %d: %s", code, errs)
+	}
+	custom := map[string]string{}
+	for _, row := range strings.Split(out, "\n") {
+		if f := strings.Fields(row); len(f) > 0 && f[len(f)-1] == "custom" {
+			custom[f[0]] = strings.Join(f, " ")
+		}
+	}
+	if !strings.Contains(custom["cprops"], ".cprops "+wasmPath) || !strings.Contains(custom["projprops"], ".pprops") || custom["go"] != "" {
+		t.Errorf("tether languages: custom rows %q, want cprops (.cprops, %s) and projprops (.pprops):\n%s", custom, wasmPath, out)
+	}
+	if code, _, errs := run("languages", "extra"); code != 2 || !strings.Contains(errs, "takes no arguments") {
+		t.Errorf("tether languages extra = %d %q, want 2 and what it takes", code, errs)
+	}
 }

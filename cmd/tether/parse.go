@@ -13,11 +13,12 @@ import (
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search"
 )
 
 func init() {
 	register("parse", "parse files with a tree-sitter grammar and print the syntax tree", runParse)
-	register("languages", "list the shipped grammars (all embedded in this binary)", runLanguages)
+	register("languages", "list the shipped grammars (all embedded in this binary) and the project's custom ones", runLanguages)
 }
 
 func runParse(args []string, stdout, stderr io.Writer) int {
@@ -143,8 +144,25 @@ func describeError(n engine.Node) string {
 func runLanguages(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("languages", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Var(&grammarFlag{}, "grammar", grammarUsage)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tether languages [--grammar SPEC]")
+		fmt.Fprintln(stderr, "Lists the shipped grammars, then the custom ones: those of --grammar and of the customLanguages of the sgconfig.yml found from the working directory up, marked custom.")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tether languages: unexpected argument %q: it takes no arguments, only --grammar\n", fs.Arg(0))
+		return 2
+	}
+	// a project's customLanguages are listed as ast-grep run in it reads them
+	if config := search.FindProject("."); config != "" {
+		if _, err := search.LoadCustomLanguages(config); err != nil {
+			fmt.Fprintln(stderr, "tether languages:", err)
+			return 2
+		}
 	}
 	missing := 0
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -156,6 +174,10 @@ func runLanguages(args []string, stdout, stderr io.Writer) int {
 			missing++
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.ID, l.Name, strings.Join(l.Aliases, " "), strings.Join(append(append([]string(nil), l.Filenames...), l.Extensions...), " "), l.Package+"@"+l.Version, module)
+	}
+	// custom languages: the package column names the module's file
+	for _, l := range grammars.Customs() {
+		fmt.Fprintf(tw, "%s\t%s\t-\t%s\t%s\tcustom\n", l.ID, l.Name, strings.Join(l.Extensions, " "), l.Custom.Source)
 	}
 	tw.Flush()
 	if missing > 0 {
