@@ -141,6 +141,7 @@ func (s *structural) tools() []Tool {
 			Preview: previewFor(s.previewAstEdit),
 		}, s.edit),
 		s.treeTool(),
+		s.mapTool(),
 	}
 }
 

@@ -163,9 +163,9 @@ var surfaceTools = []struct {
 	surface string
 	want    []string
 }{
-	{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "ast_tree", "debug", "edit", "eval", "lsp", "lsp_apply", "lsp_check", "lsp_command", "lsp_format", "lsp_rename", "lsp_request", "read", "rename_file", "resolve", "write"}},
-	{"plan", []string{"ask_user", "ast_grep", "ast_tree", "lsp", "read"}},
-	{"readonly", []string{"ask_user", "ast_grep", "ast_tree", "lsp", "read"}},
+	{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "ast_tree", "debug", "edit", "eval", "lsp", "lsp_apply", "lsp_check", "lsp_command", "lsp_format", "lsp_rename", "lsp_request", "map", "read", "rename_file", "resolve", "write"}},
+	{"plan", []string{"ask_user", "ast_grep", "ast_tree", "lsp", "map", "read"}},
+	{"readonly", []string{"ask_user", "ast_grep", "ast_tree", "lsp", "map", "read"}},
 }
 
 func TestToolsCommand(t *testing.T) {
@@ -215,7 +215,7 @@ func TestToolsCommand(t *testing.T) {
 	}
 	// docs/tools.md's tier table, plus the file tools.
 	tiers := map[string]string{
-		"read": "read", "lsp": "read", "ast_grep": "read", "ast_tree": "read", "ask_user": "read",
+		"read": "read", "lsp": "read", "ast_grep": "read", "ast_tree": "read", "map": "read", "ask_user": "read",
 		"vibe_spawn": "read", "vibe_send": "read", "vibe_wait": "read", "vibe_kill": "read", "vibe_list": "read",
 		"write": "write", "edit": "write", "apply_patch": "write", "lsp_rename": "write", "ast_edit": "write", "resolve": "write",
 		"lsp_apply": "write", "rename_file": "write", "lsp_format": "write", "lsp_request": "write",
@@ -317,7 +317,7 @@ func TestServeMCPClient(t *testing.T) {
 			var got []string
 			for _, tool := range res.Tools {
 				got = append(got, tool.Name)
-				if (tool.Name == "read" || tool.Name == "ask_user" || tool.Name == "lsp" || tool.Name == "ast_grep" || tool.Name == "ast_tree") != tool.Annotations.ReadOnlyHint {
+				if (tool.Name == "read" || tool.Name == "ask_user" || tool.Name == "lsp" || tool.Name == "ast_grep" || tool.Name == "ast_tree" || tool.Name == "map") != tool.Annotations.ReadOnlyHint {
 					t.Errorf("%s: readOnlyHint %v", tool.Name, tool.Annotations.ReadOnlyHint)
 				}
 			}
