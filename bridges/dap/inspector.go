@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"io"
 	"net"
 	"os/exec"
 
@@ -20,7 +21,6 @@ const Inspector Transport = "node-inspector"
 // starts (the program, tsc) is sandboxed like an adapter process of the
 // session, in its process limits.
 func (s *session) connectInspector() {
-	ours, theirs := net.Pipe()
 	cfg := nodeadapter.Config{
 		Node: s.adapter.argv[0], Root: s.root, Scratch: s.scratch,
 		Sandbox: func(cmd *exec.Cmd, peer, binary string) error {
@@ -29,7 +29,14 @@ func (s *session) connectInspector() {
 		LookPath: func(name string) string { return lookBinary(name, s.root) },
 		Kill:     func(pid int) { killTreeAndGroups([]int{pid}, pid) },
 	}
-	go nodeadapter.Serve(ours, cfg)
+	s.connectInProcess(func(rw io.ReadWriteCloser) { nodeadapter.Serve(rw, cfg) })
+}
+
+// connectInProcess serves the session with an adapter of tether's own,
+// serve, over a net.Pipe: the session's end is one more DAP connection.
+func (s *session) connectInProcess(serve func(rw io.ReadWriteCloser)) {
+	ours, theirs := net.Pipe()
+	go serve(ours)
 	s.c = newConn(theirs, s.onEvent, nil)
 	s.c.timeout = s.requestTimeout
 }

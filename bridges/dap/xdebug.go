@@ -1,7 +1,7 @@
 package dap
 
 import (
-	"net"
+	"io"
 	"os/exec"
 
 	"github.com/tetherhq/tether/bridges/dap/internal/phpadapter"
@@ -18,7 +18,6 @@ const Xdebug Transport = "xdebug"
 // php is sandboxed like an adapter process of the session, in its
 // process limits.
 func (s *session) connectXdebug() {
-	ours, theirs := net.Pipe()
 	cfg := phpadapter.Config{
 		PHP: s.adapter.argv[0], Root: s.root, Scratch: s.scratch,
 		Sandbox: func(cmd *exec.Cmd, peer, binary string) error {
@@ -26,7 +25,5 @@ func (s *session) connectXdebug() {
 		},
 		Kill: func(pid int) { killTreeAndGroups([]int{pid}, pid) },
 	}
-	go phpadapter.Serve(ours, cfg)
-	s.c = newConn(theirs, s.onEvent, nil)
-	s.c.timeout = s.requestTimeout
+	s.connectInProcess(func(rw io.ReadWriteCloser) { phpadapter.Serve(rw, cfg) })
 }
