@@ -49,4 +49,32 @@ func TestAstGrepCustomLanguage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "customLanguages") || !strings.Contains(err.Error(), "leads outside the project") {
 		t.Errorf("a libraryPath outside the workspace: %v", err)
 	}
+	if _, err = call(t, r, "ast_tree", `{"code":"a = b\n","language":"javaprops"}`); err == nil || !strings.Contains(err.Error(), "ast_tree: the project's customLanguages") {
+		t.Errorf("ast_tree with a libraryPath outside the workspace: %v", err)
+	}
+}
+
+// TestAstTreeCustomLanguage: ast_tree reads the project's customLanguages
+// as ast_grep does, before any other tool has registered them (the name is
+// this test's own): by name, by a path's extension, and in a pattern
+// tested on code.
+func TestAstTreeCustomLanguage(t *testing.T) {
+	_, wasm := enginetest.PropertiesModule(t)
+	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{
+		"sgconfig.yml":  "customLanguages:\n  treeprops:\n    libraryPath: g/props.wasm\n    extensions: [tprops]\n    languageSymbol: tree_sitter_properties\n",
+		"g/props.wasm":  string(wasm),
+		"conf/a.tprops": "# app\npassword = hunter2\n",
+	})
+	for _, c := range []struct{ args, want string }{
+		{`{"code":"a = b\n","language":"treeprops"}`, `property 1:1-1:6 "a = b"`},
+		{`{"path":"conf/a.tprops"}`, `property 2:1-2:19 "password = hunter2"`},
+		{`{"pattern":"password = $V","code":"password = x\n","language":"treeprops"}`, "1 match"},
+	} {
+		res, err := call(t, r, "ast_tree", c.args)
+		if err != nil {
+			t.Errorf("ast_tree %s: %v", c.args, err)
+		} else if txt := res.AllText(); !strings.Contains(txt, c.want) {
+			t.Errorf("ast_tree %s: want %q in:\n%s", c.args, c.want, txt)
+		}
+	}
 }

@@ -55,29 +55,40 @@ var sgconfigNames = []string{"sgconfig.yml", "sgconfig.yaml"}
 // languageInjections of the working directory's
 // sgconfig.yml (or sgconfig.yaml), as tether ast-grep reads the project's
 // config in the directory it runs in, so that ast_grep and ast_edit search
-// the regions they name too (CSS in styled-components templates, ...). The
-// file is workspace content: it is read through the root, and a link that
-// leads outside the working directory is refused, not followed. It is read
-// on every call, so an edit to it applies to the next one. None: nil.
+// the regions they name too (CSS in styled-components templates, ...).
+// None: nil.
 func (s *structural) injections(ctx context.Context, tool string) ([]inject.Injection, error) {
+	data, name, err := s.projectConfig(tool)
+	if data == nil || err != nil {
+		return nil, err
+	}
+	injs, err := search.ParseInjections(ctx, s.run.cfg.Search.Parser, data, name)
+	if err != nil {
+		return nil, fmt.Errorf("tools: %s: the project's languageInjections: %w", tool, err)
+	}
+	return injs, nil
+}
+
+// projectConfig reads the working directory's sgconfig.yml (or
+// sgconfig.yaml) and registers its customLanguages, which a call, the
+// config's injections and ast_tree may name; it returns the file's text
+// and name, or nil when there is none. The file is workspace content: it
+// and the modules it names are read through the root, and a link that
+// leads outside the working directory is refused, not followed. It is read
+// on every call, so an edit to it applies to the next one.
+func (s *structural) projectConfig(tool string) ([]byte, string, error) {
 	for _, name := range sgconfigNames {
 		data, err := s.run.root.ReadFile(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tools: %s: the project's %s (read for its languageInjections): %w; make it a regular file inside the working directory, or remove it", tool, name, err)
+			return nil, "", fmt.Errorf("tools: %s: the project's %s (read for its customLanguages and languageInjections): %w; make it a regular file inside the working directory, or remove it", tool, name, err)
 		}
-		// its customLanguages first: its injections and the call may name
-		// them; their modules are read through the root as the file is
 		if _, err := search.ParseCustomLanguages(data, name, s.run.root.ReadFile); err != nil {
-			return nil, fmt.Errorf("tools: %s: the project's customLanguages: %w", tool, err)
+			return nil, "", fmt.Errorf("tools: %s: the project's customLanguages: %w", tool, err)
 		}
-		injs, err := search.ParseInjections(ctx, s.run.cfg.Search.Parser, data, name)
-		if err != nil {
-			return nil, fmt.Errorf("tools: %s: the project's languageInjections: %w", tool, err)
-		}
-		return injs, nil
+		return data, name, nil
 	}
-	return nil, nil
+	return nil, "", nil
 }

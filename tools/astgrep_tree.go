@@ -88,6 +88,10 @@ func (s *structural) treeTool() Tool {
 }
 
 func (s *structural) tree(ctx context.Context, call *Call, a astTreeArgs) (*Result, *AstTreeResult, error) {
+	// the project's customLanguages name grammars here as in ast_grep
+	if _, _, err := s.projectConfig(call.Name); err != nil {
+		return nil, nil, err
+	}
 	lang, err := s.treeLanguage(a)
 	if err != nil {
 		return nil, nil, err
