@@ -12,5 +12,6 @@
 // The engines run as child processes and nothing here parses code: tether
 // itself is re-run from its own binary, so the package works in a binary
 // installed with `go install` as in a checkout. It imports the standard
-// library alone, so that cmd/tether may use it without pulling a layer in.
+// library and internal/proc alone (every engine it starts ends with tether),
+// so that cmd/tether may use it without pulling a layer in.
 package enginebench

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // Engine is one way of answering the suite's patterns: one process a
@@ -330,7 +332,7 @@ func runProc(ctx context.Context, env []string, stdin []byte, count counter, okE
 		return Sample{}, err
 	}
 	t := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(cmd); err != nil {
 		return Sample{}, fmt.Errorf("%s: %w", name, err)
 	}
 	n, cerr := count(out)
@@ -376,10 +378,12 @@ func (t *tailBuffer) String() string { return string(t.b) }
 func version(ctx context.Context, name string) string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, name, "--version").Output()
-	if err != nil {
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, name, "--version")
+	cmd.Stdout = &out
+	if err := proc.Run(cmd); err != nil {
 		return ""
 	}
-	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	first, _, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
 	return first
 }
