@@ -51,6 +51,9 @@ type Adapter struct {
 	Extensions []string `json:"extensions,omitempty"`
 	// Executables marks an adapter that launches native executables.
 	Executables bool `json:"executables,omitempty"`
+	// URLs marks an adapter that launches a page by its URL (http, https
+	// or file) as well as by a file.
+	URLs bool `json:"urls,omitempty"`
 	// GoExecutables marks an adapter that launches executables the Go
 	// toolchain built (a Go binary or test binary is delve's, not lldb's).
 	GoExecutables bool `json:"go_executables,omitempty"`
@@ -247,6 +250,28 @@ func DefaultAdapters() []Adapter {
 			Install:      "apt-get install php-cli php-xdebug (Xdebug 3.1 or later)",
 		},
 		{
+			// tether's own adapter, as node's: it drives the DevTools
+			// protocol of headless Chromium it starts sandboxed (over a
+			// pipe, no port), or of a running browser's DevTools port
+			// (chromium --remote-debugging-port). A page is an .html file
+			// or an http(s) URL; breakpoints on the lines of its scripts,
+			// and of the TypeScript their source maps name, are set
+			// before it loads.
+			ID:         "chromium",
+			Toolchain:  "native",
+			Markers:    []string{"*.html", "*.htm", "package.json"},
+			Extensions: []string{".html", ".htm"},
+			URLs:       true,
+			Commands: [][]string{
+				{"/usr/lib/chromium/chromium"}, {"chromium"}, {"chromium-browser"},
+				{"google-chrome"}, {"google-chrome-stable"},
+			},
+			Transport: Chromium,
+			Launch:    map[string]any{"program": "${program}"},
+			Attach:    map[string]any{"host": "${host}", "port": "${port}"},
+			Install:   "apt-get install chromium (or install Google Chrome and put it on PATH)",
+		},
+		{
 			ID:         "dart",
 			Toolchain:  "dart",
 			Markers:    []string{"pubspec.yaml"},
@@ -275,6 +300,9 @@ func DescribeAdapters(table []Adapter) string {
 	parts := make([]string, 0, len(table))
 	for _, a := range table {
 		what := strings.Join(a.Extensions, ", ")
+		if a.URLs {
+			what = strings.TrimPrefix(what+", http(s) URLs", ", ")
+		}
 		if a.Executables {
 			what = "native executables"
 			if len(a.Extensions) > 0 {
@@ -304,9 +332,9 @@ func LoadAdapters(r io.Reader) ([]Adapter, error) {
 			return nil, fmt.Errorf("dap: adapter table: entry %d needs an id and at least one command (or, for a running TCP adapter, address)", i+1)
 		}
 		switch a.Transport {
-		case "", Stdio, DialIn, TCP, Inspector, Xdebug:
+		case "", Stdio, DialIn, TCP, Inspector, Xdebug, Chromium:
 		default:
-			return nil, fmt.Errorf("dap: adapter table: %s: unknown transport %q; use %q, %q, %q, %q or %q", a.ID, a.Transport, Stdio, DialIn, TCP, Inspector, Xdebug)
+			return nil, fmt.Errorf("dap: adapter table: %s: unknown transport %q; use %q, %q, %q, %q, %q or %q", a.ID, a.Transport, Stdio, DialIn, TCP, Inspector, Xdebug, Chromium)
 		}
 		if err := checkTCPEntry(a); err != nil {
 			return nil, err

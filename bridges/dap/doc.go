@@ -1,13 +1,13 @@
 // Package dap drives debug adapters over the Debug Adapter Protocol
 // (https://microsoft.github.io/debug-adapter-protocol/) for tether's `debug`
 // tool. The adapters of DefaultAdapters (the one table that names them) are
-// external processes reached over stdio or a unix socket, except node's
-// and PHP's: their transports, Inspector and Xdebug, are tether's own
-// adapters (internal/nodeadapter, internal/phpadapter, which share
-// internal/dapserve), which serve DAP in-process over a net.Pipe and drive
-// node's inspector or speak DBGp to Xdebug, so the session sees one more
-// DAP connection. A user adds or replaces
-// entries with LoadAdapters and MergeAdapters, including adapters that serve
+// external processes reached over stdio or a unix socket, except node's,
+// Chromium's and PHP's: their transports, Inspector, Chromium and Xdebug,
+// are tether's own adapters (internal/nodeadapter, internal/phpadapter,
+// which share internal/dapserve), which serve DAP in-process over a
+// net.Pipe and drive node's inspector or a page in Chromium, or speak DBGp
+// to Xdebug, so the session sees one more DAP connection. A user adds or
+// replaces entries with LoadAdapters and MergeAdapters, including adapters that serve
 // DAP on TCP (started on a free port, or already running). The reverse
 // requests runInTerminal and startDebugging are served: a program run as a
 // process of the session, and child sessions driven as part of it.

@@ -21,15 +21,21 @@ const Inspector Transport = "node-inspector"
 // starts (the program, tsc) is sandboxed like an adapter process of the
 // session, in its process limits.
 func (s *session) connectInspector() {
-	cfg := nodeadapter.Config{
-		Node: s.adapter.argv[0], Root: s.root, Scratch: s.scratch,
+	s.connectInProcess(func(rw io.ReadWriteCloser) { nodeadapter.Serve(rw, s.nodeConfig(proc.Node)) })
+}
+
+// nodeConfig is what the in-process node or Chromium adapter needs of the
+// session: the processes it starts run on toolchain, sandboxed in the
+// session's limits.
+func (s *session) nodeConfig(toolchain proc.Toolchain) nodeadapter.Config {
+	return nodeadapter.Config{
+		Node: s.adapter.argv[0], Chromium: s.adapter.argv[0], Root: s.root, Scratch: s.scratch,
 		Sandbox: func(cmd *exec.Cmd, peer, binary string) error {
-			return sandboxIf(cmd, peer, string(proc.Node), binary, "", s.root, s.scratch, "", s.procLimits())
+			return sandboxIf(cmd, peer, string(toolchain), binary, "", s.root, s.scratch, "", s.procLimits())
 		},
 		LookPath: func(name string) string { return lookBinary(name, s.root) },
 		Kill:     func(pid int) { killTreeAndGroups([]int{pid}, pid) },
 	}
-	s.connectInProcess(func(rw io.ReadWriteCloser) { nodeadapter.Serve(rw, cfg) })
 }
 
 // connectInProcess serves the session with an adapter of tether's own,

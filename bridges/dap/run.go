@@ -49,10 +49,13 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 		if program == "" {
 			return nil, errors.New("debug: launch needs program (a file or package dir relative to the working dir)")
 		}
-		if !filepath.IsAbs(program) {
-			program = filepath.Join(root, program)
+		switch {
+		case isPageURL(program): // opened as it is
+		case filepath.IsAbs(program):
+			program = filepath.Clean(program)
+		default:
+			program = filepath.Clean(filepath.Join(root, program))
 		}
-		program = filepath.Clean(program)
 		if fi, err := os.Stat(program); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
 			// Opening a named pipe (to tell a native executable, or to read
 			// a test file) would block the launch for good.
@@ -234,6 +237,14 @@ func projectDir(a Adapter, root, program string) string {
 // adapterForProgram infers the adapter from the program: its extension, the
 // source files of a package directory, or a native executable.
 func adapterForProgram(table []Adapter, program string) (Adapter, error) {
+	if isPageURL(program) {
+		for _, a := range table {
+			if a.URLs {
+				return a, nil
+			}
+		}
+		return Adapter{}, fmt.Errorf("debug: launch: no adapter opens the URL %s; give a program file", program)
+	}
 	fi, err := os.Stat(program)
 	if err != nil {
 		return Adapter{}, fmt.Errorf("debug: launch: program %s does not exist; give a path relative to the working dir", program)

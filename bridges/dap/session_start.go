@@ -202,8 +202,12 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		s.c.timeout = s.requestTimeout
 		return nil
 	}
-	if a.Transport == Inspector {
+	switch a.Transport {
+	case Inspector:
 		s.connectInspector()
+		return nil
+	case Chromium:
+		s.connectChromium()
 		return nil
 	}
 	if a.Transport == Xdebug {

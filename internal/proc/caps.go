@@ -2,6 +2,7 @@ package proc
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tetherhq/tether/internal/bytesize"
 )
@@ -59,6 +60,19 @@ func NewCaps(kind string, limit int, as uint64, members string) *Caps {
 		c.words += "; address space: at most " + bytesize.Format(int64(as)) + " (RLIMIT_AS) for each of " + members + "; an allocation past it fails"
 	}
 	return c
+}
+
+// NoAddressSpaceCap drops the address-space limit for a group whose
+// program cannot start under one, and Describe says why.
+func (c *Caps) NoAddressSpaceCap(why string) {
+	if c == nil {
+		return
+	}
+	c.AS = 0
+	if i := strings.Index(c.words, "; address space: "); i >= 0 {
+		c.words = c.words[:i]
+	}
+	c.words += "; address space: no cap (" + why + ")"
 }
 
 // Dir is the cgroup's directory, "" without one.

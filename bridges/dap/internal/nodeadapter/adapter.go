@@ -26,6 +26,8 @@ var relay []byte
 type Config struct {
 	// Node is the node binary.
 	Node string
+	// Chromium is the Chromium (or Chrome) binary of ServeBrowser.
+	Chromium string
 	// Root is the project: a program's working dir by default, and where
 	// source maps, tsc and package.json files are looked for.
 	Root string
@@ -89,20 +91,27 @@ type adapter struct {
 	// session (the connection's close is no news then).
 	attached bool
 	stopping bool
+	// browser: the adapter drives Chromium (ServeBrowser), not node; page
+	// is the URL a launch opens at configurationDone.
+	browser bool
+	page    string
 }
 
 // Serve is the adapter: it answers the DAP requests that arrive on rw
 // until the client disconnects (disconnect, terminate) or closes rw, then
 // kills the program's process tree (a launched one; an attached program is
 // detached from and runs on) and closes rw.
-func Serve(rw io.ReadWriteCloser, cfg Config) {
-	a := &adapter{
-		cfg: cfg, rw: rw, out: dapserve.New(rw, "the node adapter"),
+func Serve(rw io.ReadWriteCloser, cfg Config) { newAdapter(rw, cfg, "the node adapter").serve() }
+
+// newAdapter is an adapter with empty tables, serving rw; name is how
+// its refusals name it.
+func newAdapter(rw io.ReadWriteCloser, cfg Config, name string) *adapter {
+	return &adapter{
+		cfg: cfg, rw: rw, out: dapserve.New(rw, name),
 		scripts: map[string]scriptParsed{}, maps: map[string]*sourcemap.Map{}, fileMaps: map[string]*sourcemap.Map{},
 		bps: map[string][]string{}, bpByID: map[string]int{}, funcIDs: map[int]bool{}, mapped: map[string][]*mappedBP{}, frames: map[int]int{}, refs: map[int]string{},
 		excState: "none", exit: make(chan struct{}),
 	}
-	a.serve()
 }
 
 // serve answers DAP requests until the session closes the connection.
@@ -212,8 +221,14 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 	case *godap.InitializeRequest:
 		return &godap.InitializeResponse{Body: capabilities()}, nil
 	case *godap.LaunchRequest:
+		if a.browser {
+			return &godap.LaunchResponse{}, a.launchBrowser(r.Arguments)
+		}
 		return &godap.LaunchResponse{}, a.launch(r.Arguments)
 	case *godap.AttachRequest:
+		if a.browser {
+			return &godap.AttachResponse{}, a.attachBrowser(r.Arguments)
+		}
 		return &godap.AttachResponse{}, a.attach(r.Arguments)
 	case *godap.SetBreakpointsRequest:
 		return a.setBreakpoints(r.Arguments)
@@ -227,6 +242,9 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 			// other answers it at once.
 			_ = a.call("Runtime.runIfWaitingForDebugger", nil, nil)
 			return &godap.ConfigurationDoneResponse{}, nil
+		}
+		if a.browser {
+			return &godap.ConfigurationDoneResponse{}, a.openPage()
 		}
 		if err := a.call("tether.run", nil, nil); err != nil && !errors.Is(err, errCDPClosed) {
 			return nil, err

@@ -25,13 +25,19 @@ type cdpConn struct {
 
 	onEvent func(method string, params json.RawMessage)
 	done    chan struct{}
+
+	// session is the target session requests go to (Target.attachToTarget
+	// with flatten): Chromium's page, reached through the browser's pipe;
+	// "" for the connection's own target.
+	session string
 }
 
 // cdpRequest is one request to the inspector.
 type cdpRequest struct {
-	ID     int    `json:"id"`
-	Method string `json:"method"`
-	Params any    `json:"params"`
+	ID        int    `json:"id"`
+	Method    string `json:"method"`
+	Params    any    `json:"params"`
+	SessionID string `json:"sessionId,omitempty"`
 }
 
 // cdpMessage is one message from the inspector: an answer or a
@@ -110,7 +116,7 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 	}
 }
 
-var errCDPClosed = errors.New("node's inspector connection is closed (the program ended)")
+var errCDPClosed = errors.New("the DevTools connection is closed (the program or browser ended)")
 
 // call sends one request and decodes its result into out (when not nil).
 func (c *cdpConn) call(ctx context.Context, method string, params, out any) error {
@@ -126,8 +132,9 @@ func (c *cdpConn) call(ctx context.Context, method string, params, out any) erro
 	id := c.next
 	ch := make(chan cdpMessage, 1)
 	c.pending[id] = ch
+	session := c.session
 	c.mu.Unlock()
-	b, err := json.Marshal(cdpRequest{ID: id, Method: method, Params: params})
+	b, err := json.Marshal(cdpRequest{ID: id, Method: method, Params: params, SessionID: session})
 	if err != nil {
 		return err
 	}
@@ -161,6 +168,13 @@ func (c *cdpConn) call(ctx context.Context, method string, params, out any) erro
 }
 
 func (c *cdpConn) close() { _ = c.w.Close() }
+
+// setSession sends the requests that follow to target session id.
+func (c *cdpConn) setSession(id string) {
+	c.mu.Lock()
+	c.session = id
+	c.mu.Unlock()
+}
 
 // The inspector protocol's types tether reads (Runtime and Debugger
 // domains, https://chromedevtools.github.io/devtools-protocol/v8/).
@@ -251,9 +265,10 @@ type pauseOnExceptionsParams struct {
 }
 
 // breakpointByURLParams are Debugger.setBreakpointByUrl's; without a
-// column, the line's first statement.
+// column, the line's first statement. One of URL and URLRegex is set.
 type breakpointByURLParams struct {
-	URL          string `json:"url"`
+	URL          string `json:"url,omitempty"`
+	URLRegex     string `json:"urlRegex,omitempty"`
 	LineNumber   int    `json:"lineNumber"`
 	ColumnNumber *int   `json:"columnNumber,omitempty"`
 	Condition    string `json:"condition"`

@@ -16,6 +16,12 @@
 // whose inspector SIGUSR1 opens; the inspector's WebSocket is dialled by
 // a small client of its own (ws.go), the standard library having none.
 //
+// ServeBrowser is the same adapter for JavaScript in a page of Chromium
+// (browser.go): it starts headless Chromium and speaks the protocol over
+// the browser's DevTools pipe, attached to its page, or attaches to a
+// running browser's page through its DevTools port; breakpoints, source
+// maps, frames, scopes and steps are the node adapter's.
+//
 // It imports internal/ packages, go-dap (for DAP's messages) and its siblings
 // sourcemap and dapserve only: never bridges/dap, which serves it, nor anything above.
 // What it needs of the session (sandboxing a command, finding a binary,

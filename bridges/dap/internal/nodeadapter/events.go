@@ -26,6 +26,8 @@ func (a *adapter) onCDP(method string, params json.RawMessage) {
 		if json.Unmarshal(params, &p) == nil {
 			a.onPaused(&p)
 		}
+	case "Runtime.consoleAPICalled", "Runtime.exceptionThrown":
+		a.onConsole(method, params)
 	case "Debugger.resumed":
 		a.mu.Lock()
 		a.paused = nil
