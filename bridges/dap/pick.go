@@ -72,11 +72,11 @@ func (sv *Supervisor) pickAdapter(ctx context.Context, root, op, adapterID, prog
 		}
 		return nil, "", fmt.Errorf("debug: the %s adapter cannot attach by port; %s", chosen.ID, how)
 	}
-	if op == "launch" {
+	if op == "launch" && !isPageURL(program) {
 		root = projectDir(chosen, root, program)
 	} else {
-		// The attached program needs no project: only the adapter's
-		// binary must be found.
+		// The attached program, or a page served from its URL, needs no
+		// project: only the adapter's binary must be found.
 		chosen.Markers = nil
 	}
 	st, r := checkAdapter(ctx, chosen, root)

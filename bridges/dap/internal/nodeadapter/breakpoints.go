@@ -119,7 +119,7 @@ func (a *adapter) setSourceBP(file, cond string, maps []*sourcemap.Map, bp *goda
 // the line's first statement) for DAP breakpoint n of file; bound says
 // node has loaded the file and the breakpoint is in it.
 func (a *adapter) setByURL(file string, n int, gen string, line, col int, cond string) (bound bool, err error) {
-	params := breakpointByURLParams{URL: fileURL(gen), LineNumber: line, Condition: cond}
+	params := a.byURL(gen, line, cond)
 	if col >= 0 {
 		params.ColumnNumber = &col
 	}

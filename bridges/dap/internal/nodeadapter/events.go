@@ -167,7 +167,7 @@ func (a *adapter) mapFor(gen string) *sourcemap.Map {
 		return m
 	}
 	for id, m := range a.maps {
-		if m != nil && urlPath(a.scripts[id].URL) == gen {
+		if m != nil && a.scriptFileLocked(a.scripts[id].URL) == gen {
 			return m
 		}
 	}

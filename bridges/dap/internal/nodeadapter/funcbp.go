@@ -192,7 +192,7 @@ type funcReq struct {
 // project, loaded lazily), and sets them there. The script may run before
 // that is done: a call made at once may be missed, later ones stop.
 func (a *adapter) laterScript(sp scriptParsed) {
-	p := urlPath(sp.URL)
+	p := a.scriptFile(sp.URL)
 	a.mu.Lock()
 	want := len(a.funcReqs) > 0 && p != "" && !a.funcSeen[p] && !a.isRelay(p) && !strings.Contains(p, "/node_modules/")
 	if want {
@@ -236,7 +236,8 @@ func (a *adapter) bindFunctionsIn(id, path string) {
 // setByURLRaw sets one inspector breakpoint at line and col (0-based) of
 // file, with condition cond, and returns its id.
 func (a *adapter) setByURLRaw(file string, line, col int, cond string) (string, error) {
-	params := breakpointByURLParams{URL: fileURL(file), LineNumber: line, ColumnNumber: &col, Condition: cond}
+	params := a.byURL(file, line, cond)
+	params.ColumnNumber = &col
 	var r struct {
 		BreakpointID string `json:"breakpointId"`
 	}
@@ -254,7 +255,7 @@ func (a *adapter) funcSources() []funcSource {
 	type loaded struct{ id, path string }
 	var scripts []loaded
 	for id, sp := range a.scripts {
-		if p := urlPath(sp.URL); p != "" && !a.isRelay(p) && !strings.Contains(p, "/node_modules/") {
+		if p := a.scriptFileLocked(sp.URL); p != "" && !a.isRelay(p) && !strings.Contains(p, "/node_modules/") {
 			scripts = append(scripts, loaded{id, p})
 		}
 	}

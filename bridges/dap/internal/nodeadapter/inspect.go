@@ -20,7 +20,7 @@ func (a *adapter) place(loc cdpLocation) (path, name string, line, col int) {
 	sp := a.scripts[loc.ScriptID]
 	m := a.maps[loc.ScriptID]
 	a.mu.Unlock()
-	path = urlPath(sp.URL)
+	path = a.scriptFile(sp.URL)
 	name = sp.URL
 	line, col = loc.LineNumber+1, loc.ColumnNumber+1
 	if m == nil && path != "" {

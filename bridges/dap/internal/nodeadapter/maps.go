@@ -13,7 +13,7 @@ import (
 // loadScriptMap reads the source map a script names: inline (a data:
 // URL), or a file next to it inside the project or the scratch dir.
 func (a *adapter) loadScriptMap(sp scriptParsed) *sourcemap.Map {
-	gen := urlPath(sp.URL)
+	gen := a.scriptFile(sp.URL)
 	if gen == "" {
 		return nil
 	}
@@ -28,7 +28,7 @@ func (a *adapter) loadScriptMap(sp scriptParsed) *sourcemap.Map {
 		}
 		return m
 	}
-	mapPath := urlPath(sp.SourceMapURL)
+	mapPath := a.scriptFile(sp.SourceMapURL)
 	if mapPath == "" && !strings.Contains(sp.SourceMapURL, "://") {
 		if u, err := url.PathUnescape(sp.SourceMapURL); err == nil {
 			mapPath = filepath.Join(filepath.Dir(gen), u)
