@@ -209,8 +209,7 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 	case Chromium:
 		s.connectChromium()
 		return nil
-	}
-	if a.Transport == Xdebug {
+	case Xdebug:
 		s.connectXdebug()
 		return nil
 	}

@@ -186,26 +186,20 @@ func waitInspector(host string, port int) (*inspectorTarget, error) {
 	}
 }
 
-// errNotInspector is a server that answers, as something else.
-var errNotInspector = errors.New("not as node's inspector")
+// errNotInspector is a server that answers, as something else than a
+// DevTools server.
+var errNotInspector = errors.New("not as a DevTools server (node's inspector, a browser)")
 
 // inspectorAt reads the inspector's /json/list at host:port and returns
 // its first target with a WebSocket URL.
 func inspectorAt(host string, port int) (*inspectorTarget, error) {
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
-	resp, err := client.Get("http://" + addr + "/json/list")
-	if err != nil {
-		var ue interface{ Unwrap() error }
-		if errors.As(err, &ue) {
-			err = ue.Unwrap()
-		}
+	targets, err := jsonList(addr, 3*time.Second)
+	switch {
+	case errors.Is(err, errNotInspector):
+		return nil, fmt.Errorf("%s answers, but %w", addr, err)
+	case err != nil:
 		return nil, fmt.Errorf("nothing answers as node's inspector at %s: %w", addr, err)
-	}
-	defer resp.Body.Close()
-	var targets []inspectorTarget
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&targets) != nil {
-		return nil, fmt.Errorf("%s answers, but %w (/json/list: %s)", addr, errNotInspector, resp.Status)
 	}
 	for i := range targets {
 		if targets[i].WS != "" {
@@ -213,6 +207,27 @@ func inspectorAt(host string, port int) (*inspectorTarget, error) {
 		}
 	}
 	return nil, fmt.Errorf("node's inspector at %s lists no target to debug (another debugger may hold it)", addr)
+}
+
+// jsonList reads the targets the DevTools server at addr lists
+// (/json/list, as node's inspector and Chromium serve it), within
+// timeout; errNotInspector when something else answers.
+func jsonList(addr string, timeout time.Duration) ([]inspectorTarget, error) {
+	client := &http.Client{Timeout: timeout, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+	resp, err := client.Get("http://" + addr + "/json/list")
+	if err != nil {
+		var ue interface{ Unwrap() error }
+		if errors.As(err, &ue) {
+			err = ue.Unwrap()
+		}
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var targets []inspectorTarget
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&targets) != nil {
+		return nil, fmt.Errorf("%w (/json/list: %s)", errNotInspector, resp.Status)
+	}
+	return targets, nil
 }
 
 // hostPort is a TCP address a process listens on.

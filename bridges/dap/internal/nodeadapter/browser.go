@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -265,15 +264,12 @@ func (a *adapter) attachBrowser(raw json.RawMessage) error {
 // host:port.
 func browserPage(host string, port int) (*inspectorTarget, error) {
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
-	resp, err := client.Get("http://" + addr + "/json/list")
-	if err != nil {
+	targets, err := jsonList(addr, 5*time.Second)
+	switch {
+	case errors.Is(err, errNotInspector):
+		return nil, fmt.Errorf("%s answers, but %w; is it the browser's --remote-debugging-port?", addr, err)
+	case err != nil:
 		return nil, fmt.Errorf("nothing answers as a browser's DevTools at %s (%v); start the browser with --remote-debugging-port=%d", addr, err, port)
-	}
-	defer resp.Body.Close()
-	var targets []inspectorTarget
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&targets) != nil {
-		return nil, fmt.Errorf("%s answers, but not as a browser's DevTools (/json/list: %s)", addr, resp.Status)
 	}
 	for i := range targets {
 		if targets[i].Type == "page" && targets[i].WS != "" {
