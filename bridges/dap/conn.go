@@ -91,7 +91,7 @@ func (c *conn) readLoop() {
 	}()
 	for {
 		var data []byte
-		data, err = godap.ReadBaseMessage(c.r)
+		data, err = readFrame(c.r)
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
 				err = fmt.Errorf("dap: reading from the adapter: %w", err)
