@@ -40,7 +40,10 @@ const (
 // process attached to by pid, as a number), "${mode}" ("debug" for a source program or
 // package directory, "exec" for a built executable), "${scratch}" (a private
 // temporary directory removed when the session ends) and, in Commands only,
-// "${socket}" (the unix socket of the DialIn transport).
+// "${socket}" (the unix socket of the DialIn and Unix transports). A
+// command may also name the launch's "${program}", "${cwd}" and "${args}"
+// (a word of its own: one word per argument), for an adapter that is the
+// program it debugs (Debuggee).
 type Adapter struct {
 	// ID names the adapter ("delve").
 	ID string `json:"id"`
@@ -110,6 +113,15 @@ type Adapter struct {
 	// tested version answers initialize: what help and docs say. The
 	// capabilities of the running adapter decide at call time.
 	Ops []string `json:"ops,omitempty"`
+	// Debuggee marks an adapter that is the program it debugs (rdbg serves
+	// DAP from inside the Ruby process): its command names the program
+	// ("${program}", "${args}", "${cwd}" of the launch), its stdout and
+	// stderr are the program's output, and its exit is the program's.
+	Debuggee bool `json:"debuggee,omitempty"`
+	// Untested says why tether's own tests do not drive the adapter (the
+	// adapter is not installed where they run); empty: they launch a
+	// program under it, stop, step and inspect, as docs/tools.md says.
+	Untested string `json:"untested,omitempty"`
 }
 
 // DefaultAdapters returns tether's adapter table. It is the one place an
@@ -332,11 +344,14 @@ func LoadAdapters(r io.Reader) ([]Adapter, error) {
 			return nil, fmt.Errorf("dap: adapter table: entry %d needs an id and at least one command (or, for a running TCP adapter, address)", i+1)
 		}
 		switch a.Transport {
-		case "", Stdio, DialIn, TCP, Inspector, Xdebug, Chromium:
+		case "", Stdio, DialIn, TCP, Unix, Inspector, Xdebug, Chromium:
 		default:
-			return nil, fmt.Errorf("dap: adapter table: %s: unknown transport %q; use %q, %q, %q, %q, %q or %q", a.ID, a.Transport, Stdio, DialIn, TCP, Inspector, Xdebug, Chromium)
+			return nil, fmt.Errorf("dap: adapter table: %s: unknown transport %q; use %q, %q, %q, %q, %q, %q or %q", a.ID, a.Transport, Stdio, DialIn, TCP, Unix, Inspector, Xdebug, Chromium)
 		}
 		if err := checkTCPEntry(a); err != nil {
+			return nil, err
+		}
+		if err := checkDebuggeeEntry(a); err != nil {
 			return nil, err
 		}
 		switch {

@@ -124,7 +124,8 @@ func (s *session) runInTerminal(raw json.RawMessage) (any, error) {
 	return map[string]any{"processId": cmd.Process.Pid}, nil
 }
 
-// streamWriter writes a runInTerminal program's output into the session's.
+// streamWriter writes a program's output (of runInTerminal, or of an
+// adapter that is the program) into the session's.
 type streamWriter struct {
 	out    *outputBuf
 	stream string
@@ -200,7 +201,7 @@ func (s *session) startChild(raw json.RawMessage) error {
 	var err error
 	if top.tcpAddr != "" {
 		var nc net.Conn
-		nc, err = dialRetry(ctx, top.tcpAddr, time.Now().Add(min(top.startTimeout, 10*time.Second)), nil)
+		nc, err = dialRetry(ctx, "tcp", top.tcpAddr, time.Now().Add(min(top.startTimeout, 10*time.Second)), nil)
 		if err == nil {
 			child.tcpAddr = top.tcpAddr
 			child.c = newConn(nc, child.onEvent, child.onReverse)

@@ -114,7 +114,7 @@ func (sv *Supervisor) start(ctx context.Context, conversationID, root, op, progr
 		}
 	}
 	// Breakpoints are sent with absolute paths.
-	s, states, err := sv.startSession(ctx, a, root, scratch, op, args, at, c)
+	s, states, err := sv.startSession(ctx, a, root, scratch, op, args, vars, at, c)
 	if err != nil {
 		if at.PID != 0 && a.Transport != Inspector { // node's is opened by a signal, not ptrace
 			err = fmt.Errorf("%w%s", err, ptraceHint(a.ID, err.Error()))

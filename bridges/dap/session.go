@@ -42,6 +42,9 @@ type session struct {
 	// attachWait bounds waiting for an attach port to listen.
 	attachWait time.Duration
 	procDone   chan struct{}
+	// cmdVars are the launch's placeholders the adapter's command may
+	// name (launchCommandVars).
+	cmdVars    map[string]any
 	stderr     *textcut.Tail // the adapter's stderr, its end
 	scratch    string        // private temp dir (socket, build output), removed at the end
 	unconfined string        // why the adapter runs outside the sandbox ("": it does not)
@@ -177,7 +180,11 @@ func (s *session) waitStop(ctx context.Context, afterSeq int, wait time.Duration
 			s.mu.Unlock()
 			return outStopped
 		case s.exited || s.terminated:
+			coded := s.exited
 			s.mu.Unlock()
+			if !coded {
+				s.awaitExitCode()
+			}
 			return outExited
 		}
 		ch := s.changed
@@ -206,6 +213,7 @@ func (s *session) waitStop(ctx context.Context, afterSeq int, wait time.Duration
 			return outExited
 		case <-ch:
 		case <-s.c.done:
+			s.settleEnd()
 			// Drain: events may have arrived right before the close.
 			s.mu.Lock()
 			stopped, ended := s.stopSeq > afterSeq, s.exited || s.terminated

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -24,7 +25,7 @@ import (
 
 // startSession starts (or connects to) the adapter and runs the DAP handshake
 // up to configurationDone, sending the pending breakpoints on the way.
-func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scratch, kind string, launchArgs map[string]any, at AttachArgs, c *conversation) (*session, []BreakpointState, error) {
+func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scratch, kind string, launchArgs, vars map[string]any, at AttachArgs, c *conversation) (*session, []BreakpointState, error) {
 	bps := c.breakpoints
 	s := &session{
 		adapter: a, root: root, scratch: scratch, kind: kind, port: at.Port, pid: at.PID, host: cmp.Or(at.Host, "127.0.0.1"),
@@ -40,6 +41,7 @@ func (sv *Supervisor) startSession(ctx context.Context, a *resolved, root, scrat
 		framesSeen:  map[int]bool{},
 	}
 	s.deadline = s.started.Add(sv.cfg.TTL)
+	s.cmdVars = launchCommandVars(kind, vars)
 	s.connector = sv.cfg.connector
 	s.requestTimeout = sv.cfg.RequestTimeout
 	if p, ok := launchArgs["program"].(string); ok {
@@ -249,8 +251,11 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	if a.Transport == TCP {
+	switch a.Transport {
+	case TCP:
 		return s.connectTCP(ctx, timeout)
+	case Unix:
+		return s.connectUnix(ctx, timeout)
 	}
 	vars := map[string]any{}
 	var ln net.Listener
@@ -323,10 +328,12 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 // messages (cmd's may be the sandbox's).
 func (s *session) adapterCommand(vars map[string]any) (cmd *exec.Cmd, argv []string, err error) {
 	a := s.adapter
-	argv = make([]string, len(a.argv))
-	for i, w := range a.argv {
-		argv[i], _ = expand(w, vars).(string)
+	all := maps.Clone(s.cmdVars)
+	if all == nil {
+		all = map[string]any{}
 	}
+	maps.Copy(all, vars)
+	argv = commandArgv(a.argv, all)
 	cmd = exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.root
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -346,7 +353,7 @@ func (s *session) startAdapter(cmd *exec.Cmd, argv []string) error {
 	s.cmd = cmd
 	s.joinCgroup(cmd.Process.Pid)
 	s.procDone = make(chan struct{})
-	go func() { _ = cmd.Wait(); close(s.procDone) }()
+	go func() { _ = cmd.Wait(); s.adapterEnded(cmd); close(s.procDone) }()
 	return nil
 }
 

@@ -266,6 +266,7 @@ func (sv *Supervisor) reap(c *conversation) {
 	if s == nil {
 		return
 	}
+	s.settleEnd()
 	s.mu.Lock()
 	exited, terminated, code := s.exited, s.terminated, s.exitCode
 	gone := s.debuggeeGone && s.kind == "launch"

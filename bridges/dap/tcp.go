@@ -23,7 +23,7 @@ func (s *session) connectTCP(ctx context.Context, timeout time.Duration) error {
 	a := s.adapter
 	deadline := time.Now().Add(timeout)
 	if a.Address != "" {
-		nc, err := dialRetry(ctx, a.Address, time.Now().Add(min(timeout, s.attachWait)), nil)
+		nc, err := dialRetry(ctx, "tcp", a.Address, time.Now().Add(min(timeout, s.attachWait)), nil)
 		if err != nil {
 			return fmt.Errorf("dap: %s: no adapter accepts connections on %s (%v); start it listening there first, or give the entry a command with ${port} for tether to start it", a.ID, a.Address, err)
 		}
@@ -44,13 +44,12 @@ func (s *session) connectTCP(ctx context.Context, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	cmd.Stdout = s.console
-	cmd.Stderr = s.stderr
+	s.wireOutput(cmd)
 	if err := s.startAdapter(cmd, argv); err != nil {
 		return err
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	nc, err := dialRetry(ctx, addr, deadline, s.procDone)
+	nc, err := dialRetry(ctx, "tcp", addr, deadline, s.procDone)
 	if err != nil {
 		select {
 		case <-s.procDone:
@@ -87,13 +86,14 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// dialRetry connects to addr, retrying while nothing listens yet, until
-// deadline, ctx ends, or done (the adapter's exit) closes.
-func dialRetry(ctx context.Context, addr string, deadline time.Time, done <-chan struct{}) (net.Conn, error) {
+// dialRetry connects to addr on network ("tcp", "unix"), retrying while
+// nothing listens yet, until deadline, ctx ends, or done (the adapter's
+// exit) closes.
+func dialRetry(ctx context.Context, network, addr string, deadline time.Time, done <-chan struct{}) (net.Conn, error) {
 	wait := 20 * time.Millisecond
 	for {
 		d := net.Dialer{Timeout: 2 * time.Second}
-		nc, err := d.DialContext(ctx, "tcp", addr)
+		nc, err := d.DialContext(ctx, network, addr)
 		if err == nil {
 			return nc, nil
 		}
