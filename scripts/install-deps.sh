@@ -24,9 +24,12 @@ apt_pkgs_build=(clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32 libc++-16-de
 # clang-19 (the version of clangd-19) is the C checker of bench/diagdiff;
 # python3-pyparsing is the real package the diagnostics-on-write tests edit.
 # php-cli, php-xdebug: the debug tool's PHP adapter drives Xdebug (3.1 or later).
+# ruby (its debug gem's rdbg) and libperl-languageserver-perl are the Ruby
+# and Perl debug adapters; gdb 13 is checked to be refused as too old for DAP.
 apt_pkgs_peers=(clangd-19 lldb-19 python3 python3-debugpy python3-pandas python3-matplotlib
   python3-pip python3-venv python3-wheel python3-setuptools chromium procps python3-pylsp
-  python3-pytest python3-pyparsing nginx-light haproxy shellcheck clang-19 php-cli php-xdebug)
+  python3-pytest python3-pyparsing nginx-light haproxy shellcheck clang-19 php-cli php-xdebug
+  ruby libperl-languageserver-perl gdb)
 
 need_apt=()
 want=()

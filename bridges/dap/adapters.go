@@ -132,7 +132,7 @@ type Adapter struct {
 // Over 120 lines: one literal row per adapter, each of the same fields, read
 // top to bottom as the table it is; splitting it would scatter the table.
 func DefaultAdapters() []Adapter {
-	return []Adapter{
+	return append([]Adapter{
 		{
 			ID:         "delve",
 			Toolchain:  "go",
@@ -291,8 +291,9 @@ func DefaultAdapters() []Adapter {
 			Commands:   [][]string{{"dart", "debug_adapter"}},
 			Launch:     map[string]any{"program": "${program}", "args": "${args}", "cwd": "${cwd}"},
 			Install:    "install the Dart SDK (https://dart.dev/get-dart) and put dart on PATH",
+			Untested:   "the Dart SDK is not installed where tether's tests run",
 		},
-	}
+	}, moreAdapters()...)
 }
 
 // AdapterIDs returns the ids of a table's adapters, in table order.

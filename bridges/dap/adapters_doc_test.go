@@ -21,7 +21,7 @@ const (
 // adapterTableMarkdown renders the adapter table as docs/tools.md shows it.
 func adapterTableMarkdown(table []dap.Adapter) string {
 	var b strings.Builder
-	b.WriteString("| adapter | launches | attaches by | optional ops | root markers | commands tried | to install |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| adapter | launches | attaches by | optional ops | root markers | commands tried | to install | tested here |\n|---|---|---|---|---|---|---|---|\n")
 	code := func(ss []string) string {
 		if len(ss) == 0 {
 			return "-"
@@ -50,7 +50,11 @@ func adapterTableMarkdown(table []dap.Adapter) string {
 		if ops == "" {
 			ops = "-"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", a.ID, launches, attaches, ops, code(a.Markers), code(cmds), a.Install)
+		tested := "yes"
+		if a.Untested != "" {
+			tested = "no: " + a.Untested
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", a.ID, launches, attaches, ops, code(a.Markers), code(cmds), a.Install, tested)
 	}
 	return b.String()
 }

@@ -5,8 +5,9 @@ import "strings"
 // DescribeSupport names each adapter of a table with what it launches, whether
 // it runs tests, how it attaches and the optional ops it offers, in table
 // order: "delve (.go; tests; attach by pid, port; set_variable,
-// read_memory, disassemble), ..., dart (.dart; no attach)". Breakpoint kinds are
-// not here: the adapter's capabilities decide them when a session starts.
+// read_memory, disassemble), ..., dart (.dart; no attach; not tested here)".
+// Breakpoint kinds are not here: the adapter's capabilities decide them
+// when a session starts.
 func DescribeSupport(table []Adapter) string {
 	parts := make([]string, 0, len(table))
 	for _, a := range table {
@@ -31,6 +32,9 @@ func DescribeSupport(table []Adapter) string {
 		}
 		if len(a.Ops) > 0 {
 			what = append(what, strings.Join(a.Ops, ", "))
+		}
+		if a.Untested != "" {
+			what = append(what, "not tested here")
 		}
 		parts = append(parts, a.ID+" ("+strings.Join(what, "; ")+")")
 	}
