@@ -95,18 +95,26 @@ func (debugRequest) tuneSchema(s *jsonschema.Schema) {
 }
 
 // adapterRoles names, from an adapter table, the adapters that launch Go
-// programs, native executables and Go tests, for the debug tool's text.
+// programs, native executables (the first, then "(or pass adapter gdb)"
+// for the others) and Go tests, for the debug tool's text.
 func adapterRoles(table []dap.Adapter) (goAdapter, native, goTests string) {
 	goAdapter, native, goTests = "the Go adapter", "the native one", "the Go adapter"
+	var natives []string
 	for _, a := range slices.Backward(table) {
 		switch {
 		case a.GoExecutables:
 			goAdapter = a.ID
 		case a.Executables:
-			native = a.ID
+			natives = append([]string{a.ID}, natives...)
 		}
 		if a.TestRunner == "go" {
 			goTests = a.ID
+		}
+	}
+	if len(natives) > 0 {
+		native = natives[0]
+		if len(natives) > 1 {
+			native += " (or pass adapter " + strings.Join(natives[1:], ", ") + ")"
 		}
 	}
 	return goAdapter, native, goTests
@@ -116,7 +124,7 @@ func adapterRoles(table []dap.Adapter) (goAdapter, native, goTests string) {
 // adapters of the table.
 func describeDebugArgs(s *jsonschema.Schema, table []dap.Adapter) {
 	goAdapter, native, goTests := adapterRoles(table)
-	s.Properties["program"].Description = "launch (required): a .py, .go, .js, .mjs, .cjs or .ts file, a Go package dir, a package.json (args[0] names the script to run), a test file (x_test.go, test_x.py, x.test.js: its tests run), " +
+	s.Properties["program"].Description = "launch (required): a .py, .go, .js, .mjs, .cjs, .ts, .php, .rb or .pl file, a Go package dir, a package.json (args[0] names the script to run), a test file (x_test.go, test_x.py, x.test.js: its tests run), " +
 		"or an executable built with debug info (a Go binary or test binary goes to " + goAdapter + ", others to " + native + ")"
 	s.Properties["test"].Description = "launch: run tests instead of the program: a test name (Go: TestParse or TestParse/subtest, in " + goTests + "'s test mode; " +
 		"Python: test_parse or TestClass::test_parse, under pytest; JavaScript: a node:test test name), or \"" + dap.AllTests + "\" for every test of program (a package dir, a test file or a directory)"

@@ -298,7 +298,7 @@ func adapterForProgram(table []Adapter, program string) (Adapter, error) {
 	if ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".rs" {
 		return Adapter{}, fmt.Errorf("debug: launch: %s is source; build it with debug info (gcc -g, cargo build) and launch the executable", program)
 	}
-	return Adapter{}, fmt.Errorf("debug: launch: no adapter launches %s; pass adapter, or launch a .go, .py, .js, .ts, .dart file or a native executable", program)
+	return Adapter{}, fmt.Errorf("debug: launch: no adapter launches %s; pass adapter, or launch a .go, .py, .js, .ts, .php, .rb, .pl, .dart file or a native executable", program)
 }
 
 func isNative(p string) bool {
