@@ -5,6 +5,7 @@ package host_test
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -162,15 +163,24 @@ func TestHostSharedLSP(t *testing.T) {
 	}
 }
 
+var separateFlag = flag.Bool("separate", false, "BenchmarkHostSharedLSP: also measure a server per session (--share-lsp=false)")
+
 // BenchmarkHostSharedLSP serves lspSessions sessions on one Go workspace
 // from one tether serve --http, each asking lsp definition and status, and
 // reports the memory of tether and every process under it (PSS and RSS,
 // /proc/PID/smaps_rollup), the servers' part, and how many gopls servers
 // ran: shared (the default) and separate (--share-lsp=false). Nothing is
 // asserted about time (bench/README.md, "host").
+//
+// The separate mode starts 20 gopls servers, minutes of CPU on a small
+// machine, so `make bench-once` runs the shared mode alone; -separate adds it.
 func BenchmarkHostSharedLSP(b *testing.B) {
 	bin := testenv.BuildTether(b)
-	for _, mode := range []string{"shared", "separate"} {
+	modes := []string{"shared"}
+	if *separateFlag {
+		modes = append(modes, "separate")
+	}
+	for _, mode := range modes {
 		b.Run(mode, func(b *testing.B) {
 			var sum lspFigures
 			var tot, srv kindMem
