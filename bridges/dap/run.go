@@ -447,6 +447,31 @@ func (sv *Supervisor) StepOut(ctx context.Context, conversationID string, thread
 
 // run: continue, pause, step_over, step_in, step_out.
 func (sv *Supervisor) run(ctx context.Context, conversationID, op string, threadID int) (*Outcome, error) {
+	return sv.resume(ctx, conversationID, op, threadID, func(_ context.Context, _ *conversation, _ *session, thread int) (string, any, error) {
+		switch op {
+		case "continue":
+			return "continue", &godap.ContinueArguments{ThreadId: thread}, nil
+		case "pause":
+			return "pause", &godap.PauseArguments{ThreadId: thread}, nil
+		case "step_over":
+			return "next", &godap.NextArguments{ThreadId: thread}, nil
+		case "step_in":
+			return "stepIn", &godap.StepInArguments{ThreadId: thread}, nil
+		case "step_out":
+			return "stepOut", &godap.StepOutArguments{ThreadId: thread}, nil
+		}
+		return "", nil, fmt.Errorf("debug: %s is not a run op", op)
+	})
+}
+
+// resumeRequest makes the request an op that runs the program sends for a
+// thread, checking what it needs first.
+type resumeRequest func(ctx context.Context, c *conversation, s *session, thread int) (command string, args any, err error)
+
+// resume sends the request build makes for a thread (0: the one that last
+// stopped) and waits for the program's next stop. Only pause and restart
+// take a running program.
+func (sv *Supervisor) resume(ctx context.Context, conversationID, op string, threadID int, build resumeRequest) (*Outcome, error) {
 	r := &Outcome{}
 	err := sv.inSession(conversationID, op, false, func(c *conversation, s *session) error {
 		thread := threadID
@@ -467,7 +492,7 @@ func (sv *Supervisor) run(ctx context.Context, conversationID, op string, thread
 			}
 			thread = ths[0].ID
 		}
-		if op != "pause" && running {
+		if op != "pause" && op != "restart" && running {
 			return fmt.Errorf("debug: %s: the program is running, not stopped; use pause first, or status", op)
 		}
 		if op == "pause" && !running {
@@ -476,19 +501,9 @@ func (sv *Supervisor) run(ctx context.Context, conversationID, op string, thread
 			r.AlreadyStopped = true
 			return sv.afterRun(ctx, c, s, seq-1, 0, r)
 		}
-		var command string
-		var args any
-		switch op {
-		case "continue":
-			command, args = "continue", &godap.ContinueArguments{ThreadId: thread}
-		case "pause":
-			command, args = "pause", &godap.PauseArguments{ThreadId: thread}
-		case "step_over":
-			command, args = "next", &godap.NextArguments{ThreadId: thread}
-		case "step_in":
-			command, args = "stepIn", &godap.StepInArguments{ThreadId: thread}
-		case "step_out":
-			command, args = "stepOut", &godap.StepOutArguments{ThreadId: thread}
+		command, args, err := build(ctx, c, s, thread)
+		if err != nil {
+			return err
 		}
 		if command != "pause" {
 			s.mu.Lock()
@@ -501,7 +516,7 @@ func (sv *Supervisor) run(ctx context.Context, conversationID, op string, thread
 			if command != "pause" {
 				s.mu.Lock()
 				if s.stopSeq == seq {
-					s.running = false // the adapter refused: still stopped where it was
+					s.running = running // the adapter refused: still where it was
 				}
 				s.mu.Unlock()
 			}

@@ -109,7 +109,6 @@ func (s *session) initialize(ctx context.Context) error {
 // exception filters (nil: the adapter's defaults), then configurationDone;
 // it returns when the request is answered.
 func (s *session) configure(hctx context.Context, kind string, launchArgs any, bps map[string][]SourceBreakpoint, funcBreakpoints, excFilters []string) ([]BreakpointState, error) {
-	a := s.adapter
 	s.mu.Lock()
 	s.setup = childSetup{bps: cloneBPs(bps), funcs: slices.Clone(funcBreakpoints), exc: slices.Clone(excFilters)}
 	s.mu.Unlock()
@@ -143,6 +142,22 @@ func (s *session) configure(hctx context.Context, kind string, launchArgs any, b
 	case <-hctx.Done():
 		return nil, fmt.Errorf("dap: %s: no answer from the adapter: %w", kind, hctx.Err())
 	}
+	states, err := s.sendConfig(hctx, bps, funcBreakpoints, excFilters)
+	if err != nil {
+		return nil, err
+	}
+	if !launchDone {
+		if err := s.c.wait(hctx, kind, seq, ch, nil); err != nil {
+			return nil, err
+		}
+	}
+	return states, nil
+}
+
+// sendConfig sends, once the adapter is initialized, the breakpoints,
+// function breakpoints and exception filters (nil: the adapter's
+// defaults), then configurationDone.
+func (s *session) sendConfig(hctx context.Context, bps map[string][]SourceBreakpoint, funcBreakpoints, excFilters []string) ([]BreakpointState, error) {
 	var states []BreakpointState
 	for _, file := range sortedKeys(bps) {
 		st, err := s.setBreakpoints(hctx, file, bps[file])
@@ -164,8 +179,8 @@ func (s *session) configure(hctx context.Context, kind string, launchArgs any, b
 	var excArgs any
 	if excFilters != nil {
 		excArgs = &exceptionArgs{Filters: excFilters}
-	} else if a.ExceptionBreakpoints != nil {
-		excArgs = a.ExceptionBreakpoints
+	} else if s.adapter.ExceptionBreakpoints != nil {
+		excArgs = s.adapter.ExceptionBreakpoints
 	} else {
 		var filters []string
 		for _, f := range s.caps.ExceptionBreakpointFilters {
@@ -184,11 +199,6 @@ func (s *session) configure(hctx context.Context, kind string, launchArgs any, b
 	}
 	if s.caps.SupportsConfigurationDoneRequest {
 		if err := s.c.call(hctx, "configurationDone", nil, nil); err != nil {
-			return nil, err
-		}
-	}
-	if !launchDone {
-		if err := s.c.wait(hctx, kind, seq, ch, nil); err != nil {
 			return nil, err
 		}
 	}
