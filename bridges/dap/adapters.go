@@ -154,7 +154,7 @@ func DefaultAdapters() []Adapter {
 			AttachPID:    map[string]any{"mode": "local", "processId": "${pid}"},
 			AttachDirect: true,
 			Install:      "go install github.com/go-delve/delve/cmd/dlv@latest (scripts/install-deps.sh installs the version tether is tested with)",
-			Ops:          []string{"set_variable", "read_memory", "disassemble"},
+			Ops:          []string{"set_variable", "read_memory", "write_memory", "disassemble", "data_breakpoints", "instruction_breakpoints", "restart", "exception_info"},
 		},
 		{
 			ID:         "debugpy",
@@ -199,7 +199,7 @@ func DefaultAdapters() []Adapter {
 			}},
 			EvaluateContext: "repl",
 			Install:         "apt-get install python3-debugpy, or pip install debugpy into the project's .venv",
-			Ops:             []string{"set_variable", "set_expression", "modules"},
+			Ops:             []string{"set_variable", "set_expression", "modules", "goto", "completions", "exception_info"},
 		},
 		{
 			ID:          "lldb",
@@ -221,7 +221,7 @@ func DefaultAdapters() []Adapter {
 			// Expressions, not lldb commands.
 			EvaluateContext: "watch",
 			Install:         "apt-get install lldb-19 (provides lldb-dap-19)",
-			Ops:             []string{"set_variable", "modules", "disassemble"},
+			Ops:             []string{"set_variable", "modules", "disassemble", "data_breakpoints", "restart", "completions", "exception_info"},
 		},
 		{
 			// tether's own adapter: it serves DAP in-process and drives
@@ -243,6 +243,7 @@ func DefaultAdapters() []Adapter {
 			// SIGUSR1 opens a running node's inspector.
 			Attach:    map[string]any{"host": "${host}", "port": "${port}"},
 			AttachPID: map[string]any{"processId": "${pid}"},
+			Ops:       []string{"restart_frame", "exception_info"},
 			Install:   "install Node.js 20 or later (apt-get install nodejs, or https://nodejs.org) and put node on PATH; for .ts files also npm install typescript",
 		},
 		{

@@ -34,7 +34,17 @@ var optionalOps = []struct {
 	{"modules", "list modules", func(c godap.Capabilities) bool { return c.SupportsModulesRequest }},
 	{"loaded_sources", "list loaded sources", func(c godap.Capabilities) bool { return c.SupportsLoadedSourcesRequest }},
 	{"read_memory", "read memory", func(c godap.Capabilities) bool { return c.SupportsReadMemoryRequest }},
+	{"write_memory", "write memory", func(c godap.Capabilities) bool { return c.SupportsWriteMemoryRequest }},
 	{"disassemble", "disassemble", func(c godap.Capabilities) bool { return c.SupportsDisassembleRequest }},
+	{"data_breakpoints", "set data breakpoints (watchpoints)", func(c godap.Capabilities) bool { return c.SupportsDataBreakpoints }},
+	{"instruction_breakpoints", "set instruction breakpoints", func(c godap.Capabilities) bool { return c.SupportsInstructionBreakpoints }},
+	{"restart", "restart the program", func(c godap.Capabilities) bool { return c.SupportsRestartRequest }},
+	{"restart_frame", "restart a frame", func(c godap.Capabilities) bool { return c.SupportsRestartFrame }},
+	{"goto", "jump to a line (goto)", func(c godap.Capabilities) bool { return c.SupportsGotoTargetsRequest }},
+	{"step_back", "step back", func(c godap.Capabilities) bool { return c.SupportsStepBack }},
+	{"reverse_continue", "run backwards", func(c godap.Capabilities) bool { return c.SupportsStepBack }},
+	{"completions", "complete expressions", func(c godap.Capabilities) bool { return c.SupportsCompletionsRequest }},
+	{"exception_info", "describe the exception", func(c godap.Capabilities) bool { return c.SupportsExceptionInfoRequest }},
 }
 
 // OptionalOps returns the debug ops an adapter offers only when its

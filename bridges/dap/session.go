@@ -96,6 +96,8 @@ type session struct {
 	// startDebugging, the programs runInTerminal started, and what a
 	// child is set up with.
 	family
+	// What a restart sets again (flow.go).
+	restarts
 }
 
 // title names the session: adapter, what it debugs, when it started and ends.

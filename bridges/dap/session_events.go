@@ -19,7 +19,13 @@ import (
 func (s *session) onEvent(name string, body json.RawMessage) {
 	switch name {
 	case "initialized":
-		s.initOnce.Do(func() { close(s.initialized) })
+		again := true
+		s.initOnce.Do(func() { again = false; close(s.initialized) })
+		if again {
+			// After a restart an adapter (delve) asks for the
+			// configuration again, and waits for configurationDone.
+			go s.configureAgain()
+		}
 	case "output":
 		var b godap.OutputEventBody
 		if json.Unmarshal(body, &b) != nil {

@@ -205,6 +205,7 @@ func capabilities() godap.Capabilities {
 		SupportsHitConditionalBreakpoints: true,
 		SupportsLogPoints:                 true,
 		SupportsExceptionInfoRequest:      true,
+		SupportsRestartFrame:              true,
 		SupportsTerminateRequest:          true,
 		SupportsEvaluateForHovers:         true,
 		ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{
@@ -270,6 +271,8 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 		return &godap.StepInResponse{}, a.run("stepIn", "Debugger.stepInto")
 	case *godap.StepOutRequest:
 		return &godap.StepOutResponse{}, a.run("stepOut", "Debugger.stepOut")
+	case *godap.RestartFrameRequest:
+		return &godap.RestartFrameResponse{}, a.restartFrame(r.Arguments.FrameId)
 	case *godap.PauseRequest:
 		a.mu.Lock()
 		a.lastCmd = "pause"

@@ -91,6 +91,8 @@ func (a *adapter) onPaused(p *pausedParams) {
 		body.Reason = "step"
 	case last == "pause":
 		body.Reason = "pause"
+	case last == "restartFrame":
+		body.Reason = "restart"
 	default:
 		body.Reason = "breakpoint"
 		body.Description = "debugger statement"
