@@ -39,7 +39,7 @@ func init() {
 // arguments.
 type debugRequest struct {
 	Op    string `json:"op" jsonschema:"the operation"`
-	File  string `json:"file,omitempty" jsonschema:"breakpoints (required) with lines or breakpoints: source file, relative to the working dir"`
+	File  string `json:"file,omitempty" jsonschema:"breakpoints (required) with lines or breakpoints, goto (required, with line): source file, relative to the working dir"`
 	Lines []int  `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines of file; with no breakpoints either, clears the file" bounds:"items.minimum=1"`
 	// Breakpoints are file's breakpoints with kinds; lines and
 	// breakpoints add up.
@@ -55,14 +55,14 @@ type debugRequest struct {
 	Port      int      `json:"port,omitempty" jsonschema:"attach (required without pid): the port the program's debug server listens on (node: its --inspect port)" bounds:"minimum=1,maximum=65535"`
 	PID       int      `json:"pid,omitempty" jsonschema:"attach (required without port): a running process to attach to by its process id; the adapter is inferred from what it runs (a Go binary: delve; python: debugpy, which needs gdb and ptrace; node: its inspector, opened with SIGUSR1; else lldb) unless adapter names one, and the result says which and why; no project (root marker) is needed; terminate detaches and leaves it running; the adapter then runs outside the sandbox (ptrace needs it), so a host (serve --http) refuses it: attach by port instead" bounds:"minimum=1"`
 	Host      string   `json:"host,omitempty" jsonschema:"attach: the host of port (default 127.0.0.1)"`
-	ThreadID  int      `json:"thread_id,omitempty" jsonschema:"continue, pause, step_*, stack, scopes, evaluate, set_expression, read_memory, disassemble: thread (default: the last stopped one)"`
-	FrameID   int      `json:"frame_id,omitempty" jsonschema:"scopes, evaluate, set_expression, read_memory, disassemble: frame id from stack (default: the top frame)"`
+	ThreadID  int      `json:"thread_id,omitempty" jsonschema:"continue, pause, step_*, stack, scopes, evaluate, set_expression, read_memory, write_memory, disassemble, data_breakpoints, restart_frame, goto, step_back, reverse_continue, completions, exception_info: thread (default: the last stopped one)"`
+	FrameID   int      `json:"frame_id,omitempty" jsonschema:"scopes, evaluate, set_expression, read_memory, write_memory, disassemble, data_breakpoints (a watch without reference), restart_frame, completions: frame id from stack (default: the top frame)"`
 	Reference int      `json:"reference,omitempty" jsonschema:"variables, set_variable (required): a scope's or variable's reference" bounds:"minimum=1"`
 	// Start is the first child variables lists, or the first frame stack
 	// lists (0-based): the next page of a container longer than
 	// dap.MaxVariables or of a stack deeper than dap.MaxStackFrames.
 	Start      int    `json:"start,omitempty" bounds:"minimum=0"`
-	Expression string `json:"expression,omitempty" jsonschema:"evaluate, set_expression (required): expression in the program's language; read_memory, disassemble: an address or pointer (&x) to look at, instead of memory_reference"`
+	Expression string `json:"expression,omitempty" jsonschema:"evaluate, set_expression (required): expression in the program's language; read_memory, write_memory, disassemble: an address or pointer (&x) to look at, instead of memory_reference; completions (required): the text to complete, as typed in a debug console"`
 	// Adapter picks an adapter by id instead of inferring it from the
 	// program, the attached process or the root markers.
 	// Its enum is the supervisor's adapter table (debugTool).
@@ -74,9 +74,17 @@ type debugRequest struct {
 	// The optional ops' arguments (debug_more.go).
 	Name            string `json:"name,omitempty" jsonschema:"set_variable (required): the variable to set, a child of reference"`
 	Value           string `json:"value,omitempty" jsonschema:"set_variable, set_expression (required): the new value, an expression in the program's language"`
-	MemoryReference string `json:"memory_reference,omitempty" jsonschema:"read_memory, disassemble: where to look, a memory_reference from evaluate or variables (or expression instead; disassemble's default is the frame's instruction pointer)"`
-	Offset          int    `json:"offset,omitempty" jsonschema:"read_memory: bytes past the address to start at; disassemble: instructions past it (negative: before)"`
+	MemoryReference string `json:"memory_reference,omitempty" jsonschema:"read_memory, write_memory, disassemble: where to look, a memory_reference from evaluate or variables (or expression instead; disassemble's default is the frame's instruction pointer)"`
+	Offset          int    `json:"offset,omitempty" jsonschema:"read_memory, write_memory: bytes past the address to start at; disassemble: instructions past it (negative: before)"`
 	Count           int    `json:"count,omitempty" jsonschema:"read_memory: bytes to read (default 64, at most 1024); disassemble: instructions (default 20, at most 50)" bounds:"minimum=0"`
+	// The further optional ops' arguments and custom's (debug_ops.go).
+	Watch     []debugWatch   `json:"watch,omitempty" jsonschema:"data_breakpoints (required): the variables to watch (watchpoints), replacing the previous ones; [] clears them; at most 16"`
+	Addresses []string       `json:"addresses,omitempty" jsonschema:"instruction_breakpoints (required): instruction addresses to stop at (one disassemble lists; with no address it starts at the frame's instruction pointer), replacing the previous ones; [] clears them; at most 16"`
+	Data      string         `json:"data,omitempty" jsonschema:"write_memory (required): the bytes to write, in hex (\"2a000000\": the 32-bit little-endian 42), at most 1024, where memory_reference or expression says (plus offset)"`
+	Line      int            `json:"line,omitempty" jsonschema:"goto (required, with file): the 1-based line to jump to, in the stopped frame's function; the code between is not run" bounds:"minimum=1"`
+	Column    int            `json:"column,omitempty" jsonschema:"completions: the 1-based cursor column in expression (default: its end)" bounds:"minimum=0"`
+	Command   string         `json:"command,omitempty" jsonschema:"custom (required): the adapter's request name (e.g. source, stepInTargets, loadedSources); the requests tether sends for its own ops (launch, continue, setBreakpoints...) are refused, naming the op to use"`
+	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"custom: the request's arguments, a JSON object as the adapter documents it"`
 }
 
 // debugBreakpoint is one line breakpoint with its kinds.
@@ -137,7 +145,9 @@ func DebugOps() []string { return slices.Clone(debugOps) }
 // debugOps lists the debug tool's ops.
 var debugOps = []string{"adapters", "status", "breakpoints", "launch", "attach", "continue", "pause",
 	"step_over", "step_in", "step_out", "threads", "stack", "scopes", "variables", "evaluate",
-	"output", "terminate", "set_variable", "set_expression", "modules", "loaded_sources", "read_memory", "disassemble"}
+	"output", "terminate", "set_variable", "set_expression", "modules", "loaded_sources", "read_memory", "write_memory", "disassemble",
+	"data_breakpoints", "instruction_breakpoints", "restart", "restart_frame", "goto", "step_back", "reverse_continue",
+	"completions", "exception_info", "custom"}
 
 // debugReply is an op's structured result: the same facts as its text.
 type debugReply struct {
@@ -162,6 +172,12 @@ type debugReply struct {
 	Memory           *dap.Memory           `json:"memory,omitempty"`
 	Instructions     []dap.Instruction     `json:"instructions,omitempty"`
 	Children         []dap.Child           `json:"children,omitempty"`
+	// Placed are the data or instruction breakpoints set.
+	Placed      []dap.Placed       `json:"placed,omitempty"`
+	Written     *dap.Written       `json:"written,omitempty"`
+	Completions []dap.Completion   `json:"completions,omitempty"`
+	Exception   *dap.ExceptionInfo `json:"exception,omitempty"`
+	Answer      *dap.Answer        `json:"answer,omitempty"`
 }
 
 // debugTool returns the debug tool bound to a supervisor, a working dir and a
@@ -180,7 +196,9 @@ func debugTool(sv *dap.Supervisor, workDir, conversationID string) Tool {
 			"To debug tests, launch the test file (x_test.go, test_x.py, x.test.js) or pass test with a test name (Go: " + goTests + "'s test mode; Python: pytest; JavaScript: node:test). " +
 			"Every op that stops the program returns where it stopped, the source line and the top frames; an uncaught exception, a panic or a signal stops it there and names it. " +
 			fmt.Sprintf("variables lists %d children and stack %d frames at a time: pass start to page through a longer container or a deeper stack. ", dap.MaxVariables, dap.MaxStackFrames) +
-			"ops: " + strings.Join(debugOps, ", ") + "; " + strings.Join(dap.OptionalOps(), ", ") + " work where the adapter's capabilities offer them, and are refused naming what it offers otherwise. Use adapters to see which debuggers can start here and why not. " +
+			"ops: " + strings.Join(debugOps, ", ") + "; " + strings.Join(dap.OptionalOps(), ", ") + " work where the adapter's capabilities offer them, and are refused naming what it offers otherwise. " +
+			fmt.Sprintf("custom sends the adapter any other request by command name with arguments; its answer is cut at %d bytes. ", dap.MaxCustomAnswer) +
+			"Use adapters to see which debuggers can start here and why not. " +
 			"Calls run one at a time (a second call waits for the first to end): do not call debug in parallel.",
 		Serial:  true,
 		Preview: previewFor(previewDebug),
@@ -269,7 +287,8 @@ func (a action[T]) do(ctx context.Context, c debugCall) (string, *debugReply, er
 // file per group: debug_session.go (adapters, status, launch, attach,
 // output, terminate), debug_breakpoints.go, debug_run.go (continue,
 // pause, steps), debug_inspect.go (threads, stack, scopes, variables,
-// evaluate) and debug_more.go (the optional ops).
+// evaluate), debug_more.go (the optional ops) and debug_ops.go (the
+// further optional ops and custom).
 var debugActions = map[string]debugAction{
 	"adapters":    action[[]dap.AdapterStatus]{call: callAdapters, render: renderAdapters},
 	"status":      action[*debugStatus]{call: callStatus, render: renderStatus},
@@ -295,6 +314,18 @@ var debugActions = map[string]debugAction{
 	"loaded_sources": action[*dap.Sources]{need: drives, call: callLoadedSources, render: renderSources},
 	"read_memory":    action[*dap.Memory]{need: drives, call: callReadMemory, render: renderMemory},
 	"disassemble":    action[*dap.Disassembly]{need: drives, call: callDisassemble, render: renderDisassembly},
+
+	"write_memory":            action[*dap.Written]{need: drives, call: callWriteMemory, render: renderWritten},
+	"data_breakpoints":        action[[]dap.Placed]{need: debugNeeds{session: true, args: needWatch}, call: callDataBreakpoints, render: renderPlaced},
+	"instruction_breakpoints": action[[]dap.Placed]{need: debugNeeds{session: true, args: needAddresses}, call: callInstructionBreakpoints, render: renderPlaced},
+	"restart":                 action[*dap.Outcome]{need: drives, call: callRestart, render: renderOutcome},
+	"restart_frame":           action[*dap.Outcome]{need: drives, call: callRestartFrame, render: renderOutcome},
+	"goto":                    action[*dap.Outcome]{need: drives, call: callGoto, render: renderOutcome},
+	"step_back":               action[*dap.Outcome]{need: drives, call: callResume((*dap.Supervisor).StepBack), render: renderOutcome},
+	"reverse_continue":        action[*dap.Outcome]{need: drives, call: callResume((*dap.Supervisor).ReverseContinue), render: renderOutcome},
+	"completions":             action[*dap.Completions]{need: drives, call: callCompletions, render: renderCompletions},
+	"exception_info":          action[*dap.ExceptionInfo]{need: drives, call: callExceptionInfo, render: renderExceptionInfo},
+	"custom":                  action[*dap.Answer]{need: debugNeeds{session: true, args: needCommand}, call: callCustom, render: renderAnswer},
 }
 
 // debugDo performs one op for a conversation whose working directory is

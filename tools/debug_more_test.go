@@ -18,7 +18,7 @@ func TestDebugToolMemoryText(t *testing.T) {
 	src := "package main\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n)\n\nfunc main() {\n\tmsg := strings.Repeat(\"hello memory \", 100)\n\tfmt.Println(len(msg))\n}\n"
 	call := debugCaller(t, map[string]string{"go.mod": "module mem\n\ngo 1.21\n", "main.go": src})
 	call(`{"op":"breakpoints","file":"main.go","lines":[10]}`)
-	if out := call(`{"op":"launch","program":"."}`); !strings.Contains(out, "main.go:10") || !strings.Contains(out, "the adapter also offers set_variable, read_memory, disassemble") {
+	if out := call(`{"op":"launch","program":"."}`); !strings.Contains(out, "main.go:10") || !strings.Contains(out, "the adapter also offers set_variable, read_memory, write_memory, disassemble, data_breakpoints, instruction_breakpoints, restart, exception_info") {
 		t.Fatal(out)
 	}
 	scopes := call(`{"op":"scopes"}`)

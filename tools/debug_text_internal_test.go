@@ -163,7 +163,8 @@ func TestDebugDoOps(t *testing.T) {
 
 // TestDebugActions: every op the schema lists has an action and every
 // action is listed; the ops that drive one session (runs, steps,
-// inspection and the optional ops) take session, the others refuse it.
+// inspection, the optional ops and custom) take session, the others
+// refuse it.
 func TestDebugActions(t *testing.T) {
 	for _, op := range debugOps {
 		if _, ok := debugActions[op]; !ok {
@@ -173,7 +174,7 @@ func TestDebugActions(t *testing.T) {
 	if len(debugActions) != len(debugOps) {
 		t.Errorf("%d actions for %d ops", len(debugActions), len(debugOps))
 	}
-	driving := append([]string{"continue", "pause", "step_over", "step_in", "step_out", "threads", "stack", "scopes", "variables", "evaluate"}, dap.OptionalOps()...)
+	driving := append([]string{"continue", "pause", "step_over", "step_in", "step_out", "threads", "stack", "scopes", "variables", "evaluate", "custom"}, dap.OptionalOps()...)
 	for op, a := range debugActions {
 		if got, want := a.needs().session, slices.Contains(driving, op); got != want {
 			t.Errorf("op %s: drives a session %v, want %v", op, got, want)
