@@ -260,6 +260,7 @@ func DefaultAdapters() []Adapter {
 			ProbeFailure: "has no Xdebug extension loaded",
 			Transport:    Xdebug,
 			Launch:       map[string]any{"program": "${program}", "args": "${args}", "cwd": "${cwd}"},
+			Ops:          []string{"exception_info"},
 			Install:      "apt-get install php-cli php-xdebug (Xdebug 3.1 or later)",
 		},
 		{
