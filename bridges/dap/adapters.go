@@ -284,6 +284,7 @@ func DefaultAdapters() []Adapter {
 			Launch:    map[string]any{"program": "${program}"},
 			Attach:    map[string]any{"host": "${host}", "port": "${port}"},
 			Install:   "apt-get install chromium (or install Google Chrome and put it on PATH)",
+			Ops:       []string{"restart_frame", "exception_info"},
 		},
 		{
 			ID:         "dart",

@@ -26,6 +26,10 @@ func moreAdapters() []Adapter {
 			Attach:       map[string]any{},
 			AttachDirect: true,
 			Install:      "apt-get install ruby (Ruby 3.1 and later bundle the debug gem and its rdbg), or gem install debug",
+			// stepBack walks what its recorder holds (`record on`);
+			// reverseContinue comes with stepBack in DAP's capabilities,
+			// and debug 1.4 refuses it ("cancelled").
+			Ops: []string{"step_back", "reverse_continue", "completions"},
 		},
 		{
 			// Perl::LanguageServer is also a debug adapter, reached over TCP

@@ -63,6 +63,11 @@ func TestChromiumTypeScript(t *testing.T) {
 	if l.Started == nil || l.Started.Adapter != "chromium" {
 		t.Fatalf("index.html should launch with the chromium adapter: %s", l)
 	}
+	for _, a := range dap.DefaultAdapters() {
+		if a.ID == "chromium" && strings.Join(a.Ops, ",") != strings.Join(l.Started.Ops, ",") {
+			t.Errorf("chromium offers %v; its table entry says %v", l.Started.Ops, a.Ops)
+		}
+	}
 	if l.Stop == nil || filepath.Base(l.Stop.File) != "app.ts" || l.Stop.Line != 7 || !strings.Contains(l.Stop.Source, "return total") {
 		t.Fatalf("launch should stop at app.ts:7: %s", l)
 	}

@@ -190,6 +190,47 @@ func (c *conn) call(ctx context.Context, command string, args any, out any) erro
 	return c.wait(ctx, command, seq, ch, out)
 }
 
+// callUntilSettled is call for a request that moves the program, whose
+// effect the adapter also reports by an event: settled returns a channel
+// that wakes the wait when the session's state changes, and whether the
+// program already stopped or ended after this request. Once it has, the
+// event is the adapter's answer and the wait ends without the response
+// (rdbg's stepBack gets none); a response that comes later is dropped. No
+// cancel is sent for it: the request is done, and an adapter may not know
+// cancel.
+func (c *conn) callUntilSettled(ctx context.Context, command string, args any, settled func() (<-chan struct{}, bool)) error {
+	ch, seq, err := c.send(command, args)
+	if err != nil {
+		return err
+	}
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.timeout, &timeoutError{command, c.timeout})
+		defer cancel()
+	}
+	for {
+		wake, done := settled()
+		if done {
+			select {
+			case m, ok := <-ch: // answered meanwhile: a refusal still counts
+				return c.answer(command, m, ok, nil)
+			default:
+			}
+			c.mu.Lock()
+			delete(c.pending, seq)
+			c.mu.Unlock()
+			return nil
+		}
+		select {
+		case m, ok := <-ch:
+			return c.answer(command, m, ok, nil)
+		case <-wake:
+		case <-ctx.Done():
+			return c.abandon(ctx, command, seq)
+		}
+	}
+}
+
 // timeoutError is an adapter that did not answer a request in time.
 type timeoutError struct {
 	command string
@@ -228,31 +269,42 @@ func (c *conn) send(command string, args any) (chan rawMessage, int, error) {
 func (c *conn) wait(ctx context.Context, command string, seq int, ch chan rawMessage, out any) error {
 	select {
 	case m, ok := <-ch:
-		if !ok {
-			return c.closeErr()
-		}
-		if !m.Success {
-			return responseError(command, m)
-		}
-		if out != nil {
-			if err := json.Unmarshal(m.data, out); err != nil {
-				return fmt.Errorf("dap: %s: the adapter's response does not decode: %w", command, err)
-			}
-		}
-		return nil
+		return c.answer(command, m, ok, out)
 	case <-ctx.Done():
-		c.mu.Lock()
-		delete(c.pending, seq)
-		c.mu.Unlock()
-		if command != "cancel" {
-			_, _, _ = c.send("cancel", &godap.CancelArguments{RequestId: seq})
-		}
-		var te *timeoutError
-		if cause := context.Cause(ctx); errors.As(cause, &te) {
-			return te
-		}
-		return fmt.Errorf("dap: %s: %w", command, ctx.Err())
+		return c.abandon(ctx, command, seq)
 	}
+}
+
+// answer reads a response (ok false: the connection closed first) into out.
+func (c *conn) answer(command string, m rawMessage, ok bool, out any) error {
+	if !ok {
+		return c.closeErr()
+	}
+	if !m.Success {
+		return responseError(command, m)
+	}
+	if out != nil {
+		if err := json.Unmarshal(m.data, out); err != nil {
+			return fmt.Errorf("dap: %s: the adapter's response does not decode: %w", command, err)
+		}
+	}
+	return nil
+}
+
+// abandon stops waiting for request seq when ctx ends, asks the adapter to
+// cancel it, and says why.
+func (c *conn) abandon(ctx context.Context, command string, seq int) error {
+	c.mu.Lock()
+	delete(c.pending, seq)
+	c.mu.Unlock()
+	if command != "cancel" {
+		_, _, _ = c.send("cancel", &godap.CancelArguments{RequestId: seq})
+	}
+	var te *timeoutError
+	if cause := context.Cause(ctx); errors.As(cause, &te) {
+		return te
+	}
+	return fmt.Errorf("dap: %s: %w", command, ctx.Err())
 }
 
 func (c *conn) closeErr() error {

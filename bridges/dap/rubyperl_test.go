@@ -227,3 +227,52 @@ func TestLoadDebuggeeAdapter(t *testing.T) {
 		t.Fatalf("a debuggee adapter whose command does not name the program: %v, want a refusal naming ${program}", err)
 	}
 }
+
+// rbSteps sets n on three lines in a row.
+const rbSteps = `def main
+  n = 1
+  n = n + 10
+  n = n + 100
+  puts "n #{n}"
+end
+
+main
+`
+
+// rdbgRecordOn is Ruby that turns rdbg's recorder on for the stopped
+// thread, as its `record on` command does (evaluate runs Ruby in the
+// program, not debugger commands): rdbg steps back only through what it
+// recorded.
+const rdbgRecordOn = `DEBUGGER__::ThreadClient.current.instance_eval { @recorder ||= DEBUGGER__::ThreadClient::Recorder.new; @recorder.enable; :on }`
+
+// TestStepBackRdbg: real rdbg, the one adapter here that offers stepBack,
+// steps back over a line it recorded, to the line and the locals before.
+// rdbg 1.4 answers stepBack with the stop alone, no response: the stop
+// ends the wait. reverse_continue, which rdbg announces with stepBack but
+// does not do, comes back refused ("cancelled", rdbg's word).
+func TestStepBackRdbg(t *testing.T) {
+	t.Parallel()
+	tg := target{name: "rdbg", need: needRdbg, files: map[string]string{"main.rb": rbSteps}, program: "main.rb"}
+	sv, root := breakAt{tg, "main.rb", 2}.stopped(t)
+	ctx := ctxT(t)
+	evaluates(t, sv, root, rdbgRecordOn, ":on")
+	o, err := sv.StepOver(ctx, "c", 0)
+	stoppedAt(t, "step_over", o, err, 3, "")
+	o, err = sv.StepOver(ctx, "c", 0)
+	stoppedAt(t, "step_over", o, err, 4, "")
+	evaluates(t, sv, root, "n", "11")
+	start := time.Now()
+	o, err = sv.StepBack(ctx, "c", 0)
+	stoppedAt(t, "step_back", o, err, 3, "")
+	if d := time.Since(start); d > 20*time.Second {
+		t.Logf("step_back took %s", d)
+	}
+	// a recorded frame has no binding to evaluate in; its locals are
+	// the recorded ones
+	if v := localVar(t, sv, root, "n"); v.Value != "1" {
+		t.Fatalf("after step_back n is %q, want the recorded 1", v.Value)
+	}
+	if _, err := sv.ReverseContinue(ctx, "c", 0); err == nil || !strings.Contains(err.Error(), "reverseContinue: the adapter says: cancelled") {
+		t.Fatalf("reverse_continue on rdbg: %v, want rdbg's refusal", err)
+	}
+}

@@ -471,6 +471,17 @@ type resumeRequest func(ctx context.Context, c *conversation, s *session, thread
 // resume sends the request build makes for a thread (0: the one that last
 // stopped) and waits for the program's next stop. Only pause and restart
 // take a running program.
+// callMoving sends a request that runs, steps or pauses the program and
+// waits for its response, or for the stop or end it causes, whichever
+// comes first (see conn.callUntilSettled); afterSeq is the stop before it.
+func (s *session) callMoving(ctx context.Context, command string, args any, afterSeq int) error {
+	return s.c.callUntilSettled(ctx, command, args, func() (<-chan struct{}, bool) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.changed, s.stopSeq > afterSeq || s.exited || s.terminated
+	})
+}
+
 func (sv *Supervisor) resume(ctx context.Context, conversationID, op string, threadID int, build resumeRequest) (*Outcome, error) {
 	r := &Outcome{}
 	err := sv.inSession(conversationID, op, false, func(c *conversation, s *session) error {
@@ -512,7 +523,7 @@ func (sv *Supervisor) resume(ctx context.Context, conversationID, op string, thr
 			clear(s.framesSeen)
 			s.mu.Unlock()
 		}
-		if err := s.c.call(ctx, command, args, nil); err != nil {
+		if err := s.callMoving(ctx, command, args, seq); err != nil {
 			if command != "pause" {
 				s.mu.Lock()
 				if s.stopSeq == seq {
