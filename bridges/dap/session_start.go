@@ -226,39 +226,11 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 		return nil
 	}
 	if s.kind == "attach" && a.AttachDirect && s.pid == 0 {
-		addr := net.JoinHostPort(s.host, strconv.Itoa(s.port))
-		// A debug server that is still starting refuses for a moment; give
-		// it a few seconds, not the whole start timeout.
-		deadline := time.Now().Add(min(timeout, s.attachWait))
-		var nc net.Conn
-		var err error
-		for {
-			d := net.Dialer{Timeout: 2 * time.Second}
-			nc, err = d.DialContext(ctx, "tcp", addr)
-			if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if err != nil {
-			return fmt.Errorf("dap: attach: nothing accepts connections on %s (%v); start the program with its debug server listening on that port first", addr, err)
-		}
-		s.c = newConn(nc, s.onEvent, s.onReverse)
-		s.c.timeout = s.requestTimeout
-		return nil
+		return s.dialDirect(ctx, timeout)
 	}
-
 	if s.kind == "attach" && s.port > 0 && s.host == "127.0.0.1" {
-		// The adapter connects to the port itself (lldb-dap's gdb-remote
-		// port) and fails at once, vaguely, when nothing listens yet: wait
-		// for a listener a few seconds without connecting (a gdbserver
-		// serves a single connection), then say what is missing.
-		deadline := time.Now().Add(min(timeout, s.attachWait))
-		for !portListening(s.port) {
-			if time.Now().After(deadline) || ctx.Err() != nil {
-				return fmt.Errorf("dap: attach: nothing listens on port %d; start the program under its debug server (lldb-server gdbserver 127.0.0.1:%d ./prog) first", s.port, s.port)
-			}
-			time.Sleep(100 * time.Millisecond)
+		if err := s.awaitAttachPort(ctx, timeout); err != nil {
+			return err
 		}
 	}
 	switch a.Transport {
@@ -328,6 +300,48 @@ func (s *session) connect(ctx context.Context, timeout time.Duration) error {
 	}
 	s.c = newConn(rwc, s.onEvent, s.onReverse)
 	s.c.timeout = s.requestTimeout
+	return nil
+}
+
+// dialDirect connects to a debug server the program serves itself (a
+// direct attach by port).
+func (s *session) dialDirect(ctx context.Context, timeout time.Duration) error {
+	addr := net.JoinHostPort(s.host, strconv.Itoa(s.port))
+	// A debug server that is still starting refuses for a moment; give
+	// it a few seconds, not the whole start timeout.
+	deadline := time.Now().Add(min(timeout, s.attachWait))
+	var nc net.Conn
+	var err error
+	for {
+		d := net.Dialer{Timeout: 2 * time.Second}
+		nc, err = d.DialContext(ctx, "tcp", addr)
+		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		return fmt.Errorf("dap: attach: nothing accepts connections on %s (%v); start the program with its debug server listening on that port first", addr, err)
+	}
+	s.c = newConn(nc, s.onEvent, s.onReverse)
+	s.c.timeout = s.requestTimeout
+	return nil
+}
+
+// awaitAttachPort waits, bounded, for a listener on the attach port the
+// adapter itself connects to.
+func (s *session) awaitAttachPort(ctx context.Context, timeout time.Duration) error {
+	// The adapter connects to the port itself (lldb-dap's gdb-remote
+	// port) and fails at once, vaguely, when nothing listens yet: wait
+	// for a listener a few seconds without connecting (a gdbserver
+	// serves a single connection), then say what is missing.
+	deadline := time.Now().Add(min(timeout, s.attachWait))
+	for !portListening(s.port) {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("dap: attach: nothing listens on port %d; start the program under its debug server (lldb-server gdbserver 127.0.0.1:%d ./prog) first", s.port, s.port)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	return nil
 }
 
