@@ -178,16 +178,26 @@ type request struct {
 // out, the whole response message is decoded into out (a go-dap response type).
 // When ctx ends first, a cancel request is sent and ctx's error returned.
 func (c *conn) call(ctx context.Context, command string, args any, out any) error {
-	ch, seq, err := c.send(command, args)
+	ctx, cancel, ch, seq, err := c.start(ctx, command, args)
 	if err != nil {
 		return err
 	}
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, c.timeout, &timeoutError{command, c.timeout})
-		defer cancel()
-	}
+	defer cancel()
 	return c.wait(ctx, command, seq, ch, out)
+}
+
+// start sends a request and bounds the wait for its answer by the
+// connection's request timeout; cancel releases the bound.
+func (c *conn) start(ctx context.Context, command string, args any) (_ context.Context, cancel context.CancelFunc, _ chan rawMessage, seq int, _ error) {
+	ch, seq, err := c.send(command, args)
+	if err != nil {
+		return ctx, nil, nil, 0, err
+	}
+	cancel = func() {}
+	if c.timeout > 0 {
+		ctx, cancel = context.WithTimeoutCause(ctx, c.timeout, &timeoutError{command, c.timeout})
+	}
+	return ctx, cancel, ch, seq, nil
 }
 
 // callUntilSettled is call for a request that moves the program, whose
@@ -199,15 +209,11 @@ func (c *conn) call(ctx context.Context, command string, args any, out any) erro
 // cancel is sent for it: the request is done, and an adapter may not know
 // cancel.
 func (c *conn) callUntilSettled(ctx context.Context, command string, args any, settled func() (<-chan struct{}, bool)) error {
-	ch, seq, err := c.send(command, args)
+	ctx, cancel, ch, seq, err := c.start(ctx, command, args)
 	if err != nil {
 		return err
 	}
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, c.timeout, &timeoutError{command, c.timeout})
-		defer cancel()
-	}
+	defer cancel()
 	for {
 		wake, done := settled()
 		if done {
