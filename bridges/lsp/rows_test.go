@@ -2,7 +2,9 @@ package lsp_test
 
 import (
 	"context"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -245,7 +247,24 @@ func requireTestFunc(t *testing.T, where string) {
 func testAbsentRow(t *testing.T, row lsp.Server, c rowCase) {
 	if c.broken != "" {
 		// The binary is there (perl), its probe fails (the module is not).
-		testenv.RequireBinary(t, row.Binaries[0])
+		bin := testenv.RequireBinary(t, row.Binaries[0])
+		if len(row.Probe) > 0 && exec.Command(bin, row.Probe...).Run() == nil {
+			// The module is installed (the perl debug adapter's package):
+			// then a file with a syntax error is never reported clean:
+			// the server's diagnostics name it, or the answer says the
+			// file could not be checked.
+			files := maps.Clone(c.files)
+			files[c.absent] = "print 1 +;\n"
+			dir := testenv.Workspace(t, files)
+			d, err := newSupervisor(t, dir).AfterWrite(ctxT(t), c.absent)
+			switch {
+			case err != nil && !strings.Contains(err.Error(), "retry"):
+				t.Fatalf("%s: %v, want diagnostics or an answer that says to retry", row.Name, err)
+			case err == nil && d.Ready && len(d.Items) == 0:
+				t.Fatalf("%s reported a file with a syntax error as clean: %+v", row.Name, d)
+			}
+			return
+		}
 		dir := testenv.Workspace(t, c.files)
 		_, err := newSupervisor(t, dir).AfterWrite(ctxT(t), c.absent)
 		if err == nil || !strings.Contains(err.Error(), c.broken) || !strings.Contains(err.Error(), "install a working") {

@@ -73,6 +73,8 @@ func testedHere(c rowCase) string {
 	switch {
 	case c.server == "":
 		return "no case in rowCases"
+	case c.broken != "":
+		return "no: only that a broken file is never reported clean (the start error without the module)"
 	case c.absent != "":
 		return "no: not installed (only its start error is tested)"
 	case c.tested != "":

@@ -51,7 +51,7 @@ func TestDebugAdaptersFromTheTable(t *testing.T) {
 	}
 
 	extra := filepath.Join(t.TempDir(), "adapters.json")
-	if err := os.WriteFile(extra, []byte(`[{"id":"gdb","extensions":[".c"],"commands":[["gdb","-i","dap"]]}]`), 0o644); err != nil {
+	if err := os.WriteFile(extra, []byte(`[{"id":"gdb-local","extensions":[".c"],"commands":[["gdb","-i","dap"]]}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -60,7 +60,7 @@ func TestDebugAdaptersFromTheTable(t *testing.T) {
 		want []string
 	}{
 		{"built-in", nil, ids},
-		{"with --debug-adapters", []string{"--debug-adapters", extra}, append(slices.Clone(ids), "gdb")},
+		{"with --debug-adapters", []string{"--debug-adapters", extra}, append(slices.Clone(ids), "gdb-local")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			args := append([]string{"tools", "--workdir", t.TempDir(), "--json"}, c.args...)
