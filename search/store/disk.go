@@ -80,8 +80,11 @@ type DiskCache struct {
 	pendingIdx [indexShards][]byte
 	pendingN   int
 
-	// kind-set records not yet appended, by shard (kinds.go)
+	// kind-set records not yet appended, by shard (kinds.go); kfmu is held
+	// while this process changes a shard's file, so that a rewrite and the
+	// writer's appends do not interleave
 	kmu          sync.Mutex
+	kfmu         sync.Mutex
 	pendingKinds map[byte][]byte
 }
 

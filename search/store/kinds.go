@@ -144,9 +144,10 @@ func (ks *kindStore) syncShard(d *DiskCache, k Key) {
 	s.read = true
 	b, size := readKindShard(d.kindShardPath(sh))
 	s.bytes = size
-	// with the records this tier holds for the writer
-	b = append(b, d.pendingKindRecords(sh)...)
+	// what was read of the file; the records this tier still holds for its
+	// writer are in memory, not read
 	ks.readBytes += int64(len(b))
+	b = append(b, d.pendingKindRecords(sh)...)
 	n := 0
 	forEachKindRecord(b, func(k Key, set kindSet) {
 		if kindShardOf(k) == sh { // one of another shard's is foreign here
@@ -336,6 +337,11 @@ func (d *DiskCache) rewriteKindShard(sh byte, recs []kindRecord) int64 {
 		b = appendKindRecord(b, r.key, r.set)
 	}
 	path := d.kindShardPath(sh)
+	// the records still queued of the sets it holds, and older ones, would
+	// follow the rewrite and grow it past what was counted
+	d.kfmu.Lock()
+	defer d.kfmu.Unlock()
+	d.dropPendingKinds(sh, recs)
 	if os.MkdirAll(filepath.Dir(path), 0o700) != nil || fsutil.WriteCacheFile(path, b, 0o600) != nil {
 		return 0
 	}

@@ -367,6 +367,8 @@ func (d *DiskCache) flushRecords() {
 		}
 	}
 	d.pendingN = 0
+	d.kfmu.Lock()
+	defer d.kfmu.Unlock()
 	d.kmu.Lock()
 	kinds := d.pendingKinds
 	d.pendingKinds = nil
@@ -374,6 +376,31 @@ func (d *DiskCache) flushRecords() {
 	for sh, b := range kinds {
 		appendShard(d.kindShardPath(sh), b)
 	}
+}
+
+// dropPendingKinds removes from the records of shard sh not yet appended
+// those queued up to the last of a key in recs, a rewrite of the shard: they
+// are in the rewrite or older than what it keeps. The caller holds kfmu.
+func (d *DiskCache) dropPendingKinds(sh byte, recs []kindRecord) {
+	d.kmu.Lock()
+	defer d.kmu.Unlock()
+	b := d.pendingKinds[sh]
+	if len(b) == 0 {
+		return
+	}
+	in := make(map[Key]bool, len(recs))
+	for _, r := range recs {
+		in[r.key] = true
+	}
+	var kept []byte
+	forEachKindRecord(b, func(k Key, set kindSet) {
+		if in[k] {
+			kept = kept[:0]
+			return
+		}
+		kept = appendKindRecord(kept, k, set)
+	})
+	d.pendingKinds[sh] = kept
 }
 
 // appendKinds queues one record for the kind-set index, appended with the
