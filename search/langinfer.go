@@ -66,10 +66,14 @@ func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern 
 		}
 	}
 	counts := map[*grammars.Language]int{}
+	missing := 0
 	for _, p := range paths {
 		var sk Skips
 		found, err := walk(ctx, f, p, anyLanguage, &sk, gl)
 		if err != nil {
+			if skipMissing(err, p, len(paths), &missing, &sk) {
+				continue
+			}
 			return nil, fmt.Errorf("search: cannot search %s: %w", p, err)
 		}
 		for _, file := range found {

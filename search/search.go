@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -415,9 +416,13 @@ func (s *Searcher) compile(ctx context.Context, fsys *files, q Query, paths []st
 func (s *Searcher) walkAll(ctx context.Context, fsys *files, paths []string, lang string, skips *Skips, gl *globs, hosts map[string]*grammars.Language, extra []string) ([]string, error) {
 	var files []string
 	seen := map[string]bool{}
+	missing := 0
 	for _, p := range paths {
 		fs, err := walkHosts(ctx, fsys, p, lang, skips, gl, hosts, extra)
 		if err != nil {
+			if skipMissing(err, p, len(paths), &missing, skips) {
+				continue
+			}
 			return nil, fmt.Errorf("search: cannot search %s: %w", p, err)
 		}
 		for _, f := range fs {
@@ -428,6 +433,21 @@ func (s *Searcher) walkAll(ctx context.Context, fsys *files, paths []string, lan
 		}
 	}
 	return files, nil
+}
+
+// skipMissing reports whether the error err of walking p, one of n paths,
+// skips it: one of several paths that does not exist is skipped and noted
+// in skips, as ast-grep does, while a search none of whose paths exists is
+// an error. missing counts the paths skipped so far.
+func skipMissing(err error, p string, n int, missing *int, skips *Skips) bool {
+	if !errors.Is(err, iofs.ErrNotExist) {
+		return false
+	}
+	if *missing++; n < 2 || *missing >= n {
+		return false
+	}
+	skips.Missing = append(skips.Missing, p)
+	return true
 }
 
 // ruleLanguage returns the language a query's rule is compiled for

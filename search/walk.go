@@ -27,6 +27,9 @@ type Skips struct {
 	Examples      []string `json:"examples,omitempty"` // a few of the skipped paths with their reason
 	// Large names the first few files over the size cap, with their sizes.
 	Large []string `json:"large,omitempty"`
+	// Missing names the paths given that do not exist, not searched (when
+	// another path given does).
+	Missing []string `json:"missing,omitempty"`
 }
 
 const maxSkipExamples = 5
@@ -54,11 +57,12 @@ func (s *Skips) add(o Skips) {
 			s.Large = append(s.Large, e)
 		}
 	}
+	s.Missing = append(s.Missing, o.Missing...)
 }
 
 // Total returns the number of files and directories skipped.
 func (s Skips) Total() int {
-	return s.Ignored + s.Hidden + s.Binary + s.TooLarge + s.Unreadable + s.OtherLanguage
+	return s.Ignored + s.Hidden + s.Binary + s.TooLarge + s.Unreadable + s.OtherLanguage + len(s.Missing)
 }
 
 // walk lists the files under root (a file or directory) whose language is lang

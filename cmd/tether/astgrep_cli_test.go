@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 const cliSrc = `package p
@@ -160,5 +162,34 @@ func TestAstGrepCLICompat(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "-p", "f()", "--json=yaml", file); code != 2 || !strings.Contains(errOut, "pretty, compact or stream") {
 		t.Errorf("--json=yaml: exit %d, %q", code, errOut)
+	}
+}
+
+// TestAstGrepCLIMissingPath: a path given that does not exist is skipped
+// and named on stderr when another given path exists, as ast-grep does
+// (same matches, same exit code); when none exists the search is an error.
+func TestAstGrepCLIMissingPath(t *testing.T) {
+	sg := testenv.RequireBinary(t, "ast-grep")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.go")
+	if err := os.WriteFile(file, []byte(cliSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "nope.go")
+	for _, pat := range []string{"return $X", "panic($X)"} {
+		args := []string{"-p", pat, "-l", "go", missing, file}
+		peer := exec.Command(sg, append([]string{"run"}, args...)...)
+		peerOut, _ := peer.Output()
+		code, out, errOut := runCLI(t, args...)
+		if code != peer.ProcessState.ExitCode() || out != string(peerOut) {
+			t.Errorf("%s: exit %d, ast-grep %d\ntether:\n%s\nast-grep:\n%s", pat, code, peer.ProcessState.ExitCode(), out, peerOut)
+		}
+		if !strings.Contains(errOut, "1 not found: "+missing) {
+			t.Errorf("%s: stderr does not name the missing path: %q", pat, errOut)
+		}
+	}
+	code, _, errOut := runCLI(t, "-p", "panic($X)", "-l", "go", missing, filepath.Join(dir, "nope2.go"))
+	if code != 2 || !strings.Contains(errOut, "no such file") {
+		t.Errorf("no path exists: exit %d, stderr %q", code, errOut)
 	}
 }
