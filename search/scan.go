@@ -205,9 +205,13 @@ func scanFiles(ctx context.Context, fsys *files, q ScanQuery, gl *globs, byLang 
 	}
 	var files []string
 	seen := map[string]bool{}
+	missing := 0
 	for _, p := range paths {
 		found, err := walk(ctx, fsys, p, anyLanguage, skipped, gl)
 		if err != nil {
+			if skipMissing(err, p, len(paths), &missing, skipped) {
+				continue
+			}
 			return nil, fmt.Errorf("search: cannot scan %s: %w", p, err)
 		}
 		for _, f := range found {

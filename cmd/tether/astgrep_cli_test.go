@@ -193,3 +193,31 @@ func TestAstGrepCLIMissingPath(t *testing.T) {
 		t.Errorf("no path exists: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestScanCLIMissingPath: tether scan skips a path given that does not
+// exist when another does, naming it on stderr, with ast-grep's findings
+// and exit code.
+func TestScanCLIMissingPath(t *testing.T) {
+	sg := testenv.RequireBinary(t, "ast-grep")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.go")
+	ruleFile := filepath.Join(dir, "r.yml")
+	if err := os.WriteFile(file, []byte(cliSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ruleFile, []byte("id: ret\nlanguage: go\nseverity: error\nrule:\n  pattern: return $X\nmessage: a return\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "nope.go")
+	args := []string{"-r", ruleFile, "--json=stream", missing, file}
+	peer := exec.Command(sg, append([]string{"scan"}, args...)...)
+	peerOut, _ := peer.Output()
+	var out, errb bytes.Buffer
+	code := dispatch(append([]string{"scan"}, args...), &out, &errb)
+	if code != peer.ProcessState.ExitCode() || strings.Count(out.String(), "\n") != strings.Count(string(peerOut), "\n") || strings.Count(out.String(), "\n") != 2 {
+		t.Errorf("exit %d, ast-grep %d\ntether:\n%s\nast-grep:\n%s", code, peer.ProcessState.ExitCode(), out.String(), peerOut)
+	}
+	if !strings.Contains(errb.String(), missing+": no such file or directory") {
+		t.Errorf("stderr does not name the missing path: %q", errb.String())
+	}
+}

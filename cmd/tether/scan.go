@@ -126,6 +126,9 @@ func reportScan(res *search.ScanResult, applyErr error, rules int, applying bool
 	for _, fe := range res.Errors {
 		fmt.Fprintf(stderr, "tether scan: %s: %s\n", fe.Path, fe.Err)
 	}
+	for _, p := range res.Skipped.Missing {
+		fmt.Fprintf(stderr, "tether scan: %s: no such file or directory (not scanned)\n", p)
+	}
 	if applyErr != nil {
 		fmt.Fprintln(stderr, "tether scan:", applyErr)
 		return 2
