@@ -232,7 +232,8 @@ const raiseCap = "free what earlier cells hold (del big objects), work on the da
 
 func (k *Kernel) start(ctx context.Context) (*process, error) {
 	interp := Interpreter(k.cfg.Dir, k.cfg.Python)
-	argv := []string{interp, "-c", driverSource}
+	argv := append([]string{interp, "-c", driverBoot}, driverChunks()...)
+	argv = append(argv, driverEnd)
 	if limit := k.addressSpaceLimit(); limit > 0 {
 		// On the command line, not in the environment: it reaches the
 		// interpreter through an enclosure's command prefix too.
