@@ -473,10 +473,22 @@ func (v *vibe) kill(ctx context.Context, call *Call, a workerArgs) (*Result, wor
 	return res, info, nil
 }
 
-func (v *vibe) list(ctx context.Context, call *Call, _ struct{}) (*Result, []workers.Info, error) {
+// VibeList is vibe_list's Structured result: every worker of the roster,
+// oldest first; an empty roster is an empty list. The list is put in an
+// object, as an MCP structuredContent must be. Each worker's limits are
+// left out, as the text leaves them out (vibe_spawn reports them): repeated
+// for every worker they would outgrow the text and be dropped.
+type VibeList struct {
+	Workers []workers.Info `json:"workers"`
+}
+
+func (v *vibe) list(ctx context.Context, call *Call, _ struct{}) (*Result, *VibeList, error) {
 	infos := v.ws.List()
+	for i := range infos {
+		infos[i].Limits = ""
+	}
 	if len(infos) == 0 {
-		return Text("No workers yet; vibe_spawn starts one."), nil, nil
+		return Text("No workers yet; vibe_spawn starts one."), &VibeList{Workers: infos}, nil
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d worker(s):\n", len(infos))
@@ -497,8 +509,7 @@ func (v *vibe) list(ctx context.Context, call *Call, _ struct{}) (*Result, []wor
 		}
 		b.WriteString("\n")
 	}
-	res := Text(strings.TrimRight(b.String(), "\n"))
-	return res, infos, nil
+	return Text(strings.TrimRight(b.String(), "\n")), &VibeList{Workers: infos}, nil
 }
 
 func (v *vibe) info(id string) workers.Info {

@@ -74,6 +74,8 @@ func TestVibeTools(t *testing.T) {
 	}
 	if res := callResult(t, run, "vibe_list", `{}`); !strings.Contains(res.AllText(), "No workers") {
 		t.Errorf("empty list = %q", res.AllText())
+	} else if l := structured[*tools.VibeList](t, res); l.Workers == nil || len(l.Workers) != 0 {
+		t.Errorf("empty list structured = %#v, want an empty workers list", l)
 	}
 
 	res := callResult(t, run, "vibe_spawn", `{"brief":"rename Foo to Bar","label":"renamer"}`)
@@ -113,6 +115,10 @@ func TestVibeTools(t *testing.T) {
 			if !strings.Contains(text, want) {
 				t.Errorf("list lacks %q:\n%s", want, text)
 			}
+		}
+		ws := structured[*tools.VibeList](t, res).Workers
+		if len(ws) != 2 || ws[0].ID != fast || ws[0].Status != workers.Done || ws[1].ID != good || ws[1].Status != workers.Running {
+			t.Errorf("list structured = %+v, want %s done then %s running", ws, fast, good)
 		}
 	})
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -75,6 +76,20 @@ func TestServeVibe(t *testing.T) {
 	text, _ = callText(t, cs, "vibe_list", map[string]any{})
 	if !strings.Contains(text, "w1  counter  fast  done") {
 		t.Errorf("vibe_list = %q", text)
+	}
+	// MCP's structuredContent must be an object: the list is under "workers".
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "vibe_list", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed struct {
+		Workers []struct {
+			ID, Label, Status string
+		} `json:"workers"`
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &listed); err != nil || len(listed.Workers) != 1 || listed.Workers[0].ID != "w1" || listed.Workers[0].Status != "done" {
+		t.Errorf("vibe_list structuredContent = %s (%v), want {\"workers\": [w1 done]}", raw, err)
 	}
 
 	plain := mcpSession(t, workdir(t, nil), nil, nil)
