@@ -31,6 +31,8 @@ type Cache struct {
 	disk    *DiskCache
 	// kinds are the whole files' kind sets (kinds.go), kept when trees go
 	kinds kindStore
+	// outlines are the whole files' outlines (outline.go), kept likewise
+	outlines sideIndex
 	// memo remembers which content each file held when it was last read
 	// (statmemo.go), for every searcher of the store
 	memo statMemo
@@ -51,7 +53,7 @@ func NewCache(budget int64) *Cache {
 	if budget <= 0 {
 		budget = DefaultCacheBudget
 	}
-	return &Cache{budget: budget, entries: map[Key]*list.Element{}, kinds: newKindStore(0)}
+	return &Cache{budget: budget, entries: map[Key]*list.Element{}, kinds: newKindStore(0), outlines: newSideIndex(&outlineSpec, defaultOutlineBudget)}
 }
 
 var shared = sync.OnceValue(func() *Cache { return NewCache(0) })
@@ -205,6 +207,10 @@ type CacheStats struct {
 	// KindBytes (estimated) of a budget of defaultKindBudget
 	KindSets  int
 	KindBytes int64
+	// Outlines are the whole files whose outlines are held (outline.go),
+	// in OutlineBytes (estimated) of a budget of defaultOutlineBudget
+	Outlines     int
+	OutlineBytes int64
 }
 
 // Stats returns the cache's current statistics.
@@ -212,7 +218,10 @@ func (c *Cache) Stats() CacheStats {
 	c.kinds.mu.Lock()
 	sets, setBytes := len(c.kinds.sets), c.kinds.used
 	c.kinds.mu.Unlock()
+	c.outlines.mu.Lock()
+	outlines, outlineBytes := len(c.outlines.sets), c.outlines.used
+	c.outlines.mu.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return CacheStats{Entries: len(c.entries), Bytes: c.used, Budget: c.budget, Hits: c.hits, Misses: c.misses, KindSets: sets, KindBytes: setBytes}
+	return CacheStats{Entries: len(c.entries), Bytes: c.used, Budget: c.budget, Hits: c.hits, Misses: c.misses, KindSets: sets, KindBytes: setBytes, Outlines: outlines, OutlineBytes: outlineBytes}
 }

@@ -80,12 +80,13 @@ type DiskCache struct {
 	pendingIdx [indexShards][]byte
 	pendingN   int
 
-	// kind-set records not yet appended, by shard (kinds.go); kfmu is held
-	// while this process changes a shard's file, so that a rewrite and the
-	// writer's appends do not interleave
-	kmu          sync.Mutex
-	kfmu         sync.Mutex
-	pendingKinds map[byte][]byte
+	// side-index records (kind sets, outlines: sideindex.go) not yet
+	// appended, by index slot and shard; kfmu is held while this process
+	// changes a shard's file, so that a rewrite and the writer's appends do
+	// not interleave
+	kmu     sync.Mutex
+	kfmu    sync.Mutex
+	pending [sideIndexes]map[byte][]byte
 }
 
 // DefaultDiskCacheDir is where the disk tier lives: tether/trees under the

@@ -3,18 +3,10 @@ package store
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
-	"encoding/hex"
-	"hash/crc32"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"sync"
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/matcher"
 )
 
@@ -43,9 +35,10 @@ const kindEntryBytes = 112
 
 // kindSet is a bitset over a grammar's symbol ids, as bytes (id i is bit
 // i&7 of byte i>>3), without trailing zero bytes.
-type kindSet string
+type kindSet = string
 
-func (s kindSet) has(id uint16) bool {
+// kindHas reports whether set holds id.
+func kindHas(s kindSet, id uint16) bool {
 	i := int(id >> 3)
 	return i < len(s) && s[i]&(1<<(id&7)) != 0
 }
@@ -65,133 +58,30 @@ func kindSetOf(t *engine.Tree) kindSet {
 	return kindSet(bytes.TrimRight(b, "\x00"))
 }
 
-// kindStore is the memory tier of the sets: a map with a budget, evicting the
-// oldest first.
-type kindStore struct {
-	mu     sync.Mutex
-	budget int64
-	used   int64
-	sets   map[Key]kindSet
-	order  []Key // insertion order; order[head:] are live or evicted keys
-	head   int
-	// loaded is the disk tier whose index shards are tracked in shards
-	loaded *DiskCache
-	shards [kindShards]kindShard
-	// readBytes and readRecords count what was read of the index's shards
-	// and the records that checked out in them
-	readBytes, readRecords int64
-}
+// kindStore is the memory tier of the sets (sideindex.go).
+type kindStore = sideIndex
 
-// kindShard is what the store knows of one shard of the disk tier's index.
-type kindShard struct {
-	read  bool  // its file was read into the store
-	bytes int64 // its size, as read plus appended since
+// kindRecord is one record of the sets' index.
+type kindRecord = sideRecord
+
+// kindSpec is the kind sets' side index: kinds/XX.idx in the tier, each
+// record's length two bytes (a set is a few dozen).
+var kindSpec = sideSpec{
+	slot: 0, dir: "kinds", legacy: "kinds.idx",
+	magic: [4]byte{'t', 'k', 's', 1}, lenBytes: 2,
+	entryBytes: kindEntryBytes, indexCap: &kindIndexCap,
 }
 
 func newKindStore(budget int64) kindStore {
 	if budget <= 0 {
 		budget = defaultKindBudget
 	}
-	return kindStore{budget: budget, sets: map[Key]kindSet{}}
-}
-
-// add keeps set under k and reports whether it was new. The caller holds mu.
-func (ks *kindStore) add(k Key, set kindSet) bool {
-	if _, ok := ks.sets[k]; ok {
-		return false
-	}
-	cost := kindEntryBytes + int64(len(set))
-	if cost > ks.budget {
-		return false
-	}
-	for ks.used+cost > ks.budget && ks.head < len(ks.order) {
-		old := ks.order[ks.head]
-		ks.head++
-		if s, ok := ks.sets[old]; ok {
-			ks.used -= kindEntryBytes + int64(len(s))
-			delete(ks.sets, old)
-		}
-	}
-	if ks.head > len(ks.order)/2 && ks.head > 1024 {
-		ks.order = append(ks.order[:0], ks.order[ks.head:]...)
-		ks.head = 0
-	}
-	ks.sets[k] = set
-	ks.order = append(ks.order, k)
-	ks.used += cost
-	return true
-}
-
-// syncShard reads the disk tier's index shard of the key k the first time
-// the store needs it with that tier: a lookup reads one shard, never the
-// whole index. The caller holds mu.
-func (ks *kindStore) syncShard(d *DiskCache, k Key) {
-	if d == nil {
-		return
-	}
-	if ks.loaded != d {
-		ks.loaded = d
-		ks.shards = [kindShards]kindShard{}
-		// an earlier version's single index: its sets are noted again as
-		// files are parsed
-		os.Remove(filepath.Join(d.dir, "kinds.idx"))
-	}
-	sh := kindShardOf(k)
-	s := &ks.shards[sh]
-	if s.read {
-		return
-	}
-	s.read = true
-	b, size := readKindShard(d.kindShardPath(sh))
-	s.bytes = size
-	// what was read of the file; the records this tier still holds for its
-	// writer are in memory, not read
-	ks.readBytes += int64(len(b))
-	b = append(b, d.pendingKindRecords(sh)...)
-	n := 0
-	forEachKindRecord(b, func(k Key, set kindSet) {
-		if kindShardOf(k) == sh { // one of another shard's is foreign here
-			ks.add(k, set)
-			n++
-		}
-	})
-	ks.readRecords += int64(n)
-	if s.bytes > kindShardCap() || n == 0 && len(b) > 0 {
-		s.bytes = d.rewriteKindShard(sh, ks.snapshot(sh))
-	}
-}
-
-// snapshot returns the newest sets of shard sh whose records fit in half
-// the shard's cap, oldest first. The caller holds mu.
-func (ks *kindStore) snapshot(sh byte) []kindRecord {
-	var out []kindRecord
-	room := kindShardCap() / 2
-	for i := len(ks.order) - 1; i >= ks.head; i-- {
-		if kindShardOf(ks.order[i]) != sh {
-			continue
-		}
-		s, ok := ks.sets[ks.order[i]]
-		if !ok {
-			continue
-		}
-		if room -= int64(kindRecordLen(s)); room < 0 {
-			break
-		}
-		out = append(out, kindRecord{ks.order[i], s})
-	}
-	slices.Reverse(out)
-	return out
+	return newSideIndex(&kindSpec, budget)
 }
 
 // kindsOf returns the stored kind set of the whole file whose key is k.
 func (c *Cache) kindsOf(k Key) (kindSet, bool) {
-	d := c.Disk()
-	ks := &c.kinds
-	ks.mu.Lock()
-	defer ks.mu.Unlock()
-	ks.syncShard(d, k)
-	s, ok := ks.sets[k]
-	return s, ok
+	return c.kinds.lookup(c.Disk(), k)
 }
 
 // NoteKinds keeps the kind set of t, the tree of a whole file whose key is k,
@@ -204,42 +94,11 @@ func (c *Cache) NoteKinds(k Key, t *engine.Tree) {
 }
 
 // noteKindSet keeps set under k in memory and appends it to its shard of
-// the disk tier's index, which is rewritten with the store's newest sets of
-// that shard when it grows past the shard's cap.
-func (c *Cache) noteKindSet(k Key, set kindSet) {
-	d := c.Disk()
-	ks := &c.kinds
-	sh := kindShardOf(k)
-	ks.mu.Lock()
-	ks.syncShard(d, k)
-	added := ks.add(k, set)
-	var compact []kindRecord
-	if added && d != nil {
-		s := &ks.shards[sh]
-		s.bytes += int64(kindRecordLen(set))
-		if s.bytes > kindShardCap() {
-			compact = ks.snapshot(sh)
-			s.bytes = 0
-		}
-	}
-	ks.mu.Unlock()
-	switch {
-	case !added || d == nil:
-	case compact != nil:
-		n := d.rewriteKindShard(sh, compact)
-		ks.mu.Lock()
-		ks.shards[sh].bytes += n
-		ks.mu.Unlock()
-	default:
-		d.appendKinds(k, set)
-	}
-}
+// the disk tier's index.
+func (c *Cache) noteKindSet(k Key, set kindSet) { c.kinds.note(c.Disk(), k, set) }
 
-// The index is split in kindShards files by the key's first byte, as the
-// trees are stored under their key's first byte: a lookup reads the shard
-// of its key only, at most twice kindShardCap bytes whatever the number of
-// sets in the tier.
-const kindShards = 256
+// kindShards is the number of the index's shards.
+const kindShards = sideShards
 
 func kindShardOf(k Key) byte { return k[0] }
 
@@ -250,103 +109,7 @@ func kindShardOf(k Key) byte { return k[0] }
 // append). A variable for tests.
 var kindIndexCap int64 = 16 << 20
 
-func kindShardCap() int64 { return kindIndexCap / kindShards }
-
-// kindRecordMagic starts every record of the index; its last byte is the
-// layout's version.
-var kindRecordMagic = [4]byte{'t', 'k', 's', 1}
-
-// A record: the magic, the set's length (uint16), the key, the set, and the
-// CRC-32 (Castagnoli) of length, key and set. A record that does not check
-// out is skipped up to the next magic: several processes append to one
-// index, and a torn or foreign write costs the sets in it, never a wrong one.
-const kindRecordHead = len(kindRecordMagic) + 2 + len(Key{})
-
-var kindCRC = crc32.MakeTable(crc32.Castagnoli)
-
-type kindRecord struct {
-	key Key
-	set kindSet
-}
-
-func kindRecordLen(set kindSet) int { return kindRecordHead + len(set) + 4 }
-
-func appendKindRecord(b []byte, k Key, set kindSet) []byte {
-	start := len(b)
-	b = append(b, kindRecordMagic[:]...)
-	b = binary.LittleEndian.AppendUint16(b, uint16(len(set)))
-	b = append(b, k[:]...)
-	b = append(b, set...)
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start+len(kindRecordMagic):], kindCRC))
-}
-
-// forEachKindRecord calls fn for every record of b that checks out, in order.
-func forEachKindRecord(b []byte, fn func(Key, kindSet)) {
-	for len(b) > 0 {
-		i := bytes.Index(b, kindRecordMagic[:])
-		if i < 0 {
-			return
-		}
-		b = b[i:]
-		if len(b) < kindRecordHead+4 {
-			return
-		}
-		n := int(binary.LittleEndian.Uint16(b[len(kindRecordMagic):]))
-		end := kindRecordHead + n
-		if len(b) < end+4 || crc32.Checksum(b[len(kindRecordMagic):end], kindCRC) != binary.LittleEndian.Uint32(b[end:]) {
-			b = b[1:]
-			continue
-		}
-		var k Key
-		copy(k[:], b[len(kindRecordMagic)+2:])
-		fn(k, kindSet(b[kindRecordHead:end]))
-		b = b[end+4:]
-	}
-}
-
-// kindShardPath is the file of shard sh of the index: kinds/XX.idx in the
-// tier, XX the shard in hex.
-func (d *DiskCache) kindShardPath(sh byte) string {
-	return filepath.Join(d.dir, "kinds", hex.EncodeToString([]byte{sh})+".idx")
-}
-
-// readKindShard reads a shard's file, at most the last twice its cap (the
-// newest records; a larger one is then rewritten), and returns its size.
-func readKindShard(path string) ([]byte, int64) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0
-	}
-	size := fi.Size()
-	from := max(0, size-2*kindShardCap())
-	b, _ := io.ReadAll(io.NewSectionReader(f, from, size-from))
-	return b, size
-}
-
-// rewriteKindShard replaces shard sh of the index with recs (atomically: a
-// reader sees the old file or the new) and returns its size; records another
-// process appends to the old one meanwhile are lost (a parse each, later).
-func (d *DiskCache) rewriteKindShard(sh byte, recs []kindRecord) int64 {
-	var b []byte
-	for _, r := range recs {
-		b = appendKindRecord(b, r.key, r.set)
-	}
-	path := d.kindShardPath(sh)
-	// the records still queued of the sets it holds, and older ones, would
-	// follow the rewrite and grow it past what was counted
-	d.kfmu.Lock()
-	defer d.kfmu.Unlock()
-	d.dropPendingKinds(sh, recs)
-	if os.MkdirAll(filepath.Dir(path), 0o700) != nil || fsutil.WriteCacheFile(path, b, 0o600) != nil {
-		return 0
-	}
-	return int64(len(b))
-}
+func kindShardCap() int64 { return kindSpec.shardCap() }
 
 // KindFilter is what a pattern or rule needs of a file's kinds, as symbol
 // ids: a file may hold a match when, for some reading, each of that
@@ -374,7 +137,7 @@ func (f *KindFilter) admits(set kindSet) bool {
 
 func anyKind(set kindSet, ids []uint16) bool {
 	for _, id := range ids {
-		if set.has(id) {
+		if kindHas(set, id) {
 			return true
 		}
 	}

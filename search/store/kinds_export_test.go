@@ -7,10 +7,7 @@ import "path/filepath"
 // ClearKindSets forgets every kind set c holds in memory (not its disk
 // tier's index), as a store that never saw the files has none.
 func ClearKindSets(c *Cache) {
-	c.kinds.mu.Lock()
-	defer c.kinds.mu.Unlock()
-	c.kinds.sets = map[Key]kindSet{}
-	c.kinds.order, c.kinds.head, c.kinds.used = nil, 0, 0
+	c.kinds.clear()
 }
 
 // KindIndexDir is the directory of the disk tier's index shards.
@@ -64,3 +61,19 @@ func SetKindIndexCap(n int64) (restore func()) {
 	kindIndexCap = n
 	return func() { kindIndexCap = old }
 }
+
+func kindRecordLen(set kindSet) int { return kindSpec.recordLen(set) }
+
+func appendKindRecord(b []byte, k Key, set kindSet) []byte {
+	return appendSideRecord(&kindSpec, b, k, set)
+}
+
+func forEachKindRecord(b []byte, fn func(Key, kindSet)) { forEachSideRecord(&kindSpec, b, fn) }
+
+func (d *DiskCache) kindShardPath(sh byte) string { return d.sideShardPath(&kindSpec, sh) }
+
+func (d *DiskCache) rewriteKindShard(sh byte, recs []kindRecord) int64 {
+	return d.rewriteSideShard(&kindSpec, sh, recs)
+}
+
+func (d *DiskCache) appendKinds(k Key, set kindSet) { d.appendSide(&kindSpec, k, set) }

@@ -370,21 +370,24 @@ func (d *DiskCache) flushRecords() {
 	d.kfmu.Lock()
 	defer d.kfmu.Unlock()
 	d.kmu.Lock()
-	kinds := d.pendingKinds
-	d.pendingKinds = nil
+	pending := d.pending
+	d.pending = [sideIndexes]map[byte][]byte{}
 	d.kmu.Unlock()
-	for sh, b := range kinds {
-		appendShard(d.kindShardPath(sh), b)
+	for _, sp := range sideSpecs {
+		for sh, b := range pending[sp.slot] {
+			appendShard(d.sideShardPath(sp, sh), b)
+		}
 	}
 }
 
-// dropPendingKinds removes from the records of shard sh not yet appended
-// those queued up to the last of a key in recs, a rewrite of the shard: they
-// are in the rewrite or older than what it keeps. The caller holds kfmu.
-func (d *DiskCache) dropPendingKinds(sh byte, recs []kindRecord) {
+// dropPending removes from the records of shard sh of an index not yet
+// appended those queued up to the last of a key in recs, a rewrite of the
+// shard: they are in the rewrite or older than what it keeps. The caller
+// holds kfmu.
+func (d *DiskCache) dropPending(sp *sideSpec, sh byte, recs []sideRecord) {
 	d.kmu.Lock()
 	defer d.kmu.Unlock()
-	b := d.pendingKinds[sh]
+	b := d.pending[sp.slot][sh]
 	if len(b) == 0 {
 		return
 	}
@@ -393,36 +396,36 @@ func (d *DiskCache) dropPendingKinds(sh byte, recs []kindRecord) {
 		in[r.key] = true
 	}
 	var kept []byte
-	forEachKindRecord(b, func(k Key, set kindSet) {
+	forEachSideRecord(sp, b, func(k Key, v string) {
 		if in[k] {
 			kept = kept[:0]
 			return
 		}
-		kept = appendKindRecord(kept, k, set)
+		kept = appendSideRecord(sp, kept, k, v)
 	})
-	d.pendingKinds[sh] = kept
+	d.pending[sp.slot][sh] = kept
 }
 
-// appendKinds queues one record for the kind-set index, appended with the
-// writer's next records (best effort, as the trees are written: a lost
-// record costs a parse, and the set is noted again then).
-func (d *DiskCache) appendKinds(k Key, set kindSet) {
+// appendSide queues one record for an index, appended with the writer's
+// next records (best effort, as the trees are written: a lost record costs
+// a walk of the tree, or a parse, and the value is noted again then).
+func (d *DiskCache) appendSide(sp *sideSpec, k Key, v string) {
 	d.kmu.Lock()
-	if d.pendingKinds == nil {
-		d.pendingKinds = map[byte][]byte{}
+	if d.pending[sp.slot] == nil {
+		d.pending[sp.slot] = map[byte][]byte{}
 	}
-	sh := kindShardOf(k)
-	d.pendingKinds[sh] = appendKindRecord(d.pendingKinds[sh], k, set)
+	sh := k[0]
+	d.pending[sp.slot][sh] = appendSideRecord(sp, d.pending[sp.slot][sh], k, v)
 	d.kmu.Unlock()
 	d.kickWriter()
 }
 
-// pendingKindRecords returns a copy of the kind records of shard sh not yet
-// appended.
-func (d *DiskCache) pendingKindRecords(sh byte) []byte {
+// pendingRecords returns a copy of the records of shard sh of an index not
+// yet appended.
+func (d *DiskCache) pendingRecords(sp *sideSpec, sh byte) []byte {
 	d.kmu.Lock()
 	defer d.kmu.Unlock()
-	return append([]byte(nil), d.pendingKinds[sh]...)
+	return append([]byte(nil), d.pending[sp.slot][sh]...)
 }
 
 // kickWriter has the writer append the records it holds when the tier
