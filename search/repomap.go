@@ -96,7 +96,7 @@ type mapFile struct {
 	lang    *grammars.Language
 	focused bool
 	defs    []MapDef
-	refs    map[string]int
+	refs    []mapName // sorted by name
 	unread  unread
 	err     error
 }
@@ -244,12 +244,15 @@ func (s *Searcher) mapRead(ctx context.Context, fsys *files, files []*mapFile) e
 	return nil
 }
 
-// mapFile outlines one file from its tree in the store, or parses it.
+// mapFile outlines one file: from the outline the store keeps for its
+// content, else from its tree in the store, else from a parse.
 func (s *Searcher) mapFile(ctx context.Context, fsys *files, f *mapFile) {
-	kinds := outlineKinds[f.lang.ID]
 	if key, ok := s.unchanged(fsys, f.path, f.lang.Key()); ok {
+		if s.storedOutline(f, key) {
+			return
+		}
 		if tree := s.cache.Held(key); tree != nil {
-			f.defs, f.refs = outlineTree(ctx, tree, kinds)
+			s.outlineFile(ctx, f, key, tree)
 			return
 		}
 	}
@@ -260,6 +263,9 @@ func (s *Searcher) mapFile(ctx context.Context, fsys *files, f *mapFile) {
 	}
 	key := store.KeyOf(s.partition, f.lang, src)
 	s.cache.Remember(f.path, f.lang.Key(), fi, at, key)
+	if s.storedOutline(f, key) {
+		return
+	}
 	tree, _, err := s.wholeTree(ctx, f.lang, key, src)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -267,5 +273,5 @@ func (s *Searcher) mapFile(ctx context.Context, fsys *files, f *mapFile) {
 		}
 		return
 	}
-	f.defs, f.refs = outlineTree(ctx, tree, kinds)
+	s.outlineFile(ctx, f, key, tree)
 }

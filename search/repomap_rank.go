@@ -38,33 +38,121 @@ type mapRef struct {
 // rankMap ranks the definitions of files (their Rank and Files), in
 // place.
 func rankMap(ctx context.Context, files []*mapFile, q MapQuery) error {
-	ids := map[string]int32{}
-	var definers [][]int32 // name id -> files defining it
-	for i, f := range files {
-		for _, d := range f.defs {
-			id, ok := ids[d.Name]
-			if !ok {
-				id = int32(len(definers))
-				ids[d.Name] = id
-				definers = append(definers, nil)
-			}
-			if ds := definers[id]; len(ds) == 0 || ds[len(ds)-1] != int32(i) {
-				definers[id] = append(ds, int32(i))
-			}
-		}
-	}
+	ids, defIDs, definers := nameIDs(files)
 	symbols := map[string]bool{}
 	for _, s := range q.Symbols {
 		symbols[s] = true
 	}
 	words := lowerAll(q.Words)
 	boosted := func(name string) bool { return symbols[name] || matchesWord(name, words) }
-	// each file's references to names defined elsewhere
+	refs, out, namedBy := mapEdges(files, ids, definers, boosted)
+	rank, err := pageRank(ctx, files, refs, out, definers, words)
+	if err != nil {
+		return err
+	}
+	// flow is the rank each name receives; what a file sends the names it
+	// defines itself is not counted for its own definitions
+	flow := make([]float64, len(definers))
+	for i, rs := range refs {
+		for _, r := range rs {
+			flow[r.name] += rank[i] * r.w / out[i]
+		}
+	}
+	// self and selfNamed hold, for one file at a time, what it sends the
+	// names it defines
+	self := make([]float64, len(definers))
+	selfNamed := make([]bool, len(definers))
+	best := 0.0
+	at := 0
+	for i, f := range files {
+		for _, r := range refs[i] {
+			if slices.Contains(definers[r.name], int32(i)) {
+				self[r.name], selfNamed[r.name] = rank[i]*r.w/out[i], true
+			}
+		}
+		for k := range f.defs {
+			d := &f.defs[k]
+			id := defIDs[at+k]
+			d.Rank = (flow[id] - self[id]) / float64(len(definers[id]))
+			d.Files = namedBy[id]
+			if selfNamed[id] {
+				d.Files--
+			}
+			best = max(best, d.Rank)
+		}
+		at += len(f.defs)
+		for _, r := range refs[i] {
+			self[r.name], selfNamed[r.name] = 0, false
+		}
+	}
+	// the names asked for rank above every other
+	for _, f := range files {
+		for k := range f.defs {
+			if d := &f.defs[k]; boosted(d.Name) {
+				d.Rank += best + 1e-9
+			}
+		}
+	}
+	return nil
+}
+
+// nameIDs numbers the names files define: ids by name, each definition's
+// id (files' definitions in order) and the files defining each id, as
+// windows of one array.
+func nameIDs(files []*mapFile) (map[string]int32, []int32, [][]int32) {
+	total := 0
+	for _, f := range files {
+		total += len(f.defs)
+	}
+	ids := make(map[string]int32, total)
+	defIDs := make([]int32, 0, total)
+	var count, last []int32 // per id: files defining it, the last of them
+	for i, f := range files {
+		for _, d := range f.defs {
+			id, ok := ids[d.Name]
+			if !ok {
+				id = int32(len(count))
+				ids[d.Name] = id
+				count, last = append(count, 0), append(last, -1)
+			}
+			defIDs = append(defIDs, id)
+			if last[id] != int32(i) {
+				count[id]++
+				last[id] = int32(i)
+			}
+		}
+	}
+	all := make([]int32, 0, total)
+	definers := make([][]int32, len(count))
+	for id, n := range count {
+		definers[id] = all[len(all) : len(all) : len(all)+int(n)]
+		all = all[:len(all)+int(n)]
+	}
+	at := 0
+	for i, f := range files {
+		for range f.defs {
+			id := defIDs[at]
+			at++
+			if ds := definers[id]; len(ds) == 0 || ds[len(ds)-1] != int32(i) {
+				definers[id] = append(ds, int32(i))
+			}
+		}
+	}
+	return ids, defIDs, definers
+}
+
+// mapEdges returns each file's references to names defined elsewhere with
+// their weights, each file's total weight, and how many files name each
+// name.
+func mapEdges(files []*mapFile, ids map[string]int32, definers [][]int32, boosted func(string) bool) ([][]mapRef, []float64, []int) {
 	refs := make([][]mapRef, len(files))
 	out := make([]float64, len(files))
-	namedBy := make([]int, len(definers)) // files naming each name
+	namedBy := make([]int, len(definers))
+	var all []mapRef // every file's edges, refs[i] a window of it
 	for i, f := range files {
-		for name, n := range f.refs {
+		start := len(all)
+		for _, r := range f.refs {
+			name, n := r.name, r.n
 			id, ok := ids[name]
 			if !ok {
 				continue
@@ -84,53 +172,15 @@ func rankMap(ctx context.Context, files []*mapFile, q MapQuery) error {
 			if f.focused {
 				w *= mapFocusWeight
 			}
-			refs[i] = append(refs[i], mapRef{name: id, w: w})
+			all = append(all, mapRef{name: id, w: w})
 			out[i] += w
 		}
 		f.refs = nil // not needed past here
+		refs[i] = all[start:len(all):len(all)]
 	}
-	rank, err := pageRank(ctx, files, refs, out, definers, words)
-	if err != nil {
-		return err
-	}
-	// flow is the rank each name receives, selfFlow what a file sends the
-	// names it defines itself (not counted for its own definitions)
-	flow := make([]float64, len(definers))
-	self := make([]map[int32]float64, len(files))
-	for i, rs := range refs {
-		for _, r := range rs {
-			share := rank[i] * r.w / out[i]
-			flow[r.name] += share
-			if slices.Contains(definers[r.name], int32(i)) {
-				if self[i] == nil {
-					self[i] = map[int32]float64{}
-				}
-				self[i][r.name] = share
-			}
-		}
-	}
-	best := 0.0
-	for i, f := range files {
-		for k := range f.defs {
-			d := &f.defs[k]
-			id := ids[d.Name]
-			d.Rank = (flow[id] - self[i][id]) / float64(len(definers[id]))
-			d.Files = namedBy[id]
-			if _, named := self[i][id]; named {
-				d.Files--
-			}
-			best = max(best, d.Rank)
-		}
-	}
-	// the names asked for rank above every other
-	for _, f := range files {
-		for k := range f.defs {
-			if d := &f.defs[k]; boosted(d.Name) {
-				d.Rank += best + 1e-9
-			}
-		}
-	}
-	return nil
+	// the windows of an earlier backing array are still right: appends
+	// copied, never changed, what they hold
+	return refs, out, namedBy
 }
 
 // pageRank returns each file's PageRank over the reference graph, the
