@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
+	"sync"
 
 	"github.com/tetherhq/tether/engine"
 )
@@ -22,6 +24,12 @@ const (
 	// search's peak. It holds the tree store's budget (cliTreeMemory), the
 	// trees being parsed and matched, and the matches.
 	cliMemoryLimit = 64 << 20
+	// cliStartHeap is the most memory a one-shot search's process reaches
+	// before its first collection (deferFirstCollection). Start-up (package
+	// inits, the grammar module's load) allocates about 4 MiB, which is the
+	// runtime's first heap goal: one collection of a heap that is nearly all
+	// live, a sixth of a one-file search's CPU.
+	cliStartHeap = 16 << 20
 )
 
 // startCLIEngine starts the engine for a one-shot search: its instances keep
@@ -41,7 +49,12 @@ func startCLIEngine(ctx context.Context, stderr io.Writer) (*engine.Engine, bool
 // settles the store's deferred writes, closes the engine and puts back
 // the memory limit.
 func startCLISearch(ctx context.Context, trees *treeCacheFlags, stderr io.Writer) (e *engine.Engine, stop func(), ok bool) {
-	restore := applyCLIMemoryLimit(trees)
+	restoreLimit := applyCLIMemoryLimit(trees)
+	resumeGC := deferFirstCollection()
+	restore := func() {
+		resumeGC()
+		restoreLimit()
+	}
 	if e, ok = startCLIEngine(ctx, stderr); !ok {
 		restore()
 		return nil, nil, false
@@ -52,6 +65,44 @@ func startCLISearch(ctx context.Context, trees *treeCacheFlags, stderr io.Writer
 		e.Close(ctx)
 		restore()
 	}, true
+}
+
+// firstCollection makes deferFirstCollection act once a process: it is
+// the process's start-up that it spares a collection, and searches run in
+// one process (tests) would otherwise save each other's settings.
+var firstCollection sync.Once
+
+// deferFirstCollection turns the collector's pacing off until the process's
+// memory first reaches cliStartHeap (or the soft limit, if lower): a small
+// search then ends without a collection. The first collection, whichever
+// comes first of it and resume, puts the GOGC and soft limit there were
+// back, so a large search's heap grows as before. Only the process's first
+// call does anything; the others return a no-op.
+func deferFirstCollection() (resume func()) {
+	resume = func() {}
+	firstCollection.Do(func() {
+		percent := debug.SetGCPercent(-1)
+		if percent < 0 { // GOGC=off: nothing to defer
+			return
+		}
+		limit := debug.SetMemoryLimit(-1)
+		start := min(limit, cliStartHeap)
+		debug.SetMemoryLimit(start)
+		var once sync.Once
+		resume = func() {
+			once.Do(func() {
+				debug.SetGCPercent(percent)
+				// unless a search in the same process has set its own since
+				if debug.SetMemoryLimit(-1) == start {
+					debug.SetMemoryLimit(limit)
+				}
+			})
+		}
+		// the sentinel is unreachable from here on: the first collection
+		// finds it so and runs the cleanup
+		runtime.AddCleanup(&[2]*byte{}, func(resume func()) { resume() }, resume)
+	})
+	return resume
 }
 
 // applyCLIMemoryLimit sets the soft memory limit of --memory-limit, else

@@ -6,8 +6,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestAstGrepMemoryLimit: tether ast-grep runs under cliMemoryLimit unless
@@ -60,5 +64,57 @@ func TestAstGrepMemoryLimit(t *testing.T) {
 	}
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("limit after tether ast-grep: %d, want %d back", got, before)
+	}
+}
+
+// gcSettings reads GOGC and the soft memory limit without setting them
+// (the cleanup that resumes them runs on a goroutine of its own).
+func gcSettings() (percent, limit int64) {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
+}
+
+// TestDeferFirstCollection: a one-shot search's process runs with the
+// collector's pacing off, under cliStartHeap, until its first collection,
+// which puts GOGC and the soft limit back; resume before it does the same,
+// and only the process's first call defers anything.
+func TestDeferFirstCollection(t *testing.T) {
+	prevPercent := debug.SetGCPercent(100)
+	prevLimit := debug.SetMemoryLimit(1 << 30)
+	t.Cleanup(func() {
+		debug.SetGCPercent(prevPercent)
+		debug.SetMemoryLimit(prevLimit)
+		firstCollection = sync.Once{}
+	})
+	for _, c := range []struct {
+		name    string
+		collect bool // a collection comes before resume
+	}{{"first collection", true}, {"resume", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			firstCollection = sync.Once{}
+			resume := deferFirstCollection()
+			if p, l := gcSettings(); p != -1 || l != cliStartHeap {
+				t.Errorf("during start-up: GOGC %d, limit %d; want off and %d", p, l, cliStartHeap)
+			}
+			if again := deferFirstCollection(); again == nil {
+				t.Fatal("a second call returned no resume")
+			}
+			if c.collect {
+				runtime.GC()
+				deadline := time.Now().Add(10 * time.Second)
+				for p, _ := gcSettings(); p != 100 && time.Now().Before(deadline); p, _ = gcSettings() {
+					runtime.GC()
+					time.Sleep(time.Millisecond)
+				}
+				if p, l := gcSettings(); p != 100 || l != 1<<30 {
+					t.Errorf("after the first collection: GOGC %d, limit %d; want 100 and %d back", p, l, 1<<30)
+				}
+			}
+			resume()
+			if p, l := gcSettings(); p != 100 || l != 1<<30 {
+				t.Errorf("after: GOGC %d, limit %d; want 100 and %d back", p, l, 1<<30)
+			}
+		})
 	}
 }
