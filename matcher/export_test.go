@@ -6,6 +6,17 @@ import "sort"
 // from, "" when there is none (tests check every searched reading is clean).
 func (p *Pattern) Fault() string { return p.fault }
 
+// langs holds every listed language's spec, as specOf builds them.
+var langs = func() map[string]*langSpec {
+	m := map[string]*langSpec{}
+	for _, ids := range expandos {
+		for _, id := range ids {
+			m[id], _ = specOf(id)
+		}
+	}
+	return m
+}()
+
 // Languages returns the ids of the languages that have a tuned context ladder.
 func Languages() []string {
 	ids := make([]string, 0, len(langs))

@@ -1,7 +1,9 @@
 package matcher
 
 import (
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tetherhq/tether/grammars"
 )
@@ -71,9 +73,8 @@ var langExtras = map[string]langSpec{
 	"hcl":     {stmtSuffix: " = 0"},
 }
 
-// langs holds each language's spec, which init builds from expandos,
-// langExtras and ladderRows.
-var langs = map[string]*langSpec{}
+// langSpecs holds the specs built so far (specOf), by language id.
+var langSpecs sync.Map
 
 // ladderGroups lists, for a language whose ladder joins groups of
 // ladderRows, those groups in order; any other language's ladder is the
@@ -565,31 +566,45 @@ var ladderRows = []struct{ lang, name, prefix, suffix, indent string }{
 	{"jsx", "jsx attribute", "(<_ ", " />)\n", ""},
 }
 
-func init() {
-	groups := map[string][]rung{}
-	for _, r := range ladderRows {
-		groups[r.lang] = append(groups[r.lang], rung{name: r.name, prefix: r.prefix, suffix: r.suffix, indent: r.indent})
+// specOf returns the spec of the language id, built from expandos,
+// langExtras and ladderRows on its first use (a search compiles for one
+// language or two; building all of them was a tenth of a millisecond of
+// every process's start); false when expandos does not list it.
+func specOf(id string) (*langSpec, bool) {
+	if s, ok := langSpecs.Load(id); ok {
+		return s.(*langSpec), true
 	}
-	for expando, ids := range expandos {
-		for _, id := range ids {
-			s := langExtras[id]
-			s.expando = expando
-			names, ok := ladderGroups[id]
-			if !ok {
-				names = []string{id}
-			}
-			for _, g := range names {
-				s.ladder = append(s.ladder, groups[g]...)
-			}
-			langs[id] = &s
+	var expando rune
+	for e, ids := range expandos {
+		if slices.Contains(ids, id) {
+			expando = e
+			break
 		}
 	}
+	if expando == 0 {
+		return nil, false
+	}
+	s := langExtras[id]
+	s.expando = expando
+	groups, ok := ladderGroups[id]
+	if !ok {
+		groups = []string{id}
+	}
+	for _, g := range groups {
+		for _, r := range ladderRows {
+			if r.lang == g {
+				s.ladder = append(s.ladder, rung{name: r.name, prefix: r.prefix, suffix: r.suffix, indent: r.indent})
+			}
+		}
+	}
+	got, _ := langSpecs.LoadOrStore(id, &s)
+	return got.(*langSpec), true
 }
 
-// bareSpec is the spec of a language langs does not list.
+// bareSpec is the spec of a language expandos does not list.
 var bareSpec = &langSpec{expando: '$', ladder: []rung{newRung("declaration", "", "")}}
 
-// langSpecFor returns l's spec; a language langs does not list gets a bare
+// langSpecFor returns l's spec; a language expandos does not list gets a bare
 // ladder with the '$' expando, so a grammar the table gains later still
 // works. A compile asks once (newReadings) and the spec travels with its
 // readings and patterns.
@@ -600,7 +615,7 @@ func langSpecFor(l *grammars.Language) *langSpec {
 	if l.Custom != nil {
 		return &langSpec{expando: l.Custom.Expando, ladder: bareSpec.ladder}
 	}
-	if s, ok := langs[l.ID]; ok {
+	if s, ok := specOf(l.ID); ok {
 		return s
 	}
 	return bareSpec

@@ -21,7 +21,10 @@ import (
 //go:embed console.html
 var consoleHTML string
 
-var consolePage = template.Must(template.New("console").Parse(consoleHTML))
+// consolePage is parsed on first use: most processes never serve the console.
+var consolePage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("console").Parse(consoleHTML))
+})
 
 // SessionCookie is the name of the console's session cookie.
 const SessionCookie = "tether_console"
@@ -386,7 +389,7 @@ func (c *Console) authed(page bool, h http.HandlerFunc) http.HandlerFunc {
 func (c *Console) page(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; form-action 'none'; frame-ancestors 'none'")
-	if err := consolePage.Execute(w, nil); err != nil {
+	if err := consolePage().Execute(w, nil); err != nil {
 		http.Error(w, "operator: "+err.Error(), http.StatusInternalServerError)
 	}
 }
