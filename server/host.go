@@ -18,9 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/tetherhq/tether/server/metrics"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -55,7 +54,7 @@ type HostOptions struct {
 	// Registry receives the host's metrics (sessions open, calls by tool and
 	// outcome, call latency), served on /metrics with whatever else the
 	// caller registered on it; nil: a registry of the host's own.
-	Registry *prometheus.Registry
+	Registry *metrics.Registry
 	// MetricsApart serves /metrics only through Host.Metrics (on a listener
 	// of its own, such as a port only the pod network reaches): the host's
 	// handler answers 404 for it.
@@ -138,10 +137,10 @@ func NewHost(opts HostOptions) (*Host, error) {
 	h.mtoken.Store(opts.MetricsToken)
 	reg := opts.Registry
 	if reg == nil {
-		reg = prometheus.NewRegistry()
+		reg = metrics.NewRegistry()
 	}
 	h.metrics = newHostMetrics(reg, h)
-	h.promh = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	h.promh = reg.Handler()
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.proto = mcp.NewServer(&mcp.Implementation{Name: "tether"}, &mcp.ServerOptions{SupportedProtocolVersions: protocolVersions})
 	h.sdk = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {

@@ -39,11 +39,12 @@ import (
 // refused, so an approval it carries cannot run the call twice.
 
 // stateKey seals request states; a new process refuses older ones.
-var stateKey = func() []byte {
+// It is made on first use: a process that serves no call needs none.
+var stateKey = sync.OnceValue(func() []byte {
 	k := make([]byte, 32)
 	rand.Read(k)
 	return k
-}()
+})
 
 // errInputRequired ends a call whose next question goes to the client as
 // an input request; the call's result is replaced by that request.
@@ -161,7 +162,7 @@ func (s *Server) resume(name string, args json.RawMessage, p *mcp.CallToolParams
 	body, mac, ok := strings.Cut(p.RequestState, ".")
 	raw, err1 := base64.RawURLEncoding.DecodeString(body)
 	got, err2 := base64.RawURLEncoding.DecodeString(mac)
-	m := hmac.New(sha256.New, stateKey)
+	m := hmac.New(sha256.New, stateKey())
 	m.Write([]byte(body))
 	if !ok || err1 != nil || err2 != nil || !hmac.Equal(got, m.Sum(nil)) || json.Unmarshal(raw, &ss) != nil {
 		return nil, errors.New("server: requestState was not issued by this server (altered, from a server that has restarted since, or from another replica: behind a proxy, send a " + ConversationHeader + " key so that the retry reaches the replica that asked)" + again)
@@ -198,7 +199,7 @@ func (s *Server) seal(st *inputState, args json.RawMessage) string {
 		Answers: st.answers, Pending: st.pendQ, Expires: time.Now().Add(ttl).Unix(), Nonce: rand.Text(),
 	})
 	body := base64.RawURLEncoding.EncodeToString(b)
-	m := hmac.New(sha256.New, stateKey)
+	m := hmac.New(sha256.New, stateKey())
 	m.Write([]byte(body))
 	return body + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }

@@ -4,39 +4,37 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/tetherhq/tether/internal/textcut"
+	"github.com/tetherhq/tether/server/metrics"
 )
 
 // hostMetrics are the host's own series on /metrics; what the host cannot
 // see itself (tree store, child processes) the caller registers on the same
 // registry (HostOptions.Registry).
 type hostMetrics struct {
-	calls   *prometheus.CounterVec
-	latency *prometheus.HistogramVec
+	calls   *metrics.CounterVec
+	latency *metrics.HistogramVec
 	// connsCut counts connections closed because too many were open with
 	// no request authenticated on them
-	connsCut prometheus.Counter
+	connsCut *metrics.Counter
 }
 
-func newHostMetrics(reg *prometheus.Registry, h *Host) *hostMetrics {
+func newHostMetrics(reg *metrics.Registry, h *Host) *hostMetrics {
 	m := &hostMetrics{
-		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+		calls: metrics.NewCounterVec(metrics.Opts{
 			Name: "tether_tool_calls_total", Help: "Tool calls by tool and outcome (ok, error, denied, refused).",
 		}, []string{"tool", "outcome"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		latency: metrics.NewHistogramVec(metrics.Opts{
 			Name: "tether_tool_call_seconds", Help: "Tool call latency by tool.",
-			Buckets: []float64{.001, .005, .01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
-		}, []string{"tool"}),
+		}, []float64{.001, .005, .01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300}, []string{"tool"}),
 	}
-	m.connsCut = prometheus.NewCounter(prometheus.CounterOpts{
+	m.connsCut = metrics.NewCounter(metrics.Opts{
 		Name: "tether_http_unauthenticated_conns_closed_total", Help: "Connections closed because more than the bound were open with no request authenticated on them.",
 	})
 	reg.MustRegister(m.calls, m.latency, m.connsCut,
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_sessions_open", Help: "MCP sessions and conversations open (each one run)."},
+		metrics.NewGaugeFunc(metrics.Opts{Name: "tether_sessions_open", Help: "MCP sessions and conversations open (each one run)."},
 			func() float64 { return float64(h.Sessions()) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_conversations_open", Help: "MCP 2026-07-28 conversations open (each one run; tether_sessions_open counts them too)."},
+		metrics.NewGaugeFunc(metrics.Opts{Name: "tether_conversations_open", Help: "MCP 2026-07-28 conversations open (each one run; tether_sessions_open counts them too)."},
 			func() float64 { return float64(h.Conversations()) }))
 	return m
 }

@@ -6,31 +6,29 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-
 	"github.com/tetherhq/tether/search/store"
+	"github.com/tetherhq/tether/server/metrics"
 )
 
 // hostRegistry is the registry of `tether serve --http`'s /metrics: the Go
 // runtime's and the process's (RSS, open files), the shared tree store's hits,
 // misses and bytes, and the child processes running; the host adds its
 // sessions, calls and latencies.
-func hostRegistry() *prometheus.Registry {
-	reg := prometheus.NewRegistry()
+func hostRegistry() *metrics.Registry {
+	reg := metrics.NewRegistry()
 	stats := func(f func(store.CacheStats) float64) func() float64 {
 		return func() float64 { return f(store.SharedCache().Stats()) }
 	}
 	reg.MustRegister(
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tether_tree_store_hits_total", Help: "Tree-store lookups served from memory."},
+		metrics.NewGoCollector(),
+		metrics.NewProcessCollector(),
+		metrics.NewCounterFunc(metrics.Opts{Name: "tether_tree_store_hits_total", Help: "Tree-store lookups served from memory."},
 			stats(func(s store.CacheStats) float64 { return float64(s.Hits) })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tether_tree_store_misses_total", Help: "Tree-store lookups that had to parse."},
+		metrics.NewCounterFunc(metrics.Opts{Name: "tether_tree_store_misses_total", Help: "Tree-store lookups that had to parse."},
 			stats(func(s store.CacheStats) float64 { return float64(s.Misses) })),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_tree_store_bytes", Help: "Memory the shared tree store holds (estimated)."},
+		metrics.NewGaugeFunc(metrics.Opts{Name: "tether_tree_store_bytes", Help: "Memory the shared tree store holds (estimated)."},
 			stats(func(s store.CacheStats) float64 { return float64(s.Bytes) })),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_child_processes", Help: "Processes descended from this one (kernels, language servers, debug adapters, workers); -1 where /proc cannot be read."},
+		metrics.NewGaugeFunc(metrics.Opts{Name: "tether_child_processes", Help: "Processes descended from this one (kernels, language servers, debug adapters, workers); -1 where /proc cannot be read."},
 			func() float64 { return float64(descendants(os.Getpid())) }),
 	)
 	return reg

@@ -1,0 +1,14 @@
+//go:build unix
+
+package metrics
+
+import "syscall"
+
+// maxFDs is the soft limit on open file descriptors.
+func maxFDs() (float64, bool) {
+	var rl syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) != nil {
+		return 0, false
+	}
+	return float64(rl.Cur), true
+}
