@@ -1,6 +1,7 @@
 package grammars
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -140,7 +141,7 @@ type Manifest struct {
 // ParseManifest decodes and checks a manifest.
 func ParseManifest(b []byte) (*Manifest, error) {
 	var m Manifest
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b)) // no copy of the manifest
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("grammars: manifest: %w", err)
