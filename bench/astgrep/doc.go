@@ -5,7 +5,7 @@
 //
 //	go run ./bench/astgrep [-corpus DIR] [-j N] [-tether bin/tether] [-readme bench/README.md]
 //	go run ./bench/astgrep -session [...]
-//	go run ./bench/astgrep -tier [-corpus DIR] [-rounds N] [...]
+//	go run ./bench/astgrep -tier [-corpus DIR] [-rounds N] [-one] [...]
 //
 // cold: a new process per query for both (tether's wasm compilation cache on
 // disk is warm, as after any earlier run; the OS file cache is warm for both).
@@ -24,7 +24,7 @@
 // corpus, then a one-file search, as tether with an empty disk tier, tether
 // with --no-cache and ast-grep, in turn in every round; the medians of the
 // rounds and their ratios, with the load average, since the machine may be
-// shared.
+// shared. -tier -one runs only the one-file search, -rounds times.
 //
 // A benchmark command: it may import whatever it measures, and nothing imports
 // it.

@@ -50,6 +50,7 @@ func main() {
 	only := flag.String("patterns", "", "with -session-child or -tier: the patterns, one a line (default the session's 20, or the tier benchmark's 4)")
 	tierBench := flag.Bool("tier", false, "run the disk tier benchmark (tether with an empty disk tier, with --no-cache, and ast-grep, in turn: the corpus with 4 patterns, then one small file) instead")
 	rounds := flag.Int("rounds", 5, "with -tier: rounds over the corpus (the one-file search runs 6 times as many)")
+	oneOnly := flag.Bool("one", false, "with -tier: only the one-file search (-rounds times; its table is printed, the README left alone)")
 	flag.Parse()
 	if *child {
 		pats := SessionPatterns
@@ -67,6 +68,14 @@ func main() {
 	}
 	if *session {
 		runSession(ag, *tether, *corpus, *threads, *readmePath)
+		return
+	}
+	if *tierBench && *oneOnly {
+		table, err := runOneFile(ag, *tether, *threads, *rounds)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Print(table)
 		return
 	}
 	if *tierBench {

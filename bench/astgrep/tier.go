@@ -153,6 +153,18 @@ func loadAvg() string {
 	return strings.Join(f[:min(3, len(f))], " ")
 }
 
+// runOneFile runs the one-file search of the disk tier benchmark and
+// returns its table.
+func runOneFile(ag, tether string, threads, rounds int) (string, error) {
+	start := loadAvg()
+	file := filepath.Join(runtime.GOROOT(), oneFile.rel)
+	one, err := TierRun(ag, tether, filepath.Dir(file), threads, rounds, []TierSearch{{oneFile.pattern, file}})
+	if err != nil {
+		return "", err
+	}
+	return TierTable(one, fmt.Sprintf("One file, `$(go env GOROOT)/%s`", oneFile.rel), rounds, threads, start, loadAvg()), nil
+}
+
 // runTier runs the disk tier benchmark: the patterns over the corpus, then
 // the one-file search, and writes both tables into the README.
 func runTier(ag, tether, corpus string, patterns []string, threads, rounds, oneRounds int, readmePath string) error {
@@ -166,12 +178,11 @@ func runTier(ag, tether, corpus string, patterns []string, threads, rounds, oneR
 		return err
 	}
 	table := TierTable(rows, fmt.Sprintf("Corpus `%s`", corpus), rounds, threads, start, loadAvg())
-	start = loadAvg()
-	one, err := TierRun(ag, tether, corpus, threads, oneRounds, []TierSearch{{oneFile.pattern, filepath.Join(runtime.GOROOT(), oneFile.rel)}})
+	one, err := runOneFile(ag, tether, threads, oneRounds)
 	if err != nil {
 		return err
 	}
-	table += "\n" + TierTable(one, fmt.Sprintf("One file, `$(go env GOROOT)/%s`", oneFile.rel), oneRounds, threads, start, loadAvg())
+	table += "\n" + one
 	fmt.Print(table)
 	if readmePath == "" {
 		return nil
