@@ -22,13 +22,14 @@ apt_pkgs_build=(clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32 libc++-16-de
 # nginx-light, haproxy: the fleet tests run their own proxy from a temporary directory
 # (Debian may also start its nginx or haproxy service; `systemctl disable --now nginx haproxy`).
 # clang-19 (the version of clangd-19) is the C checker of bench/diagdiff;
-# python3-pyparsing is the real package the diagnostics-on-write tests edit.
+# python3-pyparsing is the real package the diagnostics-on-write tests edit;
+# python3-nbformat validates the notebooks the notebook tools write.
 # php-cli, php-xdebug: the debug tool's PHP adapter drives Xdebug (3.1 or later).
 # ruby (its debug gem's rdbg) and libperl-languageserver-perl are the Ruby
 # and Perl debug adapters; gdb 13 is checked to be refused as too old for DAP.
 apt_pkgs_peers=(clangd-19 lldb-19 python3 python3-debugpy python3-pandas python3-matplotlib
   python3-pip python3-venv python3-wheel python3-setuptools chromium procps python3-pylsp
-  python3-pytest python3-pyparsing nginx-light haproxy shellcheck clang-19 php-cli php-xdebug
+  python3-pytest python3-pyparsing python3-nbformat nginx-light haproxy shellcheck clang-19 php-cli php-xdebug
   ruby libperl-languageserver-perl gdb)
 
 need_apt=()
