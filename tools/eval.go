@@ -20,16 +20,7 @@ func init() {
 		// Registered when the run has a kernel factory.
 		wired: func(cfg *Config) bool { return cfg.Eval.Kernels != nil },
 		register: func(r *Run) (func() error, error) {
-			factory := r.cfg.Eval.Kernels
-			if lookup := r.cfg.Eval.Enclosure; lookup != nil {
-				// This run's kernels run in its conversation's enclosure
-				// when there is one; the factory may be shared.
-				f := *factory
-				conv := r.cfg.ConversationID
-				f.Defaults.Enclosure = func() []string { return lookup(conv) }
-				factory = &f
-			}
-			ev := &evaluator{run: r, factory: factory, kernels: map[kernels.Language]kernels.Kernel{}}
+			ev := &evaluator{run: r, factory: evalFactory(r), kernels: map[kernels.Language]kernels.Kernel{}}
 			if err := r.reg.Register(ev.tool()); err != nil {
 				return nil, err
 			}
@@ -38,6 +29,20 @@ func init() {
 		},
 		tools: func() []Tool { return []Tool{(&evaluator{}).tool()} },
 	})
+}
+
+// evalFactory is the run's kernel factory, its kernels run in the
+// conversation's enclosure when there is one (the factory itself may be
+// shared between runs).
+func evalFactory(r *Run) *kernels.Factory {
+	factory := r.cfg.Eval.Kernels
+	if lookup := r.cfg.Eval.Enclosure; lookup != nil {
+		f := *factory
+		conv := r.cfg.ConversationID
+		f.Defaults.Enclosure = func() []string { return lookup(conv) }
+		factory = &f
+	}
+	return factory
 }
 
 // errEvalFromCell refuses a cell's tool("eval").
@@ -84,6 +89,22 @@ type evalCell struct {
 // DefaultEvalMaxTimeout is the longest timeout an eval call may ask for
 // unless Config.Eval.MaxTimeout says otherwise.
 const DefaultEvalMaxTimeout = 10 * time.Minute
+
+// callTimeout bounds ctx by a call's timeout argument (seconds; none when
+// 0), clamped to maxTimeout; notes say when it was clamped.
+func (e *evaluator) callTimeout(ctx context.Context, seconds int) (context.Context, context.CancelFunc, []string) {
+	if seconds <= 0 {
+		return ctx, func() {}, nil
+	}
+	var notes []string
+	d, limit := time.Duration(seconds)*time.Second, e.maxTimeout()
+	if d > limit {
+		notes = append(notes, fmt.Sprintf("timeout: %s asked for, clamped to the operator's maximum of %s", d, limit))
+		d = limit
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, d, &kernels.CallTimeout{After: d})
+	return ctx, cancel, notes
+}
 
 // maxTimeout is the operator's bound on a call's timeout.
 func (e *evaluator) maxTimeout() time.Duration {
@@ -156,17 +177,8 @@ func (e *evaluator) handle(ctx context.Context, call *Call, a evalArgs) (*Result
 		}
 		cells = []plannedCell{{lang: lang, code: a.Code}}
 	}
-	var notes []string
-	if a.Timeout > 0 {
-		d, limit := time.Duration(a.Timeout)*time.Second, e.maxTimeout()
-		if d > limit {
-			notes = append(notes, fmt.Sprintf("timeout: %s asked for, clamped to the operator's maximum of %s", d, limit))
-			d = limit
-		}
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d, &kernels.CallTimeout{After: d})
-		defer cancel()
-	}
+	ctx, cancel, notes := e.callTimeout(ctx, a.Timeout)
+	defer cancel()
 	if len(cells) == 1 && len(a.Cells) == 0 {
 		res, err := e.runCell(ctx, cells[0].lang, cells[0].code, label, a.Reset, map[kernels.Language]bool{})
 		if err != nil {
@@ -295,9 +307,7 @@ func (e *evaluator) runCells(ctx context.Context, cells []plannedCell, label str
 			outs[i].Status, failed = "error", i
 			continue
 		}
-		r, st := renderCell(c.lang, head, res)
-		_, body, _ := strings.Cut(r.Content[0].Text, "\n")
-		fmt.Fprintf(&b, "\n--- %s [%s]\n%s\n", head, c.lang, body)
+		r, st := cellSection(&b, c.lang, head, res)
 		images = append(images, r.Content[1:]...)
 		outs[i].Result = st
 		outs[i].Status = "ok"
@@ -310,6 +320,16 @@ func (e *evaluator) runCells(ctx context.Context, cells []plannedCell, label str
 		Content: append([]Content{{Type: TextContent, Text: text}}, images...),
 		IsError: failed >= 0,
 	}, &cellsOutput{label, outs}, nil
+}
+
+// cellSection writes a cell's result to b under a header naming it, as
+// eval's answer with several cells shows each, and returns the rendered
+// cell (its images after its text).
+func cellSection(b *strings.Builder, lang kernels.Language, head string, res *kernels.Result) (*Result, *cellOutput) {
+	r, st := renderCell(lang, head, res)
+	_, body, _ := strings.Cut(r.Content[0].Text, "\n")
+	fmt.Fprintf(b, "\n--- %s [%s]\n%s\n", head, lang, body)
+	return r, st
 }
 
 // evalOutput is eval's structured output: *cellOutput for one cell,
@@ -360,10 +380,14 @@ func (e *evaluator) kernel(lang kernels.Language, reset bool) (k kernels.Kernel,
 // Run.Call with Origin FromBridge, so the run's surface, approval policy,
 // approver and every wrapper apply exactly as for the model.
 func (e *evaluator) bridge(ctx context.Context, name string, args json.RawMessage) (kernels.ToolReply, error) {
-	if name == "eval" {
+	switch name {
+	case "eval":
 		// Refused here, not by eval's handler: eval is Serial, and the
 		// cell's own call holds its lock.
 		return kernels.ToolReply{}, errEvalFromCell
+	case "notebook_run":
+		// Serial too, and a notebook's cell may be the caller.
+		return kernels.ToolReply{}, errNotebookRunFromCell
 	}
 	res, err := e.run.Call(ctx, name, args, FromBridge)
 	if err != nil {

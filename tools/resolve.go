@@ -11,14 +11,15 @@ import (
 )
 
 // resolve accepts, discards or shows a change that ast_edit, lsp_apply,
-// lsp_rename with preview or rename_file, or an isolated worker (vibe_wait)
+// lsp_rename with preview or rename_file, notebook_edit or notebook_run, or
+// an isolated worker (vibe_wait)
 // staged: one family, wired when any of those is, so that every staged change is applied the same way
 // (the drift check, all or nothing, diagnostics on write).
 func init() {
 	addFamily(family{
 		name: "resolve",
 		wired: func(cfg *Config) bool {
-			return cfg.Search.Parser != nil || ((cfg.LSP != nil || cfg.Vibe.On && cfg.Vibe.Workers != nil) && cfg.WorkDir != "")
+			return cfg.Search.Parser != nil || cfg.Eval.Kernels != nil || ((cfg.LSP != nil || cfg.Vibe.On && cfg.Vibe.Workers != nil) && cfg.WorkDir != "")
 		},
 		register: func(r *Run) (func() error, error) {
 			return nil, r.reg.Register((&stagedTools{run: r}).tools()...)
@@ -39,7 +40,7 @@ func (r *Run) stager() *stage.Stager {
 }
 
 // stagingTools names the tools whose changes resolve applies, for messages.
-const stagingTools = "ast_edit, lsp_apply, lsp_rename with preview or rename_file, vibe_wait of an isolated worker"
+const stagingTools = "ast_edit, lsp_apply, lsp_rename with preview or rename_file, notebook_edit, notebook_run, vibe_wait of an isolated worker"
 
 // stagedTools is resolve bound to a run.
 type stagedTools struct {

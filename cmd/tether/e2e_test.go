@@ -163,9 +163,9 @@ var surfaceTools = []struct {
 	surface string
 	want    []string
 }{
-	{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "ast_tree", "debug", "edit", "eval", "lsp", "lsp_apply", "lsp_check", "lsp_command", "lsp_format", "lsp_rename", "lsp_request", "map", "read", "rename_file", "resolve", "write"}},
-	{"plan", []string{"ask_user", "ast_grep", "ast_tree", "lsp", "map", "read"}},
-	{"readonly", []string{"ask_user", "ast_grep", "ast_tree", "lsp", "map", "read"}},
+	{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "ast_tree", "debug", "edit", "eval", "lsp", "lsp_apply", "lsp_check", "lsp_command", "lsp_format", "lsp_rename", "lsp_request", "map", "notebook", "notebook_edit", "notebook_run", "read", "rename_file", "resolve", "write"}},
+	{"plan", []string{"ask_user", "ast_grep", "ast_tree", "lsp", "map", "notebook", "read"}},
+	{"readonly", []string{"ask_user", "ast_grep", "ast_tree", "lsp", "map", "notebook", "read"}},
 }
 
 func TestToolsCommand(t *testing.T) {
@@ -215,11 +215,11 @@ func TestToolsCommand(t *testing.T) {
 	}
 	// docs/tools.md's tier table, plus the file tools.
 	tiers := map[string]string{
-		"read": "read", "lsp": "read", "ast_grep": "read", "ast_tree": "read", "map": "read", "ask_user": "read",
+		"read": "read", "lsp": "read", "ast_grep": "read", "ast_tree": "read", "map": "read", "ask_user": "read", "notebook": "read",
 		"vibe_spawn": "read", "vibe_send": "read", "vibe_wait": "read", "vibe_kill": "read", "vibe_list": "read",
 		"write": "write", "edit": "write", "apply_patch": "write", "lsp_rename": "write", "ast_edit": "write", "resolve": "write",
-		"lsp_apply": "write", "rename_file": "write", "lsp_format": "write", "lsp_request": "write",
-		"debug": "exec", "eval": "exec", "lsp_check": "exec", "lsp_command": "exec",
+		"lsp_apply": "write", "rename_file": "write", "lsp_format": "write", "lsp_request": "write", "notebook_edit": "write",
+		"debug": "exec", "eval": "exec", "notebook_run": "exec", "lsp_check": "exec", "lsp_command": "exec",
 	}
 	if len(all) != len(tiers) {
 		t.Errorf("with everything wired, %d tools are listed, want the %d of docs/tools.md's tier table", len(all), len(tiers))
@@ -317,7 +317,7 @@ func TestServeMCPClient(t *testing.T) {
 			var got []string
 			for _, tool := range res.Tools {
 				got = append(got, tool.Name)
-				if (tool.Name == "read" || tool.Name == "ask_user" || tool.Name == "lsp" || tool.Name == "ast_grep" || tool.Name == "ast_tree" || tool.Name == "map") != tool.Annotations.ReadOnlyHint {
+				if (tool.Name == "read" || tool.Name == "ask_user" || tool.Name == "lsp" || tool.Name == "ast_grep" || tool.Name == "ast_tree" || tool.Name == "map" || tool.Name == "notebook") != tool.Annotations.ReadOnlyHint {
 					t.Errorf("%s: readOnlyHint %v", tool.Name, tool.Annotations.ReadOnlyHint)
 				}
 			}

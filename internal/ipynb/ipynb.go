@@ -235,10 +235,27 @@ func (nb *Notebook) SetOutputs(i int, outputs []map[string]any, count *int) ([]b
 	return nb.replace(c, []member{me, mo}, []any{cv, outputs}), nil
 }
 
-// NewCell is the JSON text of a new cell of type typ holding src, with an
-// id when the notebook's nbformat is 4.5 or later; ids are the ids already
-// taken, and the new one is added to them.
-func (nb *Notebook) NewCell(typ, src string, ids map[string]bool) ([]byte, string, error) {
+// NewID is a new cell id (8 hex digits, as nbformat makes them) that is
+// not in ids, and adds it there; "" when the notebook's nbformat is before
+// 4.5, which has no cell ids.
+func (nb *Notebook) NewID(ids map[string]bool) string {
+	if nb.Minor < 5 {
+		return ""
+	}
+	id := ""
+	for id == "" || ids[id] {
+		var r [4]byte
+		rand.Read(r[:])
+		id = hex.EncodeToString(r[:])
+	}
+	ids[id] = true
+	return id
+}
+
+// NewCell is the JSON text of a new cell of type typ holding src, with id
+// when it is not "" (NewID), as Jupyter writes it at the notebook's
+// indentation.
+func (nb *Notebook) NewCell(typ, src, id string) ([]byte, error) {
 	cell := map[string]any{"cell_type": typ, "metadata": map[string]any{}, "source": Lines(src)}
 	switch typ {
 	case "code":
@@ -246,19 +263,12 @@ func (nb *Notebook) NewCell(typ, src string, ids map[string]bool) ([]byte, strin
 		cell["outputs"] = []any{}
 	case "markdown", "raw":
 	default:
-		return nil, "", fmt.Errorf("ipynb: cell_type %q is not code, markdown or raw", typ)
+		return nil, fmt.Errorf("ipynb: cell_type %q is not code, markdown or raw", typ)
 	}
-	id := ""
-	if nb.Minor >= 5 {
-		for id == "" || ids[id] {
-			var r [4]byte
-			rand.Read(r[:])
-			id = hex.EncodeToString(r[:])
-		}
-		ids[id] = true
+	if id != "" {
 		cell["id"] = id
 	}
-	return nb.encode(cell, nb.elemIndent), id, nil
+	return nb.encode(cell, nb.elemIndent), nil
 }
 
 // replace is c's text with each member's value replaced by the matching

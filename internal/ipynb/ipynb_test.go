@@ -75,7 +75,8 @@ func TestNewCellIDsFromMinor5(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, id, err := nb.NewCell("code", "print(1)\n", map[string]bool{})
+		id := nb.NewID(map[string]bool{})
+		raw, err := nb.NewCell("code", "print(1)\n", id)
 		if err != nil {
 			t.Fatal(err)
 		}
