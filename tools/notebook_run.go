@@ -207,7 +207,7 @@ func (nt *notebookTools) execute(ctx context.Context, nb *ipynb.Notebook, rel st
 		if res.Error != nil {
 			run.failed = true
 			if rest := len(idx) - k - 1; rest > 0 {
-				fmt.Fprintf(&run.text, "\n(%s raised: the %s after it were not run)\n", head, plural(rest, "code cell"))
+				fmt.Fprintf(&run.text, "\n(%s raised, so the run stopped there: %s after it not run)\n", head, plural(rest, "code cell"))
 			}
 			break
 		}

@@ -245,3 +245,42 @@ func TestNotebookRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestNotebookRunFigureAndError writes a matplotlib figure as an image/png
+// output that read attaches again, and stops a run at a cell that raises,
+// keeping its error as its output.
+func TestNotebookRunFigureAndError(t *testing.T) {
+	r, file := notebookRun(t, "empty.ipynb")
+	edit := callResult(t, r, "notebook_edit", map[string]any{"path": "nb/empty.ipynb", "edits": []map[string]any{
+		{"op": "edit", "index": 0, "source": "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.title('rising')\nplt.show()"},
+		{"op": "insert", "source": "undefined_name + 1"},
+		{"op": "insert", "source": "print('not reached')"},
+	}})
+	accept(t, r, edit)
+	res := callResult(t, r, "notebook_run", map[string]any{"path": "nb/empty.ipynb", "all": true, "apply": true})
+	text := res.Content[0].Text
+	if !res.IsError || !strings.Contains(text, "ran 2 code cells of 3") || !strings.Contains(text, "error: NameError") ||
+		!strings.Contains(text, "(cell 1 raised, so the run stopped there: 1 code cell after it not run)") {
+		t.Errorf("notebook_run all:\n%s", text)
+	}
+	validateNotebook(t, file)
+	nb := parseFile(t, file)
+	fig, bad, after := nb.Cells[0], nb.Cells[1], nb.Cells[2]
+	if len(fig.Outputs) == 0 || fig.Outputs[len(fig.Outputs)-1].Type != "display_data" || fig.Outputs[len(fig.Outputs)-1].Data["image/png"] == "" {
+		t.Errorf("the figure cell's outputs: %+v", fig.Outputs)
+	}
+	if len(bad.Outputs) != 1 || bad.Outputs[0].Type != "error" || bad.Outputs[0].EName != "NameError" || *bad.ExecutionCount != 2 {
+		t.Errorf("the failing cell: count %v outputs %+v", bad.ExecutionCount, bad.Outputs)
+	}
+	if after.ExecutionCount != nil || len(after.Outputs) != 0 {
+		t.Errorf("the cell after the failure ran: %+v", after)
+	}
+	list := callResult(t, r, "notebook", map[string]any{"action": "list", "path": "nb/empty.ipynb"})
+	if !strings.Contains(list.Content[0].Text, "image/png") || !strings.Contains(list.Content[0].Text, "error NameError") {
+		t.Errorf("list:\n%s", list.Content[0].Text)
+	}
+	read := callResult(t, r, "notebook", map[string]any{"action": "read", "path": "nb/empty.ipynb", "count": 1})
+	if len(read.Content) != 2 || read.Content[1].Type != tools.ImageContent || !bytes.HasPrefix(read.Content[1].Data, []byte("\x89PNG")) {
+		t.Errorf("read of the figure cell: %d blocks:\n%s", len(read.Content), read.Content[0].Text)
+	}
+}

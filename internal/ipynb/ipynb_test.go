@@ -89,3 +89,38 @@ func TestNewCellIDsFromMinor5(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactAndStringSource: a notebook saved without indentation, whose
+// source is one string, keeps both forms when a cell is edited and one is
+// added.
+func TestCompactAndStringSource(t *testing.T) {
+	text := `{"cells":[{"cell_type":"code","execution_count":3,"metadata":{},"outputs":[{"name":"stdout","output_type":"stream","text":"hi\n"}],"source":"print('hi')"},{"cell_type":"markdown","metadata":{},"source":"# Title"}],"metadata":{},"nbformat":4,"nbformat_minor":4}`
+	nb, err := ipynb.Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited, err := nb.SetSource(0, "print('bye')\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := 4
+	outs, err := nb.SetOutputs(0, nil, &count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added, err := nb.NewCell("raw", "raw text", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(nb.WithCells([][]byte{edited, nb.Raw(1), added}))
+	want := `{"cells":[{"cell_type":"code","execution_count":3,"metadata":{},"outputs":[{"name":"stdout","output_type":"stream","text":"hi\n"}],"source":"print('bye')\n"},{"cell_type":"markdown","metadata":{},"source":"# Title"},{"cell_type":"raw","metadata":{},"source":["raw text"]}],"metadata":{},"nbformat":4,"nbformat_minor":4}`
+	if got != want {
+		t.Errorf("rewritten:\n%s\nwant:\n%s", got, want)
+	}
+	if want := `{"cell_type":"code","execution_count":4,"metadata":{},"outputs":[],"source":"print('hi')"}`; string(outs) != want {
+		t.Errorf("SetOutputs:\n%s\nwant:\n%s", outs, want)
+	}
+	if _, err := nb.SetOutputs(1, nil, nil); err == nil {
+		t.Error("SetOutputs on a markdown cell did not fail")
+	}
+}
