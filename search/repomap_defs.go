@@ -216,11 +216,19 @@ func (d defKind) holds(n engine.Node) bool {
 // defName finds a definition's name: its name field, else the name its
 // declarator declares (C), else its left side (a Python assignment).
 func defName(n engine.Node) (string, engine.Node) {
+	if c, ok := defNameNode(n); ok {
+		return c.Text(), n
+	}
+	return "", n
+}
+
+// defNameNode is the node of a definition's name (see defName).
+func defNameNode(n engine.Node) (engine.Node, bool) {
 	for _, f := range []string{"name", "declarator", "left"} {
 		c, ok := n.ChildByField(f)
 		for depth := 0; ok && depth < 8; depth++ {
 			if refKinds[c.Kind()] {
-				return c.Text(), n
+				return c, true
 			}
 			// a C declarator wraps the name (pointer, function, array)
 			c, ok = c.ChildByField("declarator")
@@ -229,10 +237,10 @@ func defName(n engine.Node) (string, engine.Node) {
 	// a Java field or Go const spec may name it in a declarator child
 	for c, ok := n.FirstChild(); ok; c, ok = c.NextSibling() {
 		if c.Kind() == "variable_declarator" {
-			return defName(c)
+			return defNameNode(c)
 		}
 	}
-	return "", n
+	return engine.Node{}, false
 }
 
 // signature is a definition's text without its body: up to its body
