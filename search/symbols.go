@@ -36,6 +36,9 @@ type Declaration struct {
 	Indent string `json:"indent"`
 	// Parent is the index of the declaration that holds it, -1 for none.
 	Parent int `json:"parent"`
+
+	// NameStart is the byte offset of its name.
+	NameStart int `json:"name_start"`
 }
 
 // PathString is the declaration's name path, "Outer/Inner/method".
@@ -214,7 +217,7 @@ func implOf(n engine.Node) []string {
 // decorators, its whole lines) and body.
 func declaration(src []byte, n, name engine.Node) Declaration {
 	r := name.Range()
-	d := Declaration{Name: name.Text(), Line: int(r.StartPoint.Row) + 1, BodyStart: -1}
+	d := Declaration{Name: name.Text(), Line: int(r.StartPoint.Row) + 1, BodyStart: -1, NameStart: int(name.StartByte())}
 	if b, ok := n.ChildByField("body"); ok {
 		d.BodyStart, d.BodyEnd = bodyInside(src, b)
 		if src[b.StartByte()] != '{' {

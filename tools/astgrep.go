@@ -142,6 +142,7 @@ func (s *structural) tools() []Tool {
 		}, s.edit),
 		s.treeTool(),
 		s.mapTool(),
+		s.symbolEditTool(),
 	}
 }
 

@@ -40,7 +40,7 @@ func (r *Run) stager() *stage.Stager {
 }
 
 // stagingTools names the tools whose changes resolve applies, for messages.
-const stagingTools = "ast_edit, lsp_apply, lsp_rename with preview or rename_file, notebook_edit, notebook_run, vibe_wait of an isolated worker"
+const stagingTools = "ast_edit, symbol_edit, lsp_apply, lsp_rename with preview or rename_file, notebook_edit, notebook_run, vibe_wait of an isolated worker"
 
 // stagedTools is resolve bound to a run.
 type stagedTools struct {
@@ -62,7 +62,7 @@ func (s *stagedTools) tools() []Tool {
 
 // resolveArgs are resolve's arguments.
 type resolveArgs struct {
-	EditID string `json:"edit_id" jsonschema:"the id the staging tool returned (ast_edit, lsp_apply, lsp_rename with preview, rename_file), e.g. edit_1" bounds:"minLength=1"`
+	EditID string `json:"edit_id" jsonschema:"the id the staging tool returned (ast_edit, symbol_edit, lsp_apply, lsp_rename with preview, rename_file), e.g. edit_1" bounds:"minLength=1"`
 	Action string `json:"action" jsonschema:"accept writes every file of the edit (all or none); discard drops it; show lists its files and shows a page of its diff, writing nothing" bounds:"enum=accept|discard|show"`
 	// File and Start page through the diff with show.
 	File  string `json:"file,omitempty" jsonschema:"show: the file whose diff to show, as the edit lists it (default: the whole edit)" bounds:"minLength=1"`

@@ -163,7 +163,7 @@ var surfaceTools = []struct {
 	surface string
 	want    []string
 }{
-	{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "ast_tree", "debug", "edit", "eval", "lsp", "lsp_apply", "lsp_check", "lsp_command", "lsp_format", "lsp_rename", "lsp_request", "map", "notebook", "notebook_edit", "notebook_run", "read", "rename_file", "resolve", "write"}},
+	{"default", []string{"apply_patch", "ask_user", "ast_edit", "ast_grep", "ast_tree", "debug", "edit", "eval", "lsp", "lsp_apply", "lsp_check", "lsp_command", "lsp_format", "lsp_rename", "lsp_request", "map", "notebook", "notebook_edit", "notebook_run", "read", "rename_file", "resolve", "symbol_edit", "write"}},
 	{"plan", []string{"ask_user", "ast_grep", "ast_tree", "lsp", "map", "notebook", "read"}},
 	{"readonly", []string{"ask_user", "ast_grep", "ast_tree", "lsp", "map", "notebook", "read"}},
 }
@@ -218,7 +218,7 @@ func TestToolsCommand(t *testing.T) {
 		"read": "read", "lsp": "read", "ast_grep": "read", "ast_tree": "read", "map": "read", "ask_user": "read", "notebook": "read",
 		"vibe_spawn": "read", "vibe_send": "read", "vibe_wait": "read", "vibe_kill": "read", "vibe_list": "read",
 		"write": "write", "edit": "write", "apply_patch": "write", "lsp_rename": "write", "ast_edit": "write", "resolve": "write",
-		"lsp_apply": "write", "rename_file": "write", "lsp_format": "write", "lsp_request": "write", "notebook_edit": "write",
+		"lsp_apply": "write", "rename_file": "write", "lsp_format": "write", "lsp_request": "write", "notebook_edit": "write", "symbol_edit": "write",
 		"debug": "exec", "eval": "exec", "notebook_run": "exec", "lsp_check": "exec", "lsp_command": "exec",
 	}
 	if len(all) != len(tiers) {
