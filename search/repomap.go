@@ -109,10 +109,7 @@ type mapFile struct {
 func (s *Searcher) Map(ctx context.Context, q MapQuery) (*MapResult, error) {
 	s.warm.BeginQuery()
 	defer s.warm.EndQuery()
-	if s.rootErr != nil {
-		return nil, s.rootErr
-	}
-	fsys, err := openFiles(s.root)
+	fsys, err := s.openRoot()
 	if err != nil {
 		return nil, err
 	}

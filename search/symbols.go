@@ -62,10 +62,7 @@ var ErrNoOutline = errors.New("search: no definition table for this language")
 // Declarations parses the file at path (relative to the searcher's root,
 // through it) and lists its declarations in source order.
 func (s *Searcher) Declarations(ctx context.Context, path string) (*FileDecls, error) {
-	if s.rootErr != nil {
-		return nil, s.rootErr
-	}
-	fsys, err := openFiles(s.root)
+	fsys, err := s.openRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +101,14 @@ func (s *Searcher) DeclarationsOf(ctx context.Context, path string, src []byte) 
 		return nil, fmt.Errorf("search: cancelled: %w", err)
 	}
 	return f, nil
+}
+
+// openRoot opens the searcher's root for one search (nil without one).
+func (s *Searcher) openRoot() (*files, error) {
+	if s.rootErr != nil {
+		return nil, s.rootErr
+	}
+	return openFiles(s.root)
 }
 
 // abs is path joined to the searcher's root when it is relative.

@@ -50,14 +50,11 @@ func langFamily(id string) string {
 // references a delete would leave, by name only (a same-named other
 // symbol counts too). It lists at most max.
 func (s *Searcher) NameUses(ctx context.Context, file string, d Declaration, max int) (*NameUses, error) {
-	if s.rootErr != nil {
-		return nil, s.rootErr
-	}
 	lang := langForPath(file)
 	if lang == nil {
 		return nil, fmt.Errorf("%w: %s is of no known language", ErrNoOutline, file)
 	}
-	fsys, err := openFiles(s.root)
+	fsys, err := s.openRoot()
 	if err != nil {
 		return nil, err
 	}
