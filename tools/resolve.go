@@ -10,9 +10,9 @@ import (
 	"github.com/tetherhq/tether/search/stage"
 )
 
-// resolve accepts, discards or shows a change that ast_edit, lsp_apply,
-// lsp_rename with preview or rename_file, notebook_edit or notebook_run, or
-// an isolated worker (vibe_wait)
+// resolve accepts, discards or shows a change that ast_edit, symbol_edit,
+// lsp_apply, lsp_rename with preview or rename_file, notebook_edit or
+// notebook_run, or an isolated worker (vibe_wait)
 // staged: one family, wired when any of those is, so that every staged change is applied the same way
 // (the drift check, all or nothing, diagnostics on write).
 func init() {
