@@ -146,7 +146,7 @@ func writeJournal(h *journalHeader, old func(i int) []byte) (*journal, error) {
 		return nil, err
 	}
 	tmp := h.ID + ".tmp"
-	f, err := dir.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := createLocked(dir, tmp)
 	if err != nil {
 		dir.Close()
 		return nil, fmt.Errorf("fsutil: creating the change journal in %s: %w", dpath, err)
@@ -159,9 +159,6 @@ func writeJournal(h *journalHeader, old func(i int) []byte) (*journal, error) {
 			dir.Close()
 		}
 	}()
-	if err := lockFile(f, true); err != nil {
-		return nil, fmt.Errorf("fsutil: locking the change journal: %w", err)
-	}
 	sum := sha256.New()
 	w := bufio.NewWriterSize(io.MultiWriter(f, sum), 1<<16)
 	hdr, err := json.Marshal(h)
@@ -194,6 +191,39 @@ func writeJournal(h *journalHeader, old func(i int) []byte) (*journal, error) {
 	}
 	ok = true
 	return &journal{id: h.ID, dir: dir, path: filepath.Join(dpath, h.ID+".journal"), name: h.ID + ".journal", f: f}, nil
+}
+
+// testHookCreated, when set, runs between a journal's create and its lock.
+var testHookCreated func()
+
+// createLocked creates the file name in dir and locks it. Another process's
+// Recover removes an unlocked journal it finds unfinished, and may do so
+// between the create and the lock: the file is then made again, a bounded
+// number of times.
+func createLocked(dir *os.Root, name string) (*os.File, error) {
+	for try := 0; ; try++ {
+		f, err := dir.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		if testHookCreated != nil {
+			testHookCreated()
+		}
+		if err := lockFile(f, true); err != nil {
+			f.Close()
+			dir.Remove(name)
+			return nil, fmt.Errorf("locking it: %w", err)
+		}
+		fi, err1 := f.Stat()
+		li, err2 := dir.Lstat(name)
+		if err1 == nil && err2 == nil && os.SameFile(fi, li) {
+			return f, nil
+		}
+		f.Close()
+		if try == 4 {
+			return nil, errors.New("another process kept removing it before it was locked; retry")
+		}
+	}
 }
 
 // done removes the journal: the change is complete (or fully rolled back).

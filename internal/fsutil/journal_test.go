@@ -144,3 +144,28 @@ func TestRecoverRootGone(t *testing.T) {
 	requireRecoveredOnce(t)
 	os.Remove(recs[0].Kept)
 }
+
+// TestRecoverBetweenCreateAndLock: another process's Recover that removes a
+// journal in the moment between its create and its lock (unlocked, so it
+// looks unfinished) does not fail the change: the journal is made again.
+func TestRecoverBetweenCreateAndLock(t *testing.T) {
+	r, dir, _ := setup(t)
+	var rerr error
+	removed := 0
+	testHookCreated = func() {
+		if removed < 2 {
+			removed++
+			_, rerr = Recover()
+		}
+	}
+	defer func() { testHookCreated = nil }()
+	if _, err := r.Apply([]Change{{Path: "a/b/f.txt", Content: []byte("g")}, {Path: "new.txt", Content: []byte("n")}}); err != nil {
+		t.Fatalf("a change whose journal was removed before its lock: %v", err)
+	}
+	if rerr != nil || removed != 2 {
+		t.Fatalf("Recover ran %d times: %v", removed, rerr)
+	}
+	requireContent(t, filepath.Join(dir, "a", "b", "f.txt"), "g")
+	requireContent(t, filepath.Join(dir, "new.txt"), "n")
+	requireNoJournal(t)
+}
