@@ -96,7 +96,7 @@ type mapFile struct {
 	lang    *grammars.Language
 	focused bool
 	defs    []MapDef
-	refs    []mapName // sorted by name
+	refs    names // sorted by name
 	unread  unread
 	err     error
 }

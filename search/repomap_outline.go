@@ -31,10 +31,17 @@ func outlineKey(k store.Key) store.Key {
 // roles are the definitions' roles, by their byte in an outline.
 var roles = []string{"function", "method", "type", "class", "interface", "constant"}
 
-// mapName is one name a file uses, with how many times it does.
-type mapName struct {
-	name string
-	n    int
+// names are the names a file uses with their counts, as its outline
+// holds them (a count, then each name and its count): read in place, as
+// each call of a warm map would otherwise copy every file's.
+type names string
+
+// each calls fn with every name and its count, in order.
+func (ns names) each(fn func(name string, n int)) {
+	r := outlineReader{s: string(ns)}
+	for range r.uvarint() {
+		fn(r.string(), int(r.uvarint()))
+	}
 }
 
 // outlineFile outlines the tree of f, whose key is k, keeps the outline in
@@ -108,18 +115,19 @@ func (f *mapFile) decode(o string) bool {
 		d.Line = int(r.uvarint())
 		d.Signature = r.string()
 	}
+	refs := r.s
 	nr := r.uvarint()
 	if nr > uint64(len(o)) {
 		return false
 	}
-	refs := make([]mapName, nr)
-	for i := range refs {
-		refs[i] = mapName{name: r.string(), n: int(r.uvarint())}
+	for range nr {
+		r.string()
+		r.uvarint()
 	}
 	if r.bad || r.s != "" {
 		return false
 	}
-	f.defs, f.refs = defs, refs
+	f.defs, f.refs = defs, names(refs)
 	return true
 }
 

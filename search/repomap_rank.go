@@ -151,15 +151,14 @@ func mapEdges(files []*mapFile, ids map[string]int32, definers [][]int32, booste
 	var all []mapRef // every file's edges, refs[i] a window of it
 	for i, f := range files {
 		start := len(all)
-		for _, r := range f.refs {
-			name, n := r.name, r.n
+		f.refs.each(func(name string, n int) {
 			id, ok := ids[name]
 			if !ok {
-				continue
+				return
 			}
 			ds := definers[id]
 			if len(ds) == 1 && ds[0] == int32(i) {
-				continue // named only where it is defined
+				return // named only where it is defined
 			}
 			namedBy[id]++
 			w := math.Sqrt(float64(n))
@@ -174,8 +173,8 @@ func mapEdges(files []*mapFile, ids map[string]int32, definers [][]int32, booste
 			}
 			all = append(all, mapRef{name: id, w: w})
 			out[i] += w
-		}
-		f.refs = nil // not needed past here
+		})
+		f.refs = "" // not needed past here
 		refs[i] = all[start:len(all):len(all)]
 	}
 	// the windows of an earlier backing array are still right: appends
