@@ -33,13 +33,10 @@ type revClient struct {
 	progress []*mcp.ProgressNotificationParams
 }
 
-// openRev connects to url's workspace alpha at revision rev with token and
-// (2026-07-28) conversation key; it answers every question: "blue" to a
-// choice, accept to an approval.
-func openRev(t *testing.T, url, rev, token, key string) *revClient {
-	t.Helper()
-	rc := &revClient{}
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, &mcp.ClientOptions{
+// options answers every question ("blue" to a choice, accept to an
+// approval), noting each, and gathers the progress notifications.
+func (rc *revClient) options() *mcp.ClientOptions {
+	return &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			rc.mu.Lock()
 			rc.asked = append(rc.asked, req.Params.Message)
@@ -54,7 +51,16 @@ func openRev(t *testing.T, url, rev, token, key string) *revClient {
 			rc.progress = append(rc.progress, req.Params)
 			rc.mu.Unlock()
 		},
-	})
+	}
+}
+
+// openRev connects to url's workspace alpha at revision rev with token and
+// (2026-07-28) conversation key; it answers every question: "blue" to a
+// choice, accept to an approval.
+func openRev(t *testing.T, url, rev, token, key string) *revClient {
+	t.Helper()
+	rc := &revClient{}
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, rc.options())
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint: url + "/mcp/alpha", HTTPClient: &http.Client{Transport: testenv.HeaderTransport{"Authorization": "Bearer " + token, server.ConversationHeader: key}}, MaxRetries: -1,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: rev})
@@ -95,11 +101,7 @@ func TestHostBothRevisions(t *testing.T) {
 	os.WriteFile(tokens, []byte(`{"t-ops-0123456789": ["*"], "t-other-0123456789": ["alpha"]}`), 0o600)
 	hp := startHostProc(t, base, "--tokens", tokens, "--approve", "write=ask,exec=allow")
 	root := filepath.Join(base, "root")
-	for i := range 400 {
-		dir := filepath.Join(root, "alpha", "big", fmt.Sprintf("p%02d", i%20))
-		os.MkdirAll(dir, 0o755)
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", i)), []byte(fmt.Sprintf("package p\n\nfunc f%d() { old(%d) }\n", i, i)), 0o644)
-	}
+	writeBigTree(filepath.Join(root, "alpha"))
 	const key = "0f9e8d7c-6b5a-4938-a716-b5c4d3e2f1a0"
 	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(rev, func(t *testing.T) {
@@ -108,29 +110,7 @@ func TestHostBothRevisions(t *testing.T) {
 				k = key
 			}
 			a := openRev(t, hp.url, rev, "t-ops-0123456789", k)
-			tl, err := a.cs.ListTools(context.Background(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, tool := range tl.Tools {
-				names = append(names, tool.Name)
-			}
-			for _, want := range []string{"eval", "ask_user", "ast_grep", "write"} {
-				if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
-					t.Errorf("tools/list lacks %s: %v", want, names)
-				}
-			}
-			if text, isErr := callText(t, a.cs, "read", map[string]any{"path": "a.go"}); isErr || !strings.Contains(text, "old(1)") {
-				t.Errorf("read: error %v %q", isErr, text)
-			}
-
-			if text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "kept = 'v-" + rev + "'", "description": "set a variable to keep for the next call"}); isErr {
-				t.Fatalf("eval: %s", text)
-			}
-			if text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "print(kept)", "description": "print the variable the last call set"}); isErr || !strings.Contains(text, "v-"+rev) {
-				t.Errorf("eval state across calls: error %v %q", isErr, text)
-			}
+			a.checkToolsAndState(t, rev, "eval", "ask_user", "ast_grep", "write")
 			if rev == "2026-07-28" {
 				other := openRev(t, hp.url, rev, "t-other-0123456789", key)
 				text, _ := callText(t, other.cs, "eval", map[string]any{"code": "print(kept)", "description": "print a variable another token set"})
@@ -252,36 +232,7 @@ func TestHostModernCancel(t *testing.T) {
 	hp := startHostProc(t, base)
 	ws := filepath.Join(base, "root", "alpha")
 	a := openRev(t, hp.url, "2026-07-28", "t-ops-0123456789", "cancel-conversation-01")
-	if text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "kept = 41", "description": "set a variable before the cancelled cell"}); isErr {
-		t.Fatalf("eval: %s", text)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{
-			"code":        "import time\nopen('started.txt', 'w').write('1')\ntime.sleep(120)\nopen('finished.txt', 'w').write('1')",
-			"description": "sleep long enough to be cancelled by the client"}})
-		done <- err
-	}()
-	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(ws, "started.txt")); err == nil {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatal("the cell never started")
-		}
-	}
-	cancel()
-	if err := <-done; err == nil {
-		t.Error("the cancelled call returned no error")
-	}
-	text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "print(kept + 1)", "description": "read the variable after the cancelled cell"})
-	if isErr || !strings.Contains(text, "42") {
-		t.Errorf("the next call after the cancel: error %v %q", isErr, text)
-	}
-	if _, err := os.Stat(filepath.Join(ws, "finished.txt")); err == nil {
-		t.Error("the cancelled cell ran to its end")
-	}
+	a.checkCancel(t, ws)
 }
 
 // TestHostEvalKeepAlive: a cell that prints nothing for longer than the
@@ -350,5 +301,82 @@ func TestHostRawModernRequests(t *testing.T) {
 	code, body = post("tools/call", "read", `{"name":"read","arguments":{"path":"a.go"},`+meta+`}`)
 	if code != 200 || !strings.Contains(body, `old(1)`) || !strings.Contains(body, `"resultType":"complete"`) || !strings.Contains(body, `"tether/conversationNew":true`) {
 		t.Errorf("tools/call read: %d %s", code, body)
+	}
+}
+
+// writeBigTree writes 400 Go files under dir/big, 20 to a folder, each
+// calling old once: enough for an ast_grep to report progress.
+func writeBigTree(dir string) {
+	for i := range 400 {
+		sub := filepath.Join(dir, "big", fmt.Sprintf("p%02d", i%20))
+		os.MkdirAll(sub, 0o755)
+		os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%03d.go", i)), fmt.Appendf(nil, "package p\n\nfunc f%d() { old(%d) }\n", i, i), 0o644)
+	}
+}
+
+// checkToolsAndState checks that tools/list names want, that read reads
+// a.go, and that an eval variable is kept from one call to the next.
+func (rc *revClient) checkToolsAndState(t *testing.T, rev string, want ...string) {
+	t.Helper()
+	tl, err := rc.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tl.Tools {
+		names = append(names, tool.Name)
+	}
+	for _, w := range want {
+		if !slices.Contains(names, w) {
+			t.Errorf("tools/list lacks %s: %v", w, names)
+		}
+	}
+	if text, isErr := callText(t, rc.cs, "read", map[string]any{"path": "a.go"}); isErr || !strings.Contains(text, "old(1)") {
+		t.Errorf("read: error %v %q", isErr, text)
+	}
+	if text, isErr := callText(t, rc.cs, "eval", map[string]any{"code": "kept = 'v-" + rev + "'", "description": "set a variable to keep for the next call"}); isErr {
+		t.Fatalf("eval: %s", text)
+	}
+	if text, isErr := callText(t, rc.cs, "eval", map[string]any{"code": "print(kept)", "description": "print the variable the last call set"}); isErr || !strings.Contains(text, "v-"+rev) {
+		t.Errorf("eval state across calls: error %v %q", isErr, text)
+	}
+}
+
+// checkCancel sets an eval variable, starts a cell that marks dir's
+// started.txt and sleeps, and gives up on the call once the cell runs: the
+// call must fail, the cell must not reach finished.txt, and the next call
+// must run at once with the variable kept.
+func (rc *revClient) checkCancel(t *testing.T, dir string) {
+	t.Helper()
+	if text, isErr := callText(t, rc.cs, "eval", map[string]any{"code": "kept = 41", "description": "set a variable before the cancelled cell"}); isErr {
+		t.Fatalf("eval: %s", text)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := rc.cs.CallTool(ctx, &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{
+			"code":        "import time\nopen('started.txt', 'w').write('1')\ntime.sleep(120)\nopen('finished.txt', 'w').write('1')",
+			"description": "sleep long enough to be cancelled by the client"}})
+		done <- err
+	}()
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "started.txt")); err == nil {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the cell never started")
+		}
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Error("the cancelled call returned no error")
+	}
+	text, isErr := callText(t, rc.cs, "eval", map[string]any{"code": "print(kept + 1)", "description": "read the variable after the cancelled cell"})
+	if isErr || !strings.Contains(text, "42") {
+		t.Errorf("the next call after the cancel: error %v %q", isErr, text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "finished.txt")); err == nil {
+		t.Error("the cancelled cell ran to its end")
 	}
 }

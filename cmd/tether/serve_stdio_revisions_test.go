@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -83,26 +82,12 @@ func openStdioRev(t *testing.T, dir, rev string, flags ...string) (*revClient, *
 	cmd := exec.Command(tetherBin(t), append([]string{"serve", "--workdir", dir}, flags...)...)
 	cmd.Stderr = os.Stderr
 	rc := &revClient{}
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			rc.mu.Lock()
-			rc.asked = append(rc.asked, req.Params.Message)
-			rc.mu.Unlock()
-			if strings.Contains(req.Params.Message, "Which color") {
-				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "blue"}}, nil
-			}
-			return &mcp.ElicitResult{Action: "accept"}, nil
-		},
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			rc.mu.Lock()
-			rc.progress = append(rc.progress, req.Params)
-			rc.mu.Unlock()
-		},
-		// A 2026-07-28 client that handles list changes keeps a
-		// subscriptions/listen call open on the pipe for as long as it is
-		// connected: the process still exits when the client goes.
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {},
-	})
+	opts := rc.options()
+	// A 2026-07-28 client that handles list changes keeps a
+	// subscriptions/listen call open on the pipe for as long as it is
+	// connected: the process still exits when the client goes.
+	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {}
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, opts)
 	wire := &wireLog{}
 	cs, err := client.Connect(context.Background(), &mcp.LoggingTransport{Transport: &mcp.CommandTransport{Command: cmd}, Writer: wire},
 		&mcp.ClientSessionOptions{ProtocolVersion: rev})
@@ -145,11 +130,7 @@ func TestStdioBothRevisions(t *testing.T) {
 		t.Run(rev, func(t *testing.T) {
 			modern := rev == "2026-07-28"
 			dir := workdir(t, map[string]string{"a.go": "package a\n\nfunc f() { old(1) }\n"})
-			for i := range 400 {
-				sub := filepath.Join(dir, "big", fmt.Sprintf("p%02d", i%20))
-				os.MkdirAll(sub, 0o755)
-				os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%03d.go", i)), fmt.Appendf(nil, "package p\n\nfunc f%d() { old(%d) }\n", i, i), 0o644)
-			}
+			writeBigTree(dir)
 			a, wire := openStdioRev(t, dir, rev, "--approve", "write=ask,exec=allow")
 
 			if got := a.cs.InitializeResult().ProtocolVersion; got != rev {
@@ -166,28 +147,7 @@ func TestStdioBothRevisions(t *testing.T) {
 				t.Errorf("the client sent %v; want subscriptions/listen for its list-change handler", sent)
 			}
 
-			tl, err := a.cs.ListTools(context.Background(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, tool := range tl.Tools {
-				names = append(names, tool.Name)
-			}
-			for _, want := range []string{"eval", "ask_user", "ast_grep", "write", "read"} {
-				if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
-					t.Errorf("tools/list lacks %s: %v", want, names)
-				}
-			}
-			if text, isErr := callText(t, a.cs, "read", map[string]any{"path": "a.go"}); isErr || !strings.Contains(text, "old(1)") {
-				t.Errorf("read: error %v %q", isErr, text)
-			}
-			if text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "kept = 'v-" + rev + "'", "description": "set a variable to keep for the next call"}); isErr {
-				t.Fatalf("eval: %s", text)
-			}
-			if text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "print(kept)", "description": "print the variable the last call set"}); isErr || !strings.Contains(text, "v-"+rev) {
-				t.Errorf("eval state across calls: error %v %q", isErr, text)
-			}
+			a.checkToolsAndState(t, rev, "eval", "ask_user", "ast_grep", "write", "read")
 
 			text, isErr := callText(t, a.cs, "ask_user", map[string]any{"question": "Which color?", "options": []map[string]any{{"label": "red"}, {"label": "blue"}}})
 			if isErr || !strings.Contains(text, "blue") {
@@ -330,35 +290,5 @@ func TestStdioCancel(t *testing.T) {
 func testStdioCancel(t *testing.T, rev string) {
 	dir := workdir(t, nil)
 	a, _ := openStdioRev(t, dir, rev, "--approve", "allow")
-	if text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "kept = 41", "description": "set a variable before the cancelled cell"}); isErr {
-		t.Fatalf("eval: %s", text)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{
-			"code":        "import time\nopen('started.txt', 'w').write('1')\ntime.sleep(120)\nopen('finished.txt', 'w').write('1')",
-			"description": "sleep long enough to be cancelled by the client"}})
-		done <- err
-	}()
-	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(dir, "started.txt")); err == nil {
-			break
-		}
-		if time.Now().After(end) {
-			cancel()
-			t.Fatal("the cell never started")
-		}
-	}
-	cancel()
-	if err := <-done; err == nil {
-		t.Error("the cancelled call returned no error")
-	}
-	text, isErr := callText(t, a.cs, "eval", map[string]any{"code": "print(kept + 1)", "description": "read the variable after the cancelled cell"})
-	if isErr || !strings.Contains(text, "42") {
-		t.Errorf("the next call after the cancel: error %v %q", isErr, text)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "finished.txt")); err == nil {
-		t.Error("the cancelled cell ran to its end")
-	}
+	a.checkCancel(t, dir)
 }
