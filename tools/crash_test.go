@@ -11,8 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/fsutil"
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
@@ -151,29 +151,13 @@ func patchCrashChild(t *testing.T, dir, tool string) {
 			select {}
 		}
 	})
-	if tool == "lsp_rename" {
-		sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := call(t, r, "lsp_rename", map[string]any{"file": "f000.go", "line": 3, "symbol": "Old", "new_name": "Fresh"})
-		t.Fatalf("lsp_rename returned (%v %s) instead of being killed", err, res.AllText())
-	}
-	if tool == "rename_file" {
-		sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := call(t, r, "rename_file", map[string]any{"from": "d", "to": "moved"})
-		t.Fatalf("rename_file returned (%v %s) instead of being killed", err, res.AllText())
+	if lspArgs, ok := map[string]map[string]any{
+		"lsp_rename":  {"file": "f000.go", "line": 3, "symbol": "Old", "new_name": "Fresh"},
+		"rename_file": {"from": "d", "to": "moved"},
+	}[tool]; ok {
+		r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 5*time.Second)})
+		res, err := call(t, r, tool, lspArgs)
+		t.Fatalf("%s returned (%v %s) instead of being killed", tool, err, res.AllText())
 	}
 	if tool == "resolve_delete" {
 		// the deletes and edits an isolated worker's run stages

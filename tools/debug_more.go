@@ -21,10 +21,15 @@ func callSetVariable(ctx context.Context, c debugCall) (*dap.Variable, error) {
 }
 
 func renderSetVariable(c debugCall, v *dap.Variable, r *debugReply) string {
+	return renderSet(c.req.Name, v, r)
+}
+
+// renderSet says what name (a variable or an expression) was set to.
+func renderSet(name string, v *dap.Variable, r *debugReply) string {
 	r.Value = v
 	var b strings.Builder
 	b.WriteString("set ")
-	writeEvaluation(&b, c.req.Name, v)
+	writeEvaluation(&b, name, v)
 	return b.String()
 }
 
@@ -33,11 +38,7 @@ func callSetExpression(ctx context.Context, c debugCall) (*dap.Variable, error) 
 }
 
 func renderSetExpression(c debugCall, v *dap.Variable, r *debugReply) string {
-	r.Value = v
-	var b strings.Builder
-	b.WriteString("set ")
-	writeEvaluation(&b, c.req.Expression, v)
-	return b.String()
+	return renderSet(c.req.Expression, v, r)
 }
 
 func callModules(ctx context.Context, c debugCall) (*dap.Modules, error) {
@@ -78,20 +79,28 @@ func renderDisassembly(_ debugCall, d *dap.Disassembly, r *debugReply) string {
 	return written(d, writeDisassembly)
 }
 
+// writePageHead heads a page of n of the adapter's total entries, from
+// start: what they are, and the op's start that gets the next page (next
+// 0: none). With no entries it writes none (the adapter listed none) and
+// reports false.
+func writePageHead(b *strings.Builder, what, op, none string, start, n, total, next int) bool {
+	if n == 0 {
+		b.WriteString(none + " (the adapter listed none)")
+		return false
+	}
+	fmt.Fprintf(b, "%s %d-%d of %d", what, start, start+n-1, total)
+	if next > 0 {
+		fmt.Fprintf(b, "; for more, call %s with start %d", op, next)
+	}
+	return true
+}
+
 func writeModules(b *strings.Builder, m *dap.Modules) {
-	if len(m.Modules) == 0 {
-		b.WriteString("no modules loaded (the adapter listed none)")
+	if !writePageHead(b, "modules", "modules", "no modules loaded", m.Start, len(m.Modules), m.Total, m.Next) {
 		return
 	}
-	fmt.Fprintf(b, "modules %d-%d of %d", m.Start, m.Start+len(m.Modules)-1, m.Total)
-	if m.Next > 0 {
-		fmt.Fprintf(b, "; for more, call modules with start %d", m.Next)
-	}
 	for _, x := range m.Modules {
-		fmt.Fprintf(b, "\n- %s", x.Name)
-		if x.Path != "" && x.Path != x.Name {
-			fmt.Fprintf(b, " %s", x.Path)
-		}
+		writeEntry(b, x.Name, x.Path)
 		if x.Version != "" {
 			fmt.Fprintf(b, " (version %s)", x.Version)
 		}
@@ -102,19 +111,20 @@ func writeModules(b *strings.Builder, m *dap.Modules) {
 }
 
 func writeSources(b *strings.Builder, s *dap.Sources) {
-	if len(s.Sources) == 0 {
-		b.WriteString("no loaded sources (the adapter listed none)")
+	if !writePageHead(b, "loaded sources", "loaded_sources", "no loaded sources", s.Start, len(s.Sources), s.Total, s.Next) {
 		return
 	}
-	fmt.Fprintf(b, "loaded sources %d-%d of %d", s.Start, s.Start+len(s.Sources)-1, s.Total)
-	if s.Next > 0 {
-		fmt.Fprintf(b, "; for more, call loaded_sources with start %d", s.Next)
-	}
 	for _, x := range s.Sources {
-		fmt.Fprintf(b, "\n- %s", x.Name)
-		if x.File != "" && x.File != x.Name {
-			fmt.Fprintf(b, " %s", x.File)
-		}
+		writeEntry(b, x.Name, x.File)
+	}
+}
+
+// writeEntry starts a page's line for name, with its path where that says
+// more than the name.
+func writeEntry(b *strings.Builder, name, path string) {
+	fmt.Fprintf(b, "\n- %s", name)
+	if path != "" && path != name {
+		fmt.Fprintf(b, " %s", path)
 	}
 }
 

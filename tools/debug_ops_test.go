@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -32,11 +31,9 @@ func debugRefusal(t *testing.T, run *tools.Run, args string) string {
 // uncaught KeyError; restart, which debugpy lacks, is refused naming what
 // it offers; data_breakpoints without watch says what it needs.
 func TestDebugToolGotoCompletionsCustom(t *testing.T) {
-	requireDebianDebugpy(t)
 	prog := "def tick(i):\n    total = i * 10\n    total = total + 1\n    return total\n\n\nprint('got', tick(4))\nprint({}['missing'])\n"
-	_, run, call := debugWorkspace(t, map[string]string{"requirements.txt": "", "tick.py": prog})
-	call(`{"op":"breakpoints","file":"tick.py","lines":[4]}`)
-	if out := call(`{"op":"launch","program":"tick.py"}`); !strings.Contains(out, "the adapter also offers set_variable, set_expression, modules, goto, completions, exception_info") {
+	run, call, out := debugTickAt(t, prog, 4)
+	if !strings.Contains(out, "the adapter also offers set_variable, set_expression, modules, goto, completions, exception_info") {
 		t.Fatal(out)
 	}
 	if out := call(`{"op":"goto","file":"tick.py","line":3}`); !strings.Contains(out, "tick.py:3") || !strings.Contains(out, "total = total + 1") {
@@ -79,12 +76,8 @@ func TestDebugToolGotoCompletionsCustom(t *testing.T) {
 // local and clears it, and instruction_breakpoints stops the next turn of
 // the loop at the stop's instruction.
 func TestDebugToolWatchWriteMemory(t *testing.T) {
-	testenv.RequireBinary(t, "dlv")
-	testenv.RequireBinary(t, "go")
 	src := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\txs := []int64{41, 42}\n\tsum := 0\n\tfor i := 0; i < 3; i++ {\n\t\tsum += i\n\t}\n\tfmt.Println(sum, xs)\n}\n"
-	call := debugCaller(t, map[string]string{"go.mod": "module watch\n\ngo 1.21\n", "main.go": src})
-	call(`{"op":"breakpoints","file":"main.go","lines":[9]}`)
-	call(`{"op":"launch","program":"."}`)
+	call, _ := delveAt(t, src, 9)
 	if out := call(`{"op":"write_memory","expression":"xs","data":"e8 03 00 00 00 00 00 00"}`); !strings.Contains(out, "wrote 8 byte(s) at memory_reference") {
 		t.Fatal(out)
 	}

@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -174,6 +175,21 @@ func requireDebianDebugpy(t *testing.T) {
 	}
 }
 
+// tickProgram is a Python file whose tick(4) sets total to 40 (line 2) and
+// returns it (line 3).
+const tickProgram = "def tick(i):\n    total = i * 10\n    return total\n\n\nprint('got', tick(4))\n"
+
+// debugTickAt launches prog as tick.py under real debugpy with a
+// breakpoint at line, and returns the run, its debug call and what the
+// launch said.
+func debugTickAt(t *testing.T, prog string, line int) (*tools.Run, func(args string) string, string) {
+	t.Helper()
+	requireDebianDebugpy(t)
+	_, run, call := debugWorkspace(t, map[string]string{"requirements.txt": "", "tick.py": prog})
+	call(fmt.Sprintf(`{"op":"breakpoints","file":"tick.py","lines":[%d]}`, line))
+	return run, call, call(`{"op":"launch","program":"tick.py"}`)
+}
+
 // TestDebugToolBreakpointKinds: the breakpoints op takes breakpoints with a
 // hit condition and a logpoint for one file, function_breakpoints and
 // exception_filters, in the shape clients rely on; the hit-count breakpoint
@@ -209,11 +225,8 @@ func TestDebugToolBreakpointKinds(t *testing.T) {
 // through the tool with real debugpy, and read_memory, which debugpy
 // lacks, is refused naming debugpy and the optional ops it offers.
 func TestDebugToolOptionalOps(t *testing.T) {
-	requireDebianDebugpy(t)
-	prog := "def tick(i):\n    total = i * 10\n    return total\n\n\nprint('got', tick(4))\n"
-	_, run, call := debugWorkspace(t, map[string]string{"requirements.txt": "", "tick.py": prog})
-	call(`{"op":"breakpoints","file":"tick.py","lines":[3]}`)
-	if out := call(`{"op":"launch","program":"tick.py"}`); !strings.Contains(out, "tick.py:3") {
+	run, call, out := debugTickAt(t, tickProgram, 3)
+	if !strings.Contains(out, "tick.py:3") {
 		t.Fatal(out)
 	}
 	scopes := call(`{"op":"scopes"}`)
@@ -230,13 +243,7 @@ func TestDebugToolOptionalOps(t *testing.T) {
 	if out := call(`{"op":"modules"}`); !strings.Contains(out, "modules 0-") {
 		t.Fatal(out)
 	}
-	res, err := run.Call(context.Background(), "debug", json.RawMessage(`{"op":"read_memory","expression":"total"}`), tools.FromModel)
-	msg := ""
-	if err != nil {
-		msg = err.Error()
-	} else if res.IsError {
-		msg = res.AllText()
-	}
+	msg := debugRefusal(t, run, `{"op":"read_memory","expression":"total"}`)
 	if !strings.Contains(msg, "the debugpy adapter cannot read memory") || !strings.Contains(msg, "set_variable") {
 		t.Fatalf("read_memory should be refused naming debugpy and what it offers: %q", msg)
 	}
@@ -255,14 +262,7 @@ func TestDebugToolSessionArg(t *testing.T) {
 		`{"op":"status","session":1}`:  "status does not take session",
 		`{"op":"threads","session":1}`: "no debug session is running",
 	} {
-		res, err := run.Call(context.Background(), "debug", json.RawMessage(args), tools.FromModel)
-		msg := ""
-		if err != nil {
-			msg = err.Error()
-		} else if res.IsError {
-			msg = res.AllText()
-		}
-		if !strings.Contains(msg, want) {
+		if msg := debugRefusal(t, run, args); !strings.Contains(msg, want) {
 			t.Errorf("%s: want an error saying %q, got %q", args, want, msg)
 		}
 	}
@@ -274,11 +274,8 @@ func TestDebugToolSessionArg(t *testing.T) {
 // alone; a new launch of the edited file stops on the moved line, the same
 // statement.
 func TestDebugToolBreakpointsFollowEdits(t *testing.T) {
-	requireDebianDebugpy(t)
-	prog := "def tick(i):\n    total = i * 10\n    return total\n\n\nprint('got', tick(4))\n"
-	_, run, call := debugWorkspace(t, map[string]string{"requirements.txt": "", "tick.py": prog})
-	call(`{"op":"breakpoints","file":"tick.py","lines":[3]}`)
-	if out := call(`{"op":"launch","program":"tick.py"}`); !strings.Contains(out, "tick.py:3") {
+	run, call, out := debugTickAt(t, tickProgram, 3)
+	if !strings.Contains(out, "tick.py:3") {
 		t.Fatal(out)
 	}
 	edit := func(args string) string {
@@ -289,7 +286,7 @@ func TestDebugToolBreakpointsFollowEdits(t *testing.T) {
 		}
 		return res.AllText()
 	}
-	out := edit(`{"path":"tick.py","old_string":"def tick(i):\n","new_string":"# counts\n# by tens\ndef tick(i):\n"}`)
+	out = edit(`{"path":"tick.py","old_string":"def tick(i):\n","new_string":"# counts\n# by tens\ndef tick(i):\n"}`)
 	if !strings.Contains(out, "debug: breakpoints of tick.py moved with the edit: line 3 -> 5; sent again to the debugpy adapter: 5 ") {
 		t.Fatalf("the edit should move the breakpoint and say so: %s", out)
 	}
