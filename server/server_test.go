@@ -24,6 +24,19 @@ func connect(t *testing.T, cfg tools.Config, elicit func(context.Context, *mcp.E
 	t.Helper()
 	srv := server.New(server.Options{})
 	cfg.Approver = srv.Approver()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{ElicitationHandler: elicit})
+	// 2025-11-25, a session: the server may ask the client outside a call
+	// (TestServeInProcess does). TestStdioBothRevisions (cmd/tether) drives
+	// both revisions over a real process's stdio.
+	_, cs := serveTo(t, srv, cfg, client, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	return srv, cs
+}
+
+// serveTo starts a run with cfg, serves it with srv in process and connects
+// client to it with opts. When the test ends the session closes, the
+// serving ends and the run closes, in that order.
+func serveTo(t *testing.T, srv *server.Server, cfg tools.Config, client *mcp.Client, opts *mcp.ClientSessionOptions) (*tools.Run, *mcp.ClientSession) {
+	t.Helper()
 	run, err := tools.NewRun(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -32,12 +45,11 @@ func connect(t *testing.T, cfg tools.Config, elicit func(context.Context, *mcp.E
 	st, ct := mcp.NewInMemoryTransports()
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, run, st) }()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{ElicitationHandler: elicit})
-	// 2025-11-25, a session: the server may ask the client outside a call
-	// (TestServeInProcess does). TestStdioBothRevisions (cmd/tether) drives
-	// both revisions over a real process's stdio.
-	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := client.Connect(context.Background(), ct, opts)
 	if err != nil {
+		cancel()
+		<-done
+		run.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -46,7 +58,21 @@ func connect(t *testing.T, cfg tools.Config, elicit func(context.Context, *mcp.E
 		<-done
 		run.Close()
 	})
-	return srv, cs
+	return run, cs
+}
+
+// toolNames lists cs's tools, comma-separated.
+func toolNames(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	return strings.Join(names, ",")
 }
 
 func TestElicitWithoutClient(t *testing.T) {
@@ -132,17 +158,7 @@ func TestRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	list := func() string {
-		res, err := cs.ListTools(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, tl := range res.Tools {
-			names = append(names, tl.Name)
-		}
-		return strings.Join(names, ",")
-	}
+	list := func() string { return toolNames(t, cs) }
 	if got := list(); got != "read" {
 		t.Fatalf("tools/list = %s", got)
 	}
@@ -169,14 +185,6 @@ func TestURLOnlyElicitationFailsClosed(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
 	srv := server.New(server.Options{})
-	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Approver: srv.Approver()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	st, ct := mcp.NewInMemoryTransports()
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, run, st) }()
 	asked := 0
 	client := mcp.NewClient(&mcp.Implementation{Name: "url-only", Version: "v0"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -185,16 +193,7 @@ func TestURLOnlyElicitationFailsClosed(t *testing.T) {
 		},
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
 	})
-	cs, err := client.Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cs.Close()
-		cancel()
-		<-done
-		run.Close()
-	}()
+	_, cs := serveTo(t, srv, tools.Config{WorkDir: dir, Approver: srv.Approver()}, client, nil)
 	// The session is known once the client's initialized notification
 	// arrives; a tools/list round trip orders it before the checks below.
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
@@ -226,14 +225,6 @@ func TestApprovalUnansweredTimesOut(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
 	srv := server.New(server.Options{ApprovalTimeout: time.Millisecond})
-	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Approver: srv.Approver()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	st, ct := mcp.NewInMemoryTransports()
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, run, st) }()
 	client := mcp.NewClient(&mcp.Implementation{Name: "away", Version: "v0"}, &mcp.ClientOptions{
 		ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			<-ctx.Done() // nobody answers; the server gives up and cancels
@@ -242,16 +233,7 @@ func TestApprovalUnansweredTimesOut(t *testing.T) {
 	})
 	// 2025-11-25: the server waits for the answer while the call does (a
 	// 2026-07-28 call ends at once with the question instead).
-	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cs.Close()
-		cancel()
-		<-done
-		run.Close()
-	}()
+	_, cs := serveTo(t, srv, tools.Config{WorkDir: dir, Approver: srv.Approver()}, client, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"path": "a.txt", "content": "b\n"}})
 	if err != nil {
 		t.Fatal(err)
@@ -337,28 +319,11 @@ func TestToolListChangedBothRevisions(t *testing.T) {
 	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(rev, func(t *testing.T) {
 			srv := server.New(server.Options{})
-			run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Surface: tools.SurfacePlan})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer run.Close()
-			ctx, cancel := context.WithCancel(context.Background())
-			st, ct := mcp.NewInMemoryTransports()
-			done := make(chan error, 1)
-			go func() { done <- srv.Serve(ctx, run, st) }()
 			changed := make(chan struct{}, 8)
 			client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, &mcp.ClientOptions{
 				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 			})
-			cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: rev})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() {
-				cs.Close()
-				cancel()
-				<-done
-			}()
+			run, cs := serveTo(t, srv, tools.Config{WorkDir: t.TempDir(), Surface: tools.SurfacePlan}, client, &mcp.ClientSessionOptions{ProtocolVersion: rev})
 			if got := cs.InitializeResult().ProtocolVersion; got != rev {
 				t.Fatalf("connected at %s, want %s", got, rev)
 			}
@@ -375,15 +340,7 @@ func TestToolListChangedBothRevisions(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("no notifications/tools/list_changed within 10 s of a tool registered")
 			}
-			res, err := cs.ListTools(context.Background(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, tl := range res.Tools {
-				names = append(names, tl.Name)
-			}
-			if strings.Join(names, ",") != "read,vibe_list" {
+			if names := toolNames(t, cs); names != "read,vibe_list" {
 				t.Errorf("tools/list after the change: %v", names)
 			}
 		})
