@@ -131,20 +131,9 @@ func TestConversationLimits(t *testing.T) {
 	th := newTestHost(t, server.HostOptions{MaxSessionsPerToken: 1, SessionIdle: 300 * time.Millisecond})
 	post := func(key, token string) (int, string) {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"own.txt"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-		req, _ := http.NewRequest("POST", th.url+"/mcp/alpha", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", "read")
-		req.Header.Set(server.ConversationHeader, key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
+		req := testenv.PostMCP(th.url+"/mcp/alpha", token, body, "MCP-Protocol-Version", "2026-07-28",
+			"Mcp-Method", "tools/call", "Mcp-Name", "read", server.ConversationHeader, key)
+		resp, b := testenv.Do(t, req)
 		return resp.StatusCode, string(b)
 	}
 	k1, k2 := "aaaaaaaaaaaaaaaa-1", "bbbbbbbbbbbbbbbb-2"
@@ -410,24 +399,9 @@ func (th *testHost) rawCall(t *testing.T, token, key, method, name string, param
 	}
 	params["_meta"] = meta
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	req, _ := http.NewRequest("POST", th.url+"/mcp/alpha", strings.NewReader(string(body)))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
-	if key != "" {
-		req.Header.Set(server.ConversationHeader, key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	req := testenv.PostMCP(th.url+"/mcp/alpha", token, string(body), "MCP-Protocol-Version", "2026-07-28",
+		"Mcp-Method", method, "Mcp-Name", name, server.ConversationHeader, key)
+	resp, b := testenv.Do(t, req)
 	data := b
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		data = nil

@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/server"
 	"github.com/tetherhq/tether/tools"
 )
@@ -359,19 +360,9 @@ func TestConversationJWT(t *testing.T) {
 		t.Fatalf("a call after the first: %v, %v", err, again)
 	}
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"own.txt"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	req, _ := http.NewRequest("POST", th.url+"/mcp/alpha", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+s.token(t, "r1", claims(nil)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "read")
-	req.Header.Set(server.ConversationHeader, key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	req := testenv.PostMCP(th.url+"/mcp/alpha", s.token(t, "r1", claims(nil)), body, "MCP-Protocol-Version", "2026-07-28",
+		"Mcp-Method", "tools/call", "Mcp-Name", "read", server.ConversationHeader, key)
+	resp, _ := testenv.Do(t, req)
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "insufficient_scope") {
 		t.Errorf("a read-tier token on an exec-tier conversation: %d %q, want 403 insufficient_scope", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -538,17 +537,8 @@ func fleetScenario(t *testing.T, start func(t *testing.T, replicas []string) str
 // returns the status and body.
 func rawSessionCall(t *testing.T, url, id string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url+"/mcp/alpha", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`))
-	req.Header.Set("Authorization", "Bearer t-ops-0123456789")
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	req.Header.Set("Mcp-Session-Id", id)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	req := testenv.PostMCP(url+"/mcp/alpha", "t-ops-0123456789", `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`,
+		"Mcp-Protocol-Version", "2025-11-25", "Mcp-Session-Id", id)
+	resp, b := testenv.Do(t, req)
 	return resp.StatusCode, string(b)
 }

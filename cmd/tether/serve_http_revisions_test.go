@@ -8,7 +8,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -275,22 +274,9 @@ func TestHostRawModernRequests(t *testing.T) {
 	hp := startHostProc(t, t.TempDir())
 	post := func(method, name, params string) (int, string) {
 		body := `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":` + params + `}`
-		req, _ := http.NewRequest("POST", hp.url+"/mcp/alpha", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer t-ops-0123456789")
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", method)
-		if name != "" {
-			req.Header.Set("Mcp-Name", name)
-		}
-		req.Header.Set(server.ConversationHeader, "raw-e2e-conversation-1")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
+		req := testenv.PostMCP(hp.url+"/mcp/alpha", "t-ops-0123456789", body, "MCP-Protocol-Version", "2026-07-28",
+			"Mcp-Method", method, "Mcp-Name", name, server.ConversationHeader, "raw-e2e-conversation-1")
+		resp, b := testenv.Do(t, req)
 		return resp.StatusCode, string(b)
 	}
 	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"curl","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}`

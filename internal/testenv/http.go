@@ -1,6 +1,11 @@
 package testenv
 
-import "net/http"
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
 
 // HeaderTransport is an http.RoundTripper that sets its headers (a bearer
 // token, a conversation key) on every request it sends with
@@ -21,4 +26,34 @@ func (h HeaderTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // Bearer returns a transport that sends token as a bearer token.
 func Bearer(token string) HeaderTransport {
 	return HeaderTransport{"Authorization": "Bearer " + token}
+}
+
+// Do sends req with http.DefaultClient and returns the response (its body
+// closed) and the body read; failing to send fails the test.
+func Do(t testing.TB, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+// PostMCP is a POST of the JSON-RPC body to url as an MCP client of the
+// streamable HTTP transport sends it (JSON, answered with JSON or an event
+// stream), with token as its bearer token and the headers given as pairs
+// of name and value; a header whose value is empty is not set.
+func PostMCP(url, token, body string, headers ...string) *http.Request {
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] != "" {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+	}
+	return req
 }
