@@ -1,7 +1,10 @@
 // Package dapserve is what tether's in-process debug adapters
 // (../nodeadapter, ../phpadapter) share to serve the Debug Adapter
 // Protocol over a connection: the request loop, numbered responses and
-// events, and the events that end a program.
+// events, the events that end a program, and the requests both answer
+// alike (Inspector: threads, breakpoints by line, frames, scopes,
+// variables, evaluation, exception info, disconnect and terminate; their
+// base capabilities; the launch arguments they share).
 //
 // It imports go-dap and the standard library only.
 package dapserve

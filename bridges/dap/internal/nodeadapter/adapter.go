@@ -198,21 +198,12 @@ func (a *adapter) call(method string, params, out any) error {
 
 // capabilities is what the adapter offers.
 func capabilities() godap.Capabilities {
-	return godap.Capabilities{
-		SupportsConfigurationDoneRequest:  true,
-		SupportsConditionalBreakpoints:    true,
-		SupportsFunctionBreakpoints:       true,
-		SupportsHitConditionalBreakpoints: true,
-		SupportsLogPoints:                 true,
-		SupportsExceptionInfoRequest:      true,
-		SupportsRestartFrame:              true,
-		SupportsTerminateRequest:          true,
-		SupportsEvaluateForHovers:         true,
-		ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{
-			{Filter: "uncaught", Label: "Uncaught exceptions", Default: true},
-			{Filter: "all", Label: "All exceptions (caught too)"},
-		},
-	}
+	c := dapserve.Capabilities("Uncaught exceptions", "All exceptions (caught too)")
+	c.SupportsFunctionBreakpoints = true
+	c.SupportsHitConditionalBreakpoints = true
+	c.SupportsLogPoints = true
+	c.SupportsRestartFrame = true
+	return c
 }
 
 // handle answers one request: the response, its header left to respond,
@@ -231,8 +222,6 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 			return &godap.AttachResponse{}, a.attachBrowser(r.Arguments)
 		}
 		return &godap.AttachResponse{}, a.attach(r.Arguments)
-	case *godap.SetBreakpointsRequest:
-		return a.setBreakpoints(r.Arguments)
 	case *godap.SetFunctionBreakpointsRequest:
 		return a.setFunctionBreakpoints(r.Arguments)
 	case *godap.SetExceptionBreakpointsRequest:
@@ -251,18 +240,6 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 			return nil, err
 		}
 		return &godap.ConfigurationDoneResponse{}, nil
-	case *godap.ThreadsRequest:
-		return &godap.ThreadsResponse{Body: godap.ThreadsResponseBody{Threads: []godap.Thread{{Id: 1, Name: "main"}}}}, nil
-	case *godap.StackTraceRequest:
-		return a.stackTrace(r.Arguments)
-	case *godap.ScopesRequest:
-		return a.scopes(r.Arguments)
-	case *godap.VariablesRequest:
-		return a.variables(r.Arguments)
-	case *godap.EvaluateRequest:
-		return a.evaluate(r.Arguments)
-	case *godap.ExceptionInfoRequest:
-		return a.exceptionInfo()
 	case *godap.ContinueRequest:
 		return &godap.ContinueResponse{Body: godap.ContinueResponseBody{AllThreadsContinued: true}}, a.run("continue", "Debugger.resume")
 	case *godap.NextRequest:
@@ -278,14 +255,14 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 		a.lastCmd = "pause"
 		a.mu.Unlock()
 		return &godap.PauseResponse{}, a.call("Debugger.pause", nil, nil)
-	case *godap.DisconnectRequest:
-		a.stop()
-		return &godap.DisconnectResponse{}, nil
-	case *godap.TerminateRequest:
-		a.stop()
-		return &godap.TerminateResponse{}, nil
 	}
-	return nil, a.out.Unserved(req.GetRequest().Command)
+	return a.inspector().Handle(req, a.out.Unserved)
+}
+
+// inspector answers the requests the in-process adapters serve alike.
+func (a *adapter) inspector() *dapserve.Inspector {
+	return &dapserve.Inspector{SetBreakpoints: a.setBreakpoints, StackTrace: a.stackTrace, Scopes: a.scopes,
+		Variables: a.variables, Evaluate: a.evaluate, ExceptionInfo: a.exceptionInfo, Stop: a.stop}
 }
 
 // setExceptionBreakpoints chooses what exceptions the program stops on:

@@ -72,15 +72,9 @@ func (a *adapter) attach(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), nodeRequestTimeout)
-	defer cancel()
-	ws, err := dialWS(ctx, target.WS)
-	if err != nil {
-		return fmt.Errorf("connecting to node's inspector at %s: %w", net.JoinHostPort(host, strconv.Itoa(port)), err)
+	if err := a.connectTarget(target, "node's inspector", host, port); err != nil {
+		return err
 	}
-	a.attached = true
-	a.cdp = newCDPConn(ws, ws, a.onCDP)
-	go a.watchAttached(a.cdp)
 	if err := a.enableDebugger(); err != nil {
 		return err
 	}
@@ -88,6 +82,21 @@ func (a *adapter) attach(raw json.RawMessage) error {
 		Name: cmp.Or(urlPath(target.URL), target.Title), SystemProcessId: args.ProcessID,
 		IsLocalProcess: isLoopback(host), StartMethod: "attach"}})
 	a.launched = true
+	return nil
+}
+
+// connectTarget connects to target, which what (for errors) at host:port
+// lists, as the session's attached CDP connection.
+func (a *adapter) connectTarget(target *inspectorTarget, what, host string, port int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), nodeRequestTimeout)
+	defer cancel()
+	ws, err := dialWS(ctx, target.WS)
+	if err != nil {
+		return fmt.Errorf("connecting to %s at %s: %w", what, net.JoinHostPort(host, strconv.Itoa(port)), err)
+	}
+	a.attached = true
+	a.cdp = newCDPConn(ws, ws, a.onCDP)
+	go a.watchAttached(a.cdp)
 	return nil
 }
 

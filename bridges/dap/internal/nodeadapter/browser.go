@@ -2,7 +2,6 @@ package nodeadapter
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -239,15 +238,9 @@ func (a *adapter) attachBrowser(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), nodeRequestTimeout)
-	defer cancel()
-	ws, err := dialWS(ctx, target.WS)
-	if err != nil {
-		return fmt.Errorf("connecting to the page %s at %s: %w", target.URL, net.JoinHostPort(host, strconv.Itoa(args.Port)), err)
+	if err := a.connectTarget(target, "the page "+target.URL, host, args.Port); err != nil {
+		return err
 	}
-	a.attached = true
-	a.cdp = newCDPConn(ws, ws, a.onCDP)
-	go a.watchAttached(a.cdp)
 	if err := a.call("Runtime.enable", nil, nil); err != nil {
 		return err
 	}

@@ -14,15 +14,14 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
 	"github.com/tetherhq/tether/internal/proc"
 )
 
 // launchArgs are the launch request's arguments (the adapter's Launch or
 // Test template, expanded).
 type launchArgs struct {
-	Program string   `json:"program"`
-	Args    []string `json:"args"`
-	Cwd     string   `json:"cwd"`
+	dapserve.Launch
 	// NodeArgs go to node before the program (--test-name-pattern=...).
 	NodeArgs []string `json:"nodeArgs"`
 	// Test: a test run; its leading --test-name-pattern= arguments go to
@@ -45,11 +44,8 @@ const relayName = "tether-inspector.cjs"
 // inspector enabled; configurationDone runs it.
 func (a *adapter) launch(raw json.RawMessage) error {
 	var args launchArgs
-	if err := json.Unmarshal(raw, &args); err != nil {
-		return fmt.Errorf("launch arguments: %w", err)
-	}
-	if args.Program == "" {
-		return errors.New("launch needs program")
+	if err := dapserve.DecodeLaunch(raw, &args); err != nil {
+		return err
 	}
 	run, err := a.plan(args)
 	if err != nil {

@@ -78,17 +78,7 @@ var event = dapserve.Event
 
 // capabilities is what the adapter offers.
 func capabilities() godap.Capabilities {
-	return godap.Capabilities{
-		SupportsConfigurationDoneRequest: true,
-		SupportsConditionalBreakpoints:   true,
-		SupportsTerminateRequest:         true,
-		SupportsEvaluateForHovers:        true,
-		SupportsExceptionInfoRequest:     true,
-		ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{
-			{Filter: "uncaught", Label: "Uncaught exceptions and fatal errors", Default: true},
-			{Filter: "all", Label: "Every exception thrown (caught too)"},
-		},
-	}
+	return dapserve.Capabilities("Uncaught exceptions and fatal errors", "Every exception thrown (caught too)")
 }
 
 // handle answers one request: the response, its header left to respond,
@@ -101,24 +91,10 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 		return &godap.LaunchResponse{}, a.launch(r.Arguments)
 	case *godap.AttachRequest:
 		return nil, errors.New("the PHP adapter launches programs only; Xdebug connects to it from the php it starts")
-	case *godap.SetBreakpointsRequest:
-		return a.setBreakpoints(r.Arguments)
 	case *godap.SetExceptionBreakpointsRequest:
 		return &godap.SetExceptionBreakpointsResponse{}, a.setExceptionBreakpoints(r.Arguments.Filters)
 	case *godap.ConfigurationDoneRequest:
 		return &godap.ConfigurationDoneResponse{}, a.run("run")
-	case *godap.ThreadsRequest:
-		return &godap.ThreadsResponse{Body: godap.ThreadsResponseBody{Threads: []godap.Thread{{Id: 1, Name: "main"}}}}, nil
-	case *godap.StackTraceRequest:
-		return a.stackTrace(r.Arguments)
-	case *godap.ScopesRequest:
-		return a.scopes(r.Arguments)
-	case *godap.VariablesRequest:
-		return a.variables(r.Arguments)
-	case *godap.EvaluateRequest:
-		return a.evaluate(r.Arguments)
-	case *godap.ExceptionInfoRequest:
-		return a.exceptionInfo()
 	case *godap.ContinueRequest:
 		return &godap.ContinueResponse{Body: godap.ContinueResponseBody{AllThreadsContinued: true}}, a.run("run")
 	case *godap.NextRequest:
@@ -129,14 +105,14 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 		return &godap.StepOutResponse{}, a.run("step_out")
 	case *godap.PauseRequest:
 		return nil, errors.New("Xdebug cannot pause a running PHP script; set a breakpoint where it should stop")
-	case *godap.DisconnectRequest:
-		a.stop()
-		return &godap.DisconnectResponse{}, nil
-	case *godap.TerminateRequest:
-		a.stop()
-		return &godap.TerminateResponse{}, nil
 	}
-	return nil, a.out.Unserved(req.GetRequest().Command)
+	return a.inspector().Handle(req, a.out.Unserved)
+}
+
+// inspector answers the requests the in-process adapters serve alike.
+func (a *adapter) inspector() *dapserve.Inspector {
+	return &dapserve.Inspector{SetBreakpoints: a.setBreakpoints, StackTrace: a.stackTrace, Scopes: a.scopes,
+		Variables: a.variables, Evaluate: a.evaluate, ExceptionInfo: a.exceptionInfo, Stop: a.stop}
 }
 
 // setExceptionBreakpoints chooses what stops the program: "uncaught" a

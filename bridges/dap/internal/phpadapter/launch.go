@@ -16,15 +16,14 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
 	"github.com/tetherhq/tether/internal/proc"
 )
 
 // launchArgs are the launch request's arguments (the adapter's Launch
 // template, expanded).
 type launchArgs struct {
-	Program string   `json:"program"`
-	Args    []string `json:"args"`
-	Cwd     string   `json:"cwd"`
+	dapserve.Launch
 }
 
 // connectTimeout bounds the wait for Xdebug to connect once php started.
@@ -48,11 +47,8 @@ const errNoXdebug = "is php-xdebug installed and enabled for the CLI? (apt-get i
 // program's first line; configurationDone runs it.
 func (a *adapter) launch(raw json.RawMessage) error {
 	var args launchArgs
-	if err := json.Unmarshal(raw, &args); err != nil {
-		return fmt.Errorf("launch arguments: %w", err)
-	}
-	if args.Program == "" {
-		return errors.New("launch needs program")
+	if err := dapserve.DecodeLaunch(raw, &args); err != nil {
+		return err
 	}
 	if a.x != nil {
 		return errors.New("the program is already launched")
