@@ -63,7 +63,7 @@ check:
 test: deps grammars check check-noclang bench-once unit
 
 unit:
-	TETHER_REQUIRE_PEERS=1 go test -race -timeout $(GO_TEST_TIMEOUT) ./...
+	GO_TEST_TIMEOUT=$(GO_TEST_TIMEOUT) scripts/unit.sh
 
 ## fuzz: explore each fuzz target for FUZZTIME (not part of `test`: random inputs
 ## would make CI unrepeatable).
