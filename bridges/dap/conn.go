@@ -91,7 +91,7 @@ func (c *conn) readLoop() {
 	}()
 	for {
 		var data []byte
-		data, err = readFrame(c.r)
+		data, err = readFrame(c.r, c.stray)
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
 				err = fmt.Errorf("dap: reading from the adapter: %w", err)
@@ -124,6 +124,18 @@ func (c *conn) readLoop() {
 			// unanswered.
 			go c.serveReverse(m)
 		}
+	}
+}
+
+// stray passes a line the adapter wrote outside any frame on as the
+// adapter's console output, so that nothing it wrote is lost.
+func (c *conn) stray(line string) {
+	if c.onEvent == nil {
+		return
+	}
+	body, err := json.Marshal(map[string]string{"category": "console", "output": line + "\n"})
+	if err == nil {
+		c.onEvent("output", body)
 	}
 }
 
