@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tetherhq/tether/internal/ipynb"
 	"github.com/tetherhq/tether/kernels"
 )
 
@@ -106,12 +107,12 @@ func Rewrite(code string) (string, *kernels.Error) {
 		}
 		return strings.Join(out, "\n"), nil
 	}
-	var sc scanner
+	var sc ipynb.LineScanner
 	out := make([]string, len(lines))
 	for i, line := range lines {
-		if !sc.atLogicalStart() {
+		if !sc.AtLogicalStart() {
 			out[i] = line
-			sc.scan(line)
+			sc.Scan(line)
 			continue
 		}
 		trimmed := strings.TrimLeft(line, " \t")
@@ -174,7 +175,7 @@ func Rewrite(code string) (string, *kernels.Error) {
 			continue
 		}
 		out[i] = line
-		sc.scan(line)
+		sc.Scan(line)
 	}
 	return strings.Join(out, "\n"), nil
 }
@@ -209,70 +210,5 @@ func usage(line int, what string) *kernels.Error {
 		Name:    kernels.KindUsage,
 		Message: fmt.Sprintf("kernels: %s on cell line %d: supported idioms are %s; write anything else as plain Python (subprocess.run, os.chdir, ...)", what, line, supported()),
 		Line:    line,
-	}
-}
-
-// scanner tracks just enough of Python's lexical state across lines to know
-// whether a line starts a new logical line: open brackets, an open triple-
-// quoted string, a trailing backslash.
-type scanner struct {
-	depth  int
-	triple string // the open triple quote, or ""
-	cont   bool
-}
-
-func (s *scanner) atLogicalStart() bool { return s.depth == 0 && s.triple == "" && !s.cont }
-
-func (s *scanner) scan(line string) {
-	s.cont = false
-	quote := "" // an open single-line string's quote
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		if s.triple != "" {
-			if c == '\\' {
-				i++
-				continue
-			}
-			if strings.HasPrefix(line[i:], s.triple) {
-				i += 2
-				s.triple = ""
-			}
-			continue
-		}
-		if quote != "" {
-			if c == '\\' {
-				i++
-				continue
-			}
-			if string(c) == quote {
-				quote = ""
-			}
-			continue
-		}
-		switch c {
-		case '#':
-			return
-		case '\'', '"':
-			q := string(c)
-			if strings.HasPrefix(line[i:], q+q+q) {
-				s.triple = q + q + q
-				i += 2
-			} else {
-				quote = q
-			}
-		case '(', '[', '{':
-			s.depth++
-		case ')', ']', '}':
-			if s.depth > 0 {
-				s.depth--
-			}
-		case '\\':
-			if i == len(line)-1 {
-				s.cont = true
-			}
-		}
-	}
-	if quote != "" && strings.HasSuffix(line, "\\") {
-		s.cont = true
 	}
 }
