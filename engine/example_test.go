@@ -10,6 +10,32 @@ import (
 	"github.com/tetherhq/tether/grammars"
 )
 
+// exampleEngine starts an engine as ExampleEngine_Parse does; the caller closes it.
+func exampleEngine(ctx context.Context) *engine.Engine {
+	e, err := engine.New(ctx, engine.NewConfig())
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+// exampleTree parses src as the named language with an engine of its own, as
+// ExampleEngine_Parse does: a Tree is plain data that outlives the engine.
+func exampleTree(language, src string) *engine.Tree {
+	ctx := context.Background()
+	e := exampleEngine(ctx)
+	defer e.Close(ctx)
+	lang, ok := grammars.Lookup(language)
+	if !ok {
+		panic("no grammar for " + language)
+	}
+	tree, err := e.Parse(ctx, lang, []byte(src))
+	if err != nil {
+		panic(err)
+	}
+	return tree
+}
+
 func ExampleEngine_Parse() {
 	ctx := context.Background()
 	e, err := engine.New(ctx, engine.NewConfig())
@@ -33,10 +59,7 @@ func ExampleEngine_Parse() {
 // shared compiled grammars.
 func ExampleEngine_NewParser() {
 	ctx := context.Background()
-	e, err := engine.New(ctx, engine.NewConfig())
-	if err != nil {
-		panic(err)
-	}
+	e := exampleEngine(ctx)
 	defer e.Close(ctx)
 	p := e.NewParser(engine.Limits{Memory: 64 << 20, Timeout: 10 * time.Second, Instances: 2})
 	defer p.Close(ctx)
@@ -55,17 +78,7 @@ func ExampleEngine_NewParser() {
 }
 
 func ExampleNode_Walk() {
-	ctx := context.Background()
-	e, err := engine.New(ctx, engine.NewConfig())
-	if err != nil {
-		panic(err)
-	}
-	defer e.Close(ctx)
-	js, _ := grammars.Lookup("javascript")
-	tree, err := e.Parse(ctx, js, []byte("let a = b +\n  c;\n"))
-	if err != nil {
-		panic(err)
-	}
+	tree := exampleTree("javascript", "let a = b +\n  c;\n")
 	tree.Root().Walk(func(n engine.Node) bool {
 		if n.Kind() == "identifier" {
 			p := n.Range().StartPoint
@@ -81,17 +94,7 @@ func ExampleNode_Walk() {
 
 // Outline prints a tree the way the tree-sitter CLI's parse command does.
 func ExampleNode_Outline() {
-	ctx := context.Background()
-	e, err := engine.New(ctx, engine.NewConfig())
-	if err != nil {
-		panic(err)
-	}
-	defer e.Close(ctx)
-	python, _ := grammars.Lookup("python")
-	tree, err := e.Parse(ctx, python, []byte("x = f(1)\n"))
-	if err != nil {
-		panic(err)
-	}
+	tree := exampleTree("python", "x = f(1)\n")
 	fmt.Println(tree.Root().Outline(true))
 	// Output:
 	// (module [0, 0] - [1, 0]
