@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -484,6 +485,9 @@ func TestPermissionWithNoHumanSaysRefused(t *testing.T) {
 	}{
 		{"console with no page open", console},
 		{"MCP client without elicitation", tools.ElicitationPort(nil)},
+		{"serve with no client session", tools.ElicitationPort(elicitorFunc(func(context.Context, string, any) (string, map[string]any, error) {
+			return "", nil, fmt.Errorf("server: no MCP client is connected to ask: %w", tools.ErrNoApprover)
+		}))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
