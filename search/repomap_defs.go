@@ -143,6 +143,9 @@ var refKinds = map[string]bool{
 	"constant": true, "namespace_identifier": true,
 }
 
+// memberNameKinds name a C++ member that is no identifier: ~Foo, operator==.
+var memberNameKinds = map[string]bool{"destructor_name": true, "operator_name": true}
+
 // capitals is the name of a constant where only such names are.
 var capitals = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 
@@ -227,8 +230,13 @@ func defNameNode(n engine.Node) (engine.Node, bool) {
 	for _, f := range []string{"name", "declarator", "left"} {
 		c, ok := n.ChildByField(f)
 		for depth := 0; ok && depth < 8; depth++ {
-			if refKinds[c.Kind()] {
+			if refKinds[c.Kind()] || memberNameKinds[c.Kind()] {
 				return c, true
+			}
+			if c.Kind() == "qualified_identifier" {
+				// C++'s Foo::bar, ns::Foo::bar: the name is the last part
+				c, ok = c.ChildByField("name")
+				continue
 			}
 			// a C declarator wraps the name (pointer, function, array)
 			c, ok = c.ChildByField("declarator")

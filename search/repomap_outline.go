@@ -20,7 +20,7 @@ import (
 
 // outlineVersion fingerprints the outline's layout and tables.
 var outlineVersion = func() [sha256.Size]byte {
-	return sha256.Sum256(fmt.Appendf(nil, "outline 1 %d %v %v", maxSignature, outlineKinds, refKinds))
+	return sha256.Sum256(fmt.Appendf(nil, "outline 2 %d %v %v", maxSignature, outlineKinds, refKinds))
 }()
 
 // outlineKey is the store's key of the outline of the tree whose key is k.

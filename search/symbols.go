@@ -156,7 +156,7 @@ func declsOf(ctx context.Context, t *engine.Tree, kinds map[string]defKind) []De
 			}
 			d, known := kinds[c.Kind()]
 			if !known {
-				visit(c, parent, append(path, implOf(c)...), depth+1)
+				visit(c, parent, append(path, scopeOf(c)...), depth+1)
 				continue
 			}
 			at := parent
@@ -165,7 +165,7 @@ func declsOf(ctx context.Context, t *engine.Tree, kinds map[string]defKind) []De
 				if name, ok := defNameNode(c); ok && (!d.constant || capitals.MatchString(name.Text())) {
 					decl := declaration(src, c, name)
 					decl.Parent, decl.Kind = parent, d.role
-					decl.Path = append(append(append([]string(nil), path...), receiverOf(c)...), decl.Name)
+					decl.Path = append(append(append(append([]string(nil), path...), receiverOf(c)...), qualifierOf(c, name)...), decl.Name)
 					out = append(out, decl)
 					at, inner = len(out)-1, decl.Path
 				}
@@ -202,20 +202,62 @@ func receiverOf(n engine.Node) []string {
 	return []string{name}
 }
 
-// implOf is the type a Rust impl block is for, as the path that holds
-// its functions (none for anything else).
-func implOf(n engine.Node) []string {
-	if n.Kind() != "impl_item" {
+// scopeOf is the path a node that is no declaration adds for what it
+// holds: a Rust impl block's type, a Rust module's name, a C++
+// namespace's names (a::b is two; an anonymous one adds none).
+func scopeOf(n engine.Node) []string {
+	switch n.Kind() {
+	case "impl_item":
+		t, ok := n.ChildByField("type")
+		if !ok {
+			return nil
+		}
+		if base, ok := t.ChildByField("type"); ok { // Foo<T>
+			t = base
+		}
+		return []string{t.Text()}
+	case "mod_item", "namespace_definition":
+		name, ok := n.ChildByField("name")
+		if !ok {
+			return nil
+		}
+		return splitScope(name.Text())
+	}
+	return nil
+}
+
+// qualifierOf is the scope a C++ definition's qualified name spells
+// before its name (Foo for Foo::bar, ns/Foo for ns::Foo::bar); none for
+// an unqualified one.
+func qualifierOf(decl, name engine.Node) []string {
+	q, ok := name.Parent()
+	if !ok || q.Kind() != "qualified_identifier" || q.StartByte() < decl.StartByte() {
 		return nil
 	}
-	t, ok := n.ChildByField("type")
-	if !ok {
-		return nil
+	// the outermost qualified_identifier spells the whole qualifier
+	for {
+		p, ok := q.Parent()
+		if !ok || p.Kind() != "qualified_identifier" {
+			break
+		}
+		q = p
 	}
-	if base, ok := t.ChildByField("type"); ok { // Foo<T>
-		t = base
+	return splitScope(string(q.Bytes()[:name.StartByte()-q.StartByte()]))
+}
+
+// splitScope splits a C++ or Rust scope ("a::b::", "outer") into its
+// names, template arguments dropped ("Foo<T>::" is Foo).
+func splitScope(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, "::") {
+		if i := strings.IndexByte(part, '<'); i >= 0 {
+			part = part[:i]
+		}
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
 	}
-	return []string{t.Text()}
+	return out
 }
 
 // declaration is n's extent (its wrappers, leading comments and
@@ -378,7 +420,7 @@ func SplitNamePath(p string) ([]string, int, error) {
 		}
 		p, index = p[:i], n
 	}
-	p = strings.NewReplacer("::", "/", ".", "/", "(*", "", "(", "", ")", "").Replace(p)
+	p = strings.NewReplacer("::", "/", ".", "/", "(*", "", "(", "", ")", "").Replace(dropTemplateArgs(p))
 	var names []string
 	for _, n := range strings.Split(p, "/") {
 		if n = strings.TrimSpace(n); n != "" {
@@ -389,6 +431,30 @@ func SplitNamePath(p string) ([]string, int, error) {
 		return nil, 0, fmt.Errorf("search: empty name path: name the symbol, e.g. Class/method")
 	}
 	return names, index, nil
+}
+
+// dropTemplateArgs drops the template arguments of a C++ or Rust name
+// path (Box<std::string>::get is Box::get); an operator's < and > stay.
+func dropTemplateArgs(p string) string {
+	if !strings.Contains(p, "<") {
+		return p
+	}
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '<' && !strings.HasSuffix(p[:i], "operator") && !strings.HasSuffix(p[:i], "<"):
+			depth++
+		case c == '>' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteByte(c)
+		}
+	}
+	if depth > 0 { // unbalanced: not template arguments
+		return p
+	}
+	return b.String()
 }
 
 // MatchNamePath picks among paths those namePath names: the ones it
