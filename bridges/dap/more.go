@@ -391,29 +391,44 @@ func (sv *Supervisor) frameVarMemory(ctx context.Context, s *session, m MemoryAr
 
 // ReadMemory reads up to MaxMemory bytes of the debuggee's memory.
 func (sv *Supervisor) ReadMemory(ctx context.Context, conversationID string, m MemoryArgs) (*Memory, error) {
-	var r *Memory
-	err := sv.inSession(conversationID, "read_memory", true, func(_ *conversation, s *session) error {
-		ref, count, err := sv.memoryOp(ctx, s, "read_memory", "a byte", m, false, 64)
-		if err != nil {
-			return err
-		}
-		r = &Memory{Reference: ref, Offset: m.Offset, Asked: count}
-		if count > MaxMemory {
-			count, r.Cut = MaxMemory, true
-		}
+	spec := memorySpec{op: "read_memory", unit: "a byte", def: 64, max: MaxMemory}
+	return inMemory(ctx, sv, conversationID, spec, m, func(s *session, ref string, asked, count int) (*Memory, error) {
 		var resp godap.ReadMemoryResponse
 		if err := s.c.call(ctx, "readMemory", &godap.ReadMemoryArguments{MemoryReference: ref, Offset: m.Offset, Count: count}, &resp); err != nil {
-			return staleHint(err, "pass an address the program can read")
+			return nil, staleHint(err, "pass an address the program can read")
 		}
 		data, err := base64.StdEncoding.DecodeString(resp.Body.Data)
 		if err != nil {
-			return fmt.Errorf("debug: read_memory: the adapter's data is not base64: %w", err)
+			return nil, fmt.Errorf("debug: read_memory: the adapter's data is not base64: %w", err)
 		}
 		if len(data) > count {
 			data = data[:count]
 		}
-		r.Address, r.Data, r.Unreadable = resp.Body.Address, data, resp.Body.UnreadableBytes
-		return nil
+		return &Memory{Reference: ref, Offset: m.Offset, Asked: asked, Cut: asked > count,
+			Address: resp.Body.Address, Data: data, Unreadable: resp.Body.UnreadableBytes}, nil
+	})
+}
+
+// memorySpec is one memory request: its name, the unit it counts, whether it
+// defaults to the instruction pointer, and its default and largest count.
+type memorySpec struct {
+	op, unit string
+	ip       bool
+	def, max int
+}
+
+// inMemory runs do in the conversation's session with the reference m
+// resolves to, the count asked (spec.def for none) and that count capped at
+// spec.max.
+func inMemory[T any](ctx context.Context, sv *Supervisor, conversationID string, spec memorySpec, m MemoryArgs, do func(s *session, ref string, asked, count int) (*T, error)) (*T, error) {
+	var r *T
+	err := sv.inSession(conversationID, spec.op, true, func(_ *conversation, s *session) error {
+		ref, asked, err := sv.memoryOp(ctx, s, spec.op, spec.unit, m, spec.ip, spec.def)
+		if err != nil {
+			return err
+		}
+		r, err = do(s, ref, asked, min(asked, spec.max))
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -475,19 +490,12 @@ type Disassembly struct {
 // memory reference (default: the instruction pointer of the frame, or of
 // the top frame), Offset instructions on (negative: before it).
 func (sv *Supervisor) Disassemble(ctx context.Context, conversationID string, m MemoryArgs) (*Disassembly, error) {
-	var r *Disassembly
-	err := sv.inSession(conversationID, "disassemble", true, func(_ *conversation, s *session) error {
-		ref, count, err := sv.memoryOp(ctx, s, "disassemble", "an instruction", m, true, 20)
-		if err != nil {
-			return err
-		}
-		r = &Disassembly{Reference: ref, Offset: m.Offset, Asked: count}
-		if count > MaxInstructions {
-			count, r.Cut = MaxInstructions, true
-		}
+	spec := memorySpec{op: "disassemble", unit: "an instruction", ip: true, def: 20, max: MaxInstructions}
+	return inMemory(ctx, sv, conversationID, spec, m, func(s *session, ref string, asked, count int) (*Disassembly, error) {
+		r := &Disassembly{Reference: ref, Offset: m.Offset, Asked: asked, Cut: asked > count}
 		var resp godap.DisassembleResponse
 		if err := s.c.call(ctx, "disassemble", &godap.DisassembleArguments{MemoryReference: ref, InstructionOffset: m.Offset, InstructionCount: count, ResolveSymbols: true}, &resp); err != nil {
-			return staleHint(err, "pass an address of code (a frame's instruction pointer is the default)")
+			return nil, staleHint(err, "pass an address of code (a frame's instruction pointer is the default)")
 		}
 		ins := resp.Body.Instructions
 		if len(ins) > count {
@@ -501,10 +509,6 @@ func (sv *Supervisor) Disassemble(ctx context.Context, conversationID string, m 
 			}
 			r.Instructions = append(r.Instructions, x)
 		}
-		return nil
+		return r, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
