@@ -167,7 +167,7 @@ func findInspector(pid int, tried map[hostPort]bool) (string, int, *inspectorTar
 		if tried[hp] {
 			continue
 		}
-		t, err := inspectorAt(hp.host, hp.port)
+		t, err := nodeInspector.targetAt(hp.host, hp.port)
 		if err == nil {
 			return hp.host, hp.port, t
 		}
@@ -183,7 +183,7 @@ func findInspector(pid int, tried map[hostPort]bool) (string, int, *inspectorTar
 func waitInspector(host string, port int) (*inspectorTarget, error) {
 	deadline := time.Now().Add(inspectorWait)
 	for {
-		t, err := inspectorAt(host, port)
+		t, err := nodeInspector.targetAt(host, port)
 		var op *net.OpError
 		if err == nil || !errors.As(err, &op) || time.Now().After(deadline) {
 			if err != nil {
@@ -199,23 +199,50 @@ func waitInspector(host string, port int) (*inspectorTarget, error) {
 // DevTools server.
 var errNotInspector = errors.New("not as a DevTools server (node's inspector, a browser)")
 
-// inspectorAt reads the inspector's /json/list at host:port and returns
-// its first target with a WebSocket URL.
-func inspectorAt(host string, port int) (*inspectorTarget, error) {
+// devTools is one kind of DevTools server an attach asks for its target:
+// node's inspector, or a browser's DevTools port.
+type devTools struct {
+	name    string // "node's inspector"
+	timeout time.Duration
+	page    bool   // only a page is a target, not a worker or an extension
+	target  string // what it lists: "target", "page"
+	// notIt follows "ADDR answers, but not as a DevTools server", start
+	// (given the port) "nothing answers as NAME at ADDR: ERR", and none
+	// "NAME at ADDR lists no TARGET to debug (another debugger may hold
+	// it)": the advice for each.
+	notIt, none string
+	start       func(port int) string
+}
+
+var (
+	nodeInspector = devTools{name: "node's inspector", timeout: 3 * time.Second, target: "target"}
+	browserPort   = devTools{name: "a browser's DevTools", timeout: 5 * time.Second, page: true, target: "page",
+		notIt: "; is it the browser's --remote-debugging-port?",
+		start: func(port int) string { return fmt.Sprintf("; start the browser with --remote-debugging-port=%d", port) },
+		none:  "; open a page in it first"}
+)
+
+// targetAt reads the /json/list of the DevTools server at host:port and
+// returns its first target with a WebSocket URL (a page, for d.page).
+func (d devTools) targetAt(host string, port int) (*inspectorTarget, error) {
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	targets, err := jsonList(addr, 3*time.Second)
+	targets, err := jsonList(addr, d.timeout)
 	switch {
 	case errors.Is(err, errNotInspector):
-		return nil, fmt.Errorf("%s answers, but %w", addr, err)
+		return nil, fmt.Errorf("%s answers, but %w%s", addr, err, d.notIt)
 	case err != nil:
-		return nil, fmt.Errorf("nothing answers as node's inspector at %s: %w", addr, err)
+		hint := ""
+		if d.start != nil {
+			hint = d.start(port)
+		}
+		return nil, fmt.Errorf("nothing answers as %s at %s: %w%s", d.name, addr, err, hint)
 	}
 	for i := range targets {
-		if targets[i].WS != "" {
+		if targets[i].WS != "" && (!d.page || targets[i].Type == "page") {
 			return &targets[i], nil
 		}
 	}
-	return nil, fmt.Errorf("node's inspector at %s lists no target to debug (another debugger may hold it)", addr)
+	return nil, fmt.Errorf("%s at %s lists no %s to debug (another debugger may hold it)%s", d.name, addr, d.target, d.none)
 }
 
 // jsonList reads the targets the DevTools server at addr lists

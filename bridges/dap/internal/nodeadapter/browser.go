@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -234,7 +232,7 @@ func (a *adapter) attachBrowser(raw json.RawMessage) error {
 	if args.Port <= 0 {
 		return errors.New("attach needs port: the browser's DevTools port (chromium --remote-debugging-port=PORT)")
 	}
-	target, err := browserPage(host, args.Port)
+	target, err := browserPort.targetAt(host, args.Port)
 	if err != nil {
 		return err
 	}
@@ -251,25 +249,6 @@ func (a *adapter) attachBrowser(raw json.RawMessage) error {
 		Name: cmp.Or(target.URL, target.Title), IsLocalProcess: isLoopback(host), StartMethod: "attach"}})
 	a.launched = true
 	return nil
-}
-
-// browserPage is the first page the browser's /json/list names at
-// host:port.
-func browserPage(host string, port int) (*inspectorTarget, error) {
-	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	targets, err := jsonList(addr, 5*time.Second)
-	switch {
-	case errors.Is(err, errNotInspector):
-		return nil, fmt.Errorf("%s answers, but %w; is it the browser's --remote-debugging-port?", addr, err)
-	case err != nil:
-		return nil, fmt.Errorf("nothing answers as a browser's DevTools at %s (%v); start the browser with --remote-debugging-port=%d", addr, err, port)
-	}
-	for i := range targets {
-		if targets[i].Type == "page" && targets[i].WS != "" {
-			return &targets[i], nil
-		}
-	}
-	return nil, fmt.Errorf("the browser at %s has no page to debug (or another debugger holds it); open a page in it first", addr)
 }
 
 // onConsole turns the page's console messages and uncaught exceptions
