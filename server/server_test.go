@@ -159,12 +159,12 @@ func TestRefresh(t *testing.T) {
 	}
 	defer cs.Close()
 	list := func() string { return toolNames(t, cs) }
-	if got := list(); got != "read" {
+	if got := list(); got != "notebook,read" {
 		t.Fatalf("tools/list = %s", got)
 	}
 	h := func(ctx context.Context, c *tools.Call) (*tools.Result, error) { return tools.Text("hi"), nil }
 	run.Register(tools.Tool{Name: "vibe_list", Tier: tools.TierRead, Handler: h}, tools.Tool{Name: "eval", Tier: tools.TierExec, Handler: h})
-	if got := list(); got != "read,vibe_list" {
+	if got := list(); got != "notebook,read,vibe_list" {
 		t.Fatalf("after registering: tools/list = %s", got)
 	}
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{}})
@@ -172,7 +172,7 @@ func TestRefresh(t *testing.T) {
 		t.Fatalf("hidden eval: %v %+v", err, res)
 	}
 	run.Unregister("vibe_list")
-	if got := list(); got != "read" {
+	if got := list(); got != "notebook,read" {
 		t.Fatalf("after unregistering: tools/list = %s", got)
 	}
 }
@@ -340,7 +340,7 @@ func TestToolListChangedBothRevisions(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("no notifications/tools/list_changed within 10 s of a tool registered")
 			}
-			if names := toolNames(t, cs); names != "read,vibe_list" {
+			if names := toolNames(t, cs); names != "notebook,read,vibe_list" {
 				t.Errorf("tools/list after the change: %v", names)
 			}
 		})

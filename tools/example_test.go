@@ -48,7 +48,10 @@ func Example() {
 	// Output:
 	// apply_patch write
 	// edit write
+	// notebook read
+	// notebook_edit write
 	// read read
+	// resolve write
 	// write write
 	// approve? write
 	// wrote 8 bytes (1 line) to notes/todo.txt (created)

@@ -15,25 +15,33 @@ import (
 	"github.com/tetherhq/tether/kernels"
 )
 
-// The notebook family: notebook (read: list and read cells), notebook_edit
+// The notebook tools: notebook (read: list and read cells), notebook_edit
 // (write: edit, insert, delete and move cells as one staged change) and
 // notebook_run (exec: run cells in a Python kernel bound to the notebook).
 // One tool per tier, as lsp and lsp_rename are, because a tier decides
-// which surfaces list a tool at all. Wired with eval's kernel factory: a
-// notebook's code is run by the kernels eval runs, and its reading and
-// editing tools come with it.
+// which surfaces list a tool at all. Reading and editing a notebook need
+// only the workspace, so those two are there whenever the file tools are;
+// notebook_run is its own family, wired with eval's kernel factory: a
+// notebook's code is run by the kernels eval runs.
 func init() {
 	addFamily(family{
-		name:  "notebook",
+		name: "notebook",
+		register: func(r *Run) (func() error, error) {
+			return nil, r.reg.Register((&notebookTools{run: r}).tools()...)
+		},
+		tools: func() []Tool { return (&notebookTools{}).tools() },
+	})
+	addFamily(family{
+		name:  "notebook_run",
 		wired: func(cfg *Config) bool { return cfg.Eval.Kernels != nil },
 		register: func(r *Run) (func() error, error) {
 			nt := &notebookTools{run: r, factory: evalFactory(r), kernels: map[string]*notebookKernel{}}
-			if err := r.reg.Register(nt.tools()...); err != nil {
+			if err := r.reg.Register(nt.runTool()); err != nil {
 				return nil, err
 			}
 			return nt.close, nil
 		},
-		tools: func() []Tool { return (&notebookTools{}).tools() },
+		tools: func() []Tool { return []Tool{(&notebookTools{}).runTool()} },
 	})
 }
 
@@ -59,7 +67,8 @@ const (
 	notebookKernels = 4
 )
 
-// notebookTools are the notebook tools bound to a run.
+// notebookTools are the notebook tools bound to a run; factory and
+// kernels are notebook_run's alone.
 type notebookTools struct {
 	run     *Run
 	factory *kernels.Factory
@@ -107,10 +116,9 @@ func (nt *notebookTools) tools() []Tool {
 			Description: "Read a Jupyter notebook (.ipynb). action list: one line per cell with its index (0-based), id, cell_type, first line and " +
 				"an output summary (\"stream 3 lines\", \"image/png\", \"error NameError\"). action read: cells with their sources and outputs " +
 				"(text, tables as text, images attached, tracebacks), from start, count cells (default 20), bounded; the answer says where the next page starts. " +
-				"notebook_edit changes cells; notebook_run runs them.",
+				"notebook_edit changes cells; notebook_run, where the run has a kernel, runs them.",
 		}, nt.read),
 		nt.editTool(),
-		nt.runTool(),
 	}
 }
 

@@ -21,7 +21,17 @@ import (
 func notebookRun(t *testing.T, name string) (*tools.Run, string) {
 	t.Helper()
 	requireEvalPython(t)
-	dir := t.TempDir()
+	dir, file := notebookDir(t, name)
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow),
+		Eval: tools.EvalConfig{Kernels: std.NewFactory(kernels.Config{Python: evalPython}, nil)}})
+	return r, file
+}
+
+// notebookDir is a new workspace holding a copy of testdata/notebook/name
+// under nb/, and that copy's path.
+func notebookDir(t *testing.T, name string) (dir, file string) {
+	t.Helper()
+	dir = t.TempDir()
 	data, err := os.ReadFile(filepath.Join("..", "testdata", "notebook", name))
 	if err != nil {
 		t.Fatal(err)
@@ -29,12 +39,11 @@ func notebookRun(t *testing.T, name string) (*tools.Run, string) {
 	if err := os.MkdirAll(filepath.Join(dir, "nb"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "nb", name), data, 0o644); err != nil {
+	file = filepath.Join(dir, "nb", name)
+	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow),
-		Eval: tools.EvalConfig{Kernels: std.NewFactory(kernels.Config{Python: evalPython}, nil)}})
-	return r, filepath.Join(dir, "nb", name)
+	return dir, file
 }
 
 // validateNotebook fails the test unless nbformat validates the file.

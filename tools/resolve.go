@@ -12,15 +12,13 @@ import (
 
 // resolve accepts, discards or shows a change that ast_edit, symbol_edit,
 // lsp_apply, lsp_rename with preview or rename_file, notebook_edit or
-// notebook_run, or an isolated worker (vibe_wait)
-// staged: one family, wired when any of those is, so that every staged change is applied the same way
-// (the drift check, all or nothing, diagnostics on write).
+// notebook_run, or an isolated worker (vibe_wait) staged: one family, so
+// that every staged change is applied the same way (the drift check, all
+// or nothing, diagnostics on write). notebook_edit is in every run, and
+// so resolve is.
 func init() {
 	addFamily(family{
 		name: "resolve",
-		wired: func(cfg *Config) bool {
-			return cfg.Search.Parser != nil || cfg.Eval.Kernels != nil || ((cfg.LSP != nil || cfg.Vibe.On && cfg.Vibe.Workers != nil) && cfg.WorkDir != "")
-		},
 		register: func(r *Run) (func() error, error) {
 			return nil, r.reg.Register((&stagedTools{run: r}).tools()...)
 		},

@@ -80,7 +80,7 @@ func init() {
 	addWiring(familyWiring{
 		name: "eval",
 		flags: func(fs *flag.FlagSet) {
-			fs.BoolVar(&enabled, "eval", true, "offer the eval tool (persistent Python and JavaScript kernels; exec tier)")
+			fs.BoolVar(&enabled, "eval", true, "offer eval and notebook_run (persistent Python and JavaScript kernels; exec tier); notebook and notebook_edit stay")
 			fs.StringVar(&pythonPath, "python", "", "python interpreter for eval when the workdir has no .venv/bin/python or venv/bin/python (default python3 from PATH); pyright resolves imports against it too")
 			fs.StringVar(&enclosure, "enclosure", "", "run the Python kernel inside the conversation's enclosure through this command prefix, split on spaces (e.g. 'docker exec -i -w /work c1'); default: on the host")
 			fs.DurationVar(&idle, "eval-idle", kernels.DefaultIdleTimeout, "idle budget of an eval cell: how long it may go without output (time waiting on tool() does not count)")
