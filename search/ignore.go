@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/tetherhq/tether/internal/glob"
 )
 
 // ignoreRule is one line of a .gitignore or .ignore file.
@@ -134,7 +136,7 @@ func parseIgnore(data []byte) []ignoreRule {
 		}
 		anchored := strings.Contains(line, "/")
 		line = strings.TrimPrefix(line, "/")
-		expr := globRegexp(line)
+		expr := glob.Expr(line, glob.Options{Classes: true})
 		if anchored {
 			expr = "^" + expr + "$"
 		} else {
@@ -148,46 +150,6 @@ func parseIgnore(data []byte) []ignoreRule {
 		rules = append(rules, r)
 	}
 	return rules
-}
-
-func globRegexp(g string) string {
-	var b strings.Builder
-	for i := 0; i < len(g); i++ {
-		c := g[i]
-		switch {
-		case strings.HasPrefix(g[i:], "**/"):
-			b.WriteString("(?:.*/)?")
-			i += 2
-		case strings.HasPrefix(g[i:], "/**") && i+3 == len(g):
-			b.WriteString("/.*")
-			i += 2
-		case strings.HasPrefix(g[i:], "**"):
-			b.WriteString(".*")
-			i++
-		case c == '*':
-			b.WriteString("[^/]*")
-		case c == '?':
-			b.WriteString("[^/]")
-		case c == '[':
-			j := strings.IndexByte(g[i+1:], ']')
-			if j < 0 {
-				b.WriteString(`\[`)
-				continue
-			}
-			class := g[i+1 : i+1+j]
-			if strings.HasPrefix(class, "!") {
-				class = "^" + class[1:]
-			}
-			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
-			i += j + 1
-		case c == '\\' && i+1 < len(g):
-			i++
-			b.WriteString(regexp.QuoteMeta(string(g[i])))
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	return b.String()
 }
 
 // ignored reports whether path (a directory when dir) is ignored by the stack

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/glob"
 )
 
 // The lsp tool's diagnostics action, in three forms (lspKey): one file,
@@ -157,28 +158,8 @@ const (
 
 // globRegexp compiles a workspace-relative glob: * and ? within a path
 // component, ** across components.
-func globRegexp(glob string) (*regexp.Regexp, error) {
-	var b strings.Builder
-	b.WriteString("^")
-	for i := 0; i < len(glob); i++ {
-		c := glob[i]
-		switch {
-		case strings.HasPrefix(glob[i:], "**/"):
-			b.WriteString("(?:.*/)?")
-			i += 2
-		case strings.HasPrefix(glob[i:], "**"):
-			b.WriteString(".*")
-			i++
-		case c == '*':
-			b.WriteString("[^/]*")
-		case c == '?':
-			b.WriteString("[^/]")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString("$")
-	return regexp.Compile(b.String())
+func globRegexp(g string) (*regexp.Regexp, error) {
+	return regexp.Compile("^" + glob.Expr(g, glob.Options{}) + "$")
 }
 
 // expandFiles turns paths and globs into workspace-relative files, in the

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/tetherhq/tether/internal/glob"
 )
 
 // TSProject is the TypeScript project a file belongs to as tsserver reads
@@ -117,25 +119,9 @@ func tsGlob(g string) *regexp.Regexp {
 	if !strings.ContainsAny(last, "*?") && path.Ext(last) == "" {
 		g += "/**/*"
 	}
-	var b strings.Builder
-	b.WriteString("^")
-	for i := 0; i < len(g); i++ {
-		switch c := g[i]; {
-		case strings.HasPrefix(g[i:], "**/"):
-			b.WriteString("(?:[^/]+/)*")
-			i += 2
-		case c == '*':
-			b.WriteString("[^/]*")
-		case c == '?':
-			b.WriteString("[^/]")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
 	// a pattern naming a directory's files also holds what is under a
 	// directory it matches
-	b.WriteString("(?:/.*)?$")
-	return regexp.MustCompile(b.String())
+	return regexp.MustCompile("^" + glob.Expr(g, glob.Options{Components: true}) + "(?:/.*)?$")
 }
 
 // jsonc strips the comments and trailing commas tsconfig files may hold,
