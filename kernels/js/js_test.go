@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -109,26 +110,18 @@ func TestCellsCanRunAgain(t *testing.T) {
 
 func TestErrorsPointAtCellLine(t *testing.T) {
 	k := newKernel(t, kernels.Config{})
-	tests := []struct {
-		code, name string
-		line       int
-	}{
-		{"let a = 1;\nlet b = 2;\nnope + 1", "ReferenceError", 3},
-		{"var y = 1;\nlet = = 2;", "SyntaxError", 2},
-		{"function h() {\n  null.x;\n}\nh()", "TypeError", 2},
-		{"throw new RangeError('custom')", "RangeError", 1},
-		{"function r() { return r() }\nr()", "RangeError", 1},
-	}
-	for _, tt := range tests {
-		r := run(t, k, tt.code)
-		if r.Error == nil || r.Error.Name != tt.name || r.Error.Line != tt.line {
-			t.Errorf("%q: error %+v, want %s at line %d", tt.code, r.Error, tt.name, tt.line)
-			continue
+	kernelstest.RequireErrors(t, k, []kernelstest.CellError{
+		{Code: "let a = 1;\nlet b = 2;\nnope + 1", Name: "ReferenceError", Line: 3},
+		{Code: "var y = 1;\nlet = = 2;", Name: "SyntaxError", Line: 2},
+		{Code: "function h() {\n  null.x;\n}\nh()", Name: "TypeError", Line: 2},
+		{Code: "throw new RangeError('custom')", Name: "RangeError", Line: 1},
+		{Code: "function r() { return r() }\nr()", Name: "RangeError", Line: 1},
+	}, func(_ kernelstest.CellError, e *kernels.Error) error {
+		if len(e.Traceback) > 9<<10 {
+			return fmt.Errorf("traceback of %d bytes is not bounded", len(e.Traceback))
 		}
-		if len(r.Error.Traceback) > 9<<10 {
-			t.Errorf("%q: traceback of %d bytes is not bounded", tt.code, len(r.Error.Traceback))
-		}
-	}
+		return nil
+	})
 	wantValue(t, k, "a + b", "3")
 }
 
@@ -289,28 +282,9 @@ func TestConcurrentKernelsAreIndependent(t *testing.T) {
 func TestHammerOneKernel(t *testing.T) {
 	k := newKernel(t, kernels.Config{})
 	value(t, run(t, k, "var hits = 0"))
-	const workers, cells = 8, 25
-	errs := make(chan error, workers)
-	for w := 0; w < workers; w++ {
-		go func() {
-			for i := 0; i < cells; i++ {
-				r, err := k.Execute(context.Background(), kernels.Cell{Code: "hits++; console.log(hits); hits"})
-				if err == nil && r.Error != nil {
-					err = errors.New(r.Error.Message)
-				}
-				if err != nil {
-					errs <- err
-					return
-				}
-			}
-			errs <- nil
-		}()
-	}
-	for w := 0; w < workers; w++ {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
+	kernelstest.Hammer(t, k, 8, 25, func(int, int) (string, func(*kernels.Result) error) {
+		return "hits++; console.log(hits); hits", nil
+	})
 	wantValue(t, k, "hits", "200")
 }
 

@@ -170,29 +170,18 @@ func TestOutputIsBounded(t *testing.T) {
 
 func TestErrorsPointAtCellLine(t *testing.T) {
 	k := newKernel(t, kernels.Config{})
-	tests := []struct {
-		code, name string
-		line       int
-	}{
-		{"a = 1\nb = 2\nundefined_name + 1", "NameError", 3},
-		{"x = 1\nif x:\n    y = (\n", "SyntaxError", 3},
-		{"def g():\n    return 1 / 0\n\ng()", "ZeroDivisionError", 2},
-		{"raise SystemExit(3)", "SystemExit", 1},
-		{"x = 1\n%nosuchmagic arg", kernels.KindUsage, 2},
-	}
-	for _, tt := range tests {
-		r := run(t, k, tt.code)
-		if r.Error == nil {
-			t.Errorf("%q: no error", tt.code)
-			continue
+	kernelstest.RequireErrors(t, k, []kernelstest.CellError{
+		{Code: "a = 1\nb = 2\nundefined_name + 1", Name: "NameError", Line: 3},
+		{Code: "x = 1\nif x:\n    y = (\n", Name: "SyntaxError", Line: 3},
+		{Code: "def g():\n    return 1 / 0\n\ng()", Name: "ZeroDivisionError", Line: 2},
+		{Code: "raise SystemExit(3)", Name: "SystemExit", Line: 1},
+		{Code: "x = 1\n%nosuchmagic arg", Name: kernels.KindUsage, Line: 2},
+	}, func(c kernelstest.CellError, e *kernels.Error) error {
+		if strings.Contains(e.Traceback, "tether") && c.Name != kernels.KindUsage {
+			return fmt.Errorf("traceback shows driver frames:\n%s", e.Traceback)
 		}
-		if r.Error.Name != tt.name || r.Error.Line != tt.line {
-			t.Errorf("%q: error %s at line %d, want %s at line %d\n%s", tt.code, r.Error.Name, r.Error.Line, tt.name, tt.line, r.Error.Traceback)
-		}
-		if strings.Contains(r.Error.Traceback, "tether") && tt.name != kernels.KindUsage {
-			t.Errorf("%q: traceback shows driver frames:\n%s", tt.code, r.Error.Traceback)
-		}
-	}
+		return nil
+	})
 	// The kernel survives all of it, SystemExit included.
 	if got := value(t, run(t, k, "a + b")); got != "3" {
 		t.Errorf("after errors: a + b = %s", got)
@@ -686,32 +675,15 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 func TestHammerOneKernel(t *testing.T) {
 	k := newKernel(t, kernels.Config{})
 	mustOK(t, run(t, k, "hits = 0"))
-	const workers, cells = 4, 10
-	errs := make(chan error, workers)
-	for w := 0; w < workers; w++ {
-		go func(w int) {
-			for i := 0; i < cells; i++ {
-				tag := fmt.Sprintf("w%d-c%d", w, i)
-				r, err := k.Execute(context.Background(), kernels.Cell{Code: "hits += 1\nprint(" + strconv.Quote(tag) + ")"})
-				if err == nil && r.Error != nil {
-					err = errors.New(r.Error.Message)
-				}
-				if err == nil && r.Stdout.Text != tag+"\n" {
-					err = fmt.Errorf("cell %s got stdout %q", tag, r.Stdout.Text)
-				}
-				if err != nil {
-					errs <- err
-					return
-				}
+	kernelstest.Hammer(t, k, 4, 10, func(w, i int) (string, func(*kernels.Result) error) {
+		tag := fmt.Sprintf("w%d-c%d", w, i)
+		return "hits += 1\nprint(" + strconv.Quote(tag) + ")", func(r *kernels.Result) error {
+			if r.Stdout.Text != tag+"\n" {
+				return fmt.Errorf("cell %s got stdout %q", tag, r.Stdout.Text)
 			}
-			errs <- nil
-		}(w)
-	}
-	for w := 0; w < workers; w++ {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
+			return nil
 		}
-	}
+	})
 	if got := value(t, run(t, k, "hits")); got != "40" {
 		t.Errorf("hits = %s, want 40", got)
 	}
