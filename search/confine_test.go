@@ -50,3 +50,22 @@ func TestSearchConfinedToRoot(t *testing.T) {
 		t.Errorf("without a root, a path named on the command line is searched: %v, %+v", err, res)
 	}
 }
+
+// TestSearchRelativeToRoot: with Config.Root a relative path is the
+// root's, wherever the process runs (its working directory here holds no
+// such file), and one that climbs out of the root is refused.
+func TestSearchRelativeToRoot(t *testing.T) {
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"in/a.go": "package a\n\nfunc f() { call(\"inside\") }\n"})
+	s := search.NewSearcher(parser(t), search.Config{Root: dir})
+	ctx := context.Background()
+	for _, p := range []string{"in/a.go", "in", "."} {
+		res, err := s.Search(ctx, search.Query{Pattern: "call($X)", Language: "go", Paths: []string{p}})
+		if err != nil || res.Total != 1 {
+			t.Errorf("relative path %q: %v, %+v; want the one match under the root", p, err, res)
+		}
+	}
+	if _, err := s.Search(ctx, search.Query{Pattern: "call($X)", Language: "go", Paths: []string{"../x"}}); !errors.Is(err, fsutil.ErrOutside) {
+		t.Errorf("a relative path that climbs out: %v; want ErrOutside", err)
+	}
+}

@@ -45,11 +45,12 @@ func (f *files) close() {
 }
 
 // rel returns p relative to the root ("." for the root itself); a path
-// outside it is an error wrapping fsutil.ErrOutside.
+// outside it is an error wrapping fsutil.ErrOutside. A relative p is
+// relative to the root, not to the process's working directory.
 func (f *files) rel(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
+	abs := filepath.Clean(p)
+	if !filepath.IsAbs(p) {
+		abs = filepath.Join(f.dirs[1], p)
 	}
 	for _, d := range f.dirs {
 		if r, err := filepath.Rel(d, abs); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
