@@ -1,0 +1,238 @@
+package proc
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// testZygote is testdata/forked_confine.py running under the launcher.
+type testZygote struct {
+	cmd  *exec.Cmd
+	sock int
+	r    *bufio.Reader
+}
+
+// startTestZygote starts the zygote as a kernel starts today (namespaces, a
+// filesystem view of the system's paths, its own init) but without Landlock
+// and without any workspace in its view.
+func startTestZygote(t *testing.T) *testZygote {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := os.NewFile(uintptr(fds[1]), "zygote socket")
+	defer theirs.Close()
+	src, err := os.ReadFile("testdata/forked_confine.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/usr/bin/python3", "-c", string(src))
+	cmd.ExtraFiles = []*os.File{theirs}
+	cmd.Env = []string{"ZYGOTE_FD=3", "PATH=/usr/bin:/bin"}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := sandbox(cmd, Policy{Peer: "python zygote", Family: Kernels, Scratch: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range cmd.Env {
+		if v, ok := strings.CutPrefix(e, specEnv+"="); ok {
+			var spec launchSpec
+			if err := json.Unmarshal([]byte(v), &spec); err != nil {
+				t.Fatal(err)
+			}
+			spec.Landlock = false
+			b, _ := json.Marshal(spec)
+			cmd.Env[i] = specEnv + "=" + string(b)
+		}
+	}
+	if err := Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		unix.Close(fds[0])
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("zygote's stderr: %s", stderr.String())
+		}
+	})
+	return &testZygote{cmd: cmd, sock: fds[0], r: bufio.NewReader(os.NewFile(uintptr(fds[0]), "zygote"))}
+}
+
+// forkedReport is what a forked child saw once confined.
+type forkedReport struct {
+	Error       string   `json:"error"`
+	PID         int      `json:"pid"`
+	PPID        int      `json:"ppid"`
+	Own         string   `json:"own"`
+	WriteOwn    string   `json:"write_own"`
+	Other       string   `json:"other"`
+	Shadow      string   `json:"shadow"`
+	WriteUsr    string   `json:"write_usr"`
+	Ungranted   string   `json:"ungranted"`
+	Proc        []int    `json:"proc"`
+	SignalAll   string   `json:"signal_all"`
+	SignalSib   string   `json:"signal_sibling"`
+	PtraceSib   string   `json:"ptrace_sibling"`
+	SignalZyg   string   `json:"signal_zygote"`
+	PtraceZyg   string   `json:"ptrace_zygote"`
+	Sockets     []string `json:"sockets"`
+	Landlock    int      `json:"landlock"`
+	releaseHold func()
+}
+
+// fork asks the zygote for a child confined to ws, given a detached tree
+// of it; other, sibling and zygote are what the child tries to reach. The
+// child stays alive until the test ends.
+func (z *testZygote) fork(t *testing.T, ws, other string, sibling, zygote int) *forkedReport {
+	t.Helper()
+	tree, err := unix.OpenTree(unix.AT_FDCWD, ws, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	if errors.Is(err, unix.EPERM) {
+		t.Skipf("open_tree(OPEN_TREE_CLONE) needs CAP_SYS_ADMIN in this mount namespace: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(tree)
+	out, outW, _ := os.Pipe()
+	defer out.Close()
+	holdR, holdW, _ := os.Pipe()
+	t.Cleanup(func() { holdW.Close() })
+	req, _ := json.Marshal(map[string]any{"ws": ws, "other": other, "sibling": sibling, "zygote": zygote})
+	err = unix.Sendmsg(z.sock, req, unix.UnixRights(tree, int(outW.Fd()), int(holdR.Fd())), nil, 0)
+	outW.Close()
+	holdR.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := z.r.ReadString('\n'); err != nil {
+		t.Fatalf("the zygote did not answer: %v", err)
+	}
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		line <- l
+	}()
+	var r forkedReport
+	select {
+	case l := <-line:
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("the child reported %q: %v", l, err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the forked child did not report within 60s")
+	}
+	if r.Error != "" {
+		t.Fatalf("the forked child could not confine itself: %s", r.Error)
+	}
+	return &r
+}
+
+// TestForkedKernelConfinement checks, under the real launcher, what a
+// kernel forked from a shared Python zygote would rest on: a zygote with
+// namespaces and a view but no Landlock domain (a domain would deny its
+// children every workspace, and every mount), and children that take
+// namespaces of their own, move in their workspace from a detached mount
+// tree tether made (a plain directory descriptor from another mount
+// namespace cannot be bind-mounted: EINVAL), pivot and Landlock
+// themselves before any cell. Each child must read and write its own
+// workspace only, see no other, see and signal no process but itself (not
+// its sibling, not the zygote), trace none, and hold no socket to the
+// zygote.
+func TestForkedKernelConfinement(t *testing.T) {
+	st := SandboxStatus()
+	if !st.View || st.Landlock < 1 {
+		t.Skipf("needs Landlock and the filesystem view: %s", st)
+	}
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("needs /usr/bin/python3")
+	}
+	base := t.TempDir()
+	for _, n := range []string{"a", "b"} {
+		if err := os.Mkdir(filepath.Join(base, n), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(base, n, "f"), []byte("secret-"+n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	z := startTestZygote(t)
+	// b first, trying to reach the zygote's init; then a, trying b's
+	// kernel and the zygote, which by then are there to name.
+	rb := z.fork(t, b, filepath.Join(a, "f"), z.cmd.Process.Pid, z.cmd.Process.Pid)
+	zpid := onlyChild(t, z.cmd.Process.Pid)
+	// b's kernel, as tether sees it: the zygote's child's child.
+	bKernel := onlyChild(t, onlyChild(t, zpid))
+	ra := z.fork(t, a, filepath.Join(b, "f"), bKernel, zpid)
+	for _, c := range []struct {
+		name, own string
+		r         *forkedReport
+	}{{"a", "secret-a", ra}, {"b", "secret-b", rb}} {
+		t.Run(c.name, func(t *testing.T) {
+			r := c.r
+			if r.Own != c.own || r.WriteOwn != "ok" {
+				t.Errorf("own workspace: read %q, write %q; want %q and ok", r.Own, r.WriteOwn, c.own)
+			}
+			if r.Other != "No such file or directory" {
+				t.Errorf("the other session's workspace: %q, want it not there at all", r.Other)
+			}
+			if !slices.Contains([]string{"No such file or directory", "Permission denied"}, r.Shadow) {
+				t.Errorf("/etc/shadow: %q", r.Shadow)
+			}
+			if r.Ungranted != "Permission denied" {
+				t.Errorf("a path of the zygote's view that Landlock does not grant: %q, want Permission denied", r.Ungranted)
+			}
+			if r.WriteUsr == "ok" {
+				t.Error("wrote into /usr")
+			}
+			if r.PID != 1 || r.PPID != 0 || !slices.Equal(r.Proc, []int{1}) {
+				t.Errorf("pid %d, parent %d, /proc lists %v: want a PID namespace of its own with itself alone", r.PID, r.PPID, r.Proc)
+			}
+			for what, got := range map[string]string{"kill(-1)": r.SignalAll, "signal the sibling": r.SignalSib, "trace the sibling": r.PtraceSib, "signal the zygote": r.SignalZyg, "trace the zygote": r.PtraceZyg} {
+				if got == "ok" {
+					t.Errorf("%s: allowed", what)
+				}
+			}
+			if len(r.Sockets) != 0 {
+				t.Errorf("holds sockets %v: the zygote's must be closed", r.Sockets)
+			}
+			if r.Landlock < 1 {
+				t.Errorf("Landlock ABI %d in the child", r.Landlock)
+			}
+		})
+	}
+	// The zygote itself stays out of every workspace.
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(zpid) + "/root" + a + "/f"); err == nil {
+		t.Errorf("the zygote's root shows a's workspace: %q", b)
+	}
+}
+
+// onlyChild is pid's one child, from /proc: the children of each of its
+// threads (the test fails without exactly one).
+func onlyChild(t *testing.T, pid int) int {
+	t.Helper()
+	var kids []string
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		kids = append(kids, strings.Fields(string(b))...)
+	}
+	if len(kids) != 1 {
+		t.Fatalf("process %d has not exactly one child: %v", pid, kids)
+	}
+	n, _ := strconv.Atoi(kids[0])
+	return n
+}
