@@ -260,19 +260,34 @@ func mcpSession(t *testing.T, dir string, flags []string, elicit func(*mcp.Elici
 // the client's default).
 func mcpSessionAt(t *testing.T, dir, rev string, flags []string, elicit func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(tetherBin(t), append([]string{"serve", "--workdir", dir}, flags...)...)
-	cmd.Stderr = os.Stderr
 	opts := &mcp.ClientOptions{}
 	if elicit != nil {
 		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return elicit(req) }
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, opts)
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: rev})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := serveSession(t, dir, rev, flags, opts, nil)
 	if got := cs.InitializeResult().ProtocolVersion; rev != "" && got != rev {
 		t.Fatalf("connected at %s, want %s", got, rev)
+	}
+	return cs
+}
+
+// serveSession starts `tether serve --workdir dir` with flags and connects
+// a go-sdk client with opts to its stdio, asking for revision rev ("": the
+// client's default); wire, when not nil, logs the messages exchanged. The
+// test's cleanup closes the session and requires the process to have
+// exited because the client went away.
+func serveSession(t *testing.T, dir, rev string, flags []string, opts *mcp.ClientOptions, wire io.Writer) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(tetherBin(t), append([]string{"serve", "--workdir", dir}, flags...)...)
+	cmd.Stderr = os.Stderr
+	var transport mcp.Transport = &mcp.CommandTransport{Command: cmd}
+	if wire != nil {
+		transport = &mcp.LoggingTransport{Transport: transport, Writer: wire}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, opts)
+	cs, err := client.Connect(context.Background(), transport, &mcp.ClientSessionOptions{ProtocolVersion: rev})
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		cs.Close()

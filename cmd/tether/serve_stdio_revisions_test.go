@@ -8,8 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,31 +77,14 @@ func methods(msgs []wireMsg) []string {
 // logging the messages it exchanges in the returned log.
 func openStdioRev(t *testing.T, dir, rev string, flags ...string) (*revClient, *wireLog) {
 	t.Helper()
-	cmd := exec.Command(tetherBin(t), append([]string{"serve", "--workdir", dir}, flags...)...)
-	cmd.Stderr = os.Stderr
 	rc := &revClient{}
 	opts := rc.options()
 	// A 2026-07-28 client that handles list changes keeps a
 	// subscriptions/listen call open on the pipe for as long as it is
 	// connected: the process still exits when the client goes.
 	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {}
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, opts)
 	wire := &wireLog{}
-	cs, err := client.Connect(context.Background(), &mcp.LoggingTransport{Transport: &mcp.CommandTransport{Command: cmd}, Writer: wire},
-		&mcp.ClientSessionOptions{ProtocolVersion: rev})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		if cmd.ProcessState == nil {
-			cmd.Wait()
-		}
-		if cmd.ProcessState == nil || !cmd.ProcessState.Exited() {
-			t.Errorf("tether serve did not exit when the client went away: %v", cmd.ProcessState)
-		}
-	})
-	rc.cs = cs
+	rc.cs = serveSession(t, dir, rev, flags, opts, wire)
 	return rc, wire
 }
 
