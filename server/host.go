@@ -411,13 +411,19 @@ func (h *Host) end(s *hostSession) {
 		delete(h.sessions, s.id)
 		h.release(s.tokenKey)
 		h.mu.Unlock()
-		if err := s.closeRun(); err != nil {
-			h.logger().Warn("server: closing a session's run", "session", s.id, "err", err)
-		}
-		s.srv.outputs.drop()
-		h.logger().Info("server: session closed", "session", s.id, "workspace", s.workspace)
-		h.runs.Done()
+		h.closeRun("session", s.id, s.workspace, s.closeRun, s.srv)
 	})
+}
+
+// closeRun closes the run of a session or conversation (kind, for the log),
+// drops the outputs its server kept and counts the run done.
+func (h *Host) closeRun(kind, id, workspace string, closeRun func() error, srv *Server) {
+	if err := closeRun(); err != nil {
+		h.logger().Warn("server: closing a "+kind+"'s run", kind, id, "err", err)
+	}
+	srv.outputs.drop()
+	h.logger().Info("server: "+kind+" closed", kind, id, "workspace", workspace)
+	h.runs.Done()
 }
 
 // release drops one of the sessions token key holds; h.mu is held.

@@ -273,12 +273,7 @@ func (h *Host) endConv(c *hostConv) {
 		}
 		h.release(c.principal)
 		h.mu.Unlock()
-		if err := c.closeRun(); err != nil {
-			h.logger().Warn("server: closing a conversation's run", "conversation", c.id, "err", err)
-		}
-		c.srv.outputs.drop()
-		h.logger().Info("server: conversation closed", "conversation", c.id, "workspace", c.workspace)
-		h.runs.Done()
+		h.closeRun("conversation", c.id, c.workspace, c.closeRun, c.srv)
 	})
 }
 
