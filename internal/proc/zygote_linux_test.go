@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,32 +74,51 @@ func startTestZygote(t *testing.T) *testZygote {
 
 // forkedReport is what a forked child saw once confined.
 type forkedReport struct {
-	Error       string   `json:"error"`
-	PID         int      `json:"pid"`
-	PPID        int      `json:"ppid"`
-	Own         string   `json:"own"`
-	WriteOwn    string   `json:"write_own"`
-	Other       string   `json:"other"`
-	Shadow      string   `json:"shadow"`
-	WriteUsr    string   `json:"write_usr"`
-	Ungranted   string   `json:"ungranted"`
-	Proc        []int    `json:"proc"`
-	SignalAll   string   `json:"signal_all"`
-	SignalSib   string   `json:"signal_sibling"`
-	PtraceSib   string   `json:"ptrace_sibling"`
-	SignalZyg   string   `json:"signal_zygote"`
-	PtraceZyg   string   `json:"ptrace_zygote"`
-	Sockets     []string `json:"sockets"`
-	Landlock    int      `json:"landlock"`
-	releaseHold func()
+	Error     string   `json:"error"`
+	PID       int      `json:"pid"`
+	PPID      int      `json:"ppid"`
+	Own       string   `json:"own"`
+	WriteOwn  string   `json:"write_own"`
+	Other     string   `json:"other"`
+	Shadow    string   `json:"shadow"`
+	WriteUsr  string   `json:"write_usr"`
+	Ungranted string   `json:"ungranted"`
+	Proc      []int    `json:"proc"`
+	SignalAll string   `json:"signal_all"`
+	SignalSib string   `json:"signal_sibling"`
+	PtraceSib string   `json:"ptrace_sibling"`
+	SignalZyg string   `json:"signal_zygote"`
+	PtraceZyg string   `json:"ptrace_zygote"`
+	HostTCP   string   `json:"host_tcp"`
+	Forked    int      `json:"forked"`
+	ForkError string   `json:"fork_error"`
+	Sockets   []string `json:"sockets"`
+	Landlock  int      `json:"landlock"`
+	// hostPID is the forked child as tether sees it, from its credentials.
+	hostPID int
 }
 
-// fork asks the zygote for a child confined to ws, given a detached tree
-// of it; other, sibling and zygote are what the child tries to reach. The
-// child stays alive until the test ends.
-func (z *testZygote) fork(t *testing.T, ws, other string, sibling, zygote int) *forkedReport {
+// forkRequest is what one child is given: its workspace, and what it then
+// tries to reach (another session's file, a sibling's and the zygote's
+// pids, a TCP listener of tether's), and how many processes to fork.
+type forkRequest struct {
+	WS      string `json:"ws"`
+	Other   string `json:"other"`
+	Sibling int    `json:"sibling"`
+	Zygote  int    `json:"zygote"`
+	Net     bool   `json:"net"`
+	Port    int    `json:"port"`
+	Forks   int    `json:"forks"`
+}
+
+// fork asks the zygote for a child confined to req.WS, given a detached
+// tree of it. The child's first word on its own socket carries its pid
+// (SO_PASSCRED translates it into tether's PID namespace); tether puts that
+// pid in cg (when not nil) before letting it go on. The child stays alive
+// until the test ends.
+func (z *testZygote) fork(t *testing.T, req forkRequest, cg *PidsCgroup) *forkedReport {
 	t.Helper()
-	tree, err := unix.OpenTree(unix.AT_FDCWD, ws, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	tree, err := unix.OpenTree(unix.AT_FDCWD, req.WS, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
 	if errors.Is(err, unix.EPERM) {
 		t.Skipf("open_tree(OPEN_TREE_CLONE) needs CAP_SYS_ADMIN in this mount namespace: %v", err)
 	}
@@ -106,13 +126,20 @@ func (z *testZygote) fork(t *testing.T, ws, other string, sibling, zygote int) *
 		t.Fatal(err)
 	}
 	defer unix.Close(tree)
-	out, outW, _ := os.Pipe()
-	defer out.Close()
+	ctl, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := os.NewFile(uintptr(ctl[0]), "the forked child's socket")
+	defer ours.Close()
+	if err := unix.SetsockoptInt(ctl[0], unix.SOL_SOCKET, unix.SO_PASSCRED, 1); err != nil {
+		t.Fatal(err)
+	}
 	holdR, holdW, _ := os.Pipe()
 	t.Cleanup(func() { holdW.Close() })
-	req, _ := json.Marshal(map[string]any{"ws": ws, "other": other, "sibling": sibling, "zygote": zygote})
-	err = unix.Sendmsg(z.sock, req, unix.UnixRights(tree, int(outW.Fd()), int(holdR.Fd())), nil, 0)
-	outW.Close()
+	msg, _ := json.Marshal(req)
+	err = unix.Sendmsg(z.sock, msg, unix.UnixRights(tree, ctl[1], int(holdR.Fd())), nil, 0)
+	unix.Close(ctl[1])
 	holdR.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -120,12 +147,21 @@ func (z *testZygote) fork(t *testing.T, ws, other string, sibling, zygote int) *
 	if _, err := z.r.ReadString('\n'); err != nil {
 		t.Fatalf("the zygote did not answer: %v", err)
 	}
+	var r forkedReport
+	r.hostPID = helloPID(t, ctl[0])
+	if cg != nil {
+		if err := cg.Add(r.hostPID); err != nil {
+			t.Fatalf("moving the forked child %d into its cgroup: %v", r.hostPID, err)
+		}
+	}
+	if _, err := ours.Write([]byte("go\n")); err != nil {
+		t.Fatal(err)
+	}
 	line := make(chan string, 1)
 	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
+		l, _ := bufio.NewReader(ours).ReadString('\n')
 		line <- l
 	}()
-	var r forkedReport
 	select {
 	case l := <-line:
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
@@ -140,6 +176,26 @@ func (z *testZygote) fork(t *testing.T, ws, other string, sibling, zygote int) *
 	return &r
 }
 
+// helloPID reads the child's first word on sock and returns the pid its
+// credentials carry.
+func helloPID(t *testing.T, sock int) int {
+	t.Helper()
+	buf, oob := make([]byte, 6), make([]byte, unix.CmsgSpace(unix.SizeofUcred))
+	n, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, 0)
+	if err != nil || string(buf[:n]) != "hello\n" {
+		t.Fatalf("the forked child's hello: %q, %v", buf[:n], err)
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("the hello's credentials: %v (%d messages)", err, len(msgs))
+	}
+	cred, err := unix.ParseUnixCredentials(&msgs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(cred.Pid)
+}
+
 // TestForkedKernelConfinement checks, under the real launcher, what a
 // kernel forked from a shared Python zygote would rest on: a zygote with
 // namespaces and a view but no Landlock domain (a domain would deny its
@@ -150,7 +206,10 @@ func (z *testZygote) fork(t *testing.T, ws, other string, sibling, zygote int) *
 // themselves before any cell. Each child must read and write its own
 // workspace only, see no other, see and signal no process but itself (not
 // its sibling, not the zygote), trace none, and hold no socket to the
-// zygote.
+// zygote; without the network it has a network namespace of its own and
+// cannot reach tether's listener. tether learns each child's pid from its
+// socket's credentials and puts it in a pids cgroup before it goes on: the
+// cgroup's cap holds for what the child forks.
 func TestForkedKernelConfinement(t *testing.T) {
 	st := SandboxStatus()
 	if !st.View || st.Landlock < 1 {
@@ -169,14 +228,52 @@ func TestForkedKernelConfinement(t *testing.T) {
 		}
 	}
 	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	const limit, forks = 8, 20
+	cg, cgErr := NewPidsCgroup("zygote-test", limit)
+	if cgErr == nil {
+		defer cg.Stop()
+	}
 	z := startTestZygote(t)
-	// b first, trying to reach the zygote's init; then a, trying b's
-	// kernel and the zygote, which by then are there to name.
-	rb := z.fork(t, b, filepath.Join(a, "f"), z.cmd.Process.Pid, z.cmd.Process.Pid)
+	// b first (with the network, the family's default), trying to reach
+	// the zygote's init; then a (without), trying b's kernel and the
+	// zygote, which by then are there to name.
+	rb := z.fork(t, forkRequest{WS: b, Other: filepath.Join(a, "f"), Sibling: z.cmd.Process.Pid, Zygote: z.cmd.Process.Pid, Net: true, Port: port, Forks: forks}, cg)
 	zpid := onlyChild(t, z.cmd.Process.Pid)
-	// b's kernel, as tether sees it: the zygote's child's child.
-	bKernel := onlyChild(t, onlyChild(t, zpid))
-	ra := z.fork(t, a, filepath.Join(b, "f"), bKernel, zpid)
+	bKernel := onlyChild(t, rb.hostPID)
+	ra := z.fork(t, forkRequest{WS: a, Other: filepath.Join(b, "f"), Sibling: bKernel, Zygote: zpid, Port: port, Forks: forks}, nil)
+	aKernel := onlyChild(t, ra.hostPID)
+	if ra.HostTCP == "ok" {
+		t.Error("a, without the network, reached tether's TCP listener")
+	}
+	if netNS(t, aKernel) == netNS(t, zpid) {
+		t.Error("a, without the network, shares the zygote's network namespace")
+	}
+	if rb.HostTCP != "ok" || netNS(t, bKernel) != netNS(t, os.Getpid()) {
+		t.Errorf("b, with the network: tether's TCP listener %q; want ok, in tether's network namespace", rb.HostTCP)
+	}
+	if cgErr != nil {
+		t.Logf("no pids cgroup here, the process cap is not checked: %v", cgErr)
+	} else if rb.Forked >= forks || rb.ForkError != "Resource temporarily unavailable" {
+		t.Errorf("b in a pids cgroup of %d: forked %d of %d (%s), want a fork refused with EAGAIN", limit, rb.Forked, forks, rb.ForkError)
+	}
+	if ra.Forked != forks {
+		t.Errorf("a, in no cgroup of its own: forked %d of %d (%s)", ra.Forked, forks, ra.ForkError)
+	}
 	for _, c := range []struct {
 		name, own string
 		r         *forkedReport
@@ -218,6 +315,16 @@ func TestForkedKernelConfinement(t *testing.T) {
 	if b, err := os.ReadFile("/proc/" + strconv.Itoa(zpid) + "/root" + a + "/f"); err == nil {
 		t.Errorf("the zygote's root shows a's workspace: %q", b)
 	}
+}
+
+// netNS names pid's network namespace.
+func netNS(t *testing.T, pid int) string {
+	t.Helper()
+	ns, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
 }
 
 // onlyChild is pid's one child, from /proc: the children of each of its

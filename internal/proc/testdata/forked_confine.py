@@ -5,9 +5,10 @@ filesystem view of the system's paths and no Landlock domain (a domain
 would deny its children every workspace and every mount). Each request on
 the socket ZYGOTE_FD names carries a workspace path and two descriptors: a
 detached mount tree of the workspace (open_tree(OPEN_TREE_CLONE) by
-tether), where to write the report, and a pipe whose end lets it exit. The zygote forks a child, which
+tether), its socket to tether, and a pipe whose end lets it exit. The zygote forks a child, which
 before anything else: takes new user, mount, PID, IPC and cgroup
-namespaces; as the new PID namespace's first process, builds a root of the
+namespaces (a network namespace too without the network); as the new PID
+namespace's first process, builds a root of the
 zygote's view with a private /tmp and /proc and the workspace tree moved
 in; pivots into it; and confines itself with Landlock (system paths
 read-only, workspace and /tmp read-write, signals and abstract sockets
@@ -17,6 +18,7 @@ scoped). It then looks around as a cell could and reports what it saw.
 import ctypes
 import json
 import os
+import signal
 import socket
 import struct
 import traceback
@@ -25,7 +27,7 @@ libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
 
-CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID = 0x20000, 0x02000000, 0x08000000, 0x10000000, 0x20000000
+CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x02000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
 SYS_PIVOT_ROOT, SYS_MOVE_MOUNT, SYS_LL_CREATE, SYS_LL_ADD, SYS_LL_RESTRICT = 155, 429, 444, 445, 446
 PTRACE_ATTACH = 16
@@ -43,9 +45,12 @@ def mount(src, tgt, fs, flags, data=None):
     ck(libc.mount(enc(src), enc(tgt), enc(fs), flags, enc(data)), "mount %s on %s" % (src, tgt))
 
 
-def namespaces():
+def namespaces(net):
     uid, gid = os.geteuid(), os.getegid()
-    ck(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWCGROUP), "unshare")
+    flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWCGROUP
+    if not net:
+        flags |= CLONE_NEWNET
+    ck(libc.unshare(flags), "unshare")
     for name, text in (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)), ("gid_map", "%d %d 1" % (gid, gid))):
         with open("/proc/self/" + name, "w") as f:
             f.write(text)
@@ -82,14 +87,28 @@ def view(tree, ws):
     os.chdir(ws)
 
 
-def landlock(ro, rw):
+def loopback_up():
+    """Loopback of a new network namespace up: a kernel may talk to itself."""
+    import fcntl
+
+    SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 1
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        ifr = fcntl.ioctl(s, SIOCGIFFLAGS, struct.pack("16sH14x", b"lo", 0))
+        flags = struct.unpack("16sH14x", ifr)[1]
+        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | IFF_UP))
+
+
+def landlock(ro, rw, net):
     abi = ck(libc.syscall(SYS_LL_CREATE, None, 0, 1), "landlock ABI")
     fs = (1 << 13) - 1
     for v, bit in ((2, 13), (3, 14), (5, 15)):
         if abi >= v:
             fs |= 1 << bit
     size = 8 + (8 if abi >= 4 else 0) + (8 if abi >= 6 else 0)
-    attr = struct.pack("<QQQ", fs, 0, 3 if abi >= 6 else 0)
+    # Without the network, TCP bind and connect are handled and granted
+    # nowhere (ABI 4), as the launcher does it.
+    tcp = 3 if abi >= 4 and not net else 0
+    attr = struct.pack("<QQQ", fs, tcp, 3 if abi >= 6 else 0)
     rs = ck(libc.syscall(SYS_LL_CREATE, ctypes.c_char_p(attr), size, 0), "landlock_create_ruleset")
     file_rights = 1 | 2 | 4 | (1 << 14) | (1 << 15)
     for path, rights in [(p, 1 | 4 | 8) for p in ro] + [(p, fs) for p in rw]:
@@ -115,6 +134,26 @@ def outcome(f):
         return e.strerror
 
 
+def fork_many(n):
+    """How many children this process could fork, up to n (a pids cgroup
+    caps them); they are killed and reaped before it returns."""
+    kids, err = [], "ok"
+    for _ in range(n):
+        try:
+            pid = os.fork()
+        except OSError as e:
+            err = e.strerror
+            break
+        if pid == 0:
+            signal.pause()
+            os._exit(0)
+        kids.append(pid)
+    for pid in kids:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    return len(kids), err
+
+
 def look(req):
     """What a cell could see and do, in the report's words."""
     ws = req["ws"]
@@ -132,32 +171,48 @@ def look(req):
         pid = req[name]
         out["signal_" + name] = outcome(lambda: os.kill(pid, 0))
         out["ptrace_" + name] = outcome(lambda: ck(libc.ptrace(PTRACE_ATTACH, pid, None, None), "ptrace"))
+    def connect():
+        with socket.create_connection(("127.0.0.1", req["port"]), timeout=5):
+            pass
+
+    out["host_tcp"] = outcome(connect)
+    out["forked"], out["fork_error"] = fork_many(req["forks"])
     out["sockets"] = []
     for fd in os.listdir("/proc/self/fd"):
         try:
             target = os.readlink("/proc/self/fd/" + fd)
         except FileNotFoundError:
             continue  # the descriptor listdir itself had open
-        if target.startswith("socket:"):
+        if target.startswith("socket:") and int(fd) != req["ctl"]:
             out["sockets"].append(target)
     return out
 
 
-def child(req, tree, out, hold):
+def child(req, tree, ctl, hold):
+    """ctl is this child's socket to tether: tether reads its pid there
+    (SO_PASSCRED), puts it in its cgroup and answers before the child goes
+    on; the report goes there too."""
+    c = socket.socket(fileno=ctl)
+    req["ctl"] = ctl
     try:
-        namespaces()
+        c.sendall(b"hello\n")
+        if c.recv(3) != b"go\n":
+            os._exit(1)
+        namespaces(req["net"])
         pid = os.fork()
         if pid:
             os.close(tree)
             os.close(hold)
             os._exit(os.waitpid(pid, 0)[1] >> 8)
+        if not req["net"]:
+            loopback_up()
         view(tree, req["ws"])
-        abi = landlock(["/usr", "/lib", "/lib64", "/bin", "/etc", "/proc"], [req["ws"], "/tmp", "/dev/null"])
+        abi = landlock(["/usr", "/lib", "/lib64", "/bin", "/etc", "/proc"], [req["ws"], "/tmp", "/dev/null"], req["net"])
         report = look(req)
         report["landlock"] = abi
     except BaseException:
         report = {"error": traceback.format_exc()}
-    os.write(out, (json.dumps(report) + "\n").encode())
+    c.sendall((json.dumps(report) + "\n").encode())
     os.read(hold, 1)  # alive until the test lets go, a sibling to the next
     os._exit(0)
 
