@@ -28,36 +28,33 @@ type moreCase struct {
 	// noClean, when set, says why the rewrite of file is not required
 	// to come back clean.
 	noClean string
-	// diagFile is written with diagText, then AfterWrite must report a
-	// diagnostic on diagLine whose "source code message" matches diagWant.
-	diagFile, diagText string
-	diagLine           int
-	diagWant           string
+	// diag is the diagnostic a write must bring.
+	diag diagWrite
 }
 
 var moreCases = []moreCase{
 	{
 		server: "vim-language-server", project: "vim", file: "plugin.vim", symbol: "Hello",
-		diagFile: "bad.vim", diagText: "function! X()\n  if 1\nendfunction\n", diagLine: 3,
-		diagWant: `^vimlsp .*E171: Missing :endif`,
+		diag: diagWrite{"bad.vim", "function! X()\n  if 1\nendfunction\n", 3,
+			`^vimlsp .*E171: Missing :endif`},
 	},
 	{
 		server: "some-sass-language-server", project: "sass", file: "main.sass", symbol: "framed",
-		diagFile: "bad.sass", diagText: ".a\n  color: red\n  @include\n", diagLine: 3,
-		diagWant: `^sass css-identifierexpected identifier expected`,
+		diag: diagWrite{"bad.sass", ".a\n  color: red\n  @include\n", 3,
+			`^sass css-identifierexpected identifier expected`},
 	},
 	{
 		server: "compose-language-service", project: "compose", file: "compose.yaml",
 		hover: &lsp.Position{File: "compose.yaml", Line: 3, Symbol: "image"}, hoverWant: "The image that will be pulled",
-		diagFile: "docker-compose.yml", diagText: "services:\n  web:\n    image: [nginx\n", diagLine: 4,
-		diagWant: `BAD_INDENT Flow sequence in block collection`,
+		diag: diagWrite{"docker-compose.yml", "services:\n  web:\n    image: [nginx\n", 4,
+			`BAD_INDENT Flow sequence in block collection`},
 	},
 	{
 		// Its hover and completion need a database; without one it
 		// answers syntax only.
 		server: "postgres-language-server", project: "sql", file: "schema.sql", unoffered: "textDocument/documentSymbol",
-		diagFile: "bad.sql", diagText: "select from where;\n", diagLine: 1,
-		diagWant: `syntax error at or near "where"`,
+		diag: diagWrite{"bad.sql", "select from where;\n", 1,
+			`syntax error at or near "where"`},
 	},
 }
 
@@ -136,7 +133,7 @@ func testMoreRow(t *testing.T, row lsp.Server, c moreCase) {
 			t.Fatalf("want %s clean after its rewrite: %v %s", c.file, err, diagString(d))
 		}
 	}
-	requireDiagOnWrite(ctx, t, s, c.diagFile, c.diagText, c.diagLine, c.diagWant)
+	requireDiagOnWrite(ctx, t, s, c.diag)
 }
 
 func diagString(d *lsp.Diagnostics) string {

@@ -36,11 +36,8 @@ type rowCase struct {
 	files  map[string]string
 	def    rowNav
 	refs   rowNav
-	// diagFile is written with diagText, then AfterWrite must report a
-	// diagnostic on diagLine whose "source code message" matches diagWant.
-	diagFile, diagText string
-	diagLine           int
-	diagWant           string
+	// diag is the diagnostic a write must bring.
+	diag diagWrite
 	// absent marks a row whose server cannot be installed here: without
 	// its binary the test requires the start error to say why (its
 	// Install), a file of files being asked about.
@@ -67,18 +64,18 @@ var rowCases = []rowCase{
 			"lib.sh":  "#!/bin/bash\ngreet() {\n  echo \"hello $1\"\n}\n",
 			"main.sh": "#!/bin/bash\nsource ./lib.sh\ngreet world\ngreet again\n",
 		},
-		def:      rowNav{lsp.Position{File: "main.sh", Line: 3, Symbol: "greet"}, "lib.sh", 2, true},
-		refs:     rowNav{lsp.Position{File: "main.sh", Line: 4, Symbol: "greet"}, "main.sh", 3, true},
-		diagFile: "bad.sh", diagText: "#!/bin/bash\necho \"$undefined_thing\"\n", diagLine: 2,
-		diagWant: `^shellcheck SC2154 undefined_thing is referenced but not assigned`,
+		def:  rowNav{lsp.Position{File: "main.sh", Line: 3, Symbol: "greet"}, "lib.sh", 2, true},
+		refs: rowNav{lsp.Position{File: "main.sh", Line: 4, Symbol: "greet"}, "main.sh", 3, true},
+		diag: diagWrite{"bad.sh", "#!/bin/bash\necho \"$undefined_thing\"\n", 2,
+			`^shellcheck SC2154 undefined_thing is referenced but not assigned`},
 	},
 	{
-		server:   "yaml-language-server",
-		files:    map[string]string{"a.yaml": "base: &base\n  name: demo\ncopy:\n  <<: *base\nother: *base\n"},
-		def:      rowNav{lsp.Position{File: "a.yaml", Line: 5, Symbol: "base"}, "a.yaml", 2, true},
-		refs:     rowNav{pos: lsp.Position{File: "a.yaml", Line: 1, Symbol: "base#2"}},
-		diagFile: "bad.yaml", diagText: "key: [unclosed\nother: 1\n", diagLine: 2,
-		diagWant: `^YAML`,
+		server: "yaml-language-server",
+		files:  map[string]string{"a.yaml": "base: &base\n  name: demo\ncopy:\n  <<: *base\nother: *base\n"},
+		def:    rowNav{lsp.Position{File: "a.yaml", Line: 5, Symbol: "base"}, "a.yaml", 2, true},
+		refs:   rowNav{pos: lsp.Position{File: "a.yaml", Line: 1, Symbol: "base#2"}},
+		diag: diagWrite{"bad.yaml", "key: [unclosed\nother: 1\n", 2,
+			`^YAML`},
 	},
 	{
 		server: "vscode-json-language-server",
@@ -91,26 +88,26 @@ var rowCases = []rowCase{
   }
 }
 `},
-		def:      rowNav{pos: lsp.Position{File: "schema.json", Line: 6, Symbol: "#/definitions/item"}},
-		refs:     rowNav{pos: lsp.Position{File: "schema.json", Line: 3, Symbol: "item"}},
-		diagFile: "bad.json", diagText: "{\"a\": 1,, \"b\": 2}\n", diagLine: 1,
-		diagWant: `(?i)json .*expected`,
+		def:  rowNav{pos: lsp.Position{File: "schema.json", Line: 6, Symbol: "#/definitions/item"}},
+		refs: rowNav{pos: lsp.Position{File: "schema.json", Line: 3, Symbol: "item"}},
+		diag: diagWrite{"bad.json", "{\"a\": 1,, \"b\": 2}\n", 1,
+			`(?i)json .*expected`},
 	},
 	{
-		server:   "vscode-css-language-server",
-		files:    map[string]string{"a.css": ":root { --main: red; }\n.x { color: var(--main); }\n.y { background: var(--main); }\n"},
-		def:      rowNav{lsp.Position{File: "a.css", Line: 2, Symbol: "--main"}, "a.css", 1, true},
-		refs:     rowNav{lsp.Position{File: "a.css", Line: 1, Symbol: "--main"}, "a.css", 3, true},
-		diagFile: "bad.css", diagText: ".ok { color: red; }\n.z { colr: red; }\n", diagLine: 2,
-		diagWant: `^css unknownProperties Unknown property: 'colr'`,
+		server: "vscode-css-language-server",
+		files:  map[string]string{"a.css": ":root { --main: red; }\n.x { color: var(--main); }\n.y { background: var(--main); }\n"},
+		def:    rowNav{lsp.Position{File: "a.css", Line: 2, Symbol: "--main"}, "a.css", 1, true},
+		refs:   rowNav{lsp.Position{File: "a.css", Line: 1, Symbol: "--main"}, "a.css", 3, true},
+		diag: diagWrite{"bad.css", ".ok { color: red; }\n.z { colr: red; }\n", 2,
+			`^css unknownProperties Unknown property: 'colr'`},
 	},
 	{
-		server:   "vscode-html-language-server",
-		files:    map[string]string{"index.html": "<html><body>\n<script>\nfunction hello() { return 1; }\nhello();\n</script>\n</body></html>\n"},
-		def:      rowNav{lsp.Position{File: "index.html", Line: 4, Symbol: "hello"}, "index.html", 3, true},
-		refs:     rowNav{lsp.Position{File: "index.html", Line: 3, Symbol: "hello"}, "index.html", 4, true},
-		diagFile: "bad.html", diagText: "<html><body>\n<script>\nlet = ;\n</script>\n</body></html>\n", diagLine: 3,
-		diagWant: `^javascript  Expression expected`,
+		server: "vscode-html-language-server",
+		files:  map[string]string{"index.html": "<html><body>\n<script>\nfunction hello() { return 1; }\nhello();\n</script>\n</body></html>\n"},
+		def:    rowNav{lsp.Position{File: "index.html", Line: 4, Symbol: "hello"}, "index.html", 3, true},
+		refs:   rowNav{lsp.Position{File: "index.html", Line: 3, Symbol: "hello"}, "index.html", 4, true},
+		diag: diagWrite{"bad.html", "<html><body>\n<script>\nlet = ;\n</script>\n</body></html>\n", 3,
+			`^javascript  Expression expected`},
 	},
 	{
 		server: "intelephense",
@@ -118,18 +115,18 @@ var rowCases = []rowCase{
 			"lib.php":  "<?php\nfunction greet(string $n): string { return \"hi $n\"; }\n",
 			"main.php": "<?php\nrequire 'lib.php';\necho greet('x');\necho greet('y');\n",
 		},
-		def:      rowNav{lsp.Position{File: "main.php", Line: 3, Symbol: "greet"}, "lib.php", 2, true},
-		refs:     rowNav{lsp.Position{File: "lib.php", Line: 2, Symbol: "greet"}, "main.php", 4, true},
-		diagFile: "bad.php", diagText: "<?php\n$x = ;\n", diagLine: 2,
-		diagWant: `^intelephense`,
+		def:  rowNav{lsp.Position{File: "main.php", Line: 3, Symbol: "greet"}, "lib.php", 2, true},
+		refs: rowNav{lsp.Position{File: "lib.php", Line: 2, Symbol: "greet"}, "main.php", 4, true},
+		diag: diagWrite{"bad.php", "<?php\n$x = ;\n", 2,
+			`^intelephense`},
 	},
 	{
-		server:   "dockerfile-language-server",
-		files:    map[string]string{"Dockerfile": "FROM alpine AS base\nRUN echo hi\nFROM base\nCOPY --from=base /a /b\n"},
-		def:      rowNav{lsp.Position{File: "Dockerfile", Line: 3, Symbol: "base"}, "Dockerfile", 1, true},
-		refs:     rowNav{pos: lsp.Position{File: "Dockerfile", Line: 1, Symbol: "base"}},
-		diagFile: "app.Dockerfile", diagText: "FROM alpine\nexpose 80\n", diagLine: 2,
-		diagWant: `^dockerfile-utils 0 Instructions should be written in uppercase letters`,
+		server: "dockerfile-language-server",
+		files:  map[string]string{"Dockerfile": "FROM alpine AS base\nRUN echo hi\nFROM base\nCOPY --from=base /a /b\n"},
+		def:    rowNav{lsp.Position{File: "Dockerfile", Line: 3, Symbol: "base"}, "Dockerfile", 1, true},
+		refs:   rowNav{pos: lsp.Position{File: "Dockerfile", Line: 1, Symbol: "base"}},
+		diag: diagWrite{"app.Dockerfile", "FROM alpine\nexpose 80\n", 2,
+			`^dockerfile-utils 0 Instructions should be written in uppercase letters`},
 	},
 	{
 		server: "tombi",
@@ -140,10 +137,10 @@ var rowCases = []rowCase{
 			"app/Cargo.toml":  "[package]\nname = \"app\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde = { workspace = true }\n",
 			"app/src/main.rs": "fn main() {}\n",
 		},
-		def:      rowNav{lsp.Position{File: "app/Cargo.toml", Line: 6, Symbol: "serde"}, "Cargo.toml", 5, true},
-		refs:     rowNav{lsp.Position{File: "Cargo.toml", Line: 5, Symbol: "serde"}, "app/Cargo.toml", 6, true},
-		diagFile: "bad.toml", diagText: "[a]\nb = 1\nc =\n", diagLine: 3,
-		diagWant: `^Tombi expected-value expected value`,
+		def:  rowNav{lsp.Position{File: "app/Cargo.toml", Line: 6, Symbol: "serde"}, "Cargo.toml", 5, true},
+		refs: rowNav{lsp.Position{File: "Cargo.toml", Line: 5, Symbol: "serde"}, "app/Cargo.toml", 6, true},
+		diag: diagWrite{"bad.toml", "[a]\nb = 1\nc =\n", 3,
+			`^Tombi expected-value expected value`},
 	},
 	{
 		server: "buf",
@@ -151,10 +148,10 @@ var rowCases = []rowCase{
 			"buf.yaml": "version: v2\n",
 			"a.proto":  "syntax = \"proto3\";\n\npackage demo;\n\nmessage Item {\n  string name = 1;\n}\n\nmessage Order {\n  Item item = 1;\n  repeated Item more = 2;\n}\n",
 		},
-		def:      rowNav{lsp.Position{File: "a.proto", Line: 10, Symbol: "Item"}, "a.proto", 5, true},
-		refs:     rowNav{lsp.Position{File: "a.proto", Line: 5, Symbol: "Item"}, "a.proto", 11, true},
-		diagFile: "bad.proto", diagText: "syntax = \"proto3\";\n\npackage demo;\n\nmessage Bad {\n  Missing m = 1;\n}\n", diagLine: 6,
-		diagWant: `Missing`,
+		def:  rowNav{lsp.Position{File: "a.proto", Line: 10, Symbol: "Item"}, "a.proto", 5, true},
+		refs: rowNav{lsp.Position{File: "a.proto", Line: 5, Symbol: "Item"}, "a.proto", 11, true},
+		diag: diagWrite{"bad.proto", "syntax = \"proto3\";\n\npackage demo;\n\nmessage Bad {\n  Missing m = 1;\n}\n", 6,
+			`Missing`},
 	},
 	{server: "terraform-ls", absent: "main.tf", files: map[string]string{"main.tf": "variable \"region\" {}\n"}},
 	{server: "eslint", tested: "tools/lsp_linters_test.go:TestLintersOnWrite"},
@@ -318,27 +315,35 @@ func testRow(t *testing.T, row lsp.Server, c rowCase) {
 	nav("definition", func() (*lsp.Locations, error) { return s.Definition(ctx, c.def.pos) }, c.def, "textDocument/definition")
 	nav("references", func() (*lsp.Locations, error) { return s.References(ctx, c.refs.pos) }, c.refs, "textDocument/references")
 	t.Run("diagnostics", func(t *testing.T) {
-		requireDiagOnWrite(ctx, t, s, c.diagFile, c.diagText, c.diagLine, c.diagWant)
+		requireDiagOnWrite(ctx, t, s, c.diag)
 	})
 }
 
-// requireDiagOnWrite writes text to file, in s's workspace, and requires
-// AfterWrite to report a diagnostic on line whose "source code message"
-// matches the regular expression want.
-func requireDiagOnWrite(ctx context.Context, t *testing.T, s *lsp.Supervisor, file, text string, line int, want string) {
+// diagWrite is a file written with text, after which AfterWrite must
+// report a diagnostic on line whose "source code message" matches the
+// regular expression want.
+type diagWrite struct {
+	file, text string
+	line       int
+	want       string
+}
+
+// requireDiagOnWrite writes w.text to w.file, in s's workspace, and requires
+// AfterWrite to report the diagnostic w wants.
+func requireDiagOnWrite(ctx context.Context, t *testing.T, s *lsp.Supervisor, w diagWrite) {
 	t.Helper()
-	writeFile(t, filepath.Join(s.WorkDir(), file), text)
-	d, err := s.AfterWrite(ctx, file)
+	writeFile(t, filepath.Join(s.WorkDir(), w.file), w.text)
+	d, err := s.AfterWrite(ctx, w.file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	re := regexp.MustCompile(want)
+	re := regexp.MustCompile(w.want)
 	for _, it := range d.Items {
-		if it.Line == line && re.MatchString(it.Source+" "+it.Code+" "+it.Message) {
+		if it.Line == w.line && re.MatchString(it.Source+" "+it.Code+" "+it.Message) {
 			return
 		}
 	}
-	t.Fatalf("want a diagnostic on line %d matching %q: %s", line, want, diagString(d))
+	t.Fatalf("want a diagnostic on line %d matching %q: %s", w.line, w.want, diagString(d))
 }
 
 // TestLinterWithoutServer: where the file's server cannot start (a .js file
