@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -94,8 +95,30 @@ type forkedReport struct {
 	ForkError string   `json:"fork_error"`
 	Sockets   []string `json:"sockets"`
 	Landlock  int      `json:"landlock"`
-	// hostPID is the forked child as tether sees it, from its credentials.
+	// hostPID is the forked child as tether sees it, from its credentials:
+	// the leader of the kernel's process group.
 	hostPID int
+	// sock is the child's socket, lines the kernel's and its init's words
+	// after the report.
+	sock  *os.File
+	lines *bufio.Reader
+}
+
+// line is the child's next line, within 60 seconds.
+func (r *forkedReport) line(t *testing.T) string {
+	t.Helper()
+	line := make(chan string, 1)
+	go func() {
+		l, _ := r.lines.ReadString('\n')
+		line <- l
+	}()
+	select {
+	case l := <-line:
+		return strings.TrimSuffix(l, "\n")
+	case <-time.After(60 * time.Second):
+		t.Fatal("the forked child said nothing within 60s")
+		return ""
+	}
 }
 
 // forkRequest is what one child is given: its workspace, and what it then
@@ -131,7 +154,7 @@ func (z *testZygote) fork(t *testing.T, req forkRequest, cg *PidsCgroup) *forked
 		t.Fatal(err)
 	}
 	ours := os.NewFile(uintptr(ctl[0]), "the forked child's socket")
-	defer ours.Close()
+	t.Cleanup(func() { ours.Close() })
 	if err := unix.SetsockoptInt(ctl[0], unix.SOL_SOCKET, unix.SO_PASSCRED, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -157,18 +180,10 @@ func (z *testZygote) fork(t *testing.T, req forkRequest, cg *PidsCgroup) *forked
 	if _, err := ours.Write([]byte("go\n")); err != nil {
 		t.Fatal(err)
 	}
-	line := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(ours).ReadString('\n')
-		line <- l
-	}()
-	select {
-	case l := <-line:
-		if err := json.Unmarshal([]byte(l), &r); err != nil {
-			t.Fatalf("the child reported %q: %v", l, err)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the forked child did not report within 60s")
+	r.sock, r.lines = ours, bufio.NewReader(ours)
+	l := r.line(t)
+	if err := json.Unmarshal([]byte(l), &r); err != nil {
+		t.Fatalf("the child reported %q: %v", l, err)
 	}
 	if r.Error != "" {
 		t.Fatalf("the forked child could not confine itself: %s", r.Error)
@@ -254,9 +269,10 @@ func TestForkedKernelConfinement(t *testing.T) {
 	// zygote, which by then are there to name.
 	rb := z.fork(t, forkRequest{WS: b, Other: filepath.Join(a, "f"), Sibling: z.cmd.Process.Pid, Zygote: z.cmd.Process.Pid, Net: true, Port: port, Forks: forks}, cg)
 	zpid := onlyChild(t, z.cmd.Process.Pid)
-	bKernel := onlyChild(t, rb.hostPID)
+	// Each kernel as tether sees it: the forked child's init's child.
+	bKernel := onlyChild(t, onlyChild(t, rb.hostPID))
 	ra := z.fork(t, forkRequest{WS: a, Other: filepath.Join(b, "f"), Sibling: bKernel, Zygote: zpid, Port: port, Forks: forks}, nil)
-	aKernel := onlyChild(t, ra.hostPID)
+	aKernel := onlyChild(t, onlyChild(t, ra.hostPID))
 	if ra.HostTCP == "ok" {
 		t.Error("a, without the network, reached tether's TCP listener")
 	}
@@ -278,42 +294,61 @@ func TestForkedKernelConfinement(t *testing.T) {
 		name, own string
 		r         *forkedReport
 	}{{"a", "secret-a", ra}, {"b", "secret-b", rb}} {
-		t.Run(c.name, func(t *testing.T) {
-			r := c.r
-			if r.Own != c.own || r.WriteOwn != "ok" {
-				t.Errorf("own workspace: read %q, write %q; want %q and ok", r.Own, r.WriteOwn, c.own)
-			}
-			if r.Other != "No such file or directory" {
-				t.Errorf("the other session's workspace: %q, want it not there at all", r.Other)
-			}
-			if !slices.Contains([]string{"No such file or directory", "Permission denied"}, r.Shadow) {
-				t.Errorf("/etc/shadow: %q", r.Shadow)
-			}
-			if r.Ungranted != "Permission denied" {
-				t.Errorf("a path of the zygote's view that Landlock does not grant: %q, want Permission denied", r.Ungranted)
-			}
-			if r.WriteUsr == "ok" {
-				t.Error("wrote into /usr")
-			}
-			if r.PID != 1 || r.PPID != 0 || !slices.Equal(r.Proc, []int{1}) {
-				t.Errorf("pid %d, parent %d, /proc lists %v: want a PID namespace of its own with itself alone", r.PID, r.PPID, r.Proc)
-			}
-			for what, got := range map[string]string{"kill(-1)": r.SignalAll, "signal the sibling": r.SignalSib, "trace the sibling": r.PtraceSib, "signal the zygote": r.SignalZyg, "trace the zygote": r.PtraceZyg} {
-				if got == "ok" {
-					t.Errorf("%s: allowed", what)
-				}
-			}
-			if len(r.Sockets) != 0 {
-				t.Errorf("holds sockets %v: the zygote's must be closed", r.Sockets)
-			}
-			if r.Landlock < 1 {
-				t.Errorf("Landlock ABI %d in the child", r.Landlock)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkConfined(t, c.r, c.own) })
+	}
+	// tether interrupts a kernel through its group, by the pid its
+	// credentials gave; the kernel's own SIGKILL ends it, and its init
+	// tells tether how.
+	if err := syscall.Kill(-ra.hostPID, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if l := ra.line(t); l != "interrupted" {
+		t.Errorf("after SIGINT to its group, a said %q; want interrupted", l)
+	}
+	if _, err := ra.sock.Write([]byte("die\n")); err != nil {
+		t.Fatal(err)
+	}
+	if l := ra.line(t); l != "status "+strconv.Itoa(int(syscall.SIGKILL)) {
+		t.Errorf("a's init reported %q after the kernel killed itself; want the wait status of SIGKILL", l)
 	}
 	// The zygote itself stays out of every workspace.
 	if b, err := os.ReadFile("/proc/" + strconv.Itoa(zpid) + "/root" + a + "/f"); err == nil {
 		t.Errorf("the zygote's root shows a's workspace: %q", b)
+	}
+}
+
+// checkConfined checks what a forked kernel saw: its own workspace (whose
+// file holds own) and nothing else.
+func checkConfined(t *testing.T, r *forkedReport, own string) {
+	t.Helper()
+	if r.Own != own || r.WriteOwn != "ok" {
+		t.Errorf("own workspace: read %q, write %q; want %q and ok", r.Own, r.WriteOwn, own)
+	}
+	if r.Other != "No such file or directory" {
+		t.Errorf("the other session's workspace: %q, want it not there at all", r.Other)
+	}
+	if !slices.Contains([]string{"No such file or directory", "Permission denied"}, r.Shadow) {
+		t.Errorf("/etc/shadow: %q", r.Shadow)
+	}
+	if r.Ungranted != "Permission denied" {
+		t.Errorf("a path of the zygote's view that Landlock does not grant: %q, want Permission denied", r.Ungranted)
+	}
+	if r.WriteUsr == "ok" {
+		t.Error("wrote into /usr")
+	}
+	if r.PID != 2 || r.PPID != 1 || !slices.Equal(r.Proc, []int{1, 2}) {
+		t.Errorf("pid %d, parent %d, /proc lists %v: want a PID namespace of its own with its init and itself alone", r.PID, r.PPID, r.Proc)
+	}
+	for what, got := range map[string]string{"kill(-1)": r.SignalAll, "signal the sibling": r.SignalSib, "trace the sibling": r.PtraceSib, "signal the zygote": r.SignalZyg, "trace the zygote": r.PtraceZyg} {
+		if got == "ok" {
+			t.Errorf("%s: allowed", what)
+		}
+	}
+	if len(r.Sockets) != 0 {
+		t.Errorf("holds sockets %v: the zygote's must be closed", r.Sockets)
+	}
+	if r.Landlock < 1 {
+		t.Errorf("Landlock ABI %d in the child", r.Landlock)
 	}
 }
 

@@ -188,13 +188,47 @@ def look(req):
     return out
 
 
+def init(c, kernel):
+    """The PID namespace's first process, as the launcher's init: no
+    Landlock domain of its own (the kernel cannot trace it), deaf to the
+    group's interrupts, reaping what is reparented to it until the kernel
+    ends; then it tells tether the kernel's wait status."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        pid, status = os.wait()
+        if pid == kernel:
+            break
+    c.sendall(b"status %d\n" % status)
+    os._exit(0)
+
+
+def kernel(req, c, hold):
+    """The kernel (pid 2): Landlock, then what a cell could see and do.
+    After the report it answers an interrupt, and "die" kills it."""
+    try:
+        abi = landlock(["/usr", "/lib", "/lib64", "/bin", "/etc", "/proc"], [req["ws"], "/tmp", "/dev/null"], req["net"])
+        report = look(req)
+        report["landlock"] = abi
+    except BaseException:
+        report = {"error": traceback.format_exc()}
+    signal.signal(signal.SIGINT, lambda *_: c.sendall(b"interrupted\n"))
+    c.sendall((json.dumps(report) + "\n").encode())
+    if c.recv(4) == b"die\n":
+        os.kill(os.getpid(), signal.SIGKILL)
+    os.read(hold, 1)  # alive until the test lets go, a sibling to the next
+    os._exit(0)
+
+
 def child(req, tree, ctl, hold):
     """ctl is this child's socket to tether: tether reads its pid there
     (SO_PASSCRED), puts it in its cgroup and answers before the child goes
-    on; the report goes there too."""
+    on; the report and the kernel's end go there too. The child leads a
+    process group of its own, which tether signals."""
     c = socket.socket(fileno=ctl)
     req["ctl"] = ctl
     try:
+        os.setpgid(0, 0)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         c.sendall(b"hello\n")
         if c.recv(3) != b"go\n":
             os._exit(1)
@@ -207,14 +241,14 @@ def child(req, tree, ctl, hold):
         if not req["net"]:
             loopback_up()
         view(tree, req["ws"])
-        abi = landlock(["/usr", "/lib", "/lib64", "/bin", "/etc", "/proc"], [req["ws"], "/tmp", "/dev/null"], req["net"])
-        report = look(req)
-        report["landlock"] = abi
+        pid = os.fork()
+        if pid:
+            init(c, pid)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        kernel(req, c, hold)
     except BaseException:
-        report = {"error": traceback.format_exc()}
-    c.sendall((json.dumps(report) + "\n").encode())
-    os.read(hold, 1)  # alive until the test lets go, a sibling to the next
-    os._exit(0)
+        c.sendall((json.dumps({"error": traceback.format_exc()}) + "\n").encode())
+    os._exit(1)
 
 
 def main():
