@@ -42,6 +42,10 @@ func fileDiff(c FileChange) []string {
 			from = c.From
 		}
 	}
+	out := []string{"--- a/" + from, "+++ b/" + name}
+	if len(c.Cells) > 0 {
+		return cellsDiff(out, c.Cells)
+	}
 	old, new := string(c.Old), string(c.New)
 	if c.Delete {
 		new = ""
@@ -51,7 +55,6 @@ func fileDiff(c FileChange) []string {
 		// cannot happen: the edits are the diff's own
 		return []string{fmt.Sprintf("--- a/%s\n+++ b/%s\n(no diff: %v)", from, name, err)}
 	}
-	out := []string{"--- a/" + from, "+++ b/" + name}
 	if c.Create {
 		out[0] = "--- /dev/null"
 	}
@@ -69,7 +72,34 @@ func fileDiff(c FileChange) []string {
 		}
 		return nil
 	}
-	for _, h := range u.Hunks {
+	return append(out, hunkLines(u.Hunks, c.Delete, "")...)
+}
+
+// cellsDiff is a notebook's diff (its header lines out): the diff of each
+// cell's source, its hunks' lines counted in the cell's source, each
+// header naming the cell after the "@@" as git names a function there
+// ("@@ -2,1 +2,1 @@ cell 3 id=a1b2").
+func cellsDiff(out []string, cells []CellChange) []string {
+	for _, c := range cells {
+		u, err := udiff.ToUnifiedDiff("a", "b", c.Old, udiff.Lines(c.Old, c.New), diffContext)
+		if err != nil {
+			// cannot happen: the edits are the diff's own
+			out = append(out, fmt.Sprintf("(cell %d: no diff: %v)", c.Index, err))
+			continue
+		}
+		out = append(out, hunkLines(u.Hunks, false, c.String())...)
+	}
+	return out
+}
+
+// hunkLines renders hunks as unified diff lines, each header with section
+// after it when that is not ""; del: the hunks delete the file.
+func hunkLines(hunks []*udiff.Hunk, del bool, section string) []string {
+	var out []string
+	if section != "" {
+		section = " " + section
+	}
+	for _, h := range hunks {
 		from, to := 0, 0
 		for _, l := range h.Lines {
 			switch l.Kind {
@@ -83,10 +113,10 @@ func fileDiff(c FileChange) []string {
 			}
 		}
 		toLine := h.ToLine
-		if c.Delete {
+		if del {
 			toLine = 0 // as git writes a deletion: +0,0
 		}
-		out = append(out, fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.FromLine, from, toLine, to))
+		out = append(out, fmt.Sprintf("@@ -%d,%d +%d,%d @@%s", h.FromLine, from, toLine, to, section))
 		for _, l := range h.Lines {
 			sign := " "
 			switch l.Kind {

@@ -70,6 +70,10 @@ type fileJob struct {
 	regions, regionsTotal int
 	// none: the host file holds no region of the language (not counted)
 	none bool
+	// cells are the code cells of a notebook (host notebookHost) with a
+	// rewrite's edits; brokenCell is the cell of brokenLine
+	cells      []*cellJob
+	brokenCell *Cell
 	// tried counts the nodes of the pattern's root kind matched against,
 	// near is the nearest miss among them (NoMatch)
 	tried int
@@ -81,6 +85,9 @@ type fileJob struct {
 // stops the whole search (the context is done, or the pattern is too
 // expensive).
 func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang *grammars.Language, j *fileJob, limit int) error {
+	if j.host == notebookHost {
+		return s.doNotebook(ctx, fsys, w, lang, j, limit)
+	}
 	if j.host != nil {
 		return s.doHost(ctx, fsys, w, lang, j, limit)
 	}
@@ -181,11 +188,13 @@ func (s *Searcher) read(fsys *files, path string) ([]byte, fs.FileInfo, error) {
 	return fsys.readFile(path, s.maxSize)
 }
 
-// unread says why a file's content was not matched: skip is "binary" or
-// "too large" (with its size), or err is why it could not be read.
+// unread says why a file's content was not matched: skip is "binary",
+// "too large" (with its size) or "notebook" (a notebook not searched, why
+// says why), or err is why it could not be read.
 type unread struct {
 	skip string
 	size int64
+	why  string
 	err  error
 }
 
@@ -201,6 +210,11 @@ func (u *unread) tally(path string, skipped *Skips, errs *[]FileError) bool {
 		skipped.note(path, "over the size cap")
 		if len(skipped.Large) < maxSkipExamples {
 			skipped.Large = append(skipped.Large, fmt.Sprintf("%s (%s)", path, humanSize(u.size)))
+		}
+	case u.skip == "notebook":
+		skipped.Notebooks++
+		if len(skipped.NotebooksNamed) < maxSkipExamples {
+			skipped.NotebooksNamed = append(skipped.NotebooksNamed, fmt.Sprintf("%s (%s)", path, u.why))
 		}
 	case u.err != nil:
 		*errs = append(*errs, FileError{Path: path, Err: u.err.Error()})
@@ -243,9 +257,39 @@ func (s *Searcher) wholeTree(ctx context.Context, lang *grammars.Language, key s
 type base struct {
 	off, line, col int
 	host           []byte
+	// cell is the notebook cell whose source the tree is (its text with
+	// IPython lines blanked): matches are placed in the cell, their texts
+	// taken from its source, and a rewrite's edits kept with it
+	cell *cellJob
 	// lo, hi bound the matches reported, in the tree's own offsets (hi 0:
 	// no bound): a wrapped region's wrapper is no part of the host file
 	lo, hi int
+}
+
+// source is the text of the matches in tree: the tree's own, or a
+// notebook cell's source (the tree's text has its IPython lines blanked).
+func (b base) source(t *engine.Tree) []byte {
+	if b.cell != nil {
+		return b.cell.src
+	}
+	return t.Source()
+}
+
+// inCell is the notebook cell of a tree at b, nil outside notebooks.
+func (b base) inCell() *Cell {
+	if b.cell == nil {
+		return nil
+	}
+	c := b.cell.Cell
+	return &c
+}
+
+// edits is where the edits of a tree at b go: the file's, or the cell's.
+func (b base) edits(j *fileJob) *[]matcher.Edit {
+	if b.cell != nil {
+		return &b.cell.edits
+	}
+	return &j.edits
 }
 
 // keeps reports whether a match of the tree's nodes a through b lies

@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"github.com/tetherhq/tether/search/inject"
 	"strings"
 
 	"github.com/tetherhq/tether/grammars"
@@ -23,4 +24,17 @@ func lookupLang(name string) (*grammars.Language, error) {
 		return nil, fmt.Errorf("search: unknown language %q: use one of %s", name, strings.Join(grammars.IDs(), ", "))
 	}
 	return l, nil
+}
+
+// pathLang is the language a search of the single file path is in when
+// none is given: its grammar's, or Python for a Jupyter notebook, whose
+// code cells are searched.
+func pathLang(path string) (*grammars.Language, bool) {
+	if l, ok := grammars.ForPath(path); ok {
+		return l, true
+	}
+	if inject.IsNotebook(path) {
+		return grammars.Lookup(inject.NotebookLanguage)
+	}
+	return nil, false
 }

@@ -38,7 +38,8 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang *grammars.Langua
 	}
 	j.count += len(raws)
 	first := len(j.matches)
-	txt := &sourceText{src: tree.Source(), max: s.maxText}
+	src := b.source(tree)
+	txt := &sourceText{src: src, max: s.maxText}
 	for i := range raws {
 		if limit > 0 && len(j.matches) >= limit {
 			break
@@ -50,7 +51,7 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang *grammars.Langua
 	if w.tmpl == nil {
 		return nil
 	}
-	edits := w.tmpl.Edits(tree.Source(), raws)
+	edits := w.tmpl.Edits(src, raws)
 	if j.host == nil {
 		j.lang = lang
 	}
@@ -58,7 +59,7 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang *grammars.Langua
 		edits[k].Start += b.off
 		edits[k].End += b.off
 	}
-	j.edits = append(j.edits, edits...)
+	*b.edits(j) = append(*b.edits(j), edits...)
 	type span struct{ start, end int }
 	applied := make(map[span]string, len(edits))
 	for _, e := range edits {
@@ -74,7 +75,7 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang *grammars.Langua
 			// a match inside one that is replaced: its own replacement is
 			// still reported (ast-grep's JSON has one for every match), though
 			// only the outermost is applied
-			txt := w.tmpl.Expand(tree.Source(), &raws[k-first])
+			txt := w.tmpl.Expand(src, &raws[k-first])
 			mt.Replacement = &txt
 		}
 	}
@@ -94,7 +95,7 @@ func (s *Searcher) collectRule(ctx context.Context, w *worker, lang *grammars.La
 	}
 	j.count += len(rms)
 	last := -1
-	txt := &sourceText{src: tree.Source(), max: s.maxText}
+	txt := &sourceText{src: b.source(tree), max: s.maxText}
 	defer func() { j.held += txt.size() }()
 	for i := range rms {
 		m := &rms[i]
@@ -122,7 +123,7 @@ func (s *Searcher) collectRule(ctx context.Context, w *worker, lang *grammars.La
 				if e.Start >= last {
 					e.Start += b.off
 					e.End += b.off
-					j.edits = append(j.edits, e)
+					*b.edits(j) = append(*b.edits(j), e)
 					last = e.End - b.off
 				}
 			}
@@ -171,7 +172,7 @@ func bound(s []byte, max int) (string, bool) {
 // with its text and captures as txt (the tree's source) hands them out.
 func toMatch(path, lang string, r *matcher.Match, at base, txt *sourceText) Match {
 	first, last := r.Nodes[0], r.Nodes[len(r.Nodes)-1]
-	m := Match{Path: path, Language: lang, Span: nodeSpan(first, last, at), Context: r.Reading}
+	m := Match{Path: path, Language: lang, Cell: at.inCell(), Span: nodeSpan(first, last, at), Context: r.Reading}
 	var cut1, cut2 bool
 	ms, me := int(first.StartByte()), int(last.EndByte())
 	m.Text, cut1 = txt.text(ms, me)

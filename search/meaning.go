@@ -41,14 +41,17 @@ var parenKinds = map[string]string{
 // it.
 type Parenthesized struct {
 	Path string
-	// Line is the 1-based line of the replacement in the file as it was.
+	// Cell is the notebook cell of the replacement, nil outside notebooks.
+	Cell *Cell
+	// Line is the 1-based line of the replacement in the file (the
+	// cell's source) as it was.
 	Line int
 	// Text is what was parenthesized.
 	Text string
 }
 
 func (p Parenthesized) String() string {
-	return fmt.Sprintf("%s:%d: (%s)", p.Path, p.Line, p.Text)
+	return fmt.Sprintf("%s:%d: (%s)", Where(p.Path, p.Cell), p.Line, p.Text)
 }
 
 // piece is a part of edit k that must stay one node: the whole replacement

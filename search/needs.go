@@ -71,7 +71,11 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 		if err != nil || fi.Size() > s.maxSize || int64(len(src)) > s.maxSize || looksBinary(src) || !hasTokens(src, tokens) {
 			continue
 		}
-		if host := p.hostOf[f]; host != nil {
+		if host := p.hostOf[f]; host == notebookHost {
+			// a notebook's cells are decoded, no byte range of the file:
+			// not listed
+			continue
+		} else if host != nil {
 			cs, err := s.hostChunks(ctx, host, c, src, tokens, q.Injections, runners)
 			if err != nil {
 				return nil, fmt.Errorf("search: %s: %w", f, err)

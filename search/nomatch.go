@@ -32,7 +32,10 @@ type NoMatch struct {
 
 // NearMiss is a node of the pattern's root kind that did not match.
 type NearMiss struct {
-	Path  string   `json:"file"`
+	Path string `json:"file"`
+	// Cell is the notebook cell it is in (Start in its source), nil
+	// outside notebooks.
+	Cell  *Cell    `json:"cell,omitempty"`
 	Start Position `json:"start"`
 	// Text is its first line, cut at nearMissText bytes.
 	Text string `json:"text"`
@@ -63,7 +66,7 @@ func nearMissAt(path string, n engine.Node, b base, work int) *NearMiss {
 	if cut || len(text) < len(n.Bytes()) {
 		t += " ..."
 	}
-	return &NearMiss{Path: path, Start: nodeSpan(n, n, b).Start, Text: t, work: work}
+	return &NearMiss{Path: path, Cell: b.inCell(), Start: nodeSpan(n, n, b).Start, Text: t, work: work}
 }
 
 // noteNoMatch sets r.NoMatch when the pattern search looked at files and
@@ -96,7 +99,7 @@ func (n *NoMatch) String() string {
 		}
 	}
 	if m := n.Nearest; m != nil {
-		fmt.Fprintf(&b, ", the nearest miss at %s:%d:%d: %s", m.Path, m.Start.Line, m.Start.Column, m.Text)
+		fmt.Fprintf(&b, ", the nearest miss at %s:%d:%d: %s", Where(m.Path, m.Cell), m.Start.Line, m.Start.Column, m.Text)
 	}
 	for _, h := range n.Hints {
 		b.WriteString("; hint: " + h.Message)

@@ -167,6 +167,9 @@ func (o *opsPlan) addResult(res *Result) {
 // op read with other content than an earlier op refuses the plan.
 func (o *opsPlan) addEdits(op int, jobs []*fileJob) error {
 	for _, j := range jobs {
+		if j.host == notebookHost && j.cellEdits() > 0 {
+			return fmt.Errorf("search: %s: ops do not rewrite a notebook's cells yet; nothing staged: rewrite them one pattern or rule at a time, or exclude the notebook with a glob", j.path)
+		}
 		if len(j.edits) == 0 {
 			continue
 		}
@@ -244,7 +247,7 @@ func (s *Searcher) opChange(ctx context.Context, p *Plan, path string, f *opFile
 		edits, notes = s.keepMeaning(ctx, f.lang, path, f.src, edits)
 		p.Parenthesized = append(p.Parenthesized, notes...)
 		if len(notes) > 0 {
-			replaced(p.Result.Matches, path, edits)
+			replaced(p.Result.Matches, path, nil, edits)
 		}
 	}
 	nw := matcher.Apply(f.src, edits)

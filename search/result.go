@@ -1,6 +1,8 @@
 package search
 
 import (
+	"fmt"
+
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
 )
@@ -37,11 +39,43 @@ type Binding struct {
 	Parts []Part `json:"parts,omitempty"`
 }
 
+// Cell is the code cell of a Jupyter notebook that a match, a capture or
+// a syntax error lies in: its 0-based index among the notebook's cells (as
+// the notebook tool numbers them), and its id when it has one (nbformat
+// 4.5). A span in a cell is in the cell's source as the notebook holds it
+// decoded: lines, columns and byte offsets of that text, not of the file.
+type Cell struct {
+	Index int    `json:"index"`
+	ID    string `json:"id,omitempty"`
+}
+
+// Where names a place in the file at path: the path itself, or for a
+// notebook's cell the path with the cell, "nb.ipynb[cell 3 id=a1b2]", to
+// which ":line:column" in the cell's source may be added.
+func Where(path string, c *Cell) string {
+	if c == nil {
+		return path
+	}
+	return path + "[" + c.String() + "]"
+}
+
+// String names the cell as the notebook tool does: "cell 3 id=a1b2", or
+// "cell 3" when it has no id.
+func (c Cell) String() string {
+	if c.ID == "" {
+		return fmt.Sprintf("cell %d", c.Index)
+	}
+	return fmt.Sprintf("cell %d id=%s", c.Index, c.ID)
+}
+
 // Match is one place a pattern matched.
 type Match struct {
 	Path     string `json:"file"`
 	Language string `json:"language"`
-	Span     Span   `json:"span"`
+	// Cell is the notebook cell the match is in (Span in its source); nil
+	// outside notebooks.
+	Cell *Cell `json:"cell,omitempty"`
+	Span Span  `json:"span"`
 	// Text is the matched source, cut at Config.MaxText bytes (Cut says so).
 	Text string `json:"text"`
 	// Lines are the whole source lines the match spans, cut like Text.
@@ -129,7 +163,7 @@ func (r *Result) tally(jobs []*fileJob, max int) {
 			r.CacheHits++
 		}
 		if j.brokenLine != 0 {
-			r.addBroken(j.path, j.brokenLine)
+			r.addBroken(BrokenFile{Path: j.path, Line: j.brokenLine, Cell: j.brokenCell})
 		}
 		if j.regionsTotal > j.regions {
 			r.RegionsCutCount++

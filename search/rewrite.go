@@ -28,6 +28,10 @@ type FileChange struct {
 	// Delete removes the file at Path, which must still hold Old; New is
 	// empty.
 	Delete bool
+	// Cells, for a Jupyter notebook, are the code cells the change
+	// rewrites, with their sources: its diff shows those, not the JSON
+	// text of Old and New.
+	Cells []CellChange
 }
 
 // Plan is a computed rewrite: the search's result plus each file's new
@@ -83,21 +87,36 @@ func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan,
 		p.Unbound = matcher.NewTemplate(res.Pattern, rewrite).Unbound()
 	}
 	for _, j := range jobs {
-		if len(j.edits) == 0 {
+		n := len(j.edits)
+		if j.host == notebookHost {
+			n = j.cellEdits()
+		}
+		if n == 0 {
 			continue
 		}
 		if j.brokenLine != 0 && !q.IncludeErrors {
-			p.LeftOut = append(p.LeftOut, BrokenFile{Path: j.path, Line: j.brokenLine})
+			p.LeftOut = append(p.LeftOut, BrokenFile{Path: j.path, Line: j.brokenLine, Cell: j.brokenCell})
 			continue
 		}
-		p.Edits += len(j.edits)
+		p.Edits += n
+		if j.host == notebookHost {
+			c, changed, err := s.notebookChange(ctx, p, j)
+			if err != nil {
+				return nil, err
+			}
+			if changed {
+				p.Changes = append(p.Changes, c)
+				p.Replacements += c.Replacements
+			}
+			continue
+		}
 		edits := j.edits
 		if j.lang != nil {
 			var notes []Parenthesized
 			edits, notes = s.keepMeaning(ctx, j.lang, j.path, j.src, j.edits)
 			p.Parenthesized = append(p.Parenthesized, notes...)
 			if len(notes) > 0 {
-				replaced(res.Matches, j.path, edits)
+				replaced(res.Matches, j.path, nil, edits)
 			}
 		}
 		nw := matcher.Apply(j.src, edits)
@@ -110,12 +129,12 @@ func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan,
 	return p, nil
 }
 
-// replaced sets the replacement of each match in path that an edit replaces to the
-// edit's text.
-func replaced(ms []Match, path string, edits []matcher.Edit) {
+// replaced sets the replacement of each match in path (in its cell, nil
+// outside notebooks) that an edit replaces to the edit's text.
+func replaced(ms []Match, path string, cell *Cell, edits []matcher.Edit) {
 	for _, e := range edits {
 		for k := range ms {
-			if ms[k].Path == path && ms[k].Span.StartByte == e.Start && ms[k].Span.EndByte == e.End {
+			if ms[k].Path == path && sameCell(ms[k].Cell, cell) && ms[k].Span.StartByte == e.Start && ms[k].Span.EndByte == e.End {
 				text := e.Text
 				ms[k].Replacement = &text
 			}
@@ -151,3 +170,9 @@ type invalidQuery struct{ err error }
 func (e invalidQuery) Error() string        { return e.err.Error() }
 func (e invalidQuery) Unwrap() error        { return e.err }
 func (e invalidQuery) Is(target error) bool { return target == ErrInvalidQuery }
+
+// sameCell reports whether a and b are the same notebook cell, or both
+// nil.
+func sameCell(a, b *Cell) bool {
+	return a == b || a != nil && b != nil && a.Index == b.Index
+}

@@ -23,7 +23,7 @@ func (r *Result) Summary() string {
 		if r.Pattern != nil {
 			lang = r.Pattern.Language()
 		}
-		if len(r.Errors) > 0 || r.Skipped.Binary+r.Skipped.TooLarge+r.Skipped.Unreadable+r.Skipped.OtherLanguage+len(r.Skipped.Missing) > 0 {
+		if len(r.Errors) > 0 || r.Skipped.Binary+r.Skipped.TooLarge+r.Skipped.Unreadable+r.Skipped.OtherLanguage+r.Skipped.Notebooks+len(r.Skipped.Missing) > 0 {
 			s = fmt.Sprintf("not searched: no %s file could be searched", lang)
 		} else {
 			s = fmt.Sprintf("not searched: no %s file found (hidden directories, ignored files and other languages' files are not searched; pass a path that holds some, or another language)", lang)
@@ -82,6 +82,13 @@ func skipReasons(s Skips) string {
 	add(s.TooLarge, "over the size cap")
 	add(s.Unreadable, "unreadable")
 	add(s.OtherLanguage, "of another language")
+	if s.Notebooks > 0 {
+		names := strings.Join(s.NotebooksNamed, ", ")
+		if more := s.Notebooks - len(s.NotebooksNamed); more > 0 {
+			names += fmt.Sprintf(" and %d more", more)
+		}
+		parts = append(parts, fmt.Sprintf("%d %s: %s", s.Notebooks, plural(s.Notebooks, "notebook", "notebooks"), names))
+	}
 	if len(s.Missing) > 0 {
 		names := strings.Join(s.Missing[:min(len(s.Missing), maxSkipExamples)], ", ")
 		if more := len(s.Missing) - maxSkipExamples; more > 0 {

@@ -18,8 +18,11 @@ const MaxBrokenListed = 20
 // parser misread.
 type BrokenFile struct {
 	Path string `json:"file"`
-	// Line is the 1-based line of the file's first syntax error.
+	// Line is the 1-based line of the file's first syntax error; in a
+	// notebook, of the cell's source.
 	Line int `json:"line"`
+	// Cell is the notebook cell the error is in, nil outside notebooks.
+	Cell *Cell `json:"cell,omitempty"`
 }
 
 // firstErrorLine returns the 1-based line, offset by b's line, of the first
@@ -57,15 +60,17 @@ func (j *fileJob) noteBroken(t *engine.Tree, b base) {
 	if j.brokenLine != 0 {
 		return
 	}
-	j.brokenLine = firstErrorLine(t, b)
+	if j.brokenLine = firstErrorLine(t, b); j.brokenLine != 0 {
+		j.brokenCell = b.inCell()
+	}
 }
 
 // addBroken counts a file with a syntax error and names it while fewer than
 // MaxBrokenListed are named.
-func (r *Result) addBroken(path string, line int) {
+func (r *Result) addBroken(f BrokenFile) {
 	r.BrokenCount++
 	if len(r.Broken) < MaxBrokenListed {
-		r.Broken = append(r.Broken, BrokenFile{Path: path, Line: line})
+		r.Broken = append(r.Broken, f)
 	}
 }
 
@@ -87,7 +92,7 @@ func (r *Result) brokenNote() string {
 	}
 	names := make([]string, len(r.Broken))
 	for i, f := range r.Broken {
-		names[i] = fmt.Sprintf("%s:%d", f.Path, f.Line)
+		names[i] = fmt.Sprintf("%s:%d", Where(f.Path, f.Cell), f.Line)
 	}
 	s := fmt.Sprintf("%d %s with syntax errors (first error at %s", r.BrokenCount,
 		plural(r.BrokenCount, "file", "files"), strings.Join(names, ", "))
@@ -106,7 +111,7 @@ func (p *Plan) LeftOutNote(how string) string {
 	}
 	names := make([]string, 0, MaxBrokenListed)
 	for _, f := range p.LeftOut[:min(len(p.LeftOut), MaxBrokenListed)] {
-		names = append(names, fmt.Sprintf("%s:%d", f.Path, f.Line))
+		names = append(names, fmt.Sprintf("%s:%d", Where(f.Path, f.Cell), f.Line))
 	}
 	s := fmt.Sprintf("left out %d %s with syntax errors, not rewritten (first error at %s", len(p.LeftOut),
 		plural(len(p.LeftOut), "file", "files"), strings.Join(names, ", "))

@@ -23,8 +23,13 @@ type Skips struct {
 	Unreadable int `json:"unreadable,omitempty"` // files or directories that could not be read
 	// OtherLanguage counts files named explicitly whose extension is another
 	// grammar's: not parsed with the wrong one.
-	OtherLanguage int      `json:"otherLanguage,omitempty"`
-	Examples      []string `json:"examples,omitempty"` // a few of the skipped paths with their reason
+	OtherLanguage int `json:"otherLanguage,omitempty"`
+	// Notebooks counts the Jupyter notebooks whose cells were not searched
+	// (another kernel language, not an nbformat 4 notebook);
+	// NotebooksNamed names the first few, each with why.
+	Notebooks      int      `json:"notebooks,omitempty"`
+	NotebooksNamed []string `json:"notebooksNamed,omitempty"`
+	Examples       []string `json:"examples,omitempty"` // a few of the skipped paths with their reason
 	// Large names the first few files over the size cap, with their sizes.
 	Large []string `json:"large,omitempty"`
 	// Missing names the paths given that do not exist, not searched (when
@@ -47,6 +52,12 @@ func (s *Skips) add(o Skips) {
 	s.TooLarge += o.TooLarge
 	s.Unreadable += o.Unreadable
 	s.OtherLanguage += o.OtherLanguage
+	s.Notebooks += o.Notebooks
+	for _, e := range o.NotebooksNamed {
+		if len(s.NotebooksNamed) < maxSkipExamples {
+			s.NotebooksNamed = append(s.NotebooksNamed, e)
+		}
+	}
 	for _, e := range o.Examples {
 		if len(s.Examples) < maxSkipExamples {
 			s.Examples = append(s.Examples, e)
@@ -62,7 +73,7 @@ func (s *Skips) add(o Skips) {
 
 // Total returns the number of files and directories skipped.
 func (s Skips) Total() int {
-	return s.Ignored + s.Hidden + s.Binary + s.TooLarge + s.Unreadable + s.OtherLanguage + len(s.Missing)
+	return s.Ignored + s.Hidden + s.Binary + s.TooLarge + s.Unreadable + s.OtherLanguage + s.Notebooks + len(s.Missing)
 }
 
 // walk lists the files under root (a file or directory) whose language is lang
@@ -78,7 +89,8 @@ func walk(ctx context.Context, f *files, root, lang string, skips *Skips, gl *gl
 }
 
 // walkHosts is walk that, given hosts (not nil), also lists the host files
-// that may embed lang (package inject), and the files of the extra languages
+// that may embed lang (package inject), the Jupyter notebooks when lang is
+// theirs (recorded as notebookHost), and the files of the extra languages
 // (a project's injections' hosts), and records each in hosts with its own
 // language.
 func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, gl *globs, hosts map[string]*grammars.Language, extra []string) ([]string, error) {
@@ -96,6 +108,15 @@ func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, g
 				skips.note(root, "symbolic link to a directory")
 				return nil, nil
 			}
+		}
+		if hosts != nil && inject.IsNotebook(root) && langForPath(root) == nil {
+			if lang == inject.NotebookLanguage {
+				hosts[root] = notebookHost
+				return []string{root}, nil
+			}
+			skips.OtherLanguage++
+			skips.note(root, fmt.Sprintf("a notebook: its code cells are searched in %s", inject.NotebookLanguage))
+			return nil, nil
 		}
 		if l := langForPath(root); lang != anyLanguage && l != nil && l.ID != lang && !related(l.ID, lang) {
 			if hosts != nil && (inject.Embeds(l.ID, lang) || slices.Contains(extra, l.ID)) {
@@ -141,6 +162,8 @@ func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, g
 				case lang == anyLanguage || l != nil && l.ID == lang:
 				case hosts != nil && l != nil && (inject.Embeds(l.ID, lang) || slices.Contains(extra, l.ID)):
 					host = l
+				case hosts != nil && l == nil && lang == inject.NotebookLanguage && inject.IsNotebook(name):
+					host = notebookHost
 				default:
 					continue
 				}

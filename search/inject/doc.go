@@ -7,7 +7,10 @@
 // matches in the host file's coordinates; a cheap look at a host file's
 // bytes (May, MayHold) says when it can hold none, so that it is not
 // parsed at all. Regions are one level deep: a region is not itself a host.
+// A Jupyter notebook's code cells are regions of another kind, decoded
+// from its JSON and placed by cell rather than by file offset
+// (NotebookCells).
 //
-// inject imports engine, grammars and matcher/rule only; it must not import
-// search, tools or anything above them.
+// inject imports engine, grammars, matcher/rule and internal/ipynb only;
+// it must not import search, tools or anything above them.
 package inject

@@ -1,0 +1,148 @@
+package inject
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/internal/ipynb"
+)
+
+// A Jupyter notebook (.ipynb) is a host whose regions are its code cells.
+// A cell's code is no contiguous text of the file: it is a JSON string, or
+// a list of them, with escapes. So a cell is decoded (ipynb), searched as
+// the notebook's language, and a match is placed in the cell (its index,
+// id and the line and column in its source) rather than at file offsets;
+// a rewrite writes the cell's new source back with ipynb.SetSource.
+
+// NotebookLanguage is the language a notebook's code cells are searched
+// in: only Python notebooks are searched.
+const NotebookLanguage = "python"
+
+// IsNotebook reports whether path names a Jupyter notebook (.ipynb).
+func IsNotebook(path string) bool {
+	return strings.EqualFold(filepath.Ext(path), ".ipynb")
+}
+
+// Cell is one code cell of a notebook as a region.
+type Cell struct {
+	// Index is the cell's 0-based position among all the notebook's
+	// cells (as the notebook tools number them); ID its nbformat 4.5 id,
+	// "" before 4.5.
+	Index int
+	ID    string
+	// Source is the cell's code as the notebook holds it, decoded; Text is
+	// what is parsed: Source with its IPython lines blanked (BlankIPython),
+	// of the same length, so that offsets in Text are offsets in Source.
+	Source []byte
+	Text   []byte
+}
+
+// NotebookLanguageError is NotebookCells' error for a notebook whose
+// kernel is not in the language asked for.
+type NotebookLanguageError struct {
+	// Kernel is the language the notebook names, Want the one asked for.
+	Kernel, Want string
+}
+
+func (e *NotebookLanguageError) Error() string {
+	return fmt.Sprintf("inject: the notebook's kernel language is %s, not %s", e.Kernel, e.Want)
+}
+
+// NotebookCells parses the notebook src and returns it with its code
+// cells, when its kernel's language is lang (a notebook that names none is
+// Python). It fails, wrapping ipynb.ErrNotNotebook, for text that is no
+// nbformat 4 notebook, and with a *NotebookLanguageError for one of
+// another language.
+func NotebookCells(src []byte, lang string) (*ipynb.Notebook, []Cell, error) {
+	nb, err := ipynb.Parse(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	kernel := NotebookLanguage
+	if nb.Language != "" {
+		kernel = strings.ToLower(nb.Language)
+		if l, ok := grammars.Lookup(kernel); ok {
+			kernel = l.ID
+		}
+	}
+	if kernel != lang {
+		return nil, nil, &NotebookLanguageError{Kernel: nb.Language, Want: lang}
+	}
+	var cells []Cell
+	for i, c := range nb.Cells {
+		if c.Type != "code" {
+			continue
+		}
+		s := []byte(c.Source)
+		cells = append(cells, Cell{Index: i, ID: c.ID, Source: s, Text: BlankIPython(s)})
+	}
+	return nb, cells, nil
+}
+
+// pythonCellMagics are the cell magics whose body is Python: their first
+// line is blanked and the rest searched. The body of any other cell magic
+// (%%bash, %%html, %%writefile, ...) is not Python and is blanked whole.
+var pythonCellMagics = map[string]bool{
+	"time": true, "timeit": true, "capture": true, "prun": true, "debug": true,
+	"memit": true, "mprun": true, "px": true, "autopx": true,
+}
+
+// ipythonLine matches a line of IPython syntax that is no Python: a line
+// magic (%matplotlib inline), a shell escape (!pip install x), help (?x,
+// x?, x.y??) and an assignment from a magic or the shell (files = !ls).
+// A "%" or "!" must be followed by a name or a command: a line that
+// continues an expression with "% b" or "!= c" is Python.
+var ipythonLine = regexp.MustCompile(`^[ \t]*(?:%%?[A-Za-z_]|![^=]|\?|[\w.]+[ \t]*\?\??[ \t]*$|[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \t]*(?:%[A-Za-z_]|![^=]))`)
+
+// BlankIPython returns a copy of a cell's source with every line of IPython
+// syntax blanked (each of its bytes but the line end a space), so that the
+// rest parses as Python at the same offsets. A cell that starts with a
+// cell magic whose body is not Python (pythonCellMagics) is blanked whole.
+func BlankIPython(src []byte) []byte {
+	out := bytes.Clone(src)
+	blank := func(b []byte) {
+		for i, c := range b {
+			if c != '\n' && c != '\r' {
+				b[i] = ' '
+			}
+		}
+	}
+	if name, ok := cellMagic(src); ok {
+		if !pythonCellMagics[name] {
+			blank(out)
+			return out
+		}
+	}
+	for at := 0; at < len(out); {
+		end := bytes.IndexByte(out[at:], '\n')
+		if end < 0 {
+			end = len(out)
+		} else {
+			end += at
+		}
+		line := out[at:end]
+		if ipythonLine.Match(line) {
+			blank(line)
+		}
+		at = end + 1
+	}
+	return out
+}
+
+// cellMagic returns the name of the cell magic src starts with (%%time),
+// if it starts with one.
+func cellMagic(src []byte) (string, bool) {
+	rest, ok := bytes.CutPrefix(bytes.TrimLeft(src, " \t\r\n"), []byte("%%"))
+	if !ok {
+		return "", false
+	}
+	n := 0
+	for n < len(rest) && isNameByte(rest[n]) {
+		n++
+	}
+	return string(rest[:n]), true
+}

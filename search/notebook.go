@@ -1,0 +1,156 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/internal/ipynb"
+	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/search/inject"
+)
+
+// Jupyter notebooks. A search in Python also searches the code cells of
+// the .ipynb files under its paths (inject.NotebookCells): each cell's
+// source is decoded from the notebook's JSON, its IPython lines blanked,
+// parsed as Python and matched; a match names the cell (Match.Cell) and
+// its span is in the cell's source. A rewrite applies each cell's edits to
+// its source and writes it back with ipynb's SetSource, which keeps the
+// rest of the notebook byte for byte; the plan's change is the notebook's
+// whole text, so that staging checks the file's bytes as for any file, and
+// its diff shows the cells' source lines (FileChange.Cells).
+
+// notebookHost marks a notebook in a search's hostOf: its code cells are
+// searched, not its text.
+var notebookHost = &grammars.Language{ID: "ipynb", Name: "Jupyter notebook"}
+
+// cellJob is one code cell of a notebook that a search matched in: its
+// place, its source (as the notebook holds it) and a rewrite's edits of
+// that source.
+type cellJob struct {
+	Cell
+	src   []byte
+	edits []matcher.Edit
+}
+
+// doNotebook searches the code cells of the notebook j: it is parsed
+// whatever tokens its text holds (its JSON may escape them, and a notebook
+// that does not parse is said so), and a cell that holds the pattern's
+// tokens is parsed as lang (through the tree store, keyed
+// by its text) and matched. A notebook that does not parse, or whose
+// kernel is of another language, is skipped, saying why.
+func (s *Searcher) doNotebook(ctx context.Context, fsys *files, w *worker, lang *grammars.Language, j *fileJob, limit int) error {
+	src, _, ok := s.readText(fsys, j.path, &j.unread)
+	if !ok {
+		return nil
+	}
+	_, cells, err := inject.NotebookCells(src, lang.ID)
+	if err != nil {
+		j.skip, j.why = "notebook", notebookSkip(err)
+		return nil
+	}
+	parsed, hits := 0, 0
+	for _, c := range cells {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		key, ok := s.regionNeeded(w.kinds, w.tokens, lang, c.Text)
+		if !ok {
+			continue
+		}
+		t, hit, err := s.wholeTree(ctx, lang, key, c.Text)
+		if err != nil {
+			j.err = fmt.Errorf("cell %d: %w", c.Index, err)
+			return nil
+		}
+		parsed++
+		if hit {
+			hits++
+		}
+		cj := &cellJob{Cell: Cell{Index: c.Index, ID: c.ID}, src: c.Source}
+		b := base{cell: cj}
+		j.noteBroken(t, b)
+		if err := s.collect(ctx, w, lang, j, t, b, limit); err != nil {
+			return err
+		}
+		if len(cj.edits) > 0 {
+			j.cells = append(j.cells, cj)
+		}
+	}
+	if parsed == 0 {
+		j.prefilter = true
+		return nil
+	}
+	j.parsed, j.cacheHit = true, hits == parsed
+	if w.rewrites() {
+		// the cells' edits are in lang
+		j.src, j.lang = src, lang
+	}
+	return nil
+}
+
+// notebookSkip says why a notebook was not searched.
+func notebookSkip(err error) string {
+	if le := (*inject.NotebookLanguageError)(nil); errors.As(err, &le) {
+		return fmt.Sprintf("kernel language %s, not %s", le.Kernel, le.Want)
+	}
+	return err.Error()
+}
+
+// cellEdits counts the edits of a notebook's cells.
+func (j *fileJob) cellEdits() int {
+	n := 0
+	for _, c := range j.cells {
+		n += len(c.edits)
+	}
+	return n
+}
+
+// CellChange is one code cell a notebook's change rewrites: its place and
+// its source before and after.
+type CellChange struct {
+	Cell
+	Old, New string
+}
+
+// notebookChange is the change of notebook j that its cells' edits make,
+// each kept in its meaning in the cells' language (meaning.go), and whether it changes
+// anything; the Parenthesized it reports are added to p.
+func (s *Searcher) notebookChange(ctx context.Context, p *Plan, j *fileJob) (FileChange, bool, error) {
+	nb, err := ipynb.Parse(j.src)
+	if err != nil {
+		// the search parsed the same bytes
+		return FileChange{}, false, fmt.Errorf("search: %s: %w", j.path, err)
+	}
+	raws := make([][]byte, len(nb.Cells))
+	for i := range nb.Cells {
+		raws[i] = nb.Raw(i)
+	}
+	fc := FileChange{Path: j.path, Old: j.src}
+	for _, c := range j.cells {
+		edits, notes := s.keepMeaning(ctx, j.lang, j.path, c.src, c.edits)
+		for k := range notes {
+			notes[k].Cell = base{cell: c}.inCell()
+		}
+		p.Parenthesized = append(p.Parenthesized, notes...)
+		if len(notes) > 0 {
+			replaced(p.Result.Matches, j.path, &c.Cell, edits)
+		}
+		nw := matcher.Apply(c.src, edits)
+		if bytes.Equal(nw, c.src) {
+			continue
+		}
+		if raws[c.Index], err = nb.SetSource(c.Index, string(nw)); err != nil {
+			return FileChange{}, false, fmt.Errorf("search: %s: %w", j.path, err)
+		}
+		fc.Cells = append(fc.Cells, CellChange{Cell: c.Cell, Old: string(c.src), New: string(nw)})
+		fc.Replacements += len(c.edits)
+	}
+	if len(fc.Cells) == 0 {
+		return fc, false, nil
+	}
+	fc.New = nb.WithCells(raws)
+	return fc, true, nil
+}

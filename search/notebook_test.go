@@ -1,0 +1,251 @@
+package search_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/ipynb"
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/stage"
+	"github.com/tetherhq/tether/search/store"
+)
+
+// notebookR is a notebook whose kernel is R: not searched as Python.
+const notebookR = `{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": ["print(1)\n"]}],
+ "metadata": {"kernelspec": {"display_name": "R", "language": "R", "name": "ir"}}, "nbformat": 4, "nbformat_minor": 4}
+`
+
+// notebookEscaped is a compact notebook whose sources are one string each,
+// with JSON escapes (\u00e9, \", \\, \n) as a writer with ASCII output
+// leaves them, and no language named (Python).
+const notebookEscaped = `{"cells":[{"cell_type":"code","execution_count":null,"metadata":{},"outputs":[],"source":"caf\u00e9 = \"caf\\u00e9\"\nprint(caf\u00e9, \"\\\\\")\n"}],"metadata":{},"nbformat":4,"nbformat_minor":4}`
+
+// notebookDir holds the pinned notebook with magics, the R notebook, one
+// that is no JSON, the escaped one and a Python file.
+func notebookDir(t *testing.T) string {
+	t.Helper()
+	nb, err := os.ReadFile("../testdata/notebook/magics-and-unicode.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFiles(t, map[string]string{
+		"magics.ipynb":  string(nb),
+		"r.ipynb":       notebookR,
+		"broken.ipynb":  `{"cells": [`,
+		"escaped.ipynb": notebookEscaped,
+		"plain.py":      "print(\"file\")\n",
+	})
+}
+
+// cellWhere is a match as the tests compare it: place, range and text.
+func cellWhere(m search.Match) string {
+	return fmt.Sprintf("%s:%d:%d-%d:%d %s", search.Where(filepath.Base(m.Path), m.Cell),
+		m.Span.Start.Line, m.Span.Start.Column, m.Span.End.Line, m.Span.End.Column, m.Text)
+}
+
+// TestNotebookSearch: a Python search finds matches in the code cells of
+// notebooks at their cell, line and column (bytes of the decoded source),
+// not in markdown cells, magic lines or a %%bash cell; the R notebook and
+// the one that does not parse are skipped, saying why.
+func TestNotebookSearch(t *testing.T) {
+	dir := notebookDir(t)
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
+	res, err := s.Search(context.Background(), search.Query{Pattern: "print($$$A)", Language: "python", Paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range res.Matches {
+		got = append(got, cellWhere(m))
+	}
+	want := []string{
+		`escaped.ipynb[cell 0]:2:1-2:19 print(café, "\\")`,
+		`magics.ipynb[cell 2 id=shell]:3:1-3:18 print(len(files))`,
+		`magics.ipynb[cell 3 id=timed]:3:1-3:30 print("say \"hi\" to", names)`,
+		`magics.ipynb[cell 3 id=timed]:6:5-6:21 print(n.upper())`,
+		`magics.ipynb[cell 5 id=frame]:3:1-3:27 print(df["Größe"].sum())`,
+		`plain.py:1:1-1:14 print("file")`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("matches:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if m := res.Matches[2]; m.Lines != `print("say \"hi\" to", names)` || m.Cell.ID != "timed" {
+		t.Errorf("lines %q of %+v: want the cell's source line", m.Lines, m.Cell)
+	}
+	if res.Searched != 3 || res.Skipped.Notebooks != 2 {
+		t.Errorf("searched %d, notebooks skipped %d: want 3 searched, 2 skipped", res.Searched, res.Skipped.Notebooks)
+	}
+	sum := res.Summary()
+	for _, w := range []string{"2 notebooks: ", "broken.ipynb (ipynb: not an nbformat 4 notebook: its JSON does not parse", "r.ipynb (kernel language R, not python)"} {
+		if !strings.Contains(sum, w) {
+			t.Errorf("summary %q lacks %q", sum, w)
+		}
+	}
+	// the magic lines are no Python, but are blanked, not broken
+	if res.BrokenCount != 0 {
+		t.Errorf("syntax errors reported: %+v", res.Broken)
+	}
+}
+
+// TestNotebookSearchOneFile: a notebook named alone is searched as Python
+// without a language; in another language it is skipped, saying so.
+func TestNotebookSearchOneFile(t *testing.T) {
+	dir := notebookDir(t)
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
+	nb := filepath.Join(dir, "magics.ipynb")
+	res, err := s.Search(context.Background(), search.Query{Pattern: "import $M", Paths: []string{nb}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Matches) != 2 || cellWhere(res.Matches[0]) != "magics.ipynb[cell 1 id=setup]:2:1-2:19 import numpy as np" {
+		t.Errorf("matches %v: want the two imports after the %%matplotlib line", res.Matches)
+	}
+	res, err = s.Search(context.Background(), search.Query{Pattern: "fmt.Println($A)", Language: "go", Paths: []string{nb}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Searched != 0 || res.Skipped.OtherLanguage != 1 || !strings.Contains(res.Summary(), "searched in python") {
+		t.Errorf("a go search of a notebook: %s", res.Summary())
+	}
+}
+
+// TestNotebookRewrite: a rewrite of print calls changes the code cells'
+// sources alone: untouched cells keep their bytes, the diff shows source
+// lines by cell, nbformat validates the result, and a notebook changed
+// after staging is refused.
+func TestNotebookRewrite(t *testing.T) {
+	dir := notebookDir(t)
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
+	path := filepath.Join(dir, "magics.ipynb")
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := s.Rewrite(context.Background(), search.Query{Pattern: "print($$$A)", Language: "python", Paths: []string{path}}, "log.info($$$A)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Changes) != 1 || plan.Replacements != 4 {
+		t.Fatalf("plan: %d changes, %d replacements; want 1 and 4", len(plan.Changes), plan.Replacements)
+	}
+	diff := plan.Diff(0)
+	for _, w := range []string{
+		"@@ -1,3 +1,3 @@ cell 2 id=shell\n",
+		"-print(len(files))\n+log.info(len(files))\n",
+		"@@ -1,6 +1,6 @@ cell 3 id=timed\n",
+		"-print(\"say \\\"hi\\\" to\", names)\n+log.info(\"say \\\"hi\\\" to\", names)\n",
+		"-    print(n.upper())\n+    log.info(n.upper())\n",
+		"@@ -1,3 +1,3 @@ cell 5 id=frame\n",
+	} {
+		if !strings.Contains(diff, w) {
+			t.Errorf("diff lacks %q:\n%s", w, diff)
+		}
+	}
+	if strings.Contains(diff, `"source"`) {
+		t.Errorf("diff shows the notebook's JSON:\n%s", diff)
+	}
+	stager := stage.New(dir)
+	if _, err := stager.Accept(stager.Stage(plan)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateNotebook(t, path)
+	before, err := ipynb.Parse(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := ipynb.Parse(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := map[int]string{
+		2: "!pip install tabulate\nfiles = !ls data\nlog.info(len(files))",
+		3: "%%time\nnames = [\"café\", \"naïve\", \"Zürich\"]\nlog.info(\"say \\\"hi\\\" to\", names)\npath = \"C:\\\\data\\\\prices.csv\"\nfor n in names:\n    log.info(n.upper())",
+		5: "df = pd.DataFrame({\"Größe\": [1.5, 2.0], \"prix €\": [3, 4]})\ndf?\nlog.info(df[\"Größe\"].sum())",
+	}
+	for i := range before.Cells {
+		if src, ok := changed[i]; ok {
+			if after.Cells[i].Source != src {
+				t.Errorf("cell %d source %q, want %q", i, after.Cells[i].Source, src)
+			}
+			// the outputs and the rest of the cell are kept
+			if a, b := withoutSource(t, after, i), withoutSource(t, before, i); a != b {
+				t.Errorf("cell %d changed beside its source:\n%s\nwas\n%s", i, a, b)
+			}
+			continue
+		}
+		if !bytes.Equal(after.Raw(i), before.Raw(i)) {
+			t.Errorf("untouched cell %d changed:\n%s", i, after.Raw(i))
+		}
+	}
+	// the bytes around the cells are the file's
+	if i := bytes.Index(old, []byte(`"metadata": {`+"\n  \"kernelspec\"")); i < 0 || !bytes.HasSuffix(got, old[i:]) {
+		t.Error("the notebook's metadata changed")
+	}
+
+	// a notebook changed between stage and accept is refused
+	plan, err = s.Rewrite(context.Background(), search.Query{Pattern: "log.info($$$A)", Language: "python", Paths: []string{path}}, "print($$$A)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := stager.Stage(plan)
+	if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stager.Accept(id); !errors.Is(err, search.ErrStale) {
+		t.Errorf("accept after the notebook changed: %v, want ErrStale", err)
+	}
+}
+
+// TestNotebookRewriteEscaped: a compact notebook whose source is one
+// escaped string keeps that form when a cell is rewritten.
+func TestNotebookRewriteEscaped(t *testing.T) {
+	dir := notebookDir(t)
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
+	path := filepath.Join(dir, "escaped.ipynb")
+	plan, err := s.Rewrite(context.Background(), search.Query{Pattern: "print($$$A)", Language: "python", Paths: []string{path}}, "show($$$A)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Changes) != 1 {
+		t.Fatalf("plan changes %d files", len(plan.Changes))
+	}
+	want := `{"cells":[{"cell_type":"code","execution_count":null,"metadata":{},"outputs":[],"source":"café = \"caf\\u00e9\"\nshow(café, \"\\\\\")\n"}],"metadata":{},"nbformat":4,"nbformat_minor":4}`
+	if got := string(plan.Changes[0].New); got != want {
+		t.Errorf("rewritten:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// withoutSource is notebook cell i's JSON text without its source.
+func withoutSource(t *testing.T, nb *ipynb.Notebook, i int) string {
+	t.Helper()
+	raw, err := nb.SetSource(i, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+// validateNotebook fails the test unless nbformat validates the file.
+func validateNotebook(t *testing.T, file string) {
+	t.Helper()
+	const python = "/usr/bin/python3"
+	if exec.Command(python, "-c", "import nbformat").Run() != nil {
+		testenv.Missing(t, "nbformat for "+python)
+	}
+	out, err := exec.Command(python, "-c", "import nbformat,sys; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("nbformat rejects %s: %v\n%s", file, err, out)
+	}
+}
