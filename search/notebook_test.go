@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -160,7 +159,7 @@ func TestNotebookRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	validateNotebook(t, path)
+	testenv.ValidateNotebook(t, path)
 	before, err := ipynb.Parse(old)
 	if err != nil {
 		t.Fatal(err)
@@ -235,17 +234,4 @@ func withoutSource(t *testing.T, nb *ipynb.Notebook, i int) string {
 		t.Fatal(err)
 	}
 	return string(raw)
-}
-
-// validateNotebook fails the test unless nbformat validates the file.
-func validateNotebook(t *testing.T, file string) {
-	t.Helper()
-	const python = "/usr/bin/python3"
-	if exec.Command(python, "-c", "import nbformat").Run() != nil {
-		testenv.Missing(t, "nbformat for "+python)
-	}
-	out, err := exec.Command(python, "-c", "import nbformat,sys; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))", file).CombinedOutput()
-	if err != nil {
-		t.Fatalf("nbformat rejects %s: %v\n%s", file, err, out)
-	}
 }

@@ -125,6 +125,9 @@ func (s *structural) tools() []Tool {
 				"and Vue's ({{ expr }}, v-if=\"expr\", :prop, @click, the list of v-for; not slot props or v-for aliases), " +
 				"and any language's fenced code blocks in markdown (```go, ```py; not fences inside block quotes or list items); " +
 				"matches are reported at the host file's line and column, and ast_edit rewrites them in place. " +
+				"A Python search also searches the code cells of Jupyter notebooks (.ipynb, Python kernel) as Python, with IPython lines (%magic, !shell, x?) left out: " +
+				"a match is at nb.ipynb[cell N id=ID]:line:column, in the cell's source (cells numbered from 0 as the notebook tool numbers them); " +
+				"notebooks of another kernel or that do not parse are named as skipped. " +
 				"The languageInjections of the working directory's sgconfig.yml add regions as ast-grep reads them (e.g. CSS in styled-components templates).",
 		}, s.grep),
 		Typed(Tool{
@@ -136,6 +139,7 @@ func (s *structural) tools() []Tool {
 				"ops takes several rewrites ({pattern, rewrite} or {rule, rewrite}) staged as ONE edit: every op matches the files as they are now, " +
 				"not the text an earlier op produces, and two ops whose matches overlap refuse the whole edit, naming both ops and the file:line. " +
 				"paths and globs choose the files as for ast_grep. Files with syntax errors are left out unless include_errors. " +
+				"In a notebook's code cells, the cells' sources are rewritten and the rest of the notebook kept byte for byte; the diff shows the cells' source lines, each hunk naming its cell. " +
 				"Nothing is written: the change is staged and the result names an edit_id for resolve, lists every file with its " +
 				"replacements and added and removed lines, and shows the first 400 lines of the diff (resolve with action show pages on).",
 			Preview: previewFor(s.previewAstEdit),
@@ -251,6 +255,9 @@ func (s *structural) relResult(r *search.Result) {
 	}
 	for i, e := range r.Skipped.Large {
 		r.Skipped.Large[i] = strings.Replace(e, s.run.root.RealDir()+string(filepath.Separator), "", 1)
+	}
+	for i, e := range r.Skipped.NotebooksNamed {
+		r.Skipped.NotebooksNamed[i] = strings.Replace(e, s.run.root.RealDir()+string(filepath.Separator), "", 1)
 	}
 }
 
@@ -417,6 +424,8 @@ func mergeResults(parts []*search.Result, max int) *search.Result {
 		m.Skipped.Binary += p.Skipped.Binary
 		m.Skipped.TooLarge += p.Skipped.TooLarge
 		m.Skipped.Unreadable += p.Skipped.Unreadable
+		m.Skipped.Notebooks += p.Skipped.Notebooks
+		m.Skipped.NotebooksNamed = append(m.Skipped.NotebooksNamed, p.Skipped.NotebooksNamed...)
 		m.Skipped.Large = append(m.Skipped.Large, p.Skipped.Large...)
 		m.Errors = append(m.Errors, p.Errors...)
 	}

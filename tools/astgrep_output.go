@@ -78,10 +78,13 @@ type AstGrepLanguage struct {
 // part stays within MaxStructuredRatio of the text however short the
 // matches).
 type AstGrepMatch struct {
-	File     string          `json:"file"`
-	Language string          `json:"language,omitempty"`
-	Start    search.Position `json:"-"`
-	End      search.Position `json:"-"`
+	File     string `json:"file"`
+	Language string `json:"language,omitempty"`
+	// Cell is the notebook cell the match is in (its range in the cell's
+	// source), nil outside notebooks.
+	Cell  *search.Cell    `json:"cell,omitempty"`
+	Start search.Position `json:"-"`
+	End   search.Position `json:"-"`
 	// Context names the reading of the pattern that matched when it has
 	// several (search.Match.Context).
 	Context string `json:"context,omitempty"`
@@ -97,8 +100,9 @@ type AstGrepMatch struct {
 
 // astGrepMatchJSON is AstGrepMatch's JSON shape.
 type astGrepMatchJSON struct {
-	File     string `json:"file"`
-	Language string `json:"language,omitempty"`
+	File     string       `json:"file"`
+	Language string       `json:"language,omitempty"`
+	Cell     *search.Cell `json:"cell,omitempty"`
 	// Range is "line:column-line:column", 1-based.
 	Range    string            `json:"range"`
 	Context  string            `json:"context,omitempty"`
@@ -108,7 +112,7 @@ type astGrepMatchJSON struct {
 
 // MarshalJSON writes m with its range as one string.
 func (m AstGrepMatch) MarshalJSON() ([]byte, error) {
-	return json.Marshal(astGrepMatchJSON{File: m.File, Language: m.Language,
+	return json.Marshal(astGrepMatchJSON{File: m.File, Language: m.Language, Cell: m.Cell,
 		Range:   fmt.Sprintf("%d:%d-%d:%d", m.Start.Line, m.Start.Column, m.End.Line, m.End.Column),
 		Context: m.Context, Cut: m.Cut, Captures: m.Captures})
 }
@@ -119,7 +123,7 @@ func (m *AstGrepMatch) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*m = AstGrepMatch{File: j.File, Language: j.Language, Context: j.Context, Cut: j.Cut, Captures: j.Captures}
+	*m = AstGrepMatch{File: j.File, Language: j.Language, Cell: j.Cell, Context: j.Context, Cut: j.Cut, Captures: j.Captures}
 	if _, err := fmt.Sscanf(j.Range, "%d:%d-%d:%d", &m.Start.Line, &m.Start.Column, &m.End.Line, &m.End.Column); err != nil {
 		return fmt.Errorf("tools: ast_grep match range %q: %w", j.Range, err)
 	}
@@ -144,12 +148,12 @@ type grepOutput struct {
 
 func (o *grepOutput) add(m search.Match) bool {
 	var b strings.Builder
-	am := AstGrepMatch{File: m.Path, Language: m.Language, Start: m.Span.Start, End: m.Span.End, Context: m.Context, Cut: m.Cut}
+	am := AstGrepMatch{File: m.Path, Language: m.Language, Cell: m.Cell, Start: m.Span.Start, End: m.Span.End, Context: m.Context, Cut: m.Cut}
 	reading := "" // which of the pattern's readings matched, when it has several
 	if m.Context != "" {
 		reading = " (as " + m.Context + ")"
 	}
-	fmt.Fprintf(&b, "\n%s:%d:%d-%d:%d%s\n", m.Path, m.Span.Start.Line, m.Span.Start.Column, m.Span.End.Line, m.Span.End.Column, reading)
+	fmt.Fprintf(&b, "\n%s:%d:%d-%d:%d%s\n", search.Where(m.Path, m.Cell), m.Span.Start.Line, m.Span.Start.Column, m.Span.End.Line, m.Span.End.Column, reading)
 	if o.output != AstGrepOutputCaptures {
 		am.Lines = m.Lines
 		if n := m.Span.End.Line - m.Span.Start.Line + 1; o.output == AstGrepOutputLines && n > astGrepShortMatch {

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/tetherhq/tether/internal/ipynb"
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/kernels"
 	"github.com/tetherhq/tether/kernels/std"
 	"github.com/tetherhq/tether/tools"
@@ -47,16 +47,7 @@ func notebookDir(t *testing.T, name string) (dir, file string) {
 }
 
 // validateNotebook fails the test unless nbformat validates the file.
-func validateNotebook(t *testing.T, file string) {
-	t.Helper()
-	out, err := exec.Command(evalPython, "-c", "import nbformat,sys; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))", file).CombinedOutput()
-	if err != nil {
-		if strings.Contains(string(out), "No module named 'nbformat'") {
-			t.Skip("python3-nbformat is not installed (scripts/install-deps.sh installs it)")
-		}
-		t.Fatalf("nbformat does not validate %s: %v\n%s", file, err, out)
-	}
-}
+func validateNotebook(t *testing.T, file string) { testenv.ValidateNotebook(t, file) }
 
 func parseFile(t *testing.T, file string) *ipynb.Notebook {
 	t.Helper()

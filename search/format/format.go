@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/internal/ipynb"
 	"github.com/tetherhq/tether/search"
 )
 
@@ -41,10 +42,13 @@ type Capture struct {
 // Match is one match in the JSON shape `ast-grep run --json` prints, so
 // tools written for ast-grep can read tether's output.
 type Match struct {
-	Text      string `json:"text"`
-	Range     Range  `json:"range"`
-	File      string `json:"file"`
-	Lines     string `json:"lines"`
+	Text  string `json:"text"`
+	Range Range  `json:"range"`
+	File  string `json:"file"`
+	// Cell is tether's: the Jupyter notebook cell of a match in a
+	// notebook, whose Range is in the cell's source; absent elsewhere.
+	Cell      *search.Cell `json:"cell,omitempty"`
+	Lines     string       `json:"lines"`
 	CharCount struct {
 		Leading  int `json:"leading"`
 		Trailing int `json:"trailing"`
@@ -104,19 +108,17 @@ func JSON(ms []search.Match) []Match {
 }
 
 // jsonConverter converts matches one at a time, holding the lines of one
-// file (the last match's): a search's matches come file by file, so each
-// file is read once and let go when the next begins.
+// file or notebook cell (the last match's): a search's matches come file
+// by file, so each file is read once and let go when the next begins.
 type jsonConverter struct {
 	path  string
+	cell  *search.Cell
 	lines []string
 }
 
-func (c *jsonConverter) lineOf(path string) func(int) string {
-	if path != c.path || c.lines == nil {
-		c.path, c.lines = path, nil
-		if data, err := os.ReadFile(path); err == nil {
-			c.lines = strings.Split(string(data), "\n")
-		}
+func (c *jsonConverter) lineOf(path string, cell *search.Cell) func(int) string {
+	if path != c.path || !sameCell(cell, c.cell) || c.lines == nil {
+		c.path, c.cell, c.lines = path, cell, sourceLines(path, cell)
 	}
 	lines := c.lines
 	return func(n int) string {
@@ -127,9 +129,33 @@ func (c *jsonConverter) lineOf(path string) func(int) string {
 	}
 }
 
-// rangeOf is span of the file at path in ast-grep's shape.
-func (c *jsonConverter) rangeOf(path string, s search.Span) Range {
-	lf := c.lineOf(path)
+// sourceLines are the lines of the file at path, or of the source of its
+// notebook cell; nil when it cannot be read.
+func sourceLines(path string, cell *search.Cell) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	if cell == nil {
+		return strings.Split(string(data), "\n")
+	}
+	nb, err := ipynb.Parse(data)
+	if err != nil || cell.Index >= len(nb.Cells) {
+		return nil
+	}
+	return strings.Split(nb.Cells[cell.Index].Source, "\n")
+}
+
+// sameCell reports whether a and b are the same notebook cell, or both
+// nil.
+func sameCell(a, b *search.Cell) bool {
+	return a == b || a != nil && b != nil && *a == *b
+}
+
+// rangeOf is span s of the file at path (of its notebook cell) in
+// ast-grep's shape.
+func (c *jsonConverter) rangeOf(path string, cell *search.Cell, s search.Span) Range {
+	lf := c.lineOf(path, cell)
 	var r Range
 	r.ByteOffset.Start, r.ByteOffset.End = s.StartByte, s.EndByte
 	r.Start = agPoint(s.Start, lf)
@@ -138,8 +164,8 @@ func (c *jsonConverter) rangeOf(path string, s search.Span) Range {
 }
 
 func (c *jsonConverter) convert(m search.Match) Match {
-	rng := func(s search.Span) Range { return c.rangeOf(m.Path, s) }
-	a := Match{Text: m.Text, Range: rng(m.Span), File: m.Path, Lines: m.Lines, Language: m.Language}
+	rng := func(s search.Span) Range { return c.rangeOf(m.Path, m.Cell, s) }
+	a := Match{Text: m.Text, Range: rng(m.Span), File: m.Path, Cell: m.Cell, Lines: m.Lines, Language: m.Language}
 	if l, ok := grammars.Lookup(m.Language); ok {
 		a.Language = l.AstGrep
 	}
@@ -337,8 +363,10 @@ type HumanOptions struct {
 
 // WriteHumanOpts writes matches as ast-grep prints them when its output is
 // not a terminal: every line a match spans, and the context lines asked
-// for, as "file:line:text", each once; with Color the matched text
-// highlighted (file and line plain, as ast-grep prints them).
+// for, as "file:line:text", each once (a match in a notebook's cell as
+// "nb.ipynb[cell 3 id=a1b2]:line:text", the cell's source lines); with
+// Color the matched text highlighted (file and line plain, as ast-grep
+// prints them).
 // Each file's lines are written as they are made (through a buffer), so
 // the output is never held whole.
 func WriteHumanOpts(w io.Writer, ms []search.Match, o HumanOptions) error {
@@ -346,7 +374,7 @@ func WriteHumanOpts(w io.Writer, ms []search.Match, o HumanOptions) error {
 	var b strings.Builder
 	for i := 0; i < len(ms); {
 		j := i
-		for j < len(ms) && ms[j].Path == ms[i].Path {
+		for j < len(ms) && ms[j].Path == ms[i].Path && sameCell(ms[j].Cell, ms[i].Cell) {
 			j++
 		}
 		writeFileLines(&b, ms[i:j], o)
@@ -359,14 +387,13 @@ func WriteHumanOpts(w io.Writer, ms []search.Match, o HumanOptions) error {
 	return bw.Flush()
 }
 
+// writeFileLines writes the lines of ms, the matches of one file or of
+// one notebook cell, which is named as search.Where names it.
 func writeFileLines(b *strings.Builder, ms []search.Match, o HumanOptions) {
-	path := ms[0].Path
-	var lines []string
-	if data, err := os.ReadFile(path); err == nil {
-		lines = strings.Split(string(data), "\n")
-		if n := len(lines); n > 0 && lines[n-1] == "" {
-			lines = lines[:n-1]
-		}
+	path := search.Where(ms[0].Path, ms[0].Cell)
+	lines := sourceLines(ms[0].Path, ms[0].Cell)
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
 	}
 	fromMatches := lines == nil
 	type seg struct{ a, b int }

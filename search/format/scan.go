@@ -66,7 +66,7 @@ func (c *jsonConverter) ruleLabels(f search.Finding) []Label {
 			if b.Name != l.Var || b.Multi && len(b.Parts) == 0 {
 				continue
 			}
-			out = append(out, Label{Text: b.Text, Range: c.rangeOf(f.Path, b.Span), Message: l.Message, Style: l.Style})
+			out = append(out, Label{Text: b.Text, Range: c.rangeOf(f.Path, nil, b.Span), Message: l.Message, Style: l.Style})
 			break
 		}
 	}

@@ -1,0 +1,52 @@
+package testenv
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/tetherhq/tether/internal/ipynb"
+)
+
+// NotebookPython is the interpreter whose nbformat validates notebooks:
+// Debian's python3, which scripts/install-deps.sh gives python3-nbformat.
+const NotebookPython = "/usr/bin/python3"
+
+// ValidateNotebook fails the test unless nbformat validates the notebook
+// file; without nbformat it is Missing.
+func ValidateNotebook(t testing.TB, file string) {
+	t.Helper()
+	out, err := exec.Command(NotebookPython, "-c", "import nbformat,sys; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))", file).CombinedOutput()
+	if err != nil {
+		if strings.Contains(string(out), "No module named 'nbformat'") {
+			Missing(t, "python3-nbformat")
+		}
+		t.Fatalf("nbformat does not validate %s: %v\n%s", file, err, out)
+	}
+}
+
+// ChangedCells returns the indexes of the cells whose JSON text differs
+// between two versions of a notebook with as many cells, and the second
+// version parsed.
+func ChangedCells(t testing.TB, before, after []byte) ([]int, *ipynb.Notebook) {
+	t.Helper()
+	b, err := ipynb.Parse(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ipynb.Parse(after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Cells) != len(b.Cells) {
+		t.Fatalf("the notebook has %d cells, it had %d", len(a.Cells), len(b.Cells))
+	}
+	var changed []int
+	for i := range b.Cells {
+		if !bytes.Equal(a.Raw(i), b.Raw(i)) {
+			changed = append(changed, i)
+		}
+	}
+	return changed, a
+}
