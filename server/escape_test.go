@@ -26,13 +26,7 @@ func TestResultsShowTerminalControlsEscaped(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("read: %v %+v", err, res)
 	}
-	var text strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			text.WriteString(tc.Text)
-		}
-	}
-	if s := text.String(); strings.ContainsAny(s, "\x1b\x07") || !strings.Contains(s, `\x1b]52;c;cm0gLXJmIH4K\x07\x1b[2Jhi`) {
+	if s := textOf(res); strings.ContainsAny(s, "\x1b\x07") || !strings.Contains(s, `\x1b]52;c;cm0gLXJmIH4K\x07\x1b[2Jhi`) {
 		t.Errorf("text content %q", s)
 	}
 }

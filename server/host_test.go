@@ -148,13 +148,7 @@ func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
+	return textOf(res), res.IsError
 }
 
 // status posts an initialize to path with token and returns the HTTP status.

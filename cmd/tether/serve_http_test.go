@@ -280,13 +280,7 @@ func TestHostSIGTERMLetsRunningCallFinish(t *testing.T) {
 			done <- result{err.Error(), true}
 			return
 		}
-		var b strings.Builder
-		for _, c := range res.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		done <- result{b.String(), res.IsError}
+		done <- result{textOfRes(res), res.IsError}
 	}()
 	// Bounded, and a call that ends before its cell wrote the marker says
 	// why instead of leaving the wait to the suite's timeout.
