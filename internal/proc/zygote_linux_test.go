@@ -134,20 +134,13 @@ type forkRequest struct {
 	Forks   int    `json:"forks"`
 }
 
-// fork asks the zygote for a child confined to req.WS, given a detached
-// tree of it. The child's first word on its own socket carries its pid
+// fork asks the zygote for a child confined to req.WS, given tree, a
+// detached tree of it (closed here). The child's first word on its own socket carries its pid
 // (SO_PASSCRED translates it into tether's PID namespace); tether puts that
 // pid in cg (when not nil) before letting it go on. The child stays alive
 // until the test ends.
-func (z *testZygote) fork(t *testing.T, req forkRequest, cg *PidsCgroup) *forkedReport {
+func (z *testZygote) fork(t *testing.T, req forkRequest, tree int, cg *PidsCgroup) *forkedReport {
 	t.Helper()
-	tree, err := unix.OpenTree(unix.AT_FDCWD, req.WS, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
-	if errors.Is(err, unix.EPERM) {
-		t.Skipf("open_tree(OPEN_TREE_CLONE) needs CAP_SYS_ADMIN in this mount namespace: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer unix.Close(tree)
 	ctl, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -191,6 +184,54 @@ func (z *testZygote) fork(t *testing.T, req forkRequest, cg *PidsCgroup) *forked
 	return &r
 }
 
+// ownTree is a detached tree of dir made by tether itself, which needs
+// CAP_SYS_ADMIN in its mount namespace; ok is false without.
+func ownTree(t *testing.T, dir string) (tree int, ok bool) {
+	t.Helper()
+	tree, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	if errors.Is(err, unix.EPERM) {
+		return -1, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree, true
+}
+
+// helperTree is a detached tree of dir made as an unprivileged tether
+// would: by testdata/tree_helper.py in namespaces of its own.
+func helperTree(t *testing.T, dir string) int {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	theirs := os.NewFile(uintptr(fds[1]), "tree socket")
+	cmd := exec.Command("/usr/bin/python3", "testdata/tree_helper.py", dir)
+	cmd.ExtraFiles = []*os.File{theirs}
+	cmd.Env = []string{"TREE_FD=3"}
+	out, err := cmd.CombinedOutput()
+	theirs.Close()
+	if err != nil {
+		t.Fatalf("testdata/tree_helper.py: %v: %s", err, out)
+	}
+	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
+	_, oobn, _, _, err := unix.Recvmsg(fds[0], buf, oob, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("the helper's tree: %v (%d messages)", err, len(msgs))
+	}
+	rights, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(rights) != 1 {
+		t.Fatalf("the helper's tree: %v (%d descriptors)", err, len(rights))
+	}
+	return rights[0]
+}
+
 // helloPID reads the child's first word on sock and returns the pid its
 // credentials carry.
 func helloPID(t *testing.T, sock int) int {
@@ -216,8 +257,9 @@ func helloPID(t *testing.T, sock int) int {
 // namespaces and a view but no Landlock domain (a domain would deny its
 // children every workspace, and every mount), and children that take
 // namespaces of their own, move in their workspace from a detached mount
-// tree tether made (a plain directory descriptor from another mount
-// namespace cannot be bind-mounted: EINVAL), pivot and Landlock
+// tree (a plain directory descriptor from another mount namespace cannot
+// be bind-mounted: EINVAL) made by tether or, as an unprivileged tether
+// would, by a helper in namespaces of its own, pivot and Landlock
 // themselves before any cell. Each child must read and write its own
 // workspace only, see no other, see and signal no process but itself (not
 // its sibling, not the zygote), trace none, and hold no socket to the
@@ -267,11 +309,18 @@ func TestForkedKernelConfinement(t *testing.T) {
 	// b first (with the network, the family's default), trying to reach
 	// the zygote's init; then a (without), trying b's kernel and the
 	// zygote, which by then are there to name.
-	rb := z.fork(t, forkRequest{WS: b, Other: filepath.Join(a, "f"), Sibling: z.cmd.Process.Pid, Zygote: z.cmd.Process.Pid, Net: true, Port: port, Forks: forks}, cg)
+	// b's tree made as an unprivileged tether would; a's by tether itself
+	// where it may.
+	rb := z.fork(t, forkRequest{WS: b, Other: filepath.Join(a, "f"), Sibling: z.cmd.Process.Pid, Zygote: z.cmd.Process.Pid, Net: true, Port: port, Forks: forks}, helperTree(t, b), cg)
 	zpid := onlyChild(t, z.cmd.Process.Pid)
 	// Each kernel as tether sees it: the forked child's init's child.
 	bKernel := onlyChild(t, onlyChild(t, rb.hostPID))
-	ra := z.fork(t, forkRequest{WS: a, Other: filepath.Join(b, "f"), Sibling: bKernel, Zygote: zpid, Port: port, Forks: forks}, nil)
+	aTree, ok := ownTree(t, a)
+	if !ok {
+		t.Log("tether may not open_tree here: a's tree comes from the helper too")
+		aTree = helperTree(t, a)
+	}
+	ra := z.fork(t, forkRequest{WS: a, Other: filepath.Join(b, "f"), Sibling: bKernel, Zygote: zpid, Port: port, Forks: forks}, aTree, nil)
 	aKernel := onlyChild(t, onlyChild(t, ra.hostPID))
 	if ra.HostTCP == "ok" {
 		t.Error("a, without the network, reached tether's TCP listener")
