@@ -151,27 +151,17 @@ func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 	return textOf(res), res.IsError
 }
 
+// initialize posts an initialize (initBody) to path with token ("": none)
+// and the headers given as pairs, and returns the response and its body.
+func (th *testHost) initialize(t *testing.T, path, token string, headers ...string) (*http.Response, []byte) {
+	t.Helper()
+	return testenv.Do(t, testenv.PostMCP(th.url+path, token, initBody, headers...))
+}
+
 // status posts an initialize to path with token and returns the HTTP status.
 func (th *testHost) status(t *testing.T, path, token, session string) int {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`
-	req, err := http.NewRequest("POST", th.url+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if session != "" {
-		req.Header.Set("Mcp-Session-Id", session)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp, _ := th.initialize(t, path, token, "Mcp-Session-Id", session)
 	return resp.StatusCode
 }
 
@@ -281,15 +271,8 @@ func TestHostSessionsPerToken(t *testing.T) {
 	if _, err := th.open(t, "alpha", tokAlpha); err == nil {
 		t.Errorf("a third session of one token opened")
 	}
-	req, _ := http.NewRequest("POST", th.url+"/mcp/alpha", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`))
-	if resp, err := (&http.Client{Transport: testenv.Bearer(tokAlpha)}).Do(req); err != nil {
-		t.Fatal(err)
-	} else {
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "this token holds its most sessions (2)") {
-			t.Errorf("a third session of one token: %d %s", resp.StatusCode, body)
-		}
+	if resp, body := th.initialize(t, "/mcp/alpha", tokAlpha); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "this token holds its most sessions (2)") {
+		t.Errorf("a third session of one token: %d %s", resp.StatusCode, body)
 	}
 	other := th.mustOpen(t, "alpha", tokOps, nil)
 	if _, isErr := callText(t, other, "read", map[string]any{"path": "own.txt"}); isErr {
@@ -392,12 +375,11 @@ func TestHostBearerSchemeIgnoresCase(t *testing.T) {
 	}
 	th := newTestHost(t, server.HostOptions{MetricsToken: mt})
 	for _, scheme := range []string{"Bearer", "bearer", "BEARER", "bEaReR"} {
-		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`
 		for _, c := range []struct {
 			path, token, body string
 			want              int
 		}{
-			{"/mcp/alpha", tokAlpha, body, http.StatusOK},
+			{"/mcp/alpha", tokAlpha, initBody, http.StatusOK},
 			{"/metrics", "m-scrape-0123456789", "", http.StatusOK},
 		} {
 			method := "POST"

@@ -119,17 +119,7 @@ func newOAuth(t *testing.T, s signers) *server.OAuth {
 // status and WWW-Authenticate.
 func (th *testHost) authResponse(t *testing.T, path, token string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", th.url+path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp, _ := th.initialize(t, path, token)
 	return resp.StatusCode, resp.Header.Get("WWW-Authenticate")
 }
 

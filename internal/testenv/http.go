@@ -43,11 +43,13 @@ func Do(t testing.TB, req *http.Request) (*http.Response, []byte) {
 
 // PostMCP is a POST of the JSON-RPC body to url as an MCP client of the
 // streamable HTTP transport sends it (JSON, answered with JSON or an event
-// stream), with token as its bearer token and the headers given as pairs
-// of name and value; a header whose value is empty is not set.
+// stream), with token as its bearer token ("": none) and the headers given
+// as pairs of name and value; a header whose value is empty is not set.
 func PostMCP(url, token, body string, headers ...string) *http.Request {
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for i := 0; i+1 < len(headers); i += 2 {
