@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/internal/ipynb"
+	"github.com/tetherhq/tether/internal/proc"
 )
 
 // NotebookPython is the interpreter whose nbformat validates notebooks:
@@ -17,12 +18,14 @@ const NotebookPython = "/usr/bin/python3"
 // file; without nbformat it is Missing.
 func ValidateNotebook(t testing.TB, file string) {
 	t.Helper()
-	out, err := exec.Command(NotebookPython, "-c", "import nbformat,sys; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))", file).CombinedOutput()
-	if err != nil {
-		if strings.Contains(string(out), "No module named 'nbformat'") {
+	cmd := exec.Command(NotebookPython, "-c", "import nbformat,sys; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))", file)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := proc.Run(cmd); err != nil {
+		if strings.Contains(out.String(), "No module named 'nbformat'") {
 			Missing(t, "python3-nbformat")
 		}
-		t.Fatalf("nbformat does not validate %s: %v\n%s", file, err, out)
+		t.Fatalf("nbformat does not validate %s: %v\n%s", file, err, out.Bytes())
 	}
 }
 
