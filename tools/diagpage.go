@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/ipynb"
 )
 
 // DiagnosticsPageSize is how many diagnostics one lsp diagnostics answer
@@ -73,7 +74,9 @@ type DiagnosticGroup struct {
 	Code     string `json:"code,omitempty"`
 	Source   string `json:"source,omitempty"`
 	Message  string `json:"message"`
-	// At maps each file to the places in it, each "line:col".
+	// At maps each file to the places in it, each "line:col"; a notebook's
+	// cell is a file of its own, "nb.ipynb[cell 3 id=a1b2]", its places in
+	// the cell's source.
 	At map[string][]string `json:"at"`
 }
 
@@ -180,7 +183,8 @@ func groupDiagnostics(ds []lsp.Diagnostic) []DiagnosticGroup {
 			index[k] = i
 			out = append(out, DiagnosticGroup{Severity: d.Severity, Code: d.Code, Source: d.Source, Message: d.Message, At: map[string][]string{}})
 		}
-		out[i].At[d.Path] = append(out[i].At[d.Path], fmt.Sprintf("%d:%d", d.Line, d.Col))
+		at := ipynb.Where(d.Path, d.Cell) // a notebook's cell: nb.ipynb[cell 3 id=a1b2]
+		out[i].At[at] = append(out[i].At[at], fmt.Sprintf("%d:%d", d.Line, d.Col))
 	}
 	return out
 }

@@ -170,7 +170,7 @@ func (l *lspTools) prepare(ctx context.Context, w *writeCall, paths []string) {
 		go func() {
 			defer wg.Done()
 			why := ""
-			d, err := l.sup.Diagnostics(ctx, key)
+			d, err := l.diagnoseNow(ctx, key, old)
 			switch {
 			case errors.Is(err, lsp.ErrNoLanguage) || errors.Is(err, lsp.ErrNoServer):
 				return // no server reads it: nothing to compare
@@ -309,7 +309,7 @@ func (l *lspTools) afterWrite(ctx context.Context, w *writeCall, files []string,
 	written := l.written(w, files)
 	aff := l.affectedFiles(ctx, written)
 	otherUnknown := l.baselineAffected(ctx, w, files, aff.Files)
-	diags, errs := diagnoseAll(files, func(f string) (*lsp.Diagnostics, error) { return l.sup.AfterWrite(ctx, f) })
+	diags, errs := diagnoseAll(files, func(f string) (*lsp.Diagnostics, error) { return l.diagnoseWritten(ctx, f) })
 	var lines, clean []string
 	for _, wf := range written {
 		if why := l.sup.HiddenHeaderChange(ctx, lspParser(l.parser), changedRanges, wf); why != "" {
@@ -504,8 +504,13 @@ func (l *lspTools) baselineAffected(ctx context.Context, w *writeCall, written, 
 
 // notChecked says why path's diagnostics could not be looked at, once per
 // reason for a server that cannot start; show is false when there is
-// nothing to say (no server reads such files, or it was said before).
+// nothing to say (no server reads such files, or it was said before). A
+// notebook's is said each time: its code has no server of its own, and a
+// notebook left unchecked looks like a clean one.
 func (l *lspTools) notChecked(path string, err error) (line string, show bool) {
+	if isNotebook(path) {
+		return fmt.Sprintf("diagnostics not checked for %s (its code cells were not checked): %s", path, strings.TrimPrefix(strings.TrimPrefix(err.Error(), "tools: "), "lsp: ")), true
+	}
 	if errors.Is(err, lsp.ErrNoLanguage) {
 		return "", false // not a file any server reads
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tetherhq/tether/internal/ipynb"
 )
 
 // Diagnostic is one error, warning or hint in a file.
@@ -25,15 +27,19 @@ type Diagnostic struct {
 	// checker's finding in a dependency elsewhere): its path is shown
 	// alone, without its message or that file's content.
 	Outside bool `json:"outside,omitempty"`
+	// Cell is, for a diagnostic of a notebook's code cell, that cell:
+	// Line and Col are then in the cell's source. Nil for a file's.
+	Cell *ipynb.CellRef `json:"cell,omitempty"`
 }
 
-// String renders "path:line:col: severity: message [source code]", or
+// String renders "path:line:col: severity: message [source code]" (path
+// "nb.ipynb[cell 3 id=a1b2]" for a notebook's cell), or
 // "path:line:col: severity (outside the workspace: not shown)".
 func (d Diagnostic) String() string {
 	if d.Outside {
 		return fmt.Sprintf("%s:%d:%d: %s %s", d.Path, d.Line, d.Col, d.Severity, OutsideNote)
 	}
-	s := fmt.Sprintf("%s:%d:%d: %s: %s", d.Path, d.Line, d.Col, d.Severity, d.Message)
+	s := fmt.Sprintf("%s:%d:%d: %s: %s", ipynb.Where(d.Path, d.Cell), d.Line, d.Col, d.Severity, d.Message)
 	tag := strings.TrimSpace(d.Source + " " + d.Code)
 	if tag != "" {
 		s += " [" + tag + "]"

@@ -35,3 +35,45 @@ func TestBlankIPython(t *testing.T) {
 		})
 	}
 }
+
+func TestProgramPlacesLinesInCells(t *testing.T) {
+	data := []byte(`{"cells": [
+ {"cell_type": "code", "id": "a", "metadata": {}, "execution_count": null, "outputs": [], "source": ["import os\n", "%cd /tmp\n", "os.getcwd()"]},
+ {"cell_type": "markdown", "id": "m", "metadata": {}, "source": ["# notes"]},
+ {"cell_type": "code", "id": "b", "metadata": {}, "execution_count": null, "outputs": [], "source": ["if x:\n", "    y = 1\n", "else:\n", "    y\n", "y"]},
+ {"cell_type": "code", "id": "c", "metadata": {}, "execution_count": null, "outputs": [], "source": []}
+], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`)
+	nb, err := ipynb.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := nb.Program("def display(*a): ...\n")
+	want := "def display(*a): ...\nimport os\n...     \nos.getcwd()\nif x:\n    y = 1\nelse:\n    y\ny\n"
+	if p.Text != want || p.Prelude != 1 {
+		t.Fatalf("Program text %q (prelude %d), want %q (prelude 1)", p.Text, p.Prelude, want)
+	}
+	for _, tc := range []struct {
+		line, cellLine int
+		cell           ipynb.CellRef
+		ok, last       bool
+	}{
+		{line: 1}, // the prelude
+		{2, 1, ipynb.CellRef{Index: 0, ID: "a"}, true, false},
+		{4, 3, ipynb.CellRef{Index: 0, ID: "a"}, true, true},
+		{7, 3, ipynb.CellRef{Index: 2, ID: "b"}, true, false}, // else: goes on the if
+		{8, 4, ipynb.CellRef{Index: 2, ID: "b"}, true, false},
+		{9, 5, ipynb.CellRef{Index: 2, ID: "b"}, true, true},
+		{line: 10}, // past the end
+	} {
+		cell, cellLine, ok := p.Place(tc.line)
+		if ok != tc.ok || cell != tc.cell || cellLine != tc.cellLine || p.InLastStatement(tc.line) != tc.last {
+			t.Errorf("line %d: %v line %d ok %v last %v; want %v line %d ok %v last %v", tc.line, cell, cellLine, ok, p.InLastStatement(tc.line), tc.cell, tc.cellLine, tc.ok, tc.last)
+		}
+	}
+	if got := ipynb.Where("nb.ipynb", &ipynb.CellRef{Index: 2, ID: "b"}); got != "nb.ipynb[cell 2 id=b]" {
+		t.Errorf("Where = %q", got)
+	}
+	if got := ipynb.Where("nb.ipynb", &ipynb.CellRef{Index: 12}); got != "nb.ipynb[cell 12]" {
+		t.Errorf("Where without an id = %q", got)
+	}
+}

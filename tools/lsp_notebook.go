@@ -1,0 +1,87 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/ipynb"
+)
+
+// Diagnostics on write for Jupyter notebooks. No language server reads an
+// .ipynb, so a notebook's code cells are checked as one Python document,
+// in order, as a run from the top would see them (ipynb.Program), by the
+// server of .py files (pyright) without writing it anywhere
+// (lsp.Supervisor.DiagnoseText); each diagnostic is then placed in its
+// cell. The rest is every file's path: the same baseline, registry of
+// what was reported, and report.
+
+// notebookPrelude declares what IPython puts in a notebook's namespace,
+// so that a checker does not call it undefined. Diagnostics on its lines
+// are dropped.
+const notebookPrelude = "def display(*objs, **kwargs): ...\ndef get_ipython(): ...\n"
+
+// unusedExpression is pyright's rule for an expression statement whose
+// value is unused: the last one of a cell is what Jupyter shows.
+const unusedExpression = "reportUnusedExpression"
+
+// errNotPythonNotebook is wrapped for a notebook of another language.
+var errNotPythonNotebook = errors.New("only Python notebooks' code is checked")
+
+// isNotebook reports whether path is a Jupyter notebook's.
+func isNotebook(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".ipynb") }
+
+// diagnoseNotebook returns the diagnostics of the code cells of the
+// notebook at key whose text is data, each placed in its cell (Cell, and
+// Line in the cell's source).
+func (l *lspTools) diagnoseNotebook(ctx context.Context, key string, data []byte) (*lsp.Diagnostics, error) {
+	nb, err := ipynb.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("tools: %s: %w", key, err)
+	}
+	if lang := strings.ToLower(nb.Language); lang != "" && lang != "python" {
+		return nil, fmt.Errorf("tools: %s is a %s notebook: %w", key, nb.Language, errNotPythonNotebook)
+	}
+	p := nb.Program(notebookPrelude)
+	d, err := l.sup.DiagnoseText(ctx, key, ".py", []byte(p.Text))
+	if err != nil {
+		return nil, err
+	}
+	out := *d
+	out.Items = nil
+	for _, it := range d.Items {
+		cell, line, ok := p.Place(it.Line)
+		if !ok || it.Code == unusedExpression && p.InLastStatement(it.Line) {
+			continue
+		}
+		it.Cell, it.Line = &cell, line
+		out.Items = append(out.Items, it)
+	}
+	return &out, nil
+}
+
+// diagnoseNow returns the diagnostics of the file at key as it is now
+// (text, read by the caller): a notebook's cells, or what its server says.
+func (l *lspTools) diagnoseNow(ctx context.Context, key string, text []byte) (*lsp.Diagnostics, error) {
+	if isNotebook(key) {
+		return l.diagnoseNotebook(ctx, key, text)
+	}
+	return l.sup.Diagnostics(ctx, key)
+}
+
+// diagnoseWritten returns the diagnostics of file just written: a
+// notebook's cells, or its server's after the write is synced and saved
+// through it (lsp.Supervisor.AfterWrite).
+func (l *lspTools) diagnoseWritten(ctx context.Context, file string) (*lsp.Diagnostics, error) {
+	if !isNotebook(file) || l.root == nil {
+		return l.sup.AfterWrite(ctx, file)
+	}
+	key := l.seenPath(file)
+	data, err := l.root.ReadFile(key)
+	if err != nil {
+		return nil, fmt.Errorf("tools: reading %s back: %w", key, err)
+	}
+	return l.diagnoseNotebook(ctx, key, data)
+}

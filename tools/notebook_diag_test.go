@@ -1,0 +1,156 @@
+package tools_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/ipynb"
+	"github.com/tetherhq/tether/internal/testenv"
+	"github.com/tetherhq/tether/tools"
+)
+
+// notebookJSON is an nbformat 4.5 Python notebook of cells, each
+// {cell_type, id, source}, as Jupyter writes one.
+func notebookJSON(t *testing.T, cells [][3]string) string {
+	t.Helper()
+	var cs []map[string]any
+	for _, c := range cells {
+		cell := map[string]any{"cell_type": c[0], "id": c[1], "metadata": map[string]any{}, "source": ipynb.Lines(c[2])}
+		if c[0] == "code" {
+			cell["execution_count"] = nil
+			cell["outputs"] = []any{}
+		}
+		cs = append(cs, cell)
+	}
+	b, err := json.MarshalIndent(map[string]any{
+		"cells": cs, "nbformat": 4, "nbformat_minor": 5,
+		"metadata": map[string]any{"kernelspec": map[string]any{"name": "python3", "display_name": "Python 3", "language": "python"}},
+	}, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+// magicsNotebook has IPython syntax in cells 1 and 3 (line magics, shell
+// escapes, an assignment from one, a help line, a %%bash cell), a cell
+// that ends in an expression Jupyter shows (2), a call of IPython's
+// display (4), and one error from the start: undefined_before in cell 4.
+var magicsNotebook = [][3]string{
+	{"markdown", "m0", "# Analysis\n"},
+	{"code", "c1", "import math\n%matplotlib inline\nvalues = [1, 2, 3]\n!echo hi\nfiles = !ls\nlen?\nif values:\n    %time sum(values)\n"},
+	{"code", "c2", "total = sum(values) + len(files)\nscale = math.sqrt(total)\nscale"},
+	{"code", "c3", "%%bash\necho $HOME\nfor f in *; do echo \"$f\"; done\n"},
+	{"code", "c4", "display(total)\nprint(undefined_before)\n"},
+}
+
+// notebookEditAccept stages edits of nb/analysis.ipynb with notebook_edit
+// and accepts them with resolve, returning resolve's result.
+func notebookEditAccept(t *testing.T, r *tools.Run, edits ...map[string]any) *tools.Result {
+	t.Helper()
+	staged, err := lspResult(t, r, "notebook_edit", map[string]any{"path": "nb/analysis.ipynb", "edits": edits})
+	if err != nil || staged.IsError {
+		t.Fatalf("notebook_edit: %v\n%s", err, staged.AllText())
+	}
+	m := editIDPattern.FindStringSubmatch(staged.Content[0].Text)
+	if m == nil {
+		t.Fatalf("no edit_id in:\n%s", staged.AllText())
+	}
+	res, err := lspResult(t, r, "resolve", map[string]any{"edit_id": m[1], "action": "accept"})
+	if err != nil || res.IsError {
+		t.Fatalf("resolve accept: %v\n%s", err, res.AllText())
+	}
+	return res
+}
+
+// TestNotebookDiagnosticsOnWrite: with real pyright, notebook_edit's
+// change, once resolve writes it, is checked as the notebook's code cells
+// in order. The magics give no error, the error there from the start is
+// not new, an undefined name put in cell 2 is reported at cell 2's line,
+// and its fix is reported cleared.
+func TestNotebookDiagnosticsOnWrite(t *testing.T) {
+	r, dir := projectRun(t, "pyright-langserver", map[string]string{
+		"pyproject.toml":    "[project]\nname = \"p\"\n",
+		"nb/analysis.ipynb": notebookJSON(t, magicsNotebook),
+	})
+	const key = "nb/analysis.ipynb"
+
+	// A markdown edit: the baseline is the one old error, and the magics,
+	// the cell's shown expression and display are no error at all.
+	res := notebookEditAccept(t, r, map[string]any{"op": "edit", "index": 0, "source": "# Analysis of the values\n"})
+	out, rep := res.AllText(), res.Diagnostics
+	if !strings.Contains(out, "lsp: nb/analysis.ipynb: no new diagnostics (1 already reported)") || rep == nil || len(rep.New) != 0 || len(rep.Checked) != 1 || rep.Checked[0] != key {
+		t.Fatalf("a markdown edit of a notebook with one old error and magics:\n%s\nreport %+v", out, rep)
+	}
+
+	// An undefined name in cell 2's second line.
+	res = notebookEditAccept(t, r, map[string]any{"op": "edit", "id": "c2", "source": "total = sum(values) + len(files)\nscale = math.sqrt(totl)\nscale"})
+	out, rep = res.AllText(), res.Diagnostics
+	if len(rep.New) != 1 {
+		t.Fatalf("want 1 new diagnostic, got %+v:\n%s", rep.New, out)
+	}
+	d := rep.New[0]
+	if d.Path != key || d.Cell == nil || *d.Cell != (ipynb.CellRef{Index: 2, ID: "c2"}) || d.Line != 2 || d.Severity != "error" || !strings.Contains(d.Message, `"totl" is not defined`) {
+		t.Errorf("new diagnostic = %+v (cell %+v), want totl undefined at cell 2 id=c2 line 2", d, d.Cell)
+	}
+	if want := `nb/analysis.ipynb[cell 2 id=c2]:2:19: error: "totl" is not defined`; !strings.Contains(out, "lsp: new diagnostics in nb/analysis.ipynb:\nlsp:   "+want) || strings.Contains(out, "undefined_before") {
+		t.Errorf("the report does not show the new error alone at %s:\n%s", want, out)
+	}
+
+	// Its fix, and the old error's, are cleared; nothing is new.
+	res = notebookEditAccept(t, r,
+		map[string]any{"op": "edit", "index": 2, "source": "total = sum(values) + len(files)\nscale = math.sqrt(total)\nscale"},
+		map[string]any{"op": "edit", "index": 4, "source": "undefined_before = 0\ndisplay(total)\nprint(undefined_before)\n"})
+	out, rep = res.AllText(), res.Diagnostics
+	if len(rep.New) != 0 || rep.Cleared[key] != 2 || !strings.Contains(out, "lsp: nb/analysis.ipynb: no errors or warnings (2 diagnostic(s) cleared)") {
+		t.Errorf("fixing both errors: cleared %v, new %+v:\n%s", rep.Cleared, rep.New, out)
+	}
+
+	// Any writer of the notebook takes the same path: write, keyed on the
+	// file and not on the tool.
+	cells := append([][3]string(nil), magicsNotebook...)
+	cells[1][2] = "import math\n%matplotlib inline\nvalues = [1, 2, 3]\nfiles = !ls\nmissing_helper(values)\n"
+	cells[4][2] = "undefined_before = 0\n"
+	res, err := lspResult(t, r, "write", map[string]any{"path": key, "content": notebookJSON(t, cells)})
+	if err != nil || res.IsError {
+		t.Fatalf("write: %v\n%s", err, res.AllText())
+	}
+	out, rep = res.AllText(), res.Diagnostics
+	if len(rep.New) != 1 || rep.New[0].Cell == nil || rep.New[0].Cell.Index != 1 || rep.New[0].Line != 5 || !strings.Contains(out, `nb/analysis.ipynb[cell 1 id=c1]:5:1: error: "missing_helper" is not defined`) {
+		t.Errorf("write of the notebook with an undefined name in cell 1's line 5: new %+v:\n%s", rep.New, out)
+	}
+	// The cells' document was the server's alone: nothing was written.
+	if ents, err := os.ReadDir(filepath.Join(dir, "nb")); err != nil || len(ents) != 1 {
+		t.Errorf("nb/ holds %v (%v), want analysis.ipynb alone", ents, err)
+	}
+}
+
+// TestNotebookNotCheckedSaysSo: where no server reads Python (a table of
+// gopls alone), a notebook's write says its cells were not checked, each
+// time, rather than nothing.
+func TestNotebookNotCheckedSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"pyproject.toml": "[project]\nname = \"p\"\n", "nb/analysis.ipynb": notebookJSON(t, magicsNotebook)})
+	var gopls lsp.Server
+	for _, sv := range lsp.DefaultServers() {
+		if sv.Name == "gopls" {
+			gopls = sv
+		}
+	}
+	sup, err := lsp.New(dir, lsp.WithOnlyServers(gopls), lsp.WithDiagnosticsTimeout(20*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup})
+	for range 2 {
+		out := notebookEditAccept(t, r, map[string]any{"op": "insert", "source": "x = 1\n"}).AllText()
+		if !strings.Contains(out, "lsp: diagnostics not checked for nb/analysis.ipynb (its code cells were not checked): no server for this kind of file: no server in the table serves .py files") {
+			t.Fatalf("a notebook no server checks:\n%s", out)
+		}
+	}
+}
