@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tetherhq/tether/bench/internal/peer"
 	"github.com/tetherhq/tether/bench/internal/readme"
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/internal/testenv"
@@ -103,19 +103,8 @@ func main() {
 
 // timed runs a command and returns its wall time and stdout.
 func timed(name string, args ...string) (time.Duration, []byte, error) {
-	cmd := exec.Command(name, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	t := time.Now()
-	err := cmd.Run()
-	d := time.Since(t)
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
-		err = nil // no matches
-	}
-	if err != nil {
-		return d, nil, fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, errb.String())
-	}
-	return d, out.Bytes(), nil
+	t, out, err := peer.Run(exec.Command(name, args...))
+	return t.Wall, out, err
 }
 
 func count(js []byte) int {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tetherhq/tether/bench/internal/peer"
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/store"
@@ -38,40 +38,13 @@ type Proc struct {
 	N    int   // matches (JSON lines)
 }
 
-// runProc runs a command, counting its stdout's lines as matches.
+// runProc runs a command (env added to the environment), counting its
+// stdout's lines as matches.
 func runProc(env []string, name string, args ...string) (Proc, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), env...)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return Proc{}, err
-	}
-	t := time.Now()
-	if err := cmd.Start(); err != nil {
-		return Proc{}, err
-	}
-	n := 0
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
-			n++
-		}
-	}
-	err = cmd.Wait()
-	p := Proc{Wall: time.Since(t), N: n}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		p.RSS = ru.Maxrss
-	}
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
-		err = nil
-	}
-	if err != nil {
-		return p, fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, errb.String())
-	}
-	return p, nil
+	t, out, err := peer.Run(cmd)
+	return Proc{Wall: t.Wall, RSS: t.RSS, N: len(peer.Lines(out))}, err
 }
 
 // SessionRow is one pattern in the session benchmark.

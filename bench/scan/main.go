@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -16,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tetherhq/tether/bench/internal/peer"
 	"github.com/tetherhq/tether/bench/internal/readme"
 )
 
@@ -115,30 +114,21 @@ func Run(ctx context.Context, ag, tether, corpus string, threads int) (string, e
 func scan(ctx context.Context, env []string, bin string, args ...string) (*Result, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	took := time.Since(start)
-	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
-		return nil, fmt.Errorf("%v: %s", err, errb.String())
+	t, out, err := peer.Run(cmd)
+	if err != nil {
+		return nil, err
 	}
-	r := &Result{Time: took, Count: map[string]int{}}
-	sc := bufio.NewScanner(&out)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
+	r := &Result{Time: t.Wall, Count: map[string]int{}}
+	for _, line := range peer.Lines(out) {
 		var f struct {
 			RuleID string `json:"ruleId"`
 		}
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+		if err := json.Unmarshal(line, &f); err != nil {
 			return nil, fmt.Errorf("%s: bad JSON line: %v", bin, err)
 		}
 		r.Count[f.RuleID]++
 	}
-	return r, sc.Err()
+	return r, nil
 }
 
 func countGo(dir string) int {
