@@ -93,17 +93,25 @@ func TestHostRefusesFractionalIDs(t *testing.T) {
 	}
 }
 
+// initialized starts a host, initializes a session of workspace alpha over
+// raw HTTP and returns the workspace's URL and the session's id.
+func initialized(t *testing.T) (url, session string) {
+	t.Helper()
+	th := newTestHost(t, server.HostOptions{})
+	url = th.url + "/mcp/alpha"
+	_, replies := post(t, url, tokAlpha, "", initBody)
+	session, _ = replies[len(replies)-1]["session"].(string)
+	if session == "" {
+		t.Fatalf("no session: %v", replies)
+	}
+	return url, session
+}
+
 // TestHostErrorsHaveCodes: errors the go-sdk raises as plain Go errors (a
 // second initialize, an initialize whose params do not decode or are null)
 // reach the client with a JSON-RPC code, not 0.
 func TestHostErrorsHaveCodes(t *testing.T) {
-	th := newTestHost(t, server.HostOptions{})
-	url := th.url + "/mcp/alpha"
-	_, replies := post(t, url, tokAlpha, "", initBody)
-	session, _ := replies[len(replies)-1]["session"].(string)
-	if session == "" {
-		t.Fatalf("no session: %v", replies)
-	}
+	url, session := initialized(t)
 	for _, c := range []struct {
 		name, session, body string
 		want                float64
@@ -140,13 +148,7 @@ func TestTransportErrorsHaveCodes(t *testing.T) {
 // over HTTP (in a session and before one) as over stdio, never a
 // plain-text 400; a notification of one is accepted and not answered.
 func TestUnknownMethodIsMethodNotFound(t *testing.T) {
-	th := newTestHost(t, server.HostOptions{})
-	url := th.url + "/mcp/alpha"
-	_, replies := post(t, url, tokAlpha, "", initBody)
-	session, _ := replies[len(replies)-1]["session"].(string)
-	if session == "" {
-		t.Fatalf("no session: %v", replies)
-	}
+	url, session := initialized(t)
 	post(t, url, tokAlpha, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	long := strings.Repeat("m", 1<<20)
 	for _, c := range []struct {
