@@ -38,12 +38,7 @@ func TestAskCardBothRevisions(t *testing.T) {
 	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(rev, func(t *testing.T) {
 			seen = nil
-			var cs *mcp.ClientSession
-			if rev == "2026-07-28" {
-				cs = th.openModern(t, "alpha", tokOps, "", co)
-			} else {
-				cs = th.mustOpen(t, "alpha", tokOps, co)
-			}
+			cs := th.openAt(t, rev, "alpha", tokOps, "", co)
 			text, isErr := callText(t, cs, "ask_user", card)
 			for _, want := range []string{"2 of 3 questions answered", "1. Chosen: SQLite", "2. Skipped.", "3. Text: 9090"} {
 				if isErr || !strings.Contains(text, want) {

@@ -39,6 +39,17 @@ func (th *testHost) openModern(t *testing.T, ws, token, key string, co *mcp.Clie
 	return cs
 }
 
+// openAt connects a go-sdk client to workspace ws with token at revision
+// rev: a 2026-07-28 client (openModern, with conversation key key), or a
+// client of an earlier one with a session (mustOpen), which sends no key.
+func (th *testHost) openAt(t *testing.T, rev, ws, token, key string, co *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	if rev == "2026-07-28" {
+		return th.openModern(t, ws, token, key, co)
+	}
+	return th.mustOpen(t, ws, token, co)
+}
+
 const goSource = "package a\n\nimport \"errors\"\n\nfunc f() error { return errors.New(\"x\") }\n"
 
 // TestConversationKeepsRun: a 2026-07-28 client that sends a conversation
@@ -221,12 +232,7 @@ func TestQuestionsBothRevisions(t *testing.T) {
 	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(rev, func(t *testing.T) {
 			asked = nil
-			var cs *mcp.ClientSession
-			if rev == "2026-07-28" {
-				cs = th.openModern(t, "alpha", tokOps, "", co)
-			} else {
-				cs = th.mustOpen(t, "alpha", tokOps, co)
-			}
+			cs := th.openAt(t, rev, "alpha", tokOps, "", co)
 			text, isErr := callText(t, cs, "ask_user", ask)
 			if isErr || !strings.Contains(text, "blue") {
 				t.Errorf("ask_user: error %v %q; want the answer blue", isErr, text)
@@ -298,12 +304,7 @@ func TestProgressBothRevisions(t *testing.T) {
 				got = append(got, req.Params)
 				mu.Unlock()
 			}}
-			var cs *mcp.ClientSession
-			if rev == "2026-07-28" {
-				cs = th.openModern(t, "alpha", tokOps, "", co)
-			} else {
-				cs = th.mustOpen(t, "alpha", tokOps, co)
-			}
+			cs := th.openAt(t, rev, "alpha", tokOps, "", co)
 			p := &mcp.CallToolParams{Name: "ast_grep", Arguments: map[string]any{"pattern": "errors.New($M)", "language": "go", "path": "big"}}
 			p.SetProgressToken("grep-" + rev)
 			res, err := cs.CallTool(context.Background(), p)
@@ -514,12 +515,7 @@ func TestLongDiffLink(t *testing.T) {
 	const key = "long-diff-conversation"
 	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(rev, func(t *testing.T) {
-			var cs *mcp.ClientSession
-			if rev == "2026-07-28" {
-				cs = th.openModern(t, "alpha", tokOps, key, nil)
-			} else {
-				cs = th.mustOpen(t, "alpha", tokOps, nil)
-			}
+			cs := th.openAt(t, rev, "alpha", tokOps, key, nil)
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ast_edit", Arguments: map[string]any{"pattern": "errors.New($M)", "rewrite": "fmt.Errorf($M)", "language": "go", "path": "many"}})
 			if err != nil || res.IsError {
 				t.Fatalf("ast_edit: %v %q", err, textOf(res))
