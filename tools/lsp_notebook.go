@@ -19,13 +19,35 @@ import (
 // what was reported, and report.
 
 // notebookPrelude declares what IPython puts in a notebook's namespace,
-// so that a checker does not call it undefined. Diagnostics on its lines
-// are dropped.
-const notebookPrelude = "def display(*objs, **kwargs): ...\ndef get_ipython(): ...\n"
+// so that a checker does not call it undefined (nor get_ipython() None).
+// Diagnostics on its lines are dropped.
+const notebookPrelude = "from typing import Any as __tether_Any\n" +
+	"def display(*objs: __tether_Any, **kwargs: __tether_Any) -> None: ...\n" +
+	"def get_ipython() -> __tether_Any: ...\n"
 
 // unusedExpression is pyright's rule for an expression statement whose
 // value is unused: the last one of a cell is what Jupyter shows.
 const unusedExpression = "reportUnusedExpression"
+
+// topLevelAwait are pyright's messages (they have no rule) for await,
+// async for and async with outside an async function: valid at a cell's
+// top level, which IPython runs as a coroutine.
+var topLevelAwait = map[string]bool{
+	`"await" allowed only within async function`:           true,
+	`Use of "async" not allowed outside of async function`: true,
+}
+
+// notebookOnly reports whether d, on line of p's text, is an error only
+// outside a notebook: a cell's shown last expression, a top-level await.
+func notebookOnly(p *ipynb.Program, d lsp.Diagnostic) bool {
+	switch {
+	case d.Code == unusedExpression:
+		return p.InLastStatement(d.Line)
+	case d.Code == "" && topLevelAwait[d.Message]:
+		return !p.InFunction(d.Line)
+	}
+	return false
+}
 
 // errNotPythonNotebook is wrapped for a notebook of another language.
 var errNotPythonNotebook = errors.New("only Python notebooks' code is checked")
@@ -53,7 +75,7 @@ func (l *lspTools) diagnoseNotebook(ctx context.Context, key string, data []byte
 	out.Items = nil
 	for _, it := range d.Items {
 		cell, line, ok := p.Place(it.Line)
-		if !ok || it.Code == unusedExpression && p.InLastStatement(it.Line) {
+		if !ok || notebookOnly(p, it) {
 			continue
 		}
 		it.Cell, it.Line = &cell, line

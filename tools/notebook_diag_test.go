@@ -39,14 +39,16 @@ func notebookJSON(t *testing.T, cells [][3]string) string {
 
 // magicsNotebook has IPython syntax in cells 1 and 3 (line magics, shell
 // escapes, an assignment from one, a help line, a %%bash cell), a cell
-// that ends in an expression Jupyter shows (2), a call of IPython's
-// display (4), and one error from the start: undefined_before in cell 4.
+// that ends in an expression Jupyter shows (2), calls of IPython's
+// display (4) and get_ipython (5), await at a cell's top level (5), and
+// one error from the start: undefined_before in cell 4.
 var magicsNotebook = [][3]string{
 	{"markdown", "m0", "# Analysis\n"},
 	{"code", "c1", "import math\n%matplotlib inline\nvalues = [1, 2, 3]\n!echo hi\nfiles = !ls\nlen?\nif values:\n    %time sum(values)\n"},
 	{"code", "c2", "total = sum(values) + len(files)\nscale = math.sqrt(total)\nscale"},
 	{"code", "c3", "%%bash\necho $HOME\nfor f in *; do echo \"$f\"; done\n"},
 	{"code", "c4", "display(total)\nprint(undefined_before)\n"},
+	{"code", "c5", "async def fetch():\n    return 1\nresult = await fetch()\nfor _ in range(2):\n    await fetch()\nget_ipython().run_line_magic('time', 'result')\n"},
 }
 
 // notebookEditAccept stages edits of nb/analysis.ipynb with notebook_edit
@@ -116,13 +118,20 @@ func TestNotebookDiagnosticsOnWrite(t *testing.T) {
 	cells := append([][3]string(nil), magicsNotebook...)
 	cells[1][2] = "import math\n%matplotlib inline\nvalues = [1, 2, 3]\nfiles = !ls\nmissing_helper(values)\n"
 	cells[4][2] = "undefined_before = 0\n"
+	// await in a function that is not async is an error in a notebook too.
+	cells[5][2] += "def sync():\n    await fetch()\n"
 	res, err := lspResult(t, r, "write", map[string]any{"path": key, "content": notebookJSON(t, cells)})
 	if err != nil || res.IsError {
 		t.Fatalf("write: %v\n%s", err, res.AllText())
 	}
 	out, rep = res.AllText(), res.Diagnostics
-	if len(rep.New) != 1 || rep.New[0].Cell == nil || rep.New[0].Cell.Index != 1 || rep.New[0].Line != 5 || !strings.Contains(out, `nb/analysis.ipynb[cell 1 id=c1]:5:1: error: "missing_helper" is not defined`) {
-		t.Errorf("write of the notebook with an undefined name in cell 1's line 5: new %+v:\n%s", rep.New, out)
+	for _, want := range []string{`nb/analysis.ipynb[cell 1 id=c1]:5:1: error: "missing_helper" is not defined`, `nb/analysis.ipynb[cell 5 id=c5]:8:5: error: "await" allowed only within async function`} {
+		if len(rep.New) != 2 || !strings.Contains(out, want) {
+			t.Errorf("write of the notebook with an undefined name in cell 1 and await in a def in cell 5: new %+v, want %s:\n%s", rep.New, want, out)
+		}
+	}
+	if len(rep.New) == 2 && (rep.New[0].Cell == nil || rep.New[0].Cell.Index != 1 || rep.New[0].Line != 5) {
+		t.Errorf("first new diagnostic %+v (cell %+v), want cell 1 line 5", rep.New[0], rep.New[0].Cell)
 	}
 	// The cells' document was the server's alone: nothing was written.
 	if ents, err := os.ReadDir(filepath.Join(dir, "nb")); err != nil || len(ents) != 1 {

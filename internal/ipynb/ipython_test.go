@@ -70,6 +70,13 @@ func TestProgramPlacesLinesInCells(t *testing.T) {
 			t.Errorf("line %d: %v line %d ok %v last %v; want %v line %d ok %v last %v", tc.line, cell, cellLine, ok, p.InLastStatement(tc.line), tc.cell, tc.cellLine, tc.ok, tc.last)
 		}
 	}
+	// await in a def's body, not at a cell's top level nor in its loops.
+	fp := (&ipynb.Notebook{Cells: []ipynb.Cell{{Type: "code", Source: "for i in x:\n    await f()\ndef g():\n    if y:\n\n        await f()\nawait f()\n"}}}).Program("")
+	for line, want := range map[int]bool{1: false, 2: false, 4: true, 6: true, 7: false} {
+		if got := fp.InFunction(line); got != want {
+			t.Errorf("InFunction(%d) = %v, want %v in\n%s", line, got, want, fp.Text)
+		}
+	}
 	if got := ipynb.Where("nb.ipynb", &ipynb.CellRef{Index: 2, ID: "b"}); got != "nb.ipynb[cell 2 id=b]" {
 		t.Errorf("Where = %q", got)
 	}

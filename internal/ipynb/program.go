@@ -76,25 +76,55 @@ func (nb *Notebook) Program(prelude string) *Program {
 	return p
 }
 
+// cellOf is the cell that line, 1-based in Text, is in; nil for a line of
+// the prelude or past the end.
+func (p *Program) cellOf(line int) *programCell {
+	for i, c := range p.cells {
+		if line-1 >= c.first && line-1 < c.first+c.lines {
+			return &p.cells[i]
+		}
+	}
+	return nil
+}
+
 // Place maps line, 1-based in Text, to its cell and its 1-based line in
 // the cell's source; ok is false for a line of the prelude or past the end.
 func (p *Program) Place(line int) (cell CellRef, cellLine int, ok bool) {
-	l := line - 1
-	for _, c := range p.cells {
-		if l >= c.first && l < c.first+c.lines {
-			return c.ref, l - c.first + 1, true
-		}
+	c := p.cellOf(line)
+	if c == nil {
+		return CellRef{}, 0, false
 	}
-	return CellRef{}, 0, false
+	return c.ref, line - c.first, true
 }
 
 // InLastStatement reports whether line, 1-based in Text, is in the last
 // top-level statement of its cell: the one whose value Jupyter shows.
 func (p *Program) InLastStatement(line int) bool {
-	l := line - 1
-	for _, c := range p.cells {
-		if l >= c.first && l < c.first+c.lines {
-			return c.last >= 0 && l-c.first >= c.last
+	c := p.cellOf(line)
+	return c != nil && c.last >= 0 && line-1-c.first >= c.last
+}
+
+// InFunction reports whether line, 1-based in Text, is in the body of a
+// function defined in its cell, as the indentation of the lines before
+// it tells: IPython runs a cell's top level as a coroutine (await there
+// is valid), not a function's body.
+func (p *Program) InFunction(line int) bool {
+	c := p.cellOf(line)
+	if c == nil {
+		return false
+	}
+	lines := strings.Split(p.Text, "\n")
+	indent := len(lines[line-1]) - len(strings.TrimLeft(lines[line-1], " \t"))
+	for l := line - 2; l >= c.first && indent > 0; l-- {
+		t := strings.TrimLeft(lines[l], " \t")
+		if t == "" || t[0] == '#' {
+			continue
+		}
+		if in := len(lines[l]) - len(t); in < indent {
+			if strings.HasPrefix(t, "def ") || strings.HasPrefix(t, "async def ") {
+				return true
+			}
+			indent = in
 		}
 	}
 	return false
