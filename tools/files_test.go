@@ -552,7 +552,7 @@ func TestWriteToolsNeedApproval(t *testing.T) {
 	// Plan surface hides the write tools, and refuses them by name.
 	p, _ := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Surface: tools.SurfacePlan, Policy: tools.PolicyOf(tools.Allow)})
 	defer p.Close()
-	if got := toolNames(p); strings.Join(got, ",") != "read" {
+	if got := toolNames(p); strings.Join(got, ",") != "notebook,read" {
 		t.Errorf("plan lists %v", got)
 	}
 	if _, err := p.Call(context.Background(), "write", json.RawMessage(`{"path":"x","content":"y"}`), tools.FromBridge); !errors.Is(err, tools.ErrNotOnSurface) {
