@@ -49,28 +49,27 @@ type Completions struct {
 // frame (0: the top frame of threadID, or of the thread that last
 // stopped).
 func (sv *Supervisor) Completions(ctx context.Context, conversationID, text string, column, threadID, frameID int) (*Completions, error) {
-	var r *Completions
-	err := sv.inSession(conversationID, "completions", true, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, "completions", true, func(_ *conversation, s *session) (*Completions, error) {
 		if err := needCap(s, "completions"); err != nil {
-			return err
+			return nil, err
 		}
 		end := len(utf16.Encode([]rune(text))) + 1
 		switch {
 		case column == 0:
 			column = end
 		case column < 0 || column > end:
-			return fmt.Errorf("debug: completions: column %d is not in the text (1 to %d, 1-based; omit it for the end)", column, end)
+			return nil, fmt.Errorf("debug: completions: column %d is not in the text (1 to %d, 1-based; omit it for the end)", column, end)
 		}
 		frame, err := sv.frameOrTop(ctx, s, threadID, frameID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var resp godap.CompletionsResponse
 		if err := s.c.call(ctx, "completions", &godap.CompletionsArguments{FrameId: frame, Text: text, Column: column}, &resp); err != nil {
-			return staleHint(err, "take frame_id from stack at the current stop, or omit it for the top frame")
+			return nil, staleHint(err, "take frame_id from stack at the current stop, or omit it for the top frame")
 		}
 		items := resp.Body.Targets
-		r = &Completions{Text: text, Column: column, Total: len(items)}
+		r := &Completions{Text: text, Column: column, Total: len(items)}
 		for _, it := range items[:min(len(items), MaxCompletions)] {
 			c := Completion{Label: clip(it.Label), Text: clip(it.Text), Type: string(it.Type), Detail: clip(it.Detail), Start: it.Start, Length: it.Length}
 			if c.Text == c.Label {
@@ -78,12 +77,8 @@ func (sv *Supervisor) Completions(ctx context.Context, conversationID, text stri
 			}
 			r.Items = append(r.Items, c)
 		}
-		return nil
+		return r, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // ExceptionInfo describes the exception a thread stopped on.
@@ -114,14 +109,13 @@ type ExceptionDetails struct {
 // ExceptionInfo asks the adapter about the exception threadID (0: the
 // thread that last stopped) stopped on.
 func (sv *Supervisor) ExceptionInfo(ctx context.Context, conversationID string, threadID int) (*ExceptionInfo, error) {
-	var r *ExceptionInfo
-	err := sv.inSession(conversationID, "exception_info", true, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, "exception_info", true, func(_ *conversation, s *session) (*ExceptionInfo, error) {
 		if err := needCap(s, "exception_info"); err != nil {
-			return err
+			return nil, err
 		}
 		thread, err := sv.currentThread(ctx, s, threadID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var resp godap.ExceptionInfoResponse
 		if err := s.c.call(ctx, "exceptionInfo", &godap.ExceptionInfoArguments{ThreadId: thread}, &resp); err != nil {
@@ -132,22 +126,18 @@ func (sv *Supervisor) ExceptionInfo(ctx context.Context, conversationID string, 
 			}
 			s.mu.Unlock()
 			if reason != "" && reason != "exception" {
-				return fmt.Errorf("%w; the program stopped for %q, not on an exception: set exception_filters with op breakpoints and continue to stop on one", err, reason)
+				return nil, fmt.Errorf("%w; the program stopped for %q, not on an exception: set exception_filters with op breakpoints and continue to stop on one", err, reason)
 			}
-			return err
+			return nil, err
 		}
 		b := resp.Body
-		r = &ExceptionInfo{ThreadID: thread, ID: clip(b.ExceptionId), Description: clip(b.Description), BreakMode: string(b.BreakMode)}
+		r := &ExceptionInfo{ThreadID: thread, ID: clip(b.ExceptionId), Description: clip(b.Description), BreakMode: string(b.BreakMode)}
 		if b.Details != nil {
 			d := exceptionDetails(*b.Details, 0)
 			r.Details = &d
 		}
-		return nil
+		return r, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // exceptionDetails is d, bounded, at nesting depth.
@@ -212,29 +202,24 @@ func (sv *Supervisor) Custom(ctx context.Context, conversationID, command string
 		}
 		args = json.RawMessage(arguments)
 	}
-	var r *Answer
-	err := sv.inSession(conversationID, "custom", false, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, "custom", false, func(_ *conversation, s *session) (*Answer, error) {
 		var resp struct {
 			Body json.RawMessage `json:"body"`
 		}
 		if err := s.c.call(ctx, command, args, &resp); err != nil {
-			return err
+			return nil, err
 		}
 		body := strings.TrimSpace(string(resp.Body))
 		if body == "null" {
 			body = ""
 		}
-		r = &Answer{Command: command, Bytes: len(body)}
+		r := &Answer{Command: command, Bytes: len(body)}
 		if len(body) > MaxCustomAnswer {
 			body, r.Cut = textcut.Prefix(body, MaxCustomAnswer), true
 		}
 		r.Body = body
-		return nil
+		return r, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // firstLine is what of raw an error shows: its first line, cut.

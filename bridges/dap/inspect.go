@@ -96,13 +96,12 @@ func (s *session) threads(ctx context.Context) ([]Thread, error) {
 
 // Threads lists the debuggee's threads, at most MaxThreads.
 func (sv *Supervisor) Threads(ctx context.Context, conversationID string) (*Threads, error) {
-	var r *Threads
-	err := sv.inSession(conversationID, "threads", false, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, "threads", false, func(_ *conversation, s *session) (*Threads, error) {
 		ths, err := s.threads(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		r = &Threads{Total: len(ths)}
+		r := &Threads{Total: len(ths)}
 		if len(ths) > MaxThreads {
 			// The thread that stopped leads, so the cut never hides it.
 			s.mu.Lock()
@@ -118,12 +117,8 @@ func (sv *Supervisor) Threads(ctx context.Context, conversationID string) (*Thre
 		s.mu.Lock()
 		r.Running = s.running || s.stop == nil
 		s.mu.Unlock()
-		return nil
+		return r, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 func (sv *Supervisor) currentThread(ctx context.Context, s *session, want int) (int, error) {
@@ -149,25 +144,24 @@ func (sv *Supervisor) currentThread(ctx context.Context, s *session, want int) (
 // Stack lists up to MaxStackFrames frames of a thread (0: the thread that
 // last stopped) from frame start on (0 is the top), and counts the rest.
 func (sv *Supervisor) Stack(ctx context.Context, conversationID string, threadID, start int) (*Stack, error) {
-	var r *Stack
-	err := sv.inSession(conversationID, "stack", true, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, "stack", true, func(_ *conversation, s *session) (*Stack, error) {
 		if start < 0 {
-			return fmt.Errorf("debug: stack: start %d is not a frame index (0 is the top frame)", start)
+			return nil, fmt.Errorf("debug: stack: start %d is not a frame index (0 is the top frame)", start)
 		}
 		thread, err := sv.currentThread(ctx, s, threadID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		fr, total, err := s.frames(ctx, thread, start, MaxStackFrames)
 		if err != nil {
 			if threadID != 0 {
-				return staleHint(err, "take thread_id from threads, or omit it for the thread that last stopped")
+				return nil, staleHint(err, "take thread_id from threads, or omit it for the thread that last stopped")
 			}
-			return err
+			return nil, err
 		}
 		if start > 0 && len(fr) == 0 {
 			n, _ := s.countFrames(ctx, thread, 0)
-			return fmt.Errorf("debug: stack: start %d is past the end: thread %d has %d frame(s) (start 0 to %d)", start, thread, n, max(n-1, 0))
+			return nil, fmt.Errorf("debug: stack: start %d is past the end: thread %d has %d frame(s) (start 0 to %d)", start, thread, n, max(n-1, 0))
 		}
 		end := start + len(fr) // one past the last frame shown
 		n, exact := end, true
@@ -176,13 +170,9 @@ func (sv *Supervisor) Stack(ctx context.Context, conversationID string, threadID
 			// 50 to say "more"): count the rest.
 			n, exact = s.countFrames(ctx, thread, end)
 		}
-		r = &Stack{ThreadID: thread, Start: start, Frames: fr, Total: n, Exact: exact}
-		return nil
+		r := &Stack{ThreadID: thread, Start: start, Frames: fr, Total: n, Exact: exact}
+		return r, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // countFrames counts a thread's frames from start on by asking for pages of
@@ -207,17 +197,16 @@ func (s *session) countFrames(ctx context.Context, thread, start int) (n int, ex
 // Scopes lists the scopes of a frame (0: the top frame of threadID, or of
 // the thread that last stopped).
 func (sv *Supervisor) Scopes(ctx context.Context, conversationID string, threadID, frameID int) (*Scopes, error) {
-	var r *Scopes
-	err := sv.inSession(conversationID, "scopes", true, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, "scopes", true, func(_ *conversation, s *session) (*Scopes, error) {
 		frame, err := sv.frameOrTop(ctx, s, threadID, frameID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var resp godap.ScopesResponse
 		if err := s.c.call(ctx, "scopes", &godap.ScopesArguments{FrameId: frame}, &resp); err != nil {
-			return staleHint(err, "take frame_id from stack at the current stop, or omit it for the top frame: frame ids do not survive a step or continue")
+			return nil, staleHint(err, "take frame_id from stack at the current stop, or omit it for the top frame: frame ids do not survive a step or continue")
 		}
-		r = &Scopes{FrameID: frame}
+		r := &Scopes{FrameID: frame}
 		for _, sc := range resp.Body.Scopes {
 			r.Scopes = append(r.Scopes, Scope{Name: sc.Name, Reference: sc.VariablesReference, Expensive: sc.Expensive})
 			if sc.IndexedVariables > 0 && sc.VariablesReference > 0 {
@@ -226,12 +215,8 @@ func (sv *Supervisor) Scopes(ctx context.Context, conversationID string, threadI
 				s.mu.Unlock()
 			}
 		}
-		return nil
+		return r, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 func (sv *Supervisor) frameOrTop(ctx context.Context, s *session, threadID, frameID int) (int, error) {
@@ -255,16 +240,9 @@ func (sv *Supervisor) frameOrTop(ctx context.Context, s *session, threadID, fram
 // Variables lists up to MaxVariables children of a variables reference
 // (from Scopes, or a variable's Reference), from child start on.
 func (sv *Supervisor) Variables(ctx context.Context, conversationID string, reference, start int) (*Variables, error) {
-	var r *Variables
-	err := sv.inSession(conversationID, "variables", true, func(_ *conversation, s *session) error {
-		var err error
-		r, err = s.variables(ctx, reference, start)
-		return err
+	return inSessionFor(sv, conversationID, "variables", true, func(_ *conversation, s *session) (*Variables, error) {
+		return s.variables(ctx, reference, start)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 func (s *session) variables(ctx context.Context, ref, start int) (*Variables, error) {
@@ -379,16 +357,9 @@ var moreMark = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 // threadID, or of the thread that last stopped). A statement that has no
 // value (debugpy runs "import os") gives an empty Variable.
 func (sv *Supervisor) Evaluate(ctx context.Context, conversationID, expression string, threadID, frameID int) (*Variable, error) {
-	var r *Variable
-	err := sv.inSession(conversationID, "evaluate", true, func(_ *conversation, s *session) error {
-		var err error
-		r, err = sv.evaluate(ctx, s, expression, threadID, frameID)
-		return err
+	return inSessionFor(sv, conversationID, "evaluate", true, func(_ *conversation, s *session) (*Variable, error) {
+		return sv.evaluate(ctx, s, expression, threadID, frameID)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 func (sv *Supervisor) evaluate(ctx context.Context, s *session, expression string, threadID, frameID int) (*Variable, error) {

@@ -97,22 +97,21 @@ func needCap(s *session, op string) error {
 // scopes or variables), to value, an expression in the program's
 // language, and returns its new value.
 func (sv *Supervisor) SetVariable(ctx context.Context, conversationID string, reference int, name, value string) (*Variable, error) {
-	var r *Variable
-	err := sv.inSession(conversationID, "set_variable", true, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, "set_variable", true, func(_ *conversation, s *session) (*Variable, error) {
 		if err := needCap(s, "set_variable"); err != nil {
-			return err
+			return nil, err
 		}
 		switch {
 		case reference <= 0:
-			return errors.New("debug: set_variable needs reference (the scope's or parent variable's reference, from scopes or variables) and name")
+			return nil, errors.New("debug: set_variable needs reference (the scope's or parent variable's reference, from scopes or variables) and name")
 		case name == "":
-			return errors.New("debug: set_variable needs name (a variable listed under reference)")
+			return nil, errors.New("debug: set_variable needs name (a variable listed under reference)")
 		case value == "":
-			return errors.New("debug: set_variable needs value (an expression in the program's language)")
+			return nil, errors.New("debug: set_variable needs value (an expression in the program's language)")
 		}
 		var resp godap.SetVariableResponse
 		if err := s.c.call(ctx, "setVariable", &godap.SetVariableArguments{VariablesReference: reference, Name: name, Value: value}, &resp); err != nil {
-			return staleHint(err, "take reference from scopes or variables at the current stop and name from the variables it lists")
+			return nil, staleHint(err, "take reference from scopes or variables at the current stop and name from the variables it lists")
 		}
 		v := toVariable(name, resp.Body.Value, resp.Body.Type, resp.Body.VariablesReference, resp.Body.IndexedVariables)
 		if v.Value == "" {
@@ -128,44 +127,35 @@ func (sv *Supervisor) SetVariable(ctx context.Context, conversationID string, re
 			}
 		}
 		s.remember([]Variable{v})
-		r = &v
-		return nil
+		r := &v
+		return r, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // SetExpression assigns value to expression (an assignable expression:
 // "p.x", "arr[2]") in a frame (0: the top frame of threadID, or of the
 // thread that last stopped), and returns its new value.
 func (sv *Supervisor) SetExpression(ctx context.Context, conversationID, expression, value string, threadID, frameID int) (*Variable, error) {
-	var r *Variable
-	err := sv.inSession(conversationID, "set_expression", true, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, "set_expression", true, func(_ *conversation, s *session) (*Variable, error) {
 		if err := needCap(s, "set_expression"); err != nil {
-			return err
+			return nil, err
 		}
 		if strings.TrimSpace(expression) == "" || value == "" {
-			return errors.New("debug: set_expression needs expression (what to assign to, e.g. p.x) and value (an expression in the program's language)")
+			return nil, errors.New("debug: set_expression needs expression (what to assign to, e.g. p.x) and value (an expression in the program's language)")
 		}
 		frame, err := sv.frameOrTop(ctx, s, threadID, frameID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var resp godap.SetExpressionResponse
 		if err := s.c.call(ctx, "setExpression", &godap.SetExpressionArguments{Expression: expression, Value: value, FrameId: frame}, &resp); err != nil {
-			return staleHint(err, "take frame_id from stack at the current stop, or omit it for the top frame")
+			return nil, staleHint(err, "take frame_id from stack at the current stop, or omit it for the top frame")
 		}
 		v := toVariable(expression, resp.Body.Value, resp.Body.Type, resp.Body.VariablesReference, resp.Body.IndexedVariables)
 		s.remember([]Variable{v})
-		r = &v
-		return nil
+		r := &v
+		return r, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // Module is one module (an executable, a shared library, a Python module)
@@ -189,26 +179,25 @@ type Modules struct {
 // Modules lists up to MaxModules of the debuggee's modules from module
 // start on.
 func (sv *Supervisor) Modules(ctx context.Context, conversationID string, start int) (*Modules, error) {
-	var r *Modules
-	err := sv.inSession(conversationID, "modules", false, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, "modules", false, func(_ *conversation, s *session) (*Modules, error) {
 		if err := needCap(s, "modules"); err != nil {
-			return err
+			return nil, err
 		}
 		if start < 0 {
-			return fmt.Errorf("debug: modules: start %d is not an index (0 is the first module)", start)
+			return nil, fmt.Errorf("debug: modules: start %d is not an index (0 is the first module)", start)
 		}
 		// Ask for one more than shown: whether there is a next page does
 		// not rest on totalModules, which an adapter may leave out.
 		var resp godap.ModulesResponse
 		if err := s.c.call(ctx, "modules", &godap.ModulesArguments{StartModule: start, ModuleCount: MaxModules + 1}, &resp); err != nil {
-			return err
+			return nil, err
 		}
 		mods := resp.Body.Modules
 		if start > 0 && len(mods) > MaxModules+1 {
 			// An adapter that ignores paging answers with all of them.
 			mods = mods[min(start, len(mods)):]
 		}
-		r = &Modules{Start: start, Total: max(resp.Body.TotalModules, start+len(mods))}
+		r := &Modules{Start: start, Total: max(resp.Body.TotalModules, start+len(mods))}
 		if len(mods) > MaxModules {
 			mods = mods[:MaxModules]
 			r.Next = start + MaxModules
@@ -216,12 +205,8 @@ func (sv *Supervisor) Modules(ctx context.Context, conversationID string, start 
 		for _, m := range mods {
 			r.Modules = append(r.Modules, Module{ID: fmt.Sprint(m.Id), Name: m.Name, Path: m.Path, Version: m.Version, Symbols: m.SymbolStatus})
 		}
-		return nil
+		return r, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // Sources is one page of the sources the debuggee has loaded.
@@ -233,33 +218,28 @@ type Sources struct {
 // LoadedSources lists up to MaxSources of the sources the debuggee has
 // loaded, from start on.
 func (sv *Supervisor) LoadedSources(ctx context.Context, conversationID string, start int) (*Sources, error) {
-	var r *Sources
-	err := sv.inSession(conversationID, "loaded_sources", false, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, "loaded_sources", false, func(_ *conversation, s *session) (*Sources, error) {
 		if err := needCap(s, "loaded_sources"); err != nil {
-			return err
+			return nil, err
 		}
 		var resp godap.LoadedSourcesResponse
 		if err := s.c.call(ctx, "loadedSources", &godap.LoadedSourcesArguments{}, &resp); err != nil {
-			return err
+			return nil, err
 		}
 		all := resp.Body.Sources
 		if start < 0 || (start > 0 && start >= len(all)) {
-			return fmt.Errorf("debug: loaded_sources: start %d is not an index of the %d source(s) (start 0 to %d)", start, len(all), max(len(all)-1, 0))
+			return nil, fmt.Errorf("debug: loaded_sources: start %d is not an index of the %d source(s) (start 0 to %d)", start, len(all), max(len(all)-1, 0))
 		}
 		end := min(start+MaxSources, len(all))
-		r = &Sources{Start: start, Total: len(all)}
+		r := &Sources{Start: start, Total: len(all)}
 		if end < len(all) {
 			r.Next = end
 		}
 		for _, src := range all[start:end] {
 			r.Sources = append(r.Sources, Frame{Name: src.Name, File: src.Path})
 		}
-		return nil
+		return r, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // MemoryArgs says where read_memory and disassemble look: a memory
@@ -421,19 +401,13 @@ type memorySpec struct {
 // resolves to, the count asked (spec.def for none) and that count capped at
 // spec.max.
 func inMemory[T any](ctx context.Context, sv *Supervisor, conversationID string, spec memorySpec, m MemoryArgs, do func(s *session, ref string, asked, count int) (*T, error)) (*T, error) {
-	var r *T
-	err := sv.inSession(conversationID, spec.op, true, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, spec.op, true, func(_ *conversation, s *session) (*T, error) {
 		ref, asked, err := sv.memoryOp(ctx, s, spec.op, spec.unit, m, spec.ip, spec.def)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		r, err = do(s, ref, asked, min(asked, spec.max))
-		return err
+		return do(s, ref, asked, min(asked, spec.max))
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // Dump is the bytes as a hex dump, 16 bytes a line, each line led by its

@@ -193,6 +193,22 @@ func (sv *Supervisor) lockIn(conversationID, root string) (*conversation, string
 	return c, root, nil
 }
 
+// inSessionFor is inSession for an op that answers a value: f's, or the
+// zero value with the error.
+func inSessionFor[T any](sv *Supervisor, conversationID, op string, stopped bool, f func(c *conversation, s *session) (T, error)) (T, error) {
+	var r T
+	err := sv.inSession(conversationID, op, stopped, func(c *conversation, s *session) error {
+		var err error
+		r, err = f(c, s)
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return r, nil
+}
+
 // inSession runs f, one op on a conversation's live session, with the
 // conversation locked. An op that looks at frames (stopped) is refused
 // while the program runs. An error from f is prefixed "debug: "; when the

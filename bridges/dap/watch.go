@@ -81,34 +81,29 @@ func clip(s string) string {
 // one the adapter cannot watch is refused with its reason and nothing is
 // set. Setting needs the program stopped, clearing does not.
 func (sv *Supervisor) SetDataBreakpoints(ctx context.Context, conversationID string, watches []Watch) ([]Placed, error) {
-	var out []Placed
-	err := sv.inSession(conversationID, "data_breakpoints", len(watches) > 0, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, "data_breakpoints", len(watches) > 0, func(_ *conversation, s *session) ([]Placed, error) {
 		if err := needCap(s, "data_breakpoints"); err != nil {
-			return err
+			return nil, err
 		}
 		if len(watches) > MaxPlaced {
-			return fmt.Errorf("debug: data_breakpoints: %d watches; at most %d are set at once", len(watches), MaxPlaced)
+			return nil, fmt.Errorf("debug: data_breakpoints: %d watches; at most %d are set at once", len(watches), MaxPlaced)
 		}
 		bps := make([]godap.DataBreakpoint, 0, len(watches))
-		out = make([]Placed, 0, len(watches))
+		out := make([]Placed, 0, len(watches))
 		for _, w := range watches {
 			bp, p, err := sv.dataBreakpoint(ctx, s, w)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			bps, out = append(bps, bp), append(out, p)
 		}
 		var resp godap.SetDataBreakpointsResponse
 		if err := s.c.call(ctx, "setDataBreakpoints", &godap.SetDataBreakpointsArguments{Breakpoints: bps}, &resp); err != nil {
-			return err
+			return nil, err
 		}
 		placeAll(out, resp.Body.Breakpoints)
-		return nil
+		return out, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // dataBreakpoint resolves one watch to the data breakpoint to set.
@@ -170,38 +165,33 @@ type InstructionBreakpoint struct {
 // SetInstructionBreakpoints replaces the session's instruction breakpoints
 // with bps; none clears them.
 func (sv *Supervisor) SetInstructionBreakpoints(ctx context.Context, conversationID string, bps []InstructionBreakpoint) ([]Placed, error) {
-	var out []Placed
-	err := sv.inSession(conversationID, "instruction_breakpoints", false, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, "instruction_breakpoints", false, func(_ *conversation, s *session) ([]Placed, error) {
 		if err := needCap(s, "instruction_breakpoints"); err != nil {
-			return err
+			return nil, err
 		}
 		if len(bps) > MaxPlaced {
-			return fmt.Errorf("debug: instruction_breakpoints: %d addresses; at most %d are set at once", len(bps), MaxPlaced)
+			return nil, fmt.Errorf("debug: instruction_breakpoints: %d addresses; at most %d are set at once", len(bps), MaxPlaced)
 		}
 		args := &godap.SetInstructionBreakpointsArguments{Breakpoints: make([]godap.InstructionBreakpoint, 0, len(bps))}
-		out = make([]Placed, 0, len(bps))
+		out := make([]Placed, 0, len(bps))
 		for _, b := range bps {
 			ref := strings.TrimSpace(b.Reference)
 			if ref == "" {
-				return errors.New("debug: instruction_breakpoints: each needs an address (an instruction address from stack or disassemble)")
+				return nil, errors.New("debug: instruction_breakpoints: each needs an address (an instruction address from stack or disassemble)")
 			}
 			args.Breakpoints = append(args.Breakpoints, godap.InstructionBreakpoint{InstructionReference: ref, Offset: b.Offset, Condition: b.Condition, HitCondition: b.HitCondition})
 			out = append(out, Placed{Target: ref, Offset: b.Offset, Condition: b.Condition, HitCondition: b.HitCondition})
 		}
 		var resp godap.SetInstructionBreakpointsResponse
 		if err := s.c.call(ctx, "setInstructionBreakpoints", args, &resp); err != nil {
-			return staleHint(err, "pass addresses of code (a frame's instruction from stack, or an address disassemble lists)")
+			return nil, staleHint(err, "pass addresses of code (a frame's instruction from stack, or an address disassemble lists)")
 		}
 		s.mu.Lock()
 		s.instBPs = args.Breakpoints
 		s.mu.Unlock()
 		placeAll(out, resp.Body.Breakpoints)
-		return nil
+		return out, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // Written is what WriteMemory wrote.
@@ -216,35 +206,30 @@ type Written struct {
 // WriteMemory writes data, at most MaxMemory bytes, to the debuggee's
 // memory where m says (as ReadMemory reads; Count is not used).
 func (sv *Supervisor) WriteMemory(ctx context.Context, conversationID string, m MemoryArgs, data []byte) (*Written, error) {
-	var r *Written
-	err := sv.inSession(conversationID, "write_memory", true, func(_ *conversation, s *session) error {
+	return inSessionFor(sv, conversationID, "write_memory", true, func(_ *conversation, s *session) (*Written, error) {
 		if err := needCap(s, "write_memory"); err != nil {
-			return err
+			return nil, err
 		}
 		switch {
 		case len(data) == 0:
-			return errors.New("debug: write_memory needs data (the bytes to write, in hex: \"2a000000\")")
+			return nil, errors.New("debug: write_memory needs data (the bytes to write, in hex: \"2a000000\")")
 		case len(data) > MaxMemory:
-			return fmt.Errorf("debug: write_memory: %d bytes; at most %d are written at a time: split the write", len(data), MaxMemory)
+			return nil, fmt.Errorf("debug: write_memory: %d bytes; at most %d are written at a time: split the write", len(data), MaxMemory)
 		}
 		m.Count = 0
 		ref, _, err := sv.memoryOp(ctx, s, "write_memory", "a byte", m, false, 0)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var resp godap.WriteMemoryResponse
 		args := &godap.WriteMemoryArguments{MemoryReference: ref, Offset: m.Offset, Data: base64.StdEncoding.EncodeToString(data)}
 		if err := s.c.call(ctx, "writeMemory", args, &resp); err != nil {
-			return staleHint(err, "pass an address the program can write")
+			return nil, staleHint(err, "pass an address the program can write")
 		}
-		r = &Written{Reference: ref, Offset: m.Offset + resp.Body.Offset, Bytes: resp.Body.BytesWritten}
+		r := &Written{Reference: ref, Offset: m.Offset + resp.Body.Offset, Bytes: resp.Body.BytesWritten}
 		if r.Bytes == 0 {
 			r.Bytes = len(data)
 		}
-		return nil
+		return r, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
