@@ -133,26 +133,34 @@ func TestLSPConfineClangdInclude(t *testing.T) {
 	})
 }
 
+// secretKey is another tenant's API key: pyrightBesideSecret puts it in
+// the sibling workspace's secretmod.py.
+const secretKey = "sk-BETA-9a7f3c"
+
+// pyrightBesideSecret starts a run whose workspace holds main.py (mainPy)
+// and a pyrightconfig.json putting the sibling workspace, other, on
+// pyright's extraPaths; other's secretmod.py sets API_KEY to secretKey.
+func pyrightBesideSecret(t *testing.T, mainPy string) (r *tools.Run, other string) {
+	t.Helper()
+	ws, other := siblingDirs(t)
+	writeFiles(t, other, map[string]string{"secretmod.py": "API_KEY = \"" + secretKey + "\"\n"})
+	writeFiles(t, ws, map[string]string{"pyrightconfig.json": `{"extraPaths": ["../other"]}`, "main.py": mainPy})
+	return startRun(t, tools.Config{WorkDir: ws, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, ws, 20*time.Second)}), other
+}
+
 // TestLSPConfinePyrightExtraPaths: a pyrightconfig.json whose extraPaths
 // name another tenant's workspace, and a file importing its API key:
 // definition names that file by its path alone (tether read it).
 func TestLSPConfinePyrightExtraPaths(t *testing.T) {
 	testenv.RequireBinary(t, "pyright-langserver")
-	ws, other := siblingDirs(t)
-	const secret = "sk-BETA-9a7f3c"
-	writeFiles(t, other, map[string]string{"secretmod.py": "API_KEY = \"" + secret + "\"\n"})
-	writeFiles(t, ws, map[string]string{
-		"pyrightconfig.json": `{"extraPaths": ["../other"]}`,
-		"main.py":            "import os\nfrom secretmod import API_KEY\n\nprint(API_KEY, os.getcwd())\n",
-	})
-	r := startRun(t, tools.Config{WorkDir: ws, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, ws, 20*time.Second)})
+	r, other := pyrightBesideSecret(t, "import os\nfrom secretmod import API_KEY\n\nprint(API_KEY, os.getcwd())\n")
 	t.Run("other_workspace", func(t *testing.T) {
 		out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "main.py", "line": 4, "symbol": "API_KEY"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("definition:\n%s", out)
-		requireNoLeak(t, "definition", out, secret)
+		requireNoLeak(t, "definition", out, secretKey)
 		path := filepath.Join(other, "secretmod.py")
 		if strings.Contains(out, path) && !strings.Contains(out, path+":1:1 "+lsp.OutsideNote) {
 			t.Fatalf("definition in the other workspace must be its path alone, marked:\n%s", out)

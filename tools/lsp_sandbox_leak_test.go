@@ -96,14 +96,7 @@ func embedBytes(out string) map[int]byte {
 func TestLSPConfinePyrightReadsNoOtherWorkspace(t *testing.T) {
 	testenv.RequireBinary(t, "pyright-langserver")
 	requireFileSandbox(t)
-	ws, other := siblingDirs(t)
-	const secret = "sk-BETA-9a7f3c"
-	writeFiles(t, other, map[string]string{"secretmod.py": "API_KEY = \"" + secret + "\"\n"})
-	writeFiles(t, ws, map[string]string{
-		"pyrightconfig.json": `{"extraPaths": ["../other"]}`,
-		"main.py":            "from secretmod import API_KEY\n\nx: int = API_KEY\nreveal_type(API_KEY)\n",
-	})
-	r := startRun(t, tools.Config{WorkDir: ws, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, ws, 20*time.Second)})
+	r, _ := pyrightBesideSecret(t, "from secretmod import API_KEY\n\nx: int = API_KEY\nreveal_type(API_KEY)\n")
 	for _, c := range []struct {
 		name string
 		args map[string]any
@@ -116,9 +109,9 @@ func TestLSPConfinePyrightReadsNoOtherWorkspace(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := lspCall(t, r, "lsp", c.args)
 			t.Logf("%s: %v\n%s", c.name, err, out)
-			requireNoLeak(t, c.name, out, secret)
+			requireNoLeak(t, c.name, out, secretKey)
 			if err != nil {
-				requireNoLeak(t, c.name, err.Error(), secret)
+				requireNoLeak(t, c.name, err.Error(), secretKey)
 			}
 			if !strings.Contains(out, c.want) {
 				t.Fatalf("%s: want %q:\n%s", c.name, c.want, out)
