@@ -40,7 +40,7 @@ func needFilesDiagnostics(a lspArgs) error {
 // there is now counts as reported, shown on the page or not: the summary
 // tells of them, and none of them is what a later write causes.
 func diagnoseFile(ctx context.Context, l *lspTools, a lspArgs) (*lsp.Diagnostics, error) {
-	d, err := l.sup.Diagnostics(ctx, a.File)
+	d, err := l.diagnoseFileNow(ctx, a.File)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func diagnoseFiles(ctx context.Context, l *lspTools, a lspArgs) (*filesDiagnosed
 		notes = append(notes, fmt.Sprintf("%d files matched; the first %d (in the order given, globs sorted) were checked: narrow the list or the glob for the rest", total, maxDiagnoseFiles))
 		files = files[:maxDiagnoseFiles]
 	}
-	diags, errs := diagnoseAll(files, func(f string) (*lsp.Diagnostics, error) { return l.sup.Diagnostics(ctx, f) })
+	diags, errs := diagnoseAll(files, func(f string) (*lsp.Diagnostics, error) { return l.diagnoseFileNow(ctx, f) })
 	merged := &lsp.Diagnostics{Ready: true}
 	var unserved, failed []string
 	checked := 0

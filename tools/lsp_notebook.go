@@ -97,13 +97,25 @@ func (l *lspTools) diagnoseNow(ctx context.Context, key string, text []byte) (*l
 // notebook's cells, or its server's after the write is synced and saved
 // through it (lsp.Supervisor.AfterWrite).
 func (l *lspTools) diagnoseWritten(ctx context.Context, file string) (*lsp.Diagnostics, error) {
+	return l.diagnoseOnDisk(ctx, file, l.sup.AfterWrite)
+}
+
+// diagnoseFileNow returns the diagnostics of file as it is on disk, for
+// lsp diagnostics: a notebook's cells, or its server's.
+func (l *lspTools) diagnoseFileNow(ctx context.Context, file string) (*lsp.Diagnostics, error) {
+	return l.diagnoseOnDisk(ctx, file, l.sup.Diagnostics)
+}
+
+// diagnoseOnDisk diagnoses a notebook's cells as its file holds them, and
+// any other file with server.
+func (l *lspTools) diagnoseOnDisk(ctx context.Context, file string, server func(context.Context, string) (*lsp.Diagnostics, error)) (*lsp.Diagnostics, error) {
 	if !isNotebook(file) || l.root == nil {
-		return l.sup.AfterWrite(ctx, file)
+		return server(ctx, file)
 	}
 	key := l.seenPath(file)
 	data, err := l.root.ReadFile(key)
 	if err != nil {
-		return nil, fmt.Errorf("tools: reading %s back: %w", key, err)
+		return nil, fmt.Errorf("tools: %s: %w", key, l.run.relErr(err))
 	}
 	return l.diagnoseNotebook(ctx, key, data)
 }

@@ -133,6 +133,11 @@ func TestNotebookDiagnosticsOnWrite(t *testing.T) {
 	if len(rep.New) == 2 && (rep.New[0].Cell == nil || rep.New[0].Cell.Index != 1 || rep.New[0].Line != 5) {
 		t.Errorf("first new diagnostic %+v (cell %+v), want cell 1 line 5", rep.New[0], rep.New[0].Cell)
 	}
+	// lsp diagnostics reads a notebook's cells as diagnostics on write does.
+	diag, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": key})
+	if err != nil || !strings.Contains(diag, `nb/analysis.ipynb[cell 1 id=c1]:5:1: error: "missing_helper" is not defined`) || !strings.Contains(diag, `nb/analysis.ipynb[cell 5 id=c5]:8:5: error: "await"`) {
+		t.Errorf("lsp diagnostics of the notebook: %v\n%s", err, diag)
+	}
 	// The cells' document was the server's alone: nothing was written.
 	if ents, err := os.ReadDir(filepath.Join(dir, "nb")); err != nil || len(ents) != 1 {
 		t.Errorf("nb/ holds %v (%v), want analysis.ipynb alone", ents, err)
