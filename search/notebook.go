@@ -115,35 +115,39 @@ type CellChange struct {
 	Old, New string
 }
 
-// notebookChange is the change of notebook j that its cells' edits make,
-// each kept in its meaning in the cells' language (meaning.go), and whether it changes
-// anything; the Parenthesized it reports are added to p.
-func (s *Searcher) notebookChange(ctx context.Context, p *Plan, j *fileJob) (FileChange, bool, error) {
-	nb, err := ipynb.Parse(j.src)
+// notebookChange is the change that the edits of cells (sorted, not
+// overlapping) make to the notebook at path, whose text is src, each kept
+// in its meaning in lang, the cells' language (meaning.go), and whether it
+// changes anything; the Parenthesized it reports are added to p.
+func (s *Searcher) notebookChange(ctx context.Context, p *Plan, path string, src []byte, lang *grammars.Language, cells []*cellJob) (FileChange, bool, error) {
+	nb, err := ipynb.Parse(src)
 	if err != nil {
 		// the search parsed the same bytes
-		return FileChange{}, false, fmt.Errorf("search: %s: %w", j.path, err)
+		return FileChange{}, false, fmt.Errorf("search: %s: %w", path, err)
 	}
 	raws := make([][]byte, len(nb.Cells))
 	for i := range nb.Cells {
 		raws[i] = nb.Raw(i)
 	}
-	fc := FileChange{Path: j.path, Old: j.src}
-	for _, c := range j.cells {
-		edits, notes := s.keepMeaning(ctx, j.lang, j.path, c.src, c.edits)
+	fc := FileChange{Path: path, Old: src}
+	for _, c := range cells {
+		edits, notes := c.edits, []Parenthesized(nil)
+		if lang != nil {
+			edits, notes = s.keepMeaning(ctx, lang, path, c.src, c.edits)
+		}
 		for k := range notes {
 			notes[k].Cell = base{cell: c}.inCell()
 		}
 		p.Parenthesized = append(p.Parenthesized, notes...)
 		if len(notes) > 0 {
-			replaced(p.Result.Matches, j.path, &c.Cell, edits)
+			replaced(p.Result.Matches, path, &c.Cell, edits)
 		}
 		nw := matcher.Apply(c.src, edits)
 		if bytes.Equal(nw, c.src) {
 			continue
 		}
 		if raws[c.Index], err = nb.SetSource(c.Index, string(nw)); err != nil {
-			return FileChange{}, false, fmt.Errorf("search: %s: %w", j.path, err)
+			return FileChange{}, false, fmt.Errorf("search: %s: %w", path, err)
 		}
 		fc.Cells = append(fc.Cells, CellChange{Cell: c.Cell, Old: string(c.src), New: string(nw)})
 		fc.Replacements += len(c.edits)

@@ -235,3 +235,60 @@ func withoutSource(t *testing.T, nb *ipynb.Notebook, i int) string {
 	}
 	return string(raw)
 }
+
+// TestNotebookRule: a rule finds its matches in a notebook's cells as a
+// pattern does.
+func TestNotebookRule(t *testing.T) {
+	dir := notebookDir(t)
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
+	rule := map[string]any{"pattern": "print($$$A)", "inside": map[string]any{"kind": "for_statement", "stopBy": "end"}}
+	res, err := s.Search(context.Background(), search.Query{Rule: rule, Language: "python", Paths: []string{filepath.Join(dir, "magics.ipynb")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Matches) != 1 || cellWhere(res.Matches[0]) != "magics.ipynb[cell 3 id=timed]:6:5-6:21 print(n.upper())" {
+		t.Errorf("rule matches: %v", res.Matches)
+	}
+}
+
+// TestNotebookOps: ops rewrite a notebook's cells as one change; two ops
+// that overlap in a cell are refused, naming the cell and its line.
+func TestNotebookOps(t *testing.T) {
+	dir := notebookDir(t)
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
+	path := filepath.Join(dir, "magics.ipynb")
+	q := func(pattern string) search.Query {
+		return search.Query{Pattern: pattern, Language: "python", Paths: []string{path}}
+	}
+	plan, err := s.RewriteOps(context.Background(), []search.Op{
+		{Query: q("print($$$A)"), Rewrite: "log($$$A)", Name: "ops[0]"},
+		{Query: q("$N.upper()"), Rewrite: "$N.title()", Name: "ops[1]"},
+	})
+	if err == nil {
+		t.Fatalf("overlapping ops staged: %s", plan.Diff(0))
+	}
+	var oe *search.OverlapError
+	if !errors.As(err, &oe) || oe.Path != path+"[cell 3 id=timed]" || oe.Line != 6 {
+		t.Errorf("overlapping ops: %v", err)
+	}
+	plan, err = s.RewriteOps(context.Background(), []search.Op{
+		{Query: q("print($$$A)"), Rewrite: "log($$$A)", Name: "ops[0]"},
+		{Query: q("import $M"), Rewrite: "import $M  # noqa", Name: "ops[1]"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Changes) != 1 || plan.Replacements != 6 || len(plan.Changes[0].Cells) != 4 {
+		t.Fatalf("ops plan: %d changes, %d replacements:\n%s", len(plan.Changes), plan.Replacements, plan.Diff(0))
+	}
+	nb, err := ipynb.Parse(plan.Changes[0].New)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src := nb.Cells[1].Source; src != "%matplotlib inline\nimport numpy as np  # noqa\nimport pandas as pd  # noqa" {
+		t.Errorf("cell 1 after the ops: %q", src)
+	}
+	if src := nb.Cells[2].Source; !strings.HasSuffix(src, "\nlog(len(files))") {
+		t.Errorf("cell 2 after the ops: %q", src)
+	}
+}

@@ -96,11 +96,18 @@ func (s *Searcher) RewriteOps(ctx context.Context, ops []Op) (*Plan, error) {
 		if err := f.overlaps(ops, path); err != nil {
 			return nil, err
 		}
+		for _, c := range f.cells {
+			if err := c.overlaps(ops, Where(path, &c.Cell)); err != nil {
+				return nil, err
+			}
+		}
 		if f.broken != 0 && !includeErrors {
-			p.LeftOut = append(p.LeftOut, BrokenFile{Path: path, Line: f.broken})
+			p.LeftOut = append(p.LeftOut, BrokenFile{Path: path, Line: f.broken, Cell: f.brokenCell})
 			continue
 		}
-		s.opChange(ctx, p, path, f)
+		if err := s.opChange(ctx, p, path, f); err != nil {
+			return nil, err
+		}
 	}
 	names := make([]string, len(ops))
 	for i, op := range ops {
@@ -122,12 +129,31 @@ type opsPlan struct {
 	searched map[string]int
 }
 
-// opFile is what the ops replace in one file.
+// opFile is what the ops replace in one file: in its text, or in a
+// notebook's cells.
 type opFile struct {
-	src    []byte
-	edits  []opEdit
-	broken int
-	lang   *grammars.Language // nil when a host file's regions or two languages
+	src        []byte
+	edits      []opEdit
+	cells      []*opCell // a notebook's, in order
+	broken     int
+	brokenCell *Cell
+	lang       *grammars.Language // nil when a host file's regions or two languages
+}
+
+// opCell is what the ops replace in one code cell of a notebook: src is
+// the cell's source.
+type opCell struct {
+	Cell
+	opFile
+}
+
+// plain is f's edits without their ops.
+func (f *opFile) plain() []matcher.Edit {
+	edits := make([]matcher.Edit, len(f.edits))
+	for k, e := range f.edits {
+		edits[k] = e.Edit
+	}
+	return edits
 }
 
 // addResult adds an op's result to the plan's: its matches and total, and
@@ -167,22 +193,19 @@ func (o *opsPlan) addResult(res *Result) {
 // op read with other content than an earlier op refuses the plan.
 func (o *opsPlan) addEdits(op int, jobs []*fileJob) error {
 	for _, j := range jobs {
-		if j.host == notebookHost && j.cellEdits() > 0 {
-			return fmt.Errorf("search: %s: ops do not rewrite a notebook's cells yet; nothing staged: rewrite them one pattern or rule at a time, or exclude the notebook with a glob", j.path)
-		}
-		if len(j.edits) == 0 {
+		if len(j.edits) == 0 && j.cellEdits() == 0 {
 			continue
 		}
 		f := o.files[j.path]
 		if f == nil {
-			f = &opFile{src: j.src, broken: j.brokenLine, lang: j.lang}
+			f = &opFile{src: j.src, broken: j.brokenLine, brokenCell: j.brokenCell, lang: j.lang}
 			o.files[j.path] = f
 			o.order = append(o.order, j.path)
 		} else if !bytes.Equal(f.src, j.src) {
 			return fmt.Errorf("search: %s changed while the ops were matched; nothing staged: run the edit again", j.path)
 		}
 		if j.brokenLine != 0 {
-			f.broken = j.brokenLine
+			f.broken, f.brokenCell = j.brokenLine, j.brokenCell
 		}
 		if f.lang != j.lang {
 			f.lang = nil
@@ -190,8 +213,24 @@ func (o *opsPlan) addEdits(op int, jobs []*fileJob) error {
 		for _, e := range j.edits {
 			f.edits = append(f.edits, opEdit{Edit: e, op: op})
 		}
+		f.addCells(op, j.cells)
 	}
 	return nil
+}
+
+// addCells adds op's edits of a notebook's cells to f's.
+func (f *opFile) addCells(op int, cells []*cellJob) {
+	for _, c := range cells {
+		k := slices.IndexFunc(f.cells, func(x *opCell) bool { return x.Index == c.Index })
+		if k < 0 {
+			k = len(f.cells)
+			f.cells = append(f.cells, &opCell{Cell: c.Cell, opFile: opFile{src: c.src}})
+		}
+		for _, e := range c.edits {
+			f.cells[k].edits = append(f.cells[k].edits, opEdit{Edit: e, op: op})
+		}
+	}
+	slices.SortFunc(f.cells, func(a, b *opCell) int { return a.Index - b.Index })
 }
 
 // overlaps sorts f's edits by where they start (then by op) and returns an
@@ -236,11 +275,21 @@ func (f *opFile) overlaps(ops []Op, path string) error {
 
 // opChange adds the change f's edits make to path to p, with the edits
 // kept in their meaning (meaning.go) where the file has one language.
-func (s *Searcher) opChange(ctx context.Context, p *Plan, path string, f *opFile) {
-	edits := make([]matcher.Edit, len(f.edits))
-	for k, e := range f.edits {
-		edits[k] = e.Edit
+func (s *Searcher) opChange(ctx context.Context, p *Plan, path string, f *opFile) error {
+	if len(f.cells) > 0 {
+		cells := make([]*cellJob, len(f.cells))
+		for k, c := range f.cells {
+			cells[k] = &cellJob{Cell: c.Cell, src: c.src, edits: c.plain()}
+			p.Edits += len(c.edits)
+		}
+		c, changed, err := s.notebookChange(ctx, p, path, f.src, f.lang, cells)
+		if changed {
+			p.Changes = append(p.Changes, c)
+			p.Replacements += c.Replacements
+		}
+		return err
 	}
+	edits := f.plain()
 	p.Edits += len(edits)
 	if f.lang != nil {
 		var notes []Parenthesized
@@ -252,10 +301,11 @@ func (s *Searcher) opChange(ctx context.Context, p *Plan, path string, f *opFile
 	}
 	nw := matcher.Apply(f.src, edits)
 	if bytes.Equal(nw, f.src) {
-		return
+		return nil
 	}
 	p.Changes = append(p.Changes, FileChange{Path: path, Old: f.src, New: nw, Replacements: len(edits)})
 	p.Replacements += len(edits)
+	return nil
 }
 
 // resultLang is the language a result was searched in.

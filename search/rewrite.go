@@ -100,7 +100,7 @@ func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan,
 		}
 		p.Edits += n
 		if j.host == notebookHost {
-			c, changed, err := s.notebookChange(ctx, p, j)
+			c, changed, err := s.notebookChange(ctx, p, j.path, j.src, j.lang, j.cells)
 			if err != nil {
 				return nil, err
 			}
