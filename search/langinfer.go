@@ -69,7 +69,8 @@ func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern 
 	missing := 0
 	for _, p := range paths {
 		var sk Skips
-		found, err := walk(ctx, f, p, anyLanguage, &sk, gl)
+		// notebooks count as the language of their cells
+		found, err := walkHosts(ctx, f, p, anyLanguage, &sk, gl, map[string]*grammars.Language{}, nil)
 		if err != nil {
 			if skipMissing(err, p, len(paths), &missing, &sk) {
 				continue
@@ -77,7 +78,7 @@ func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern 
 			return nil, fmt.Errorf("search: cannot search %s: %w", p, err)
 		}
 		for _, file := range found {
-			if l, ok := grammars.ForPath(file); ok {
+			if l, ok := pathLang(file); ok {
 				counts[l]++
 			}
 		}

@@ -9,7 +9,9 @@ import (
 	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/internal/ipynb"
 	"github.com/tetherhq/tether/matcher"
+	"github.com/tetherhq/tether/matcher/rule"
 	"github.com/tetherhq/tether/search/inject"
+	"github.com/tetherhq/tether/search/store"
 )
 
 // Jupyter notebooks. A search in Python also searches the code cells of
@@ -120,6 +122,29 @@ type CellChange struct {
 // in its meaning in lang, the cells' language (meaning.go), and whether it
 // changes anything; the Parenthesized it reports are added to p.
 func (s *Searcher) notebookChange(ctx context.Context, p *Plan, path string, src []byte, lang *grammars.Language, cells []*cellJob) (FileChange, bool, error) {
+	kept := make([]*cellJob, len(cells))
+	for k, c := range cells {
+		edits, notes := c.edits, []Parenthesized(nil)
+		if lang != nil {
+			edits, notes = s.keepMeaning(ctx, lang, path, c.src, c.edits)
+		}
+		for i := range notes {
+			notes[i].Cell = base{cell: c}.inCell()
+		}
+		p.Parenthesized = append(p.Parenthesized, notes...)
+		if len(notes) > 0 {
+			replaced(p.Result.Matches, path, &c.Cell, edits)
+		}
+		kept[k] = &cellJob{Cell: c.Cell, src: c.src, edits: edits}
+	}
+	return writeCells(path, src, kept)
+}
+
+// writeCells is the change that the edits of cells (sorted, not
+// overlapping) make to the notebook at path, whose text is src: each
+// cell's new source written back with ipynb's SetSource, the rest of the
+// text kept; and whether it changes anything.
+func writeCells(path string, src []byte, cells []*cellJob) (FileChange, bool, error) {
 	nb, err := ipynb.Parse(src)
 	if err != nil {
 		// the search parsed the same bytes
@@ -131,18 +156,7 @@ func (s *Searcher) notebookChange(ctx context.Context, p *Plan, path string, src
 	}
 	fc := FileChange{Path: path, Old: src}
 	for _, c := range cells {
-		edits, notes := c.edits, []Parenthesized(nil)
-		if lang != nil {
-			edits, notes = s.keepMeaning(ctx, lang, path, c.src, c.edits)
-		}
-		for k := range notes {
-			notes[k].Cell = base{cell: c}.inCell()
-		}
-		p.Parenthesized = append(p.Parenthesized, notes...)
-		if len(notes) > 0 {
-			replaced(p.Result.Matches, path, &c.Cell, edits)
-		}
-		nw := matcher.Apply(c.src, edits)
+		nw := matcher.Apply(c.src, c.edits)
 		if bytes.Equal(nw, c.src) {
 			continue
 		}
@@ -157,4 +171,91 @@ func (s *Searcher) notebookChange(ctx context.Context, p *Plan, path string, src
 	}
 	fc.New = nb.WithCells(raws)
 	return fc, true, nil
+}
+
+// scanNotebook runs the rules of the notebook's language (those of byLang
+// its path is for) on the code cells of the notebook j, as doNotebook
+// searches them; with fix, the notebook's text and its cells' sources are
+// kept for the findings' fixes.
+func (s *Searcher) scanNotebook(ctx context.Context, fsys *files, byLang map[string][]*scanRule, pick func([]*scanRule) []*scanRule, runners map[*rule.Rule]*rule.Runner, j *scanJob, fix bool) error {
+	rs := pick(byLang[inject.NotebookLanguage])
+	if len(rs) == 0 {
+		return nil
+	}
+	j.searched = true
+	src, _, ok := s.readText(fsys, j.path, &j.unread)
+	if !ok {
+		return nil
+	}
+	_, cells, err := inject.NotebookCells(src, inject.NotebookLanguage)
+	if err != nil {
+		j.skip, j.why = "notebook", notebookSkip(err)
+		return nil
+	}
+	lang := rs[0].r.Grammar()
+	for _, c := range cells {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var live []*scanRule
+		key := store.KeyOf(s.partition, lang, c.Text)
+		for _, sr := range rs {
+			if hasTokens(c.Text, sr.r.Tokens()) && !s.cache.RuledOut(sr.kinds, key) {
+				live = append(live, sr)
+			}
+		}
+		if len(live) == 0 {
+			continue
+		}
+		t, _, err := s.wholeTree(ctx, lang, key, c.Text)
+		if err != nil {
+			j.err = fmt.Errorf("cell %d: %w", c.Index, err)
+			return nil
+		}
+		j.parsed = true
+		cj := &cellJob{Cell: Cell{Index: c.Index, ID: c.ID}, src: c.Source}
+		n := len(j.findings)
+		if err := s.runRules(ctx, j, t, lang.ID, live, runners, base{cell: cj}, src, fix); err != nil {
+			return err
+		}
+		if fix && len(j.findings) > n {
+			j.cells = append(j.cells, cj)
+		}
+	}
+	if !j.parsed {
+		j.prefiltered = true
+	}
+	return nil
+}
+
+// notebookFixes adds the fixes of the findings in notebook j's cells to p.
+func notebookFixes(p *Plan, j *scanJob) {
+	var cells []*cellJob
+	for _, c := range j.cells {
+		var in []Finding
+		for _, f := range j.findings {
+			if f.Cell != nil && f.Cell.Index == c.Index {
+				in = append(in, f)
+			}
+		}
+		edits := fixEdits(in)
+		p.Edits += len(edits)
+		cells = append(cells, &cellJob{Cell: c.Cell, src: c.src, edits: edits})
+	}
+	fc, changed, err := writeCells(j.path, j.src, cells)
+	switch {
+	case err != nil:
+		p.Result.Errors = append(p.Result.Errors, FileError{Path: j.path, Err: err.Error()})
+	case changed:
+		p.Changes = append(p.Changes, fc)
+		p.Replacements += fc.Replacements
+	}
+}
+
+// cellIndex is a notebook cell's index, -1 for none.
+func cellIndex(c *Cell) int {
+	if c == nil {
+		return -1
+	}
+	return c.Index
 }

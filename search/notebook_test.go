@@ -292,3 +292,68 @@ func TestNotebookOps(t *testing.T) {
 		t.Errorf("cell 2 after the ops: %q", src)
 	}
 }
+
+// TestNotebookScan: a scan runs Python rules on a notebook's code cells,
+// its findings placed by cell and sorted by cell; with Fix the plan
+// rewrites the cells' sources; the R notebook is skipped, named.
+func TestNotebookScan(t *testing.T) {
+	dir := notebookDir(t)
+	p := parser(t)
+	rules, err := search.CompileRules(context.Background(), p, []byte(`id: no-print
+language: python
+rule: {pattern: "print($$$A)"}
+fix: log($$$A)
+`), "rules.yml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
+	res, err := s.Scan(context.Background(), search.ScanQuery{Rules: rules, Paths: []string{dir}, Fix: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, cellWhere(f.Match))
+	}
+	if len(got) != 6 || got[1] != "magics.ipynb[cell 2 id=shell]:3:1-3:18 print(len(files))" || got[4] != "magics.ipynb[cell 5 id=frame]:3:1-3:27 print(df[\"Größe\"].sum())" {
+		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
+	}
+	if res.Skipped.Notebooks != 2 {
+		t.Errorf("notebooks skipped %d (%v), want 2", res.Skipped.Notebooks, res.Skipped.NotebooksNamed)
+	}
+	var nb *search.FileChange
+	for i, c := range res.Plan.Changes {
+		if filepath.Base(c.Path) == "magics.ipynb" {
+			nb = &res.Plan.Changes[i]
+		}
+	}
+	if len(res.Plan.Changes) != 3 || nb == nil || len(nb.Cells) != 3 || nb.Replacements != 4 {
+		t.Fatalf("fix plan:\n%s", res.Plan.Diff(0))
+	}
+	after, err := ipynb.Parse(nb.New)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src := after.Cells[3].Source; !strings.Contains(src, "\n    log(n.upper())") || !strings.HasPrefix(src, "%%time\n") {
+		t.Errorf("cell 3 after the fixes: %q", src)
+	}
+}
+
+// TestNotebookInferred: a directory of notebooks alone is searched in
+// Python when no language is given.
+func TestNotebookInferred(t *testing.T) {
+	nb, err := os.ReadFile("../testdata/notebook/magics-and-unicode.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeFiles(t, map[string]string{"a/m.ipynb": string(nb), "README.md": "# notes\n"})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
+	res, err := s.Search(context.Background(), search.Query{Pattern: "$X.upper()", Paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Matches) != 1 || cellWhere(res.Matches[0]) != "m.ipynb[cell 3 id=timed]:6:11-6:20 n.upper()" {
+		t.Errorf("inferred search: %v (%s)", res.Matches, res.Summary())
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
 	"github.com/tetherhq/tether/search/inject"
@@ -104,6 +105,9 @@ type scanJob struct {
 	// regionsCut are the languages of a host file with more regions than
 	// were scanned
 	regionsCut []RegionsCut
+	// cells are a notebook's code cells that were scanned, their sources
+	// kept for the fixes of their findings
+	cells []*cellJob
 }
 
 // Scan runs q's rules over its paths.
@@ -206,8 +210,9 @@ func scanFiles(ctx context.Context, fsys *files, q ScanQuery, gl *globs, byLang 
 	var files []string
 	seen := map[string]bool{}
 	missing := 0
+	hosts := map[string]*grammars.Language{}
 	for _, p := range paths {
-		found, err := walk(ctx, fsys, p, anyLanguage, skipped, gl)
+		found, err := walkHosts(ctx, fsys, p, anyLanguage, skipped, gl, hosts, nil)
 		if err != nil {
 			if skipMissing(err, p, len(paths), &missing, skipped) {
 				continue
@@ -215,7 +220,16 @@ func scanFiles(ctx context.Context, fsys *files, q ScanQuery, gl *globs, byLang 
 			return nil, fmt.Errorf("search: cannot scan %s: %w", p, err)
 		}
 		for _, f := range found {
-			if l := langForPath(f); !seen[f] && l != nil && withRules(l.ID) {
+			l := langForPath(f)
+			if l == nil && inject.IsNotebook(f) {
+				// a notebook's cells are scanned with the rules of their
+				// language
+				l = notebookHost
+				if len(byLang[inject.NotebookLanguage]) == 0 {
+					continue
+				}
+			}
+			if !seen[f] && l != nil && (l == notebookHost || withRules(l.ID)) {
 				seen[f] = true
 				files = append(files, f)
 			}
@@ -303,7 +317,7 @@ func (r *ScanResult) tally(jobs []*scanJob, q ScanQuery) {
 // and, in a host file, those of each embedded language on its regions.
 func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLang map[string][]*scanRule, runners map[*rule.Rule]*rule.Runner, injs []inject.Injection, j *scanJob, fix bool) error {
 	lang := langForPath(j.path)
-	if lang == nil {
+	if lang == nil && !inject.IsNotebook(j.path) {
 		return nil // scanFiles lists no such file
 	}
 	abs, err := filepath.Abs(j.path)
@@ -327,6 +341,9 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 			out = append(out, sr)
 		}
 		return out
+	}
+	if lang == nil {
+		return s.scanNotebook(ctx, fsys, byLang, pick, runners, j, fix)
 	}
 	rs := pick(byLang[lang.ID])
 	// the embedded languages with rules for this file
@@ -396,7 +413,7 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 // runRules runs rs on tree, a file's or a region's at b, and records their
 // findings in j; src is the file's content, kept for fixes.
 func (s *Searcher) runRules(ctx context.Context, j *scanJob, tree *engine.Tree, lang string, rs []*scanRule, runners map[*rule.Rule]*rule.Runner, b base, src []byte, fix bool) error {
-	txt := &sourceText{src: tree.Source(), max: s.maxText} // one for all the tree's findings
+	txt := &sourceText{src: b.source(tree), max: s.maxText} // one for all the tree's findings
 	for _, sr := range rs {
 		rn := runners[sr.r]
 		if rn == nil {
@@ -427,19 +444,14 @@ func (s *Searcher) runRules(ctx context.Context, j *scanJob, tree *engine.Tree, 
 }
 
 // fixPlan applies the fixes of one file's findings to the content scanned:
-// in source order, a fix that overlaps one already taken is left out.
+// in source order, a fix that overlaps one already taken is left out. In
+// a notebook, each cell's fixes are applied to its source.
 func fixPlan(p *Plan, j *scanJob) {
-	fs := append([]Finding(nil), j.findings...)
-	sort.SliceStable(fs, func(a, b int) bool { return fs[a].FixStart < fs[b].FixStart })
-	var edits []matcher.Edit
-	last := -1
-	for _, f := range fs {
-		if f.Replacement == nil || f.FixStart < last {
-			continue
-		}
-		edits = append(edits, matcher.Edit{Start: f.FixStart, End: f.FixEnd, Text: *f.Replacement})
-		last = f.FixEnd
+	if j.cells != nil {
+		notebookFixes(p, j)
+		return
 	}
+	edits := fixEdits(j.findings)
 	p.Edits += len(edits)
 	nw := matcher.Apply(j.src, edits)
 	if !bytes.Equal(nw, j.src) {
@@ -463,12 +475,33 @@ func (s *Searcher) finding(tree *engine.Tree, txt *sourceText, path, lang string
 	return f
 }
 
-// sortFindings orders findings by file, then position, then rule id.
+// fixEdits are the fixes of findings (of one file or one notebook cell)
+// in source order, those that overlap one taken before left out.
+func fixEdits(findings []Finding) []matcher.Edit {
+	fs := append([]Finding(nil), findings...)
+	sort.SliceStable(fs, func(a, b int) bool { return fs[a].FixStart < fs[b].FixStart })
+	var edits []matcher.Edit
+	last := -1
+	for _, f := range fs {
+		if f.Replacement == nil || f.FixStart < last {
+			continue
+		}
+		edits = append(edits, matcher.Edit{Start: f.FixStart, End: f.FixEnd, Text: *f.Replacement})
+		last = f.FixEnd
+	}
+	return edits
+}
+
+// sortFindings orders findings by file, then notebook cell, then
+// position, then rule id.
 func sortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(a, b int) bool {
 		x, y := &fs[a], &fs[b]
 		if x.Path != y.Path {
 			return x.Path < y.Path
+		}
+		if cx, cy := cellIndex(x.Cell), cellIndex(y.Cell); cx != cy {
+			return cx < cy
 		}
 		if x.Span.StartByte != y.Span.StartByte {
 			return x.Span.StartByte < y.Span.StartByte

@@ -90,7 +90,7 @@ func walk(ctx context.Context, f *files, root, lang string, skips *Skips, gl *gl
 
 // walkHosts is walk that, given hosts (not nil), also lists the host files
 // that may embed lang (package inject), the Jupyter notebooks when lang is
-// theirs (recorded as notebookHost), and the files of the extra languages
+// theirs or anyLanguage (recorded as notebookHost), and the files of the extra languages
 // (a project's injections' hosts), and records each in hosts with its own
 // language.
 func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, gl *globs, hosts map[string]*grammars.Language, extra []string) ([]string, error) {
@@ -110,7 +110,7 @@ func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, g
 			}
 		}
 		if hosts != nil && inject.IsNotebook(root) && langForPath(root) == nil {
-			if lang == inject.NotebookLanguage {
+			if lang == inject.NotebookLanguage || lang == anyLanguage {
 				hosts[root] = notebookHost
 				return []string{root}, nil
 			}
@@ -157,6 +157,8 @@ func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, g
 			var host *grammars.Language
 			if !isDir {
 				switch l := langForPath(name); {
+				case lang == anyLanguage && l == nil && hosts != nil && inject.IsNotebook(name):
+					host = notebookHost
 				case lang == anyLanguage && l == nil:
 					continue
 				case lang == anyLanguage || l != nil && l.ID == lang:

@@ -92,3 +92,41 @@ func TestAstGrepCLINotebook(t *testing.T) {
 		t.Errorf("cell 5 after -U: %q", a.Cells[5].Source)
 	}
 }
+
+// TestScanCLINotebook: tether scan runs a Python rule on a notebook's
+// cells, placing each finding at "nb.ipynb[cell N id=ID]:line:column",
+// names the R notebook it did not scan on stderr, and -U writes the fixes
+// into the cells' sources.
+func TestScanCLINotebook(t *testing.T) {
+	nbText, err := os.ReadFile("../../testdata/notebook/magics-and-unicode.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	nb := filepath.Join(dir, "m.ipynb")
+	r := `{"cells": [], "metadata": {"kernelspec": {"language": "R", "name": "ir", "display_name": "R"}}, "nbformat": 4, "nbformat_minor": 4}`
+	for name, text := range map[string]string{"m.ipynb": string(nbText), "r.ipynb": r} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rule := "id: upper\nlanguage: python\nseverity: warning\nrule: {pattern: $S.upper()}\nfix: $S.casefold()\n"
+	code, out, errs := runScanCLI(t, "--inline-rules", rule, dir)
+	if code != 0 || !strings.Contains(out, "warning[upper]\n  --> "+nb+"[cell 3 id=timed]:6:11\n   |     print(n.upper())\n  fix: n.casefold()\n") {
+		t.Errorf("scan (exit %d):\n%s", code, out)
+	}
+	if !strings.Contains(errs, "tether scan: notebook not scanned: "+filepath.Join(dir, "r.ipynb")+" (kernel language R, not python)") {
+		t.Errorf("stderr does not name the R notebook:\n%s", errs)
+	}
+	if code, _, errs = runScanCLI(t, "--inline-rules", rule, "-U", nb); code != 0 || !strings.Contains(errs, "Applied 1 changes") {
+		t.Fatalf("scan -U (exit %d): %s", code, errs)
+	}
+	after, err := os.ReadFile(nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, a := testenv.ChangedCells(t, nbText, after)
+	if fmt.Sprint(changed) != "[3]" || !strings.HasSuffix(a.Cells[3].Source, "\n    print(n.casefold())") {
+		t.Errorf("cells %v changed; cell 3: %q", changed, a.Cells[3].Source)
+	}
+}

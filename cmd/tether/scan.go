@@ -129,6 +129,12 @@ func reportScan(res *search.ScanResult, applyErr error, rules int, applying bool
 	for _, p := range res.Skipped.Missing {
 		fmt.Fprintf(stderr, "tether scan: %s: no such file or directory (not scanned)\n", p)
 	}
+	for _, nb := range res.Skipped.NotebooksNamed {
+		fmt.Fprintf(stderr, "tether scan: notebook not scanned: %s\n", nb)
+	}
+	if more := res.Skipped.Notebooks - len(res.Skipped.NotebooksNamed); more > 0 {
+		fmt.Fprintf(stderr, "tether scan: and %d more notebooks not scanned\n", more)
+	}
 	if applyErr != nil {
 		fmt.Fprintln(stderr, "tether scan:", applyErr)
 		return 2

@@ -66,7 +66,7 @@ func (c *jsonConverter) ruleLabels(f search.Finding) []Label {
 			if b.Name != l.Var || b.Multi && len(b.Parts) == 0 {
 				continue
 			}
-			out = append(out, Label{Text: b.Text, Range: c.rangeOf(f.Path, nil, b.Span), Message: l.Message, Style: l.Style})
+			out = append(out, Label{Text: b.Text, Range: c.rangeOf(f.Path, f.Cell, b.Span), Message: l.Message, Style: l.Style})
 			break
 		}
 	}
@@ -90,7 +90,8 @@ func WriteFindingsJSON(w io.Writer, fs []search.Finding, style string) error {
 }
 
 // WriteFindings writes findings for a reader: per finding a line
-// "severity[rule]: message" (no ": " without a message) and the place, "  --> path:line:column", then
+// "severity[rule]: message" (no ": " without a message) and the place, "  --> path:line:column"
+// (in a notebook's cell "  --> nb.ipynb[cell 3 id=a1b2]:line:column"), then
 // the source line, and the fix when the rule has one.
 func WriteFindings(w io.Writer, fs []search.Finding) error {
 	bw := bufio.NewWriter(w)
@@ -99,7 +100,7 @@ func WriteFindings(w io.Writer, fs []search.Finding) error {
 		if f.Message != "" {
 			fmt.Fprintf(bw, ": %s", f.Message)
 		}
-		fmt.Fprintf(bw, "\n  --> %s:%d:%d\n", f.Path, f.Span.Start.Line, f.Span.Start.Column)
+		fmt.Fprintf(bw, "\n  --> %s:%d:%d\n", search.Where(f.Path, f.Cell), f.Span.Start.Line, f.Span.Start.Column)
 		for _, l := range strings.Split(f.Lines, "\n") {
 			fmt.Fprintf(bw, "   | %s\n", l)
 		}
