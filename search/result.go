@@ -1,8 +1,7 @@
 package search
 
 import (
-	"fmt"
-
+	"github.com/tetherhq/tether/internal/ipynb"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/matcher/rule"
 )
@@ -44,29 +43,14 @@ type Binding struct {
 // the notebook tool numbers them), and its id when it has one (nbformat
 // 4.5). A span in a cell is in the cell's source as the notebook holds it
 // decoded: lines, columns and byte offsets of that text, not of the file.
-type Cell struct {
-	Index int    `json:"index"`
-	ID    string `json:"id,omitempty"`
-}
+// It is the cell diagnostics name too (lsp.Diagnostic.Cell), and String
+// names it as the notebook tools do: "cell 3 id=a1b2".
+type Cell = ipynb.CellRef
 
 // Where names a place in the file at path: the path itself, or for a
 // notebook's cell the path with the cell, "nb.ipynb[cell 3 id=a1b2]", to
 // which ":line:column" in the cell's source may be added.
-func Where(path string, c *Cell) string {
-	if c == nil {
-		return path
-	}
-	return path + "[" + c.String() + "]"
-}
-
-// String names the cell as the notebook tool does: "cell 3 id=a1b2", or
-// "cell 3" when it has no id.
-func (c Cell) String() string {
-	if c.ID == "" {
-		return fmt.Sprintf("cell %d", c.Index)
-	}
-	return fmt.Sprintf("cell %d id=%s", c.Index, c.ID)
-}
+func Where(path string, c *Cell) string { return ipynb.Where(path, c) }
 
 // Match is one place a pattern matched.
 type Match struct {

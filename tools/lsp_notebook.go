@@ -8,6 +8,7 @@ import (
 
 	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/ipynb"
+	"github.com/tetherhq/tether/search/inject"
 )
 
 // Diagnostics on write for Jupyter notebooks. No language server reads an
@@ -52,9 +53,6 @@ func notebookOnly(p *ipynb.Program, d lsp.Diagnostic) bool {
 // errNotPythonNotebook is wrapped for a notebook of another language.
 var errNotPythonNotebook = errors.New("only Python notebooks' code is checked")
 
-// isNotebook reports whether path is a Jupyter notebook's.
-func isNotebook(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".ipynb") }
-
 // diagnoseNotebook returns the diagnostics of the code cells of the
 // notebook at key whose text is data, each placed in its cell (Cell, and
 // Line in the cell's source).
@@ -87,7 +85,7 @@ func (l *lspTools) diagnoseNotebook(ctx context.Context, key string, data []byte
 // diagnoseNow returns the diagnostics of the file at key as it is now
 // (text, read by the caller): a notebook's cells, or what its server says.
 func (l *lspTools) diagnoseNow(ctx context.Context, key string, text []byte) (*lsp.Diagnostics, error) {
-	if isNotebook(key) {
+	if inject.IsNotebook(key) {
 		return l.diagnoseNotebook(ctx, key, text)
 	}
 	return l.sup.Diagnostics(ctx, key)
@@ -109,7 +107,7 @@ func (l *lspTools) diagnoseFileNow(ctx context.Context, file string) (*lsp.Diagn
 // diagnoseOnDisk diagnoses a notebook's cells as its file holds them, and
 // any other file with server.
 func (l *lspTools) diagnoseOnDisk(ctx context.Context, file string, server func(context.Context, string) (*lsp.Diagnostics, error)) (*lsp.Diagnostics, error) {
-	if !isNotebook(file) || l.root == nil {
+	if !inject.IsNotebook(file) || l.root == nil {
 		return server(ctx, file)
 	}
 	key := l.seenPath(file)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/search"
+	"github.com/tetherhq/tether/search/inject"
 )
 
 // maxWriteDiagnostics bounds the new diagnostics a write (or a rename) adds
@@ -508,7 +509,7 @@ func (l *lspTools) baselineAffected(ctx context.Context, w *writeCall, written, 
 // notebook's is said each time: its code has no server of its own, and a
 // notebook left unchecked looks like a clean one.
 func (l *lspTools) notChecked(path string, err error) (line string, show bool) {
-	if isNotebook(path) {
+	if inject.IsNotebook(path) {
 		return fmt.Sprintf("diagnostics not checked for %s (its code cells were not checked): %s", path, strings.TrimPrefix(strings.TrimPrefix(err.Error(), "tools: "), "lsp: ")), true
 	}
 	if errors.Is(err, lsp.ErrNoLanguage) {
