@@ -45,7 +45,9 @@ type Need struct {
 // match lies within one). Host files that may embed the query's language
 // (q.Injections too) are parsed, as their regions are found in their
 // trees, but their trees are not stored; a host file is needed when one of
-// its regions is (Need.Host). A rewrite needs the same as its search.
+// its regions is (Need.Host). Jupyter notebooks are not listed: their
+// cells are decoded, no byte range of the file. A rewrite needs the same
+// as its search.
 func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 	p, err := s.prepare(ctx, q, nil)
 	if err != nil {
