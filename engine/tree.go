@@ -106,6 +106,23 @@ func newTree(lang *langInfo, src []byte, nodes []node) *Tree {
 	return &Tree{lang: lang, src: src, nodes: nodes, lines: lines}
 }
 
+// WithSource returns t's nodes over src instead of t's source: text of
+// the same length whose line breaks are where t's are, such as the text
+// parsed with some of its characters blanked (a notebook cell's IPython
+// lines), so that the nodes' texts are the original's. It returns nil
+// when src does not fit t so.
+func (t *Tree) WithSource(src []byte) *Tree {
+	if len(src) != len(t.src) {
+		return nil
+	}
+	for i, c := range src {
+		if (c == '\n') != (t.src[i] == '\n') {
+			return nil
+		}
+	}
+	return &Tree{lang: t.lang, src: src, nodes: t.nodes, lines: t.lines}
+}
+
 // MemoryBytes estimates the memory the tree holds: its source, node table and
 // line starts.
 func (t *Tree) MemoryBytes() int64 {

@@ -257,22 +257,12 @@ func (s *Searcher) wholeTree(ctx context.Context, lang *grammars.Language, key s
 type base struct {
 	off, line, col int
 	host           []byte
-	// cell is the notebook cell whose source the tree is (its text with
-	// IPython lines blanked): matches are placed in the cell, their texts
-	// taken from its source, and a rewrite's edits kept with it
+	// cell is the notebook cell whose source the tree is: matches are
+	// placed in the cell, and a rewrite's edits kept with it
 	cell *cellJob
 	// lo, hi bound the matches reported, in the tree's own offsets (hi 0:
 	// no bound): a wrapped region's wrapper is no part of the host file
 	lo, hi int
-}
-
-// source is the text of the matches in tree: the tree's own, or a
-// notebook cell's source (the tree's text has its IPython lines blanked).
-func (b base) source(t *engine.Tree) []byte {
-	if b.cell != nil {
-		return b.cell.src
-	}
-	return t.Source()
 }
 
 // inCell is the notebook cell of a tree at b, nil outside notebooks.

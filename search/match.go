@@ -38,8 +38,7 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang *grammars.Langua
 	}
 	j.count += len(raws)
 	first := len(j.matches)
-	src := b.source(tree)
-	txt := &sourceText{src: src, max: s.maxText}
+	txt := &sourceText{src: tree.Source(), max: s.maxText}
 	for i := range raws {
 		if limit > 0 && len(j.matches) >= limit {
 			break
@@ -51,7 +50,7 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang *grammars.Langua
 	if w.tmpl == nil {
 		return nil
 	}
-	edits := w.tmpl.Edits(src, raws)
+	edits := w.tmpl.Edits(tree.Source(), raws)
 	if j.host == nil {
 		j.lang = lang
 	}
@@ -75,7 +74,7 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang *grammars.Langua
 			// a match inside one that is replaced: its own replacement is
 			// still reported (ast-grep's JSON has one for every match), though
 			// only the outermost is applied
-			txt := w.tmpl.Expand(src, &raws[k-first])
+			txt := w.tmpl.Expand(tree.Source(), &raws[k-first])
 			mt.Replacement = &txt
 		}
 	}
@@ -95,7 +94,7 @@ func (s *Searcher) collectRule(ctx context.Context, w *worker, lang *grammars.La
 	}
 	j.count += len(rms)
 	last := -1
-	txt := &sourceText{src: b.source(tree), max: s.maxText}
+	txt := &sourceText{src: tree.Source(), max: s.maxText}
 	defer func() { j.held += txt.size() }()
 	for i := range rms {
 		m := &rms[i]

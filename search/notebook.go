@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
 	"github.com/tetherhq/tether/internal/ipynb"
 	"github.com/tetherhq/tether/matcher"
@@ -16,9 +17,9 @@ import (
 
 // Jupyter notebooks. A search in Python also searches the code cells of
 // the .ipynb files under its paths (inject.NotebookCells): each cell's
-// source is decoded from the notebook's JSON, its IPython lines blanked,
-// parsed as Python and matched; a match names the cell (Match.Cell) and
-// its span is in the cell's source. A rewrite applies each cell's edits to
+// source is decoded from the notebook's JSON, its IPython lines made
+// comments, parsed as Python and matched; a match names the cell
+// (Match.Cell) and its span is in the cell's source. A rewrite applies each cell's edits to
 // its source and writes it back with ipynb's SetSource, which keeps the
 // rest of the notebook byte for byte; the plan's change is the notebook's
 // whole text, so that staging checks the file's bytes as for any file, and
@@ -62,7 +63,7 @@ func (s *Searcher) doNotebook(ctx context.Context, fsys *files, w *worker, lang 
 		if !ok {
 			continue
 		}
-		t, hit, err := s.wholeTree(ctx, lang, key, c.Text)
+		t, hit, err := s.cellTree(ctx, lang, key, c)
 		if err != nil {
 			j.err = fmt.Errorf("cell %d: %w", c.Index, err)
 			return nil
@@ -207,7 +208,7 @@ func (s *Searcher) scanNotebook(ctx context.Context, fsys *files, byLang map[str
 		if len(live) == 0 {
 			continue
 		}
-		t, _, err := s.wholeTree(ctx, lang, key, c.Text)
+		t, _, err := s.cellTree(ctx, lang, key, c)
 		if err != nil {
 			j.err = fmt.Errorf("cell %d: %w", c.Index, err)
 			return nil
@@ -258,4 +259,21 @@ func cellIndex(c *Cell) int {
 		return -1
 	}
 	return c.Index
+}
+
+// cellTree is the tree of cell c's text (key is its store key) over the
+// cell's source: what is parsed has its IPython lines made comments, what the
+// matches, captures, fixes and rewrites read is the source as written, so
+// that a fix that spans a magic line keeps it.
+func (s *Searcher) cellTree(ctx context.Context, lang *grammars.Language, key store.Key, c inject.Cell) (*engine.Tree, bool, error) {
+	t, hit, err := s.wholeTree(ctx, lang, key, c.Text)
+	if err != nil {
+		return nil, false, err
+	}
+	over := t.WithSource(c.Source)
+	if over == nil {
+		// BlankIPython keeps the length and the line breaks
+		return nil, false, fmt.Errorf("search: cell %d: its parsed text does not fit its source", c.Index)
+	}
+	return over, hit, nil
 }

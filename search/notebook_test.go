@@ -357,3 +357,30 @@ func TestNotebookInferred(t *testing.T) {
 		t.Errorf("inferred search: %v (%s)", res.Matches, res.Summary())
 	}
 }
+
+// TestNotebookFixKeepsMagics: a rewrite or a rule's fix whose capture
+// spans a magic line keeps the line as written (it is parsed as a
+// comment): the cell is rewritten as a Python file whose line is that
+// comment is, the comment's "#" back to "%".
+func TestNotebookFixKeepsMagics(t *testing.T) {
+	nb := `{"cells":[{"cell_type":"code","execution_count":null,"metadata":{},"outputs":[],"source":"def f():\n    %time g()\n    return 1\n"}],"metadata":{},"nbformat":4,"nbformat_minor":4}`
+	dir := writeFiles(t, map[string]string{"f.ipynb": nb, "f.py": "def f():\n    #time g()\n    return 1\n"})
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
+	for _, q := range []search.Query{
+		{Pattern: "def f(): $$$B", Language: "python"},
+		{Rule: map[string]any{"pattern": "def f(): $$$B"}, Language: "python"},
+	} {
+		q.Paths = []string{dir}
+		plan, err := s.Rewrite(context.Background(), q, "def h():\n    $$$B")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Changes) != 2 || len(plan.Changes[0].Cells) != 1 {
+			t.Fatalf("plan: %+v", plan.Changes)
+		}
+		py := strings.Replace(string(plan.Changes[1].New), "#time", "%time", 1)
+		if got := plan.Changes[0].Cells[0].New; got != py || !strings.Contains(got, "%time g()") {
+			t.Errorf("rule %v: cell rewritten to %q, want %q", q.Rule != nil, got, py)
+		}
+	}
+}

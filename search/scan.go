@@ -413,7 +413,7 @@ func (s *Searcher) scanFile(ctx context.Context, fsys *files, base string, byLan
 // runRules runs rs on tree, a file's or a region's at b, and records their
 // findings in j; src is the file's content, kept for fixes.
 func (s *Searcher) runRules(ctx context.Context, j *scanJob, tree *engine.Tree, lang string, rs []*scanRule, runners map[*rule.Rule]*rule.Runner, b base, src []byte, fix bool) error {
-	txt := &sourceText{src: b.source(tree), max: s.maxText} // one for all the tree's findings
+	txt := &sourceText{src: tree.Source(), max: s.maxText} // one for all the tree's findings
 	for _, sr := range rs {
 		rn := runners[sr.r]
 		if rn == nil {

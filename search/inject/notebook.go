@@ -35,8 +35,9 @@ type Cell struct {
 	Index int
 	ID    string
 	// Source is the cell's code as the notebook holds it, decoded; Text is
-	// what is parsed: Source with its IPython lines blanked (BlankIPython),
-	// of the same length, so that offsets in Text are offsets in Source.
+	// what is parsed: Source with its IPython lines made comments
+	// (BlankIPython), of the same length and line breaks, so that offsets
+	// in Text are offsets in Source.
 	Source []byte
 	Text   []byte
 }
@@ -84,8 +85,9 @@ func NotebookCells(src []byte, lang string) (*ipynb.Notebook, []Cell, error) {
 }
 
 // pythonCellMagics are the cell magics whose body is Python: their first
-// line is blanked and the rest searched. The body of any other cell magic
-// (%%bash, %%html, %%writefile, ...) is not Python and is blanked whole.
+// line is made a comment and the rest searched. The body of any other cell
+// magic (%%bash, %%html, %%writefile, ...) is not Python and is made a
+// comment whole.
 var pythonCellMagics = map[string]bool{
 	"time": true, "timeit": true, "capture": true, "prun": true, "debug": true,
 	"memit": true, "mprun": true, "px": true, "autopx": true,
@@ -99,24 +101,16 @@ var pythonCellMagics = map[string]bool{
 var ipythonLine = regexp.MustCompile(`^[ \t]*(?:%%?[A-Za-z_]|![^=]|\?|[\w.]+[ \t]*\?\??[ \t]*$|[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \t]*(?:%[A-Za-z_]|![^=]))`)
 
 // BlankIPython returns a copy of a cell's source with every line of IPython
-// syntax blanked (each of its bytes but the line end a space), so that the
-// rest parses as Python at the same offsets. A cell that starts with a
-// cell magic whose body is not Python (pythonCellMagics) is blanked whole.
+// syntax made a comment (its first character "#", or "#" and spaces for a
+// character of several bytes), so that the rest parses as Python at the
+// same offsets and line breaks, and a rewrite whose capture spans the line
+// (a comment is a node) keeps it. Every line of a cell that starts with a
+// cell magic whose body is not Python (pythonCellMagics) is made a
+// comment.
 func BlankIPython(src []byte) []byte {
 	out := bytes.Clone(src)
-	blank := func(b []byte) {
-		for i, c := range b {
-			if c != '\n' && c != '\r' {
-				b[i] = ' '
-			}
-		}
-	}
-	if name, ok := cellMagic(src); ok {
-		if !pythonCellMagics[name] {
-			blank(out)
-			return out
-		}
-	}
+	_, magic := cellMagic(src)
+	whole := magic && !pythonCellMagics[magicName(src)]
 	for at := 0; at < len(out); {
 		end := bytes.IndexByte(out[at:], '\n')
 		if end < 0 {
@@ -125,12 +119,31 @@ func BlankIPython(src []byte) []byte {
 			end += at
 		}
 		line := out[at:end]
-		if ipythonLine.Match(line) {
-			blank(line)
+		if whole || ipythonLine.Match(line) {
+			comment(line)
 		}
 		at = end + 1
 	}
 	return out
+}
+
+// comment makes line a Python comment: its first character that is not a
+// blank becomes "#" (followed by spaces for the rest of its bytes).
+func comment(line []byte) {
+	i := bytes.IndexFunc(line, func(r rune) bool { return r != ' ' && r != '\t' && r != '\r' })
+	if i < 0 {
+		return
+	}
+	line[i] = '#'
+	for k := i + 1; k < len(line) && line[k]&0xC0 == 0x80; k++ {
+		line[k] = ' '
+	}
+}
+
+// magicName is the name of the cell magic src starts with, "" for none.
+func magicName(src []byte) string {
+	name, _ := cellMagic(src)
+	return name
 }
 
 // cellMagic returns the name of the cell magic src starts with (%%time),

@@ -12,20 +12,19 @@ import (
 	"github.com/tetherhq/tether/search/inject"
 )
 
-// TestBlankIPython: lines of IPython syntax are blanked to spaces of the
-// same length, Python lines (a "%" or "!=" that continues an expression
-// among them) are kept, and what is left parses as Python without an
-// error.
+// TestBlankIPython: lines of IPython syntax are made comments of the same
+// length, Python lines (a "%" or "!=" that continues an expression among
+// them) are kept, and the text parses as Python without an error.
 func TestBlankIPython(t *testing.T) {
 	p := enginetest.Engine(t)
 	py, _ := grammars.Lookup("python")
 	cases := []struct{ name, src, want string }{
-		{"line magic", "%matplotlib inline\nimport numpy as np\n", "                  \nimport numpy as np\n"},
-		{"shell and assignment", "!pip install x\nfiles = !ls\nn = len(files)\n", "              \n           \nn = len(files)\n"},
-		{"help", "np.sum?\n?np\nnp.mean??\nx = 1\n", "       \n   \n         \nx = 1\n"},
-		{"indented magic", "for i in range(3):\n    %time f(i)\n    g(i)\n", "for i in range(3):\n              \n    g(i)\n"},
-		{"python cell magic", "%%time\nx = [é for é in \"ab\"]\n", "      \nx = [é for é in \"ab\"]\n"},
-		{"bash cell magic", "%%bash\necho \"hi\"\n", "      \n         \n"},
+		{"line magic", "%matplotlib inline\nimport numpy as np\n", "#matplotlib inline\nimport numpy as np\n"},
+		{"shell and assignment", "!pip install x\nfiles = !ls\nn = len(files)\n", "#pip install x\n#iles = !ls\nn = len(files)\n"},
+		{"help", "np.sum?\n?np\nnp.mean??\nx = 1\n", "#p.sum?\n#np\n#p.mean??\nx = 1\n"},
+		{"indented magic", "for i in range(3):\n    %time f(i)\n    g(i)\n", "for i in range(3):\n    #time f(i)\n    g(i)\n"},
+		{"python cell magic", "%%time\nx = [é for é in \"ab\"]\n", "#%time\nx = [é for é in \"ab\"]\n"},
+		{"non-python cell magic", "%%bash\necho \"hi\"\n\n  ébc\n", "#%bash\n#cho \"hi\"\n\n  # bc\n"},
 		{"modulo and not-equal continue a line", "y = (a\n     % b\n     != c)\n", "y = (a\n     % b\n     != c)\n"},
 		{"python", "def f(x):\n    return x % 2\n", "def f(x):\n    return x % 2\n"},
 	}
@@ -58,7 +57,7 @@ func TestNotebookCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cells) != 1 || cells[0].Index != 1 || cells[0].ID != "c1" || string(cells[0].Source) != "%time x = 1\ny = \"é\"\n" ||
-		string(cells[0].Text) != "           \ny = \"é\"\n" {
+		string(cells[0].Text) != "#time x = 1\ny = \"é\"\n" {
 		t.Errorf("cells %+v", cells)
 	}
 	r := strings.Replace(nb, `"language_info": {"name": "python"}`, `"kernelspec": {"language": "julia"}`, 1)
