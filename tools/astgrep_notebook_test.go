@@ -30,6 +30,7 @@ func TestAstGrepNotebook(t *testing.T) {
 	}
 	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{
 		"nb/magics.ipynb": string(nbText), "nb/r.ipynb": notebookRKernel, "main.py": "print(0)\n",
+		"nb/long.ipynb": `{"cells":[{"cell_type":"code","execution_count":null,"id":"loop","metadata":{},"outputs":[],"source":"for i in range(3):\n    a = i\n    b = a\n    c = b\n"}],"metadata":{},"nbformat":4,"nbformat_minor":5}`,
 	})
 	res, err := call(t, r, "ast_grep", `{"pattern":"print($$$A)","language":"python"}`)
 	if err != nil {
@@ -37,7 +38,7 @@ func TestAstGrepNotebook(t *testing.T) {
 	}
 	txt := res.AllText()
 	for _, want := range []string{
-		"5 matches in 2 of 2 files searched; skipped 1 (1 notebook: nb/r.ipynb (kernel language R, not python))",
+		"5 matches in 2 of 3 files searched; skipped 1 (1 notebook: nb/r.ipynb (kernel language R, not python))",
 		"\nnb/magics.ipynb[cell 3 id=timed]:3:1-3:30\n    print(\"say \\\"hi\\\" to\", names)\n",
 		"\nnb/magics.ipynb[cell 5 id=frame]:3:1-3:27\n    print(df[\"Größe\"].sum())\n",
 		"\nmain.py:1:1-1:9\n",
@@ -45,6 +46,15 @@ func TestAstGrepNotebook(t *testing.T) {
 		if !strings.Contains(txt, want) {
 			t.Errorf("result lacks %q:\n%s", want, txt)
 		}
+	}
+	// a match longer than 3 lines says how to read its cell
+	long, err := call(t, r, "ast_grep", `{"pattern":"for $N in $L: $$$B","language":"python","path":"nb/long.ipynb"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt := long.AllText(); !strings.Contains(txt, "nb/long.ipynb[cell 0 id=loop]:1:1-4:10\n    for i in range(3):\n    ... (3 more lines, to line 4)") ||
+		!strings.Contains(txt, `notebook with action "read", start the cell's index and count 1 shows the cell`) {
+		t.Errorf("a long match in a cell:\n%s", txt)
 	}
 	st := structuredBytes(t, res)
 	var got tools.AstGrepResult

@@ -143,6 +143,7 @@ type grepOutput struct {
 	short    int // matches shown by their first line
 	capCut   int // matches with a capture cut
 	capLines int // $$$ captures shown by their line count
+	inCells  bool // a match shown is in a notebook's cell
 	overflow bool
 }
 
@@ -197,6 +198,7 @@ func (o *grepOutput) add(m search.Match) bool {
 	if am.HiddenLines > 0 {
 		o.short++
 	}
+	o.inCells = o.inCells || m.Cell != nil
 	if cut {
 		o.capCut++
 	}
@@ -232,6 +234,9 @@ func (o *grepOutput) more(total int) []string {
 	}
 	if o.capCut > 0 {
 		notes = append(notes, fmt.Sprintf("captures of %s cut: read the file at the lines given for the whole text", countMatches(o.capCut)))
+	}
+	if o.inCells && (o.short > 0 || o.capCut > 0) {
+		notes = append(notes, "a notebook match's lines are those of its cell's source: notebook with action \"read\", start the cell's index and count 1 shows the cell")
 	}
 	return notes
 }

@@ -18,18 +18,7 @@ import (
 // diff, -U writes a notebook whose other cells keep their bytes; an R
 // notebook is named as skipped on stderr.
 func TestAstGrepCLINotebook(t *testing.T) {
-	nbText, err := os.ReadFile("../../testdata/notebook/magics-and-unicode.ipynb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	nb := filepath.Join(dir, "m.ipynb")
-	r := `{"cells": [], "metadata": {"kernelspec": {"language": "R", "name": "ir", "display_name": "R"}}, "nbformat": 4, "nbformat_minor": 4}`
-	for name, text := range map[string]string{"m.ipynb": string(nbText), "r.ipynb": r} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, nb, nbText := notebookCLIDir(t)
 
 	code, out, errs := runCLI(t, "-p", "print($$$A)", "-l", "python", "-B", "1", dir)
 	want := nb + "[cell 2 id=shell]:2:files = !ls data\n" +
@@ -98,18 +87,7 @@ func TestAstGrepCLINotebook(t *testing.T) {
 // names the R notebook it did not scan on stderr, and -U writes the fixes
 // into the cells' sources.
 func TestScanCLINotebook(t *testing.T) {
-	nbText, err := os.ReadFile("../../testdata/notebook/magics-and-unicode.ipynb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	nb := filepath.Join(dir, "m.ipynb")
-	r := `{"cells": [], "metadata": {"kernelspec": {"language": "R", "name": "ir", "display_name": "R"}}, "nbformat": 4, "nbformat_minor": 4}`
-	for name, text := range map[string]string{"m.ipynb": string(nbText), "r.ipynb": r} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, nb, nbText := notebookCLIDir(t)
 	rule := "id: upper\nlanguage: python\nseverity: warning\nrule: {pattern: $S.upper()}\nfix: $S.casefold()\n"
 	code, out, errs := runScanCLI(t, "--inline-rules", rule, dir)
 	if code != 0 || !strings.Contains(out, "warning[upper]\n  --> "+nb+"[cell 3 id=timed]:6:11\n   |     print(n.upper())\n  fix: n.casefold()\n") {
@@ -129,4 +107,22 @@ func TestScanCLINotebook(t *testing.T) {
 	if fmt.Sprint(changed) != "[3]" || !strings.HasSuffix(a.Cells[3].Source, "\n    print(n.casefold())") {
 		t.Errorf("cells %v changed; cell 3: %q", changed, a.Cells[3].Source)
 	}
+}
+
+// notebookCLIDir writes the pinned notebook with magics as m.ipynb (nb,
+// its text nbText) and an R notebook as r.ipynb in a new directory.
+func notebookCLIDir(t *testing.T) (dir, nb string, nbText []byte) {
+	t.Helper()
+	nbText, err := os.ReadFile("../../testdata/notebook/magics-and-unicode.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	r := `{"cells": [], "metadata": {"kernelspec": {"language": "R", "name": "ir", "display_name": "R"}}, "nbformat": 4, "nbformat_minor": 4}`
+	for name, text := range map[string]string{"m.ipynb": string(nbText), "r.ipynb": r} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, filepath.Join(dir, "m.ipynb"), nbText
 }
