@@ -140,9 +140,9 @@ type grepOutput struct {
 
 	b        strings.Builder
 	res      AstGrepResult
-	short    int // matches shown by their first line
-	capCut   int // matches with a capture cut
-	capLines int // $$$ captures shown by their line count
+	short    int  // matches shown by their first line
+	capCut   int  // matches with a capture cut
+	capLines int  // $$$ captures shown by their line count
 	inCells  bool // a match shown is in a notebook's cell
 	overflow bool
 }
