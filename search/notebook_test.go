@@ -384,3 +384,50 @@ func TestNotebookFixKeepsMagics(t *testing.T) {
 		}
 	}
 }
+
+// TestNotebookPandas: on the pinned public notebook (nbformat 4.4, no cell
+// ids) a search places matches by cell index (np.random.default_rng in
+// cell 4 is no np.$F call, as in a Python file), and a rewrite gives a
+// notebook nbformat validates, its other cells and outputs untouched.
+func TestNotebookPandas(t *testing.T) {
+	data, err := os.ReadFile("../testdata/notebook/operations-in-pandas.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeFiles(t, map[string]string{"p.ipynb": string(data)})
+	path := filepath.Join(dir, "p.ipynb")
+	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
+	q := search.Query{Pattern: "np.$F($$$A)", Language: "python", Paths: []string{path}}
+	res, err := s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range res.Matches {
+		got = append(got, cellWhere(m))
+	}
+	want := []string{
+		"p.ipynb[cell 7]:1:1-1:12 np.exp(ser)",
+		"p.ipynb[cell 9]:1:1-1:23 np.sin(df * np.pi / 4)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("matches:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	plan, err := s.Rewrite(context.Background(), q, "numpy.$F($$$A)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stager := stage.New(dir)
+	if _, err := stager.Accept(stager.Stage(plan)); err != nil {
+		t.Fatal(err)
+	}
+	testenv.ValidateNotebook(t, path)
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, nb := testenv.ChangedCells(t, data, after)
+	if fmt.Sprint(changed) != "[7 9]" || nb.Cells[9].Source != "numpy.sin(df * np.pi / 4)" || len(nb.Cells[9].Outputs) != 1 {
+		t.Errorf("cells %v changed; cell 9: %q with %d outputs", changed, nb.Cells[9].Source, len(nb.Cells[9].Outputs))
+	}
+}
