@@ -198,6 +198,7 @@ type process struct {
 	frames     chan *frame   // closed when the frame channel ends
 	readErr    error         // why it ended, set before frames is closed
 	exited     chan struct{} // closed once the process is reaped
+	booted     chan struct{} // closed once sendDriver is done
 	exitState  *os.ProcessState
 	stderr     *lockedBuffer // the interpreter's own stderr (crash reports), tail kept
 	executable string
@@ -232,8 +233,7 @@ const raiseCap = "free what earlier cells hold (del big objects), work on the da
 
 func (k *Kernel) start(ctx context.Context) (*process, error) {
 	interp := Interpreter(k.cfg.Dir, k.cfg.Python)
-	argv := append([]string{interp, "-c", driverBoot}, driverChunks()...)
-	argv = append(argv, driverEnd)
+	argv := []string{interp, "-c", driverBoot}
 	if limit := k.addressSpaceLimit(); limit > 0 {
 		// On the command line, not in the environment: it reaches the
 		// interpreter through an enclosure's command prefix too.
@@ -277,6 +277,7 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 		cmd:         cmd,
 		frames:      make(chan *frame, 64),
 		exited:      make(chan struct{}),
+		booted:      make(chan struct{}),
 		stderr:      &lockedBuffer{b: kernels.NewStreamBuffer(8 << 10)},
 		procs:       procs,
 		scratch:     scratch,
@@ -301,6 +302,7 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 	// Into its cgroup before the first cell (the driver starts nothing
 	// before one).
 	procs.started(cmd.Process.Pid)
+	go p.sendDriver()
 	go p.readLoop(stdout)
 
 	timer := time.NewTimer(startTimeout)
@@ -349,6 +351,16 @@ func (p *process) readLoop(r io.Reader) {
 	close(p.exited)
 }
 
+// sendDriver writes the driver's source, the first thing on the
+// interpreter's stdin (driverBoot), and closes p.booted once it is written
+// or could not be: the interpreter reads it before it says ready, so no other
+// frame competes with it, but a start that gives up may stop the process
+// first (stop closes stdin then, which ends this write).
+func (p *process) sendDriver() {
+	defer close(p.booted)
+	_, _ = p.stdin.Write(driverFrame())
+}
+
 func (p *process) write(v any) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
@@ -358,7 +370,11 @@ func (p *process) write(v any) error {
 // stop ends the interpreter: politely first, then by killing its group.
 func (p *process) stop() {
 	p.stopOnce.Do(func() {
-		_ = p.write(frame{Op: "shutdown"})
+		select {
+		case <-p.booted:
+			_ = p.write(frame{Op: "shutdown"})
+		default: // still reading the driver: closing stdin ends it
+		}
 		_ = p.stdin.Close()
 		go func() {
 			for range p.frames {
