@@ -1,5 +1,6 @@
 # tether's in-kernel driver for Python: our own small program, embedded in the
-# tether binary and started as `python -c <this file>`.
+# tether binary; a small boot given with `python -c` reads it from stdin in
+# top-level pieces and runs them (kernels/python/boot.go).
 #
 # Frames: each frame is a 4-byte big-endian length followed by that many bytes
 # of UTF-8 JSON. Frames travel on the process's original stdin (host -> driver)
@@ -20,7 +21,6 @@
 # own bookkeeping: the handler raises only while user code runs.
 
 import ast
-import base64
 import builtins
 import codecs
 import io
@@ -33,7 +33,6 @@ import struct
 import sys
 import threading
 import time as _time
-import traceback
 import types
 
 _MAX_FRAME = 64 << 20
@@ -525,6 +524,8 @@ def _describe_figure(fig):
 
 
 def _bundle(obj):
+    import base64  # here: most kernels never show an image
+
     data = {}
     note = ""
     if _is_figure(obj):
@@ -1357,13 +1358,14 @@ def _short(v):
 # Top-level await, as IPython allows it: a cell whose code awaits compiles to
 # a coroutine, run to completion on the kernel's own event loop.
 _AWAIT = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
+# inspect.CO_COROUTINE: importing inspect (with dis and opcode) for this one
+# flag would cost every kernel about 200 KiB.
+_CO_COROUTINE = 0x80
 _loop = [None]
 
 
 def _run_code(co, ns):
-    import inspect
-
-    if not co.co_flags & inspect.CO_COROUTINE:
+    if not co.co_flags & _CO_COROUTINE:
         return eval(co, ns)
     import asyncio
 
@@ -1676,6 +1678,8 @@ def _suppressed(code):
 
 
 def _error_of(e, filename):
+    import traceback  # here: a kernel whose cells all succeed never needs it
+
     name = type(e).__name__
     if isinstance(e, SyntaxError) and getattr(e, "filename", None) == filename:
         lines = traceback.format_exception_only(type(e), e)
@@ -1795,6 +1799,31 @@ def _reader(fin):
         _requests.put(msg)
 
 
+# How long the kernel waits, idle after a cell, before it trims its heap.
+_TRIM_IDLE_SECONDS = 0.5
+_malloc_trim = [None]  # glibc's malloc_trim once looked up; False: there is none
+
+
+def _trim_heap():
+    """Gives the C heap's free pages back to the system (glibc's
+    malloc_trim(0)), once the kernel has sat idle after a cell: what parsing,
+    compiling and running a cell freed otherwise stays in the process, about
+    600 KiB of a small kernel. Only when idle, as it walks the whole heap: a
+    large fragmented one takes a good part of a second."""
+    if _malloc_trim[0] is None:
+        try:
+            import ctypes
+
+            _malloc_trim[0] = ctypes.CDLL(None).malloc_trim
+        except Exception:  # not glibc, or no ctypes: nothing to trim with
+            _malloc_trim[0] = False
+    if _malloc_trim[0]:
+        try:
+            _malloc_trim[0](0)
+        except Exception:
+            _malloc_trim[0] = False
+
+
 def _cap_nproc(more):
     """Sets RLIMIT_NPROC (soft and hard) to the tasks the user has now plus
     more, when tether could not give the kernel a pids cgroup. The limit
@@ -1893,13 +1922,20 @@ def main():
     threading.Thread(target=_reader, args=(fin,), daemon=True, name="tether-reader").start()
     _send({"op": "ready", "python": sys.version.split()[0], "executable": sys.executable, "pid": os.getpid(), "rlimit_as": limit, "cap_error": cap_error,
            "rlimit_nproc": nproc, "nproc_note": nproc_note})
+    trimmed = True
     while True:
-        req = _requests.get()
+        try:
+            req = _requests.get(timeout=None if trimmed else _TRIM_IDLE_SECONDS)
+        except queue.Empty:
+            _trim_heap()
+            trimmed = True
+            continue
         op = req.get("op")
         if op == "shutdown":
             break
         if op != "exec":
             continue
+        trimmed = False
         try:
             error = _run_cell(req, mod.__dict__)
         except BaseException as e:  # an interrupt that landed in the driver itself
