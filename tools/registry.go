@@ -84,7 +84,7 @@ func (r *registry) Register(tools ...Tool) error {
 			return fmt.Errorf("tools: register %s: given twice", t.Name)
 		}
 		seen[t.Name] = true
-		s, err := compileSchema(t.InputSchema)
+		s, err := sharedSchema(t.InputSchema)
 		if err != nil {
 			return fmt.Errorf("tools: register %s: %w", t.Name, err)
 		}

@@ -133,3 +133,40 @@ func TestNewRunBadWorkDir(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistriesShareCompiledSchemas: two runs registering the same tool
+// share its compiled schema, which still refuses bad arguments in both; a
+// schema that does not compile is refused every time, never kept.
+func TestRegistriesShareCompiledSchemas(t *testing.T) {
+	a, b := newRegistry(), newRegistry()
+	for _, r := range []*registry{a, b} {
+		if err := r.Register(echoTool("echo", TierRead)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sa, sb := a.tools["echo"].schema, b.tools["echo"].schema
+	if sa != sb {
+		t.Error("two registries compiled the same schema twice")
+	}
+	for _, s := range []*schema{sa, sb} {
+		if _, err := s.validateArgs(json.RawMessage(`{"x": 1}`)); err == nil || !strings.Contains(err.Error(), "x") {
+			t.Errorf("x = 1 against a string property: %v", err)
+		}
+		if _, err := s.validateArgs(json.RawMessage(`{"x": "ok"}`)); err != nil {
+			t.Errorf("valid arguments refused: %v", err)
+		}
+	}
+	bad := echoTool("bad", TierRead)
+	bad.InputSchema = json.RawMessage(`{"type":"array"}`)
+	for i := 0; i < 2; i++ {
+		if err := newRegistry().Register(bad); err == nil {
+			t.Fatalf("registration %d accepted an array schema", i+1)
+		}
+	}
+	compiledSchemas.Lock()
+	_, kept := compiledSchemas.m[`{"type":"array"}`]
+	compiledSchemas.Unlock()
+	if kept {
+		t.Error("a schema that did not compile was kept")
+	}
+}

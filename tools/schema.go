@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -29,6 +30,44 @@ import (
 type schema struct {
 	root     *jsonschema.Schema
 	resolved *jsonschema.Resolved
+}
+
+// compiledSchemas holds the schemas compiled so far, by their JSON: every
+// run registers the same tools, a host runs one per session, and a compiled
+// schema is only read once compiled (the validator may be used from many
+// goroutines at once, as the go-sdk uses it), so runs share one. Compiling
+// them all cost each run about 100 KiB of live heap. At most
+// maxSharedSchemas are kept: past that (tools an agent defines itself), a
+// schema is compiled for its registry alone.
+var compiledSchemas = struct {
+	sync.Mutex
+	m map[string]*schema
+}{m: map[string]*schema{}}
+
+const maxSharedSchemas = 128
+
+// sharedSchema is compileSchema through compiledSchemas.
+func sharedSchema(raw json.RawMessage) (*schema, error) {
+	key := string(raw)
+	compiledSchemas.Lock()
+	s := compiledSchemas.m[key]
+	compiledSchemas.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	s, err := compileSchema(raw)
+	if err != nil {
+		return nil, err
+	}
+	compiledSchemas.Lock()
+	defer compiledSchemas.Unlock()
+	if prev := compiledSchemas.m[key]; prev != nil {
+		return prev, nil
+	}
+	if len(compiledSchemas.m) < maxSharedSchemas {
+		compiledSchemas.m[key] = s
+	}
+	return s, nil
 }
 
 // compileSchema resolves a tool's input schema. An empty schema accepts any object.
