@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/tetherhq/tether/grammars"
@@ -84,45 +83,22 @@ func NotebookCells(src []byte, lang string) (*ipynb.Notebook, []Cell, error) {
 	return nb, cells, nil
 }
 
-// pythonCellMagics are the cell magics whose body is Python: their first
-// line is made a comment and the rest searched. The body of any other cell
-// magic (%%bash, %%html, %%writefile, ...) is not Python and is made a
-// comment whole.
-var pythonCellMagics = map[string]bool{
-	"time": true, "timeit": true, "capture": true, "prun": true, "debug": true,
-	"memit": true, "mprun": true, "px": true, "autopx": true,
-}
-
-// ipythonLine matches a line of IPython syntax that is no Python: a line
-// magic (%matplotlib inline), a shell escape (!pip install x), help (?x,
-// x?, x.y??) and an assignment from a magic or the shell (files = !ls).
-// A "%" or "!" must be followed by a name or a command: a line that
-// continues an expression with "% b" or "!= c" is Python.
-var ipythonLine = regexp.MustCompile(`^[ \t]*(?:%%?[A-Za-z_]|![^=]|\?|[\w.]+[ \t]*\?\??[ \t]*$|[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \t]*(?:%[A-Za-z_]|![^=]))`)
-
 // BlankIPython returns a copy of a cell's source with every line of IPython
-// syntax made a comment (its first character "#", or "#" and spaces for a
-// character of several bytes), so that the rest parses as Python at the
-// same offsets and line breaks, and a rewrite whose capture spans the line
-// (a comment is a node) keeps it. Every line of a cell that starts with a
-// cell magic whose body is not Python (pythonCellMagics) is made a
-// comment.
+// syntax (ipynb.ClassifyIPython) made a comment (its first character "#",
+// or "#" and spaces for a character of several bytes), so that the rest
+// parses as Python at the same offsets and line breaks, and a rewrite
+// whose capture spans the line (a comment is a node) keeps it. Every line
+// of a cell that starts with a cell magic whose body is not Python is made
+// a comment; a line inside brackets or a string is Python and kept.
 func BlankIPython(src []byte) []byte {
 	out := bytes.Clone(src)
-	_, magic := cellMagic(src)
-	whole := magic && !pythonCellMagics[magicName(src)]
-	for at := 0; at < len(out); {
-		end := bytes.IndexByte(out[at:], '\n')
-		if end < 0 {
-			end = len(out)
-		} else {
-			end += at
+	lines := strings.SplitAfter(string(src), "\n")
+	at := 0
+	for i, k := range ipynb.ClassifyIPython(lines) {
+		if k.Kind != ipynb.PythonLine {
+			comment(out[at : at+len(strings.TrimSuffix(lines[i], "\n"))])
 		}
-		line := out[at:end]
-		if whole || ipythonLine.Match(line) {
-			comment(line)
-		}
-		at = end + 1
+		at += len(lines[i])
 	}
 	return out
 }
@@ -138,24 +114,4 @@ func comment(line []byte) {
 	for k := i + 1; k < len(line) && line[k]&0xC0 == 0x80; k++ {
 		line[k] = ' '
 	}
-}
-
-// magicName is the name of the cell magic src starts with, "" for none.
-func magicName(src []byte) string {
-	name, _ := cellMagic(src)
-	return name
-}
-
-// cellMagic returns the name of the cell magic src starts with (%%time),
-// if it starts with one.
-func cellMagic(src []byte) (string, bool) {
-	rest, ok := bytes.CutPrefix(bytes.TrimLeft(src, " \t\r\n"), []byte("%%"))
-	if !ok {
-		return "", false
-	}
-	n := 0
-	for n < len(rest) && isNameByte(rest[n]) {
-		n++
-	}
-	return string(rest[:n]), true
 }

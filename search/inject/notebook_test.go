@@ -14,7 +14,7 @@ import (
 
 // TestBlankIPython: lines of IPython syntax are made comments of the same
 // length, Python lines (a "%" or "!=" that continues an expression among
-// them) are kept, and the text parses as Python without an error.
+// them, a "%" line inside a string) are kept, and the text parses as Python without an error.
 func TestBlankIPython(t *testing.T) {
 	p := enginetest.Engine(t)
 	py, _ := grammars.Lookup("python")
@@ -27,6 +27,7 @@ func TestBlankIPython(t *testing.T) {
 		{"non-python cell magic", "%%bash\necho \"hi\"\n\n  ébc\n", "#%bash\n#cho \"hi\"\n\n  # bc\n"},
 		{"modulo and not-equal continue a line", "y = (a\n     % b\n     != c)\n", "y = (a\n     % b\n     != c)\n"},
 		{"python", "def f(x):\n    return x % 2\n", "def f(x):\n    return x % 2\n"},
+		{"string and brackets are python", "s = \"\"\"\n%not a magic\n!nor a shell\n\"\"\"\nt = [\n    1,\n]\n", "s = \"\"\"\n%not a magic\n!nor a shell\n\"\"\"\nt = [\n    1,\n]\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
