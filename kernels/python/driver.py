@@ -20,7 +20,7 @@
 # SIGINT interrupts the running cell (KeyboardInterrupt), never the driver's
 # own bookkeeping: the handler raises only while user code runs.
 
-import ast
+import _ast as ast  # the compiler flags and node classes alone: ast.py costs ~270 KiB
 import builtins
 import codecs
 import io

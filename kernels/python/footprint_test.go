@@ -38,7 +38,7 @@ func privateDirtyKB(t *testing.T, pid int) int64 {
 // errors, images and coroutines need.
 func TestFirstCellFootprint(t *testing.T) {
 	k := newKernel(t, kernels.Config{})
-	got := value(t, run(t, k, `import sys; sorted(m for m in ("inspect", "traceback", "base64", "dis") if m in sys.modules)`))
+	got := value(t, run(t, k, `import sys; sorted(m for m in ("inspect", "traceback", "base64", "dis", "ast") if m in sys.modules)`))
 	if got != "[]" {
 		t.Errorf("after a plain cell the kernel imported %s", got)
 	}
