@@ -79,15 +79,33 @@ func fileDiff(c FileChange) []string {
 // cell's source, its hunks' lines counted in the cell's source, each
 // header naming the cell after the "@@" as git names a function there
 // ("@@ -2,1 +2,1 @@ cell 3 id=a1b2").
+//
+// A cell's source has no newline at its end, as nbformat writes it: both
+// sides are diffed as lines ending in one, so that a line added after the
+// last is not shown as the last one changed. A new cell's hunk counts from
+// line 0 and a removed one's to line 0, as git writes a created or deleted
+// file.
 func cellsDiff(out []string, cells []CellChange) []string {
+	line := func(s string) string {
+		if s != "" && !strings.HasSuffix(s, "\n") {
+			s += "\n"
+		}
+		return s
+	}
 	for _, c := range cells {
-		u, err := udiff.ToUnifiedDiff("a", "b", c.Old, udiff.Lines(c.Old, c.New), diffContext)
+		old, nw := line(c.Old), line(c.New)
+		u, err := udiff.ToUnifiedDiff("a", "b", old, udiff.Lines(old, nw), diffContext)
 		if err != nil {
 			// cannot happen: the edits are the diff's own
 			out = append(out, fmt.Sprintf("(cell %d: no diff: %v)", c.Index, err))
 			continue
 		}
-		out = append(out, hunkLines(u.Hunks, false, c.String())...)
+		if old == "" {
+			for _, h := range u.Hunks {
+				h.FromLine = 0
+			}
+		}
+		out = append(out, hunkLines(u.Hunks, nw == "", c.String())...)
 	}
 	return out
 }

@@ -92,7 +92,8 @@ func (nt *notebookTools) edit(ctx context.Context, call *Call, a notebookEditArg
 		return nil, nil, fmt.Errorf("tools: notebook_edit: the edited notebook would not parse (%v); nothing was staged", err)
 	}
 	plan := &search.Plan{Source: "notebook_edit", Replacements: len(a.Edits),
-		Changes: []search.FileChange{{Path: real, Display: rel, Old: nb.Text(), New: updated, Replacements: len(a.Edits)}}}
+		Changes: []search.FileChange{{Path: real, Display: rel, Old: nb.Text(), New: updated, Replacements: len(a.Edits),
+			Cells: cellChanges(nb, cells)}}}
 	id, dropped := nt.run.stager().StageDropping(plan)
 	var b strings.Builder
 	fmt.Fprintf(&b, "(proposed) %s to %s (%s after it); nothing written yet: call resolve with edit_id %q and action \"accept\" to write it or \"discard\" to drop it\n",
@@ -102,6 +103,36 @@ func (nt *notebookTools) edit(ctx context.Context, call *Call, a notebookEditArg
 	}
 	b.WriteString(droppedNote(dropped))
 	return stagedResult(b.String(), id, plan, "", 0)
+}
+
+// cellChanges is what the edit does to the cells' sources, for the diff
+// (search.FileChange.Cells): an edited or inserted cell under its index
+// after the edit, then each deleted cell under its index before it. A
+// move changes no source: the summary says it.
+func cellChanges(nb *ipynb.Notebook, cells []nbCell) []search.CellChange {
+	var out []search.CellChange
+	kept := make([]bool, len(nb.Cells))
+	for i, c := range cells {
+		id := c.id
+		if strings.HasPrefix(id, newCellKey) {
+			id = ""
+		}
+		switch {
+		case c.orig < 0:
+			out = append(out, search.CellChange{Cell: search.Cell{Index: i, ID: id}, New: c.source})
+		case c.edited:
+			kept[c.orig] = true
+			out = append(out, search.CellChange{Cell: search.Cell{Index: i, ID: id}, Old: nb.Cells[c.orig].Source, New: c.source})
+		default:
+			kept[c.orig] = true
+		}
+	}
+	for j, c := range nb.Cells {
+		if !kept[j] {
+			out = append(out, search.CellChange{Cell: search.Cell{Index: j, ID: c.ID}, Old: c.Source})
+		}
+	}
+	return out
 }
 
 // applyNotebookOp applies op to cells, and says what it did in a few

@@ -106,10 +106,14 @@ func TestNotebookListEditRunRead(t *testing.T) {
 	}})
 	et := edit.Content[0].Text
 	for _, want := range []string{"(proposed) 3 cell edits to nb/operations-in-pandas.ipynb (40 cells after it)",
-		"    print('ready')", "insert code cell at 4:\n    total = 6 * 7", `+    "total = 6 * 7\n",`} {
+		"    print('ready')", "insert code cell at 4:\n    total = 6 * 7",
+		"@@ -0,0 +1,2 @@ cell 3\n+total = 6 * 7\n+total\n", "@@ -1,2 +1,3 @@ cell 2\n import pandas as pd\n import numpy as np\n+print('ready')\n"} {
 		if !strings.Contains(et, want) {
 			t.Errorf("notebook_edit lacks %q:\n%s", want, et)
 		}
+	}
+	if strings.Contains(et, `"source": [`) || !regexp.MustCompile(`@@ -1,\d+ \+0,0 @@ cell 1`).MatchString(et) {
+		t.Errorf("notebook_edit's diff should show the cells' sources (the deleted cell 1's lines too), not the JSON:\n%s", et)
 	}
 	if got := parseFile(t, file); len(got.Cells) != 40 {
 		t.Fatalf("staging wrote the notebook: %d cells", len(got.Cells))
