@@ -56,7 +56,7 @@ func (f *treeCacheFlags) register(fs *flag.FlagSet, memory int64) {
 	fs.BoolVar(&f.off, "no-cache", false, "do not read or write parsed trees in the disk cache (under the user cache dir)")
 	fs.Var(&f.disk, "cache-size", "the most disk the parsed-tree cache holds (such as 1GiB; off: no disk cache)")
 	fs.Var(&f.memory, "tree-memory", "the most memory the process's parsed trees hold, shared by every run and pattern (such as 768MiB)")
-	fs.Func("memory-limit", "the Go runtime's soft memory limit, a `size` (1GiB) or off; default GOMEMLIMIT when set, else in tether serve --tree-memory plus 384MiB for parsing, in tether ast-grep 64MiB (the collector runs more often near it; nothing fails past it)", func(s string) error {
+	fs.Func("memory-limit", "the Go runtime's soft memory limit, a `size` (1GiB) or off; default GOMEMLIMIT when set, else in tether serve --tree-memory plus 384MiB for parsing, in tether ast-grep 48MiB (the collector runs more often near it; nothing fails past it)", func(s string) error {
 		f.limitSet = true
 		return f.limit.Set(s)
 	})
