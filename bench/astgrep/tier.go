@@ -177,7 +177,7 @@ func runTier(ag, tether, corpus string, patterns []string, threads, rounds, oneR
 	if err != nil {
 		return err
 	}
-	table := TierTable(rows, fmt.Sprintf("Corpus `%s`", corpus), rounds, threads, start, loadAvg())
+	table := TierTable(rows, fmt.Sprintf("Corpus `%s`", goRootName(corpus)), rounds, threads, start, loadAvg())
 	one, err := runOneFile(ag, tether, threads, oneRounds)
 	if err != nil {
 		return err
@@ -189,4 +189,14 @@ func runTier(ag, tether, corpus string, patterns []string, threads, rounds, oneR
 	}
 	return readme.WriteSection(readmePath, "<!-- tier-bench:begin -->", "<!-- tier-bench:end -->",
 		"## Disk tier: an empty tier against --no-cache and ast-grep\n\n`go run ./bench/astgrep -tier` (after `make build`) regenerates these tables.\n\n", table)
+}
+
+// goRootName writes a path under GOROOT as $(go env GOROOT)/..., so that
+// a table says nothing of the machine it ran on.
+func goRootName(p string) string {
+	root := filepath.Clean(runtime.GOROOT())
+	if rel, err := filepath.Rel(root, filepath.Clean(p)); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return filepath.ToSlash(filepath.Join("$(go env GOROOT)", rel))
+	}
+	return p
 }
