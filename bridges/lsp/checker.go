@@ -27,7 +27,7 @@ type CheckReport struct {
 	// Total is how many entries were parsed.
 	Total int `json:"total"`
 	// Ran lists each checker run with the binary that ran and its outcome
-	// ("/usr/local/go/bin/go vet ./... (exit 1)"; a project's own binary is
+	// ("GOROOT/bin/go vet ./... (exit 1)", the path in full; a project's own binary is
 	// named relative to the workspace: "node_modules/.bin/tsc --noEmit").
 	Ran []string `json:"ran"`
 	// Unparsed holds output lines that named no file:line and did not
