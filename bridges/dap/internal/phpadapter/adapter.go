@@ -44,9 +44,10 @@ type adapter struct {
 	rw  io.ReadWriteCloser
 	out *dapserve.Conn
 
-	cmd  *exec.Cmd
-	x    *dbgpConn
-	exit chan struct{} // closed when php has exited and its output is read
+	cmd            *exec.Cmd
+	stdout, stderr *outputPipe // the program's output, to output events
+	x              *dbgpConn
+	exit           chan struct{} // closed when php has exited and its output is read
 
 	mu      sync.Mutex
 	bps     map[string][]string // Xdebug breakpoint ids, by file path
@@ -253,6 +254,8 @@ func (a *adapter) awaitStop(name string, ch chan *packet) {
 	if m := p.Message; m != nil && m.Exception != "" {
 		body.Reason, body.Text = "exception", exceptionText(m)
 	}
+	a.stdout.drain(2 * time.Second)
+	a.stderr.drain(2 * time.Second)
 	a.mu.Lock()
 	a.stopped, a.where = true, p.Message
 	a.mu.Unlock()

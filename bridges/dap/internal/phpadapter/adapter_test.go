@@ -119,3 +119,68 @@ func TestLaunchOverLoopback(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputBeforeStop: what the program printed before it stopped, on
+// stdout and on stderr, arrives before the stopped event, every time, not
+// whenever the pipe's reader gets to it.
+func TestOutputBeforeStop(t *testing.T) {
+	php := testenv.RequireBinary(t, "php")
+	if out, err := exec.Command(php, "-m").Output(); err != nil || !strings.Contains(string(out), "Xdebug") {
+		testenv.Missing(t, "php-xdebug (php -m lists no Xdebug)")
+	}
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "late.php")
+	src := `<?php
+echo str_repeat("x", 100000), "\n";
+fwrite(STDERR, "to stderr\n");
+echo "last words\n";
+throw new RuntimeException("stop here");
+`
+	if err := os.WriteFile(prog, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		c := serve(t, php, dir, t.TempDir())
+		send(c, 1, "launch", `{"program": "`+prog+`"}`)
+		r := bufio.NewReader(c)
+		_ = c.SetReadDeadline(time.Now().Add(time.Minute))
+		var stdout, stderr strings.Builder
+	read:
+		for {
+			m, err := godap.ReadProtocolMessage(r)
+			if err != nil {
+				t.Fatalf("run %d: the session ended before the program stopped: %v", i, err)
+			}
+			switch m := m.(type) {
+			case *godap.ErrorResponse:
+				t.Fatalf("run %d: %s: %s", i, m.Command, m.Message)
+			case *godap.InitializedEvent:
+				exc := &godap.SetExceptionBreakpointsRequest{Request: godap.Request{ProtocolMessage: godap.ProtocolMessage{Seq: 2, Type: "request"}, Command: "setExceptionBreakpoints"},
+					Arguments: godap.SetExceptionBreakpointsArguments{Filters: []string{"uncaught"}}}
+				go func() { _ = godap.WriteProtocolMessage(c, exc) }()
+			case *godap.SetExceptionBreakpointsResponse:
+				send(c, 3, "configurationDone", "")
+			case *godap.ExitedEvent:
+				t.Fatalf("run %d: the program ended without stopping at its exception (output %q)", i, stderr.String())
+			case *godap.OutputEvent:
+				if m.Body.Category == "stderr" {
+					stderr.WriteString(m.Body.Output)
+				} else {
+					stdout.WriteString(m.Body.Output)
+				}
+			case *godap.StoppedEvent:
+				if m.Body.Reason != "exception" {
+					t.Fatalf("run %d: want a stop on the exception: %+v", i, m.Body)
+				}
+				if n := strings.Count(stdout.String(), "x"); n != 100000 || !strings.HasSuffix(stdout.String(), "last words\n") {
+					t.Fatalf("run %d: stdout before the stop: %d x's, ends %q", i, n, stdout.String()[max(0, stdout.Len()-20):])
+				}
+				if stderr.String() != "to stderr\n" {
+					t.Fatalf("run %d: stderr before the stop: %q", i, stderr.String())
+				}
+				break read
+			}
+		}
+		send(c, 4, "disconnect", "")
+	}
+}

@@ -116,8 +116,15 @@ func (a *adapter) start(args launchArgs, clientArgs []string) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// stdin is /dev/null: the program reads end-of-file, as under the
 	// other adapters.
-	cmd.Stdout = &outputWriter{a: a, category: "stdout"}
-	cmd.Stderr = &outputWriter{a: a, category: "stderr"}
+	var err error
+	if a.stdout, err = newOutputPipe(a, "stdout"); err != nil {
+		return err
+	}
+	if a.stderr, err = newOutputPipe(a, "stderr"); err != nil {
+		a.stdout.closeAll()
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = a.stdout.w, a.stderr.w
 	cmd.WaitDelay = 2 * time.Second
 	cmd.Env = os.Environ()
 	if a.cfg.Sandbox != nil {
@@ -125,9 +132,16 @@ func (a *adapter) start(args launchArgs, clientArgs []string) error {
 			return err
 		}
 	}
-	if err := proc.Start(cmd); err != nil {
+	err = proc.Start(cmd)
+	// The parent's write ends close either way: the pipes end when php
+	// and what it started have closed theirs.
+	_, _ = a.stdout.w.Close(), a.stderr.w.Close()
+	if err != nil {
+		_, _ = a.stdout.r.Close(), a.stderr.r.Close()
 		return fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
 	}
+	go a.stdout.run()
+	go a.stderr.run()
 	a.cmd = cmd
 	go a.wait(cmd)
 	a.send(&godap.ProcessEvent{Event: event("process"), Body: godap.ProcessEventBody{
@@ -186,6 +200,8 @@ func (a *adapter) accept(ln net.Listener, program string) (*dbgpConn, error) {
 // wait waits for php to exit and says so (exited and terminated events).
 func (a *adapter) wait(cmd *exec.Cmd) {
 	err := cmd.Wait()
+	a.stdout.waitEOF(2 * time.Second)
+	a.stderr.waitEOF(2 * time.Second)
 	close(a.exit)
 	a.out.Exited(err)
 }
@@ -212,15 +228,4 @@ func sameFile(a, b string) bool {
 	fa, err1 := os.Stat(a)
 	fb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
-}
-
-// outputWriter turns the program's output into output events.
-type outputWriter struct {
-	a        *adapter
-	category string
-}
-
-func (w *outputWriter) Write(p []byte) (int, error) {
-	w.a.send(&godap.OutputEvent{Event: event("output"), Body: godap.OutputEventBody{Category: w.category, Output: string(p)}})
-	return len(p), nil
 }
