@@ -8,7 +8,6 @@ package dap
 import (
 	"context"
 	"fmt"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -30,7 +29,9 @@ func (s *session) connectUnix(ctx context.Context, timeout time.Duration) error 
 	if err != nil {
 		return err
 	}
-	s.wireOutput(cmd)
+	if err := s.wireOutput(cmd); err != nil {
+		return err
+	}
 	if err := s.startAdapter(cmd, argv); err != nil {
 		return err
 	}
@@ -52,13 +53,17 @@ func (s *session) connectUnix(ctx context.Context, timeout time.Duration) error 
 // belong: for an adapter that is the program (Debuggee), they are the
 // program's output (stderr also kept as the adapter's, for errors);
 // otherwise stdout is the adapter's console chatter.
-func (s *session) wireOutput(cmd *exec.Cmd) {
+func (s *session) wireOutput(cmd *exec.Cmd) error {
 	if !s.adapter.Debuggee {
 		cmd.Stdout, cmd.Stderr = s.console, s.stderr
-		return
+		return nil
 	}
-	cmd.Stdout = &streamWriter{s.out, "stdout"}
-	cmd.Stderr = io.MultiWriter(&streamWriter{s.out, "stderr"}, s.stderr)
+	ps, err := s.outputPipes(cmd, s.stderr)
+	if err != nil {
+		return fmt.Errorf("dap: %w", err)
+	}
+	s.adapterPipes = &ps
+	return nil
 }
 
 // adapterEnded records the end of an adapter that is the program: its

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
+	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
 	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/internal/textcut"
 )
@@ -36,6 +38,10 @@ type family struct {
 	children []*session
 	// terminals are the programs runInTerminal started.
 	terminals []*exec.Cmd
+	// pipes carry the output of the programs whose output is the
+	// session's own (runInTerminal's, an adapter that is the program);
+	// a stop drains them first (drainOutput).
+	pipes []*dapserve.OutputPipe
 	// stopFrom is the child whose stop is the latest (nil: the session's
 	// own).
 	stopFrom *session
@@ -105,35 +111,79 @@ func (s *session) runInTerminal(raw json.RawMessage) (any, error) {
 	if err := sandboxIf(cmd, s.adapter.ID+" program (runInTerminal)", s.adapter.Toolchain, cmd.Path, s.adapter.interpreter, top.root, top.scratch, "", top.procLimits()); err != nil {
 		return nil, fmt.Errorf("runInTerminal: %w", err)
 	}
-	cmd.Stdout = &streamWriter{out: top.out, stream: "stdout"}
-	cmd.Stderr = &streamWriter{out: top.out, stream: "stderr"}
 	top.mu.Lock()
 	ended := top.ending
 	top.mu.Unlock()
 	if ended {
 		return nil, errors.New("runInTerminal: the session is ending")
 	}
-	if err := proc.Start(cmd); err != nil {
+	pipes, err := top.outputPipes(cmd, nil)
+	if err != nil {
+		return nil, fmt.Errorf("runInTerminal: %w", err)
+	}
+	err = proc.Start(cmd)
+	pipes.started(err == nil)
+	if err != nil {
 		return nil, fmt.Errorf("runInTerminal: starting %s: %w", strings.Join(a.Args, " "), err)
 	}
 	top.joinCgroup(cmd.Process.Pid)
-	go func() { _ = cmd.Wait() }()
+	go func() { _ = cmd.Wait(); pipes.waitEOF() }()
 	s.mu.Lock()
 	s.terminals = append(s.terminals, cmd)
 	s.mu.Unlock()
 	return map[string]any{"processId": cmd.Process.Pid}, nil
 }
 
-// streamWriter writes a program's output (of runInTerminal, or of an
-// adapter that is the program) into the session's.
-type streamWriter struct {
-	out    *outputBuf
-	stream string
+// outPipes are a program's stdout and stderr pipes.
+type outPipes [2]*dapserve.OutputPipe
+
+// outputPipes points cmd's stdout and stderr at pipes whose reads go to
+// the session's output (stderr also to alsoStderr, when set), kept for
+// drainOutput. Call started once cmd has started or failed to.
+func (s *session) outputPipes(cmd *exec.Cmd, alsoStderr io.Writer) (outPipes, error) {
+	var ps outPipes
+	for i, stream := range []string{"stdout", "stderr"} {
+		emit := func(text string) { s.out.add(stream, text) }
+		if stream == "stderr" && alsoStderr != nil {
+			emit = func(text string) { s.out.add(stream, text); _, _ = alsoStderr.Write([]byte(text)) }
+		}
+		p, err := dapserve.NewOutputPipe(emit)
+		if err != nil {
+			ps[0].Close()
+			return outPipes{}, fmt.Errorf("the program's output: %w", err)
+		}
+		ps[i] = p
+	}
+	cmd.Stdout, cmd.Stderr = ps[0].W, ps[1].W
+	s.mu.Lock()
+	s.pipes = append(s.pipes, ps[0], ps[1])
+	s.mu.Unlock()
+	return ps, nil
 }
 
-func (w *streamWriter) Write(b []byte) (int, error) {
-	w.out.add(w.stream, string(b))
-	return len(b), nil
+// started starts forwarding, or closes the pipes of a program that did
+// not start.
+func (ps outPipes) started(ok bool) {
+	ps[0].Started(ok)
+	ps[1].Started(ok)
+}
+
+// waitEOF waits, bounded, for the program's output to end after it exited.
+func (ps outPipes) waitEOF() {
+	ps[0].WaitEOF(2 * time.Second)
+	ps[1].WaitEOF(2 * time.Second)
+}
+
+// drainOutput forwards what the session's programs wrote before a stop
+// the adapter reports, so that the output read after the stop holds it.
+func (s *session) drainOutput() {
+	top := s.top()
+	top.mu.Lock()
+	pipes := slices.Clone(top.pipes)
+	top.mu.Unlock()
+	for _, p := range pipes {
+		p.Drain(2 * time.Second)
+	}
 }
 
 func within(p, dir string) bool {

@@ -276,3 +276,32 @@ func TestStepBackRdbg(t *testing.T) {
 		t.Fatalf("reverse_continue on rdbg: %v, want rdbg's refusal", err)
 	}
 }
+
+// TestRdbgOutputBeforeStop: rdbg is the program, so its output comes
+// through tether's pipes while its stops come over DAP; what the program
+// wrote before it stopped is in the output read at the stop, every time.
+func TestRdbgOutputBeforeStop(t *testing.T) {
+	t.Parallel()
+	needRdbg(t)
+	root := testenv.Workspace(t, map[string]string{"late.rb": `$stdout.sync = true
+$stdout.write("x" * 40000 + "\n")
+$stderr.puts "to stderr"
+puts "last words"
+debugger
+puts "after"
+`})
+	sv := dap.NewSupervisor(dap.Config{})
+	defer sv.Close()
+	for i := range 4 {
+		l := do(t, sv, "c", root, request{Op: "launch", Program: "late.rb"})
+		if l.Stop == nil || l.Stop.Line != 5 {
+			t.Fatalf("run %d: the program should stop at its debugger call: %s", i, l)
+		}
+		out := do(t, sv, "c", root, request{Op: "output"}).Output
+		if n := strings.Count(out, "x"); n != 40000 || !strings.Contains(out, "to stderr") || !strings.Contains(out, "last words") || strings.Contains(out, "after") {
+			t.Fatalf("run %d: the output at the stop should hold all that came before it: %d x's, %q", i, n, out[strings.LastIndexByte(out, 'x')+1:])
+		}
+		do(t, sv, "c", root, request{Op: "terminate"})
+	}
+	testenv.RequireNoProcs(t, root)
+}

@@ -42,6 +42,9 @@ type session struct {
 	// attachWait bounds waiting for an attach port to listen.
 	attachWait time.Duration
 	procDone   chan struct{}
+	// adapterPipes carry the output of an adapter that is the program,
+	// between wireOutput and startAdapter.
+	adapterPipes *outPipes
 	// cmdVars are the launch's placeholders the adapter's command may
 	// name (launchCommandVars).
 	cmdVars    map[string]any

@@ -47,6 +47,7 @@ func (s *session) onEvent(name string, body json.RawMessage) {
 		if json.Unmarshal(body, &b) != nil {
 			return
 		}
+		s.drainOutput()
 		s.mu.Lock()
 		s.stop = &b
 		s.running = false

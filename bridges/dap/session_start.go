@@ -371,13 +371,26 @@ func (s *session) adapterCommand(vars map[string]any) (cmd *exec.Cmd, argv []str
 // startAdapter starts the adapter's cmd (argv as adapterCommand gives it)
 // and closes s.procDone when it has ended.
 func (s *session) startAdapter(cmd *exec.Cmd, argv []string) error {
-	if err := proc.Start(cmd); err != nil {
+	err := proc.Start(cmd)
+	pipes := s.adapterPipes
+	s.adapterPipes = nil
+	if pipes != nil {
+		pipes.started(err == nil)
+	}
+	if err != nil {
 		return fmt.Errorf("dap: starting %s (%s): %w", s.adapter.ID, strings.Join(argv, " "), err)
 	}
 	s.cmd = cmd
 	s.joinCgroup(cmd.Process.Pid)
 	s.procDone = make(chan struct{})
-	go func() { _ = cmd.Wait(); s.adapterEnded(cmd); close(s.procDone) }()
+	go func() {
+		_ = cmd.Wait()
+		if pipes != nil {
+			pipes.waitEOF()
+		}
+		s.adapterEnded(cmd)
+		close(s.procDone)
+	}()
 	return nil
 }
 

@@ -44,7 +44,9 @@ func (s *session) connectTCP(ctx context.Context, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	s.wireOutput(cmd)
+	if err := s.wireOutput(cmd); err != nil {
+		return err
+	}
 	if err := s.startAdapter(cmd, argv); err != nil {
 		return err
 	}

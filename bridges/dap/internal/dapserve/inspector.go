@@ -19,8 +19,6 @@ type Inspector struct {
 	Variables      func(godap.VariablesArguments) (*godap.VariablesResponse, error)
 	Evaluate       func(godap.EvaluateArguments) (*godap.EvaluateResponse, error)
 	ExceptionInfo  func() (*godap.ExceptionInfoResponse, error)
-	// Stop ends the session, for disconnect and terminate alike.
-	Stop func()
 }
 
 // Handle answers req if it is one of the Inspector's requests, and says
@@ -42,10 +40,10 @@ func (in *Inspector) Handle(req godap.RequestMessage, unserved func(command stri
 	case *godap.ExceptionInfoRequest:
 		return in.ExceptionInfo()
 	case *godap.DisconnectRequest:
-		in.Stop()
+		// Answered first: Serve returns after it, and the adapter, as it
+		// returns, ends the program and closes the connection.
 		return &godap.DisconnectResponse{}, nil
 	case *godap.TerminateRequest:
-		in.Stop()
 		return &godap.TerminateResponse{}, nil
 	}
 	return nil, unserved(req.GetRequest().Command)

@@ -57,9 +57,10 @@ type adapter struct {
 	rw  io.ReadWriteCloser
 	out *dapserve.Conn
 
-	cmd  *exec.Cmd
-	cdp  *cdpConn
-	exit chan struct{} // closed when node has exited and its output is read
+	cmd            *exec.Cmd
+	stdout, stderr *dapserve.OutputPipe // a launched program's output; nil otherwise
+	cdp            *cdpConn
+	exit           chan struct{} // closed when node has exited and its output is read
 
 	mu       sync.Mutex
 	scripts  map[string]scriptParsed   // by script id
@@ -262,7 +263,7 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 // inspector answers the requests the in-process adapters serve alike.
 func (a *adapter) inspector() *dapserve.Inspector {
 	return &dapserve.Inspector{SetBreakpoints: a.setBreakpoints, StackTrace: a.stackTrace, Scopes: a.scopes,
-		Variables: a.variables, Evaluate: a.evaluate, ExceptionInfo: a.exceptionInfo, Stop: a.stop}
+		Variables: a.variables, Evaluate: a.evaluate, ExceptionInfo: a.exceptionInfo}
 }
 
 // setExceptionBreakpoints chooses what exceptions the program stops on:

@@ -235,3 +235,40 @@ func TestServeLaunch(t *testing.T) {
 		t.Fatalf("output %q", out)
 	}
 }
+
+// TestOutputBeforeStop: what the program printed before a debugger
+// statement, on stdout and stderr, arrives before the stopped event,
+// every time. (Node writes to a pipe what fits and queues the rest for its
+// event loop, which a pause holds: the output stays under a pipe's 64 kB.)
+func TestOutputBeforeStop(t *testing.T) {
+	node := testenv.RequireBinary(t, "node")
+	root := testenv.Workspace(t, map[string]string{"late.js": `process.stdout.write("x".repeat(40000) + "\n");
+console.error("to stderr");
+console.log("last words");
+debugger;
+`})
+	file := filepath.Join(root, "late.js")
+	for i := range 5 {
+		c := newClient(t, nodeadapter.Config{Node: node, Root: root, Scratch: t.TempDir()})
+		c.ok("initialize", map[string]any{"adapterID": "node"})
+		c.ok("launch", map[string]any{"program": file})
+		c.waitEvent("initialized")
+		c.ok("configurationDone", nil)
+		c.waitEvent("stopped")
+		var stdout, stderr strings.Builder
+		for _, e := range c.events {
+			if o, ok := e.(*godap.OutputEvent); ok && o.Body.Category == "stderr" {
+				stderr.WriteString(o.Body.Output)
+			} else if ok {
+				stdout.WriteString(o.Body.Output)
+			}
+		}
+		if n := strings.Count(stdout.String(), "x"); n != 40000 || !strings.HasSuffix(stdout.String(), "last words\n") {
+			t.Fatalf("run %d: stdout before the stop: %d x's, ends %q", i, n, stdout.String()[max(0, stdout.Len()-20):])
+		}
+		if stderr.String() != "to stderr\n" {
+			t.Fatalf("run %d: stderr before the stop: %q", i, stderr.String())
+		}
+		c.ok("disconnect", nil)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	godap "github.com/google/go-dap"
 	"github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
@@ -97,6 +98,8 @@ func (a *adapter) onPaused(p *pausedParams) {
 		body.Reason = "breakpoint"
 		body.Description = "debugger statement"
 	}
+	a.stdout.Drain(2 * time.Second)
+	a.stderr.Drain(2 * time.Second)
 	a.send(&godap.StoppedEvent{Event: event("stopped"), Body: body})
 }
 

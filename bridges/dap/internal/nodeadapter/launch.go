@@ -137,8 +137,16 @@ func (a *adapter) start(r nodeRun) (ready, exited <-chan struct{}, err error) {
 		return nil, nil, err
 	}
 	cmd.ExtraFiles = []*os.File{toNode, toAdapter}
-	cmd.Stdout = &outputWriter{a: a, category: "stdout"}
-	cmd.Stderr = &outputWriter{a: a, category: "stderr"}
+	if a.stdout, err = a.out.NewOutputPipe("stdout", nil); err != nil {
+		closeFiles(toNode, fromAdapter, fromNode, toAdapter)
+		return nil, nil, err
+	}
+	if a.stderr, err = a.out.NewOutputPipe("stderr", dropNodeWaiting); err != nil {
+		a.stdout.Close()
+		closeFiles(toNode, fromAdapter, fromNode, toAdapter)
+		return nil, nil, err
+	}
+	cmd.Stdout, cmd.Stderr = a.stdout.W, a.stderr.W
 	cmd.WaitDelay = 2 * time.Second
 	cmd.Env = os.Environ()
 	if nm := filepath.Join(a.cfg.Root, "node_modules"); isDir(nm) {
@@ -147,10 +155,15 @@ func (a *adapter) start(r nodeRun) (ready, exited <-chan struct{}, err error) {
 		cmd.Env = append(cmd.Env, "NODE_PATH="+nm)
 	}
 	if err := a.sandbox(cmd, "node debuggee", a.cfg.Node); err != nil {
+		a.stdout.Close()
+		a.stderr.Close()
 		closeFiles(toNode, fromAdapter, fromNode, toAdapter)
 		return nil, nil, err
 	}
-	if err := proc.Start(cmd); err != nil {
+	err = proc.Start(cmd)
+	a.stdout.Started(err == nil)
+	a.stderr.Started(err == nil)
+	if err != nil {
 		closeFiles(toNode, fromAdapter, fromNode, toAdapter)
 		return nil, nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
 	}
@@ -176,6 +189,8 @@ func (a *adapter) start(r nodeRun) (ready, exited <-chan struct{}, err error) {
 // terminated events).
 func (a *adapter) wait(cmd *exec.Cmd, exited chan struct{}) {
 	err := cmd.Wait()
+	a.stdout.WaitEOF(2 * time.Second)
+	a.stderr.WaitEOF(2 * time.Second)
 	close(exited)
 	close(a.exit)
 	a.out.Exited(err)
@@ -212,24 +227,14 @@ func urlPath(u string) string {
 	return pu.Path
 }
 
-// outputWriter turns the program's output into output events.
-type outputWriter struct {
-	a        *adapter
-	category string
-}
-
 // nodeWaiting is what node writes at its end while an inspector session
 // (the relay's own) is open: about tether's connection, not the program.
 const nodeWaiting = "Waiting for the debugger to disconnect...\n"
 
-func (w *outputWriter) Write(p []byte) (int, error) {
-	text := string(p)
-	if w.category == "stderr" {
-		if text == nodeWaiting {
-			return len(p), nil
-		}
-		text = strings.Replace(text, "\n"+nodeWaiting, "\n", 1)
+// dropNodeWaiting drops nodeWaiting from the program's stderr.
+func dropNodeWaiting(text string) string {
+	if text == nodeWaiting {
+		return ""
 	}
-	w.a.send(&godap.OutputEvent{Event: event("output"), Body: godap.OutputEventBody{Category: w.category, Output: text}})
-	return len(p), nil
+	return strings.Replace(text, "\n"+nodeWaiting, "\n", 1)
 }

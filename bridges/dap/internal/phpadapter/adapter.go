@@ -45,7 +45,7 @@ type adapter struct {
 	out *dapserve.Conn
 
 	cmd            *exec.Cmd
-	stdout, stderr *outputPipe // the program's output, to output events
+	stdout, stderr *dapserve.OutputPipe // the program's output, to output events
 	x              *dbgpConn
 	exit           chan struct{} // closed when php has exited and its output is read
 
@@ -113,7 +113,7 @@ func (a *adapter) handle(req godap.RequestMessage) (godap.ResponseMessage, error
 // inspector answers the requests the in-process adapters serve alike.
 func (a *adapter) inspector() *dapserve.Inspector {
 	return &dapserve.Inspector{SetBreakpoints: a.setBreakpoints, StackTrace: a.stackTrace, Scopes: a.scopes,
-		Variables: a.variables, Evaluate: a.evaluate, ExceptionInfo: a.exceptionInfo, Stop: a.stop}
+		Variables: a.variables, Evaluate: a.evaluate, ExceptionInfo: a.exceptionInfo}
 }
 
 // setExceptionBreakpoints chooses what stops the program: "uncaught" a
@@ -254,8 +254,8 @@ func (a *adapter) awaitStop(name string, ch chan *packet) {
 	if m := p.Message; m != nil && m.Exception != "" {
 		body.Reason, body.Text = "exception", exceptionText(m)
 	}
-	a.stdout.drain(2 * time.Second)
-	a.stderr.drain(2 * time.Second)
+	a.stdout.Drain(2 * time.Second)
+	a.stderr.Drain(2 * time.Second)
 	a.mu.Lock()
 	a.stopped, a.where = true, p.Message
 	a.mu.Unlock()

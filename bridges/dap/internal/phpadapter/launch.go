@@ -117,31 +117,29 @@ func (a *adapter) start(args launchArgs, clientArgs []string) error {
 	// stdin is /dev/null: the program reads end-of-file, as under the
 	// other adapters.
 	var err error
-	if a.stdout, err = newOutputPipe(a, "stdout"); err != nil {
+	if a.stdout, err = a.out.NewOutputPipe("stdout", nil); err != nil {
 		return err
 	}
-	if a.stderr, err = newOutputPipe(a, "stderr"); err != nil {
-		a.stdout.closeAll()
+	if a.stderr, err = a.out.NewOutputPipe("stderr", nil); err != nil {
+		a.stdout.Close()
 		return err
 	}
-	cmd.Stdout, cmd.Stderr = a.stdout.w, a.stderr.w
+	cmd.Stdout, cmd.Stderr = a.stdout.W, a.stderr.W
 	cmd.WaitDelay = 2 * time.Second
 	cmd.Env = os.Environ()
 	if a.cfg.Sandbox != nil {
 		if err := a.cfg.Sandbox(cmd, "php debuggee", a.cfg.PHP); err != nil {
+			a.stdout.Close()
+			a.stderr.Close()
 			return err
 		}
 	}
 	err = proc.Start(cmd)
-	// The parent's write ends close either way: the pipes end when php
-	// and what it started have closed theirs.
-	_, _ = a.stdout.w.Close(), a.stderr.w.Close()
+	a.stdout.Started(err == nil)
+	a.stderr.Started(err == nil)
 	if err != nil {
-		_, _ = a.stdout.r.Close(), a.stderr.r.Close()
 		return fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
 	}
-	go a.stdout.run()
-	go a.stderr.run()
 	a.cmd = cmd
 	go a.wait(cmd)
 	a.send(&godap.ProcessEvent{Event: event("process"), Body: godap.ProcessEventBody{
@@ -200,8 +198,8 @@ func (a *adapter) accept(ln net.Listener, program string) (*dbgpConn, error) {
 // wait waits for php to exit and says so (exited and terminated events).
 func (a *adapter) wait(cmd *exec.Cmd) {
 	err := cmd.Wait()
-	a.stdout.waitEOF(2 * time.Second)
-	a.stderr.waitEOF(2 * time.Second)
+	a.stdout.WaitEOF(2 * time.Second)
+	a.stderr.WaitEOF(2 * time.Second)
 	close(a.exit)
 	a.out.Exited(err)
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package phpadapter
+package dapserve
 
 // fionread asks how many bytes wait in a pipe: FIONREAD, _IOR('f', 127,
 // int) on the BSDs and macOS, which golang.org/x/sys/unix does not name.

@@ -1,4 +1,4 @@
-package phpadapter
+package dapserve
 
 import "golang.org/x/sys/unix"
 
