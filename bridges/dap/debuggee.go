@@ -58,7 +58,7 @@ func (s *session) wireOutput(cmd *exec.Cmd) error {
 		cmd.Stdout, cmd.Stderr = s.console, s.stderr
 		return nil
 	}
-	ps, err := s.outputPipes(cmd, s.stderr)
+	ps, err := s.captureOutput(cmd, s.stderr)
 	if err != nil {
 		return fmt.Errorf("dap: %w", err)
 	}

@@ -175,7 +175,7 @@ const cWatch = `#include <stdio.h>
 
 int main(void) {
 	int sum = 0;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 6; i++) {
 		sum += i;
 	}
 	printf("sum %d\n", sum);
@@ -264,4 +264,34 @@ func TestRestartFrameNode(t *testing.T) {
 	refused(t, err, "completions", "the node adapter cannot complete expressions", "restart_frame, exception_info")
 	do(t, sv, "c", root, request{Op: "breakpoints", File: "add.js"})
 	runsToEnd(t, sv, root, "3 2")
+}
+
+// cTicks runs for about six seconds after its first tick.
+const cTicks = `#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+	for (int i = 0; i < 6; i++) {
+		printf("tick %d\n", i);
+		fflush(stdout);
+		sleep(1);
+	}
+	printf("done\n");
+	return 7;
+}
+`
+
+// TestRestartKeepsTheProgramLLDB: after a restart, the first program's
+// end is not the new one's: a continue that runs for seconds ends with
+// the new program's own exit code and all its output.
+func TestRestartKeepsTheProgramLLDB(t *testing.T) {
+	t.Parallel()
+	sv, root := breakAt{cTarget("lldb", "ticks", "main.c", cTicks), "main.c", 5}.stopped(t)
+	ctx := ctxT(t)
+	o, err := sv.Restart(ctx, "c")
+	stoppedAt(t, "restart", o, err, 5, "")
+	do(t, sv, "c", root, request{Op: "breakpoints", File: "main.c"})
+	c := do(t, sv, "c", root, request{Op: "continue"})
+	if c.Exited == nil || !c.Exited.Known || c.Exited.Code != 7 || !strings.Contains(c.Exited.Output, "done") {
+		t.Fatalf("the restarted program should run to its own end, exit code 7 after \"done\": %s", c)
+	}
 }

@@ -38,10 +38,10 @@ type family struct {
 	children []*session
 	// terminals are the programs runInTerminal started.
 	terminals []*exec.Cmd
-	// pipes carry the output of the programs whose output is the
+	// captured carry the output of the programs whose output is the
 	// session's own (runInTerminal's, an adapter that is the program);
 	// a stop drains them first (drainOutput).
-	pipes []*dapserve.OutputPipe
+	captured []*dapserve.OutputPipe
 	// stopFrom is the child whose stop is the latest (nil: the session's
 	// own).
 	stopFrom *session
@@ -117,7 +117,7 @@ func (s *session) runInTerminal(raw json.RawMessage) (any, error) {
 	if ended {
 		return nil, errors.New("runInTerminal: the session is ending")
 	}
-	pipes, err := top.outputPipes(cmd, nil)
+	pipes, err := top.captureOutput(cmd, nil)
 	if err != nil {
 		return nil, fmt.Errorf("runInTerminal: %w", err)
 	}
@@ -134,14 +134,14 @@ func (s *session) runInTerminal(raw json.RawMessage) (any, error) {
 	return map[string]any{"processId": cmd.Process.Pid}, nil
 }
 
-// outPipes are a program's stdout and stderr pipes.
-type outPipes [2]*dapserve.OutputPipe
+// outputPair is a program's stdout and stderr pipes.
+type outputPair [2]*dapserve.OutputPipe
 
-// outputPipes points cmd's stdout and stderr at pipes whose reads go to
+// captureOutput points cmd's stdout and stderr at pipes whose reads go to
 // the session's output (stderr also to alsoStderr, when set), kept for
 // drainOutput. Call started once cmd has started or failed to.
-func (s *session) outputPipes(cmd *exec.Cmd, alsoStderr io.Writer) (outPipes, error) {
-	var ps outPipes
+func (s *session) captureOutput(cmd *exec.Cmd, alsoStderr io.Writer) (outputPair, error) {
+	var ps outputPair
 	for i, stream := range []string{"stdout", "stderr"} {
 		emit := func(text string) { s.out.add(stream, text) }
 		if stream == "stderr" && alsoStderr != nil {
@@ -150,26 +150,26 @@ func (s *session) outputPipes(cmd *exec.Cmd, alsoStderr io.Writer) (outPipes, er
 		p, err := dapserve.NewOutputPipe(emit)
 		if err != nil {
 			ps[0].Close()
-			return outPipes{}, fmt.Errorf("the program's output: %w", err)
+			return outputPair{}, fmt.Errorf("the program's output: %w", err)
 		}
 		ps[i] = p
 	}
 	cmd.Stdout, cmd.Stderr = ps[0].W, ps[1].W
 	s.mu.Lock()
-	s.pipes = append(s.pipes, ps[0], ps[1])
+	s.captured = append(s.captured, ps[0], ps[1])
 	s.mu.Unlock()
 	return ps, nil
 }
 
 // started starts forwarding, or closes the pipes of a program that did
 // not start.
-func (ps outPipes) started(ok bool) {
+func (ps outputPair) started(ok bool) {
 	ps[0].Started(ok)
 	ps[1].Started(ok)
 }
 
 // waitEOF waits, bounded, for the program's output to end after it exited.
-func (ps outPipes) waitEOF() {
+func (ps outputPair) waitEOF() {
 	ps[0].WaitEOF(2 * time.Second)
 	ps[1].WaitEOF(2 * time.Second)
 }
@@ -179,7 +179,7 @@ func (ps outPipes) waitEOF() {
 func (s *session) drainOutput() {
 	top := s.top()
 	top.mu.Lock()
-	pipes := slices.Clone(top.pipes)
+	pipes := slices.Clone(top.captured)
 	top.mu.Unlock()
 	for _, p := range pipes {
 		p.Drain(2 * time.Second)

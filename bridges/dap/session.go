@@ -44,7 +44,7 @@ type session struct {
 	procDone   chan struct{}
 	// adapterPipes carry the output of an adapter that is the program,
 	// between wireOutput and startAdapter.
-	adapterPipes *outPipes
+	adapterPipes *outputPair
 	// cmdVars are the launch's placeholders the adapter's command may
 	// name (launchCommandVars).
 	cmdVars    map[string]any
