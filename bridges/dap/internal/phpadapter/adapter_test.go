@@ -79,10 +79,7 @@ func send(c net.Conn, seq int, command, args string) {
 // unix socket, Xdebug connects to a loopback port instead, and the
 // program runs to its end with its output and exit code.
 func TestLaunchOverLoopback(t *testing.T) {
-	php := testenv.RequireBinary(t, "php")
-	if out, err := exec.Command(php, "-m").Output(); err != nil || !strings.Contains(string(out), "Xdebug") {
-		testenv.Missing(t, "php-xdebug (php -m lists no Xdebug)")
-	}
+	php := needXdebug(t)
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "end.php")
 	if err := os.WriteFile(prog, []byte("<?php echo \"done\\n\";\nexit(3);\n"), 0o644); err != nil {
@@ -124,10 +121,7 @@ func TestLaunchOverLoopback(t *testing.T) {
 // stdout and on stderr, arrives before the stopped event, every time, not
 // whenever the pipe's reader gets to it.
 func TestOutputBeforeStop(t *testing.T) {
-	php := testenv.RequireBinary(t, "php")
-	if out, err := exec.Command(php, "-m").Output(); err != nil || !strings.Contains(string(out), "Xdebug") {
-		testenv.Missing(t, "php-xdebug (php -m lists no Xdebug)")
-	}
+	php := needXdebug(t)
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "late.php")
 	src := `<?php
@@ -183,4 +177,14 @@ throw new RuntimeException("stop here");
 		}
 		send(c, 4, "disconnect", "")
 	}
+}
+
+// needXdebug returns a php that loads Xdebug, or fails/skips the test.
+func needXdebug(t *testing.T) string {
+	t.Helper()
+	php := testenv.RequireBinary(t, "php")
+	if out, err := exec.Command(php, "-m").Output(); err != nil || !strings.Contains(string(out), "Xdebug") {
+		testenv.Missing(t, "php-xdebug (php -m lists no Xdebug)")
+	}
+	return php
 }
