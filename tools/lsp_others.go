@@ -28,7 +28,7 @@ func (l *lspTools) otherFiles(ctx context.Context, written []string, diags []*ls
 		o.skip[l.seenPath(f)] = true
 	}
 	exact, whole := o.published(diags, aff)
-	after, errs := diagnoseAll(exact, func(f string) (*lsp.Diagnostics, error) { return l.sup.Diagnostics(ctx, f) })
+	after, errs := diagnoseAll(exact, func(f string) (*lsp.Diagnostics, error) { return l.diagnoseFileNow(ctx, f) })
 	for i, f := range exact {
 		if after[i] != nil {
 			noteErrDirs(errDirs, l.seenPath(f), after[i].Items)

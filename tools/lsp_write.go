@@ -485,7 +485,7 @@ func (l *lspTools) baselineAffected(ctx context.Context, w *writeCall, written, 
 			return unknown
 		}
 	}
-	diags, errs := diagnoseAll(need, func(f string) (*lsp.Diagnostics, error) { return l.sup.Diagnostics(ctx, f) })
+	diags, errs := diagnoseAll(need, func(f string) (*lsp.Diagnostics, error) { return l.diagnoseFileNow(ctx, f) })
 	for i, f := range need {
 		key := l.seenPath(f)
 		switch d, err := diags[i], errs[i]; {

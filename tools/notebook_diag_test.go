@@ -168,3 +168,37 @@ func TestNotebookNotCheckedSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestNotebookAffectedByModule: with real pyright, a write of a module
+// that changes a function's signature checks the notebook whose cells
+// call it, against the notebook as pyright saw it before: the broken call
+// is new, at its cell and line; the notebook's old error is not.
+func TestNotebookAffectedByModule(t *testing.T) {
+	r, _ := projectRun(t, "pyright-langserver", map[string]string{
+		"pyproject.toml": "[project]\nname = \"p\"\n",
+		"util.py":        "def helper(x: int) -> int:\n    return x + 1\n",
+		"analysis.ipynb": notebookJSON(t, [][3]string{
+			{"markdown", "m0", "# Uses util\n"},
+			{"code", "c1", "from util import helper\n"},
+			{"code", "c2", "n = 1\nhelper(n)\nprint(undefined_before)\n"},
+		}),
+	})
+	res, err := lspResult(t, r, "write", map[string]any{"path": "util.py", "content": "def helper(x: int, y: int) -> int:\n    return x + y\n"})
+	if err != nil || res.IsError {
+		t.Fatalf("write: %v\n%s", err, res.AllText())
+	}
+	out, rep := res.AllText(), res.Diagnostics
+	var inNotebook []lsp.Diagnostic
+	for _, d := range rep.New {
+		if d.Path == "analysis.ipynb" {
+			inNotebook = append(inNotebook, d)
+		}
+	}
+	if len(inNotebook) != 1 || inNotebook[0].Cell == nil || *inNotebook[0].Cell != (ipynb.CellRef{Index: 2, ID: "c2"}) || inNotebook[0].Line != 2 ||
+		!strings.Contains(inNotebook[0].Message, `"y"`) {
+		t.Fatalf("the call helper(n) in cell 2 line 2 should be new (argument y missing), the old error not: new %+v\n%s", rep.New, out)
+	}
+	if !strings.Contains(out, `analysis.ipynb[cell 2 id=c2]:2:1: error:`) {
+		t.Errorf("the report should place the error in its cell:\n%s", out)
+	}
+}

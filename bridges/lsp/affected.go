@@ -152,6 +152,11 @@ func (s *Supervisor) changedDeclarations(ctx context.Context, parse Parser, diff
 			}
 		}
 	}
+	if slices.Contains(exts, ".py") && !slices.Contains(exts, ".ipynb") {
+		// A notebook's code cells import Python modules as a .py file
+		// does; its caller checks them as Python (DiagnoseText).
+		exts = append(exts, ".ipynb")
+	}
 	for n := range names {
 		a.Names = append(a.Names, n)
 	}
