@@ -85,7 +85,7 @@ type fileJob struct {
 // stops the whole search (the context is done, or the pattern is too
 // expensive).
 func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang *grammars.Language, j *fileJob, limit int) error {
-	if j.host == notebookHost {
+	if isNotebook(j.host) {
 		return s.doNotebook(ctx, fsys, w, lang, j, limit)
 	}
 	if j.host != nil {

@@ -2,10 +2,11 @@ package search
 
 import (
 	"fmt"
-	"github.com/tetherhq/tether/search/inject"
 	"strings"
 
 	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/internal/ipynb"
+	"github.com/tetherhq/tether/search/inject"
 )
 
 // langForPath returns the language of a file by its name or extension
@@ -27,14 +28,22 @@ func lookupLang(name string) (*grammars.Language, error) {
 }
 
 // pathLang is the language a search of the single file path is in when
-// none is given: its grammar's, or Python for a Jupyter notebook, whose
-// code cells are searched.
-func pathLang(path string) (*grammars.Language, bool) {
+// none is given: its grammar's, or for a Jupyter notebook, whose code
+// cells are searched, its kernel's (Python when it cannot be read or
+// names none; the search then says why it was not searched).
+func (s *Searcher) pathLang(fsys *files, path string) (*grammars.Language, bool) {
 	if l, ok := grammars.ForPath(path); ok {
 		return l, true
 	}
-	if inject.IsNotebook(path) {
-		return grammars.Lookup(inject.NotebookLanguage)
+	if !inject.IsNotebook(path) {
+		return nil, false
 	}
-	return nil, false
+	if src, _, err := s.read(fsys, path); err == nil {
+		if nb, err := ipynb.Parse(src); err == nil {
+			if l, ok := grammars.Lookup(inject.NotebookKernel(nb)); ok {
+				return l, true
+			}
+		}
+	}
+	return grammars.Lookup(inject.NotebookLanguage)
 }

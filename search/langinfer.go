@@ -59,7 +59,7 @@ func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern 
 	}
 	if len(paths) == 1 {
 		if fi, err := f.stat(paths[0]); err == nil && !fi.IsDir() {
-			if l, ok := pathLang(paths[0]); ok {
+			if l, ok := s.pathLang(f, paths[0]); ok {
 				return l, nil
 			}
 			return nil, fmt.Errorf("search: no language for %s: its extension is not a known grammar's; pass language", paths[0])
@@ -78,7 +78,7 @@ func (s *Searcher) resolveLanguage(ctx context.Context, f *files, lang, pattern 
 			return nil, fmt.Errorf("search: cannot search %s: %w", p, err)
 		}
 		for _, file := range found {
-			if l, ok := pathLang(file); ok {
+			if l, ok := s.pathLang(f, file); ok {
 				counts[l]++
 			}
 		}

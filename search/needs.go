@@ -73,7 +73,7 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 		if err != nil || fi.Size() > s.maxSize || int64(len(src)) > s.maxSize || looksBinary(src) || !hasTokens(src, tokens) {
 			continue
 		}
-		if host := p.hostOf[f]; host == notebookHost {
+		if host := p.hostOf[f]; isNotebook(host) {
 			// a notebook's cells are decoded, no byte range of the file:
 			// not listed
 			continue

@@ -26,8 +26,19 @@ import (
 // its diff shows the cells' source lines (FileChange.Cells).
 
 // notebookHost marks a notebook in a search's hostOf: its code cells are
-// searched, not its text.
-var notebookHost = &grammars.Language{ID: "ipynb", Name: "Jupyter notebook"}
+// searched, not its text. namedNotebook marks one the search was given by
+// name, rather than found under a directory: one of another language is
+// said not searched, where a found one is passed over as any file of
+// another language is.
+var (
+	notebookHost  = &grammars.Language{ID: "ipynb", Name: "Jupyter notebook"}
+	namedNotebook = &grammars.Language{ID: "ipynb", Name: "Jupyter notebook"}
+)
+
+// isNotebook reports whether host marks a notebook.
+func isNotebook(host *grammars.Language) bool {
+	return host == notebookHost || host == namedNotebook
+}
 
 // cellJob is one code cell of a notebook that a search matched in: its
 // place, its source (as the notebook holds it) and a rewrite's edits of
@@ -50,6 +61,10 @@ func (s *Searcher) doNotebook(ctx context.Context, fsys *files, w *worker, lang 
 		return nil
 	}
 	_, cells, err := inject.NotebookCells(src, lang.ID)
+	if le := (*inject.NotebookLanguageError)(nil); errors.As(err, &le) && le.KernelID != "" && j.host != namedNotebook {
+		j.none = true // a notebook of another language, found under a directory
+		return nil
+	}
 	if err != nil {
 		j.skip, j.why = "notebook", notebookSkip(err)
 		return nil
@@ -97,7 +112,10 @@ func (s *Searcher) doNotebook(ctx context.Context, fsys *files, w *worker, lang 
 // notebookSkip says why a notebook was not searched.
 func notebookSkip(err error) string {
 	if le := (*inject.NotebookLanguageError)(nil); errors.As(err, &le) {
-		return fmt.Sprintf("kernel language %s, not %s", le.Kernel, le.Want)
+		if le.KernelID == "" {
+			return fmt.Sprintf("kernel language %s, which no shipped grammar reads", le.Kernel)
+		}
+		return fmt.Sprintf("kernel language %s, not %s: search it with language %s", le.Kernel, le.Want, le.KernelID)
 	}
 	return err.Error()
 }
@@ -179,20 +197,25 @@ func writeCells(path string, src []byte, cells []*cellJob) (FileChange, bool, er
 // searches them; with fix, the notebook's text and its cells' sources are
 // kept for the findings' fixes.
 func (s *Searcher) scanNotebook(ctx context.Context, fsys *files, byLang map[string][]*scanRule, pick func([]*scanRule) []*scanRule, runners map[*rule.Rule]*rule.Runner, j *scanJob, fix bool) error {
-	rs := pick(byLang[inject.NotebookLanguage])
-	if len(rs) == 0 {
+	if len(byLang) == 0 {
 		return nil
 	}
-	j.searched = true
 	src, _, ok := s.readText(fsys, j.path, &j.unread)
 	if !ok {
+		j.searched = true
 		return nil
 	}
-	_, cells, err := inject.NotebookCells(src, inject.NotebookLanguage)
+	_, kernel, cells, err := inject.KernelCells(src)
 	if err != nil {
+		j.searched = true
 		j.skip, j.why = "notebook", notebookSkip(err)
 		return nil
 	}
+	rs := pick(byLang[kernel])
+	if len(rs) == 0 {
+		return nil // no rule of its language
+	}
+	j.searched = true
 	lang := rs[0].r.Grammar()
 	for _, c := range cells {
 		if err := ctx.Err(); err != nil {

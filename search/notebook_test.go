@@ -17,9 +17,21 @@ import (
 	"github.com/tetherhq/tether/search/store"
 )
 
-// notebookR is a notebook whose kernel is R: not searched as Python.
-const notebookR = `{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": ["print(1)\n"]}],
+// notebookR is a notebook whose kernel is R: searched in R, passed over
+// by a search in Python.
+const notebookR = `{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": ["x <- c(1, 2)\n", "print(x)\n"]}],
  "metadata": {"kernelspec": {"display_name": "R", "language": "R", "name": "ir"}}, "nbformat": 4, "nbformat_minor": 4}
+`
+
+// notebookMaxima is a notebook whose kernel's language no shipped grammar
+// reads: never searched, named.
+const notebookMaxima = `{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": ["print(1)$\n"]}],
+ "metadata": {"kernelspec": {"display_name": "Maxima", "language": "maxima", "name": "maxima"}}, "nbformat": 4, "nbformat_minor": 4}
+`
+
+// notebookDeno is a TypeScript notebook (Deno's kernel).
+const notebookDeno = `{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": ["const n: number = 1;\n", "console.log(n);\n"]}],
+ "metadata": {"kernelspec": {"display_name": "Deno", "language": "typescript", "name": "deno"}, "language_info": {"name": "typescript"}}, "nbformat": 4, "nbformat_minor": 5}
 `
 
 // notebookEscaped is a compact notebook whose sources are one string each,
@@ -27,8 +39,8 @@ const notebookR = `{"cells": [{"cell_type": "code", "execution_count": null, "me
 // leaves them, and no language named (Python).
 const notebookEscaped = `{"cells":[{"cell_type":"code","execution_count":null,"metadata":{},"outputs":[],"source":"caf\u00e9 = \"caf\\u00e9\"\nprint(caf\u00e9, \"\\\\\")\n"}],"metadata":{},"nbformat":4,"nbformat_minor":4}`
 
-// notebookDir holds the pinned notebook with magics, the R notebook, one
-// that is no JSON, the escaped one and a Python file.
+// notebookDir holds the pinned notebook with magics, the R and Maxima
+// notebooks, one that is no JSON, the escaped one and a Python file.
 func notebookDir(t *testing.T) string {
 	t.Helper()
 	nb, err := os.ReadFile("../testdata/notebook/magics-and-unicode.ipynb")
@@ -38,6 +50,7 @@ func notebookDir(t *testing.T) string {
 	return writeFiles(t, map[string]string{
 		"magics.ipynb":  string(nb),
 		"r.ipynb":       notebookR,
+		"maxima.ipynb":  notebookMaxima,
 		"broken.ipynb":  `{"cells": [`,
 		"escaped.ipynb": notebookEscaped,
 		"plain.py":      "print(\"file\")\n",
@@ -52,8 +65,9 @@ func cellWhere(m search.Match) string {
 
 // TestNotebookSearch: a Python search finds matches in the code cells of
 // notebooks at their cell, line and column (bytes of the decoded source),
-// not in markdown cells, magic lines or a %%bash cell; the R notebook and
-// the one that does not parse are skipped, saying why.
+// not in markdown cells, magic lines or a %%bash cell; the R notebook is
+// passed over as an R file is, the Maxima one (no grammar) and the one
+// that does not parse are skipped, saying why.
 func TestNotebookSearch(t *testing.T) {
 	dir := notebookDir(t)
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
@@ -83,10 +97,22 @@ func TestNotebookSearch(t *testing.T) {
 		t.Errorf("searched %d, notebooks skipped %d: want 3 searched, 2 skipped", res.Searched, res.Skipped.Notebooks)
 	}
 	sum := res.Summary()
-	for _, w := range []string{"2 notebooks: ", "broken.ipynb (ipynb: not an nbformat 4 notebook: its JSON does not parse", "r.ipynb (kernel language R, not python)"} {
+	for _, w := range []string{"2 notebooks: ", "broken.ipynb (ipynb: not an nbformat 4 notebook: its JSON does not parse", "maxima.ipynb (kernel language maxima, which no shipped grammar reads)"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary %q lacks %q", sum, w)
 		}
+	}
+	if strings.Contains(sum, "r.ipynb") {
+		t.Errorf("the R notebook should be passed over as an R file is: %q", sum)
+	}
+
+	// In R, the R notebook's cells are searched.
+	res, err = s.Search(context.Background(), search.Query{Pattern: "print($A)", Language: "r", Paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Matches) != 1 || cellWhere(res.Matches[0]) != "r.ipynb[cell 0]:2:1-2:9 print(x)" {
+		t.Errorf("an R search should find print(x) in the R notebook's cell: %v (%s)", res.Matches, res.Summary())
 	}
 	// the magic lines are no Python, but are blanked, not broken
 	if res.BrokenCount != 0 {
@@ -94,8 +120,8 @@ func TestNotebookSearch(t *testing.T) {
 	}
 }
 
-// TestNotebookSearchOneFile: a notebook named alone is searched as Python
-// without a language; in another language it is skipped, saying so.
+// TestNotebookSearchOneFile: a notebook named alone is searched without a
+// language in its kernel's; in another language it is skipped, saying so.
 func TestNotebookSearchOneFile(t *testing.T) {
 	dir := notebookDir(t)
 	s := search.NewSearcher(parser(t), search.Config{Cache: store.NewCache(0)})
@@ -111,8 +137,20 @@ func TestNotebookSearchOneFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Searched != 0 || res.Skipped.OtherLanguage != 1 || !strings.Contains(res.Summary(), "searched in python") {
+	if res.Searched != 0 || res.Skipped.Notebooks != 1 || !strings.Contains(res.Summary(), "magics.ipynb (kernel language python, not go: search it with language python)") {
 		t.Errorf("a go search of a notebook: %s", res.Summary())
+	}
+
+	deno := filepath.Join(dir, "deno.ipynb")
+	if err := os.WriteFile(deno, []byte(notebookDeno), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.Search(context.Background(), search.Query{Pattern: "const $N: number = $V", Paths: []string{deno}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Matches) != 1 || cellWhere(res.Matches[0]) != "deno.ipynb[cell 0]:1:1-1:21 const n: number = 1;" {
+		t.Errorf("a TypeScript notebook named alone should be searched in TypeScript: %v (%s)", res.Matches, res.Summary())
 	}
 }
 
@@ -295,7 +333,8 @@ func TestNotebookOps(t *testing.T) {
 
 // TestNotebookScan: a scan runs Python rules on a notebook's code cells,
 // its findings placed by cell and sorted by cell; with Fix the plan
-// rewrites the cells' sources; the R notebook is skipped, named.
+// rewrites the cells' sources; the R notebook, with no rule of its
+// language, is not read for them; the Maxima one is skipped, named.
 func TestNotebookScan(t *testing.T) {
 	dir := notebookDir(t)
 	p := parser(t)

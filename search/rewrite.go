@@ -88,7 +88,7 @@ func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan,
 	}
 	for _, j := range jobs {
 		n := len(j.edits)
-		if j.host == notebookHost {
+		if isNotebook(j.host) {
 			n = j.cellEdits()
 		}
 		if n == 0 {
@@ -99,7 +99,7 @@ func (s *Searcher) Rewrite(ctx context.Context, q Query, rewrite string) (*Plan,
 			continue
 		}
 		p.Edits += n
-		if j.host == notebookHost {
+		if isNotebook(j.host) {
 			c, changed, err := s.notebookChange(ctx, p, j.path, j.src, j.lang, j.cells)
 			if err != nil {
 				return nil, err

@@ -225,7 +225,7 @@ func scanFiles(ctx context.Context, fsys *files, q ScanQuery, gl *globs, byLang 
 				// a notebook's cells are scanned with the rules of their
 				// language
 				l = notebookHost
-				if len(byLang[inject.NotebookLanguage]) == 0 {
+				if len(byLang) == 0 {
 					continue
 				}
 			}

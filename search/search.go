@@ -465,7 +465,7 @@ func (s *Searcher) ruleLanguage(f *files, q Query, paths []string) (*grammars.La
 	}
 	if len(paths) == 1 {
 		if fi, err := f.stat(paths[0]); err == nil && !fi.IsDir() {
-			if l, ok := pathLang(paths[0]); ok {
+			if l, ok := s.pathLang(f, paths[0]); ok {
 				return l, nil
 			}
 		}

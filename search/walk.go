@@ -89,8 +89,8 @@ func walk(ctx context.Context, f *files, root, lang string, skips *Skips, gl *gl
 }
 
 // walkHosts is walk that, given hosts (not nil), also lists the host files
-// that may embed lang (package inject), the Jupyter notebooks when lang is
-// theirs or anyLanguage (recorded as notebookHost), and the files of the extra languages
+// that may embed lang (package inject), the Jupyter notebooks (recorded as
+// notebookHost, or namedNotebook for root itself), and the files of the extra languages
 // (a project's injections' hosts), and records each in hosts with its own
 // language.
 func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, gl *globs, hosts map[string]*grammars.Language, extra []string) ([]string, error) {
@@ -110,13 +110,9 @@ func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, g
 			}
 		}
 		if hosts != nil && inject.IsNotebook(root) && langForPath(root) == nil {
-			if lang == inject.NotebookLanguage || lang == anyLanguage {
-				hosts[root] = notebookHost
-				return []string{root}, nil
-			}
-			skips.OtherLanguage++
-			skips.note(root, fmt.Sprintf("a notebook: its code cells are searched in %s", inject.NotebookLanguage))
-			return nil, nil
+			// its code cells are searched in its kernel's language
+			hosts[root] = namedNotebook
+			return []string{root}, nil
 		}
 		if l := langForPath(root); lang != anyLanguage && l != nil && l.ID != lang && !related(l.ID, lang) {
 			if hosts != nil && (inject.Embeds(l.ID, lang) || slices.Contains(extra, l.ID)) {
@@ -164,7 +160,8 @@ func walkHosts(ctx context.Context, f *files, root, lang string, skips *Skips, g
 				case lang == anyLanguage || l != nil && l.ID == lang:
 				case hosts != nil && l != nil && (inject.Embeds(l.ID, lang) || slices.Contains(extra, l.ID)):
 					host = l
-				case hosts != nil && l == nil && lang == inject.NotebookLanguage && inject.IsNotebook(name):
+				case hosts != nil && l == nil && inject.IsNotebook(name):
+					// searched when its kernel's language is lang
 					host = notebookHost
 				default:
 					continue

@@ -12,15 +12,15 @@ import (
 	"github.com/tetherhq/tether/tools"
 )
 
-// notebookRKernel is a notebook whose kernel is R: skipped by a Python
-// search, and named.
-const notebookRKernel = `{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": ["print(1)\n"]}],
- "metadata": {"kernelspec": {"display_name": "R", "language": "R", "name": "ir"}}, "nbformat": 4, "nbformat_minor": 4}
+// notebookOctave is a notebook whose kernel's language (Octave) no
+// shipped grammar reads: skipped by every search, and named.
+const notebookOctave = `{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": ["print(1)\n"]}],
+ "metadata": {"kernelspec": {"display_name": "Octave", "language": "octave", "name": "octave"}}, "nbformat": 4, "nbformat_minor": 4}
 `
 
 // TestAstGrepNotebook: ast_grep finds Python in a notebook's code cells at
 // nb.ipynb[cell N id=ID]:line:column in its text and its structured
-// result, names the R notebook as skipped; ast_edit stages a rewrite whose
+// result, names the Octave notebook as skipped; ast_edit stages a rewrite whose
 // diff shows the cells' source lines, and resolve writes a notebook that
 // nbformat validates, its other cells untouched.
 func TestAstGrepNotebook(t *testing.T) {
@@ -29,7 +29,7 @@ func TestAstGrepNotebook(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{
-		"nb/magics.ipynb": string(nbText), "nb/r.ipynb": notebookRKernel, "main.py": "print(0)\n",
+		"nb/magics.ipynb": string(nbText), "nb/o.ipynb": notebookOctave, "main.py": "print(0)\n",
 		"nb/long.ipynb": `{"cells":[{"cell_type":"code","execution_count":null,"id":"loop","metadata":{},"outputs":[],"source":"for i in range(3):\n    a = i\n    b = a\n    c = b\n"}],"metadata":{},"nbformat":4,"nbformat_minor":5}`,
 	})
 	res, err := call(t, r, "ast_grep", `{"pattern":"print($$$A)","language":"python"}`)
@@ -38,7 +38,7 @@ func TestAstGrepNotebook(t *testing.T) {
 	}
 	txt := res.AllText()
 	for _, want := range []string{
-		"5 matches in 2 of 3 files searched; skipped 1 (1 notebook: nb/r.ipynb (kernel language R, not python))",
+		"5 matches in 2 of 3 files searched; skipped 1 (1 notebook: nb/o.ipynb (kernel language octave, which no shipped grammar reads))",
 		"\nnb/magics.ipynb[cell 3 id=timed]:3:1-3:30\n    print(\"say \\\"hi\\\" to\", names)\n",
 		"\nnb/magics.ipynb[cell 5 id=frame]:3:1-3:27\n    print(df[\"Größe\"].sum())\n",
 		"\nmain.py:1:1-1:9\n",

@@ -33,8 +33,8 @@ func TestAstGrepCLINotebook(t *testing.T) {
 	if code != 0 || out != want {
 		t.Errorf("human output (exit %d):\n%s\nwant:\n%s", code, out, want)
 	}
-	if !strings.Contains(errs, "skipped 1 (1 notebook: "+filepath.Join(dir, "r.ipynb")+" (kernel language R, not python))") {
-		t.Errorf("stderr does not name the R notebook:\n%s", errs)
+	if !strings.Contains(errs, "skipped 1 (1 notebook: "+filepath.Join(dir, "o.ipynb")+" (kernel language octave, which no shipped grammar reads))") {
+		t.Errorf("stderr does not name the Octave notebook:\n%s", errs)
 	}
 
 	code, out, _ = runCLI(t, "-p", "$D[\"Größe\"]", "--json=compact", nb)
@@ -84,7 +84,7 @@ func TestAstGrepCLINotebook(t *testing.T) {
 
 // TestScanCLINotebook: tether scan runs a Python rule on a notebook's
 // cells, placing each finding at "nb.ipynb[cell N id=ID]:line:column",
-// names the R notebook it did not scan on stderr, and -U writes the fixes
+// names the Octave notebook it could not scan on stderr, and -U writes the fixes
 // into the cells' sources.
 func TestScanCLINotebook(t *testing.T) {
 	dir, nb, nbText := notebookCLIDir(t)
@@ -93,8 +93,8 @@ func TestScanCLINotebook(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "warning[upper]\n  --> "+nb+"[cell 3 id=timed]:6:11\n   |     print(n.upper())\n  fix: n.casefold()\n") {
 		t.Errorf("scan (exit %d):\n%s", code, out)
 	}
-	if !strings.Contains(errs, "tether scan: notebook not scanned: "+filepath.Join(dir, "r.ipynb")+" (kernel language R, not python)") {
-		t.Errorf("stderr does not name the R notebook:\n%s", errs)
+	if !strings.Contains(errs, "tether scan: notebook not scanned: "+filepath.Join(dir, "o.ipynb")+" (kernel language octave, which no shipped grammar reads)") {
+		t.Errorf("stderr does not name the Octave notebook:\n%s", errs)
 	}
 	if code, _, errs = runScanCLI(t, "--inline-rules", rule, "-U", nb); code != 0 || !strings.Contains(errs, "Applied 1 changes") {
 		t.Fatalf("scan -U (exit %d): %s", code, errs)
@@ -110,7 +110,8 @@ func TestScanCLINotebook(t *testing.T) {
 }
 
 // notebookCLIDir writes the pinned notebook with magics as m.ipynb (nb,
-// its text nbText) and an R notebook as r.ipynb in a new directory.
+// its text nbText) and a notebook of Octave, which no shipped grammar
+// reads, as o.ipynb in a new directory.
 func notebookCLIDir(t *testing.T) (dir, nb string, nbText []byte) {
 	t.Helper()
 	nbText, err := os.ReadFile("../../testdata/notebook/magics-and-unicode.ipynb")
@@ -118,8 +119,8 @@ func notebookCLIDir(t *testing.T) (dir, nb string, nbText []byte) {
 		t.Fatal(err)
 	}
 	dir = t.TempDir()
-	r := `{"cells": [], "metadata": {"kernelspec": {"language": "R", "name": "ir", "display_name": "R"}}, "nbformat": 4, "nbformat_minor": 4}`
-	for name, text := range map[string]string{"m.ipynb": string(nbText), "r.ipynb": r} {
+	o := `{"cells": [], "metadata": {"kernelspec": {"language": "octave", "name": "octave", "display_name": "Octave"}}, "nbformat": 4, "nbformat_minor": 4}`
+	for name, text := range map[string]string{"m.ipynb": string(nbText), "o.ipynb": o} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

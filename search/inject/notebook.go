@@ -2,6 +2,7 @@ package inject
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -17,8 +18,8 @@ import (
 // id and the line and column in its source) rather than at file offsets;
 // a rewrite writes the cell's new source back with ipynb.SetSource.
 
-// NotebookLanguage is the language a notebook's code cells are searched
-// in: only Python notebooks are searched.
+// NotebookLanguage is the language of a notebook that names none: Python,
+// as Jupyter's default kernel is.
 const NotebookLanguage = "python"
 
 // IsNotebook reports whether path names a Jupyter notebook (.ipynb).
@@ -44,43 +45,81 @@ type Cell struct {
 // NotebookLanguageError is NotebookCells' error for a notebook whose
 // kernel is not in the language asked for.
 type NotebookLanguageError struct {
-	// Kernel is the language the notebook names, Want the one asked for.
-	Kernel, Want string
+	// Kernel is the language the notebook names, Want the one asked for;
+	// KernelID is the grammar of Kernel, "" when none is shipped.
+	Kernel, KernelID, Want string
 }
 
 func (e *NotebookLanguageError) Error() string {
 	return fmt.Sprintf("inject: the notebook's kernel language is %s, not %s", e.Kernel, e.Want)
 }
 
+// NotebookKernel returns the grammar id of nb's kernel language (Python
+// when it names none), or "" when no shipped grammar reads it. A
+// versioned name ("C++17") is looked up without its version too.
+func NotebookKernel(nb *ipynb.Notebook) string {
+	if nb.Language == "" {
+		return NotebookLanguage
+	}
+	name := strings.ToLower(strings.TrimSpace(nb.Language))
+	if l, ok := grammars.Lookup(name); ok {
+		return l.ID
+	}
+	if l, ok := grammars.Lookup(strings.TrimRight(name, "0123456789")); ok {
+		return l.ID
+	}
+	return ""
+}
+
 // NotebookCells parses the notebook src and returns it with its code
-// cells, when its kernel's language is lang (a notebook that names none is
-// Python). It fails, wrapping ipynb.ErrNotNotebook, for text that is no
-// nbformat 4 notebook, and with a *NotebookLanguageError for one of
-// another language.
+// cells, when its kernel's language is lang (NotebookKernel). A Python
+// notebook's IPython lines are blanked (BlankIPython); another kernel's
+// cells are its language as they stand. It fails, wrapping
+// ipynb.ErrNotNotebook, for text that is no nbformat 4 notebook, and with
+// a *NotebookLanguageError for one of another language.
 func NotebookCells(src []byte, lang string) (*ipynb.Notebook, []Cell, error) {
 	nb, err := ipynb.Parse(src)
 	if err != nil {
 		return nil, nil, err
 	}
-	kernel := NotebookLanguage
-	if nb.Language != "" {
-		kernel = strings.ToLower(nb.Language)
-		if l, ok := grammars.Lookup(kernel); ok {
-			kernel = l.ID
-		}
-	}
+	kernel := NotebookKernel(nb)
 	if kernel != lang {
-		return nil, nil, &NotebookLanguageError{Kernel: nb.Language, Want: lang}
+		return nil, nil, &NotebookLanguageError{Kernel: cmp.Or(nb.Language, NotebookLanguage), KernelID: kernel, Want: lang}
 	}
+	return nb, codeCells(nb, kernel), nil
+}
+
+// KernelCells parses the notebook src and returns it with the grammar id
+// of its kernel's language (NotebookKernel) and its code cells in that
+// language, as NotebookCells does; a kernel no shipped grammar reads is a
+// *NotebookLanguageError.
+func KernelCells(src []byte) (*ipynb.Notebook, string, []Cell, error) {
+	nb, err := ipynb.Parse(src)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	kernel := NotebookKernel(nb)
+	if kernel == "" {
+		return nil, "", nil, &NotebookLanguageError{Kernel: nb.Language}
+	}
+	return nb, kernel, codeCells(nb, kernel), nil
+}
+
+// codeCells are nb's code cells, in language kernel.
+func codeCells(nb *ipynb.Notebook, kernel string) []Cell {
 	var cells []Cell
 	for i, c := range nb.Cells {
 		if c.Type != "code" {
 			continue
 		}
 		s := []byte(c.Source)
-		cells = append(cells, Cell{Index: i, ID: c.ID, Source: s, Text: BlankIPython(s)})
+		text := s
+		if kernel == NotebookLanguage {
+			text = BlankIPython(s)
+		}
+		cells = append(cells, Cell{Index: i, ID: c.ID, Source: s, Text: text})
 	}
-	return nb, cells, nil
+	return cells
 }
 
 // BlankIPython returns a copy of a cell's source with every line of IPython
