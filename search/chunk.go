@@ -1,6 +1,11 @@
 package search
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+
+	"github.com/tetherhq/tether/matcher"
+)
 
 // Chunked parsing. Parsing in wasm costs several times a native parse, and
 // the token prefilter only rules out whole files. For languages whose files
@@ -12,9 +17,31 @@ import "bytes"
 // comment or an open bracket; and a chunk whose parse has an error makes the
 // whole file parse instead, so a cut can cost time but never a match.
 
-// splitter returns the byte offsets where chunks start (the first is 0), or
-// nil when the file should be parsed whole.
-type splitter func(src []byte) []int
+// splitter returns where the chunks of src start (the first at 0), or nil
+// when the file should be parsed whole; members says whether the pattern's
+// matches lie inside one class member, so that a class's members may be
+// chunks of their own (member cuts, parsed wrapped in a class).
+type splitter func(src []byte, members bool) []cut
+
+// cut is where a chunk starts; a member chunk holds class members, parsed
+// between memberPrefix and memberSuffix.
+type cut struct {
+	at     int
+	member bool
+}
+
+// splitGoCuts is splitGo as a splitter: Go has no class members.
+func splitGoCuts(src []byte, _ bool) []cut {
+	starts := splitGo(src)
+	if starts == nil {
+		return nil
+	}
+	cuts := make([]cut, len(starts))
+	for i, s := range starts {
+		cuts[i] = cut{at: s}
+	}
+	return cuts
+}
 
 // goDeclStarts are the keywords a Go top-level declaration starts with.
 var goDeclStarts = [][]byte{[]byte("func "), []byte("func("), []byte("type "), []byte("var "), []byte("const ")}
@@ -94,4 +121,30 @@ func splitGo(src []byte) []int {
 }
 
 // splitters holds the languages that are parsed in chunks.
-var splitters = map[string]splitter{"go": splitGo}
+var splitters = map[string]splitter{"go": splitGoCuts, "typescript": splitJS}
+
+// memberContainers are, by language, the node kinds whose matches hold
+// several class members: a pattern whose root is one is not matched in
+// member chunks.
+var memberContainers = map[string][]string{
+	"typescript": {"class_declaration", "abstract_class_declaration", "class", "class_body", "export_statement", "ambient_declaration"},
+}
+
+// membersOK reports whether the matches of p lie inside one class member
+// of lang: its readings' roots are of known kinds, none a container.
+func membersOK(lang string, p *matcher.Pattern) bool {
+	cs, ok := memberContainers[lang]
+	if !ok {
+		return false
+	}
+	kinds, all := p.RootKinds()
+	if !all {
+		return false
+	}
+	for _, k := range kinds {
+		if slices.Contains(cs, k) {
+			return false
+		}
+	}
+	return true
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
@@ -132,8 +133,8 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang *gra
 	whole := s.whole || s.wholeRoom && s.cache.Roomy()
 	if !whole && w.pat != nil && w.pat.WithinDeclaration() && !s.cache.Holds(key) {
 		if split := splitters[lang.ID]; split != nil {
-			if starts := split(src); len(starts) > 1 {
-				if done, err := s.doChunks(ctx, w, lang, j, src, starts, limit); done || err != nil {
+			if cuts := split(src, membersOK(lang.ID, w.pat)); len(cuts) > 1 {
+				if done, err := s.doChunks(ctx, w, lang, j, src, cuts, limit); done || err != nil {
 					if err != nil {
 						return err
 					}
@@ -292,7 +293,7 @@ func (b base) keeps(first, last engine.Node) bool {
 // matches in them. It returns false (having recorded nothing) when a chunk
 // does not parse cleanly: the caller then parses the whole file. An error
 // stops the search, as doFile's does.
-func (s *Searcher) doChunks(ctx context.Context, w *worker, lang *grammars.Language, j *fileJob, src []byte, starts []int, limit int) (bool, error) {
+func (s *Searcher) doChunks(ctx context.Context, w *worker, lang *grammars.Language, j *fileJob, src []byte, cuts []cut, limit int) (bool, error) {
 	type part struct {
 		tree *engine.Tree
 		b    base
@@ -301,11 +302,18 @@ func (s *Searcher) doChunks(ctx context.Context, w *worker, lang *grammars.Langu
 	hits := 0
 	line := 0
 	prev := 0
-	for _, rg := range tokenChunks(src, starts, w.tokens) {
+	for _, rg := range tokenChunks(src, cuts, w.tokens) {
 		start := rg.Start
 		chunk := src[start:rg.End]
 		line += bytes.Count(src[prev:start], []byte{'\n'})
 		prev = start
+		b := base{off: start, line: line}
+		if rg.Member {
+			// members, wrapped in a class: the wrapper's lines are no
+			// part of the file, and its nodes are not reported
+			chunk = slices.Concat([]byte(memberPrefix), chunk, []byte(memberSuffix))
+			b = base{off: start - len(memberPrefix), line: line - 1, host: src, lo: len(memberPrefix), hi: len(chunk) - len(memberSuffix)}
+		}
 		ck := store.KeyOf(s.partition, lang, chunk)
 		t, hit, err := s.cache.Tree(ctx, s.parser, lang, ck, chunk)
 		if err := ctx.Err(); err != nil {
@@ -320,7 +328,7 @@ func (s *Searcher) doChunks(ctx context.Context, w *worker, lang *grammars.Langu
 		if hit {
 			hits++
 		}
-		parts = append(parts, part{tree: t, b: base{off: start, line: line}})
+		parts = append(parts, part{tree: t, b: b})
 	}
 	j.parsed = true
 	j.cacheHit = hits == len(parts)

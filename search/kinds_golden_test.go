@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,4 +58,124 @@ func TestKindPrefilterGolden(t *testing.T) {
 		t.Errorf("no file of %d skipped by its kinds", searched)
 	}
 	t.Logf("%d of %d files skipped by their kinds", skipped, searched)
+}
+
+// chunkedTS is TypeScript whose cuts are easy to get wrong: decorators on
+// classes and members, a generic class header with an object type, a
+// member that is an arrow function, regular expressions and templates
+// holding braces, overloads, an abstract class, statements without
+// semicolons, a class expression, and a match on each side of every cut.
+const chunkedTS = `import { Entity, Column } from "typeorm";
+import * as path from "path"
+
+@Entity({ name: "users" })
+export class User<T extends { id: number }> extends Base<() => void> {
+    @Column({ type: "varchar" })
+    name: string;
+
+    private handler = async (x: T) => {
+        await this.save(x);
+        return new Promise((resolve) => resolve(x));
+    };
+
+    static pattern = /[}{]+\//g;
+
+    describe(): string {
+        return ` + "`" + `${this.name} {${ {a: 1}.a }}` + "`" + `;
+    }
+
+    load(id: number): Promise<User<T>>;
+    load(id: string): Promise<User<T>>;
+    async load(id: any) {
+        const found = await repo.findOne(id)
+        if (found === undefined) {
+            throw new Error("missing " + id);
+        }
+        return found
+    }
+}
+
+export abstract class Shape {
+    abstract area(): number;
+    describe() { return JSON.parse("{}"); }
+}
+
+const Mixed = class {
+    run() { console.log(new Promise(() => {})); }
+};
+
+export function helper(a: number) {
+    return a === undefined ? 0 : a
+}
+let later = helper(1)
+export const value = new Promise<number>((r) => r(later));
+`
+
+// TestChunkedTypeScriptAgreesWithWhole: a search that parses TypeScript in
+// chunks (top-level declarations, class members) finds exactly what a
+// search parsing every file whole finds, on the golden inputs and the
+// tricky file above, for patterns of expressions, statements, members and
+// decorators. TETHER_TS_CORPUS names more directories to compare on (a
+// real project: go test ./search -run ChunkedTypeScript -v with it set).
+func TestChunkedTypeScriptAgreesWithWhole(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "chunked.ts"), []byte(chunkedTS), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range loadCases(t) {
+		if c.lang == "typescript" && filepath.Ext(c.inputName) == ".ts" {
+			n++
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("golden%d.ts", n)), c.input, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	paths := []string{dir}
+	if more := os.Getenv("TETHER_TS_CORPUS"); more != "" {
+		paths = append(paths, filepath.SplitList(more)...)
+	}
+	patterns := []string{
+		"new Promise($$$)", "await $X", "console.log($$$)", "$A === undefined", "JSON.parse($A)",
+		"this.$F($$$)", "return $X", "throw new $E($$$)", "if ($C) { $$$ }", "async $M($$$) { $$$ }",
+		"@Column($$$)", "private $F = $V", "$X as $T", "for (const $X of $Y) { $$$ }", "const $X = await $Y",
+		"abstract $M(): $T;", "import $X from $Y", "export const $X = $Y", "$O.find($$$)",
+	}
+	p := parser(t)
+	chunked := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
+	whole := search.NewSearcher(p, search.Config{Cache: store.NewCache(0), WholeFiles: true})
+	total := 0
+	for _, pat := range patterns {
+		q := search.Query{Pattern: pat, Language: "typescript", Paths: paths, MaxResults: 0}
+		a, err := chunked.Search(context.Background(), q)
+		if err != nil {
+			t.Fatalf("%s: %v", pat, err)
+		}
+		b, err := whole.Search(context.Background(), q)
+		if err != nil {
+			t.Fatalf("%s: %v", pat, err)
+		}
+		if got, want := matchList(a), matchList(b); got != want {
+			t.Errorf("%s: in chunks %d matches, whole %d:\n--- in chunks\n%s\n--- whole\n%s", pat, len(a.Matches), len(b.Matches), got, want)
+		}
+		total += len(b.Matches)
+	}
+	if total == 0 {
+		t.Fatal("no pattern found anything: the comparison compared nothing")
+	}
+	t.Logf("%d patterns, %d matches in all, the same in chunks as whole", len(patterns), total)
+}
+
+// matchList lists a result's matches with their places, texts and
+// captures, one a line.
+func matchList(r *search.Result) string {
+	var b strings.Builder
+	for _, m := range r.Matches {
+		fmt.Fprintf(&b, "%s:%d:%d-%d:%d [%d,%d) %q", m.Path, m.Span.Start.Line, m.Span.Start.Column, m.Span.End.Line, m.Span.End.Column, m.Span.StartByte, m.Span.EndByte, m.Text)
+		for _, c := range m.Bindings {
+			fmt.Fprintf(&b, " %s=%q", c.Name, c.Text)
+		}
+		fmt.Fprintf(&b, " lines %q\n", m.Lines)
+	}
+	return b.String()
 }

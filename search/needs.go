@@ -11,7 +11,12 @@ import (
 )
 
 // Chunk is the byte range [Start, End) of a file.
-type Chunk struct{ Start, End int }
+type Chunk struct {
+	Start, End int
+	// Member: the chunk is a run of class members, parsed wrapped in a
+	// class of its own (chunkjs.go).
+	Member bool `json:",omitempty"`
+}
 
 // Need is one file a query's prefilter lets through and what of it the
 // query parses.
@@ -90,10 +95,10 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 		if c.kinds != nil && s.cache.RuledOut(c.kinds, store.KeyOf(s.partition, c.lang, src)) {
 			continue
 		}
-		n := Need{Path: f, Size: len(src), Chunks: []Chunk{{0, len(src)}}}
+		n := Need{Path: f, Size: len(src), Chunks: []Chunk{{Start: 0, End: len(src)}}}
 		if cuts {
-			if starts := split(src); len(starts) > 1 {
-				n.Chunks = tokenChunks(src, starts, tokens)
+			if cs := split(src, membersOK(c.lang.ID, c.pat)); len(cs) > 1 {
+				n.Chunks = tokenChunks(src, cs, tokens)
 			}
 		}
 		if len(n.Chunks) > 0 { // none: the tokens are in no one declaration
@@ -127,7 +132,7 @@ func (s *Searcher) hostChunks(ctx context.Context, host *grammars.Language, c *c
 		// what a search parses of the region: a template expression is
 		// wrapped
 		if _, ok := s.regionNeeded(c.kinds, tokens, c.lang, r.Text(src)); ok {
-			cs = append(cs, Chunk{r.Start, r.End})
+			cs = append(cs, Chunk{Start: r.Start, End: r.End})
 		}
 	}
 	return cs, nil
@@ -136,21 +141,21 @@ func (s *Searcher) hostChunks(ctx context.Context, host *grammars.Language, c *c
 // tokenChunks returns the chunks of src (cut at starts) that hold every
 // token, adjacent ones merged into one, so that fewer, larger parses do the
 // same work.
-func tokenChunks(src []byte, starts []int, tokens []string) []Chunk {
+func tokenChunks(src []byte, cuts []cut, tokens []string) []Chunk {
 	var cs []Chunk
-	for k, start := range starts {
-		end := len(src)
-		if k+1 < len(starts) {
-			end = starts[k+1]
+	for k, c := range cuts {
+		start, end := c.at, len(src)
+		if k+1 < len(cuts) {
+			end = cuts[k+1].at
 		}
 		if !hasTokens(src[start:end], tokens) {
 			continue
 		}
-		if n := len(cs); n > 0 && cs[n-1].End == start {
+		if n := len(cs); n > 0 && cs[n-1].End == start && cs[n-1].Member == c.member {
 			cs[n-1].End = end
 			continue
 		}
-		cs = append(cs, Chunk{start, end})
+		cs = append(cs, Chunk{Start: start, End: end, Member: c.member})
 	}
 	return cs
 }

@@ -28,13 +28,13 @@ func TestNeedsIsWhatThePrefilterLetsThrough(t *testing.T) {
 		want    map[string][]search.Chunk
 	}{
 		{"token, in chunks", search.Config{}, `mu.Lock()`, map[string][]search.Chunk{
-			"a.go": {{one, three}, {four, len(a)}},
+			"a.go": {{Start: one, End: three}, {Start: four, End: len(a)}},
 		}},
 		{"token, whole files", search.Config{WholeFiles: true}, `mu.Lock()`, map[string][]search.Chunk{
-			"a.go": {{0, len(a)}}, "c.go": {{0, len(c)}},
+			"a.go": {{Start: 0, End: len(a)}}, "c.go": {{Start: 0, End: len(c)}},
 		}},
 		{"token-free", search.Config{}, `$X++`, map[string][]search.Chunk{
-			"a.go": {{0, len(a)}}, "b.go": {{0, len(b)}}, "c.go": {{0, len(c)}},
+			"a.go": {{Start: 0, End: len(a)}}, "b.go": {{Start: 0, End: len(b)}}, "c.go": {{Start: 0, End: len(c)}},
 		}},
 		{"token nowhere", search.Config{}, `unsafe.Slice($P, $N)`, map[string][]search.Chunk{}},
 	} {
@@ -71,7 +71,7 @@ func TestNeedsOfARuleAndOfABadQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []search.Need{{Path: filepath.Join(dir, "a.go"), Size: len(a), Chunks: []search.Chunk{{0, len(a)}}}}; !reflect.DeepEqual(needs, want) {
+	if want := []search.Need{{Path: filepath.Join(dir, "a.go"), Size: len(a), Chunks: []search.Chunk{{Start: 0, End: len(a)}}}}; !reflect.DeepEqual(needs, want) {
 		t.Errorf("Needs of a rule = %+v, want %+v", needs, want)
 	}
 	for _, q := range []search.Query{
@@ -195,7 +195,7 @@ func TestNeedsOfHostFiles(t *testing.T) {
 	}
 	page := hostCorpus["web/page.html"]
 	script := strings.Index(page, "\n  init(load(2));")
-	want := []search.Need{{Path: filepath.Join(dir, "web/page.html"), Size: len(page), Chunks: []search.Chunk{{script, strings.Index(page, "</script>")}}, Host: "html"}}
+	want := []search.Need{{Path: filepath.Join(dir, "web/page.html"), Size: len(page), Chunks: []search.Chunk{{Start: script, End: strings.Index(page, "</script>")}}, Host: "html"}}
 	if !reflect.DeepEqual(needs, want) {
 		t.Errorf("Needs = %+v, want %+v", needs, want)
 	}

@@ -1,0 +1,44 @@
+package search
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestSplitJS: TypeScript is cut before top-level declarations that follow
+// a semicolon or a closing brace, and, with members, before each member of
+// a top-level class and at its closing brace; strings, templates and their
+// holes, regular expressions, comments, decorators and generic headers do
+// not fool it; what it cannot read is parsed whole (nil).
+func TestSplitJS(t *testing.T) {
+	tests := []struct {
+		name    string
+		src     string
+		members bool
+		want    []cut
+	}{
+		{"statements", "import a from \"a\";\nconst x = 1;\nexport function f() {}\nlet y = 2\nlet z = 3;\n", false,
+			[]cut{{0, false}, {19, false}, {32, false}, {55, false}, {65, false}}},
+		{"without semicolons", "import a from \"a\"\nimport b from 'b'\nexport const x = f(a)\nexport const y = 1\n", false,
+			[]cut{{0, false}, {18, false}, {36, false}}},
+		{"decorators without a call", "const x = 1;\n@Dec\nexport class A {}\n@Dec.x\nclass B {}\n", false,
+			[]cut{{0, false}, {13, false}, {36, false}}},
+		{"a decorator stays with its class", "import a from \"a\";\n@Entity()\nexport class A {}\n", false,
+			[]cut{{0, false}, {19, false}}},
+		{"import() is an expression", "f();\nimport(\"x\");\nimport.meta;\n", false, []cut{{0, false}}},
+		{"members", "class A<T extends {a: 1}> {\n  @Col()\n  x: T;\n  m() { return /}/; }\n  n = `${ {a: 1} }`;\n}\nf();\n", true,
+			[]cut{{0, false}, {28, true}, {45, true}, {67, true}, {88, false}, {89, false}}},
+		{"members without semicolons", "class A {\n  @Col\n  x = a\n    as any\n  y: string\n  z = f()\n  w = 1\n}\n", true,
+			[]cut{{0, false}, {10, true}, {36, true}, {48, true}, {66, false}, {67, false}}},
+		{"no members for a pattern that holds them", "class A {\n  x = 1;\n  m() {}\n}\n", false, []cut{{0, false}}},
+		{"inside a template", "const s = `\nexport const x = 1;\n`;\nexport const y = 2;\n", false, []cut{{0, false}, {35, false}}},
+		{"inside a comment", "/*\nexport const x = 1;\n*/\nexport const y = 2;\n", false, []cut{{0, false}, {26, false}}},
+		{"unterminated string", "const s = 'abc\nexport const y = 2;\n", false, nil},
+		{"unbalanced", "function f() {\n", false, nil},
+	}
+	for _, tt := range tests {
+		if got := splitJS([]byte(tt.src), tt.members); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: splitJS = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
