@@ -121,13 +121,21 @@ func splitGo(src []byte) []int {
 }
 
 // splitters holds the languages that are parsed in chunks.
-var splitters = map[string]splitter{"go": splitGoCuts, "typescript": splitJS}
+var splitters = map[string]splitter{"go": splitGoCuts, "typescript": splitJS, "python": splitPython}
+
+// memberWraps are, by language, the text before and after a run of class
+// members that makes it a class of its own, each ending or starting a line.
+var memberWraps = map[string][2]string{
+	"typescript": {memberPrefix, memberSuffix},
+	"python":     {pyMemberPrefix, ""},
+}
 
 // memberContainers are, by language, the node kinds whose matches hold
 // several class members: a pattern whose root is one is not matched in
 // member chunks.
 var memberContainers = map[string][]string{
 	"typescript": {"class_declaration", "abstract_class_declaration", "class", "class_body", "export_statement", "ambient_declaration"},
+	"python":     {"class_definition", "decorated_definition", "block"},
 }
 
 // membersOK reports whether the matches of p lie inside one class member

@@ -311,8 +311,9 @@ func (s *Searcher) doChunks(ctx context.Context, w *worker, lang *grammars.Langu
 		if rg.Member {
 			// members, wrapped in a class: the wrapper's lines are no
 			// part of the file, and its nodes are not reported
-			chunk = slices.Concat([]byte(memberPrefix), chunk, []byte(memberSuffix))
-			b = base{off: start - len(memberPrefix), line: line - 1, host: src, lo: len(memberPrefix), hi: len(chunk) - len(memberSuffix)}
+			wrap := memberWraps[lang.ID]
+			chunk = slices.Concat([]byte(wrap[0]), chunk, []byte(wrap[1]))
+			b = base{off: start - len(wrap[0]), line: line - 1, host: src, lo: len(wrap[0]), hi: len(chunk) - len(wrap[1])}
 		}
 		ck := store.KeyOf(s.partition, lang, chunk)
 		t, hit, err := s.cache.Tree(ctx, s.parser, lang, ck, chunk)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/internal/searchtest"
 	"github.com/tetherhq/tether/search/store"
@@ -118,35 +120,109 @@ export const value = new Promise<number>((r) => r(later));
 // decorators. TETHER_TS_CORPUS names more directories to compare on (a
 // real project: go test ./search -run ChunkedTypeScript -v with it set).
 func TestChunkedTypeScriptAgreesWithWhole(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "chunked.ts"), []byte(chunkedTS), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, c := range loadCases(t) {
-		if c.lang == "typescript" && filepath.Ext(c.inputName) == ".ts" {
-			n++
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("golden%d.ts", n)), c.input, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	paths := []string{dir}
-	if more := os.Getenv("TETHER_TS_CORPUS"); more != "" {
-		paths = append(paths, filepath.SplitList(more)...)
-	}
-	patterns := []string{
+	chunkedAgree(t, "typescript", ".ts", chunkedTS, filepath.SplitList(os.Getenv("TETHER_TS_CORPUS")), []string{
 		"new Promise($$$)", "await $X", "console.log($$$)", "$A === undefined", "JSON.parse($A)",
 		"this.$F($$$)", "return $X", "throw new $E($$$)", "if ($C) { $$$ }", "async $M($$$) { $$$ }",
 		"@Column($$$)", "private $F = $V", "$X as $T", "for (const $X of $Y) { $$$ }", "const $X = await $Y",
 		"abstract $M(): $T;", "import $X from $Y", "export const $X = $Y", "$O.find($$$)",
+	})
+}
+
+// chunkedPy is Python whose cuts are easy to get wrong: decorators, a
+// class docstring, clauses at column 0, a comment at column 0 inside a
+// function, continuations, triple-quoted strings holding code, nested
+// classes and a match on each side of every cut.
+const chunkedPy = `import os
+from typing import Any
+
+CONFIG = {
+"a": 1,
+}
+
+@dataclass
+class User(Base):
+    """A user.
+
+def not_a_def(): pass
+"""
+    name: str = "x"
+
+    @property
+    def label(self) -> str:
+        return self.name.upper()
+
+    def save(self, db: Any) -> None:
+        if self.name:
+            db.save(self)
+# a comment at column 0, inside save
+        else:
+            raise ValueError("no name")
+
+    class Meta:
+        table = "users"
+
+    async def load(self, db):
+        return await db.get(self.name)
+
+def helper(x):
+    return x.upper() \
+        + "!"
+
+if __name__ == "__main__":
+    print(helper("a"))
+else:
+    print("imported")
+try:
+    import json
+except ImportError:
+    json = None
+`
+
+// TestChunkedPythonAgreesWithWhole: the same for Python: top-level
+// statements and a class's members in chunks find exactly what whole files
+// do, on the golden inputs, the tricky file above and a few packages of
+// the standard library of the python3 on PATH (more with
+// TETHER_PY_CORPUS).
+func TestChunkedPythonAgreesWithWhole(t *testing.T) {
+	more := filepath.SplitList(os.Getenv("TETHER_PY_CORPUS"))
+	if py := testenv.LookPath("python3"); py != "" {
+		out, err := exec.Command(py, "-c", "import json, email, os; print(os.path.dirname(json.__file__)); print(os.path.dirname(email.__file__))").Output()
+		if err == nil {
+			more = append(more, strings.Fields(string(out))...)
+		}
 	}
+	chunkedAgree(t, "python", ".py", chunkedPy, more, []string{
+		"$X.upper()", "return $X", "await $X", "raise $E($$$)", "print($$$)", "if $C: $$$", "self.$F = $V",
+		"def $F(self): $$$", "import $M", "$D.get($$$)", "isinstance($X, $T)", "for $X in $Y: $$$",
+		"$A == $B", "len($X)", "@property", "class Meta: $$$",
+	})
+}
+
+// chunkedAgree searches lang's golden inputs (files of extension ext),
+// tricky (as one more file) and the directories more, for each pattern,
+// in chunks and whole, and fails where the two differ.
+func chunkedAgree(t *testing.T, lang, ext, tricky string, more, patterns []string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "chunked"+ext), []byte(tricky), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range loadCases(t) {
+		if c.lang == lang && filepath.Ext(c.inputName) == ext {
+			n++
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("golden%d%s", n, ext)), c.input, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	paths := append([]string{dir}, more...)
 	p := parser(t)
 	chunked := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	whole := search.NewSearcher(p, search.Config{Cache: store.NewCache(0), WholeFiles: true})
 	total := 0
 	for _, pat := range patterns {
-		q := search.Query{Pattern: pat, Language: "typescript", Paths: paths, MaxResults: 0}
+		q := search.Query{Pattern: pat, Language: lang, Paths: paths}
 		a, err := chunked.Search(context.Background(), q)
 		if err != nil {
 			t.Fatalf("%s: %v", pat, err)
@@ -163,7 +239,7 @@ func TestChunkedTypeScriptAgreesWithWhole(t *testing.T) {
 	if total == 0 {
 		t.Fatal("no pattern found anything: the comparison compared nothing")
 	}
-	t.Logf("%d patterns, %d matches in all, the same in chunks as whole", len(patterns), total)
+	t.Logf("%s: %d patterns over %v, %d matches in all, the same in chunks as whole", lang, len(patterns), paths[1:], total)
 }
 
 // matchList lists a result's matches with their places, texts and

@@ -11,12 +11,7 @@ import (
 // holes, regular expressions, comments, decorators and generic headers do
 // not fool it; what it cannot read is parsed whole (nil).
 func TestSplitJS(t *testing.T) {
-	tests := []struct {
-		name    string
-		src     string
-		members bool
-		want    []cut
-	}{
+	checkCuts(t, "splitJS", splitJS, []cutCase{
 		{"statements", "import a from \"a\";\nconst x = 1;\nexport function f() {}\nlet y = 2\nlet z = 3;\n", false,
 			[]cut{{0, false}, {19, false}, {32, false}, {55, false}, {65, false}}},
 		{"without semicolons", "import a from \"a\"\nimport b from 'b'\nexport const x = f(a)\nexport const y = 1\n", false,
@@ -35,10 +30,39 @@ func TestSplitJS(t *testing.T) {
 		{"inside a comment", "/*\nexport const x = 1;\n*/\nexport const y = 2;\n", false, []cut{{0, false}, {26, false}}},
 		{"unterminated string", "const s = 'abc\nexport const y = 2;\n", false, nil},
 		{"unbalanced", "function f() {\n", false, nil},
-	}
-	for _, tt := range tests {
-		if got := splitJS([]byte(tt.src), tt.members); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s: splitJS = %v, want %v", tt.name, got, tt.want)
+	})
+}
+
+// cutCase is a source, whether members may be cut, and the cuts wanted.
+type cutCase struct {
+	name    string
+	src     string
+	members bool
+	want    []cut
+}
+
+// checkCuts fails for each case whose cuts by split (called name) differ.
+func checkCuts(t *testing.T, name string, split splitter, cases []cutCase) {
+	t.Helper()
+	for _, tt := range cases {
+		if got := split([]byte(tt.src), tt.members); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %s = %v, want %v", tt.name, name, got, tt.want)
 		}
 	}
+}
+
+// TestSplitPython: Python is cut before each statement at column 0 but
+// the clauses that go on with the one before (else, except, ...) and a
+// decorated definition's line; with members, before each statement of a
+// top-level class's body but its first, and where the class ends; strings,
+// brackets, continuations and comments at column 0 do not cut.
+func TestSplitPython(t *testing.T) {
+	checkCuts(t, "splitPython", splitPython, []cutCase{
+		{"statements", "import os\nx = (1,\n2)\nif x:\n    pass\nelse:\n    pass\n@dec\ndef f():\n# a comment\n    return 1\n", false,
+			[]cut{{0, false}, {10, false}, {21, false}, {51, false}}},
+		{"strings", "s = '''\nx = 1\n'''\ny = \\\n  2\nz = 3\n", false, []cut{{0, false}, {18, false}, {28, false}}},
+		{"members", "class A(B):\n    '''doc'''\n    x = 1\n\n    @property\n    def p(self):\n        return 1\n    def q(self): pass\ny = 2\n", true,
+			[]cut{{0, false}, {26, true}, {37, true}, {85, true}, {107, false}}},
+		{"unterminated", "s = 'abc\nx = 1\n", false, nil},
+	})
 }
