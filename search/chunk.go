@@ -121,12 +121,13 @@ func splitGo(src []byte) []int {
 }
 
 // splitters holds the languages that are parsed in chunks.
-var splitters = map[string]splitter{"go": splitGoCuts, "typescript": splitJS, "python": splitPython}
+var splitters = map[string]splitter{"go": splitGoCuts, "typescript": splitJS, "javascript": splitJSWithoutJSX, "python": splitPython}
 
 // memberWraps are, by language, the text before and after a run of class
 // members that makes it a class of its own, each ending or starting a line.
 var memberWraps = map[string][2]string{
 	"typescript": {memberPrefix, memberSuffix},
+	"javascript": {memberPrefix, memberSuffix},
 	"python":     {pyMemberPrefix, ""},
 }
 
@@ -135,6 +136,7 @@ var memberWraps = map[string][2]string{
 // member chunks.
 var memberContainers = map[string][]string{
 	"typescript": {"class_declaration", "abstract_class_declaration", "class", "class_body", "export_statement", "ambient_declaration"},
+	"javascript": {"class_declaration", "class", "class_body", "export_statement"},
 	"python":     {"class_definition", "decorated_definition", "block"},
 }
 

@@ -5,21 +5,23 @@ import (
 	"slices"
 )
 
-// TypeScript in chunks. A file is cut before each top-level statement
-// that starts a declaration (export, import, function, class, const, ...)
-// after one that ended with a semicolon or a closing brace, and, where the
-// pattern's matches lie inside one class
-// member (membersOK), a top-level class's body is cut before each of its
-// members: a run of members is parsed wrapped in a class of its own
-// (memberPrefix, memberSuffix), which reads a member as its class does.
-// The lexer knows strings, template literals and their ${} holes, regular
-// expressions, comments and brackets. A cut it gets wrong leaves a chunk
-// that does not parse, and the file is then parsed whole (chunk.go); but a
-// wrong cut between two chunks that each lack a token of a match would
-// hide it, so cuts are made only where the code before may have ended
-// (ended: never after a decorator's line or its call's parenthesis) and
-// the line does not go on with it (jsGoesOn), and never in JavaScript,
-// whose files may hold JSX text the lexer cannot read.
+// TypeScript and JavaScript in chunks. A file is cut before each top-level
+// statement at column 0 that starts a declaration (export, import,
+// function, class, const, ...), and, where the pattern's matches lie
+// inside one class member (membersOK), a top-level class's body is cut
+// before each of its members: a run of members is parsed wrapped in a
+// class of its own (memberPrefix, memberSuffix), which reads a member as
+// its class does. The lexer knows strings, template literals and their ${}
+// holes, regular expressions, comments and brackets. A cut it gets wrong
+// leaves a chunk that does not parse, and the file is then parsed whole
+// (chunk.go); but a wrong cut between two chunks that each lack a token of
+// a match would hide it, so cuts are made only where the code before may
+// have ended (ended: never after a decorator's line or its call's
+// parenthesis) and the line does not go on with it (jsGoesOn). A
+// JavaScript file may hold JSX, whose text the lexer cannot read: one
+// that holds a closing tag ("</", which a fragment's end is too) or a
+// self-closing one ("/>"), without which no JSX element is written, is
+// parsed whole.
 
 // memberPrefix and memberSuffix wrap a run of class members: a line of
 // its own each, so that the members keep their lines and columns.
@@ -231,6 +233,15 @@ func splitJS(src []byte, members bool) []cut {
 		return nil
 	}
 	return cuts
+}
+
+// splitJSWithoutJSX is splitJS for a JavaScript file that holds no JSX
+// element; one that may is parsed whole (nil).
+func splitJSWithoutJSX(src []byte, members bool) []cut {
+	if bytes.Contains(src, []byte("</")) || bytes.Contains(src, []byte("/>")) {
+		return nil
+	}
+	return splitJS(src, members)
 }
 
 // wordAt returns the word starting at src[i], "" when none does.

@@ -120,11 +120,59 @@ export const value = new Promise<number>((r) => r(later));
 // decorators. TETHER_TS_CORPUS names more directories to compare on (a
 // real project: go test ./search -run ChunkedTypeScript -v with it set).
 func TestChunkedTypeScriptAgreesWithWhole(t *testing.T) {
-	chunkedAgree(t, "typescript", ".ts", chunkedTS, filepath.SplitList(os.Getenv("TETHER_TS_CORPUS")), []string{
+	chunkedAgree(t, "typescript", ".ts", map[string]string{"chunked.ts": chunkedTS}, filepath.SplitList(os.Getenv("TETHER_TS_CORPUS")), []string{
 		"new Promise($$$)", "await $X", "console.log($$$)", "$A === undefined", "JSON.parse($A)",
 		"this.$F($$$)", "return $X", "throw new $E($$$)", "if ($C) { $$$ }", "async $M($$$) { $$$ }",
 		"@Column($$$)", "private $F = $V", "$X as $T", "for (const $X of $Y) { $$$ }", "const $X = await $Y",
 		"abstract $M(): $T;", "import $X from $Y", "export const $X = $Y", "$O.find($$$)",
+	})
+}
+
+// chunkedJS is JavaScript without semicolons and with classes, regular
+// expressions holding quotes and braces, a template with a nested
+// template, a class expression and a match on each side of every cut;
+// chunkedJSX holds JSX, whose file is parsed whole.
+const chunkedJS = `import fs from "fs"
+const re = /["'{]+/g
+
+export class Store extends Base {
+  static #count = 0
+  items = []
+
+  add(item) {
+    this.items.push(item)
+    return new Promise((resolve) => resolve(item))
+  }
+
+  async load(path) {
+    const text = await fs.promises.readFile(path, "utf8")
+    return JSON.parse(text.replace(re, ` + "`${`x`}`" + `))
+  }
+  get size() { return this.items.length }
+}
+
+export const Other = class {
+  run() { console.log(new Promise(() => {})) }
+}
+
+module.exports = { Store }
+`
+
+const chunkedJSX = `export function App() {
+  return <div className="a">{items.map((i) => <p key={i}>it's {i}</p>)}</div>
+}
+
+export const value = JSON.parse("{}")
+`
+
+// TestChunkedJavaScriptAgreesWithWhole: the same for JavaScript, whose
+// files without JSX are cut as TypeScript's are (more with
+// TETHER_JS_CORPUS).
+func TestChunkedJavaScriptAgreesWithWhole(t *testing.T) {
+	chunkedAgree(t, "javascript", ".js", map[string]string{"chunked.js": chunkedJS, "app.js": chunkedJSX}, filepath.SplitList(os.Getenv("TETHER_JS_CORPUS")), []string{
+		"new Promise($$$)", "await $X", "console.log($$$)", "JSON.parse($A)", "this.$F.push($$$)",
+		"return $X", "async $M($$$) { $$$ }", "get $P() { $$$ }", "static $F = $V", "$X.replace($$$)",
+		"const $X = await $Y", "module.exports = $X", "import $X from $Y", "$A.map($$$)",
 	})
 }
 
@@ -191,7 +239,7 @@ func TestChunkedPythonAgreesWithWhole(t *testing.T) {
 			more = append(more, strings.Fields(string(out))...)
 		}
 	}
-	chunkedAgree(t, "python", ".py", chunkedPy, more, []string{
+	chunkedAgree(t, "python", ".py", map[string]string{"chunked.py": chunkedPy}, more, []string{
 		"$X.upper()", "return $X", "await $X", "raise $E($$$)", "print($$$)", "if $C: $$$", "self.$F = $V",
 		"def $F(self): $$$", "import $M", "$D.get($$$)", "isinstance($X, $T)", "for $X in $Y: $$$",
 		"$A == $B", "len($X)", "@property", "class Meta: $$$",
@@ -199,13 +247,15 @@ func TestChunkedPythonAgreesWithWhole(t *testing.T) {
 }
 
 // chunkedAgree searches lang's golden inputs (files of extension ext),
-// tricky (as one more file) and the directories more, for each pattern,
+// the tricky files (by name) and the directories more, for each pattern,
 // in chunks and whole, and fails where the two differ.
-func chunkedAgree(t *testing.T, lang, ext, tricky string, more, patterns []string) {
+func chunkedAgree(t *testing.T, lang, ext string, tricky map[string]string, more, patterns []string) {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "chunked"+ext), []byte(tricky), 0o644); err != nil {
-		t.Fatal(err)
+	for name, text := range tricky {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	n := 0
 	for _, c := range loadCases(t) {
