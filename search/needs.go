@@ -26,7 +26,8 @@ type Need struct {
 	Size int
 	// Chunks are the byte ranges the query parses, in order: the whole
 	// file, or, where it parses in chunks (chunk.go), the runs of adjacent
-	// top-level declarations that hold every token the pattern needs.
+	// top-level declarations, or of a class's members (Chunk.Member), that
+	// hold every token the pattern needs.
 	// In a host file, the regions of the query's language (a markdown
 	// fence, an HTML <script>, a project's injection) that hold every
 	// token, in host file offsets.
