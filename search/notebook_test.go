@@ -57,6 +57,15 @@ func notebookDir(t *testing.T) string {
 	})
 }
 
+// cellWheres is cellWhere of each of a result's matches.
+func cellWheres(res *search.Result) []string {
+	var got []string
+	for _, m := range res.Matches {
+		got = append(got, cellWhere(m))
+	}
+	return got
+}
+
 // cellWhere is a match as the tests compare it: place, range and text.
 func cellWhere(m search.Match) string {
 	return fmt.Sprintf("%s:%d:%d-%d:%d %s", search.Where(filepath.Base(m.Path), m.Cell),
@@ -75,10 +84,7 @@ func TestNotebookSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, m := range res.Matches {
-		got = append(got, cellWhere(m))
-	}
+	got := cellWheres(res)
 	want := []string{
 		`escaped.ipynb[cell 0]:2:1-2:19 print(café, "\\")`,
 		`magics.ipynb[cell 2 id=shell]:3:1-3:18 print(len(files))`,
@@ -441,10 +447,7 @@ func TestNotebookPandas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, m := range res.Matches {
-		got = append(got, cellWhere(m))
-	}
+	got := cellWheres(res)
 	want := []string{
 		"p.ipynb[cell 7]:1:1-1:12 np.exp(ser)",
 		"p.ipynb[cell 9]:1:1-1:23 np.sin(df * np.pi / 4)",
