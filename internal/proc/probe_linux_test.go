@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -218,10 +219,22 @@ func TestProbeTIOCSTI(t *testing.T) {
 // into its own terminal (the control), then starts the probe as tether
 // would and writes what it reported.
 func ptyHelper(t *testing.T) {
+	// A hangup of the terminal says nothing about what was pushed into
+	// it, which the report and the terminal's input do: it does not end
+	// the helper, and the report says it came.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
 	mode := os.Getenv(ptyHelperEnv)
 	report := os.Getenv("TETHER_PROBE_REPORT")
 	var rep bytes.Buffer
-	defer func() { os.WriteFile(report, rep.Bytes(), 0o600) }()
+	defer func() {
+		select {
+		case <-hup:
+			rep.WriteString("the helper got SIGHUP\n")
+		default:
+		}
+		os.WriteFile(report, rep.Bytes(), 0o600)
+	}()
 	for _, c := range []byte("ctl") {
 		if err := unix.IoctlSetPointerInt(0, unix.TIOCSTI, int(c)); err != nil {
 			// IoctlSetPointerInt passes a pointer to an int: the low byte
