@@ -49,7 +49,7 @@ type CustomSpec struct {
 // ErrCustom is wrapped by the errors of NewCustom and RegisterCustom.
 var ErrCustom = errors.New("custom language")
 
-var customName = regexp.MustCompile(`^[a-z][a-z0-9_\-]*$`)
+var customName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_\-]*$`) })
 
 // maxCustomWasm bounds a custom module's size (the largest shipped
 // grammar's module is under 20 MiB).
@@ -59,7 +59,7 @@ const maxCustomWasm = 64 << 20
 // digits, '_' and '-') whose side module is wasm. It checks the name and
 // the spec, not the module: the engine does on first use.
 func NewCustom(name string, wasm []byte, spec CustomSpec) (*Language, error) {
-	if !customName.MatchString(name) {
+	if !customName().MatchString(name) {
 		return nil, fmt.Errorf("grammars: %w %q: a name is lower case letters, digits, '_' and '-', starting with a letter", ErrCustom, name)
 	}
 	if _, ok := Lookup(name); ok {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tetherhq/tether/engine"
 )
@@ -147,7 +148,7 @@ var refKinds = map[string]bool{
 var memberNameKinds = map[string]bool{"destructor_name": true, "operator_name": true}
 
 // capitals is the name of a constant where only such names are.
-var capitals = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+var capitals = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`) })
 
 // maxSignature bounds a definition's signature, in bytes.
 const maxSignature = 200
@@ -175,7 +176,7 @@ func outlineTree(ctx context.Context, t *engine.Tree, kinds map[string]defKind) 
 			return true
 		}
 		if d.role != "" && d.holds(n) {
-			if name, at := defName(n); name != "" && (!d.constant || capitals.MatchString(name)) {
+			if name, at := defName(n); name != "" && (!d.constant || capitals().MatchString(name)) {
 				defs = append(defs, MapDef{Name: name, Kind: d.role, Line: int(at.Range().StartPoint.Row) + 1, Signature: signature(n, d.prefix)})
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/search/store"
@@ -18,14 +19,16 @@ import (
 // by the tree's key and outlineVersion, which names the tables and the
 // layout it was made with: a change to either outlines every file again.
 
-// outlineVersion fingerprints the outline's layout and tables.
-var outlineVersion = func() [sha256.Size]byte {
+// outlineVersion fingerprints the outline's layout and tables; made on
+// first use, as printing the tables costs a start that makes no map.
+var outlineVersion = sync.OnceValue(func() [sha256.Size]byte {
 	return sha256.Sum256(fmt.Appendf(nil, "outline 2 %d %v %v", maxSignature, outlineKinds, refKinds))
-}()
+})
 
 // outlineKey is the store's key of the outline of the tree whose key is k.
 func outlineKey(k store.Key) store.Key {
-	return sha256.Sum256(append(k[:], outlineVersion[:]...))
+	v := outlineVersion()
+	return sha256.Sum256(append(k[:], v[:]...))
 }
 
 // roles are the definitions' roles, by their byte in an outline.

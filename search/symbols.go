@@ -162,7 +162,7 @@ func declsOf(ctx context.Context, t *engine.Tree, kinds map[string]defKind) []De
 			at := parent
 			inner := path
 			if d.role != "" && d.holds(c) {
-				if name, ok := defNameNode(c); ok && (!d.constant || capitals.MatchString(name.Text())) {
+				if name, ok := defNameNode(c); ok && (!d.constant || capitals().MatchString(name.Text())) {
 					decl := declaration(src, c, name)
 					decl.Parent, decl.Kind = parent, d.role
 					decl.Path = append(append(append(append([]string(nil), path...), receiverOf(c)...), qualifierOf(c, name)...), decl.Name)

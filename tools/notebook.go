@@ -276,7 +276,7 @@ func lineCount(s string) int {
 }
 
 // ansiEscape matches the terminal colour codes of IPython's tracebacks.
-var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+var ansiEscape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`) })
 
 // readCell is cell i as read shows it: a header, its source and its
 // outputs, each bounded; images (at most maxImages) are attached.
@@ -298,7 +298,7 @@ func readCell(i int, c ipynb.Cell, maxImages int) (string, []Content) {
 		case "error":
 			fmt.Fprintf(&b, "error: %s: %s\n", o.EName, o.EValue)
 			if len(o.Traceback) > 0 {
-				b.WriteString(withNewline(cutText(ansiEscape.ReplaceAllString(strings.Join(o.Traceback, "\n"), ""))))
+				b.WriteString(withNewline(cutText(ansiEscape().ReplaceAllString(strings.Join(o.Traceback, "\n"), ""))))
 			}
 		default:
 			head := "display:"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tetherhq/tether/grammars"
 )
@@ -215,7 +216,7 @@ func conditionFalse(cond string, definedBefore func(string) bool) bool {
 	if t == "0" {
 		return true
 	}
-	names := identRe2.FindAllString(t, -1)
+	names := identRe2().FindAllString(t, -1)
 	if len(names) == 0 {
 		return false
 	}
@@ -227,4 +228,4 @@ func conditionFalse(cond string, definedBefore func(string) bool) bool {
 	return false
 }
 
-var identRe2 = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+var identRe2 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`) })

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -154,12 +155,12 @@ func AstGrep(ctx context.Context, c Config, path string) Engine {
 }
 
 // metaVar matches ast-grep's metavariables: $$$NAME, $$$, $NAME, $_.
-var metaVar = regexp.MustCompile(`\$\$\$[A-Z0-9_]*|\$[A-Z_][A-Z0-9_]*`)
+var metaVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\$\$[A-Z0-9_]*|\$[A-Z_][A-Z0-9_]*`) })
 
 // SemgrepPattern translates an ast-grep pattern to semgrep's: $$$ and
 // $$$NAME become `...` (semgrep names no multi-node captures); $NAME stays.
 func SemgrepPattern(p string) (string, bool) {
-	return metaVar.ReplaceAllStringFunc(p, func(m string) string {
+	return metaVar().ReplaceAllStringFunc(p, func(m string) string {
 		if strings.HasPrefix(m, "$$$") {
 			return "..."
 		}
@@ -193,7 +194,7 @@ func Semgrep(ctx context.Context, c Config, path string) Engine {
 // its counts are expected to differ.
 func CombyPattern(p string) (string, bool) {
 	n := 0
-	return metaVar.ReplaceAllStringFunc(p, func(m string) string {
+	return metaVar().ReplaceAllStringFunc(p, func(m string) string {
 		name := strings.TrimLeft(m, "$")
 		if name == "" || name == "_" {
 			n++

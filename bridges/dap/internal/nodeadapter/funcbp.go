@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf16"
 
 	godap "github.com/google/go-dap"
@@ -121,7 +122,7 @@ func (a *adapter) setFunctionBP(name, cond string, sources []funcSource, bp *god
 
 // identPath matches a name, or names joined by dots (Class.method,
 // globalThis.hook): what a function breakpoint may evaluate.
-var identPath = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$`)
+var identPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$`) })
 
 // setOnFunctionObject sets breakpoint bp on the function name evaluates to
 // in the running program's global scope, when the sources declare none of
@@ -129,7 +130,7 @@ var identPath = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$`)
 // assigned from elsewhere): the inspector stops at its next call. The
 // evaluation is refused if it would change the program (a getter).
 func (a *adapter) setOnFunctionObject(name, cond string, bp *godap.Breakpoint) {
-	if !a.launched || !identPath.MatchString(name) {
+	if !a.launched || !identPath().MatchString(name) {
 		return
 	}
 	var r evalResult
@@ -353,9 +354,9 @@ func findFunction(src, name string) []int {
 	return out
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_$][\w$]*$`)
+var identRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][\w$]*$`) })
 
-func validIdent(s string) bool { return identRE.MatchString(s) }
+func validIdent(s string) bool { return identRE().MatchString(s) }
 
 // bodyStart is the offset of a function's first statement, i being just
 // past its name: after the parameter list that opens next (or the
