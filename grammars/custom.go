@@ -199,7 +199,7 @@ func HostWasm() ([]byte, error) {
 			hostBlob.err = fmt.Errorf("grammars: host module: %w into this binary (%v); run `%s`", ErrNotBuilt, err, UpdateCommand)
 			return
 		}
-		hostBlob.b, hostBlob.err = Decompress(HostLanguage(m.Host), z)
+		hostBlob.b, hostBlob.err = decompress(HostLanguage(m.Host), z)
 	})
 	return hostBlob.b, hostBlob.err
 }

@@ -112,6 +112,9 @@ func TestParseManifestRejects(t *testing.T) {
 // TestWasm decompresses every committed module and checks it against the
 // manifest: every shipped language is embedded, there is no other module, a
 // module is decompressed once per process, and an alias names its language.
+// Wasm hashes nothing on a process's start, so this is where the committed
+// files and modules are proved to match the manifest's sha256s, and every
+// file's zstd frame to carry the checksum that covers its decompression.
 //
 // The host module (custom languages run in it) is checked the same way.
 func TestWasm(t *testing.T) {
@@ -130,6 +133,7 @@ func TestWasm(t *testing.T) {
 		if got := grammars.SHA256(b); got != l.Module.SHA256 || int64(len(b)) != l.Module.Size {
 			t.Errorf("%s: sha256 %s (%d bytes), manifest %s (%d)", l.ID, got, len(b), l.Module.SHA256, l.Module.Size)
 		}
+		checkCommittedFile(t, l.Module)
 		shared, _ := grammars.Lookup(l.ID)
 		if again, _ := grammars.Wasm(shared); &again[0] != &b[0] {
 			t.Errorf("%s: decompressed twice", l.ID)
@@ -153,7 +157,14 @@ func TestWasm(t *testing.T) {
 			b, err := grammars.HostWasm()
 			if err != nil || string(b[:4]) != "\x00asm" {
 				t.Errorf("HostWasm = %d bytes, %v", len(b), err)
+				continue
 			}
+			m, _ := grammars.ParseManifest(grammars.ManifestJSON)
+			if got := grammars.SHA256(b); m.Host == nil || got != m.Host.SHA256 || int64(len(b)) != m.Host.Size {
+				t.Errorf("host module: sha256 %s (%d bytes), manifest %+v", got, len(b), m.Host)
+				continue
+			}
+			checkCommittedFile(t, m.Host)
 			continue
 		}
 		id, ok := strings.CutSuffix(name, ".wasm.zst")
@@ -192,6 +203,21 @@ func TestDecompressChecks(t *testing.T) {
 		if !errors.Is(err, grammars.ErrNotBuilt) || !strings.HasPrefix(err.Error(), "grammars: json: ") {
 			t.Errorf("%s: err = %v", name, err)
 		}
+	}
+}
+
+// checkCommittedFile checks the committed file of mod against its record's
+// sha256, and that its zstd frame carries a content checksum.
+func checkCommittedFile(t *testing.T, mod *grammars.Module) {
+	t.Helper()
+	z := mustRead(t, mod.File)
+	if got := grammars.SHA256(z); got != mod.FileSHA256 {
+		t.Errorf("%s: sha256 %s, manifest %s", mod.File, got, mod.FileSHA256)
+	}
+	// RFC 8878 3.1.1.1: the magic number, then the frame header descriptor,
+	// whose bit 2 is Content_Checksum_Flag
+	if len(z) < 5 || string(z[:4]) != "\x28\xb5\x2f\xfd" || z[4]&4 == 0 {
+		t.Errorf("%s: not a zstd frame with a content checksum", mod.File)
 	}
 }
 
