@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"slices"
 
 	"github.com/tetherhq/tether/matcher"
@@ -28,100 +27,32 @@ type splitter func(src []byte, members bool) []cut
 type cut struct {
 	at     int
 	member bool
-}
-
-// splitGoCuts is splitGo as a splitter: Go has no class members.
-func splitGoCuts(src []byte, _ bool) []cut {
-	starts := splitGo(src)
-	if starts == nil {
-		return nil
-	}
-	cuts := make([]cut, len(starts))
-	for i, s := range starts {
-		cuts[i] = cut{at: s}
-	}
-	return cuts
-}
-
-// goDeclStarts are the keywords a Go top-level declaration starts with.
-var goDeclStarts = [][]byte{[]byte("func "), []byte("func("), []byte("type "), []byte("var "), []byte("const ")}
-
-// splitGo cuts Go source before every top-level func, type, var or const
-// declaration at the start of a line, outside comments, literals and brackets.
-func splitGo(src []byte) []int {
-	starts := []int{0}
-	depth := 0
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch c {
-		case '/':
-			if i+1 < len(src) && src[i+1] == '/' {
-				j := bytes.IndexByte(src[i:], '\n')
-				if j < 0 {
-					return starts
-				}
-				i += j - 1 // the newline is handled below
-				continue
-			}
-			if i+1 < len(src) && src[i+1] == '*' {
-				j := bytes.Index(src[i+2:], []byte("*/"))
-				if j < 0 {
-					return nil
-				}
-				i += j + 3
-				continue
-			}
-		case '"', '\'':
-			j := i + 1
-			for j < len(src) && src[j] != c {
-				if src[j] == '\\' {
-					j++
-				} else if src[j] == '\n' {
-					return nil // unterminated: leave the file whole
-				}
-				j++
-			}
-			if j >= len(src) {
-				return nil
-			}
-			i = j
-			continue
-		case '`':
-			j := bytes.IndexByte(src[i+1:], '`')
-			if j < 0 {
-				return nil
-			}
-			i += j + 1
-			continue
-		case '{', '(', '[':
-			depth++
-		case '}', ')', ']':
-			depth--
-			if depth < 0 {
-				return nil
-			}
-		case '\n':
-			if depth == 0 && i+1 < len(src) {
-				rest := src[i+1:]
-				for _, kw := range goDeclStarts {
-					if bytes.HasPrefix(rest, kw) {
-						if i+1 > starts[len(starts)-1] {
-							starts = append(starts, i+1)
-						}
-						break
-					}
-				}
-			}
-		}
-	}
-	if depth != 0 {
-		return nil
-	}
-	return starts
+	// stmt: the chunk holds statements, parsed wrapped in a function;
+	// skip: no match can lie in it, and it is never parsed
+	stmt, skip bool
 }
 
 // splitters holds the languages that are parsed in chunks.
 var splitters = map[string]splitter{"go": splitGoCuts, "typescript": splitJS, "javascript": splitJSWithoutJSX, "python": splitPython}
+
+// chunkCuts returns where src, a file of language lang, is cut into chunks
+// for the matches of p (nil or a single cut: parse it whole): around the
+// statements every match is one of where the language knows them (Go),
+// else by its splitter.
+func chunkCuts(lang string, p *matcher.Pattern, src []byte) []cut {
+	if lang == "go" {
+		if kws := goStatementKeywords(p); kws != nil {
+			if cuts := goStatementCuts(src, kws); cuts != nil {
+				return cuts
+			}
+		}
+	}
+	split := splitters[lang]
+	if split == nil {
+		return nil
+	}
+	return split(src, membersOK(lang, p))
+}
 
 // memberWraps are, by language, the text before and after a run of class
 // members that makes it a class of its own, each ending or starting a line.

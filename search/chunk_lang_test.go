@@ -13,21 +13,21 @@ import (
 func TestSplitJS(t *testing.T) {
 	checkCuts(t, "splitJS", splitJS, []cutCase{
 		{"statements", "import a from \"a\";\nconst x = 1;\nexport function f() {}\nlet y = 2\nlet z = 3;\n", false,
-			[]cut{{0, false}, {19, false}, {32, false}, {55, false}, {65, false}}},
+			[]cut{{at: 0, member: false}, {at: 19, member: false}, {at: 32, member: false}, {at: 55, member: false}, {at: 65, member: false}}},
 		{"without semicolons", "import a from \"a\"\nimport b from 'b'\nexport const x = f(a)\nexport const y = 1\n", false,
-			[]cut{{0, false}, {18, false}, {36, false}}},
+			[]cut{{at: 0, member: false}, {at: 18, member: false}, {at: 36, member: false}}},
 		{"decorators without a call", "const x = 1;\n@Dec\nexport class A {}\n@Dec.x\nclass B {}\n", false,
-			[]cut{{0, false}, {13, false}, {36, false}}},
+			[]cut{{at: 0, member: false}, {at: 13, member: false}, {at: 36, member: false}}},
 		{"a decorator stays with its class", "import a from \"a\";\n@Entity()\nexport class A {}\n", false,
-			[]cut{{0, false}, {19, false}}},
-		{"import() is an expression", "f();\nimport(\"x\");\nimport.meta;\n", false, []cut{{0, false}}},
+			[]cut{{at: 0, member: false}, {at: 19, member: false}}},
+		{"import() is an expression", "f();\nimport(\"x\");\nimport.meta;\n", false, []cut{{at: 0, member: false}}},
 		{"members", "class A<T extends {a: 1}> {\n  @Col()\n  x: T;\n  m() { return /}/; }\n  n = `${ {a: 1} }`;\n}\nf();\n", true,
-			[]cut{{0, false}, {28, true}, {45, true}, {67, true}, {88, false}, {89, false}}},
+			[]cut{{at: 0, member: false}, {at: 28, member: true}, {at: 45, member: true}, {at: 67, member: true}, {at: 88, member: false}, {at: 89, member: false}}},
 		{"members without semicolons", "class A {\n  @Col\n  x = a\n    as any\n  y: string\n  z = f()\n  w = 1\n}\n", true,
-			[]cut{{0, false}, {10, true}, {36, true}, {48, true}, {66, false}, {67, false}}},
-		{"no members for a pattern that holds them", "class A {\n  x = 1;\n  m() {}\n}\n", false, []cut{{0, false}}},
-		{"inside a template", "const s = `\nexport const x = 1;\n`;\nexport const y = 2;\n", false, []cut{{0, false}, {35, false}}},
-		{"inside a comment", "/*\nexport const x = 1;\n*/\nexport const y = 2;\n", false, []cut{{0, false}, {26, false}}},
+			[]cut{{at: 0, member: false}, {at: 10, member: true}, {at: 36, member: true}, {at: 48, member: true}, {at: 66, member: false}, {at: 67, member: false}}},
+		{"no members for a pattern that holds them", "class A {\n  x = 1;\n  m() {}\n}\n", false, []cut{{at: 0, member: false}}},
+		{"inside a template", "const s = `\nexport const x = 1;\n`;\nexport const y = 2;\n", false, []cut{{at: 0, member: false}, {at: 35, member: false}}},
+		{"inside a comment", "/*\nexport const x = 1;\n*/\nexport const y = 2;\n", false, []cut{{at: 0, member: false}, {at: 26, member: false}}},
 		{"unterminated string", "const s = 'abc\nexport const y = 2;\n", false, nil},
 		{"unbalanced", "function f() {\n", false, nil},
 	})
@@ -59,10 +59,10 @@ func checkCuts(t *testing.T, name string, split splitter, cases []cutCase) {
 func TestSplitPython(t *testing.T) {
 	checkCuts(t, "splitPython", splitPython, []cutCase{
 		{"statements", "import os\nx = (1,\n2)\nif x:\n    pass\nelse:\n    pass\n@dec\ndef f():\n# a comment\n    return 1\n", false,
-			[]cut{{0, false}, {10, false}, {21, false}, {51, false}}},
-		{"strings", "s = '''\nx = 1\n'''\ny = \\\n  2\nz = 3\n", false, []cut{{0, false}, {18, false}, {28, false}}},
+			[]cut{{at: 0, member: false}, {at: 10, member: false}, {at: 21, member: false}, {at: 51, member: false}}},
+		{"strings", "s = '''\nx = 1\n'''\ny = \\\n  2\nz = 3\n", false, []cut{{at: 0, member: false}, {at: 18, member: false}, {at: 28, member: false}}},
 		{"members", "class A(B):\n    '''doc'''\n    x = 1\n\n    @property\n    def p(self):\n        return 1\n    def q(self): pass\ny = 2\n", true,
-			[]cut{{0, false}, {26, true}, {37, true}, {85, true}, {107, false}}},
+			[]cut{{at: 0, member: false}, {at: 26, member: true}, {at: 37, member: true}, {at: 85, member: true}, {at: 107, member: false}}},
 		{"unterminated", "s = 'abc\nx = 1\n", false, nil},
 	})
 }

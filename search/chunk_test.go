@@ -25,3 +25,33 @@ func TestSplitGo(t *testing.T) {
 		}
 	}
 }
+
+// TestGoStatementCuts: for a pattern whose matches are if or for
+// statements, Go is cut around each outermost one (from the start of its
+// line, else clauses included), and the rest is never parsed; a
+// declaration holding one that does not start its line, or whose header
+// holds a function literal, is a chunk of its own; a file without one
+// parses nothing.
+func TestGoStatementCuts(t *testing.T) {
+	skip := func(at int) cut { return cut{at: at, skip: true} }
+	stmt := func(at int) cut { return cut{at: at, stmt: true} }
+	tests := []struct {
+		name string
+		src  string
+		want []cut
+	}{
+		{"one if", "package p\n\nfunc f() {\n\tif a {\n\t\tb()\n\t}\n\tx()\n}\n", []cut{skip(0), stmt(22), skip(38)}},
+		{"else chain", "package p\n\nfunc f() {\n\tif a {\n\t} else if b {\n\t} else {\n\t}\n}\n", []cut{skip(0), stmt(22), skip(57)}},
+		{"composite literal in the header", "package p\n\nfunc f() {\n\tfor _, x := range []int{1, 2} {\n\t}\n}\n", []cut{skip(0), stmt(22), skip(57)}},
+		{"not first on its line", "package p\n\nfunc f() {\n\tswitch {\n\tcase x: if a { b() }\n\t}\n}\n\nfunc g() {\n\tif a {\n\t}\n}\n",
+			[]cut{skip(0), {at: 11}, skip(60), stmt(71), skip(81)}},
+		{"function literal in the header", "package p\n\nfunc f() {\n\tif func() bool { return a }() {\n\t}\n}\n", []cut{skip(0), {at: 11}, skip(60)}},
+		{"none", "package p\n\nfunc f() {\n\tx()\n}\n", []cut{skip(0), skip(29)}},
+		{"unterminated string", "package p\n\nvar s = \"abc\nfunc f() {}\n", nil},
+	}
+	for _, tt := range tests {
+		if got := goStatementCuts([]byte(tt.src), []string{"if", "for"}); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: goStatementCuts = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}

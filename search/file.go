@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/grammars"
@@ -75,6 +76,9 @@ type fileJob struct {
 	// rewrite's edits; brokenCell is the cell of brokenLine
 	cells      []*cellJob
 	brokenCell *Cell
+	// hostTxt hands out the file's text and lines to the matches of all
+	// its chunks and regions (hostText)
+	hostTxt *sourceText
 	// tried counts the nodes of the pattern's root kind matched against,
 	// near is the nearest miss among them (NoMatch)
 	tried int
@@ -132,8 +136,8 @@ func (s *Searcher) doFile(ctx context.Context, fsys *files, w *worker, lang *gra
 	// beats parsing chunks
 	whole := s.whole || s.wholeRoom && s.cache.Roomy()
 	if !whole && w.pat != nil && w.pat.WithinDeclaration() && !s.cache.Holds(key) {
-		if split := splitters[lang.ID]; split != nil {
-			if cuts := split(src, membersOK(lang.ID, w.pat)); len(cuts) > 1 {
+		if splitters[lang.ID] != nil {
+			if cuts := chunkCuts(lang.ID, w.pat, src); len(cuts) > 1 {
 				if done, err := s.doChunks(ctx, w, lang, j, src, cuts, limit); done || err != nil {
 					if err != nil {
 						return err
@@ -308,12 +312,16 @@ func (s *Searcher) doChunks(ctx context.Context, w *worker, lang *grammars.Langu
 		line += bytes.Count(src[prev:start], []byte{'\n'})
 		prev = start
 		b := base{off: start, line: line}
-		if rg.Member {
-			// members, wrapped in a class: the wrapper's lines are no
-			// part of the file, and its nodes are not reported
+		if rg.Member || rg.Statements {
+			// members wrapped in a class, statements in a function: the
+			// wrapper's lines are no part of the file, and its nodes are
+			// not reported
 			wrap := memberWraps[lang.ID]
+			if rg.Statements {
+				wrap = [2]string{goStmtPrefix, goStmtSuffix}
+			}
 			chunk = slices.Concat([]byte(wrap[0]), chunk, []byte(wrap[1]))
-			b = base{off: start - len(wrap[0]), line: line - 1, host: src, lo: len(wrap[0]), hi: len(chunk) - len(wrap[1])}
+			b = base{off: start - len(wrap[0]), line: line - strings.Count(wrap[0], "\n"), host: src, lo: len(wrap[0]), hi: len(chunk) - len(wrap[1])}
 		}
 		ck := store.KeyOf(s.partition, lang, chunk)
 		t, hit, err := s.cache.Tree(ctx, s.parser, lang, ck, chunk)

@@ -39,6 +39,9 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang *grammars.Langua
 	j.count += len(raws)
 	first := len(j.matches)
 	txt := &sourceText{src: tree.Source(), max: s.maxText}
+	if b.host != nil {
+		txt.host = j.hostText(b.host, s.maxText)
+	}
 	for i := range raws {
 		if limit > 0 && len(j.matches) >= limit {
 			break
@@ -95,6 +98,9 @@ func (s *Searcher) collectRule(ctx context.Context, w *worker, lang *grammars.La
 	j.count += len(rms)
 	last := -1
 	txt := &sourceText{src: tree.Source(), max: s.maxText}
+	if b.host != nil {
+		txt.host = j.hostText(b.host, s.maxText)
+	}
 	defer func() { j.held += txt.size() }()
 	for i := range rms {
 		m := &rms[i]
@@ -177,7 +183,10 @@ func toMatch(path, lang string, r *matcher.Match, at base, txt *sourceText) Matc
 	m.Text, cut1 = txt.text(ms, me)
 	if at.host != nil {
 		// a region's lines are the host file's
-		ht := txt.hostText(at.host)
+		if txt.host == nil {
+			txt.host = &sourceText{src: at.host, max: txt.max}
+		}
+		ht := txt.host
 		ls, le := ht.lines(ms+at.off, me+at.off)
 		m.Lines, cut2 = ht.text(ls, le)
 	} else {

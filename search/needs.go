@@ -16,6 +16,9 @@ type Chunk struct {
 	// Member: the chunk is a run of class members, parsed wrapped in a
 	// class of its own (chunkjs.go).
 	Member bool `json:",omitempty"`
+	// Statements: the chunk is a statement, parsed wrapped in a function
+	// of its own (chunkgo.go).
+	Statements bool `json:",omitempty"`
 }
 
 // Need is one file a query's prefilter lets through and what of it the
@@ -26,8 +29,9 @@ type Need struct {
 	Size int
 	// Chunks are the byte ranges the query parses, in order: the whole
 	// file, or, where it parses in chunks (chunk.go), the runs of adjacent
-	// top-level declarations, or of a class's members (Chunk.Member), that
-	// hold every token the pattern needs.
+	// top-level declarations, or of a class's members (Chunk.Member), or
+	// the statements every match is one of (Chunk.Statements), that hold
+	// every token the pattern needs.
 	// In a host file, the regions of the query's language (a markdown
 	// fence, an HTML <script>, a project's injection) that hold every
 	// token, in host file offsets.
@@ -67,8 +71,7 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 	} else {
 		tokens = c.pat.Tokens()
 	}
-	split := splitters[c.lang.ID]
-	cuts := split != nil && !s.whole && !s.wholeRoom && c.pat != nil && c.pat.WithinDeclaration()
+	cuts := splitters[c.lang.ID] != nil && !s.whole && !s.wholeRoom && c.pat != nil && c.pat.WithinDeclaration()
 	var needs []Need
 	runners := map[*rule.Rule]*rule.Runner{}
 	for _, f := range p.files {
@@ -98,7 +101,7 @@ func (s *Searcher) Needs(ctx context.Context, q Query) ([]Need, error) {
 		}
 		n := Need{Path: f, Size: len(src), Chunks: []Chunk{{Start: 0, End: len(src)}}}
 		if cuts {
-			if cs := split(src, membersOK(c.lang.ID, c.pat)); len(cs) > 1 {
+			if cs := chunkCuts(c.lang.ID, c.pat, src); len(cs) > 1 {
 				n.Chunks = tokenChunks(src, cs, tokens)
 			}
 		}
@@ -149,14 +152,14 @@ func tokenChunks(src []byte, cuts []cut, tokens []string) []Chunk {
 		if k+1 < len(cuts) {
 			end = cuts[k+1].at
 		}
-		if !hasTokens(src[start:end], tokens) {
+		if c.skip || !hasTokens(src[start:end], tokens) {
 			continue
 		}
-		if n := len(cs); n > 0 && cs[n-1].End == start && cs[n-1].Member == c.member {
+		if n := len(cs); n > 0 && cs[n-1].End == start && cs[n-1].Member == c.member && cs[n-1].Statements == c.stmt {
 			cs[n-1].End = end
 			continue
 		}
-		cs = append(cs, Chunk{Start: start, End: end, Member: c.member})
+		cs = append(cs, Chunk{Start: start, End: end, Member: c.member, Statements: c.stmt})
 	}
 	return cs
 }

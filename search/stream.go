@@ -60,23 +60,27 @@ type sourceText struct {
 	starts []int
 	// host hands out the lines of the file a region's tree was cut from
 	host *sourceText
+	// counted: size has counted whole, which several texts share
+	counted bool
 }
 
-// hostText returns the sourceText of src, the file holding the region t's
-// tree was parsed from.
-func (t *sourceText) hostText(src []byte) *sourceText {
-	if t.host == nil {
-		t.host = &sourceText{src: src, max: t.max}
+// hostText returns the sourceText of src, the file holding the region or
+// chunk a tree was parsed from: one for all of them, so that the file's
+// line starts and its copy are made once.
+func (j *fileJob) hostText(src []byte, max int) *sourceText {
+	if h := j.hostTxt; h == nil || len(h.src) != len(src) || len(src) > 0 && &h.src[0] != &src[0] {
+		j.hostTxt = &sourceText{src: src, max: max}
 	}
-	return t.host
+	return j.hostTxt
 }
 
 // size is the memory of the copies of the sources the texts handed out
-// share.
+// share, the host's counted once for all the texts that share it.
 func (t *sourceText) size() int64 {
 	n := int64(len(t.whole))
-	if t.host != nil {
-		n += int64(len(t.host.whole))
+	if h := t.host; h != nil && !h.counted {
+		n += int64(len(h.whole))
+		h.counted = h.whole != ""
 	}
 	return n
 }
