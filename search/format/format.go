@@ -152,10 +152,48 @@ func sameCell(a, b *search.Cell) bool {
 	return a == b || a != nil && b != nil && *a == *b
 }
 
+// matchLines returns the text of a line of m's file (or notebook cell) by
+// number: from m.Lines, which holds the lines m spans whole, for those (a
+// capture's lie inside them); the file is read only for a line outside
+// them, or when they were cut.
+func (c *jsonConverter) matchLines(m search.Match) func(int) string {
+	if m.Cut {
+		return c.lineOf(m.Path, m.Cell)
+	}
+	var starts []int // where m.Lines' lines start, on first use
+	var file func(int) string
+	return func(n int) string {
+		if starts == nil {
+			starts = append(starts, 0)
+			for i := 0; i < len(m.Lines); i++ {
+				if m.Lines[i] == '\n' {
+					starts = append(starts, i+1)
+				}
+			}
+		}
+		if k := n - m.Span.Start.Line; k >= 0 && k < len(starts) {
+			end := len(m.Lines)
+			if k+1 < len(starts) {
+				end = starts[k+1] - 1
+			}
+			return m.Lines[starts[k]:end]
+		}
+		if file == nil {
+			file = c.lineOf(m.Path, m.Cell)
+		}
+		return file(n)
+	}
+}
+
 // rangeOf is span s of the file at path (of its notebook cell) in
 // ast-grep's shape.
 func (c *jsonConverter) rangeOf(path string, cell *search.Cell, s search.Span) Range {
-	lf := c.lineOf(path, cell)
+	return spanRange(s, c.lineOf(path, cell))
+}
+
+// spanRange is span s in ast-grep's shape, its columns in characters of
+// the lines lf returns.
+func spanRange(s search.Span, lf func(int) string) Range {
 	var r Range
 	r.ByteOffset.Start, r.ByteOffset.End = s.StartByte, s.EndByte
 	r.Start = agPoint(s.Start, lf)
@@ -164,7 +202,8 @@ func (c *jsonConverter) rangeOf(path string, cell *search.Cell, s search.Span) R
 }
 
 func (c *jsonConverter) convert(m search.Match) Match {
-	rng := func(s search.Span) Range { return c.rangeOf(m.Path, m.Cell, s) }
+	lf := c.matchLines(m)
+	rng := func(s search.Span) Range { return spanRange(s, lf) }
 	a := Match{Text: m.Text, Range: rng(m.Span), File: m.Path, Cell: m.Cell, Lines: m.Lines, Language: m.Language}
 	if l, ok := grammars.Lookup(m.Language); ok {
 		a.Language = l.AstGrep
