@@ -11,8 +11,9 @@
 // differs from what is committed, so no C toolchain is needed to build tether
 // and the committed bytes are checked, not trusted.
 //
-// Each module is decompressed on first use, once per process, and checked
-// against the manifest's sha256.
+// Each module is decompressed on first use, once per process. The embedded
+// files and the manifest cannot change after the build, so the sha256s are
+// checked by the package's tests, not on every start.
 //
 // grammars never imports wazero or engine: it only describes and carries
 // the bytes. It imports internal/ and the zstd codec only.
