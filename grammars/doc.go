@@ -18,3 +18,5 @@
 // grammars never imports wazero or engine: it only describes and carries
 // the bytes. It imports internal/ and the zstd codec only.
 package grammars
+
+//go:generate go run ./build -root .. -table

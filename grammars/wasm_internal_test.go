@@ -1,6 +1,7 @@
 package grammars
 
 import (
+	"reflect"
 	"sync"
 	"testing"
 )
@@ -42,5 +43,17 @@ func TestWasmConcurrentFirstUse(t *testing.T) {
 				t.Fatalf("goroutine %d got another copy of %s", g, ids[i])
 			}
 		}
+	}
+}
+
+// TestTable: table.go, the manifest as Go data that a process reads, is
+// manifest.json as ParseManifest reads and checks it.
+func TestTable(t *testing.T) {
+	m, err := ParseManifest(ManifestJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(*m, shipped) {
+		t.Fatal("grammars/table.go does not match grammars/manifest.json: run `go generate ./grammars` and commit table.go")
 	}
 }

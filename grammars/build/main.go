@@ -45,6 +45,7 @@ type options struct {
 	srcOnly bool
 	npm     string
 	update  bool
+	table   bool   // -table: write grammars/table.go only
 	set     string // -set PACKAGE@VERSION,...
 	chain   string // toolchain identity for cache keys
 	tool    string // toolchain as the manifest records it
@@ -71,6 +72,7 @@ func main() {
 	flag.StringVar(&o.set, "set", "", "with -update: pin PACKAGE@VERSION[,...] first (npm view gives its integrity) for every language, or the runtime, built from PACKAGE")
 	flag.StringVar(&o.out, "o", "", "also write the uncompressed modules (ID.wasm) to this directory")
 	flag.BoolVar(&o.update, "update", false, "write the rebuilt modules to grammars/wasm and their records to grammars/manifest.json instead of checking them against the committed ones")
+	flag.BoolVar(&o.table, "table", false, "only write grammars/table.go, the manifest as Go data, from grammars/manifest.json (after editing it by hand)")
 	flag.StringVar(&o.cache, "cache", "", "cache directory (default $TETHER_GRAMMAR_CACHE or the user cache dir's tether/grammars)")
 	flag.StringVar(&o.clang, "clang", envOr("TETHER_CLANG", "clang-16"), "clang that targets wasm32-wasi")
 	flag.StringVar(&o.npm, "npm", envOr("TETHER_NPM", "npm"), "npm client used to fetch packages")
@@ -187,6 +189,9 @@ func run(o *options, only string) error {
 	if err != nil {
 		return err
 	}
+	if o.table {
+		return writeTable(o, m)
+	}
 	pinned, err := applySet(o, m)
 	if err != nil {
 		return err
@@ -270,7 +275,19 @@ func run(o *options, only string) error {
 	if err := writeAtomic(filepath.Join(o.root, "grammars", "manifest.json"), formatManifest(m)); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "grammars: wrote %d modules to %s and their records to grammars/manifest.json (%d built, %.1fs); commit both\n",
-		len(plans), wasmDir, len(missing), time.Since(start).Seconds())
+	if err := writeTable(o, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "grammars: wrote %d modules to %s and their records to grammars/manifest.json and %s (%d built, %.1fs); commit them\n",
+		len(plans), wasmDir, tableFile, len(missing), time.Since(start).Seconds())
 	return nil
+}
+
+// writeTable writes grammars/table.go for m.
+func writeTable(o *options, m *grammars.Manifest) error {
+	b, err := formatTable(m)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(o.root, filepath.FromSlash(tableFile)), b)
 }
