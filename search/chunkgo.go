@@ -111,7 +111,19 @@ func goStatementCuts(src []byte, kws []string) []cut {
 // to where it ends. ok is false when one does not start its line or its
 // end cannot be told.
 func goDeclStatements(src []byte, start, end int, kws []string) (stmts [][2]int, ok bool) {
+	// the bytes that may start a comment, a literal or a keyword
+	var stops [256]bool
+	stops['/'], stops['"'], stops['\''], stops['`'] = true, true, true, true
+	for _, kw := range kws {
+		stops[kw[0]] = true
+	}
 	for i := start; i < end; {
+		for i < end && !stops[src[i]] {
+			i++
+		}
+		if i == end {
+			break
+		}
 		if j := goSkip(src, i); j != i {
 			if j < 0 {
 				return nil, false
@@ -140,16 +152,17 @@ func goDeclStatements(src []byte, start, end int, kws []string) (stmts [][2]int,
 
 // goKeywordAt returns the keyword of kws that stands at src[i] as a word.
 func goKeywordAt(src []byte, i int, kws []string) string {
-	if i > 0 && isIdentByte(src[i-1]) {
-		return ""
-	}
 	for _, kw := range kws {
-		if bytes.HasPrefix(src[i:], []byte(kw)) && (i+len(kw) == len(src) || !isIdentByte(src[i+len(kw)])) {
+		if src[i] == kw[0] && len(src)-i >= len(kw) && string(src[i:i+len(kw)]) == kw &&
+			(i+len(kw) == len(src) || !isIdentByte(src[i+len(kw)])) && (i == 0 || !isIdentByte(src[i-1])) {
 			return kw
 		}
 	}
 	return ""
 }
+
+// the keywords goStatementEnd and goBlockStart look for
+var goElse, goIf, goFunc = []string{"else"}, []string{"if"}, []string{"func"}
 
 // goStatementEnd returns where the statement whose header starts at src[i]
 // ends: just past the brace that closes its block, or, for an if (elses),
@@ -168,11 +181,11 @@ func goStatementEnd(src []byte, i int, elses bool) int {
 			break
 		}
 		j := skipBlanks(src, i)
-		if goKeywordAt(src, j, []string{"else"}) == "" {
+		if goKeywordAt(src, j, goElse) == "" {
 			break
 		}
 		j = skipBlanks(src, j+len("else"))
-		if goKeywordAt(src, j, []string{"if"}) != "" {
+		if goKeywordAt(src, j, goIf) != "" {
 			i = j + len("if")
 			continue
 		}
@@ -218,7 +231,7 @@ func goBlockStart(src []byte, i int) int {
 				return -1
 			}
 		default:
-			if c == 'f' && goKeywordAt(src, i, []string{"func"}) != "" {
+			if c == 'f' && goKeywordAt(src, i, goFunc) != "" {
 				return -1
 			}
 		}
@@ -330,12 +343,27 @@ func splitGoCuts(src []byte, _ bool) []cut {
 // goDeclStarts are the keywords a Go top-level declaration starts with.
 var goDeclStarts = [][]byte{[]byte("func "), []byte("func("), []byte("type "), []byte("var "), []byte("const ")}
 
+// goLexStops are the bytes splitGo looks at: those that may start a
+// comment or a literal, brackets and newlines.
+var goLexStops = func() (t [256]bool) {
+	for _, c := range []byte("/\"'`{}()[]\n") {
+		t[c] = true
+	}
+	return t
+}()
+
 // splitGo cuts Go source before every top-level func, type, var or const
 // declaration at the start of a line, outside comments, literals and brackets.
 func splitGo(src []byte) []int {
 	starts := []int{0}
 	depth := 0
 	for i := 0; i < len(src); {
+		for i < len(src) && !goLexStops[src[i]] {
+			i++
+		}
+		if i == len(src) {
+			break
+		}
 		if j := goSkip(src, i); j != i {
 			if j < 0 {
 				return nil
