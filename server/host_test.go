@@ -436,16 +436,12 @@ func TestHostMetricsAndCallLog(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{
+	testenv.WantAll(t, "/metrics", string(body),
 		`tether_sessions_open 1`,
 		`tether_tool_calls_total{outcome="ok",tool="read"} 2`,
 		`tether_tool_calls_total{outcome="error",tool="read"} 1`,
 		`tether_tool_call_seconds_count{tool="read"} 3`,
-	} {
-		if !strings.Contains(string(body), want) {
-			t.Errorf("/metrics lacks %s:\n%s", want, body)
-		}
-	}
+	)
 	var all strings.Builder
 	for len(logs) > 0 {
 		all.WriteString(<-logs)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -50,16 +51,12 @@ func TestAstEditOps(t *testing.T) {
 	r, dir := structuralRun(t, tools.SurfaceDefault, opsFiles)
 	res := callResult(t, r, "ast_edit", opsArgs)
 	txt := res.AllText()
-	for _, want := range []string{
+	testenv.WantAll(t, "ast_edit with ops", txt,
 		`(proposed) 6 replacements in 3 files`, `edit_id "edit_1"`,
 		"left out 1 file with syntax errors, not rewritten (first error at src/broken.go:7)",
 		"--- a/src/a.go", "--- a/src/b.go", "--- a/lib/c.go",
 		"+\tb, _ := os.ReadFile(\"a\")", "+\tlog.Println(len(b))", "+\treturn fmt.Errorf(\"b\")",
-	} {
-		if !strings.Contains(txt, want) {
-			t.Errorf("ast_edit with ops lacks %q:\n%s", want, txt)
-		}
-	}
+	)
 	for _, not := range []string{"a_test.go", "other/d.go", "edit_2"} {
 		if strings.Contains(txt, not) {
 			t.Errorf("ast_edit with ops mentions %q:\n%s", not, txt)

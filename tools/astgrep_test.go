@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/engine/enginetest"
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/stage"
 	"github.com/tetherhq/tether/tools"
@@ -382,15 +383,11 @@ func TestAstEditKeepsMeaning(t *testing.T) {
 				t.Fatal(err)
 			}
 			txt := res.AllText()
-			for _, want := range []string{
+			testenv.WantAll(t, "ast_edit result", txt,
 				"+    !(self.pre.len() == 0) && self.post.len() == 0",
 				"note: 1 replacement put in parentheses",
 				"lib.rs:2: (self.pre.len() == 0)",
-			} {
-				if !strings.Contains(txt, want) {
-					t.Errorf("ast_edit result lacks %q:\n%s", want, txt)
-				}
-			}
+			)
 		})
 	}
 	if _, err := call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/kernels"
 	"github.com/tetherhq/tether/kernels/std"
 	"github.com/tetherhq/tether/tools"
@@ -32,11 +33,7 @@ func evalArgsCall(t *testing.T, r *tools.Run, a map[string]any) (string, bool) {
 
 func wantAll(t *testing.T, text string, wants ...string) {
 	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(text, w) {
-			t.Errorf("result lacks %q:\n%s", w, text)
-		}
-	}
+	testenv.WantAll(t, "result", text, wants...)
 }
 
 // TestEvalCellsMixed: three cells, Python then JavaScript then Python, run in

@@ -116,15 +116,11 @@ func TestLSPTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{
+		testenv.WantAll(t, "status", out,
 			"gopls (go): running, pid ",
 			"dart (dart): not running: pubspec.yaml found, dart not on PATH",
 			"rust-analyzer (rust): not running: no root marker for rust",
-		} {
-			if !strings.Contains(out, want) {
-				t.Errorf("status lacks %q:\n%s", want, out)
-			}
-		}
+		)
 	})
 
 	t.Run("rename", func(t *testing.T) {

@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
 )
 
@@ -142,7 +142,7 @@ func TestSessionTableFloorColumns(t *testing.T) {
 		row("b", &FloorRow{Read: 150 * time.Millisecond, ReadBytes: 5e6, Files: 7}),
 	}
 	got := SessionTable(measured, Proc{Wall: 20 * time.Second}, Proc{}, 2, "0.1 0.1 0.1")
-	for _, want := range []string{
+	testenv.WantAll(t, "table", got,
 		"| 1.000 s | 1.00 s | 0.10x | 0.100 s |", // row a: parse floor, then warm CLI, its ratio, read floor
 		"| 7 / 2.00 |",
 		"| 0.000 s | 1.00 s | 0.10x | 0.150 s |", // row b needs nothing new
@@ -150,20 +150,12 @@ func TestSessionTableFloorColumns(t *testing.T) {
 		"| 1.00 s | 2.00 s | 0.10x | 0.25 s |",
 		"| 2.00 MB parsed, 10.00 MB read |",
 		"| **tether / floor** | | | **4.00x** | | | 0.05x of ast-grep | **8.00x** | | 0.01x of ast-grep | **6.00x** |",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("table lacks %q:\n%s", want, got)
-		}
-	}
+	)
 	missing := []SessionRow{row("a", nil), row("b", nil)}
 	got = SessionTable(missing, Proc{Wall: 20 * time.Second}, Proc{}, 2, "0.1 0.1 0.1")
-	for _, want := range []string{
+	testenv.WantAll(t, "table without a floor", got,
 		"| 2.00 s | 0.20x | 0 MB | - | 1.00 s | 0.10x | - |",
 		"| **tether / floor** | | | **-** | | | - of ast-grep | **-** | | - of ast-grep | **-** |",
 		"The floor was not measured in this run",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("table without a floor lacks %q:\n%s", want, got)
-		}
-	}
+	)
 }

@@ -54,16 +54,12 @@ func TestWireTraceAtDebug(t *testing.T) {
 				}
 				return
 			}
-			for _, want := range []string{
+			testenv.WantAll(t, "trace", log,
 				`msg="lsp wire" server=gopls dir=-> method=initialize bytes=`,
 				`dir=-> method=textDocument/didOpen bytes=`,
 				`dir=-> method=textDocument/hover bytes=`,
 				`dir=<- method="textDocument/hover reply" bytes=`,
-			} {
-				if !strings.Contains(log, want) {
-					t.Errorf("trace lacks %q:\n%s", want, log)
-				}
-			}
+			)
 			// use.go's text went out in didOpen; the hover reply has the doc comment.
 			for _, secret := range []string{"package shapes", "sums the areas"} {
 				if strings.Contains(log, secret) {
