@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -22,11 +22,7 @@ var outputSizeModes = []string{"", "full", "captures"}
 // package, searched in place (read tier).
 func BenchmarkOutputSize(b *testing.B) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.NewConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer eng.Close(ctx)
+	eng := enginetest.Engine(b)
 	r, err := tools.NewRun(ctx, tools.Config{
 		WorkDir: filepath.Join(runtime.GOROOT(), "src", "strings"),
 		Surface: tools.SurfacePlan,

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/store"
 	"github.com/tetherhq/tether/tools"
@@ -86,11 +86,7 @@ func benchMap(t *testing.T, corpus, focus string) {
 // mapRows makes calls through one run over corpus, in this process.
 func mapRows(t *testing.T, corpus string, calls []mapCall) []mapRow {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.NewConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close(ctx)
+	eng := enginetest.Engine(t)
 	r, err := tools.NewRun(ctx, tools.Config{WorkDir: corpus, Surface: tools.SurfacePlan, Search: tools.SearchConfig{Parser: eng}})
 	if err != nil {
 		t.Fatal(err)
@@ -193,11 +189,7 @@ func peakRSS() string {
 // library: cold (a new store each time) and warm (the outlines stored).
 func BenchmarkMap(b *testing.B) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.NewConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer eng.Close(ctx)
+	eng := enginetest.Engine(b)
 	src := filepath.Join(runtime.GOROOT(), "src")
 	q := search.MapQuery{Paths: []string{filepath.Join(src, "go", "ast"), filepath.Join(src, "go", "token"), filepath.Join(src, "go", "parser")}}
 	b.Run("cold", func(b *testing.B) {

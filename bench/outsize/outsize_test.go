@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/engine"
+	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/tools"
 )
@@ -36,11 +36,7 @@ func TestOutputSizes(t *testing.T) {
 	testenv.RequireBinary(t, "pyright-langserver")
 	testenv.RequireBinary(t, "gopls")
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.NewConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close(ctx)
+	eng := enginetest.Engine(t)
 
 	var rows []row
 	measure := func(r *tools.Run, name, tool, args string) {

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/engine/enginetest"
 )
 
@@ -19,11 +18,7 @@ import (
 // one's own made new memory for every tree.
 func TestDiskEntryBuiltInPlace(t *testing.T) {
 	ctx := context.Background()
-	e, err := engine.New(ctx, engine.NewConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(ctx)
+	e := enginetest.Engine(t)
 	src, err := os.ReadFile("../search.go")
 	if err != nil {
 		t.Fatal(err)
