@@ -57,17 +57,7 @@ type barePython struct {
 func startBarePython(b *testing.B) *barePython {
 	b.Helper()
 	cmd := exec.Command(debianPython, "-u", "-c", "import sys\nfor line in sys.stdin:\n    print(repr(eval(line)), flush=True)")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
+	in, out := testenv.StartPiped(b, cmd)
 	p := &barePython{cmd: cmd, in: in, out: bufio.NewReader(out)}
 	b.Cleanup(func() { in.Close(); cmd.Wait() })
 	return p

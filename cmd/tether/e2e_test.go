@@ -73,19 +73,9 @@ func workdir(t *testing.T, files map[string]string) string {
 func startServe(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *bytes.Buffer) {
 	t.Helper()
 	cmd := exec.Command(tetherBin(t), append([]string{"serve"}, args...)...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := testenv.StartPiped(t, cmd)
 	return cmd, stdin, stdout, &stderr
 }
 

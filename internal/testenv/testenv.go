@@ -3,6 +3,7 @@ package testenv
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -87,6 +88,24 @@ func BuildTether(tb testing.TB) string {
 		tb.Fatalf("go build ./cmd/tether: %v\n%s", err, out.Bytes())
 	}
 	return bin
+}
+
+// StartPiped starts cmd with a pipe to its stdin and one from its stdout,
+// failing t when it cannot.
+func StartPiped(t testing.TB, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return in, out
 }
 
 // WithPeersOnPath returns os.Environ() with ExtraPath prepended to PATH, for

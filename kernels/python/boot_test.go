@@ -65,17 +65,7 @@ func TestDriverChunkedStartMemory(t *testing.T) {
 	}
 	ready := func(stdin []byte, args ...string) int64 {
 		cmd := exec.Command(interp, args...)
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		in, out := testenv.StartPiped(t, cmd)
 		defer func() { in.Close(); cmd.Process.Kill(); cmd.Wait() }()
 		go in.Write(stdin)
 		if f, err := readFrame(bufio.NewReader(out)); err != nil || f.Op != "ready" {
