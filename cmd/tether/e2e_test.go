@@ -309,18 +309,24 @@ func callText(t *testing.T, cs *mcp.ClientSession, name string, args any) (strin
 	return strings.Join(parts, "\n"), res.IsError
 }
 
+// listTools returns the tools cs's server lists.
+func listTools(t *testing.T, cs *mcp.ClientSession) []*mcp.Tool {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Tools
+}
+
 func TestServeMCPClient(t *testing.T) {
 	png := "\x89PNG\r\n\x1a\nfake"
 	t.Run("surfaces", func(t *testing.T) {
 		for _, c := range surfaceTools {
 			dir := workdir(t, map[string]string{"a.txt": "a\n"})
 			cs := mcpSession(t, dir, []string{"--surface", c.surface, "--approve", "allow"}, nil)
-			res, err := cs.ListTools(context.Background(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var got []string
-			for _, tool := range res.Tools {
+			for _, tool := range listTools(t, cs) {
 				got = append(got, tool.Name)
 				if (tool.Name == "read" || tool.Name == "ask_user" || tool.Name == "lsp" || tool.Name == "ast_grep" || tool.Name == "ast_tree" || tool.Name == "map" || tool.Name == "notebook") != tool.Annotations.ReadOnlyHint {
 					t.Errorf("%s: readOnlyHint %v", tool.Name, tool.Annotations.ReadOnlyHint)

@@ -304,12 +304,8 @@ func writeBigTree(dir string) {
 // a.go, and that an eval variable is kept from one call to the next.
 func (rc *revClient) checkToolsAndState(t *testing.T, rev string, want ...string) {
 	t.Helper()
-	tl, err := rc.cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var names []string
-	for _, tool := range tl.Tools {
+	for _, tool := range listTools(t, rc.cs) {
 		names = append(names, tool.Name)
 	}
 	for _, w := range want {

@@ -128,12 +128,8 @@ func TestHostJWTTierCapsSurface(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer cs.Close()
-		res, err := cs.ListTools(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var out []string
-		for _, tool := range res.Tools {
+		for _, tool := range listTools(t, cs) {
 			out = append(out, tool.Name)
 		}
 		if tier == "" {
