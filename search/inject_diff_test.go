@@ -175,15 +175,7 @@ func TestInjectedScan(t *testing.T) {
 	if err := json.Unmarshal(out, &ag); err != nil || len(ag) == 0 {
 		t.Fatalf("ast-grep scan JSON: %v, %d findings\n%s", err, len(ag), out)
 	}
-	rules, err := search.CompileRules(context.Background(), p, []byte(jsRule+"\n---\nid: println\nlanguage: go\nrule: {pattern: fmt.Println($A)}\nfix: log.Print($A)\n"), "rules.yml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
-	res, err := s.Scan(context.Background(), search.ScanQuery{Rules: rules, Paths: []string{dir}, Fix: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := scanFix(t, p, jsRule+"\n---\nid: println\nlanguage: go\nrule: {pattern: fmt.Println($A)}\nfix: log.Print($A)\n", dir)
 	var inHTML []search.Match
 	var got []string
 	for _, f := range res.Findings {

@@ -148,6 +148,13 @@ func stageLogToInfo(t *testing.T, s *search.Searcher, dir, file, lang string, re
 	if len(plan.Changes) != 1 || plan.Replacements != replacements {
 		t.Fatalf("plan changes %d files with %d replacements, want %s with %d", len(plan.Changes), plan.Replacements, file, replacements)
 	}
+	return string(acceptPlan(t, dir, path, plan))
+}
+
+// acceptPlan stages plan in dir, accepts it and returns the new content
+// of the file at path.
+func acceptPlan(t *testing.T, dir, path string, plan *search.Plan) []byte {
+	t.Helper()
 	stager := stage.New(dir)
 	if _, err := stager.Accept(stager.Stage(plan)); err != nil {
 		t.Fatal(err)
@@ -156,7 +163,7 @@ func stageLogToInfo(t *testing.T, s *search.Searcher, dir, file, lang string, re
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(got)
+	return got
 }
 
 func TestInjectedRegions(t *testing.T) {
@@ -337,16 +344,7 @@ func TestInjectedRewrite(t *testing.T) {
 				}
 				want = strings.Replace(want, c.from[i], c.to[i], 1)
 			}
-			stager := stage.New(dir)
-			id := stager.Stage(plan)
-			if _, err := stager.Accept(id); err != nil {
-				t.Fatal(err)
-			}
-			got, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != want {
+			if got := acceptPlan(t, dir, path, plan); string(got) != want {
 				t.Errorf("after the staged edit %s is\n%s\nwant\n%s", c.file, got, want)
 			}
 		})

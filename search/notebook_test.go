@@ -191,14 +191,7 @@ func TestNotebookRewrite(t *testing.T) {
 	if strings.Contains(diff, `"source"`) {
 		t.Errorf("diff shows the notebook's JSON:\n%s", diff)
 	}
-	stager := stage.New(dir)
-	if _, err := stager.Accept(stager.Stage(plan)); err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := acceptPlan(t, dir, path, plan)
 	testenv.ValidateNotebook(t, path)
 	before, err := ipynb.Parse(old)
 	if err != nil {
@@ -238,6 +231,7 @@ func TestNotebookRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stager := stage.New(dir)
 	id := stager.Stage(plan)
 	if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
 		t.Fatal(err)
@@ -340,19 +334,11 @@ func TestNotebookOps(t *testing.T) {
 func TestNotebookScan(t *testing.T) {
 	dir := notebookDir(t)
 	p := parser(t)
-	rules, err := search.CompileRules(context.Background(), p, []byte(`id: no-print
+	res := scanFix(t, p, `id: no-print
 language: python
 rule: {pattern: "print($$$A)"}
 fix: log($$$A)
-`), "rules.yml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
-	res, err := s.Scan(context.Background(), search.ScanQuery{Rules: rules, Paths: []string{dir}, Fix: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, dir)
 	var got []string
 	for _, f := range res.Findings {
 		got = append(got, cellWhere(f.Match))
@@ -455,15 +441,8 @@ func TestNotebookPandas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stager := stage.New(dir)
-	if _, err := stager.Accept(stager.Stage(plan)); err != nil {
-		t.Fatal(err)
-	}
+	after := acceptPlan(t, dir, path, plan)
 	testenv.ValidateNotebook(t, path)
-	after, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	changed, nb := testenv.ChangedCells(t, data, after)
 	if fmt.Sprint(changed) != "[7 9]" || nb.Cells[9].Source != "numpy.sin(df * np.pi / 4)" || len(nb.Cells[9].Outputs) != 1 {
 		t.Errorf("cells %v changed; cell 9: %q with %d outputs", changed, nb.Cells[9].Source, len(nb.Cells[9].Outputs))

@@ -6,9 +6,26 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/store"
 )
+
+// scanFix compiles the rules of the YAML text rules and scans dir with
+// them, fixes on, with a new searcher and store of its own.
+func scanFix(t *testing.T, p matcher.Parser, rules, dir string) *search.ScanResult {
+	t.Helper()
+	compiled, err := search.CompileRules(context.Background(), p, []byte(rules), "rules.yml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
+	res, err := s.Scan(context.Background(), search.ScanQuery{Rules: compiled, Paths: []string{dir}, Fix: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
 
 // TestScanSkips checks what a scan does not parse: a file lacking a
 // literal token of every rule is prefiltered, and on a second scan a file
