@@ -2,11 +2,10 @@ package search_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search"
 )
 
@@ -19,11 +18,7 @@ func TestSearchNamesFilesOverTheSizeCap(t *testing.T) {
 		"small.go": "package p\n\nfunc f() { g() }\n",
 		"big.go":   "package p\n\nfunc h() { g() }\n" + strings.Repeat("// filler line\n", 200),
 	}
-	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, files)
 	s := search.NewSearcher(parser(t), search.Config{MaxFileSize: 1000})
 	res, err := s.Search(context.Background(), search.Query{Pattern: "g()", Language: "go", Paths: []string{dir}})
 	if err != nil {
@@ -49,11 +44,7 @@ func TestScanCountsWhatItSkipped(t *testing.T) {
 		"big.go":   "package p\n\nfunc h() { g() }\n" + strings.Repeat("// filler line\n", 200),
 		"bin.go":   "package p\x00\x01\x02 g()\n",
 	}
-	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, files)
 	rules, err := search.CompileRules(context.Background(), parser(t), []byte("id: g\nlanguage: go\nrule: {pattern: g()}\n"), "rules.yml", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -2,10 +2,9 @@ package search_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/search"
 	"github.com/tetherhq/tether/search/store"
@@ -39,11 +38,7 @@ func TestScanSkips(t *testing.T) {
 		"plain.go": "package p\n\nfunc g() { work() }\n",
 		"goes.go":  "package p\n\nfunc h() { go work() }\n",
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, files)
 	rules, err := search.CompileRules(context.Background(), p, []byte(`id: lock
 language: go
 rule:

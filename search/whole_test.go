@@ -12,6 +12,7 @@ import (
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/engine/enginetest"
 	"github.com/tetherhq/tether/grammars"
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/matcher"
 	"github.com/tetherhq/tether/search/store"
 )
@@ -84,11 +85,7 @@ func TestWarmUpTakesQueriedFilesFirst(t *testing.T) {
 	}
 	b.WriteString("\nfunc g() { mu.Lock() }\n")
 	files["z.go"] = b.String()
-	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, files)
 	op := &recParser{p: fuzzParser(t)}
 	s := NewSearcher(op, Config{Cache: store.NewCache(0)})
 	// a query in flight holds the warm-up off once it has listed the files

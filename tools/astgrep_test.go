@@ -26,13 +26,7 @@ func parseEngine(t *testing.T) *engine.Engine {
 func structuralRun(t *testing.T, surface tools.Surface, files map[string]string) (*tools.Run, string) {
 	t.Helper()
 	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, files)
 	r, err := tools.NewRun(context.Background(), tools.Config{
 		WorkDir: dir,
 		Surface: surface,

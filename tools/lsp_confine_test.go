@@ -35,15 +35,6 @@ func siblingDirs(t *testing.T) (ws, other string) {
 	return ws, other
 }
 
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // requireNoLeak fails when out carries any of secrets.
 func requireNoLeak(t *testing.T, what, out string, secrets ...string) {
 	t.Helper()
@@ -78,7 +69,7 @@ func TestLSPConfineClangdInclude(t *testing.T) {
 	ws, other := siblingDirs(t)
 	const secret = "sk-INCLUDED-4b1d"
 	outside := filepath.Join(other, "secret.h")
-	writeFiles(t, other, map[string]string{"secret.h": secret + "\n"})
+	testenv.WriteFiles(t, other, map[string]string{"secret.h": secret + "\n"})
 	// /etc/passwd is a file the process sandbox lets clangd read: the
 	// location names it whether the sandbox is on or off.
 	src := "#include \"" + outside + "\"\n#include \"/etc/passwd\"\nint main(void) { return 0; }\n"
@@ -90,7 +81,7 @@ func TestLSPConfineClangdInclude(t *testing.T) {
 		src = "#include \"/etc/shadow\"\n" + src
 	}
 	cc, _ := json.Marshal([]map[string]string{{"directory": ws, "file": filepath.Join(ws, "x.c"), "command": "cc -c x.c"}})
-	writeFiles(t, ws, map[string]string{"x.c": src, "compile_commands.json": string(cc)})
+	testenv.WriteFiles(t, ws, map[string]string{"x.c": src, "compile_commands.json": string(cc)})
 	r := startRun(t, tools.Config{WorkDir: ws, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, ws, 20*time.Second)})
 
 	line := 1
@@ -143,8 +134,8 @@ const secretKey = "sk-BETA-9a7f3c"
 func pyrightBesideSecret(t *testing.T, mainPy string) (r *tools.Run, other string) {
 	t.Helper()
 	ws, other := siblingDirs(t)
-	writeFiles(t, other, map[string]string{"secretmod.py": "API_KEY = \"" + secretKey + "\"\n"})
-	writeFiles(t, ws, map[string]string{"pyrightconfig.json": `{"extraPaths": ["../other"]}`, "main.py": mainPy})
+	testenv.WriteFiles(t, other, map[string]string{"secretmod.py": "API_KEY = \"" + secretKey + "\"\n"})
+	testenv.WriteFiles(t, ws, map[string]string{"pyrightconfig.json": `{"extraPaths": ["../other"]}`, "main.py": mainPy})
 	return startRun(t, tools.Config{WorkDir: ws, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, ws, 20*time.Second)}), other
 }
 

@@ -27,7 +27,7 @@ const (
 func TestLSPFormatGopls(t *testing.T) {
 	r, dir := lspRun(t)
 	file := filepath.Join(dir, "double.go")
-	writeFiles(t, dir, map[string]string{"double.go": unformattedGo})
+	testenv.WriteFiles(t, dir, map[string]string{"double.go": unformattedGo})
 	t.Run("staged and accepted", func(t *testing.T) {
 		id := stageID(t, r, "lsp_format", map[string]any{"file": "double.go"}, "+func Double(x int) int {")
 		if readFile(t, file) != unformattedGo {
@@ -49,10 +49,10 @@ func TestLSPFormatGopls(t *testing.T) {
 		}
 	})
 	t.Run("drift rejects", func(t *testing.T) {
-		writeFiles(t, dir, map[string]string{"double.go": unformattedGo})
+		testenv.WriteFiles(t, dir, map[string]string{"double.go": unformattedGo})
 		id := stageID(t, r, "lsp_format", map[string]any{"file": "double.go"})
 		drifted := unformattedGo + "// changed after staging\n"
-		writeFiles(t, dir, map[string]string{"double.go": drifted})
+		testenv.WriteFiles(t, dir, map[string]string{"double.go": drifted})
 		if _, err := call(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"}); !errors.Is(err, search.ErrStale) {
 			t.Fatalf("accept after a change: want it rejected, got %v", err)
 		}
@@ -145,7 +145,7 @@ func TestLSPFormatTypeScript(t *testing.T) {
 	r, dir := tsRun(t)
 	src := "export function f(a:number,b:number){\n  if(a>b){\n      return a}\n  return b\n}\n"
 	want := "export function f(a: number, b: number) {\n  if (a > b) {\n    return a\n  }\n  return b\n}\n"
-	writeFiles(t, filepath.Join(dir, "src"), map[string]string{"fmt.ts": src})
+	testenv.WriteFiles(t, filepath.Join(dir, "src"), map[string]string{"fmt.ts": src})
 	id := stageID(t, r, "lsp_format", map[string]any{"file": "src/fmt.ts"}, "+export function f(a: number, b: number) {")
 	if readFile(t, filepath.Join(dir, "src/fmt.ts")) != src {
 		t.Fatal("lsp_format wrote the file before resolve")

@@ -153,7 +153,7 @@ func TestLSPRequestPaged(t *testing.T) {
 	for i := range 100 {
 		fmt.Fprintf(&big, "\nfunc F%d() int { return %d }\n", i, i)
 	}
-	writeFiles(t, dir, map[string]string{"big.go": big.String()})
+	testenv.WriteFiles(t, dir, map[string]string{"big.go": big.String()})
 	args := map[string]any{"action": "request", "file": "big.go", "method": "textDocument/documentSymbol"}
 	first := requestPage(t, r, "lsp", args)
 	if first.Lines <= 400 || first.Shown != 400 || first.Next != 400 || first.Result != nil {
@@ -217,7 +217,7 @@ func TestLSPRequestClangd(t *testing.T) {
 		}
 	})
 	t.Run("format a range", func(t *testing.T) {
-		writeFiles(t, dir, map[string]string{"fmt.c": "int f(int a){\nint b=a*2;\nreturn b;}\nint g(int a){return a;}\n"})
+		testenv.WriteFiles(t, dir, map[string]string{"fmt.c": "int f(int a){\nint b=a*2;\nreturn b;}\nint g(int a){return a;}\n"})
 		id := stageID(t, r, "lsp_format", map[string]any{"file": "fmt.c", "line": 1, "end_line": 3}, "+int f(int a) {")
 		callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
 		// LLVM style, two spaces; g, outside the range, is left as it was.
@@ -296,12 +296,12 @@ func TestLSPCommandGopls(t *testing.T) {
 		if pg.Staged == nil {
 			t.Fatalf("add_import: want its edit staged, got %+v", pg)
 		}
-		writeFiles(t, dir, map[string]string{"use.go": src + "\n// changed since\n"})
+		testenv.WriteFiles(t, dir, map[string]string{"use.go": src + "\n// changed since\n"})
 		_, err := call(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
 		if err == nil || !strings.Contains(err.Error(), "run lsp_command again") || readFile(t, use) != src+"\n// changed since\n" {
 			t.Fatalf("accept after use.go changed: want it rejected, naming lsp_command, got %v", err)
 		}
-		writeFiles(t, dir, map[string]string{"use.go": src})
+		testenv.WriteFiles(t, dir, map[string]string{"use.go": src})
 	})
 	t.Run("edit staged", func(t *testing.T) {
 		pg := requestPage(t, r, "lsp_command", addImport)

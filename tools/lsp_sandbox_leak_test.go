@@ -48,14 +48,14 @@ func TestLSPConfineClangdEmbed(t *testing.T) {
 	requireFileSandbox(t)
 	ws, other := siblingDirs(t)
 	const secret = "sk-EMBED-3e9a"
-	writeFiles(t, other, map[string]string{"secret.bin": secret})
+	testenv.WriteFiles(t, other, map[string]string{"secret.bin": secret})
 	var src strings.Builder
 	src.WriteString("static const unsigned char d[] = {\n#embed \"" + filepath.Join(other, "secret.bin") + "\"\n};\n")
 	for i := range len(secret) {
 		fmt.Fprintf(&src, "_Static_assert(d[%d] == 0, \"byte %d\");\n", i, i)
 	}
 	cc, _ := json.Marshal([]map[string]string{{"directory": ws, "file": filepath.Join(ws, "x.c"), "command": "cc -std=c23 -ferror-limit=0 -c x.c"}})
-	writeFiles(t, ws, map[string]string{"x.c": src.String(), "compile_commands.json": string(cc)})
+	testenv.WriteFiles(t, ws, map[string]string{"x.c": src.String(), "compile_commands.json": string(cc)})
 	r := startRun(t, tools.Config{WorkDir: ws, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, ws, 20*time.Second)})
 	out, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "x.c"})
 	if err != nil {

@@ -57,7 +57,7 @@ func TestSymbolEdit(t *testing.T) {
 				cc, _ := json.Marshal([]map[string]string{
 					{"directory": dir, "file": filepath.Join(dir, "util.c"), "command": "cc -c util.c"},
 					{"directory": dir, "file": filepath.Join(dir, "main.c"), "command": "cc -c main.c"}})
-				writeFiles(t, dir, map[string]string{"compile_commands.json": string(cc)})
+				testenv.WriteFiles(t, dir, map[string]string{"compile_commands.json": string(cc)})
 			}
 			for i, s := range c.steps {
 				s.args["file"] = c.file
@@ -111,7 +111,7 @@ func TestSymbolEdit(t *testing.T) {
 // declaration without one says what to do instead.
 func TestSymbolEditBadInput(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"a.py": "X_MAX = 3\n\n\ndef f():\n    return 1\n\n\nclass K:\n    def m(self):\n        pass\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"a.py": "X_MAX = 3\n\n\ndef f():\n    return 1\n\n\nclass K:\n    def m(self):\n        pass\n"})
 	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Search: tools.SearchConfig{Parser: parseEngine(t)}})
 	for _, c := range []struct {
 		args map[string]any
@@ -135,7 +135,7 @@ func TestSymbolEditBadInput(t *testing.T) {
 		t.Errorf("without language servers, want the tree-sitter grammar named:\n%s", res.AllText())
 	}
 	staged := structured[*tools.StagedDiff](t, res)
-	writeFiles(t, dir, map[string]string{"a.py": "X_MAX = 4\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"a.py": "X_MAX = 4\n"})
 	_, err := call(t, r, "resolve", map[string]any{"edit_id": staged.EditID, "action": "accept"})
 	if err == nil || !strings.Contains(err.Error(), "changed since the edit was staged") {
 		t.Fatalf("accepting an edit of a file changed since: %v", err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/internal/proc"
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/workers"
 )
 
@@ -27,11 +28,7 @@ func hostileRepo(t *testing.T) (dir, markers string) {
 		".gitattributes": "*.txt filter=evil diff=evil merge=evil\n*.md filter=evil2\n",
 		"c.md":           "markdown\n",
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, files)
 	for _, args := range [][]string{{"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "attributes"}} {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 // minifiedJS returns a minified bundle of n functions on one line, each
@@ -220,11 +222,7 @@ func TestAstGrepStreamedThenStopped(t *testing.T) {
 		"a.go": "package p\n\nvar _ = f(y, x)\n", // walked first: a match
 		"b.go": b.String(),                       // the budget runs out here
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, files)
 	code, out, errs := runCLI(t, "-j", "1", "--no-cache", "--color", "never", "-p", "f($$$A, $$$A, $$$A, y, x)", "-l", "go", dir)
 	if code != 2 {
 		t.Fatalf("exit %d, want 2: %s", code, errs)

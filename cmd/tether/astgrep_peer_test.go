@@ -94,11 +94,7 @@ func TestAstGrepCLIUpdateAllAsPeer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			theirs, ours := t.TempDir(), t.TempDir()
 			for _, dir := range []string{theirs, ours} {
-				for name, body := range files {
-					if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
+				testenv.WriteFiles(t, dir, files)
 			}
 			cmd := exec.Command(sg, "run", "-p", tt.pattern, "-r", tt.rewrite, "-l", "go", "-U", theirs)
 			var agOut, agErr strings.Builder

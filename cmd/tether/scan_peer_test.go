@@ -180,15 +180,7 @@ func TestScanCLIProjectErrorsExitAsPeer(t *testing.T) {
 			for name, body := range tt.files {
 				files[name] = body
 			}
-			for name, body := range files {
-				path := filepath.Join(dir, name)
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testenv.WriteFiles(t, dir, files)
 			want, agErr := peerExit(t, sg, dir, "scan", "--json=compact")
 			t.Chdir(dir)
 			code, _, errOut := runScanCLI(t, "--json=compact")
