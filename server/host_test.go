@@ -327,11 +327,7 @@ func TestHostDrain(t *testing.T) {
 	if got := th.status(t, "/mcp/alpha", tokAlpha, ""); got != http.StatusServiceUnavailable {
 		t.Errorf("a new session while draining: %d, want 503", got)
 	}
-	resp, err := http.Get(th.url + "/healthz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp, _ := testenv.Get(t, th.url+"/healthz")
 	if resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("/healthz while draining: %d", resp.StatusCode)
 	}
@@ -430,12 +426,7 @@ func TestHostMetricsAndCallLog(t *testing.T) {
 	callText(t, a, "read", map[string]any{"path": "own.txt"})
 	callText(t, a, "read", map[string]any{"path": "own.txt"})
 	callText(t, a, "read", map[string]any{"path": "missing.txt"})
-	resp, err := http.Get(th.url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := testenv.Get(t, th.url+"/metrics")
 	testenv.WantAll(t, "/metrics", string(body),
 		`tether_sessions_open 1`,
 		`tether_tool_calls_total{outcome="ok",tool="read"} 2`,

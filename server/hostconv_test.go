@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -122,12 +121,7 @@ func TestConversationKeepsRun(t *testing.T) {
 	if n := th.Sessions(); n != 3 {
 		t.Errorf("Sessions() = %d; want the 3 conversations (keyless runs end with their call)", n)
 	}
-	resp, err := http.Get(th.url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metrics, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, metrics := testenv.Get(t, th.url+"/metrics")
 	for _, want := range []string{"tether_conversations_open 3", "tether_sessions_open 3", `tether_tool_calls_total{outcome="ok",tool="resolve"} 1`} {
 		if !strings.Contains(string(metrics), want) {
 			t.Errorf("/metrics lacks %s", want)

@@ -122,12 +122,7 @@ func TestHostUnknownToolNamesAreBounded(t *testing.T) {
 			t.Fatalf("a call of an unknown tool succeeded")
 		}
 	}
-	resp, err := http.Get(th.url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := testenv.Get(t, th.url+"/metrics")
 	if len(body) > 64<<10 {
 		t.Errorf("/metrics is %d bytes after %d calls with made-up names of %d bytes", len(body), calls, size)
 	}

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/server"
 )
 
@@ -144,12 +144,7 @@ func TestHostBoundsUnauthenticatedConns(t *testing.T) {
 	if _, isErr := callText(t, cs, "read", map[string]any{"path": "own.txt"}); isErr {
 		t.Error("a read failed")
 	}
-	resp, err := http.Get(th.url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := testenv.Get(t, th.url+"/metrics")
 	if !strings.Contains(string(body), "tether_http_unauthenticated_conns_closed_total ") || strings.Contains(string(body), "tether_http_unauthenticated_conns_closed_total 0\n") {
 		t.Errorf("/metrics does not count the closed connections")
 	}

@@ -276,22 +276,14 @@ func TestHostResourceMetadata(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"/.well-known/oauth-protected-resource/other", "/.well-known/oauth-protected-resource/mcp/a/b"} {
-		resp, err := http.Get(th.url + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp, _ := testenv.Get(t, th.url+p)
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s: %d, want 404", p, resp.StatusCode)
 		}
 	}
 	// Without OAuth there is no metadata.
 	plain := newTestHost(t, server.HostOptions{})
-	resp, err := http.Get(plain.url + "/.well-known/oauth-protected-resource")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp, _ := testenv.Get(t, plain.url+"/.well-known/oauth-protected-resource")
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("metadata of a host without --jwks: %d, want 404", resp.StatusCode)
 	}

@@ -7,24 +7,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/tools"
 )
 
 // storeCounts reads the tree store's hits and misses from url's /metrics.
 func storeCounts(t *testing.T, url string) (hits, misses int) {
 	t.Helper()
-	resp, err := http.Get(url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := testenv.Get(t, url+"/metrics")
 	read := func(name string) int {
 		m := regexp.MustCompile(`(?m)^` + name + ` (\d+)`).FindSubmatch(body)
 		if m == nil {

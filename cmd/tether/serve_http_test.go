@@ -170,17 +170,10 @@ func TestHostSIGTERMDrains(t *testing.T) {
 	if pa == pb {
 		t.Fatalf("two sessions share the kernel %d", pa)
 	}
-	resp, err := http.Get(url + "/healthz")
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("/healthz: %v %v", resp, err)
+	if resp, _ := testenv.Get(t, url+"/healthz"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz: %v", resp)
 	}
-	resp.Body.Close()
-	resp, err = http.Get(url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metrics, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, metrics := testenv.Get(t, url+"/metrics")
 	m := regexp.MustCompile(`(?m)^tether_child_processes (\d+)`).FindSubmatch(metrics)
 	if m == nil {
 		t.Errorf("/metrics lacks tether_child_processes:\n%s", metrics)

@@ -41,6 +41,17 @@ func Do(t testing.TB, req *http.Request) (*http.Response, []byte) {
 	return resp, b
 }
 
+// Get sends a GET of url with http.DefaultClient and returns the response
+// (its body closed) and the body read; failing to send fails the test.
+func Get(t testing.TB, url string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Do(t, req)
+}
+
 // PostMCP is a POST of the JSON-RPC body to url as an MCP client of the
 // streamable HTTP transport sends it (JSON, answered with JSON or an event
 // stream), with token as its bearer token ("": none) and the headers given
