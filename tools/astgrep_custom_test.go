@@ -23,14 +23,11 @@ func TestAstGrepCustomLanguage(t *testing.T) {
 		"grammars/props.wasm": string(wasm),
 		"conf/app.properties": "# app\nurl = jdbc:x\npassword = hunter2\n",
 	})
-	res, err := call(t, r, "ast_grep", `{"pattern":"password = $V","language":"javaprops"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_grep", `{"pattern":"password = $V","language":"javaprops"}`)
 	if txt := res.AllText(); !strings.Contains(txt, "1 match") || !strings.Contains(txt, "conf/app.properties:3:1") {
 		t.Errorf("ast_grep: want the password line of conf/app.properties:\n%s", txt)
 	}
-	res, err = call(t, r, "ast_edit", `{"pattern":"password = $V","rewrite":"password = $V-2","path":"conf/app.properties"}`)
+	res, err := call(t, r, "ast_edit", `{"pattern":"password = $V","rewrite":"password = $V-2","path":"conf/app.properties"}`)
 	if err != nil || !strings.Contains(res.AllText(), "(proposed) 1 replacement in 1 file") {
 		t.Fatalf("ast_edit: %v\n%s", err, res.AllText())
 	}

@@ -20,10 +20,7 @@ const injectNotes = "# Use\n\n```js\ninit(load(3));\n```\n\ninit(load(4)) in pro
 // through a staged edit, and two ops overlapping there are refused.
 func TestAstGrepEmbedded(t *testing.T) {
 	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{"web/page.html": injectPage, "docs/notes.md": injectNotes})
-	res, err := call(t, r, "ast_grep", `{"pattern":"init($X)","language":"javascript"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_grep", `{"pattern":"init($X)","language":"javascript"}`)
 	txt := res.AllText()
 	for _, want := range []string{"2 matches in 2 of 2 files searched", "web/page.html:4:3-4:16", "docs/notes.md:4:1-4:14"} {
 		if !strings.Contains(txt, want) {
@@ -34,7 +31,7 @@ func TestAstGrepEmbedded(t *testing.T) {
 		t.Errorf("text outside the script and the fence matched:\n%s", txt)
 	}
 	// two ops replacing overlapping text in the script: refused, naming both
-	_, err = call(t, r, "ast_edit", `{"language":"javascript","path":"web","ops":[{"pattern":"init($X)","rewrite":"start($X)"},{"pattern":"load($N)","rewrite":"fetch($N)"}]}`)
+	_, err := call(t, r, "ast_edit", `{"language":"javascript","path":"web","ops":[{"pattern":"init($X)","rewrite":"start($X)"},{"pattern":"load($N)","rewrite":"fetch($N)"}]}`)
 	if err == nil || !strings.Contains(err.Error(), `ops[0] (pattern "init($X)")`) || !strings.Contains(err.Error(), `ops[1] (pattern "load($N)")`) || !strings.Contains(err.Error(), "web/page.html:4") {
 		t.Errorf("overlapping ops in a script: %v", err)
 	}
@@ -71,25 +68,19 @@ const styledConfig = "ruleDirs: [rules]\nlanguageInjections:\n- hostLanguage: js
 func TestAstGrepProjectInjections(t *testing.T) {
 	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{"src/app.js": styledApp})
 	grep := `{"pattern":"a { color: $C; }","selector":"declaration","language":"css"}`
-	res, err := call(t, r, "ast_grep", grep)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_grep", grep)
 	if txt := res.AllText(); strings.Contains(txt, "src/app.js:") {
 		t.Fatalf("without sgconfig.yml the template matched:\n%s", txt)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "sgconfig.yml"), []byte(styledConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err = call(t, r, "ast_grep", grep)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = callResult(t, r, "ast_grep", grep)
 	txt := res.AllText()
 	if !strings.Contains(txt, "1 match") || !strings.Contains(txt, "src/app.js:2:3-2:14") {
 		t.Errorf("want the one declaration in the styled template at src/app.js:2:3-2:14:\n%s", txt)
 	}
-	res, err = call(t, r, "ast_edit", `{"pattern":"a { color: red; }","selector":"declaration","rewrite":"color: blue;","language":"css"}`)
+	res, err := call(t, r, "ast_edit", `{"pattern":"a { color: red; }","selector":"declaration","rewrite":"color: blue;","language":"css"}`)
 	if err != nil || !strings.Contains(res.AllText(), "(proposed) 1 replacement in 1 file") {
 		t.Fatalf("ast_edit: %v\n%s", err, res.AllText())
 	}

@@ -32,10 +32,7 @@ func TestAstGrepNotebook(t *testing.T) {
 		"nb/magics.ipynb": string(nbText), "nb/o.ipynb": notebookOctave, "main.py": "print(0)\n",
 		"nb/long.ipynb": `{"cells":[{"cell_type":"code","execution_count":null,"id":"loop","metadata":{},"outputs":[],"source":"for i in range(3):\n    a = i\n    b = a\n    c = b\n"}],"metadata":{},"nbformat":4,"nbformat_minor":5}`,
 	})
-	res, err := call(t, r, "ast_grep", `{"pattern":"print($$$A)","language":"python"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_grep", `{"pattern":"print($$$A)","language":"python"}`)
 	txt := res.AllText()
 	testenv.WantAll(t, "result", txt,
 		"5 matches in 2 of 3 files searched; skipped 1 (1 notebook: nb/o.ipynb (kernel language octave, which no shipped grammar reads))",
@@ -44,10 +41,7 @@ func TestAstGrepNotebook(t *testing.T) {
 		"\nmain.py:1:1-1:9\n",
 	)
 	// a match longer than 3 lines says how to read its cell
-	long, err := call(t, r, "ast_grep", `{"pattern":"for $N in $L: $$$B","language":"python","path":"nb/long.ipynb"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	long := callResult(t, r, "ast_grep", `{"pattern":"for $N in $L: $$$B","language":"python","path":"nb/long.ipynb"}`)
 	if txt := long.AllText(); !strings.Contains(txt, "nb/long.ipynb[cell 0 id=loop]:1:1-4:10\n    for i in range(3):\n    ... (3 more lines, to line 4)") ||
 		!strings.Contains(txt, `notebook with action "read", start the cell's index and count 1 shows the cell`) {
 		t.Errorf("a long match in a cell:\n%s", txt)
@@ -64,10 +58,7 @@ func TestAstGrepNotebook(t *testing.T) {
 		t.Errorf("structured result lacks the cell and its range:\n%s", st)
 	}
 
-	res, err = call(t, r, "ast_edit", `{"pattern":"print($$$A)","rewrite":"log.info($$$A)","language":"python","path":"nb"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = callResult(t, r, "ast_edit", `{"pattern":"print($$$A)","rewrite":"log.info($$$A)","language":"python","path":"nb"}`)
 	txt = res.AllText()
 	testenv.WantAll(t, "ast_edit result", txt,
 		"(proposed) 4 replacements in 1 file",

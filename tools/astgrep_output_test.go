@@ -41,10 +41,7 @@ func structuredBytes(t *testing.T, res *tools.Result) []byte {
 func TestAstGrepOutputChoices(t *testing.T) {
 	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": longFuncs(50)})
 	const pattern = `"pattern":"func $F($$$A) int { $$$B }","language":"go"`
-	res, err := call(t, r, "ast_grep", `{`+pattern+`}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_grep", `{`+pattern+`}`)
 	txt := res.AllText()
 	for _, want := range []string{"50 matches in 1 of 1 file searched", "a.go:3:1-13:2", "    func f0(a int) int {\n    ... (10 more lines, to line 13)\n", "$F = f0",
 		`note: 50 matches longer than 3 lines shown by the first line: output "full" shows them whole`} {
@@ -67,10 +64,7 @@ func TestAstGrepOutputChoices(t *testing.T) {
 		t.Errorf("structured result: %d matches, total %d, output %q, %+v, more %q", len(got.Matches), got.Total, got.Output, got.Matches[0], got.More)
 	}
 
-	full, err := call(t, r, "ast_grep", `{`+pattern+`,"output":"full","max_results":2}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := callResult(t, r, "ast_grep", `{`+pattern+`,"output":"full","max_results":2}`)
 	ftxt := full.AllText()
 	for _, want := range []string{"2 of 50 matches shown (raise max_results or narrow the path for more; start 2 shows the next)", "\ta = a*9 + 1 // step 7 of function 1"} {
 		if !strings.Contains(ftxt, want) {
@@ -85,10 +79,7 @@ func TestAstGrepOutputChoices(t *testing.T) {
 		t.Errorf("output full's structured part (%d bytes for %d of text):\n%s", len(fst), len(ftxt), fst)
 	}
 
-	caps, err := call(t, r, "ast_grep", `{`+pattern+`,"output":"captures","max_results":3}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	caps := callResult(t, r, "ast_grep", `{`+pattern+`,"output":"captures","max_results":3}`)
 	ctxt := caps.AllText()
 	if !strings.Contains(ctxt, "\na.go:15:1-25:2\n  $") || !strings.Contains(ctxt, "\n  $F = f1\n") || !strings.Contains(ctxt, "\n  $$$A = a int\n") ||
 		!strings.Contains(ctxt, "\n  $$$B = a = a*2 + 1 // step 0 of function 1") || strings.Contains(ctxt, "func f1") {
@@ -104,10 +95,7 @@ func TestAstGrepOutputChoices(t *testing.T) {
 // the text, and the result says why it stopped and what is shorter.
 func TestAstGrepOutputBounded(t *testing.T) {
 	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": longFuncs(150)})
-	res, err := call(t, r, "ast_grep", `{"pattern":"func $F($$$A) int { $$$B }","language":"go","output":"full","max_results":150}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_grep", `{"pattern":"func $F($$$A) int { $$$B }","language":"go","output":"full","max_results":150}`)
 	txt := res.AllText()
 	var got tools.AstGrepResult
 	if err := json.Unmarshal(structuredBytes(t, res), &got); err != nil {
@@ -137,10 +125,7 @@ func TestAstGrepSeveralLanguages(t *testing.T) {
 		"a.go": goSrc, "sub/b.go": goSrc, "c.go": "package p\n", "ci.yaml": "on: push\nrun: fmt.Errorf(x)\n", "deploy.yml": "a: 1\n",
 		"build.sh": "echo fmt.Errorf\n", "scripts/test.sh": "go test ./...\n",
 	})
-	res, err := call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)"}`)
 	txt := res.AllText()
 	for _, want := range []string{"4 matches in 2 of 7 files searched", "the pattern parses in 3 languages found here, all searched: go (as statement): 4 matches in 3 files;",
 		"yaml (as document): no matches in 2 files", "bash (as ", "pass language to search one", "sub/b.go:9:9-9:33"} {
@@ -156,7 +141,7 @@ func TestAstGrepSeveralLanguages(t *testing.T) {
 		t.Errorf("structured languages: %+v, searched %d", got.Languages, got.Searched)
 	}
 	// with language, one search as before
-	res, err = call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"yaml"}`)
+	res, err := call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"yaml"}`)
 	if err != nil || !strings.HasPrefix(res.AllText(), "no matches in 2 files (the pattern was read as document (string_scalar)") || !strings.Contains(res.AllText(), ") (yaml pattern parsed as document)") {
 		t.Errorf("yaml alone: %v\n%s", err, res.AllText())
 	}

@@ -18,10 +18,7 @@ func TestAstGrepEditSyntaxErrors(t *testing.T) {
 	const broken = "import os\n\n\ndef g():\n    return os.getenv(\"B\")\n\n\ndef h(:\n    pass\n"
 	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{"pkg/clean.py": clean, "pkg/broken.py": broken})
 
-	res, err := call(t, r, "ast_grep", `{"pattern":"os.getenv($K)","language":"python"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_grep", `{"pattern":"os.getenv($K)","language":"python"}`)
 	txt := res.AllText()
 	if !strings.Contains(txt, "2 matches in 2 of 2 files searched") || !strings.Contains(txt, "pkg/broken.py:5:") {
 		t.Errorf("ast_grep hides the broken file's match:\n%s", txt)
@@ -37,10 +34,7 @@ func TestAstGrepEditSyntaxErrors(t *testing.T) {
 		t.Errorf("structured syntax errors: %d %+v", st.SyntaxErrorFiles, st.SyntaxErrors)
 	}
 
-	res, err = call(t, r, "ast_edit", `{"pattern":"os.getenv($K)","rewrite":"os.environ[$K]","language":"python"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = callResult(t, r, "ast_edit", `{"pattern":"os.getenv($K)","rewrite":"os.environ[$K]","language":"python"}`)
 	txt = res.AllText()
 	for _, want := range []string{"(proposed) 1 replacement in 1 file", "left out 1 file with syntax errors, not rewritten (first error at pkg/broken.py:8)", "include_errors: true", "--- a/pkg/clean.py"} {
 		if !strings.Contains(txt, want) {
@@ -54,10 +48,7 @@ func TestAstGrepEditSyntaxErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	res, err = call(t, r, "ast_edit", `{"pattern":"os.getenv($K)","rewrite":"os.environ[$K]","language":"python","include_errors":true}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = callResult(t, r, "ast_edit", `{"pattern":"os.getenv($K)","rewrite":"os.environ[$K]","language":"python","include_errors":true}`)
 	if txt = res.AllText(); !strings.Contains(txt, "(proposed) 2 replacements in 2 files") || strings.Contains(txt, "left out") {
 		t.Errorf("ast_edit with include_errors:\n%s", txt)
 	}
@@ -70,10 +61,7 @@ func TestAstGrepEditSyntaxErrors(t *testing.T) {
 
 	// only broken files match: nothing staged, and the answer says why
 	os.WriteFile(filepath.Join(dir, "pkg", "clean.py"), []byte("x = 1\n"), 0o644)
-	res, err = call(t, r, "ast_edit", `{"pattern":"os.environ[$K]","rewrite":"os.getenv($K)","language":"python"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = callResult(t, r, "ast_edit", `{"pattern":"os.environ[$K]","rewrite":"os.getenv($K)","language":"python"}`)
 	if txt = res.AllText(); !strings.HasPrefix(txt, "nothing staged: left out 1 file with syntax errors") {
 		t.Errorf("ast_edit over broken files alone:\n%s", txt)
 	}

@@ -70,10 +70,7 @@ func TestAstGrepRegisteredOnlyWithParser(t *testing.T) {
 
 func TestAstGrepTool(t *testing.T) {
 	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc, "sub/b.go": goSrc, "notes.txt": "fmt.Errorf(x)"})
-	res, err := call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"go"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"go"}`)
 	st := structured[*tools.AstGrepResult](t, res)
 	if st.Total != 4 || st.Searched != 2 || len(st.Matches) != 4 {
 		t.Errorf("total %d, searched %d, %d matches shown; want 4 in 2 files, all shown", st.Total, st.Searched, len(st.Matches))
@@ -97,36 +94,28 @@ func TestAstGrepTool(t *testing.T) {
 	if txt := res.AllText(); !strings.HasPrefix(txt, "4 matches in 2 of 2 files searched") || !strings.Contains(txt, `$$$ARGS = "open: %w", err`) {
 		t.Errorf("result text:\n%s", txt)
 	}
-	res, err = call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"go","max_results":1}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = callResult(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)","language":"go","max_results":1}`)
 	if st := structured[*tools.AstGrepResult](t, res); st.Total != 4 || len(st.Matches) != 1 {
 		t.Errorf("max_results 1: total %d, %d shown; want 4, 1", st.Total, len(st.Matches))
 	}
 	if !strings.Contains(res.AllText(), "1 of 4 matches shown (raise max_results") {
 		t.Errorf("cut result:\n%s", res.AllText())
 	}
-	res, err = call(t, r, "ast_grep", `{"pattern":"panic($X)","path":"a.go"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = callResult(t, r, "ast_grep", `{"pattern":"panic($X)","path":"a.go"}`)
 	if st := structured[*tools.AstGrepResult](t, res); st.Total != 0 || st.Searched != 1 || st.Matches == nil {
 		t.Errorf("no-match result: total %d, searched %d, matches %v (want [], not null)", st.Total, st.Searched, st.Matches)
 	}
 	if !strings.HasPrefix(res.AllText(), "no matches in 1 file") {
 		t.Errorf("no-match text:\n%s", res.AllText())
 	}
-	if _, err = call(t, r, "ast_grep", `{"pattern":"func (","language":"go"}`); err == nil || !strings.Contains(err.Error(), "does not parse as statement") {
+	if _, err := call(t, r, "ast_grep", `{"pattern":"func (","language":"go"}`); err == nil || !strings.Contains(err.Error(), "does not parse as statement") {
 		t.Errorf("unparseable pattern: %v", err)
 	}
-	if _, err = call(t, r, "ast_grep", `{"pattern":"f($X)","path":"../"}`); err == nil {
+	if _, err := call(t, r, "ast_grep", `{"pattern":"f($X)","path":"../"}`); err == nil {
 		t.Error("a path outside the working directory was searched")
 	}
 	// a directory of Go files alone: the language is inferred
-	if res, err = call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)"}`); err != nil {
-		t.Fatal(err)
-	}
+	res = callResult(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$ARGS)"}`)
 	if st := structured[*tools.AstGrepResult](t, res); st.Total != 4 || st.Searched != 2 || len(st.Languages) != 1 || st.Languages[0].Language != "go" {
 		t.Errorf("directory search without language: total %d, searched %d, languages %+v", st.Total, st.Searched, st.Languages)
 	}
@@ -134,10 +123,7 @@ func TestAstGrepTool(t *testing.T) {
 
 func TestAstEditResolve(t *testing.T) {
 	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc, "b.go": goSrc})
-	res, err := call(t, r, "ast_edit", `{"pattern":"fmt.Errorf($$$ARGS)","rewrite":"errs.New($$$ARGS)","language":"go"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_edit", `{"pattern":"fmt.Errorf($$$ARGS)","rewrite":"errs.New($$$ARGS)","language":"go"}`)
 	sd := structured[*tools.StagedDiff](t, res)
 	if sd.EditID != "edit_1" || sd.Replacements != 4 || len(sd.Files) != 2 || sd.Files[0].Path != "a.go" || sd.Files[1].Path != "b.go" || sd.Files[0].Replacements != 2 {
 		t.Errorf("staged = %+v", sd)
@@ -152,10 +138,7 @@ func TestAstEditResolve(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(dir, "a.go")); string(data) != goSrc {
 		t.Fatal("ast_edit wrote a file")
 	}
-	res, err = call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = callResult(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
 	fc := structured[*tools.FileChanges](t, res)
 	if len(fc.Changed) != 2 || fc.Changed[0] != (tools.FileChange{Path: "a.go", Action: "updated"}) || fc.Changed[1] != (tools.FileChange{Path: "b.go", Action: "updated"}) {
 		t.Errorf("accept: changed %+v", fc.Changed)
@@ -172,15 +155,12 @@ func TestAstEditResolve(t *testing.T) {
 	}
 
 	// a file changed after staging rejects the whole change
-	res, err = call(t, r, "ast_edit", `{"pattern":"errs.New($$$A)","rewrite":"fmt.Errorf($$$A)","language":"go"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = callResult(t, r, "ast_edit", `{"pattern":"errs.New($$$A)","rewrite":"fmt.Errorf($$$A)","language":"go"}`)
 	if sd := structured[*tools.StagedDiff](t, res); sd.EditID != "edit_2" {
 		t.Fatalf("second edit staged %q", sd.EditID)
 	}
 	os.WriteFile(filepath.Join(dir, "b.go"), []byte("package p\n"), 0o644)
-	_, err = call(t, r, "resolve", `{"edit_id":"edit_2","action":"accept"}`)
+	_, err := call(t, r, "resolve", `{"edit_id":"edit_2","action":"accept"}`)
 	if err == nil || !strings.Contains(err.Error(), "b.go") || strings.Contains(err.Error(), "a.go") {
 		t.Fatalf("stale accept: %v", err)
 	}
@@ -231,10 +211,7 @@ func TestAstGrepErrorsNameRelativePaths(t *testing.T) {
 // result says which ones, so a misspelt name is not lost silently.
 func TestAstEditUnboundMetavariable(t *testing.T) {
 	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc})
-	res, err := call(t, r, "ast_edit", `{"pattern":"fmt.Errorf($$$ARGS)","rewrite":"errs.New($$$ARG, $ARGS)","language":"go"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_edit", `{"pattern":"fmt.Errorf($$$ARGS)","rewrite":"errs.New($$$ARG, $ARGS)","language":"go"}`)
 	txt := res.AllText()
 	for _, want := range []string{"+\t\treturn errs.New(, )", "$$$ARG, $ARGS (the pattern binds $$$ARGS)", "replaced by nothing"} {
 		if !strings.Contains(txt, want) {
@@ -251,10 +228,7 @@ func TestAstEditStagedEditsBounded(t *testing.T) {
 	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.go": goSrc})
 	var last string
 	for i := range tools.AstEditMaxStaged + 1 {
-		res, err := call(t, r, "ast_edit", fmt.Sprintf(`{"pattern":"fmt.Errorf($$$A)","rewrite":"e%d($$$A)","language":"go"}`, i))
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := callResult(t, r, "ast_edit", fmt.Sprintf(`{"pattern":"fmt.Errorf($$$A)","rewrite":"e%d($$$A)","language":"go"}`, i))
 		last = res.AllText()
 	}
 	if !strings.Contains(last, `edit_1 was dropped`) {
@@ -276,10 +250,7 @@ func TestAstEditStagedEditsBounded(t *testing.T) {
 func TestAstGrepSelector(t *testing.T) {
 	src := "struct A {\n    xs: Vec<u8>,\n    n: usize,\n}\n\nstruct B {\n    ys: Vec<String>,\n}\n"
 	r, dir := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.rs": src})
-	res, err := call(t, r, "ast_grep", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"field_declaration","language":"rust"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_grep", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"field_declaration","language":"rust"}`)
 	st := structured[*tools.AstGrepResult](t, res)
 	var got []string
 	for _, m := range st.Matches {
@@ -294,10 +265,7 @@ func TestAstGrepSelector(t *testing.T) {
 	if _, err := call(t, r, "ast_grep", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"match_arm","language":"rust"}`); err == nil || !strings.Contains(err.Error(), "no match_arm node") {
 		t.Errorf("a selector the pattern does not hold: %v", err)
 	}
-	res, err = call(t, r, "ast_edit", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"field_declaration","rewrite":"$F: Box<[$T]>","language":"rust"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = callResult(t, r, "ast_edit", `{"pattern":"struct _S { $F: Vec<$T> }","selector":"field_declaration","rewrite":"$F: Box<[$T]>","language":"rust"}`)
 	if sd := structured[*tools.StagedDiff](t, res); sd.EditID != "edit_1" || sd.Replacements != 2 {
 		t.Fatalf("ast_edit staged %+v", sd)
 	}
@@ -316,10 +284,7 @@ func TestAstGrepSelector(t *testing.T) {
 // is a struct field and a local).
 func TestAstGrepEveryReading(t *testing.T) {
 	r, _ := structuralRun(t, tools.SurfaceDefault, map[string]string{"a.c": "struct s {\n    int a;\n};\nvoid f(void) {\n    int n;\n}\n"})
-	res, err := call(t, r, "ast_grep", `{"pattern":"int $F;","language":"c"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_grep", `{"pattern":"int $F;","language":"c"}`)
 	txt := res.AllText()
 	for _, want := range []string{"2 matches", "parsed as statement and as member", "a.c:2:5-2:11 (as member)", "a.c:5:5-5:11 (as statement)"} {
 		if !strings.Contains(txt, want) {
@@ -372,10 +337,7 @@ func TestAstEditKeepsMeaning(t *testing.T) {
 		{"ops", `{"ops":[{"pattern":"$E.is_empty()","rewrite":"$E.len() == 0"}],"language":"rust"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := call(t, r, "ast_edit", tc.args)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := callResult(t, r, "ast_edit", tc.args)
 			txt := res.AllText()
 			testenv.WantAll(t, "ast_edit result", txt,
 				"+    !(self.pre.len() == 0) && self.post.len() == 0",

@@ -35,10 +35,7 @@ func TestAstGrepWarmUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := call(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$A)","language":"go","max_results":1}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "ast_grep", `{"pattern":"fmt.Errorf($$$A)","language":"go","max_results":1}`)
 	if !strings.Contains(res.AllText(), "1 of 200 matches shown") {
 		t.Errorf("ast_grep during the warm-up: %s", res.AllText())
 	}

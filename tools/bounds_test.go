@@ -356,10 +356,7 @@ func TestAstEditDiffPages(t *testing.T) {
 	// start pages through every line, each page under 8 KB
 	var seen []string
 	for start := 0; start < d.Lines; {
-		res, err := call(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "show", "start": start})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := callResult(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "show", "start": start})
 		text := res.AllText()
 		// the page's own lines: "lines 1-112 of 1430"
 		m := regexp.MustCompile(`lines (\d+)-(\d+) of (\d+)`).FindStringSubmatch(text)

@@ -97,10 +97,7 @@ func TestRead(t *testing.T) {
 func TestReadImage(t *testing.T) {
 	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 	r, _ := newRun(t, map[string]string{"pic.png": png})
-	res, err := call(t, r, "read", map[string]any{"path": "pic.png"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := callResult(t, r, "read", map[string]any{"path": "pic.png"})
 	if len(res.Content) != 2 || res.Content[1].Type != tools.ImageContent || res.Content[1].MIMEType != "image/png" || string(res.Content[1].Data) != png {
 		t.Errorf("image result %+v", res.Content)
 	}
@@ -660,10 +657,7 @@ func TestReadImageByContent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			res, err := call(t, r, "read", map[string]any{"path": tt.path})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := callResult(t, r, "read", map[string]any{"path": tt.path})
 			var img *tools.Content
 			for i := range res.Content {
 				if res.Content[i].Type == tools.ImageContent {
