@@ -195,10 +195,7 @@ func TestLSPResolveCleanFilesOneLine(t *testing.T) {
 	if err != nil || !strings.Contains(out, "lsp: 4 files clean (no errors or warnings)") || strings.Contains(out, "c0.go: no errors") {
 		t.Fatalf("resolve accept of four clean files: %v\n%s", err, out)
 	}
-	out, err = lspCall(t, r, "edit", map[string]any{"path": "lib.go", "old_string": "n int", "new_string": "n string"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out = lspText(t, r, "edit", map[string]any{"path": "lib.go", "old_string": "n int", "new_string": "n string"})
 	if !strings.Contains(out, "lsp: lib.go: no errors or warnings") || strings.Count(out, "error: cannot use") != 1 ||
 		!regexp.MustCompile(`at 8 places: c0.go 3:\d+ 3:\d+; c1.go 3:\d+ 3:\d+; c2.go`).MatchString(out) {
 		t.Fatalf("a signature change breaking eight calls in four files:\n%s", out)

@@ -163,10 +163,7 @@ var renameProject = map[string]string{
 // listed before its use), and nothing says the build is broken.
 func TestLSPRenameInterfaceMethod(t *testing.T) {
 	r, dir := projectRun(t, "gopls", renameProject)
-	out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "shapes.go", "line": 5, "symbol": "Area", "new_name": "Size"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "lsp_rename", map[string]any{"file": "shapes.go", "line": 5, "symbol": "Area", "new_name": "Size"})
 	b, _ := os.ReadFile(filepath.Join(dir, "shapes.go"))
 	if strings.Contains(string(b), "Area") {
 		t.Fatalf("gopls left Area in shapes.go:\n%s", b)
@@ -189,10 +186,7 @@ func TestLSPRenameMissedImplementation(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Search: tools.SearchConfig{Parser: parseEngine(t)}})
-	out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "shapes.go", "line": 5, "symbol": "Area", "new_name": "Size"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "lsp_rename", map[string]any{"file": "shapes.go", "line": 5, "symbol": "Area", "new_name": "Size"})
 	b, _ := os.ReadFile(filepath.Join(dir, "shapes.go"))
 	if !strings.Contains(string(b), "func (s Square) Area() float64") || !strings.Contains(string(b), "\tSize() float64") {
 		t.Fatalf("the fault was not injected:\n%s", b)
@@ -216,10 +210,7 @@ func TestLSPRenameOverrideLeft(t *testing.T) {
 			"class Cached(Store):\n    def fetch(self, key: int) -> int:\n        return key + 1\n\n\n" +
 			"def typed(s: Store) -> int:\n    return s.fetch(1)\n",
 	})
-	out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "store.py", "line": 2, "symbol": "fetch", "new_name": "load"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "lsp_rename", map[string]any{"file": "store.py", "line": 2, "symbol": "fetch", "new_name": "load"})
 	b, _ := os.ReadFile(filepath.Join(dir, "store.py"))
 	if !strings.Contains(string(b), "def fetch(self, key: int) -> int:\n        return key + 1") {
 		t.Fatalf("pyright renamed the override too; the test needs one it leaves:\n%s", b)
@@ -244,10 +235,7 @@ func TestLSPReferencesUnconfirmed(t *testing.T) {
 			"def untyped(s):\n    # as_list in a comment does not count\n    return s.as_list(), \"as_list\"\n",
 		"helpers.py": "def flatten(items):\n    return [i.as_list() for i in items]\n\n\ndef first(x):\n    return x.as_list()[0]\n",
 	})
-	out, err := lspCall(t, r, "lsp", map[string]any{"action": "references", "file": "store.py", "line": 2, "symbol": "as_list"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "lsp", map[string]any{"action": "references", "file": "store.py", "line": 2, "symbol": "as_list"})
 	want := "+3 same-name identifier(s) the server did not confirm (uses it could not resolve, such as calls on a receiver it cannot type, or other symbols named as_list; the list above may be partial): helpers.py:2 helpers.py:6 store.py:12"
 	if !strings.Contains(out, "2 location(s)\nstore.py:2:9:") || !strings.Contains(out, "store.py:7:14:") || !strings.HasSuffix(out, want) {
 		t.Fatalf("references:\n%s", out)
@@ -278,10 +266,7 @@ func TestLSPReferencesAllConfirmed(t *testing.T) {
 	testenv.RequireBinary(t, "gopls")
 	dir := testenv.LSPProject(t, "goproj")
 	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second), Search: tools.SearchConfig{Parser: parseEngine(t)}})
-	out, err := lspCall(t, r, "lsp", map[string]any{"action": "references", "file": "shapes.go", "line": 9, "symbol": "Square"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "lsp", map[string]any{"action": "references", "file": "shapes.go", "line": 9, "symbol": "Square"})
 	if !strings.Contains(out, "5 location(s)") || strings.Contains(out, "did not confirm") || strings.Contains(out, "partial") {
 		t.Fatalf("references:\n%s", out)
 	}

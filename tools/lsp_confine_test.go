@@ -87,10 +87,7 @@ func TestLSPConfineClangdInclude(t *testing.T) {
 	line := 1
 	if shadow != "" {
 		t.Run("etc_shadow", func(t *testing.T) {
-			out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "x.c", "line": 1, "symbol": "shadow"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := lspText(t, r, "lsp", map[string]any{"action": "definition", "file": "x.c", "line": 1, "symbol": "shadow"})
 			t.Logf("definition:\n%s", out)
 			requireNoLeak(t, "definition of /etc/shadow", out, shadow)
 			requireOutsideOrNone(t, "definition of /etc/shadow", out, "/etc/shadow")
@@ -98,10 +95,7 @@ func TestLSPConfineClangdInclude(t *testing.T) {
 		line = 2
 	}
 	t.Run("sibling", func(t *testing.T) {
-		out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "x.c", "line": line, "symbol": "secret.h"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := lspText(t, r, "lsp", map[string]any{"action": "definition", "file": "x.c", "line": line, "symbol": "secret.h"})
 		t.Logf("definition:\n%s", out)
 		requireNoLeak(t, "definition of the included file", out, secret)
 		requireOutsideOrNone(t, "definition of the included file", out, outside)
@@ -112,10 +106,7 @@ func TestLSPConfineClangdInclude(t *testing.T) {
 			t.Skipf("no /etc/passwd here: %v", err)
 		}
 		first, _, _ := strings.Cut(string(passwd), "\n")
-		out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "x.c", "line": line + 1, "symbol": "passwd"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := lspText(t, r, "lsp", map[string]any{"action": "definition", "file": "x.c", "line": line + 1, "symbol": "passwd"})
 		t.Logf("definition:\n%s", out)
 		requireNoLeak(t, "definition of /etc/passwd", out, first)
 		if !strings.Contains(out, "/etc/passwd:1:1 "+lsp.OutsideNote) {
@@ -146,10 +137,7 @@ func TestLSPConfinePyrightExtraPaths(t *testing.T) {
 	testenv.RequireBinary(t, "pyright-langserver")
 	r, other := pyrightBesideSecret(t, "import os\nfrom secretmod import API_KEY\n\nprint(API_KEY, os.getcwd())\n")
 	t.Run("other_workspace", func(t *testing.T) {
-		out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "main.py", "line": 4, "symbol": "API_KEY"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := lspText(t, r, "lsp", map[string]any{"action": "definition", "file": "main.py", "line": 4, "symbol": "API_KEY"})
 		t.Logf("definition:\n%s", out)
 		requireNoLeak(t, "definition", out, secretKey)
 		path := filepath.Join(other, "secretmod.py")
@@ -160,10 +148,7 @@ func TestLSPConfinePyrightExtraPaths(t *testing.T) {
 	// pyright's own stub of os, which it reads under the process sandbox
 	// too: a file outside the workspace all the same.
 	t.Run("readable_by_pyright", func(t *testing.T) {
-		out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "main.py", "line": 4, "symbol": "getcwd"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := lspText(t, r, "lsp", map[string]any{"action": "definition", "file": "main.py", "line": 4, "symbol": "getcwd"})
 		t.Logf("definition:\n%s", out)
 		if !strings.Contains(out, ".pyi:") || !strings.Contains(out, lsp.OutsideNote) || strings.Contains(out, "def getcwd") {
 			t.Fatalf("definition in pyright's stub of os: want its path alone, marked:\n%s", out)

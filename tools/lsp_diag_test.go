@@ -35,18 +35,12 @@ func TestLSPWriteBaseline(t *testing.T) {
 		"go.mod": goMod,
 		"old.go": "package p\n\nvar E1 int = \"one\"\n\nvar E2 = undefinedE2\n",
 	})
-	out, err := lspCall(t, r, "edit", map[string]any{"path": "old.go", "old_string": "package p\n", "new_string": "// Package p is old.\npackage p\n"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "edit", map[string]any{"path": "old.go", "old_string": "package p\n", "new_string": "// Package p is old.\npackage p\n"})
 	if strings.Contains(out, "new diagnostics in") || !strings.Contains(out, "old.go: no new diagnostics (2 already reported)") {
 		t.Fatalf("a comment-only edit reported what was wrong before:\n%s", out)
 	}
 	// A new error after that is new, the old ones still are not.
-	out, err = lspCall(t, r, "edit", map[string]any{"path": "old.go", "old_string": "var E2", "new_string": "var E3 = undefinedE3\n\nvar E2"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out = lspText(t, r, "edit", map[string]any{"path": "old.go", "old_string": "var E2", "new_string": "var E3 = undefinedE3\n\nvar E2"})
 	if !strings.Contains(out, "new diagnostics in old.go:") || !strings.Contains(out, "undefined: undefinedE3") ||
 		strings.Contains(out, "undefinedE2") || strings.Contains(out, "\"one\"") {
 		t.Fatalf("second edit:\n%s", out)
@@ -59,27 +53,18 @@ func TestLSPWriteBaseline(t *testing.T) {
 func TestLSPWriteIdenticalDiagnostics(t *testing.T) {
 	r, _ := projectRun(t, "gopls", map[string]string{"go.mod": goMod, "a.go": "package p\n"})
 	two := "package p\n\nvar a int = \"x\"\n\nvar b int = \"x\"\n"
-	out, err := lspCall(t, r, "write", map[string]any{"path": "dup.go", "content": two})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "write", map[string]any{"path": "dup.go", "content": two})
 	// Shown once, with both places.
 	if n := strings.Count(out, "error: cannot use \"x\""); n != 1 || !regexp.MustCompile(`at 2 places: dup.go 3:\d+ 5:\d+`).MatchString(out) {
 		t.Fatalf("want both identical errors (%d shown):\n%s", n, out)
 	}
 	one := "package p\n\nvar a int = \"x\"\n\nvar b int = 1\n"
-	out, err = lspCall(t, r, "write", map[string]any{"path": "dup.go", "content": one})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out = lspText(t, r, "write", map[string]any{"path": "dup.go", "content": one})
 	if !strings.Contains(out, "dup.go: no new diagnostics (1 already reported)") {
 		t.Fatalf("after fixing one:\n%s", out)
 	}
 	again := "package p\n\nvar a int = \"x\"\n\nvar b int = 1\n\nvar c int = \"x\"\n"
-	out, err = lspCall(t, r, "write", map[string]any{"path": "dup.go", "content": again})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out = lspText(t, r, "write", map[string]any{"path": "dup.go", "content": again})
 	if n := strings.Count(out, ": error: cannot use \"x\""); n != 1 || !strings.Contains(out, "dup.go:7:") {
 		t.Fatalf("the same error on a new line is new (%d shown):\n%s", n, out)
 	}
@@ -97,10 +82,7 @@ var callerProject = map[string]string{
 // looked at the edited file only).
 func TestLSPWriteReportsOtherFiles(t *testing.T) {
 	r, _ := projectRun(t, "gopls", callerProject)
-	out, err := lspCall(t, r, "edit", map[string]any{"path": "lib.go", "old_string": "func Need(n int) int { return 2 * n }", "new_string": "func Need(n string) int { return 2 * len(n) }"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "edit", map[string]any{"path": "lib.go", "old_string": "func Need(n int) int { return 2 * n }", "new_string": "func Need(n string) int { return 2 * len(n) }"})
 	if !strings.Contains(out, "lib.go: no errors or warnings") || !strings.Contains(out, "1 new diagnostic(s) in 1 other file(s):") ||
 		!strings.Contains(out, "caller.go:3:20: error: cannot use 1") {
 		t.Fatalf("the broken caller is not reported:\n%s", out)
@@ -116,10 +98,7 @@ func TestLSPResolveReportsDiagnostics(t *testing.T) {
 	if err != nil || !strings.Contains(out, "edit_1") {
 		t.Fatalf("ast_edit: %v\n%s", err, out)
 	}
-	out, err = lspCall(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out = lspText(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
 	if !strings.Contains(out, "accepted edit_1") || !strings.Contains(out, "caller.go:3:20: error: cannot use 1") {
 		t.Fatalf("resolve accept:\n%s", out)
 	}
@@ -181,10 +160,7 @@ func TestLSPRenameNamesWhatItLeft(t *testing.T) {
 			"def untyped(s):\n    # get_maybe_document in a comment does not count\n    return s.get_maybe_document(\"get_maybe_document\")\n",
 		"README.md": "Call `get_maybe_document` to get it; get_maybe_documents is another word.\n",
 	})
-	out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "store.py", "line": 2, "symbol": "get_maybe_document", "new_name": "fetch"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "lsp_rename", map[string]any{"file": "store.py", "line": 2, "symbol": "get_maybe_document", "new_name": "fetch"})
 	b, _ := os.ReadFile(filepath.Join(dir, "store.py"))
 	if strings.Count(string(b), "get_maybe_document") != 3 {
 		t.Fatalf("pyright renamed the untyped call too; the test needs a caller it leaves:\n%s", b)
@@ -203,10 +179,7 @@ func TestLSPRenameBaseline(t *testing.T) {
 		"a.go":   "package p\n\nvar Old = 1\n\nvar E int = \"x\"\n",
 		"b.go":   "package p\n\nvar UseOld = Old + 1\n",
 	})
-	out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "a.go", "line": 3, "symbol": "Old", "new_name": "Fresh"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "lsp_rename", map[string]any{"file": "a.go", "line": 3, "symbol": "Old", "new_name": "Fresh"})
 	if !strings.Contains(out, "in 2 file(s): a.go, b.go") || strings.Contains(out, "new diagnostics in") || strings.Contains(out, "cannot use") {
 		t.Fatalf("rename reported the error that was there before:\n%s", out)
 	}
@@ -254,10 +227,7 @@ func TestDiagnosticsOnWriteCoversDeclaredWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	lib := "package p\n\n// Need measures s.\nfunc Need(s string) int { return len(s) }\n\nvar Old int = \"old\"\n\nvar New int = \"new\"\n"
-	out, err := lspCall(t, r, "stamp", map[string]any{"file": "lib.go", "text": lib})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "stamp", map[string]any{"file": "lib.go", "text": lib})
 	if !strings.Contains(out, "stamped lib.go") || !strings.Contains(out, "new diagnostics in lib.go:") || !strings.Contains(out, `"new"`) ||
 		strings.Contains(out, `"old"`) || !strings.Contains(out, "1 new diagnostic(s) in 1 other file(s):") ||
 		!strings.Contains(out, "caller.go:3:20: error: cannot use 1") {
@@ -265,10 +235,7 @@ func TestDiagnosticsOnWriteCoversDeclaredWriter(t *testing.T) {
 	}
 	// Putting the signature back clears the caller's error, and says so.
 	lib = "package p\n\n// Need doubles n.\nfunc Need(n int) int { return 2 * n }\n\nvar Old int = \"old\"\n\nvar New int = \"new\"\n"
-	out, err = lspCall(t, r, "stamp", map[string]any{"file": "lib.go", "text": lib})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out = lspText(t, r, "stamp", map[string]any{"file": "lib.go", "text": lib})
 	if !strings.Contains(out, "1 diagnostic(s) in 1 other file(s) cleared: caller.go") || strings.Contains(out, "new diagnostic(s) in") {
 		t.Fatalf("the fix:\n%s", out)
 	}

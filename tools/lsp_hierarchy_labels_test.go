@@ -57,10 +57,7 @@ func TestLSPCallHierarchyLabels(t *testing.T) {
 	for _, tc := range hierarchyProjects {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _ := projectRun(t, tc.bin, tc.files)
-			out, err := lspCall(t, r, "lsp", tc.args)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := lspText(t, r, "lsp", tc.args)
 			for _, w := range tc.want {
 				if !strings.Contains(out, w) {
 					t.Errorf("want %q in:\n%s", w, out)
@@ -72,10 +69,7 @@ func TestLSPCallHierarchyLabels(t *testing.T) {
 			if strings.Contains(out, "internal/util • server.go") || strings.Contains(out, "internal/util • check.go") {
 				t.Errorf("a caller is labelled with the callee's package:\n%s", out)
 			}
-			out, err = lspCall(t, r, "lsp", map[string]any{"action": "call_hierarchy", "file": "auth/server.go", "line": 12, "symbol": "ServeHTTP", "direction": "outgoing"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			out = lspText(t, r, "lsp", map[string]any{"action": "call_hierarchy", "file": "auth/server.go", "line": 12, "symbol": "ServeHTTP", "direction": "outgoing"})
 			if !strings.Contains(out, "callees of method (*Server).ServeHTTP (auth/server.go:12)") || !strings.Contains(out, "function IsLoopback  internal/util/util.go:4:6  example.com/m/internal/util • util.go") {
 				t.Errorf("outgoing calls of ServeHTTP:\n%s", out)
 			}

@@ -31,10 +31,7 @@ func TestLSPReferencesOutsideProject(t *testing.T) {
 	}
 	r, _ := projectRun(t, "typescript-language-server", files)
 	args := map[string]any{"action": "references", "file": "src/errors.ts", "line": 1, "symbol": "HTTPError"}
-	out, err := lspCall(t, r, "lsp", args)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "lsp", args)
 	if !testenv.WantAll(t, "references", out,
 		"src/errors.ts:1:", "src/index.ts:1:", "src/index.ts:2:",
 		"+72 same-name identifier(s) the server did not confirm",
@@ -72,9 +69,7 @@ func TestLSPReferencesOutsideProject(t *testing.T) {
 			t.Fatalf("next start %d after %s-%s with %d locations first:\n%s", start, n[1], n[2], total, out)
 		}
 		args["start"] = start
-		if out, err = lspCall(t, r, "lsp", args); err != nil {
-			t.Fatal(err)
-		}
+		out = lspText(t, r, "lsp", args)
 		if !strings.Contains(out, fmt.Sprintf("from start %d on, the same-name identifiers it did not confirm", total)) {
 			t.Fatalf("a page past the server's locations does not say what it holds:\n%s", out)
 		}
@@ -102,10 +97,7 @@ func TestLSPRenameLeftoversWayOn(t *testing.T) {
 		want[name+":1"], want[name+":3"], want[name+":4"] = true, true, true
 	}
 	r, _ := projectRun(t, "typescript-language-server", files)
-	out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "src/errors.ts", "line": 1, "symbol": "HTTPError", "new_name": "ResponseError"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "lsp_rename", map[string]any{"file": "src/errors.ts", "line": 1, "symbol": "HTTPError", "new_name": "ResponseError"})
 	way := "(20 of 72 shown; lsp references with file test/t00.ts, line 1 and symbol HTTPError pages through all of them)"
 	if !strings.Contains(out, "72 other occurrence(s) of HTTPError remain") || !strings.Contains(out, way) {
 		t.Fatalf("rename:\n%s", out)
@@ -115,10 +107,7 @@ func TestLSPRenameLeftoversWayOn(t *testing.T) {
 	next := regexp.MustCompile(`pass start (\d+) for the next`)
 	got := map[string]bool{}
 	for pages := 0; pages < 20; pages++ {
-		out, err := lspCall(t, r, "lsp", args)
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := lspText(t, r, "lsp", args)
 		for _, m := range at.FindAllString(out, -1) {
 			got[m] = true
 		}

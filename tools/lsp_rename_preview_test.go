@@ -63,10 +63,7 @@ func TestLSPRenamePreviewNamesWhatItLeaves(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			direct, _ := projectRun(t, tc.bin, tc.files)
-			out, err := lspCall(t, direct, "lsp_rename", tc.args)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := lspText(t, direct, "lsp_rename", tc.args)
 			want := leftoverLines(out)
 			if strings.Join(want, "\n") != strings.Join(tc.want, "\n") {
 				t.Fatalf("direct rename names %q, want %q:\n%s", want, tc.want, out)
@@ -77,10 +74,7 @@ func TestLSPRenamePreviewNamesWhatItLeaves(t *testing.T) {
 			for k, v := range tc.args {
 				args[k] = v
 			}
-			out, err = lspCall(t, r, "lsp_rename", args)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out = lspText(t, r, "lsp_rename", args)
 			if got := leftoverLines(out); strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Fatalf("preview names %q, want %q as the direct rename:\n%s", got, want, out)
 			}
@@ -94,10 +88,7 @@ func TestLSPRenamePreviewNamesWhatItLeaves(t *testing.T) {
 					t.Fatalf("the preview wrote %s", name)
 				}
 			}
-			out, err = lspCall(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			out = lspText(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
 			if got := leftoverLines(out); strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Fatalf("resolve accept names %q, want %q as the direct rename:\n%s", got, want, out)
 			}
@@ -120,19 +111,13 @@ func TestLSPRenamePreviewBounded(t *testing.T) {
 		files[fmt.Sprintf("use%02d.go", f)] = b.String()
 	}
 	r, _ := projectRun(t, "gopls", files)
-	out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "lib.go", "line": 4, "symbol": "Measure", "new_name": "Gauge", "preview": true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "lsp_rename", map[string]any{"file": "lib.go", "line": 4, "symbol": "Measure", "new_name": "Gauge", "preview": true})
 	if len(out) > 8<<10 || !strings.Contains(out, "31 files: ") || !strings.Contains(out, `action "show" and start `) {
 		t.Fatalf("preview of %d bytes:\n%s", len(out), out)
 	}
 	seen := map[string]bool{}
 	for start := 0; ; {
-		page, err := lspCall(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "show", "start": start})
-		if err != nil {
-			t.Fatal(err)
-		}
+		page := lspText(t, r, "resolve", map[string]any{"edit_id": "edit_1", "action": "show", "start": start})
 		if len(page) > 8<<10 {
 			t.Fatalf("page from %d is %d bytes", start, len(page))
 		}

@@ -13,10 +13,7 @@ func TestLSPSaysWhenUnsandboxed(t *testing.T) {
 	defer proc.Configure(proc.Options{})
 	proc.Configure(proc.Options{Off: true})
 	r, _ := lspRun(t)
-	first, err := lspCall(t, r, "lsp", map[string]any{"action": "symbols", "file": "shapes.go"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := lspText(t, r, "lsp", map[string]any{"action": "symbols", "file": "shapes.go"})
 	if !strings.HasPrefix(first, "sandbox off") {
 		t.Fatalf("first answer does not say the sandbox is off:\n%s", first)
 	}

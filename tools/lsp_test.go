@@ -49,6 +49,17 @@ func lspCall(t *testing.T, r *tools.Run, name string, args any) (string, error) 
 	return res.AllText(), err
 }
 
+// lspText is lspCall that fails the test on an error (not on an error
+// result, whose text it returns).
+func lspText(t *testing.T, r *tools.Run, name string, args any) string {
+	t.Helper()
+	out, err := lspCall(t, r, name, args)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return out
+}
+
 // lspResult is lspCall returning the whole result, for its typed output.
 func lspResult(t *testing.T, r *tools.Run, name string, args any) (*tools.Result, error) {
 	t.Helper()
@@ -112,10 +123,7 @@ func TestLSPTools(t *testing.T) {
 		}
 	})
 	t.Run("status", func(t *testing.T) {
-		out, err := lspCall(t, r, "lsp", map[string]any{"action": "status"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := lspText(t, r, "lsp", map[string]any{"action": "status"})
 		testenv.WantAll(t, "status", out,
 			"gopls (go): running, pid ",
 			"dart (dart): not running: pubspec.yaml found, dart not on PATH",
@@ -124,10 +132,7 @@ func TestLSPTools(t *testing.T) {
 	})
 
 	t.Run("rename", func(t *testing.T) {
-		out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": "use.go", "line": 4, "symbol": "Big", "new_name": "Large"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := lspText(t, r, "lsp_rename", map[string]any{"file": "use.go", "line": 4, "symbol": "Big", "new_name": "Large"})
 		if !strings.Contains(out, "in 1 file(s): use.go") {
 			t.Fatalf("rename:\n%s", out)
 		}
@@ -152,31 +157,22 @@ func TestLSPToolsDiagnosticsOnWrite(t *testing.T) {
 	t.Run("diagnostics_on_write", func(t *testing.T) {
 		t.Cleanup(func() { os.Remove(filepath.Join(dir, "broken.go")) })
 		bad := "package shapes\n\nfunc Broken() int {\n\treturn \"not an int\"\n}\n"
-		out, err := lspCall(t, r, "write", map[string]any{"path": "broken.go", "content": bad})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := lspText(t, r, "write", map[string]any{"path": "broken.go", "content": bad})
 		if !strings.Contains(out, "new diagnostics in broken.go") || !strings.Contains(out, "broken.go:4:") || !strings.Contains(out, "not an int") {
 			t.Fatalf("write with a type error did not report it:\n%s", out)
 		}
 		// The same error four lines further down is not new.
 		shifted := "package shapes\n\n\n\n\n\nfunc Broken() int {\n\treturn \"not an int\"\n}\n"
-		out, err = lspCall(t, r, "write", map[string]any{"path": "broken.go", "content": shifted})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out = lspText(t, r, "write", map[string]any{"path": "broken.go", "content": shifted})
 		if strings.Contains(out, "new diagnostics in") || !strings.Contains(out, "no new diagnostics (1 already reported)") {
 			t.Fatalf("the moved error was reported again:\n%s", out)
 		}
 		// Fix it and break something else: only the new one.
 		other := "package shapes\n\nfunc Broken() int {\n\treturn undefinedThing\n}\n"
-		out, err = lspCall(t, r, "edit", map[string]any{"path": "broken.go", "old_string": string(shifted), "new_string": other})
+		out, err := lspCall(t, r, "edit", map[string]any{"path": "broken.go", "old_string": string(shifted), "new_string": other})
 		if err != nil {
 			// edit may require a unique substring; fall back to write.
-			out, err = lspCall(t, r, "write", map[string]any{"path": "broken.go", "content": other})
-			if err != nil {
-				t.Fatal(err)
-			}
+			out = lspText(t, r, "write", map[string]any{"path": "broken.go", "content": other})
 		}
 		if !strings.Contains(out, "undefinedThing") || strings.Contains(out, "not an int") {
 			t.Fatalf("want only the new diagnostic:\n%s", out)
@@ -194,10 +190,7 @@ func TestLSPToolsDiagnosticsOnWrite(t *testing.T) {
 
 	t.Run("apply_patch_two_files", func(t *testing.T) {
 		patch := "*** Begin Patch\n*** Add File: p1.go\n+package shapes\n+\n+var P1 int = \"one\"\n*** Add File: p2.go\n+package shapes\n+\n+var P2 = missingName\n*** End Patch"
-		out, err := lspCall(t, r, "apply_patch", map[string]any{"patch": patch})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := lspText(t, r, "apply_patch", map[string]any{"patch": patch})
 		if !strings.Contains(out, "new diagnostics in p1.go") || !strings.Contains(out, "new diagnostics in p2.go") || !strings.Contains(out, "missingName") {
 			t.Fatalf("apply_patch diagnostics:\n%s", out)
 		}
@@ -229,10 +222,7 @@ func TestLSPToolsRestart(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		out, err := lspCall(t, r, "lsp", map[string]any{"action": "definition", "file": "use.go", "line": 11, "symbol": "Total"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out = lspText(t, r, "lsp", map[string]any{"action": "definition", "file": "use.go", "line": 11, "symbol": "Total"})
 		if !strings.Contains(out, "lsp: gopls crashed (signal: killed); restarted it") || !strings.Contains(out, "shapes.go:17:6:") {
 			t.Fatalf("after kill:\n%s", out)
 		}
@@ -259,17 +249,11 @@ func TestLSPWriteDiagnosticsBounded(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		fmt.Fprintf(&b, "func Broken%d() int { return missing%d }\n", i, i)
 	}
-	out, err := lspCall(t, r, "write", map[string]any{"path": "broken.go", "content": b.String()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "write", map[string]any{"path": "broken.go", "content": b.String()})
 	if !strings.Contains(out, "new diagnostics in broken.go (50 of 60 shown; ask lsp diagnostics for broken.go for the rest):") || strings.Count(out, ": error: undefined: missing") != 50 {
 		t.Fatalf("first write:\n%s", out)
 	}
-	out, err = lspCall(t, r, "write", map[string]any{"path": "broken.go", "content": b.String() + "// again\n"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out = lspText(t, r, "write", map[string]any{"path": "broken.go", "content": b.String() + "// again\n"})
 	if !strings.Contains(out, "new diagnostics in broken.go:") || strings.Count(out, ": error: undefined: missing") != 10 {
 		t.Fatalf("second write: want the 10 not shown before:\n%s", out)
 	}
@@ -281,21 +265,15 @@ func TestLSPWriteDiagnosticsBounded(t *testing.T) {
 func TestLSPDiagnosticsErrorsAndWarnings(t *testing.T) {
 	r, _ := lspRun(t)
 	unused := "package shapes\n\nfunc helper() {}\n"
-	out, err := lspCall(t, r, "write", map[string]any{"path": "unused.go", "content": unused})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "write", map[string]any{"path": "unused.go", "content": unused})
 	if !strings.Contains(out, "lsp: unused.go: no errors or warnings") || strings.Contains(out, "is unused") {
 		t.Fatalf("write of an unused function:\n%s", out)
 	}
-	out, err = lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "unused.go"})
+	out, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "unused.go"})
 	if err != nil || out != "unused.go: no errors or warnings (1 info or hint diagnostic(s) not shown: severity hint shows them)" {
 		t.Fatalf("diagnostics: %v\n%s", err, out)
 	}
-	out, err = lspCall(t, r, "write", map[string]any{"path": "unused.go", "content": unused + "\nvar X int = \"s\"\n"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out = lspText(t, r, "write", map[string]any{"path": "unused.go", "content": unused + "\nvar X int = \"s\"\n"})
 	if !strings.Contains(out, "new diagnostics in unused.go:\nlsp:   unused.go:5:13: error: cannot use") || strings.Contains(out, "is unused") {
 		t.Fatalf("write of an error:\n%s", out)
 	}
@@ -343,10 +321,7 @@ func TestReadTierRunsNoWorkspaceCode(t *testing.T) {
 		return r
 	}
 	ro := run(tools.SurfaceReadonly, tools.PolicyOf(tools.Deny))
-	out, err := lspCall(t, ro, "lsp", map[string]any{"action": "diagnostics", "file": "*"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, ro, "lsp", map[string]any{"action": "diagnostics", "file": "*"})
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatalf("diagnostics \"*\" on the readonly surface ran the workspace's tsc:\n%s", out)
 	}
@@ -371,10 +346,7 @@ func TestReadTierRunsNoWorkspaceCode(t *testing.T) {
 
 	allowed := run(tools.SurfaceDefault, tools.Policy{Tiers: map[tools.Tier]tools.Decision{tools.TierExec: tools.Allow}})
 	defer allowed.Close()
-	out, err = lspCall(t, allowed, "lsp_check", map[string]any{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out = lspText(t, allowed, "lsp_check", map[string]any{})
 	if _, err := os.Stat(marker); err != nil || !strings.Contains(out, "ran: node_modules/.bin/tsc --noEmit (exit 2)") || !strings.Contains(out, "src/a.ts:1:14: error: planted [TS2322]") {
 		t.Fatalf("lsp_check allowed (marker: %v):\n%s", err, out)
 	}

@@ -50,18 +50,12 @@ func clangdRun(t *testing.T, dir string, sources ...string) *tools.Run {
 func TestLSPSignatureBreaksCallersClangd(t *testing.T) {
 	r := cprojRun(t)
 	const proto, wide = "double square_area(const struct square *sq);", "double square_area(const struct square *sq, int scale);"
-	out, err := lspCall(t, r, "edit", map[string]any{"path": "shapes.h", "old_string": proto, "new_string": wide})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "edit", map[string]any{"path": "shapes.h", "old_string": proto, "new_string": wide})
 	if !strings.Contains(out, "2 new diagnostic(s) in 2 other file(s):") || !strings.Contains(out, "main.c:7:29: error: Too few arguments to function call, expected 2, have 1") ||
 		!strings.Contains(out, "shapes.c:3:8: error: Conflicting types for 'square_area'") {
 		t.Fatalf("the call and the definition a changed prototype broke:\n%s", out)
 	}
-	out, err = lspCall(t, r, "edit", map[string]any{"path": "shapes.h", "old_string": wide, "new_string": proto})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out = lspText(t, r, "edit", map[string]any{"path": "shapes.h", "old_string": wide, "new_string": proto})
 	if !strings.Contains(out, "2 diagnostic(s) in 2 other file(s) cleared: main.c, shapes.c") {
 		t.Fatalf("the fix:\n%s", out)
 	}
@@ -81,10 +75,7 @@ func TestLSPSignatureCallersPylsp(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Search: tools.SearchConfig{Parser: parseEngine(t)}})
-	out, err := lspCall(t, r, "edit", map[string]any{"path": "pkg/util.py", "old_string": "def _flatten(items):", "new_string": "def _flatten(items, depth):"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "edit", map[string]any{"path": "pkg/util.py", "old_string": "def _flatten(items):", "new_string": "def _flatten(items, depth):"})
 	if !strings.Contains(out, "pkg/util.py: no errors or warnings") || !strings.Contains(out, "2 other file(s) that mention _flatten checked: no new diagnostics") {
 		t.Fatalf("pylsp:\n%s", out)
 	}
@@ -149,20 +140,14 @@ func TestLSPWriteBaselineUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Search: tools.SearchConfig{Parser: parseEngine(t)}})
-	out, err := lspCall(t, r, "edit", map[string]any{"path": "x.slow", "old_string": "ok\n", "new_string": "ok\nERR two\n"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "edit", map[string]any{"path": "x.slow", "old_string": "ok\n", "new_string": "ok\nERR two\n"})
 	if !strings.Contains(out, "baseline unknown for x.slow (its diagnostics before the write could not be had: ") ||
 		!strings.Contains(out, "): all its 2 diagnostic(s) are listed, old and new alike:") ||
 		!strings.Contains(out, "bad line: ERR one") || !strings.Contains(out, "bad line: ERR two") || strings.Contains(out, "new diagnostics in") {
 		t.Fatalf("a file without a baseline:\n%s", out)
 	}
 	// Listed once, both are known now: the next write reports only what it adds.
-	out, err = lspCall(t, r, "edit", map[string]any{"path": "x.slow", "old_string": "ok\n", "new_string": "ok\nERR three\n"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out = lspText(t, r, "edit", map[string]any{"path": "x.slow", "old_string": "ok\n", "new_string": "ok\nERR three\n"})
 	if !strings.Contains(out, "new diagnostics in x.slow:") || !strings.Contains(out, "ERR three") || strings.Contains(out, "ERR one") || strings.Contains(out, "ERR two") {
 		t.Fatalf("the next write:\n%s", out)
 	}
@@ -267,10 +252,7 @@ func TestLSPGoWarningsHeldWhileTypeErrors(t *testing.T) {
 		"bench_test.go": "package p\n\nimport \"testing\"\n\nfunc BenchmarkTwice(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tTwice(i)\n\t}\n}\n",
 	})
 	// The analyzers' warning is there before any write.
-	out, err := lspCall(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "bench_test.go"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := lspText(t, r, "lsp", map[string]any{"action": "diagnostics", "file": "bench_test.go"})
 	if !strings.Contains(out, "b.Loop") {
 		t.Skipf("this gopls reports no modernize warning for b.N (the case is moot):\n%s", out)
 	}

@@ -110,10 +110,7 @@ func TestLSPMultiFileWritesBaseline(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			t.Run("apply_patch", func(t *testing.T) {
 				r, _ := breakRun(t, p)
-				out, err := lspCall(t, r, "apply_patch", map[string]any{"patch": p.patch})
-				if err != nil {
-					t.Fatal(err)
-				}
+				out := lspText(t, r, "apply_patch", map[string]any{"patch": p.patch})
 				if n := noOldAsNew(t, p, out); n > 0 {
 					t.Logf("%s: the cold server gave %d file(s) no baseline in time", p.name, n)
 				}
@@ -131,10 +128,7 @@ func TestLSPMultiFileWritesBaseline(t *testing.T) {
 						line = i + 1
 					}
 				}
-				out, err := lspCall(t, r, "lsp_rename", map[string]any{"file": p.lib, "line": line, "symbol": p.fn, "new_name": p.renamed})
-				if err != nil {
-					t.Fatal(err)
-				}
+				out := lspText(t, r, "lsp_rename", map[string]any{"file": p.lib, "line": line, "symbol": p.fn, "new_name": p.renamed})
 				if !strings.Contains(out, "in 3 file(s)") {
 					t.Fatalf("%s: the rename did not change the three files:\n%s", p.name, out)
 				}
@@ -156,10 +150,7 @@ func TestLSPSignatureBreaksCallers(t *testing.T) {
 	for _, p := range breakProjects {
 		t.Run(p.name, func(t *testing.T) {
 			r, _ := breakRun(t, p)
-			out, err := lspCall(t, r, "edit", map[string]any{"path": p.lib, "old_string": p.sig, "new_string": p.sigWide})
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := lspText(t, r, "edit", map[string]any{"path": p.lib, "old_string": p.sig, "new_string": p.sigWide})
 			// The same message in three places is listed once with them.
 			if !strings.Contains(out, "3 new diagnostic(s) in 2 other file(s):") || strings.Count(out, p.missing) != 1 {
 				t.Fatalf("%s: the three broken calls are not all reported:\n%s", p.name, out)
@@ -177,10 +168,7 @@ func TestLSPSignatureBreaksCallers(t *testing.T) {
 					t.Fatalf("%s: the error from before %s is reported:\n%s", p.name, o, out)
 				}
 			}
-			out, err = lspCall(t, r, "edit", map[string]any{"path": p.lib, "old_string": p.sigWide, "new_string": p.sig})
-			if err != nil {
-				t.Fatal(err)
-			}
+			out = lspText(t, r, "edit", map[string]any{"path": p.lib, "old_string": p.sigWide, "new_string": p.sig})
 			if !strings.Contains(out, "3 diagnostic(s) in 2 other file(s) cleared") || strings.Contains(out, "new diagnostic(s) in") {
 				t.Fatalf("%s: the fix does not say what it cleared:\n%s", p.name, out)
 			}
