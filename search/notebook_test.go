@@ -193,14 +193,8 @@ func TestNotebookRewrite(t *testing.T) {
 	}
 	got := acceptPlan(t, dir, path, plan)
 	testenv.ValidateNotebook(t, path)
-	before, err := ipynb.Parse(old)
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, err := ipynb.Parse(got)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := testenv.ParseNotebook(t, old)
+	after := testenv.ParseNotebook(t, got)
 	changed := map[int]string{
 		2: "!pip install tabulate\nfiles = !ls data\nlog.info(len(files))",
 		3: "%%time\nnames = [\"café\", \"naïve\", \"Zürich\"]\nlog.info(\"say \\\"hi\\\" to\", names)\npath = \"C:\\\\data\\\\prices.csv\"\nfor n in names:\n    log.info(n.upper())",
@@ -315,10 +309,7 @@ func TestNotebookOps(t *testing.T) {
 	if len(plan.Changes) != 1 || plan.Replacements != 6 || len(plan.Changes[0].Cells) != 4 {
 		t.Fatalf("ops plan: %d changes, %d replacements:\n%s", len(plan.Changes), plan.Replacements, plan.Diff(0))
 	}
-	nb, err := ipynb.Parse(plan.Changes[0].New)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nb := testenv.ParseNotebook(t, plan.Changes[0].New)
 	if src := nb.Cells[1].Source; src != "%matplotlib inline\nimport numpy as np  # noqa\nimport pandas as pd  # noqa" {
 		t.Errorf("cell 1 after the ops: %q", src)
 	}
@@ -358,10 +349,7 @@ fix: log($$$A)
 	if len(res.Plan.Changes) != 3 || nb == nil || len(nb.Cells) != 3 || nb.Replacements != 4 {
 		t.Fatalf("fix plan:\n%s", res.Plan.Diff(0))
 	}
-	after, err := ipynb.Parse(nb.New)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := testenv.ParseNotebook(t, nb.New)
 	if src := after.Cells[3].Source; !strings.Contains(src, "\n    log(n.upper())") || !strings.HasPrefix(src, "%%time\n") {
 		t.Errorf("cell 3 after the fixes: %q", src)
 	}

@@ -55,11 +55,7 @@ func parseFile(t *testing.T, file string) *ipynb.Notebook {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nb, err := ipynb.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return nb
+	return testenv.ParseNotebook(t, data)
 }
 
 var editIDPattern = regexp.MustCompile(`edit_id "(edit_\d+)"`)

@@ -29,19 +29,23 @@ func ValidateNotebook(t testing.TB, file string) {
 	}
 }
 
+// ParseNotebook parses a notebook's JSON text, failing t when it does not
+// parse.
+func ParseNotebook(t testing.TB, data []byte) *ipynb.Notebook {
+	t.Helper()
+	nb, err := ipynb.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nb
+}
+
 // ChangedCells returns the indexes of the cells whose JSON text differs
 // between two versions of a notebook with as many cells, and the second
 // version parsed.
 func ChangedCells(t testing.TB, before, after []byte) ([]int, *ipynb.Notebook) {
 	t.Helper()
-	b, err := ipynb.Parse(before)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := ipynb.Parse(after)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, a := ParseNotebook(t, before), ParseNotebook(t, after)
 	if len(a.Cells) != len(b.Cells) {
 		t.Fatalf("the notebook has %d cells, it had %d", len(a.Cells), len(b.Cells))
 	}
