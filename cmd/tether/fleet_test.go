@@ -456,14 +456,7 @@ func fleetScenario(t *testing.T, start func(t *testing.T, replicas []string) str
 		t.Fatalf("no session and conversation on %s to run a long call in", a)
 	}
 	for _, m := range markers {
-		for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
-			if _, err := os.Stat(m); err == nil {
-				break
-			}
-			if time.Now().After(end) {
-				t.Fatalf("the long call never started (%s)", m)
-			}
-		}
+		awaitMarker[error](t, m, nil)
 	}
 	procs[a].cmd.Process.Signal(syscall.SIGTERM)
 	// The signal is handled on its own goroutine: wait until A says it is

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -142,19 +141,7 @@ func TestHostEvalCapsPerSession(t *testing.T) {
 	}
 	for _, i := range []int{0, 2} {
 		// Bounded: a cell that failed before its first write says so.
-		for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
-			if _, err := os.Stat(filepath.Join(ws, fmt.Sprintf("started_%d.txt", i))); err == nil {
-				break
-			}
-			select {
-			case err := <-waiting:
-				t.Fatalf("a cell ended before session %d's started: %v", i, err)
-			default:
-			}
-			if time.Now().After(end) {
-				t.Fatalf("session %d's cell never wrote started_%d.txt", i, i)
-			}
-		}
+		awaitMarker(t, filepath.Join(ws, fmt.Sprintf("started_%d.txt", i)), waiting)
 	}
 	text, _ := evalIn(t, sessions[1], "javascript", "let b = []; for (let i = 0; i < 1e8; i++) b.push({i, s: 'x' + i}); b.length")
 	if err := os.WriteFile(filepath.Join(ws, "bombed.txt"), []byte("done\n"), 0o644); err != nil {

@@ -342,14 +342,7 @@ func (rc *revClient) checkCancel(t *testing.T, dir string) {
 			"description": "sleep long enough to be cancelled by the client"}})
 		done <- err
 	}()
-	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(dir, "started.txt")); err == nil {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatal("the cell never started")
-		}
-	}
+	awaitMarker[error](t, filepath.Join(dir, "started.txt"), nil)
 	cancel()
 	if err := <-done; err == nil {
 		t.Error("the cancelled call returned no error")

@@ -160,6 +160,26 @@ func TestHostIdleSessionEndsItsKernel(t *testing.T) {
 
 // TestHostSIGTERMDrains: on SIGTERM the host closes every session's run and
 // exits 0; no kernel is left.
+// awaitMarker waits, two minutes at the most, for the file marker that a
+// call writes once it is under way; a value on ended (nil: none) says the
+// call ended first, which fails the test as the wait running out does.
+func awaitMarker[T any](t *testing.T, marker string, ended <-chan T) {
+	t.Helper()
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			return
+		}
+		select {
+		case v := <-ended:
+			t.Fatalf("the call ended before it wrote its marker %s: %v", marker, v)
+		default:
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the call did not write its marker %s within 2m", marker)
+		}
+	}
+}
+
 func TestHostSIGTERMDrains(t *testing.T) {
 	cmd, url := startHost(t)
 	a := openHostSession(t, url, "alpha")
@@ -277,19 +297,7 @@ func TestHostSIGTERMLetsRunningCallFinish(t *testing.T) {
 	}()
 	// Bounded, and a call that ends before its cell wrote the marker says
 	// why instead of leaving the wait to the suite's timeout.
-	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(marker); err == nil {
-			break
-		}
-		select {
-		case r := <-done:
-			t.Fatalf("the eval call ended before its cell started: %+v", r)
-		default:
-		}
-		if time.Now().After(end) {
-			t.Fatal("the eval cell never wrote its marker")
-		}
-	}
+	awaitMarker(t, marker, done)
 	cmd.Process.Signal(syscall.SIGTERM)
 	r := <-done
 	if r.isErr || !strings.Contains(r.text, "finished") {
@@ -383,19 +391,7 @@ func TestHostSIGTERMEndsEverySessionsProcesses(t *testing.T) {
 	}
 	// Every wait is bounded: a cell that cannot write its marker, or a host
 	// that does not exit, fails the test instead of hanging the suite.
-	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(marker); err == nil {
-			break
-		}
-		select {
-		case r := <-running:
-			t.Fatalf("alpha's call ended before it wrote its marker: %s", r)
-		default:
-		}
-		if time.Now().After(end) {
-			t.Fatalf("alpha's call did not write its marker %s within 2m", marker)
-		}
-	}
+	awaitMarker(t, marker, running)
 	pids, ok := descendantPids(hp.cmd.Process.Pid)
 	if !ok {
 		t.Fatal("/proc cannot be read")
@@ -461,19 +457,7 @@ func TestHostSIGTERMCutsCallsPastDrain(t *testing.T) {
 	}()
 	// Every wait is bounded: a cell that cannot write its marker, or a host
 	// that does not exit, fails the test instead of hanging the suite.
-	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(marker); err == nil {
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("the call ended before it wrote its marker (%v)", err)
-		default:
-		}
-		if time.Now().After(end) {
-			t.Fatalf("the call did not write its marker %s within 2m", marker)
-		}
-	}
+	awaitMarker(t, marker, done)
 	hp.cmd.Process.Signal(syscall.SIGTERM)
 	exited := make(chan error, 1)
 	go func() { exited <- hp.cmd.Wait() }()
