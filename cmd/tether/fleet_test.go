@@ -82,15 +82,7 @@ http {
 // test's end.
 func startNginx(t *testing.T, replicas []string) string {
 	t.Helper()
-	bin := testenv.LookPath("nginx")
-	if bin == "" {
-		if _, err := os.Stat("/usr/sbin/nginx"); err == nil {
-			bin = "/usr/sbin/nginx"
-		}
-	}
-	if bin == "" {
-		testenv.Missing(t, "nginx (Debian's nginx-light)")
-	}
+	bin := sbinPeer(t, "nginx", "nginx (Debian's nginx-light)")
 	dir := t.TempDir()
 	for _, d := range []string{"body", "proxy", "fastcgi", "uwsgi", "scgi", "logs"} {
 		os.MkdirAll(filepath.Join(dir, d), 0o755)
@@ -150,19 +142,26 @@ backend tether
 {{range .Replicas}}  server {{.}} {{.}}
 {{end}}`
 
+// sbinPeer returns the path of the proxy binary name, on the peers' PATH
+// or in /usr/sbin (Debian's packages put it there, off a user's PATH), or
+// fails or skips the test saying what is missing.
+func sbinPeer(t *testing.T, name, what string) string {
+	t.Helper()
+	if bin := testenv.LookPath(name); bin != "" {
+		return bin
+	}
+	bin := filepath.Join("/usr/sbin", name)
+	if _, err := os.Stat(bin); err != nil {
+		testenv.Missing(t, what)
+	}
+	return bin
+}
+
 // startHAProxy runs Debian's HAProxy in front of replicas on a loopback
 // port of its own and returns its base URL; it is stopped at the test's end.
 func startHAProxy(t *testing.T, replicas []string) string {
 	t.Helper()
-	bin := testenv.LookPath("haproxy")
-	if bin == "" {
-		if _, err := os.Stat("/usr/sbin/haproxy"); err == nil {
-			bin = "/usr/sbin/haproxy"
-		}
-	}
-	if bin == "" {
-		testenv.Missing(t, "haproxy (Debian's haproxy)")
-	}
+	bin := sbinPeer(t, "haproxy", "haproxy (Debian's haproxy)")
 	dir := t.TempDir()
 	listen := freeLoopback(t)
 	conf := writeTemplate(t, filepath.Join(dir, "haproxy.cfg"), fleetHAProxy, map[string]any{"Dir": dir, "Replicas": replicas, "Listen": listen})
