@@ -154,19 +154,27 @@ func TestVibeIsolatedStagedAndResolved(t *testing.T) {
 	}
 }
 
+// acceptAfterDrift writes text to the workdir's file name, which edit_1
+// changes too, and fails the test unless accepting edit_1 then is
+// rejected as stale, naming the file.
+func acceptAfterDrift(t *testing.T, run *tools.Run, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := call(t, run, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
+	if !errors.Is(err, search.ErrStale) || !strings.Contains(err.Error(), name) {
+		t.Fatalf("accept after drift: err = %v, want a stale rejection naming %s", err, name)
+	}
+}
+
 // TestVibeIsolatedDrift: a file the worker changed is changed in the
 // workdir before resolve; the whole edit is rejected and nothing written.
 func TestVibeIsolatedDrift(t *testing.T) {
 	run, dir := isolatedRun(t)
 	id := spawnedOne(t, callResult(t, run, "vibe_spawn", `{"brief":"two\n","isolated":true}`)).ID
 	callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\nmine\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err := call(t, run, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
-	if !errors.Is(err, search.ErrStale) || !strings.Contains(err.Error(), "a.txt") {
-		t.Fatalf("accept after drift: err = %v, want a stale rejection naming a.txt", err)
-	}
+	acceptAfterDrift(t, run, dir, "a.txt", "one\nmine\n")
 	if got := fileText(t, filepath.Join(dir, "a.txt")); got != "one\nmine\n" {
 		t.Errorf("a.txt after the rejection = %q", got)
 	}
@@ -202,13 +210,7 @@ func TestVibeIsolatedDelete(t *testing.T) {
 	}
 
 	// Changed in the workdir since: the whole edit is rejected.
-	if err := os.WriteFile(filepath.Join(dir, "old.txt"), []byte("stale\nmine\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err := call(t, run, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
-	if !errors.Is(err, search.ErrStale) || !strings.Contains(err.Error(), "old.txt") {
-		t.Fatalf("accept after drift: err = %v, want a stale rejection naming old.txt", err)
-	}
+	acceptAfterDrift(t, run, dir, "old.txt", "stale\nmine\n")
 	if got := fileText(t, filepath.Join(dir, "a.txt")); got != "one\n" {
 		t.Errorf("a.txt after the rejection = %q (all or nothing)", got)
 	}
