@@ -400,7 +400,7 @@ func TestAttachDebugpy(t *testing.T) {
 	t.Parallel()
 	py := python(t)
 	root := testenv.Workspace(t, map[string]string{"requirements.txt": "", "loop.py": pyLoop})
-	port := freePort(t)
+	port := testenv.FreeLoopback(t).Port
 	cmd := server(root, py, "-m", "debugpy", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--wait-for-client", "loop.py")
 	startServer(t, cmd)
 
@@ -549,7 +549,7 @@ func TestAttachLLDB(t *testing.T) {
 	}
 	root := testenv.Workspace(t, map[string]string{"loop.c": cLoop})
 	gcc(t, cc, root, "loop", "loop.c")
-	port := freePort(t)
+	port := testenv.FreeLoopback(t).Port
 	// lldb-server starts ./loop in a process group of its own, and terminate
 	// detaches from an attached program (it is not ours), so the test ends
 	// it after the server's group.

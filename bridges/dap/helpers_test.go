@@ -227,16 +227,6 @@ func python(t *testing.T) string {
 	return ""
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // unusedPort returns a port that nothing listens on, below the kernel's
 // ephemeral range: a port freePort returns is handed out again to the next
 // listener bound to port 0 (another test's server), while one below the
@@ -348,7 +338,7 @@ func delveServer(t *testing.T, root, bin string) (*exec.Cmd, int) {
 	t.Helper()
 	dlv := testenv.RequireBinary(t, "dlv")
 	buildIn(t, root, testenv.RequireBinary(t, "go"), "build", "-gcflags=all=-N -l", "-o", bin, ".")
-	port := freePort(t)
+	port := testenv.FreeLoopback(t).Port
 	return server(root, dlv, "exec", "--headless", "--accept-multiclient", "--api-version=2",
 		"--listen", fmt.Sprintf("127.0.0.1:%d", port), "./"+bin), port
 }

@@ -137,7 +137,7 @@ func TestAttachRdbg(t *testing.T) {
 	t.Parallel()
 	ruby := needRdbg(t)
 	root := testenv.Workspace(t, map[string]string{"loop.rb": rbLoop})
-	port := freePort(t)
+	port := testenv.FreeLoopback(t).Port
 	cmd := server(root, ruby, "-e", `load Gem.bin_path("debug", "rdbg")`, "--", "--open", "--nonstop",
 		"--host", "127.0.0.1", "--port", fmt.Sprint(port), "--", "loop.rb")
 	startServer(t, cmd)

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -87,7 +86,7 @@ func startNginx(t *testing.T, replicas []string) string {
 	for _, d := range []string{"body", "proxy", "fastcgi", "uwsgi", "scgi", "logs"} {
 		os.MkdirAll(filepath.Join(dir, d), 0o755)
 	}
-	listen := freeLoopback(t)
+	listen := testenv.FreeLoopback(t).String()
 	conf := writeTemplate(t, filepath.Join(dir, "nginx.conf"), fleetNginx, map[string]any{
 		"Dir": dir, "Root": os.Geteuid() == 0, "Replicas": replicas, "Listen": listen,
 	})
@@ -163,7 +162,7 @@ func startHAProxy(t *testing.T, replicas []string) string {
 	t.Helper()
 	bin := sbinPeer(t, "haproxy", "haproxy (Debian's haproxy)")
 	dir := t.TempDir()
-	listen := freeLoopback(t)
+	listen := testenv.FreeLoopback(t).String()
 	conf := writeTemplate(t, filepath.Join(dir, "haproxy.cfg"), fleetHAProxy, map[string]any{"Dir": dir, "Replicas": replicas, "Listen": listen})
 	if out, err := exec.Command(bin, "-c", "-f", conf).CombinedOutput(); err != nil {
 		t.Fatalf("haproxy -c: %v\n%s", err, out)
@@ -176,17 +175,6 @@ func startHAProxy(t *testing.T, replicas []string) string {
 	}
 	t.Cleanup(func() { stopProxy(cmd, syscall.SIGUSR1) })
 	return waitProxy(t, "haproxy", listen)
-}
-
-// freeLoopback returns a loopback address no one listened on a moment ago.
-func freeLoopback(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // writeTemplate writes text executed with data to name.

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -50,6 +51,18 @@ func Get(t testing.TB, url string) (*http.Response, []byte) {
 		t.Fatal(err)
 	}
 	return Do(t, req)
+}
+
+// FreeLoopback returns a loopback TCP address that no one listened on a
+// moment ago.
+func FreeLoopback(t testing.TB) *net.TCPAddr {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr)
 }
 
 // PostMCP is a POST of the JSON-RPC body to url as an MCP client of the
