@@ -100,15 +100,6 @@ func isolatedRunWith(t *testing.T, script string, files map[string]string) (*too
 	return run, dir
 }
 
-func fileText(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "(" + err.Error() + ")"
-	}
-	return string(b)
-}
-
 // TestVibeIsolatedStagedAndResolved: an isolated worker edits its own
 // worktree; vibe_wait stages the change with a diff preview, the workdir is
 // untouched until resolve accepts it, and vibe_kill removes the worktree.
@@ -126,7 +117,7 @@ func TestVibeIsolatedStagedAndResolved(t *testing.T) {
 	if rep.Staged == nil || rep.Staged.EditID != "edit_1" || len(rep.Staged.Files) != 2 {
 		t.Fatalf("staged = %+v", rep.Staged)
 	}
-	if got := fileText(t, filepath.Join(dir, "a.txt")); got != "one\n" {
+	if got := testenv.FileText(filepath.Join(dir, "a.txt")); got != "one\n" {
 		t.Fatalf("a.txt before resolve = %q", got)
 	}
 	// A second wait names the same edit rather than staging it again.
@@ -134,10 +125,10 @@ func TestVibeIsolatedStagedAndResolved(t *testing.T) {
 		t.Errorf("second wait = %q", again)
 	}
 	callResult(t, run, "resolve", `{"edit_id":"edit_1","action":"accept"}`)
-	if got := fileText(t, filepath.Join(dir, "a.txt")); got != "one\ntwo\n" {
+	if got := testenv.FileText(filepath.Join(dir, "a.txt")); got != "one\ntwo\n" {
 		t.Errorf("a.txt after accept = %q", got)
 	}
-	if got := fileText(t, filepath.Join(dir, "b.txt")); got != "new file\n" {
+	if got := testenv.FileText(filepath.Join(dir, "b.txt")); got != "new file\n" {
 		t.Errorf("b.txt after accept = %q", got)
 	}
 	tree := strings.TrimSpace(rep.Result)
@@ -175,7 +166,7 @@ func TestVibeIsolatedDrift(t *testing.T) {
 	id := spawnedOne(t, callResult(t, run, "vibe_spawn", `{"brief":"two\n","isolated":true}`)).ID
 	callResult(t, run, "vibe_wait", `{"worker_id":"`+id+`"}`)
 	acceptAfterDrift(t, run, dir, "a.txt", "one\nmine\n")
-	if got := fileText(t, filepath.Join(dir, "a.txt")); got != "one\nmine\n" {
+	if got := testenv.FileText(filepath.Join(dir, "a.txt")); got != "one\nmine\n" {
 		t.Errorf("a.txt after the rejection = %q", got)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "b.txt")); err == nil {
@@ -205,16 +196,16 @@ func TestVibeIsolatedDelete(t *testing.T) {
 	if rep.Staged == nil || len(rep.Staged.Files) != 2 || !slices.ContainsFunc(rep.Staged.Files, func(f tools.StagedFile) bool { return f.Path == "old.txt" && f.Deleted }) {
 		t.Fatalf("staged = %+v", rep.Staged)
 	}
-	if got := fileText(t, filepath.Join(dir, "old.txt")); got != "stale\nlines\n" {
+	if got := testenv.FileText(filepath.Join(dir, "old.txt")); got != "stale\nlines\n" {
 		t.Fatalf("old.txt before resolve = %q", got)
 	}
 
 	// Changed in the workdir since: the whole edit is rejected.
 	acceptAfterDrift(t, run, dir, "old.txt", "stale\nmine\n")
-	if got := fileText(t, filepath.Join(dir, "a.txt")); got != "one\n" {
+	if got := testenv.FileText(filepath.Join(dir, "a.txt")); got != "one\n" {
 		t.Errorf("a.txt after the rejection = %q (all or nothing)", got)
 	}
-	if got := fileText(t, filepath.Join(dir, "old.txt")); got != "stale\nmine\n" {
+	if got := testenv.FileText(filepath.Join(dir, "old.txt")); got != "stale\nmine\n" {
 		t.Errorf("old.txt after the rejection = %q", got)
 	}
 
@@ -225,7 +216,7 @@ func TestVibeIsolatedDelete(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "old.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("old.txt after accept: %v, want it deleted", err)
 	}
-	if got := fileText(t, filepath.Join(dir, "a.txt")); got != "one\nkept\n" {
+	if got := testenv.FileText(filepath.Join(dir, "a.txt")); got != "one\nkept\n" {
 		t.Errorf("a.txt after accept = %q", got)
 	}
 }

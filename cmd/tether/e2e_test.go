@@ -79,15 +79,6 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.Rea
 	return cmd, stdin, stdout, &stderr
 }
 
-func fileContent(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "<" + err.Error() + ">"
-	}
-	return string(b)
-}
-
 // TestCall drives `tether call` for each file tool.
 func TestCall(t *testing.T) {
 	bin := tetherBin(t)
@@ -136,13 +127,13 @@ func TestCall(t *testing.T) {
 				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, tt.wantCode, stdout.String(), stderr.String())
 			}
 			if tt.file != "" {
-				if got := fileContent(t, filepath.Join(dir, "a.txt")); got != tt.file {
+				if got := testenv.FileText(filepath.Join(dir, "a.txt")); got != tt.file {
 					t.Fatalf("a.txt = %q, want %q", got, tt.file)
 				}
 			}
 		})
 	}
-	if got := fileContent(t, filepath.Join(dir, "b", "c.txt")); got != "new\n" {
+	if got := testenv.FileText(filepath.Join(dir, "b", "c.txt")); got != "new\n" {
 		t.Errorf("b/c.txt = %q", got)
 	}
 }
@@ -344,7 +335,7 @@ func TestServeMCPClient(t *testing.T) {
 						t.Errorf("%s: hidden %s gave %q", c.surface, hidden, text)
 					}
 				}
-				if got := fileContent(t, filepath.Join(dir, "a.txt")); got != "a\n" {
+				if got := testenv.FileText(filepath.Join(dir, "a.txt")); got != "a\n" {
 					t.Errorf("a hidden tool wrote a.txt: %q", got)
 				}
 			}
@@ -364,15 +355,15 @@ func TestServeMCPClient(t *testing.T) {
 				return &mcp.ElicitResult{Action: answer}, nil
 			})
 			text, isErr := callText(t, cs, "write", map[string]any{"path": "a.txt", "content": "approved\n"})
-			if isErr || fileContent(t, filepath.Join(dir, "a.txt")) != "approved\n" {
-				t.Fatalf("approved write: %q, file %q", text, fileContent(t, filepath.Join(dir, "a.txt")))
+			if isErr || testenv.FileText(filepath.Join(dir, "a.txt")) != "approved\n" {
+				t.Fatalf("approved write: %q, file %q", text, testenv.FileText(filepath.Join(dir, "a.txt")))
 			}
 			mu.Lock()
 			answer = "decline"
 			mu.Unlock()
 			text, isErr = callText(t, cs, "edit", map[string]any{"path": "a.txt", "old_string": "approved", "new_string": "declined"})
-			if !isErr || !strings.Contains(text, "declined") || fileContent(t, filepath.Join(dir, "a.txt")) != "approved\n" {
-				t.Fatalf("declined edit: %q, file %q", text, fileContent(t, filepath.Join(dir, "a.txt")))
+			if !isErr || !strings.Contains(text, "declined") || testenv.FileText(filepath.Join(dir, "a.txt")) != "approved\n" {
+				t.Fatalf("declined edit: %q, file %q", text, testenv.FileText(filepath.Join(dir, "a.txt")))
 			}
 			mu.Lock()
 			answer = "cancel"
@@ -400,7 +391,7 @@ func TestServeMCPClient(t *testing.T) {
 		if !isErr || !strings.Contains(text, "fail closed") || !strings.Contains(text, "elicitation") {
 			t.Errorf("write without elicitation: %q", text)
 		}
-		if fileContent(t, filepath.Join(dir, "a.txt")) != "a\n" {
+		if testenv.FileText(filepath.Join(dir, "a.txt")) != "a\n" {
 			t.Error("the write ran")
 		}
 		text, isErr = callText(t, cs, "read", map[string]any{"path": "a.txt"})
@@ -485,7 +476,7 @@ func TestServeJSONRPCScript(t *testing.T) {
 	check(3, false, "     1\thello")
 	check(4, true, "did not declare the elicitation capability")
 	check(5, true, "outside the working directory")
-	if fileContent(t, filepath.Join(dir, "a.txt")) != "hello\n" {
+	if testenv.FileText(filepath.Join(dir, "a.txt")) != "hello\n" {
 		t.Error("the refused write ran")
 	}
 }

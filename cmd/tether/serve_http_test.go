@@ -325,14 +325,14 @@ func TestHostStagedEditsStayInTheirSession(t *testing.T) {
 		t.Errorf("beta accepted alpha's staged edit:\n%s", text)
 	}
 	alpha, beta := filepath.Join(base, "root", "alpha", "a.go"), filepath.Join(base, "root", "beta", "a.go")
-	if got := fileContent(t, alpha) + fileContent(t, beta); strings.Contains(got, "fresh") {
+	if got := testenv.FileText(alpha) + testenv.FileText(beta); strings.Contains(got, "fresh") {
 		t.Fatalf("a staged edit was written before its session accepted it:\n%s", got)
 	}
 	if text, isErr := callText(t, a, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"}); isErr {
 		t.Fatalf("alpha's accept: %s", text)
 	}
-	if !strings.Contains(fileContent(t, alpha), "fresh(1)") || strings.Contains(fileContent(t, beta), "fresh") {
-		t.Errorf("after alpha's accept: alpha %q, beta %q", fileContent(t, alpha), fileContent(t, beta))
+	if !strings.Contains(testenv.FileText(alpha), "fresh(1)") || strings.Contains(testenv.FileText(beta), "fresh") {
+		t.Errorf("after alpha's accept: alpha %q, beta %q", testenv.FileText(alpha), testenv.FileText(beta))
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 // TestServeSurvivesBadInput drives the real `tether serve` with each kind of
@@ -92,7 +94,7 @@ func TestServeSurvivesBadInput(t *testing.T) {
 	if r := next("tools/call"); r["id"] != float64(2) || !strings.Contains(jsonText(r["result"]), `1\thello`) {
 		t.Fatalf("tools/call read: %v", r)
 	}
-	if fileContent(t, filepath.Join(dir, "big.txt")) != "<open "+filepath.Join(dir, "big.txt")+": no such file or directory>" {
+	if testenv.FileText(filepath.Join(dir, "big.txt")) != "<open "+filepath.Join(dir, "big.txt")+": no such file or directory>" {
 		t.Error("the over-long write ran")
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 // wireLog gathers the JSON-RPC messages an mcp.LoggingTransport writes
@@ -134,8 +136,8 @@ func TestStdioBothRevisions(t *testing.T) {
 			if isErr || !strings.Contains(text, "blue") {
 				t.Errorf("ask_user: error %v %q", isErr, text)
 			}
-			if text, isErr := callText(t, a.cs, "write", map[string]any{"path": "approved.txt", "content": "ok\n"}); isErr || fileContent(t, filepath.Join(dir, "approved.txt")) != "ok\n" {
-				t.Errorf("write approved under ask: %q, file %q", text, fileContent(t, filepath.Join(dir, "approved.txt")))
+			if text, isErr := callText(t, a.cs, "write", map[string]any{"path": "approved.txt", "content": "ok\n"}); isErr || testenv.FileText(filepath.Join(dir, "approved.txt")) != "ok\n" {
+				t.Errorf("write approved under ask: %q, file %q", text, testenv.FileText(filepath.Join(dir, "approved.txt")))
 			}
 			text, _ = callText(t, a.cs, "eval", map[string]any{"code": askFromCell, "description": "ask the user from inside a cell"})
 			if modern {

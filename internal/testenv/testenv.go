@@ -161,6 +161,17 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) {
 	}
 }
 
+// FileText returns the text of the file at path or, when it cannot be
+// read, the error in angle brackets in its place: a test compares it with
+// the text it wants, and a missing file is a mismatch that shows why.
+func FileText(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
 // Workspace makes a new temporary directory holding files (see WriteFiles)
 // and returns its path with symbolic links resolved, so that the paths a peer
 // reports compare equal to it.
