@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -56,22 +57,6 @@ func requireStamps(t *testing.T) {
 	case "linux", "darwin", "freebsd", "netbsd":
 	default:
 		t.Skipf("no file stamps on %s: every file is read", runtime.GOOS)
-	}
-}
-
-// writeTimedAs writes body to dst and sets its times to the modification
-// time that from had before the write (dst and from may be one file).
-func writeTimedAs(t *testing.T, dst, from, body string) {
-	t.Helper()
-	fi, err := os.Stat(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(dst, fi.ModTime(), fi.ModTime()); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -128,11 +113,11 @@ func TestChangedFileIsNeverServedStale(t *testing.T) {
 		change  func(t *testing.T, p string)
 	}{
 		{"same size, modification time put back", true, func(t *testing.T, p string) {
-			writeTimedAs(t, p, p, after)
+			testenv.WriteTimedAs(t, p, p, after)
 		}},
 		{"replaced by a rename, same size and times", true, func(t *testing.T, p string) {
 			tmp := p + ".new"
-			writeTimedAs(t, tmp, p, after)
+			testenv.WriteTimedAs(t, tmp, p, after)
 			if err := os.Rename(tmp, p); err != nil {
 				t.Fatal(err)
 			}

@@ -172,6 +172,23 @@ func FileText(path string) string {
 	return string(b)
 }
 
+// WriteTimedAs writes body to the file dst and sets its modification time
+// to the one from had before the write (dst and from may be one file):
+// with the size unchanged, a change that a stat does not show.
+func WriteTimedAs(t testing.TB, dst, from, body string) {
+	t.Helper()
+	fi, err := os.Stat(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(dst, time.Time{}, fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Workspace makes a new temporary directory holding files (see WriteFiles)
 // and returns its path with symbolic links resolved, so that the paths a peer
 // reports compare equal to it.

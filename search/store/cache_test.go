@@ -83,7 +83,7 @@ func TestStoreNeverStale(t *testing.T) {
 	if r, err := s.Search(ctx, q); err != nil || r.Total != 1 || r.Matches[0].Text != "a.Lock()" {
 		t.Fatalf("before: %v %+v", err, r)
 	}
-	rewriteKeepingTime(t, filepath.Join(dir, "x.go"), "package x\n\nfunc f() { b.Lock() }\n")
+	testenv.WriteTimedAs(t, filepath.Join(dir, "x.go"), filepath.Join(dir, "x.go"), "package x\n\nfunc f() { b.Lock() }\n")
 	r, err := s.Search(ctx, q)
 	if err != nil || r.Total != 1 || r.Matches[0].Text != "b.Lock()" || r.CacheHits != 0 {
 		t.Fatalf("after the change: %v %+v", err, r)

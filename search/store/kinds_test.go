@@ -141,7 +141,7 @@ func TestKindSetNeverStale(t *testing.T) {
 			t.Fatalf("search %d: %v, %d matches, %d files skipped by kind", i, err, r.Total, r.KindSkipped)
 		}
 	}
-	rewriteKeepingTime(t, filepath.Join(dir, "x.go"), "package x\n\nfunc f() { i++;  }\n")
+	testenv.WriteTimedAs(t, filepath.Join(dir, "x.go"), filepath.Join(dir, "x.go"), "package x\n\nfunc f() { i++;  }\n")
 	r, err := s.Search(ctx, q)
 	if err != nil || r.Total != 1 || r.Matches[0].Text != "i++" || r.KindSkipped != 1 {
 		t.Fatalf("after the change: %v %+v", err, r)
