@@ -76,11 +76,7 @@ func TestAstGrepNotebook(t *testing.T) {
 	}
 	path := filepath.Join(dir, "nb/magics.ipynb")
 	validateNotebook(t, path)
-	after, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	changed, a := testenv.ChangedCells(t, nbText, after)
+	changed, a := testenv.ChangedCellsOf(t, nbText, path)
 	if fmt.Sprint(changed) != "[2 3 5]" {
 		t.Errorf("cells %v changed, want those with a print: 2, 3 and 5", changed)
 	}

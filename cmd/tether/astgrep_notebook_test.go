@@ -69,11 +69,7 @@ func TestAstGrepCLINotebook(t *testing.T) {
 	if code, _, errs = runCLI(t, "-p", "print($$$A)", "-r", "log($$$A)", "-U", nb); code != 0 || !strings.Contains(errs, "Applied 4 changes") {
 		t.Fatalf("-U (exit %d): %s", code, errs)
 	}
-	after, err := os.ReadFile(nb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	changed, a := testenv.ChangedCells(t, nbText, after)
+	changed, a := testenv.ChangedCellsOf(t, nbText, nb)
 	if fmt.Sprint(changed) != "[2 3 5]" {
 		t.Errorf("cells %v changed, want those with a print: 2, 3 and 5", changed)
 	}
@@ -99,11 +95,7 @@ func TestScanCLINotebook(t *testing.T) {
 	if code, _, errs = runScanCLI(t, "--inline-rules", rule, "-U", nb); code != 0 || !strings.Contains(errs, "Applied 1 changes") {
 		t.Fatalf("scan -U (exit %d): %s", code, errs)
 	}
-	after, err := os.ReadFile(nb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	changed, a := testenv.ChangedCells(t, nbText, after)
+	changed, a := testenv.ChangedCellsOf(t, nbText, nb)
 	if fmt.Sprint(changed) != "[3]" || !strings.HasSuffix(a.Cells[3].Source, "\n    print(n.casefold())") {
 		t.Errorf("cells %v changed; cell 3: %q", changed, a.Cells[3].Source)
 	}

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -38,6 +39,17 @@ func ParseNotebook(t testing.TB, data []byte) *ipynb.Notebook {
 		t.Fatal(err)
 	}
 	return nb
+}
+
+// ChangedCellsOf is ChangedCells of before and the notebook file at path
+// as it is now.
+func ChangedCellsOf(t testing.TB, before []byte, path string) ([]int, *ipynb.Notebook) {
+	t.Helper()
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ChangedCells(t, before, after)
 }
 
 // ChangedCells returns the indexes of the cells whose JSON text differs
