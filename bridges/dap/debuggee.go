@@ -8,6 +8,7 @@ package dap
 import (
 	"context"
 	"fmt"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -23,30 +24,42 @@ const Unix Transport = "unix"
 // connectUnix starts an adapter that listens on a unix socket and
 // connects to it.
 func (s *session) connectUnix(ctx context.Context, timeout time.Duration) error {
-	a := s.adapter
 	sock := filepath.Join(s.scratch, "dap.sock")
-	cmd, argv, err := s.adapterCommand(map[string]any{"${socket}": sock})
+	nc, err := s.startAndDial(ctx, map[string]any{"${socket}": sock}, "unix", sock, "its socket", time.Now().Add(timeout), timeout)
 	if err != nil {
 		return err
-	}
-	if err := s.wireOutput(cmd); err != nil {
-		return err
-	}
-	if err := s.startAdapter(cmd, argv); err != nil {
-		return err
-	}
-	nc, err := dialRetry(ctx, "unix", sock, time.Now().Add(timeout), s.procDone)
-	if err != nil {
-		select {
-		case <-s.procDone:
-			return s.withStderr(fmt.Errorf("dap: %s exited before accepting a connection on its socket (%s)", a.ID, cmd.ProcessState))
-		default:
-		}
-		return s.withStderr(fmt.Errorf("dap: %s did not accept a connection on its socket within %s: %v", a.ID, timeout, err))
 	}
 	s.c = newConn(nc, s.onEvent, s.onReverse)
 	s.c.timeout = s.requestTimeout
 	return nil
+}
+
+// startAndDial starts the adapter with vars in its command and connects
+// to it at addr on network, retrying until deadline while it comes up;
+// where names addr in errors ("its socket"), timeout is the bound they
+// state.
+func (s *session) startAndDial(ctx context.Context, vars map[string]any, network, addr, where string, deadline time.Time, timeout time.Duration) (net.Conn, error) {
+	a := s.adapter
+	cmd, argv, err := s.adapterCommand(vars)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.wireOutput(cmd); err != nil {
+		return nil, err
+	}
+	if err := s.startAdapter(cmd, argv); err != nil {
+		return nil, err
+	}
+	nc, err := dialRetry(ctx, network, addr, deadline, s.procDone)
+	if err != nil {
+		select {
+		case <-s.procDone:
+			return nil, s.withStderr(fmt.Errorf("dap: %s exited before accepting a connection on %s (%s)", a.ID, where, cmd.ProcessState))
+		default:
+		}
+		return nil, s.withStderr(fmt.Errorf("dap: %s did not accept a connection on %s within %s: %v", a.ID, where, timeout, err))
+	}
+	return nc, nil
 }
 
 // wireOutput points the started adapter's stdout and stderr where they

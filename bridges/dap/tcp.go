@@ -39,26 +39,10 @@ func (s *session) connectTCP(ctx context.Context, timeout time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("dap: %s: finding a free port: %w", a.ID, err)
 	}
-	vars := map[string]any{"${port}": strconv.Itoa(port)}
-	cmd, argv, err := s.adapterCommand(vars)
-	if err != nil {
-		return err
-	}
-	if err := s.wireOutput(cmd); err != nil {
-		return err
-	}
-	if err := s.startAdapter(cmd, argv); err != nil {
-		return err
-	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	nc, err := dialRetry(ctx, "tcp", addr, deadline, s.procDone)
+	nc, err := s.startAndDial(ctx, map[string]any{"${port}": strconv.Itoa(port)}, "tcp", addr, addr, deadline, timeout)
 	if err != nil {
-		select {
-		case <-s.procDone:
-			return s.withStderr(fmt.Errorf("dap: %s exited before accepting a connection on %s (%s)", a.ID, addr, cmd.ProcessState))
-		default:
-		}
-		return s.withStderr(fmt.Errorf("dap: %s did not accept a connection on %s within %s: %v", a.ID, addr, timeout, err))
+		return err
 	}
 	s.tcpAddr = addr
 	s.c = newConn(nc, s.onEvent, s.onReverse)
