@@ -56,10 +56,7 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	defer closeRun()
 	res, err := run.Call(ctx, name, json.RawMessage(raw), tools.FromCLI)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if eerr := enc.Encode(res); eerr != nil {
-			fmt.Fprintln(stderr, "tether:", eerr)
+		if !printJSON(stdout, stderr, res) {
 			return 1
 		}
 	} else {

@@ -44,10 +44,7 @@ func runTools(args []string, stdout, stderr io.Writer) int {
 		list = append(list, entry{t.Name, t.Tier.String(), t.Description, schema})
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(list); err != nil {
-			fmt.Fprintln(stderr, "tether:", err)
+		if !printJSON(stdout, stderr, list) {
 			return 1
 		}
 		return 0
@@ -68,4 +65,16 @@ func compact(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return b.String()
+}
+
+// printJSON writes v to stdout as indented JSON, or says on stderr why it
+// cannot and returns false.
+func printJSON(stdout, stderr io.Writer, v any) bool {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintln(stderr, "tether:", err)
+		return false
+	}
+	return true
 }
