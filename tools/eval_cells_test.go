@@ -98,36 +98,36 @@ func TestEvalCallTimeout(t *testing.T) {
 			t.Fatalf("starting the %s kernel: %s", lang, text)
 		}
 	}
-	text, isErr := evalArgsCall(t, r, map[string]any{"timeout": 2, "cells": []map[string]any{
-		{"code": "kept = 41"},
-		{"code": "import time\nwhile True:\n    time.sleep(0.05)"},
-		{"code": "kept = 0"},
-	}})
-	if !isErr {
-		t.Errorf("a cell stopped by its timeout is not an error result:\n%s", text)
+	jsY := map[string]any{"language": "javascript", "code": "y * 2"}
+	for _, c := range []struct {
+		what  string         // the stopped cell, as a failure names it
+		call  map[string]any // the call whose timeout stops it
+		wants []string       // in that call's text
+		after map[string]any // a call that reads the state the cell left
+		out   string         // in its text
+	}{
+		{"a cell", map[string]any{"timeout": 2, "cells": []map[string]any{
+			{"code": "kept = 41"},
+			{"code": "import time\nwhile True:\n    time.sleep(0.05)"},
+			{"code": "kept = 0"},
+		}}, []string{"error: Interrupted: kernels: cell interrupted: its per-call timeout of 2s passed; the kernel came back and its state is kept",
+			"--- cell 3 of 3 [python]: not run (the call stopped at cell 2: its per-call timeout of 2s passed)"},
+			map[string]any{"code": "kept + 1"}, "out:\n42"},
+		{"a JavaScript cell", map[string]any{"timeout": 1, "language": "javascript", "code": "globalThis.y = 5; while (true) {}"},
+			[]string{"its per-call timeout of 1s passed; the runtime came back and its state is kept"}, jsY, "out:\n10"},
+		// A cell waiting on a timer or a promise, not running JavaScript,
+		// is stopped too.
+		{"a JavaScript cell awaiting a timer", map[string]any{"timeout": 1, "language": "javascript", "code": "y = 6; await new Promise(r => setTimeout(r, 600000))"},
+			[]string{"its per-call timeout of 1s passed"}, jsY, "out:\n12"},
+	} {
+		text, isErr := evalArgsCall(t, r, c.call)
+		if !isErr {
+			t.Errorf("%s stopped by its timeout is not an error result:\n%s", c.what, text)
+		}
+		wantAll(t, text, c.wants...)
+		text, _ = evalArgsCall(t, r, c.after)
+		wantAll(t, text, c.out)
 	}
-	wantAll(t, text, "error: Interrupted: kernels: cell interrupted: its per-call timeout of 2s passed; the kernel came back and its state is kept",
-		"--- cell 3 of 3 [python]: not run (the call stopped at cell 2: its per-call timeout of 2s passed)")
-	text, _ = evalArgsCall(t, r, map[string]any{"code": "kept + 1"})
-	wantAll(t, text, "out:\n42")
-
-	text, isErr = evalArgsCall(t, r, map[string]any{"timeout": 1, "language": "javascript", "code": "globalThis.y = 5; while (true) {}"})
-	if !isErr {
-		t.Errorf("a JavaScript cell stopped by its timeout is not an error result:\n%s", text)
-	}
-	wantAll(t, text, "its per-call timeout of 1s passed; the runtime came back and its state is kept")
-	text, _ = evalArgsCall(t, r, map[string]any{"language": "javascript", "code": "y * 2"})
-	wantAll(t, text, "out:\n10")
-
-	// A cell waiting on a timer or a promise, not running JavaScript, is
-	// stopped too.
-	text, isErr = evalArgsCall(t, r, map[string]any{"timeout": 1, "language": "javascript", "code": "y = 6; await new Promise(r => setTimeout(r, 600000))"})
-	if !isErr {
-		t.Errorf("a JavaScript cell awaiting a timer past its timeout is not an error result:\n%s", text)
-	}
-	wantAll(t, text, "its per-call timeout of 1s passed")
-	text, _ = evalArgsCall(t, r, map[string]any{"language": "javascript", "code": "y * 2"})
-	wantAll(t, text, "out:\n12")
 }
 
 // TestEvalTimeoutClamped: a timeout over the operator's maximum is clamped
