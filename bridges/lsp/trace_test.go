@@ -1,33 +1,13 @@
 package lsp_test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/testenv"
 )
-
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestWireTraceAtDebug: with slog at debug level (tether --log-level debug)
 // the language-server wire trace names each message's direction, method and
@@ -39,7 +19,7 @@ func TestWireTraceAtDebug(t *testing.T) {
 	t.Cleanup(func() { slog.SetDefault(old) })
 	for _, level := range []slog.Level{slog.LevelDebug, slog.LevelWarn} {
 		t.Run(level.String(), func(t *testing.T) {
-			var buf syncBuffer
+			var buf testenv.SyncBuffer
 			slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: level})))
 			dir := testenv.LSPProject(t, "goproj")
 			s := newSupervisor(t, dir)

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,16 +21,7 @@ import (
 
 // wireLog gathers the JSON-RPC messages an mcp.LoggingTransport writes
 // down, one "read: {...}" or "write: {...}" line each.
-type wireLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (w *wireLog) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
-}
+type wireLog struct{ testenv.SyncBuffer }
 
 // wireMsg is what a test reads of one logged message.
 type wireMsg struct {
@@ -42,9 +32,7 @@ type wireMsg struct {
 
 // messages returns the messages the client sent (out) or got (in).
 func (w *wireLog) messages(out bool) []wireMsg {
-	w.mu.Lock()
-	text := w.buf.String()
-	w.mu.Unlock()
+	text := w.String()
 	prefix := "read: "
 	if out {
 		prefix = "write: "
