@@ -25,13 +25,7 @@ func TestDebugToolAttachByPID(t *testing.T) {
 	cmd := exec.Command(node, "--inspect-port=0", "-e", `console.log("ready"); setInterval(() => {}, 10);`)
 	cmd.Dir = elsewhere
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	out := testenv.StartReading(t, cmd)
 	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
 	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
 		t.Fatalf("node did not start: %q %v", line, err)

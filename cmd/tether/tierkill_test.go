@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/search/store"
 )
 
@@ -81,13 +82,7 @@ func TestSearchKilledDuringTierWrites(t *testing.T) {
 		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		out := testenv.StartReading(t, cmd)
 		defer cmd.Process.Kill()
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
@@ -105,7 +100,7 @@ func TestSearchKilledDuringTierWrites(t *testing.T) {
 				break
 			}
 		}
-		err = cmd.Wait()
+		err := cmd.Wait()
 		if ee, ok := err.(*exec.ExitError); ok && ee.Sys().(syscall.WaitStatus).Signaled() {
 			return matches, true
 		}

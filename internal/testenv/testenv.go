@@ -98,6 +98,13 @@ func StartPiped(t testing.TB, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return in, StartReading(t, cmd)
+}
+
+// StartReading starts cmd with a pipe from its stdout, failing t when it
+// cannot.
+func StartReading(t testing.TB, cmd *exec.Cmd) io.ReadCloser {
+	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +112,7 @@ func StartPiped(t testing.TB, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return in, out
+	return out
 }
 
 // WithPeersOnPath returns os.Environ() with ExtraPath prepended to PATH, for

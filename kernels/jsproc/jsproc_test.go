@@ -191,13 +191,7 @@ func TestChildDeathLosesState(t *testing.T) {
 func TestChildGoneAfterParentSIGKILL(t *testing.T) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), envMode+"=parent")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	out := testenv.StartReading(t, cmd)
 	defer cmd.Process.Kill()
 	line, err := bufio.NewReader(out).ReadString('\n')
 	pid, perr := strconv.Atoi(strings.TrimSpace(line))
