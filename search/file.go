@@ -30,6 +30,9 @@ type worker struct {
 	kinds *store.KindFilter
 	// tmpl is the rewrite's template; nil for a search
 	tmpl *matcher.Template
+	// hostTxt hands out the text and lines of the file being searched to
+	// the matches of all its chunks and regions (hostText)
+	hostTxt *sourceText
 	// injs are the query's injections, runners their rules' runners
 	injs    []inject.Injection
 	runners map[*rule.Rule]*rule.Runner
@@ -76,9 +79,6 @@ type fileJob struct {
 	// rewrite's edits; brokenCell is the cell of brokenLine
 	cells      []*cellJob
 	brokenCell *Cell
-	// hostTxt hands out the file's text and lines to the matches of all
-	// its chunks and regions (hostText)
-	hostTxt *sourceText
 	// tried counts the nodes of the pattern's root kind matched against,
 	// near is the nearest miss among them (NoMatch)
 	tried int

@@ -40,7 +40,7 @@ func (s *Searcher) collect(ctx context.Context, w *worker, lang *grammars.Langua
 	first := len(j.matches)
 	txt := &sourceText{src: tree.Source(), max: s.maxText}
 	if b.host != nil {
-		txt.host = j.hostText(b.host, s.maxText)
+		txt.host = w.hostText(b.host, s.maxText)
 	}
 	for i := range raws {
 		if limit > 0 && len(j.matches) >= limit {
@@ -99,7 +99,7 @@ func (s *Searcher) collectRule(ctx context.Context, w *worker, lang *grammars.La
 	last := -1
 	txt := &sourceText{src: tree.Source(), max: s.maxText}
 	if b.host != nil {
-		txt.host = j.hostText(b.host, s.maxText)
+		txt.host = w.hostText(b.host, s.maxText)
 	}
 	defer func() { j.held += txt.size() }()
 	for i := range rms {

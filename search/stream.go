@@ -67,11 +67,11 @@ type sourceText struct {
 // hostText returns the sourceText of src, the file holding the region or
 // chunk a tree was parsed from: one for all of them, so that the file's
 // line starts and its copy are made once.
-func (j *fileJob) hostText(src []byte, max int) *sourceText {
-	if h := j.hostTxt; h == nil || len(h.src) != len(src) || len(src) > 0 && &h.src[0] != &src[0] {
-		j.hostTxt = &sourceText{src: src, max: max}
+func (w *worker) hostText(src []byte, max int) *sourceText {
+	if h := w.hostTxt; h == nil || len(h.src) != len(src) || len(src) > 0 && &h.src[0] != &src[0] {
+		w.hostTxt = &sourceText{src: src, max: max}
 	}
-	return j.hostTxt
+	return w.hostTxt
 }
 
 // size is the memory of the copies of the sources the texts handed out
