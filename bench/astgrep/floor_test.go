@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -157,5 +158,24 @@ func TestSessionTableFloorColumns(t *testing.T) {
 		"| 2.00 s | 0.20x | 0 MB | - | 1.00 s | 0.10x | - |",
 		"| **tether / floor** | | | **-** | | | - of ast-grep | **-** | | - of ast-grep | **-** |",
 		"The floor was not measured in this run",
+	)
+}
+
+// TestNoHeadTable: the session with and without the warm-up's head start,
+// a row a pattern, with the first ten patterns' total and the whole one.
+func TestNoHeadTable(t *testing.T) {
+	var rows []SessionRow
+	for i := 0; i < 12; i++ {
+		rows = append(rows, SessionRow{Pattern: fmt.Sprintf("p%d", i), AstGrep: Proc{Wall: 10 * time.Second},
+			InRun: time.Second, NoHead: 2 * time.Second})
+	}
+	rows[3].Pattern = "$A || $B"
+	got := NoHeadTable(rows, Proc{Wall: 30 * time.Second, RSS: 2048})
+	testenv.WantAll(t, "table", got,
+		"| 1 | `p0` | 10.00 s | 1.000 s | 0.100x | 2.000 s | 0.200x |",
+		"| 4 | `$A \\|\\| $B` |",
+		"| | **total, the first 10** | 100.00 s | 10.00 s | 0.100x | 20.00 s | 0.200x |",
+		"| | **total, all 12** | 120.00 s | 12.00 s | 0.100x | 24.00 s | 0.200x |",
+		"Its peak RSS: 2 MB (its whole run, 30.00 s)",
 	)
 }

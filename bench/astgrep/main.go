@@ -204,7 +204,7 @@ func runSession(ag, tether, corpus string, threads int, readmePath string) {
 	}
 	defer os.RemoveAll(cache)
 	load, _ := os.ReadFile("/proc/loadavg")
-	rows, agTotal, sess, err := Session(ag, tether, self, corpus, threads, cache)
+	rows, agTotal, sess, noHead, err := Session(ag, tether, self, corpus, threads, cache)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -217,7 +217,8 @@ func runSession(ag, tether, corpus string, threads int, readmePath string) {
 			rows[i].Floor = &floor[i]
 		}
 	}
-	table := SessionTable(rows, agTotal, sess, threads, strings.Join(strings.Fields(string(load))[:3], " "))
+	table := SessionTable(rows, agTotal, sess, threads, strings.Join(strings.Fields(string(load))[:3], " ")) +
+		"\n" + NoHeadTable(rows, noHead)
 	fmt.Print(table)
 	if readmePath != "" {
 		if err := readme.WriteSection(readmePath, "<!-- session-bench:begin -->", "<!-- session-bench:end -->", "## Agent session: 20 different queries\n\n`go run ./bench/astgrep -session` (after `make build`) regenerates this table.\n\n", table); err != nil {

@@ -53,6 +53,9 @@ type SessionRow struct {
 	AstGrep           Proc
 	Cold, Warm        Proc          // separate tether processes: cold, then warm disk tier
 	InRun             time.Duration // in the one-process session, in order
+	// NoHead is InRun in a session whose first query comes as the warm-up
+	// starts, as a first call right after initialize does
+	NoHead time.Duration
 	InRunHits, Parsed int
 	Floor             *FloorRow // nil: not measured
 }
@@ -120,19 +123,19 @@ func sessionChild(corpus string, threads int, patterns []string, model SessionMo
 
 // Session measures the agent-session benchmark; cache is an empty directory
 // for the tether processes' user cache (XDG_CACHE_HOME).
-func Session(ag, tether, self, corpus string, threads int, cache string) ([]SessionRow, Proc, Proc, error) {
+func Session(ag, tether, self, corpus string, threads int, cache string) ([]SessionRow, Proc, Proc, Proc, error) {
 	j := fmt.Sprint(threads)
 	env := []string{"XDG_CACHE_HOME=" + cache}
 	// wazero's compilation cache filled, the OS file cache warm; the tree
 	// cache emptied after
 	if _, err := runProc(env, tether, "ast-grep", "-p", "package $P", "-l", "go", "-j", j, "--json=stream", corpus); err != nil {
-		return nil, Proc{}, Proc{}, err
+		return nil, Proc{}, Proc{}, Proc{}, err
 	}
 	if err := os.RemoveAll(filepath.Join(cache, "tether", "trees")); err != nil {
-		return nil, Proc{}, Proc{}, err
+		return nil, Proc{}, Proc{}, Proc{}, err
 	}
 	if _, err := runProc(nil, ag, "run", "-p", "package $P", "-l", "go", "-j", j, "--json=stream", corpus); err != nil {
-		return nil, Proc{}, Proc{}, err
+		return nil, Proc{}, Proc{}, Proc{}, err
 	}
 	rows := make([]SessionRow, len(SessionPatterns))
 	var agTotal Proc
@@ -140,44 +143,91 @@ func Session(ag, tether, self, corpus string, threads int, cache string) ([]Sess
 		rows[i].Pattern = p
 		r, err := runProc(nil, ag, "run", "-p", p, "-l", "go", "-j", j, "--json=stream", corpus)
 		if err != nil {
-			return nil, Proc{}, Proc{}, err
+			return nil, Proc{}, Proc{}, Proc{}, err
 		}
 		rows[i].AstGrep = r
 		agTotal.Wall += r.Wall
 		agTotal.RSS = max(agTotal.RSS, r.RSS)
 		if rows[i].Cold, err = runProc(env, tether, "ast-grep", "-p", p, "-l", "go", "-j", j, "--json=stream", corpus); err != nil {
-			return nil, Proc{}, Proc{}, err
+			return nil, Proc{}, Proc{}, Proc{}, err
 		}
 	}
 	for i, p := range SessionPatterns {
 		var err error
 		if rows[i].Warm, err = runProc(env, tether, "ast-grep", "-p", p, "-l", "go", "-j", j, "--json=stream", corpus); err != nil {
-			return nil, Proc{}, Proc{}, err
+			return nil, Proc{}, Proc{}, Proc{}, err
 		}
 	}
+	res, sess, err := sessionRun(self, corpus, j, env, ServeModel)
+	if err != nil {
+		return nil, Proc{}, Proc{}, Proc{}, err
+	}
+	for i := range rows {
+		rows[i].InRun = time.Duration(res[i].Seconds * float64(time.Second))
+		rows[i].InRunHits, rows[i].Parsed = res[i].Hits, res[i].Parsed
+	}
+	res, noHead, err := sessionRun(self, corpus, j, env, SessionModel{FirstQuery: 0, Whole: ServeModel.Whole})
+	if err != nil {
+		return nil, Proc{}, Proc{}, Proc{}, err
+	}
+	for i := range rows {
+		rows[i].NoHead = time.Duration(res[i].Seconds * float64(time.Second))
+	}
+	return rows, agTotal, sess, noHead, nil
+}
+
+// sessionRun runs the one-process session of model in a child process
+// (self -session-child) and returns what it answered a pattern.
+func sessionRun(self, corpus, j string, env []string, model SessionModel) ([]childResult, Proc, error) {
 	cmd := exec.Command(self, "-session-child", "-corpus", corpus, "-j", j,
-		"-first-query", ServeModel.FirstQuery.String(), fmt.Sprintf("-whole=%v", ServeModel.Whole))
+		"-first-query", model.FirstQuery.String(), fmt.Sprintf("-whole=%v", model.Whole))
 	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	t := time.Now()
 	if err := cmd.Run(); err != nil {
-		return nil, Proc{}, Proc{}, fmt.Errorf("session child: %v\n%s", err, errb.String())
+		return nil, Proc{}, fmt.Errorf("session child: %v\n%s", err, errb.String())
 	}
 	sess := Proc{Wall: time.Since(t)}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		sess.RSS = ru.Maxrss
 	}
 	dec := json.NewDecoder(&out)
-	for i := range rows {
-		var c childResult
-		if err := dec.Decode(&c); err != nil {
-			return nil, Proc{}, Proc{}, fmt.Errorf("session child output: %v", err)
+	res := make([]childResult, len(SessionPatterns))
+	for i := range res {
+		if err := dec.Decode(&res[i]); err != nil {
+			return nil, Proc{}, fmt.Errorf("session child output: %v", err)
 		}
-		rows[i].InRun = time.Duration(c.Seconds * float64(time.Second))
-		rows[i].InRunHits, rows[i].Parsed = c.Hits, c.Parsed
 	}
-	return rows, agTotal, sess, nil
+	return res, sess, nil
+}
+
+// NoHeadTable renders the one-process session with and without the
+// warm-up's head start, pattern by pattern, with totals for the first ten
+// patterns and for all.
+func NoHeadTable(rows []SessionRow, noHead Proc) string {
+	var b strings.Builder
+	b.WriteString("| # | pattern | ast-grep | one process, first query 2 s after the start | ratio | one process, first query at the start | ratio |\n")
+	b.WriteString("|---:|---|---:|---:|---:|---:|---:|\n")
+	var ag, head, none time.Duration
+	total := func(label string) {
+		fmt.Fprintf(&b, "| | **%s** | %s | %s | %.3fx | %s | %.3fx |\n", label, secs(ag), secs(head), head.Seconds()/ag.Seconds(),
+			secs(none), none.Seconds()/ag.Seconds())
+	}
+	for i, r := range rows {
+		ag += r.AstGrep.Wall
+		head += r.InRun
+		none += r.NoHead
+		fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %.3fx | %s | %.3fx |\n", i+1, strings.ReplaceAll(r.Pattern, "|", `\|`), secs(r.AstGrep.Wall),
+			msecs(r.InRun), r.InRun.Seconds()/r.AstGrep.Wall.Seconds(), msecs(r.NoHead), r.NoHead.Seconds()/r.AstGrep.Wall.Seconds())
+		if i == 9 && len(rows) > 10 {
+			total("total, the first 10")
+		}
+	}
+	total(fmt.Sprintf("total, all %d", len(rows)))
+	fmt.Fprintf(&b, "\nThe second session is the first's patterns in a new process whose first query comes as its warm-up starts, as an agent's first call right after `initialize` does: the warm-up and the queries share the cores from the start. Its peak RSS: %d MB (its whole run, %s).\n",
+		noHead.RSS>>10, secs(noHead.Wall))
+	return b.String()
 }
 
 // SessionTable renders the session benchmark.
