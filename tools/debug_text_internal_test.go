@@ -13,6 +13,9 @@ import (
 // TestDebugText pins what the debug tool says about each kind of answer the
 // supervisor gives: the cut notes and what to do next, which tests that
 // drive the real adapters check as facts (bridges/dap).
+//
+// Over 120 lines: a table of the supervisor's answers, one row per kind,
+// and what each must say.
 func TestDebugText(t *testing.T) {
 	stop := &dap.Stop{Reason: "breakpoint", ThreadID: 1, File: "/p/main.py", Line: 10, Source: "y = add(x, 1)",
 		Frames: []dap.Frame{{ID: 3, Name: "main", File: "/p/main.py", Line: 10}}}

@@ -24,6 +24,14 @@ func writeCompileCommands(t *testing.T, dir string) {
 	writeFile(t, filepath.Join(dir, "compile_commands.json"), string(b))
 }
 
+// TestClangd drives one real clangd over the C project through each query
+// the bridge serves for C: definition, references, implementation, hover,
+// symbols, diagnostics with their code actions, the header note, the error
+// limit, a removed include and a rename.
+//
+// Over 120 lines: one subtest per query against the one server the
+// project's index is built in; split into tests, each would start and
+// index its own.
 func TestClangd(t *testing.T) {
 	dir, s := cproj(t)
 	ctx := ctxT(t)

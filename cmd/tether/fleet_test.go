@@ -372,6 +372,10 @@ func TestFleetBehindHAProxy(t *testing.T) { fleetScenario(t, startHAProxy) }
 
 // fleetScenario is the fleet test with the proxy start starts in front of
 // the replicas (host:port each), returning its base URL.
+//
+// Over 120 lines: one scenario told in order (start, sessions, drain,
+// after the drain) against two real replicas behind nginx; its steps
+// share the replicas, the sessions and their conversations.
 func fleetScenario(t *testing.T, start func(t *testing.T, replicas []string) string) {
 	base := t.TempDir()
 	const drainBound = "60s"
