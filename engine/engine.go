@@ -79,29 +79,6 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	return e, nil
 }
 
-// Prefetch starts, in the background, what an engine's first compile of
-// lang's module needs that no engine is needed for: the grammar table and
-// the module's decompression (grammars.Wasm, once a process). A command
-// that knows its language calls it before it makes its engine, so that
-// both overlap. lang is read as Parse reads it (an id, an alias or a
-// file's name); it is only a hint: a name of no shipped language does
-// nothing, and an error is left to the compile that meets it again.
-func Prefetch(lang string) {
-	if lang != "" {
-		go prefetch(lang) // an error is the compile's to report
-	}
-}
-
-// prefetch is Prefetch's work, its error for tests.
-func prefetch(lang string) error {
-	l, err := resolve(lang)
-	if err != nil {
-		return err
-	}
-	_, err = grammars.Wasm(l)
-	return err
-}
-
 // shouldStop is the module's tether.should_stop import, which the parser's
 // progress callback asks: stop when the call's context is done.
 func shouldStop(ctx context.Context, stack []uint64) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/tetherhq/tether/internal/fsutil"
@@ -37,7 +36,7 @@ func runAstGrep(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	ctx := signalCtx
-	e, stop, ok := startCLISearch(ctx, &f.trees, f.langHint(), stderr)
+	e, stop, ok := startCLISearch(ctx, &f.trees, stderr)
 	if !ok {
 		return 2
 	}
@@ -198,15 +197,6 @@ func (f *astGrepFlags) parse(args []string, tty bool, stderr io.Writer) bool {
 		return false
 	}
 	return true
-}
-
-// langHint is the language the search most likely parses, for
-// engine.Prefetch: -l's, else the one path's when it has an extension.
-func (f *astGrepFlags) langHint() string {
-	if f.lang == "" && len(f.paths) == 1 && filepath.Ext(f.paths[0]) != "" {
-		return f.paths[0]
-	}
-	return f.lang
 }
 
 // query is the search the flags ask for.

@@ -48,14 +48,12 @@ func startCLIEngine(ctx context.Context, stderr io.Writer) (*engine.Engine, bool
 
 // startCLISearch starts the engine of a one-shot search or scan under the
 // tree cache flags: their memory limit (applyCLIMemoryLimit), then the
-// engine, while lang's module (if one is named: engine.Prefetch) is
-// decompressed beside it, then the tree store. stop undoes them in reverse order: it
+// engine, then the tree store. stop undoes them in reverse order: it
 // settles the store's deferred writes, closes the engine and puts back
 // the memory limit.
-func startCLISearch(ctx context.Context, trees *treeCacheFlags, lang string, stderr io.Writer) (e *engine.Engine, stop func(), ok bool) {
+func startCLISearch(ctx context.Context, trees *treeCacheFlags, stderr io.Writer) (e *engine.Engine, stop func(), ok bool) {
 	restoreLimit := applyCLIMemoryLimit(trees)
 	resumeGC := deferFirstCollection()
-	engine.Prefetch(lang)
 	restore := func() {
 		resumeGC()
 		restoreLimit()

@@ -44,24 +44,3 @@ func TestAstGrepCLISelectorAsPeer(t *testing.T) {
 		t.Errorf("a selector the pattern does not hold: exit %d, %q; want 8 and the kinds it holds", code, errOut)
 	}
 }
-
-// TestLangHint: the language a search's start prefetches is -l's, else the
-// one path's when it has an extension.
-func TestLangHint(t *testing.T) {
-	for _, c := range []struct {
-		lang  string
-		paths []string
-		want  string
-	}{
-		{"go", []string{"lib/a.py"}, "go"},
-		{"", []string{"lib/a.py"}, "lib/a.py"},
-		{"", []string{"lib"}, ""},
-		{"", []string{"a.py", "b.py"}, ""},
-		{"", nil, ""},
-	} {
-		f := astGrepFlags{lang: c.lang, paths: c.paths}
-		if got := f.langHint(); got != c.want {
-			t.Errorf("langHint(-l %q, %q) = %q, want %q", c.lang, c.paths, got, c.want)
-		}
-	}
-}

@@ -76,7 +76,7 @@ func runRuleTest(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx := signalCtx
 	trees := treeCacheFlags{deferWrites: true}
-	e, stop, ok := startCLISearch(ctx, &trees, "", stderr)
+	e, stop, ok := startCLISearch(ctx, &trees, stderr)
 	if !ok {
 		return 2
 	}

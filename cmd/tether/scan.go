@@ -58,7 +58,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	ctx := signalCtx
-	e, stop, ok := startCLISearch(ctx, &trees, "", stderr)
+	e, stop, ok := startCLISearch(ctx, &trees, stderr)
 	if !ok {
 		return 2
 	}
