@@ -181,11 +181,7 @@ func TestLSPRenameInterfaceMethod(t *testing.T) {
 // that sorts earlier.
 func TestLSPRenameMissedImplementation(t *testing.T) {
 	dir := testenv.Workspace(t, renameProject)
-	sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(20*time.Second), lsp.WithOnlyServers(goplsMissing(t, "shapes.go", 14)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Search: tools.SearchConfig{Parser: parseEngine(t)}})
+	r := lspDirRun(t, dir, 20*time.Second, lsp.WithOnlyServers(goplsMissing(t, "shapes.go", 14)))
 	out := lspText(t, r, "lsp_rename", map[string]any{"file": "shapes.go", "line": 5, "symbol": "Area", "new_name": "Size"})
 	b, _ := os.ReadFile(filepath.Join(dir, "shapes.go"))
 	if !strings.Contains(string(b), "func (s Square) Area() float64") || !strings.Contains(string(b), "\tSize() float64") {

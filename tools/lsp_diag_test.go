@@ -21,8 +21,7 @@ func projectRun(t *testing.T, bin string, files map[string]string) (*tools.Run, 
 	testenv.RequireBinary(t, bin)
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, files)
-	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second), Search: tools.SearchConfig{Parser: parseEngine(t)}})
-	return r, dir
+	return lspDirRun(t, dir, 20*time.Second), dir
 }
 
 const goMod = "module example.com/p\n\ngo 1.22\n"

@@ -71,11 +71,7 @@ func TestLSPFormatGopls(t *testing.T) {
 // formatRun is a run over dir whose supervisor formats on write.
 func formatRun(t *testing.T, dir string, opts ...lsp.Option) *tools.Run {
 	t.Helper()
-	sup, err := lsp.New(dir, append([]lsp.Option{lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(20 * time.Second), lsp.WithFormatOnWrite(true)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup})
+	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, 20*time.Second, append([]lsp.Option{lsp.WithFormatOnWrite(true)}, opts...)...)})
 }
 
 // TestLSPFormatOnWriteGopls: with format on write, a write is formatted

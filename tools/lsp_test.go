@@ -33,14 +33,22 @@ func lspRun(t *testing.T) (*tools.Run, string) {
 }
 
 // lspSupervisor is a language-server supervisor on dir with the peers on
-// its PATH; the run it is given to closes it.
-func lspSupervisor(t *testing.T, dir string, diagnostics time.Duration) *lsp.Supervisor {
+// its PATH, diagnostics as its diagnostics bound and opts after those; the
+// run it is given to closes it.
+func lspSupervisor(t *testing.T, dir string, diagnostics time.Duration, opts ...lsp.Option) *lsp.Supervisor {
 	t.Helper()
-	sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(diagnostics))
+	sup, err := lsp.New(dir, append([]lsp.Option{lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(diagnostics)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sup
+}
+
+// lspDirRun is a run over dir, every call allowed, with an lspSupervisor
+// made of diagnostics and opts and the shared parser.
+func lspDirRun(t *testing.T, dir string, diagnostics time.Duration, opts ...lsp.Option) *tools.Run {
+	t.Helper()
+	return startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: lspSupervisor(t, dir, diagnostics, opts...), Search: tools.SearchConfig{Parser: parseEngine(t)}})
 }
 
 func lspCall(t *testing.T, r *tools.Run, name string, args any) (string, error) {

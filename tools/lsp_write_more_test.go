@@ -70,11 +70,7 @@ func TestLSPSignatureCallersPylsp(t *testing.T) {
 	dir := testenv.LSPProject(t, "pybreak")
 	pylsp := lsp.Server{Name: "pylsp", Language: "python", Binaries: []string{"pylsp"}, Extensions: []string{".py"},
 		RootMarkers: []string{"pyproject.toml"}, PositionEncoding: "utf-32"}
-	sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(30*time.Second), lsp.WithServers(pylsp))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Search: tools.SearchConfig{Parser: parseEngine(t)}})
+	r := lspDirRun(t, dir, 30*time.Second, lsp.WithServers(pylsp))
 	out := lspText(t, r, "edit", map[string]any{"path": "pkg/util.py", "old_string": "def _flatten(items):", "new_string": "def _flatten(items, depth):"})
 	if !strings.Contains(out, "pkg/util.py: no errors or warnings") || !strings.Contains(out, "2 other file(s) that mention _flatten checked: no new diagnostics") {
 		t.Fatalf("pylsp:\n%s", out)
@@ -135,11 +131,7 @@ func TestLSPWriteBaselineUnknown(t *testing.T) {
 	dir := testenv.Workspace(t, map[string]string{"slow.toml": "", "x.slow": "ok\nERR one\n"})
 	srv := lsp.Server{Name: "slowlint", Language: "slowlint", Binaries: []string{"python3"}, Args: []string{script},
 		Extensions: []string{".slow"}, RootMarkers: []string{"slow.toml"}}
-	sup, err := lsp.New(dir, lsp.WithEnv(testenv.WithPeersOnPath()), lsp.WithDiagnosticsTimeout(10*time.Second), lsp.WithReadyTimeout(time.Minute), lsp.WithServers(srv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), LSP: sup, Search: tools.SearchConfig{Parser: parseEngine(t)}})
+	r := lspDirRun(t, dir, 10*time.Second, lsp.WithReadyTimeout(time.Minute), lsp.WithServers(srv))
 	out := lspText(t, r, "edit", map[string]any{"path": "x.slow", "old_string": "ok\n", "new_string": "ok\nERR two\n"})
 	if !strings.Contains(out, "baseline unknown for x.slow (its diagnostics before the write could not be had: ") ||
 		!strings.Contains(out, "): all its 2 diagnostic(s) are listed, old and new alike:") ||
