@@ -288,6 +288,15 @@ func callText(t *testing.T, cs *mcp.ClientSession, name string, args any) (strin
 	if err != nil {
 		t.Fatalf("%s: protocol error %v", name, err)
 	}
+	return resultText(res), res.IsError
+}
+
+// resultText is a tool result's text: its text parts and a line for each
+// image ("[image image/png 1234]"), one a line ("" for no result).
+func resultText(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
 	var parts []string
 	for _, c := range res.Content {
 		switch c := c.(type) {
@@ -297,7 +306,7 @@ func callText(t *testing.T, cs *mcp.ClientSession, name string, args any) (strin
 			parts = append(parts, fmt.Sprintf("[image %s %d]", c.MIMEType, len(c.Data)))
 		}
 	}
-	return strings.Join(parts, "\n"), res.IsError
+	return strings.Join(parts, "\n")
 }
 
 // listTools returns the tools cs's server lists.

@@ -315,13 +315,7 @@ func (c *fleetConv) eval(ctx context.Context, code string) (string, bool, bool, 
 	if err != nil {
 		return "", true, false, err
 	}
-	var b strings.Builder
-	for _, ct := range res.Content {
-		if tc, ok := ct.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError, res.Meta[server.ConversationNewMetaKey] == true, nil
+	return resultText(res), res.IsError, res.Meta[server.ConversationNewMetaKey] == true, nil
 }
 
 // setX stores v in c's kernel as x and checks the call landed on c's

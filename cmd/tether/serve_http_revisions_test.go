@@ -160,7 +160,7 @@ func TestHostBothRevisions(t *testing.T) {
 				p := &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": "hover", "file": "a.go", "line": 3, "symbol": "f"}}
 				p.SetProgressToken("lsp")
 				if res, err := a.cs.CallTool(context.Background(), p); err != nil || res.IsError {
-					t.Errorf("lsp hover: %v %q", err, textOfRes(res))
+					t.Errorf("lsp hover: %v %q", err, resultText(res))
 				}
 				prog := a.waitProgress(func(p []*mcp.ProgressNotificationParams) bool { return len(p) > 0 })
 				if len(prog) == 0 || !strings.Contains(prog[0].Message, "starting gopls") {
@@ -180,7 +180,7 @@ func checkImageLink(t *testing.T, cs *mcp.ClientSession) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{"code": pngCell, "description": "show a large random image as the value"}})
 	if err != nil || res.IsError {
-		t.Fatalf("eval image: %v %q", err, textOfRes(res))
+		t.Fatalf("eval image: %v %q", err, resultText(res))
 	}
 	var link *mcp.ResourceLink
 	var sum string
@@ -209,19 +209,6 @@ func checkImageLink(t *testing.T, cs *mcp.ClientSession) {
 	}
 }
 
-func textOfRes(res *mcp.CallToolResult) string {
-	if res == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
-
 // TestHostModernCancel: a 2026-07-28 client that gives up on a call (closes
 // its request) stops the work: the cell sleeping in the conversation's
 // kernel is interrupted before it writes its second marker, and the next
@@ -243,8 +230,8 @@ func TestHostEvalKeepAlive(t *testing.T) {
 	p := &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{"code": "import time\ntime.sleep(17)\nprint('woke')", "description": "stay silent past the keep-alive interval"}}
 	p.SetProgressToken("cell")
 	res, err := a.cs.CallTool(context.Background(), p)
-	if err != nil || res.IsError || !strings.Contains(textOfRes(res), "woke") {
-		t.Fatalf("eval: %v %q", err, textOfRes(res))
+	if err != nil || res.IsError || !strings.Contains(resultText(res), "woke") {
+		t.Fatalf("eval: %v %q", err, resultText(res))
 	}
 	prog := a.waitProgress(func(p []*mcp.ProgressNotificationParams) bool { return len(p) > 0 })
 	if len(prog) == 0 || !strings.Contains(prog[0].Message, "eval: still running") || prog[0].ProgressToken != "cell" {

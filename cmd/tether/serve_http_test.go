@@ -293,7 +293,7 @@ func TestHostSIGTERMLetsRunningCallFinish(t *testing.T) {
 			done <- result{err.Error(), true}
 			return
 		}
-		done <- result{textOfRes(res), res.IsError}
+		done <- result{resultText(res), res.IsError}
 	}()
 	// Bounded, and a call that ends before its cell wrote the marker says
 	// why instead of leaving the wait to the suite's timeout.

@@ -172,7 +172,7 @@ func TestStdioBothRevisions(t *testing.T) {
 			p := &mcp.CallToolParams{Name: "ast_grep", Arguments: map[string]any{"pattern": "old($N)", "language": "go", "path": "big"}}
 			p.SetProgressToken("grep")
 			if res, err := a.cs.CallTool(context.Background(), p); err != nil || res.IsError {
-				t.Fatalf("ast_grep: %v %q", err, textOfRes(res))
+				t.Fatalf("ast_grep: %v %q", err, resultText(res))
 			}
 			prog := a.waitProgress(func(p []*mcp.ProgressNotificationParams) bool {
 				return len(p) > 0 && p[len(p)-1].Progress == 400
