@@ -17,28 +17,6 @@ import (
 // sampleRuleProject is the project of rule tests both tools run.
 var sampleRuleProject = filepath.Join("..", "..", "testdata", "rules", "tests")
 
-// copyTree copies the files under from into to.
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // treeFiles returns every file under dir by its relative path.
 func treeFiles(t *testing.T, dir string) map[string]string {
 	t.Helper()
@@ -160,7 +138,7 @@ func TestRuleTestAsPeer(t *testing.T) {
 			var dirs [2]string
 			for i := range dirs {
 				dirs[i] = t.TempDir()
-				copyTree(t, sampleRuleProject, dirs[i])
+				testenv.CopyTree(t, sampleRuleProject, dirs[i])
 				for p, text := range tc.edit {
 					p = filepath.Join(dirs[i], p)
 					if text == "" {
@@ -208,7 +186,7 @@ func TestRuleTestAsPeer(t *testing.T) {
 // subcommands are.
 func TestAstGrepSubcommandsRoute(t *testing.T) {
 	dir := t.TempDir()
-	copyTree(t, sampleRuleProject, dir)
+	testenv.CopyTree(t, sampleRuleProject, dir)
 	code, out, errOut := tetherIn(t, dir, "ast-grep", "test")
 	if code != 0 || !strings.Contains(out, "test result: ok. 3 passed; 0 failed;") {
 		t.Errorf("tether ast-grep test = %d\n%s%s", code, out, errOut)

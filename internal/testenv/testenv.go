@@ -229,14 +229,21 @@ func Siblings(t testing.TB, names ...string) []string {
 // its symbolic links resolved (see Workspace).
 func LSPProject(t testing.TB, name string) string {
 	t.Helper()
-	src := filepath.Join(RepoRoot(), "testdata", "lsp", name)
 	dst := Workspace(t, nil)
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	CopyTree(t, filepath.Join(RepoRoot(), "testdata", "lsp", name), dst)
+	return dst
+}
+
+// CopyTree copies the directories and files under from into to (created
+// as needed), failing t when it cannot.
+func CopyTree(t testing.TB, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
+		rel, _ := filepath.Rel(from, p)
+		target := filepath.Join(to, rel)
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
 		}
@@ -249,7 +256,6 @@ func LSPProject(t testing.TB, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dst
 }
 
 // ManyArgs is Go source with one call of n arguments, the last two y and

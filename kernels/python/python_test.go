@@ -334,7 +334,7 @@ func TestPipInstallsLocalPackage(t *testing.T) {
 		testenv.Missing(t, "python3-venv ("+strings.TrimSpace(string(out))+")")
 	}
 	for _, v := range []string{"tinypkg-1", "tinypkg-2"} {
-		copyDir(t, filepath.Join("testdata", v), filepath.Join(dir, v))
+		testenv.CopyTree(t, filepath.Join("testdata", v), filepath.Join(dir, v))
 	}
 	k := newKernel(t, kernels.Config{Dir: dir, Env: []string{"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1"}})
 	r := mustOK(t, run(t, k, "import sys\nsys.prefix"))
@@ -365,27 +365,6 @@ func TestPipInstallsLocalPackage(t *testing.T) {
 	r = run(t, k2, "%pip install --no-index --no-build-isolation ./tinypkg-1")
 	if r.Error == nil || !strings.Contains(r.Error.Message, "is externally managed (PEP 668)") || !strings.Contains(r.Error.Message, "python3 -m venv --system-site-packages .venv") || !strings.Contains(r.Error.Message, "reset: true") {
 		t.Errorf("%%pip into Debian's python: %+v", r.Error)
-	}
-}
-
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
