@@ -1,8 +1,6 @@
 package tools_test
 
 import (
-	"context"
-	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -36,11 +34,7 @@ func TestDebugToolChildSessions(t *testing.T) {
 	run := debugRun(t, dir, "c1", sv, tools.SurfaceDefault)
 	call := func(args string) string {
 		t.Helper()
-		res, err := run.Call(context.Background(), "debug", json.RawMessage(args), tools.FromModel)
-		if err != nil || res.IsError {
-			t.Fatalf("%s: %v %s", args, err, res.AllText())
-		}
-		return res.AllText()
+		return mustCall(t, run, "debug", args)
 	}
 	if out := call(`{"op":"launch","program":"main.scripted"}`); !strings.Contains(out, `child session 1 ("scripted child"; pass session 1 to drive it): stopped (entry)`) {
 		t.Fatalf("launch should name the child session that stopped: %s", out)

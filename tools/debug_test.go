@@ -280,11 +280,7 @@ func TestDebugToolBreakpointsFollowEdits(t *testing.T) {
 	}
 	edit := func(args string) string {
 		t.Helper()
-		res, err := run.Call(context.Background(), "edit", json.RawMessage(args), tools.FromModel)
-		if err != nil || res.IsError {
-			t.Fatalf("edit %s: %v %s", args, err, res.AllText())
-		}
-		return res.AllText()
+		return mustCall(t, run, "edit", args)
 	}
 	out = edit(`{"path":"tick.py","old_string":"def tick(i):\n","new_string":"# counts\n# by tens\ndef tick(i):\n"}`)
 	if !strings.Contains(out, "debug: breakpoints of tick.py moved with the edit: line 3 -> 5; sent again to the debugpy adapter: 5 ") {
