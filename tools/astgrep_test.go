@@ -314,7 +314,7 @@ func TestWriteToolsRefuseBadText(t *testing.T) {
 	if _, err := call(t, r, "resolve", `{"edit_id":"edit_1","action":"accept"}`); err == nil {
 		t.Error("a refused ast_edit staged an edit")
 	}
-	if got := readFile(t, filepath.Join(dir, "a.go")); got != goSrc {
+	if got := testenv.ReadText(t, filepath.Join(dir, "a.go")); got != goSrc {
 		t.Errorf("a.go changed:\n%s", got)
 	}
 

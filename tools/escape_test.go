@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -50,7 +51,7 @@ func TestResultsEscapeTerminalControls(t *testing.T) {
 		t.Errorf("a cell's read lost the exact text: %v %q", err, res.AllText())
 	}
 	mustCall(t, r, "edit", map[string]any{"path": "evil.txt", "old_string": "\x1b]52;c;cm0gLXJmIH4K\x07", "new_string": ""})
-	if got := readFile(t, filepath.Join(dir, "evil.txt")); strings.Contains(got, "\x1b]52") || !strings.Contains(got, "clip\n") {
+	if got := testenv.ReadText(t, filepath.Join(dir, "evil.txt")); strings.Contains(got, "\x1b]52") || !strings.Contains(got, "clip\n") {
 		t.Errorf("edit by the exact bytes: %q", got)
 	}
 }

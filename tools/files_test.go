@@ -33,15 +33,6 @@ func mustCall(t *testing.T, r *tools.Run, name string, args any) string {
 	return res.AllText()
 }
 
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 func TestRead(t *testing.T) {
 	var long strings.Builder
 	for i := 1; i <= 2500; i++ {
@@ -166,13 +157,13 @@ func TestConfinement(t *testing.T) {
 			}
 		}
 	}
-	if got := readFile(t, filepath.Join(outside, "secret.txt")); got != "secret\n" {
+	if got := testenv.ReadText(t, filepath.Join(outside, "secret.txt")); got != "secret\n" {
 		t.Errorf("the file outside was changed: %q", got)
 	}
 	if ents, _ := os.ReadDir(outside); len(ents) != 1 {
 		t.Errorf("files were created outside: %v", ents)
 	}
-	if got := readFile(t, filepath.Join(dir, "in.txt")); got != "in\n" {
+	if got := testenv.ReadText(t, filepath.Join(dir, "in.txt")); got != "in\n" {
 		t.Errorf("in.txt changed by a refused move: %q", got)
 	}
 	// A link that stays inside is followed, and a write through it lands on its target.
@@ -180,7 +171,7 @@ func TestConfinement(t *testing.T) {
 		t.Errorf("read through inside link: %q", got)
 	}
 	mustCall(t, r, "write", map[string]any{"path": "inlink/ok.txt", "content": "via link\n"})
-	if got := readFile(t, filepath.Join(dir, "sub", "ok.txt")); got != "via link\n" {
+	if got := testenv.ReadText(t, filepath.Join(dir, "sub", "ok.txt")); got != "via link\n" {
 		t.Errorf("write through inside link: %q", got)
 	}
 	if fi, _ := os.Lstat(filepath.Join(dir, "inlink")); fi.Mode()&os.ModeSymlink == 0 {
@@ -200,7 +191,7 @@ func TestWrite(t *testing.T) {
 	if got := res.AllText(); got != "wrote 4 bytes (2 lines) to new/deep/f.txt (created)" {
 		t.Errorf("write said %q", got)
 	}
-	if readFile(t, filepath.Join(dir, "new", "deep", "f.txt")) != "a\nb\n" {
+	if testenv.ReadText(t, filepath.Join(dir, "new", "deep", "f.txt")) != "a\nb\n" {
 		t.Error("content")
 	}
 	res = callResult(t, r, "write", map[string]any{"path": "old.sh", "content": "#!/bin/sh\necho hi\n"})
@@ -238,7 +229,7 @@ func TestAtomicReplacement(t *testing.T) {
 	if string(b[:n]) != old {
 		t.Errorf("the old handle reads %d bytes of mixed content", n)
 	}
-	if readFile(t, p) != "new\n" {
+	if testenv.ReadText(t, p) != "new\n" {
 		t.Error("new content")
 	}
 	mustCall(t, r, "edit", map[string]any{"path": "f.txt", "old_string": "new", "new_string": "newer"})
@@ -279,7 +270,7 @@ func TestEdit(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.want != "" {
-				if got := readFile(t, p); got != tt.want {
+				if got := testenv.ReadText(t, p); got != tt.want {
 					t.Fatalf("file %q, want %q", got, tt.want)
 				}
 			}
@@ -332,7 +323,7 @@ func TestApplyPatch(t *testing.T) {
 		"crlf.txt":      "one\r\ndeux\r\n",
 	}
 	for name, want := range checks {
-		if got := readFile(t, filepath.Join(dir, filepath.FromSlash(name))); got != want {
+		if got := testenv.ReadText(t, filepath.Join(dir, filepath.FromSlash(name))); got != want {
 			t.Errorf("%s = %q, want %q", name, got, want)
 		}
 	}
@@ -374,7 +365,7 @@ func TestApplyPatchKeepsLineEndings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r, dir := newRun(t, map[string]string{"m.txt": tt.content})
 			mustCall(t, r, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: m.txt\n" + tt.patch + "*** End Patch"})
-			if got := readFile(t, filepath.Join(dir, "m.txt")); got != tt.want {
+			if got := testenv.ReadText(t, filepath.Join(dir, "m.txt")); got != tt.want {
 				t.Errorf("m.txt = %q, want %q", got, tt.want)
 			}
 		})
@@ -444,7 +435,7 @@ func TestApplyPatchDeletesLinkNotTarget(t *testing.T) {
 	}
 	for path, want := range map[string]string{filepath.Join(dir, "target.txt"): "keep\n", outside: "outside\n",
 		filepath.Join(dir, "src.txt"): "one\n", filepath.Join(dir, "moved.txt"): "uno\n"} {
-		if got := readFile(t, path); got != want {
+		if got := testenv.ReadText(t, path); got != want {
 			t.Errorf("%s = %q, want %q", path, got, want)
 		}
 	}
@@ -493,7 +484,7 @@ func TestApplyPatchAllOrNothing(t *testing.T) {
 				t.Errorf("error %q does not say nothing was written", res.AllText())
 			}
 			for name, want := range files {
-				if got := readFile(t, filepath.Join(dir, name)); got != want {
+				if got := testenv.ReadText(t, filepath.Join(dir, name)); got != want {
 					t.Errorf("%s changed to %q", name, got)
 				}
 			}
@@ -509,13 +500,13 @@ func TestApplyPatchFuzzyContext(t *testing.T) {
 	patch := "*** Begin Patch\n*** Update File: f.py\n@@ def g():\n     x = 1\n-    return x\n+    return x + 1\n*** End Patch"
 	mustCall(t, r, "apply_patch", map[string]any{"patch": patch})
 	want := "def f():\n    z = 1   \n    return z\n\ndef g():\n    x = 1\n    return x + 1\n"
-	if got := readFile(t, filepath.Join(dir, "f.py")); got != want {
+	if got := testenv.ReadText(t, filepath.Join(dir, "f.py")); got != want {
 		t.Errorf("got %q", got)
 	}
 	// Trailing whitespace differences still match.
 	patch = "*** Begin Patch\n*** Update File: f.py\n-    z = 1\n+    y = 1\n*** End Patch"
 	mustCall(t, r, "apply_patch", map[string]any{"patch": patch})
-	if got := readFile(t, filepath.Join(dir, "f.py")); !strings.HasPrefix(got, "def f():\n    y = 1\n") {
+	if got := testenv.ReadText(t, filepath.Join(dir, "f.py")); !strings.HasPrefix(got, "def f():\n    y = 1\n") {
 		t.Errorf("got %q", got)
 	}
 }
@@ -560,7 +551,7 @@ func TestWriteToolsNeedApproval(t *testing.T) {
 func TestEditCRLF(t *testing.T) {
 	r, dir := newRun(t, map[string]string{"w.txt": "one\r\ntwo\r\nthree\r\n"})
 	mustCall(t, r, "edit", map[string]any{"path": "w.txt", "old_string": "one\ntwo", "new_string": "uno\ndos"})
-	if got := readFile(t, filepath.Join(dir, "w.txt")); got != "uno\r\ndos\r\nthree\r\n" {
+	if got := testenv.ReadText(t, filepath.Join(dir, "w.txt")); got != "uno\r\ndos\r\nthree\r\n" {
 		t.Errorf("got %q", got)
 	}
 }
@@ -568,7 +559,7 @@ func TestEditCRLF(t *testing.T) {
 func TestApplyPatchHeredoc(t *testing.T) {
 	r, dir := newRun(t, map[string]string{"a.txt": "a\n"})
 	mustCall(t, r, "apply_patch", map[string]any{"patch": "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.txt\n-a\n+b\n*** End Patch\nEOF\n"})
-	if got := readFile(t, filepath.Join(dir, "a.txt")); got != "b\n" {
+	if got := testenv.ReadText(t, filepath.Join(dir, "a.txt")); got != "b\n" {
 		t.Errorf("got %q", got)
 	}
 }
@@ -605,7 +596,7 @@ func TestApplyPatchAgentForms(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r, dir := newRun(t, map[string]string{"f.py": tt.file})
 			mustCall(t, r, "apply_patch", map[string]any{"patch": tt.patch})
-			if got := readFile(t, filepath.Join(dir, "f.py")); got != tt.want {
+			if got := testenv.ReadText(t, filepath.Join(dir, "f.py")); got != tt.want {
 				t.Errorf("file %q, want %q", got, tt.want)
 			}
 		})
@@ -614,7 +605,7 @@ func TestApplyPatchAgentForms(t *testing.T) {
 		r, dir := newRun(t, nil)
 		mustCall(t, r, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: n1.txt\n+a\n\n*** Add File: n2.txt\n+b\n\n+c\n\n\n*** End Patch"})
 		for name, want := range map[string]string{"n1.txt": "a\n", "n2.txt": "b\n\nc\n"} {
-			if got := readFile(t, filepath.Join(dir, name)); got != want {
+			if got := testenv.ReadText(t, filepath.Join(dir, name)); got != want {
 				t.Errorf("%s = %q, want %q", name, got, want)
 			}
 		}
@@ -745,7 +736,7 @@ func TestFileToolsRefuseBadText(t *testing.T) {
 		}
 	}
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 || readFile(t, filepath.Join(dir, "e.txt")) != "hello\n" {
+	if len(ents) != 1 || testenv.ReadText(t, filepath.Join(dir, "e.txt")) != "hello\n" {
 		t.Errorf("files after refused calls: %v", ents)
 	}
 	// Valid text, escaped or not, is written exactly.
@@ -754,7 +745,7 @@ func TestFileToolsRefuseBadText(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := readFile(t, filepath.Join(dir, "ok.txt")); got != "😀 é \\ud800 é" {
+	if got := testenv.ReadText(t, filepath.Join(dir, "ok.txt")); got != "😀 é \\ud800 é" {
 		t.Errorf("ok.txt = %q", got)
 	}
 }

@@ -52,12 +52,12 @@ func TestLSPApplyGo(t *testing.T) {
 
 	t.Run("quickfix", func(t *testing.T) {
 		id := stageID(t, r, "lsp_apply", map[string]any{"file": "imp.go", "line": 10, "symbol": "bytes", "action": "quickfix"}, `+	"bytes"`)
-		if readFile(t, file) != src {
+		if testenv.ReadText(t, file) != src {
 			t.Fatal("lsp_apply wrote the file before resolve")
 		}
 		res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
-		if res.IsError || !strings.Contains(readFile(t, file), `"bytes"`) {
-			t.Fatalf("accept: %s\n%s", res.AllText(), readFile(t, file))
+		if res.IsError || !strings.Contains(testenv.ReadText(t, file), `"bytes"`) {
+			t.Fatalf("accept: %s\n%s", res.AllText(), testenv.ReadText(t, file))
 		}
 		// Diagnostics after: the undefined name is cleared, the unused
 		// import (there before) is not new.
@@ -67,7 +67,7 @@ func TestLSPApplyGo(t *testing.T) {
 	})
 	t.Run("organize imports with a drift rejection", func(t *testing.T) {
 		id := stageID(t, r, "lsp_apply", map[string]any{"file": "imp.go", "line": 1, "action": "source.organizeImports"}, `-	"strings"`)
-		drifted := readFile(t, file) + "\n// changed after staging\n"
+		drifted := testenv.ReadText(t, file) + "\n// changed after staging\n"
 		if err := os.WriteFile(file, []byte(drifted), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -75,13 +75,13 @@ func TestLSPApplyGo(t *testing.T) {
 		if !errors.Is(err, search.ErrStale) || !strings.Contains(err.Error(), "imp.go") || !strings.Contains(err.Error(), "lsp_apply again") {
 			t.Fatalf("accept after a change: want it rejected naming imp.go, got %v", err)
 		}
-		if readFile(t, file) != drifted {
+		if testenv.ReadText(t, file) != drifted {
 			t.Fatal("a rejected edit changed the file")
 		}
 		callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "discard"})
 		id = stageID(t, r, "lsp_apply", map[string]any{"file": "imp.go", "line": 1, "action": "Organize Imports"})
 		res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
-		got := readFile(t, file)
+		got := testenv.ReadText(t, file)
 		if res.IsError || strings.Contains(got, `"strings"`) || !strings.Contains(got, "// changed after staging") {
 			t.Fatalf("organize imports: %s\n%s", res.AllText(), got)
 		}
@@ -118,11 +118,11 @@ func TestLSPApplyTypeScript(t *testing.T) {
 	}
 	t.Run("quickfix", func(t *testing.T) {
 		id := stageID(t, r, "lsp_apply", map[string]any{"file": "src/imp.ts", "line": 1, "symbol": "Square", "action": "quickfix"})
-		if readFile(t, file) != src {
+		if testenv.ReadText(t, file) != src {
 			t.Fatal("lsp_apply wrote the file before resolve")
 		}
 		res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
-		got := readFile(t, file)
+		got := testenv.ReadText(t, file)
 		if res.IsError || strings.Contains(got, "Square") || !strings.Contains(got, "total") {
 			t.Fatalf("accept: %s\n%s", res.AllText(), got)
 		}
@@ -130,19 +130,19 @@ func TestLSPApplyTypeScript(t *testing.T) {
 	t.Run("organize imports with a drift rejection", func(t *testing.T) {
 		// Organize imports sorts them: the test holds their order.
 		id := stageID(t, r, "lsp_apply", map[string]any{"file": "src/imp.ts", "line": 1, "action": "source.organizeImports"}, `+import { big } from "./app";`)
-		drifted := readFile(t, file) + "// changed after staging\n"
+		drifted := testenv.ReadText(t, file) + "// changed after staging\n"
 		if err := os.WriteFile(file, []byte(drifted), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := call(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"}); !errors.Is(err, search.ErrStale) {
 			t.Fatalf("accept after a change: want it rejected, got %v", err)
 		}
-		if readFile(t, file) != drifted {
+		if testenv.ReadText(t, file) != drifted {
 			t.Fatal("a rejected edit changed the file")
 		}
 		id = stageID(t, r, "lsp_apply", map[string]any{"file": "src/imp.ts", "line": 1, "action": "source.organizeImports"})
 		res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
-		got := readFile(t, file)
+		got := testenv.ReadText(t, file)
 		if res.IsError || !strings.HasPrefix(got, "import { big } from \"./app\";\nimport { total } from \"./shapes\";\n") || !strings.Contains(got, "// changed after staging") {
 			t.Fatalf("organize imports: %s\n%s", res.AllText(), got)
 		}
@@ -155,7 +155,7 @@ func TestLSPRenamePreview(t *testing.T) {
 	r, dir := lspRun(t)
 	before := map[string]string{}
 	for _, f := range []string{"shapes.go", "use.go"} {
-		before[f] = readFile(t, filepath.Join(dir, f))
+		before[f] = testenv.ReadText(t, filepath.Join(dir, f))
 	}
 	args := map[string]any{"file": "shapes.go", "line": 0, "symbol": "Square", "new_name": "Box", "preview": true}
 	for i, l := range strings.Split(before["shapes.go"], "\n") {
@@ -165,7 +165,7 @@ func TestLSPRenamePreview(t *testing.T) {
 	}
 	id := stageID(t, r, "lsp_rename", args, "rename Square to Box", "+type Box")
 	for f, want := range before {
-		if readFile(t, filepath.Join(dir, f)) != want {
+		if testenv.ReadText(t, filepath.Join(dir, f)) != want {
 			t.Fatalf("preview wrote %s", f)
 		}
 	}
@@ -173,7 +173,7 @@ func TestLSPRenamePreview(t *testing.T) {
 		t.Fatalf("discard: %s", res.AllText())
 	}
 	for f, want := range before {
-		if readFile(t, filepath.Join(dir, f)) != want {
+		if testenv.ReadText(t, filepath.Join(dir, f)) != want {
 			t.Fatalf("discard changed %s", f)
 		}
 	}
@@ -183,7 +183,7 @@ func TestLSPRenamePreview(t *testing.T) {
 		t.Fatal(res.AllText())
 	}
 	for f := range before {
-		if got := readFile(t, filepath.Join(dir, f)); strings.Contains(got, "Square") || !strings.Contains(got, "Box") {
+		if got := testenv.ReadText(t, filepath.Join(dir, f)); strings.Contains(got, "Square") || !strings.Contains(got, "Box") {
 			t.Fatalf("%s after accept:\n%s", f, got)
 		}
 	}
@@ -196,7 +196,7 @@ func TestLSPRenamePreview(t *testing.T) {
 func TestRenameFileTypeScript(t *testing.T) {
 	r, dir := tsRun(t)
 	app := filepath.Join(dir, "src/app.ts")
-	orig := readFile(t, app)
+	orig := testenv.ReadText(t, app)
 	id := stageID(t, r, "rename_file", map[string]any{"from": "src/shapes.ts", "to": "src/geo/shapes.ts", "preview": true},
 		"1 file moved", `+import { Shape, Square, total } from "./geo/shapes";`, "--- a/src/shapes.ts", "+++ b/src/geo/shapes.ts")
 	if _, err := os.Stat(filepath.Join(dir, "src/shapes.ts")); err != nil {
@@ -215,7 +215,7 @@ func TestRenameFileTypeScript(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "src/geo")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a rejected move left its directory: %v", err)
 	}
-	if readFile(t, app) != drifted {
+	if testenv.ReadText(t, app) != drifted {
 		t.Fatal("a rejected move changed the importer")
 	}
 	callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "discard"})
@@ -227,10 +227,10 @@ func TestRenameFileTypeScript(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "src/shapes.ts")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("the file is still at its old path")
 	}
-	if got := readFile(t, app); !strings.Contains(got, `from "./geo/shapes"`) || !strings.Contains(got, "// changed after staging") {
+	if got := testenv.ReadText(t, app); !strings.Contains(got, `from "./geo/shapes"`) || !strings.Contains(got, "// changed after staging") {
 		t.Fatalf("importer after the move:\n%s", got)
 	}
-	if !strings.Contains(readFile(t, filepath.Join(dir, "src/geo/shapes.ts")), "export class Square") {
+	if !strings.Contains(testenv.ReadText(t, filepath.Join(dir, "src/geo/shapes.ts")), "export class Square") {
 		t.Fatal("the moved file lost its content")
 	}
 
@@ -239,7 +239,7 @@ func TestRenameFileTypeScript(t *testing.T) {
 	if res.IsError || !strings.Contains(res.AllText(), "src/geo/shapes.ts -> src/shapes/shapes.ts") {
 		t.Fatalf("rename_file: %s", res.AllText())
 	}
-	if got := readFile(t, app); !strings.Contains(got, `from "./shapes/shapes"`) {
+	if got := testenv.ReadText(t, app); !strings.Contains(got, `from "./shapes/shapes"`) {
 		t.Fatalf("importer after the directory move:\n%s", got)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "src/geo")); !errors.Is(err, os.ErrNotExist) {
@@ -334,18 +334,18 @@ func TestLSPDiagnosticsFiles(t *testing.T) {
 func TestLSPApplyCommand(t *testing.T) {
 	r, dir := tsRun(t)
 	app := filepath.Join(dir, "src/app.ts")
-	orig := readFile(t, app)
+	orig := testenv.ReadText(t, app)
 	listed := callResult(t, r, "lsp", map[string]any{"action": "code_actions", "file": "src/app.ts", "line": 9, "end_line": 10}).AllText()
 	if !strings.Contains(listed, "Extract to function in module scope (refactor.extract.function) [runs _typescript.applyRefactoring]") {
 		t.Fatalf("code_actions: %s", listed)
 	}
 	id := stageID(t, r, "lsp_apply", map[string]any{"file": "src/app.ts", "line": 9, "end_line": 10, "action": "Extract to function in module scope"},
 		"+  return newFunction();", "+function newFunction() {")
-	if readFile(t, app) != orig {
+	if testenv.ReadText(t, app) != orig {
 		t.Fatal("the command's edit was written before resolve")
 	}
 	res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
-	if got := readFile(t, app); res.IsError || !strings.Contains(got, "function newFunction()") {
+	if got := testenv.ReadText(t, app); res.IsError || !strings.Contains(got, "function newFunction()") {
 		t.Fatalf("accept: %s\n%s", res.AllText(), got)
 	}
 
@@ -386,10 +386,10 @@ func TestLSPApplyCreatesFile(t *testing.T) {
 	if res.IsError || !strings.Contains(res.AllText(), "src/big.ts (created)") {
 		t.Fatalf("accept: %s", res.AllText())
 	}
-	if got := readFile(t, filepath.Join(dir, "src/big.ts")); !strings.Contains(got, "export function big()") {
+	if got := testenv.ReadText(t, filepath.Join(dir, "src/big.ts")); !strings.Contains(got, "export function big()") {
 		t.Fatalf("the new file:\n%s", got)
 	}
-	if got := readFile(t, filepath.Join(dir, "src/app.ts")); strings.Contains(got, "export function big()") || !strings.Contains(got, `"./big"`) {
+	if got := testenv.ReadText(t, filepath.Join(dir, "src/app.ts")); strings.Contains(got, "export function big()") || !strings.Contains(got, `"./big"`) {
 		t.Fatalf("app.ts after the move:\n%s", got)
 	}
 }
@@ -425,7 +425,7 @@ func TestLSPApplyAddTest(t *testing.T) {
 		t.Fatal("the test file exists before resolve")
 	}
 	res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
-	if got := readFile(t, filepath.Join(dir, "use_test.go")); res.IsError || !strings.Contains(got, "func TestBig(") {
+	if got := testenv.ReadText(t, filepath.Join(dir, "use_test.go")); res.IsError || !strings.Contains(got, "func TestBig(") {
 		t.Fatalf("accept: %s\n%s", res.AllText(), got)
 	}
 }
@@ -482,7 +482,7 @@ func TestRenameFileTypeScriptExcludedTests(t *testing.T) {
 	})
 	const test = "src/__tests__/api.test.ts"
 	rep, out := writeCall(t, r, "rename_file", map[string]any{"from": "src/util.ts", "to": "src/util_moved.ts"})
-	if !strings.Contains(readFile(t, filepath.Join(dir, "src/api.ts")), "'./util_moved'") {
+	if !strings.Contains(testenv.ReadText(t, filepath.Join(dir, "src/api.ts")), "'./util_moved'") {
 		t.Fatalf("the importer was not updated:\n%s", out)
 	}
 	for _, d := range rep.New {

@@ -30,11 +30,11 @@ func TestLSPFormatGopls(t *testing.T) {
 	testenv.WriteFiles(t, dir, map[string]string{"double.go": unformattedGo})
 	t.Run("staged and accepted", func(t *testing.T) {
 		id := stageID(t, r, "lsp_format", map[string]any{"file": "double.go"}, "+func Double(x int) int {")
-		if readFile(t, file) != unformattedGo {
+		if testenv.ReadText(t, file) != unformattedGo {
 			t.Fatal("lsp_format wrote the file before resolve")
 		}
 		res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
-		if got := readFile(t, file); res.IsError || got != gofmtGo {
+		if got := testenv.ReadText(t, file); res.IsError || got != gofmtGo {
 			t.Fatalf("accept: %s\n%q", res.AllText(), got)
 		}
 		if res.Diagnostics == nil || len(res.Diagnostics.Checked) == 0 {
@@ -56,7 +56,7 @@ func TestLSPFormatGopls(t *testing.T) {
 		if _, err := call(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"}); !errors.Is(err, search.ErrStale) {
 			t.Fatalf("accept after a change: want it rejected, got %v", err)
 		}
-		if readFile(t, file) != drifted {
+		if testenv.ReadText(t, file) != drifted {
 			t.Fatal("a rejected format changed the file")
 		}
 	})
@@ -83,7 +83,7 @@ func TestLSPFormatOnWriteGopls(t *testing.T) {
 	dir := testenv.LSPProject(t, "goproj")
 	r := formatRun(t, dir)
 	res := callResult(t, r, "write", map[string]any{"path": "double.go", "content": unformattedGo})
-	if got := readFile(t, filepath.Join(dir, "double.go")); res.IsError || got != gofmtGo {
+	if got := testenv.ReadText(t, filepath.Join(dir, "double.go")); res.IsError || got != gofmtGo {
 		t.Fatalf("write with format on write: %s\n%q", res.AllText(), got)
 	}
 	f := res.Diagnostics.Formatted
@@ -93,7 +93,7 @@ func TestLSPFormatOnWriteGopls(t *testing.T) {
 	}
 	// Another writer: edit.
 	res = callResult(t, r, "edit", map[string]any{"path": "double.go", "old_string": "return x * 2", "new_string": "return   x*3"})
-	if got := readFile(t, filepath.Join(dir, "double.go")); res.IsError || got != strings.Replace(gofmtGo, "x * 2", "x * 3", 1) ||
+	if got := testenv.ReadText(t, filepath.Join(dir, "double.go")); res.IsError || got != strings.Replace(gofmtGo, "x * 2", "x * 3", 1) ||
 		len(res.Diagnostics.Formatted) != 1 || !res.Diagnostics.Formatted[0].Formatted {
 		t.Fatalf("edit with format on write: %s\n%q", res.AllText(), got)
 	}
@@ -112,7 +112,7 @@ func TestLSPFormatOnWriteGopls(t *testing.T) {
 	dir2 := testenv.LSPProject(t, "goproj")
 	r2 := formatRun(t, dir2, lsp.WithServers(gopls))
 	res = callResult(t, r2, "write", map[string]any{"path": "double.go", "content": unformattedGo})
-	if got := readFile(t, filepath.Join(dir2, "double.go")); got != unformattedGo || res.Diagnostics.Formatted != nil || strings.Contains(res.AllText(), "formatted") {
+	if got := testenv.ReadText(t, filepath.Join(dir2, "double.go")); got != unformattedGo || res.Diagnostics.Formatted != nil || strings.Contains(res.AllText(), "formatted") {
 		t.Fatalf("format_on_write false on gopls: want double.go left alone, got %q\n%s", got, res.AllText())
 	}
 }
@@ -143,11 +143,11 @@ func TestLSPFormatTypeScript(t *testing.T) {
 	want := "export function f(a: number, b: number) {\n  if (a > b) {\n    return a\n  }\n  return b\n}\n"
 	testenv.WriteFiles(t, filepath.Join(dir, "src"), map[string]string{"fmt.ts": src})
 	id := stageID(t, r, "lsp_format", map[string]any{"file": "src/fmt.ts"}, "+export function f(a: number, b: number) {")
-	if readFile(t, filepath.Join(dir, "src/fmt.ts")) != src {
+	if testenv.ReadText(t, filepath.Join(dir, "src/fmt.ts")) != src {
 		t.Fatal("lsp_format wrote the file before resolve")
 	}
 	res := callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
-	if got := readFile(t, filepath.Join(dir, "src/fmt.ts")); res.IsError || got != want {
+	if got := testenv.ReadText(t, filepath.Join(dir, "src/fmt.ts")); res.IsError || got != want {
 		t.Fatalf("accept: %s\n%q", res.AllText(), got)
 	}
 }
@@ -163,7 +163,7 @@ func TestLSPFormatOnWriteNoServer(t *testing.T) {
 		!strings.Contains(res.AllText(), "not formatted double.go: no server") {
 		t.Fatalf("no go.mod: want it said that no server formats it, got %+v\n%s", f, res.AllText())
 	}
-	if readFile(t, filepath.Join(dir, "double.go")) != unformattedGo {
+	if testenv.ReadText(t, filepath.Join(dir, "double.go")) != unformattedGo {
 		t.Fatal("the file changed")
 	}
 }

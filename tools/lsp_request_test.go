@@ -93,7 +93,7 @@ func TestLSPRequestGopls(t *testing.T) {
 			t.Fatalf("package_symbols: want shapes' symbols and workspace paths, got %s", pg.Result)
 		}
 	})
-	src := readFile(t, filepath.Join(dir, "shapes.go"))
+	src := testenv.ReadText(t, filepath.Join(dir, "shapes.go"))
 	rename := map[string]any{"file": "shapes.go", "method": "textDocument/rename", "params": map[string]any{"newName": "Width"}, "line": 10, "symbol": "Side"}
 	t.Run("write method refused at read tier", func(t *testing.T) {
 		_, err := call(t, r, "lsp", map[string]any{"action": "request", "file": "shapes.go", "method": "textDocument/rename", "params": map[string]any{"newName": "Width"}, "line": 10, "symbol": "Side"})
@@ -106,7 +106,7 @@ func TestLSPRequestGopls(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "lsp_command") {
 			t.Fatalf("executeCommand through lsp_request: want it sent to lsp_command, got %v", err)
 		}
-		if readFile(t, filepath.Join(dir, "shapes.go")) != src {
+		if testenv.ReadText(t, filepath.Join(dir, "shapes.go")) != src {
 			t.Fatal("a refused request changed the file")
 		}
 	})
@@ -133,11 +133,11 @@ func TestLSPRequestGopls(t *testing.T) {
 		if json.Unmarshal(pg.Result, &we) != nil || len(we.DocumentChanges) != 2 || we.DocumentChanges[0].TextDocument.URI != "use.go" && we.DocumentChanges[0].TextDocument.URI != "shapes.go" {
 			t.Fatalf("rename answer: want the WorkspaceEdit with workspace paths, got %s", pg.Result)
 		}
-		if readFile(t, filepath.Join(dir, "shapes.go")) != src {
+		if testenv.ReadText(t, filepath.Join(dir, "shapes.go")) != src {
 			t.Fatal("lsp_request wrote the file before resolve")
 		}
 		res := callResult(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
-		if got := readFile(t, filepath.Join(dir, "shapes.go")); res.IsError || strings.Contains(got, "Side") || !strings.Contains(got, "s.Width * s.Width") {
+		if got := testenv.ReadText(t, filepath.Join(dir, "shapes.go")); res.IsError || strings.Contains(got, "Side") || !strings.Contains(got, "s.Width * s.Width") {
 			t.Fatalf("accept: %s\n%s", res.AllText(), got)
 		}
 	})
@@ -203,16 +203,16 @@ func TestLSPRequestClangd(t *testing.T) {
 		refusedFor(t, err, lsp.WriteMethod, "lsp_request")
 	})
 	t.Run("rename staged", func(t *testing.T) {
-		before := readFile(t, filepath.Join(dir, "shapes.c"))
+		before := testenv.ReadText(t, filepath.Join(dir, "shapes.c"))
 		pg := requestPage(t, r, "lsp_request", rename)
 		if pg.Staged == nil || pg.Staged.EditID == "" || len(pg.Staged.Files) != 2 || pg.Staged.Files[0].Path != "shapes.c" || pg.Staged.Files[1].Path != "shapes.h" {
 			t.Fatalf("rename: want shapes.c and shapes.h staged, got %+v", pg.Staged)
 		}
-		if readFile(t, filepath.Join(dir, "shapes.c")) != before {
+		if testenv.ReadText(t, filepath.Join(dir, "shapes.c")) != before {
 			t.Fatal("lsp_request wrote before resolve")
 		}
 		callResult(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
-		if got := readFile(t, filepath.Join(dir, "shapes.c")); !strings.Contains(got, "sq->edge * sq->edge") {
+		if got := testenv.ReadText(t, filepath.Join(dir, "shapes.c")); !strings.Contains(got, "sq->edge * sq->edge") {
 			t.Fatalf("accept: %s", got)
 		}
 	})
@@ -222,7 +222,7 @@ func TestLSPRequestClangd(t *testing.T) {
 		callResult(t, r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
 		// LLVM style, two spaces; g, outside the range, is left as it was.
 		want := "int f(int a) {\n  int b = a * 2;\n  return b;\n}\nint g(int a){return a;}\n"
-		if got := readFile(t, filepath.Join(dir, "fmt.c")); got != want {
+		if got := testenv.ReadText(t, filepath.Join(dir, "fmt.c")); got != want {
 			t.Fatalf("range format: got %q, want %q", got, want)
 		}
 	})
@@ -248,7 +248,7 @@ func TestLSPRequestTypeScript(t *testing.T) {
 		t.Fatalf("rename total: want app.ts and shapes.ts staged, got %+v", pg.Staged)
 	}
 	callResult(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
-	if got := readFile(t, filepath.Join(dir, "src/shapes.ts")); !strings.Contains(got, "export function sum(") {
+	if got := testenv.ReadText(t, filepath.Join(dir, "src/shapes.ts")); !strings.Contains(got, "export function sum(") {
 		t.Fatalf("accept: %s", got)
 	}
 }
@@ -274,7 +274,7 @@ func TestLSPRequestPyright(t *testing.T) {
 		t.Fatalf("rename sq: want app.py staged with 2 edits, got %+v", pg.Staged)
 	}
 	callResult(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
-	if got := readFile(t, filepath.Join(dir, "app.py")); !strings.Contains(got, "    s = Square(10)\n    return s\n") {
+	if got := testenv.ReadText(t, filepath.Join(dir, "app.py")); !strings.Contains(got, "    s = Square(10)\n    return s\n") {
 		t.Fatalf("accept: %s", got)
 	}
 }
@@ -289,7 +289,7 @@ func TestLSPRequestPyright(t *testing.T) {
 func TestLSPCommandGopls(t *testing.T) {
 	r, dir := lspRun(t)
 	use := filepath.Join(dir, "use.go")
-	src := readFile(t, use)
+	src := testenv.ReadText(t, use)
 	addImport := map[string]any{"file": "use.go", "command": "gopls.add_import", "arguments": []any{map[string]any{"ImportPath": "strings", "URI": fileURI(use)}}}
 	t.Run("stale edit rejected", func(t *testing.T) {
 		pg := requestPage(t, r, "lsp_command", addImport)
@@ -298,7 +298,7 @@ func TestLSPCommandGopls(t *testing.T) {
 		}
 		testenv.WriteFiles(t, dir, map[string]string{"use.go": src + "\n// changed since\n"})
 		_, err := call(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
-		if err == nil || !strings.Contains(err.Error(), "run lsp_command again") || readFile(t, use) != src+"\n// changed since\n" {
+		if err == nil || !strings.Contains(err.Error(), "run lsp_command again") || testenv.ReadText(t, use) != src+"\n// changed since\n" {
 			t.Fatalf("accept after use.go changed: want it rejected, naming lsp_command, got %v", err)
 		}
 		testenv.WriteFiles(t, dir, map[string]string{"use.go": src})
@@ -311,11 +311,11 @@ func TestLSPCommandGopls(t *testing.T) {
 		if pg.Staged == nil || pg.Staged.EditID == "" || len(pg.Staged.Files) != 1 || pg.Staged.Files[0].Path != "use.go" || pg.Staged.Files[0].Added == 0 {
 			t.Fatalf("add_import: want its edit of use.go staged, got %+v", pg.Staged)
 		}
-		if readFile(t, use) != src {
+		if testenv.ReadText(t, use) != src {
 			t.Fatal("lsp_command wrote use.go before resolve")
 		}
 		res := callResult(t, r, "resolve", map[string]any{"edit_id": pg.Staged.EditID, "action": "accept"})
-		got := readFile(t, use)
+		got := testenv.ReadText(t, use)
 		if res.IsError || !strings.HasPrefix(got, "package shapes\n\nimport \"strings\"\n") || !strings.HasSuffix(got, strings.TrimPrefix(src, "package shapes\n")) {
 			t.Fatalf("accept: want the import added and the rest as it was: %s\n%s", res.AllText(), got)
 		}
@@ -325,7 +325,7 @@ func TestLSPCommandGopls(t *testing.T) {
 		}
 	})
 	t.Run("answer only", func(t *testing.T) {
-		before := readFile(t, use)
+		before := testenv.ReadText(t, use)
 		pg := requestPage(t, r, "lsp_command", map[string]any{"file": "use.go", "command": "gopls.list_known_packages",
 			"arguments": []any{map[string]any{"URI": fileURI(use)}}})
 		var known struct{ Packages []string }
@@ -335,7 +335,7 @@ func TestLSPCommandGopls(t *testing.T) {
 		if !slices.Contains(known.Packages, "fmt") || !slices.Contains(known.Packages, "net/http") {
 			t.Fatalf("list_known_packages: want the standard library among %d packages: %.300s", len(known.Packages), pg.Result)
 		}
-		if readFile(t, use) != before {
+		if testenv.ReadText(t, use) != before {
 			t.Fatal("a command that only answers changed use.go")
 		}
 	})

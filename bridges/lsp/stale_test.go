@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tetherhq/tether/bridges/lsp"
+	"github.com/tetherhq/tether/internal/testenv"
 )
 
 func diagText(d *lsp.Diagnostics) string {
@@ -74,17 +75,7 @@ func callerProject(t *testing.T, peer, project, caller, callee string) (string, 
 	dir, s := peerProject(t, peer, project)
 	ctx := ctxT(t)
 	path := filepath.Join(dir, callee)
-	return dir, s, ctx, path, readText(t, path), func() (*lsp.Diagnostics, error) { return s.Diagnostics(ctx, caller) }
-}
-
-// readText returns the text of the file at path.
-func readText(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return dir, s, ctx, path, testenv.ReadText(t, path), func() (*lsp.Diagnostics, error) { return s.Diagnostics(ctx, caller) }
 }
 
 // TestDiagnosticsFollowOtherFiles: a file's diagnostics asked for after
@@ -155,7 +146,7 @@ func TestDiagnosticsFollowFilesCreatedAndDeleted(t *testing.T) {
 		t.Run(sv.peer, func(t *testing.T) {
 			t.Parallel() // each server has its own project and supervisor
 			dir, s, ctx, callee, orig, caller := callerProject(t, sv.peer, sv.project, sv.caller, sv.callee)
-			callerText := readText(t, filepath.Join(dir, sv.caller))
+			callerText := testenv.ReadText(t, filepath.Join(dir, sv.caller))
 			runDiagSteps(t, []diagStep{
 				{name: "clean at first", change: func() {}, ask: caller},
 				{name: "callee, never opened, deleted", change: func() { os.Remove(callee) }, ask: caller, want: sv.missing},

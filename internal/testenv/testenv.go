@@ -168,6 +168,17 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) {
 	}
 }
 
+// ReadText returns the text of the file at path, failing t when it cannot
+// be read.
+func ReadText(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // FileText returns the text of the file at path or, when it cannot be
 // read, the error in angle brackets in its place: a test compares it with
 // the text it wants, and a missing file is a mismatch that shows why.
