@@ -110,6 +110,10 @@ func TestEvalArguments(t *testing.T) {
 		// the string wrote bytes the caller never sent).
 		{`{"code":"open('x.txt','w').write('` + "\xff" + `')","description":"a valid label of five words"}`, "code holds invalid UTF-8 (byte 0xff"},
 		{`{"code":"open('x.txt','w').write('\ud800')","description":"a valid label of five words"}`, `code holds a lone surrogate (\ud800`},
+		// Bad shapes of cells are refused before anything runs.
+		{`{"code":"1","cells":[{"code":"2"}],"description":"a valid label of five words"}`, "give code (one cell) or cells (several), not both"},
+		{`{"cells":[],"description":"a valid label of five words"}`, "cells"},
+		{`{"cells":[{"language":"ruby","code":"1"}],"description":"a valid label of five words"}`, "ruby"},
 	} {
 		_, err := r.Call(context.Background(), "eval", json.RawMessage(tt.args), tools.FromModel)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
