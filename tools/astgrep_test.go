@@ -27,16 +27,12 @@ func structuralRun(t *testing.T, surface tools.Surface, files map[string]string)
 	t.Helper()
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, files)
-	r, err := tools.NewRun(context.Background(), tools.Config{
+	r := startRun(t, tools.Config{
 		WorkDir: dir,
 		Surface: surface,
 		Policy:  tools.PolicyOf(tools.Allow),
 		Search:  tools.SearchConfig{Parser: parseEngine(t)},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
 	return r, dir
 }
 

@@ -35,15 +35,11 @@ func requireEvalPython(t *testing.T) {
 func newEvalRun(t *testing.T, policy tools.Policy, defaults kernels.Config) *tools.Run {
 	t.Helper()
 	defaults.Python = evalPython
-	r, err := tools.NewRun(context.Background(), tools.Config{
+	r := startRun(t, tools.Config{
 		WorkDir: t.TempDir(),
 		Policy:  policy,
 		Eval:    tools.EvalConfig{Kernels: std.NewFactory(defaults, nil)},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
 	return r
 }
 

@@ -33,11 +33,7 @@ func newTerminalRun(t *testing.T, cfg tools.Config) (*tools.Run, *testenv.Screen
 	port := operator.NewTerminal(tty, tty)
 	cfg.Ask.Questions, cfg.Ask.TargetSpace = port, "conv-7"
 	cfg.Approver = tools.QuestionApprover(port, "conv-7", 0)
-	run, err := tools.NewRun(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { run.Close() })
+	run := startRun(t, cfg)
 	return run, scr, ptmx
 }
 

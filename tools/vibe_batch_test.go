@@ -1,7 +1,6 @@
 package tools_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -92,11 +91,7 @@ func isolatedRunWith(t *testing.T, script string, files map[string]string) (*too
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Vibe: tools.VibeConfig{On: true, Workers: ws}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { run.Close() })
+	run := startRun(t, tools.Config{WorkDir: dir, Policy: tools.PolicyOf(tools.Allow), Vibe: tools.VibeConfig{On: true, Workers: ws}})
 	return run, dir
 }
 

@@ -47,11 +47,7 @@ func vibeRun(t *testing.T, cfg workers.Config) *tools.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := tools.NewRun(context.Background(), tools.Config{WorkDir: t.TempDir(), Surface: tools.SurfacePlan, Vibe: tools.VibeConfig{On: true, Workers: ws}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { run.Close() })
+	run := startRun(t, tools.Config{WorkDir: t.TempDir(), Surface: tools.SurfacePlan, Vibe: tools.VibeConfig{On: true, Workers: ws}})
 	return run
 }
 
