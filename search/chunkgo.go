@@ -9,12 +9,13 @@ import (
 
 // Go in chunks. A file is cut before each top-level declaration (splitGo);
 // and where every match of the pattern is a compound statement that opens
-// with a keyword (an if, for, switch or select statement), only those
-// statements are parsed, each wrapped in a function of its own
+// with a keyword (an if, for, switch, select, return, go or defer
+// statement), only those statements are parsed, each wrapped in a function of its own
 // (goStmtPrefix, goStmtSuffix) on the lines and columns it has in the file.
-// Such a statement is self-delimited: its keyword starts a line, its
-// header runs to the brace that opens its block, and it ends with the
-// brace that closes it (an if's else clauses too), where a line ends.
+// Such a statement is self-delimited: its keyword starts a line; a
+// compound statement's header runs to the brace that opens its block, and
+// it ends with the brace that closes it (an if's else clauses too), where
+// a line ends; a simple one ends where Go puts a semicolon (goSimpleEnd).
 // The lexer knows comments, strings, runes and raw strings; a brace in a
 // header right after a type (range []int{1, 2} {) opens a composite
 // literal, as gofmt writes one. A top-level declaration holding a
@@ -40,7 +41,15 @@ var goStmtKeywords = map[string]string{
 	"expression_switch_statement": "switch",
 	"type_switch_statement":       "switch",
 	"select_statement":            "select",
+	"return_statement":            "return",
+	"go_statement":                "go",
+	"defer_statement":             "defer",
 }
+
+// goSimpleKeywords are the keywords of goStmtKeywords that start a simple
+// statement, which ends where Go ends it: at a newline after a token that
+// takes a semicolon there, or at a semicolon, outside brackets.
+var goSimpleKeywords = map[string]bool{"return": true, "go": true, "defer": true}
 
 // goStatementKeywords returns the keywords of the statements every match
 // of p is one of (nil: p may match something else).
@@ -140,7 +149,12 @@ func goDeclStatements(src []byte, start, end int, kws []string) (stmts [][2]int,
 		if len(bytes.Trim(src[ls:i], " \t")) > 0 {
 			return nil, false // not the first on its line: `case x: if ...`
 		}
-		e := goStatementEnd(src, i+len(kw), kw == "if")
+		var e int
+		if goSimpleKeywords[kw] {
+			e = goSimpleEnd(src, i+len(kw))
+		} else {
+			e = goStatementEnd(src, i+len(kw), kw == "if")
+		}
 		if e < 0 || e > end {
 			return nil, false
 		}
@@ -203,6 +217,67 @@ func goStatementEnd(src []byte, i int, elses bool) int {
 		return -1
 	}
 	return i
+}
+
+// goSimpleEnd returns where the simple statement whose keyword ends at
+// src[i] ends: at the newline (or the comment holding one) Go puts a
+// semicolon at, at a semicolon, or before the brace that closes the block
+// around it, all outside brackets. -1: it cannot be told.
+func goSimpleEnd(src []byte, i int) int {
+	depth := 0
+	// semi: the last token takes a semicolon before a newline (a word, a
+	// number, a literal, a closing bracket, ++ or --)
+	semi := false
+	for i < len(src) {
+		if j := goSkip(src, i); j != i {
+			if j < 0 {
+				return -1
+			}
+			if src[i] == '/' {
+				// a comment: one holding a newline ends the line
+				if depth == 0 && semi && (src[i+1] == '/' || bytes.IndexByte(src[i:j], '\n') >= 0) {
+					return i
+				}
+			} else {
+				semi = true
+			}
+			i = j
+			continue
+		}
+		switch c := src[i]; {
+		case c == '\n':
+			if depth == 0 && semi {
+				return i
+			}
+		case c == ' ' || c == '\t' || c == '\r':
+		case c == '(' || c == '[' || c == '{':
+			depth++
+			semi = false
+		case c == ')' || c == ']' || c == '}':
+			if depth == 0 {
+				return i // the block around it closes
+			}
+			depth--
+			semi = true
+		case c == ';':
+			if depth == 0 {
+				return i
+			}
+			semi = false
+		case (c == '+' || c == '-') && i+1 < len(src) && src[i+1] == c:
+			i++
+			semi = true
+		case isIdentByte(c) || c == '.' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9':
+			for i+1 < len(src) && (isIdentByte(src[i+1]) || src[i+1] == '.' && src[i] >= '0' && src[i] <= '9') {
+				i++
+			}
+			semi = true
+		default:
+			semi = false
+		}
+		i++
+	}
+	return -1
 }
 
 // goBlockStart returns the index of the brace that opens the block of the

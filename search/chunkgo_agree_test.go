@@ -10,7 +10,8 @@ import (
 // chunkedGo is Go that a lexer cutting around statements can get wrong:
 // braces in strings, runes, comments and composite literals, function
 // literals in headers, else chains, statements that do not start a line,
-// labels, and statements inside function literals.
+// labels, and statements inside function literals, simple statements that go on
+// past a line or end before a comment or a brace.
 const chunkedGo = "package p\n\n" + `import "fmt"
 
 func f(xs []int, err error) error {
@@ -64,6 +65,29 @@ outer:
 	return nil
 }
 
+func h(a, b int, err error) (int, error) {
+	defer func() {
+		if r := recover(); r != nil {
+			return
+		}
+	}()
+	go func(x int) { _ = x }(a)
+	defer mu.Unlock() // a comment
+	return a +
+		b, err /* a comment
+	that ends a line */
+	return (a +
+		b), fmt.Errorf("%d;%d", a, b)
+	return a.
+		b, nil
+	return func() int { return 1 }(), '}'
+}
+
+func k(a, b int) (int, error) {
+	if a > b { return a, nil }
+	return a, nil; return 0, nil
+}
+
 func g(err error) (int, error) {
 	if err != nil {
 		return 0, err
@@ -90,6 +114,7 @@ func TestChunkedGoAgreesWithWhole(t *testing.T) {
 		"if err != nil { return $$$ }", "for $I := range $X { $$$ }", "if $C { $$$ }", "for $$$ { $$$ }",
 		"switch $X { $$$ }", "switch $X := $Y.(type) { $$$ }", "select { $$$ }", "if $C { $$$ } else { $$$ }",
 		"for $I := 0; $I < $N; $I++ { $$$ }", "for { $$$ }", "return $X", "$X.Lock()", "fmt.Errorf($$$)",
-		"if $A := $B; $C { $$$ }", "for $K, $V := range $M { $$$ }",
+		"if $A := $B; $C { $$$ }", "for $K, $V := range $M { $$$ }", "return nil, $E", "return $A, $B", "defer $F()",
+		"defer $X.Unlock()", "go func() { $$$ }()", "go $F($$$)", "return",
 	})
 }
