@@ -37,14 +37,19 @@ var splitters = map[string]splitter{"go": splitGoCuts, "typescript": splitJS, "j
 
 // chunkCuts returns where src, a file of language lang, is cut into chunks
 // for the matches of p (nil or a single cut: parse it whole): around the
-// statements every match is one of where the language knows them (Go),
-// else by its splitter.
+// statements every match is one of where the language knows them (Go,
+// Python), else by its splitter.
 func chunkCuts(lang string, p *matcher.Pattern, src []byte) []cut {
-	if lang == "go" {
+	switch {
+	case lang == "go":
 		if kws := goStatementKeywords(p); kws != nil {
 			if cuts := goStatementCuts(src, kws); cuts != nil {
 				return cuts
 			}
+		}
+	case lang == "python" && pyStatementsOK(p):
+		if cuts := pyStatementCuts(src); cuts != nil {
+			return cuts
 		}
 	}
 	split := splitters[lang]
@@ -52,6 +57,13 @@ func chunkCuts(lang string, p *matcher.Pattern, src []byte) []cut {
 		return nil
 	}
 	return split(src, membersOK(lang, p))
+}
+
+// stmtWraps are, by language, the text before and after a run of
+// statements (Chunk.Statements) that makes it parse as they do in the file.
+var stmtWraps = map[string][2]string{
+	"go":     {goStmtPrefix, goStmtSuffix},
+	"python": {pyStmtPrefix, ""},
 }
 
 // memberWraps are, by language, the text before and after a run of class

@@ -66,3 +66,19 @@ func TestSplitPython(t *testing.T) {
 		{"unterminated", "s = 'abc\nx = 1\n", false, nil},
 	})
 }
+
+// TestPyStatementCuts: for a pattern whose matches are simple statements,
+// Python is cut into runs of statement lines at one indentation (blank
+// lines in them), leaving out headers that end in a colon and decorators;
+// a run at column 0 is a plain chunk, an indented one a statement chunk.
+func TestPyStatementCuts(t *testing.T) {
+	skip, stmt := skipAt, stmtAt
+	checkStmtCuts(t, "pyStatementCuts", pyStatementCuts, []stmtCutCase{
+		{"runs", "import os\n\ndef f(self):\n    x = 1\n\n    self.a = x\n    if x:\n        return x\n    return 0\n",
+			[]cut{{at: 0}, skip(11), stmt(24), skip(50), stmt(60), stmt(77), skip(90)}},
+		{"decorator and class", "@dec\nclass A:\n    b = 1\n", []cut{skip(0), stmt(14), skip(24)}},
+		{"a string over lines", "x = '''\n'''\n", []cut{{at: 0}, skip(12)}},
+		{"unterminated string", "s = 'abc\n", nil},
+		{"no statement", "# only a comment\n", []cut{skip(0), skip(17)}},
+	})
+}

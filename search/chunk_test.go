@@ -33,13 +33,8 @@ func TestSplitGo(t *testing.T) {
 // holds a function literal, is a chunk of its own; a file without one
 // parses nothing.
 func TestGoStatementCuts(t *testing.T) {
-	skip := func(at int) cut { return cut{at: at, skip: true} }
-	stmt := func(at int) cut { return cut{at: at, stmt: true} }
-	tests := []struct {
-		name string
-		src  string
-		want []cut
-	}{
+	skip, stmt := skipAt, stmtAt
+	checkStmtCuts(t, "goStatementCuts", func(src []byte) []cut { return goStatementCuts(src, []string{"if", "for"}) }, []stmtCutCase{
 		{"one if", "package p\n\nfunc f() {\n\tif a {\n\t\tb()\n\t}\n\tx()\n}\n", []cut{skip(0), stmt(22), skip(38)}},
 		{"else chain", "package p\n\nfunc f() {\n\tif a {\n\t} else if b {\n\t} else {\n\t}\n}\n", []cut{skip(0), stmt(22), skip(57)}},
 		{"composite literal in the header", "package p\n\nfunc f() {\n\tfor _, x := range []int{1, 2} {\n\t}\n}\n", []cut{skip(0), stmt(22), skip(57)}},
@@ -48,10 +43,26 @@ func TestGoStatementCuts(t *testing.T) {
 		{"function literal in the header", "package p\n\nfunc f() {\n\tif func() bool { return a }() {\n\t}\n}\n", []cut{skip(0), {at: 11}, skip(60)}},
 		{"none", "package p\n\nfunc f() {\n\tx()\n}\n", []cut{skip(0), skip(29)}},
 		{"unterminated string", "package p\n\nvar s = \"abc\nfunc f() {}\n", nil},
-	}
-	for _, tt := range tests {
-		if got := goStatementCuts([]byte(tt.src), []string{"if", "for"}); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s: goStatementCuts = %+v, want %+v", tt.name, got, tt.want)
+	})
+}
+
+// skipAt and stmtAt are a skip cut and a statement cut at at.
+func skipAt(at int) cut { return cut{at: at, skip: true} }
+func stmtAt(at int) cut { return cut{at: at, stmt: true} }
+
+// stmtCutCase is a source and the cuts wanted of it.
+type stmtCutCase struct {
+	name, src string
+	want      []cut
+}
+
+// checkStmtCuts fails for each case whose cuts by split (called name)
+// differ.
+func checkStmtCuts(t *testing.T, name string, split func([]byte) []cut, cases []stmtCutCase) {
+	t.Helper()
+	for _, tt := range cases {
+		if got := split([]byte(tt.src)); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %s = %+v, want %+v", tt.name, name, got, tt.want)
 		}
 	}
 }

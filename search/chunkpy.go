@@ -1,6 +1,10 @@
 package search
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/tetherhq/tether/matcher"
+)
 
 // Python in chunks. A line that starts at column 0 with a statement ends
 // every indented block before it, so a file is cut before each such line
@@ -68,7 +72,7 @@ func splitPython(src []byte, members bool) []cut {
 		}
 		// the rest of the line, and the lines it runs on to
 		var ok bool
-		if i, ok = pyLineEnd(src, j, &depth); !ok {
+		if i, ok = pyLineEnd(src, j, &depth, nil); !ok {
 			return nil
 		}
 	}
@@ -81,10 +85,22 @@ func splitPython(src []byte, members bool) []cut {
 // pyLineEnd returns where the line after the one at src[i] starts, having
 // followed its brackets (depth), strings and comments; a line that goes on
 // (open brackets, a backslash, a triple-quoted string) runs to the next
-// line's end too. It fails on an unterminated string.
-func pyLineEnd(src []byte, i int, depth *int) (int, bool) {
+// line's end too. last, unless nil, gets the line's last byte that is no
+// space and in no comment (a string's: its quote). It fails on an
+// unterminated string.
+func pyLineEnd(src []byte, i int, depth *int, last *byte) (int, bool) {
+	var lastc byte
+	defer func() {
+		if last != nil {
+			*last = lastc
+		}
+	}()
 	for i < len(src) {
-		switch c := src[i]; c {
+		c := src[i]
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '#' && c != '\\' {
+			lastc = c
+		}
+		switch c {
 		case '#':
 			k := bytes.IndexByte(src[i:], '\n')
 			if k < 0 {
@@ -93,6 +109,9 @@ func pyLineEnd(src []byte, i int, depth *int) (int, bool) {
 			i += k
 		case '\\':
 			i += 2 // an escaped newline joins the next line
+			if i < len(src) && src[i-1] == '\r' && src[i] == '\n' {
+				i++ // a Windows line end
+			}
 		case '\n':
 			i++
 			if *depth == 0 {
@@ -147,4 +166,100 @@ func pyLineEnd(src []byte, i int, depth *int) (int, bool) {
 		}
 	}
 	return i, true
+}
+
+// pySimpleKinds are the node kinds of Python's simple statements: a
+// pattern whose every match is one lies on a statement line, never in a
+// compound statement's header (but after its colon, on the same line).
+var pySimpleKinds = map[string]bool{
+	"expression_statement": true, "assignment": true, "augmented_assignment": true, "raise_statement": true,
+	"return_statement": true, "assert_statement": true, "delete_statement": true, "import_statement": true,
+	"import_from_statement": true, "global_statement": true, "nonlocal_statement": true, "pass_statement": true,
+	"break_statement": true, "continue_statement": true, "print_statement": true, "exec_statement": true,
+	"type_alias_statement": true,
+}
+
+// pyStatementsOK reports whether every match of p is a simple statement.
+func pyStatementsOK(p *matcher.Pattern) bool {
+	if p == nil {
+		return false
+	}
+	kinds, all := p.RootKinds()
+	if !all || len(kinds) == 0 {
+		return false
+	}
+	for _, k := range kinds {
+		if !pySimpleKinds[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// pyStmtPrefix wraps a run of statements indented in a block: they parse
+// as the block of an if, on the lines and columns they have in the file.
+const pyStmtPrefix = "if 1:\n"
+
+// pyStatementCuts cuts a Python file around its runs of statement lines
+// at one indentation, leaving out every line that ends in a colon (a
+// compound statement's header, whose body is on the lines below) and
+// every decorator: a run at column 0 is a plain chunk, an indented one is
+// parsed wrapped (pyStmtPrefix). Blank and comment lines join the run they
+// are in. A header with its body on its own line (if x: y = 1) is a
+// statement line; an else clause that follows such a line alone does not
+// parse, and the file is then parsed whole. nil: the file cannot be cut.
+func pyStatementCuts(src []byte) []cut {
+	cuts := []cut{{skip: true}}
+	add := func(c cut) {
+		if last := &cuts[len(cuts)-1]; c.at > last.at {
+			cuts = append(cuts, c)
+		} else {
+			*last = c
+		}
+	}
+	run, runIndent := -1, ""
+	end := func(at int) {
+		if run >= 0 {
+			add(cut{at: run, stmt: runIndent != ""})
+			add(cut{at: at, skip: true})
+			run = -1
+		}
+	}
+	depth := 0
+	for i := 0; i < len(src); {
+		j := i
+		for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+			j++
+		}
+		if j == len(src) || src[j] == '\n' || src[j] == '\r' || src[j] == '#' {
+			// a blank or comment line: in the run, if any
+			k := bytes.IndexByte(src[j:], '\n')
+			if k < 0 {
+				break
+			}
+			i = j + k + 1
+			continue
+		}
+		var last byte
+		e, ok := pyLineEnd(src, j, &depth, &last)
+		if !ok {
+			return nil
+		}
+		switch indent := string(src[i:j]); {
+		case last == ':' || src[j] == '@':
+			end(i)
+		case run < 0 || indent != runIndent:
+			end(i)
+			run, runIndent = i, indent
+		}
+		i = e
+	}
+	if depth != 0 {
+		return nil
+	}
+	end(len(src))
+	if len(cuts) == 1 {
+		cuts = append(cuts, cut{at: len(src), skip: true})
+	}
+	return cuts
 }

@@ -318,7 +318,7 @@ func (s *Searcher) doChunks(ctx context.Context, w *worker, lang *grammars.Langu
 			// not reported
 			wrap := memberWraps[lang.ID]
 			if rg.Statements {
-				wrap = [2]string{goStmtPrefix, goStmtSuffix}
+				wrap = stmtWraps[lang.ID]
 			}
 			chunk = slices.Concat([]byte(wrap[0]), chunk, []byte(wrap[1]))
 			b = base{off: start - len(wrap[0]), line: line - strings.Count(wrap[0], "\n"), host: src, lo: len(wrap[0]), hi: len(chunk) - len(wrap[1])}

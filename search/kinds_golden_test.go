@@ -224,6 +224,36 @@ try:
     import json
 except ImportError:
     json = None
+
+def statements(self, xs, d):
+    if xs: self.first = xs[0]
+    else: self.first = None
+    for x in xs: total = x; self.last = x
+    self.table = {
+        "a":
+            1,
+    }
+    self.doc = """a line that ends in a colon:
+    self.inner = 1
+"""
+    self.cont = 1 + \
+        2
+	# a comment at another indentation
+    label = lambda v: v
+    count: int = 0
+    count += 1
+    del d["x"]
+    assert xs, "no xs"
+    global CONFIG
+    match d:
+        case {"k": v}:
+            self.k = v
+        case _:
+            pass
+    with open("f") as f: self.f = f
+    while False:
+        break
+    return self.first
 `
 
 // TestChunkedPythonAgreesWithWhole: the same for Python: top-level
@@ -239,10 +269,12 @@ func TestChunkedPythonAgreesWithWhole(t *testing.T) {
 			more = append(more, strings.Fields(string(out))...)
 		}
 	}
-	chunkedAgree(t, "python", ".py", map[string]string{"chunked.py": chunkedPy}, more, []string{
+	chunkedAgree(t, "python", ".py", map[string]string{"chunked.py": chunkedPy,
+		"crlf.py": "import os\r\nfrom a import b, \\\r\n    c\r\ndef f():\r\n    return b + \\\r\n        c\r\n"}, more, []string{
 		"$X.upper()", "return $X", "await $X", "raise $E($$$)", "print($$$)", "if $C: $$$", "self.$F = $V",
 		"def $F(self): $$$", "import $M", "$D.get($$$)", "isinstance($X, $T)", "for $X in $Y: $$$",
-		"$A == $B", "len($X)", "@property", "class Meta: $$$",
+		"$A == $B", "len($X)", "@property", "class Meta: $$$", "$A += $B", "del $X", "assert $X, $M", "from $M import $N",
+		"global $X", "pass", "$X = $Y", "return", "self.$A = $B", "$X: int = $Y", "break",
 	})
 }
 
@@ -268,10 +300,12 @@ func chunkedAgree(t *testing.T, lang, ext string, tricky map[string]string, more
 	}
 	paths := append([]string{dir}, more...)
 	p := parser(t)
-	chunked := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 	whole := search.NewSearcher(p, search.Config{Cache: store.NewCache(0), WholeFiles: true})
 	total := 0
 	for _, pat := range patterns {
+		// a store of its own: a whole tree an earlier pattern left in it
+		// would serve this one instead of its chunks
+		chunked := search.NewSearcher(p, search.Config{Cache: store.NewCache(0)})
 		q := search.Query{Pattern: pat, Language: lang, Paths: paths}
 		a, err := chunked.Search(context.Background(), q)
 		if err != nil {

@@ -16,8 +16,9 @@ type Chunk struct {
 	// Member: the chunk is a run of class members, parsed wrapped in a
 	// class of its own (chunkjs.go).
 	Member bool `json:",omitempty"`
-	// Statements: the chunk is a statement, parsed wrapped in a function
-	// of its own (chunkgo.go).
+	// Statements: the chunk is a run of statements, parsed wrapped in a
+	// function (Go, chunkgo.go) or an if block (Python, chunkpy.go) of its
+	// own.
 	Statements bool `json:",omitempty"`
 }
 
@@ -155,7 +156,9 @@ func tokenChunks(src []byte, cuts []cut, tokens []string) []Chunk {
 		if c.skip || !hasTokens(src[start:end], tokens) {
 			continue
 		}
-		if n := len(cs); n > 0 && cs[n-1].End == start && cs[n-1].Member == c.member && cs[n-1].Statements == c.stmt {
+		// runs of statements are never joined: each is parsed in a block
+		// of its own indentation
+		if n := len(cs); n > 0 && cs[n-1].End == start && cs[n-1].Member == c.member && !cs[n-1].Statements && !c.stmt {
 			cs[n-1].End = end
 			continue
 		}
