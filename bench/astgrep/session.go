@@ -49,13 +49,13 @@ func runProc(env []string, name string, args ...string) (Proc, error) {
 
 // SessionRow is one pattern in the session benchmark.
 type SessionRow struct {
-	Pattern           string
-	AstGrep           Proc
-	Cold, Warm        Proc          // separate tether processes: cold, then warm disk tier
-	InRun             time.Duration // in the one-process session, in order
+	Pattern    string
+	AstGrep    Proc
+	Cold, Warm Proc          // separate tether processes: cold, then warm disk tier
+	InRun      time.Duration // in the one-process session, in order
 	// NoHead is InRun in a session whose first query comes as the warm-up
 	// starts, as a first call right after initialize does
-	NoHead time.Duration
+	NoHead            time.Duration
 	InRunHits, Parsed int
 	Floor             *FloorRow // nil: not measured
 }
