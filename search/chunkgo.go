@@ -8,9 +8,9 @@ import (
 )
 
 // Go in chunks. A file is cut before each top-level declaration (splitGo);
-// and where every match of the pattern is a compound statement that opens
-// with a keyword (an if, for, switch, select, return, go or defer
-// statement), only those statements are parsed, each wrapped in a function of its own
+// and where every match of the pattern is a statement that opens with a
+// keyword (an if, for, switch, select, return, go or defer statement),
+// only those statements are parsed, each wrapped in a function of its own
 // (goStmtPrefix, goStmtSuffix) on the lines and columns it has in the file.
 // Such a statement is self-delimited: its keyword starts a line; a
 // compound statement's header runs to the brace that opens its block, and
