@@ -101,15 +101,15 @@ func StartPiped(t testing.TB, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
 	return in, StartReading(t, cmd)
 }
 
-// StartReading starts cmd with a pipe from its stdout, failing t when it
-// cannot.
+// StartReading starts cmd (through proc, as tether starts every process)
+// with a pipe from its stdout, failing t when it cannot.
 func StartReading(t testing.TB, cmd *exec.Cmd) io.ReadCloser {
 	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	return out
