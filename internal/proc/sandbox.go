@@ -73,6 +73,9 @@ type Policy struct {
 	// gets, beyond the allowlist and Options.Env (a worker's agent's API
 	// key the operator named for workers).
 	PassEnv []string
+	// zygote, set by SandboxZygote, leaves out the Landlock domain: the
+	// process's children confine themselves (ForkChildSource).
+	zygote bool
 }
 
 // Options is how the operator set up the sandbox (tether's flags).

@@ -65,6 +65,9 @@ func init() {
 		os.Unsetenv(specEnv)
 		os.Exit(launch(spec, os.Args[2:]))
 	}
+	if len(os.Args) == 3 && os.Args[1] == treeArg {
+		os.Exit(runTreeHelper(os.Args[2]))
+	}
 }
 
 // launch applies spec to this process and execs argv (argv[0] is the
@@ -257,7 +260,7 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 	// (WaitStatus).
 	pidns := st.Namespaces
 	netns := st.Namespaces && !net
-	spec := launchSpec{Peer: p.Peer, Net: net, Landlock: st.Landlock >= 1, NS: pidns, View: pidns && st.View, NetNS: netns, Path: cmd.Path, AS: p.AddressSpace}
+	spec := launchSpec{Peer: p.Peer, Net: net, Landlock: st.Landlock >= 1 && !p.zygote, NS: pidns, View: pidns && st.View, NetNS: netns, Path: cmd.Path, AS: p.AddressSpace}
 	if pidns && p.Family != Servers {
 		fd, err := withInit(cmd)
 		if err != nil {

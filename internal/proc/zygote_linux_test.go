@@ -3,7 +3,6 @@ package proc
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -18,16 +17,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// testZygote is testdata/forked_confine.py running under the launcher.
+// testZygote is forkchild.py and testdata/forked_confine.py running under
+// the launcher as SandboxZygote starts a zygote.
 type testZygote struct {
 	cmd  *exec.Cmd
 	sock int
 	r    *bufio.Reader
 }
 
-// startTestZygote starts the zygote as a kernel starts today (namespaces, a
-// filesystem view of the system's paths, its own init) but without Landlock
-// and without any workspace in its view.
+// startTestZygote starts the zygote as a kernel's would start: namespaces,
+// a filesystem view of the system's paths, its own init, no Landlock and
+// no workspace in its view.
 func startTestZygote(t *testing.T) *testZygote {
 	t.Helper()
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
@@ -40,24 +40,13 @@ func startTestZygote(t *testing.T) *testZygote {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("/usr/bin/python3", "-c", string(src))
+	cmd := exec.Command("/usr/bin/python3", "-c", ForkChildSource+string(src))
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.Env = []string{"ZYGOTE_FD=3", "PATH=/usr/bin:/bin"}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	if err := sandbox(cmd, Policy{Peer: "python zygote", Family: Kernels, Scratch: t.TempDir()}); err != nil {
+	if err := SandboxZygote(cmd, ZygotePolicy(Policy{Peer: "python kernel", Family: Kernels}, t.TempDir())); err != nil {
 		t.Fatal(err)
-	}
-	for i, e := range cmd.Env {
-		if v, ok := strings.CutPrefix(e, specEnv+"="); ok {
-			var spec launchSpec
-			if err := json.Unmarshal([]byte(v), &spec); err != nil {
-				t.Fatal(err)
-			}
-			spec.Landlock = false
-			b, _ := json.Marshal(spec)
-			cmd.Env[i] = specEnv + "=" + string(b)
-		}
 	}
 	if err := Start(cmd); err != nil {
 		t.Fatal(err)
@@ -75,41 +64,51 @@ func startTestZygote(t *testing.T) *testZygote {
 
 // forkedReport is what a forked child saw once confined.
 type forkedReport struct {
-	Error     string   `json:"error"`
-	PID       int      `json:"pid"`
-	PPID      int      `json:"ppid"`
-	Own       string   `json:"own"`
-	WriteOwn  string   `json:"write_own"`
-	Other     string   `json:"other"`
-	Shadow    string   `json:"shadow"`
-	WriteUsr  string   `json:"write_usr"`
-	Ungranted string   `json:"ungranted"`
-	Proc      []int    `json:"proc"`
-	SignalAll string   `json:"signal_all"`
-	SignalSib string   `json:"signal_sibling"`
-	PtraceSib string   `json:"ptrace_sibling"`
-	SignalZyg string   `json:"signal_zygote"`
-	PtraceZyg string   `json:"ptrace_zygote"`
-	HostTCP   string   `json:"host_tcp"`
-	Forked    int      `json:"forked"`
-	ForkError string   `json:"fork_error"`
-	Sockets   []string `json:"sockets"`
-	Landlock  int      `json:"landlock"`
+	Error     string            `json:"error"`
+	PID       int               `json:"pid"`
+	PPID      int               `json:"ppid"`
+	Cwd       string            `json:"cwd"`
+	Caps      map[string]string `json:"caps"`
+	Own       string            `json:"own"`
+	WriteOwn  string            `json:"write_own"`
+	WriteTmp  string            `json:"write_tmp"`
+	Other     string            `json:"other"`
+	Shadow    string            `json:"shadow"`
+	WriteUsr  string            `json:"write_usr"`
+	Ungranted string            `json:"ungranted"`
+	Proc      []int             `json:"proc"`
+	SignalAll string            `json:"signal_all"`
+	SignalSib string            `json:"signal_sibling"`
+	PtraceSib string            `json:"ptrace_sibling"`
+	SignalZyg string            `json:"signal_zygote"`
+	PtraceZyg string            `json:"ptrace_zygote"`
+	HostTCP   string            `json:"host_tcp"`
+	Forked    int               `json:"forked"`
+	ForkError string            `json:"fork_error"`
+	FDs       []string          `json:"fds"`
+	Env       map[string]string `json:"env"`
+	Pts       []string          `json:"pts"`
+	Landlock  int               `json:"landlock"`
 	// hostPID is the forked child as tether sees it, from its credentials:
 	// the leader of the kernel's process group.
 	hostPID int
-	// sock is the child's socket, lines the kernel's and its init's words
-	// after the report.
-	sock  *os.File
-	lines *bufio.Reader
+	// rep is the kernel's own socket (the report, then "interrupted");
+	// ctl the child's socket to tether (the init's "status N").
+	rep, ctl *lineSock
 }
 
-// line is the child's next line, within 60 seconds.
-func (r *forkedReport) line(t *testing.T) string {
+// lineSock reads a socket's lines.
+type lineSock struct {
+	f *os.File
+	r *bufio.Reader
+}
+
+// line is the socket's next line, within 60 seconds ("" at its end).
+func (s *lineSock) line(t *testing.T) string {
 	t.Helper()
 	line := make(chan string, 1)
 	go func() {
-		l, _ := r.lines.ReadString('\n')
+		l, _ := s.r.ReadString('\n')
 		line <- l
 	}()
 	select {
@@ -121,115 +120,99 @@ func (r *forkedReport) line(t *testing.T) string {
 	}
 }
 
-// forkRequest is what one child is given: its workspace, and what it then
-// tries to reach (another session's file, a sibling's and the zygote's
-// pids, a TCP listener of tether's), and how many processes to fork.
+// forkRequest is what one child is given: its spec, and what it then
+// tries to reach (another session's file, a path of the zygote's own, a
+// sibling's and the zygote's pids, a TCP listener of tether's), and how
+// many processes to fork.
 type forkRequest struct {
-	WS      string `json:"ws"`
-	Other   string `json:"other"`
-	Sibling int    `json:"sibling"`
-	Zygote  int    `json:"zygote"`
-	Net     bool   `json:"net"`
-	Port    int    `json:"port"`
-	Forks   int    `json:"forks"`
+	Spec      ForkSpec `json:"spec"`
+	WS        string   `json:"ws"`
+	Other     string   `json:"other"`
+	Ungranted string   `json:"ungranted"`
+	Sibling   int      `json:"sibling"`
+	Zygote    int      `json:"zygote"`
+	Port      int      `json:"port"`
+	Forks     int      `json:"forks"`
 }
 
-// fork asks the zygote for a child confined to req.WS, given tree, a
-// detached tree of it (closed here). The child's first word on its own socket carries its pid
-// (SO_PASSCRED translates it into tether's PID namespace); tether puts that
-// pid in cg (when not nil) before letting it go on. The child stays alive
-// until the test ends.
-func (z *testZygote) fork(t *testing.T, req forkRequest, tree int, cg *PidsCgroup) *forkedReport {
+// fork asks the zygote for a child of req.Spec, given trees, detached
+// trees of its Trees (closed here). The child's first word on its own
+// socket carries its pid (SO_PASSCRED translates it into tether's PID
+// namespace); tether puts that pid in cg (when not nil) before letting it
+// go on. The child stays alive until the test ends.
+func (z *testZygote) fork(t *testing.T, req forkRequest, trees []int, cg *PidsCgroup) *forkedReport {
 	t.Helper()
-	defer unix.Close(tree)
-	ctl, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
+	defer func() {
+		for _, fd := range trees {
+			unix.Close(fd)
+		}
+	}()
+	pair := func(what string) (ours *lineSock, theirs int) {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := os.NewFile(uintptr(fds[0]), what)
+		t.Cleanup(func() { f.Close() })
+		return &lineSock{f, bufio.NewReader(f)}, fds[1]
+	}
+	ctl, ctlTheirs := pair("the forked child's socket")
+	rep, repTheirs := pair("the kernel's socket")
+	if err := unix.SetsockoptInt(int(ctl.f.Fd()), unix.SOL_SOCKET, unix.SO_PASSCRED, 1); err != nil {
 		t.Fatal(err)
 	}
-	ours := os.NewFile(uintptr(ctl[0]), "the forked child's socket")
-	t.Cleanup(func() { ours.Close() })
-	if err := unix.SetsockoptInt(ctl[0], unix.SOL_SOCKET, unix.SO_PASSCRED, 1); err != nil {
-		t.Fatal(err)
-	}
-	holdR, holdW, _ := os.Pipe()
-	t.Cleanup(func() { holdW.Close() })
 	msg, _ := json.Marshal(req)
-	err = unix.Sendmsg(z.sock, msg, unix.UnixRights(tree, ctl[1], int(holdR.Fd())), nil, 0)
-	unix.Close(ctl[1])
-	holdR.Close()
+	err := unix.Sendmsg(z.sock, msg, unix.UnixRights(append(slices.Clone(trees), ctlTheirs, repTheirs)...), nil, 0)
+	unix.Close(ctlTheirs)
+	unix.Close(repTheirs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := z.r.ReadString('\n'); err != nil {
 		t.Fatalf("the zygote did not answer: %v", err)
 	}
-	var r forkedReport
-	r.hostPID = helloPID(t, ctl[0])
+	r := forkedReport{rep: rep, ctl: ctl}
+	r.hostPID = helloPID(t, int(ctl.f.Fd()))
 	if cg != nil {
 		if err := cg.Add(r.hostPID); err != nil {
 			t.Fatalf("moving the forked child %d into its cgroup: %v", r.hostPID, err)
 		}
 	}
-	if _, err := ours.Write([]byte("go\n")); err != nil {
+	if _, err := ctl.f.Write([]byte("go\n")); err != nil {
 		t.Fatal(err)
 	}
-	r.sock, r.lines = ours, bufio.NewReader(ours)
-	l := r.line(t)
+	l := rep.line(t)
+	if l == "" {
+		t.Fatalf("the forked child could not confine itself: %s", ctl.line(t))
+	}
 	if err := json.Unmarshal([]byte(l), &r); err != nil {
 		t.Fatalf("the child reported %q: %v", l, err)
 	}
 	if r.Error != "" {
-		t.Fatalf("the forked child could not confine itself: %s", r.Error)
+		t.Fatalf("the forked kernel failed: %s", r.Error)
 	}
 	return &r
 }
 
-// ownTree is a detached tree of dir made by tether itself, which needs
-// CAP_SYS_ADMIN in its mount namespace; ok is false without.
-func ownTree(t *testing.T, dir string) (tree int, ok bool) {
+// trees opens detached trees of spec's Trees, by tether itself where it
+// may unless helper, else by DetachedTree's helper.
+func trees(t *testing.T, spec ForkSpec, helper bool) []int {
 	t.Helper()
-	tree, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
-	if errors.Is(err, unix.EPERM) {
-		return -1, false
+	var out []int
+	for _, d := range spec.Trees {
+		fd, err := DetachedTree(d)
+		if helper {
+			if err == nil {
+				unix.Close(fd)
+			}
+			fd, err = helperTree(d)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fd)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tree, true
-}
-
-// helperTree is a detached tree of dir made as an unprivileged tether
-// would: by testdata/tree_helper.py in namespaces of its own.
-func helperTree(t *testing.T, dir string) int {
-	t.Helper()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fds[0])
-	theirs := os.NewFile(uintptr(fds[1]), "tree socket")
-	cmd := exec.Command("/usr/bin/python3", "testdata/tree_helper.py", dir)
-	cmd.ExtraFiles = []*os.File{theirs}
-	cmd.Env = []string{"TREE_FD=3"}
-	out, err := cmd.CombinedOutput()
-	theirs.Close()
-	if err != nil {
-		t.Fatalf("testdata/tree_helper.py: %v: %s", err, out)
-	}
-	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
-	_, oobn, _, _, err := unix.Recvmsg(fds[0], buf, oob, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) != 1 {
-		t.Fatalf("the helper's tree: %v (%d messages)", err, len(msgs))
-	}
-	rights, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(rights) != 1 {
-		t.Fatalf("the helper's tree: %v (%d descriptors)", err, len(rights))
-	}
-	return rights[0]
+	return out
 }
 
 // helloPID reads the child's first word on sock and returns the pid its
@@ -306,21 +289,27 @@ func TestForkedKernelConfinement(t *testing.T) {
 		defer cg.Stop()
 	}
 	z := startTestZygote(t)
+	zScratch := filepath.Join(base, "zygote-scratch")
+	spec := func(ws string, net bool) ForkSpec {
+		sp, err := NewForkSpec(Policy{Peer: "python kernel", Family: Kernels, RW: []string{ws}, Scratch: filepath.Join(base, "scratch-"+filepath.Base(ws))}, ws, []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp.Net = net
+		return sp
+	}
 	// b first (with the network, the family's default), trying to reach
 	// the zygote's init; then a (without), trying b's kernel and the
-	// zygote, which by then are there to name.
-	// b's tree made as an unprivileged tether would; a's by tether itself
-	// where it may.
-	rb := z.fork(t, forkRequest{WS: b, Other: filepath.Join(a, "f"), Sibling: z.cmd.Process.Pid, Zygote: z.cmd.Process.Pid, Net: true, Port: port, Forks: forks}, helperTree(t, b), cg)
+	// zygote, which by then are there to name. b's trees made as an
+	// unprivileged tether would, by the helper; a's by tether itself where
+	// it may.
+	sb := spec(b, true)
+	rb := z.fork(t, forkRequest{Spec: sb, WS: b, Other: filepath.Join(a, "f"), Ungranted: zScratch, Sibling: z.cmd.Process.Pid, Zygote: z.cmd.Process.Pid, Port: port, Forks: forks}, trees(t, sb, true), cg)
 	zpid := onlyChild(t, z.cmd.Process.Pid)
 	// Each kernel as tether sees it: the forked child's init's child.
 	bKernel := onlyChild(t, onlyChild(t, rb.hostPID))
-	aTree, ok := ownTree(t, a)
-	if !ok {
-		t.Log("tether may not open_tree here: a's tree comes from the helper too")
-		aTree = helperTree(t, a)
-	}
-	ra := z.fork(t, forkRequest{WS: a, Other: filepath.Join(b, "f"), Sibling: bKernel, Zygote: zpid, Port: port, Forks: forks}, aTree, nil)
+	sa := spec(a, false)
+	ra := z.fork(t, forkRequest{Spec: sa, WS: a, Other: filepath.Join(b, "f"), Ungranted: zScratch, Sibling: bKernel, Zygote: zpid, Port: port, Forks: forks}, trees(t, sa, false), nil)
 	aKernel := onlyChild(t, onlyChild(t, ra.hostPID))
 	if ra.HostTCP == "ok" {
 		t.Error("a, without the network, reached tether's TCP listener")
@@ -342,8 +331,9 @@ func TestForkedKernelConfinement(t *testing.T) {
 	for _, c := range []struct {
 		name, own string
 		r         *forkedReport
-	}{{"a", "secret-a", ra}, {"b", "secret-b", rb}} {
-		t.Run(c.name, func(t *testing.T) { checkConfined(t, c.r, c.own) })
+		spec      ForkSpec
+	}{{"a", "secret-a", ra, sa}, {"b", "secret-b", rb, sb}} {
+		t.Run(c.name, func(t *testing.T) { checkConfined(t, c.r, c.own, c.spec) })
 	}
 	// tether interrupts a kernel through its group, by the pid its
 	// credentials gave; the kernel's own SIGKILL ends it, and its init
@@ -351,13 +341,13 @@ func TestForkedKernelConfinement(t *testing.T) {
 	if err := syscall.Kill(-ra.hostPID, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	if l := ra.line(t); l != "interrupted" {
+	if l := ra.rep.line(t); l != "interrupted" {
 		t.Errorf("after SIGINT to its group, a said %q; want interrupted", l)
 	}
-	if _, err := ra.sock.Write([]byte("die\n")); err != nil {
+	if _, err := ra.rep.f.Write([]byte("die\n")); err != nil {
 		t.Fatal(err)
 	}
-	if l := ra.line(t); l != "status "+strconv.Itoa(int(syscall.SIGKILL)) {
+	if l := ra.ctl.line(t); l != "status "+strconv.Itoa(int(syscall.SIGKILL)) {
 		t.Errorf("a's init reported %q after the kernel killed itself; want the wait status of SIGKILL", l)
 	}
 	// The zygote itself stays out of every workspace.
@@ -368,19 +358,22 @@ func TestForkedKernelConfinement(t *testing.T) {
 
 // checkConfined checks what a forked kernel saw: its own workspace (whose
 // file holds own) and nothing else.
-func checkConfined(t *testing.T, r *forkedReport, own string) {
+func checkConfined(t *testing.T, r *forkedReport, own string, spec ForkSpec) {
 	t.Helper()
-	if r.Own != own || r.WriteOwn != "ok" {
-		t.Errorf("own workspace: read %q, write %q; want %q and ok", r.Own, r.WriteOwn, own)
+	if r.Own != own || r.WriteOwn != "ok" || r.WriteTmp != "ok" {
+		t.Errorf("own workspace: read %q, write %q; scratch: write %q; want %q, ok and ok", r.Own, r.WriteOwn, r.WriteTmp, own)
+	}
+	if r.Cwd != spec.Cwd {
+		t.Errorf("working directory %q, want %q", r.Cwd, spec.Cwd)
 	}
 	if r.Other != "No such file or directory" {
 		t.Errorf("the other session's workspace: %q, want it not there at all", r.Other)
 	}
+	if r.Ungranted != "No such file or directory" {
+		t.Errorf("the zygote's scratch: %q, want it not there at all", r.Ungranted)
+	}
 	if !slices.Contains([]string{"No such file or directory", "Permission denied"}, r.Shadow) {
 		t.Errorf("/etc/shadow: %q", r.Shadow)
-	}
-	if r.Ungranted != "Permission denied" {
-		t.Errorf("a path of the zygote's view that Landlock does not grant: %q, want Permission denied", r.Ungranted)
 	}
 	if r.WriteUsr == "ok" {
 		t.Error("wrote into /usr")
@@ -393,8 +386,30 @@ func checkConfined(t *testing.T, r *forkedReport, own string) {
 			t.Errorf("%s: allowed", what)
 		}
 	}
-	if len(r.Sockets) != 0 {
-		t.Errorf("holds sockets %v: the zygote's must be closed", r.Sockets)
+	for _, c := range []string{"CapInh", "CapPrm", "CapEff", "CapAmb"} {
+		if r.Caps[c] != "0000000000000000" {
+			t.Errorf("%s %s: want no capability left", c, r.Caps[c])
+		}
+	}
+	// Its kernel's socket and the descriptors listdir opened, nothing else
+	// (no socket to the zygote, no tree, no other child's pipe).
+	sockets := 0
+	for _, f := range r.FDs {
+		if strings.HasPrefix(f, "socket:") {
+			sockets++
+		}
+	}
+	if sockets != 1 || len(r.FDs) > 4 {
+		t.Errorf("holds %v: want stdin, stdout, stderr and its own socket", r.FDs)
+	}
+	want := map[string]string{"PATH": "/usr/bin:/bin", "TMPDIR": spec.Trees[len(spec.Trees)-1]}
+	for k, v := range want {
+		if r.Env[k] != v {
+			t.Errorf("environment %s=%q, want %q", k, r.Env[k], v)
+		}
+	}
+	if len(r.Pts) != 1 || r.Pts[0] != "ptmx" {
+		t.Errorf("/dev/pts holds %v: want a devpts of its own with no terminal", r.Pts)
 	}
 	if r.Landlock < 1 {
 		t.Errorf("Landlock ABI %d in the child", r.Landlock)
