@@ -280,6 +280,14 @@ type Config struct {
 	// the first result's Limits say which. 0 means
 	// python.DefaultProcessLimit, negative no cap.
 	ProcessLimit int
+	// NoZygote starts every Python kernel as an interpreter of its own.
+	// Otherwise, where the sandbox confines kernels with namespaces, a view
+	// and Landlock and no enclosure is asked, a kernel is forked from a
+	// shared interpreter that compiled the driver once (a zygote), and
+	// confines itself as the sandbox's launcher would before any cell:
+	// about half the memory and start of its own interpreter
+	// (kernels/RATIONALE.md).
+	NoZygote bool
 	// Clock gives the time of the idle budget (and JavaScript's Date). Nil
 	// means the wall clock; a test gives one it moves by hand, so machine
 	// load never decides whether a cell went idle.

@@ -28,6 +28,10 @@ import (
 // -sessions 100 or 200 for the larger hosts (go test ... -args -sessions 200).
 var sessionsFlag = flag.Int("sessions", 50, "concurrent sessions on the host (at least 2)")
 
+// zygoteFlag is the host's --eval-python-zygote: -zygote=false starts an
+// interpreter per Python kernel, to compare.
+var zygoteFlag = flag.Bool("zygote", true, "fork Python kernels from a shared interpreter (the host's --eval-python-zygote)")
+
 // children returns pid's descendants (every kernel process and the small
 // sandbox init each runs under), from /proc's parent links.
 func children(pid int) []int {
@@ -224,7 +228,7 @@ func openSession(tb testing.TB, url, ws string) *mcp.ClientSession {
 }
 
 func runHost(b *testing.B, bin, root string, sessions int) {
-	url, pid, stop := startHost(b, bin, root, sessions, "--lsp=false", "--no-cache")
+	url, pid, stop := startHost(b, bin, root, sessions, "--lsp=false", "--no-cache", "--eval-python-zygote="+strconv.FormatBool(*zygoteFlag))
 	defer stop()
 	open := func(i int) *mcp.ClientSession { return openSession(b, url, fmt.Sprintf("w%03d", i)) }
 	work := []struct {

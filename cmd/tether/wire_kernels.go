@@ -76,6 +76,7 @@ func init() {
 		jsMemory   = sizeFlag{n: js.DefaultMemoryLimit, noOff: true}
 		pyMemory   = sizeFlag{n: python.DefaultAddressSpaceLimit}
 		pyProcs    = countFlag{n: python.DefaultProcessLimit}
+		pyZygote   bool
 	)
 	addWiring(familyWiring{
 		name: "eval",
@@ -87,6 +88,7 @@ func init() {
 			fs.DurationVar(&maxTimeout, "eval-max-timeout", tools.DefaultEvalMaxTimeout, "longest timeout an eval call may ask for; a larger one is clamped to it and the result says so")
 			fs.Var(&jsMemory, "eval-js-memory", "heap cap of a JavaScript eval cell: the `size` (512MiB, 2GiB) the heap may grow by while it runs before the cell is stopped")
 			fs.Var(&pyMemory, "eval-python-memory", "address-space cap (RLIMIT_AS) of the Python eval kernel and what it starts, a `size` (8GiB, 16GiB) or off: an allocation past it is a MemoryError")
+			fs.BoolVar(&pyZygote, "eval-python-zygote", true, "fork Python eval kernels from one shared interpreter that loaded the driver once (about half the memory and start of an interpreter each), each child confined as the sandbox's launcher would confine it; false: an interpreter per kernel. Only where the sandbox has namespaces, a filesystem view and Landlock, and without --enclosure")
 			fs.Var(&pyProcs, "eval-python-procs", "process cap of the Python eval kernel: the `count` of processes and threads it and what it starts may have at once, or off; a fork past it fails in the cell (EAGAIN). A pids cgroup of its own when tether can make one, else RLIMIT_NPROC above the user's count; the first result says which")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
@@ -100,7 +102,7 @@ func init() {
 				if err != nil {
 					return nil, err
 				}
-				cfg.Eval.Kernels = std.NewFactory(kernels.Config{Python: pythonPath, IdleTimeout: idle, MemoryLimit: jsMemory.n, AddressSpaceLimit: pyMemory.n, ProcessLimit: pyProcs.n}, jsChild)
+				cfg.Eval.Kernels = std.NewFactory(kernels.Config{Python: pythonPath, IdleTimeout: idle, MemoryLimit: jsMemory.n, AddressSpaceLimit: pyMemory.n, ProcessLimit: pyProcs.n, NoZygote: !pyZygote}, jsChild)
 				cfg.Eval.MaxTimeout = maxTimeout
 				if prefix := strings.Fields(enclosure); len(prefix) > 0 {
 					cfg.Eval.Enclosure = func(string) []string { return prefix }

@@ -36,11 +36,6 @@ type ForkSpec struct {
 	AS    uint64   `json:"as"`
 }
 
-// ErrNoFork says a process of this policy cannot be forked from a zygote
-// as confined as the launcher would start it; the caller starts it as
-// usual.
-var ErrNoFork = errors.New("proc: this process cannot be forked confined from a zygote here")
-
 // NewForkSpec is the spec of a process of policy p forked from a zygote
 // started with ZygotePolicy(p), working in cwd with env (tether's view of
 // its environment, filtered as Sandbox filters a command's). trees are the

@@ -12,8 +12,8 @@ a PID namespace of its own, under an init (process 1) that reaps what is
 reparented to it and, when the kernel ends, writes "status N" (its wait
 status) on ctl. Before anything else the forked process says "hello" on ctl
 (its credentials carry its pid as tether sees it) and waits for "go": tether
-puts it in its pids cgroup in between. ctl is closed in the kernel. Any
-failure raises; the caller reports it on ctl and exits.
+puts it in its pids cgroup in between. ctl is closed in the kernel once it
+is confined. Any failure raises; the caller reports it on ctl and exits.
 """
 
 import ctypes as _tfc_ctypes
@@ -267,7 +267,6 @@ def tether_fork_child(spec, trees, ctl, keep=()):
         for fd in own:  # the trees are in the view, closed
             _tfc_os.close(fd)
         _tfc_init(ctl, pid)
-    _tfc_os.close(ctl)
     _tfc_signal.signal(_tfc_signal.SIGINT, _tfc_signal.SIG_DFL)
     abi = _tfc_landlock(spec["ro"], spec["rw"] + extra, spec["net"])
     _tfc_drop_caps()
@@ -284,4 +283,5 @@ def tether_fork_child(spec, trees, ctl, keep=()):
         for kv in spec["env"]:
             k, _, v = kv.partition("=")
             _tfc_os.environ[k] = v
+    _tfc_os.close(ctl)  # the init's now: a failure above was still told on it
     return abi

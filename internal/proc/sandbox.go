@@ -3,6 +3,7 @@ package proc
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -77,6 +78,11 @@ type Policy struct {
 	// process's children confine themselves (ForkChildSource).
 	zygote bool
 }
+
+// ErrNoFork says a process of this policy cannot be forked from a zygote
+// as confined as the launcher would start it; the caller starts it as
+// usual.
+var ErrNoFork = errors.New("proc: this process cannot be forked confined from a zygote here")
 
 // Options is how the operator set up the sandbox (tether's flags).
 type Options struct {

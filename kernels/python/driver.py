@@ -1947,4 +1947,59 @@ def main():
     os._exit(0)
 
 
-main()
+def _zygote():
+    """A zygote (python -c boot --tether-zygote): the driver compiled and its
+    modules imported once, it forks a kernel per request on the socket at fd
+    3 (a JSON request: the child's ForkSpec as "spec" and its command-line
+    arguments as "args"; descriptors: the spec's trees, the child's socket
+    to tether, then the kernel's frame input, frame output and stderr) and
+    answers each with the child's pid. It runs no cell and starts no thread
+    (a process must have one thread to enter a user namespace, and a fork
+    copies only the calling one). It exits when tether closes the socket."""
+    import socket
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children reaped by the kernel
+    z = socket.socket(fileno=3)
+    del sys.argv[1:]
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(z, 1 << 20, 64)
+        except InterruptedError:
+            continue
+        if not msg:
+            os._exit(0)
+        pid = os.fork() if len(fds) >= 4 else -1
+        if pid == 0:
+            z.close()
+            _forked(json.loads(msg), fds)
+        for fd in fds:
+            os.close(fd)
+        z.sendall(b"%d\n" % pid)
+
+
+def _forked(req, fds):
+    """A child of the zygote: confined (tether_fork_child), the frame channel
+    and stderr on fds 0, 1 and 2 as a started kernel has them, then the
+    driver's main. A failure to confine is told on the child's socket and
+    ends it before anything else runs."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    trees, ctl, io_fds = fds[:-4], fds[-4], fds[-3:]
+    try:
+        tether_fork_child(req["spec"], trees, ctl, keep=io_fds)
+    except BaseException as e:
+        try:
+            os.write(ctl, ("error %s: %s\n" % (type(e).__name__, e)).encode("utf-8", "backslashreplace"))
+        finally:
+            os._exit(1)
+    for target, fd in enumerate(io_fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    sys.argv[1:] = req.get("args") or []
+    main()
+
+
+if "--tether-zygote" in sys.argv:
+    _zygote()
+else:
+    main()

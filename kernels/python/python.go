@@ -114,7 +114,7 @@ func (k *Kernel) Info() (executable, version string, pid int) {
 	if k.proc == nil {
 		return "", "", 0
 	}
-	return k.proc.executable, k.proc.version, proc.PeerPID(k.proc.cmd)
+	return k.proc.executable, k.proc.version, k.proc.peer()
 }
 
 // Execute runs one cell. See kernels.Kernel.
@@ -151,6 +151,9 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			k.proc = p
 			if p.capError != "" {
 				res.Notices = append(res.Notices, "the python kernel runs without its address-space cap: "+p.capError)
+			}
+			if p.startNote != "" {
+				res.Notices = append(res.Notices, p.startNote)
 			}
 			res.StartedFresh("python kernel", k.lastLoss, "variables and imports from earlier cells")
 			res.Limits = p.limitsWords()
@@ -190,16 +193,28 @@ func (l *lockedBuffer) String() string {
 	return l.b.Stream().Text
 }
 
-// process is one running interpreter.
+// process is one running interpreter: started as a command of its own, or
+// forked from a zygote (zygote_linux.go).
 type process struct {
-	cmd        *exec.Cmd
+	// group is the pid tether signals the kernel's process group by: the
+	// command's, or the forked child's that leads its group.
+	group int
+	// peer is the interpreter's pid as tether sees it (Info).
+	peer func() int
+	// reap waits for the process once its frame channel ended and returns
+	// its wait status (ok false when it could not be learned, why in
+	// words).
+	reap       func() (ws syscall.WaitStatus, ok bool, why string)
 	stdin      io.WriteCloser
 	wmu        sync.Mutex
 	frames     chan *frame   // closed when the frame channel ends
 	readErr    error         // why it ended, set before frames is closed
 	exited     chan struct{} // closed once the process is reaped
 	booted     chan struct{} // closed once sendDriver is done
-	exitState  *os.ProcessState
+	reaped     bool          // set before exited is closed
+	status     syscall.WaitStatus
+	statusOK   bool
+	statusWhy  string
 	stderr     *lockedBuffer // the interpreter's own stderr (crash reports), tail kept
 	executable string
 	version    string
@@ -217,6 +232,9 @@ type process struct {
 	// removed when it exits; sandboxNote says what confines it.
 	scratch     string
 	sandboxNote string
+	// startNote says why a kernel that could have been forked from the
+	// zygote was not (its first result tells it).
+	startNote string
 }
 
 // addressSpaceLimit is the RLIMIT_AS to start interpreters with, or 0.
@@ -233,13 +251,12 @@ const raiseCap = "free what earlier cells hold (del big objects), work on the da
 
 func (k *Kernel) start(ctx context.Context) (*process, error) {
 	interp := Interpreter(k.cfg.Dir, k.cfg.Python)
-	argv := []string{interp, "-c", driverBoot}
+	var args []string // the driver's, after python -c driverBoot
 	if limit := k.addressSpaceLimit(); limit > 0 {
 		// On the command line, not in the environment: it reaches the
 		// interpreter through an enclosure's command prefix too.
-		argv = append(argv, "--tether-rlimit-as="+strconv.FormatInt(limit, 10))
+		args = append(args, "--tether-rlimit-as="+strconv.FormatInt(limit, 10))
 	}
-	where := ""
 	var prefix []string
 	if k.cfg.Enclosure != nil {
 		// Inside the conversation's enclosure when there is one
@@ -247,42 +264,57 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 		prefix = k.cfg.Enclosure()
 	}
 	procs, procArgs := k.planProcCap(len(prefix) > 0)
-	argv = append(argv, procArgs...)
+	args = append(args, procArgs...)
+	env := append(os.Environ(), "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1", "PYTHONIOENCODING=utf-8")
+	venv, inVenv := projectVenv(k.cfg.Dir, interp)
+	if inVenv {
+		// As if the venv were activated: !python, !pip and subprocesses
+		// find the kernel's own interpreter first.
+		env = append(env, "VIRTUAL_ENV="+venv, "PATH="+filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
+	env = append(env, k.cfg.Env...)
+	scratch, serr := os.MkdirTemp("", "tether-python-")
+	if serr != nil {
+		procs.stop()
+		return nil, fmt.Errorf("kernels: python: a scratch directory for the kernel: %w", serr)
+	}
+	launcher := interp
+	if len(prefix) > 0 {
+		launcher = prefix[0]
+	}
+	base := env
+	pol, env := policy(launcher, interp, k.cfg.Dir, scratch, procs.dir(), env)
+	startNote := ""
+	// Forked from a zygote unless it would run the workspace's own
+	// interpreter and site-packages (a zygote has no Landlock domain, and
+	// what it runs reaches every kernel forked from it) or an enclosure's.
+	if len(prefix) == 0 && !inVenv && !k.cfg.NoZygote {
+		p := newProcess(procs, scratch)
+		err := p.fork(interp, pol, k.cfg.Dir, base, env, args)
+		if err == nil {
+			return k.awaitReady(ctx, p, interp, "")
+		}
+		if !errors.Is(err, proc.ErrNoFork) {
+			startNote = "this kernel is an interpreter of its own, not forked from the shared one: " + err.Error()
+		}
+	}
+	argv := append([]string{interp, "-c", driverBoot}, args...)
+	where := ""
 	if len(prefix) > 0 {
 		argv = append(append([]string(nil), prefix...), argv...)
 		where = fmt.Sprintf(" in the conversation's enclosure (through %q)", strings.Join(prefix, " "))
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = k.cfg.Dir
-	env := append(os.Environ(), "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1", "PYTHONIOENCODING=utf-8")
-	if venv, ok := projectVenv(k.cfg.Dir, interp); ok {
-		// As if the venv were activated: !python, !pip and subprocesses
-		// find the kernel's own interpreter first.
-		env = append(env, "VIRTUAL_ENV="+venv, "PATH="+filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-	}
-	env = append(env, k.cfg.Env...)
 	cmd.Env = env
 	ownGroup(cmd)
-	scratch, serr := os.MkdirTemp("", "tether-python-")
-	if serr != nil {
-		procs.stop()
-		return nil, fmt.Errorf("kernels: python: a scratch directory for the kernel: %w", serr)
-	}
-	if err := sandbox(cmd, argv[0], interp, k.cfg.Dir, scratch, procs.dir()); err != nil {
+	if err := proc.Sandbox(cmd, pol); err != nil {
 		os.RemoveAll(scratch)
 		procs.stop()
 		return nil, fmt.Errorf("kernels: python: %w", err)
 	}
-	p := &process{
-		cmd:         cmd,
-		frames:      make(chan *frame, 64),
-		exited:      make(chan struct{}),
-		booted:      make(chan struct{}),
-		stderr:      &lockedBuffer{b: kernels.NewStreamBuffer(8 << 10)},
-		procs:       procs,
-		scratch:     scratch,
-		sandboxNote: proc.SandboxStatus().Note(proc.Kernels),
-	}
+	p := newProcess(procs, scratch)
+	p.startNote = startNote
 	cmd.Stderr = p.stderr
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
@@ -299,12 +331,37 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 		procs.stop()
 		return nil, fmt.Errorf("kernels: python: cannot start %s%s: %w; install python3 or configure the interpreter (a .venv in the workspace is used first)", interp, where, err)
 	}
+	p.group = cmd.Process.Pid
+	p.peer = func() int { return proc.PeerPID(cmd) }
+	p.reap = func() (syscall.WaitStatus, bool, string) {
+		_ = cmd.Wait()
+		ws, ok := proc.WaitStatus(cmd)
+		return ws, ok, "its exit status was not reported"
+	}
 	// Into its cgroup before the first cell (the driver starts nothing
 	// before one).
 	procs.started(cmd.Process.Pid)
 	go p.sendDriver()
 	go p.readLoop(stdout)
+	return k.awaitReady(ctx, p, interp, where)
+}
 
+// newProcess is a process not yet started, capped by procs, with its
+// scratch directory.
+func newProcess(procs *procCap, scratch string) *process {
+	return &process{
+		frames:      make(chan *frame, 64),
+		exited:      make(chan struct{}),
+		booted:      make(chan struct{}),
+		stderr:      &lockedBuffer{b: kernels.NewStreamBuffer(8 << 10)},
+		procs:       procs,
+		scratch:     scratch,
+		sandboxNote: proc.SandboxStatus().Note(proc.Kernels),
+	}
+}
+
+// awaitReady waits for a started interpreter's ready frame.
+func (k *Kernel) awaitReady(ctx context.Context, p *process, interp, where string) (*process, error) {
 	timer := time.NewTimer(startTimeout)
 	defer timer.Stop()
 	for {
@@ -312,7 +369,7 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 		case f, ok := <-p.frames:
 			if !ok {
 				<-p.exited
-				return nil, fmt.Errorf("kernels: python: %s exited before it was ready (%s): %s", interp, p.exitReason(), strings.TrimSpace(p.stderr.String()))
+				return nil, fmt.Errorf("kernels: python: %s%s exited before it was ready (%s): %s", interp, where, p.exitReason(), strings.TrimSpace(p.stderr.String()))
 			}
 			if f.Op == "ready" {
 				p.executable, p.version, p.addressSpace, p.capError = f.Executable, f.Python, f.RlimitAS, f.CapError
@@ -321,7 +378,7 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 			}
 		case <-timer.C:
 			p.stop()
-			return nil, fmt.Errorf("kernels: python: %s did not become ready within %s: %s", interp, startTimeout, strings.TrimSpace(p.stderr.String()))
+			return nil, fmt.Errorf("kernels: python: %s%s did not become ready within %s: %s", interp, where, startTimeout, strings.TrimSpace(p.stderr.String()))
 		case <-ctx.Done():
 			p.stop()
 			return nil, fmt.Errorf("kernels: python: start canceled: %w", ctx.Err())
@@ -343,8 +400,8 @@ func (p *process) readLoop(r io.Reader) {
 	close(p.frames)
 	// Drain the pipe so the interpreter never blocks on a full pipe, then reap.
 	_, _ = io.Copy(io.Discard, r)
-	_ = p.cmd.Wait()
-	p.exitState = p.cmd.ProcessState
+	p.status, p.statusOK, p.statusWhy = p.reap()
+	p.reaped = true
 	if p.scratch != "" {
 		_ = os.RemoveAll(p.scratch)
 	}
@@ -384,9 +441,8 @@ func (p *process) stop() {
 		case <-p.exited:
 		case <-time.After(2 * time.Second):
 		}
-		pid := p.cmd.Process.Pid
-		_ = killGroup(pid) // children of !cmd and the interpreter itself if still there
-		p.procs.stop()     // and those that left its process group
+		_ = killGroup(p.group) // children of !cmd and the interpreter itself if still there
+		p.procs.stop()         // and those that left its process group
 		select {
 		case <-p.exited:
 		case <-time.After(10 * time.Second):
@@ -396,7 +452,7 @@ func (p *process) stop() {
 
 // kill ends the interpreter at once.
 func (p *process) kill() {
-	_ = killGroup(p.cmd.Process.Pid)
+	_ = killGroup(p.group)
 	p.stop()
 }
 
@@ -406,6 +462,9 @@ func (p *process) exitReason() string {
 	if !ok {
 		if p.readErr != nil {
 			return p.readErr.Error()
+		}
+		if p.reaped {
+			return "ended; " + p.statusWhy
 		}
 		return "still running"
 	}
@@ -422,10 +481,10 @@ func (p *process) exitReason() string {
 // exitStatus is how the interpreter ended (under the sandbox's init, its
 // own status, not the init's); ok is false while it runs.
 func (p *process) exitStatus() (syscall.WaitStatus, bool) {
-	if p.exitState == nil {
+	if !p.reaped || !p.statusOK {
 		return 0, false
 	}
-	return proc.WaitStatus(p.cmd)
+	return p.status, true
 }
 
 // diedOfMemory reports an end that an allocation failing under the
@@ -485,7 +544,7 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 			return
 		}
 		interrupted = why
-		_ = interruptGroup(p.cmd.Process.Pid)
+		_ = interruptGroup(p.group)
 		grace = time.After(cfg.InterruptGrace)
 		t := time.NewTicker(time.Second)
 		resend, stopResend = t.C, t.Stop
@@ -560,7 +619,7 @@ func (k *Kernel) run(ctx context.Context, p *process, id int64, res *kernels.Res
 			ctxDone = nil
 			interrupt(kernels.StopReason(ctx))
 		case <-resend:
-			_ = interruptGroup(p.cmd.Process.Pid)
+			_ = interruptGroup(p.group)
 		case <-grace:
 			k.killedAfterGrace(p, interrupted, res)
 			return finish()

@@ -59,6 +59,10 @@ func kernelPid(t *testing.T, k kernels.Kernel) int {
 func newKernel(t *testing.T, cfg kernels.Config) kernels.Kernel {
 	t.Helper()
 	cfg.Python = requirePython(t)
+	if os.Getenv("TETHER_PYTHON_NO_ZYGOTE") != "" {
+		// CI runs these tests a second time on interpreters of their own.
+		cfg.NoZygote = true
+	}
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()
 	}
