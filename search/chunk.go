@@ -37,8 +37,8 @@ var splitters = map[string]splitter{"go": splitGoCuts, "typescript": splitJS, "j
 
 // chunkCuts returns where src, a file of language lang, is cut into chunks
 // for the matches of p (nil or a single cut: parse it whole): around the
-// statements every match is one of where the language knows them (Go,
-// Python), else by its splitter.
+// statements every match is one of, or lies in, where the language knows
+// them (Go, Python, TypeScript, JavaScript), else by its splitter.
 func chunkCuts(lang string, p *matcher.Pattern, src []byte) []cut {
 	switch {
 	case lang == "go":
@@ -46,6 +46,10 @@ func chunkCuts(lang string, p *matcher.Pattern, src []byte) []cut {
 			if cuts := goStatementCuts(src, kws); cuts != nil {
 				return cuts
 			}
+		}
+	case (lang == "typescript" || lang == "javascript" && !mayHoldJSX(src)) && jsStatementsOK(p):
+		if cuts := jsStatementCuts(src, p.Tokens()); cuts != nil {
+			return cuts
 		}
 	case lang == "python" && pyStatementsOK(p):
 		if cuts := pyStatementCuts(src); cuts != nil {
@@ -62,8 +66,10 @@ func chunkCuts(lang string, p *matcher.Pattern, src []byte) []cut {
 // stmtWraps are, by language, the text before and after a run of
 // statements (Chunk.Statements) that makes it parse as they do in the file.
 var stmtWraps = map[string][2]string{
-	"go":     {goStmtPrefix, goStmtSuffix},
-	"python": {pyStmtPrefix, ""},
+	"go":         {goStmtPrefix, goStmtSuffix},
+	"python":     {pyStmtPrefix, ""},
+	"typescript": {jsStmtPrefix, jsStmtSuffix},
+	"javascript": {jsStmtPrefix, jsStmtSuffix},
 }
 
 // memberWraps are, by language, the text before and after a run of class
@@ -96,6 +102,47 @@ func membersOK(lang string, p *matcher.Pattern) bool {
 	}
 	for _, k := range kinds {
 		if slices.Contains(cs, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// stmtCuts are the cuts of a file cut around statements, the first a skip
+// cut at 0.
+type stmtCuts []cut
+
+// add appends c, or puts it in place of the last cut when that is at the
+// same offset (a chunk that ends where the next starts).
+func (cs *stmtCuts) add(c cut) {
+	if last := &(*cs)[len(*cs)-1]; c.at > last.at {
+		*cs = append(*cs, c)
+	} else {
+		*last = c
+	}
+}
+
+// done returns the cuts of a file of n bytes: when no statement was cut,
+// nothing is to be parsed, and a skip cut at the end sets them apart from
+// the whole file's single cut.
+func (cs stmtCuts) done(n int) []cut {
+	if len(cs) == 1 {
+		cs = append(cs, cut{at: n, skip: true})
+	}
+	return cs
+}
+
+// rootKindsIn reports whether p has readings whose roots are all of kinds.
+func rootKindsIn(p *matcher.Pattern, kinds map[string]bool) bool {
+	if p == nil {
+		return false
+	}
+	ks, all := p.RootKinds()
+	if !all || len(ks) == 0 {
+		return false
+	}
+	for _, k := range ks {
+		if !kinds[k] {
 			return false
 		}
 	}

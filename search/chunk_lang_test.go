@@ -2,6 +2,7 @@ package search
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -81,4 +82,49 @@ func TestPyStatementCuts(t *testing.T) {
 		{"unterminated string", "s = 'abc\n", nil},
 		{"no statement", "# only a comment\n", []cut{skip(0), skip(17)}},
 	})
+}
+
+// TestJSStatementCuts: for a pattern that lies in one statement,
+// TypeScript is cut around the statements that hold its tokens outside
+// their bodies, going into function, arrow function, method and block
+// bodies (a statement chunk each) and a class's members (a member chunk
+// each); a header's statement on the next line stays with it; a body on
+// one line, or one whose statement opens with a label (an object type
+// read as a body), is not gone into; what the lexer cannot read is nil.
+func TestJSStatementCuts(t *testing.T) {
+	skip, stmt := skipAt, stmtAt
+	at := strings.Index
+	await := []string{"await"}
+	suite := "describe(\"a\", () => {\n    it(\"b\", async () => {\n        const x = 1\n        await f(x)\n    })\n})\n"
+	header := "function f() {\n    if (a)\n        await b()\n    c()\n}\n"
+	outer := "const p = new Promise((r) => {\n    r(1)\n});\nf()\n"
+	oneLine := "function f() { await a }\n"
+	typed := "type F = () => {\n    await: number\n}\nfunction g() {\n    await x\n}\n"
+	members := "class A<T extends {\n    a: 1\n}> {\n    x = 1\n    async m() {\n        await a\n    }\n}\n"
+	field := "class A {\n    p = new Promise(f);\n    m() {}\n}\n"
+	decorated := "class A {\n    @Dec()\n    p = new Promise(f)\n}\n"
+	forAwait := "async function f() {\n    for await (const x of xs)\n        await x\n}\n"
+	cases := []struct {
+		name, src string
+		tokens    []string
+		want      []cut
+	}{
+		{"nested bodies", suite, await, []cut{skip(0), stmt(at(suite, "        await")), skip(at(suite, "    })"))}},
+		{"a header's statement on the next line", header, await, []cut{skip(0), stmt(at(header, "    if")), skip(at(header, "    c()"))}},
+		{"tokens outside the bodies", outer, []string{"Promise", "new"}, []cut{{at: 0}, skip(at(outer, "f()"))}},
+		{"a body on one line", oneLine, await, []cut{{at: 0}, skip(len(oneLine))}},
+		{"an object type read as a body", typed, await, []cut{{at: 0}, skip(at(typed, "function")), stmt(at(typed, "    await x")), skip(at(typed, "    await x") + len("    await x\n"))}},
+		{"members", members, await, []cut{skip(0), stmt(at(members, "        await")), skip(at(members, "    }\n}"))}},
+		{"a member", field, []string{"Promise", "new"}, []cut{skip(0), {at: at(field, "    p"), member: true}, skip(at(field, "    m()"))}},
+		{"a decorator stays with its member", decorated, []string{"Promise", "new"}, []cut{skip(0), {at: at(decorated, "    @"), member: true}, skip(at(decorated, "}\n"))}},
+		{"for await's header", forAwait, await, []cut{skip(0), stmt(at(forAwait, "    for")), skip(at(forAwait, "}\n"))}},
+		{"none", oneLine, []string{"zzz"}, []cut{skip(0), skip(len(oneLine))}},
+		{"unterminated string", "const s = 'abc\nf()\n", await, nil},
+		{"unbalanced", "function f() {\n", await, nil},
+	}
+	for _, tt := range cases {
+		if got := jsStatementCuts([]byte(tt.src), tt.tokens); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: jsStatementCuts = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
 }

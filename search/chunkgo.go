@@ -83,14 +83,7 @@ func goStatementCuts(src []byte, kws []string) []cut {
 	if decls == nil {
 		return nil
 	}
-	cuts := []cut{{skip: true}}
-	add := func(c cut) {
-		if last := &cuts[len(cuts)-1]; c.at > last.at {
-			cuts = append(cuts, c)
-		} else {
-			*last = c
-		}
-	}
+	cuts := stmtCuts{{skip: true}}
 	for d, start := range decls {
 		end := len(src)
 		if d+1 < len(decls) {
@@ -98,21 +91,16 @@ func goStatementCuts(src []byte, kws []string) []cut {
 		}
 		stmts, ok := goDeclStatements(src, start, end, kws)
 		if !ok {
-			add(cut{at: start})
-			add(cut{at: end, skip: true})
+			cuts.add(cut{at: start})
+			cuts.add(cut{at: end, skip: true})
 			continue
 		}
 		for _, st := range stmts {
-			add(cut{at: st[0], stmt: true})
-			add(cut{at: st[1], skip: true})
+			cuts.add(cut{at: st[0], stmt: true})
+			cuts.add(cut{at: st[1], skip: true})
 		}
 	}
-	if len(cuts) == 1 {
-		// no such statement: nothing to parse, but a cut apart from the
-		// whole file's
-		cuts = append(cuts, cut{at: len(src), skip: true})
-	}
-	return cuts
+	return cuts.done(len(src))
 }
 
 // goDeclStatements returns the outermost statements that start with one

@@ -242,10 +242,17 @@ func splitJS(src []byte, members bool) []cut {
 // splitJSWithoutJSX is splitJS for a JavaScript file that holds no JSX
 // element; one that may is parsed whole (nil).
 func splitJSWithoutJSX(src []byte, members bool) []cut {
-	if bytes.Contains(src, []byte("</")) || bytes.Contains(src, []byte("/>")) {
+	if mayHoldJSX(src) {
 		return nil
 	}
 	return splitJS(src, members)
+}
+
+// mayHoldJSX reports whether a JavaScript file may hold a JSX element: a
+// closing tag ("</", a fragment's end too) or a self-closing one ("/>"),
+// without which none is written.
+func mayHoldJSX(src []byte) bool {
+	return bytes.Contains(src, []byte("</")) || bytes.Contains(src, []byte("/>"))
 }
 
 // wordAt returns the word starting at src[i], "" when none does.

@@ -180,21 +180,7 @@ var pySimpleKinds = map[string]bool{
 }
 
 // pyStatementsOK reports whether every match of p is a simple statement.
-func pyStatementsOK(p *matcher.Pattern) bool {
-	if p == nil {
-		return false
-	}
-	kinds, all := p.RootKinds()
-	if !all || len(kinds) == 0 {
-		return false
-	}
-	for _, k := range kinds {
-		if !pySimpleKinds[k] {
-			return false
-		}
-	}
-	return true
-}
+func pyStatementsOK(p *matcher.Pattern) bool { return rootKindsIn(p, pySimpleKinds) }
 
 // pyStmtPrefix wraps a run of statements indented in a block: they parse
 // as the block of an if, on the lines and columns they have in the file.
@@ -209,19 +195,12 @@ const pyStmtPrefix = "if 1:\n"
 // statement line; an else clause that follows such a line alone does not
 // parse, and the file is then parsed whole. nil: the file cannot be cut.
 func pyStatementCuts(src []byte) []cut {
-	cuts := []cut{{skip: true}}
-	add := func(c cut) {
-		if last := &cuts[len(cuts)-1]; c.at > last.at {
-			cuts = append(cuts, c)
-		} else {
-			*last = c
-		}
-	}
+	cuts := stmtCuts{{skip: true}}
 	run, runIndent := -1, ""
 	end := func(at int) {
 		if run >= 0 {
-			add(cut{at: run, stmt: runIndent != ""})
-			add(cut{at: at, skip: true})
+			cuts.add(cut{at: run, stmt: runIndent != ""})
+			cuts.add(cut{at: at, skip: true})
 			run = -1
 		}
 	}
@@ -258,8 +237,5 @@ func pyStatementCuts(src []byte) []cut {
 		return nil
 	}
 	end(len(src))
-	if len(cuts) == 1 {
-		cuts = append(cuts, cut{at: len(src), skip: true})
-	}
-	return cuts
+	return cuts.done(len(src))
 }

@@ -17,8 +17,8 @@ type Chunk struct {
 	// class of its own (chunkjs.go).
 	Member bool `json:",omitempty"`
 	// Statements: the chunk is a run of statements, parsed wrapped in a
-	// function (Go, chunkgo.go) or an if block (Python, chunkpy.go) of its
-	// own.
+	// function (Go, chunkgo.go; TypeScript and JavaScript, chunkjsstmt.go)
+	// or an if block (Python, chunkpy.go) of its own.
 	Statements bool `json:",omitempty"`
 }
 
