@@ -11,9 +11,11 @@ tether_fork_child(spec, trees, ctl) returns in the kernel: the process 2 of
 a PID namespace of its own, under an init (process 1) that reaps what is
 reparented to it and, when the kernel ends, writes "status N" (its wait
 status) on ctl. Before anything else the forked process says "hello" on ctl
-(its credentials carry its pid as tether sees it) and waits for "go": tether
-puts it in its pids cgroup in between. ctl is closed in the kernel once it
-is confined. Any failure raises; the caller reports it on ctl and exits.
+(its credentials carry its pid as tether sees it: the kernel's process group
+is its) and waits for "go": tether puts it in its pids cgroup in between;
+it ends once its init is forked. The kernel says "kernel" on ctl once it is
+confined (its credentials carry its pid) and closes it. Any failure raises;
+the caller reports it on ctl and exits.
 """
 
 import ctypes as _tfc_ctypes
@@ -247,26 +249,23 @@ def tether_fork_child(spec, trees, ctl, keep=()):
         c.sendall(b"hello\n")
     _tfc_read_go(ctl)
     _tfc_namespaces(spec["net"])
+    if _tfc_os.fork():
+        # Outside the namespace: done. The group this process leads lives
+        # on in its init and the kernel, and the zygote's namespace's init
+        # takes the init in.
+        _tfc_os._exit(0)
+    # The namespace's process 1: it forks the kernel at once and then only
+    # reaps, so that it touches (and copies) as little of the zygote's
+    # memory as it can; the kernel makes the view, which the init's root
+    # follows into (pivot_root moves every process of the namespace).
     pid = _tfc_os.fork()
     if pid:
-        # Outside the namespace: wait for its init and go with it.
-        for fd in keep:
+        for fd in own | set(trees):
             _tfc_os.close(fd)
-        while True:
-            try:
-                _, status = _tfc_os.waitpid(pid, 0)
-                break
-            except InterruptedError:
-                continue
-        _tfc_os._exit(_tfc_os.waitstatus_to_exitcode(status) & 0xFF)
+        _tfc_init(ctl, pid)
     if not spec["net"]:
         _tfc_loopback_up()
     extra = _tfc_view(spec, trees)
-    pid = _tfc_os.fork()
-    if pid:
-        for fd in own:  # the trees are in the view, closed
-            _tfc_os.close(fd)
-        _tfc_init(ctl, pid)
     _tfc_signal.signal(_tfc_signal.SIGINT, _tfc_signal.SIG_DFL)
     abi = _tfc_landlock(spec["ro"], spec["rw"] + extra, spec["net"])
     _tfc_drop_caps()
@@ -283,5 +282,8 @@ def tether_fork_child(spec, trees, ctl, keep=()):
         for kv in spec["env"]:
             k, _, v = kv.partition("=")
             _tfc_os.environ[k] = v
+    # Its pid, as tether sees it, in the credentials of this word.
+    with socket.socket(fileno=_tfc_os.dup(ctl)) as c:
+        c.sendall(b"kernel\n")
     _tfc_os.close(ctl)  # the init's now: a failure above was still told on it
     return abi

@@ -236,10 +236,6 @@ func PeerPID(cmd *exec.Cmd) int {
 	return st.peer
 }
 
-// FirstChild is pid's first child in the process table (0: none): the one
-// started first.
-func FirstChild(pid int) int { return childOf(pid) }
-
 // childOf finds the first child of pid in the process table (0: none):
 // the one started first, as orphans reparented to an init are its
 // children too (and pids wrap, so the lowest need not be the oldest).

@@ -74,6 +74,13 @@ type Policy struct {
 	// gets, beyond the allowlist and Options.Env (a worker's agent's API
 	// key the operator named for workers).
 	PassEnv []string
+	// NoInit runs a kernel, debug adapter or worker as the process 1 of its
+	// PID namespace, as a language server runs, instead of under an init:
+	// for a process that starts none (orphans would not be reaped) and is
+	// not signalled from within its namespace (process 1 takes only the
+	// signals it handles), whose status tether gets as a child's. It saves
+	// an init's process (a start of tether's binary, about 1.5 MiB).
+	NoInit bool
 	// zygote, set by SandboxZygote, leaves out the Landlock domain: the
 	// process's children confine themselves (ForkChildSource).
 	zygote bool

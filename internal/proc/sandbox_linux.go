@@ -261,7 +261,7 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 	pidns := st.Namespaces
 	netns := st.Namespaces && !net
 	spec := launchSpec{Peer: p.Peer, Net: net, Landlock: st.Landlock >= 1 && !p.zygote, NS: pidns, View: pidns && st.View, NetNS: netns, Path: cmd.Path, AS: p.AddressSpace}
-	if pidns && p.Family != Servers {
+	if pidns && p.Family != Servers && !p.NoInit {
 		fd, err := withInit(cmd)
 		if err != nil {
 			return fmt.Errorf("proc: the status pipe of %s: %w", p.Peer, err)

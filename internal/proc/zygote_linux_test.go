@@ -90,8 +90,9 @@ type forkedReport struct {
 	Pts       []string          `json:"pts"`
 	Landlock  int               `json:"landlock"`
 	// hostPID is the forked child as tether sees it, from its credentials:
-	// the leader of the kernel's process group.
-	hostPID int
+	// the leader of the kernel's process group (gone once it forked the
+	// init); kernelPID the kernel, from the credentials of its word.
+	hostPID, kernelPID int
 	// rep is the kernel's own socket (the report, then "interrupted");
 	// ctl the child's socket to tether (the init's "status N").
 	rep, ctl *lineSock
@@ -172,7 +173,10 @@ func (z *testZygote) fork(t *testing.T, req forkRequest, trees []int, cg *PidsCg
 		t.Fatalf("the zygote did not answer: %v", err)
 	}
 	r := forkedReport{rep: rep, ctl: ctl}
-	r.hostPID = helloPID(t, int(ctl.f.Fd()))
+	var word string
+	if word, r.hostPID = credWord(t, int(ctl.f.Fd())); word != "hello\n" {
+		t.Fatalf("the forked child said %q, want hello", word)
+	}
 	if cg != nil {
 		if err := cg.Add(r.hostPID); err != nil {
 			t.Fatalf("moving the forked child %d into its cgroup: %v", r.hostPID, err)
@@ -181,10 +185,10 @@ func (z *testZygote) fork(t *testing.T, req forkRequest, trees []int, cg *PidsCg
 	if _, err := ctl.f.Write([]byte("go\n")); err != nil {
 		t.Fatal(err)
 	}
-	l := rep.line(t)
-	if l == "" {
-		t.Fatalf("the forked child could not confine itself: %s", ctl.line(t))
+	if word, r.kernelPID = credWord(t, int(ctl.f.Fd())); word != "kernel\n" {
+		t.Fatalf("the forked child could not confine itself: %s", word)
 	}
+	l := rep.line(t)
 	if err := json.Unmarshal([]byte(l), &r); err != nil {
 		t.Fatalf("the child reported %q: %v", l, err)
 	}
@@ -215,24 +219,24 @@ func trees(t *testing.T, spec ForkSpec, helper bool) []int {
 	return out
 }
 
-// helloPID reads the child's first word on sock and returns the pid its
-// credentials carry.
-func helloPID(t *testing.T, sock int) int {
+// credWord reads the next word on sock (at most 4 KiB) and returns it with
+// the pid its credentials carry.
+func credWord(t *testing.T, sock int) (string, int) {
 	t.Helper()
-	buf, oob := make([]byte, 6), make([]byte, unix.CmsgSpace(unix.SizeofUcred))
+	buf, oob := make([]byte, 4096), make([]byte, unix.CmsgSpace(unix.SizeofUcred))
 	n, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, 0)
-	if err != nil || string(buf[:n]) != "hello\n" {
-		t.Fatalf("the forked child's hello: %q, %v", buf[:n], err)
+	if err != nil {
+		t.Fatalf("the forked child's word: %v", err)
 	}
 	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
 	if err != nil || len(msgs) != 1 {
-		t.Fatalf("the hello's credentials: %v (%d messages)", err, len(msgs))
+		t.Fatalf("the credentials of %q: %v (%d messages)", buf[:n], err, len(msgs))
 	}
 	cred, err := unix.ParseUnixCredentials(&msgs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	return int(cred.Pid)
+	return string(buf[:n]), int(cred.Pid)
 }
 
 // TestForkedKernelConfinement checks, under the real launcher, what a
@@ -305,12 +309,13 @@ func TestForkedKernelConfinement(t *testing.T) {
 	// it may.
 	sb := spec(b, true)
 	rb := z.fork(t, forkRequest{Spec: sb, WS: b, Other: filepath.Join(a, "f"), Ungranted: zScratch, Sibling: z.cmd.Process.Pid, Zygote: z.cmd.Process.Pid, Port: port, Forks: forks}, trees(t, sb, true), cg)
-	zpid := onlyChild(t, z.cmd.Process.Pid)
-	// Each kernel as tether sees it: the forked child's init's child.
-	bKernel := onlyChild(t, onlyChild(t, rb.hostPID))
+	// The zygote: its init's first child (the forked children's inits are
+	// its orphans there).
+	zpid := childOf(z.cmd.Process.Pid)
+	bKernel := rb.kernelPID
 	sa := spec(a, false)
 	ra := z.fork(t, forkRequest{Spec: sa, WS: a, Other: filepath.Join(b, "f"), Ungranted: zScratch, Sibling: bKernel, Zygote: zpid, Port: port, Forks: forks}, trees(t, sa, false), nil)
-	aKernel := onlyChild(t, onlyChild(t, ra.hostPID))
+	aKernel := ra.kernelPID
 	if ra.HostTCP == "ok" {
 		t.Error("a, without the network, reached tether's TCP listener")
 	}
@@ -424,21 +429,4 @@ func netNS(t *testing.T, pid int) string {
 		t.Fatal(err)
 	}
 	return ns
-}
-
-// onlyChild is pid's one child, from /proc: the children of each of its
-// threads (the test fails without exactly one).
-func onlyChild(t *testing.T, pid int) int {
-	t.Helper()
-	var kids []string
-	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
-	for _, f := range tasks {
-		b, _ := os.ReadFile(f)
-		kids = append(kids, strings.Fields(string(b))...)
-	}
-	if len(kids) != 1 {
-		t.Fatalf("process %d has not exactly one child: %v", pid, kids)
-	}
-	n, _ := strconv.Atoi(kids[0])
-	return n
 }

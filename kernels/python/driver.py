@@ -1958,10 +1958,16 @@ def _zygote():
     copies only the calling one). It exits when tether closes the socket."""
     import socket
 
+    import gc
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children reaped by the kernel
     z = socket.socket(fileno=3)
     del sys.argv[1:]
+    # What the zygote holds now is every kernel's: out of the collector's
+    # sight, so that a collection in a kernel does not write to (and copy)
+    # every page of it.
+    gc.freeze()
     while True:
         try:
             msg, fds, _, _ = socket.recv_fds(z, 1 << 20, 64)

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -283,7 +282,10 @@ func (p *process) fork(interp string, pol proc.Policy, dir string, base, env, ar
 	if err != nil {
 		return fail(err)
 	}
-	leader, err := helloPID(ctl[0])
+	word, leader, err := credWord(ctl[0])
+	if err == nil && word != "hello" {
+		err = fmt.Errorf("it said %q", word)
+	}
 	if err != nil {
 		return fail(fmt.Errorf("the forked kernel (pid %d) did not say hello: %w", pid, err))
 	}
@@ -291,14 +293,18 @@ func (p *process) fork(interp string, pol proc.Policy, dir string, base, env, ar
 	if _, err := ctlFile.Write([]byte("go\n")); err != nil {
 		return fail(err)
 	}
+	// The kernel says so once it is confined, or why it could not be.
+	word, kernelPID, err := credWord(ctl[0])
+	if err == nil && word != "kernel" {
+		err = errors.New(strings.TrimPrefix(word, "error "))
+	}
+	if err != nil {
+		_ = killGroup(leader)
+		return fail(fmt.Errorf("the forked kernel could not confine itself: %w", err))
+	}
 	forked(key)
 	p.group = leader
-	var kernelPID int
-	var once sync.Once
-	p.peer = func() int {
-		once.Do(func() { kernelPID = proc.FirstChild(proc.FirstChild(leader)) })
-		return kernelPID
-	}
+	p.peer = func() int { return kernelPID }
 	ctlLines := bufio.NewReader(ctlFile)
 	p.reap = func() (syscall.WaitStatus, bool, string) {
 		defer ctlFile.Close()
@@ -338,30 +344,30 @@ func readStatus(f *os.File, r *bufio.Reader, stderr *lockedBuffer) (syscall.Wait
 	}
 }
 
-// helloPID reads the forked child's hello on sock and returns its pid as
-// tether sees it, from the credentials the kernel attached (SO_PASSCRED).
-func helloPID(sock int) (int, error) {
+// credWord reads the next word the forked child or its kernel says on
+// sock, and the pid its credentials carry (SO_PASSCRED: as tether sees it).
+func credWord(sock int) (string, int, error) {
 	if err := waitReadable(sock, startTimeout); err != nil {
-		return 0, err
+		return "", 0, err
 	}
-	buf, oob := make([]byte, 6), make([]byte, unix.CmsgSpace(unix.SizeofUcred))
+	buf, oob := make([]byte, 4096), make([]byte, unix.CmsgSpace(unix.SizeofUcred))
 	n, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, 0)
 	if err != nil {
-		return 0, err
+		return "", 0, err
 	}
-	if string(buf[:n]) != "hello\n" {
-		return 0, fmt.Errorf("it said %q", buf[:n])
+	if n == 0 {
+		return "", 0, errors.New("it ended first")
 	}
 	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
 	if err != nil || len(msgs) != 1 {
-		return 0, fmt.Errorf("no credentials came with it (%v)", err)
+		return "", 0, fmt.Errorf("no credentials came with %q (%v)", buf[:n], err)
 	}
 	cred, err := unix.ParseUnixCredentials(&msgs[0])
 	if err != nil {
-		return 0, err
+		return "", 0, err
 	}
-	if slices.Contains([]int32{0, 1}, cred.Pid) {
-		return 0, fmt.Errorf("its credentials name pid %d", cred.Pid)
+	if cred.Pid <= 1 {
+		return "", 0, fmt.Errorf("the credentials of %q name pid %d", buf[:n], cred.Pid)
 	}
-	return int(cred.Pid), nil
+	return strings.TrimSpace(string(buf[:n])), int(cred.Pid), nil
 }
