@@ -2,6 +2,7 @@ package search
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/tetherhq/tether/matcher"
 )
@@ -48,7 +49,7 @@ func chunkCuts(lang string, p *matcher.Pattern, src []byte) []cut {
 			}
 		}
 	case (lang == "typescript" || lang == "javascript" && !mayHoldJSX(src)) && jsStatementsOK(p):
-		if cuts := jsStatementCuts(src, p.Tokens()); cuts != nil {
+		if cuts := jsStatementCuts(src, p.Tokens(), !strings.ContainsAny(p.Source(), "\"'`/")); cuts != nil {
 			return cuts
 		}
 	case lang == "python" && pyStatementsOK(p):

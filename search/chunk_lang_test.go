@@ -90,7 +90,9 @@ func TestPyStatementCuts(t *testing.T) {
 // bodies (a statement chunk each) and a class's members (a member chunk
 // each); a header's statement on the next line stays with it; a body on
 // one line, or one whose statement opens with a label (an object type
-// read as a body), is not gone into; what the lexer cannot read is nil.
+// read as a body), is not gone into; for a pattern without literals,
+// tokens in comments, literals or longer words do not count; what the
+// lexer cannot read is nil.
 func TestJSStatementCuts(t *testing.T) {
 	skip, stmt := skipAt, stmtAt
 	at := strings.Index
@@ -104,26 +106,32 @@ func TestJSStatementCuts(t *testing.T) {
 	field := "class A {\n    p = new Promise(f);\n    m() {}\n}\n"
 	decorated := "class A {\n    @Dec()\n    p = new Promise(f)\n}\n"
 	forAwait := "async function f() {\n    for await (const x of xs)\n        await x\n}\n"
+	quiet := "describe(\"await\", () => { // await\n    await x\n}) /* await */\n"
+	longer := "newPromise(() => {\n    new Promise(r)\n})\n"
 	cases := []struct {
 		name, src string
 		tokens    []string
 		want      []cut
+		quiet     bool
 	}{
-		{"nested bodies", suite, await, []cut{skip(0), stmt(at(suite, "        await")), skip(at(suite, "    })"))}},
-		{"a header's statement on the next line", header, await, []cut{skip(0), stmt(at(header, "    if")), skip(at(header, "    c()"))}},
-		{"tokens outside the bodies", outer, []string{"Promise", "new"}, []cut{{at: 0}, skip(at(outer, "f()"))}},
-		{"a body on one line", oneLine, await, []cut{{at: 0}, skip(len(oneLine))}},
-		{"an object type read as a body", typed, await, []cut{{at: 0}, skip(at(typed, "function")), stmt(at(typed, "    await x")), skip(at(typed, "    await x") + len("    await x\n"))}},
-		{"members", members, await, []cut{skip(0), stmt(at(members, "        await")), skip(at(members, "    }\n}"))}},
-		{"a member", field, []string{"Promise", "new"}, []cut{skip(0), {at: at(field, "    p"), member: true}, skip(at(field, "    m()"))}},
-		{"a decorator stays with its member", decorated, []string{"Promise", "new"}, []cut{skip(0), {at: at(decorated, "    @"), member: true}, skip(at(decorated, "}\n"))}},
-		{"for await's header", forAwait, await, []cut{skip(0), stmt(at(forAwait, "    for")), skip(at(forAwait, "}\n"))}},
-		{"none", oneLine, []string{"zzz"}, []cut{skip(0), skip(len(oneLine))}},
-		{"unterminated string", "const s = 'abc\nf()\n", await, nil},
-		{"unbalanced", "function f() {\n", await, nil},
+		{"nested bodies", suite, await, []cut{skip(0), stmt(at(suite, "        await")), skip(at(suite, "    })"))}, false},
+		{"a header's statement on the next line", header, await, []cut{skip(0), stmt(at(header, "    if")), skip(at(header, "    c()"))}, false},
+		{"tokens outside the bodies", outer, []string{"Promise", "new"}, []cut{{at: 0}, skip(at(outer, "f()"))}, false},
+		{"a body on one line", oneLine, await, []cut{{at: 0}, skip(len(oneLine))}, false},
+		{"an object type read as a body", typed, await, []cut{{at: 0}, skip(at(typed, "function")), stmt(at(typed, "    await x")), skip(at(typed, "    await x") + len("    await x\n"))}, false},
+		{"members", members, await, []cut{skip(0), stmt(at(members, "        await")), skip(at(members, "    }\n}"))}, false},
+		{"a member", field, []string{"Promise", "new"}, []cut{skip(0), {at: at(field, "    p"), member: true}, skip(at(field, "    m()"))}, false},
+		{"a decorator stays with its member", decorated, []string{"Promise", "new"}, []cut{skip(0), {at: at(decorated, "    @"), member: true}, skip(at(decorated, "}\n"))}, false},
+		{"for await's header", forAwait, await, []cut{skip(0), stmt(at(forAwait, "    for")), skip(at(forAwait, "}\n"))}, false},
+		{"in literals and comments", quiet, await, []cut{skip(0), stmt(at(quiet, "    await")), skip(at(quiet, "})"))}, true},
+		{"in literals that count", quiet, await, []cut{{at: 0}, skip(len(quiet))}, false},
+		{"in a longer word", longer, []string{"Promise", "new"}, []cut{skip(0), stmt(at(longer, "    new")), skip(at(longer, "})"))}, true},
+		{"none", oneLine, []string{"zzz"}, []cut{skip(0), skip(len(oneLine))}, false},
+		{"unterminated string", "const s = 'abc\nf()\n", await, nil, false},
+		{"unbalanced", "function f() {\n", await, nil, false},
 	}
 	for _, tt := range cases {
-		if got := jsStatementCuts([]byte(tt.src), tt.tokens); !reflect.DeepEqual(got, tt.want) {
+		if got := jsStatementCuts([]byte(tt.src), tt.tokens, tt.quiet); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: jsStatementCuts = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}

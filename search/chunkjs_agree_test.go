@@ -14,7 +14,8 @@ import (
 // object type, a class extending a call and one with a generic constraint
 // holding an object type, decorators over lines, templates and regular
 // expressions holding braces, a switch, a static block, overloads, an
-// object's methods and top-level await.
+// object's methods, top-level await, and tokens in comments, literals,
+// longer words and templates' holes.
 const stmtTS = `import { expect } from "chai"
 
 describe("github issues > #1234", () => {
@@ -126,6 +127,14 @@ for await (const chunk of stream)
     console.log(chunk)
 
 await Promise.resolve(new Promise((r) => r(1)))
+
+export function wrap(newPromise: () => void) {
+    // await the promise, then new Promise it
+    const awaited = newPromise /* undefined */
+    return awaitAll(/await/, "new Promise", ` + "`await ${await newPromise()} ${`${x === undefined}`}`" + `, () => {
+        return new Promise(awaited)
+    })
+}
 `
 
 // stmtJS is JavaScript with the same traps, and private fields, a class

@@ -39,8 +39,13 @@ type jsLexer struct {
 	classHead bool
 	angle     int
 	forAwait  bool // the last words were for await
-	atLine    bool // the current line began with a decorator
-	fresh     bool // the next token starts a body's statement
+	// comments and literals are where the comments and the strings,
+	// template texts and regular expressions are, in order; textAt is
+	// where the template text being read starts
+	comments, literals [][2]int
+	textAt             int
+	atLine             bool // the current line began with a decorator
+	fresh              bool // the next token starts a body's statement
 }
 
 // jsOpenWords are the keywords after which a statement goes on on the
@@ -70,9 +75,15 @@ var jsHeaders = map[string]bool{"if": true, "for": true, "while": true, "with": 
 // jsTypeHeads are the words whose next brace opens no body.
 var jsTypeHeads = map[string]bool{"class": true, "interface": true, "enum": true, "namespace": true, "module": true}
 
-// jsStatements returns the file's top-level statements and the bodies in
-// them, nil when it cannot read the file.
-func jsStatements(src []byte) *jsBody {
+// jsFile is what jsStatements reads of a file: its top-level statements
+// (and the bodies in them), and where its comments and literals are.
+type jsFile struct {
+	top                *jsBody
+	comments, literals [][2]int
+}
+
+// jsStatements reads a file, nil when it cannot.
+func jsStatements(src []byte) *jsFile {
 	top := &jsBody{ok: true}
 	first := &jsStmt{}
 	top.stmts = []*jsStmt{first}
@@ -93,7 +104,7 @@ func jsStatements(src []byte) *jsBody {
 		return nil
 	}
 	l.stack[0].cur.end = len(src)
-	return top
+	return &jsFile{top: top, comments: l.comments, literals: l.literals}
 }
 
 // step reads the token at src[i] and returns where the next starts; false
@@ -111,12 +122,15 @@ func (l *jsLexer) step(i int) (int, bool) {
 	case c == ' ' || c == '\t' || c == '\r':
 		return i + 1, true
 	case c == '/' && i+1 < len(src) && src[i+1] == '/':
-		if j := bytes.IndexByte(src[i:], '\n'); j >= 0 {
-			return i + j, true // the newline is read as one
+		j := len(src)
+		if k := bytes.IndexByte(src[i:], '\n'); k >= 0 {
+			j = i + k // the newline is read as one
 		}
-		return len(src), true
+		l.comments = append(l.comments, [2]int{i, j})
+		return j, true
 	case c == '/' && i+1 < len(src) && src[i+1] == '*':
 		j := bytes.Index(src[i+2:], []byte("*/"))
+		l.comments = append(l.comments, [2]int{i, i + j + 4})
 		return i + j + 4, j >= 0
 	}
 	first := l.fresh
@@ -128,6 +142,7 @@ func (l *jsLexer) step(i int) (int, bool) {
 	case c == '/' && (l.last == 0 || bytes.IndexByte([]byte("(,=:[!&|?{};+-*%<>~^"), l.last) >= 0 || l.last == 'a' && jsRegexAfter[string(l.word)]):
 		j, ok := skipRegex(src, i)
 		l.token('/')
+		l.literals = append(l.literals, [2]int{i, j})
 		return j, ok
 	case c == '"' || c == '\'':
 		j := i + 1
@@ -140,9 +155,11 @@ func (l *jsLexer) step(i int) (int, bool) {
 			}
 		}
 		l.token(c)
+		l.literals = append(l.literals, [2]int{i, j + 1})
 		return j + 1, j < len(src)
 	case c == '`':
 		l.stack = append(l.stack, jsFrame{open: '`'})
+		l.textAt = i
 		return i + 1, true
 	case isIdentStart(c):
 		return l.ident(i, first), true
@@ -165,9 +182,11 @@ func (l *jsLexer) template(i int) int {
 	case c == '`':
 		l.stack = l.stack[:len(l.stack)-1]
 		l.token('`')
+		l.literals = append(l.literals, [2]int{l.textAt, i + 1})
 	case c == '$' && i+1 < len(src) && src[i+1] == '{':
 		l.stack = append(l.stack, jsFrame{open: 't'})
 		l.token('{')
+		l.literals = append(l.literals, [2]int{l.textAt, i + 2})
 		return i + 2
 	}
 	return i + 1
@@ -296,6 +315,9 @@ func (l *jsLexer) close(i int) bool {
 		return false
 	}
 	l.stack = l.stack[:n-1]
+	if f.open == 't' {
+		l.textAt = i // back in the template's text
+	}
 	if len(l.stack) < l.pending {
 		l.pending = -1 // the parameter list's context closed
 	}

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"sort"
 	"strings"
 
 	"github.com/tetherhq/tether/matcher"
@@ -58,7 +59,48 @@ var jsStmtKinds = map[string]bool{
 // statement and holds its tokens outside the bodies in it: every reading's
 // root is of jsStmtKinds and the pattern has no brace.
 func jsStatementsOK(p *matcher.Pattern) bool {
-	return p != nil && !strings.ContainsAny(p.Source(), "{}") && len(p.Tokens()) > 0 && rootKindsIn(p, jsStmtKinds)
+	return p != nil && !strings.ContainsAny(p.Source(), "{}") && !strings.Contains(p.Source(), "//") &&
+		!strings.Contains(p.Source(), "/*") && len(p.Tokens()) > 0 && rootKindsIn(p, jsStmtKinds)
+}
+
+// isWord reports whether s is made of identifier bytes alone.
+func isWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isIdentByte(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// containsWord reports whether tok is in b with no identifier byte on
+// either side.
+func containsWord(b, tok []byte) bool {
+	for at := 0; ; {
+		k := bytes.Index(b[at:], tok)
+		if k < 0 {
+			return false
+		}
+		k += at
+		if (k == 0 || !isIdentByte(b[k-1])) && (k+len(tok) == len(b) || !isIdentByte(b[k+len(tok)])) {
+			return true
+		}
+		at = k + 1
+	}
+}
+
+// mergeRanges merges two lists of ranges, each in order and apart, into
+// one in order.
+func mergeRanges(a, b [][2]int) [][2]int {
+	out := make([][2]int, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0][0] < b[0][0] {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // jsBody is a body's statements, or a class's members (member), from the
@@ -78,13 +120,21 @@ type jsStmt struct {
 }
 
 // jsStatementCuts cuts a TypeScript or JavaScript file around the
-// statements that hold every token, outside their bodies, of a pattern
-// (jsStatementsOK): a top-level one is a plain chunk, a body's a statement
-// chunk; everything else is skipped. nil: the file cannot be cut.
-func jsStatementCuts(src []byte, tokens []string) []cut {
-	top := jsStatements(src)
-	if top == nil {
+// statements that hold every token, outside their bodies and comments, of
+// a pattern (jsStatementsOK), and outside literals too when the pattern
+// holds none (quietLiterals): no node of a match is then in one, and a
+// token that is a word is one in the code, never part of a longer. A
+// top-level statement is a plain chunk, a body's a statement chunk, a
+// class's member a member chunk; everything else is skipped. nil: the
+// file cannot be cut.
+func jsStatementCuts(src []byte, tokens []string, quietLiterals bool) []cut {
+	f := jsStatements(src)
+	if f == nil {
 		return nil
+	}
+	quiet := f.comments
+	if quietLiterals {
+		quiet = mergeRanges(f.comments, f.literals)
 	}
 	cuts := stmtCuts{{skip: true}}
 	var walk func(b *jsBody, wrapped bool)
@@ -93,7 +143,7 @@ func jsStatementCuts(src []byte, tokens []string) []cut {
 			if !hasTokens(src[s.start:s.end], tokens) {
 				continue
 			}
-			if !outerHolds(src, s, tokens) {
+			if !outerHolds(src, s, tokens, quiet, quietLiterals) {
 				for _, in := range s.bodies {
 					if in.ok {
 						walk(in, true)
@@ -105,26 +155,42 @@ func jsStatementCuts(src []byte, tokens []string) []cut {
 			cuts.add(cut{at: s.end, skip: true})
 		}
 	}
-	walk(top, false)
+	walk(f.top, false)
 	return cuts.done(len(src))
 }
 
 // outerHolds reports whether every token is in s outside the bodies in
-// it that may be cut: in one of the stretches between them.
-func outerHolds(src []byte, s *jsStmt, tokens []string) bool {
+// it that may be cut and outside the quiet ranges (in order): in one of
+// the stretches between them, as no token spans a body's or a range's
+// edge; with words, a token that is a word is there as one.
+func outerHolds(src []byte, s *jsStmt, tokens []string, quiet [][2]int, words bool) bool {
 	var parts [][]byte
+	part := func(a, b int) {
+		// the stretch [a, b) but its quiet ranges
+		k := sort.Search(len(quiet), func(k int) bool { return quiet[k][1] > a })
+		for ; k < len(quiet) && quiet[k][0] < b; k++ {
+			if quiet[k][0] > a {
+				parts = append(parts, src[a:quiet[k][0]])
+			}
+			a = max(a, quiet[k][1])
+		}
+		if a < b {
+			parts = append(parts, src[a:b])
+		}
+	}
 	at := s.start
 	for _, b := range s.bodies {
 		if b.ok {
-			parts = append(parts, src[at:b.start])
+			part(at, b.start)
 			at = b.end
 		}
 	}
-	parts = append(parts, src[at:s.end])
+	part(at, s.end)
 	for _, tok := range tokens {
 		found := false
+		word := words && isWord(tok)
 		for _, part := range parts {
-			if bytes.Contains(part, []byte(tok)) {
+			if word && containsWord(part, []byte(tok)) || !word && bytes.Contains(part, []byte(tok)) {
 				found = true
 				break
 			}
