@@ -38,6 +38,10 @@ type zygote struct {
 // a kernel forked in between: past it, kernels start on their own.
 const maxZygoteStarts = 3
 
+// zygoteAnswer bounds the wait for a zygote's answer to a request (the
+// first one waits for it to compile the driver).
+var zygoteAnswer = startTimeout
+
 var zygotes struct {
 	sync.Mutex
 	running map[string]*zygote
@@ -78,7 +82,7 @@ func zygoteFor(key, interp string, pol proc.Policy, env []string) (*zygote, erro
 		delete(zygotes.running, key)
 	}
 	if zygotes.starts[key] >= maxZygoteStarts {
-		return nil, fmt.Errorf("the shared interpreter ended %d times in a row before it forked a kernel", maxZygoteStarts)
+		return nil, fmt.Errorf("the shared interpreter failed %d times in a row before it forked a kernel", maxZygoteStarts)
 	}
 	zygotes.starts[key]++
 	z, err := startZygote(interp, pol, env)
@@ -87,6 +91,18 @@ func zygoteFor(key, interp string, pol proc.Policy, env []string) (*zygote, erro
 	}
 	zygotes.running[key] = z
 	return z, nil
+}
+
+// retire takes z out of service for key after a request it did not
+// answer as it should: later kernels get a new zygote. The socket stays
+// open, so that z (if it still runs) and the kernels forked from it, which
+// live in its PID namespace, live on; a late answer is never read.
+func retire(key string, z *zygote) {
+	zygotes.Lock()
+	if zygotes.running[key] == z {
+		delete(zygotes.running, key)
+	}
+	zygotes.Unlock()
 }
 
 // forked says a fork from key's zygote worked: its restarts count anew.
@@ -112,6 +128,12 @@ func startZygote(interp string, pol proc.Policy, env []string) (*zygote, error) 
 	}
 	theirs := os.NewFile(uintptr(fds[1]), "zygote socket")
 	defer theirs.Close()
+	// A zygote that stops reading fills its socket: a request then fails
+	// within this, not never.
+	if err := unix.SetsockoptTimeval(fds[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &unix.Timeval{Sec: 10}); err != nil {
+		unix.Close(fds[0])
+		return nil, err
+	}
 	scratch, err := os.MkdirTemp("", "tether-python-zygote-")
 	if err != nil {
 		unix.Close(fds[0])
@@ -160,7 +182,7 @@ func (z *zygote) request(msg []byte, fds []int) (int, error) {
 		return 0, fmt.Errorf("the shared interpreter: %w: %s", err, strings.TrimSpace(z.stderr.String()))
 	}
 	// The first request waits for the zygote to compile the driver.
-	if err := waitReadable(z.sock, startTimeout); err != nil {
+	if err := waitReadable(z.sock, zygoteAnswer); err != nil {
 		return 0, fmt.Errorf("the shared interpreter did not answer: %w: %s", err, strings.TrimSpace(z.stderr.String()))
 	}
 	buf := make([]byte, 32)
@@ -280,6 +302,7 @@ func (p *process) fork(interp string, pol proc.Policy, dir string, base, env, ar
 	}
 	pid, err := z.request(msg, send)
 	if err != nil {
+		retire(key, z)
 		return fail(err)
 	}
 	word, leader, err := credWord(ctl[0])

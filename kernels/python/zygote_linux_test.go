@@ -145,3 +145,43 @@ func TestZygoteFailureStartsKernelDirectly(t *testing.T) {
 		t.Errorf("the kernel descends from zygote %d", z)
 	}
 }
+
+// TestHungZygoteIsRetired: a zygote that never answers costs its kernel the
+// answer's wait and nothing more: that kernel starts as an interpreter of
+// its own, saying why, and the next one asks a new zygote; after three
+// that failed in a row, kernels start on their own without asking.
+func TestHungZygoteIsRetired(t *testing.T) {
+	needFork(t)
+	defer python.SetZygoteAnswer(python.SetZygoteAnswer(2 * time.Second))
+	real := requirePython(t)
+	bin := filepath.Join(t.TempDir(), "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(bin, "python3")
+	// In zygote mode it reads nothing and ends by itself later.
+	script := "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --tether-zygote ] && exec sleep 20; done\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		k, err := python.New(kernels.Config{Python: wrapper, Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		r := run(t, k, "6 * 7")
+		k.Close()
+		if value(t, r) != "42" {
+			t.Fatalf("kernel %d answered %v", i, r.Value)
+		}
+		want := "did not answer"
+		if i == 3 {
+			want = "failed 3 times in a row"
+		}
+		if len(r.Notices) != 1 || !strings.Contains(r.Notices[0], want) {
+			t.Errorf("kernel %d's notices %q: want one saying %q", i, r.Notices, want)
+		}
+		t.Logf("kernel %d: first result after %v", i, time.Since(t0))
+	}
+}
