@@ -219,9 +219,10 @@ func waitReadable(fd int, d time.Duration) error {
 }
 
 // fork starts p as a kernel forked from the zygote of its interpreter and
-// environment (base, the kernel's environment env before its own paths). proc.ErrNoFork (wrapped or not) says this kernel cannot be
-// forked confined here; another error, that a fork was tried and failed.
-// Either way nothing of it runs, and the caller starts an interpreter.
+// environment (base, the kernel's environment env before its own paths).
+// proc.ErrNoFork (wrapped or not) says this kernel cannot be forked
+// confined here; another error, that a fork was tried and failed. Either
+// way nothing of it runs, and the caller starts an interpreter.
 func (p *process) fork(interp string, pol proc.Policy, dir string, base, env, args []string) (err error) {
 	spec, err := proc.NewForkSpec(pol, dir, env)
 	if err != nil {
@@ -277,16 +278,8 @@ func (p *process) fork(interp string, pol proc.Policy, dir string, base, env, ar
 	if err := unix.SetsockoptInt(ctl[0], unix.SOL_SOCKET, unix.SO_PASSCRED, 1); err != nil {
 		return fail(err)
 	}
-	for i := 0; i < 3; i++ {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return fail(err)
-		}
-		if i == 0 {
-			ours, theirs = append(ours, w), append(theirs, r)
-		} else {
-			ours, theirs = append(ours, r), append(theirs, w)
-		}
+	if ours, theirs, err = kernelPipes(); err != nil {
+		return fail(err)
 	}
 	in, out, errR := ours[0], ours[1], ours[2]
 	send = append(send, ctl[1])
@@ -365,6 +358,26 @@ func readStatus(f *os.File, r *bufio.Reader, stderr *lockedBuffer) (syscall.Wait
 			return 0, false, "its exit status was not reported (its init ended first: the kernel's process group was killed)"
 		}
 	}
+}
+
+// kernelPipes are a forked kernel's frame input, frame output and stderr:
+// ours the ends tether writes (input) and reads, theirs the kernel's.
+func kernelPipes() (ours, theirs []*os.File, err error) {
+	for i := 0; i < 3; i++ {
+		r, w, err := os.Pipe()
+		if err != nil {
+			for _, f := range append(ours, theirs...) {
+				f.Close()
+			}
+			return nil, nil, err
+		}
+		if i == 0 {
+			ours, theirs = append(ours, w), append(theirs, r)
+		} else {
+			ours, theirs = append(ours, r), append(theirs, w)
+		}
+	}
+	return ours, theirs, nil
 }
 
 // credWord reads the next word the forked child or its kernel says on
