@@ -112,22 +112,30 @@ func TestZygoteDeathIsReported(t *testing.T) {
 	}
 }
 
-// TestZygoteFailureStartsKernelDirectly: an interpreter that cannot serve
-// as a zygote (here one that exits when asked to) costs nothing but the
-// try: the kernel starts as an interpreter of its own, and its first
-// result says why it was not forked.
-func TestZygoteFailureStartsKernelDirectly(t *testing.T) {
-	needFork(t)
+// zygoteWrapper is a python3 that runs the real one, but runs the shell
+// command asZygote instead when asked to be a zygote.
+func zygoteWrapper(t *testing.T, asZygote string) string {
+	t.Helper()
 	real := requirePython(t)
 	bin := filepath.Join(t.TempDir(), "bin")
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	wrapper := filepath.Join(bin, "python3")
-	script := "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --tether-zygote ] && { echo no zygote here >&2; exit 3; }; done\nexec " + real + " \"$@\"\n"
+	script := "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --tether-zygote ] && " + asZygote + "; done\nexec " + real + " \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return wrapper
+}
+
+// TestZygoteFailureStartsKernelDirectly: an interpreter that cannot serve
+// as a zygote (here one that exits when asked to) costs nothing but the
+// try: the kernel starts as an interpreter of its own, and its first
+// result says why it was not forked.
+func TestZygoteFailureStartsKernelDirectly(t *testing.T) {
+	needFork(t)
+	wrapper := zygoteWrapper(t, "{ echo no zygote here >&2; exit 3; }")
 	k, err := python.New(kernels.Config{Python: wrapper, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -153,17 +161,8 @@ func TestZygoteFailureStartsKernelDirectly(t *testing.T) {
 func TestHungZygoteIsRetired(t *testing.T) {
 	needFork(t)
 	defer python.SetZygoteAnswer(python.SetZygoteAnswer(2 * time.Second))
-	real := requirePython(t)
-	bin := filepath.Join(t.TempDir(), "bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	wrapper := filepath.Join(bin, "python3")
 	// In zygote mode it reads nothing and ends by itself later.
-	script := "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --tether-zygote ] && exec sleep 20; done\nexec " + real + " \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	wrapper := zygoteWrapper(t, "exec sleep 20")
 	for i := 0; i < 4; i++ {
 		k, err := python.New(kernels.Config{Python: wrapper, Dir: t.TempDir()})
 		if err != nil {
