@@ -28,6 +28,18 @@ import (
 // -sessions 100 or 200 for the larger hosts (go test ... -args -sessions 200).
 var sessionsFlag = flag.Int("sessions", 50, "concurrent sessions on the host (at least 2)")
 
+// binFlag is a tether binary to measure instead of one built from this
+// checkout (another build, or one kept for a profiler's symbols).
+var binFlag = flag.String("tether", "", "the tether binary to serve with (default: go build ./cmd/tether)")
+
+// hostBinary is -tether's binary, or a fresh build of this checkout.
+func hostBinary(b *testing.B) string {
+	if *binFlag != "" {
+		return *binFlag
+	}
+	return testenv.BuildTether(b)
+}
+
 // zygoteFlag is the host's --eval-python-zygote: -zygote=false starts an
 // interpreter per Python kernel, to compare.
 var zygoteFlag = flag.Bool("zygote", true, "fork Python kernels from a shared interpreter (the host's --eval-python-zygote)")
@@ -156,7 +168,7 @@ func BenchmarkHostSessions(b *testing.B) {
 		b.Fatalf("-sessions %d: give 2 or more", sessions)
 	}
 	base := b.TempDir()
-	bin := testenv.BuildTether(b)
+	bin := hostBinary(b)
 	root := filepath.Join(base, "root")
 	for i := 0; i < sessions; i++ {
 		ws := filepath.Join(root, fmt.Sprintf("w%03d", i))

@@ -175,7 +175,7 @@ var separateFlag = flag.Bool("separate", false, "BenchmarkHostSharedLSP: also me
 // The separate mode starts 20 gopls servers, minutes of CPU on a small
 // machine, so `make bench-once` runs the shared mode alone; -separate adds it.
 func BenchmarkHostSharedLSP(b *testing.B) {
-	bin := testenv.BuildTether(b)
+	bin := hostBinary(b)
 	modes := []string{"shared"}
 	if *separateFlag {
 		modes = append(modes, "separate")
