@@ -386,7 +386,7 @@ func (h *Host) startOnInitialize(s *hostSession, dir string) mcp.Middleware {
 			started := s.closeRun != nil
 			h.mu.Unlock()
 			if !started {
-				run, closeRun, err := h.opts.StartRun(context.WithValue(h.ctx, runTierKey{}, s.tier), dir, s.id, s.srv)
+				run, closeRun, err := h.opts.StartRun(withRun(h.ctx, s.tier, s.tokenKey), dir, s.id, s.srv)
 				if err != nil {
 					h.logger().Error("server: starting a session's run", "workspace", s.workspace, "err", err)
 					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("server: could not start the session's run: %v", err)}

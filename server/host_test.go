@@ -37,6 +37,9 @@ type testHost struct {
 	url    string
 	closed chan string
 	parser matcher.Parser // wires ast_grep, ast_edit and resolve when set
+	// principals holds server.RunPrincipal of each run's context, by the
+	// run's conversation (session) id
+	principals sync.Map
 }
 
 func newTestHost(t *testing.T, opts server.HostOptions) *testHost {
@@ -78,6 +81,7 @@ func newTestHostWith(t *testing.T, opts server.HostOptions, approve string, pars
 	th := &testHost{root: root, closed: make(chan string, 16), parser: parser}
 	opts.Root, opts.Tokens = root, toks
 	opts.StartRun = func(ctx context.Context, workdir, id string, srv *server.Server) (*tools.Run, func() error, error) {
+		th.principals.Store(id, server.RunPrincipal(ctx))
 		run, err := tools.NewRun(ctx, tools.Config{
 			WorkDir:        workdir,
 			ConversationID: id,
@@ -224,6 +228,35 @@ func TestHostTenantsAreApart(t *testing.T) {
 	}
 	if n := th.Sessions(); n != 2 {
 		t.Errorf("%d sessions open, want 2", n)
+	}
+}
+
+// TestHostRunKnowsItsPrincipal: StartRun's context names the principal that
+// opened the session, the same for one token's sessions on two workspaces,
+// another for another token, and never the token itself (what runs of one
+// principal share, such as parsed trees, keys on it).
+func TestHostRunKnowsItsPrincipal(t *testing.T) {
+	th := newTestHost(t, server.HostOptions{})
+	key := func(cs *mcp.ClientSession) string {
+		v, _ := th.principals.Load(cs.ID())
+		k, _ := v.(string)
+		return k
+	}
+	a := key(th.mustOpen(t, "alpha", tokAlpha, nil))
+	b := key(th.mustOpen(t, "beta", tokOps, nil))
+	a2 := key(th.mustOpen(t, "alpha", tokOps, nil))
+	switch {
+	case a == "" || b == "" || a2 == "":
+		t.Fatalf("a run's principal is empty: %q %q %q", a, b, a2)
+	case a == b:
+		t.Errorf("two tokens' runs have one principal %q", a)
+	case b != a2:
+		t.Errorf("one token's runs on two workspaces: principals %q and %q", b, a2)
+	}
+	for _, k := range []string{a, b} {
+		if strings.Contains(k, tokAlpha) || strings.Contains(k, tokOps) {
+			t.Errorf("a run's principal %q holds its token", k)
+		}
 	}
 }
 

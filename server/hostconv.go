@@ -223,7 +223,7 @@ func (h *Host) conversation(w http.ResponseWriter, r *http.Request, mapKey, key,
 	so.SessionID, so.OnCall, so.bind = c.id, h.observe, mapKey
 	c.srv = New(so)
 	c.srv.srv.AddReceivingMiddleware(c.annotate)
-	run, closeRun, err := h.opts.StartRun(withRunTier(h.ctx, r), dir, c.id, c.srv)
+	run, closeRun, err := h.opts.StartRun(withRunTier(h.ctx, r, principal), dir, c.id, c.srv)
 	if err != nil {
 		h.logger().Error("server: starting a conversation's run", "workspace", ws, "err", err)
 		c.err = err
@@ -319,7 +319,7 @@ func (h *Host) serveFresh(w http.ResponseWriter, r *http.Request, ws, dir, princ
 	so := h.opts.Server
 	so.SessionID, so.OnCall, so.bind, so.ephemeral = id, h.observe, principal+"\x00"+ws, true
 	srv := New(so)
-	run, closeRun, err := h.opts.StartRun(withRunTier(h.ctx, r), dir, id, srv)
+	run, closeRun, err := h.opts.StartRun(withRunTier(h.ctx, r, principal), dir, id, srv)
 	if err != nil {
 		h.logger().Error("server: starting a run", "workspace", ws, "err", err)
 		http.Error(w, fmt.Sprintf("server: could not start the call's run: %v", err), http.StatusInternalServerError)

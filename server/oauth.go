@@ -298,6 +298,10 @@ func (o *OAuth) serveMetadata(w http.ResponseWriter, r *http.Request) {
 // runTierKey carries a session's principal tier into StartRun's context.
 type runTierKey struct{}
 
+// runPrincipalKey carries the key of the principal that opened a session
+// into StartRun's context.
+type runPrincipalKey struct{}
+
 // RunTier returns the highest tier the principal that opened a session may
 // use, from the context a Host passes HostOptions.StartRun: a JWT's tier
 // claim (or OAuthOptions.DefaultTier), tools.TierExec for a tokens file's
@@ -309,8 +313,25 @@ func RunTier(ctx context.Context) tools.Tier {
 	return tools.TierExec
 }
 
+// RunPrincipal returns an opaque key of the principal that opened a
+// session (a tokens file entry, a JWT's issuer and subject; never its
+// secret), from the context a Host passes HostOptions.StartRun; "" outside
+// a host. Every workspace a run of that principal reaches it may open
+// itself, so what its runs share (such as parsed trees) tells it nothing of
+// another principal's.
+func RunPrincipal(ctx context.Context) string {
+	k, _ := ctx.Value(runPrincipalKey{}).(string)
+	return k
+}
+
+// withRun is ctx carrying the tier and key of a session's principal, for
+// StartRun.
+func withRun(ctx context.Context, tier tools.Tier, principal string) context.Context {
+	return context.WithValue(context.WithValue(ctx, runTierKey{}, tier), runPrincipalKey{}, principal)
+}
+
 // withRunTier is ctx carrying the tier of request r's principal (serveMCP
-// puts it in r's context), for StartRun.
-func withRunTier(ctx context.Context, r *http.Request) context.Context {
-	return context.WithValue(ctx, runTierKey{}, RunTier(r.Context()))
+// puts it in r's context) and the principal's key, for StartRun.
+func withRunTier(ctx context.Context, r *http.Request, principal string) context.Context {
+	return withRun(ctx, RunTier(r.Context()), principal)
 }

@@ -79,7 +79,7 @@ type SearchConfig struct {
 	WarmUp bool
 	// Partition, when set, keeps the trees this run's searches parse apart
 	// from those of runs with another in the process's tree store
-	// (search.Config.Partition): tether serve --http gives each workspace
+	// (search.Config.Partition): tether serve --http gives each principal
 	// its own, so that one tenant's searches do not tell it what another's
 	// workspace holds.
 	Partition string

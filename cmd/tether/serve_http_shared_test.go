@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -31,39 +30,49 @@ func storeCounts(t *testing.T, url string) (hits, misses int) {
 	return read("tether_tree_store_hits_total"), read("tether_tree_store_misses_total")
 }
 
-// TestHostTreeStoreIsPerWorkspace: two sessions on two workspaces holding
-// the same file. By default the second session's ast_grep does not get the
-// tree the first parsed (it parses its own copy: misses grow), so the
-// store's counters and a search's speed do not tell one tenant what another
-// parsed; with --share-trees it takes it from the store (hits grow, misses
-// do not).
-func TestHostTreeStoreIsPerWorkspace(t *testing.T) {
-	for _, share := range []bool{false, true} {
-		t.Run(fmt.Sprintf("share=%v", share), func(t *testing.T) {
+// TestHostTreeStoreIsPerPrincipal: sessions on two workspaces holding the
+// same file. A session of another token does not get the tree the first
+// parsed (it parses its own copy: misses grow), so the store's counters and
+// a search's speed do not tell one tenant what another parsed; a session of
+// the same token, which may open both workspaces anyway, takes it from the
+// store (hits grow, misses do not), and so does every session with
+// --share-trees.
+func TestHostTreeStoreIsPerPrincipal(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		share  bool
+		token  string // beta's session's
+		shared bool
+	}{
+		{"another token", false, "t-beta-0123456789", false},
+		{"the same token", false, "t-ops-0123456789", true},
+		{"another token, --share-trees", true, "t-beta-0123456789", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			args := []string{"--no-cache"}
-			if share {
+			if c.share {
 				args = append(args, "--share-trees")
 			}
 			hp := startHostProc(t, t.TempDir(), args...)
-			search := func(ws string) {
+			search := func(ws, token string) {
 				t.Helper()
-				cs := openHostSession(t, hp.url, ws)
+				cs := openHostSessionAs(t, hp.url, ws, token, -1)
 				defer cs.Close()
 				if text, isErr := callText(t, cs, "ast_grep", map[string]any{"pattern": "old($A)", "language": "go"}); isErr || !strings.Contains(text, "a.go") {
 					t.Fatalf("%s's ast_grep: error %v\n%s", ws, isErr, text)
 				}
 			}
-			search("alpha")
+			search("alpha", "t-ops-0123456789")
 			h1, m1 := storeCounts(t, hp.url)
 			if m1 == 0 {
 				t.Fatalf("alpha's search parsed nothing (misses %d)", m1)
 			}
-			search("beta")
+			search("beta", c.token)
 			h2, m2 := storeCounts(t, hp.url)
 			switch {
-			case share && (m2 != m1 || h2 <= h1):
-				t.Errorf("beta's search of the same content with --share-trees: hits %d -> %d, misses %d -> %d; want more hits and no new miss", h1, h2, m1, m2)
-			case !share && m2 <= m1:
+			case c.shared && (m2 != m1 || h2 <= h1):
+				t.Errorf("beta's search of the same content: hits %d -> %d, misses %d -> %d; want more hits and no new miss", h1, h2, m1, m2)
+			case !c.shared && m2 <= m1:
 				t.Errorf("beta's search of the same content: hits %d -> %d, misses %d -> %d; want beta to parse its own copy", h1, h2, m1, m2)
 			}
 		})

@@ -56,7 +56,7 @@ func hostRoot(t *testing.T, base string) (root, tokens string) {
 		os.WriteFile(filepath.Join(root, ws, "a.go"), []byte("package a\n\nfunc f() { old(1) }\n"), 0o644)
 	}
 	tokens = filepath.Join(base, "tokens.json")
-	os.WriteFile(tokens, []byte(`{"t-ops-0123456789": ["*"]}`), 0o600)
+	os.WriteFile(tokens, []byte(`{"t-ops-0123456789": ["*"], "t-beta-0123456789": ["beta"]}`), 0o600)
 	return root, tokens
 }
 
@@ -110,9 +110,16 @@ func openHostSession(t *testing.T, url, ws string) *mcp.ClientSession {
 // stream up to retries times (-1: never; 0: the go-sdk's default, 5).
 func openHostSessionRetries(t *testing.T, url, ws string, retries int) *mcp.ClientSession {
 	t.Helper()
+	return openHostSessionAs(t, url, ws, "t-ops-0123456789", retries)
+}
+
+// openHostSessionAs is openHostSessionRetries with token: t-ops-0123456789
+// may open every workspace of hostRoot's, t-beta-0123456789 only beta.
+func openHostSessionAs(t *testing.T, url, ws, token string, retries int) *mcp.ClientSession {
+	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint: url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: testenv.Bearer("t-ops-0123456789")}, MaxRetries: retries,
+		Endpoint: url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: testenv.Bearer(token)}, MaxRetries: retries,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)

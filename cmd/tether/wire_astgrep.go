@@ -7,6 +7,7 @@ import (
 
 	"github.com/tetherhq/tether/engine"
 	"github.com/tetherhq/tether/search/store"
+	"github.com/tetherhq/tether/server"
 	"github.com/tetherhq/tether/tools"
 )
 
@@ -33,7 +34,7 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&enabled, "ast-grep", true, "offer ast_grep (read), ast_edit and resolve (write): structural search and staged rewrites")
 			trees.register(fs, store.DefaultCacheBudget)
-			fs.BoolVar(&shareTrees, "share-trees", false, "with --http: let every workspace's searches share parsed trees (less parsing when tenants hold the same files, but then how fast a search is, and /metrics' tree-store counters, tell one tenant what content another's workspace holds)")
+			fs.BoolVar(&shareTrees, "share-trees", false, "with --http: let every principal's searches share parsed trees (by default each token or JWT subject shares its own among its workspaces; shared across them, how fast a search is and /metrics' tree-store counters tell one tenant what content another's workspace holds)")
 		},
 		wire: func(ctx context.Context, cfg *tools.Config, env wireEnv) (func(), error) {
 			if !enabled {
@@ -51,8 +52,14 @@ func init() {
 				}
 				cfg.Search.Parser, cfg.Search.WarmUp = sharedEngine.e, true
 				if !shareTrees {
-					// One store and budget, each workspace's trees its own.
-					cfg.Search.Partition = cfg.WorkDir
+					// One store and budget, each principal's trees its own:
+					// the workspaces one principal's sessions reach it may
+					// all open, so sharing among them tells it nothing new;
+					// a run without one keeps its workspace's apart.
+					cfg.Search.Partition = "w:" + cfg.WorkDir
+					if p := server.RunPrincipal(ctx); p != "" {
+						cfg.Search.Partition = "p:" + p
+					}
 				}
 				return nil, nil
 			}
