@@ -256,6 +256,8 @@ class _OrderedRaw(io.RawIOBase):
                 _held_bytes[0] += n
                 if _held_bytes[0] >= _HOLD_MAX or (b"\n" in b and _monotonic() - _last_send[0] >= _HOLD_SECONDS):
                     _send_held()
+                elif not _wake.is_set():
+                    _wake.set()
         finally:
             if main:
                 st.critical -= 1
@@ -309,6 +311,8 @@ class _Out(io.TextIOWrapper):
                     io.TextIOWrapper.flush(prev)  # to its raw stream, not sent yet
                 except Exception:
                     pass
+        if not _wake.is_set():
+            _wake.set()  # an unfinished line may stay in the buffer
         return super().write(s)
 
     def flush(self):
@@ -319,12 +323,22 @@ class _Out(io.TextIOWrapper):
             _explicit[0] = False
 
 
+# _wake is set when text may be waiting (a write to sys.stdout or
+# sys.stderr, or held text): the ticker sleeps on it, so an idle kernel does
+# not wake at all.
+_wake = threading.Event()
+
+
 def _tick():
     """Sends held text a short while after it was written."""
     while True:
+        _wake.wait()
         _time.sleep(_HOLD_SECONDS)
         if _state.forked:
             return
+        # Cleared before the flush: what is written from here on sets it
+        # again (and is sent by this flush or the next beat).
+        _wake.clear()
         for w in _outs:  # an unfinished line, then what is held
             try:
                 w.flush()

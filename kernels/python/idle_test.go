@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,44 @@ func TestPrintingCellIsNotIdle(t *testing.T) {
 	}
 	if got := value(t, run(t, k, "ticks")); got != "50" {
 		t.Errorf("state after the interrupt: ticks = %s", got)
+	}
+}
+
+// TestIdleKernelDoesNotWake: between cells no thread of the kernel but the
+// one that reads the next cell wakes. The thread that sends text held back
+// for batching sleeps until something is written (it used to wake every
+// 50 ms for good, 20 times a second in each of a host's idle kernels).
+func TestIdleKernelDoesNotWake(t *testing.T) {
+	k := newKernel(t, kernels.Config{})
+	const switches = `import os
+def _switches():
+    n = {}
+    for t in os.listdir('/proc/self/task'):
+        if int(t) == os.getpid():
+            continue  # the thread that reads cells
+        try:
+            with open('/proc/self/task/%s/status' % t) as f:
+                for l in f:
+                    if l.startswith('voluntary_ctxt_switches'):
+                        n[t] = int(l.split()[1])
+        except OSError:
+            pass
+    return n
+`
+	// A partial line wakes the ticker once; then it sleeps again.
+	if r := mustOK(t, run(t, k, switches+"import time\nprint('partial', end='')\ntime.sleep(0.3)")); r.Stdout.Text != "partial" {
+		t.Errorf("stdout %q, want the partial line", r.Stdout.Text)
+	}
+	mustOK(t, run(t, k, "before = _switches()"))
+	time.Sleep(2 * time.Second)
+	got := value(t, run(t, k, "after = _switches()\nsum(after[t] - before[t] for t in after if t in before)"))
+	n, err := strconv.Atoi(got)
+	if err != nil {
+		t.Fatalf("switches: %q", got)
+	}
+	// Waking every 50 ms would be about 40 in 2 s; what is allowed covers
+	// the idle heap trim and the runtime's own.
+	if n > 8 {
+		t.Errorf("the kernel's threads woke %d times in 2 s between cells, want (about) none", n)
 	}
 }
