@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tetherhq/tether/internal/proc"
 	"github.com/tetherhq/tether/internal/testenv"
 	"github.com/tetherhq/tether/kernels/jsproc"
 )
@@ -206,6 +208,23 @@ func TestHostJavaScriptKernelIsAProcess(t *testing.T) {
 	pids := jsKernelPids(hp.cmd.Process.Pid)
 	if len(pids) != 1 {
 		t.Fatalf("JavaScript kernel processes of the host: %v, want one", pids)
+	}
+	if proc.SandboxStatus().Files() {
+		// tether's cgo-free binary confines the kernel in place: one start
+		// of the binary, every thread without a capability.
+		if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pids[0])); !bytes.Contains(cmdline, []byte("__tether-sandbox-in-place")) {
+			t.Errorf("the JavaScript kernel was not confined in place: %q", cmdline)
+		}
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pids[0]))
+		for _, f := range tasks {
+			st, _ := os.ReadFile(f)
+			if !regexp.MustCompile(`(?m)^CapEff:\s+0+$`).Match(st) || !regexp.MustCompile(`(?m)^NoNewPrivs:\s+1$`).Match(st) {
+				t.Errorf("a thread of the JavaScript kernel (%s) holds a capability or may gain one:\n%s", f, st)
+			}
+		}
+		if len(tasks) < 2 {
+			t.Errorf("the JavaScript kernel's threads: %v", tasks)
+		}
 	}
 	cs.Close()
 	waitGone(t, pids[0], "the closed session's JavaScript kernel")

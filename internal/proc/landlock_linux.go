@@ -54,12 +54,12 @@ const fileRights = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRI
 // readRights are read-only rights: read and run files, list directories.
 const readRights = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR
 
-// restrict confines the calling thread (and what it execs) with Landlock:
-// spec.RO readable, spec.RW writable, nothing else of the filesystem; no TCP
-// bind or connect without spec.Net (ABI 4); no signals or abstract unix
-// sockets to processes outside the domain (ABI 6). The caller holds its OS
-// thread until exec.
-func restrict(spec launchSpec) error {
+// restrict confines with Landlock the threads sys makes its calls on (the
+// calling one, which the launcher holds until exec; or every thread, in
+// place): spec.RO readable, spec.RW writable, nothing else of the
+// filesystem; no TCP bind or connect without spec.Net (ABI 4); no signals or
+// abstract unix sockets to processes outside the domain (ABI 6).
+func restrict(spec launchSpec, sys threadSyscall) error {
 	abi, err := landlockABI()
 	if err != nil || abi < 1 {
 		return errors.New("Landlock is not available")
@@ -123,10 +123,10 @@ func restrict(spec launchSpec) error {
 			return err
 		}
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
+	if _, _, e := sys(unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0); e != 0 {
+		return fmt.Errorf("no_new_privs: %w", e)
 	}
-	if _, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); e != 0 {
+	if _, _, e := sys(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0, 0, 0, 0); e != 0 {
 		return fmt.Errorf("landlock_restrict_self: %w", e)
 	}
 	return nil

@@ -81,6 +81,14 @@ type Policy struct {
 	// signals it handles), whose status tether gets as a child's. It saves
 	// an init's process (a start of tether's binary, about 1.5 MiB).
 	NoInit bool
+	// InPlace, for a process of NoInit whose program is tether's own
+	// binary, has it confine itself (every thread) before its main runs,
+	// instead of a launcher that confines itself and execs the program: one
+	// start of the binary instead of two. The process also holds no
+	// capability at all, even in its own namespaces. Where the binary
+	// cannot confine every thread (a cgo build) or the program is another
+	// file, the launcher starts it as usual.
+	InPlace bool
 	// zygote, set by SandboxZygote, leaves out the Landlock domain: the
 	// process's children confine themselves (ForkChildSource).
 	zygote bool

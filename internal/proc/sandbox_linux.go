@@ -65,6 +65,16 @@ func init() {
 		os.Unsetenv(specEnv)
 		os.Exit(launch(spec, os.Args[2:]))
 	}
+	if len(os.Args) >= 3 && os.Args[1] == inPlaceArg {
+		// A peer that is this very binary: confined here, it runs on as if
+		// started with its own arguments.
+		spec := os.Getenv(specEnv)
+		os.Unsetenv(specEnv)
+		if code := confineInPlace(spec); code != 0 {
+			os.Exit(code)
+		}
+		os.Args = os.Args[2:]
+	}
 	if len(os.Args) == 3 && os.Args[1] == treeArg {
 		os.Exit(runTreeHelper(os.Args[2]))
 	}
@@ -85,40 +95,14 @@ func launch(specJSON string, argv []string) int {
 	// One thread from here to exec: the Landlock domain is this thread's,
 	// and execve keeps the calling thread's.
 	runtime.LockOSThread()
-	if spec.NS {
-		// Our own /proc: only the processes of this PID namespace. Mounts
-		// stay in this mount namespace.
-		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-			return fail("making mounts private: %v", err)
-		}
-		if spec.Cgroup != "" {
-			// Join before the peer exists, so it and all it starts are
-			// counted (and while the cgroup tree is still in reach).
-			if err := os.WriteFile(filepath.Join(spec.Cgroup, "cgroup.procs"), []byte("0"), 0); err != nil {
-				return fail("joining the cgroup %s: %v", spec.Cgroup, err)
-			}
-		}
-		if spec.View {
-			extra, err := buildView(spec)
-			if err != nil {
-				return fail("building the filesystem view: %v", err)
-			}
-			spec.RW = append(spec.RW, extra...)
-		} else if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-			return fail("mounting /proc for the PID namespace: %v", err)
-		}
-	}
-	if spec.NetNS {
-		// Loopback only: a program may still talk to itself.
-		if err := loopbackUp(); err != nil {
-			return fail("bringing up loopback: %v", err)
-		}
+	if err := enterNamespaces(&spec); err != nil {
+		return fail("%v", err)
 	}
 	if spec.Init {
 		return runInit(spec, argv, fail)
 	}
 	if spec.Landlock {
-		if err := restrict(spec); err != nil {
+		if err := restrict(spec, unix.Syscall6); err != nil {
 			return fail("%v", err)
 		}
 	}
@@ -131,17 +115,8 @@ func launch(specJSON string, argv []string) int {
 	if len(argv) == 0 {
 		return fail("no program to run")
 	}
-	if spec.AS > 0 {
-		// Soft and hard alike, so the program cannot raise it again; a
-		// lower hard limit already in place stays.
-		lim := unix.Rlimit{Cur: spec.AS, Max: spec.AS}
-		var old unix.Rlimit
-		if unix.Getrlimit(unix.RLIMIT_AS, &old) == nil && old.Max < lim.Max {
-			lim = unix.Rlimit{Cur: old.Max, Max: old.Max}
-		}
-		if err := unix.Setrlimit(unix.RLIMIT_AS, &lim); err != nil {
-			return fail("setting the address-space limit: %v", err)
-		}
+	if err := limitAddressSpace(spec.AS); err != nil {
+		return fail("%v", err)
 	}
 	err := syscall.Exec(spec.Path, argv, os.Environ())
 	if errors.Is(err, syscall.ENOENT) {
@@ -149,6 +124,60 @@ func launch(specJSON string, argv []string) int {
 		return 127
 	}
 	return fail("exec %s: %v (a path outside the process's sandbox table is refused with EACCES)", spec.Path, err)
+}
+
+// enterNamespaces does spec's part in the namespaces the process was
+// started in: its mounts private, the cgroup joined, the filesystem view
+// (or /proc) mounted, loopback up.
+func enterNamespaces(spec *launchSpec) error {
+	if spec.NS {
+		// Our own /proc: only the processes of this PID namespace. Mounts
+		// stay in this mount namespace.
+		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+			return fmt.Errorf("making mounts private: %v", err)
+		}
+		if spec.Cgroup != "" {
+			// Join before the peer exists, so it and all it starts are
+			// counted (and while the cgroup tree is still in reach).
+			if err := os.WriteFile(filepath.Join(spec.Cgroup, "cgroup.procs"), []byte("0"), 0); err != nil {
+				return fmt.Errorf("joining the cgroup %s: %v", spec.Cgroup, err)
+			}
+		}
+		if spec.View {
+			extra, err := buildView(*spec)
+			if err != nil {
+				return fmt.Errorf("building the filesystem view: %v", err)
+			}
+			spec.RW = append(spec.RW, extra...)
+		} else if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			return fmt.Errorf("mounting /proc for the PID namespace: %v", err)
+		}
+	}
+	if spec.NetNS {
+		// Loopback only: a program may still talk to itself.
+		if err := loopbackUp(); err != nil {
+			return fmt.Errorf("bringing up loopback: %v", err)
+		}
+	}
+	return nil
+}
+
+// limitAddressSpace sets RLIMIT_AS to n (0: leaves it), soft and hard alike,
+// so the program cannot raise it again; a lower hard limit already in place
+// stays.
+func limitAddressSpace(n uint64) error {
+	if n == 0 {
+		return nil
+	}
+	lim := unix.Rlimit{Cur: n, Max: n}
+	var old unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_AS, &old) == nil && old.Max < lim.Max {
+		lim = unix.Rlimit{Cur: old.Max, Max: old.Max}
+	}
+	if err := unix.Setrlimit(unix.RLIMIT_AS, &lim); err != nil {
+		return fmt.Errorf("setting the address-space limit: %v", err)
+	}
+	return nil
 }
 
 // loopbackUp sets the loopback interface of this network namespace up.
@@ -298,8 +327,12 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 		return err
 	}
 	cmd.Env = append(env[:len(env):len(env)], specEnv+"="+string(b))
-	cmd.Args = append([]string{selfExe, launcherArg}, cmd.Args...)
-	cmd.Path = selfExe
+	if p.InPlace && !spec.Init && inPlaceFor(cmd.Path) {
+		startInPlace(cmd)
+	} else {
+		cmd.Args = append([]string{selfExe, launcherArg}, cmd.Args...)
+		cmd.Path = selfExe
+	}
 	if st.Namespaces {
 		// Always a user namespace: the process holds no capability outside
 		// it, so even as root it cannot read a non-dumpable tether's /proc

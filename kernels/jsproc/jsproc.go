@@ -87,8 +87,9 @@ func (k *Kernel) start() (*child0, error) {
 	// socket (a cell reaches files through tool(), over the pipe), so its
 	// sandbox grants only its own binary. It starts no process and nothing
 	// signals it but tether: it needs no init under it in its namespace.
+	// Being tether's binary, it confines itself in place where it can.
 	ro, _ := proc.Table(proc.Native, k.argv[0], cmd.Env)
-	if err := proc.Sandbox(cmd, proc.Policy{Peer: "javascript kernel", Family: proc.Kernels, RO: ro, NoInit: true}); err != nil {
+	if err := proc.Sandbox(cmd, proc.Policy{Peer: "javascript kernel", Family: proc.Kernels, RO: ro, NoInit: true, InPlace: true}); err != nil {
 		return nil, fmt.Errorf("%s: %w", who, err)
 	}
 	p := &child0{cmd: cmd, msgs: make(chan msg, 16), exited: make(chan struct{}), stderr: kernels.NewStreamBuffer(8 << 10)}
