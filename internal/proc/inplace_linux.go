@@ -91,28 +91,21 @@ func confineInPlace(specJSON string) int {
 	return 0
 }
 
-// dropAllCaps leaves every thread of the process no capability at all:
-// ambient cleared, the bounding set emptied where the process may (with
-// CAP_SETPCAP), then permitted, effective and inheritable cleared. With
-// no_new_privs nothing it execs gains one back.
+// dropAllCaps leaves every thread of the process no capability: ambient
+// cleared, then permitted, effective and inheritable, under no_new_privs, so
+// that nothing it execs gains one back (Linux caps what an exec under
+// no_new_privs may hold at what the process held). The bounding set is left
+// as it is: dropping it takes a call per capability on every thread, and
+// with nothing permitted and no_new_privs it bounds nothing.
 func dropAllCaps() error {
+	if _, _, e := syscall.AllThreadsSyscall6(unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0); e != 0 {
+		return fmt.Errorf("no_new_privs: %w", e)
+	}
 	if _, _, e := syscall.AllThreadsSyscall6(unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0, 0); e != 0 && e != unix.EINVAL {
 		return fmt.Errorf("clearing ambient capabilities: %w", e)
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
-	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return err
-	}
-	if data[0].Effective&(1<<unix.CAP_SETPCAP) != 0 {
-		for c := uintptr(0); c <= unix.CAP_LAST_CAP; c++ {
-			_, _, e := syscall.AllThreadsSyscall6(unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, c, 0, 0, 0, 0)
-			if e != 0 && e != unix.EINVAL { // EINVAL: a capability this kernel does not have
-				return fmt.Errorf("dropping capability %d from the bounding set: %w", c, e)
-			}
-		}
-	}
-	data = [2]unix.CapUserData{}
 	_, _, e := syscall.AllThreadsSyscall(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0)
 	runtime.KeepAlive(&hdr)
 	runtime.KeepAlive(&data)
