@@ -1,7 +1,6 @@
 package proc
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -57,13 +56,8 @@ func startInPlace(cmd *exec.Cmd) {
 // the process holds (the launcher's exec drops them; nothing is exec'd
 // here). It returns 0 when the process may run on, else the exit status.
 func confineInPlace(specJSON string) int {
-	var spec launchSpec
-	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
-		fmt.Fprintf(os.Stderr, "tether sandbox: bad launch spec: %v\n", err)
-		return launchFailed
-	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "tether sandbox: %s: %s\n", spec.Peer, fmt.Sprintf(format, a...))
+	spec, fail := readSpec(specJSON)
+	if fail == nil {
 		return launchFailed
 	}
 	if spec.Init || spec.Path == "" {

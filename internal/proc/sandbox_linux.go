@@ -83,13 +83,8 @@ func init() {
 // launch applies spec to this process and execs argv (argv[0] is the
 // peer's own argv[0]; spec.Path the file to run).
 func launch(specJSON string, argv []string) int {
-	var spec launchSpec
-	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
-		fmt.Fprintf(os.Stderr, "tether sandbox: bad launch spec: %v\n", err)
-		return launchFailed
-	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "tether sandbox: %s: %s\n", spec.Peer, fmt.Sprintf(format, a...))
+	spec, fail := readSpec(specJSON)
+	if fail == nil {
 		return launchFailed
 	}
 	// One thread from here to exec: the Landlock domain is this thread's,
@@ -124,6 +119,21 @@ func launch(specJSON string, argv []string) int {
 		return 127
 	}
 	return fail("exec %s: %v (a path outside the process's sandbox table is refused with EACCES)", spec.Path, err)
+}
+
+// readSpec decodes a launch spec, with the function that says on stderr why
+// the sandbox could not be set up and returns launchFailed; a spec that does
+// not decode is said there and its fail is nil.
+func readSpec(specJSON string) (launchSpec, func(format string, a ...any) int) {
+	var spec launchSpec
+	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
+		fmt.Fprintf(os.Stderr, "tether sandbox: bad launch spec: %v\n", err)
+		return spec, nil
+	}
+	return spec, func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "tether sandbox: %s: %s\n", spec.Peer, fmt.Sprintf(format, a...))
+		return launchFailed
+	}
 }
 
 // enterNamespaces does spec's part in the namespaces the process was
