@@ -7,7 +7,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/server/metrics"
 )
@@ -102,7 +104,22 @@ func TestRegisterRejects(t *testing.T) {
 // TestRuntimeCollectors: the Go and process collectors write the series
 // client_golang's did under the same names, and the process's resident
 // memory agrees with /proc/self/status.
+// sink keeps TestRuntimeCollectors' busy loop from being optimised away.
+var sink int
+
 func TestRuntimeCollectors(t *testing.T) {
+	// /proc counts CPU time in ticks of 10 ms: a test binary that has used
+	// less than one shows 0. Work until the kernel has counted some
+	// (bounded: a few seconds of wall time).
+	for start := time.Now(); time.Since(start) < 5*time.Second; {
+		var ru syscall.Rusage
+		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil || time.Duration(ru.Utime.Nano()+ru.Stime.Nano()) >= 30*time.Millisecond {
+			break
+		}
+		for i := 0; i < 1e6; i++ {
+			sink += i
+		}
+	}
 	reg := metrics.NewRegistry()
 	reg.MustRegister(metrics.NewGoCollector(), metrics.NewProcessCollector())
 	var b strings.Builder
