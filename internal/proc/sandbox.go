@@ -348,8 +348,9 @@ var systemRW = []string{"/dev/null", "/dev/zero", "/dev/full"}
 
 // Sandbox rewrites cmd (before Start) so that it runs under p: this binary
 // is started in its place as a launcher (in namespaces of its own where the
-// machine allows), confines itself with Landlock and execs cmd. cmd.Path
-// must be absolute or found on PATH. With the sandbox off it leaves cmd as
+// machine allows), confines itself with Landlock and execs cmd; with
+// Policy.InPlace, a cmd that runs this very binary confines itself instead
+// (inPlaceFor). cmd.Path must be absolute or found on PATH. With the sandbox off it leaves cmd as
 // it is. In every case it sets cmd.Env to ChildEnv's allowlist: tether's
 // own environment does not reach the process.
 func Sandbox(cmd *exec.Cmd, p Policy) error {
