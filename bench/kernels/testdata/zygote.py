@@ -101,7 +101,10 @@ class Kernel:
         self.buf, self.pid, self.ready, self.done = b"", 0, False, 0.0
 
     def frames(self):
-        self.buf += os.read(self.rout, 1 << 16)
+        b = os.read(self.rout, 1 << 16)
+        if not b:
+            raise SystemExit("zygote.py: a kernel ended before its cell's answer")
+        self.buf += b
         while len(self.buf) >= 4:
             (n,) = struct.unpack(">I", self.buf[:4])
             if len(self.buf) < 4 + n:
@@ -146,8 +149,22 @@ def fresh(driver, n):
     return out
 
 
+def recv(sock):
+    """What the zygote says next; its end is an error, not an empty answer
+    to wait on again."""
+    b = sock.recv(4096)
+    if not b:
+        raise SystemExit("zygote.py: the zygote ended before it answered")
+    return b
+
+
 def forked(driver, n):
-    defs = driver.rsplit("\nmain()", 1)[0] + "\n"
+    # The driver's definitions: everything before its closing dispatch
+    # (the zygote mode or main()).
+    tail = '\nif "--tether-zygote" in sys.argv:'
+    if tail not in driver:
+        raise SystemExit("zygote.py: the driver does not end with its dispatch %r" % tail.strip())
+    defs = driver.rsplit(tail, 1)[0] + "\n"
     ours, theirs = socket.socketpair()
     argv = [sys.executable, "-c", BOOT + ZYGOTE] + chunks(defs) + ["--end"]
     t = time.monotonic()
@@ -156,7 +173,7 @@ def forked(driver, n):
     theirs.close()
     answers = b""
     while not answers.endswith(b"\n"):
-        answers += ours.recv(4096)
+        answers += recv(ours)
     boot = time.monotonic() - t
     kernels = []
     for _ in range(n):
@@ -169,7 +186,7 @@ def forked(driver, n):
         kernels.append(k)
     answers = b""
     while answers.count(b"\n") < n:
-        answers += ours.recv(4096)
+        answers += recv(ours)
     first_cells(kernels)
     out = [(k.done - k.t0, pss_kb(k.pid)) for k in kernels]
     zygote = pss_kb(z.pid)
