@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetherhq/tether/bridges/lsp"
 	"github.com/tetherhq/tether/internal/testenv"
@@ -65,8 +66,18 @@ func TestClangd(t *testing.T) {
 		}
 	})
 	t.Run("hover", func(t *testing.T) {
-		requireHover(t, ctx, s, lsp.Position{File: "main.c", Line: 7, Symbol: "square_area"},
-			"double square_area(const struct square *sq)", "returns the area")
+		// clangd's hover on a function declared in a header may take its
+		// comment from the index of the header's symbols, which clangd
+		// builds after the preamble and announces with no progress: under
+		// load a hover before it has the signature alone. Ask again
+		// (bounded) until the comment is there.
+		pos := lsp.Position{File: "main.c", Line: 7, Symbol: "square_area"}
+		for start := time.Now(); time.Since(start) < 30*time.Second; time.Sleep(200 * time.Millisecond) {
+			if h, err := s.Hover(ctx, pos); err == nil && strings.Contains(h.Text, "returns the area") {
+				break
+			}
+		}
+		requireHover(t, ctx, s, pos, "double square_area(const struct square *sq)", "returns the area")
 	})
 	t.Run("symbols", func(t *testing.T) {
 		if names := symbolLines(t, ctx, s, "main.c"); names["main"] != 4 {
