@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -62,16 +63,21 @@ type instance struct {
 	sawDiag  bool
 	// sawRefresh is set once the server asked the client to pull
 	// diagnostics again (workspace/diagnostic/refresh): pyright, told the
-	// client pulls, asks once it has found the project's files.
+	// client pulls, asks once it has read its configuration and again
+	// once it has found the project's files (which readyLog tells).
 	sawRefresh bool
-	lastMsg    time.Time
-	ready      bool
-	syncMu     sync.Mutex // serialises document sync
-	settings   json.RawMessage
-	caps       map[string]json.RawMessage // server capabilities from initialize
-	enc        encoding                   // what the server's columns count
-	disk       map[string]stamp           // source files on disk at the last scan
-	noScan     bool                       // the root is too big to rescan per query
+	// sawReadyLog is set once the server logged a message readyLog
+	// (spec.ReadyLog) matches.
+	sawReadyLog bool
+	readyLog    *regexp.Regexp
+	lastMsg     time.Time
+	ready       bool
+	syncMu      sync.Mutex // serialises document sync
+	settings    json.RawMessage
+	caps        map[string]json.RawMessage // server capabilities from initialize
+	enc         encoding                   // what the server's columns count
+	disk        map[string]stamp           // source files on disk at the last scan
+	noScan      bool                       // the root is too big to rescan per query
 	// diskReload is set while spec.DiskReload is due: files were created
 	// or deleted on disk and the server was not yet told to take them in.
 	diskReload bool
@@ -182,8 +188,15 @@ func (p pipeRWC) Close() error {
 }
 
 func newInstance(spec Server, root, binary string) *instance {
+	var readyLog *regexp.Regexp
+	if spec.ReadyLog != "" {
+		// A pattern that does not compile waits for nothing more (a
+		// server row's own is checked by TestTableReadyLogs).
+		readyLog, _ = regexp.Compile(spec.ReadyLog)
+	}
 	return &instance{
-		spec: spec, root: root, binary: binary, started: time.Now(),
+		readyLog: readyLog,
+		spec:     spec, root: root, binary: binary, started: time.Now(),
 		stderr:   &textcut.Tail{Max: 8 << 10},
 		exited:   make(chan struct{}),
 		changed:  make(chan struct{}),
@@ -330,6 +343,19 @@ func (in *instance) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 			in.fileStatus(req.Params())
 		}
 		return reply(ctx, nil, nil)
+	case "window/logMessage":
+		if in.readyLog != nil {
+			var p struct {
+				Message string `json:"message"`
+			}
+			if json.Unmarshal(req.Params(), &p) == nil && in.readyLog.MatchString(p.Message) {
+				in.mu.Lock()
+				in.sawReadyLog = true
+				in.bump()
+				in.mu.Unlock()
+			}
+		}
+		return nil
 	case "workspace/diagnostic/refresh":
 		in.mu.Lock()
 		in.sawRefresh = true
@@ -712,6 +738,9 @@ func (in *instance) waitReady(ctx context.Context, bound time.Duration) (bool, e
 			// says it has found the project's files (a rename before
 			// that sees one file).
 			ok = in.sawRefresh && len(in.active) == 0
+		}
+		if in.readyLog != nil {
+			ok = ok && in.sawReadyLog
 		}
 		if ok {
 			in.ready = true

@@ -391,3 +391,32 @@ func TestCheckLooksPastLinterConfig(t *testing.T) {
 		t.Fatalf("want go vet run in svc: ran %v, items %+v", rep.Ran, rep.Items)
 	}
 }
+
+// TestTableReadyLogs: each built-in server's ReadyLog compiles, and
+// pyright's matches the messages pyright logs once it has looked for the
+// project's files, not the ones before.
+func TestTableReadyLogs(t *testing.T) {
+	for _, s := range lsp.DefaultServers() {
+		if s.ReadyLog == "" {
+			continue
+		}
+		re, err := regexp.Compile(s.ReadyLog)
+		if err != nil {
+			t.Fatalf("%s: ReadyLog %q: %v", s.Name, s.ReadyLog, err)
+		}
+		if s.Name != "pyright" {
+			continue
+		}
+		for msg, want := range map[string]bool{
+			"Found 5 source files":                      true,
+			"Found 1 source file":                       true,
+			"No source files found.":                    true,
+			"Assuming Python version 3.11.7.final.0":    false,
+			"No include entries specified; assuming /w": false,
+		} {
+			if re.MatchString(msg) != want {
+				t.Errorf("pyright's ReadyLog on %q: %v, want %v", msg, !want, want)
+			}
+		}
+	}
+}

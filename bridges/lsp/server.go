@@ -157,6 +157,12 @@ type Server struct {
 	// that answers textDocument/diagnostic only when the client says it
 	// pulls, and then stops publishing (pyright): set PullDiagnostics too.
 	PullCapability bool `json:"pull_capability,omitempty"`
+	// ReadyLog, a regular expression, is the window/logMessage with which
+	// the server says it has found the project's files (pyright's "Found 5
+	// source files"): readiness waits for it too. pyright asks the client
+	// to pull diagnostics once before it has looked for the files and once
+	// after, so the first ask alone let a rename see only the open file.
+	ReadyLog string `json:"ready_log,omitempty"`
 	// PythonInterpreter is for a Python server that resolves imports
 	// against an interpreter's packages (pyright): it is given the
 	// project's interpreter (Supervisor.pythonFor) as python.pythonPath

@@ -43,6 +43,7 @@ func projectServers() []Server {
 			// time slices, can come before that), and publishes nothing.
 			PullCapability:  true,
 			PullDiagnostics: true,
+			ReadyLog:        `^(Found \d+ source files?|No source files found)`,
 			// Its interpreter is chosen as the project's (Interpreter).
 			PythonInterpreter: true,
 			Install:           "npm (scripts/npm/package.json)",
