@@ -1,16 +1,14 @@
 package engine
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"runtime"
-	"strings"
-	"testing"
-	"unsafe"
+import "context"
+import "os"
+import "path/filepath"
+import "runtime"
+import "strings"
+import "testing"
+import "unsafe"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 type record struct {
 	start, end   Point

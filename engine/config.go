@@ -1,11 +1,9 @@
 package engine
 
-import (
-	"os"
-	"path/filepath"
-	"runtime"
-	"time"
-)
+import "os"
+import "path/filepath"
+import "runtime"
+import "time"
 
 // Config configures an Engine. It is immutable: every With method returns a
 // changed copy, so a Config can be shared and derived from freely. Start from

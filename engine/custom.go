@@ -1,20 +1,18 @@
 package engine
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"strings"
-	"sync"
-	"time"
+import "context"
+import "errors"
+import "fmt"
+import "strings"
+import "sync"
+import "time"
 
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/experimental"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+import "github.com/tetratelabs/wazero"
+import "github.com/tetratelabs/wazero/api"
+import "github.com/tetratelabs/wazero/experimental"
+import "github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // Custom languages (grammars.NewCustom): a grammar's side module, as
 // `tree-sitter build --wasm` writes it for web-tree-sitter, run in the

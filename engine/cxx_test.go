@@ -1,12 +1,10 @@
 package engine
 
-import (
-	"bytes"
-	"context"
-	"errors"
-	"strings"
-	"testing"
-)
+import "bytes"
+import "context"
+import "errors"
+import "strings"
+import "testing"
 
 // vueNested is a Vue component whose template nests n custom elements with
 // long names: the C++ scanner keeps one std::string per open tag on its

@@ -1,13 +1,11 @@
 package engine
 
-import (
-	"context"
-	"encoding/binary"
-	"errors"
-	"fmt"
+import "context"
+import "encoding/binary"
+import "errors"
+import "fmt"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // The binary form of a tree's node table (AppendBinary, DecodeTree), for
 // stores that keep trees across processes: "TTRE", a version, the node count

@@ -1,10 +1,8 @@
 package engine
 
-import (
-	"context"
-	"errors"
-	"testing"
-)
+import "context"
+import "errors"
+import "testing"
 
 // TestEncodeRoundTrip: a decoded tree is the parsed one, node for node.
 func TestEncodeRoundTrip(t *testing.T) {

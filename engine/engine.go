@@ -1,18 +1,16 @@
 package engine
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"strings"
-	"sync"
+import "context"
+import "errors"
+import "fmt"
+import "strings"
+import "sync"
 
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+import "github.com/tetratelabs/wazero"
+import "github.com/tetratelabs/wazero/api"
+import "github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // Errors a parse can wrap; test with errors.Is.
 var (

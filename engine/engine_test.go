@@ -1,19 +1,17 @@
 package engine_test
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"testing"
+import "context"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "sync"
+import "testing"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/grammars"
 
 func fixtures(t *testing.T, id string) (ok, broken string) {
 	t.Helper()

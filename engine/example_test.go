@@ -1,14 +1,12 @@
 package engine_test
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"time"
+import "context"
+import "errors"
+import "fmt"
+import "time"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
 
 // exampleEngine starts an engine as ExampleEngine_Parse does; the caller closes it.
 func exampleEngine(ctx context.Context) *engine.Engine {

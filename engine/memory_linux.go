@@ -2,11 +2,9 @@
 
 package engine
 
-import (
-	"syscall"
+import "syscall"
 
-	"github.com/tetratelabs/wazero/experimental"
-)
+import "github.com/tetratelabs/wazero/experimental"
 
 // mmapMemory backs an instance's linear memory with one anonymous mapping
 // reserved up front at the instance's cap: growing never copies, untouched

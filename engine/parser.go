@@ -1,17 +1,15 @@
 package engine
 
-import (
-	"context"
-	"encoding/binary"
-	"errors"
-	"fmt"
-	"sync"
+import "context"
+import "encoding/binary"
+import "errors"
+import "fmt"
+import "sync"
 
-	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/experimental"
+import "github.com/tetratelabs/wazero/api"
+import "github.com/tetratelabs/wazero/experimental"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // Parser is one tenant's view of an Engine: its own instance pools and limits
 // over the engine's shared compiled modules. It is safe for concurrent use.

@@ -1,8 +1,6 @@
 package engine_test
 
-import (
-	"testing"
-)
+import "testing"
 
 // patchSide returns a copy of the side module wasm whose lexers (the
 // functions of its function table of type (i32, i32) -> i32: ts_lex and the

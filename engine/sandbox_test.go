@@ -1,19 +1,17 @@
 package engine
 
-import (
-	"bytes"
-	"context"
-	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
+import "bytes"
+import "context"
+import "errors"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // requireBuilt fails the test when a grammar module is not embedded (they
 // are committed: only a broken commit lacks one).

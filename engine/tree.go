@@ -1,13 +1,11 @@
 package engine
 
-import (
-	"bytes"
-	"fmt"
-	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
-)
+import "bytes"
+import "fmt"
+import "strconv"
+import "strings"
+import "unicode"
+import "unicode/utf8"
 
 // Point is a zero-based row and byte column in the source.
 type Point struct {

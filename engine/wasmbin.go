@@ -1,12 +1,10 @@
 package engine
 
-import (
-	"encoding/binary"
-	"errors"
-	"fmt"
-	"slices"
-	"strings"
-)
+import "encoding/binary"
+import "errors"
+import "fmt"
+import "slices"
+import "strings"
 
 // Reading a custom grammar's side module (tree-sitter build --wasm, an
 // emscripten-style side module: a dylink.0 section, memory, table and

@@ -1,9 +1,7 @@
 package engine
 
-import (
-	"context"
-	"testing"
-)
+import "context"
+import "testing"
 
 // TestWithSource: a tree over text of the same length and line breaks has
 // the parsed tree's nodes, their texts the new text's; text that does not

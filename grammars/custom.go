@@ -1,18 +1,16 @@
 package grammars
 
-import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"path"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"sort"
-	"strings"
-	"sync"
-	"unicode/utf8"
-)
+import "errors"
+import "fmt"
+import "io/fs"
+import "path"
+import "path/filepath"
+import "regexp"
+import "slices"
+import "sort"
+import "strings"
+import "sync"
+import "unicode/utf8"
 
 // Custom describes a language registered at run time (RegisterCustom)
 // rather than shipped: a tree-sitter grammar compiled to a WebAssembly side

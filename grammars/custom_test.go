@@ -1,12 +1,10 @@
 package grammars_test
 
-import (
-	"errors"
-	"strings"
-	"testing"
+import "errors"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // TestCustom: NewCustom checks a custom language's name and spec;
 // RegisterCustom makes Lookup and ForPath find it, keeps one registration

@@ -1,23 +1,21 @@
 package grammars
 
-import (
-	"bytes"
-	"crypto/sha256"
-	"embed"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"path"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
-	"sync"
+import "bytes"
+import "crypto/sha256"
+import "embed"
+import "encoding/hex"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io/fs"
+import "path"
+import "path/filepath"
+import "slices"
+import "sort"
+import "strings"
+import "sync"
 
-	"github.com/klauspost/compress/zstd"
-)
+import "github.com/klauspost/compress/zstd"
 
 // ManifestJSON is the manifest of pinned inputs (manifest.json) as shipped.
 //

@@ -1,15 +1,13 @@
 package grammars_test
 
-import (
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 func TestManifestShipsTheRequiredLanguages(t *testing.T) {
 	want := []string{"go", "python", "javascript", "typescript", "tsx", "rust", "c", "cpp", "java",

@@ -1,10 +1,8 @@
 package grammars
 
-import (
-	"reflect"
-	"sync"
-	"testing"
-)
+import "reflect"
+import "sync"
+import "testing"
 
 // TestWasmConcurrentFirstUse: many goroutines asking for modules nobody has
 // used yet each get the one decompressed copy (run under -race).

@@ -1,15 +1,13 @@
 package internal_test
 
-import (
-	"encoding/json"
-	"go/parser"
-	"go/token"
-	"io"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
-)
+import "encoding/json"
+import "go/parser"
+import "go/token"
+import "io"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
 
 // TestEveryPackageHasADocComment checks that every package of the module,
 // commands, benchmarks and test-only packages included, has a package

@@ -1,17 +1,15 @@
 package internal_test
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
-)
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
 
 const mod = "github.com/tetherhq/tether/"
 

@@ -1,14 +1,12 @@
 package kernels
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"sort"
-	"strings"
-	"time"
-)
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "sort"
+import "strings"
+import "time"
 
 // Language names a kernel backend.
 type Language string

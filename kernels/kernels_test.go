@@ -1,16 +1,14 @@
 package kernels_test
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"strings"
-	"testing"
-	"unicode/utf8"
+import "context"
+import "errors"
+import "fmt"
+import "strings"
+import "testing"
+import "unicode/utf8"
 
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/std"
-)
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/std"
 
 func TestStreamBuffer(t *testing.T) {
 	b := kernels.NewStreamBuffer(100)

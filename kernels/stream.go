@@ -1,11 +1,9 @@
 package kernels
 
-import (
-	"fmt"
-	"strings"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import "github.com/tetherhq/tether/internal/textcut"
 
 // StreamBuffer collects one output stream within a bound: it keeps the first
 // three quarters of the bound and the last quarter, and counts what fell in

@@ -1,15 +1,13 @@
 package matcher_test
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"testing"
+import "context"
+import "os"
+import "path/filepath"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/matcher"
 
 // BenchmarkCompile compiles patterns of several shapes: the ladder's parses
 // are most of the cost.

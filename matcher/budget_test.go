@@ -1,16 +1,14 @@
 package matcher
 
-import (
-	"context"
-	"errors"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "errors"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/engine/enginetest"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestPathologicalPatternHitsTheBudget: f($$$A, $$$A, $$$A, y, x) against
 // one call with 3000 arguments tries every pair of splits and compares the

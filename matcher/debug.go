@@ -1,11 +1,9 @@
 package matcher
 
-import (
-	"fmt"
-	"strings"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-)
+import "github.com/tetherhq/tether/engine"
 
 // DebugFormats are the formats Debug prints, as ast-grep's --debug-query
 // names them: the compiled pattern, the tree's named nodes, all its nodes,

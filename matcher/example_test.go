@@ -1,14 +1,12 @@
 package matcher_test
 
-import (
-	"context"
-	"fmt"
-	"log"
+import "context"
+import "fmt"
+import "log"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
 
 // Compile a pattern, find its matches in one parsed tree, and rewrite them
 // with a template.

@@ -1,11 +1,9 @@
 package matcher
 
-import (
-	"fmt"
-	"strings"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-)
+import "github.com/tetherhq/tether/engine"
 
 // PatternReading says how a pattern was read: the rung of the ladder that
 // accepted it, its root nodes and its metavariables.

@@ -1,14 +1,12 @@
 package matcher
 
-import (
-	"context"
-	"errors"
-	"strings"
-	"testing"
+import "context"
+import "errors"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/internal/testenv"
 
 func fuzzParser(t testing.TB) Parser {
 	t.Helper()

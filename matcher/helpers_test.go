@@ -1,15 +1,13 @@
 package matcher_test
 
-import (
-	"context"
-	"fmt"
-	"sort"
-	"testing"
+import "context"
+import "fmt"
+import "sort"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
 
 // parser returns the shared engine over the embedded grammars.
 func parser(t testing.TB) matcher.Parser {

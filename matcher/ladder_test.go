@@ -1,15 +1,13 @@
 package matcher_test
 
-import (
-	"context"
-	"errors"
-	"reflect"
-	"strings"
-	"testing"
+import "context"
+import "errors"
+import "reflect"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/matcher"
 
 // TestEveryLanguageLadder: each shipped language's ladder compiles a simple
 // pattern and finds it, so $X works in every grammar (the eight main

@@ -1,12 +1,10 @@
 package matcher
 
-import (
-	"slices"
-	"strings"
-	"sync"
+import "slices"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // rung is one rung of a language's scaffold ladder: the pattern is placed
 // between prefix and suffix (its lines after the first indented by indent) and

@@ -1,15 +1,13 @@
 package matcher
 
-import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
-	"slices"
-	"sort"
+import "bytes"
+import "context"
+import "errors"
+import "fmt"
+import "slices"
+import "sort"
 
-	"github.com/tetherhq/tether/engine"
-)
+import "github.com/tetherhq/tether/engine"
 
 // Matching budgets. A step is one unit of matching work: a pattern node
 // compared with a candidate node, a split of a list tried for a $$$, a node

@@ -1,12 +1,10 @@
 package matcher
 
-import (
-	"fmt"
-	"sort"
-	"strings"
+import "fmt"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-)
+import "github.com/tetherhq/tether/engine"
 
 // mended is a faulty reading read again without its faults, in the same
 // rung: the tokens its MISSING nodes stand for written in ("return $X"

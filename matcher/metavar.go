@@ -1,9 +1,7 @@
 package matcher
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "strings"
+import "unicode/utf8"
 
 // metaKind says what a metavariable matches.
 type metaKind uint8

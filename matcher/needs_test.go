@@ -1,15 +1,13 @@
 package matcher_test
 
-import (
-	"context"
-	"reflect"
-	"sort"
-	"strings"
-	"testing"
+import "context"
+import "reflect"
+import "sort"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/matcher"
 
 // TestKindNeeds: a pattern needs the kinds of its nodes that are not
 // metavariables, with the alternatives of Go's "case $X:", and not the tokens

@@ -1,12 +1,10 @@
 package matcher
 
-import (
-	"context"
-	"errors"
-	"strings"
+import "context"
+import "errors"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-)
+import "github.com/tetherhq/tether/engine"
 
 // MatchNode reports whether the pattern (any of its readings, in rank
 // order) matches node n itself, as a rule's pattern does: env holds the

@@ -1,18 +1,16 @@
 package matcher
 
-import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
-	"regexp"
-	"sort"
-	"strings"
-	"unicode"
+import "bytes"
+import "context"
+import "errors"
+import "fmt"
+import "regexp"
+import "sort"
+import "strings"
+import "unicode"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
 
 // Parser parses source with a language's grammar. *engine.Engine and
 // *engine.Parser implement it.

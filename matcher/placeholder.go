@@ -1,12 +1,10 @@
 package matcher
 
-import (
-	"regexp"
-	"sort"
-	"strings"
+import "regexp"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-)
+import "github.com/tetherhq/tether/engine"
 
 // placeholder is a stretch of a rewritten pattern (scaffold byte offsets) that
 // stands for one metavariable: the metavariable plus the code written after

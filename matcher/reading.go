@@ -1,12 +1,10 @@
 package matcher
 
-import (
-	"context"
-	"strings"
+import "context"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
 
 // reading is the pattern parsed in one rung: the tree and the nodes that
 // span the pattern in it.

@@ -1,15 +1,13 @@
 package matcher_test
 
-import (
-	"context"
-	"errors"
-	"slices"
-	"strings"
-	"testing"
+import "context"
+import "errors"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/matcher"
 
 // TestMalformedPatternRefused: a pattern every reading of which has an
 // ERROR or MISSING node (an unclosed call or block, a stray token), in

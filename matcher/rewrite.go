@@ -1,11 +1,9 @@
 package matcher
 
-import (
-	"bytes"
-	"fmt"
-	"sort"
-	"strings"
-)
+import "bytes"
+import "fmt"
+import "sort"
+import "strings"
 
 // Template is a rewrite template for one pattern's matches: code in which
 // the pattern's metavariables stand for what they captured.

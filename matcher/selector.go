@@ -1,15 +1,13 @@
 package matcher
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"sort"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
 
 // CompileSelector compiles pattern as the context of the code to find and
 // selector as the kind of the node in it that is matched, as ast-grep's

@@ -1,10 +1,8 @@
 package matcher
 
-import (
-	"math/bits"
-	"regexp"
-	"strings"
-)
+import "math/bits"
+import "regexp"
+import "strings"
 
 // maxSigilMetas bounds the metavariables compileVariables chooses among:
 // it reads at most 2^n variants of the pattern.

@@ -1,9 +1,7 @@
 package matcher
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
+import "strings"
 
 // Strictness is how closely a node must follow a pattern to match it, as
 // ast-grep's strictness option has it. Comments are never compared, at any

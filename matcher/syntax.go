@@ -1,13 +1,11 @@
 package matcher
 
-import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"strings"
+import "encoding/json"
+import "fmt"
+import "io"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-)
+import "github.com/tetherhq/tether/engine"
 
 // SyntaxNode is one node of a syntax tree as Syntax lists it, in pre-order.
 // Its JSON is one compact row, [depth, kind, field, range] with a fifth

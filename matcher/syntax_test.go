@@ -1,17 +1,15 @@
 package matcher_test
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"slices"
-	"testing"
+import "bytes"
+import "context"
+import "encoding/json"
+import "slices"
+import "testing"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
 
 // syntaxSources are clean sources in each language the tests read.
 var syntaxSources = map[string]string{

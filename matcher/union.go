@@ -1,15 +1,13 @@
 package matcher
 
-import (
-	"fmt"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
-	"unicode/utf8"
+import "fmt"
+import "slices"
+import "sort"
+import "strconv"
+import "strings"
+import "unicode/utf8"
 
-	"github.com/tetherhq/tether/engine"
-)
+import "github.com/tetherhq/tether/engine"
 
 // others returns the patterns of the clean readings as written (no ERROR,
 // no MISSING) other than the one rule 1 of choose picked, in ladder order,

@@ -1,10 +1,8 @@
 package operator
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-)
+import "errors"
+import "fmt"
+import "strings"
 
 // MaxQuestions caps the questions of one multi-question card.
 const MaxQuestions = 10

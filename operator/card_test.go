@@ -1,14 +1,12 @@
 package operator_test
 
-import (
-	"slices"
-	"strings"
-	"testing"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/operator"
-)
+import "github.com/tetherhq/tether/operator"
 
 var card = operator.Question{
 	Question: "Setting up the service",

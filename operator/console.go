@@ -1,22 +1,20 @@
 package operator
 
-import (
-	"context"
-	"crypto/rand"
-	"crypto/subtle"
-	_ "embed"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"html/template"
-	"net"
-	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
-	"sync"
-	"time"
-)
+import "context"
+import "crypto/rand"
+import "crypto/subtle"
+import _ "embed"
+import "encoding/hex"
+import "encoding/json"
+import "fmt"
+import "html/template"
+import "net"
+import "net/http"
+import "net/url"
+import "strconv"
+import "strings"
+import "sync"
+import "time"
 
 //go:embed console.html
 var consoleHTML string

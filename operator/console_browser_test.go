@@ -1,19 +1,17 @@
 package operator_test
 
-import (
-	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"slices"
-	"strings"
-	"testing"
+import "context"
+import "io"
+import "net/http"
+import "net/http/httptest"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/chromedp/chromedp"
+import "github.com/chromedp/chromedp"
 
-	"github.com/tetherhq/tether/internal/chromium"
-	"github.com/tetherhq/tether/operator"
-)
+import "github.com/tetherhq/tether/internal/chromium"
+import "github.com/tetherhq/tether/operator"
 
 // TestConsoleCookieElsewhereApprovesNothing: a browser scopes a cookie by
 // host, not port, so once the operator has logged in to the console, every

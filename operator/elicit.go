@@ -1,13 +1,11 @@
 package operator
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
 // Elicitor asks the human behind an MCP client through form elicitation. The
 // action is "accept", "decline" or "cancel"; content holds the accepted form.

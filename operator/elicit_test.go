@@ -1,19 +1,17 @@
 package operator_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"os"
-	"slices"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "os"
+import "slices"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/operator"
-)
+import "github.com/tetherhq/tether/operator"
 
 // mcpAsk connects a go-sdk server whose "ask" tool asks through the
 // elicitation port to a go-sdk client with the given elicitation handler (nil:

@@ -1,10 +1,8 @@
 package operator_test
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/tetherhq/tether/operator"
-)
+import "github.com/tetherhq/tether/operator"
 
 // A card as the terminal port draws it, and a typed reply read back.
 func ExampleParseReply() {

@@ -1,10 +1,8 @@
 package operator_test
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/tetherhq/tether/operator"
-)
+import "github.com/tetherhq/tether/operator"
 
 // FuzzParseReply: whatever is typed, a reply is either refused with an
 // explanation or is a possible answer to the card; nothing is invented.

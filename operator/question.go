@@ -1,13 +1,11 @@
 package operator
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"slices"
-	"strings"
-	"time"
-)
+import "context"
+import "errors"
+import "fmt"
+import "slices"
+import "strings"
+import "time"
 
 // Kind says what a card asks.
 type Kind string

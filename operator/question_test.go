@@ -1,21 +1,19 @@
 package operator_test
 
-import (
-	"bufio"
-	"context"
-	"errors"
-	"io"
-	"net/http"
-	"net/http/cookiejar"
-	"net/http/httptest"
-	"net/url"
-	"slices"
-	"strings"
-	"testing"
-	"time"
+import "bufio"
+import "context"
+import "errors"
+import "io"
+import "net/http"
+import "net/http/cookiejar"
+import "net/http/httptest"
+import "net/url"
+import "slices"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/operator"
-)
+import "github.com/tetherhq/tether/operator"
 
 var twoOptions = []operator.Option{{Label: "a"}, {Label: "b"}}
 

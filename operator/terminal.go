@@ -1,17 +1,15 @@
 package operator
 
-import (
-	"bufio"
-	"context"
-	"fmt"
-	"io"
-	"os"
-	"strconv"
-	"strings"
-	"sync"
+import "bufio"
+import "context"
+import "fmt"
+import "io"
+import "os"
+import "strconv"
+import "strings"
+import "sync"
 
-	"golang.org/x/term"
-)
+import "golang.org/x/term"
 
 // Terminal is the QuestionPort for tether run in a terminal: it prints a
 // numbered card and reads the answer line. Questions are shown one at a time.

@@ -1,18 +1,16 @@
 package operator_test
 
-import (
-	"context"
-	"errors"
-	"os"
-	"slices"
-	"strings"
-	"testing"
+import "context"
+import "errors"
+import "os"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/creack/pty"
+import "github.com/creack/pty"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/operator"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/operator"
 
 func TestTerminalCard(t *testing.T) {
 	ptmx, tty, err := pty.Open()

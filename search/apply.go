@@ -1,15 +1,13 @@
 package search
 
-import (
-	"bytes"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+import "bytes"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // ErrStale is wrapped by Plan.Apply (and so by a staged edit's accept) when
 // files changed after the plan was computed.

@@ -1,26 +1,24 @@
 package search_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"math/rand"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strconv"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "math/rand"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "regexp"
+import "sort"
+import "strconv"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/search"
 
 // TestExploreAstGrep is the differential exploration (not run in CI): it takes
 // real source (testdata/parse, the sample projects under testdata/lsp, the

@@ -1,16 +1,14 @@
 package search_test
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
 
 // BenchmarkSearch searches this repository's Go code: cold (a new searcher,
 // so every candidate file is parsed) and warm (the same query again, served

@@ -1,16 +1,14 @@
 package search
 
-import (
-	"context"
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "errors"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/matcher"
 
 // TestSearchPathologicalPatternHitsTheBudget: a search and a rewrite with
 // f($$$A, $$$A, $$$A, y, x) over a file with one call of 3000 arguments end

@@ -1,11 +1,9 @@
 package search
 
-import (
-	"slices"
-	"strings"
+import "slices"
+import "strings"
 
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/matcher"
 
 // Chunked parsing. Parsing in wasm costs several times a native parse, and
 // the token prefilter only rules out whole files. For languages whose files

@@ -1,10 +1,8 @@
 package search
 
-import (
-	"reflect"
-	"strings"
-	"testing"
-)
+import "reflect"
+import "strings"
+import "testing"
 
 // TestSplitJS: TypeScript is cut before top-level declarations that follow
 // a semicolon or a closing brace, and, with members, before each member of

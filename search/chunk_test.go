@@ -1,9 +1,7 @@
 package search
 
-import (
-	"reflect"
-	"testing"
-)
+import "reflect"
+import "testing"
 
 func TestSplitGo(t *testing.T) {
 	tests := []struct {

@@ -1,11 +1,9 @@
 package search
 
-import (
-	"bytes"
-	"slices"
+import "bytes"
+import "slices"
 
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/matcher"
 
 // Go in chunks. A file is cut before each top-level declaration (splitGo);
 // and where every match of the pattern is a statement that opens with a

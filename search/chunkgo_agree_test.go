@@ -1,11 +1,9 @@
 package search_test
 
-import (
-	"os"
-	"path/filepath"
-	"runtime"
-	"testing"
-)
+import "os"
+import "path/filepath"
+import "runtime"
+import "testing"
 
 // chunkedGo is Go that a lexer cutting around statements can get wrong:
 // braces in strings, runes, comments and composite literals, function

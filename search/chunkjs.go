@@ -1,9 +1,7 @@
 package search
 
-import (
-	"bytes"
-	"slices"
-)
+import "bytes"
+import "slices"
 
 // TypeScript and JavaScript in chunks. A file is cut before each top-level
 // statement at column 0 that starts a declaration (export, import,

@@ -1,10 +1,8 @@
 package search_test
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "os"
+import "path/filepath"
+import "testing"
 
 // stmtTS is TypeScript whose statement cuts are easy to get wrong: test
 // suites of nested calls and arrow functions without semicolons, headers

@@ -1,12 +1,10 @@
 package search
 
-import (
-	"bytes"
-	"sort"
-	"strings"
+import "bytes"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/matcher"
 
 // TypeScript and JavaScript statements in chunks. Where every match of a
 // pattern is a statement or an expression (jsStmtKinds) and the pattern

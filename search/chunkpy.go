@@ -1,10 +1,8 @@
 package search
 
-import (
-	"bytes"
+import "bytes"
 
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/matcher"
 
 // Python in chunks. A line that starts at column 0 with a statement ends
 // every indented block before it, so a file is cut before each such line

@@ -1,13 +1,11 @@
 package search
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"regexp"
+import "context"
+import "os"
+import "path/filepath"
+import "regexp"
 
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/matcher"
 
 // Commands: a search, rewrite or scan as ast-grep's command line runs it
 // (tether ast-grep, tether scan), without its flags or its output: what to

@@ -1,16 +1,14 @@
 package search_test
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"regexp"
-	"testing"
+import "context"
+import "os"
+import "path/filepath"
+import "regexp"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 // TestFindProject: the project config is the working directory's or the
 // nearest one above it, sgconfig.yml before sgconfig.yaml.

@@ -1,17 +1,15 @@
 package search_test
 
-import (
-	"context"
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "errors"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
 
 // TestSearchConfinedToRoot: with Config.Root every access goes through the
 // workspace root. A path that leads out through a symbolic link, given

@@ -1,18 +1,16 @@
 package search
 
-import (
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
-	"unicode/utf8"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "slices"
+import "sort"
+import "strings"
+import "unicode/utf8"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher/rule"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher/rule"
 
 // A project's customLanguages (sgconfig.yml), as ast-grep reads them:
 // a name per language with libraryPath, extensions, expandoChar and

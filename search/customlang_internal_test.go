@@ -1,16 +1,14 @@
 package search
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"testing"
-	"time"
+import "context"
+import "os"
+import "path/filepath"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestCustomLanguageReplaced: a name registered again with another module
 // parses an unchanged file with the new module, in the same searcher and

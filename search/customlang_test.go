@@ -1,20 +1,18 @@
 package search_test
 
-import (
-	"context"
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "errors"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/matcher/rule"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/matcher/rule"
+import "github.com/tetherhq/tether/search"
 
 // customProject writes a project whose sgconfig.yml registers
 // tree-sitter-properties' web module (the .wasm its npm package ships) as

@@ -1,11 +1,9 @@
 package search
 
-import (
-	"fmt"
-	"strings"
+import "fmt"
+import "strings"
 
-	udiff "github.com/aymanbagabas/go-udiff"
-)
+import udiff "github.com/aymanbagabas/go-udiff"
 
 const diffContext = 3
 

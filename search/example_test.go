@@ -1,15 +1,13 @@
 package search_test
 
-import (
-	"context"
-	"fmt"
-	"log"
-	"os"
-	"path/filepath"
+import "context"
+import "fmt"
+import "log"
+import "os"
+import "path/filepath"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/search"
 
 // A repeated metavariable must capture the same code: this pattern finds the
 // guard that closes what it checked, not the one that closes something else.

@@ -1,20 +1,18 @@
 package search
 
-import (
-	"bytes"
-	"context"
-	"fmt"
-	"io/fs"
-	"slices"
-	"strings"
+import "bytes"
+import "context"
+import "fmt"
+import "io/fs"
+import "slices"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/matcher/rule"
-	"github.com/tetherhq/tether/search/inject"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/matcher/rule"
+import "github.com/tetherhq/tether/search/inject"
+import "github.com/tetherhq/tether/search/store"
 
 // worker is one search goroutine's state.
 type worker struct {

@@ -1,17 +1,15 @@
 package search
 
-import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
+import "bytes"
+import "errors"
+import "fmt"
+import "io"
+import "io/fs"
+import "os"
+import "path/filepath"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // files is how a search reaches the file system. With a workspace root
 // (Config.Root) every access of the walk and the reads goes through the root

@@ -1,11 +1,9 @@
 package search
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/matcher"
 
 func fuzzParser(t testing.TB) matcher.Parser {
 	t.Helper()

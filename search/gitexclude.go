@@ -1,13 +1,11 @@
 package search
 
-import (
-	"bufio"
-	"bytes"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-)
+import "bufio"
+import "bytes"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
 
 // repoExcludes loads the repository-wide ignore rules of the repository whose
 // work tree is root, in git's order of precedence, weakest first: the

@@ -1,23 +1,21 @@
 package search_test
 
-import (
-	"bytes"
-	"context"
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
-	"testing"
+import "bytes"
+import "context"
+import "flag"
+import "fmt"
+import "os"
+import "path/filepath"
+import "sort"
+import "strings"
+import "testing"
 
-	"golang.org/x/tools/txtar"
+import "golang.org/x/tools/txtar"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/search"
 
 var update = flag.Bool("update", false, "rewrite the golden sections of testdata/matcher/**/*.txtar")
 

@@ -1,15 +1,13 @@
 package search
 
-import (
-	"context"
-	"fmt"
-	"slices"
+import "context"
+import "fmt"
+import "slices"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher/rule"
-	"github.com/tetherhq/tether/search/inject"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher/rule"
+import "github.com/tetherhq/tether/search/inject"
+import "github.com/tetherhq/tether/search/store"
 
 // Embedded languages (package inject). A query of language L searches the
 // files of L and the host files that may embed L; in a host file it parses

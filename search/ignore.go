@@ -1,14 +1,12 @@
 package search
 
-import (
-	"bufio"
-	"bytes"
-	"path/filepath"
-	"regexp"
-	"strings"
+import "bufio"
+import "bytes"
+import "path/filepath"
+import "regexp"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/glob"
-)
+import "github.com/tetherhq/tether/internal/glob"
 
 // ignoreRule is one line of a .gitignore or .ignore file.
 type ignoreRule struct {

@@ -1,20 +1,18 @@
 package search_test
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sort"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "sort"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 // injectDiffHTML is the HTML both ast-grep 0.51.1 and tether search for
 // JavaScript, TypeScript and CSS: scripts with and without attributes, on

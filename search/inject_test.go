@@ -1,20 +1,18 @@
 package search_test
 
-import (
-	"bytes"
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "bytes"
+import "context"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/inject"
-	"github.com/tetherhq/tether/search/stage"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/inject"
+import "github.com/tetherhq/tether/search/stage"
+import "github.com/tetherhq/tether/search/store"
 
 // injectHTML has every kind of HTML region: a one-line script (a region
 // that starts within its line), a module script, a TypeScript script, a

@@ -1,12 +1,10 @@
 package search_test
 
-import (
-	"strings"
-	"testing"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 // injectVue is a Vue single-file component with every kind of region: a
 // script without lang (JavaScript), a <script setup lang="ts">, a scoped

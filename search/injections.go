@@ -1,16 +1,14 @@
 package search
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"slices"
-	"strings"
+import "context"
+import "fmt"
+import "os"
+import "slices"
+import "strings"
 
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/matcher/rule"
-	"github.com/tetherhq/tether/search/inject"
-)
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/matcher/rule"
+import "github.com/tetherhq/tether/search/inject"
 
 // A project's languageInjections (sgconfig.yml), read into
 // inject.Injections: host languages and regions beyond the grammars' own.

@@ -1,19 +1,17 @@
 package search_test
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/internal/searchtest"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/internal/searchtest"
+import "github.com/tetherhq/tether/search/store"
 
 // goldenKindRun searches q with s, after a warm-up of q's paths has noted
 // the kind set of every file, and with a searcher over an empty store,

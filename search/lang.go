@@ -1,13 +1,11 @@
 package search
 
-import (
-	"fmt"
-	"strings"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/ipynb"
-	"github.com/tetherhq/tether/search/inject"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/ipynb"
+import "github.com/tetherhq/tether/search/inject"
 
 // langForPath returns the language of a file by its name or extension
 // (nil if none): where a file's language is inferred.

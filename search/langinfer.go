@@ -1,15 +1,13 @@
 package search
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"sort"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
 
 // ErrSeveralLanguages is what a search without a language returns (wrapped
 // in a *LanguagesError) when its directories hold files of several languages

@@ -1,13 +1,11 @@
 package search_test
 
-import (
-	"context"
-	"strings"
-	"testing"
+import "context"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
 
 // TestSearchNamesFilesOverTheSizeCap: a file skipped for its size is named,
 // with its size and the cap, even when other files were searched, so a

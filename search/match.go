@@ -1,17 +1,15 @@
 package search
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"slices"
-	"sort"
+import "context"
+import "errors"
+import "fmt"
+import "slices"
+import "sort"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/matcher/rule"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/matcher/rule"
 
 // collect matches in one tree (a file or a chunk of it at b) and records the
 // matches, their count and, for a rewrite, the replacements. It fails when

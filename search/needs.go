@@ -1,14 +1,12 @@
 package search
 
-import (
-	"context"
-	"fmt"
+import "context"
+import "fmt"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher/rule"
-	"github.com/tetherhq/tether/search/inject"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher/rule"
+import "github.com/tetherhq/tether/search/inject"
+import "github.com/tetherhq/tether/search/store"
 
 // Chunk is the byte range [Start, End) of a file.
 type Chunk struct {

@@ -1,17 +1,15 @@
 package search_test
 
-import (
-	"context"
-	"path/filepath"
-	"reflect"
-	"runtime"
-	"strings"
-	"testing"
+import "context"
+import "path/filepath"
+import "reflect"
+import "runtime"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 func TestNeedsIsWhatThePrefilterLetsThrough(t *testing.T) {
 	dir := t.TempDir()

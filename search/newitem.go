@@ -1,15 +1,13 @@
 package search
 
-import (
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher/rule"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher/rule"
 
 // Errors of NewItem, each for an exit status of its own as ast-grep's new
 // has.

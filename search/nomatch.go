@@ -1,12 +1,10 @@
 package search
 
-import (
-	"fmt"
-	"strings"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/matcher"
 
 // NoMatch says, for a pattern search that looked and found nothing, how the
 // pattern was read and what of its shape the files hold: the reading, the

@@ -1,19 +1,17 @@
 package search_test
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/search"
 
 // noMatchCases are a file in each language and a pattern that misses the
 // method call in it (read as a bare call, or as a statement).

@@ -1,19 +1,17 @@
 package search
 
-import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
+import "bytes"
+import "context"
+import "errors"
+import "fmt"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/ipynb"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/matcher/rule"
-	"github.com/tetherhq/tether/search/inject"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/ipynb"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/matcher/rule"
+import "github.com/tetherhq/tether/search/inject"
+import "github.com/tetherhq/tether/search/store"
 
 // Jupyter notebooks. A search in Python also searches the code cells of
 // the .ipynb files under its paths (inject.NotebookCells): each cell's

@@ -1,21 +1,19 @@
 package search_test
 
-import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "bytes"
+import "context"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/ipynb"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/stage"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/ipynb"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/stage"
+import "github.com/tetherhq/tether/search/store"
 
 // notebookR is a notebook whose kernel is R: searched in R, passed over
 // by a search in Python.

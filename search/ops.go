@@ -1,16 +1,14 @@
 package search
 
-import (
-	"bytes"
-	"context"
-	"fmt"
-	"slices"
-	"sort"
-	"strings"
+import "bytes"
+import "context"
+import "fmt"
+import "slices"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
 
 // MaxOps bounds how many rewrites one RewriteOps plan combines.
 const MaxOps = 32

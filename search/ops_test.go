@@ -1,16 +1,14 @@
 package search_test
 
-import (
-	"context"
-	"errors"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "errors"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 // TestRewriteOps combines ops into one plan in both parse modes: each op
 // matches the original text (op 1 does not see op 0's output), an overlap

@@ -1,10 +1,8 @@
 package search
 
-import (
-	"runtime"
-	"sync"
-	"testing"
-)
+import "runtime"
+import "sync"
+import "testing"
 
 // TestProgressFirstAndLast hammers progress.step from many goroutines at
 // once: Query.Progress is told the first file, then counts in increasing

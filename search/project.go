@@ -1,22 +1,20 @@
 package search
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "io"
+import "io/fs"
+import "os"
+import "path/filepath"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/matcher/rule"
-	"github.com/tetherhq/tether/search/inject"
-	"go.yaml.in/yaml/v3"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/matcher/rule"
+import "github.com/tetherhq/tether/search/inject"
+import "go.yaml.in/yaml/v3"
 
 // Project is an ast-grep project: the directory of its sgconfig.yml, and
 // the rules of its ruleDirs compiled with the utils of its utilDirs.

@@ -1,16 +1,14 @@
 package search_test
 
-import (
-	"context"
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "errors"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/matcher/rule"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/matcher/rule"
+import "github.com/tetherhq/tether/search"
 
 // TestLoadProjectConfined checks that an sgconfig.yml cannot make a scan
 // read rules from outside its project: every ruleDirs, utilDirs and

@@ -1,17 +1,15 @@
 package search
 
-import (
-	"context"
-	"fmt"
-	"path/filepath"
-	"slices"
-	"sort"
-	"sync"
-	"sync/atomic"
+import "context"
+import "fmt"
+import "path/filepath"
+import "slices"
+import "sort"
+import "sync"
+import "sync/atomic"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/search/store"
 
 // DefaultMapFiles is how many files Map reads when MapQuery.MaxFiles is 0.
 const DefaultMapFiles = 20000

@@ -1,14 +1,12 @@
 package search
 
-import (
-	"bytes"
-	"context"
-	"regexp"
-	"strings"
-	"sync"
+import "bytes"
+import "context"
+import "regexp"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/engine"
-)
+import "github.com/tetherhq/tether/engine"
 
 // defKind says how a node kind of a language's tree is outlined by Map.
 type defKind struct {

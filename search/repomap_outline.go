@@ -1,16 +1,14 @@
 package search
 
-import (
-	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"fmt"
-	"slices"
-	"sync"
+import "context"
+import "crypto/sha256"
+import "encoding/binary"
+import "fmt"
+import "slices"
+import "sync"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/search/store"
 
 // A file's outline is kept in the store beside its tree (store.NoteOutline),
 // so that a map after another, or in a new process with a warm disk tier,

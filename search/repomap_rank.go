@@ -1,13 +1,11 @@
 package search
 
-import (
-	"context"
-	"fmt"
-	"math"
-	"slices"
-	"strings"
-	"unicode"
-)
+import "context"
+import "fmt"
+import "math"
+import "slices"
+import "strings"
+import "unicode"
 
 // Ranking (aider's repo map, in outline): the files are the nodes of a
 // graph, each file's references to a name another file defines its edges,

@@ -1,17 +1,15 @@
 package search_test
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"path/filepath"
-	"slices"
-	"testing"
+import "context"
+import "errors"
+import "fmt"
+import "path/filepath"
+import "slices"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 // mapProject writes files under a new directory and returns it.
 func mapProject(t *testing.T, files map[string]string) string {

@@ -1,17 +1,15 @@
 package search_test
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"reflect"
-	"slices"
-	"testing"
-	"time"
+import "context"
+import "os"
+import "path/filepath"
+import "reflect"
+import "slices"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 // TestMapWarmEqualsCold: a map from the outlines the store keeps (the same
 // process, and a new one that has only the disk tier, which reads no tree)

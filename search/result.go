@@ -1,10 +1,8 @@
 package search
 
-import (
-	"github.com/tetherhq/tether/internal/ipynb"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/matcher/rule"
-)
+import "github.com/tetherhq/tether/internal/ipynb"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/matcher/rule"
 
 // Position is a 1-based line and 1-based byte column.
 type Position struct {

@@ -1,13 +1,11 @@
 package search
 
-import (
-	"bytes"
-	"context"
-	"errors"
+import "bytes"
+import "context"
+import "errors"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
 
 // FileChange is one file's part of a rewrite.
 type FileChange struct {

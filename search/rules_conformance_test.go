@@ -1,19 +1,17 @@
 package search_test
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sort"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "sort"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/format"
-)
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/format"
 
 // The rule conformance corpus: testdata/rules/LANG/rules.yml holds rules
 // (ast-grep's documented examples and catalog rules, and some for each

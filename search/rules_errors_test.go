@@ -1,18 +1,16 @@
 package search_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/matcher/rule"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/matcher/rule"
+import "github.com/tetherhq/tether/search"
 
 // TestRuleErrors compiles each rule of testdata/rules/errors/cases.yml
 // alone and checks that tether refuses exactly the rules the pinned

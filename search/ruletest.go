@@ -1,19 +1,17 @@
 package search
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "io"
+import "os"
+import "path/filepath"
+import "regexp"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/matcher/rule"
-	"go.yaml.in/yaml/v3"
-)
+import "github.com/tetherhq/tether/matcher/rule"
+import "go.yaml.in/yaml/v3"
 
 // RuleTestCase is one rule test file's document, as ast-grep's `test`
 // reads it: the id of the rule it tests, code the rule must not report

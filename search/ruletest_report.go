@@ -1,17 +1,15 @@
 package search
 
-import (
-	"bufio"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
+import "bufio"
+import "fmt"
+import "io"
+import "os"
+import "path/filepath"
+import "sort"
+import "strconv"
+import "strings"
 
-	udiff "github.com/aymanbagabas/go-udiff"
-)
+import udiff "github.com/aymanbagabas/go-udiff"
 
 // RuleTestOutcome is what a rule test run came to.
 type RuleTestOutcome int

@@ -1,15 +1,13 @@
 package search_test
 
-import (
-	"context"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/search"
 
 // sampleCase is a search over a language's ok fixture (testdata/parse/ID):
 // a pattern with a metavariable, and an ast-grep rule (a kind that has a

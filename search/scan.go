@@ -1,22 +1,20 @@
 package search
 
-import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
-	"path/filepath"
-	"sort"
-	"sync"
-	"sync/atomic"
+import "bytes"
+import "context"
+import "errors"
+import "fmt"
+import "path/filepath"
+import "sort"
+import "sync"
+import "sync/atomic"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/matcher/rule"
-	"github.com/tetherhq/tether/search/inject"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/matcher/rule"
+import "github.com/tetherhq/tether/search/inject"
+import "github.com/tetherhq/tether/search/store"
 
 // ScanQuery runs several rules (ast-grep's scan) over paths. Each file is
 // read and parsed once, whatever the number of rules; a file whose stored

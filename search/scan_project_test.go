@@ -1,16 +1,14 @@
 package search_test
 
-import (
-	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"sort"
-	"testing"
+import "context"
+import "encoding/json"
+import "os"
+import "path/filepath"
+import "sort"
+import "testing"
 
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/format"
-)
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/format"
 
 // TestScanProject scans testdata/rules/project, a project with an
 // sgconfig.yml (ruleDirs, utilDirs; rules with severity, message, note,

@@ -1,14 +1,12 @@
 package search_test
 
-import (
-	"context"
-	"testing"
+import "context"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 // scanFix compiles the rules of the YAML text rules and scans dir with
 // them, fixes on, with a new searcher and store of its own.

@@ -1,22 +1,20 @@
 package search
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	iofs "io/fs"
-	"runtime"
-	"sync"
-	"sync/atomic"
-	"time"
+import "context"
+import "errors"
+import "fmt"
+import iofs "io/fs"
+import "runtime"
+import "sync"
+import "sync/atomic"
+import "time"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/matcher/rule"
-	"github.com/tetherhq/tether/search/inject"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/fsutil"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/matcher/rule"
+import "github.com/tetherhq/tether/search/inject"
+import "github.com/tetherhq/tether/search/store"
 
 // Defaults for a Searcher.
 const (

@@ -1,13 +1,11 @@
 package search
 
-import (
-	"context"
-	"errors"
-	"fmt"
+import "context"
+import "errors"
+import "fmt"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
 
 // SnippetPath names the source Snippet matches in its matches.
 const SnippetPath = "snippet"

@@ -1,18 +1,16 @@
 package search
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
-	"sync"
-	"testing"
-	"time"
+import "context"
+import "fmt"
+import "os"
+import "path/filepath"
+import "runtime"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search/store"
 
 // memoSearcher returns a searcher over its own store that counts the files
 // it reads.

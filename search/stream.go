@@ -1,12 +1,10 @@
 package search
 
-import (
-	"context"
-	"errors"
-	"sort"
-	"sync"
-	"unsafe"
-)
+import "context"
+import "errors"
+import "sort"
+import "sync"
+import "unsafe"
 
 // streamBudget bounds the matches a search with Query.OnMatches holds for
 // files searched ahead of the first not yet handed on (they are handed on

@@ -1,9 +1,7 @@
 package search
 
-import (
-	"context"
-	"testing"
-)
+import "context"
+import "testing"
 
 // TestStreamerHoldsBackWorkers: a file past the first not yet handed on
 // waits while what waits to be handed on is over the budget, the first

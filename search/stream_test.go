@@ -1,17 +1,15 @@
 package search_test
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"reflect"
-	"strings"
-	"testing"
+import "context"
+import "errors"
+import "fmt"
+import "reflect"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 // TestOnMatchesStreamsInOrder: a search with OnMatches hands on every file's
 // matches in the order a search without it lists them, keeps none itself,

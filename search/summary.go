@@ -1,11 +1,9 @@
 package search
 
-import (
-	"fmt"
-	"strings"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/search/inject"
-)
+import "github.com/tetherhq/tether/search/inject"
 
 // Summary says in one line what was found and where it was looked for:
 // "50 of 213 matches shown, in 4 of 120 files searched", "no matches in 120

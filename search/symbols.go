@@ -1,16 +1,14 @@
 package search
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"path/filepath"
-	"strconv"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "path/filepath"
+import "strconv"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/search/store"
 
 // Declaration is one definition of a file, as the map's outline table
 // (outlineKinds) knows it, with the extent a symbol edit replaces.

@@ -1,13 +1,11 @@
 package search_test
 
-import (
-	"context"
-	"strconv"
-	"strings"
-	"testing"
+import "context"
+import "strconv"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/search"
 
 const scopedCpp = `namespace outer {
 namespace inner {

@@ -1,10 +1,8 @@
 package search
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-)
+import "errors"
+import "fmt"
+import "strings"
 
 // Symbol edit actions (SymbolEdit.Action).
 const (

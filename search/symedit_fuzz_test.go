@@ -1,15 +1,13 @@
 package search_test
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/search"
 
 // fuzzSources are the real files of testdata/symedit (ORIGINS.md), each
 // parsed as the language of its name without ".txt".

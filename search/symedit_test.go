@@ -1,16 +1,14 @@
 package search_test
 
-import (
-	"context"
-	"errors"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "errors"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"golang.org/x/tools/txtar"
+import "golang.org/x/tools/txtar"
 
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/search"
 
 // symeditCase is one testdata/symedit/cases/LANG/NAME.txtar: a small file,
 // one symbol edit of it and the file that edit gives. The archive comment

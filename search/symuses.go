@@ -1,14 +1,12 @@
 package search
 
-import (
-	"bytes"
-	"context"
-	"fmt"
-	"path/filepath"
+import "bytes"
+import "context"
+import "fmt"
+import "path/filepath"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/search/store"
 
 // NameUse is an identifier that names a symbol, outside its declaration.
 type NameUse struct {

@@ -1,11 +1,9 @@
 package search
 
-import (
-	"fmt"
-	"strings"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-)
+import "github.com/tetherhq/tether/engine"
 
 // MaxBrokenListed is how many files with syntax errors a Result names; the
 // rest are counted (Result.BrokenCount).

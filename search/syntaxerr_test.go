@@ -1,15 +1,13 @@
 package search_test
 
-import (
-	"context"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 // brokenGo has a match in a clean declaration and a syntax error on line 7,
 // in a declaration without the pattern's tokens: a chunked parse reads the

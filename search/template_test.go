@@ -1,16 +1,14 @@
 package search_test
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/inject"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/inject"
+import "github.com/tetherhq/tether/search/store"
 
 // templateSvelte has JavaScript in every kind of Svelte template
 // expression, and the same calls where they are no expression: a string

@@ -1,18 +1,16 @@
 package search
 
-import (
-	"context"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
+import "context"
+import "fmt"
+import "io/fs"
+import "os"
+import "path/filepath"
+import "slices"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/search/inject"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/search/inject"
 
 // Skips counts the files a search did not look at, by reason.
 type Skips struct {

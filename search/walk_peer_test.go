@@ -1,17 +1,15 @@
 package search
 
-import (
-	"context"
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"reflect"
-	"sort"
-	"testing"
+import "context"
+import "encoding/json"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "reflect"
+import "sort"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestWalkIgnoreFilesAsAstGrep: which file is searched, as in ast-grep
 // (hidden files are, hidden directories not; --globs), and which ignore file

@@ -1,16 +1,14 @@
 package search
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"reflect"
-	"strings"
-	"testing"
+import "context"
+import "fmt"
+import "os"
+import "path/filepath"
+import "reflect"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 func TestWalkRespectsIgnores(t *testing.T) {
 	root := t.TempDir()

@@ -2,16 +2,14 @@
 
 package search
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"strings"
-	"syscall"
-	"testing"
+import "context"
+import "os"
+import "path/filepath"
+import "strings"
+import "syscall"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestWalkRepositoryFilesNeverBlockOrFlood: the repository files the walk
 // reads for its excludes are the workspace's to make, and a pipe, a device or

@@ -1,11 +1,9 @@
 package search
 
-import (
-	"context"
-	"fmt"
+import "context"
+import "fmt"
 
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/search/store"
 
 // WarmStatus returns the progress of the searcher's warm-up.
 func (s *Searcher) WarmStatus() store.WarmStatus { return s.warm.Status() }

@@ -1,14 +1,12 @@
 package server_test
 
-import (
-	"context"
-	"testing"
+import "context"
+import "testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/tetherhq/tether/tools"
+import "github.com/tetherhq/tether/workers"
 
 // TestAnnotationsTellTheTruth: a read-tier tool that starts or stops
 // processes (vibe_spawn, vibe_send, vibe_kill) is listed with readOnlyHint

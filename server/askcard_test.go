@@ -1,15 +1,13 @@
 package server_test
 
-import (
-	"context"
-	"strings"
-	"sync"
-	"testing"
+import "context"
+import "strings"
+import "sync"
+import "testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/server"
-)
+import "github.com/tetherhq/tether/server"
 
 // TestAskCardBothRevisions: a three-question ask_user card reaches an MCP
 // client as one form, through elicitation for a 2025-11-25 client and

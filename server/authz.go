@@ -1,12 +1,10 @@
 package server
 
-import (
-	"errors"
-	"net/http"
-	"strings"
+import "errors"
+import "net/http"
+import "strings"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // principalOf authenticates r's bearer token: an entry of the tokens file
 // (compared first, in constant time), else, with HostOptions.OAuth, a JWT

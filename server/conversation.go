@@ -1,9 +1,7 @@
 package server
 
-import (
-	"fmt"
-	"net/http"
-)
+import "fmt"
+import "net/http"
 
 // A conversation is how a client of MCP 2026-07-28, which has no session,
 // reaches one run (its kernels, debug session, staged edits and workers)

@@ -1,16 +1,14 @@
 package server_test
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // TestResultsShowTerminalControlsEscaped reads, over MCP, a file that
 // would set the terminal's clipboard (OSC 52) and clear its screen: the

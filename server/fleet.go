@@ -1,9 +1,7 @@
 package server
 
-import (
-	"crypto/rand"
-	"net/http"
-)
+import "crypto/rand"
+import "net/http"
 
 // AffinityHeader is the request header a proxy in front of several hosts
 // sets on an initialize (which has no Mcp-Session-Id yet) to the key it

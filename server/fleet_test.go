@@ -1,13 +1,11 @@
 package server_test
 
-import (
-	"context"
-	"net/http"
-	"strings"
-	"testing"
+import "context"
+import "net/http"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/server"
-)
+import "github.com/tetherhq/tether/server"
 
 // TestHostAffinity: an initialize carrying the proxy's affinity key gets a
 // session id starting with the key and a dot (what the proxy hashes later

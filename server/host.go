@@ -1,27 +1,25 @@
 package server
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"log/slog"
-	"maps"
-	"net"
-	"net/http"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
+import "context"
+import "errors"
+import "fmt"
+import "log/slog"
+import "maps"
+import "net"
+import "net/http"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
+import "sync"
+import "sync/atomic"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/jsonrpc"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/server/metrics"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/server/metrics"
+import "github.com/tetherhq/tether/tools"
 
 // HostOptions configure a Host.
 type HostOptions struct {

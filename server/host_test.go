@@ -1,26 +1,24 @@
 package server_test
 
-import (
-	"context"
-	"encoding/json"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "io"
+import "log/slog"
+import "net/http"
+import "net/http/httptest"
+import "os"
+import "path/filepath"
+import "strings"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/server"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/server"
+import "github.com/tetherhq/tether/tools"
 
 const (
 	tokAlpha = "t-alpha-0123456789"

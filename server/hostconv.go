@@ -1,21 +1,19 @@
 package server
 
-import (
-	"context"
-	"crypto/rand"
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
+import "context"
+import "crypto/rand"
+import "encoding/json"
+import "fmt"
+import "net/http"
+import "strings"
+import "sync"
+import "sync/atomic"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/jsonrpc"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // modernVersion is the first MCP revision without sessions: each request
 // carries its version and the client's capabilities in _meta, there is no

@@ -1,24 +1,22 @@
 package server_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"net/http"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "net/http"
+import "os"
+import "path/filepath"
+import "strings"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/server"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/server"
 
 // openModern connects a go-sdk client at MCP 2026-07-28 (no session) to
 // workspace ws with token, sending conversation key key ("" for none).

@@ -1,20 +1,18 @@
 package server_test
 
-import (
-	"context"
-	"encoding/json"
-	"log/slog"
-	"net/http"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "log/slog"
+import "net/http"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/internal/logging"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/server"
-)
+import "github.com/tetherhq/tether/internal/logging"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/server"
 
 // lateStream is a client whose standalone event stream (its GET) reaches
 // the host a while after its initialize was answered, as on a slow link:

@@ -1,20 +1,18 @@
 package server_test
 
-import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "encoding/json"
+import "fmt"
+import "io"
+import "log/slog"
+import "net/http"
+import "net/http/httptest"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/server"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/server"
 
 // metricsStatus GETs url (a /metrics) with token ("" none) and returns the
 // status, failing the test when a 200 lacks the host's series.

@@ -1,18 +1,16 @@
 package server
 
-import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"os"
-	"time"
+import "bytes"
+import "context"
+import "errors"
+import "fmt"
+import "io"
+import "net"
+import "net/http"
+import "os"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
 // HTTP limits of a Host (see HostOptions).
 const (

@@ -1,18 +1,16 @@
 package server_test
 
-import (
-	"bufio"
-	"errors"
-	"io"
-	"net"
-	"strings"
-	"sync"
-	"testing"
-	"time"
+import "bufio"
+import "errors"
+import "io"
+import "net"
+import "strings"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/server"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/server"
 
 // serveReal serves th's host with its own http.Server (HTTPServer, the one
 // tether serve --http runs) on a loopback port and returns its address.

@@ -1,26 +1,24 @@
 package server
 
-import (
-	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
-	"sync"
-	"time"
+import "context"
+import "crypto/hmac"
+import "crypto/rand"
+import "crypto/sha256"
+import "crypto/subtle"
+import "encoding/base64"
+import "encoding/hex"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "strings"
+import "sync"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/jsonrpc"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/operator"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/operator"
+import "github.com/tetherhq/tether/tools"
 
 // A client of modernVersion cannot be asked while a call waits: the server
 // answers the call with input requests (a form to fill in) and a request

@@ -1,17 +1,15 @@
 package server
 
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"net/http"
-	"strings"
+import "bytes"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "net/http"
+import "strings"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+import "github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import "github.com/tetherhq/tether/internal/textcut"
 
 // checkBody validates a POST body as the stdio transport validates a line
 // (check), so that the go-sdk never answers a request whose id it read

@@ -1,16 +1,14 @@
 package server_test
 
-import (
-	"context"
-	"encoding/json"
-	"io"
-	"net/http"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "io"
+import "net/http"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/server"
-)
+import "github.com/tetherhq/tether/server"
 
 // post sends one JSON-RPC body to the host and returns the HTTP status and
 // the JSON-RPC replies (from a JSON body or an event stream).

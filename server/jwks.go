@@ -1,18 +1,16 @@
 package server
 
-import (
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rsa"
-	"encoding/base64"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"math/big"
-	"os"
-	"sort"
-)
+import "crypto"
+import "crypto/ecdsa"
+import "crypto/elliptic"
+import "crypto/rsa"
+import "encoding/base64"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "math/big"
+import "os"
+import "sort"
 
 // JWKS is a set of public keys bearer JWTs are verified with (RFC 7517),
 // by key id: RSA keys of at least 2048 bits for RS256 and P-256 keys for

@@ -1,12 +1,10 @@
 package server
 
-import (
-	"fmt"
-	"time"
+import "fmt"
+import "time"
 
-	"github.com/tetherhq/tether/internal/textcut"
-	"github.com/tetherhq/tether/server/metrics"
-)
+import "github.com/tetherhq/tether/internal/textcut"
+import "github.com/tetherhq/tether/server/metrics"
 
 // hostMetrics are the host's own series on /metrics; what the host cannot
 // see itself (tree store, child processes) the caller registers on the same

@@ -1,16 +1,14 @@
 package server_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "errors"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/operator"
-	"github.com/tetherhq/tether/server"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/operator"
+import "github.com/tetherhq/tether/server"
+import "github.com/tetherhq/tether/tools"
 
 // TestPermissionWithNoClientSessionSaysRefused: a server with no client
 // session is no approver: its question port makes a write's permission

@@ -1,24 +1,22 @@
 package server
 
-import (
-	"context"
-	"crypto/sha256"
-	"errors"
-	"fmt"
-	"net/http"
-	"net/url"
-	"path"
-	"strconv"
-	"strings"
-	"sync/atomic"
-	"time"
+import "context"
+import "crypto/sha256"
+import "errors"
+import "fmt"
+import "net/http"
+import "net/url"
+import "path"
+import "strconv"
+import "strings"
+import "sync/atomic"
+import "time"
 
-	"github.com/golang-jwt/jwt/v5"
-	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/oauthex"
+import "github.com/golang-jwt/jwt/v5"
+import "github.com/modelcontextprotocol/go-sdk/auth"
+import "github.com/modelcontextprotocol/go-sdk/oauthex"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // Defaults of OAuthOptions.
 const (

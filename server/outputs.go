@@ -1,16 +1,14 @@
 package server
 
-import (
-	"context"
-	"crypto/rand"
-	"fmt"
-	"strings"
-	"sync"
+import "context"
+import "crypto/rand"
+import "fmt"
+import "strings"
+import "sync"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // Outputs too large to inline in a tool result (an eval cell's plot as
 // 70-100k characters of base64, a diff longer than the page a result shows,

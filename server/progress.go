@@ -1,15 +1,13 @@
 package server
 
-import (
-	"context"
-	"fmt"
-	"sync"
-	"time"
+import "context"
+import "fmt"
+import "sync"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // keepAliveEvery is how long a call that asked for progress (it carries a
 // progress token) may go without a notification: past it, one says the call

@@ -1,14 +1,12 @@
 package server
 
-import (
-	"context"
-	"log/slog"
-	"strings"
+import "context"
+import "log/slog"
+import "strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/internal/logging"
-)
+import "github.com/tetherhq/tether/internal/logging"
 
 // sdkLogger is the logger the go-sdk gets: its records carry
 // component=go-sdk, at the levels sdkLevel gives them, so that tether's

@@ -1,23 +1,21 @@
 package server
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"log/slog"
-	"os"
-	"slices"
-	"sync"
-	"sync/atomic"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "log/slog"
+import "os"
+import "slices"
+import "sync"
+import "sync/atomic"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/operator"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/operator"
+import "github.com/tetherhq/tether/tools"
 
 // protocolVersions are the MCP versions the server negotiates through
 // initialize. A client offering 2026-07-28 there is answered 2025-11-25:

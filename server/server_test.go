@@ -1,22 +1,20 @@
 package server_test
 
-import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"errors"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
+import "bufio"
+import "context"
+import "encoding/json"
+import "errors"
+import "io"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/server"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/server"
+import "github.com/tetherhq/tether/tools"
 
 // connect serves a run in process and returns a connected go-sdk client
 // session (the end-to-end tests in cmd/tether drive the real binary).

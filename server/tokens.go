@@ -1,18 +1,16 @@
 package server
 
-import (
-	"bytes"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path"
-	"sort"
-	"strings"
-)
+import "bytes"
+import "crypto/sha256"
+import "crypto/subtle"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "os"
+import "path"
+import "sort"
+import "strings"
 
 // Tokens maps bearer tokens to the workspaces each may open (names or
 // path.Match globs: {"t-alpha": ["alpha"], "t-ops": ["*"]}). Only each

@@ -1,21 +1,19 @@
 package server
 
-import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"log/slog"
-	"strconv"
-	"sync"
-	"unicode/utf8"
+import "bufio"
+import "bytes"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "log/slog"
+import "strconv"
+import "sync"
+import "unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
+import "github.com/modelcontextprotocol/go-sdk/jsonrpc"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
 // Transport limits (see Transport).
 const (

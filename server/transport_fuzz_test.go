@@ -1,20 +1,18 @@
 package server_test
 
-import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
-	"io"
-	"os"
-	"strings"
-	"sync"
-	"testing"
-	"time"
+import "bufio"
+import "bytes"
+import "context"
+import "encoding/json"
+import "io"
+import "os"
+import "strings"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/server"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/server"
+import "github.com/tetherhq/tether/tools"
 
 // fuzzInputTime bounds how long one input may take to be read and the probe
 // after it answered (a hang is a failure).

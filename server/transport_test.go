@@ -1,19 +1,17 @@
 package server_test
 
-import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"strings"
-	"sync"
-	"testing"
-	"time"
+import "bufio"
+import "context"
+import "encoding/json"
+import "fmt"
+import "io"
+import "strings"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/server"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/server"
+import "github.com/tetherhq/tether/tools"
 
 // rawClient speaks newline-delimited JSON to an in-process server through a
 // server.Transport over pipes, as a client process would over stdio.

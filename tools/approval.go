@@ -1,13 +1,11 @@
 package tools
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"sort"
-	"strings"
-)
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "sort"
+import "strings"
 
 // Decision is what a Policy says about a call: ask a human, allow, or deny.
 type Decision string

@@ -1,15 +1,13 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"slices"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "errors"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // TestArgumentsReachHandlerAsValidated: what the schema accepts, the handler
 // can decode (an integer written 3.0 or 1e2 is an integer), and what the

@@ -1,14 +1,12 @@
 package tools
 
-import (
-	"encoding/json"
-	"fmt"
-	"reflect"
-	"strconv"
-	"strings"
+import "encoding/json"
+import "fmt"
+import "reflect"
+import "strconv"
+import "strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-)
+import "github.com/google/jsonschema-go/jsonschema"
 
 // SchemaFor returns the input schema of a tool whose arguments decode into T,
 // so the schema the model sees and the struct the handler decodes cannot

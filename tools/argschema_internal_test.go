@@ -1,15 +1,13 @@
 package tools
 
-import (
-	"encoding/json"
-	"slices"
-	"strconv"
-	"strings"
-	"testing"
+import "encoding/json"
+import "slices"
+import "strconv"
+import "strings"
+import "testing"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/google/jsonschema-go/jsonschema"
+import "github.com/tetherhq/tether/bridges/dap"
 
 // TestSchemasSayTheHandlersTables: what a tag cannot say comes from the
 // tables and constants the handlers use (tuneSchema), and reaches the schema

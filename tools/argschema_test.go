@@ -1,14 +1,12 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "errors"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 type sampleOption struct {
 	Label string `json:"label" jsonschema:"the choice" bounds:"minLength=1,maxLength=5"`

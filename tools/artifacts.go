@@ -1,14 +1,12 @@
 package tools
 
-import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"regexp"
-	"strings"
-	"sync"
-)
+import "errors"
+import "fmt"
+import "io/fs"
+import "os"
+import "regexp"
+import "strings"
+import "sync"
 
 // ArtifactPrefix marks a path that read opens in the run's artifacts area
 // rather than the working directory: "artifact:eval-1-stdout.txt".

@@ -1,15 +1,13 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"strings"
-	"time"
+import "context"
+import "errors"
+import "fmt"
+import "strings"
+import "time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/tetherhq/tether/operator"
-)
+import "github.com/google/jsonschema-go/jsonschema"
+import "github.com/tetherhq/tether/operator"
 
 // ask_user (docs/tools.md, "ask_user and vibe mode"). Registered only when the run
 // has a question port and a target space.

@@ -1,23 +1,21 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/chromedp/chromedp"
+import "github.com/chromedp/chromedp"
 
-	"github.com/tetherhq/tether/internal/chromium"
-	"github.com/tetherhq/tether/operator"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/chromium"
+import "github.com/tetherhq/tether/operator"
+import "github.com/tetherhq/tether/tools"
 
 type called struct {
 	res *tools.Result

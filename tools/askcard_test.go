@@ -1,17 +1,15 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"slices"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "slices"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/operator"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/operator"
+import "github.com/tetherhq/tether/tools"
 
 // threeQuestions is a card of three questions: one with a recommended
 // option, one the operator will skip, one with options and free text.

@@ -1,18 +1,16 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"path/filepath"
-	"strings"
-	"sync/atomic"
+import "context"
+import "errors"
+import "fmt"
+import "path/filepath"
+import "strings"
+import "sync/atomic"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/stage"
-)
+import "github.com/google/jsonschema-go/jsonschema"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/stage"
 
 // Bounds of the structural tools' results.
 const (

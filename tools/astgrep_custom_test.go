@@ -1,14 +1,12 @@
 package tools_test
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/tools"
 
 // TestAstGrepCustomLanguage: the working directory's sgconfig.yml
 // customLanguages make ast_grep and ast_edit search and rewrite a language

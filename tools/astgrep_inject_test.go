@@ -1,15 +1,13 @@
 package tools_test
 
-import (
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "errors"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
+import "github.com/tetherhq/tether/tools"
 
 const injectPage = "<html>\n<body>\n<script>\n  init(load(1));\n  console.log(\"x\");\n</script>\n<p>init(load(2))</p>\n</body>\n</html>\n"
 

@@ -1,11 +1,9 @@
 package tools
 
-import (
-	"reflect"
-	"testing"
+import "reflect"
+import "testing"
 
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/search"
 
 // TestMergeResultsAddsEveryCount: a search over several languages reports
 // each count as the sum of its languages' counts, every integer field of

@@ -1,13 +1,11 @@
 package tools
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
 
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/search"
 
 // astEditOp is one rewrite of ast_edit's ops.
 type astEditOp struct {

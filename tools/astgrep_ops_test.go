@@ -1,16 +1,14 @@
 package tools_test
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
+import "fmt"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // opsFiles is a small Go tree: two directories in paths, a test file the
 // globs exclude, a directory outside paths and a file with a syntax error.

@@ -1,13 +1,11 @@
 package tools
 
-import (
-	"encoding/json"
-	"fmt"
-	"strings"
+import "encoding/json"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/textcut"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/internal/textcut"
+import "github.com/tetherhq/tether/search"
 
 // ast_grep's output choices (argument "output").
 const (

@@ -1,13 +1,11 @@
 package tools_test
 
-import (
-	"encoding/json"
-	"fmt"
-	"strings"
-	"testing"
+import "encoding/json"
+import "fmt"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // longFuncs is a Go file of n functions of ten lines each, every line long
 // enough that whole matches cost far more than their first lines.

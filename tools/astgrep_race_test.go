@@ -2,17 +2,15 @@
 
 package tools_test
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"testing"
-	"time"
+import "os"
+import "path/filepath"
+import "strings"
+import "sync"
+import "sync/atomic"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // TestAstGrepLinkSwapRace: a process racing the search swaps a subdirectory
 // of the workspace for a symbolic link to an outside directory holding a file

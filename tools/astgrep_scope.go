@@ -1,15 +1,13 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"slices"
+import "context"
+import "errors"
+import "fmt"
+import "io/fs"
+import "slices"
 
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/inject"
-)
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/inject"
 
 // paths resolves a's path and paths to the real paths to search, each
 // confined to the working directory (default: the working directory).

@@ -1,14 +1,12 @@
 package tools_test
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/tools"
 
 // A Python tree with one broken file: ast_grep shows its match and names it
 // with the line of its first error; ast_edit leaves it out of the staged

@@ -1,18 +1,16 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "io"
+import "strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/google/jsonschema-go/jsonschema"
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/search"
 
 // Bounds of ast_tree's result.
 const (

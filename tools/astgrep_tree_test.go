@@ -1,15 +1,13 @@
 package tools_test
 
-import (
-	"encoding/json"
-	"slices"
-	"strings"
-	"testing"
+import "encoding/json"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/tools"
 
 // treeLangs are the sources the ast_tree tests run in each language: a
 // file with a method call, a pattern that reads as a bare call (or a

@@ -1,21 +1,19 @@
 package tools_test
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"testing"
+import "context"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "sync"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/tools"
 
 // TestAstGrepWarmUp: a run with WarmUp answers ast_grep while its warm-up
 // parses the working directory, and its Close stops the warm-up and returns.

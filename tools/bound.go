@@ -1,11 +1,9 @@
 package tools
 
-import (
-	"encoding/json"
-	"fmt"
+import "encoding/json"
+import "fmt"
 
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import "github.com/tetherhq/tether/internal/textcut"
 
 // MaxResultText is the most text (in bytes, summed over a result's text blocks)
 // the registry passes on from one call. Tools bound their own output well below

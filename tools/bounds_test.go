@@ -1,25 +1,23 @@
 package tools_test
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"sync"
-	"testing"
-	"time"
+import "bytes"
+import "context"
+import "encoding/json"
+import "fmt"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strconv"
+import "strings"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/tools"
 
 // shapedCall calls tool name of r and returns its text and the JSON of its
 // structured part, failing the test when the structured part is more than

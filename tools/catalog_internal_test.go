@@ -1,13 +1,11 @@
 package tools
 
-import (
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
-)
+import "maps"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
 
 // docTiers reads each tool's tier from the tier table of docs/tools.md
 // ("| tier | tools |") and checks that README.md's tool table ("| tool |

@@ -1,16 +1,14 @@
 package tools
 
-import (
-	"context"
-	"fmt"
-	"path/filepath"
-	"slices"
-	"strings"
-	"time"
+import "context"
+import "fmt"
+import "path/filepath"
+import "slices"
+import "strings"
+import "time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/google/jsonschema-go/jsonschema"
+import "github.com/tetherhq/tether/bridges/dap"
 
 func init() {
 	addFamily(family{

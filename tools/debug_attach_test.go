@@ -1,19 +1,17 @@
 package tools_test
 
-import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"fmt"
-	"os/exec"
-	"strings"
-	"syscall"
-	"testing"
+import "bufio"
+import "context"
+import "encoding/json"
+import "fmt"
+import "os/exec"
+import "strings"
+import "syscall"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // TestDebugToolAttachByPID: through the tool, attach by pid with no
 // adapter names in its structured result the adapter inferred from the

@@ -3,13 +3,11 @@ package tools
 // The debug tool's breakpoints op: a file's line breakpoints, the
 // function breakpoints and the exception filters, each when given.
 
-import (
-	"context"
-	"fmt"
-	"strings"
+import "context"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 // needBreakpointsTarget refuses a breakpoints op that names none of what
 // it sets.

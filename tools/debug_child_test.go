@@ -1,16 +1,14 @@
 package tools_test
 
-import (
-	"os"
-	"strings"
-	"testing"
-	"time"
+import "os"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/internal/testenv/dapscript"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/internal/testenv/dapscript"
+import "github.com/tetherhq/tether/tools"
 
 // The test binary is also the scripted adapter (dapscript.Arg).
 func init() { dapscript.Main() }

@@ -3,16 +3,14 @@ package tools
 // The debug tool's middleware on the tools that write files: breakpoints
 // follow the edits of the files they are in.
 
-import (
-	"bytes"
-	"context"
-	"fmt"
-	"os"
-	"strings"
+import "bytes"
+import "context"
+import "fmt"
+import "os"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // maxFollowBytes bounds the files debugFollowEdits reads before and after
 // a write.

@@ -3,12 +3,10 @@ package tools
 // The debug tool's inspection ops: threads, stack, scopes, variables and
 // evaluate, each a call and its rendering.
 
-import (
-	"context"
-	"strings"
+import "context"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 func callThreads(ctx context.Context, c debugCall) (*dap.Threads, error) {
 	return c.sv.Threads(ctx, c.conv)

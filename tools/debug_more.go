@@ -3,13 +3,11 @@ package tools
 // The debug tool's optional ops: those an adapter offers only when its
 // capabilities say so (dap.OptionalOps), and their text.
 
-import (
-	"context"
-	"fmt"
-	"strings"
+import "context"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 // memoryArgs are the request's arguments of read_memory and disassemble.
 func memoryArgs(req debugRequest) dap.MemoryArgs {

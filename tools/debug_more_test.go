@@ -1,13 +1,11 @@
 package tools_test
 
-import (
-	"fmt"
-	"regexp"
-	"strings"
-	"testing"
+import "fmt"
+import "regexp"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // delveAt launches src as a Go program's main.go under real delve with a
 // breakpoint at line, and returns the run's debug call and what the launch

@@ -5,15 +5,13 @@ package tools
 // reverse_continue, completions, exception_info) and custom, any adapter
 // request by name: each a call of the Supervisor and its rendering.
 
-import (
-	"context"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"strings"
+import "context"
+import "encoding/hex"
+import "encoding/json"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 // debugWatch is one data breakpoint of op data_breakpoints.
 type debugWatch struct {

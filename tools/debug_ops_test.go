@@ -1,14 +1,12 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"regexp"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "regexp"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // debugRefusal runs a debug call that must fail and returns its message.
 func debugRefusal(t *testing.T, run *tools.Run, args string) string {

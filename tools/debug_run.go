@@ -3,12 +3,10 @@ package tools
 // The debug tool's run ops: continue, pause and the steps, each one call
 // of the Supervisor whose outcome says where the program stopped.
 
-import (
-	"context"
-	"strings"
+import "context"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 // callResume is the call of a run op: method runs the program (of the
 // session the call drives) on the request's thread.

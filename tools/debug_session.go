@@ -3,13 +3,11 @@ package tools
 // The debug tool's session ops: adapters, status, launch, attach, output
 // and terminate, each a call and its rendering.
 
-import (
-	"context"
-	"fmt"
-	"strings"
+import "context"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 func callAdapters(ctx context.Context, c debugCall) ([]dap.AdapterStatus, error) {
 	return c.sv.Adapters(ctx, c.root), nil

@@ -1,18 +1,16 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"os/exec"
-	"regexp"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "fmt"
+import "os/exec"
+import "regexp"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 func debugRun(t *testing.T, dir, conv string, sv *dap.Supervisor, surface tools.Surface) *tools.Run {
 	t.Helper()

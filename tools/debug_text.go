@@ -2,15 +2,13 @@ package tools
 
 // The debug tool's text: what each op's facts say to the model.
 
-import (
-	"fmt"
-	"path/filepath"
-	"strings"
-	"time"
+import "fmt"
+import "path/filepath"
+import "strings"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/textcut"
 
 // Bounds of the end of a program's output shown when it exits.
 const (

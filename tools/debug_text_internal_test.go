@@ -1,14 +1,12 @@
 package tools
 
-import (
-	"context"
-	"slices"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "slices"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 // TestDebugText pins what the debug tool says about each kind of answer the
 // supervisor gives: the cut notes and what to do next, which tests that

@@ -1,14 +1,12 @@
 package tools_test
 
-import (
-	"strings"
-	"testing"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/operator"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/operator"
+import "github.com/tetherhq/tether/tools"
 
 // TestDescriptionsSayWhatTheModelMustKnow: debug and eval are serial and say
 // so (a second call waits for the first); debug names every adapter of its

@@ -1,13 +1,11 @@
 package tools
 
-import (
-	"fmt"
-	"sort"
-	"strings"
+import "fmt"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/ipynb"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/ipynb"
 
 // DiagnosticsPageSize is how many diagnostics one lsp diagnostics answer
 // shows at most (a file's, or the project's with "*"); start pages on.

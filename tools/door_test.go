@@ -1,19 +1,17 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"reflect"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "errors"
+import "go/ast"
+import "go/parser"
+import "go/token"
+import "io/fs"
+import "reflect"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // TestOneDoor: an embedder reaches a tool only through Run.Call, under the
 // run's surface, policy and approver. Nothing a Run's exported methods

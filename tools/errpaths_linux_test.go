@@ -1,18 +1,16 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"os"
-	"os/exec"
-	"os/signal"
-	"path/filepath"
-	"strings"
-	"syscall"
-	"testing"
+import "context"
+import "encoding/json"
+import "os"
+import "os/exec"
+import "os/signal"
+import "path/filepath"
+import "strings"
+import "syscall"
+import "testing"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // TestWriteErrorsNameWorkspacePaths makes writes fail for real (a file
 // size limit, so write(2) fails with EFBIG as a full disk fails with

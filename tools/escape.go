@@ -1,10 +1,8 @@
 package tools
 
-import (
-	"fmt"
-	"strings"
-	"unicode/utf8"
-)
+import "fmt"
+import "strings"
+import "unicode/utf8"
 
 // Terminal controls in results.
 //

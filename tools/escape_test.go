@@ -1,16 +1,14 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // TestResultsEscapeTerminalControls reads a file holding terminal control
 // sequences (OSC 52 setting the clipboard, CSI clearing the screen, a C1

@@ -1,18 +1,16 @@
 package tools
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"regexp"
-	"strings"
-	"sync"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "regexp"
+import "strings"
+import "sync"
+import "time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/google/jsonschema-go/jsonschema"
+import "github.com/tetherhq/tether/kernels"
 
 func init() {
 	addFamily(family{

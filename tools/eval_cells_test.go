@@ -1,20 +1,18 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"os"
-	"regexp"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "os"
+import "regexp"
+import "strconv"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/std"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/std"
+import "github.com/tetherhq/tether/tools"
 
 // evalArgsCall calls eval with the given arguments (description added) and
 // returns its text and whether it is an error result.

@@ -1,15 +1,13 @@
 package tools_test
 
-import (
-	"strings"
-	"testing"
-	"time"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/std"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/std"
+import "github.com/tetherhq/tether/tools"
 
 // TestEvalBridgeWriteGetsDiagnostics: a write made from a cell goes through
 // the same diagnostics-on-write wrapper as the model's, with real gopls.

@@ -1,16 +1,14 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-	"time"
+import "context"
+import "encoding/json"
+import "fmt"
+import "os"
+import "path/filepath"
+import "time"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/tools"
 
 // Example_host is a Go program that hosts tether for many conversations (a
 // multi-tenant agent server): one process opens one engine, whose grammar

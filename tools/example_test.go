@@ -1,15 +1,13 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"strings"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "strings"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // Example embeds tether in an agent runtime: one Run per conversation, its
 // tools listed for the model's surface, calls made by name.

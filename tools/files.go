@@ -1,23 +1,21 @@
 package tools
 
-import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
-	"unicode/utf8"
+import "bufio"
+import "bytes"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "io/fs"
+import "os"
+import "path/filepath"
+import "sort"
+import "strings"
+import "unicode/utf8"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
+import "github.com/tetherhq/tether/internal/textcut"
 
 // Limits of the read tool.
 const (

@@ -1,13 +1,11 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"slices"
-	"testing"
+import "context"
+import "encoding/json"
+import "slices"
+import "testing"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // startRun starts a run with cfg, closed when the test ends.
 func startRun(t testing.TB, cfg tools.Config) *tools.Run {

@@ -1,16 +1,14 @@
 package tools
 
-import (
-	"context"
-	"fmt"
-	"sync"
-	"sync/atomic"
+import "context"
+import "fmt"
+import "sync"
+import "sync/atomic"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/google/jsonschema-go/jsonschema"
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/fsutil"
+import "github.com/tetherhq/tether/matcher"
 
 // The language-server family (docs/tools.md, "lsp": lsp, lsp_rename,
 // lsp_check and diagnostics on write): registered when the run has a

@@ -1,13 +1,11 @@
 package tools
 
-import (
-	"context"
-	"fmt"
-	"slices"
-	"strings"
+import "context"
+import "fmt"
+import "slices"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // lspAction is one action of the lsp tool: what it needs of the
 // arguments, the call of the supervisor that answers it, and how the

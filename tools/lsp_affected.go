@@ -1,16 +1,14 @@
 package tools
 
-import (
-	"context"
-	"strings"
+import "context"
+import "strings"
 
-	udiff "github.com/aymanbagabas/go-udiff"
+import udiff "github.com/aymanbagabas/go-udiff"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
 
 // The language-server family's workspace scans (the files a write can
 // break, the identifiers a rename left behind or references did not

@@ -1,15 +1,13 @@
 package tools
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/engine/enginetest"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/engine/enginetest"
 
 // TestSyntaxOf: the flat tree bridges/lsp's scans read is the engine's,
 // node for node: kind, field, span, parent and children.

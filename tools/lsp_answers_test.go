@@ -1,18 +1,16 @@
 package tools_test
 
-import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
+import "encoding/json"
+import "os"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // TestLSPRenameRefusesReservedWord: lsp_rename of a function used in three
 // TypeScript files to "class" is refused, naming the word and the language,

@@ -1,16 +1,14 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"os"
-	"strings"
-	"time"
+import "context"
+import "errors"
+import "fmt"
+import "os"
+import "strings"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/search"
 
 // maxLSPTimeout bounds an lsp call's timeout argument (the call's own
 // deadline, when it has an earlier one, still wins).

@@ -1,13 +1,11 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 // The lsp tool's code_actions action (lsp_apply stages one: lsp_apply.go).
 

@@ -1,17 +1,15 @@
 package tools_test
 
-import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
+import "encoding/json"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // Regression tests for a workspace that makes its language server name, or
 // read, files outside it: what the lsp tool returns never carries their

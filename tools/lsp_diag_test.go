@@ -1,18 +1,16 @@
 package tools_test
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "fmt"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // projectRun writes files into a temp dir and starts a run on it with a
 // language-server supervisor and the tree-sitter parser.

@@ -1,18 +1,16 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "io/fs"
+import "path/filepath"
+import "regexp"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/glob"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/glob"
 
 // The lsp tool's diagnostics action, in three forms (lspKey): one file,
 // several files or globs (files), the whole project ("*").

@@ -2,17 +2,15 @@
 
 package tools_test
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "os"
+import "path/filepath"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // TestLSPNamedPipeInProjectNeverBlocks: a named pipe with a source file's
 // name anywhere in a Go project made gopls (its go list) and go vet wait for

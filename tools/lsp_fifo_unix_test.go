@@ -2,16 +2,14 @@
 
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"path/filepath"
-	"syscall"
-	"testing"
+import "context"
+import "encoding/json"
+import "path/filepath"
+import "syscall"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // TestLSPNamedPipeNeverBlocks: a named pipe the workspace made with a source
 // file's name is refused by lsp (read tier) and lsp_rename

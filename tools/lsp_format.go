@@ -1,15 +1,13 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"strings"
-	"sync"
-	"time"
+import "context"
+import "errors"
+import "fmt"
+import "strings"
+import "sync"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 // Formatting: lsp_format stages a server's formatting of a file or a
 // range for resolve; format on write (lsp.WithFormatOnWrite, a server's

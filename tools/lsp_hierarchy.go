@@ -1,12 +1,10 @@
 package tools
 
-import (
-	"context"
-	"fmt"
-	"strings"
+import "context"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 // hierarchyDirections are the directions each hierarchy action takes, the
 // first its default.

@@ -1,9 +1,7 @@
 package tools_test
 
-import (
-	"strings"
-	"testing"
-)
+import "strings"
+import "testing"
 
 // hierarchyProjects are small multi-package projects whose IsLoopback is
 // called from a method and a function in other packages (modules).

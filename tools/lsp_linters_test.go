@@ -1,13 +1,11 @@
 package tools_test
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestLintersOnWrite: a write reports the new findings of the linters the
 // project uses besides its language server's, each marked with its source

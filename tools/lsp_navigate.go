@@ -1,12 +1,10 @@
 package tools
 
-import (
-	"context"
-	"fmt"
-	"strings"
+import "context"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 // The lsp tool's navigation actions: definition, type_definition,
 // implementation, references (with the same-name identifiers the server

@@ -1,15 +1,13 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/ipynb"
-	"github.com/tetherhq/tether/search/inject"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/ipynb"
+import "github.com/tetherhq/tether/search/inject"
 
 // Diagnostics on write for Jupyter notebooks. No language server reads an
 // .ipynb, so a notebook's code cells are checked as one Python document,

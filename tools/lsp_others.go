@@ -1,17 +1,15 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"slices"
-	"sort"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "io/fs"
+import "os"
+import "slices"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 // otherFiles reports what the write did to files it did not touch: the
 // affected files (aff: those that mention a changed declaration), diagnosed

@@ -1,10 +1,8 @@
 package tools
 
-import (
-	"encoding/json"
+import "encoding/json"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 // LSPResult is the lsp tool's Structured result: Action names the action
 // answered and the one field that answers it is set.

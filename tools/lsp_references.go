@@ -1,13 +1,11 @@
 package tools
 
-import (
-	"context"
-	"fmt"
-	"slices"
-	"strings"
+import "context"
+import "fmt"
+import "slices"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 // unconfirmedShown is how many unconfirmed same-name identifiers one page
 // of references lists; Count says how many there are, and start pages on

@@ -1,15 +1,13 @@
 package tools_test
 
-import (
-	"fmt"
-	"regexp"
-	"sort"
-	"strconv"
-	"strings"
-	"testing"
+import "fmt"
+import "regexp"
+import "sort"
+import "strconv"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestLSPReferencesOutsideProject: typescript-language-server's references
 // of a class used in 24 test files outside the tsconfig include ("src")

@@ -1,13 +1,11 @@
 package tools
 
-import (
-	"context"
-	"fmt"
-	"slices"
-	"strings"
+import "context"
+import "fmt"
+import "slices"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 func (l *lspTools) rename(ctx context.Context, call *Call, a renameArgs) (*Result, Change, error) {
 	// A new name that cannot be the identifier (a reserved word) is refused

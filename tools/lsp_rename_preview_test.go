@@ -1,14 +1,12 @@
 package tools_test
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"testing"
-)
+import "fmt"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strconv"
+import "strings"
+import "testing"
 
 // leftoverLines are the lines of a rename's answer that name what it left
 // behind: identifiers still spelled as the old name, and non-code files

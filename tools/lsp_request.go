@@ -1,15 +1,13 @@
 package tools
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
+import "bytes"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 // Raw requests: the lsp tool's request action (read class methods only),
 // lsp_request (write tier: any method, the edit it yields staged) and

@@ -1,20 +1,18 @@
 package tools_test
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"net/url"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
-	"time"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "net/url"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // requestPage calls name and returns its typed raw-request answer (the
 // lsp tool's is its result's Request), failing unless it is one.

@@ -1,20 +1,18 @@
 package tools_test
 
-import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
+import "encoding/json"
+import "fmt"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strconv"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // What only the process sandbox stops: a workspace that makes its
 // language server read a file outside it and quote it in an answer tether

@@ -1,11 +1,9 @@
 package tools_test
 
-import (
-	"strings"
-	"testing"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // TestLSPSaysWhenUnsandboxed: with the sandbox off, the run's first lsp
 // answer says so, once; status always names the sandbox's state.

@@ -1,13 +1,11 @@
 package tools
 
-import (
-	"context"
-	"fmt"
-	"strings"
+import "context"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/proc"
 
 // The lsp tool's status, capabilities and reload actions.
 

@@ -1,9 +1,7 @@
 package tools
 
-import (
-	"strings"
-	"testing"
-)
+import "strings"
+import "testing"
 
 // TestLSPTable: every action of the lsp tool has its entry in the table,
 // and every entry answers one of them (diagnostics in its three forms).

@@ -1,23 +1,21 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strconv"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // lspRun copies testdata/lsp/goproj into a temp dir and starts a run with a
 // language-server supervisor on it.

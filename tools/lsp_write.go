@@ -1,20 +1,18 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
-	"sync"
+import "context"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "slices"
+import "sort"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/inject"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/inject"
 
 // maxWriteDiagnostics bounds the new diagnostics a write (or a rename) adds
 // to its result, over all its files.

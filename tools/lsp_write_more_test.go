@@ -1,19 +1,17 @@
 package tools_test
 
-import (
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
-	"time"
+import "encoding/json"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // cprojRun is a run over a copy of testdata/lsp's cproj, served by clangd.
 func cprojRun(t *testing.T) *tools.Run {

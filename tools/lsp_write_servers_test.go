@@ -1,17 +1,15 @@
 package tools_test
 
-import (
-	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strings"
-	"testing"
-	"time"
+import "os"
+import "path/filepath"
+import "regexp"
+import "sort"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // breakProject is a small project (testdata/lsp/pybreak, tsbreak) whose
 // every file holds an error from before, and whose function fn, declared

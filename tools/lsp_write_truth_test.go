@@ -1,22 +1,20 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "fmt"
+import "io/fs"
+import "os"
+import "path/filepath"
+import "slices"
+import "sort"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // loads are the conditions every case below runs in: an idle machine,
 // and one with a CPU-bound process on every core (a busy host), where a

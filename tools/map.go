@@ -1,15 +1,13 @@
 package tools
 
-import (
-	"cmp"
-	"context"
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
+import "cmp"
+import "context"
+import "fmt"
+import "maps"
+import "slices"
+import "strings"
 
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/search"
 
 // Bounds of map's result.
 const (

@@ -1,17 +1,15 @@
 package tools_test
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
-	"slices"
-	"strings"
-	"testing"
+import "fmt"
+import "os"
+import "path/filepath"
+import "runtime"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // mapRun starts a run with a parser over dir, on the plan surface (map is
 // read tier).

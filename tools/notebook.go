@@ -1,19 +1,17 @@
 package tools
 
-import (
-	"context"
-	"encoding/base64"
-	"errors"
-	"fmt"
-	"path"
-	"regexp"
-	"strings"
-	"sync"
+import "context"
+import "encoding/base64"
+import "errors"
+import "fmt"
+import "path"
+import "regexp"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/internal/ipynb"
-	"github.com/tetherhq/tether/internal/textcut"
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/internal/ipynb"
+import "github.com/tetherhq/tether/internal/textcut"
+import "github.com/tetherhq/tether/kernels"
 
 // The notebook tools: notebook (read: list and read cells), notebook_edit
 // (write: edit, insert, delete and move cells as one staged change) and

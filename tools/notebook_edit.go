@@ -1,14 +1,12 @@
 package tools
 
-import (
-	"context"
-	"fmt"
-	"strconv"
-	"strings"
+import "context"
+import "fmt"
+import "strconv"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/ipynb"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/internal/ipynb"
+import "github.com/tetherhq/tether/search"
 
 // notebookEditArgs are notebook_edit's arguments.
 type notebookEditArgs struct {

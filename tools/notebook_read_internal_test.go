@@ -1,10 +1,8 @@
 package tools
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/ipynb"
-)
+import "github.com/tetherhq/tether/internal/ipynb"
 
 // An error's traceback is shown without IPython's terminal colour codes.
 func TestReadCellStripsTracebackColours(t *testing.T) {

@@ -1,17 +1,15 @@
 package tools
 
-import (
-	"context"
-	"encoding/base64"
-	"errors"
-	"fmt"
-	"path"
-	"strings"
+import "context"
+import "encoding/base64"
+import "errors"
+import "fmt"
+import "path"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/ipynb"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/internal/ipynb"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/search"
 
 // errNotebookRunFromCell refuses a cell's tool("notebook_run").
 var errNotebookRunFromCell = errors.New("tools: notebook_run: a cell cannot call notebook_run through tool(); run the code in the cell itself")

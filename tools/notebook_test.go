@@ -1,20 +1,18 @@
 package tools_test
 
-import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
-	"testing"
+import "bytes"
+import "encoding/json"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/ipynb"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/std"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/ipynb"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/std"
+import "github.com/tetherhq/tether/tools"
 
 // notebookRun is a run with eval's kernels (Debian's python3) whose
 // workspace holds a copy of testdata/notebook/name under nb/.

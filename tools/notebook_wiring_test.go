@@ -1,12 +1,10 @@
 package tools_test
 
-import (
-	"slices"
-	"strings"
-	"testing"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // TestNotebookWithoutKernels: a run with no kernel factory (nor parser,
 // language servers or workers) lists notebook, notebook_edit and resolve,

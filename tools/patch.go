@@ -1,17 +1,15 @@
 package tools
 
-import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
-	"sync"
+import "errors"
+import "fmt"
+import "io/fs"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // patchKind is what one file section of a patch does.
 type patchKind int

@@ -1,12 +1,10 @@
 package tools
 
-import (
-	"encoding/json"
-	"strings"
-	"testing"
+import "encoding/json"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // FuzzApplyPatch feeds arbitrary patches and files to the patch parser and the
 // hunk applier: they must never panic, and a parsed update either applies or

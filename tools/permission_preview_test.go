@@ -1,24 +1,22 @@
 package tools_test
 
-import (
-	"context"
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"testing"
-	"time"
+import "context"
+import "errors"
+import "os"
+import "path/filepath"
+import "strings"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/creack/pty"
+import "github.com/creack/pty"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/std"
-	"github.com/tetherhq/tether/operator"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/std"
+import "github.com/tetherhq/tether/operator"
+import "github.com/tetherhq/tether/tools"
 
 // newTerminalRun returns a run whose questions and permission prompts go to
 // a terminal port on a real pseudo-terminal, and that terminal's screen.

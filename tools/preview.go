@@ -1,17 +1,15 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"path/filepath"
-	"strconv"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "io/fs"
+import "path/filepath"
+import "strconv"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/search"
 
 // Permission previews of the file tools: what a write, edit or apply_patch
 // call would change, as the unified diff its permission prompt shows instead

@@ -1,9 +1,7 @@
 package tools
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
+import "fmt"
 
 // ProgressFunc receives how far a call got: done of total (total 0: not
 // known) and a message saying it in words; done below 0 is a step without

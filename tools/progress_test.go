@@ -1,14 +1,12 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"strings"
-	"sync"
-	"testing"
+import "context"
+import "encoding/json"
+import "strings"
+import "sync"
+import "testing"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // progressLog records what a call reported through tools.WithProgress.
 type progressLog struct {

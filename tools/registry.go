@@ -1,17 +1,15 @@
 package tools
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"regexp"
-	"sort"
-	"strings"
-	"sync"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "regexp"
+import "sort"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import "github.com/tetherhq/tether/internal/textcut"
 
 // Handler performs one call of a tool.
 type Handler func(ctx context.Context, call *Call) (*Result, error)

@@ -1,16 +1,14 @@
 package tools
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"reflect"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"testing"
-)
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "reflect"
+import "strings"
+import "sync"
+import "sync/atomic"
+import "testing"
 
 func testTool(name string, tier Tier) Tool {
 	return Tool{Name: name, Tier: tier, Description: "test tool " + name,

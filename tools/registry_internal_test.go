@@ -1,15 +1,13 @@
 package tools
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"os"
-	"path/filepath"
-	"reflect"
-	"strings"
-	"testing"
-)
+import "context"
+import "encoding/json"
+import "errors"
+import "os"
+import "path/filepath"
+import "reflect"
+import "strings"
+import "testing"
 
 // fakeResource stands in for a family's backing resource in registry-level
 // tests: registration must follow whether it is wired.

@@ -1,14 +1,12 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"path/filepath"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "path/filepath"
+import "strings"
 
-	"github.com/tetherhq/tether/search/stage"
-)
+import "github.com/tetherhq/tether/search/stage"
 
 // resolve accepts, discards or shows a change that ast_edit, symbol_edit,
 // lsp_apply, lsp_rename with preview or rename_file, notebook_edit or

@@ -1,25 +1,23 @@
 package tools
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"log/slog"
-	"sort"
-	"strings"
-	"sync"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "log/slog"
+import "sort"
+import "strings"
+import "sync"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/operator"
-	"github.com/tetherhq/tether/search/stage"
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/fsutil"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/operator"
+import "github.com/tetherhq/tether/search/stage"
+import "github.com/tetherhq/tether/workers"
 
 // Config wires one run: its working directory and conversation, the surface and
 // approval policy its calls go through, and the options of each tool family.

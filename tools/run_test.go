@@ -1,18 +1,16 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"testing"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "sync"
+import "testing"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 // TestRunHammer runs many concurrent file-tool calls through one Run (run it
 // with -race): each worker writes, edits, patches and reads its own file while

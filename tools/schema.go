@@ -1,24 +1,22 @@
 package tools
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"iter"
-	"maps"
-	"math"
-	"math/big"
-	"reflect"
-	"regexp"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
-	"sync"
-	"unicode/utf8"
+import "bytes"
+import "encoding/json"
+import "fmt"
+import "iter"
+import "maps"
+import "math"
+import "math/big"
+import "reflect"
+import "regexp"
+import "slices"
+import "sort"
+import "strconv"
+import "strings"
+import "sync"
+import "unicode/utf8"
 
-	"github.com/google/jsonschema-go/jsonschema"
-)
+import "github.com/google/jsonschema-go/jsonschema"
 
 // schema is a tool's input schema resolved by github.com/google/jsonschema-go
 // (the validator the MCP go-sdk uses), which decides whether arguments are

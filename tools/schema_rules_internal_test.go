@@ -1,25 +1,23 @@
 package tools
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "sort"
+import "strings"
+import "testing"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/std"
-	"github.com/tetherhq/tether/operator"
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/google/jsonschema-go/jsonschema"
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/std"
+import "github.com/tetherhq/tether/operator"
+import "github.com/tetherhq/tether/workers"
 
 // breaking returns values that break each rule s states, each with what the
 // refusal must say: a value outside the enum, one past each bound, a string

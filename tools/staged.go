@@ -1,12 +1,10 @@
 package tools
 
-import (
-	"fmt"
-	"strings"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/stage"
-)
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/stage"
 
 // StagedDiff is the Structured result of ast_edit and of resolve's show
 // action: every file of a staged edit with its counts, and which lines of

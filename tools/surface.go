@@ -1,9 +1,7 @@
 package tools
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
+import "strings"
 
 // Surface is where a run's tools are offered: the model's default surface, plan
 // mode, or a read-only subagent. Its Cap is the highest tier it sees; tools

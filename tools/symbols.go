@@ -1,13 +1,11 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 // SymbolsPage is the Structured result of lsp symbols: the page of symbols
 // the text shows. A file's symbols (File set) nest as in the file, each at

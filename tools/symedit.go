@@ -1,16 +1,14 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"path/filepath"
-	"slices"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "path/filepath"
+import "slices"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/search"
 
 // symbolRefsShown is how many remaining references a refused delete lists.
 const symbolRefsShown = 20

@@ -1,16 +1,14 @@
 package tools_test
 
-import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
+import "encoding/json"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // symStep is one symbol_edit call of a symbolCase: refused (its error
 // holds each of refused), or staged and accepted, after which the edited

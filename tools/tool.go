@@ -1,11 +1,9 @@
 package tools
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"strings"
-)
+import "context"
+import "encoding/json"
+import "fmt"
+import "strings"
 
 // Tier is a tool's approval tier. It decides which surfaces see the tool at all,
 // not only whether a call prompts.

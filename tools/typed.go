@@ -1,11 +1,9 @@
 package tools
 
-import (
-	"context"
-	"reflect"
+import "context"
+import "reflect"
 
-	"github.com/google/jsonschema-go/jsonschema"
-)
+import "github.com/google/jsonschema-go/jsonschema"
 
 // HandlerFor performs one call of a tool whose arguments decode into an In
 // and whose structured output is an Out (as go-sdk's ToolHandlerFor). The

@@ -1,19 +1,17 @@
 package tools
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"path/filepath"
-	"strings"
-	"sync"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "path/filepath"
+import "strings"
+import "sync"
+import "time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/google/jsonschema-go/jsonschema"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/workers"
 
 // vibe_* (docs/tools.md, "ask_user and vibe mode"). Registered only while vibe
 // mode is on (Config.Vibe.On, with a Config.Vibe.Workers roster). All five are

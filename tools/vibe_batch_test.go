@@ -1,19 +1,17 @@
 package tools_test
 
-import (
-	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
+import "errors"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/tools"
+import "github.com/tetherhq/tether/workers"
 
 const answerSchema = `{"type":"object","properties":{"answer":{"type":"integer"}},"required":["answer"]}`
 

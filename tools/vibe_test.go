@@ -1,19 +1,17 @@
 package tools_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "errors"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
+import "github.com/tetherhq/tether/workers"
 
 // workerScript is a command line running one of the worker roster's test
 // scripts (workers/testdata).

@@ -1,10 +1,8 @@
 package tools
 
-import (
-	"context"
+import "context"
 
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/search"
 
 // willWriteKey carries, in the context of a call of a tool that declares
 // Writes, the function WillWrite calls.

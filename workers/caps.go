@@ -1,8 +1,6 @@
 package workers
 
-import (
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // DefaultProcessLimit is the tasks (processes and threads) one worker's
 // run (its command and everything it starts) may have at once when

@@ -1,14 +1,12 @@
 package workers_test
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/workers"
 
 // forkBomb forks up to 600 children that sleep, stops at the first fork
 // refused, prints how far it got and why, and reaps them.

@@ -1,11 +1,9 @@
 package workers_test
 
-import (
-	"strings"
-	"testing"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/tetherhq/tether/workers"
 
 // TestWorkerGetsNoHostEnvironment: a worker's command sees none of tether's
 // environment variables but the ones the operator passes by name

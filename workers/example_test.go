@@ -1,11 +1,9 @@
 package workers_test
 
-import (
-	"context"
-	"fmt"
+import "context"
+import "fmt"
 
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/tetherhq/tether/workers"
 
 // A worker gets its brief on stdin and its label and tier in the environment;
 // its stdout is the result.

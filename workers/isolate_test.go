@@ -1,17 +1,15 @@
 package workers_test
 
-import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/google/jsonschema-go/jsonschema"
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/workers"
 
 var answerSchema = &jsonschema.Schema{
 	Type:       "object",

@@ -1,17 +1,15 @@
 package workers_test
 
-import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/workers"
 
 // hostileRepo makes a repository whose configuration names a program for
 // everything git can run one for: filters (one through an included file,

@@ -1,25 +1,23 @@
 package workers
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"maps"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
+import "context"
+import "errors"
+import "fmt"
+import "maps"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "slices"
+import "sort"
+import "strconv"
+import "strings"
+import "sync"
+import "syscall"
+import "time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import "github.com/google/jsonschema-go/jsonschema"
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/textcut"
 
 // The tiers a worker can run at.
 const (

@@ -1,19 +1,17 @@
 package workers_test
 
-import (
-	"context"
-	"errors"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"testing"
-	"time"
+import "context"
+import "errors"
+import "os"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/workers"
 
 func script(t *testing.T, name string) string {
 	t.Helper()

@@ -1,13 +1,11 @@
 package workers
 
-import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // sandbox confines a run of w's command (its tier's, or the resume one):
 // read-write on the workers' directory, w's state directory and what the

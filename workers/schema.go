@@ -1,14 +1,12 @@
 package workers
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"regexp"
-	"sync"
+import "bytes"
+import "encoding/json"
+import "fmt"
+import "regexp"
+import "sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
-)
+import "github.com/google/jsonschema-go/jsonschema"
 
 // EnvOutputSchema holds the JSON Schema a worker's result must conform to,
 // when its spawn gave one; the brief says so too.

@@ -1,13 +1,11 @@
 package workers_test
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/tetherhq/tether/workers"
 
 // TestFollowUpResumes: a finished worker on a tier with a resume command
 // continues its conversation: the command gets only the follow-up, and the

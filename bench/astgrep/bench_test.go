@@ -1,14 +1,12 @@
 package main
 
-import (
-	"context"
-	"path/filepath"
-	"runtime"
-	"strings"
-	"testing"
+import "context"
+import "path/filepath"
+import "runtime"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // BenchmarkVsAstGrep runs the comparison on a small slice of the standard
 // library so CI keeps it working (make bench-once); ratios are reported as

@@ -1,19 +1,17 @@
 package main
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sync"
-	"sync/atomic"
-	"time"
+import "context"
+import "fmt"
+import "os"
+import "path/filepath"
+import "sync"
+import "sync/atomic"
+import "time"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 // The session's floor: what its queries cannot do without, measured with
 // tether's own engine in this process, the same thread count, no tree store

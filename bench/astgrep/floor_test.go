@@ -1,18 +1,16 @@
 package main
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"reflect"
-	"runtime"
-	"testing"
-	"time"
+import "context"
+import "fmt"
+import "os"
+import "path/filepath"
+import "reflect"
+import "runtime"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
 
 func chunks(pairs ...int) []search.Chunk {
 	var cs []search.Chunk

@@ -1,24 +1,22 @@
 package main
 
-import (
-	"context"
-	"encoding/json"
-	"flag"
-	"fmt"
-	"log"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strings"
-	"time"
+import "context"
+import "encoding/json"
+import "flag"
+import "fmt"
+import "log"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "runtime"
+import "strings"
+import "time"
 
-	"github.com/tetherhq/tether/bench/internal/peer"
-	"github.com/tetherhq/tether/bench/internal/readme"
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/bench/internal/peer"
+import "github.com/tetherhq/tether/bench/internal/readme"
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
 
 // Patterns is the benchmark's pattern set: common shapes and one rare one.
 var Patterns = []string{

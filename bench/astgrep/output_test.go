@@ -1,15 +1,13 @@
 package main
 
-import (
-	"context"
-	"encoding/json"
-	"path/filepath"
-	"runtime"
-	"testing"
+import "context"
+import "encoding/json"
+import "path/filepath"
+import "runtime"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/tools"
 
 // outputSizeModes are the output choices BenchmarkOutputSize measures ("" is
 // the default).

@@ -1,23 +1,21 @@
 package main
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime/debug"
-	"strings"
-	"syscall"
-	"time"
+import "bytes"
+import "context"
+import "encoding/json"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "runtime/debug"
+import "strings"
+import "syscall"
+import "time"
 
-	"github.com/tetherhq/tether/bench/internal/peer"
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/bench/internal/peer"
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 // SessionPatterns are an agent session's 20 different queries: rare tokens,
 // common tokens and token-free shapes (no word a file must hold, so the

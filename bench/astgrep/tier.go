@@ -1,17 +1,15 @@
 package main
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
-	"slices"
-	"strings"
-	"syscall"
-	"time"
+import "fmt"
+import "os"
+import "path/filepath"
+import "runtime"
+import "slices"
+import "strings"
+import "syscall"
+import "time"
 
-	"github.com/tetherhq/tether/bench/internal/readme"
-)
+import "github.com/tetherhq/tether/bench/internal/readme"
 
 // TierPatterns are the rows of the disk tier benchmark (-tier): three with
 // tokens in hundreds of files and one that matches nowhere.

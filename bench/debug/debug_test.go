@@ -1,19 +1,17 @@
 package debug_test
 
-import (
-	"context"
-	"encoding/json"
-	"os/exec"
-	"slices"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "os/exec"
+import "slices"
+import "strconv"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 const goProg = `package main
 

@@ -1,22 +1,20 @@
 package main
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+import "bytes"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "regexp"
+import "strconv"
+import "strings"
+import "unicode"
+import "unicode/utf8"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 // Diag is one diagnostic, keyed as tether's registry keys it: the file,
 // severity, code and message, with the position left out (a diagnostic

@@ -1,14 +1,12 @@
 package main
 
-import (
-	"fmt"
-	"math/rand"
-	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strings"
-)
+import "fmt"
+import "math/rand"
+import "os"
+import "path/filepath"
+import "regexp"
+import "sort"
+import "strings"
 
 // change is one scripted change: the writer that makes it, the arguments
 // of the call that applies it and of the one that reverts it, made by

@@ -17,21 +17,19 @@
 //	go run ./bench/diagdiff -n 30 -seed 1
 package main
 
-import (
-	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
-	"time"
+import "context"
+import "errors"
+import "flag"
+import "fmt"
+import "io"
+import "os"
+import "path/filepath"
+import "slices"
+import "sort"
+import "strings"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 func main() {
 	n := flag.Int("n", 30, "changes per language")

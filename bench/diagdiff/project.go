@@ -1,18 +1,16 @@
 package main
 
-import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"io/fs"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sort"
-	"strings"
-)
+import "context"
+import "crypto/sha256"
+import "encoding/hex"
+import "encoding/json"
+import "fmt"
+import "io/fs"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "sort"
+import "strings"
 
 // project is a copy of a real project (or a small test project) the
 // harness changes: dir is the working copy, pristine an untouched one.

@@ -1,27 +1,25 @@
 package main
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"runtime"
-	"slices"
-	"sort"
-	"strings"
-	"time"
+import "bytes"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "io/fs"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "regexp"
+import "runtime"
+import "slices"
+import "sort"
+import "strings"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/tools"
 
 // harness runs the changes of one project through tether's writers and
 // scores each write's report against the checker.

@@ -2,27 +2,25 @@
 
 package host_test
 
-import (
-	"bufio"
-	"context"
-	"flag"
-	"fmt"
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strconv"
-	"strings"
-	"sync"
-	"testing"
-	"time"
+import "bufio"
+import "context"
+import "flag"
+import "fmt"
+import "net/http"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "regexp"
+import "sort"
+import "strconv"
+import "strings"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // sessionsFlag is how many sessions the host serves at once: 50 by default,
 // -sessions 100 or 200 for the larger hosts (go test ... -args -sessions 200).

@@ -2,20 +2,18 @@
 
 package host_test
 
-import (
-	"context"
-	"encoding/json"
-	"flag"
-	"fmt"
-	"path/filepath"
-	"sync"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "flag"
+import "fmt"
+import "path/filepath"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // lspSessions is how many sessions BenchmarkHostSharedLSP opens on one
 // workspace.

@@ -1,27 +1,25 @@
 package kernels_test
 
-import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
+import "bufio"
+import "context"
+import "encoding/json"
+import "fmt"
+import "io"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/dop251/goja"
+import "github.com/dop251/goja"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/js"
-	"github.com/tetherhq/tether/kernels/python"
-	"github.com/tetherhq/tether/kernels/std"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/js"
+import "github.com/tetherhq/tether/kernels/python"
+import "github.com/tetherhq/tether/kernels/std"
+import "github.com/tetherhq/tether/tools"
 
 const debianPython = "/usr/bin/python3"
 

@@ -1,13 +1,11 @@
 package kernels_test
 
-import (
-	"encoding/json"
-	"errors"
-	"flag"
-	"os/exec"
-	"strconv"
-	"testing"
-)
+import "encoding/json"
+import "errors"
+import "flag"
+import "os/exec"
+import "strconv"
+import "testing"
 
 // zygoteKernels is how many kernels BenchmarkPythonZygote starts at once
 // each way (go test ... -args -zygote-kernels 50).

@@ -1,22 +1,20 @@
 package lsp_test
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "fmt"
+import "net/url"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "sync"
+import "testing"
+import "time"
 
-	"go.lsp.dev/jsonrpc2"
+import "go.lsp.dev/jsonrpc2"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 const useGo = `package shapes
 

@@ -1,20 +1,18 @@
 package lsp_test
 
-import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
+import "bufio"
+import "context"
+import "encoding/json"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // serverProject is the workspace a built-in row is started on, and the file
 // whose diagnostics are asked for (which starts the server and waits until

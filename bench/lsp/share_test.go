@@ -1,15 +1,13 @@
 package lsp_test
 
-import (
-	"context"
-	"fmt"
-	"sync"
-	"testing"
-	"time"
+import "context"
+import "fmt"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // sharedSessions is how many sessions BenchmarkSharedServers opens on one
 // workspace.

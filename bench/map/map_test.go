@@ -1,25 +1,23 @@
 package repomap_test
 
-import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "bufio"
+import "bytes"
+import "context"
+import "encoding/json"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "runtime"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
+import "github.com/tetherhq/tether/tools"
 
 // mapCall is one call of a bench's table.
 type mapCall struct{ name, args string }

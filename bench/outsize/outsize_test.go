@@ -7,20 +7,18 @@
 // the table it prints.
 package outsize_test
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "fmt"
+import "os"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // row is one measured call.
 type row struct {

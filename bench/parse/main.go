@@ -1,25 +1,23 @@
 package main
 
-import (
-	"context"
-	"flag"
-	"fmt"
-	"io/fs"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"sort"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
-	"time"
+import "context"
+import "flag"
+import "fmt"
+import "io/fs"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "runtime"
+import "sort"
+import "strconv"
+import "strings"
+import "sync"
+import "sync/atomic"
+import "syscall"
+import "time"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
 
 func main() {
 	root := flag.String("root", "", "corpus directory (default $(go env GOROOT)/src)")

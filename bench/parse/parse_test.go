@@ -4,19 +4,17 @@
 // main.go (see bench/README.md).
 package main
 
-import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strconv"
-	"strings"
-	"testing"
+import "context"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "runtime"
+import "strconv"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/engine/enginetest"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/engine/enginetest"
 
 // stdlibSubset loads a few packages of GOROOT/src: about half a megabyte.
 func stdlibSubset(b *testing.B) ([][]byte, int64) {

@@ -1,17 +1,15 @@
 package sandbox_test
 
-import (
-	"context"
-	"os/exec"
-	"testing"
-	"time"
+import "context"
+import "os/exec"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/python"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/python"
 
 // modes are the two sides of every measurement.
 var modes = []struct {

@@ -1,22 +1,20 @@
 package main
 
-import (
-	"context"
-	_ "embed"
-	"encoding/json"
-	"flag"
-	"fmt"
-	"log"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strings"
-	"time"
+import "context"
+import _ "embed"
+import "encoding/json"
+import "flag"
+import "fmt"
+import "log"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "runtime"
+import "strings"
+import "time"
 
-	"github.com/tetherhq/tether/bench/internal/peer"
-	"github.com/tetherhq/tether/bench/internal/readme"
-)
+import "github.com/tetherhq/tether/bench/internal/peer"
+import "github.com/tetherhq/tether/bench/internal/readme"
 
 // Rules are the ten rules scanned: relational, composite, pattern and kind
 // rules of the kind a project's sgconfig.yml holds.

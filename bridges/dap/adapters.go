@@ -1,20 +1,18 @@
 package dap
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
-	"time"
+import "context"
+import "encoding/json"
+import "fmt"
+import "io"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "sync"
+import "time"
 
-	"github.com/tetherhq/tether/internal/jsontree"
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/jsontree"
+import "github.com/tetherhq/tether/internal/proc"
 
 // Transport is how tether reaches an adapter process it starts.
 type Transport string

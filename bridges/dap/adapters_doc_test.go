@@ -1,15 +1,13 @@
 package dap_test
 
-import (
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "flag"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 var updateDocs = flag.Bool("update", false, "rewrite the adapter table in docs/tools.md from DefaultAdapters")
 

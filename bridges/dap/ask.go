@@ -1,16 +1,14 @@
 package dap
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
-	"unicode/utf16"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "strings"
+import "unicode/utf16"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/internal/textcut"
 
 // The optional ops that ask the adapter about the stop: completions and
 // exception_info; and custom, any request by its command name.

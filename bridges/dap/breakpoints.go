@@ -1,20 +1,18 @@
 package dap
 
-import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
-	"maps"
-	"math"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
+import "bytes"
+import "context"
+import "errors"
+import "fmt"
+import "maps"
+import "math"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // SetBreakpoints replaces the breakpoints of one file (relative to root, the
 // conversation's working dir): lines are 1-based, none clears the file. With

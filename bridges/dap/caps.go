@@ -1,8 +1,6 @@
 package dap
 
-import (
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // DefaultProcessLimit is the tasks (processes and threads) a debug
 // session's adapter, its program and what that starts may have at once

@@ -1,12 +1,10 @@
 package dap_test
 
-import (
-	"strings"
-	"testing"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // launchCapped launches the Python program file, holding src, under a
 // supervisor with cfg (closed with the test), and returns the launch's

@@ -1,11 +1,9 @@
 package dap
 
-import (
-	"io"
+import "io"
 
-	"github.com/tetherhq/tether/bridges/dap/internal/nodeadapter"
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/bridges/dap/internal/nodeadapter"
+import "github.com/tetherhq/tether/internal/proc"
 
 // Chromium is the transport of tether's own adapter for JavaScript in a
 // page of Chromium: it serves DAP in-process, as Inspector does for node,

@@ -1,21 +1,19 @@
 package dap_test
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "fmt"
+import "net/http"
+import "net/http/httptest"
+import "os"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // jsPageTicker changes the page's title every 50ms; line 4 runs at each beat.
 const jsPageTicker = `let count = 0;

@@ -1,14 +1,12 @@
 package dap_test
 
-import (
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
+import "path/filepath"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // tsPage is a page's script in TypeScript: tick runs three times as the
 // page loads (line 7 once per call), with types tsc erases so that the

@@ -1,11 +1,9 @@
 package dap
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-)
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
 // TestPlanTestsReadsNoOutsideFile: a _test.go file launched from outside
 // the project, by its path or through a symbolic link in the project that

@@ -1,13 +1,11 @@
 package dap_test
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 // outsideFile writes, beside the workspace root, a file whose second line
 // (where the fake adapter's top frame stops) no answer may show, and a

@@ -1,18 +1,16 @@
 package dap
 
-import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"strings"
-	"sync"
-	"time"
+import "bufio"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "strings"
+import "sync"
+import "time"
 
-	godap "github.com/google/go-dap"
-)
+import godap "github.com/google/go-dap"
 
 // conn is the protocol layer: DAP base-protocol framing (go-dap's reader and
 // writer) plus request/response correlation by sequence number. Responses are

@@ -1,13 +1,11 @@
 package dap
 
-import (
-	"bytes"
-	"io"
-	"testing"
+import "bytes"
+import "io"
+import "testing"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/internal/textcut"
 
 type fuzzRWC struct{ r io.Reader }
 

@@ -5,15 +5,13 @@ package dap
 // Unix transport that reaches them: the adapter listens on a unix socket
 // tether names, and tether connects to it.
 
-import (
-	"context"
-	"fmt"
-	"net"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"time"
-)
+import "context"
+import "fmt"
+import "net"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "time"
 
 // Unix serves DAP on a unix socket the adapter listens on: its command
 // names the socket with "${socket}" (rdbg: --sock-path=${socket}), a path

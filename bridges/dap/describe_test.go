@@ -1,10 +1,8 @@
 package dap_test
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 // TestDescribeSupport: each adapter is named with what it launches, whether
 // it runs tests, how it attaches and its optional ops, from the table's

@@ -1,18 +1,16 @@
 package dap_test
 
-import (
-	"bufio"
-	"context"
-	"fmt"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
+import "bufio"
+import "context"
+import "fmt"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // stopAt sets one breakpoint, launches program and requires the stop there.
 func stopAt(t *testing.T, sv *dap.Supervisor, root, file string, line int, program string, args ...string) *reply {

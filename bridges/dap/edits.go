@@ -1,15 +1,13 @@
 package dap
 
-import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
-	"slices"
-	"sort"
-	"strings"
-	"time"
-)
+import "bytes"
+import "context"
+import "errors"
+import "fmt"
+import "slices"
+import "sort"
+import "strings"
+import "time"
 
 // BreakpointFiles returns the files (absolute paths) a conversation has
 // line breakpoints in: the files whose edits FollowEdit should see. It

@@ -1,10 +1,8 @@
 package dap
 
-import (
-	"slices"
-	"strings"
-	"testing"
-)
+import "slices"
+import "strings"
+import "testing"
 
 // TestMapLines: breakpoint lines follow insertions and deletions above
 // them, stay put below the edit, follow a moved line by its text, and a

@@ -1,14 +1,12 @@
 package dap_test
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+import "context"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 // Example asks which adapters can start for a Dart checkout: the root marker
 // is there, the dart binary is not, and the reason says so.

@@ -1,20 +1,18 @@
 package dap_test
 
-import (
-	"bufio"
-	"context"
-	"fmt"
-	"io"
-	"net"
-	"strings"
-	"testing"
-	"time"
+import "bufio"
+import "context"
+import "fmt"
+import "io"
+import "net"
+import "strings"
+import "testing"
+import "time"
 
-	godap "github.com/google/go-dap"
+import godap "github.com/google/go-dap"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // fakeAdapter is an in-process DAP adapter over net.Pipe for fault
 // injection, in addition to the real adapters the other tests drive.

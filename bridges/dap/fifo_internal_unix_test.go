@@ -2,16 +2,14 @@
 
 package dap
 
-import (
-	"errors"
-	"math"
-	"path/filepath"
-	"syscall"
-	"testing"
+import "errors"
+import "math"
+import "path/filepath"
+import "syscall"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestNamedPipeReadsNeverBlock: the dap helpers that open a workspace file
 // (counting a source's lines, planning a _test.go file's tests, showing a

@@ -2,18 +2,16 @@
 
 package dap_test
 
-import (
-	"context"
-	"errors"
-	"path/filepath"
-	"syscall"
-	"testing"
-	"time"
+import "context"
+import "errors"
+import "path/filepath"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/fsutil"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestNamedPipeSourceRefused: a named pipe the workspace made with a source
 // file's or program's name is refused by breakpoints and launch with an

@@ -1,14 +1,12 @@
 package dap
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
+import "context"
+import "fmt"
+import "os"
+import "path/filepath"
+import "slices"
 
-	godap "github.com/google/go-dap"
-)
+import godap "github.com/google/go-dap"
 
 // The optional ops that move the program other than forward: restart,
 // restart_frame, goto, step_back and reverse_continue. Each is refused

@@ -1,13 +1,11 @@
 package dap
 
-import (
-	"bufio"
-	"errors"
-	"fmt"
-	"io"
-	"strconv"
-	"strings"
-)
+import "bufio"
+import "errors"
+import "fmt"
+import "io"
+import "strconv"
+import "strings"
 
 // maxFrame bounds one message's content, as go-dap's reader does.
 const maxFrame = 4 << 20

@@ -1,11 +1,9 @@
 package dap
 
-import (
-	"bufio"
-	"io"
-	"strings"
-	"testing"
-)
+import "bufio"
+import "io"
+import "strings"
+import "testing"
 
 // TestReadFrame: a frame's header may carry fields besides Content-Length
 // (Perl::LanguageServer's Content-Type), in any case; a header without a

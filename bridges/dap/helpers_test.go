@@ -1,24 +1,22 @@
 package dap_test
 
-import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"reflect"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "bufio"
+import "context"
+import "encoding/json"
+import "fmt"
+import "net"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "reflect"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // request is one op and its arguments, as the debug tool passes them; call
 // runs it through the Supervisor's typed methods.

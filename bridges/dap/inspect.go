@@ -1,20 +1,18 @@
 package dap
 
-import (
-	"bufio"
-	"context"
-	"errors"
-	"fmt"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strings"
-	"sync"
+import "bufio"
+import "context"
+import "errors"
+import "fmt"
+import "path/filepath"
+import "regexp"
+import "slices"
+import "strings"
+import "sync"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/internal/fsutil"
+import "github.com/tetherhq/tether/internal/textcut"
 
 // buildStop describes a stop: the top frames and the source line of the
 // top one, the exception for an exception stop, and, when the top frame is

@@ -1,13 +1,11 @@
 package dap
 
-import (
-	"io"
-	"net"
-	"os/exec"
+import "io"
+import "net"
+import "os/exec"
 
-	"github.com/tetherhq/tether/bridges/dap/internal/nodeadapter"
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/bridges/dap/internal/nodeadapter"
+import "github.com/tetherhq/tether/internal/proc"
 
 // Inspector is the transport of an adapter tether implements itself: it
 // serves DAP in-process and drives node's own inspector (the Chrome

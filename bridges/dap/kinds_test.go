@@ -1,12 +1,10 @@
 package dap_test
 
-import (
-	"strings"
-	"testing"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // pyCount calls tick five times; line 3 runs once per call.
 const pyCount = `def tick(i):

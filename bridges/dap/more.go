@@ -1,18 +1,16 @@
 package dap
 
-import (
-	"context"
-	"encoding/base64"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"regexp"
-	"strings"
-	"sync"
+import "context"
+import "encoding/base64"
+import "encoding/hex"
+import "errors"
+import "fmt"
+import "regexp"
+import "strings"
+import "sync"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/internal/textcut"
 
 // Limits on what the optional ops return in one call.
 const (

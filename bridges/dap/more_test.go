@@ -1,14 +1,12 @@
 package dap_test
 
-import (
-	"context"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "path/filepath"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 // cMemory keeps a number and a string on the stack where the breakpoint
 // (line 8) can read them.

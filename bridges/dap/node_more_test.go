@@ -1,19 +1,17 @@
 package dap_test
 
-import (
-	"bufio"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"sync/atomic"
-	"syscall"
-	"testing"
-	"time"
+import "bufio"
+import "path/filepath"
+import "regexp"
+import "strconv"
+import "strings"
+import "sync/atomic"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // jsCounterLib is a module with a class method; jsCounterMain requires it
 // and calls an arrow function and the method three times.

@@ -1,16 +1,14 @@
 package dap_test
 
-import (
-	"encoding/binary"
-	"encoding/json"
-	"fmt"
-	"slices"
-	"strings"
-	"testing"
+import "encoding/binary"
+import "encoding/json"
+import "fmt"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // stoppedAt requires an outcome to be a stop at line for reason (any
 // reason when "").

@@ -1,12 +1,10 @@
 package dap
 
-import (
-	"fmt"
-	"strings"
-	"sync"
+import "fmt"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import "github.com/tetherhq/tether/internal/textcut"
 
 // outputBuf keeps the bounded tail of the debuggee's stdout and stderr, in
 // arrival order, and counts what it dropped.

@@ -1,10 +1,8 @@
 package dap
 
-import (
-	"strings"
-	"testing"
-	"unicode/utf8"
-)
+import "strings"
+import "testing"
+import "unicode/utf8"
 
 // TestOutputBufCut: the kept tail starts at a line (or at least a character)
 // boundary, stays within the limit and counts what it dropped.

@@ -1,13 +1,11 @@
 package dap_test
 
-import (
-	"os/exec"
-	"strings"
-	"testing"
+import "os/exec"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // needXdebug skips (or fails, where peers are required) without a php
 // whose CLI loads Xdebug.

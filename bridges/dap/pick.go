@@ -3,17 +3,15 @@ package dap
 // Choosing the adapter of a launch or attach: named, inferred from the
 // program, from the attached process, or from the root markers.
 
-import (
-	"context"
-	"debug/buildinfo"
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"sync"
-)
+import "context"
+import "debug/buildinfo"
+import "fmt"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strconv"
+import "strings"
+import "sync"
 
 // pickAdapter chooses the adapter for a launch or attach (byPID: by pid)
 // and says why it is that one. An attach needs no root marker: the

@@ -1,14 +1,12 @@
 package dap
 
-import (
-	"os"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
-	"syscall"
-	"time"
-)
+import "os"
+import "slices"
+import "sort"
+import "strconv"
+import "strings"
+import "syscall"
+import "time"
 
 // procEntry is one row of the process table.
 type procEntry struct {

@@ -1,14 +1,12 @@
 package dap
 
-import (
-	"os"
-	"os/exec"
-	"strconv"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
-)
+import "os"
+import "os/exec"
+import "strconv"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
 // cwdProcs lists the live processes whose working directory is dir.
 func cwdProcs(dir string) []string {

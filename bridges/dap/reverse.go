@@ -1,26 +1,24 @@
 package dap
 
-import (
-	"cmp"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
-	"syscall"
-	"time"
+import "cmp"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "net"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "slices"
+import "strings"
+import "syscall"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/bridges/dap/internal/dapserve"
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/textcut"
 
 // family is a session's part in the reverse requests an adapter makes:
 // runInTerminal (a program tether starts, sandboxed, and kills with the

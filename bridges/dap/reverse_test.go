@@ -1,20 +1,18 @@
 package dap_test
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "context"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strconv"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/internal/testenv/dapscript"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/internal/testenv/dapscript"
 
 // scriptedEntry is an adapter table entry for the scripted adapter: started
 // by tether on a port it picks (address ""), or already running at address.

@@ -1,16 +1,14 @@
 package dap_test
 
-import (
-	"context"
-	"fmt"
-	"os/exec"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "fmt"
+import "os/exec"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // needRdbg returns the ruby whose debug gem has rdbg (Ruby 3.1 bundles
 // it), or fails/skips the test.

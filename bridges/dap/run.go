@@ -1,22 +1,20 @@
 package dap
 
-import (
-	"cmp"
-	"context"
-	"debug/elf"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
-	"syscall"
-	"time"
+import "cmp"
+import "context"
+import "debug/elf"
+import "errors"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "slices"
+import "strings"
+import "syscall"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // Launch starts a session that runs a program under the adapter its kind
 // names (or args.Adapter) and waits for its first stop. A second launch is

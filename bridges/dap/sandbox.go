@@ -1,11 +1,9 @@
 package dap
 
-import (
-	"fmt"
-	"os/exec"
+import "fmt"
+import "os/exec"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // sandbox confines an adapter's command and so the program it debugs:
 // read-write on the project (root) and the session's scratch directory

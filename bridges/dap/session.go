@@ -1,19 +1,17 @@
 package dap
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os/exec"
-	"sync"
-	"time"
+import "context"
+import "errors"
+import "fmt"
+import "io"
+import "os/exec"
+import "sync"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/internal/fsutil"
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/textcut"
 
 // session is one live debug session: an adapter process (or a direct
 // connection), the DAP connection, and the state its events describe.

@@ -3,14 +3,12 @@ package dap
 // Ending a session: a launched program's whole process tree killed, an
 // attached one released and detached from.
 
-import (
-	"context"
-	"os"
-	"time"
+import "context"
+import "os"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/internal/proc"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/internal/proc"
 
 // shutdown ends the session. A launched program is ours: the adapter, the
 // program and every process under them are frozen and killed together, with

@@ -3,16 +3,14 @@ package dap
 // A session's events: what the adapter's events say of the program, and
 // the watch on the launched debuggee's process.
 
-import (
-	"encoding/json"
-	"strings"
-	"syscall"
-	"time"
+import "encoding/json"
+import "strings"
+import "syscall"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/internal/proc"
-	"golang.org/x/sys/unix"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/internal/proc"
+import "golang.org/x/sys/unix"
 
 // onEvent keeps what an adapter's event says: the stop, the end, the
 // program's output and pid, and breakpoint changes.

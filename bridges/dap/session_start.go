@@ -3,25 +3,23 @@ package dap
 // Starting a session: the adapter process or connection, and the DAP
 // handshake up to configurationDone.
 
-import (
-	"cmp"
-	"context"
-	"fmt"
-	"io"
-	"maps"
-	"net"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
-	"syscall"
-	"time"
+import "cmp"
+import "context"
+import "fmt"
+import "io"
+import "maps"
+import "net"
+import "os/exec"
+import "path/filepath"
+import "slices"
+import "strconv"
+import "strings"
+import "syscall"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/textcut"
 
 // startSession starts (or connects to) the adapter and runs the DAP handshake
 // up to configurationDone, sending the pending breakpoints on the way.

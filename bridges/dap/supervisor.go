@@ -1,19 +1,17 @@
 package dap
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"maps"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
-)
+import "context"
+import "errors"
+import "fmt"
+import "io"
+import "maps"
+import "path/filepath"
+import "slices"
+import "sort"
+import "strings"
+import "sync"
+import "sync/atomic"
+import "time"
 
 // Limits on what one call returns.
 const (

@@ -1,16 +1,14 @@
 package dap
 
-import (
-	"context"
-	"fmt"
-	"net"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
+import "context"
+import "fmt"
+import "net"
+import "slices"
+import "strconv"
+import "strings"
+import "time"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // TCP serves DAP on a TCP port: either tether starts the adapter with
 // "${port}" in its command (a free port it picked) and connects to

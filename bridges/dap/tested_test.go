@@ -1,14 +1,12 @@
 package dap_test
 
-import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"testing"
+import "go/ast"
+import "go/parser"
+import "go/token"
+import "path/filepath"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 // launchedBy names, for each adapter this package's tests drive, the test
 // that launches a program under it, stops at a breakpoint, inspects, steps

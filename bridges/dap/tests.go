@@ -1,18 +1,16 @@
 package dap
 
-import (
-	"debug/buildinfo"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
-	"sync"
+import "debug/buildinfo"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/bridges/dap/internal/nodeadapter"
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/bridges/dap/internal/nodeadapter"
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // testRun is how a launch runs tests instead of a program: the values the
 // adapter's Test template is expanded with, and how the session names it.

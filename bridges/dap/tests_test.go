@@ -1,14 +1,12 @@
 package dap_test
 
-import (
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/internal/testenv"
 
 const goCalc = `package calc
 

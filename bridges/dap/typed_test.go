@@ -1,12 +1,10 @@
 package dap_test
 
-import (
-	"context"
-	"errors"
-	"testing"
+import "context"
+import "errors"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-)
+import "github.com/tetherhq/tether/bridges/dap"
 
 // TestFakeTypedMethods drives the Supervisor's methods directly and checks
 // the facts each returns: pending then placed breakpoints, the first stop,

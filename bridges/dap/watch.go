@@ -1,16 +1,14 @@
 package dap
 
-import (
-	"context"
-	"encoding/base64"
-	"errors"
-	"fmt"
-	"slices"
-	"strings"
+import "context"
+import "encoding/base64"
+import "errors"
+import "fmt"
+import "slices"
+import "strings"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/internal/textcut"
 
 // MaxPlaced bounds the data breakpoints, and the instruction breakpoints,
 // set in one call: more than hardware watchpoints (x86 has four) or a

@@ -1,12 +1,10 @@
 package dap
 
-import (
-	"io"
-	"os/exec"
+import "io"
+import "os/exec"
 
-	"github.com/tetherhq/tether/bridges/dap/internal/phpadapter"
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/bridges/dap/internal/phpadapter"
+import "github.com/tetherhq/tether/internal/proc"
 
 // Xdebug is the transport of tether's own PHP adapter: it serves DAP
 // in-process and speaks DBGp to Xdebug in the php it starts, which

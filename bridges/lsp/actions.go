@@ -1,17 +1,15 @@
 package lsp
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
-	"unicode/utf8"
-)
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "slices"
+import "strconv"
+import "strings"
+import "time"
+import "unicode/utf8"
 
 // ActionQuery says where to ask for code actions: pos (its symbol may be
 // empty: the whole line), through EndLine (1-based, 0: pos's line), or a

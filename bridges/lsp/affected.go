@@ -1,20 +1,18 @@
 package lsp
 
-import (
-	"bytes"
-	"context"
-	"fmt"
-	"io/fs"
-	"path"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"sort"
-	"strings"
-	"sync"
+import "bytes"
+import "context"
+import "fmt"
+import "io/fs"
+import "path"
+import "path/filepath"
+import "regexp"
+import "slices"
+import "sort"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // Bounds of the search for the files a write can break.
 const (

@@ -1,15 +1,13 @@
 package lsp
 
-import (
-	"bytes"
-	"context"
-	"fmt"
-	"regexp"
-	"strings"
-	"sync"
+import "bytes"
+import "context"
+import "fmt"
+import "regexp"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // HiddenHeaderChange says why a write to w, a C or C++ header file, cannot
 // be checked whole ("" when it can, or w is no header): its change lies

@@ -1,9 +1,7 @@
 package lsp
 
-import (
-	"strings"
-	"testing"
-)
+import "strings"
+import "testing"
 
 // TestParseCheckerLines: each checker's line format becomes one finding with
 // its severity and code (rustc's short format had its code left in the

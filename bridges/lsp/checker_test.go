@@ -1,15 +1,13 @@
 package lsp_test
 
-import (
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "errors"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestCheckerProjectBinaryOnlyAtExec: the project's own checker, the one its
 // package manager installed (node_modules/.bin/tsc, .venv/bin/pyright), is

@@ -6,19 +6,17 @@ package lsp
 // it names, tether reads only through the workspace root: an outside path
 // comes back alone, marked, and an edit touching one is refused whole.
 
-import (
-	"context"
-	"encoding/json"
-	"net"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "net"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"go.lsp.dev/jsonrpc2"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "go.lsp.dev/jsonrpc2"
 
 // outsideSecret is the content of the file outside the workspace; no
 // answer may carry it.

@@ -1,10 +1,8 @@
 package lsp
 
-import (
-	"strings"
-	"testing"
-	"unicode/utf8"
-)
+import "strings"
+import "testing"
+import "unicode/utf8"
 
 func TestCutHoverKeepsCharactersWhole(t *testing.T) {
 	for _, tt := range []struct {

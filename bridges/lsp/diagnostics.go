@@ -1,18 +1,16 @@
 package lsp
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"sort"
-	"strings"
-	"sync"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "sort"
+import "strings"
+import "sync"
+import "time"
 
-	"github.com/tetherhq/tether/internal/ipynb"
-)
+import "github.com/tetherhq/tether/internal/ipynb"
 
 // Diagnostic is one error, warning or hint in a file.
 type Diagnostic struct {

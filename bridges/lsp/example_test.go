@@ -1,12 +1,10 @@
 package lsp_test
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
+import "fmt"
+import "os"
+import "path/filepath"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 // Status says why a server is not running without starting anything: here a
 // root marker with no binary, and a binary with no root marker. The table is

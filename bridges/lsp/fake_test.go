@@ -4,20 +4,18 @@ package lsp
 // real servers of the integration tests. It hangs, crashes and stays busy
 // indexing on demand.
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"net"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "net"
+import "os"
+import "path/filepath"
+import "strings"
+import "sync"
+import "testing"
+import "time"
 
-	"go.lsp.dev/jsonrpc2"
-)
+import "go.lsp.dev/jsonrpc2"
 
 type fakeServer struct {
 	mu        sync.Mutex

@@ -1,13 +1,11 @@
 package lsp
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
-)
+import "bytes"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "strings"
 
 // ErrNoFormatting is wrapped when a file's server offers no formatting
 // (no documentFormattingProvider, or no documentRangeFormattingProvider

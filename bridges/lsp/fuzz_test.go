@@ -1,10 +1,8 @@
 package lsp
 
-import (
-	"strings"
-	"testing"
-	"unicode/utf8"
-)
+import "strings"
+import "testing"
+import "unicode/utf8"
 
 // FuzzResolveSymbol: any line and symbol either resolve to a column inside
 // the line where the symbol occurs, or fail with an "lsp: " error.

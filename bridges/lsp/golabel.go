@@ -1,14 +1,12 @@
 package lsp
 
-import (
-	"bytes"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path"
-	"path/filepath"
-	"strings"
-)
+import "bytes"
+import "go/ast"
+import "go/parser"
+import "go/token"
+import "path"
+import "path/filepath"
+import "strings"
 
 // Go call hierarchy labels. gopls labels an incoming call's caller with the
 // package of the function asked about ("example.com/m/internal/util •

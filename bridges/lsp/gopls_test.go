@@ -1,17 +1,15 @@
 package lsp_test
 
-import (
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"syscall"
-	"testing"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "syscall"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 func TestGopls(t *testing.T) {
 	dir, s := peerProject(t, "gopls", "goproj")

@@ -1,17 +1,15 @@
 package lsp_test
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 func newSupervisor(t testing.TB, dir string, opts ...lsp.Option) *lsp.Supervisor {
 	t.Helper()

@@ -1,11 +1,9 @@
 package lsp
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"sort"
-)
+import "context"
+import "encoding/json"
+import "fmt"
+import "sort"
 
 // Hierarchy directions: the callers or callees of a function (LSP 3.16 call
 // hierarchy), the supertypes or subtypes of a type (LSP 3.17 type

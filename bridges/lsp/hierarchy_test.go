@@ -1,13 +1,11 @@
 package lsp_test
 
-import (
-	"fmt"
-	"strings"
-	"testing"
+import "fmt"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // itemAt reports whether items has one named name declared at path:line,
 // and returns it.

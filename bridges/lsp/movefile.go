@@ -1,14 +1,12 @@
 package lsp
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"slices"
-	"strings"
-)
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "slices"
+import "strings"
 
 // maxMovedFiles bounds the files a directory move takes.
 const maxMovedFiles = 2000

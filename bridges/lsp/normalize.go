@@ -1,9 +1,7 @@
 package lsp
 
-import (
-	"sort"
-	"strings"
-)
+import "sort"
+import "strings"
 
 // NormalizeMessage returns a diagnostic's message in the form Seen
 // compares: every quoted type in it ('URL | RequestInfo', "int | str")

@@ -1,11 +1,9 @@
 package lsp_test
 
-import (
-	"fmt"
-	"testing"
+import "fmt"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 // TestNormalizeMessage: messages that differ only in the order of a
 // union's or an intersection's members normalize alike, at any depth, and

@@ -1,9 +1,7 @@
 package lsp
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
+import "fmt"
 
 type noticeKey struct{}
 

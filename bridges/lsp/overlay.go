@@ -1,15 +1,13 @@
 package lsp
 
-import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
-	"os"
-	"strings"
-	"sync"
-	"time"
-)
+import "bytes"
+import "context"
+import "errors"
+import "fmt"
+import "os"
+import "strings"
+import "sync"
+import "time"
 
 // beforeApplyKey carries the function Rename calls with the files its edit
 // will change.

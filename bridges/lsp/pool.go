@@ -1,11 +1,9 @@
 package lsp
 
-import (
-	"errors"
-	"fmt"
-	"path/filepath"
-	"sync"
-)
+import "errors"
+import "fmt"
+import "path/filepath"
+import "sync"
 
 // Pool hands the sessions of one host the same Supervisor for the same
 // workspace and configuration, so that they share one server process per

@@ -1,15 +1,13 @@
 package lsp
 
-import (
-	"fmt"
-	"net/url"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf16"
-	"unicode/utf8"
-)
+import "fmt"
+import "net/url"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "unicode"
+import "unicode/utf16"
+import "unicode/utf8"
 
 // Position names a place in a file the way an agent can without guessing a
 // column: a 1-based line and a substring of that line naming the symbol.

@@ -1,17 +1,15 @@
 package lsp
 
-import (
-	"bytes"
-	"context"
-	"fmt"
-	"os"
-	"os/exec"
-	"strings"
-	"sync"
-	"time"
+import "bytes"
+import "context"
+import "fmt"
+import "os"
+import "os/exec"
+import "strings"
+import "sync"
+import "time"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // probeTimeout bounds one run of a server's Probe command.
 const probeTimeout = 15 * time.Second

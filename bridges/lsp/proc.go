@@ -1,25 +1,23 @@
 package lsp
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"log/slog"
-	"os"
-	"os/exec"
-	"regexp"
-	"strings"
-	"sync"
-	"time"
+import "bytes"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "log/slog"
+import "os"
+import "os/exec"
+import "regexp"
+import "strings"
+import "sync"
+import "time"
 
-	"go.lsp.dev/jsonrpc2"
+import "go.lsp.dev/jsonrpc2"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/textcut"
 
 // instance is one running server process for one root.
 type instance struct {

@@ -1,15 +1,13 @@
 package lsp
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"slices"
-	"sort"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "slices"
+import "sort"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // ProposedEdit is a server's WorkspaceEdit (a code action's, a rename's, or
 // the import updates of a file move) turned into the new content of every

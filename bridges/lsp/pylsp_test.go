@@ -1,13 +1,11 @@
 package lsp_test
 
-import (
-	"path/filepath"
-	"strings"
-	"testing"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestPylspCodePointColumns: pylsp 1.7 counts columns in code points, not
 // the protocol's UTF-16 units, and says nothing about it; a row that says

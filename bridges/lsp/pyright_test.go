@@ -1,13 +1,11 @@
 package lsp_test
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 func TestPyright(t *testing.T) {
 	dir, s := peerProject(t, "pyright-langserver", "pyproj")

@@ -1,15 +1,13 @@
 package lsp
 
-import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
-)
+import "bufio"
+import "bytes"
+import "encoding/json"
+import "fmt"
+import "os"
+import "path/filepath"
+import "sort"
+import "strings"
 
 // WithPython names the interpreter whose packages a Python server
 // (pyright) resolves imports against when the project names none (no

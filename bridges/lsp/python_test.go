@@ -1,13 +1,11 @@
 package lsp_test
 
-import (
-	"os/exec"
-	"strings"
-	"testing"
+import "os/exec"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestPyrightInterpreter: pyright resolves imports against the project's
 // interpreter, and status says which and why: the interpreter eval runs

@@ -1,20 +1,18 @@
 package lsp
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "slices"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/internal/jsontree"
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
+import "github.com/tetherhq/tether/internal/jsontree"
+import "github.com/tetherhq/tether/internal/textcut"
 
 // ErrNoLanguage is wrapped when no server in the table serves a file's
 // extension (a README, a picture): nothing could look at it.

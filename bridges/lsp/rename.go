@@ -1,19 +1,17 @@
 package lsp
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"slices"
-	"sort"
-	"strings"
-	"sync"
-	"time"
-	"unicode"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "slices"
+import "sort"
+import "strings"
+import "sync"
+import "time"
+import "unicode"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // RenameResult reports a project-wide rename.
 type RenameResult struct {

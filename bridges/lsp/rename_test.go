@@ -1,15 +1,13 @@
 package lsp_test
 
-import (
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "io/fs"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // snapshot returns every file of dir with its content.
 func snapshot(t *testing.T, dir string) map[string]string {

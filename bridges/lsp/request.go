@@ -1,14 +1,12 @@
 package lsp
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
-	"slices"
-	"strings"
-	"time"
-)
+import "bytes"
+import "context"
+import "encoding/json"
+import "fmt"
+import "slices"
+import "strings"
+import "time"
 
 // A raw request (Request) sends any method to a file's server. What the
 // method may do decides the tier it needs (docs/tools.md, "Raw requests"):

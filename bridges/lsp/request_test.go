@@ -1,16 +1,14 @@
 package lsp
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
-	"time"
-)
+import "context"
+import "encoding/json"
+import "errors"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
+import "time"
 
 // TestClassOf: the read methods, gopls's read commands, the write class
 // of every other method and of unknown ones, the exec class of other

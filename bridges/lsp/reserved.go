@@ -1,12 +1,10 @@
 package lsp
 
-import (
-	"path/filepath"
-	"strings"
-	"sync"
+import "path/filepath"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // identRules is what a new name must be in one language: its name,
 // whether $ may appear in an identifier, and the words that cannot name

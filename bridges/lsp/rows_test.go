@@ -1,18 +1,16 @@
 package lsp_test
 
-import (
-	"context"
-	"maps"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strings"
-	"testing"
+import "context"
+import "maps"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "regexp"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // rowNav is a navigation query and the location its answer must hold; a
 // server that does not offer the request is named by offers instead, and

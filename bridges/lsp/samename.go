@@ -1,17 +1,15 @@
 package lsp
 
-import (
-	"bytes"
-	"context"
-	"fmt"
-	"io/fs"
-	"path/filepath"
-	"slices"
-	"strings"
-	"unicode/utf8"
+import "bytes"
+import "context"
+import "fmt"
+import "io/fs"
+import "path/filepath"
+import "slices"
+import "strings"
+import "unicode/utf8"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // Bounds of a same-name scan (what a rename left behind, what references
 // did not confirm).

@@ -1,12 +1,10 @@
 package lsp
 
-import (
-	"os"
-	"os/exec"
-	"path/filepath"
+import "os"
+import "os/exec"
+import "path/filepath"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // sandboxed confines cmd (a server, its probe or a checker of spec) to the
 // workspace, a scratch directory of its own and what its toolchain needs

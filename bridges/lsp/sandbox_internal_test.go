@@ -1,11 +1,9 @@
 package lsp
 
-import (
-	"os"
-	"path/filepath"
-	"slices"
-	"testing"
-)
+import "os"
+import "path/filepath"
+import "slices"
+import "testing"
 
 // TestArgFiles: only existing regular files named by absolute path in a
 // server's or its checker's arguments join its read-only table; a

@@ -1,14 +1,12 @@
 package lsp_test
 
-import (
-	"encoding/json"
-	"path/filepath"
-	"strings"
-	"testing"
+import "encoding/json"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestSandboxedServerReadsNothingOutside: clangd, told by the workspace to
 // include a file outside it (one next to the workspace, and /etc/shadow),

@@ -1,9 +1,7 @@
 package lsp
 
-import (
-	"encoding/json"
-	"time"
-)
+import "encoding/json"
+import "time"
 
 // Server describes one language server: how to start it, which files it
 // serves, which files mark a project root for it, and which command is the

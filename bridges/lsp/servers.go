@@ -1,12 +1,10 @@
 package lsp
 
-import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-)
+import "encoding/json"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
 
 // serves reports whether s serves the file at path: by its extension, or
 // by its name (FileNames).

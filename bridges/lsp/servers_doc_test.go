@@ -1,17 +1,15 @@
 package lsp_test
 
-import (
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
+import "flag"
+import "fmt"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 var updateDocs = flag.Bool("update", false, "rewrite the server table in docs/languages.md from DefaultServers")
 

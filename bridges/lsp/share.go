@@ -1,11 +1,9 @@
 package lsp
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"sync"
-)
+import "context"
+import "errors"
+import "fmt"
+import "sync"
 
 // A Supervisor can serve several sessions at once (a host's sessions on
 // one workspace share it through a Pool). What one session shows a server

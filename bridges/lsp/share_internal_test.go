@@ -1,12 +1,10 @@
 package lsp
 
-import (
-	"context"
-	"sync"
-	"sync/atomic"
-	"testing"
-	"time"
-)
+import "context"
+import "sync"
+import "sync/atomic"
+import "testing"
+import "time"
 
 // TestViewGateHammer: under -race, views exclude each other and queries,
 // queries run together, and a view's own (and a query's nested) queries

@@ -1,18 +1,16 @@
 package lsp_test
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // shareProject writes a two-file Go module: b.go uses a.go's Helper.
 func shareProject(t *testing.T) string {

@@ -1,15 +1,13 @@
 package lsp_test
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "context"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 func diagText(d *lsp.Diagnostics) string {
 	var s []string

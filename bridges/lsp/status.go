@@ -1,9 +1,7 @@
 package lsp
 
-import (
-	"encoding/json"
-	"strings"
-)
+import "encoding/json"
+import "strings"
 
 // state is the running server's state for status: indexing while it has
 // not looked ready yet (work-done progress still active, no first

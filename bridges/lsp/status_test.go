@@ -1,13 +1,11 @@
 package lsp_test
 
-import (
-	"os"
-	"strings"
-	"testing"
+import "os"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // Status explains servers that cannot start without starting anything: a
 // marker with no binary (dart is not installed here) and no marker at all.

@@ -1,19 +1,17 @@
 package lsp
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
+import "context"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "sort"
+import "strings"
+import "sync"
+import "sync/atomic"
+import "time"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // ErrNotReady is wrapped by errors for requests made while a server is still
 // indexing (it did not become ready within the readiness bound).

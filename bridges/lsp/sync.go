@@ -1,18 +1,16 @@
 package lsp
 
-import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"time"
+import "bytes"
+import "context"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
+import "time"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // syncDoc makes the server's view of path equal to its content on disk:
 // didOpen the first time, didChange when the content changed since. With save

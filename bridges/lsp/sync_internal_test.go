@@ -1,9 +1,7 @@
 package lsp
 
-import (
-	"slices"
-	"testing"
-)
+import "slices"
+import "testing"
 
 func TestLeadingIncludes(t *testing.T) {
 	for _, c := range []struct {

@@ -1,11 +1,9 @@
 package lsp
 
-import (
-	"bytes"
-	"context"
+import "bytes"
+import "context"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // Syntax is a parsed source file as the workspace scans read it
 // (AffectedFiles, ScanSameName, HiddenHeaderChange): its nodes in preorder,

@@ -1,10 +1,8 @@
 package lsp
 
-import (
-	"encoding/json"
-	"slices"
-	"time"
-)
+import "encoding/json"
+import "slices"
+import "time"
 
 // DefaultServers returns tether's built-in server table. The result is a fresh
 // copy the caller may change. Order counts: a file's server is the first row

@@ -1,13 +1,11 @@
 package lsp_test
 
-import (
-	"log/slog"
-	"strings"
-	"testing"
+import "log/slog"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestWireTraceAtDebug: with slog at debug level (tether --log-level debug)
 // the language-server wire trace names each message's direction, method and

@@ -1,12 +1,10 @@
 package lsp
 
-import (
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
-)
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
 
 // TestTrustedEnvDropsWorkspaceEntriesNotMadeYet: a PATH entry that leads into
 // the workspace through a symbolic link is dropped even when it does not

@@ -1,14 +1,12 @@
 package lsp
 
-import (
-	"encoding/json"
-	"path"
-	"path/filepath"
-	"regexp"
-	"strings"
+import "encoding/json"
+import "path"
+import "path/filepath"
+import "regexp"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/glob"
-)
+import "github.com/tetherhq/tether/internal/glob"
 
 // TSProject is the TypeScript project a file belongs to as tsserver reads
 // it: the tsconfig.json (or jsconfig.json) nearest above the file, with its

@@ -1,15 +1,13 @@
 package lsp_test
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 func TestTypeScript(t *testing.T) {
 	testenv.RequireBinary(t, "typescript-language-server")

@@ -1,12 +1,10 @@
 package lsp
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"path/filepath"
-	"sync/atomic"
-)
+import "context"
+import "errors"
+import "fmt"
+import "path/filepath"
+import "sync/atomic"
 
 // ErrNoPull is wrapped by DiagnoseText when the server of the text's
 // language does not answer pulls: nothing else tells when it is done with

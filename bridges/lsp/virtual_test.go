@@ -1,14 +1,12 @@
 package lsp_test
 
-import (
-	"errors"
-	"os"
-	"slices"
-	"strings"
-	"testing"
+import "errors"
+import "os"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
 
 // TestDiagnoseTextPyright: text that no file holds is diagnosed by pyright
 // as a document beside its host: its imports resolve from there, its

@@ -1,8 +1,6 @@
 package lsp
 
-import (
-	"encoding/json"
-)
+import "encoding/json"
 
 // The typed protocol layer: only the LSP structures tether sends or reads.
 // Union-typed results (Location | Location[] | LocationLink[], MarkupContent |

@@ -1,12 +1,10 @@
 package main
 
-import (
-	"flag"
-	"io"
-	"slices"
-	"strings"
-	"testing"
-)
+import "flag"
+import "io"
+import "slices"
+import "strings"
+import "testing"
 
 // TestParseAmidPaths: flags may stand before, between and after paths, as
 // with ast-grep; the paths keep their order, and a bad flag is an error.

@@ -1,14 +1,12 @@
 package main
 
-import (
-	"os/exec"
-	"strings"
-	"testing"
+import "os/exec"
+import "strings"
+import "testing"
 
-	"github.com/creack/pty"
+import "github.com/creack/pty"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestCallAskDefaultAfter: `tether call ask_user --ask-default-after` in a
 // terminal nobody answers takes the card's recommended options and says

@@ -1,16 +1,14 @@
 package main
 
-import (
-	"flag"
-	"fmt"
-	"io"
-	"os"
-	"strings"
+import "flag"
+import "fmt"
+import "io"
+import "os"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/format"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/format"
 
 func init() {
 	register("ast-grep", "structural search and rewrite (ast-grep's command line: -p PATTERN [-l LANG] [-r REWRITE] [-U] [--json])", runAstGrep)

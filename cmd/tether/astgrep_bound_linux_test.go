@@ -1,20 +1,18 @@
 package main
 
-import (
-	"bufio"
-	"bytes"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "bufio"
+import "bytes"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // minifiedJS returns a minified bundle of n functions on one line, each
 // with four && (four matches of '$A && $B' a function: one for each

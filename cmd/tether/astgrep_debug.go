@@ -1,16 +1,14 @@
 package main
 
-import (
-	"context"
-	"fmt"
-	"io"
-	"slices"
-	"strings"
+import "context"
+import "fmt"
+import "io"
+import "slices"
+import "strings"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/search"
 
 // debugFormat is the --debug-query flag: "" (off) or one of
 // matcher.DebugFormats; a bare --debug-query is pattern, as in ast-grep.

@@ -1,12 +1,10 @@
 package main
 
-import (
-	"path/filepath"
-	"strings"
-	"testing"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestAstGrepCLIDebugQuery: --debug-query[=pattern|ast|cst|sexp] prints
 // each reading of the pattern, the context rung it came from and its tree

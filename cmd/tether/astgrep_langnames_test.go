@@ -1,15 +1,13 @@
 package main
 
-import (
-	"encoding/json"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
+import "encoding/json"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestAstGrepLanguageNamesAsPeer: the language name `tether ast-grep
 // --json` prints for each shipped language is the manifest's ast_grep

@@ -1,12 +1,10 @@
 package main
 
-import (
-	"fmt"
-	"strings"
-	"testing"
+import "fmt"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestAstGrepCLISearchesLargeFilesAsPeer: ast-grep searches a JavaScript file
 // of several MiB (bundles such as typescript.js are 9 MB); so does tether,

@@ -1,15 +1,13 @@
 package main
 
-import (
-	"context"
-	"fmt"
-	"io"
-	"runtime"
-	"runtime/debug"
-	"sync"
+import "context"
+import "fmt"
+import "io"
+import "runtime"
+import "runtime/debug"
+import "sync"
 
-	"github.com/tetherhq/tether/engine"
-)
+import "github.com/tetherhq/tether/engine"
 
 // A tether ast-grep process reads each file once, so it keeps little
 // (bench/README.md, "Agent session", notes on CLI cold peak RSS):

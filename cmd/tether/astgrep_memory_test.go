@@ -1,18 +1,16 @@
 package main
 
-import (
-	"flag"
-	"io"
-	"math"
-	"os"
-	"path/filepath"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
-	"sync"
-	"testing"
-	"time"
-)
+import "flag"
+import "io"
+import "math"
+import "os"
+import "path/filepath"
+import "runtime"
+import "runtime/debug"
+import "runtime/metrics"
+import "sync"
+import "testing"
+import "time"
 
 // TestAstGrepMemoryLimit: tether ast-grep runs under cliMemoryLimit unless
 // --memory-limit or GOMEMLIMIT says otherwise, and puts the limit there was

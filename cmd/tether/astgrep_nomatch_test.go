@@ -1,13 +1,11 @@
 package main
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
 
 // TestAstGrepNoMatchHint: tether ast-grep that looks and finds nothing
 // exits 1 and says on stderr how the pattern was read, what of its root

@@ -1,15 +1,13 @@
 package main
 
-import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "encoding/json"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestAstGrepCLINotebook: tether ast-grep names a match in a notebook's
 // cell as the tools do, "nb.ipynb[cell 3 id=timed]:line:text" with context

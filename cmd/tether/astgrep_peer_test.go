@@ -1,15 +1,13 @@
 package main
 
-import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sort"
-	"strings"
-	"testing"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "sort"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // peerSrc has what JSON encoders disagree on: HTML characters (&, <, >),
 // a non-ASCII character before a match (character columns), a control

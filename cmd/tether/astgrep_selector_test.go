@@ -1,12 +1,10 @@
 package main
 
-import (
-	"path/filepath"
-	"strings"
-	"testing"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestAstGrepCLISelectorAsPeer: --selector KIND takes the pattern as the
 // code around the node to match, as ast-grep's does: tether prints the

@@ -1,25 +1,23 @@
 package main
 
-import (
-	"context"
-	"encoding/json"
-	"flag"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"runtime"
-	"runtime/debug"
-	"strings"
-	"syscall"
-	"time"
+import "context"
+import "encoding/json"
+import "flag"
+import "fmt"
+import "io"
+import "os"
+import "path/filepath"
+import "runtime"
+import "runtime/debug"
+import "strings"
+import "syscall"
+import "time"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/enginebench"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/enginebench"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 func init() {
 	register("bench", "compare tether's structural search with the other engines on PATH (ast-grep; semgrep, comby): tether bench [-suite go|python|typescript|rust|FILE] CORPUS", runBench)

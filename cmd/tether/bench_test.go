@@ -1,19 +1,17 @@
 package main
 
-import (
-	"bytes"
-	"encoding/json"
-	"encoding/xml"
-	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
+import "bytes"
+import "encoding/json"
+import "encoding/xml"
+import "errors"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/enginebench"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/enginebench"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // benchCorpus is a small Go project whose matches per pattern of the
 // built-in go suite are known: counted by hand below, and checked against

@@ -1,16 +1,14 @@
 package main
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"syscall"
+import "context"
+import "encoding/json"
+import "fmt"
+import "io"
+import "os"
+import "os/signal"
+import "syscall"
 
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/tools"
 
 func init() {
 	register("call", "call one tool in a fresh run and print its result", runCall)

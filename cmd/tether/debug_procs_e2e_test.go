@@ -1,12 +1,10 @@
 package main
 
-import (
-	"os/exec"
-	"strings"
-	"testing"
+import "os/exec"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestDebugAndWorkersProcsFlags: --debug-procs reaches a debug session, whose
 // launch result states the cap, and a count that is no count is refused for

@@ -1,17 +1,15 @@
 package main
 
-import (
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
+import "encoding/json"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/tools"
 
 // TestDebugAdaptersFromTheTable checks that every adapter of the built-in
 // table, and only the table, names the adapters in `tether serve --help` and

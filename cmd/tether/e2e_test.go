@@ -1,25 +1,23 @@
 package main
 
-import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"sort"
-	"strings"
-	"sync"
-	"syscall"
-	"testing"
+import "bufio"
+import "bytes"
+import "context"
+import "encoding/json"
+import "fmt"
+import "io"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "runtime"
+import "sort"
+import "strings"
+import "sync"
+import "syscall"
+import "testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 var (
 	buildOnce sync.Once

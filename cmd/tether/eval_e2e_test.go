@@ -1,12 +1,10 @@
 package main
 
-import (
-	"os/exec"
-	"strings"
-	"testing"
+import "os/exec"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 func TestCallEval(t *testing.T) {
 	dir := workdir(t, map[string]string{"data.txt": "forty-two\n"})

@@ -1,13 +1,11 @@
 package main
 
-import (
-	"encoding/json"
-	"os/exec"
-	"strings"
-	"testing"
+import "encoding/json"
+import "os/exec"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestEvalPythonProcsFlag: --eval-python-procs reaches the Python kernel: the
 // first result says which process cap is in force, a cell forking without

@@ -2,25 +2,23 @@
 
 package main
 
-import (
-	"context"
-	"fmt"
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
-	"testing"
-	"text/template"
-	"time"
+import "context"
+import "fmt"
+import "net/http"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "sync"
+import "syscall"
+import "testing"
+import "text/template"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/server"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/server"
 
 // fleetNginx is the proxy configuration DEPLOY.md gives ("A fleet behind
 // nginx"), in a prefix of its own: the maps and the upstream are the

@@ -1,14 +1,12 @@
 package main
 
-import (
-	"errors"
-	"fmt"
-	"os"
-	"strings"
-	"unicode/utf8"
+import "errors"
+import "fmt"
+import "os"
+import "strings"
+import "unicode/utf8"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // grammarUsage is --grammar's help.
 const grammarUsage = "add a custom language: name=NAME,wasm=FILE,ext=EXT[,ext=EXT...][,expando=C][,symbol=tree_sitter_NAME]; FILE is the grammar's WebAssembly module as `tree-sitter build --wasm` writes it (the .wasm grammar packages ship for web-tree-sitter), run in the same sandbox as the shipped grammars; expando replaces '$' in patterns, as ast-grep's expandoChar; repeatable"

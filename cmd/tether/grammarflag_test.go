@@ -1,14 +1,12 @@
 package main
 
-import (
-	"bytes"
-	"os"
-	"strings"
-	"testing"
+import "bytes"
+import "os"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestGrammarFlag: --grammar gives tether ast-grep and tether scan a
 // custom language from a grammar's web module (tree-sitter-properties'

@@ -1,14 +1,12 @@
 package main
 
-import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"io"
-	"os/exec"
-	"strings"
-	"testing"
-)
+import "bufio"
+import "bytes"
+import "encoding/json"
+import "io"
+import "os/exec"
+import "strings"
+import "testing"
 
 // TestLogFlags: --log-level and --log-format choose what tether logs on
 // stderr (log/slog), and a bad value is refused at start saying what to give.

@@ -1,19 +1,17 @@
 package main
 
-import (
-	"context"
-	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"sort"
-	"sync/atomic"
-	"syscall"
-	"time"
+import "context"
+import "fmt"
+import "io"
+import "os"
+import "os/signal"
+import "sort"
+import "sync/atomic"
+import "syscall"
+import "time"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/kernels/jsproc"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/kernels/jsproc"
 
 // command is one subcommand: flags and wiring only.
 type command struct {

@@ -1,13 +1,11 @@
 package main
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestNewAsPeer runs `tether new` and the pinned ast-grep's new, each in a
 // directory of its own, through a project's life: the project, a rule (and

@@ -1,24 +1,22 @@
 package main
 
-import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"errors"
-	"io"
-	"net/http"
-	"net/http/cookiejar"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
+import "bufio"
+import "context"
+import "encoding/json"
+import "errors"
+import "io"
+import "net/http"
+import "net/http/cookiejar"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/creack/pty"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/creack/pty"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestServeAskUser: ask_user in `tether serve` asks the go-sdk client through
 // MCP elicitation: answered, declined (a skip), and a client without the

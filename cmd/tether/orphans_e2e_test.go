@@ -2,22 +2,20 @@
 
 package main
 
-import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "context"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "regexp"
+import "slices"
+import "strconv"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestSIGKILLLeavesNoOrphans: after `tether serve` is killed with SIGKILL,
 // nothing it started keeps running: not a vibe worker, not the Python

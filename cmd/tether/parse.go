@@ -1,20 +1,18 @@
 package main
 
-import (
-	"context"
-	"flag"
-	"fmt"
-	"io"
-	"os"
-	"strings"
-	"text/tabwriter"
-	"time"
+import "context"
+import "flag"
+import "fmt"
+import "io"
+import "os"
+import "strings"
+import "text/tabwriter"
+import "time"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/search"
 
 func init() {
 	register("parse", "parse files with a tree-sitter grammar and print the syntax tree", runParse)

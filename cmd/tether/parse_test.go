@@ -1,14 +1,12 @@
 package main
 
-import (
-	"bytes"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "bytes"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
 
 func TestParseCommand(t *testing.T) {
 	enginetest.RequireGrammars(t, "go", "python")

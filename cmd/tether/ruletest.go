@@ -1,15 +1,13 @@
 package main
 
-import (
-	"errors"
-	"flag"
-	"fmt"
-	"io"
-	"os"
-	"regexp"
+import "errors"
+import "flag"
+import "fmt"
+import "io"
+import "os"
+import "regexp"
 
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/search"
 
 func init() {
 	register("test", "run a project's rule tests (ast-grep's test: testConfigs of sgconfig.yml; -U updates snapshots)", runRuleTest)

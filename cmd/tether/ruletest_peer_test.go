@@ -1,18 +1,16 @@
 package main
 
-import (
-	"bytes"
-	"errors"
-	"io/fs"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sort"
-	"strings"
-	"testing"
+import "bytes"
+import "errors"
+import "io/fs"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "sort"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // sampleRuleProject is the project of rule tests both tools run.
 var sampleRuleProject = filepath.Join("..", "..", "testdata", "rules", "tests")

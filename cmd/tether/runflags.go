@@ -1,20 +1,18 @@
 package main
 
-import (
-	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"io"
-	"log/slog"
-	"os"
-	"strings"
+import "context"
+import "errors"
+import "flag"
+import "fmt"
+import "io"
+import "log/slog"
+import "os"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/logging"
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/tetherhq/tether/internal/logging"
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/tools"
+import "github.com/tetherhq/tether/workers"
 
 // runFlags are the flags shared by the commands that start a run (serve, call, tools).
 type runFlags struct {

@@ -1,11 +1,9 @@
 package main
 
-import (
-	"flag"
-	"io"
-	"strings"
-	"testing"
-)
+import "flag"
+import "io"
+import "strings"
+import "testing"
 
 // TestApprovePolicyOnce: a policy that names a tier or tool twice, in one
 // --approve or by giving the flag twice, is refused at start with a clear

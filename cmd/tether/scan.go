@@ -1,16 +1,14 @@
 package main
 
-import (
-	"errors"
-	"flag"
-	"fmt"
-	"io"
-	"regexp"
+import "errors"
+import "flag"
+import "fmt"
+import "io"
+import "regexp"
 
-	"github.com/tetherhq/tether/matcher/rule"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/format"
-)
+import "github.com/tetherhq/tether/matcher/rule"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/format"
 
 func init() {
 	register("scan", "run ast-grep rules over a project (ast-grep's scan: sgconfig.yml, -r FILE or --inline-rules TEXT; --json)", runScan)

@@ -1,15 +1,13 @@
 package main
 
-import (
-	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
+import "errors"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // peerExit runs the pinned ast-grep with args in dir and returns its exit
 // status and stderr.

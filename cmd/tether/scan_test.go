@@ -1,13 +1,11 @@
 package main
 
-import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-)
+import "bytes"
+import "encoding/json"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
 func runScanCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()

@@ -1,17 +1,15 @@
 package main
 
-import (
-	"context"
-	"fmt"
-	"io"
-	"log/slog"
-	"os"
-	"os/signal"
-	"runtime/debug"
-	"syscall"
+import "context"
+import "fmt"
+import "io"
+import "log/slog"
+import "os"
+import "os/signal"
+import "runtime/debug"
+import "syscall"
 
-	"github.com/tetherhq/tether/server"
-)
+import "github.com/tetherhq/tether/server"
 
 func init() {
 	register("serve", "serve one run's tools as an MCP server over stdio", runServe)

@@ -1,23 +1,21 @@
 package main
 
-import (
-	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"io"
-	"log/slog"
-	"net"
-	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
-	"time"
+import "context"
+import "errors"
+import "flag"
+import "fmt"
+import "io"
+import "log/slog"
+import "net"
+import "net/http"
+import "os"
+import "os/signal"
+import "syscall"
+import "time"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/server"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/server"
+import "github.com/tetherhq/tether/tools"
 
 // httpFlags are serve's host-mode flags (tether serve --http ADDR).
 type httpFlags struct {

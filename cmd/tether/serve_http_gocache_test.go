@@ -2,18 +2,16 @@
 
 package main
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // gocacheProgram writes a marker into the Go build cache it sees (a
 // poisoned compile would go there), or with "check" only looks for one,

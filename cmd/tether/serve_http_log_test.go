@@ -2,17 +2,15 @@
 
 package main
 
-import (
-	"bufio"
-	"encoding/json"
-	"io"
-	"os/exec"
-	"regexp"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
-)
+import "bufio"
+import "encoding/json"
+import "io"
+import "os/exec"
+import "regexp"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
 // TestHostLogsNothingAtWarn: a host whose sessions open, run Python and
 // JavaScript cells, read, search and close, then drain on SIGTERM, logs

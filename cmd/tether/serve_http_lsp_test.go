@@ -2,17 +2,15 @@
 
 package main
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // hostGopls returns the gopls servers under the host process hp (a gopls's
 // own gopls children are part of it).

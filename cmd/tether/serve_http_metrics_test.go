@@ -2,16 +2,14 @@
 
 package main
 
-import (
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
-)
+import "net/http"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
 // getStatus GETs url with a bearer token ("" none) and returns the status.
 func getStatus(t *testing.T, url, token string) int {

@@ -2,26 +2,24 @@
 
 package main
 
-import (
-	"bytes"
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"net/http"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"sync"
-	"testing"
-	"time"
+import "bytes"
+import "context"
+import "crypto/sha256"
+import "encoding/hex"
+import "fmt"
+import "net/http"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/server"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/server"
 
 // revClient is a go-sdk client of workspace alpha at one revision, with
 // the questions it was asked and the progress notifications it got.

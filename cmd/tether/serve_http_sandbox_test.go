@@ -2,16 +2,14 @@
 
 package main
 
-import (
-	"fmt"
-	"net"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "fmt"
+import "net"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // TestHostCellIsConfined: on a host with exec allowed, a tenant's Python
 // cell reads and writes its own workspace, and cannot reach the host's

@@ -2,18 +2,16 @@
 
 package main
 
-import (
-	"context"
-	"flag"
-	"io"
-	"regexp"
-	"strconv"
-	"strings"
-	"testing"
+import "context"
+import "flag"
+import "io"
+import "regexp"
+import "strconv"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/tools"
 
 // storeCounts reads the tree store's hits and misses from url's /metrics.
 func storeCounts(t *testing.T, url string) (hits, misses int) {

@@ -2,26 +2,24 @@
 
 package main
 
-import (
-	"bufio"
-	"context"
-	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "bufio"
+import "context"
+import "fmt"
+import "io"
+import "net/http"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "regexp"
+import "slices"
+import "strconv"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // startHost runs `tether serve --http 127.0.0.1:0` over a root with
 // workspaces alpha and beta and returns the process and its base URL.

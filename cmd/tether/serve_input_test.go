@@ -1,16 +1,14 @@
 package main
 
-import (
-	"bufio"
-	"encoding/json"
-	"fmt"
-	"io"
-	"path/filepath"
-	"strings"
-	"testing"
+import "bufio"
+import "encoding/json"
+import "fmt"
+import "io"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestServeSurvivesBadInput drives the real `tether serve` with each kind of
 // malformed JSON-RPC that used to end the process (and with it every kernel,

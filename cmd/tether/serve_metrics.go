@@ -1,14 +1,12 @@
 package main
 
-import (
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
+import "os"
+import "path/filepath"
+import "strconv"
+import "strings"
 
-	"github.com/tetherhq/tether/search/store"
-	"github.com/tetherhq/tether/server/metrics"
-)
+import "github.com/tetherhq/tether/search/store"
+import "github.com/tetherhq/tether/server/metrics"
 
 // hostRegistry is the registry of `tether serve --http`'s /metrics: the Go
 // runtime's and the process's (RSS, open files), the shared tree store's hits,

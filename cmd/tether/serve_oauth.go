@@ -1,14 +1,12 @@
 package main
 
-import (
-	"flag"
-	"fmt"
-	"log/slog"
-	"strings"
+import "flag"
+import "fmt"
+import "log/slog"
+import "strings"
 
-	"github.com/tetherhq/tether/server"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/server"
+import "github.com/tetherhq/tether/tools"
 
 // oauthFlags are serve --http's OAuth resource server flags: bearer JWTs
 // verified against a JWK Set file, besides the tokens file.

@@ -2,28 +2,26 @@
 
 package main
 
-import (
-	"context"
-	"crypto"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
-	"errors"
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "context"
+import "crypto"
+import "crypto/rand"
+import "crypto/rsa"
+import "crypto/sha256"
+import "encoding/base64"
+import "encoding/json"
+import "errors"
+import "net/http"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "slices"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // rsaJWKS writes a JWK Set of key under kid to name.
 func rsaJWKS(t *testing.T, name, kid string, key *rsa.PrivateKey) {

@@ -2,22 +2,20 @@
 
 package main
 
-import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
-	"io"
-	"path/filepath"
-	"slices"
-	"strings"
-	"testing"
-	"time"
+import "bufio"
+import "bytes"
+import "context"
+import "encoding/json"
+import "io"
+import "path/filepath"
+import "slices"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // wireLog gathers the JSON-RPC messages an mcp.LoggingTransport writes
 // down, one "read: {...}" or "write: {...}" line each.

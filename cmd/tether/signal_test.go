@@ -2,19 +2,17 @@
 
 package main
 
-import (
-	"bufio"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"strconv"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
-)
+import "bufio"
+import "errors"
+import "fmt"
+import "io"
+import "os"
+import "os/exec"
+import "strconv"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
 // slowSearchFiles returns a workspace whose search for
 // f($$$A, $$$A, $$$A, y, x) spends seconds of CPU before the matching budget

@@ -1,12 +1,10 @@
 package main
 
-import (
-	"fmt"
-	"io"
-	"os"
-	"sync"
-	"time"
-)
+import "fmt"
+import "io"
+import "os"
+import "sync"
+import "time"
 
 // progressAfter is how long a search or scan runs before its progress
 // shows; TETHER_PROGRESS_AFTER (a duration) sets it, for tests that

@@ -1,17 +1,15 @@
 package main
 
-import (
-	"bytes"
-	"fmt"
-	"os/exec"
-	"strings"
-	"testing"
+import "bytes"
+import "fmt"
+import "os/exec"
+import "strings"
+import "testing"
 
-	"github.com/creack/pty"
+import "github.com/creack/pty"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestProgressOnTerminal: tether ast-grep and tether scan whose stderr is
 // a terminal show the files searched of the total and the matches so far

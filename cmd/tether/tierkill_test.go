@@ -1,22 +1,20 @@
 package main
 
-import (
-	"bufio"
-	"bytes"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "bufio"
+import "bytes"
+import "errors"
+import "fmt"
+import "io/fs"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search/store"
 
 // checkTierWhole checks every entry the index of the disk tier in dir
 // points to and fails on one that is not whole. It returns the entries and

@@ -2,17 +2,15 @@
 
 package main
 
-import (
-	"encoding/json"
-	"os"
-	"os/exec"
-	"strings"
-	"syscall"
-	"testing"
+import "encoding/json"
+import "os"
+import "os/exec"
+import "strings"
+import "syscall"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // tiocstiCell pushes a command into whatever terminal it can reach: its
 // own descriptors, /dev/tty, and every /dev/pts entry it can open.

@@ -1,13 +1,11 @@
 package main
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"strings"
-)
+import "bytes"
+import "context"
+import "encoding/json"
+import "fmt"
+import "io"
+import "strings"
 
 func init() {
 	register("tools", "list the tools a run offers on a surface: names, tiers and schemas", runTools)

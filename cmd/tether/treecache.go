@@ -1,16 +1,14 @@
 package main
 
-import (
-	"flag"
-	"fmt"
-	"io"
-	"math"
-	"os"
-	"runtime/debug"
-	"time"
+import "flag"
+import "fmt"
+import "io"
+import "math"
+import "os"
+import "runtime/debug"
+import "time"
 
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/search/store"
 
 // cliTreeMemory is tether ast-grep's memory budget for trees: one search
 // reads each file once (a rewrite's edits are made as it matches), so trees

@@ -1,14 +1,12 @@
 package main
 
-import (
-	"flag"
-	"io"
-	"math"
-	"runtime/debug"
-	"testing"
+import "flag"
+import "io"
+import "math"
+import "runtime/debug"
+import "testing"
 
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/search/store"
 
 // TestServeMemoryLimit: serve's soft memory limit is the tree budget plus
 // the parsing headroom by default, GOMEMLIMIT's when that is set, and the

@@ -1,18 +1,16 @@
 package main
 
-import (
-	"bytes"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"syscall"
-	"testing"
+import "bytes"
+import "errors"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "syscall"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
 
 const updateCrashDir = "TETHER_TEST_UPDATE_CRASH_DIR"
 

@@ -1,15 +1,13 @@
 package main
 
-import (
-	"fmt"
-	"io"
-	"runtime"
-	"runtime/debug"
-	"text/tabwriter"
+import "fmt"
+import "io"
+import "runtime"
+import "runtime/debug"
+import "text/tabwriter"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/proc"
 
 func init() {
 	register("version", "print tether's version, wazero's, the sandbox's status, and each embedded grammar's package and module hash", runVersion)

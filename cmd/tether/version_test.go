@@ -1,12 +1,10 @@
 package main
 
-import (
-	"bytes"
-	"strings"
-	"testing"
+import "bytes"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // TestVersionAndLanguages: `tether version` names wazero's version and every
 // grammar's package and module hash; `tether languages` marks every grammar

@@ -1,15 +1,13 @@
 package main
 
-import (
-	"context"
-	"flag"
-	"sync"
+import "context"
+import "flag"
+import "sync"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/search/store"
-	"github.com/tetherhq/tether/server"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/search/store"
+import "github.com/tetherhq/tether/server"
+import "github.com/tetherhq/tether/tools"
 
 // sharedEngine is the engine of every run of `tether serve --http`, closed by
 // closeSharedEngine when the host exits.

@@ -1,16 +1,14 @@
 package main
 
-import (
-	"context"
-	"flag"
-	"fmt"
-	"os"
-	"strings"
-	"time"
+import "context"
+import "flag"
+import "fmt"
+import "os"
+import "strings"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/dap"
+import "github.com/tetherhq/tether/tools"
 
 // The debug family: a debug-session supervisor for the run's conversation.
 func init() {

@@ -1,20 +1,18 @@
 package main
 
-import (
-	"context"
-	"flag"
-	"fmt"
-	"strconv"
-	"strings"
-	"time"
+import "context"
+import "flag"
+import "fmt"
+import "strconv"
+import "strings"
+import "time"
 
-	"github.com/tetherhq/tether/internal/bytesize"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/js"
-	"github.com/tetherhq/tether/kernels/python"
-	"github.com/tetherhq/tether/kernels/std"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/internal/bytesize"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/js"
+import "github.com/tetherhq/tether/kernels/python"
+import "github.com/tetherhq/tether/kernels/std"
+import "github.com/tetherhq/tether/tools"
 
 // sizeFlag is a byte size flag read by bytesize.Parse ("512MiB", "off").
 type sizeFlag struct {

@@ -1,16 +1,14 @@
 package main
 
-import (
-	"context"
-	"crypto/sha256"
-	"encoding/json"
-	"flag"
-	"fmt"
-	"os"
+import "context"
+import "crypto/sha256"
+import "encoding/json"
+import "flag"
+import "fmt"
+import "os"
 
-	"github.com/tetherhq/tether/bridges/lsp"
-	"github.com/tetherhq/tether/tools"
-)
+import "github.com/tetherhq/tether/bridges/lsp"
+import "github.com/tetherhq/tether/tools"
 
 // The language-server family: a supervisor for the run's working directory,
 // shared by the runs (a host's sessions) on the same workspace unless

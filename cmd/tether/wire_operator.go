@@ -1,20 +1,18 @@
 package main
 
-import (
-	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
+import "context"
+import "errors"
+import "flag"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strings"
+import "time"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/operator"
-	"github.com/tetherhq/tether/tools"
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/operator"
+import "github.com/tetherhq/tether/tools"
+import "github.com/tetherhq/tether/workers"
 
 // Flags of the operator family: where questions go (--console, MCP
 // elicitation in serve, the terminal elsewhere) and vibe mode's workers.

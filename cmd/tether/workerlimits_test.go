@@ -1,13 +1,11 @@
 package main
 
-import (
-	"io"
-	"testing"
+import "io"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/logging"
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/workers"
-)
+import "github.com/tetherhq/tether/internal/logging"
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/workers"
 
 // TestWorkerLimits: a tether started as a vibe worker never runs on a wider
 // surface or a looser policy than the run that started it passed, whatever

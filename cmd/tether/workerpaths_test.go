@@ -1,11 +1,9 @@
 package main
 
-import (
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
-)
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
 
 // TestWorkerPathFlagsRefuseMistakes: --worker-read and --worker-write name
 // paths that exist, and only in vibe mode; a mistake says what to do and

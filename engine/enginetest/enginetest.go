@@ -1,17 +1,15 @@
 package enginetest
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"testing"
+import "context"
+import "os"
+import "path/filepath"
+import "strings"
+import "sync"
+import "testing"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/testenv"
 
 var shared = sync.OnceValues(func() (*engine.Engine, error) {
 	return engine.New(context.Background(), engine.NewConfig())

@@ -1,14 +1,12 @@
 package main
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"time"
+import "context"
+import "fmt"
+import "os"
+import "time"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
 
 func main() {
 	start := time.Now()

@@ -2,16 +2,14 @@
 
 package main
 
-import (
-	"bytes"
-	"fmt"
-	"os"
-	"path/filepath"
-	"runtime/debug"
+import "bytes"
+import "fmt"
+import "os"
+import "path/filepath"
+import "runtime/debug"
 
-	"github.com/klauspost/compress/zstd"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/klauspost/compress/zstd"
+import "github.com/tetherhq/tether/grammars"
 
 // newEncoder is the committed files' codec: zstd at its best level on one
 // goroutine, so the output depends only on the input and the codec's version.

@@ -2,24 +2,22 @@
 
 package main
 
-import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
+import "bytes"
+import "crypto/sha256"
+import "encoding/hex"
+import "errors"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "sort"
+import "strings"
+import "sync"
+import "sync/atomic"
+import "time"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // plan is one language's module: the cache keys of its objects and of the
 // linked module.

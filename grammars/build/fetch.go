@@ -2,24 +2,22 @@
 
 package main
 
-import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
-	"crypto/sha512"
-	"encoding/base64"
-	"errors"
-	"fmt"
-	"io"
-	"maps"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
+import "archive/tar"
+import "bytes"
+import "compress/gzip"
+import "crypto/sha512"
+import "encoding/base64"
+import "errors"
+import "fmt"
+import "io"
+import "maps"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "slices"
+import "strings"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // fetchAll makes sure every package is in the cache, verified and extracted,
 // and returns spec -> extracted package directory.

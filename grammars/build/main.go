@@ -1,18 +1,16 @@
 package main
 
-import (
-	"bytes"
-	"errors"
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
-	"strings"
-	"time"
+import "bytes"
+import "errors"
+import "flag"
+import "fmt"
+import "os"
+import "path/filepath"
+import "runtime"
+import "strings"
+import "time"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // Compiler flags: recorded in every cache key, so changing them rebuilds.
 var (

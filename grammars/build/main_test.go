@@ -1,22 +1,20 @@
 package main
 
-import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
-	"crypto/sha512"
-	"encoding/base64"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
-	"testing"
+import "archive/tar"
+import "bytes"
+import "compress/gzip"
+import "crypto/sha512"
+import "encoding/base64"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/testenv"
 
 func tgz(t *testing.T, files map[string]string) []byte {
 	t.Helper()

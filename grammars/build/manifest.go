@@ -2,16 +2,14 @@
 
 package main
 
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os/exec"
-	"strings"
+import "bytes"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os/exec"
+import "strings"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // splitSpec splits "name@version" (name may be scoped: "@scope/name") and
 // requires an exact version.

@@ -2,16 +2,14 @@
 
 package main
 
-import (
-	"bytes"
-	"fmt"
-	"go/format"
-	"reflect"
-	"strconv"
-	"strings"
+import "bytes"
+import "fmt"
+import "go/format"
+import "reflect"
+import "strconv"
+import "strings"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // tableFile is the generated table, relative to the repository root.
 const tableFile = "grammars/table.go"

@@ -1,13 +1,11 @@
 package main
 
-import (
-	"bytes"
-	"os"
-	"path/filepath"
-	"testing"
+import "bytes"
+import "os"
+import "path/filepath"
+import "testing"
 
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/grammars"
 
 // TestTableIsGenerated: the committed grammars/table.go is what -table
 // writes for the committed manifest (grammars' TestTable proves the data

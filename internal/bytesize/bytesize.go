@@ -2,12 +2,10 @@
 // ("512MiB", "8GiB", "off"). It imports only the standard library.
 package bytesize
 
-import (
-	"fmt"
-	"math"
-	"strconv"
-	"strings"
-)
+import "fmt"
+import "math"
+import "strconv"
+import "strings"
 
 // Parse reads a byte size as the memory flags take it: a number with an
 // optional unit, B, KiB, MiB, GiB or TiB (K, M, G, T, KB, MB, GB and TB are

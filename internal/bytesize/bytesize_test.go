@@ -1,11 +1,9 @@
 package bytesize_test
 
-import (
-	"strings"
-	"testing"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/bytesize"
-)
+import "github.com/tetherhq/tether/internal/bytesize"
 
 func TestParseFormat(t *testing.T) {
 	for _, tt := range []struct {

@@ -1,13 +1,11 @@
 package chromium
 
-import (
-	"context"
-	"testing"
+import "context"
+import "testing"
 
-	"github.com/chromedp/chromedp"
+import "github.com/chromedp/chromedp"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // Context starts headless Chromium for the test and returns a chromedp
 // context for one tab. The browser is stopped when the test ends. Chromium is

@@ -1,10 +1,8 @@
 package enginebench
 
-import (
-	"strings"
-	"testing"
-	"time"
-)
+import "strings"
+import "testing"
+import "time"
 
 func TestReadSuite(t *testing.T) {
 	s, err := ReadSuite(strings.NewReader("# comment\n\nlanguage: python\nprint($A)\nif $C:\\n    $$$\n"), "f", "")

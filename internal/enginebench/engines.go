@@ -1,25 +1,23 @@
 package enginebench
 
-import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
+import "bufio"
+import "bytes"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "regexp"
+import "strconv"
+import "strings"
+import "sync"
+import "syscall"
+import "time"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // Engine is one way of answering the suite's patterns: one process a
 // pattern (one), or one process for them all (batch).

@@ -1,11 +1,9 @@
 package enginebench
 
-import (
-	"fmt"
-	"html"
-	"strings"
-	"time"
-)
+import "fmt"
+import "html"
+import "strings"
+import "time"
 
 // reference is the index of the engine the ratios are taken against:
 // ast-grep when it ran, else none (-1).

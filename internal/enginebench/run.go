@@ -1,15 +1,13 @@
 package enginebench
 
-import (
-	"context"
-	"fmt"
-	"io"
-	"os"
-	"runtime"
-	"sort"
-	"strings"
-	"time"
-)
+import "context"
+import "fmt"
+import "io"
+import "os"
+import "runtime"
+import "sort"
+import "strings"
+import "time"
 
 // Cell is one engine's runs of one pattern.
 type Cell struct {

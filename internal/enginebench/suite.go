@@ -1,12 +1,10 @@
 package enginebench
 
-import (
-	"bufio"
-	"fmt"
-	"io"
-	"sort"
-	"strings"
-)
+import "bufio"
+import "fmt"
+import "io"
+import "sort"
+import "strings"
 
 // Suite is a set of patterns in one language.
 type Suite struct {

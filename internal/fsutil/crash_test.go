@@ -1,20 +1,18 @@
 package fsutil
 
-import (
-	"bufio"
-	"errors"
-	"fmt"
-	"io/fs"
-	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
-)
+import "bufio"
+import "errors"
+import "fmt"
+import "io/fs"
+import "math/rand/v2"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
 // The crash child: FSUTIL_CRASH_DIR names the working directory it applies
 // crashChange to; FSUTIL_CRASH_AFTER=N kills itself with SIGKILL once N files

@@ -1,12 +1,10 @@
 package fsutil
 
-import (
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-)
+import "errors"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
 func setup(t *testing.T) (*Root, string, string) {
 	t.Helper()

@@ -1,10 +1,8 @@
 package fsutil
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "os"
+import "path/filepath"
+import "testing"
 
 // FuzzResolve: whatever the path, Resolve either refuses it or returns a real
 // path inside the root (the fixture has links that lead in, out and around).

@@ -1,20 +1,18 @@
 package fsutil
 
-import (
-	"bufio"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
-)
+import "bufio"
+import "crypto/rand"
+import "crypto/sha256"
+import "encoding/hex"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "io/fs"
+import "os"
+import "path/filepath"
+import "strings"
+import "time"
 
 // The intent journal makes a multi-file Apply all or nothing across a crash
 // (kill -9, the OOM killer, a power cut): before the first file is replaced,

@@ -1,13 +1,11 @@
 package fsutil
 
-import (
-	"errors"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"testing"
-)
+import "errors"
+import "os"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "testing"
 
 // TestApplyJournalUnwritable: when the journal cannot be written, a change
 // of several files changes nothing and says why and what to do; a change of

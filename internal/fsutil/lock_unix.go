@@ -2,10 +2,8 @@
 
 package fsutil
 
-import (
-	"os"
-	"syscall"
-)
+import "os"
+import "syscall"
 
 // lockFile takes an exclusive lock on f that the kernel releases when the
 // process dies. Without wait it fails at once when another open file holds

@@ -1,12 +1,10 @@
 package fsutil
 
-import (
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-)
+import "errors"
+import "fmt"
+import "io"
+import "os"
+import "path/filepath"
 
 // ErrNotRegular is returned (wrapped) by Open and ReadFile for a path that is
 // neither a regular file nor a directory (a named pipe, a socket, a device).

@@ -2,15 +2,13 @@
 
 package fsutil
 
-import (
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-	"syscall"
-	"testing"
-)
+import "errors"
+import "io/fs"
+import "os"
+import "path/filepath"
+import "strings"
+import "syscall"
+import "testing"
 
 // swapForLink replaces the directory dir/sub with a symbolic link to target,
 // as a process racing the tool would between the confinement check and the

@@ -1,14 +1,12 @@
 package fsutil
 
-import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-	"syscall"
-)
+import "errors"
+import "fmt"
+import "io/fs"
+import "os"
+import "path/filepath"
+import "strings"
+import "syscall"
 
 // ErrOutside is returned (wrapped) when a path leads outside the root, whether
 // by "..", by an absolute path or through a symbolic link.

@@ -1,15 +1,13 @@
 package fsutil
 
-import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io/fs"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"time"
-)
+import "bytes"
+import "errors"
+import "fmt"
+import "io/fs"
+import "math/rand/v2"
+import "os"
+import "path/filepath"
+import "time"
 
 // DefaultFileMode is the mode of a file created by WriteFileAtomic or Apply when
 // no mode is given.

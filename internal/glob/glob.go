@@ -1,9 +1,7 @@
 package glob
 
-import (
-	"regexp"
-	"strings"
-)
+import "regexp"
+import "strings"
 
 // Options choose a dialect; the zero value is the plain one: "*" and "?"
 // within a path component, "**/" any number of directories (none

@@ -1,11 +1,9 @@
 package glob_test
 
-import (
-	"regexp"
-	"testing"
+import "regexp"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/glob"
-)
+import "github.com/tetherhq/tether/internal/glob"
 
 func TestExpr(t *testing.T) {
 	plain, git, ts := glob.Options{}, glob.Options{Classes: true}, glob.Options{Components: true}

@@ -1,14 +1,12 @@
 package ipynb
 
-import (
-	"bytes"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
-)
+import "bytes"
+import "crypto/rand"
+import "encoding/hex"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "strings"
 
 // ErrNotNotebook is wrapped by Parse for text that is not an nbformat 4
 // notebook.

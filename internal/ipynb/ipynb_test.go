@@ -1,13 +1,11 @@
 package ipynb_test
 
-import (
-	"bytes"
-	"errors"
-	"os"
-	"testing"
+import "bytes"
+import "errors"
+import "os"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/ipynb"
-)
+import "github.com/tetherhq/tether/internal/ipynb"
 
 func TestRoundTripAndSpans(t *testing.T) {
 	for _, name := range []string{"operations-in-pandas.ipynb", "empty.ipynb"} {

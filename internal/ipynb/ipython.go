@@ -1,10 +1,8 @@
 package ipynb
 
-import (
-	"regexp"
-	"strings"
-	"sync"
-)
+import "regexp"
+import "strings"
+import "sync"
 
 // pythonBodyMagics are the cell magics whose body is Python run as the
 // cell (%%time f() runs f()): only their first line is IPython.

@@ -1,10 +1,8 @@
 package ipynb_test
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/ipynb"
-)
+import "github.com/tetherhq/tether/internal/ipynb"
 
 func TestBlankIPython(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{

@@ -1,9 +1,7 @@
 package ipynb
 
-import (
-	"strconv"
-	"strings"
-)
+import "strconv"
+import "strings"
 
 // CellRef names a notebook's cell: its 0-based index among the notebook's
 // cells (as the notebook tools number them) and its id when it has one

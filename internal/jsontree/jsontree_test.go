@@ -1,14 +1,12 @@
 package jsontree_test
 
-import (
-	"encoding/json"
-	"fmt"
-	"reflect"
-	"strings"
-	"testing"
+import "encoding/json"
+import "fmt"
+import "reflect"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/jsontree"
-)
+import "github.com/tetherhq/tether/internal/jsontree"
 
 func TestMapStrings(t *testing.T) {
 	upper := func(s string) any { return strings.ToUpper(s) }

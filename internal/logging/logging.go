@@ -1,12 +1,10 @@
 package logging
 
-import (
-	"context"
-	"fmt"
-	"io"
-	"log/slog"
-	"strings"
-)
+import "context"
+import "fmt"
+import "io"
+import "log/slog"
+import "strings"
 
 // DefaultLevel is the level without --log-level: warnings and errors only,
 // so an MCP client's log of tether's stderr holds what needs attention.

@@ -1,14 +1,12 @@
 package logging_test
 
-import (
-	"bytes"
-	"encoding/json"
-	"log/slog"
-	"strings"
-	"testing"
+import "bytes"
+import "encoding/json"
+import "log/slog"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/logging"
-)
+import "github.com/tetherhq/tether/internal/logging"
 
 func TestNew(t *testing.T) {
 	tests := []struct {

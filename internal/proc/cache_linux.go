@@ -1,18 +1,16 @@
 package proc
 
-import (
-	"crypto/rand"
-	"encoding/hex"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"time"
+import "crypto/rand"
+import "encoding/hex"
+import "fmt"
+import "os"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "sync"
+import "time"
 
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // layerAge is how long a workspace's private cache layers are kept
 // unused before a later launch removes them (its workspace gone, or not

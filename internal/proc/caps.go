@@ -1,11 +1,9 @@
 package proc
 
-import (
-	"fmt"
-	"strings"
+import "fmt"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/bytesize"
-)
+import "github.com/tetherhq/tether/internal/bytesize"
 
 // Limit resolves a configured cap: zero means def, a negative value none
 // (0).

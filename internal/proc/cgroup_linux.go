@@ -1,16 +1,14 @@
 package proc
 
-import (
-	"bufio"
-	"io"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
-)
+import "bufio"
+import "io"
+import "os"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "sync"
+import "syscall"
+import "time"
 
 // A process that clears its environment (env -i) is out of the sentinel's
 // reach by EnvOwners, but not out of the cgroup its ancestor was put in: a

@@ -1,13 +1,11 @@
 package proc
 
-import (
-	"io"
-	"os"
-	"os/exec"
-	"strconv"
+import "io"
+import "os"
+import "os/exec"
+import "strconv"
 
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // detach makes cmd lead a session of its own, with no controlling
 // terminal: nothing it starts can push input into tether's terminal

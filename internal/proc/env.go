@@ -1,12 +1,10 @@
 package proc
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-)
+import "fmt"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
 
 // The environment of every process tether starts is built by allowlist, in
 // Sandbox, whether the sandbox is on, off or unavailable: tether's own

@@ -1,15 +1,13 @@
 package proc_test
 
-import (
-	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
+import "bytes"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // secretCanaries are variables of tether's environment that must never
 // reach a process it starts, with made-up values.

@@ -1,17 +1,15 @@
 package proc
 
-import (
-	_ "embed"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
+import _ "embed"
+import "errors"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "slices"
+import "strings"
 
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // ForkChildSource is Python that a process forked from a zygote runs to
 // confine itself as the launcher would have confined it

@@ -1,10 +1,8 @@
 package proc
 
-import (
-	"os"
-	"path/filepath"
-	"strconv"
-)
+import "os"
+import "path/filepath"
+import "strconv"
 
 // Git run by any process tether starts (go's VCS stamping, cargo's git
 // dependencies, a worker's agent, tether's own git for isolated workers)

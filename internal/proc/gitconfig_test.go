@@ -1,16 +1,14 @@
 package proc_test
 
-import (
-	"bytes"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
+import "bytes"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // TestPeersGitRunsNoRepositoryProgram: git run by any process tether starts
 // (go's VCS stamping runs git status, a worker's agent git commit) ignores

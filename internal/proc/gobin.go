@@ -1,9 +1,7 @@
 package proc
 
-import (
-	"os"
-	"path/filepath"
-)
+import "os"
+import "path/filepath"
 
 // GoBinDirs lists the directories `go install` puts binaries in, where a peer
 // installed with it (dlv, gopls) is found when it is not on PATH: $GOBIN when

@@ -1,21 +1,19 @@
 package proc
 
-import (
-	"bytes"
-	"encoding/binary"
-	"encoding/json"
-	"errors"
-	"os"
-	"os/exec"
-	"os/signal"
-	"runtime"
-	"strconv"
-	"sync"
-	"syscall"
-	"weak"
+import "bytes"
+import "encoding/binary"
+import "encoding/json"
+import "errors"
+import "os"
+import "os/exec"
+import "os/signal"
+import "runtime"
+import "strconv"
+import "sync"
+import "syscall"
+import "weak"
 
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // A kernel, a debug adapter with its debuggee, and a worker run in a PID
 // namespace of their own under a small init: the launcher itself, which

@@ -1,16 +1,14 @@
 package proc
 
-import (
-	"fmt"
-	"os"
-	"os/exec"
-	"runtime"
-	"sync"
-	"syscall"
-	"unsafe"
+import "fmt"
+import "os"
+import "os/exec"
+import "runtime"
+import "sync"
+import "syscall"
+import "unsafe"
 
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // inPlaceArg makes a binary importing this package confine itself in place
 // (see init): a peer that is this very binary, started in its namespaces,

@@ -1,15 +1,13 @@
 package proc
 
-import (
-	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strings"
-	"testing"
-)
+import "bytes"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "regexp"
+import "slices"
+import "strings"
+import "testing"
 
 // buildInPlacePeer builds testdata/inplace cgo-free (as tether is built), so
 // that it can set every thread's state.

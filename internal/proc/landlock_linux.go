@@ -1,12 +1,10 @@
 package proc
 
-import (
-	"errors"
-	"fmt"
-	"unsafe"
+import "errors"
+import "fmt"
+import "unsafe"
 
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // Landlock's three system calls, straight from golang.org/x/sys/unix.
 // go-landlock would do the same, but its syscall package links libcap's psx

@@ -1,20 +1,18 @@
 package proc
 
-import (
-	"bufio"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
-	"time"
-)
+import "bufio"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "regexp"
+import "slices"
+import "strconv"
+import "strings"
+import "sync"
+import "sync/atomic"
+import "syscall"
+import "time"
 
 // PidsCgroup is a cgroup of the pids controller made for one process tree
 // (a kernel's interpreter, a debug session's adapter and program, a

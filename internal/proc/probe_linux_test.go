@@ -1,23 +1,21 @@
 package proc_test
 
-import (
-	"bytes"
-	"net"
-	"os"
-	"os/exec"
-	"os/signal"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync/atomic"
-	"syscall"
-	"testing"
-	"time"
+import "bytes"
+import "net"
+import "os"
+import "os/exec"
+import "os/signal"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "sync/atomic"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/testenv"
-	"golang.org/x/sys/unix"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/testenv"
+import "golang.org/x/sys/unix"
 
 // The probe suite: what a process tether starts tries against the host,
 // each as the peer itself would (a real shell or python3 in the sandbox).

@@ -1,11 +1,9 @@
 package proc
 
-import (
-	"bytes"
-	"os"
-	"os/exec"
-	"strconv"
-)
+import "bytes"
+import "os"
+import "os/exec"
+import "strconv"
 
 // EnvOwners names, in every child's environment, the tether processes that
 // own it (a comma-separated list: a worker that is tether itself adds its own).

@@ -1,21 +1,19 @@
 package proc
 
-import (
-	"bytes"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"os/signal"
-	"runtime"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
+import "bytes"
+import "errors"
+import "fmt"
+import "os"
+import "os/exec"
+import "os/signal"
+import "runtime"
+import "strconv"
+import "strings"
+import "sync"
+import "syscall"
+import "time"
 
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // sentinelArg is the argument that makes the binary a sentinel in Main.
 const sentinelArg = "__tether-sentinel"

@@ -1,21 +1,19 @@
 package proc_test
 
-import (
-	"errors"
-	"os"
-	"os/exec"
-	"runtime"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
-	"testing"
-	"time"
+import "errors"
+import "os"
+import "os/exec"
+import "runtime"
+import "strconv"
+import "strings"
+import "sync"
+import "syscall"
+import "testing"
+import "time"
 
-	"golang.org/x/sys/unix"
+import "golang.org/x/sys/unix"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // TestMain makes the test binary what tether is: a subreaper whose children
 // are marked for a sentinel (which is this binary re-run, exiting in Main).

@@ -1,17 +1,15 @@
 package proc
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
-	"sync"
-)
+import "crypto/sha256"
+import "encoding/hex"
+import "errors"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "slices"
+import "strings"
+import "sync"
 
 // Family is a kind of process tether starts; the network default and the
 // operator's network flag are per family.

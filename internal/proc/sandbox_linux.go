@@ -1,20 +1,18 @@
 package proc
 
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strings"
-	"syscall"
-	"time"
+import "bytes"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "runtime"
+import "strings"
+import "syscall"
+import "time"
 
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // launcherArg is the argument that makes any binary importing this package
 // the sandbox launcher (see init): tether, and the test binaries of the

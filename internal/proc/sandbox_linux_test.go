@@ -1,23 +1,21 @@
 package proc_test
 
-import (
-	"bufio"
-	"bytes"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"sync/atomic"
-	"syscall"
-	"testing"
-	"time"
+import "bufio"
+import "bytes"
+import "net"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "regexp"
+import "strconv"
+import "strings"
+import "sync/atomic"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // requireSandbox skips where the machine offers no Landlock (the status
 // says why), and fails where TETHER_REQUIRE_SANDBOX=1 says it must.

@@ -2,11 +2,9 @@
 
 package proc
 
-import (
-	"fmt"
-	"os/exec"
-	"syscall"
-)
+import "fmt"
+import "os/exec"
+import "syscall"
 
 func sandbox(cmd *exec.Cmd, p Policy) error {
 	if o := currentOptions(); !o.Off && o.Strict {

@@ -1,15 +1,13 @@
 package proc_test
 
-import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"testing"
-)
+import "go/ast"
+import "go/parser"
+import "go/token"
+import "io/fs"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "testing"
 
 // TestEverySpawnGoesThroughProc: tether's own code starts no process with
 // exec.Cmd's Start, Run, Output or CombinedOutput directly: a child started

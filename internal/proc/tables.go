@@ -1,11 +1,9 @@
 package proc
 
-import (
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-)
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
 
 // Toolchain names a peer's runtime, for Table.
 type Toolchain string

@@ -1,13 +1,11 @@
 package proc_test
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // homeCredentials are credential files a home directory may hold, with
 // the toolchain directories around them that tables do grant.

@@ -1,15 +1,13 @@
 package proc
 
-import (
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
+import "errors"
+import "fmt"
+import "os"
+import "path/filepath"
+import "slices"
+import "strings"
 
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // The filesystem view: in its own mount namespace a sandboxed process gets
 // a new root (a tmpfs) holding only what its policy grants, each path

@@ -1,21 +1,19 @@
 package proc
 
-import (
-	"bufio"
-	"encoding/json"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "bufio"
+import "encoding/json"
+import "net"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "slices"
+import "strconv"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // testZygote is forkchild.py and testdata/forked_confine.py running under
 // the launcher as SandboxZygote starts a zygote.

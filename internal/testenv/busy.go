@@ -1,18 +1,16 @@
 package testenv
 
-import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"testing"
-	"time"
+import "context"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "runtime"
+import "testing"
+import "time"
 
-	"golang.org/x/sys/unix"
+import "golang.org/x/sys/unix"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // lockBusy takes the machine-wide lock that keeps the tests that load the
 // machine on purpose (BusyCores, exclusive) apart from those whose bound is

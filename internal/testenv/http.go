@@ -1,12 +1,10 @@
 package testenv
 
-import (
-	"io"
-	"net"
-	"net/http"
-	"strings"
-	"testing"
-)
+import "io"
+import "net"
+import "net/http"
+import "strings"
+import "testing"
 
 // HeaderTransport is an http.RoundTripper that sets its headers (a bearer
 // token, a conversation key) on every request it sends with

@@ -1,15 +1,13 @@
 package testenv
 
-import (
-	"bytes"
-	"os"
-	"os/exec"
-	"strings"
-	"testing"
+import "bytes"
+import "os"
+import "os/exec"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/ipynb"
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/ipynb"
+import "github.com/tetherhq/tether/internal/proc"
 
 // NotebookPython is the interpreter whose nbformat validates notebooks:
 // Debian's python3, which scripts/install-deps.sh gives python3-nbformat.

@@ -1,18 +1,16 @@
 package testenv
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
+import "fmt"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strconv"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/bytesize"
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/bytesize"
+import "github.com/tetherhq/tether/internal/proc"
 
 // Alive reports whether process pid exists and runs: a zombie (or a dead
 // process not yet gone from the table) runs nothing and is not alive.

@@ -1,10 +1,8 @@
 package testenv
 
-import (
-	"os"
-	"strconv"
-	"testing"
-)
+import "os"
+import "strconv"
+import "testing"
 
 // TestNSPids: a live process's NSpid line ends with its pid as it sees it
 // (this process's own), and a process that is not there has none.

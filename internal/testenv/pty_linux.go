@@ -1,15 +1,13 @@
 package testenv
 
-import (
-	"bytes"
-	"errors"
-	"os"
-	"strconv"
-	"sync"
-	"testing"
+import "bytes"
+import "errors"
+import "os"
+import "strconv"
+import "sync"
+import "testing"
 
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // PTY is a pseudo-terminal for a test to run a process on: Slave is the
 // terminal the process gets as stdio and controlling terminal, and what it

@@ -1,13 +1,11 @@
 package testenv
 
-import (
-	"fmt"
-	"io"
-	"strings"
-	"sync"
-	"testing"
-	"time"
-)
+import "fmt"
+import "io"
+import "strings"
+import "sync"
+import "testing"
+import "time"
 
 // ScreenWait bounds how long Screen.Expect waits for its text. It is
 // generous (a loaded machine draws a card in milliseconds): it turns a

@@ -1,12 +1,10 @@
 package testenv
 
-import (
-	"fmt"
-	"io"
-	"runtime"
-	"strings"
-	"testing"
-)
+import "fmt"
+import "io"
+import "runtime"
+import "strings"
+import "testing"
 
 // fatalRecorder records a Fatalf and ends its goroutine, as testing.T does,
 // so that a test can check what Expect fails with.

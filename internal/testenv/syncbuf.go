@@ -1,9 +1,7 @@
 package testenv
 
-import (
-	"bytes"
-	"sync"
-)
+import "bytes"
+import "sync"
 
 // SyncBuffer is a bytes.Buffer that several goroutines (a logger's, a
 // transport's) may write to at once, read whole with String.

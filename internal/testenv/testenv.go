@@ -1,20 +1,18 @@
 package testenv
 
-import (
-	"bytes"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strings"
-	"testing"
-	"time"
+import "bytes"
+import "fmt"
+import "io"
+import "io/fs"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "runtime"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // RequirePeers reports whether missing peers must fail tests instead of skipping them.
 func RequirePeers() bool { return os.Getenv("TETHER_REQUIRE_PEERS") == "1" }

@@ -1,9 +1,7 @@
 package testenv
 
-import (
-	"strings"
-	"testing"
-)
+import "strings"
+import "testing"
 
 // WantAll reports, as an error of t, each of wants that got does not hold
 // ("what lacks ...", with got in full), and says whether it holds them all:

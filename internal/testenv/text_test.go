@@ -1,10 +1,8 @@
 package testenv
 
-import (
-	"fmt"
-	"strings"
-	"testing"
-)
+import "fmt"
+import "strings"
+import "testing"
 
 // recorder is a testing.TB that keeps the errors reported to it.
 type recorder struct {

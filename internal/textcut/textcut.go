@@ -1,11 +1,9 @@
 package textcut
 
-import (
-	"fmt"
-	"strings"
-	"sync"
-	"unicode/utf8"
-)
+import "fmt"
+import "strings"
+import "sync"
+import "unicode/utf8"
 
 // Prefix returns the longest prefix of s of at most max bytes that does not
 // end inside a UTF-8 sequence.

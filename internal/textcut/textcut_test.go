@@ -1,13 +1,11 @@
 package textcut_test
 
-import (
-	"fmt"
-	"strings"
-	"testing"
-	"unicode/utf8"
+import "fmt"
+import "strings"
+import "testing"
+import "unicode/utf8"
 
-	"github.com/tetherhq/tether/internal/textcut"
-)
+import "github.com/tetherhq/tether/internal/textcut"
 
 func TestCuts(t *testing.T) {
 	for _, tc := range []struct {

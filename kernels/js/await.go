@@ -1,17 +1,15 @@
 package js
 
-import (
-	"errors"
-	"sort"
-	"strings"
+import "errors"
+import "sort"
+import "strings"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/file"
-	"github.com/dop251/goja/parser"
+import "github.com/dop251/goja"
+import "github.com/dop251/goja/ast"
+import "github.com/dop251/goja/file"
+import "github.com/dop251/goja/parser"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // Top-level await, as node's REPL allows it. A cell that does not parse as a
 // script but mentions await is run as the body of an async function whose

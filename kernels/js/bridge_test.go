@@ -1,13 +1,11 @@
 package js_test
 
-import (
-	"context"
-	"encoding/json"
-	"strings"
-	"testing"
+import "context"
+import "encoding/json"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // TestToolResultStructured: tool() returns the tool's text as a String whose
 // .structured is the tool's structured output (null without one) and whose

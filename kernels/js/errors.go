@@ -1,14 +1,12 @@
 package js
 
-import (
-	"regexp"
-	"sort"
-	"strconv"
-	"strings"
-	"sync"
+import "regexp"
+import "sort"
+import "strconv"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // Errors as node words them. goja's TypeErrors say the same things in other
 // words ("Cannot read property 'x' of undefined", "Value is not an object:

@@ -1,13 +1,11 @@
 package js
 
-import (
-	"fmt"
-	"math"
-	"reflect"
-	"strconv"
+import "fmt"
+import "math"
+import "reflect"
+import "strconv"
 
-	"github.com/dop251/goja"
-)
+import "github.com/dop251/goja"
 
 // Guards on built-ins that build a result in proportion to a length in one
 // native call, which goja cannot interrupt: a sparse array (new Array(1e9))

@@ -1,17 +1,15 @@
 package js
 
-import (
-	"fmt"
-	"math"
-	"math/big"
-	"strconv"
-	"strings"
-	"unicode/utf8"
+import "fmt"
+import "math"
+import "math/big"
+import "strconv"
+import "strings"
+import "unicode/utf8"
 
-	"github.com/dop251/goja"
+import "github.com/dop251/goja"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // Line breaking as node's util.inspect does it with its defaults (breakLength
 // 80, compact 3): a container goes on one line when it fits and holds at most

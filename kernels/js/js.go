@@ -1,23 +1,21 @@
 package js
 
-import (
-	"context"
-	_ "embed"
-	"errors"
-	"fmt"
-	"reflect"
-	"regexp"
-	"runtime/debug"
-	"strings"
-	"sync"
-	"time"
+import "context"
+import _ "embed"
+import "errors"
+import "fmt"
+import "reflect"
+import "regexp"
+import "runtime/debug"
+import "strings"
+import "sync"
+import "time"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/parser"
+import "github.com/dop251/goja"
+import "github.com/dop251/goja/ast"
+import "github.com/dop251/goja/parser"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // DefaultMemoryLimit is the heap cap when Config.MemoryLimit is zero.
 const DefaultMemoryLimit = 512 << 20

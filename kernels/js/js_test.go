@@ -1,18 +1,16 @@
 package js_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/js"
-	"github.com/tetherhq/tether/kernels/kernelstest"
-)
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/js"
+import "github.com/tetherhq/tether/kernels/kernelstest"
 
 func newKernel(t *testing.T, cfg kernels.Config) kernels.Kernel {
 	t.Helper()

@@ -1,13 +1,11 @@
 package js
 
-import (
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
-	"sync"
-	"sync/atomic"
-	"time"
-)
+import "runtime"
+import "runtime/debug"
+import "runtime/metrics"
+import "sync"
+import "sync/atomic"
+import "time"
 
 // samplePeriod is how often the heap guard looks at the heap while a cell
 // runs. A look is one runtime/metrics read (no collection, no stop of the

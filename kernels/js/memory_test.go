@@ -1,18 +1,16 @@
 package js_test
 
-import (
-	"errors"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
+import "errors"
+import "runtime"
+import "runtime/debug"
+import "runtime/metrics"
+import "strconv"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/kernels"
 
 func TestMemoryCap(t *testing.T) {
 	k := newKernel(t, kernels.Config{MemoryLimit: 48 << 20})

@@ -1,11 +1,9 @@
 package js_test
 
-import (
-	"strings"
-	"testing"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // TestErrorsAsNode: uncaught TypeErrors read as node 20 words them (goja says
 // "Cannot read property 'x' of undefined", "Value is not an object:

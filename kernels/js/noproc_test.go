@@ -1,12 +1,10 @@
 package js_test
 
-import (
-	"os/exec"
-	"strings"
-	"testing"
+import "os/exec"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // TestNoWayToStartProcesses: the JavaScript kernel is goja in tether's own
 // process and needs no process cap: a cell has no require, process,

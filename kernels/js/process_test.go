@@ -1,14 +1,12 @@
 package js_test
 
-import (
-	"os"
-	"os/exec"
-	"testing"
+import "os"
+import "os/exec"
+import "testing"
 
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/js"
-	"github.com/tetherhq/tether/kernels/jsproc"
-)
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/js"
+import "github.com/tetherhq/tether/kernels/jsproc"
 
 // envMode chooses the kernel this test binary's suite runs against: unset,
 // the in-process one; "process", the same kernel in a child process

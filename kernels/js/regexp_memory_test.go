@@ -1,13 +1,11 @@
 package js_test
 
-import (
-	"runtime"
-	"strings"
-	"testing"
-	"time"
+import "runtime"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // TestRegexpResultsCountedUpFront: a global regular expression over a large
 // string makes one result per match in one native call (match, matchAll

@@ -1,13 +1,11 @@
 package js
 
-import (
-	"regexp"
-	"strings"
+import "regexp"
+import "strings"
 
-	"github.com/dlclark/regexp2/v2"
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/parser"
-)
+import "github.com/dlclark/regexp2/v2"
+import "github.com/dop251/goja"
+import "github.com/dop251/goja/parser"
 
 // countMatches counts the matches of the regular expression source (with
 // flags) in str, stopping once past stop, without building any result: the

@@ -1,16 +1,14 @@
 package js
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"strings"
-	"time"
+import "context"
+import "errors"
+import "fmt"
+import "strings"
+import "time"
 
-	"github.com/dop251/goja"
+import "github.com/dop251/goja"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // session is one goja runtime and what its Go callbacks write to. Cells of a
 // session run one at a time on a goroutine of their own.

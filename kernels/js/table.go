@@ -1,12 +1,10 @@
 package js
 
-import (
-	"strconv"
-	"strings"
-	"unicode/utf8"
+import "strconv"
+import "strings"
+import "unicode/utf8"
 
-	"github.com/dop251/goja"
-)
+import "github.com/dop251/goja"
 
 // maxTableRows bounds console.table; the rest is counted below the table.
 const maxTableRows = 200

@@ -1,10 +1,8 @@
 package js
 
-import (
-	"time"
+import "time"
 
-	"github.com/dop251/goja"
-)
+import "github.com/dop251/goja"
 
 // Timers: setTimeout, setInterval, setImmediate and queueMicrotask, as node
 // code in a cell expects them. goja has no event loop, so the kernel runs one

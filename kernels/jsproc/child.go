@@ -1,21 +1,19 @@
 package jsproc
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"runtime/debug"
-	"sync"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "os"
+import "runtime/debug"
+import "sync"
+import "time"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/internal/wire"
-	"github.com/tetherhq/tether/kernels/js"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/internal/wire"
+import "github.com/tetherhq/tether/kernels/js"
 
 // Subcommand is the hidden argument that makes a tether binary a JavaScript
 // kernel child (cmd/tether dispatches it to Main).

@@ -1,10 +1,8 @@
 package jsproc
 
-import (
-	"sync"
+import "sync"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // clockHost serves the parent's clock to a child whose config has one other
 // than the wall clock: it answers Now and runs the child's timers on it.

@@ -1,21 +1,19 @@
 package jsproc
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"strings"
-	"sync"
-	"time"
+import "context"
+import "errors"
+import "fmt"
+import "io"
+import "os"
+import "os/exec"
+import "strings"
+import "sync"
+import "time"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/internal/wire"
-	"github.com/tetherhq/tether/kernels/js"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/internal/wire"
+import "github.com/tetherhq/tether/kernels/js"
 
 // ErrClosed is returned by Execute after Close.
 var ErrClosed = js.ErrClosed

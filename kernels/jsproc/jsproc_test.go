@@ -1,23 +1,21 @@
 package jsproc_test
 
-import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"errors"
-	"os"
-	"os/exec"
-	"strconv"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "bufio"
+import "context"
+import "encoding/json"
+import "errors"
+import "os"
+import "os/exec"
+import "strconv"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/js"
-	"github.com/tetherhq/tether/kernels/jsproc"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/js"
+import "github.com/tetherhq/tether/kernels/jsproc"
 
 // envMode makes this test binary a kernel child ("child") or a parent that
 // starts one, prints its pid and waits ("parent").

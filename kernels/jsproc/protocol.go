@@ -1,11 +1,9 @@
 package jsproc
 
-import (
-	"encoding/json"
-	"time"
+import "encoding/json"
+import "time"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // who prefixes the package's errors.
 const who = "kernels: jsproc"

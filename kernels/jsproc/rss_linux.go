@@ -1,10 +1,8 @@
 package jsproc
 
-import (
-	"bytes"
-	"os"
-	"strconv"
-)
+import "bytes"
+import "os"
+import "strconv"
 
 // residentBytes is a process's resident memory, or 0 when it cannot be read.
 func residentBytes(pid int) int64 {

@@ -1,12 +1,10 @@
 package kernelstest
 
-import (
-	"context"
-	"errors"
-	"testing"
+import "context"
+import "errors"
+import "testing"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // CellError is a cell that must fail with the error Name, pointing at line
 // Line of the cell.

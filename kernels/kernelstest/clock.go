@@ -1,11 +1,9 @@
 package kernelstest
 
-import (
-	"sync"
-	"time"
+import "sync"
+import "time"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // Clock is a kernels.Clock whose time moves only when the test says. It is
 // safe for concurrent use.

@@ -1,14 +1,12 @@
 package kernelstest
 
-import (
-	"context"
-	"encoding/json"
-	"sync"
-	"testing"
-	"time"
+import "context"
+import "encoding/json"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // UntilIdle runs a cell that never ends on its own and signals started once
 // it got going (closing or sending on it). From then on it moves the kernel's

@@ -1,11 +1,9 @@
 package python
 
-import (
-	"encoding/binary"
-	"strconv"
-	"strings"
-	"sync"
-)
+import "encoding/binary"
+import "strconv"
+import "strings"
+import "sync"
 
 // The driver is compiled by the interpreter one top-level definition at a
 // time: compiling its whole source in one piece leaves the parser's peak in

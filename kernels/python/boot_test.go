@@ -1,16 +1,14 @@
 package python
 
-import (
-	"bufio"
-	"os"
-	"os/exec"
-	"runtime"
-	"strconv"
-	"strings"
-	"testing"
+import "bufio"
+import "os"
+import "os/exec"
+import "runtime"
+import "strconv"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestDriverChunks: the chunks are the driver's source, in order and
 // whole, each starting at a top-level def, class or decorator (after the

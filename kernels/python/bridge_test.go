@@ -1,11 +1,9 @@
 package python_test
 
-import (
-	"strings"
-	"testing"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // TestToolHelp: help(tool) says how a cell reads a result's structured part,
 // and .text gives the text as a plain str.

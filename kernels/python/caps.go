@@ -1,13 +1,11 @@
 package python
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
+import "fmt"
+import "strconv"
+import "strings"
 
-	"github.com/tetherhq/tether/internal/bytesize"
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/bytesize"
+import "github.com/tetherhq/tether/internal/proc"
 
 // DefaultProcessLimit is the tasks (processes and threads) the interpreter
 // and what it starts may have at once when Config.ProcessLimit is zero: far

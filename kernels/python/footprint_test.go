@@ -2,16 +2,14 @@
 
 package python_test
 
-import (
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
+import "fmt"
+import "os"
+import "strconv"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/kernels"
 
 // privateDirtyKB is a process's private dirty memory from smaps_rollup.
 func privateDirtyKB(t *testing.T, pid int) int64 {

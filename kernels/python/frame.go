@@ -1,11 +1,9 @@
 package python
 
-import (
-	"encoding/json"
-	"io"
+import "encoding/json"
+import "io"
 
-	"github.com/tetherhq/tether/kernels/internal/wire"
-)
+import "github.com/tetherhq/tether/kernels/internal/wire"
 
 // maxFrame bounds one frame of the driver protocol (64 MiB): a longer length
 // prefix means the channel is corrupt.

@@ -1,11 +1,9 @@
 package python
 
-import (
-	"bytes"
-	"encoding/binary"
-	"io"
-	"testing"
-)
+import "bytes"
+import "encoding/binary"
+import "io"
+import "testing"
 
 func TestFrameRoundTrip(t *testing.T) {
 	var b bytes.Buffer

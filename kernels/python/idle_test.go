@@ -1,18 +1,16 @@
 package python_test
 
-import (
-	"context"
-	"errors"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "errors"
+import "os"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/kernelstest"
-)
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/kernelstest"
 
 // untilIdle is kernelstest.UntilIdle for a Python cell that creates the file
 // "started" in its directory once it got going (not a bridge call: the budget

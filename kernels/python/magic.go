@@ -1,17 +1,15 @@
 package python
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"regexp"
-	"sort"
-	"strings"
-	"sync"
+import "bytes"
+import "encoding/json"
+import "fmt"
+import "regexp"
+import "sort"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/internal/ipynb"
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/internal/ipynb"
+import "github.com/tetherhq/tether/kernels"
 
 // The IPython idioms a cell may use. Each is rewritten into a call of the
 // driver's __tether__ helper, keeping one output line per input line so

@@ -1,12 +1,10 @@
 package python_test
 
-import (
-	"bytes"
-	"strings"
-	"testing"
+import "bytes"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/kernels/python"
-)
+import "github.com/tetherhq/tether/kernels/python"
 
 func TestRewrite(t *testing.T) {
 	tests := []struct{ name, in, want string }{

@@ -2,11 +2,9 @@
 
 package python
 
-import (
-	"errors"
-	"os"
-	"os/exec"
-)
+import "errors"
+import "os"
+import "os/exec"
 
 func ownGroup(cmd *exec.Cmd) {}
 

@@ -2,10 +2,8 @@
 
 package python
 
-import (
-	"os/exec"
-	"syscall"
-)
+import "os/exec"
+import "syscall"
 
 // ownGroup puts the kernel in its own process group, so a terminal's Ctrl-C
 // does not reach it and the whole group (children of !cmd included) can be

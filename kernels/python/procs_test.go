@@ -1,15 +1,13 @@
 package python_test
 
-import (
-	"os"
-	"os/exec"
-	"strconv"
-	"strings"
-	"testing"
+import "os"
+import "os/exec"
+import "strconv"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/kernels"
 
 // forkBomb forks children that sleep until the cell kills them, until a fork
 // fails or 200 run, and answers what stopped it and how many ran.

@@ -1,25 +1,23 @@
 package python
 
-import (
-	"context"
-	_ "embed"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
+import "context"
+import _ "embed"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "sync"
+import "syscall"
+import "time"
 
-	"github.com/tetherhq/tether/internal/bytesize"
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/internal/bytesize"
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/kernels"
 
 //go:embed driver.py
 var driverSource string

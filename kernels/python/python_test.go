@@ -1,26 +1,24 @@
 package python_test
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
-	"testing"
-	"time"
+import "bytes"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "sync"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/kernelstest"
-	"github.com/tetherhq/tether/kernels/python"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/kernelstest"
+import "github.com/tetherhq/tether/kernels/python"
 
 // debianPython is the interpreter the tests use: Debian's python3, where
 // scripts/install-deps.sh puts pandas and matplotlib. The python3 first on a

@@ -1,10 +1,8 @@
 package python
 
-import (
-	"path/filepath"
+import "path/filepath"
 
-	"github.com/tetherhq/tether/internal/proc"
-)
+import "github.com/tetherhq/tether/internal/proc"
 
 // policy is a kernel's sandbox: read-write on the workspace (dir) and the
 // kernel's scratch directory, read-only on the interpreter's prefix, its

@@ -1,25 +1,23 @@
 package python
 
-import (
-	"bufio"
-	"encoding/binary"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
+import "bufio"
+import "encoding/binary"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "os"
+import "os/exec"
+import "strconv"
+import "strings"
+import "sync"
+import "syscall"
+import "time"
 
-	"golang.org/x/sys/unix"
+import "golang.org/x/sys/unix"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/kernels"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/kernels"
 
 // A zygote is an interpreter that compiled the driver and imported its
 // modules once, confined as a kernel is but with no Landlock domain and no

@@ -1,18 +1,16 @@
 package python_test
 
-import (
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "os"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/proc"
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/python"
-)
+import "github.com/tetherhq/tether/internal/proc"
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/python"
 
 // zygoteOf is the zygote pid descends from (0: none), from /proc's parent
 // links and command lines: the oldest ancestor with the zygote's command

@@ -7,15 +7,13 @@
 // std imports the kernel packages only: never tools or anything above it.
 package std
 
-import (
-	"fmt"
-	"os"
+import "fmt"
+import "os"
 
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/js"
-	"github.com/tetherhq/tether/kernels/jsproc"
-	"github.com/tetherhq/tether/kernels/python"
-)
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/js"
+import "github.com/tetherhq/tether/kernels/jsproc"
+import "github.com/tetherhq/tether/kernels/python"
 
 // NewFactory returns a factory for Python and JavaScript kernels with the
 // given defaults (idle budget, output bounds, configured python, ...).

@@ -1,15 +1,13 @@
 package std_test
 
-import (
-	"context"
-	"os"
-	"testing"
+import "context"
+import "os"
+import "testing"
 
-	"github.com/tetherhq/tether/kernels"
-	"github.com/tetherhq/tether/kernels/js"
-	"github.com/tetherhq/tether/kernels/jsproc"
-	"github.com/tetherhq/tether/kernels/std"
-)
+import "github.com/tetherhq/tether/kernels"
+import "github.com/tetherhq/tether/kernels/js"
+import "github.com/tetherhq/tether/kernels/jsproc"
+import "github.com/tetherhq/tether/kernels/std"
 
 // TestMain makes this test binary a JavaScript kernel child when started
 // with jsproc.Subcommand, as tether's main does.

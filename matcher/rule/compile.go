@@ -1,17 +1,15 @@
 package rule
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"math"
-	"regexp"
-	"sort"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "math"
+import "regexp"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
 
 // ErrInvalid is wrapped by every error about a rule as written: an unknown
 // key, a value of the wrong type, a rule that can never match, a cycle in

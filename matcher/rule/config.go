@@ -1,18 +1,16 @@
 package rule
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"maps"
-	"slices"
-	"sort"
-	"strings"
+import "context"
+import "errors"
+import "fmt"
+import "maps"
+import "slices"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
 
 // Rule is one compiled rule configuration, as an ast-grep rule file has
 // it: the rule, its constraints, utils, transform, fix and rewriters, and

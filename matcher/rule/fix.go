@@ -1,9 +1,7 @@
 package rule
 
-import (
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/matcher"
 
 // fix is a rule's fix: a template, and rules that widen the range it
 // replaces over the siblings before and after the match.

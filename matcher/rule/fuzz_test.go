@@ -1,15 +1,13 @@
 package rule_test
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"testing"
+import "context"
+import "encoding/json"
+import "errors"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/matcher/rule"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/matcher/rule"
 
 const fuzzSrc = `package p
 

@@ -1,9 +1,7 @@
 package rule
 
-import (
-	"maps"
-	"slices"
-)
+import "maps"
+import "slices"
 
 // Label is one of a configuration's labels: the capture of the
 // metavariable Var is reported with Style (primary or secondary) and

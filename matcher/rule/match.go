@@ -1,13 +1,11 @@
 package rule
 
-import (
-	"fmt"
-	"regexp"
-	"slices"
+import "fmt"
+import "regexp"
+import "slices"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/matcher"
 
 // env is the captures bound so far. Matching never changes the env it is
 // given: a rule that matches returns a new one, so a failed branch leaves

@@ -1,13 +1,11 @@
 package rule_test
 
-import (
-	"errors"
-	"strings"
-	"testing"
+import "errors"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/matcher/rule"
-)
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/matcher/rule"
 
 func TestOperators(t *testing.T) {
 	goSrc := `package p

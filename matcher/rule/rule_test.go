@@ -1,15 +1,13 @@
 package rule_test
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"testing"
+import "context"
+import "encoding/json"
+import "fmt"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/matcher/rule"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/matcher/rule"
 
 func parser(t testing.TB) matcher.Parser {
 	t.Helper()

@@ -1,9 +1,7 @@
 package rule
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
+import "strings"
 
 // A kind may be a selector, as ast-grep reads one (its ESQuery-like
 // syntax, after CSS):

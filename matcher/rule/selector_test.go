@@ -1,13 +1,11 @@
 package rule_test
 
-import (
-	"errors"
-	"strings"
-	"testing"
+import "errors"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/matcher/rule"
-)
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/matcher/rule"
 
 // TestSelectorKinds: a kind written as a selector matches what the rules
 // it stands for match (ast-grep's esquery reference; the corpus in

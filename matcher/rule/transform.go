@@ -1,17 +1,15 @@
 package rule
 
-import (
-	"fmt"
-	"maps"
-	"regexp"
-	"slices"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+import "fmt"
+import "maps"
+import "regexp"
+import "slices"
+import "strings"
+import "unicode"
+import "unicode/utf8"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/matcher"
 
 // transform is one variable a rule's transform computes from a
 // metavariable's text (or another such variable's).

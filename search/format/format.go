@@ -1,21 +1,19 @@
 package format
 
-import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"sort"
-	"strconv"
-	"strings"
-	"unicode/utf8"
+import "bufio"
+import "bytes"
+import "encoding/json"
+import "fmt"
+import "io"
+import "os"
+import "sort"
+import "strconv"
+import "strings"
+import "unicode/utf8"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/ipynb"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/ipynb"
+import "github.com/tetherhq/tether/search"
 
 // Point is a zero-based line and character column, as ast-grep prints them.
 type Point struct {

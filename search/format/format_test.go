@@ -1,17 +1,15 @@
 package format_test
 
-import (
-	"bytes"
-	"context"
-	"os"
-	"path/filepath"
-	"testing"
+import "bytes"
+import "context"
+import "os"
+import "path/filepath"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/matcher"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/format"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/matcher"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/format"
 
 func parser(t testing.TB) matcher.Parser {
 	t.Helper()

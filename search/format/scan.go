@@ -1,13 +1,11 @@
 package format
 
-import (
-	"bufio"
-	"fmt"
-	"io"
-	"strings"
+import "bufio"
+import "fmt"
+import "io"
+import "strings"
 
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/search"
 
 // Label is a range a finding points at, in ast-grep's JSON shape.
 type Label struct {

@@ -1,17 +1,15 @@
 package format_test
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "bytes"
+import "context"
+import "encoding/json"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/format"
-)
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/format"
 
 // TestWriteFindingsJSONStyles: findings are framed in each of ast-grep's
 // three JSON styles as matches are (an array over lines, an array on one

@@ -1,11 +1,9 @@
 package inject
 
-import (
-	"bytes"
+import "bytes"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
 
 // fenceRegions lists markdown's fenced code blocks whose info string names a
 // shipped language or alias (```go, ```py, ```ts), and that parsed without

@@ -1,13 +1,11 @@
 package inject
 
-import (
-	"fmt"
-	"slices"
-	"strings"
+import "fmt"
+import "slices"
+import "strings"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
 
 // MaxRegionsPerFile bounds the regions of one language listed in one host
 // file (Regions, HostRegions); past it a search names the file.

@@ -1,14 +1,12 @@
 package inject
 
-import (
-	"context"
-	"strings"
-	"testing"
+import "context"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
 
 // TestMayHoldNeverMissesARegion: the cheap look at a host's bytes says yes
 // for every file whose tree has a region of the language (it may say yes

@@ -1,14 +1,12 @@
 package inject
 
-import (
-	"context"
-	"fmt"
-	"slices"
+import "context"
+import "fmt"
+import "slices"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher/rule"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher/rule"
 
 // Injection is one of a project's languageInjections (sgconfig.yml), as
 // ast-grep reads them: in files of Host, every match of Rule is a region,

@@ -1,15 +1,13 @@
 package inject
 
-import (
-	"bytes"
-	"cmp"
-	"fmt"
-	"path/filepath"
-	"strings"
+import "bytes"
+import "cmp"
+import "fmt"
+import "path/filepath"
+import "strings"
 
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/ipynb"
-)
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/ipynb"
 
 // A Jupyter notebook (.ipynb) is a host whose regions are its code cells.
 // A cell's code is no contiguous text of the file: it is a JSON string, or

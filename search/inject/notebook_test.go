@@ -1,16 +1,14 @@
 package inject_test
 
-import (
-	"context"
-	"errors"
-	"strings"
-	"testing"
+import "context"
+import "errors"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/internal/ipynb"
-	"github.com/tetherhq/tether/search/inject"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/internal/ipynb"
+import "github.com/tetherhq/tether/search/inject"
 
 // TestBlankIPython: lines of IPython syntax are made comments of the same
 // length, Python lines (a "%" or "!=" that continues an expression among

@@ -1,14 +1,12 @@
 package inject
 
-import (
-	"bytes"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+import "bytes"
+import "strings"
+import "unicode"
+import "unicode/utf8"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
 
 // tagRegions lists the <script> and <style> elements' raw text. A lang
 // attribute names the language (lang="ts": TypeScript, lang="scss": SCSS);

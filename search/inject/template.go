@@ -1,11 +1,9 @@
 package inject
 
-import (
-	"bytes"
-	"slices"
+import "bytes"
+import "slices"
 
-	"github.com/tetherhq/tether/engine"
-)
+import "github.com/tetherhq/tether/engine"
 
 // Template expressions. Svelte's and Vue's templates hold JavaScript
 // expressions (TypeScript when the component's script is lang="ts"): each

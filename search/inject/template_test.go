@@ -1,12 +1,10 @@
 package inject
 
-import (
-	"context"
-	"slices"
-	"testing"
+import "context"
+import "slices"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
 
 // TestVueHostRegions: a Vue component's regions come from its own tree
 // (tree-sitter-vue names script and style elements as tree-sitter-html

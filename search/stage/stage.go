@@ -1,15 +1,13 @@
 package stage
 
-import (
-	"errors"
-	"fmt"
-	"slices"
-	"strings"
-	"sync"
+import "errors"
+import "fmt"
+import "slices"
+import "strings"
+import "sync"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
+import "github.com/tetherhq/tether/search"
 
 // ErrUnknownEdit is wrapped by Accept and Discard for an id that was never
 // staged or is already resolved.

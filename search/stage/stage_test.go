@@ -1,14 +1,12 @@
 package stage
 
-import (
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
+import "errors"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/search"
-)
+import "github.com/tetherhq/tether/search"
 
 func stagedPlan(t *testing.T, dir string, names ...string) *search.Plan {
 	t.Helper()

@@ -1,13 +1,11 @@
 package store
 
-import (
-	"container/list"
-	"crypto/sha256"
-	"sync"
+import "container/list"
+import "crypto/sha256"
+import "sync"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
 
 // DefaultCacheBudget is the memory a Cache may hold when none is given. The
 // process's shared cache (SharedCache) has this budget: about the trees of

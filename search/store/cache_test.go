@@ -1,17 +1,15 @@
 package store_test
 
-import (
-	"context"
-	"path/filepath"
-	"reflect"
-	"sync"
-	"testing"
+import "context"
+import "path/filepath"
+import "reflect"
+import "sync"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/internal/searchtest"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/internal/searchtest"
+import "github.com/tetherhq/tether/search/store"
 
 var storePatterns = []string{"fmt.Errorf($$$ARGS)", "if err != nil { return $$$ }", "$X.Lock()", "for $I := range $X { $$$ }", "$A = $B", "$F($$$A)"}
 

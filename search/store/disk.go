@@ -1,20 +1,18 @@
 package store
 
-import (
-	"context"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
+import "context"
+import "errors"
+import "io/fs"
+import "os"
+import "path/filepath"
+import "sort"
+import "strings"
+import "sync"
+import "sync/atomic"
+import "time"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
 
 // DefaultDiskBudget is the disk a DiskCache may hold when none is given.
 const DefaultDiskBudget = 1 << 30

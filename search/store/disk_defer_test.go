@@ -1,17 +1,15 @@
 package store_test
 
-import (
-	"encoding/binary"
-	"os"
-	"path/filepath"
-	"testing"
-	"time"
+import "encoding/binary"
+import "os"
+import "path/filepath"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/internal/searchtest"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/internal/searchtest"
+import "github.com/tetherhq/tether/search/store"
 
 // TestDiskTierDefersWrites: a tier that defers its writes (a CLI search)
 // writes no entry while the search runs, serves the trees it holds to a

@@ -1,9 +1,7 @@
 package store
 
-import (
-	"os"
-	"path/filepath"
-)
+import "os"
+import "path/filepath"
 
 // Hooks for the external tests of disk.go, pack.go, writer.go and ledger.go.
 

@@ -1,23 +1,21 @@
 package store_test
 
-import (
-	"context"
-	"fmt"
-	"io/fs"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"reflect"
-	"strings"
-	"testing"
-	"time"
+import "context"
+import "fmt"
+import "io/fs"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "reflect"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/internal/searchtest"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/internal/searchtest"
+import "github.com/tetherhq/tether/search/store"
 
 // diskChildEnv makes the test binary a process that searches with a disk
 // tier in the named directory and exits (TestMain).

@@ -1,15 +1,13 @@
 package store
 
-import (
-	"bytes"
-	"context"
-	"os"
-	"runtime"
-	"testing"
-	"time"
+import "bytes"
+import "context"
+import "os"
+import "runtime"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
 
 // TestDiskEntryBuiltInPlace: the disk tier queues a tree, not a buffer: the
 // writer encodes it in place in its batch (the header, then the tree's

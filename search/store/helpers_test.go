@@ -1,11 +1,9 @@
 package store_test
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/matcher"
 
 // The store's tests search with package search, as its users do: what the
 // store must get right is what a search finds with its trees.

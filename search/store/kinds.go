@@ -1,14 +1,12 @@
 package store
 
-import (
-	"bytes"
-	"context"
-	"sync"
+import "bytes"
+import "context"
+import "sync"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
 
 // Kind sets: the prefilter from the store. When a whole file's tree is in the
 // store (parsed, or read from the disk tier), the store also keeps the set of

@@ -1,10 +1,8 @@
 package store
 
-import (
-	"encoding/binary"
-	"fmt"
-	"testing"
-)
+import "encoding/binary"
+import "fmt"
+import "testing"
 
 // BenchmarkKindIndexFirstLookup is what a new process pays for its first
 // kind-set lookup with a disk tier whose index holds n sets: only the shard

@@ -1,25 +1,23 @@
 package store_test
 
-import (
-	"context"
-	"errors"
-	"io/fs"
-	"maps"
-	"os"
-	"path/filepath"
-	"reflect"
-	"runtime"
-	"sort"
-	"strings"
-	"sync"
-	"testing"
-	"time"
+import "context"
+import "errors"
+import "io/fs"
+import "maps"
+import "os"
+import "path/filepath"
+import "reflect"
+import "runtime"
+import "sort"
+import "strings"
+import "sync"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/internal/searchtest"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/internal/searchtest"
+import "github.com/tetherhq/tether/search/store"
 
 // kindRun searches q twice over a store holding every tree of paths: once
 // with no kind set known (the search as it was before kind sets), once with

@@ -1,14 +1,12 @@
 package store
 
-import (
-	"encoding/binary"
-	"hash/crc32"
-	"io"
-	"os"
-	"path/filepath"
+import "encoding/binary"
+import "hash/crc32"
+import "io"
+import "os"
+import "path/filepath"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // The ledger holds the disk tier's size so that opening the tier reads one
 // small file instead of listing every entry. It is a file of records, each

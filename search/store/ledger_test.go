@@ -1,16 +1,14 @@
 package store_test
 
-import (
-	"encoding/binary"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync/atomic"
-	"testing"
-	"time"
+import "encoding/binary"
+import "os"
+import "path/filepath"
+import "strings"
+import "sync/atomic"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/search/store"
 
 // fillKeys numbers the keys fillTier writes, new ones at every call.
 var fillKeys atomic.Uint64

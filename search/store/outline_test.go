@@ -1,12 +1,10 @@
 package store_test
 
-import (
-	"strings"
-	"testing"
-	"time"
+import "strings"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/search/store"
 
 // TestOutlineIndexServesNewProcess: an outline noted in one store is found
 // by a new store on the same disk tier; one too large for a shard's record

@@ -1,23 +1,21 @@
 package store
 
-import (
-	"bytes"
-	"crypto/rand"
-	"encoding/binary"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"hash/crc32"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"time"
+import "bytes"
+import "crypto/rand"
+import "encoding/binary"
+import "encoding/hex"
+import "errors"
+import "fmt"
+import "hash/crc32"
+import "io"
+import "io/fs"
+import "os"
+import "path/filepath"
+import "strings"
+import "sync"
+import "time"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // The disk tier's layout. Trees are appended to packs (packs/ID.pack), each
 // written by one process and never changed after: a process appends the

@@ -1,10 +1,8 @@
 package store
 
-import (
-	"context"
-	"sync"
-	"sync/atomic"
-)
+import "context"
+import "sync"
+import "sync/atomic"
 
 // parseBudget bounds the source bytes being parsed at once in the process,
 // by every searcher together. A parse takes 40 to 80 bytes of wasm memory

@@ -1,10 +1,8 @@
 package store
 
-import (
-	"context"
-	"errors"
-	"testing"
-)
+import "context"
+import "errors"
+import "testing"
 
 // TestByteGate: work is admitted while it fits, work larger than the
 // capacity runs alone, and a waiter whose context is done gives its turn

@@ -1,15 +1,13 @@
 package store_test
 
-import (
-	"context"
-	"fmt"
-	"strings"
-	"testing"
+import "context"
+import "fmt"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/internal/testenv"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/internal/testenv"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 // TestParsesWithinBudget: with four workers, the source bytes parsed at
 // once stay within the process's parse budget (each parse takes wasm

@@ -1,18 +1,16 @@
 package store
 
-import (
-	"bytes"
-	"encoding/binary"
-	"encoding/hex"
-	"hash/crc32"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"sync"
+import "bytes"
+import "encoding/binary"
+import "encoding/hex"
+import "hash/crc32"
+import "io"
+import "os"
+import "path/filepath"
+import "slices"
+import "sync"
 
-	"github.com/tetherhq/tether/internal/fsutil"
-)
+import "github.com/tetherhq/tether/internal/fsutil"
 
 // Side indexes: what the store keeps of a whole file beside its tree, under
 // the tree's content key, that outlives the tree: the file's kind set

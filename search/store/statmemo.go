@@ -1,10 +1,8 @@
 package store
 
-import (
-	"io/fs"
-	"sync"
-	"time"
-)
+import "io/fs"
+import "sync"
+import "time"
 
 // Hash only on change: the process remembers, per file path and language,
 // what a stat said of the file when it was read (fileStamp: device, inode,

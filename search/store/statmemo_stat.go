@@ -2,10 +2,8 @@
 
 package store
 
-import (
-	"io/fs"
-	"syscall"
-)
+import "io/fs"
+import "syscall"
 
 // stampOf reads the stamp from a stat's system data.
 func stampOf(fi fs.FileInfo) (fileStamp, bool) {

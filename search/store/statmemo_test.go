@@ -1,15 +1,13 @@
 package store
 
-import (
-	"crypto/sha256"
-	"os"
-	"path/filepath"
-	"runtime"
-	"testing"
-	"time"
+import "crypto/sha256"
+import "os"
+import "path/filepath"
+import "runtime"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
 
 func mustStat(t *testing.T, p string) os.FileInfo {
 	fi, err := os.Stat(p)

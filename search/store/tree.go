@@ -1,14 +1,12 @@
 package store
 
-import (
-	"context"
-	"errors"
-	"fmt"
+import "context"
+import "errors"
+import "fmt"
 
-	"github.com/tetherhq/tether/engine"
-	"github.com/tetherhq/tether/grammars"
-	"github.com/tetherhq/tether/matcher"
-)
+import "github.com/tetherhq/tether/engine"
+import "github.com/tetherhq/tether/grammars"
+import "github.com/tetherhq/tether/matcher"
 
 // Tree returns src's tree (k is KeyOf(partition, lang, src)) from the
 // cache, its disk tier, or a parse with p (then kept in both), and whether

@@ -1,11 +1,9 @@
 package store
 
-import (
-	"context"
-	"fmt"
-	"strings"
-	"sync"
-)
+import "context"
+import "fmt"
+import "strings"
+import "sync"
 
 // Warm-up: a run can have its searcher parse the workspace into the tree
 // store in the background, so that its first query finds its trees ready.

@@ -1,15 +1,13 @@
 package store
 
-import (
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sync"
-	"time"
+import "errors"
+import "io/fs"
+import "os"
+import "path/filepath"
+import "sync"
+import "time"
 
-	"github.com/tetherhq/tether/engine"
-)
+import "github.com/tetherhq/tether/engine"
 
 // The tier's writes are made by one goroutine a process, off the search's
 // path: storeTree queues an entry and returns, and the writer appends the

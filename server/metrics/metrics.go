@@ -1,16 +1,14 @@
 package metrics
 
-import (
-	"bufio"
-	"fmt"
-	"io"
-	"math"
-	"net/http"
-	"slices"
-	"strconv"
-	"strings"
-	"sync"
-)
+import "bufio"
+import "fmt"
+import "io"
+import "math"
+import "net/http"
+import "slices"
+import "strconv"
+import "strings"
+import "sync"
 
 // Opts name a metric and say what it counts.
 type Opts struct {

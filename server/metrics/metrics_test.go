@@ -1,18 +1,16 @@
 package metrics_test
 
-import (
-	"bufio"
-	"math"
-	"net/http/httptest"
-	"os"
-	"strconv"
-	"strings"
-	"syscall"
-	"testing"
-	"time"
+import "bufio"
+import "math"
+import "net/http/httptest"
+import "os"
+import "strconv"
+import "strings"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/server/metrics"
-)
+import "github.com/tetherhq/tether/server/metrics"
 
 // TestExposition: each metric kind is written in the text format, label
 // values escaped, a series' labels in name order (le last) and series

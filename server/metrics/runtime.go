@@ -1,13 +1,11 @@
 package metrics
 
-import (
-	"bufio"
-	"os"
-	"runtime"
-	"runtime/metrics"
-	"strconv"
-	"strings"
-)
+import "bufio"
+import "os"
+import "runtime"
+import "runtime/metrics"
+import "strconv"
+import "strings"
 
 // goCollector writes the Go runtime's series, under client_golang's names.
 type goCollector struct{}

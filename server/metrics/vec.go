@@ -1,14 +1,12 @@
 package metrics
 
-import (
-	"bufio"
-	"fmt"
-	"math"
-	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
-)
+import "bufio"
+import "fmt"
+import "math"
+import "slices"
+import "strings"
+import "sync"
+import "sync/atomic"
 
 // Counter is a value that only goes up.
 type Counter struct {

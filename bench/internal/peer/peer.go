@@ -1,13 +1,11 @@
 package peer
 
-import (
-	"bytes"
-	"fmt"
-	"os/exec"
-	"strings"
-	"syscall"
-	"time"
-)
+import "bytes"
+import "fmt"
+import "os/exec"
+import "strings"
+import "syscall"
+import "time"
 
 // Timing is one run's wall time and peak resident set.
 type Timing struct {

@@ -1,12 +1,10 @@
 package peer_test
 
-import (
-	"os/exec"
-	"strings"
-	"testing"
+import "os/exec"
+import "strings"
+import "testing"
 
-	"github.com/tetherhq/tether/bench/internal/peer"
-)
+import "github.com/tetherhq/tether/bench/internal/peer"
 
 func TestRun(t *testing.T) {
 	for _, c := range []struct {

@@ -1,9 +1,7 @@
 package readme
 
-import (
-	"os"
-	"strings"
-)
+import "os"
+import "strings"
 
 // WriteSection puts table into the file at path between the lines begin
 // and end. A file without both markers (or no file) gets heading and the

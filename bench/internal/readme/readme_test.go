@@ -1,12 +1,10 @@
 package readme_test
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
+import "os"
+import "path/filepath"
+import "testing"
 
-	"github.com/tetherhq/tether/bench/internal/readme"
-)
+import "github.com/tetherhq/tether/bench/internal/readme"
 
 // TestWriteSection: a table goes at the end of a file without its markers
 // (or a new file) under its heading, and a second write replaces only what

@@ -9,19 +9,17 @@
 // library.
 package dapscript
 
-import (
-	"bufio"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"time"
-)
+import "bufio"
+import "encoding/json"
+import "fmt"
+import "io"
+import "net"
+import "os"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "sync"
+import "time"
 
 // Arg is the first argument that makes a test binary the adapter.
 const Arg = "__scripted-dap"

@@ -4,13 +4,11 @@
 // the standard library.
 package wire
 
-import (
-	"encoding/binary"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-)
+import "encoding/binary"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
 
 // Max bounds one frame (64 MiB): a longer length prefix means the channel is
 // corrupt.

@@ -1,14 +1,12 @@
 package searchtest
 
-import (
-	"context"
-	"reflect"
-	"testing"
+import "context"
+import "reflect"
+import "testing"
 
-	"github.com/tetherhq/tether/engine/enginetest"
-	"github.com/tetherhq/tether/search"
-	"github.com/tetherhq/tether/search/store"
-)
+import "github.com/tetherhq/tether/engine/enginetest"
+import "github.com/tetherhq/tether/search"
+import "github.com/tetherhq/tether/search/store"
 
 // SearchBoth runs q with s and with a fresh parse of whole files (a
 // searcher over an empty store).

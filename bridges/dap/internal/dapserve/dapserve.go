@@ -9,16 +9,14 @@
 // It imports go-dap and the standard library only.
 package dapserve
 
-import (
-	"bufio"
-	"errors"
-	"fmt"
-	"io"
-	"os/exec"
-	"sync"
+import "bufio"
+import "errors"
+import "fmt"
+import "io"
+import "os/exec"
+import "sync"
 
-	godap "github.com/google/go-dap"
-)
+import godap "github.com/google/go-dap"
 
 // Handler answers one request: the response, its header left to the
 // loop, or why it failed.

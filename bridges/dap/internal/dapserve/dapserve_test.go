@@ -1,14 +1,12 @@
 package dapserve_test
 
-import (
-	"bufio"
-	"net"
-	"strings"
-	"testing"
+import "bufio"
+import "net"
+import "strings"
+import "testing"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/bridges/dap/internal/dapserve"
 
 // TestServe: a request go-dap does not know is answered with the
 // adapter's refusal, a launch with its handler's answer and then the

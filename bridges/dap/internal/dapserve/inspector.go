@@ -1,12 +1,10 @@
 package dapserve
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
+import "encoding/json"
+import "errors"
+import "fmt"
 
-	godap "github.com/google/go-dap"
-)
+import godap "github.com/google/go-dap"
 
 // Inspector is what the in-process adapters answer alike: a program of one
 // thread, breakpoints by line, the stopped program's frames, scopes,

@@ -1,13 +1,11 @@
 package dapserve
 
-import (
-	"os"
-	"sync"
-	"time"
+import "os"
+import "sync"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"golang.org/x/sys/unix"
-)
+import godap "github.com/google/go-dap"
+import "golang.org/x/sys/unix"
 
 // OutputPipe carries one of a debuggee's output streams to where it is
 // shown. A program writes its output to the pipe before it tells the

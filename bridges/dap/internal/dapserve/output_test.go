@@ -1,15 +1,13 @@
 package dapserve_test
 
-import (
-	"os/exec"
-	"strings"
-	"sync"
-	"syscall"
-	"testing"
-	"time"
+import "os/exec"
+import "strings"
+import "sync"
+import "syscall"
+import "testing"
+import "time"
 
-	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
-)
+import "github.com/tetherhq/tether/bridges/dap/internal/dapserve"
 
 // TestOutputPipe: once the program wrote, Drain returns only after every
 // byte it wrote was handed on, in order; a process it left behind holding

@@ -1,23 +1,21 @@
 package nodeadapter
 
-import (
-	"context"
-	_ "embed"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
+import "context"
+import _ "embed"
+import "errors"
+import "fmt"
+import "io"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "sync"
+import "syscall"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
-	"github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/bridges/dap/internal/dapserve"
+import "github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
 
 //go:embed relay.cjs
 var relay []byte

@@ -1,19 +1,17 @@
 package nodeadapter_test
 
-import (
-	"bufio"
-	"encoding/json"
-	"net"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
+import "bufio"
+import "encoding/json"
+import "net"
+import "os"
+import "path/filepath"
+import "strings"
+import "testing"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/bridges/dap/internal/nodeadapter"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/bridges/dap/internal/nodeadapter"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // client is a DAP client over one end of a net.Pipe whose other end Serve
 // answers: requests in order, events gathered as they come.

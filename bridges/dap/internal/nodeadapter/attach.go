@@ -1,27 +1,25 @@
 package nodeadapter
 
-import (
-	"bufio"
-	"cmp"
-	"context"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
+import "bufio"
+import "cmp"
+import "context"
+import "encoding/hex"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "net"
+import "net/http"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strconv"
+import "strings"
+import "sync"
+import "syscall"
+import "time"
 
-	godap "github.com/google/go-dap"
-)
+import godap "github.com/google/go-dap"
 
 // Attaching to a node tether did not start: by the port its inspector
 // listens on (node --inspect), or by its pid, whose inspector SIGUSR1

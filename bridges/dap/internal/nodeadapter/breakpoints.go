@@ -1,15 +1,13 @@
 package nodeadapter
 
-import (
-	"fmt"
-	"path/filepath"
-	"regexp"
-	"strings"
-	"sync"
+import "fmt"
+import "path/filepath"
+import "regexp"
+import "strings"
+import "sync"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
 
 // mappedBP is a breakpoint of a file node does not run, and the generated
 // files it is set in.

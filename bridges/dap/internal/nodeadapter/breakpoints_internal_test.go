@@ -1,11 +1,9 @@
 package nodeadapter
 
-import (
-	"strings"
-	"testing"
+import "strings"
+import "testing"
 
-	godap "github.com/google/go-dap"
-)
+import godap "github.com/google/go-dap"
 
 // TestBreakpointCondition: conditions, hit counts and log messages become
 // one JavaScript condition.

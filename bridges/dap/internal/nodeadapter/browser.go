@@ -1,22 +1,20 @@
 package nodeadapter
 
-import (
-	"cmp"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
+import "cmp"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "sync"
+import "syscall"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/internal/proc"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/internal/proc"
 
 // ServeBrowser is the adapter for JavaScript in a page of Chromium, over
 // the same DevTools protocol as node's inspector: a launch starts headless

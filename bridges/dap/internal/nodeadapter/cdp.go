@@ -1,14 +1,12 @@
 package nodeadapter
 
-import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"sync"
-)
+import "bufio"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "io"
+import "sync"
 
 // cdpConn speaks the Chrome DevTools Protocol to node's inspector through
 // the relay (relay.cjs) runs in the debuggee: one JSON message a line,

@@ -1,13 +1,11 @@
 package nodeadapter
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"io"
-	"testing"
-	"time"
-)
+import "bytes"
+import "context"
+import "encoding/json"
+import "io"
+import "testing"
+import "time"
 
 // nopWriteCloser takes the requests a test's cdpConn sends.
 type nopWriteCloser struct{ bytes.Buffer }

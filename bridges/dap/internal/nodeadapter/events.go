@@ -1,18 +1,16 @@
 package nodeadapter
 
-import (
-	"encoding/json"
-	"fmt"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"sync"
-	"time"
+import "encoding/json"
+import "fmt"
+import "path/filepath"
+import "regexp"
+import "strconv"
+import "strings"
+import "sync"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
 
 // onCDP handles the inspector's notifications.
 func (a *adapter) onCDP(method string, params json.RawMessage) {

@@ -1,17 +1,15 @@
 package nodeadapter
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strings"
-	"sync"
-	"unicode/utf16"
+import "fmt"
+import "os"
+import "path/filepath"
+import "regexp"
+import "sort"
+import "strings"
+import "sync"
+import "unicode/utf16"
 
-	godap "github.com/google/go-dap"
-)
+import godap "github.com/google/go-dap"
 
 // Function breakpoints. The inspector has none by name
 // (Debugger.setBreakpointOnFunctionCall wants a function object, which a

@@ -1,9 +1,7 @@
 package nodeadapter
 
-import (
-	"strings"
-	"testing"
-)
+import "strings"
+import "testing"
 
 // funcSrc declares functions every way findFunction reads, each body's
 // first statement marked with a comment naming it.

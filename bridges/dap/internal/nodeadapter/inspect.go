@@ -1,17 +1,15 @@
 package nodeadapter
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"path/filepath"
-	"strconv"
-	"strings"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "path/filepath"
+import "strconv"
+import "strings"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
-	"github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/bridges/dap/internal/dapserve"
+import "github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
 
 // place is where a call frame is, in the source a map leads to when the
 // script has one.

@@ -1,22 +1,20 @@
 package nodeadapter
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "net/url"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "sync"
+import "syscall"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
-	"github.com/tetherhq/tether/internal/proc"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/bridges/dap/internal/dapserve"
+import "github.com/tetherhq/tether/internal/proc"
 
 // launchArgs are the launch request's arguments (the adapter's Launch or
 // Test template, expanded).

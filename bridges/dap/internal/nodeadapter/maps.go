@@ -1,14 +1,12 @@
 package nodeadapter
 
-import (
-	"net/url"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
+import "net/url"
+import "os"
+import "path/filepath"
+import "sort"
+import "strings"
 
-	"github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
-)
+import "github.com/tetherhq/tether/bridges/dap/internal/sourcemap"
 
 // loadScriptMap reads the source map a script names: inline (a data:
 // URL), or a file next to it inside the project or the scratch dir.

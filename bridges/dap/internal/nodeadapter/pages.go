@@ -1,12 +1,10 @@
 package nodeadapter
 
-import (
-	"net/url"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
-)
+import "net/url"
+import "os"
+import "path/filepath"
+import "regexp"
+import "strings"
 
 // Scripts of a page served over http(s) are named by URL, not by path:
 // a breakpoint of a project file binds to the script whose URL path is a

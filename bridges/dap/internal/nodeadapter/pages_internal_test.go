@@ -1,9 +1,7 @@
 package nodeadapter
 
-import (
-	"regexp"
-	"testing"
-)
+import "regexp"
+import "testing"
 
 // TestPageURLRegex: a breakpoint of web/js/app.js binds to the script a
 // page loads by its file: URL, or by an http(s) URL whose path is a

@@ -1,9 +1,7 @@
 package nodeadapter
 
-import (
-	"errors"
-	"fmt"
-)
+import "errors"
+import "fmt"
 
 // restartFrameParams are Debugger.restartFrame's: mode StepInto pauses
 // at the start of the restarted function (node 20's inspector refuses the

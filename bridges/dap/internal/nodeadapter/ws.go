@@ -1,20 +1,18 @@
 package nodeadapter
 
-import (
-	"bufio"
-	"context"
-	"crypto/rand"
-	"crypto/sha1"
-	"encoding/base64"
-	"encoding/binary"
-	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"net/url"
-	"sync"
-	"time"
-)
+import "bufio"
+import "context"
+import "crypto/rand"
+import "crypto/sha1"
+import "encoding/base64"
+import "encoding/binary"
+import "fmt"
+import "io"
+import "net"
+import "net/http"
+import "net/url"
+import "sync"
+import "time"
 
 // wsConn is the client end of a WebSocket (RFC 6455) to node's inspector,
 // as the line stream cdpConn reads and writes: each text message read is

@@ -1,19 +1,17 @@
 package phpadapter
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os/exec"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
+import "context"
+import "errors"
+import "fmt"
+import "io"
+import "os/exec"
+import "strings"
+import "sync"
+import "syscall"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/bridges/dap/internal/dapserve"
 
 // Config is what the adapter needs of the session that serves it.
 type Config struct {

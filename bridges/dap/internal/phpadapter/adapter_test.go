@@ -1,19 +1,17 @@
 package phpadapter_test
 
-import (
-	"bufio"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
+import "bufio"
+import "net"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strings"
+import "testing"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/bridges/dap/internal/phpadapter"
-	"github.com/tetherhq/tether/internal/testenv"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/bridges/dap/internal/phpadapter"
+import "github.com/tetherhq/tether/internal/testenv"
 
 // TestLaunchWithoutXdebug: a php that does not load Xdebug (its ini scan
 // directory empty) runs the program, whose output still arrives, and the

@@ -1,19 +1,17 @@
 package phpadapter
 
-import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/base64"
-	"encoding/xml"
-	"errors"
-	"fmt"
-	"io"
-	"strconv"
-	"strings"
-	"sync"
-	"time"
-)
+import "bufio"
+import "bytes"
+import "context"
+import "encoding/base64"
+import "encoding/xml"
+import "errors"
+import "fmt"
+import "io"
+import "strconv"
+import "strings"
+import "sync"
+import "time"
 
 // maxPacket bounds one DBGp message. Values are cut by Xdebug at max_data
 // (featureMaxData) and children come a page at a time, so a larger packet

@@ -1,17 +1,15 @@
 package phpadapter
 
-import (
-	"bufio"
-	"bytes"
-	"context"
-	"errors"
-	"io"
-	"net"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
-)
+import "bufio"
+import "bytes"
+import "context"
+import "errors"
+import "io"
+import "net"
+import "strconv"
+import "strings"
+import "testing"
+import "time"
 
 // frameXML frames a message as Xdebug sends it: length, NUL, XML, NUL.
 func frameXML(xml string) string {

@@ -1,15 +1,13 @@
 package phpadapter
 
-import (
-	"errors"
-	"fmt"
-	"path/filepath"
-	"strconv"
-	"strings"
+import "errors"
+import "fmt"
+import "path/filepath"
+import "strconv"
+import "strings"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/bridges/dap/internal/dapserve"
 
 // maxChildren bounds the children one unpaged variables request lists.
 const maxChildren = 1000

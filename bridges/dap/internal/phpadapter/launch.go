@@ -1,24 +1,22 @@
 package phpadapter
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"net"
-	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
-	"time"
+import "context"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "net"
+import "net/url"
+import "os"
+import "os/exec"
+import "path/filepath"
+import "strconv"
+import "strings"
+import "syscall"
+import "time"
 
-	godap "github.com/google/go-dap"
-	"github.com/tetherhq/tether/bridges/dap/internal/dapserve"
-	"github.com/tetherhq/tether/internal/proc"
-)
+import godap "github.com/google/go-dap"
+import "github.com/tetherhq/tether/bridges/dap/internal/dapserve"
+import "github.com/tetherhq/tether/internal/proc"
 
 // launchArgs are the launch request's arguments (the adapter's Launch
 // template, expanded).

@@ -1,15 +1,13 @@
 package sourcemap
 
-import (
-	"encoding/base64"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"net/url"
-	"path/filepath"
-	"sort"
-	"strings"
-)
+import "encoding/base64"
+import "encoding/json"
+import "errors"
+import "fmt"
+import "net/url"
+import "path/filepath"
+import "sort"
+import "strings"
 
 // Map is a decoded source map, revision 3 (https://tc39.es/ecma426/): for
 // each line of the generated file, its segments, each pointing at a line and

@@ -1,11 +1,9 @@
 package sourcemap
 
-import (
-	"encoding/base64"
-	"path/filepath"
-	"strings"
-	"testing"
-)
+import "encoding/base64"
+import "path/filepath"
+import "strings"
+import "testing"
 
 // TestVLQ decodes base64 VLQ numbers as the source map format writes them.
 func TestVLQ(t *testing.T) {
