@@ -7,6 +7,7 @@ import "os"
 import "os/exec"
 import "os/signal"
 import "runtime"
+import "slices"
 import "strconv"
 import "strings"
 import "sync"
@@ -31,9 +32,22 @@ var (
 	startOnce sync.Once
 	starts    chan startReq
 
-	mu   sync.Mutex
-	ours = map[int]uint64{} // pid -> start time of the children Start started
+	// startMu is held shared by each Start from before its child exists
+	// until the child is in ours, and exclusively by reap while it waits
+	// for children, so that reap never takes the exit status of a child
+	// being started. Starts do not exclude one another.
+	startMu sync.RWMutex
+
+	oursMu sync.Mutex
+	ours   = map[int]uint64{} // pid -> start time of the children Start started
 )
+
+// starters is how many threads start processes at once. A start holds its
+// thread until the child has exec'd: with a new user namespace that is a
+// copy of this process's page tables and the child's teardown of it, about
+// 14 ms for a JavaScript kernel of a host serving 200 sessions, so one
+// thread queued the kernels of a burst of sessions for seconds.
+const starters = 8
 
 type startReq struct {
 	cmd  *exec.Cmd
@@ -45,34 +59,25 @@ type startReq struct {
 // also marks cmd's environment with this process's name and makes sure the
 // sentinel runs.
 func Start(cmd *exec.Cmd) error {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	if cmd.SysProcAttr.Pdeathsig == 0 {
-		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	}
-	detach(cmd)
+	prepare(cmd)
 	closeInherited()
-	if enabled {
-		if err := startSentinel(); err == nil {
-			cmd.Env = mark(cmd.Env)
-		}
-	}
 	startOnce.Do(func() {
 		starts = make(chan startReq)
-		go func() {
-			// Never unlocked: the thread lives until the process ends, so the
-			// parent-death signal fires only then.
-			runtime.LockOSThread()
-			for r := range starts {
-				r.done <- r.cmd.Start()
-			}
-		}()
+		for range starters {
+			go func() {
+				// Never unlocked: the thread lives until the process ends,
+				// so the parent-death signal fires only then.
+				runtime.LockOSThread()
+				for r := range starts {
+					r.done <- r.cmd.Start()
+				}
+			}()
+		}
 	})
 	done := make(chan error, 1)
 	if enabled {
-		mu.Lock() // the reaper must not take this child's exit status
-		defer mu.Unlock()
+		startMu.RLock() // the reaper must not take this child's exit status
+		defer startMu.RUnlock()
 	}
 	starts <- startReq{cmd, done}
 	err := <-done
@@ -83,9 +88,29 @@ func Start(cmd *exec.Cmd) error {
 	if enabled {
 		pid := cmd.Process.Pid
 		st, _ := startTime(pid)
+		oursMu.Lock()
 		ours[pid] = st
+		oursMu.Unlock()
 	}
 	return nil
+}
+
+// prepare gives cmd what every process tether starts has: a parent-death
+// signal, a session of its own (detach) and, after Main, this process's
+// mark for the sentinel. Preparing twice changes nothing more.
+func prepare(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	if cmd.SysProcAttr.Pdeathsig == 0 {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
+	detach(cmd)
+	if enabled {
+		if err := startSentinel(); err == nil {
+			cmd.Env = mark(cmd.Env)
+		}
+	}
 }
 
 // mark adds this process to EnvOwners in env (nil: this process's environment).
@@ -97,6 +122,9 @@ func mark(env []string) []string {
 	prev := ""
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, EnvOwners+"="); ok {
+			if slices.Contains(strings.Split(v, ","), owner) {
+				return env // marked already
+			}
 			prev = v
 			continue
 		}
@@ -159,13 +187,15 @@ func startSentinel() error {
 		// Its own session: a terminal's Ctrl-C or a kill of tether's
 		// group does not end it before it did its work.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		mu.Lock()
+		startMu.RLock()
 		err = cmd.Start()
 		if err == nil {
 			st, _ := startTime(cmd.Process.Pid)
+			oursMu.Lock()
 			ours[cmd.Process.Pid] = st
+			oursMu.Unlock()
 		}
-		mu.Unlock()
+		startMu.RUnlock()
 		r.Close()
 		if err != nil {
 			w.Close()
@@ -281,37 +311,75 @@ func startTime(pid int) (uint64, error) {
 // for: orphans re-parented to tether as subreaper. A child Start started (or
 // any child this process holds a pidfd for: os/exec's own) is left to its
 // exec.Cmd.Wait.
+//
+// It looks first and locks only to wait: with hundreds of children, reading
+// each one's state takes milliseconds, and starts must not queue behind it.
 func reap() {
-	mu.Lock()
-	defer mu.Unlock()
+	if !anyEnded() {
+		forget()
+		return
+	}
 	self := os.Getpid()
-	var held map[int]bool
+	var ended []int
 	for _, pid := range children() {
 		state, ppid, start, err := stat(pid)
-		if err != nil || ppid != self {
-			continue
+		if err == nil && ppid == self && state == 'Z' && !isOurs(pid, start) {
+			ended = append(ended, pid)
 		}
-		if st, ok := ours[pid]; ok {
-			if st == 0 || st == start {
+	}
+	if len(ended) > 0 {
+		startMu.Lock()
+		// Again under the lock: a child Start was starting is in ours now.
+		held := pidfds()
+		for _, pid := range ended {
+			state, ppid, start, err := stat(pid)
+			if err != nil || ppid != self || state != 'Z' || isOurs(pid, start) || held[pid] {
 				continue
 			}
-			delete(ours, pid) // that child is gone; its pid was reused
+			var ws unix.WaitStatus
+			_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
 		}
-		if state != 'Z' {
-			continue
-		}
-		if held == nil {
-			held = pidfds()
-		}
-		if held[pid] {
-			continue
-		}
-		var ws unix.WaitStatus
-		_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		startMu.Unlock()
 	}
-	// Forget the children that were waited for.
-	for pid, st := range ours {
-		if _, ppid, start, err := stat(pid); err != nil || ppid != self || (st != 0 && st != start) {
+	forget()
+}
+
+// anyEnded reports whether any child of this process has ended and not been
+// waited for, without waiting for it.
+func anyEnded() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	if err != nil {
+		return !errors.Is(err, unix.ECHILD)
+	}
+	// Linux clears info when no child has ended (WNOHANG).
+	return info.Signo != 0
+}
+
+// isOurs reports whether pid, started at start, is a child Start started; an
+// entry for an earlier process of the same pid is dropped.
+func isOurs(pid int, start uint64) bool {
+	oursMu.Lock()
+	defer oursMu.Unlock()
+	st, ok := ours[pid]
+	if !ok {
+		return false
+	}
+	if st == 0 || st == start {
+		return true
+	}
+	delete(ours, pid) // that child is gone; its pid was reused
+	return false
+}
+
+// forget drops the children Start started that are gone (waited for by
+// their exec.Cmd). A pid reused since is told apart by its start time in
+// isOurs.
+func forget() {
+	oursMu.Lock()
+	defer oursMu.Unlock()
+	for pid := range ours {
+		if unix.Kill(pid, 0) == unix.ESRCH {
 			delete(ours, pid)
 		}
 	}
