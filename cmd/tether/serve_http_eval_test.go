@@ -167,8 +167,18 @@ func TestHostEvalCapsPerSession(t *testing.T) {
 	})
 }
 
-// jsKernelPids lists the JavaScript kernel processes whose parent is pid.
+// jsKernelPids lists the JavaScript kernel processes whose parent is pid
+// or the spawner pid started.
 func jsKernelPids(pid int) []int {
+	parentOf := func(p string) int {
+		stat, _ := os.ReadFile("/proc/" + p + "/stat")
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 2 {
+			return 0
+		}
+		n, _ := strconv.Atoi(f[1])
+		return n
+	}
 	var out []int
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -179,7 +189,8 @@ func jsKernelPids(pid int) []int {
 		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
 		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
 		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) && strings.Contains(string(cmdline), jsproc.Subcommand) {
+		// the host's own child, or its spawner's
+		if len(f) > 1 && (f[1] == strconv.Itoa(pid) || parentOf(f[1]) == pid) && strings.Contains(string(cmdline), jsproc.Subcommand) {
 			out = append(out, child)
 		}
 	}

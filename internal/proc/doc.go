@@ -5,7 +5,13 @@
 //
 //   - The child gets a parent-death signal (SIGKILL). Linux sends it when the
 //     thread that forked the child exits, not the process, so Start forks from
-//     one goroutine locked to an OS thread that lives as long as the process.
+//     goroutines locked to OS threads that live as long as the process.
+//   - Spawn starts a command the same way from a spawner: this binary re-run
+//     (it stops in this package's init), a small process whose fork copies
+//     little, where a fork of a large host in a new user namespace copies
+//     its whole heap's page tables and write-protects every page of it. The
+//     spawner is Start's child, ends with tether, and its children with it;
+//     it passes back each child's pidfd and exit status.
 //   - When the binary called Main (cmd/tether does), tether is a child
 //     subreaper: a process orphaned anywhere below it is re-parented to
 //     tether instead of init, and tether reaps those that end, without

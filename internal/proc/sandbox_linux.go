@@ -58,6 +58,9 @@ const launchFailed = 126
 func init() {
 	// Before main and TestMain: a launcher does its work and execs (or
 	// exits) without running anything of the program it is part of.
+	if len(os.Args) == 2 && os.Args[1] == spawnerArg {
+		os.Exit(spawnerMain())
+	}
 	if len(os.Args) >= 2 && os.Args[1] == launcherArg {
 		spec := os.Getenv(specEnv)
 		os.Unsetenv(specEnv)

@@ -59,7 +59,7 @@ type Kernel struct {
 
 // child0 is one running child, seen from the parent.
 type child0 struct {
-	cmd    *exec.Cmd
+	proc   *proc.Process
 	stdin  io.WriteCloser
 	wmu    sync.Mutex
 	msgs   chan msg // result and call frames; closed when the child's output ends
@@ -90,28 +90,71 @@ func (k *Kernel) start() (*child0, error) {
 	if err := proc.Sandbox(cmd, proc.Policy{Peer: "javascript kernel", Family: proc.Kernels, RO: ro, NoInit: true, InPlace: true}); err != nil {
 		return nil, fmt.Errorf("%s: %w", who, err)
 	}
-	p := &child0{cmd: cmd, msgs: make(chan msg, 16), exited: make(chan struct{}), stderr: kernels.NewStreamBuffer(8 << 10)}
-	cmd.Stderr = p.stderr
-	var err error
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, fmt.Errorf("%s: %w", who, err)
+	p := &child0{msgs: make(chan msg, 16), exited: make(chan struct{}), stderr: kernels.NewStreamBuffer(8 << 10)}
+	// Its streams are pipes made here: proc.Spawn hands descriptors to
+	// the process that starts it.
+	var theirs []*os.File
+	closeTheirs := func() {
+		for _, f := range theirs {
+			f.Close()
+		}
+		theirs = nil
 	}
-	stdout, err := cmd.StdoutPipe()
+	defer closeTheirs()
+	pipe := func() (r, w *os.File, err error) {
+		if r, w, err = os.Pipe(); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", who, err)
+		}
+		return r, w, nil
+	}
+	inR, inW, err := pipe()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", who, err)
+		return nil, err
 	}
-	if err := proc.Start(cmd); err != nil {
+	theirs = append(theirs, inR)
+	outR, outW, err := pipe()
+	if err != nil {
+		inW.Close()
+		return nil, err
+	}
+	theirs = append(theirs, outW)
+	errR, errW, err := pipe()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	theirs = append(theirs, errW)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	p.proc, err = proc.Spawn(cmd)
+	closeTheirs() // the child's ends: held here, they would hide its end
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
 		return nil, fmt.Errorf("%s: cannot start the JavaScript kernel process %s: %w", who, k.argv[0], err)
 	}
+	p.stdin = inW
+	stdout := io.Reader(outR)
+	stderrDone := make(chan struct{})
 	go func() {
-		_ = cmd.Wait()
+		_, _ = io.Copy(p.stderr, errR)
+		errR.Close()
+		close(stderrDone)
+	}()
+	go func() {
+		_, _ = p.proc.Wait()
+		<-stderrDone
 		close(p.exited)
 	}()
 	if k.cfg.Clock != kernels.WallClock {
 		p.clock = newClockHost(k.cfg.Clock, p)
 	}
 	ready := make(chan struct{})
-	go p.readLoop(stdout, ready)
+	go func() {
+		p.readLoop(stdout, ready)
+		outR.Close()
+	}()
 	cc := childConfig{
 		IdleTimeout: k.cfg.IdleTimeout, InterruptGrace: k.cfg.InterruptGrace,
 		MaxOutput: k.cfg.MaxOutput, MaxSpill: k.cfg.MaxSpill, MaxText: k.cfg.MaxText, MaxDisplays: k.cfg.MaxDisplays, MaxImage: k.cfg.MaxImage,
@@ -127,7 +170,7 @@ func (k *Kernel) start() (*child0, error) {
 	case <-ready:
 		return p, nil
 	case <-p.exited:
-		return nil, fmt.Errorf("%s: the JavaScript kernel process exited before it was ready (%s): %s", who, p.cmd.ProcessState, strings.TrimSpace(p.stderr.Stream().Text))
+		return nil, fmt.Errorf("%s: the JavaScript kernel process exited before it was ready (%s): %s", who, p.exitReason(), strings.TrimSpace(p.stderr.Stream().Text))
 	case <-timer.C:
 		p.kill() // before its stderr is read
 		return nil, fmt.Errorf("%s: the JavaScript kernel process was not ready within %s: %s", who, startTimeout, strings.TrimSpace(p.stderr.Stream().Text))
@@ -159,7 +202,7 @@ func (p *child0) readLoop(r io.Reader, ready chan struct{}) {
 
 // kill ends the child and waits for it.
 func (p *child0) kill() {
-	_ = p.cmd.Process.Kill()
+	_ = p.proc.Kill()
 	<-p.exited
 	if p.clock != nil {
 		p.clock.close()
@@ -182,14 +225,19 @@ func (p *child0) end() {
 
 // exitReason says how the child ended.
 func (p *child0) exitReason() string {
-	if ws, ok := proc.WaitStatus(p.cmd); ok {
-		switch {
-		case ws.Signaled():
-			return "signal: " + ws.Signal().String()
-		case ws.Exited():
-			return fmt.Sprintf("exit status %d", ws.ExitStatus())
-		}
-		return p.cmd.ProcessState.String()
+	select {
+	case <-p.proc.Done():
+	default:
+		return "it closed its output"
+	}
+	ws, err := p.proc.Wait()
+	switch {
+	case err != nil:
+		return err.Error()
+	case ws.Signaled():
+		return "signal: " + ws.Signal().String()
+	case ws.Exited():
+		return fmt.Sprintf("exit status %d", ws.ExitStatus())
 	}
 	return "it closed its output"
 }
@@ -221,7 +269,7 @@ func (k *Kernel) Pid() int {
 	if k.p == nil {
 		return 0
 	}
-	return proc.PeerPID(k.p.cmd)
+	return k.p.proc.Pid
 }
 
 // Execute runs one cell in the child. See kernels.Kernel.
@@ -294,7 +342,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			return k.lost(loss, kernels.KindKernelRestarted, fmt.Sprintf("kernels: cell interrupted, but the JavaScript kernel process did not answer within %s and was ended: its state is lost and the next cell starts fresh", 2*k.cfg.InterruptGrace+5*time.Second)), nil
 		case <-hardWait:
 			hardWait = nil
-			if rss := residentBytes(proc.PeerPID(p.cmd)); rss > hard {
+			if rss := residentBytes(p.proc.Pid); rss > hard {
 				return k.overHard(p, loss, rss, hard), nil
 			}
 		case <-watch.C:
@@ -306,7 +354,7 @@ func (k *Kernel) Execute(ctx context.Context, cell kernels.Cell) (*kernels.Resul
 			// heap cap since it was asked: a cell being stopped does not
 			// grow, and one in a native call that cannot be interrupted
 			// must not take the grace to grow by gigabytes.
-			switch rss := residentBytes(proc.PeerPID(p.cmd)); {
+			switch rss := residentBytes(p.proc.Pid); {
 			case rss > 2*hard, hardWait != nil && rss > hardAt+max(k.cfg.MemoryLimit/4, 64<<20):
 				return k.overHard(p, loss, rss, hard), nil
 			case rss > hard && hardWait == nil:
