@@ -11,6 +11,7 @@ import "os"
 import "os/exec"
 import "path/filepath"
 import "regexp"
+import "slices"
 import "sort"
 import "strconv"
 import "strings"
@@ -253,14 +254,20 @@ func runHost(b *testing.B, bin, root string, sessions int) {
 	}
 	var mu sync.Mutex
 	var lat []time.Duration
+	byKind := map[string][]time.Duration{} // a tool's calls (eval's by language)
 	errs := 0
 	do := func(cs *mcp.ClientSession) {
 		for _, w := range work {
 			t0 := time.Now()
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: w.name, Arguments: w.args})
 			d := time.Since(t0)
+			kind := w.name
+			if l, ok := w.args["language"].(string); ok && w.name == "eval" {
+				kind += "-" + l
+			}
 			mu.Lock()
 			lat = append(lat, d)
+			byKind[kind] = append(byKind[kind], d)
 			if err != nil || res.IsError {
 				errs++
 				if errs == 1 {
@@ -284,6 +291,7 @@ func runHost(b *testing.B, bin, root string, sessions int) {
 		b.Errorf("%d processes started when %d sessions opened, before any cell", started, sessions-1)
 	}
 	lat = nil
+	byKind = map[string][]time.Duration{}
 	start := time.Now()
 	var wg sync.WaitGroup
 	for _, cs := range css {
@@ -308,6 +316,10 @@ func runHost(b *testing.B, bin, root string, sessions int) {
 	b.ReportMetric(float64(len(lat))/took.Seconds(), "calls/s")
 	b.ReportMetric(float64(p(0.5).Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(p(0.99).Microseconds())/1000, "p99-ms")
+	for kind, l := range byKind {
+		slices.Sort(l)
+		b.ReportMetric(float64(l[int(0.99*float64(len(l)-1))].Microseconds())/1000, "p99-ms-"+kind)
+	}
 	b.ReportMetric(float64(hwm)/1024, "peak-RSS-MiB")
 	b.ReportMetric(float64(rssAll-rss1)/1024/float64(sessions-1), "RSS-MiB/extra-session")
 	b.ReportMetric(float64(pssAll)/1024, "PSS-MiB")
