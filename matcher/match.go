@@ -127,7 +127,12 @@ type Matcher struct {
 	// tree is the tree MatchNode last matched in (its budget is per tree)
 	tree *engine.Tree
 	env  []Capture
-	ctx  context.Context
+	// arena holds the children node lists and one-node captures of the
+	// candidate being tried: a capture refers into it until snapshot
+	// copies the match's. Entries are written once per candidate; it is
+	// emptied when the next candidate starts.
+	arena []engine.Node
+	ctx   context.Context
 	// budget and treeBudget are stepBudget and treeBudget (smaller in tests).
 	budget, treeBudget int
 	steps              int // spent at the current candidate
@@ -298,7 +303,7 @@ func (m *Matcher) findIn(t *engine.Tree, p *Pattern, limit int) ([]Match, error)
 			if rootKind != "" && n.Kind() != rootKind {
 				return true
 			}
-			m.env = m.env[:0]
+			m.env, m.arena = m.env[:0], m.arena[:0]
 			if m.node(roots[0], n) {
 				out = append(out, m.withExtras(Match{Nodes: []engine.Node{n}, Captures: m.snapshot()}))
 			} else if rootKind != "" && m.steps > m.nearSteps && p == m.pat {
@@ -326,7 +331,7 @@ func (m *Matcher) findIn(t *engine.Tree, p *Pattern, limit int) ([]Match, error)
 			if !kids[i].IsNamed() && (roots[0].meta.kind != metaNone || roots[0].kind != kids[i].Kind()) {
 				continue
 			}
-			m.env = m.env[:0]
+			m.env, m.arena = m.env[:0], m.arena[:0]
 			m.steps = 0
 			m.candidate = kids[i]
 			if end, ok := m.list(roots, kids[i:], false); ok {
@@ -397,18 +402,35 @@ func (m *Matcher) snapshot() []Capture {
 	if len(m.env) == 0 {
 		return nil
 	}
-	out := make([]Capture, 0, len(m.env))
-	at := map[string]int{}
+	// One array holds every capture's nodes: the env refers into the arena,
+	// which the next candidate reuses.
+	total := 0
 	for _, b := range m.env {
-		nb := Capture{Name: b.Name, Multi: b.Multi, Nodes: append([]engine.Node(nil), b.Nodes...)}
-		if i, ok := at[b.Name]; ok {
-			out[i] = nb // a repeated metavariable reports its last capture, as ast-grep does
-			continue
+		total += len(b.Nodes)
+	}
+	nodes := make([]engine.Node, 0, total)
+	out := make([]Capture, 0, len(m.env))
+next:
+	for _, b := range m.env {
+		start := len(nodes)
+		nodes = append(nodes, b.Nodes...)
+		nb := Capture{Name: b.Name, Multi: b.Multi, Nodes: nodes[start:len(nodes):len(nodes)]}
+		for i := range out {
+			if out[i].Name == b.Name {
+				out[i] = nb // a repeated metavariable reports its last capture, as ast-grep does
+				continue next
+			}
 		}
-		at[b.Name] = len(out)
 		out = append(out, nb)
 	}
 	return out
+}
+
+// hold returns a one-node list of c in the arena (see Matcher.arena).
+func (m *Matcher) hold(c engine.Node) []engine.Node {
+	m.arena = append(m.arena, c)
+	n := len(m.arena)
+	return m.arena[n-1 : n : n]
 }
 
 func nonExtraChildren(n engine.Node, buf []engine.Node) []engine.Node {
@@ -456,11 +478,11 @@ func (m *Matcher) node(p *pnode, c engine.Node) bool {
 		if !c.IsNamed() {
 			return false
 		}
-		return m.bind(p.meta.name, false, []engine.Node{c})
+		return m.bind(p.meta.name, false, m.hold(c))
 	case metaAny:
-		return m.bind(p.meta.name, false, []engine.Node{c})
+		return m.bind(p.meta.name, false, m.hold(c))
 	case metaMulti:
-		return m.bind(p.meta.name, true, []engine.Node{c})
+		return m.bind(p.meta.name, true, m.hold(c))
 	}
 	if c.Kind() != p.kind && !slices.Contains(p.alts, c.Kind()) {
 		return false
@@ -475,8 +497,9 @@ func (m *Matcher) node(p *pnode, c engine.Node) bool {
 	if c.ChildCount() == 0 {
 		return false
 	}
-	var buf [16]engine.Node
-	kids := nonExtraChildren(c, buf[:0])
+	start := len(m.arena)
+	m.arena = nonExtraChildren(c, m.arena)
+	kids := m.arena[start:len(m.arena):len(m.arena)]
 	if !m.tick(len(kids)) {
 		return false
 	}

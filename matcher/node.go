@@ -27,7 +27,7 @@ func (m *Matcher) MatchNode(ctx context.Context, n engine.Node, env []Capture) (
 		if len(p.roots) != 1 {
 			continue
 		}
-		m.env = append(m.env[:0], env...)
+		m.env, m.arena = append(m.env[:0], env...), m.arena[:0]
 		if m.node(p.roots[0], n) {
 			r := m.withExtras(Match{Nodes: []engine.Node{n}, Captures: m.snapshot()})
 			return r.Captures, true, nil
