@@ -230,6 +230,11 @@ func TestHostJavaScriptKernelIsAProcess(t *testing.T) {
 			if !regexp.MustCompile(`(?m)^CapEff:\s+0+$`).Match(st) || !regexp.MustCompile(`(?m)^NoNewPrivs:\s+1$`).Match(st) {
 				t.Errorf("a thread of the JavaScript kernel (%s) holds a capability or may gain one:\n%s", f, st)
 			}
+			// below the host's priority, every thread
+			stat, _ := os.ReadFile(strings.TrimSuffix(f, "status") + "stat")
+			if fs := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(fs) < 17 || fs[16] != "10" {
+				t.Errorf("a thread of the JavaScript kernel runs above nice 10: %s", stat)
+			}
 		}
 		if len(tasks) < 2 {
 			t.Errorf("the JavaScript kernel's threads: %v", tasks)

@@ -32,6 +32,7 @@ type ForkSpec struct {
 	Cwd   string   `json:"cwd"`
 	Env   []string `json:"env"`
 	AS    uint64   `json:"as"`
+	Nice  int      `json:"nice"` // the priority it runs at (peerNice)
 }
 
 // NewForkSpec is the spec of a process of policy p forked from a zygote
@@ -48,7 +49,7 @@ func NewForkSpec(p Policy, cwd string, env []string) (ForkSpec, error) {
 	if o.Off || p.Unconfined != "" || len(p.Caches) > 0 || !st.Namespaces || !st.View || st.Landlock < 1 {
 		return ForkSpec{}, ErrNoFork
 	}
-	s := ForkSpec{Peer: p.Peer, Net: o.Net[p.Family], Cwd: cwd, AS: p.AddressSpace}
+	s := ForkSpec{Peer: p.Peer, Net: o.Net[p.Family], Cwd: cwd, AS: p.AddressSpace, Nice: peerNice}
 	s.RO = append(append([]string(nil), systemRO...), p.RO...)
 	s.RW = append(append([]string(nil), systemRW...), p.RW...)
 	s.Env = ChildEnv(env, p, o)

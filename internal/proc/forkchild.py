@@ -229,6 +229,16 @@ def _tfc_read_go(ctl):
         _tfc_os._exit(1)
 
 
+def _tfc_nice(nice):
+    """Run below tether's priority, as the launcher sets it (peerNice):
+    this process, and its init and kernel after it. Best effort."""
+    if nice > 0:
+        try:
+            _tfc_os.setpriority(_tfc_os.PRIO_PROCESS, 0, nice)
+        except OSError:
+            pass
+
+
 def tether_fork_child(spec, trees, ctl, keep=()):
     """Confine this freshly forked process by spec (see the module's doc);
     returns in the kernel. keep are descriptors the kernel keeps (its frame
@@ -242,6 +252,7 @@ def tether_fork_child(spec, trees, ctl, keep=()):
             except OSError:
                 pass  # the directory listdir itself had open
     _tfc_os.setsid()
+    _tfc_nice(spec.get("nice", 0))
     _tfc_signal.signal(_tfc_signal.SIGINT, _tfc_signal.SIG_IGN)
     import socket
 

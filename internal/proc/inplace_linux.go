@@ -69,6 +69,7 @@ func confineInPlace(specJSON string) int {
 	if err := enterNamespaces(&spec); err != nil {
 		return fail("%v", err)
 	}
+	lowerPriority(spec.Nice, syscall.AllThreadsSyscall6)
 	if spec.Landlock {
 		if err := restrict(spec, syscall.AllThreadsSyscall6); err != nil {
 			return fail("%v", err)

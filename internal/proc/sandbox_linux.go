@@ -41,6 +41,7 @@ type launchSpec struct {
 	Cgroup   string      `json:"cgroup"`   // init: the cgroup to join first
 	AS       uint64      `json:"as"`       // RLIMIT_AS set before exec, 0 none
 	Caches   []viewCache `json:"caches"`   // view: overlays of shared caches
+	Nice     int         `json:"nice"`     // the priority it runs at (peerNice)
 }
 
 // viewCache is a Cache as the launcher lays it: the shared cache at Path
@@ -94,6 +95,7 @@ func launch(specJSON string, argv []string) int {
 	if err := enterNamespaces(&spec); err != nil {
 		return fail("%v", err)
 	}
+	lowerPriority(spec.Nice, unix.Syscall6)
 	if spec.Init {
 		return runInit(spec, argv, fail)
 	}
@@ -171,6 +173,24 @@ func enterNamespaces(spec *launchSpec) error {
 		}
 	}
 	return nil
+}
+
+// peerNice is the nice value every sandboxed process runs at: below
+// tether's own, so that however many kernels, workers or servers are busy,
+// the host still answers its sessions. It counts where the scheduler
+// weighs tasks within a cgroup (a systemd service, a container); where it
+// puts each session in a scheduling group of its own (autogroup, for tasks
+// in the root cgroup), every process tether starts leads a session and its
+// group weighs as much as tether's, whatever the nice value.
+const peerNice = 10
+
+// lowerPriority sets the nice value of every thread sys reaches (the
+// calling one, or all) to nice; what they start inherits it. Best effort:
+// a priority is no confinement.
+func lowerPriority(nice int, sys threadSyscall) {
+	if nice > 0 {
+		sys(unix.SYS_SETPRIORITY, unix.PRIO_PROCESS, 0, uintptr(nice), 0, 0, 0)
+	}
 }
 
 // limitAddressSpace sets RLIMIT_AS to n (0: leaves it), soft and hard alike,
@@ -300,7 +320,7 @@ func sandbox(cmd *exec.Cmd, p Policy) error {
 	// (WaitStatus).
 	pidns := st.Namespaces
 	netns := st.Namespaces && !net
-	spec := launchSpec{Peer: p.Peer, Net: net, Landlock: st.Landlock >= 1 && !p.zygote, NS: pidns, View: pidns && st.View, NetNS: netns, Path: cmd.Path, AS: p.AddressSpace}
+	spec := launchSpec{Peer: p.Peer, Net: net, Landlock: st.Landlock >= 1 && !p.zygote, NS: pidns, View: pidns && st.View, NetNS: netns, Path: cmd.Path, AS: p.AddressSpace, Nice: peerNice}
 	if pidns && p.Family != Servers && !p.NoInit {
 		fd, err := withInit(cmd)
 		if err != nil {

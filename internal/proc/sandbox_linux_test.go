@@ -456,3 +456,36 @@ func TestSandboxAddressSpace(t *testing.T) {
 		t.Fatal("AddressSpaceSet is false with the sandbox in force")
 	}
 }
+
+// niceOf returns the nice value in a /proc/PID/stat text (or -100).
+func niceOf(stat string) int {
+	f := strings.Fields(stat[strings.LastIndexByte(stat, ')')+1:])
+	if len(f) < 17 {
+		return -100
+	}
+	n, _ := strconv.Atoi(f[16])
+	return n
+}
+
+// TestSandboxPriority: every sandboxed process runs below tether's
+// priority, and what it starts inherits it.
+func TestSandboxPriority(t *testing.T) {
+	requireSandbox(t)
+	for _, f := range proc.Families {
+		t.Run(string(f), func(t *testing.T) {
+			ws := t.TempDir()
+			out, err := runIn(t, proc.Policy{Peer: "test", Family: f, RW: []string{ws}}, ws, "/bin/sh", "-c",
+				"cat /proc/self/stat; sh -c 'cat /proc/self/stat'")
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("output: %q", out)
+			}
+			if own, child := niceOf(lines[0]), niceOf(lines[1]); own != 10 || child != 10 {
+				t.Errorf("nice of the process %d, of its child %d; want 10 both", own, child)
+			}
+		})
+	}
+}

@@ -1,7 +1,9 @@
 package proc
 
 import "bufio"
+import "bytes"
 import "encoding/json"
+import "fmt"
 import "net"
 import "os"
 import "os/exec"
@@ -314,6 +316,13 @@ func TestForkedKernelConfinement(t *testing.T) {
 	sa := spec(a, false)
 	ra := z.fork(t, forkRequest{Spec: sa, WS: a, Other: filepath.Join(b, "f"), Ungranted: zScratch, Sibling: bKernel, Zygote: zpid, Port: port, Forks: forks}, trees(t, sa, false), nil)
 	aKernel := ra.kernelPID
+	for _, pid := range []int{aKernel, bKernel} {
+		st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
+		if len(f) < 17 || f[16] != strconv.Itoa(peerNice) {
+			t.Errorf("the forked kernel %d runs below tether's priority? stat %s; want nice %d", pid, st, peerNice)
+		}
+	}
 	if ra.HostTCP == "ok" {
 		t.Error("a, without the network, reached tether's TCP listener")
 	}
