@@ -51,15 +51,20 @@ func startTestZygote(t *testing.T) *testZygote {
 	if err := Start(cmd); err != nil {
 		t.Fatal(err)
 	}
+	// Ours is closed as the File it is wrapped in, once: a close by number
+	// here and again by the File's cleanup after a collection would close
+	// whatever a later test had opened under that number (a terminal's
+	// master, a file the reaper reads).
+	ours := os.NewFile(uintptr(fds[0]), "zygote")
 	t.Cleanup(func() {
-		unix.Close(fds[0])
+		ours.Close()
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		if t.Failed() {
 			t.Logf("zygote's stderr: %s", stderr.String())
 		}
 	})
-	return &testZygote{cmd: cmd, sock: fds[0], r: bufio.NewReader(os.NewFile(uintptr(fds[0]), "zygote"))}
+	return &testZygote{cmd: cmd, sock: fds[0], r: bufio.NewReader(ours)}
 }
 
 // forkedReport is what a forked child saw once confined.
