@@ -110,7 +110,7 @@ func spawnable(a *syscall.SysProcAttr) bool {
 var errSpawnerGone = errors.New("proc: the process spawner ended")
 
 type spawner struct {
-	fd   int // this end of the socket
+	fd   int // this end of the socket; -1 once closed (changed under wmu)
 	wmu  sync.Mutex
 	mu   sync.Mutex
 	next uint64
@@ -218,7 +218,11 @@ func (s *spawner) spawn(cmd *exec.Cmd, std [3]*os.File) (*Process, error) {
 	}
 	if err == nil {
 		s.wmu.Lock()
-		err = unix.Sendmsg(s.fd, b, unix.UnixRights(files...), nil, 0)
+		if s.fd < 0 {
+			err = errSpawnerGone
+		} else {
+			err = unix.Sendmsg(s.fd, b, unix.UnixRights(files...), nil, 0)
+		}
 		s.wmu.Unlock()
 	}
 	runtime.KeepAlive(std)
@@ -250,6 +254,12 @@ func (s *spawner) read() {
 		}
 		if err != nil || n == 0 {
 			s.end()
+			// Closed under the writers' lock, so that no request is sent
+			// to whatever takes the number next.
+			s.wmu.Lock()
+			unix.Close(s.fd)
+			s.fd = -1
+			s.wmu.Unlock()
 			return
 		}
 		pidfd := -1
@@ -328,7 +338,11 @@ func (s *spawner) end() {
 	wait, live := s.wait, s.live
 	s.wait, s.live = map[uint64]chan spawnResult{}, map[uint64]*Process{}
 	s.mu.Unlock()
-	unix.Shutdown(s.fd, unix.SHUT_RDWR)
+	s.wmu.Lock()
+	if s.fd >= 0 {
+		unix.Shutdown(s.fd, unix.SHUT_RDWR) // read sees the end and closes it
+	}
+	s.wmu.Unlock()
 	for _, ch := range wait {
 		ch <- spawnResult{err: errSpawnerGone}
 	}
