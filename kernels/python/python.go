@@ -34,6 +34,11 @@ const DefaultAddressSpaceLimit = 8 << 30
 // ErrClosed is returned by Execute after Close.
 var ErrClosed = errors.New("kernels: python: kernel is closed; start a new one")
 
+// errZygoteEnded: the shared interpreter a kernel's fork request went to
+// had ended, though tether had not yet seen it end (its init exits after
+// it): a new one may serve.
+var errZygoteEnded = errors.New("it ended")
+
 // Interpreter picks the python a kernel working in dir runs: the project's
 // .venv/bin/python or venv/bin/python when present, else the configured one,
 // else python3 from PATH.
@@ -289,6 +294,10 @@ func (k *Kernel) start(ctx context.Context) (*process, error) {
 	if len(prefix) == 0 && !inVenv && !k.cfg.NoZygote {
 		p := newProcess(procs, scratch)
 		err := p.fork(interp, pol, k.cfg.Dir, base, env, args)
+		if errors.Is(err, errZygoteEnded) {
+			// retired: once more, from a new one
+			err = p.fork(interp, pol, k.cfg.Dir, base, env, args)
+		}
 		if err == nil {
 			return k.awaitReady(ctx, p, interp, "")
 		}

@@ -177,6 +177,10 @@ func (z *zygote) request(msg []byte, fds []int) (int, error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if err := unix.Sendmsg(z.sock, msg, unix.UnixRights(fds...), nil, 0); err != nil {
+		if errors.Is(err, unix.EPIPE) || errors.Is(err, unix.ECONNRESET) {
+			err = fmt.Errorf("%w (%v)", errZygoteEnded, err)
+			z.awaitEnd()
+		}
 		return 0, fmt.Errorf("the shared interpreter: %w: %s", err, strings.TrimSpace(z.stderr.String()))
 	}
 	// The first request waits for the zygote to compile the driver.
@@ -186,13 +190,24 @@ func (z *zygote) request(msg []byte, fds []int) (int, error) {
 	buf := make([]byte, 32)
 	n, err := unix.Read(z.sock, buf)
 	if err != nil || n == 0 {
-		return 0, fmt.Errorf("the shared interpreter ended (%v): %s", err, strings.TrimSpace(z.stderr.String()))
+		z.awaitEnd()
+		return 0, fmt.Errorf("the shared interpreter: %w (%v): %s", errZygoteEnded, err, strings.TrimSpace(z.stderr.String()))
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
 	if err != nil || pid <= 0 {
 		return 0, fmt.Errorf("the shared interpreter could not fork a kernel (%q): %s", buf[:n], strings.TrimSpace(z.stderr.String()))
 	}
 	return pid, nil
+}
+
+// awaitEnd waits, at most two seconds, until tether has seen the ended
+// zygote's process end (and so read all of its stderr, which the error
+// then quotes).
+func (z *zygote) awaitEnd() {
+	select {
+	case <-z.dead:
+	case <-time.After(2 * time.Second):
+	}
 }
 
 // waitReadable waits until fd has something to read, at most d.
