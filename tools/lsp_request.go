@@ -2,6 +2,8 @@ package tools
 
 import "bytes"
 import "context"
+import "crypto/sha256"
+import "encoding/hex"
 import "encoding/json"
 import "errors"
 import "fmt"
@@ -40,6 +42,11 @@ type RequestPage struct {
 	Start int `json:"start,omitempty"`
 	Shown int `json:"shown"`
 	Next  int `json:"next,omitempty"`
+	// Answer names the server's answer this page is cut from (a digest
+	// of it). Each page asks the server again, so when the workspace
+	// changes between pages the answer may too: pages with different
+	// Answer values do not join into one answer.
+	Answer string `json:"answer"`
 	// Outside are the files outside the workspace the answer names
 	// (shown as their path, marked, never read).
 	Outside []string `json:"outside,omitempty"`
@@ -100,6 +107,8 @@ func requestPage(ans *lsp.RequestAnswer, start int, file string) (string, *Reque
 	}
 	lines := strings.Split(ind.String(), "\n")
 	pg := &RequestPage{Server: ans.Server, Method: ans.Method, Class: ans.Class, Lines: len(lines), Start: min(start, len(lines)), Outside: ans.Outside, Notes: ans.Notes}
+	sum := sha256.Sum256(ans.Result)
+	pg.Answer = hex.EncodeToString(sum[:6])
 	size, end := 0, pg.Start
 	for end < len(lines) && end-pg.Start < requestPageLines {
 		if size += len(lines[end]) + 1; size > requestPageBytes && end > pg.Start {
@@ -120,12 +129,15 @@ func requestPage(ans *lsp.RequestAnswer, start int, file string) (string, *Reque
 	case string(ans.Result) == "null":
 		b.WriteString(": null (the server has no answer there)")
 		return b.String(), pg
+	case pg.Shown == 0:
+		fmt.Fprintf(&b, ": answer %s has %d lines, none from start %d on (start 0 reads it from the top)", pg.Answer, pg.Lines, start)
+		return b.String(), pg
 	case pg.Start == 0 && pg.Next == 0:
 		fmt.Fprintf(&b, " (%d lines; file URIs as workspace paths, positions 0-based as the server gives them):\n", pg.Lines)
 	case pg.Next > 0:
-		fmt.Fprintf(&b, " (lines %d-%d of %d; start %d pages on):\n", pg.Start+1, end, pg.Lines, pg.Next)
+		fmt.Fprintf(&b, " (lines %d-%d of %d of answer %s; start %d pages on, and a page of another answer means it changed in between):\n", pg.Start+1, end, pg.Lines, pg.Answer, pg.Next)
 	default:
-		fmt.Fprintf(&b, " (lines %d-%d of %d, the last page):\n", pg.Start+1, end, pg.Lines)
+		fmt.Fprintf(&b, " (lines %d-%d of %d of answer %s, the last page):\n", pg.Start+1, end, pg.Lines, pg.Answer)
 	}
 	if len(ans.Outside) > 0 {
 		fmt.Fprintf(&b, "it names %d file(s) outside the workspace, shown as their path alone, never read\n", len(ans.Outside))

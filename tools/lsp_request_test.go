@@ -29,6 +29,37 @@ func requestPage(t *testing.T, r *tools.Run, name string, args map[string]any) *
 	return pg
 }
 
+// wholeAnswer reads every page of one answer of the named tool and joins
+// them. Each page asks the server again, so when the answer changes in
+// between (gopls's known packages grow as other tests fill the module
+// cache) the pages carry different Answer digests; it then starts over,
+// a few times at most.
+func wholeAnswer(t *testing.T, r *tools.Run, name string, args map[string]any) (*tools.RequestPage, json.RawMessage) {
+	t.Helper()
+	for try := 0; try < 5; try++ {
+		delete(args, "start")
+		first := requestPage(t, r, name, args)
+		if first.Answer == "" {
+			t.Fatalf("%s: a page names no answer: %+v", name, first)
+		}
+		if first.Next == 0 {
+			return first, json.RawMessage(first.Text)
+		}
+		text, same := first.Text, true
+		for next := first.Next; next > 0 && same; {
+			args["start"] = next
+			more := requestPage(t, r, name, args)
+			text += "\n" + more.Text
+			next, same = more.Next, more.Answer == first.Answer
+		}
+		if same {
+			return first, json.RawMessage(text)
+		}
+	}
+	t.Fatalf("%s: the answer changed between pages five times in a row", name)
+	return nil, nil
+}
+
 // fileURI is the file:// URI of path.
 func fileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
@@ -161,7 +192,7 @@ func TestLSPRequestPaged(t *testing.T) {
 	for next := first.Next; next > 0; {
 		args["start"] = next
 		pg := requestPage(t, r, "lsp", args)
-		if pg.Start != next || pg.Lines != first.Lines {
+		if pg.Start != next || pg.Lines != first.Lines || pg.Answer != first.Answer {
 			t.Fatalf("page at %d: %+v", next, pg)
 		}
 		seen += pg.Shown
@@ -169,6 +200,18 @@ func TestLSPRequestPaged(t *testing.T) {
 	}
 	if seen != first.Lines {
 		t.Fatalf("pages showed %d of %d lines", seen, first.Lines)
+	}
+	// A page of a changed answer names another answer, so its pages are
+	// not joined with the old ones; a start past the end says so.
+	testenv.WriteFiles(t, dir, map[string]string{"big.go": "package shapes\n\nfunc Only() {}\n"})
+	args["start"] = 400
+	res := callResult(t, r, "lsp", args)
+	out, _ := res.Structured.(*tools.LSPResult)
+	if res.IsError || out == nil || out.Request == nil {
+		t.Fatalf("page past a shrunk answer: want an answer, got %s", res.AllText())
+	}
+	if pg := out.Request; pg.Answer == first.Answer || pg.Shown != 0 || pg.Lines >= 400 || !strings.Contains(res.AllText(), "none from start 400 on") {
+		t.Fatalf("page past a shrunk answer: want a new answer and nothing shown, got %+v\n%s", pg, res.AllText())
 	}
 }
 
@@ -326,20 +369,7 @@ func TestLSPCommandGopls(t *testing.T) {
 		before := testenv.ReadText(t, use)
 		args := map[string]any{"file": "use.go", "command": "gopls.list_known_packages",
 			"arguments": []any{map[string]any{"URI": fileURI(use)}}}
-		pg := requestPage(t, r, "lsp_command", args)
-		// The answer lists the module cache's packages too, so on a machine
-		// with a full cache it takes more than one page: read them all.
-		whole := pg.Result
-		if len(whole) == 0 || pg.Next > 0 {
-			text := pg.Text
-			for next := pg.Next; next > 0; {
-				args["start"] = next
-				more := requestPage(t, r, "lsp_command", args)
-				text += "\n" + more.Text
-				next = more.Next
-			}
-			whole = json.RawMessage(text)
-		}
+		pg, whole := wholeAnswer(t, r, "lsp_command", args)
 		var known struct{ Packages []string }
 		if err := json.Unmarshal(whole, &known); err != nil || pg.Staged != nil {
 			t.Fatalf("list_known_packages: want an answer and nothing staged, got %+v (%v)", pg, err)
