@@ -35,6 +35,7 @@ type Engine struct {
 	cfg     Config
 	runtime wazero.Runtime
 	cache   wazero.CompilationCache
+	hollow  *hollowCache // nil without a compilation cache on disk
 
 	custom customRuntime // for custom languages, made on first use
 
@@ -56,11 +57,14 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		WithMemoryLimitPages(pagesOf(cfg.memoryLimit)).
 		WithCloseOnContextDone(cfg.hardCancel)
 	var cache wazero.CompilationCache
+	var hollow *hollowCache
 	if dir := cfg.cachePath(); dir != "" {
 		c, err := wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {
 			// A cache that cannot be opened only costs speed.
 			c = wazero.NewCompilationCache()
+		} else {
+			hollow = newHollowCache(dir, cfg.hardCancel)
 		}
 		cache = c
 	} else {
@@ -72,7 +76,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		r.Close(ctx)
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, runtime: r, cache: cache, modules: map[string]*module{}, parsers: map[*Parser]struct{}{}}
+	e := &Engine{cfg: cfg, runtime: r, cache: cache, hollow: hollow, modules: map[string]*module{}, parsers: map[*Parser]struct{}{}}
 	e.fallback = e.NewParser(cfg.limits)
 	return e, nil
 }
@@ -174,6 +178,7 @@ type module struct {
 	once     sync.Once
 	compiled wazero.CompiledModule
 	err      error
+	hollow   bool // compiled is the hollow copy of a cached full module
 
 	infoOnce sync.Once
 	info     *langInfo
@@ -204,6 +209,14 @@ func (e *Engine) module(l *grammars.Language) (*module, error) {
 			m.err = e.compileCustom(m)
 			return
 		}
+		if e.hollow != nil {
+			if cm, ok := e.hollow.load(e.runtime, m.lang); ok && checkExports(cm) == nil {
+				m.compiled, m.hollow = cm, true
+				return
+			} else if ok {
+				cm.Close(context.Background())
+			}
+		}
 		wasm, err := grammars.Wasm(m.lang)
 		if err != nil {
 			m.err = fmt.Errorf("engine: %w", err)
@@ -221,6 +234,10 @@ func (e *Engine) module(l *grammars.Language) (*module, error) {
 			return
 		}
 		m.compiled = cm
+		if e.hollow != nil {
+			// Best effort: without it the next process compiles in full.
+			_ = e.hollow.save(m.lang, wasm)
+		}
 	})
 	return m, m.err
 }
