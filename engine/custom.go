@@ -10,7 +10,6 @@ import "time"
 import "github.com/tetratelabs/wazero"
 import "github.com/tetratelabs/wazero/api"
 import "github.com/tetratelabs/wazero/experimental"
-import "github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 import "github.com/tetherhq/tether/grammars"
 
@@ -112,10 +111,11 @@ func (e *Engine) customRuntime() (*customRuntime, error) {
 	return c, c.err
 }
 
-// hostModules instantiates what every grammar module imports: WASI (with
-// nothing behind it: see sandbox) and tether.should_stop.
+// hostModules instantiates what every grammar module imports: the WASI
+// subset (instantiateWASI: stdio that drops writes and a fake clock) and
+// tether.should_stop.
 func hostModules(ctx context.Context, r wazero.Runtime) error {
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
+	if err := instantiateWASI(ctx, r); err != nil {
 		return fmt.Errorf("engine: wasi: %w", err)
 	}
 	if _, err := r.NewHostModuleBuilder("tether").

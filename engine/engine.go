@@ -8,7 +8,6 @@ import "sync"
 
 import "github.com/tetratelabs/wazero"
 import "github.com/tetratelabs/wazero/api"
-import "github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 import "github.com/tetherhq/tether/grammars"
 
@@ -258,7 +257,7 @@ func checkExports(cm wazero.CompiledModule) error {
 	}
 	for _, imp := range cm.ImportedFunctions() {
 		mod, name, _ := imp.Import()
-		if mod != wasi_snapshot_preview1.ModuleName && !(mod == "tether" && name == "should_stop") {
+		if !(mod == wasiModule && wasiFuncs[name]) && !(mod == "tether" && name == "should_stop") {
 			return fmt.Errorf("%w: unexpected import %s.%s", ErrBadModule, mod, name)
 		}
 	}

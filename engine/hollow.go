@@ -12,6 +12,7 @@ import "path/filepath"
 import "runtime"
 import "runtime/debug"
 import "strings"
+import "sync/atomic"
 
 import "github.com/tetratelabs/wazero"
 
@@ -125,11 +126,13 @@ func (h *hollowCache) save(l *grammars.Language, full []byte) error {
 	return replace(entry, func(tmp string) error { return os.Link(fullEntry, tmp) })
 }
 
+// tmpSeq tells apart the temporary names of one process.
+var tmpSeq atomic.Uint64
+
 // replace makes path anew through a temporary name beside it and a rename,
 // so a reader sees the old file or the new one, never a part.
 func replace(path string, make func(tmp string) error) error {
-	tmp := fmt.Sprintf("%s.%d.hollow.tmp", path, os.Getpid())
-	os.Remove(tmp)
+	tmp := fmt.Sprintf("%s.%d-%d.hollow.tmp", path, os.Getpid(), tmpSeq.Add(1))
 	if err := make(tmp); err != nil {
 		os.Remove(tmp)
 		return err

@@ -53,15 +53,13 @@ func bigGo(n int) []byte {
 	return b.Bytes()
 }
 
-// TestSandboxNoHostAccess instantiates a module that tries to open, create and
-// list host files and read the environment, with exactly the configuration
-// grammar instances get, and checks every attempt fails.
-func TestSandboxNoHostAccess(t *testing.T) {
+// testModule compiles testdata/NAME.c to a wasm32-wasi reactor.
+func testModule(t *testing.T, name string) []byte {
+	t.Helper()
 	clang := testenv.RequireBinary(t, "clang-16")
-	dir := t.TempDir()
-	wasmPath := filepath.Join(dir, "escape.wasm")
+	wasmPath := filepath.Join(t.TempDir(), name+".wasm")
 	out, err := exec.Command(clang, "--target=wasm32-wasi", "-mexec-model=reactor", "-O1",
-		"-o", wasmPath, filepath.Join("testdata", "escape.c")).CombinedOutput()
+		"-o", wasmPath, filepath.Join("testdata", name+".c")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("clang: %v\n%s", err, out)
 	}
@@ -69,88 +67,106 @@ func TestSandboxNoHostAccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret := filepath.Join(dir, "secret.txt")
-	if err := os.WriteFile(secret, []byte("S"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("TETHER_SANDBOX_PROBE", "visible")
+	return wasm
+}
 
+// TestSandboxNoHostAccess: a module that tries to open, create and list
+// host files and read the environment imports WASI functions the engine
+// does not have, so it is refused before any of its code runs, by the
+// engine's check and by instantiation, with exactly the configuration
+// grammar instances get.
+func TestSandboxNoHostAccess(t *testing.T) {
+	wasm := testModule(t, "escape")
 	ctx := context.Background()
 	e := newTestEngine(t, NewConfig().WithoutCompilationCache())
 	cm, err := e.runtime.CompileModule(ctx, wasm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// It is not a grammar module: the engine would refuse it as one.
-	if err := checkExports(cm); !errors.Is(err, ErrBadModule) || !strings.Contains(err.Error(), "tether_parse") {
+	if err := checkExports(cm); !errors.Is(err, ErrBadModule) {
 		t.Errorf("checkExports on a foreign module = %v", err)
+	}
+	if mod, err := e.runtime.InstantiateModule(ctx, cm, sandbox()); err == nil {
+		mod.Close(ctx)
+		t.Fatal("a module importing path_open, fd_readdir and environ_get was instantiated")
+	} else if !strings.Contains(err.Error(), wasiModule) {
+		t.Fatalf("want the missing WASI import named, got %v", err)
+	}
+}
+
+// TestSandboxWASI: the WASI a grammar may import, as a module sees it:
+// stdout and stderr take writes and drop them, other descriptors (stdin
+// included) are closed, nothing seeks, the monotonic clock moves 1 ms a
+// read and the wall clock stands at 2022-01-01.
+func TestSandboxWASI(t *testing.T) {
+	wasm := testModule(t, "stdio")
+	ctx := context.Background()
+	e := newTestEngine(t, NewConfig().WithoutCompilationCache())
+	cm, err := e.runtime.CompileModule(ctx, wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range cm.ImportedFunctions() {
+		if mod, name, _ := imp.Import(); mod != wasiModule || !wasiFuncs[name] {
+			t.Fatalf("the test module imports %s.%s, outside what grammars may", mod, name)
+		}
 	}
 	mod, err := e.runtime.InstantiateModule(ctx, cm, sandbox())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mod.Close(ctx)
-	call := func(fn, path string) int32 {
+	call := func(fn string, args ...uint64) int64 {
 		t.Helper()
-		r, err := mod.ExportedFunction("path").Call(ctx)
+		r, err := mod.ExportedFunction(fn).Call(ctx, args...)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s%v: %v", fn, args, err)
 		}
-		if !mod.Memory().Write(uint32(r[0]), append([]byte(path), 0)) {
-			t.Fatal("write path")
-		}
-		r, err = mod.ExportedFunction(fn).Call(ctx)
-		if err != nil {
-			t.Fatalf("%s(%s): %v", fn, path, err)
-		}
-		return int32(r[0])
+		return int64(int32(r[0]))
 	}
-	rel, _ := filepath.Rel("/", secret)
-	for _, p := range []string{secret, "/etc/passwd", rel, "../" + rel, "./secret.txt", "/proc/self/environ"} {
-		if got := call("try_open", p); got >= 0 {
-			t.Errorf("module opened host file %s (read byte %d)", p, got)
+	const ebadf, espipe = -8, -70
+	for fd, want := range map[uint64]int64{0: ebadf, 1: 6, 2: 6, 3: ebadf, 99: ebadf} {
+		if got := call("say", fd); got != want {
+			t.Errorf("write to fd %d: got %d, want %d", fd, got, want)
 		}
 	}
-	created := filepath.Join(dir, "created.txt")
-	if got := call("try_create", created); got >= 0 {
-		t.Errorf("module created %s", created)
+	if got := call("rewind_fd", 1); got != espipe {
+		t.Errorf("lseek on stdout: got %d, want ESPIPE", got)
 	}
-	if _, err := os.Stat(created); err == nil {
-		t.Errorf("%s exists on the host", created)
+	if got := call("rewind_fd", 5); got != ebadf {
+		t.Errorf("lseek on fd 5: got %d, want EBADF", got)
 	}
-	for _, p := range []string{"/", ".", dir} {
-		if got := call("try_list", p); got >= 0 {
-			t.Errorf("module listed %s: %d entries", p, got)
-		}
+	if got := call("shut", 7); got != ebadf {
+		t.Errorf("close fd 7: got %d, want EBADF", got)
 	}
-	r, err := mod.ExportedFunction("env_count").Call(ctx)
-	if err != nil {
-		t.Fatal(err)
+	r, err := mod.ExportedFunction("mono").Call(ctx)
+	if err != nil || int64(r[0]) != 1e6 {
+		t.Errorf("monotonic clock: moved %d ns between reads (%v), want 1 ms", int64(r[0]), err)
 	}
-	if r[0] != 0 {
-		t.Errorf("module sees %d environment variables", r[0])
+	r, err = mod.ExportedFunction("wall").Call(ctx)
+	if err != nil || int64(r[0]) != 1640995200 {
+		t.Errorf("wall clock: %d (%v), want 1640995200", int64(r[0]), err)
 	}
 }
 
-// TestGrammarImports checks a grammar module asks the host for nothing beyond
-// WASI (with nothing mounted) and the cancellation probe.
+// TestGrammarImports checks every embedded grammar module asks the host
+// for nothing beyond the WASI subset and the cancellation probe.
 func TestGrammarImports(t *testing.T) {
 	requireBuilt(t, "go")
 	e := newTestEngine(t, NewConfig())
-	m, err := e.module(mustLang("go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, imp := range m.compiled.ImportedFunctions() {
-		mod, name, _ := imp.Import()
-		switch {
-		case mod == "tether" && name == "should_stop":
-		case mod == "wasi_snapshot_preview1":
-			if strings.HasPrefix(name, "sock_") {
-				t.Errorf("grammar imports %s.%s", mod, name)
+	for _, g := range grammars.All() {
+		l := &g
+		if !grammars.Built(l.ID) {
+			continue
+		}
+		m, err := e.module(l)
+		if err != nil {
+			t.Fatalf("%s: %v", l.ID, err)
+		}
+		for _, imp := range m.compiled.ImportedFunctions() {
+			if mod, name, _ := imp.Import(); !(mod == "tether" && name == "should_stop") && !(mod == wasiModule && wasiFuncs[name]) {
+				t.Errorf("%s imports %s.%s", l.ID, mod, name)
 			}
-		default:
-			t.Errorf("grammar imports %s.%s", mod, name)
 		}
 	}
 }
