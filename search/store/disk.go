@@ -103,10 +103,16 @@ func OpenDiskCache(dir string, budget int64) (*DiskCache, error) {
 	if budget <= 0 {
 		budget = DefaultDiskBudget
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, err
 	}
 	d := &DiskCache{dir: dir, budget: budget, packMax: packSize(budget)}
+	if err := os.Mkdir(dir, 0o700); err == nil && d.startLedger() {
+		// a tier this process made holds nothing: no listing to count
+		return d, nil
+	} else if err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
 	size, records, ok := d.readLedger()
 	d.size = size
 	switch {

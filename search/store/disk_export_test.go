@@ -78,3 +78,11 @@ func PackFiles(dir string) []string {
 	})
 	return out
 }
+
+// DiskPruning says whether a prune (or the count of a tier without a
+// ledger) runs.
+func DiskPruning(d *DiskCache) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.pruning
+}

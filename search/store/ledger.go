@@ -96,6 +96,19 @@ func (d *DiskCache) readLedger() (int64, int, bool) {
 	return sumLedger(b)
 }
 
+// startLedger writes the first record of a tier's ledger, a base of 0,
+// unless a ledger is there already (another process's, made since this one
+// made the directory); it says whether it wrote it.
+func (d *DiskCache) startLedger() bool {
+	f, err := os.OpenFile(d.ledgerPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = f.Write(appendLedgerRecord(nil, ledgerBase, 0))
+	return err == nil
+}
+
 // recordBase records a size a listing counted: appended, or in place of a
 // ledger that was not whole.
 func (d *DiskCache) recordBase(size int64) {

@@ -79,6 +79,39 @@ func TestDiskTierOpenListsNothing(t *testing.T) {
 	}
 }
 
+// TestDiskTierNewListsNothing: a tier its process makes starts its ledger
+// at 0 and lists nothing, not even in the background; what it writes is
+// what the next process's ledger says.
+func TestDiskTierNewListsNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tether", "trees")
+	d, err := openTier(t, dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if store.DiskPruning(d) {
+		t.Fatal("a new tier is counted by a listing")
+	}
+	d.Settle(time.Minute)
+	b := make([]byte, 700)
+	for range 3 {
+		var k [32]byte
+		binary.LittleEndian.PutUint64(k[:], fillKeys.Add(1))
+		store.WriteDiskEntry(d, k, b)
+	}
+	d.Settle(time.Minute)
+	want, n := tierBytes(t, dir)
+	if n != 3 {
+		t.Fatalf("3 entries written, %d on disk", n)
+	}
+	again, err := openTier(t, dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := again.Stats(); st.Bytes != want || store.DiskListed(again) != 0 {
+		t.Fatalf("the next process: the ledger says %d bytes (%d listed), %d on disk", st.Bytes, store.DiskListed(again), want)
+	}
+}
+
 // TestDiskTierLedgerRecovers: a tier whose ledger is missing, or torn, is
 // counted again by a listing in the background (never at open), and its
 // size comes out right.
