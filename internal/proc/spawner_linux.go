@@ -102,7 +102,7 @@ func spawnable(a *syscall.SysProcAttr) bool {
 	b.Cloneflags, b.Unshareflags, b.UidMappings, b.GidMappings = 0, 0, nil, nil
 	b.GidMappingsEnableSetgroups, b.AmbientCaps = false, nil
 	return b.Chroot == "" && b.Credential == nil && !b.Ptrace && !b.Setctty && !b.Noctty && !b.Foreground &&
-		b.Ctty == 0 && !b.UseCgroupFD && b.PidFD == nil && b.Cloneflags == 0
+		b.Ctty == 0 && !b.UseCgroupFD && b.PidFD == nil
 }
 
 // errSpawnerGone: the spawner ended before it answered; the caller starts
