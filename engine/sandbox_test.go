@@ -10,6 +10,8 @@ import "strings"
 import "testing"
 import "time"
 
+import "github.com/tetratelabs/wazero"
+
 import "github.com/tetherhq/tether/grammars"
 import "github.com/tetherhq/tether/internal/testenv"
 
@@ -53,8 +55,9 @@ func bigGo(n int) []byte {
 	return b.Bytes()
 }
 
-// testModule compiles testdata/NAME.c to a wasm32-wasi reactor.
-func testModule(t *testing.T, name string) []byte {
+// testModule compiles testdata/NAME.c to a wasm32-wasi reactor, then for
+// wazero in an engine without a compilation cache.
+func testModule(t *testing.T, name string) (*Engine, wazero.CompiledModule) {
 	t.Helper()
 	clang := testenv.RequireBinary(t, "clang-16")
 	wasmPath := filepath.Join(t.TempDir(), name+".wasm")
@@ -67,7 +70,12 @@ func testModule(t *testing.T, name string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return wasm
+	e := newTestEngine(t, NewConfig().WithoutCompilationCache())
+	cm, err := e.runtime.CompileModule(context.Background(), wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, cm
 }
 
 // TestSandboxNoHostAccess: a module that tries to open, create and list
@@ -76,13 +84,8 @@ func testModule(t *testing.T, name string) []byte {
 // engine's check and by instantiation, with exactly the configuration
 // grammar instances get.
 func TestSandboxNoHostAccess(t *testing.T) {
-	wasm := testModule(t, "escape")
+	e, cm := testModule(t, "escape")
 	ctx := context.Background()
-	e := newTestEngine(t, NewConfig().WithoutCompilationCache())
-	cm, err := e.runtime.CompileModule(ctx, wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := checkExports(cm); !errors.Is(err, ErrBadModule) {
 		t.Errorf("checkExports on a foreign module = %v", err)
 	}
@@ -99,13 +102,8 @@ func TestSandboxNoHostAccess(t *testing.T) {
 // included) are closed, nothing seeks, the monotonic clock moves 1 ms a
 // read and the wall clock stands at 2022-01-01.
 func TestSandboxWASI(t *testing.T) {
-	wasm := testModule(t, "stdio")
+	e, cm := testModule(t, "stdio")
 	ctx := context.Background()
-	e := newTestEngine(t, NewConfig().WithoutCompilationCache())
-	cm, err := e.runtime.CompileModule(ctx, wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, imp := range cm.ImportedFunctions() {
 		if mod, name, _ := imp.Import(); mod != wasiModule || !wasiFuncs[name] {
 			t.Fatalf("the test module imports %s.%s, outside what grammars may", mod, name)
