@@ -63,6 +63,9 @@ type Policy struct {
 	// bytes) the launcher sets just before the program starts; everything
 	// the program starts inherits it. Only a launched process gets it:
 	// with the sandbox off or unavailable there is no launcher (AddressSpaceSet).
+	// A limit below the launcher's own address space (about a gigabyte)
+	// is set with an exec that allocates nothing after it, which leaves
+	// the soft open-files limit at the hard one instead of restoring it.
 	AddressSpace uint64
 	// Home is the process's HOME; "" for its Scratch directory (and, with
 	// neither, a path that does not exist). Never the operator's home,

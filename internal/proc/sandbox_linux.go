@@ -113,6 +113,9 @@ func launch(specJSON string, argv []string) int {
 	if len(argv) == 0 {
 		return fail("no program to run")
 	}
+	if spec.AS != 0 && belowLauncher(spec.AS) {
+		return execLimited(spec.AS, spec.Path, argv, "tether sandbox: "+spec.Peer+": exec "+spec.Path+": ", execHint)
+	}
 	if err := limitAddressSpace(spec.AS); err != nil {
 		return fail("%v", err)
 	}
@@ -121,8 +124,11 @@ func launch(specJSON string, argv []string) int {
 		fmt.Fprintf(os.Stderr, "tether sandbox: %s: %s: %v\n", spec.Peer, spec.Path, err)
 		return 127
 	}
-	return fail("exec %s: %v (a path outside the process's sandbox table is refused with EACCES)", spec.Path, err)
+	return fail("exec %s: %v %s", spec.Path, err, execHint)
 }
+
+// execHint follows a failed exec's error.
+const execHint = "(a path outside the process's sandbox table is refused with EACCES)"
 
 // readSpec decodes a launch spec, with the function that says on stderr why
 // the sandbox could not be set up and returns launchFailed; a spec that does

@@ -489,3 +489,28 @@ func TestSandboxPriority(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxAddressSpaceBelowLauncher: a limit below the launcher's own
+// address space (its Go runtime reserves most of a gigabyte) is set and
+// the program run every time, though the launcher may map nothing after
+// setting it; a limit above it keeps the soft open-files limit of a child
+// started without a sandbox.
+func TestSandboxAddressSpaceBelowLauncher(t *testing.T) {
+	requireSandbox(t)
+	ws := t.TempDir()
+	const low = 128 << 20
+	for i := range 30 {
+		out, err := runIn(t, proc.Policy{Peer: "test", Family: proc.Debug, RW: []string{ws}, AddressSpace: low}, ws, "/bin/sh", "-c", "ulimit -v")
+		if err != nil || strings.TrimSpace(out) != strconv.Itoa(low>>10) {
+			t.Fatalf("launch %d under %d KiB: %v: %q", i, low>>10, err, out)
+		}
+	}
+	plain, err := exec.Command("/bin/sh", "-c", "ulimit -Sn").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runIn(t, proc.Policy{Peer: "test", Family: proc.Debug, RW: []string{ws}, AddressSpace: 8 << 30}, ws, "/bin/sh", "-c", "ulimit -Sn")
+	if err != nil || strings.TrimSpace(out) != strings.TrimSpace(string(plain)) {
+		t.Fatalf("soft open-files limit under an 8 GiB address space: %q (%v), want %q as without a sandbox", out, err, plain)
+	}
+}
