@@ -41,7 +41,12 @@ func main() {
 	wg.Wait()
 	tasks, _ := filepath.Glob("/proc/self/task/*/status")
 	for _, f := range tasks {
-		b, _ := os.ReadFile(f)
+		b, err := os.ReadFile(f)
+		if err != nil || len(b) == 0 {
+			// a thread that ended after the listing (a goroutine that
+			// exits locked to its thread ends the thread)
+			continue
+		}
 		var keep []string
 		for _, l := range strings.Split(string(b), "\n") {
 			if strings.HasPrefix(l, "Cap") || strings.HasPrefix(l, "NoNewPrivs") {
